@@ -1,0 +1,47 @@
+# Thin wrapper over CMake. The two set-up commands are `make run` and `make test`;
+# both install what is missing (scripts/deps.sh), then build.
+BUILD      ?= build
+ASAN_BUILD ?= build-asan
+FUZZ_BUILD ?= build-fuzz
+JOBS       ?= $(shell nproc 2>/dev/null || echo 2)
+FUZZ_SECONDS ?= 15
+
+.PHONY: all deps build run test test-release test-sanitize fuzz bench clean
+
+all: build
+
+deps:
+	@scripts/deps.sh
+
+build: deps
+	@cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release -DMN_WERROR=ON > /dev/null
+	@cmake --build $(BUILD) -j$(JOBS)
+
+run: build
+	./$(BUILD)/marionette demo
+
+# Every test: the release build, the fuzz targets briefly, then the whole suite
+# again under AddressSanitizer + UndefinedBehaviorSanitizer.
+test: deps
+	@$(MAKE) --no-print-directory fuzz
+	@$(MAKE) --no-print-directory test-release
+	@$(MAKE) --no-print-directory test-sanitize
+
+test-release: build
+	cd $(BUILD) && ctest --output-on-failure -j$(JOBS)
+
+test-sanitize: deps
+	@cmake -S . -B $(ASAN_BUILD) -DCMAKE_BUILD_TYPE=Debug -DMN_WERROR=ON -DMN_SANITIZE=ON > /dev/null
+	@cmake --build $(ASAN_BUILD) -j$(JOBS)
+	cd $(ASAN_BUILD) && ctest --output-on-failure -j$(JOBS)
+
+fuzz: deps
+	@CC=clang cmake -S . -B $(FUZZ_BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DMN_FUZZ=ON > /dev/null
+	@cmake --build $(FUZZ_BUILD) -j$(JOBS) --target fuzz_all
+	@scripts/run_fuzz.sh $(FUZZ_BUILD) $(FUZZ_SECONDS)
+
+bench: build
+	@scripts/run_bench.sh $(BUILD)
+
+clean:
+	rm -rf $(BUILD) $(ASAN_BUILD) $(FUZZ_BUILD)

@@ -1,0 +1,53 @@
+/* The `marionette` command: one file cli/cmd_NAME.c per subcommand and one
+ * bench/bench_NAME.c per benchmark; the build generates the table from the file names.
+ *
+ * cmd_NAME.c defines
+ *     int mn_cmd_NAME(int argc, char** argv);     argv[0] is "NAME"
+ *     const char mn_cmd_NAME_summary[];            one line for `marionette --help`
+ * bench_NAME.c defines mn_bench_NAME and mn_bench_NAME_summary the same way, run as
+ * `marionette bench NAME ...`.
+ *
+ * Exit status: 0 success, 1 bad input (one line on stderr naming file, line and field),
+ * 2 usage error. Every command answers --help. Commands use the public headers only. */
+#ifndef MN_CLI_H
+#define MN_CLI_H
+
+#include <marionette/base.h>
+#include <marionette/io.h>
+#include <marionette/model.h>
+
+#include <stdio.h>
+
+enum { MN_EXIT_OK = 0, MN_EXIT_INPUT = 1, MN_EXIT_USAGE = 2 };
+
+#define MN_COMMAND(name)                               \
+    int mn_cmd_##name(int argc, char** argv);          \
+    extern const char mn_cmd_##name##_summary[];
+#define MN_BENCH(name)                                 \
+    int mn_bench_##name(int argc, char** argv);        \
+    extern const char mn_bench_##name##_summary[];
+#include "commands.inc"
+#undef MN_COMMAND
+#undef MN_BENCH
+
+/* Is argv[i] "-h" or "--help" for any i? */
+int mn_cli_wants_help(int argc, char** argv);
+/* Prints "marionette CMD: message" to stderr and returns MN_EXIT_USAGE. */
+int mn_cli_usage_error(const char* cmd, const char* fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+/* Prints err's one-line message to stderr and returns MN_EXIT_INPUT. */
+int mn_cli_input_error(const mn_error* err);
+/* Parses "v1,v2,..." into at most cap finite doubles; returns the count or -1. */
+int mn_cli_parse_list(const char* s, double* out, int cap);
+/* Parses a whole decimal int / a finite double; returns 0 on failure. */
+int mn_cli_parse_int(const char* s, int* out);
+int mn_cli_parse_double(const char* s, double* out);
+/* Prints a JSON string literal (quotes and escapes). */
+void mn_cli_json_string(FILE* f, const char* s);
+/* Prints a warning line to stderr when w has any. */
+void mn_cli_print_warnings(const mn_warnings* w);
+
+#endif

@@ -1,0 +1,66 @@
+/* marionette base: status codes, error messages that name file, line and field, and the
+ * arena allocator that carries every solve's workspace.
+ *
+ * Nothing in the library prints or exits: a call that fails returns a status and, when
+ * given an mn_error, fills it with a one-line message "file:line: field: what". */
+#ifndef MARIONETTE_BASE_H
+#define MARIONETTE_BASE_H
+
+#include <stddef.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum mn_status {
+    MN_OK = 0,
+    MN_ERR_ARG,         /* misuse: NULL, NaN, out-of-range index, bad option */
+    MN_ERR_IO,          /* a file could not be opened, read or written */
+    MN_ERR_PARSE,       /* a malformed file */
+    MN_ERR_NOMEM,       /* allocation failed or a workspace is too small */
+    MN_ERR_NOTFOUND,    /* an unknown name */
+    MN_ERR_SINGULAR,    /* a numerically singular system */
+    MN_ERR_UNREACHABLE, /* a goal that cannot be met: the best result is returned */
+    MN_ERR_NOCONVERGE,  /* iteration or time budget ran out before the tolerance */
+    MN_ERR_UNSUPPORTED  /* a valid request this build does not handle */
+} mn_status;
+
+/* Short upper-case name of a status ("OK", "PARSE", ...). */
+const char* mn_status_name(mn_status s);
+
+typedef struct mn_error {
+    mn_status status;
+    char file[256];   /* file being read or written, "" when none */
+    int line;         /* 1-based line in that file, 0 when not applicable */
+    char field[64];   /* the field, keyword or argument at fault */
+    char message[512];/* the whole one-line message, ready to print */
+} mn_error;
+
+/* Fills err (may be NULL) and returns s. The message reads "file:line: field: text", with
+ * the parts that are empty or zero left out. printf-style text. */
+mn_status mn_error_set(mn_error* err, mn_status s, const char* file, int line, const char* field,
+                       const char* fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 6, 7)))
+#endif
+    ;
+void mn_error_clear(mn_error* err);
+
+/* Bump allocator over one caller-owned block (MuJoCo's stack arena, Box2D's step arena).
+ * Allocations are 16-byte aligned; a mark taken before a solve and reset after frees all
+ * the solve's scratch at once. peak records the high-water mark. */
+typedef struct mn_arena {
+    unsigned char* base;
+    size_t size, used, peak;
+} mn_arena;
+
+void mn_arena_init(mn_arena* a, void* buffer, size_t size);
+/* NULL when the arena is full (the caller returns MN_ERR_NOMEM); never calls malloc. */
+void* mn_arena_alloc(mn_arena* a, size_t bytes);
+static inline size_t mn_arena_mark(const mn_arena* a) { return a->used; }
+static inline void mn_arena_reset(mn_arena* a, size_t mark) { a->used = mark; }
+
+#ifdef __cplusplus
+}
+#endif
+#endif

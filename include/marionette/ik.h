@@ -1,0 +1,93 @@
+/* marionette ik: single-goal chain solvers behind one entry point.
+ *
+ * A problem names a chain (base joint, tip joint), a point fixed in the tip frame (the
+ * end effector), and a target position and/or orientation in the base frame. The solve
+ * starts from the state in d->q, changes only the chain's DOFs, and leaves the answer in
+ * d->q with d's frames up to date. Joint limits and per-joint stiffness are respected by
+ * every method. No heap allocation inside a solve: scratch comes from d->arena.
+ *
+ * Seeds: Welman ch. 3 (pseudoinverse, SVD, null space), 4.1 (Jacobian transpose), 4.2
+ * (CCD); Parent ch. 5 notes (analytic two-link, damped least squares eq. 5.24, null-space
+ * eq. 5.25-5.28); Aristidou & Lasenby 2011 (FABRIK); Levenberg-Marquardt with restarts. */
+#ifndef MARIONETTE_IK_H
+#define MARIONETTE_IK_H
+
+#include <stdint.h>
+
+#include "base.h"
+#include "model.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum mn_ik_method {
+    MN_IK_LM = 0,   /* Levenberg-Marquardt, limits, seeded random restarts (robot default) */
+    MN_IK_DLS,      /* damped least squares, adaptive damping (Parent eq. 5.24) */
+    MN_IK_PINV,     /* SVD pseudoinverse + optional null-space limit term (Welman 3, Parent 5.28) */
+    MN_IK_JT,       /* Jacobian transpose with scaling K (Welman 4.1, eq. 4.10-4.11) */
+    MN_IK_CCD,      /* cyclic coordinate descent (Welman 4.2, eq. 4.12-4.24) */
+    MN_IK_FABRIK,   /* forward and backward reaching (Aristidou & Lasenby 2011) */
+    MN_IK_ANALYTIC, /* two-bone law of cosines with a pole vector (Parent ch. 5) */
+    MN_IK_METHOD_COUNT
+} mn_ik_method;
+
+/* "lm", "dls", "pinv", "jt", "ccd", "fabrik", "analytic". */
+const char* mn_ik_method_name(mn_ik_method m);
+/* -1 when not a method name. */
+int mn_ik_method_parse(const char* name);
+
+typedef struct mn_ik_problem {
+    int base;              /* joint whose frame the target is given in; -1 for the world */
+    int tip;               /* joint carrying the end effector; must be below base */
+    mn_vec3 point;         /* end-effector point in the tip frame */
+    int use_position;      /* match target_pos */
+    int use_orientation;   /* match target_rot (the tip frame's orientation) */
+    mn_vec3 target_pos;    /* in the base frame */
+    mn_quat target_rot;    /* unit, tip frame orientation in the base frame */
+    double w_pos, w_rot;   /* weights of the position and orientation goals (> 0) */
+    mn_vec3 pole;          /* ANALYTIC: bend direction hint in the base frame; 0 = keep the current bend plane */
+} mn_ik_problem;
+
+/* Position-only problem for the chain base..tip with default weights. */
+mn_ik_problem mn_ik_problem_default(void);
+
+typedef struct mn_ik_options {
+    mn_ik_method method;
+    double tol_pos;        /* success when |position error| <= tol_pos (model length units) */
+    double tol_rot;        /* and |rotation error| <= tol_rot (radians) */
+    int max_iters;         /* iteration budget (per restart for LM) */
+    double timeout_ms;     /* wall-clock budget; <= 0 for none */
+    uint64_t seed;         /* random restarts (LM) are deterministic for a given seed */
+    int max_restarts;      /* LM: restarts from random states within limits; 0 for none */
+    int respect_limits;    /* 1: keep every DOF within its limits (default 1) */
+    double max_step;       /* largest change of one DOF per iteration (rad or length); <= 0 none */
+    double damping;        /* DLS/LM initial damping lambda */
+    int nullspace;         /* PINV: add the null-space term pulling joints to mid-range */
+    double nullspace_gain;
+} mn_ik_options;
+
+/* LM, tol 1e-5 / 1e-5, 100 iterations, no timeout, seed 1, 100 restarts, limits on,
+ * max_step 0.5, damping 1e-3, null space off with gain 0.1. */
+mn_ik_options mn_ik_default(void);
+
+typedef struct mn_ik_result {
+    mn_status status;      /* OK, UNREACHABLE (best pose found), NOCONVERGE, ARG, NOMEM */
+    int iters;             /* iterations done (over all restarts) */
+    int restarts;          /* restarts used */
+    double pos_err;        /* final |position error| */
+    double rot_err;        /* final rotation error angle (rad) */
+    double time_us;        /* wall time of the solve */
+    char message[160];     /* why, when status is not OK */
+} mn_ik_result;
+
+/* Solves the problem from the state in d->q (the seed). Returns result->status. Bad input
+ * (NaN targets, tip not below base, zero quaternion, tol <= 0, empty chain) returns
+ * MN_ERR_ARG with a message and leaves d->q unchanged. */
+mn_status mn_ik_solve(const mn_model* m, mn_data* d, const mn_ik_problem* p,
+                      const mn_ik_options* o, mn_ik_result* r);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,110 @@
+/* marionette io: file formats for figures and motion.
+ *
+ * Every reader takes a path (or an in-memory text with a name used in messages), returns
+ * MN_OK or a status with err naming file, line and field, and on failure leaves its
+ * outputs untouched (NULL / empty): nothing half-read escapes. Readers never let NaN or
+ * infinity into a model or a motion. Writers write to a temporary file in the same
+ * folder, fsync and rename, so a failed write leaves any existing file as it was.
+ *
+ * This layer may use Debian libraries (libxml2 for URDF, cJSON for glTF and JSON); the
+ * core library does not. */
+#ifndef MARIONETTE_IO_H
+#define MARIONETTE_IO_H
+
+#include <stddef.h>
+
+#include "base.h"
+#include "model.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Non-fatal findings of a reader ("frame count says 3069, data has 3070 rows: using the
+ * data"). Pass NULL when not wanted. */
+typedef struct mn_warnings {
+    int count;
+    char first[512];      /* the first warning, "file:line: field: text" */
+} mn_warnings;
+
+/* A sequence of states of one model, sampled at a fixed rate. */
+typedef struct mn_motion {
+    int nframes;
+    int nq;               /* = model->nq */
+    double frame_time;    /* seconds per frame */
+    double* q;            /* nframes x nq, row per frame; owned (free with mn_motion_free) */
+} mn_motion;
+
+void mn_motion_free(mn_motion* mo);
+
+/* ---- BVH ------------------------------------------------------------------------------- */
+typedef struct mn_bvh_options {
+    double scale;         /* multiply every length by this (1 keeps the file's units) */
+} mn_bvh_options;
+mn_bvh_options mn_bvh_options_default(void);
+
+/* Reads a BVH file: the HIERARCHY becomes a model (one joint per BVH joint: 3 rotation
+ * channels -> BALL with that Euler order, 3 position + 3 rotation -> FREE, no channels ->
+ * FIXED, End Site -> FIXED leaf named "<parent>_end"; any other channel list -> a series
+ * of SLIDE/HINGE joints, the last carrying the BVH name), the MOTION a motion (may be
+ * NULL). Any channel count and order, CRLF, a Frames line that disagrees with the data
+ * (the data wins, a warning says so). Position channels replace the joint's offset, as in
+ * the common readers, and are stored as q = channel - offset so that q = 0 is the rest
+ * pose. */
+mn_status mn_bvh_read(const char* path, const mn_bvh_options* opt, mn_model** model,
+                      mn_motion* motion, mn_warnings* warn, mn_error* err);
+mn_status mn_bvh_read_mem(const char* text, size_t len, const char* name,
+                          const mn_bvh_options* opt, mn_model** model, mn_motion* motion,
+                          mn_warnings* warn, mn_error* err);
+/* Writes a model and its motion (NULL: one frame, the rest pose) as BVH. Any model: a
+ * joint's channels follow its type (see docs/bvh.md); FIXED leaves become End Sites. A
+ * model read from BVH is written back with its original joints and channel orders. */
+mn_status mn_bvh_write(const char* path, const mn_model* m, const mn_motion* motion,
+                       mn_error* err);
+
+/* ---- the thesis skeleton text format (Welman Fig. 6.1; grammar in docs/skeleton-format.md) */
+mn_status mn_skel_read(const char* path, mn_model** model, mn_warnings* warn, mn_error* err);
+mn_status mn_skel_read_mem(const char* text, size_t len, const char* name, mn_model** model,
+                           mn_warnings* warn, mn_error* err);
+mn_status mn_skel_write(const char* path, const mn_model* m, mn_error* err);
+/* The built-in default figure: the thesis stick figure, as skeleton text. */
+const char* mn_stickman_text(void);
+/* The built-in default figure, compiled. */
+mn_model* mn_stickman_model(mn_error* err);
+
+/* ---- URDF (libxml2) -------------------------------------------------------------------- */
+/* One model joint per URDF link: the root link FIXED, every other link carrying the joint
+ * that moves it (revolute -> limited HINGE, continuous -> HINGE, prismatic -> SLIDE, fixed
+ * -> FIXED; floating/planar rejected), named by the link. Joint origin xyz/rpy become
+ * offset/orient. Meshes are ignored. Cycles, missing parents, two roots, duplicate names,
+ * NaN numbers are errors. */
+mn_status mn_urdf_read(const char* path, mn_model** model, mn_warnings* warn, mn_error* err);
+mn_status mn_urdf_read_mem(const char* text, size_t len, const char* name, mn_model** model,
+                           mn_warnings* warn, mn_error* err);
+/* The URDF joint name of the model joint that carries a link ("" for the root). */
+const char* mn_urdf_joint_name(const mn_model* m, int joint);
+
+/* ---- any figure file ------------------------------------------------------------------- */
+typedef enum mn_file_kind {
+    MN_FILE_UNKNOWN = 0,
+    MN_FILE_SKEL,         /* .skel .scr .txt: thesis skeleton text */
+    MN_FILE_BVH,
+    MN_FILE_URDF,
+    MN_FILE_GLTF          /* .gltf .glb */
+} mn_file_kind;
+/* By extension, then by content. */
+mn_file_kind mn_file_kind_of(const char* path);
+/* Reads any figure file (motion may be NULL; URDF and skeleton files give none). */
+mn_status mn_figure_read(const char* path, mn_model** model, mn_motion* motion,
+                         mn_warnings* warn, mn_error* err);
+
+/* ---- helpers shared by the writers ----------------------------------------------------- */
+/* Atomically replaces path with len bytes of data (temp file, fsync, rename). */
+mn_status mn_write_file_atomic(const char* path, const char* data, size_t len, mn_error* err);
+/* Reads a whole file (malloc'd, NUL-terminated); MN_ERR_IO with err on failure. */
+mn_status mn_read_file(const char* path, char** data, size_t* len, mn_error* err);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

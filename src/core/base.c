@@ -1,0 +1,69 @@
+/* Status names, error messages, arena. */
+#include <marionette/base.h>
+
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+const char* mn_status_name(mn_status s) {
+    switch (s) {
+    case MN_OK: return "OK";
+    case MN_ERR_ARG: return "ARG";
+    case MN_ERR_IO: return "IO";
+    case MN_ERR_PARSE: return "PARSE";
+    case MN_ERR_NOMEM: return "NOMEM";
+    case MN_ERR_NOTFOUND: return "NOTFOUND";
+    case MN_ERR_SINGULAR: return "SINGULAR";
+    case MN_ERR_UNREACHABLE: return "UNREACHABLE";
+    case MN_ERR_NOCONVERGE: return "NOCONVERGE";
+    case MN_ERR_UNSUPPORTED: return "UNSUPPORTED";
+    }
+    return "UNKNOWN";
+}
+
+void mn_error_clear(mn_error* err) {
+    if (!err) return;
+    memset(err, 0, sizeof *err);
+}
+
+mn_status mn_error_set(mn_error* err, mn_status s, const char* file, int line, const char* field,
+                       const char* fmt, ...) {
+    if (!err) return s;
+    err->status = s;
+    snprintf(err->file, sizeof err->file, "%s", file ? file : "");
+    err->line = line;
+    snprintf(err->field, sizeof err->field, "%s", field ? field : "");
+    char text[400];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(text, sizeof text, fmt, ap);
+    va_end(ap);
+    size_t n = 0, cap = sizeof err->message;
+    err->message[0] = 0;
+    if (err->file[0]) n += (size_t)snprintf(err->message + n, cap - n, "%s:", err->file);
+    if (err->file[0] && line > 0 && n < cap) n += (size_t)snprintf(err->message + n, cap - n, "%d:", line);
+    if (n > 0 && n < cap) n += (size_t)snprintf(err->message + n, cap - n, " ");
+    if (err->field[0] && n < cap) n += (size_t)snprintf(err->message + n, cap - n, "%s: ", err->field);
+    if (n < cap) snprintf(err->message + n, cap - n, "%s", text);
+    return s;
+}
+
+void mn_arena_init(mn_arena* a, void* buffer, size_t size) {
+    /* Align the base so every allocation is 16-byte aligned. */
+    uintptr_t p = (uintptr_t)buffer, aligned = (p + 15u) & ~(uintptr_t)15u;
+    size_t skip = (size_t)(aligned - p);
+    a->base = (unsigned char*)aligned;
+    a->size = size > skip ? size - skip : 0;
+    a->used = 0;
+    a->peak = 0;
+}
+
+void* mn_arena_alloc(mn_arena* a, size_t bytes) {
+    size_t n = (bytes + 15u) & ~(size_t)15u;
+    if (n < bytes || n > a->size - a->used) return NULL;
+    void* p = a->base + a->used;
+    a->used += n;
+    if (a->used > a->peak) a->peak = a->used;
+    return p;
+}

@@ -1,0 +1,169 @@
+/* Whole-file reads, atomic writes, text buffers and warnings shared by the io layer. */
+#include "io/io_internal.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+void mn_motion_free(mn_motion* mo) {
+    if (!mo) return;
+    free(mo->q);
+    memset(mo, 0, sizeof *mo);
+}
+
+mn_status mn_read_file(const char* path, char** data, size_t* len, mn_error* err) {
+    *data = NULL;
+    if (len) *len = 0;
+    FILE* f = fopen(path, "rb");
+    if (!f) return mn_error_set(err, MN_ERR_IO, path, 0, "", "cannot open: %s", strerror(errno));
+    struct stat st;
+    if (fstat(fileno(f), &st) != 0 || !S_ISREG(st.st_mode)) {
+        fclose(f);
+        return mn_error_set(err, MN_ERR_IO, path, 0, "", "not a regular file");
+    }
+    size_t n = (size_t)st.st_size;
+    char* buf = malloc(n + 1);
+    if (!buf) {
+        fclose(f);
+        return mn_error_set(err, MN_ERR_NOMEM, path, 0, "", "file too large (%zu bytes)", n);
+    }
+    size_t got = fread(buf, 1, n, f);
+    int bad = ferror(f);
+    fclose(f);
+    if (bad || got != n) {
+        free(buf);
+        return mn_error_set(err, MN_ERR_IO, path, 0, "", "read failed");
+    }
+    buf[n] = 0;
+    *data = buf;
+    if (len) *len = n;
+    return MN_OK;
+}
+
+mn_status mn_write_file_atomic(const char* path, const char* data, size_t len, mn_error* err) {
+    size_t n = strlen(path);
+    char* tmp = malloc(n + 16);
+    if (!tmp) return mn_error_set(err, MN_ERR_NOMEM, path, 0, "", "out of memory");
+    snprintf(tmp, n + 16, "%s.tmpXXXXXX", path);
+    int fd = mkstemp(tmp);
+    if (fd < 0) {
+        mn_error_set(err, MN_ERR_IO, path, 0, "", "cannot create: %s", strerror(errno));
+        free(tmp);
+        return MN_ERR_IO;
+    }
+    size_t done = 0;
+    while (done < len) {
+        ssize_t w = write(fd, data + done, len - done);
+        if (w < 0) {
+            if (errno == EINTR) continue;
+            break;
+        }
+        done += (size_t)w;
+    }
+    int ok = done == len && fsync(fd) == 0;
+    ok = (close(fd) == 0) && ok;
+    if (ok) {
+        /* mkstemp creates 0600; give the file the usual permissions. */
+        mode_t mask = umask(0);
+        umask(mask);
+        chmod(tmp, 0666 & ~mask);
+    }
+    if (!ok || rename(tmp, path) != 0) {
+        mn_error_set(err, MN_ERR_IO, path, 0, "", "write failed: %s", strerror(errno));
+        unlink(tmp);
+        free(tmp);
+        return MN_ERR_IO;
+    }
+    free(tmp);
+    return MN_OK;
+}
+
+void mn_strbuf_init(mn_strbuf* b) { memset(b, 0, sizeof *b); }
+void mn_strbuf_free(mn_strbuf* b) {
+    free(b->data);
+    memset(b, 0, sizeof *b);
+}
+
+static int strbuf_reserve(mn_strbuf* b, size_t extra) {
+    if (b->failed) return 0;
+    if (b->len + extra + 1 <= b->cap) return 1;
+    size_t cap = b->cap ? b->cap : 4096;
+    while (cap < b->len + extra + 1) cap *= 2;
+    char* p = realloc(b->data, cap);
+    if (!p) {
+        b->failed = 1;
+        return 0;
+    }
+    b->data = p;
+    b->cap = cap;
+    return 1;
+}
+
+void mn_strbuf_append(mn_strbuf* b, const char* s, size_t n) {
+    if (!strbuf_reserve(b, n)) return;
+    memcpy(b->data + b->len, s, n);
+    b->len += n;
+    b->data[b->len] = 0;
+}
+
+void mn_strbuf_printf(mn_strbuf* b, const char* fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    char small[256];
+    int n = vsnprintf(small, sizeof small, fmt, ap);
+    va_end(ap);
+    if (n < 0) {
+        b->failed = 1;
+        return;
+    }
+    if ((size_t)n < sizeof small) {
+        mn_strbuf_append(b, small, (size_t)n);
+        return;
+    }
+    if (!strbuf_reserve(b, (size_t)n)) return;
+    va_start(ap, fmt);
+    vsnprintf(b->data + b->len, (size_t)n + 1, fmt, ap);
+    va_end(ap);
+    b->len += (size_t)n;
+}
+
+void mn_strbuf_double(mn_strbuf* b, double v) {
+    char s[40];
+    for (int prec = 6; prec <= 17; prec++) {
+        snprintf(s, sizeof s, "%.*g", prec, v);
+        if (strtod(s, NULL) == v) break;
+    }
+    if (strcmp(s, "-0") == 0) strcpy(s, "0");
+    mn_strbuf_append(b, s, strlen(s));
+}
+
+void mn_warn(mn_warnings* w, const char* file, int line, const char* field, const char* fmt, ...) {
+    if (!w) return;
+    if (w->count++ > 0) return;
+    char text[400];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(text, sizeof text, fmt, ap);
+    va_end(ap);
+    mn_error e;
+    mn_error_set(&e, MN_OK, file, line, field, "%s", text);
+    snprintf(w->first, sizeof w->first, "%s", e.message);
+}
+
+int mn_parse_double(const char* s, char** end, double* out) {
+    char* e;
+    errno = 0;
+    double v = strtod(s, &e);
+    if (e == s || !isfinite(v) || (errno == ERANGE && fabs(v) > 1.0)) {
+        if (end) *end = e;
+        return 0;
+    }
+    if (end) *end = e;
+    *out = v;
+    return 1;
+}
