@@ -81,8 +81,6 @@ mn_model* mn_stickman_model(mn_error* err);
 mn_status mn_urdf_read(const char* path, mn_model** model, mn_warnings* warn, mn_error* err);
 mn_status mn_urdf_read_mem(const char* text, size_t len, const char* name, mn_model** model,
                            mn_warnings* warn, mn_error* err);
-/* The URDF joint name of the model joint that carries a link ("" for the root). */
-const char* mn_urdf_joint_name(const mn_model* m, int joint);
 
 /* ---- any figure file ------------------------------------------------------------------- */
 typedef enum mn_file_kind {
