@@ -1,3 +1,4 @@
+#define _DEFAULT_SOURCE
 #include "test.h"
 
 #include <stdlib.h>

@@ -1,0 +1,226 @@
+/* Rotations: sincos, axis-angle, quaternion <-> matrix, exp/log maps, slerp, Euler angles.
+ * Conventions are written at the top of include/marionette/math.h. */
+#include <marionette/math.h>
+
+#include <ctype.h>
+#include <stddef.h>
+
+/* ---- sincos ----------------------------------------------------------------------------
+ * Cody-Waite reduction by pi/2 with a three-part constant, then minimax polynomials on
+ * [-pi/4, pi/4] (the classic coefficients of Sun's fdlibm kernels). Forward kinematics calls
+ * this once per hinge, so it is the hot spot of a chain FK. */
+static const double PIO2_1 = 1.57079632673412561417e+00;  /* first 33 bits of pi/2 */
+static const double PIO2_2 = 6.07710050630396597660e-11;  /* next 33 bits */
+static const double PIO2_3 = 2.02226624871116645580e-21;  /* next 33 bits */
+static const double INV_PIO2 = 6.36619772367581382433e-01;
+
+static inline double poly_sin(double x) {
+    const double S1 = -1.66666666666666324348e-01, S2 = 8.33333333332248946124e-03,
+                 S3 = -1.98412698298579493134e-04, S4 = 2.75573137070700676789e-06,
+                 S5 = -2.50507602534068634195e-08, S6 = 1.58969099521155010221e-10;
+    double z = x * x, v = z * x;
+    double r = S2 + z * (S3 + z * (S4 + z * (S5 + z * S6)));
+    return x + v * (S1 + z * r);
+}
+
+static inline double poly_cos(double x) {
+    const double C1 = 4.16666666666666019037e-02, C2 = -1.38888888888741095749e-03,
+                 C3 = 2.48015872894767294178e-05, C4 = -2.75573143513906633035e-07,
+                 C5 = 2.08757232129817482790e-09, C6 = -1.13596475577881948265e-11;
+    double z = x * x;
+    double r = z * (C1 + z * (C2 + z * (C3 + z * (C4 + z * (C5 + z * C6)))));
+    double hz = 0.5 * z, w = 1.0 - hz;
+    return w + (((1.0 - w) - hz) + z * r);
+}
+
+void mn_sincos(double x, double* s, double* c) {
+    double ax = fabs(x);
+    if (ax <= 0.78539816339744830962) {
+        *s = poly_sin(x);
+        *c = poly_cos(x);
+        return;
+    }
+    if (!(ax < 1e5)) { /* large, inf or NaN: libm */
+        *s = sin(x);
+        *c = cos(x);
+        return;
+    }
+    double fn = nearbyint(x * INV_PIO2);
+    double y = ((x - fn * PIO2_1) - fn * PIO2_2) - fn * PIO2_3;
+    double ps = poly_sin(y), pc = poly_cos(y);
+    switch ((long)fn & 3) {
+    case 0: *s = ps; *c = pc; break;
+    case 1: *s = pc; *c = -ps; break;
+    case 2: *s = -ps; *c = -pc; break;
+    default: *s = -pc; *c = ps; break;
+    }
+}
+
+/* ---- axis-angle ------------------------------------------------------------------------ */
+mn_mat3 mn_mat3_axis_angle(mn_vec3 a, double angle) {
+    double s, c;
+    mn_sincos(angle, &s, &c);
+    double t = 1.0 - c;
+    mn_mat3 r = {{t * a.x * a.x + c, t * a.x * a.y - s * a.z, t * a.x * a.z + s * a.y,
+                  t * a.x * a.y + s * a.z, t * a.y * a.y + c, t * a.y * a.z - s * a.x,
+                  t * a.x * a.z - s * a.y, t * a.y * a.z + s * a.x, t * a.z * a.z + c}};
+    return r;
+}
+
+mn_quat mn_quat_axis_angle(mn_vec3 a, double angle) {
+    double s, c;
+    mn_sincos(0.5 * angle, &s, &c);
+    return mn_q4(c, s * a.x, s * a.y, s * a.z);
+}
+
+/* Shepperd's method: pick the largest of w, x, y, z to divide by. */
+mn_quat mn_quat_from_mat3(const mn_mat3* R) {
+    const double* m = R->m;
+    double tr = m[0] + m[4] + m[8];
+    mn_quat q;
+    if (tr >= m[0] && tr >= m[4] && tr >= m[8]) {
+        double r = sqrt(1.0 + tr), s = 0.5 / r;
+        q = mn_q4(0.5 * r, (m[7] - m[5]) * s, (m[2] - m[6]) * s, (m[3] - m[1]) * s);
+    } else if (m[0] >= m[4] && m[0] >= m[8]) {
+        double r = sqrt(1.0 + m[0] - m[4] - m[8]), s = 0.5 / r;
+        q = mn_q4((m[7] - m[5]) * s, 0.5 * r, (m[1] + m[3]) * s, (m[2] + m[6]) * s);
+    } else if (m[4] >= m[8]) {
+        double r = sqrt(1.0 - m[0] + m[4] - m[8]), s = 0.5 / r;
+        q = mn_q4((m[2] - m[6]) * s, (m[1] + m[3]) * s, 0.5 * r, (m[5] + m[7]) * s);
+    } else {
+        double r = sqrt(1.0 - m[0] - m[4] + m[8]), s = 0.5 / r;
+        q = mn_q4((m[3] - m[1]) * s, (m[2] + m[6]) * s, (m[5] + m[7]) * s, 0.5 * r);
+    }
+    if (q.w < 0) q = mn_q4(-q.w, -q.x, -q.y, -q.z);
+    return mn_quat_normalize(q);
+}
+
+mn_mat3 mn_mat3_orthonormalize(const mn_mat3* R) {
+    return mn_quat_to_mat3(mn_quat_from_mat3(R));
+}
+
+/* ---- exp / log ------------------------------------------------------------------------- */
+mn_quat mn_quat_exp(mn_vec3 r) {
+    double th2 = mn_vec3_dot(r, r);
+    double w, k;
+    if (th2 < 1e-12) { /* Taylor: cos(t/2), sin(t/2)/t */
+        w = 1.0 - th2 / 8.0 + th2 * th2 / 384.0;
+        k = 0.5 - th2 / 48.0 + th2 * th2 / 3840.0;
+    } else {
+        double th = sqrt(th2), s, c;
+        mn_sincos(0.5 * th, &s, &c);
+        w = c;
+        k = s / th;
+    }
+    return mn_q4(w, k * r.x, k * r.y, k * r.z);
+}
+
+mn_vec3 mn_quat_log(mn_quat q) {
+    if (q.w < 0) q = mn_q4(-q.w, -q.x, -q.y, -q.z);
+    double sn = sqrt(q.x * q.x + q.y * q.y + q.z * q.z);
+    if (sn < 1e-300) return mn_v3(0, 0, 0);
+    double k = 2.0 * atan2(sn, q.w) / sn;
+    return mn_v3(k * q.x, k * q.y, k * q.z);
+}
+
+mn_mat3 mn_mat3_exp(mn_vec3 r) { return mn_quat_to_mat3(mn_quat_exp(r)); }
+
+mn_vec3 mn_mat3_log(const mn_mat3* R) { return mn_quat_log(mn_quat_from_mat3(R)); }
+
+mn_vec3 mn_rotation_error(const mn_mat3* A, const mn_mat3* B) {
+    mn_mat3 Bt = mn_mat3_transpose(B);
+    mn_mat3 E = mn_mat3_mul(A, &Bt);
+    return mn_mat3_log(&E);
+}
+
+/* ---- slerp ----------------------------------------------------------------------------- */
+mn_quat mn_quat_slerp(mn_quat a, mn_quat b, double t) {
+    double d = mn_quat_dot(a, b);
+    if (d < 0) {
+        b = mn_q4(-b.w, -b.x, -b.y, -b.z);
+        d = -d;
+    }
+    /* Angle from atan2 of |a - b| and |a + b|: accurate for nearly equal quaternions. */
+    mn_quat diff = mn_q4(a.w - b.w, a.x - b.x, a.y - b.y, a.z - b.z);
+    mn_quat sum = mn_q4(a.w + b.w, a.x + b.x, a.y + b.y, a.z + b.z);
+    double th = 2.0 * atan2(mn_quat_norm(diff), mn_quat_norm(sum));
+    double ka, kb;
+    if (th < 1e-6) {
+        ka = 1.0 - t;
+        kb = t;
+    } else {
+        double st = sin(th);
+        ka = sin((1.0 - t) * th) / st;
+        kb = sin(t * th) / st;
+    }
+    return mn_quat_normalize(mn_q4(ka * a.w + kb * b.w, ka * a.x + kb * b.x, ka * a.y + kb * b.y,
+                                   ka * a.z + kb * b.z));
+}
+
+double mn_quat_angle_between(mn_quat a, mn_quat b) {
+    return mn_vec3_norm(mn_quat_log(mn_quat_mul(mn_quat_conj(a), b)));
+}
+
+/* ---- Euler angles ---------------------------------------------------------------------- */
+static const int EULER_AXES[6][3] = {{0, 1, 2}, {0, 2, 1}, {1, 0, 2}, {1, 2, 0}, {2, 0, 1}, {2, 1, 0}};
+static const char* const EULER_NAMES[6] = {"XYZ", "XZY", "YXZ", "YZX", "ZXY", "ZYX"};
+
+static mn_vec3 unit_axis(int i) { return mn_v3(i == 0, i == 1, i == 2); }
+
+mn_mat3 mn_euler_to_mat3(mn_euler_order order, const double e[3]) {
+    const int* ax = EULER_AXES[order];
+    mn_mat3 R = mn_mat3_axis_angle(unit_axis(ax[0]), e[0]);
+    for (int k = 1; k < 3; k++) {
+        mn_mat3 Rk = mn_mat3_axis_angle(unit_axis(ax[k]), e[k]);
+        R = mn_mat3_mul(&R, &Rk);
+    }
+    return R;
+}
+
+mn_quat mn_euler_to_quat(mn_euler_order order, const double e[3]) {
+    const int* ax = EULER_AXES[order];
+    mn_quat q = mn_quat_axis_angle(unit_axis(ax[0]), e[0]);
+    for (int k = 1; k < 3; k++) q = mn_quat_mul(q, mn_quat_axis_angle(unit_axis(ax[k]), e[k]));
+    return q;
+}
+
+/* R = R_i(a) R_j(b) R_k(c). With s = +1 for a cyclic order (XYZ, YZX, ZXY) and -1 otherwise:
+ *   sin b = s R[i][k],  a = atan2(-s R[j][k], R[k][k]),  c = atan2(-s R[i][j], R[i][i]).
+ * At gimbal lock (cos b = 0) only a + s c is defined: take c = 0 and
+ *   a = atan2(s R[k][j], R[j][j]). */
+void mn_euler_from_mat3(mn_euler_order order, const mn_mat3* Rm, double e[3]) {
+    const int* ax = EULER_AXES[order];
+    int i = ax[0], j = ax[1], k = ax[2];
+    double s = ((i + 1) % 3 == j) ? 1.0 : -1.0;
+#define R(r, c) Rm->m[3 * (r) + (c)]
+    double cb = hypot(R(i, i), R(i, j));
+    e[1] = atan2(s * R(i, k), cb);
+    if (cb > 1e-12) {
+        e[0] = atan2(-s * R(j, k), R(k, k));
+        e[2] = atan2(-s * R(i, j), R(i, i));
+    } else {
+        e[0] = atan2(s * R(k, j), R(j, j));
+        e[2] = 0.0;
+    }
+#undef R
+}
+
+void mn_euler_from_quat(mn_euler_order order, mn_quat q, double e[3]) {
+    mn_mat3 R = mn_quat_to_mat3(mn_quat_normalize(q));
+    mn_euler_from_mat3(order, &R, e);
+}
+
+const char* mn_euler_order_name(mn_euler_order order) {
+    return (unsigned)order < 6u ? EULER_NAMES[order] : NULL;
+}
+
+int mn_euler_order_parse(const char* s) {
+    if (!s) return -1;
+    for (int o = 0; o < 6; o++) {
+        const char* n = EULER_NAMES[o];
+        if (toupper((unsigned char)s[0]) == n[0] && toupper((unsigned char)s[1]) == n[1] &&
+            toupper((unsigned char)s[2]) == n[2] && s[3] == 0)
+            return o;
+    }
+    return -1;
+}

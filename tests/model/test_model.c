@@ -1,0 +1,485 @@
+/* Model layer: compile checks, forward kinematics against an independent quaternion-based
+ * implementation, every Jacobian against finite differences, state operations, limits. */
+#include <marionette/model.h>
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "test.h"
+
+static uint64_t rng_state = 12345;
+static double urand(void) { /* splitmix64 -> [0, 1) */
+    uint64_t z = (rng_state += 0x9E3779B97F4A7C15ull);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    z ^= z >> 31;
+    return (double)(z >> 11) * (1.0 / 9007199254740992.0);
+}
+static double srand1(void) { return 2 * urand() - 1; }
+static mn_quat rand_quat(void) {
+    return mn_quat_normalize(mn_q4(srand1(), srand1(), srand1(), srand1()));
+}
+
+/* A random tree of n joints mixing every type, spec order shuffled relative to preorder
+ * only through parents chosen among earlier joints. */
+static mn_spec* random_spec(int n, int with_free_root) {
+    mn_spec* s = mn_spec_create("random");
+    char name[32];
+    for (int i = 0; i < n; i++) {
+        mn_joint_def d = mn_joint_default();
+        snprintf(name, sizeof name, "j%d", i);
+        d.name = name;
+        d.parent = i == 0 ? -1 : (int)(urand() * i);
+        int t = i == 0 ? (with_free_root ? MN_JOINT_FREE : MN_JOINT_HINGE) : 1 + (int)(urand() * 4);
+        if (i > 0 && t == MN_JOINT_FREE) t = MN_JOINT_HINGE; /* only the root is free */
+        if (i > 0 && urand() < 0.1) t = MN_JOINT_FIXED;
+        d.type = (mn_joint_type)t;
+        d.offset = mn_v3(srand1(), srand1(), srand1());
+        if (urand() < 0.5) d.orient = rand_quat();
+        double r = urand();
+        d.axis = r < 0.2 ? mn_v3(1, 0, 0) : r < 0.4 ? mn_v3(0, -1, 0) : mn_v3(srand1(), srand1(), srand1());
+        d.mass = urand() < 0.8 ? 0.5 + urand() : 0;
+        d.com = mn_v3(srand1() * 0.2, srand1() * 0.2, srand1() * 0.2);
+        CHECK(mn_spec_add_joint(s, &d, NULL) == i);
+    }
+    return s;
+}
+
+static void random_q(const mn_model* m, double* q) {
+    for (int j = 0; j < m->njoint; j++) {
+        double* qj = q + m->jnt_qadr[j];
+        switch (m->jnt_type[j]) {
+        case MN_JOINT_HINGE: qj[0] = 3 * srand1(); break;
+        case MN_JOINT_SLIDE: qj[0] = srand1(); break;
+        case MN_JOINT_BALL: {
+            mn_quat r = rand_quat();
+            qj[0] = r.w, qj[1] = r.x, qj[2] = r.y, qj[3] = r.z;
+            break;
+        }
+        case MN_JOINT_FREE: {
+            mn_quat r = rand_quat();
+            qj[0] = srand1(), qj[1] = srand1(), qj[2] = srand1();
+            qj[3] = r.w, qj[4] = r.x, qj[5] = r.y, qj[6] = r.z;
+            break;
+        }
+        default: break;
+        }
+    }
+}
+
+/* Independent FK: rotations as quaternions, composed recursively through parents. */
+static void ref_frame(const mn_model* m, const double* q, int j, mn_quat* R, mn_vec3* p) {
+    mn_quat PR = mn_quat_identity();
+    mn_vec3 Pp = mn_v3(0, 0, 0);
+    if (m->jnt_parent[j] >= 0) ref_frame(m, q, m->jnt_parent[j], &PR, &Pp);
+    const double* qj = q + m->jnt_qadr[j];
+    mn_vec3 off = m->jnt_offset[j];
+    int t = m->jnt_type[j];
+    if (t == MN_JOINT_FREE) off = mn_vec3_add(off, mn_v3(qj[0], qj[1], qj[2]));
+    *p = mn_vec3_add(Pp, mn_quat_rotate(PR, off));
+    mn_quat O = mn_quat_mul(PR, m->jnt_orient[j]);
+    mn_vec3 ax = m->jnt_axis[j];
+    if (t == MN_JOINT_HINGE) {
+        double h = 0.5 * qj[0];
+        O = mn_quat_mul(O, mn_q4(cos(h), sin(h) * ax.x, sin(h) * ax.y, sin(h) * ax.z));
+    } else if (t == MN_JOINT_SLIDE) {
+        *p = mn_vec3_add(*p, mn_quat_rotate(O, mn_vec3_scale(ax, qj[0])));
+    } else if (t == MN_JOINT_BALL) {
+        O = mn_quat_mul(O, mn_quat_normalize(mn_q4(qj[0], qj[1], qj[2], qj[3])));
+    } else if (t == MN_JOINT_FREE) {
+        O = mn_quat_mul(O, mn_quat_normalize(mn_q4(qj[3], qj[4], qj[5], qj[6])));
+    }
+    *R = O;
+}
+
+static void test_compile_errors(void) {
+    mn_error err;
+    mn_spec* s = mn_spec_create("bad");
+    mn_joint_def d = mn_joint_default();
+    d.name = "a";
+    CHECK(mn_spec_add_joint(s, &d, &err) == 0);
+    CHECK(mn_spec_add_joint(s, &d, &err) == -1 && strstr(err.message, "duplicate"));
+    d.name = "b";
+    d.parent = 5;
+    CHECK(mn_spec_add_joint(s, &d, &err) == -1 && strstr(err.message, "parent"));
+    d.parent = 0;
+    d.type = MN_JOINT_HINGE;
+    d.axis = mn_v3(0, 0, 0);
+    CHECK(mn_spec_add_joint(s, &d, &err) == -1 && strstr(err.message, "axis"));
+    d.axis = mn_v3(1, 0, 0);
+    d.offset.y = NAN;
+    CHECK(mn_spec_add_joint(s, &d, &err) == -1 && strstr(err.message, "offset"));
+    d.offset.y = 0;
+    d.limited = 1;
+    d.range[0] = 1, d.range[1] = -1;
+    CHECK(mn_spec_add_joint(s, &d, &err) == -1 && strstr(err.message, "limits"));
+    d.limited = 0;
+    d.mass = -1;
+    CHECK(mn_spec_add_joint(s, &d, &err) == -1 && strstr(err.message, "mass"));
+    d.mass = 0;
+    d.name = "";
+    CHECK(mn_spec_add_joint(s, &d, &err) == -1);
+    d.name = "b";
+    CHECK(mn_spec_add_joint(s, &d, &err) == 1);
+    d.name = "c";
+    d.parent = 1;
+    CHECK(mn_spec_add_joint(s, &d, &err) == 2);
+    /* make a cycle by editing in place: a -> c */
+    mn_spec_joint(s, 0)->parent = 2;
+    mn_model* m = mn_model_compile(s, &err);
+    CHECK(m == NULL && strstr(err.message, "cycle"));
+    mn_spec_joint(s, 0)->parent = -1;
+    m = mn_model_compile(s, &err);
+    CHECK(m != NULL);
+    if (m) {
+        CHECK(m->njoint == 3 && m->nq == 2 && m->nv == 2);
+        CHECK(mn_model_find_joint(m, "c") == 2);
+        CHECK(mn_model_is_ancestor(m, 0, 2) && !mn_model_is_ancestor(m, 2, 0));
+    }
+    mn_model_destroy(m);
+    mn_spec_destroy(s);
+    CHECK(mn_model_compile(NULL, &err) == NULL);
+}
+
+static void test_preorder_and_layout(void) {
+    /* Spec order that is not a preorder: the compiled model must put parents first and make
+     * subtrees contiguous. */
+    mn_spec* s = mn_spec_create("order");
+    const char* names[] = {"root", "a", "b", "a1", "b1", "a2"};
+    int parents[] = {-1, 0, 0, 1, 2, 3};
+    int types[] = {MN_JOINT_FREE, MN_JOINT_BALL, MN_JOINT_HINGE, MN_JOINT_SLIDE, MN_JOINT_FIXED, MN_JOINT_HINGE};
+    for (int i = 0; i < 6; i++) {
+        mn_joint_def d = mn_joint_default();
+        d.name = names[i];
+        d.parent = parents[i];
+        d.type = (mn_joint_type)types[i];
+        CHECK(mn_spec_add_joint(s, &d, NULL) == i);
+    }
+    mn_model* m = mn_model_compile(s, NULL);
+    CHECK(m != NULL);
+    if (!m) return;
+    CHECK(m->nq == 7 + 4 + 1 + 1 + 1 && m->nv == 6 + 3 + 1 + 1 + 1);
+    const char* expect[] = {"root", "a", "a1", "a2", "b", "b1"};
+    for (int j = 0; j < 6; j++) {
+        CHECK(!strcmp(m->jnt_name[j], expect[j]));
+        CHECK(m->jnt_parent[j] < j);
+    }
+    CHECK(m->jnt_subtree_end[0] == 6 && m->jnt_subtree_end[1] == 4 && m->jnt_subtree_end[4] == 6);
+    /* rest state: identity quaternions */
+    CHECK(m->q0[3] == 1.0 && m->q0[7] == 1.0);
+    mn_spec* back = mn_model_decompile(m);
+    mn_model* m2 = mn_model_compile(back, NULL);
+    CHECK(m2 && m2->njoint == 6 && m2->nq == m->nq && !strcmp(m2->jnt_name[5], "b1"));
+    mn_model_destroy(m2);
+    mn_spec_destroy(back);
+    mn_model_destroy(m);
+    mn_spec_destroy(s);
+}
+
+static void test_fk_against_reference(void) {
+    for (int trial = 0; trial < 20; trial++) {
+        mn_spec* s = random_spec(12 + trial, trial % 2);
+        mn_model* m = mn_model_compile(s, NULL);
+        CHECK(m != NULL);
+        if (!m) return;
+        mn_data* d = mn_data_create(m, 0);
+        random_q(m, d->q);
+        long before = mn_alloc_count();
+        mn_fk(m, d);
+        CHECK(mn_alloc_count() == before);
+        for (int j = 0; j < m->njoint; j++) {
+            mn_quat Rq;
+            mn_vec3 p;
+            ref_frame(m, d->q, j, &Rq, &p);
+            mn_mat3 R = mn_quat_to_mat3(Rq);
+            CHECK(mn_vec3_dist(p, d->xf[j].p) < 1e-12);
+            for (int k = 0; k < 9; k++) CHECK_NEAR(R.m[k], d->xf[j].R.m[k], 1e-12);
+        }
+        mn_data_destroy(d);
+        mn_model_destroy(m);
+        mn_spec_destroy(s);
+    }
+}
+
+/* Finite differences of a point's position and the frame's rotation along each DOF,
+ * stepping with mn_integrate (the manifold step the Jacobian is defined for). */
+static void fd_jacobian(const mn_model* m, mn_data* d, int joint, mn_vec3 local, double* J) {
+    const double h = 1e-6;
+    int nv = m->nv;
+    double* q0 = malloc(sizeof(double) * (size_t)m->nq);
+    double* v = calloc((size_t)nv, sizeof(double));
+    memcpy(q0, d->q, sizeof(double) * (size_t)m->nq);
+    for (int k = 0; k < nv; k++) {
+        mn_vec3 pp, pm;
+        mn_mat3 Rp, Rm;
+        v[k] = 1;
+        memcpy(d->q, q0, sizeof(double) * (size_t)m->nq);
+        mn_integrate(m, d->q, v, h);
+        mn_fk(m, d);
+        pp = mn_point_world(d, joint, local);
+        Rp = d->xf[joint].R;
+        memcpy(d->q, q0, sizeof(double) * (size_t)m->nq);
+        mn_integrate(m, d->q, v, -h);
+        mn_fk(m, d);
+        pm = mn_point_world(d, joint, local);
+        Rm = d->xf[joint].R;
+        v[k] = 0;
+        mn_vec3 lin = mn_vec3_scale(mn_vec3_sub(pp, pm), 0.5 / h);
+        mn_vec3 ang = mn_vec3_scale(mn_rotation_error(&Rp, &Rm), 0.5 / h);
+        J[0 * nv + k] = lin.x, J[1 * nv + k] = lin.y, J[2 * nv + k] = lin.z;
+        J[3 * nv + k] = ang.x, J[4 * nv + k] = ang.y, J[5 * nv + k] = ang.z;
+    }
+    memcpy(d->q, q0, sizeof(double) * (size_t)m->nq);
+    mn_fk(m, d);
+    free(q0);
+    free(v);
+}
+
+static void test_jacobian_fd(void) {
+    for (int trial = 0; trial < 10; trial++) {
+        mn_spec* s = random_spec(10, 1);
+        mn_model* m = mn_model_compile(s, NULL);
+        mn_data* d = mn_data_create(m, 0);
+        random_q(m, d->q);
+        mn_fk(m, d);
+        int nv = m->nv;
+        double* J = malloc(sizeof(double) * 6 * (size_t)nv);
+        double* F = malloc(sizeof(double) * 6 * (size_t)nv);
+        for (int j = 0; j < m->njoint; j++) {
+            mn_vec3 local = mn_v3(srand1(), srand1(), srand1());
+            long before = mn_alloc_count();
+            mn_jacobian(m, d, j, local, J);
+            CHECK(mn_alloc_count() == before);
+            fd_jacobian(m, d, j, local, F);
+            double worst = 0;
+            for (int i = 0; i < 6 * nv; i++) worst = fmax(worst, fabs(J[i] - F[i]));
+            CHECK(worst < 1e-7);
+            /* chain Jacobian = the chain's columns of the full one */
+            int base = m->jnt_parent[j] >= 0 ? m->jnt_parent[m->jnt_parent[j]] : -1;
+            if (base < 0) base = -1;
+            int dofs[64];
+            int n = mn_chain_dofs(m, base, j, dofs, 64);
+            CHECK(n >= 0);
+            if (n > 0) {
+                double Jc[6 * 64];
+                mn_jacobian_chain(m, d, base, j, local, Jc);
+                for (int r = 0; r < 6; r++)
+                    for (int c = 0; c < n; c++) CHECK_NEAR(Jc[r * n + c], J[r * nv + dofs[c]], 1e-14);
+            }
+        }
+        free(J);
+        free(F);
+        mn_data_destroy(d);
+        mn_model_destroy(m);
+        mn_spec_destroy(s);
+    }
+}
+
+static void test_com_jacobian_fd(void) {
+    mn_spec* s = random_spec(15, 1);
+    mn_model* m = mn_model_compile(s, NULL);
+    mn_data* d = mn_data_create(m, 0);
+    random_q(m, d->q);
+    mn_fk(m, d);
+    int nv = m->nv;
+    double* J = malloc(sizeof(double) * 3 * (size_t)nv);
+    double* q0 = malloc(sizeof(double) * (size_t)m->nq);
+    double* v = calloc((size_t)nv, sizeof(double));
+    for (int root = -1; root < m->njoint; root += 3) {
+        double M;
+        mn_com(m, d, root, &M);
+        mn_com_jacobian(m, d, root, J);
+        memcpy(q0, d->q, sizeof(double) * (size_t)m->nq);
+        double worst = 0;
+        for (int k = 0; k < nv; k++) {
+            const double h = 1e-6;
+            v[k] = 1;
+            mn_integrate(m, d->q, v, h);
+            mn_fk(m, d);
+            mn_vec3 cp = mn_com(m, d, root, NULL);
+            memcpy(d->q, q0, sizeof(double) * (size_t)m->nq);
+            mn_integrate(m, d->q, v, -h);
+            mn_fk(m, d);
+            mn_vec3 cm = mn_com(m, d, root, NULL);
+            memcpy(d->q, q0, sizeof(double) * (size_t)m->nq);
+            v[k] = 0;
+            mn_vec3 g = mn_vec3_scale(mn_vec3_sub(cp, cm), 0.5 / h);
+            worst = fmax(worst, fabs(g.x - J[k]));
+            worst = fmax(worst, fabs(g.y - J[nv + k]));
+            worst = fmax(worst, fabs(g.z - J[2 * nv + k]));
+        }
+        mn_fk(m, d);
+        CHECK(worst < 1e-7);
+    }
+    /* whole-figure centre of mass by brute force */
+    double M = 0;
+    mn_vec3 c = {0, 0, 0};
+    for (int j = 0; j < m->njoint; j++) {
+        c = mn_vec3_madd(c, m->jnt_mass[j], mn_xform_apply(&d->xf[j], m->jnt_com[j]));
+        M += m->jnt_mass[j];
+    }
+    double Mc;
+    mn_vec3 com = mn_com(m, d, -1, &Mc);
+    CHECK_NEAR(Mc, M, 1e-12);
+    CHECK(mn_vec3_dist(com, mn_vec3_scale(c, 1 / M)) < 1e-12);
+    CHECK_NEAR(m->total_mass, M, 1e-12);
+    free(J);
+    free(q0);
+    free(v);
+    mn_data_destroy(d);
+    mn_model_destroy(m);
+    mn_spec_destroy(s);
+}
+
+/* A 7-DOF spatial arm of hinges (with a fixed tool frame), for the chain fast path. */
+static mn_model* arm7(void) {
+    mn_spec* s = mn_spec_create("arm7");
+    const char* names[] = {"base", "l1", "l2", "l3", "l4", "l5", "l6", "l7", "tool"};
+    mn_vec3 axes[] = {{0, 0, 1}, {0, 1, 0}, {0, 0, 1}, {0, -1, 0}, {0, 0, 1}, {1, 1, 0}, {0, 0, 1}};
+    for (int i = 0; i < 9; i++) {
+        mn_joint_def d = mn_joint_default();
+        d.name = names[i];
+        d.parent = i - 1;
+        d.type = (i == 0 || i == 8) ? MN_JOINT_FIXED : MN_JOINT_HINGE;
+        if (i >= 1 && i <= 7) {
+            d.axis = axes[i - 1];
+            d.limited = 1;
+            d.range[0] = -2.8, d.range[1] = 2.8;
+        }
+        d.offset = i == 0 ? mn_v3(0, 0, 0) : mn_v3(0.01 * i, 0.02, 0.3);
+        if (i == 4) d.orient = mn_quat_axis_angle(mn_v3(1, 0, 0), 0.7);
+        mn_spec_add_joint(s, &d, NULL);
+    }
+    mn_model* m = mn_model_compile(s, NULL);
+    mn_spec_destroy(s);
+    return m;
+}
+
+static void test_chain(void) {
+    mn_model* m = arm7();
+    CHECK(m != NULL);
+    if (!m) return;
+    mn_error err;
+    mn_chain* c = mn_chain_create(m, 0, 8, &err);
+    CHECK(c && c->ndof == 7 && c->njoint == 8);
+    CHECK(mn_chain_create(m, 8, 0, &err) == NULL && strstr(err.message, "not below"));
+    mn_data* d = mn_data_create(m, 0);
+    for (int trial = 0; trial < 50; trial++) {
+        double qc[7];
+        for (int i = 0; i < 7; i++) qc[i] = d->q[c->qadr[i]] = 2.5 * srand1();
+        mn_fk(m, d);
+        mn_xform T, T2;
+        double J[6 * 7], Jfull[6 * 7];
+        long before = mn_alloc_count();
+        mn_chain_fk(m, c, qc, &T);
+        mn_vec3 local = mn_v3(0.1, 0.2, 0.05);
+        mn_chain_fk_jacobian(m, c, qc, local, &T2, J);
+        CHECK(mn_alloc_count() == before);
+        /* base is at the origin with identity rotation, so base frame = world frame */
+        CHECK(mn_vec3_dist(T.p, d->xf[8].p) < 1e-12 && mn_vec3_dist(T2.p, T.p) == 0);
+        for (int k = 0; k < 9; k++) CHECK_NEAR(T.R.m[k], d->xf[8].R.m[k], 1e-12);
+        mn_jacobian_chain(m, d, 0, 8, local, Jfull);
+        for (int k = 0; k < 42; k++) CHECK_NEAR(J[k], Jfull[k], 1e-12);
+    }
+    mn_chain_destroy(c);
+    mn_data_destroy(d);
+    mn_model_destroy(m);
+}
+
+static void test_state_ops(void) {
+    mn_spec* s = random_spec(12, 1);
+    mn_model* m = mn_model_compile(s, NULL);
+    double* q0 = malloc(sizeof(double) * (size_t)m->nq);
+    double* q1 = malloc(sizeof(double) * (size_t)m->nq);
+    double* v = malloc(sizeof(double) * (size_t)m->nv);
+    double* w = malloc(sizeof(double) * (size_t)m->nv);
+    random_q(m, q0);
+    for (int i = 0; i < m->nv; i++) v[i] = 0.3 * srand1();
+    memcpy(q1, q0, sizeof(double) * (size_t)m->nq);
+    mn_integrate(m, q1, v, 1.0);
+    mn_q_difference(m, q1, q0, w);
+    for (int i = 0; i < m->nv; i++) CHECK_NEAR(w[i], v[i], 1e-12);
+    CHECK(mn_q_check(m, q1) == MN_OK);
+    q1[0] = NAN;
+    CHECK(mn_q_check(m, q1) == MN_ERR_ARG);
+    free(q0);
+    free(q1);
+    free(v);
+    free(w);
+    mn_model_destroy(m);
+    mn_spec_destroy(s);
+}
+
+static void test_limits(void) {
+    mn_spec* s = mn_spec_create("limits");
+    mn_joint_def d = mn_joint_default();
+    d.name = "ball";
+    d.type = MN_JOINT_BALL;
+    d.axis = mn_v3(0, 1, 0);
+    d.limited = 1;
+    d.swing = 0.5;
+    d.twist[0] = -0.2, d.twist[1] = 0.3;
+    mn_spec_add_joint(s, &d, NULL);
+    d = mn_joint_default();
+    d.name = "hinge";
+    d.parent = 0;
+    d.type = MN_JOINT_HINGE;
+    d.limited = 1;
+    d.range[0] = -1, d.range[1] = 0.5;
+    mn_spec_add_joint(s, &d, NULL);
+    mn_model* m = mn_model_compile(s, NULL);
+    double q[5];
+    for (int trial = 0; trial < 500; trial++) {
+        mn_quat r = rand_quat();
+        q[0] = r.w, q[1] = r.x, q[2] = r.y, q[3] = r.z;
+        q[4] = 3 * srand1();
+        mn_clamp_to_limits(m, q);
+        CHECK(mn_q_within_limits(m, q, 1e-9));
+        CHECK(q[4] >= -1 && q[4] <= 0.5);
+        /* a state within limits is left alone */
+        double before[5];
+        memcpy(before, q, sizeof q);
+        mn_clamp_to_limits(m, q);
+        for (int i = 0; i < 5; i++) CHECK_NEAR(q[i], before[i], 1e-12);
+    }
+    /* twist of 0.25 about y and swing of 0.4 about x: inside */
+    mn_quat in = mn_quat_mul(mn_quat_axis_angle(mn_v3(1, 0, 0), 0.4), mn_quat_axis_angle(mn_v3(0, 1, 0), 0.25));
+    q[0] = in.w, q[1] = in.x, q[2] = in.y, q[3] = in.z, q[4] = 0;
+    CHECK(mn_q_within_limits(m, q, 1e-9));
+    mn_quat out = mn_quat_mul(mn_quat_axis_angle(mn_v3(1, 0, 0), 0.6), mn_quat_axis_angle(mn_v3(0, 1, 0), 0.25));
+    q[0] = out.w, q[1] = out.x, q[2] = out.y, q[3] = out.z;
+    CHECK(!mn_q_within_limits(m, q, 1e-9));
+    mn_clamp_to_limits(m, q);
+    mn_quat expect = mn_quat_mul(mn_quat_axis_angle(mn_v3(1, 0, 0), 0.5), mn_quat_axis_angle(mn_v3(0, 1, 0), 0.25));
+    CHECK(mn_quat_angle_between(mn_q4(q[0], q[1], q[2], q[3]), expect) < 1e-12);
+    mn_model_destroy(m);
+    mn_spec_destroy(s);
+}
+
+static void test_fk_never_nan(void) {
+    mn_spec* s = random_spec(6, 1);
+    mn_model* m = mn_model_compile(s, NULL);
+    mn_data* d = mn_data_create(m, 0);
+    for (int i = 3; i < 7; i++) d->q[i] = 0; /* zero root quaternion */
+    mn_fk(m, d);
+    for (int j = 0; j < m->njoint; j++) CHECK(mn_vec3_isfinite(d->xf[j].p));
+    CHECK(d->q[3] == 1.0);
+    mn_data_destroy(d);
+    mn_model_destroy(m);
+    mn_spec_destroy(s);
+}
+
+int main(int argc, char** argv) {
+    mn_test_init(argc, argv);
+    RUN(test_compile_errors);
+    RUN(test_preorder_and_layout);
+    RUN(test_fk_against_reference);
+    RUN(test_jacobian_fd);
+    RUN(test_com_jacobian_fd);
+    RUN(test_chain);
+    RUN(test_state_ops);
+    RUN(test_limits);
+    RUN(test_fk_never_nan);
+    return mn_test_report();
+}
