@@ -1,8 +1,13 @@
 /* Small dense linear algebra on caller-owned buffers. No allocation: every routine that
- * needs scratch takes it from an arena or a work array the caller sizes.
+ * needs scratch takes it from a work array the caller sizes.
  *
  * Matrices are row-major: A[i*cols + j]. Sizes are small (up to a few hundred). Routines
- * overwrite their input with the factorisation unless the name says otherwise. */
+ * overwrite their input with the factorisation unless the name says otherwise.
+ *
+ * Argument checks: the factorisations and solvers return MN_ERR_ARG for NULL pointers,
+ * non-positive sizes and NaN or infinite entries. A pivot counts as zero when it is at most
+ * tol * max|A| with tol = n * DBL_EPSILON (the "tol" below). The *_solve functions that
+ * return void trust their caller: pass them factors from a call that returned MN_OK. */
 #ifndef MARIONETTE_LINALG_H
 #define MARIONETTE_LINALG_H
 
@@ -13,46 +18,67 @@ extern "C" {
 #endif
 
 /* LU with partial pivoting of an n x n A (in place, L unit lower below the diagonal, U on
- * and above). piv (n) records the row swaps. MN_ERR_SINGULAR when a pivot is <= tol*max|A|. */
+ * and above). piv (n) records the row swaps as LAPACK's dgetrf does (0-based): at step k,
+ * row k was exchanged with row piv[k] >= k. MN_ERR_SINGULAR when a pivot is <= tol*max|A|
+ * (the factors are still completed and finite, but must not be used to solve). */
 mn_status mn_lu_factor(double* A, int n, int* piv);
 /* Solves A x = b with the factors; b (n) is overwritten with x. */
 void mn_lu_solve(const double* LU, int n, const int* piv, double* b);
 
-/* Cholesky A = L L^T of a symmetric positive definite n x n A; L in the lower triangle
- * (the upper is left as it was). MN_ERR_SINGULAR when not positive definite. */
+/* Cholesky A = L L^T of a symmetric positive definite n x n A; only the lower triangle is
+ * read, L is written there (the upper is left as it was). MN_ERR_SINGULAR when not
+ * positive definite to working precision: a pivot d_i <= tol * max_i A_ii. */
 mn_status mn_cholesky_factor(double* A, int n);
+/* Solves L L^T x = b with the factor; b (n) is overwritten with x. */
 void mn_cholesky_solve(const double* L, int n, double* b);
 
-/* LDL^T with symmetric (Bunch-Kaufman) pivoting for symmetric indefinite A, such as a
- * KKT matrix [H G^T; G 0]. A is overwritten by the factors; piv (n) and the block
- * structure of D are recorded as in LAPACK's dsytrf. MN_ERR_SINGULAR when D has a zero
- * block (relative to tol*max|A|). */
+/* P A P^T = L D L^T with symmetric (Bunch-Kaufman) pivoting for symmetric indefinite A,
+ * such as a KKT matrix [H G^T; G 0]; D is block diagonal with 1x1 and 2x2 blocks. Only the
+ * lower triangle of A is read and overwritten by the factors (upper left as it was).
+ * piv (n) and the block structure of D are recorded as in LAPACK's dsytrf (uplo 'L'),
+ * 0-based: piv[k] >= 0 is a 1x1 block with rows/columns k and piv[k] exchanged;
+ * piv[k] = piv[k+1] = -(p+1) is a 2x2 block at k, k+1 with k+1 and p exchanged.
+ * MN_ERR_SINGULAR when D has a zero block (a pivot column <= tol*max|A|), for example a
+ * KKT matrix whose G is rank deficient. */
 mn_status mn_ldlt_factor(double* A, int n, int* piv);
+/* Solves A x = b with the factors; b (n) is overwritten with x. */
 void mn_ldlt_solve(const double* LDL, int n, const int* piv, double* b);
 
 /* Thin SVD of an m x n A (any shape): A = U diag(s) V^T with s descending (min(m,n)
  * values). U is m x min(m,n), V is n x min(m,n); either may be NULL when not wanted. A is
- * destroyed. work must hold mn_svd_work_size(m, n) doubles. One-sided Jacobi: accurate to
- * about 1e-14 relative on well-conditioned input. */
+ * destroyed. work must hold mn_svd_work_size(m, n) doubles. One-sided Jacobi (Hestenes) on
+ * the smaller dimension: accurate to about 1e-14 relative on well-conditioned input, and
+ * each singular value to high relative accuracy when A is a well-conditioned matrix times
+ * a diagonal scaling. Rank-deficient and zero matrices are fine: columns of U (or V) for a
+ * zero singular value are completed to an orthonormal set. MN_ERR_ARG for NaN/infinite
+ * entries; MN_ERR_NOCONVERGE (results still usable) if 60 sweeps did not converge. */
 size_t mn_svd_work_size(int m, int n);
 mn_status mn_svd(double* A, int m, int n, double* s, double* U, double* V, double* work);
 
-/* Minimum-norm least squares x = A^+ b by truncated SVD: singular values below
- * rcond * s_max are dropped. A (m x n) is destroyed, b (m) kept, x (n) written; rank is
- * the number of values kept (may be NULL). work: mn_tsvd_work_size(m, n) doubles. */
+/* Minimum-norm least squares x = A^+ b by truncated SVD (Welman 5.2.4): singular values
+ * below rcond * s_max (and zero ones) are dropped. A (m x n) is destroyed, b (m) kept,
+ * x (n) written; rank is the number of values kept (may be NULL). A zero A gives x = 0,
+ * rank 0. work: mn_tsvd_work_size(m, n) doubles. */
 size_t mn_tsvd_work_size(int m, int n);
 mn_status mn_tsvd_solve(double* A, int m, int n, const double* b, double rcond, double* x,
                         int* rank, double* work);
 
 /* Damped least squares x = A^T (A A^T + lambda^2 I)^-1 b (Parent eq. 5.24): A (m x n) is
- * kept, b (m) kept, x (n) written. work: m*m + m doubles. */
+ * kept, b (m) kept, x (n) written. work: m*m + m doubles. The m x m system is solved by
+ * Cholesky; MN_ERR_SINGULAR (and x = 0) when it is singular to working precision, which
+ * happens only for lambda ~ 0 with A A^T singular. */
 mn_status mn_dls_solve(const double* A, int m, int n, const double* b, double lambda, double* x,
                        double* work);
 
-/* y = A x, y = A^T x, C = A B, C = A^T A helpers for small matrices. */
+/* Small products; outputs must not alias inputs.
+ * y (m) = A x for A m x n, x (n). */
 void mn_matvec(const double* A, int m, int n, const double* x, double* y);
+/* y (n) = A^T x for A m x n, x (m). */
 void mn_matvec_t(const double* A, int m, int n, const double* x, double* y);
+/* C (m x n) = A B for A m x k, B k x n. */
 void mn_matmul(const double* A, const double* B, int m, int k, int n, double* C);
+/* C (m x n) = A^T B for A k x m, B k x n (C = A^T A with B = A, n = m). */
+void mn_matmul_tn(const double* A, const double* B, int k, int m, int n, double* C);
 
 #ifdef __cplusplus
 }

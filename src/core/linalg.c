@@ -1,0 +1,597 @@
+/* Small dense linear algebra on caller-owned buffers: LU, Cholesky, Bunch-Kaufman LDL^T,
+ * one-sided Jacobi SVD, truncated-SVD least squares and damped least squares.
+ *
+ * Everything is row-major (A[i*cols + j]) and nothing allocates: scratch comes from the
+ * caller's work array. The numerics follow the standard references:
+ *  - LU with partial pivoting and Cholesky: Golub & Van Loan, "Matrix Computations",
+ *    4th ed., algorithms 3.4.1 and 4.2.1.
+ *  - LDL^T: Bunch & Kaufman (1977) partial pivoting with 1x1 and 2x2 blocks, laid out
+ *    as LAPACK's dsytf2/dsytrs (lower storage) so that piv means the same thing.
+ *  - SVD: one-sided Jacobi (Hestenes 1958) with the rotation of Rutishauser and the
+ *    stopping rule of Demmel & Veselic (1992), which gives singular values to high
+ *    relative accuracy.
+ *  - The truncated SVD solve is the one Welman 5.2.4 recommends for the Lagrange
+ *    multiplier system; damped least squares is Parent eq. 5.24. */
+#include <marionette/linalg.h>
+
+#include <float.h>
+#include <math.h>
+#include <string.h>
+
+/* Relative pivot tolerance for the factorisations: a pivot below n * eps * max|A| is
+ * treated as zero (see linalg.h). */
+static double pivot_tol(int n) { return (double)n * DBL_EPSILON; }
+
+static int all_finite(const double* a, size_t count) {
+    for (size_t i = 0; i < count; i++)
+        if (!isfinite(a[i])) return 0;
+    return 1;
+}
+
+/* ---- LU with partial pivoting ----------------------------------------------------------- */
+
+mn_status mn_lu_factor(double* A, int n, int* piv) {
+    if (!A || !piv || n <= 0) return MN_ERR_ARG;
+    size_t nn = (size_t)n * (size_t)n;
+    double amax = 0;
+    for (size_t i = 0; i < nn; i++) {
+        double v = fabs(A[i]);
+        if (!(v <= DBL_MAX)) return MN_ERR_ARG; /* NaN or infinity */
+        if (v > amax) amax = v;
+    }
+    double tol = pivot_tol(n) * amax;
+    mn_status st = amax > 0 ? MN_OK : MN_ERR_SINGULAR;
+    /* Right-looking elimination (Golub & Van Loan alg. 3.4.1): rows are contiguous, so the
+     * row swap and the rank-1 update both stream through memory. */
+    for (int k = 0; k < n; k++) {
+        int p = k;
+        double best = fabs(A[(size_t)k * n + k]);
+        for (int i = k + 1; i < n; i++) {
+            double v = fabs(A[(size_t)i * n + k]);
+            if (v > best) best = v, p = i;
+        }
+        piv[k] = p;
+        if (p != k) {
+            double* rk = A + (size_t)k * n;
+            double* rp = A + (size_t)p * n;
+            for (int j = 0; j < n; j++) {
+                double t = rk[j];
+                rk[j] = rp[j];
+                rp[j] = t;
+            }
+        }
+        const double* rk = A + (size_t)k * n;
+        double ukk = rk[k];
+        if (!(fabs(ukk) > tol)) {
+            /* Keep going so the factors are complete and finite, but report it. */
+            st = MN_ERR_SINGULAR;
+            continue;
+        }
+        double inv = 1.0 / ukk;
+        for (int i = k + 1; i < n; i++) {
+            double* ri = A + (size_t)i * n;
+            double l = ri[k] * inv;
+            ri[k] = l;
+            if (l == 0) continue;
+            for (int j = k + 1; j < n; j++) ri[j] -= l * rk[j];
+        }
+    }
+    return st;
+}
+
+void mn_lu_solve(const double* LU, int n, const int* piv, double* b) {
+    if (!LU || !piv || !b || n <= 0) return;
+    for (int k = 0; k < n; k++) {
+        int p = piv[k];
+        if (p != k) {
+            double t = b[k];
+            b[k] = b[p];
+            b[p] = t;
+        }
+    }
+    /* L y = P b, L unit lower. */
+    for (int i = 1; i < n; i++) {
+        const double* ri = LU + (size_t)i * n;
+        double s = b[i];
+        for (int j = 0; j < i; j++) s -= ri[j] * b[j];
+        b[i] = s;
+    }
+    /* U x = y. */
+    for (int i = n - 1; i >= 0; i--) {
+        const double* ri = LU + (size_t)i * n;
+        double s = b[i];
+        for (int j = i + 1; j < n; j++) s -= ri[j] * b[j];
+        b[i] = s / ri[i];
+    }
+}
+
+/* ---- Cholesky --------------------------------------------------------------------------- */
+
+mn_status mn_cholesky_factor(double* A, int n) {
+    if (!A || n <= 0) return MN_ERR_ARG;
+    double dmax = 0;
+    for (int i = 0; i < n; i++) {
+        const double* ri = A + (size_t)i * n;
+        if (!all_finite(ri, (size_t)i + 1)) return MN_ERR_ARG;
+        if (ri[i] > dmax) dmax = ri[i];
+    }
+    if (!(dmax > 0)) return MN_ERR_SINGULAR;
+    double tol = pivot_tol(n) * dmax;
+    /* Row-oriented Cholesky-Banachiewicz (Golub & Van Loan alg. 4.2.1 by rows): each entry
+     * is a dot product of two contiguous row prefixes of L. Only the lower triangle is read
+     * or written. */
+    for (int i = 0; i < n; i++) {
+        double* ri = A + (size_t)i * n;
+        for (int j = 0; j <= i; j++) {
+            const double* rj = A + (size_t)j * n;
+            double s = ri[j];
+            for (int p = 0; p < j; p++) s -= ri[p] * rj[p];
+            if (j < i) {
+                ri[j] = s / rj[j];
+            } else {
+                if (!(s > tol)) return MN_ERR_SINGULAR;
+                ri[i] = sqrt(s);
+            }
+        }
+    }
+    return MN_OK;
+}
+
+void mn_cholesky_solve(const double* L, int n, double* b) {
+    if (!L || !b || n <= 0) return;
+    for (int i = 0; i < n; i++) {
+        const double* ri = L + (size_t)i * n;
+        double s = b[i];
+        for (int j = 0; j < i; j++) s -= ri[j] * b[j];
+        b[i] = s / ri[i];
+    }
+    /* L^T x = y: column access of L, done as row-wise axpys to stay contiguous. */
+    for (int i = n - 1; i >= 0; i--) {
+        const double* ri = L + (size_t)i * n;
+        double xi = b[i] / ri[i];
+        b[i] = xi;
+        for (int j = 0; j < i; j++) b[j] -= ri[j] * xi;
+    }
+}
+
+/* ---- LDL^T with Bunch-Kaufman pivoting ---------------------------------------------------- */
+
+#define AT(i, j) A[(size_t)(i) * (size_t)n + (size_t)(j)]
+
+static void swap_d(double* a, double* b) {
+    double t = *a;
+    *a = *b;
+    *b = t;
+}
+
+mn_status mn_ldlt_factor(double* A, int n, int* piv) {
+    if (!A || !piv || n <= 0) return MN_ERR_ARG;
+    /* Only the lower triangle is referenced, as in LAPACK's dsytf2 with uplo = 'L'. */
+    double amax = 0;
+    for (int i = 0; i < n; i++) {
+        for (int j = 0; j <= i; j++) {
+            double v = fabs(AT(i, j));
+            if (!(v <= DBL_MAX)) return MN_ERR_ARG;
+            if (v > amax) amax = v;
+        }
+    }
+    if (!(amax > 0)) return MN_ERR_SINGULAR;
+    double tol = pivot_tol(n) * amax;
+    /* Bunch & Kaufman's alpha = (1 + sqrt 17) / 8 bounds element growth per step. */
+    const double alpha = (1.0 + sqrt(17.0)) / 8.0;
+    int k = 0;
+    while (k < n) {
+        int kstep = 1, kp;
+        double absakk = fabs(AT(k, k));
+        int imax = k;
+        double colmax = 0;
+        for (int i = k + 1; i < n; i++) {
+            double v = fabs(AT(i, k));
+            if (v > colmax) colmax = v, imax = i;
+        }
+        if (!(fmax(absakk, colmax) > tol)) {
+            /* The whole remaining column is zero: D has a zero 1x1 block. */
+            return MN_ERR_SINGULAR;
+        }
+        if (absakk >= alpha * colmax) {
+            kp = k;
+        } else {
+            /* Largest off-diagonal entry in row/column imax of the trailing matrix. */
+            double rowmax = 0;
+            for (int j = k; j < imax; j++) rowmax = fmax(rowmax, fabs(AT(imax, j)));
+            for (int j = imax + 1; j < n; j++) rowmax = fmax(rowmax, fabs(AT(j, imax)));
+            if (absakk >= alpha * colmax * (colmax / rowmax)) {
+                kp = k;
+            } else if (fabs(AT(imax, imax)) >= alpha * rowmax) {
+                kp = imax;
+            } else {
+                kp = imax;
+                kstep = 2;
+            }
+        }
+        int kk = k + kstep - 1;
+        if (kp != kk) {
+            /* Symmetric interchange of rows and columns kk and kp in A(k:n, k:n). */
+            for (int i = kp + 1; i < n; i++) swap_d(&AT(i, kk), &AT(i, kp));
+            for (int j = kk + 1; j < kp; j++) swap_d(&AT(j, kk), &AT(kp, j));
+            swap_d(&AT(kk, kk), &AT(kp, kp));
+            if (kstep == 2) swap_d(&AT(k + 1, k), &AT(kp, k));
+        }
+        if (kstep == 1) {
+            /* A(k+1:n, k+1:n) -= l d l^T with l = A(k+1:n, k) / d; column k becomes l. */
+            double d11 = 1.0 / AT(k, k);
+            for (int i = k + 1; i < n; i++) {
+                double aik = AT(i, k);
+                if (aik == 0) continue;
+                double r = d11 * aik;
+                double* ri = A + (size_t)i * n;
+                for (int j = k + 1; j <= i; j++) ri[j] -= r * AT(j, k);
+            }
+            for (int i = k + 1; i < n; i++) AT(i, k) *= d11;
+            piv[k] = kp;
+        } else {
+            /* 2x2 pivot D = [d11 d21; d21 d22]: W = A(k+2:n, k:k+1) D^-1 (dsytf2's
+             * scaled form, which avoids forming D^-1 explicitly). */
+            if (k < n - 2) {
+                double d21 = AT(k + 1, k);
+                double d11 = AT(k + 1, k + 1) / d21;
+                double d22 = AT(k, k) / d21;
+                double t = 1.0 / (d11 * d22 - 1.0);
+                d21 = t / d21;
+                for (int j = k + 2; j < n; j++) {
+                    double wk = d21 * (d11 * AT(j, k) - AT(j, k + 1));
+                    double wkp1 = d21 * (d22 * AT(j, k + 1) - AT(j, k));
+                    for (int i = j; i < n; i++) AT(i, j) -= AT(i, k) * wk + AT(i, k + 1) * wkp1;
+                    AT(j, k) = wk;
+                    AT(j, k + 1) = wkp1;
+                }
+            }
+            piv[k] = piv[k + 1] = -(kp + 1);
+        }
+        k += kstep;
+    }
+    return MN_OK;
+}
+
+void mn_ldlt_solve(const double* A, int n, const int* piv, double* b) {
+    if (!A || !piv || !b || n <= 0) return;
+    /* Forward: L D y = P b (LAPACK dsytrs, lower). */
+    int k = 0;
+    while (k < n) {
+        if (piv[k] >= 0) {
+            int kp = piv[k];
+            if (kp != k) swap_d(&b[k], &b[kp]);
+            double bk = b[k];
+            for (int i = k + 1; i < n; i++) b[i] -= AT(i, k) * bk;
+            b[k] = bk / AT(k, k);
+            k += 1;
+        } else {
+            int kp = -piv[k] - 1;
+            if (kp != k + 1) swap_d(&b[k + 1], &b[kp]);
+            double b0 = b[k], b1 = b[k + 1];
+            for (int i = k + 2; i < n; i++) b[i] -= AT(i, k) * b0 + AT(i, k + 1) * b1;
+            double akm1k = AT(k + 1, k);
+            double akm1 = AT(k, k) / akm1k;
+            double ak = AT(k + 1, k + 1) / akm1k;
+            double denom = akm1 * ak - 1.0;
+            double bkm1 = b0 / akm1k, bkk = b1 / akm1k;
+            b[k] = (ak * bkm1 - bkk) / denom;
+            b[k + 1] = (akm1 * bkk - bkm1) / denom;
+            k += 2;
+        }
+    }
+    /* Backward: L^T P^T x = y. */
+    k = n - 1;
+    while (k >= 0) {
+        if (piv[k] >= 0) {
+            double s = b[k];
+            for (int i = k + 1; i < n; i++) s -= AT(i, k) * b[i];
+            b[k] = s;
+            int kp = piv[k];
+            if (kp != k) swap_d(&b[k], &b[kp]);
+            k -= 1;
+        } else {
+            /* 2x2 block occupying k-1, k. */
+            double s1 = b[k], s0 = b[k - 1];
+            for (int i = k + 1; i < n; i++) {
+                s1 -= AT(i, k) * b[i];
+                s0 -= AT(i, k - 1) * b[i];
+            }
+            b[k] = s1;
+            b[k - 1] = s0;
+            int kp = -piv[k] - 1;
+            if (kp != k) swap_d(&b[k], &b[kp]);
+            k -= 2;
+        }
+    }
+}
+
+#undef AT
+
+/* ---- SVD: one-sided Jacobi --------------------------------------------------------------- */
+
+size_t mn_svd_work_size(int m, int n) {
+    if (m <= 0 || n <= 0) return 0;
+    size_t k = (size_t)(m < n ? m : n), l = (size_t)(m < n ? n : m);
+    /* k vectors of length l being orthogonalised, the k x k accumulated rotation, and k
+     * squared norms. */
+    return k * l + k * k + k;
+}
+
+static double dot(const double* a, const double* b, int len) {
+    double s = 0;
+    for (int i = 0; i < len; i++) s += a[i] * b[i];
+    return s;
+}
+
+/* Completes column j (unit length) of the k orthonormal vectors X (each of length l,
+ * contiguous) when its singular value is zero, by Gram-Schmidt of a coordinate vector
+ * against the vectors marked in done (non-zero entries of a mask over 0..k-1). */
+static void complete_basis(double* X, int k, int l, int j, const double* done) {
+    double* x = X + (size_t)j * l;
+    for (int e = 0; e < l; e++) {
+        memset(x, 0, (size_t)l * sizeof *x);
+        x[e] = 1;
+        for (int pass = 0; pass < 2; pass++) {
+            for (int i = 0; i < k; i++) {
+                if (!done[i]) continue;
+                const double* y = X + (size_t)i * l;
+                double d = dot(x, y, l);
+                for (int t = 0; t < l; t++) x[t] -= d * y[t];
+            }
+        }
+        double nx = sqrt(dot(x, x, l));
+        if (nx > 0.5) {
+            for (int t = 0; t < l; t++) x[t] /= nx;
+            return;
+        }
+    }
+}
+
+mn_status mn_svd(double* A, int m, int n, double* s, double* U, double* V, double* work) {
+    if (!A || !s || !work || m <= 0 || n <= 0) return MN_ERR_ARG;
+    const int tall = m >= n;
+    const int k = tall ? n : m, l = tall ? m : n;
+    double* X = work;                    /* k x l: x_j are columns (tall) or rows of A */
+    double* Q = X + (size_t)k * l;       /* k x k: q_j = column j of the rotations */
+    double* nrm = Q + (size_t)k * k;     /* k squared norms */
+
+    /* Copy with an exact power-of-two scaling so that squared norms neither overflow nor
+     * underflow; singular values are scaled back at the end. */
+    double amax = 0;
+    size_t mn = (size_t)m * (size_t)n;
+    for (size_t i = 0; i < mn; i++) {
+        double v = fabs(A[i]);
+        if (!(v <= DBL_MAX)) return MN_ERR_ARG;
+        if (v > amax) amax = v;
+    }
+    int ex = 0;
+    if (amax > 0) frexp(amax, &ex);
+    /* 2^-ex itself overflows when A is subnormal; ldexp per entry is exact there. */
+    const int by_mul = ex > -1000;
+    const double scale = by_mul ? ldexp(1.0, -ex) : 1.0;
+    if (tall) {
+        for (int i = 0; i < m; i++)
+            for (int j = 0; j < n; j++) {
+                double a = A[(size_t)i * n + j];
+                X[(size_t)j * l + i] = by_mul ? a * scale : ldexp(a, -ex);
+            }
+    } else {
+        for (size_t i = 0; i < mn; i++) X[i] = by_mul ? A[i] * scale : ldexp(A[i], -ex);
+    }
+    memset(Q, 0, (size_t)k * k * sizeof *Q);
+    for (int j = 0; j < k; j++) Q[(size_t)j * k + j] = 1;
+
+    /* Cyclic sweeps over the pairs (p, q). A pair is rotated until its columns are
+     * orthogonal to working precision, |x_p . x_q| <= tol |x_p| |x_q| (Demmel & Veselic,
+     * "Jacobi's method is more accurate than QR", 1992, sec. 4). The squared norms are
+     * recomputed at the start of every sweep and updated exactly through each rotation in
+     * between (alpha' = alpha - t gamma, beta' = beta + t gamma). */
+    const double tol = DBL_EPSILON * (double)l;
+    const int max_sweeps = 60;
+    int converged = 0;
+    for (int sweep = 0; sweep < max_sweeps && !converged; sweep++) {
+        for (int j = 0; j < k; j++) {
+            const double* xj = X + (size_t)j * l;
+            nrm[j] = dot(xj, xj, l);
+        }
+        converged = 1;
+        for (int p = 0; p < k - 1; p++) {
+            double* xp = X + (size_t)p * l;
+            double* qp = Q + (size_t)p * k;
+            for (int q = p + 1; q < k; q++) {
+                double alpha = nrm[p], beta = nrm[q];
+                if (alpha == 0 || beta == 0) continue;
+                double* xq = X + (size_t)q * l;
+                double gamma = dot(xp, xq, l);
+                if (!(fabs(gamma) > tol * sqrt(alpha) * sqrt(beta))) continue;
+                converged = 0;
+                /* Rutishauser's rotation: zeta = (beta - alpha) / (2 gamma), t the smaller
+                 * root of t^2 + 2 zeta t - 1 = 0. */
+                double zeta = (beta - alpha) / (2.0 * gamma);
+                double t;
+                if (fabs(zeta) > 1e150)
+                    t = 0.5 / zeta;
+                else
+                    t = (zeta >= 0 ? 1.0 : -1.0) / (fabs(zeta) + sqrt(1.0 + zeta * zeta));
+                double c = 1.0 / sqrt(1.0 + t * t), sn = c * t;
+                for (int i = 0; i < l; i++) {
+                    double a = xp[i], b = xq[i];
+                    xp[i] = c * a - sn * b;
+                    xq[i] = sn * a + c * b;
+                }
+                double* qq = Q + (size_t)q * k;
+                for (int i = 0; i < k; i++) {
+                    double a = qp[i], b = qq[i];
+                    qp[i] = c * a - sn * b;
+                    qq[i] = sn * a + c * b;
+                }
+                nrm[p] = fmax(alpha - t * gamma, 0.0);
+                nrm[q] = beta + t * gamma;
+            }
+        }
+    }
+
+    /* Singular values are the column norms; sort descending, moving the vectors along. */
+    for (int j = 0; j < k; j++) {
+        const double* xj = X + (size_t)j * l;
+        nrm[j] = sqrt(dot(xj, xj, l));
+    }
+    for (int i = 0; i < k - 1; i++) {
+        int best = i;
+        for (int j = i + 1; j < k; j++)
+            if (nrm[j] > nrm[best]) best = j;
+        if (best == i) continue;
+        swap_d(&nrm[i], &nrm[best]);
+        double *xi = X + (size_t)i * l, *xb = X + (size_t)best * l;
+        for (int t = 0; t < l; t++) swap_d(&xi[t], &xb[t]);
+        double *qi = Q + (size_t)i * k, *qb = Q + (size_t)best * k;
+        for (int t = 0; t < k; t++) swap_d(&qi[t], &qb[t]);
+    }
+    for (int j = 0; j < k; j++) s[j] = ldexp(nrm[j], ex);
+
+    /* The vectors of the orthogonalised side: x_j / sigma_j, completed to an orthonormal
+     * set where sigma_j is zero (rank deficiency). */
+    double* want_x = tall ? U : V;
+    double* want_q = tall ? V : U;
+    if (want_x) {
+        /* nrm becomes the mask of finished vectors (non-zero = done). */
+        double* done = nrm;
+        const double tiny = DBL_MIN / DBL_EPSILON;
+        int zeros = 0;
+        for (int j = 0; j < k; j++) {
+            double sj = nrm[j];
+            double* xj = X + (size_t)j * l;
+            if (sj > tiny) {
+                double inv = 1.0 / sj;
+                for (int t = 0; t < l; t++) xj[t] *= inv;
+                done[j] = 1;
+            } else {
+                done[j] = 0;
+                zeros = 1;
+            }
+        }
+        if (zeros) {
+            for (int j = 0; j < k; j++) {
+                if (done[j]) continue;
+                complete_basis(X, k, l, j, done);
+                done[j] = 1;
+            }
+        }
+        /* want_x is l x k row-major: entry (i, j) = x_j[i]. */
+        for (int i = 0; i < l; i++)
+            for (int j = 0; j < k; j++) want_x[(size_t)i * k + j] = X[(size_t)j * l + i];
+    }
+    if (want_q) {
+        for (int i = 0; i < k; i++)
+            for (int j = 0; j < k; j++) want_q[(size_t)i * k + j] = Q[(size_t)j * k + i];
+    }
+    return converged ? MN_OK : MN_ERR_NOCONVERGE;
+}
+
+/* ---- truncated SVD least squares ----------------------------------------------------------- */
+
+size_t mn_tsvd_work_size(int m, int n) {
+    if (m <= 0 || n <= 0) return 0;
+    size_t k = (size_t)(m < n ? m : n);
+    return mn_svd_work_size(m, n) + (size_t)m * k + (size_t)n * k + 2 * k;
+}
+
+mn_status mn_tsvd_solve(double* A, int m, int n, const double* b, double rcond, double* x,
+                        int* rank, double* work) {
+    if (rank) *rank = 0;
+    if (!A || !b || !x || !work || m <= 0 || n <= 0 || !(rcond >= 0) || !isfinite(rcond))
+        return MN_ERR_ARG;
+    if (!all_finite(b, (size_t)m)) return MN_ERR_ARG;
+    const int k = m < n ? m : n;
+    double* U = work + mn_svd_work_size(m, n);
+    double* V = U + (size_t)m * k;
+    double* s = V + (size_t)n * k;
+    double* y = s + k;
+    memset(x, 0, (size_t)n * sizeof *x);
+    mn_status st = mn_svd(A, m, n, s, U, V, work);
+    if (st != MN_OK && st != MN_ERR_NOCONVERGE) return st;
+    /* x = V_r diag(1/s_r) U_r^T b over the kept values (Welman 5.2.4: zeroing the small
+     * singular values throws away the ill-conditioned components). */
+    double cut = rcond * s[0];
+    int r = 0;
+    while (r < k && s[r] > 0 && s[r] >= cut) r++;
+    for (int j = 0; j < r; j++) y[j] = 0;
+    for (int i = 0; i < m; i++) {
+        const double* ui = U + (size_t)i * k;
+        double bi = b[i];
+        for (int j = 0; j < r; j++) y[j] += ui[j] * bi;
+    }
+    for (int j = 0; j < r; j++) y[j] /= s[j];
+    for (int i = 0; i < n; i++) x[i] = dot(V + (size_t)i * k, y, r);
+    if (rank) *rank = r;
+    return st;
+}
+
+/* ---- damped least squares ------------------------------------------------------------------ */
+
+mn_status mn_dls_solve(const double* A, int m, int n, const double* b, double lambda, double* x,
+                       double* work) {
+    if (!A || !b || !x || !work || m <= 0 || n <= 0 || !isfinite(lambda)) return MN_ERR_ARG;
+    if (!all_finite(A, (size_t)m * n) || !all_finite(b, (size_t)m)) return MN_ERR_ARG;
+    double* M = work;
+    double* y = work + (size_t)m * m;
+    /* Parent eq. 5.24: x = A^T (A A^T + lambda^2 I)^-1 b, the m x m system being SPD for
+     * lambda != 0 and solved by Cholesky. Only the lower triangle of M is needed. */
+    double l2 = lambda * lambda;
+    for (int i = 0; i < m; i++) {
+        const double* ai = A + (size_t)i * n;
+        for (int j = 0; j <= i; j++) M[(size_t)i * m + j] = dot(ai, A + (size_t)j * n, n);
+        M[(size_t)i * m + i] += l2;
+    }
+    mn_status st = mn_cholesky_factor(M, m);
+    if (st != MN_OK) {
+        memset(x, 0, (size_t)n * sizeof *x);
+        return st;
+    }
+    memcpy(y, b, (size_t)m * sizeof *y);
+    mn_cholesky_solve(M, m, y);
+    mn_matvec_t(A, m, n, y, x);
+    return MN_OK;
+}
+
+/* ---- small products ------------------------------------------------------------------------ */
+
+void mn_matvec(const double* A, int m, int n, const double* x, double* y) {
+    for (int i = 0; i < m; i++) y[i] = dot(A + (size_t)i * n, x, n);
+}
+
+void mn_matvec_t(const double* A, int m, int n, const double* x, double* y) {
+    for (int j = 0; j < n; j++) y[j] = 0;
+    for (int i = 0; i < m; i++) {
+        const double* ai = A + (size_t)i * n;
+        double xi = x[i];
+        for (int j = 0; j < n; j++) y[j] += ai[j] * xi;
+    }
+}
+
+void mn_matmul(const double* A, const double* B, int m, int k, int n, double* C) {
+    for (int i = 0; i < m; i++) {
+        double* ci = C + (size_t)i * n;
+        for (int j = 0; j < n; j++) ci[j] = 0;
+        const double* ai = A + (size_t)i * k;
+        for (int p = 0; p < k; p++) {
+            double a = ai[p];
+            const double* bp = B + (size_t)p * n;
+            for (int j = 0; j < n; j++) ci[j] += a * bp[j];
+        }
+    }
+}
+
+void mn_matmul_tn(const double* A, const double* B, int k, int m, int n, double* C) {
+    for (size_t i = 0; i < (size_t)m * n; i++) C[i] = 0;
+    for (int p = 0; p < k; p++) {
+        const double* ap = A + (size_t)p * m;
+        const double* bp = B + (size_t)p * n;
+        for (int i = 0; i < m; i++) {
+            double a = ap[i];
+            double* ci = C + (size_t)i * n;
+            for (int j = 0; j < n; j++) ci[j] += a * bp[j];
+        }
+    }
+}
