@@ -1,0 +1,600 @@
+/* URDF reader (libxml2): robot descriptions as used by ROS, MoveIt, TRAC-IK and Pinocchio.
+ *
+ * Mapping (see docs/urdf.md): one model joint per URDF link, named by the link. The root
+ * link becomes a FIXED root; every other link carries the URDF joint whose child it is:
+ *
+ *     revolute   -> HINGE, limited by <limit lower upper> (radians; required)
+ *     continuous -> HINGE, unlimited
+ *     prismatic  -> SLIDE, limited by <limit lower upper> (metres; required)
+ *     fixed      -> FIXED
+ *     floating, planar -> MN_ERR_UNSUPPORTED
+ *
+ * The joint <origin xyz rpy> becomes the model joint's offset and rest orientation, with
+ * R = Rz(yaw) Ry(pitch) Rx(roll) (the URDF convention: fixed-axis roll, pitch, yaw), so
+ * the model joint frame is exactly the URDF child link frame. <axis xyz> (default 1 0 0)
+ * is the joint axis in that frame. <inertial> gives mass and centre of mass. Visual and
+ * collision geometry is not loaded, so missing mesh files do not matter; <mimic> is
+ * ignored with a warning.
+ *
+ * Safety: the XML is parsed with XML_PARSE_NONET, without entity substitution and without
+ * loading any DTD; a document that declares a DOCTYPE or entities is rejected before
+ * parsing, so no external entity is ever fetched and no entity is ever expanded. */
+#include "io/io_internal.h"
+
+#include <libxml/parser.h>
+#include <libxml/tree.h>
+#include <libxml/xmlerror.h>
+
+#include <limits.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Largest magnitude accepted for any number (metres, radians, kilograms): beyond it a
+ * value is a typo or an attack, not a robot. */
+#define URDF_MAX_ABS 1e6
+
+typedef struct urdf_link {
+    const char* name; /* owned by the document */
+    int line;
+    int parent_joint; /* index into joints, -1 when none (a root) */
+    double mass;
+    mn_vec3 com;
+    int first_child, next_sibling; /* child lists in document order, joint indices */
+    int last_child;
+} urdf_link;
+
+typedef struct urdf_joint {
+    const char* name;
+    int line;
+    mn_joint_type type;
+    int parent, child; /* link indices */
+    mn_vec3 xyz, rpy, axis;
+    int limited;
+    double lower, upper;
+} urdf_joint;
+
+typedef struct urdf_ctx {
+    const char* file;
+    mn_error* err;
+    mn_warnings* warn;
+    xmlDocPtr doc;
+    urdf_link* links;
+    int nlink;
+    urdf_joint* joints;
+    int njoint;
+} urdf_ctx;
+
+static int node_line(xmlNodePtr n) {
+    long l = xmlGetLineNo(n);
+    return l > 0 && l < INT_MAX ? (int)l : 0;
+}
+
+/* Error naming "<what> <attribute>" as the field, e.g. field "joint j3 origin rpy", text
+ * "not a number" -> "robot.urdf:57: joint j3 origin rpy: not a number". */
+static mn_status fail(urdf_ctx* c, mn_status s, int line, const char* what, const char* name,
+                      const char* text) {
+    char field[400];
+    snprintf(field, sizeof field, "%s%s%s", what, name[0] ? " " : "", name);
+    if (!c->err) return s;
+    mn_error_set(c->err, s, c->file, line, field, "%s", text);
+    /* The field buffer of mn_error is short; keep the whole text in the message. */
+    char msg[sizeof c->err->message];
+    if (line > 0) snprintf(msg, sizeof msg, "%s:%d: %s: %s", c->file, line, field, text);
+    else snprintf(msg, sizeof msg, "%s: %s: %s", c->file, field, text);
+    memcpy(c->err->message, msg, sizeof msg);
+    return s;
+}
+
+static int is_elem(xmlNodePtr n, const char* name) {
+    return n->type == XML_ELEMENT_NODE && strcmp((const char*)n->name, name) == 0;
+}
+
+/* The attribute's value as stored in the document (no copy): entities are never
+ * substituted, so the text is exactly what the file says. NULL when absent. */
+static const char* attr(xmlNodePtr n, const char* name) {
+    for (xmlAttrPtr a = n->properties; a; a = a->next) {
+        if (a->ns == NULL && strcmp((const char*)a->name, name) == 0) {
+            xmlNodePtr t = a->children;
+            if (t && t->type == XML_TEXT_NODE && t->next == NULL) return (const char*)t->content;
+            if (!t) return "";
+            return NULL; /* an entity reference in an attribute: refused by the caller */
+        }
+    }
+    return NULL;
+}
+
+static int has_attr(xmlNodePtr n, const char* name) {
+    for (xmlAttrPtr a = n->properties; a; a = a->next)
+        if (a->ns == NULL && strcmp((const char*)a->name, name) == 0) return 1;
+    return 0;
+}
+
+static xmlNodePtr child_elem(xmlNodePtr n, const char* name) {
+    for (xmlNodePtr c = n->children; c; c = c->next)
+        if (is_elem(c, name)) return c;
+    return NULL;
+}
+
+/* Parses exactly `count` whitespace-separated finite numbers of magnitude <= URDF_MAX_ABS.
+ * Returns NULL on success, or what is wrong. */
+static const char* parse_numbers(const char* s, double* out, int count) {
+    const char* p = s;
+    for (int i = 0; i < count; i++) {
+        while (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r') p++;
+        if (!*p) return count == 1 ? "missing number" : "expected more numbers";
+        char* end;
+        double v;
+        if (!mn_parse_double(p, &end, &v)) return "not a number";
+        if (*end && !(*end == ' ' || *end == '\t' || *end == '\n' || *end == '\r'))
+            return "not a number";
+        if (fabs(v) > URDF_MAX_ABS) return "number out of range";
+        out[i] = v;
+        p = end;
+    }
+    while (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r') p++;
+    if (*p) return count == 1 ? "more than one number" : "too many numbers";
+    return NULL;
+}
+
+/* Reads attribute `name` of n as `count` numbers into out; a missing attribute leaves out
+ * unchanged (the caller's default) unless required. Field text: "<what> <name>". */
+static mn_status read_numbers(urdf_ctx* c, xmlNodePtr n, const char* what, const char* name,
+                              double* out, int count, int required) {
+    if (!has_attr(n, name)) {
+        if (!required) return MN_OK;
+        return fail(c, MN_ERR_PARSE, node_line(n), what, name, "missing");
+    }
+    const char* v = attr(n, name);
+    const char* why = v ? parse_numbers(v, out, count) : "entity references are not allowed";
+    if (why) return fail(c, MN_ERR_PARSE, node_line(n), what, name, why);
+    return MN_OK;
+}
+
+/* Unit quaternion of R = Rz(yaw) Ry(pitch) Rx(roll), the URDF rpy convention, as the
+ * product of the three axis quaternions (exact up to rounding, no matrix round trip). */
+static mn_quat quat_from_rpy(mn_vec3 rpy) {
+    double sr = sin(0.5 * rpy.x), cr = cos(0.5 * rpy.x);
+    double sp = sin(0.5 * rpy.y), cp = cos(0.5 * rpy.y);
+    double sy = sin(0.5 * rpy.z), cy = cos(0.5 * rpy.z);
+    mn_quat qz = mn_q4(cy, 0, 0, sy), qy = mn_q4(cp, 0, sp, 0), qx = mn_q4(cr, sr, 0, 0);
+    return mn_quat_normalize(mn_quat_mul(mn_quat_mul(qz, qy), qx));
+}
+
+/* ---- name lookup: indices sorted by name, binary search ------------------------------- */
+
+typedef struct name_ref {
+    const char* name;
+    int index;
+} name_ref;
+
+static int name_ref_cmp(const void* a, const void* b) {
+    const name_ref *x = a, *y = b;
+    int r = strcmp(x->name, y->name);
+    if (r) return r;
+    return (x->index > y->index) - (x->index < y->index);
+}
+
+static int name_ref_find(const name_ref* refs, int n, const char* name) {
+    int lo = 0, hi = n - 1;
+    while (lo <= hi) {
+        int mid = lo + (hi - lo) / 2;
+        int r = strcmp(refs[mid].name, name);
+        if (r == 0) return refs[mid].index;
+        if (r < 0) lo = mid + 1;
+        else hi = mid - 1;
+    }
+    return -1;
+}
+
+/* ---- reading the elements ------------------------------------------------------------- */
+static mn_status read_link(urdf_ctx* c, xmlNodePtr n, urdf_link* L) {
+    memset(L, 0, sizeof *L);
+    L->line = node_line(n);
+    L->parent_joint = -1;
+    L->first_child = L->last_child = L->next_sibling = -1;
+    L->name = attr(n, "name");
+    if (!L->name || !L->name[0])
+        return mn_error_set(c->err, MN_ERR_PARSE, c->file, L->line, "link name",
+                            "missing or empty");
+    xmlNodePtr in = child_elem(n, "inertial");
+    if (in) {
+        char what[300];
+        snprintf(what, sizeof what, "link %s inertial", L->name);
+        xmlNodePtr m = child_elem(in, "mass");
+        if (m) {
+            char w2[320];
+            snprintf(w2, sizeof w2, "%s mass", what);
+            double v = 0;
+            mn_status s = read_numbers(c, m, w2, "value", &v, 1, 1);
+            if (s) return s;
+            if (v < 0) return fail(c, MN_ERR_PARSE, node_line(m), w2, "value", "negative");
+            L->mass = v;
+        }
+        xmlNodePtr o = child_elem(in, "origin");
+        if (o) {
+            double xyz[3] = {0, 0, 0};
+            mn_status s = read_numbers(c, o, what, "xyz", xyz, 3, 0);
+            if (s) return s;
+            double rpy[3];
+            s = read_numbers(c, o, what, "rpy", rpy, 3, 0); /* checked, not needed */
+            if (s) return s;
+            L->com = mn_v3(xyz[0], xyz[1], xyz[2]);
+        }
+    }
+    return MN_OK;
+}
+
+static mn_status read_joint(urdf_ctx* c, xmlNodePtr n, urdf_joint* J, const name_ref* links) {
+    memset(J, 0, sizeof *J);
+    J->line = node_line(n);
+    J->axis = mn_v3(1, 0, 0);
+    J->name = attr(n, "name");
+    if (!J->name || !J->name[0])
+        return mn_error_set(c->err, MN_ERR_PARSE, c->file, J->line, "joint name",
+                            "missing or empty");
+    char what[300];
+    snprintf(what, sizeof what, "joint %s", J->name);
+    const char* type = attr(n, "type");
+    if (!type) return fail(c, MN_ERR_PARSE, J->line, what, "type", "missing");
+    int needs_limit = 0;
+    if (strcmp(type, "revolute") == 0) J->type = MN_JOINT_HINGE, needs_limit = 1;
+    else if (strcmp(type, "continuous") == 0) J->type = MN_JOINT_HINGE;
+    else if (strcmp(type, "prismatic") == 0) J->type = MN_JOINT_SLIDE, needs_limit = 1;
+    else if (strcmp(type, "fixed") == 0) J->type = MN_JOINT_FIXED;
+    else if (strcmp(type, "floating") == 0 || strcmp(type, "planar") == 0)
+        return mn_error_set(c->err, MN_ERR_UNSUPPORTED, c->file, J->line, "",
+                            "%s type: %s joints are not supported (only revolute, continuous, "
+                            "prismatic and fixed)", what, type);
+    else
+        return mn_error_set(c->err, MN_ERR_PARSE, c->file, J->line, "",
+                            "%s type: unknown joint type \"%.40s\"", what, type);
+
+    /* parent and child links */
+    xmlNodePtr pe = child_elem(n, "parent"), ce = child_elem(n, "child");
+    xmlNodePtr ends[2] = {pe, ce};
+    const char* role[2] = {"parent", "child"};
+    int idx[2];
+    for (int k = 0; k < 2; k++) {
+        const char* ln = ends[k] ? attr(ends[k], "link") : NULL;
+        int line = ends[k] ? node_line(ends[k]) : J->line;
+        if (!ln || !ln[0])
+            return mn_error_set(c->err, MN_ERR_PARSE, c->file, line, "", "%s %s link: missing",
+                                what, role[k]);
+        idx[k] = name_ref_find(links, c->nlink, ln);
+        if (idx[k] < 0)
+            return mn_error_set(c->err, MN_ERR_PARSE, c->file, line, "",
+                                "%s %s link: no link named \"%.100s\"", what, role[k], ln);
+    }
+    J->parent = idx[0];
+    J->child = idx[1];
+    if (J->parent == J->child)
+        return mn_error_set(c->err, MN_ERR_PARSE, c->file, node_line(ce), "",
+                            "%s child link: same as the parent (a cycle)", what);
+
+    /* origin */
+    xmlNodePtr o = child_elem(n, "origin");
+    if (o) {
+        char w2[320];
+        snprintf(w2, sizeof w2, "%s origin", what);
+        double v[3] = {0, 0, 0};
+        mn_status s = read_numbers(c, o, w2, "xyz", v, 3, 0);
+        if (s) return s;
+        J->xyz = mn_v3(v[0], v[1], v[2]);
+        v[0] = v[1] = v[2] = 0;
+        s = read_numbers(c, o, w2, "rpy", v, 3, 0);
+        if (s) return s;
+        J->rpy = mn_v3(v[0], v[1], v[2]);
+    }
+
+    if (J->type == MN_JOINT_FIXED) return MN_OK; /* axis and limit do not apply */
+
+    xmlNodePtr ax = child_elem(n, "axis");
+    if (ax) {
+        char w2[320];
+        snprintf(w2, sizeof w2, "%s axis", what);
+        double v[3] = {1, 0, 0};
+        mn_status s = read_numbers(c, ax, w2, "xyz", v, 3, 0);
+        if (s) return s;
+        mn_vec3 a = mn_v3(v[0], v[1], v[2]);
+        double len = mn_vec3_norm(a);
+        if (!(len > 1e-9)) return fail(c, MN_ERR_PARSE, node_line(ax), w2, "xyz", "zero axis");
+        J->axis = mn_vec3_scale(a, 1.0 / len);
+    }
+
+    xmlNodePtr lim = child_elem(n, "limit");
+    if (needs_limit) {
+        if (!lim)
+            return fail(c, MN_ERR_PARSE, J->line, what, "limit",
+                        "missing (revolute and prismatic joints need <limit lower upper>)");
+        char w2[320];
+        snprintf(w2, sizeof w2, "%s limit", what);
+        double lo = 0, hi = 0;
+        mn_status s = read_numbers(c, lim, w2, "lower", &lo, 1, 1);
+        if (s) return s;
+        s = read_numbers(c, lim, w2, "upper", &hi, 1, 1);
+        if (s) return s;
+        if (lo > hi)
+            return mn_error_set(c->err, MN_ERR_PARSE, c->file, node_line(lim), "",
+                                "%s: lower %g is above upper %g", w2, lo, hi);
+        J->limited = 1;
+        J->lower = lo;
+        J->upper = hi;
+    }
+    xmlNodePtr mimic = child_elem(n, "mimic");
+    if (mimic) {
+        const char* mj = attr(mimic, "joint");
+        mn_warn(c->warn, c->file, node_line(mimic), "", "%s mimic: ignored, the joint moves "
+                "independently of %s", what, mj ? mj : "(unnamed)");
+    }
+    return MN_OK;
+}
+
+/* Rejects a DOCTYPE or ENTITY declaration before libxml2 sees the text: URDF needs
+ * neither, and refusing them outright rules out external entities and entity bombs. */
+static mn_status refuse_dtd(urdf_ctx* c, const char* text, size_t len) {
+    static const char* bad[] = {"<!DOCTYPE", "<!ENTITY"};
+    int line = 1;
+    for (size_t i = 0; i < len; i++) {
+        if (text[i] == '\n') line++;
+        if (text[i] != '<' || i + 2 >= len || text[i + 1] != '!') continue;
+        for (int k = 0; k < 2; k++) {
+            size_t n = strlen(bad[k]);
+            if (i + n <= len && memcmp(text + i, bad[k], n) == 0)
+                return mn_error_set(c->err, MN_ERR_PARSE, c->file, line, bad[k] + 2,
+                                    "document type and entity declarations are not allowed "
+                                    "in URDF");
+        }
+    }
+    return MN_OK;
+}
+
+static mn_status parse_xml(urdf_ctx* c, const char* text, size_t len) {
+    if (len == 0) return mn_error_set(c->err, MN_ERR_PARSE, c->file, 0, "", "empty file");
+    if (len > (size_t)INT_MAX)
+        return mn_error_set(c->err, MN_ERR_PARSE, c->file, 0, "", "file too large");
+    mn_status s = refuse_dtd(c, text, len);
+    if (s) return s;
+    xmlParserCtxtPtr px = xmlNewParserCtxt();
+    if (!px) return mn_error_set(c->err, MN_ERR_NOMEM, c->file, 0, "", "out of memory");
+    int opts = XML_PARSE_NONET | XML_PARSE_NOERROR | XML_PARSE_NOWARNING | XML_PARSE_BIG_LINES;
+    c->doc = xmlCtxtReadMemory(px, text, (int)len, NULL, NULL, opts);
+    if (!c->doc || !px->wellFormed) {
+        xmlErrorPtr e = xmlCtxtGetLastError(px);
+        char msg[300] = "not well-formed XML";
+        int line = 0;
+        if (e && e->message) {
+            snprintf(msg, sizeof msg, "%s", e->message);
+            size_t n = strlen(msg);
+            while (n > 0 && (msg[n - 1] == '\n' || msg[n - 1] == ' ')) msg[--n] = 0;
+            line = e->line > 0 ? e->line : 0;
+        }
+        if (c->doc) xmlFreeDoc(c->doc);
+        c->doc = NULL;
+        xmlFreeParserCtxt(px);
+        return mn_error_set(c->err, MN_ERR_PARSE, c->file, line, "xml", "%s", msg);
+    }
+    xmlFreeParserCtxt(px);
+    if (c->doc->intSubset || c->doc->extSubset)
+        return mn_error_set(c->err, MN_ERR_PARSE, c->file, 0, "DOCTYPE",
+                            "document type declarations are not allowed in URDF");
+    return MN_OK;
+}
+
+/* Adds the links to the spec depth-first from the root, parents before children, with an
+ * explicit stack (no recursion: a deep chain in a hostile file cannot overflow). */
+static mn_status build_spec(urdf_ctx* c, int root, mn_spec* spec, int* spec_index) {
+    int* stack = malloc(sizeof(int) * (size_t)c->nlink);
+    if (!stack) return mn_error_set(c->err, MN_ERR_NOMEM, c->file, 0, "", "out of memory");
+    int top = 0;
+    stack[top++] = root;
+    mn_status st = MN_OK;
+    while (top > 0 && st == MN_OK) {
+        int li = stack[--top];
+        const urdf_link* L = &c->links[li];
+        mn_joint_def d = mn_joint_default();
+        d.name = L->name;
+        d.mass = L->mass;
+        d.com = L->com;
+        d.parent = -1;
+        d.type = MN_JOINT_FIXED;
+        memset(d.q0, 0, sizeof d.q0);
+        if (L->parent_joint >= 0) {
+            const urdf_joint* J = &c->joints[L->parent_joint];
+            d.parent = spec_index[J->parent];
+            d.type = J->type;
+            d.offset = J->xyz;
+            d.orient = quat_from_rpy(J->rpy);
+            d.axis = J->axis;
+            d.limited = J->limited;
+            d.range[0] = J->lower;
+            d.range[1] = J->upper;
+            /* Rest state: the URDF zero configuration, moved inside the limits when a
+             * range excludes zero (panda_joint4: [-3.07, -0.07]). */
+            if (J->limited) d.q0[0] = 0 < J->lower ? J->lower : (0 > J->upper ? J->upper : 0);
+        }
+        mn_error e;
+        mn_error_clear(&e);
+        int idx = mn_spec_add_joint(spec, &d, &e);
+        if (idx < 0) {
+            int line = L->parent_joint >= 0 ? c->joints[L->parent_joint].line : L->line;
+            st = mn_error_set(c->err, e.status ? e.status : MN_ERR_PARSE, c->file, line,
+                              e.field, "link %s: %s", L->name, e.message);
+            break;
+        }
+        spec_index[li] = idx;
+        /* Push children in reverse so they come out in document order. Each link is
+         * pushed at most once (it has one parent joint), so the stack never overflows. */
+        int cnt = 0;
+        for (int j = L->first_child; j >= 0; j = c->links[c->joints[j].child].next_sibling) cnt++;
+        top += cnt;
+        int k = top - 1;
+        for (int j = L->first_child; j >= 0; j = c->links[c->joints[j].child].next_sibling)
+            stack[k--] = c->joints[j].child;
+    }
+    free(stack);
+    return st;
+}
+
+static mn_status read_robot(urdf_ctx* c, mn_model** model) {
+    xmlNodePtr root = xmlDocGetRootElement(c->doc);
+    if (!root || !is_elem(root, "robot"))
+        return mn_error_set(c->err, MN_ERR_PARSE, c->file, root ? node_line(root) : 0, "robot",
+                            "the root element is not <robot>");
+    int nl = 0, nj = 0;
+    for (xmlNodePtr n = root->children; n; n = n->next) {
+        if (is_elem(n, "link")) nl++;
+        else if (is_elem(n, "joint")) nj++;
+    }
+    if (nl == 0)
+        return mn_error_set(c->err, MN_ERR_PARSE, c->file, node_line(root), "link",
+                            "the robot has no links");
+    c->links = calloc((size_t)nl, sizeof *c->links);
+    c->joints = calloc((size_t)(nj ? nj : 1), sizeof *c->joints);
+    name_ref* refs = malloc(sizeof *refs * (size_t)(nl > nj ? nl : nj));
+    if (!c->links || !c->joints || !refs) {
+        free(refs);
+        return mn_error_set(c->err, MN_ERR_NOMEM, c->file, 0, "", "out of memory");
+    }
+    mn_status s = MN_OK;
+    for (xmlNodePtr n = root->children; n && !s; n = n->next)
+        if (is_elem(n, "link")) s = read_link(c, n, &c->links[c->nlink++]);
+    if (s) goto done;
+
+    /* duplicate link names */
+    for (int i = 0; i < nl; i++) refs[i] = (name_ref){c->links[i].name, i};
+    qsort(refs, (size_t)nl, sizeof *refs, name_ref_cmp);
+    for (int i = 1; i < nl; i++) {
+        if (strcmp(refs[i].name, refs[i - 1].name) == 0) {
+            const urdf_link* L = &c->links[refs[i].index];
+            s = mn_error_set(c->err, MN_ERR_PARSE, c->file, L->line, "link name",
+                             "duplicate link \"%.100s\" (first at line %d)", L->name,
+                             c->links[refs[i - 1].index].line);
+            goto done;
+        }
+    }
+
+    for (xmlNodePtr n = root->children; n && !s; n = n->next)
+        if (is_elem(n, "joint")) s = read_joint(c, n, &c->joints[c->njoint++], refs);
+    if (s) goto done;
+
+    /* duplicate joint names (refs reused: link lookups are over) */
+    for (int i = 0; i < nj; i++) refs[i] = (name_ref){c->joints[i].name, i};
+    qsort(refs, (size_t)nj, sizeof *refs, name_ref_cmp);
+    for (int i = 1; i < nj; i++) {
+        if (strcmp(refs[i].name, refs[i - 1].name) == 0) {
+            const urdf_joint* J = &c->joints[refs[i].index];
+            s = mn_error_set(c->err, MN_ERR_PARSE, c->file, J->line, "joint name",
+                             "duplicate joint \"%.100s\" (first at line %d)", J->name,
+                             c->joints[refs[i - 1].index].line);
+            goto done;
+        }
+    }
+
+    /* tree: each link has at most one parent joint */
+    for (int j = 0; j < nj; j++) {
+        urdf_joint* J = &c->joints[j];
+        urdf_link* ch = &c->links[J->child];
+        if (ch->parent_joint >= 0) {
+            s = mn_error_set(c->err, MN_ERR_PARSE, c->file, J->line, "",
+                             "joint %s child link: link \"%.100s\" already has parent joint %s "
+                             "(line %d)", J->name, ch->name, c->joints[ch->parent_joint].name,
+                             c->joints[ch->parent_joint].line);
+            goto done;
+        }
+        ch->parent_joint = j;
+        urdf_link* pa = &c->links[J->parent];
+        if (pa->first_child < 0) pa->first_child = j;
+        else c->links[c->joints[pa->last_child].child].next_sibling = j;
+        pa->last_child = j;
+    }
+
+    /* exactly one root */
+    int rootlink = -1;
+    for (int i = 0; i < nl; i++) {
+        if (c->links[i].parent_joint >= 0) continue;
+        if (rootlink >= 0) {
+            s = mn_error_set(c->err, MN_ERR_PARSE, c->file, c->links[i].line, "link",
+                             "several root links: \"%.100s\" (line %d) and \"%.100s\" have no "
+                             "parent joint", c->links[rootlink].name, c->links[rootlink].line,
+                             c->links[i].name);
+            goto done;
+        }
+        rootlink = i;
+    }
+    if (rootlink < 0) {
+        s = mn_error_set(c->err, MN_ERR_PARSE, c->file, c->joints[0].line, "joint",
+                         "the joints form a cycle: every link has a parent joint");
+        goto done;
+    }
+
+    /* every link reachable from the root; a link that is not lies on a cycle */
+    int* spec_index = malloc(sizeof(int) * (size_t)nl);
+    if (!spec_index) {
+        s = mn_error_set(c->err, MN_ERR_NOMEM, c->file, 0, "", "out of memory");
+        goto done;
+    }
+    for (int i = 0; i < nl; i++) spec_index[i] = -1;
+    mn_spec* spec = mn_spec_create(attr(root, "name") ? attr(root, "name") : "robot");
+    if (!spec) {
+        free(spec_index);
+        s = mn_error_set(c->err, MN_ERR_NOMEM, c->file, 0, "", "out of memory");
+        goto done;
+    }
+    s = build_spec(c, rootlink, spec, spec_index);
+    if (!s) {
+        for (int i = 0; i < nl; i++) {
+            if (spec_index[i] >= 0) continue;
+            const urdf_joint* J = &c->joints[c->links[i].parent_joint];
+            s = mn_error_set(c->err, MN_ERR_PARSE, c->file, J->line, "",
+                             "joint %s: link \"%.100s\" lies on a cycle of joints, not below the "
+                             "root link \"%.100s\"", J->name, c->links[i].name,
+                             c->links[rootlink].name);
+            break;
+        }
+    }
+    free(spec_index);
+    if (!s) {
+        mn_error e;
+        mn_error_clear(&e);
+        mn_model* m = mn_model_compile(spec, &e);
+        if (!m) s = mn_error_set(c->err, e.status ? e.status : MN_ERR_PARSE, c->file, e.line,
+                                 e.field, "%s", e.message);
+        else *model = m;
+    }
+    mn_spec_destroy(spec);
+done:
+    free(refs);
+    return s;
+}
+
+mn_status mn_urdf_read_mem(const char* text, size_t len, const char* name, mn_model** model,
+                           mn_warnings* warn, mn_error* err) {
+    if (model) *model = NULL;
+    if (!model || (!text && len > 0))
+        return mn_error_set(err, MN_ERR_ARG, name, 0, "", "NULL argument");
+    urdf_ctx c;
+    memset(&c, 0, sizeof c);
+    c.file = name ? name : "";
+    c.err = err;
+    c.warn = warn;
+    mn_status s = parse_xml(&c, text ? text : "", len);
+    if (!s) s = read_robot(&c, model);
+    if (c.doc) xmlFreeDoc(c.doc);
+    free(c.links);
+    free(c.joints);
+    return s;
+}
+
+mn_status mn_urdf_read(const char* path, mn_model** model, mn_warnings* warn, mn_error* err) {
+    if (model) *model = NULL;
+    if (!path || !model) return mn_error_set(err, MN_ERR_ARG, "", 0, "", "NULL argument");
+    char* text;
+    size_t len;
+    mn_status s = mn_read_file(path, &text, &len, err);
+    if (s) return s;
+    s = mn_urdf_read_mem(text, len, path, model, warn, err);
+    free(text);
+    return s;
+}
