@@ -387,7 +387,7 @@ mn_status mn_svd(double* A, int m, int n, double* s, double* U, double* V, doubl
      * "Jacobi's method is more accurate than QR", 1992, sec. 4). The squared norms are
      * recomputed at the start of every sweep and updated exactly through each rotation in
      * between (alpha' = alpha - t gamma, beta' = beta + t gamma). */
-    const double tol = DBL_EPSILON * (double)l;
+    const double tol = DBL_EPSILON * (double)l, tol2 = tol * tol;
     const int max_sweeps = 60;
     int converged = 0;
     for (int sweep = 0; sweep < max_sweeps && !converged; sweep++) {
@@ -399,22 +399,37 @@ mn_status mn_svd(double* A, int m, int n, double* s, double* U, double* V, doubl
         for (int p = 0; p < k - 1; p++) {
             double* xp = X + (size_t)p * l;
             double* qp = Q + (size_t)p * k;
+            /* de Rijk's pivoting: bring the largest remaining column to position p. */
+            int big = p;
+            for (int j = p + 1; j < k; j++)
+                if (nrm[j] > nrm[big]) big = j;
+            if (big != p) {
+                swap_d(&nrm[p], &nrm[big]);
+                double* xb = X + (size_t)big * l;
+                for (int t = 0; t < l; t++) swap_d(&xp[t], &xb[t]);
+                double* qb = Q + (size_t)big * k;
+                for (int t = 0; t < k; t++) swap_d(&qp[t], &qb[t]);
+            }
             for (int q = p + 1; q < k; q++) {
                 double alpha = nrm[p], beta = nrm[q];
                 if (alpha == 0 || beta == 0) continue;
                 double* xq = X + (size_t)q * l;
                 double gamma = dot(xp, xq, l);
-                if (!(fabs(gamma) > tol * sqrt(alpha) * sqrt(beta))) continue;
+                if (!(gamma * gamma > tol2 * alpha * beta)) continue;
                 converged = 0;
-                /* Rutishauser's rotation: zeta = (beta - alpha) / (2 gamma), t the smaller
-                 * root of t^2 + 2 zeta t - 1 = 0. */
-                double zeta = (beta - alpha) / (2.0 * gamma);
-                double t;
-                if (fabs(zeta) > 1e150)
-                    t = 0.5 / zeta;
-                else
-                    t = (zeta >= 0 ? 1.0 : -1.0) / (fabs(zeta) + sqrt(1.0 + zeta * zeta));
-                double c = 1.0 / sqrt(1.0 + t * t), sn = c * t;
+                /* Rutishauser's rotation: with zeta = (beta - alpha) / (2 gamma), t = tan is
+                 * the smaller root of t^2 + 2 zeta t - 1 = 0. Written with d = beta - alpha,
+                 * g = 2 gamma, r = |(d, g)| and w = r + |d| (no cancellation, as every
+                 * term is positive): t = sign(d) g / w, c = sqrt(w / 2r), s = c t. This
+                 * needs two square roots and two divisions off one short dependency chain
+                 * instead of the textbook three divisions in a row. The inputs are scaled
+                 * below 1 in magnitude, so d^2 + g^2 cannot overflow. */
+                double d = beta - alpha, g = 2.0 * gamma;
+                double r = sqrt(d * d + g * g);
+                if (!(r > 0)) continue;
+                double w = r + fabs(d);
+                double t = (d >= 0 ? g : -g) / w;
+                double c = sqrt(w / (2.0 * r)), sn = c * t;
                 for (int i = 0; i < l; i++) {
                     double a = xp[i], b = xq[i];
                     xp[i] = c * a - sn * b;
