@@ -1,0 +1,650 @@
+/* Shared helpers of the chain IK methods: see ik_common.h. */
+#include "ik/ik_common.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+/* ---- the chain view -------------------------------------------------------------------- */
+
+int mn_ikc_count(const mn_model* m, int base, int tip, int* njnt, int* ndof, int* nqc) {
+    int nj = 0, nd = 0, nq = 0;
+    int j = tip;
+    while (j >= 0 && j != base) {
+        nj++;
+        nd += mn_joint_type_nv((mn_joint_type)m->jnt_type[j]);
+        nq += mn_joint_type_nq((mn_joint_type)m->jnt_type[j]);
+        j = m->jnt_parent[j];
+    }
+    if (j != base || tip == base) return -1;
+    if (njnt) *njnt = nj;
+    if (ndof) *ndof = nd;
+    if (nqc) *nqc = nq;
+    return 0;
+}
+
+mn_status mn_ikc_build(const mn_model* m, const mn_data* d, int base, int tip, mn_vec3 point,
+                       mn_arena* a, mn_ikc* c) {
+    int nj, nd, nq;
+    memset(c, 0, sizeof *c);
+    if (mn_ikc_count(m, base, tip, &nj, &nd, &nq) != 0) return MN_ERR_ARG;
+    int* jnt = mn_arena_alloc(a, sizeof(int) * (size_t)(3 * nj + nq + nd + 1));
+    double* lim = mn_arena_alloc(a, sizeof(double) * (size_t)(4 * nd + 1));
+    mn_xform* xf = mn_arena_alloc(a, sizeof(mn_xform) * (size_t)(nj + 1));
+    if (!jnt || !lim || !xf) return MN_ERR_NOMEM;
+    int *qoff = jnt + nj, *doff = qoff + nj, *qadr = doff + nj, *dof_path = qadr + nq;
+    double *lo = lim, *hi = lo + nd, *stiff = hi + nd, *isqs = stiff + nd;
+
+    /* Path root to tip: fill from the tip upwards. */
+    for (int i = nj - 1, j = tip; i >= 0; i--, j = m->jnt_parent[j]) jnt[i] = j;
+    int iq = 0, id = 0;
+    double reach = mn_vec3_norm(point);
+    c->simple = 1;
+    for (int i = 0; i < nj; i++) {
+        int j = jnt[i], type = m->jnt_type[j];
+        int jq = mn_joint_type_nq((mn_joint_type)type), jd = mn_joint_type_nv((mn_joint_type)type);
+        qoff[i] = iq;
+        doff[i] = id;
+        for (int k = 0; k < jq; k++) qadr[iq + k] = m->jnt_qadr[j] + k;
+        for (int k = 0; k < jd; k++) {
+            int dof = m->jnt_dofadr[j] + k;
+            dof_path[id + k] = i;
+            lo[id + k] = -INFINITY;
+            hi[id + k] = INFINITY;
+            double s = m->dof_stiffness[dof];
+            stiff[id + k] = s > 0 ? s : 1.0;
+            isqs[id + k] = 1.0 / sqrt(stiff[id + k]);
+        }
+        if ((type == MN_JOINT_HINGE || type == MN_JOINT_SLIDE) && m->jnt_limited[j]) {
+            lo[id] = m->jnt_range[2 * j];
+            hi[id] = m->jnt_range[2 * j + 1];
+        }
+        if (type == MN_JOINT_BALL || type == MN_JOINT_FREE) c->simple = 0;
+        if (type == MN_JOINT_SLIDE || type == MN_JOINT_FREE) c->has_slide = 1;
+        reach += mn_vec3_norm(m->jnt_offset[j]);
+        iq += jq;
+        id += jd;
+    }
+    c->m = m;
+    c->base = base;
+    c->tip = tip;
+    c->njnt = nj;
+    c->ndof = nd;
+    c->nqc = nq;
+    c->jnt = jnt;
+    c->qoff = qoff;
+    c->doff = doff;
+    c->qadr = qadr;
+    c->dof_path = dof_path;
+    c->lo = lo;
+    c->hi = hi;
+    c->stiff = stiff;
+    c->isqs = isqs;
+    c->base_xf = base >= 0 ? d->xf[base] : mn_xform_identity();
+    c->reach = reach;
+    c->xf = xf;
+    return MN_OK;
+}
+
+void mn_ikc_gather(const mn_ikc* c, const double* q, double* qc) {
+    for (int i = 0; i < c->nqc; i++) qc[i] = q[c->qadr[i]];
+}
+
+void mn_ikc_scatter(const mn_ikc* c, const double* qc, double* q) {
+    for (int i = 0; i < c->nqc; i++) q[c->qadr[i]] = qc[i];
+}
+
+/* M <- M Rot(axis, a) for a unit axis, with the cheap column rotations for x, y, z. */
+static void rotate_about_axis(mn_mat3* M, int kind, mn_vec3 ax, double a) {
+    double s, c;
+    mn_sincos(a, &s, &c);
+    double* r = M->m;
+    switch (kind) {
+    case 0:
+        for (int i = 0; i < 3; i++) {
+            double c1 = r[3 * i + 1], c2 = r[3 * i + 2];
+            r[3 * i + 1] = c * c1 + s * c2;
+            r[3 * i + 2] = -s * c1 + c * c2;
+        }
+        return;
+    case 1:
+        for (int i = 0; i < 3; i++) {
+            double c0 = r[3 * i], c2 = r[3 * i + 2];
+            r[3 * i] = c * c0 - s * c2;
+            r[3 * i + 2] = s * c0 + c * c2;
+        }
+        return;
+    case 2:
+        for (int i = 0; i < 3; i++) {
+            double c0 = r[3 * i], c1 = r[3 * i + 1];
+            r[3 * i] = c * c0 + s * c1;
+            r[3 * i + 1] = -s * c0 + c * c1;
+        }
+        return;
+    default: {
+        double t = 1.0 - c;
+        mn_mat3 Q = {{t * ax.x * ax.x + c, t * ax.x * ax.y - s * ax.z, t * ax.x * ax.z + s * ax.y,
+                      t * ax.x * ax.y + s * ax.z, t * ax.y * ax.y + c, t * ax.y * ax.z - s * ax.x,
+                      t * ax.x * ax.z - s * ax.y, t * ax.y * ax.z + s * ax.x, t * ax.z * ax.z + c}};
+        *M = mn_mat3_mul(M, &Q);
+    }
+    }
+}
+
+/* T_j = T_parent Trans(offset) Rot(orient) Motion_j(q) (model.h), relative to the base. */
+void mn_ikc_fk(const mn_ikc* c, const double* qc, mn_vec3 point, mn_xform* tip, mn_vec3* p) {
+    const mn_model* m = c->m;
+    mn_mat3 PR = mn_mat3_identity();
+    mn_vec3 Pp = mn_v3(0, 0, 0);
+    for (int i = 0; i < c->njnt; i++) {
+        int j = c->jnt[i], type = m->jnt_type[j];
+        const double* qj = qc + c->qoff[i];
+        mn_vec3 off = m->jnt_offset[j];
+        if (type == MN_JOINT_FREE) off = mn_vec3_add(off, mn_v3(qj[0], qj[1], qj[2]));
+        mn_vec3 o = mn_vec3_add(Pp, mn_mat3_mulv(&PR, off));
+        mn_mat3 M = m->jnt_orient_ident[j] ? PR : mn_mat3_mul(&PR, &m->jnt_orient_mat[j]);
+        switch (type) {
+        case MN_JOINT_HINGE: rotate_about_axis(&M, m->jnt_axis_kind[j], m->jnt_axis[j], qj[0]); break;
+        case MN_JOINT_SLIDE: o = mn_vec3_madd(o, qj[0], mn_mat3_mulv(&M, m->jnt_axis[j])); break;
+        case MN_JOINT_BALL: {
+            mn_mat3 Q = mn_quat_to_mat3(mn_q4(qj[0], qj[1], qj[2], qj[3]));
+            M = mn_mat3_mul(&M, &Q);
+            break;
+        }
+        case MN_JOINT_FREE: {
+            mn_mat3 Q = mn_quat_to_mat3(mn_q4(qj[3], qj[4], qj[5], qj[6]));
+            M = mn_mat3_mul(&M, &Q);
+            break;
+        }
+        default: break;
+        }
+        c->xf[i].R = M;
+        c->xf[i].p = o;
+        PR = M;
+        Pp = o;
+    }
+    if (tip) {
+        tip->R = PR;
+        tip->p = Pp;
+    }
+    if (p) *p = mn_vec3_add(Pp, mn_mat3_mulv(&PR, point));
+}
+
+/* ---- goals ----------------------------------------------------------------------------- */
+
+mn_ik_goal mn_ik_goal_make(const mn_ik_problem* p, const mn_ikc* c) {
+    mn_ik_goal g;
+    g.use_pos = p->use_position != 0;
+    g.use_rot = p->use_orientation != 0;
+    g.rows = 3 * (g.use_pos + g.use_rot);
+    g.point = p->point;
+    g.pos = p->target_pos;
+    g.R = mn_quat_to_mat3(mn_quat_normalize(p->target_rot));
+    g.wp = p->w_pos;
+    /* A rotation error in radians times a length makes the two kinds of rows commensurate
+     * (Welman 4.1.4: scale-invariant behaviour). */
+    double L = c->reach > 0 ? c->reach : 1.0;
+    g.wr = p->w_rot * L;
+    return g;
+}
+
+double mn_ik_goal_error(const mn_ik_goal* g, const mn_xform* tip, mn_vec3 p, double* e,
+                        double* pos_err, double* rot_err) {
+    double pe = 0, re = 0, e2 = 0;
+    int k = 0;
+    if (g->use_pos) {
+        mn_vec3 d = mn_vec3_sub(g->pos, p);
+        pe = mn_vec3_norm(d);
+        e[0] = g->wp * d.x;
+        e[1] = g->wp * d.y;
+        e[2] = g->wp * d.z;
+        k = 3;
+    }
+    if (g->use_rot) {
+        mn_vec3 w = mn_rotation_error(&g->R, &tip->R);
+        re = mn_vec3_norm(w);
+        e[k] = g->wr * w.x;
+        e[k + 1] = g->wr * w.y;
+        e[k + 2] = g->wr * w.z;
+    }
+    for (int i = 0; i < g->rows; i++) e2 += e[i] * e[i];
+    if (pos_err) *pos_err = pe;
+    if (rot_err) *rot_err = re;
+    return e2;
+}
+
+int mn_ik_goal_met(const mn_ik_goal* g, double pos_err, double rot_err, const mn_ik_options* o) {
+    return (!g->use_pos || pos_err <= o->tol_pos) && (!g->use_rot || rot_err <= o->tol_rot);
+}
+
+/* One column: linear part lin, angular part ang, weighted into the active rows. */
+static inline void put_column(const mn_ik_goal* g, double* J, int n, int col, mn_vec3 lin,
+                              mn_vec3 ang) {
+    int r = 0;
+    if (g->use_pos) {
+        J[col] = g->wp * lin.x;
+        J[n + col] = g->wp * lin.y;
+        J[2 * n + col] = g->wp * lin.z;
+        r = 3;
+    }
+    if (g->use_rot) {
+        J[r * n + col] = g->wr * ang.x;
+        J[(r + 1) * n + col] = g->wr * ang.y;
+        J[(r + 2) * n + col] = g->wr * ang.z;
+    }
+}
+
+/* A ball's three columns: angular velocity about the frame's own axes (model.h). */
+static void ball_columns(const mn_ik_goal* g, double* J, int n, int k, const mn_xform* T, mn_vec3 r) {
+    for (int a = 0; a < 3; a++) {
+        mn_vec3 ax = mn_mat3_col(&T->R, a);
+        put_column(g, J, n, k + a, mn_vec3_cross(ax, r), ax);
+    }
+}
+
+void mn_ikc_jacobian(const mn_ikc* c, const mn_ik_goal* g, mn_vec3 p, double* J) {
+    const mn_model* m = c->m;
+    const mn_vec3 zero = mn_v3(0, 0, 0);
+    int n = c->ndof;
+    for (int i = 0; i < c->njnt; i++) {
+        int j = c->jnt[i], type = m->jnt_type[j], k = c->doff[i];
+        const mn_xform* T = &c->xf[i];
+        mn_vec3 r = mn_vec3_sub(p, T->p);
+        switch (type) {
+        case MN_JOINT_HINGE: {
+            mn_vec3 a = mn_mat3_mulv(&T->R, m->jnt_axis[j]);
+            put_column(g, J, n, k, mn_vec3_cross(a, r), a);
+            break;
+        }
+        case MN_JOINT_SLIDE: put_column(g, J, n, k, mn_mat3_mulv(&T->R, m->jnt_axis[j]), zero); break;
+        case MN_JOINT_FREE: {
+            /* Linear velocity in the parent frame: the parent's axes; then as a ball. */
+            mn_mat3 PR = i > 0 ? c->xf[i - 1].R : mn_mat3_identity();
+            for (int a = 0; a < 3; a++) put_column(g, J, n, k + a, mn_mat3_col(&PR, a), zero);
+            ball_columns(g, J, n, k + 3, T, r);
+            break;
+        }
+        case MN_JOINT_BALL: ball_columns(g, J, n, k, T, r); break;
+        default: break;
+        }
+    }
+}
+
+/* ---- moving and limiting the chain ----------------------------------------------------- */
+
+void mn_ikc_integrate(const mn_ikc* c, double* qc, const double* v, double scale) {
+    if (c->simple) {
+        for (int i = 0; i < c->ndof; i++) qc[i] += scale * v[i];
+        return;
+    }
+    const mn_model* m = c->m;
+    for (int i = 0; i < c->njnt; i++) {
+        int type = m->jnt_type[c->jnt[i]];
+        double* qj = qc + c->qoff[i];
+        const double* vj = v + c->doff[i];
+        if (type == MN_JOINT_HINGE || type == MN_JOINT_SLIDE) {
+            qj[0] += scale * vj[0];
+            continue;
+        }
+        if (type == MN_JOINT_FREE) {
+            for (int a = 0; a < 3; a++) qj[a] += scale * vj[a];
+            qj += 3;
+            vj += 3;
+        } else if (type != MN_JOINT_BALL) {
+            continue;
+        }
+        mn_quat q = mn_q4(qj[0], qj[1], qj[2], qj[3]);
+        q = mn_quat_normalize(mn_quat_mul(q, mn_quat_exp(mn_v3(scale * vj[0], scale * vj[1], scale * vj[2]))));
+        qj[0] = q.w;
+        qj[1] = q.x;
+        qj[2] = q.y;
+        qj[3] = q.z;
+    }
+}
+
+/* Two unit vectors u, v with (u, v, a) right-handed and orthonormal. */
+static void perpendicular_basis(mn_vec3 a, mn_vec3* u, mn_vec3* v) {
+    mn_vec3 t = fabs(a.x) < 0.9 ? mn_v3(1, 0, 0) : mn_v3(0, 1, 0);
+    *u = mn_vec3_normalize(mn_vec3_cross(t, a));
+    *v = mn_vec3_cross(a, *u);
+}
+
+mn_quat mn_ik_ball_clamp(mn_quat q, mn_vec3 a, double swing, double tw_lo, double tw_hi) {
+    q = mn_quat_normalize(q);
+    if (q.w < 0) q = mn_q4(-q.w, -q.x, -q.y, -q.z);
+    /* Twist: the part of q about a; swing = q twist^-1 (Dobrowolski's swing-twist). */
+    double s = q.x * a.x + q.y * a.y + q.z * a.z;
+    double tn = sqrt(q.w * q.w + s * s);
+    mn_quat twist = tn > 1e-12 ? mn_q4(q.w / tn, s / tn * a.x, s / tn * a.y, s / tn * a.z) : mn_quat_identity();
+    mn_quat sw = mn_quat_mul(q, mn_quat_conj(twist));
+    double ts = twist.x * a.x + twist.y * a.y + twist.z * a.z;
+    double tangle = 2.0 * atan2(ts, twist.w);
+    int changed = 0;
+    if (tangle < tw_lo) { tangle = tw_lo; changed = 1; }
+    if (tangle > tw_hi) { tangle = tw_hi; changed = 1; }
+    if (changed) twist = mn_quat_axis_angle(a, tangle);
+    if (sw.w < 0) sw = mn_q4(-sw.w, -sw.x, -sw.y, -sw.z);
+    double sv = sqrt(sw.x * sw.x + sw.y * sw.y + sw.z * sw.z);
+    double sangle = 2.0 * atan2(sv, sw.w);
+    if (sangle > swing) {
+        mn_vec3 axis;
+        if (sv > 1e-12) {
+            axis = mn_v3(sw.x / sv, sw.y / sv, sw.z / sv);
+        } else {
+            mn_vec3 v;
+            perpendicular_basis(a, &axis, &v);
+        }
+        sw = mn_quat_axis_angle(axis, swing);
+        changed = 1;
+    }
+    return changed ? mn_quat_normalize(mn_quat_mul(sw, twist)) : q;
+}
+
+void mn_ikc_clamp(const mn_ikc* c, double* qc) {
+    if (c->simple) {
+        for (int i = 0; i < c->ndof; i++) {
+            if (qc[i] < c->lo[i]) qc[i] = c->lo[i];
+            if (qc[i] > c->hi[i]) qc[i] = c->hi[i];
+        }
+        return;
+    }
+    const mn_model* m = c->m;
+    for (int i = 0; i < c->njnt; i++) {
+        int j = c->jnt[i], type = m->jnt_type[j];
+        double* qj = qc + c->qoff[i];
+        int k = c->doff[i];
+        if (type == MN_JOINT_HINGE || type == MN_JOINT_SLIDE) {
+            if (qj[0] < c->lo[k]) qj[0] = c->lo[k];
+            if (qj[0] > c->hi[k]) qj[0] = c->hi[k];
+        } else if (type == MN_JOINT_BALL && m->jnt_limited[j]) {
+            mn_quat q = mn_ik_ball_clamp(mn_q4(qj[0], qj[1], qj[2], qj[3]), m->jnt_axis[j], m->jnt_swing[j],
+                                         m->jnt_twist[2 * j], m->jnt_twist[2 * j + 1]);
+            qj[0] = q.w;
+            qj[1] = q.x;
+            qj[2] = q.y;
+            qj[3] = q.z;
+        }
+    }
+}
+
+int mn_ikc_within(const mn_ikc* c, const double* qc, double tol) {
+    const mn_model* m = c->m;
+    for (int i = 0; i < c->njnt; i++) {
+        int j = c->jnt[i], type = m->jnt_type[j];
+        const double* qj = qc + c->qoff[i];
+        int k = c->doff[i];
+        if (type == MN_JOINT_HINGE || type == MN_JOINT_SLIDE) {
+            if (!isfinite(qj[0]) || qj[0] < c->lo[k] - tol || qj[0] > c->hi[k] + tol) return 0;
+        } else if (type == MN_JOINT_BALL && m->jnt_limited[j]) {
+            mn_quat q = mn_quat_normalize(mn_q4(qj[0], qj[1], qj[2], qj[3]));
+            mn_quat p = mn_ik_ball_clamp(q, m->jnt_axis[j], m->jnt_swing[j], m->jnt_twist[2 * j],
+                                         m->jnt_twist[2 * j + 1]);
+            if (mn_quat_angle_between(p, q) > tol) return 0;
+        }
+    }
+    return 1;
+}
+
+void mn_ikc_middle(const mn_ikc* c, double* qc) {
+    const mn_model* m = c->m;
+    for (int i = 0; i < c->njnt; i++) {
+        int type = m->jnt_type[c->jnt[i]], k = c->doff[i];
+        if (type != MN_JOINT_HINGE && type != MN_JOINT_SLIDE) continue;
+        double lo = c->lo[k], hi = c->hi[k];
+        qc[c->qoff[i]] = (isfinite(lo) && isfinite(hi)) ? 0.5 * (lo + hi) : 0.0;
+    }
+}
+
+double mn_ik_max_abs(const double* v, int n) {
+    double mx = 0;
+    for (int i = 0; i < n; i++) {
+        double a = fabs(v[i]);
+        if (a > mx) mx = a;
+    }
+    return mx;
+}
+
+/* ---- random numbers --------------------------------------------------------------------- */
+
+static uint64_t splitmix64(uint64_t* x) {
+    uint64_t z = (*x += 0x9e3779b97f4a7c15ull);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+}
+
+void mn_rng_seed(mn_rng* r, uint64_t seed) {
+    for (int i = 0; i < 4; i++) r->s[i] = splitmix64(&seed);
+}
+
+static inline uint64_t rotl(uint64_t x, int k) { return (x << k) | (x >> (64 - k)); }
+
+uint64_t mn_rng_next(mn_rng* r) {
+    uint64_t* s = r->s;
+    uint64_t out = rotl(s[1] * 5, 7) * 9, t = s[1] << 17;
+    s[2] ^= s[0];
+    s[3] ^= s[1];
+    s[1] ^= s[2];
+    s[0] ^= s[3];
+    s[2] ^= t;
+    s[3] = rotl(s[3], 45);
+    return out;
+}
+
+double mn_rng_uniform(mn_rng* r) { return (double)(mn_rng_next(r) >> 11) * 0x1.0p-53; }
+
+/* A uniformly distributed rotation (Shoemake, Graphics Gems III). */
+static mn_quat random_rotation(mn_rng* r) {
+    double u1 = mn_rng_uniform(r), u2 = 2 * MN_PI * mn_rng_uniform(r), u3 = 2 * MN_PI * mn_rng_uniform(r);
+    double a = sqrt(1 - u1), b = sqrt(u1);
+    return mn_q4(b * cos(u3), a * sin(u2), a * cos(u2), b * sin(u3));
+}
+
+void mn_ikc_random(const mn_ikc* c, mn_rng* r, double* qc) {
+    const mn_model* m = c->m;
+    for (int i = 0; i < c->njnt; i++) {
+        int j = c->jnt[i], type = m->jnt_type[j], k = c->doff[i];
+        double* qj = qc + c->qoff[i];
+        if (type == MN_JOINT_HINGE || type == MN_JOINT_SLIDE) {
+            double lo = c->lo[k], hi = c->hi[k];
+            if (type == MN_JOINT_HINGE) {
+                if (!isfinite(lo)) lo = -MN_PI;
+                if (!isfinite(hi)) hi = MN_PI;
+            }
+            if (isfinite(lo) && isfinite(hi)) qj[0] = lo + (hi - lo) * mn_rng_uniform(r);
+            continue;
+        }
+        if (type == MN_JOINT_FREE) qj += 3;
+        else if (type != MN_JOINT_BALL) continue;
+        mn_quat q;
+        if (type == MN_JOINT_BALL && m->jnt_limited[j]) {
+            /* Twist uniform in its range, swing direction uniform, swing angle uniform over
+             * the cone's cap (cos uniform). */
+            mn_vec3 a = m->jnt_axis[j], u, v;
+            perpendicular_basis(a, &u, &v);
+            double lo = m->jnt_twist[2 * j], hi = m->jnt_twist[2 * j + 1];
+            double tw = lo + (hi - lo) * mn_rng_uniform(r);
+            double phi = 2 * MN_PI * mn_rng_uniform(r);
+            double cs = 1.0 - (1.0 - cos(m->jnt_swing[j])) * mn_rng_uniform(r);
+            mn_vec3 sax = mn_vec3_add(mn_vec3_scale(u, cos(phi)), mn_vec3_scale(v, sin(phi)));
+            q = mn_quat_mul(mn_quat_axis_angle(sax, acos(cs)), mn_quat_axis_angle(a, tw));
+        } else {
+            q = random_rotation(r);
+        }
+        qj[0] = q.w;
+        qj[1] = q.x;
+        qj[2] = q.y;
+        qj[3] = q.z;
+    }
+}
+
+/* ---- time ------------------------------------------------------------------------------- */
+
+int64_t mn_ik_now_ns(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+int64_t mn_ik_deadline(double timeout_ms) {
+    if (!(timeout_ms > 0)) return INT64_MAX;
+    if (timeout_ms > 1e12) return INT64_MAX;
+    return mn_ik_now_ns() + (int64_t)(timeout_ms * 1e6);
+}
+
+/* ---- small dense solve ---------------------------------------------------------------- */
+
+int mn_ik_spd_solve(double* A, int n, double* b) {
+    for (int j = 0; j < n; j++) {
+        double d = A[j * n + j];
+        for (int k = 0; k < j; k++) d -= A[j * n + k] * A[j * n + k];
+        if (!(d > 0)) return -1;
+        d = sqrt(d);
+        A[j * n + j] = d;
+        double inv = 1.0 / d;
+        for (int i = j + 1; i < n; i++) {
+            double s = A[i * n + j];
+            for (int k = 0; k < j; k++) s -= A[i * n + k] * A[j * n + k];
+            A[i * n + j] = s * inv;
+        }
+    }
+    for (int i = 0; i < n; i++) { /* L y = b */
+        double s = b[i];
+        for (int k = 0; k < i; k++) s -= A[i * n + k] * b[k];
+        b[i] = s / A[i * n + i];
+    }
+    for (int i = n - 1; i >= 0; i--) { /* L^T x = y */
+        double s = b[i];
+        for (int k = i + 1; k < n; k++) s -= A[k * n + i] * b[k];
+        b[i] = s / A[i * n + i];
+    }
+    return 0;
+}
+
+mn_status mn_ik_fail(mn_ik_result* r, mn_status s, const char* fmt, ...) {
+    r->status = s;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(r->message, sizeof r->message, fmt, ap);
+    va_end(ap);
+    return s;
+}
+
+/* ---- the iteration shared by the Jacobian methods --------------------------------------- */
+
+/* A small random velocity: 0.02 rad for rotations, 0.02 reach for translations. */
+static void perturbation(const mn_ikc* c, mn_rng* rng, double* v) {
+    const mn_model* m = c->m;
+    double L = c->reach > 0 ? c->reach : 1.0;
+    for (int i = 0; i < c->njnt; i++) {
+        int type = m->jnt_type[c->jnt[i]], k = c->doff[i];
+        int nv = mn_joint_type_nv((mn_joint_type)type);
+        for (int a = 0; a < nv; a++) {
+            int linear = type == MN_JOINT_SLIDE || (type == MN_JOINT_FREE && a < 3);
+            v[k + a] = 0.02 * (2 * mn_rng_uniform(rng) - 1) * (linear ? L : 1.0);
+        }
+    }
+}
+
+mn_status mn_ik_iterate(const mn_model* m, mn_data* d, const mn_ikc* c, const mn_ik_goal* g,
+                        const mn_ik_options* o, mn_ik_result* r, mn_ik_step_fn step, void* ctx) {
+    int n = c->ndof, nq = c->nqc, rows = g->rows;
+    double* J = mn_arena_alloc(&d->arena, sizeof(double) * (size_t)(6 * n));
+    double* dq = mn_arena_alloc(&d->arena, sizeof(double) * (size_t)n);
+    double* q = mn_arena_alloc(&d->arena, sizeof(double) * (size_t)(3 * nq));
+    if (!J || !dq || !q) return mn_ik_fail(r, MN_ERR_NOMEM, "ik: arena too small for the chain");
+    double *qt = q + nq, *qbest = qt + nq;
+    mn_ikc_gather(c, d->q, q);
+    if (o->respect_limits) mn_ikc_clamp(c, q);
+    mn_rng rng;
+    mn_rng_seed(&rng, o->seed);
+    int64_t deadline = mn_ik_deadline(o->timeout_ms);
+
+    double e[6], et[6], pe, re, pet, ret;
+    mn_xform tip;
+    mn_vec3 pt;
+    mn_ikc_fk(c, q, g->point, &tip, &pt);
+    double err = mn_ik_goal_error(g, &tip, pt, e, &pe, &re);
+    double best = err, best_pe = pe, best_re = re;
+    memcpy(qbest, q, sizeof(double) * (size_t)nq);
+    double seen[4];
+    int nseen = 0, iters = 0, met = 0, unreachable = 0, timed_out = 0;
+
+    while (!(met = mn_ik_goal_met(g, pe, re, o)) && iters < o->max_iters) {
+        if ((iters & 3) == 0 && mn_ik_now_ns() > deadline) {
+            timed_out = 1;
+            break;
+        }
+        iters++;
+        mn_ikc_jacobian(c, g, pt, J);
+        int ok = step(ctx, c, q, J, e, rows, dq) == 0;
+        int accepted = 0;
+        if (ok) {
+            double mx = mn_ik_max_abs(dq, n);
+            double h = (o->max_step > 0 && mx > o->max_step) ? o->max_step / mx : 1.0;
+            for (int tries = 0; tries < 12 && mx * h > 1e-14; tries++, h *= 0.5) {
+                memcpy(qt, q, sizeof(double) * (size_t)nq);
+                mn_ikc_integrate(c, qt, dq, h);
+                if (o->respect_limits) mn_ikc_clamp(c, qt);
+                mn_ikc_fk(c, qt, g->point, &tip, &pt);
+                double errt = mn_ik_goal_error(g, &tip, pt, et, &pet, &ret);
+                if (errt < err * (1 - 1e-10)) {
+                    memcpy(q, qt, sizeof(double) * (size_t)nq);
+                    memcpy(e, et, sizeof(double) * (size_t)rows);
+                    err = errt;
+                    pe = pet;
+                    re = ret;
+                    accepted = 1;
+                    break;
+                }
+            }
+        }
+        if (!accepted) {
+            /* A stationary point. The same residual twice: a minimum the goal cannot get
+             * past. Otherwise step off it (a saddle, Welman Fig. 4.2). */
+            int same = 0;
+            for (int k = 0; k < nseen; k++)
+                if (fabs(seen[k] - err) <= 1e-6 * err + 1e-300) same++;
+            if (same >= 1) {
+                unreachable = 1;
+                break;
+            }
+            if (nseen < 4) seen[nseen++] = err;
+            else {
+                unreachable = 1;
+                break;
+            }
+            perturbation(c, &rng, dq);
+            mn_ikc_integrate(c, q, dq, 1.0);
+            if (o->respect_limits) mn_ikc_clamp(c, q);
+        }
+        mn_ikc_fk(c, q, g->point, &tip, &pt);
+        err = mn_ik_goal_error(g, &tip, pt, e, &pe, &re);
+        if (err < best) {
+            best = err;
+            best_pe = pe;
+            best_re = re;
+            memcpy(qbest, q, sizeof(double) * (size_t)nq);
+        }
+    }
+    if (met && err <= best) {
+        best_pe = pe;
+        best_re = re;
+        memcpy(qbest, q, sizeof(double) * (size_t)nq);
+    }
+    mn_ikc_scatter(c, qbest, d->q);
+    mn_fk(m, d);
+    r->iters = iters;
+    r->restarts = 0;
+    r->pos_err = best_pe;
+    r->rot_err = best_re;
+    if (met) return r->status = MN_OK;
+    if (unreachable)
+        return mn_ik_fail(r, MN_ERR_UNREACHABLE,
+                          "ik: target: unreachable, best pose misses by %.3g (position) %.3g rad (rotation)",
+                          best_pe, best_re);
+    return mn_ik_fail(r, MN_ERR_NOCONVERGE, "ik: %s ran out after %d iterations",
+                      timed_out ? "time budget" : "iteration budget", iters);
+}

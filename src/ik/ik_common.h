@@ -1,0 +1,156 @@
+/* Helpers shared by the chain IK methods (the .c files of src/ik): a chain view built in the data's
+ * arena, forward kinematics and the Jacobian relative to the base frame, the weighted
+ * error of a goal, joint limits per DOF, a seeded random number generator, a monotonic
+ * clock, and a small dense solver for the damped normal equations.
+ *
+ * Nothing here allocates from the heap: every array lives in the arena the caller passes,
+ * so a method takes a mark, builds its chain and scratch, and resets the mark on return.
+ *
+ * The chain state qc holds the state numbers of the chain's joints only, root to tip
+ * (a hinge or slide 1 number, a ball 4, a free joint 7); its velocity (and every
+ * Jacobian column) has one entry per DOF, as model.h describes for the whole figure. */
+#ifndef MN_IK_COMMON_H
+#define MN_IK_COMMON_H
+
+#include <stdint.h>
+
+#include <marionette/ik.h>
+
+/* ---- the chain view -------------------------------------------------------------------- */
+typedef struct mn_ikc {
+    const mn_model* m;
+    int base, tip;         /* model joints; base -1 for the world */
+    int njnt;              /* joints on the path from below base to tip, root to tip */
+    int ndof;              /* their DOFs */
+    int nqc;               /* their state numbers */
+    int simple;            /* 1 when every moving joint is a hinge or slide (nqc == ndof) */
+    const int* jnt;        /* njnt: model joint index */
+    const int* qoff;       /* njnt: first chain state number of the joint */
+    const int* doff;       /* njnt: first chain DOF of the joint */
+    const int* qadr;       /* nqc: model state index of each chain state number */
+    const int* dof_path;   /* ndof: path index of the joint that owns the DOF */
+    const double* lo;      /* ndof: lower limit (-inf when none or not a 1-DOF joint) */
+    const double* hi;      /* ndof: upper limit (+inf when none) */
+    const double* stiff;   /* ndof: stiffness > 0 (Welman 4.1.4 K_i, 4.2.1 w_i) */
+    const double* isqs;    /* ndof: 1 / sqrt(stiffness), the column scale of the Jacobian */
+    mn_xform base_xf;      /* world frame of the base (identity for the world) */
+    double reach;          /* sum of link lengths on the path plus |end-effector point| */
+    int has_slide;         /* a slide or free joint is on the path */
+    mn_xform* xf;          /* njnt scratch: joint frames relative to the base, after fk */
+} mn_ikc;
+
+/* Walks from tip up to base and counts the path's joints, DOFs and state numbers.
+ * Returns 0, or -1 when tip is not strictly below base (base -1: any tip). */
+int mn_ikc_count(const mn_model* m, int base, int tip, int* njnt, int* ndof, int* nqc);
+
+/* Builds the chain view in arena a for base..tip; the base frame is taken from d's
+ * frames (which must be current). MN_ERR_ARG when tip is not below base, MN_ERR_NOMEM
+ * when the arena is too small. The point is used only for the reach. */
+mn_status mn_ikc_build(const mn_model* m, const mn_data* d, int base, int tip, mn_vec3 point,
+                       mn_arena* a, mn_ikc* c);
+
+/* qc <- the chain's numbers of the model state q, and back. */
+void mn_ikc_gather(const mn_ikc* c, const double* q, double* qc);
+void mn_ikc_scatter(const mn_ikc* c, const double* qc, double* q);
+
+/* Forward kinematics of the chain relative to the base frame (Parent ch. 5, depth-first
+ * composition along one path): fills c->xf, the tip frame *tip and the base-frame
+ * position *p of the end-effector point (tip and p may be NULL). */
+void mn_ikc_fk(const mn_ikc* c, const double* qc, mn_vec3 point, mn_xform* tip, mn_vec3* p);
+
+/* ---- a goal in the base frame ---------------------------------------------------------- */
+typedef struct mn_ik_goal {
+    int use_pos, use_rot;
+    int rows;              /* 3 or 6: active error rows, position first */
+    mn_vec3 point;         /* end effector in the tip frame */
+    mn_vec3 pos;           /* target position, base frame */
+    mn_mat3 R;             /* target orientation, base frame */
+    double wp;             /* weight of the position rows */
+    double wr;             /* weight of the rotation rows: w_rot * reach (length units) */
+} mn_ik_goal;
+
+/* The goal of a checked problem for chain c. */
+mn_ik_goal mn_ik_goal_make(const mn_ik_problem* p, const mn_ikc* c);
+
+/* Weighted error e (goal->rows) of the pose (tip frame, effector position), position
+ * rows wp (target - p), rotation rows wr log(R_target R^T) (the rotation that carries
+ * the tip onto the target, base frame). pos_err and rot_err (may be NULL) get the
+ * unweighted norms of the active goals (0 for an inactive one). Returns |e|^2. */
+double mn_ik_goal_error(const mn_ik_goal* g, const mn_xform* tip, mn_vec3 p, double* e,
+                        double* pos_err, double* rot_err);
+
+/* The weighted Jacobian of the goal's active rows (rows x ndof, row-major) at the pose
+ * of the last mn_ikc_fk, p the effector position it returned. Hinge column
+ * (a x (p - o), a), slide column (a, 0) (Welman 4.1.3 eq. 4.7-4.8; Parent ch. 5). */
+void mn_ikc_jacobian(const mn_ikc* c, const mn_ik_goal* g, mn_vec3 p, double* J);
+
+/* Is the pose within tolerance for every active goal? */
+int mn_ik_goal_met(const mn_ik_goal* g, double pos_err, double rot_err, const mn_ik_options* o);
+
+/* ---- moving and limiting the chain ----------------------------------------------------- */
+/* qc <- qc (+) scale * v (ndof): hinge/slide add, ball/free quaternion q exp(w). */
+void mn_ikc_integrate(const mn_ikc* c, double* qc, const double* v, double scale);
+/* Projects qc onto the limits: hinge/slide ranges, ball swing cone and twist. */
+void mn_ikc_clamp(const mn_ikc* c, double* qc);
+/* Is qc within limits to tol? */
+int mn_ikc_within(const mn_ikc* c, const double* qc, double tol);
+/* The middle of each limited 1-DOF range (unlimited hinge/slide: 0; ball/free as in qc). */
+void mn_ikc_middle(const mn_ikc* c, double* qc);
+/* Ball joint limits, swing-twist with q = swing * twist (twist about the joint's axis
+ * first, then a swing about an axis perpendicular to it): clamps q in place. */
+mn_quat mn_ik_ball_clamp(mn_quat q, mn_vec3 axis, double swing, double tw_lo, double tw_hi);
+
+/* Largest |v_i| over the chain, for step clamping. */
+double mn_ik_max_abs(const double* v, int n);
+
+/* ---- random numbers (xoshiro256**, seeded by splitmix64) -------------------------------- */
+typedef struct mn_rng {
+    uint64_t s[4];
+} mn_rng;
+void mn_rng_seed(mn_rng* r, uint64_t seed);
+uint64_t mn_rng_next(mn_rng* r);
+/* Uniform in [0, 1). */
+double mn_rng_uniform(mn_rng* r);
+/* Uniform state within limits: 1-DOF ranges (continuous hinges in [-pi, pi], unlimited
+ * slides keep their value), balls a uniform rotation projected onto their limits, free
+ * joints keep their position and get a uniform rotation. */
+void mn_ikc_random(const mn_ikc* c, mn_rng* r, double* qc);
+
+/* ---- time ------------------------------------------------------------------------------- */
+/* Monotonic clock in nanoseconds. */
+int64_t mn_ik_now_ns(void);
+/* Deadline of a budget started now: INT64_MAX when timeout_ms <= 0. */
+int64_t mn_ik_deadline(double timeout_ms);
+
+/* ---- small dense solve ---------------------------------------------------------------- */
+/* Solves the symmetric positive definite n x n system A x = b in place by Cholesky (A's
+ * lower triangle becomes L, b becomes x). Returns 0, or -1 when A is not positive
+ * definite. Meant for the 3x3 and 6x6 damped normal equations of the solvers. */
+int mn_ik_spd_solve(double* A, int n, double* b);
+
+/* Fills r's message (printf-style) and returns status s, storing it in r->status. */
+mn_status mn_ik_fail(mn_ik_result* r, mn_status s, const char* fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+
+#endif
+
+/* ---- the iteration shared by the Jacobian methods (DLS, PINV, JT) ----------------------- */
+/* One method's step: from the chain state qc, the weighted Jacobian J (rows x ndof, may be
+ * overwritten) and error e (rows), write the joint velocity dq (ndof). Returns 0, or -1
+ * when no step could be formed. */
+typedef int (*mn_ik_step_fn)(void* ctx, const mn_ikc* c, const double* qc, double* J,
+                             const double* e, int rows, double* dq);
+
+/* Runs a Jacobian method from d->q on chain c (built in d->arena by the caller, who holds
+ * the arena mark): per iteration the step, a cap by o->max_step, the projection onto the
+ * limits, and a backtracking line search that halves the step until the error drops
+ * (which keeps every method monotone). A step that cannot lower the error marks a
+ * stationary point: if its residual was seen before the goal is unreachable from there
+ * (UNREACHABLE); otherwise it is a saddle such as the straight chain pulled inwards of
+ * Welman Fig. 4.2, and the chain is nudged by a small seeded random perturbation to leave
+ * it. Writes the best state to d->q (and d's frames), fills r. */
+mn_status mn_ik_iterate(const mn_model* m, mn_data* d, const mn_ikc* c, const mn_ik_goal* g,
+                        const mn_ik_options* o, mn_ik_result* r, mn_ik_step_fn step, void* ctx);
