@@ -114,6 +114,10 @@ typedef struct mn_model {
     mn_quat* jnt_orient;
     mn_mat3* jnt_orient_mat;     /* rotation matrix of jnt_orient */
     uint8_t* jnt_orient_ident;   /* 1 when jnt_orient is the identity (fast path) */
+    int8_t* jnt_orient_perm;     /* njoint x 3: when jnt_orient is a signed permutation (a
+                                    multiple of 90 degrees about axes, common in URDF), column c
+                                    of the rotation is sign * e_(|v|-1) for v = perm[3j+c];
+                                    0 when it is not (fast path) */
     mn_vec3* jnt_axis;           /* unit */
     int8_t* jnt_axis_kind;       /* 0, 1, 2 when the axis is +x, +y, +z; -1 otherwise */
     uint8_t* jnt_limited;
@@ -220,6 +224,7 @@ typedef struct mn_chain {
     int* dof;             /* ndof DOF indices into the model's nv */
     int* qadr;            /* ndof state indices */
     void* block;
+    void* ops;            /* private: the joints packed for the FK loop */
 } mn_chain;
 
 /* NULL with err set when tip is not below base, or the chain holds a BALL or FREE joint

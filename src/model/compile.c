@@ -68,6 +68,7 @@ static void carve(layout* L, mn_model* m, int n, int nv, int nq, size_t names) {
     m->jnt_orient = take(L, (size_t)n * sizeof(mn_quat));
     m->jnt_orient_mat = take(L, (size_t)n * sizeof(mn_mat3));
     m->jnt_orient_ident = take(L, (size_t)n);
+    m->jnt_orient_perm = take(L, (size_t)n * 3);
     m->jnt_axis = take(L, (size_t)n * sizeof(mn_vec3));
     m->jnt_axis_kind = take(L, (size_t)n);
     m->jnt_limited = take(L, (size_t)n);
@@ -83,6 +84,32 @@ static void carve(layout* L, mn_model* m, int n, int nv, int nq, size_t names) {
     m->dof_stiffness = take(L, (size_t)(nv ? nv : 1) * sizeof(double));
     m->q0 = take(L, (size_t)(nq ? nq : 1) * sizeof(double));
     m->name = take(L, names);
+}
+
+/* Detects a rotation whose entries are 0 or +-1 to rounding (rpy in multiples of pi/2) and
+ * snaps it exactly, so FK can permute columns instead of multiplying. */
+static void orient_perm(mn_mat3* R, int8_t* perm) {
+    int8_t p[3] = {0, 0, 0};
+    for (int c = 0; c < 3; c++) {
+        int hit = -1, ok = 1;
+        for (int r = 0; r < 3; r++) {
+            double v = R->m[3 * r + c];
+            if (fabs(v) < 1e-12) continue;
+            if (fabs(fabs(v) - 1.0) < 1e-12 && hit < 0) hit = r;
+            else ok = 0;
+        }
+        if (!ok || hit < 0) {
+            perm[0] = perm[1] = perm[2] = 0;
+            return;
+        }
+        p[c] = (int8_t)((R->m[3 * hit + c] > 0 ? 1 : -1) * (hit + 1));
+    }
+    for (int c = 0; c < 3; c++) {
+        for (int r = 0; r < 3; r++) R->m[3 * r + c] = 0.0;
+        int r = abs(p[c]) - 1;
+        R->m[3 * r + c] = p[c] > 0 ? 1.0 : -1.0;
+        perm[c] = p[c];
+    }
 }
 
 static int axis_kind(mn_vec3 a) {
@@ -225,6 +252,7 @@ mn_model* mn_model_compile(const mn_spec* s, mn_error* err) {
         m->jnt_orient_mat[k] = mn_quat_to_mat3(m->jnt_orient[k]);
         mn_quat o = m->jnt_orient[k];
         m->jnt_orient_ident[k] = o.w == 1.0 && o.x == 0.0 && o.y == 0.0 && o.z == 0.0;
+        orient_perm(&m->jnt_orient_mat[k], m->jnt_orient_perm + 3 * k);
         mn_vec3 ax = mn_vec3_norm(d->axis) > 0 ? mn_vec3_normalize(d->axis) : mn_v3(0, 0, 1);
         m->jnt_axis[k] = ax;
         m->jnt_axis_kind[k] = (int8_t)axis_kind(ax);

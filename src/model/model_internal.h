@@ -19,7 +19,19 @@ static inline void mn_joint_compose(const mn_model* m, int j, const double* qj, 
     mn_vec3 off = m->jnt_offset[j];
     if (type == MN_JOINT_FREE) off = mn_vec3_add(off, mn_v3(qj[0], qj[1], qj[2]));
     *p = mn_vec3_add(Pp, mn_mat3_mulv(PR, off));
-    mn_mat3 M = m->jnt_orient_ident[j] ? *PR : mn_mat3_mul(PR, &m->jnt_orient_mat[j]);
+    mn_mat3 M;
+    const int8_t* perm = m->jnt_orient_perm + 3 * j;
+    if (m->jnt_orient_ident[j]) {
+        M = *PR;
+    } else if (perm[0]) { /* (PR O) column c = sign * PR column |perm|-1 */
+        for (int c = 0; c < 3; c++) {
+            int k = perm[c] > 0 ? perm[c] - 1 : -perm[c] - 1;
+            double sg = perm[c] > 0 ? 1.0 : -1.0;
+            M.m[c] = sg * PR->m[k], M.m[3 + c] = sg * PR->m[3 + k], M.m[6 + c] = sg * PR->m[6 + k];
+        }
+    } else {
+        M = mn_mat3_mul(PR, &m->jnt_orient_mat[j]);
+    }
     switch (type) {
     case MN_JOINT_HINGE: {
         double s, c, a = qj[0];

@@ -1,0 +1,58 @@
+/* Inline sincos for the hot loops of the library (forward kinematics). Private header. */
+#ifndef MN_SINCOS_INLINE_H
+#define MN_SINCOS_INLINE_H
+
+#include <math.h>
+
+/* ---- sincos ----------------------------------------------------------------------------
+ * Cody-Waite reduction by pi/2 with a three-part constant, then minimax polynomials on
+ * [-pi/4, pi/4] (the classic coefficients of Sun's fdlibm kernels). Forward kinematics calls
+ * this once per hinge, so it is the hot spot of a chain FK. */
+static const double PIO2_1 = 1.57079632673412561417e+00;  /* first 33 bits of pi/2 */
+static const double PIO2_2 = 6.07710050630396597660e-11;  /* next 33 bits */
+static const double PIO2_3 = 2.02226624871116645580e-21;  /* next 33 bits */
+static const double INV_PIO2 = 6.36619772367581382433e-01;
+
+static inline double poly_sin(double x) {
+    const double S1 = -1.66666666666666324348e-01, S2 = 8.33333333332248946124e-03,
+                 S3 = -1.98412698298579493134e-04, S4 = 2.75573137070700676789e-06,
+                 S5 = -2.50507602534068634195e-08, S6 = 1.58969099521155010221e-10;
+    double z = x * x, v = z * x;
+    double r = S2 + z * (S3 + z * (S4 + z * (S5 + z * S6)));
+    return x + v * (S1 + z * r);
+}
+
+static inline double poly_cos(double x) {
+    const double C1 = 4.16666666666666019037e-02, C2 = -1.38888888888741095749e-03,
+                 C3 = 2.48015872894767294178e-05, C4 = -2.75573143513906633035e-07,
+                 C5 = 2.08757232129817482790e-09, C6 = -1.13596475577881948265e-11;
+    double z = x * x;
+    double r = z * (C1 + z * (C2 + z * (C3 + z * (C4 + z * (C5 + z * C6)))));
+    double hz = 0.5 * z, w = 1.0 - hz;
+    return w + (((1.0 - w) - hz) + z * r);
+}
+
+static inline void mn_sincos_inline(double x, double* s, double* c) {
+    double ax = fabs(x);
+    if (ax <= 0.78539816339744830962) {
+        *s = poly_sin(x);
+        *c = poly_cos(x);
+        return;
+    }
+    if (!(ax < 1e5)) { /* large, inf or NaN: libm */
+        *s = sin(x);
+        *c = cos(x);
+        return;
+    }
+    double fn = nearbyint(x * INV_PIO2);
+    double y = ((x - fn * PIO2_1) - fn * PIO2_2) - fn * PIO2_3;
+    double ps = poly_sin(y), pc = poly_cos(y);
+    switch ((long)fn & 3) {
+    case 0: *s = ps; *c = pc; break;
+    case 1: *s = pc; *c = -ps; break;
+    case 2: *s = -ps; *c = -pc; break;
+    default: *s = -pc; *c = ps; break;
+    }
+}
+
+#endif
