@@ -1,0 +1,59 @@
+/* Any figure file: pick the reader by extension, then by content. */
+#include "io/io_internal.h"
+
+#include <marionette/gltf.h>
+
+#include <stdio.h>
+#include <string.h>
+#include <strings.h>
+
+static int has_ext(const char* path, const char* ext) {
+    size_t n = strlen(path), e = strlen(ext);
+    return n > e && !strcasecmp(path + n - e, ext);
+}
+
+mn_file_kind mn_file_kind_of(const char* path) {
+    if (!path) return MN_FILE_UNKNOWN;
+    if (has_ext(path, ".bvh")) return MN_FILE_BVH;
+    if (has_ext(path, ".urdf")) return MN_FILE_URDF;
+    if (has_ext(path, ".gltf") || has_ext(path, ".glb")) return MN_FILE_GLTF;
+    if (has_ext(path, ".skel") || has_ext(path, ".scr")) return MN_FILE_SKEL;
+    /* Sniff the first bytes. */
+    FILE* f = fopen(path, "rb");
+    if (!f) return MN_FILE_UNKNOWN;
+    char head[513];
+    size_t n = fread(head, 1, sizeof head - 1, f);
+    fclose(f);
+    head[n] = 0;
+    if (n >= 4 && !memcmp(head, "glTF", 4)) return MN_FILE_GLTF;
+    if (strstr(head, "HIERARCHY")) return MN_FILE_BVH;
+    if (strstr(head, "<robot")) return MN_FILE_URDF;
+    if (strstr(head, "define skeleton")) return MN_FILE_SKEL;
+    if (strstr(head, "\"asset\"")) return MN_FILE_GLTF;
+    return MN_FILE_UNKNOWN;
+}
+
+mn_status mn_figure_read(const char* path, mn_model** model, mn_motion* motion, mn_warnings* warn,
+                         mn_error* err) {
+    if (model) *model = NULL;
+    if (motion) memset(motion, 0, sizeof *motion);
+    if (!path || !model) return mn_error_set(err, MN_ERR_ARG, "", 0, "path", "no file given");
+    switch (mn_file_kind_of(path)) {
+    case MN_FILE_BVH: return mn_bvh_read(path, NULL, model, motion, warn, err);
+    case MN_FILE_URDF: return mn_urdf_read(path, model, warn, err);
+    case MN_FILE_SKEL: return mn_skel_read(path, model, warn, err);
+    case MN_FILE_GLTF: {
+        mn_gltf g;
+        mn_status s = mn_gltf_read(path, &g, warn, err);
+        if (s != MN_OK) return s;
+        *model = mn_gltf_model(&g, err);
+        mn_gltf_free(&g);
+        return *model ? MN_OK : (err ? err->status : MN_ERR_PARSE);
+    }
+    default: break;
+    }
+    FILE* f = fopen(path, "rb");
+    if (!f) return mn_error_set(err, MN_ERR_IO, path, 0, "", "cannot open");
+    fclose(f);
+    return mn_error_set(err, MN_ERR_PARSE, path, 0, "", "unknown figure format (expected .bvh, .urdf, .skel, .gltf or .glb)");
+}
