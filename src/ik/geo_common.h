@@ -1,0 +1,125 @@
+/* Shared machinery of the geometric chain IK methods (ccd.c, fabrik.c, analytic.c).
+ *
+ * The geometric methods move one joint at a time by a closed-form step (Welman 4.2.1):
+ * a hinge by the angle that maximises k1 (1 - cos phi) + k2 cos phi + k3 sin phi
+ * (eq. 4.19-4.23), a slide by the projected displacement (eq. 4.24), a ball by the
+ * rotation that best aligns the weighted point pairs and frame axes (the same objective
+ * over all rotations: Wahba's problem, solved by Horn's quaternion method). Each step is
+ * scaled by the joint's weight w_i = min(1, 1 / stiffness) (Welman 4.2.1, "stiffness"),
+ * limited to o->max_step, projected onto the joint limits, and then applied to the world
+ * frames of the chain's joints distal to it, so the next step sees the moved chain
+ * without a full forward-kinematics pass (Welman 4.2.2: "the current end-effector frame
+ * is updated to reflect the change before proceeding to the next joint").
+ *
+ * Everything lives in d->arena; nothing here allocates from the heap. */
+#ifndef MN_IK_GEO_COMMON_H
+#define MN_IK_GEO_COMMON_H
+
+#include <stdint.h>
+
+#include "ik/ik_methods.h"
+
+/* One chain base..tip with its goal, in world coordinates. */
+typedef struct mn_geo_chain {
+    const mn_model* m;
+    int n;             /* joints on the path from below base to tip, root to tip */
+    int* jnt;          /* n model joint indices (FIXED joints included) */
+    double* w;         /* n: Welman's w_i = min(1, 1 / stiffness) */
+    int nqc;           /* state numbers of the chain */
+    int* qadr;         /* nqc: model state indices of the chain's numbers */
+    double* qbest;     /* nqc: best state seen (scratch) */
+    mn_xform base;     /* world frame of the base (identity for the world) */
+    mn_vec3 point;     /* end effector in the tip frame */
+    int use_pos, use_rot;
+    mn_vec3 pd;        /* target position, world */
+    mn_mat3 Rd;        /* target orientation of the tip frame, world */
+    double reach;      /* W: sum of the distances between successive pivots and the effector */
+    double wp, wo;     /* position weight per unit length^2 (w_pos / W^2) and orientation weight */
+    int limits;        /* respect joint limits */
+    double max_step;   /* largest change of one DOF per step; <= 0 for none */
+    int64_t deadline;  /* monotonic ns; INT64_MAX for none */
+} mn_geo_chain;
+
+/* Builds the chain for a checked problem from d's current frames, in d->arena (the caller
+ * holds the mark). MN_ERR_NOMEM when the arena is too small. */
+mn_status mn_geo_chain_build(const mn_model* m, mn_data* d, const mn_ik_problem* p,
+                             const mn_ik_options* o, mn_geo_chain* c);
+
+/* World position of the end effector and its frame's rotation from d's frames. */
+mn_vec3 mn_geo_effector(const mn_geo_chain* c, const mn_data* d);
+/* Position error |pd - p| (0 when inactive) and rotation error angle (0 when inactive). */
+void mn_geo_errors(const mn_geo_chain* c, const mn_data* d, double* pos_err, double* rot_err);
+/* One scalar for progress tests: (pos_err / W)^2 + rot_err^2 over the active goals. */
+double mn_geo_merit(const mn_geo_chain* c, double pos_err, double rot_err);
+/* Are the active goals within the options' tolerances? */
+int mn_geo_met(const mn_ik_options* o, const mn_geo_chain* c, double pos_err, double rot_err);
+
+/* What one joint step should achieve: up to two world points carried by the joint,
+ * each with the world position it should move to and a weight, and optionally the tip
+ * frame's rotation with the rotation it should take. */
+typedef struct mn_geo_goal {
+    int npt;
+    mn_vec3 pc[2], pd[2];
+    double wpt[2];
+    int use_rot;
+    mn_mat3 Rc, Rd;
+    double wo;
+} mn_geo_goal;
+
+enum {
+    MN_GEO_WEIGHTED = 1, /* scale the step by the joint's w_i and limit it by max_step */
+    MN_GEO_RHO = 2       /* multiply each point weight by Welman's (1 + rho), eq. before 4.19 */
+};
+
+/* Moves chain joint k (index into c->jnt) by its closed-form best step towards goal g,
+ * within limits; updates d->q and the world frames of chain joints k..n-1 (the rest of
+ * the figure's frames are stale until mn_fk). Returns the size of the change applied
+ * (radians or length); 0 for a FIXED joint or no change. */
+double mn_geo_step(mn_geo_chain* c, mn_data* d, int k, const mn_geo_goal* g, int flags);
+
+/* Applies a world rotation dR about chain joint k's pivot (a BALL or HINGE; for a hinge
+ * only the component about its axis is used), within limits but unweighted; updates q
+ * and frames as mn_geo_step. Returns the angle applied. */
+double mn_geo_rotate(mn_geo_chain* c, mn_data* d, int k, mn_quat dR);
+
+/* Deterministic nudge out of a stationary point (the straight chain of Welman Fig. 4.2,
+ * where every rotation is orthogonal to the error): bends each hinge by angle and each
+ * ball by angle about an axis across its twist axis, within limits, then runs mn_fk. */
+void mn_geo_kick(mn_geo_chain* c, mn_data* d, double angle);
+
+/* Saves the chain's state as the best seen, and restores it (then runs mn_fk). */
+void mn_geo_save(mn_geo_chain* c, const mn_data* d);
+void mn_geo_restore(const mn_geo_chain* c, mn_data* d);
+
+/* Rotation (unit quaternion) maximising sum_k w[k] b[k] . (R a[k]) (Wahba's problem) by
+ * the largest eigenvector of Horn's 4x4 matrix (Horn 1987, "closed-form solution of
+ * absolute orientation using unit quaternions", sec. 4). */
+mn_quat mn_geo_best_rotation(const mn_vec3* a, const mn_vec3* b, const double* w, int n);
+/* The shortest-arc rotation carrying direction u onto direction v (identity if either is 0). */
+mn_quat mn_geo_shortest_arc(mn_vec3 u, mn_vec3 v);
+/* Ball limits, q = swing * twist with the twist about the unit axis first (as the model's
+ * mn_clamp_to_limits): projects q onto |swing| <= cone, lo <= twist <= hi. */
+mn_quat mn_geo_ball_clamp(mn_quat q, mn_vec3 axis, double cone, double lo, double hi);
+
+/* The iteration shared by CCD and FABRIK: runs pass() until the goals are met, the
+ * budget (o->max_iters, o->timeout_ms) runs out, or a pass stops making progress. A
+ * stall with the target within reach is taken for a stationary point such as the
+ * straight chain of Welman Fig. 4.2 and nudged out (mn_geo_kick, counted in r->restarts);
+ * a stall otherwise ends the solve as UNREACHABLE. Keeps the best state seen and leaves
+ * it in d with frames current; fills r. name is the method's name for messages. */
+typedef void (*mn_geo_pass)(mn_geo_chain* c, mn_data* d, void* ctx);
+mn_status mn_geo_iterate(mn_geo_chain* c, mn_data* d, const mn_ik_options* o, mn_ik_result* r,
+                         mn_geo_pass pass, void* ctx, const char* name);
+
+/* Monotonic clock in ns; and "has the chain's deadline passed". */
+int64_t mn_geo_now_ns(void);
+int mn_geo_timed_out(const mn_geo_chain* c);
+
+/* Fills r (status, message) and returns s. */
+mn_status mn_geo_fail(mn_ik_result* r, mn_status s, const char* fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+
+#endif
