@@ -548,6 +548,42 @@ static void perturbation(const mn_ikc* c, mn_rng* rng, double* v) {
     }
 }
 
+/* Line search along the steepest-descent direction dq = S^-1 J^T e scaled by its optimal
+ * length <e, J dq> / |J dq|^2. On success q holds the new state and 1 is returned. */
+static int descent_step(const mn_ikc* c, const mn_ik_goal* g, const mn_ik_options* o, const double* J,
+                        const double* e, double err, double* q, double* qt, double* dq, mn_xform* tip,
+                        mn_vec3* pt, double* et, double* pet, double* ret) {
+    int n = c->ndof, rows = g->rows;
+    for (int j = 0; j < n; j++) {
+        double v = 0;
+        for (int r = 0; r < rows; r++) v += J[r * n + j] * e[r];
+        dq[j] = v / c->stiff[j];
+    }
+    double num = 0, den = 0;
+    for (int r = 0; r < rows; r++) {
+        double v = 0;
+        for (int j = 0; j < n; j++) v += J[r * n + j] * dq[j];
+        num += e[r] * v;
+        den += v * v;
+    }
+    if (!(num > 0 && den > 0)) return 0;
+    double mx = mn_ik_max_abs(dq, n) * num / den;
+    double h = num / den;
+    if (o->max_step > 0 && mx > o->max_step) h *= o->max_step / mx;
+    for (int tries = 0; tries < 30; tries++, h *= 0.5) {
+        memcpy(qt, q, sizeof(double) * (size_t)c->nqc);
+        mn_ikc_integrate(c, qt, dq, h);
+        if (o->respect_limits) mn_ikc_clamp(c, qt);
+        mn_ikc_fk(c, qt, g->point, tip, pt);
+        double errt = mn_ik_goal_error(g, tip, *pt, et, pet, ret);
+        if (errt < err * (1 - 1e-12)) {
+            memcpy(q, qt, sizeof(double) * (size_t)c->nqc);
+            return 1;
+        }
+    }
+    return 0;
+}
+
 mn_status mn_ik_iterate(const mn_model* m, mn_data* d, const mn_ikc* c, const mn_ik_goal* g,
                         const mn_ik_options* o, mn_ik_result* r, mn_ik_step_fn step, void* ctx) {
     int n = c->ndof, nq = c->nqc, rows = g->rows;
@@ -600,6 +636,14 @@ mn_status mn_ik_iterate(const mn_model* m, mn_data* d, const mn_ikc* c, const mn
                     break;
                 }
             }
+        }
+        if (!accepted) {
+            /* The method's step failed: fall back to steepest descent (the Jacobian
+             * transpose with the optimal step length, Welman 4.1), which lowers the error
+             * for a small enough step unless the gradient vanishes. */
+            mn_ikc_fk(c, q, g->point, &tip, &pt);
+            mn_ikc_jacobian(c, g, pt, J);
+            accepted = descent_step(c, g, o, J, e, err, q, qt, dq, &tip, &pt, et, &pet, &ret);
         }
         if (!accepted) {
             /* A stationary point. The same residual twice: a minimum the goal cannot get

@@ -1,0 +1,88 @@
+/* Damped least squares (Parent eq. 5.24) with damping that adapts near singularities.
+ *
+ *     dq = S^-1/2 J~^T (J~ J~^T + lambda^2 I)^-1 e = S^-1/2 sum_i s_i / (s_i^2 + lambda^2) v_i u_i^T e
+ *
+ * over the singular triple (s_i, u_i, v_i) of the stiffness-scaled Jacobian J~ = J S^-1/2
+ * (each DOF's stiffness is the metric of its motion, Welman 4.1.4). Far from a singularity
+ * lambda is the small floor o->damping L (L the chain's reach, so the damping scales with
+ * the figure); when the smallest singular value s_min falls below eps = 0.1 L, lambda^2
+ * grows to lambda_max^2 = (0.1 L)^2 as (1 - (s_min / eps)^2) lambda_max^2 (Maciejewski and
+ * Klein 1988; Chiaverini 1997): the step is exact where the arm is well conditioned and
+ * bounded where it is not. That extra damping is scaled by min(1, |e|^2 / eps^2) so it
+ * fades as the goal is approached. The iteration (line search, limits, saddle escape for Welman
+ * Fig. 4.2) is mn_ik_iterate's. */
+#include <math.h>
+
+#include "ik/ik_common.h"
+#include "ik/ik_methods.h"
+#include <marionette/linalg.h>
+
+typedef struct dls_ctx {
+    double *s, *U, *V, *work, *t;
+    double lambda0, eps, lambda_max;
+} dls_ctx;
+
+static int dls_step(void* vctx, const mn_ikc* c, const double* qc, double* J, const double* e, int rows,
+                    double* dq) {
+    dls_ctx* x = vctx;
+    int n = c->ndof, k = rows < n ? rows : n;
+    for (int r = 0; r < rows; r++)
+        for (int j = 0; j < n; j++) J[r * n + j] *= c->isqs[j];
+    mn_status st = mn_svd(J, rows, n, x->s, x->U, x->V, x->work);
+    if (st != MN_OK && st != MN_ERR_NOCONVERGE) return -1;
+    double smin = x->s[k - 1];
+    if (rows > n) smin = 0; /* fewer DOFs than goals: some direction is always missing */
+    double l2 = x->lambda0 * x->lambda0;
+    if (smin < x->eps) {
+        /* The singular-region damping fades with the error, so that a goal near a
+         * singular pose is still met with Gauss-Newton's fast final convergence: a small
+         * error asks for a small step, which the undamped step does not blow up. */
+        double f = smin / x->eps, e2 = 0;
+        for (int r = 0; r < rows; r++) e2 += e[r] * e[r];
+        double fe = e2 / (x->eps * x->eps);
+        l2 += (1 - f * f) * x->lambda_max * x->lambda_max * (fe < 1 ? fe : 1);
+    }
+    /* t = diag(s / (s^2 + lambda^2)) U^T e */
+    for (int i = 0; i < k; i++) {
+        double ue = 0;
+        for (int r = 0; r < rows; r++) ue += x->U[r * k + i] * e[r];
+        double si = x->s[i];
+        x->t[i] = si > 0 ? si / (si * si + l2) * ue : 0;
+    }
+    for (int j = 0; j < n; j++) {
+        double v = 0;
+        for (int i = 0; i < k; i++) v += x->V[j * k + i] * x->t[i];
+        dq[j] = v * c->isqs[j];
+    }
+    (void)qc;
+    return 0;
+}
+
+mn_status mn_ik_dls(MN_IK_METHOD_ARGS) {
+    size_t mark = mn_arena_mark(&d->arena);
+    mn_ikc c;
+    mn_status s = mn_ikc_build(m, d, p->base, p->tip, p->point, &d->arena, &c);
+    if (s != MN_OK) {
+        mn_arena_reset(&d->arena, mark);
+        return mn_ik_fail(r, s, "ik: arena too small for the chain");
+    }
+    mn_ik_goal g = mn_ik_goal_make(p, &c);
+    int n = c.ndof, k = g.rows < n ? g.rows : n;
+    dls_ctx x;
+    x.s = mn_arena_alloc(&d->arena, sizeof(double) * (size_t)(2 * k));
+    x.U = mn_arena_alloc(&d->arena, sizeof(double) * (size_t)(g.rows * k));
+    x.V = mn_arena_alloc(&d->arena, sizeof(double) * (size_t)(n * k));
+    x.work = mn_arena_alloc(&d->arena, sizeof(double) * mn_svd_work_size(g.rows, n));
+    if (!x.s || !x.U || !x.V || !x.work) {
+        mn_arena_reset(&d->arena, mark);
+        return mn_ik_fail(r, MN_ERR_NOMEM, "ik: arena too small for the chain");
+    }
+    x.t = x.s + k;
+    double L = c.reach > 0 ? c.reach : 1.0;
+    x.lambda0 = o->damping * L;
+    x.eps = 0.1 * L;
+    x.lambda_max = 0.1 * L;
+    s = mn_ik_iterate(m, d, &c, &g, o, r, dls_step, &x);
+    mn_arena_reset(&d->arena, mark);
+    return s;
+}

@@ -1,0 +1,71 @@
+/* Jacobian transpose (Welman 4.1, eq. 4.4 and 4.10-4.12): the goal pulls on the end
+ * effector with a "force" F = e (position rows) and a torque (rotation rows), which the
+ * transpose maps to joint velocities scaled per joint,
+ *
+ *     dq = h K J^T F,     K_i = 1 / (w_i phi_i),
+ *
+ * with phi_i the DOF's stiffness (Welman's per-joint responsiveness) and w_i = 1: the
+ * world-scale part of K (eq. 4.11's w_i, proportional to link length) is taken over by
+ * the adaptive step h, which makes the method scale-invariant as a whole. h is the step
+ * that minimises the linearised error along d = K J^T F,
+ *
+ *     h = <e, J d> / |J d|^2
+ *
+ * (Buss and Kim 2005, "Selectively damped least squares", sec. 2's choice of alpha for the
+ * transpose), the adaptive step size Welman 4.1.5 recommends in place of a fixed Euler
+ * step; mn_ik_iterate then caps it by o->max_step, clamps to the limits (Welman 4.1.6)
+ * and halves it until the error drops. Steepest descent converges linearly: give this
+ * method a generous o->max_iters. Like Welman's Fig. 4.2 says, a straight chain pulled
+ * inwards gets no force along the chain; the saddle escape of mn_ik_iterate handles it. */
+#include <math.h>
+
+#include "ik/ik_common.h"
+#include "ik/ik_methods.h"
+
+typedef struct jt_ctx {
+    double* jd; /* rows */
+} jt_ctx;
+
+static int jt_step(void* vctx, const mn_ikc* c, const double* qc, double* J, const double* e, int rows,
+                   double* dq) {
+    jt_ctx* x = vctx;
+    int n = c->ndof;
+    for (int j = 0; j < n; j++) {
+        double v = 0;
+        for (int r = 0; r < rows; r++) v += J[r * n + j] * e[r];
+        dq[j] = v / c->stiff[j];
+    }
+    double num = 0, den = 0;
+    for (int r = 0; r < rows; r++) {
+        double v = 0;
+        for (int j = 0; j < n; j++) v += J[r * n + j] * dq[j];
+        x->jd[r] = v;
+        num += e[r] * v;
+        den += v * v;
+    }
+    if (!(den > 0) || !(num > 0)) return -1;
+    double h = num / den;
+    for (int j = 0; j < n; j++) dq[j] *= h;
+    (void)qc;
+    return 0;
+}
+
+mn_status mn_ik_jt(MN_IK_METHOD_ARGS) {
+    size_t mark = mn_arena_mark(&d->arena);
+    mn_ikc c;
+    mn_status s = mn_ikc_build(m, d, p->base, p->tip, p->point, &d->arena, &c);
+    if (s != MN_OK) {
+        mn_arena_reset(&d->arena, mark);
+        return mn_ik_fail(r, s, "ik: arena too small for the chain");
+    }
+    mn_ik_goal g = mn_ik_goal_make(p, &c);
+    jt_ctx x;
+    x.jd = mn_arena_alloc(&d->arena, sizeof(double) * 6);
+    if (!x.jd) {
+        mn_arena_reset(&d->arena, mark);
+        return mn_ik_fail(r, MN_ERR_NOMEM, "ik: arena too small for the chain");
+    }
+    s = mn_ik_iterate(m, d, &c, &g, o, r, jt_step, &x);
+    mn_arena_reset(&d->arena, mark);
+    return s;
+}

@@ -1,0 +1,103 @@
+/* Pseudoinverse by SVD with the optional null-space term (Welman ch. 3, eq. 3.7-3.8;
+ * Parent eq. 5.20-5.28):
+ *
+ *     dq = J^+ e + (I - J^+ J) z,     z = -gain grad H,   H = sum_i ((q_i - c_i) / r_i)^2
+ *
+ * J^+ comes from the SVD of the stiffness-scaled Jacobian J~ = J S^-1/2 with singular
+ * values below 1e-6 s_max dropped (Welman 5.2.4: truncation throws away the
+ * ill-conditioned directions); the step is taken in the scaled coordinates and mapped back,
+ * so a stiff joint moves less (Welman 4.1.4). The null-space term (on with o->nullspace)
+ * pulls each limited 1-DOF joint towards the middle c_i of its range r_i (Parent eq. 5.27,
+ * alpha_i = 1 / r_i^2) without disturbing the end effector to first order (eq. 5.26):
+ * (I - V_r V_r^T) projects onto the null space of J~. Parent's eq. 5.28 writes the same
+ * term as (J^+ J - I) z with z = +grad H. The iteration (line search, limits) is
+ * mn_ik_iterate's. */
+#include <math.h>
+
+#include "ik/ik_common.h"
+#include "ik/ik_methods.h"
+#include <marionette/linalg.h>
+
+#define PINV_RCOND 1e-6
+
+typedef struct pinv_ctx {
+    double *s, *U, *V, *work, *t, *z;
+    int nullspace;
+    double gain;
+} pinv_ctx;
+
+static int pinv_step(void* vctx, const mn_ikc* c, const double* qc, double* J, const double* e, int rows,
+                     double* dq) {
+    pinv_ctx* x = vctx;
+    int n = c->ndof, k = rows < n ? rows : n;
+    for (int r = 0; r < rows; r++)
+        for (int j = 0; j < n; j++) J[r * n + j] *= c->isqs[j];
+    mn_status st = mn_svd(J, rows, n, x->s, x->U, x->V, x->work);
+    if (st != MN_OK && st != MN_ERR_NOCONVERGE) return -1;
+    double cut = PINV_RCOND * x->s[0];
+    int rank = 0;
+    while (rank < k && x->s[rank] > 0 && x->s[rank] >= cut) rank++;
+    for (int i = 0; i < rank; i++) {
+        double ue = 0;
+        for (int r = 0; r < rows; r++) ue += x->U[r * k + i] * e[r];
+        x->t[i] = ue / x->s[i];
+    }
+    for (int j = 0; j < n; j++) {
+        double v = 0;
+        for (int i = 0; i < rank; i++) v += x->V[j * k + i] * x->t[i];
+        dq[j] = v; /* scaled coordinates for now */
+    }
+    if (x->nullspace && x->gain > 0) {
+        /* z~ = S^-1/2 (-gain grad H), projected by I - V_r V_r^T. */
+        const mn_model* m = c->m;
+        for (int j = 0; j < n; j++) x->z[j] = 0;
+        for (int i = 0; i < c->njnt; i++) {
+            int type = m->jnt_type[c->jnt[i]], kd = c->doff[i];
+            if (type != MN_JOINT_HINGE && type != MN_JOINT_SLIDE) continue;
+            double lo = c->lo[kd], hi = c->hi[kd];
+            if (!(isfinite(lo) && isfinite(hi)) || !(hi > lo)) continue;
+            double mid = 0.5 * (lo + hi), range = hi - lo;
+            x->z[kd] = -x->gain * 2.0 * (qc[c->qoff[i]] - mid) / (range * range) * c->isqs[kd];
+        }
+        for (int i = 0; i < rank; i++) {
+            double vz = 0;
+            for (int j = 0; j < n; j++) vz += x->V[j * k + i] * x->z[j];
+            x->t[i] = vz;
+        }
+        for (int j = 0; j < n; j++) {
+            double p = 0;
+            for (int i = 0; i < rank; i++) p += x->V[j * k + i] * x->t[i];
+            dq[j] += x->z[j] - p;
+        }
+    }
+    for (int j = 0; j < n; j++) dq[j] *= c->isqs[j];
+    return 0;
+}
+
+mn_status mn_ik_pinv(MN_IK_METHOD_ARGS) {
+    size_t mark = mn_arena_mark(&d->arena);
+    mn_ikc c;
+    mn_status s = mn_ikc_build(m, d, p->base, p->tip, p->point, &d->arena, &c);
+    if (s != MN_OK) {
+        mn_arena_reset(&d->arena, mark);
+        return mn_ik_fail(r, s, "ik: arena too small for the chain");
+    }
+    mn_ik_goal g = mn_ik_goal_make(p, &c);
+    int n = c.ndof, k = g.rows < n ? g.rows : n;
+    pinv_ctx x;
+    x.s = mn_arena_alloc(&d->arena, sizeof(double) * (size_t)(2 * k));
+    x.U = mn_arena_alloc(&d->arena, sizeof(double) * (size_t)(g.rows * k));
+    x.V = mn_arena_alloc(&d->arena, sizeof(double) * (size_t)(n * k));
+    x.z = mn_arena_alloc(&d->arena, sizeof(double) * (size_t)n);
+    x.work = mn_arena_alloc(&d->arena, sizeof(double) * mn_svd_work_size(g.rows, n));
+    if (!x.s || !x.U || !x.V || !x.z || !x.work) {
+        mn_arena_reset(&d->arena, mark);
+        return mn_ik_fail(r, MN_ERR_NOMEM, "ik: arena too small for the chain");
+    }
+    x.t = x.s + k;
+    x.nullspace = o->nullspace;
+    x.gain = o->nullspace_gain;
+    s = mn_ik_iterate(m, d, &c, &g, o, r, pinv_step, &x);
+    mn_arena_reset(&d->arena, mark);
+    return s;
+}

@@ -1,0 +1,140 @@
+/* mn_ik_solve: checks a problem at the API boundary, dispatches to a method, times it.
+ * Defaults and method names live here too. */
+#include <math.h>
+#include <string.h>
+
+#include "ik/ik_common.h"
+#include "ik/ik_methods.h"
+
+static const char* const method_names[MN_IK_METHOD_COUNT] = {"lm",  "dls",    "pinv",    "jt",
+                                                             "ccd", "fabrik", "analytic"};
+
+const char* mn_ik_method_name(mn_ik_method m) {
+    return (m >= 0 && m < MN_IK_METHOD_COUNT) ? method_names[m] : "unknown";
+}
+
+int mn_ik_method_parse(const char* name) {
+    if (!name) return -1;
+    for (int i = 0; i < MN_IK_METHOD_COUNT; i++)
+        if (!strcmp(name, method_names[i])) return i;
+    return -1;
+}
+
+mn_ik_problem mn_ik_problem_default(void) {
+    mn_ik_problem p;
+    memset(&p, 0, sizeof p);
+    p.base = -1;
+    p.tip = -1;
+    p.use_position = 1;
+    p.use_orientation = 0;
+    p.target_rot = mn_quat_identity();
+    p.w_pos = 1.0;
+    p.w_rot = 1.0;
+    return p;
+}
+
+mn_ik_options mn_ik_default(void) {
+    mn_ik_options o;
+    memset(&o, 0, sizeof o);
+    o.method = MN_IK_LM;
+    o.tol_pos = 1e-5;
+    o.tol_rot = 1e-5;
+    o.max_iters = 100;
+    o.timeout_ms = 0;
+    o.seed = 1;
+    o.max_restarts = 100;
+    o.respect_limits = 1;
+    o.max_step = 0.5;
+    o.damping = 1e-3;
+    o.nullspace = 0;
+    o.nullspace_gain = 0.1;
+    return o;
+}
+
+static int finite_pos(double x) { return isfinite(x) && x > 0; }
+
+/* Everything mn_ik_solve promises to reject, in the order a user would fix it. The
+ * problem's quaternion is checked for being non-zero; methods normalise it. */
+static mn_status check(const mn_model* m, const mn_data* d, const mn_ik_problem* p,
+                       const mn_ik_options* o, mn_ik_result* r) {
+    if (!m || !d || !p || !o) return mn_ik_fail(r, MN_ERR_ARG, "ik: model, data, problem and options are required");
+    if (d->nq != m->nq || d->njoint != m->njoint)
+        return mn_ik_fail(r, MN_ERR_ARG, "ik: data: made for another model");
+    if ((int)o->method < 0 || o->method >= MN_IK_METHOD_COUNT)
+        return mn_ik_fail(r, MN_ERR_ARG, "ik: method: %d is not a method", (int)o->method);
+    if (p->tip < 0 || p->tip >= m->njoint)
+        return mn_ik_fail(r, MN_ERR_ARG, "ik: tip: joint %d out of range [0, %d)", p->tip, m->njoint);
+    if (p->base < -1 || p->base >= m->njoint)
+        return mn_ik_fail(r, MN_ERR_ARG, "ik: base: joint %d out of range [-1, %d)", p->base, m->njoint);
+    if (p->base == p->tip)
+        return mn_ik_fail(r, MN_ERR_ARG, "ik: tip: '%s' is the base itself", m->jnt_name[p->tip]);
+    int nj, nd, nq;
+    if (mn_ikc_count(m, p->base, p->tip, &nj, &nd, &nq) != 0)
+        return mn_ik_fail(r, MN_ERR_ARG, "ik: tip: '%s' is not below base '%s'", m->jnt_name[p->tip],
+                          m->jnt_name[p->base]);
+    if (nd == 0)
+        return mn_ik_fail(r, MN_ERR_ARG, "ik: chain: no moving joint between base and tip '%s'", m->jnt_name[p->tip]);
+    if (!p->use_position && !p->use_orientation)
+        return mn_ik_fail(r, MN_ERR_ARG, "ik: goal: neither position nor orientation is used");
+    if (!mn_vec3_isfinite(p->point)) return mn_ik_fail(r, MN_ERR_ARG, "ik: point: not finite");
+    if (p->use_position) {
+        if (!mn_vec3_isfinite(p->target_pos)) return mn_ik_fail(r, MN_ERR_ARG, "ik: target_pos: not finite");
+        if (!finite_pos(p->w_pos)) return mn_ik_fail(r, MN_ERR_ARG, "ik: w_pos: must be finite and > 0");
+        if (!finite_pos(o->tol_pos)) return mn_ik_fail(r, MN_ERR_ARG, "ik: tol_pos: must be finite and > 0");
+    }
+    if (p->use_orientation) {
+        if (!mn_quat_isfinite(p->target_rot)) return mn_ik_fail(r, MN_ERR_ARG, "ik: target_rot: not finite");
+        if (!(mn_quat_norm(p->target_rot) > 1e-9))
+            return mn_ik_fail(r, MN_ERR_ARG, "ik: target_rot: zero quaternion");
+        if (!finite_pos(p->w_rot)) return mn_ik_fail(r, MN_ERR_ARG, "ik: w_rot: must be finite and > 0");
+        if (!finite_pos(o->tol_rot)) return mn_ik_fail(r, MN_ERR_ARG, "ik: tol_rot: must be finite and > 0");
+    }
+    if (o->method == MN_IK_ANALYTIC && !mn_vec3_isfinite(p->pole))
+        return mn_ik_fail(r, MN_ERR_ARG, "ik: pole: not finite");
+    if (o->max_iters < 1) return mn_ik_fail(r, MN_ERR_ARG, "ik: max_iters: must be >= 1");
+    if (o->max_restarts < 0) return mn_ik_fail(r, MN_ERR_ARG, "ik: max_restarts: must be >= 0");
+    if (isnan(o->timeout_ms)) return mn_ik_fail(r, MN_ERR_ARG, "ik: timeout_ms: NaN");
+    if (isnan(o->max_step) || isinf(o->max_step)) return mn_ik_fail(r, MN_ERR_ARG, "ik: max_step: not finite");
+    if (!(isfinite(o->damping) && o->damping >= 0)) return mn_ik_fail(r, MN_ERR_ARG, "ik: damping: must be finite and >= 0");
+    if (o->nullspace && !(isfinite(o->nullspace_gain) && o->nullspace_gain >= 0))
+        return mn_ik_fail(r, MN_ERR_ARG, "ik: nullspace_gain: must be finite and >= 0");
+    if (mn_q_check(m, d->q) != MN_OK) return mn_ik_fail(r, MN_ERR_ARG, "ik: q: the seed state is not finite");
+    /* A chain whose links all have zero length cannot move its end effector by rotating:
+     * with no slide on it, a position goal is meaningless. */
+    if (p->use_position) {
+        double reach = mn_vec3_norm(p->point);
+        int slide = 0;
+        for (int j = p->tip; j != p->base; j = m->jnt_parent[j]) {
+            reach += mn_vec3_norm(m->jnt_offset[j]);
+            if (m->jnt_type[j] == MN_JOINT_SLIDE || m->jnt_type[j] == MN_JOINT_FREE) slide = 1;
+        }
+        if (!(reach > 0) && !slide)
+            return mn_ik_fail(r, MN_ERR_ARG, "ik: chain: zero-length links from base to tip '%s'", m->jnt_name[p->tip]);
+    }
+    return MN_OK;
+}
+
+typedef mn_status (*method_fn)(MN_IK_METHOD_ARGS);
+static const method_fn methods[MN_IK_METHOD_COUNT] = {mn_ik_lm,  mn_ik_dls,    mn_ik_pinv,    mn_ik_jt,
+                                                      mn_ik_ccd, mn_ik_fabrik, mn_ik_analytic};
+
+mn_status mn_ik_solve(const mn_model* m, mn_data* d, const mn_ik_problem* p, const mn_ik_options* o,
+                      mn_ik_result* r) {
+    mn_ik_result local;
+    if (!r) r = &local;
+    memset(r, 0, sizeof *r);
+    int64_t t0 = mn_ik_now_ns();
+    mn_status s = check(m, d, p, o, r);
+    if (s != MN_OK) {
+        r->time_us = (double)(mn_ik_now_ns() - t0) * 1e-3;
+        return s;
+    }
+    mn_fk(m, d);
+    size_t mark = mn_arena_mark(&d->arena);
+    s = methods[o->method](m, d, p, o, r);
+    mn_arena_reset(&d->arena, mark);
+    r->status = s;
+    if (s == MN_OK) r->message[0] = 0;
+    r->time_us = (double)(mn_ik_now_ns() - t0) * 1e-3;
+    return s;
+}

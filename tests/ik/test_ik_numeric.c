@@ -1,0 +1,517 @@
+/* The numeric chain IK methods (LM, DLS, PINV, JT): reachable targets on a planar arm, a
+ * 7-DOF spatial chain (the robots from URDF files are in tests/integration/test_ik_robots.c), limits, stiffness, determinism, the singular
+ * straight chain of Welman Fig. 4.2, unreachable targets, no heap allocation inside a
+ * solve, and the chain Jacobians against finite differences. */
+#include <marionette/ik.h>
+#include <marionette/model.h>
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ik/ik_common.h"
+#include "test.h"
+
+static const mn_ik_method numeric[] = {MN_IK_LM, MN_IK_DLS, MN_IK_PINV, MN_IK_JT};
+#define NNUMERIC 4
+
+static uint64_t rng_state = 99;
+static double urand(void) {
+    uint64_t z = (rng_state += 0x9E3779B97F4A7C15ull);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    z ^= z >> 31;
+    return (double)(z >> 11) * (1.0 / 9007199254740992.0);
+}
+
+static int add(mn_spec* s, const char* name, int parent, mn_joint_type type, mn_vec3 offset, mn_vec3 axis,
+               double lo, double hi) {
+    mn_joint_def d = mn_joint_default();
+    d.name = name;
+    d.parent = parent;
+    d.type = type;
+    d.offset = offset;
+    d.axis = axis;
+    if (lo < hi) {
+        d.limited = 1;
+        d.range[0] = lo;
+        d.range[1] = hi;
+    }
+    int i = mn_spec_add_joint(s, &d, NULL);
+    CHECK(i >= 0);
+    return i;
+}
+
+/* Three unit links in the xy plane, hinges about z; "tip" is a FIXED joint at the end. */
+static mn_model* planar3(double lo, double hi) {
+    mn_spec* s = mn_spec_create("planar3");
+    int b = add(s, "base", -1, MN_JOINT_FIXED, mn_v3(0, 0, 0), mn_v3(0, 0, 1), 0, 0);
+    int j1 = add(s, "j1", b, MN_JOINT_HINGE, mn_v3(0, 0, 0), mn_v3(0, 0, 1), lo, hi);
+    int j2 = add(s, "j2", j1, MN_JOINT_HINGE, mn_v3(1, 0, 0), mn_v3(0, 0, 1), lo, hi);
+    int j3 = add(s, "j3", j2, MN_JOINT_HINGE, mn_v3(1, 0, 0), mn_v3(0, 0, 1), lo, hi);
+    add(s, "tip", j3, MN_JOINT_FIXED, mn_v3(1, 0, 0), mn_v3(0, 0, 1), 0, 0);
+    mn_model* m = mn_model_compile(s, NULL);
+    mn_spec_destroy(s);
+    CHECK(m != NULL);
+    return m;
+}
+
+/* A 7-DOF spatial arm: axes z y z y z y z (one of them skewed), links of 0.3 to 0.4,
+ * limits +-2.8 (+-1.9 on the "elbows"), an offset tool frame. */
+static mn_model* chain7(void) {
+    mn_spec* s = mn_spec_create("chain7");
+    int p = add(s, "base", -1, MN_JOINT_FIXED, mn_v3(0, 0, 0), mn_v3(0, 0, 1), 0, 0);
+    const char* names[7] = {"a1", "a2", "a3", "a4", "a5", "a6", "a7"};
+    for (int i = 0; i < 7; i++) {
+        mn_vec3 axis = (i % 2 == 0) ? mn_v3(0, 0, 1) : mn_v3(0, 1, 0);
+        if (i == 4) axis = mn_vec3_normalize(mn_v3(0.2, 0.1, 1));
+        double lim = (i % 2 == 1) ? 1.9 : 2.8;
+        mn_vec3 off = i == 0 ? mn_v3(0, 0, 0.1) : mn_v3(0.02 * (i % 3), 0, 0.3 + 0.02 * i);
+        p = add(s, names[i], p, MN_JOINT_HINGE, off, axis, -lim, lim);
+    }
+    mn_joint_def d = mn_joint_default();
+    d.name = "tool";
+    d.parent = p;
+    d.offset = mn_v3(0.05, 0, 0.12);
+    d.orient = mn_quat_axis_angle(mn_v3(1, 0, 0), 0.4);
+    CHECK(mn_spec_add_joint(s, &d, NULL) >= 0);
+    mn_model* m = mn_model_compile(s, NULL);
+    mn_spec_destroy(s);
+    CHECK(m != NULL);
+    return m;
+}
+
+/* A reachable pose: the tip frame for random joint values within limits (the chain's
+ * DOFs only), expressed in the base frame. Leaves d at the seed state it found. */
+static void random_target(const mn_model* m, mn_data* d, int base, int tip, mn_ik_problem* p) {
+    double* keep = malloc(sizeof(double) * (size_t)m->nq);
+    memcpy(keep, d->q, sizeof(double) * (size_t)m->nq);
+    for (int j = tip; j != base; j = m->jnt_parent[j]) {
+        if (m->jnt_type[j] != MN_JOINT_HINGE) continue;
+        double lo = m->jnt_limited[j] ? m->jnt_range[2 * j] : -MN_PI;
+        double hi = m->jnt_limited[j] ? m->jnt_range[2 * j + 1] : MN_PI;
+        d->q[m->jnt_qadr[j]] = lo + (hi - lo) * (0.05 + 0.9 * urand());
+    }
+    mn_fk(m, d);
+    mn_xform B = base >= 0 ? d->xf[base] : mn_xform_identity();
+    mn_xform Bi = mn_xform_inverse(&B);
+    mn_xform T = mn_xform_mul(&Bi, &d->xf[tip]);
+    p->target_pos = mn_xform_apply(&T, p->point);
+    p->target_rot = mn_quat_from_mat3(&T.R);
+    memcpy(d->q, keep, sizeof(double) * (size_t)m->nq);
+    mn_fk(m, d);
+    free(keep);
+}
+
+/* Independent check of a result: the tip pose from mn_fk against the problem's target. */
+static void check_pose(const mn_model* m, const mn_data* d, const mn_ik_problem* p, double tol) {
+    mn_xform B = p->base >= 0 ? d->xf[p->base] : mn_xform_identity();
+    mn_xform Bi = mn_xform_inverse(&B);
+    mn_xform T = mn_xform_mul(&Bi, &d->xf[p->tip]);
+    if (p->use_position) CHECK(mn_vec3_dist(mn_xform_apply(&T, p->point), p->target_pos) <= tol);
+    if (p->use_orientation) {
+        mn_quat q = mn_quat_from_mat3(&T.R);
+        CHECK(mn_quat_angle_between(q, mn_quat_normalize(p->target_rot)) <= tol);
+    }
+    CHECK(mn_q_within_limits(m, d->q, 1e-9));
+}
+
+static mn_ik_options opts_for(mn_ik_method meth) {
+    mn_ik_options o = mn_ik_default();
+    o.method = meth;
+    if (meth == MN_IK_JT) o.max_iters = 200000; /* steepest descent: linear convergence */
+    else if (meth != MN_IK_LM) o.max_iters = 500;
+    return o;
+}
+
+/* ---- reachable targets -------------------------------------------------------------------- */
+
+static void test_planar_reach(void) {
+    mn_model* m = planar3(0, 0);
+    mn_data* d = mn_data_create(m, 0);
+    mn_ik_problem p = mn_ik_problem_default();
+    p.base = mn_model_find_joint(m, "base");
+    p.tip = mn_model_find_joint(m, "tip");
+    mn_vec3 targets[4] = {mn_v3(2, 1, 0), mn_v3(-1, 1.5, 0), mn_v3(0.5, -2.2, 0), mn_v3(1.2, 0.3, 0)};
+    for (int k = 0; k < NNUMERIC; k++) {
+        for (int t = 0; t < 4; t++) {
+            mn_data_reset(m, d);
+            d->q[0] = 0.3, d->q[1] = 0.4, d->q[2] = 0.5; /* away from the straight singularity */
+            p.target_pos = targets[t];
+            mn_ik_options o = opts_for(numeric[k]);
+            mn_ik_result r;
+            mn_status s = mn_ik_solve(m, d, &p, &o, &r);
+            if (s != MN_OK) fprintf(stderr, "planar %s target %d: %s\n", mn_ik_method_name(numeric[k]), t, r.message);
+            CHECK(s == MN_OK);
+            CHECK(r.pos_err <= o.tol_pos);
+            check_pose(m, d, &p, 1.01e-5);
+        }
+    }
+    mn_data_destroy(d);
+    mn_model_destroy(m);
+}
+
+/* Pose goals (position and orientation) drawn by FK from random joint values. */
+static void reach_poses(mn_model* m, int base, int tip, int ntargets, const char* what) {
+    mn_data* d = mn_data_create(m, 0);
+    mn_ik_problem p = mn_ik_problem_default();
+    p.base = base;
+    p.tip = tip;
+    p.use_orientation = 1;
+    for (int t = 0; t < ntargets; t++) {
+        random_target(m, d, base, tip, &p);
+        for (int k = 0; k < NNUMERIC; k++) {
+            mn_data_reset(m, d);
+            /* A seed near the target's joints would be too easy: start from mid-range. */
+            for (int j = tip; j != base; j = m->jnt_parent[j])
+                if (m->jnt_type[j] == MN_JOINT_HINGE && m->jnt_limited[j])
+                    d->q[m->jnt_qadr[j]] = 0.5 * (m->jnt_range[2 * j] + m->jnt_range[2 * j + 1]) + 0.1;
+            mn_ik_options o = opts_for(numeric[k]);
+            mn_ik_result r;
+            mn_status s = mn_ik_solve(m, d, &p, &o, &r);
+            /* The methods without restarts may end in a local minimum from a far seed: only
+             * LM has to solve every target; the others must at least not get worse. */
+            if (numeric[k] == MN_IK_LM) {
+                if (s != MN_OK) fprintf(stderr, "%s target %d: lm: %s\n", what, t, r.message);
+                CHECK(s == MN_OK);
+                check_pose(m, d, &p, 1.01e-5);
+            } else if (s == MN_OK) {
+                check_pose(m, d, &p, 1.01e-5);
+            } else {
+                CHECK(s == MN_ERR_UNREACHABLE || s == MN_ERR_NOCONVERGE);
+                CHECK(mn_q_within_limits(m, d->q, 1e-9));
+            }
+        }
+    }
+    mn_data_destroy(d);
+}
+
+/* From a seed near the answer (the tracking case: the target's joints plus up to 0.1
+ * rad) every method converges to the pose, without restarts (JT: to the position). */
+static void track_poses(mn_model* m, int base, int tip, int ntargets, const char* what) {
+    mn_data* d = mn_data_create(m, 0);
+    double* q1 = malloc(sizeof(double) * (size_t)m->nq);
+    mn_ik_problem p = mn_ik_problem_default();
+    p.base = base;
+    p.tip = tip;
+    p.use_orientation = 1;
+    for (int t = 0; t < ntargets; t++) {
+        mn_data_reset(m, d);
+        for (int j = tip; j != base; j = m->jnt_parent[j]) {
+            if (m->jnt_type[j] != MN_JOINT_HINGE) continue;
+            double lo = m->jnt_limited[j] ? m->jnt_range[2 * j] : -MN_PI;
+            double hi = m->jnt_limited[j] ? m->jnt_range[2 * j + 1] : MN_PI;
+            d->q[m->jnt_qadr[j]] = lo + (hi - lo) * (0.1 + 0.8 * urand());
+        }
+        mn_fk(m, d);
+        mn_xform B = base >= 0 ? d->xf[base] : mn_xform_identity();
+        mn_xform Bi = mn_xform_inverse(&B);
+        mn_xform T = mn_xform_mul(&Bi, &d->xf[tip]);
+        p.target_pos = mn_xform_apply(&T, p.point);
+        p.target_rot = mn_quat_from_mat3(&T.R);
+        for (int j = tip; j != base; j = m->jnt_parent[j])
+            if (m->jnt_type[j] == MN_JOINT_HINGE) d->q[m->jnt_qadr[j]] += 0.1 * (2 * urand() - 1);
+        mn_clamp_to_limits(m, d->q);
+        memcpy(q1, d->q, sizeof(double) * (size_t)m->nq);
+        for (int k = 0; k < NNUMERIC; k++) {
+            mn_ik_options o = opts_for(numeric[k]);
+            o.max_restarts = 0;
+            mn_ik_result r;
+            memcpy(d->q, q1, sizeof(double) * (size_t)m->nq);
+            /* Steepest descent (JT) converges linearly and can need 10^5+ iterations for a
+             * 6-D goal near a singular pose: it gets the position goal here. */
+            p.use_orientation = numeric[k] != MN_IK_JT;
+            mn_status s = mn_ik_solve(m, d, &p, &o, &r);
+            if (s != MN_OK) fprintf(stderr, "%s track %d: %s: %s (%g, %g)\n", what, t, mn_ik_method_name(numeric[k]), r.message, r.pos_err, r.rot_err);
+            CHECK(s == MN_OK);
+            check_pose(m, d, &p, 1.01e-5);
+        }
+    }
+    free(q1);
+    mn_data_destroy(d);
+}
+
+static void test_chain7_reach(void) {
+    mn_model* m = chain7();
+    reach_poses(m, mn_model_find_joint(m, "base"), mn_model_find_joint(m, "tool"), 20, "chain7");
+    track_poses(m, mn_model_find_joint(m, "base"), mn_model_find_joint(m, "tool"), 10, "chain7");
+    mn_model_destroy(m);
+}
+
+/* ---- limits, stiffness, determinism ------------------------------------------------------- */
+
+/* Tight limits: the target is reachable only with every joint bent; all methods keep q
+ * inside, and LM still reaches the target. */
+static void test_limits(void) {
+    mn_model* m = planar3(-0.9, 0.9);
+    mn_data* d = mn_data_create(m, 0);
+    mn_ik_problem p = mn_ik_problem_default();
+    p.base = mn_model_find_joint(m, "base");
+    p.tip = mn_model_find_joint(m, "tip");
+    /* Reachable only with the elbows bent close to their limits: q = (0.6, 0.85, 0.85). */
+    p.target_pos = mn_v3(cos(0.6) + cos(1.45) + cos(2.3), sin(0.6) + sin(1.45) + sin(2.3), 0);
+    for (int k = 0; k < NNUMERIC; k++) {
+        mn_data_reset(m, d);
+        mn_ik_options o = opts_for(numeric[k]);
+        mn_ik_result r;
+        mn_status s = mn_ik_solve(m, d, &p, &o, &r);
+        for (int i = 0; i < 3; i++) CHECK(fabs(d->q[i]) <= 0.9 + 1e-12);
+        if (numeric[k] == MN_IK_LM) CHECK(s == MN_OK);
+        CHECK(mn_q_within_limits(m, d->q, 0));
+    }
+    /* Beyond what the limits allow: reach and direction are fine, bend is not. */
+    p.target_pos = mn_v3(-1.0, 0.2, 0);
+    for (int k = 0; k < NNUMERIC; k++) {
+        mn_data_reset(m, d);
+        mn_ik_options o = opts_for(numeric[k]);
+        o.max_restarts = 10;
+        mn_ik_result r;
+        mn_status s = mn_ik_solve(m, d, &p, &o, &r);
+        CHECK(s != MN_OK);
+        for (int i = 0; i < 3; i++) CHECK(fabs(d->q[i]) <= 0.9 + 1e-12);
+        CHECK(isfinite(r.pos_err) && r.pos_err > 0.1);
+    }
+    mn_data_destroy(d);
+    mn_model_destroy(m);
+}
+
+/* A stiffer first joint moves less: same seed, same target, stiffness 1 then 50. */
+static void test_stiffness(void) {
+    for (int k = 0; k < NNUMERIC; k++) {
+        double moved[2];
+        for (int pass = 0; pass < 2; pass++) {
+            mn_spec* s = mn_spec_create("stiff");
+            int b = add(s, "base", -1, MN_JOINT_FIXED, mn_v3(0, 0, 0), mn_v3(0, 0, 1), 0, 0);
+            int j1 = add(s, "j1", b, MN_JOINT_HINGE, mn_v3(0, 0, 0), mn_v3(0, 0, 1), 0, 0);
+            int j2 = add(s, "j2", j1, MN_JOINT_HINGE, mn_v3(1, 0, 0), mn_v3(0, 0, 1), 0, 0);
+            int j3 = add(s, "j3", j2, MN_JOINT_HINGE, mn_v3(1, 0, 0), mn_v3(0, 0, 1), 0, 0);
+            add(s, "tip", j3, MN_JOINT_FIXED, mn_v3(1, 0, 0), mn_v3(0, 0, 1), 0, 0);
+            mn_spec_joint(s, j1)->stiffness = pass == 0 ? 1.0 : 50.0;
+            mn_model* m = mn_model_compile(s, NULL);
+            mn_spec_destroy(s);
+            mn_data* d = mn_data_create(m, 0);
+            d->q[0] = 0.2, d->q[1] = 0.5, d->q[2] = 0.5;
+            mn_ik_problem p = mn_ik_problem_default();
+            p.base = 0;
+            p.tip = mn_model_find_joint(m, "tip");
+            p.target_pos = mn_v3(1.2, 1.6, 0);
+            mn_ik_options o = opts_for(numeric[k]);
+            o.max_restarts = 0;
+            mn_ik_result r;
+            CHECK(mn_ik_solve(m, d, &p, &o, &r) == MN_OK);
+            moved[pass] = fabs(d->q[0] - 0.2);
+            mn_data_destroy(d);
+            mn_model_destroy(m);
+        }
+        if (!(moved[1] < 0.5 * moved[0]))
+            fprintf(stderr, "stiffness %s: joint 1 moved %g then %g\n", mn_ik_method_name(numeric[k]), moved[0], moved[1]);
+        CHECK(moved[1] < 0.5 * moved[0]);
+    }
+}
+
+/* The same seed gives bit-identical answers; restarts are used on this problem. */
+static void test_determinism(void) {
+    mn_model* m = chain7();
+    mn_data* d = mn_data_create(m, 0);
+    int base = mn_model_find_joint(m, "base"), tip = mn_model_find_joint(m, "tool");
+    mn_ik_problem p = mn_ik_problem_default();
+    p.base = base;
+    p.tip = tip;
+    p.use_orientation = 1;
+    double* q[2];
+    int used_restarts = 0;
+    for (int t = 0; t < 10; t++) {
+        random_target(m, d, base, tip, &p);
+        for (int pass = 0; pass < 2; pass++) {
+            mn_data_reset(m, d);
+            mn_ik_options o = mn_ik_default();
+            o.seed = 1234;
+            o.max_iters = 8; /* short starts so restarts happen */
+            mn_ik_result r;
+            mn_ik_solve(m, d, &p, &o, &r);
+            used_restarts += r.restarts;
+            q[pass] = malloc(sizeof(double) * (size_t)m->nq);
+            memcpy(q[pass], d->q, sizeof(double) * (size_t)m->nq);
+        }
+        CHECK(memcmp(q[0], q[1], sizeof(double) * (size_t)m->nq) == 0);
+        free(q[0]);
+        free(q[1]);
+    }
+    CHECK(used_restarts > 0);
+    mn_data_destroy(d);
+    mn_model_destroy(m);
+}
+
+/* ---- singular and unreachable --------------------------------------------------------------- */
+
+/* Welman Fig. 4.2: a straight chain with the target on its line, pulled inwards. The
+ * force on the tip points down the singular direction; DLS and LM must still fold it. */
+static void test_singular_inward(void) {
+    mn_model* m = planar3(0, 0);
+    mn_data* d = mn_data_create(m, 0);
+    mn_ik_problem p = mn_ik_problem_default();
+    p.base = mn_model_find_joint(m, "base");
+    p.tip = mn_model_find_joint(m, "tip");
+    p.target_pos = mn_v3(1.5, 0, 0);
+    const mn_ik_method must[2] = {MN_IK_DLS, MN_IK_LM};
+    for (int k = 0; k < 2; k++) {
+        mn_data_reset(m, d); /* q = 0: exactly straight along x */
+        mn_ik_options o = opts_for(must[k]);
+        mn_ik_result r;
+        mn_status s = mn_ik_solve(m, d, &p, &o, &r);
+        if (s != MN_OK) fprintf(stderr, "fig 4.2 %s: %s\n", mn_ik_method_name(must[k]), r.message);
+        CHECK(s == MN_OK);
+        check_pose(m, d, &p, 1.01e-5);
+    }
+    mn_data_destroy(d);
+    mn_model_destroy(m);
+}
+
+/* Out of reach: UNREACHABLE, the arm stretched towards the target, the residual reported. */
+static void test_unreachable(void) {
+    mn_model* m = planar3(0, 0);
+    mn_data* d = mn_data_create(m, 0);
+    mn_ik_problem p = mn_ik_problem_default();
+    p.base = mn_model_find_joint(m, "base");
+    p.tip = mn_model_find_joint(m, "tip");
+    p.target_pos = mn_v3(3, 4, 0); /* 5 away, reach 3 */
+    for (int k = 0; k < NNUMERIC; k++) {
+        mn_data_reset(m, d);
+        d->q[0] = 0.1, d->q[1] = 0.3, d->q[2] = -0.2;
+        mn_ik_options o = opts_for(numeric[k]);
+        mn_ik_result r;
+        mn_status s = mn_ik_solve(m, d, &p, &o, &r);
+        if (s != MN_ERR_UNREACHABLE) fprintf(stderr, "unreachable %s: %s\n", mn_ik_method_name(numeric[k]), r.message);
+        CHECK(s == MN_ERR_UNREACHABLE);
+        CHECK(r.message[0] != 0);
+        for (int i = 0; i < m->nq; i++) CHECK(isfinite(d->q[i]));
+        mn_vec3 tip = d->xf[p.tip].p;
+        CHECK_NEAR(mn_vec3_norm(tip), 3.0, 1e-3);                    /* stretched */
+        CHECK_NEAR(mn_vec3_dot(mn_vec3_normalize(tip), mn_v3(0.6, 0.8, 0)), 1.0, 1e-6); /* towards it */
+        CHECK_NEAR(r.pos_err, 2.0, 1e-3);
+    }
+    mn_data_destroy(d);
+    mn_model_destroy(m);
+}
+
+/* ---- no heap allocation inside a solve ------------------------------------------------------ */
+
+static void test_no_allocation(void) {
+    mn_model* m = chain7();
+    mn_data* d = mn_data_create(m, 0);
+    int base = mn_model_find_joint(m, "base"), tip = mn_model_find_joint(m, "tool");
+    mn_ik_problem p = mn_ik_problem_default();
+    p.base = base;
+    p.tip = tip;
+    p.use_orientation = 1;
+    random_target(m, d, base, tip, &p);
+    for (int k = 0; k < NNUMERIC; k++) {
+        mn_data_reset(m, d);
+        mn_ik_options o = opts_for(numeric[k]);
+        o.max_iters = k == 3 ? 2000 : 100;
+        o.timeout_ms = 50;
+        mn_ik_result r;
+        long before = mn_alloc_count();
+        mn_ik_solve(m, d, &p, &o, &r);
+        CHECK(mn_alloc_count() == before);
+        CHECK(r.iters > 0);
+    }
+    mn_data_destroy(d);
+    mn_model_destroy(m);
+}
+
+/* ---- Jacobians against finite differences -------------------------------------------------- */
+
+static void check_jacobians(mn_model* m, int base, int tip, mn_vec3 point) {
+    mn_data* d = mn_data_create(m, 0);
+    int nd = mn_chain_dofs(m, base, tip, NULL, 0);
+    CHECK(nd > 0);
+    int* dofs = malloc(sizeof(int) * (size_t)nd);
+    mn_chain_dofs(m, base, tip, dofs, nd);
+    double* Jm = malloc(sizeof(double) * 6 * (size_t)nd);
+    double* Jc = malloc(sizeof(double) * 6 * (size_t)nd);
+    for (int trial = 0; trial < 5; trial++) {
+        for (int j = 0; j < m->njoint; j++)
+            if (m->jnt_type[j] == MN_JOINT_HINGE) d->q[m->jnt_qadr[j]] = 2 * urand() - 1;
+        mn_fk(m, d);
+        /* model.h's chain Jacobian: world coordinates. */
+        mn_jacobian_chain(m, d, base, tip, point, Jm);
+        /* ik_common's Jacobian, base frame, unweighted rows. */
+        mn_ikc c;
+        size_t mark = mn_arena_mark(&d->arena);
+        CHECK(mn_ikc_build(m, d, base, tip, point, &d->arena, &c) == MN_OK);
+        double* qc = mn_arena_alloc(&d->arena, sizeof(double) * (size_t)c.nqc);
+        mn_ikc_gather(&c, d->q, qc);
+        mn_ik_problem p = mn_ik_problem_default();
+        p.use_orientation = 1;
+        p.point = point;
+        p.w_rot = 1.0 / (c.reach > 0 ? c.reach : 1.0);
+        mn_ik_goal g = mn_ik_goal_make(&p, &c);
+        mn_xform T;
+        mn_vec3 pt;
+        mn_ikc_fk(&c, qc, point, &T, &pt);
+        mn_ikc_jacobian(&c, &g, pt, Jc);
+        /* FK of the chain agrees with mn_fk. */
+        mn_xform B = base >= 0 ? d->xf[base] : mn_xform_identity();
+        mn_vec3 pw = mn_xform_apply(&B, pt);
+        CHECK(mn_vec3_dist(pw, mn_point_world(d, tip, point)) < 1e-12);
+        /* Finite differences of the world point and frame. */
+        const double h = 1e-6;
+        for (int k = 0; k < nd; k++) {
+            int qa = m->jnt_qadr[m->dof_jnt[dofs[k]]];
+            double q0 = d->q[qa];
+            d->q[qa] = q0 + h;
+            mn_fk(m, d);
+            mn_vec3 pp = mn_point_world(d, tip, point);
+            mn_mat3 Rp = d->xf[tip].R;
+            d->q[qa] = q0 - h;
+            mn_fk(m, d);
+            mn_vec3 pm = mn_point_world(d, tip, point);
+            mn_mat3 Rm = d->xf[tip].R;
+            d->q[qa] = q0;
+            mn_vec3 v = mn_vec3_scale(mn_vec3_sub(pp, pm), 0.5 / h);
+            mn_vec3 w = mn_vec3_scale(mn_rotation_error(&Rp, &Rm), 0.5 / h);
+            double fd[6] = {v.x, v.y, v.z, w.x, w.y, w.z};
+            for (int r = 0; r < 6; r++) CHECK_NEAR(Jm[r * nd + k], fd[r], 1e-6);
+            /* ik_common's columns are in the base frame: rotate them to world. */
+            mn_vec3 lin = mn_mat3_mulv(&B.R, mn_v3(Jc[k], Jc[nd + k], Jc[2 * nd + k]));
+            mn_vec3 ang = mn_mat3_mulv(&B.R, mn_v3(Jc[3 * nd + k], Jc[4 * nd + k], Jc[5 * nd + k]));
+            CHECK_NEAR(lin.x, v.x, 1e-6);
+            CHECK_NEAR(lin.y, v.y, 1e-6);
+            CHECK_NEAR(lin.z, v.z, 1e-6);
+            CHECK_NEAR(ang.x, w.x, 1e-6);
+            CHECK_NEAR(ang.y, w.y, 1e-6);
+            CHECK_NEAR(ang.z, w.z, 1e-6);
+        }
+        mn_fk(m, d);
+        mn_arena_reset(&d->arena, mark);
+    }
+    free(Jm);
+    free(Jc);
+    free(dofs);
+    mn_data_destroy(d);
+}
+
+static void test_jacobians(void) {
+    mn_model* m = planar3(0, 0);
+    check_jacobians(m, mn_model_find_joint(m, "base"), mn_model_find_joint(m, "tip"), mn_v3(0.1, 0.2, 0.3));
+    mn_model_destroy(m);
+    m = chain7();
+    check_jacobians(m, mn_model_find_joint(m, "base"), mn_model_find_joint(m, "tool"), mn_v3(0.02, -0.03, 0.1));
+    check_jacobians(m, mn_model_find_joint(m, "a2"), mn_model_find_joint(m, "tool"), mn_v3(0, 0, 0));
+    mn_model_destroy(m);
+}
+
+int main(int argc, char** argv) {
+    mn_test_init(argc, argv);
+    RUN(test_jacobians);
+    RUN(test_planar_reach);
+    RUN(test_chain7_reach);
+    RUN(test_limits);
+    RUN(test_stiffness);
+    RUN(test_determinism);
+    RUN(test_singular_inward);
+    RUN(test_unreachable);
+    RUN(test_no_allocation);
+    return mn_test_report();
+}
