@@ -1,0 +1,442 @@
+/* BVH writer: any model and motion -> HIERARCHY + MOTION text, written atomically.
+ *
+ * Each model joint becomes one BVH joint whose channels reproduce its local transform
+ * T = Trans(offset) Rot(orient) Motion(q) (docs/bvh.md, "Writing any model"):
+ *
+ *   - position channels X Y Z (the translation of T) when the translation varies (SLIDE,
+ *     FREE); the OFFSET is the joint's offset, so q = 0 writes the rest position;
+ *   - rotation channels, in the joint's rot_order, holding the Euler angles (degrees) of
+ *     orient * motion rotation, when that rotation varies (HINGE, BALL, FREE) or the rest
+ *     orientation is not the identity;
+ *   - a HINGE or SLIDE about a coordinate axis with no rest orientation gets one channel;
+ *   - a FIXED leaf becomes an End Site (its name is not kept: BVH has none).
+ *
+ * A series of 1-DOF joints made by the reader for an unusual channel list (named as in
+ * bvh_internal.h) is written back as the one BVH joint it came from, with the channels in
+ * their original order. */
+#include "io/bvh_internal.h"
+#include "io/io_internal.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+int mn_bvh_series_name_parse(const char* name, size_t* base_len, int* index, int* channel) {
+    const char* last = strrchr(name, ':');
+    if (!last || last == name) return 0;
+    int ch = -1;
+    for (int c = 0; c < 6; c++)
+        if (strcmp(last + 1, mn_bvh_channel_names[c]) == 0) ch = c;
+    if (ch < 0) return 0;
+    /* digits between the previous ':' and last */
+    const char* d = last;
+    int k = 0, mul = 1, nd = 0;
+    while (d > name && d[-1] >= '0' && d[-1] <= '9' && nd < 3) {
+        d--;
+        k += (d[0] - '0') * mul;
+        mul *= 10;
+        nd++;
+    }
+    if (nd == 0 || d == name || d[-1] != ':' || d - 1 == name) return 0;
+    *base_len = (size_t)(d - 1 - name);
+    *index = k;
+    *channel = ch;
+    return 1;
+}
+
+/* How a BVH joint's channel values are computed. */
+enum { W_SERIES, W_XFORM, W_END };
+
+typedef struct wnode {
+    int mode;
+    int joint;        /* model joint carrying the name (a series' last joint) */
+    int first;        /* first model joint of a series (its offset is the OFFSET) */
+    int nch;
+    int col;          /* first MOTION column */
+    int has_pos, has_rot;
+    int nmember;      /* W_SERIES: members[0..nmember) in chain order */
+    int members[MN_BVH_MAX_JOINT_CHANNELS];
+    int member_ch[MN_BVH_MAX_JOINT_CHANNELS]; /* channel index of each member */
+    unsigned char codes[MN_BVH_MAX_JOINT_CHANNELS];
+} wnode;
+
+typedef struct writer {
+    const mn_model* m;
+    int* first_child;
+    int* next_sibling;
+    int* series_final;  /* first member of a valid series -> its last joint; else -1 */
+    uint8_t* folded;    /* joints of a series other than its last */
+    wnode* nodes;
+    int* node_of;       /* model joint -> wnode index, -1 */
+    int nnodes;
+} writer;
+
+static int channel_of_joint(const mn_model* m, int j) {
+    int t = m->jnt_type[j], a = m->jnt_axis_kind[j];
+    if (a < 0 || a > 2 || !m->jnt_orient_ident[j]) return -1;
+    if (t == MN_JOINT_SLIDE) return a;
+    if (t == MN_JOINT_HINGE) return 3 + a;
+    return -1;
+}
+
+static int vec_is_zero(mn_vec3 v) { return v.x == 0 && v.y == 0 && v.z == 0; }
+
+/* Checks the chain starting at joint j against the series convention and fills the node;
+ * returns the last joint or -1. */
+static int series_detect(writer* W, int j, wnode* node) {
+    const mn_model* m = W->m;
+    size_t blen;
+    int idx, ch;
+    if (!mn_bvh_series_name_parse(m->jnt_name[j], &blen, &idx, &ch)) return -1;
+    const char* base = m->jnt_name[j];
+    int p = m->jnt_parent[j];
+    size_t pb;
+    int pi, pc;
+    if (p >= 0 && mn_bvh_series_name_parse(m->jnt_name[p], &pb, &pi, &pc) && pb == blen &&
+        strncmp(m->jnt_name[p], base, blen) == 0)
+        return -1; /* not the first of its series */
+    int n = 0, cur = j, used = 0, seen_hinge = 0;
+    uint64_t mask = 0;
+    for (;;) {
+        if (n >= MN_BVH_MAX_JOINT_CHANNELS) return -1;
+        int c = channel_of_joint(m, cur);
+        if (c < 0) return -1;
+        if (c < 3 && seen_hinge) return -1; /* a slide after a hinge is not BVH's order */
+        seen_hinge |= c >= 3;
+        if (cur != j && !vec_is_zero(m->jnt_offset[cur])) return -1;
+        const char* name = m->jnt_name[cur];
+        node->members[n] = cur;
+        node->codes[n] = (unsigned char)c;
+        if (strlen(name) == blen && strncmp(name, base, blen) == 0) {
+            node->member_ch[n] = -1; /* the last: takes the index left over */
+            n++;
+            break;
+        }
+        size_t b2;
+        int i2, c2;
+        if (!mn_bvh_series_name_parse(name, &b2, &i2, &c2) || b2 != blen ||
+            strncmp(name, base, blen) != 0 || c2 != c || i2 >= MN_BVH_MAX_JOINT_CHANNELS ||
+            (mask >> i2) & 1)
+            return -1;
+        mask |= UINT64_C(1) << i2;
+        node->member_ch[n] = i2;
+        used++;
+        n++;
+        if (m->jnt_nchild[cur] != 1) return -1;
+        cur = W->first_child[cur];
+    }
+    /* The indices must be 0..n-1 with one left for the last joint. */
+    int missing = -1;
+    for (int k = 0; k < n; k++)
+        if (!((mask >> k) & 1)) {
+            if (missing >= 0) return -1;
+            missing = k;
+        }
+    if (missing < 0 || used != n - 1) return -1;
+    node->member_ch[n - 1] = missing;
+    node->nmember = n;
+    node->nch = n;
+    /* channel list in file order */
+    unsigned char codes[MN_BVH_MAX_JOINT_CHANNELS];
+    for (int k = 0; k < n; k++) codes[node->member_ch[k]] = node->codes[k];
+    memcpy(node->codes, codes, (size_t)n);
+    return cur;
+}
+
+/* Plans the BVH joint of model joint j (not a folded series member, not an End Site). */
+static void plan_xform(const mn_model* m, int j, wnode* node) {
+    node->mode = W_XFORM;
+    node->joint = node->first = j;
+    int t = m->jnt_type[j], c = channel_of_joint(m, j);
+    if (c >= 0) {
+        /* one channel along or about a coordinate axis: a series of one */
+        node->mode = W_SERIES;
+        node->nmember = node->nch = 1;
+        node->members[0] = j;
+        node->member_ch[0] = 0;
+        node->codes[0] = (unsigned char)c;
+        return;
+    }
+    node->has_pos = t == MN_JOINT_SLIDE || t == MN_JOINT_FREE;
+    node->has_rot = t == MN_JOINT_HINGE || t == MN_JOINT_BALL || t == MN_JOINT_FREE ||
+                    !m->jnt_orient_ident[j];
+    int n = 0;
+    if (node->has_pos)
+        for (int a = 0; a < 3; a++) node->codes[n++] = (unsigned char)(MN_BVH_XPOS + a);
+    if (node->has_rot) {
+        static const char* const orders[6] = {"XYZ", "XZY", "YXZ", "YZX", "ZXY", "ZYX"};
+        int o = m->jnt_rot_order[j];
+        if (o < 0 || o > 5) o = MN_EULER_ZXY;
+        for (int a = 0; a < 3; a++) node->codes[n++] = (unsigned char)(MN_BVH_XROT + (orders[o][a] - 'X'));
+    }
+    node->nch = n;
+}
+
+static int is_end_site(const mn_model* m, int j) {
+    return m->jnt_type[j] == MN_JOINT_FIXED && m->jnt_nchild[j] == 0 && m->jnt_parent[j] >= 0;
+}
+
+/* A name BVH can carry: non-empty valid text on one line, no surrounding blanks, not
+ * ending in '{' (the reader would take it for the brace). */
+static int writable_name(const char* s) {
+    size_t n = strlen(s);
+    if (n == 0 || s[0] == ' ' || s[0] == '\t' || s[n - 1] == ' ' || s[n - 1] == '\t' || s[n - 1] == '{')
+        return 0;
+    for (size_t i = 0; i < n; i++)
+        if ((unsigned char)s[i] < 32 || s[i] == 127) return 0;
+    return 1;
+}
+
+/* Shortest of %.15g, %.16g, %.17g that reads back to v ("-0" written as "0"). */
+static void put_number(mn_strbuf* b, double v) {
+    char s[40];
+    if (v == 0) {
+        mn_strbuf_append(b, "0", 1);
+        return;
+    }
+    for (int prec = 15; prec <= 17; prec++) {
+        snprintf(s, sizeof s, "%.*g", prec, v);
+        if (prec == 17 || strtod(s, NULL) == v) break;
+    }
+    mn_strbuf_append(b, s, strlen(s));
+}
+
+static void put_indent(mn_strbuf* b, int depth) {
+    static const char tabs[] = "\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t";
+    /* Very deep chains are indented no further than 32 levels (the file stays linear). */
+    mn_strbuf_append(b, tabs, (size_t)(depth < 32 ? depth : 32));
+}
+
+static void put_vec(mn_strbuf* b, mn_vec3 v) {
+    put_number(b, v.x);
+    mn_strbuf_append(b, " ", 1);
+    put_number(b, v.y);
+    mn_strbuf_append(b, " ", 1);
+    put_number(b, v.z);
+}
+
+/* The BVH joint that model joint c starts (a series' last joint, or c itself). */
+static int node_joint_of(const writer* W, int c) { return W->series_final[c] >= 0 ? W->series_final[c] : c; }
+
+/* HIERARCHY, depth first with an explicit stack (a model may be a very long chain). */
+static mn_status write_hierarchy(writer* W, mn_strbuf* b, mn_error* err, const char* path) {
+    const mn_model* m = W->m;
+    int* stack = malloc(((size_t)m->njoint * 2 + 2) * sizeof *stack);
+    if (!stack) return mn_error_set(err, MN_ERR_NOMEM, path, 0, "", "out of memory");
+    int top = 0, col = 0;
+    mn_strbuf_append(b, "HIERARCHY\n", 10);
+    /* roots pushed in reverse so they come out in model order; entry ~j closes j */
+    for (int j = m->njoint - 1; j >= 0; j--)
+        if (m->jnt_parent[j] < 0) stack[top++] = j;
+    while (top > 0) {
+        int e = stack[--top];
+        if (e < 0) {
+            int j = ~e;
+            put_indent(b, m->jnt_depth[j]);
+            mn_strbuf_append(b, "}\n", 2);
+            continue;
+        }
+        int j = node_joint_of(W, e);
+        int depth = m->jnt_depth[e];
+        if (is_end_site(m, j)) {
+            put_indent(b, depth);
+            mn_strbuf_append(b, "End Site\n", 9);
+            put_indent(b, depth);
+            mn_strbuf_append(b, "{\n", 2);
+            put_indent(b, depth + 1);
+            mn_strbuf_append(b, "OFFSET ", 7);
+            put_vec(b, m->jnt_offset[j]);
+            mn_strbuf_append(b, "\n", 1);
+            put_indent(b, depth);
+            mn_strbuf_append(b, "}\n", 2);
+            continue;
+        }
+        wnode* node = &W->nodes[W->node_of[j]];
+        node->col = col;
+        col += node->nch;
+        put_indent(b, depth);
+        mn_strbuf_printf(b, "%s ", m->jnt_parent[e] < 0 ? "ROOT" : "JOINT");
+        mn_strbuf_append(b, m->jnt_name[j], strlen(m->jnt_name[j]));
+        mn_strbuf_append(b, "\n", 1);
+        put_indent(b, depth);
+        mn_strbuf_append(b, "{\n", 2);
+        put_indent(b, depth + 1);
+        mn_strbuf_append(b, "OFFSET ", 7);
+        put_vec(b, m->jnt_offset[node->first]);
+        mn_strbuf_append(b, "\n", 1);
+        put_indent(b, depth + 1);
+        mn_strbuf_printf(b, "CHANNELS %d", node->nch);
+        for (int k = 0; k < node->nch; k++) {
+            mn_strbuf_append(b, " ", 1);
+            const char* cn = mn_bvh_channel_names[node->codes[k]];
+            mn_strbuf_append(b, cn, strlen(cn));
+        }
+        mn_strbuf_append(b, "\n", 1);
+        /* close after the children; children pushed in reverse model order */
+        stack[top++] = ~e;
+        int nc = 0;
+        for (int c = W->first_child[j]; c >= 0; c = W->next_sibling[c]) nc++;
+        top += nc;
+        int k = 0;
+        for (int c = W->first_child[j]; c >= 0; c = W->next_sibling[c]) stack[top - 1 - k++] = c;
+    }
+    free(stack);
+    return MN_OK;
+}
+
+/* Channel values of one frame (row has the columns of all nodes). */
+static void frame_values(const writer* W, const double* q, double* row) {
+    const mn_model* m = W->m;
+    for (int i = 0; i < W->nnodes; i++) {
+        const wnode* node = &W->nodes[i];
+        double* out = row + node->col;
+        if (node->mode == W_SERIES) {
+            mn_vec3 off = m->jnt_offset[node->first];
+            double o[3] = {off.x, off.y, off.z};
+            for (int k = 0; k < node->nmember; k++) {
+                int j = node->members[k], c = node->codes[node->member_ch[k]];
+                double v = q[m->jnt_qadr[j]];
+                out[node->member_ch[k]] = c < 3 ? o[c] + v : v * (180.0 / MN_PI);
+            }
+            continue;
+        }
+        int j = node->joint, t = m->jnt_type[j], a = m->jnt_qadr[j];
+        mn_quat R = m->jnt_orient[j];
+        mn_vec3 p = m->jnt_offset[j];
+        if (t == MN_JOINT_HINGE) {
+            R = mn_quat_mul(R, mn_quat_axis_angle(m->jnt_axis[j], q[a]));
+        } else if (t == MN_JOINT_SLIDE) {
+            p = mn_vec3_add(p, mn_quat_rotate(R, mn_vec3_scale(m->jnt_axis[j], q[a])));
+        } else if (t == MN_JOINT_BALL) {
+            R = mn_quat_mul(R, mn_quat_normalize(mn_q4(q[a], q[a + 1], q[a + 2], q[a + 3])));
+        } else if (t == MN_JOINT_FREE) {
+            /* the model layer's FREE translation is in the parent frame (mn_fk) */
+            p = mn_vec3_add(p, mn_v3(q[a], q[a + 1], q[a + 2]));
+            R = mn_quat_mul(R, mn_quat_normalize(mn_q4(q[a + 3], q[a + 4], q[a + 5], q[a + 6])));
+        }
+        int n = 0;
+        if (node->has_pos) {
+            out[n++] = p.x;
+            out[n++] = p.y;
+            out[n++] = p.z;
+        }
+        if (node->has_rot) {
+            int o = m->jnt_rot_order[j];
+            if (o < 0 || o > 5) o = MN_EULER_ZXY;
+            double e[3];
+            mn_euler_from_quat((mn_euler_order)o, mn_quat_normalize(R), e);
+            for (int k = 0; k < 3; k++) out[n++] = e[k] * (180.0 / MN_PI);
+        }
+    }
+}
+
+static void writer_free(writer* W) {
+    free(W->first_child);
+    free(W->next_sibling);
+    free(W->series_final);
+    free(W->folded);
+    free(W->nodes);
+    free(W->node_of);
+}
+
+mn_status mn_bvh_write(const char* path, const mn_model* m, const mn_motion* motion, mn_error* err) {
+    if (!path || !m) return mn_error_set(err, MN_ERR_ARG, path ? path : "", 0, "", "path and model are required");
+    if (m->njoint <= 0) return mn_error_set(err, MN_ERR_ARG, path, 0, "model", "the model has no joints");
+    mn_motion rest = {1, m->nq, 1.0 / 30.0, m->q0};
+    const mn_motion* mo = motion ? motion : &rest;
+    if (mo->nq != m->nq || mo->nframes < 0 || (mo->nframes > 0 && m->nq > 0 && !mo->q))
+        return mn_error_set(err, MN_ERR_ARG, path, 0, "motion", "motion does not fit the model (nq %d, model nq %d)",
+                            mo->nq, m->nq);
+    if (!(mo->frame_time > 0) || !isfinite(mo->frame_time))
+        return mn_error_set(err, MN_ERR_ARG, path, 0, "frame_time", "frame time must be positive and finite");
+    size_t nvals = (size_t)mo->nframes * (size_t)m->nq;
+    for (size_t i = 0; i < nvals; i++)
+        if (!isfinite(mo->q[i]))
+            return mn_error_set(err, MN_ERR_ARG, path, 0, "motion", "frame %zu: state %zu is not finite",
+                                i / (size_t)m->nq, i % (size_t)m->nq);
+
+    writer W;
+    memset(&W, 0, sizeof W);
+    W.m = m;
+    size_t nj = (size_t)m->njoint;
+    W.first_child = malloc(nj * sizeof(int));
+    W.next_sibling = malloc(nj * sizeof(int));
+    W.series_final = malloc(nj * sizeof(int));
+    W.folded = calloc(nj, 1);
+    W.nodes = malloc(nj * sizeof(wnode));
+    W.node_of = malloc(nj * sizeof(int));
+    if (!W.first_child || !W.next_sibling || !W.series_final || !W.folded || !W.nodes || !W.node_of) {
+        writer_free(&W);
+        return mn_error_set(err, MN_ERR_NOMEM, path, 0, "", "out of memory");
+    }
+    for (int j = (int)nj - 1; j >= 0; j--) {
+        W.first_child[j] = -1;
+        W.series_final[j] = -1;
+        W.node_of[j] = -1;
+    }
+    for (int j = (int)nj - 1; j >= 0; j--) {
+        int p = m->jnt_parent[j];
+        W.next_sibling[j] = p >= 0 ? W.first_child[p] : -1;
+        if (p >= 0) W.first_child[p] = j;
+    }
+    /* Plan every BVH joint: series first (their members are folded away), then the rest. */
+    for (int j = 0; j < (int)nj; j++) {
+        wnode tmp;
+        memset(&tmp, 0, sizeof tmp);
+        int last = series_detect(&W, j, &tmp);
+        if (last < 0 || last == j) continue;
+        tmp.mode = W_SERIES;
+        tmp.joint = last;
+        tmp.first = j;
+        W.series_final[j] = last;
+        for (int k = 0; k + 1 < tmp.nmember; k++) W.folded[tmp.members[k]] = 1;
+        W.node_of[last] = W.nnodes;
+        W.nodes[W.nnodes++] = tmp;
+    }
+    mn_status st = MN_OK;
+    for (int j = 0; j < (int)nj && !st; j++) {
+        if (W.folded[j] || W.node_of[j] >= 0 || is_end_site(m, j)) continue;
+        if (!writable_name(m->jnt_name[j])) {
+            st = mn_error_set(err, MN_ERR_ARG, path, 0, "name",
+                              "joint %d: its name cannot be written as BVH", j);
+            break;
+        }
+        wnode* node = &W.nodes[W.nnodes];
+        memset(node, 0, sizeof *node);
+        plan_xform(m, j, node);
+        W.node_of[j] = W.nnodes++;
+    }
+    for (int i = 0; i < W.nnodes && !st; i++)
+        if (!writable_name(m->jnt_name[W.nodes[i].joint]))
+            st = mn_error_set(err, MN_ERR_ARG, path, 0, "name", "joint %d: its name cannot be written as BVH",
+                              W.nodes[i].joint);
+    mn_strbuf b;
+    mn_strbuf_init(&b);
+    if (!st) st = write_hierarchy(&W, &b, err, path);
+    if (!st) {
+        int ncol = 0;
+        for (int i = 0; i < W.nnodes; i++) ncol += W.nodes[i].nch;
+        double* row = malloc(((size_t)ncol + 1) * sizeof *row);
+        if (!row) {
+            st = mn_error_set(err, MN_ERR_NOMEM, path, 0, "", "out of memory");
+        } else {
+            mn_strbuf_printf(&b, "MOTION\nFrames: %d\nFrame Time: ", mo->nframes);
+            put_number(&b, mo->frame_time);
+            mn_strbuf_append(&b, "\n", 1);
+            for (int f = 0; f < mo->nframes && !b.failed; f++) {
+                frame_values(&W, mo->q + (size_t)f * (size_t)m->nq, row);
+                for (int c = 0; c < ncol; c++) {
+                    if (c) mn_strbuf_append(&b, " ", 1);
+                    put_number(&b, row[c]);
+                }
+                mn_strbuf_append(&b, "\n", 1);
+            }
+            free(row);
+        }
+    }
+    if (!st && b.failed) st = mn_error_set(err, MN_ERR_NOMEM, path, 0, "", "out of memory");
+    if (!st) st = mn_write_file_atomic(path, b.data, b.len, err);
+    mn_strbuf_free(&b);
+    writer_free(&W);
+    return st;
+}
