@@ -1,0 +1,274 @@
+/* The CCD-based penalty method on branching chains with many goals (Welman 5.4).
+ *
+ * One sweep visits every joint from the leaves in towards the root: joints are stored
+ * parent before child, so walking indices downwards solves every subtree before the joint
+ * above it, which is the recursive traversal of 5.4. At a joint, the error measure is the
+ * sum over the goals below it (eq. 5.8), so the coefficients k1, k2, k3 of eq. 4.20-4.22
+ * are summed over those goals and the maximiser of
+ *     g(phi) = k1 (1 - cos phi) + k2 cos phi + k3 sin phi                      (eq. 4.19)
+ * is phi = atan2(k3, k2 - k1) (eq. 4.23; atan2 picks the maximising branch of the two
+ * candidates directly). Translation DOFs take the weighted mean of the position errors
+ * along their axis (eq. 4.24). Each change is scaled by the joint's weight w_i = 1 /
+ * stiffness (4.2.1), and the goals' end-effectors are moved with the joint at once, so the
+ * next joint sees the updated positions. Sweeps repeat until every goal is met or progress
+ * stops; the goals still unmet then conflict and are reported.
+ *
+ * Goals: a pinned point (its target), a point in a plane or on a line (its current
+ * projection), two equal points (each the other's current position), a pinned
+ * orientation, and drags. As in the thesis the method is geometric only: constraints on a
+ * centre of mass are not driven by it (they are still evaluated and reported). */
+#include "constrain/csys_internal.h"
+
+#include <stdio.h>
+#include <string.h>
+
+enum { G_PIN = 0, G_PLANE, G_LINE, G_EQUAL, G_ROT, G_DRAG };
+
+typedef struct ccd_goal {
+    int mode;
+    int fig, joint;
+    int handle;     /* the handle whose point or frame is the end-effector */
+    int con;        /* constraint index, -1 for a drag */
+    int other;      /* G_EQUAL: partner goal */
+    double w;       /* goal weight */
+    mn_vec3 p;      /* current end-effector point */
+    mn_mat3 R;      /* current end-effector frame (G_ROT) */
+    mn_vec3 target;
+    mn_mat3 Rt;
+} ccd_goal;
+
+size_t mn_csys_ccd_bytes(int max_goals) { return sizeof(ccd_goal) * (size_t)(max_goals > 0 ? max_goals : 1); }
+
+/* Builds the goal list from the enabled constraints and drags; returns its length. */
+static int build_goals(mn_csys* s, ccd_goal* g) {
+    int n = 0;
+    for (int i = 0; i < s->nc; i++) {
+        const csys_con* c = &s->c[i];
+        const mn_constraint_def* d = &c->def;
+        if (!d->enabled || d->type == MN_CON_BALANCE) continue;
+        const csys_handle* h = &s->h[d->handle];
+        if (h->type == MN_HANDLE_COM) continue;
+        if (d->type == MN_CON_EQUAL && s->h[d->handle2].type == MN_HANDLE_COM) continue;
+        ccd_goal* a = &g[n];
+        a->fig = h->fig, a->joint = h->joint, a->handle = d->handle, a->con = i, a->other = -1, a->w = d->weight;
+        switch (d->type) {
+        case MN_CON_PIN: a->mode = G_PIN, a->target = d->target; break;
+        case MN_CON_PLANE: a->mode = G_PLANE; break;
+        case MN_CON_LINE: a->mode = G_LINE; break;
+        case MN_CON_ORIENT: a->mode = G_ROT, a->Rt = mn_quat_to_mat3(d->target_rot); break;
+        case MN_CON_EQUAL: {
+            const csys_handle* h2 = &s->h[d->handle2];
+            a->mode = G_EQUAL, a->other = n + 1, a->w = 0.5 * d->weight;
+            ccd_goal* b = &g[n + 1];
+            *b = *a;
+            b->fig = h2->fig, b->joint = h2->joint, b->handle = d->handle2, b->other = n;
+            n++;
+            break;
+        }
+        default: break;
+        }
+        n++;
+    }
+    for (int i = 0; i < s->nh; i++) {
+        const csys_handle* h = &s->h[i];
+        if (h->drag == DRAG_NONE || h->type == MN_HANDLE_COM) continue;
+        ccd_goal* a = &g[n++];
+        a->mode = G_DRAG, a->fig = h->fig, a->joint = h->joint, a->handle = i, a->con = -1, a->other = -1;
+        a->w = h->drag == DRAG_TARGET ? h->drag_weight : 1;
+        a->target = h->drag_vec; /* a force pulls toward h + f: filled per sweep */
+    }
+    return n;
+}
+
+static mn_vec3 desired(const mn_csys* s, const ccd_goal* g, const ccd_goal* a) {
+    switch (a->mode) {
+    case G_PLANE: {
+        const csys_con* c = &s->c[a->con];
+        return mn_vec3_madd(a->p, -mn_vec3_dot(c->n, mn_vec3_sub(a->p, c->def.origin)), c->n);
+    }
+    case G_LINE: {
+        const csys_con* c = &s->c[a->con];
+        return mn_vec3_madd(c->def.origin, mn_vec3_dot(c->n, mn_vec3_sub(a->p, c->def.origin)), c->n);
+    }
+    case G_EQUAL: return g[a->other].p;
+    default: return a->target;
+    }
+}
+
+/* Rotates the effectors of the goals in js..je (of figure f) by R about o. */
+static void move_goals(ccd_goal* g, int ng, int f, int js, int je, const mn_mat3* R, mn_vec3 o, mn_vec3 t) {
+    for (int i = 0; i < ng; i++) {
+        ccd_goal* a = &g[i];
+        if (a->fig != f || a->joint < js || a->joint >= je) continue;
+        if (R) {
+            a->p = mn_vec3_add(o, mn_mat3_mulv(R, mn_vec3_sub(a->p, o)));
+            a->R = mn_mat3_mul(R, &a->R);
+        }
+        a->p = mn_vec3_add(a->p, t);
+    }
+}
+
+/* Eq. 4.19-4.23 summed over the goals below the joint (eq. 5.8): the rotation angle about
+ * the world axis ax through o that maximises the summed objective. */
+static double best_angle(const mn_csys* s, const ccd_goal* g, int ng, int f, int js, int je, mn_vec3 ax, mn_vec3 o) {
+    double k1 = 0, k2 = 0, k3 = 0;
+    for (int i = 0; i < ng; i++) {
+        const ccd_goal* a = &g[i];
+        if (a->fig != f || a->joint < js || a->joint >= je) continue;
+        if (a->mode == G_ROT) {
+            for (int c = 0; c < 3; c++) {
+                mn_vec3 uc = mn_mat3_col(&a->R, c), ud = mn_mat3_col(&a->Rt, c);
+                k1 += a->w * mn_vec3_dot(ud, ax) * mn_vec3_dot(uc, ax);
+                k2 += a->w * mn_vec3_dot(ud, uc);
+                k3 += a->w * mn_vec3_dot(ax, mn_vec3_cross(uc, ud));
+            }
+            continue;
+        }
+        mn_vec3 pc = mn_vec3_sub(a->p, o), pd = mn_vec3_sub(desired(s, g, a), o);
+        double lc = mn_vec3_norm(pc), ld = mn_vec3_norm(pd);
+        double rho = (lc > 0 && ld > 0) ? fmin(lc, ld) / fmax(lc, ld) : 0; /* Wang's rho */
+        double wp = a->w * (1 + rho) / s->world_scale;
+        k1 += wp * mn_vec3_dot(pd, ax) * mn_vec3_dot(pc, ax);
+        k2 += wp * mn_vec3_dot(pd, pc);
+        k3 += wp * mn_vec3_dot(ax, mn_vec3_cross(pc, pd));
+    }
+    if (k3 == 0 && k2 - k1 >= 0) return 0;
+    return atan2(k3, k2 - k1);
+}
+
+/* Eq. 4.24 summed: weighted mean position error along a translation axis. */
+static double best_shift(const mn_csys* s, const ccd_goal* g, int ng, int f, int js, int je, mn_vec3 ax) {
+    double num = 0, den = 0;
+    for (int i = 0; i < ng; i++) {
+        const ccd_goal* a = &g[i];
+        if (a->fig != f || a->joint < js || a->joint >= je || a->mode == G_ROT) continue;
+        num += a->w * mn_vec3_dot(mn_vec3_sub(desired(s, g, a), a->p), ax);
+        den += a->w;
+    }
+    return den > 0 ? num / den : 0;
+}
+
+static int goals_below(const ccd_goal* g, int ng, int f, int js, int je) {
+    for (int i = 0; i < ng; i++)
+        if (g[i].fig == f && g[i].joint >= js && g[i].joint < je) return 1;
+    return 0;
+}
+
+/* A rotation sequence about the joint frame's own axes (BALL, or the rotation of a FREE). */
+static void ball_rotations(mn_csys* s, ccd_goal* g, int ng, int f, int j, double* quat, mn_mat3 Rj, mn_vec3 o,
+                           double wi) {
+    const mn_model* m = s->fig[f].m;
+    int je = m->jnt_subtree_end[j];
+    for (int k = 0; k < 3; k++) {
+        mn_vec3 ax = mn_mat3_col(&Rj, k);
+        double phi = wi * best_angle(s, g, ng, f, j, je, ax, o);
+        if (phi == 0 || !isfinite(phi)) continue;
+        mn_vec3 e = mn_v3(k == 0, k == 1, k == 2);
+        mn_quat dq = mn_quat_axis_angle(e, phi);
+        mn_quat q = mn_q4(quat[0], quat[1], quat[2], quat[3]);
+        q = mn_quat_normalize(mn_quat_mul(q, dq));
+        quat[0] = q.w, quat[1] = q.x, quat[2] = q.y, quat[3] = q.z;
+        mn_mat3 Rl = mn_quat_to_mat3(dq);
+        Rj = mn_mat3_mul(&Rj, &Rl);
+        mn_mat3 Rw = mn_mat3_axis_angle(ax, phi);
+        move_goals(g, ng, f, j, je, &Rw, o, mn_v3(0, 0, 0));
+    }
+}
+
+/* One leaves-to-root sweep over figure f. */
+static void sweep(mn_csys* s, ccd_goal* g, int ng, int f, int limits) {
+    const mn_model* m = s->fig[f].m;
+    mn_data* d = s->fig[f].d;
+    for (int j = m->njoint - 1; j >= 0; j--) {
+        int je = m->jnt_subtree_end[j];
+        int type = m->jnt_type[j];
+        if (type == MN_JOINT_FIXED || !goals_below(g, ng, f, j, je)) continue;
+        double wi = fmin(1.0, 1.0 / m->jnt_stiffness[j]);
+        double* qj = d->q + m->jnt_qadr[j];
+        mn_mat3 Rj = d->xf[j].R;
+        mn_vec3 o = d->xf[j].p;
+        if (type == MN_JOINT_HINGE || type == MN_JOINT_SLIDE) {
+            mn_vec3 ax = mn_mat3_mulv(&Rj, m->jnt_axis[j]);
+            double step = type == MN_JOINT_HINGE ? best_angle(s, g, ng, f, j, je, ax, o)
+                                                 : best_shift(s, g, ng, f, j, je, ax);
+            double nq = qj[0] + wi * step;
+            if (limits && m->jnt_limited[j])
+                nq = fmin(fmax(nq, m->jnt_range[2 * j]), m->jnt_range[2 * j + 1]);
+            double dqv = nq - qj[0];
+            if (dqv == 0 || !isfinite(dqv)) continue;
+            qj[0] = nq;
+            if (type == MN_JOINT_HINGE) {
+                mn_mat3 Rw = mn_mat3_axis_angle(ax, dqv);
+                move_goals(g, ng, f, j, je, &Rw, o, mn_v3(0, 0, 0));
+            } else {
+                move_goals(g, ng, f, j, je, NULL, o, mn_vec3_scale(ax, dqv));
+            }
+        } else if (type == MN_JOINT_BALL) {
+            ball_rotations(s, g, ng, f, j, qj, Rj, o, wi);
+        } else if (type == MN_JOINT_FREE) {
+            /* translation along the axes of the frame the position is expressed in */
+            mn_mat3 Rq = mn_quat_to_mat3(mn_quat_normalize(mn_q4(qj[3], qj[4], qj[5], qj[6])));
+            mn_mat3 Rqt = mn_mat3_transpose(&Rq);
+            mn_mat3 Rpre = mn_mat3_mul(&Rj, &Rqt);
+            mn_vec3 shift = mn_v3(0, 0, 0);
+            for (int k = 0; k < 3; k++) {
+                mn_vec3 ax = mn_mat3_col(&Rpre, k);
+                double lam = wi * best_shift(s, g, ng, f, j, je, ax);
+                if (!isfinite(lam)) continue;
+                qj[k] += lam;
+                shift = mn_vec3_madd(shift, lam, ax);
+                move_goals(g, ng, f, j, je, NULL, o, mn_vec3_scale(ax, lam));
+            }
+            o = mn_vec3_add(o, shift);
+            ball_rotations(s, g, ng, f, j, qj + 3, Rj, o, wi);
+        }
+    }
+    if (limits) mn_clamp_to_limits(m, d->q);
+    s->fig[f].fk_valid = 0;
+}
+
+mn_status mn_csys_solve_ccd(mn_csys* s, const mn_csolve_options* o, mn_csolve_result* r) {
+    ccd_goal* g = (ccd_goal*)s->ccd;
+    int ng = build_goals(s, g);
+    double best = 1e300;
+    int stalled = 0, it = 0, stopped = 0;
+    for (;;) {
+        mn_csys_eval_all(s);
+        int ok = mn_csys_summarise(s, o, r);
+        if (ok && r->max_drag_error <= o->drag_tol) break;
+        double mk = 0;
+        for (int i = 0; i < s->nc; i++) mk += s->c[i].def.weight * s->c[i].residual * s->c[i].residual;
+        mk += r->max_drag_error * r->max_drag_error;
+        if (mk < best * (1 - o->min_progress)) {
+            best = mk;
+            stalled = 0;
+        } else if (++stalled >= 3) {
+            stopped = 1;
+            break;
+        }
+        if (it >= o->max_iters || ng == 0) break;
+        /* current end-effectors from fresh frames */
+        for (int f = 0; f < s->nfig; f++) mn_csys_ensure_fk(s, f);
+        for (int i = 0; i < ng; i++) {
+            ccd_goal* a = &g[i];
+            const mn_data* d = s->fig[a->fig].d;
+            const csys_handle* h = &s->h[a->handle];
+            a->p = mn_point_world(d, a->joint, h->point);
+            a->R = d->xf[a->joint].R;
+            /* a force pulls toward h + f */
+            if (a->mode == G_DRAG) a->target = h->drag == DRAG_TARGET ? h->drag_vec : mn_vec3_add(a->p, h->drag_vec);
+        }
+        for (int f = 0; f < s->nfig; f++) sweep(s, g, ng, f, o->respect_limits);
+        mn_csys_invalidate_moved(s, NULL);
+        it++;
+    }
+    r->iters = it;
+    if (mn_csys_summarise(s, o, r)) {
+        r->status = MN_OK;
+        for (int i = 0; i < s->nc; i++) s->c[i].unmet = 0;
+        return MN_OK;
+    }
+    r->status = stopped ? MN_ERR_UNREACHABLE : MN_ERR_NOCONVERGE;
+    mn_csys_report_unmet(s, o, r, stopped ? "conflicting goals" : "sweep budget ran out");
+    return r->status;
+}

@@ -1,0 +1,143 @@
+/* Private to the constrain layer: the layout of a constraint system and the functions the
+ * solvers share (network evaluation in network.c, the multiplier system in multipliers.c). */
+#ifndef MN_CSYS_INTERNAL_H
+#define MN_CSYS_INTERNAL_H
+
+#include <marionette/constrain.h>
+
+#define MN_CSYS_MAX_FIGURES 8
+
+typedef struct csys_figure {
+    const mn_model* m;
+    mn_data* d;
+    int dof0;       /* first global DOF */
+    int fk_valid;   /* d->xf matches d->q */
+} csys_figure;
+
+enum { DRAG_NONE = 0, DRAG_TARGET, DRAG_FORCE };
+
+/* A handle block (Welman 5.3.2): value h(q) and Jacobian dh/dq over the DOFs it depends on. */
+typedef struct csys_handle {
+    mn_handle_type type;
+    int fig, joint;
+    mn_vec3 point;
+    char name[64];
+    double mass;        /* COM: mass of the subtree */
+    int ndof;
+    int* dofs;          /* ndof global DOF indices, ascending */
+    double* jac;        /* 3 x ndof: linear (POINT, COM) or angular (ORIENT) velocity rows */
+    mn_vec3 pos;
+    mn_mat3 rot;
+    int valid;          /* cache holds h(q) and dh/dq for the current q */
+    int drag;           /* DRAG_NONE, DRAG_TARGET, DRAG_FORCE */
+    mn_vec3 drag_vec;   /* target or force */
+    double drag_weight;
+    int drag_priority;
+} csys_handle;
+
+/* A constraint block (Welman 5.3.3): c(h) and dc/dq = dc/dh dh/dq over the union of its
+ * handles' DOFs. */
+typedef struct csys_con {
+    mn_constraint_def def;
+    char name[64];
+    mn_vec3 n;          /* PLANE unit normal; LINE unit direction; BALANCE unit up */
+    mn_vec3 u1, u2;     /* LINE: unit vectors across the line; BALANCE: ground basis */
+    double poly[MN_MAX_POLYGON][2]; /* BALANCE: polygon in (u1, u2), counter-clockwise */
+    int ncols;
+    int* cols;          /* ncols global DOF indices, ascending */
+    double* J;          /* nrows x ncols */
+    double c[3];
+    int nrows;          /* 0 when disabled or an inactive inequality */
+    int valid;
+    double residual;
+    int is_rot;         /* residual is an angle */
+    int unmet;
+} csys_con;
+
+/* One block of rows in the solve: a constraint or a drag. */
+typedef struct csys_block {
+    int nrows, ncols;
+    const int* cols;
+    const double* J;     /* nrows x ncols */
+    double rhs[3];       /* what J q' should be */
+    double damping;      /* added to the diagonal of J K J^T (squared damping) */
+    double scale;        /* row weight (sqrt of the goal weight) */
+    int priority;
+    int row0;
+} csys_block;
+
+struct mn_csys {
+    int nfig;
+    csys_figure fig[MN_CSYS_MAX_FIGURES];
+    int nv, nq;
+    int max_h, max_c, max_rows;
+    int nh, nc;
+    csys_handle* h;
+    csys_con* c;
+    int nrows;
+    long evals;
+    double world_scale;  /* size of the figures, for CCD's scale-invariant weights */
+    /* workspace, sized at creation */
+    csys_block* blk;     /* max_c + max_h */
+    int nblk;
+    double* K;           /* nv: 1 / stiffness */
+    double* A;           /* max_rows^2: J K J^T of the ordered rows */
+    double* F;           /* max_rows^2: factor */
+    double* b;           /* max_rows */
+    double* lam;         /* max_rows */
+    double* damp;        /* max_rows: diagonal added to A */
+    int drags_on;        /* drags take part in the current step */
+    int step_index;      /* steps taken in the current solve (forces act on the first) */
+    double* dense;       /* nv scatter */
+    double* v;           /* nv step */
+    double* dv;          /* nv */
+    double* svd_work;
+    double* jac6;        /* 6 x (largest figure nv) */
+    double* qsave;       /* nq: state at the start of a solve */
+    int* mark;           /* largest njoint */
+    int* uf;             /* max_h: union-find over equalities */
+    /* CCD goal scratch */
+    void* ccd;
+};
+
+/* Network (network.c). */
+void mn_csys_ensure_fk(mn_csys* s, int f);
+void mn_csys_eval_handle(mn_csys* s, int h);
+void mn_csys_eval_con(mn_csys* s, int c);
+/* Evaluates all constraints and refreshes residuals; returns rows. */
+int mn_csys_eval_all(mn_csys* s);
+/* Drops the cached blocks that depend on a DOF with v[dof] != 0 (v global; NULL: all). */
+void mn_csys_invalidate_moved(mn_csys* s, const double* v);
+/* Applies the global step v to every figure (on the manifold), projects on limits when
+ * asked, and invalidates what moved. Returns 0 (and changes nothing) if v is not finite. */
+int mn_csys_apply_step(mn_csys* s, double* v, double max_step, int limits);
+/* Saves / restores every figure's state (qsave). */
+void mn_csys_save(mn_csys* s);
+void mn_csys_restore(mn_csys* s);
+
+/* Multipliers (multipliers.c). Builds s->blk from constraints (and drags) and the matrix
+ * A = J K J^T of the rows in block order. */
+void mn_csys_build_blocks(mn_csys* s, int with_drags, int by_priority, double beta,
+                          double damping);
+void mn_csys_form_A(mn_csys* s);
+/* Solves (A[0..n) + diag(damp)) lambda = rhs for the first n rows and adds
+ * K J^T lambda (rows 0..n) to v. Returns 1 when truncated SVD was used. */
+int mn_csys_solve_rows(mn_csys* s, int n, const double* damp, const double* rhs, double rcond,
+                       double* v);
+/* y = J x over the first n rows (x global nv). */
+void mn_csys_rows_mul(const mn_csys* s, int n, const double* x, double* y);
+
+/* Solvers. */
+mn_status mn_csys_solve_lagrange(mn_csys* s, const mn_csolve_options* o, mn_csolve_result* r);
+mn_status mn_csys_solve_dls(mn_csys* s, const mn_csolve_options* o, mn_csolve_result* r);
+mn_status mn_csys_solve_ccd(mn_csys* s, const mn_csolve_options* o, mn_csolve_result* r);
+size_t mn_csys_ccd_bytes(int max_goals);
+
+/* Residual summary after evaluation: fills max_violation, max_rot_violation,
+ * max_drag_error in r; returns 1 when all constraints are within tolerance. */
+int mn_csys_summarise(mn_csys* s, const mn_csolve_options* o, mn_csolve_result* r);
+/* Marks unmet constraints and writes the message naming them. */
+void mn_csys_report_unmet(mn_csys* s, const mn_csolve_options* o, mn_csolve_result* r,
+                          const char* why);
+
+#endif

@@ -1,0 +1,202 @@
+/* Maintained constraints with Lagrange multipliers (Welman 5.2), and full-body damped least
+ * squares with priorities.
+ *
+ * LAGRANGE. The simplified equation of motion q' = K g (eq. 5.2) with the net force split
+ * into applied and constraint forces, g = g_a + g_c, g_c = J_c^T lambda (eq. 5.6), and the
+ * constraint condition J_c q' = 0 (eq. 5.3) give J_c K J_c^T lambda = -J_c K g_a (eq. 5.5).
+ * Two changes make it a per-frame solver rather than a slow simulation:
+ *   - feedback in the multiplier system: J_c q' = -beta C, so one linearised step removes
+ *     the violation (beta = 1) instead of the loose spring -k J_c^T C of eq. 5.7 (which is
+ *     kept as an option, feedback_k); a few Newton-like steps per frame bring violations
+ *     under tolerance and there is no drift;
+ *   - a drag is a soft goal J_d q' = target - h with damping mu, solved in the same small
+ *     system: rows [J_c; J_d], D = diag(0, mu^2). That minimises |q'|_K^-1^2 +
+ *     |J_d q' - e|^2 / mu^2 subject to J_c q' = -beta C, i.e. the applied force on the
+ *     handle is the one that moves it as far toward the target as the constraints allow.
+ * An applied force f on a handle enters as g_a = J_h^T f (Welman 4.1.1).
+ *
+ * DLS. All goals stacked, each scaled by sqrt(weight) and damped by lambda (Parent eq.
+ * 5.24), solved level by level in priority order: level k solves its goals while the rows
+ * of levels 0..k-1 are held (J_A dq = 0, zero damping), the task-priority scheme of
+ * full-body IK (Siciliano and Slotine; Baerlocher and Boulic), written in the row space so
+ * it costs small dense solves only. */
+#include "constrain/csys_internal.h"
+
+#include <stdio.h>
+#include <string.h>
+
+/* Applied forces: v = K g_a with g_a = sum J_h^T f_h. */
+static void applied_velocity(mn_csys* s, double* v) {
+    for (int i = 0; i < s->nh; i++) {
+        const csys_handle* h = &s->h[i];
+        if (h->drag != DRAG_FORCE) continue;
+        double f[3] = {h->drag_vec.x, h->drag_vec.y, h->drag_vec.z};
+        for (int k = 0; k < h->ndof; k++) {
+            double g = 0;
+            for (int r = 0; r < 3; r++) g += h->jac[(size_t)r * h->ndof + k] * f[r];
+            v[h->dofs[k]] += s->K[h->dofs[k]] * g;
+        }
+    }
+}
+
+static double con_merit(const mn_csys* s) {
+    double m = 0;
+    for (int i = 0; i < s->nc; i++) m += s->c[i].def.weight * s->c[i].residual * s->c[i].residual;
+    return m;
+}
+
+static double drag_merit(const mn_csys* s) {
+    double m = 0;
+    for (int i = 0; i < s->nh; i++)
+        if (s->h[i].drag == DRAG_TARGET) {
+            double e = mn_vec3_dist(s->h[i].pos, s->h[i].drag_vec);
+            m += s->h[i].drag_weight * e * e;
+        }
+    return m;
+}
+
+static int drags_reached(const mn_csys* s, const mn_csolve_options* o) {
+    for (int i = 0; i < s->nh; i++)
+        if (s->h[i].drag == DRAG_TARGET && mn_vec3_dist(s->h[i].pos, s->h[i].drag_vec) > o->drag_tol) return 0;
+    return 1;
+}
+
+static int any_force(const mn_csys* s) {
+    for (int i = 0; i < s->nh; i++)
+        if (s->h[i].drag == DRAG_FORCE) return 1;
+    return 0;
+}
+
+typedef mn_status (*step_fn)(mn_csys* s, const mn_csolve_options* o, mn_csolve_result* r);
+
+/* One Lagrange step: q' = K (g_a + J^T lambda) - k K J_c^T C. */
+static mn_status lagrange_step(mn_csys* s, const mn_csolve_options* o, mn_csolve_result* r) {
+    mn_csys_build_blocks(s, s->drags_on, 0, o->feedback, o->drag_damping);
+    mn_csys_form_A(s);
+    int n = s->nrows;
+    double* v = s->v;
+    memset(v, 0, sizeof(double) * (size_t)s->nv);
+    for (int i = 0; i < n; i++) s->lam[i] = 0;
+    for (int bi = 0; bi < s->nblk; bi++) {
+        const csys_block* B = &s->blk[bi];
+        for (int k = 0; k < B->nrows; k++) {
+            s->b[B->row0 + k] = B->rhs[k] * B->scale;
+            s->damp[B->row0 + k] = B->damping;
+        }
+    }
+    if (s->step_index == 0 && any_force(s)) {
+        applied_velocity(s, v);
+        mn_csys_rows_mul(s, n, v, s->lam); /* J K g_a */
+        for (int i = 0; i < n; i++) s->b[i] -= s->lam[i];
+    }
+    if (mn_csys_solve_rows(s, n, s->damp, s->b, o->rcond, v)) r->svd_fallbacks++;
+    if (o->feedback_k != 0)
+        for (int i = 0; i < s->nc; i++) {
+            const csys_con* c = &s->c[i];
+            for (int rr = 0; rr < c->nrows; rr++)
+                for (int k = 0; k < c->ncols; k++)
+                    v[c->cols[k]] -= o->feedback_k * s->K[c->cols[k]] * c->J[(size_t)rr * c->ncols + k] * c->c[rr];
+        }
+    return mn_csys_apply_step(s, v, o->max_step, o->respect_limits) ? MN_OK : MN_ERR_SINGULAR;
+}
+
+/* One prioritised DLS step. */
+static mn_status dls_step(mn_csys* s, const mn_csolve_options* o, mn_csolve_result* r) {
+    mn_csys_build_blocks(s, s->drags_on, 1, 1.0, 0);
+    mn_csys_form_A(s);
+    int n = s->nrows;
+    double* v = s->v;
+    double lam2 = o->drag_damping * o->drag_damping;
+    memset(v, 0, sizeof(double) * (size_t)s->nv);
+    if (s->step_index == 0 && any_force(s)) applied_velocity(s, v);
+    int bi = 0;
+    while (bi < s->nblk) {
+        int prio = s->blk[bi].priority, be = bi;
+        while (be < s->nblk && s->blk[be].priority == prio) be++;
+        int n0 = s->blk[bi].row0;
+        int n1 = be < s->nblk ? s->blk[be].row0 : n;
+        /* residual of this level after the levels above: b_k - J_k v */
+        mn_csys_rows_mul(s, n1, v, s->lam);
+        for (int i = 0; i < n0; i++) {
+            s->b[i] = 0;
+            s->damp[i] = 0;
+        }
+        for (int b2 = bi; b2 < be; b2++) {
+            const csys_block* B = &s->blk[b2];
+            for (int k = 0; k < B->nrows; k++) {
+                int i = B->row0 + k;
+                s->b[i] = B->rhs[k] * B->scale - s->lam[i];
+                s->damp[i] = lam2;
+            }
+        }
+        if (mn_csys_solve_rows(s, n1, s->damp, s->b, o->rcond, v)) r->svd_fallbacks++;
+        bi = be;
+    }
+    return mn_csys_apply_step(s, v, o->max_step, o->respect_limits) ? MN_OK : MN_ERR_SINGULAR;
+}
+
+/* The per-frame loop shared by both: evaluate, stop when met, step, watch progress.
+ * Constraints come first: when a drag stops making progress (its target is beyond what
+ * the constraints allow) it is dropped for the rest of the solve and the remaining steps
+ * only restore the constraints; when the constraints themselves stop improving they
+ * conflict, and the solve stops and reports them. */
+static mn_status iterate(mn_csys* s, const mn_csolve_options* o, mn_csolve_result* r, step_fn step) {
+    double best_c = 1e300, best_d = 1e300;
+    int cstall = 0, dstall = 0, it = 0, stopped = 0;
+    s->drags_on = 1;
+    for (;;) {
+        mn_csys_eval_all(s);
+        int ok = mn_csys_summarise(s, o, r);
+        int forced = it == 0 && any_force(s);
+        if (ok && !forced && (!s->drags_on || drags_reached(s, o))) break;
+        if (s->drags_on) {
+            double dm = drag_merit(s);
+            if (dm < best_d * (1 - o->min_progress)) {
+                best_d = dm;
+                dstall = 0;
+            } else if (++dstall >= 2) {
+                s->drags_on = 0;
+            }
+        }
+        double cm = con_merit(s);
+        if (cm < best_c * (1 - o->min_progress)) {
+            best_c = cm;
+            cstall = 0;
+        } else if (!ok && !s->drags_on && ++cstall >= 3) {
+            stopped = 1;
+            break;
+        }
+        if (it >= o->max_iters) break;
+        /* the last steps of the budget only restore the constraints */
+        if (it >= o->max_iters - 3 && o->max_iters > 6) s->drags_on = 0;
+        if (ok && !s->drags_on && !forced) break;
+        s->step_index = it;
+        mn_status st = step(s, o, r);
+        it++;
+        if (st != MN_OK) {
+            r->iters = it;
+            r->status = st;
+            snprintf(r->message, sizeof r->message, "step was not finite: stopped");
+            return st;
+        }
+    }
+    s->drags_on = 1;
+    r->iters = it;
+    if (mn_csys_summarise(s, o, r)) {
+        r->status = MN_OK;
+        r->nunmet = 0;
+        for (int i = 0; i < s->nc; i++) s->c[i].unmet = 0;
+        return MN_OK;
+    }
+    r->status = stopped ? MN_ERR_UNREACHABLE : MN_ERR_NOCONVERGE;
+    mn_csys_report_unmet(s, o, r, stopped ? "conflicting constraints" : "iteration budget ran out");
+    return r->status;
+}
+
+mn_status mn_csys_solve_lagrange(mn_csys* s, const mn_csolve_options* o, mn_csolve_result* r) {
+    return iterate(s, o, r, lagrange_step);
+}
+
+mn_status mn_csys_solve_dls(mn_csys* s, const mn_csolve_options* o, mn_csolve_result* r) {
+    return iterate(s, o, r, dls_step);
+}
