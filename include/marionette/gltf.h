@@ -3,7 +3,14 @@
  * positions, triangles and JOINTS_0/WEIGHTS_0, and the animations that drive the joints.
  *
  * Matrices here are 3x4 affine, row-major (a rigid or scaled transform x' = A x + b stored
- * as [A | b], 12 doubles), in the glTF scene's units (metres) and axes (+Y up). */
+ * as [A | b], 12 doubles), in the glTF scene's units (metres) and axes (+Y up).
+ *
+ * Skinning follows the glTF 2.0 specification (3.7.3): a joint's skinning matrix is its
+ * node's world transform times its inverse bind matrix, and the transform of the skinned
+ * mesh's own node is ignored, so skinned vertices come out in world (scene) space. For
+ * files whose inverse bind matrices invert the joints' rest world transforms (most
+ * exporters), the skinned rest pose is mesh_world applied to rest_pos. The guide is
+ * docs/gltf.md. */
 #ifndef MARIONETTE_GLTF_H
 #define MARIONETTE_GLTF_H
 
@@ -30,7 +37,9 @@ typedef struct mn_gltf {
     int ntris;
     int* tris;              /* ntris x 3 */
     int* vjoint;            /* nverts x 4, indices into the skin's joints */
-    double* vweight;        /* nverts x 4, as stored (a warning when they do not sum to 1) */
+    double* vweight;        /* nverts x 4, scaled to sum to 1 (a warning when the stored weights
+                               did not); a vertex with all-zero weights gets weight 1 on its
+                               first listed joint (a warning) */
 
     /* the skin */
     int njoints;
@@ -42,14 +51,28 @@ typedef struct mn_gltf {
 
     int nanims;
     mn_gltf_anim* anims;
+
+    char* name;             /* the skin's name, else the skinned node's, else "skin" */
+    double* mesh_world;     /* 12: world transform of the skinned mesh node at rest (ignored
+                               by skinning, see above) */
+    void* priv;             /* reader-private: skeleton nodes above the joints, rest TRS */
 } mn_gltf;
 
+/* Reads a .gltf (buffers as data: URIs or files relative to it) or a .glb (by content).
+ * The skinned mesh is the first node with both "mesh" and "skin" in the default scene's
+ * depth-first order (else in node order). On failure out is left zeroed and err names the
+ * file and the field ("accessors[3].count"). */
 mn_status mn_gltf_read(const char* path, mn_gltf* out, mn_warnings* warn, mn_error* err);
+/* The same from memory; name is used in messages and its folder for external buffers. */
+mn_status mn_gltf_read_mem(const void* data, size_t len, const char* name, mn_gltf* out,
+                           mn_warnings* warn, mn_error* err);
 void mn_gltf_free(mn_gltf* g);
 
 /* World transforms (njoints x 12) of the skin joints when animation `anim` is sampled at
- * time t (clamped to [0, duration]; -1 for the rest pose). Linear interpolation for
- * translation and scale, slerp for rotation, STEP honoured. */
+ * time t (clamped to [0, duration]; t < 0 or anim < 0 gives the rest pose). Linear
+ * interpolation for translation and scale, slerp for rotation, STEP and CUBICSPLINE as in
+ * glTF Appendix C. Animated ancestors of the joints move them too. No heap allocation.
+ * MN_ERR_ARG for NULL pointers, anim >= nanims or a NaN time. */
 mn_status mn_gltf_sample(const mn_gltf* g, int anim, double t, double* joint_world);
 
 /* Skinning matrices world_j * inverse_bind_j (njoints x 12) and the skinned positions
@@ -58,7 +81,12 @@ void mn_gltf_skin_matrices(const mn_gltf* g, const double* joint_world, double* 
 void mn_gltf_skin_vertices(const mn_gltf* g, const double* skin_mats, double* out_pos);
 
 /* The skin's joints as a marionette model (BALL joints with offsets from the rest pose, the
- * roots FREE), for posing a glTF character with the IK solvers. */
+ * roots FREE), for posing a glTF character with the IK solvers. Joints carry the skin's
+ * joint names (find them with mn_model_find_joint); at q = q0 each joint frame sits at the
+ * rest world position of its glTF joint and is turned by that joint's rest world rotation
+ * (scale divided out of the columns). Scale is thus baked into the offsets: a joint with
+ * non-unit scale places its children where glTF does at rest, but the model's frames stay
+ * rigid. NULL with err set for a mirrored (negative-determinant) rest frame. */
 mn_model* mn_gltf_model(const mn_gltf* g, mn_error* err);
 
 #ifdef __cplusplus

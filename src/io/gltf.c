@@ -1,0 +1,836 @@
+/* glTF 2.0 skinned meshes -> mn_gltf: the node hierarchy (glTF 3.5), the skin (3.7.3), the
+ * skinned mesh's triangles with JOINTS_0/WEIGHTS_0 (3.7.2), and the animations that move
+ * the joints or their ancestors (3.11). The container, buffers and accessors are read by
+ * gltf_buffer.c; sampling and skinning live in gltf_pose.c. */
+#include "io/gltf_internal.h"
+#include "io/io_internal.h"
+
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* A node of the file, as read. */
+typedef struct tnode {
+    int parent;       /* -1 for a root */
+    int mesh, skin;   /* -1 when absent */
+    const char* name; /* NULL when absent */
+    gltf_rest rest;
+} tnode;
+
+typedef struct reader {
+    gltf_ctx* c;
+    int nnodes;
+    tnode* nodes;
+    int* node_snode;  /* nnodes: skeleton node of each file node, -1 when not one */
+    int* snode_node;  /* file node of each skeleton node */
+    mn_gltf* g;
+} reader;
+
+static mn_status fail(gltf_ctx* c, mn_status s, const char* field, const char* fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 4, 5)))
+#endif
+    ;
+static mn_status fail(gltf_ctx* c, mn_status s, const char* field, const char* fmt, ...) {
+    char text[400];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(text, sizeof text, fmt, ap);
+    va_end(ap);
+    return mn_error_set(c->err, s, c->name, 0, field, "%s", text);
+}
+
+static char* dupstr(const char* s) {
+    size_t n = strlen(s) + 1;
+    char* d = malloc(n);
+    if (d) memcpy(d, s, n);
+    return d;
+}
+
+/* ---- 3x4 affine transforms ------------------------------------------------------------ */
+
+void mn_gltf_aff_identity(double* a) {
+    static const double id[12] = {1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0};
+    memcpy(a, id, sizeof id);
+}
+
+void mn_gltf_aff_mul(const double* a, const double* b, double* c) {
+    for (int r = 0; r < 3; r++) {
+        const double* ar = a + 4 * r;
+        for (int k = 0; k < 3; k++)
+            c[4 * r + k] = ar[0] * b[k] + ar[1] * b[4 + k] + ar[2] * b[8 + k];
+        c[4 * r + 3] = ar[0] * b[3] + ar[1] * b[7] + ar[2] * b[11] + ar[3];
+    }
+}
+
+/* T * R * S (glTF 3.5.3) as a 3x4 matrix. */
+void mn_gltf_trs(const double* t, mn_quat r, const double* s, double* m) {
+    mn_mat3 R = mn_quat_to_mat3(r);
+    for (int i = 0; i < 3; i++) {
+        for (int k = 0; k < 3; k++) m[4 * i + k] = R.m[3 * i + k] * s[k];
+        m[4 * i + 3] = t[i];
+    }
+}
+
+/* A column-major glTF mat4 -> 3x4 row-major; 0 when its last row is not (0 0 0 1). */
+static int mat4_to_aff(const double* cm, double* m) {
+    for (int r = 0; r < 3; r++)
+        for (int k = 0; k < 4; k++) m[4 * r + k] = cm[4 * k + r];
+    return fabs(cm[3]) < 1e-5 && fabs(cm[7]) < 1e-5 && fabs(cm[11]) < 1e-5 && fabs(cm[15] - 1) < 1e-5;
+}
+
+/* ---- nodes ---------------------------------------------------------------------------- */
+
+static mn_status read_node(reader* rd, int i, const cJSON* jn, int nmeshes, int nskins) {
+    gltf_ctx* c = rd->c;
+    tnode* n = &rd->nodes[i];
+    char path[32], f[64];
+    snprintf(path, sizeof path, "nodes[%d]", i);
+    if (!cJSON_IsObject(jn)) return fail(c, MN_ERR_PARSE, path, "not an object");
+    mn_status s = mn_gltf_json_index(c, jn, "mesh", path, 0, nmeshes, &n->mesh);
+    if (!s) s = mn_gltf_json_index(c, jn, "skin", path, 0, nskins, &n->skin);
+    if (s) return s;
+    const cJSON* name = cJSON_GetObjectItemCaseSensitive(jn, "name");
+    n->name = cJSON_IsString(name) && name->valuestring[0] ? name->valuestring : NULL;
+
+    const cJSON* children;
+    int nch;
+    s = mn_gltf_json_array(c, jn, "children", path, &children, &nch);
+    if (s) return s;
+    for (int k = 0; k < nch; k++) {
+        const cJSON* e = cJSON_GetArrayItem(children, k);
+        snprintf(f, sizeof f, "%s.children[%d]", path, k);
+        if (!cJSON_IsNumber(e) || e->valuedouble != floor(e->valuedouble) || e->valuedouble < 0 ||
+            e->valuedouble >= rd->nnodes)
+            return fail(c, MN_ERR_PARSE, f, "not a node index");
+        int ch = (int)e->valuedouble;
+        if (ch == i) return fail(c, MN_ERR_PARSE, f, "a node cannot be its own child");
+        if (rd->nodes[ch].parent >= 0)
+            return fail(c, MN_ERR_PARSE, f, "node %d already has parent nodes[%d]", ch,
+                        rd->nodes[ch].parent);
+        rd->nodes[ch].parent = i;
+    }
+
+    gltf_rest* r = &n->rest;
+    double cm[16], q[4];
+    int has_m, has_t, has_r, has_s;
+    s = mn_gltf_json_numbers(c, jn, "matrix", path, 16, cm, &has_m);
+    if (!s) s = mn_gltf_json_numbers(c, jn, "translation", path, 3, r->t, &has_t);
+    if (!s) s = mn_gltf_json_numbers(c, jn, "rotation", path, 4, q, &has_r);
+    if (!s) s = mn_gltf_json_numbers(c, jn, "scale", path, 3, r->s, &has_s);
+    if (s) return s;
+    if (has_r) {
+        /* glTF stores (x, y, z, w); marionette (w, x, y, z). */
+        mn_quat qq = mn_q4(q[3], q[0], q[1], q[2]);
+        double norm = mn_quat_norm(qq);
+        snprintf(f, sizeof f, "%s.rotation", path);
+        if (norm < 1e-6) return fail(c, MN_ERR_PARSE, f, "zero quaternion");
+        if (fabs(norm - 1) > 1e-3)
+            mn_warn(c->warn, c->name, 0, f, "quaternion of length %g normalised", norm);
+        r->r = mn_quat_normalize(qq);
+    }
+    if (has_m) {
+        snprintf(f, sizeof f, "%s.matrix", path);
+        if (!mat4_to_aff(cm, r->m)) return fail(c, MN_ERR_PARSE, f, "last row is not (0 0 0 1)");
+        if (has_t || has_r || has_s)
+            mn_warn(c->warn, c->name, 0, f, "both matrix and TRS given: the matrix is used");
+        r->has_matrix = 1;
+    } else {
+        mn_gltf_trs(r->t, r->r, r->s, r->m);
+    }
+    return MN_OK;
+}
+
+/* Parents come from the children lists (one parent each, checked there); a cycle is a
+ * loop of parents, found by walking up with a per-start stamp (linear time overall). */
+static mn_status read_nodes(reader* rd) {
+    gltf_ctx* c = rd->c;
+    const cJSON* jnodes;
+    mn_status s = mn_gltf_json_array(c, c->root, "nodes", "", &jnodes, &rd->nnodes);
+    if (s) return s;
+    if (rd->nnodes == 0) return fail(c, MN_ERR_PARSE, "nodes", "missing or empty");
+    int nmeshes = cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(c->root, "meshes"));
+    int nskins = cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(c->root, "skins"));
+    rd->nodes = calloc((size_t)rd->nnodes, sizeof *rd->nodes);
+    rd->node_snode = malloc((size_t)rd->nnodes * sizeof(int));
+    rd->snode_node = malloc((size_t)rd->nnodes * sizeof(int));
+    if (!rd->nodes || !rd->node_snode || !rd->snode_node)
+        return fail(c, MN_ERR_NOMEM, "nodes", "out of memory");
+    for (int i = 0; i < rd->nnodes; i++) {
+        tnode* n = &rd->nodes[i];
+        n->parent = -1;
+        n->rest.r = mn_quat_identity();
+        n->rest.s[0] = n->rest.s[1] = n->rest.s[2] = 1;
+        rd->node_snode[i] = -1;
+    }
+    int i = 0;
+    const cJSON* jn;
+    cJSON_ArrayForEach(jn, jnodes) {
+        s = read_node(rd, i++, jn, nmeshes, nskins);
+        if (s) return s;
+    }
+    /* node_snode doubles as the stamp array here, reset afterwards. */
+    int* stamp = rd->node_snode;
+    for (i = 0; i < rd->nnodes; i++) {
+        int k = i;
+        while (k >= 0 && stamp[k] == -1) {
+            stamp[k] = i;
+            k = rd->nodes[k].parent;
+        }
+        if (k >= 0 && stamp[k] == i) {
+            char f[48];
+            snprintf(f, sizeof f, "nodes[%d].children", rd->nodes[k].parent);
+            return fail(c, MN_ERR_PARSE, f, "cycle in the node hierarchy through nodes[%d]", k);
+        }
+    }
+    for (i = 0; i < rd->nnodes; i++) stamp[i] = -1;
+    return MN_OK;
+}
+
+/* The skinned node: the lowest-numbered node with both mesh and skin whose root is in the
+ * default scene; else the lowest-numbered one anywhere. */
+static mn_status pick_skinned_node(reader* rd, int* out) {
+    gltf_ctx* c = rd->c;
+    const cJSON* scenes;
+    int nscenes, scene = -1;
+    mn_status s = mn_gltf_json_array(c, c->root, "scenes", "", &scenes, &nscenes);
+    if (!s) s = mn_gltf_json_index(c, c->root, "scene", "", 0, nscenes, &scene);
+    if (s) return s;
+    if (scene < 0 && nscenes > 0) scene = 0;
+    const cJSON* roots = NULL;
+    int nroots = 0;
+    if (scene >= 0) {
+        char path[32];
+        snprintf(path, sizeof path, "scenes[%d]", scene);
+        const cJSON* js = cJSON_GetArrayItem(scenes, scene);
+        if (!cJSON_IsObject(js)) return fail(c, MN_ERR_PARSE, path, "not an object");
+        s = mn_gltf_json_array(c, js, "nodes", path, &roots, &nroots);
+        if (s) return s;
+    }
+    int first_any = -1;
+    for (int i = 0; i < rd->nnodes; i++) {
+        if (rd->nodes[i].mesh < 0 || rd->nodes[i].skin < 0) continue;
+        if (first_any < 0) first_any = i;
+        int top = i;
+        while (rd->nodes[top].parent >= 0) top = rd->nodes[top].parent;
+        const cJSON* e;
+        cJSON_ArrayForEach(e, roots) {
+            if (cJSON_IsNumber(e) && e->valuedouble == top) {
+                *out = i;
+                return MN_OK;
+            }
+        }
+    }
+    if (first_any < 0) return fail(c, MN_ERR_NOTFOUND, "nodes", "no node has both a mesh and a skin");
+    *out = first_any;
+    return MN_OK;
+}
+
+static void world_of(const reader* rd, int node, double* w) {
+    double tmp[12];
+    mn_gltf_aff_identity(w);
+    for (int k = node; k >= 0; k = rd->nodes[k].parent) {
+        mn_gltf_aff_mul(rd->nodes[k].rest.m, w, tmp);
+        memcpy(w, tmp, sizeof tmp);
+    }
+}
+
+/* ---- the skin ------------------------------------------------------------------------- */
+
+/* Joint names: the node's name, "joint<i>" when unnamed; a repeated name gets "_<i>"
+ * appended (a warning) so that the names identify joints. */
+static mn_status name_joints(reader* rd, const char* path) {
+    mn_gltf* g = rd->g;
+    for (int j = 0; j < g->njoints; j++) {
+        const char* nm = rd->nodes[rd->snode_node[j]].name;
+        char buf[64];
+        if (!nm) {
+            snprintf(buf, sizeof buf, "joint%d", j);
+            nm = buf;
+        }
+        int dup = 0;
+        for (int k = 0; k < j && !dup; k++) dup = strcmp(g->joint_name[k], nm) == 0;
+        if (dup) {
+            size_t n = strlen(nm) + 16;
+            g->joint_name[j] = malloc(n);
+            if (g->joint_name[j]) snprintf(g->joint_name[j], n, "%s_%d", nm, j);
+            mn_warn(rd->c->warn, rd->c->name, 0, path, "joint name '%.60s' repeated: renamed", nm);
+        } else {
+            g->joint_name[j] = dupstr(nm);
+        }
+        if (!g->joint_name[j]) return fail(rd->c, MN_ERR_NOMEM, path, "out of memory");
+    }
+    return MN_OK;
+}
+
+/* Skeleton nodes and paths: for each joint, the non-joint nodes between it and its nearest
+ * joint ancestor (or the scene root), which the joint's world transform passes through. */
+static mn_status build_skeleton(reader* rd, const char* path) {
+    mn_gltf* g = rd->g;
+    gltf_priv* p = g->priv;
+    int nj = g->njoints;
+    p->nsnode = nj;
+    p->path_off = malloc((size_t)nj * sizeof(int));
+    p->path_len = calloc((size_t)nj, sizeof(int));
+    p->order = malloc((size_t)nj * sizeof(int));
+    int* depth = calloc((size_t)nj, sizeof(int));
+    size_t cap = 64, used = 0;
+    p->path = malloc(cap * sizeof(int));
+    if (!p->path_off || !p->path_len || !p->order || !depth || !p->path) {
+        free(depth);
+        return fail(rd->c, MN_ERR_NOMEM, path, "out of memory");
+    }
+    for (int j = 0; j < nj; j++) {
+        p->path_off[j] = (int)used;
+        int k = rd->nodes[rd->snode_node[j]].parent;
+        g->joint_parent[j] = -1;
+        while (k >= 0) {
+            if (rd->node_snode[k] >= 0 && rd->node_snode[k] < nj) {
+                g->joint_parent[j] = rd->node_snode[k];
+                break;
+            }
+            if (rd->node_snode[k] < 0) {
+                rd->node_snode[k] = p->nsnode;
+                rd->snode_node[p->nsnode++] = k;
+            }
+            if (used == cap) {
+                /* A pathological file (deep chains of helper nodes above many joints)
+                 * would make this quadratic: refuse past a generous bound. */
+                if (cap >= ((size_t)1 << 22)) {
+                    free(depth);
+                    return fail(rd->c, MN_ERR_UNSUPPORTED, path, "node hierarchy too deep above the joints");
+                }
+                int* np = realloc(p->path, 2 * cap * sizeof(int));
+                if (!np) {
+                    free(depth);
+                    return fail(rd->c, MN_ERR_NOMEM, path, "out of memory");
+                }
+                p->path = np;
+                cap *= 2;
+            }
+            p->path[used++] = rd->node_snode[k];
+            p->path_len[j]++;
+            k = rd->nodes[k].parent;
+        }
+        /* collected bottom-up: make it top-down */
+        int* a = p->path + p->path_off[j];
+        for (int x = 0, y = p->path_len[j] - 1; x < y; x++, y--) {
+            int t = a[x];
+            a[x] = a[y];
+            a[y] = t;
+        }
+    }
+    /* Depth in the joint tree, then a counting sort: parents before children. */
+    int maxd = 0;
+    for (int j = 0; j < nj; j++) {
+        int d = 0;
+        for (int k = g->joint_parent[j]; k >= 0; k = g->joint_parent[k]) d++;
+        depth[j] = d;
+        if (d > maxd) maxd = d;
+    }
+    int o = 0;
+    for (int d = 0; d <= maxd; d++)
+        for (int j = 0; j < nj; j++)
+            if (depth[j] == d) p->order[o++] = j;
+    free(depth);
+    p->rest = malloc((size_t)p->nsnode * sizeof *p->rest);
+    if (!p->rest) return fail(rd->c, MN_ERR_NOMEM, path, "out of memory");
+    for (int k = 0; k < p->nsnode; k++) p->rest[k] = rd->nodes[rd->snode_node[k]].rest;
+    return MN_OK;
+}
+
+static mn_status read_skin(reader* rd, int skin) {
+    gltf_ctx* c = rd->c;
+    mn_gltf* g = rd->g;
+    char path[32], f[64];
+    snprintf(path, sizeof path, "skins[%d]", skin);
+    const cJSON* js = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(c->root, "skins"), skin);
+    if (!cJSON_IsObject(js)) return fail(c, MN_ERR_PARSE, path, "not an object");
+    const cJSON* joints;
+    int nj, skel, ibm_acc;
+    mn_status s = mn_gltf_json_array(c, js, "joints", path, &joints, &nj);
+    if (!s) s = mn_gltf_json_index(c, js, "skeleton", path, 0, rd->nnodes, &skel);
+    if (!s) s = mn_gltf_json_index(c, js, "inverseBindMatrices", path, 0, INT32_MAX, &ibm_acc);
+    if (s) return s;
+    snprintf(f, sizeof f, "%s.joints", path);
+    if (nj < 1) return fail(c, MN_ERR_PARSE, f, "missing or empty");
+    g->njoints = nj;
+    g->joint_name = calloc((size_t)nj, sizeof(char*));
+    g->joint_parent = malloc((size_t)nj * sizeof(int));
+    g->inverse_bind = malloc((size_t)nj * 12 * sizeof(double));
+    g->rest_local = malloc((size_t)nj * 12 * sizeof(double));
+    g->root_parent = malloc(12 * sizeof(double));
+    if (!g->joint_name || !g->joint_parent || !g->inverse_bind || !g->rest_local || !g->root_parent)
+        return fail(c, MN_ERR_NOMEM, path, "out of memory");
+    for (int j = 0; j < nj; j++) {
+        const cJSON* e = cJSON_GetArrayItem(joints, j);
+        snprintf(f, sizeof f, "%s.joints[%d]", path, j);
+        if (!cJSON_IsNumber(e) || e->valuedouble != floor(e->valuedouble) || e->valuedouble < 0 ||
+            e->valuedouble >= rd->nnodes)
+            return fail(c, MN_ERR_PARSE, f, "not a node index");
+        int node = (int)e->valuedouble;
+        if (rd->node_snode[node] >= 0)
+            return fail(c, MN_ERR_PARSE, f, "node %d is listed twice", node);
+        rd->node_snode[node] = j;
+        rd->snode_node[j] = node;
+        memcpy(g->rest_local + 12 * j, rd->nodes[node].rest.m, 12 * sizeof(double));
+    }
+    /* Inverse bind matrices (glTF 3.7.3.1): identity when absent. */
+    if (ibm_acc >= 0) {
+        double* m;
+        int n;
+        snprintf(f, sizeof f, "%s.inverseBindMatrices", path);
+        s = mn_gltf_read_accessor(c, ibm_acc, f, 16, GLTF_CT(GLTF_FLOAT), GLTF_NORM_RAW, &m, &n, NULL);
+        if (s) return s;
+        if (n < nj) {
+            free(m);
+            return fail(c, MN_ERR_PARSE, f, "accessors[%d] has %d matrices for %d joints", ibm_acc, n, nj);
+        }
+        for (int j = 0; j < nj && !s; j++)
+            if (!mat4_to_aff(m + 16 * j, g->inverse_bind + 12 * j))
+                s = fail(c, MN_ERR_PARSE, f, "matrix %d: last row is not (0 0 0 1)", j);
+        free(m);
+        if (s) return s;
+    } else {
+        for (int j = 0; j < nj; j++) mn_gltf_aff_identity(g->inverse_bind + 12 * j);
+    }
+    s = name_joints(rd, path);
+    if (!s) s = build_skeleton(rd, path);
+    if (s) return s;
+    /* The world transform at rest of the first skin root's parent node. */
+    mn_gltf_aff_identity(g->root_parent);
+    for (int j = 0; j < nj; j++)
+        if (g->joint_parent[j] < 0) {
+            int node = rd->snode_node[j];
+            if (rd->nodes[node].parent >= 0) world_of(rd, rd->nodes[node].parent, g->root_parent);
+            break;
+        }
+    const cJSON* name = cJSON_GetObjectItemCaseSensitive(js, "name");
+    if (cJSON_IsString(name) && name->valuestring[0]) g->name = dupstr(name->valuestring);
+    return MN_OK;
+}
+
+/* ---- the skinned mesh ----------------------------------------------------------------- */
+
+/* Weights (glTF 3.7.3.3): non-negative, scaled to sum to 1 (a warning when they did not,
+ * within 1e-4: a float rounding or the quantisation step of 8/16-bit weights, which glTF
+ * requires to sum exactly). A vertex whose weights are all zero gets weight 1 on its first
+ * listed joint, so it stays attached rigidly. A joint index at or past the skin's joint
+ * count is an error when its weight is non-zero, and set to 0 (a warning) otherwise. */
+static mn_status check_weights(reader* rd, int v0, int n, int wacc, int jacc) {
+    mn_gltf* g = rd->g;
+    gltf_ctx* c = rd->c;
+    char f[48];
+    int off_sum = 0, zero = 0, bad_idx = 0;
+    double worst = 0;
+    for (int v = v0; v < v0 + n; v++) {
+        double* w = g->vweight + 4 * v;
+        int* jt = g->vjoint + 4 * v;
+        double sum = 0;
+        for (int k = 0; k < 4; k++) {
+            if (w[k] < 0) {
+                snprintf(f, sizeof f, "accessors[%d]", wacc);
+                return fail(c, MN_ERR_PARSE, f, "vertex %d has a negative weight", v - v0);
+            }
+            if (jt[k] >= g->njoints) {
+                if (w[k] > 0) {
+                    snprintf(f, sizeof f, "accessors[%d]", jacc);
+                    return fail(c, MN_ERR_PARSE, f, "vertex %d: joint %d, the skin has %d joints",
+                                v - v0, jt[k], g->njoints);
+                }
+                jt[k] = 0;
+                bad_idx++;
+            }
+            sum += w[k];
+        }
+        if (sum == 0) {
+            w[0] = 1;
+            zero++;
+            continue;
+        }
+        if (fabs(sum - 1) > 1e-4) {
+            off_sum++;
+            if (fabs(sum - 1) > worst) worst = fabs(sum - 1);
+        }
+        for (int k = 0; k < 4; k++) w[k] /= sum;
+    }
+    snprintf(f, sizeof f, "accessors[%d]", wacc);
+    if (off_sum)
+        mn_warn(c->warn, c->name, 0, f, "%d vertices' weights do not sum to 1 (off by up to %.3g): normalised",
+                off_sum, worst);
+    if (zero)
+        mn_warn(c->warn, c->name, 0, f, "%d vertices have all-zero weights: bound to their first joint",
+                zero);
+    if (bad_idx) {
+        snprintf(f, sizeof f, "accessors[%d]", jacc);
+        mn_warn(c->warn, c->name, 0, f, "%d zero-weight joint slots out of range: set to joint 0", bad_idx);
+    }
+    return MN_OK;
+}
+
+static int grow(void** p, size_t n, size_t elem) {
+    void* q = realloc(*p, n * elem);
+    if (!q && n) return 0;
+    *p = q;
+    return 1;
+}
+
+static mn_status read_primitive(reader* rd, const cJSON* jp, const char* path) {
+    gltf_ctx* c = rd->c;
+    mn_gltf* g = rd->g;
+    char f[96];
+    if (!cJSON_IsObject(jp)) return fail(c, MN_ERR_PARSE, path, "not an object");
+    double mode;
+    mn_status s = mn_gltf_json_size(c, jp, "mode", path, 0, 4, 6, &mode);
+    if (s) return s;
+    if (mode != 4) {
+        snprintf(f, sizeof f, "%s.mode", path);
+        return fail(c, MN_ERR_UNSUPPORTED, f, "mode %.0f: only triangles (4) are read", mode);
+    }
+    const cJSON* attr = cJSON_GetObjectItemCaseSensitive(jp, "attributes");
+    snprintf(f, sizeof f, "%s.attributes", path);
+    if (!cJSON_IsObject(attr)) return fail(c, MN_ERR_PARSE, f, "missing");
+    if (cJSON_GetObjectItemCaseSensitive(attr, "JOINTS_1"))
+        mn_warn(c->warn, c->name, 0, f, "JOINTS_1/WEIGHTS_1 ignored: 4 influences per vertex are read");
+    if (cJSON_GetObjectItemCaseSensitive(jp, "targets"))
+        mn_warn(c->warn, c->name, 0, path, "morph targets ignored");
+    int ia, ja, wa, xa;
+    s = mn_gltf_json_index(c, attr, "POSITION", f, 1, INT32_MAX, &ia);
+    if (!s) s = mn_gltf_json_index(c, attr, "JOINTS_0", f, 1, INT32_MAX, &ja);
+    if (!s) s = mn_gltf_json_index(c, attr, "WEIGHTS_0", f, 1, INT32_MAX, &wa);
+    if (!s) s = mn_gltf_json_index(c, jp, "indices", path, 0, INT32_MAX, &xa);
+    if (s) return s;
+
+    double *pos = NULL, *jnt = NULL, *wgt = NULL, *idx = NULL;
+    int np, nj, nw, ni = 0;
+    char fp[112], fj[112], fw[112], fi[112];
+    snprintf(fp, sizeof fp, "%s.POSITION", f);
+    snprintf(fj, sizeof fj, "%s.JOINTS_0", f);
+    snprintf(fw, sizeof fw, "%s.WEIGHTS_0", f);
+    snprintf(fi, sizeof fi, "%s.indices", path);
+    s = mn_gltf_read_accessor(c, ia, fp, 3, GLTF_CT_ANY & ~GLTF_CT(GLTF_UNSIGNED_INT),
+                              GLTF_NORM_AS_STORED, &pos, &np, NULL);
+    if (!s)
+        s = mn_gltf_read_accessor(c, ja, fj, 4, GLTF_CT(GLTF_UNSIGNED_BYTE) | GLTF_CT(GLTF_UNSIGNED_SHORT),
+                                  GLTF_NORM_RAW, &jnt, &nj, NULL);
+    if (!s)
+        s = mn_gltf_read_accessor(c, wa, fw, 4,
+                                  GLTF_CT(GLTF_FLOAT) | GLTF_CT(GLTF_UNSIGNED_BYTE) | GLTF_CT(GLTF_UNSIGNED_SHORT),
+                                  GLTF_NORM_ALWAYS, &wgt, &nw, NULL);
+    if (!s && xa >= 0)
+        s = mn_gltf_read_accessor(c, xa, fi, 1,
+                                  GLTF_CT(GLTF_UNSIGNED_BYTE) | GLTF_CT(GLTF_UNSIGNED_SHORT) | GLTF_CT(GLTF_UNSIGNED_INT),
+                                  GLTF_NORM_RAW, &idx, &ni, NULL);
+    if (!s && (nj != np || nw != np))
+        s = fail(c, MN_ERR_PARSE, nj != np ? fj : fw, "%d elements, POSITION has %d", nj != np ? nj : nw, np);
+    if (!s && xa < 0) ni = np;
+    if (!s && ni % 3 != 0)
+        s = fail(c, MN_ERR_PARSE, xa >= 0 ? fi : fp, "%d vertices do not make whole triangles", ni);
+    if (!s && (g->nverts > INT32_MAX / 8 - np || g->ntris > INT32_MAX / 8 - ni / 3))
+        s = fail(c, MN_ERR_UNSUPPORTED, path, "mesh too large");
+    size_t v0 = (size_t)g->nverts, t0 = (size_t)g->ntris, nv = v0 + (size_t)np, nt = t0 + (size_t)ni / 3;
+    if (!s && (!grow((void**)&g->rest_pos, nv * 3, sizeof(double)) ||
+               !grow((void**)&g->vjoint, nv * 4, sizeof(int)) ||
+               !grow((void**)&g->vweight, nv * 4, sizeof(double)) ||
+               !grow((void**)&g->tris, nt * 3, sizeof(int))))
+        s = fail(c, MN_ERR_NOMEM, path, "out of memory");
+    if (!s) {
+        memcpy(g->rest_pos + 3 * v0, pos, (size_t)np * 3 * sizeof(double));
+        memcpy(g->vweight + 4 * v0, wgt, (size_t)np * 4 * sizeof(double));
+        for (size_t k = 0; k < (size_t)np * 4; k++) g->vjoint[4 * v0 + k] = (int)jnt[k];
+        for (int k = 0; k < ni && !s; k++) {
+            double v = idx ? idx[k] : k;
+            if (v >= np) {
+                s = fail(c, MN_ERR_PARSE, fi, "index %d is vertex %.0f, the primitive has %d", k, v, np);
+                break;
+            }
+            g->tris[3 * t0 + (size_t)k] = (int)(v0 + (size_t)v);
+        }
+    }
+    if (!s) {
+        g->nverts = (int)nv;
+        g->ntris = (int)nt;
+        s = check_weights(rd, (int)v0, np, wa, ja);
+    }
+    free(pos);
+    free(jnt);
+    free(wgt);
+    free(idx);
+    return s;
+}
+
+static mn_status read_mesh(reader* rd, int mesh) {
+    gltf_ctx* c = rd->c;
+    char path[32];
+    snprintf(path, sizeof path, "meshes[%d]", mesh);
+    const cJSON* jm = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(c->root, "meshes"), mesh);
+    if (!cJSON_IsObject(jm)) return fail(c, MN_ERR_PARSE, path, "not an object");
+    const cJSON* prims;
+    int np;
+    mn_status s = mn_gltf_json_array(c, jm, "primitives", path, &prims, &np);
+    if (s) return s;
+    if (np < 1) {
+        char f[48];
+        snprintf(f, sizeof f, "%s.primitives", path);
+        return fail(c, MN_ERR_PARSE, f, "missing or empty");
+    }
+    for (int i = 0; i < np && !s; i++) {
+        char pp[64];
+        snprintf(pp, sizeof pp, "%s.primitives[%d]", path, i);
+        s = read_primitive(rd, cJSON_GetArrayItem(prims, i), pp);
+    }
+    return s;
+}
+
+/* ---- animations ----------------------------------------------------------------------- */
+
+static mn_status read_channel(reader* rd, const cJSON* ja, const char* apath, int ci,
+                              gltf_channel* ch, int* used) {
+    gltf_ctx* c = rd->c;
+    char path[96], f[128];
+    snprintf(path, sizeof path, "%s.channels[%d]", apath, ci);
+    *used = 0;
+    const cJSON* jc = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(ja, "channels"), ci);
+    if (!cJSON_IsObject(jc)) return fail(c, MN_ERR_PARSE, path, "not an object");
+    const cJSON* samplers = cJSON_GetObjectItemCaseSensitive(ja, "samplers");
+    int nsamp = cJSON_IsArray(samplers) ? cJSON_GetArraySize(samplers) : 0;
+    int si, node;
+    mn_status s = mn_gltf_json_index(c, jc, "sampler", path, 1, nsamp, &si);
+    if (s) return s;
+    const cJSON* jt = cJSON_GetObjectItemCaseSensitive(jc, "target");
+    snprintf(f, sizeof f, "%s.target", path);
+    if (!cJSON_IsObject(jt)) return fail(c, MN_ERR_PARSE, f, "missing");
+    s = mn_gltf_json_index(c, jt, "node", f, 0, rd->nnodes, &node);
+    if (s) return s;
+    const cJSON* jpath = cJSON_GetObjectItemCaseSensitive(jt, "path");
+    snprintf(f, sizeof f, "%s.target.path", path);
+    if (!cJSON_IsString(jpath)) return fail(c, MN_ERR_PARSE, f, "missing");
+    const char* ps = jpath->valuestring;
+    int p = strcmp(ps, "translation") == 0 ? GLTF_PATH_T
+            : strcmp(ps, "rotation") == 0  ? GLTF_PATH_R
+            : strcmp(ps, "scale") == 0     ? GLTF_PATH_S
+                                           : -1;
+    /* Morph weights, extension paths and nodes off the skeleton do not move the joints. */
+    if (p < 0 || node < 0 || rd->node_snode[node] < 0) return MN_OK;
+    if (rd->nodes[node].rest.has_matrix) {
+        snprintf(f, sizeof f, "%s.target.node", path);
+        return fail(c, MN_ERR_PARSE, f, "nodes[%d] has a matrix: animated nodes must use TRS", node);
+    }
+    char sp[112];
+    snprintf(sp, sizeof sp, "%s.samplers[%d]", apath, si);
+    const cJSON* js = cJSON_GetArrayItem(samplers, si);
+    if (!cJSON_IsObject(js)) return fail(c, MN_ERR_PARSE, sp, "not an object");
+    const cJSON* ji = cJSON_GetObjectItemCaseSensitive(js, "interpolation");
+    snprintf(f, sizeof f, "%s.interpolation", sp);
+    int interp = GLTF_LINEAR;
+    if (ji) {
+        if (!cJSON_IsString(ji)) return fail(c, MN_ERR_PARSE, f, "not a string");
+        if (strcmp(ji->valuestring, "STEP") == 0) interp = GLTF_STEP;
+        else if (strcmp(ji->valuestring, "CUBICSPLINE") == 0) interp = GLTF_CUBIC;
+        else if (strcmp(ji->valuestring, "LINEAR") != 0)
+            return fail(c, MN_ERR_PARSE, f, "'%.40s' is not LINEAR, STEP or CUBICSPLINE", ji->valuestring);
+    }
+    int ia, oa;
+    s = mn_gltf_json_index(c, js, "input", sp, 1, INT32_MAX, &ia);
+    if (!s) s = mn_gltf_json_index(c, js, "output", sp, 1, INT32_MAX, &oa);
+    if (s) return s;
+    char fi[128], fo[128];
+    snprintf(fi, sizeof fi, "%s.input", sp);
+    snprintf(fo, sizeof fo, "%s.output", sp);
+    int nk, nout, nc = p == GLTF_PATH_R ? 4 : 3;
+    unsigned mask = GLTF_CT(GLTF_FLOAT);
+    if (p == GLTF_PATH_R) mask |= GLTF_CT_INTS & ~GLTF_CT(GLTF_UNSIGNED_INT);
+    s = mn_gltf_read_accessor(c, ia, fi, 1, GLTF_CT(GLTF_FLOAT), GLTF_NORM_RAW, &ch->times, &nk, NULL);
+    if (!s) s = mn_gltf_read_accessor(c, oa, fo, nc, mask, GLTF_NORM_ALWAYS, &ch->values, &nout, NULL);
+    if (s) return s;
+    ch->nkeys = nk;
+    for (int k = 1; k < nk; k++)
+        if (ch->times[k] < ch->times[k - 1])
+            return fail(c, MN_ERR_PARSE, fi, "key times decrease at key %d", k);
+    int per = interp == GLTF_CUBIC ? 3 : 1;
+    if (nout != per * nk)
+        return fail(c, MN_ERR_PARSE, fo, "%d values for %d keys (%s needs %d)", nout, nk,
+                    interp == GLTF_CUBIC ? "CUBICSPLINE" : "LINEAR/STEP", per * nk);
+    if (p == GLTF_PATH_R)
+        for (int k = 0; k < nk; k++) {
+            double* q = ch->values + 4 * ((size_t)k * per + (per == 3 ? 1 : 0));
+            double n = sqrt(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3]);
+            if (n < 1e-6) return fail(c, MN_ERR_PARSE, fo, "key %d is a zero quaternion", k);
+            for (int a = 0; a < 4; a++) q[a] /= n;
+        }
+    ch->snode = rd->node_snode[node];
+    ch->path = p;
+    ch->interp = interp;
+    *used = 1;
+    return MN_OK;
+}
+
+static mn_status read_animations(reader* rd) {
+    gltf_ctx* c = rd->c;
+    mn_gltf* g = rd->g;
+    const cJSON* janims;
+    int na;
+    mn_status s = mn_gltf_json_array(c, c->root, "animations", "", &janims, &na);
+    if (s || na == 0) return s;
+    g->anims = calloc((size_t)na, sizeof *g->anims);
+    if (!g->anims) return fail(c, MN_ERR_NOMEM, "animations", "out of memory");
+    g->nanims = na;
+    gltf_priv* p = g->priv;
+    for (int a = 0; a < na; a++) {
+        mn_gltf_anim* an = &g->anims[a];
+        char path[32];
+        snprintf(path, sizeof path, "animations[%d]", a);
+        const cJSON* ja = cJSON_GetArrayItem(janims, a);
+        if (!cJSON_IsObject(ja)) return fail(c, MN_ERR_PARSE, path, "not an object");
+        const cJSON* chans;
+        const cJSON* samps;
+        int nch, ns;
+        s = mn_gltf_json_array(c, ja, "channels", path, &chans, &nch);
+        if (!s) s = mn_gltf_json_array(c, ja, "samplers", path, &samps, &ns);
+        if (s) return s;
+        const cJSON* name = cJSON_GetObjectItemCaseSensitive(ja, "name");
+        char buf[32];
+        snprintf(buf, sizeof buf, "animation%d", a);
+        an->name = dupstr(cJSON_IsString(name) && name->valuestring[0] ? name->valuestring : buf);
+        gltf_anim_priv* ap = calloc(1, sizeof *ap);
+        if (ap) {
+            an->channels = ap;
+            ap->ch = calloc((size_t)nch + 1, sizeof *ap->ch);
+            ap->lookup = malloc((size_t)p->nsnode * 3 * sizeof(int));
+        }
+        if (!an->name || !ap || !ap->ch || !ap->lookup) return fail(c, MN_ERR_NOMEM, path, "out of memory");
+        for (int k = 0; k < p->nsnode * 3; k++) ap->lookup[k] = -1;
+        for (int ci = 0; ci < nch; ci++) {
+            gltf_channel* ch = &ap->ch[an->nchannels];
+            int used;
+            s = read_channel(rd, ja, path, ci, ch, &used);
+            if (s) {
+                an->nchannels++; /* so that its arrays are freed */
+                return s;
+            }
+            if (!used) continue;
+            int* slot = &ap->lookup[3 * ch->snode + ch->path];
+            if (*slot >= 0)
+                mn_warn(c->warn, c->name, 0, path, "two channels drive one node's %s: the later is used",
+                        ch->path == GLTF_PATH_T ? "translation" : ch->path == GLTF_PATH_R ? "rotation" : "scale");
+            *slot = an->nchannels++;
+            double end = ch->times[ch->nkeys - 1];
+            if (end > an->duration) an->duration = end;
+        }
+    }
+    return MN_OK;
+}
+
+/* ---- entry points --------------------------------------------------------------------- */
+
+void mn_gltf_free(mn_gltf* g) {
+    if (!g) return;
+    free(g->rest_pos);
+    free(g->tris);
+    free(g->vjoint);
+    free(g->vweight);
+    for (int j = 0; j < g->njoints && g->joint_name; j++) free(g->joint_name[j]);
+    free(g->joint_name);
+    free(g->joint_parent);
+    free(g->inverse_bind);
+    free(g->rest_local);
+    free(g->root_parent);
+    for (int a = 0; a < g->nanims && g->anims; a++) {
+        gltf_anim_priv* ap = g->anims[a].channels;
+        free(g->anims[a].name);
+        if (!ap) continue;
+        for (int k = 0; k < g->anims[a].nchannels && ap->ch; k++) {
+            free(ap->ch[k].times);
+            free(ap->ch[k].values);
+        }
+        free(ap->ch);
+        free(ap->lookup);
+        free(ap);
+    }
+    free(g->anims);
+    free(g->name);
+    free(g->mesh_world);
+    gltf_priv* p = g->priv;
+    if (p) {
+        free(p->rest);
+        free(p->order);
+        free(p->path_off);
+        free(p->path_len);
+        free(p->path);
+        free(p);
+    }
+    memset(g, 0, sizeof *g);
+}
+
+static mn_status read_doc(reader* rd) {
+    gltf_ctx* c = rd->c;
+    mn_gltf* g = rd->g;
+    mn_status s = read_nodes(rd);
+    int node;
+    if (!s) s = pick_skinned_node(rd, &node);
+    if (s) return s;
+    g->priv = calloc(1, sizeof(gltf_priv));
+    g->mesh_world = malloc(12 * sizeof(double));
+    if (!g->priv || !g->mesh_world) return fail(c, MN_ERR_NOMEM, "nodes", "out of memory");
+    world_of(rd, node, g->mesh_world);
+    s = read_skin(rd, rd->nodes[node].skin);
+    if (!s) s = read_mesh(rd, rd->nodes[node].mesh);
+    if (!s) s = read_animations(rd);
+    if (s) return s;
+    if (!g->name) g->name = dupstr(rd->nodes[node].name ? rd->nodes[node].name : "skin");
+    if (!g->name) return fail(c, MN_ERR_NOMEM, "nodes", "out of memory");
+    return MN_OK;
+}
+
+mn_status mn_gltf_read_mem(const void* data, size_t len, const char* name, mn_gltf* out,
+                           mn_warnings* warn, mn_error* err) {
+    if (out) memset(out, 0, sizeof *out);
+    if (!data || !out)
+        return mn_error_set(err, MN_ERR_ARG, name, 0, "", "NULL %s", data ? "output" : "data");
+    if (!name) name = "<memory>";
+    mn_error_clear(err);
+    gltf_ctx c;
+    memset(&c, 0, sizeof c);
+    c.name = name;
+    c.warn = warn;
+    c.err = err;
+    const char* slash = strrchr(name, '/');
+    size_t dl = slash ? (size_t)(slash - name + 1) : 0;
+    c.dir = malloc(dl + 1);
+    if (!c.dir) return mn_error_set(err, MN_ERR_NOMEM, name, 0, "", "out of memory");
+    memcpy(c.dir, name, dl);
+    c.dir[dl] = 0;
+
+    mn_gltf g;
+    memset(&g, 0, sizeof g);
+    reader rd;
+    memset(&rd, 0, sizeof rd);
+    rd.c = &c;
+    rd.g = &g;
+    mn_status s = mn_gltf_parse_container(&c, data, len);
+    if (!s) s = read_doc(&rd);
+    free(rd.nodes);
+    free(rd.node_snode);
+    free(rd.snode_node);
+    mn_gltf_ctx_free(&c);
+    if (s) {
+        mn_gltf_free(&g);
+        return s;
+    }
+    *out = g;
+    return MN_OK;
+}
+
+mn_status mn_gltf_read(const char* path, mn_gltf* out, mn_warnings* warn, mn_error* err) {
+    if (out) memset(out, 0, sizeof *out);
+    if (!path || !out) return mn_error_set(err, MN_ERR_ARG, path, 0, "", "NULL argument");
+    char* data;
+    size_t len;
+    mn_status s = mn_read_file(path, &data, &len, err);
+    if (s) return s;
+    s = mn_gltf_read_mem(data, len, path, out, warn, err);
+    free(data);
+    return s;
+}

@@ -1,0 +1,209 @@
+/* Posing a glTF skin: animation sampling (glTF 3.11 and Appendix C), skinning matrices and
+ * linear blend skinning (glTF 3.7.3), and the skin's joints as a marionette model.
+ * Sampling and skinning allocate nothing: they may run inside a time step. */
+#include "io/gltf_internal.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- sampling ------------------------------------------------------------------------- */
+
+/* Value of key k (the middle of the triple for CUBICSPLINE). */
+static const double* key_value(const gltf_channel* ch, int k, int nc) {
+    return ch->values + (size_t)nc * (ch->interp == GLTF_CUBIC ? 3 * (size_t)k + 1 : (size_t)k);
+}
+
+/* One channel at time t (glTF Appendix C): held at the ends, STEP holds the earlier key,
+ * LINEAR lerps translation/scale and slerps rotation, CUBICSPLINE is the cubic Hermite
+ * spline p(s) = (2s^3-3s^2+1) v_k + td (s^3-2s^2+s) b_k + (-2s^3+3s^2) v_k+1
+ * + td (s^3-s^2) a_k+1 with td the key interval, b the out- and a the in-tangents. */
+static void eval_channel(const gltf_channel* ch, double t, double* out) {
+    int nc = ch->path == GLTF_PATH_R ? 4 : 3, n = ch->nkeys;
+    const double* tm = ch->times;
+    if (n == 1 || t <= tm[0] || t >= tm[n - 1]) {
+        memcpy(out, key_value(ch, n == 1 || t <= tm[0] ? 0 : n - 1, nc), (size_t)nc * sizeof(double));
+        return;
+    }
+    int lo = 0, hi = n - 1; /* tm[lo] <= t < tm[hi] */
+    while (hi - lo > 1) {
+        int mid = (lo + hi) / 2;
+        if (tm[mid] <= t) lo = mid;
+        else hi = mid;
+    }
+    double td = tm[hi] - tm[lo], s = td > 0 ? (t - tm[lo]) / td : 1;
+    const double* a = key_value(ch, lo, nc);
+    const double* b = key_value(ch, hi, nc);
+    if (ch->interp == GLTF_STEP) {
+        memcpy(out, a, (size_t)nc * sizeof(double));
+    } else if (ch->interp == GLTF_CUBIC) {
+        const double* bout = a + nc; /* out-tangent of key lo */
+        const double* ain = b - nc;  /* in-tangent of key hi */
+        double s2 = s * s, s3 = s2 * s;
+        double h00 = 2 * s3 - 3 * s2 + 1, h10 = td * (s3 - 2 * s2 + s);
+        double h01 = -2 * s3 + 3 * s2, h11 = td * (s3 - s2);
+        for (int k = 0; k < nc; k++) out[k] = h00 * a[k] + h10 * bout[k] + h01 * b[k] + h11 * ain[k];
+        if (nc == 4) {
+            double len = sqrt(out[0] * out[0] + out[1] * out[1] + out[2] * out[2] + out[3] * out[3]);
+            if (len > 0)
+                for (int k = 0; k < 4; k++) out[k] /= len;
+            else
+                memcpy(out, a, 4 * sizeof(double));
+        }
+    } else if (nc == 4) {
+        /* glTF stores (x, y, z, w) */
+        mn_quat qa = mn_q4(a[3], a[0], a[1], a[2]), qb = mn_q4(b[3], b[0], b[1], b[2]);
+        mn_quat q = mn_quat_slerp(qa, qb, s);
+        out[0] = q.x, out[1] = q.y, out[2] = q.z, out[3] = q.w;
+    } else {
+        for (int k = 0; k < 3; k++) out[k] = a[k] + s * (b[k] - a[k]);
+    }
+}
+
+void mn_gltf_local(const mn_gltf* g, int a, double t, int k, double* out) {
+    const gltf_priv* p = g->priv;
+    const gltf_rest* r = &p->rest[k];
+    const int* lk = a >= 0 ? ((const gltf_anim_priv*)g->anims[a].channels)->lookup + 3 * k : NULL;
+    if (!lk || r->has_matrix || (lk[0] < 0 && lk[1] < 0 && lk[2] < 0)) {
+        memcpy(out, r->m, 12 * sizeof(double));
+        return;
+    }
+    const gltf_channel* ch = ((const gltf_anim_priv*)g->anims[a].channels)->ch;
+    double tr[3], s[3], q[4];
+    mn_quat rot = r->r;
+    memcpy(tr, r->t, sizeof tr);
+    memcpy(s, r->s, sizeof s);
+    if (lk[GLTF_PATH_T] >= 0) eval_channel(&ch[lk[GLTF_PATH_T]], t, tr);
+    if (lk[GLTF_PATH_S] >= 0) eval_channel(&ch[lk[GLTF_PATH_S]], t, s);
+    if (lk[GLTF_PATH_R] >= 0) {
+        eval_channel(&ch[lk[GLTF_PATH_R]], t, q);
+        rot = mn_q4(q[3], q[0], q[1], q[2]);
+    }
+    mn_gltf_trs(tr, rot, s, out);
+}
+
+mn_status mn_gltf_sample(const mn_gltf* g, int anim, double t, double* joint_world) {
+    if (!g || !g->priv || !joint_world || anim >= g->nanims || isnan(t)) return MN_ERR_ARG;
+    if (anim < 0 || t < 0) {
+        anim = -1;
+    } else if (t > g->anims[anim].duration) {
+        t = g->anims[anim].duration;
+    }
+    const gltf_priv* p = g->priv;
+    double w[12], l[12], tmp[12];
+    for (int o = 0; o < g->njoints; o++) {
+        int j = p->order[o];
+        if (g->joint_parent[j] >= 0)
+            memcpy(w, joint_world + 12 * g->joint_parent[j], sizeof w);
+        else
+            mn_gltf_aff_identity(w);
+        for (int i = 0; i < p->path_len[j]; i++) {
+            mn_gltf_local(g, anim, t, p->path[p->path_off[j] + i], l);
+            mn_gltf_aff_mul(w, l, tmp);
+            memcpy(w, tmp, sizeof w);
+        }
+        mn_gltf_local(g, anim, t, j, l);
+        mn_gltf_aff_mul(w, l, joint_world + 12 * j);
+    }
+    return MN_OK;
+}
+
+/* ---- skinning ------------------------------------------------------------------------- */
+
+void mn_gltf_skin_matrices(const mn_gltf* g, const double* joint_world, double* skin_mats) {
+    for (int j = 0; j < g->njoints; j++)
+        mn_gltf_aff_mul(joint_world + 12 * j, g->inverse_bind + 12 * j, skin_mats + 12 * j);
+}
+
+/* Linear blend skinning (glTF 3.7.3.3): x = sum_k w_k S_{j_k} x_rest. */
+void mn_gltf_skin_vertices(const mn_gltf* g, const double* skin_mats, double* out_pos) {
+    for (int v = 0; v < g->nverts; v++) {
+        const double* x = g->rest_pos + 3 * v;
+        double acc[3] = {0, 0, 0};
+        for (int k = 0; k < 4; k++) {
+            double w = g->vweight[4 * v + k];
+            if (w == 0) continue;
+            const double* m = skin_mats + 12 * g->vjoint[4 * v + k];
+            for (int r = 0; r < 3; r++)
+                acc[r] += w * (m[4 * r] * x[0] + m[4 * r + 1] * x[1] + m[4 * r + 2] * x[2] + m[4 * r + 3]);
+        }
+        memcpy(out_pos + 3 * v, acc, sizeof acc);
+    }
+}
+
+/* ---- the marionette model ------------------------------------------------------------- */
+
+/* Rotation of a 3x4 transform with its scale divided out of the columns; 0 when the frame
+ * is degenerate or mirrored. */
+static int frame_rotation(const double* w, mn_quat* q) {
+    mn_mat3 R;
+    for (int c = 0; c < 3; c++) {
+        double n = sqrt(w[c] * w[c] + w[4 + c] * w[4 + c] + w[8 + c] * w[8 + c]);
+        if (!(n > 1e-12)) return 0;
+        for (int r = 0; r < 3; r++) R.m[3 * r + c] = w[4 * r + c] / n;
+    }
+    double det = R.m[0] * (R.m[4] * R.m[8] - R.m[5] * R.m[7]) - R.m[1] * (R.m[3] * R.m[8] - R.m[5] * R.m[6]) +
+                 R.m[2] * (R.m[3] * R.m[7] - R.m[4] * R.m[6]);
+    if (!(det > 0)) return 0;
+    *q = mn_quat_normalize(mn_quat_from_mat3(&R));
+    return 1;
+}
+
+mn_model* mn_gltf_model(const mn_gltf* g, mn_error* err) {
+    if (!g || !g->priv || g->njoints < 1) {
+        mn_error_set(err, MN_ERR_ARG, "", 0, "", "no glTF skin");
+        return NULL;
+    }
+    int nj = g->njoints;
+    const gltf_priv* p = g->priv;
+    double* w = malloc((size_t)nj * 12 * sizeof(double));
+    mn_quat* q = malloc((size_t)nj * sizeof(mn_quat));
+    int* idx = malloc((size_t)nj * sizeof(int));
+    mn_spec* spec = mn_spec_create(g->name ? g->name : "skin");
+    mn_model* m = NULL;
+    if (!w || !q || !idx || !spec) {
+        mn_error_set(err, MN_ERR_NOMEM, "", 0, "", "out of memory");
+        goto done;
+    }
+    mn_gltf_sample(g, -1, -1, w);
+    for (int o = 0; o < nj; o++) {
+        int j = p->order[o];
+        const double* wj = w + 12 * j;
+        if (!frame_rotation(wj, &q[j])) {
+            mn_error_set(err, MN_ERR_UNSUPPORTED, "", 0, g->joint_name[j],
+                         "degenerate or mirrored rest frame: not a rigid joint");
+            goto done;
+        }
+        mn_joint_def d = mn_joint_default();
+        d.name = g->joint_name[j];
+        mn_vec3 pj = mn_v3(wj[3], wj[7], wj[11]);
+        int par = g->joint_parent[j];
+        memset(d.q0, 0, sizeof d.q0);
+        if (par < 0) {
+            /* Roots: FREE, placed at their rest world frame (ancestors included). */
+            d.type = MN_JOINT_FREE;
+            d.parent = -1;
+            d.offset = pj;
+            d.orient = q[j];
+            d.q0[3] = 1;
+        } else {
+            /* Children: BALL at the rest position seen from the parent's rigid frame. */
+            const double* wp = w + 12 * par;
+            mn_mat3 Rp = mn_quat_to_mat3(q[par]);
+            d.type = MN_JOINT_BALL;
+            d.parent = idx[par];
+            d.offset = mn_mat3_tmulv(&Rp, mn_vec3_sub(pj, mn_v3(wp[3], wp[7], wp[11])));
+            d.orient = mn_quat_normalize(mn_quat_mul(mn_quat_conj(q[par]), q[j]));
+            d.q0[0] = 1;
+        }
+        idx[j] = mn_spec_add_joint(spec, &d, err);
+        if (idx[j] < 0) goto done;
+    }
+    m = mn_model_compile(spec, err);
+done:
+    mn_spec_destroy(spec);
+    free(w);
+    free(q);
+    free(idx);
+    return m;
+}
