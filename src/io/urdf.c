@@ -350,16 +350,31 @@ static mn_status refuse_dtd(urdf_ctx* c, const char* text, size_t len) {
     return MN_OK;
 }
 
+static void quiet_error(void* ctx, xmlErrorPtr e) {
+    (void)ctx;
+    (void)e;
+}
+
 static mn_status parse_xml(urdf_ctx* c, const char* text, size_t len) {
     if (len == 0) return mn_error_set(c->err, MN_ERR_PARSE, c->file, 0, "", "empty file");
     if (len > (size_t)INT_MAX)
         return mn_error_set(c->err, MN_ERR_PARSE, c->file, 0, "", "file too large");
     mn_status s = refuse_dtd(c, text, len);
     if (s) return s;
+    /* libxml2 reports some failures (an undecodable byte order, say) through its global
+     * error channel even with XML_PARSE_NOERROR; the library never prints, so catch them
+     * here. The handler is per thread in libxml2 and is put back afterwards. */
+    xmlStructuredErrorFunc saved = xmlStructuredError;
+    void* saved_ctx = xmlStructuredErrorContext;
+    xmlSetStructuredErrorFunc(NULL, quiet_error);
     xmlParserCtxtPtr px = xmlNewParserCtxt();
-    if (!px) return mn_error_set(c->err, MN_ERR_NOMEM, c->file, 0, "", "out of memory");
+    if (!px) {
+        xmlSetStructuredErrorFunc(saved_ctx, saved);
+        return mn_error_set(c->err, MN_ERR_NOMEM, c->file, 0, "", "out of memory");
+    }
     int opts = XML_PARSE_NONET | XML_PARSE_NOERROR | XML_PARSE_NOWARNING | XML_PARSE_BIG_LINES;
     c->doc = xmlCtxtReadMemory(px, text, (int)len, NULL, NULL, opts);
+    xmlSetStructuredErrorFunc(saved_ctx, saved);
     if (!c->doc || !px->wellFormed) {
         xmlErrorPtr e = xmlCtxtGetLastError(px);
         char msg[300] = "not well-formed XML";

@@ -1,0 +1,115 @@
+/* The built-in default figure: the stick figure of Welman (1993), Fig. 6.1, in the same
+ * skeleton text format, with its hierarchy and joint names exactly as in the figure.
+ *
+ * Proportions follow adult anthropometry (segment lengths after Winter's fractions of
+ * height for a 1.75 m figure; segment masses after de Leva's table, 70 kg in all, with
+ * the upper and lower arm and leg lumped into the thesis's single "arm" and "leg"
+ * segments). y is up, the figure faces +z, its left side is +x. Joints that have several
+ * degrees of freedom in a human (lumbar spine, neck, shoulders, wrists, hips, ankles) are
+ * compound joints: series of limited hinges at one place (Welman 6.1.1), which IK solvers
+ * and BVH export both handle. The left limbs are the `mirror` images of the right ones,
+ * as in the figure. The thesis figure has no elbow or knee joints, and neither has this. */
+#include <marionette/io.h>
+
+#include <string.h>
+
+static const char stickman_text[] =
+    "# The stick figure of Welman (1993), Fig. 6.1: marionette's default figure.\n"
+    "# y up, facing +z, the figure's left side on +x. Metres, degrees, kilograms.\n"
+    "# About 1.75 m tall and 70 kg; 11 thesis joints, 27 joint frames, 32 DOFs.\n"
+    "# A compound joint \"j\" of n DOF lines is the frames \"j.1\" ... \"j.(n-1)\", \"j\".\n"
+    "define skeleton \"stickman\"\n"
+    "  joint \"pelvis\"\n"
+    "  group \"Upper body\"\n"
+    "    joint \"torso\"\n"
+    "    group \"Right arm\"\n"
+    "      joint \"right arm\"\n"
+    "      joint \"right hand\"\n"
+    "    end group\n"
+    "    group \"Left arm\"\n"
+    "      joint \"left arm\"\n"
+    "      joint \"left hand\"\n"
+    "    end group\n"
+    "    joint \"head\"          # \"head\" is a child of \"torso\"\n"
+    "  end group\n"
+    "  group \"Right leg\"\n"
+    "    joint \"right leg\"\n"
+    "    joint \"right foot\"\n"
+    "  end group\n"
+    "  group \"Left leg\"\n"
+    "    joint \"left leg\"\n"
+    "    joint \"left foot\"\n"
+    "  end group\n"
+    "end skeleton\n"
+    "\n"
+    "define joint \"pelvis\"       # the root: translation and rotation of the whole figure\n"
+    "  offset 0 0.95 0\n"
+    "  free\n"
+    "  mass 8\n"
+    "  com 0 0.02 0\n"
+    "end joint\n"
+    "\n"
+    "define joint \"torso\"        # lumbar spine: side bend, flexion, twist\n"
+    "  offset 0 0.10 0\n"
+    "  hinge z -35 35\n"
+    "  hinge x -30 90           # + bends forwards\n"
+    "  hinge y -45 45\n"
+    "  mass 23.5\n"
+    "  com 0 0.22 0\n"
+    "end joint\n"
+    "\n"
+    "define joint \"head\"         # neck: side bend, nod, turn\n"
+    "  offset 0 0.45 0\n"
+    "  hinge z -40 40\n"
+    "  hinge x -50 60           # + nods forwards\n"
+    "  hinge y -70 70\n"
+    "  mass 5.5\n"
+    "  com 0 0.13 0.02\n"
+    "end joint\n"
+    "\n"
+    "define joint \"right arm\"    # shoulder: abduction, flexion, rotation; the arm hangs down\n"
+    "  offset -0.19 0.40 0\n"
+    "  hinge z -170 30          # - raises the arm sideways\n"
+    "  hinge x -180 60          # - raises the arm forwards\n"
+    "  hinge y -90 90           # rotation about the arm\n"
+    "  mass 3\n"
+    "  com 0 -0.26 0\n"
+    "  mirror \"left arm\"\n"
+    "end joint\n"
+    "\n"
+    "define joint \"right hand\"   # wrist: flexion, deviation\n"
+    "  offset 0 -0.57 0\n"
+    "  hinge x -80 70           # - turns the palm forwards\n"
+    "  hinge z -20 35\n"
+    "  mass 0.5\n"
+    "  com 0 -0.08 0\n"
+    "  mirror \"left hand\"\n"
+    "end joint\n"
+    "\n"
+    "define joint \"right leg\"    # hip: abduction, flexion, rotation; the leg hangs down\n"
+    "  offset -0.09 -0.05 0\n"
+    "  hinge z -45 30           # - spreads the leg sideways\n"
+    "  hinge x -120 30          # - raises the leg forwards\n"
+    "  hinge y -45 45\n"
+    "  mass 12\n"
+    "  com 0 -0.30 0\n"
+    "  mirror \"left leg\"\n"
+    "end joint\n"
+    "\n"
+    "define joint \"right foot\"   # ankle: flexion, inversion\n"
+    "  offset 0 -0.83 0\n"
+    "  hinge x -20 50           # + points the toes down\n"
+    "  hinge z -25 35\n"
+    "  mass 1\n"
+    "  com 0 -0.04 0.06\n"
+    "  mirror \"left foot\"\n"
+    "end joint\n";
+
+const char* mn_stickman_text(void) { return stickman_text; }
+
+mn_model* mn_stickman_model(mn_error* err) {
+    mn_model* m = NULL;
+    if (mn_skel_read_mem(stickman_text, sizeof stickman_text - 1, "stickman", &m, NULL, err) != MN_OK)
+        return NULL;
+    return m;
+}
