@@ -1,0 +1,93 @@
+/* marionette meshio: the plain-text mesh formats that skinning data comes in.
+ *
+ *   OBJ    Wavefront meshes: `v x y z`, `f a b c ...` (1-based, negative = relative,
+ *          `a/t/n` forms accepted, polygons fan-triangulated); other records ignored.
+ *   DMAT   libigl dense matrices: text header "cols rows" then the values column by
+ *          column; or the binary variant (header "0 0", then "cols rows", then doubles).
+ *   TGF    libigl skeletons: vertex lines "index x y z", a "#" line, then edge lines
+ *          "a b [flags]" (1-based), optionally closed by another "#".
+ *   Tmat   per-bone transforms as a (4 * nbones) x 3 text matrix: each bone a block
+ *          [R^T; t], so that a posed point is p = [v 1] * T_b (libigl's layout).
+ *
+ * The readers follow io.h: a status plus a message naming file, line and field; outputs
+ * untouched on failure; NaN and infinity rejected. The writers are atomic. */
+#ifndef MARIONETTE_MESHIO_H
+#define MARIONETTE_MESHIO_H
+
+#include <stddef.h>
+
+#include "base.h"
+#include "io.h"
+#include "math.h"
+#include "skin.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* A triangle mesh. Free with mn_mesh_free. */
+typedef struct mn_mesh {
+    int nverts;
+    double* pos;          /* nverts x 3 */
+    int ntris;
+    int* tris;            /* ntris x 3, 0-based */
+} mn_mesh;
+
+void mn_mesh_free(mn_mesh* mesh);
+
+mn_status mn_obj_read(const char* path, mn_mesh* mesh, mn_warnings* warn, mn_error* err);
+mn_status mn_obj_read_mem(const char* text, size_t len, const char* name, mn_mesh* mesh,
+                          mn_warnings* warn, mn_error* err);
+/* Writes positions (nverts x 3) and triangles (ntris x 3, 0-based; tris may be NULL). */
+mn_status mn_obj_write(const char* path, int nverts, const double* pos, int ntris,
+                       const int* tris, mn_error* err);
+
+/* A dense matrix, row-major in memory. Free with mn_dmat_free. */
+typedef struct mn_dmat {
+    int rows, cols;
+    double* data;         /* rows x cols, row-major */
+} mn_dmat;
+
+void mn_dmat_free(mn_dmat* m);
+mn_status mn_dmat_read(const char* path, mn_dmat* out, mn_error* err);
+mn_status mn_dmat_read_mem(const char* text, size_t len, const char* name, mn_dmat* out,
+                           mn_error* err);
+/* Text DMAT (column-major values, full precision). */
+mn_status mn_dmat_write(const char* path, const mn_dmat* m, mn_error* err);
+
+/* A TGF skeleton. Free with mn_tgf_free. */
+typedef struct mn_tgf {
+    int nverts;
+    double* pos;          /* nverts x 3 */
+    int nedges;
+    int* edges;           /* nedges x 2, 0-based (parent, child as written) */
+} mn_tgf;
+
+void mn_tgf_free(mn_tgf* t);
+mn_status mn_tgf_read(const char* path, mn_tgf* out, mn_error* err);
+mn_status mn_tgf_read_mem(const char* text, size_t len, const char* name, mn_tgf* out,
+                          mn_error* err);
+
+/* Tmat: nbones transforms x -> R x + t (the block [R^T; t] of each bone). *xf is
+ * malloc'd (free()). */
+mn_status mn_tmat_read(const char* path, int* nbones, mn_xform** xf, mn_error* err);
+mn_status mn_tmat_read_mem(const char* text, size_t len, const char* name, int* nbones,
+                           mn_xform** xf, mn_error* err);
+mn_status mn_tmat_write(const char* path, int nbones, const mn_xform* xf, mn_error* err);
+
+/* ---- skinning rigs from files ----------------------------------------------------------- */
+
+/* A rig from libigl's triple: the rest mesh (OBJ), the weights (DMAT, nverts x nbones as
+ * stored: "cols rows" = nbones nverts) and the skeleton (TGF): one BONE controller per TGF
+ * edge, named "bone<k>" in edge order, head at its first vertex, tail at its second. With
+ * attach, a bone whose head is another bone's tail is attached to that bone. mesh (may be
+ * NULL) receives the rest mesh. Weight rows that do not sum to one are normalised with a
+ * warning; a count mismatch between the files names both. */
+mn_status mn_rig_read_libigl(const char* obj_path, const char* dmat_path, const char* tgf_path,
+                             int attach, mn_rig** rig, mn_mesh* mesh, mn_warnings* warn,
+                             mn_error* err);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,228 @@
+/* marionette skin: linear blend skinning, the inverse problem of fitting controller poses
+ * to a given mesh (IK for LBS, seed lbs-inverse-kinematics.md, after Wu & Umetani 2023),
+ * and the position-based soft body that the fit runs inside of.
+ *
+ * Rig. n vertices with rest positions xbar_i (2D or 3D) and masses m_i, m controllers
+ * and sparse weights w_ij (up to MN_SKIN_MAX_INFLUENCES per vertex, rows normalised).
+ * Every controller is an oriented control point with rest position dbar_j and rest
+ * rotation I; its state is a rotation R_j and a position d_j (an mn_xform with R = R_j,
+ * p = d_j). A vertex follows (seed eq. "x_i^r"):
+ *
+ *     x_i = sum_j w_ij [ R_j (xbar_i - dbar_j) + d_j ]
+ *
+ * The three kinds of controllers of the seed all reduce to that:
+ *   POINT  a free oriented point (rotation + translation).
+ *   BONE   a segment head -> tail. Its two control points are kept rigid, so the pair is
+ *          one oriented point at the head whose rotation carries the tail.
+ *   CAGE   a cage vertex: translation only, R stays I.
+ * A controller may be attached to a parent: its pivot then stays where it is in the
+ * parent's frame, d_c = d_p + R_p (dbar_c - dbar_p) (a bone's head on its parent bone's
+ * tail, a joint of a marionette model on its parent joint). Controllers may be fixed by
+ * the user (their pose is given, the fit recovers the others).
+ *
+ * In 2D (dim = 2) positions are (x, y) pairs, z is 0 and rotations are about z.
+ *
+ * Everything here uses libc and libm only, and no function allocates after creation:
+ * mn_fit and mn_softbody_step run with the memory of their objects. */
+#ifndef MARIONETTE_SKIN_H
+#define MARIONETTE_SKIN_H
+
+#include <stdint.h>
+
+#include "base.h"
+#include "math.h"
+#include "model.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define MN_SKIN_MAX_INFLUENCES 8
+
+typedef enum mn_ctrl_kind {
+    MN_CTRL_POINT = 0,
+    MN_CTRL_BONE,
+    MN_CTRL_CAGE
+} mn_ctrl_kind;
+
+/* One controller; fill from mn_ctrl_default() and change what differs. */
+typedef struct mn_ctrl_def {
+    const char* name;     /* unique, non-empty; copied */
+    mn_ctrl_kind kind;
+    mn_vec3 pivot;        /* dbar: the control point (a bone's head) at rest */
+    mn_vec3 tail;         /* BONE only: the tail at rest (display and skeleton export) */
+    int parent;           /* index of the parent controller, -1 for none */
+    int attached;         /* 1: the pivot is held in the parent's frame (a joint) */
+} mn_ctrl_def;
+
+/* POINT, no name, pivot and tail at the origin, no parent, not attached. */
+mn_ctrl_def mn_ctrl_default(void);
+
+typedef struct mn_rig {
+    int dim;              /* 2 or 3 */
+    int nverts;
+    double* rest;         /* nverts x 3 (z = 0 in 2D) */
+    double* mass;         /* nverts, > 0 */
+
+    int nctrl;
+    char** ctrl_name;
+    int* ctrl_kind;       /* mn_ctrl_kind */
+    mn_vec3* ctrl_pivot;  /* dbar_j */
+    mn_vec3* ctrl_tail;
+    int* ctrl_parent;     /* -1 for none; always < own index */
+    uint8_t* ctrl_attached;
+
+    int k;                /* influences per vertex (slots; unused slots have weight 0) */
+    int* w_idx;           /* nverts x k controller indices */
+    double* w_val;        /* nverts x k weights, each row sums to 1 */
+    int cap_ctrl;
+} mn_rig;
+
+/* A rig over nverts rest positions (nverts x dim doubles) with masses (NULL: all 1).
+ * NaN or infinite positions, non-positive masses -> NULL with err naming the vertex. */
+mn_rig* mn_rig_create(int dim, int nverts, const double* rest, const double* mass, mn_error* err);
+void mn_rig_destroy(mn_rig* rig);
+
+/* Appends a controller; returns its index or -1 with err (duplicate or empty name, parent
+ * out of range or not earlier, NaN pivot). */
+int mn_rig_add_ctrl(mn_rig* rig, const mn_ctrl_def* def, mn_error* err);
+int mn_rig_find_ctrl(const mn_rig* rig, const char* name);
+
+/* Sets the weights: idx and w are nverts x k (k <= MN_SKIN_MAX_INFLUENCES; an index of
+ * -1 or a zero weight is an empty slot). Rows that do not sum to one are normalised and a
+ * warning counted in *nwarn (may be NULL) and described in err->message when err is
+ * given; a vertex with no positive weight, a NaN or negative weight, or an index out of
+ * range is an error naming the vertex (field "weights"), and the rig is left unchanged. */
+mn_status mn_rig_set_weights(mn_rig* rig, int k, const int* idx, const double* w, int* nwarn,
+                             mn_error* err);
+/* The same from a dense nverts x nctrl matrix (as a DMAT stores it): the largest k
+ * (<= MN_SKIN_MAX_INFLUENCES) weights of each row are kept. */
+mn_status mn_rig_set_weights_dense(mn_rig* rig, const double* W, int* nwarn, mn_error* err);
+
+/* Makes the controllers joints of a model: each controller named like a joint of m gets
+ * as parent the controller of its nearest ancestor joint, attached (a hierarchy, updated
+ * from parents to children). Controllers must already be listed parent before child.
+ * Unnamed joints are skipped. MN_ERR_NOTFOUND when no controller names a joint. */
+mn_status mn_rig_set_hierarchy(mn_rig* rig, const mn_model* m, mn_error* err);
+
+/* ---- poses and forward skinning -------------------------------------------------------- */
+
+/* pose (nctrl): R = I, p = dbar. */
+void mn_rig_rest_pose(const mn_rig* rig, mn_xform* pose);
+/* Forward LBS: out (nverts x dim) from pose (nctrl). */
+void mn_rig_deform(const mn_rig* rig, const mn_xform* pose, double* out);
+/* The affine map x -> R (x - dbar) + d of controller j as a transform (a skinning matrix,
+ * as a glTF skin's world * inverse-bind). */
+mn_xform mn_rig_skin_xform(const mn_rig* rig, const mn_xform* pose, int j);
+/* The controller pose whose skinning matrix is S (inverse of mn_rig_skin_xform). */
+mn_xform mn_rig_pose_from_skin(const mn_rig* rig, int j, const mn_xform* S);
+/* Sets the attached controllers' positions from their parents, root to leaves (the
+ * seed's hierarchical update). */
+void mn_rig_propagate(const mn_rig* rig, mn_xform* pose);
+/* Mass-weighted RMS and max distance between the skinned rig and targets (nverts x dim). */
+void mn_rig_error(const mn_rig* rig, const mn_xform* pose, const double* targets, double* rms,
+                  double* max_err);
+/* Length of the rest bounding-box diagonal. */
+double mn_rig_bbox_diagonal(const mn_rig* rig);
+
+/* ---- the fit (seed: "Find Optimized Translation", "Find Optimized Rotation") ---------- */
+
+typedef struct mn_fit_options {
+    int max_iters;        /* alternations of translation and rotation steps (default 50) */
+    double tol;           /* stop when the energy improves by less than tol (relative),
+                             default 1e-12 */
+    int max_halvings;     /* line-search step halvings (default 12) */
+    int coupled_rotation; /* 1 (default): the rotation step's metric couples controllers
+                             that share vertices; 0: per-controller 3x3 blocks */
+} mn_fit_options;
+
+mn_fit_options mn_fit_options_default(void);
+
+typedef struct mn_fit_result {
+    mn_status status;     /* MN_OK, or MN_ERR_NOCONVERGE when the budget ran out */
+    int iterations;
+    double energy;        /* 1/2 sum m_i |x_i - x_i^r|^2 at the end */
+    double rms, max_err;  /* vertex error (mass-weighted RMS, max) */
+} mn_fit_result;
+
+typedef struct mn_fitter mn_fitter;
+
+/* A fitter for a rig and a set of fixed controllers (fixed: nctrl flags, NULL for none).
+ * Builds the per-controller sums and factorises the translation step's KKT matrix (LDLT:
+ * it is indefinite). MN_ERR_SINGULAR with a message naming the controller when the
+ * fixed set leaves the translation undetermined (a controller that moves no vertex and is
+ * not fixed, or attachments that fix the same point twice). The rig must outlive it. */
+mn_fitter* mn_fitter_create(const mn_rig* rig, const uint8_t* fixed, mn_error* err);
+void mn_fitter_destroy(mn_fitter* f);
+/* Changes the fixed set (refactorises; no allocation). On failure the old set is kept. */
+mn_status mn_fitter_set_fixed(mn_fitter* f, const uint8_t* fixed, mn_error* err);
+
+/* Fits pose (nctrl, in: the warm start, e.g. the previous time step; out: the fit) to
+ * targets (nverts x dim): alternates the translation step (one KKT back-substitution) and
+ * the rotation step (gradient of the infinitesimal rotations, Gauss-Newton metric, line
+ * search, R <- exp([dp]x) R) until the energy stops improving. Fixed controllers keep
+ * the pose given. No allocation. MN_ERR_ARG (nothing changed) on a NaN target or pose. */
+mn_status mn_fit(mn_fitter* f, const double* targets, mn_xform* pose, const mn_fit_options* opt,
+                 mn_fit_result* res);
+
+/* A cold start: every free controller's rigid Kabsch fit to the targets weighted by
+ * m_i w_ij, then the translation step (keeps fixed controllers and attachments). */
+mn_status mn_fit_init_kabsch(mn_fitter* f, const double* targets, mn_xform* pose);
+
+/* The pieces of the fit, public for tests and tools (targets must have been loaded by
+ * mn_fit_set_targets first):
+ *   energy g = 1/2 sum m_i |x_i - x_i^r|^2 (seed g(theta)),
+ *   grad (3 x nctrl) = dg/dp_j of the left-multiplied rotations R_j <- exp([p_j]x) R_j,
+ *   dgrad (3 x nctrl) = dg/dd_j. */
+mn_status mn_fit_set_targets(mn_fitter* f, const double* targets);
+double mn_fit_energy(mn_fitter* f, const mn_xform* pose);
+void mn_fit_gradient(mn_fitter* f, const mn_xform* pose, double* grad_rot, double* grad_trans);
+/* One translation step: the constrained minimiser over the d_j with rotations held. */
+void mn_fit_translation_step(mn_fitter* f, mn_xform* pose);
+
+/* ---- the soft body (XPBD: Macklin, Mueller, Chentanez 2016) --------------------------- */
+
+typedef struct mn_softbody_options {
+    double edge_compliance;   /* distance constraints on mesh edges (m/N; 0 = rigid), default 1e-6 */
+    double volume_compliance; /* the closed mesh's volume (default 0) */
+    mn_vec3 gravity;          /* default (0, -9.81, 0) */
+    double ground;            /* y of the ground plane (default -inf: none) */
+    double damping;           /* velocity damping per second (default 0.5) */
+    int substeps;             /* per step (default 10) */
+} mn_softbody_options;
+
+mn_softbody_options mn_softbody_options_default(void);
+
+typedef struct mn_softbody {
+    int nverts, ntris, nedges;
+    double* x;            /* nverts x 3 positions (read them after each step) */
+    double* v;            /* nverts x 3 velocities */
+    double* inv_mass;     /* nverts; 0 for a pinned vertex */
+    double* pin_target;   /* nverts x 3: where pinned vertices are driven to */
+    mn_softbody_options opt;
+    /* internal */
+    int* tris;
+    int* edges;
+    double* rest_len;
+    double* prev;
+    double rest_volume;
+    double* mass;
+    double* grad;         /* nverts x 3: volume gradient scratch */
+} mn_softbody;
+
+/* From a triangle mesh (positions nverts x 3, triangles ntris x 3) with vertex masses
+ * (NULL: the total mass 1 spread evenly). The volume constraint needs a closed mesh. */
+mn_softbody* mn_softbody_create(int nverts, const double* pos, int ntris, const int* tris,
+                                const double* mass, const mn_softbody_options* opt, mn_error* err);
+void mn_softbody_destroy(mn_softbody* sb);
+/* Pins vertex i (pinned = 1) and drives it to pin_target, or releases it. */
+void mn_softbody_pin(mn_softbody* sb, int i, int pinned);
+/* Advances dt seconds in opt.substeps XPBD substeps. No allocation. */
+mn_status mn_softbody_step(mn_softbody* sb, double dt);
+/* Current enclosed volume. */
+double mn_softbody_volume(const mn_softbody* sb);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,958 @@
+/* The fit: controller poses from vertex positions (seed lbs-inverse-kinematics.md).
+ *
+ * The seed alternates two steps on g = 1/2 (X - X^r)^T M (X - X^r):
+ *   translation ("Find Optimized Translation"): rotations held, g is quadratic in the d_j
+ *     and the linear constraints G dd = 0 (attachments, fixed controllers) give the KKT
+ *     system [W^T M W  G^T; G 0] [dd; lambda] = [W^T M X'; 0]. That matrix is symmetric
+ *     but indefinite (the seed's "positive definite" is a slip), so it is factorised by
+ *     LDL^T with Bunch-Kaufman pivoting, once per rig and fixed set; a step only builds the
+ *     right-hand side and back-substitutes. The right-hand side of the constraint rows
+ *     carries the constraint residual h - G d, so that an attached controller is put back
+ *     on its parent exactly (the seed's "update the translation of related children").
+ *     W^T M W is (w^T M w) (x) I, so the system separates into one per axis.
+ *   rotation ("Find Optimized Rotation"): translations held, the gradient of g with
+ *     respect to each controller's infinitesimal rotation R_j <- exp([p_j]x) R_j is
+ *       dg/dp_j = -sum_i m_i w_ij (R_j (xbar_i - dbar_j)) x (x_i - x_i^r)
+ *     with the lever arm R_j (xbar_i - dbar_j), not the seed's rest-space arm (a slip).
+ *     The step follows that gradient scaled by the Gauss-Newton metric of the rotations,
+ *     sum_i m_i w_ij w_ik [a_ij]x^T [a_ik]x, with a backtracking line search on the energy
+ *     reached after the translation step, and is applied as R <- exp([dp]x) R (the
+ *     seed's first-order (I + [dp]x) R would need re-orthonormalising).
+ *   The search direction is taken along the gradient of that reduced energy, which is
+ *     the partial gradient plus the attachment multipliers' term -sum_c (R_p e_c) x
+ *     lambda_c (envelope theorem), so the alternation descends monotonically.
+ *
+ * Speed: g and its derivatives depend on the vertices only through per-controller sums.
+ * With z_i = [xbar_i; 1] and A_j = [R_j | d_j - R_j dbar_j] (3 x 4),
+ *     g = 1/2 sum m_i |x_i|^2 - sum_j <A_j, B_j> + 1/2 sum_jk <A_j Q_jk, A_k>,
+ *     Q_jk = sum_i m_i w_ij w_ik z_i z_i^T (4 x 4, per rig),
+ *     B_j  = sum_i m_i w_ij x_i z_i^T     (3 x 4, per frame: the one O(nnz) pass),
+ * so an iteration of the fit costs O(controller pairs), not O(vertices). Coordinates are
+ * taken relative to the rest centroid and the targets' centroid to keep those sums well
+ * conditioned. */
+#include <marionette/linalg.h>
+#include <marionette/skin.h>
+
+#include <float.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* The rotation step's metric also carries the translations of up to this many free
+ * (unattached, unfixed) controllers, so that a root's rotation is measured with its
+ * translation re-optimised; beyond it the metric holds the rotations only. */
+#define MAX_METRIC_ROOTS 8
+
+struct mn_fitter {
+    const mn_rig* rig;
+    int m, dim, nverts;
+    uint8_t* fixed;        /* m */
+    int* rot_off;          /* m: first rotation unknown of a rotating controller, -1 if none */
+    int* up;               /* m: the controller whose increments carry j (see below), -1 */
+    mn_mat3* phi;          /* m: scratch, accumulated increments */
+    mn_vec3* tau;
+    int nrot;              /* rotation unknowns (3 per controller in 3D, 1 in 2D) */
+    int* top;              /* m: the free controller whose translation carries j, -1 */
+    int* tr_off;           /* m: offset of a free controller's translation in the metric */
+    int ntot;              /* rotation + translation unknowns of the metric */
+
+    /* rig sums */
+    mn_vec3 rest_origin;   /* mass-weighted rest centroid */
+    mn_vec3* piv;          /* m: pivots relative to rest_origin */
+    double* zc;            /* nverts x 3: rest positions relative to rest_origin */
+    int npairs;
+    int* pair_a;           /* npairs, a <= b */
+    int* pair_b;
+    double* Q;             /* npairs x 16 */
+    int* pair_of;          /* m x m: index of pair (min, max) or -1 */
+    double* S1;            /* m x 4: sum_i m_i w_ij z_i */
+    double total_mass;
+
+    /* translation KKT, per axis: (m + nc) square, factorised */
+    int nc, ncap;
+    int* con_a;            /* nc: constrained controller (child / fixed) */
+    int* con_b;            /* nc: parent controller, -1 for a fixed row */
+    double con_scale;      /* constraint rows are scaled by this to balance the KKT */
+    double* kkt;           /* (m + ncap)^2 */
+    int* piv_kkt;
+    double* rhs;           /* 3 x (m + ncap) */
+
+    /* frame */
+    mn_vec3 target_origin;
+    double c0;             /* 1/2 sum m_i |x_i - target_origin|^2 */
+    double* B;             /* m x 12 */
+    int have_targets;
+
+    /* iteration state and scratch */
+    mn_mat3* R;            /* m */
+    mn_vec3* d;            /* m: positions relative to target_origin */
+    mn_mat3* Rt;           /* m: trial rotations */
+    mn_vec3* dt;           /* m: trial positions */
+    double* GA;            /* m x 12: dg/dA_j */
+    double* lambda;        /* 3 x ncap */
+    double* grad;          /* nrot */
+    double* dir;           /* nrot */
+    double* H;             /* nrot x nrot */
+    double* svd_work;
+};
+
+mn_fit_options mn_fit_options_default(void) {
+    mn_fit_options o;
+    o.max_iters = 50;
+    o.tol = 1e-12;
+    o.max_halvings = 12;
+    o.coupled_rotation = 1;
+    return o;
+}
+
+void mn_fitter_destroy(mn_fitter* f) {
+    if (!f) return;
+    free(f->fixed);
+    free(f->rot_off);
+    free(f->up);
+    free(f->top);
+    free(f->tr_off);
+    free(f->phi);
+    free(f->tau);
+    free(f->piv);
+    free(f->zc);
+    free(f->pair_a);
+    free(f->pair_b);
+    free(f->Q);
+    free(f->pair_of);
+    free(f->S1);
+    free(f->con_a);
+    free(f->con_b);
+    free(f->kkt);
+    free(f->piv_kkt);
+    free(f->rhs);
+    free(f->B);
+    free(f->R);
+    free(f->d);
+    free(f->Rt);
+    free(f->dt);
+    free(f->GA);
+    free(f->lambda);
+    free(f->grad);
+    free(f->dir);
+    free(f->H);
+    free(f->svd_work);
+    free(f);
+}
+
+/* ---- per-rig sums ---------------------------------------------------------------------- */
+
+static int build_pairs(mn_fitter* f) {
+    const mn_rig* r = f->rig;
+    int m = f->m, k = r->k;
+    f->pair_of = malloc((size_t)m * (size_t)m * sizeof(int));
+    if (!f->pair_of) return 0;
+    for (size_t t = 0; t < (size_t)m * (size_t)m; t++) f->pair_of[t] = -1;
+    /* count distinct pairs first */
+    int np = 0;
+    for (int i = 0; i < r->nverts; i++)
+        for (int s = 0; s < k; s++) {
+            if (r->w_val[i * k + s] == 0) continue;
+            for (int t = s; t < k; t++) {
+                if (r->w_val[i * k + t] == 0) continue;
+                int a = r->w_idx[i * k + s], b = r->w_idx[i * k + t];
+                if (a > b) { int tmp = a; a = b; b = tmp; }
+                if (f->pair_of[a * m + b] < 0) f->pair_of[a * m + b] = np++;
+            }
+        }
+    /* every controller gets its diagonal pair, even one that moves no vertex */
+    for (int j = 0; j < m; j++)
+        if (f->pair_of[j * m + j] < 0) f->pair_of[j * m + j] = np++;
+    f->npairs = np;
+    f->pair_a = malloc((size_t)np * sizeof(int));
+    f->pair_b = malloc((size_t)np * sizeof(int));
+    f->Q = calloc((size_t)np * 16, sizeof(double));
+    f->S1 = calloc((size_t)m * 4, sizeof(double));
+    if (!f->pair_a || !f->pair_b || !f->Q || !f->S1) return 0;
+    for (int a = 0; a < m; a++)
+        for (int b = a; b < m; b++) {
+            int p = f->pair_of[a * m + b];
+            if (p >= 0) {
+                f->pair_a[p] = a;
+                f->pair_b[p] = b;
+                f->pair_of[b * m + a] = p;
+            }
+        }
+    for (int i = 0; i < r->nverts; i++) {
+        const double* z3 = f->zc + 3 * i;
+        double z[4] = {z3[0], z3[1], z3[2], 1.0}, zz[16];
+        for (int u = 0; u < 4; u++)
+            for (int v = 0; v < 4; v++) zz[4 * u + v] = r->mass[i] * z[u] * z[v];
+        for (int s = 0; s < k; s++) {
+            double ws = r->w_val[i * k + s];
+            if (ws == 0) continue;
+            int a = r->w_idx[i * k + s];
+            for (int u = 0; u < 4; u++) f->S1[4 * a + u] += r->mass[i] * ws * z[u];
+            for (int t = s; t < k; t++) {
+                double wt = r->w_val[i * k + t];
+                if (wt == 0) continue;
+                int b = r->w_idx[i * k + t];
+                /* the pair (a, b) with a != b appears once per vertex but stands for both
+                 * orders; (a, a) appears once. Q_ab is symmetric in its 4x4 indices. */
+                double* Q = f->Q + 16 * f->pair_of[a * m + b];
+                double ww = ws * wt;
+                if (a == b && s != t) ww *= 2.0; /* the same controller in two slots */
+                for (int u = 0; u < 16; u++) Q[u] += ww * zz[u];
+            }
+        }
+    }
+    return 1;
+}
+
+/* ---- translation step: the KKT system -------------------------------------------------- */
+
+/* Lists the constraint rows for a fixed set and factorises the per-axis KKT matrix. */
+static mn_status factor_kkt(mn_fitter* f, const uint8_t* fixed, mn_error* err) {
+    const mn_rig* r = f->rig;
+    int m = f->m, nc = 0;
+    for (int j = 0; j < m; j++) {
+        if (fixed[j]) {
+            f->con_a[nc] = j;
+            f->con_b[nc++] = -1;
+        }
+        if (r->ctrl_attached[j] && !(fixed[j] && fixed[r->ctrl_parent[j]])) {
+            f->con_a[nc] = j;
+            f->con_b[nc++] = r->ctrl_parent[j];
+        }
+    }
+    int n = m + nc;
+    /* balance the constraint rows against the mass sums */
+    double kmax = 0;
+    for (int j = 0; j < m; j++) kmax = fmax(kmax, f->Q[16 * f->pair_of[j * m + j] + 15]);
+    f->con_scale = kmax > 0 ? kmax : 1.0;
+
+    /* Is the translation determined? W^T M W must be positive definite on the null space
+     * of G, i.e. K + rho G^T G positive definite, and G must have full row rank. Checked
+     * on an m x m Cholesky so that the failing controller can be named. */
+    double* K = f->kkt;
+    memset(K, 0, (size_t)m * (size_t)m * sizeof(double));
+    for (int p = 0; p < f->npairs; p++) {
+        int a = f->pair_a[p], b = f->pair_b[p];
+        K[a * m + b] = K[b * m + a] = f->Q[16 * p + 15];
+    }
+    double rho = f->con_scale;
+    for (int c = 0; c < nc; c++) {
+        int a = f->con_a[c], b = f->con_b[c];
+        K[a * m + a] += rho;
+        if (b >= 0) {
+            K[b * m + b] += rho;
+            K[a * m + b] -= rho;
+            K[b * m + a] -= rho;
+        }
+    }
+    /* row-by-row Cholesky so that the first failing row names its controller */
+    for (int i = 0; i < m; i++) {
+        for (int j = 0; j <= i; j++) {
+            double s = K[i * m + j];
+            for (int q = 0; q < j; q++) s -= K[i * m + q] * K[j * m + q];
+            if (j < i) {
+                K[i * m + j] = s / K[j * m + j];
+            } else if (!(s > 1e-10 * f->con_scale)) {
+                return mn_error_set(err, MN_ERR_SINGULAR, "", 0, "fixed",
+                                    "the translation of controller '%s' is not determined: it moves no vertex "
+                                    "and is neither fixed nor attached",
+                                    r->ctrl_name[i]);
+            } else {
+                K[i * m + i] = sqrt(s);
+            }
+        }
+    }
+    /* G full row rank: Gaussian elimination on a copy of G (nc x m) */
+    double* G = f->kkt; /* reuse: nc * m <= (m + ncap)^2 */
+    memset(G, 0, (size_t)nc * (size_t)m * sizeof(double));
+    for (int c = 0; c < nc; c++) {
+        G[c * m + f->con_a[c]] = 1;
+        if (f->con_b[c] >= 0) G[c * m + f->con_b[c]] = -1;
+    }
+    for (int c = 0, col = 0; c < nc; c++) {
+        int piv = -1;
+        for (; col < m && piv < 0; col++)
+            for (int rr = c; rr < nc; rr++)
+                if (fabs(G[rr * m + col]) > 1e-9) {
+                    piv = rr;
+                    break;
+                }
+        if (piv < 0)
+            return mn_error_set(err, MN_ERR_SINGULAR, "", 0, "fixed",
+                                "the fixed set over-determines controller '%s' (fixed and attached "
+                                "constraints repeat each other)",
+                                r->ctrl_name[f->con_a[c]]);
+        col--;
+        if (piv != c)
+            for (int t = 0; t < m; t++) {
+                double tmp = G[c * m + t];
+                G[c * m + t] = G[piv * m + t];
+                G[piv * m + t] = tmp;
+            }
+        for (int rr = c + 1; rr < nc; rr++) {
+            double fct = G[rr * m + col] / G[c * m + col];
+            if (fct != 0)
+                for (int t = 0; t < m; t++) G[rr * m + t] -= fct * G[c * m + t];
+        }
+        col++;
+    }
+
+    /* the KKT matrix [K  s G^T; s G  0] */
+    memset(f->kkt, 0, (size_t)n * (size_t)n * sizeof(double));
+    double* A = f->kkt;
+    for (int p = 0; p < f->npairs; p++) {
+        int a = f->pair_a[p], b = f->pair_b[p];
+        A[a * n + b] = A[b * n + a] = f->Q[16 * p + 15];
+    }
+    double s = f->con_scale;
+    for (int c = 0; c < nc; c++) {
+        int row = m + c, a = f->con_a[c], b = f->con_b[c];
+        A[row * n + a] = A[a * n + row] = s;
+        if (b >= 0) A[row * n + b] = A[b * n + row] = -s;
+    }
+    mn_status st = mn_ldlt_factor(A, n, f->piv_kkt);
+    if (st != MN_OK)
+        return mn_error_set(err, MN_ERR_SINGULAR, "", 0, "fixed", "the translation system is singular");
+    f->nc = nc;
+    memcpy(f->fixed, fixed, (size_t)m);
+    return MN_OK;
+}
+
+/* A_j = [R_j | d_j - R_j piv_j] (row-major 3 x 4). */
+static void make_A(const mn_fitter* f, const mn_mat3* R, const mn_vec3* d, int j, double A[12]) {
+    mn_vec3 t = mn_vec3_sub(d[j], mn_mat3_mulv(&R[j], f->piv[j]));
+    const double* Rm = R[j].m;
+    double tv[3] = {t.x, t.y, t.z};
+    for (int r = 0; r < 3; r++) {
+        A[4 * r] = Rm[3 * r];
+        A[4 * r + 1] = Rm[3 * r + 1];
+        A[4 * r + 2] = Rm[3 * r + 2];
+        A[4 * r + 3] = tv[r];
+    }
+}
+
+/* GA_j = dg/dA_j = sum_k A_k Q_kj - B_j for every j; returns g. */
+static double energy_and_grad(mn_fitter* f, const mn_mat3* R, const mn_vec3* d, int want_grad) {
+    int m = f->m;
+    double* GA = f->GA;
+    if (want_grad)
+        for (int j = 0; j < m * 12; j++) GA[j] = -f->B[j];
+    double quad = 0, lin = 0;
+    for (int j = 0; j < m; j++) {
+        double A[12];
+        make_A(f, R, d, j, A);
+        for (int u = 0; u < 12; u++) lin += A[u] * f->B[12 * j + u];
+    }
+    for (int p = 0; p < f->npairs; p++) {
+        int a = f->pair_a[p], b = f->pair_b[p];
+        const double* Q = f->Q + 16 * p;
+        double Aa[12], Ab[12], AaQ[12];
+        make_A(f, R, d, a, Aa);
+        make_A(f, R, d, b, Ab);
+        for (int r = 0; r < 3; r++)
+            for (int c = 0; c < 4; c++)
+                AaQ[4 * r + c] = Aa[4 * r] * Q[c] + Aa[4 * r + 1] * Q[4 + c] + Aa[4 * r + 2] * Q[8 + c] +
+                                 Aa[4 * r + 3] * Q[12 + c];
+        double dot = 0;
+        for (int u = 0; u < 12; u++) dot += AaQ[u] * Ab[u];
+        quad += (a == b ? 1.0 : 2.0) * dot;
+        if (want_grad) {
+            for (int u = 0; u < 12; u++) GA[12 * b + u] += AaQ[u]; /* A_a Q_ab into GA_b */
+            if (a != b) {
+                for (int r = 0; r < 3; r++)
+                    for (int c = 0; c < 4; c++)
+                        GA[12 * a + 4 * r + c] += Ab[4 * r] * Q[c] + Ab[4 * r + 1] * Q[4 + c] +
+                                                  Ab[4 * r + 2] * Q[8 + c] + Ab[4 * r + 3] * Q[12 + c];
+            }
+        }
+    }
+    double g = f->c0 - lin + 0.5 * quad;
+    return g > 0 ? g : 0;
+}
+
+/* The translation step (seed "Find Optimized Translation"): d <- d + dd with
+ * [K sG^T; sG 0][dd; lambda/s] = [-dg/dd; s (h - G d)], per axis. Needs GA at (R, d).
+ * Stores the multipliers in f->lambda. */
+static void translation_solve(mn_fitter* f, const mn_mat3* R, mn_vec3* d) {
+    const mn_rig* r = f->rig;
+    int m = f->m, n = m + f->nc;
+    double s = f->con_scale;
+    for (int ax = 0; ax < f->dim; ax++) {
+        double* b = f->rhs + (size_t)ax * (size_t)n;
+        for (int j = 0; j < m; j++) b[j] = -f->GA[12 * j + 4 * ax + 3];
+        for (int c = 0; c < f->nc; c++) {
+            int a = f->con_a[c], p = f->con_b[c];
+            double res = 0;
+            if (p >= 0) {
+                mn_vec3 e = mn_vec3_sub(f->piv[a], f->piv[p]);
+                mn_vec3 h = mn_vec3_add(d[p], mn_mat3_mulv(&R[p], e));
+                double hv[3] = {h.x, h.y, h.z}, dv[3] = {d[a].x, d[a].y, d[a].z};
+                res = hv[ax] - dv[ax];
+            }
+            b[m + c] = s * res;
+        }
+        mn_ldlt_solve(f->kkt, n, f->piv_kkt, b);
+        for (int c = 0; c < f->nc; c++) f->lambda[(size_t)ax * (size_t)f->ncap + (size_t)c] = s * b[m + c];
+    }
+    for (int j = 0; j < m; j++) {
+        double dd[3] = {0, 0, 0};
+        for (int ax = 0; ax < f->dim; ax++) dd[ax] = f->rhs[(size_t)ax * (size_t)n + (size_t)j];
+        d[j] = mn_vec3_add(d[j], mn_v3(dd[0], dd[1], dd[2]));
+    }
+    (void)r;
+}
+
+/* Partial gradient of g with respect to the left-multiplied rotation vector of j (needs
+ * GA): with M = GA_j E_j^T R_j^T, E_j = [I | -piv_j], dg/dp = vee(M - M^T). */
+static mn_vec3 rot_grad(const mn_fitter* f, const mn_mat3* R, int j) {
+    const double* G = f->GA + 12 * j;
+    mn_vec3 pv = f->piv[j];
+    double pj[3] = {pv.x, pv.y, pv.z};
+    mn_mat3 GE; /* GA_j E_j^T = GA[:, 0:3] - GA[:, 3] piv^T */
+    for (int r = 0; r < 3; r++)
+        for (int c = 0; c < 3; c++) GE.m[3 * r + c] = G[4 * r + c] - G[4 * r + 3] * pj[c];
+    mn_mat3 Rt = mn_mat3_transpose(&R[j]);
+    mn_mat3 M = mn_mat3_mul(&GE, &Rt);
+    return mn_v3(M.m[7] - M.m[5], M.m[2] - M.m[6], M.m[3] - M.m[1]);
+}
+
+/* ---- public pieces ----------------------------------------------------------------------- */
+
+static int check_targets(const mn_fitter* f, const double* x) {
+    for (int i = 0; i < f->nverts * f->dim; i++)
+        if (!isfinite(x[i])) return 0;
+    return 1;
+}
+
+mn_status mn_fit_set_targets(mn_fitter* f, const double* x) {
+    if (!f || !x) return MN_ERR_ARG;
+    if (!check_targets(f, x)) return MN_ERR_ARG;
+    const mn_rig* r = f->rig;
+    int dim = f->dim, k = r->k, m = f->m;
+    mn_vec3 o = mn_v3(0, 0, 0);
+    for (int i = 0; i < f->nverts; i++) {
+        const double* p = x + dim * i;
+        o = mn_vec3_madd(o, r->mass[i], mn_v3(p[0], p[1], dim == 3 ? p[2] : 0));
+    }
+    o = mn_vec3_scale(o, 1.0 / f->total_mass);
+    f->target_origin = o;
+    memset(f->B, 0, (size_t)m * 12 * sizeof(double));
+    double c0 = 0;
+    /* The one pass over the vertices per frame: B_j = sum_i m_i w_ij x_i z_i^T. */
+    for (int i = 0; i < f->nverts; i++) {
+        const double* p = x + dim * i;
+        double mi = r->mass[i];
+        double xv[3] = {p[0] - o.x, p[1] - o.y, dim == 3 ? p[2] - o.z : 0};
+        c0 += mi * (xv[0] * xv[0] + xv[1] * xv[1] + xv[2] * xv[2]);
+        const double* z = f->zc + 3 * i;
+        for (int s = 0; s < k; s++) {
+            double w = r->w_val[i * k + s];
+            if (w == 0) continue;
+            double* B = f->B + 12 * r->w_idx[i * k + s];
+            double mw = mi * w;
+            for (int rr = 0; rr < 3; rr++) {
+                double a = mw * xv[rr];
+                B[4 * rr] += a * z[0];
+                B[4 * rr + 1] += a * z[1];
+                B[4 * rr + 2] += a * z[2];
+                B[4 * rr + 3] += a;
+            }
+        }
+    }
+    f->c0 = 0.5 * c0;
+    f->have_targets = 1;
+    return MN_OK;
+}
+
+/* Pose <-> internal state (positions relative to the target origin). */
+static void load_pose(mn_fitter* f, const mn_xform* pose) {
+    for (int j = 0; j < f->m; j++) {
+        f->R[j] = f->rig->ctrl_kind[j] == MN_CTRL_CAGE ? mn_mat3_identity() : pose[j].R;
+        f->d[j] = mn_vec3_sub(pose[j].p, f->target_origin);
+    }
+}
+
+static void store_pose(const mn_fitter* f, mn_xform* pose) {
+    for (int j = 0; j < f->m; j++) {
+        if (f->fixed[j]) continue; /* bit for bit as given */
+        pose[j].R = f->R[j];
+        pose[j].p = mn_vec3_add(f->d[j], f->target_origin);
+        if (f->dim == 2) pose[j].p.z = 0;
+    }
+}
+
+double mn_fit_energy(mn_fitter* f, const mn_xform* pose) {
+    if (!f || !pose || !f->have_targets) return NAN;
+    load_pose(f, pose);
+    return energy_and_grad(f, f->R, f->d, 0);
+}
+
+void mn_fit_gradient(mn_fitter* f, const mn_xform* pose, double* grad_rot, double* grad_trans) {
+    if (!f || !pose || !f->have_targets) return;
+    load_pose(f, pose);
+    energy_and_grad(f, f->R, f->d, 1);
+    for (int j = 0; j < f->m; j++) {
+        mn_vec3 g = rot_grad(f, f->R, j);
+        if (grad_rot) {
+            grad_rot[3 * j] = g.x;
+            grad_rot[3 * j + 1] = g.y;
+            grad_rot[3 * j + 2] = g.z;
+        }
+        if (grad_trans)
+            for (int ax = 0; ax < 3; ax++) grad_trans[3 * j + ax] = f->GA[12 * j + 4 * ax + 3];
+    }
+}
+
+void mn_fit_translation_step(mn_fitter* f, mn_xform* pose) {
+    if (!f || !pose || !f->have_targets) return;
+    load_pose(f, pose);
+    energy_and_grad(f, f->R, f->d, 1);
+    translation_solve(f, f->R, f->d);
+    store_pose(f, pose);
+}
+
+/* ---- creation ---------------------------------------------------------------------------- */
+
+mn_fitter* mn_fitter_create(const mn_rig* r, const uint8_t* fixed, mn_error* err) {
+    if (!r || r->nctrl <= 0 || !r->w_idx) {
+        mn_error_set(err, MN_ERR_ARG, "", 0, "rig", "the rig needs controllers and weights");
+        return NULL;
+    }
+    mn_fitter* f = calloc(1, sizeof *f);
+    if (!f) goto nomem;
+    int m = r->nctrl;
+    f->rig = r;
+    f->m = m;
+    f->dim = r->dim;
+    f->nverts = r->nverts;
+    f->fixed = calloc((size_t)m, 1);
+    f->rot_off = malloc((size_t)m * sizeof(int));
+    f->up = malloc((size_t)m * sizeof(int));
+    f->top = malloc((size_t)m * sizeof(int));
+    f->tr_off = malloc((size_t)m * sizeof(int));
+    f->phi = malloc((size_t)m * sizeof(mn_mat3));
+    f->tau = malloc((size_t)m * sizeof(mn_vec3));
+    f->piv = malloc((size_t)m * sizeof(mn_vec3));
+    f->zc = malloc((size_t)r->nverts * 3 * sizeof(double));
+    if (!f->fixed || !f->rot_off || !f->up || !f->top || !f->tr_off || !f->phi || !f->tau || !f->piv || !f->zc) goto nomem;
+    mn_vec3 o = mn_v3(0, 0, 0);
+    double tm = 0;
+    for (int i = 0; i < r->nverts; i++) {
+        o = mn_vec3_madd(o, r->mass[i], mn_v3(r->rest[3 * i], r->rest[3 * i + 1], r->rest[3 * i + 2]));
+        tm += r->mass[i];
+    }
+    o = mn_vec3_scale(o, 1.0 / tm);
+    f->total_mass = tm;
+    f->rest_origin = o;
+    for (int i = 0; i < r->nverts; i++)
+        for (int c = 0; c < 3; c++) f->zc[3 * i + c] = r->rest[3 * i + c] - (&o.x)[c];
+    for (int j = 0; j < m; j++) f->piv[j] = mn_vec3_sub(r->ctrl_pivot[j], o);
+    if (!build_pairs(f)) goto nomem;
+
+    int nattach = 0;
+    for (int j = 0; j < m; j++) nattach += r->ctrl_attached[j];
+    f->ncap = m + nattach;
+    size_t nmax = (size_t)m + (size_t)f->ncap;
+    f->con_a = malloc((size_t)f->ncap * sizeof(int));
+    f->con_b = malloc((size_t)f->ncap * sizeof(int));
+    f->kkt = malloc(nmax * nmax * sizeof(double));
+    f->piv_kkt = malloc(nmax * sizeof(int));
+    f->rhs = malloc(3 * nmax * sizeof(double));
+    f->lambda = calloc(3 * (size_t)f->ncap, sizeof(double));
+    f->B = calloc((size_t)m * 12, sizeof(double));
+    f->GA = malloc((size_t)m * 12 * sizeof(double));
+    f->R = malloc((size_t)m * sizeof(mn_mat3));
+    f->Rt = malloc((size_t)m * sizeof(mn_mat3));
+    f->d = malloc((size_t)m * sizeof(mn_vec3));
+    f->dt = malloc((size_t)m * sizeof(mn_vec3));
+    size_t nrot_max = (size_t)m * (r->dim == 3 ? 3 : 1) + (size_t)r->dim * (size_t)(m < MAX_METRIC_ROOTS ? m : MAX_METRIC_ROOTS);
+    f->grad = malloc(nrot_max * sizeof(double));
+    f->dir = malloc(nrot_max * sizeof(double));
+    f->H = malloc(nrot_max * nrot_max * sizeof(double) + 8);
+    f->svd_work = malloc(mn_svd_work_size(3, 3) * sizeof(double) + 64);
+    if (!f->con_a || !f->con_b || !f->kkt || !f->piv_kkt || !f->rhs || !f->lambda || !f->B || !f->GA || !f->R ||
+        !f->Rt || !f->d || !f->dt || !f->grad || !f->dir || !f->H || !f->svd_work)
+        goto nomem;
+    uint8_t* none = calloc((size_t)m, 1);
+    if (!none) goto nomem;
+    mn_status st = mn_fitter_set_fixed(f, fixed ? fixed : none, err);
+    free(none);
+    if (st != MN_OK) {
+        mn_fitter_destroy(f);
+        return NULL;
+    }
+    return f;
+nomem:
+    mn_fitter_destroy(f);
+    mn_error_set(err, MN_ERR_NOMEM, "", 0, "fitter", "out of memory");
+    return NULL;
+}
+
+mn_status mn_fitter_set_fixed(mn_fitter* f, const uint8_t* fixed, mn_error* err) {
+    if (!f || !fixed) return mn_error_set(err, MN_ERR_ARG, "", 0, "fixed", "NULL argument");
+    /* keep the old factorisation if the new set fails: factor into place, and on failure
+     * restore by refactoring the old set (which succeeded before). */
+    uint8_t old[1024];
+    int m = f->m;
+    if (m <= (int)sizeof old) memcpy(old, f->fixed, (size_t)m);
+    mn_status st = factor_kkt(f, fixed, err);
+    if (st != MN_OK) {
+        if (m <= (int)sizeof old) {
+            mn_error keep;
+            factor_kkt(f, old, &keep);
+        }
+        return st;
+    }
+    int nrot = 0;
+    for (int j = 0; j < m; j++) {
+        f->up[j] = f->rig->ctrl_attached[j] && !fixed[j] ? f->rig->ctrl_parent[j] : -1;
+        if (fixed[j] || f->rig->ctrl_kind[j] == MN_CTRL_CAGE) {
+            f->rot_off[j] = -1;
+        } else {
+            f->rot_off[j] = nrot;
+            nrot += f->dim == 3 ? 3 : 1;
+        }
+    }
+    f->nrot = nrot;
+    int nfree = 0;
+    for (int j = 0; j < m; j++) {
+        int t = j;
+        while (f->up[t] >= 0) t = f->up[t];
+        f->top[j] = fixed[t] ? -1 : t;
+        f->tr_off[j] = -1;
+        if (f->up[j] < 0 && !fixed[j]) nfree++;
+    }
+    int ntot = nrot;
+    if (nfree <= MAX_METRIC_ROOTS)
+        for (int j = 0; j < m; j++)
+            if (f->up[j] < 0 && !fixed[j]) {
+                f->tr_off[j] = ntot;
+                ntot += f->dim;
+            }
+    f->ntot = ntot;
+    return MN_OK;
+}
+
+/* ---- the rotation step ------------------------------------------------------------------- */
+
+/* The hierarchy (seed, "For hierarchical structure skeleton ... we update related control
+ * points in a specified order, from root to leaves"): a rotation increment of controller
+ * p turns p and, through the attachments, every controller hanging from it, about p's
+ * pivot, the way a skeleton's subtree turns with its joint. up[j] is the controller whose
+ * increment carries j (its parent when attached and j is not fixed), -1 for none. The
+ * unknowns of the rotation step are these increments; attachments hold by construction,
+ * and the translation step then moves the free controllers. */
+
+/* Directional derivative of g along the increments: for each p,
+ *   dg/dp_p = sum over j carried by p (p itself included) of gR_j + (d_j - d_p) x gd_j,
+ * with gR_j the rotation gradient and gd_j = dg/dd_j. At the translation step's minimiser
+ * this is the gradient of the reduced energy (the increments keep every attachment, so
+ * the multipliers do not enter). Needs GA at (R, d). */
+static void rotation_gradient(mn_fitter* f, const mn_mat3* R, const mn_vec3* d) {
+    /* the translations' share of the gradient is zero at the translation step's minimiser */
+    memset(f->grad, 0, (size_t)f->ntot * sizeof(double));
+    for (int j = 0; j < f->m; j++) {
+        mn_vec3 gR = rot_grad(f, R, j);
+        const double* G = f->GA + 12 * j;
+        mn_vec3 gd = mn_v3(G[3], G[7], G[11]);
+        for (int p = j; p >= 0; p = f->up[p]) {
+            int o = f->rot_off[p];
+            if (o < 0) continue;
+            mn_vec3 g = mn_vec3_add(gR, mn_vec3_cross(mn_vec3_sub(d[j], d[p]), gd));
+            if (f->dim == 3) {
+                f->grad[o] += g.x;
+                f->grad[o + 1] += g.y;
+                f->grad[o + 2] += g.z;
+            } else {
+                f->grad[o] += g.z;
+            }
+        }
+    }
+}
+
+/* Gauss-Newton metric of the increments (the rotation step's scaling). A vertex i moves
+ * by dx_i = sum_p dp_p x sum_{j carried by p} w_ij b_ijp, b_ijp = A_j z_i - d_p (its image
+ * under j relative to p's pivot), so
+ *   H_pq = sum_i m_i J_ip^T J_iq = sum_{j by p, k by q} tr(N) I - N^T,
+ *   N = sum_i m_i w_ij w_ik b_ijp b_ikq^T
+ *     = A_j Q_jk A_k^T - (A_j q_jk) d_q^T - d_p (A_k q_jk)^T + Q_jk[3][3] d_p d_q^T
+ * with q_jk the last column of Q_jk: O(pairs x depth^2), no vertex loop. Without
+ * coupling only the blocks p = q are kept. */
+static void add_block(mn_fitter* f, int P, int Qc, const double N[9], int transpose) {
+    int nr = f->ntot, op = f->rot_off[P], oq = f->rot_off[Qc];
+    double tr = N[0] + N[4] + N[8];
+    if (f->dim == 3) {
+        for (int r = 0; r < 3; r++)
+            for (int c = 0; c < 3; c++) {
+                /* block tr(N) I - N^T; its transpose is tr(N) I - N */
+                double v = (r == c ? tr : 0) - (transpose ? N[3 * r + c] : N[3 * c + r]);
+                f->H[(size_t)(op + r) * nr + (size_t)(oq + c)] += v;
+            }
+    } else {
+        f->H[(size_t)op * nr + (size_t)oq] += tr - N[8];
+    }
+}
+
+/* Rotation-translation block: a controller t's translation moves the vertices of every
+ * j it carries by w_ij dt, so H_pt = sum m_i J_ip^T J_it = [v - s d_p]x summed over the
+ * pairs (j by p, k by t), v = A_j q_jk, s = Q_jk[3][3]; H_tt = s I. */
+static void add_rt_block(mn_fitter* f, int P, int T, mn_vec3 v) {
+    int nr = f->ntot, op = f->rot_off[P], ot = f->tr_off[T];
+    mn_mat3 X = mn_mat3_skew(v);
+    if (f->dim == 3) {
+        for (int r = 0; r < 3; r++)
+            for (int c = 0; c < 3; c++) {
+                f->H[(size_t)(op + r) * nr + (size_t)(ot + c)] += X.m[3 * r + c];
+                f->H[(size_t)(ot + c) * nr + (size_t)(op + r)] += X.m[3 * r + c];
+            }
+    } else {
+        for (int c = 0; c < 2; c++) {
+            f->H[(size_t)op * nr + (size_t)(ot + c)] += X.m[6 + c];
+            f->H[(size_t)(ot + c) * nr + (size_t)op] += X.m[6 + c];
+        }
+    }
+}
+
+static void add_tt_block(mn_fitter* f, int T, int U, double s) {
+    int nr = f->ntot, ot = f->tr_off[T], ou = f->tr_off[U];
+    for (int c = 0; c < f->dim; c++) f->H[(size_t)(ot + c) * nr + (size_t)(ou + c)] += s;
+}
+
+static void build_metric(mn_fitter* f, const mn_mat3* R, const mn_vec3* d, int coupled) {
+    int nr = f->ntot;
+    memset(f->H, 0, (size_t)nr * (size_t)nr * sizeof(double));
+    for (int pr = 0; pr < f->npairs; pr++) {
+        int a = f->pair_a[pr], b = f->pair_b[pr];
+        const double* Q = f->Q + 16 * pr;
+        double Aa[12], Ab[12], AaQ[12];
+        make_A(f, R, d, a, Aa);
+        make_A(f, R, d, b, Ab);
+        for (int r = 0; r < 3; r++)
+            for (int c = 0; c < 4; c++)
+                AaQ[4 * r + c] = Aa[4 * r] * Q[c] + Aa[4 * r + 1] * Q[4 + c] + Aa[4 * r + 2] * Q[8 + c] +
+                                 Aa[4 * r + 3] * Q[12 + c];
+        double M1[9], va[3], vb[3];
+        for (int r = 0; r < 3; r++) {
+            for (int c = 0; c < 3; c++)
+                M1[3 * r + c] = AaQ[4 * r] * Ab[4 * c] + AaQ[4 * r + 1] * Ab[4 * c + 1] + AaQ[4 * r + 2] * Ab[4 * c + 2] +
+                                AaQ[4 * r + 3] * Ab[4 * c + 3];
+            va[r] = AaQ[4 * r + 3];
+            vb[r] = Ab[4 * r] * Q[3] + Ab[4 * r + 1] * Q[7] + Ab[4 * r + 2] * Q[11] + Ab[4 * r + 3] * Q[15];
+        }
+        double s = Q[15];
+        for (int P = a; P >= 0; P = f->up[P]) {
+            if (f->rot_off[P] < 0) continue;
+            double dp[3] = {d[P].x, d[P].y, d[P].z};
+            for (int Qc = b; Qc >= 0; Qc = f->up[Qc]) {
+                if (f->rot_off[Qc] < 0) continue;
+                if (!coupled && P != Qc) continue;
+                double dq[3] = {d[Qc].x, d[Qc].y, d[Qc].z}, N[9];
+                for (int r = 0; r < 3; r++)
+                    for (int c = 0; c < 3; c++)
+                        N[3 * r + c] = M1[3 * r + c] - va[r] * dq[c] - dp[r] * vb[c] + s * dp[r] * dq[c];
+                add_block(f, P, Qc, N, 0);
+                /* the pair (b, a) of the same vertices: N^T into block (Qc, P) */
+                if (a != b) add_block(f, Qc, P, N, 1);
+            }
+        }
+        if (!coupled) continue;
+        int ta = f->top[a] >= 0 && f->tr_off[f->top[a]] >= 0 ? f->top[a] : -1;
+        int tb = f->top[b] >= 0 && f->tr_off[f->top[b]] >= 0 ? f->top[b] : -1;
+        if (ta >= 0 && tb >= 0) {
+            add_tt_block(f, ta, tb, s);
+            if (a != b) add_tt_block(f, tb, ta, s);
+        }
+        if (tb >= 0)
+            for (int P = a; P >= 0; P = f->up[P])
+                if (f->rot_off[P] >= 0)
+                    add_rt_block(f, P, tb, mn_vec3_sub(mn_v3(va[0], va[1], va[2]), mn_vec3_scale(d[P], s)));
+        if (ta >= 0 && a != b)
+            for (int Qc = b; Qc >= 0; Qc = f->up[Qc])
+                if (f->rot_off[Qc] >= 0)
+                    add_rt_block(f, Qc, ta, mn_vec3_sub(mn_v3(vb[0], vb[1], vb[2]), mn_vec3_scale(d[Qc], s)));
+    }
+}
+
+/* Solves H dir = -grad with a little Levenberg damping (a controller whose vertices lie
+ * on a line cannot sense rotation about it). Falls back to the scaled gradient. */
+static void rotation_direction(mn_fitter* f) {
+    int nr = f->ntot;
+    double dmax = 0;
+    for (int i = 0; i < nr; i++) dmax = fmax(dmax, f->H[(size_t)i * nr + (size_t)i]);
+    if (!(dmax > 0)) dmax = 1;
+    /* H is rebuilt before every call, so it is factorised in place. */
+    for (int i = 0; i < nr; i++) f->H[(size_t)i * nr + (size_t)i] += 1e-10 * dmax;
+    if (mn_cholesky_factor(f->H, nr) == MN_OK) {
+        for (int i = 0; i < nr; i++) f->dir[i] = -f->grad[i];
+        mn_cholesky_solve(f->H, nr, f->dir);
+        return;
+    }
+    for (int i = 0; i < nr; i++) f->dir[i] = -f->grad[i] / dmax;
+}
+
+/* Applies alpha * dir, root to leaves: controller j moves by M_j = M_up(j) o G_j where
+ * G_j turns about j's pivot by exp([alpha dir_j]x) (identity for a controller without a
+ * rotation unknown). R_j <- Phi_j R_j (re-orthonormalised), d_j <- M_j(d_j). */
+static void apply_rotation(mn_fitter* f, const mn_mat3* R, const mn_vec3* d, double alpha, mn_mat3* Rout,
+                           mn_vec3* dout) {
+    for (int j = 0; j < f->m; j++) {
+        int o = f->rot_off[j];
+        mn_mat3 E = mn_mat3_identity();
+        if (o >= 0) {
+            mn_vec3 dp = f->dim == 3 ? mn_v3(alpha * f->dir[o], alpha * f->dir[o + 1], alpha * f->dir[o + 2])
+                                     : mn_v3(0, 0, alpha * f->dir[o]);
+            E = mn_mat3_exp(dp);
+        }
+        mn_vec3 tau = mn_vec3_sub(d[j], mn_mat3_mulv(&E, d[j]));
+        int u = f->up[j];
+        if (u >= 0) {
+            f->phi[j] = mn_mat3_mul(&f->phi[u], &E);
+            f->tau[j] = mn_vec3_add(mn_mat3_mulv(&f->phi[u], tau), f->tau[u]);
+        } else {
+            f->phi[j] = E;
+            f->tau[j] = tau;
+        }
+        mn_mat3 P = mn_mat3_mul(&f->phi[j], &R[j]);
+        Rout[j] = (o >= 0 || u >= 0) ? mn_mat3_orthonormalize(&P) : R[j];
+        dout[j] = mn_vec3_add(mn_mat3_mulv(&f->phi[j], d[j]), f->tau[j]);
+    }
+}
+
+/* Reduced energy after the trial increments: the translation step, then g. */
+static double reduced_energy(mn_fitter* f, double alpha) {
+    apply_rotation(f, f->R, f->d, alpha, f->Rt, f->dt);
+    energy_and_grad(f, f->Rt, f->dt, 1);
+    translation_solve(f, f->Rt, f->dt);
+    return energy_and_grad(f, f->Rt, f->dt, 0);
+}
+
+static int pose_finite(const mn_xform* pose, int m) {
+    for (int j = 0; j < m; j++) {
+        if (!mn_vec3_isfinite(pose[j].p)) return 0;
+        for (int k = 0; k < 9; k++)
+            if (!isfinite(pose[j].R.m[k])) return 0;
+    }
+    return 1;
+}
+
+mn_status mn_fit(mn_fitter* f, const double* targets, mn_xform* pose, const mn_fit_options* opt,
+                 mn_fit_result* res) {
+    mn_fit_options o = opt ? *opt : mn_fit_options_default();
+    mn_fit_result rr;
+    memset(&rr, 0, sizeof rr);
+    if (!f || !targets || !pose || !pose_finite(pose, f ? f->m : 0) || !check_targets(f, targets)) {
+        rr.status = MN_ERR_ARG;
+        if (res) *res = rr;
+        return MN_ERR_ARG;
+    }
+    mn_fit_set_targets(f, targets);
+    load_pose(f, pose);
+    for (int j = 0; j < f->m; j++) {
+        if (!f->fixed[j]) f->R[j] = mn_mat3_orthonormalize(&f->R[j]);
+        if (f->dim == 2) f->d[j].z = 0;
+    }
+
+    /* first translation step */
+    energy_and_grad(f, f->R, f->d, 1);
+    translation_solve(f, f->R, f->d);
+    double g = energy_and_grad(f, f->R, f->d, 1);
+    double floor_abs = 1e-30 * (f->c0 + DBL_MIN);
+    mn_status st = MN_ERR_NOCONVERGE;
+    int it = 0;
+    if (f->nrot == 0 || g <= floor_abs) st = MN_OK;
+    for (; it < o.max_iters && st != MN_OK; it++) {
+        /* GA and lambda are those of (R, d) after the translation step */
+        rotation_gradient(f, f->R, f->d);
+        build_metric(f, f->R, f->d, o.coupled_rotation);
+        rotation_direction(f);
+        double slope = 0;
+        for (int i = 0; i < f->nrot; i++) slope += f->grad[i] * f->dir[i];
+        if (!(slope < 0)) {
+            st = MN_OK; /* stationary */
+            break;
+        }
+        double alpha = 1, gt = g;
+        int ok = 0;
+        for (int h = 0; h <= o.max_halvings; h++, alpha *= 0.5) {
+            gt = reduced_energy(f, alpha);
+            if (gt <= g + 1e-4 * alpha * slope) {
+                ok = 1;
+                break;
+            }
+        }
+        if (!ok) {
+            st = MN_OK; /* no decrease left above rounding: converged */
+            break;
+        }
+        memcpy(f->R, f->Rt, (size_t)f->m * sizeof *f->R);
+        memcpy(f->d, f->dt, (size_t)f->m * sizeof *f->d);
+        energy_and_grad(f, f->R, f->d, 1); /* GA for the next gradient */
+        double dec = g - gt;
+        g = gt;
+        /* 1e-15 c0 is the rounding level of the sums g is computed from */
+        if (dec <= o.tol * g || dec <= 1e-15 * f->c0 || g <= floor_abs) {
+            st = MN_OK;
+            it++;
+            break;
+        }
+    }
+    store_pose(f, pose);
+    rr.status = st;
+    rr.iterations = it;
+    rr.energy = g;
+    mn_rig_error(f->rig, pose, targets, &rr.rms, &rr.max_err);
+    if (res) *res = rr;
+    return st;
+}
+
+/* ---- cold start -------------------------------------------------------------------------- */
+
+mn_status mn_fit_init_kabsch(mn_fitter* f, const double* targets, mn_xform* pose) {
+    if (!f || !targets || !pose) return MN_ERR_ARG;
+    if (mn_fit_set_targets(f, targets) != MN_OK) return MN_ERR_ARG;
+    load_pose(f, pose);
+    for (int j = 0; j < f->m; j++) {
+        if (f->fixed[j]) continue;
+        const double* S = f->S1 + 4 * j;
+        const double* B = f->B + 12 * j;
+        double W = S[3];
+        if (!(W > 0)) continue;
+        double mr[3] = {S[0] / W, S[1] / W, S[2] / W};   /* weighted rest mean */
+        double mt[3] = {B[3] / W, B[7] / W, B[11] / W};  /* weighted target mean */
+        mn_mat3 Rj = mn_mat3_identity();
+        if (f->rig->ctrl_kind[j] != MN_CTRL_CAGE) {
+            /* weighted cross-covariance C = sum m w (x - mt)(z - mr)^T; R = polar(C) */
+            double C[9];
+            for (int r = 0; r < 3; r++)
+                for (int c = 0; c < 3; c++) C[3 * r + c] = B[4 * r + c] - W * mt[r] * mr[c];
+            if (f->dim == 2) {
+                double ang = atan2(C[3] - C[1], C[0] + C[4]);
+                Rj = mn_mat3_axis_angle(mn_v3(0, 0, 1), ang);
+            } else {
+                double s[3], U[9], V[9];
+                if (mn_svd(C, 3, 3, s, U, V, f->svd_work) == MN_OK && s[1] > 1e-12 * (s[0] + DBL_MIN)) {
+                    mn_mat3 Um, Vm;
+                    memcpy(Um.m, U, sizeof U);
+                    memcpy(Vm.m, V, sizeof V);
+                    mn_mat3 Vt = mn_mat3_transpose(&Vm);
+                    mn_mat3 Rm = mn_mat3_mul(&Um, &Vt);
+                    double det = Rm.m[0] * (Rm.m[4] * Rm.m[8] - Rm.m[5] * Rm.m[7]) -
+                                 Rm.m[1] * (Rm.m[3] * Rm.m[8] - Rm.m[5] * Rm.m[6]) +
+                                 Rm.m[2] * (Rm.m[3] * Rm.m[7] - Rm.m[4] * Rm.m[6]);
+                    if (det < 0) {
+                        for (int r = 0; r < 3; r++) Um.m[3 * r + 2] = -Um.m[3 * r + 2];
+                        Rm = mn_mat3_mul(&Um, &Vt);
+                    }
+                    Rj = mn_mat3_orthonormalize(&Rm);
+                }
+            }
+        }
+        f->R[j] = Rj;
+        /* d_j = mt + R (piv - mr) */
+        mn_vec3 off = mn_mat3_mulv(&Rj, mn_vec3_sub(f->piv[j], mn_v3(mr[0], mr[1], mr[2])));
+        f->d[j] = mn_vec3_add(mn_v3(mt[0], mt[1], mt[2]), off);
+    }
+    energy_and_grad(f, f->R, f->d, 1);
+    translation_solve(f, f->R, f->d);
+    store_pose(f, pose);
+    return MN_OK;
+}

@@ -1,0 +1,441 @@
+/* The LBS fit (seed lbs-inverse-kinematics.md): forward skinning, the energy and its
+ * gradients against finite differences, exact recovery of synthetic poses in 3D and 2D,
+ * bones kept rigid by their attachments, fixed controllers, singular fixed sets, bad
+ * input, and no allocation in a fit. */
+#include <marionette/skin.h>
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "test.h"
+
+/* Deterministic pseudo-random numbers in [-1, 1). */
+static unsigned long long rng_state = 88172645463325252ull;
+static double rnd(void) {
+    rng_state ^= rng_state << 13;
+    rng_state ^= rng_state >> 7;
+    rng_state ^= rng_state << 17;
+    return (double)(rng_state >> 11) / 4503599627370496.0 - 1.0;
+}
+
+static mn_mat3 random_rotation(double max_angle) {
+    mn_vec3 ax = mn_vec3_normalize(mn_v3(rnd(), rnd(), rnd()));
+    return mn_mat3_axis_angle(ax, max_angle * rnd());
+}
+
+/* A tube along x of nring rings of nseg vertices, controllers every `spacing` along x;
+ * each vertex is weighted to its two nearest controllers with a smooth falloff.
+ * kind BONE + attach makes a chain. dim 2 gives a strip in the xy plane. */
+static mn_rig* make_tube(int dim, int nctrl, int nring, int nseg, mn_ctrl_kind kind, int attach) {
+    int n = nring * nseg;
+    double* rest = malloc((size_t)n * (size_t)dim * sizeof(double));
+    double len = (double)nctrl;
+    for (int r = 0; r < nring; r++)
+        for (int s = 0; s < nseg; s++) {
+            int i = r * nseg + s;
+            double x = len * r / (nring - 1);
+            double a = 2 * MN_PI * s / nseg;
+            if (dim == 3) {
+                rest[3 * i] = x;
+                rest[3 * i + 1] = 0.4 * cos(a);
+                rest[3 * i + 2] = 0.4 * sin(a);
+            } else {
+                rest[2 * i] = x;
+                rest[2 * i + 1] = -0.4 + 0.8 * s / (nseg - 1);
+            }
+        }
+    double* mass = malloc((size_t)n * sizeof(double));
+    for (int i = 0; i < n; i++) mass[i] = 0.5 + 0.25 * (1 + rnd());
+    mn_rig* rig = mn_rig_create(dim, n, rest, mass, NULL);
+    for (int j = 0; j < nctrl; j++) {
+        char name[16];
+        snprintf(name, sizeof name, "c%d", j);
+        mn_ctrl_def d = mn_ctrl_default();
+        d.name = name;
+        d.kind = kind;
+        d.pivot = mn_v3(j, 0, 0);
+        d.tail = mn_v3(j + 1, 0, 0);
+        if (attach && j > 0) {
+            d.parent = j - 1;
+            d.attached = 1;
+        }
+        mn_rig_add_ctrl(rig, &d, NULL);
+    }
+    int* idx = malloc((size_t)n * 2 * sizeof(int));
+    double* w = malloc((size_t)n * 2 * sizeof(double));
+    for (int i = 0; i < n; i++) {
+        double x = rig->rest[3 * i] - 0.5; /* bone centres at j + 0.5 */
+        int j0 = (int)floor(x);
+        if (j0 < 0) j0 = 0;
+        if (j0 > nctrl - 2) j0 = nctrl - 2;
+        double t = x - j0;
+        t = t < 0 ? 0 : t > 1 ? 1 : t;
+        t = t * t * (3 - 2 * t);
+        idx[2 * i] = j0;
+        idx[2 * i + 1] = j0 + 1;
+        w[2 * i] = 1 - t;
+        w[2 * i + 1] = t;
+    }
+    mn_rig_set_weights(rig, 2, idx, w, NULL, NULL);
+    free(idx);
+    free(w);
+    free(rest);
+    free(mass);
+    return rig;
+}
+
+static void random_pose(const mn_rig* rig, mn_xform* pose, double angle, double shift) {
+    mn_rig_rest_pose(rig, pose);
+    for (int j = 0; j < rig->nctrl; j++) {
+        if (rig->ctrl_kind[j] != MN_CTRL_CAGE) {
+            pose[j].R = rig->dim == 3 ? random_rotation(angle) : mn_mat3_axis_angle(mn_v3(0, 0, 1), angle * rnd());
+        }
+        pose[j].p = mn_vec3_add(pose[j].p, mn_v3(shift * rnd(), shift * rnd(), rig->dim == 3 ? shift * rnd() : 0));
+    }
+    mn_rig_propagate(rig, pose);
+}
+
+static double pose_distance(const mn_xform* a, const mn_xform* b, int m) {
+    double e = 0;
+    for (int j = 0; j < m; j++) {
+        for (int k = 0; k < 9; k++) e = fmax(e, fabs(a[j].R.m[k] - b[j].R.m[k]));
+        e = fmax(e, mn_vec3_dist(a[j].p, b[j].p));
+    }
+    return e;
+}
+
+/* LBS by hand for one vertex, against mn_rig_deform. */
+static void test_deform(void) {
+    mn_rig* rig = make_tube(3, 4, 9, 6, MN_CTRL_POINT, 0);
+    mn_xform pose[4];
+    random_pose(rig, pose, 1.0, 0.3);
+    double* out = malloc((size_t)rig->nverts * 3 * sizeof(double));
+    mn_rig_deform(rig, pose, out);
+    for (int i = 0; i < rig->nverts; i += 7) {
+        mn_vec3 xb = mn_v3(rig->rest[3 * i], rig->rest[3 * i + 1], rig->rest[3 * i + 2]);
+        mn_vec3 x = mn_v3(0, 0, 0);
+        for (int s = 0; s < rig->k; s++) {
+            int j = rig->w_idx[i * rig->k + s];
+            double w = rig->w_val[i * rig->k + s];
+            mn_xform S = mn_rig_skin_xform(rig, pose, j);
+            x = mn_vec3_madd(x, w, mn_xform_apply(&S, xb));
+        }
+        CHECK_NEAR(out[3 * i], x.x, 1e-12);
+        CHECK_NEAR(out[3 * i + 1], x.y, 1e-12);
+        CHECK_NEAR(out[3 * i + 2], x.z, 1e-12);
+    }
+    /* the rest pose reproduces the rest mesh */
+    mn_rig_rest_pose(rig, pose);
+    mn_rig_deform(rig, pose, out);
+    for (int i = 0; i < rig->nverts * 3; i++) CHECK_NEAR(out[i], rig->rest[i], 1e-12);
+    /* skin matrix round trip */
+    random_pose(rig, pose, 1.0, 0.3);
+    mn_xform S = mn_rig_skin_xform(rig, pose, 2);
+    mn_xform P = mn_rig_pose_from_skin(rig, 2, &S);
+    CHECK(pose_distance(&P, &pose[2], 1) < 1e-12);
+    free(out);
+    mn_rig_destroy(rig);
+}
+
+/* The energy from the per-controller sums equals 1/2 sum m |x - x^r|^2 computed
+ * directly, and its gradients match central differences. */
+static void test_energy_gradient(void) {
+    mn_rig* rig = make_tube(3, 4, 11, 8, MN_CTRL_POINT, 0);
+    int n = rig->nverts, m = rig->nctrl;
+    mn_xform truth[4], pose[4];
+    random_pose(rig, truth, 0.8, 0.2);
+    double* x = malloc((size_t)n * 3 * sizeof(double));
+    double* xr = malloc((size_t)n * 3 * sizeof(double));
+    mn_rig_deform(rig, truth, x);
+    for (int i = 0; i < 3 * n; i++) x[i] += 0.05 * rnd();
+    random_pose(rig, pose, 0.8, 0.2);
+    mn_fitter* f = mn_fitter_create(rig, NULL, NULL);
+    CHECK(f != NULL);
+    CHECK(mn_fit_set_targets(f, x) == MN_OK);
+    mn_rig_deform(rig, pose, xr);
+    double direct = 0;
+    for (int i = 0; i < n; i++) {
+        double e2 = 0;
+        for (int c = 0; c < 3; c++) e2 += (x[3 * i + c] - xr[3 * i + c]) * (x[3 * i + c] - xr[3 * i + c]);
+        direct += 0.5 * rig->mass[i] * e2;
+    }
+    CHECK_NEAR(mn_fit_energy(f, pose), direct, 1e-10 * direct);
+
+    double gr[12], gt[12];
+    mn_fit_gradient(f, pose, gr, gt);
+    const double h = 1e-6;
+    for (int j = 0; j < m; j++)
+        for (int a = 0; a < 3; a++) {
+            mn_xform pp[4], pm[4];
+            memcpy(pp, pose, sizeof pp);
+            memcpy(pm, pose, sizeof pm);
+            mn_vec3 e = mn_v3(a == 0, a == 1, a == 2);
+            mn_mat3 Ep = mn_mat3_exp(mn_vec3_scale(e, h)), Em = mn_mat3_exp(mn_vec3_scale(e, -h));
+            pp[j].R = mn_mat3_mul(&Ep, &pose[j].R);
+            pm[j].R = mn_mat3_mul(&Em, &pose[j].R);
+            double fd = (mn_fit_energy(f, pp) - mn_fit_energy(f, pm)) / (2 * h);
+            CHECK_NEAR(gr[3 * j + a], fd, 1e-6 * (1 + fabs(fd)));
+            memcpy(pp, pose, sizeof pp);
+            memcpy(pm, pose, sizeof pm);
+            pp[j].p = mn_vec3_madd(pose[j].p, h, e);
+            pm[j].p = mn_vec3_madd(pose[j].p, -h, e);
+            fd = (mn_fit_energy(f, pp) - mn_fit_energy(f, pm)) / (2 * h);
+            CHECK_NEAR(gt[3 * j + a], fd, 1e-6 * (1 + fabs(fd)));
+        }
+    /* the seed's formula with the corrected lever arm, summed over vertices directly */
+    for (int j = 0; j < m; j++) {
+        mn_vec3 g = mn_v3(0, 0, 0);
+        for (int i = 0; i < n; i++)
+            for (int s = 0; s < rig->k; s++) {
+                if (rig->w_idx[i * rig->k + s] != j) continue;
+                double w = rig->w_val[i * rig->k + s];
+                mn_vec3 xb = mn_v3(rig->rest[3 * i], rig->rest[3 * i + 1], rig->rest[3 * i + 2]);
+                mn_vec3 a = mn_mat3_mulv(&pose[j].R, mn_vec3_sub(xb, rig->ctrl_pivot[j]));
+                mn_vec3 res = mn_v3(x[3 * i] - xr[3 * i], x[3 * i + 1] - xr[3 * i + 1], x[3 * i + 2] - xr[3 * i + 2]);
+                g = mn_vec3_madd(g, -rig->mass[i] * w, mn_vec3_cross(a, res));
+            }
+        CHECK_NEAR(gr[3 * j], g.x, 1e-9 * (1 + fabs(g.x)));
+        CHECK_NEAR(gr[3 * j + 1], g.y, 1e-9 * (1 + fabs(g.y)));
+        CHECK_NEAR(gr[3 * j + 2], g.z, 1e-9 * (1 + fabs(g.z)));
+    }
+    /* the translation step is the exact minimiser over d: its gradient vanishes */
+    mn_fit_translation_step(f, pose);
+    mn_fit_gradient(f, pose, gr, gt);
+    for (int i = 0; i < 3 * m; i++) CHECK_NEAR(gt[i], 0, 1e-9);
+    mn_fitter_destroy(f);
+    free(x);
+    free(xr);
+    mn_rig_destroy(rig);
+}
+
+/* Noise-free targets: the fit recovers the generating transforms (goal: 1e-6). */
+static void recover(int dim, mn_ctrl_kind kind, int attach, int nctrl) {
+    mn_rig* rig = make_tube(dim, nctrl, 13, dim == 3 ? 10 : 5, kind, attach);
+    int n = rig->nverts, m = rig->nctrl;
+    mn_xform* truth = malloc((size_t)m * sizeof *truth);
+    mn_xform* pose = malloc((size_t)m * sizeof *pose);
+    random_pose(rig, truth, 0.6, attach ? 0 : 0.2);
+    double* x = malloc((size_t)n * (size_t)dim * sizeof(double));
+    mn_rig_deform(rig, truth, x);
+    mn_fitter* f = mn_fitter_create(rig, NULL, NULL);
+    CHECK(f != NULL);
+    mn_rig_rest_pose(rig, pose);
+    CHECK(mn_fit_init_kabsch(f, x, pose) == MN_OK);
+    mn_fit_options o = mn_fit_options_default();
+    o.max_iters = 200;
+    mn_fit_result res;
+    mn_fit(f, x, pose, &o, &res);
+    double e = pose_distance(pose, truth, m);
+    if (getenv("MN_VERBOSE") || e > 1e-6 || res.rms > 1e-7) fprintf(stderr, "  dim %d kind %d attach %d: pose error %g after %d iterations, rms %g\n", dim,
+                          kind, attach, e, res.iterations, res.rms);
+    CHECK(e < 1e-6);
+    CHECK(res.rms < 1e-7);
+    CHECK(res.status == MN_OK);
+    if (attach) /* bones stay rigid: every child's head on its parent's tail */
+        for (int j = 1; j < m; j++) {
+            mn_vec3 tail = mn_vec3_add(pose[j - 1].p, mn_mat3_mulv(&pose[j - 1].R, mn_v3(1, 0, 0)));
+            CHECK(mn_vec3_dist(tail, pose[j].p) < 1e-12);
+        }
+    mn_fitter_destroy(f);
+    free(x);
+    free(truth);
+    free(pose);
+    mn_rig_destroy(rig);
+}
+
+static void test_recover_points_3d(void) { recover(3, MN_CTRL_POINT, 0, 5); }
+static void test_recover_bones_3d(void) { recover(3, MN_CTRL_BONE, 1, 6); }
+static void test_recover_points_2d(void) { recover(2, MN_CTRL_POINT, 0, 5); }
+static void test_recover_bones_2d(void) { recover(2, MN_CTRL_BONE, 1, 6); }
+static void test_recover_cage(void) { recover(3, MN_CTRL_CAGE, 0, 5); }
+
+/* Warm-started from the previous frame: a slowly moving pose is tracked, every frame
+ * allocation-free, fixed controllers keep their given pose exactly. */
+static void test_track_fixed_no_alloc(void) {
+    mn_rig* rig = make_tube(3, 6, 25, 12, MN_CTRL_BONE, 1);
+    int n = rig->nverts, m = rig->nctrl;
+    mn_xform truth[6], pose[6], start[6];
+    uint8_t fixed[6] = {1, 0, 0, 0, 0, 0};
+    mn_fitter* f = mn_fitter_create(rig, fixed, NULL);
+    CHECK(f != NULL);
+    double* x = malloc((size_t)n * 3 * sizeof(double));
+    mn_rig_rest_pose(rig, pose);
+    mn_fit_options o = mn_fit_options_default();
+    o.max_iters = 100;
+    double worst = 0;
+    long allocs = 0;
+    for (int t = 0; t < 20; t++) {
+        mn_rig_rest_pose(rig, truth);
+        double s = 0.05 * t;
+        truth[0].R = mn_mat3_axis_angle(mn_v3(0, 0, 1), 0.2 * s);
+        truth[0].p = mn_v3(0.1 * s, 0.05 * s, 0);
+        for (int j = 1; j < m; j++) truth[j].R = mn_mat3_axis_angle(mn_vec3_normalize(mn_v3(0.3, 1, j)), s * (0.3 + 0.1 * j));
+        mn_rig_propagate(rig, truth);
+        mn_rig_deform(rig, truth, x);
+        pose[0] = truth[0]; /* the user drives the root */
+        memcpy(start, pose, sizeof start);
+        long a0 = mn_alloc_count();
+        mn_fit_result res;
+        mn_fit(f, x, pose, &o, &res);
+        allocs += mn_alloc_count() - a0;
+        CHECK(memcmp(&pose[0], &start[0], sizeof pose[0]) == 0);
+        worst = fmax(worst, pose_distance(pose, truth, m));
+        if (pose_distance(pose, truth, m) > 1e-6)
+            fprintf(stderr, "  frame %d: pose error %g, %d iterations, rms %g status %d\n", t, pose_distance(pose, truth, m),
+                    res.iterations, res.rms, res.status);
+    }
+    CHECK(allocs == 0);
+    CHECK(worst < 1e-6);
+    mn_fitter_destroy(f);
+    free(x);
+    mn_rig_destroy(rig);
+}
+
+static void test_singular_fixed_set(void) {
+    mn_rig* rig = make_tube(3, 4, 9, 6, MN_CTRL_POINT, 0);
+    /* a fifth controller that moves no vertex, not fixed: its translation is free */
+    mn_ctrl_def d = mn_ctrl_default();
+    d.name = "idle";
+    d.pivot = mn_v3(9, 0, 0);
+    CHECK(mn_rig_add_ctrl(rig, &d, NULL) == 4);
+    mn_error err;
+    mn_fitter* f = mn_fitter_create(rig, NULL, &err);
+    CHECK(f == NULL);
+    CHECK(err.status == MN_ERR_SINGULAR);
+    CHECK(strstr(err.message, "idle") != NULL);
+    uint8_t fixed[5] = {0, 0, 0, 0, 1};
+    f = mn_fitter_create(rig, fixed, &err);
+    CHECK(f != NULL);
+    /* un-fixing it again fails and keeps the working set */
+    uint8_t none[5] = {0};
+    CHECK(mn_fitter_set_fixed(f, none, &err) == MN_ERR_SINGULAR);
+    mn_xform pose[5];
+    mn_rig_rest_pose(rig, pose);
+    double* x = malloc((size_t)rig->nverts * 3 * sizeof(double));
+    mn_rig_deform(rig, pose, x);
+    mn_fit_result res;
+    CHECK(mn_fit(f, x, pose, NULL, &res) == MN_OK);
+    CHECK(res.rms < 1e-9);
+    mn_fitter_destroy(f);
+    mn_rig_destroy(rig);
+
+    /* attachments plus fixing both a child and its parent's other child over-determine */
+    rig = make_tube(3, 3, 9, 6, MN_CTRL_BONE, 1);
+    d = mn_ctrl_default();
+    d.name = "twin";
+    d.kind = MN_CTRL_BONE;
+    d.pivot = mn_v3(1, 0, 0);
+    d.parent = 0;
+    d.attached = 1;
+    mn_rig_add_ctrl(rig, &d, NULL);
+    uint8_t fx[4] = {0, 1, 0, 1}; /* both children of bone 0, both fixed at one joint */
+    int* idx = calloc((size_t)rig->nverts * 2, sizeof(int));
+    double* w = calloc((size_t)rig->nverts * 2, sizeof(double));
+    for (int i = 0; i < rig->nverts; i++) {
+        idx[2 * i] = i % 4;
+        w[2 * i] = 1;
+    }
+    mn_rig_set_weights(rig, 2, idx, w, NULL, NULL);
+    f = mn_fitter_create(rig, fx, &err);
+    CHECK(f == NULL);
+    CHECK(err.status == MN_ERR_SINGULAR);
+    free(idx);
+    free(w);
+    free(x);
+    mn_rig_destroy(rig);
+}
+
+static void test_bad_input(void) {
+    mn_rig* rig = make_tube(3, 3, 7, 5, MN_CTRL_POINT, 0);
+    int n = rig->nverts;
+    mn_fitter* f = mn_fitter_create(rig, NULL, NULL);
+    double* x = malloc((size_t)n * 3 * sizeof(double));
+    mn_xform pose[3], before[3];
+    mn_rig_rest_pose(rig, pose);
+    mn_rig_deform(rig, pose, x);
+    x[7] = NAN;
+    memcpy(before, pose, sizeof pose);
+    mn_fit_result res;
+    CHECK(mn_fit(f, x, pose, NULL, &res) == MN_ERR_ARG);
+    CHECK(memcmp(pose, before, sizeof pose) == 0);
+    x[7] = 0;
+    pose[1].p.y = INFINITY;
+    CHECK(mn_fit(f, x, pose, NULL, &res) == MN_ERR_ARG);
+    mn_fitter_destroy(f);
+
+    /* weights: not summing to one -> normalised with a warning; no influence -> error */
+    int idx[2 * 35];
+    double w[2 * 35];
+    for (int i = 0; i < n; i++) {
+        idx[2 * i] = 0;
+        idx[2 * i + 1] = 1;
+        w[2 * i] = 0.6;
+        w[2 * i + 1] = 0.6;
+    }
+    int nwarn = 0;
+    mn_error err;
+    CHECK(mn_rig_set_weights(rig, 2, idx, w, &nwarn, &err) == MN_OK);
+    CHECK(nwarn == n);
+    CHECK_NEAR(rig->w_val[0] + rig->w_val[1], 1.0, 1e-15);
+    w[2 * 4] = w[2 * 4 + 1] = 0;
+    CHECK(mn_rig_set_weights(rig, 2, idx, w, NULL, &err) == MN_ERR_ARG);
+    CHECK(strstr(err.message, "vertex 4") != NULL);
+    w[2 * 4] = NAN;
+    CHECK(mn_rig_set_weights(rig, 2, idx, w, NULL, &err) == MN_ERR_ARG);
+    w[2 * 4] = 0.5;
+    idx[2 * 4] = 9;
+    CHECK(mn_rig_set_weights(rig, 2, idx, w, NULL, &err) == MN_ERR_ARG);
+    CHECK_NEAR(rig->w_val[0] + rig->w_val[1], 1.0, 1e-15); /* unchanged after failures */
+
+    /* NaN rest positions, duplicate names */
+    double bad[6] = {0, 0, 0, NAN, 0, 0};
+    CHECK(mn_rig_create(3, 2, bad, NULL, &err) == NULL);
+    CHECK(strstr(err.message, "vertex 1") != NULL);
+    mn_ctrl_def d = mn_ctrl_default();
+    d.name = "c0";
+    CHECK(mn_rig_add_ctrl(rig, &d, &err) == -1);
+    free(x);
+    mn_rig_destroy(rig);
+}
+
+/* With noise the fit is at least as good as each bone's own rigid (Kabsch) fit. */
+static void test_noise_vs_kabsch(void) {
+    mn_rig* rig = make_tube(3, 5, 21, 10, MN_CTRL_POINT, 0);
+    int n = rig->nverts;
+    mn_xform truth[5], pose[5], kab[5];
+    random_pose(rig, truth, 0.5, 0.1);
+    double* x = malloc((size_t)n * 3 * sizeof(double));
+    mn_rig_deform(rig, truth, x);
+    double diag = mn_rig_bbox_diagonal(rig);
+    for (int i = 0; i < 3 * n; i++) x[i] += 0.01 * diag * rnd();
+    mn_fitter* f = mn_fitter_create(rig, NULL, NULL);
+    mn_rig_rest_pose(rig, kab);
+    mn_fit_init_kabsch(f, x, kab);
+    double rms_k, rms_f;
+    mn_rig_error(rig, kab, x, &rms_k, NULL);
+    memcpy(pose, kab, sizeof pose);
+    mn_fit_result res;
+    mn_fit(f, x, pose, NULL, &res);
+    rms_f = res.rms;
+    CHECK(rms_f <= rms_k);
+    CHECK(rms_f < 0.01 * diag);
+    mn_fitter_destroy(f);
+    free(x);
+    mn_rig_destroy(rig);
+}
+
+int main(int argc, char** argv) {
+    mn_test_init(argc, argv);
+    RUN(test_deform);
+    RUN(test_energy_gradient);
+    RUN(test_recover_points_3d);
+    RUN(test_recover_bones_3d);
+    RUN(test_recover_points_2d);
+    RUN(test_recover_bones_2d);
+    RUN(test_recover_cage);
+    RUN(test_track_fixed_no_alloc);
+    RUN(test_singular_fixed_set);
+    RUN(test_bad_input);
+    RUN(test_noise_vs_kabsch);
+    return mn_test_report();
+}
