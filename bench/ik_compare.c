@@ -1,0 +1,360 @@
+/* marionette bench ik --compare: Welman 1993, 4.3, Fig. 4.4 and 4.5, for every method.
+ *
+ * Welman compares the Jacobian transpose and CCD on "a pair of inverse kinematic problems"
+ * for a manipulator of 7 degrees of freedom with no joint limits, a position goal well
+ * inside the reach (Fig. 4.4) and one near its edge, where the chain must approach a
+ * singular configuration (Fig. 4.5), each solved "to varying degrees of accuracy" from
+ * 1e-1 down to 1e-6, and plots the time against the accuracy requested.
+ *
+ * The thesis gives neither the link lengths nor the poses, so this bench documents its
+ * own: seven unit links, hinge axes alternating z, y, z, y, ... (each link along the
+ * previous frame's x), reach 7; the initial pose and both targets come from forward
+ * kinematics of fixed poses, so both targets are certainly reachable:
+ *
+ *     initial  q = ( 0.4,  0.3, -0.4,  0.3,  0.4,  0.3, -0.4)
+ *     inside   q = ( 1.2,  0.7, -0.9,  1.0,  0.8, -0.6,  0.7)    about half the reach
+ *     edge     q = (-0.3,  0.10, 0.08, -0.09, 0.07, 0.06, -0.05)  about 99% of the reach
+ *
+ * Every method of ik.h runs through mn_ik_solve with its defaults except tol_pos = tol,
+ * a large iteration budget, limits off (the chain has none) and a time budget per solve
+ * (--timeout-ms). Each case is solved --repeat times from the initial pose; the median
+ * time is reported. A method this build or this chain does not support reports its
+ * status and is left out of the plot.
+ *
+ * Output: one key=value line per (method, target, tol):
+ *     method=ccd target=inside tol=1e-03 solved=1 status=OK iters=12 us=35.1 pos_err=8.1e-04
+ * then the same as a table on lines starting with '#', and an SVG plot (--svg FILE) of
+ * time against accuracy on log-log axes, one panel per target, one line per method. */
+#include "ik_compare.h"
+
+#include <marionette/ik.h>
+#include <marionette/io.h>
+#include <marionette/model.h>
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bench_util.h"
+#include "cli.h"
+
+enum { NTOL = 6, NTARGET = 2, NDOF = 7 };
+static const double tols[NTOL] = {1e-1, 1e-2, 1e-3, 1e-4, 1e-5, 1e-6};
+static const char* const target_names[NTARGET] = {"inside", "edge"};
+static const double q_initial[NDOF] = {0.4, 0.3, -0.4, 0.3, 0.4, 0.3, -0.4};
+static const double q_targets[NTARGET][NDOF] = {{1.2, 0.7, -0.9, 1.0, 0.8, -0.6, 0.7},
+                                                {-0.3, 0.10, 0.08, -0.09, 0.07, 0.06, -0.05}};
+
+typedef struct cell {
+    int solved;
+    mn_status status;
+    int iters;
+    double us, pos_err;
+} cell;
+
+static void usage(FILE* f) {
+    fprintf(f,
+            "usage: marionette bench ik --compare [--svg ik_compare.svg] [--repeat 5]\n"
+            "                                     [--timeout-ms 2000] [--method NAME]\n"
+            "\n"
+            "Welman 1993, 4.3 (Fig. 4.4, 4.5): a 7-DOF chain (unit links, hinges alternating\n"
+            "about z and y, no limits), a position target inside the reach and one near its\n"
+            "edge, solved to tolerances 1e-1 .. 1e-6 by every method from the same initial pose.\n"
+            "Prints one line per case:\n"
+            "  method target tol solved status iters us (median of --repeat) pos_err\n"
+            "then a table (lines starting with '#') and writes an SVG plot of time against\n"
+            "accuracy, log-log, one panel per target (--svg, default ik_compare.svg).\n"
+            "--method NAME runs only that method (lm, dls, pinv, jt, ccd, fabrik, analytic).\n");
+}
+
+static mn_model* welman_chain(void) {
+    static const char* names[NDOF] = {"j1", "j2", "j3", "j4", "j5", "j6", "j7"};
+    mn_spec* s = mn_spec_create("welman7");
+    if (!s) return NULL;
+    int parent = -1;
+    mn_error err;
+    for (int i = 0; i < NDOF; i++) {
+        mn_joint_def j = mn_joint_default();
+        j.name = names[i];
+        j.parent = parent;
+        j.type = MN_JOINT_HINGE;
+        j.offset = mn_v3(i ? 1.0 : 0.0, 0, 0);
+        j.axis = (i % 2) ? mn_v3(0, 1, 0) : mn_v3(0, 0, 1);
+        parent = mn_spec_add_joint(s, &j, &err);
+        if (parent < 0) {
+            mn_spec_destroy(s);
+            return NULL;
+        }
+    }
+    mn_joint_def e = mn_joint_default();
+    e.name = "end";
+    e.parent = parent;
+    e.offset = mn_v3(1.0, 0, 0);
+    if (mn_spec_add_joint(s, &e, &err) < 0) {
+        mn_spec_destroy(s);
+        return NULL;
+    }
+    mn_model* m = mn_model_compile(s, &err);
+    mn_spec_destroy(s);
+    return m;
+}
+
+static int cmp_double(const void* a, const void* b) {
+    double x = *(const double*)a, y = *(const double*)b;
+    return (x > y) - (x < y);
+}
+
+/* ---- SVG ------------------------------------------------------------------------------- */
+
+typedef struct sbuf {
+    char* s;
+    size_t len, cap;
+    int failed;
+} sbuf;
+
+#if defined(__GNUC__)
+__attribute__((format(printf, 2, 3)))
+#endif
+static void sb_printf(sbuf* b, const char* fmt, ...) {
+    if (b->failed) return;
+    for (;;) {
+        va_list ap;
+        va_start(ap, fmt);
+        int n = vsnprintf(b->s ? b->s + b->len : NULL, b->s ? b->cap - b->len : 0, fmt, ap);
+        va_end(ap);
+        if (n < 0) {
+            b->failed = 1;
+            return;
+        }
+        if (b->s && b->len + (size_t)n < b->cap) {
+            b->len += (size_t)n;
+            return;
+        }
+        size_t cap = (b->cap ? b->cap * 2 : 4096) + (size_t)n;
+        char* t = realloc(b->s, cap);
+        if (!t) {
+            b->failed = 1;
+            return;
+        }
+        b->s = t;
+        b->cap = cap;
+    }
+}
+
+static const char* const colors[MN_IK_METHOD_COUNT] = {"#1f77b4", "#ff7f0e", "#2ca02c", "#d62728",
+                                                       "#9467bd", "#8c564b", "#e377c2"};
+
+/* Time (us) against tolerance, log-log; tolerance decreasing to the right as in Welman's
+ * plots. One panel per target, a shared legend. */
+static int write_svg(const char* path, cell res[MN_IK_METHOD_COUNT][NTARGET][NTOL], const int* run) {
+    const double W = 900, H = 420, pw = 360, ph = 280, top = 50, left[2] = {80, 500};
+    double lo = INFINITY, hi = 0;
+    for (int mth = 0; mth < MN_IK_METHOD_COUNT; mth++)
+        for (int t = 0; t < NTARGET; t++)
+            for (int k = 0; k < NTOL; k++)
+                if (run[mth] && res[mth][t][k].solved && res[mth][t][k].us > 0) {
+                    if (res[mth][t][k].us < lo) lo = res[mth][t][k].us;
+                    if (res[mth][t][k].us > hi) hi = res[mth][t][k].us;
+                }
+    if (!(hi > 0)) lo = 1, hi = 10;
+    double ylo = floor(log10(lo)), yhi = ceil(log10(hi));
+    if (yhi <= ylo) yhi = ylo + 1;
+    sbuf b = {0};
+    sb_printf(&b,
+              "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+              "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" height=\"%.0f\" viewBox=\"0 0 %.0f %.0f\" "
+              "font-family=\"sans-serif\" font-size=\"12\">\n"
+              "<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n"
+              "<text x=\"%.0f\" y=\"24\" text-anchor=\"middle\" font-size=\"15\">Welman Fig. 4.4/4.5: time against "
+              "accuracy, 7-DOF chain</text>\n",
+              W, H, W, H, W / 2);
+    for (int t = 0; t < NTARGET; t++) {
+        double x0 = left[t], y0 = top;
+        sb_printf(&b, "<g>\n<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">target %s</text>\n", x0 + pw / 2,
+                  y0 - 8, target_names[t]);
+        sb_printf(&b, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"none\" stroke=\"black\"/>\n", x0,
+                  y0, pw, ph);
+        for (int k = 0; k < NTOL; k++) { /* x grid: one tick per tolerance */
+            double x = x0 + pw * k / (NTOL - 1);
+            sb_printf(&b,
+                      "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#ddd\"/>\n"
+                      "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">1e-%d</text>\n",
+                      x, y0, x, y0 + ph, x, y0 + ph + 16, k + 1);
+        }
+        for (double e = ylo; e <= yhi + 1e-9; e += 1) { /* y grid: decades */
+            double y = y0 + ph - ph * (e - ylo) / (yhi - ylo);
+            sb_printf(&b,
+                      "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#ddd\"/>\n"
+                      "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\">1e%+d</text>\n",
+                      x0, y, x0 + pw, y, x0 - 5, y + 4, (int)e);
+        }
+        sb_printf(&b, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">tolerance (convergence criterion)</text>\n",
+                  x0 + pw / 2, y0 + ph + 34);
+        sb_printf(&b,
+                  "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\" transform=\"rotate(-90 %.1f %.1f)\">time "
+                  "(microseconds)</text>\n",
+                  x0 - 52, y0 + ph / 2, x0 - 52, y0 + ph / 2);
+        for (int mth = 0; mth < MN_IK_METHOD_COUNT; mth++) {
+            if (!run[mth]) continue;
+            int open = 0;
+            for (int k = 0; k < NTOL; k++) {
+                const cell* c = &res[mth][t][k];
+                if (!c->solved || !(c->us > 0)) {
+                    if (open) sb_printf(&b, "\"/>\n");
+                    open = 0;
+                    continue;
+                }
+                double x = x0 + pw * k / (NTOL - 1);
+                double y = y0 + ph - ph * (log10(c->us) - ylo) / (yhi - ylo);
+                if (!open)
+                    sb_printf(&b, "<polyline fill=\"none\" stroke=\"%s\" stroke-width=\"2\" points=\"", colors[mth]);
+                sb_printf(&b, "%.1f,%.1f ", x, y);
+                open = 1;
+            }
+            if (open) sb_printf(&b, "\"/>\n");
+            for (int k = 0; k < NTOL; k++) {
+                const cell* c = &res[mth][t][k];
+                if (!c->solved || !(c->us > 0)) continue;
+                double x = x0 + pw * k / (NTOL - 1);
+                double y = y0 + ph - ph * (log10(c->us) - ylo) / (yhi - ylo);
+                sb_printf(&b, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"3\" fill=\"%s\"/>\n", x, y, colors[mth]);
+            }
+        }
+        sb_printf(&b, "</g>\n");
+    }
+    double lx = 80, ly = H - 22;
+    for (int mth = 0; mth < MN_IK_METHOD_COUNT; mth++) {
+        if (!run[mth]) continue;
+        sb_printf(&b,
+                  "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"%s\" stroke-width=\"3\"/>"
+                  "<text x=\"%.1f\" y=\"%.1f\">%s</text>\n",
+                  lx, ly, lx + 22, ly, colors[mth], lx + 27, ly + 4, mn_ik_method_name((mn_ik_method)mth));
+        lx += 110;
+    }
+    sb_printf(&b, "</svg>\n");
+    if (b.failed) {
+        free(b.s);
+        fprintf(stderr, "marionette bench ik: out of memory writing the plot\n");
+        return MN_EXIT_INPUT;
+    }
+    mn_error err;
+    mn_status st = mn_write_file_atomic(path, b.s, b.len, &err);
+    free(b.s);
+    if (st != MN_OK) return mn_cli_input_error(&err);
+    return MN_EXIT_OK;
+}
+
+/* ---- the experiment ---------------------------------------------------------------------- */
+
+int mn_bench_ik_compare(int argc, char** argv) {
+    if (mn_cli_wants_help(argc, argv)) {
+        usage(stdout);
+        return MN_EXIT_OK;
+    }
+    const char* svg = "ik_compare.svg";
+    int repeat = 5, only = -1;
+    double timeout_ms = 2000;
+    for (int i = 1; i < argc; i++) {
+        const char* a = argv[i];
+        if (!strcmp(a, "--compare")) continue;
+        if (i + 1 >= argc) return mn_cli_usage_error("bench ik", "%s: missing value (or unknown option)", a);
+        const char* v = argv[++i];
+        if (!strcmp(a, "--svg")) {
+            svg = v;
+        } else if (!strcmp(a, "--repeat")) {
+            if (!mn_cli_parse_int(v, &repeat) || repeat < 1 || repeat > 1000)
+                return mn_cli_usage_error("bench ik", "--repeat: '%s' is not an integer in [1, 1000]", v);
+        } else if (!strcmp(a, "--timeout-ms")) {
+            if (!mn_cli_parse_double(v, &timeout_ms) || !(timeout_ms > 0))
+                return mn_cli_usage_error("bench ik", "--timeout-ms: '%s' is not a positive number", v);
+        } else if (!strcmp(a, "--method")) {
+            only = mn_ik_method_parse(v);
+            if (only < 0) return mn_cli_usage_error("bench ik", "--method: unknown method '%s'", v);
+        } else {
+            return mn_cli_usage_error("bench ik", "unknown option '%s'", a);
+        }
+    }
+
+    mn_model* m = welman_chain();
+    mn_data* d = m ? mn_data_create(m, 0) : NULL;
+    double* times = malloc(sizeof(double) * (size_t)repeat);
+    static cell res[MN_IK_METHOD_COUNT][NTARGET][NTOL];
+    int run[MN_IK_METHOD_COUNT];
+    if (!m || !d || !times) {
+        fprintf(stderr, "marionette bench ik: could not build the 7-DOF chain\n");
+        free(times);
+        mn_data_destroy(d);
+        mn_model_destroy(m);
+        return MN_EXIT_INPUT;
+    }
+    int tip = mn_model_find_joint(m, "end");
+    mn_vec3 targets[NTARGET];
+    for (int t = 0; t < NTARGET; t++) {
+        memcpy(d->q, q_targets[t], sizeof q_targets[t]);
+        mn_fk(m, d);
+        targets[t] = d->xf[tip].p;
+    }
+    printf("bench=ik_compare chain=welman7 dof=%d reach=7 inside_dist=%.4f edge_dist=%.4f repeat=%d timeout_ms=%g\n",
+           NDOF, mn_vec3_norm(targets[0]), mn_vec3_norm(targets[1]), repeat, timeout_ms);
+
+    for (int mth = 0; mth < MN_IK_METHOD_COUNT; mth++) {
+        run[mth] = only < 0 || only == mth;
+        if (!run[mth]) continue;
+        for (int t = 0; t < NTARGET; t++)
+            for (int k = 0; k < NTOL; k++) {
+                mn_ik_problem p = mn_ik_problem_default();
+                p.base = -1;
+                p.tip = tip;
+                p.target_pos = targets[t];
+                mn_ik_options o = mn_ik_default();
+                o.method = (mn_ik_method)mth;
+                o.tol_pos = tols[k];
+                o.max_iters = 1000000;
+                o.timeout_ms = timeout_ms;
+                o.respect_limits = 0;
+                mn_ik_result r;
+                cell* c = &res[mth][t][k];
+                for (int rep = 0; rep < repeat; rep++) {
+                    memcpy(d->q, q_initial, sizeof q_initial);
+                    mn_ik_solve(m, d, &p, &o, &r);
+                    times[rep] = r.time_us;
+                }
+                qsort(times, (size_t)repeat, sizeof *times, cmp_double);
+                c->status = r.status;
+                c->solved = r.status == MN_OK;
+                c->iters = r.iters;
+                c->us = times[repeat / 2];
+                c->pos_err = r.pos_err;
+                printf("method=%s target=%s tol=%.0e solved=%d status=%s iters=%d us=%.1f pos_err=%.2e\n",
+                       mn_ik_method_name((mn_ik_method)mth), target_names[t], tols[k], c->solved,
+                       mn_status_name(c->status), c->iters, c->us, c->pos_err);
+                fflush(stdout);
+            }
+    }
+
+    /* the table: microseconds (or the status when not solved), one row per method */
+    for (int t = 0; t < NTARGET; t++) {
+        printf("# target %s (%.4f from the base, reach 7): median microseconds to tolerance\n# %-9s",
+               target_names[t], mn_vec3_norm(targets[t]), "method");
+        for (int k = 0; k < NTOL; k++) printf(" %12.0e", tols[k]);
+        printf("\n");
+        for (int mth = 0; mth < MN_IK_METHOD_COUNT; mth++) {
+            if (!run[mth]) continue;
+            printf("# %-9s", mn_ik_method_name((mn_ik_method)mth));
+            for (int k = 0; k < NTOL; k++) {
+                const cell* c = &res[mth][t][k];
+                if (c->solved) printf(" %12.1f", c->us);
+                else printf(" %12s", mn_status_name(c->status));
+            }
+            printf("\n");
+        }
+    }
+    int rc = write_svg(svg, res, run);
+    if (rc == MN_EXIT_OK) printf("# plot written to %s\n", svg);
+    free(times);
+    mn_data_destroy(d);
+    mn_model_destroy(m);
+    return rc;
+}
