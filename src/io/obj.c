@@ -91,7 +91,7 @@ mn_status mn_obj_read_mem(const char* text, size_t len, const char* name, mn_mes
             for (int k = 0; k < 3; k++) {
                 char* e;
                 s = skip_ws(s);
-                if (!mn_parse_double(s, &e, &xyz[k])) {
+                if (!mn_parse_double(s, &e, &xyz[k]) || (*e && *e != ' ' && *e != '\t' && *e != '\r')) {
                     st = mn_error_set(err, MN_ERR_PARSE, name, line, "v",
                                       "expected 3 finite coordinates");
                     break;
