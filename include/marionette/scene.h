@@ -1,0 +1,52 @@
+/* marionette scene: a JSON file that names handles, constraints and drags on one figure
+ * (schema and examples in docs/scene.md). A scene is read once, then bound to a model and
+ * its data, which builds a constraint system (constrain.h) with joint names resolved; drags
+ * may follow a path over frames.
+ *
+ * Every error names the file, the line and the field ("pose.json:12: constraints[1].normal:
+ * degenerate plane normal (zero length)"); a scene that fails to read or bind applies
+ * nothing: no system is returned and the figure's state is not touched. */
+#ifndef MARIONETTE_SCENE_H
+#define MARIONETTE_SCENE_H
+
+#include <stddef.h>
+
+#include "base.h"
+#include "constrain.h"
+#include "model.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct mn_scene mn_scene;
+
+/* Reads and checks a scene (syntax, keys, types, finite numbers, handle references,
+ * degenerate planes and lines, empty polygons, cyclic equalities). */
+mn_status mn_scene_read(const char* path, mn_scene** out, mn_error* err);
+/* The same from memory; name is used in messages. */
+mn_status mn_scene_read_mem(const char* text, size_t len, const char* name, mn_scene** out,
+                            mn_error* err);
+void mn_scene_destroy(mn_scene* sc);
+
+/* Frames the scene's drags run over (the "frames" member, default 1). */
+int mn_scene_frames(const mn_scene* sc);
+/* The "solver" member as an mn_csolver, or -1 when the scene does not name one. */
+int mn_scene_solver(const mn_scene* sc);
+/* The "iterations" member (per-frame budget), or 0 when not given. */
+int mn_scene_iterations(const mn_scene* sc);
+
+/* Builds a system over (m, d): joint names resolved, pins and orientations without a
+ * target fixed where their handle is now, drag start points recorded. On failure *out is
+ * NULL, err names the field, and d is untouched. The system is the caller's to destroy;
+ * it refers to m and d. */
+mn_status mn_scene_bind(mn_scene* sc, const mn_model* m, mn_data* d, mn_csys** out,
+                        mn_error* err);
+/* Sets every drag's target for frame f in [0, frames): a path is sampled linearly with
+ * its points spread evenly over the frames. Needs a successful bind. */
+mn_status mn_scene_apply_frame(const mn_scene* sc, mn_csys* s, int frame);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

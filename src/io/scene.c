@@ -1,0 +1,771 @@
+/* Scene files: handles, constraints and drags in JSON (docs/scene.md), read with cJSON.
+ *
+ * cJSON keeps no line numbers, so a failing field is found again in the text by walking
+ * the same path (members and elements) with a small scanner; a syntax error takes its line
+ * from cJSON's error position. */
+#include <marionette/scene.h>
+
+#include <cjson/cJSON.h>
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "io/io_internal.h"
+
+#define NAME_CAP 64
+
+typedef struct sc_handle {
+    char name[NAME_CAP];
+    mn_handle_type type;
+    char joint[128];
+    int has_joint;
+    mn_vec3 point;
+} sc_handle;
+
+typedef struct sc_con {
+    mn_constraint_def def;
+    char name[NAME_CAP];
+    int has_target;
+} sc_con;
+
+enum { DRAG_TO = 0, DRAG_BY, DRAG_PATH };
+
+typedef struct sc_drag {
+    int handle;
+    int kind;
+    mn_vec3 v;
+    int npath;
+    mn_vec3* path;
+    int relative;
+    double weight;
+    int priority;
+    mn_vec3 start;   /* handle position when bound */
+} sc_drag;
+
+struct mn_scene {
+    char file[256];
+    char* text;
+    size_t len;
+    int frames, solver, iterations;
+    int nh, nc, nd;
+    sc_handle* h;
+    sc_con* c;
+    sc_drag* d;
+    int bound;
+};
+
+/* ---- locating a field in the text ------------------------------------------------------ */
+
+typedef struct comp {
+    const char* key; /* member name, or NULL for an array element */
+    int index;
+} comp;
+
+static size_t skip_ws(const char* t, size_t n, size_t i) {
+    while (i < n && (t[i] == ' ' || t[i] == '\t' || t[i] == '\n' || t[i] == '\r')) i++;
+    return i;
+}
+
+static size_t skip_string(const char* t, size_t n, size_t i) {
+    i++;
+    while (i < n && t[i] != '"') i += t[i] == '\\' ? 2 : 1;
+    return i < n ? i + 1 : n;
+}
+
+static size_t skip_value(const char* t, size_t n, size_t i) {
+    i = skip_ws(t, n, i);
+    if (i >= n) return n;
+    if (t[i] == '"') return skip_string(t, n, i);
+    if (t[i] == '{' || t[i] == '[') {
+        int depth = 0;
+        while (i < n) {
+            if (t[i] == '"') {
+                i = skip_string(t, n, i);
+                continue;
+            }
+            if (t[i] == '{' || t[i] == '[') depth++;
+            else if (t[i] == '}' || t[i] == ']') {
+                if (--depth == 0) return i + 1;
+            }
+            i++;
+        }
+        return n;
+    }
+    while (i < n && t[i] != ',' && t[i] != '}' && t[i] != ']' && t[i] != ' ' && t[i] != '\n' && t[i] != '\r' &&
+           t[i] != '\t')
+        i++;
+    return i;
+}
+
+/* Offset of the deepest part of the path found (the member's key, or the element). */
+static size_t locate(const char* t, size_t n, const comp* c, int nc) {
+    size_t i = skip_ws(t, n, 0), best = i;
+    for (int k = 0; k < nc; k++) {
+        i = skip_ws(t, n, i);
+        if (i >= n) return best;
+        if (c[k].key) {
+            if (t[i] != '{') return best;
+            i++;
+            size_t klen = strlen(c[k].key);
+            int found = 0;
+            while (i < n) {
+                i = skip_ws(t, n, i);
+                if (i >= n || t[i] != '"') return best;
+                size_t ks = i;
+                size_t ke = skip_string(t, n, i);
+                int match = ke - ks == klen + 2 && !strncmp(t + ks + 1, c[k].key, klen);
+                i = skip_ws(t, n, ke);
+                if (i >= n || t[i] != ':') return best;
+                i = skip_ws(t, n, i + 1);
+                if (match) {
+                    best = ks;
+                    found = 1;
+                    break;
+                }
+                i = skip_ws(t, n, skip_value(t, n, i));
+                if (i < n && t[i] == ',') i++;
+                else return best;
+            }
+            if (!found) return best;
+        } else {
+            if (t[i] != '[') return best;
+            i++;
+            for (int e = 0;; e++) {
+                i = skip_ws(t, n, i);
+                if (i >= n || t[i] == ']') return best;
+                if (e == c[k].index) {
+                    best = i;
+                    break;
+                }
+                i = skip_ws(t, n, skip_value(t, n, i));
+                if (i < n && t[i] == ',') i++;
+                else return best;
+            }
+        }
+    }
+    return best;
+}
+
+static int line_of(const char* t, size_t n, size_t off) {
+    int line = 1;
+    for (size_t i = 0; i < off && i < n; i++)
+        if (t[i] == '\n') line++;
+    return line;
+}
+
+/* The reading context: the text, the path of the value being read. */
+typedef struct ctx {
+    const char* file;
+    const char* text;
+    size_t len;
+    comp path[6];
+    int depth;
+    mn_error* err;
+} ctx;
+
+static void push_key(ctx* x, const char* key) {
+    x->path[x->depth].key = key;
+    x->path[x->depth].index = 0;
+    x->depth++;
+}
+static void push_index(ctx* x, int i) {
+    x->path[x->depth].key = NULL;
+    x->path[x->depth].index = i;
+    x->depth++;
+}
+static void pop(ctx* x) { x->depth--; }
+
+static void path_string(const ctx* x, char* out, size_t cap) {
+    size_t o = 0;
+    out[0] = 0;
+    for (int k = 0; k < x->depth && o < cap; k++) {
+        if (x->path[k].key) o += (size_t)snprintf(out + o, cap - o, "%s%s", k ? "." : "", x->path[k].key);
+        else o += (size_t)snprintf(out + o, cap - o, "[%d]", x->path[k].index);
+    }
+}
+
+static mn_status fail(ctx* x, mn_status st, const char* fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+static mn_status fail(ctx* x, mn_status st, const char* fmt, ...) {
+    char field[64], text[400];
+    path_string(x, field, sizeof field);
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(text, sizeof text, fmt, ap);
+    va_end(ap);
+    int line = line_of(x->text, x->len, locate(x->text, x->len, x->path, x->depth));
+    return mn_error_set(x->err, st, x->file, line, field[0] ? field : "scene", "%s", text);
+}
+
+/* ---- typed members --------------------------------------------------------------------- */
+
+static mn_status get_vec(ctx* x, const cJSON* o, const char* key, double* out, int n, int* present) {
+    const cJSON* it = cJSON_GetObjectItemCaseSensitive(o, key);
+    if (present) *present = it != NULL;
+    if (!it) return MN_OK;
+    push_key(x, key);
+    if (!cJSON_IsArray(it) || cJSON_GetArraySize(it) != n) return fail(x, MN_ERR_PARSE, "expected an array of %d numbers", n);
+    int k = 0;
+    const cJSON* e;
+    cJSON_ArrayForEach(e, it) {
+        if (!cJSON_IsNumber(e) || !isfinite(e->valuedouble)) {
+            push_index(x, k);
+            return fail(x, MN_ERR_PARSE, "not a finite number");
+        }
+        out[k++] = e->valuedouble;
+    }
+    pop(x);
+    return MN_OK;
+}
+
+static mn_status get_v3(ctx* x, const cJSON* o, const char* key, mn_vec3* v, int* present) {
+    double a[3];
+    mn_status st = get_vec(x, o, key, a, 3, present);
+    if (st == MN_OK && (!present || *present)) *v = mn_v3(a[0], a[1], a[2]);
+    return st;
+}
+
+static mn_status get_num(ctx* x, const cJSON* o, const char* key, double* v, double lo, double hi) {
+    const cJSON* it = cJSON_GetObjectItemCaseSensitive(o, key);
+    if (!it) return MN_OK;
+    push_key(x, key);
+    if (!cJSON_IsNumber(it) || !isfinite(it->valuedouble)) return fail(x, MN_ERR_PARSE, "expected a finite number");
+    if (it->valuedouble < lo || it->valuedouble > hi) return fail(x, MN_ERR_PARSE, "must be in [%g, %g]", lo, hi);
+    *v = it->valuedouble;
+    pop(x);
+    return MN_OK;
+}
+
+static mn_status get_int(ctx* x, const cJSON* o, const char* key, int* v, int lo, int hi) {
+    double d = *v;
+    mn_status st = get_num(x, o, key, &d, lo, hi);
+    if (st != MN_OK) return st;
+    if (d != floor(d)) {
+        push_key(x, key);
+        return fail(x, MN_ERR_PARSE, "expected an integer");
+    }
+    *v = (int)d;
+    return MN_OK;
+}
+
+static mn_status get_bool(ctx* x, const cJSON* o, const char* key, int* v) {
+    const cJSON* it = cJSON_GetObjectItemCaseSensitive(o, key);
+    if (!it) return MN_OK;
+    push_key(x, key);
+    if (!cJSON_IsBool(it)) return fail(x, MN_ERR_PARSE, "expected true or false");
+    *v = cJSON_IsTrue(it);
+    pop(x);
+    return MN_OK;
+}
+
+/* A string member copied into out (cap bytes); required when req. */
+static mn_status get_str(ctx* x, const cJSON* o, const char* key, char* out, size_t cap, int req, int* present) {
+    const cJSON* it = cJSON_GetObjectItemCaseSensitive(o, key);
+    if (present) *present = it != NULL;
+    if (!it) {
+        if (!req) return MN_OK;
+        return fail(x, MN_ERR_PARSE, "missing member \"%s\"", key);
+    }
+    push_key(x, key);
+    if (!cJSON_IsString(it) || !it->valuestring[0]) return fail(x, MN_ERR_PARSE, "expected a non-empty string");
+    if (strlen(it->valuestring) >= cap) return fail(x, MN_ERR_PARSE, "longer than %zu characters", cap - 1);
+    memcpy(out, it->valuestring, strlen(it->valuestring) + 1);
+    pop(x);
+    return MN_OK;
+}
+
+/* Every member of o must be one of the allowed keys (a typo is an error, not a default). */
+static mn_status check_keys(ctx* x, const cJSON* o, const char* const* keys) {
+    const cJSON* it;
+    cJSON_ArrayForEach(it, o) {
+        int ok = 0;
+        for (int k = 0; keys[k] && !ok; k++) ok = !strcmp(it->string, keys[k]);
+        if (!ok) {
+            push_key(x, it->string);
+            return fail(x, MN_ERR_PARSE, "unknown member \"%s\"", it->string);
+        }
+    }
+    return MN_OK;
+}
+
+static int find_handle(const mn_scene* sc, const char* name) {
+    for (int i = 0; i < sc->nh; i++)
+        if (!strcmp(sc->h[i].name, name)) return i;
+    return -1;
+}
+
+/* A member naming a handle of the scene. */
+static mn_status get_handle_ref(ctx* x, const mn_scene* sc, const cJSON* o, const char* key, int req, int* out) {
+    char name[NAME_CAP];
+    int present = 0;
+    mn_status st = get_str(x, o, key, name, sizeof name, req, &present);
+    if (st != MN_OK || !present) return st;
+    *out = find_handle(sc, name);
+    if (*out < 0) {
+        push_key(x, key);
+        return fail(x, MN_ERR_NOTFOUND, "no handle named \"%s\"", name);
+    }
+    return MN_OK;
+}
+
+/* ---- the three arrays ------------------------------------------------------------------ */
+
+static const char* const handle_keys[] = {"name", "type", "joint", "point", "comment", NULL};
+
+static mn_status read_handle(ctx* x, mn_scene* sc, const cJSON* o, sc_handle* h) {
+    if (!cJSON_IsObject(o)) return fail(x, MN_ERR_PARSE, "expected an object");
+    mn_status st = check_keys(x, o, handle_keys);
+    if (st != MN_OK) return st;
+    if ((st = get_str(x, o, "name", h->name, sizeof h->name, 1, NULL)) != MN_OK) return st;
+    if (find_handle(sc, h->name) >= 0) {
+        push_key(x, "name");
+        return fail(x, MN_ERR_PARSE, "duplicate handle name \"%s\"", h->name);
+    }
+    char type[32] = "point";
+    if ((st = get_str(x, o, "type", type, sizeof type, 0, NULL)) != MN_OK) return st;
+    if (!strcmp(type, "point")) h->type = MN_HANDLE_POINT;
+    else if (!strcmp(type, "orientation")) h->type = MN_HANDLE_ORIENT;
+    else if (!strcmp(type, "com")) h->type = MN_HANDLE_COM;
+    else {
+        push_key(x, "type");
+        return fail(x, MN_ERR_PARSE, "unknown handle type \"%s\" (point, orientation, com)", type);
+    }
+    if ((st = get_str(x, o, "joint", h->joint, sizeof h->joint, h->type != MN_HANDLE_COM, &h->has_joint)) != MN_OK)
+        return st;
+    int has_point = 0;
+    h->point = mn_v3(0, 0, 0);
+    if ((st = get_v3(x, o, "point", &h->point, &has_point)) != MN_OK) return st;
+    if (has_point && h->type != MN_HANDLE_POINT) {
+        push_key(x, "point");
+        return fail(x, MN_ERR_PARSE, "only a point handle has a point");
+    }
+    return MN_OK;
+}
+
+static const char* const con_keys[] = {"name",   "type",    "handle", "handle2", "target",   "origin",  "normal", "direction",
+                                       "polygon", "up",     "margin", "weight",  "priority", "enabled", "comment", NULL};
+
+static int uf_root(int* uf, int i) {
+    while (uf[i] != i) i = uf[i];
+    return i;
+}
+
+static mn_status read_con(ctx* x, mn_scene* sc, const cJSON* o, sc_con* c, int* uf) {
+    if (!cJSON_IsObject(o)) return fail(x, MN_ERR_PARSE, "expected an object");
+    mn_status st = check_keys(x, o, con_keys);
+    if (st != MN_OK) return st;
+    mn_constraint_def* d = &c->def;
+    *d = mn_constraint_default();
+    if ((st = get_str(x, o, "name", c->name, sizeof c->name, 0, NULL)) != MN_OK) return st;
+    char type[32];
+    if ((st = get_str(x, o, "type", type, sizeof type, 1, NULL)) != MN_OK) return st;
+    int t = mn_constraint_type_parse(type);
+    if (t < 0) {
+        push_key(x, "type");
+        return fail(x, MN_ERR_PARSE, "unknown constraint type \"%s\" (pin, plane, line, orient, equal, balance)", type);
+    }
+    d->type = (mn_constraint_type)t;
+    if ((st = get_handle_ref(x, sc, o, "handle", 1, &d->handle)) != MN_OK) return st;
+    mn_handle_type ht = sc->h[d->handle].type;
+    if ((d->type == MN_CON_ORIENT) != (ht == MN_HANDLE_ORIENT)) {
+        push_key(x, "handle");
+        return fail(x, MN_ERR_PARSE, "a %s constraint cannot take the %s handle \"%s\"", type, mn_handle_type_name(ht),
+                    sc->h[d->handle].name);
+    }
+    if ((st = get_num(x, o, "weight", &d->weight, 1e-12, 1e12)) != MN_OK) return st;
+    if ((st = get_int(x, o, "priority", &d->priority, 0, 1000)) != MN_OK) return st;
+    if ((st = get_bool(x, o, "enabled", &d->enabled)) != MN_OK) return st;
+    int has = 0;
+    switch (d->type) {
+    case MN_CON_PIN: st = get_v3(x, o, "target", &d->target, &c->has_target); break;
+    case MN_CON_ORIENT: {
+        double q[4];
+        st = get_vec(x, o, "target", q, 4, &c->has_target);
+        if (st == MN_OK && c->has_target) {
+            mn_quat qq = mn_q4(q[0], q[1], q[2], q[3]);
+            if (!(mn_quat_norm(qq) > 1e-9)) {
+                push_key(x, "target");
+                return fail(x, MN_ERR_PARSE, "zero quaternion");
+            }
+            d->target_rot = mn_quat_normalize(qq);
+        }
+        break;
+    }
+    case MN_CON_PLANE:
+    case MN_CON_LINE: {
+        const char* dk = d->type == MN_CON_PLANE ? "normal" : "direction";
+        if ((st = get_v3(x, o, "origin", &d->origin, &has)) != MN_OK) return st;
+        if (!has) return fail(x, MN_ERR_PARSE, "missing member \"origin\"");
+        if ((st = get_v3(x, o, dk, &d->dir, &has)) != MN_OK) return st;
+        if (!has) return fail(x, MN_ERR_PARSE, "missing member \"%s\"", dk);
+        if (!(mn_vec3_norm(d->dir) > 1e-12)) {
+            push_key(x, dk);
+            return fail(x, MN_ERR_PARSE, "degenerate %s %s (zero length)", type, dk);
+        }
+        break;
+    }
+    case MN_CON_EQUAL: {
+        d->handle2 = -1;
+        if ((st = get_handle_ref(x, sc, o, "handle2", 1, &d->handle2)) != MN_OK) return st;
+        push_key(x, "handle2");
+        if (sc->h[d->handle2].type == MN_HANDLE_ORIENT) return fail(x, MN_ERR_PARSE, "an equality joins point or com handles");
+        if (d->handle2 == d->handle) return fail(x, MN_ERR_PARSE, "a handle equal to itself");
+        if (uf_root(uf, d->handle) == uf_root(uf, d->handle2))
+            return fail(x, MN_ERR_PARSE, "cyclic equalities: \"%s\" and \"%s\" are already equal through others",
+                        sc->h[d->handle].name, sc->h[d->handle2].name);
+        pop(x);
+        uf[uf_root(uf, d->handle)] = uf_root(uf, d->handle2);
+        break;
+    }
+    case MN_CON_BALANCE: {
+        const cJSON* p = cJSON_GetObjectItemCaseSensitive(o, "polygon");
+        push_key(x, "polygon");
+        if (!p) return fail(x, MN_ERR_PARSE, "missing support polygon");
+        if (!cJSON_IsArray(p)) return fail(x, MN_ERR_PARSE, "expected an array of [x, y, z] points");
+        int n = cJSON_GetArraySize(p);
+        if (n == 0) return fail(x, MN_ERR_PARSE, "empty support polygon");
+        if (n < 3 || n > MN_MAX_POLYGON) return fail(x, MN_ERR_PARSE, "support polygon needs 3 to %d points, has %d", MN_MAX_POLYGON, n);
+        pop(x);
+        for (int k = 0; k < n; k++) {
+            double a[3];
+            push_key(x, "polygon");
+            push_index(x, k);
+            const cJSON* e = cJSON_GetArrayItem(p, k);
+            int ok = cJSON_IsArray(e) && cJSON_GetArraySize(e) == 3;
+            for (int j = 0; ok && j < 3; j++) {
+                const cJSON* v = cJSON_GetArrayItem(e, j);
+                ok = cJSON_IsNumber(v) && isfinite(v->valuedouble);
+                if (ok) a[j] = v->valuedouble;
+            }
+            if (!ok) return fail(x, MN_ERR_PARSE, "expected [x, y, z] with finite numbers");
+            pop(x);
+            pop(x);
+            d->polygon[k] = mn_v3(a[0], a[1], a[2]);
+        }
+        d->npolygon = n;
+        if ((st = get_v3(x, o, "up", &d->up, &has)) != MN_OK) return st;
+        if (has && !(mn_vec3_norm(d->up) > 1e-12)) {
+            push_key(x, "up");
+            return fail(x, MN_ERR_PARSE, "zero up direction");
+        }
+        st = get_num(x, o, "margin", &d->margin, 0, 1e6);
+        break;
+    }
+    default: break;
+    }
+    if (st != MN_OK) return st;
+    /* members that belong to other types are errors, not silently ignored */
+    static const char* const only[][2] = {{"target", "pin/orient"}, {"origin", "plane/line"}, {"normal", "plane"},
+                                          {"direction", "line"},     {"handle2", "equal"},     {"polygon", "balance"},
+                                          {"up", "balance"},         {"margin", "balance"}};
+    for (size_t k = 0; k < sizeof only / sizeof only[0]; k++) {
+        if (!cJSON_GetObjectItemCaseSensitive(o, only[k][0])) continue;
+        if (strstr(only[k][1], type)) continue;
+        push_key(x, only[k][0]);
+        return fail(x, MN_ERR_PARSE, "\"%s\" belongs to %s constraints, not %s", only[k][0], only[k][1], type);
+    }
+    return MN_OK;
+}
+
+static const char* const drag_keys[] = {"handle", "target", "offset", "path", "relative", "weight", "priority", "comment", NULL};
+
+static mn_status read_drag(ctx* x, mn_scene* sc, const cJSON* o, sc_drag* g) {
+    if (!cJSON_IsObject(o)) return fail(x, MN_ERR_PARSE, "expected an object");
+    mn_status st = check_keys(x, o, drag_keys);
+    if (st != MN_OK) return st;
+    if ((st = get_handle_ref(x, sc, o, "handle", 1, &g->handle)) != MN_OK) return st;
+    if (sc->h[g->handle].type == MN_HANDLE_ORIENT) {
+        push_key(x, "handle");
+        return fail(x, MN_ERR_PARSE, "drag a point or com handle, not an orientation");
+    }
+    g->weight = 1;
+    g->priority = 1;
+    g->relative = 1;
+    if ((st = get_num(x, o, "weight", &g->weight, 1e-12, 1e12)) != MN_OK) return st;
+    if ((st = get_int(x, o, "priority", &g->priority, 0, 1000)) != MN_OK) return st;
+    if ((st = get_bool(x, o, "relative", &g->relative)) != MN_OK) return st;
+    int ht = 0, ho = 0;
+    if ((st = get_v3(x, o, "target", &g->v, &ht)) != MN_OK) return st;
+    if ((st = get_v3(x, o, "offset", &g->v, &ho)) != MN_OK) return st;
+    const cJSON* p = cJSON_GetObjectItemCaseSensitive(o, "path");
+    if (ht + ho + (p != NULL) != 1) return fail(x, MN_ERR_PARSE, "a drag has exactly one of \"target\", \"offset\", \"path\"");
+    g->kind = ht ? DRAG_TO : (ho ? DRAG_BY : DRAG_PATH);
+    if (p) {
+        push_key(x, "path");
+        int n = cJSON_IsArray(p) ? cJSON_GetArraySize(p) : 0;
+        if (n < 1) return fail(x, MN_ERR_PARSE, "expected a non-empty array of [x, y, z] points");
+        if (n > 100000) return fail(x, MN_ERR_PARSE, "more than 100000 points");
+        g->path = malloc(sizeof(mn_vec3) * (size_t)n);
+        if (!g->path) return mn_error_set(x->err, MN_ERR_NOMEM, x->file, 0, "path", "out of memory");
+        for (int k = 0; k < n; k++) {
+            const cJSON* e = cJSON_GetArrayItem(p, k);
+            double a[3];
+            int ok = cJSON_IsArray(e) && cJSON_GetArraySize(e) == 3;
+            for (int j = 0; ok && j < 3; j++) {
+                const cJSON* v = cJSON_GetArrayItem(e, j);
+                ok = cJSON_IsNumber(v) && isfinite(v->valuedouble);
+                if (ok) a[j] = v->valuedouble;
+            }
+            if (!ok) {
+                push_index(x, k);
+                return fail(x, MN_ERR_PARSE, "expected [x, y, z] with finite numbers");
+            }
+            g->path[k] = mn_v3(a[0], a[1], a[2]);
+        }
+        g->npath = n;
+        pop(x);
+    } else if (cJSON_GetObjectItemCaseSensitive(o, "relative")) {
+        push_key(x, "relative");
+        return fail(x, MN_ERR_PARSE, "\"relative\" applies to a path only");
+    }
+    return MN_OK;
+}
+
+static const char* const root_keys[] = {"solver", "frames", "iterations", "handles", "constraints", "drags", "comment", NULL};
+
+void mn_scene_destroy(mn_scene* sc) {
+    if (!sc) return;
+    for (int i = 0; i < sc->nd; i++) free(sc->d[i].path);
+    free(sc->h);
+    free(sc->c);
+    free(sc->d);
+    free(sc->text);
+    free(sc);
+}
+
+/* Reads one of the arrays: count its objects and call fn on each. */
+static const cJSON* get_array(ctx* x, const cJSON* root, const char* key, int* n, mn_status* st) {
+    const cJSON* a = cJSON_GetObjectItemCaseSensitive(root, key);
+    *n = 0;
+    *st = MN_OK;
+    if (!a) return NULL;
+    if (!cJSON_IsArray(a)) {
+        push_key(x, key);
+        *st = fail(x, MN_ERR_PARSE, "expected an array");
+        return NULL;
+    }
+    *n = cJSON_GetArraySize(a);
+    if (*n > 4096) {
+        push_key(x, key);
+        *st = fail(x, MN_ERR_PARSE, "more than 4096 entries");
+    }
+    return a;
+}
+
+static mn_status parse(ctx* x, mn_scene* sc, const cJSON* root) {
+    if (!cJSON_IsObject(root)) return fail(x, MN_ERR_PARSE, "a scene is a JSON object");
+    mn_status st = check_keys(x, root, root_keys);
+    if (st != MN_OK) return st;
+    char solver[32];
+    int has = 0;
+    sc->solver = -1;
+    if ((st = get_str(x, root, "solver", solver, sizeof solver, 0, &has)) != MN_OK) return st;
+    if (has) {
+        sc->solver = mn_csolver_parse(solver);
+        if (sc->solver < 0) {
+            push_key(x, "solver");
+            return fail(x, MN_ERR_PARSE, "unknown solver \"%s\" (lagrange, ccd, dls)", solver);
+        }
+    }
+    sc->frames = 1;
+    if ((st = get_int(x, root, "frames", &sc->frames, 1, 1000000)) != MN_OK) return st;
+    if ((st = get_int(x, root, "iterations", &sc->iterations, 1, 100000)) != MN_OK) return st;
+    int nh, nc, nd;
+    const cJSON* ah = get_array(x, root, "handles", &nh, &st);
+    if (st != MN_OK) return st;
+    const cJSON* ac = get_array(x, root, "constraints", &nc, &st);
+    if (st != MN_OK) return st;
+    const cJSON* ad = get_array(x, root, "drags", &nd, &st);
+    if (st != MN_OK) return st;
+    sc->h = calloc((size_t)(nh > 0 ? nh : 1), sizeof(sc_handle));
+    sc->c = calloc((size_t)(nc > 0 ? nc : 1), sizeof(sc_con));
+    sc->d = calloc((size_t)(nd > 0 ? nd : 1), sizeof(sc_drag));
+    int* uf = malloc(sizeof(int) * (size_t)(nh > 0 ? nh : 1));
+    if (!sc->h || !sc->c || !sc->d || !uf) {
+        free(uf);
+        return mn_error_set(x->err, MN_ERR_NOMEM, x->file, 0, "scene", "out of memory");
+    }
+    for (int i = 0; i < nh; i++) uf[i] = i;
+    const cJSON* it;
+    int i = 0;
+    push_key(x, "handles");
+    cJSON_ArrayForEach(it, ah) {
+        push_index(x, i);
+        if ((st = read_handle(x, sc, it, &sc->h[i])) != MN_OK) break;
+        pop(x);
+        sc->nh = ++i;
+    }
+    if (st == MN_OK) {
+        pop(x);
+        push_key(x, "constraints");
+        i = 0;
+        cJSON_ArrayForEach(it, ac) {
+            push_index(x, i);
+            if ((st = read_con(x, sc, it, &sc->c[i], uf)) != MN_OK) break;
+            pop(x);
+            sc->nc = ++i;
+        }
+    }
+    if (st == MN_OK) {
+        pop(x);
+        push_key(x, "drags");
+        i = 0;
+        cJSON_ArrayForEach(it, ad) {
+            push_index(x, i);
+            sc->nd = i + 1; /* counted now so a partly read path is freed */
+            if ((st = read_drag(x, sc, it, &sc->d[i])) != MN_OK) break;
+            pop(x);
+            i++;
+        }
+    }
+    free(uf);
+    return st;
+}
+
+mn_status mn_scene_read_mem(const char* text, size_t len, const char* name, mn_scene** out, mn_error* err) {
+    mn_error_clear(err);
+    if (!out) return mn_error_set(err, MN_ERR_ARG, name, 0, "scene", "NULL output");
+    *out = NULL;
+    if (!text) return mn_error_set(err, MN_ERR_ARG, name, 0, "scene", "NULL text");
+    const char* fname = name ? name : "scene";
+    const char* end = NULL;
+    cJSON* root = cJSON_ParseWithLengthOpts(text, len, &end, 0);
+    if (!root) {
+        size_t off = end && end >= text && end <= text + len ? (size_t)(end - text) : 0;
+        return mn_error_set(err, MN_ERR_PARSE, fname, line_of(text, len, off), "json", "malformed JSON near byte %zu", off);
+    }
+    mn_scene* sc = calloc(1, sizeof *sc);
+    char* copy = malloc(len + 1);
+    if (!sc || !copy) {
+        free(sc);
+        free(copy);
+        cJSON_Delete(root);
+        return mn_error_set(err, MN_ERR_NOMEM, fname, 0, "scene", "out of memory");
+    }
+    memcpy(copy, text, len);
+    copy[len] = 0;
+    sc->text = copy;
+    sc->len = len;
+    snprintf(sc->file, sizeof sc->file, "%s", fname);
+    ctx x = {sc->file, copy, len, {{0}}, 0, err};
+    mn_status st = parse(&x, sc, root);
+    cJSON_Delete(root);
+    if (st != MN_OK) {
+        mn_scene_destroy(sc);
+        return st;
+    }
+    *out = sc;
+    return MN_OK;
+}
+
+mn_status mn_scene_read(const char* path, mn_scene** out, mn_error* err) {
+    if (out) *out = NULL;
+    char* text = NULL;
+    size_t len = 0;
+    mn_status st = mn_read_file(path, &text, &len, err);
+    if (st != MN_OK) return st;
+    st = mn_scene_read_mem(text, len, path, out, err);
+    free(text);
+    return st;
+}
+
+int mn_scene_frames(const mn_scene* sc) { return sc ? sc->frames : 0; }
+int mn_scene_solver(const mn_scene* sc) { return sc ? sc->solver : -1; }
+int mn_scene_iterations(const mn_scene* sc) { return sc ? sc->iterations : 0; }
+
+/* ---- binding to a figure --------------------------------------------------------------- */
+
+/* A library error at bind time, moved onto the scene field it came from. */
+static mn_status rebind_error(ctx* x, const char* array, int i, const mn_error* e) {
+    x->depth = 0;
+    push_key(x, array);
+    push_index(x, i);
+    if (e->field[0] && strcmp(e->field, "constraints") && strcmp(e->field, "handles")) {
+        push_key(x, e->field);
+    }
+    const char* msg = e->message;
+    const char* colon = strstr(msg, ": ");
+    if (colon && e->field[0] && !strncmp(msg, e->field, strlen(e->field))) msg = colon + 2;
+    return fail(x, e->status ? e->status : MN_ERR_ARG, "%s", msg);
+}
+
+mn_status mn_scene_bind(mn_scene* sc, const mn_model* m, mn_data* d, mn_csys** out, mn_error* err) {
+    mn_error_clear(err);
+    if (!out) return mn_error_set(err, MN_ERR_ARG, NULL, 0, "scene", "NULL output");
+    *out = NULL;
+    if (!sc || !m || !d) return mn_error_set(err, MN_ERR_ARG, NULL, 0, "scene", "NULL argument");
+    ctx x = {sc->file, sc->text, sc->len, {{0}}, 0, err};
+    int joints[4096];
+    for (int i = 0; i < sc->nh; i++) {
+        joints[i] = -1;
+        if (!sc->h[i].has_joint) continue;
+        joints[i] = mn_model_find_joint(m, sc->h[i].joint);
+        if (joints[i] < 0) {
+            x.depth = 0;
+            push_key(&x, "handles");
+            push_index(&x, i);
+            push_key(&x, "joint");
+            return fail(&x, MN_ERR_NOTFOUND, "no joint named \"%s\" in %s", sc->h[i].joint, m->name ? m->name : "the figure");
+        }
+    }
+    mn_figure fig = {m, d};
+    mn_csys_def def = {sc->nh > 0 ? sc->nh : 1, sc->nc > 0 ? sc->nc : 1};
+    mn_error e;
+    mn_csys* s = mn_csys_create(&fig, 1, &def, &e);
+    if (!s) return mn_error_set(err, e.status, sc->file, 0, e.field, "%s", e.message);
+    for (int i = 0; i < sc->nh; i++) {
+        mn_handle_def hd = mn_handle_default();
+        hd.type = sc->h[i].type;
+        hd.joint = joints[i];
+        hd.point = sc->h[i].point;
+        hd.name = sc->h[i].name;
+        if (mn_csys_add_handle(s, &hd, &e) < 0) {
+            mn_csys_destroy(s);
+            return rebind_error(&x, "handles", i, &e);
+        }
+    }
+    for (int i = 0; i < sc->nc; i++) {
+        mn_constraint_def cd = sc->c[i].def;
+        cd.name = sc->c[i].name[0] ? sc->c[i].name : NULL;
+        if (!sc->c[i].has_target && cd.type == MN_CON_PIN) mn_csys_handle_value(s, cd.handle, &cd.target, NULL);
+        if (!sc->c[i].has_target && cd.type == MN_CON_ORIENT) {
+            mn_mat3 R;
+            mn_csys_handle_value(s, cd.handle, NULL, &R);
+            cd.target_rot = mn_quat_from_mat3(&R);
+        }
+        if (mn_csys_add_constraint(s, &cd, &e) < 0) {
+            mn_csys_destroy(s);
+            return rebind_error(&x, "constraints", i, &e);
+        }
+    }
+    for (int i = 0; i < sc->nd; i++) mn_csys_handle_value(s, sc->d[i].handle, &sc->d[i].start, NULL);
+    sc->bound = 1;
+    *out = s;
+    return MN_OK;
+}
+
+mn_status mn_scene_apply_frame(const mn_scene* sc, mn_csys* s, int frame) {
+    if (!sc || !s || !sc->bound || frame < 0 || frame >= sc->frames) return MN_ERR_ARG;
+    for (int i = 0; i < sc->nd; i++) {
+        const sc_drag* g = &sc->d[i];
+        mn_vec3 t;
+        if (g->kind == DRAG_TO) t = g->v;
+        else if (g->kind == DRAG_BY) t = mn_vec3_add(g->start, g->v);
+        else {
+            double u = sc->frames > 1 ? (double)frame / (sc->frames - 1) : 1.0;
+            double sp = u * (g->npath - 1);
+            int k = (int)floor(sp);
+            if (k >= g->npath - 1) k = g->npath > 1 ? g->npath - 2 : 0;
+            mn_vec3 p = g->npath > 1 ? mn_vec3_lerp(g->path[k], g->path[k + 1], sp - k) : g->path[0];
+            t = g->relative ? mn_vec3_add(g->start, p) : p;
+        }
+        mn_status st = mn_csys_drag(s, g->handle, t, g->weight, g->priority);
+        if (st != MN_OK) return st;
+    }
+    return MN_OK;
+}
