@@ -254,7 +254,10 @@ static mn_status tokenize(reader* r, const char* text, size_t len) {
                     i += 2;
                     continue;
                 }
-                if (s[i] < 0x20 || s[i] == 0x7F) break;
+                if (s[i] < 0x20 || s[i] == 0x7F) {
+                    st = fail(r, line, "encoding", "control character 0x%02x in a name", s[i]);
+                    break;
+                }
                 int l = utf8_len(s + i, len - i);
                 if (!l) { st = fail(r, line, "encoding", "not valid UTF-8 text"); break; }
                 memcpy(buf + n, s + i, (size_t)l);
@@ -333,9 +336,10 @@ static mn_status expect_numbers(reader* r, const char* kw, double* v, int count)
             if (looks_numeric(t)) {
                 char* end;
                 double x;
-                int finite = mn_parse_double(t->text, &end, &x) && !*end;
-                return fail(r, tok_line(r), kw, "\"%.40s\": %s", t->text,
-                            finite ? "number out of range (|x| > 1e6)" : "not a finite number");
+                const char* why = "not a number";
+                if (mn_parse_double(t->text, &end, &x) && !*end) why = "number out of range (|x| > 1e6)";
+                else if ((void)strtod(t->text, &end), !*end) why = "not a finite number";
+                return fail(r, tok_line(r), kw, "\"%.40s\": %s", t->text, why);
             }
             if (i > 0)
                 return fail(r, tok_line(r), kw, "expected %d numbers, got only %d", count, i);
@@ -425,9 +429,13 @@ static mn_status read_dof(reader* r, const char* kw, skel_def* def) {
         if ((s = read_axis(r, kw, &d->axis))) return s;
         if ((s = read_range(r, kw, hinge ? DEG : 1.0, d))) return s;
         if (is_word(peek(r), "rest")) {
+            int line = tok_line(r);
             r->pos++;
             if ((s = expect_numbers(r, "rest", d->rest, 1))) return s;
+            double v = d->rest[0];
             if (hinge) d->rest[0] *= DEG;
+            if (d->limited && (d->rest[0] < d->lo || d->rest[0] > d->hi))
+                mn_warn(r->warn, r->file, line, "rest", "%g is outside the limits of the %s", v, kw);
         }
     } else if (!strcmp(kw, "ball")) {
         d->type = MN_JOINT_BALL;

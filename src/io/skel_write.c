@@ -277,7 +277,8 @@ static void put_define(writer* w, int t) {
 static int child_units(const writer* w, int t, int* out) {
     const mn_model* m = w->m;
     int n = 0;
-    for (int j = t + 1; j < m->jnt_subtree_end[t]; j++)
+    /* children of t start right after t and after each child's subtree */
+    for (int j = t + 1; j < m->jnt_subtree_end[t]; j = m->jnt_subtree_end[j])
         if (m->jnt_parent[j] == t && w->head[j] == j) out[n++] = w->tail[j];
     return n;
 }

@@ -496,6 +496,16 @@ static void test_structure(void) {
         CHECK(m->jnt_parent[c] == r1 && m->jnt_type[c] == MN_JOINT_FIXED);
         mn_model_destroy(m);
     }
+    /* a rest value outside the limits reads, with a warning naming it */
+    mn_warnings w;
+    memset(&w, 0, sizeof w);
+    mn_error err;
+    const char* warm = "define skeleton \"s\" joint \"a\" end skeleton\n"
+                       "define joint \"a\"\n hinge x -10 10 rest 20 end joint\n";
+    m = NULL;
+    CHECK(mn_skel_read_mem(warm, strlen(warm), "w.skel", &m, &w, &err) == MN_OK);
+    CHECK(w.count == 1 && strstr(w.first, "w.skel:3: rest: 20 is outside the limits of the hinge"));
+    mn_model_destroy(m);
     /* a compound root: the placement on the first frame, the segment on the last */
     m = read_text("define skeleton \"s\" joint \"j\" end skeleton\n"
                   "define joint \"j\" offset 1 2 3 slide x slide y hinge z mass 4 com 0 1 0 "
@@ -606,6 +616,10 @@ static void test_malformed(void) {
          "bad.skel:1: define skeleton: empty name"},
         {"name where a keyword belongs", SK "define joint \"b\" \"mass\" 1 end joint", 0,
          "bad.skel:5: define joint: expected a keyword"},
+        {"garbage after a number", SK "define joint \"b\"\n  mass 1e6x\nend joint\n", 0,
+         "bad.skel:6: mass: \"1e6x\": not a number"},
+        {"tab in a name", "define skeleton \"a\tb\" joint \"a\" end skeleton", 0,
+         "bad.skel:1: encoding: control character 0x09 in a name"},
         {"end of what", SK "define joint \"b\" end skeleton", 0, "bad.skel:5: end: expected \"end joint\""},
     };
     int n = (int)(sizeof cases / sizeof cases[0]);
