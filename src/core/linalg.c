@@ -22,6 +22,29 @@
  * treated as zero (see linalg.h). */
 static double pivot_tol(int n) { return (double)n * DBL_EPSILON; }
 
+/* Dot product with four partial sums: breaks the add latency chain (the compiler may not
+ * reassociate) and is also a little more accurate than one running sum. */
+static double dot(const double* a, const double* b, int len) {
+    double s0 = 0, s1 = 0, s2 = 0, s3 = 0;
+    int i = 0;
+    for (; i + 4 <= len; i += 4) {
+        s0 += a[i] * b[i];
+        s1 += a[i + 1] * b[i + 1];
+        s2 += a[i + 2] * b[i + 2];
+        s3 += a[i + 3] * b[i + 3];
+    }
+    for (; i < len; i++) s0 += a[i] * b[i];
+    return (s0 + s1) + (s2 + s3);
+}
+
+/* Plain running-sum dot for the short vectors of the SVD (length 6 or 7 in IK), where the
+ * unrolled form's tail handling costs more than it saves. */
+static double dot_short(const double* a, const double* b, int len) {
+    double s = 0;
+    for (int i = 0; i < len; i++) s += a[i] * b[i];
+    return s;
+}
+
 static int all_finite(const double* a, size_t count) {
     for (size_t i = 0; i < count; i++)
         if (!isfinite(a[i])) return 0;
@@ -117,21 +140,19 @@ mn_status mn_cholesky_factor(double* A, int n) {
     }
     if (!(dmax > 0)) return MN_ERR_SINGULAR;
     double tol = pivot_tol(n) * dmax;
-    /* Row-oriented Cholesky-Banachiewicz (Golub & Van Loan alg. 4.2.1 by rows): each entry
-     * is a dot product of two contiguous row prefixes of L. Only the lower triangle is read
-     * or written. */
-    for (int i = 0; i < n; i++) {
-        double* ri = A + (size_t)i * n;
-        for (int j = 0; j <= i; j++) {
-            const double* rj = A + (size_t)j * n;
-            double s = ri[j];
-            for (int p = 0; p < j; p++) s -= ri[p] * rj[p];
-            if (j < i) {
-                ri[j] = s / rj[j];
-            } else {
-                if (!(s > tol)) return MN_ERR_SINGULAR;
-                ri[i] = sqrt(s);
-            }
+    /* Column-oriented Cholesky-Crout (Golub & Van Loan alg. 4.2.1 by columns): column j of
+     * L is a batch of independent dot products of contiguous row prefixes, so they overlap
+     * in the pipeline, and one reciprocal per column replaces the divisions. Only the lower
+     * triangle is read or written. */
+    for (int j = 0; j < n; j++) {
+        double* rj = A + (size_t)j * n;
+        double d = rj[j] - dot(rj, rj, j);
+        if (!(d > tol)) return MN_ERR_SINGULAR;
+        double ljj = sqrt(d), inv = 1.0 / ljj;
+        rj[j] = ljj;
+        for (int i = j + 1; i < n; i++) {
+            double* ri = A + (size_t)i * n;
+            ri[j] = (ri[j] - dot(ri, rj, j)) * inv;
         }
     }
     return MN_OK;
@@ -318,11 +339,6 @@ size_t mn_svd_work_size(int m, int n) {
     return k * l + k * k + k;
 }
 
-static double dot(const double* a, const double* b, int len) {
-    double s = 0;
-    for (int i = 0; i < len; i++) s += a[i] * b[i];
-    return s;
-}
 
 /* Completes column j (unit length) of the k orthonormal vectors X (each of length l,
  * contiguous) when its singular value is zero, by Gram-Schmidt of a coordinate vector
@@ -336,11 +352,11 @@ static void complete_basis(double* X, int k, int l, int j, const double* done) {
             for (int i = 0; i < k; i++) {
                 if (!done[i]) continue;
                 const double* y = X + (size_t)i * l;
-                double d = dot(x, y, l);
+                double d = dot_short(x, y, l);
                 for (int t = 0; t < l; t++) x[t] -= d * y[t];
             }
         }
-        double nx = sqrt(dot(x, x, l));
+        double nx = sqrt(dot_short(x, x, l));
         if (nx > 0.5) {
             for (int t = 0; t < l; t++) x[t] /= nx;
             return;
@@ -388,12 +404,13 @@ mn_status mn_svd(double* A, int m, int n, double* s, double* U, double* V, doubl
      * recomputed at the start of every sweep and updated exactly through each rotation in
      * between (alpha' = alpha - t gamma, beta' = beta + t gamma). */
     const double tol = DBL_EPSILON * (double)l, tol2 = tol * tol;
+    const int accumulate = (tall ? V : U) != NULL; /* the rotations are only for output */
     const int max_sweeps = 60;
     int converged = 0;
     for (int sweep = 0; sweep < max_sweeps && !converged; sweep++) {
         for (int j = 0; j < k; j++) {
             const double* xj = X + (size_t)j * l;
-            nrm[j] = dot(xj, xj, l);
+            nrm[j] = dot_short(xj, xj, l);
         }
         converged = 1;
         for (int p = 0; p < k - 1; p++) {
@@ -414,7 +431,7 @@ mn_status mn_svd(double* A, int m, int n, double* s, double* U, double* V, doubl
                 double alpha = nrm[p], beta = nrm[q];
                 if (alpha == 0 || beta == 0) continue;
                 double* xq = X + (size_t)q * l;
-                double gamma = dot(xp, xq, l);
+                double gamma = dot_short(xp, xq, l);
                 if (!(gamma * gamma > tol2 * alpha * beta)) continue;
                 converged = 0;
                 /* Rutishauser's rotation: with zeta = (beta - alpha) / (2 gamma), t = tan is
@@ -435,11 +452,13 @@ mn_status mn_svd(double* A, int m, int n, double* s, double* U, double* V, doubl
                     xp[i] = c * a - sn * b;
                     xq[i] = sn * a + c * b;
                 }
-                double* qq = Q + (size_t)q * k;
-                for (int i = 0; i < k; i++) {
-                    double a = qp[i], b = qq[i];
-                    qp[i] = c * a - sn * b;
-                    qq[i] = sn * a + c * b;
+                if (accumulate) {
+                    double* qq = Q + (size_t)q * k;
+                    for (int i = 0; i < k; i++) {
+                        double a = qp[i], b = qq[i];
+                        qp[i] = c * a - sn * b;
+                        qq[i] = sn * a + c * b;
+                    }
                 }
                 nrm[p] = fmax(alpha - t * gamma, 0.0);
                 nrm[q] = beta + t * gamma;
@@ -450,7 +469,7 @@ mn_status mn_svd(double* A, int m, int n, double* s, double* U, double* V, doubl
     /* Singular values are the column norms; sort descending, moving the vectors along. */
     for (int j = 0; j < k; j++) {
         const double* xj = X + (size_t)j * l;
-        nrm[j] = sqrt(dot(xj, xj, l));
+        nrm[j] = sqrt(dot_short(xj, xj, l));
     }
     for (int i = 0; i < k - 1; i++) {
         int best = i;
