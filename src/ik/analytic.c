@@ -232,9 +232,19 @@ mn_status mn_ik_analytic(MN_IK_METHOD_ARGS) {
     int wrist = ng == 3;
     int orient_wrist = wrist && c.use_rot;
     int xpivot_k = orient_wrist ? gfirst[2] : -1;
-    mn_vec3 A = gpos[0], B = gpos[1];
+    /* Bone lengths do not depend on the pose: check them before touching the state. */
+    {
+        mn_vec3 E0 = mn_geo_effector(&c, d);
+        double l2 = mn_vec3_dist(orient_wrist ? gpos[2] : E0, gpos[1]);
+        if (!(l2 > eps) || !(mn_vec3_dist(E0, gpos[1]) > eps)) {
+            mn_arena_reset(&d->arena, mark);
+            return mn_geo_fail(r, MN_ERR_ARG, "analytic: zero-length lower bone (the effector is on the elbow pivot)");
+        }
+    }
+    mn_geo_clamp_chain(&c, d); /* a seed outside the limits starts from its projection */
+    mn_vec3 A = d->xf[c.jnt[gfirst[0]]].p, B = d->xf[c.jnt[elbow_k]].p;
     mn_vec3 E = mn_geo_effector(&c, d);
-    mn_vec3 X = orient_wrist ? gpos[2] : E;
+    mn_vec3 X = orient_wrist ? d->xf[c.jnt[xpivot_k]].p : E;
     mn_vec3 T = c.pd;
     if (orient_wrist) { /* the wrist position that puts the effector on target */
         int tip = c.jnt[c.n - 1];
@@ -242,10 +252,6 @@ mn_status mn_ik_analytic(MN_IK_METHOD_ARGS) {
         T = mn_vec3_sub(c.pd, mn_mat3_mulv(&c.Rd, v));
     }
     double L1 = mn_vec3_dist(B, A), L2 = mn_vec3_dist(X, B);
-    if (!(L2 > eps) || !(mn_vec3_dist(E, B) > eps)) {
-        mn_arena_reset(&d->arena, mark);
-        return mn_geo_fail(r, MN_ERR_ARG, "analytic: zero-length lower bone (the effector is on the elbow pivot)");
-    }
     double dist = mn_vec3_dist(T, A);
     double dmin = fabs(L1 - L2), dmax = L1 + L2;
     double dc = dist < dmin ? dmin : dist > dmax ? dmax : dist;

@@ -26,7 +26,10 @@
  * Hinges, slides and limited joints cannot always follow stage 1 (a hinge moves its next
  * pivot on a circle only), so they also pull the effector toward the target with the
  * CCD objective, and the pivot term's weight halves whenever an iteration gains less
- * than 0.1%: free ball chains keep FABRIK's motion, constrained chains do not stall. */
+ * than 0.1%: free ball chains keep FABRIK's motion, constrained chains do not stall.
+ * Positions alone do not fix how a hinge chain twists, so with an orientation goal every
+ * joint also turns the tip frame toward the target orientation (the w_o term of Welman
+ * eq. 4.17), which also settles the free twist of ball joints. */
 #include "ik/geo_common.h"
 
 typedef struct fabrik {
@@ -110,7 +113,7 @@ static void fabrik_pass(mn_geo_chain* c, mn_data* d, void* ctx) {
             g.pd[0] = f->t[i];
             g.wpt[0] = c->use_pos || i < L ? (c->wp > 0 ? c->wp : 1.0) : 0.0;
         }
-        if (c->use_rot && (i == L || i < 0)) {
+        if (c->use_rot) {
             g.use_rot = 1;
             g.Rc = d->xf[tip].R;
             g.Rd = c->Rd;

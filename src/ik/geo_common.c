@@ -382,6 +382,31 @@ void mn_geo_kick(mn_geo_chain* c, mn_data* d, double angle) {
     mn_fk(m, d);
 }
 
+void mn_geo_clamp_chain(const mn_geo_chain* c, mn_data* d) {
+    const mn_model* m = c->m;
+    if (!c->limits) return;
+    int changed = 0;
+    for (int k = 0; k < c->n; k++) {
+        int j = c->jnt[k];
+        if (!m->jnt_limited[j]) continue;
+        double* qj = d->q + m->jnt_qadr[j];
+        int type = m->jnt_type[j];
+        if (type == MN_JOINT_HINGE || type == MN_JOINT_SLIDE) {
+            double v = clamp_range(c, j, qj[0]);
+            if (v != qj[0]) qj[0] = v, changed = 1;
+        } else if (type == MN_JOINT_BALL) {
+            mn_quat q = mn_q4(qj[0], qj[1], qj[2], qj[3]);
+            mn_quat cq = mn_geo_ball_clamp(q, m->jnt_axis[j], m->jnt_swing[j], m->jnt_twist[2 * j],
+                                           m->jnt_twist[2 * j + 1]);
+            if (mn_quat_angle_between(q, cq) > 0) {
+                qj[0] = cq.w, qj[1] = cq.x, qj[2] = cq.y, qj[3] = cq.z;
+                changed = 1;
+            }
+        }
+    }
+    if (changed) mn_fk(m, d);
+}
+
 void mn_geo_save(mn_geo_chain* c, const mn_data* d) {
     for (int i = 0; i < c->nqc; i++) c->qbest[i] = d->q[c->qadr[i]];
 }
@@ -426,6 +451,7 @@ mn_status mn_geo_iterate(mn_geo_chain* c, mn_data* d, const mn_ik_options* o, mn
     enum { MAX_KICKS = 4 };
     const double kick_angle = 0.1;
     double pe, re;
+    mn_geo_clamp_chain(c, d);
     mn_geo_errors(c, d, &pe, &re);
     double merit = mn_geo_merit(c, pe, re), best = merit, prev = merit;
     mn_geo_save(c, d);
@@ -467,7 +493,7 @@ mn_status mn_geo_iterate(mn_geo_chain* c, mn_data* d, const mn_ik_options* o, mn
         return MN_OK;
     }
     if (st == MN_ERR_UNREACHABLE)
-        return mn_geo_fail(r, st, "%s: target not reachable: stopped %.3g from it (%.3g rad) after %d iterations",
+        return mn_geo_fail(r, st, "%s: stalled %.3g from the target (%.3g rad) after %d iterations: out of reach or held by joint limits",
                            name, r->pos_err, r->rot_err, r->iters);
     return mn_geo_fail(r, MN_ERR_NOCONVERGE, "%s: budget ran out after %d iterations, %.3g from the target (%.3g rad)",
                        name, r->iters, r->pos_err, r->rot_err);

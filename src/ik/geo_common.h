@@ -87,6 +87,10 @@ double mn_geo_rotate(mn_geo_chain* c, mn_data* d, int k, mn_quat dR);
  * ball by angle about an axis across its twist axis, within limits, then runs mn_fk. */
 void mn_geo_kick(mn_geo_chain* c, mn_data* d, double angle);
 
+/* Projects the chain's joints onto their limits (when c->limits), so a seed state outside
+ * them still ends within them; runs mn_fk when anything moved. */
+void mn_geo_clamp_chain(const mn_geo_chain* c, mn_data* d);
+
 /* Saves the chain's state as the best seen, and restores it (then runs mn_fk). */
 void mn_geo_save(mn_geo_chain* c, const mn_data* d);
 void mn_geo_restore(const mn_geo_chain* c, mn_data* d);

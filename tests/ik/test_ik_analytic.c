@@ -130,6 +130,12 @@ static void test_elbow_limit(void) {
     CHECK(mn_q_within_limits(m, d->q, 0));
     CHECK_NEAR(d->q[qe], 1.5, 1e-12);
     CHECK(geo_all_finite(m, d));
+    /* a seed outside the range starts from its projection and ends inside */
+    mn_data_reset(m, d);
+    d->q[qe] = -0.7;
+    p = arm_problem(m, mn_v3(1.2, 1.0, 0.3), mn_v3(0, 0, 1));
+    CHECK(geo_solve(mn_ik_analytic, m, d, &p, &o, &r) == MN_OK);
+    CHECK(mn_q_within_limits(m, d->q, 0));
     mn_data_destroy(d);
     mn_model_destroy(m);
 }

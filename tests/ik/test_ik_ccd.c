@@ -222,6 +222,13 @@ static void test_limits(void) {
     CHECK(r.message[0] != 0);
     CHECK(mn_q_within_limits(m, d->q, 0));
     CHECK(geo_all_finite(m, d));
+    /* a seed outside the ranges ends inside them */
+    d->q[0] = -0.9, d->q[1] = 0.8, d->q[2] = 0.9;
+    p.target_pos = mn_v3(2.5, 1.0, 0);
+    mn_status s3 = geo_solve(mn_ik_ccd, m, d, &p, &o, &r);
+    CHECK(s3 == MN_OK);
+    if (s3 != MN_OK) fprintf(stderr, "seed outside: %s q %g %g %g\n", r.message, d->q[0], d->q[1], d->q[2]);
+    CHECK(mn_q_within_limits(m, d->q, 0));
     mn_data_destroy(d);
     mn_model_destroy(m);
 

@@ -44,14 +44,21 @@ static void test_spatial7(void) {
     p.tip = 6;
     p.point = mn_v3(0.2, 0, 0);
     p.target_pos = mn_point_world(d, 6, p.point);
-    for (int i = 0; i < 7; i++) d->q[i] = 0.2;
-    mn_ik_options o = fabrik_options();
-    o.tol_pos = 1e-5;
-    mn_ik_result r;
-    mn_status st = geo_solve(mn_ik_fabrik, m, d, &p, &o, &r);
-    CHECK(st == MN_OK);
-    if (st != MN_OK) fprintf(stderr, "spatial7: %s\n", r.message);
-    CHECK(geo_pos_err(m, d, &p) <= 1e-5);
+    p.target_rot = mn_quat_from_mat3(&d->xf[6].R);
+    for (int orient = 0; orient < 2; orient++) {
+        for (int i = 0; i < 7; i++) d->q[i] = 0.2;
+        p.use_orientation = orient;
+        mn_ik_options o = fabrik_options();
+        o.tol_pos = 1e-5;
+        o.tol_rot = 1e-4;
+        o.max_iters = 20000;
+        mn_ik_result r;
+        mn_status st = geo_solve(mn_ik_fabrik, m, d, &p, &o, &r);
+        CHECK(st == MN_OK);
+        if (st != MN_OK) fprintf(stderr, "spatial7 orient=%d: %s\n", orient, r.message);
+        CHECK(geo_pos_err(m, d, &p) <= 1e-5);
+        if (orient) CHECK(geo_rot_err(m, d, &p) <= 1e-4);
+    }
     mn_data_destroy(d);
     mn_model_destroy(m);
 }
