@@ -271,6 +271,45 @@ static void test_deterministic_and_no_alloc(void) {
     mn_model_destroy(m);
 }
 
+/* On a free ball chain one iteration is the textbook algorithm (Aristidou and Lasenby
+ * 2011, Algorithm 1), recomputed here on positions alone. */
+static void test_one_iteration_is_textbook_fabrik(void) {
+    mn_model* m = geo_balls(0);
+    mn_data* d = mn_data_create(m, 0);
+    mn_quat q1 = mn_quat_axis_angle(mn_v3(0, 0, 1), 0.3), q2 = mn_quat_axis_angle(mn_v3(1, 0, 0), 0.5);
+    double* qk = d->q + m->jnt_qadr[1];
+    qk[0] = q1.w, qk[1] = q1.x, qk[2] = q1.y, qk[3] = q1.z;
+    qk = d->q + m->jnt_qadr[2];
+    qk[0] = q2.w, qk[1] = q2.x, qk[2] = q2.y, qk[3] = q2.z;
+    mn_fk(m, d);
+    mn_vec3 p[4] = {d->xf[0].p, d->xf[1].p, d->xf[2].p, d->xf[3].p};
+    double len[3];
+    for (int i = 0; i < 3; i++) len[i] = mn_vec3_dist(p[i + 1], p[i]);
+    mn_vec3 t = mn_v3(1.2, -1.4, 0.6);
+    /* stage 1: from the target in */
+    mn_vec3 f[4];
+    f[3] = t;
+    for (int i = 2; i >= 0; i--) f[i] = mn_vec3_madd(f[i + 1], len[i], mn_vec3_normalize(mn_vec3_sub(p[i], f[i + 1])));
+    /* stage 2: from the root out */
+    mn_vec3 b[4];
+    b[0] = p[0];
+    for (int i = 0; i < 3; i++) b[i + 1] = mn_vec3_madd(b[i], len[i], mn_vec3_normalize(mn_vec3_sub(f[i + 1], b[i])));
+
+    mn_ik_problem pr = mn_ik_problem_default();
+    pr.tip = 3;
+    pr.target_pos = t;
+    mn_ik_options o = fabrik_options();
+    o.max_iters = 1;
+    o.max_step = 0;
+    mn_ik_result r;
+    geo_solve(mn_ik_fabrik, m, d, &pr, &o, &r);
+    CHECK(r.iters == 1);
+    mn_fk(m, d);
+    for (int i = 1; i < 4; i++) CHECK(mn_vec3_dist(d->xf[i].p, b[i]) <= 1e-12);
+    mn_data_destroy(d);
+    mn_model_destroy(m);
+}
+
 /* The straight chain of Welman Fig. 4.2 with the target pulled inward along it. */
 static void test_welman_fig42(void) {
     mn_model* m = geo_planar3(0, 0);
@@ -304,6 +343,7 @@ int main(int argc, char** argv) {
     RUN(test_unreachable_stretches);
     RUN(test_ball_chain_orientation);
     RUN(test_stiffness);
+    RUN(test_one_iteration_is_textbook_fabrik);
     RUN(test_welman_fig42);
     RUN(test_deterministic_and_no_alloc);
     return mn_test_report();
