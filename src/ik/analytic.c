@@ -201,7 +201,7 @@ mn_status mn_ik_analytic(MN_IK_METHOD_ARGS) {
     mn_vec3 gpos[3];
     for (int k = 0; k < c.n; k++) {
         int type = m->jnt_type[c.jnt[k]];
-        if (type == MN_JOINT_FIXED) continue;
+        if (type == MN_JOINT_FIXED || type == MN_JOINT_FREE) continue; /* a free root is held */
         if (type != MN_JOINT_HINGE && type != MN_JOINT_BALL) {
             mn_arena_reset(&d->arena, mark);
             return mn_geo_fail(r, MN_ERR_UNSUPPORTED, "analytic: joint '%s' is a %s; only hinge and ball joints",
