@@ -312,6 +312,6 @@ mn_status mn_ik_analytic(MN_IK_METHOD_ARGS) {
         return mn_geo_fail(r, MN_ERR_UNREACHABLE,
                            "analytic: target %.4g from the shoulder, reach is [%.4g, %.4g]: arm stretched toward it",
                            dist, dmin, dmax);
-    return mn_geo_fail(r, MN_ERR_UNREACHABLE, "analytic: joint limits keep the effector %.3g from the target (%.3g rad)",
+    return mn_geo_fail(r, MN_ERR_UNREACHABLE, "analytic: joint limits or the elbow axis keep the effector %.3g from the target (%.3g rad)",
                        r->pos_err, r->rot_err);
 }
