@@ -108,13 +108,25 @@ static void move_goals(ccd_goal* g, int ng, int f, int js, int je, const mn_mat3
     }
 }
 
+/* Does joint range js..je of figure f move goal a relative to its target? An equality
+ * whose two points both lie below the joint moves rigidly with it: its error does not
+ * change, so it must not weigh in. */
+static int goal_moves(const ccd_goal* g, const ccd_goal* a, int f, int js, int je) {
+    if (a->fig != f || a->joint < js || a->joint >= je) return 0;
+    if (a->mode == G_EQUAL) {
+        const ccd_goal* b = &g[a->other];
+        if (b->fig == f && b->joint >= js && b->joint < je) return 0;
+    }
+    return 1;
+}
+
 /* Eq. 4.19-4.23 summed over the goals below the joint (eq. 5.8): the rotation angle about
  * the world axis ax through o that maximises the summed objective. */
 static double best_angle(const mn_csys* s, const ccd_goal* g, int ng, int f, int js, int je, mn_vec3 ax, mn_vec3 o) {
     double k1 = 0, k2 = 0, k3 = 0;
     for (int i = 0; i < ng; i++) {
         const ccd_goal* a = &g[i];
-        if (a->fig != f || a->joint < js || a->joint >= je) continue;
+        if (!goal_moves(g, a, f, js, je)) continue;
         if (a->mode == G_ROT) {
             for (int c = 0; c < 3; c++) {
                 mn_vec3 uc = mn_mat3_col(&a->R, c), ud = mn_mat3_col(&a->Rt, c);
@@ -141,7 +153,7 @@ static double best_shift(const mn_csys* s, const ccd_goal* g, int ng, int f, int
     double num = 0, den = 0;
     for (int i = 0; i < ng; i++) {
         const ccd_goal* a = &g[i];
-        if (a->fig != f || a->joint < js || a->joint >= je || a->mode == G_ROT) continue;
+        if (!goal_moves(g, a, f, js, je) || a->mode == G_ROT) continue;
         num += a->w * mn_vec3_dot(mn_vec3_sub(desired(s, g, a), a->p), ax);
         den += a->w;
     }
@@ -258,7 +270,12 @@ mn_status mn_csys_solve_ccd(mn_csys* s, const mn_csolve_options* o, mn_csolve_re
             /* a force pulls toward h + f */
             if (a->mode == G_DRAG) a->target = h->drag == DRAG_TARGET ? h->drag_vec : mn_vec3_add(a->p, h->drag_vec);
         }
-        for (int f = 0; f < s->nfig; f++) sweep(s, g, ng, f, o->respect_limits);
+        /* Constraints first: the last quarter of the budget sweeps without the drags (they
+         * are the last goals in the list), so what the drags displaced is pulled back. */
+        int nuse = ng;
+        if (it >= o->max_iters - o->max_iters / 4)
+            while (nuse > 0 && g[nuse - 1].mode == G_DRAG) nuse--;
+        for (int f = 0; f < s->nfig; f++) sweep(s, g, nuse, f, o->respect_limits);
         mn_csys_invalidate_moved(s, NULL);
         it++;
     }

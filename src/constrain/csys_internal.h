@@ -80,7 +80,8 @@ struct mn_csys {
     /* workspace, sized at creation */
     csys_block* blk;     /* max_c + max_h */
     int nblk;
-    double* K;           /* nv: 1 / stiffness */
+    double* K0;          /* nv: 1 / stiffness (Welman 4.1.4) */
+    double* K;           /* nv: K0, with DOFs held at a joint limit set to 0 during a solve */
     double* A;           /* max_rows^2: J K J^T of the ordered rows */
     double* F;           /* max_rows^2: factor */
     double* b;           /* max_rows */

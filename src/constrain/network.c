@@ -260,8 +260,22 @@ int mn_csys_apply_step(mn_csys* s, double* v, double max_step, int limits) {
         int any = 0;
         for (int k = 0; k < m->nv && !any; k++) any = vf[k] != 0;
         if (!any) continue;
-        mn_integrate(m, s->fig[f].d->q, vf, 1.0);
-        if (limits) mn_clamp_to_limits(m, s->fig[f].d->q);
+        double* q = s->fig[f].d->q;
+        mn_integrate(m, q, vf, 1.0);
+        if (limits) {
+            mn_clamp_to_limits(m, q);
+            /* A hinge or slide pushed onto a limit is held there for the rest of the solve
+             * (K_i = 0): an active set, so the other DOFs take over instead of the step
+             * being clipped again and again. */
+            for (int j = 0; j < m->njoint; j++) {
+                int t = m->jnt_type[j];
+                if (!m->jnt_limited[j] || (t != MN_JOINT_HINGE && t != MN_JOINT_SLIDE)) continue;
+                int dof = m->jnt_dofadr[j];
+                double qj = q[m->jnt_qadr[j]];
+                if ((qj <= m->jnt_range[2 * j] && vf[dof] < 0) || (qj >= m->jnt_range[2 * j + 1] && vf[dof] > 0))
+                    s->K[s->fig[f].dof0 + dof] = 0;
+            }
+        }
         s->fig[f].fk_valid = 0;
     }
     mn_csys_invalidate_moved(s, v);
@@ -355,6 +369,7 @@ mn_status mn_csys_solve(mn_csys* s, const mn_csolve_options* o, mn_csolve_result
             return r->status;
         }
     for (int i = 0; i < s->nc; i++) s->c[i].unmet = 0;
+    memcpy(s->K, s->K0, sizeof(double) * (size_t)s->nv);
     mn_csys_save(s);
     mn_status st;
     switch (oo.method) {

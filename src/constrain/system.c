@@ -142,6 +142,7 @@ mn_csys* mn_csys_create(const mn_figure* figures, int nfigure, const mn_csys_def
     size_t o_cj = take(&l, sizeof(double) * 3 * (size_t)dd.max_constraints * nvv);
     size_t o_blk = take(&l, sizeof(csys_block) * (size_t)(dd.max_constraints + dd.max_handles));
     size_t o_K = take(&l, sizeof(double) * nvv);
+    size_t o_K0 = take(&l, sizeof(double) * nvv);
     size_t o_A = take(&l, sizeof(double) * (size_t)max_rows * max_rows);
     size_t o_F = take(&l, sizeof(double) * (size_t)max_rows * max_rows);
     size_t o_b = take(&l, sizeof(double) * (size_t)max_rows);
@@ -180,6 +181,7 @@ mn_csys* mn_csys_create(const mn_figure* figures, int nfigure, const mn_csys_def
     }
     s->blk = (csys_block*)(block + o_blk);
     s->K = (double*)(block + o_K);
+    s->K0 = (double*)(block + o_K0);
     s->A = (double*)(block + o_A);
     s->F = (double*)(block + o_F);
     s->b = (double*)(block + o_b);
@@ -202,7 +204,7 @@ mn_csys* mn_csys_create(const mn_figure* figures, int nfigure, const mn_csys_def
         s->fig[f].d = figures[f].data;
         s->fig[f].dof0 = dof0;
         /* Welman 4.1.4: K_i scales how readily DOF i moves; stiffness is its inverse. */
-        for (int k = 0; k < m->nv; k++) s->K[dof0 + k] = 1.0 / m->dof_stiffness[k];
+        for (int k = 0; k < m->nv; k++) s->K[dof0 + k] = s->K0[dof0 + k] = 1.0 / m->dof_stiffness[k];
         dof0 += m->nv;
         mn_fk(m, figures[f].data);
         s->fig[f].fk_valid = 1;
