@@ -768,7 +768,7 @@ static mn_status read_doc(reader* rd) {
     gltf_ctx* c = rd->c;
     mn_gltf* g = rd->g;
     mn_status s = read_nodes(rd);
-    int node;
+    int node = -1;
     if (!s) s = pick_skinned_node(rd, &node);
     if (s) return s;
     g->priv = calloc(1, sizeof(gltf_priv));

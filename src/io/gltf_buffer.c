@@ -60,9 +60,9 @@ static mn_status parse_json(gltf_ctx* c, const char* text, size_t len) {
 
 static void field_name(char* out, size_t cap, const char* path, const char* key) {
     if (path && path[0])
-        snprintf(out, cap, "%s.%s", path, key);
+        snprintf(out, cap, "%.64s.%.24s", path, key);
     else
-        snprintf(out, cap, "%s", key);
+        snprintf(out, cap, "%.24s", key);
 }
 
 mn_status mn_gltf_json_index(gltf_ctx* c, const cJSON* obj, const char* key, const char* path,

@@ -1,0 +1,37 @@
+/* libFuzzer target for the glTF 2.0 reader: any bytes as a .gltf or .glb image (external
+ * buffer URIs point into a folder that does not exist, so no real file is read). A file
+ * that loads is also sampled, skinned and turned into a model, to reach that code with
+ * whatever the reader accepted. Seeds: fuzz/corpus/fuzz_gltf/. */
+#include <marionette/gltf.h>
+
+#include <stdint.h>
+#include <stdlib.h>
+
+int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size);
+
+int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+    mn_gltf g;
+    mn_warnings w = {0};
+    mn_error e;
+    if (mn_gltf_read_mem(data, size, "fuzz-input/in.gltf", &g, &w, &e) != MN_OK) return 0;
+    double* world = malloc(sizeof(double) * 12 * (size_t)g.njoints);
+    double* skin = malloc(sizeof(double) * 12 * (size_t)g.njoints);
+    double* pos = malloc(sizeof(double) * 3 * (size_t)g.nverts + 1);
+    if (world && skin && pos) {
+        for (int a = -1; a < g.nanims; a++) {
+            double d = a >= 0 ? g.anims[a].duration : 0;
+            for (int k = 0; k < 4; k++) {
+                if (mn_gltf_sample(&g, a, d * k / 3.0, world) != MN_OK) abort();
+                mn_gltf_skin_matrices(&g, world, skin);
+                mn_gltf_skin_vertices(&g, skin, pos);
+            }
+        }
+    }
+    free(world);
+    free(skin);
+    free(pos);
+    mn_model* m = mn_gltf_model(&g, &e);
+    mn_model_destroy(m);
+    mn_gltf_free(&g);
+    return 0;
+}
