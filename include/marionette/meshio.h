@@ -19,6 +19,7 @@
 #include "base.h"
 #include "io.h"
 #include "math.h"
+#include "gltf.h"
 #include "skin.h"
 
 #ifdef __cplusplus
@@ -86,6 +87,13 @@ mn_status mn_tmat_write(const char* path, int nbones, const mn_xform* xf, mn_err
 mn_status mn_rig_read_libigl(const char* obj_path, const char* dmat_path, const char* tgf_path,
                              int attach, mn_rig** rig, mn_mesh* mesh, mn_warnings* warn,
                              mn_error* err);
+
+/* A rig from a glTF skin: one POINT controller per skin joint that weights some vertex
+ * (named as the joint; joints that move no vertex cannot be fitted and are left out),
+ * pivot at the joint's bind position (the translation of its inverse bind matrix's
+ * inverse), weights from JOINTS_0/WEIGHTS_0. ctrl_joint (may be NULL) receives a malloc'd
+ * array: the skin joint of each controller. The rest mesh is the bind-pose mesh. */
+mn_status mn_rig_from_gltf(const mn_gltf* g, mn_rig** rig, int** ctrl_joint, mn_error* err);
 
 #ifdef __cplusplus
 }

@@ -129,11 +129,13 @@ double mn_rig_bbox_diagonal(const mn_rig* rig);
 
 typedef struct mn_fit_options {
     int max_iters;        /* alternations of translation and rotation steps (default 50) */
-    double tol;           /* stop when the energy improves by less than tol (relative),
-                             default 1e-12 */
+    double tol;           /* stop when the energy improves, or the Gauss-Newton model
+                             predicts it to improve, by less than tol (relative); 1e-10 */
     int max_halvings;     /* line-search step halvings (default 12) */
     int coupled_rotation; /* 1 (default): the rotation step's metric couples controllers
                              that share vertices; 0: per-controller 3x3 blocks */
+    int vertex_error;     /* 1 (default): fill rms and max_err of the result (one more pass
+                             over the vertices); 0: rms from the energy, max_err = -1 */
 } mn_fit_options;
 
 mn_fit_options mn_fit_options_default(void);
@@ -165,9 +167,11 @@ mn_status mn_fitter_set_fixed(mn_fitter* f, const uint8_t* fixed, mn_error* err)
 mn_status mn_fit(mn_fitter* f, const double* targets, mn_xform* pose, const mn_fit_options* opt,
                  mn_fit_result* res);
 
-/* A cold start: every free controller's rigid Kabsch fit to the targets weighted by
- * m_i w_ij, then the translation step (keeps fixed controllers and attachments). */
-mn_status mn_fit_init_kabsch(mn_fitter* f, const double* targets, mn_xform* pose);
+/* Every unfixed controller's own rigid fit to the targets, weighted by m_i w_ij (Kabsch:
+ * the polar factor of the weighted cross-covariance; cages translate only): the per-bone
+ * baseline, and a cold start for mn_fit when then_translate is 1 (the translation step
+ * follows, which restores attachments and fixed controllers). */
+mn_status mn_fit_kabsch(mn_fitter* f, const double* targets, mn_xform* pose, int then_translate);
 
 /* The pieces of the fit, public for tests and tools (targets must have been loaded by
  * mn_fit_set_targets first):

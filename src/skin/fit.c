@@ -37,10 +37,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The rotation step's metric also carries the translations of up to this many free
- * (unattached, unfixed) controllers, so that a root's rotation is measured with its
- * translation re-optimised; beyond it the metric holds the rotations only. */
-#define MAX_METRIC_ROOTS 8
+/* Up to this many controllers the rotation metric is assembled densely (m x m sums,
+ * with the free translations eliminated); beyond it pair by pair. */
+#define DENSE_MAX 160
 
 struct mn_fitter {
     const mn_rig* rig;
@@ -51,9 +50,14 @@ struct mn_fitter {
     mn_mat3* phi;          /* m: scratch, accumulated increments */
     mn_vec3* tau;
     int nrot;              /* rotation unknowns (3 per controller in 3D, 1 in 2D) */
-    int* top;              /* m: the free controller whose translation carries j, -1 */
-    int* tr_off;           /* m: offset of a free controller's translation in the metric */
-    int ntot;              /* rotation + translation unknowns of the metric */
+    int nfree;             /* free controllers: unattached, unfixed */
+    int* free_list;        /* nfree */
+    int* top;              /* m: index in free_list of the free controller carrying j, -1 */
+    double* Kinv;          /* nfree x nfree: inverse of the free translations' metric */
+    int kinv_ok;
+    double* X;             /* m x m x 16 sums for the dense metric (NULL when m > DENSE_MAX) */
+    double* V;             /* m x nfree x 3 */
+    double* Wv;            /* m x nfree x 3 */
 
     /* rig sums */
     mn_vec3 rest_origin;   /* mass-weighted rest centroid */
@@ -88,6 +92,7 @@ struct mn_fitter {
     mn_mat3* Rt;           /* m: trial rotations */
     mn_vec3* dt;           /* m: trial positions */
     double* GA;            /* m x 12: dg/dA_j */
+    double* Abuf;          /* m x 12: the A_j of the last evaluation */
     double* lambda;        /* 3 x ncap */
     double* grad;          /* nrot */
     double* dir;           /* nrot */
@@ -98,9 +103,10 @@ struct mn_fitter {
 mn_fit_options mn_fit_options_default(void) {
     mn_fit_options o;
     o.max_iters = 50;
-    o.tol = 1e-12;
+    o.tol = 1e-10;
     o.max_halvings = 12;
     o.coupled_rotation = 1;
+    o.vertex_error = 1;
     return o;
 }
 
@@ -110,7 +116,11 @@ void mn_fitter_destroy(mn_fitter* f) {
     free(f->rot_off);
     free(f->up);
     free(f->top);
-    free(f->tr_off);
+    free(f->free_list);
+    free(f->Kinv);
+    free(f->X);
+    free(f->V);
+    free(f->Wv);
     free(f->phi);
     free(f->tau);
     free(f->piv);
@@ -131,6 +141,7 @@ void mn_fitter_destroy(mn_fitter* f) {
     free(f->Rt);
     free(f->dt);
     free(f->GA);
+    free(f->Abuf);
     free(f->lambda);
     free(f->grad);
     free(f->dir);
@@ -330,41 +341,45 @@ static void make_A(const mn_fitter* f, const mn_mat3* R, const mn_vec3* d, int j
     }
 }
 
-/* GA_j = dg/dA_j = sum_k A_k Q_kj - B_j for every j; returns g. */
+/* GA_j = dg/dA_j = sum_k A_k Q_kj - B_j for every j (when want_grad); returns g. */
 static double energy_and_grad(mn_fitter* f, const mn_mat3* R, const mn_vec3* d, int want_grad) {
     int m = f->m;
     double* GA = f->GA;
-    if (want_grad)
-        for (int j = 0; j < m * 12; j++) GA[j] = -f->B[j];
-    double quad = 0, lin = 0;
+    double* A = f->Abuf;
+    double lin = 0, quad = 0;
     for (int j = 0; j < m; j++) {
-        double A[12];
-        make_A(f, R, d, j, A);
-        for (int u = 0; u < 12; u++) lin += A[u] * f->B[12 * j + u];
+        make_A(f, R, d, j, A + 12 * j);
+        for (int u = 0; u < 12; u++) lin += A[12 * j + u] * f->B[12 * j + u];
     }
+    if (want_grad) memset(GA, 0, (size_t)m * 12 * sizeof(double));
     for (int p = 0; p < f->npairs; p++) {
         int a = f->pair_a[p], b = f->pair_b[p];
         const double* Q = f->Q + 16 * p;
-        double Aa[12], Ab[12], AaQ[12];
-        make_A(f, R, d, a, Aa);
-        make_A(f, R, d, b, Ab);
+        const double* Aa = A + 12 * a;
+        const double* Ab = A + 12 * b;
+        double AaQ[12];
         for (int r = 0; r < 3; r++)
             for (int c = 0; c < 4; c++)
                 AaQ[4 * r + c] = Aa[4 * r] * Q[c] + Aa[4 * r + 1] * Q[4 + c] + Aa[4 * r + 2] * Q[8 + c] +
                                  Aa[4 * r + 3] * Q[12 + c];
-        double dot = 0;
-        for (int u = 0; u < 12; u++) dot += AaQ[u] * Ab[u];
-        quad += (a == b ? 1.0 : 2.0) * dot;
-        if (want_grad) {
-            for (int u = 0; u < 12; u++) GA[12 * b + u] += AaQ[u]; /* A_a Q_ab into GA_b */
-            if (a != b) {
-                for (int r = 0; r < 3; r++)
-                    for (int c = 0; c < 4; c++)
-                        GA[12 * a + 4 * r + c] += Ab[4 * r] * Q[c] + Ab[4 * r + 1] * Q[4 + c] +
-                                                  Ab[4 * r + 2] * Q[8 + c] + Ab[4 * r + 3] * Q[12 + c];
-            }
+        if (!want_grad) {
+            double dot = 0;
+            for (int u = 0; u < 12; u++) dot += AaQ[u] * Ab[u];
+            quad += (a == b ? 1.0 : 2.0) * dot;
+            continue;
         }
+        for (int u = 0; u < 12; u++) GA[12 * b + u] += AaQ[u]; /* A_a Q_ab into GA_b */
+        if (a != b)
+            for (int r = 0; r < 3; r++)
+                for (int c = 0; c < 4; c++)
+                    GA[12 * a + 4 * r + c] +=
+                        Ab[4 * r] * Q[c] + Ab[4 * r + 1] * Q[4 + c] + Ab[4 * r + 2] * Q[8 + c] + Ab[4 * r + 3] * Q[12 + c];
     }
+    if (want_grad) /* quad = sum_j <A_j, sum_k A_k Q_kj>; then GA_j -= B_j */
+        for (int u = 0; u < m * 12; u++) {
+            quad += A[u] * GA[u];
+            GA[u] -= f->B[u];
+        }
     double g = f->c0 - lin + 0.5 * quad;
     return g > 0 ? g : 0;
 }
@@ -528,12 +543,19 @@ mn_fitter* mn_fitter_create(const mn_rig* r, const uint8_t* fixed, mn_error* err
     f->rot_off = malloc((size_t)m * sizeof(int));
     f->up = malloc((size_t)m * sizeof(int));
     f->top = malloc((size_t)m * sizeof(int));
-    f->tr_off = malloc((size_t)m * sizeof(int));
+    f->free_list = malloc((size_t)m * sizeof(int));
+    f->Kinv = malloc((size_t)m * (size_t)m * sizeof(double));
+    if (m <= DENSE_MAX) {
+        f->X = malloc((size_t)m * (size_t)m * 16 * sizeof(double));
+        f->V = malloc((size_t)m * (size_t)m * 3 * sizeof(double));
+        f->Wv = malloc((size_t)m * (size_t)m * 3 * sizeof(double));
+        if (!f->X || !f->V || !f->Wv) goto nomem;
+    }
     f->phi = malloc((size_t)m * sizeof(mn_mat3));
     f->tau = malloc((size_t)m * sizeof(mn_vec3));
     f->piv = malloc((size_t)m * sizeof(mn_vec3));
     f->zc = malloc((size_t)r->nverts * 3 * sizeof(double));
-    if (!f->fixed || !f->rot_off || !f->up || !f->top || !f->tr_off || !f->phi || !f->tau || !f->piv || !f->zc) goto nomem;
+    if (!f->fixed || !f->rot_off || !f->up || !f->top || !f->free_list || !f->Kinv || !f->phi || !f->tau || !f->piv || !f->zc) goto nomem;
     mn_vec3 o = mn_v3(0, 0, 0);
     double tm = 0;
     for (int i = 0; i < r->nverts; i++) {
@@ -560,16 +582,17 @@ mn_fitter* mn_fitter_create(const mn_rig* r, const uint8_t* fixed, mn_error* err
     f->lambda = calloc(3 * (size_t)f->ncap, sizeof(double));
     f->B = calloc((size_t)m * 12, sizeof(double));
     f->GA = malloc((size_t)m * 12 * sizeof(double));
+    f->Abuf = malloc((size_t)m * 12 * sizeof(double));
     f->R = malloc((size_t)m * sizeof(mn_mat3));
     f->Rt = malloc((size_t)m * sizeof(mn_mat3));
     f->d = malloc((size_t)m * sizeof(mn_vec3));
     f->dt = malloc((size_t)m * sizeof(mn_vec3));
-    size_t nrot_max = (size_t)m * (r->dim == 3 ? 3 : 1) + (size_t)r->dim * (size_t)(m < MAX_METRIC_ROOTS ? m : MAX_METRIC_ROOTS);
+    size_t nrot_max = (size_t)m * (r->dim == 3 ? 3 : 1);
     f->grad = malloc(nrot_max * sizeof(double));
     f->dir = malloc(nrot_max * sizeof(double));
     f->H = malloc(nrot_max * nrot_max * sizeof(double) + 8);
     f->svd_work = malloc(mn_svd_work_size(3, 3) * sizeof(double) + 64);
-    if (!f->con_a || !f->con_b || !f->kkt || !f->piv_kkt || !f->rhs || !f->lambda || !f->B || !f->GA || !f->R ||
+    if (!f->con_a || !f->con_b || !f->kkt || !f->piv_kkt || !f->rhs || !f->lambda || !f->B || !f->GA || !f->Abuf || !f->R ||
         !f->Rt || !f->d || !f->dt || !f->grad || !f->dir || !f->H || !f->svd_work)
         goto nomem;
     uint8_t* none = calloc((size_t)m, 1);
@@ -613,22 +636,39 @@ mn_status mn_fitter_set_fixed(mn_fitter* f, const uint8_t* fixed, mn_error* err)
         }
     }
     f->nrot = nrot;
+    /* the free controllers and the inverse of their translations' metric (sums of
+     * s_jk over the controllers each carries); without it the Schur step is skipped */
     int nfree = 0;
+    for (int j = 0; j < m; j++)
+        if (f->up[j] < 0 && !fixed[j]) f->free_list[nfree++] = j;
+    f->nfree = nfree;
     for (int j = 0; j < m; j++) {
         int t = j;
         while (f->up[t] >= 0) t = f->up[t];
-        f->top[j] = fixed[t] ? -1 : t;
-        f->tr_off[j] = -1;
-        if (f->up[j] < 0 && !fixed[j]) nfree++;
+        f->top[j] = -1;
+        for (int q = 0; q < nfree; q++)
+            if (f->free_list[q] == t) f->top[j] = q;
     }
-    int ntot = nrot;
-    if (nfree <= MAX_METRIC_ROOTS)
-        for (int j = 0; j < m; j++)
-            if (f->up[j] < 0 && !fixed[j]) {
-                f->tr_off[j] = ntot;
-                ntot += f->dim;
+    f->kinv_ok = 0;
+    if (nfree > 0 && f->X) {
+        double* S = f->X; /* scratch: nfree^2 <= 16 m^2 */
+        memset(S, 0, (size_t)nfree * (size_t)nfree * sizeof(double));
+        for (int p = 0; p < f->npairs; p++) {
+            int ta = f->top[f->pair_a[p]], tb = f->top[f->pair_b[p]];
+            if (ta < 0 || tb < 0) continue;
+            double sv = f->Q[16 * p + 15];
+            S[(size_t)ta * nfree + tb] += sv;
+            if (f->pair_a[p] != f->pair_b[p]) S[(size_t)tb * nfree + ta] += sv;
+        }
+        if (mn_cholesky_factor(S, nfree) == MN_OK) {
+            for (int u = 0; u < nfree; u++) {
+                double* col = f->Kinv + (size_t)u * nfree; /* symmetric: row u = column u */
+                for (int t = 0; t < nfree; t++) col[t] = t == u;
+                mn_cholesky_solve(S, nfree, col);
             }
-    f->ntot = ntot;
+            f->kinv_ok = 1;
+        }
+    }
     return MN_OK;
 }
 
@@ -648,8 +688,7 @@ mn_status mn_fitter_set_fixed(mn_fitter* f, const uint8_t* fixed, mn_error* err)
  * this is the gradient of the reduced energy (the increments keep every attachment, so
  * the multipliers do not enter). Needs GA at (R, d). */
 static void rotation_gradient(mn_fitter* f, const mn_mat3* R, const mn_vec3* d) {
-    /* the translations' share of the gradient is zero at the translation step's minimiser */
-    memset(f->grad, 0, (size_t)f->ntot * sizeof(double));
+    memset(f->grad, 0, (size_t)f->nrot * sizeof(double));
     for (int j = 0; j < f->m; j++) {
         mn_vec3 gR = rot_grad(f, R, j);
         const double* G = f->GA + 12 * j;
@@ -672,110 +711,184 @@ static void rotation_gradient(mn_fitter* f, const mn_mat3* R, const mn_vec3* d) 
 /* Gauss-Newton metric of the increments (the rotation step's scaling). A vertex i moves
  * by dx_i = sum_p dp_p x sum_{j carried by p} w_ij b_ijp, b_ijp = A_j z_i - d_p (its image
  * under j relative to p's pivot), so
- *   H_pq = sum_i m_i J_ip^T J_iq = sum_{j by p, k by q} tr(N) I - N^T,
- *   N = sum_i m_i w_ij w_ik b_ijp b_ikq^T
- *     = A_j Q_jk A_k^T - (A_j q_jk) d_q^T - d_p (A_k q_jk)^T + Q_jk[3][3] d_p d_q^T
- * with q_jk the last column of Q_jk: O(pairs x depth^2), no vertex loop. Without
- * coupling only the blocks p = q are kept. */
-static void add_block(mn_fitter* f, int P, int Qc, const double N[9], int transpose) {
-    int nr = f->ntot, op = f->rot_off[P], oq = f->rot_off[Qc];
+ *   H_pq = sum_i m_i J_ip^T J_iq = tr(N) I - N^T,
+ *   N = sum_{j by p, k by q} A_j Q_jk A_k^T - (A_j q_jk) d_q^T - d_p (A_k q_jk)^T + s_jk d_p d_q^T
+ * with q_jk the last column of Q_jk and s_jk = Q_jk[3][3]. The four sums over the carried
+ * sets are accumulated up the hierarchy once per iteration (dense m x m, children after
+ * parents), so the metric costs O(pairs + m^2), not O(vertices).
+ *
+ * The translations of the free controllers (unattached, unfixed: the translation step
+ * re-optimises them) are eliminated from the metric by their Schur complement,
+ *   H <- H_rr - H_rt H_tt^-1 H_tr,  H_pt = [v_pt]x,  v_pt = sum (A_j q_jk - s_jk d_p),
+ *   H_tt = (sum s_jk) (x) I (constant: inverted once per fixed set),
+ * so that a controller's rotation is measured with its translation following. This makes
+ * the step the Gauss-Newton step of the reduced problem and the fit converges in a few
+ * iterations. */
+static void add_block(mn_fitter* f, int P, int Qc, const double N[9], double sign) {
+    int nr = f->nrot, op = f->rot_off[P], oq = f->rot_off[Qc];
     double tr = N[0] + N[4] + N[8];
     if (f->dim == 3) {
         for (int r = 0; r < 3; r++)
-            for (int c = 0; c < 3; c++) {
-                /* block tr(N) I - N^T; its transpose is tr(N) I - N */
-                double v = (r == c ? tr : 0) - (transpose ? N[3 * r + c] : N[3 * c + r]);
-                f->H[(size_t)(op + r) * nr + (size_t)(oq + c)] += v;
-            }
+            for (int c = 0; c < 3; c++)
+                f->H[(size_t)(op + r) * nr + (size_t)(oq + c)] += sign * ((r == c ? tr : 0) - N[3 * c + r]);
     } else {
-        f->H[(size_t)op * nr + (size_t)oq] += tr - N[8];
+        f->H[(size_t)op * nr + (size_t)oq] += sign * (tr - N[8]);
     }
 }
 
-/* Rotation-translation block: a controller t's translation moves the vertices of every
- * j it carries by w_ij dt, so H_pt = sum m_i J_ip^T J_it = [v - s d_p]x summed over the
- * pairs (j by p, k by t), v = A_j q_jk, s = Q_jk[3][3]; H_tt = s I. */
-static void add_rt_block(mn_fitter* f, int P, int T, mn_vec3 v) {
-    int nr = f->ntot, op = f->rot_off[P], ot = f->tr_off[T];
-    mn_mat3 X = mn_mat3_skew(v);
-    if (f->dim == 3) {
-        for (int r = 0; r < 3; r++)
-            for (int c = 0; c < 3; c++) {
-                f->H[(size_t)(op + r) * nr + (size_t)(ot + c)] += X.m[3 * r + c];
-                f->H[(size_t)(ot + c) * nr + (size_t)(op + r)] += X.m[3 * r + c];
+/* Per pair (a, b): M1 = A_a Q A_b^T, va = A_a q, vb = A_b q, s. */
+static void pair_terms(const mn_fitter* f, const mn_mat3* R, const mn_vec3* d, int pr, double M1[9], double va[3],
+                       double vb[3], double* s) {
+    int a = f->pair_a[pr], b = f->pair_b[pr];
+    const double* Q = f->Q + 16 * pr;
+    double Aa[12], Ab[12], AaQ[12];
+    make_A(f, R, d, a, Aa);
+    make_A(f, R, d, b, Ab);
+    for (int r = 0; r < 3; r++)
+        for (int c = 0; c < 4; c++)
+            AaQ[4 * r + c] =
+                Aa[4 * r] * Q[c] + Aa[4 * r + 1] * Q[4 + c] + Aa[4 * r + 2] * Q[8 + c] + Aa[4 * r + 3] * Q[12 + c];
+    for (int r = 0; r < 3; r++) {
+        for (int c = 0; c < 3; c++)
+            M1[3 * r + c] = AaQ[4 * r] * Ab[4 * c] + AaQ[4 * r + 1] * Ab[4 * c + 1] + AaQ[4 * r + 2] * Ab[4 * c + 2] +
+                            AaQ[4 * r + 3] * Ab[4 * c + 3];
+        va[r] = AaQ[4 * r + 3];
+        vb[r] = Ab[4 * r] * Q[3] + Ab[4 * r + 1] * Q[7] + Ab[4 * r + 2] * Q[11] + Ab[4 * r + 3] * Q[15];
+    }
+    *s = Q[15];
+}
+
+static void n_block(const double* X, mn_vec3 dp, mn_vec3 dq, double N[9]) {
+    double p[3] = {dp.x, dp.y, dp.z}, q[3] = {dq.x, dq.y, dq.z};
+    for (int r = 0; r < 3; r++)
+        for (int c = 0; c < 3; c++) N[3 * r + c] = X[3 * r + c] - X[9 + r] * q[c] - p[r] * X[12 + c] + X[15] * p[r] * q[c];
+}
+
+static void build_metric_dense(mn_fitter* f, const mn_mat3* R, const mn_vec3* d, int coupled) {
+    int m = f->m;
+    double* X = f->X;
+    memset(X, 0, (size_t)m * (size_t)m * 16 * sizeof(double));
+    for (int pr = 0; pr < f->npairs; pr++) {
+        int a = f->pair_a[pr], b = f->pair_b[pr];
+        double M1[9], va[3], vb[3], s;
+        pair_terms(f, R, d, pr, M1, va, vb, &s);
+        double* e = X + 16 * ((size_t)a * m + b);
+        for (int u = 0; u < 9; u++) e[u] += M1[u];
+        for (int u = 0; u < 3; u++) {
+            e[9 + u] += va[u];
+            e[12 + u] += vb[u];
+        }
+        e[15] += s;
+        if (a != b) {
+            double* t = X + 16 * ((size_t)b * m + a);
+            for (int r = 0; r < 3; r++)
+                for (int c = 0; c < 3; c++) t[3 * r + c] += M1[3 * c + r];
+            for (int u = 0; u < 3; u++) {
+                t[9 + u] += vb[u];
+                t[12 + u] += va[u];
             }
-    } else {
-        for (int c = 0; c < 2; c++) {
-            f->H[(size_t)op * nr + (size_t)(ot + c)] += X.m[6 + c];
-            f->H[(size_t)(ot + c) * nr + (size_t)op] += X.m[6 + c];
+            t[15] += s;
+        }
+    }
+    /* sums over the carried sets: rows, then columns, children into parents */
+    for (int j = m - 1; j >= 0; j--) {
+        int u = f->up[j];
+        if (u < 0) continue;
+        double* dst = X + 16 * (size_t)u * m;
+        const double* src = X + 16 * (size_t)j * m;
+        for (int t = 0; t < 16 * m; t++) dst[t] += src[t];
+    }
+    for (int k = m - 1; k >= 0; k--) {
+        int u = f->up[k];
+        if (u < 0) continue;
+        for (int p = 0; p < m; p++) {
+            double* dst = X + 16 * ((size_t)p * m + u);
+            const double* src = X + 16 * ((size_t)p * m + k);
+            for (int t = 0; t < 16; t++) dst[t] += src[t];
+        }
+    }
+    for (int p = 0; p < m; p++) {
+        if (f->rot_off[p] < 0) continue;
+        for (int q = 0; q < m; q++) {
+            if (f->rot_off[q] < 0 || (!coupled && p != q)) continue;
+            double N[9];
+            n_block(X + 16 * ((size_t)p * m + q), d[p], d[q], N);
+            add_block(f, p, q, N, 1.0);
+        }
+    }
+    if (!coupled || !f->kinv_ok || f->nfree == 0) return;
+    /* Schur complement of the free translations: w_pu = sum_t Kinv_tu v_pt, then
+     * H_pq -= tr(Z) I - Z^T with Z = sum_u w_pu v_qu^T. */
+    int nf = f->nfree;
+    for (int p = 0; p < m; p++) {
+        if (f->rot_off[p] < 0) continue;
+        double* vp = f->V + (size_t)p * nf * 3;
+        double* wp = f->Wv + (size_t)p * nf * 3;
+        for (int t = 0; t < nf; t++) {
+            const double* e = X + 16 * ((size_t)p * m + f->free_list[t]);
+            vp[3 * t] = e[9] - e[15] * d[p].x;
+            vp[3 * t + 1] = e[10] - e[15] * d[p].y;
+            vp[3 * t + 2] = e[11] - e[15] * d[p].z;
+        }
+        for (int u = 0; u < nf; u++) {
+            double w[3] = {0, 0, 0};
+            for (int t = 0; t < nf; t++) {
+                double k = f->Kinv[(size_t)t * nf + u];
+                w[0] += k * vp[3 * t];
+                w[1] += k * vp[3 * t + 1];
+                w[2] += k * vp[3 * t + 2];
+            }
+            memcpy(wp + 3 * u, w, sizeof w);
+        }
+    }
+    for (int p = 0; p < m; p++) {
+        if (f->rot_off[p] < 0) continue;
+        const double* wp = f->Wv + (size_t)p * nf * 3;
+        for (int q = 0; q < m; q++) {
+            if (f->rot_off[q] < 0) continue;
+            const double* vq = f->V + (size_t)q * nf * 3;
+            double Z[9] = {0};
+            for (int u = 0; u < nf; u++)
+                for (int r = 0; r < 3; r++)
+                    for (int c = 0; c < 3; c++) Z[3 * r + c] += wp[3 * u + r] * vq[3 * u + c];
+            add_block(f, p, q, Z, -1.0);
         }
     }
 }
 
-static void add_tt_block(mn_fitter* f, int T, int U, double s) {
-    int nr = f->ntot, ot = f->tr_off[T], ou = f->tr_off[U];
-    for (int c = 0; c < f->dim; c++) f->H[(size_t)(ot + c) * nr + (size_t)(ou + c)] += s;
+/* Many controllers: the same metric pair by pair, walking the carried sets (no Schur). */
+static void build_metric_pairs(mn_fitter* f, const mn_mat3* R, const mn_vec3* d, int coupled) {
+    for (int pr = 0; pr < f->npairs; pr++) {
+        int a = f->pair_a[pr], b = f->pair_b[pr];
+        double X[16];
+        pair_terms(f, R, d, pr, X, X + 9, X + 12, X + 15);
+        for (int P = a; P >= 0; P = f->up[P]) {
+            if (f->rot_off[P] < 0) continue;
+            for (int Qc = b; Qc >= 0; Qc = f->up[Qc]) {
+                if (f->rot_off[Qc] < 0 || (!coupled && P != Qc)) continue;
+                double N[9], NT[9];
+                n_block(X, d[P], d[Qc], N);
+                add_block(f, P, Qc, N, 1.0);
+                if (a != b) { /* the pair (b, a): N^T into block (Qc, P) */
+                    for (int r = 0; r < 3; r++)
+                        for (int c = 0; c < 3; c++) NT[3 * r + c] = N[3 * c + r];
+                    add_block(f, Qc, P, NT, 1.0);
+                }
+            }
+        }
+    }
 }
 
 static void build_metric(mn_fitter* f, const mn_mat3* R, const mn_vec3* d, int coupled) {
-    int nr = f->ntot;
-    memset(f->H, 0, (size_t)nr * (size_t)nr * sizeof(double));
-    for (int pr = 0; pr < f->npairs; pr++) {
-        int a = f->pair_a[pr], b = f->pair_b[pr];
-        const double* Q = f->Q + 16 * pr;
-        double Aa[12], Ab[12], AaQ[12];
-        make_A(f, R, d, a, Aa);
-        make_A(f, R, d, b, Ab);
-        for (int r = 0; r < 3; r++)
-            for (int c = 0; c < 4; c++)
-                AaQ[4 * r + c] = Aa[4 * r] * Q[c] + Aa[4 * r + 1] * Q[4 + c] + Aa[4 * r + 2] * Q[8 + c] +
-                                 Aa[4 * r + 3] * Q[12 + c];
-        double M1[9], va[3], vb[3];
-        for (int r = 0; r < 3; r++) {
-            for (int c = 0; c < 3; c++)
-                M1[3 * r + c] = AaQ[4 * r] * Ab[4 * c] + AaQ[4 * r + 1] * Ab[4 * c + 1] + AaQ[4 * r + 2] * Ab[4 * c + 2] +
-                                AaQ[4 * r + 3] * Ab[4 * c + 3];
-            va[r] = AaQ[4 * r + 3];
-            vb[r] = Ab[4 * r] * Q[3] + Ab[4 * r + 1] * Q[7] + Ab[4 * r + 2] * Q[11] + Ab[4 * r + 3] * Q[15];
-        }
-        double s = Q[15];
-        for (int P = a; P >= 0; P = f->up[P]) {
-            if (f->rot_off[P] < 0) continue;
-            double dp[3] = {d[P].x, d[P].y, d[P].z};
-            for (int Qc = b; Qc >= 0; Qc = f->up[Qc]) {
-                if (f->rot_off[Qc] < 0) continue;
-                if (!coupled && P != Qc) continue;
-                double dq[3] = {d[Qc].x, d[Qc].y, d[Qc].z}, N[9];
-                for (int r = 0; r < 3; r++)
-                    for (int c = 0; c < 3; c++)
-                        N[3 * r + c] = M1[3 * r + c] - va[r] * dq[c] - dp[r] * vb[c] + s * dp[r] * dq[c];
-                add_block(f, P, Qc, N, 0);
-                /* the pair (b, a) of the same vertices: N^T into block (Qc, P) */
-                if (a != b) add_block(f, Qc, P, N, 1);
-            }
-        }
-        if (!coupled) continue;
-        int ta = f->top[a] >= 0 && f->tr_off[f->top[a]] >= 0 ? f->top[a] : -1;
-        int tb = f->top[b] >= 0 && f->tr_off[f->top[b]] >= 0 ? f->top[b] : -1;
-        if (ta >= 0 && tb >= 0) {
-            add_tt_block(f, ta, tb, s);
-            if (a != b) add_tt_block(f, tb, ta, s);
-        }
-        if (tb >= 0)
-            for (int P = a; P >= 0; P = f->up[P])
-                if (f->rot_off[P] >= 0)
-                    add_rt_block(f, P, tb, mn_vec3_sub(mn_v3(va[0], va[1], va[2]), mn_vec3_scale(d[P], s)));
-        if (ta >= 0 && a != b)
-            for (int Qc = b; Qc >= 0; Qc = f->up[Qc])
-                if (f->rot_off[Qc] >= 0)
-                    add_rt_block(f, Qc, ta, mn_vec3_sub(mn_v3(vb[0], vb[1], vb[2]), mn_vec3_scale(d[Qc], s)));
-    }
+    memset(f->H, 0, (size_t)f->nrot * (size_t)f->nrot * sizeof(double));
+    if (f->X) build_metric_dense(f, R, d, coupled);
+    else build_metric_pairs(f, R, d, coupled);
 }
 
 /* Solves H dir = -grad with a little Levenberg damping (a controller whose vertices lie
  * on a line cannot sense rotation about it). Falls back to the scaled gradient. */
 static void rotation_direction(mn_fitter* f) {
-    int nr = f->ntot;
+    int nr = f->nrot;
     double dmax = 0;
     for (int i = 0; i < nr; i++) dmax = fmax(dmax, f->H[(size_t)i * nr + (size_t)i]);
     if (!(dmax > 0)) dmax = 1;
@@ -822,7 +935,7 @@ static double reduced_energy(mn_fitter* f, double alpha) {
     apply_rotation(f, f->R, f->d, alpha, f->Rt, f->dt);
     energy_and_grad(f, f->Rt, f->dt, 1);
     translation_solve(f, f->Rt, f->dt);
-    return energy_and_grad(f, f->Rt, f->dt, 0);
+    return energy_and_grad(f, f->Rt, f->dt, 1); /* GA for the next gradient, if accepted */
 }
 
 static int pose_finite(const mn_xform* pose, int m) {
@@ -866,8 +979,10 @@ mn_status mn_fit(mn_fitter* f, const double* targets, mn_xform* pose, const mn_f
         rotation_direction(f);
         double slope = 0;
         for (int i = 0; i < f->nrot; i++) slope += f->grad[i] * f->dir[i];
-        if (!(slope < 0)) {
-            st = MN_OK; /* stationary */
+        /* the Gauss-Newton model predicts a decrease of -slope / 2: when that is below the
+         * tolerance or the rounding level of the sums (1e-15 c0), the fit has converged */
+        if (!(slope < 0) || -0.5 * slope <= o.tol * g || -0.5 * slope <= 1e-15 * f->c0) {
+            st = MN_OK;
             break;
         }
         double alpha = 1, gt = g;
@@ -885,7 +1000,6 @@ mn_status mn_fit(mn_fitter* f, const double* targets, mn_xform* pose, const mn_f
         }
         memcpy(f->R, f->Rt, (size_t)f->m * sizeof *f->R);
         memcpy(f->d, f->dt, (size_t)f->m * sizeof *f->d);
-        energy_and_grad(f, f->R, f->d, 1); /* GA for the next gradient */
         double dec = g - gt;
         g = gt;
         /* 1e-15 c0 is the rounding level of the sums g is computed from */
@@ -899,14 +1013,19 @@ mn_status mn_fit(mn_fitter* f, const double* targets, mn_xform* pose, const mn_f
     rr.status = st;
     rr.iterations = it;
     rr.energy = g;
-    mn_rig_error(f->rig, pose, targets, &rr.rms, &rr.max_err);
+    if (o.vertex_error) {
+        mn_rig_error(f->rig, pose, targets, &rr.rms, &rr.max_err);
+    } else {
+        rr.rms = sqrt(2.0 * g / f->total_mass);
+        rr.max_err = -1;
+    }
     if (res) *res = rr;
     return st;
 }
 
 /* ---- cold start -------------------------------------------------------------------------- */
 
-mn_status mn_fit_init_kabsch(mn_fitter* f, const double* targets, mn_xform* pose) {
+mn_status mn_fit_kabsch(mn_fitter* f, const double* targets, mn_xform* pose, int then_translate) {
     if (!f || !targets || !pose) return MN_ERR_ARG;
     if (mn_fit_set_targets(f, targets) != MN_OK) return MN_ERR_ARG;
     load_pose(f, pose);
@@ -951,8 +1070,10 @@ mn_status mn_fit_init_kabsch(mn_fitter* f, const double* targets, mn_xform* pose
         mn_vec3 off = mn_mat3_mulv(&Rj, mn_vec3_sub(f->piv[j], mn_v3(mr[0], mr[1], mr[2])));
         f->d[j] = mn_vec3_add(mn_v3(mt[0], mt[1], mt[2]), off);
     }
-    energy_and_grad(f, f->R, f->d, 1);
-    translation_solve(f, f->R, f->d);
+    if (then_translate) {
+        energy_and_grad(f, f->R, f->d, 1);
+        translation_solve(f, f->R, f->d);
+    }
     store_pose(f, pose);
     return MN_OK;
 }

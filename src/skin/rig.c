@@ -210,8 +210,8 @@ mn_status mn_rig_set_weights_dense(mn_rig* r, const double* W, int* nwarn, mn_er
     if (!r || !W || r->nctrl <= 0) return mn_error_set(err, MN_ERR_ARG, "", 0, "weights", "no controllers");
     int k = r->nctrl < MN_SKIN_MAX_INFLUENCES ? r->nctrl : MN_SKIN_MAX_INFLUENCES;
     size_t nk = (size_t)r->nverts * (size_t)k;
-    int* idx = malloc(nk * sizeof *idx);
-    double* w = malloc(nk * sizeof *w);
+    int* idx = calloc(nk, sizeof *idx);
+    double* w = calloc(nk, sizeof *w);
     if (!idx || !w) {
         free(idx);
         free(w);

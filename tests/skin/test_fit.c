@@ -220,7 +220,7 @@ static void recover(int dim, mn_ctrl_kind kind, int attach, int nctrl) {
     mn_fitter* f = mn_fitter_create(rig, NULL, NULL);
     CHECK(f != NULL);
     mn_rig_rest_pose(rig, pose);
-    CHECK(mn_fit_init_kabsch(f, x, pose) == MN_OK);
+    CHECK(mn_fit_kabsch(f, x, pose, 1) == MN_OK);
     mn_fit_options o = mn_fit_options_default();
     o.max_iters = 200;
     mn_fit_result res;
@@ -410,7 +410,7 @@ static void test_noise_vs_kabsch(void) {
     for (int i = 0; i < 3 * n; i++) x[i] += 0.01 * diag * rnd();
     mn_fitter* f = mn_fitter_create(rig, NULL, NULL);
     mn_rig_rest_pose(rig, kab);
-    mn_fit_init_kabsch(f, x, kab);
+    mn_fit_kabsch(f, x, kab, 0);
     double rms_k, rms_f;
     mn_rig_error(rig, kab, x, &rms_k, NULL);
     memcpy(pose, kab, sizeof pose);
