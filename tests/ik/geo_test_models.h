@@ -122,4 +122,102 @@ static inline int geo_all_finite(const mn_model* m, const mn_data* d) {
     return 1;
 }
 
+/* ---- randomized robustness: random chains, limits, seeds and targets ------------------ */
+
+static inline double geo_rand(unsigned* s) {
+    *s = *s * 1103515245u + 12345u;
+    return (double)((*s >> 8) & 0xffffff) / (double)0x1000000;
+}
+
+static inline mn_vec3 geo_rand_unit(unsigned* s) {
+    mn_vec3 v;
+    do v = mn_v3(2 * geo_rand(s) - 1, 2 * geo_rand(s) - 1, 2 * geo_rand(s) - 1);
+    while (mn_vec3_norm(v) < 0.1 || mn_vec3_norm(v) > 1);
+    return mn_vec3_normalize(v);
+}
+
+/* A chain of 2..7 joints, each a hinge, slide or ball (balls in ball_share of cases), with
+ * random axes, offsets, stiffness and, half of the time, limits; the tip carries an end
+ * point. */
+static inline mn_model* geo_random_chain(unsigned* seed, double ball_share, int* tip) {
+    mn_spec* s = mn_spec_create("random");
+    int n = 2 + (int)(geo_rand(seed) * 6), parent = -1;
+    char name[16];
+    for (int i = 0; i < n; i++) {
+        mn_joint_def j = mn_joint_default();
+        snprintf(name, sizeof name, "j%d", i);
+        j.name = name;
+        j.parent = parent;
+        double u = geo_rand(seed);
+        j.type = u < ball_share ? MN_JOINT_BALL : u < 0.9 ? MN_JOINT_HINGE : MN_JOINT_SLIDE;
+        j.offset = i ? mn_vec3_scale(geo_rand_unit(seed), 0.2 + geo_rand(seed)) : mn_v3(0, 0, 0);
+        j.axis = geo_rand_unit(seed);
+        j.stiffness = geo_rand(seed) < 0.3 ? 1 + 5 * geo_rand(seed) : 1.0;
+        if (geo_rand(seed) < 0.5) {
+            j.limited = 1;
+            double a = geo_rand(seed), b = geo_rand(seed);
+            j.range[0] = j.type == MN_JOINT_SLIDE ? -0.3 * a : -2 * a;
+            j.range[1] = j.type == MN_JOINT_SLIDE ? 0.3 * b : 2 * b;
+            j.swing = 0.2 + 2 * geo_rand(seed);
+            j.twist[0] = -geo_rand(seed);
+            j.twist[1] = geo_rand(seed);
+        }
+        mn_error err;
+        parent = mn_spec_add_joint(s, &j, &err);
+    }
+    mn_joint_def e = mn_joint_default();
+    e.name = "end";
+    e.parent = parent;
+    e.offset = mn_vec3_scale(geo_rand_unit(seed), 0.3);
+    mn_error err;
+    *tip = mn_spec_add_joint(s, &e, &err);
+    return geo_compile(s);
+}
+
+/* Runs a method on random chains and checks what every solve promises, whatever the
+ * answer: an allowed status, a finite state with unit quaternions within the limits,
+ * errors that match forward kinematics, the arena mark restored, no heap allocation.
+ * Returns how many of the 4 * cases solves met their goal. */
+static inline int geo_random_robustness(geo_method f, unsigned seed, int cases, int allow_unsupported) {
+    int solved = 0;
+    for (int c = 0; c < cases; c++) {
+        int tip;
+        mn_model* m = geo_random_chain(&seed, 0.3, &tip);
+        if (!m) {
+            mn_test_failures++;
+            continue;
+        }
+        mn_data* d = mn_data_create(m, 0);
+        for (int t = 0; t < 4; t++) {
+            mn_data_reset(m, d);
+            mn_ik_problem p = mn_ik_problem_default();
+            p.tip = tip;
+            p.target_pos = mn_vec3_scale(geo_rand_unit(&seed), 3 * geo_rand(&seed));
+            p.use_orientation = t >= 2;
+            p.target_rot = mn_quat_axis_angle(geo_rand_unit(&seed), 3 * geo_rand(&seed));
+            p.pole = t == 1 ? geo_rand_unit(&seed) : mn_v3(0, 0, 0);
+            mn_ik_options o = mn_ik_default();
+            o.max_iters = 200;
+            mn_ik_result r;
+            long before = mn_alloc_count();
+            mn_status st = geo_solve(f, m, d, &p, &o, &r);
+            CHECK(mn_alloc_count() == before);
+            CHECK(st == MN_OK || st == MN_ERR_UNREACHABLE || st == MN_ERR_NOCONVERGE ||
+                  (allow_unsupported && (st == MN_ERR_UNSUPPORTED || st == MN_ERR_ARG)));
+            CHECK(st == r.status);
+            solved += st == MN_OK;
+            CHECK(st == MN_OK || r.message[0] != 0);
+            CHECK(mn_q_within_limits(m, d->q, 1e-9));
+            if (st == MN_OK || st == MN_ERR_UNREACHABLE || st == MN_ERR_NOCONVERGE) {
+                CHECK(isfinite(r.pos_err) && isfinite(r.rot_err));
+                CHECK_NEAR(r.pos_err, geo_pos_err(m, d, &p), 1e-9);
+                if (p.use_orientation) CHECK_NEAR(r.rot_err, geo_rot_err(m, d, &p), 1e-6);
+            }
+        }
+        mn_data_destroy(d);
+        mn_model_destroy(m);
+    }
+    return solved;
+}
+
 #endif

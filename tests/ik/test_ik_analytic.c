@@ -278,6 +278,13 @@ static void test_deterministic_and_no_alloc(void) {
     mn_model_destroy(m);
 }
 
+/* Random chains of hinges, slides and balls with random limits and targets. */
+static void test_random_chains(void) {
+    int solved = geo_random_robustness(mn_ik_analytic, 12345u, 40, 1);
+    printf("     %d of 160 random solves met their goal\n", solved);
+    CHECK(solved > 0);
+}
+
 int main(int argc, char** argv) {
     mn_test_init(argc, argv);
     RUN(test_exact_on_pole_side);
@@ -288,6 +295,7 @@ int main(int argc, char** argv) {
     RUN(test_zero_length_bone);
     RUN(test_wrist_orientation);
     RUN(test_unsupported_chains);
+    RUN(test_random_chains);
     RUN(test_deterministic_and_no_alloc);
     return mn_test_report();
 }

@@ -474,6 +474,13 @@ static void test_degenerate_targets(void) {
     mn_model_destroy(mb);
 }
 
+/* Random chains of hinges, slides and balls with random limits and targets. */
+static void test_random_chains(void) {
+    int solved = geo_random_robustness(mn_ik_ccd, 12345u, 40, 0);
+    printf("     %d of 160 random solves met their goal\n", solved);
+    CHECK(solved > 0);
+}
+
 int main(int argc, char** argv) {
     mn_test_init(argc, argv);
     RUN(test_hinge_step_is_the_maximum);
@@ -490,6 +497,7 @@ int main(int argc, char** argv) {
     RUN(test_base_frame);
     RUN(test_budget);
     RUN(test_degenerate_targets);
+    RUN(test_random_chains);
     RUN(test_deterministic_and_no_alloc);
     RUN(test_through_mn_ik_solve);
     return mn_test_report();

@@ -365,6 +365,13 @@ static void test_degenerate_targets(void) {
     mn_model_destroy(mb);
 }
 
+/* Random chains of hinges, slides and balls with random limits and targets. */
+static void test_random_chains(void) {
+    int solved = geo_random_robustness(mn_ik_fabrik, 12345u, 40, 0);
+    printf("     %d of 160 random solves met their goal\n", solved);
+    CHECK(solved > 0);
+}
+
 int main(int argc, char** argv) {
     mn_test_init(argc, argv);
     RUN(test_planar_reach);
@@ -379,6 +386,7 @@ int main(int argc, char** argv) {
     RUN(test_one_iteration_is_textbook_fabrik);
     RUN(test_welman_fig42);
     RUN(test_degenerate_targets);
+    RUN(test_random_chains);
     RUN(test_deterministic_and_no_alloc);
     return mn_test_report();
 }
