@@ -472,7 +472,7 @@ mn_status mn_geo_iterate(mn_geo_chain* c, mn_data* d, const mn_ik_options* o, mn
         met = mn_geo_met(o, c, pe, re);
         if (met) break;
         if (!(prev - merit > 1e-10 * prev)) {
-            if (r->restarts < MAX_KICKS && within_reach(c, d)) {
+            if (r->restarts < MAX_KICKS && r->restarts < o->max_restarts && within_reach(c, d)) {
                 mn_geo_kick(c, d, kick_angle);
                 r->restarts++;
                 mn_geo_errors(c, d, &pe, &re);
@@ -493,7 +493,7 @@ mn_status mn_geo_iterate(mn_geo_chain* c, mn_data* d, const mn_ik_options* o, mn
         return MN_OK;
     }
     if (st == MN_ERR_UNREACHABLE)
-        return mn_geo_fail(r, st, "%s: stalled %.3g from the target (%.3g rad) after %d iterations: out of reach or held by joint limits",
+        return mn_geo_fail(r, st, "%s: stalled %.3g from the target (%.3g rad) after %d iterations: out of reach, held by joint limits or at a stationary pose",
                            name, r->pos_err, r->rot_err, r->iters);
     return mn_geo_fail(r, MN_ERR_NOCONVERGE, "%s: budget ran out after %d iterations, %.3g from the target (%.3g rad)",
                        name, r->iters, r->pos_err, r->rot_err);

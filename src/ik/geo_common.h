@@ -108,7 +108,8 @@ mn_quat mn_geo_ball_clamp(mn_quat q, mn_vec3 axis, double cone, double lo, doubl
 /* The iteration shared by CCD and FABRIK: runs pass() until the goals are met, the
  * budget (o->max_iters, o->timeout_ms) runs out, or a pass stops making progress. A
  * stall with the target within reach is taken for a stationary point such as the
- * straight chain of Welman Fig. 4.2 and nudged out (mn_geo_kick, counted in r->restarts);
+ * straight chain of Welman Fig. 4.2 and nudged out (mn_geo_kick, counted in r->restarts,
+ * at most four times and never more than o->max_restarts);
  * a stall otherwise ends the solve as UNREACHABLE. Keeps the best state seen and leaves
  * it in d with frames current; fills r. name is the method's name for messages. */
 typedef void (*mn_geo_pass)(mn_geo_chain* c, mn_data* d, void* ctx);
