@@ -198,6 +198,10 @@ mn_status mn_ldlt_factor(double* A, int n, int* piv) {
     }
     if (!(amax > 0)) return MN_ERR_SINGULAR;
     double tol = pivot_tol(n) * amax;
+    /* Stack buffers for the pivot columns (no heap); larger matrices take the strided
+     * path, which computes the same thing. */
+    enum { LDLT_BUF = 256 };
+    double buf0[LDLT_BUF], buf1[LDLT_BUF];
     /* Bunch & Kaufman's alpha = (1 + sqrt 17) / 8 bounds element growth per step. */
     const double alpha = (1.0 + sqrt(17.0)) / 8.0;
     int k = 0;
@@ -247,30 +251,60 @@ mn_status mn_ldlt_factor(double* A, int n, int* piv) {
         if (kstep == 1) {
             /* A(k+1:n, k+1:n) -= l d l^T with l = A(k+1:n, k) / d; column k becomes l. */
             double d11 = 1.0 / AT(k, k);
-            for (int i = k + 1; i < n; i++) {
-                double aik = AT(i, k);
-                if (aik == 0) continue;
-                double r = d11 * aik;
-                double* ri = A + (size_t)i * n;
-                for (int j = k + 1; j <= i; j++) ri[j] -= r * AT(j, k);
+            int len = n - k - 1;
+            if (len <= LDLT_BUF) {
+                /* Rows are contiguous, column k is not: gather it once so the row
+                 * updates stream through memory (and vectorise). */
+                for (int j = 0; j < len; j++) buf0[j] = AT(k + 1 + j, k);
+                for (int i = k + 1; i < n; i++) {
+                    double r = d11 * buf0[i - k - 1];
+                    if (r == 0) continue;
+                    double* ri = A + (size_t)i * n + k + 1;
+                    for (int j = 0; j <= i - k - 1; j++) ri[j] -= r * buf0[j];
+                }
+            } else {
+                for (int i = k + 1; i < n; i++) {
+                    double r = d11 * AT(i, k);
+                    if (r == 0) continue;
+                    double* ri = A + (size_t)i * n;
+                    for (int j = k + 1; j <= i; j++) ri[j] -= r * AT(j, k);
+                }
             }
             for (int i = k + 1; i < n; i++) AT(i, k) *= d11;
             piv[k] = kp;
         } else {
             /* 2x2 pivot D = [d11 d21; d21 d22]: W = A(k+2:n, k:k+1) D^-1 (dsytf2's
-             * scaled form, which avoids forming D^-1 explicitly). */
+             * scaled form, which avoids forming D^-1 explicitly), then
+             * A(k+2:n, k+2:n) -= A(k+2:n, k:k+1) W^T and W replaces the two columns. */
             if (k < n - 2) {
                 double d21 = AT(k + 1, k);
                 double d11 = AT(k + 1, k + 1) / d21;
                 double d22 = AT(k, k) / d21;
                 double t = 1.0 / (d11 * d22 - 1.0);
                 d21 = t / d21;
-                for (int j = k + 2; j < n; j++) {
-                    double wk = d21 * (d11 * AT(j, k) - AT(j, k + 1));
-                    double wkp1 = d21 * (d22 * AT(j, k + 1) - AT(j, k));
-                    for (int i = j; i < n; i++) AT(i, j) -= AT(i, k) * wk + AT(i, k + 1) * wkp1;
-                    AT(j, k) = wk;
-                    AT(j, k + 1) = wkp1;
+                int len = n - k - 2;
+                if (len <= LDLT_BUF) {
+                    for (int j = 0; j < len; j++) {
+                        double a0 = AT(k + 2 + j, k), a1 = AT(k + 2 + j, k + 1);
+                        buf0[j] = d21 * (d11 * a0 - a1);
+                        buf1[j] = d21 * (d22 * a1 - a0);
+                    }
+                    for (int i = k + 2; i < n; i++) {
+                        double* ri = A + (size_t)i * n;
+                        double a0 = ri[k], a1 = ri[k + 1];
+                        double* rr = ri + k + 2;
+                        for (int j = 0; j <= i - k - 2; j++) rr[j] -= a0 * buf0[j] + a1 * buf1[j];
+                        ri[k] = buf0[i - k - 2];
+                        ri[k + 1] = buf1[i - k - 2];
+                    }
+                } else {
+                    for (int j = k + 2; j < n; j++) {
+                        double wk = d21 * (d11 * AT(j, k) - AT(j, k + 1));
+                        double wkp1 = d21 * (d22 * AT(j, k + 1) - AT(j, k));
+                        for (int i = j; i < n; i++) AT(i, j) -= AT(i, k) * wk + AT(i, k + 1) * wkp1;
+                        AT(j, k) = wk;
+                        AT(j, k + 1) = wkp1;
+                    }
                 }
             }
             piv[k] = piv[k + 1] = -(kp + 1);

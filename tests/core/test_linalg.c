@@ -583,6 +583,49 @@ static void test_ldlt_random_symmetric(void) {
     for (int i = 0; i < n; i++) CHECK_NEAR(x[i], xc[i], 1e-12 * norm_inf_vec(xc, n));
 }
 
+/* Beyond 256 unknowns the factorisation switches to its strided path for the first
+ * columns: both paths must agree with the residual bound. Zero diagonals force 2x2
+ * pivots from the first column on. */
+static void test_ldlt_large(void) {
+    enum { NB = 300 };
+    static double A[NB * NB], A0[NB * NB];
+    static double b[NB], x[NB];
+    static int piv[NB];
+    for (int c = 0; c < 2; c++) {
+        rng_seed(470 + (uint64_t)c);
+        if (c == 0) {
+            rand_fill(A, NB * NB);
+            for (int i = 0; i < NB; i++) {
+                A[i * NB + i] = 0;
+                for (int j = 0; j < i; j++) A[j * NB + i] = A[i * NB + j];
+            }
+        } else {
+            /* KKT with 260 primal and 40 constraint rows (H = I + B^T B / n). */
+            const int nh = 260;
+            memset(A, 0, sizeof A);
+            static double Bm[NB * NB];
+            rand_fill(Bm, nh * nh);
+            mn_matmul_tn(Bm, Bm, nh, nh, nh, A0);
+            for (int i = 0; i < nh; i++)
+                for (int j = 0; j < nh; j++) A[i * NB + j] = A0[i * nh + j] / nh + (i == j);
+            for (int r = nh; r < NB; r++)
+                for (int j = 0; j < nh; j++) A[r * NB + j] = A[j * NB + r] = rng_normal();
+        }
+        memcpy(A0, A, sizeof A);
+        rand_fill(b, NB);
+        memcpy(x, b, sizeof b);
+        long before = mn_alloc_count();
+        CHECK(mn_ldlt_factor(A, NB, piv) == MN_OK);
+        mn_ldlt_solve(A, NB, piv, x);
+        CHECK(mn_alloc_count() == before);
+        double r = relative_residual(A0, NB, NB, x, b);
+        CHECK(r <= 1e-13);
+        if (!(r <= 1e-13)) fprintf(stderr, "  large case %d: residual %.3g\n", c, r);
+        if (c == 0) CHECK(piv[0] < 0 && count_2x2_blocks(piv, NB) > 10);
+        printf("     n = %d: %d 2x2 blocks\n", NB, count_2x2_blocks(piv, NB));
+    }
+}
+
 static void test_ldlt_singular(void) {
     static double K[MAXMN];
     int piv[MAXN];
@@ -821,6 +864,7 @@ int main(int argc, char** argv) {
     RUN(test_cholesky);
     RUN(test_ldlt_kkt);
     RUN(test_ldlt_random_symmetric);
+    RUN(test_ldlt_large);
     RUN(test_ldlt_singular);
     RUN(test_tsvd_min_norm);
     RUN(test_tsvd_full_rank_tall);
