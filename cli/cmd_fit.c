@@ -1,0 +1,283 @@
+/* marionette fit: controller transforms that reproduce a sequence of meshes with a
+ * skinning rig (the LBS inverse kinematics of seed lbs-inverse-kinematics.md). */
+#include <marionette/gltf.h>
+#include <marionette/meshio.h>
+#include <marionette/skin.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "cli.h"
+
+const char mn_cmd_fit_summary[] = "fit skinning controllers (bones, points) to a mesh sequence";
+
+static void usage(FILE* f) {
+    fprintf(f,
+            "usage: marionette fit --rig RIG --frames F1.obj [F2.obj ...] [options]\n"
+            "\n"
+            "RIG is a glTF skinned mesh (.gltf/.glb: one controller per weighting joint) or\n"
+            "libigl's triple OBJ DMAT TGF (rest mesh, weights, skeleton: one bone per TGF edge;\n"
+            "'--rig X.obj' alone looks for X.DMAT and X.tgf). Each frame is an OBJ with the\n"
+            "rig's vertex count. Frames are fitted in order, each warm-started from the one\n"
+            "before (the first from a per-bone Kabsch fit).\n"
+            "\n"
+            "options:\n"
+            "  --fixed NAMES    comma-separated controllers held at their rest pose\n"
+            "  --attach         libigl rigs: keep each bone's head on its parent bone's tail\n"
+            "  --iters N        iteration budget per frame (default 50)\n"
+            "  --json           print a JSON document instead of key=value lines\n"
+            "  --out FILE       write the output to FILE (atomically) instead of stdout\n"
+            "  --tmat DIR       also write DIR/<frame>.Tmat (libigl layout [R^T; t] per bone)\n"
+            "\n"
+            "Output per frame: rms and max vertex error, iterations, and every controller's\n"
+            "skinning matrix x -> R x + t (JSON: \"R\" row-major, \"t\"). Nothing is written\n"
+            "when any input is bad.\n");
+}
+
+static int ends_with(const char* s, const char* suf) {
+    size_t n = strlen(s), k = strlen(suf);
+    return n >= k && strcasecmp(s + n - k, suf) == 0;
+}
+
+/* "dir/name.obj" -> "name" */
+static void stem(const char* path, char* out, size_t cap) {
+    const char* b = strrchr(path, '/');
+    b = b ? b + 1 : path;
+    snprintf(out, cap, "%s", b);
+    char* dot = strrchr(out, '.');
+    if (dot && dot != out) *dot = 0;
+}
+
+typedef struct frame_out {
+    mn_fit_result res;
+    mn_xform* pose;
+} frame_out;
+
+int mn_cmd_fit(int argc, char** argv) {
+    if (mn_cli_wants_help(argc, argv)) {
+        usage(stdout);
+        return MN_EXIT_OK;
+    }
+    const char *rig_path = NULL, *dmat_path = NULL, *tgf_path = NULL, *fixed_names = NULL, *out_path = NULL,
+               *tmat_dir = NULL;
+    const char** frames = calloc((size_t)argc, sizeof *frames);
+    int nframes = 0, iters = 50, json = 0, attach = 0;
+    if (!frames) return mn_cli_usage_error("fit", "out of memory");
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--rig") && i + 1 < argc) {
+            rig_path = argv[++i];
+            if (ends_with(rig_path, ".obj")) {
+                while (i + 1 < argc && argv[i + 1][0] != '-') {
+                    if (ends_with(argv[i + 1], ".dmat")) dmat_path = argv[++i];
+                    else if (ends_with(argv[i + 1], ".tgf")) tgf_path = argv[++i];
+                    else break;
+                }
+            }
+        } else if (!strcmp(argv[i], "--frames")) {
+            while (i + 1 < argc && argv[i + 1][0] != '-') frames[nframes++] = argv[++i];
+        } else if (!strcmp(argv[i], "--fixed") && i + 1 < argc) {
+            fixed_names = argv[++i];
+        } else if (!strcmp(argv[i], "--iters") && i + 1 < argc) {
+            if (!mn_cli_parse_int(argv[++i], &iters) || iters < 1) {
+                free(frames);
+                return mn_cli_usage_error("fit", "--iters needs a positive integer");
+            }
+        } else if (!strcmp(argv[i], "--json")) {
+            json = 1;
+        } else if (!strcmp(argv[i], "--attach")) {
+            attach = 1;
+        } else if (!strcmp(argv[i], "--out") && i + 1 < argc) {
+            out_path = argv[++i];
+        } else if (!strcmp(argv[i], "--tmat") && i + 1 < argc) {
+            tmat_dir = argv[++i];
+        } else {
+            free(frames);
+            return mn_cli_usage_error("fit", "unknown argument '%s'", argv[i]);
+        }
+    }
+    if (!rig_path || nframes == 0) {
+        free(frames);
+        return mn_cli_usage_error("fit", "--rig and --frames are required");
+    }
+
+    mn_error err;
+    mn_error_clear(&err);
+    mn_warnings warn = {0};
+    mn_rig* rig = NULL;
+    mn_gltf g;
+    int have_gltf = 0, rc = MN_EXIT_INPUT;
+    char dbuf[1024], tbuf[1024];
+    mn_fitter* fitter = NULL;
+    uint8_t* fixed = NULL;
+    double** targets = calloc((size_t)nframes, sizeof *targets);
+    frame_out* outs = calloc((size_t)nframes, sizeof *outs);
+    char* text = NULL;
+    size_t text_len = 0;
+    FILE* mem = NULL;
+    if (!targets || !outs) goto done;
+
+    /* ---- the rig ---- */
+    if (ends_with(rig_path, ".gltf") || ends_with(rig_path, ".glb")) {
+        if (mn_gltf_read(rig_path, &g, &warn, &err) != MN_OK) goto input_error;
+        have_gltf = 1;
+        if (mn_rig_from_gltf(&g, &rig, NULL, &err) != MN_OK) {
+            mn_error e2 = err;
+            mn_error_set(&err, e2.status, rig_path, 0, e2.field, "%s", e2.message);
+            goto input_error;
+        }
+    } else {
+        if (!dmat_path || !tgf_path) {
+            char base[1000];
+            snprintf(base, sizeof base, "%s", rig_path);
+            char* dot = strrchr(base, '.');
+            if (dot) *dot = 0;
+            if (!dmat_path) {
+                snprintf(dbuf, sizeof dbuf, "%s.DMAT", base);
+                dmat_path = dbuf;
+            }
+            if (!tgf_path) {
+                snprintf(tbuf, sizeof tbuf, "%s.tgf", base);
+                tgf_path = tbuf;
+            }
+        }
+        if (mn_rig_read_libigl(rig_path, dmat_path, tgf_path, attach, &rig, NULL, &warn, &err) != MN_OK)
+            goto input_error;
+    }
+    mn_cli_print_warnings(&warn);
+
+    /* ---- the fixed set ---- */
+    fixed = calloc((size_t)rig->nctrl, 1);
+    if (!fixed) goto done;
+    if (fixed_names) {
+        char* list = malloc(strlen(fixed_names) + 1);
+        if (!list) goto done;
+        strcpy(list, fixed_names);
+        for (char* tok = strtok(list, ","); tok; tok = strtok(NULL, ",")) {
+            int j = mn_rig_find_ctrl(rig, tok);
+            if (j < 0) {
+                mn_error_set(&err, MN_ERR_NOTFOUND, "", 0, "--fixed", "no controller named '%s'", tok);
+                free(list);
+                goto input_error;
+            }
+            fixed[j] = 1;
+        }
+        free(list);
+    }
+    fitter = mn_fitter_create(rig, fixed, &err);
+    if (!fitter) goto input_error;
+
+    /* ---- read every frame before fitting or writing anything ---- */
+    for (int k = 0; k < nframes; k++) {
+        mn_mesh mesh;
+        if (mn_obj_read(frames[k], &mesh, NULL, &err) != MN_OK) goto input_error;
+        if (mesh.nverts != rig->nverts) {
+            mn_error_set(&err, MN_ERR_PARSE, frames[k], 0, "v", "%d vertices, the rig has %d", mesh.nverts,
+                         rig->nverts);
+            mn_mesh_free(&mesh);
+            goto input_error;
+        }
+        targets[k] = mesh.pos; /* keep the positions, drop the triangles */
+        free(mesh.tris);
+        outs[k].pose = malloc((size_t)rig->nctrl * sizeof(mn_xform));
+        if (!outs[k].pose) goto done;
+    }
+
+    /* ---- fit, warm-starting each frame from the previous ---- */
+    mn_fit_options opt = mn_fit_options_default();
+    opt.max_iters = iters;
+    mn_xform* pose = malloc((size_t)rig->nctrl * sizeof *pose);
+    if (!pose) goto done;
+    mn_rig_rest_pose(rig, pose);
+    for (int k = 0; k < nframes; k++) {
+        if (k == 0) mn_fit_kabsch(fitter, targets[0], pose, 1);
+        mn_status st = mn_fit(fitter, targets[k], pose, &opt, &outs[k].res);
+        if (st != MN_OK && st != MN_ERR_NOCONVERGE) {
+            mn_error_set(&err, st, frames[k], 0, "v", "cannot fit this frame (%s)", mn_status_name(st));
+            free(pose);
+            goto input_error;
+        }
+        memcpy(outs[k].pose, pose, (size_t)rig->nctrl * sizeof *pose);
+    }
+    free(pose);
+
+    /* ---- output ---- */
+    mem = open_memstream(&text, &text_len);
+    if (!mem) goto done;
+    double diag = mn_rig_bbox_diagonal(rig);
+    if (json) {
+        fprintf(mem, "{\n  \"rig\": ");
+        mn_cli_json_string(mem, rig_path);
+        fprintf(mem, ",\n  \"vertices\": %d,\n  \"bbox_diagonal\": %.17g,\n  \"controllers\": [", rig->nverts, diag);
+        for (int j = 0; j < rig->nctrl; j++) {
+            fprintf(mem, j ? ", " : "");
+            mn_cli_json_string(mem, rig->ctrl_name[j]);
+        }
+        fprintf(mem, "],\n  \"frames\": [\n");
+    }
+    for (int k = 0; k < nframes; k++) {
+        const mn_fit_result* r = &outs[k].res;
+        if (json) {
+            fprintf(mem, "    {\"file\": ");
+            mn_cli_json_string(mem, frames[k]);
+            fprintf(mem, ", \"rms\": %.9g, \"max_err\": %.9g, \"iterations\": %d, \"status\": \"%s\",\n     \"transforms\": [",
+                    r->rms, r->max_err, r->iterations, mn_status_name(r->status));
+            for (int j = 0; j < rig->nctrl; j++) {
+                mn_xform S = mn_rig_skin_xform(rig, outs[k].pose, j);
+                fprintf(mem, "%s\n       {\"name\": ", j ? "," : "");
+                mn_cli_json_string(mem, rig->ctrl_name[j]);
+                fprintf(mem, ", \"R\": [");
+                for (int q = 0; q < 9; q++) fprintf(mem, "%s%.17g", q ? ", " : "", S.R.m[q]);
+                fprintf(mem, "], \"t\": [%.17g, %.17g, %.17g]}", S.p.x, S.p.y, S.p.z);
+            }
+            fprintf(mem, "]}%s\n", k + 1 < nframes ? "," : "");
+        } else {
+            fprintf(mem, "frame=%d file=%s rms=%.6g rms_rel=%.3g max_err=%.6g iterations=%d status=%s\n", k + 1,
+                    frames[k], r->rms, r->rms / diag, r->max_err, r->iterations, mn_status_name(r->status));
+        }
+    }
+    if (json) fprintf(mem, "  ]\n}\n");
+    if (fclose(mem) != 0) {
+        mem = NULL;
+        goto done;
+    }
+    mem = NULL;
+    if (tmat_dir) {
+        mn_xform* S = malloc((size_t)rig->nctrl * sizeof *S);
+        if (!S) goto done;
+        for (int k = 0; k < nframes; k++) {
+            char name[512], path[1536];
+            stem(frames[k], name, sizeof name);
+            snprintf(path, sizeof path, "%s/%s.Tmat", tmat_dir, name);
+            for (int j = 0; j < rig->nctrl; j++) S[j] = mn_rig_skin_xform(rig, outs[k].pose, j);
+            if (mn_tmat_write(path, rig->nctrl, S, &err) != MN_OK) {
+                free(S);
+                goto input_error;
+            }
+        }
+        free(S);
+    }
+    if (out_path) {
+        if (mn_write_file_atomic(out_path, text, text_len, &err) != MN_OK) goto input_error;
+    } else {
+        fwrite(text, 1, text_len, stdout);
+    }
+    rc = MN_EXIT_OK;
+    goto done;
+input_error:
+    rc = mn_cli_input_error(&err);
+done:
+    if (mem) fclose(mem);
+    free(text);
+    for (int k = 0; targets && k < nframes; k++) free(targets[k]);
+    for (int k = 0; outs && k < nframes; k++) free(outs[k].pose);
+    free(targets);
+    free(outs);
+    free(fixed);
+    mn_fitter_destroy(fitter);
+    mn_rig_destroy(rig);
+    if (have_gltf) mn_gltf_free(&g);
+    free(frames);
+    return rc;
+}
