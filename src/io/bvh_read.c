@@ -606,9 +606,9 @@ static char* dup_name(const char* s, size_t n, size_t extra) {
  * different axes -> BALL, X Y Z positions then such rotations -> FREE, else a series. */
 static int node_kind(const bvh_parser* P, const bvh_node* nd, mn_euler_order* order) {
     if (nd->end_site) return KIND_END;
+    if (nd->nch == 0) return KIND_FIXED;
     const unsigned char* c = P->ch + nd->ch_first;
     const unsigned char* r = NULL;
-    if (nd->nch == 0) return KIND_FIXED;
     if (nd->nch == 3) r = c;
     if (nd->nch == 6 && c[0] == MN_BVH_XPOS && c[1] == MN_BVH_YPOS && c[2] == MN_BVH_ZPOS) r = c + 3;
     if (!r || r[0] < 3 || r[1] < 3 || r[2] < 3 || r[0] == r[1] || r[1] == r[2] || r[0] == r[2])
