@@ -65,10 +65,12 @@ typedef struct mn_ik_options {
     double damping;        /* DLS/LM initial damping lambda */
     int nullspace;         /* PINV: add the null-space term pulling joints to mid-range */
     double nullspace_gain;
+    int timeout_cpu;       /* 1: timeout_ms counts this thread's CPU time instead of wall time, so
+                              a solve preempted on a loaded machine is not cut short (default 0) */
 } mn_ik_options;
 
-/* LM, tol 1e-5 / 1e-5, 100 iterations, no timeout, seed 1, 100 restarts, limits on,
- * max_step 0.5, damping 1e-3, null space off with gain 0.1. */
+/* LM, tol 1e-5 / 1e-5, 100 iterations, no timeout (wall clock), seed 1, 100 restarts,
+ * limits on, max_step 0.5, damping 1e-3, null space off with gain 0.1. */
 mn_ik_options mn_ik_default(void);
 
 typedef struct mn_ik_result {

@@ -488,15 +488,28 @@ int64_t mn_ik_now_ns(void) {
     return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
 
-int64_t mn_ik_deadline(double timeout_ms) {
+int64_t mn_ik_clock_ns(int cpu) {
+    if (!cpu) return mn_ik_now_ns();
+    struct timespec ts;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+int64_t mn_ik_deadline(double timeout_ms, int cpu) {
     if (!(timeout_ms > 0)) return INT64_MAX;
     if (timeout_ms > 1e12) return INT64_MAX;
-    return mn_ik_now_ns() + (int64_t)(timeout_ms * 1e6);
+    return mn_ik_clock_ns(cpu) + (int64_t)(timeout_ms * 1e6);
 }
 
 /* ---- small dense solve ---------------------------------------------------------------- */
 
-int mn_ik_spd_solve(double* A, int n, double* b) {
+#if defined(__GNUC__)
+#define MN_IK_INLINE static inline __attribute__((always_inline))
+#else
+#define MN_IK_INLINE static inline
+#endif
+
+MN_IK_INLINE int spd_solve_n(double* A, int n, double* b) {
     for (int j = 0; j < n; j++) {
         double d = A[j * n + j];
         for (int k = 0; k < j; k++) d -= A[j * n + k] * A[j * n + k];
@@ -521,6 +534,15 @@ int mn_ik_spd_solve(double* A, int n, double* b) {
         b[i] = s / A[i * n + i];
     }
     return 0;
+}
+
+/* The 3x3 and 6x6 systems of the solvers get their own unrolled copies. */
+int mn_ik_spd_solve(double* A, int n, double* b) {
+    switch (n) {
+    case 3: return spd_solve_n(A, 3, b);
+    case 6: return spd_solve_n(A, 6, b);
+    default: return spd_solve_n(A, n, b);
+    }
 }
 
 mn_status mn_ik_fail(mn_ik_result* r, mn_status s, const char* fmt, ...) {
@@ -596,7 +618,7 @@ mn_status mn_ik_iterate(const mn_model* m, mn_data* d, const mn_ikc* c, const mn
     if (o->respect_limits) mn_ikc_clamp(c, q);
     mn_rng rng;
     mn_rng_seed(&rng, o->seed);
-    int64_t deadline = mn_ik_deadline(o->timeout_ms);
+    int64_t deadline = mn_ik_deadline(o->timeout_ms, o->timeout_cpu);
 
     double e[6], et[6], pe, re, pet, ret;
     mn_xform tip;
@@ -609,7 +631,8 @@ mn_status mn_ik_iterate(const mn_model* m, mn_data* d, const mn_ikc* c, const mn
     int nseen = 0, iters = 0, met = 0, unreachable = 0, timed_out = 0;
 
     while (!(met = mn_ik_goal_met(g, pe, re, o)) && iters < o->max_iters) {
-        if ((iters & 3) == 0 && mn_ik_now_ns() > deadline) {
+        if ((iters & (o->timeout_cpu ? 31 : 3)) == 0 && deadline != INT64_MAX &&
+            mn_ik_clock_ns(o->timeout_cpu) > deadline) {
             timed_out = 1;
             break;
         }

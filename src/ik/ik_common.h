@@ -117,10 +117,12 @@ double mn_rng_uniform(mn_rng* r);
 void mn_ikc_random(const mn_ikc* c, mn_rng* r, double* qc);
 
 /* ---- time ------------------------------------------------------------------------------- */
-/* Monotonic clock in nanoseconds. */
+/* Monotonic wall clock in nanoseconds. */
 int64_t mn_ik_now_ns(void);
-/* Deadline of a budget started now: INT64_MAX when timeout_ms <= 0. */
-int64_t mn_ik_deadline(double timeout_ms);
+/* The clock a budget is counted on: the wall clock, or this thread's CPU time when cpu. */
+int64_t mn_ik_clock_ns(int cpu);
+/* Deadline on mn_ik_clock_ns(cpu) of a budget started now: INT64_MAX when timeout_ms <= 0. */
+int64_t mn_ik_deadline(double timeout_ms, int cpu);
 
 /* ---- small dense solve ---------------------------------------------------------------- */
 /* Solves the symmetric positive definite n x n system A x = b in place by Cholesky (A's

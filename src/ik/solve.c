@@ -48,6 +48,7 @@ mn_ik_options mn_ik_default(void) {
     o.damping = 1e-3;
     o.nullspace = 0;
     o.nullspace_gain = 0.1;
+    o.timeout_cpu = 0;
     return o;
 }
 
