@@ -18,11 +18,13 @@
  * Every method of ik.h runs through mn_ik_solve with its defaults except tol_pos = tol,
  * a large iteration budget, limits off (the chain has none) and a time budget per solve
  * (--timeout-ms). Each case is solved --repeat times from the initial pose; the median
- * time is reported. A method this build or this chain does not support reports its
+ * wall time (us, as mn_ik_solve measures it) and the median CPU time of the thread
+ * (cpu_us, which a loaded machine disturbs less) are reported; the table and the plot use
+ * the CPU time. A method this build or this chain does not support reports its
  * status and is left out of the plot.
  *
  * Output: one key=value line per (method, target, tol):
- *     method=ccd target=inside tol=1e-03 solved=1 status=OK iters=12 us=35.1 pos_err=8.1e-04
+ *     method=ccd target=inside tol=1e-03 solved=1 status=OK iters=24 us=16.2 cpu_us=15.9 pos_err=8.2e-04
  * then the same as a table on lines starting with '#', and an SVG plot (--svg FILE) of
  * time against accuracy on log-log axes, one panel per target, one line per method. */
 #include "ik_compare.h"
@@ -36,6 +38,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "bench_util.h"
 #include "cli.h"
@@ -51,8 +54,16 @@ typedef struct cell {
     int solved;
     mn_status status;
     int iters;
-    double us, pos_err;
+    double us, cpu_us, pos_err;
 } cell;
+
+/* CPU time of this thread in microseconds: on a shared machine a solve preempted by other
+ * jobs is charged only for what it computed. */
+static double thread_cpu_us(void) {
+    struct timespec t;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+    return (double)t.tv_sec * 1e6 + (double)t.tv_nsec * 1e-3;
+}
 
 static void usage(FILE* f) {
     fprintf(f,
@@ -63,7 +74,7 @@ static void usage(FILE* f) {
             "about z and y, no limits), a position target inside the reach and one near its\n"
             "edge, solved to tolerances 1e-1 .. 1e-6 by every method from the same initial pose.\n"
             "Prints one line per case:\n"
-            "  method target tol solved status iters us (median of --repeat) pos_err\n"
+            "  method target tol solved status iters us cpu_us (medians of --repeat) pos_err\n"
             "then a table (lines starting with '#') and writes an SVG plot of time against\n"
             "accuracy, log-log, one panel per target (--svg, default ik_compare.svg).\n"
             "--method NAME runs only that method (lm, dls, pinv, jt, ccd, fabrik, analytic).\n");
@@ -154,9 +165,9 @@ static int write_svg(const char* path, cell res[MN_IK_METHOD_COUNT][NTARGET][NTO
     for (int mth = 0; mth < MN_IK_METHOD_COUNT; mth++)
         for (int t = 0; t < NTARGET; t++)
             for (int k = 0; k < NTOL; k++)
-                if (run[mth] && res[mth][t][k].solved && res[mth][t][k].us > 0) {
-                    if (res[mth][t][k].us < lo) lo = res[mth][t][k].us;
-                    if (res[mth][t][k].us > hi) hi = res[mth][t][k].us;
+                if (run[mth] && res[mth][t][k].solved && res[mth][t][k].cpu_us > 0) {
+                    if (res[mth][t][k].cpu_us < lo) lo = res[mth][t][k].cpu_us;
+                    if (res[mth][t][k].cpu_us > hi) hi = res[mth][t][k].cpu_us;
                 }
     if (!(hi > 0)) lo = 1, hi = 10;
     double ylo = floor(log10(lo)), yhi = ceil(log10(hi));
@@ -194,20 +205,20 @@ static int write_svg(const char* path, cell res[MN_IK_METHOD_COUNT][NTARGET][NTO
                   x0 + pw / 2, y0 + ph + 34);
         sb_printf(&b,
                   "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\" transform=\"rotate(-90 %.1f %.1f)\">time "
-                  "(microseconds)</text>\n",
+                  "(CPU microseconds)</text>\n",
                   x0 - 52, y0 + ph / 2, x0 - 52, y0 + ph / 2);
         for (int mth = 0; mth < MN_IK_METHOD_COUNT; mth++) {
             if (!run[mth]) continue;
             int open = 0;
             for (int k = 0; k < NTOL; k++) {
                 const cell* c = &res[mth][t][k];
-                if (!c->solved || !(c->us > 0)) {
+                if (!c->solved || !(c->cpu_us > 0)) {
                     if (open) sb_printf(&b, "\"/>\n");
                     open = 0;
                     continue;
                 }
                 double x = x0 + pw * k / (NTOL - 1);
-                double y = y0 + ph - ph * (log10(c->us) - ylo) / (yhi - ylo);
+                double y = y0 + ph - ph * (log10(c->cpu_us) - ylo) / (yhi - ylo);
                 if (!open)
                     sb_printf(&b, "<polyline fill=\"none\" stroke=\"%s\" stroke-width=\"2\" points=\"", colors[mth]);
                 sb_printf(&b, "%.1f,%.1f ", x, y);
@@ -216,9 +227,9 @@ static int write_svg(const char* path, cell res[MN_IK_METHOD_COUNT][NTARGET][NTO
             if (open) sb_printf(&b, "\"/>\n");
             for (int k = 0; k < NTOL; k++) {
                 const cell* c = &res[mth][t][k];
-                if (!c->solved || !(c->us > 0)) continue;
+                if (!c->solved || !(c->cpu_us > 0)) continue;
                 double x = x0 + pw * k / (NTOL - 1);
-                double y = y0 + ph - ph * (log10(c->us) - ylo) / (yhi - ylo);
+                double y = y0 + ph - ph * (log10(c->cpu_us) - ylo) / (yhi - ylo);
                 sb_printf(&b, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"3\" fill=\"%s\"/>\n", x, y, colors[mth]);
             }
         }
@@ -279,7 +290,7 @@ int mn_bench_ik_compare(int argc, char** argv) {
 
     mn_model* m = welman_chain();
     mn_data* d = m ? mn_data_create(m, 0) : NULL;
-    double* times = malloc(sizeof(double) * (size_t)repeat);
+    double* times = malloc(sizeof(double) * 2 * (size_t)repeat);
     static cell res[MN_IK_METHOD_COUNT][NTARGET][NTOL];
     int run[MN_IK_METHOD_COUNT];
     if (!m || !d || !times) {
@@ -316,27 +327,32 @@ int mn_bench_ik_compare(int argc, char** argv) {
                 o.respect_limits = 0;
                 mn_ik_result r;
                 cell* c = &res[mth][t][k];
+                double* cpu = times + repeat;
                 for (int rep = 0; rep < repeat; rep++) {
                     memcpy(d->q, q_initial, sizeof q_initial);
+                    double c0 = thread_cpu_us();
                     mn_ik_solve(m, d, &p, &o, &r);
+                    cpu[rep] = thread_cpu_us() - c0;
                     times[rep] = r.time_us;
                 }
                 qsort(times, (size_t)repeat, sizeof *times, cmp_double);
+                qsort(cpu, (size_t)repeat, sizeof *cpu, cmp_double);
                 c->status = r.status;
                 c->solved = r.status == MN_OK;
                 c->iters = r.iters;
                 c->us = times[repeat / 2];
+                c->cpu_us = cpu[repeat / 2];
                 c->pos_err = r.pos_err;
-                printf("method=%s target=%s tol=%.0e solved=%d status=%s iters=%d us=%.1f pos_err=%.2e\n",
+                printf("method=%s target=%s tol=%.0e solved=%d status=%s iters=%d us=%.1f cpu_us=%.1f pos_err=%.2e\n",
                        mn_ik_method_name((mn_ik_method)mth), target_names[t], tols[k], c->solved,
-                       mn_status_name(c->status), c->iters, c->us, c->pos_err);
+                       mn_status_name(c->status), c->iters, c->us, c->cpu_us, c->pos_err);
                 fflush(stdout);
             }
     }
 
     /* the table: microseconds (or the status when not solved), one row per method */
     for (int t = 0; t < NTARGET; t++) {
-        printf("# target %s (%.4f from the base, reach 7): median microseconds to tolerance\n# %-9s",
+        printf("# target %s (%.4f from the base, reach 7): median CPU microseconds to tolerance\n# %-9s",
                target_names[t], mn_vec3_norm(targets[t]), "method");
         for (int k = 0; k < NTOL; k++) printf(" %12.0e", tols[k]);
         printf("\n");
@@ -345,7 +361,7 @@ int mn_bench_ik_compare(int argc, char** argv) {
             printf("# %-9s", mn_ik_method_name((mn_ik_method)mth));
             for (int k = 0; k < NTOL; k++) {
                 const cell* c = &res[mth][t][k];
-                if (c->solved) printf(" %12.1f", c->us);
+                if (c->solved) printf(" %12.1f", c->cpu_us);
                 else printf(" %12s", mn_status_name(c->status));
             }
             printf("\n");

@@ -50,6 +50,7 @@ mn_status mn_ik_ccd(MN_IK_METHOD_ARGS) {
         mn_arena_reset(&d->arena, mark);
         return mn_geo_fail(r, st, "ccd: workspace too small for the chain");
     }
+    c.tip_only = 1; /* the sweep runs tip to base: proximal frames are still current */
     st = mn_geo_iterate(&c, d, o, r, ccd_pass, NULL, "ccd");
     mn_arena_reset(&d->arena, mark);
     return st;

@@ -200,7 +200,7 @@ mn_quat mn_geo_ball_clamp(mn_quat q, mn_vec3 a, double cone, double lo, double h
  * joint k moves rigidly with it. */
 static void move_frames(const mn_geo_chain* c, mn_data* d, int k, const mn_mat3* dR, mn_vec3 o,
                         mn_vec3 t) {
-    for (int i = k; i < c->n; i++) {
+    for (int i = c->tip_only ? c->n - 1 : k; i < c->n; i++) {
         mn_xform* X = &d->xf[c->jnt[i]];
         X->R = mn_mat3_mul(dR, &X->R);
         X->p = mn_vec3_add(mn_vec3_add(o, mn_mat3_mulv(dR, mn_vec3_sub(X->p, o))), t);
@@ -368,6 +368,8 @@ double mn_geo_rotate(mn_geo_chain* c, mn_data* d, int k, mn_quat dq) {
 
 void mn_geo_kick(mn_geo_chain* c, mn_data* d, double angle) {
     const mn_model* m = c->m;
+    int tip_only = c->tip_only;
+    c->tip_only = 0; /* root to tip: each joint reads the frame its parents moved */
     for (int k = 0; k < c->n; k++) {
         int j = c->jnt[k];
         if (m->jnt_type[j] == MN_JOINT_HINGE) {
@@ -379,6 +381,7 @@ void mn_geo_kick(mn_geo_chain* c, mn_data* d, double angle) {
             apply_ball(c, d, k, mn_quat_axis_angle(e, angle));
         }
     }
+    c->tip_only = tip_only;
     mn_fk(m, d);
 }
 

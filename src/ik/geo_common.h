@@ -38,6 +38,8 @@ typedef struct mn_geo_chain {
     int limits;        /* respect joint limits */
     double max_step;   /* largest change of one DOF per step; <= 0 for none */
     int64_t deadline;  /* monotonic ns; INT64_MAX for none */
+    int tip_only;      /* steps move only the tip frame (CCD: a tip-to-base sweep never reads
+                          the frames between the moved joint and the tip) */
 } mn_geo_chain;
 
 /* Builds the chain for a checked problem from d's current frames, in d->arena (the caller
