@@ -798,11 +798,6 @@ static mn_status resolve(reader* r, skel_file* f, mn_model** model) {
         int line = def ? def->line : e->line;
         for (int k = 0; k < nframes; k++) {
             const skel_dof* d = ndof > 0 ? &def->dof[k] : &implicit;
-            if (d->type == MN_JOINT_FREE && e->parent >= 0) {
-                s = fail(r, d->line, "free", "joint \"%s\" is not a root: only a root may be free",
-                         e->name);
-                goto done;
-            }
             mn_joint_def jd;
             skel_dof_to_def(def, d, &jd, k, nframes);
             if (k < nframes - 1) snprintf(nm, 256, "%s.%d", e->name, k + 1);
