@@ -57,7 +57,8 @@ mn_status mn_geo_chain_build(const mn_model* m, mn_data* d, const mn_ik_problem*
     c->wo = c->use_rot ? wrot : 0.0;
     c->limits = o->respect_limits != 0;
     c->max_step = o->max_step;
-    c->deadline = o->timeout_ms > 0 ? mn_geo_now_ns() + (int64_t)(o->timeout_ms * 1e6) : INT64_MAX;
+    c->cpu_clock = o->timeout_cpu != 0;
+    c->deadline = o->timeout_ms > 0 ? mn_geo_now_ns(c->cpu_clock) + (int64_t)(o->timeout_ms * 1e6) : INT64_MAX;
     return MN_OK;
 }
 
@@ -421,14 +422,14 @@ void mn_geo_restore(const mn_geo_chain* c, mn_data* d) {
 
 /* ---- time and messages ----------------------------------------------------------------- */
 
-int64_t mn_geo_now_ns(void) {
+int64_t mn_geo_now_ns(int cpu) {
     struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
+    clock_gettime(cpu ? CLOCK_THREAD_CPUTIME_ID : CLOCK_MONOTONIC, &ts);
     return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
 
 int mn_geo_timed_out(const mn_geo_chain* c) {
-    return c->deadline != INT64_MAX && mn_geo_now_ns() > c->deadline;
+    return c->deadline != INT64_MAX && mn_geo_now_ns(c->cpu_clock) > c->deadline;
 }
 
 mn_status mn_geo_fail(mn_ik_result* r, mn_status s, const char* fmt, ...) {

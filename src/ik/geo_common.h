@@ -37,7 +37,8 @@ typedef struct mn_geo_chain {
     double wp, wo;     /* position weight per unit length^2 (w_pos / W^2) and orientation weight */
     int limits;        /* respect joint limits */
     double max_step;   /* largest change of one DOF per step; <= 0 for none */
-    int64_t deadline;  /* monotonic ns; INT64_MAX for none */
+    int64_t deadline;  /* ns on mn_geo_now_ns(cpu_clock); INT64_MAX for none */
+    int cpu_clock;     /* o->timeout_cpu: the budget counts this thread's CPU time */
     int tip_only;      /* steps move only the tip frame (CCD: a tip-to-base sweep never reads
                           the frames between the moved joint and the tip) */
 } mn_geo_chain;
@@ -118,8 +119,9 @@ typedef void (*mn_geo_pass)(mn_geo_chain* c, mn_data* d, void* ctx);
 mn_status mn_geo_iterate(mn_geo_chain* c, mn_data* d, const mn_ik_options* o, mn_ik_result* r,
                          mn_geo_pass pass, void* ctx, const char* name);
 
-/* Monotonic clock in ns; and "has the chain's deadline passed". */
-int64_t mn_geo_now_ns(void);
+/* Monotonic wall clock, or this thread's CPU time when cpu, in ns; and "has the chain's
+ * deadline passed". */
+int64_t mn_geo_now_ns(int cpu);
 int mn_geo_timed_out(const mn_geo_chain* c);
 
 /* Fills r (status, message) and returns s. */
