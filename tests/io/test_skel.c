@@ -379,6 +379,27 @@ static void test_round_trip(void) {
     }
 }
 
+/* Figures read from BVH (FREE roots, BALL joints with their Euler orders, End Sites)
+ * write and read back unchanged. */
+static void test_bvh_figures(void) {
+    const char* files[] = {MN_DATA "/mocap/cmu_motionbuilder/cmu_02_01_walk.bvh",
+                           MN_DATA "/mocap/cmu_3dsmax/cmu_131_01_start_walk_stop.bvh",
+                           MN_DATA "/mocap/other_skeleton/Boxing_Toes.bvh"};
+    for (int i = 0; i < 3; i++) {
+        mn_model* m = NULL;
+        mn_error err;
+        mn_bvh_options opt = mn_bvh_options_default();
+        mn_status s = mn_bvh_read(files[i], &opt, &m, NULL, NULL, &err);
+        if (s) fprintf(stderr, "%s\n", err.message);
+        CHECK(s == MN_OK && m);
+        if (!m) continue;
+        mn_model* back = write_read(m, NULL);
+        if (back) check_same_model(m, back);
+        mn_model_destroy(back);
+        mn_model_destroy(m);
+    }
+}
+
 /* ---- mirror ---------------------------------------------------------------------------- */
 /* M = diag(-1, 1, 1): positions x -> -x, rotations M R M. */
 static double mirror_diff(const mn_xform* right, const mn_xform* left) {
@@ -674,6 +695,7 @@ int main(int argc, char** argv) {
     RUN(test_stickman);
     RUN(test_fig61);
     RUN(test_round_trip);
+    RUN(test_bvh_figures);
     RUN(test_mirror);
     RUN(test_structure);
     RUN(test_malformed);
