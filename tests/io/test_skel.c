@@ -671,6 +671,34 @@ static void test_malformed(void) {
     }
 }
 
+/* 1500 nested groups, each with a joint and a side branch: the reader's group stack
+ * and the writer's recursion at branches both go 1500 deep. */
+static void test_deep_nesting(void) {
+    enum { N = 1500 };
+    size_t cap = (size_t)N * 80 + 100, len = 0;
+    char* t = malloc(cap);
+    if (!t) { CHECK(0); return; }
+    len += (size_t)snprintf(t + len, cap - len, "define skeleton \"deep\" joint \"root\"\n");
+    for (int i = 0; i < N; i++)
+        len += (size_t)snprintf(t + len, cap - len, "group \"g\" joint \"a%d\" group \"s\" joint \"s%d\" end group\n", i, i);
+    for (int i = 0; i < N; i++) len += (size_t)snprintf(t + len, cap - len, "end group\n");
+    len += (size_t)snprintf(t + len, cap - len, "end skeleton\n");
+    mn_model* m = NULL;
+    mn_error err;
+    mn_status s = mn_skel_read_mem(t, len, "deep.skel", &m, NULL, &err);
+    if (s) fprintf(stderr, "%s\n", err.message);
+    CHECK(s == MN_OK && m && m->njoint == 2 * N + 1);
+    if (m) {
+        int last = mn_model_find_joint(m, "a1499"), side = mn_model_find_joint(m, "s1499");
+        CHECK(m->jnt_depth[last] == N && m->jnt_parent[side] == last);
+        mn_model* back = write_read(m, NULL);
+        if (back) check_same_model(m, back);
+        mn_model_destroy(back);
+    }
+    mn_model_destroy(m);
+    free(t);
+}
+
 static void test_io_errors(void) {
     mn_model* m = NULL;
     mn_error err;
@@ -699,6 +727,7 @@ int main(int argc, char** argv) {
     RUN(test_mirror);
     RUN(test_structure);
     RUN(test_malformed);
+    RUN(test_deep_nesting);
     RUN(test_io_errors);
     return mn_test_report();
 }

@@ -441,6 +441,34 @@ static void test_malformed(void) {
     }
 }
 
+/* A 3000-link chain (links listed leaf first) reads without recursion trouble. */
+static void test_deep_chain(void) {
+    enum { N = 3000 };
+    size_t cap = (size_t)N * 200 + 100, len = 0;
+    char* t = malloc(cap);
+    if (!t) { CHECK(0); return; }
+    len += (size_t)snprintf(t + len, cap - len, "<robot name=\"deep\">\n");
+    for (int i = N - 1; i >= 0; i--) len += (size_t)snprintf(t + len, cap - len, "<link name=\"l%d\"/>\n", i);
+    for (int i = 1; i < N; i++)
+        len += (size_t)snprintf(t + len, cap - len,
+                                "<joint name=\"j%d\" type=\"continuous\"><parent link=\"l%d\"/>"
+                                "<child link=\"l%d\"/><origin xyz=\"0 0 0.01\"/></joint>\n", i, i - 1, i);
+    len += (size_t)snprintf(t + len, cap - len, "</robot>\n");
+    mn_model* m = NULL;
+    mn_error err;
+    mn_status s = mn_urdf_read_mem(t, len, "deep.urdf", &m, NULL, &err);
+    if (s) fprintf(stderr, "%s\n", err.message);
+    CHECK(s == MN_OK && m && m->nv == N - 1 && m->jnt_depth[m->njoint - 1] == N - 1);
+    if (m) {
+        mn_data* d = mn_data_create(m, 0);
+        mn_fk(m, d);
+        CHECK_NEAR(d->xf[m->njoint - 1].p.z, 0.01 * (N - 1), 1e-9);
+        mn_data_destroy(d);
+    }
+    mn_model_destroy(m);
+    free(t);
+}
+
 static void test_missing_file(void) {
     mn_model* m = NULL;
     mn_error err;
@@ -458,6 +486,7 @@ int main(int argc, char** argv) {
     RUN(test_limits_and_axes);
     RUN(test_small_mem);
     RUN(test_malformed);
+    RUN(test_deep_chain);
     RUN(test_missing_file);
     return mn_test_report();
 }
