@@ -63,7 +63,8 @@ mn_status mn_svd(double* A, int m, int n, double* s, double* U, double* V, doubl
  * below rcond * s_max (and zero ones) are dropped. A (m x n) is destroyed, b (m) kept,
  * x (n) written; rank is the number of values kept (may be NULL). A zero A gives x = 0,
  * rank 0. rcond must be finite and >= 0 (0 keeps every non-zero value). Returns what
- * mn_svd returned (x is written for MN_OK and MN_ERR_NOCONVERGE).
+ * mn_svd returned (x is the solution for MN_OK and MN_ERR_NOCONVERGE); any other failure
+ * past the NULL/size checks leaves x = 0.
  * work: mn_tsvd_work_size(m, n) doubles. */
 size_t mn_tsvd_work_size(int m, int n);
 mn_status mn_tsvd_solve(double* A, int m, int n, const double* b, double rcond, double* x,
@@ -72,7 +73,8 @@ mn_status mn_tsvd_solve(double* A, int m, int n, const double* b, double rcond, 
 /* Damped least squares x = A^T (A A^T + lambda^2 I)^-1 b (Parent eq. 5.24): A (m x n) is
  * kept, b (m) kept, x (n) written. work: m*m + m doubles. The m x m system is solved by
  * Cholesky; MN_ERR_SINGULAR (and x = 0) when it is singular to working precision, which
- * happens only for lambda ~ 0 with A A^T singular. */
+ * happens only for lambda ~ 0 with A A^T singular. MN_ERR_ARG (and x = 0) for a NaN or
+ * infinite lambda, A or b. */
 mn_status mn_dls_solve(const double* A, int m, int n, const double* b, double lambda, double* x,
                        double* work);
 

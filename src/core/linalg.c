@@ -587,15 +587,15 @@ size_t mn_tsvd_work_size(int m, int n) {
 mn_status mn_tsvd_solve(double* A, int m, int n, const double* b, double rcond, double* x,
                         int* rank, double* work) {
     if (rank) *rank = 0;
-    if (!A || !b || !x || !work || m <= 0 || n <= 0 || !(rcond >= 0) || !isfinite(rcond))
-        return MN_ERR_ARG;
-    if (!all_finite(b, (size_t)m)) return MN_ERR_ARG;
+    if (!A || !b || !x || !work || m <= 0 || n <= 0) return MN_ERR_ARG;
+    /* From here on a failure leaves x = 0, never stale or NaN values. */
+    memset(x, 0, (size_t)n * sizeof *x);
+    if (!(rcond >= 0) || !isfinite(rcond) || !all_finite(b, (size_t)m)) return MN_ERR_ARG;
     const int k = m < n ? m : n;
     double* U = work + mn_svd_work_size(m, n);
     double* V = U + (size_t)m * k;
     double* s = V + (size_t)n * k;
     double* y = s + k;
-    memset(x, 0, (size_t)n * sizeof *x);
     mn_status st = mn_svd(A, m, n, s, U, V, work);
     if (st != MN_OK && st != MN_ERR_NOCONVERGE) return st;
     /* x = V_r diag(1/s_r) U_r^T b over the kept values (Welman 5.2.4: zeroing the small
@@ -619,8 +619,11 @@ mn_status mn_tsvd_solve(double* A, int m, int n, const double* b, double rcond, 
 
 mn_status mn_dls_solve(const double* A, int m, int n, const double* b, double lambda, double* x,
                        double* work) {
-    if (!A || !b || !x || !work || m <= 0 || n <= 0 || !isfinite(lambda)) return MN_ERR_ARG;
-    if (!all_finite(A, (size_t)m * n) || !all_finite(b, (size_t)m)) return MN_ERR_ARG;
+    if (!A || !b || !x || !work || m <= 0 || n <= 0) return MN_ERR_ARG;
+    if (!isfinite(lambda) || !all_finite(A, (size_t)m * n) || !all_finite(b, (size_t)m)) {
+        memset(x, 0, (size_t)n * sizeof *x);
+        return MN_ERR_ARG;
+    }
     double* M = work;
     double* y = work + (size_t)m * m;
     /* Parent eq. 5.24: x = A^T (A A^T + lambda^2 I)^-1 b, the m x m system being SPD for

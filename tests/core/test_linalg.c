@@ -832,7 +832,13 @@ static void test_tsvd_truncation(void) {
     CHECK(mn_tsvd_solve(Q, 2, 3, zb, -1, zx, &rank, work) == MN_ERR_ARG);
     CHECK(mn_tsvd_solve(Q, 2, 3, zb, NAN, zx, &rank, work) == MN_ERR_ARG);
     double nb[2] = {1, NAN};
+    zx[0] = zx[1] = zx[2] = 5;
     CHECK(mn_tsvd_solve(Q, 2, 3, nb, 1e-9, zx, &rank, work) == MN_ERR_ARG);
+    CHECK(zx[0] == 0 && zx[1] == 0 && zx[2] == 0 && rank == 0);
+    double QN[6] = {1, 2, NAN, 4, 5, 6};
+    zx[0] = 5;
+    CHECK(mn_tsvd_solve(QN, 2, 3, zb, 1e-9, zx, &rank, work) == MN_ERR_ARG);
+    CHECK(zx[0] == 0);
     CHECK(mn_tsvd_solve(Q, 2, 3, zb, 1e-9, NULL, &rank, work) == MN_ERR_ARG);
 }
 
@@ -891,7 +897,9 @@ static void test_dls(void) {
     CHECK(mn_dls_solve(R, 2, 3, rb, NAN, rx, rw) == MN_ERR_ARG);
     CHECK(mn_dls_solve(R, 2, 3, rb, INFINITY, rx, rw) == MN_ERR_ARG);
     R[2] = NAN;
+    rx[0] = 7;
     CHECK(mn_dls_solve(R, 2, 3, rb, 0.1, rx, rw) == MN_ERR_ARG);
+    CHECK(rx[0] == 0 && rx[1] == 0 && rx[2] == 0);
     CHECK(mn_dls_solve(NULL, 2, 3, rb, 0.1, rx, rw) == MN_ERR_ARG);
     CHECK(mn_dls_solve(R, 2, 3, rb, 0.1, rx, NULL) == MN_ERR_ARG);
 }
