@@ -458,7 +458,7 @@ static mn_status read_dof(reader* r, const char* kw, skel_def* def) {
             if (k == 0) {
                 if ((s = read_axis(r, "ball axis", &d->axis))) return s;
             } else if (k == 1) {
-                double v;
+                double v = 0;
                 if ((s = expect_numbers(r, "swing", &v, 1))) return s;
                 if (v < 0 || v > 180) return fail(r, line, sub, "%g is not in [0, 180] degrees", v);
                 d->swing = v * DEG;

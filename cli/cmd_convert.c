@@ -1,0 +1,51 @@
+/* marionette convert IN OUT: between the skeleton text format and BVH. */
+#include <string.h>
+#include <strings.h>
+
+#include "cli.h"
+
+const char mn_cmd_convert_summary[] = "convert a figure between skeleton text (.skel) and BVH (rest pose or all frames)";
+
+static void usage(FILE* f) {
+    fprintf(f, "usage: marionette convert IN OUT\n"
+               "\n"
+               "Reads IN (.skel, .bvh, .urdf, .gltf/.glb) and writes OUT by its extension:\n"
+               "  .bvh   the figure and, when IN has motion, every frame (else the rest pose)\n"
+               "  .skel  the figure in the thesis skeleton text format (motion is dropped)\n"
+               "OUT is replaced atomically: on any error it is left as it was.\n");
+}
+
+static int ends_with(const char* s, const char* e) {
+    size_t n = strlen(s), k = strlen(e);
+    return n >= k && !strcasecmp(s + n - k, e);
+}
+
+int mn_cmd_convert(int argc, char** argv) {
+    if (mn_cli_wants_help(argc, argv)) {
+        usage(stdout);
+        return MN_EXIT_OK;
+    }
+    const char *in = NULL, *out = NULL;
+    for (int i = 1; i < argc; i++) {
+        if (argv[i][0] == '-' && argv[i][1]) return mn_cli_usage_error("convert", "unknown option '%s'", argv[i]);
+        if (!in) in = argv[i];
+        else if (!out) out = argv[i];
+        else return mn_cli_usage_error("convert", "too many arguments");
+    }
+    if (!in || !out) return mn_cli_usage_error("convert", "need IN and OUT");
+    int to_bvh = ends_with(out, ".bvh"), to_skel = ends_with(out, ".skel") || ends_with(out, ".scr");
+    if (!to_bvh && !to_skel) return mn_cli_usage_error("convert", "OUT must end in .bvh or .skel");
+    mn_model* m = NULL;
+    mn_motion mo;
+    mn_warnings w = {0};
+    mn_error err;
+    if (mn_figure_read(in, &m, &mo, &w, &err) != MN_OK) return mn_cli_input_error(&err);
+    mn_cli_print_warnings(&w);
+    mn_status s = to_bvh ? mn_bvh_write(out, m, mo.nframes > 0 ? &mo : NULL, &err) : mn_skel_write(out, m, &err);
+    if (to_skel && mo.nframes > 0 && s == MN_OK)
+        fprintf(stderr, "marionette: note: %s holds the figure only; the %d motion frames were not written\n", out,
+                mo.nframes);
+    mn_motion_free(&mo);
+    mn_model_destroy(m);
+    return s == MN_OK ? MN_EXIT_OK : mn_cli_input_error(&err);
+}

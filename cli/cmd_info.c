@@ -1,0 +1,90 @@
+/* marionette info FILE [--json]: the joints as a tree, DOF count, limits, frame count. */
+#include <string.h>
+
+#include "cli.h"
+#include "figure_print.h"
+
+const char mn_cmd_info_summary[] = "joints as a tree, DOF count, limits, frame count of a figure file";
+
+static void usage(FILE* f) {
+    fprintf(f, "usage: marionette info FILE [--json]\n"
+               "\n"
+               "FILE is a skeleton text file (.skel), BVH (.bvh), URDF (.urdf) or glTF (.gltf, .glb).\n"
+               "Prints the joints as a tree with their types and limits (angles in degrees), the\n"
+               "number of degrees of freedom, and the number of motion frames (BVH). --json prints\n"
+               "the same as one JSON object (angles in radians).\n");
+}
+
+static void print_vec(FILE* f, mn_vec3 v) { printf("[%.17g,%.17g,%.17g]", v.x, v.y, v.z); (void)f; }
+
+static void print_json(const char* file, mn_file_kind kind, const mn_model* m, const mn_motion* mo) {
+    printf("{\"file\":");
+    mn_cli_json_string(stdout, file);
+    printf(",\"format\":\"%s\",\"name\":", mn_cli_kind_name(kind));
+    mn_cli_json_string(stdout, m->name);
+    printf(",\"joints\":%d,\"dof\":%d,\"nq\":%d,\"mass\":%.17g", m->njoint, m->nv, m->nq, m->total_mass);
+    printf(",\"frames\":%d,\"frame_time\":%.17g", mo->nframes, mo->frame_time);
+    printf(",\"tree\":[");
+    for (int j = 0; j < m->njoint; j++) {
+        int t = m->jnt_type[j];
+        printf("%s{\"name\":", j ? "," : "");
+        mn_cli_json_string(stdout, m->jnt_name[j]);
+        printf(",\"parent\":");
+        if (m->jnt_parent[j] >= 0) mn_cli_json_string(stdout, m->jnt_name[m->jnt_parent[j]]);
+        else printf("null");
+        printf(",\"type\":\"%s\",\"dof\":%d,\"qadr\":%d,\"offset\":", mn_joint_type_name(t),
+               mn_joint_type_nv(t), m->jnt_qadr[j]);
+        print_vec(stdout, m->jnt_offset[j]);
+        mn_quat o = m->jnt_orient[j];
+        printf(",\"orient\":[%.17g,%.17g,%.17g,%.17g]", o.w, o.x, o.y, o.z);
+        if (t != MN_JOINT_FIXED && t != MN_JOINT_FREE) {
+            printf(",\"axis\":");
+            print_vec(stdout, m->jnt_axis[j]);
+        }
+        if (m->jnt_limited[j] && (t == MN_JOINT_HINGE || t == MN_JOINT_SLIDE))
+            printf(",\"limits\":[%.17g,%.17g]", m->jnt_range[2 * j], m->jnt_range[2 * j + 1]);
+        if (m->jnt_limited[j] && t == MN_JOINT_BALL)
+            printf(",\"swing\":%.17g,\"twist\":[%.17g,%.17g]", m->jnt_swing[j], m->jnt_twist[2 * j],
+                   m->jnt_twist[2 * j + 1]);
+        if (m->jnt_mass[j] > 0) printf(",\"mass\":%.17g", m->jnt_mass[j]);
+        printf("}");
+    }
+    printf("]}\n");
+}
+
+int mn_cmd_info(int argc, char** argv) {
+    if (mn_cli_wants_help(argc, argv)) {
+        usage(stdout);
+        return MN_EXIT_OK;
+    }
+    const char* file = NULL;
+    int json = 0;
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--json")) json = 1;
+        else if (argv[i][0] == '-' && argv[i][1]) return mn_cli_usage_error("info", "unknown option '%s'", argv[i]);
+        else if (!file) file = argv[i];
+        else return mn_cli_usage_error("info", "one FILE only");
+    }
+    if (!file) return mn_cli_usage_error("info", "missing FILE");
+    mn_model* m = NULL;
+    mn_motion mo;
+    mn_warnings w = {0};
+    mn_error err;
+    if (mn_figure_read(file, &m, &mo, &w, &err) != MN_OK) return mn_cli_input_error(&err);
+    mn_cli_print_warnings(&w);
+    mn_file_kind kind = mn_file_kind_of(file);
+    if (json) {
+        print_json(file, kind, m, &mo);
+    } else {
+        printf("file: %s (%s)\n", file, mn_cli_kind_name(kind));
+        mn_cli_print_summary(stdout, m);
+        if (mo.nframes > 0)
+            printf("frames: %d at %g Hz (%g s)\n", mo.nframes, mo.frame_time > 0 ? 1.0 / mo.frame_time : 0.0,
+                   mo.nframes * mo.frame_time);
+        printf("joints:\n");
+        mn_cli_print_tree(stdout, m);
+    }
+    mn_motion_free(&mo);
+    mn_model_destroy(m);
+    return MN_EXIT_OK;
+}

@@ -1,0 +1,40 @@
+#include "figure_print.h"
+
+const char* mn_cli_kind_name(mn_file_kind k) {
+    switch (k) {
+    case MN_FILE_SKEL: return "skeleton";
+    case MN_FILE_BVH: return "bvh";
+    case MN_FILE_URDF: return "urdf";
+    case MN_FILE_GLTF: return "gltf";
+    default: return "unknown";
+    }
+}
+
+static const double DEG = 180.0 / MN_PI;
+
+void mn_cli_print_tree(FILE* f, const mn_model* m) {
+    for (int j = 0; j < m->njoint; j++) {
+        int t = m->jnt_type[j];
+        fprintf(f, "%*s%s  %s", 2 * m->jnt_depth[j], "", m->jnt_name[j], mn_joint_type_name(t));
+        mn_vec3 a = m->jnt_axis[j];
+        if (t == MN_JOINT_HINGE || t == MN_JOINT_SLIDE) fprintf(f, " axis (%g %g %g)", a.x, a.y, a.z);
+        if (m->jnt_limited[j]) {
+            if (t == MN_JOINT_HINGE)
+                fprintf(f, " limits [%g, %g] deg", m->jnt_range[2 * j] * DEG, m->jnt_range[2 * j + 1] * DEG);
+            else if (t == MN_JOINT_SLIDE)
+                fprintf(f, " limits [%g, %g]", m->jnt_range[2 * j], m->jnt_range[2 * j + 1]);
+            else if (t == MN_JOINT_BALL)
+                fprintf(f, " swing %g deg twist [%g, %g] deg", m->jnt_swing[j] * DEG, m->jnt_twist[2 * j] * DEG,
+                        m->jnt_twist[2 * j + 1] * DEG);
+        }
+        if (m->jnt_mass[j] > 0) fprintf(f, " mass %g", m->jnt_mass[j]);
+        fprintf(f, "\n");
+    }
+}
+
+void mn_cli_print_summary(FILE* f, const mn_model* m) {
+    fprintf(f, "figure: %s, %d joints, %d DOF, state size %d", m->name[0] ? m->name : "(unnamed)", m->njoint,
+            m->nv, m->nq);
+    if (m->total_mass > 0) fprintf(f, ", mass %g", m->total_mass);
+    fprintf(f, "\n");
+}

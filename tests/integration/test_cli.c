@@ -1,0 +1,211 @@
+/* The `marionette` command end to end: exit codes, messages, and outputs checked against the
+ * library called in-process. */
+#include <marionette/io.h>
+#include <marionette/model.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+
+#include "test.h"
+
+/* Runs the CLI with args (a shell-quoted string); captures stdout and stderr separately. */
+static int run_cli(const char* args, char** out, char** err) {
+    const char* o = mn_test_write_temp(".out", "", 0);
+    char opath[256], epath[256];
+    snprintf(opath, sizeof opath, "%s", o);
+    snprintf(epath, sizeof epath, "%s", mn_test_write_temp(".err", "", 0));
+    char cmd[4096];
+    snprintf(cmd, sizeof cmd, "'%s' %s > '%s' 2> '%s' < /dev/null", MN_CLI, args, opath, epath);
+    int st = system(cmd);
+    *out = mn_test_read_file(opath, NULL);
+    *err = mn_test_read_file(epath, NULL);
+    remove(opath);
+    remove(epath);
+    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+#define PANDA MN_DATA "/robots/franka_panda/panda.urdf"
+#define WALK MN_DATA "/mocap/cmu_motionbuilder/cmu_02_01_walk.bvh"
+
+static void test_help_and_usage(void) {
+    char *out, *err;
+    CHECK(run_cli("--help", &out, &err) == 0 && strstr(out, "info") && strstr(out, "convert"));
+    free(out), free(err);
+    CHECK(run_cli("", &out, &err) == 2);
+    free(out), free(err);
+    CHECK(run_cli("nosuchcommand", &out, &err) == 2 && strstr(err, "nosuchcommand"));
+    free(out), free(err);
+    const char* cmds[] = {"info", "fk", "convert", "demo", "solve", "bench fk", "bench ik"};
+    for (size_t i = 0; i < sizeof cmds / sizeof *cmds; i++) {
+        char a[64];
+        snprintf(a, sizeof a, "%s --help", cmds[i]);
+        CHECK(run_cli(a, &out, &err) == 0 && strstr(out, "usage:"));
+        free(out), free(err);
+    }
+    CHECK(run_cli("info", &out, &err) == 2);
+    free(out), free(err);
+    CHECK(run_cli("fk '" PANDA "' --frame", &out, &err) == 2);
+    free(out), free(err);
+    CHECK(run_cli("info '" PANDA "' --bogus", &out, &err) == 2);
+    free(out), free(err);
+}
+
+static void test_info(void) {
+    char *out, *err;
+    CHECK(run_cli("info '" PANDA "'", &out, &err) == 0);
+    CHECK(out && strstr(out, "9 DOF") && strstr(out, "panda_link8") && strstr(out, "hinge"));
+    free(out), free(err);
+    CHECK(run_cli("info --json '" PANDA "'", &out, &err) == 0);
+    CHECK(out && strstr(out, "\"dof\":9") && strstr(out, "\"name\":\"panda_link0\""));
+    free(out), free(err);
+    CHECK(run_cli("info '" WALK "'", &out, &err) == 0);
+    CHECK(out && strstr(out, "frames: 344") && strstr(out, "Hips"));
+    free(out), free(err);
+}
+
+/* Parses "name x y z" lines and compares with in-process FK. */
+static void check_fk_output(const char* out, const mn_model* m, const mn_data* d) {
+    int seen = 0;
+    for (int j = 0; j < m->njoint; j++) {
+        char key[300];
+        snprintf(key, sizeof key, "%s ", m->jnt_name[j]);
+        const char* line = out;
+        const char* hit = NULL;
+        while ((line = strstr(line, key))) {
+            if (line == out || line[-1] == '\n') {
+                hit = line;
+                break;
+            }
+            line++;
+        }
+        CHECK(hit != NULL);
+        if (!hit) continue;
+        double x, y, z;
+        CHECK(sscanf(hit + strlen(key), "%lf %lf %lf", &x, &y, &z) == 3);
+        mn_vec3 p = d->xf[j].p;
+        double tol = 1e-7 * (1 + mn_vec3_norm(p));
+        CHECK_NEAR(x, p.x, tol);
+        CHECK_NEAR(y, p.y, tol);
+        CHECK_NEAR(z, p.z, tol);
+        seen++;
+    }
+    CHECK(seen == m->njoint);
+}
+
+static void test_fk(void) {
+    mn_model* m = NULL;
+    mn_error e;
+    CHECK(mn_urdf_read(PANDA, &m, NULL, &e) == MN_OK);
+    if (!m) return;
+    mn_data* d = mn_data_create(m, 0);
+    char args[1024], list[512] = "";
+    for (int i = 0; i < m->nq; i++) {
+        d->q[i] = 0.1 * (i + 1) - 0.3;
+        char v[32];
+        snprintf(v, sizeof v, "%s%.17g", i ? "," : "", d->q[i]);
+        strcat(list, v);
+    }
+    mn_fk(m, d);
+    snprintf(args, sizeof args, "fk '%s' --q %s", PANDA, list);
+    char *out, *err;
+    CHECK(run_cli(args, &out, &err) == 0);
+    if (out) check_fk_output(out, m, d);
+    free(out), free(err);
+    /* wrong count: usage error naming the state size */
+    CHECK(run_cli("fk '" PANDA "' --q 1,2,3", &out, &err) == 2 && strstr(err, "9"));
+    free(out), free(err);
+    mn_data_destroy(d);
+    mn_model_destroy(m);
+
+    /* a BVH frame */
+    mn_motion mo;
+    CHECK(mn_bvh_read(WALK, NULL, &m, &mo, NULL, &e) == MN_OK);
+    if (!m) return;
+    d = mn_data_create(m, 0);
+    memcpy(d->q, mo.q + 100 * (size_t)m->nq, sizeof(double) * (size_t)m->nq);
+    mn_fk(m, d);
+    CHECK(run_cli("fk '" WALK "' --frame 100", &out, &err) == 0);
+    if (out) check_fk_output(out, m, d);
+    free(out), free(err);
+    CHECK(run_cli("fk '" WALK "' --frame 100000", &out, &err) == 1 && strstr(err, "frames"));
+    free(out), free(err);
+    mn_data_destroy(d);
+    mn_model_destroy(m);
+    mn_motion_free(&mo);
+}
+
+static void test_bad_input(void) {
+    const char* text = "HIERARCHY\nROOT Hips\n{\n  OFFSET 0 0 nan\n";
+    const char* bad = mn_test_write_temp(".bvh", text, strlen(text));
+    char args[512];
+    snprintf(args, sizeof args, "info '%s'", bad);
+    char *out, *err;
+    CHECK(run_cli(args, &out, &err) == 1);
+    /* one line naming the file and the line */
+    CHECK(err && strstr(err, bad) && strchr(err, '\n') == err + strlen(err) - 1);
+    free(out), free(err);
+    CHECK(run_cli("info /nonexistent/file.bvh", &out, &err) == 1 && strstr(err, "/nonexistent/file.bvh"));
+    free(out), free(err);
+    remove(bad);
+}
+
+static void test_convert_round_trip(void) {
+    /* skeleton text -> BVH -> skeleton text: same world positions at rest */
+    char skel[64], bvh[64], back[64];
+    snprintf(skel, sizeof skel, "%s", mn_test_write_temp(".skel", mn_stickman_text(), strlen(mn_stickman_text())));
+    snprintf(bvh, sizeof bvh, "%s", mn_test_write_temp(".bvh", "", 0));
+    snprintf(back, sizeof back, "%s", mn_test_write_temp(".skel", "", 0));
+    char args[512], *out, *err;
+    snprintf(args, sizeof args, "convert '%s' '%s'", skel, bvh);
+    CHECK(run_cli(args, &out, &err) == 0);
+    free(out), free(err);
+    snprintf(args, sizeof args, "convert '%s' '%s'", bvh, back);
+    CHECK(run_cli(args, &out, &err) == 0);
+    free(out), free(err);
+    mn_model *a = NULL, *b = NULL, *c = NULL;
+    mn_error e;
+    mn_motion mo;
+    CHECK(mn_skel_read(skel, &a, NULL, &e) == MN_OK);
+    CHECK(mn_bvh_read(bvh, NULL, &b, &mo, NULL, &e) == MN_OK);
+    CHECK(mn_skel_read(back, &c, NULL, &e) == MN_OK);
+    if (a && b && c) {
+        mn_data *da = mn_data_create(a, 0), *db = mn_data_create(b, 0), *dc = mn_data_create(c, 0);
+        if (mo.nframes > 0) memcpy(db->q, mo.q, sizeof(double) * (size_t)b->nq);
+        mn_fk(b, db);
+        for (int j = 0; j < a->njoint; j++) {
+            int jb = mn_model_find_joint(b, a->jnt_name[j]), jc = mn_model_find_joint(c, a->jnt_name[j]);
+            CHECK(jb >= 0 && jc >= 0);
+            if (jb < 0 || jc < 0) continue;
+            CHECK(mn_vec3_dist(da->xf[j].p, db->xf[jb].p) < 1e-9);
+            CHECK(mn_vec3_dist(da->xf[j].p, dc->xf[jc].p) < 1e-9);
+        }
+        mn_data_destroy(da), mn_data_destroy(db), mn_data_destroy(dc);
+    }
+    mn_motion_free(&mo);
+    mn_model_destroy(a), mn_model_destroy(b), mn_model_destroy(c);
+    /* an unwritable destination fails with exit 1 and leaves nothing behind */
+    snprintf(args, sizeof args, "convert '%s' /nonexistent/dir/out.bvh", skel);
+    CHECK(run_cli(args, &out, &err) == 1);
+    free(out), free(err);
+    remove(skel), remove(bvh), remove(back);
+}
+
+static void test_demo(void) {
+    char *out, *err;
+    CHECK(run_cli("demo", &out, &err) == 0);
+    CHECK(out && strstr(out, "left hand") && strstr(out, "pelvis") && strstr(out, "pull"));
+    free(out), free(err);
+}
+
+int main(int argc, char** argv) {
+    mn_test_init(argc, argv);
+    RUN(test_help_and_usage);
+    RUN(test_info);
+    RUN(test_fk);
+    RUN(test_bad_input);
+    RUN(test_convert_round_trip);
+    RUN(test_demo);
+    return mn_test_report();
+}
