@@ -1,6 +1,7 @@
 /* libFuzzer target for the glTF 2.0 reader: any bytes as a .gltf or .glb image (external
  * buffer URIs point into a folder that does not exist, so no real file is read). A file
- * that loads is also sampled, skinned and turned into a model, to reach that code with
+ * that loads is also sampled, skinned and turned into a model and a motion, to reach that
+ * code with
  * whatever the reader accepted. Seeds: fuzz/corpus/fuzz_gltf/. */
 #include <marionette/gltf.h>
 
@@ -31,6 +32,10 @@ int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     free(skin);
     free(pos);
     mn_model* m = mn_gltf_model(&g, &e);
+    if (m && g.nanims > 0 && g.anims[0].duration < 100) {
+        mn_motion mo;
+        if (mn_gltf_motion(&g, m, 0, 2, &mo, &e) == MN_OK) mn_motion_free(&mo);
+    }
     mn_model_destroy(m);
     mn_gltf_free(&g);
     return 0;

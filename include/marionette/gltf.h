@@ -89,6 +89,17 @@ void mn_gltf_skin_vertices(const mn_gltf* g, const double* skin_mats, double* ou
  * rigid. NULL with err set for a mirrored (negative-determinant) rest frame. */
 mn_model* mn_gltf_model(const mn_gltf* g, mn_error* err);
 
+/* Animation `anim` as a motion of m = mn_gltf_model(g): frames every 1/fps seconds from 0
+ * through the duration (the last frame at the duration itself; one frame, the rest pose,
+ * for anim < 0). Each frame's state turns every model joint to its glTF joint's world
+ * rotation (scale divided out) and puts the roots at their world positions; BALL joints
+ * cannot translate, so an animated translation of a non-root joint is not reproduced.
+ * Quaternions keep the sign nearest the previous frame's. out->q is malloc'd (free with
+ * mn_motion_free). MN_ERR_ARG when m is not this skin's model, fps is not positive or
+ * anim is out of range. */
+mn_status mn_gltf_motion(const mn_gltf* g, const mn_model* m, int anim, double fps,
+                         mn_motion* out, mn_error* err);
+
 #ifdef __cplusplus
 }
 #endif

@@ -207,3 +207,95 @@ done:
     free(idx);
     return m;
 }
+
+/* ---- animations as motions of that model ---------------------------------------------- */
+
+/* Is m the model of g's skin (joint for joint by name, FREE roots, BALL children whose
+ * parents match)? Fills map[j] = model joint of glTF joint j. */
+static int model_matches(const mn_gltf* g, const mn_model* m, int* map) {
+    if (m->njoint != g->njoints) return 0;
+    for (int j = 0; j < g->njoints; j++) {
+        map[j] = mn_model_find_joint(m, g->joint_name[j]);
+        if (map[j] < 0) return 0;
+    }
+    for (int j = 0; j < g->njoints; j++) {
+        int mj = map[j], par = g->joint_parent[j];
+        int type = m->jnt_type[mj];
+        if (par < 0 ? (type != MN_JOINT_FREE || m->jnt_parent[mj] != -1)
+                    : (type != MN_JOINT_BALL || m->jnt_parent[mj] != map[par]))
+            return 0;
+    }
+    return 1;
+}
+
+static void put_quat(double* q, mn_quat v, const double* prev) {
+    if (prev && v.w * prev[0] + v.x * prev[1] + v.y * prev[2] + v.z * prev[3] < 0)
+        v = mn_q4(-v.w, -v.x, -v.y, -v.z);
+    q[0] = v.w, q[1] = v.x, q[2] = v.y, q[3] = v.z;
+}
+
+mn_status mn_gltf_motion(const mn_gltf* g, const mn_model* m, int anim, double fps,
+                         mn_motion* out, mn_error* err) {
+    if (out) memset(out, 0, sizeof *out);
+    if (!g || !g->priv || !m || !out || !(fps > 0) || !isfinite(fps) || anim >= g->nanims)
+        return mn_error_set(err, MN_ERR_ARG, "", 0, !(fps > 0) || !isfinite(fps) ? "fps" : "anim",
+                            "bad argument");
+    int nj = g->njoints;
+    double dur = anim >= 0 ? g->anims[anim].duration : 0;
+    double nf = floor(dur * fps + 1e-9) + 1 + (fmod(dur * fps, 1.0) > 1e-9 ? 1 : 0);
+    if (nf * (m->nq > 0 ? m->nq : 1) > 2.5e8)
+        return mn_error_set(err, MN_ERR_ARG, "", 0, "fps", "%.0f frames of %d numbers: too many", nf, m->nq);
+    int nframes = (int)nf;
+    int* map = malloc((size_t)nj * sizeof(int));
+    double* w = malloc((size_t)nj * 12 * sizeof(double));
+    mn_quat* rot = malloc((size_t)nj * sizeof(mn_quat));
+    double* q = malloc((size_t)nframes * (size_t)m->nq * sizeof(double));
+    mn_status s = MN_OK;
+    if (!map || !w || !rot || !q) {
+        s = mn_error_set(err, MN_ERR_NOMEM, "", 0, "", "out of memory");
+        goto done;
+    }
+    if (!model_matches(g, m, map)) {
+        s = mn_error_set(err, MN_ERR_ARG, "", 0, "model", "not the model of this glTF skin (mn_gltf_model)");
+        goto done;
+    }
+    for (int f = 0; f < nframes; f++) {
+        double t = anim >= 0 ? fmin(f / fps, dur) : -1;
+        double* qf = q + (size_t)f * (size_t)m->nq;
+        const double* qp = f > 0 ? qf - m->nq : NULL;
+        memcpy(qf, m->q0, sizeof(double) * (size_t)m->nq);
+        mn_gltf_sample(g, anim, t, w);
+        for (int j = 0; j < nj; j++)
+            if (!frame_rotation(w + 12 * j, &rot[j])) {
+                s = mn_error_set(err, MN_ERR_UNSUPPORTED, "", 0, g->joint_name[j],
+                                 "degenerate or mirrored frame at t = %g", t);
+                goto done;
+            }
+        for (int j = 0; j < nj; j++) {
+            int mj = map[j], a = m->jnt_qadr[mj];
+            mn_quat oc = mn_quat_conj(m->jnt_orient[mj]);
+            if (g->joint_parent[j] < 0) {
+                /* A FREE root's translation adds to its offset in the parent (world) frame and
+                 * its rotation follows the orient: p = p_w - offset, R_q = R_o^T R_w. */
+                mn_vec3 p = mn_vec3_sub(mn_v3(w[12 * j + 3], w[12 * j + 7], w[12 * j + 11]), m->jnt_offset[mj]);
+                qf[a] = p.x, qf[a + 1] = p.y, qf[a + 2] = p.z;
+                put_quat(qf + a + 3, mn_quat_normalize(mn_quat_mul(oc, rot[j])), qp ? qp + a + 3 : NULL);
+            } else {
+                /* world rotation = R_parent R_o R_q */
+                mn_quat rel = mn_quat_mul(mn_quat_conj(rot[g->joint_parent[j]]), rot[j]);
+                put_quat(qf + a, mn_quat_normalize(mn_quat_mul(oc, rel)), qp ? qp + a : NULL);
+            }
+        }
+    }
+    out->nframes = nframes;
+    out->nq = m->nq;
+    out->frame_time = 1.0 / fps;
+    out->q = q;
+    q = NULL;
+done:
+    free(map);
+    free(w);
+    free(rot);
+    free(q);
+    return s;
+}

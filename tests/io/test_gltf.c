@@ -647,6 +647,83 @@ static void test_model_fk(void) {
     }
 }
 
+/* mn_gltf_motion: at every frame the model's FK turns each joint to its glTF joint's world
+ * rotation and puts the roots at their world positions; with only rotations animated
+ * (SimpleSkin, the synthetic "lin" knee rotation is STEP) every joint position matches. */
+static void check_motion(const char* path, int anim, double fps, int all_positions) {
+    mn_gltf g;
+    mn_error e;
+    if (mn_gltf_read(path, &g, NULL, NULL) != MN_OK) {
+        CHECK(0);
+        return;
+    }
+    mn_model* m = mn_gltf_model(&g, &e);
+    mn_motion mo;
+    CHECK(m && mn_gltf_motion(&g, m, anim, fps, &mo, &e) == MN_OK);
+    if (!m || !mo.q) {
+        fprintf(stderr, "%s: %s\n", path, e.message);
+        mn_model_destroy(m);
+        mn_gltf_free(&g);
+        return;
+    }
+    double dur = g.anims[anim].duration;
+    CHECK(mo.nq == m->nq && mo.nframes >= (int)(dur * fps) + 1);
+    CHECK_NEAR(mo.frame_time, 1.0 / fps, 1e-15);
+    mn_data* d = mn_data_create(m, 0);
+    double* W = malloc(sizeof(double) * 12 * (size_t)g.njoints);
+    for (int f = 0; f < mo.nframes; f++) {
+        double t = fmin(f / fps, dur);
+        CHECK(mn_gltf_sample(&g, anim, t, W) == MN_OK);
+        memcpy(d->q, mo.q + (size_t)f * (size_t)m->nq, sizeof(double) * (size_t)m->nq);
+        mn_fk(m, d);
+        double size = 1;
+        for (int j = 0; j < g.njoints; j++) size = fmax(size, fabs(W[12 * j + 3]) + fabs(W[12 * j + 7]) + fabs(W[12 * j + 11]));
+        for (int j = 0; j < g.njoints; j++) {
+            int mj = mn_model_find_joint(m, g.joint_name[j]);
+            const double* w = W + 12 * j;
+            for (int col = 0; col < 3; col++) {
+                double n = sqrt(w[col] * w[col] + w[4 + col] * w[4 + col] + w[8 + col] * w[8 + col]);
+                for (int r = 0; r < 3; r++) CHECK_NEAR(d->xf[mj].R.m[3 * r + col], w[4 * r + col] / n, 1e-6);
+            }
+            if (all_positions || g.joint_parent[j] < 0) {
+                CHECK_NEAR(d->xf[mj].p.x, w[3], 1e-9 * size);
+                CHECK_NEAR(d->xf[mj].p.y, w[7], 1e-9 * size);
+                CHECK_NEAR(d->xf[mj].p.z, w[11], 1e-9 * size);
+            }
+        }
+        /* quaternion signs are continuous from frame to frame */
+        if (f > 0)
+            for (int j = 0; j < m->njoint; j++) {
+                int a = m->jnt_qadr[j] + (m->jnt_type[j] == MN_JOINT_FREE ? 3 : 0);
+                const double* q1 = mo.q + (size_t)f * (size_t)m->nq + a;
+                const double* q0 = q1 - m->nq;
+                CHECK(q1[0] * q0[0] + q1[1] * q0[1] + q1[2] * q0[2] + q1[3] * q0[3] >= 0);
+            }
+    }
+    /* another skin's model is refused */
+    mn_gltf other;
+    const char* other_path = g.njoints == 19 ? SKINNED "Fox.glb" : SKINNED "CesiumMan.glb";
+    CHECK(mn_gltf_read(other_path, &other, NULL, NULL) == MN_OK);
+    mn_motion bad;
+    CHECK(mn_gltf_motion(&other, m, 0, fps, &bad, &e) == MN_ERR_ARG && bad.q == NULL);
+    mn_gltf_free(&other);
+    mn_motion bad2;
+    CHECK(mn_gltf_motion(&g, m, 0, 0, &bad2, &e) == MN_ERR_ARG && bad2.q == NULL);
+    CHECK(mn_gltf_motion(&g, m, g.nanims, 30, &bad2, &e) == MN_ERR_ARG && bad2.q == NULL);
+    free(W);
+    mn_data_destroy(d);
+    mn_motion_free(&mo);
+    mn_model_destroy(m);
+    mn_gltf_free(&g);
+}
+
+static void test_motion(void) {
+    check_motion(SKINNED "SimpleSkin.gltf", 0, 10, 1);
+    check_motion(SKINNED "CesiumMan.glb", 0, 30, 0);
+    check_motion(SKINNED "Fox.glb", 1, 24, 0);
+    check_motion(SKINNED "RiggedFigure.glb", 0, 24, 0);
+}
+
 /* Sampling and skinning run without touching the heap (they may run in a time step). */
 static void test_no_alloc(void) {
     mn_gltf g;
@@ -838,6 +915,7 @@ int main(int argc, char** argv) {
     RUN(test_tiny_containers);
     RUN(test_tiny_sparse_and_weights);
     RUN(test_model_fk);
+    RUN(test_motion);
     RUN(test_no_alloc);
     RUN(test_malformed_gltf);
     RUN(test_malformed_glb);
