@@ -33,8 +33,9 @@ int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     }
     check_finite(m);
     /* the writer's output must read back */
-    char path[64];
-    snprintf(path, sizeof path, "/tmp/fuzz_skel_%ld.skel", (long)getpid());
+    char path[512];
+    const char* dir = getenv("TMPDIR");
+    snprintf(path, sizeof path, "%s/fuzz_skel_%ld.skel", dir && dir[0] ? dir : "/tmp", (long)getpid());
     if (mn_skel_write(path, m, &err) == MN_OK) {
         mn_model* r = NULL;
         if (mn_skel_read(path, &r, NULL, &err) != MN_OK || r->njoint != m->njoint) abort();
