@@ -219,6 +219,11 @@ typedef struct mn_softbody {
 mn_softbody* mn_softbody_create(int nverts, const double* pos, int ntris, const int* tris,
                                 const double* mass, const mn_softbody_options* opt, mn_error* err);
 void mn_softbody_destroy(mn_softbody* sb);
+/* Adds distance constraints between vertex pairs (n x 2 indices) at their current
+ * distances, e.g. across a tube's cross-section or between every other ring to resist
+ * buckling and bending (a surface mesh's edges alone let a hollow shape fold). Setup
+ * time only (allocates). */
+mn_status mn_softbody_add_distances(mn_softbody* sb, int n, const int* pairs, mn_error* err);
 /* Pins vertex i (pinned = 1) and drives it to pin_target, or releases it. */
 void mn_softbody_pin(mn_softbody* sb, int i, int pinned);
 /* Advances dt seconds in opt.substeps XPBD substeps. No allocation. */

@@ -151,6 +151,32 @@ nomem:
     return NULL;
 }
 
+mn_status mn_softbody_add_distances(mn_softbody* sb, int n, const int* pairs, mn_error* err) {
+    if (!sb || n < 0 || (n > 0 && !pairs)) return mn_error_set(err, MN_ERR_ARG, "", 0, "pairs", "bad arguments");
+    for (int k = 0; k < 2 * n; k++)
+        if (pairs[k] < 0 || pairs[k] >= sb->nverts)
+            return mn_error_set(err, MN_ERR_ARG, "", 0, "pairs", "pair %d: vertex index out of range", k / 2);
+    for (int k = 0; k < n; k++)
+        if (pairs[2 * k] == pairs[2 * k + 1])
+            return mn_error_set(err, MN_ERR_ARG, "", 0, "pairs", "pair %d joins a vertex to itself", k);
+    int ne = sb->nedges + n;
+    int* e = realloc(sb->edges, (size_t)(ne > 0 ? ne : 1) * 2 * sizeof(int));
+    if (!e) return mn_error_set(err, MN_ERR_NOMEM, "", 0, "pairs", "out of memory");
+    sb->edges = e;
+    double* L = realloc(sb->rest_len, (size_t)(ne > 0 ? ne : 1) * sizeof(double));
+    if (!L) return mn_error_set(err, MN_ERR_NOMEM, "", 0, "pairs", "out of memory");
+    sb->rest_len = L;
+    for (int k = 0; k < n; k++) {
+        int a = pairs[2 * k], b = pairs[2 * k + 1], t = sb->nedges + k;
+        e[2 * t] = a;
+        e[2 * t + 1] = b;
+        const double *pa = sb->x + 3 * a, *pb = sb->x + 3 * b;
+        L[t] = sqrt((pa[0] - pb[0]) * (pa[0] - pb[0]) + (pa[1] - pb[1]) * (pa[1] - pb[1]) + (pa[2] - pb[2]) * (pa[2] - pb[2]));
+    }
+    sb->nedges = ne;
+    return MN_OK;
+}
+
 void mn_softbody_pin(mn_softbody* sb, int i, int pinned) {
     if (!sb || i < 0 || i >= sb->nverts) return;
     sb->inv_mass[i] = pinned ? 0.0 : 1.0 / sb->mass[i];
