@@ -139,9 +139,11 @@ mn_quat mn_euler_to_quat(mn_euler_order order, const double e[3]) {
 }
 
 /* R = R_i(a) R_j(b) R_k(c). With s = +1 for a cyclic order (XYZ, YZX, ZXY) and -1 otherwise:
- *   sin b = s R[i][k],  a = atan2(-s R[j][k], R[k][k]),  c = atan2(-s R[i][j], R[i][i]).
- * At gimbal lock (cos b = 0) only a + s c is defined: take c = 0 and
- *   a = atan2(s R[k][j], R[j][j]). */
+ *   sin b = s R[i][k],  a = atan2(-s R[j][k], R[k][k]).
+ * c then comes from row j of R_i(a)^T R = R_j(b) R_k(c), whose entries at columns i and j are
+ * s sin c and cos c: computed from a rather than independently, the pair stays consistent
+ * near gimbal lock, where a and c alone are ill-conditioned but the rotation is not. At lock
+ * (cos b = 0) only a + s c is defined: a takes it all, a = atan2(s R[k][j], R[j][j]). */
 void mn_euler_from_mat3(mn_euler_order order, const mn_mat3* Rm, double e[3]) {
     const int* ax = EULER_AXES[order];
     int i = ax[0], j = ax[1], k = ax[2];
@@ -149,9 +151,10 @@ void mn_euler_from_mat3(mn_euler_order order, const mn_mat3* Rm, double e[3]) {
 #define R(r, c) Rm->m[3 * (r) + (c)]
     double cb = hypot(R(i, i), R(i, j));
     e[1] = atan2(s * R(i, k), cb);
-    if (cb > 1e-12) {
+    if (cb > 1e-14) {
         e[0] = atan2(-s * R(j, k), R(k, k));
-        e[2] = atan2(-s * R(i, j), R(i, i));
+        double sa = sin(e[0]), ca = cos(e[0]);
+        e[2] = atan2(s * ca * R(j, i) + sa * R(k, i), ca * R(j, j) + s * sa * R(k, j));
     } else {
         e[0] = atan2(s * R(k, j), R(j, j));
         e[2] = 0.0;

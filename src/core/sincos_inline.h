@@ -11,6 +11,7 @@
 static const double PIO2_1 = 1.57079632673412561417e+00;  /* first 33 bits of pi/2 */
 static const double PIO2_2 = 6.07710050630396597660e-11;  /* next 33 bits */
 static const double PIO2_3 = 2.02226624871116645580e-21;  /* next 33 bits */
+static const double PIO2_3T = 8.47842766036889956997e-32; /* pi/2 - (PIO2_1 + PIO2_2 + PIO2_3) */
 static const double INV_PIO2 = 6.36619772367581382433e-01;
 
 static inline double poly_sin(double x) {
@@ -35,6 +36,11 @@ static inline double poly_cos(double x) {
 static inline void mn_sincos_inline(double x, double* s, double* c) {
     double ax = fabs(x);
     if (ax <= 0.78539816339744830962) {
+        if (x == 0) { /* keeps the sign of zero */
+            *s = x;
+            *c = 1.0;
+            return;
+        }
         *s = poly_sin(x);
         *c = poly_cos(x);
         return;
@@ -44,8 +50,14 @@ static inline void mn_sincos_inline(double x, double* s, double* c) {
         *c = cos(x);
         return;
     }
+    /* fn < 2^17, so fn * PIO2_k is exact; x - fn PIO2_1 is exact (Sterbenz), and the next
+     * subtraction is made exact with TwoSum so that arguments near a multiple of pi/2 keep
+     * their relative accuracy. */
     double fn = nearbyint(x * INV_PIO2);
-    double y = ((x - fn * PIO2_1) - fn * PIO2_2) - fn * PIO2_3;
+    double r = x - fn * PIO2_1, w = fn * PIO2_2;
+    double hi = r - w, bb = hi - r;
+    double lo = (r - (hi - bb)) - (w + bb);
+    double y = hi + ((lo - fn * PIO2_3) - fn * PIO2_3T);
     double ps = poly_sin(y), pc = poly_cos(y);
     switch ((long)fn & 3) {
     case 0: *s = ps; *c = pc; break;
