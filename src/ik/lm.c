@@ -40,7 +40,7 @@
 #define LM_STALL_ITERS 6
 #define LM_PROGRESS 0.8
 /* kappa: start, factor after an accepted step, factor after a rejected one. */
-#define LM_KAPPA_START 0.1
+#define LM_KAPPA_START 1.0
 #define LM_KAPPA_DOWN 0.3
 #define LM_KAPPA_UP 10.0
 /* kappa bounds: beyond the upper one the step is hopeless and the start is abandoned. */
