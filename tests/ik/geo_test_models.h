@@ -122,6 +122,33 @@ static inline int geo_all_finite(const mn_model* m, const mn_data* d) {
     return 1;
 }
 
+/* Targets at extreme distances (1e-300 .. 1e200) and on the base pivot: never NaN in the
+ * state, always a status a caller can act on. */
+static inline void geo_extreme_targets(geo_method f) {
+    mn_model* m = geo_balls(0.6);
+    mn_data* d = mn_data_create(m, 0);
+    const double scales[5] = {1e200, 1e100, 1e-300, 0.0, -1e150};
+    for (int i = 0; i < 5; i++)
+        for (int orient = 0; orient < 2; orient++) {
+            mn_data_reset(m, d);
+            mn_ik_problem p = mn_ik_problem_default();
+            p.tip = 3;
+            p.target_pos = mn_vec3_scale(mn_v3(0.3, -1, 0.2), scales[i]);
+            p.use_orientation = orient;
+            p.target_rot = mn_quat_axis_angle(mn_v3(0, 1, 0), 2.0);
+            p.pole = mn_vec3_scale(mn_v3(1, 0, 0), scales[i]);
+            mn_ik_options o = mn_ik_default();
+            o.max_iters = 50;
+            mn_ik_result r;
+            mn_status st = geo_solve(f, m, d, &p, &o, &r);
+            CHECK(st == MN_OK || st == MN_ERR_UNREACHABLE || st == MN_ERR_NOCONVERGE || st == MN_ERR_UNSUPPORTED);
+            CHECK(geo_all_finite(m, d));
+            CHECK(mn_q_within_limits(m, d->q, 1e-9));
+        }
+    mn_data_destroy(d);
+    mn_model_destroy(m);
+}
+
 /* ---- randomized robustness: random chains, limits, seeds and targets ------------------ */
 
 static inline double geo_rand(unsigned* s) {

@@ -278,6 +278,8 @@ static void test_deterministic_and_no_alloc(void) {
     mn_model_destroy(m);
 }
 
+static void test_extreme_targets(void) { geo_extreme_targets(mn_ik_analytic); }
+
 /* Random chains of hinges, slides and balls with random limits and targets. */
 static void test_random_chains(void) {
     int solved = geo_random_robustness(mn_ik_analytic, 12345u, 40, 1);
@@ -295,6 +297,7 @@ int main(int argc, char** argv) {
     RUN(test_zero_length_bone);
     RUN(test_wrist_orientation);
     RUN(test_unsupported_chains);
+    RUN(test_extreme_targets);
     RUN(test_random_chains);
     RUN(test_deterministic_and_no_alloc);
     return mn_test_report();

@@ -481,6 +481,8 @@ static void test_degenerate_targets(void) {
     mn_model_destroy(mb);
 }
 
+static void test_extreme_targets(void) { geo_extreme_targets(mn_ik_ccd); }
+
 /* Random chains of hinges, slides and balls with random limits and targets. */
 static void test_random_chains(void) {
     int solved = geo_random_robustness(mn_ik_ccd, 12345u, 40, 0);
@@ -504,6 +506,7 @@ int main(int argc, char** argv) {
     RUN(test_base_frame);
     RUN(test_budget);
     RUN(test_degenerate_targets);
+    RUN(test_extreme_targets);
     RUN(test_random_chains);
     RUN(test_deterministic_and_no_alloc);
     RUN(test_through_mn_ik_solve);

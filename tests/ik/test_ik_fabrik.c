@@ -365,6 +365,8 @@ static void test_degenerate_targets(void) {
     mn_model_destroy(mb);
 }
 
+static void test_extreme_targets(void) { geo_extreme_targets(mn_ik_fabrik); }
+
 /* Random chains of hinges, slides and balls with random limits and targets. */
 static void test_random_chains(void) {
     int solved = geo_random_robustness(mn_ik_fabrik, 12345u, 40, 0);
@@ -386,6 +388,7 @@ int main(int argc, char** argv) {
     RUN(test_one_iteration_is_textbook_fabrik);
     RUN(test_welman_fig42);
     RUN(test_degenerate_targets);
+    RUN(test_extreme_targets);
     RUN(test_random_chains);
     RUN(test_deterministic_and_no_alloc);
     return mn_test_report();
