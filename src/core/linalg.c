@@ -390,7 +390,7 @@ static void complete_basis(double* X, int k, int l, int j, const double* done) {
         x[e] = 1;
         for (int pass = 0; pass < 2; pass++) {
             for (int i = 0; i < k; i++) {
-                if (!done[i]) continue;
+                if (done[i] == 0) continue;
                 const double* y = X + (size_t)i * l;
                 double d = dot_short(x, y, l);
                 for (int t = 0; t < l; t++) x[t] -= d * y[t];
@@ -560,7 +560,7 @@ mn_status mn_svd(double* A, int m, int n, double* s, double* U, double* V, doubl
         }
         if (zeros) {
             for (int j = 0; j < k; j++) {
-                if (done[j]) continue;
+                if (done[j] != 0) continue;
                 complete_basis(X, k, l, j, done);
                 done[j] = 1;
             }
