@@ -1,9 +1,10 @@
 /* Private to the BVH reader and writer: channel codes and the naming convention of the
- * joint series that carries an unusual channel list (docs/bvh.md, "Channel lists").
+ * joint series that carries an unusual channel list (docs/bvh.md, "Channel lists other
+ * than the three usual ones").
  *
  * A BVH joint whose channels are not "3 rotations" (BALL), "Xposition Yposition Zposition
- * + 3 rotations" (FREE) or none (FIXED) becomes a series of 1-DOF joints, one per channel:
- * SLIDE joints for the position channels first (in file order), then HINGE joints for the
+ * + 3 rotations" (FREE) or none (FIXED) becomes a series of 1-DOF joints, one per channel
+ * (a compound joint as single-DOF joints at one location, Welman 6.1.1): SLIDE joints for the position channels first (in file order), then HINGE joints for the
  * rotation channels (in file order), because BVH translates in the parent frame before it
  * rotates whatever the channel order. Every joint of the series but the last is named
  *
