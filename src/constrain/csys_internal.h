@@ -101,6 +101,24 @@ struct mn_csys {
     void* ccd;
 };
 
+/* The two functions of a handle type (blocks.c): the value, and the Jacobian written into
+ * a 6 x nv buffer, returning the first of its three rows that belong to the handle. */
+typedef struct mn_handle_ops {
+    void (*value)(const mn_model* m, const mn_data* d, int joint, mn_vec3 local, mn_vec3* pos, mn_mat3* rot);
+    int (*jacobian)(const mn_model* m, const mn_data* d, int joint, mn_vec3 local, double* jac6);
+} mn_handle_ops;
+
+/* The two functions of a constraint type (blocks.c): c(h) into out, returning the number
+ * of rows (0 for an inequality that holds), and dc/dh as rows x 3 into G. h2 is the second
+ * handle's value (equalities). */
+typedef struct mn_constraint_ops {
+    int (*value)(const csys_con* c, mn_vec3 h, const mn_mat3* R, mn_vec3 h2, double* out);
+    void (*jacobian)(const csys_con* c, mn_vec3 h, const mn_mat3* R, const double* cval, double* G);
+} mn_constraint_ops;
+
+const mn_handle_ops* mn_handle_ops_of(mn_handle_type t);
+const mn_constraint_ops* mn_constraint_ops_of(mn_constraint_type t);
+
 /* Network (network.c). */
 void mn_csys_ensure_fk(mn_csys* s, int f);
 void mn_csys_eval_handle(mn_csys* s, int h);

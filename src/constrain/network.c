@@ -16,25 +16,18 @@ void mn_csys_ensure_fk(mn_csys* s, int f) {
     s->fig[f].fk_valid = 1;
 }
 
-/* Handle function blocks: position, orientation, centre of mass (Welman 5.3.2). */
+/* Handle blocks (Welman 5.3.2): a handle type is its two functions in blocks.c. */
 void mn_csys_eval_handle(mn_csys* s, int i) {
     csys_handle* h = &s->h[i];
     if (h->valid) return;
     mn_csys_ensure_fk(s, h->fig);
     const mn_model* m = s->fig[h->fig].m;
     const mn_data* d = s->fig[h->fig].d;
+    const mn_handle_ops* ops = mn_handle_ops_of(h->type);
     int dof0 = s->fig[h->fig].dof0, nv = m->nv;
-    int row0 = 0; /* first row of the 6 x nv Jacobian used */
-    if (h->type == MN_HANDLE_COM) {
-        h->pos = mn_com(m, d, h->joint, NULL);
-        h->rot = mn_mat3_identity();
-        mn_com_jacobian(m, d, h->joint, s->jac6);
-    } else {
-        h->pos = mn_point_world(d, h->joint, h->point);
-        h->rot = d->xf[h->joint].R;
-        mn_jacobian(m, d, h->joint, h->point, s->jac6);
-        if (h->type == MN_HANDLE_ORIENT) row0 = 3;
-    }
+    ops->value(m, d, h->joint, h->point, &h->pos, &h->rot);
+    int row0 = ops->jacobian(m, d, h->joint, h->point, s->jac6);
+    /* keep only the handle's own columns: the sparsity of 5.3.4 */
     for (int r = 0; r < 3; r++) {
         const double* src = s->jac6 + (size_t)(row0 + r) * nv;
         double* dst = h->jac + (size_t)r * h->ndof;
@@ -44,60 +37,9 @@ void mn_csys_eval_handle(mn_csys* s, int i) {
     s->evals++;
 }
 
-/* Inverse of the left Jacobian of SO(3) at phi: d/dt log(R R_t^T) = Jl^-1(phi) w for a
- * frame turning at world angular velocity w. */
-static mn_mat3 so3_jl_inv(mn_vec3 phi) {
-    double th2 = mn_vec3_dot(phi, phi), th = sqrt(th2);
-    double c;
-    if (th < 1e-4) c = 1.0 / 12.0 + th2 / 720.0;
-    else c = (1.0 - th * sin(th) / (2.0 * (1.0 - cos(th)))) / th2;
-    mn_mat3 S = mn_mat3_skew(phi);
-    mn_mat3 S2 = mn_mat3_mul(&S, &S);
-    mn_mat3 r = mn_mat3_identity();
-    for (int k = 0; k < 9; k++) r.m[k] += -0.5 * S.m[k] + c * S2.m[k];
-    return r;
-}
-
-/* Signed distance of x from a counter-clockwise convex polygon (negative inside) and its
- * gradient g: inside, the outward normal of the nearest edge; outside, the unit vector
- * from the nearest boundary point. */
-static double polygon_sd(const double (*poly)[2], int n, const double x[2], double g[2]) {
-    int inside = 1;
-    double best_in = -1e300, best_out = 1e300;
-    double gin[2] = {0, 0}, gout[2] = {0, 0};
-    for (int i = 0; i < n; i++) {
-        const double* a = poly[i];
-        const double* b = poly[(i + 1) % n];
-        double ex = b[0] - a[0], ey = b[1] - a[1];
-        double len2 = ex * ex + ey * ey;
-        if (!(len2 > 0)) continue;
-        double len = sqrt(len2);
-        double nx = ey / len, ny = -ex / len;
-        double side = nx * (x[0] - a[0]) + ny * (x[1] - a[1]);
-        if (side > 0) inside = 0;
-        if (side > best_in) {
-            best_in = side;
-            gin[0] = nx, gin[1] = ny;
-        }
-        double t = ((x[0] - a[0]) * ex + (x[1] - a[1]) * ey) / len2;
-        t = t < 0 ? 0 : (t > 1 ? 1 : t);
-        double dx = x[0] - (a[0] + t * ex), dy = x[1] - (a[1] + t * ey);
-        double dd = sqrt(dx * dx + dy * dy);
-        if (dd < best_out) {
-            best_out = dd;
-            if (dd > 0) gout[0] = dx / dd, gout[1] = dy / dd;
-            else gout[0] = nx, gout[1] = ny;
-        }
-    }
-    if (inside) {
-        g[0] = gin[0], g[1] = gin[1];
-        return best_in;
-    }
-    g[0] = gout[0], g[1] = gout[1];
-    return best_out;
-}
-
-/* Constraint function blocks (Welman 5.3.3): c and dc/dq. */
+/* Constraint blocks (Welman 5.3.3): c from the handles' values, then dc/dq by the chain
+ * rule, dc/dh (rows x 3, from the type's second function) times each handle's dh/dq,
+ * scattered into the constraint's columns. */
 void mn_csys_eval_con(mn_csys* s, int i) {
     csys_con* c = &s->c[i];
     if (c->valid) return;
@@ -109,71 +51,19 @@ void mn_csys_eval_con(mn_csys* s, int i) {
         return;
     }
     mn_csys_eval_handle(s, d->handle);
+    if (d->type == MN_CON_EQUAL) mn_csys_eval_handle(s, d->handle2);
     const csys_handle* h = &s->h[d->handle];
-    /* dc/dh as up to 3 rows of 3 (G), applied to dh/dq below. */
+    const csys_handle* h2 = d->type == MN_CON_EQUAL ? &s->h[d->handle2] : NULL;
+    const mn_constraint_ops* ops = mn_constraint_ops_of(d->type);
+    mn_vec3 p2 = h2 ? h2->pos : mn_v3(0, 0, 0);
+    int rows = ops->value(c, h->pos, &h->rot, p2, c->c);
     double G[9] = {0};
-    int rows = 0;
-    switch (d->type) {
-    case MN_CON_PIN: {
-        mn_vec3 e = mn_vec3_sub(h->pos, d->target);
-        c->c[0] = e.x, c->c[1] = e.y, c->c[2] = e.z;
-        G[0] = G[4] = G[8] = 1;
-        rows = 3;
-        break;
-    }
-    case MN_CON_EQUAL: {
-        mn_csys_eval_handle(s, d->handle2);
-        mn_vec3 e = mn_vec3_sub(h->pos, s->h[d->handle2].pos);
-        c->c[0] = e.x, c->c[1] = e.y, c->c[2] = e.z;
-        G[0] = G[4] = G[8] = 1;
-        rows = 3;
-        break;
-    }
-    case MN_CON_PLANE: {
-        c->c[0] = mn_vec3_dot(c->n, mn_vec3_sub(h->pos, d->origin));
-        G[0] = c->n.x, G[1] = c->n.y, G[2] = c->n.z;
-        rows = 1;
-        break;
-    }
-    case MN_CON_LINE: {
-        mn_vec3 e = mn_vec3_sub(h->pos, d->origin);
-        c->c[0] = mn_vec3_dot(c->u1, e);
-        c->c[1] = mn_vec3_dot(c->u2, e);
-        G[0] = c->u1.x, G[1] = c->u1.y, G[2] = c->u1.z;
-        G[3] = c->u2.x, G[4] = c->u2.y, G[5] = c->u2.z;
-        rows = 2;
-        break;
-    }
-    case MN_CON_ORIENT: {
-        mn_mat3 Rt = mn_quat_to_mat3(d->target_rot);
-        mn_vec3 e = mn_rotation_error(&h->rot, &Rt);
-        c->c[0] = e.x, c->c[1] = e.y, c->c[2] = e.z;
-        mn_mat3 Ji = so3_jl_inv(e);
-        memcpy(G, Ji.m, sizeof G);
-        rows = 3;
-        break;
-    }
-    case MN_CON_BALANCE: {
-        /* Ch. 7 balance: the ground projection of the centre of mass stays inside the
-         * support polygon shrunk by margin; an inequality with one row when violated. */
-        double x[2] = {mn_vec3_dot(c->u1, h->pos), mn_vec3_dot(c->u2, h->pos)}, g[2] = {0, 0};
-        double sd = polygon_sd((const double(*)[2])c->poly, d->npolygon, x, g) + d->margin;
-        if (sd > 0) {
-            c->c[0] = sd;
-            mn_vec3 g3 = mn_vec3_add(mn_vec3_scale(c->u1, g[0]), mn_vec3_scale(c->u2, g[1]));
-            G[0] = g3.x, G[1] = g3.y, G[2] = g3.z;
-            rows = 1;
-        }
-        break;
-    }
-    default: break;
-    }
-    /* Chain rule into the constraint's columns: scatter each handle's rows. */
+    if (rows > 0) ops->jacobian(c, h->pos, &h->rot, c->c, G);
     double* J = c->J;
     memset(J, 0, sizeof(double) * (size_t)rows * c->ncols);
-    for (int pass = 0; pass < (d->type == MN_CON_EQUAL ? 2 : 1); pass++) {
-        const csys_handle* hh = pass ? &s->h[d->handle2] : h;
-        double sign = pass ? -1.0 : 1.0;
+    for (int pass = 0; pass < (h2 ? 2 : 1); pass++) {
+        const csys_handle* hh = pass ? h2 : h;
+        double sign = pass ? -1.0 : 1.0; /* c = h - h2 */
         int k = 0;
         for (int a = 0; a < hh->ndof; a++) {
             while (c->cols[k] != hh->dofs[a]) k++;
