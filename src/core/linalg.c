@@ -379,29 +379,33 @@ size_t mn_svd_work_size(int m, int n) {
     return k * l + k * k + k;
 }
 
-
-/* Completes column j (unit length) of the k orthonormal vectors X (each of length l,
- * contiguous) when its singular value is zero, by Gram-Schmidt of a coordinate vector
- * against the vectors marked in done (non-zero entries of a mask over 0..k-1). */
+/* Completes vector j of the k orthonormal vectors X (each of length l, contiguous) when
+ * its singular value is zero: Gram-Schmidt, twice, of the coordinate vector e_c least
+ * covered by the vectors marked in done (non-zero entries of a mask over 0..k-1). With at
+ * most k - 1 < l vectors done, sum_c |residual of e_c|^2 = l - (k - 1) >= 1, so the chosen
+ * residual has squared norm at least 1 / l: never a cancellation to noise. */
 static void complete_basis(double* X, int k, int l, int j, const double* done) {
     double* x = X + (size_t)j * l;
-    for (int e = 0; e < l; e++) {
-        memset(x, 0, (size_t)l * sizeof *x);
-        x[e] = 1;
-        for (int pass = 0; pass < 2; pass++) {
-            for (int i = 0; i < k; i++) {
-                if (done[i] == 0) continue;
-                const double* y = X + (size_t)i * l;
-                double d = dot_short(x, y, l);
-                for (int t = 0; t < l; t++) x[t] -= d * y[t];
-            }
-        }
-        double nx = sqrt(dot_short(x, x, l));
-        if (nx > 0.5) {
-            for (int t = 0; t < l; t++) x[t] /= nx;
-            return;
+    int best = 0;
+    double best_cover = INFINITY;
+    for (int c = 0; c < l; c++) {
+        double cover = 0;
+        for (int i = 0; i < k; i++)
+            if (done[i] != 0) cover += X[(size_t)i * l + c] * X[(size_t)i * l + c];
+        if (cover < best_cover) best_cover = cover, best = c;
+    }
+    memset(x, 0, (size_t)l * sizeof *x);
+    x[best] = 1;
+    for (int pass = 0; pass < 2; pass++) {
+        for (int i = 0; i < k; i++) {
+            if (done[i] == 0) continue;
+            const double* y = X + (size_t)i * l;
+            double d = dot_short(x, y, l);
+            for (int t = 0; t < l; t++) x[t] -= d * y[t];
         }
     }
+    double inv = 1.0 / sqrt(dot_short(x, x, l));
+    for (int t = 0; t < l; t++) x[t] *= inv;
 }
 
 mn_status mn_svd(double* A, int m, int n, double* s, double* U, double* V, double* work) {

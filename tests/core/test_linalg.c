@@ -199,7 +199,8 @@ static const svd_case svd_cases[] = {
     {7, 6, RANKDEF, 1, 3, 16},    {10, 10, RANKDEF, 1, 1, 17}, {5, 9, ZERO, 1, 0, 18},
     {9, 5, ZERO, 1, 0, 19},       {1, 6, WELL, 1, 0, 20},     {6, 1, WELL, 1, 0, 21},
     {6, 7, WELL, 1e3, 0, 22},     {50, 3, ILL, 1e9, 0, 23},   {3, 50, ILL, 1e9, 0, 24},
-    {60, 60, WELL, 1e4, 0, 25},
+    {60, 60, WELL, 1e4, 0, 25},   {60, 60, RANKDEF, 1, 1, 26}, {60, 40, RANKDEF, 1, 2, 27},
+    {30, 60, RANKDEF, 1, 29, 28}, {60, 60, ZERO, 1, 0, 29},
 };
 
 static void test_svd_table(void) {
@@ -353,6 +354,29 @@ static void test_svd_graded(void) {
             CHECK_NEAR(s[i] / ref[i], 1.0, 1e-12);
         }
         CHECK(s[k - 1] < 1e-10 * s[0]);
+    }
+}
+
+/* The projector I - 11^T/n has rank n - 1 and its null vector (1,...,1)/sqrt(n) touches
+ * every coordinate equally: completing U and V for the zero value must still give a unit
+ * vector (each coordinate vector's residual is only 1/sqrt(n) long). */
+static void test_svd_completion(void) {
+    static double A[MAXMN], U[MAXMN], V[MAXMN], work[MAXMN * 4];
+    double s[MAXN];
+    const int sizes[] = {2, 4, 9, 33};
+    for (int c = 0; c < 4; c++) {
+        int n = sizes[c];
+        for (int i = 0; i < n; i++)
+            for (int j = 0; j < n; j++) A[i * n + j] = (i == j) - 1.0 / n;
+        CHECK(mn_svd(A, n, n, s, U, V, work) == MN_OK);
+        for (int i = 0; i < n - 1; i++) CHECK_NEAR(s[i], 1.0, 1e-14);
+        CHECK(s[n - 1] <= 1e-15);
+        CHECK(orthonormality_error(U, n, n) <= 1e-14);
+        CHECK(orthonormality_error(V, n, n) <= 1e-14);
+        for (int i = 0; i < n; i++) {
+            CHECK_NEAR(fabs(U[i * n + n - 1]), 1.0 / sqrt(n), 1e-7);
+            CHECK_NEAR(fabs(V[i * n + n - 1]), 1.0 / sqrt(n), 1e-7);
+        }
     }
 }
 
@@ -940,6 +964,7 @@ int main(int argc, char** argv) {
     mn_test_init(argc, argv);
     RUN(test_svd_table);
     RUN(test_svd_graded);
+    RUN(test_svd_completion);
     RUN(test_svd_optional_outputs);
     RUN(test_svd_extreme_scale);
     RUN(test_svd_bad_input);
