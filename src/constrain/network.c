@@ -261,6 +261,15 @@ mn_status mn_csys_solve(mn_csys* s, const mn_csolve_options* o, mn_csolve_result
     for (int i = 0; i < s->nc; i++) s->c[i].unmet = 0;
     memcpy(s->K, s->K0, sizeof(double) * (size_t)s->nv);
     mn_csys_save(s);
+    /* A state that starts outside the joint limits is projected first (steps only clamp
+     * the joints they move, and the cache relies on that). */
+    if (oo.respect_limits)
+        for (int f = 0; f < s->nfig; f++)
+            if (!mn_q_within_limits(s->fig[f].m, s->fig[f].d->q, 1e-12)) {
+                mn_clamp_to_limits(s->fig[f].m, s->fig[f].d->q);
+                s->fig[f].fk_valid = 0;
+                mn_csys_invalidate_moved(s, NULL);
+            }
     mn_status st;
     switch (oo.method) {
     case MN_CSOLVE_CCD: st = mn_csys_solve_ccd(s, &oo, r); break;

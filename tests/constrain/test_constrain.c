@@ -652,6 +652,54 @@ static void test_two_figures(void) {
     mn_model_destroy(m);
 }
 
+/* ---- joint limits: a start outside them is projected, and limits hold as an active set -- */
+
+static void test_limits(void) {
+    mn_spec* sp = mn_spec_create("arm");
+    mn_vec3 Z = mn_v3(0, 0, 1);
+    int a = add(sp, "shoulder", -1, MN_JOINT_HINGE, mn_v3(0, 0, 0), Z, 1);
+    int b = add(sp, "elbow", a, MN_JOINT_HINGE, mn_v3(1, 0, 0), Z, 1);
+    add(sp, "tip", b, MN_JOINT_FIXED, mn_v3(1, 0, 0), Z, 1);
+    mn_joint_def* e = mn_spec_joint(sp, b);
+    e->limited = 1;
+    e->range[0] = 0;
+    e->range[1] = 1.0;
+    mn_model* m = mn_model_compile(sp, NULL);
+    mn_spec_destroy(sp);
+    mn_data* d = mn_data_create(m, 0);
+    d->q[1] = 2.0; /* elbow beyond its upper limit */
+    mn_fk(m, d);
+    mn_figure fig = {m, d};
+    mn_csys* s = mn_csys_create(&fig, 1, NULL, NULL);
+    int tip = point_handle(s, 0, jnt(m, "tip"), mn_v3(0, 0, 0), "tip");
+    mn_vec3 p;
+    mn_csys_handle_value(s, tip, &p, NULL); /* cached at the out-of-limit state */
+    /* a target the tip can reach only with the elbow inside its range */
+    mn_constraint_def c = mn_constraint_default();
+    c.handle = tip;
+    c.target = mn_v3(1 + cos(0.5), sin(0.5), 0);
+    mn_csys_add_constraint(s, &c, NULL);
+    mn_csolve_options o = mn_csolve_default();
+    o.max_iters = 50;
+    mn_csolve_result r;
+    CHECK(mn_csys_solve(s, &o, &r) == MN_OK);
+    CHECK(d->q[1] >= 0 && d->q[1] <= 1.0);
+    mn_fk(m, d);
+    mn_vec3 w = mn_point_world(d, jnt(m, "tip"), mn_v3(0, 0, 0));
+    mn_csys_handle_value(s, tip, &p, NULL);
+    CHECK(mn_vec3_dist(w, p) < 1e-12); /* the cache followed the projection */
+    CHECK(mn_vec3_dist(w, c.target) < 1e-4);
+    /* a target that needs the elbow past its limit: it stays at the limit */
+    mn_csys_set_target(s, 0, mn_v3(1 + cos(1.5), sin(1.5), 0));
+    mn_csys_solve(s, &o, &r);
+    CHECK(d->q[1] <= 1.0 + 1e-12);
+    CHECK(r.status != MN_OK);
+    CHECK(q_finite(m, d));
+    mn_csys_destroy(s);
+    mn_data_destroy(d);
+    mn_model_destroy(m);
+}
+
 /* ---- bad input: a clear message naming the field, nothing applied ----------------------- */
 
 static void test_bad_input(void) {
@@ -756,6 +804,7 @@ int main(int argc, char** argv) {
     RUN(test_priorities);
     RUN(test_balance);
     RUN(test_two_figures);
+    RUN(test_limits);
     RUN(test_bad_input);
     return mn_test_report();
 }
