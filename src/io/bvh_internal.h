@@ -4,9 +4,10 @@
  *
  * A BVH joint whose channels are not "3 rotations" (BALL), "Xposition Yposition Zposition
  * + 3 rotations" (FREE) or none (FIXED) becomes a series of 1-DOF joints, one per channel
- * (a compound joint as single-DOF joints at one location, Welman 6.1.1): SLIDE joints for the position channels first (in file order), then HINGE joints for the
- * rotation channels (in file order), because BVH translates in the parent frame before it
- * rotates whatever the channel order. Every joint of the series but the last is named
+ * (a compound joint as single-DOF joints at one location, Welman 6.1.1): SLIDE joints
+ * for the position channels first (in file order), then HINGE joints for the rotation
+ * channels (in file order), because BVH translates in the parent frame before it rotates
+ * whatever the channel order. Every joint of the series but the last is named
  *
  *     <bvh name>:<k>:<Channel>        e.g. "LeftArm:0:Yrotation"
  *
