@@ -17,7 +17,8 @@ void mn_cli_print_tree(FILE* f, const mn_model* m) {
         int t = m->jnt_type[j];
         fprintf(f, "%*s%s  %s", 2 * m->jnt_depth[j], "", m->jnt_name[j], mn_joint_type_name(t));
         mn_vec3 a = m->jnt_axis[j];
-        if (t == MN_JOINT_HINGE || t == MN_JOINT_SLIDE) fprintf(f, " axis (%g %g %g)", a.x, a.y, a.z);
+        if (t == MN_JOINT_HINGE || t == MN_JOINT_SLIDE) /* + 0.0 prints -0 as 0 */
+            fprintf(f, " axis (%g %g %g)", a.x + 0.0, a.y + 0.0, a.z + 0.0);
         if (m->jnt_limited[j]) {
             if (t == MN_JOINT_HINGE)
                 fprintf(f, " limits [%g, %g] deg", m->jnt_range[2 * j] * DEG, m->jnt_range[2 * j + 1] * DEG);

@@ -3,12 +3,13 @@
  *
  * Proportions follow adult anthropometry (segment lengths after Winter's fractions of
  * height for a 1.75 m figure; segment masses after de Leva's table, 70 kg in all, with
- * the upper and lower arm and leg lumped into the thesis's single "arm" and "leg"
- * segments). y is up, the figure faces +z, its left side is +x. Joints that have several
+ * the thesis's "arm" and "leg" segments split at an elbow and a knee, which the thesis
+ * figure leaves out but posing with IK needs: without them a hand or a foot can only move
+ * on a sphere). y is up, the figure faces +z, its left side is +x. Joints that have several
  * degrees of freedom in a human (lumbar spine, neck, shoulders, wrists, hips, ankles) are
  * compound joints: series of limited hinges at one place (Welman 6.1.1), which IK solvers
  * and BVH export both handle. The left limbs are the `mirror` images of the right ones,
- * as in the figure. The thesis figure has no elbow or knee joints, and neither has this. */
+ * as in the figure. */
 #include <marionette/io.h>
 
 #include <string.h>
@@ -16,7 +17,8 @@
 static const char stickman_text[] =
     "# The stick figure of Welman (1993), Fig. 6.1: marionette's default figure.\n"
     "# y up, facing +z, the figure's left side on +x. Metres, degrees, kilograms.\n"
-    "# About 1.75 m tall and 70 kg; 11 thesis joints, 27 joint frames, 32 DOFs.\n"
+    "# About 1.75 m tall and 70 kg; the 11 thesis joints plus elbows and knees,\n"
+    "# 31 joint frames, 36 DOFs.\n"
     "# A compound joint \"j\" of n DOF lines is the frames \"j.1\" ... \"j.(n-1)\", \"j\".\n"
     "define skeleton \"stickman\"\n"
     "  joint \"pelvis\"\n"
@@ -24,20 +26,24 @@ static const char stickman_text[] =
     "    joint \"torso\"\n"
     "    group \"Right arm\"\n"
     "      joint \"right arm\"\n"
+    "      joint \"right elbow\"\n"
     "      joint \"right hand\"\n"
     "    end group\n"
     "    group \"Left arm\"\n"
     "      joint \"left arm\"\n"
+    "      joint \"left elbow\"\n"
     "      joint \"left hand\"\n"
     "    end group\n"
     "    joint \"head\"          # \"head\" is a child of \"torso\"\n"
     "  end group\n"
     "  group \"Right leg\"\n"
     "    joint \"right leg\"\n"
+    "    joint \"right knee\"\n"
     "    joint \"right foot\"\n"
     "  end group\n"
     "  group \"Left leg\"\n"
     "    joint \"left leg\"\n"
+    "    joint \"left knee\"\n"
     "    joint \"left foot\"\n"
     "  end group\n"
     "end skeleton\n"
@@ -72,13 +78,21 @@ static const char stickman_text[] =
     "  hinge z -170 30          # - raises the arm sideways\n"
     "  hinge x -180 60          # - raises the arm forwards\n"
     "  hinge y -90 90           # rotation about the arm\n"
-    "  mass 3\n"
-    "  com 0 -0.26 0\n"
+    "  mass 1.9\n"
+    "  com 0 -0.14 0\n"
     "  mirror \"left arm\"\n"
     "end joint\n"
     "\n"
+    "define joint \"right elbow\"  # elbow: flexion (the forearm swings forwards)\n"
+    "  offset 0 -0.30 0\n"
+    "  hinge x -150 0           # - bends the elbow\n"
+    "  mass 1.1\n"
+    "  com 0 -0.12 0\n"
+    "  mirror \"left elbow\"\n"
+    "end joint\n"
+    "\n"
     "define joint \"right hand\"   # wrist: flexion, deviation\n"
-    "  offset 0 -0.57 0\n"
+    "  offset 0 -0.27 0\n"
     "  hinge x -80 70           # - turns the palm forwards\n"
     "  hinge z -20 35\n"
     "  mass 0.5\n"
@@ -91,13 +105,21 @@ static const char stickman_text[] =
     "  hinge z -45 30           # - spreads the leg sideways\n"
     "  hinge x -120 30          # - raises the leg forwards\n"
     "  hinge y -45 45\n"
-    "  mass 12\n"
-    "  com 0 -0.30 0\n"
+    "  mass 9\n"
+    "  com 0 -0.19 0\n"
     "  mirror \"left leg\"\n"
     "end joint\n"
     "\n"
+    "define joint \"right knee\"   # knee: flexion (the shank swings backwards)\n"
+    "  offset 0 -0.43 0\n"
+    "  hinge x 0 150            # + bends the knee\n"
+    "  mass 3\n"
+    "  com 0 -0.17 0\n"
+    "  mirror \"left knee\"\n"
+    "end joint\n"
+    "\n"
     "define joint \"right foot\"   # ankle: flexion, inversion\n"
-    "  offset 0 -0.83 0\n"
+    "  offset 0 -0.40 0\n"
     "  hinge x -20 50           # + points the toes down\n"
     "  hinge z -25 35\n"
     "  mass 1\n"

@@ -142,20 +142,21 @@ static void test_stickman(void) {
     if (!m) return;
     for (int i = 0; i < 11; i++) CHECK(mn_model_find_joint(m, thesis_names[i]) >= 0);
     /* as designed: a free pelvis and compound hinges: torso, head, shoulders, hips 3 DOF,
-     * wrists and ankles 2 DOF */
-    CHECK(m->njoint == 27);
-    CHECK(m->nv == 32);
-    CHECK(m->nq == 33);
+     * wrists and ankles 2 DOF, elbows and knees 1 DOF */
+    CHECK(m->njoint == 31);
+    CHECK(m->nv == 36);
+    CHECK(m->nq == 37);
     CHECK(m->nroot == 1);
     CHECK_NEAR(m->total_mass, 70.0, 1e-9);
     int pelvis = mn_model_find_joint(m, "pelvis");
     CHECK(m->jnt_type[pelvis] == MN_JOINT_FREE && m->jnt_parent[pelvis] == -1);
     /* the thesis hierarchy between the named joints */
     struct { const char *child, *parent; } tree[] = {
-        {"torso", "pelvis"},          {"right arm", "torso"}, {"right hand", "right arm"},
-        {"left arm", "torso"},        {"left hand", "left arm"}, {"head", "torso"},
-        {"right leg", "pelvis"},      {"right foot", "right leg"}, {"left leg", "pelvis"},
-        {"left foot", "left leg"},
+        {"torso", "pelvis"},          {"right arm", "torso"}, {"right elbow", "right arm"},
+        {"right hand", "right elbow"}, {"left arm", "torso"}, {"left elbow", "left arm"},
+        {"left hand", "left elbow"},  {"head", "torso"},
+        {"right leg", "pelvis"},      {"right knee", "right leg"}, {"right foot", "right knee"},
+        {"left leg", "pelvis"},       {"left knee", "left leg"}, {"left foot", "left knee"},
     };
     for (size_t i = 0; i < sizeof tree / sizeof tree[0]; i++) {
         int c = mn_model_find_joint(m, tree[i].child), p = mn_model_find_joint(m, tree[i].parent);
@@ -167,7 +168,7 @@ static void test_stickman(void) {
     int a1 = mn_model_find_joint(m, "right arm.1"), a2 = mn_model_find_joint(m, "right arm.2"),
         a3 = mn_model_find_joint(m, "right arm");
     CHECK(a1 >= 0 && m->jnt_parent[a2] == a1 && m->jnt_parent[a3] == a2);
-    CHECK(m->jnt_mass[a1] == 0 && m->jnt_mass[a3] == 3);
+    CHECK(m->jnt_mass[a1] == 0 && m->jnt_mass[a3] == 1.9);
     /* every hinge is limited; every joint frame has a limit in a human range */
     for (int j = 0; j < m->njoint; j++)
         if (m->jnt_type[j] == MN_JOINT_HINGE) {
