@@ -43,6 +43,14 @@ void mn_cholesky_solve(const double* L, int n, double* b);
 mn_status mn_ldlt_factor(double* A, int n, int* piv);
 /* Solves A x = b with the factors; b (n) is overwritten with x. */
 void mn_ldlt_solve(const double* LDL, int n, const int* piv, double* b);
+/* Inertia of A from its LDL^T factors (Sylvester's law: A and D have the same numbers of
+ * positive, negative and zero eigenvalues). A 2x2 block of Bunch-Kaufman always has a
+ * negative determinant, so it counts one of each. A KKT matrix [H G^T; G 0] with G of
+ * full row rank m has inertia (n - m, m, 0) exactly when H is positive definite on the
+ * null space of G, i.e. when the constrained problem is a proper minimum. Any of the
+ * counts may be NULL. */
+void mn_ldlt_inertia(const double* LDL, int n, const int* piv, int* npos, int* nneg,
+                     int* nzero);
 
 /* Thin SVD of an m x n A (any shape): A = U diag(s) V^T with s descending (min(m,n)
  * values). U is m x min(m,n), V is n x min(m,n); either may be NULL when not wanted (the

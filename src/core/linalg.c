@@ -367,6 +367,41 @@ void mn_ldlt_solve(const double* A, int n, const int* piv, double* b) {
     }
 }
 
+void mn_ldlt_inertia(const double* A, int n, const int* piv, int* npos, int* nneg, int* nzero) {
+    int pos = 0, neg = 0, zero = 0;
+    if (A && piv && n > 0) {
+        for (int k = 0; k < n; k++) {
+            if (piv[k] >= 0) {
+                double d = AT(k, k);
+                if (d > 0) pos++;
+                else if (d < 0) neg++;
+                else zero++;
+            } else if (k + 1 < n) {
+                /* det = d11 d22 - d21^2 < 0 by the pivot choice: one eigenvalue of each
+                 * sign. The general rule is kept so the count never depends on that. */
+                double a = AT(k, k), c = AT(k + 1, k + 1), b = AT(k + 1, k);
+                double det = a * c - b * b, tr = a + c;
+                if (det < 0) {
+                    pos++;
+                    neg++;
+                } else if (det > 0) {
+                    if (tr > 0) pos += 2;
+                    else neg += 2;
+                } else {
+                    zero++; /* the other eigenvalue is the trace */
+                    if (tr > 0) pos++;
+                    else if (tr < 0) neg++;
+                    else zero++;
+                }
+                k++;
+            }
+        }
+    }
+    if (npos) *npos = pos;
+    if (nneg) *nneg = neg;
+    if (nzero) *nzero = zero;
+}
+
 #undef AT
 
 /* ---- SVD: one-sided Jacobi --------------------------------------------------------------- */

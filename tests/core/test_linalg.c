@@ -725,6 +725,54 @@ static void test_ldlt_large(void) {
     }
 }
 
+/* Sylvester's law of inertia: the signs of D match the signs of the eigenvalues, which
+ * the test's own Jacobi eigen-solver provides. */
+static void test_ldlt_inertia(void) {
+    static double A[MAXMN], S[MAXMN], K[MAXMN];
+    double w[MAXN];
+    int piv[MAXN];
+    for (int c = 0; c < 12; c++) {
+        rng_seed(480 + (uint64_t)c);
+        int n = 2 + (int)(rng_uniform() * 40);
+        rand_fill(A, n * n);
+        for (int i = 0; i < n; i++) {
+            for (int j = 0; j < i; j++) A[j * n + i] = A[i * n + j];
+            if (c % 3 == 0) A[i * n + i] = 0;
+            if (c % 3 == 1) A[i * n + i] += 0.3 * n; /* mostly positive */
+        }
+        memcpy(S, A, sizeof(double) * n * n);
+        jacobi_eigenvalues(S, n, w);
+        int epos = 0, eneg = 0;
+        for (int i = 0; i < n; i++) epos += w[i] > 0, eneg += w[i] < 0;
+        CHECK(mn_ldlt_factor(A, n, piv) == MN_OK);
+        int pos = -1, neg = -1, zero = -1;
+        mn_ldlt_inertia(A, n, piv, &pos, &neg, &zero);
+        CHECK(pos == epos && neg == eneg && zero == 0);
+        if (!(pos == epos && neg == eneg))
+            fprintf(stderr, "  n=%d: inertia (%d,%d,%d), eigenvalues (%d,%d)\n", n, pos, neg, zero, epos, eneg);
+    }
+    /* KKT: (nh, ng, 0) for H SPD; H indefinite on null(G) shows up as a missing positive. */
+    const int nh = 12, ng = 4, n = nh + ng;
+    rng_seed(490);
+    build_kkt(K, nh, ng, 0);
+    int pos, neg, zero;
+    CHECK(mn_ldlt_factor(K, n, piv) == MN_OK);
+    mn_ldlt_inertia(K, n, piv, &pos, &neg, &zero);
+    CHECK(pos == nh && neg == ng && zero == 0);
+    build_kkt(K, nh, ng, 0);
+    for (int i = 0; i < n; i++) K[0 * n + i] = K[i * n + 0] = 0;
+    K[0] = -5.0; /* H gets a negative direction e_0; G's columns keep full row rank */
+    for (int r = 0; r < ng; r++) K[(nh + r) * n + 0] = K[0 * n + nh + r] = 0;
+    memcpy(S, K, sizeof(double) * n * n);
+    jacobi_eigenvalues(S, n, w);
+    int epos = 0;
+    for (int i = 0; i < n; i++) epos += w[i] > 0;
+    CHECK(mn_ldlt_factor(K, n, piv) == MN_OK);
+    mn_ldlt_inertia(K, n, piv, &pos, &neg, &zero);
+    CHECK(pos == nh - 1 && neg == ng + 1 && pos == epos);
+    mn_ldlt_inertia(K, n, piv, NULL, NULL, NULL); /* all optional */
+}
+
 static void test_ldlt_singular(void) {
     static double K[MAXMN];
     int piv[MAXN];
@@ -974,6 +1022,7 @@ int main(int argc, char** argv) {
     RUN(test_ldlt_kkt);
     RUN(test_ldlt_random_symmetric);
     RUN(test_ldlt_large);
+    RUN(test_ldlt_inertia);
     RUN(test_ldlt_singular);
     RUN(test_tsvd_min_norm);
     RUN(test_tsvd_full_rank_tall);
