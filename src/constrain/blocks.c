@@ -138,7 +138,7 @@ static void orient_con_jacobian(const csys_con* c, mn_vec3 h, const mn_mat3* R, 
 /* Signed distance of x from a counter-clockwise convex polygon (negative inside) and its
  * gradient g: inside, the outward normal of the nearest edge; outside, the unit vector
  * from the nearest boundary point. */
-static double polygon_sd(const double (*poly)[2], int n, const double x[2], double g[2]) {
+double mn_polygon_sd(const double (*poly)[2], int n, const double x[2], double g[2]) {
     int inside = 1;
     double best_in = -1e300, best_out = 1e300;
     double gin[2] = {0, 0}, gout[2] = {0, 0};
@@ -180,7 +180,7 @@ static double polygon_sd(const double (*poly)[2], int n, const double x[2], doub
 static int balance_value(const csys_con* c, mn_vec3 h, const mn_mat3* R, mn_vec3 h2, double* out) {
     (void)R, (void)h2;
     double x[2] = {mn_vec3_dot(c->u1, h), mn_vec3_dot(c->u2, h)}, g[2];
-    double sd = polygon_sd((const double(*)[2])c->poly, c->def.npolygon, x, g) + c->def.margin;
+    double sd = mn_polygon_sd((const double(*)[2])c->poly, c->def.npolygon, x, g) + c->def.margin;
     if (!(sd > 0)) return 0;
     out[0] = sd;
     return 1;
@@ -189,7 +189,7 @@ static int balance_value(const csys_con* c, mn_vec3 h, const mn_mat3* R, mn_vec3
 static void balance_jacobian(const csys_con* c, mn_vec3 h, const mn_mat3* R, const double* cv, double* G) {
     (void)R, (void)cv;
     double x[2] = {mn_vec3_dot(c->u1, h), mn_vec3_dot(c->u2, h)}, g[2];
-    polygon_sd((const double(*)[2])c->poly, c->def.npolygon, x, g);
+    mn_polygon_sd((const double(*)[2])c->poly, c->def.npolygon, x, g);
     mn_vec3 g3 = mn_vec3_add(mn_vec3_scale(c->u1, g[0]), mn_vec3_scale(c->u2, g[1]));
     rows_of(G, 1, g3, g3, g3);
 }

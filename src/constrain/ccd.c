@@ -15,46 +15,65 @@
  *
  * Goals: a pinned point (its target), a point in a plane or on a line (its current
  * projection), two equal points (each the other's current position), a pinned
- * orientation, and drags. As in the thesis the method is geometric only: constraints on a
- * centre of mass are not driven by it (they are still evaluated and reported). */
+ * orientation, balance (the projection into the support polygon), and drags.
+ *
+ * Past the thesis, which keeps CCD to geometric goals: a centre of mass is a goal too. A
+ * joint moves the part of the figure below it rigidly, so with M the mass of the handle's
+ * subtree, M_s the mass the joint moves and c_s its centre, the centre of mass moves by
+ * M_s / M times the motion of c_s: the joint sees c_s as its end-effector, with the
+ * desired point c_s + (M / M_s)(T - com) and the weight (M_s / M)^2. */
 #include "constrain/csys_internal.h"
 
 #include <stdio.h>
 #include <string.h>
 
-enum { G_PIN = 0, G_PLANE, G_LINE, G_EQUAL, G_ROT, G_DRAG };
+enum { G_PIN = 0, G_PLANE, G_LINE, G_EQUAL, G_ROT, G_BAL, G_DRAG };
 
 typedef struct ccd_goal {
     int mode;
-    int fig, joint;
+    int fig, joint; /* joint: the handle's joint; for a centre of mass its subtree root or -1 */
+    int com;        /* the effector is a centre of mass */
     int handle;     /* the handle whose point or frame is the end-effector */
     int con;        /* constraint index, -1 for a drag */
     int other;      /* G_EQUAL: partner goal */
     double w;       /* goal weight */
-    mn_vec3 p;      /* current end-effector point */
+    mn_vec3 p;      /* current end-effector point (points) */
     mn_mat3 R;      /* current end-effector frame (G_ROT) */
     mn_vec3 target;
     mn_mat3 Rt;
 } ccd_goal;
 
-size_t mn_csys_ccd_bytes(int max_goals) { return sizeof(ccd_goal) * (size_t)(max_goals > 0 ? max_goals : 1); }
+typedef struct ccd_ctx {
+    mn_csys* s;
+    ccd_goal* g;
+    int ng;
+    mn_vec3* seg;   /* world centre of every segment, all figures (jnt0 offsets) */
+    int any_com;
+} ccd_ctx;
 
-/* Builds the goal list from the enabled constraints and drags; returns its length. */
+size_t mn_csys_ccd_bytes(int max_goals, int njoint) {
+    return sizeof(ccd_goal) * (size_t)(max_goals > 0 ? max_goals : 1) + 16 +
+           sizeof(mn_vec3) * (size_t)(njoint > 0 ? njoint : 1);
+}
+
+/* Builds the goal list from the enabled constraints and drags (drags last); returns its
+ * length. Equalities that involve a centre of mass are left to the other solvers. */
 static int build_goals(mn_csys* s, ccd_goal* g) {
     int n = 0;
     for (int i = 0; i < s->nc; i++) {
         const csys_con* c = &s->c[i];
         const mn_constraint_def* d = &c->def;
-        if (!d->enabled || d->type == MN_CON_BALANCE) continue;
+        if (!d->enabled) continue;
         const csys_handle* h = &s->h[d->handle];
-        if (h->type == MN_HANDLE_COM) continue;
-        if (d->type == MN_CON_EQUAL && s->h[d->handle2].type == MN_HANDLE_COM) continue;
+        if (d->type == MN_CON_EQUAL && (h->type == MN_HANDLE_COM || s->h[d->handle2].type == MN_HANDLE_COM)) continue;
         ccd_goal* a = &g[n];
-        a->fig = h->fig, a->joint = h->joint, a->handle = d->handle, a->con = i, a->other = -1, a->w = d->weight;
+        a->fig = h->fig, a->joint = h->joint, a->com = h->type == MN_HANDLE_COM;
+        a->handle = d->handle, a->con = i, a->other = -1, a->w = d->weight;
         switch (d->type) {
         case MN_CON_PIN: a->mode = G_PIN, a->target = d->target; break;
         case MN_CON_PLANE: a->mode = G_PLANE; break;
         case MN_CON_LINE: a->mode = G_LINE; break;
+        case MN_CON_BALANCE: a->mode = G_BAL; break;
         case MN_CON_ORIENT: a->mode = G_ROT, a->Rt = mn_quat_to_mat3(d->target_rot); break;
         case MN_CON_EQUAL: {
             const csys_handle* h2 = &s->h[d->handle2];
@@ -71,63 +90,125 @@ static int build_goals(mn_csys* s, ccd_goal* g) {
     }
     for (int i = 0; i < s->nh; i++) {
         const csys_handle* h = &s->h[i];
-        if (h->drag == DRAG_NONE || h->type == MN_HANDLE_COM) continue;
+        if (h->drag == DRAG_NONE) continue;
         ccd_goal* a = &g[n++];
-        a->mode = G_DRAG, a->fig = h->fig, a->joint = h->joint, a->handle = i, a->con = -1, a->other = -1;
+        a->mode = G_DRAG, a->fig = h->fig, a->joint = h->joint, a->com = h->type == MN_HANDLE_COM;
+        a->handle = i, a->con = -1, a->other = -1;
         a->w = h->drag == DRAG_TARGET ? h->drag_weight : 1;
         a->target = h->drag_vec; /* a force pulls toward h + f: filled per sweep */
     }
     return n;
 }
 
-static mn_vec3 desired(const mn_csys* s, const ccd_goal* g, const ccd_goal* a) {
+/* Where the goal wants a point that is now at p. */
+static mn_vec3 desired_at(const ccd_ctx* x, const ccd_goal* a, mn_vec3 p) {
+    const mn_csys* s = x->s;
     switch (a->mode) {
     case G_PLANE: {
         const csys_con* c = &s->c[a->con];
-        return mn_vec3_madd(a->p, -mn_vec3_dot(c->n, mn_vec3_sub(a->p, c->def.origin)), c->n);
+        return mn_vec3_madd(p, -mn_vec3_dot(c->n, mn_vec3_sub(p, c->def.origin)), c->n);
     }
     case G_LINE: {
         const csys_con* c = &s->c[a->con];
-        return mn_vec3_madd(c->def.origin, mn_vec3_dot(c->n, mn_vec3_sub(a->p, c->def.origin)), c->n);
+        return mn_vec3_madd(c->def.origin, mn_vec3_dot(c->n, mn_vec3_sub(p, c->def.origin)), c->n);
     }
-    case G_EQUAL: return g[a->other].p;
+    case G_BAL: {
+        /* back inside the shrunk polygon along the distance gradient */
+        const csys_con* c = &s->c[a->con];
+        double xy[2] = {mn_vec3_dot(c->u1, p), mn_vec3_dot(c->u2, p)}, gr[2];
+        double v = mn_polygon_sd((const double(*)[2])c->poly, c->def.npolygon, xy, gr) + c->def.margin;
+        if (!(v > 0)) return p;
+        mn_vec3 g3 = mn_vec3_add(mn_vec3_scale(c->u1, gr[0]), mn_vec3_scale(c->u2, gr[1]));
+        return mn_vec3_madd(p, -v, g3);
+    }
+    case G_EQUAL: return x->g[a->other].p;
     default: return a->target;
     }
 }
 
-/* Rotates the effectors of the goals in js..je (of figure f) by R about o. */
-static void move_goals(ccd_goal* g, int ng, int f, int js, int je, const mn_mat3* R, mn_vec3 o, mn_vec3 t) {
-    for (int i = 0; i < ng; i++) {
-        ccd_goal* a = &g[i];
-        if (a->fig != f || a->joint < js || a->joint >= je) continue;
+/* The joints [lo, hi) of figure f whose mass a centre-of-mass goal averages. */
+static void com_range(const ccd_ctx* x, const ccd_goal* a, int* lo, int* hi) {
+    const mn_model* m = x->s->fig[a->fig].m;
+    *lo = a->joint < 0 ? 0 : a->joint;
+    *hi = a->joint < 0 ? m->njoint : m->jnt_subtree_end[a->joint];
+}
+
+/* Mass and centre of the joints [lo, hi) of figure f. */
+static double mass_centre(const ccd_ctx* x, int f, int lo, int hi, mn_vec3* c) {
+    const mn_model* m = x->s->fig[f].m;
+    const mn_vec3* seg = x->seg + x->s->fig[f].jnt0;
+    double M = 0;
+    mn_vec3 acc = mn_v3(0, 0, 0);
+    for (int k = lo; k < hi; k++) {
+        M += m->jnt_mass[k];
+        acc = mn_vec3_madd(acc, m->jnt_mass[k], seg[k]);
+    }
+    *c = M > 0 ? mn_vec3_scale(acc, 1.0 / M) : acc;
+    return M;
+}
+
+/* The end-effector that joint range [js, je) of figure f moves for goal a, where the goal
+ * wants it, and the goal's weight there. 0 when the joint does not move the goal relative
+ * to its target: not below it, or an equality whose two points both are (they move
+ * rigidly together). */
+static int effector(const ccd_ctx* x, const ccd_goal* a, int f, int js, int je, mn_vec3* pc, mn_vec3* pd, double* w) {
+    if (a->fig != f) return 0;
+    if (a->com) {
+        int lo, hi;
+        com_range(x, a, &lo, &hi);
+        int mlo, mhi;
+        if (js >= lo && js < hi) mlo = js, mhi = je; /* the joint is inside the subtree */
+        else if (js < lo && lo < je) mlo = lo, mhi = hi; /* an ancestor moves all of it */
+        else return 0;
+        mn_vec3 com, cs;
+        double M = mass_centre(x, f, lo, hi, &com);
+        double Ms = mass_centre(x, f, mlo, mhi, &cs);
+        if (!(M > 0) || !(Ms > 0)) return 0;
+        double ratio = Ms / M;
+        *pc = cs;
+        *pd = mn_vec3_madd(cs, 1.0 / ratio, mn_vec3_sub(desired_at(x, a, com), com));
+        *w = a->w * ratio * ratio;
+        return 1;
+    }
+    if (a->joint < js || a->joint >= je) return 0;
+    if (a->mode == G_EQUAL) {
+        const ccd_goal* b = &x->g[a->other];
+        if (b->fig == f && b->joint >= js && b->joint < je) return 0;
+    }
+    *pc = a->p;
+    *pd = desired_at(x, a, a->p);
+    *w = a->w;
+    return 1;
+}
+
+/* Moves the effectors (and segment centres) below joint range [js, je) of figure f: a
+ * rotation R about o, then a translation t. */
+static void move_goals(ccd_ctx* x, int f, int js, int je, const mn_mat3* R, mn_vec3 o, mn_vec3 t) {
+    for (int i = 0; i < x->ng; i++) {
+        ccd_goal* a = &x->g[i];
+        if (a->com || a->fig != f || a->joint < js || a->joint >= je) continue;
         if (R) {
             a->p = mn_vec3_add(o, mn_mat3_mulv(R, mn_vec3_sub(a->p, o)));
             a->R = mn_mat3_mul(R, &a->R);
         }
         a->p = mn_vec3_add(a->p, t);
     }
-}
-
-/* Does joint range js..je of figure f move goal a relative to its target? An equality
- * whose two points both lie below the joint moves rigidly with it: its error does not
- * change, so it must not weigh in. */
-static int goal_moves(const ccd_goal* g, const ccd_goal* a, int f, int js, int je) {
-    if (a->fig != f || a->joint < js || a->joint >= je) return 0;
-    if (a->mode == G_EQUAL) {
-        const ccd_goal* b = &g[a->other];
-        if (b->fig == f && b->joint >= js && b->joint < je) return 0;
+    if (!x->any_com) return;
+    mn_vec3* seg = x->seg + x->s->fig[f].jnt0;
+    for (int k = js; k < je; k++) {
+        if (R) seg[k] = mn_vec3_add(o, mn_mat3_mulv(R, mn_vec3_sub(seg[k], o)));
+        seg[k] = mn_vec3_add(seg[k], t);
     }
-    return 1;
 }
 
 /* Eq. 4.19-4.23 summed over the goals below the joint (eq. 5.8): the rotation angle about
  * the world axis ax through o that maximises the summed objective. */
-static double best_angle(const mn_csys* s, const ccd_goal* g, int ng, int f, int js, int je, mn_vec3 ax, mn_vec3 o) {
+static double best_angle(const ccd_ctx* x, int f, int js, int je, mn_vec3 ax, mn_vec3 o) {
     double k1 = 0, k2 = 0, k3 = 0;
-    for (int i = 0; i < ng; i++) {
-        const ccd_goal* a = &g[i];
-        if (!goal_moves(g, a, f, js, je)) continue;
+    for (int i = 0; i < x->ng; i++) {
+        const ccd_goal* a = &x->g[i];
         if (a->mode == G_ROT) {
+            if (a->fig != f || a->joint < js || a->joint >= je) continue;
             for (int c = 0; c < 3; c++) {
                 mn_vec3 uc = mn_mat3_col(&a->R, c), ud = mn_mat3_col(&a->Rt, c);
                 k1 += a->w * mn_vec3_dot(ud, ax) * mn_vec3_dot(uc, ax);
@@ -136,10 +217,13 @@ static double best_angle(const mn_csys* s, const ccd_goal* g, int ng, int f, int
             }
             continue;
         }
-        mn_vec3 pc = mn_vec3_sub(a->p, o), pd = mn_vec3_sub(desired(s, g, a), o);
+        mn_vec3 P, D;
+        double w;
+        if (!effector(x, a, f, js, je, &P, &D, &w)) continue;
+        mn_vec3 pc = mn_vec3_sub(P, o), pd = mn_vec3_sub(D, o);
         double lc = mn_vec3_norm(pc), ld = mn_vec3_norm(pd);
         double rho = (lc > 0 && ld > 0) ? fmin(lc, ld) / fmax(lc, ld) : 0; /* Wang's rho */
-        double wp = a->w * (1 + rho) / s->world_scale;
+        double wp = w * (1 + rho) / x->s->world_scale;
         k1 += wp * mn_vec3_dot(pd, ax) * mn_vec3_dot(pc, ax);
         k2 += wp * mn_vec3_dot(pd, pc);
         k3 += wp * mn_vec3_dot(ax, mn_vec3_cross(pc, pd));
@@ -149,31 +233,36 @@ static double best_angle(const mn_csys* s, const ccd_goal* g, int ng, int f, int
 }
 
 /* Eq. 4.24 summed: weighted mean position error along a translation axis. */
-static double best_shift(const mn_csys* s, const ccd_goal* g, int ng, int f, int js, int je, mn_vec3 ax) {
+static double best_shift(const ccd_ctx* x, int f, int js, int je, mn_vec3 ax) {
     double num = 0, den = 0;
-    for (int i = 0; i < ng; i++) {
-        const ccd_goal* a = &g[i];
-        if (!goal_moves(g, a, f, js, je) || a->mode == G_ROT) continue;
-        num += a->w * mn_vec3_dot(mn_vec3_sub(desired(s, g, a), a->p), ax);
-        den += a->w;
+    for (int i = 0; i < x->ng; i++) {
+        const ccd_goal* a = &x->g[i];
+        mn_vec3 P, D;
+        double w;
+        if (a->mode == G_ROT || !effector(x, a, f, js, je, &P, &D, &w)) continue;
+        num += w * mn_vec3_dot(mn_vec3_sub(D, P), ax);
+        den += w;
     }
     return den > 0 ? num / den : 0;
 }
 
-static int goals_below(const ccd_goal* g, int ng, int f, int js, int je) {
-    for (int i = 0; i < ng; i++)
-        if (g[i].fig == f && g[i].joint >= js && g[i].joint < je) return 1;
+static int goals_below(const ccd_ctx* x, int f, int js, int je) {
+    for (int i = 0; i < x->ng; i++) {
+        const ccd_goal* a = &x->g[i];
+        if (a->fig != f) continue;
+        if (a->com) return 1;
+        if (a->joint >= js && a->joint < je) return 1;
+    }
     return 0;
 }
 
 /* A rotation sequence about the joint frame's own axes (BALL, or the rotation of a FREE). */
-static void ball_rotations(mn_csys* s, ccd_goal* g, int ng, int f, int j, double* quat, mn_mat3 Rj, mn_vec3 o,
-                           double wi) {
-    const mn_model* m = s->fig[f].m;
+static void ball_rotations(ccd_ctx* x, int f, int j, double* quat, mn_mat3 Rj, mn_vec3 o, double wi) {
+    const mn_model* m = x->s->fig[f].m;
     int je = m->jnt_subtree_end[j];
     for (int k = 0; k < 3; k++) {
         mn_vec3 ax = mn_mat3_col(&Rj, k);
-        double phi = wi * best_angle(s, g, ng, f, j, je, ax, o);
+        double phi = wi * best_angle(x, f, j, je, ax, o);
         if (phi == 0 || !isfinite(phi)) continue;
         mn_vec3 e = mn_v3(k == 0, k == 1, k == 2);
         mn_quat dq = mn_quat_axis_angle(e, phi);
@@ -183,40 +272,39 @@ static void ball_rotations(mn_csys* s, ccd_goal* g, int ng, int f, int j, double
         mn_mat3 Rl = mn_quat_to_mat3(dq);
         Rj = mn_mat3_mul(&Rj, &Rl);
         mn_mat3 Rw = mn_mat3_axis_angle(ax, phi);
-        move_goals(g, ng, f, j, je, &Rw, o, mn_v3(0, 0, 0));
+        move_goals(x, f, j, je, &Rw, o, mn_v3(0, 0, 0));
     }
 }
 
 /* One leaves-to-root sweep over figure f. */
-static void sweep(mn_csys* s, ccd_goal* g, int ng, int f, int limits) {
+static void sweep(ccd_ctx* x, int f, int limits) {
+    mn_csys* s = x->s;
     const mn_model* m = s->fig[f].m;
     mn_data* d = s->fig[f].d;
     for (int j = m->njoint - 1; j >= 0; j--) {
         int je = m->jnt_subtree_end[j];
         int type = m->jnt_type[j];
-        if (type == MN_JOINT_FIXED || !goals_below(g, ng, f, j, je)) continue;
+        if (type == MN_JOINT_FIXED || !goals_below(x, f, j, je)) continue;
         double wi = fmin(1.0, 1.0 / m->jnt_stiffness[j]);
         double* qj = d->q + m->jnt_qadr[j];
         mn_mat3 Rj = d->xf[j].R;
         mn_vec3 o = d->xf[j].p;
         if (type == MN_JOINT_HINGE || type == MN_JOINT_SLIDE) {
             mn_vec3 ax = mn_mat3_mulv(&Rj, m->jnt_axis[j]);
-            double step = type == MN_JOINT_HINGE ? best_angle(s, g, ng, f, j, je, ax, o)
-                                                 : best_shift(s, g, ng, f, j, je, ax);
+            double step = type == MN_JOINT_HINGE ? best_angle(x, f, j, je, ax, o) : best_shift(x, f, j, je, ax);
             double nq = qj[0] + wi * step;
-            if (limits && m->jnt_limited[j])
-                nq = fmin(fmax(nq, m->jnt_range[2 * j]), m->jnt_range[2 * j + 1]);
+            if (limits && m->jnt_limited[j]) nq = fmin(fmax(nq, m->jnt_range[2 * j]), m->jnt_range[2 * j + 1]);
             double dqv = nq - qj[0];
             if (dqv == 0 || !isfinite(dqv)) continue;
             qj[0] = nq;
             if (type == MN_JOINT_HINGE) {
                 mn_mat3 Rw = mn_mat3_axis_angle(ax, dqv);
-                move_goals(g, ng, f, j, je, &Rw, o, mn_v3(0, 0, 0));
+                move_goals(x, f, j, je, &Rw, o, mn_v3(0, 0, 0));
             } else {
-                move_goals(g, ng, f, j, je, NULL, o, mn_vec3_scale(ax, dqv));
+                move_goals(x, f, j, je, NULL, o, mn_vec3_scale(ax, dqv));
             }
         } else if (type == MN_JOINT_BALL) {
-            ball_rotations(s, g, ng, f, j, qj, Rj, o, wi);
+            ball_rotations(x, f, j, qj, Rj, o, wi);
         } else if (type == MN_JOINT_FREE) {
             /* translation along the axes of the frame the position is expressed in */
             mn_mat3 Rq = mn_quat_to_mat3(mn_quat_normalize(mn_q4(qj[3], qj[4], qj[5], qj[6])));
@@ -225,57 +313,95 @@ static void sweep(mn_csys* s, ccd_goal* g, int ng, int f, int limits) {
             mn_vec3 shift = mn_v3(0, 0, 0);
             for (int k = 0; k < 3; k++) {
                 mn_vec3 ax = mn_mat3_col(&Rpre, k);
-                double lam = wi * best_shift(s, g, ng, f, j, je, ax);
-                if (!isfinite(lam)) continue;
+                double lam = wi * best_shift(x, f, j, je, ax);
+                if (!isfinite(lam) || lam == 0) continue;
                 qj[k] += lam;
                 shift = mn_vec3_madd(shift, lam, ax);
-                move_goals(g, ng, f, j, je, NULL, o, mn_vec3_scale(ax, lam));
+                move_goals(x, f, j, je, NULL, o, mn_vec3_scale(ax, lam));
             }
             o = mn_vec3_add(o, shift);
-            ball_rotations(s, g, ng, f, j, qj + 3, Rj, o, wi);
+            ball_rotations(x, f, j, qj + 3, Rj, o, wi);
         }
     }
     if (limits) mn_clamp_to_limits(m, d->q);
     s->fig[f].fk_valid = 0;
 }
 
+/* Fresh end-effectors and segment centres from the figures' frames. */
+static void refresh(ccd_ctx* x) {
+    mn_csys* s = x->s;
+    for (int f = 0; f < s->nfig; f++) {
+        mn_csys_ensure_fk(s, f);
+        if (!x->any_com) continue;
+        const mn_model* m = s->fig[f].m;
+        const mn_data* d = s->fig[f].d;
+        mn_vec3* seg = x->seg + s->fig[f].jnt0;
+        for (int k = 0; k < m->njoint; k++) seg[k] = mn_xform_apply(&d->xf[k], m->jnt_com[k]);
+    }
+    for (int i = 0; i < x->ng; i++) {
+        ccd_goal* a = &x->g[i];
+        const csys_handle* h = &s->h[a->handle];
+        if (!a->com) {
+            const mn_data* d = s->fig[a->fig].d;
+            a->p = mn_point_world(d, a->joint, h->point);
+            a->R = d->xf[a->joint].R;
+        }
+        if (a->mode == G_DRAG) {
+            mn_vec3 now = a->p;
+            if (a->com) {
+                int lo, hi;
+                com_range(x, a, &lo, &hi);
+                mass_centre(x, a->fig, lo, hi, &now);
+            }
+            a->target = h->drag == DRAG_TARGET ? h->drag_vec : mn_vec3_add(now, h->drag_vec); /* a force pulls toward h + f */
+        }
+    }
+}
+
 mn_status mn_csys_solve_ccd(mn_csys* s, const mn_csolve_options* o, mn_csolve_result* r) {
-    ccd_goal* g = (ccd_goal*)s->ccd;
-    int ng = build_goals(s, g);
+    ccd_ctx x;
+    x.s = s;
+    x.g = (ccd_goal*)s->ccd;
+    x.ng = build_goals(s, x.g);
+    x.seg = (mn_vec3*)((unsigned char*)s->ccd + ((sizeof(ccd_goal) * (size_t)(2 * s->max_c + s->max_h) + 15) & ~(size_t)15));
+    x.any_com = 0;
+    for (int i = 0; i < x.ng; i++) x.any_com |= x.g[i].com;
+    int ng = x.ng, drags_on = 1;
     double best = 1e300;
     int stalled = 0, it = 0, stopped = 0;
     for (;;) {
         mn_csys_eval_all(s);
         int ok = mn_csys_summarise(s, o, r);
-        if (ok && r->max_drag_error <= o->drag_tol) break;
+        if (ok && (!drags_on || r->max_drag_error <= o->drag_tol)) break;
         double mk = 0;
         for (int i = 0; i < s->nc; i++) mk += s->c[i].def.weight * s->c[i].residual * s->c[i].residual;
-        mk += r->max_drag_error * r->max_drag_error;
+        if (drags_on) mk += r->max_drag_error * r->max_drag_error;
         if (mk < best * (1 - o->min_progress)) {
             best = mk;
             stalled = 0;
         } else if (++stalled >= 3) {
-            stopped = 1;
-            break;
+            /* Constraints first: a stall with the drags on drops the drags (they are the
+             * last goals in the list) and lets the constraints pull back; a stall without
+             * them means the constraints conflict. */
+            if (!drags_on || ng == 0 || x.g[ng - 1].mode != G_DRAG) {
+                stopped = 1;
+                break;
+            }
+            drags_on = 0;
+            stalled = 0;
+            best = 1e300;
+            continue;
         }
         if (it >= o->max_iters || ng == 0) break;
-        /* current end-effectors from fresh frames */
-        for (int f = 0; f < s->nfig; f++) mn_csys_ensure_fk(s, f);
-        for (int i = 0; i < ng; i++) {
-            ccd_goal* a = &g[i];
-            const mn_data* d = s->fig[a->fig].d;
-            const csys_handle* h = &s->h[a->handle];
-            a->p = mn_point_world(d, a->joint, h->point);
-            a->R = d->xf[a->joint].R;
-            /* a force pulls toward h + f */
-            if (a->mode == G_DRAG) a->target = h->drag == DRAG_TARGET ? h->drag_vec : mn_vec3_add(a->p, h->drag_vec);
-        }
-        /* Constraints first: the last quarter of the budget sweeps without the drags (they
-         * are the last goals in the list), so what the drags displaced is pulled back. */
-        int nuse = ng;
-        if (it >= o->max_iters - o->max_iters / 4)
-            while (nuse > 0 && g[nuse - 1].mode == G_DRAG) nuse--;
-        for (int f = 0; f < s->nfig; f++) sweep(s, g, nuse, f, o->respect_limits);
+        /* the last quarter of the budget always sweeps without the drags */
+        if (it >= o->max_iters - o->max_iters / 4) drags_on = 0;
+        if (ok && !drags_on) break;
+        refresh(&x);
+        x.ng = ng;
+        if (!drags_on)
+            while (x.ng > 0 && x.g[x.ng - 1].mode == G_DRAG) x.ng--;
+        for (int f = 0; f < s->nfig; f++) sweep(&x, f, o->respect_limits);
+        x.ng = ng;
         mn_csys_invalidate_moved(s, NULL);
         it++;
     }

@@ -11,6 +11,7 @@ typedef struct csys_figure {
     const mn_model* m;
     mn_data* d;
     int dof0;       /* first global DOF */
+    int jnt0;       /* first joint in arrays over all figures' joints */
     int fk_valid;   /* d->xf matches d->q */
 } csys_figure;
 
@@ -150,7 +151,10 @@ void mn_csys_rows_mul(const mn_csys* s, int n, const double* x, double* y);
 mn_status mn_csys_solve_lagrange(mn_csys* s, const mn_csolve_options* o, mn_csolve_result* r);
 mn_status mn_csys_solve_dls(mn_csys* s, const mn_csolve_options* o, mn_csolve_result* r);
 mn_status mn_csys_solve_ccd(mn_csys* s, const mn_csolve_options* o, mn_csolve_result* r);
-size_t mn_csys_ccd_bytes(int max_goals);
+size_t mn_csys_ccd_bytes(int max_goals, int njoint);
+/* Signed distance of x from a counter-clockwise convex polygon (negative inside) and its
+ * gradient g (blocks.c). */
+double mn_polygon_sd(const double (*poly)[2], int n, const double x[2], double g[2]);
 
 /* Residual summary after evaluation: fills max_violation, max_rot_violation,
  * max_drag_error in r; returns 1 when all constraints are within tolerance. */

@@ -113,7 +113,7 @@ mn_csys* mn_csys_create(const mn_figure* figures, int nfigure, const mn_csys_def
         mn_error_set(err, MN_ERR_ARG, NULL, 0, "max_handles", "capacities must be in 1..4096");
         return NULL;
     }
-    int nv = 0, nq = 0, maxnv = 1, maxj = 1;
+    int nv = 0, nq = 0, maxnv = 1, maxj = 1, njt = 0;
     for (int f = 0; f < nfigure; f++) {
         const mn_model* m = figures[f].model;
         const mn_data* d = figures[f].data;
@@ -129,6 +129,7 @@ mn_csys* mn_csys_create(const mn_figure* figures, int nfigure, const mn_csys_def
         nq += m->nq;
         if (m->nv > maxnv) maxnv = m->nv;
         if (m->njoint > maxj) maxj = m->njoint;
+        njt += m->njoint;
     }
     int nvv = nv > 0 ? nv : 1;
     int max_rows = 3 * dd.max_constraints + 3 * dd.max_handles;
@@ -156,7 +157,7 @@ mn_csys* mn_csys_create(const mn_figure* figures, int nfigure, const mn_csys_def
     size_t o_qs = take(&l, sizeof(double) * (size_t)(nq > 0 ? nq : 1));
     size_t o_mark = take(&l, sizeof(int) * (size_t)maxj);
     size_t o_uf = take(&l, sizeof(int) * (size_t)dd.max_handles);
-    size_t o_ccd = take(&l, mn_csys_ccd_bytes(2 * dd.max_constraints + dd.max_handles));
+    size_t o_ccd = take(&l, mn_csys_ccd_bytes(2 * dd.max_constraints + dd.max_handles, njt));
     unsigned char* block = calloc(1, l.off + 16);
     if (!block) {
         mn_error_set(err, MN_ERR_NOMEM, NULL, 0, "max_handles", "out of memory for the constraint system");
@@ -196,13 +197,15 @@ mn_csys* mn_csys_create(const mn_figure* figures, int nfigure, const mn_csys_def
     s->mark = (int*)(block + o_mark);
     s->uf = (int*)(block + o_uf);
     s->ccd = block + o_ccd;
-    int dof0 = 0;
+    int dof0 = 0, jnt0 = 0;
     double scale = 0;
     for (int f = 0; f < nfigure; f++) {
         const mn_model* m = figures[f].model;
         s->fig[f].m = m;
         s->fig[f].d = figures[f].data;
         s->fig[f].dof0 = dof0;
+        s->fig[f].jnt0 = jnt0;
+        jnt0 += m->njoint;
         /* Welman 4.1.4: K_i scales how readily DOF i moves; stiffness is its inverse. */
         for (int k = 0; k < m->nv; k++) s->K[dof0 + k] = s->K0[dof0 + k] = 1.0 / m->dof_stiffness[k];
         dof0 += m->nv;
