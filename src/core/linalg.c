@@ -518,18 +518,20 @@ mn_status mn_svd(double* A, int m, int n, double* s, double* U, double* V, doubl
                     if (!(gamma * gamma > tol2 * alpha * beta)) continue;
                     /* Rutishauser's rotation: with zeta = (beta - alpha) / (2 gamma),
                      * t = tan is the smaller root of t^2 + 2 zeta t - 1 = 0. Written with
-                     * d = beta - alpha, g = 2 gamma, r = |(d, g)| and w = r + |d| (no
-                     * cancellation, every term is positive): t = sign(d) g / w,
-                     * c = sqrt(w / 2r), s = c t; two square roots and two divisions on a
-                     * short chain instead of three divisions in a row. The columns are
-                     * scaled below 1 in magnitude, so d^2 + g^2 cannot overflow. */
-                    double d = beta - alpha, g = 2.0 * gamma;
+                     * d = beta - alpha, g = +-2 gamma (the sign of d), r = |(d, g)|,
+                     * w = r + |d| and u = sqrt(2 r w) (no cancellation: every term is
+                     * positive): t = g / w = 2 r g / u^2, c = w / u, s = g / u. Two square
+                     * roots and one division, which at IK sizes are the critical resource,
+                     * instead of the textbook's three divisions and two roots. The columns
+                     * are scaled below 1 in magnitude, so nothing here can overflow. */
+                    double d = beta - alpha, g = d >= 0 ? 2.0 * gamma : -2.0 * gamma;
                     double r = sqrt(d * d + g * g);
-                    if (!(r > 0)) continue;
                     double w = r + fabs(d);
-                    double t = (d >= 0 ? g : -g) / w;
-                    double c = sqrt(w / (2.0 * r));
-                    P[nr] = p, R[nr] = q, C[nr] = c, S[nr] = c * t, TG[nr] = t * gamma;
+                    double u = sqrt(2.0 * r * w);
+                    if (!(u > 0)) continue;
+                    double iu = 1.0 / u;
+                    double sn = g * iu, t = 2.0 * r * sn * iu;
+                    P[nr] = p, R[nr] = q, C[nr] = w * iu, S[nr] = sn, TG[nr] = t * gamma;
                     nr++;
                 }
                 if (nr) converged = 0;
@@ -574,7 +576,12 @@ mn_status mn_svd(double* A, int m, int n, double* s, double* U, double* V, doubl
         double *qi = Q + (size_t)i * k, *qb = Q + (size_t)best * k;
         for (int t = 0; t < k; t++) swap_d(&qi[t], &qb[t]);
     }
-    for (int j = 0; j < k; j++) s[j] = ldexp(nrm[j], ex);
+    if (ex > -1000 && ex < 1000) {
+        const double unscale = ldexp(1.0, ex);
+        for (int j = 0; j < k; j++) s[j] = nrm[j] * unscale;
+    } else {
+        for (int j = 0; j < k; j++) s[j] = ldexp(nrm[j], ex);
+    }
 
     /* The vectors of the orthogonalised side: x_j / sigma_j, completed to an orthonormal
      * set where sigma_j is zero (rank deficiency). */
