@@ -1,8 +1,7 @@
 /* libFuzzer target for the glTF 2.0 reader: any bytes as a .gltf or .glb image (external
  * buffer URIs point into a folder that does not exist, so no real file is read). A file
  * that loads is also sampled, skinned and turned into a model and a motion, to reach that
- * code with
- * whatever the reader accepted. Seeds: fuzz/corpus/fuzz_gltf/. */
+ * code with whatever the reader accepted. Seeds: fuzz/corpus/fuzz_gltf/. */
 #include <marionette/gltf.h>
 
 #include <stdint.h>

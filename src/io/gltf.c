@@ -28,20 +28,6 @@ typedef struct reader {
     mn_gltf* g;
 } reader;
 
-static mn_status fail(gltf_ctx* c, mn_status s, const char* field, const char* fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 4, 5)))
-#endif
-    ;
-static mn_status fail(gltf_ctx* c, mn_status s, const char* field, const char* fmt, ...) {
-    char text[400];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(text, sizeof text, fmt, ap);
-    va_end(ap);
-    return mn_error_set(c->err, s, c->name, 0, field, "%s", text);
-}
-
 static char* dupstr(const char* s) {
     size_t n = strlen(s) + 1;
     char* d = malloc(n);
@@ -88,7 +74,7 @@ static mn_status read_node(reader* rd, int i, const cJSON* jn, int nmeshes, int 
     tnode* n = &rd->nodes[i];
     char path[32], f[64];
     snprintf(path, sizeof path, "nodes[%d]", i);
-    if (!cJSON_IsObject(jn)) return fail(c, MN_ERR_PARSE, path, "not an object");
+    if (!cJSON_IsObject(jn)) return mn_gltf_fail(c, MN_ERR_PARSE, path, "not an object");
     mn_status s = mn_gltf_json_index(c, jn, "mesh", path, 0, nmeshes, &n->mesh);
     if (!s) s = mn_gltf_json_index(c, jn, "skin", path, 0, nskins, &n->skin);
     if (s) return s;
@@ -104,11 +90,11 @@ static mn_status read_node(reader* rd, int i, const cJSON* jn, int nmeshes, int 
         snprintf(f, sizeof f, "%s.children[%d]", path, k);
         if (!cJSON_IsNumber(e) || e->valuedouble != floor(e->valuedouble) || e->valuedouble < 0 ||
             e->valuedouble >= rd->nnodes)
-            return fail(c, MN_ERR_PARSE, f, "not a node index");
+            return mn_gltf_fail(c, MN_ERR_PARSE, f, "not a node index");
         int ch = (int)e->valuedouble;
-        if (ch == i) return fail(c, MN_ERR_PARSE, f, "a node cannot be its own child");
+        if (ch == i) return mn_gltf_fail(c, MN_ERR_PARSE, f, "a node cannot be its own child");
         if (rd->nodes[ch].parent >= 0)
-            return fail(c, MN_ERR_PARSE, f, "node %d already has parent nodes[%d]", ch,
+            return mn_gltf_fail(c, MN_ERR_PARSE, f, "node %d already has parent nodes[%d]", ch,
                         rd->nodes[ch].parent);
         rd->nodes[ch].parent = i;
     }
@@ -126,14 +112,14 @@ static mn_status read_node(reader* rd, int i, const cJSON* jn, int nmeshes, int 
         mn_quat qq = mn_q4(q[3], q[0], q[1], q[2]);
         double norm = mn_quat_norm(qq);
         snprintf(f, sizeof f, "%s.rotation", path);
-        if (norm < 1e-6) return fail(c, MN_ERR_PARSE, f, "zero quaternion");
+        if (norm < 1e-6) return mn_gltf_fail(c, MN_ERR_PARSE, f, "zero quaternion");
         if (fabs(norm - 1) > 1e-3)
             mn_warn(c->warn, c->name, 0, f, "quaternion of length %g normalised", norm);
         r->r = mn_quat_normalize(qq);
     }
     if (has_m) {
         snprintf(f, sizeof f, "%s.matrix", path);
-        if (!mat4_to_aff(cm, r->m)) return fail(c, MN_ERR_PARSE, f, "last row is not (0 0 0 1)");
+        if (!mat4_to_aff(cm, r->m)) return mn_gltf_fail(c, MN_ERR_PARSE, f, "last row is not (0 0 0 1)");
         if (has_t || has_r || has_s)
             mn_warn(c->warn, c->name, 0, f, "both matrix and TRS given: the matrix is used");
         r->has_matrix = 1;
@@ -150,14 +136,14 @@ static mn_status read_nodes(reader* rd) {
     const cJSON* jnodes;
     mn_status s = mn_gltf_json_array(c, c->root, "nodes", "", &jnodes, &rd->nnodes);
     if (s) return s;
-    if (rd->nnodes == 0) return fail(c, MN_ERR_PARSE, "nodes", "missing or empty");
+    if (rd->nnodes == 0) return mn_gltf_fail(c, MN_ERR_PARSE, "nodes", "missing or empty");
     int nmeshes = cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(c->root, "meshes"));
     int nskins = cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(c->root, "skins"));
     rd->nodes = calloc((size_t)rd->nnodes, sizeof *rd->nodes);
     rd->node_snode = malloc((size_t)rd->nnodes * sizeof(int));
     rd->snode_node = malloc((size_t)rd->nnodes * sizeof(int));
     if (!rd->nodes || !rd->node_snode || !rd->snode_node)
-        return fail(c, MN_ERR_NOMEM, "nodes", "out of memory");
+        return mn_gltf_fail(c, MN_ERR_NOMEM, "nodes", "out of memory");
     for (int i = 0; i < rd->nnodes; i++) {
         tnode* n = &rd->nodes[i];
         n->parent = -1;
@@ -182,7 +168,7 @@ static mn_status read_nodes(reader* rd) {
         if (k >= 0 && stamp[k] == i) {
             char f[48];
             snprintf(f, sizeof f, "nodes[%d].children", rd->nodes[k].parent);
-            return fail(c, MN_ERR_PARSE, f, "cycle in the node hierarchy through nodes[%d]", k);
+            return mn_gltf_fail(c, MN_ERR_PARSE, f, "cycle in the node hierarchy through nodes[%d]", k);
         }
     }
     for (i = 0; i < rd->nnodes; i++) stamp[i] = -1;
@@ -205,7 +191,7 @@ static mn_status pick_skinned_node(reader* rd, int* out) {
         char path[32];
         snprintf(path, sizeof path, "scenes[%d]", scene);
         const cJSON* js = cJSON_GetArrayItem(scenes, scene);
-        if (!cJSON_IsObject(js)) return fail(c, MN_ERR_PARSE, path, "not an object");
+        if (!cJSON_IsObject(js)) return mn_gltf_fail(c, MN_ERR_PARSE, path, "not an object");
         s = mn_gltf_json_array(c, js, "nodes", path, &roots, &nroots);
         if (s) return s;
     }
@@ -223,7 +209,7 @@ static mn_status pick_skinned_node(reader* rd, int* out) {
             }
         }
     }
-    if (first_any < 0) return fail(c, MN_ERR_NOTFOUND, "nodes", "no node has both a mesh and a skin");
+    if (first_any < 0) return mn_gltf_fail(c, MN_ERR_NOTFOUND, "nodes", "no node has both a mesh and a skin");
     *out = first_any;
     return MN_OK;
 }
@@ -260,7 +246,7 @@ static mn_status name_joints(reader* rd, const char* path) {
         } else {
             g->joint_name[j] = dupstr(nm);
         }
-        if (!g->joint_name[j]) return fail(rd->c, MN_ERR_NOMEM, path, "out of memory");
+        if (!g->joint_name[j]) return mn_gltf_fail(rd->c, MN_ERR_NOMEM, path, "out of memory");
     }
     return MN_OK;
 }
@@ -280,7 +266,7 @@ static mn_status build_skeleton(reader* rd, const char* path) {
     p->path = malloc(cap * sizeof(int));
     if (!p->path_off || !p->path_len || !p->order || !depth || !p->path) {
         free(depth);
-        return fail(rd->c, MN_ERR_NOMEM, path, "out of memory");
+        return mn_gltf_fail(rd->c, MN_ERR_NOMEM, path, "out of memory");
     }
     for (int j = 0; j < nj; j++) {
         p->path_off[j] = (int)used;
@@ -300,12 +286,12 @@ static mn_status build_skeleton(reader* rd, const char* path) {
                  * would make this quadratic: refuse past a generous bound. */
                 if (cap >= ((size_t)1 << 22)) {
                     free(depth);
-                    return fail(rd->c, MN_ERR_UNSUPPORTED, path, "node hierarchy too deep above the joints");
+                    return mn_gltf_fail(rd->c, MN_ERR_UNSUPPORTED, path, "node hierarchy too deep above the joints");
                 }
                 int* np = realloc(p->path, 2 * cap * sizeof(int));
                 if (!np) {
                     free(depth);
-                    return fail(rd->c, MN_ERR_NOMEM, path, "out of memory");
+                    return mn_gltf_fail(rd->c, MN_ERR_NOMEM, path, "out of memory");
                 }
                 p->path = np;
                 cap *= 2;
@@ -336,7 +322,7 @@ static mn_status build_skeleton(reader* rd, const char* path) {
             if (depth[j] == d) p->order[o++] = j;
     free(depth);
     p->rest = malloc((size_t)p->nsnode * sizeof *p->rest);
-    if (!p->rest) return fail(rd->c, MN_ERR_NOMEM, path, "out of memory");
+    if (!p->rest) return mn_gltf_fail(rd->c, MN_ERR_NOMEM, path, "out of memory");
     for (int k = 0; k < p->nsnode; k++) p->rest[k] = rd->nodes[rd->snode_node[k]].rest;
     return MN_OK;
 }
@@ -347,7 +333,7 @@ static mn_status read_skin(reader* rd, int skin) {
     char path[32], f[64];
     snprintf(path, sizeof path, "skins[%d]", skin);
     const cJSON* js = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(c->root, "skins"), skin);
-    if (!cJSON_IsObject(js)) return fail(c, MN_ERR_PARSE, path, "not an object");
+    if (!cJSON_IsObject(js)) return mn_gltf_fail(c, MN_ERR_PARSE, path, "not an object");
     const cJSON* joints;
     int nj, skel, ibm_acc;
     mn_status s = mn_gltf_json_array(c, js, "joints", path, &joints, &nj);
@@ -355,7 +341,7 @@ static mn_status read_skin(reader* rd, int skin) {
     if (!s) s = mn_gltf_json_index(c, js, "inverseBindMatrices", path, 0, INT32_MAX, &ibm_acc);
     if (s) return s;
     snprintf(f, sizeof f, "%s.joints", path);
-    if (nj < 1) return fail(c, MN_ERR_PARSE, f, "missing or empty");
+    if (nj < 1) return mn_gltf_fail(c, MN_ERR_PARSE, f, "missing or empty");
     g->njoints = nj;
     g->joint_name = calloc((size_t)nj, sizeof(char*));
     g->joint_parent = malloc((size_t)nj * sizeof(int));
@@ -363,16 +349,16 @@ static mn_status read_skin(reader* rd, int skin) {
     g->rest_local = malloc((size_t)nj * 12 * sizeof(double));
     g->root_parent = malloc(12 * sizeof(double));
     if (!g->joint_name || !g->joint_parent || !g->inverse_bind || !g->rest_local || !g->root_parent)
-        return fail(c, MN_ERR_NOMEM, path, "out of memory");
+        return mn_gltf_fail(c, MN_ERR_NOMEM, path, "out of memory");
     for (int j = 0; j < nj; j++) {
         const cJSON* e = cJSON_GetArrayItem(joints, j);
         snprintf(f, sizeof f, "%s.joints[%d]", path, j);
         if (!cJSON_IsNumber(e) || e->valuedouble != floor(e->valuedouble) || e->valuedouble < 0 ||
             e->valuedouble >= rd->nnodes)
-            return fail(c, MN_ERR_PARSE, f, "not a node index");
+            return mn_gltf_fail(c, MN_ERR_PARSE, f, "not a node index");
         int node = (int)e->valuedouble;
         if (rd->node_snode[node] >= 0)
-            return fail(c, MN_ERR_PARSE, f, "node %d is listed twice", node);
+            return mn_gltf_fail(c, MN_ERR_PARSE, f, "node %d is listed twice", node);
         rd->node_snode[node] = j;
         rd->snode_node[j] = node;
         memcpy(g->rest_local + 12 * j, rd->nodes[node].rest.m, 12 * sizeof(double));
@@ -386,11 +372,11 @@ static mn_status read_skin(reader* rd, int skin) {
         if (s) return s;
         if (n < nj) {
             free(m);
-            return fail(c, MN_ERR_PARSE, f, "accessors[%d] has %d matrices for %d joints", ibm_acc, n, nj);
+            return mn_gltf_fail(c, MN_ERR_PARSE, f, "accessors[%d] has %d matrices for %d joints", ibm_acc, n, nj);
         }
         for (int j = 0; j < nj && !s; j++)
             if (!mat4_to_aff(m + 16 * j, g->inverse_bind + 12 * j))
-                s = fail(c, MN_ERR_PARSE, f, "matrix %d: last row is not (0 0 0 1)", j);
+                s = mn_gltf_fail(c, MN_ERR_PARSE, f, "matrix %d: last row is not (0 0 0 1)", j);
         free(m);
         if (s) return s;
     } else {
@@ -432,12 +418,12 @@ static mn_status check_weights(reader* rd, int v0, int n, int wacc, int jacc) {
         for (int k = 0; k < 4; k++) {
             if (w[k] < 0) {
                 snprintf(f, sizeof f, "accessors[%d]", wacc);
-                return fail(c, MN_ERR_PARSE, f, "vertex %d has a negative weight", v - v0);
+                return mn_gltf_fail(c, MN_ERR_PARSE, f, "vertex %d has a negative weight", v - v0);
             }
             if (jt[k] >= g->njoints) {
                 if (w[k] > 0) {
                     snprintf(f, sizeof f, "accessors[%d]", jacc);
-                    return fail(c, MN_ERR_PARSE, f, "vertex %d: joint %d, the skin has %d joints",
+                    return mn_gltf_fail(c, MN_ERR_PARSE, f, "vertex %d: joint %d, the skin has %d joints",
                                 v - v0, jt[k], g->njoints);
                 }
                 jt[k] = 0;
@@ -481,17 +467,17 @@ static mn_status read_primitive(reader* rd, const cJSON* jp, const char* path) {
     gltf_ctx* c = rd->c;
     mn_gltf* g = rd->g;
     char f[96];
-    if (!cJSON_IsObject(jp)) return fail(c, MN_ERR_PARSE, path, "not an object");
+    if (!cJSON_IsObject(jp)) return mn_gltf_fail(c, MN_ERR_PARSE, path, "not an object");
     double mode;
     mn_status s = mn_gltf_json_size(c, jp, "mode", path, 0, 4, 6, &mode);
     if (s) return s;
     if (mode != 4) {
         snprintf(f, sizeof f, "%s.mode", path);
-        return fail(c, MN_ERR_UNSUPPORTED, f, "mode %.0f: only triangles (4) are read", mode);
+        return mn_gltf_fail(c, MN_ERR_UNSUPPORTED, f, "mode %.0f: only triangles (4) are read", mode);
     }
     const cJSON* attr = cJSON_GetObjectItemCaseSensitive(jp, "attributes");
     snprintf(f, sizeof f, "%s.attributes", path);
-    if (!cJSON_IsObject(attr)) return fail(c, MN_ERR_PARSE, f, "missing");
+    if (!cJSON_IsObject(attr)) return mn_gltf_fail(c, MN_ERR_PARSE, f, "missing");
     if (cJSON_GetObjectItemCaseSensitive(attr, "JOINTS_1"))
         mn_warn(c->warn, c->name, 0, f, "JOINTS_1/WEIGHTS_1 ignored: 4 influences per vertex are read");
     if (cJSON_GetObjectItemCaseSensitive(jp, "targets"))
@@ -524,18 +510,18 @@ static mn_status read_primitive(reader* rd, const cJSON* jp, const char* path) {
                                   GLTF_CT(GLTF_UNSIGNED_BYTE) | GLTF_CT(GLTF_UNSIGNED_SHORT) | GLTF_CT(GLTF_UNSIGNED_INT),
                                   GLTF_NORM_RAW, &idx, &ni, NULL);
     if (!s && (nj != np || nw != np))
-        s = fail(c, MN_ERR_PARSE, nj != np ? fj : fw, "%d elements, POSITION has %d", nj != np ? nj : nw, np);
+        s = mn_gltf_fail(c, MN_ERR_PARSE, nj != np ? fj : fw, "%d elements, POSITION has %d", nj != np ? nj : nw, np);
     if (!s && xa < 0) ni = np;
     if (!s && ni % 3 != 0)
-        s = fail(c, MN_ERR_PARSE, xa >= 0 ? fi : fp, "%d vertices do not make whole triangles", ni);
+        s = mn_gltf_fail(c, MN_ERR_PARSE, xa >= 0 ? fi : fp, "%d vertices do not make whole triangles", ni);
     if (!s && (g->nverts > INT32_MAX / 8 - np || g->ntris > INT32_MAX / 8 - ni / 3))
-        s = fail(c, MN_ERR_UNSUPPORTED, path, "mesh too large");
+        s = mn_gltf_fail(c, MN_ERR_UNSUPPORTED, path, "mesh too large");
     size_t v0 = (size_t)g->nverts, t0 = (size_t)g->ntris, nv = v0 + (size_t)np, nt = t0 + (size_t)ni / 3;
     if (!s && (!grow((void**)&g->rest_pos, nv * 3, sizeof(double)) ||
                !grow((void**)&g->vjoint, nv * 4, sizeof(int)) ||
                !grow((void**)&g->vweight, nv * 4, sizeof(double)) ||
                !grow((void**)&g->tris, nt * 3, sizeof(int))))
-        s = fail(c, MN_ERR_NOMEM, path, "out of memory");
+        s = mn_gltf_fail(c, MN_ERR_NOMEM, path, "out of memory");
     if (!s) {
         memcpy(g->rest_pos + 3 * v0, pos, (size_t)np * 3 * sizeof(double));
         memcpy(g->vweight + 4 * v0, wgt, (size_t)np * 4 * sizeof(double));
@@ -543,7 +529,7 @@ static mn_status read_primitive(reader* rd, const cJSON* jp, const char* path) {
         for (int k = 0; k < ni && !s; k++) {
             double v = idx ? idx[k] : k;
             if (v >= np) {
-                s = fail(c, MN_ERR_PARSE, fi, "index %d is vertex %.0f, the primitive has %d", k, v, np);
+                s = mn_gltf_fail(c, MN_ERR_PARSE, fi, "index %d is vertex %.0f, the primitive has %d", k, v, np);
                 break;
             }
             g->tris[3 * t0 + (size_t)k] = (int)(v0 + (size_t)v);
@@ -566,7 +552,7 @@ static mn_status read_mesh(reader* rd, int mesh) {
     char path[32];
     snprintf(path, sizeof path, "meshes[%d]", mesh);
     const cJSON* jm = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(c->root, "meshes"), mesh);
-    if (!cJSON_IsObject(jm)) return fail(c, MN_ERR_PARSE, path, "not an object");
+    if (!cJSON_IsObject(jm)) return mn_gltf_fail(c, MN_ERR_PARSE, path, "not an object");
     const cJSON* prims;
     int np;
     mn_status s = mn_gltf_json_array(c, jm, "primitives", path, &prims, &np);
@@ -574,7 +560,7 @@ static mn_status read_mesh(reader* rd, int mesh) {
     if (np < 1) {
         char f[48];
         snprintf(f, sizeof f, "%s.primitives", path);
-        return fail(c, MN_ERR_PARSE, f, "missing or empty");
+        return mn_gltf_fail(c, MN_ERR_PARSE, f, "missing or empty");
     }
     for (int i = 0; i < np && !s; i++) {
         char pp[64];
@@ -593,7 +579,7 @@ static mn_status read_channel(reader* rd, const cJSON* ja, const char* apath, in
     snprintf(path, sizeof path, "%s.channels[%d]", apath, ci);
     *used = 0;
     const cJSON* jc = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(ja, "channels"), ci);
-    if (!cJSON_IsObject(jc)) return fail(c, MN_ERR_PARSE, path, "not an object");
+    if (!cJSON_IsObject(jc)) return mn_gltf_fail(c, MN_ERR_PARSE, path, "not an object");
     const cJSON* samplers = cJSON_GetObjectItemCaseSensitive(ja, "samplers");
     int nsamp = cJSON_IsArray(samplers) ? cJSON_GetArraySize(samplers) : 0;
     int si, node;
@@ -601,12 +587,12 @@ static mn_status read_channel(reader* rd, const cJSON* ja, const char* apath, in
     if (s) return s;
     const cJSON* jt = cJSON_GetObjectItemCaseSensitive(jc, "target");
     snprintf(f, sizeof f, "%s.target", path);
-    if (!cJSON_IsObject(jt)) return fail(c, MN_ERR_PARSE, f, "missing");
+    if (!cJSON_IsObject(jt)) return mn_gltf_fail(c, MN_ERR_PARSE, f, "missing");
     s = mn_gltf_json_index(c, jt, "node", f, 0, rd->nnodes, &node);
     if (s) return s;
     const cJSON* jpath = cJSON_GetObjectItemCaseSensitive(jt, "path");
     snprintf(f, sizeof f, "%s.target.path", path);
-    if (!cJSON_IsString(jpath)) return fail(c, MN_ERR_PARSE, f, "missing");
+    if (!cJSON_IsString(jpath)) return mn_gltf_fail(c, MN_ERR_PARSE, f, "missing");
     const char* ps = jpath->valuestring;
     int p = strcmp(ps, "translation") == 0 ? GLTF_PATH_T
             : strcmp(ps, "rotation") == 0  ? GLTF_PATH_R
@@ -616,21 +602,21 @@ static mn_status read_channel(reader* rd, const cJSON* ja, const char* apath, in
     if (p < 0 || node < 0 || rd->node_snode[node] < 0) return MN_OK;
     if (rd->nodes[node].rest.has_matrix) {
         snprintf(f, sizeof f, "%s.target.node", path);
-        return fail(c, MN_ERR_PARSE, f, "nodes[%d] has a matrix: animated nodes must use TRS", node);
+        return mn_gltf_fail(c, MN_ERR_PARSE, f, "nodes[%d] has a matrix: animated nodes must use TRS", node);
     }
     char sp[112];
     snprintf(sp, sizeof sp, "%s.samplers[%d]", apath, si);
     const cJSON* js = cJSON_GetArrayItem(samplers, si);
-    if (!cJSON_IsObject(js)) return fail(c, MN_ERR_PARSE, sp, "not an object");
+    if (!cJSON_IsObject(js)) return mn_gltf_fail(c, MN_ERR_PARSE, sp, "not an object");
     const cJSON* ji = cJSON_GetObjectItemCaseSensitive(js, "interpolation");
     snprintf(f, sizeof f, "%s.interpolation", sp);
     int interp = GLTF_LINEAR;
     if (ji) {
-        if (!cJSON_IsString(ji)) return fail(c, MN_ERR_PARSE, f, "not a string");
+        if (!cJSON_IsString(ji)) return mn_gltf_fail(c, MN_ERR_PARSE, f, "not a string");
         if (strcmp(ji->valuestring, "STEP") == 0) interp = GLTF_STEP;
         else if (strcmp(ji->valuestring, "CUBICSPLINE") == 0) interp = GLTF_CUBIC;
         else if (strcmp(ji->valuestring, "LINEAR") != 0)
-            return fail(c, MN_ERR_PARSE, f, "'%.40s' is not LINEAR, STEP or CUBICSPLINE", ji->valuestring);
+            return mn_gltf_fail(c, MN_ERR_PARSE, f, "'%.40s' is not LINEAR, STEP or CUBICSPLINE", ji->valuestring);
     }
     int ia, oa;
     s = mn_gltf_json_index(c, js, "input", sp, 1, INT32_MAX, &ia);
@@ -648,16 +634,16 @@ static mn_status read_channel(reader* rd, const cJSON* ja, const char* apath, in
     ch->nkeys = nk;
     for (int k = 1; k < nk; k++)
         if (ch->times[k] < ch->times[k - 1])
-            return fail(c, MN_ERR_PARSE, fi, "key times decrease at key %d", k);
+            return mn_gltf_fail(c, MN_ERR_PARSE, fi, "key times decrease at key %d", k);
     int per = interp == GLTF_CUBIC ? 3 : 1;
     if (nout != per * nk)
-        return fail(c, MN_ERR_PARSE, fo, "%d values for %d keys (%s needs %d)", nout, nk,
+        return mn_gltf_fail(c, MN_ERR_PARSE, fo, "%d values for %d keys (%s needs %d)", nout, nk,
                     interp == GLTF_CUBIC ? "CUBICSPLINE" : "LINEAR/STEP", per * nk);
     if (p == GLTF_PATH_R)
         for (int k = 0; k < nk; k++) {
             double* q = ch->values + 4 * ((size_t)k * per + (per == 3 ? 1 : 0));
             double n = sqrt(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3]);
-            if (n < 1e-6) return fail(c, MN_ERR_PARSE, fo, "key %d is a zero quaternion", k);
+            if (n < 1e-6) return mn_gltf_fail(c, MN_ERR_PARSE, fo, "key %d is a zero quaternion", k);
             for (int a = 0; a < 4; a++) q[a] /= n;
         }
     ch->snode = rd->node_snode[node];
@@ -675,7 +661,7 @@ static mn_status read_animations(reader* rd) {
     mn_status s = mn_gltf_json_array(c, c->root, "animations", "", &janims, &na);
     if (s || na == 0) return s;
     g->anims = calloc((size_t)na, sizeof *g->anims);
-    if (!g->anims) return fail(c, MN_ERR_NOMEM, "animations", "out of memory");
+    if (!g->anims) return mn_gltf_fail(c, MN_ERR_NOMEM, "animations", "out of memory");
     g->nanims = na;
     gltf_priv* p = g->priv;
     for (int a = 0; a < na; a++) {
@@ -683,7 +669,7 @@ static mn_status read_animations(reader* rd) {
         char path[32];
         snprintf(path, sizeof path, "animations[%d]", a);
         const cJSON* ja = cJSON_GetArrayItem(janims, a);
-        if (!cJSON_IsObject(ja)) return fail(c, MN_ERR_PARSE, path, "not an object");
+        if (!cJSON_IsObject(ja)) return mn_gltf_fail(c, MN_ERR_PARSE, path, "not an object");
         const cJSON* chans;
         const cJSON* samps;
         int nch, ns;
@@ -700,7 +686,7 @@ static mn_status read_animations(reader* rd) {
             ap->ch = calloc((size_t)nch + 1, sizeof *ap->ch);
             ap->lookup = malloc((size_t)p->nsnode * 3 * sizeof(int));
         }
-        if (!an->name || !ap || !ap->ch || !ap->lookup) return fail(c, MN_ERR_NOMEM, path, "out of memory");
+        if (!an->name || !ap || !ap->ch || !ap->lookup) return mn_gltf_fail(c, MN_ERR_NOMEM, path, "out of memory");
         for (int k = 0; k < p->nsnode * 3; k++) ap->lookup[k] = -1;
         for (int ci = 0; ci < nch; ci++) {
             gltf_channel* ch = &ap->ch[an->nchannels];
@@ -773,14 +759,14 @@ static mn_status read_doc(reader* rd) {
     if (s) return s;
     g->priv = calloc(1, sizeof(gltf_priv));
     g->mesh_world = malloc(12 * sizeof(double));
-    if (!g->priv || !g->mesh_world) return fail(c, MN_ERR_NOMEM, "nodes", "out of memory");
+    if (!g->priv || !g->mesh_world) return mn_gltf_fail(c, MN_ERR_NOMEM, "nodes", "out of memory");
     world_of(rd, node, g->mesh_world);
     s = read_skin(rd, rd->nodes[node].skin);
     if (!s) s = read_mesh(rd, rd->nodes[node].mesh);
     if (!s) s = read_animations(rd);
     if (s) return s;
     if (!g->name) g->name = dupstr(rd->nodes[node].name ? rd->nodes[node].name : "skin");
-    if (!g->name) return fail(c, MN_ERR_NOMEM, "nodes", "out of memory");
+    if (!g->name) return mn_gltf_fail(c, MN_ERR_NOMEM, "nodes", "out of memory");
     return MN_OK;
 }
 

@@ -22,28 +22,111 @@ static uint32_t rd_u32(const unsigned char* p) {
     return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
 }
 
-static mn_status fail(gltf_ctx* c, mn_status s, const char* field, const char* fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 4, 5)))
-#endif
-    ;
-static mn_status fail(gltf_ctx* c, mn_status s, const char* field, const char* fmt, ...) {
-    char text[400];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(text, sizeof text, fmt, ap);
-    va_end(ap);
-    return mn_error_set(c->err, s, c->name, 0, field, "%s", text);
-}
-
 /* ---- JSON ---------------------------------------------------------------------------- */
 
-/* Line (1-based) of a byte position in a text, for JSON syntax errors. */
+/* Line (1-based) of a byte position in a text. */
 static int line_of(const char* text, size_t pos) {
     int line = 1;
     for (size_t i = 0; i < pos; i++)
         if (text[i] == '\n') line++;
     return line;
+}
+
+/* cJSON keeps no positions, so an error's line is found again in the text: a scanner that
+ * skips JSON values (the text is already known to be valid JSON) follows the field's path
+ * of keys and [indices]. */
+static size_t skip_ws(const char* s, size_t n, size_t i) {
+    while (i < n && (s[i] == ' ' || s[i] == '\t' || s[i] == '\n' || s[i] == '\r')) i++;
+    return i;
+}
+
+static size_t skip_value(const char* s, size_t n, size_t i) {
+    if (i >= n) return n;
+    if (s[i] == '"') {
+        for (i++; i < n; i++) {
+            if (s[i] == '\\') i++;
+            else if (s[i] == '"') return i + 1;
+        }
+        return n;
+    }
+    if (s[i] == '{' || s[i] == '[') {
+        int depth = 0;
+        for (; i < n; i++) {
+            if (s[i] == '"') {
+                i = skip_value(s, n, i) - 1;
+            } else if (s[i] == '{' || s[i] == '[') {
+                depth++;
+            } else if (s[i] == '}' || s[i] == ']') {
+                if (--depth == 0) return i + 1;
+            }
+        }
+        return n;
+    }
+    while (i < n && s[i] != ',' && s[i] != '}' && s[i] != ']' && s[i] != ' ' && s[i] != '\n' &&
+           s[i] != '\r' && s[i] != '\t')
+        i++;
+    return i;
+}
+
+/* Offset of the deepest part of path found in the text, or n when none is. */
+static size_t locate_path(const char* s, size_t n, const char* path) {
+    size_t i = skip_ws(s, n, 0), found = n;
+    const char* p = path;
+    while (*p) {
+        if (*p == '.') p++;
+        if (*p == '[') {
+            char* end;
+            long idx = strtol(p + 1, &end, 10);
+            if (*end != ']' || idx < 0 || i >= n || s[i] != '[') return found;
+            p = end + 1;
+            i = skip_ws(s, n, i + 1);
+            for (long k = 0; k < idx; k++) {
+                i = skip_ws(s, n, skip_value(s, n, i));
+                if (i >= n || s[i] != ',') return found;
+                i = skip_ws(s, n, i + 1);
+            }
+            if (i >= n || s[i] == ']') return found;
+            found = i;
+        } else {
+            size_t klen = strcspn(p, ".[");
+            if (klen == 0 || i >= n || s[i] != '{') return found;
+            i = skip_ws(s, n, i + 1);
+            int hit = 0;
+            while (i < n && s[i] == '"') {
+                size_t k0 = i + 1, k1 = skip_value(s, n, i);
+                if (k1 <= k0) return found;
+                int match = k1 - 1 - k0 == klen && memcmp(s + k0, p, klen) == 0;
+                i = skip_ws(s, n, k1);
+                if (i >= n || s[i] != ':') return found;
+                i = skip_ws(s, n, i + 1);
+                if (match) {
+                    hit = 1;
+                    found = k0 - 1;
+                    break;
+                }
+                i = skip_ws(s, n, skip_value(s, n, i));
+                if (i >= n || s[i] != ',') break;
+                i = skip_ws(s, n, i + 1);
+            }
+            if (!hit) return found;
+            p += klen;
+        }
+    }
+    return found;
+}
+
+mn_status mn_gltf_fail(gltf_ctx* c, mn_status s, const char* field, const char* fmt, ...) {
+    char text[400];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(text, sizeof text, fmt, ap);
+    va_end(ap);
+    int line = 0;
+    if (c->json && field) {
+        size_t at = locate_path(c->json, c->json_len, field);
+        if (at < c->json_len) line = line_of(c->json, at);
+    }
+    return mn_error_set(c->err, s, c->name, line, field, "%s", text);
 }
 
 static mn_status parse_json(gltf_ctx* c, const char* text, size_t len) {
@@ -54,7 +137,7 @@ static mn_status parse_json(gltf_ctx* c, const char* text, size_t len) {
         return mn_error_set(c->err, MN_ERR_PARSE, c->name, line_of(text, pos), "json",
                             "invalid JSON near byte %zu", pos);
     }
-    if (!cJSON_IsObject(c->root)) return fail(c, MN_ERR_PARSE, "json", "the top level is not an object");
+    if (!cJSON_IsObject(c->root)) return mn_gltf_fail(c, MN_ERR_PARSE, "json", "the top level is not an object");
     return MN_OK;
 }
 
@@ -71,11 +154,11 @@ mn_status mn_gltf_json_index(gltf_ctx* c, const cJSON* obj, const char* key, con
     field_name(f, sizeof f, path, key);
     const cJSON* v = cJSON_GetObjectItemCaseSensitive(obj, key);
     *out = -1;
-    if (!v) return required ? fail(c, MN_ERR_PARSE, f, "missing") : MN_OK;
+    if (!v) return required ? mn_gltf_fail(c, MN_ERR_PARSE, f, "missing") : MN_OK;
     if (!cJSON_IsNumber(v) || v->valuedouble != floor(v->valuedouble))
-        return fail(c, MN_ERR_PARSE, f, "not an integer index");
+        return mn_gltf_fail(c, MN_ERR_PARSE, f, "not an integer index");
     if (!(v->valuedouble >= 0 && v->valuedouble < limit))
-        return fail(c, MN_ERR_PARSE, f, "index %.17g out of range (%d available)", v->valuedouble,
+        return mn_gltf_fail(c, MN_ERR_PARSE, f, "index %.17g out of range (%d available)", v->valuedouble,
                     limit);
     *out = (int)v->valuedouble;
     return MN_OK;
@@ -87,11 +170,11 @@ mn_status mn_gltf_json_size(gltf_ctx* c, const cJSON* obj, const char* key, cons
     field_name(f, sizeof f, path, key);
     const cJSON* v = cJSON_GetObjectItemCaseSensitive(obj, key);
     *out = def;
-    if (!v) return required ? fail(c, MN_ERR_PARSE, f, "missing") : MN_OK;
+    if (!v) return required ? mn_gltf_fail(c, MN_ERR_PARSE, f, "missing") : MN_OK;
     if (!cJSON_IsNumber(v) || v->valuedouble != floor(v->valuedouble))
-        return fail(c, MN_ERR_PARSE, f, "not an integer");
+        return mn_gltf_fail(c, MN_ERR_PARSE, f, "not an integer");
     if (!(v->valuedouble >= 0 && v->valuedouble <= max))
-        return fail(c, MN_ERR_PARSE, f, "%.17g out of range [0, %.17g]", v->valuedouble, max);
+        return mn_gltf_fail(c, MN_ERR_PARSE, f, "%.17g out of range [0, %.17g]", v->valuedouble, max);
     *out = v->valuedouble;
     return MN_OK;
 }
@@ -104,12 +187,12 @@ mn_status mn_gltf_json_numbers(gltf_ctx* c, const cJSON* obj, const char* key, c
     *present = 0;
     if (!v) return MN_OK;
     if (!cJSON_IsArray(v) || cJSON_GetArraySize(v) != n)
-        return fail(c, MN_ERR_PARSE, f, "not an array of %d numbers", n);
+        return mn_gltf_fail(c, MN_ERR_PARSE, f, "not an array of %d numbers", n);
     int i = 0;
     const cJSON* e;
     cJSON_ArrayForEach(e, v) {
         if (!cJSON_IsNumber(e) || !isfinite(e->valuedouble))
-            return fail(c, MN_ERR_PARSE, f, "element %d is not a finite number", i);
+            return mn_gltf_fail(c, MN_ERR_PARSE, f, "element %d is not a finite number", i);
         out[i++] = e->valuedouble;
     }
     *present = 1;
@@ -125,7 +208,7 @@ mn_status mn_gltf_json_array(gltf_ctx* c, const cJSON* obj, const char* key, con
     if (!cJSON_IsArray(v)) {
         char f[96];
         field_name(f, sizeof f, path, key);
-        return fail(c, MN_ERR_PARSE, f, "not an array");
+        return mn_gltf_fail(c, MN_ERR_PARSE, f, "not an array");
     }
     *out = v;
     *n = cJSON_GetArraySize(v);
@@ -138,13 +221,13 @@ mn_status mn_gltf_json_array(gltf_ctx* c, const cJSON* obj, const char* key, con
  * (length, type, data), the first JSON, an optional BIN next; unknown chunks are skipped.
  * Chunks should start and end on 4-byte boundaries: a misaligned length is a warning. */
 static mn_status parse_glb(gltf_ctx* c, const unsigned char* d, size_t len) {
-    if (len < 12) return fail(c, MN_ERR_PARSE, "header", "truncated GLB header (%zu bytes)", len);
+    if (len < 12) return mn_gltf_fail(c, MN_ERR_PARSE, "header", "truncated GLB header (%zu bytes)", len);
     uint32_t version = rd_u32(d + 4), total = rd_u32(d + 8);
     if (version != 2)
-        return fail(c, MN_ERR_UNSUPPORTED, "header.version", "GLB version %u (only 2 is read)",
+        return mn_gltf_fail(c, MN_ERR_UNSUPPORTED, "header.version", "GLB version %u (only 2 is read)",
                     (unsigned)version);
     if (total > len)
-        return fail(c, MN_ERR_PARSE, "header.length", "says %u bytes, the file has %zu (truncated)",
+        return mn_gltf_fail(c, MN_ERR_PARSE, "header.length", "says %u bytes, the file has %zu (truncated)",
                     (unsigned)total, len);
     if (total < len)
         mn_warn(c->warn, c->name, 0, "header.length", "%zu bytes after the GLB's end ignored",
@@ -156,18 +239,18 @@ static mn_status parse_glb(gltf_ctx* c, const unsigned char* d, size_t len) {
     while (pos < total) {
         char f[32];
         snprintf(f, sizeof f, "chunks[%d]", chunk);
-        if (total - pos < 8) return fail(c, MN_ERR_PARSE, f, "truncated chunk header");
+        if (total - pos < 8) return mn_gltf_fail(c, MN_ERR_PARSE, f, "truncated chunk header");
         uint32_t clen = rd_u32(d + pos), ctype = rd_u32(d + pos + 4);
         pos += 8;
         if (clen > total - pos) {
             snprintf(f, sizeof f, "chunks[%d].length", chunk);
-            return fail(c, MN_ERR_PARSE, f, "%u bytes past the end of the file", (unsigned)clen);
+            return mn_gltf_fail(c, MN_ERR_PARSE, f, "%u bytes past the end of the file", (unsigned)clen);
         }
         if (clen % 4 != 0)
             mn_warn(c->warn, c->name, 0, f, "length %u is not a multiple of 4", (unsigned)clen);
         if (chunk == 0) {
             if (ctype != GLB_CHUNK_JSON)
-                return fail(c, MN_ERR_PARSE, "chunks[0].type", "the first chunk is not JSON");
+                return mn_gltf_fail(c, MN_ERR_PARSE, "chunks[0].type", "the first chunk is not JSON");
             json = (const char*)d + pos;
             json_len = clen;
         } else if (ctype == GLB_CHUNK_BIN && !c->bin) {
@@ -179,17 +262,17 @@ static mn_status parse_glb(gltf_ctx* c, const unsigned char* d, size_t len) {
         pos += clen;
         chunk++;
     }
-    if (!json) return fail(c, MN_ERR_PARSE, "chunks[0]", "no JSON chunk");
+    if (!json) return mn_gltf_fail(c, MN_ERR_PARSE, "chunks[0]", "no JSON chunk");
     return parse_json(c, json, json_len);
 }
 
 static mn_status check_asset(gltf_ctx* c) {
     const cJSON* asset = cJSON_GetObjectItemCaseSensitive(c->root, "asset");
-    if (!cJSON_IsObject(asset)) return fail(c, MN_ERR_PARSE, "asset", "missing");
+    if (!cJSON_IsObject(asset)) return mn_gltf_fail(c, MN_ERR_PARSE, "asset", "missing");
     const cJSON* v = cJSON_GetObjectItemCaseSensitive(asset, "version");
-    if (!cJSON_IsString(v)) return fail(c, MN_ERR_PARSE, "asset.version", "missing");
+    if (!cJSON_IsString(v)) return mn_gltf_fail(c, MN_ERR_PARSE, "asset.version", "missing");
     if (strncmp(v->valuestring, "2.", 2) != 0)
-        return fail(c, MN_ERR_UNSUPPORTED, "asset.version", "glTF %.20s (only 2.x is read)",
+        return mn_gltf_fail(c, MN_ERR_UNSUPPORTED, "asset.version", "glTF %.20s (only 2.x is read)",
                     v->valuestring);
     /* Required extensions change what the data means: accept only those that leave the
      * skeleton and the mesh as read here. */
@@ -203,12 +286,12 @@ static mn_status check_asset(gltf_ctx* c) {
         const cJSON* e = cJSON_GetArrayItem(req, i);
         char f[48];
         snprintf(f, sizeof f, "extensionsRequired[%d]", i);
-        if (!cJSON_IsString(e)) return fail(c, MN_ERR_PARSE, f, "not a string");
+        if (!cJSON_IsString(e)) return mn_gltf_fail(c, MN_ERR_PARSE, f, "not a string");
         int ok = 0;
         for (size_t k = 0; k < sizeof ok_prefix / sizeof *ok_prefix; k++)
             if (strncmp(e->valuestring, ok_prefix[k], strlen(ok_prefix[k])) == 0) ok = 1;
         if (!ok)
-            return fail(c, MN_ERR_UNSUPPORTED, f, "extension %.60s is not supported",
+            return mn_gltf_fail(c, MN_ERR_UNSUPPORTED, f, "extension %.60s is not supported",
                         e->valuestring);
     }
     return MN_OK;
@@ -223,10 +306,13 @@ mn_status mn_gltf_parse_container(gltf_ctx* c, const unsigned char* data, size_t
     while (i < len && (data[i] == ' ' || data[i] == '\t' || data[i] == '\n' || data[i] == '\r')) i++;
     if (len >= 4 && rd_u32(data) == GLB_MAGIC)
         s = parse_glb(c, data, len);
-    else if (i < len && data[i] == '{')
+    else if (i < len && data[i] == '{') {
         s = parse_json(c, (const char*)data + bom, len - bom);
+        c->json = (const char*)data + bom;
+        c->json_len = len - bom;
+    }
     else
-        s = fail(c, MN_ERR_PARSE, "header", "neither a GLB (bad magic) nor a JSON object");
+        s = mn_gltf_fail(c, MN_ERR_PARSE, "header", "neither a GLB (bad magic) nor a JSON object");
     if (s) return s;
     s = check_asset(c);
     if (s) return s;
@@ -235,7 +321,7 @@ mn_status mn_gltf_parse_container(gltf_ctx* c, const unsigned char* data, size_t
     if (s) return s;
     if (c->nbuffers) {
         c->buffers = calloc((size_t)c->nbuffers, sizeof *c->buffers);
-        if (!c->buffers) return fail(c, MN_ERR_NOMEM, "buffers", "out of memory");
+        if (!c->buffers) return mn_gltf_fail(c, MN_ERR_NOMEM, "buffers", "out of memory");
     }
     return MN_OK;
 }
@@ -287,10 +373,10 @@ static mn_status load_file_uri(gltf_ctx* c, const char* uri, const char* f, unsi
                                size_t* len) {
     size_t n = strlen(uri);
     if (uri[0] == '/' || uri[0] == '\\' || strstr(uri, "://") || strchr(uri, ':'))
-        return fail(c, MN_ERR_UNSUPPORTED, f, "only relative file URIs and data: URIs are read");
+        return mn_gltf_fail(c, MN_ERR_UNSUPPORTED, f, "only relative file URIs and data: URIs are read");
     size_t dl = strlen(c->dir);
     char* path = malloc(dl + n + 1);
-    if (!path) return fail(c, MN_ERR_NOMEM, f, "out of memory");
+    if (!path) return mn_gltf_fail(c, MN_ERR_NOMEM, f, "out of memory");
     memcpy(path, c->dir, dl);
     size_t o = dl;
     for (size_t i = 0; i < n; i++) {
@@ -298,7 +384,7 @@ static mn_status load_file_uri(gltf_ctx* c, const char* uri, const char* f, unsi
             int ch = hexval(uri[i + 1]) * 16 + hexval(uri[i + 2]);
             if (ch == 0) {
                 free(path);
-                return fail(c, MN_ERR_PARSE, f, "NUL in URI");
+                return mn_gltf_fail(c, MN_ERR_PARSE, f, "NUL in URI");
             }
             path[o++] = (char)ch;
             i += 2;
@@ -311,7 +397,7 @@ static mn_status load_file_uri(gltf_ctx* c, const char* uri, const char* f, unsi
     mn_error e;
     mn_status s = mn_read_file(path, &data, len, &e);
     if (s) {
-        fail(c, s, f, "cannot read %.200s: %.100s", path, e.message);
+        mn_gltf_fail(c, s, f, "cannot read %.200s: %.100s", path, e.message);
         free(path);
         return s;
     }
@@ -329,33 +415,33 @@ static mn_status get_buffer(gltf_ctx* c, int i, const gltf_buffer** out) {
     char path[32], f[48];
     snprintf(path, sizeof path, "buffers[%d]", i);
     const cJSON* jb = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(c->root, "buffers"), i);
-    if (!cJSON_IsObject(jb)) return fail(c, MN_ERR_PARSE, path, "not an object");
+    if (!cJSON_IsObject(jb)) return mn_gltf_fail(c, MN_ERR_PARSE, path, "not an object");
     double blen;
     mn_status s = mn_gltf_json_size(c, jb, "byteLength", path, 1, 0, 9.0e15, &blen);
     if (s) return s;
     snprintf(f, sizeof f, "%s.byteLength", path);
-    if (blen < 1) return fail(c, MN_ERR_PARSE, f, "must be at least 1");
+    if (blen < 1) return mn_gltf_fail(c, MN_ERR_PARSE, f, "must be at least 1");
     const cJSON* uri = cJSON_GetObjectItemCaseSensitive(jb, "uri");
     snprintf(f, sizeof f, "%s.uri", path);
     const unsigned char* data = NULL;
     size_t have = 0;
     if (!uri) {
         if (i != 0 || !c->bin)
-            return fail(c, MN_ERR_PARSE, f, "missing (and no GLB BIN chunk to stand for it)");
+            return mn_gltf_fail(c, MN_ERR_PARSE, f, "missing (and no GLB BIN chunk to stand for it)");
         data = c->bin;
         have = c->bin_len;
     } else if (!cJSON_IsString(uri)) {
-        return fail(c, MN_ERR_PARSE, f, "not a string");
+        return mn_gltf_fail(c, MN_ERR_PARSE, f, "not a string");
     } else if (strncmp(uri->valuestring, "data:", 5) == 0) {
         const char* u = uri->valuestring;
         const char* comma = strchr(u, ',');
         if (!comma || comma - u < 12 || strncmp(comma - 7, ";base64", 7) != 0)
-            return fail(c, MN_ERR_UNSUPPORTED, f, "data: URI is not base64");
+            return mn_gltf_fail(c, MN_ERR_UNSUPPORTED, f, "data: URI is not base64");
         size_t n = strlen(comma + 1);
         b->owned = malloc(3 * (n / 4) + 3);
-        if (!b->owned) return fail(c, MN_ERR_NOMEM, f, "out of memory");
+        if (!b->owned) return mn_gltf_fail(c, MN_ERR_NOMEM, f, "out of memory");
         long got = mn_gltf_base64_decode(comma + 1, n, b->owned);
-        if (got < 0) return fail(c, MN_ERR_PARSE, f, "invalid base64");
+        if (got < 0) return mn_gltf_fail(c, MN_ERR_PARSE, f, "invalid base64");
         data = b->owned;
         have = (size_t)got;
     } else {
@@ -365,7 +451,7 @@ static mn_status get_buffer(gltf_ctx* c, int i, const gltf_buffer** out) {
     }
     if ((double)have < blen) {
         snprintf(f, sizeof f, "%s.byteLength", path);
-        return fail(c, MN_ERR_PARSE, f, "%.0f bytes declared, %zu present", blen, have);
+        return mn_gltf_fail(c, MN_ERR_PARSE, f, "%.0f bytes declared, %zu present", blen, have);
     }
     b->data = data;
     b->len = (size_t)blen;
@@ -378,7 +464,7 @@ static mn_status get_view(gltf_ctx* c, int v, const unsigned char** data, size_t
     char path[32];
     snprintf(path, sizeof path, "bufferViews[%d]", v);
     const cJSON* jv = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(c->root, "bufferViews"), v);
-    if (!cJSON_IsObject(jv)) return fail(c, MN_ERR_PARSE, path, "not an object");
+    if (!cJSON_IsObject(jv)) return mn_gltf_fail(c, MN_ERR_PARSE, path, "not an object");
     int bi;
     double off, blen, st;
     mn_status s = mn_gltf_json_index(c, jv, "buffer", path, 1, c->nbuffers, &bi);
@@ -389,14 +475,14 @@ static mn_status get_view(gltf_ctx* c, int v, const unsigned char** data, size_t
     char f[48];
     if (cJSON_GetObjectItemCaseSensitive(jv, "byteStride") && (st < 4 || (int)st % 4 != 0)) {
         snprintf(f, sizeof f, "%s.byteStride", path);
-        return fail(c, MN_ERR_PARSE, f, "%.0f: must be a multiple of 4 in [4, 252]", st);
+        return mn_gltf_fail(c, MN_ERR_PARSE, f, "%.0f: must be a multiple of 4 in [4, 252]", st);
     }
     const gltf_buffer* b;
     s = get_buffer(c, bi, &b);
     if (s) return s;
     if (off + blen > (double)b->len) {
         snprintf(f, sizeof f, "%s.byteLength", path);
-        return fail(c, MN_ERR_PARSE, f, "offset %.0f + length %.0f is past the end of buffers[%d] (%zu bytes)",
+        return mn_gltf_fail(c, MN_ERR_PARSE, f, "offset %.0f + length %.0f is past the end of buffers[%d] (%zu bytes)",
                     off, blen, bi, b->len);
     }
     *data = b->data + (size_t)off;
@@ -462,10 +548,10 @@ static mn_status read_elems(gltf_ctx* c, const char* f, const unsigned char* vie
     size_t stride = vstride ? vstride : esz;
     if (count == 0) return MN_OK;
     if (vstride && vstride < esz)
-        return fail(c, MN_ERR_PARSE, f, "byteStride %zu is smaller than an element (%zu bytes)",
+        return mn_gltf_fail(c, MN_ERR_PARSE, f, "byteStride %zu is smaller than an element (%zu bytes)",
                     vstride, esz);
     if (off + (double)stride * (double)(count - 1) + (double)esz > (double)vlen)
-        return fail(c, MN_ERR_PARSE, f, "%zu elements from byte %.0f run past the bufferView (%zu bytes)",
+        return mn_gltf_fail(c, MN_ERR_PARSE, f, "%zu elements from byte %.0f run past the bufferView (%zu bytes)",
                     count, off, vlen);
     const unsigned char* p = view + (size_t)off;
     for (size_t i = 0; i < count; i++, p += stride) {
@@ -474,7 +560,7 @@ static mn_status read_elems(gltf_ctx* c, const char* f, const unsigned char* vie
         if (ct == GLTF_FLOAT)
             for (int k = 0; k < ncomp; k++)
                 if (!isfinite(o[k]))
-                    return fail(c, MN_ERR_PARSE, f, "element %zu component %d is not finite", i, k);
+                    return mn_gltf_fail(c, MN_ERR_PARSE, f, "element %zu component %d is not finite", i, k);
     }
     return MN_OK;
 }
@@ -490,13 +576,13 @@ static mn_status read_sparse(gltf_ctx* c, const cJSON* sp, const char* path, int
     if (s) return s;
     if (n < 1) {
         snprintf(f, sizeof f, "%s.count", p);
-        return fail(c, MN_ERR_PARSE, f, "must be at least 1");
+        return mn_gltf_fail(c, MN_ERR_PARSE, f, "must be at least 1");
     }
     const cJSON* ji = cJSON_GetObjectItemCaseSensitive(sp, "indices");
     const cJSON* jv = cJSON_GetObjectItemCaseSensitive(sp, "values");
     if (!cJSON_IsObject(ji) || !cJSON_IsObject(jv)) {
         snprintf(f, sizeof f, "%s.%s", p, cJSON_IsObject(ji) ? "values" : "indices");
-        return fail(c, MN_ERR_PARSE, f, "missing");
+        return mn_gltf_fail(c, MN_ERR_PARSE, f, "missing");
     }
     int nviews = cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(c->root, "bufferViews"));
     int iv, vv;
@@ -513,7 +599,7 @@ static mn_status read_sparse(gltf_ctx* c, const cJSON* sp, const char* path, int
     int ict_i = (int)ict;
     if (ict_i != GLTF_UNSIGNED_BYTE && ict_i != GLTF_UNSIGNED_SHORT && ict_i != GLTF_UNSIGNED_INT) {
         snprintf(f, sizeof f, "%s.componentType", pi);
-        return fail(c, MN_ERR_PARSE, f, "%d is not an unsigned integer type", ict_i);
+        return mn_gltf_fail(c, MN_ERR_PARSE, f, "%d is not an unsigned integer type", ict_i);
     }
     size_t m = (size_t)n;
     double* idx = malloc(m * sizeof *idx);
@@ -521,7 +607,7 @@ static mn_status read_sparse(gltf_ctx* c, const cJSON* sp, const char* path, int
     if (!idx || !rows) {
         free(idx);
         free(rows);
-        return fail(c, MN_ERR_NOMEM, p, "out of memory");
+        return mn_gltf_fail(c, MN_ERR_NOMEM, p, "out of memory");
     }
     const unsigned char* d;
     size_t dl, dst;
@@ -529,7 +615,7 @@ static mn_status read_sparse(gltf_ctx* c, const cJSON* sp, const char* path, int
     if (!s) s = read_elems(c, pi, d, dl, 0, ioff, m, 1, ict_i, 0, idx, NULL);
     for (size_t i = 0; !s && i < m; i++) {
         if (!(idx[i] < count) || (i > 0 && !(idx[i] > idx[i - 1])))
-            s = fail(c, MN_ERR_PARSE, pi, "index %zu (%.0f) is out of range or not increasing", i, idx[i]);
+            s = mn_gltf_fail(c, MN_ERR_PARSE, pi, "index %zu (%.0f) is out of range or not increasing", i, idx[i]);
         else
             rows[i] = (int)idx[i];
     }
@@ -548,18 +634,18 @@ mn_status mn_gltf_read_accessor(gltf_ctx* c, int index, const char* field, int n
     const cJSON* accs = cJSON_GetObjectItemCaseSensitive(c->root, "accessors");
     int nacc = cJSON_IsArray(accs) ? cJSON_GetArraySize(accs) : 0;
     if (index < 0 || index >= nacc)
-        return fail(c, MN_ERR_PARSE, field, "accessor %d does not exist (%d accessors)", index, nacc);
+        return mn_gltf_fail(c, MN_ERR_PARSE, field, "accessor %d does not exist (%d accessors)", index, nacc);
     char path[32], f[64];
     snprintf(path, sizeof path, "accessors[%d]", index);
     const cJSON* ja = cJSON_GetArrayItem(accs, index);
-    if (!cJSON_IsObject(ja)) return fail(c, MN_ERR_PARSE, path, "not an object");
+    if (!cJSON_IsObject(ja)) return mn_gltf_fail(c, MN_ERR_PARSE, path, "not an object");
 
     const cJSON* jt = cJSON_GetObjectItemCaseSensitive(ja, "type");
     snprintf(f, sizeof f, "%s.type", path);
     if (!cJSON_IsString(jt) || !type_ncomp(jt->valuestring))
-        return fail(c, MN_ERR_PARSE, f, "missing or not a glTF accessor type");
+        return mn_gltf_fail(c, MN_ERR_PARSE, f, "missing or not a glTF accessor type");
     if (type_ncomp(jt->valuestring) != ncomp)
-        return fail(c, MN_ERR_PARSE, f, "%.10s where %s needs %d components", jt->valuestring, field, ncomp);
+        return mn_gltf_fail(c, MN_ERR_PARSE, f, "%.10s where %s needs %d components", jt->valuestring, field, ncomp);
 
     double ct, n, off;
     int view;
@@ -571,18 +657,18 @@ mn_status mn_gltf_read_accessor(gltf_ctx* c, int index, const char* field, int n
     if (s) return s;
     int ct_i = (int)ct;
     snprintf(f, sizeof f, "%s.componentType", path);
-    if (!ctype_size(ct_i)) return fail(c, MN_ERR_PARSE, f, "%d is not a glTF component type", ct_i);
+    if (!ctype_size(ct_i)) return mn_gltf_fail(c, MN_ERR_PARSE, f, "%d is not a glTF component type", ct_i);
     if (!(GLTF_CT(ct_i) & ct_mask))
-        return fail(c, MN_ERR_PARSE, f, "%d is not allowed for %s", ct_i, field);
+        return mn_gltf_fail(c, MN_ERR_PARSE, f, "%d is not allowed for %s", ct_i, field);
     snprintf(f, sizeof f, "%s.count", path);
-    if (n < 1) return fail(c, MN_ERR_PARSE, f, "must be at least 1");
+    if (n < 1) return mn_gltf_fail(c, MN_ERR_PARSE, f, "must be at least 1");
     const cJSON* jn = cJSON_GetObjectItemCaseSensitive(ja, "normalized");
     int do_norm = norm == GLTF_NORM_ALWAYS || (norm == GLTF_NORM_AS_STORED && cJSON_IsTrue(jn));
     if (ct_i == GLTF_FLOAT) do_norm = 0;
 
     size_t cnt = (size_t)n;
     double* buf = calloc(cnt * (size_t)ncomp, sizeof *buf);
-    if (!buf) return fail(c, MN_ERR_NOMEM, path, "out of memory (%zu elements)", cnt);
+    if (!buf) return mn_gltf_fail(c, MN_ERR_NOMEM, path, "out of memory (%zu elements)", cnt);
     if (view >= 0) {
         const unsigned char* d;
         size_t dl, dst;
@@ -595,7 +681,7 @@ mn_status mn_gltf_read_accessor(gltf_ctx* c, int index, const char* field, int n
     if (!s && sp) {
         if (!cJSON_IsObject(sp)) {
             snprintf(f, sizeof f, "%s.sparse", path);
-            s = fail(c, MN_ERR_PARSE, f, "not an object");
+            s = mn_gltf_fail(c, MN_ERR_PARSE, f, "not an object");
         } else {
             s = read_sparse(c, sp, path, (int)cnt, ncomp, ct_i, do_norm, buf);
         }

@@ -54,7 +54,17 @@ typedef struct gltf_ctx {
     gltf_buffer* buffers;
     mn_warnings* warn;
     mn_error* err;
+    const char* json;          /* the JSON text of a .gltf, to find an error's line (NULL for .glb) */
+    size_t json_len;
 } gltf_ctx;
+
+/* Sets c->err: "file:line: field: text", with the line of the field (a JSON path such as
+ * "accessors[3].count") in a .gltf text, or of its nearest enclosing value that exists. */
+mn_status mn_gltf_fail(gltf_ctx* c, mn_status s, const char* field, const char* fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 4, 5)))
+#endif
+    ;
 
 /* Parses a .glb or .gltf image (by its magic) into c->root and c->bin. */
 mn_status mn_gltf_parse_container(gltf_ctx* c, const unsigned char* data, size_t len);

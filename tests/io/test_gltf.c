@@ -850,6 +850,48 @@ static void test_malformed_gltf(void) {
     }
 }
 
+/* In a .gltf text an error also names the line of its field (the synthetic file has one
+ * accessor per line from line 10 on); in a .glb the line is left out. */
+static void test_error_lines(void) {
+    struct { const char* from; const char* to; int line; const char* field; } cases[] = {
+        {"\"byteOffset\":0,\"componentType\":5126,\"count\":3,\"type\":\"VEC3\"",
+         "\"byteOffset\":0,\"componentType\":5126,\"count\":50,\"type\":\"VEC3\"", 10, "accessors[0].count"},
+        {"\"count\":2,\"type\":\"MAT4\"", "\"count\":2.5,\"type\":\"MAT4\"", 17, "accessors[7].count"},
+        {"\"joints\":[1,2]", "\"joints\":[1,1]", 4, "skins[0].joints[1]"},
+        {"\"name\":\"helper\",\"translation\":[0,0,5]", "\"name\":\"helper\",\"matrix\":[1,0,0,0,0,1,0,0,0,0,1,0,0,0,5,1]", 7,
+         "animations[2].channels[0].target.node"},
+        {"\"nodes\":[{", "\"nodes\":[{{", 2, "json"},
+    };
+    char* base = tiny_gltf(NULL);
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        char* t = replace(base, cases[i].from, cases[i].to);
+        CHECK(t != NULL);
+        if (!t) continue;
+        mn_gltf g;
+        mn_error e;
+        CHECK(read_text(t, &g, NULL, &e) != MN_OK);
+        CHECK(strcmp(e.field, cases[i].field) == 0);
+        CHECK(e.line == cases[i].line);
+        char want[64];
+        snprintf(want, sizeof want, "tiny.gltf:%d: %s: ", cases[i].line, cases[i].field);
+        CHECK(strncmp(e.message, want, strlen(want)) == 0);
+        if (e.line != cases[i].line) fprintf(stderr, "line case %zu: %s\n", i, e.message);
+        free(t);
+    }
+    free(base);
+    /* the same damage in a .glb: no line */
+    size_t len;
+    unsigned char* glb = tiny_glb(&len);
+    char* p = strstr((char*)glb + 20, "\"joints\":[1,2]");
+    CHECK(p != NULL);
+    if (p) p[12] = '1';
+    mn_gltf g;
+    mn_error e;
+    CHECK(mn_gltf_read_mem(glb, len, "tiny.glb", &g, NULL, &e) == MN_ERR_PARSE);
+    CHECK(e.line == 0 && strcmp(e.field, "skins[0].joints[1]") == 0);
+    free(glb);
+}
+
 /* GLB container damage: each with its status and field. */
 static void test_malformed_glb(void) {
     size_t len;
@@ -919,5 +961,6 @@ int main(int argc, char** argv) {
     RUN(test_no_alloc);
     RUN(test_malformed_gltf);
     RUN(test_malformed_glb);
+    RUN(test_error_lines);
     return mn_test_report();
 }
