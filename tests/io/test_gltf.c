@@ -597,6 +597,83 @@ static void test_tiny_sparse_and_weights(void) {
     free(t);
 }
 
+/* Accessor decoding, for every componentType, normalised or not, packed or strided
+ * (glTF 3.11: c/255, c/65535, max(c/127, -1), max(c/32767, -1)). Buffer bytes:
+ * 81 7F 00 FF 01 80 FF 7F 00 00 80 3F. */
+static void test_accessor_types(void) {
+    const unsigned char bytes[12] = {0x81, 0x7F, 0x00, 0xFF, 0x01, 0x80, 0xFF, 0x7F, 0x00, 0x00, 0x80, 0x3F};
+    char* enc = b64(bytes, sizeof bytes);
+    char text[2048];
+    snprintf(text, sizeof text,
+             "{\"asset\":{\"version\":\"2.0\"},\"buffers\":[{\"uri\":\"data:application/octet-stream;base64,%s\",\"byteLength\":12}],"
+             "\"bufferViews\":[{\"buffer\":0,\"byteLength\":12},{\"buffer\":0,\"byteLength\":12,\"byteStride\":4}],"
+             "\"accessors\":["
+             "{\"bufferView\":0,\"componentType\":5120,\"count\":2,\"type\":\"SCALAR\",\"normalized\":true},"
+             "{\"bufferView\":0,\"byteOffset\":2,\"componentType\":5121,\"count\":2,\"type\":\"SCALAR\",\"normalized\":true},"
+             "{\"bufferView\":0,\"byteOffset\":4,\"componentType\":5122,\"count\":2,\"type\":\"SCALAR\",\"normalized\":true},"
+             "{\"bufferView\":0,\"byteOffset\":4,\"componentType\":5123,\"count\":2,\"type\":\"SCALAR\",\"normalized\":true},"
+             "{\"bufferView\":0,\"byteOffset\":8,\"componentType\":5125,\"count\":1,\"type\":\"SCALAR\"},"
+             "{\"bufferView\":0,\"byteOffset\":8,\"componentType\":5126,\"count\":1,\"type\":\"SCALAR\"},"
+             "{\"bufferView\":0,\"componentType\":5120,\"count\":2,\"type\":\"SCALAR\"},"
+             "{\"bufferView\":1,\"componentType\":5121,\"count\":3,\"type\":\"SCALAR\"},"
+             "{\"bufferView\":1,\"componentType\":5121,\"count\":4,\"type\":\"SCALAR\"},"
+             "{\"componentType\":5126,\"count\":2,\"type\":\"SCALAR\"}]}",
+             enc);
+    free(enc);
+    struct { int acc; gltf_norm norm; int n; double v[3]; mn_status st; } cases[] = {
+        {0, GLTF_NORM_AS_STORED, 2, {-1, 1}, MN_OK},
+        {1, GLTF_NORM_AS_STORED, 2, {0, 1}, MN_OK},
+        {2, GLTF_NORM_AS_STORED, 2, {-1, 1}, MN_OK},
+        {3, GLTF_NORM_AS_STORED, 2, {32769.0 / 65535, 32767.0 / 65535}, MN_OK},
+        {3, GLTF_NORM_RAW, 2, {32769, 32767}, MN_OK},
+        {4, GLTF_NORM_RAW, 1, {1065353216.0}, MN_OK},
+        {5, GLTF_NORM_ALWAYS, 1, {1.0}, MN_OK}, /* floats are never scaled */
+        {6, GLTF_NORM_AS_STORED, 2, {-127, 127}, MN_OK},
+        {6, GLTF_NORM_ALWAYS, 2, {-1, 1}, MN_OK},
+        {7, GLTF_NORM_RAW, 3, {0x81, 0x01, 0x00}, MN_OK}, /* every 4th byte */
+        {8, GLTF_NORM_RAW, 0, {0}, MN_ERR_PARSE},          /* the 4th element is past the view */
+        {9, GLTF_NORM_RAW, 2, {0, 0}, MN_OK},               /* no bufferView: zeros */
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        gltf_ctx c;
+        mn_error e;
+        memset(&c, 0, sizeof c);
+        c.name = "acc.gltf";
+        c.dir = calloc(1, 1);
+        c.err = &e;
+        CHECK(mn_gltf_parse_container(&c, (const unsigned char*)text, strlen(text)) == MN_OK);
+        double* out = NULL;
+        int n = -1, ct = 0;
+        mn_status st = mn_gltf_read_accessor(&c, cases[i].acc, "test", 1, GLTF_CT_ANY, cases[i].norm, &out, &n, &ct);
+        CHECK(st == cases[i].st);
+        if (st == MN_OK) {
+            CHECK(n == cases[i].n);
+            for (int k = 0; k < n && k < 3; k++) CHECK_NEAR(out[k], cases[i].v[k], 1e-15);
+        } else {
+            CHECK(out == NULL && strcmp(e.field, "accessors[8].count") == 0);
+        }
+        free(out);
+        mn_gltf_ctx_free(&c);
+    }
+}
+
+/* Without inverseBindMatrices the skinning matrices are the joints' world transforms. */
+static void test_tiny_no_inverse_bind(void) {
+    char* base = tiny_gltf(NULL);
+    char* t = replace(base, ",\"inverseBindMatrices\":7", "");
+    free(base);
+    mn_gltf g;
+    mn_error e;
+    CHECK(t && read_text(t, &g, NULL, &e) == MN_OK);
+    free(t);
+    if (g.njoints != 2) return;
+    double W[24], S[24];
+    CHECK(mn_gltf_sample(&g, 0, 0.3, W) == MN_OK);
+    mn_gltf_skin_matrices(&g, W, S);
+    for (int k = 0; k < 24; k++) CHECK_NEAR(S[k], W[k], 0);
+    mn_gltf_free(&g);
+}
+
 /* ---- the marionette model ------------------------------------------------------------- */
 
 /* mn_gltf_model's FK at q0 puts every joint where mn_gltf_sample puts it at rest, for
@@ -722,6 +799,45 @@ static void test_motion(void) {
     check_motion(SKINNED "CesiumMan.glb", 0, 30, 0);
     check_motion(SKINNED "Fox.glb", 1, 24, 0);
     check_motion(SKINNED "RiggedFigure.glb", 0, 24, 0);
+}
+
+/* A node with scale 2 above the skeleton: glTF places the knee at 2 x its offset; the
+ * model bakes that into the offset, so FK at rest agrees, and the frames stay rigid. */
+static void test_model_scaled(void) {
+    char* base = tiny_gltf(NULL);
+    char* t = replace(base, "\"translation\":[0,0,5]", "\"translation\":[0,0,5],\"scale\":[2,2,2]");
+    free(base);
+    mn_gltf g;
+    mn_error e;
+    CHECK(t && read_text(t, &g, NULL, &e) == MN_OK);
+    free(t);
+    if (g.njoints != 2) return;
+    double W[24];
+    CHECK(mn_gltf_sample(&g, -1, -1, W) == MN_OK);
+    CHECK_NEAR(W[12 + 3], 2, 0);
+    CHECK_NEAR(W[12 + 11], 5, 0);
+    mn_model* m = mn_gltf_model(&g, &e);
+    CHECK(m != NULL);
+    if (m) {
+        mn_data* d = mn_data_create(m, 0);
+        mn_fk(m, d);
+        int knee = mn_model_find_joint(m, "knee");
+        CHECK(knee >= 0);
+        CHECK_NEAR(d->xf[knee].p.x, 2, 1e-12);
+        CHECK_NEAR(d->xf[knee].p.z, 5, 1e-12);
+        CHECK_NEAR(d->xf[knee].R.m[0], 1, 1e-12); /* rotation only: scale divided out */
+        mn_data_destroy(d);
+        mn_model_destroy(m);
+    }
+    mn_gltf_free(&g);
+    /* a mirrored frame cannot be a rigid joint */
+    base = tiny_gltf(NULL);
+    t = replace(base, "\"translation\":[0,0,5]", "\"translation\":[0,0,5],\"scale\":[-1,1,1]");
+    free(base);
+    CHECK(t && read_text(t, &g, NULL, &e) == MN_OK);
+    free(t);
+    CHECK(mn_gltf_model(&g, &e) == NULL && e.status == MN_ERR_UNSUPPORTED);
+    mn_gltf_free(&g);
 }
 
 /* Sampling and skinning run without touching the heap (they may run in a time step). */
@@ -956,7 +1072,10 @@ int main(int argc, char** argv) {
     RUN(test_tiny_sampling);
     RUN(test_tiny_containers);
     RUN(test_tiny_sparse_and_weights);
+    RUN(test_accessor_types);
+    RUN(test_tiny_no_inverse_bind);
     RUN(test_model_fk);
+    RUN(test_model_scaled);
     RUN(test_motion);
     RUN(test_no_alloc);
     RUN(test_malformed_gltf);
