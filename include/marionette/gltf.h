@@ -59,8 +59,8 @@ typedef struct mn_gltf {
 } mn_gltf;
 
 /* Reads a .gltf (buffers as data: URIs or files relative to it) or a .glb (by content).
- * The skinned mesh is the first node with both "mesh" and "skin" in the default scene's
- * depth-first order (else in node order). On failure out is left zeroed and err names the
+ * The skinned mesh is the lowest-numbered node with both "mesh" and "skin" whose root
+ * node is in the default scene (else the lowest-numbered one anywhere). On failure out is left zeroed and err names the
  * file and the field ("accessors[3].count"). */
 mn_status mn_gltf_read(const char* path, mn_gltf* out, mn_warnings* warn, mn_error* err);
 /* The same from memory; name is used in messages and its folder for external buffers. */

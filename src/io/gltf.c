@@ -400,12 +400,13 @@ static mn_status read_skin(reader* rd, int skin) {
 
 /* ---- the skinned mesh ----------------------------------------------------------------- */
 
-/* Weights (glTF 3.7.3.3): non-negative, scaled to sum to 1 (a warning when they did not,
- * within 1e-4: a float rounding or the quantisation step of 8/16-bit weights, which glTF
- * requires to sum exactly). A vertex whose weights are all zero gets weight 1 on its first
+/* Weights (glTF 3.7.3.3): non-negative, scaled to sum to 1, with a warning when they did
+ * not: within 1e-4 for floats, exactly (to half a step) for 8/16-bit weights, whose sums
+ * glTF requires to be 255 or 65535. A vertex whose weights are all zero gets weight 1 on its first
  * listed joint, so it stays attached rigidly. A joint index at or past the skin's joint
  * count is an error when its weight is non-zero, and set to 0 (a warning) otherwise. */
-static mn_status check_weights(reader* rd, int v0, int n, int wacc, int jacc) {
+static mn_status check_weights(reader* rd, int v0, int n, int wacc, int jacc, int wtype) {
+    double tol = wtype == GLTF_UNSIGNED_BYTE ? 0.5 / 255 : wtype == GLTF_UNSIGNED_SHORT ? 0.5 / 65535 : 1e-4;
     mn_gltf* g = rd->g;
     gltf_ctx* c = rd->c;
     char f[48];
@@ -436,7 +437,7 @@ static mn_status check_weights(reader* rd, int v0, int n, int wacc, int jacc) {
             zero++;
             continue;
         }
-        if (fabs(sum - 1) > 1e-4) {
+        if (fabs(sum - 1) > tol) {
             off_sum++;
             if (fabs(sum - 1) > worst) worst = fabs(sum - 1);
         }
@@ -490,7 +491,7 @@ static mn_status read_primitive(reader* rd, const cJSON* jp, const char* path) {
     if (s) return s;
 
     double *pos = NULL, *jnt = NULL, *wgt = NULL, *idx = NULL;
-    int np, nj, nw, ni = 0;
+    int np, nj, nw, ni = 0, wtype = GLTF_FLOAT;
     char fp[112], fj[112], fw[112], fi[112];
     snprintf(fp, sizeof fp, "%s.POSITION", f);
     snprintf(fj, sizeof fj, "%s.JOINTS_0", f);
@@ -504,7 +505,7 @@ static mn_status read_primitive(reader* rd, const cJSON* jp, const char* path) {
     if (!s)
         s = mn_gltf_read_accessor(c, wa, fw, 4,
                                   GLTF_CT(GLTF_FLOAT) | GLTF_CT(GLTF_UNSIGNED_BYTE) | GLTF_CT(GLTF_UNSIGNED_SHORT),
-                                  GLTF_NORM_ALWAYS, &wgt, &nw, NULL);
+                                  GLTF_NORM_ALWAYS, &wgt, &nw, &wtype);
     if (!s && xa >= 0)
         s = mn_gltf_read_accessor(c, xa, fi, 1,
                                   GLTF_CT(GLTF_UNSIGNED_BYTE) | GLTF_CT(GLTF_UNSIGNED_SHORT) | GLTF_CT(GLTF_UNSIGNED_INT),
@@ -538,7 +539,7 @@ static mn_status read_primitive(reader* rd, const cJSON* jp, const char* path) {
     if (!s) {
         g->nverts = (int)nv;
         g->ntris = (int)nt;
-        s = check_weights(rd, (int)v0, np, wa, ja);
+        s = check_weights(rd, (int)v0, np, wa, ja, wtype);
     }
     free(pos);
     free(jnt);
