@@ -21,10 +21,10 @@ static void usage(FILE* f) {
             "                      [--obj-every K] [--substeps N]\n"
             "\n"
             "Scenes (built in):\n"
-            "  cylinder  a soft horizontal tube (4 bones along it) whose first bone is swung\n"
-            "            along a circle; the rest sags under gravity and follows.\n"
-            "  jelly     a soft upright jelly figure (3 bones) standing on the ground, its\n"
-            "            base driven back and forth; volume preserved.\n"
+            "  cylinder  a soft tube (4 bones along it) hanging from its top bone, which is\n"
+            "            swung along a circle; the rest swings and follows under gravity.\n"
+            "  jelly     a soft squat jelly figure (3 bones) standing on the ground, its base\n"
+            "            driven back and forth; volume preserved.\n"
             "Every frame: XPBD step (distance + volume constraints, gravity, ground, substeps),\n"
             "then the fit with the driven bone fixed (warm-started from the previous frame).\n"
             "\n"
@@ -37,6 +37,7 @@ static void usage(FILE* f) {
 typedef struct scene {
     const char* name;
     int axis;                 /* 0: along x, 1: along y */
+    int hang;                 /* bones run down from the top end (the driven bone there) */
     double length, radius;
     int nbones, nring, nseg;
     double edge_compliance, volume_compliance, ground;
@@ -122,8 +123,8 @@ static mn_rig* scene_rig(const scene* sc, const double* pos, int n, mn_error* er
         d.name = name;
         d.kind = MN_CTRL_BONE;
         double h[3] = {0, 0, 0}, t[3] = {0, 0, 0};
-        h[sc->axis] = b * bl;
-        t[sc->axis] = (b + 1) * bl;
+        h[sc->axis] = sc->hang ? sc->length - b * bl : b * bl;
+        t[sc->axis] = sc->hang ? sc->length - (b + 1) * bl : (b + 1) * bl;
         d.pivot = mn_v3(h[0], h[1], h[2]);
         d.tail = mn_v3(t[0], t[1], t[2]);
         d.parent = b - 1;
@@ -138,7 +139,8 @@ static mn_rig* scene_rig(const scene* sc, const double* pos, int n, mn_error* er
     mn_status st = MN_ERR_NOMEM;
     if (idx && w) {
         for (int i = 0; i < n; i++) {
-            double u = pos[3 * i + sc->axis] / bl - 0.5; /* in bone-centre units */
+            double along = sc->hang ? sc->length - pos[3 * i + sc->axis] : pos[3 * i + sc->axis];
+            double u = along / bl - 0.5; /* in bone-centre units */
             int j0 = (int)floor(u);
             if (j0 < 0) j0 = 0;
             if (j0 > sc->nbones - 2) j0 = sc->nbones - 2;
@@ -161,16 +163,17 @@ static mn_rig* scene_rig(const scene* sc, const double* pos, int n, mn_error* er
     return rig;
 }
 
-/* The driven bone's pose at time t. */
+/* The driven bone's pose at time t: the hanging tube's top swings along a circle and
+ * rocks; the jelly's base slides back and forth and rocks. */
 static mn_xform driven_pose(const scene* sc, double t) {
     mn_xform X;
     double w = 2 * MN_PI * 0.5; /* 0.5 Hz */
-    if (sc->axis == 0) {
-        X.R = mn_mat3_axis_angle(mn_v3(0, 0, 1), 0.35 * sin(w * t));
-        X.p = mn_v3(0, 0.3 * sin(w * t), 0.3 * (cos(w * t) - 1));
+    if (sc->hang) {
+        X.R = mn_mat3_axis_angle(mn_v3(0, 0, 1), 0.3 * sin(w * t));
+        X.p = mn_v3(0.5 * sin(w * t), sc->length, 0.5 * (cos(w * t) - 1));
     } else {
-        X.R = mn_mat3_axis_angle(mn_v3(0, 0, 1), 0.2 * sin(w * t));
-        X.p = mn_v3(0.4 * sin(w * t), 0, 0);
+        X.R = mn_mat3_axis_angle(mn_v3(0, 0, 1), 0.15 * sin(w * t));
+        X.p = mn_v3(0.3 * sin(w * t), 0, 0);
     }
     return X;
 }
@@ -239,7 +242,7 @@ int mn_cmd_sim(int argc, char** argv) {
         usage(stdout);
         return MN_EXIT_OK;
     }
-    scene sc = {"cylinder", 0, 4.0, 0.4, 4, 41, 16, 1e-7, 0, -INFINITY};
+    scene sc = {"cylinder", 1, 1, 3.0, 0.3, 4, 25, 16, 1e-7, 0, -INFINITY};
     int nframes = 120, obj_every = 10, substeps = 10;
     double dt = 1.0 / 60.0;
     const char* out = "sim-out";
@@ -249,7 +252,7 @@ int mn_cmd_sim(int argc, char** argv) {
             if (!strcmp(s, "cylinder")) {
                 /* defaults above */
             } else if (!strcmp(s, "jelly")) {
-                scene j = {"jelly", 1, 2.0, 0.5, 3, 21, 16, 1e-6, 0, 0.0};
+                scene j = {"jelly", 1, 0, 1.2, 0.5, 3, 13, 16, 1e-6, 0, 0.0};
                 sc = j;
             } else {
                 return mn_cli_usage_error("sim", "unknown scene '%s' (cylinder or jelly)", s);
