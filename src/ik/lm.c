@@ -50,7 +50,7 @@
  * this many, and a quarter of max_restarts. */
 #define LM_SAME_MINIMA 8
 /* The damping floor b L^2, relative to the chain's reach squared. */
-#define LM_BIAS 1e-4
+#define LM_BIAS 1e-3
 
 typedef struct lm_work {
     double* J;      /* rows x n */
