@@ -218,12 +218,14 @@ typedef struct mn_csolve_options {
     double tol_rot;        /* ... and every orientation violation <= tol_rot (radians) */
     double drag_tol;       /* a drag counts as reached within this distance */
     int max_iters;         /* Newton steps (LAGRANGE, DLS) or sweeps (CCD) per solve */
-    double rcond;          /* Cholesky pivot ratio below which truncated SVD is used, and
-                              the SVD's cut-off for small singular values */
+    double rcond;          /* truncated SVD replaces Cholesky when (smallest / largest
+                              Cholesky pivot)^2 < rcond; the SVD then drops singular
+                              values below sqrt(rcond) times the largest */
     double feedback;       /* beta in J_c q' = -beta C: 1 removes the violation in one
                               linearised step; 0 only maintains (eq. 5.3) */
     double feedback_k;     /* Welman eq. 5.7's spring term -k J_c^T C (added to q'); 0 off */
-    double drag_damping;   /* damping (length) of drag rows; also DLS's damping of all goals */
+    double drag_damping;   /* damping (length) of drag rows; also DLS's damping of all goals.
+                              A drag's error is clamped to a tenth of the figures' size per step */
     double max_step;       /* largest change of one DOF in one step (rad or length) */
     int respect_limits;    /* project onto joint limits after each step */
     double min_progress;   /* relative decrease of the error below which a step counts as stalled */
@@ -249,7 +251,10 @@ typedef struct mn_csolve_result {
 
 /* One solve (one frame of interaction): from the figures' current states, iterate until
  * every constraint holds and every drag has reached its target, or the budget runs out.
- * The figures' d->q and frames are updated. */
+ * Constraints come first: a drag that stops making progress is dropped for the rest of
+ * the solve, and the last steps only restore the constraints. A state outside the joint
+ * limits is projected first when respect_limits. The figures' d->q and frames are
+ * updated; a state that is not finite is refused (MN_ERR_ARG) and never produced. */
 mn_status mn_csys_solve(mn_csys* s, const mn_csolve_options* o, mn_csolve_result* r);
 
 /* Residual of constraint c after the last evaluation or solve (0 when disabled). */
