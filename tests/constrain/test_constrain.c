@@ -258,6 +258,70 @@ static void test_jacobian_fd(void) {
     mn_model_destroy(m);
 }
 
+/* ---- the sparse Jacobian across two figures against central differences ----------------- */
+
+static void test_jacobian_two_figures(void) {
+    mn_model* m = figure();
+    mn_data* d0 = mn_data_create(m, 0);
+    mn_data* d1 = mn_data_create(m, 0);
+    bend(m, d0);
+    bend(m, d1);
+    d1->q[0] = 0.8;
+    mn_fk(m, d1);
+    mn_figure figs[2] = {{m, d0}, {m, d1}};
+    mn_csys* s = mn_csys_create(figs, 2, NULL, NULL);
+    int a = point_handle(s, 0, jnt(m, "left hand"), mn_v3(0.02, 0, 0), "a");
+    int b = point_handle(s, 1, jnt(m, "right hand"), mn_v3(0, -0.03, 0), "b");
+    int f1 = point_handle(s, 1, jnt(m, "left foot"), mn_v3(0, 0, 0), "f1");
+    equal(s, a, b);
+    mn_constraint_def c = mn_constraint_default();
+    c.handle = f1;
+    c.target = mn_v3(0.5, 0, 0.1);
+    mn_csys_add_constraint(s, &c, NULL);
+    int nv = mn_csys_nv(s), rows = 6;
+    CHECK(nv == 2 * m->nv && mn_csys_dof_offset(s, 1) == m->nv);
+    mn_csys_evaluate(s);
+    CHECK(mn_csys_row_count(s) == rows);
+    double* J = calloc((size_t)rows * nv, sizeof(double));
+    mn_jac_block bl[4];
+    int nb = mn_csys_jacobian(s, bl, 4);
+    CHECK(nb == 2);
+    for (int i = 0; i < nb; i++)
+        for (int r = 0; r < bl[i].nrows; r++)
+            for (int k = 0; k < bl[i].ncols; k++) J[(size_t)(bl[i].row + r) * nv + bl[i].cols[k]] = bl[i].val[r * bl[i].ncols + k];
+    /* the foot pin of figure 1 has no columns on figure 0 */
+    for (int k = 0; k < bl[1].ncols; k++) CHECK(bl[1].cols[k] >= m->nv);
+    double *Cp = malloc(sizeof(double) * rows), *Cm = malloc(sizeof(double) * rows);
+    double* v = calloc((size_t)m->nv, sizeof(double));
+    double* q0 = malloc(sizeof(double) * (size_t)m->nq);
+    double h = 1e-6, worst = 0;
+    for (int k = 0; k < nv; k++) {
+        mn_data* d = k < m->nv ? d0 : d1;
+        int kk = k < m->nv ? k : k - m->nv;
+        memcpy(q0, d->q, sizeof(double) * (size_t)m->nq);
+        v[kk] = h;
+        mn_integrate(m, d->q, v, 1.0);
+        mn_csys_invalidate(s);
+        gather_C(s, Cp);
+        memcpy(d->q, q0, sizeof(double) * (size_t)m->nq);
+        mn_integrate(m, d->q, v, -1.0);
+        mn_csys_invalidate(s);
+        gather_C(s, Cm);
+        memcpy(d->q, q0, sizeof(double) * (size_t)m->nq);
+        v[kk] = 0;
+        for (int i = 0; i < rows; i++) {
+            double e = fabs((Cp[i] - Cm[i]) / (2 * h) - J[(size_t)i * nv + k]);
+            if (e > worst) worst = e;
+        }
+    }
+    CHECK(worst < 1e-7);
+    free(J), free(Cp), free(Cm), free(v), free(q0);
+    mn_csys_destroy(s);
+    mn_data_destroy(d0);
+    mn_data_destroy(d1);
+    mn_model_destroy(m);
+}
+
 /* ---- caching: only blocks fed by changed DOFs recompute --------------------------------- */
 
 static void test_cache(void) {
@@ -809,6 +873,7 @@ int main(int argc, char** argv) {
     mn_test_init(argc, argv);
     RUN(test_point_in_plane);
     RUN(test_jacobian_fd);
+    RUN(test_jacobian_two_figures);
     RUN(test_cache);
     RUN(test_hands_on_hips);
     RUN(test_no_alloc_per_frame);
