@@ -29,7 +29,7 @@ int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
         if (!isfinite(mo.q[i])) abort();
     /* Forward kinematics on the first and last frames stays finite. */
     mn_data* d = mn_data_create(m, 0);
-    if (d && mo.nframes > 0) {
+    if (d && mo.nframes > 0 && m->nq > 0) {
         for (int k = 0; k < 2; k++) {
             const double* q = mo.q + (size_t)(k ? mo.nframes - 1 : 0) * (size_t)m->nq;
             for (int i = 0; i < m->nq; i++) d->q[i] = q[i];

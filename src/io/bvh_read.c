@@ -234,10 +234,15 @@ static int at_eol(const bvh_parser* P) {
 }
 
 /* The next run of non-whitespace characters. */
+/* The next run of non-whitespace characters; a brace is a word of its own ("}}" is two). */
 static size_t next_word(bvh_parser* P, const char** w) {
     skip_ws(P);
     *w = P->p;
-    while (P->p < P->end && !is_space(*P->p)) P->p++;
+    if (P->p < P->end && (*P->p == '{' || *P->p == '}')) {
+        P->p++;
+        return 1;
+    }
+    while (P->p < P->end && !is_space(*P->p) && *P->p != '{' && *P->p != '}') P->p++;
     return (size_t)(P->p - *w);
 }
 
@@ -876,41 +881,33 @@ static void row_to_q(const bvh_op* ops, int nops, const double* row, double scal
     }
 }
 
+/* A keyword followed by a colon on the same line ("Frames:", "Frames :", "Frames:3069").
+ * On return P->p is after the colon. */
+static int keyword_colon(bvh_parser* P, const char* kw) {
+    const char* w;
+    size_t n = next_word(P, &w), k = strlen(kw);
+    if (n < k || !word_is(w, k, kw)) return 0;
+    P->p = w + k;
+    skip_blanks(P);
+    if (P->p >= P->end || *P->p != ':') return 0;
+    P->p++;
+    return 1;
+}
+
 /* Reads "Frames: N" and "Frame Time: t". */
 static mn_status read_motion_header(bvh_parser* P, long* frames, int* frames_line, double* ftime) {
-    const char* w;
-    size_t n = next_word(P, &w);
-    *frames_line = P->line;
     mn_status st;
-    /* "Frames:" or "Frames :" */
-    if (n >= 6 && word_is(w, 6, "Frames")) {
-        if (n == 6) {
-            const char* c;
-            size_t cn = next_word(P, &c);
-            if (!(cn == 1 && c[0] == ':') || P->line != *frames_line)
-                return fail(P, *frames_line, "Frames", "expected 'Frames:'");
-        } else if (!(n == 7 && w[6] == ':')) {
-            return fail(P, *frames_line, "Frames", "expected 'Frames:'");
-        }
-    } else {
-        char b[64];
-        return fail(P, *frames_line, "Frames", n ? "expected 'Frames:', found '%s'" : "expected 'Frames:'%s",
-                    n ? show(w, n, b, sizeof b) : "");
-    }
+    skip_ws(P);
+    *frames_line = P->line;
+    if (!keyword_colon(P, "Frames") || P->line != *frames_line)
+        return fail(P, *frames_line, "Frames", "expected 'Frames:'");
     if ((st = read_count(P, "Frames", 100000000L, frames))) return st;
     if ((st = expect_eol(P, "Frames"))) return st;
-    n = next_word(P, &w);
+    const char* w;
+    size_t n = next_word(P, &w);
     int line = P->line;
-    if (!word_is(w, n, "Frame")) return fail(P, line, "Frame Time", "expected 'Frame Time:'");
-    n = next_word(P, &w);
-    if (P->line != line) return fail(P, line, "Frame Time", "expected 'Frame Time:'");
-    if (word_is(w, n, "Time")) {
-        n = next_word(P, &w);
-        if (P->line != line || !(n == 1 && w[0] == ':'))
-            return fail(P, line, "Frame Time", "expected 'Frame Time:'");
-    } else if (!word_is(w, n, "Time:")) {
+    if (!word_is(w, n, "Frame") || !keyword_colon(P, "Time") || P->line != line)
         return fail(P, line, "Frame Time", "expected 'Frame Time:'");
-    }
     if ((st = read_value(P, "Frame Time", "frame time", ftime))) return st;
     if (!(*ftime > 0)) return fail(P, line, "Frame Time", "frame time must be positive");
     return expect_eol(P, "Frame Time");

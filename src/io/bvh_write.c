@@ -424,7 +424,7 @@ mn_status mn_bvh_write(const char* path, const mn_model* m, const mn_motion* mot
             put_number(&b, mo->frame_time);
             mn_strbuf_append(&b, "\n", 1);
             for (int f = 0; f < mo->nframes && !b.failed; f++) {
-                frame_values(&W, mo->q + (size_t)f * (size_t)m->nq, row);
+                frame_values(&W, m->nq ? mo->q + (size_t)f * (size_t)m->nq : NULL, row);
                 for (int c = 0; c < ncol; c++) {
                     if (c) mn_strbuf_append(&b, " ", 1);
                     put_number(&b, row[c]);

@@ -726,6 +726,9 @@ static void test_malformed(void) {
         {"channels on an End Site", HDR "  End Site\n  {\n    CHANNELS 1 Xrotation\n", 0, MN_ERR_PARSE, 8,
          "End Site has no channels"},
         {"keyword garbage", HDR "  JIONT Arm\n", 0, MN_ERR_PARSE, 6, "unexpected 'JIONT'"},
+        {"CRLF row too long",
+         "HIERARCHY\r\nROOT a\r\n{\r\nOFFSET 0 0 0\r\nCHANNELS 1 Xrotation\r\n}\r\nMOTION\r\nFrames: 2\r\n"
+         "Frame Time: 1\r\n1\r\n\r\n1 2\r\n", 0, MN_ERR_PARSE, 12, "frame 1: expected 1 numbers, found 2"},
     };
     int n = (int)(sizeof bad / sizeof bad[0]);
     CHECK(n >= 15);
@@ -750,6 +753,28 @@ static void test_malformed(void) {
             mn_model_destroy(m);
             mn_motion_free(&mo);
         }
+    }
+}
+
+/* More than 100000 joints is refused; 100000 is read. */
+static void test_joint_limit(void) {
+    for (int extra = 0; extra < 2; extra++) {
+        int n = 100000 - 1 + extra; /* children of the root */
+        size_t cap = (size_t)n * 40 + 256, k = 0;
+        char* text = malloc(cap);
+        k += (size_t)snprintf(text + k, cap - k, "HIERARCHY\nROOT r\n{\nOFFSET 0 0 0\nCHANNELS 0\n");
+        for (int i = 0; i < n; i++) k += (size_t)snprintf(text + k, cap - k, "JOINT j%d\n{\nOFFSET 0 1 0\n}\n", i);
+        k += (size_t)snprintf(text + k, cap - k, "}\n");
+        mn_model* m = NULL;
+        mn_error err;
+        mn_status st = mn_bvh_read_mem(text, k, "many.bvh", NULL, &m, NULL, NULL, &err);
+        if (extra) {
+            CHECK(st == MN_ERR_PARSE && m == NULL && strstr(err.message, "more than 100000 joints"));
+        } else {
+            CHECK(st == MN_OK && m && m->njoint == 100000);
+        }
+        mn_model_destroy(m);
+        free(text);
     }
 }
 
@@ -782,6 +807,16 @@ static void test_frames_mismatch(void) {
     CHECK(m && mn_model_find_joint(m, "Bip01 Pelvis") >= 0 && mn_model_find_joint(m, "Bip01 Pelvis_end") >= 0);
     mn_motion_free(&mo);
     mn_model_destroy(m);
+    /* compact spellings: braces run together, "Frames:2", "Frame Time :0.5", tabs */
+    const char* tight = "HIERARCHY\nROOT a{\n\tOFFSET 0 0 0\n\tCHANNELS 1 Xrotation\n\tJOINT b\n\t{OFFSET 1 0 0\n"
+                        "\t\tEnd Site{\n\t\tOFFSET 0 1 0\n}}}\nMOTION\nFrames:2\nFrame Time :0.5\n\t1\n2\t\n";
+    mn_error_clear(&err);
+    CHECK(mn_bvh_read_mem(tight, strlen(tight), "tight.bvh", NULL, &m, &mo, NULL, &err) == MN_OK);
+    if (!m) fprintf(stderr, "  %s\n", err.message);
+    CHECK(m && m->njoint == 3 && mo.nframes == 2 && mo.frame_time == 0.5);
+    if (m && mo.nframes == 2) CHECK_NEAR(mo.q[1], 2 * DEG, 1e-17);
+    mn_motion_free(&mo);
+    mn_model_destroy(m);
 }
 
 int main(int argc, char** argv) {
@@ -795,5 +830,6 @@ int main(int argc, char** argv) {
     RUN(test_numbers_exact);
     RUN(test_malformed);
     RUN(test_frames_mismatch);
+    RUN(test_joint_limit);
     return mn_test_report();
 }
