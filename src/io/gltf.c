@@ -665,6 +665,7 @@ static mn_status read_animations(reader* rd) {
     if (!g->anims) return mn_gltf_fail(c, MN_ERR_NOMEM, "animations", "out of memory");
     g->nanims = na;
     gltf_priv* p = g->priv;
+    size_t lookups = 0;
     for (int a = 0; a < na; a++) {
         mn_gltf_anim* an = &g->anims[a];
         char path[32];
@@ -685,10 +686,8 @@ static mn_status read_animations(reader* rd) {
         if (ap) {
             an->channels = ap;
             ap->ch = calloc((size_t)nch + 1, sizeof *ap->ch);
-            ap->lookup = malloc((size_t)p->nsnode * 3 * sizeof(int));
         }
-        if (!an->name || !ap || !ap->ch || !ap->lookup) return mn_gltf_fail(c, MN_ERR_NOMEM, path, "out of memory");
-        for (int k = 0; k < p->nsnode * 3; k++) ap->lookup[k] = -1;
+        if (!an->name || !ap || !ap->ch) return mn_gltf_fail(c, MN_ERR_NOMEM, path, "out of memory");
         for (int ci = 0; ci < nch; ci++) {
             gltf_channel* ch = &ap->ch[an->nchannels];
             int used;
@@ -698,6 +697,22 @@ static mn_status read_animations(reader* rd) {
                 return s;
             }
             if (!used) continue;
+            if (!ap->lookup) {
+                /* The channel table (3 per skeleton node) exists only for animations that
+                 * drive the skeleton, and all of them together stay under 2^24 entries. */
+                lookups += (size_t)p->nsnode * 3;
+                if (lookups > ((size_t)1 << 24)) {
+                    an->nchannels++;
+                    return mn_gltf_fail(c, MN_ERR_UNSUPPORTED, path, "too many animations for %d skeleton nodes",
+                                        p->nsnode);
+                }
+                ap->lookup = malloc((size_t)p->nsnode * 3 * sizeof(int));
+                if (!ap->lookup) {
+                    an->nchannels++;
+                    return mn_gltf_fail(c, MN_ERR_NOMEM, path, "out of memory");
+                }
+                for (int k = 0; k < p->nsnode * 3; k++) ap->lookup[k] = -1;
+            }
             int* slot = &ap->lookup[3 * ch->snode + ch->path];
             if (*slot >= 0)
                 mn_warn(c->warn, c->name, 0, path, "two channels drive one node's %s: the later is used",

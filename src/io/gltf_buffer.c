@@ -539,6 +539,21 @@ static double read_comp(const unsigned char* p, int ct, int norm) {
     }
 }
 
+/* Do count elements of ncomp components from byte off end inside a view of vlen bytes? */
+static mn_status check_elems(gltf_ctx* c, const char* f, size_t vlen, size_t vstride, double off,
+                             size_t count, int ncomp, int ct) {
+    size_t esz = ctype_size(ct) * (size_t)ncomp;
+    size_t stride = vstride ? vstride : esz;
+    if (count == 0) return MN_OK;
+    if (vstride && vstride < esz)
+        return mn_gltf_fail(c, MN_ERR_PARSE, f, "byteStride %zu is smaller than an element (%zu bytes)",
+                            vstride, esz);
+    if (off + (double)stride * (double)(count - 1) + (double)esz > (double)vlen)
+        return mn_gltf_fail(c, MN_ERR_PARSE, f, "%zu elements from byte %.0f run past the bufferView (%zu bytes)",
+                            count, off, vlen);
+    return MN_OK;
+}
+
 /* Reads count elements of ncomp components from a view region, after checking that the
  * last element ends inside the view. */
 static mn_status read_elems(gltf_ctx* c, const char* f, const unsigned char* view, size_t vlen,
@@ -546,13 +561,8 @@ static mn_status read_elems(gltf_ctx* c, const char* f, const unsigned char* vie
                             double* out, const int* dest_rows) {
     size_t esz = ctype_size(ct) * (size_t)ncomp;
     size_t stride = vstride ? vstride : esz;
-    if (count == 0) return MN_OK;
-    if (vstride && vstride < esz)
-        return mn_gltf_fail(c, MN_ERR_PARSE, f, "byteStride %zu is smaller than an element (%zu bytes)",
-                    vstride, esz);
-    if (off + (double)stride * (double)(count - 1) + (double)esz > (double)vlen)
-        return mn_gltf_fail(c, MN_ERR_PARSE, f, "%zu elements from byte %.0f run past the bufferView (%zu bytes)",
-                    count, off, vlen);
+    mn_status s = check_elems(c, f, vlen, vstride, off, count, ncomp, ct);
+    if (s || count == 0) return s;
     const unsigned char* p = view + (size_t)off;
     for (size_t i = 0; i < count; i++, p += stride) {
         double* o = out + (size_t)(dest_rows ? dest_rows[i] : (int)i) * (size_t)ncomp;
@@ -667,16 +677,23 @@ mn_status mn_gltf_read_accessor(gltf_ctx* c, int index, const char* field, int n
     if (ct_i == GLTF_FLOAT) do_norm = 0;
 
     size_t cnt = (size_t)n;
+    /* The data must be there before anything is allocated for it: a few bytes of JSON must
+     * not make the reader ask for gigabytes. An accessor without a bufferView (zeros, maybe
+     * with sparse values) has no data to bound it: it is capped at 2^24 numbers. */
+    const unsigned char* d = NULL;
+    size_t dl = 0, dst = 0;
+    if (view >= 0) {
+        s = get_view(c, view, &d, &dl, &dst);
+        if (!s) s = check_elems(c, f, dl, dst, off, cnt, ncomp, ct_i);
+        if (s) return s;
+        if (off / ctype_size(ct_i) != floor(off / ctype_size(ct_i)))
+            mn_warn(c->warn, c->name, 0, path, "byteOffset %.0f is not aligned to the component size", off);
+    } else if (cnt * (size_t)ncomp > ((size_t)1 << 24)) {
+        return mn_gltf_fail(c, MN_ERR_UNSUPPORTED, f, "%zu elements without a bufferView: too many", cnt);
+    }
     double* buf = calloc(cnt * (size_t)ncomp, sizeof *buf);
     if (!buf) return mn_gltf_fail(c, MN_ERR_NOMEM, path, "out of memory (%zu elements)", cnt);
-    if (view >= 0) {
-        const unsigned char* d;
-        size_t dl, dst;
-        s = get_view(c, view, &d, &dl, &dst);
-        if (!s && off / ctype_size(ct_i) != floor(off / ctype_size(ct_i)))
-            mn_warn(c->warn, c->name, 0, path, "byteOffset %.0f is not aligned to the component size", off);
-        if (!s) s = read_elems(c, f, d, dl, dst, off, cnt, ncomp, ct_i, do_norm, buf, NULL);
-    }
+    if (view >= 0) s = read_elems(c, f, d, dl, dst, off, cnt, ncomp, ct_i, do_norm, buf, NULL);
     const cJSON* sp = cJSON_GetObjectItemCaseSensitive(ja, "sparse");
     if (!s && sp) {
         if (!cJSON_IsObject(sp)) {

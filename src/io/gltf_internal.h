@@ -133,7 +133,8 @@ typedef struct gltf_channel {
 /* What mn_gltf_anim.channels points to. */
 typedef struct gltf_anim_priv {
     gltf_channel* ch;          /* nchannels */
-    int* lookup;               /* nsnode x 3: channel per node and path, -1 for none */
+    int* lookup;               /* nsnode x 3: channel per node and path, -1 for none;
+                                  NULL when no channel drives the skeleton */
 } gltf_anim_priv;
 
 /* Local transform (3x4) of skeleton node k at time t of animation a (a < 0: rest). */

@@ -63,7 +63,8 @@ static void eval_channel(const gltf_channel* ch, double t, double* out) {
 void mn_gltf_local(const mn_gltf* g, int a, double t, int k, double* out) {
     const gltf_priv* p = g->priv;
     const gltf_rest* r = &p->rest[k];
-    const int* lk = a >= 0 ? ((const gltf_anim_priv*)g->anims[a].channels)->lookup + 3 * k : NULL;
+    const int* lk = a >= 0 ? ((const gltf_anim_priv*)g->anims[a].channels)->lookup : NULL;
+    if (lk) lk += 3 * k;
     if (!lk || r->has_matrix || (lk[0] < 0 && lk[1] < 0 && lk[2] < 0)) {
         memcpy(out, r->m, 12 * sizeof(double));
         return;

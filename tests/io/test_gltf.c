@@ -932,6 +932,10 @@ static const bad_case bad_cases[] = {
      "nodes[2].rotation"},
     {"count not an integer", "\"count\":2,\"type\":\"MAT4\"", "\"count\":2.5,\"type\":\"MAT4\"", -1, 0, MN_ERR_PARSE,
      "accessors[7].count"},
+    {"huge count, small data", "\"count\":2,\"type\":\"MAT4\"", "\"count\":268435456,\"type\":\"MAT4\"", -1, 0,
+     MN_ERR_PARSE, "accessors[7].count"},
+    {"huge count, no data", "{\"bufferView\":0,\"byteOffset\":200,\"componentType\":5126,\"count\":2,",
+     "{\"componentType\":5126,\"count\":268435456,", -1, 0, MN_ERR_UNSUPPORTED, "accessors[7].count"},
     {"negative byteOffset", "\"byteOffset\":36,", "\"byteOffset\":-36,", -1, 0, MN_ERR_PARSE, "accessors[1].byteOffset"},
 };
 
