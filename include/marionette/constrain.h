@@ -161,10 +161,13 @@ mn_status mn_csys_set_weight(mn_csys* s, int c, double weight);
  * holds. The drag is a soft goal with the given weight (> 0) and priority (DLS); it
  * stays until released and its target may change every frame. */
 mn_status mn_csys_drag(mn_csys* s, int h, mn_vec3 target, double weight, int priority);
+/* Turn an ORIENT handle's frame toward a world orientation (unit quaternion) the same way. */
+mn_status mn_csys_drag_rot(mn_csys* s, int h, mn_quat target, double weight, int priority);
 /* An applied force on handle h instead of a target (Welman 4.1.1: g_a = J_h^T f). */
 mn_status mn_csys_push(mn_csys* s, int h, mn_vec3 force);
 mn_status mn_csys_release(mn_csys* s, int h);
-/* Distance from the dragged handle to its target (0 when h is not dragged by a target). */
+/* Distance from the dragged handle to its target, or the angle to it for an orientation
+ * (0 when h is not dragged by a target). */
 double mn_csys_drag_error(mn_csys* s, int h);
 
 /* Tell the system that the caller changed some figure's d->q: every cached block is
@@ -244,7 +247,7 @@ typedef struct mn_csolve_result {
     int rows;              /* rows of J_c at the last step */
     double max_violation;  /* largest position residual (length) */
     double max_rot_violation; /* largest orientation residual (rad) */
-    double max_drag_error; /* largest distance of a dragged handle from its target */
+    double max_drag_error; /* largest distance (or angle) of a dragged handle from its target */
     int nunmet;            /* constraints left outside tolerance */
     char message[200];     /* why, when status is not OK (names the unmet constraints) */
 } mn_csolve_result;

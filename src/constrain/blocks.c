@@ -124,15 +124,18 @@ static int orient_con_value(const csys_con* c, mn_vec3 h, const mn_mat3* R, mn_v
 
 /* d/dt log(R R_t^T) = Jl^-1(c) w for a frame turning at world angular velocity w, with Jl
  * the left Jacobian of SO(3): Jl^-1(c) = I - [c]x / 2 + (1 - t sin t / (2 (1 - cos t))) [c]x^2 / t^2. */
-static void orient_con_jacobian(const csys_con* c, mn_vec3 h, const mn_mat3* R, const double* cv, double* G) {
-    (void)c, (void)h, (void)R;
-    mn_vec3 phi = mn_v3(cv[0], cv[1], cv[2]);
+void mn_so3_jl_inv(mn_vec3 phi, double* G) {
     double th2 = mn_vec3_dot(phi, phi), th = sqrt(th2);
     double k = th < 1e-4 ? 1.0 / 12.0 + th2 / 720.0 : (1.0 - th * sin(th) / (2.0 * (1.0 - cos(th)))) / th2;
     mn_mat3 S = mn_mat3_skew(phi);
     mn_mat3 S2 = mn_mat3_mul(&S, &S);
     mn_mat3 I = mn_mat3_identity();
     for (int i = 0; i < 9; i++) G[i] = I.m[i] - 0.5 * S.m[i] + k * S2.m[i];
+}
+
+static void orient_con_jacobian(const csys_con* c, mn_vec3 h, const mn_mat3* R, const double* cv, double* G) {
+    (void)c, (void)h, (void)R;
+    mn_so3_jl_inv(mn_v3(cv[0], cv[1], cv[2]), G);
 }
 
 /* Signed distance of x from a counter-clockwise convex polygon (negative inside) and its

@@ -33,6 +33,7 @@ typedef struct ccd_goal {
     int mode;
     int fig, joint; /* joint: the handle's joint; for a centre of mass its subtree root or -1 */
     int com;        /* the effector is a centre of mass */
+    int rot;        /* an orientation goal (G_ROT, or a drag of an orientation handle) */
     int handle;     /* the handle whose point or frame is the end-effector */
     int con;        /* constraint index, -1 for a drag */
     int other;      /* G_EQUAL: partner goal */
@@ -67,14 +68,14 @@ static int build_goals(mn_csys* s, ccd_goal* g) {
         const csys_handle* h = &s->h[d->handle];
         if (d->type == MN_CON_EQUAL && (h->type == MN_HANDLE_COM || s->h[d->handle2].type == MN_HANDLE_COM)) continue;
         ccd_goal* a = &g[n];
-        a->fig = h->fig, a->joint = h->joint, a->com = h->type == MN_HANDLE_COM;
+        a->fig = h->fig, a->joint = h->joint, a->com = h->type == MN_HANDLE_COM, a->rot = 0;
         a->handle = d->handle, a->con = i, a->other = -1, a->w = d->weight;
         switch (d->type) {
         case MN_CON_PIN: a->mode = G_PIN, a->target = d->target; break;
         case MN_CON_PLANE: a->mode = G_PLANE; break;
         case MN_CON_LINE: a->mode = G_LINE; break;
         case MN_CON_BALANCE: a->mode = G_BAL; break;
-        case MN_CON_ORIENT: a->mode = G_ROT, a->Rt = mn_quat_to_mat3(d->target_rot); break;
+        case MN_CON_ORIENT: a->mode = G_ROT, a->rot = 1, a->Rt = mn_quat_to_mat3(d->target_rot); break;
         case MN_CON_EQUAL: {
             const csys_handle* h2 = &s->h[d->handle2];
             a->mode = G_EQUAL, a->other = n + 1, a->w = 0.5 * d->weight;
@@ -93,6 +94,8 @@ static int build_goals(mn_csys* s, ccd_goal* g) {
         if (h->drag == DRAG_NONE) continue;
         ccd_goal* a = &g[n++];
         a->mode = G_DRAG, a->fig = h->fig, a->joint = h->joint, a->com = h->type == MN_HANDLE_COM;
+        a->rot = h->type == MN_HANDLE_ORIENT;
+        if (a->rot) a->Rt = h->drag_R;
         a->handle = i, a->con = -1, a->other = -1;
         a->w = h->drag == DRAG_TARGET ? h->drag_weight : 1;
         a->target = h->drag_vec; /* a force pulls toward h + f: filled per sweep */
@@ -207,7 +210,7 @@ static double best_angle(const ccd_ctx* x, int f, int js, int je, mn_vec3 ax, mn
     double k1 = 0, k2 = 0, k3 = 0;
     for (int i = 0; i < x->ng; i++) {
         const ccd_goal* a = &x->g[i];
-        if (a->mode == G_ROT) {
+        if (a->rot) {
             if (a->fig != f || a->joint < js || a->joint >= je) continue;
             for (int c = 0; c < 3; c++) {
                 mn_vec3 uc = mn_mat3_col(&a->R, c), ud = mn_mat3_col(&a->Rt, c);
@@ -239,7 +242,7 @@ static double best_shift(const ccd_ctx* x, int f, int js, int je, mn_vec3 ax) {
         const ccd_goal* a = &x->g[i];
         mn_vec3 P, D;
         double w;
-        if (a->mode == G_ROT || !effector(x, a, f, js, je, &P, &D, &w)) continue;
+        if (a->rot || !effector(x, a, f, js, je, &P, &D, &w)) continue;
         num += w * mn_vec3_dot(mn_vec3_sub(D, P), ax);
         den += w;
     }
@@ -346,7 +349,7 @@ static void refresh(ccd_ctx* x) {
             a->p = mn_point_world(d, a->joint, h->point);
             a->R = d->xf[a->joint].R;
         }
-        if (a->mode == G_DRAG) {
+        if (a->mode == G_DRAG && !a->rot) {
             mn_vec3 now = a->p;
             if (a->com) {
                 int lo, hi;

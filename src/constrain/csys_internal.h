@@ -32,6 +32,8 @@ typedef struct csys_handle {
     int valid;          /* cache holds h(q) and dh/dq for the current q */
     int drag;           /* DRAG_NONE, DRAG_TARGET, DRAG_FORCE */
     mn_vec3 drag_vec;   /* target or force */
+    mn_mat3 drag_R;     /* target orientation (ORIENT handles) */
+    double* djac;       /* 3 x ndof: the drag rows of an orientation drag */
     double drag_weight;
     int drag_priority;
 } csys_handle;
@@ -118,6 +120,10 @@ typedef struct mn_constraint_ops {
 } mn_constraint_ops;
 
 const mn_handle_ops* mn_handle_ops_of(mn_handle_type t);
+/* Inverse left Jacobian of SO(3) at the rotation vector phi, row-major 3 x 3 (blocks.c). */
+void mn_so3_jl_inv(mn_vec3 phi, double* G);
+/* How far a target drag is from its target: a distance, or an angle for an orientation. */
+double mn_csys_drag_dist(const csys_handle* h);
 const mn_constraint_ops* mn_constraint_ops_of(mn_constraint_type t);
 
 /* Network (network.c). */

@@ -49,7 +49,7 @@ static double drag_merit(const mn_csys* s) {
     double m = 0;
     for (int i = 0; i < s->nh; i++)
         if (s->h[i].drag == DRAG_TARGET) {
-            double e = mn_vec3_dist(s->h[i].pos, s->h[i].drag_vec);
+            double e = mn_csys_drag_dist(&s->h[i]);
             m += s->h[i].drag_weight * e * e;
         }
     return m;
@@ -57,7 +57,7 @@ static double drag_merit(const mn_csys* s) {
 
 static int drags_reached(const mn_csys* s, const mn_csolve_options* o) {
     for (int i = 0; i < s->nh; i++)
-        if (s->h[i].drag == DRAG_TARGET && mn_vec3_dist(s->h[i].pos, s->h[i].drag_vec) > o->drag_tol) return 0;
+        if (s->h[i].drag == DRAG_TARGET && mn_csys_drag_dist(&s->h[i]) > o->drag_tol) return 0;
     return 1;
 }
 

@@ -41,6 +41,25 @@ void mn_csys_build_blocks(mn_csys* s, int with_drags, int by_priority, double be
             b->cols = h->dofs;
             b->J = h->jac;
             b->scale = sqrt(h->drag_weight);
+            b->damping = damping * damping;
+            b->priority = h->drag_priority;
+            if (h->type == MN_HANDLE_ORIENT) {
+                /* turn the frame toward its target: rows d/dq log(R R_t^T) = Jl^-1(e) J_w,
+                 * asked to remove the error e, at most half a radian per step */
+                mn_vec3 e = mn_rotation_error(&h->rot, &h->drag_R);
+                double G[9];
+                mn_so3_jl_inv(e, G);
+                csys_handle* hw = &s->h[i];
+                for (int r = 0; r < 3; r++)
+                    for (int k = 0; k < h->ndof; k++)
+                        hw->djac[(size_t)r * h->ndof + k] = G[3 * r] * h->jac[k] + G[3 * r + 1] * h->jac[h->ndof + k] +
+                                                            G[3 * r + 2] * h->jac[2 * h->ndof + k];
+                b->J = hw->djac;
+                double en = mn_vec3_norm(e);
+                if (en > 0.5) e = mn_vec3_scale(e, 0.5 / en);
+                b->rhs[0] = -e.x, b->rhs[1] = -e.y, b->rhs[2] = -e.z;
+                continue;
+            }
             mn_vec3 e = mn_vec3_sub(h->drag_vec, h->pos);
             /* Clamp the error asked of one linearised step (as Buss's clamped DLS does):
              * a far target is approached in steps of a tenth of the figure's size. */

@@ -110,6 +110,14 @@ void mn_csys_invalidate_moved(mn_csys* s, const double* v) {
     }
 }
 
+double mn_csys_drag_dist(const csys_handle* h) {
+    if (h->type == MN_HANDLE_ORIENT) {
+        mn_vec3 e = mn_rotation_error(&h->rot, &h->drag_R);
+        return mn_vec3_norm(e);
+    }
+    return mn_vec3_dist(h->pos, h->drag_vec);
+}
+
 void mn_csys_invalidate(mn_csys* s) {
     if (!s) return;
     for (int f = 0; f < s->nfig; f++) s->fig[f].fk_valid = 0;
@@ -214,7 +222,7 @@ int mn_csys_summarise(mn_csys* s, const mn_csolve_options* o, mn_csolve_result* 
     }
     for (int i = 0; i < s->nh; i++)
         if (s->h[i].drag == DRAG_TARGET) {
-            double e = mn_vec3_dist(s->h[i].pos, s->h[i].drag_vec);
+            double e = mn_csys_drag_dist(&s->h[i]);
             if (e > md) md = e;
         }
     r->max_violation = mp;

@@ -139,6 +139,7 @@ mn_csys* mn_csys_create(const mn_figure* figures, int nfigure, const mn_csys_def
     size_t o_c = take(&l, sizeof(csys_con) * (size_t)dd.max_constraints);
     size_t o_hd = take(&l, sizeof(int) * (size_t)dd.max_handles * nvv);
     size_t o_hj = take(&l, sizeof(double) * 3 * (size_t)dd.max_handles * nvv);
+    size_t o_hdj = take(&l, sizeof(double) * 3 * (size_t)dd.max_handles * nvv);
     size_t o_cc = take(&l, sizeof(int) * (size_t)dd.max_constraints * nvv);
     size_t o_cj = take(&l, sizeof(double) * 3 * (size_t)dd.max_constraints * nvv);
     size_t o_blk = take(&l, sizeof(csys_block) * (size_t)(dd.max_constraints + dd.max_handles));
@@ -175,6 +176,7 @@ mn_csys* mn_csys_create(const mn_figure* figures, int nfigure, const mn_csys_def
     for (int i = 0; i < dd.max_handles; i++) {
         s->h[i].dofs = (int*)(block + o_hd) + (size_t)i * nvv;
         s->h[i].jac = (double*)(block + o_hj) + (size_t)i * 3 * nvv;
+        s->h[i].djac = (double*)(block + o_hdj) + (size_t)i * 3 * nvv;
     }
     for (int i = 0; i < dd.max_constraints; i++) {
         s->c[i].cols = (int*)(block + o_cc) + (size_t)i * nvv;
@@ -554,6 +556,19 @@ mn_status mn_csys_drag(mn_csys* s, int h, mn_vec3 target, double weight, int pri
     return MN_OK;
 }
 
+mn_status mn_csys_drag_rot(mn_csys* s, int h, mn_quat target, double weight, int priority) {
+    if (!s || h < 0 || h >= s->nh || s->h[h].type != MN_HANDLE_ORIENT) return MN_ERR_ARG;
+    if (!mn_quat_isfinite(target) || fabs(mn_quat_norm(target) - 1) > 1e-6 || !(weight > 0) || !isfinite(weight) ||
+        priority < 0 || priority > 1000)
+        return MN_ERR_ARG;
+    csys_handle* hd = &s->h[h];
+    hd->drag = DRAG_TARGET;
+    hd->drag_R = mn_quat_to_mat3(mn_quat_normalize(target));
+    hd->drag_weight = weight;
+    hd->drag_priority = priority;
+    return MN_OK;
+}
+
 mn_status mn_csys_push(mn_csys* s, int h, mn_vec3 force) {
     if (!s || h < 0 || h >= s->nh || !point_like(&s->h[h]) || !mn_vec3_isfinite(force)) return MN_ERR_ARG;
     s->h[h].drag = DRAG_FORCE;
@@ -572,7 +587,7 @@ mn_status mn_csys_release(mn_csys* s, int h) {
 double mn_csys_drag_error(mn_csys* s, int h) {
     if (!s || h < 0 || h >= s->nh || s->h[h].drag != DRAG_TARGET) return 0;
     mn_csys_eval_handle(s, h);
-    return mn_vec3_dist(s->h[h].pos, s->h[h].drag_vec);
+    return mn_csys_drag_dist(&s->h[h]);
 }
 
 mn_status mn_csys_handle_value(mn_csys* s, int h, mn_vec3* pos, mn_mat3* rot) {

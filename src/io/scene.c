@@ -42,6 +42,8 @@ typedef struct sc_drag {
     double weight;
     int priority;
     mn_vec3 start;   /* handle position when bound */
+    int is_rot;      /* an orientation handle turned toward rot */
+    mn_quat rot;
 } sc_drag;
 
 struct mn_scene {
@@ -479,15 +481,33 @@ static mn_status read_drag(ctx* x, mn_scene* sc, const cJSON* o, sc_drag* g) {
     mn_status st = check_keys(x, o, drag_keys);
     if (st != MN_OK) return st;
     if ((st = get_handle_ref(x, sc, o, "handle", 1, &g->handle)) != MN_OK) return st;
-    if (sc->h[g->handle].type == MN_HANDLE_ORIENT) {
-        push_key(x, "handle");
-        return fail(x, MN_ERR_PARSE, "drag a point or com handle, not an orientation");
-    }
     g->weight = 1;
     g->priority = 1;
     g->relative = 1;
     if ((st = get_num(x, o, "weight", &g->weight, 1e-12, 1e12)) != MN_OK) return st;
     if ((st = get_int(x, o, "priority", &g->priority, 0, 1000)) != MN_OK) return st;
+    if (sc->h[g->handle].type == MN_HANDLE_ORIENT) {
+        /* an orientation handle is turned toward a fixed target quaternion */
+        static const char* const others[] = {"offset", "path", "relative"};
+        for (int k = 0; k < 3; k++)
+            if (cJSON_GetObjectItemCaseSensitive(o, others[k])) {
+                push_key(x, others[k]);
+                return fail(x, MN_ERR_PARSE, "an orientation drag takes a \"target\" quaternion only");
+            }
+        double q[4];
+        int has = 0;
+        if ((st = get_vec(x, o, "target", q, 4, &has)) != MN_OK) return st;
+        if (!has) return fail(x, MN_ERR_PARSE, "missing member \"target\" [w, x, y, z]");
+        mn_quat qq = mn_q4(q[0], q[1], q[2], q[3]);
+        if (!(mn_quat_norm(qq) > 1e-9)) {
+            push_key(x, "target");
+            return fail(x, MN_ERR_PARSE, "zero quaternion");
+        }
+        g->is_rot = 1;
+        g->rot = mn_quat_normalize(qq);
+        g->kind = DRAG_TO;
+        return MN_OK;
+    }
     if ((st = get_bool(x, o, "relative", &g->relative)) != MN_OK) return st;
     int ht = 0, ho = 0;
     if ((st = get_v3(x, o, "target", &g->v, &ht)) != MN_OK) return st;
@@ -753,6 +773,11 @@ mn_status mn_scene_apply_frame(const mn_scene* sc, mn_csys* s, int frame) {
     if (!sc || !s || !sc->bound || frame < 0 || frame >= sc->frames) return MN_ERR_ARG;
     for (int i = 0; i < sc->nd; i++) {
         const sc_drag* g = &sc->d[i];
+        if (g->is_rot) {
+            mn_status st = mn_csys_drag_rot(s, g->handle, g->rot, g->weight, g->priority);
+            if (st != MN_OK) return st;
+            continue;
+        }
         mn_vec3 t;
         if (g->kind == DRAG_TO) t = g->v;
         else if (g->kind == DRAG_BY) t = mn_vec3_add(g->start, g->v);

@@ -699,6 +699,46 @@ static void test_balance(void) {
     balance_run(MN_CSOLVE_CCD); /* the centre of mass as a CCD goal */
 }
 
+/* ---- dragging an orientation: turn the head while the feet stay down ------------------- */
+
+static void test_drag_orientation(void) {
+    for (int method = 0; method < MN_CSOLVE_COUNT; method++) {
+        mn_model* m = figure();
+        mn_data* d = mn_data_create(m, 0);
+        bend(m, d);
+        mn_figure fig = {m, d};
+        mn_csys* s = mn_csys_create(&fig, 1, NULL, NULL);
+        pin_here(s, point_handle(s, 0, jnt(m, "left foot"), mn_v3(0, 0, 0), "lf"));
+        pin_here(s, point_handle(s, 0, jnt(m, "right foot"), mn_v3(0, 0, 0), "rf"));
+        int head = typed_handle(s, MN_HANDLE_ORIENT, jnt(m, "head"), "head");
+        mn_mat3 R;
+        mn_csys_handle_value(s, head, NULL, &R);
+        mn_quat q0 = mn_quat_from_mat3(&R);
+        mn_quat turn = mn_quat_mul(mn_quat_axis_angle(mn_v3(0, 1, 0), 0.6), q0); /* 0.6 rad about world up */
+        CHECK(mn_csys_drag(s, head, mn_v3(0, 0, 0), 1, 1) == MN_ERR_ARG); /* a frame is not dragged to a point */
+        CHECK(mn_csys_drag_rot(s, head, mn_q4(2, 0, 0, 0), 1, 1) == MN_ERR_ARG);
+        CHECK(mn_csys_drag_rot(s, head, turn, 1, 1) == MN_OK);
+        CHECK_NEAR(mn_csys_drag_error(s, head), 0.6, 1e-9);
+        mn_csolve_options o = mn_csolve_default();
+        o.method = (mn_csolver)method;
+        o.max_iters = method == MN_CSOLVE_CCD ? 100 : 20;
+        mn_csolve_result r;
+        for (int f = 0; f < 5; f++) mn_csys_solve(s, &o, &r);
+        if (method == MN_CSOLVE_CCD) {
+            CHECK(mn_csys_drag_error(s, head) < 0.3);
+            CHECK(mn_csys_residual(s, 0) < 2e-3 && mn_csys_residual(s, 1) < 2e-3);
+        } else {
+            CHECK(r.status == MN_OK);
+            CHECK(mn_csys_drag_error(s, head) < 1e-4);
+            CHECK(mn_csys_residual(s, 0) < 1e-4 && mn_csys_residual(s, 1) < 1e-4);
+        }
+        CHECK(q_finite(m, d));
+        mn_csys_destroy(s);
+        mn_data_destroy(d);
+        mn_model_destroy(m);
+    }
+}
+
 /* ---- two figures: a point on one equal to a point on the other -------------------------- */
 
 static void test_two_figures(void) {
@@ -882,6 +922,7 @@ int main(int argc, char** argv) {
     RUN(test_feedback);
     RUN(test_priorities);
     RUN(test_balance);
+    RUN(test_drag_orientation);
     RUN(test_two_figures);
     RUN(test_limits);
     RUN(test_bad_input);

@@ -123,6 +123,12 @@ static const bad_case bad[] = {
     {"drag with two goals", H2 " {\"name\": \"c\", \"joint\": \"head\"}],\n \"drags\": [\n {\"handle\": \"a\", \"target\": [0,0,0], \"offset\": [0,0,0]}]}\n",
      "drags[0]", 6, 0},
     {"bad solver", "{\n \"solver\": \"magic\"}\n", "solver", 2, 0},
+    {"orientation drag with a path",
+     "{\"handles\": [{\"name\": \"o\", \"type\": \"orientation\", \"joint\": \"head\"}],\n \"drags\": [{\"handle\": \"o\",\n \"path\": [[0,0,0]]}]}\n",
+     "drags[0].path", 3, 0},
+    {"orientation drag with a point target",
+     "{\"handles\": [{\"name\": \"o\", \"type\": \"orientation\", \"joint\": \"head\"}],\n \"drags\": [{\"handle\": \"o\",\n \"target\": [0,0,0]}]}\n",
+     "drags[0].target", 3, 0},
     {"frames zero", "{\n \"frames\": 0}\n", "frames", 2, 0},
     {"unknown joint", H2 " {\"name\": \"c\",\n \"joint\": \"tail\"}]}\n", "handles[2].joint", 5, 1},
     {"non-convex polygon",
@@ -163,6 +169,33 @@ static void test_malformed(void) {
     mn_model_destroy(m);
 }
 
+static void test_orientation_drag(void) {
+    const char* text =
+        "{\"handles\": [{\"name\": \"o\", \"type\": \"orientation\", \"joint\": \"pelvis\"}],\n"
+        " \"drags\": [{\"handle\": \"o\", \"target\": [0.9553364891, 0, 0.2955202067, 0]}]}\n"; /* 0.6 rad about y */
+    mn_error err;
+    mn_scene* sc = NULL;
+    CHECK(mn_scene_read_mem(text, strlen(text), "rot.json", &sc, &err) == MN_OK);
+    if (!sc) {
+        fprintf(stderr, "%s\n", err.message);
+        return;
+    }
+    mn_model* m = mn_stickman_model(NULL);
+    mn_data* d = mn_data_create(m, 0);
+    mn_csys* s = NULL;
+    CHECK(mn_scene_bind(sc, m, d, &s, &err) == MN_OK);
+    CHECK(mn_scene_apply_frame(sc, s, 0) == MN_OK);
+    CHECK_NEAR(mn_csys_drag_error(s, 0), 0.6, 1e-9);
+    mn_csolve_options o = mn_csolve_default();
+    mn_csolve_result r;
+    CHECK(mn_csys_solve(s, &o, &r) == MN_OK);
+    CHECK(mn_csys_drag_error(s, 0) < 1e-4);
+    mn_csys_destroy(s);
+    mn_data_destroy(d);
+    mn_model_destroy(m);
+    mn_scene_destroy(sc);
+}
+
 static void test_file_errors(void) {
     mn_error err;
     mn_scene* sc = (mn_scene*)&err; /* must be reset to NULL */
@@ -177,6 +210,7 @@ int main(int argc, char** argv) {
     mn_test_init(argc, argv);
     RUN(test_good_scene);
     RUN(test_malformed);
+    RUN(test_orientation_drag);
     RUN(test_file_errors);
     return mn_test_report();
 }
