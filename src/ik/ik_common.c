@@ -509,29 +509,37 @@ int64_t mn_ik_deadline(double timeout_ms, int cpu) {
 #define MN_IK_INLINE static inline
 #endif
 
+/* Square-root-free Cholesky (L D L^T) with the reciprocals of D kept, so the whole solve
+ * costs n divisions and no square root: on the 6x6 systems of LM the divisions' latency,
+ * not the multiply-adds, is what takes the time. A's lower triangle is overwritten with
+ * L D (column j scaled by d_j), its diagonal with 1 / d_j. */
 MN_IK_INLINE int spd_solve_n(double* A, int n, double* b) {
     for (int j = 0; j < n; j++) {
-        double d = A[j * n + j];
-        for (int k = 0; k < j; k++) d -= A[j * n + k] * A[j * n + k];
+        double* Aj = A + j * n;
+        /* d_j = A_jj - sum_k L_jk^2 d_k, with (L D)_jk stored: L_jk^2 d_k = (LD)_jk^2 / d_k. */
+        double d = Aj[j];
+        for (int k = 0; k < j; k++) d -= Aj[k] * Aj[k] * A[k * n + k];
         if (!(d > 0)) return -1;
-        d = sqrt(d);
-        A[j * n + j] = d;
         double inv = 1.0 / d;
         for (int i = j + 1; i < n; i++) {
-            double s = A[i * n + j];
-            for (int k = 0; k < j; k++) s -= A[i * n + k] * A[j * n + k];
-            A[i * n + j] = s * inv;
+            double* Ai = A + i * n;
+            double s = Ai[j];
+            for (int k = 0; k < j; k++) s -= Ai[k] * Aj[k] * A[k * n + k];
+            Ai[j] = s; /* (L D)_ij */
         }
+        Aj[j] = inv;
     }
-    for (int i = 0; i < n; i++) { /* L y = b */
+    for (int i = 0; i < n; i++) { /* L y = b, L_ik = (LD)_ik / d_k */
+        const double* Ai = A + i * n;
         double s = b[i];
-        for (int k = 0; k < i; k++) s -= A[i * n + k] * b[k];
-        b[i] = s / A[i * n + i];
+        for (int k = 0; k < i; k++) s -= Ai[k] * A[k * n + k] * b[k];
+        b[i] = s;
     }
-    for (int i = n - 1; i >= 0; i--) { /* L^T x = y */
+    for (int i = 0; i < n; i++) b[i] *= A[i * n + i]; /* D z = y */
+    for (int i = n - 1; i >= 0; i--) { /* L^T x = z */
         double s = b[i];
-        for (int k = i + 1; k < n; k++) s -= A[k * n + i] * b[k];
-        b[i] = s / A[i * n + i];
+        for (int k = i + 1; k < n; k++) s -= A[k * n + i] * A[i * n + i] * b[k];
+        b[i] = s;
     }
     return 0;
 }

@@ -125,9 +125,9 @@ int64_t mn_ik_clock_ns(int cpu);
 int64_t mn_ik_deadline(double timeout_ms, int cpu);
 
 /* ---- small dense solve ---------------------------------------------------------------- */
-/* Solves the symmetric positive definite n x n system A x = b in place by Cholesky (A's
- * lower triangle becomes L, b becomes x). Returns 0, or -1 when A is not positive
- * definite. Meant for the 3x3 and 6x6 damped normal equations of the solvers. */
+/* Solves the symmetric positive definite n x n system A x = b in place by a square-root-
+ * free Cholesky, L D L^T (A is overwritten, b becomes x). Returns 0, or -1 when A is not
+ * positive definite. Meant for the 3x3 and 6x6 damped normal equations of the solvers. */
 int mn_ik_spd_solve(double* A, int n, double* b);
 
 /* Fills r's message (printf-style) and returns status s, storing it in r->status. */
