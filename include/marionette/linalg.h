@@ -58,9 +58,9 @@ void mn_ldlt_inertia(const double* LDL, int n, const int* piv, int* npos, int* n
  * each other. work must hold mn_svd_work_size(m, n) doubles.
  * One-sided Jacobi (Hestenes) on the min(m,n) columns (m >= n) or rows (m < n): A is
  * reproduced to about 1e-14 relative, U and V are orthonormal to about 1e-15, and every
- * singular value above about 1e-150 * s_max is found to high relative accuracy when A is
- * a well-conditioned matrix with badly scaled columns (m >= n) or rows (m < n); smaller
- * ones come out as 0 (the method works with squared norms). Rank
+ * singular value above about 1e-145 * max|a_ij| is found to high relative accuracy when A
+ * is a well-conditioned matrix with badly scaled columns (m >= n) or rows (m < n);
+ * smaller ones are returned as exact zeros (the method works with squared norms). Rank
  * deficient and zero matrices are fine: the vectors of a zero singular value are
  * completed to an orthonormal set. No allocation. About 1.5 us for a 6 x 7 Jacobian
  * (marionette bench linalg). MN_ERR_ARG for NULL, sizes <= 0, NaN or infinite entries;

@@ -490,6 +490,10 @@ mn_status mn_svd(double* A, int m, int n, double* s, double* U, double* V, doubl
      * updated through each rotation in between (alpha' = alpha - t gamma,
      * beta' = beta + t gamma). */
     const double tol = DBL_EPSILON * (double)l, tol2 = tol * tol;
+    /* Vectors whose squared norm (entries scaled to at most 1) is below this carry a
+     * singular value under ~1e-145 max|a_ij|: products of two of them would underflow, so
+     * they are left alone and reported as exact zeros (their vectors are completed). */
+    const double negligible2 = 1e-290;
     const int accumulate = (tall ? V : U) != NULL; /* the rotations are only for output */
     const int max_sweeps = 60;
     const int K = k + (k & 1); /* players in the tournament; player k is the bye */
@@ -513,9 +517,12 @@ mn_status mn_svd(double* A, int m, int n, double* s, double* U, double* V, doubl
                     int q = i == 0 ? round : (round - i + K - 1) % (K - 1);
                     if (p >= k || q >= k) continue; /* the bye */
                     double alpha = nrm[p], beta = nrm[q];
-                    if (alpha == 0 || beta == 0) continue;
+                    if (alpha <= negligible2 || beta <= negligible2) continue;
                     double gamma = dot_short(X + (size_t)p * l, X + (size_t)q * l, l);
-                    if (!(gamma * gamma > tol2 * alpha * beta)) continue;
+                    double ab = alpha * beta;
+                    if (ab > 1e-200 ? !(gamma * gamma > tol2 * ab)
+                                    : !(fabs(gamma) > tol * sqrt(alpha) * sqrt(beta)))
+                        continue;
                     /* Rutishauser's rotation: with zeta = (beta - alpha) / (2 gamma),
                      * t = tan is the smaller root of t^2 + 2 zeta t - 1 = 0. Written with
                      * d = beta - alpha, g = +-2 gamma (the sign of d), r = |(d, g)|,
@@ -525,6 +532,8 @@ mn_status mn_svd(double* A, int m, int n, double* s, double* U, double* V, doubl
                      * instead of the textbook's three divisions and two roots. The columns
                      * are scaled below 1 in magnitude, so nothing here can overflow. */
                     double d = beta - alpha, g = d >= 0 ? 2.0 * gamma : -2.0 * gamma;
+                    double big = fabs(d) > fabs(g) ? fabs(d) : fabs(g);
+                    if (big < 1e-140) d /= big, g /= big; /* tiny pair: c, s are scale-free */
                     double r = sqrt(d * d + g * g);
                     double w = r + fabs(d);
                     double u = sqrt(2.0 * r * w);
@@ -563,7 +572,8 @@ mn_status mn_svd(double* A, int m, int n, double* s, double* U, double* V, doubl
     /* Singular values are the column norms; sort descending, moving the vectors along. */
     for (int j = 0; j < k; j++) {
         const double* xj = X + (size_t)j * l;
-        nrm[j] = sqrt(dot_short(xj, xj, l));
+        double n2 = dot_short(xj, xj, l);
+        nrm[j] = n2 > negligible2 ? sqrt(n2) : 0.0;
     }
     for (int i = 0; i < k - 1; i++) {
         int best = i;
@@ -590,12 +600,11 @@ mn_status mn_svd(double* A, int m, int n, double* s, double* U, double* V, doubl
     if (want_x) {
         /* nrm becomes the mask of finished vectors (non-zero = done). */
         double* done = nrm;
-        const double tiny = DBL_MIN / DBL_EPSILON;
         int zeros = 0;
         for (int j = 0; j < k; j++) {
             double sj = nrm[j];
             double* xj = X + (size_t)j * l;
-            if (sj > tiny) {
+            if (sj > 0) {
                 double inv = 1.0 / sj;
                 for (int t = 0; t < l; t++) xj[t] *= inv;
                 done[j] = 1;

@@ -380,6 +380,51 @@ static void test_svd_completion(void) {
     }
 }
 
+/* Many small matrices with awkward structure: repeated and zero rows and columns,
+ * entries of wildly different scales, exact zeros, tiny and huge magnitudes. Every result
+ * must be finite, ordered, orthonormal and reproduce A. */
+static void test_svd_structured_stress(void) {
+    double A[100], A0[100], U[100], V[100], s[10], work[512];
+    int failures = 0;
+    rng_seed(1200);
+    for (int c = 0; c < 3000; c++) {
+        int m = 1 + (int)(rng_uniform() * 10), n = 1 + (int)(rng_uniform() * 10);
+        int k = m < n ? m : n;
+        double base_scale = pow(10.0, -200.0 + 400.0 * rng_uniform());
+        for (int i = 0; i < m * n; i++) {
+            double u = rng_uniform();
+            A[i] = u < 0.2 ? 0.0 : rng_normal() * (u < 0.3 ? 1e-12 : 1.0);
+        }
+        int kind = c % 5;
+        if (kind == 1 && m > 1) /* a repeated row */
+            for (int j = 0; j < n; j++) A[(m - 1) * n + j] = A[j];
+        if (kind == 2 && n > 1) /* a zero column */
+            for (int i = 0; i < m; i++) A[i * n + n - 1] = 0;
+        if (kind == 3) /* rank one */
+            for (int i = 0; i < m; i++)
+                for (int j = 0; j < n; j++) A[i * n + j] = A[i * n] * A[j] + (i == 0 && j == 0);
+        if (kind == 4) /* one huge row */
+            for (int j = 0; j < n; j++) A[j] *= 1e9;
+        for (int i = 0; i < m * n; i++) A0[i] = A[i] *= base_scale;
+        mn_status st = mn_svd(A, m, n, s, U, V, work);
+        double anorm = norm_inf_vec(A0, m * n), err = 0; /* max |a_ij|: no squares to underflow */
+        for (int i = 0; i < m; i++)
+            for (int j = 0; j < n; j++) {
+                double a = 0;
+                for (int p = 0; p < k; p++) a += U[i * k + p] * s[p] * V[j * k + p];
+                err = fmax(err, fabs(a - A0[i * n + j]));
+            }
+        int ok = st == MN_OK && orthonormality_error(U, m, k) <= 1e-13 &&
+                 orthonormality_error(V, n, k) <= 1e-13 && err <= 1e-14 * (m + n) * anorm;
+        for (int i = 0; i < k; i++) ok = ok && isfinite(s[i]) && s[i] >= 0 && (i == 0 || s[i] <= s[i - 1]);
+        if (!ok && failures++ < 3)
+            fprintf(stderr, "  case %d (%dx%d, kind %d, scale %.3g): status %s, error %.3g, U %.3g, V %.3g\n",
+                    c, m, n, kind, base_scale, mn_status_name(st), anorm > 0 ? err / anorm : err,
+                    orthonormality_error(U, m, k), orthonormality_error(V, n, k));
+    }
+    CHECK(failures == 0);
+}
+
 /* U and V are optional; s alone must match the full call. */
 static void test_svd_optional_outputs(void) {
     double A[42], A1[42], A2[42], s1[6], s2[6], s3[6], U[36], V[42], work[128];
@@ -1013,6 +1058,7 @@ int main(int argc, char** argv) {
     RUN(test_svd_table);
     RUN(test_svd_graded);
     RUN(test_svd_completion);
+    RUN(test_svd_structured_stress);
     RUN(test_svd_optional_outputs);
     RUN(test_svd_extreme_scale);
     RUN(test_svd_bad_input);
