@@ -195,19 +195,25 @@ static mn_status pick_skinned_node(reader* rd, int* out) {
         s = mn_gltf_json_array(c, js, "nodes", path, &roots, &nroots);
         if (s) return s;
     }
-    int first_any = -1;
-    for (int i = 0; i < rd->nnodes; i++) {
+    /* node_snode is still all -1 here: borrow it to mark the scene's root nodes */
+    int* in_scene = rd->node_snode;
+    const cJSON* e;
+    cJSON_ArrayForEach(e, roots) {
+        if (cJSON_IsNumber(e) && e->valuedouble >= 0 && e->valuedouble < rd->nnodes)
+            in_scene[(int)e->valuedouble] = 1;
+    }
+    int first_any = -1, found = -1;
+    for (int i = 0; i < rd->nnodes && found < 0; i++) {
         if (rd->nodes[i].mesh < 0 || rd->nodes[i].skin < 0) continue;
         if (first_any < 0) first_any = i;
         int top = i;
         while (rd->nodes[top].parent >= 0) top = rd->nodes[top].parent;
-        const cJSON* e;
-        cJSON_ArrayForEach(e, roots) {
-            if (cJSON_IsNumber(e) && e->valuedouble == top) {
-                *out = i;
-                return MN_OK;
-            }
-        }
+        if (in_scene[top] == 1) found = i;
+    }
+    for (int i = 0; i < rd->nnodes; i++) in_scene[i] = -1;
+    if (found >= 0) {
+        *out = found;
+        return MN_OK;
     }
     if (first_any < 0) return mn_gltf_fail(c, MN_ERR_NOTFOUND, "nodes", "no node has both a mesh and a skin");
     *out = first_any;
@@ -236,17 +242,20 @@ static mn_status name_joints(reader* rd, const char* path) {
             snprintf(buf, sizeof buf, "joint%d", j);
             nm = buf;
         }
-        int dup = 0;
-        for (int k = 0; k < j && !dup; k++) dup = strcmp(g->joint_name[k], nm) == 0;
-        if (dup) {
-            size_t n = strlen(nm) + 16;
-            g->joint_name[j] = malloc(n);
-            if (g->joint_name[j]) snprintf(g->joint_name[j], n, "%s_%d", nm, j);
-            mn_warn(rd->c->warn, rd->c->name, 0, path, "joint name '%.60s' repeated: renamed", nm);
-        } else {
-            g->joint_name[j] = dupstr(nm);
+        size_t n = strlen(nm) + 32;
+        char* name = malloc(n);
+        if (!name) return mn_gltf_fail(rd->c, MN_ERR_NOMEM, path, "out of memory");
+        snprintf(name, n, "%s", nm);
+        for (int attempt = 0;; attempt++) {
+            int dup = 0;
+            for (int k = 0; k < j && !dup; k++) dup = strcmp(g->joint_name[k], name) == 0;
+            if (!dup) break;
+            if (attempt == 0)
+                mn_warn(rd->c->warn, rd->c->name, 0, path, "joint name '%.60s' repeated: renamed", nm);
+            if (attempt == 0) snprintf(name, n, "%s_%d", nm, j);
+            else snprintf(name, n, "%s_%d_%d", nm, j, attempt);
         }
-        if (!g->joint_name[j]) return mn_gltf_fail(rd->c, MN_ERR_NOMEM, path, "out of memory");
+        g->joint_name[j] = name;
     }
     return MN_OK;
 }

@@ -657,6 +657,32 @@ static void test_accessor_types(void) {
     }
 }
 
+/* Joint names: a repeated node name is made unique (a warning), an unnamed joint is
+ * "joint<i>", and the model is built with those names. */
+static void test_tiny_names(void) {
+    char* base = tiny_gltf(NULL);
+    char* t = replace(base, "\"name\":\"knee\"", "\"name\":\"hip\"");
+    mn_gltf g;
+    mn_error e;
+    mn_warnings w = {0};
+    CHECK(t && read_text(t, &g, &w, &e) == MN_OK);
+    free(t);
+    if (g.njoints == 2) {
+        CHECK(strcmp(g.joint_name[0], "hip") == 0 && strcmp(g.joint_name[1], "hip_1") == 0);
+        CHECK(w.count == 1 && strstr(w.first, "skins[0]") && strstr(w.first, "repeated"));
+        mn_model* m = mn_gltf_model(&g, &e);
+        CHECK(m && mn_model_find_joint(m, "hip_1") >= 0);
+        mn_model_destroy(m);
+    }
+    mn_gltf_free(&g);
+    t = replace(base, "\"name\":\"hip\",", "");
+    CHECK(t && read_text(t, &g, NULL, &e) == MN_OK);
+    free(t);
+    if (g.njoints == 2) CHECK(strcmp(g.joint_name[0], "joint0") == 0);
+    mn_gltf_free(&g);
+    free(base);
+}
+
 /* Without inverseBindMatrices the skinning matrices are the joints' world transforms. */
 static void test_tiny_no_inverse_bind(void) {
     char* base = tiny_gltf(NULL);
@@ -1078,6 +1104,7 @@ int main(int argc, char** argv) {
     RUN(test_tiny_sparse_and_weights);
     RUN(test_accessor_types);
     RUN(test_tiny_no_inverse_bind);
+    RUN(test_tiny_names);
     RUN(test_model_fk);
     RUN(test_model_scaled);
     RUN(test_motion);
