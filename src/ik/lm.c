@@ -63,6 +63,7 @@ typedef struct lm_work {
     double* J0;     /* rows x n: the weighted Jacobian before scaling */
     double* dqfix;  /* n: steps of the DOFs held at a limit */
     unsigned char* fixed; /* n */
+    mn_xform* xf2;  /* njnt: the trial pose's frames */
 } lm_work;
 
 /* The damped step dq for error e (rows) and the weighted Jacobian in w->J. Returns 0, or
@@ -184,7 +185,11 @@ enum { LM_MET, LM_STALLED, LM_STATIONARY, LM_BUDGET };
  * mode), no step lowers the error (a stationary point), or the budget is spent. *err_out
  * gets the final squared error. */
 static int lm_start(lm_solve* S, int polish, double* err_out) {
-    const mn_ikc* c = S->c;
+    /* Two chain views that differ only in their frame buffers: the current pose's frames
+     * (for the next Jacobian) survive a rejected trial step, so it costs no second FK. */
+    mn_ikc cur = *S->c, trial = *S->c;
+    trial.xf = S->w.xf2;
+    const mn_ikc* c = &cur;
     const mn_ik_goal* g = S->g;
     const mn_ik_options* o = S->o;
     lm_work* w = &S->w;
@@ -229,10 +234,19 @@ static int lm_start(lm_solve* S, int polish, double* err_out) {
         memcpy(w->qt, w->q, sizeof(double) * (size_t)c->nqc);
         mn_ikc_integrate(c, w->qt, w->dq, scale);
         if (o->respect_limits) mn_ikc_clamp(c, w->qt);
-        mn_ikc_fk(c, w->qt, g->point, &tip, &pt);
-        double errt = mn_ik_goal_error(g, &tip, pt, et, &pet, &ret);
+        mn_xform tipt;
+        mn_vec3 ptt;
+        mn_ikc_fk(&trial, w->qt, g->point, &tipt, &ptt);
+        double errt = mn_ik_goal_error(g, &tipt, ptt, et, &pet, &ret);
         if (errt < err) {
-            memcpy(w->q, w->qt, sizeof(double) * (size_t)c->nqc);
+            double* qswap = w->q;
+            w->q = w->qt;
+            w->qt = qswap;
+            mn_xform* xswap = cur.xf;
+            cur.xf = trial.xf;
+            trial.xf = xswap;
+            tip = tipt;
+            pt = ptt;
             memcpy(e, et, sizeof(double) * (size_t)rows);
             err = errt;
             pe = pet;
@@ -240,7 +254,6 @@ static int lm_start(lm_solve* S, int polish, double* err_out) {
             kappa = kappa * LM_KAPPA_DOWN > LM_KAPPA_MIN ? kappa * LM_KAPPA_DOWN : LM_KAPPA_MIN;
         } else {
             kappa *= LM_KAPPA_UP;
-            mn_ikc_fk(c, w->q, g->point, &tip, &pt); /* the pose of the next Jacobian */
         }
         /* Progress: a drop below LM_PROGRESS of the reference restarts the stall count. */
         if (err < LM_PROGRESS * ref) {
@@ -275,7 +288,8 @@ mn_status mn_ik_lm(MN_IK_METHOD_ARGS) {
     w->J0 = mn_arena_alloc(&d->arena, sizeof(double) * (size_t)(6 * n));
     w->dqfix = mn_arena_alloc(&d->arena, sizeof(double) * (size_t)n);
     w->fixed = mn_arena_alloc(&d->arena, (size_t)n);
-    if (!w->J || !w->A || !w->y || !w->dq || !w->q || !w->J0 || !w->dqfix || !w->fixed) {
+    w->xf2 = mn_arena_alloc(&d->arena, sizeof(mn_xform) * (size_t)(c.njnt + 1));
+    if (!w->J || !w->A || !w->y || !w->dq || !w->q || !w->J0 || !w->dqfix || !w->fixed || !w->xf2) {
         mn_arena_reset(&d->arena, mark);
         return mn_ik_fail(r, MN_ERR_NOMEM, "ik: arena too small for the chain");
     }
