@@ -93,6 +93,9 @@ struct mn_fitter {
     mn_vec3* dt;           /* m: trial positions */
     double* GA;            /* m x 12: dg/dA_j */
     double* Abuf;          /* m x 12: the A_j of the last evaluation */
+    double* A0;            /* m x 12: A_j at the start of a rotation step */
+    double* GA0;           /* m x 12: the gradient there */
+    double* dA;            /* m x 12: scratch */
     double* lambda;        /* 3 x ncap */
     double* grad;          /* nrot */
     double* dir;           /* nrot */
@@ -142,6 +145,9 @@ void mn_fitter_destroy(mn_fitter* f) {
     free(f->dt);
     free(f->GA);
     free(f->Abuf);
+    free(f->A0);
+    free(f->GA0);
+    free(f->dA);
     free(f->lambda);
     free(f->grad);
     free(f->dir);
@@ -583,6 +589,9 @@ mn_fitter* mn_fitter_create(const mn_rig* r, const uint8_t* fixed, mn_error* err
     f->B = calloc((size_t)m * 12, sizeof(double));
     f->GA = malloc((size_t)m * 12 * sizeof(double));
     f->Abuf = malloc((size_t)m * 12 * sizeof(double));
+    f->A0 = malloc((size_t)m * 12 * sizeof(double));
+    f->GA0 = malloc((size_t)m * 12 * sizeof(double));
+    f->dA = malloc((size_t)m * 12 * sizeof(double));
     f->R = malloc((size_t)m * sizeof(mn_mat3));
     f->Rt = malloc((size_t)m * sizeof(mn_mat3));
     f->d = malloc((size_t)m * sizeof(mn_vec3));
@@ -592,7 +601,7 @@ mn_fitter* mn_fitter_create(const mn_rig* r, const uint8_t* fixed, mn_error* err
     f->dir = malloc(nrot_max * sizeof(double));
     f->H = malloc(nrot_max * nrot_max * sizeof(double) + 8);
     f->svd_work = malloc(mn_svd_work_size(3, 3) * sizeof(double) + 64);
-    if (!f->con_a || !f->con_b || !f->kkt || !f->piv_kkt || !f->rhs || !f->lambda || !f->B || !f->GA || !f->Abuf || !f->R ||
+    if (!f->con_a || !f->con_b || !f->kkt || !f->piv_kkt || !f->rhs || !f->lambda || !f->B || !f->GA || !f->Abuf || !f->A0 || !f->GA0 || !f->dA || !f->R ||
         !f->Rt || !f->d || !f->dt || !f->grad || !f->dir || !f->H || !f->svd_work)
         goto nomem;
     uint8_t* none = calloc((size_t)m, 1);
@@ -938,6 +947,32 @@ static double reduced_energy(mn_fitter* f, double alpha) {
     return energy_and_grad(f, f->Rt, f->dt, 1); /* GA for the next gradient, if accepted */
 }
 
+/* g(trial) - g(current) without the cancellation of g itself: with dA = A' - A and GA the
+ * gradient at the current point, dg = sum_j <dA_j, GA_j> + 1/2 sum_jk <dA_j Q_jk, dA_k>
+ * (g is quadratic in the A_j). Needs A0/GA0 of the current point and Abuf of the trial. */
+static double delta_energy(const mn_fitter* f) {
+    int m = f->m;
+    double* dA = f->dA;
+    double lin = 0, quad = 0;
+    for (int u = 0; u < 12 * m; u++) {
+        dA[u] = f->Abuf[u] - f->A0[u];
+        lin += dA[u] * f->GA0[u];
+    }
+    for (int p = 0; p < f->npairs; p++) {
+        int a = f->pair_a[p], b = f->pair_b[p];
+        const double* Q = f->Q + 16 * p;
+        const double* Da = dA + 12 * a;
+        const double* Db = dA + 12 * b;
+        double dot = 0;
+        for (int r = 0; r < 3; r++)
+            for (int c = 0; c < 4; c++)
+                dot += (Da[4 * r] * Q[c] + Da[4 * r + 1] * Q[4 + c] + Da[4 * r + 2] * Q[8 + c] + Da[4 * r + 3] * Q[12 + c]) *
+                       Db[4 * r + c];
+        quad += (a == b ? 1.0 : 2.0) * dot;
+    }
+    return lin + 0.5 * quad;
+}
+
 static int pose_finite(const mn_xform* pose, int m) {
     for (int j = 0; j < m; j++) {
         if (!mn_vec3_isfinite(pose[j].p)) return 0;
@@ -980,30 +1015,36 @@ mn_status mn_fit(mn_fitter* f, const double* targets, mn_xform* pose, const mn_f
         double slope = 0;
         for (int i = 0; i < f->nrot; i++) slope += f->grad[i] * f->dir[i];
         /* the Gauss-Newton model predicts a decrease of -slope / 2: when that is below the
-         * tolerance or the rounding level of the sums (1e-15 c0), the fit has converged */
-        if (!(slope < 0) || -0.5 * slope <= o.tol * g || -0.5 * slope <= 1e-15 * f->c0) {
+         * tolerance (or 1e-20 c0: the slope comes from gradients, which carry no
+         * cancellation), the fit has converged */
+        if (!(slope < 0) || -0.5 * slope <= o.tol * g || -0.5 * slope <= 1e-20 * f->c0) {
             st = MN_OK;
             break;
         }
-        double alpha = 1, gt = g;
+        /* the current point's A and gradient, for the energy differences */
+        memcpy(f->A0, f->Abuf, (size_t)f->m * 12 * sizeof(double));
+        memcpy(f->GA0, f->GA, (size_t)f->m * 12 * sizeof(double));
+        double alpha = 1, dg = 0;
         int ok = 0;
         for (int h = 0; h <= o.max_halvings; h++, alpha *= 0.5) {
-            gt = reduced_energy(f, alpha);
-            if (gt <= g + 1e-4 * alpha * slope) {
+            reduced_energy(f, alpha);
+            dg = delta_energy(f);
+            if (dg <= 1e-4 * alpha * slope) {
                 ok = 1;
                 break;
             }
         }
         if (!ok) {
-            st = MN_OK; /* no decrease left above rounding: converged */
+            st = MN_OK; /* no decrease left: converged */
             break;
         }
         memcpy(f->R, f->Rt, (size_t)f->m * sizeof *f->R);
         memcpy(f->d, f->dt, (size_t)f->m * sizeof *f->d);
-        double dec = g - gt;
-        g = gt;
-        /* 1e-15 c0 is the rounding level of the sums g is computed from */
-        if (dec <= o.tol * g || dec <= 1e-15 * f->c0 || g <= floor_abs) {
+        double dec = -dg;
+        g = g + dg > 0 ? g + dg : 0;
+        /* (g, tracked by differences, may read 0 near an exact fit: the slope test above
+         * decides convergence there) */
+        if (dec <= o.tol * g) {
             st = MN_OK;
             it++;
             break;

@@ -1,11 +1,15 @@
 /* OBJ, DMAT, TGF and Tmat readers and writers, tables of malformed inputs, and the
  * cylinder sequence (libigl layout, exact ground truth): forward skinning with the given
  * bone transforms reproduces every posed mesh, and the fit recovers every pose. */
+#include <marionette/gltf.h>
 #include <marionette/meshio.h>
 #include <marionette/skin.h>
 
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "test.h"
 
@@ -319,6 +323,130 @@ static void test_rig_read_errors(void) {
     }
 }
 
+/* Fox: targets made by skinning the file's own animation; the fit, warm-started frame to
+ * frame, recovers every joint's skinning matrix (goal 1e-6; rotations against the nearest
+ * rotation of the float32 matrices, translations relative to the size). */
+static void test_gltf_fox_recovery(void) {
+    mn_gltf g;
+    mn_error err;
+    if (mn_gltf_read(MN_DATA "/skinned/Fox.glb", &g, NULL, &err) != MN_OK) {
+        fprintf(stderr, "  %s\n", err.message);
+        CHECK(0);
+        return;
+    }
+    mn_rig* rig = NULL;
+    int* cj = NULL;
+    CHECK(mn_rig_from_gltf(&g, &rig, &cj, &err) == MN_OK);
+    if (!rig) {
+        mn_gltf_free(&g);
+        return;
+    }
+    CHECK(rig->nverts == g.nverts && rig->nctrl <= g.njoints && rig->nctrl > 10);
+    mn_fitter* f = mn_fitter_create(rig, NULL, &err);
+    CHECK(f != NULL);
+    int m = rig->nctrl;
+    double* jw = malloc((size_t)g.njoints * 12 * sizeof(double));
+    double* sk = malloc((size_t)g.njoints * 12 * sizeof(double));
+    double* x = malloc((size_t)g.nverts * 3 * sizeof(double));
+    mn_xform* pose = malloc((size_t)m * sizeof *pose);
+    mn_rig_rest_pose(rig, pose);
+    double diag = mn_rig_bbox_diagonal(rig), worst = 0;
+    for (int t = 0; t < 12 && f; t++) {
+        CHECK(mn_gltf_sample(&g, 0, g.anims[0].duration * t / 11.0, jw) == MN_OK);
+        mn_gltf_skin_matrices(&g, jw, sk);
+        mn_gltf_skin_vertices(&g, sk, x);
+        if (t == 0) mn_fit_kabsch(f, x, pose, 1);
+        mn_fit_result res;
+        mn_fit(f, x, pose, NULL, &res);
+        for (int c = 0; c < m; c++) {
+            const double* S = sk + 12 * cj[c];
+            mn_mat3 R;
+            for (int r = 0; r < 3; r++)
+                for (int q = 0; q < 3; q++) R.m[3 * r + q] = S[4 * r + q];
+            R = mn_mat3_orthonormalize(&R);
+            mn_xform F = mn_rig_skin_xform(rig, pose, c);
+            double e = 0;
+            for (int q = 0; q < 9; q++) e = fmax(e, fabs(F.R.m[q] - R.m[q]));
+            e = fmax(e, mn_vec3_dist(F.p, mn_v3(S[3], S[7], S[11])) / diag);
+            if (getenv("MN_VERBOSE") && e > 1e-7) fprintf(stderr, "  frame %d ctrl %d (%s) err %g it %d st %d rms %g\n", t, c, rig->ctrl_name[c], e, res.iterations, res.status, res.rms);
+            worst = fmax(worst, e);
+        }
+    }
+    if (worst >= 1e-6) fprintf(stderr, "  Fox: transform error %g\n", worst);
+    CHECK(worst < 1e-6);
+    free(jw);
+    free(sk);
+    free(x);
+    free(pose);
+    free(cj);
+    mn_fitter_destroy(f);
+    mn_rig_destroy(rig);
+    mn_gltf_free(&g);
+}
+
+/* Runs the command line (when it has been built) and returns its exit status. */
+static int run_cli(const char* args, const char* out_file) {
+    char cmd[4096];
+    snprintf(cmd, sizeof cmd, "'%s' %s > '%s' 2>&1", MN_CLI, args, out_file);
+    int st = system(cmd);
+    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+static void test_cli_fit_and_sim(void) {
+    if (access(MN_CLI, X_OK) != 0) {
+        printf("     (the marionette command is not built: CLI checks skipped)\n");
+        return;
+    }
+    const char* log = mn_test_write_temp(".log", "", 0);
+    CHECK(run_cli("fit --help", log) == 0);
+    CHECK(run_cli("sim --help", log) == 0);
+    CHECK(run_cli("fit --frames", log) == 2);
+    /* the cylinder sequence: 4 frames, each to the goal */
+    CHECK(run_cli("fit --rig " CYL "/cylinder.obj --frames " CYL "/poses-1/cylinder-1.obj " CYL
+                  "/poses-1/cylinder-2.obj " CYL "/poses-1/cylinder-3.obj " CYL "/poses-1/cylinder-4.obj",
+                  log) == 0);
+    char* text = mn_test_read_file(log, NULL);
+    CHECK(text && strstr(text, "frame=4 ") && strstr(text, "status=OK"));
+    for (const char* p = text; p && (p = strstr(p, "rms_rel=")) != NULL; p++) CHECK(atof(p + 8) < 1e-5);
+    free(text);
+    /* a frame of another mesh: exit 1, a message naming it, and no output file */
+    char out[300];
+    snprintf(out, sizeof out, "%s.json", log);
+    char args[2048];
+    snprintf(args, sizeof args, "fit --rig %s/cylinder.obj --json --out %s --frames %s/poses-1/cylinder-1.obj %s",
+             CYL, out, CYL, MN_TEST_DATA "/../../data/meshseq/cylinder/cylinder.tgf");
+    CHECK(run_cli(args, log) == 1);
+    CHECK(access(out, F_OK) != 0);
+    /* an unknown fixed controller */
+    snprintf(args, sizeof args, "fit --rig %s/cylinder.obj --fixed nobody --out %s --frames %s/poses-1/cylinder-1.obj",
+             CYL, out, CYL);
+    CHECK(run_cli(args, log) == 1);
+    text = mn_test_read_file(log, NULL);
+    CHECK(text && strstr(text, "nobody"));
+    free(text);
+    CHECK(access(out, F_OK) != 0);
+    /* a short simulation writes tracks (JSON and BVH) and OBJ frames */
+    char dir[256];
+    snprintf(dir, sizeof dir, "%s.d", log);
+    CHECK(mkdir(dir, 0755) == 0);
+    snprintf(args, sizeof args, "sim --scene jelly --frames 12 --obj-every 5 --out %s", dir);
+    CHECK(run_cli(args, log) == 0);
+    char path[400];
+    snprintf(path, sizeof path, "%s/tracks.json", dir);
+    text = mn_test_read_file(path, NULL);
+    CHECK(text && strstr(text, "\"frames\"") && strstr(text, "bone2"));
+    free(text);
+    snprintf(path, sizeof path, "%s/tracks.bvh", dir);
+    text = mn_test_read_file(path, NULL);
+    CHECK(text && strstr(text, "Frames: 12"));
+    free(text);
+    snprintf(path, sizeof path, "%s/sim-0011.obj", dir);
+    mn_mesh mesh;
+    mn_error err;
+    CHECK(mn_obj_read(path, &mesh, NULL, &err) == MN_OK && mesh.nverts > 100);
+    mn_mesh_free(&mesh);
+}
+
 int main(int argc, char** argv) {
     mn_test_init(argc, argv);
     RUN(test_obj_read);
@@ -330,5 +458,7 @@ int main(int argc, char** argv) {
     RUN(test_cylinder_free_bones);
     RUN(test_cylinder_attached_bones);
     RUN(test_rig_read_errors);
+    RUN(test_gltf_fox_recovery);
+    RUN(test_cli_fit_and_sim);
     return mn_test_report();
 }
