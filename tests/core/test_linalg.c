@@ -76,6 +76,11 @@ static double frob(const double* A, int count) {
     for (int i = 0; i < count; i++) s += A[i] * A[i];
     return sqrt(s);
 }
+static int all_finite_vec(const double* x, int n) {
+    for (int i = 0; i < n; i++)
+        if (!isfinite(x[i])) return 0;
+    return 1;
+}
 static double norm_inf_vec(const double* x, int n) {
     double s = 0;
     for (int i = 0; i < n; i++) s = fmax(s, fabs(x[i]));
@@ -847,6 +852,64 @@ static void test_ldlt_singular(void) {
     CHECK(relative_residual(A2, 3, 3, b, (double[]){1, 2, 3}) <= 1e-15);
 }
 
+/* Many small systems with awkward structure for the three factorisations: exact zeros,
+ * repeated rows, zero diagonals, scales from 1e-150 to 1e150. Each call either reports
+ * MN_ERR_SINGULAR or solves with a small backward error (relative residual); never a NaN. */
+static void test_factor_structured_stress(void) {
+    double A[144], A0[144], b[12], x[12];
+    int piv[12], failures = 0;
+    rng_seed(1300);
+    for (int c = 0; c < 6000; c++) {
+        int n = 1 + (int)(rng_uniform() * 12), which = c % 3, kind = (c / 3) % 4;
+        double scale = pow(10.0, -150.0 + 300.0 * rng_uniform());
+        for (int i = 0; i < n * n; i++) A[i] = rng_uniform() < 0.3 ? 0.0 : rng_normal();
+        if (kind == 1 && n > 1) /* a repeated row (and column, for the symmetric ones) */
+            for (int j = 0; j < n; j++) A[(n - 1) * n + j] = A[j];
+        if (kind == 2)
+            for (int i = 0; i < n; i++) A[i * n + i] = 0;
+        if (which > 0) { /* symmetric: mirror the lower triangle */
+            for (int i = 0; i < n; i++)
+                for (int j = i + 1; j < n; j++) A[i * n + j] = A[j * n + i];
+            if (which == 1) { /* SPD-ish for Cholesky: A^T A, sometimes singular */
+                double T[144];
+                mn_matmul_tn(A, A, n, n, n, T);
+                memcpy(A, T, sizeof(double) * n * n);
+            }
+        }
+        for (int i = 0; i < n * n; i++) A0[i] = A[i] *= scale;
+        rand_fill(b, n);
+        memcpy(x, b, sizeof(double) * n);
+        mn_status st;
+        if (which == 0) {
+            st = mn_lu_factor(A, n, piv);
+            if (st == MN_OK) mn_lu_solve(A, n, piv, x);
+        } else if (which == 1) {
+            st = mn_cholesky_factor(A, n);
+            if (st == MN_OK) mn_cholesky_solve(A, n, x);
+        } else {
+            st = mn_ldlt_factor(A, n, piv);
+            if (st == MN_OK) mn_ldlt_solve(A, n, piv, x);
+        }
+        int ok = st == MN_OK || st == MN_ERR_SINGULAR;
+        if (st == MN_OK) {
+            ok = ok && all_finite_vec(x, n);
+            /* Residual relative to max|A| max|x| (no squares, so no underflow). */
+            double r = 0;
+            for (int i = 0; i < n; i++) {
+                double t = -b[i];
+                for (int j = 0; j < n; j++) t += A0[i * n + j] * x[j];
+                r = fmax(r, fabs(t));
+            }
+            double den = norm_inf_vec(A0, n * n) * norm_inf_vec(x, n) * n + norm_inf_vec(b, n);
+            ok = ok && r <= 1e-12 * den;
+        }
+        if (!ok && failures++ < 3)
+            fprintf(stderr, "  case %d (%s, n=%d, kind %d, scale %.3g): status %s\n", c,
+                    which == 0 ? "lu" : which == 1 ? "cholesky" : "ldlt", n, kind, scale, mn_status_name(st));
+    }
+    CHECK(failures == 0);
+}
+
 /* ---- truncated SVD ------------------------------------------------------------------------ */
 
 static void test_tsvd_min_norm(void) {
@@ -1070,6 +1133,7 @@ int main(int argc, char** argv) {
     RUN(test_ldlt_large);
     RUN(test_ldlt_inertia);
     RUN(test_ldlt_singular);
+    RUN(test_factor_structured_stress);
     RUN(test_tsvd_min_norm);
     RUN(test_tsvd_full_rank_tall);
     RUN(test_tsvd_truncation);
