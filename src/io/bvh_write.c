@@ -187,18 +187,37 @@ static int writable_name(const char* s) {
     return 1;
 }
 
-/* Shortest of %.15g, %.16g, %.17g that reads back to v ("-0" written as "0"). */
+/* Lengths and times: 14 significant digits ("-0" written as "0"). A file's own numbers
+ * come back as they were read (offset + (channel - offset) is the channel to within an
+ * ulp), and any other double to within 1 part in 10^14. */
 static void put_number(mn_strbuf* b, double v) {
     char s[40];
     if (v == 0) {
         mn_strbuf_append(b, "0", 1);
         return;
     }
-    for (int prec = 15; prec <= 17; prec++) {
-        snprintf(s, sizeof s, "%.*g", prec, v);
-        if (prec == 17 || strtod(s, NULL) == v) break;
+    int n = snprintf(s, sizeof s, "%.14g", v);
+    mn_strbuf_append(b, s, (size_t)n);
+}
+
+/* Angles in degrees: 12 decimals, trailing zeros dropped. Euler angles recomputed from a
+ * quaternion carry an absolute error of a few 1e-15 degrees, so a fixed number of
+ * decimals (not of significant digits) gives back the file's "0.036851" rather than
+ * "0.036850999999999", and costs at most 1e-12 degrees (2e-14 rad). */
+static void put_angle(mn_strbuf* b, double v) {
+    char s[400];
+    int n = snprintf(s, sizeof s, "%.12f", v);
+    if (n <= 0 || n >= (int)sizeof s) { /* beyond any sensible angle: keep every digit */
+        put_number(b, v);
+        return;
     }
-    mn_strbuf_append(b, s, strlen(s));
+    while (n > 1 && s[n - 1] == '0') n--;
+    if (s[n - 1] == '.') n--;
+    if (n == 2 && s[0] == '-' && s[1] == '0') {
+        s[0] = '0';
+        n = 1;
+    }
+    mn_strbuf_append(b, s, (size_t)n);
 }
 
 static void put_indent(mn_strbuf* b, int depth) {
@@ -417,22 +436,34 @@ mn_status mn_bvh_write(const char* path, const mn_model* m, const mn_motion* mot
         int ncol = 0;
         for (int i = 0; i < W.nnodes; i++) ncol += W.nodes[i].nch;
         double* row = malloc(((size_t)ncol + 1) * sizeof *row);
-        if (!row) {
+        uint8_t* angle = calloc((size_t)ncol + 1, 1);
+        for (int i = 0; angle && i < W.nnodes; i++)
+            for (int k = 0; k < W.nodes[i].nch; k++) angle[W.nodes[i].col + k] = W.nodes[i].codes[k] >= 3;
+        if (!row || !angle) {
             st = mn_error_set(err, MN_ERR_NOMEM, path, 0, "", "out of memory");
         } else {
             mn_strbuf_printf(&b, "MOTION\nFrames: %d\nFrame Time: ", mo->nframes);
             put_number(&b, mo->frame_time);
             mn_strbuf_append(&b, "\n", 1);
-            for (int f = 0; f < mo->nframes && !b.failed; f++) {
+            for (int f = 0; f < mo->nframes && !b.failed && !st; f++) {
                 frame_values(&W, m->nq ? mo->q + (size_t)f * (size_t)m->nq : NULL, row);
                 for (int c = 0; c < ncol; c++) {
+                    /* what the reader would refuse is refused here */
+                    if (!(fabs(row[c]) <= MN_BVH_MAX_ABS)) {
+                        st = mn_error_set(err, MN_ERR_ARG, path, 0, "motion",
+                                          "frame %d: channel %d is %g, beyond the BVH range of %g", f,
+                                          c + 1, row[c], MN_BVH_MAX_ABS);
+                        break;
+                    }
                     if (c) mn_strbuf_append(&b, " ", 1);
-                    put_number(&b, row[c]);
+                    if (angle[c]) put_angle(&b, row[c]);
+                    else put_number(&b, row[c]);
                 }
                 mn_strbuf_append(&b, "\n", 1);
             }
-            free(row);
         }
+        free(row);
+        free(angle);
     }
     if (!st && b.failed) st = mn_error_set(err, MN_ERR_NOMEM, path, 0, "", "out of memory");
     if (!st) st = mn_write_file_atomic(path, b.data, b.len, err);
