@@ -291,6 +291,78 @@ static void test_track_fixed_no_alloc(void) {
     mn_rig_destroy(rig);
 }
 
+/* The user drives a bone in the middle of a chain (an elbow): the bones above and below
+ * are recovered, and the driven bone stays exactly where it was put. */
+static void test_fixed_middle_of_chain(void) {
+    mn_rig* rig = make_tube(3, 5, 21, 10, MN_CTRL_BONE, 1);
+    int n = rig->nverts;
+    mn_xform truth[5], pose[5];
+    random_pose(rig, truth, 0.5, 0);
+    double* x = malloc((size_t)n * 3 * sizeof(double));
+    mn_rig_deform(rig, truth, x);
+    uint8_t fixed[5] = {0, 0, 1, 0, 0};
+    mn_fitter* f = mn_fitter_create(rig, fixed, NULL);
+    CHECK(f != NULL);
+    mn_rig_rest_pose(rig, pose);
+    pose[2] = truth[2];
+    mn_fit_kabsch(f, x, pose, 1);
+    mn_fit_options o = mn_fit_options_default();
+    o.max_iters = 200;
+    mn_fit_result res;
+    mn_fit(f, x, pose, &o, &res);
+    CHECK(memcmp(&pose[2], &truth[2], sizeof pose[2]) == 0);
+    double e = pose_distance(pose, truth, 5);
+    if (getenv("MN_VERBOSE") || e > 1e-6) fprintf(stderr, "  fixed middle: pose error %g, %d iterations, rms %g\n", e, res.iterations, res.rms);
+    CHECK(e < 1e-6);
+    mn_fitter_destroy(f);
+    free(x);
+    mn_rig_destroy(rig);
+}
+
+/* Controllers named like the joints of a model take the model's hierarchy. */
+static void test_hierarchy_from_model(void) {
+    mn_spec* sp = mn_spec_create("arm");
+    mn_joint_def j = mn_joint_default();
+    j.name = "shoulder";
+    j.type = MN_JOINT_BALL;
+    mn_spec_add_joint(sp, &j, NULL);
+    j.name = "elbow";
+    j.parent = 0;
+    j.offset = mn_v3(1, 0, 0);
+    mn_spec_add_joint(sp, &j, NULL);
+    j.name = "wrist";
+    j.parent = 1;
+    mn_spec_add_joint(sp, &j, NULL);
+    j.name = "hand";
+    j.parent = 2;
+    mn_spec_add_joint(sp, &j, NULL);
+    mn_model* m = mn_model_compile(sp, NULL);
+    CHECK(m != NULL);
+    double rest[9] = {0.5, 0, 0, 1.5, 0, 0, 2.5, 0, 0};
+    mn_rig* rig = mn_rig_create(3, 3, rest, NULL, NULL);
+    const char* names[3] = {"shoulder", "elbow", "hand"}; /* the wrist has no controller */
+    for (int k = 0; k < 3; k++) {
+        mn_ctrl_def d = mn_ctrl_default();
+        d.name = names[k];
+        d.pivot = mn_v3(k == 2 ? 3 : k, 0, 0);
+        mn_rig_add_ctrl(rig, &d, NULL);
+    }
+    CHECK(m && mn_rig_set_hierarchy(rig, m, NULL) == MN_OK);
+    CHECK(rig->ctrl_parent[0] == -1 && !rig->ctrl_attached[0]);
+    CHECK(rig->ctrl_parent[1] == 0 && rig->ctrl_attached[1]);
+    CHECK(rig->ctrl_parent[2] == 1 && rig->ctrl_attached[2]); /* through the wrist */
+    mn_rig* other = mn_rig_create(3, 3, rest, NULL, NULL);
+    mn_ctrl_def d = mn_ctrl_default();
+    d.name = "tail";
+    mn_rig_add_ctrl(other, &d, NULL);
+    mn_error err;
+    CHECK(m && mn_rig_set_hierarchy(other, m, &err) == MN_ERR_NOTFOUND);
+    mn_rig_destroy(other);
+    mn_rig_destroy(rig);
+    mn_model_destroy(m);
+    mn_spec_destroy(sp);
+}
+
 static void test_singular_fixed_set(void) {
     mn_rig* rig = make_tube(3, 4, 9, 6, MN_CTRL_POINT, 0);
     /* a fifth controller that moves no vertex, not fixed: its translation is free */
@@ -434,6 +506,8 @@ int main(int argc, char** argv) {
     RUN(test_recover_bones_2d);
     RUN(test_recover_cage);
     RUN(test_track_fixed_no_alloc);
+    RUN(test_fixed_middle_of_chain);
+    RUN(test_hierarchy_from_model);
     RUN(test_singular_fixed_set);
     RUN(test_bad_input);
     RUN(test_noise_vs_kabsch);
