@@ -80,10 +80,13 @@ mn_status mn_tsvd_solve(double* A, int m, int n, const double* b, double rcond, 
                         int* rank, double* work);
 
 /* Damped least squares x = A^T (A A^T + lambda^2 I)^-1 b (Parent eq. 5.24): A (m x n) is
- * kept, b (m) kept, x (n) written. work: m*m + m doubles. The m x m system is solved by
- * Cholesky; MN_ERR_SINGULAR (and x = 0) when it is singular to working precision, which
- * happens only for lambda ~ 0 with A A^T singular. MN_ERR_ARG (and x = 0) for a NaN or
- * infinite lambda, A or b. */
+ * kept, b (m) kept, x (n) written. work: m*m + m doubles. The smaller of the two
+ * equivalent SPD systems is solved by Cholesky: A A^T + lambda^2 I (m x m) when m <= n,
+ * else A^T A + lambda^2 I (n x n), as x = (A^T A + lambda^2 I)^-1 A^T b is the same x.
+ * MN_ERR_SINGULAR (and x = 0) when that system is singular to working precision, which
+ * happens only for lambda ~ 0 with a rank-deficient A (a tall A of full column rank then
+ * gets its least-squares solution). MN_ERR_ARG (and x = 0) for a NaN or infinite lambda,
+ * A or b. */
 mn_status mn_dls_solve(const double* A, int m, int n, const double* b, double lambda, double* x,
                        double* work);
 

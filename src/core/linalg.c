@@ -679,24 +679,50 @@ mn_status mn_dls_solve(const double* A, int m, int n, const double* b, double la
         memset(x, 0, (size_t)n * sizeof *x);
         return MN_ERR_ARG;
     }
-    double* M = work;
-    double* y = work + (size_t)m * m;
-    /* Parent eq. 5.24: x = A^T (A A^T + lambda^2 I)^-1 b, the m x m system being SPD for
-     * lambda != 0 and solved by Cholesky. Only the lower triangle of M is needed. */
+    /* Parent eq. 5.24: x = A^T (A A^T + lambda^2 I)^-1 b. By the push-through identity
+     * this equals (A^T A + lambda^2 I)^-1 A^T b, so the smaller of the two SPD systems is
+     * formed (m x m for a wide Jacobian, n x n for a tall A) and solved by Cholesky. Only
+     * the lower triangle of M is needed. */
     double l2 = lambda * lambda;
-    for (int i = 0; i < m; i++) {
-        const double* ai = A + (size_t)i * n;
-        for (int j = 0; j <= i; j++) M[(size_t)i * m + j] = dot(ai, A + (size_t)j * n, n);
-        M[(size_t)i * m + i] += l2;
+    double* M = work;
+    if (m <= n) {
+        double* y = work + (size_t)m * m;
+        for (int i = 0; i < m; i++) {
+            const double* ai = A + (size_t)i * n;
+            for (int j = 0; j <= i; j++) M[(size_t)i * m + j] = dot(ai, A + (size_t)j * n, n);
+            M[(size_t)i * m + i] += l2;
+        }
+        mn_status st = mn_cholesky_factor(M, m);
+        if (st != MN_OK) {
+            memset(x, 0, (size_t)n * sizeof *x);
+            return st;
+        }
+        memcpy(y, b, (size_t)m * sizeof *y);
+        mn_cholesky_solve(M, m, y);
+        mn_matvec_t(A, m, n, y, x);
+    } else {
+        /* M = A^T A (+ lambda^2 I) accumulated by rows of A: rank-1 updates that stream
+         * through memory. */
+        for (int i = 0; i < n; i++)
+            for (int j = 0; j <= i; j++) M[(size_t)i * n + j] = 0;
+        for (int r = 0; r < m; r++) {
+            const double* ar = A + (size_t)r * n;
+            for (int i = 0; i < n; i++) {
+                double a = ar[i];
+                if (a == 0) continue;
+                double* mi = M + (size_t)i * n;
+                for (int j = 0; j <= i; j++) mi[j] += a * ar[j];
+            }
+        }
+        for (int i = 0; i < n; i++) M[(size_t)i * n + i] += l2;
+        mn_status st = mn_cholesky_factor(M, n);
+        if (st != MN_OK) {
+            memset(x, 0, (size_t)n * sizeof *x);
+            return st;
+        }
+        mn_matvec_t(A, m, n, b, x);
+        mn_cholesky_solve(M, n, x);
     }
-    mn_status st = mn_cholesky_factor(M, m);
-    if (st != MN_OK) {
-        memset(x, 0, (size_t)n * sizeof *x);
-        return st;
-    }
-    memcpy(y, b, (size_t)m * sizeof *y);
-    mn_cholesky_solve(M, m, y);
-    mn_matvec_t(A, m, n, y, x);
     return MN_OK;
 }
 

@@ -1069,6 +1069,23 @@ static void test_dls(void) {
             CHECK(prev <= 1e-7 * (norm_inf_vec(xp, n) + 1));
         }
     }
+    /* A tall A goes through the n x n system: at lambda = 0 it is plain least squares
+     * (equal to the pseudoinverse solution); rank deficient, it is reported. */
+    {
+        double At[40], T[40], bt[8], xt[5], xl[5], tw[512], w2[72];
+        rng_seed(950);
+        rand_fill(At, 40); /* 8 x 5 */
+        rand_fill(bt, 8);
+        memcpy(T, At, sizeof T);
+        CHECK(mn_tsvd_solve(T, 8, 5, bt, 1e-14, xl, NULL, tw) == MN_OK);
+        CHECK(mn_dls_solve(At, 8, 5, bt, 0, xt, w2) == MN_OK);
+        for (int i = 0; i < 5; i++) CHECK_NEAR(xt[i], xl[i], 1e-12 * (norm_inf_vec(xl, 5) + 1));
+        for (int r = 0; r < 8; r++) At[r * 5 + 4] = 2 * At[r * 5 + 1];
+        CHECK(mn_dls_solve(At, 8, 5, bt, 0, xt, w2) == MN_ERR_SINGULAR);
+        CHECK(xt[0] == 0 && xt[4] == 0);
+        CHECK(mn_dls_solve(At, 8, 5, bt, 1e-3, xt, w2) == MN_OK);
+        CHECK(all_finite_vec(xt, 5));
+    }
     /* lambda = 0 with A A^T singular: reported, and x stays finite (zero). */
     double R[6] = {1, 2, 3, 2, 4, 6}, rb[2] = {1, 1}, rx[3] = {7, 7, 7}, rw[8];
     CHECK(mn_dls_solve(R, 2, 3, rb, 0, rx, rw) == MN_ERR_SINGULAR);
