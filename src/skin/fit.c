@@ -715,6 +715,27 @@ static void rotation_gradient(mn_fitter* f, const mn_mat3* R, const mn_vec3* d) 
             }
         }
     }
+    /* A fixed controller attached to a free parent is not carried by the increments: its
+     * attachment row then moves with them, and the multiplier adds its share (envelope
+     * theorem: the constraint d_c - d_p - R_p e = 0 changes by -dq x (d_c - d_q) when q
+     * turns a controller chain that carries p). */
+    for (int k = 0; k < f->nc; k++) {
+        int c = f->con_a[k], p = f->con_b[k];
+        if (p < 0 || f->up[c] == p) continue;
+        mn_vec3 lam = mn_v3(f->lambda[k], f->lambda[(size_t)f->ncap + (size_t)k], f->lambda[2 * (size_t)f->ncap + (size_t)k]);
+        for (int q = p; q >= 0; q = f->up[q]) {
+            int o = f->rot_off[q];
+            if (o < 0) continue;
+            mn_vec3 g = mn_vec3_cross(mn_vec3_sub(d[c], d[q]), lam);
+            if (f->dim == 3) {
+                f->grad[o] -= g.x;
+                f->grad[o + 1] -= g.y;
+                f->grad[o + 2] -= g.z;
+            } else {
+                f->grad[o] -= g.z;
+            }
+        }
+    }
 }
 
 /* Gauss-Newton metric of the increments (the rotation step's scaling). A vertex i moves

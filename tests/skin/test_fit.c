@@ -296,24 +296,27 @@ static void test_track_fixed_no_alloc(void) {
 static void test_fixed_middle_of_chain(void) {
     mn_rig* rig = make_tube(3, 5, 21, 10, MN_CTRL_BONE, 1);
     int n = rig->nverts;
-    mn_xform truth[5], pose[5];
-    random_pose(rig, truth, 0.5, 0);
-    double* x = malloc((size_t)n * 3 * sizeof(double));
-    mn_rig_deform(rig, truth, x);
     uint8_t fixed[5] = {0, 0, 1, 0, 0};
     mn_fitter* f = mn_fitter_create(rig, fixed, NULL);
     CHECK(f != NULL);
-    mn_rig_rest_pose(rig, pose);
-    pose[2] = truth[2];
-    mn_fit_kabsch(f, x, pose, 1);
-    mn_fit_options o = mn_fit_options_default();
-    o.max_iters = 200;
-    mn_fit_result res;
-    mn_fit(f, x, pose, &o, &res);
-    CHECK(memcmp(&pose[2], &truth[2], sizeof pose[2]) == 0);
-    double e = pose_distance(pose, truth, 5);
-    if (getenv("MN_VERBOSE") || e > 1e-6) fprintf(stderr, "  fixed middle: pose error %g, %d iterations, rms %g\n", e, res.iterations, res.rms);
-    CHECK(e < 1e-6);
+    double* x = malloc((size_t)n * 3 * sizeof(double));
+    for (int trial = 0; trial < 5 && f; trial++) {
+        mn_xform truth[5], pose[5];
+        random_pose(rig, truth, 0.5, 0);
+        mn_rig_deform(rig, truth, x);
+        mn_rig_rest_pose(rig, pose);
+        pose[2] = truth[2];
+        mn_fit_kabsch(f, x, pose, 1);
+        mn_fit_options o = mn_fit_options_default();
+        o.max_iters = 300;
+        mn_fit_result res;
+        mn_fit(f, x, pose, &o, &res);
+        CHECK(memcmp(&pose[2], &truth[2], sizeof pose[2]) == 0);
+        double e = pose_distance(pose, truth, 5);
+        if (getenv("MN_VERBOSE") || e > 1e-6)
+            fprintf(stderr, "  fixed middle %d: pose error %g, %d iterations, rms %g\n", trial, e, res.iterations, res.rms);
+        CHECK(e < 1e-6);
+    }
     mn_fitter_destroy(f);
     free(x);
     mn_rig_destroy(rig);
@@ -490,7 +493,10 @@ static void test_noise_vs_kabsch(void) {
     mn_fit(f, x, pose, NULL, &res);
     rms_f = res.rms;
     CHECK(rms_f <= rms_k);
-    CHECK(rms_f < 0.01 * diag);
+    /* the generating pose leaves exactly the noise: the least-squares fit cannot do worse */
+    double rms_t;
+    mn_rig_error(rig, truth, x, &rms_t, NULL);
+    CHECK(rms_f <= rms_t * (1 + 1e-9));
     mn_fitter_destroy(f);
     free(x);
     mn_rig_destroy(rig);
