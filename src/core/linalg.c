@@ -113,18 +113,11 @@ void mn_lu_solve(const double* LU, int n, const int* piv, double* b) {
         }
     }
     /* L y = P b, L unit lower. */
-    for (int i = 1; i < n; i++) {
-        const double* ri = LU + (size_t)i * n;
-        double s = b[i];
-        for (int j = 0; j < i; j++) s -= ri[j] * b[j];
-        b[i] = s;
-    }
+    for (int i = 1; i < n; i++) b[i] -= dot(LU + (size_t)i * n, b, i);
     /* U x = y. */
     for (int i = n - 1; i >= 0; i--) {
         const double* ri = LU + (size_t)i * n;
-        double s = b[i];
-        for (int j = i + 1; j < n; j++) s -= ri[j] * b[j];
-        b[i] = s / ri[i];
+        b[i] = (b[i] - dot(ri + i + 1, b + i + 1, n - i - 1)) / ri[i];
     }
 }
 
@@ -162,9 +155,7 @@ void mn_cholesky_solve(const double* L, int n, double* b) {
     if (!L || !b || n <= 0) return;
     for (int i = 0; i < n; i++) {
         const double* ri = L + (size_t)i * n;
-        double s = b[i];
-        for (int j = 0; j < i; j++) s -= ri[j] * b[j];
-        b[i] = s / ri[i];
+        b[i] = (b[i] - dot(ri, b, i)) / ri[i];
     }
     /* L^T x = y: column access of L, done as row-wise axpys to stay contiguous. */
     for (int i = n - 1; i >= 0; i--) {
