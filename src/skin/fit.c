@@ -837,9 +837,11 @@ static void build_metric_dense(mn_fitter* f, const mn_mat3* R, const mn_vec3* d,
             for (int t = 0; t < 16; t++) dst[t] += src[t];
         }
     }
+    /* H is symmetric and the Cholesky factorisation reads its lower triangle only: the
+     * blocks q <= p suffice (rot_off grows with the controller index) */
     for (int p = 0; p < m; p++) {
         if (f->rot_off[p] < 0) continue;
-        for (int q = 0; q < m; q++) {
+        for (int q = 0; q <= p; q++) {
             if (f->rot_off[q] < 0 || (!coupled && p != q)) continue;
             double N[9];
             n_block(X + 16 * ((size_t)p * m + q), d[p], d[q], N);
@@ -874,7 +876,7 @@ static void build_metric_dense(mn_fitter* f, const mn_mat3* R, const mn_vec3* d,
     for (int p = 0; p < m; p++) {
         if (f->rot_off[p] < 0) continue;
         const double* wp = f->Wv + (size_t)p * nf * 3;
-        for (int q = 0; q < m; q++) {
+        for (int q = 0; q <= p; q++) {
             if (f->rot_off[q] < 0) continue;
             const double* vq = f->V + (size_t)q * nf * 3;
             double Z[9] = {0};
