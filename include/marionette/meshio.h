@@ -68,6 +68,8 @@ void mn_tgf_free(mn_tgf* t);
 mn_status mn_tgf_read(const char* path, mn_tgf* out, mn_error* err);
 mn_status mn_tgf_read_mem(const char* text, size_t len, const char* name, mn_tgf* out,
                           mn_error* err);
+/* Writes vertices and edges (1-based in the file), each section closed by "#". */
+mn_status mn_tgf_write(const char* path, const mn_tgf* t, mn_error* err);
 
 /* Tmat: nbones transforms x -> R x + t (the block [R^T; t] of each bone). *xf is
  * malloc'd (free()). */

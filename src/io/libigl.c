@@ -320,6 +320,36 @@ mn_status mn_tgf_read(const char* path, mn_tgf* out, mn_error* err) {
     return read_path(path, tgf_reader, out, err);
 }
 
+mn_status mn_tgf_write(const char* path, const mn_tgf* t, mn_error* err) {
+    if (!path || !t || t->nverts <= 0 || !t->pos || t->nedges < 0 || (t->nedges > 0 && !t->edges))
+        return mn_error_set(err, MN_ERR_ARG, path, 0, "", "bad skeleton");
+    for (int i = 0; i < 3 * t->nverts; i++)
+        if (!isfinite(t->pos[i])) return mn_error_set(err, MN_ERR_ARG, path, 0, "vertex", "vertex %d is not finite", i / 3 + 1);
+    for (int e = 0; e < 2 * t->nedges; e++)
+        if (t->edges[e] < 0 || t->edges[e] >= t->nverts)
+            return mn_error_set(err, MN_ERR_ARG, path, 0, "edge", "edge %d: vertex index out of range", e / 2 + 1);
+    mn_strbuf b;
+    mn_strbuf_init(&b);
+    for (int i = 0; i < t->nverts; i++) {
+        mn_strbuf_printf(&b, "%d", i + 1);
+        for (int c = 0; c < 3; c++) {
+            mn_strbuf_append(&b, " ", 1);
+            mn_strbuf_double(&b, t->pos[3 * i + c]);
+        }
+        mn_strbuf_append(&b, "\n", 1);
+    }
+    mn_strbuf_append(&b, "#\n", 2);
+    for (int e = 0; e < t->nedges; e++) mn_strbuf_printf(&b, "%d %d\n", t->edges[2 * e] + 1, t->edges[2 * e + 1] + 1);
+    mn_strbuf_append(&b, "#\n", 2);
+    if (b.failed) {
+        mn_strbuf_free(&b);
+        return mn_error_set(err, MN_ERR_NOMEM, path, 0, "", "out of memory");
+    }
+    mn_status st = mn_write_file_atomic(path, b.data, b.len, err);
+    mn_strbuf_free(&b);
+    return st;
+}
+
 /* ---- Tmat ------------------------------------------------------------------------------ */
 typedef struct tmat_out {
     int* nbones;

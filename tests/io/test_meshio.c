@@ -148,6 +148,16 @@ static void test_tgf(void) {
     CHECK(t.nverts == 3 && t.nedges == 2);
     CHECK(t.edges[0] == 0 && t.edges[1] == 1 && t.edges[2] == 1 && t.edges[3] == 2);
     CHECK_NEAR(t.pos[6], 2.0, 0);
+    /* write and read back */
+    t.pos[4] = 0.1 + 0.2;
+    const char* path = mn_test_write_temp(".tgf", "", 0);
+    CHECK(mn_tgf_write(path, &t, &err) == MN_OK);
+    mn_tgf u;
+    CHECK(mn_tgf_read(path, &u, &err) == MN_OK);
+    CHECK(u.nverts == 3 && u.nedges == 2);
+    for (int i = 0; i < 9 && u.nverts == 3; i++) CHECK(u.pos[i] == t.pos[i]);
+    for (int i = 0; i < 4 && u.nedges == 2; i++) CHECK(u.edges[i] == t.edges[i]);
+    mn_tgf_free(&u);
     mn_tgf_free(&t);
     static const bad_case cases[] = {
         {"", 0, "vertex"},
