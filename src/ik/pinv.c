@@ -10,7 +10,8 @@
  * pulls each limited 1-DOF joint towards the middle c_i of its range r_i (Parent eq. 5.27,
  * alpha_i = 1 / r_i^2) without disturbing the end effector to first order (eq. 5.26):
  * (I - V_r V_r^T) projects onto the null space of J~. Parent's eq. 5.28 writes the same
- * term as (J^+ J - I) z with z = +grad H. The iteration (line search, limits) is
+ * term as (J^+ J - I) z with z = +grad H. The gain fades as the goal is approached (see
+ * pinv_step). The iteration (line search, limits) is
  * mn_ik_iterate's. */
 #include <math.h>
 
@@ -48,8 +49,15 @@ static int pinv_step(void* vctx, const mn_ikc* c, const double* qc, double* J, c
         dq[j] = v; /* scaled coordinates for now */
     }
     if (x->nullspace && x->gain > 0) {
-        /* z~ = S^-1/2 (-gain grad H), projected by I - V_r V_r^T. */
+        /* z~ = S^-1/2 (-gain grad H), projected by I - V_r V_r^T. The null-space motion
+         * leaves the goal alone only to first order; its second-order drift would hold the
+         * error at about |dq_null|^2, so the gain fades with the error once that is below
+         * 1% of the reach, and the last iterations converge like the plain pseudoinverse. */
         const mn_model* m = c->m;
+        double en = 0;
+        for (int r = 0; r < rows; r++) en += e[r] * e[r];
+        en = sqrt(en) / (0.01 * (c->reach > 0 ? c->reach : 1.0));
+        double gain = x->gain * (en < 1 ? en : 1);
         for (int j = 0; j < n; j++) x->z[j] = 0;
         for (int i = 0; i < c->njnt; i++) {
             int type = m->jnt_type[c->jnt[i]], kd = c->doff[i];
@@ -57,7 +65,7 @@ static int pinv_step(void* vctx, const mn_ikc* c, const double* qc, double* J, c
             double lo = c->lo[kd], hi = c->hi[kd];
             if (!(isfinite(lo) && isfinite(hi)) || !(hi > lo)) continue;
             double mid = 0.5 * (lo + hi), range = hi - lo;
-            x->z[kd] = -x->gain * 2.0 * (qc[c->qoff[i]] - mid) / (range * range) * c->isqs[kd];
+            x->z[kd] = -gain * 2.0 * (qc[c->qoff[i]] - mid) / (range * range) * c->isqs[kd];
         }
         for (int i = 0; i < rank; i++) {
             double vz = 0;
