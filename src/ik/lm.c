@@ -9,23 +9,25 @@
  * the damped least-squares step of Parent eq. 5.24 with each DOF's stiffness s_i (model
  * dof_stiffness) as the metric of joint motion, so a stiffer joint moves less (Welman
  * 4.1.4). The system is formed on the small side: rows x rows when n >= rows, otherwise
- * the equivalent n x n (J~^T J~ + lambda I) dq~ = J~^T e. Both are solved by Cholesky.
+ * the equivalent n x n (J~^T J~ + lambda I) dq~ = J~^T e. Both are solved by a
+ * square-root-free Cholesky (mn_ik_spd_solve).
  *
  * The damping follows Sugihara (2011, "Solvability-unconcerned inverse kinematics by the
  * Levenberg-Marquardt method"): lambda = kappa (|e|^2 / 2 + b L^2), large far from the goal
  * and near a singularity (where |e| stays large), vanishing as the error does, which gives
  * the quadratic convergence of Gauss-Newton at the end. kappa adapts as in Marquardt's
  * method: a step that does not lower the error is rejected and kappa grows; an accepted
- * step lets it shrink. Joint limits are kept by projecting each step onto them (projected
- * LM, as Welman 4.1.6 clamps after the integration step).
+ * step lets it shrink. Joint limits are kept by an active set (limited_step): a DOF whose
+ * step would cross its limit stops at it and the others are solved again without it;
+ * ball limits are projected after the step, as Welman 4.1.6 clamps after integrating.
  *
  * When progress stalls (a local minimum, typically a joint pinned at a limit) the solve
  * restarts from a state drawn uniformly within the limits by a generator seeded from
  * o->seed, as TRAC-IK's KDL thread does, until the tolerance is met, max_restarts or the
  * time budget runs out. The best state seen is returned. The best residual reached again
- * from max(8, max_restarts / 4) different starts marks the target unreachable; the best pose is then polished to
- * its stationary point (no stall test), which for a target out of reach is the chain
- * stretched towards it. */
+ * from max(8, max_restarts / 4) different starts marks the target unreachable; the best
+ * pose is then polished to its stationary point (no stall test), which for a target out
+ * of reach is the chain stretched towards it. */
 #include <math.h>
 #include <string.h>
 
