@@ -84,9 +84,11 @@ void mn_gltf_skin_vertices(const mn_gltf* g, const double* skin_mats, double* ou
  * roots FREE), for posing a glTF character with the IK solvers. Joints carry the skin's
  * joint names (find them with mn_model_find_joint); at q = q0 each joint frame sits at the
  * rest world position of its glTF joint and is turned by that joint's rest world rotation
- * (scale divided out of the columns). Scale is thus baked into the offsets: a joint with
- * non-unit scale places its children where glTF does at rest, but the model's frames stay
- * rigid. NULL with err set for a mirrored (negative-determinant) rest frame. */
+ * (scale divided out of the columns). A joint's axis (the BALL twist axis) points to its
+ * first child with a distinct position (the bone), +y for a leaf; no limits are set. Scale
+ * is baked into the offsets: a joint with non-unit scale places its children where glTF
+ * does at rest, but the model's frames stay rigid. NULL with err set for a mirrored
+ * (negative-determinant) rest frame. */
 mn_model* mn_gltf_model(const mn_gltf* g, mn_error* err);
 
 /* Animation `anim` as a motion of m = mn_gltf_model(g): frames every 1/fps seconds from 0

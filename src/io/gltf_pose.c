@@ -167,16 +167,30 @@ mn_model* mn_gltf_model(const mn_gltf* g, mn_error* err) {
         goto done;
     }
     mn_gltf_sample(g, -1, -1, w);
-    for (int o = 0; o < nj; o++) {
-        int j = p->order[o];
-        const double* wj = w + 12 * j;
-        if (!frame_rotation(wj, &q[j])) {
+    for (int j = 0; j < nj; j++)
+        if (!frame_rotation(w + 12 * j, &q[j])) {
             mn_error_set(err, MN_ERR_UNSUPPORTED, "", 0, g->joint_name[j],
                          "degenerate or mirrored rest frame: not a rigid joint");
             goto done;
         }
+    for (int o = 0; o < nj; o++) {
+        int j = p->order[o];
+        const double* wj = w + 12 * j;
         mn_joint_def d = mn_joint_default();
         d.name = g->joint_name[j];
+        /* Twist axis (for swing/twist limits): towards the first child, the bone's
+         * direction; +y, the bone axis of most exporters, for a joint without one. */
+        d.axis = mn_v3(0, 1, 0);
+        for (int c = 0; c < nj; c++) {
+            if (g->joint_parent[c] != j) continue;
+            mn_mat3 Rj = mn_quat_to_mat3(q[j]);
+            mn_vec3 bone = mn_mat3_tmulv(&Rj, mn_v3(w[12 * c + 3] - wj[3], w[12 * c + 7] - wj[7],
+                                                     w[12 * c + 11] - wj[11]));
+            if (mn_vec3_norm(bone) > 1e-9 * (1 + fabs(wj[3]) + fabs(wj[7]) + fabs(wj[11]))) {
+                d.axis = mn_vec3_normalize(bone);
+                break;
+            }
+        }
         mn_vec3 pj = mn_v3(wj[3], wj[7], wj[11]);
         int par = g->joint_parent[j];
         memset(d.q0, 0, sizeof d.q0);

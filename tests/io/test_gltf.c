@@ -742,6 +742,16 @@ static void test_model_fk(void) {
                 double n = sqrt(w[col] * w[col] + w[4 + col] * w[4 + col] + w[8 + col] * w[8 + col]);
                 for (int r = 0; r < 3; r++) CHECK_NEAR(d->xf[mj].R.m[3 * r + col], w[4 * r + col] / n, 1e-6);
             }
+            /* the axis points along the bone to the first child at a distinct position */
+            mn_vec3 axis = mn_mat3_mulv(&d->xf[mj].R, m->jnt_axis[mj]);
+            for (int c = 0; c < g.njoints; c++) {
+                if (g.joint_parent[c] != j) continue;
+                mn_vec3 bone = mn_v3(W[12 * c + 3] - w[3], W[12 * c + 7] - w[7], W[12 * c + 11] - w[11]);
+                double len = mn_vec3_norm(bone);
+                if (len < 1e-9 * size) continue;
+                CHECK_NEAR(mn_vec3_dot(axis, bone) / len, 1.0, 1e-9);
+                break;
+            }
         }
         free(W);
         mn_data_destroy(d);
