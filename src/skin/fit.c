@@ -390,6 +390,29 @@ static double energy_and_grad(mn_fitter* f, const mn_mat3* R, const mn_vec3* d, 
     return g > 0 ? g : 0;
 }
 
+/* Only the translation columns of GA (dg/dd_j = sum_k A_k q_kj - B_j[:, 3]): what the
+ * translation step needs, at a quarter of the cost of energy_and_grad. */
+static void translation_grad(mn_fitter* f, const mn_mat3* R, const mn_vec3* d) {
+    int m = f->m;
+    double* GA = f->GA;
+    double* A = f->Abuf;
+    for (int j = 0; j < m; j++) {
+        make_A(f, R, d, j, A + 12 * j);
+        for (int r = 0; r < 3; r++) GA[12 * j + 4 * r + 3] = -f->B[12 * j + 4 * r + 3];
+    }
+    for (int p = 0; p < f->npairs; p++) {
+        int a = f->pair_a[p], b = f->pair_b[p];
+        const double* Q = f->Q + 16 * p;
+        const double* Aa = A + 12 * a;
+        const double* Ab = A + 12 * b;
+        for (int r = 0; r < 3; r++) {
+            GA[12 * b + 4 * r + 3] += Aa[4 * r] * Q[3] + Aa[4 * r + 1] * Q[7] + Aa[4 * r + 2] * Q[11] + Aa[4 * r + 3] * Q[15];
+            if (a != b)
+                GA[12 * a + 4 * r + 3] += Ab[4 * r] * Q[3] + Ab[4 * r + 1] * Q[7] + Ab[4 * r + 2] * Q[11] + Ab[4 * r + 3] * Q[15];
+        }
+    }
+}
+
 /* The translation step (seed "Find Optimized Translation"): d <- d + dd with
  * [K sG^T; sG 0][dd; lambda/s] = [-dg/dd; s (h - G d)], per axis. Needs GA at (R, d).
  * Stores the multipliers in f->lambda. */
@@ -965,7 +988,7 @@ static void apply_rotation(mn_fitter* f, const mn_mat3* R, const mn_vec3* d, dou
 /* Reduced energy after the trial increments: the translation step, then g. */
 static double reduced_energy(mn_fitter* f, double alpha) {
     apply_rotation(f, f->R, f->d, alpha, f->Rt, f->dt);
-    energy_and_grad(f, f->Rt, f->dt, 1);
+    translation_grad(f, f->Rt, f->dt);
     translation_solve(f, f->Rt, f->dt);
     return energy_and_grad(f, f->Rt, f->dt, 1); /* GA for the next gradient, if accepted */
 }
