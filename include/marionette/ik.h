@@ -62,7 +62,8 @@ typedef struct mn_ik_options {
     int max_restarts;      /* LM: restarts from random states within limits; 0 for none */
     int respect_limits;    /* 1: keep every DOF within its limits (default 1) */
     double max_step;       /* largest change of one DOF per iteration (rad or length); <= 0 none */
-    double damping;        /* DLS/LM initial damping lambda */
+    double damping;        /* damping floor, relative to the chain's reach L: DLS lambda >= damping L,
+                              LM lambda = kappa (|e|^2 / 2 + damping L^2) */
     int nullspace;         /* PINV: add the null-space term pulling joints to mid-range */
     double nullspace_gain;
     int timeout_cpu;       /* 1: timeout_ms counts this thread's CPU time instead of wall time, so
@@ -83,9 +84,12 @@ typedef struct mn_ik_result {
     char message[160];     /* why, when status is not OK */
 } mn_ik_result;
 
-/* Solves the problem from the state in d->q (the seed). Returns result->status. Bad input
- * (NaN targets, tip not below base, zero quaternion, tol <= 0, empty chain) returns
- * MN_ERR_ARG with a message and leaves d->q unchanged. */
+/* Solves the problem from the state in d->q (the seed). Returns result->status (result
+ * may be NULL). Bad input (NaN or infinite targets, tip not below base, zero quaternion,
+ * tol <= 0, an empty or zero-length chain, a NaN seed) returns MN_ERR_ARG with a message
+ * naming the field and leaves d->q unchanged. A target that cannot be met returns
+ * MN_ERR_UNREACHABLE with the closest pose found in d->q and its residual in the result;
+ * MN_ERR_NOCONVERGE when the iteration or time budget ran out first. Guide: docs/ik.md. */
 mn_status mn_ik_solve(const mn_model* m, mn_data* d, const mn_ik_problem* p,
                       const mn_ik_options* o, mn_ik_result* r);
 

@@ -13,9 +13,10 @@
  * square-root-free Cholesky (mn_ik_spd_solve).
  *
  * The damping follows Sugihara (2011, "Solvability-unconcerned inverse kinematics by the
- * Levenberg-Marquardt method"): lambda = kappa (|e|^2 / 2 + b L^2), large far from the goal
- * and near a singularity (where |e| stays large), vanishing as the error does, which gives
- * the quadratic convergence of Gauss-Newton at the end. kappa adapts as in Marquardt's
+ * Levenberg-Marquardt method"): lambda = kappa (|e|^2 / 2 + b L^2), b = o->damping and
+ * L the chain's reach: large far from the goal and near a singularity (where |e| stays
+ * large), down to the floor b L^2 as the error vanishes, which gives nearly the quadratic
+ * convergence of Gauss-Newton at the end. kappa adapts as in Marquardt's
  * method: a step that does not lower the error is rejected and kappa grows; an accepted
  * step lets it shrink. Joint limits are kept by an active set (limited_step): a DOF whose
  * step would cross its limit stops at it and the others are solved again without it;
@@ -51,8 +52,6 @@
 /* Starts that end at the best residual before the goal is called unreachable: at least
  * this many, and a quarter of max_restarts. */
 #define LM_SAME_MINIMA 8
-/* The damping floor b L^2, relative to the chain's reach squared. */
-#define LM_BIAS 1e-3
 
 typedef struct lm_work {
     double* J;      /* rows x n */
@@ -302,7 +301,7 @@ mn_status mn_ik_lm(MN_IK_METHOD_ARGS) {
     S.g = &g;
     S.o = o;
     double L = c.reach > 0 ? c.reach : 1.0;
-    S.bias = LM_BIAS * L * L;
+    S.bias = o->damping * L * L; /* b L^2; the default 1e-3 was tuned with bench ik --near */
     S.deadline = mn_ik_deadline(o->timeout_ms, o->timeout_cpu);
     S.best = INFINITY;
 
