@@ -1041,8 +1041,13 @@ mn_status mn_fit(mn_fitter* f, const double* targets, mn_xform* pose, const mn_f
     mn_fit_set_targets(f, targets);
     load_pose(f, pose);
     for (int j = 0; j < f->m; j++) {
-        if (!f->fixed[j]) f->R[j] = mn_mat3_orthonormalize(&f->R[j]);
-        if (f->dim == 2) f->d[j].z = 0;
+        if (f->fixed[j]) continue;
+        if (f->dim == 2) { /* a rotation about z, whatever the warm start holds */
+            f->R[j] = mn_mat3_axis_angle(mn_v3(0, 0, 1), atan2(f->R[j].m[3], f->R[j].m[0]));
+            f->d[j].z = 0;
+        } else {
+            f->R[j] = mn_mat3_orthonormalize(&f->R[j]);
+        }
     }
 
     /* first translation step */
