@@ -38,8 +38,13 @@ int main(int argc, char** argv) {
     int rc = 0;
     for (int k = 4; k < argc; k++) {
         mn_mesh frame;
-        if (mn_obj_read(argv[k], &frame, NULL, &err) != MN_OK || frame.nverts != rig->nverts) {
-            fprintf(stderr, "%s\n", frame.nverts != rig->nverts && !err.message[0] ? "vertex count differs" : err.message);
+        if (mn_obj_read(argv[k], &frame, NULL, &err) != MN_OK) {
+            fprintf(stderr, "%s\n", err.message);
+            rc = 1;
+            break;
+        }
+        if (frame.nverts != rig->nverts) {
+            fprintf(stderr, "%s: %d vertices, the rig has %d\n", argv[k], frame.nverts, rig->nverts);
             mn_mesh_free(&frame);
             rc = 1;
             break;
