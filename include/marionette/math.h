@@ -201,7 +201,7 @@ mn_mat3 mn_mat3_axis_angle(mn_vec3 unit_axis, double angle);
 mn_quat mn_quat_axis_angle(mn_vec3 unit_axis, double angle);
 /* Unit quaternion of a rotation matrix (Shepperd's method), w >= 0. */
 mn_quat mn_quat_from_mat3(const mn_mat3* R);
-/* Nearest rotation to an almost-orthonormal matrix (via its quaternion, re-normalised). */
+/* Nearest rotation (orthogonal polar factor) of an almost-orthonormal matrix. */
 mn_mat3 mn_mat3_orthonormalize(const mn_mat3* R);
 
 /* Exponential and logarithm maps between rotation vectors and unit quaternions. log
@@ -218,7 +218,8 @@ double mn_quat_angle_between(mn_quat a, mn_quat b);
 
 /* Euler angles (radians) in the given order -> rotation, and back. mn_euler_from_mat3
  * returns the middle angle in [-pi/2, pi/2] (Tait-Bryan); at gimbal lock the first angle
- * takes the whole remaining rotation and the last is zero. */
+ * takes the whole remaining rotation and the last is zero. An order outside the enum is read
+ * as XYZ. */
 mn_mat3 mn_euler_to_mat3(mn_euler_order order, const double e[3]);
 mn_quat mn_euler_to_quat(mn_euler_order order, const double e[3]);
 void mn_euler_from_mat3(mn_euler_order order, const mn_mat3* R, double e[3]);

@@ -49,8 +49,18 @@ mn_quat mn_quat_from_mat3(const mn_mat3* R) {
     return mn_quat_normalize(q);
 }
 
-mn_mat3 mn_mat3_orthonormalize(const mn_mat3* R) {
-    return mn_quat_to_mat3(mn_quat_from_mat3(R));
+/* Nearest rotation (the orthogonal polar factor). Shepperd's quaternion of M is a rotation
+ * close to it but not the nearest one away from the identity; the residual E = R0^T M is
+ * near the identity, where the quaternion projection agrees with the polar factor to second
+ * order, so two such corrections reach it to rounding. */
+mn_mat3 mn_mat3_orthonormalize(const mn_mat3* M) {
+    mn_mat3 R = mn_quat_to_mat3(mn_quat_from_mat3(M));
+    for (int it = 0; it < 2; it++) {
+        mn_mat3 E = mn_mat3_tmul(&R, M);
+        mn_mat3 C = mn_quat_to_mat3(mn_quat_from_mat3(&E));
+        R = mn_mat3_mul(&R, &C);
+    }
+    return R;
 }
 
 /* ---- exp / log ------------------------------------------------------------------------- */
@@ -121,8 +131,13 @@ static const char* const EULER_NAMES[6] = {"XYZ", "XZY", "YXZ", "YZX", "ZXY", "Z
 
 static mn_vec3 unit_axis(int i) { return mn_v3(i == 0, i == 1, i == 2); }
 
+/* An order outside the enum is read as XYZ (these calls have no status to return). */
+static const int* euler_axes(mn_euler_order order) {
+    return EULER_AXES[(unsigned)order < 6u ? order : MN_EULER_XYZ];
+}
+
 mn_mat3 mn_euler_to_mat3(mn_euler_order order, const double e[3]) {
-    const int* ax = EULER_AXES[order];
+    const int* ax = euler_axes(order);
     mn_mat3 R = mn_mat3_axis_angle(unit_axis(ax[0]), e[0]);
     for (int k = 1; k < 3; k++) {
         mn_mat3 Rk = mn_mat3_axis_angle(unit_axis(ax[k]), e[k]);
@@ -132,7 +147,7 @@ mn_mat3 mn_euler_to_mat3(mn_euler_order order, const double e[3]) {
 }
 
 mn_quat mn_euler_to_quat(mn_euler_order order, const double e[3]) {
-    const int* ax = EULER_AXES[order];
+    const int* ax = euler_axes(order);
     mn_quat q = mn_quat_axis_angle(unit_axis(ax[0]), e[0]);
     for (int k = 1; k < 3; k++) q = mn_quat_mul(q, mn_quat_axis_angle(unit_axis(ax[k]), e[k]));
     return q;
@@ -145,7 +160,7 @@ mn_quat mn_euler_to_quat(mn_euler_order order, const double e[3]) {
  * near gimbal lock, where a and c alone are ill-conditioned but the rotation is not. At lock
  * (cos b = 0) only a + s c is defined: a takes it all, a = atan2(s R[k][j], R[j][j]). */
 void mn_euler_from_mat3(mn_euler_order order, const mn_mat3* Rm, double e[3]) {
-    const int* ax = EULER_AXES[order];
+    const int* ax = euler_axes(order);
     int i = ax[0], j = ax[1], k = ax[2];
     double s = ((i + 1) % 3 == j) ? 1.0 : -1.0;
 #define R(r, c) Rm->m[3 * (r) + (c)]

@@ -199,6 +199,82 @@ static void test_demo(void) {
     free(out), free(err);
 }
 
+/* solve: the returned joint values put the tip on the target, checked with in-process FK. */
+static void test_solve(void) {
+    mn_model* m = NULL;
+    mn_error e;
+    CHECK(mn_urdf_read(PANDA, &m, NULL, &e) == MN_OK);
+    if (!m) return;
+    int base = mn_model_find_joint(m, "panda_link0"), tip = mn_model_find_joint(m, "panda_link8");
+    mn_chain* c = mn_chain_create(m, base, tip, &e);
+    CHECK(c && c->ndof == 7);
+    if (!c) return;
+    double qt[7] = {0.3, -0.4, 0.2, -1.9, 0.1, 1.2, 0.5};
+    mn_xform T;
+    mn_chain_fk(m, c, qt, &T);
+    mn_quat r = mn_quat_from_mat3(&T.R);
+    char args[1024], *out, *err;
+    snprintf(args, sizeof args, "solve '%s' --base panda_link0 --tip panda_link8 --target %.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g --json",
+             PANDA, T.p.x, T.p.y, T.p.z, r.w, r.x, r.y, r.z);
+    CHECK(run_cli(args, &out, &err) == 0);
+    const char* qs = out ? strstr(out, "\"q\": [") : NULL;
+    CHECK(qs != NULL);
+    if (qs) {
+        double q[7];
+        const char* p = qs + 6;
+        int n = 0;
+        while (n < 7 && sscanf(p, " %lf", &q[n]) == 1) {
+            n++;
+            p = strchr(p, n < 7 ? ',' : ']');
+            if (!p) break;
+            p++;
+        }
+        CHECK(n == 7);
+        mn_xform S;
+        mn_chain_fk(m, c, q, &S);
+        CHECK(mn_vec3_dist(S.p, T.p) < 1e-5);
+        CHECK(mn_vec3_norm(mn_rotation_error(&S.R, &T.R)) < 1e-5);
+        for (int i = 0; i < 7; i++) {
+            int j = c->jnt[i];
+            CHECK(q[i] >= m->jnt_range[2 * j] - 1e-12 && q[i] <= m->jnt_range[2 * j + 1] + 1e-12);
+        }
+    }
+    free(out), free(err);
+    /* bad input: a NaN target is refused naming the option; an unknown link is named */
+    CHECK(run_cli("solve '" PANDA "' --base panda_link0 --tip panda_link8 --target nan,0,0", &out, &err) != 0 &&
+          err && strstr(err, "--target"));
+    free(out), free(err);
+    CHECK(run_cli("solve '" PANDA "' --base panda_link0 --tip nosuchlink --target 0.1,0,0.5", &out, &err) == 1 &&
+          err && strstr(err, "nosuchlink"));
+    free(out), free(err);
+    /* tip above base */
+    CHECK(run_cli("solve '" PANDA "' --base panda_link8 --tip panda_link0 --target 0.1,0,0.5", &out, &err) != 0);
+    free(out), free(err);
+    mn_chain_destroy(c);
+    mn_model_destroy(m);
+}
+
+/* pose: the thesis's hands-on-hips scene on the built-in figure holds every constraint. */
+static void test_pose(void) {
+    char *out, *err;
+    CHECK(run_cli("pose stickman --scene '" MN_SOURCE "/docs/examples/hands_on_hips.json'", &out, &err) == 0);
+    int n = 0;
+    for (const char* p = out; p && (p = strstr(p, "residual=")); p++) {
+        double r = 1;
+        CHECK(sscanf(p + 9, "%lf", &r) == 1 && r < 1e-4);
+        n++;
+    }
+    CHECK(n == 6);
+    free(out), free(err);
+    const char* text = "{\"handles\": [{\"name\": \"h\", \"joint\": \"no such joint\"}]}";
+    const char* bad = mn_test_write_temp(".json", text, strlen(text));
+    char args[512];
+    snprintf(args, sizeof args, "pose stickman --scene '%s'", bad);
+    CHECK(run_cli(args, &out, &err) == 1 && err && strstr(err, "no such joint") && strstr(err, bad));
+    free(out), free(err);
+    remove(bad);
+}
+
 int main(int argc, char** argv) {
     mn_test_init(argc, argv);
     RUN(test_help_and_usage);
@@ -207,5 +283,7 @@ int main(int argc, char** argv) {
     RUN(test_bad_input);
     RUN(test_convert_round_trip);
     RUN(test_demo);
+    RUN(test_solve);
+    RUN(test_pose);
     return mn_test_report();
 }
