@@ -59,10 +59,11 @@ static char* replace(const char* s, const char* from, const char* to) {
  * z = 5 that is not a joint; one triangle; animations: "lin" (knee translation LINEAR,
  * knee rotation STEP), "cubic" (hip translation CUBICSPLINE), "anc" (the helper node's
  * translation, which moves the whole skeleton). */
-#define TINY_LEN 424
+#define TINY_LEN 520
 enum { OFF_POS = 0, OFF_JNT = 36, OFF_WGT = 48, OFF_IDX = 96, OFF_TIME = 104, OFF_TRA = 116,
        OFF_ROT = 152, OFF_IBM = 200, OFF_CTIME = 328, OFF_CVAL = 336,
-       OFF_SPARSE = 408 /* sparse index (uint16) for vertex 1, then its value at 412 */ };
+       OFF_SPARSE = 408 /* sparse index (uint16) for vertex 1, then its value at 412 */,
+       OFF_CROT = 424 /* cubic rotation keys: 2 x (in-tangent, value, out-tangent) */ };
 
 static void put_f(unsigned char* b, size_t off, const float* v, int n) { memcpy(b + off, v, sizeof(float) * (size_t)n); }
 
@@ -95,6 +96,9 @@ static void tiny_buffer(unsigned char* b) {
     const float sv[3] = {7, 8, 9};
     memcpy(b + OFF_SPARSE, &si, 2);
     put_f(b, OFF_SPARSE + 4, sv, 3);
+    /* knee rotation: identity with out-tangent (0,0,.2,0), then 90 deg about z */
+    const float crot[24] = {0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0.2f, 0, 0, 0, 0, 0, 0, 0, s, s, 0, 0, 0, 0};
+    put_f(b, OFF_CROT, crot, 24);
 }
 
 static const char* tiny_json_fmt =
@@ -106,13 +110,15 @@ static const char* tiny_json_fmt =
     "\"animations\":[{\"name\":\"lin\",\"channels\":[{\"sampler\":0,\"target\":{\"node\":2,\"path\":\"translation\"}},"
     "{\"sampler\":1,\"target\":{\"node\":2,\"path\":\"rotation\"}}],"
     "\"samplers\":[{\"input\":4,\"output\":5,\"interpolation\":\"LINEAR\"},{\"input\":4,\"output\":6,\"interpolation\":\"STEP\"}]},\n"
-    "{\"name\":\"cubic\",\"channels\":[{\"sampler\":0,\"target\":{\"node\":1,\"path\":\"translation\"}}],"
-    "\"samplers\":[{\"input\":8,\"output\":9,\"interpolation\":\"CUBICSPLINE\"}]},\n"
+    "{\"name\":\"cubic\",\"channels\":[{\"sampler\":0,\"target\":{\"node\":1,\"path\":\"translation\"}},"
+    "{\"sampler\":1,\"target\":{\"node\":2,\"path\":\"rotation\"}}],"
+    "\"samplers\":[{\"input\":8,\"output\":9,\"interpolation\":\"CUBICSPLINE\"},"
+    "{\"input\":8,\"output\":10,\"interpolation\":\"CUBICSPLINE\"}]},\n"
     "{\"name\":\"anc\",\"channels\":[{\"sampler\":0,\"target\":{\"node\":3,\"path\":\"translation\"}}],"
     "\"samplers\":[{\"input\":4,\"output\":5}]}],\n"
-    "\"buffers\":[{\"uri\":\"%s\",\"byteLength\":424}],\n"
+    "\"buffers\":[{\"uri\":\"%s\",\"byteLength\":520}],\n"
     "\"bufferViews\":[{\"buffer\":0,\"byteOffset\":0,\"byteLength\":408},{\"buffer\":0,\"byteOffset\":408,\"byteLength\":4},"
-    "{\"buffer\":0,\"byteOffset\":412,\"byteLength\":12}],\n"
+    "{\"buffer\":0,\"byteOffset\":412,\"byteLength\":12},{\"buffer\":0,\"byteOffset\":424,\"byteLength\":96}],\n"
     "\"accessors\":[{\"bufferView\":0,\"byteOffset\":0,\"componentType\":5126,\"count\":3,\"type\":\"VEC3\"},\n"
     "{\"bufferView\":0,\"byteOffset\":36,\"componentType\":5121,\"count\":3,\"type\":\"VEC4\"},\n"
     "{\"bufferView\":0,\"byteOffset\":48,\"componentType\":5126,\"count\":3,\"type\":\"VEC4\"},\n"
@@ -122,7 +128,8 @@ static const char* tiny_json_fmt =
     "{\"bufferView\":0,\"byteOffset\":152,\"componentType\":5126,\"count\":3,\"type\":\"VEC4\"},\n"
     "{\"bufferView\":0,\"byteOffset\":200,\"componentType\":5126,\"count\":2,\"type\":\"MAT4\"},\n"
     "{\"bufferView\":0,\"byteOffset\":328,\"componentType\":5126,\"count\":2,\"type\":\"SCALAR\"},\n"
-    "{\"bufferView\":0,\"byteOffset\":336,\"componentType\":5126,\"count\":6,\"type\":\"VEC3\"}]}\n";
+    "{\"bufferView\":0,\"byteOffset\":336,\"componentType\":5126,\"count\":6,\"type\":\"VEC3\"},\n"
+    "{\"bufferView\":3,\"componentType\":5126,\"count\":6,\"type\":\"VEC4\"}]}\n";
 
 /* The synthetic file as .gltf text with its buffer as a data: URI (buffer patched by the
  * caller when b is given). */
@@ -479,10 +486,23 @@ static void test_tiny_sampling(void) {
     CHECK_NEAR(W[3], 1.25, 1e-7);
     CHECK_NEAR(W[7], -0.25, 1e-7);
     CHECK_NEAR(W[11], 5, 1e-12);
+    /* the knee's CUBICSPLINE rotation at t = 1: p = 0.5 v0 + 0.25 b0 + 0.5 v1 - 0.25 a1 =
+     * (0, 0, .05 + .5 s, .5 + .5 s) with s = sqrt(1/2), normalised: a turn about z */
+    {
+        double h = 0.70710678f, z = 0.05 + 0.5 * h, wq = 0.5 + 0.5 * h;
+        double angle = 2 * atan2(z, wq);
+        CHECK(mn_gltf_sample(&g, 1, 1.0, W) == MN_OK);
+        /* knee world = hip world (no rotation) * knee local: its x axis turned by angle */
+        CHECK_NEAR(W[12 + 0], cos(angle), 1e-7);
+        CHECK_NEAR(W[12 + 4], sin(angle), 1e-7);
+        CHECK_NEAR(W[12 + 10], 1, 1e-12);
+    }
     /* ... and exactly the key values at the keys */
     CHECK(mn_gltf_sample(&g, 1, 2.0, W) == MN_OK);
     CHECK_NEAR(W[3], 2, 0);
     CHECK_NEAR(W[7], 0, 0);
+    CHECK_NEAR(W[12 + 0], 0, 1e-7);
+    CHECK_NEAR(W[12 + 4], 1, 1e-7);
     /* "anc" moves the helper above the skin root: the whole skeleton follows */
     CHECK(mn_gltf_sample(&g, 2, 1.0, W) == MN_OK);
     CHECK_NEAR(W[3], 1, 1e-12);
@@ -939,9 +959,9 @@ static const bad_case bad_cases[] = {
     {"data URI not base64", "application/octet-stream;base64,", "text/plain,", -1, 0, MN_ERR_UNSUPPORTED, "buffers[0].uri"},
     {"missing buffer file", "data:application/octet-stream;base64,", "no-such-file.bin#", -1, 0, MN_ERR_IO, "buffers[0].uri"},
     {"absolute buffer path", "data:application/octet-stream;base64,", "/etc/", -1, 0, MN_ERR_UNSUPPORTED, "buffers[0].uri"},
-    {"buffer shorter than byteLength", "\"byteLength\":424}],\n\"bufferViews", "\"byteLength\":425}],\n\"bufferViews", -1, 0,
+    {"buffer shorter than byteLength", "\"byteLength\":520}],\n\"bufferViews", "\"byteLength\":521}],\n\"bufferViews", -1, 0,
      MN_ERR_PARSE, "buffers[0].byteLength"},
-    {"bufferView past its buffer", "\"byteOffset\":0,\"byteLength\":408}", "\"byteOffset\":4,\"byteLength\":424}", -1, 0,
+    {"bufferView past its buffer", "\"byteOffset\":0,\"byteLength\":408}", "\"byteOffset\":4,\"byteLength\":520}", -1, 0,
      MN_ERR_PARSE, "bufferViews[0].byteLength"},
     {"bad byteStride", "\"byteOffset\":0,\"byteLength\":408}", "\"byteOffset\":0,\"byteLength\":408,\"byteStride\":6}", -1, 0,
      MN_ERR_PARSE, "bufferViews[0].byteStride"},
