@@ -303,27 +303,39 @@ mn_status mn_ik_lm(MN_IK_METHOD_ARGS) {
     double L = c.reach > 0 ? c.reach : 1.0;
     S.bias = o->damping * L * L; /* b L^2; the default 1e-3 was tuned with bench ik --near */
     S.deadline = mn_ik_deadline(o->timeout_ms, o->timeout_cpu);
-    S.best = INFINITY;
 
     mn_ikc_gather(&c, d->q, w->q);
     if (o->respect_limits) mn_ikc_clamp(&c, w->q);
+    /* The seed is the first "best" pose: with an error that overflows (a target at 1e300)
+     * nothing compares smaller, and the seed is what comes back. */
+    {
+        double e[6];
+        mn_xform tip;
+        mn_vec3 pt;
+        mn_ikc_fk(&c, w->q, g.point, &tip, &pt);
+        S.best = mn_ik_goal_error(&g, &tip, pt, e, &S.best_pe, &S.best_re);
+        memcpy(w->qbest, w->q, sizeof(double) * (size_t)c.nqc);
+    }
     mn_rng rng;
     mn_rng_seed(&rng, o->seed);
     int nsame = 0, restarts = 0, met = 0, unreachable = 0;
+    double best_minimum = INFINITY; /* lowest residual a start stopped at */
     int same_needed = o->max_restarts / 4 > LM_SAME_MINIMA ? o->max_restarts / 4 : LM_SAME_MINIMA;
     for (;;) {
-        double err;
+        double err, minimum = best_minimum;
         int outcome = lm_start(&S, 0, &err);
         if (outcome == LM_MET) { met = 1; break; }
         if (S.timed_out) break;
-        /* A local minimum. When the best residual found so far keeps coming back (to
-         * 0.1%) from same_needed different starts, the goal is out of reach within the
-         * limits. A robot arm's limits make local minima with small basins of the true
-         * answer common, so a few repeats prove nothing. */
-        if (fabs(err - S.best) <= 1e-3 * S.best + S.bias * 1e-9) {
-            if (++nsame >= same_needed) { unreachable = 1; break; }
-        } else if (err < S.best) {
+        /* A local minimum. When the lowest one found so far keeps coming back (to 0.1%)
+         * from same_needed different starts, the goal is out of reach within the limits.
+         * A robot arm's limits make local minima with small basins of the true answer
+         * common, so a few repeats prove nothing. */
+        double tol = 1e-3 * minimum + S.bias * 1e-9;
+        if (err < minimum - tol || nsame == 0) {
+            best_minimum = err; /* a new lowest minimum */
             nsame = 1;
+        } else if (fabs(err - minimum) <= tol) {
+            if (++nsame >= same_needed) { unreachable = 1; break; }
         }
         if (restarts >= o->max_restarts) break;
         restarts++;

@@ -260,11 +260,14 @@ static void test_orientation_only(void) {
     mn_model_destroy(m);
 }
 
-/* A chain of ball joints with swing-cone and twist limits (a BVH-style limb). */
-static void test_ball_chain_limits(void) {
+/* A limb of ball joints with swing-cone and twist limits (BVH-style), on a FREE root. */
+static mn_model* limb(void) {
     mn_spec* s = mn_spec_create("limb");
-    int r = add(s, "hips", -1, MN_JOINT_FIXED, mn_v3(0, 0, 0), mn_v3(0, 0, 1));
     mn_joint_def d = mn_joint_default();
+    d.name = "hips";
+    d.type = MN_JOINT_FREE;
+    int r = mn_spec_add_joint(s, &d, NULL);
+    d = mn_joint_default();
     d.type = MN_JOINT_BALL;
     d.limited = 1;
     d.axis = mn_v3(0, -1, 0);
@@ -280,12 +283,19 @@ static void test_ball_chain_limits(void) {
     d.offset = mn_v3(0, -0.3, 0);
     d.swing = 1.0;
     int el = mn_spec_add_joint(s, &d, NULL);
-    CHECK(sh >= 0 && el >= 0);
+    CHECK(r >= 0 && sh >= 0 && el >= 0);
     add(s, "hand", el, MN_JOINT_FIXED, mn_v3(0, -0.25, 0), mn_v3(0, 0, 1));
     mn_model* m = mn_model_compile(s, NULL);
     mn_spec_destroy(s);
     CHECK(m != NULL);
+    return m;
+}
+
+/* A chain of ball joints with swing-cone and twist limits (a BVH-style limb). */
+static void test_ball_chain_limits(void) {
+    mn_model* m = limb();
     if (!m) return;
+    int sh, el;
     mn_data* dd = mn_data_create(m, 0);
     sh = J(m, "shoulder"); /* model indices (compiling may reorder) */
     el = J(m, "elbow");
@@ -354,6 +364,79 @@ static void test_budget(void) {
     mn_model_destroy(m);
 }
 
+/* Whatever finite problem comes in, every method returns a status from the documented
+ * set, leaves q finite and within limits, and never moves joints off the chain: random
+ * base/tip pairs, targets from tiny to 1e300, tolerances from 1e-300 up, odd weights. */
+static void random_problems(mn_model* m) {
+    mn_data* d = mn_data_create(m, 0);
+    double* q0 = malloc(sizeof(double) * (size_t)m->nq);
+    uint64_t z = 77;
+    for (int trial = 0; trial < 400; trial++) {
+        double u[12];
+        for (int i = 0; i < 12; i++) {
+            z = z * 6364136223846793005ull + 1442695040888963407ull;
+            u[i] = (double)(z >> 11) * (1.0 / 9007199254740992.0);
+        }
+        double scale = pow(10.0, -300 + 600 * u[0]);
+        if (u[1] < 0.5) scale = pow(10.0, -3 + 6 * u[1]);
+        mn_ik_problem p = mn_ik_problem_default();
+        p.base = (int)(u[2] * (m->njoint + 1)) - 1;
+        p.tip = (int)(u[3] * m->njoint);
+        p.target_pos = mn_v3(scale * (2 * u[4] - 1), scale * (2 * u[5] - 1), scale * (2 * u[6] - 1));
+        p.use_orientation = u[7] < 0.5;
+        p.use_position = !p.use_orientation || u[8] < 0.5;
+        p.target_rot = mn_q4(2 * u[8] - 1, 2 * u[9] - 1, 2 * u[10] - 1, 0.5);
+        p.w_rot = u[11] < 0.2 ? 1e-200 : u[11] < 0.4 ? 1e200 : 1.0;
+        p.point = mn_v3(0, u[9] < 0.3 ? scale : 0, 0);
+        mn_ik_options o = mn_ik_default();
+        o.method = (mn_ik_method)(trial % MN_IK_METHOD_COUNT);
+        o.tol_pos = o.tol_rot = u[10] < 0.2 ? 1e-300 : 1e-5;
+        o.max_iters = 50;
+        o.max_restarts = 3;
+        mn_data_reset(m, d);
+        for (int j = 0; j < m->njoint; j++) {
+            double* qj = d->q + m->jnt_qadr[j];
+            if (m->jnt_type[j] == MN_JOINT_HINGE || m->jnt_type[j] == MN_JOINT_SLIDE) qj[0] = 0.3 * sin(trial + j);
+            if (m->jnt_type[j] == MN_JOINT_BALL) {
+                mn_quat q = mn_quat_axis_angle(mn_v3(1, 0, 0), 0.3 * sin(trial + j));
+                qj[0] = q.w, qj[1] = q.x, qj[2] = q.y, qj[3] = q.z;
+            }
+        }
+        mn_clamp_to_limits(m, d->q);
+        memcpy(q0, d->q, sizeof(double) * (size_t)m->nq);
+        mn_ik_result r;
+        mn_status s = mn_ik_solve(m, d, &p, &o, &r);
+        int allowed = s == MN_OK || s == MN_ERR_ARG || s == MN_ERR_UNREACHABLE || s == MN_ERR_NOCONVERGE ||
+                      (s == MN_ERR_UNSUPPORTED && o.method == MN_IK_ANALYTIC);
+        if (!allowed) fprintf(stderr, "random problem %d: %s %s\n", trial, mn_status_name(s), r.message);
+        CHECK(allowed);
+        for (int i = 0; i < m->nq; i++) CHECK(isfinite(d->q[i]));
+        if (!mn_q_within_limits(m, d->q, 1e-9))
+            fprintf(stderr, "random problem %d (%s, base %d tip %d): %s, out of limits\n", trial,
+                    mn_ik_method_name(o.method), p.base, p.tip, mn_status_name(s));
+        CHECK(mn_q_within_limits(m, d->q, 1e-9));
+        CHECK(!isnan(r.pos_err) && !isnan(r.rot_err));
+        if (s == MN_ERR_ARG) CHECK(memcmp(q0, d->q, sizeof(double) * (size_t)m->nq) == 0);
+        /* Joints off the chain keep their values. */
+        if (s != MN_ERR_ARG)
+            for (int j = 0; j < m->njoint; j++) {
+                int on = (p.base < 0 || mn_model_is_ancestor(m, p.base, j)) && j != p.base &&
+                         mn_model_is_ancestor(m, j, p.tip);
+                int nq = mn_joint_type_nq((mn_joint_type)m->jnt_type[j]);
+                if (!on)
+                    for (int a = 0; a < nq; a++) CHECK(d->q[m->jnt_qadr[j] + a] == q0[m->jnt_qadr[j] + a]);
+            }
+    }
+    free(q0);
+    mn_data_destroy(d);
+    mn_model_destroy(m);
+}
+
+static void test_random_problems(void) {
+    random_problems(arm());
+    random_problems(limb());
+}
+
 /* ik_common pieces: the ball clamp keeps what is inside, projects what is not; RNG. */
 static void test_common_helpers(void) {
     mn_vec3 a = mn_v3(0, 0, 1);
@@ -392,6 +475,7 @@ int main(int argc, char** argv) {
     RUN(test_orientation_only);
     RUN(test_ball_chain_limits);
     RUN(test_budget);
+    RUN(test_random_problems);
     RUN(test_common_helpers);
     return mn_test_report();
 }
