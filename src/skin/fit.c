@@ -2,34 +2,37 @@
  *
  * The seed alternates two steps on g = 1/2 (X - X^r)^T M (X - X^r):
  *   translation ("Find Optimized Translation"): rotations held, g is quadratic in the d_j
- *     and the linear constraints G dd = 0 (attachments, fixed controllers) give the KKT
- *     system [W^T M W  G^T; G 0] [dd; lambda] = [W^T M X'; 0]. That matrix is symmetric
+ *     and the linear constraints G dd = r (attachments, fixed controllers) give the KKT
+ *     system [W^T M W  G^T; G 0] [dd; lambda] = [W^T M X'; r]. That matrix is symmetric
  *     but indefinite (the seed's "positive definite" is a slip), so it is factorised by
  *     LDL^T with Bunch-Kaufman pivoting, once per rig and fixed set; a step only builds the
- *     right-hand side and back-substitutes. The right-hand side of the constraint rows
- *     carries the constraint residual h - G d, so that an attached controller is put back
+ *     right-hand side and back-substitutes. The constraint rows' right-hand side r is the
+ *     residual h - G d rather than the seed's 0, so that an attached controller is put back
  *     on its parent exactly (the seed's "update the translation of related children").
- *     W^T M W is (w^T M w) (x) I, so the system separates into one per axis.
+ *     W^T M W is (w^T M w) (x) I, so the system separates into one per axis. (The seed's
+ *     dbar_i in x_i^r should read dbar_j; it does here.)
  *   rotation ("Find Optimized Rotation"): translations held, the gradient of g with
  *     respect to each controller's infinitesimal rotation R_j <- exp([p_j]x) R_j is
  *       dg/dp_j = -sum_i m_i w_ij (R_j (xbar_i - dbar_j)) x (x_i - x_i^r)
  *     with the lever arm R_j (xbar_i - dbar_j), not the seed's rest-space arm (a slip).
- *     The step follows that gradient scaled by the Gauss-Newton metric of the rotations,
- *     sum_i m_i w_ij w_ik [a_ij]x^T [a_ik]x, with a backtracking line search on the energy
- *     reached after the translation step, and is applied as R <- exp([dp]x) R (the
- *     seed's first-order (I + [dp]x) R would need re-orthonormalising).
- *   The search direction is taken along the gradient of that reduced energy, which is
- *     the partial gradient plus the attachment multipliers' term -sum_c (R_p e_c) x
- *     lambda_c (envelope theorem), so the alternation descends monotonically.
+ *     For a hierarchy (seed: "update related control points ... from root to leaves") an
+ *     increment of controller p turns p and the controllers attached below it about p's
+ *     pivot; the unknowns of the step are these increments (rotation_gradient below).
+ *     The step follows the gradient of the energy reached after the translation step,
+ *     scaled by the Gauss-Newton metric of the increments with the free translations
+ *     eliminated (build_metric), with a backtracking line search, and is applied as
+ *     R <- exp([dp]x) R (the seed's first-order (I + [dp]x) R would need
+ *     re-orthonormalising).
  *
  * Speed: g and its derivatives depend on the vertices only through per-controller sums.
  * With z_i = [xbar_i; 1] and A_j = [R_j | d_j - R_j dbar_j] (3 x 4),
  *     g = 1/2 sum m_i |x_i|^2 - sum_j <A_j, B_j> + 1/2 sum_jk <A_j Q_jk, A_k>,
  *     Q_jk = sum_i m_i w_ij w_ik z_i z_i^T (4 x 4, per rig),
  *     B_j  = sum_i m_i w_ij x_i z_i^T     (3 x 4, per frame: the one O(nnz) pass),
- * so an iteration of the fit costs O(controller pairs), not O(vertices). Coordinates are
- * taken relative to the rest centroid and the targets' centroid to keep those sums well
- * conditioned. */
+ * so an iteration of the fit costs O(controller pairs + m^2), not O(vertices).
+ * Coordinates are taken relative to the rest centroid and the targets' centroid to keep
+ * those sums well conditioned, and the line search compares energies through their
+ * difference (delta_energy), which has no cancellation. */
 #include <marionette/linalg.h>
 #include <marionette/skin.h>
 
@@ -45,6 +48,8 @@ struct mn_fitter {
     const mn_rig* rig;
     int m, dim, nverts;
     uint8_t* fixed;        /* m */
+    uint8_t* fixed_prev;   /* m: the previous set, restored when a new one fails */
+    int have_fixed;        /* a set has been factorised */
     int* rot_off;          /* m: first rotation unknown of a rotating controller, -1 if none */
     int* up;               /* m: the controller whose increments carry j (see below), -1 */
     mn_mat3* phi;          /* m: scratch, accumulated increments */
@@ -116,6 +121,7 @@ mn_fit_options mn_fit_options_default(void) {
 void mn_fitter_destroy(mn_fitter* f) {
     if (!f) return;
     free(f->fixed);
+    free(f->fixed_prev);
     free(f->rot_off);
     free(f->up);
     free(f->top);
@@ -569,6 +575,7 @@ mn_fitter* mn_fitter_create(const mn_rig* r, const uint8_t* fixed, mn_error* err
     f->dim = r->dim;
     f->nverts = r->nverts;
     f->fixed = calloc((size_t)m, 1);
+    f->fixed_prev = calloc((size_t)m, 1);
     f->rot_off = malloc((size_t)m * sizeof(int));
     f->up = malloc((size_t)m * sizeof(int));
     f->top = malloc((size_t)m * sizeof(int));
@@ -584,7 +591,7 @@ mn_fitter* mn_fitter_create(const mn_rig* r, const uint8_t* fixed, mn_error* err
     f->tau = malloc((size_t)m * sizeof(mn_vec3));
     f->piv = malloc((size_t)m * sizeof(mn_vec3));
     f->zc = malloc((size_t)r->nverts * 3 * sizeof(double));
-    if (!f->fixed || !f->rot_off || !f->up || !f->top || !f->free_list || !f->Kinv || !f->phi || !f->tau || !f->piv || !f->zc) goto nomem;
+    if (!f->fixed || !f->fixed_prev || !f->rot_off || !f->up || !f->top || !f->free_list || !f->Kinv || !f->phi || !f->tau || !f->piv || !f->zc) goto nomem;
     mn_vec3 o = mn_v3(0, 0, 0);
     double tm = 0;
     for (int i = 0; i < r->nverts; i++) {
@@ -646,17 +653,17 @@ mn_status mn_fitter_set_fixed(mn_fitter* f, const uint8_t* fixed, mn_error* err)
     if (!f || !fixed) return mn_error_set(err, MN_ERR_ARG, "", 0, "fixed", "NULL argument");
     /* keep the old factorisation if the new set fails: factor into place, and on failure
      * restore by refactoring the old set (which succeeded before). */
-    uint8_t old[1024];
     int m = f->m;
-    if (m <= (int)sizeof old) memcpy(old, f->fixed, (size_t)m);
+    memcpy(f->fixed_prev, f->fixed, (size_t)m);
     mn_status st = factor_kkt(f, fixed, err);
     if (st != MN_OK) {
-        if (m <= (int)sizeof old) {
+        if (f->have_fixed) {
             mn_error keep;
-            factor_kkt(f, old, &keep);
+            factor_kkt(f, f->fixed_prev, &keep);
         }
         return st;
     }
+    f->have_fixed = 1;
     int nrot = 0;
     for (int j = 0; j < m; j++) {
         f->up[j] = f->rig->ctrl_attached[j] && !fixed[j] ? f->rig->ctrl_parent[j] : -1;
