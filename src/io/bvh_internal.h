@@ -37,6 +37,8 @@ typedef enum mn_bvh_channel {
 /* Nesting depth and joint-count limits of the reader (bounded memory and recursion). */
 #define MN_BVH_MAX_DEPTH 256
 #define MN_BVH_MAX_JOINTS 100000
+/* Longest joint name in bytes (series names add a suffix to it, up to 64 times). */
+#define MN_BVH_MAX_NAME 256
 /* Largest magnitude a number of a BVH file may have (lengths and degrees). */
 #define MN_BVH_MAX_ABS 1e9
 

@@ -38,6 +38,7 @@ typedef struct bvh_node {
     int col;               /* first column of the node in a MOTION row */
     int kind;
     int nmodel;            /* model joints this node becomes */
+    int nend;              /* End Sites named after this joint so far */
     int first_spec;        /* spec index of the first of them */
 } bvh_node;
 
@@ -313,6 +314,8 @@ static mn_status read_name(bvh_parser* P, const char* kw, const char** name, siz
         while (e > s && is_space(e[-1])) e--;
     }
     if (e == s) return fail(P, P->line, kw, "missing joint name");
+    if (e - s > MN_BVH_MAX_NAME)
+        return fail(P, P->line, kw, "joint name longer than %d bytes", MN_BVH_MAX_NAME);
     if (!valid_name(s, (size_t)(e - s)))
         return fail(P, P->line, kw, "joint name is not valid UTF-8 text");
     *name = s;
@@ -696,7 +699,7 @@ static mn_status build_spec(bvh_parser* P, mn_spec** out) {
     mn_status st = MN_OK;
     for (int i = 0; i < P->nnodes && !st; i++) {
         bvh_node* nd = &P->nodes[i];
-        const bvh_node* par = nd->parent >= 0 ? &P->nodes[nd->parent] : NULL;
+        bvh_node* par = nd->parent >= 0 ? &P->nodes[nd->parent] : NULL;
         mn_joint_def def = mn_joint_default();
         def.parent = par ? par->first_spec + par->nmodel - 1 : -1;
         def.offset = mn_vec3_scale(nd->offset, P->scale);
@@ -708,7 +711,8 @@ static mn_status build_spec(bvh_parser* P, mn_spec** out) {
                 st = fail_nomem(P);
                 break;
             }
-            for (int k = 1;; k++) {
+            /* Count on from the parent's previous End Site: linear however many it has. */
+            for (int k = ++par->nend;; k++) {
                 if (k == 1) snprintf(own + par->name_len, 17, "_end");
                 else snprintf(own + par->name_len, 17, "_end%d", k);
                 if (name_find(P, own) < 0) break;

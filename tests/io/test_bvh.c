@@ -715,6 +715,8 @@ static void test_malformed(void) {
         size_t k = (size_t)sprintf(deep, "HIERARCHY\nROOT r\n{\nOFFSET 0 0 0\n");
         for (int i = 0; i < 257; i++) k += (size_t)sprintf(deep + k, "JOINT j%d\n{\nOFFSET 0 1 0\n", i);
     }
+    static char long_name[600];
+    snprintf(long_name, sizeof long_name, HDR "  JOINT %0300d\n", 7);
     static const char binary[] = "HIERARCHY\nROOT Hips\n{\n  OFFSET 0 0 0\n\0\x01\x02\xff garbage\n}\n";
     const bad_case bad[] = {
         {"empty file", "", 0, MN_ERR_PARSE, 1, "expected HIERARCHY"},
@@ -764,6 +766,9 @@ static void test_malformed(void) {
         {"channels on an End Site", HDR "  End Site\n  {\n    CHANNELS 1 Xrotation\n", 0, MN_ERR_PARSE, 8,
          "End Site has no channels"},
         {"keyword garbage", HDR "  JIONT Arm\n", 0, MN_ERR_PARSE, 6, "unexpected 'JIONT'"},
+        {"name too long", long_name, 0, MN_ERR_PARSE, 6, "longer than 256 bytes"},
+        {"End Site crowd", HDR "  End Site\n  {\n    OFFSET 0 1 0\n  }\n  End Site\n  {\n    OFFSET 0 1 0\n  }\n}\n"
+         "MOTION\nFrames: 1\nFrame Time: 1\n1 2 3 4 5 6 7\n", 0, MN_ERR_PARSE, 18, "expected 6 numbers, found 7"},
         {"CRLF row too long",
          "HIERARCHY\r\nROOT a\r\n{\r\nOFFSET 0 0 0\r\nCHANNELS 1 Xrotation\r\n}\r\nMOTION\r\nFrames: 2\r\n"
          "Frame Time: 1\r\n1\r\n\r\n1 2\r\n", 0, MN_ERR_PARSE, 12, "frame 1: expected 1 numbers, found 2"},
@@ -844,6 +849,13 @@ static void test_frames_mismatch(void) {
     CHECK(mn_bvh_read_mem(odd, strlen(odd), "odd.bvh", NULL, &m, &mo, NULL, &err) == MN_OK);
     CHECK(m && mn_model_find_joint(m, "Bip01 Pelvis") >= 0 && mn_model_find_joint(m, "Bip01 Pelvis_end") >= 0);
     mn_motion_free(&mo);
+    mn_model_destroy(m);
+    /* several End Sites on one joint get numbered names */
+    const char* ends = HDR "  End Site\n  {\n    OFFSET 0 1 0\n  }\n  End Site\n  {\n    OFFSET 0 2 0\n  }\n"
+                           "  End Site\n  {\n    OFFSET 0 3 0\n  }\n}\n";
+    CHECK(mn_bvh_read_mem(ends, strlen(ends), "ends.bvh", NULL, &m, NULL, NULL, &err) == MN_OK);
+    CHECK(m && m->njoint == 4 && mn_model_find_joint(m, "Hips_end") >= 0 &&
+          mn_model_find_joint(m, "Hips_end2") >= 0 && mn_model_find_joint(m, "Hips_end3") >= 0);
     mn_model_destroy(m);
     /* compact spellings: braces run together, "Frames:2", "Frame Time :0.5", tabs */
     const char* tight = "HIERARCHY\nROOT a{\n\tOFFSET 0 0 0\n\tCHANNELS 1 Xrotation\n\tJOINT b\n\t{OFFSET 1 0 0\n"
