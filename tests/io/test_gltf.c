@@ -535,8 +535,11 @@ static void test_tiny_containers(void) {
     const char* bin = mn_test_write_temp(".bin", (const char*)buf, TINY_LEN);
     CHECK(bin != NULL);
     const char* base = bin ? strrchr(bin, '/') + 1 : "";
-    char* ext = malloc(strlen(tiny_json_fmt) + strlen(base) + 1);
-    sprintf(ext, tiny_json_fmt, base);
+    /* the URI is relative to the .gltf and percent-encoded: write its first letter as %XX */
+    char uri[300];
+    snprintf(uri, sizeof uri, "%%%02X%s", (unsigned char)base[0], base[0] ? base + 1 : "");
+    char* ext = malloc(strlen(tiny_json_fmt) + strlen(uri) + 1);
+    sprintf(ext, tiny_json_fmt, uri);
     const char* tpath = mn_test_write_temp(".gltf", ext, strlen(ext));
     CHECK(tpath && mn_gltf_read(tpath, &c, NULL, &e) == MN_OK);
     if (a.nverts == 3 && b.nverts == 3 && c.nverts == 3) {
