@@ -706,6 +706,30 @@ static void test_tiny_names(void) {
     free(base);
 }
 
+/* Primitives are concatenated (the second one's triangles index its own vertices, moved
+ * past the first's); a primitive without indices is a list of whole triangles. */
+static void test_tiny_primitives(void) {
+    char* base = tiny_gltf(NULL);
+    char* t = replace(base, "\"mode\":4}]", "\"mode\":4},{\"attributes\":{\"POSITION\":0,\"JOINTS_0\":1,\"WEIGHTS_0\":2}}]");
+    mn_gltf g;
+    mn_error e;
+    CHECK(t && read_text(t, &g, NULL, &e) == MN_OK);
+    free(t);
+    CHECK(g.nverts == 6 && g.ntris == 2);
+    if (g.ntris == 2) {
+        for (int k = 0; k < 3; k++) CHECK(g.tris[k] == k && g.tris[3 + k] == 3 + k);
+        for (int k = 0; k < 9; k++) CHECK(g.rest_pos[9 + k] == g.rest_pos[k]);
+        for (int k = 0; k < 12; k++) CHECK(g.vweight[12 + k] == g.vweight[k] && g.vjoint[12 + k] == g.vjoint[k]);
+    }
+    mn_gltf_free(&g);
+    t = replace(base, "\"indices\":3,", "");
+    CHECK(t && read_text(t, &g, NULL, &e) == MN_OK);
+    free(t);
+    CHECK(g.nverts == 3 && g.ntris == 1 && g.tris && g.tris[0] == 0 && g.tris[1] == 1 && g.tris[2] == 2);
+    mn_gltf_free(&g);
+    free(base);
+}
+
 /* Without inverseBindMatrices the skinning matrices are the joints' world transforms. */
 static void test_tiny_no_inverse_bind(void) {
     char* base = tiny_gltf(NULL);
@@ -1138,6 +1162,7 @@ int main(int argc, char** argv) {
     RUN(test_accessor_types);
     RUN(test_tiny_no_inverse_bind);
     RUN(test_tiny_names);
+    RUN(test_tiny_primitives);
     RUN(test_model_fk);
     RUN(test_model_scaled);
     RUN(test_motion);
