@@ -190,9 +190,24 @@ mn_ik_goal mn_ik_goal_make(const mn_ik_problem* p, const mn_ikc* c) {
     return g;
 }
 
+/* Is every number of the pose finite? A step that overflowed must not pass for a good one:
+ * the rotation of a NaN matrix would come out as the identity (its quaternion is
+ * normalised to the identity), an error of zero. */
+static int pose_finite(const mn_xform* T, mn_vec3 p) {
+    double s = p.x + p.y + p.z;
+    for (int i = 0; i < 9; i++) s += T->R.m[i];
+    return isfinite(s) && isfinite(T->p.x + T->p.y + T->p.z);
+}
+
 double mn_ik_goal_error(const mn_ik_goal* g, const mn_xform* tip, mn_vec3 p, double* e,
                         double* pos_err, double* rot_err) {
     double pe = 0, re = 0, e2 = 0;
+    if (!pose_finite(tip, p)) {
+        for (int i = 0; i < g->rows; i++) e[i] = 0;
+        if (pos_err) *pos_err = g->use_pos ? INFINITY : 0;
+        if (rot_err) *rot_err = g->use_rot ? INFINITY : 0;
+        return INFINITY;
+    }
     int k = 0;
     if (g->use_pos) {
         mn_vec3 d = mn_vec3_sub(g->pos, p);

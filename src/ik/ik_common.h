@@ -75,7 +75,8 @@ mn_ik_goal mn_ik_goal_make(const mn_ik_problem* p, const mn_ikc* c);
 /* Weighted error e (goal->rows) of the pose (tip frame, effector position), position
  * rows wp (target - p), rotation rows wr log(R_target R^T) (the rotation that carries
  * the tip onto the target, base frame). pos_err and rot_err (may be NULL) get the
- * unweighted norms of the active goals (0 for an inactive one). Returns |e|^2. */
+ * unweighted norms of the active goals (0 for an inactive one). Returns |e|^2; INFINITY
+ * (and infinite errors) when the pose is not finite, so such a step is never accepted. */
 double mn_ik_goal_error(const mn_ik_goal* g, const mn_xform* tip, mn_vec3 p, double* e,
                         double* pos_err, double* rot_err);
 

@@ -432,6 +432,37 @@ static void random_problems(mn_model* m) {
     mn_model_destroy(m);
 }
 
+/* Numbers at the edge of the double range make some steps overflow to NaN; such a step
+ * must be rejected, never taken for a perfect one (a NaN rotation used to read as zero
+ * error). Found by fuzz/fuzz_ik_solve. */
+static void test_overflowing_steps(void) {
+    mn_model* m = arm();
+    mn_data* d = mn_data_create(m, 0);
+    for (int meth = 0; meth < 4; meth++) {
+        mn_data_reset(m, d);
+        mn_ik_problem p = mn_ik_problem_default();
+        p.base = J(m, "root");
+        p.tip = J(m, "tip");
+        p.use_position = 0;
+        p.use_orientation = 1;
+        p.target_rot = mn_q4(-4.5e100, -4.5e100, -4.5e100, -4.5e100);
+        p.point = mn_v3(-4.5e100, -4.5e100, 2.3e-23);
+        p.w_rot = 2.25e-23;
+        mn_ik_options o = mn_ik_default();
+        o.method = (mn_ik_method)meth;
+        o.max_step = 2.25e-23;
+        o.max_iters = 40;
+        o.max_restarts = 2;
+        mn_ik_result r;
+        mn_status s = mn_ik_solve(m, d, &p, &o, &r);
+        for (int i = 0; i < m->nq; i++) CHECK(isfinite(d->q[i]));
+        CHECK(!isnan(r.rot_err));
+        if (s == MN_OK) CHECK(r.rot_err <= o.tol_rot);
+    }
+    mn_data_destroy(d);
+    mn_model_destroy(m);
+}
+
 static void test_random_problems(void) {
     random_problems(arm());
     random_problems(limb());
@@ -476,6 +507,7 @@ int main(int argc, char** argv) {
     RUN(test_ball_chain_limits);
     RUN(test_budget);
     RUN(test_random_problems);
+    RUN(test_overflowing_steps);
     RUN(test_common_helpers);
     return mn_test_report();
 }
