@@ -95,6 +95,46 @@ static void test_read_files(void) {
             mn_quat ref = mn_euler_to_quat((mn_euler_order)m->jnt_rot_order[r], e);
             CHECK(quat_dist(ref, mn_q4(q[3], q[4], q[5], q[6])) < 1e-14);
         }
+        /* The whole first row, read here with strtod: joints are in file order (parent
+         * before child, depth first), the root takes 6 columns and every BALL 3. */
+        {
+            size_t n;
+            char* text = mn_test_read_file(c->path, &n);
+            char* p = text ? strstr(text, "Frame Time:") : NULL;
+            if (p) p = strchr(p, '\n');
+            CHECK(p != NULL);
+            double row[96];
+            for (int k = 0; p && k < c->channels; k++) row[k] = strtod(p, &p);
+            int col = 0, order_ok = 1;
+            double worst = 0;
+            const char* ch = text;
+            for (int j = 0; p && j < m->njoint; j++) {
+                int t = m->jnt_type[j], a = m->jnt_qadr[j];
+                if (t == MN_JOINT_FIXED) continue;
+                /* this joint's CHANNELS line: the rotation order as the file spells it */
+                ch = strstr(ch, "CHANNELS");
+                if (!ch) break;
+                char names[6][16] = {{0}}, order[4] = {0};
+                int nch = 0, k = 0;
+                sscanf(ch, "CHANNELS %d %15s %15s %15s %15s %15s %15s", &nch, names[0], names[1], names[2],
+                       names[3], names[4], names[5]);
+                for (int i = 0; i < nch && i < 6; i++)
+                    if (strstr(names[i], "rotation") && k < 3) order[k++] = names[i][0];
+                ch += 8;
+                order_ok &= mn_euler_order_parse(order) == m->jnt_rot_order[j];
+                const double* e = row + col + (t == MN_JOINT_FREE ? 3 : 0);
+                double r[3] = {e[0] * DEG, e[1] * DEG, e[2] * DEG};
+                mn_quat ref = mn_euler_to_quat((mn_euler_order)mn_euler_order_parse(order), r);
+                const double* q = mo.q + a + (t == MN_JOINT_FREE ? 3 : 0);
+                double dq = quat_dist(ref, mn_q4(q[0], q[1], q[2], q[3]));
+                if (dq > worst) worst = dq;
+                col += t == MN_JOINT_FREE ? 6 : 3;
+            }
+            CHECK(col == c->channels);
+            CHECK(order_ok);
+            CHECK(worst < 1e-14);
+            free(text);
+        }
         /* Every state is finite, every quaternion unit. */
         CHECK(mo.q != NULL);
         int bad = 0;
