@@ -240,23 +240,30 @@ static int node_joint_of(const writer* W, int c) { return W->series_final[c] >= 
 /* HIERARCHY, depth first with an explicit stack (a model may be a very long chain). */
 static mn_status write_hierarchy(writer* W, mn_strbuf* b, mn_error* err, const char* path) {
     const mn_model* m = W->m;
+    /* stack of joints to open (j) or close (~j), with the BVH depth of each entry */
     int* stack = malloc(((size_t)m->njoint * 2 + 2) * sizeof *stack);
-    if (!stack) return mn_error_set(err, MN_ERR_NOMEM, path, 0, "", "out of memory");
+    int* sdepth = malloc(((size_t)m->njoint * 2 + 2) * sizeof *sdepth);
+    if (!stack || !sdepth) {
+        free(stack);
+        free(sdepth);
+        return mn_error_set(err, MN_ERR_NOMEM, path, 0, "", "out of memory");
+    }
     int top = 0, col = 0;
     mn_strbuf_append(b, "HIERARCHY\n", 10);
     /* roots pushed in reverse so they come out in model order; entry ~j closes j */
     for (int j = m->njoint - 1; j >= 0; j--)
-        if (m->jnt_parent[j] < 0) stack[top++] = j;
+        if (m->jnt_parent[j] < 0) {
+            sdepth[top] = 0;
+            stack[top++] = j;
+        }
     while (top > 0) {
-        int e = stack[--top];
+        int e = stack[--top], depth = sdepth[top];
         if (e < 0) {
-            int j = ~e;
-            put_indent(b, m->jnt_depth[j]);
+            put_indent(b, depth);
             mn_strbuf_append(b, "}\n", 2);
             continue;
         }
         int j = node_joint_of(W, e);
-        int depth = m->jnt_depth[e];
         if (is_end_site(m, j)) {
             put_indent(b, depth);
             mn_strbuf_append(b, "End Site\n", 9);
@@ -292,14 +299,19 @@ static mn_status write_hierarchy(writer* W, mn_strbuf* b, mn_error* err, const c
         }
         mn_strbuf_append(b, "\n", 1);
         /* close after the children; children pushed in reverse model order */
+        sdepth[top] = depth;
         stack[top++] = ~e;
         int nc = 0;
         for (int c = W->first_child[j]; c >= 0; c = W->next_sibling[c]) nc++;
         top += nc;
         int k = 0;
-        for (int c = W->first_child[j]; c >= 0; c = W->next_sibling[c]) stack[top - 1 - k++] = c;
+        for (int c = W->first_child[j]; c >= 0; c = W->next_sibling[c]) {
+            sdepth[top - 1 - k] = depth + 1;
+            stack[top - 1 - k++] = c;
+        }
     }
     free(stack);
+    free(sdepth);
     return MN_OK;
 }
 
