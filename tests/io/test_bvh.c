@@ -807,6 +807,8 @@ static void test_malformed(void) {
          "End Site has no channels"},
         {"keyword garbage", HDR "  JIONT Arm\n", 0, MN_ERR_PARSE, 6, "unexpected 'JIONT'"},
         {"name too long", long_name, 0, MN_ERR_PARSE, 6, "longer than 256 bytes"},
+        {"UTF-16 text", "\xff\xfeH\0I\0E\0R\0A\0R\0C\0H\0Y\0\n\0", 22, MN_ERR_PARSE, 1, "expected HIERARCHY"},
+        {"control character in a name", HDR "  JOINT Ar\x01m\n  {\n", 0, MN_ERR_PARSE, 6, "not valid UTF-8"},
         {"End Site crowd", HDR "  End Site\n  {\n    OFFSET 0 1 0\n  }\n  End Site\n  {\n    OFFSET 0 1 0\n  }\n}\n"
          "MOTION\nFrames: 1\nFrame Time: 1\n1 2 3 4 5 6 7\n", 0, MN_ERR_PARSE, 18, "expected 6 numbers, found 7"},
         {"CRLF row too long",
@@ -885,9 +887,11 @@ static void test_frames_mismatch(void) {
     mn_model_destroy(m);
     /* "End Site" and keywords in other cases, names with spaces, brace on the name line */
     const char* odd = "\xef\xbb\xbfhierarchy\nroot Bip01 Pelvis {\n offset 0 0 0\n channels 3 zrotation xrotation yrotation\n"
+                      " joint \xc3\x84rm \xe8\x85\x95\n {\n offset 1 0 0\n }\n"
                       " end site\n {\n offset 0 1 0\n }\n}\nmotion\nframes: 1\nframe time: 0.5\n10 20 30\n";
     CHECK(mn_bvh_read_mem(odd, strlen(odd), "odd.bvh", NULL, &m, &mo, NULL, &err) == MN_OK);
     CHECK(m && mn_model_find_joint(m, "Bip01 Pelvis") >= 0 && mn_model_find_joint(m, "Bip01 Pelvis_end") >= 0);
+    CHECK(m && mn_model_find_joint(m, "\xc3\x84rm \xe8\x85\x95") >= 0); /* UTF-8 names are kept */
     mn_motion_free(&mo);
     mn_model_destroy(m);
     /* several End Sites on one joint get numbered names */
