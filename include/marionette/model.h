@@ -12,7 +12,9 @@
  *     SLIDE  Trans(axis * q)       1 DOF, length, along a unit axis.
  *     BALL   Rot(quaternion)       3 DOF, state is a unit quaternion (4 numbers); swing
  *                                  cone about the axis and twist about it may be limited.
- *     FREE   Trans(p) Rot(quat)    6 DOF (root), state p then quaternion (7 numbers).
+ *     FREE   Trans(p) Rot(quat)    6 DOF (root), state p then quaternion (7 numbers); p is
+ *                                  in the parent frame: T = T_parent * Trans(offset + p) *
+ *                                  Rot(orient) * Rot(quat).
  *
  * The state q has model->nq numbers; velocities and Jacobian columns have model->nv (one
  * per DOF). A BALL's 3 DOFs are an angular velocity in its own (moving) frame; a FREE's

@@ -692,7 +692,14 @@ static mn_status build_spec(bvh_parser* P, mn_spec** out) {
                         show(nd->name, nd->name_len, b, sizeof b));
         }
     }
-    mn_spec* spec = mn_spec_create("bvh");
+    /* The figure is named after the file: its base name without the extension. */
+    char fname[128];
+    const char* base = P->file ? strrchr(P->file, '/') : NULL;
+    base = base ? base + 1 : (P->file && P->file[0] ? P->file : "bvh");
+    snprintf(fname, sizeof fname, "%s", base);
+    char* dot = strrchr(fname, '.');
+    if (dot && dot != fname) *dot = 0;
+    mn_spec* spec = mn_spec_create(fname);
     if (!spec) return fail_nomem(P);
     int seq[MN_BVH_MAX_JOINT_CHANNELS];
     int nspec = 0;
