@@ -47,8 +47,20 @@ mn_status mn_figure_read(const char* path, mn_model** model, mn_motion* motion, 
         mn_status s = mn_gltf_read(path, &g, warn, err);
         if (s != MN_OK) return s;
         *model = mn_gltf_model(&g, err);
+        if (!*model) {
+            mn_gltf_free(&g);
+            return err ? err->status : MN_ERR_PARSE;
+        }
+        /* The first animation, sampled at 30 frames per second, is the file's motion. */
+        if (motion && g.nanims > 0) {
+            s = mn_gltf_motion(&g, *model, 0, 30.0, motion, err);
+            if (s != MN_OK) {
+                mn_model_destroy(*model);
+                *model = NULL;
+            }
+        }
         mn_gltf_free(&g);
-        return *model ? MN_OK : (err ? err->status : MN_ERR_PARSE);
+        return s;
     }
     default: break;
     }
