@@ -30,7 +30,12 @@
  *                  task-space weights and eps = tol, restarted from a random joint vector
  *                  within the limits until it returns an answer that lies within the limits
  *                  (hinge angles are first moved by whole turns into their range) or the
- *                  timeout passes: "KDL with random restarts" in the TRAC-IK paper's sense.
+ *                  timeout passes.
+ *   kdl_nr_jl_rr   (with --nr-jl-restarts) NR_JL one iteration per call, restarted from a
+ *                  random joint vector within the limits whenever an iteration leaves q
+ *                  unchanged (every component within float epsilon: stuck at a limit or
+ *                  at a stationary point): the TRAC-IK paper's "KDL-RR", as its
+ *                  ChainIkSolverPos_TL does it without the angle wrapping.
  *
  * The KDL chain is built from marionette's own URDF reading (one KDL::Segment per model
  * joint), and checked against mn_chain_fk and the independent FK to 1e-12 before anything
@@ -54,6 +59,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <ctime>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -68,6 +74,7 @@ void usage(FILE* f) {
     std::fprintf(f,
                  "usage: kdl_peer --urdf FILE --base LINK --tip LINK [--n 10000] [--seed 42]\n"
                  "                [--timeout-ms 5] [--tol 1e-5] [--cpu-time] [--kdl-iters 100]\n"
+                 "                [--nr-jl-restarts]\n"
                  "\n"
                  "Runs the robot-arm IK protocol of `marionette bench ik` (TRAC-IK, Beeson & Ames\n"
                  "2015): N joint vectors drawn uniformly within the limits (the same generator and\n"
@@ -87,7 +94,10 @@ void usage(FILE* f) {
                  "and a last line of ratios KDL / marionette of mean_us and median_us.\n"
                  "--cpu-time: the timeout and the times in this thread's CPU time.\n"
                  "--kdl-iters K: NR_JL's iterations per call (default 100; TRAC-IK's benchmark\n"
-                 "  uses 1, which checks the clock after every iteration).\n");
+                 "  uses 1, which checks the clock after every iteration).\n"
+                 "--nr-jl-restarts: adds solver=kdl_nr_jl_rr, NR_JL one iteration at a time,\n"
+                 "  restarted from a random joint vector within the limits whenever an iteration\n"
+                 "  leaves q unchanged (TRAC-IK's KDL-RR).\n");
 }
 
 int usage_error(const char* fmt, const char* arg) {
@@ -417,6 +427,7 @@ int main(int argc, char** argv) {
     double timeout_ms = 5, tol = 1e-5, seedd = 42;
     bool cpu = false;
     int kdl_iters = 100;
+    bool nr_rr = false;
     for (int i = 1; i < argc; i++) {
         const char* a = argv[i];
         bool more = i + 1 < argc;
@@ -431,6 +442,8 @@ int main(int argc, char** argv) {
             tip_name = argv[++i];
         } else if (!std::strcmp(a, "--cpu-time")) {
             cpu = true;
+        } else if (!std::strcmp(a, "--nr-jl-restarts")) {
+            nr_rr = true;
         } else if (!std::strcmp(a, "--n") && more) {
             if (!parse_int(argv[++i], &n) || n < 1) return usage_error("--n needs a positive integer, not '%s'", argv[i]);
         } else if (!std::strcmp(a, "--kdl-iters") && more) {
@@ -558,15 +571,17 @@ int main(int argc, char** argv) {
     }
     KDL::ChainIkSolverVel_pinv vik(chain);
     KDL::ChainIkSolverPos_NR_JL nr_jl(chain, qmin, qmax, fk, vik, (unsigned)kdl_iters, tol);
+    KDL::ChainIkSolverPos_NR_JL nr_jl_step(chain, qmin, qmax, fk, vik, 1, tol);
     Eigen::Matrix<double, 6, 1> L;
     L << 1, 1, 1, 1, 1, 1;
     KDL::ChainIkSolverPos_LMA lma(chain, L, tol);
 
-    Stats st_lm("marionette_lm"), st_nr("kdl_nr_jl"), st_lma("kdl_lma");
-    for (Stats* s : {&st_lm, &st_nr, &st_lma}) s->ok_us.reserve((size_t)n);
+    Stats st_lm("marionette_lm"), st_nr("kdl_nr_jl"), st_lma("kdl_lma"), st_rr("kdl_nr_jl_rr");
+    for (Stats* s : {&st_lm, &st_nr, &st_lma, &st_rr}) s->ok_us.reserve(nr_rr || s != &st_rr ? (size_t)n : 0);
     const double timeout_us = timeout_ms * 1e3, timeout_ns = timeout_ms * 1e6;
     SplitMix rng{(uint64_t)seedd};              /* the queries: bench_ik.c's sequence */
     SplitMix restart_rng{(uint64_t)seedd + 1};  /* LMA's restarts */
+    SplitMix rr_rng{(uint64_t)seedd + 2};       /* NR_JL's restarts */
     std::vector<double> qt(nd), qs(nd);
     KDL::JntArray kin(nd), kout(nd);
 
@@ -608,6 +623,33 @@ int main(int argc, char** argv) {
             st_nr.add(rc >= 0 && recheck(m, pc, T, qs.data(), tol), el * 1e-3, timeout_us);
         }
 
+        /* KDL NR_JL with random restarts (KDL-RR): one iteration per call; an iteration
+         * that leaves q where it was is followed by a random joint vector within the limits. */
+        if (nr_rr) {
+            kin = qmid_k;
+            int calls = 0, restarts = 0, rc;
+            double t0 = now_ns(cpu), el;
+            for (;;) {
+                rc = nr_jl_step.CartToJnt(kin, FT, kout);
+                calls++;
+                el = now_ns(cpu) - t0;
+                if (rc >= 0 || el >= timeout_ns) break;
+                bool stuck = true;
+                for (int k = 0; k < nd && stuck; k++)
+                    stuck = std::fabs(kout(k) - kin(k)) <= (double)std::numeric_limits<float>::epsilon();
+                if (stuck) {
+                    for (int k = 0; k < nd; k++) kin(k) = pc.lo[k] + (pc.hi[k] - pc.lo[k]) * rr_rng.next();
+                    restarts++;
+                } else {
+                    kin = kout;
+                }
+            }
+            for (int k = 0; k < nd; k++) qs[k] = kout(k);
+            st_rr.sum_iters += calls;
+            st_rr.sum_restarts += restarts;
+            st_rr.add(rc >= 0 && recheck(m, pc, T, qs.data(), tol), el * 1e-3, timeout_us);
+        }
+
         /* KDL LMA: from the middle, then random restarts within the limits. */
         {
             kin = qmid_k;
@@ -637,9 +679,10 @@ int main(int argc, char** argv) {
         }
     }
 
-    double mean[3], median[3];
-    Stats* all[3] = {&st_lm, &st_nr, &st_lma};
-    for (int s = 0; s < 3; s++) {
+    double mean[4], median[4];
+    Stats* all[4] = {&st_lm, &st_nr, &st_lma, &st_rr};
+    const int nsolver = nr_rr ? 4 : 3;
+    for (int s = 0; s < nsolver; s++) {
         Stats& S = *all[s];
         mean[s] = S.sum_us / n;
         median[s] = quantile(S.ok_us, 0.5);
@@ -651,11 +694,16 @@ int main(int argc, char** argv) {
         if (s == 0) std::printf(" mean_iters=%.2f mean_restarts=%.3f", S.sum_iters / n, S.sum_restarts / n);
         if (s == 1) std::printf(" iters_per_call=%d mean_calls=%.2f", kdl_iters, S.sum_iters / n);
         if (s == 2) std::printf(" mean_iters=%.2f mean_restarts=%.3f", S.sum_iters / n, S.sum_restarts / n);
+        if (s == 3) std::printf(" mean_iters=%.2f mean_restarts=%.3f", S.sum_iters / n, S.sum_restarts / n);
         std::printf("\n");
     }
     std::printf("ratios robot=%s kdl_nr_jl_mean_over_lm=%.2f kdl_lma_mean_over_lm=%.2f kdl_nr_jl_median_over_lm=%.2f "
-                "kdl_lma_median_over_lm=%.2f\n",
+                "kdl_lma_median_over_lm=%.2f",
                 robot, mean[1] / mean[0], mean[2] / mean[0], median[1] / median[0], median[2] / median[0]);
+    if (nr_rr)
+        std::printf(" kdl_nr_jl_rr_mean_over_lm=%.2f kdl_nr_jl_rr_median_over_lm=%.2f", mean[3] / mean[0],
+                    median[3] / median[0]);
+    std::printf("\n");
 
     mn_data_destroy(d);
     mn_chain_destroy(mc);
