@@ -3,7 +3,8 @@
  * A problem names a chain (base joint, tip joint), a point fixed in the tip frame (the
  * end effector), and a target position and/or orientation in the base frame. The solve
  * starts from the state in d->q, changes only the chain's DOFs, and leaves the answer in
- * d->q with d's frames up to date. Joint limits and per-joint stiffness are respected by
+ * d->q with the frames of the base, its ancestors and everything below the base up to date
+ * (frames of other branches, which the solve cannot move, are left as they were). Joint limits and per-joint stiffness are respected by
  * every method. No heap allocation inside a solve: scratch comes from d->arena.
  *
  * Seeds: Welman ch. 3 (pseudoinverse, SVD, null space), 4.1 (Jacobian transpose), 4.2

@@ -141,6 +141,7 @@ typedef struct mn_model {
 
     size_t nbytes;               /* size of the block */
     void* block;
+    void* jnt_ops;               /* private: the joints packed for the FK loops */
 } mn_model;
 
 /* Compiles a spec: checks it (names, parents, cycles, finite numbers, limits in order),
@@ -178,6 +179,22 @@ void mn_data_copy(const mn_model* m, mn_data* dst, const mn_data* src);
  * "forward kinematics"). Ball and free quaternions are used as unit quaternions (they are
  * normalised in q when off by more than rounding). */
 void mn_fk(const mn_model* m, mn_data* d);
+
+/* Frames of joint `root` and everything below it only (root's parent frame must be current;
+ * root -1: the whole figure). For updating the part of a figure a solver moved. */
+void mn_fk_subtree(const mn_model* m, mn_data* d, int root);
+/* Frames of joint and its ancestors only, root first. */
+void mn_fk_path(const mn_model* m, mn_data* d, int joint);
+
+/* X <- X * T_j(qj): composes joint j's placement and motion onto a frame, in place; qj
+ * points at the joint's first state number (may be NULL for a FIXED joint). The step every
+ * forward kinematics of the library is made of, for solvers that walk their own paths. */
+void mn_joint_apply(const mn_model* m, int joint, const double* qj, mn_xform* X);
+
+/* Frames (n) of a path of FIXED, HINGE and SLIDE joints jnt[0..n-1], each the parent of the
+ * next, relative to the frame of jnt[0]'s parent; qc holds one number per moving joint, in
+ * order. The chain fast path without a mn_chain object. */
+void mn_path_fk(const mn_model* m, const int* jnt, int n, const double* qc, mn_xform* frames);
 
 /* World position of a point fixed in joint j's frame (after mn_fk). */
 mn_vec3 mn_point_world(const mn_data* d, int joint, mn_vec3 local);
@@ -226,7 +243,6 @@ typedef struct mn_chain {
     int* dof;             /* ndof DOF indices into the model's nv */
     int* qadr;            /* ndof state indices */
     void* block;
-    void* ops;            /* private: the joints packed for the FK loop */
 } mn_chain;
 
 /* NULL with err set when tip is not below base, or the chain holds a BALL or FREE joint

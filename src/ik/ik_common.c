@@ -96,80 +96,21 @@ void mn_ikc_scatter(const mn_ikc* c, const double* qc, double* q) {
     for (int i = 0; i < c->nqc; i++) q[c->qadr[i]] = qc[i];
 }
 
-/* M <- M Rot(axis, a) for a unit axis, with the cheap column rotations for x, y, z. */
-static void rotate_about_axis(mn_mat3* M, int kind, mn_vec3 ax, double a) {
-    double s, c;
-    mn_sincos(a, &s, &c);
-    double* r = M->m;
-    switch (kind) {
-    case 0:
-        for (int i = 0; i < 3; i++) {
-            double c1 = r[3 * i + 1], c2 = r[3 * i + 2];
-            r[3 * i + 1] = c * c1 + s * c2;
-            r[3 * i + 2] = -s * c1 + c * c2;
-        }
-        return;
-    case 1:
-        for (int i = 0; i < 3; i++) {
-            double c0 = r[3 * i], c2 = r[3 * i + 2];
-            r[3 * i] = c * c0 - s * c2;
-            r[3 * i + 2] = s * c0 + c * c2;
-        }
-        return;
-    case 2:
-        for (int i = 0; i < 3; i++) {
-            double c0 = r[3 * i], c1 = r[3 * i + 1];
-            r[3 * i] = c * c0 + s * c1;
-            r[3 * i + 1] = -s * c0 + c * c1;
-        }
-        return;
-    default: {
-        double t = 1.0 - c;
-        mn_mat3 Q = {{t * ax.x * ax.x + c, t * ax.x * ax.y - s * ax.z, t * ax.x * ax.z + s * ax.y,
-                      t * ax.x * ax.y + s * ax.z, t * ax.y * ax.y + c, t * ax.y * ax.z - s * ax.x,
-                      t * ax.x * ax.z - s * ax.y, t * ax.y * ax.z + s * ax.x, t * ax.z * ax.z + c}};
-        *M = mn_mat3_mul(M, &Q);
-    }
-    }
-}
-
-/* T_j = T_parent Trans(offset) Rot(orient) Motion_j(q) (model.h), relative to the base. */
+/* T_j = T_parent Trans(offset) Rot(orient) Motion_j(q) (model.h), relative to the base: the
+ * model's own joint step, along the chain's path. */
 void mn_ikc_fk(const mn_ikc* c, const double* qc, mn_vec3 point, mn_xform* tip, mn_vec3* p) {
-    const mn_model* m = c->m;
-    mn_mat3 PR = mn_mat3_identity();
-    mn_vec3 Pp = mn_v3(0, 0, 0);
-    for (int i = 0; i < c->njnt; i++) {
-        int j = c->jnt[i], type = m->jnt_type[j];
-        const double* qj = qc + c->qoff[i];
-        mn_vec3 off = m->jnt_offset[j];
-        if (type == MN_JOINT_FREE) off = mn_vec3_add(off, mn_v3(qj[0], qj[1], qj[2]));
-        mn_vec3 o = mn_vec3_add(Pp, mn_mat3_mulv(&PR, off));
-        mn_mat3 M = m->jnt_orient_ident[j] ? PR : mn_mat3_mul(&PR, &m->jnt_orient_mat[j]);
-        switch (type) {
-        case MN_JOINT_HINGE: rotate_about_axis(&M, m->jnt_axis_kind[j], m->jnt_axis[j], qj[0]); break;
-        case MN_JOINT_SLIDE: o = mn_vec3_madd(o, qj[0], mn_mat3_mulv(&M, m->jnt_axis[j])); break;
-        case MN_JOINT_BALL: {
-            mn_mat3 Q = mn_quat_to_mat3(mn_q4(qj[0], qj[1], qj[2], qj[3]));
-            M = mn_mat3_mul(&M, &Q);
-            break;
+    mn_xform X = mn_xform_identity();
+    if (c->simple && c->njnt > 0) { /* hinges and slides: the batched fast path */
+        mn_path_fk(c->m, c->jnt, c->njnt, qc, c->xf);
+        X = c->xf[c->njnt - 1];
+    } else {
+        for (int i = 0; i < c->njnt; i++) {
+            mn_joint_apply(c->m, c->jnt[i], qc + c->qoff[i], &X);
+            c->xf[i] = X;
         }
-        case MN_JOINT_FREE: {
-            mn_mat3 Q = mn_quat_to_mat3(mn_q4(qj[3], qj[4], qj[5], qj[6]));
-            M = mn_mat3_mul(&M, &Q);
-            break;
-        }
-        default: break;
-        }
-        c->xf[i].R = M;
-        c->xf[i].p = o;
-        PR = M;
-        Pp = o;
     }
-    if (tip) {
-        tip->R = PR;
-        tip->p = Pp;
-    }
-    if (p) *p = mn_vec3_add(Pp, mn_mat3_mulv(&PR, point));
+    if (tip) *tip = X;
+    if (p) *p = mn_xform_apply(&X, point);
 }
 
 /* ---- goals ----------------------------------------------------------------------------- */
@@ -725,7 +666,7 @@ mn_status mn_ik_iterate(const mn_model* m, mn_data* d, const mn_ikc* c, const mn
         memcpy(qbest, q, sizeof(double) * (size_t)nq);
     }
     mn_ikc_scatter(c, qbest, d->q);
-    mn_fk(m, d);
+    mn_fk_subtree(m, d, c->jnt[0]); /* the part of the figure the chain moves */
     r->iters = iters;
     r->restarts = 0;
     r->pos_err = best_pe;

@@ -352,7 +352,7 @@ mn_status mn_ik_lm(MN_IK_METHOD_ARGS) {
 
     mn_ikc_scatter(&c, w->qbest, d->q);
     mn_arena_reset(&d->arena, mark);
-    mn_fk(m, d);
+    mn_fk_subtree(m, d, c.jnt[0]); /* the part of the figure the chain moves */
     r->iters = S.iters;
     r->restarts = restarts;
     r->pos_err = S.best_pe;

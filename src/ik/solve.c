@@ -130,7 +130,10 @@ mn_status mn_ik_solve(const mn_model* m, mn_data* d, const mn_ik_problem* p, con
         r->time_us = (double)(mn_ik_now_ns() - t0) * 1e-3;
         return s;
     }
-    mn_fk(m, d);
+    /* The numeric methods walk the chain with their own forward kinematics and need only the
+     * base's world frame; the geometric ones read every frame of the chain from d. */
+    if (o->method <= MN_IK_JT) mn_fk_path(m, d, p->base);
+    else mn_fk(m, d);
     size_t mark = mn_arena_mark(&d->arena);
     s = methods[o->method](m, d, p, o, r);
     mn_arena_reset(&d->arena, mark);

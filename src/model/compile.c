@@ -83,6 +83,7 @@ static void carve(layout* L, mn_model* m, int n, int nv, int nq, size_t names) {
     m->dof_jnt = take(L, (size_t)(nv ? nv : 1) * sizeof(int));
     m->dof_stiffness = take(L, (size_t)(nv ? nv : 1) * sizeof(double));
     m->q0 = take(L, (size_t)(nq ? nq : 1) * sizeof(double));
+    m->jnt_ops = take(L, (size_t)n * sizeof(mn_jop));
     m->name = take(L, names);
 }
 
@@ -276,6 +277,7 @@ mn_model* mn_model_compile(const mn_spec* s, mn_error* err) {
         qa += mn_joint_type_nq(d->type);
         va += jnv;
     }
+    mn_model_pack_ops(m);
     /* Preorder: the subtree of k ends where the next joint of depth <= depth(k) starts. */
     for (int k = n - 1; k >= 0; k--) {
         int e = k + 1;
@@ -290,6 +292,21 @@ done:
     free(stack);
     free(newidx);
     return m;
+}
+
+void mn_model_pack_ops(mn_model* m) {
+    mn_jop* ops = m->jnt_ops;
+    for (int j = 0; j < m->njoint; j++) {
+        mn_jop* op = &ops[j];
+        op->off[0] = m->jnt_offset[j].x, op->off[1] = m->jnt_offset[j].y, op->off[2] = m->jnt_offset[j].z;
+        for (int i = 0; i < 9; i++) op->O[i] = m->jnt_orient_mat[j].m[i];
+        op->axis[0] = m->jnt_axis[j].x, op->axis[1] = m->jnt_axis[j].y, op->axis[2] = m->jnt_axis[j].z;
+        op->type = (int8_t)m->jnt_type[j];
+        op->kind = m->jnt_axis_kind[j];
+        const int8_t* perm = m->jnt_orient_perm + 3 * j;
+        op->orient = m->jnt_orient_ident[j] ? 0 : perm[0] ? 1 : 2;
+        for (int c = 0; c < 3; c++) op->perm[c] = perm[c];
+    }
 }
 
 void mn_model_destroy(mn_model* m) {

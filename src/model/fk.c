@@ -16,19 +16,47 @@ static void fix_quat(double* q) {
     for (int i = 0; i < 4; i++) q[i] *= k;
 }
 
-void mn_fk(const mn_model* m, mn_data* d) {
-    const mn_mat3 I = mn_mat3_identity();
-    const mn_vec3 zero = {0, 0, 0};
-    for (int j = 0; j < m->njoint; j++) {
+/* mn_xform is 12 contiguous doubles (R row-major, then p): the steps work on it in place. */
+static inline double* frame_R(mn_xform* X) { return X->R.m; }
+static inline double* frame_p(mn_xform* X) { return &X->p.x; }
+
+static void fk_range(const mn_model* m, mn_data* d, int lo, int hi) {
+    const mn_jop* ops = m->jnt_ops;
+    static const mn_xform identity = {{{1, 0, 0, 0, 1, 0, 0, 0, 1}}, {0, 0, 0}};
+    for (int j = lo; j < hi; j++) {
         double* qj = d->q + m->jnt_qadr[j];
         int t = m->jnt_type[j];
         if (t == MN_JOINT_BALL) fix_quat(qj);
         else if (t == MN_JOINT_FREE) fix_quat(qj + 3);
         int p = m->jnt_parent[j];
-        const mn_mat3* PR = p >= 0 ? &d->xf[p].R : &I;
-        mn_vec3 Pp = p >= 0 ? d->xf[p].p : zero;
-        mn_joint_compose(m, j, qj, PR, Pp, &d->xf[j].R, &d->xf[j].p);
+        mn_xform* X = &d->xf[j];
+        *X = p >= 0 ? d->xf[p] : identity;
+        mn_jop_apply(&ops[j], qj, frame_R(X), frame_p(X));
     }
+}
+
+void mn_fk(const mn_model* m, mn_data* d) { fk_range(m, d, 0, m->njoint); }
+
+void mn_fk_subtree(const mn_model* m, mn_data* d, int root) {
+    if (root < 0) fk_range(m, d, 0, m->njoint);
+    else fk_range(m, d, root, m->jnt_subtree_end[root]);
+}
+
+void mn_fk_path(const mn_model* m, mn_data* d, int joint) {
+    if (joint < 0) return;
+    int path[64], n = 0;
+    for (int k = joint; k >= 0; k = m->jnt_parent[k]) {
+        if (n == 64) { /* a deeper tree: the whole figure */
+            mn_fk(m, d);
+            return;
+        }
+        path[n++] = k;
+    }
+    for (int i = n - 1; i >= 0; i--) fk_range(m, d, path[i], path[i] + 1);
+}
+
+void mn_joint_apply(const mn_model* m, int joint, const double* qj, mn_xform* X) {
+    mn_jop_apply(&((const mn_jop*)m->jnt_ops)[joint], qj, frame_R(X), frame_p(X));
 }
 
 mn_vec3 mn_point_world(const mn_data* d, int joint, mn_vec3 local) {

@@ -4,91 +4,139 @@
 
 #include <marionette/model.h>
 
+#include "core/sincos_inline.h"
+
 /* Checks one def: name, type, finite numbers, axis, limits, mass, stiffness; parent in
  * [-1, njoint). The field named in err is the joint name plus the attribute. */
 mn_status mn_def_check(const mn_joint_def* d, int njoint, mn_error* err);
 /* The def's rest state (nq numbers), quaternions normalised (identity when zero). */
 void mn_def_rest_state(const mn_joint_def* d, double* q);
 
-/* Local placement and motion of joint j composed onto the parent frame (PR, Pp):
- *   R = PR * orient * Motion_R(q),  p = Pp + PR * (offset [+ free p]) [+ R_o * axis * slide]
- * qj points at the joint's first state number. Used by mn_fk and the chain fast path. */
-static inline void mn_joint_compose(const mn_model* m, int j, const double* qj, const mn_mat3* PR,
-                                    mn_vec3 Pp, mn_mat3* R, mn_vec3* p) {
-    int type = m->jnt_type[j];
-    mn_vec3 off = m->jnt_offset[j];
-    if (type == MN_JOINT_FREE) off = mn_vec3_add(off, mn_v3(qj[0], qj[1], qj[2]));
-    *p = mn_vec3_add(Pp, mn_mat3_mulv(PR, off));
-    mn_mat3 M;
-    const int8_t* perm = m->jnt_orient_perm + 3 * j;
-    if (m->jnt_orient_ident[j]) {
-        M = *PR;
-    } else if (perm[0]) { /* (PR O) column c = sign * PR column |perm|-1 */
-        for (int c = 0; c < 3; c++) {
-            int k = perm[c] > 0 ? perm[c] - 1 : -perm[c] - 1;
-            double sg = perm[c] > 0 ? 1.0 : -1.0;
-            M.m[c] = sg * PR->m[k], M.m[3 + c] = sg * PR->m[3 + k], M.m[6 + c] = sg * PR->m[6 + k];
+/* A joint packed for the forward-kinematics loops: everything one step reads, contiguous,
+ * built once when the model is compiled (m->jnt_ops). */
+typedef struct mn_jop {
+    double off[3];
+    double O[9];      /* rest orientation matrix (used when orient == 2) */
+    double axis[3];
+    int8_t type;      /* mn_joint_type */
+    int8_t kind;      /* hinge axis: 0-2 = +x,+y,+z; 3-5 = -x,-y,-z; -1 general */
+    int8_t orient;    /* 0 identity, 1 signed permutation (perm), 2 general (O) */
+    int8_t perm[3];
+} mn_jop;
+
+/* Fills m->jnt_ops from the model's arrays. */
+void mn_model_pack_ops(mn_model* m);
+
+/* One joint step in place on the running frame (R row-major, p), Parent ch. 5: concatenate
+ * the placement, then the articulation:
+ *   p += R (offset [+ free translation]);  R = R O;  then the joint's motion.
+ * For a hinge, s and c are sin and cos of its angle (computed by the caller so that a chain
+ * can compute them all first: they are independent and overlap). */
+#if defined(__GNUC__)
+__attribute__((always_inline))
+#endif
+static inline void mn_jop_step(const mn_jop* op, const double* qj, double s, double c, double* R, double* p,
+                               const int multi_dof) {
+    double o0 = op->off[0], o1 = op->off[1], o2 = op->off[2];
+    if (multi_dof && op->type == MN_JOINT_FREE) o0 += qj[0], o1 += qj[1], o2 += qj[2];
+    p[0] += R[0] * o0 + R[1] * o1 + R[2] * o2;
+    p[1] += R[3] * o0 + R[4] * o1 + R[5] * o2;
+    p[2] += R[6] * o0 + R[7] * o1 + R[8] * o2;
+    double M[9];
+    if (op->orient == 1) { /* (R O) column k = sign * R column |perm|-1 */
+        for (int k = 0; k < 3; k++) {
+            int from = op->perm[k] > 0 ? op->perm[k] - 1 : -op->perm[k] - 1;
+            double sg = op->perm[k] > 0 ? 1.0 : -1.0;
+            M[k] = sg * R[from], M[3 + k] = sg * R[3 + from], M[6 + k] = sg * R[6 + from];
         }
-    } else {
-        M = mn_mat3_mul(PR, &m->jnt_orient_mat[j]);
+        for (int i = 0; i < 9; i++) R[i] = M[i];
+    } else if (op->orient == 2) {
+        const double* O = op->O;
+        for (int r = 0; r < 3; r++) {
+            M[3 * r + 0] = R[3 * r] * O[0] + R[3 * r + 1] * O[3] + R[3 * r + 2] * O[6];
+            M[3 * r + 1] = R[3 * r] * O[1] + R[3 * r + 1] * O[4] + R[3 * r + 2] * O[7];
+            M[3 * r + 2] = R[3 * r] * O[2] + R[3 * r + 1] * O[5] + R[3 * r + 2] * O[8];
+        }
+        for (int i = 0; i < 9; i++) R[i] = M[i];
     }
-    switch (type) {
+    const double* Qp = NULL;
+    if (!multi_dof && op->type != MN_JOINT_HINGE && op->type != MN_JOINT_SLIDE) return;
+    switch (op->type) {
     case MN_JOINT_HINGE: {
-        double s, c, a = qj[0];
-        int k = m->jnt_axis_kind[j];
+        int k = op->kind;
         if (k >= 3) {
-            a = -a;
+            s = -s;
             k -= 3;
         }
-        mn_sincos(a, &s, &c);
-        double* r = M.m;
-        if (k == 0) { /* M * Rx: col1' = c col1 + s col2, col2' = -s col1 + c col2 */
-            for (int i = 0; i < 3; i++) {
-                double c1 = r[3 * i + 1], c2 = r[3 * i + 2];
-                r[3 * i + 1] = c * c1 + s * c2;
-                r[3 * i + 2] = -s * c1 + c * c2;
+        if (k >= 0) { /* columns (u, v) = the two axes orthogonal to axis k, in cyclic order */
+            int u = k == 2 ? 0 : k + 1, v = k == 0 ? 2 : k - 1;
+            for (int r = 0; r < 3; r++) {
+                double cu = R[3 * r + u], cv = R[3 * r + v];
+                R[3 * r + u] = c * cu + s * cv;
+                R[3 * r + v] = -s * cu + c * cv;
             }
-        } else if (k == 1) { /* M * Ry: col0' = c col0 - s col2, col2' = s col0 + c col2 */
-            for (int i = 0; i < 3; i++) {
-                double c0 = r[3 * i], c2 = r[3 * i + 2];
-                r[3 * i] = c * c0 - s * c2;
-                r[3 * i + 2] = s * c0 + c * c2;
-            }
-        } else if (k == 2) { /* M * Rz: col0' = c col0 + s col1, col1' = -s col0 + c col1 */
-            for (int i = 0; i < 3; i++) {
-                double c0 = r[3 * i], c1 = r[3 * i + 1];
-                r[3 * i] = c * c0 + s * c1;
-                r[3 * i + 1] = -s * c0 + c * c1;
-            }
-        } else {
-            mn_vec3 ax = m->jnt_axis[j];
+        } else { /* Rodrigues */
+            const double* ax = op->axis;
             double t = 1.0 - c;
-            mn_mat3 Rq = {{t * ax.x * ax.x + c, t * ax.x * ax.y - s * ax.z, t * ax.x * ax.z + s * ax.y,
-                           t * ax.x * ax.y + s * ax.z, t * ax.y * ax.y + c, t * ax.y * ax.z - s * ax.x,
-                           t * ax.x * ax.z - s * ax.y, t * ax.y * ax.z + s * ax.x, t * ax.z * ax.z + c}};
-            M = mn_mat3_mul(&M, &Rq);
+            double Q[9] = {t * ax[0] * ax[0] + c, t * ax[0] * ax[1] - s * ax[2], t * ax[0] * ax[2] + s * ax[1],
+                           t * ax[0] * ax[1] + s * ax[2], t * ax[1] * ax[1] + c, t * ax[1] * ax[2] - s * ax[0],
+                           t * ax[0] * ax[2] - s * ax[1], t * ax[1] * ax[2] + s * ax[0], t * ax[2] * ax[2] + c};
+            for (int r = 0; r < 3; r++) {
+                M[3 * r + 0] = R[3 * r] * Q[0] + R[3 * r + 1] * Q[3] + R[3 * r + 2] * Q[6];
+                M[3 * r + 1] = R[3 * r] * Q[1] + R[3 * r + 1] * Q[4] + R[3 * r + 2] * Q[7];
+                M[3 * r + 2] = R[3 * r] * Q[2] + R[3 * r + 1] * Q[5] + R[3 * r + 2] * Q[8];
+            }
+            for (int i = 0; i < 9; i++) R[i] = M[i];
         }
-        *R = M;
-        break;
+        return;
     }
-    case MN_JOINT_SLIDE:
-        *p = mn_vec3_madd(*p, qj[0], mn_mat3_mulv(&M, m->jnt_axis[j]));
-        *R = M;
-        break;
-    case MN_JOINT_BALL: {
-        mn_mat3 Q = mn_quat_to_mat3(mn_q4(qj[0], qj[1], qj[2], qj[3]));
-        *R = mn_mat3_mul(&M, &Q);
-        break;
+    case MN_JOINT_SLIDE: {
+        const double* ax = op->axis;
+        double d = qj[0];
+        p[0] += d * (R[0] * ax[0] + R[1] * ax[1] + R[2] * ax[2]);
+        p[1] += d * (R[3] * ax[0] + R[4] * ax[1] + R[5] * ax[2]);
+        p[2] += d * (R[6] * ax[0] + R[7] * ax[1] + R[8] * ax[2]);
+        return;
     }
-    case MN_JOINT_FREE: {
-        mn_mat3 Q = mn_quat_to_mat3(mn_q4(qj[3], qj[4], qj[5], qj[6]));
-        *R = mn_mat3_mul(&M, &Q);
-        break;
+    case MN_JOINT_BALL: Qp = qj; break;
+    case MN_JOINT_FREE: Qp = qj + 3; break;
+    default: return;
     }
-    default:
-        *R = M;
-        break;
+    mn_mat3 Q = mn_quat_to_mat3(mn_q4(Qp[0], Qp[1], Qp[2], Qp[3]));
+    const double* q9 = Q.m;
+    for (int r = 0; r < 3; r++) {
+        M[3 * r + 0] = R[3 * r] * q9[0] + R[3 * r + 1] * q9[3] + R[3 * r + 2] * q9[6];
+        M[3 * r + 1] = R[3 * r] * q9[1] + R[3 * r + 1] * q9[4] + R[3 * r + 2] * q9[7];
+        M[3 * r + 2] = R[3 * r] * q9[2] + R[3 * r + 1] * q9[5] + R[3 * r + 2] * q9[8];
     }
+    for (int i = 0; i < 9; i++) R[i] = M[i];
+}
+
+/* Any joint type. */
+#if defined(__GNUC__)
+__attribute__((always_inline))
+#endif
+static inline void mn_jop_apply_sc(const mn_jop* op, const double* qj, double s, double c, double* R, double* p) {
+    mn_jop_step(op, qj, s, c, R, p, 1);
+}
+
+/* FIXED, HINGE and SLIDE only (the chain fast path): the multi-DOF branches compile away. */
+#if defined(__GNUC__)
+__attribute__((always_inline))
+#endif
+static inline void mn_jop_apply_1dof(const mn_jop* op, const double* qj, double s, double c, double* R,
+                                     double* p) {
+    mn_jop_step(op, qj, s, c, R, p, 0);
+}
+
+/* The same step computing a hinge's sine and cosine itself. */
+#if defined(__GNUC__)
+__attribute__((always_inline))
+#endif
+static inline void mn_jop_apply(const mn_jop* op, const double* qj, double* R, double* p) {
+    double s = 0, c = 1;
+    if (op->type == MN_JOINT_HINGE) mn_sincos_inline(qj[0], &s, &c);
+    mn_jop_apply_sc(op, qj, s, c, R, p);
 }
 
 #endif
