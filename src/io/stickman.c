@@ -9,7 +9,9 @@
  * degrees of freedom in a human (lumbar spine, neck, shoulders, wrists, hips, ankles) are
  * compound joints: series of limited hinges at one place (Welman 6.1.1), which IK solvers
  * and BVH export both handle. The left limbs are the `mirror` images of the right ones,
- * as in the figure. */
+ * as in the figure. The knees rest slightly bent (hip -3, knee 6, ankle -3 degrees, the
+ * foot flat): from dead-straight legs no solver can lower the pelvis, since bending a
+ * straight knee moves the hip only to second order (the singular case of Welman Fig. 4.2). */
 #include <marionette/io.h>
 
 #include <string.h>
@@ -103,7 +105,7 @@ static const char stickman_text[] =
     "define joint \"right leg\"    # hip: abduction, flexion, rotation; the leg hangs down\n"
     "  offset -0.09 -0.05 0\n"
     "  hinge z -45 30           # - spreads the leg sideways\n"
-    "  hinge x -120 30          # - raises the leg forwards\n"
+    "  hinge x -120 30 rest -3  # - raises the leg forwards\n"
     "  hinge y -45 45\n"
     "  mass 9\n"
     "  com 0 -0.19 0\n"
@@ -112,7 +114,7 @@ static const char stickman_text[] =
     "\n"
     "define joint \"right knee\"   # knee: flexion (the shank swings backwards)\n"
     "  offset 0 -0.43 0\n"
-    "  hinge x 0 150            # + bends the knee\n"
+    "  hinge x 0 150 rest 6     # + bends the knee; slightly bent at rest\n"
     "  mass 3\n"
     "  com 0 -0.17 0\n"
     "  mirror \"left knee\"\n"
@@ -120,7 +122,7 @@ static const char stickman_text[] =
     "\n"
     "define joint \"right foot\"   # ankle: flexion, inversion\n"
     "  offset 0 -0.40 0\n"
-    "  hinge x -20 50           # + points the toes down\n"
+    "  hinge x -20 50 rest -3   # + points the toes down; the foot flat at rest\n"
     "  hinge z -25 35\n"
     "  mass 1\n"
     "  com 0 -0.04 0.06\n"
