@@ -100,6 +100,7 @@ void usage(FILE* f) {
                  "  leaves q unchanged (TRAC-IK's KDL-RR).\n");
 }
 
+/* One line on stderr, exit status 2 (usage). */
 int usage_error(const char* fmt, const char* arg) {
     std::fprintf(stderr, "kdl_peer: ");
     std::fprintf(stderr, fmt, arg);
@@ -428,13 +429,15 @@ int main(int argc, char** argv) {
     bool cpu = false;
     int kdl_iters = 100;
     bool nr_rr = false;
+    for (int i = 1; i < argc; i++)
+        if (!std::strcmp(argv[i], "--help") || !std::strcmp(argv[i], "-h")) {
+            usage(stdout);
+            return kExitOk;
+        }
     for (int i = 1; i < argc; i++) {
         const char* a = argv[i];
         bool more = i + 1 < argc;
-        if (!std::strcmp(a, "--help") || !std::strcmp(a, "-h")) {
-            usage(stdout);
-            return kExitOk;
-        } else if (!std::strcmp(a, "--urdf") && more) {
+        if (!std::strcmp(a, "--urdf") && more) {
             urdf = argv[++i];
         } else if (!std::strcmp(a, "--base") && more) {
             base_name = argv[++i];
