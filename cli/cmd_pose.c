@@ -7,7 +7,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "cli.h"
 
@@ -38,11 +37,6 @@ static void usage(FILE* f) {
             "1 for a bad figure or scene (the message names file, line and field), 2 for usage.\n");
 }
 
-static int file_exists(const char* p) {
-    struct stat st;
-    return stat(p, &st) == 0;
-}
-
 /* Reads the figure and its start state into d (created here). */
 static int load(const char* path, double scale, int frame, mn_model** m, mn_data** d) {
     mn_error err;
@@ -50,10 +44,7 @@ static int load(const char* path, double scale, int frame, mn_model** m, mn_data
     mn_motion mo;
     memset(&mo, 0, sizeof mo);
     mn_status st;
-    if (!file_exists(path) && !strcmp(path, "stickman")) {
-        *m = mn_stickman_model(&err);
-        st = *m ? MN_OK : err.status;
-    } else if (mn_file_kind_of(path) == MN_FILE_BVH) {
+    if (mn_file_kind_of(path) == MN_FILE_BVH) {
         mn_bvh_options bo = mn_bvh_options_default();
         bo.scale = scale;
         mn_warnings w;

@@ -6,7 +6,7 @@ const char* mn_cli_kind_name(mn_file_kind k) {
     case MN_FILE_BVH: return "bvh";
     case MN_FILE_URDF: return "urdf";
     case MN_FILE_GLTF: return "gltf";
-    default: return "unknown";
+    default: return "built-in";
     }
 }
 

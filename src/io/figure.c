@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <strings.h>
+#include <unistd.h>
 
 static int has_ext(const char* path, const char* ext) {
     size_t n = strlen(path), e = strlen(ext);
@@ -38,6 +39,11 @@ mn_status mn_figure_read(const char* path, mn_model** model, mn_motion* motion, 
     if (model) *model = NULL;
     if (motion) memset(motion, 0, sizeof *motion);
     if (!path || !model) return mn_error_set(err, MN_ERR_ARG, "", 0, "path", "no file given");
+    /* "stickman", when no file has that name, is the built-in default figure. */
+    if (!strcmp(path, "stickman") && access(path, F_OK) != 0) {
+        *model = mn_stickman_model(err);
+        return *model ? MN_OK : (err ? err->status : MN_ERR_PARSE);
+    }
     switch (mn_file_kind_of(path)) {
     case MN_FILE_BVH: return mn_bvh_read(path, NULL, model, motion, warn, err);
     case MN_FILE_URDF: return mn_urdf_read(path, model, warn, err);
