@@ -360,7 +360,7 @@ mn_status mn_skel_write(const char* path, const mn_model* m, mn_error* err) {
     const char* name = m->name && m->name[0] && name_ok(m->name) ? m->name : "figure";
     mn_strbuf_printf(&w.b, "# Skeleton in the thesis text format (Welman 1993, Fig. 6.1); grammar in "
                            "docs/skeleton-format.md.\n# %d joints, %d degrees of freedom. "
-                           "Lengths in metres, angles in degrees.\n", n, m->nv);
+                           "Lengths in the figure's units, angles in degrees.\n", n, m->nv);
     mn_strbuf_printf(&w.b, "define skeleton");
     put_name(&w.b, name);
     mn_strbuf_append(&w.b, "\n", 1);
