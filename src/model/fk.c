@@ -28,10 +28,15 @@ static void fk_range(const mn_model* m, mn_data* d, int lo, int hi) {
         int t = m->jnt_type[j];
         if (t == MN_JOINT_BALL) fix_quat(qj);
         else if (t == MN_JOINT_FREE) fix_quat(qj + 3);
+        /* On local copies: the compiler keeps them in registers (d->xf may alias qj). */
         int p = m->jnt_parent[j];
+        const mn_xform* P = p >= 0 ? &d->xf[p] : &identity;
+        double R[9], pos[3] = {P->p.x, P->p.y, P->p.z};
+        for (int i = 0; i < 9; i++) R[i] = P->R.m[i];
+        mn_jop_apply(&ops[j], qj, R, pos);
         mn_xform* X = &d->xf[j];
-        *X = p >= 0 ? d->xf[p] : identity;
-        mn_jop_apply(&ops[j], qj, frame_R(X), frame_p(X));
+        for (int i = 0; i < 9; i++) X->R.m[i] = R[i];
+        X->p = mn_v3(pos[0], pos[1], pos[2]);
     }
 }
 
