@@ -6,7 +6,7 @@ FUZZ_BUILD ?= build-fuzz
 JOBS       ?= $(shell nproc 2>/dev/null || echo 2)
 FUZZ_SECONDS ?= 15
 
-.PHONY: all deps build run test test-release test-sanitize fuzz bench clean
+.PHONY: all deps build run test test-release test-sanitize fuzz bench bench-peers clean
 
 all: build
 
@@ -42,6 +42,13 @@ fuzz: deps
 
 bench: build
 	@scripts/run_bench.sh $(BUILD)
+
+# The optional peers (KDL's IK solvers on the same robot protocol): installs them first.
+bench-peers:
+	@scripts/deps-bench.sh
+	@cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release -DMN_WERROR=ON > /dev/null
+	@cmake --build $(BUILD) -j$(JOBS) --target kdl_peer
+	@bench/peers/kdl/run.sh $(BUILD)
 
 clean:
 	rm -rf $(BUILD) $(ASAN_BUILD) $(FUZZ_BUILD)
