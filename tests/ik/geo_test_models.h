@@ -124,6 +124,39 @@ static inline int geo_all_finite(const mn_model* m, const mn_data* d) {
 
 /* Targets at extreme distances (1e-300 .. 1e200) and on the base pivot: never NaN in the
  * state, always a status a caller can act on. */
+/* Targets on the pivots of a straight chain (the base, the middle joints): zero-length
+ * P_id vectors and collinear pulls; the solve reaches them with a finite state. */
+static inline void geo_degenerate_targets(geo_method f) {
+    mn_model* m = geo_planar3(0, 0);
+    mn_data* d = mn_data_create(m, 0);
+    mn_model* mb = geo_balls(0);
+    mn_data* db = mn_data_create(mb, 0);
+    for (int t = 0; t < 3; t++) {
+        mn_data_reset(m, d);
+        mn_data_reset(mb, db);
+        mn_ik_problem p = mn_ik_problem_default();
+        p.tip = 2;
+        p.point = mn_v3(1, 0, 0);
+        p.target_pos = mn_v3(t, 0, 0);
+        mn_ik_options o = mn_ik_default();
+        o.max_iters = 1000;
+        mn_ik_result r;
+        CHECK(geo_solve(f, m, d, &p, &o, &r) == MN_OK);
+        CHECK(geo_all_finite(m, d));
+        CHECK(geo_pos_err(m, d, &p) <= o.tol_pos);
+        p.tip = 3;
+        p.point = mn_v3(0, 0, 0);
+        p.target_pos = mn_v3(0, -t, 0);
+        CHECK(geo_solve(f, mb, db, &p, &o, &r) == MN_OK);
+        CHECK(geo_all_finite(mb, db));
+        CHECK(geo_pos_err(mb, db, &p) <= o.tol_pos);
+    }
+    mn_data_destroy(d);
+    mn_data_destroy(db);
+    mn_model_destroy(m);
+    mn_model_destroy(mb);
+}
+
 static inline void geo_extreme_targets(geo_method f) {
     mn_model* m = geo_balls(0.6);
     mn_data* d = mn_data_create(m, 0);

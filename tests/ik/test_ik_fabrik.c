@@ -332,38 +332,7 @@ static void test_welman_fig42(void) {
     mn_model_destroy(m);
 }
 
-/* Targets on the pivots of a straight chain (the base, the middle joints): zero-length
- * P_id vectors and collinear pulls; the solve reaches them with a finite state. */
-static void test_degenerate_targets(void) {
-    mn_model* m = geo_planar3(0, 0);
-    mn_data* d = mn_data_create(m, 0);
-    mn_model* mb = geo_balls(0);
-    mn_data* db = mn_data_create(mb, 0);
-    for (int t = 0; t < 3; t++) {
-        mn_data_reset(m, d);
-        mn_data_reset(mb, db);
-        mn_ik_problem p = mn_ik_problem_default();
-        p.tip = 2;
-        p.point = mn_v3(1, 0, 0);
-        p.target_pos = mn_v3(t, 0, 0);
-        mn_ik_options o = mn_ik_default();
-        o.max_iters = 1000;
-        mn_ik_result r;
-        CHECK(geo_solve(mn_ik_fabrik, m, d, &p, &o, &r) == MN_OK);
-        CHECK(geo_all_finite(m, d));
-        CHECK(geo_pos_err(m, d, &p) <= o.tol_pos);
-        p.tip = 3;
-        p.point = mn_v3(0, 0, 0);
-        p.target_pos = mn_v3(0, -t, 0);
-        CHECK(geo_solve(mn_ik_fabrik, mb, db, &p, &o, &r) == MN_OK);
-        CHECK(geo_all_finite(mb, db));
-        CHECK(geo_pos_err(mb, db, &p) <= o.tol_pos);
-    }
-    mn_data_destroy(d);
-    mn_data_destroy(db);
-    mn_model_destroy(m);
-    mn_model_destroy(mb);
-}
+static void test_degenerate_targets(void) { geo_degenerate_targets(mn_ik_fabrik); }
 
 static void test_extreme_targets(void) { geo_extreme_targets(mn_ik_fabrik); }
 
