@@ -80,15 +80,18 @@ int mn_bench_fk(int argc, char** argv) {
         double qc[256], J[6 * 256];
         for (int i = 0; i < dof; i++) qc[i] = 0.1 * (i + 1);
         mn_xform T;
+        int k = 0; /* the joint nudged each call (a wrapping counter: no division in the loop) */
         TIME_IT(fk_ns, reps, {
-            qc[r_ % dof] += 1e-9;
+            qc[k] += 1e-9;
+            if (++k == dof) k = 0;
             mn_chain_fk(m, c, qc, &T);
             sink += T.p.x;
         });
         TIME_IT(fkjac_ns, reps, {
-            qc[r_ % dof] += 1e-9;
+            qc[k] += 1e-9;
+            if (++k == dof) k = 0;
             mn_chain_fk_jacobian(m, c, qc, mn_v3(0, 0, 0), &T, J);
-            sink += J[r_ % (6 * dof)];
+            sink += J[k];
         });
         mn_chain_destroy(c);
     } else {
@@ -100,12 +103,14 @@ int mn_bench_fk(int argc, char** argv) {
         double* J = malloc(sizeof(double) * 6 * (size_t)(dof ? dof : 1));
         int qi = 0;
         TIME_IT(fk_ns, reps, {
-            if (m->nq) d->q[qi++ % m->nq] += 1e-12;
+            if (m->nq) d->q[qi] += 1e-12;
+            if (++qi >= m->nq) qi = 0;
             mn_fk(m, d);
             sink += d->xf[m->njoint - 1].p.x;
         });
         TIME_IT(fkjac_ns, reps, {
-            if (m->nq) d->q[qi++ % m->nq] += 1e-12;
+            if (m->nq) d->q[qi] += 1e-12;
+            if (++qi >= m->nq) qi = 0;
             mn_fk(m, d);
             mn_jacobian(m, d, tip, mn_v3(0, 0, 0), J);
             sink += J[0];
