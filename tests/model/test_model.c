@@ -387,6 +387,64 @@ static void test_chain(void) {
     mn_model_destroy(m);
 }
 
+/* The partial forward kinematics (subtree, path, one joint, a hinge path) agree with mn_fk. */
+static void test_partial_fk(void) {
+    mn_spec* s = random_spec(20, 1);
+    mn_model* m = mn_model_compile(s, NULL);
+    mn_data* d = mn_data_create(m, 0);
+    mn_data* ref = mn_data_create(m, 0);
+    random_q(m, d->q);
+    memcpy(ref->q, d->q, sizeof(double) * (size_t)m->nq);
+    mn_fk(m, ref);
+    /* path: the ancestors of the deepest joint only */
+    int deep = 0;
+    for (int j = 0; j < m->njoint; j++)
+        if (m->jnt_depth[j] > m->jnt_depth[deep]) deep = j;
+    memset(d->xf, 0, sizeof(mn_xform) * (size_t)m->njoint);
+    mn_fk_path(m, d, deep);
+    for (int k = deep; k >= 0; k = m->jnt_parent[k]) CHECK(mn_vec3_dist(d->xf[k].p, ref->xf[k].p) < 1e-14);
+    /* subtree: a change of one joint's state, recomputed below it only */
+    mn_fk(m, d);
+    int j = m->jnt_parent[deep] > 0 ? m->jnt_parent[deep] : deep;
+    for (int i = 0; i < mn_joint_type_nq((mn_joint_type)m->jnt_type[j]) && i < 3; i++) {
+        d->q[m->jnt_qadr[j] + i] += 0.1;
+        ref->q[m->jnt_qadr[j] + i] += 0.1;
+    }
+    mn_fk(m, ref);
+    mn_fk_subtree(m, d, j);
+    for (int k = 0; k < m->njoint; k++) {
+        CHECK(mn_vec3_dist(d->xf[k].p, ref->xf[k].p) < 1e-12);
+        for (int e = 0; e < 9; e++) CHECK_NEAR(d->xf[k].R.m[e], ref->xf[k].R.m[e], 1e-12);
+    }
+    /* one joint at a time from its parent frame */
+    for (int k = 0; k < m->njoint; k++) {
+        mn_xform X = m->jnt_parent[k] >= 0 ? ref->xf[m->jnt_parent[k]] : mn_xform_identity();
+        mn_joint_apply(m, k, ref->q + m->jnt_qadr[k], &X);
+        CHECK(mn_vec3_dist(X.p, ref->xf[k].p) < 1e-14);
+    }
+    mn_data_destroy(d);
+    mn_data_destroy(ref);
+    mn_model_destroy(m);
+    mn_spec_destroy(s);
+    /* a hinge path relative to its base: the same as the chain fast path and as mn_fk */
+    m = arm7();
+    d = mn_data_create(m, 0);
+    mn_chain* c = mn_chain_create(m, 0, 8, NULL);
+    double qc[7];
+    for (int i = 0; i < 7; i++) qc[i] = d->q[c->qadr[i]] = 2.5 * srand1();
+    mn_fk(m, d);
+    mn_xform frames[8], T;
+    long before = mn_alloc_count();
+    mn_path_fk(m, c->jnt, c->njoint, qc, frames);
+    mn_chain_fk(m, c, qc, &T);
+    CHECK(mn_alloc_count() == before);
+    for (int i = 0; i < c->njoint; i++) CHECK(mn_vec3_dist(frames[i].p, d->xf[c->jnt[i]].p) < 1e-12);
+    CHECK(mn_vec3_dist(frames[7].p, T.p) == 0);
+    mn_chain_destroy(c);
+    mn_data_destroy(d);
+    mn_model_destroy(m);
+}
+
 static void test_state_ops(void) {
     mn_spec* s = random_spec(12, 1);
     mn_model* m = mn_model_compile(s, NULL);
@@ -478,6 +536,7 @@ int main(int argc, char** argv) {
     RUN(test_jacobian_fd);
     RUN(test_com_jacobian_fd);
     RUN(test_chain);
+    RUN(test_partial_fk);
     RUN(test_state_ops);
     RUN(test_limits);
     RUN(test_fk_never_nan);
