@@ -88,6 +88,18 @@ mn_status mn_ikc_build(const mn_model* m, const mn_data* d, int base, int tip, m
     return MN_OK;
 }
 
+mn_status mn_ik_begin(const mn_model* m, mn_data* d, const mn_ik_problem* p, mn_ik_result* r, mn_ikc* c,
+                      mn_ik_goal* g) {
+    size_t mark = mn_arena_mark(&d->arena);
+    mn_status s = mn_ikc_build(m, d, p->base, p->tip, p->point, &d->arena, c);
+    if (s != MN_OK) {
+        mn_arena_reset(&d->arena, mark);
+        return mn_ik_fail(r, s, "ik: arena too small for the chain");
+    }
+    *g = mn_ik_goal_make(p, c);
+    return MN_OK;
+}
+
 void mn_ikc_gather(const mn_ikc* c, const double* q, double* qc) {
     for (int i = 0; i < c->nqc; i++) qc[i] = q[c->qadr[i]];
 }

@@ -72,6 +72,12 @@ typedef struct mn_ik_goal {
 /* The goal of a checked problem for chain c. */
 mn_ik_goal mn_ik_goal_make(const mn_ik_problem* p, const mn_ikc* c);
 
+/* The first steps of every Jacobian method: the chain view in d's arena and the goal. On
+ * failure the arena is as it was and r says why. */
+mn_status mn_ik_begin(const mn_model* m, mn_data* d, const mn_ik_problem* p, mn_ik_result* r, mn_ikc* c,
+                      mn_ik_goal* g);
+
+
 /* Weighted error e (goal->rows) of the pose (tip frame, effector position), position
  * rows wp (target - p), rotation rows wr log(R_target R^T) (the rotation that carries
  * the tip onto the target, base frame). pos_err and rot_err (may be NULL) get the

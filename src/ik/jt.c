@@ -53,12 +53,9 @@ static int jt_step(void* vctx, const mn_ikc* c, const double* qc, double* J, con
 mn_status mn_ik_jt(MN_IK_METHOD_ARGS) {
     size_t mark = mn_arena_mark(&d->arena);
     mn_ikc c;
-    mn_status s = mn_ikc_build(m, d, p->base, p->tip, p->point, &d->arena, &c);
-    if (s != MN_OK) {
-        mn_arena_reset(&d->arena, mark);
-        return mn_ik_fail(r, s, "ik: arena too small for the chain");
-    }
-    mn_ik_goal g = mn_ik_goal_make(p, &c);
+    mn_ik_goal g;
+    mn_status s = mn_ik_begin(m, d, p, r, &c, &g);
+    if (s != MN_OK) return s;
     jt_ctx x;
     x.jd = mn_arena_alloc(&d->arena, sizeof(double) * 6);
     if (!x.jd) {

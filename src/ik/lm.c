@@ -271,13 +271,10 @@ static int lm_start(lm_solve* S, int polish, double* err_out) {
 mn_status mn_ik_lm(MN_IK_METHOD_ARGS) {
     size_t mark = mn_arena_mark(&d->arena);
     mn_ikc c;
-    mn_status s = mn_ikc_build(m, d, p->base, p->tip, p->point, &d->arena, &c);
-    if (s != MN_OK) {
-        mn_arena_reset(&d->arena, mark);
-        return mn_ik_fail(r, s, "ik: arena too small for the chain");
-    }
+    mn_ik_goal g;
+    mn_status s = mn_ik_begin(m, d, p, r, &c, &g);
+    if (s != MN_OK) return s;
     int n = c.ndof, big = n > 6 ? n : 6;
-    mn_ik_goal g = mn_ik_goal_make(p, &c);
     lm_solve S;
     memset(&S, 0, sizeof S);
     lm_work* w = &S.w;
