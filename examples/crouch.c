@@ -1,6 +1,8 @@
 /* Whole-figure posing with constraints: the built-in stick figure crouches with both feet
- * pinned (position and orientation) while its pelvis is dragged 25 cm down, frame by frame,
- * with the Lagrange-multiplier solver (Welman 5.2).
+ * pinned (position and orientation) and the pelvis kept level while the pelvis is dragged
+ * 12 cm down, frame by frame, with the Lagrange-multiplier solver (Welman 5.2). Without the
+ * level pelvis, tipping the upper body forward costs the solver no more than bending the
+ * hips, and the figure folds over.
  *
  *   example_crouch [lagrange|ccd|dls]
  */
@@ -56,11 +58,20 @@ int main(int argc, char** argv) {
     hp.joint = mn_model_find_joint(m, "pelvis");
     int pelvis = mn_csys_add_handle(sys, &hp, &err);
     mn_vec3 start = d->xf[hp.joint].p;
+    hp.type = MN_HANDLE_ORIENT;
+    mn_constraint_def level = mn_constraint_default();
+    level.type = MN_CON_ORIENT;
+    level.handle = mn_csys_add_handle(sys, &hp, &err);
+    level.target_rot = mn_quat_identity(); /* the pelvis frame stays as at rest */
+    if (pelvis < 0 || mn_csys_add_constraint(sys, &level, &err) < 0) {
+        fprintf(stderr, "%s\n", err.message);
+        return 1;
+    }
 
     mn_csolve_options o = mn_csolve_default();
     if (argc > 1 && mn_csolver_parse(argv[1]) >= 0) o.method = (mn_csolver)mn_csolver_parse(argv[1]);
     for (int frame = 0; frame <= 10; frame++) {
-        mn_vec3 target = mn_vec3_add(start, mn_v3(0, -0.025 * frame, 0));
+        mn_vec3 target = mn_vec3_add(start, mn_v3(0, -0.012 * frame, 0));
         mn_csys_drag(sys, pelvis, target, 1.0, 1);
         mn_csolve_result r;
         mn_csys_solve(sys, &o, &r);

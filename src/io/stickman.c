@@ -122,7 +122,7 @@ static const char stickman_text[] =
     "\n"
     "define joint \"right foot\"   # ankle: flexion, inversion\n"
     "  offset 0 -0.40 0\n"
-    "  hinge x -20 50 rest -3   # + points the toes down; the foot flat at rest\n"
+    "  hinge x -35 50 rest -3   # + points the toes down; - up to 35 degrees in a squat\n"
     "  hinge z -25 35\n"
     "  mass 1\n"
     "  com 0 -0.04 0.06\n"

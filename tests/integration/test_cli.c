@@ -271,6 +271,22 @@ static void test_pose(void) {
     }
     CHECK(n == 6);
     free(out), free(err);
+    /* a crouch: feet pinned and flat, pelvis level, hands on the hips, pelvis 12 cm down */
+    CHECK(run_cli("pose stickman --scene '" MN_SOURCE "/docs/examples/crouch_stickman.json'", &out, &err) == 0);
+    n = 0;
+    for (const char* p = out; p && (p = strstr(p, "residual=")); p++) {
+        double r = 1;
+        CHECK(sscanf(p + 9, "%lf", &r) == 1 && r < 1e-4);
+        n++;
+    }
+    CHECK(n == 7);
+    const char* knee = out ? strstr(out, "q right knee: ") : NULL;
+    double kq = 0;
+    CHECK(knee && sscanf(knee + 14, "%lf", &kq) == 1 && kq > 0.5); /* the knees bend */
+    const char* dr = out ? strstr(out, "max_drag_error=") : NULL;
+    double de = 1;
+    CHECK(dr && sscanf(dr + 15, "%lf", &de) == 1 && de < 1e-3); /* and the pelvis gets there */
+    free(out), free(err);
     const char* text = "{\"handles\": [{\"name\": \"h\", \"joint\": \"no such joint\"}]}";
     const char* bad = mn_test_write_temp(".json", text, strlen(text));
     char args[512];
