@@ -1,8 +1,6 @@
 /* Whole-figure posing with constraints: the built-in stick figure crouches with both feet
  * pinned (position and orientation) and the pelvis kept level while the pelvis is dragged
- * 12 cm down, frame by frame, with the Lagrange-multiplier solver (Welman 5.2). Without the
- * level pelvis, tipping the upper body forward costs the solver no more than bending the
- * hips, and the figure folds over.
+ * 12 cm down, frame by frame, with the Lagrange-multiplier solver (Welman 5.2).
  *
  *   example_crouch [lagrange|ccd|dls]
  */

@@ -10,8 +10,10 @@
  * compound joints: series of limited hinges at one place (Welman 6.1.1), which IK solvers
  * and BVH export both handle. The left limbs are the `mirror` images of the right ones,
  * as in the figure. The knees rest slightly bent (hip -3, knee 6, ankle -3 degrees, the
- * foot flat): from dead-straight legs no solver can lower the pelvis, since bending a
- * straight knee moves the hip only to second order (the singular case of Welman Fig. 4.2). */
+ * foot flat) and the elbows 10 degrees: from a dead-straight limb no solver can shorten it,
+ * since bending a straight knee moves the hip only to second order (the singular case of
+ * Welman Fig. 4.2). The root has stiffness 10 (Welman 4.1.4): turning or moving the whole
+ * figure costs more than bending a limb, as a standing person would have it. */
 #include <marionette/io.h>
 
 #include <string.h>
@@ -53,6 +55,7 @@ static const char stickman_text[] =
     "define joint \"pelvis\"       # the root: translation and rotation of the whole figure\n"
     "  offset 0 0.95 0\n"
     "  free\n"
+    "  stiffness 10             # turning the whole figure costs more than bending a limb\n"
     "  mass 8\n"
     "  com 0 0.02 0\n"
     "end joint\n"
@@ -87,7 +90,7 @@ static const char stickman_text[] =
     "\n"
     "define joint \"right elbow\"  # elbow: flexion (the forearm swings forwards)\n"
     "  offset 0 -0.30 0\n"
-    "  hinge x -150 0           # - bends the elbow\n"
+    "  hinge x -150 0 rest -10  # - bends the elbow; slightly bent at rest\n"
     "  mass 1.1\n"
     "  com 0 -0.12 0\n"
     "  mirror \"left elbow\"\n"

@@ -269,7 +269,10 @@ static void test_pose(void) {
         CHECK(sscanf(p + 9, "%lf", &r) == 1 && r < 1e-4);
         n++;
     }
-    CHECK(n == 6);
+    CHECK(n == 7);
+    const char* elbow = out ? strstr(out, "q right elbow: ") : NULL;
+    double eq = 0;
+    CHECK(elbow && sscanf(elbow + 15, "%lf", &eq) == 1 && eq < -0.5); /* the elbows bend */
     free(out), free(err);
     /* a crouch: feet pinned and flat, pelvis level, hands on the hips, pelvis 12 cm down */
     CHECK(run_cli("pose stickman --scene '" MN_SOURCE "/docs/examples/crouch_stickman.json'", &out, &err) == 0);
