@@ -143,7 +143,7 @@ static int run(const mn_model* m, mn_data* d, const double* q_start, mn_csolver 
         mn_csys_solve(s, &o, &r);
         cpu[f - 1] = (thread_cpu_ns() - c0) * 1e-6;
         ms[f - 1] = (mn_bench_now_ns() - t0) * 1e-6;
-        sum_iters += r.iters;
+        sum_iters += r.iterations;
         if (r.status != MN_OK) unmet++;
         if (r.max_violation > maxv) maxv = r.max_violation;
         if (r.max_rot_violation > maxr) maxr = r.max_rot_violation;

@@ -86,7 +86,7 @@ static void print_text(const mn_model* m, const mn_data* d, mn_csys* s, const mn
                        int frames, const char* model_name) {
     printf("model=%s solver=%s frames=%d status=%s iters=%d max_violation=%.3g max_rot_violation=%.3g "
            "max_drag_error=%.3g unmet=%d\n",
-           model_name, solver, frames, mn_status_name(r->status), r->iters, r->max_violation, r->max_rot_violation,
+           model_name, solver, frames, mn_status_name(r->status), r->iterations, r->max_violation, r->max_rot_violation,
            r->max_drag_error, r->nunmet);
     if (r->status != MN_OK && r->message[0]) printf("# %s\n", r->message);
     for (int j = 0; j < m->njoint; j++) {
@@ -109,7 +109,7 @@ static void print_json(const mn_model* m, const mn_data* d, mn_csys* s, const mn
     mn_cli_json_string(stdout, model_name);
     printf(", \"solver\": \"%s\", \"frames\": %d, \"status\": \"%s\", \"iters\": %d, \"max_violation\": %.6g, "
            "\"max_rot_violation\": %.6g, \"max_drag_error\": %.6g, \"message\": ",
-           solver, frames, mn_status_name(r->status), r->iters, r->max_violation, r->max_rot_violation,
+           solver, frames, mn_status_name(r->status), r->iterations, r->max_violation, r->max_rot_violation,
            r->max_drag_error);
     mn_cli_json_string(stdout, r->status == MN_OK ? "" : r->message);
     printf(",\n \"q\": [");

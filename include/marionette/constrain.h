@@ -114,12 +114,14 @@ typedef struct mn_csys_def {
     int max_handles;       /* room for this many handles (default 32) */
     int max_constraints;   /* and constraints (default 32) */
 } mn_csys_def;
-mn_csys_def mn_csys_def_default(void);
+/* 32 handles, 32 constraints. */
+mn_csys_def mn_csys_default(void);
 
 typedef struct mn_csys mn_csys;
 
-/* A system over nfigure figures (1..8). All memory is allocated here, once. NULL with err
- * set on bad arguments or when out of memory. The figures must outlive the system. */
+/* A system over nfigure figures (1..8); def NULL means mn_csys_default(). All memory is
+ * allocated here, once. NULL with err set on bad arguments or when out of memory. The
+ * figures must outlive the system. */
 mn_csys* mn_csys_create(const mn_figure* figures, int nfigure, const mn_csys_def* def,
                         mn_error* err);
 void mn_csys_destroy(mn_csys* s);
@@ -242,7 +244,7 @@ typedef struct mn_csolve_result {
     mn_status status;      /* OK: every enabled constraint within tolerance; UNREACHABLE:
                               progress stopped short (conflicting constraints, flagged by
                               mn_csys_unmet); NOCONVERGE: budget ran out; ARG; NOMEM */
-    int iters;             /* steps or sweeps done */
+    int iterations;        /* steps or sweeps done */
     int svd_fallbacks;     /* steps that used truncated SVD instead of Cholesky */
     int rows;              /* rows of J_c at the last step */
     double max_violation;  /* largest position residual (length) */
@@ -257,7 +259,8 @@ typedef struct mn_csolve_result {
  * Constraints come first: a drag that stops making progress is dropped for the rest of
  * the solve, and the last steps only restore the constraints. A state outside the joint
  * limits is projected first when respect_limits. The figures' d->q and frames are
- * updated; a state that is not finite is refused (MN_ERR_ARG) and never produced. */
+ * updated; a state that is not finite is refused (MN_ERR_ARG) and never produced. o NULL
+ * means mn_csolve_default(); r may be NULL (the status is returned either way). */
 mn_status mn_csys_solve(mn_csys* s, const mn_csolve_options* o, mn_csolve_result* r);
 
 /* Residual of constraint c after the last evaluation or solve (0 when disabled). */

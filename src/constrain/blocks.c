@@ -6,6 +6,31 @@
 
 #include <string.h>
 
+/* ---- type names ------------------------------------------------------------------------ */
+
+const char* mn_handle_type_name(mn_handle_type t) {
+    switch (t) {
+    case MN_HANDLE_POINT: return "point";
+    case MN_HANDLE_ORIENT: return "orientation";
+    case MN_HANDLE_COM: return "com";
+    }
+    return NULL;
+}
+
+static const char* const con_names[MN_CON_TYPE_COUNT] = {"pin", "plane", "line",
+                                                         "orient", "equal", "balance"};
+
+const char* mn_constraint_type_name(mn_constraint_type t) {
+    return (int)t >= 0 && t < MN_CON_TYPE_COUNT ? con_names[t] : NULL;
+}
+
+int mn_constraint_type_parse(const char* name) {
+    if (!name) return -1;
+    for (int i = 0; i < MN_CON_TYPE_COUNT; i++)
+        if (!strcmp(name, con_names[i])) return i;
+    return -1;
+}
+
 /* ---- handles: h(q) and dh/dq ----------------------------------------------------------- */
 
 /* A point fixed in a joint frame. */

@@ -408,7 +408,7 @@ mn_status mn_csys_solve_ccd(mn_csys* s, const mn_csolve_options* o, mn_csolve_re
         mn_csys_invalidate_moved(s, NULL);
         it++;
     }
-    r->iters = it;
+    r->iterations = it;
     if (mn_csys_summarise(s, o, r)) {
         r->status = MN_OK;
         for (int i = 0; i < s->nc; i++) s->c[i].unmet = 0;

@@ -174,14 +174,14 @@ static mn_status iterate(mn_csys* s, const mn_csolve_options* o, mn_csolve_resul
         mn_status st = step(s, o, r);
         it++;
         if (st != MN_OK) {
-            r->iters = it;
+            r->iterations = it;
             r->status = st;
             snprintf(r->message, sizeof r->message, "step was not finite: stopped");
             return st;
         }
     }
     s->drags_on = 1;
-    r->iters = it;
+    r->iterations = it;
     if (mn_csys_summarise(s, o, r)) {
         r->status = MN_OK;
         r->nunmet = 0;

@@ -9,42 +9,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-const char* mn_handle_type_name(mn_handle_type t) {
-    switch (t) {
-    case MN_HANDLE_POINT: return "point";
-    case MN_HANDLE_ORIENT: return "orientation";
-    case MN_HANDLE_COM: return "com";
-    }
-    return NULL;
-}
-
-static const char* const con_names[MN_CON_TYPE_COUNT] = {"pin", "plane", "line",
-                                                         "orient", "equal", "balance"};
-
-const char* mn_constraint_type_name(mn_constraint_type t) {
-    return (int)t >= 0 && t < MN_CON_TYPE_COUNT ? con_names[t] : NULL;
-}
-
-int mn_constraint_type_parse(const char* name) {
-    if (!name) return -1;
-    for (int i = 0; i < MN_CON_TYPE_COUNT; i++)
-        if (!strcmp(name, con_names[i])) return i;
-    return -1;
-}
-
-static const char* const solver_names[MN_CSOLVE_COUNT] = {"lagrange", "ccd", "dls"};
-
-const char* mn_csolver_name(mn_csolver s) {
-    return (int)s >= 0 && s < MN_CSOLVE_COUNT ? solver_names[s] : NULL;
-}
-
-int mn_csolver_parse(const char* name) {
-    if (!name) return -1;
-    for (int i = 0; i < MN_CSOLVE_COUNT; i++)
-        if (!strcmp(name, solver_names[i])) return i;
-    return -1;
-}
-
 mn_handle_def mn_handle_default(void) {
     mn_handle_def d;
     memset(&d, 0, sizeof d);
@@ -65,26 +29,12 @@ mn_constraint_def mn_constraint_default(void) {
     return d;
 }
 
-mn_csys_def mn_csys_def_default(void) {
-    mn_csys_def d = {32, 32};
+mn_csys_def mn_csys_default(void) {
+    mn_csys_def d;
+    memset(&d, 0, sizeof d);
+    d.max_handles = 32;
+    d.max_constraints = 32;
     return d;
-}
-
-mn_csolve_options mn_csolve_default(void) {
-    mn_csolve_options o;
-    o.method = MN_CSOLVE_LAGRANGE;
-    o.tol = 1e-4;
-    o.tol_rot = 1e-4;
-    o.drag_tol = 1e-4;
-    o.max_iters = 20;
-    o.rcond = 1e-10;
-    o.feedback = 1;
-    o.feedback_k = 0;
-    o.drag_damping = 0.01;
-    o.max_step = 0.25;
-    o.respect_limits = 1;
-    o.min_progress = 1e-3;
-    return o;
 }
 
 /* ---- creation: one block for everything ------------------------------------------------ */
@@ -103,7 +53,7 @@ static size_t take(layout* l, size_t n) {
 mn_csys* mn_csys_create(const mn_figure* figures, int nfigure, const mn_csys_def* def,
                         mn_error* err) {
     mn_error_clear(err);
-    mn_csys_def dd = def ? *def : mn_csys_def_default();
+    mn_csys_def dd = def ? *def : mn_csys_default();
     if (!figures || nfigure < 1 || nfigure > MN_CSYS_MAX_FIGURES) {
         mn_error_set(err, MN_ERR_ARG, NULL, 0, "figures", "need 1 to %d figures", MN_CSYS_MAX_FIGURES);
         return NULL;

@@ -1,47 +1,10 @@
-/* spec -> model: validation, parent-before-child ordering (depth-first preorder, so every
- * subtree is a contiguous range), state layout, and one memory block for every array. */
+/* spec -> model: validation (each def through mn_def_check, spec.c), parent-before-child
+ * ordering (depth-first preorder, so every subtree is a contiguous range), state layout, and
+ * one memory block for every array. */
 #include "model/model_internal.h"
 
 #include <stdlib.h>
 #include <string.h>
-
-static int finite3(mn_vec3 v) { return mn_vec3_isfinite(v); }
-
-mn_status mn_def_check(const mn_joint_def* d, int njoint, mn_error* err) {
-    const char* nm = d->name;
-    if (!nm || !nm[0]) return mn_error_set(err, MN_ERR_ARG, "", 0, "name", "joint name is empty");
-    if (strlen(nm) > 255) return mn_error_set(err, MN_ERR_ARG, "", 0, "name", "joint name longer than 255 bytes");
-    if ((unsigned)d->type > MN_JOINT_FREE)
-        return mn_error_set(err, MN_ERR_ARG, "", 0, nm, "type: unknown joint type %d", (int)d->type);
-    if (d->parent < -1 || d->parent >= njoint)
-        return mn_error_set(err, MN_ERR_ARG, "", 0, nm, "parent: index %d out of range", d->parent);
-    if (!finite3(d->offset)) return mn_error_set(err, MN_ERR_ARG, "", 0, nm, "offset: not finite");
-    if (!mn_quat_isfinite(d->orient) || mn_quat_norm(d->orient) < 1e-12)
-        return mn_error_set(err, MN_ERR_ARG, "", 0, nm, "orientation: zero or not finite");
-    if (!finite3(d->axis)) return mn_error_set(err, MN_ERR_ARG, "", 0, nm, "axis: not finite");
-    int t = d->type;
-    if ((t == MN_JOINT_HINGE || t == MN_JOINT_SLIDE || t == MN_JOINT_BALL) && mn_vec3_norm(d->axis) < 1e-12)
-        return mn_error_set(err, MN_ERR_ARG, "", 0, nm, "axis: zero length");
-    if (d->limited) {
-        if ((t == MN_JOINT_HINGE || t == MN_JOINT_SLIDE) &&
-            !(isfinite(d->range[0]) && isfinite(d->range[1]) && d->range[0] <= d->range[1]))
-            return mn_error_set(err, MN_ERR_ARG, "", 0, nm, "limits: need finite lower <= upper");
-        if (t == MN_JOINT_BALL &&
-            !(d->swing >= 0 && d->swing <= MN_PI && isfinite(d->twist[0]) && isfinite(d->twist[1]) &&
-              d->twist[0] <= d->twist[1]))
-            return mn_error_set(err, MN_ERR_ARG, "", 0, nm, "limits: swing in [0, pi], twist lower <= upper");
-    }
-    if (!(d->mass >= 0) || !isfinite(d->mass)) return mn_error_set(err, MN_ERR_ARG, "", 0, nm, "mass: must be >= 0");
-    if (!finite3(d->com)) return mn_error_set(err, MN_ERR_ARG, "", 0, nm, "com: not finite");
-    if (!(d->stiffness > 0) || !isfinite(d->stiffness))
-        return mn_error_set(err, MN_ERR_ARG, "", 0, nm, "stiffness: must be > 0");
-    int nq = mn_joint_type_nq(d->type);
-    for (int i = 0; i < nq; i++)
-        if (!isfinite(d->q0[i])) return mn_error_set(err, MN_ERR_ARG, "", 0, nm, "rest state: not finite");
-    if ((unsigned)d->rot_order > MN_EULER_ZYX)
-        return mn_error_set(err, MN_ERR_ARG, "", 0, nm, "rotation order: unknown");
-    return MN_OK;
-}
 
 /* Carves aligned arrays out of one block: first pass counts, second pass assigns. */
 typedef struct layout {

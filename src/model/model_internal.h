@@ -6,7 +6,7 @@
 
 #include "core/sincos_inline.h"
 
-/* Checks one def: name, type, finite numbers, axis, limits, mass, stiffness; parent in
+/* Checks one def (spec.c): name, type, finite numbers, axis, limits, mass, stiffness; parent in
  * [-1, njoint). The field named in err is the joint name plus the attribute. */
 mn_status mn_def_check(const mn_joint_def* d, int njoint, mn_error* err);
 /* The def's rest state (nq numbers), quaternions normalised (identity when zero). */

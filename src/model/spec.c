@@ -34,6 +34,44 @@ int mn_joint_type_nv(mn_joint_type t) {
     return (unsigned)t <= MN_JOINT_FREE ? nv[t] : 0;
 }
 
+/* The definition check lives with the spec it guards; compile.c calls it too (the model
+ * layer's files depend on each other in one direction: spec <- compile). */
+mn_status mn_def_check(const mn_joint_def* d, int njoint, mn_error* err) {
+    const char* nm = d->name;
+    if (!nm || !nm[0]) return mn_error_set(err, MN_ERR_ARG, "", 0, "name", "joint name is empty");
+    if (strlen(nm) > 255) return mn_error_set(err, MN_ERR_ARG, "", 0, "name", "joint name longer than 255 bytes");
+    if ((unsigned)d->type > MN_JOINT_FREE)
+        return mn_error_set(err, MN_ERR_ARG, "", 0, nm, "type: unknown joint type %d", (int)d->type);
+    if (d->parent < -1 || d->parent >= njoint)
+        return mn_error_set(err, MN_ERR_ARG, "", 0, nm, "parent: index %d out of range", d->parent);
+    if (!mn_vec3_isfinite(d->offset)) return mn_error_set(err, MN_ERR_ARG, "", 0, nm, "offset: not finite");
+    if (!mn_quat_isfinite(d->orient) || mn_quat_norm(d->orient) < 1e-12)
+        return mn_error_set(err, MN_ERR_ARG, "", 0, nm, "orientation: zero or not finite");
+    if (!mn_vec3_isfinite(d->axis)) return mn_error_set(err, MN_ERR_ARG, "", 0, nm, "axis: not finite");
+    int t = d->type;
+    if ((t == MN_JOINT_HINGE || t == MN_JOINT_SLIDE || t == MN_JOINT_BALL) && mn_vec3_norm(d->axis) < 1e-12)
+        return mn_error_set(err, MN_ERR_ARG, "", 0, nm, "axis: zero length");
+    if (d->limited) {
+        if ((t == MN_JOINT_HINGE || t == MN_JOINT_SLIDE) &&
+            !(isfinite(d->range[0]) && isfinite(d->range[1]) && d->range[0] <= d->range[1]))
+            return mn_error_set(err, MN_ERR_ARG, "", 0, nm, "limits: need finite lower <= upper");
+        if (t == MN_JOINT_BALL &&
+            !(d->swing >= 0 && d->swing <= MN_PI && isfinite(d->twist[0]) && isfinite(d->twist[1]) &&
+              d->twist[0] <= d->twist[1]))
+            return mn_error_set(err, MN_ERR_ARG, "", 0, nm, "limits: swing in [0, pi], twist lower <= upper");
+    }
+    if (!(d->mass >= 0) || !isfinite(d->mass)) return mn_error_set(err, MN_ERR_ARG, "", 0, nm, "mass: must be >= 0");
+    if (!mn_vec3_isfinite(d->com)) return mn_error_set(err, MN_ERR_ARG, "", 0, nm, "com: not finite");
+    if (!(d->stiffness > 0) || !isfinite(d->stiffness))
+        return mn_error_set(err, MN_ERR_ARG, "", 0, nm, "stiffness: must be > 0");
+    int nq = mn_joint_type_nq(d->type);
+    for (int i = 0; i < nq; i++)
+        if (!isfinite(d->q0[i])) return mn_error_set(err, MN_ERR_ARG, "", 0, nm, "rest state: not finite");
+    if ((unsigned)d->rot_order > MN_EULER_ZYX)
+        return mn_error_set(err, MN_ERR_ARG, "", 0, nm, "rotation order: unknown");
+    return MN_OK;
+}
+
 mn_joint_def mn_joint_default(void) {
     mn_joint_def d;
     memset(&d, 0, sizeof d);

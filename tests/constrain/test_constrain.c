@@ -497,7 +497,7 @@ static void test_branching_ccd(void) {
     mn_csys_solve(s, &o, &r);
     CHECK(r.status == MN_OK);
     CHECK(mn_csys_residual(s, 0) < 1e-3 && mn_csys_residual(s, 1) < 1e-3);
-    CHECK(r.iters > 1);
+    CHECK(r.iterations > 1);
     /* now move B out of reach of the shared trunk: the goals conflict and are reported */
     mn_csys_set_target(s, 1, mn_v3(0, -6, 0));
     o.max_iters = 500;
@@ -591,7 +591,7 @@ static void test_feedback(void) {
     /* feedback in the multiplier system: a few Newton-like steps remove it */
     o = mn_csolve_default();
     CHECK(mn_csys_solve(s, &o, &r) == MN_OK);
-    CHECK(r.iters <= 6);
+    CHECK(r.iterations <= 6);
     CHECK(mn_csys_residual(s, 1) < 1e-4 && mn_csys_residual(s, 0) < 1e-4);
     mn_csys_destroy(s);
     mn_data_destroy(d);
@@ -621,7 +621,7 @@ static void test_priorities(void) {
     mn_csolve_result r;
     for (int f = 0; f < 5; f++) {
         mn_csys_solve(s, &o, &r);
-        if (getenv("MN_DEBUG")) fprintf(stderr, "prio %d status %d iters %d %g %g drag %g\n", f, r.status, r.iters, mn_csys_residual(s, 0), mn_csys_residual(s, 1), r.max_drag_error);
+        if (getenv("MN_DEBUG")) fprintf(stderr, "prio %d status %d iters %d %g %g drag %g\n", f, r.status, r.iterations, mn_csys_residual(s, 0), mn_csys_residual(s, 1), r.max_drag_error);
     }
     CHECK(mn_csys_residual(s, 0) < 1e-4 && mn_csys_residual(s, 1) < 1e-4);
     mn_vec3 p1;
@@ -675,7 +675,7 @@ static void balance_run(mn_csolver method) {
     for (int f = 1; f <= 40; f++) {
         mn_csys_drag(s, head, mn_vec3_add(hp, mn_v3(0, -0.02 * f, 0.03 * f)), 1, 1);
         mn_csys_solve(s, &o, &r);
-        if (getenv("MN_DEBUG")) fprintf(stderr, "frame %d status %d iters %d res %g %g %g drag %g\n", f, r.status, r.iters, mn_csys_residual(s, 0), mn_csys_residual(s, 1), mn_csys_residual(s, 2), r.max_drag_error);
+        if (getenv("MN_DEBUG")) fprintf(stderr, "frame %d status %d iters %d res %g %g %g drag %g\n", f, r.status, r.iterations, mn_csys_residual(s, 0), mn_csys_residual(s, 1), mn_csys_residual(s, 2), r.max_drag_error);
         CHECK(mn_csys_residual(s, 2) < tol);
         CHECK(mn_csys_residual(s, 0) < tol && mn_csys_residual(s, 1) < tol);
     }

@@ -1,0 +1,90 @@
+/* The top-level constraint solve: options, their defaults and the dispatch to one of the
+ * three solvers (lagrange.c: LAGRANGE and DLS, Welman 5.2; ccd.c: CCD, Welman 5.4). The
+ * solvers call the network (network.c) and never this file, so the files of the layer depend
+ * on each other in one direction: blocks <- network <- solvers <- solve. */
+#include "constrain/csys_internal.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+static const char* const solver_names[MN_CSOLVE_COUNT] = {"lagrange", "ccd", "dls"};
+
+const char* mn_csolver_name(mn_csolver s) {
+    return (int)s >= 0 && s < MN_CSOLVE_COUNT ? solver_names[s] : NULL;
+}
+
+int mn_csolver_parse(const char* name) {
+    if (!name) return -1;
+    for (int i = 0; i < MN_CSOLVE_COUNT; i++)
+        if (!strcmp(name, solver_names[i])) return i;
+    return -1;
+}
+
+mn_csolve_options mn_csolve_default(void) {
+    mn_csolve_options o;
+    memset(&o, 0, sizeof o);
+    o.method = MN_CSOLVE_LAGRANGE;
+    o.tol = 1e-4;
+    o.tol_rot = 1e-4;
+    o.drag_tol = 1e-4;
+    o.max_iters = 20;
+    o.rcond = 1e-10;
+    o.feedback = 1;
+    o.feedback_k = 0;
+    o.drag_damping = 0.01;
+    o.max_step = 0.25;
+    o.respect_limits = 1;
+    o.min_progress = 1e-3;
+    return o;
+}
+
+mn_status mn_csys_solve(mn_csys* s, const mn_csolve_options* o, mn_csolve_result* r) {
+    mn_csolve_result dummy;
+    if (!r) r = &dummy;
+    memset(r, 0, sizeof *r);
+    mn_csolve_options oo = o ? *o : mn_csolve_default();
+    if (!s || (int)oo.method < 0 || oo.method >= MN_CSOLVE_COUNT || !(oo.tol > 0) || !(oo.tol_rot > 0) ||
+        !(oo.drag_tol > 0) || oo.max_iters < 0 || !(oo.rcond >= 0) || !isfinite(oo.feedback) ||
+        !isfinite(oo.feedback_k) || !(oo.drag_damping >= 0) || !isfinite(oo.max_step) || !isfinite(oo.min_progress)) {
+        r->status = MN_ERR_ARG;
+        snprintf(r->message, sizeof r->message, "options: a tolerance, budget or gain is out of range");
+        return r->status;
+    }
+    for (int f = 0; f < s->nfig; f++)
+        if (mn_q_check(s->fig[f].m, s->fig[f].d->q) != MN_OK) {
+            r->status = MN_ERR_ARG;
+            snprintf(r->message, sizeof r->message, "q: figure %d state is not finite", f);
+            return r->status;
+        }
+    for (int i = 0; i < s->nc; i++) s->c[i].unmet = 0;
+    memcpy(s->K, s->K0, sizeof(double) * (size_t)s->nv);
+    mn_csys_save(s);
+    /* A state that starts outside the joint limits is projected first (steps only clamp
+     * the joints they move, and the cache relies on that). */
+    if (oo.respect_limits)
+        for (int f = 0; f < s->nfig; f++)
+            if (!mn_q_within_limits(s->fig[f].m, s->fig[f].d->q, 1e-12)) {
+                mn_clamp_to_limits(s->fig[f].m, s->fig[f].d->q);
+                s->fig[f].fk_valid = 0;
+                mn_csys_invalidate_moved(s, NULL);
+            }
+    mn_status st;
+    switch (oo.method) {
+    case MN_CSOLVE_CCD: st = mn_csys_solve_ccd(s, &oo, r); break;
+    case MN_CSOLVE_DLS: st = mn_csys_solve_dls(s, &oo, r); break;
+    default: st = mn_csys_solve_lagrange(s, &oo, r); break;
+    }
+    /* Never leave NaN in a state: fall back to the state the solve started from. */
+    for (int f = 0; f < s->nfig; f++)
+        if (mn_q_check(s->fig[f].m, s->fig[f].d->q) != MN_OK) {
+            mn_csys_restore(s);
+            mn_csys_eval_all(s);
+            r->status = st = MN_ERR_SINGULAR;
+            snprintf(r->message, sizeof r->message, "numerical failure: state restored");
+            break;
+        }
+    for (int f = 0; f < s->nfig; f++) mn_csys_ensure_fk(s, f);
+    r->status = st;
+    return st;
+}
