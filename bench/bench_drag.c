@@ -201,7 +201,7 @@ int mn_bench_drag(int argc, char** argv) {
         only = mn_csolver_parse(solver);
         if (only < 0) return mn_cli_usage_error("bench drag", "unknown solver '%s'", solver);
     }
-    mn_bvh_options bo = mn_bvh_options_default();
+    mn_bvh_options bo = mn_bvh_default();
     bo.scale = scale;
     mn_model* m = NULL;
     mn_motion mo;

@@ -96,7 +96,7 @@ static int run_sequence(const mn_rig* rig, const double* frames, int nframes, co
     double* per_rep_wall = malloc((size_t)reps * sizeof(double));
     double* first = malloc((size_t)reps * sizeof(double));
     double diag = mn_rig_bbox_diagonal(rig);
-    mn_fit_options o = mn_fit_options_default();
+    mn_fit_options o = mn_fit_default();
     o.vertex_error = 0;
     memset(out, 0, sizeof *out);
     for (int r = 0; r < reps; r++) {
@@ -106,9 +106,9 @@ static int run_sequence(const mn_rig* rig, const double* frames, int nframes, co
         for (int t = 0; t < nframes; t++) {
             const double* x = frames + (size_t)t * (size_t)n * 3;
             double w0 = mn_bench_now_ns(), t0 = cpu_now_ns();
-            if (t == 0) mn_fit_kabsch(f, x, pose, 1);
+            if (t == 0) mn_fit_kabsch(f, pose, x, 1);
             mn_fit_result res;
-            mn_fit(f, x, pose, &o, &res);
+            mn_fit(f, pose, x, &o, &res);
             double dt = (cpu_now_ns() - t0) / 1000.0, dw = (mn_bench_now_ns() - w0) / 1000.0;
             if (t == 0) first[r] = dt;
             else {
@@ -125,7 +125,7 @@ static int run_sequence(const mn_rig* rig, const double* frames, int nframes, co
                 out->transform_err_max = fmax(out->transform_err_max, te);
                 /* the per-joint rigid baseline on the same frame */
                 mn_rig_rest_pose(rig, kab);
-                mn_fit_kabsch(f, x, kab, 0);
+                mn_fit_kabsch(f, kab, x, 0);
                 double rk;
                 mn_rig_error(rig, kab, x, &rk, NULL);
                 out->rms_kabsch_mean += rk / nframes;

@@ -185,14 +185,14 @@ int mn_cmd_fit(int argc, char** argv) {
     }
 
     /* ---- fit, warm-starting each frame from the previous ---- */
-    mn_fit_options opt = mn_fit_options_default();
+    mn_fit_options opt = mn_fit_default();
     opt.max_iters = iters;
     mn_xform* pose = malloc((size_t)rig->nctrl * sizeof *pose);
     if (!pose) goto done;
     mn_rig_rest_pose(rig, pose);
     for (int k = 0; k < nframes; k++) {
-        if (k == 0) mn_fit_kabsch(fitter, targets[0], pose, 1);
-        mn_status st = mn_fit(fitter, targets[k], pose, &opt, &outs[k].res);
+        if (k == 0) mn_fit_kabsch(fitter, pose, targets[0], 1);
+        mn_status st = mn_fit(fitter, pose, targets[k], &opt, &outs[k].res);
         if (st != MN_OK && st != MN_ERR_NOCONVERGE) {
             mn_error_set(&err, st, frames[k], 0, "v", "cannot fit this frame (%s)", mn_status_name(st));
             free(pose);

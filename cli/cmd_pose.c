@@ -45,7 +45,7 @@ static int load(const char* path, double scale, int frame, mn_model** m, mn_data
     memset(&mo, 0, sizeof mo);
     mn_status st;
     if (mn_file_kind_of(path) == MN_FILE_BVH) {
-        mn_bvh_options bo = mn_bvh_options_default();
+        mn_bvh_options bo = mn_bvh_default();
         bo.scale = scale;
         mn_warnings w;
         memset(&w, 0, sizeof w);

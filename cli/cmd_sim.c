@@ -295,7 +295,7 @@ int mn_cmd_sim(int argc, char** argv) {
     if (!pos) goto nomem;
     rig = scene_rig(&sc, pos, n, &err);
     if (!rig) goto fail;
-    mn_softbody_options so = mn_softbody_options_default();
+    mn_softbody_options so = mn_softbody_default();
     so.edge_compliance = sc.edge_compliance;
     so.volume_compliance = sc.volume_compliance;
     so.ground = sc.ground;
@@ -350,7 +350,7 @@ int mn_cmd_sim(int argc, char** argv) {
     if (!pose) goto nomem;
     mn_rig_rest_pose(rig, pose);
     double t_sim = 0, t_fit = 0, rms_rel_max = 0, diag = mn_rig_bbox_diagonal(rig);
-    mn_fit_options fo = mn_fit_options_default();
+    mn_fit_options fo = mn_fit_default();
     char path[2048];
     for (int f = 0; f < nframes; f++) {
         double t = (f + 1) * dt;
@@ -364,14 +364,16 @@ int mn_cmd_sim(int argc, char** argv) {
             sb->pin_target[3 * i + 2] = y.z;
         }
         double c0 = cpu_us();
-        mn_status st = mn_softbody_step(sb, dt);
+        mn_softbody_result sr;
+        mn_status st = mn_softbody_step(sb, dt, &sr);
         double c1 = cpu_us();
         if (st != MN_OK) {
-            mn_error_set(&err, st, "", 0, "sim", "the simulation became unstable at frame %d (try more substeps)", f + 1);
+            mn_error_set(&err, st, "", 0, "sim", "the simulation became unstable at frame %d (try more substeps): %s", f + 1,
+                         sr.message);
             free(pose);
             goto fail;
         }
-        mn_fit(fit, sb->x, pose, &fo, &results[f]);
+        mn_fit(fit, pose, sb->x, &fo, &results[f]);
         t_sim += c1 - c0;
         t_fit += cpu_us() - c1;
         rms_rel_max = fmax(rms_rel_max, results[f].rms / diag);

@@ -49,9 +49,9 @@ int main(int argc, char** argv) {
             rc = 1;
             break;
         }
-        if (k == 4) mn_fit_kabsch(fitter, frame.pos, pose, 1); /* cold start */
+        if (k == 4) mn_fit_kabsch(fitter, pose, frame.pos, 1); /* cold start */
         mn_fit_result res;
-        mn_fit(fitter, frame.pos, pose, NULL, &res); /* warm-started from the last frame */
+        mn_fit(fitter, pose, frame.pos, NULL, &res); /* warm-started from the last frame */
         printf("%s: rms %.3g, max %.3g, %d iterations\n", argv[k], res.rms, res.max_err, res.iterations);
         for (int j = 0; j < rig->nctrl; j++) {
             mn_xform S = mn_rig_skin_xform(rig, pose, j); /* x -> R x + t */

@@ -41,7 +41,8 @@ void mn_motion_free(mn_motion* mo);
 typedef struct mn_bvh_options {
     double scale;         /* multiply every length by this (1 keeps the file's units) */
 } mn_bvh_options;
-mn_bvh_options mn_bvh_options_default(void);
+/* scale 1. */
+mn_bvh_options mn_bvh_default(void);
 
 /* Reads a BVH file: the HIERARCHY becomes a model (one joint per BVH joint: 3 rotation
  * channels -> BALL with that Euler order, 3 position + 3 rotation -> FREE, no channels ->
@@ -50,7 +51,7 @@ mn_bvh_options mn_bvh_options_default(void);
  * NULL). Any channel count and order, CRLF, a Frames line that disagrees with the data
  * (the data wins, a warning says so). Position channels replace the joint's offset, as in
  * the common readers, and are stored as q = channel - offset so that q = 0 is the rest
- * pose. */
+ * pose. opt NULL means mn_bvh_default(). */
 mn_status mn_bvh_read(const char* path, const mn_bvh_options* opt, mn_model** model,
                       mn_motion* motion, mn_warnings* warn, mn_error* err);
 mn_status mn_bvh_read_mem(const char* text, size_t len, const char* name,

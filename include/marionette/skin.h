@@ -138,13 +138,15 @@ typedef struct mn_fit_options {
                              over the vertices); 0: rms from the energy, max_err = -1 */
 } mn_fit_options;
 
-mn_fit_options mn_fit_options_default(void);
+/* 50 alternations, tol 1e-10, 12 halvings, coupled rotation, vertex error on. */
+mn_fit_options mn_fit_default(void);
 
 typedef struct mn_fit_result {
-    mn_status status;     /* MN_OK, or MN_ERR_NOCONVERGE when the budget ran out */
-    int iterations;
+    mn_status status;     /* MN_OK, MN_ERR_NOCONVERGE when the budget ran out, MN_ERR_ARG */
+    int iterations;       /* alternations done */
     double energy;        /* 1/2 sum m_i |x_i - x_i^r|^2 at the end */
     double rms, max_err;  /* vertex error (mass-weighted RMS, max) */
+    char message[160];    /* why, when status is not OK; names the argument or option at fault */
 } mn_fit_result;
 
 typedef struct mn_fitter mn_fitter;
@@ -163,15 +165,17 @@ mn_status mn_fitter_set_fixed(mn_fitter* f, const uint8_t* fixed, mn_error* err)
  * targets (nverts x dim): alternates the translation step (one KKT back-substitution) and
  * the rotation step (gradient of the infinitesimal rotations, Gauss-Newton metric, line
  * search, R <- exp([dp]x) R) until the energy stops improving. Fixed controllers keep
- * the pose given. No allocation. MN_ERR_ARG (nothing changed) on a NaN target or pose. */
-mn_status mn_fit(mn_fitter* f, const double* targets, mn_xform* pose, const mn_fit_options* opt,
+ * the pose given. No allocation. opt NULL means mn_fit_default(); res may be NULL.
+ * MN_ERR_ARG (nothing changed, the message names the field) on a NaN target or pose or an
+ * option out of range. */
+mn_status mn_fit(mn_fitter* f, mn_xform* pose, const double* targets, const mn_fit_options* opt,
                  mn_fit_result* res);
 
 /* Every unfixed controller's own rigid fit to the targets, weighted by m_i w_ij (Kabsch:
  * the polar factor of the weighted cross-covariance; cages translate only): the per-bone
  * baseline, and a cold start for mn_fit when then_translate is 1 (the translation step
  * follows, which restores attachments and fixed controllers). */
-mn_status mn_fit_kabsch(mn_fitter* f, const double* targets, mn_xform* pose, int then_translate);
+mn_status mn_fit_kabsch(mn_fitter* f, mn_xform* pose, const double* targets, int then_translate);
 
 /* The pieces of the fit, public for tests and tools (targets must have been loaded by
  * mn_fit_set_targets first):
@@ -195,7 +199,17 @@ typedef struct mn_softbody_options {
     int substeps;             /* per step (default 10) */
 } mn_softbody_options;
 
-mn_softbody_options mn_softbody_options_default(void);
+/* Edge compliance 1e-6, volume compliance 0, gravity (0, -9.81, 0), no ground, damping
+ * 0.5, 10 substeps. */
+mn_softbody_options mn_softbody_default(void);
+
+typedef struct mn_softbody_result {
+    mn_status status;     /* MN_OK, MN_ERR_ARG (bad dt), MN_ERR_NOCONVERGE (unstable: the
+                             state of the start of the step is restored) */
+    int iterations;       /* substeps done */
+    double max_speed;     /* largest vertex speed at the end of the step */
+    char message[160];    /* why, when status is not OK; names the field at fault */
+} mn_softbody_result;
 
 typedef struct mn_softbody {
     int nverts, ntris, nedges;
@@ -212,10 +226,12 @@ typedef struct mn_softbody {
     double rest_volume;
     double* mass;
     double* grad;         /* nverts x 3: volume gradient scratch */
+    double* saved;        /* nverts x 6: x and v at the start of a step */
 } mn_softbody;
 
 /* From a triangle mesh (positions nverts x 3, triangles ntris x 3) with vertex masses
- * (NULL: the total mass 1 spread evenly). The volume constraint needs a closed mesh. */
+ * (NULL: the total mass 1 spread evenly). The volume constraint needs a closed mesh. opt
+ * NULL means mn_softbody_default(); the options are kept in sb->opt for every step. */
 mn_softbody* mn_softbody_create(int nverts, const double* pos, int ntris, const int* tris,
                                 const double* mass, const mn_softbody_options* opt, mn_error* err);
 void mn_softbody_destroy(mn_softbody* sb);
@@ -226,8 +242,10 @@ void mn_softbody_destroy(mn_softbody* sb);
 mn_status mn_softbody_add_distances(mn_softbody* sb, int n, const int* pairs, mn_error* err);
 /* Pins vertex i (pinned = 1) and drives it to pin_target, or releases it. */
 void mn_softbody_pin(mn_softbody* sb, int i, int pinned);
-/* Advances dt seconds in opt.substeps XPBD substeps. No allocation. */
-mn_status mn_softbody_step(mn_softbody* sb, double dt);
+/* Advances dt seconds in opt.substeps XPBD substeps. No allocation. r may be NULL. A step
+ * that produces a non-finite position restores the state it started from and returns
+ * MN_ERR_NOCONVERGE (try more substeps). */
+mn_status mn_softbody_step(mn_softbody* sb, double dt, mn_softbody_result* r);
 /* Current enclosed volume. */
 double mn_softbody_volume(const mn_softbody* sb);
 

@@ -1032,8 +1032,9 @@ static mn_status read_rows(bvh_parser* P, const mn_model* m, const bvh_op* ops, 
 
 /* ---- entry points ---------------------------------------------------------------------- */
 
-mn_bvh_options mn_bvh_options_default(void) {
+mn_bvh_options mn_bvh_default(void) {
     mn_bvh_options o;
+    memset(&o, 0, sizeof o);
     o.scale = 1.0;
     return o;
 }
@@ -1054,7 +1055,7 @@ mn_status mn_bvh_read_mem(const char* text, size_t len, const char* name,
     if (motion) memset(motion, 0, sizeof *motion);
     if (!name) name = "<memory>";
     if (!text || !model) return mn_error_set(err, MN_ERR_ARG, name, 0, "", "text and model are required");
-    mn_bvh_options o = opt ? *opt : mn_bvh_options_default();
+    mn_bvh_options o = opt ? *opt : mn_bvh_default();
     if (!(o.scale > 0 && o.scale <= 1e9))
         return mn_error_set(err, MN_ERR_ARG, name, 0, "scale", "scale must be in (0, 1e9]");
     if (len > (size_t)INT32_MAX)

@@ -37,6 +37,7 @@
 #include <marionette/skin.h>
 
 #include <float.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -108,8 +109,9 @@ struct mn_fitter {
     double* svd_work;
 };
 
-mn_fit_options mn_fit_options_default(void) {
+mn_fit_options mn_fit_default(void) {
     mn_fit_options o;
+    memset(&o, 0, sizeof o);
     o.max_iters = 50;
     o.tol = 1e-10;
     o.max_halvings = 12;
@@ -1035,16 +1037,29 @@ static int pose_finite(const mn_xform* pose, int m) {
     return 1;
 }
 
-mn_status mn_fit(mn_fitter* f, const double* targets, mn_xform* pose, const mn_fit_options* opt,
+/* Refuses a call: the result says which argument or option is at fault. */
+static mn_status fit_refuse(mn_fit_result* res, const char* fmt, const char* what) {
+    if (res) {
+        memset(res, 0, sizeof *res);
+        res->status = MN_ERR_ARG;
+        snprintf(res->message, sizeof res->message, fmt, what);
+    }
+    return MN_ERR_ARG;
+}
+
+mn_status mn_fit(mn_fitter* f, mn_xform* pose, const double* targets, const mn_fit_options* opt,
                  mn_fit_result* res) {
-    mn_fit_options o = opt ? *opt : mn_fit_options_default();
+    mn_fit_options o = opt ? *opt : mn_fit_default();
     mn_fit_result rr;
     memset(&rr, 0, sizeof rr);
-    if (!f || !targets || !pose || !pose_finite(pose, f ? f->m : 0) || !check_targets(f, targets)) {
-        rr.status = MN_ERR_ARG;
-        if (res) *res = rr;
-        return MN_ERR_ARG;
-    }
+    if (!f) return fit_refuse(res, "%s: NULL", "fitter");
+    if (!pose) return fit_refuse(res, "%s: NULL", "pose");
+    if (!targets) return fit_refuse(res, "%s: NULL", "targets");
+    if (!pose_finite(pose, f->m)) return fit_refuse(res, "%s: not finite", "pose");
+    if (!check_targets(f, targets)) return fit_refuse(res, "%s: not finite", "targets");
+    if (o.max_iters < 0) return fit_refuse(res, "options.%s: must be >= 0", "max_iters");
+    if (!(o.tol >= 0)) return fit_refuse(res, "options.%s: must be >= 0", "tol");
+    if (o.max_halvings < 0) return fit_refuse(res, "options.%s: must be >= 0", "max_halvings");
     mn_fit_set_targets(f, targets);
     load_pose(f, pose);
     for (int j = 0; j < f->m; j++) {
@@ -1111,6 +1126,8 @@ mn_status mn_fit(mn_fitter* f, const double* targets, mn_xform* pose, const mn_f
     store_pose(f, pose);
     rr.status = st;
     rr.iterations = it;
+    if (st != MN_OK)
+        snprintf(rr.message, sizeof rr.message, "max_iters: the budget of %d alternations ran out", o.max_iters);
     rr.energy = g;
     if (o.vertex_error) {
         mn_rig_error(f->rig, pose, targets, &rr.rms, &rr.max_err);
@@ -1124,7 +1141,7 @@ mn_status mn_fit(mn_fitter* f, const double* targets, mn_xform* pose, const mn_f
 
 /* ---- cold start -------------------------------------------------------------------------- */
 
-mn_status mn_fit_kabsch(mn_fitter* f, const double* targets, mn_xform* pose, int then_translate) {
+mn_status mn_fit_kabsch(mn_fitter* f, mn_xform* pose, const double* targets, int then_translate) {
     if (!f || !targets || !pose) return MN_ERR_ARG;
     if (mn_fit_set_targets(f, targets) != MN_OK) return MN_ERR_ARG;
     load_pose(f, pose);

@@ -9,11 +9,13 @@
  * targets. Deterministic (fixed constraint order), and no allocation in a step. */
 #include <marionette/skin.h>
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-mn_softbody_options mn_softbody_options_default(void) {
+mn_softbody_options mn_softbody_default(void) {
     mn_softbody_options o;
+    memset(&o, 0, sizeof o);
     o.edge_compliance = 1e-6;
     o.volume_compliance = 0;
     o.gravity = mn_v3(0, -9.81, 0);
@@ -35,6 +37,7 @@ void mn_softbody_destroy(mn_softbody* sb) {
     free(sb->prev);
     free(sb->mass);
     free(sb->grad);
+    free(sb->saved);
     free(sb);
 }
 
@@ -76,7 +79,7 @@ mn_softbody* mn_softbody_create(int nverts, const double* pos, int ntris, const 
             mn_error_set(err, MN_ERR_ARG, "", 0, "tris", "triangle %d has an index out of range", i / 3);
             return NULL;
         }
-    mn_softbody_options o = opt ? *opt : mn_softbody_options_default();
+    mn_softbody_options o = opt ? *opt : mn_softbody_default();
     if (o.substeps < 1 || !(o.edge_compliance >= 0) || !(o.volume_compliance >= 0) || !(o.damping >= 0) ||
         !mn_vec3_isfinite(o.gravity)) {
         mn_error_set(err, MN_ERR_ARG, "", 0, "options", "substeps >= 1, compliances and damping >= 0");
@@ -93,11 +96,12 @@ mn_softbody* mn_softbody_create(int nverts, const double* pos, int ntris, const 
     sb->prev = malloc(n3 * sizeof(double));
     sb->pin_target = malloc(n3 * sizeof(double));
     sb->grad = malloc(n3 * sizeof(double));
+    sb->saved = malloc(2 * n3 * sizeof(double));
     sb->inv_mass = malloc((size_t)nverts * sizeof(double));
     sb->mass = malloc((size_t)nverts * sizeof(double));
     sb->tris = malloc((size_t)(ntris > 0 ? ntris : 1) * 3 * sizeof(int));
     int* all = malloc((size_t)(ntris > 0 ? ntris : 1) * 6 * sizeof(int));
-    if (!sb->x || !sb->prev || !sb->v || !sb->pin_target || !sb->grad || !sb->inv_mass || !sb->mass || !sb->tris ||
+    if (!sb->x || !sb->prev || !sb->v || !sb->pin_target || !sb->grad || !sb->saved || !sb->inv_mass || !sb->mass || !sb->tris ||
         !all) {
         free(all);
         goto nomem;
@@ -234,10 +238,20 @@ static void solve_volume(mn_softbody* sb, double alpha_t) {
         for (int c = 0; c < 3; c++) x[3 * i + c] += sb->inv_mass[i] * dl * g[3 * i + c];
 }
 
-mn_status mn_softbody_step(mn_softbody* sb, double dt) {
-    if (!sb || !(dt > 0) || !isfinite(dt)) return MN_ERR_ARG;
+mn_status mn_softbody_step(mn_softbody* sb, double dt, mn_softbody_result* r) {
+    mn_softbody_result dummy;
+    if (!r) r = &dummy;
+    memset(r, 0, sizeof *r);
+    if (!sb || !(dt > 0) || !isfinite(dt)) {
+        r->status = MN_ERR_ARG;
+        snprintf(r->message, sizeof r->message, "%s", sb ? "dt: must be finite and > 0" : "softbody: NULL");
+        return r->status;
+    }
     const mn_softbody_options* o = &sb->opt;
     int ns = o->substeps, n = sb->nverts;
+    size_t n3 = (size_t)n * 3;
+    memcpy(sb->saved, sb->x, n3 * sizeof(double));
+    memcpy(sb->saved + n3, sb->v, n3 * sizeof(double));
     double h = dt / ns;
     double damp = fmax(0.0, 1.0 - o->damping * h);
     double* x = sb->x;
@@ -275,7 +289,24 @@ mn_status mn_softbody_step(mn_softbody* sb, double dt) {
             for (int c = 0; c < 3; c++) sb->v[3 * i + c] = damp * (x[3 * i + c] - sb->prev[3 * i + c]) / h;
         }
     }
+    r->iterations = ns;
+    /* Never leave a non-finite state: restore the start of the step. */
     for (int i = 0; i < 3 * n; i++)
-        if (!isfinite(x[i])) return MN_ERR_NOCONVERGE;
+        if (!isfinite(x[i]) || !isfinite(sb->v[i])) {
+            memcpy(sb->x, sb->saved, n3 * sizeof(double));
+            memcpy(sb->v, sb->saved + n3, n3 * sizeof(double));
+            r->status = MN_ERR_NOCONVERGE;
+            snprintf(r->message, sizeof r->message,
+                     "x: vertex %d is not finite after the step (state restored; try more substeps)", i / 3);
+            return r->status;
+        }
+    double vmax2 = 0;
+    for (int i = 0; i < n; i++) {
+        const double* vi = sb->v + 3 * i;
+        double v2 = vi[0] * vi[0] + vi[1] * vi[1] + vi[2] * vi[2];
+        if (v2 > vmax2) vmax2 = v2;
+    }
+    r->max_speed = sqrt(vmax2);
+    r->status = MN_OK;
     return MN_OK;
 }

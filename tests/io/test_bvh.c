@@ -287,7 +287,7 @@ static void test_crlf_lf(void) {
 
 /* scale multiplies offsets and position channels: every world position scales with it. */
 static void test_scale(void) {
-    mn_bvh_options o = mn_bvh_options_default();
+    mn_bvh_options o = mn_bvh_default();
     CHECK(o.scale == 1.0);
     o.scale = 0.056444; /* CMU units to metres (mocap.cs.cmu.edu FAQ) */
     mn_model *a = NULL, *b = NULL;

@@ -268,10 +268,10 @@ static void cylinder_sequence(int attach) {
             mn_rig_error(rig, truth, target.pos, &rms, &mx);
             if (mx >= 5e-6) fprintf(stderr, "  poses-%d/%d: ground truth max %g rms %g\n", seq, k, mx, rms);
             CHECK(mx < 5e-6); /* exact up to the print precision of the OBJ (6 decimals) and Tmat (6 digits) */
-            mn_fit_options o = mn_fit_options_default();
+            mn_fit_options o = mn_fit_default();
             mn_fit_result res;
             long a0 = mn_alloc_count();
-            mn_fit(f, target.pos, pose, &o, &res);
+            mn_fit(f, pose, target.pos, &o, &res);
             CHECK(mn_alloc_count() == a0);
             if (res.rms >= 1e-5 * diag)
                 fprintf(stderr, "  poses-%d/%d attach %d: rms %g (goal %g), %d iterations\n", seq, k, attach, res.rms,
@@ -365,9 +365,9 @@ static void test_gltf_fox_recovery(void) {
         CHECK(mn_gltf_sample(&g, 0, g.anims[0].duration * t / 11.0, jw) == MN_OK);
         mn_gltf_skin_matrices(&g, jw, sk);
         mn_gltf_skin_vertices(&g, sk, x);
-        if (t == 0) mn_fit_kabsch(f, x, pose, 1);
+        if (t == 0) mn_fit_kabsch(f, pose, x, 1);
         mn_fit_result res;
-        mn_fit(f, x, pose, NULL, &res);
+        mn_fit(f, pose, x, NULL, &res);
         for (int c = 0; c < m; c++) {
             const double* S = sk + 12 * cj[c];
             mn_mat3 R;

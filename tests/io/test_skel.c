@@ -389,7 +389,7 @@ static void test_bvh_figures(void) {
     for (int i = 0; i < 3; i++) {
         mn_model* m = NULL;
         mn_error err;
-        mn_bvh_options opt = mn_bvh_options_default();
+        mn_bvh_options opt = mn_bvh_default();
         mn_status s = mn_bvh_read(files[i], &opt, &m, NULL, NULL, &err);
         if (s) fprintf(stderr, "%s\n", err.message);
         CHECK(s == MN_OK && m);

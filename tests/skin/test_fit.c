@@ -220,11 +220,11 @@ static void recover(int dim, mn_ctrl_kind kind, int attach, int nctrl) {
     mn_fitter* f = mn_fitter_create(rig, NULL, NULL);
     CHECK(f != NULL);
     mn_rig_rest_pose(rig, pose);
-    CHECK(mn_fit_kabsch(f, x, pose, 1) == MN_OK);
-    mn_fit_options o = mn_fit_options_default();
+    CHECK(mn_fit_kabsch(f, pose, x, 1) == MN_OK);
+    mn_fit_options o = mn_fit_default();
     o.max_iters = 200;
     mn_fit_result res;
-    mn_fit(f, x, pose, &o, &res);
+    mn_fit(f, pose, x, &o, &res);
     double e = pose_distance(pose, truth, m);
     if (getenv("MN_VERBOSE") || e > 1e-6 || res.rms > 1e-7) fprintf(stderr, "  dim %d kind %d attach %d: pose error %g after %d iterations, rms %g\n", dim,
                           kind, attach, e, res.iterations, res.rms);
@@ -260,7 +260,7 @@ static void test_track_fixed_no_alloc(void) {
     CHECK(f != NULL);
     double* x = malloc((size_t)n * 3 * sizeof(double));
     mn_rig_rest_pose(rig, pose);
-    mn_fit_options o = mn_fit_options_default();
+    mn_fit_options o = mn_fit_default();
     o.max_iters = 100;
     double worst = 0;
     long allocs = 0;
@@ -276,7 +276,7 @@ static void test_track_fixed_no_alloc(void) {
         memcpy(start, pose, sizeof start);
         long a0 = mn_alloc_count();
         mn_fit_result res;
-        mn_fit(f, x, pose, &o, &res);
+        mn_fit(f, pose, x, &o, &res);
         allocs += mn_alloc_count() - a0;
         CHECK(memcmp(&pose[0], &start[0], sizeof pose[0]) == 0);
         worst = fmax(worst, pose_distance(pose, truth, m));
@@ -306,11 +306,11 @@ static void test_fixed_middle_of_chain(void) {
         mn_rig_deform(rig, truth, x);
         mn_rig_rest_pose(rig, pose);
         pose[2] = truth[2];
-        mn_fit_kabsch(f, x, pose, 1);
-        mn_fit_options o = mn_fit_options_default();
+        mn_fit_kabsch(f, pose, x, 1);
+        mn_fit_options o = mn_fit_default();
         o.max_iters = 300;
         mn_fit_result res;
-        mn_fit(f, x, pose, &o, &res);
+        mn_fit(f, pose, x, &o, &res);
         CHECK(memcmp(&pose[2], &truth[2], sizeof pose[2]) == 0);
         double e = pose_distance(pose, truth, 5);
         if (getenv("MN_VERBOSE") || e > 1e-6)
@@ -389,7 +389,7 @@ static void test_singular_fixed_set(void) {
     double* x = malloc((size_t)rig->nverts * 3 * sizeof(double));
     mn_rig_deform(rig, pose, x);
     mn_fit_result res;
-    CHECK(mn_fit(f, x, pose, NULL, &res) == MN_OK);
+    CHECK(mn_fit(f, pose, x, NULL, &res) == MN_OK);
     CHECK(res.rms < 1e-9);
     mn_fitter_destroy(f);
     mn_rig_destroy(rig);
@@ -431,11 +431,11 @@ static void test_bad_input(void) {
     x[7] = NAN;
     memcpy(before, pose, sizeof pose);
     mn_fit_result res;
-    CHECK(mn_fit(f, x, pose, NULL, &res) == MN_ERR_ARG);
+    CHECK(mn_fit(f, pose, x, NULL, &res) == MN_ERR_ARG);
     CHECK(memcmp(pose, before, sizeof pose) == 0);
     x[7] = 0;
     pose[1].p.y = INFINITY;
-    CHECK(mn_fit(f, x, pose, NULL, &res) == MN_ERR_ARG);
+    CHECK(mn_fit(f, pose, x, NULL, &res) == MN_ERR_ARG);
     mn_fitter_destroy(f);
 
     /* weights: not summing to one -> normalised with a warning; no influence -> error */
@@ -485,18 +485,64 @@ static void test_noise_vs_kabsch(void) {
     for (int i = 0; i < 3 * n; i++) x[i] += 0.01 * diag * rnd();
     mn_fitter* f = mn_fitter_create(rig, NULL, NULL);
     mn_rig_rest_pose(rig, kab);
-    mn_fit_kabsch(f, x, kab, 0);
+    mn_fit_kabsch(f, kab, x, 0);
     double rms_k, rms_f;
     mn_rig_error(rig, kab, x, &rms_k, NULL);
     memcpy(pose, kab, sizeof pose);
     mn_fit_result res;
-    mn_fit(f, x, pose, NULL, &res);
+    mn_fit(f, pose, x, NULL, &res);
     rms_f = res.rms;
     CHECK(rms_f <= rms_k);
     /* the generating pose leaves exactly the noise: the least-squares fit cannot do worse */
     double rms_t;
     mn_rig_error(rig, truth, x, &rms_t, NULL);
     CHECK(rms_f <= rms_t * (1 + 1e-9));
+    mn_fitter_destroy(f);
+    free(x);
+    mn_rig_destroy(rig);
+}
+
+/* Every refusal and every budget that runs out says which argument or option is at fault;
+ * NULL options mean mn_fit_default(). */
+static void test_result_message(void) {
+    mn_rig* rig = make_tube(3, 3, 7, 5, MN_CTRL_POINT, 0);
+    int n = rig->nverts;
+    mn_fitter* f = mn_fitter_create(rig, NULL, NULL);
+    double* x = malloc((size_t)n * 3 * sizeof(double));
+    mn_xform pose[3], rest[3];
+    mn_rig_rest_pose(rig, rest);
+    memcpy(pose, rest, sizeof pose);
+    pose[1].R = mn_mat3_axis_angle(mn_v3(1, 0, 0), 0.4);
+    mn_rig_deform(rig, pose, x);
+    mn_fit_result res;
+    CHECK(mn_fit(f, NULL, x, NULL, &res) == MN_ERR_ARG && strstr(res.message, "pose") != NULL);
+    CHECK(mn_fit(f, rest, NULL, NULL, &res) == MN_ERR_ARG && strstr(res.message, "targets") != NULL);
+    CHECK(mn_fit(NULL, rest, x, NULL, &res) == MN_ERR_ARG && strstr(res.message, "fitter") != NULL);
+    mn_fit_options o = mn_fit_default();
+    o.max_iters = -1;
+    CHECK(mn_fit(f, rest, x, &o, &res) == MN_ERR_ARG && strstr(res.message, "max_iters") != NULL);
+    o = mn_fit_default();
+    o.tol = NAN;
+    CHECK(mn_fit(f, rest, x, &o, &res) == MN_ERR_ARG && strstr(res.message, "tol") != NULL);
+    o = mn_fit_default();
+    o.max_halvings = -2;
+    memcpy(pose, rest, sizeof pose);
+    CHECK(mn_fit(f, pose, x, &o, &res) == MN_ERR_ARG && strstr(res.message, "max_halvings") != NULL);
+    CHECK(memcmp(pose, rest, sizeof rest) == 0); /* nothing changed by a refusal */
+    /* a zero budget from the rest pose cannot reach a rotated target */
+    o = mn_fit_default();
+    o.max_iters = 0;
+    memcpy(pose, rest, sizeof pose);
+    CHECK(mn_fit(f, pose, x, &o, &res) == MN_ERR_NOCONVERGE);
+    CHECK(res.status == MN_ERR_NOCONVERGE && res.iterations == 0 && strstr(res.message, "max_iters") != NULL);
+    /* NULL options: the defaults, which converge */
+    memcpy(pose, rest, sizeof pose);
+    mn_fit_result r1, r2;
+    CHECK(mn_fit(f, pose, x, NULL, &r1) == MN_OK && r1.message[0] == 0);
+    o = mn_fit_default();
+    memcpy(pose, rest, sizeof pose);
+    CHECK(mn_fit(f, pose, x, &o, &r2) == MN_OK);
+    CHECK(r1.iterations == r2.iterations && r1.energy == r2.energy);
     mn_fitter_destroy(f);
     free(x);
     mn_rig_destroy(rig);
@@ -516,6 +562,7 @@ int main(int argc, char** argv) {
     RUN(test_hierarchy_from_model);
     RUN(test_singular_fixed_set);
     RUN(test_bad_input);
+    RUN(test_result_message);
     RUN(test_noise_vs_kabsch);
     return mn_test_report();
 }

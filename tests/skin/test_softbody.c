@@ -29,7 +29,7 @@ static void test_volume_and_free_fall(void) {
     double pos[24];
     int tris[36];
     box(mn_v3(0, 5, 0), 0.5, pos, tris);
-    mn_softbody_options o = mn_softbody_options_default();
+    mn_softbody_options o = mn_softbody_default();
     o.damping = 0;
     o.edge_compliance = 0;
     mn_softbody* sb = mn_softbody_create(8, pos, 12, tris, NULL, &o, NULL);
@@ -38,7 +38,7 @@ static void test_volume_and_free_fall(void) {
     /* internal constraints do not move the centre of mass: free fall for 1 s. The
      * substepped symplectic Euler gives y0 - g T^2 / 2 (1 + 1/N) for N substeps in all. */
     int steps = 60;
-    for (int s = 0; s < steps; s++) CHECK(mn_softbody_step(sb, 1.0 / steps) == MN_OK);
+    for (int s = 0; s < steps; s++) CHECK(mn_softbody_step(sb, 1.0 / steps, NULL) == MN_OK);
     int N = steps * o.substeps;
     CHECK_NEAR(centre(sb).y, 5 - 0.5 * 9.81 * (1 + 1.0 / N), 1e-9);
     CHECK_NEAR(centre(sb).x, 0, 1e-12);
@@ -50,7 +50,7 @@ static void test_ground_pins_determinism(void) {
     double pos[24];
     int tris[36];
     box(mn_v3(0, 0.6, 0), 0.5, pos, tris);
-    mn_softbody_options o = mn_softbody_options_default();
+    mn_softbody_options o = mn_softbody_default();
     o.ground = 0;
     o.edge_compliance = 1e-3;
     mn_softbody* a = mn_softbody_create(8, pos, 12, tris, NULL, &o, NULL);
@@ -64,7 +64,7 @@ static void test_ground_pins_determinism(void) {
         for (mn_softbody* sb = a;; sb = b) {
             sb->pin_target[21] = 0.5 + 0.005 * s;
             long a0 = mn_alloc_count();
-            CHECK(mn_softbody_step(sb, 1.0 / 60) == MN_OK);
+            CHECK(mn_softbody_step(sb, 1.0 / 60, NULL) == MN_OK);
             allocs += mn_alloc_count() - a0;
             if (sb == b) break;
         }
@@ -94,12 +94,12 @@ static void test_bad_input(void) {
     pos[4] = NAN;
     CHECK(mn_softbody_create(8, pos, 12, tris, NULL, NULL, &err) == NULL);
     pos[4] = 0.5;
-    mn_softbody_options o = mn_softbody_options_default();
+    mn_softbody_options o = mn_softbody_default();
     o.substeps = 0;
     CHECK(mn_softbody_create(8, pos, 12, tris, NULL, &o, &err) == NULL);
     mn_softbody* sb = mn_softbody_create(8, pos, 12, tris, NULL, NULL, &err);
-    CHECK(mn_softbody_step(sb, -1) == MN_ERR_ARG);
-    CHECK(mn_softbody_step(sb, NAN) == MN_ERR_ARG);
+    CHECK(mn_softbody_step(sb, -1, NULL) == MN_ERR_ARG);
+    CHECK(mn_softbody_step(sb, NAN, NULL) == MN_ERR_ARG);
     int pairs[2] = {0, 0};
     CHECK(mn_softbody_add_distances(sb, 1, pairs, &err) == MN_ERR_ARG);
     pairs[1] = 9;
@@ -137,7 +137,7 @@ static void test_fit_inside_simulation(void) {
     int caps[12] = {0, 2, 1, 0, 3, 2, 4 * (nx - 1), 4 * (nx - 1) + 1, 4 * (nx - 1) + 2, 4 * (nx - 1), 4 * (nx - 1) + 2, 4 * (nx - 1) + 3};
     memcpy(tris + 3 * nt, caps, sizeof caps);
     nt += 4;
-    mn_softbody_options o = mn_softbody_options_default();
+    mn_softbody_options o = mn_softbody_default();
     o.edge_compliance = 0;
     o.substeps = 40;
     mn_softbody* sb = mn_softbody_create(n, pos, nt, tris, NULL, &o, NULL);
@@ -189,9 +189,9 @@ static void test_fit_inside_simulation(void) {
                 sb->pin_target[3 * i] = y.x, sb->pin_target[3 * i + 1] = y.y, sb->pin_target[3 * i + 2] = y.z;
             }
         long a0 = mn_alloc_count();
-        CHECK(mn_softbody_step(sb, 1.0 / 60) == MN_OK);
+        CHECK(mn_softbody_step(sb, 1.0 / 60, NULL) == MN_OK);
         mn_fit_result res;
-        mn_fit(f, sb->x, pose, NULL, &res);
+        mn_fit(f, pose, sb->x, NULL, &res);
         allocs += mn_alloc_count() - a0;
         worst = fmax(worst, res.rms);
         tip_drop = fmax(tip_drop, -sb->x[3 * (n - 1) + 1]);
@@ -212,11 +212,51 @@ static void test_fit_inside_simulation(void) {
     mn_softbody_destroy(sb);
 }
 
+/* The step's result: substeps done, the largest speed; an unstable step restores the state
+ * it started from and says which field went wrong; NULL options mean the defaults. */
+static void test_step_result(void) {
+    double pos[24];
+    int tris[36];
+    box(mn_v3(0, 0, 0), 0.5, pos, tris);
+    mn_error err;
+    mn_softbody* sb = mn_softbody_create(8, pos, 12, tris, NULL, NULL, &err);
+    mn_softbody_options def = mn_softbody_default();
+    CHECK(sb && sb->opt.substeps == def.substeps && sb->opt.edge_compliance == def.edge_compliance);
+    mn_softbody_result r;
+    CHECK(mn_softbody_step(sb, 1.0 / 60, &r) == MN_OK);
+    CHECK(r.status == MN_OK && r.iterations == def.substeps && r.message[0] == 0);
+    double vmax = 0;
+    for (int i = 0; i < 8; i++)
+        vmax = fmax(vmax, sqrt(sb->v[3 * i] * sb->v[3 * i] + sb->v[3 * i + 1] * sb->v[3 * i + 1] +
+                               sb->v[3 * i + 2] * sb->v[3 * i + 2]));
+    CHECK(vmax > 0);
+    CHECK_NEAR(r.max_speed, vmax, 1e-15);
+    CHECK(mn_softbody_step(sb, 0, &r) == MN_ERR_ARG);
+    CHECK(r.status == MN_ERR_ARG && strstr(r.message, "dt") != NULL);
+    mn_softbody_destroy(sb);
+
+    /* gravity that overflows within one step */
+    mn_softbody_options o = mn_softbody_default();
+    o.gravity = mn_v3(0, -1e308, 0);
+    sb = mn_softbody_create(8, pos, 12, tris, NULL, &o, &err);
+    CHECK(sb != NULL);
+    double x0[24], v0[24];
+    CHECK(mn_softbody_step(sb, 1.0 / 60, &r) == MN_OK || r.status == MN_ERR_NOCONVERGE);
+    memcpy(x0, sb->x, sizeof x0);
+    memcpy(v0, sb->v, sizeof v0);
+    CHECK(mn_softbody_step(sb, 1e6, &r) == MN_ERR_NOCONVERGE);
+    CHECK(r.status == MN_ERR_NOCONVERGE && strstr(r.message, "x: vertex") != NULL);
+    CHECK(memcmp(x0, sb->x, sizeof x0) == 0 && memcmp(v0, sb->v, sizeof v0) == 0);
+    for (int i = 0; i < 24; i++) CHECK(isfinite(sb->x[i]) && isfinite(sb->v[i]));
+    mn_softbody_destroy(sb);
+}
+
 int main(int argc, char** argv) {
     mn_test_init(argc, argv);
     RUN(test_volume_and_free_fall);
     RUN(test_ground_pins_determinism);
     RUN(test_bad_input);
+    RUN(test_step_result);
     RUN(test_fit_inside_simulation);
     return mn_test_report();
 }
