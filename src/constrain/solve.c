@@ -39,16 +39,31 @@ mn_csolve_options mn_csolve_default(void) {
     return o;
 }
 
+/* The first option out of range, as "options.FIELD: what", or NULL when all are valid. */
+static const char* option_at_fault(const mn_csolve_options* o) {
+    if ((int)o->method < 0 || o->method >= MN_CSOLVE_COUNT) return "options.method: unknown solver";
+    if (!(o->tol > 0)) return "options.tol: must be > 0";
+    if (!(o->tol_rot > 0)) return "options.tol_rot: must be > 0";
+    if (!(o->drag_tol > 0)) return "options.drag_tol: must be > 0";
+    if (o->max_iters < 0) return "options.max_iters: must be >= 0";
+    if (!(o->rcond >= 0)) return "options.rcond: must be >= 0";
+    if (!isfinite(o->feedback)) return "options.feedback: not finite";
+    if (!isfinite(o->feedback_k)) return "options.feedback_k: not finite";
+    if (!(o->drag_damping >= 0)) return "options.drag_damping: must be >= 0";
+    if (!isfinite(o->max_step)) return "options.max_step: not finite";
+    if (!isfinite(o->min_progress)) return "options.min_progress: not finite";
+    return NULL;
+}
+
 mn_status mn_csys_solve(mn_csys* s, const mn_csolve_options* o, mn_csolve_result* r) {
     mn_csolve_result dummy;
     if (!r) r = &dummy;
     memset(r, 0, sizeof *r);
     mn_csolve_options oo = o ? *o : mn_csolve_default();
-    if (!s || (int)oo.method < 0 || oo.method >= MN_CSOLVE_COUNT || !(oo.tol > 0) || !(oo.tol_rot > 0) ||
-        !(oo.drag_tol > 0) || oo.max_iters < 0 || !(oo.rcond >= 0) || !isfinite(oo.feedback) ||
-        !isfinite(oo.feedback_k) || !(oo.drag_damping >= 0) || !isfinite(oo.max_step) || !isfinite(oo.min_progress)) {
+    const char* bad = option_at_fault(&oo);
+    if (!s || bad) {
         r->status = MN_ERR_ARG;
-        snprintf(r->message, sizeof r->message, "options: a tolerance, budget or gain is out of range");
+        snprintf(r->message, sizeof r->message, "%s", s ? bad : "system: NULL");
         return r->status;
     }
     for (int f = 0; f < s->nfig; f++)

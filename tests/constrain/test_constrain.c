@@ -900,6 +900,25 @@ static void test_bad_input(void) {
     o.tol = -1;
     mn_csolve_result r;
     CHECK(mn_csys_solve(s, &o, &r) == MN_ERR_ARG);
+    /* each option out of range is named in the message */
+    {
+        struct {
+            const char* field;
+            mn_csolve_options o;
+        } opts[6];
+        int no = 0;
+        for (int i = 0; i < 6; i++) opts[i].o = mn_csolve_default();
+        opts[no].field = "options.tol:", opts[no++].o.tol = -1;
+        opts[no].field = "options.tol_rot:", opts[no++].o.tol_rot = NAN;
+        opts[no].field = "options.max_iters:", opts[no++].o.max_iters = -3;
+        opts[no].field = "options.method:", opts[no++].o.method = MN_CSOLVE_COUNT;
+        opts[no].field = "options.drag_damping:", opts[no++].o.drag_damping = -1;
+        opts[no].field = "options.max_step:", opts[no++].o.max_step = INFINITY;
+        for (int i = 0; i < no; i++) {
+            CHECK(mn_csys_solve(s, &opts[i].o, &r) == MN_ERR_ARG);
+            CHECK(r.status == MN_ERR_ARG && strstr(r.message, opts[i].field) == r.message);
+        }
+    }
     /* a NaN state is refused, not spread */
     d->q[3] = NAN;
     o = mn_csolve_default();
