@@ -2,7 +2,25 @@
  * arena allocator that carries every solve's workspace.
  *
  * Nothing in the library prints or exits: a call that fails returns a status and, when
- * given an mn_error, fills it with a one-line message "file:line: field: what". */
+ * given an mn_error, fills it with a one-line message "file:line: field: what".
+ *
+ * The conventions of the whole public API (every other header points here):
+ *  - Options and definitions. mn_<thing>_default() returns an mn_<thing>_options or
+ *    mn_<thing>_def zeroed first (memset), then filled with the defaults: start from it
+ *    and change what differs, so that a field added later gets its default, never garbage.
+ *  - Solves, fits and steps take their arguments in one order:
+ *        (const model*, data*, problem, options, result)
+ *    what is solved over (read only, or the object that holds it: a constraint system, a
+ *    fitter, a soft body), the state written (in: the warm start; out: the answer), the
+ *    problem (targets, goals, a time step), the options, the result. Options NULL means
+ *    mn_<thing>_default(); result may be NULL. They return the result's status.
+ *  - Every result has `status`, `iterations` (steps, sweeps or substeps done) and
+ *    `message`: empty when the status is MN_OK, else why, naming the field or argument at
+ *    fault ("options.tol: must be > 0").
+ *  - Bad input (NULL, NaN, an option out of range) returns MN_ERR_ARG and changes nothing;
+ *    no call leaves NaN in a state. Nothing allocates inside a solve, fit, sample or step:
+ *    scratch comes from memory set aside when the object was created (mn_arena).
+ *  - Set-up calls (create, add, read, compile) report through an mn_error* (may be NULL). */
 #ifndef MARIONETTE_BASE_H
 #define MARIONETTE_BASE_H
 

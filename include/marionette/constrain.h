@@ -31,7 +31,9 @@
  * A system (mn_csys) is created once for one or more figures (model + data) with room for
  * a number of handles and constraints; adding handles, adding and editing constraints,
  * dragging and solving never allocate. Every solve writes per-constraint residuals and a
- * status, never writes NaN into a state, and bounds the motion of every step. */
+ * status, never writes NaN into a state, and bounds the motion of every step.
+ *
+ * Calling convention, default options and results: see base.h. */
 #ifndef MARIONETTE_CONSTRAIN_H
 #define MARIONETTE_CONSTRAIN_H
 

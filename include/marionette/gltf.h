@@ -10,7 +10,9 @@
  * mesh's own node is ignored, so skinned vertices come out in world (scene) space. For
  * files whose inverse bind matrices invert the joints' rest world transforms (most
  * exporters), the skinned rest pose is mesh_world applied to rest_pos. The guide is
- * docs/gltf.md. */
+ * docs/gltf.md.
+ *
+ * Calling convention, default options and results: see base.h. */
 #ifndef MARIONETTE_GLTF_H
 #define MARIONETTE_GLTF_H
 

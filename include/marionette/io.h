@@ -7,7 +7,9 @@
  * folder, fsync and rename, so a failed write leaves any existing file as it was.
  *
  * This layer may use Debian libraries (libxml2 for URDF, cJSON for glTF and JSON); the
- * core library does not. */
+ * core library does not.
+ *
+ * Calling convention, default options and results: see base.h. */
 #ifndef MARIONETTE_IO_H
 #define MARIONETTE_IO_H
 

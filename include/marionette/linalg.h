@@ -7,7 +7,9 @@
  * Argument checks: the factorisations and solvers return MN_ERR_ARG for NULL pointers,
  * non-positive sizes and NaN or infinite entries. A pivot counts as zero when it is at most
  * tol * max|A| with tol = n * DBL_EPSILON (the "tol" below). The *_solve functions that
- * return void trust their caller: pass them factors from a call that returned MN_OK. */
+ * return void trust their caller: pass them factors from a call that returned MN_OK.
+ *
+ * Calling convention, default options and results: see base.h. */
 #ifndef MARIONETTE_LINALG_H
 #define MARIONETTE_LINALG_H
 

@@ -13,7 +13,9 @@
  *  - rotation vector r = angle * unit axis; exp maps it to a rotation, log back (|r| <= pi).
  *
  * Small value types are passed by value and the simple operations are inline, as in
- * Box2D's math_functions.h; the heavier conversions live in src/core/math.c. */
+ * Box2D's math_functions.h; the heavier conversions live in src/core/math.c.
+ *
+ * Calling convention, default options and results: see base.h. */
 #ifndef MARIONETTE_MATH_H
 #define MARIONETTE_MATH_H
 

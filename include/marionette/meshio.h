@@ -10,7 +10,9 @@
  *          [R^T; t], so that a posed point is p = [v 1] * T_b (libigl's layout).
  *
  * The readers follow io.h: a status plus a message naming file, line and field; outputs
- * untouched on failure; NaN and infinity rejected. The writers are atomic. */
+ * untouched on failure; NaN and infinity rejected. The writers are atomic.
+ *
+ * Calling convention, default options and results: see base.h. */
 #ifndef MARIONETTE_MESHIO_H
 #define MARIONETTE_MESHIO_H
 

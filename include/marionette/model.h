@@ -22,7 +22,9 @@
  * in its own frame. mn_integrate() adds a velocity to a state.
  *
  * The thesis models a compound joint as a series of 1-DOF joints with zero offset; that
- * is a chain of HINGEs here, and a BALL is the same thing with a quaternion state. */
+ * is a chain of HINGEs here, and a BALL is the same thing with a quaternion state.
+ *
+ * Calling convention, default options and results: see base.h. */
 #ifndef MARIONETTE_MODEL_H
 #define MARIONETTE_MODEL_H
 

@@ -5,7 +5,9 @@
  *
  * Every error names the file, the line and the field ("pose.json:12: constraints[1].normal:
  * degenerate plane normal (zero length)"); a scene that fails to read or bind applies
- * nothing: no system is returned and the figure's state is not touched. */
+ * nothing: no system is returned and the figure's state is not touched.
+ *
+ * Calling convention, default options and results: see base.h. */
 #ifndef MARIONETTE_SCENE_H
 #define MARIONETTE_SCENE_H
 

@@ -23,7 +23,9 @@
  * In 2D (dim = 2) positions are (x, y) pairs, z is 0 and rotations are about z.
  *
  * Everything here uses libc and libm only, and no function allocates after creation:
- * mn_fit and mn_softbody_step run with the memory of their objects. */
+ * mn_fit and mn_softbody_step run with the memory of their objects.
+ *
+ * Calling convention, default options and results: see base.h. */
 #ifndef MARIONETTE_SKIN_H
 #define MARIONETTE_SKIN_H
 
