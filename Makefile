@@ -6,7 +6,8 @@ FUZZ_BUILD ?= build-fuzz
 JOBS       ?= $(shell nproc 2>/dev/null || echo 2)
 FUZZ_SECONDS ?= 15
 
-.PHONY: all deps build run test test-release test-sanitize fuzz bench bench-peers clean
+.PHONY: all deps build run test test-release test-sanitize fuzz bench bench-peers check-format \
+        check-includes clean
 
 all: build
 
@@ -49,6 +50,15 @@ bench-peers:
 	@cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release -DMN_WERROR=ON > /dev/null
 	@cmake --build $(BUILD) -j$(JOBS) --target kdl_peer
 	@bench/peers/kdl/run.sh $(BUILD)
+
+# clang-format --dry-run --Werror over src, include, cli, tests and bench (not part of
+# `make test`: the tree is formatted in one pass, separately). FILES=... checks only those.
+check-format:
+	@scripts/check-format.sh $(FILES)
+
+# The include rules of docs/architecture.md (also run by ctest as guard.check_includes).
+check-includes:
+	@scripts/check-includes.sh
 
 clean:
 	rm -rf $(BUILD) $(ASAN_BUILD) $(FUZZ_BUILD)

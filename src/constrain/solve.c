@@ -72,7 +72,8 @@ mn_status mn_csys_solve(mn_csys* s, const mn_csolve_options* o, mn_csolve_result
             snprintf(r->message, sizeof r->message, "q: figure %d state is not finite", f);
             return r->status;
         }
-    for (int i = 0; i < s->nc; i++) s->c[i].unmet = 0;
+    for (int i = 0; i < s->nc; i++)
+        s->c[i].unmet = 0;
     memcpy(s->K, s->K0, sizeof(double) * (size_t)s->nv);
     mn_csys_save(s);
     /* A state that starts outside the joint limits is projected first (steps only clamp
@@ -86,9 +87,15 @@ mn_status mn_csys_solve(mn_csys* s, const mn_csolve_options* o, mn_csolve_result
             }
     mn_status st;
     switch (oo.method) {
-    case MN_CSOLVE_CCD: st = mn_csys_solve_ccd(s, &oo, r); break;
-    case MN_CSOLVE_DLS: st = mn_csys_solve_dls(s, &oo, r); break;
-    default: st = mn_csys_solve_lagrange(s, &oo, r); break;
+    case MN_CSOLVE_CCD:
+        st = mn_csys_solve_ccd(s, &oo, r);
+        break;
+    case MN_CSOLVE_DLS:
+        st = mn_csys_solve_dls(s, &oo, r);
+        break;
+    default:
+        st = mn_csys_solve_lagrange(s, &oo, r);
+        break;
     }
     /* Never leave NaN in a state: fall back to the state the solve started from. */
     for (int f = 0; f < s->nfig; f++)
@@ -99,7 +106,8 @@ mn_status mn_csys_solve(mn_csys* s, const mn_csolve_options* o, mn_csolve_result
             snprintf(r->message, sizeof r->message, "numerical failure: state restored");
             break;
         }
-    for (int f = 0; f < s->nfig; f++) mn_csys_ensure_fk(s, f);
+    for (int f = 0; f < s->nfig; f++)
+        mn_csys_ensure_fk(s, f);
     r->status = st;
     return st;
 }
