@@ -45,8 +45,15 @@ long mn_alloc_count(void);
 /* Reads a whole file into a malloc'd, NUL-terminated buffer; NULL on failure. */
 char* mn_test_read_file(const char* path, size_t* size);
 
-/* Writes text to a fresh temporary file and returns its path (static buffer per call
- * slot; valid until the next 8 calls). The file is removed by the OS's tmp cleanup. */
+/* The test process's private temporary folder ($TMPDIR or /tmp, then mn_test_XXXXXX), made
+ * on first use; NULL if it cannot be made. It is removed with everything in it when the
+ * process exits (and on SIGINT, SIGTERM, SIGABRT), so a test leaves nothing behind even when
+ * a check fails: put every file a test writes in here. */
+const char* mn_test_temp_dir(void);
+
+/* Writes text to a fresh file in mn_test_temp_dir() and returns its path (static buffer per
+ * call slot; valid until the next 8 calls); NULL on failure. Removed at exit with the
+ * folder; a test may remove it sooner. */
 const char* mn_test_write_temp(const char* suffix, const char* text, size_t len);
 
 #endif

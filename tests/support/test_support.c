@@ -1,8 +1,12 @@
 #define _DEFAULT_SOURCE
+#define _XOPEN_SOURCE 700
 #include "test.h"
 
+#include <ftw.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 int mn_test_failures, mn_test_passed, mn_test_failed;
@@ -59,14 +63,64 @@ char* mn_test_read_file(const char* path, size_t* size) {
     return buf;
 }
 
+/* --- temporary files ------------------------------------------------------------------------
+ * Every temporary file of a test process lives in one private folder, $TMPDIR/mn_test_XXXXXX
+ * (/tmp without TMPDIR), made on first use. The folder and everything in it, including
+ * files the code under test or the command line writes next to a temporary path (a
+ * writer's temporary copy, a glTF's .bin, an output folder), is removed when the process
+ * exits, and on SIGINT, SIGTERM and SIGABRT (a failed assert or a sanitizer abort). */
+static char temp_dir[256];
+static pid_t temp_owner;
+
+static int remove_entry(const char* path, const struct stat* st, int flag, struct FTW* ftw) {
+    (void)st, (void)flag, (void)ftw;
+    remove(path);
+    return 0;
+}
+
+static void temp_cleanup(void) {
+    /* only the process that made the folder (a forked child that exits leaves it alone) */
+    if (!temp_dir[0] || getpid() != temp_owner) return;
+    nftw(temp_dir, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+    temp_dir[0] = 0;
+}
+
+static void temp_signal(int sig) {
+    temp_cleanup();
+    signal(sig, SIG_DFL);
+    raise(sig);
+}
+
+const char* mn_test_temp_dir(void) {
+    if (temp_dir[0]) return temp_dir;
+    const char* base = getenv("TMPDIR");
+    if (!base || !base[0]) base = "/tmp";
+    char path[sizeof temp_dir];
+    if (snprintf(path, sizeof path, "%s/mn_test_XXXXXX", base) >= (int)sizeof path) return NULL;
+    if (!mkdtemp(path)) return NULL;
+    memcpy(temp_dir, path, sizeof temp_dir);
+    temp_owner = getpid();
+    atexit(temp_cleanup);
+    signal(SIGINT, temp_signal);
+    signal(SIGTERM, temp_signal);
+    signal(SIGABRT, temp_signal);
+    return temp_dir;
+}
+
 const char* mn_test_write_temp(const char* suffix, const char* text, size_t len) {
-    static char paths[8][256];
+    static char paths[8][512];
     static int slot;
+    const char* dir = mn_test_temp_dir();
+    if (!dir) return NULL;
     char* path = paths[slot++ % 8];
-    snprintf(path, 256, "/tmp/mn_test_XXXXXX%s", suffix ? suffix : "");
+    snprintf(path, 512, "%s/mn_test_XXXXXX%s", dir, suffix ? suffix : "");
     int fd = mkstemps(path, suffix ? (int)strlen(suffix) : 0);
     if (fd < 0) return NULL;
-    if (len && write(fd, text, len) != (ssize_t)len) { close(fd); return NULL; }
+    if (len && write(fd, text, len) != (ssize_t)len) {
+        close(fd);
+        remove(path);
+        return NULL;
+    }
     close(fd);
     return path;
 }
