@@ -103,7 +103,8 @@ mn_status mn_csys_solve(mn_csys* s, const mn_csolve_options* o, mn_csolve_result
             mn_csys_restore(s);
             mn_csys_eval_all(s);
             r->status = st = MN_ERR_SINGULAR;
-            snprintf(r->message, sizeof r->message, "numerical failure: state restored");
+            snprintf(r->message, sizeof r->message,
+                     "q: numerical failure (a non-finite state); the starting state is restored");
             break;
         }
     for (int f = 0; f < s->nfig; f++)
