@@ -928,6 +928,47 @@ static void test_bad_input(void) {
     mn_model_destroy(m);
 }
 
+/* NULL options are mn_csolve_default(): the same steps from the same state, bit for bit;
+ * and a NULL result is allowed. */
+static void test_null_options(void) {
+    mn_model* m = figure();
+    mn_data* d = mn_data_create(m, 0);
+    bend(m, d);
+    double* q0 = malloc(sizeof(double) * (size_t)m->nq);
+    memcpy(q0, d->q, sizeof(double) * (size_t)m->nq);
+    mn_csolve_result r[2];
+    double* q[2];
+    for (int run = 0; run < 2; run++) {
+        memcpy(d->q, q0, sizeof(double) * (size_t)m->nq);
+        mn_fk(m, d);
+        mn_figure fig = {m, d};
+        mn_csys* s = mn_csys_create(&fig, 1, NULL, NULL);
+        int foot = point_handle(s, 0, jnt(m, "left foot"), mn_v3(0, 0, 0), "foot");
+        pin_here(s, foot);
+        int hand = point_handle(s, 0, jnt(m, "right hand"), mn_v3(0, 0, 0), "hand");
+        mn_vec3 p;
+        mn_csys_handle_value(s, hand, &p, NULL);
+        CHECK(mn_csys_drag(s, hand, mn_vec3_add(p, mn_v3(0.1, 0.05, 0.02)), 1, 0) == MN_OK);
+        mn_csolve_options o = mn_csolve_default();
+        CHECK(mn_csys_solve(s, run ? &o : NULL, &r[run]) == r[run].status);
+        q[run] = malloc(sizeof(double) * (size_t)m->nq);
+        memcpy(q[run], d->q, sizeof(double) * (size_t)m->nq);
+        /* a NULL result: the status is returned all the same */
+        memcpy(d->q, q0, sizeof(double) * (size_t)m->nq);
+        mn_csys_invalidate(s);
+        CHECK(mn_csys_solve(s, NULL, NULL) == r[run].status);
+        mn_csys_destroy(s);
+    }
+    CHECK(r[0].status == r[1].status && r[0].iterations == r[1].iterations && r[0].iterations > 0);
+    CHECK(memcmp(q[0], q[1], sizeof(double) * (size_t)m->nq) == 0);
+    CHECK(memcmp(q[0], q0, sizeof(double) * (size_t)m->nq) != 0); /* the solve moved the figure */
+    free(q[0]);
+    free(q[1]);
+    free(q0);
+    mn_data_destroy(d);
+    mn_model_destroy(m);
+}
+
 int main(int argc, char** argv) {
     mn_test_init(argc, argv);
     RUN(test_point_in_plane);
@@ -945,5 +986,6 @@ int main(int argc, char** argv) {
     RUN(test_two_figures);
     RUN(test_limits);
     RUN(test_bad_input);
+    RUN(test_null_options);
     return mn_test_report();
 }
