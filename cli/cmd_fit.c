@@ -194,7 +194,8 @@ int mn_cmd_fit(int argc, char** argv) {
         if (k == 0) mn_fit_kabsch(fitter, pose, targets[0], 1);
         mn_status st = mn_fit(fitter, pose, targets[k], &opt, &outs[k].res);
         if (st != MN_OK && st != MN_ERR_NOCONVERGE) {
-            mn_error_set(&err, st, frames[k], 0, "v", "cannot fit this frame (%s)", mn_status_name(st));
+            mn_error_set(&err, st, frames[k], 0, "v", "cannot fit this frame (%s: %s)", mn_status_name(st),
+                         outs[k].res.message);
             free(pose);
             goto input_error;
         }
