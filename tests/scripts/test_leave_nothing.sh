@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# Runs the given test programs (the ones that write files: readers and writers, the command
-# line) with TMPDIR pointing at a fresh folder, and fails if anything is left in it
-# afterwards: tests clean up their temporary files (tests/support: mn_test_temp_dir).
+# Runs the given test programs one after another with TMPDIR pointing at a fresh folder, and
+# fails if any leaves something in it: tests clean up their temporary files (tests/support:
+# mn_test_temp_dir). The first program must be one that writes files (see the end).
 set -uo pipefail
 
 if [[ $# -eq 0 ]]; then
