@@ -27,8 +27,8 @@
 
 static void ccd_pass(mn_geo_chain* c, mn_data* d, void* ctx) {
     (void)ctx;
-    int tip = c->jnt[c->n - 1];
-    for (int k = c->n - 1; k >= 0; k--) {
+    int tip = c->ch.jnt[c->ch.njoint - 1];
+    for (int k = c->ch.njoint - 1; k >= 0; k--) {
         mn_geo_goal g;
         g.npt = c->use_pos;
         g.pc[0] = mn_geo_effector(c, d);
@@ -48,7 +48,7 @@ mn_status mn_ik_ccd(MN_IK_METHOD_ARGS) {
     mn_status st = mn_geo_chain_build(m, d, p, o, &c);
     if (st != MN_OK) {
         mn_arena_reset(&d->arena, mark);
-        return mn_geo_fail(r, st, "ccd: workspace too small for the chain");
+        return mn_ik_fail(r, st, "ccd: workspace too small for the chain");
     }
     c.tip_only = 1; /* the sweep runs tip to base: proximal frames are still current */
     st = mn_geo_iterate(&c, d, o, r, ccd_pass, NULL, "ccd");

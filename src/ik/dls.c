@@ -25,7 +25,7 @@ typedef struct dls_ctx {
 static int dls_step(void* vctx, const mn_ikc* c, const double* qc, double* J, const double* e, int rows,
                     double* dq) {
     dls_ctx* x = vctx;
-    int n = c->ndof, k = rows < n ? rows : n;
+    int n = c->ch.ndof, k = rows < n ? rows : n;
     for (int r = 0; r < rows; r++)
         for (int j = 0; j < n; j++) J[r * n + j] *= c->isqs[j];
     mn_status st = mn_svd(J, rows, n, x->s, x->U, x->V, x->work);
@@ -64,7 +64,7 @@ mn_status mn_ik_dls(MN_IK_METHOD_ARGS) {
     mn_ik_goal g;
     mn_status s = mn_ik_begin(m, d, p, r, &c, &g);
     if (s != MN_OK) return s;
-    int n = c.ndof, k = g.rows < n ? g.rows : n;
+    int n = c.ch.ndof, k = g.rows < n ? g.rows : n;
     dls_ctx x;
     x.s = mn_arena_alloc(&d->arena, sizeof(double) * (size_t)(2 * k));
     x.U = mn_arena_alloc(&d->arena, sizeof(double) * (size_t)(g.rows * k));

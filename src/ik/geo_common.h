@@ -17,17 +17,15 @@
 
 #include <stdint.h>
 
+#include "ik/ik_common.h"
 #include "ik/ik_methods.h"
 
 /* One chain base..tip with its goal, in world coordinates. */
 typedef struct mn_geo_chain {
     const mn_model* m;
-    int n;             /* joints on the path from below base to tip, root to tip */
-    int* jnt;          /* n model joint indices (FIXED joints included) */
-    double* w;         /* n: Welman's w_i = min(1, 1 / stiffness) */
-    int nqc;           /* state numbers of the chain */
-    int* qadr;         /* nqc: model state indices of the chain's numbers */
-    double* qbest;     /* nqc: best state seen (scratch) */
+    mn_chain ch;       /* the chain view (mn_ikc_build's): path, state addresses, limits */
+    const double* w;   /* ch.njoint: Welman's w_i = min(1, 1 / stiffness) */
+    double* qbest;     /* ch.nq: best state seen (scratch) */
     mn_xform base;     /* world frame of the base (identity for the world) */
     mn_vec3 point;     /* end effector in the tip frame */
     int use_pos, use_rot;
@@ -37,7 +35,7 @@ typedef struct mn_geo_chain {
     double wp, wo;     /* position weight per unit length^2 (w_pos / W^2) and orientation weight */
     int limits;        /* respect joint limits */
     double max_step;   /* largest change of one DOF per step; <= 0 for none */
-    int64_t deadline;  /* ns on mn_geo_now_ns(cpu_clock); INT64_MAX for none */
+    int64_t deadline;  /* ns on mn_ik_clock_ns(cpu_clock); INT64_MAX for none */
     int cpu_clock;     /* o->timeout_cpu: the budget counts this thread's CPU time */
     int tip_only;      /* steps move only the tip frame (CCD: a tip-to-base sweep never reads
                           the frames between the moved joint and the tip) */
@@ -104,9 +102,10 @@ void mn_geo_restore(const mn_geo_chain* c, mn_data* d);
 mn_quat mn_geo_best_rotation(const mn_vec3* a, const mn_vec3* b, const double* w, int n);
 /* The shortest-arc rotation carrying direction u onto direction v (identity if either is 0). */
 mn_quat mn_geo_shortest_arc(mn_vec3 u, mn_vec3 v);
-/* Ball limits, q = swing * twist with the twist about the unit axis first (as the model's
- * mn_clamp_to_limits): projects q onto |swing| <= cone, lo <= twist <= hi. */
-mn_quat mn_geo_ball_clamp(mn_quat q, mn_vec3 axis, double cone, double lo, double hi);
+/* A hinge or slide value within the joint's range when the chain respects limits. */
+static inline double mn_geo_limit(const mn_geo_chain* c, int j, double v) {
+    return c->limits ? mn_joint_clamp_value(c->m, j, v) : v;
+}
 
 /* The iteration shared by CCD and FABRIK: runs pass() until the goals are met, the
  * budget (o->max_iters, o->timeout_ms) runs out, or a pass stops making progress. A
@@ -118,17 +117,5 @@ mn_quat mn_geo_ball_clamp(mn_quat q, mn_vec3 axis, double cone, double lo, doubl
 typedef void (*mn_geo_pass)(mn_geo_chain* c, mn_data* d, void* ctx);
 mn_status mn_geo_iterate(mn_geo_chain* c, mn_data* d, const mn_ik_options* o, mn_ik_result* r,
                          mn_geo_pass pass, void* ctx, const char* name);
-
-/* Monotonic wall clock, or this thread's CPU time when cpu, in ns; and "has the chain's
- * deadline passed". */
-int64_t mn_geo_now_ns(int cpu);
-int mn_geo_timed_out(const mn_geo_chain* c);
-
-/* Fills r (status, message) and returns s. */
-mn_status mn_geo_fail(mn_ik_result* r, mn_status s, const char* fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 3, 4)))
-#endif
-    ;
 
 #endif

@@ -7,81 +7,31 @@
 #include <string.h>
 #include <time.h>
 
-/* ---- the chain view -------------------------------------------------------------------- */
-
-int mn_ikc_count(const mn_model* m, int base, int tip, int* njnt, int* ndof, int* nqc) {
-    int nj = 0, nd = 0, nq = 0;
-    int j = tip;
-    while (j >= 0 && j != base) {
-        nj++;
-        nd += mn_joint_type_nv((mn_joint_type)m->jnt_type[j]);
-        nq += mn_joint_type_nq((mn_joint_type)m->jnt_type[j]);
-        j = m->jnt_parent[j];
-    }
-    if (j != base || tip == base) return -1;
-    if (njnt) *njnt = nj;
-    if (ndof) *ndof = nd;
-    if (nqc) *nqc = nq;
-    return 0;
-}
+/* ---- the chain ------------------------------------------------------------------------ */
 
 mn_status mn_ikc_build(const mn_model* m, const mn_data* d, int base, int tip, mn_vec3 point,
                        mn_arena* a, mn_ikc* c) {
-    int nj, nd, nq;
     memset(c, 0, sizeof *c);
-    if (mn_ikc_count(m, base, tip, &nj, &nd, &nq) != 0) return MN_ERR_ARG;
-    int* jnt = mn_arena_alloc(a, sizeof(int) * (size_t)(3 * nj + nq + nd + 1));
-    double* lim = mn_arena_alloc(a, sizeof(double) * (size_t)(4 * nd + 1));
+    if (tip == base) return MN_ERR_ARG;
+    mn_status s = mn_chain_init(m, base, tip, a, &c->ch);
+    if (s != MN_OK) return s;
+    int nj = c->ch.njoint, nd = c->ch.ndof;
+    double* isqs = mn_arena_alloc(a, sizeof(double) * (size_t)(nd + nj + 1));
     mn_xform* xf = mn_arena_alloc(a, sizeof(mn_xform) * (size_t)(nj + 1));
-    if (!jnt || !lim || !xf) return MN_ERR_NOMEM;
-    int *qoff = jnt + nj, *doff = qoff + nj, *qadr = doff + nj, *dof_path = qadr + nq;
-    double *lo = lim, *hi = lo + nd, *stiff = hi + nd, *isqs = stiff + nd;
-
-    /* Path root to tip: fill from the tip upwards. */
-    for (int i = nj - 1, j = tip; i >= 0; i--, j = m->jnt_parent[j]) jnt[i] = j;
-    int iq = 0, id = 0;
+    if (!isqs || !xf) return MN_ERR_NOMEM;
+    double* w = isqs + nd;
+    for (int k = 0; k < nd; k++) isqs[k] = 1.0 / sqrt(c->ch.stiffness[k]);
     double reach = mn_vec3_norm(point);
-    c->simple = 1;
     for (int i = 0; i < nj; i++) {
-        int j = jnt[i], type = m->jnt_type[j];
-        int jq = mn_joint_type_nq((mn_joint_type)type), jd = mn_joint_type_nv((mn_joint_type)type);
-        qoff[i] = iq;
-        doff[i] = id;
-        for (int k = 0; k < jq; k++) qadr[iq + k] = m->jnt_qadr[j] + k;
-        for (int k = 0; k < jd; k++) {
-            int dof = m->jnt_dofadr[j] + k;
-            dof_path[id + k] = i;
-            lo[id + k] = -INFINITY;
-            hi[id + k] = INFINITY;
-            double s = m->dof_stiffness[dof];
-            stiff[id + k] = s > 0 ? s : 1.0;
-            isqs[id + k] = 1.0 / sqrt(stiff[id + k]);
-        }
-        if ((type == MN_JOINT_HINGE || type == MN_JOINT_SLIDE) && m->jnt_limited[j]) {
-            lo[id] = m->jnt_range[2 * j];
-            hi[id] = m->jnt_range[2 * j + 1];
-        }
-        if (type == MN_JOINT_BALL || type == MN_JOINT_FREE) c->simple = 0;
+        int j = c->ch.jnt[i], type = m->jnt_type[j];
+        double st = m->jnt_stiffness[j];
+        w[i] = st > 1.0 ? 1.0 / st : 1.0;
         if (type == MN_JOINT_SLIDE || type == MN_JOINT_FREE) c->has_slide = 1;
         reach += mn_vec3_norm(m->jnt_offset[j]);
-        iq += jq;
-        id += jd;
     }
     c->m = m;
-    c->base = base;
-    c->tip = tip;
-    c->njnt = nj;
-    c->ndof = nd;
-    c->nqc = nq;
-    c->jnt = jnt;
-    c->qoff = qoff;
-    c->doff = doff;
-    c->qadr = qadr;
-    c->dof_path = dof_path;
-    c->lo = lo;
-    c->hi = hi;
-    c->stiff = stiff;
     c->isqs = isqs;
+    c->w = w;
     c->base_xf = base >= 0 ? d->xf[base] : mn_xform_identity();
     c->reach = reach;
     c->xf = xf;
@@ -100,26 +50,13 @@ mn_status mn_ik_begin(const mn_model* m, mn_data* d, const mn_ik_problem* p, mn_
     return MN_OK;
 }
 
-void mn_ikc_gather(const mn_ikc* c, const double* q, double* qc) {
-    for (int i = 0; i < c->nqc; i++) qc[i] = q[c->qadr[i]];
-}
-
-void mn_ikc_scatter(const mn_ikc* c, const double* qc, double* q) {
-    for (int i = 0; i < c->nqc; i++) q[c->qadr[i]] = qc[i];
-}
-
 /* T_j = T_parent Trans(offset) Rot(orient) Motion_j(q) (model.h), relative to the base: the
  * model's own joint step, along the chain's path. */
 void mn_ikc_fk(const mn_ikc* c, const double* qc, mn_vec3 point, mn_xform* tip, mn_vec3* p) {
     mn_xform X = mn_xform_identity();
-    if (c->simple && c->njnt > 0) { /* hinges and slides: the batched fast path */
-        mn_path_fk(c->m, c->jnt, c->njnt, qc, c->xf);
-        X = c->xf[c->njnt - 1];
-    } else {
-        for (int i = 0; i < c->njnt; i++) {
-            mn_joint_apply(c->m, c->jnt[i], qc + c->qoff[i], &X);
-            c->xf[i] = X;
-        }
+    if (c->ch.njoint > 0) {
+        mn_chain_frames(c->m, &c->ch, qc, c->xf);
+        X = c->xf[c->ch.njoint - 1];
     }
     if (tip) *tip = X;
     if (p) *p = mn_xform_apply(&X, point);
@@ -204,164 +141,15 @@ static inline void put_column(const mn_ik_goal* g, double* J, int n, int col, mn
     }
 }
 
-/* A ball's three columns: angular velocity about the frame's own axes (model.h). */
-static void ball_columns(const mn_ik_goal* g, double* J, int n, int k, const mn_xform* T, mn_vec3 r) {
-    for (int a = 0; a < 3; a++) {
-        mn_vec3 ax = mn_mat3_col(&T->R, a);
-        put_column(g, J, n, k + a, mn_vec3_cross(ax, r), ax);
-    }
-}
-
 void mn_ikc_jacobian(const mn_ikc* c, const mn_ik_goal* g, mn_vec3 p, double* J) {
     const mn_model* m = c->m;
-    const mn_vec3 zero = mn_v3(0, 0, 0);
-    int n = c->ndof;
-    for (int i = 0; i < c->njnt; i++) {
-        int j = c->jnt[i], type = m->jnt_type[j], k = c->doff[i];
-        const mn_xform* T = &c->xf[i];
-        mn_vec3 r = mn_vec3_sub(p, T->p);
-        switch (type) {
-        case MN_JOINT_HINGE: {
-            mn_vec3 a = mn_mat3_mulv(&T->R, m->jnt_axis[j]);
-            put_column(g, J, n, k, mn_vec3_cross(a, r), a);
-            break;
-        }
-        case MN_JOINT_SLIDE: put_column(g, J, n, k, mn_mat3_mulv(&T->R, m->jnt_axis[j]), zero); break;
-        case MN_JOINT_FREE: {
-            /* Linear velocity in the parent frame: the parent's axes; then as a ball. */
-            mn_mat3 PR = i > 0 ? c->xf[i - 1].R : mn_mat3_identity();
-            for (int a = 0; a < 3; a++) put_column(g, J, n, k + a, mn_mat3_col(&PR, a), zero);
-            ball_columns(g, J, n, k + 3, T, r);
-            break;
-        }
-        case MN_JOINT_BALL: ball_columns(g, J, n, k, T, r); break;
-        default: break;
-        }
-    }
-}
-
-/* ---- moving and limiting the chain ----------------------------------------------------- */
-
-void mn_ikc_integrate(const mn_ikc* c, double* qc, const double* v, double scale) {
-    if (c->simple) {
-        for (int i = 0; i < c->ndof; i++) qc[i] += scale * v[i];
-        return;
-    }
-    const mn_model* m = c->m;
-    for (int i = 0; i < c->njnt; i++) {
-        int type = m->jnt_type[c->jnt[i]];
-        double* qj = qc + c->qoff[i];
-        const double* vj = v + c->doff[i];
-        if (type == MN_JOINT_HINGE || type == MN_JOINT_SLIDE) {
-            qj[0] += scale * vj[0];
-            continue;
-        }
-        if (type == MN_JOINT_FREE) {
-            for (int a = 0; a < 3; a++) qj[a] += scale * vj[a];
-            qj += 3;
-            vj += 3;
-        } else if (type != MN_JOINT_BALL) {
-            continue;
-        }
-        mn_quat q = mn_q4(qj[0], qj[1], qj[2], qj[3]);
-        q = mn_quat_normalize(mn_quat_mul(q, mn_quat_exp(mn_v3(scale * vj[0], scale * vj[1], scale * vj[2]))));
-        qj[0] = q.w;
-        qj[1] = q.x;
-        qj[2] = q.y;
-        qj[3] = q.z;
-    }
-}
-
-/* Two unit vectors u, v with (u, v, a) right-handed and orthonormal. */
-static void perpendicular_basis(mn_vec3 a, mn_vec3* u, mn_vec3* v) {
-    mn_vec3 t = fabs(a.x) < 0.9 ? mn_v3(1, 0, 0) : mn_v3(0, 1, 0);
-    *u = mn_vec3_normalize(mn_vec3_cross(t, a));
-    *v = mn_vec3_cross(a, *u);
-}
-
-mn_quat mn_ik_ball_clamp(mn_quat q, mn_vec3 a, double swing, double tw_lo, double tw_hi) {
-    q = mn_quat_normalize(q);
-    if (q.w < 0) q = mn_q4(-q.w, -q.x, -q.y, -q.z);
-    /* Twist: the part of q about a; swing = q twist^-1 (Dobrowolski's swing-twist). */
-    double s = q.x * a.x + q.y * a.y + q.z * a.z;
-    double tn = sqrt(q.w * q.w + s * s);
-    mn_quat twist = tn > 1e-12 ? mn_q4(q.w / tn, s / tn * a.x, s / tn * a.y, s / tn * a.z) : mn_quat_identity();
-    mn_quat sw = mn_quat_mul(q, mn_quat_conj(twist));
-    double ts = twist.x * a.x + twist.y * a.y + twist.z * a.z;
-    double tangle = 2.0 * atan2(ts, twist.w);
-    int changed = 0;
-    if (tangle < tw_lo) { tangle = tw_lo; changed = 1; }
-    if (tangle > tw_hi) { tangle = tw_hi; changed = 1; }
-    if (changed) twist = mn_quat_axis_angle(a, tangle);
-    if (sw.w < 0) sw = mn_q4(-sw.w, -sw.x, -sw.y, -sw.z);
-    double sv = sqrt(sw.x * sw.x + sw.y * sw.y + sw.z * sw.z);
-    double sangle = 2.0 * atan2(sv, sw.w);
-    if (sangle > swing) {
-        mn_vec3 axis;
-        if (sv > 1e-12) {
-            axis = mn_v3(sw.x / sv, sw.y / sv, sw.z / sv);
-        } else {
-            mn_vec3 v;
-            perpendicular_basis(a, &axis, &v);
-        }
-        sw = mn_quat_axis_angle(axis, swing);
-        changed = 1;
-    }
-    return changed ? mn_quat_normalize(mn_quat_mul(sw, twist)) : q;
-}
-
-void mn_ikc_clamp(const mn_ikc* c, double* qc) {
-    if (c->simple) {
-        for (int i = 0; i < c->ndof; i++) {
-            if (qc[i] < c->lo[i]) qc[i] = c->lo[i];
-            if (qc[i] > c->hi[i]) qc[i] = c->hi[i];
-        }
-        return;
-    }
-    const mn_model* m = c->m;
-    for (int i = 0; i < c->njnt; i++) {
-        int j = c->jnt[i], type = m->jnt_type[j];
-        double* qj = qc + c->qoff[i];
-        int k = c->doff[i];
-        if (type == MN_JOINT_HINGE || type == MN_JOINT_SLIDE) {
-            if (qj[0] < c->lo[k]) qj[0] = c->lo[k];
-            if (qj[0] > c->hi[k]) qj[0] = c->hi[k];
-        } else if (type == MN_JOINT_BALL && m->jnt_limited[j]) {
-            mn_quat q = mn_ik_ball_clamp(mn_q4(qj[0], qj[1], qj[2], qj[3]), m->jnt_axis[j], m->jnt_swing[j],
-                                         m->jnt_twist[2 * j], m->jnt_twist[2 * j + 1]);
-            qj[0] = q.w;
-            qj[1] = q.x;
-            qj[2] = q.y;
-            qj[3] = q.z;
-        }
-    }
-}
-
-int mn_ikc_within(const mn_ikc* c, const double* qc, double tol) {
-    const mn_model* m = c->m;
-    for (int i = 0; i < c->njnt; i++) {
-        int j = c->jnt[i], type = m->jnt_type[j];
-        const double* qj = qc + c->qoff[i];
-        int k = c->doff[i];
-        if (type == MN_JOINT_HINGE || type == MN_JOINT_SLIDE) {
-            if (!isfinite(qj[0]) || qj[0] < c->lo[k] - tol || qj[0] > c->hi[k] + tol) return 0;
-        } else if (type == MN_JOINT_BALL && m->jnt_limited[j]) {
-            mn_quat q = mn_quat_normalize(mn_q4(qj[0], qj[1], qj[2], qj[3]));
-            mn_quat p = mn_ik_ball_clamp(q, m->jnt_axis[j], m->jnt_swing[j], m->jnt_twist[2 * j],
-                                         m->jnt_twist[2 * j + 1]);
-            if (mn_quat_angle_between(p, q) > tol) return 0;
-        }
-    }
-    return 1;
-}
-
-void mn_ikc_middle(const mn_ikc* c, double* qc) {
-    const mn_model* m = c->m;
-    for (int i = 0; i < c->njnt; i++) {
-        int type = m->jnt_type[c->jnt[i]], k = c->doff[i];
-        if (type != MN_JOINT_HINGE && type != MN_JOINT_SLIDE) continue;
-        double lo = c->lo[k], hi = c->hi[k];
-        qc[c->qoff[i]] = (isfinite(lo) && isfinite(hi)) ? 0.5 * (lo + hi) : 0.0;
+    int n = c->ch.ndof;
+    for (int i = 0; i < c->ch.njoint; i++) {
+        mn_vec3 lin[6], ang[6];
+        /* the parent frame in base coordinates: the previous joint's, or the base itself */
+        const mn_mat3* Rp = i > 0 ? &c->xf[i - 1].R : NULL;
+        int nv = mn_joint_jacobian_columns(m, c->ch.jnt[i], &c->xf[i], Rp, p, lin, ang);
+        for (int a = 0; a < nv; a++) put_column(g, J, n, c->ch.doff[i] + a, lin[a], ang[a]);
     }
 }
 
@@ -412,11 +200,11 @@ static mn_quat random_rotation(mn_rng* r) {
 
 void mn_ikc_random(const mn_ikc* c, mn_rng* r, double* qc) {
     const mn_model* m = c->m;
-    for (int i = 0; i < c->njnt; i++) {
-        int j = c->jnt[i], type = m->jnt_type[j], k = c->doff[i];
-        double* qj = qc + c->qoff[i];
+    for (int i = 0; i < c->ch.njoint; i++) {
+        int j = c->ch.jnt[i], type = m->jnt_type[j], k = c->ch.doff[i];
+        double* qj = qc + c->ch.qoff[i];
         if (type == MN_JOINT_HINGE || type == MN_JOINT_SLIDE) {
-            double lo = c->lo[k], hi = c->hi[k];
+            double lo = c->ch.lo[k], hi = c->ch.hi[k];
             if (type == MN_JOINT_HINGE) {
                 if (!isfinite(lo)) lo = -MN_PI;
                 if (!isfinite(hi)) hi = MN_PI;
@@ -430,8 +218,8 @@ void mn_ikc_random(const mn_ikc* c, mn_rng* r, double* qc) {
         if (type == MN_JOINT_BALL && m->jnt_limited[j]) {
             /* Twist uniform in its range, swing direction uniform, swing angle uniform over
              * the cone's cap (cos uniform). */
-            mn_vec3 a = m->jnt_axis[j], u, v;
-            perpendicular_basis(a, &u, &v);
+            /* (u, v, a) right-handed and orthonormal */
+            mn_vec3 a = m->jnt_axis[j], u = mn_vec3_neg(mn_vec3_perpendicular(a)), v = mn_vec3_cross(a, u);
             double lo = m->jnt_twist[2 * j], hi = m->jnt_twist[2 * j + 1];
             double tw = lo + (hi - lo) * mn_rng_uniform(r);
             double phi = 2 * MN_PI * mn_rng_uniform(r);
@@ -461,6 +249,10 @@ int64_t mn_ik_clock_ns(int cpu) {
     struct timespec ts;
     clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
     return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+int mn_ik_timed_out(int64_t deadline, int cpu) {
+    return deadline != INT64_MAX && mn_ik_clock_ns(cpu) > deadline;
 }
 
 int64_t mn_ik_deadline(double timeout_ms, int cpu) {
@@ -536,8 +328,8 @@ mn_status mn_ik_fail(mn_ik_result* r, mn_status s, const char* fmt, ...) {
 static void perturbation(const mn_ikc* c, mn_rng* rng, double* v) {
     const mn_model* m = c->m;
     double L = c->reach > 0 ? c->reach : 1.0;
-    for (int i = 0; i < c->njnt; i++) {
-        int type = m->jnt_type[c->jnt[i]], k = c->doff[i];
+    for (int i = 0; i < c->ch.njoint; i++) {
+        int type = m->jnt_type[c->ch.jnt[i]], k = c->ch.doff[i];
         int nv = mn_joint_type_nv((mn_joint_type)type);
         for (int a = 0; a < nv; a++) {
             int linear = type == MN_JOINT_SLIDE || (type == MN_JOINT_FREE && a < 3);
@@ -551,11 +343,11 @@ static void perturbation(const mn_ikc* c, mn_rng* rng, double* v) {
 static int descent_step(const mn_ikc* c, const mn_ik_goal* g, const mn_ik_options* o, const double* J,
                         const double* e, double err, double* q, double* qt, double* dq, mn_xform* tip,
                         mn_vec3* pt, double* et, double* pet, double* ret) {
-    int n = c->ndof, rows = g->rows;
+    int n = c->ch.ndof, rows = g->rows;
     for (int j = 0; j < n; j++) {
         double v = 0;
         for (int r = 0; r < rows; r++) v += J[r * n + j] * e[r];
-        dq[j] = v / c->stiff[j];
+        dq[j] = v / c->ch.stiffness[j];
     }
     double num = 0, den = 0;
     for (int r = 0; r < rows; r++) {
@@ -569,13 +361,13 @@ static int descent_step(const mn_ikc* c, const mn_ik_goal* g, const mn_ik_option
     double h = num / den;
     if (o->max_step > 0 && mx > o->max_step) h *= o->max_step / mx;
     for (int tries = 0; tries < 30; tries++, h *= 0.5) {
-        memcpy(qt, q, sizeof(double) * (size_t)c->nqc);
+        memcpy(qt, q, sizeof(double) * (size_t)c->ch.nq);
         mn_ikc_integrate(c, qt, dq, h);
         if (o->respect_limits) mn_ikc_clamp(c, qt);
         mn_ikc_fk(c, qt, g->point, tip, pt);
         double errt = mn_ik_goal_error(g, tip, *pt, et, pet, ret);
         if (errt < err * (1 - 1e-12)) {
-            memcpy(q, qt, sizeof(double) * (size_t)c->nqc);
+            memcpy(q, qt, sizeof(double) * (size_t)c->ch.nq);
             return 1;
         }
     }
@@ -584,13 +376,13 @@ static int descent_step(const mn_ikc* c, const mn_ik_goal* g, const mn_ik_option
 
 mn_status mn_ik_iterate(const mn_model* m, mn_data* d, const mn_ikc* c, const mn_ik_goal* g,
                         const mn_ik_options* o, mn_ik_result* r, mn_ik_step_fn step, void* ctx) {
-    int n = c->ndof, nq = c->nqc, rows = g->rows;
+    int n = c->ch.ndof, nq = c->ch.nq, rows = g->rows;
     double* J = mn_arena_alloc(&d->arena, sizeof(double) * (size_t)(6 * n));
     double* dq = mn_arena_alloc(&d->arena, sizeof(double) * (size_t)n);
     double* q = mn_arena_alloc(&d->arena, sizeof(double) * (size_t)(3 * nq));
     if (!J || !dq || !q) return mn_ik_fail(r, MN_ERR_NOMEM, "ik: arena too small for the chain");
     double *qt = q + nq, *qbest = qt + nq;
-    mn_ikc_gather(c, d->q, q);
+    mn_chain_gather(&c->ch, d->q, q);
     if (o->respect_limits) mn_ikc_clamp(c, q);
     mn_rng rng;
     mn_rng_seed(&rng, o->seed);
@@ -677,8 +469,8 @@ mn_status mn_ik_iterate(const mn_model* m, mn_data* d, const mn_ikc* c, const mn
         best_re = re;
         memcpy(qbest, q, sizeof(double) * (size_t)nq);
     }
-    mn_ikc_scatter(c, qbest, d->q);
-    mn_fk_subtree(m, d, c->jnt[0]); /* the part of the figure the chain moves */
+    mn_chain_scatter(&c->ch, qbest, d->q);
+    mn_fk_subtree(m, d, c->ch.jnt[0]); /* the part of the figure the chain moves */
     r->iters = iters;
     r->restarts = 0;
     r->pos_err = best_pe;

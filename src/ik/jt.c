@@ -29,11 +29,11 @@ typedef struct jt_ctx {
 static int jt_step(void* vctx, const mn_ikc* c, const double* qc, double* J, const double* e, int rows,
                    double* dq) {
     jt_ctx* x = vctx;
-    int n = c->ndof;
+    int n = c->ch.ndof;
     for (int j = 0; j < n; j++) {
         double v = 0;
         for (int r = 0; r < rows; r++) v += J[r * n + j] * e[r];
-        dq[j] = v / c->stiff[j];
+        dq[j] = v / c->ch.stiffness[j];
     }
     double num = 0, den = 0;
     for (int r = 0; r < rows; r++) {

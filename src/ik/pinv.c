@@ -30,7 +30,7 @@ typedef struct pinv_ctx {
 static int pinv_step(void* vctx, const mn_ikc* c, const double* qc, double* J, const double* e, int rows,
                      double* dq) {
     pinv_ctx* x = vctx;
-    int n = c->ndof, k = rows < n ? rows : n;
+    int n = c->ch.ndof, k = rows < n ? rows : n;
     for (int r = 0; r < rows; r++)
         for (int j = 0; j < n; j++) J[r * n + j] *= c->isqs[j];
     mn_status st = mn_svd(J, rows, n, x->s, x->U, x->V, x->work);
@@ -59,13 +59,13 @@ static int pinv_step(void* vctx, const mn_ikc* c, const double* qc, double* J, c
         en = sqrt(en) / (0.01 * (c->reach > 0 ? c->reach : 1.0));
         double gain = x->gain * (en < 1 ? en : 1);
         for (int j = 0; j < n; j++) x->z[j] = 0;
-        for (int i = 0; i < c->njnt; i++) {
-            int type = m->jnt_type[c->jnt[i]], kd = c->doff[i];
+        for (int i = 0; i < c->ch.njoint; i++) {
+            int type = m->jnt_type[c->ch.jnt[i]], kd = c->ch.doff[i];
             if (type != MN_JOINT_HINGE && type != MN_JOINT_SLIDE) continue;
-            double lo = c->lo[kd], hi = c->hi[kd];
+            double lo = c->ch.lo[kd], hi = c->ch.hi[kd];
             if (!(isfinite(lo) && isfinite(hi)) || !(hi > lo)) continue;
             double mid = 0.5 * (lo + hi), range = hi - lo;
-            x->z[kd] = -gain * 2.0 * (qc[c->qoff[i]] - mid) / (range * range) * c->isqs[kd];
+            x->z[kd] = -gain * 2.0 * (qc[c->ch.qoff[i]] - mid) / (range * range) * c->isqs[kd];
         }
         for (int i = 0; i < rank; i++) {
             double vz = 0;
@@ -88,7 +88,7 @@ mn_status mn_ik_pinv(MN_IK_METHOD_ARGS) {
     mn_ik_goal g;
     mn_status s = mn_ik_begin(m, d, p, r, &c, &g);
     if (s != MN_OK) return s;
-    int n = c.ndof, k = g.rows < n ? g.rows : n;
+    int n = c.ch.ndof, k = g.rows < n ? g.rows : n;
     pinv_ctx x;
     x.s = mn_arena_alloc(&d->arena, sizeof(double) * (size_t)(2 * k));
     x.U = mn_arena_alloc(&d->arena, sizeof(double) * (size_t)(g.rows * k));

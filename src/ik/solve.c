@@ -70,7 +70,7 @@ static mn_status check(const mn_model* m, const mn_data* d, const mn_ik_problem*
     if (p->base == p->tip)
         return mn_ik_fail(r, MN_ERR_ARG, "ik: tip: '%s' is the base itself", m->jnt_name[p->tip]);
     int nj, nd, nq;
-    if (mn_ikc_count(m, p->base, p->tip, &nj, &nd, &nq) != 0)
+    if (mn_chain_count(m, p->base, p->tip, &nj, &nd, &nq) != 0)
         return mn_ik_fail(r, MN_ERR_ARG, "ik: tip: '%s' is not below base '%s'", m->jnt_name[p->tip],
                           m->jnt_name[p->base]);
     if (nd == 0)

@@ -1,0 +1,130 @@
+/* The per-joint primitives of model.h: manifold integration, joint limits and the CCD
+ * hinge step. The Jacobian columns are inline in model.h (the solvers' hot loops). */
+#include "model/model_internal.h"
+
+static mn_quat load_quat(const double* q) { return mn_q4(q[0], q[1], q[2], q[3]); }
+static void store_quat(double* q, mn_quat r) { q[0] = r.w, q[1] = r.x, q[2] = r.y, q[3] = r.z; }
+
+void mn_joint_integrate(mn_joint_type t, double* qj, const double* vj, double scale) {
+    switch (t) {
+    case MN_JOINT_HINGE:
+    case MN_JOINT_SLIDE: qj[0] += scale * vj[0]; return;
+    case MN_JOINT_FREE:
+        for (int i = 0; i < 3; i++) qj[i] += scale * vj[i];
+        qj += 3;
+        vj += 3;
+        /* fall through */
+    case MN_JOINT_BALL: {
+        /* local angular velocity: q <- q exp(v dt) */
+        mn_quat dq = mn_quat_exp(mn_v3(scale * vj[0], scale * vj[1], scale * vj[2]));
+        store_quat(qj, mn_quat_normalize(mn_quat_mul(load_quat(qj), dq)));
+        return;
+    }
+    default: return;
+    }
+}
+
+void mn_swing_twist(mn_quat q, mn_vec3 a, double* twist, mn_vec3* swing) {
+    if (q.w < 0) q = mn_q4(-q.w, -q.x, -q.y, -q.z);
+    double p = q.x * a.x + q.y * a.y + q.z * a.z;
+    double tn = sqrt(q.w * q.w + p * p);
+    /* tn = 0: a half turn about an axis across a, no twist */
+    mn_quat t = tn > 1e-12 ? mn_q4(q.w / tn, p * a.x / tn, p * a.y / tn, p * a.z / tn) : mn_quat_identity();
+    *twist = tn > 1e-12 ? mn_angle_wrap(2.0 * atan2(p, q.w)) : 0.0;
+    *swing = mn_quat_log(mn_quat_mul(q, mn_quat_conj(t)));
+}
+
+/* The projection of the normalised q (w >= 0); *changed says whether a limit acted. */
+static mn_quat ball_project(mn_quat q, mn_vec3 a, double cone, double tw_lo, double tw_hi, int* changed) {
+    q = mn_quat_normalize(q);
+    if (q.w < 0) q = mn_q4(-q.w, -q.x, -q.y, -q.z);
+    double tw;
+    mn_vec3 sw;
+    mn_swing_twist(q, a, &tw, &sw);
+    *changed = 0;
+    if (tw < tw_lo) tw = tw_lo, *changed = 1;
+    if (tw > tw_hi) tw = tw_hi, *changed = 1;
+    double ang = mn_vec3_norm(sw);
+    if (ang > cone) {
+        sw = mn_vec3_scale(sw, (cone > 0 ? cone : 0.0) / ang);
+        *changed = 1;
+    }
+    if (!*changed) return q;
+    return mn_quat_normalize(mn_quat_mul(mn_quat_exp(sw), mn_quat_axis_angle(a, tw)));
+}
+
+mn_quat mn_ball_clamp(mn_quat q, mn_vec3 a, double cone, double tw_lo, double tw_hi) {
+    int changed;
+    return ball_project(q, a, cone, tw_lo, tw_hi, &changed);
+}
+
+int mn_joint_clamp(const mn_model* m, int j, double* qj) {
+    if (!m->jnt_limited[j]) return 0;
+    switch (m->jnt_type[j]) {
+    case MN_JOINT_HINGE:
+    case MN_JOINT_SLIDE: {
+        double v = mn_joint_clamp_value(m, j, qj[0]);
+        if (v == qj[0]) return 0;
+        qj[0] = v;
+        return 1;
+    }
+    case MN_JOINT_BALL: {
+        int changed;
+        mn_quat c = ball_project(load_quat(qj), m->jnt_axis[j], m->jnt_swing[j], m->jnt_twist[2 * j],
+                                 m->jnt_twist[2 * j + 1], &changed);
+        if (!changed) return 0; /* within the limits: q is left exactly as it was */
+        store_quat(qj, c);
+        return 1;
+    }
+    default: return 0;
+    }
+}
+
+int mn_joint_within_limits(const mn_model* m, int j, const double* qj, double tol) {
+    int t = m->jnt_type[j], nq = mn_joint_type_nq((mn_joint_type)t);
+    for (int i = 0; i < nq; i++)
+        if (!isfinite(qj[i])) return 0;
+    if (t == MN_JOINT_BALL || t == MN_JOINT_FREE) {
+        const double* r = t == MN_JOINT_FREE ? qj + 3 : qj;
+        double n2 = r[0] * r[0] + r[1] * r[1] + r[2] * r[2] + r[3] * r[3];
+        if (fabs(n2 - 1.0) > 1e-6) return 0;
+    }
+    if (!m->jnt_limited[j]) return 1;
+    if (t == MN_JOINT_HINGE || t == MN_JOINT_SLIDE)
+        return qj[0] >= m->jnt_range[2 * j] - tol && qj[0] <= m->jnt_range[2 * j + 1] + tol;
+    if (t == MN_JOINT_BALL) {
+        double tw;
+        mn_vec3 sw;
+        mn_swing_twist(mn_quat_normalize(load_quat(qj)), m->jnt_axis[j], &tw, &sw);
+        if (tw < m->jnt_twist[2 * j] - tol || tw > m->jnt_twist[2 * j + 1] + tol) return 0;
+        if (mn_vec3_norm(sw) > m->jnt_swing[j] + tol) return 0;
+    }
+    return 1;
+}
+
+/* ---- the CCD hinge step (Welman 4.2.1) ------------------------------------------------- */
+
+void mn_ccd_hinge_add_point(mn_ccd_hinge* k, mn_vec3 a, mn_vec3 pc, mn_vec3 pd, double w) {
+    k->k1 += w * mn_vec3_dot(pd, a) * mn_vec3_dot(pc, a);   /* eq. 4.20 */
+    k->k2 += w * mn_vec3_dot(pd, pc);                       /* eq. 4.21 */
+    k->k3 += w * mn_vec3_dot(a, mn_vec3_cross(pc, pd));     /* eq. 4.22 */
+}
+
+void mn_ccd_hinge_add_frame(mn_ccd_hinge* k, mn_vec3 a, const mn_mat3* Rc, const mn_mat3* Rd, double w) {
+    for (int c = 0; c < 3; c++) mn_ccd_hinge_add_point(k, a, mn_mat3_col(Rc, c), mn_mat3_col(Rd, c), w);
+}
+
+double mn_ccd_hinge_angle(const mn_ccd_hinge* k) {
+    double c = k->k2 - k->k1, s = k->k3;
+    double size = fabs(k->k1) + fabs(k->k2) + fabs(k->k3);
+    if (!isfinite(c) || !isfinite(s) || !isfinite(size)) return 0.0;
+    /* g(phi) = k1 + c cos phi + s sin phi: flat when its amplitude is rounding noise */
+    if (!(fabs(c) + fabs(s) > 1e-12 * size)) return 0.0;
+    return atan2(s, c); /* eq. 4.23: the stationary point with g'' < 0 */
+}
+
+double mn_ccd_rho_weight(mn_vec3 pc, mn_vec3 pd) {
+    double a = mn_vec3_norm(pc), b = mn_vec3_norm(pd);
+    double hi = a > b ? a : b, lo = a > b ? b : a;
+    return 1.0 + (hi > 0 ? lo / hi : 0.0);
+}
