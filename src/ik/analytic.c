@@ -166,7 +166,7 @@ mn_status mn_ik_analytic(MN_IK_METHOD_ARGS) {
         mn_arena_reset(&d->arena, mark);
         return mn_ik_fail(r, st, "analytic: workspace too small for the chain");
     }
-    r->iters = 0;
+    r->iterations = 0;
     r->restarts = 0;
     if (!c.use_pos) {
         mn_arena_reset(&d->arena, mark);
@@ -279,7 +279,7 @@ mn_status mn_ik_analytic(MN_IK_METHOD_ARGS) {
 
     mn_fk(m, d);
     mn_geo_errors(&c, d, &r->pos_err, &r->rot_err);
-    r->iters = 1;
+    r->iterations = 1;
     mn_arena_reset(&d->arena, mark);
     if (mn_geo_met(o, &c, r->pos_err, r->rot_err)) {
         r->status = MN_OK;

@@ -353,7 +353,7 @@ mn_status mn_geo_iterate(mn_geo_chain* c, mn_data* d, const mn_ik_options* o, mn
     mn_geo_errors(c, d, &pe, &re);
     double merit = mn_geo_merit(c, pe, re), best = merit, prev = merit;
     mn_geo_save(c, d);
-    r->iters = 0;
+    r->iterations = 0;
     r->restarts = 0;
     mn_status st = MN_ERR_NOCONVERGE;
     int met = mn_geo_met(o, c, pe, re);
@@ -362,7 +362,7 @@ mn_status mn_geo_iterate(mn_geo_chain* c, mn_data* d, const mn_ik_options* o, mn
         mn_fk(c->m, d);
         mn_geo_errors(c, d, &pe, &re);
         merit = mn_geo_merit(c, pe, re);
-        r->iters = it;
+        r->iterations = it;
         if (merit < best) {
             best = merit;
             mn_geo_save(c, d);
@@ -392,7 +392,7 @@ mn_status mn_geo_iterate(mn_geo_chain* c, mn_data* d, const mn_ik_options* o, mn
     }
     if (st == MN_ERR_UNREACHABLE)
         return mn_ik_fail(r, st, "%s: stalled %.3g from the target (%.3g rad) after %d iterations: out of reach, held by joint limits or at a stationary pose",
-                           name, r->pos_err, r->rot_err, r->iters);
+                           name, r->pos_err, r->rot_err, r->iterations);
     return mn_ik_fail(r, MN_ERR_NOCONVERGE, "%s: budget ran out after %d iterations, %.3g from the target (%.3g rad)",
-                       name, r->iters, r->pos_err, r->rot_err);
+                       name, r->iterations, r->pos_err, r->rot_err);
 }

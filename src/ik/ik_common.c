@@ -471,7 +471,7 @@ mn_status mn_ik_iterate(const mn_model* m, mn_data* d, const mn_ikc* c, const mn
     }
     mn_chain_scatter(&c->ch, qbest, d->q);
     mn_fk_subtree(m, d, c->ch.jnt[0]); /* the part of the figure the chain moves */
-    r->iters = iters;
+    r->iterations = iters;
     r->restarts = 0;
     r->pos_err = best_pe;
     r->rot_err = best_re;

@@ -350,7 +350,7 @@ mn_status mn_ik_lm(MN_IK_METHOD_ARGS) {
     mn_chain_scatter(&c.ch, w->qbest, d->q);
     mn_arena_reset(&d->arena, mark);
     mn_fk_subtree(m, d, c.ch.jnt[0]); /* the part of the figure the chain moves */
-    r->iters = S.iters;
+    r->iterations = S.iters;
     r->restarts = restarts;
     r->pos_err = S.best_pe;
     r->rot_err = S.best_re;

@@ -470,7 +470,7 @@ static void test_no_allocation(void) {
         long before = mn_alloc_count();
         mn_ik_solve(m, d, &p, &o, &r);
         CHECK(mn_alloc_count() == before);
-        CHECK(r.iters > 0);
+        CHECK(r.iterations > 0);
     }
     mn_data_destroy(d);
     mn_model_destroy(m);
