@@ -16,8 +16,10 @@ mn_status mn_geo_chain_build(const mn_model* m, mn_data* d, const mn_ik_problem*
     c->ch = ik.ch;
     c->w = ik.w;
     int n = c->ch.njoint;
-    c->qbest = mn_arena_alloc(&d->arena, (size_t)(c->ch.nq > 0 ? c->ch.nq : 1) * sizeof(double));
+    c->qbest = mn_arena_alloc(&d->arena, (size_t)(2 * c->ch.nq + c->ch.ndof + 1) * sizeof(double));
     if (!c->qbest) return MN_ERR_NOMEM;
+    c->qtmp = c->qbest + c->ch.nq;
+    c->vtmp = c->qtmp + c->ch.nq;
 
     c->base = p->base >= 0 ? d->xf[p->base] : mn_xform_identity();
     c->point = p->point;
@@ -298,23 +300,6 @@ double mn_geo_rotate(mn_geo_chain* c, mn_data* d, int k, mn_quat dq) {
     return apply_hinge(c, d, k, phi);
 }
 
-void mn_geo_kick(mn_geo_chain* c, mn_data* d, double angle) {
-    const mn_model* m = c->m;
-    int tip_only = c->tip_only;
-    c->tip_only = 0; /* root to tip: each joint reads the frame its parents moved */
-    for (int k = 0; k < c->ch.njoint; k++) {
-        int j = c->ch.jnt[k];
-        if (m->jnt_type[j] == MN_JOINT_HINGE) {
-            if (apply_hinge(c, d, k, angle) == 0.0) apply_hinge(c, d, k, -angle);
-        } else if (m->jnt_type[j] == MN_JOINT_BALL) {
-            mn_vec3 e = mn_vec3_normalize(mn_mat3_mulv(&d->xf[j].R, mn_vec3_perpendicular(m->jnt_axis[j])));
-            apply_ball(c, d, k, mn_quat_axis_angle(e, angle));
-        }
-    }
-    c->tip_only = tip_only;
-    mn_fk(m, d);
-}
-
 void mn_geo_clamp_chain(const mn_geo_chain* c, mn_data* d) {
     const mn_model* m = c->m;
     if (!c->limits) return;
@@ -344,55 +329,62 @@ static int within_reach(const mn_geo_chain* c, const mn_data* d) {
     return mn_vec3_dist(c->pd, d->xf[c->ch.jnt[0]].p) < c->reach * (1.0 - 1e-9);
 }
 
+typedef struct geo_loop {
+    mn_geo_chain* c;
+    mn_data* d;
+    mn_geo_pass pass;
+    void* ctx;
+} geo_loop;
+
+static int geo_iterate(void* vx) {
+    geo_loop* x = vx;
+    x->pass(x->c, x->d, x->ctx);
+    mn_fk(x->c->m, x->d);
+    return 1; /* the driver judges progress by the merit */
+}
+
+static double geo_measure(void* vx, double* pe, double* re) {
+    geo_loop* x = vx;
+    mn_geo_errors(x->c, x->d, pe, re);
+    return mn_geo_merit(x->c, *pe, *re);
+}
+
+static void geo_save(void* vx) {
+    geo_loop* x = vx;
+    mn_geo_save(x->c, x->d);
+}
+
+static void geo_restore(void* vx) {
+    geo_loop* x = vx;
+    mn_geo_restore(x->c, x->d);
+}
+
+/* mn_ik_escape_velocity applied to the chain's numbers of d->q (scratch in c->qtmp). */
+static void geo_escape(void* vx) {
+    geo_loop* x = vx;
+    mn_geo_chain* c = x->c;
+    mn_ikc ik;
+    memset(&ik, 0, sizeof ik);
+    ik.m = c->m;
+    ik.ch = c->ch;
+    mn_chain_gather(&c->ch, x->d->q, c->qtmp);
+    mn_ik_escape_velocity(&ik, c->qtmp, MN_IK_ESCAPE_ANGLE, c->limits, c->vtmp);
+    mn_chain_integrate(c->m, &c->ch, c->qtmp, c->vtmp, 1.0);
+    if (c->limits) mn_chain_clamp(c->m, &c->ch, c->qtmp);
+    mn_chain_scatter(&c->ch, c->qtmp, x->d->q);
+    mn_fk(c->m, x->d);
+}
+
+static int geo_may_escape(void* vx) {
+    geo_loop* x = vx;
+    return within_reach(x->c, x->d);
+}
+
 mn_status mn_geo_iterate(mn_geo_chain* c, mn_data* d, const mn_ik_options* o, mn_ik_result* r,
                          mn_geo_pass pass, void* ctx, const char* name) {
-    enum { MAX_KICKS = 4 };
-    const double kick_angle = 0.1;
-    double pe, re;
     mn_geo_clamp_chain(c, d);
-    mn_geo_errors(c, d, &pe, &re);
-    double merit = mn_geo_merit(c, pe, re), best = merit, prev = merit;
-    mn_geo_save(c, d);
-    r->iterations = 0;
-    r->restarts = 0;
-    mn_status st = MN_ERR_NOCONVERGE;
-    int met = mn_geo_met(o, c, pe, re);
-    for (int it = 1; !met && it <= o->max_iters; it++) {
-        pass(c, d, ctx);
-        mn_fk(c->m, d);
-        mn_geo_errors(c, d, &pe, &re);
-        merit = mn_geo_merit(c, pe, re);
-        r->iterations = it;
-        if (merit < best) {
-            best = merit;
-            mn_geo_save(c, d);
-        }
-        met = mn_geo_met(o, c, pe, re);
-        if (met) break;
-        if (!(prev - merit > 1e-10 * prev)) {
-            if (r->restarts < MAX_KICKS && r->restarts < o->max_restarts && within_reach(c, d)) {
-                mn_geo_kick(c, d, kick_angle);
-                r->restarts++;
-                mn_geo_errors(c, d, &pe, &re);
-                prev = mn_geo_merit(c, pe, re);
-                continue;
-            }
-            st = MN_ERR_UNREACHABLE;
-            break;
-        }
-        prev = merit;
-        if (mn_ik_timed_out(c->deadline, c->cpu_clock)) break;
-    }
-    if (!met && merit > best) mn_geo_restore(c, d);
-    mn_geo_errors(c, d, &r->pos_err, &r->rot_err);
-    if (met) {
-        r->status = MN_OK;
-        r->message[0] = '\0';
-        return MN_OK;
-    }
-    if (st == MN_ERR_UNREACHABLE)
-        return mn_ik_fail(r, st, "%s: stalled %.3g from the target (%.3g rad) after %d iterations: out of reach, held by joint limits or at a stationary pose",
-                           name, r->pos_err, r->rot_err, r->iterations);
-    return mn_ik_fail(r, MN_ERR_NOCONVERGE, "%s: budget ran out after %d iterations, %.3g from the target (%.3g rad)",
-                       name, r->iterations, r->pos_err, r->rot_err);
+    geo_loop x = {c, d, pass, ctx};
+    mn_ik_loop L = {&x, geo_iterate, geo_measure, geo_save, geo_restore, geo_escape, geo_may_escape,
+                    c->use_pos, c->use_rot, 0};
+    return mn_ik_drive(&L, o, r, name);
 }

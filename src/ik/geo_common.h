@@ -26,6 +26,8 @@ typedef struct mn_geo_chain {
     mn_chain ch;       /* the chain view (mn_ikc_build's): path, state addresses, limits */
     const double* w;   /* ch.njoint: Welman's w_i = min(1, 1 / stiffness) */
     double* qbest;     /* ch.nq: best state seen (scratch) */
+    double* qtmp;      /* ch.nq scratch */
+    double* vtmp;      /* ch.ndof scratch */
     mn_xform base;     /* world frame of the base (identity for the world) */
     mn_vec3 point;     /* end effector in the tip frame */
     int use_pos, use_rot;
@@ -83,11 +85,6 @@ double mn_geo_step(mn_geo_chain* c, mn_data* d, int k, const mn_geo_goal* g, int
  * and frames as mn_geo_step. Returns the angle applied. */
 double mn_geo_rotate(mn_geo_chain* c, mn_data* d, int k, mn_quat dR);
 
-/* Deterministic nudge out of a stationary point (the straight chain of Welman Fig. 4.2,
- * where every rotation is orthogonal to the error): bends each hinge by angle and each
- * ball by angle about an axis across its twist axis, within limits, then runs mn_fk. */
-void mn_geo_kick(mn_geo_chain* c, mn_data* d, double angle);
-
 /* Projects the chain's joints onto their limits (when c->limits), so a seed state outside
  * them still ends within them; runs mn_fk when anything moved. */
 void mn_geo_clamp_chain(const mn_geo_chain* c, mn_data* d);
@@ -107,13 +104,11 @@ static inline double mn_geo_limit(const mn_geo_chain* c, int j, double v) {
     return c->limits ? mn_joint_clamp_value(c->m, j, v) : v;
 }
 
-/* The iteration shared by CCD and FABRIK: runs pass() until the goals are met, the
- * budget (o->max_iters, o->timeout_ms) runs out, or a pass stops making progress. A
- * stall with the target within reach is taken for a stationary point such as the
- * straight chain of Welman Fig. 4.2 and nudged out (mn_geo_kick, counted in r->restarts,
- * at most four times and never more than o->max_restarts);
- * a stall otherwise ends the solve as UNREACHABLE. Keeps the best state seen and leaves
- * it in d with frames current; fills r. name is the method's name for messages. */
+/* The iteration of CCD and FABRIK: projects the seed onto the limits (when respected),
+ * then runs pass() (and mn_fk) under mn_ik_drive, whose merit is mn_geo_merit; a
+ * stationary point with the target out of reach (farther from the first pivot than the
+ * chain is long) ends the solve as UNREACHABLE without an escape. Leaves the best state in
+ * d with frames current; fills r. name is the method's name for messages. */
 typedef void (*mn_geo_pass)(mn_geo_chain* c, mn_data* d, void* ctx);
 mn_status mn_geo_iterate(mn_geo_chain* c, mn_data* d, const mn_ik_options* o, mn_ik_result* r,
                          mn_geo_pass pass, void* ctx, const char* name);

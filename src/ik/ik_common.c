@@ -322,28 +322,98 @@ mn_status mn_ik_fail(mn_ik_result* r, mn_status s, const char* fmt, ...) {
     return s;
 }
 
-/* ---- the iteration shared by the Jacobian methods --------------------------------------- */
+/* ---- the one iteration driver ----------------------------------------------------------- */
 
-/* A small random velocity: 0.02 rad for rotations, 0.02 reach for translations. */
-static void perturbation(const mn_ikc* c, mn_rng* rng, double* v) {
+void mn_ik_escape_velocity(const mn_ikc* c, const double* qc, double angle, int limits, double* v) {
     const mn_model* m = c->m;
-    double L = c->reach > 0 ? c->reach : 1.0;
+    for (int k = 0; k < c->ch.ndof; k++) v[k] = 0;
     for (int i = 0; i < c->ch.njoint; i++) {
-        int type = m->jnt_type[c->ch.jnt[i]], k = c->ch.doff[i];
-        int nv = mn_joint_type_nv((mn_joint_type)type);
-        for (int a = 0; a < nv; a++) {
-            int linear = type == MN_JOINT_SLIDE || (type == MN_JOINT_FREE && a < 3);
-            v[k + a] = 0.02 * (2 * mn_rng_uniform(rng) - 1) * (linear ? L : 1.0);
+        int j = c->ch.jnt[i], k = c->ch.doff[i];
+        if (m->jnt_type[j] == MN_JOINT_HINGE) {
+            /* the other way when the hinge already sits at its upper limit */
+            v[k] = limits && qc[c->ch.qoff[i]] >= c->ch.hi[k] ? -angle : angle;
+        } else if (m->jnt_type[j] == MN_JOINT_BALL) {
+            mn_vec3 e = mn_vec3_scale(mn_vec3_perpendicular(m->jnt_axis[j]), angle);
+            v[k] = e.x, v[k + 1] = e.y, v[k + 2] = e.z;
         }
     }
 }
 
-/* Line search along the steepest-descent direction dq = S^-1 J^T e scaled by its optimal
- * length <e, J dq> / |J dq|^2. On success q holds the new state and 1 is returned. */
-static int descent_step(const mn_ikc* c, const mn_ik_goal* g, const mn_ik_options* o, const double* J,
-                        const double* e, double err, double* q, double* qt, double* dq, mn_xform* tip,
-                        mn_vec3* pt, double* et, double* pet, double* ret) {
-    int n = c->ch.ndof, rows = g->rows;
+mn_status mn_ik_drive(const mn_ik_loop* L, const mn_ik_options* o, mn_ik_result* r, const char* name) {
+    enum { MAX_ESCAPES = 4 };
+    double pe, re;
+    double merit = L->measure(L->ctx, &pe, &re), best = merit, prev = merit;
+    L->save(L->ctx);
+    int64_t deadline = mn_ik_deadline(o->timeout_ms, o->timeout_cpu);
+    /* the wall clock is a vDSO call (~20 ns), the CPU-time clock a system call (~0.5 us):
+     * cheap iterations read them every 4th and 32nd time */
+    int mask = L->cheap ? (o->timeout_cpu ? 31 : 3) : 0;
+    double seen[MAX_ESCAPES];
+    int it = 0, escapes = 0, nseen = 0, unreachable = 0, timed_out = 0;
+    int met = (!L->use_pos || pe <= o->tol_pos) && (!L->use_rot || re <= o->tol_rot);
+    while (!met && it < o->max_iters) {
+        if ((it & mask) == 0 && mn_ik_timed_out(deadline, o->timeout_cpu)) {
+            timed_out = 1;
+            break;
+        }
+        it++;
+        int moved = L->iterate(L->ctx);
+        merit = L->measure(L->ctx, &pe, &re);
+        if (merit < best) {
+            best = merit;
+            L->save(L->ctx);
+        }
+        met = (!L->use_pos || pe <= o->tol_pos) && (!L->use_rot || re <= o->tol_rot);
+        if (met) break;
+        if (moved && prev - merit > 1e-10 * prev) {
+            prev = merit;
+            continue;
+        }
+        /* A stationary point: no step lowers the error. The same residual as at an earlier
+         * one is a minimum the goal cannot get past, and so is a target out of reach;
+         * otherwise it is a saddle such as the straight chain pulled inwards of Welman
+         * Fig. 4.2, and the escape bends the chain off it. */
+        int same = 0;
+        for (int k = 0; k < nseen; k++)
+            if (fabs(seen[k] - merit) <= 1e-6 * merit + 1e-300) same = 1;
+        if (same || escapes >= MAX_ESCAPES || escapes >= o->max_restarts || (L->may_escape && !L->may_escape(L->ctx))) {
+            unreachable = 1;
+            break;
+        }
+        seen[nseen++] = merit;
+        escapes++;
+        L->escape(L->ctx);
+        prev = merit = L->measure(L->ctx, &pe, &re);
+        if (merit < best) {
+            best = merit;
+            L->save(L->ctx);
+        }
+    }
+    if (!met && merit > best) {
+        L->restore(L->ctx);
+        merit = L->measure(L->ctx, &pe, &re);
+    }
+    r->iterations = it;
+    r->restarts = escapes;
+    r->pos_err = pe;
+    r->rot_err = re;
+    if (met) {
+        r->message[0] = '\0';
+        return r->status = MN_OK;
+    }
+    if (unreachable)
+        return mn_ik_fail(r, MN_ERR_UNREACHABLE,
+                          "%s: target: unreachable, stalled %.3g from it (%.3g rad) after %d iterations: out of "
+                          "reach, held by joint limits or at a stationary pose",
+                          name, pe, re, it);
+    return mn_ik_fail(r, MN_ERR_NOCONVERGE, "%s: %s ran out after %d iterations, %.3g from the target (%.3g rad)", name,
+                      timed_out ? "time budget" : "iteration budget", it, pe, re);
+}
+
+/* ---- the Jacobian methods' iteration ------------------------------------------------------ */
+
+double mn_ik_descent_direction(const mn_ikc* c, const double* J, const double* e, int rows, double* dq) {
+    int n = c->ch.ndof;
     for (int j = 0; j < n; j++) {
         double v = 0;
         for (int r = 0; r < rows; r++) v += J[r * n + j] * e[r];
@@ -356,130 +426,122 @@ static int descent_step(const mn_ikc* c, const mn_ik_goal* g, const mn_ik_option
         num += e[r] * v;
         den += v * v;
     }
-    if (!(num > 0 && den > 0)) return 0;
-    double mx = mn_ik_max_abs(dq, n) * num / den;
-    double h = num / den;
-    if (o->max_step > 0 && mx > o->max_step) h *= o->max_step / mx;
-    for (int tries = 0; tries < 30; tries++, h *= 0.5) {
-        memcpy(qt, q, sizeof(double) * (size_t)c->ch.nq);
-        mn_ikc_integrate(c, qt, dq, h);
-        if (o->respect_limits) mn_ikc_clamp(c, qt);
-        mn_ikc_fk(c, qt, g->point, tip, pt);
-        double errt = mn_ik_goal_error(g, tip, *pt, et, pet, ret);
-        if (errt < err * (1 - 1e-12)) {
-            memcpy(q, qt, sizeof(double) * (size_t)c->ch.nq);
+    return (num > 0 && den > 0) ? num / den : 0.0;
+}
+
+typedef struct jac_loop {
+    const mn_ikc* c;
+    const mn_ik_goal* g;
+    const mn_ik_options* o;
+    mn_ik_step_fn step;
+    void* ctx;
+    double *J, *dq, *q, *qt, *qbest;
+    double e[6], err;
+    mn_vec3 pt;
+} jac_loop;
+
+/* Tries q (+) h dq, halving h until the error drops (at most tries times); on success q
+ * holds the new state. */
+static int line_search(jac_loop* x, double h, int tries) {
+    const mn_ikc* c = x->c;
+    double et[6], pet, ret;
+    mn_xform tip;
+    mn_vec3 pt;
+    double mx = mn_ik_max_abs(x->dq, c->ch.ndof);
+    for (int t = 0; t < tries && mx * h > 1e-14; t++, h *= 0.5) {
+        memcpy(x->qt, x->q, sizeof(double) * (size_t)c->ch.nq);
+        mn_ikc_integrate(c, x->qt, x->dq, h);
+        if (x->o->respect_limits) mn_ikc_clamp(c, x->qt);
+        mn_ikc_fk(c, x->qt, x->g->point, &tip, &pt);
+        if (mn_ik_goal_error(x->g, &tip, pt, et, &pet, &ret) < x->err * (1 - 1e-10)) {
+            memcpy(x->q, x->qt, sizeof(double) * (size_t)c->ch.nq);
             return 1;
         }
     }
     return 0;
 }
 
+static int jac_iterate(void* vx) {
+    jac_loop* x = vx;
+    const mn_ikc* c = x->c;
+    int n = c->ch.ndof;
+    double max_step = x->o->max_step;
+    mn_ikc_jacobian(c, x->g, x->pt, x->J);
+    if (x->step(x->ctx, c, x->q, x->J, x->e, x->g->rows, x->dq) == 0) {
+        double mx = mn_ik_max_abs(x->dq, n);
+        if (line_search(x, (max_step > 0 && mx > max_step) ? max_step / mx : 1.0, 12)) return 1;
+    }
+    /* The method's step failed: fall back to steepest descent (the Jacobian transpose with
+     * the optimal step length, Welman 4.1), which lowers the error for a small enough step
+     * unless the gradient vanishes. */
+    mn_vec3 pt;
+    mn_ikc_fk(c, x->q, x->g->point, NULL, &pt);
+    mn_ikc_jacobian(c, x->g, pt, x->J);
+    double h = mn_ik_descent_direction(c, x->J, x->e, x->g->rows, x->dq);
+    if (!(h > 0)) return 0;
+    double mx = mn_ik_max_abs(x->dq, n) * h;
+    if (max_step > 0 && mx > max_step) h *= max_step / mx;
+    return line_search(x, h, 30);
+}
+
+static double jac_measure(void* vx, double* pe, double* re) {
+    jac_loop* x = vx;
+    mn_xform tip;
+    mn_ikc_fk(x->c, x->q, x->g->point, &tip, &x->pt);
+    x->err = mn_ik_goal_error(x->g, &tip, x->pt, x->e, pe, re);
+    return x->err;
+}
+
+static void jac_save(void* vx) {
+    jac_loop* x = vx;
+    memcpy(x->qbest, x->q, sizeof(double) * (size_t)x->c->ch.nq);
+}
+
+static void jac_restore(void* vx) {
+    jac_loop* x = vx;
+    memcpy(x->q, x->qbest, sizeof(double) * (size_t)x->c->ch.nq);
+}
+
+static void jac_escape(void* vx) {
+    jac_loop* x = vx;
+    mn_ik_escape_velocity(x->c, x->q, MN_IK_ESCAPE_ANGLE, x->o->respect_limits, x->dq);
+    mn_ikc_integrate(x->c, x->q, x->dq, 1.0);
+    if (x->o->respect_limits) mn_ikc_clamp(x->c, x->q);
+}
+
+/* A position target farther from the first pivot than the links beyond it reach cannot be
+ * met from anywhere: no escape (a slide makes the reach open-ended). */
+static int jac_may_escape(void* vx) {
+    jac_loop* x = vx;
+    const mn_ikc* c = x->c;
+    if (!x->g->use_pos || c->has_slide || c->ch.njoint == 0) return 1;
+    double arm = mn_vec3_norm(x->g->point);
+    for (int i = 1; i < c->ch.njoint; i++) arm += mn_vec3_norm(c->m->jnt_offset[c->ch.jnt[i]]);
+    mn_ikc_fk(c, x->q, x->g->point, NULL, NULL);
+    return mn_vec3_dist(x->g->pos, c->xf[0].p) < arm * (1.0 - 1e-9);
+}
+
 mn_status mn_ik_iterate(const mn_model* m, mn_data* d, const mn_ikc* c, const mn_ik_goal* g,
                         const mn_ik_options* o, mn_ik_result* r, mn_ik_step_fn step, void* ctx) {
-    int n = c->ch.ndof, nq = c->ch.nq, rows = g->rows;
-    double* J = mn_arena_alloc(&d->arena, sizeof(double) * (size_t)(6 * n));
-    double* dq = mn_arena_alloc(&d->arena, sizeof(double) * (size_t)n);
-    double* q = mn_arena_alloc(&d->arena, sizeof(double) * (size_t)(3 * nq));
-    if (!J || !dq || !q) return mn_ik_fail(r, MN_ERR_NOMEM, "ik: arena too small for the chain");
-    double *qt = q + nq, *qbest = qt + nq;
-    mn_chain_gather(&c->ch, d->q, q);
-    if (o->respect_limits) mn_ikc_clamp(c, q);
-    mn_rng rng;
-    mn_rng_seed(&rng, o->seed);
-    int64_t deadline = mn_ik_deadline(o->timeout_ms, o->timeout_cpu);
-
-    double e[6], et[6], pe, re, pet, ret;
-    mn_xform tip;
-    mn_vec3 pt;
-    mn_ikc_fk(c, q, g->point, &tip, &pt);
-    double err = mn_ik_goal_error(g, &tip, pt, e, &pe, &re);
-    double best = err, best_pe = pe, best_re = re;
-    memcpy(qbest, q, sizeof(double) * (size_t)nq);
-    double seen[4];
-    int nseen = 0, iters = 0, met = 0, unreachable = 0, timed_out = 0;
-
-    while (!(met = mn_ik_goal_met(g, pe, re, o)) && iters < o->max_iters) {
-        if ((iters & (o->timeout_cpu ? 31 : 3)) == 0 && deadline != INT64_MAX &&
-            mn_ik_clock_ns(o->timeout_cpu) > deadline) {
-            timed_out = 1;
-            break;
-        }
-        iters++;
-        mn_ikc_jacobian(c, g, pt, J);
-        int ok = step(ctx, c, q, J, e, rows, dq) == 0;
-        int accepted = 0;
-        if (ok) {
-            double mx = mn_ik_max_abs(dq, n);
-            double h = (o->max_step > 0 && mx > o->max_step) ? o->max_step / mx : 1.0;
-            for (int tries = 0; tries < 12 && mx * h > 1e-14; tries++, h *= 0.5) {
-                memcpy(qt, q, sizeof(double) * (size_t)nq);
-                mn_ikc_integrate(c, qt, dq, h);
-                if (o->respect_limits) mn_ikc_clamp(c, qt);
-                mn_ikc_fk(c, qt, g->point, &tip, &pt);
-                double errt = mn_ik_goal_error(g, &tip, pt, et, &pet, &ret);
-                if (errt < err * (1 - 1e-10)) {
-                    memcpy(q, qt, sizeof(double) * (size_t)nq);
-                    memcpy(e, et, sizeof(double) * (size_t)rows);
-                    err = errt;
-                    pe = pet;
-                    re = ret;
-                    accepted = 1;
-                    break;
-                }
-            }
-        }
-        if (!accepted) {
-            /* The method's step failed: fall back to steepest descent (the Jacobian
-             * transpose with the optimal step length, Welman 4.1), which lowers the error
-             * for a small enough step unless the gradient vanishes. */
-            mn_ikc_fk(c, q, g->point, &tip, &pt);
-            mn_ikc_jacobian(c, g, pt, J);
-            accepted = descent_step(c, g, o, J, e, err, q, qt, dq, &tip, &pt, et, &pet, &ret);
-        }
-        if (!accepted) {
-            /* A stationary point. The same residual twice: a minimum the goal cannot get
-             * past. Otherwise step off it (a saddle, Welman Fig. 4.2). */
-            int same = 0;
-            for (int k = 0; k < nseen; k++)
-                if (fabs(seen[k] - err) <= 1e-6 * err + 1e-300) same++;
-            if (same >= 1) {
-                unreachable = 1;
-                break;
-            }
-            if (nseen < 4) seen[nseen++] = err;
-            else {
-                unreachable = 1;
-                break;
-            }
-            perturbation(c, &rng, dq);
-            mn_ikc_integrate(c, q, dq, 1.0);
-            if (o->respect_limits) mn_ikc_clamp(c, q);
-        }
-        mn_ikc_fk(c, q, g->point, &tip, &pt);
-        err = mn_ik_goal_error(g, &tip, pt, e, &pe, &re);
-        if (err < best) {
-            best = err;
-            best_pe = pe;
-            best_re = re;
-            memcpy(qbest, q, sizeof(double) * (size_t)nq);
-        }
-    }
-    if (met && err <= best) {
-        best_pe = pe;
-        best_re = re;
-        memcpy(qbest, q, sizeof(double) * (size_t)nq);
-    }
-    mn_chain_scatter(&c->ch, qbest, d->q);
+    int n = c->ch.ndof, nq = c->ch.nq;
+    jac_loop x;
+    memset(&x, 0, sizeof x);
+    x.J = mn_arena_alloc(&d->arena, sizeof(double) * (size_t)(6 * n));
+    x.dq = mn_arena_alloc(&d->arena, sizeof(double) * (size_t)n);
+    x.q = mn_arena_alloc(&d->arena, sizeof(double) * (size_t)(3 * nq));
+    if (!x.J || !x.dq || !x.q) return mn_ik_fail(r, MN_ERR_NOMEM, "ik: arena too small for the chain");
+    x.qt = x.q + nq;
+    x.qbest = x.qt + nq;
+    x.c = c;
+    x.g = g;
+    x.o = o;
+    x.step = step;
+    x.ctx = ctx;
+    mn_chain_gather(&c->ch, d->q, x.q);
+    if (o->respect_limits) mn_ikc_clamp(c, x.q);
+    mn_ik_loop L = {&x, jac_iterate, jac_measure, jac_save, jac_restore, jac_escape, jac_may_escape, g->use_pos, g->use_rot, 1};
+    mn_status s = mn_ik_drive(&L, o, r, mn_ik_method_name(o->method));
+    mn_chain_scatter(&c->ch, x.q, d->q);
     mn_fk_subtree(m, d, c->ch.jnt[0]); /* the part of the figure the chain moves */
-    r->iterations = iters;
-    r->restarts = 0;
-    r->pos_err = best_pe;
-    r->rot_err = best_re;
-    if (met) return r->status = MN_OK;
-    if (unreachable)
-        return mn_ik_fail(r, MN_ERR_UNREACHABLE,
-                          "ik: target: unreachable, best pose misses by %.3g (position) %.3g rad (rotation)",
-                          best_pe, best_re);
-    return mn_ik_fail(r, MN_ERR_NOCONVERGE, "ik: %s ran out after %d iterations",
-                      timed_out ? "time budget" : "iteration budget", iters);
+    return s;
 }

@@ -125,7 +125,50 @@ mn_status mn_ik_fail(mn_ik_result* r, mn_status s, const char* fmt, ...)
 #endif
     ;
 
-/* ---- the iteration shared by the Jacobian methods (DLS, PINV, JT) ----------------------- */
+/* ---- the one iteration driver ----------------------------------------------------------- */
+/* Every iterative method (DLS, PINV, JT, CCD, FABRIK) runs under mn_ik_drive; a method
+ * supplies its iteration and how to measure, keep and restore its state. */
+typedef struct mn_ik_loop {
+    void* ctx;
+    /* One iteration from the current state; 0 when it found no step that lowers the error. */
+    int (*iterate)(void* ctx);
+    /* The current state's merit (lower is better) and its position and rotation errors. */
+    double (*measure)(void* ctx, double* pos_err, double* rot_err);
+    void (*save)(void* ctx);    /* the current state is the best seen */
+    void (*restore)(void* ctx); /* back to the best seen */
+    /* Applies the escape velocity of mn_ik_escape_velocity (within limits). */
+    void (*escape)(void* ctx);
+    /* May the chain escape from here? NULL: yes. (A target out of reach: no.) */
+    int (*may_escape)(void* ctx);
+    int use_pos, use_rot; /* the active goals, met within o->tol_pos and o->tol_rot */
+    int cheap;            /* iterations are cheap: read the clock every 4th (CPU time: 32nd) */
+} mn_ik_loop;
+
+/* The driver: iterates until the active goals are within tolerance, the budget
+ * (o->max_iters, o->timeout_ms on the clock o->timeout_cpu chooses) runs out, or the
+ * state is stuck. An iteration that lowers the merit by less than 1e-10 of it marks a
+ * stationary point. The one way out of it (Welman Fig. 4.2, the straight chain pulled
+ * inwards, where every joint's motion is orthogonal to the error) is the escape: every
+ * hinge bent and every ball turned across its twist axis by MN_IK_ESCAPE_ANGLE
+ * (mn_ik_escape_velocity), at most four times and never more than o->max_restarts
+ * (counted in r->restarts). A stationary point with a residual seen before, or one the
+ * method says cannot be left (may_escape), ends the solve as UNREACHABLE. Keeps the best
+ * state seen and leaves it current; fills r (iterations, restarts, errors, status and a
+ * message starting with name). */
+mn_status mn_ik_drive(const mn_ik_loop* L, const mn_ik_options* o, mn_ik_result* r, const char* name);
+
+#define MN_IK_ESCAPE_ANGLE 0.1
+/* The escape velocity v (ndof) at chain state qc: angle on every hinge (-angle for one at
+ * its upper limit when limits are respected), a rotation by angle about an axis across the
+ * twist axis of every ball, nothing on slides and free joints. */
+void mn_ik_escape_velocity(const mn_ikc* c, const double* qc, double angle, int limits, double* v);
+
+/* The steepest-descent direction dq = S^-1 J^T e (S the stiffnesses; Welman 4.1, eq. 4.10
+ * with K = S^-1) and the step length h = <e, J dq> / |J dq|^2 that minimises the
+ * linearised error along it (0 when there is none). */
+double mn_ik_descent_direction(const mn_ikc* c, const double* J, const double* e, int rows, double* dq);
+
+/* ---- the Jacobian methods (DLS, PINV, JT) ------------------------------------------------ */
 /* One method's step: from the chain state qc, the weighted Jacobian J (rows x ndof, may be
  * overwritten) and error e (rows), write the joint velocity dq (ndof). Returns 0, or -1
  * when no step could be formed. */
@@ -133,13 +176,11 @@ typedef int (*mn_ik_step_fn)(void* ctx, const mn_ikc* c, const double* qc, doubl
                              const double* e, int rows, double* dq);
 
 /* Runs a Jacobian method from d->q on chain c (built in d->arena by the caller, who holds
- * the arena mark): per iteration the step, a cap by o->max_step, the projection onto the
- * limits, and a backtracking line search that halves the step until the error drops
- * (which keeps every method monotone). A step that cannot lower the error marks a
- * stationary point: if its residual was seen before the goal is unreachable from there
- * (UNREACHABLE); otherwise it is a saddle such as the straight chain pulled inwards of
- * Welman Fig. 4.2, and the chain is nudged by a small seeded random perturbation to leave
- * it. Writes the best state to d->q (and d's frames), fills r. */
+ * the arena mark) under mn_ik_drive: per iteration the step, a cap by o->max_step, the
+ * projection onto the limits, and a backtracking line search that halves the step until
+ * the error drops (which keeps every method monotone); when the method's step cannot
+ * lower the error, steepest descent (mn_ik_descent_direction) is tried before the point
+ * is taken for stationary. Writes the best state to d->q (and d's frames), fills r. */
 mn_status mn_ik_iterate(const mn_model* m, mn_data* d, const mn_ikc* c, const mn_ik_goal* g,
                         const mn_ik_options* o, mn_ik_result* r, mn_ik_step_fn step, void* ctx);
 
