@@ -1,6 +1,8 @@
 /* Shared helpers of the chain IK methods: see ik_common.h. */
 #include "ik/ik_common.h"
 
+#include <marionette/linalg.h>
+
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -427,6 +429,25 @@ double mn_ik_descent_direction(const mn_ikc* c, const double* J, const double* e
         den += v * v;
     }
     return (num > 0 && den > 0) ? num / den : 0.0;
+}
+
+mn_status mn_ik_svd_alloc(mn_arena* a, int rows, int n, mn_ik_svd* w) {
+    int k = rows < n ? rows : n;
+    w->s = mn_arena_alloc(a, sizeof(double) * (size_t)(2 * k));
+    w->U = mn_arena_alloc(a, sizeof(double) * (size_t)(rows * k));
+    w->V = mn_arena_alloc(a, sizeof(double) * (size_t)(n * k));
+    w->work = mn_arena_alloc(a, sizeof(double) * mn_svd_work_size(rows, n));
+    if (!w->s || !w->U || !w->V || !w->work) return MN_ERR_NOMEM;
+    w->t = w->s + k;
+    return MN_OK;
+}
+
+int mn_ik_svd_scaled(const mn_ikc* c, double* J, int rows, mn_ik_svd* w) {
+    int n = c->ch.ndof;
+    for (int r = 0; r < rows; r++)
+        for (int j = 0; j < n; j++) J[r * n + j] *= c->isqs[j];
+    mn_status st = mn_svd(J, rows, n, w->s, w->U, w->V, w->work);
+    return st == MN_OK || st == MN_ERR_NOCONVERGE ? 0 : -1;
 }
 
 typedef struct jac_loop {

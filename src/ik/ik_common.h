@@ -169,6 +169,17 @@ void mn_ik_escape_velocity(const mn_ikc* c, const double* qc, double angle, int 
 double mn_ik_descent_direction(const mn_ikc* c, const double* J, const double* e, int rows, double* dq);
 
 /* ---- the Jacobian methods (DLS, PINV, JT) ------------------------------------------------ */
+/* The SVD of the stiffness-scaled Jacobian J~ = J S^-1/2 (each DOF's stiffness the metric
+ * of its motion, Welman 4.1.4) that DLS and PINV work on: k = min(rows, ndof) singular
+ * values s (descending), U rows x k, V ndof x k, and k numbers of scratch t. */
+typedef struct mn_ik_svd {
+    double *s, *U, *V, *work, *t;
+} mn_ik_svd;
+/* Takes the workspace from arena a; MN_ERR_NOMEM when it is short. */
+mn_status mn_ik_svd_alloc(mn_arena* a, int rows, int ndof, mn_ik_svd* w);
+/* J <- J S^-1/2 and its SVD into w. Returns 0, or -1 when the SVD failed. */
+int mn_ik_svd_scaled(const mn_ikc* c, double* J, int rows, mn_ik_svd* w);
+
 /* One method's step: from the chain state qc, the weighted Jacobian J (rows x ndof, may be
  * overwritten) and error e (rows), write the joint velocity dq (ndof). Returns 0, or -1
  * when no step could be formed. */

@@ -17,12 +17,12 @@
 
 #include "ik/ik_common.h"
 #include "ik/ik_methods.h"
-#include <marionette/linalg.h>
 
 #define PINV_RCOND 1e-6
 
 typedef struct pinv_ctx {
-    double *s, *U, *V, *work, *t, *z;
+    mn_ik_svd w;
+    double* z;
     int nullspace;
     double gain;
 } pinv_ctx;
@@ -31,21 +31,18 @@ static int pinv_step(void* vctx, const mn_ikc* c, const double* qc, double* J, c
                      double* dq) {
     pinv_ctx* x = vctx;
     int n = c->ch.ndof, k = rows < n ? rows : n;
-    for (int r = 0; r < rows; r++)
-        for (int j = 0; j < n; j++) J[r * n + j] *= c->isqs[j];
-    mn_status st = mn_svd(J, rows, n, x->s, x->U, x->V, x->work);
-    if (st != MN_OK && st != MN_ERR_NOCONVERGE) return -1;
-    double cut = PINV_RCOND * x->s[0];
+    if (mn_ik_svd_scaled(c, J, rows, &x->w) != 0) return -1;
+    double cut = PINV_RCOND * x->w.s[0];
     int rank = 0;
-    while (rank < k && x->s[rank] > 0 && x->s[rank] >= cut) rank++;
+    while (rank < k && x->w.s[rank] > 0 && x->w.s[rank] >= cut) rank++;
     for (int i = 0; i < rank; i++) {
         double ue = 0;
-        for (int r = 0; r < rows; r++) ue += x->U[r * k + i] * e[r];
-        x->t[i] = ue / x->s[i];
+        for (int r = 0; r < rows; r++) ue += x->w.U[r * k + i] * e[r];
+        x->w.t[i] = ue / x->w.s[i];
     }
     for (int j = 0; j < n; j++) {
         double v = 0;
-        for (int i = 0; i < rank; i++) v += x->V[j * k + i] * x->t[i];
+        for (int i = 0; i < rank; i++) v += x->w.V[j * k + i] * x->w.t[i];
         dq[j] = v; /* scaled coordinates for now */
     }
     if (x->nullspace && x->gain > 0) {
@@ -69,12 +66,12 @@ static int pinv_step(void* vctx, const mn_ikc* c, const double* qc, double* J, c
         }
         for (int i = 0; i < rank; i++) {
             double vz = 0;
-            for (int j = 0; j < n; j++) vz += x->V[j * k + i] * x->z[j];
-            x->t[i] = vz;
+            for (int j = 0; j < n; j++) vz += x->w.V[j * k + i] * x->z[j];
+            x->w.t[i] = vz;
         }
         for (int j = 0; j < n; j++) {
             double p = 0;
-            for (int i = 0; i < rank; i++) p += x->V[j * k + i] * x->t[i];
+            for (int i = 0; i < rank; i++) p += x->w.V[j * k + i] * x->w.t[i];
             dq[j] += x->z[j] - p;
         }
     }
@@ -88,18 +85,13 @@ mn_status mn_ik_pinv(MN_IK_METHOD_ARGS) {
     mn_ik_goal g;
     mn_status s = mn_ik_begin(m, d, p, r, &c, &g);
     if (s != MN_OK) return s;
-    int n = c.ch.ndof, k = g.rows < n ? g.rows : n;
+    int n = c.ch.ndof;
     pinv_ctx x;
-    x.s = mn_arena_alloc(&d->arena, sizeof(double) * (size_t)(2 * k));
-    x.U = mn_arena_alloc(&d->arena, sizeof(double) * (size_t)(g.rows * k));
-    x.V = mn_arena_alloc(&d->arena, sizeof(double) * (size_t)(n * k));
-    x.z = mn_arena_alloc(&d->arena, sizeof(double) * (size_t)n);
-    x.work = mn_arena_alloc(&d->arena, sizeof(double) * mn_svd_work_size(g.rows, n));
-    if (!x.s || !x.U || !x.V || !x.z || !x.work) {
+    if (mn_ik_svd_alloc(&d->arena, g.rows, n, &x.w) != MN_OK ||
+        !(x.z = mn_arena_alloc(&d->arena, sizeof(double) * (size_t)n))) {
         mn_arena_reset(&d->arena, mark);
         return mn_ik_fail(r, MN_ERR_NOMEM, "ik: arena too small for the chain");
     }
-    x.t = x.s + k;
     x.nullspace = o->nullspace;
     x.gain = o->nullspace_gain;
     s = mn_ik_iterate(m, d, &c, &g, o, r, pinv_step, &x);

@@ -2,15 +2,22 @@
  * hinge step. The Jacobian columns are inline in model.h (the solvers' hot loops). */
 #include "model/model_internal.h"
 
-static mn_quat load_quat(const double* q) { return mn_q4(q[0], q[1], q[2], q[3]); }
-static void store_quat(double* q, mn_quat r) { q[0] = r.w, q[1] = r.x, q[2] = r.y, q[3] = r.z; }
+static mn_quat load_quat(const double* q) {
+    return mn_q4(q[0], q[1], q[2], q[3]);
+}
+static void store_quat(double* q, mn_quat r) {
+    q[0] = r.w, q[1] = r.x, q[2] = r.y, q[3] = r.z;
+}
 
 void mn_joint_integrate(mn_joint_type t, double* qj, const double* vj, double scale) {
     switch (t) {
     case MN_JOINT_HINGE:
-    case MN_JOINT_SLIDE: qj[0] += scale * vj[0]; return;
+    case MN_JOINT_SLIDE:
+        qj[0] += scale * vj[0];
+        return;
     case MN_JOINT_FREE:
-        for (int i = 0; i < 3; i++) qj[i] += scale * vj[i];
+        for (int i = 0; i < 3; i++)
+            qj[i] += scale * vj[i];
         qj += 3;
         vj += 3;
         /* fall through */
@@ -20,7 +27,8 @@ void mn_joint_integrate(mn_joint_type t, double* qj, const double* vj, double sc
         store_quat(qj, mn_quat_normalize(mn_quat_mul(load_quat(qj), dq)));
         return;
     }
-    default: return;
+    default:
+        return;
     }
 }
 
@@ -29,13 +37,15 @@ void mn_swing_twist(mn_quat q, mn_vec3 a, double* twist, mn_vec3* swing) {
     double p = q.x * a.x + q.y * a.y + q.z * a.z;
     double tn = sqrt(q.w * q.w + p * p);
     /* tn = 0: a half turn about an axis across a, no twist */
-    mn_quat t = tn > 1e-12 ? mn_q4(q.w / tn, p * a.x / tn, p * a.y / tn, p * a.z / tn) : mn_quat_identity();
+    mn_quat t =
+        tn > 1e-12 ? mn_q4(q.w / tn, p * a.x / tn, p * a.y / tn, p * a.z / tn) : mn_quat_identity();
     *twist = tn > 1e-12 ? mn_angle_wrap(2.0 * atan2(p, q.w)) : 0.0;
     *swing = mn_quat_log(mn_quat_mul(q, mn_quat_conj(t)));
 }
 
 /* The projection of the normalised q (w >= 0); *changed says whether a limit acted. */
-static mn_quat ball_project(mn_quat q, mn_vec3 a, double cone, double tw_lo, double tw_hi, int* changed) {
+static mn_quat ball_project(mn_quat q, mn_vec3 a, double cone, double tw_lo, double tw_hi,
+                            int* changed) {
     q = mn_quat_normalize(q);
     if (q.w < 0) q = mn_q4(-q.w, -q.x, -q.y, -q.z);
     double tw;
@@ -70,13 +80,14 @@ int mn_joint_clamp(const mn_model* m, int j, double* qj) {
     }
     case MN_JOINT_BALL: {
         int changed;
-        mn_quat c = ball_project(load_quat(qj), m->jnt_axis[j], m->jnt_swing[j], m->jnt_twist[2 * j],
-                                 m->jnt_twist[2 * j + 1], &changed);
+        mn_quat c = ball_project(load_quat(qj), m->jnt_axis[j], m->jnt_swing[j],
+                                 m->jnt_twist[2 * j], m->jnt_twist[2 * j + 1], &changed);
         if (!changed) return 0; /* within the limits: q is left exactly as it was */
         store_quat(qj, c);
         return 1;
     }
-    default: return 0;
+    default:
+        return 0;
     }
 }
 
@@ -105,13 +116,15 @@ int mn_joint_within_limits(const mn_model* m, int j, const double* qj, double to
 /* ---- the CCD hinge step (Welman 4.2.1) ------------------------------------------------- */
 
 void mn_ccd_hinge_add_point(mn_ccd_hinge* k, mn_vec3 a, mn_vec3 pc, mn_vec3 pd, double w) {
-    k->k1 += w * mn_vec3_dot(pd, a) * mn_vec3_dot(pc, a);   /* eq. 4.20 */
-    k->k2 += w * mn_vec3_dot(pd, pc);                       /* eq. 4.21 */
-    k->k3 += w * mn_vec3_dot(a, mn_vec3_cross(pc, pd));     /* eq. 4.22 */
+    k->k1 += w * mn_vec3_dot(pd, a) * mn_vec3_dot(pc, a); /* eq. 4.20 */
+    k->k2 += w * mn_vec3_dot(pd, pc);                     /* eq. 4.21 */
+    k->k3 += w * mn_vec3_dot(a, mn_vec3_cross(pc, pd));   /* eq. 4.22 */
 }
 
-void mn_ccd_hinge_add_frame(mn_ccd_hinge* k, mn_vec3 a, const mn_mat3* Rc, const mn_mat3* Rd, double w) {
-    for (int c = 0; c < 3; c++) mn_ccd_hinge_add_point(k, a, mn_mat3_col(Rc, c), mn_mat3_col(Rd, c), w);
+void mn_ccd_hinge_add_frame(mn_ccd_hinge* k, mn_vec3 a, const mn_mat3* Rc, const mn_mat3* Rd,
+                            double w) {
+    for (int c = 0; c < 3; c++)
+        mn_ccd_hinge_add_point(k, a, mn_mat3_col(Rc, c), mn_mat3_col(Rd, c), w);
 }
 
 double mn_ccd_hinge_angle(const mn_ccd_hinge* k) {
