@@ -319,7 +319,11 @@ static inline int mn_joint_jacobian_columns(const mn_model* m, int joint, const 
 typedef struct mn_ccd_hinge {
     double k1, k2, k3;
 } mn_ccd_hinge;
-void mn_ccd_hinge_add_point(mn_ccd_hinge* k, mn_vec3 a, mn_vec3 pc, mn_vec3 pd, double w);
+static inline void mn_ccd_hinge_add_point(mn_ccd_hinge* k, mn_vec3 a, mn_vec3 pc, mn_vec3 pd, double w) {
+    k->k1 += w * mn_vec3_dot(pd, a) * mn_vec3_dot(pc, a); /* eq. 4.20 */
+    k->k2 += w * mn_vec3_dot(pd, pc);                     /* eq. 4.21 */
+    k->k3 += w * mn_vec3_dot(a, mn_vec3_cross(pc, pd));   /* eq. 4.22 */
+}
 /* The three axis pairs of the current frame Rc and the desired frame Rd, weight w each. */
 void mn_ccd_hinge_add_frame(mn_ccd_hinge* k, mn_vec3 a, const mn_mat3* Rc, const mn_mat3* Rd, double w);
 /* The maximiser of g (eq. 4.23): phi = atan2(k3, k2 - k1), in (-pi, pi]. 0 when g does not

@@ -115,12 +115,6 @@ int mn_joint_within_limits(const mn_model* m, int j, const double* qj, double to
 
 /* ---- the CCD hinge step (Welman 4.2.1) ------------------------------------------------- */
 
-void mn_ccd_hinge_add_point(mn_ccd_hinge* k, mn_vec3 a, mn_vec3 pc, mn_vec3 pd, double w) {
-    k->k1 += w * mn_vec3_dot(pd, a) * mn_vec3_dot(pc, a); /* eq. 4.20 */
-    k->k2 += w * mn_vec3_dot(pd, pc);                     /* eq. 4.21 */
-    k->k3 += w * mn_vec3_dot(a, mn_vec3_cross(pc, pd));   /* eq. 4.22 */
-}
-
 void mn_ccd_hinge_add_frame(mn_ccd_hinge* k, mn_vec3 a, const mn_mat3* Rc, const mn_mat3* Rd,
                             double w) {
     for (int c = 0; c < 3; c++)
