@@ -143,15 +143,38 @@ static inline void put_column(const mn_ik_goal* g, double* J, int n, int col, mn
     }
 }
 
+/* The columns of a ball or free joint, chain index i (kept out of the 1-DOF loop). */
+#if defined(__GNUC__)
+__attribute__((noinline))
+#endif
+static void multi_dof_columns(const mn_ikc* c, const mn_ik_goal* g, int i, mn_vec3 p, double* J) {
+    mn_vec3 lin[6], ang[6];
+    /* the parent frame in base coordinates: the previous joint's, or the base itself */
+    const mn_mat3* Rp = i > 0 ? &c->xf[i - 1].R : NULL;
+    int nv = mn_joint_jacobian_columns(c->m, c->ch.jnt[i], &c->xf[i], Rp, p, lin, ang);
+    for (int k = 0; k < nv; k++) put_column(g, J, c->ch.ndof, c->ch.doff[i] + k, lin[k], ang[k]);
+}
+
 void mn_ikc_jacobian(const mn_ikc* c, const mn_ik_goal* g, mn_vec3 p, double* J) {
     const mn_model* m = c->m;
     int n = c->ch.ndof;
     for (int i = 0; i < c->ch.njoint; i++) {
-        mn_vec3 lin[6], ang[6];
-        /* the parent frame in base coordinates: the previous joint's, or the base itself */
-        const mn_mat3* Rp = i > 0 ? &c->xf[i - 1].R : NULL;
-        int nv = mn_joint_jacobian_columns(m, c->ch.jnt[i], &c->xf[i], Rp, p, lin, ang);
-        for (int a = 0; a < nv; a++) put_column(g, J, n, c->ch.doff[i] + a, lin[a], ang[a]);
+        int j = c->ch.jnt[i], k = c->ch.doff[i];
+        const mn_xform* T = &c->xf[i];
+        mn_vec3 lin, ang;
+        switch (m->jnt_type[j]) { /* hinges and slides (robot arms) without the column arrays */
+        case MN_JOINT_HINGE:
+            mn_dof_rotation_column(mn_mat3_mulv(&T->R, m->jnt_axis[j]), T->p, p, &lin, &ang);
+            put_column(g, J, n, k, lin, ang);
+            break;
+        case MN_JOINT_SLIDE:
+            mn_dof_translation_column(mn_mat3_mulv(&T->R, m->jnt_axis[j]), &lin, &ang);
+            put_column(g, J, n, k, lin, ang);
+            break;
+        case MN_JOINT_BALL:
+        case MN_JOINT_FREE: multi_dof_columns(c, g, i, p, J); break;
+        default: break;
+        }
     }
 }
 
