@@ -54,23 +54,16 @@ static int dls_step(void* vctx, const mn_ikc* c, const double* qc, double* J, co
     return 0;
 }
 
+static mn_status dls_setup(void* vctx, const mn_ikc* c, const mn_ik_goal* g, const mn_ik_options* o, mn_arena* a) {
+    dls_ctx* x = vctx;
+    double L = c->reach > 0 ? c->reach : 1.0;
+    x->lambda0 = o->damping * L;
+    x->eps = 0.1 * L;
+    x->lambda_max = 0.1 * L;
+    return mn_ik_svd_alloc(a, g->rows, c->ch.ndof, &x->w);
+}
+
 mn_status mn_ik_dls(MN_IK_METHOD_ARGS) {
-    size_t mark = mn_arena_mark(&d->arena);
-    mn_ikc c;
-    mn_ik_goal g;
-    mn_status s = mn_ik_begin(m, d, p, r, &c, &g);
-    if (s != MN_OK) return s;
-    int n = c.ch.ndof;
     dls_ctx x;
-    if (mn_ik_svd_alloc(&d->arena, g.rows, n, &x.w) != MN_OK) {
-        mn_arena_reset(&d->arena, mark);
-        return mn_ik_fail(r, MN_ERR_NOMEM, "ik: arena too small for the chain");
-    }
-    double L = c.reach > 0 ? c.reach : 1.0;
-    x.lambda0 = o->damping * L;
-    x.eps = 0.1 * L;
-    x.lambda_max = 0.1 * L;
-    s = mn_ik_iterate(m, d, &c, &g, o, r, dls_step, &x);
-    mn_arena_reset(&d->arena, mark);
-    return s;
+    return mn_ik_run_jacobian(m, d, p, o, r, dls_step, dls_setup, &x);
 }

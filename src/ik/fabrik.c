@@ -47,7 +47,8 @@ static mn_vec3 node_pos(const mn_geo_chain* c, const mn_data* d, const fabrik* f
     return k >= 0 ? d->xf[c->ch.jnt[k]].p : mn_geo_effector(c, d);
 }
 
-static int fabrik_build(const mn_geo_chain* c, mn_data* d, fabrik* f) {
+static int fabrik_build(mn_geo_chain* c, mn_data* d, void* ctx) {
+    fabrik* f = ctx;
     int n = c->ch.njoint;
     f->node_k = mn_arena_alloc(&d->arena, (size_t)(n + 1) * sizeof(int));
     f->next = mn_arena_alloc(&d->arena, (size_t)n * sizeof(int));
@@ -142,15 +143,6 @@ static void fabrik_pass(mn_geo_chain* c, mn_data* d, void* ctx) {
 }
 
 mn_status mn_ik_fabrik(MN_IK_METHOD_ARGS) {
-    size_t mark = mn_arena_mark(&d->arena);
-    mn_geo_chain c;
     fabrik f;
-    mn_status st = mn_geo_chain_build(m, d, p, o, &c);
-    if (st != MN_OK || fabrik_build(&c, d, &f) != 0) {
-        mn_arena_reset(&d->arena, mark);
-        return mn_ik_fail(r, MN_ERR_NOMEM, "fabrik: workspace too small for the chain");
-    }
-    st = mn_geo_iterate(&c, d, o, r, fabrik_pass, &f, "fabrik");
-    mn_arena_reset(&d->arena, mark);
-    return st;
+    return mn_geo_run(m, d, p, o, r, fabrik_pass, fabrik_build, &f, "fabrik");
 }

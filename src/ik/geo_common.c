@@ -388,3 +388,18 @@ mn_status mn_geo_iterate(mn_geo_chain* c, mn_data* d, const mn_ik_options* o, mn
                     c->use_pos, c->use_rot, 0};
     return mn_ik_drive(&L, o, r, name);
 }
+
+mn_status mn_geo_run(const mn_model* m, mn_data* d, const mn_ik_problem* p, const mn_ik_options* o,
+                     mn_ik_result* r, mn_geo_pass pass, mn_geo_setup setup, void* ctx, const char* name) {
+    size_t mark = mn_arena_mark(&d->arena);
+    mn_geo_chain c;
+    mn_status st = mn_geo_chain_build(m, d, p, o, &c);
+    if (st == MN_OK && setup && setup(&c, d, ctx) != 0) st = MN_ERR_NOMEM;
+    if (st != MN_OK) {
+        mn_arena_reset(&d->arena, mark);
+        return mn_ik_fail(r, st, "%s: workspace too small for the chain", name);
+    }
+    st = mn_geo_iterate(&c, d, o, r, pass, ctx, name);
+    mn_arena_reset(&d->arena, mark);
+    return st;
+}

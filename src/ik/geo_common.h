@@ -113,4 +113,11 @@ typedef void (*mn_geo_pass)(mn_geo_chain* c, mn_data* d, void* ctx);
 mn_status mn_geo_iterate(mn_geo_chain* c, mn_data* d, const mn_ik_options* o, mn_ik_result* r,
                          mn_geo_pass pass, void* ctx, const char* name);
 
+/* The whole of a geometric iterative method behind mn_ik_solve: the chain in d->arena,
+ * the method's setup (may be NULL; nonzero when the arena is short), mn_geo_iterate, and
+ * the arena mark restored. */
+typedef int (*mn_geo_setup)(mn_geo_chain* c, mn_data* d, void* ctx);
+mn_status mn_geo_run(const mn_model* m, mn_data* d, const mn_ik_problem* p, const mn_ik_options* o,
+                     mn_ik_result* r, mn_geo_pass pass, mn_geo_setup setup, void* ctx, const char* name);
+
 #endif

@@ -591,3 +591,19 @@ mn_status mn_ik_iterate(const mn_model* m, mn_data* d, const mn_ikc* c, const mn
     mn_fk_subtree(m, d, c->ch.jnt[0]); /* the part of the figure the chain moves */
     return s;
 }
+
+mn_status mn_ik_run_jacobian(const mn_model* m, mn_data* d, const mn_ik_problem* p, const mn_ik_options* o,
+                             mn_ik_result* r, mn_ik_step_fn step, mn_ik_setup_fn setup, void* ctx) {
+    size_t mark = mn_arena_mark(&d->arena);
+    mn_ikc c;
+    mn_ik_goal g;
+    mn_status s = mn_ik_begin(m, d, p, r, &c, &g);
+    if (s != MN_OK) return s;
+    if (setup && setup(ctx, &c, &g, o, &d->arena) != MN_OK) {
+        mn_arena_reset(&d->arena, mark);
+        return mn_ik_fail(r, MN_ERR_NOMEM, "ik: arena too small for the chain");
+    }
+    s = mn_ik_iterate(m, d, &c, &g, o, r, step, ctx);
+    mn_arena_reset(&d->arena, mark);
+    return s;
+}

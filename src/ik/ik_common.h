@@ -186,6 +186,14 @@ int mn_ik_svd_scaled(const mn_ikc* c, double* J, int rows, mn_ik_svd* w);
 typedef int (*mn_ik_step_fn)(void* ctx, const mn_ikc* c, const double* qc, double* J,
                              const double* e, int rows, double* dq);
 
+/* A Jacobian method's scratch for its step, taken from arena a (MN_ERR_NOMEM when short). */
+typedef mn_status (*mn_ik_setup_fn)(void* ctx, const mn_ikc* c, const mn_ik_goal* g, const mn_ik_options* o,
+                                    mn_arena* a);
+/* The whole of a Jacobian method behind mn_ik_solve: the chain and goal in d->arena, the
+ * method's setup (may be NULL), mn_ik_iterate with its step, and the arena mark restored. */
+mn_status mn_ik_run_jacobian(const mn_model* m, mn_data* d, const mn_ik_problem* p, const mn_ik_options* o,
+                             mn_ik_result* r, mn_ik_step_fn step, mn_ik_setup_fn setup, void* ctx);
+
 /* Runs a Jacobian method from d->q on chain c (built in d->arena by the caller, who holds
  * the arena mark) under mn_ik_drive: per iteration the step, a cap by o->max_step, the
  * projection onto the limits, and a backtracking line search that halves the step until

@@ -32,13 +32,4 @@ static int jt_step(void* ctx, const mn_ikc* c, const double* qc, double* J, cons
     return 0;
 }
 
-mn_status mn_ik_jt(MN_IK_METHOD_ARGS) {
-    size_t mark = mn_arena_mark(&d->arena);
-    mn_ikc c;
-    mn_ik_goal g;
-    mn_status s = mn_ik_begin(m, d, p, r, &c, &g);
-    if (s != MN_OK) return s;
-    s = mn_ik_iterate(m, d, &c, &g, o, r, jt_step, NULL);
-    mn_arena_reset(&d->arena, mark);
-    return s;
-}
+mn_status mn_ik_jt(MN_IK_METHOD_ARGS) { return mn_ik_run_jacobian(m, d, p, o, r, jt_step, NULL, NULL); }

@@ -79,22 +79,17 @@ static int pinv_step(void* vctx, const mn_ikc* c, const double* qc, double* J, c
     return 0;
 }
 
+static mn_status pinv_setup(void* vctx, const mn_ikc* c, const mn_ik_goal* g, const mn_ik_options* o,
+                            mn_arena* a) {
+    pinv_ctx* x = vctx;
+    x->nullspace = o->nullspace;
+    x->gain = o->nullspace_gain;
+    x->z = mn_arena_alloc(a, sizeof(double) * (size_t)c->ch.ndof);
+    if (!x->z) return MN_ERR_NOMEM;
+    return mn_ik_svd_alloc(a, g->rows, c->ch.ndof, &x->w);
+}
+
 mn_status mn_ik_pinv(MN_IK_METHOD_ARGS) {
-    size_t mark = mn_arena_mark(&d->arena);
-    mn_ikc c;
-    mn_ik_goal g;
-    mn_status s = mn_ik_begin(m, d, p, r, &c, &g);
-    if (s != MN_OK) return s;
-    int n = c.ch.ndof;
     pinv_ctx x;
-    if (mn_ik_svd_alloc(&d->arena, g.rows, n, &x.w) != MN_OK ||
-        !(x.z = mn_arena_alloc(&d->arena, sizeof(double) * (size_t)n))) {
-        mn_arena_reset(&d->arena, mark);
-        return mn_ik_fail(r, MN_ERR_NOMEM, "ik: arena too small for the chain");
-    }
-    x.nullspace = o->nullspace;
-    x.gain = o->nullspace_gain;
-    s = mn_ik_iterate(m, d, &c, &g, o, r, pinv_step, &x);
-    mn_arena_reset(&d->arena, mark);
-    return s;
+    return mn_ik_run_jacobian(m, d, p, o, r, pinv_step, pinv_setup, &x);
 }
