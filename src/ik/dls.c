@@ -65,5 +65,5 @@ static mn_status dls_setup(void* vctx, const mn_ikc* c, const mn_ik_goal* g, con
 
 mn_status mn_ik_dls(MN_IK_METHOD_ARGS) {
     dls_ctx x;
-    return mn_ik_run_jacobian(m, d, p, o, r, dls_step, dls_setup, &x);
+    return mn_ik_run_jacobian(m, d, p, o, r, dls_step, dls_setup, &x, "dls");
 }

@@ -568,7 +568,7 @@ static int jac_may_escape(void* vx) {
 }
 
 mn_status mn_ik_iterate(const mn_model* m, mn_data* d, const mn_ikc* c, const mn_ik_goal* g,
-                        const mn_ik_options* o, mn_ik_result* r, mn_ik_step_fn step, void* ctx) {
+                        const mn_ik_options* o, mn_ik_result* r, mn_ik_step_fn step, void* ctx, const char* name) {
     int n = c->ch.ndof, nq = c->ch.nq;
     jac_loop x;
     memset(&x, 0, sizeof x);
@@ -586,14 +586,14 @@ mn_status mn_ik_iterate(const mn_model* m, mn_data* d, const mn_ikc* c, const mn
     mn_chain_gather(&c->ch, d->q, x.q);
     if (o->respect_limits) mn_ikc_clamp(c, x.q);
     mn_ik_loop L = {&x, jac_iterate, jac_measure, jac_save, jac_restore, jac_escape, jac_may_escape, g->use_pos, g->use_rot, 1};
-    mn_status s = mn_ik_drive(&L, o, r, mn_ik_method_name(o->method));
+    mn_status s = mn_ik_drive(&L, o, r, name);
     mn_chain_scatter(&c->ch, x.q, d->q);
     mn_fk_subtree(m, d, c->ch.jnt[0]); /* the part of the figure the chain moves */
     return s;
 }
 
 mn_status mn_ik_run_jacobian(const mn_model* m, mn_data* d, const mn_ik_problem* p, const mn_ik_options* o,
-                             mn_ik_result* r, mn_ik_step_fn step, mn_ik_setup_fn setup, void* ctx) {
+                             mn_ik_result* r, mn_ik_step_fn step, mn_ik_setup_fn setup, void* ctx, const char* name) {
     size_t mark = mn_arena_mark(&d->arena);
     mn_ikc c;
     mn_ik_goal g;
@@ -603,7 +603,7 @@ mn_status mn_ik_run_jacobian(const mn_model* m, mn_data* d, const mn_ik_problem*
         mn_arena_reset(&d->arena, mark);
         return mn_ik_fail(r, MN_ERR_NOMEM, "ik: arena too small for the chain");
     }
-    s = mn_ik_iterate(m, d, &c, &g, o, r, step, ctx);
+    s = mn_ik_iterate(m, d, &c, &g, o, r, step, ctx, name);
     mn_arena_reset(&d->arena, mark);
     return s;
 }

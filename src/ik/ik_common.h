@@ -192,15 +192,16 @@ typedef mn_status (*mn_ik_setup_fn)(void* ctx, const mn_ikc* c, const mn_ik_goal
 /* The whole of a Jacobian method behind mn_ik_solve: the chain and goal in d->arena, the
  * method's setup (may be NULL), mn_ik_iterate with its step, and the arena mark restored. */
 mn_status mn_ik_run_jacobian(const mn_model* m, mn_data* d, const mn_ik_problem* p, const mn_ik_options* o,
-                             mn_ik_result* r, mn_ik_step_fn step, mn_ik_setup_fn setup, void* ctx);
+                             mn_ik_result* r, mn_ik_step_fn step, mn_ik_setup_fn setup, void* ctx, const char* name);
 
 /* Runs a Jacobian method from d->q on chain c (built in d->arena by the caller, who holds
  * the arena mark) under mn_ik_drive: per iteration the step, a cap by o->max_step, the
  * projection onto the limits, and a backtracking line search that halves the step until
  * the error drops (which keeps every method monotone); when the method's step cannot
  * lower the error, steepest descent (mn_ik_descent_direction) is tried before the point
- * is taken for stationary. Writes the best state to d->q (and d's frames), fills r. */
+ * is taken for stationary. Writes the best state to d->q (and d's frames), fills r; name
+ * (the method's) starts its messages. */
 mn_status mn_ik_iterate(const mn_model* m, mn_data* d, const mn_ikc* c, const mn_ik_goal* g,
-                        const mn_ik_options* o, mn_ik_result* r, mn_ik_step_fn step, void* ctx);
+                        const mn_ik_options* o, mn_ik_result* r, mn_ik_step_fn step, void* ctx, const char* name);
 
 #endif

@@ -32,4 +32,4 @@ static int jt_step(void* ctx, const mn_ikc* c, const double* qc, double* J, cons
     return 0;
 }
 
-mn_status mn_ik_jt(MN_IK_METHOD_ARGS) { return mn_ik_run_jacobian(m, d, p, o, r, jt_step, NULL, NULL); }
+mn_status mn_ik_jt(MN_IK_METHOD_ARGS) { return mn_ik_run_jacobian(m, d, p, o, r, jt_step, NULL, NULL, "jt"); }

@@ -91,5 +91,5 @@ static mn_status pinv_setup(void* vctx, const mn_ikc* c, const mn_ik_goal* g, co
 
 mn_status mn_ik_pinv(MN_IK_METHOD_ARGS) {
     pinv_ctx x;
-    return mn_ik_run_jacobian(m, d, p, o, r, pinv_step, pinv_setup, &x);
+    return mn_ik_run_jacobian(m, d, p, o, r, pinv_step, pinv_setup, &x, "pinv");
 }
