@@ -163,31 +163,26 @@ static void move_frames(const mn_geo_chain* c, mn_data* d, int k, const mn_mat3*
     }
 }
 
-static double apply_hinge(mn_geo_chain* c, mn_data* d, int k, double phi) {
+/* Moves a hinge (angle) or slide (length) of chain joint k by delta, within its limits, and
+ * the frames distal to it: a turn about the joint's world axis through its origin, or a
+ * shift along it. Returns the size of the change applied. */
+static double apply_1dof(mn_geo_chain* c, mn_data* d, int k, double delta) {
     int j = c->ch.jnt[k];
     double* qj = d->q + c->m->jnt_qadr[j];
-    double qn = mn_geo_limit(c, j, qj[0] + phi);
-    double dphi = qn - qj[0];
-    if (dphi == 0.0 || !isfinite(dphi)) return 0.0;
+    double qn = mn_geo_limit(c, j, qj[0] + delta);
+    double dv = qn - qj[0];
+    if (dv == 0.0 || !isfinite(dv)) return 0.0;
     qj[0] = qn;
     const mn_xform* X = &d->xf[j];
     mn_vec3 a = mn_mat3_mulv(&X->R, c->m->jnt_axis[j]);
-    mn_mat3 dR = mn_mat3_axis_angle(a, dphi);
-    move_frames(c, d, k, &dR, X->p, mn_v3(0, 0, 0));
-    return fabs(dphi);
-}
-
-static double apply_slide(mn_geo_chain* c, mn_data* d, int k, double lam) {
-    int j = c->ch.jnt[k];
-    double* qj = d->q + c->m->jnt_qadr[j];
-    double qn = mn_geo_limit(c, j, qj[0] + lam);
-    double dl = qn - qj[0];
-    if (dl == 0.0 || !isfinite(dl)) return 0.0;
-    qj[0] = qn;
-    mn_vec3 a = mn_mat3_mulv(&d->xf[j].R, c->m->jnt_axis[j]);
-    mn_mat3 I = mn_mat3_identity();
-    move_frames(c, d, k, &I, d->xf[j].p, mn_vec3_scale(a, dl));
-    return fabs(dl);
+    if (c->m->jnt_type[j] == MN_JOINT_HINGE) {
+        mn_mat3 dR = mn_mat3_axis_angle(a, dv);
+        move_frames(c, d, k, &dR, X->p, mn_v3(0, 0, 0));
+    } else {
+        mn_mat3 I = mn_mat3_identity();
+        move_frames(c, d, k, &I, X->p, mn_vec3_scale(a, dv));
+    }
+    return fabs(dv);
 }
 
 /* A BALL's state is R_j = R_pre R(qb); a world rotation D about its pivot gives
@@ -252,7 +247,7 @@ double mn_geo_step(mn_geo_chain* c, mn_data* d, int k, const mn_geo_goal* g, int
         for (int i = 0; i < g->npt; i++) mn_ccd_hinge_add_point(&kh, a, pic[i], pid[i], wt[i]);
         if (wo > 0) mn_ccd_hinge_add_frame(&kh, a, &g->Rc, &g->Rd, wo);
         double phi = mn_ccd_hinge_angle(&kh);
-        return apply_hinge(c, d, k, clamp_abs(wk * phi, lim));
+        return apply_1dof(c, d, k, clamp_abs(wk * phi, lim));
     }
     if (type == MN_JOINT_SLIDE) {
         /* Welman eq. 4.24: lambda = (P_d - P_c) . axis, a weighted mean over the points */
@@ -263,7 +258,7 @@ double mn_geo_step(mn_geo_chain* c, mn_data* d, int k, const mn_geo_goal* g, int
             den += wt[i];
         }
         if (!(den > 0)) return 0.0;
-        return apply_slide(c, d, k, clamp_abs(wk * num / den, lim));
+        return apply_1dof(c, d, k, clamp_abs(wk * num / den, lim));
     }
     /* BALL: the same objective over all rotations, sum w P_id . R P_ic + wo sum u_jd . R u_jc;
      * one point alone leaves the twist free, and the shortest arc is the natural choice. */
@@ -297,7 +292,7 @@ double mn_geo_rotate(mn_geo_chain* c, mn_data* d, int k, mn_quat dq) {
     mn_vec3 a = mn_mat3_mulv(&d->xf[j].R, c->m->jnt_axis[j]);
     double p = dq.x * a.x + dq.y * a.y + dq.z * a.z;
     double phi = (p != 0.0 || dq.w != 0.0) ? mn_angle_wrap(2.0 * atan2(p, dq.w)) : 0.0;
-    return apply_hinge(c, d, k, phi);
+    return apply_1dof(c, d, k, phi);
 }
 
 void mn_geo_clamp_chain(const mn_geo_chain* c, mn_data* d) {
