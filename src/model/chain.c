@@ -198,21 +198,41 @@ void mn_chain_frames(const mn_model* m, const mn_chain* c, const double* qc, mn_
     }
 }
 
-void mn_chain_fk(const mn_model* m, const mn_chain* c, const double* qc, mn_xform* tip) {
-    double R[9] = {1, 0, 0, 0, 1, 0, 0, 0, 1}, p[3] = {0, 0, 0};
+/* The walk of mn_chain_fk and mn_chain_fk_jacobian: the tip frame in R, p and, when axis
+ * is not NULL (a constant after inlining, so mn_chain_fk carries none of it), each moving
+ * joint's world axis, origin and type. */
+#if defined(__GNUC__)
+__attribute__((always_inline))
+#endif
+static inline void chain_walk(const mn_model* m, const mn_chain* c, const double* qc, double* R, double* p,
+                              double* axis, double* origin, int* kind) {
     double sn[MN_CHAIN_MAX], cs[MN_CHAIN_MAX];
     chain_sincos(c, qc, sn, cs);
     const mn_jop* ops = m->jnt_ops;
     int v = 0;
     for (int i = 0; i < c->njoint; i++) {
         const mn_jop* op = &ops[c->jnt[i]];
-        if (op->type == MN_JOINT_FIXED) {
+        int t = op->type;
+        if (t == MN_JOINT_FIXED) {
             mn_jop_apply_1dof(op, NULL, 0, 1, R, p);
-        } else {
-            mn_jop_apply_1dof(op, qc + v, sn[v], cs[v], R, p);
-            v++;
+            continue;
         }
+        mn_jop_apply_1dof(op, qc + v, sn[v], cs[v], R, p);
+        if (axis) {
+            const double* a = op->axis;
+            axis[3 * v] = R[0] * a[0] + R[1] * a[1] + R[2] * a[2];
+            axis[3 * v + 1] = R[3] * a[0] + R[4] * a[1] + R[5] * a[2];
+            axis[3 * v + 2] = R[6] * a[0] + R[7] * a[1] + R[8] * a[2];
+            origin[3 * v] = p[0], origin[3 * v + 1] = p[1], origin[3 * v + 2] = p[2];
+            kind[v] = t;
+        }
+        v++;
     }
+}
+
+void mn_chain_fk(const mn_model* m, const mn_chain* c, const double* qc, mn_xform* tip) {
+    double R[9] = {1, 0, 0, 0, 1, 0, 0, 0, 1}, p[3] = {0, 0, 0};
+    chain_walk(m, c, qc, R, p, NULL, NULL, NULL);
     for (int i = 0; i < 9; i++) tip->R.m[i] = R[i];
     tip->p = mn_v3(p[0], p[1], p[2]);
 }
@@ -222,25 +242,7 @@ void mn_chain_fk_jacobian(const mn_model* m, const mn_chain* c, const double* qc
     double axis[3 * MN_CHAIN_MAX], origin[3 * MN_CHAIN_MAX];
     int kind[MN_CHAIN_MAX];
     double R[9] = {1, 0, 0, 0, 1, 0, 0, 0, 1}, p[3] = {0, 0, 0};
-    double sn[MN_CHAIN_MAX], cs[MN_CHAIN_MAX];
-    chain_sincos(c, qc, sn, cs);
-    const mn_jop* ops = m->jnt_ops;
-    int v = 0;
-    for (int i = 0; i < c->njoint; i++) {
-        const mn_jop* op = &ops[c->jnt[i]];
-        int t = op->type;
-        if (t == MN_JOINT_FIXED) mn_jop_apply_1dof(op, NULL, 0, 1, R, p);
-        else mn_jop_apply_1dof(op, qc + v, sn[v], cs[v], R, p);
-        if (t != MN_JOINT_FIXED) {
-            const double* a = op->axis;
-            axis[3 * v] = R[0] * a[0] + R[1] * a[1] + R[2] * a[2];
-            axis[3 * v + 1] = R[3] * a[0] + R[4] * a[1] + R[5] * a[2];
-            axis[3 * v + 2] = R[6] * a[0] + R[7] * a[1] + R[8] * a[2];
-            origin[3 * v] = p[0], origin[3 * v + 1] = p[1], origin[3 * v + 2] = p[2];
-            kind[v] = t;
-            v++;
-        }
-    }
+    chain_walk(m, c, qc, R, p, axis, origin, kind);
     for (int i = 0; i < 9; i++) tip->R.m[i] = R[i];
     tip->p = mn_v3(p[0], p[1], p[2]);
     double P[3] = {p[0] + R[0] * local.x + R[1] * local.y + R[2] * local.z,
