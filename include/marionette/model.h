@@ -267,7 +267,8 @@ int mn_joint_within_limits(const mn_model* m, int joint, const double* qj, doubl
 /* The velocity one DOF gives a point P and the frame carrying it (Welman 3.1; Parent
  * ch. 5, "Jacobian by cross products"): a rotation about the unit axis a through o gives
  * (a x (P - o), a); a translation along a gives (a, 0). */
-static inline void mn_dof_rotation_column(mn_vec3 a, mn_vec3 o, mn_vec3 P, mn_vec3* lin, mn_vec3* ang) {
+static inline void mn_dof_rotation_column(mn_vec3 a, mn_vec3 o, mn_vec3 P, mn_vec3* lin,
+                                          mn_vec3* ang) {
     *lin = mn_vec3_cross(a, mn_vec3_sub(P, o));
     *ang = a;
 }
@@ -287,21 +288,29 @@ static inline void mn_dof_translation_column(mn_vec3 a, mn_vec3* lin, mn_vec3* a
  *     FREE   (f_c, 0) for the columns f_c of Rp, then the three BALL columns.
  * Every Jacobian of the library (mn_jacobian, mn_jacobian_chain, mn_com_jacobian,
  * mn_chain_fk_jacobian, the IK methods' chain Jacobian) is made of this. */
-static inline int mn_joint_jacobian_columns(const mn_model* m, int joint, const mn_xform* X, const mn_mat3* Rp,
-                                            mn_vec3 P, mn_vec3* lin, mn_vec3* ang) {
+static inline int mn_joint_jacobian_columns(const mn_model* m, int joint, const mn_xform* X,
+                                            const mn_mat3* Rp, mn_vec3 P, mn_vec3* lin,
+                                            mn_vec3* ang) {
     switch (m->jnt_type[joint]) {
-    case MN_JOINT_HINGE: mn_dof_rotation_column(mn_mat3_mulv(&X->R, m->jnt_axis[joint]), X->p, P, lin, ang); return 1;
-    case MN_JOINT_SLIDE: mn_dof_translation_column(mn_mat3_mulv(&X->R, m->jnt_axis[joint]), lin, ang); return 1;
+    case MN_JOINT_HINGE:
+        mn_dof_rotation_column(mn_mat3_mulv(&X->R, m->jnt_axis[joint]), X->p, P, lin, ang);
+        return 1;
+    case MN_JOINT_SLIDE:
+        mn_dof_translation_column(mn_mat3_mulv(&X->R, m->jnt_axis[joint]), lin, ang);
+        return 1;
     case MN_JOINT_BALL:
-        for (int c = 0; c < 3; c++) mn_dof_rotation_column(mn_mat3_col(&X->R, c), X->p, P, lin + c, ang + c);
+        for (int c = 0; c < 3; c++)
+            mn_dof_rotation_column(mn_mat3_col(&X->R, c), X->p, P, lin + c, ang + c);
         return 3;
     case MN_JOINT_FREE:
         for (int c = 0; c < 3; c++) {
-            mn_dof_translation_column(Rp ? mn_mat3_col(Rp, c) : mn_v3(c == 0, c == 1, c == 2), lin + c, ang + c);
+            mn_dof_translation_column(Rp ? mn_mat3_col(Rp, c) : mn_v3(c == 0, c == 1, c == 2),
+                                      lin + c, ang + c);
             mn_dof_rotation_column(mn_mat3_col(&X->R, c), X->p, P, lin + 3 + c, ang + 3 + c);
         }
         return 6;
-    default: return 0;
+    default:
+        return 0;
     }
 }
 
@@ -319,13 +328,15 @@ static inline int mn_joint_jacobian_columns(const mn_model* m, int joint, const 
 typedef struct mn_ccd_hinge {
     double k1, k2, k3;
 } mn_ccd_hinge;
-static inline void mn_ccd_hinge_add_point(mn_ccd_hinge* k, mn_vec3 a, mn_vec3 pc, mn_vec3 pd, double w) {
+static inline void mn_ccd_hinge_add_point(mn_ccd_hinge* k, mn_vec3 a, mn_vec3 pc, mn_vec3 pd,
+                                          double w) {
     k->k1 += w * mn_vec3_dot(pd, a) * mn_vec3_dot(pc, a); /* eq. 4.20 */
     k->k2 += w * mn_vec3_dot(pd, pc);                     /* eq. 4.21 */
     k->k3 += w * mn_vec3_dot(a, mn_vec3_cross(pc, pd));   /* eq. 4.22 */
 }
 /* The three axis pairs of the current frame Rc and the desired frame Rd, weight w each. */
-void mn_ccd_hinge_add_frame(mn_ccd_hinge* k, mn_vec3 a, const mn_mat3* Rc, const mn_mat3* Rd, double w);
+void mn_ccd_hinge_add_frame(mn_ccd_hinge* k, mn_vec3 a, const mn_mat3* Rc, const mn_mat3* Rd,
+                            double w);
 /* The maximiser of g (eq. 4.23): phi = atan2(k3, k2 - k1), in (-pi, pi]. 0 when g does not
  * depend on phi to rounding (|k3| and |k2 - k1| below 1e-12 of the size of the sums:
  * every goal on the axis, or none), so that rounding noise never turns a joint half way
@@ -374,7 +385,8 @@ void mn_chain_scatter(const mn_chain* c, const double* qc, double* q);
  * (any joint types: the batched 1-DOF path when simple, mn_joint_apply otherwise). */
 void mn_chain_frames(const mn_model* m, const mn_chain* c, const double* qc, mn_xform* frames);
 /* qc <- qc (+) scale * v (ndof), joint by joint as mn_joint_integrate. */
-void mn_chain_integrate(const mn_model* m, const mn_chain* c, double* qc, const double* v, double scale);
+void mn_chain_integrate(const mn_model* m, const mn_chain* c, double* qc, const double* v,
+                        double scale);
 /* Projects qc onto the chain's joint limits (mn_joint_clamp). */
 void mn_chain_clamp(const mn_model* m, const mn_chain* c, double* qc);
 

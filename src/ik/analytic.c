@@ -115,7 +115,9 @@ static double elbow_hinge(const mn_geo_chain* c, const mn_data* d, int j, mn_vec
     double cand[2] = {mn_angle_wrap(psi + delta), mn_angle_wrap(psi - delta)};
     int best = -1;
     for (int i = 0; i < 2; i++)
-        if (mn_geo_limit(c, j, q + cand[i]) == q + cand[i] && (best < 0 || fabs(cand[i]) < fabs(cand[best]))) best = i;
+        if (mn_geo_limit(c, j, q + cand[i]) == q + cand[i] &&
+            (best < 0 || fabs(cand[i]) < fabs(cand[best])))
+            best = i;
     if (best >= 0) return cand[best];
     /* neither root within limits: the clamped value whose reach comes closest */
     double bestv = 0, beste = INFINITY;
@@ -182,8 +184,9 @@ mn_status mn_ik_analytic(MN_IK_METHOD_ARGS) {
         if (type == MN_JOINT_FIXED || type == MN_JOINT_FREE) continue; /* a free root is held */
         if (type != MN_JOINT_HINGE && type != MN_JOINT_BALL) {
             mn_arena_reset(&d->arena, mark);
-            return mn_ik_fail(r, MN_ERR_UNSUPPORTED, "analytic: joint '%s' is a %s; only hinge and ball joints",
-                               m->jnt_name[c.ch.jnt[k]], mn_joint_type_name((mn_joint_type)type));
+            return mn_ik_fail(r, MN_ERR_UNSUPPORTED,
+                              "analytic: joint '%s' is a %s; only hinge and ball joints",
+                              m->jnt_name[c.ch.jnt[k]], mn_joint_type_name((mn_joint_type)type));
         }
         mn_vec3 o_k = d->xf[c.ch.jnt[k]].p;
         if (ng > 0 && mn_vec3_dist(o_k, gpos[ng - 1]) <= eps) {
@@ -192,19 +195,23 @@ mn_status mn_ik_analytic(MN_IK_METHOD_ARGS) {
         }
         if (ng == 3) {
             mn_arena_reset(&d->arena, mark);
-            return mn_ik_fail(r, MN_ERR_UNSUPPORTED,
-                               "analytic: more than three pivots (shoulder, elbow, wrist) on the chain");
+            return mn_ik_fail(
+                r, MN_ERR_UNSUPPORTED,
+                "analytic: more than three pivots (shoulder, elbow, wrist) on the chain");
         }
         gfirst[ng] = glast[ng] = k;
         gpos[ng++] = o_k;
     }
     if (ng < 2) {
         mn_arena_reset(&d->arena, mark);
-        return mn_ik_fail(r, MN_ERR_ARG, "analytic: zero-length upper bone (the elbow pivot is on the shoulder pivot)");
+        return mn_ik_fail(
+            r, MN_ERR_ARG,
+            "analytic: zero-length upper bone (the elbow pivot is on the shoulder pivot)");
     }
     if (gfirst[1] != glast[1]) {
         mn_arena_reset(&d->arena, mark);
-        return mn_ik_fail(r, MN_ERR_UNSUPPORTED, "analytic: the elbow must be one hinge or one ball joint");
+        return mn_ik_fail(r, MN_ERR_UNSUPPORTED,
+                          "analytic: the elbow must be one hinge or one ball joint");
     }
     int elbow_k = gfirst[1];
     int wrist = ng == 3;
@@ -216,7 +223,9 @@ mn_status mn_ik_analytic(MN_IK_METHOD_ARGS) {
         double l2 = mn_vec3_dist(orient_wrist ? gpos[2] : E0, gpos[1]);
         if (!(l2 > eps) || !(mn_vec3_dist(E0, gpos[1]) > eps)) {
             mn_arena_reset(&d->arena, mark);
-            return mn_ik_fail(r, MN_ERR_ARG, "analytic: zero-length lower bone (the effector is on the elbow pivot)");
+            return mn_ik_fail(
+                r, MN_ERR_ARG,
+                "analytic: zero-length lower bone (the effector is on the elbow pivot)");
         }
     }
     mn_geo_clamp_chain(&c, d); /* a seed outside the limits starts from its projection */
@@ -288,8 +297,11 @@ mn_status mn_ik_analytic(MN_IK_METHOD_ARGS) {
     }
     if (out_of_reach)
         return mn_ik_fail(r, MN_ERR_UNREACHABLE,
-                           "analytic: target %.4g from the shoulder, reach is [%.4g, %.4g]: arm stretched toward it",
-                           dist, dmin, dmax);
-    return mn_ik_fail(r, MN_ERR_UNREACHABLE, "analytic: joint limits or the elbow axis keep the effector %.3g from the target (%.3g rad)",
-                       r->pos_err, r->rot_err);
+                          "analytic: target %.4g from the shoulder, reach is [%.4g, %.4g]: arm "
+                          "stretched toward it",
+                          dist, dmin, dmax);
+    return mn_ik_fail(r, MN_ERR_UNREACHABLE,
+                      "analytic: joint limits or the elbow axis keep the effector %.3g from the "
+                      "target (%.3g rad)",
+                      r->pos_err, r->rot_err);
 }

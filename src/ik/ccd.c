@@ -51,4 +51,6 @@ static int ccd_setup(mn_geo_chain* c, mn_data* d, void* ctx) {
     return 0;
 }
 
-mn_status mn_ik_ccd(MN_IK_METHOD_ARGS) { return mn_geo_run(m, d, p, o, r, ccd_pass, ccd_setup, NULL, "ccd"); }
+mn_status mn_ik_ccd(MN_IK_METHOD_ARGS) {
+    return mn_geo_run(m, d, p, o, r, ccd_pass, ccd_setup, NULL, "ccd");
+}

@@ -41,20 +41,23 @@ static int dls_step(void* vctx, const mn_ikc* c, const double* qc, double* J, co
     /* t = diag(s / (s^2 + lambda^2)) U^T e */
     for (int i = 0; i < k; i++) {
         double ue = 0;
-        for (int r = 0; r < rows; r++) ue += x->w.U[r * k + i] * e[r];
+        for (int r = 0; r < rows; r++)
+            ue += x->w.U[r * k + i] * e[r];
         double si = x->w.s[i];
         x->w.t[i] = si > 0 ? si / (si * si + l2) * ue : 0;
     }
     for (int j = 0; j < n; j++) {
         double v = 0;
-        for (int i = 0; i < k; i++) v += x->w.V[j * k + i] * x->w.t[i];
+        for (int i = 0; i < k; i++)
+            v += x->w.V[j * k + i] * x->w.t[i];
         dq[j] = v * c->isqs[j];
     }
     (void)qc;
     return 0;
 }
 
-static mn_status dls_setup(void* vctx, const mn_ikc* c, const mn_ik_goal* g, const mn_ik_options* o, mn_arena* a) {
+static mn_status dls_setup(void* vctx, const mn_ikc* c, const mn_ik_goal* g, const mn_ik_options* o,
+                           mn_arena* a) {
     dls_ctx* x = vctx;
     double L = c->reach > 0 ? c->reach : 1.0;
     x->lambda0 = o->damping * L;

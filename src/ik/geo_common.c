@@ -31,7 +31,8 @@ mn_status mn_geo_chain_build(const mn_model* m, mn_data* d, const mn_ik_problem*
 
     /* W, the world scale of Welman's alpha = k / W: the length of the chain. */
     double W = 0;
-    for (int i = 1; i < n; i++) W += mn_vec3_dist(d->xf[c->ch.jnt[i]].p, d->xf[c->ch.jnt[i - 1]].p);
+    for (int i = 1; i < n; i++)
+        W += mn_vec3_dist(d->xf[c->ch.jnt[i]].p, d->xf[c->ch.jnt[i - 1]].p);
     if (n > 0) W += mn_vec3_norm(mn_mat3_mulv(&d->xf[p->tip].R, p->point));
     c->reach = W > 1e-12 ? W : 1.0;
     double wpos = p->w_pos > 0 ? p->w_pos : 1.0, wrot = p->w_rot > 0 ? p->w_rot : 1.0;
@@ -198,7 +199,8 @@ static double apply_ball(mn_geo_chain* c, mn_data* d, int k, mn_quat dq) {
     mn_quat dl = mn_quat_mul(mn_quat_mul(mn_quat_conj(qR), dq), qR);
     mn_quat qn = mn_quat_normalize(mn_quat_mul(qb, dl));
     if (c->limits && m->jnt_limited[j])
-        qn = mn_ball_clamp(qn, m->jnt_axis[j], m->jnt_swing[j], m->jnt_twist[2 * j], m->jnt_twist[2 * j + 1]);
+        qn = mn_ball_clamp(qn, m->jnt_axis[j], m->jnt_swing[j], m->jnt_twist[2 * j],
+                           m->jnt_twist[2 * j + 1]);
     if (!mn_quat_isfinite(qn)) return 0.0;
     mn_quat actual = mn_quat_mul(mn_quat_conj(qb), qn); /* local increment after limits */
     mn_quat dw = mn_quat_mul(mn_quat_mul(qR, actual), mn_quat_conj(qR));
@@ -244,7 +246,8 @@ double mn_geo_step(mn_geo_chain* c, mn_data* d, int k, const mn_geo_goal* g, int
          * maximal at phi = atan2(k3, k2 - k1) (the stationary point with g'' < 0). */
         mn_vec3 a = mn_mat3_mulv(&X->R, m->jnt_axis[j]);
         mn_ccd_hinge kh = {0, 0, 0};
-        for (int i = 0; i < g->npt; i++) mn_ccd_hinge_add_point(&kh, a, pic[i], pid[i], wt[i]);
+        for (int i = 0; i < g->npt; i++)
+            mn_ccd_hinge_add_point(&kh, a, pic[i], pid[i], wt[i]);
         if (wo > 0) mn_ccd_hinge_add_frame(&kh, a, &g->Rc, &g->Rd, wo);
         double phi = mn_ccd_hinge_angle(&kh);
         return apply_1dof(c, d, k, clamp_abs(wk * phi, lim));
@@ -307,11 +310,13 @@ void mn_geo_clamp_chain(const mn_geo_chain* c, mn_data* d) {
 }
 
 void mn_geo_save(mn_geo_chain* c, const mn_data* d) {
-    for (int i = 0; i < c->ch.nq; i++) c->qbest[i] = d->q[c->ch.qadr[i]];
+    for (int i = 0; i < c->ch.nq; i++)
+        c->qbest[i] = d->q[c->ch.qadr[i]];
 }
 
 void mn_geo_restore(const mn_geo_chain* c, mn_data* d) {
-    for (int i = 0; i < c->ch.nq; i++) d->q[c->ch.qadr[i]] = c->qbest[i];
+    for (int i = 0; i < c->ch.nq; i++)
+        d->q[c->ch.qadr[i]] = c->qbest[i];
     mn_fk(c->m, d);
 }
 
@@ -379,13 +384,14 @@ mn_status mn_geo_iterate(mn_geo_chain* c, mn_data* d, const mn_ik_options* o, mn
                          mn_geo_pass pass, void* ctx, const char* name) {
     mn_geo_clamp_chain(c, d);
     geo_loop x = {c, d, pass, ctx};
-    mn_ik_loop L = {&x, geo_iterate, geo_measure, geo_save, geo_restore, geo_escape, geo_may_escape,
-                    c->use_pos, c->use_rot, 0};
+    mn_ik_loop L = {&x,         geo_iterate,    geo_measure, geo_save,   geo_restore,
+                    geo_escape, geo_may_escape, c->use_pos,  c->use_rot, 0};
     return mn_ik_drive(&L, o, r, name);
 }
 
 mn_status mn_geo_run(const mn_model* m, mn_data* d, const mn_ik_problem* p, const mn_ik_options* o,
-                     mn_ik_result* r, mn_geo_pass pass, mn_geo_setup setup, void* ctx, const char* name) {
+                     mn_ik_result* r, mn_geo_pass pass, mn_geo_setup setup, void* ctx,
+                     const char* name) {
     size_t mark = mn_arena_mark(&d->arena);
     mn_geo_chain c;
     mn_status st = mn_geo_chain_build(m, d, p, o, &c);

@@ -118,6 +118,7 @@ mn_status mn_geo_iterate(mn_geo_chain* c, mn_data* d, const mn_ik_options* o, mn
  * the arena mark restored. */
 typedef int (*mn_geo_setup)(mn_geo_chain* c, mn_data* d, void* ctx);
 mn_status mn_geo_run(const mn_model* m, mn_data* d, const mn_ik_problem* p, const mn_ik_options* o,
-                     mn_ik_result* r, mn_geo_pass pass, mn_geo_setup setup, void* ctx, const char* name);
+                     mn_ik_result* r, mn_geo_pass pass, mn_geo_setup setup, void* ctx,
+                     const char* name);
 
 #endif

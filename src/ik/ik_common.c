@@ -22,7 +22,8 @@ mn_status mn_ikc_build(const mn_model* m, const mn_data* d, int base, int tip, m
     mn_xform* xf = mn_arena_alloc(a, sizeof(mn_xform) * (size_t)(nj + 1));
     if (!isqs || !xf) return MN_ERR_NOMEM;
     double* w = isqs + nd;
-    for (int k = 0; k < nd; k++) isqs[k] = 1.0 / sqrt(c->ch.stiffness[k]);
+    for (int k = 0; k < nd; k++)
+        isqs[k] = 1.0 / sqrt(c->ch.stiffness[k]);
     double reach = mn_vec3_norm(point);
     for (int i = 0; i < nj; i++) {
         int j = c->ch.jnt[i], type = m->jnt_type[j];
@@ -58,8 +59,10 @@ void mn_ikc_fk(const mn_ikc* c, const double* qc, mn_vec3 point, mn_xform* tip, 
     mn_xform X = mn_xform_identity();
     if (c->ch.njoint > 0) {
         /* mn_chain_frames, with its 1-DOF fast path called directly (the solvers' hot loop) */
-        if (c->ch.simple) mn_path_fk(c->m, c->ch.jnt, c->ch.njoint, qc, c->xf);
-        else mn_chain_frames(c->m, &c->ch, qc, c->xf);
+        if (c->ch.simple)
+            mn_path_fk(c->m, c->ch.jnt, c->ch.njoint, qc, c->xf);
+        else
+            mn_chain_frames(c->m, &c->ch, qc, c->xf);
         X = c->xf[c->ch.njoint - 1];
     }
     if (tip) *tip = X;
@@ -149,12 +152,14 @@ static inline void put_column(const mn_ik_goal* g, double* J, int n, int col, mn
 #if defined(__GNUC__)
 __attribute__((noinline))
 #endif
-static void multi_dof_columns(const mn_ikc* c, const mn_ik_goal* g, int i, mn_vec3 p, double* J) {
+static void
+multi_dof_columns(const mn_ikc* c, const mn_ik_goal* g, int i, mn_vec3 p, double* J) {
     mn_vec3 lin[6], ang[6];
     /* the parent frame in base coordinates: the previous joint's, or the base itself */
     const mn_mat3* Rp = i > 0 ? &c->xf[i - 1].R : NULL;
     int nv = mn_joint_jacobian_columns(c->m, c->ch.jnt[i], &c->xf[i], Rp, p, lin, ang);
-    for (int k = 0; k < nv; k++) put_column(g, J, c->ch.ndof, c->ch.doff[i] + k, lin[k], ang[k]);
+    for (int k = 0; k < nv; k++)
+        put_column(g, J, c->ch.ndof, c->ch.doff[i] + k, lin[k], ang[k]);
 }
 
 void mn_ikc_jacobian(const mn_ikc* c, const mn_ik_goal* g, mn_vec3 p, double* J) {
@@ -174,7 +179,9 @@ void mn_ikc_jacobian(const mn_ikc* c, const mn_ik_goal* g, mn_vec3 p, double* J)
             put_column(g, J, n, k, lin, ang);
             break;
         case MN_JOINT_BALL:
-        case MN_JOINT_FREE: multi_dof_columns(c, g, i, p, J); break;
+        case MN_JOINT_FREE:
+            multi_dof_columns(c, g, i, p, J);
+            break;
         default: break;
         }
     }
@@ -246,7 +253,8 @@ void mn_ikc_random(const mn_ikc* c, mn_rng* r, double* qc) {
             /* Twist uniform in its range, swing direction uniform, swing angle uniform over
              * the cone's cap (cos uniform). */
             /* (u, v, a) right-handed and orthonormal */
-            mn_vec3 a = m->jnt_axis[j], u = mn_vec3_neg(mn_vec3_perpendicular(a)), v = mn_vec3_cross(a, u);
+            mn_vec3 a = m->jnt_axis[j], u = mn_vec3_neg(mn_vec3_perpendicular(a)),
+                    v = mn_vec3_cross(a, u);
             double lo = m->jnt_twist[2 * j], hi = m->jnt_twist[2 * j + 1];
             double tw = lo + (hi - lo) * mn_rng_uniform(r);
             double phi = 2 * MN_PI * mn_rng_uniform(r);
@@ -353,7 +361,8 @@ mn_status mn_ik_fail(mn_ik_result* r, mn_status s, const char* fmt, ...) {
 
 void mn_ik_escape_velocity(const mn_ikc* c, const double* qc, double angle, int limits, double* v) {
     const mn_model* m = c->m;
-    for (int k = 0; k < c->ch.ndof; k++) v[k] = 0;
+    for (int k = 0; k < c->ch.ndof; k++)
+        v[k] = 0;
     for (int i = 0; i < c->ch.njoint; i++) {
         int j = c->ch.jnt[i], k = c->ch.doff[i];
         if (m->jnt_type[j] == MN_JOINT_HINGE) {
@@ -366,7 +375,8 @@ void mn_ik_escape_velocity(const mn_ikc* c, const double* qc, double angle, int 
     }
 }
 
-mn_status mn_ik_drive(const mn_ik_loop* L, const mn_ik_options* o, mn_ik_result* r, const char* name) {
+mn_status mn_ik_drive(const mn_ik_loop* L, const mn_ik_options* o, mn_ik_result* r,
+                      const char* name) {
     enum { MAX_ESCAPES = 4 };
     double pe, re;
     double merit = L->measure(L->ctx, &pe, &re), best = merit, prev = merit;
@@ -403,7 +413,8 @@ mn_status mn_ik_drive(const mn_ik_loop* L, const mn_ik_options* o, mn_ik_result*
         int same = 0;
         for (int k = 0; k < nseen; k++)
             if (fabs(seen[k] - merit) <= 1e-6 * merit + 1e-300) same = 1;
-        if (same || escapes >= MAX_ESCAPES || escapes >= o->max_restarts || (L->may_escape && !L->may_escape(L->ctx))) {
+        if (same || escapes >= MAX_ESCAPES || escapes >= o->max_restarts ||
+            (L->may_escape && !L->may_escape(L->ctx))) {
             unreachable = 1;
             break;
         }
@@ -429,17 +440,20 @@ mn_status mn_ik_drive(const mn_ik_loop* L, const mn_ik_options* o, mn_ik_result*
         return r->status = MN_OK;
     }
     if (unreachable)
-        return mn_ik_fail(r, MN_ERR_UNREACHABLE,
-                          "%s: target: unreachable, stalled %.3g from it (%.3g rad) after %d iterations: out of "
-                          "reach, held by joint limits or at a stationary pose",
-                          name, pe, re, it);
-    return mn_ik_fail(r, MN_ERR_NOCONVERGE, "%s: %s ran out after %d iterations, %.3g from the target (%.3g rad)", name,
+        return mn_ik_fail(
+            r, MN_ERR_UNREACHABLE,
+            "%s: target: unreachable, stalled %.3g from it (%.3g rad) after %d iterations: out of "
+            "reach, held by joint limits or at a stationary pose",
+            name, pe, re, it);
+    return mn_ik_fail(r, MN_ERR_NOCONVERGE,
+                      "%s: %s ran out after %d iterations, %.3g from the target (%.3g rad)", name,
                       timed_out ? "time budget" : "iteration budget", it, pe, re);
 }
 
 /* ---- the Jacobian methods' iteration ------------------------------------------------------ */
 
-double mn_ik_descent_direction(const mn_ikc* c, const double* J, const double* e, int rows, double* dq) {
+double mn_ik_descent_direction(const mn_ikc* c, const double* J, const double* e, int rows,
+                               double* dq) {
     int n = c->ch.ndof;
     for (int j = 0; j < n; j++) {
         double v = 0;
@@ -470,7 +484,8 @@ mn_status mn_ik_svd_alloc(mn_arena* a, int rows, int n, mn_ik_svd* w) {
 int mn_ik_svd_scaled(const mn_ikc* c, double* J, int rows, mn_ik_svd* w) {
     int n = c->ch.ndof;
     for (int r = 0; r < rows; r++)
-        for (int j = 0; j < n; j++) J[r * n + j] *= c->isqs[j];
+        for (int j = 0; j < n; j++)
+            J[r * n + j] *= c->isqs[j];
     mn_status st = mn_svd(J, rows, n, w->s, w->U, w->V, w->work);
     return st == MN_OK || st == MN_ERR_NOCONVERGE ? 0 : -1;
 }
@@ -562,20 +577,23 @@ static int jac_may_escape(void* vx) {
     const mn_ikc* c = x->c;
     if (!x->g->use_pos || c->has_slide || c->ch.njoint == 0) return 1;
     double arm = mn_vec3_norm(x->g->point);
-    for (int i = 1; i < c->ch.njoint; i++) arm += mn_vec3_norm(c->m->jnt_offset[c->ch.jnt[i]]);
+    for (int i = 1; i < c->ch.njoint; i++)
+        arm += mn_vec3_norm(c->m->jnt_offset[c->ch.jnt[i]]);
     mn_ikc_fk(c, x->q, x->g->point, NULL, NULL);
     return mn_vec3_dist(x->g->pos, c->xf[0].p) < arm * (1.0 - 1e-9);
 }
 
 mn_status mn_ik_iterate(const mn_model* m, mn_data* d, const mn_ikc* c, const mn_ik_goal* g,
-                        const mn_ik_options* o, mn_ik_result* r, mn_ik_step_fn step, void* ctx, const char* name) {
+                        const mn_ik_options* o, mn_ik_result* r, mn_ik_step_fn step, void* ctx,
+                        const char* name) {
     int n = c->ch.ndof, nq = c->ch.nq;
     jac_loop x;
     memset(&x, 0, sizeof x);
     x.J = mn_arena_alloc(&d->arena, sizeof(double) * (size_t)(6 * n));
     x.dq = mn_arena_alloc(&d->arena, sizeof(double) * (size_t)n);
     x.q = mn_arena_alloc(&d->arena, sizeof(double) * (size_t)(3 * nq));
-    if (!x.J || !x.dq || !x.q) return mn_ik_fail(r, MN_ERR_NOMEM, "ik: arena too small for the chain");
+    if (!x.J || !x.dq || !x.q)
+        return mn_ik_fail(r, MN_ERR_NOMEM, "ik: arena too small for the chain");
     x.qt = x.q + nq;
     x.qbest = x.qt + nq;
     x.c = c;
@@ -585,15 +603,17 @@ mn_status mn_ik_iterate(const mn_model* m, mn_data* d, const mn_ikc* c, const mn
     x.ctx = ctx;
     mn_chain_gather(&c->ch, d->q, x.q);
     if (o->respect_limits) mn_ikc_clamp(c, x.q);
-    mn_ik_loop L = {&x, jac_iterate, jac_measure, jac_save, jac_restore, jac_escape, jac_may_escape, g->use_pos, g->use_rot, 1};
+    mn_ik_loop L = {&x,         jac_iterate,    jac_measure, jac_save,   jac_restore,
+                    jac_escape, jac_may_escape, g->use_pos,  g->use_rot, 1};
     mn_status s = mn_ik_drive(&L, o, r, name);
     mn_chain_scatter(&c->ch, x.q, d->q);
     mn_fk_subtree(m, d, c->ch.jnt[0]); /* the part of the figure the chain moves */
     return s;
 }
 
-mn_status mn_ik_run_jacobian(const mn_model* m, mn_data* d, const mn_ik_problem* p, const mn_ik_options* o,
-                             mn_ik_result* r, mn_ik_step_fn step, mn_ik_setup_fn setup, void* ctx, const char* name) {
+mn_status mn_ik_run_jacobian(const mn_model* m, mn_data* d, const mn_ik_problem* p,
+                             const mn_ik_options* o, mn_ik_result* r, mn_ik_step_fn step,
+                             mn_ik_setup_fn setup, void* ctx, const char* name) {
     size_t mark = mn_arena_mark(&d->arena);
     mn_ikc c;
     mn_ik_goal g;

@@ -83,7 +83,9 @@ int mn_ik_goal_met(const mn_ik_goal* g, double pos_err, double rot_err, const mn
 static inline void mn_ikc_integrate(const mn_ikc* c, double* qc, const double* v, double scale) {
     mn_chain_integrate(c->m, &c->ch, qc, v, scale);
 }
-static inline void mn_ikc_clamp(const mn_ikc* c, double* qc) { mn_chain_clamp(c->m, &c->ch, qc); }
+static inline void mn_ikc_clamp(const mn_ikc* c, double* qc) {
+    mn_chain_clamp(c->m, &c->ch, qc);
+}
 
 /* Largest |v_i| over the chain, for step clamping. */
 double mn_ik_max_abs(const double* v, int n);
@@ -155,7 +157,8 @@ typedef struct mn_ik_loop {
  * method says cannot be left (may_escape), ends the solve as UNREACHABLE. Keeps the best
  * state seen and leaves it current; fills r (iterations, restarts, errors, status and a
  * message starting with name). */
-mn_status mn_ik_drive(const mn_ik_loop* L, const mn_ik_options* o, mn_ik_result* r, const char* name);
+mn_status mn_ik_drive(const mn_ik_loop* L, const mn_ik_options* o, mn_ik_result* r,
+                      const char* name);
 
 #define MN_IK_ESCAPE_ANGLE 0.1
 /* The escape velocity v (ndof) at chain state qc: angle on every hinge (-angle for one at
@@ -166,7 +169,8 @@ void mn_ik_escape_velocity(const mn_ikc* c, const double* qc, double angle, int 
 /* The steepest-descent direction dq = S^-1 J^T e (S the stiffnesses; Welman 4.1, eq. 4.10
  * with K = S^-1) and the step length h = <e, J dq> / |J dq|^2 that minimises the
  * linearised error along it (0 when there is none). */
-double mn_ik_descent_direction(const mn_ikc* c, const double* J, const double* e, int rows, double* dq);
+double mn_ik_descent_direction(const mn_ikc* c, const double* J, const double* e, int rows,
+                               double* dq);
 
 /* ---- the Jacobian methods (DLS, PINV, JT) ------------------------------------------------ */
 /* The SVD of the stiffness-scaled Jacobian J~ = J S^-1/2 (each DOF's stiffness the metric
@@ -187,12 +191,13 @@ typedef int (*mn_ik_step_fn)(void* ctx, const mn_ikc* c, const double* qc, doubl
                              const double* e, int rows, double* dq);
 
 /* A Jacobian method's scratch for its step, taken from arena a (MN_ERR_NOMEM when short). */
-typedef mn_status (*mn_ik_setup_fn)(void* ctx, const mn_ikc* c, const mn_ik_goal* g, const mn_ik_options* o,
-                                    mn_arena* a);
+typedef mn_status (*mn_ik_setup_fn)(void* ctx, const mn_ikc* c, const mn_ik_goal* g,
+                                    const mn_ik_options* o, mn_arena* a);
 /* The whole of a Jacobian method behind mn_ik_solve: the chain and goal in d->arena, the
  * method's setup (may be NULL), mn_ik_iterate with its step, and the arena mark restored. */
-mn_status mn_ik_run_jacobian(const mn_model* m, mn_data* d, const mn_ik_problem* p, const mn_ik_options* o,
-                             mn_ik_result* r, mn_ik_step_fn step, mn_ik_setup_fn setup, void* ctx, const char* name);
+mn_status mn_ik_run_jacobian(const mn_model* m, mn_data* d, const mn_ik_problem* p,
+                             const mn_ik_options* o, mn_ik_result* r, mn_ik_step_fn step,
+                             mn_ik_setup_fn setup, void* ctx, const char* name);
 
 /* Runs a Jacobian method from d->q on chain c (built in d->arena by the caller, who holds
  * the arena mark) under mn_ik_drive: per iteration the step, a cap by o->max_step, the
@@ -202,6 +207,7 @@ mn_status mn_ik_run_jacobian(const mn_model* m, mn_data* d, const mn_ik_problem*
  * is taken for stationary. Writes the best state to d->q (and d's frames), fills r; name
  * (the method's) starts its messages. */
 mn_status mn_ik_iterate(const mn_model* m, mn_data* d, const mn_ikc* c, const mn_ik_goal* g,
-                        const mn_ik_options* o, mn_ik_result* r, mn_ik_step_fn step, void* ctx, const char* name);
+                        const mn_ik_options* o, mn_ik_result* r, mn_ik_step_fn step, void* ctx,
+                        const char* name);
 
 #endif

@@ -22,14 +22,17 @@
 #include "ik/ik_common.h"
 #include "ik/ik_methods.h"
 
-static int jt_step(void* ctx, const mn_ikc* c, const double* qc, double* J, const double* e, int rows,
-                   double* dq) {
+static int jt_step(void* ctx, const mn_ikc* c, const double* qc, double* J, const double* e,
+                   int rows, double* dq) {
     (void)ctx;
     (void)qc;
     double h = mn_ik_descent_direction(c, J, e, rows, dq);
     if (!(h > 0)) return -1;
-    for (int j = 0; j < c->ch.ndof; j++) dq[j] *= h;
+    for (int j = 0; j < c->ch.ndof; j++)
+        dq[j] *= h;
     return 0;
 }
 
-mn_status mn_ik_jt(MN_IK_METHOD_ARGS) { return mn_ik_run_jacobian(m, d, p, o, r, jt_step, NULL, NULL, "jt"); }
+mn_status mn_ik_jt(MN_IK_METHOD_ARGS) {
+    return mn_ik_run_jacobian(m, d, p, o, r, jt_step, NULL, NULL, "jt");
+}

@@ -34,15 +34,18 @@ static int pinv_step(void* vctx, const mn_ikc* c, const double* qc, double* J, c
     if (mn_ik_svd_scaled(c, J, rows, &x->w) != 0) return -1;
     double cut = PINV_RCOND * x->w.s[0];
     int rank = 0;
-    while (rank < k && x->w.s[rank] > 0 && x->w.s[rank] >= cut) rank++;
+    while (rank < k && x->w.s[rank] > 0 && x->w.s[rank] >= cut)
+        rank++;
     for (int i = 0; i < rank; i++) {
         double ue = 0;
-        for (int r = 0; r < rows; r++) ue += x->w.U[r * k + i] * e[r];
+        for (int r = 0; r < rows; r++)
+            ue += x->w.U[r * k + i] * e[r];
         x->w.t[i] = ue / x->w.s[i];
     }
     for (int j = 0; j < n; j++) {
         double v = 0;
-        for (int i = 0; i < rank; i++) v += x->w.V[j * k + i] * x->w.t[i];
+        for (int i = 0; i < rank; i++)
+            v += x->w.V[j * k + i] * x->w.t[i];
         dq[j] = v; /* scaled coordinates for now */
     }
     if (x->nullspace && x->gain > 0) {
@@ -66,12 +69,14 @@ static int pinv_step(void* vctx, const mn_ikc* c, const double* qc, double* J, c
         }
         for (int i = 0; i < rank; i++) {
             double vz = 0;
-            for (int j = 0; j < n; j++) vz += x->w.V[j * k + i] * x->z[j];
+            for (int j = 0; j < n; j++)
+                vz += x->w.V[j * k + i] * x->z[j];
             x->w.t[i] = vz;
         }
         for (int j = 0; j < n; j++) {
             double p = 0;
-            for (int i = 0; i < rank; i++) p += x->w.V[j * k + i] * x->w.t[i];
+            for (int i = 0; i < rank; i++)
+                p += x->w.V[j * k + i] * x->w.t[i];
             dq[j] += x->z[j] - p;
         }
     }
@@ -79,8 +84,8 @@ static int pinv_step(void* vctx, const mn_ikc* c, const double* qc, double* J, c
     return 0;
 }
 
-static mn_status pinv_setup(void* vctx, const mn_ikc* c, const mn_ik_goal* g, const mn_ik_options* o,
-                            mn_arena* a) {
+static mn_status pinv_setup(void* vctx, const mn_ikc* c, const mn_ik_goal* g,
+                            const mn_ik_options* o, mn_arena* a) {
     pinv_ctx* x = vctx;
     x->nullspace = o->nullspace;
     x->gain = o->nullspace_gain;

@@ -11,9 +11,9 @@
 typedef struct method_def {
     const char* name;
     mn_status (*solve)(MN_IK_METHOD_ARGS);
-    int full_fk;     /* reads the world frames of the chain from d (the geometric methods);
-                        otherwise only the base's frame (its own chain FK from there) */
-    int uses_pole;   /* reads p->pole (checked finite) */
+    int full_fk;   /* reads the world frames of the chain from d (the geometric methods);
+                      otherwise only the base's frame (its own chain FK from there) */
+    int uses_pole; /* reads p->pole (checked finite) */
 } method_def;
 
 static const method_def methods[MN_IK_METHOD_COUNT] = {
@@ -75,7 +75,8 @@ static int finite_pos(double x) { return isfinite(x) && x > 0; }
  * problem's quaternion is checked for being non-zero; methods normalise it. */
 static mn_status check(const mn_model* m, const mn_data* d, const mn_ik_problem* p,
                        const mn_ik_options* o, mn_ik_result* r) {
-    if (!m || !d || !p) return mn_ik_fail(r, MN_ERR_ARG, "ik: model, data and problem are required");
+    if (!m || !d || !p)
+        return mn_ik_fail(r, MN_ERR_ARG, "ik: model, data and problem are required");
     if (d->nq != m->nq || d->njoint != m->njoint)
         return mn_ik_fail(r, MN_ERR_ARG, "ik: data: made for another model");
     if ((int)o->method < 0 || o->method >= MN_IK_METHOD_COUNT)
@@ -150,8 +151,10 @@ mn_status mn_ik_solve(const mn_model* m, mn_data* d, const mn_ik_problem* p, con
     }
     /* The numeric methods walk the chain with their own forward kinematics and need only the
      * base's world frame; the geometric ones read every frame of the chain from d. */
-    if (methods[o->method].full_fk) mn_fk(m, d);
-    else mn_fk_path(m, d, p->base);
+    if (methods[o->method].full_fk)
+        mn_fk(m, d);
+    else
+        mn_fk_path(m, d, p->base);
     size_t mark = mn_arena_mark(&d->arena);
     s = methods[o->method].solve(m, d, p, o, r);
     mn_arena_reset(&d->arena, mark);

@@ -23,7 +23,9 @@ int mn_chain_count(const mn_model* m, int base, int tip, int* njoint, int* ndof,
     return 0;
 }
 
-static size_t align16(size_t n) { return (n + 15) & ~(size_t)15; }
+static size_t align16(size_t n) {
+    return (n + 15) & ~(size_t)15;
+}
 
 size_t mn_chain_bytes(int njoint, int ndof, int nq) {
     return align16(sizeof(int) * (size_t)(3 * njoint + 2 * ndof + nq + 1)) +
@@ -51,7 +53,8 @@ mn_status mn_chain_init(const mn_model* m, int base, int tip, mn_arena* a, mn_ch
     c->lo = db;
     c->hi = db + nd;
     c->stiffness = db + 2 * nd;
-    for (int i = nj - 1, j = tip; i >= 0; i--, j = m->jnt_parent[j]) c->jnt[i] = j;
+    for (int i = nj - 1, j = tip; i >= 0; i--, j = m->jnt_parent[j])
+        c->jnt[i] = j;
     int iq = 0, id = 0;
     c->simple = 1;
     for (int i = 0; i < nj; i++) {
@@ -59,7 +62,8 @@ mn_status mn_chain_init(const mn_model* m, int base, int tip, mn_arena* a, mn_ch
         int jq = mn_joint_type_nq((mn_joint_type)type), jd = mn_joint_type_nv((mn_joint_type)type);
         c->qoff[i] = iq;
         c->doff[i] = id;
-        for (int k = 0; k < jq; k++) c->qadr[iq + k] = m->jnt_qadr[j] + k;
+        for (int k = 0; k < jq; k++)
+            c->qadr[iq + k] = m->jnt_qadr[j] + k;
         for (int k = 0; k < jd; k++) {
             int dof = m->jnt_dofadr[j] + k;
             double st = m->dof_stiffness[dof];
@@ -125,20 +129,25 @@ void mn_chain_destroy(mn_chain* c) {
 }
 
 void mn_chain_gather(const mn_chain* c, const double* q, double* qc) {
-    for (int i = 0; i < c->nq; i++) qc[i] = q[c->qadr[i]];
+    for (int i = 0; i < c->nq; i++)
+        qc[i] = q[c->qadr[i]];
 }
 
 void mn_chain_scatter(const mn_chain* c, const double* qc, double* q) {
-    for (int i = 0; i < c->nq; i++) q[c->qadr[i]] = qc[i];
+    for (int i = 0; i < c->nq; i++)
+        q[c->qadr[i]] = qc[i];
 }
 
-void mn_chain_integrate(const mn_model* m, const mn_chain* c, double* qc, const double* v, double scale) {
+void mn_chain_integrate(const mn_model* m, const mn_chain* c, double* qc, const double* v,
+                        double scale) {
     if (c->simple) { /* hinges and slides: one number per DOF */
-        for (int i = 0; i < c->ndof; i++) qc[i] += scale * v[i];
+        for (int i = 0; i < c->ndof; i++)
+            qc[i] += scale * v[i];
         return;
     }
     for (int i = 0; i < c->njoint; i++)
-        mn_joint_integrate((mn_joint_type)m->jnt_type[c->jnt[i]], qc + c->qoff[i], v + c->doff[i], scale);
+        mn_joint_integrate((mn_joint_type)m->jnt_type[c->jnt[i]], qc + c->qoff[i], v + c->doff[i],
+                           scale);
 }
 
 void mn_chain_clamp(const mn_model* m, const mn_chain* c, double* qc) {
@@ -149,7 +158,8 @@ void mn_chain_clamp(const mn_model* m, const mn_chain* c, double* qc) {
         }
         return;
     }
-    for (int i = 0; i < c->njoint; i++) mn_joint_clamp(m, c->jnt[i], qc + c->qoff[i]);
+    for (int i = 0; i < c->njoint; i++)
+        mn_joint_clamp(m, c->jnt[i], qc + c->qoff[i]);
 }
 
 /* sin and cos of every hinge first: independent of each other, so they overlap. */
@@ -204,8 +214,9 @@ void mn_chain_frames(const mn_model* m, const mn_chain* c, const double* qc, mn_
 #if defined(__GNUC__)
 __attribute__((always_inline))
 #endif
-static inline void chain_walk(const mn_model* m, const mn_chain* c, const double* qc, double* R, double* p,
-                              double* axis, double* origin, int* kind) {
+static inline void
+chain_walk(const mn_model* m, const mn_chain* c, const double* qc, double* R, double* p,
+           double* axis, double* origin, int* kind) {
     double sn[MN_CHAIN_MAX], cs[MN_CHAIN_MAX];
     chain_sincos(c, qc, sn, cs);
     const mn_jop* ops = m->jnt_ops;
@@ -233,7 +244,8 @@ static inline void chain_walk(const mn_model* m, const mn_chain* c, const double
 void mn_chain_fk(const mn_model* m, const mn_chain* c, const double* qc, mn_xform* tip) {
     double R[9] = {1, 0, 0, 0, 1, 0, 0, 0, 1}, p[3] = {0, 0, 0};
     chain_walk(m, c, qc, R, p, NULL, NULL, NULL);
-    for (int i = 0; i < 9; i++) tip->R.m[i] = R[i];
+    for (int i = 0; i < 9; i++)
+        tip->R.m[i] = R[i];
     tip->p = mn_v3(p[0], p[1], p[2]);
 }
 
@@ -253,7 +265,8 @@ void mn_chain_fk_jacobian(const mn_model* m, const mn_chain* c, const double* qc
     for (int k = 0; k < n; k++) {
         mn_vec3 a = mn_v3(axis[3 * k], axis[3 * k + 1], axis[3 * k + 2]), lin, ang;
         if (kind[k] == MN_JOINT_HINGE)
-            mn_dof_rotation_column(a, mn_v3(origin[3 * k], origin[3 * k + 1], origin[3 * k + 2]), Pv, &lin, &ang);
+            mn_dof_rotation_column(a, mn_v3(origin[3 * k], origin[3 * k + 1], origin[3 * k + 2]),
+                                   Pv, &lin, &ang);
         else
             mn_dof_translation_column(a, &lin, &ang);
         jac[k] = lin.x, jac[n + k] = lin.y, jac[2 * n + k] = lin.z;

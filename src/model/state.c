@@ -2,11 +2,14 @@
  * (each joint by the per-joint primitives of joint.c). */
 #include "model/model_internal.h"
 
-static mn_quat load_quat(const double* q) { return mn_q4(q[0], q[1], q[2], q[3]); }
+static mn_quat load_quat(const double* q) {
+    return mn_q4(q[0], q[1], q[2], q[3]);
+}
 
 void mn_integrate(const mn_model* m, double* q, const double* v, double scale) {
     for (int j = 0; j < m->njoint; j++)
-        mn_joint_integrate((mn_joint_type)m->jnt_type[j], q + m->jnt_qadr[j], v + m->jnt_dofadr[j], scale);
+        mn_joint_integrate((mn_joint_type)m->jnt_type[j], q + m->jnt_qadr[j], v + m->jnt_dofadr[j],
+                           scale);
 }
 
 void mn_q_difference(const mn_model* m, const double* q1, const double* q0, double* v) {
@@ -32,7 +35,8 @@ void mn_q_difference(const mn_model* m, const double* q1, const double* q0, doub
 }
 
 void mn_clamp_to_limits(const mn_model* m, double* q) {
-    for (int j = 0; j < m->njoint; j++) mn_joint_clamp(m, j, q + m->jnt_qadr[j]);
+    for (int j = 0; j < m->njoint; j++)
+        mn_joint_clamp(m, j, q + m->jnt_qadr[j]);
 }
 
 int mn_q_within_limits(const mn_model* m, const double* q, double tol) {

@@ -109,7 +109,8 @@ static void test_ball_clamp_matches_model(void) {
         seed = seed * 1103515245u + 12345u;
         v.z = (double)(seed >> 8) / (1 << 24) - 0.5;
         mn_quat q = mn_quat_exp(mn_vec3_scale(v, 5.0));
-        mn_quat c = mn_ball_clamp(q, m->jnt_axis[0], m->jnt_swing[0], m->jnt_twist[0], m->jnt_twist[1]);
+        mn_quat c =
+            mn_ball_clamp(q, m->jnt_axis[0], m->jnt_swing[0], m->jnt_twist[0], m->jnt_twist[1]);
         d->q[0] = c.w, d->q[1] = c.x, d->q[2] = c.y, d->q[3] = c.z;
         CHECK(mn_q_within_limits(m, d->q, 1e-9));
     }

@@ -577,7 +577,8 @@ static void test_joint_columns_fd(void) {
             mn_fk(m, d);
             mn_vec3 local = mn_v3(srand1(), srand1(), srand1());
             mn_vec3 P = mn_point_world(d, e, local), lin[6], ang[6];
-            int nv = mn_joint_jacobian_columns(m, j, &d->xf[j], &d->xf[m->jnt_parent[j]].R, P, lin, ang);
+            int nv =
+                mn_joint_jacobian_columns(m, j, &d->xf[j], &d->xf[m->jnt_parent[j]].R, P, lin, ang);
             CHECK(nv == mn_joint_type_nv(types[ti]));
             double q0[7];
             memcpy(q0, d->q + m->jnt_qadr[j], sizeof(double) * (size_t)mn_joint_type_nq(types[ti]));
@@ -587,11 +588,13 @@ static void test_joint_columns_fd(void) {
                 v[k] = 1;
                 mn_vec3 pp, pm;
                 mn_mat3 Rp, Rm;
-                memcpy(d->q + m->jnt_qadr[j], q0, sizeof q0[0] * (size_t)mn_joint_type_nq(types[ti]));
+                memcpy(d->q + m->jnt_qadr[j], q0,
+                       sizeof q0[0] * (size_t)mn_joint_type_nq(types[ti]));
                 mn_joint_integrate(types[ti], d->q + m->jnt_qadr[j], v, h);
                 mn_fk(m, d);
                 pp = mn_point_world(d, e, local), Rp = d->xf[e].R;
-                memcpy(d->q + m->jnt_qadr[j], q0, sizeof q0[0] * (size_t)mn_joint_type_nq(types[ti]));
+                memcpy(d->q + m->jnt_qadr[j], q0,
+                       sizeof q0[0] * (size_t)mn_joint_type_nq(types[ti]));
                 mn_joint_integrate(types[ti], d->q + m->jnt_qadr[j], v, -h);
                 mn_fk(m, d);
                 pm = mn_point_world(d, e, local), Rm = d->xf[e].R;
@@ -617,12 +620,15 @@ static void test_joint_integrate(void) {
         double* v = malloc(sizeof(double) * (size_t)m->nv);
         double* w = malloc(sizeof(double) * (size_t)m->nv);
         random_q(m, q0);
-        for (int k = 0; k < m->nv; k++) v[k] = 0.5 * srand1();
+        for (int k = 0; k < m->nv; k++)
+            v[k] = 0.5 * srand1();
         memcpy(q1, q0, sizeof(double) * (size_t)m->nq);
         for (int j = 0; j < m->njoint; j++)
-            mn_joint_integrate((mn_joint_type)m->jnt_type[j], q1 + m->jnt_qadr[j], v + m->jnt_dofadr[j], 0.8);
+            mn_joint_integrate((mn_joint_type)m->jnt_type[j], q1 + m->jnt_qadr[j],
+                               v + m->jnt_dofadr[j], 0.8);
         mn_q_difference(m, q1, q0, w);
-        for (int k = 0; k < m->nv; k++) CHECK_NEAR(w[k], 0.8 * v[k], 1e-12);
+        for (int k = 0; k < m->nv; k++)
+            CHECK_NEAR(w[k], 0.8 * v[k], 1e-12);
         CHECK(mn_q_within_limits(m, q1, 0));
         free(q0), free(q1), free(v), free(w);
         mn_model_destroy(m);
@@ -654,7 +660,8 @@ static void test_joint_clamp(void) {
             CHECK(mn_joint_within_limits(m, j, c, 1e-9));
             memcpy(c2, c, sizeof c);
             mn_joint_clamp(m, j, c2);
-            for (int i = 0; i < nq; i++) CHECK_NEAR(c2[i], c[i], 1e-12);
+            for (int i = 0; i < nq; i++)
+                CHECK_NEAR(c2[i], c[i], 1e-12);
             if (types[ti] != MN_JOINT_BALL) {
                 CHECK(c[0] >= -0.5 && c[0] <= 0.7);
                 continue;
@@ -688,7 +695,8 @@ static double ccd_objective(mn_vec3 a, int n, const mn_vec3* pc, const mn_vec3* 
                             const mn_mat3* Rc, const mn_mat3* Rd, double wo, double phi) {
     mn_mat3 R = mn_mat3_axis_angle(a, phi);
     double g = 0;
-    for (int i = 0; i < n; i++) g += w[i] * mn_vec3_dot(pd[i], mn_mat3_mulv(&R, pc[i]));
+    for (int i = 0; i < n; i++)
+        g += w[i] * mn_vec3_dot(pd[i], mn_mat3_mulv(&R, pc[i]));
     for (int c = 0; c < 3 && wo > 0; c++)
         g += wo * mn_vec3_dot(mn_mat3_col(Rd, c), mn_mat3_mulv(&R, mn_mat3_col(Rc, c)));
     return g;
@@ -709,20 +717,22 @@ static void test_ccd_hinge(void) {
         mn_mat3 Rc = mn_quat_to_mat3(rand_quat()), Rd = mn_quat_to_mat3(rand_quat());
         double wo = trial % 2 ? urand() : 0;
         mn_ccd_hinge k = {0, 0, 0};
-        for (int i = 0; i < n; i++) mn_ccd_hinge_add_point(&k, a, pc[i], pd[i], w[i]);
+        for (int i = 0; i < n; i++)
+            mn_ccd_hinge_add_point(&k, a, pc[i], pd[i], w[i]);
         if (wo > 0) mn_ccd_hinge_add_frame(&k, a, &Rc, &Rd, wo);
         double phi = mn_ccd_hinge_angle(&k);
         CHECK(phi >= -MN_PI && phi <= MN_PI);
         double g = ccd_objective(a, n, pc, pd, w, &Rc, &Rd, wo, phi), best = -INFINITY;
         for (int s = 0; s <= 20000; s++) {
-            double gs = ccd_objective(a, n, pc, pd, w, &Rc, &Rd, wo, -MN_PI + 2 * MN_PI * s / 20000);
+            double gs =
+                ccd_objective(a, n, pc, pd, w, &Rc, &Rd, wo, -MN_PI + 2 * MN_PI * s / 20000);
             if (gs > best) best = gs;
         }
         CHECK(g >= best - 1e-12 * (1 + fabs(best)));
         /* eq. 4.19: the closed form equals the direct objective at any angle */
         double t = 3 * srand1();
-        CHECK_NEAR(k.k1 * (1 - cos(t)) + k.k2 * cos(t) + k.k3 * sin(t), ccd_objective(a, n, pc, pd, w, &Rc, &Rd, wo, t),
-                   1e-12);
+        CHECK_NEAR(k.k1 * (1 - cos(t)) + k.k2 * cos(t) + k.k3 * sin(t),
+                   ccd_objective(a, n, pc, pd, w, &Rc, &Rd, wo, t), 1e-12);
     }
     /* degenerate: every goal on the axis leaves g flat, and the joint stays put */
     mn_vec3 a = mn_vec3_normalize(mn_v3(1, 2, 3));
@@ -760,7 +770,8 @@ static void test_chain_view(void) {
         int j = c.jnt[i];
         CHECK(i == 0 ? m->jnt_parent[j] == -1 : m->jnt_parent[j] == c.jnt[i - 1]);
         CHECK(c.qoff[i] == at);
-        for (int k = 0; k < mn_joint_type_nq((mn_joint_type)m->jnt_type[j]); k++) CHECK(c.qadr[at + k] == m->jnt_qadr[j] + k);
+        for (int k = 0; k < mn_joint_type_nq((mn_joint_type)m->jnt_type[j]); k++)
+            CHECK(c.qadr[at + k] == m->jnt_qadr[j] + k);
         for (int k = 0; k < mn_joint_type_nv((mn_joint_type)m->jnt_type[j]); k++) {
             CHECK(c.dof[c.doff[i] + k] == m->jnt_dofadr[j] + k);
             CHECK(c.dof_path[c.doff[i] + k] == i);
@@ -775,19 +786,22 @@ static void test_chain_view(void) {
     double qc[256], vc[256];
     random_q(m, q);
     memcpy(q2, q, sizeof(double) * (size_t)m->nq);
-    for (int k = 0; k < c.ndof; k++) v[c.dof[k]] = vc[k] = srand1();
+    for (int k = 0; k < c.ndof; k++)
+        v[c.dof[k]] = vc[k] = srand1();
     mn_chain_gather(&c, q, qc);
     mn_chain_integrate(m, &c, qc, vc, 0.3);
     mn_chain_scatter(&c, qc, q);
     mn_integrate(m, q2, v, 0.3);
-    for (int i = 0; i < m->nq; i++) CHECK_NEAR(q[i], q2[i], 1e-15);
+    for (int i = 0; i < m->nq; i++)
+        CHECK_NEAR(q[i], q2[i], 1e-15);
     /* frames relative to the base (the world here) match mn_fk */
     mn_data* d = mn_data_create(m, 0);
     memcpy(d->q, q, sizeof(double) * (size_t)m->nq);
     mn_fk(m, d);
     mn_xform fr[64];
     mn_chain_frames(m, &c, qc, fr);
-    for (int i = 0; i < c.njoint; i++) CHECK(mn_vec3_dist(fr[i].p, d->xf[c.jnt[i]].p) < 1e-12);
+    for (int i = 0; i < c.njoint; i++)
+        CHECK(mn_vec3_dist(fr[i].p, d->xf[c.jnt[i]].p) < 1e-12);
     CHECK(mn_chain_init(m, tip, 0, &a, &c) == MN_ERR_ARG || tip == 0);
     free(q), free(q2), free(v);
     mn_data_destroy(d);
