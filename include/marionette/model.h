@@ -335,16 +335,29 @@ static inline void mn_ccd_hinge_add_point(mn_ccd_hinge* k, mn_vec3 a, mn_vec3 pc
     k->k3 += w * mn_vec3_dot(a, mn_vec3_cross(pc, pd));   /* eq. 4.22 */
 }
 /* The three axis pairs of the current frame Rc and the desired frame Rd, weight w each. */
-void mn_ccd_hinge_add_frame(mn_ccd_hinge* k, mn_vec3 a, const mn_mat3* Rc, const mn_mat3* Rd,
-                            double w);
+static inline void mn_ccd_hinge_add_frame(mn_ccd_hinge* k, mn_vec3 a, const mn_mat3* Rc, const mn_mat3* Rd,
+                                          double w) {
+    for (int c = 0; c < 3; c++) mn_ccd_hinge_add_point(k, a, mn_mat3_col(Rc, c), mn_mat3_col(Rd, c), w);
+}
 /* The maximiser of g (eq. 4.23): phi = atan2(k3, k2 - k1), in (-pi, pi]. 0 when g does not
  * depend on phi to rounding (|k3| and |k2 - k1| below 1e-12 of the size of the sums:
  * every goal on the axis, or none), so that rounding noise never turns a joint half way
  * round; 0 as well when the sums are not finite. */
-double mn_ccd_hinge_angle(const mn_ccd_hinge* k);
+static inline double mn_ccd_hinge_angle(const mn_ccd_hinge* k) {
+    double c = k->k2 - k->k1, s = k->k3;
+    double size = fabs(k->k1) + fabs(k->k2) + fabs(k->k3);
+    /* g(phi) = k1 + c cos phi + s sin phi is flat when its amplitude is rounding noise;
+     * the comparison is false for NaN sums too */
+    if (!(fabs(c) + fabs(s) > 1e-12 * size) || !(size < INFINITY)) return 0.0;
+    return atan2(s, c); /* eq. 4.23: the stationary point with g'' < 0 */
+}
 /* Wang and Chen's configuration weight 1 + rho, rho = min(|pc|, |pd|) / max(|pc|, |pd|)
  * (Welman, the paragraph before eq. 4.19); 1 when both are zero. */
-double mn_ccd_rho_weight(mn_vec3 pc, mn_vec3 pd);
+static inline double mn_ccd_rho_weight(mn_vec3 pc, mn_vec3 pd) {
+    double a = mn_vec3_norm(pc), b = mn_vec3_norm(pd);
+    double hi = a > b ? a : b, lo = a > b ? b : a;
+    return 1.0 + (hi > 0 ? lo / hi : 0.0);
+}
 
 /* ---- chains: the view of one base-to-tip path --------------------------------------- */
 /* The joints on the path from below `base` down to `tip`, root to tip, with where their

@@ -1,5 +1,5 @@
-/* The per-joint primitives of model.h: manifold integration, joint limits and the CCD
- * hinge step. The Jacobian columns are inline in model.h (the solvers' hot loops). */
+/* The per-joint primitives of model.h: manifold integration and joint limits. The Jacobian
+ * columns and the CCD hinge step are inline in model.h (the solvers' hot loops). */
 #include "model/model_internal.h"
 
 static mn_quat load_quat(const double* q) {
@@ -111,27 +111,4 @@ int mn_joint_within_limits(const mn_model* m, int j, const double* qj, double to
         if (mn_vec3_norm(sw) > m->jnt_swing[j] + tol) return 0;
     }
     return 1;
-}
-
-/* ---- the CCD hinge step (Welman 4.2.1) ------------------------------------------------- */
-
-void mn_ccd_hinge_add_frame(mn_ccd_hinge* k, mn_vec3 a, const mn_mat3* Rc, const mn_mat3* Rd,
-                            double w) {
-    for (int c = 0; c < 3; c++)
-        mn_ccd_hinge_add_point(k, a, mn_mat3_col(Rc, c), mn_mat3_col(Rd, c), w);
-}
-
-double mn_ccd_hinge_angle(const mn_ccd_hinge* k) {
-    double c = k->k2 - k->k1, s = k->k3;
-    double size = fabs(k->k1) + fabs(k->k2) + fabs(k->k3);
-    if (!isfinite(c) || !isfinite(s) || !isfinite(size)) return 0.0;
-    /* g(phi) = k1 + c cos phi + s sin phi: flat when its amplitude is rounding noise */
-    if (!(fabs(c) + fabs(s) > 1e-12 * size)) return 0.0;
-    return atan2(s, c); /* eq. 4.23: the stationary point with g'' < 0 */
-}
-
-double mn_ccd_rho_weight(mn_vec3 pc, mn_vec3 pd) {
-    double a = mn_vec3_norm(pc), b = mn_vec3_norm(pd);
-    double hi = a > b ? a : b, lo = a > b ? b : a;
-    return 1.0 + (hi > 0 ? lo / hi : 0.0);
 }
