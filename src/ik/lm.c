@@ -73,7 +73,7 @@ typedef struct lm_work {
 __attribute__((always_inline))
 #endif
 static inline int damped_step_n(const mn_ikc* c, int rows, const double* e, double lambda, lm_work* w) {
-    int n = c->ndof;
+    int n = c->ch.ndof;
     double* J = w->J;
     /* Column scaling by stiffness. */
     for (int r = 0; r < rows; r++)
@@ -129,8 +129,8 @@ static int damped_step(const mn_ikc* c, int rows, const double* e, double lambda
  * the remaining joints doing the clipped joint's share. Up to three passes. */
 static int limited_step(const mn_ikc* c, int rows, const double* e, double lambda, lm_work* w,
                         const double* q, int limits) {
-    int n = c->ndof;
-    if (!limits || !c->simple) return damped_step(c, rows, e, lambda, w);
+    int n = c->ch.ndof;
+    if (!limits || !c->ch.simple) return damped_step(c, rows, e, lambda, w);
     memcpy(w->J0, w->J, sizeof(double) * (size_t)(rows * n));
     if (damped_step(c, rows, e, lambda, w) != 0) return -1;
     int nfixed = 0;
@@ -138,9 +138,9 @@ static int limited_step(const mn_ikc* c, int rows, const double* e, double lambd
         int any = 0;
         for (int k = 0; k < n; k++) {
             double t = q[k] + w->dq[k];
-            if (w->fixed[k] || (t <= c->hi[k] && t >= c->lo[k])) continue;
+            if (w->fixed[k] || (t <= c->ch.hi[k] && t >= c->ch.lo[k])) continue;
             w->fixed[k] = 1;
-            w->dqfix[k] = (t > c->hi[k] ? c->hi[k] : c->lo[k]) - q[k];
+            w->dqfix[k] = (t > c->ch.hi[k] ? c->ch.hi[k] : c->ch.lo[k]) - q[k];
             any = 1;
             nfixed++;
         }
@@ -194,7 +194,7 @@ static int lm_start(lm_solve* S, int polish, double* err_out) {
     const mn_ik_goal* g = S->g;
     const mn_ik_options* o = S->o;
     lm_work* w = &S->w;
-    int n = c->ndof, rows = g->rows;
+    int n = c->ch.ndof, rows = g->rows;
     double e[6], et[6], pe, re, pet, ret;
     mn_xform tip;
     mn_vec3 pt;
@@ -207,7 +207,7 @@ static int lm_start(lm_solve* S, int polish, double* err_out) {
             S->best = err;
             S->best_pe = pe;
             S->best_re = re;
-            memcpy(w->qbest, w->q, sizeof(double) * (size_t)c->nqc);
+            memcpy(w->qbest, w->q, sizeof(double) * (size_t)c->ch.nq);
         }
         if (mn_ik_goal_met(g, pe, re, o)) { outcome = LM_MET; break; }
         if (kappa > LM_KAPPA_MAX) { outcome = LM_STATIONARY; break; }
@@ -232,7 +232,7 @@ static int lm_start(lm_solve* S, int polish, double* err_out) {
         }
         double mx = mn_ik_max_abs(w->dq, n);
         double scale = (o->max_step > 0 && mx > o->max_step) ? o->max_step / mx : 1.0;
-        memcpy(w->qt, w->q, sizeof(double) * (size_t)c->nqc);
+        memcpy(w->qt, w->q, sizeof(double) * (size_t)c->ch.nq);
         mn_ikc_integrate(c, w->qt, w->dq, scale);
         if (o->respect_limits) mn_ikc_clamp(c, w->qt);
         mn_xform tipt;
@@ -274,7 +274,7 @@ mn_status mn_ik_lm(MN_IK_METHOD_ARGS) {
     mn_ik_goal g;
     mn_status s = mn_ik_begin(m, d, p, r, &c, &g);
     if (s != MN_OK) return s;
-    int n = c.ndof, big = n > 6 ? n : 6;
+    int n = c.ch.ndof, big = n > 6 ? n : 6;
     lm_solve S;
     memset(&S, 0, sizeof S);
     lm_work* w = &S.w;
@@ -282,18 +282,18 @@ mn_status mn_ik_lm(MN_IK_METHOD_ARGS) {
     w->A = mn_arena_alloc(&d->arena, sizeof(double) * (size_t)(big * big));
     w->y = mn_arena_alloc(&d->arena, sizeof(double) * (size_t)big);
     w->dq = mn_arena_alloc(&d->arena, sizeof(double) * (size_t)n);
-    w->q = mn_arena_alloc(&d->arena, sizeof(double) * (size_t)(3 * c.nqc));
+    w->q = mn_arena_alloc(&d->arena, sizeof(double) * (size_t)(3 * c.ch.nq));
     w->J0 = mn_arena_alloc(&d->arena, sizeof(double) * (size_t)(6 * n));
     w->dqfix = mn_arena_alloc(&d->arena, sizeof(double) * (size_t)n);
     w->fixed = mn_arena_alloc(&d->arena, (size_t)n);
-    w->xf2 = mn_arena_alloc(&d->arena, sizeof(mn_xform) * (size_t)(c.njnt + 1));
+    w->xf2 = mn_arena_alloc(&d->arena, sizeof(mn_xform) * (size_t)(c.ch.njoint + 1));
     if (!w->J || !w->A || !w->y || !w->dq || !w->q || !w->J0 || !w->dqfix || !w->fixed || !w->xf2) {
         mn_arena_reset(&d->arena, mark);
         return mn_ik_fail(r, MN_ERR_NOMEM, "ik: arena too small for the chain");
     }
     memset(w->fixed, 0, (size_t)n);
-    w->qt = w->q + c.nqc;
-    w->qbest = w->qt + c.nqc;
+    w->qt = w->q + c.ch.nq;
+    w->qbest = w->qt + c.ch.nq;
     S.c = &c;
     S.g = &g;
     S.o = o;
@@ -301,7 +301,7 @@ mn_status mn_ik_lm(MN_IK_METHOD_ARGS) {
     S.bias = o->damping * L * L; /* b L^2; the default 1e-3 was tuned with bench ik --near */
     S.deadline = mn_ik_deadline(o->timeout_ms, o->timeout_cpu);
 
-    mn_ikc_gather(&c, d->q, w->q);
+    mn_chain_gather(&c.ch, d->q, w->q);
     if (o->respect_limits) mn_ikc_clamp(&c, w->q);
     /* The seed is the first "best" pose: with an error that overflows (a target at 1e300)
      * nothing compares smaller, and the seed is what comes back. */
@@ -311,7 +311,7 @@ mn_status mn_ik_lm(MN_IK_METHOD_ARGS) {
         mn_vec3 pt;
         mn_ikc_fk(&c, w->q, g.point, &tip, &pt);
         S.best = mn_ik_goal_error(&g, &tip, pt, e, &S.best_pe, &S.best_re);
-        memcpy(w->qbest, w->q, sizeof(double) * (size_t)c.nqc);
+        memcpy(w->qbest, w->q, sizeof(double) * (size_t)c.ch.nq);
     }
     mn_rng rng;
     mn_rng_seed(&rng, o->seed);
@@ -343,14 +343,14 @@ mn_status mn_ik_lm(MN_IK_METHOD_ARGS) {
         /* Polish the best pose to its stationary point, so an unreachable goal gets the
          * closest pose (the arm stretched towards it), not the first stalled one. */
         double err;
-        memcpy(w->q, w->qbest, sizeof(double) * (size_t)c.nqc);
+        memcpy(w->q, w->qbest, sizeof(double) * (size_t)c.ch.nq);
         if (lm_start(&S, 1, &err) == LM_MET) met = 1;
     }
 
-    mn_ikc_scatter(&c, w->qbest, d->q);
+    mn_chain_scatter(&c.ch, w->qbest, d->q);
     mn_arena_reset(&d->arena, mark);
-    mn_fk_subtree(m, d, c.jnt[0]); /* the part of the figure the chain moves */
-    r->iters = S.iters;
+    mn_fk_subtree(m, d, c.ch.jnt[0]); /* the part of the figure the chain moves */
+    r->iterations = S.iters;
     r->restarts = restarts;
     r->pos_err = S.best_pe;
     r->rot_err = S.best_re;
