@@ -66,21 +66,31 @@ int mn_cmd_retarget(int argc, char** argv) {
             !strcmp(a, "--contact-height") || !strcmp(a, "--contact-speed")) {
             if (i + 1 >= argc) return mn_cli_usage_error("retarget", "%s needs a value", a);
             const char* v = argv[++i];
-            if (!strcmp(a, "--to")) to = v;
-            else if (!strcmp(a, "--map")) map_path = v;
-            else if (!strcmp(a, "--out")) out = v;
+            if (!strcmp(a, "--to"))
+                to = v;
+            else if (!strcmp(a, "--map"))
+                map_path = v;
+            else if (!strcmp(a, "--out"))
+                out = v;
             else {
                 double x;
                 if (!mn_cli_parse_double(v, &x) || x < 0)
                     return mn_cli_usage_error("retarget", "%s needs a number >= 0", a);
-                if (!strcmp(a, "--contact-height")) opt.contact_height = x;
-                else opt.contact_speed = x;
+                if (!strcmp(a, "--contact-height"))
+                    opt.contact_height = x;
+                else
+                    opt.contact_speed = x;
             }
-        } else if (!strcmp(a, "--no-cleanup")) opt.cleanup = 0;
-        else if (!strcmp(a, "--no-hands")) opt.hands = 0;
-        else if (a[0] == '-' && a[1]) return mn_cli_usage_error("retarget", "unknown option '%s'", a);
-        else if (!src) src = a;
-        else return mn_cli_usage_error("retarget", "one SRC only");
+        } else if (!strcmp(a, "--no-cleanup"))
+            opt.cleanup = 0;
+        else if (!strcmp(a, "--no-hands"))
+            opt.hands = 0;
+        else if (a[0] == '-' && a[1])
+            return mn_cli_usage_error("retarget", "unknown option '%s'", a);
+        else if (!src)
+            src = a;
+        else
+            return mn_cli_usage_error("retarget", "one SRC only");
     }
     if (!src) return mn_cli_usage_error("retarget", "missing SRC");
     if (!to) return mn_cli_usage_error("retarget", "missing --to TARGET");
@@ -117,7 +127,8 @@ int mn_cmd_retarget(int argc, char** argv) {
         mn_error_set(&err, MN_ERR_NOMEM, "", 0, "retarget", "out of memory");
         goto fail;
     }
-    for (int f = 0; f < mo.nframes; f++) mn_retarget_frame(rt, f, MN_RETARGET_NAIVE, qn + (size_t)f * T->nq);
+    for (int f = 0; f < mo.nframes; f++)
+        mn_retarget_frame(rt, f, MN_RETARGET_NAIVE, qn + (size_t)f * T->nq);
     int unmet = 0;
     for (int f = 0; f < mo.nframes; f++)
         if (mn_retarget_frame(rt, f, MN_RETARGET_MAPPED, q + (size_t)f * T->nq) != MN_OK) unmet++;
@@ -134,8 +145,8 @@ int mn_cmd_retarget(int argc, char** argv) {
            info.rig[1] ? info.rig[1] : "map");
     printf("frames=%d\nfps=%.6g\nroles=%d\nscale=%.6g\n", mo.nframes, 1.0 / mo.frame_time,
            info.mapped_roles, info.scale);
-    printf("contacts_left=%d\ncontacts_right=%d\ncleanup=%d\n", info.contacts[0],
-           info.contacts[1], opt.cleanup);
+    printf("contacts_left=%d\ncontacts_right=%d\ncleanup=%d\n", info.contacts[0], info.contacts[1],
+           opt.cleanup);
     print_metrics("naive", &mn_);
     print_metrics("retarget", &mr);
     printf("unconverged_frames=%d\nout=%s\n", unmet, out);

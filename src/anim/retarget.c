@@ -289,8 +289,18 @@ static void setup_bones(mn_retarget* rt) {
             dT = mn_vec3_sub(pos(dt, b->t_end), pos(dt, b->tj));
             if (!(mn_vec3_norm(dS) > 1e-9) || !(mn_vec3_norm(dT) > 1e-9)) b->s_end = b->t_end = -1;
         }
-        /* the source joint whose rotation turns the bone: the last one before its end */
-        b->s_twist = b->s_end >= 0 ? S->jnt_parent[b->s_end] : b->sj;
+        /* the source joint whose rotation turns the bone: the last one before its end (the
+         * joint above the end's own compound joint, when the source has hinge runs) */
+        int run[3];
+        if (b->s_end >= 0) {
+            int k = S->jnt_type[b->s_end] == MN_JOINT_HINGE ? hinge_run(S, b->s_end, run) : 0;
+            b->s_twist = S->jnt_parent[k ? run[0] : b->s_end];
+        } else {
+            b->s_twist = b->sj;
+        }
+        /* a naive copy reads the source joint's rotation relative to the frame above its run */
+        int k = S->jnt_type[b->sj] == MN_JOINT_HINGE ? hinge_run(S, b->sj, run) : 0;
+        b->s_parent = S->jnt_parent[k ? run[0] : b->sj];
         b->Rs_rest_T = mn_mat3_transpose(&ds->xf[b->s_twist].R);
         mn_mat3 A;
         if (b->t_end >= 0) {
@@ -758,7 +768,6 @@ static mn_mat3 bone_world(const mn_retarget* rt, const rt_bone* b) {
  * parent before child (Parent ch. 5), solving each bone's joints when its run begins. */
 static void map_pose(mn_retarget* rt, mn_retarget_mode mode, double* q) {
     const mn_model* T = rt->dst;
-    const mn_model* S = rt->src;
     mn_data* dt = rt->td;
     int naive = mode == MN_RETARGET_NAIVE;
     memcpy(q, T->q0, sizeof(double) * (size_t)T->nq);
@@ -771,7 +780,7 @@ static void map_pose(mn_retarget* rt, mn_retarget_mode mode, double* q) {
             mn_mat3 W;
             if (naive && b->role != MN_ROLE_HIPS) {
                 /* a naive copy: the source joint's local rotation as is */
-                int ps = S->jnt_parent[b->sj];
+                int ps = b->s_parent;
                 mn_mat3 Lsrc = ps >= 0 ? mn_mat3_tmul(&rt->sd->xf[ps].R, &rt->sd->xf[b->sj].R)
                                        : rt->sd->xf[b->sj].R;
                 mn_mat3 Rb = mn_mat3_mul(&X.R, &T->jnt_orient_mat[j]);

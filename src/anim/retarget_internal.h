@@ -23,6 +23,7 @@ typedef struct rt_bone {
     int sj, tj;         /* source and target joint of the role */
     int s_end, t_end;   /* joints of the next role of the chain mapped on both sides; -1: leaf */
     int s_twist;        /* source joint whose world rotation turns the bone */
+    int s_parent;       /* source joint above sj's compound joint (naive copy), or -1 */
     int kind;           /* BONE_* */
     int nrun, run[3];   /* the target joints that move the bone, root first */
     int axis[3];        /* principal axis of each hinge (and the completing third) */

@@ -23,14 +23,16 @@ typedef struct token {
  * (or a comment), -1 for an unterminated quote. */
 static int next_token(const char** p, const char* end, token* t) {
     const char* s = *p;
-    while (s < end && (*s == ' ' || *s == '\t' || *s == '\r')) s++;
+    while (s < end && (*s == ' ' || *s == '\t' || *s == '\r'))
+        s++;
     if (s >= end || *s == '\n' || *s == '#') {
         *p = s;
         return 0;
     }
     if (*s == '"') {
         const char* q = s + 1;
-        while (q < end && *q != '"' && *q != '\n') q++;
+        while (q < end && *q != '"' && *q != '\n')
+            q++;
         if (q >= end || *q != '"') return -1;
         t->s = s + 1;
         t->n = (size_t)(q - s - 1);
@@ -39,7 +41,8 @@ static int next_token(const char** p, const char* end, token* t) {
         return 1;
     }
     const char* q = s;
-    while (q < end && *q != ' ' && *q != '\t' && *q != '\r' && *q != '\n' && *q != '#') q++;
+    while (q < end && *q != ' ' && *q != '\t' && *q != '\r' && *q != '\n' && *q != '#')
+        q++;
     t->s = s;
     t->n = (size_t)(q - s);
     t->quoted = 0;
@@ -75,7 +78,8 @@ mn_status mn_retarget_map_read_mem(const char* text, size_t len, const char* nam
         token t[4];
         int n = 0, r;
         const char* q = p;
-        while (n < 4 && (r = next_token(&q, le, &t[n])) == 1) n++;
+        while (n < 4 && (r = next_token(&q, le, &t[n])) == 1)
+            n++;
         if (n < 4 && r < 0) {
             static const char* const what[3] = {"role", "source", "target"};
             st = mn_error_set(err, MN_ERR_PARSE, name, line, what[n < 3 ? n : 2],
@@ -137,7 +141,8 @@ mn_status mn_retarget_map_read_mem(const char* text, size_t len, const char* nam
         line++;
     }
     if (st == MN_OK && pairs == 0)
-        st = mn_error_set(err, MN_ERR_PARSE, name, 0, "map", "no pairings (ROLE SOURCE TARGET lines)");
+        st = mn_error_set(err, MN_ERR_PARSE, name, 0, "map",
+                          "no pairings (ROLE SOURCE TARGET lines)");
     if (st == MN_OK) *map = *out;
     free(out);
     return st;
