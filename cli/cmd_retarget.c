@@ -27,7 +27,7 @@ static void usage(FILE* f) {
             "source foot is in contact, and the hands are pulled along the scaled wrist paths\n"
             "(Lagrange solver). --no-cleanup skips that step, --no-hands the hands. A foot is in\n"
             "contact while its ankle is within H leg lengths of its lowest height nearby\n"
-            "(default 0.05) and slower than V leg lengths per second (default 0.6).\n"
+            "(default 0.03) and slower than V leg lengths per second (default 0.4).\n"
             "\n"
             "Prints key=value lines: the figures, frames, scale, contacts, then for the naive\n"
             "copy of joint angles (naive_*) and for the result (retarget_*): skate_max_mm and\n"

@@ -103,9 +103,9 @@ mn_status mn_retarget_map_detect(const mn_model* src, const mn_model* dst, mn_re
 typedef struct mn_retarget_options {
     int cleanup;             /* 1: IK clean-up (feet pinned, effectors follow); 0: mapping only */
     double contact_height;   /* a source foot is in contact while its ankle is less than this
-                                (in leg lengths) above its lowest height in the take ... */
+                                (in leg lengths) above its lowest height within half a second ... */
     double contact_speed;    /* ... and moves horizontally slower than this (leg lengths per
-                                second) */
+                                second, over about 1/30 s) */
     double contact_min_time; /* contacts shorter than this (seconds) are dropped */
     double blend_time;       /* seconds over which a foot target eases into and out of a pin */
     double hand_weight;      /* weight of the hand drags (> 0; the feet are hard constraints) */
@@ -113,7 +113,7 @@ typedef struct mn_retarget_options {
     mn_csolve_options solve; /* the clean-up solve (LAGRANGE by default) */
 } mn_retarget_options;
 
-/* cleanup 1, contact_height 0.05, contact_speed 0.6, contact_min_time 0.05, blend_time 0.1,
+/* cleanup 1, contact_height 0.03, contact_speed 0.4, contact_min_time 0.05, blend_time 0.1,
  * hand_weight 0.3, hands 1, solve: mn_csolve_default() with tol 5e-5 of the target's leg
  * length, 20 iterations. */
 mn_retarget_options mn_retarget_options_default(void);

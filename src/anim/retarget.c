@@ -17,8 +17,8 @@ mn_retarget_options mn_retarget_options_default(void) {
     mn_retarget_options o;
     memset(&o, 0, sizeof o);
     o.cleanup = 1;
-    o.contact_height = 0.05;
-    o.contact_speed = 0.6;
+    o.contact_height = 0.03;
+    o.contact_speed = 0.4;
     o.contact_min_time = 0.05;
     o.blend_time = 0.1;
     o.hand_weight = 0.3;
@@ -526,12 +526,15 @@ static int detect_contacts(mn_retarget* rt, int foot, const mn_vec3* ank, double
     for (int f = 0; f < n; f++)
         h[f] = mn_vec3_dot(up, ank[f]);
     int w = (int)ceil(0.5 / dt);
+    /* speed by a central difference over about 1/30 s (at least one frame each side) */
+    int hw = (int)floor(1.0 / 60 / dt + 0.5);
+    if (hw < 1) hw = 1;
     double hmax = rt->opt.contact_height * rt->leg_s, vmax = rt->opt.contact_speed * rt->leg_s;
     for (int f = 0; f < n; f++) {
         double lo = h[f];
         for (int g = f - w < 0 ? 0 : f - w; g <= f + w && g < n; g++)
             lo = fmin(lo, h[g]);
-        int a = f > 0 ? f - 1 : f, b = f < n - 1 ? f + 1 : f;
+        int a = f - hw < 0 ? 0 : f - hw, b = f + hw > n - 1 ? n - 1 : f + hw;
         double v =
             b > a ? mn_vec3_norm(horizontal(mn_vec3_sub(ank[b], ank[a]), up)) / ((b - a) * dt) : 0;
         c[f] = (h[f] - lo <= hmax) && v <= vmax;

@@ -289,6 +289,59 @@ static void test_other_rigs(void) {
     CHECK(w.finite && w.allocs == 0);
 }
 
+/* The contacts found on the CMU walk are stances: while one lasts the source ankle moves
+ * little (scaled to the stick figure, under 5 cm of horizontal travel: the heel rolls), and
+ * between two contacts of one foot it swings through a step (over 50 cm). */
+static void test_contacts_are_stances(void) {
+    mn_motion mo = {0};
+    mn_model* S = read_bvh(WALK, &mo);
+    mn_error err;
+    mn_model* T = mn_stickman_model(&err);
+    CHECK(S && T);
+    if (!S || !T) return;
+    mn_retarget* rt = mn_retarget_create(S, T, NULL, NULL, &err);
+    CHECK(rt && mn_retarget_set_take(rt, mo.q, mo.nframes, mo.frame_time, &err) == MN_OK);
+    mn_retarget_info info;
+    mn_retarget_get_info(rt, &info);
+    mn_data* d = mn_data_create(S, 0);
+    int ank[2] = {mn_model_find_joint(S, "LeftFoot"), mn_model_find_joint(S, "RightFoot")};
+    mn_vec3 start[2], last_end[2];
+    int have_end[2] = {0, 0}, stances = 0, swings = 0;
+    double worst_stance = 0, least_swing = INFINITY;
+    for (int f = 0; f < mo.nframes; f++) {
+        memcpy(d->q, mo.q + (size_t)f * S->nq, sizeof(double) * (size_t)S->nq);
+        mn_fk(S, d);
+        for (int k = 0; k < 2; k++) {
+            mn_vec3 p = d->xf[ank[k]].p;
+            p.y = 0; /* horizontal: the CMU rig is y-up */
+            int c = mn_retarget_contact(rt, k, f), cp = f > 0 && mn_retarget_contact(rt, k, f - 1);
+            if (c && !cp) {
+                start[k] = p;
+                if (have_end[k]) {
+                    least_swing = fmin(least_swing, info.scale * mn_vec3_dist(p, last_end[k]));
+                    swings++;
+                }
+            }
+            if (c) worst_stance = fmax(worst_stance, info.scale * mn_vec3_dist(p, start[k]));
+            if (!c && cp) {
+                last_end[k] = p;
+                have_end[k] = 1;
+                stances++;
+            }
+        }
+    }
+    CHECK(stances >= 4 && swings >= 2);
+    CHECK(worst_stance < 0.05);
+    CHECK(least_swing > 0.5);
+    printf("  stances %d, largest stance travel %.1f mm, shortest swing %.0f mm\n", stances,
+           worst_stance * 1000, least_swing * 1000);
+    mn_data_destroy(d);
+    mn_retarget_destroy(rt);
+    mn_motion_free(&mo);
+    mn_model_destroy(S);
+    mn_model_destroy(T);
+}
+
 static void test_bad_arguments(void) {
     mn_error err;
     mn_model* T = mn_stickman_model(&err);
@@ -442,6 +495,7 @@ int main(int argc, char** argv) {
     RUN(test_tpose_alignment);
     RUN(test_walk_onto_stickman);
     RUN(test_other_rigs);
+    RUN(test_contacts_are_stances);
     RUN(test_bad_arguments);
     RUN(test_map_file);
     RUN(test_map_malformed);
