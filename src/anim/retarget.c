@@ -792,7 +792,7 @@ static void map_pose(mn_retarget* rt, mn_retarget_mode mode, double* q) {
                 W = bone_world(rt, b);
             }
             decompose(T, b, &X, &W, rt->prev, !naive, q);
-            if (b->kind == BONE_FREE) {
+            if (b->role == MN_ROLE_HIPS) {
                 /* root motion: the middle of the source's thighs, scaled by the legs
                  * (to_target), is where the target's falls; the hips frame sits above it */
                 mn_vec3 mid = mn_vec3_scale(mn_vec3_add(pos(rt->sd, rt->sj[MN_ROLE_L_THIGH]),
