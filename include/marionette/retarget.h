@@ -142,8 +142,10 @@ typedef enum mn_retarget_mode {
 } mn_retarget_mode;
 
 /* The target state (dst->nq numbers) of frame f of the take. Frames should be visited in
- * order (the Euler branch follows the previous frame; the clean-up warm-starts from it).
- * No heap allocation. MN_OK, or the clean-up solve's status (the best state is written). */
+ * order: the Euler branch of each compound joint follows the previous frame (after a jump
+ * the previous frame is mapped again first). The clean-up solve starts from the frame's
+ * mapped pose. No heap allocation. MN_OK, MN_ERR_ARG (no take, frame out of range), or the
+ * clean-up solve's status (the best state is written). */
 mn_status mn_retarget_frame(mn_retarget* rt, int frame, mn_retarget_mode mode, double* dst_q);
 
 /* Figures of one retargeted take. Lengths in millimetres when the target is in metres. */
