@@ -342,6 +342,78 @@ static void test_contacts_are_stances(void) {
     mn_model_destroy(T);
 }
 
+/* What is written is what was measured: the cleaned walk written as BVH and read back puts
+ * the stick figure's ankles and wrists where the states put them (to the file's printed
+ * precision), and its feet do not slide during the contacts. */
+static void test_written_take(void) {
+    mn_motion mo = {0};
+    mn_model* S = read_bvh(WALK, &mo);
+    mn_error err;
+    mn_model* T = mn_stickman_model(&err);
+    CHECK(S && T);
+    if (!S || !T) return;
+    mn_retarget* rt = mn_retarget_create(S, T, NULL, NULL, &err);
+    CHECK(rt && mn_retarget_set_take(rt, mo.q, mo.nframes, mo.frame_time, &err) == MN_OK);
+    double* q = malloc(sizeof(double) * (size_t)mo.nframes * (size_t)T->nq);
+    for (int f = 0; f < mo.nframes; f++)
+        mn_retarget_frame(rt, f, MN_RETARGET_MAPPED, q + (size_t)f * T->nq);
+    char path[512];
+    snprintf(path, sizeof path, "%s", mn_test_write_temp(".bvh", "", 0));
+    mn_motion out = {mo.nframes, T->nq, mo.frame_time, q};
+    CHECK(mn_bvh_write(path, T, &out, &err) == MN_OK);
+    mn_model* B = NULL;
+    mn_motion bm = {0};
+    CHECK(mn_bvh_read(path, NULL, &B, &bm, NULL, &err) == MN_OK);
+    remove(path);
+    if (B && bm.nframes == mo.nframes) {
+        static const char* names[4] = {"left foot", "right foot", "left hand", "right hand"};
+        int jt[4], jb[4];
+        for (int k = 0; k < 4; k++) {
+            jt[k] = mn_model_find_joint(T, names[k]);
+            jb[k] = mn_model_find_joint(B, names[k]);
+            CHECK(jb[k] >= 0);
+        }
+        mn_data *dt = mn_data_create(T, 0), *db = mn_data_create(B, 0);
+        double worst = 0, slide[2] = {0, 0}, worst_slide = 0;
+        mn_vec3 last[2] = {{0, 0, 0}, {0, 0, 0}};
+        for (int f = 0; f < mo.nframes && jb[0] >= 0 && jb[1] >= 0 && jb[2] >= 0 && jb[3] >= 0;
+             f++) {
+            memcpy(dt->q, q + (size_t)f * T->nq, sizeof(double) * (size_t)T->nq);
+            memcpy(db->q, bm.q + (size_t)f * B->nq, sizeof(double) * (size_t)B->nq);
+            mn_fk(T, dt);
+            mn_fk(B, db);
+            for (int k = 0; k < 4; k++)
+                worst = fmax(worst, mn_vec3_dist(dt->xf[jt[k]].p, db->xf[jb[k]].p));
+            for (int k = 0; k < 2; k++) {
+                mn_vec3 p = db->xf[jb[k]].p;
+                p.y = 0;
+                int c = mn_retarget_contact(rt, k, f),
+                    cp = f > 0 && mn_retarget_contact(rt, k, f - 1);
+                if (c && !cp) slide[k] = 0;
+                if (c && cp) slide[k] += mn_vec3_dist(p, last[k]);
+                worst_slide = fmax(worst_slide, slide[k]);
+                last[k] = p;
+            }
+        }
+        CHECK(worst < 1e-4);
+        CHECK(worst_slide < 0.005);
+        printf("  read back: joints within %.2g m of the states; feet slide at most %.3f mm in a "
+               "contact\n",
+               worst, worst_slide * 1000);
+        mn_data_destroy(dt);
+        mn_data_destroy(db);
+    } else {
+        CHECK(0);
+    }
+    mn_motion_free(&bm);
+    mn_model_destroy(B);
+    free(q);
+    mn_retarget_destroy(rt);
+    mn_motion_free(&mo);
+    mn_model_destroy(S);
+    mn_model_destroy(T);
+}
+
 static void test_bad_arguments(void) {
     mn_error err;
     mn_model* T = mn_stickman_model(&err);
@@ -496,6 +568,7 @@ int main(int argc, char** argv) {
     RUN(test_walk_onto_stickman);
     RUN(test_other_rigs);
     RUN(test_contacts_are_stances);
+    RUN(test_written_take);
     RUN(test_bad_arguments);
     RUN(test_map_file);
     RUN(test_map_malformed);
