@@ -159,6 +159,23 @@ static void test_tpose_alignment(void) {
     free(q);
     mn_data_destroy(d);
     mn_retarget_destroy(rt);
+    /* and the other way: the stick figure at rest (arms down) onto the CMU skeleton, whose
+     * rest is a T-pose, lowers its arms */
+    rt = mn_retarget_create(T, S, NULL, &o, &err);
+    CHECK(rt && mn_retarget_set_take(rt, T->q0, 1, 0.01, &err) == MN_OK);
+    q = malloc(sizeof(double) * (size_t)S->nq);
+    d = mn_data_create(S, 0);
+    CHECK(mn_retarget_frame(rt, 0, MN_RETARGET_MAPPED, q) == MN_OK);
+    memcpy(d->q, q, sizeof(double) * (size_t)S->nq);
+    mn_fk(S, d);
+    la = mn_model_find_joint(S, "LeftArm"), le = mn_model_find_joint(S, "LeftForeArm");
+    ra = mn_model_find_joint(S, "RightArm"), re = mn_model_find_joint(S, "RightForeArm");
+    mn_vec3 l = mn_vec3_normalize(mn_vec3_sub(d->xf[le].p, d->xf[la].p));
+    mn_vec3 r = mn_vec3_normalize(mn_vec3_sub(d->xf[re].p, d->xf[ra].p));
+    CHECK(l.y < -0.95 && r.y < -0.95);
+    free(q);
+    mn_data_destroy(d);
+    mn_retarget_destroy(rt);
     mn_motion_free(&mo);
     mn_model_destroy(S);
     mn_model_destroy(T);
