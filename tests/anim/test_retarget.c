@@ -431,6 +431,65 @@ static void test_written_take(void) {
     mn_model_destroy(T);
 }
 
+/* The Daz table: the Biovision boxing rig renamed the Daz way (hip, abdomen, chest, lShldr,
+ * ...) is recognised as such, and the CMU walk retargets onto it without skate. */
+static void test_daz_names(void) {
+    static const char* ren[][2] = {{"Hips", "hip"},
+                                   {"Ab", "abdomen"},
+                                   {"Chest", "chest"},
+                                   {"Neck", "neck"},
+                                   {"Head", "head"},
+                                   {"LeftCollar", "lCollar"},
+                                   {"LeftShoulder", "lShldr"},
+                                   {"LeftElbow", "lForeArm"},
+                                   {"LeftWrist", "lHand"},
+                                   {"RightCollar", "rCollar"},
+                                   {"RightShoulder", "rShldr"},
+                                   {"RightElbow", "rForeArm"},
+                                   {"RightWrist", "rHand"},
+                                   {"LeftHip", "lThigh"},
+                                   {"LeftKnee", "lShin"},
+                                   {"LeftAnkle", "lFoot"},
+                                   {"LeftToes", "lToe"},
+                                   {"RightHip", "rThigh"},
+                                   {"RightKnee", "rShin"},
+                                   {"RightAnkle", "rFoot"},
+                                   {"RightToes", "rToe"}};
+    mn_motion bm = {0}, mo = {0};
+    mn_model* B = read_bvh(BOXING, &bm);
+    mn_model* S = read_bvh(WALK, &mo);
+    CHECK(B && S);
+    if (!B || !S) return;
+    mn_spec* spec = mn_model_decompile(B);
+    mn_error err;
+    for (size_t i = 0; i < sizeof ren / sizeof ren[0]; i++)
+        CHECK(mn_spec_rename(spec, mn_spec_find(spec, ren[i][0]), ren[i][1], &err) == MN_OK);
+    mn_model* D = mn_model_compile(spec, &err);
+    mn_spec_destroy(spec);
+    const char* rig = D ? mn_rig_name(mn_rig_detect(D)) : NULL;
+    CHECK(rig && !strcmp(rig, "daz"));
+    mn_retarget* rt = D ? mn_retarget_create(S, D, NULL, NULL, &err) : NULL;
+    CHECK(rt && mn_retarget_set_take(rt, mo.q, mo.nframes, mo.frame_time, &err) == MN_OK);
+    if (rt) {
+        double* q = malloc(sizeof(double) * (size_t)mo.nframes * (size_t)D->nq);
+        for (int f = 0; f < mo.nframes; f++)
+            mn_retarget_frame(rt, f, MN_RETARGET_MAPPED, q + (size_t)f * D->nq);
+        mn_retarget_metrics m;
+        CHECK(mn_retarget_measure(rt, q, mo.nframes, &m) == MN_OK);
+        mn_retarget_info info;
+        mn_retarget_get_info(rt, &info);
+        CHECK(info.mapped_roles == MN_ROLE_COUNT);
+        CHECK(m.contacts >= 4 && m.skate_max_mm <= 500); /* centimetres: 5 mm */
+        free(q);
+    }
+    mn_retarget_destroy(rt);
+    mn_model_destroy(D);
+    mn_motion_free(&bm);
+    mn_motion_free(&mo);
+    mn_model_destroy(B);
+    mn_model_destroy(S);
+}
+
 static void test_bad_arguments(void) {
     mn_error err;
     mn_model* T = mn_stickman_model(&err);
@@ -586,6 +645,7 @@ int main(int argc, char** argv) {
     RUN(test_other_rigs);
     RUN(test_contacts_are_stances);
     RUN(test_written_take);
+    RUN(test_daz_names);
     RUN(test_bad_arguments);
     RUN(test_map_file);
     RUN(test_map_malformed);
