@@ -29,7 +29,7 @@ mn_retarget_options mn_retarget_options_default(void) {
     return o;
 }
 
-/* ---- small rotation helpers ------------------------------------------------------------ */
+/* ---- rotations ------------------------------------------------------------------------- */
 
 /* The rotation of least angle that takes unit vector u onto unit vector v. */
 static mn_mat3 min_rotation(mn_vec3 u, mn_vec3 v) {
