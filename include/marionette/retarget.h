@@ -110,12 +110,13 @@ typedef struct mn_retarget_options {
     double blend_time;       /* seconds over which a foot target eases into and out of a pin */
     double hand_weight;      /* weight of the hand drags (> 0; the feet are hard constraints) */
     int hands;               /* 1: drag the hands along the source's scaled wrist paths */
-    mn_csolve_options solve; /* the clean-up solve (LAGRANGE by default) */
+    mn_csolve_options solve; /* the clean-up solve (LAGRANGE by default); its tol and drag_tol
+                                are in leg lengths of the target */
 } mn_retarget_options;
 
 /* cleanup 1, contact_height 0.03, contact_speed 0.4, contact_min_time 0.05, blend_time 0.1,
- * hand_weight 0.3, hands 1, solve: mn_csolve_default() with tol 5e-5 of the target's leg
- * length, 20 iterations. */
+ * hand_weight 0.3, hands 1, solve: mn_csolve_default() with tol 5e-5 (and its drag_tol 1e-4)
+ * leg lengths, 20 iterations. */
 mn_retarget_options mn_retarget_options_default(void);
 
 typedef struct mn_retarget mn_retarget;
