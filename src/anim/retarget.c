@@ -347,7 +347,7 @@ void mn_retarget_destroy(mn_retarget* rt) {
 
 static mn_status setup_cleanup(mn_retarget* rt, mn_error* err) {
     mn_figure fig = {rt->dst, rt->td};
-    mn_csys_def def = mn_csys_def_default();
+    mn_csys_def def = mn_csys_default();
     def.max_handles = 8;
     def.max_constraints = 8;
     rt->csys = mn_csys_create(&fig, 1, &def, err);
