@@ -134,15 +134,18 @@ mn_status mn_ik_fail(mn_ik_result* r, mn_status s, const char* fmt, ...)
 
 /* What one iteration did. */
 enum {
-    MN_IK_STUCK = 0, /* no step lowers the error from here: a stationary point */
-    MN_IK_MOVED = 1, /* a step was taken; the driver judges by the merit whether it helped */
-    MN_IK_RETRY = 2  /* the step was rejected and the method changed how it steps (LM: the
-                        damping raised): the state is unchanged, try again */
+    MN_IK_STUCK = 0,  /* no step lowers the error from here: a stationary point */
+    MN_IK_MOVED = 1,  /* a step was taken; the driver judges by the merit whether it helped */
+    MN_IK_ONGOING = 2 /* the method judges for itself that this is no stationary point: LM
+                         after an accepted step, or a rejected one with the damping raised
+                         (same state, try again), as long as the damping is below its bound.
+                         A heavily damped step is short without the point being stationary,
+                         so the merit's drop does not tell. */
 };
 
 typedef struct mn_ik_loop {
     void* ctx;
-    /* One iteration from the current state: MN_IK_STUCK, MN_IK_MOVED or MN_IK_RETRY. */
+    /* One iteration from the current state: MN_IK_STUCK, MN_IK_MOVED or MN_IK_ONGOING. */
     int (*iterate)(void* ctx);
     /* The current state's merit (lower is better) and its position and rotation errors. */
     double (*measure)(void* ctx, double* pos_err, double* rot_err);
@@ -167,8 +170,8 @@ typedef struct mn_ik_loop {
  * o->timeout_ms over the whole solve, on the clock o->timeout_cpu chooses.
  *
  * An attempt ends at a stationary point: an iteration that finds no step (MN_IK_STUCK),
- * or one that lowers the merit by less than 1e-10 of it (a rejected step, MN_IK_RETRY, is
- * not one). For a method that restarts, an attempt also ends when it stalls (the merit not
+ * or a step (MN_IK_MOVED) that lowers the merit by less than 1e-10 of it (MN_IK_ONGOING
+ * never). For a method that restarts, an attempt also ends when it stalls (the merit not
  * below MN_IK_PROGRESS of its value at the last progress for MN_IK_STALL_ITERS
  * iterations) or spends its iteration budget.
  *

@@ -23,8 +23,9 @@
  * ball limits are projected after the step, as Welman 4.1.6 clamps after integrating.
  *
  * The iteration runs under the one driver (mn_ik_drive, ik_common.h), which holds the
- * budgets, the best state and the way out of a stationary point. A rejected step is not
- * one: it reports MN_IK_RETRY (the damping raised, same state); only a damping beyond
+ * budgets, the best state and the way out of a stationary point. LM judges stationarity
+ * itself (MN_IK_ONGOING): a rejected step only raises the damping, and a heavily damped
+ * accepted step is short without the pose being stationary; only a damping beyond
  * LM_KAPPA_MAX, where no step lowers the error, is MN_IK_STUCK. The move LM offers out
  * of a stalled attempt or a stationary point is the driver's restart from a state drawn
  * uniformly within the limits (seeded from o->seed, as TRAC-IK's KDL thread does), with
@@ -194,7 +195,7 @@ static int lm_iterate(void* vx) {
     double lambda = x->kappa * (0.5 * x->err + x->bias);
     if (limited_step(c, rows, x->e, lambda, w, w->q, o->respect_limits) != 0) {
         x->kappa = x->kappa * 10 + 1;
-        return x->kappa > LM_KAPPA_MAX ? MN_IK_STUCK : MN_IK_RETRY;
+        return x->kappa > LM_KAPPA_MAX ? MN_IK_STUCK : MN_IK_ONGOING;
     }
     double mx = mn_ik_max_abs(w->dq, n);
     double scale = (o->max_step > 0 && mx > o->max_step) ? o->max_step / mx : 1.0;
@@ -208,7 +209,7 @@ static int lm_iterate(void* vx) {
     double errt = mn_ik_goal_error(g, &tipt, ptt, et, &pet, &ret);
     if (!(errt < x->err)) {
         x->kappa *= LM_KAPPA_UP;
-        return x->kappa > LM_KAPPA_MAX ? MN_IK_STUCK : MN_IK_RETRY;
+        return x->kappa > LM_KAPPA_MAX ? MN_IK_STUCK : MN_IK_ONGOING;
     }
     double* qswap = w->q;
     w->q = w->qt;
@@ -222,7 +223,7 @@ static int lm_iterate(void* vx) {
     x->pe = pet;
     x->re = ret;
     x->kappa = x->kappa * LM_KAPPA_DOWN > LM_KAPPA_MIN ? x->kappa * LM_KAPPA_DOWN : LM_KAPPA_MIN;
-    return MN_IK_MOVED;
+    return MN_IK_ONGOING;
 }
 
 static double lm_measure(void* vx, double* pe, double* re) {
