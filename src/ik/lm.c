@@ -29,7 +29,9 @@
  * LM_KAPPA_MAX, where no step lowers the error, is MN_IK_STUCK. The move LM offers out
  * of a stalled attempt or a stationary point is the driver's restart from a state drawn
  * uniformly within the limits (seeded from o->seed, as TRAC-IK's KDL thread does), with
- * kappa back at its start; the driver polishes the best pose to its stationary point when
+ * kappa back at its start. It does not offer the escape: a restart leaves a saddle such as
+ * Welman Fig. 4.2's as surely, and a local minimum too, which the escape's small bend
+ * falls back into. The driver polishes the best pose to its stationary point when
  * the restarts are spent, which for a target out of reach is the chain stretched towards
  * it. */
 #include <math.h>
