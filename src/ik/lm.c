@@ -49,17 +49,17 @@
 #define LM_KAPPA_MAX 1e8
 
 typedef struct lm_work {
-    double* J;      /* rows x n */
-    double* A;      /* max(rows, n)^2 */
-    double* y;      /* max(rows, n) */
-    double* dq;     /* n */
-    double* q;      /* nqc: current */
-    double* qt;     /* nqc: trial */
-    double* qbest;  /* nqc */
-    double* J0;     /* rows x n: the weighted Jacobian before scaling */
-    double* dqfix;  /* n: steps of the DOFs held at a limit */
+    double* J;            /* rows x n */
+    double* A;            /* max(rows, n)^2 */
+    double* y;            /* max(rows, n) */
+    double* dq;           /* n */
+    double* q;            /* nqc: current */
+    double* qt;           /* nqc: trial */
+    double* qbest;        /* nqc */
+    double* J0;           /* rows x n: the weighted Jacobian before scaling */
+    double* dqfix;        /* n: steps of the DOFs held at a limit */
     unsigned char* fixed; /* n */
-    mn_xform* xf2;  /* njnt: the trial pose's frames */
+    mn_xform* xf2;        /* njnt: the trial pose's frames */
 } lm_work;
 
 /* The damped step dq for error e (rows) and the weighted Jacobian in w->J. Returns 0, or
@@ -67,19 +67,22 @@ typedef struct lm_work {
 #if defined(__GNUC__)
 __attribute__((always_inline))
 #endif
-static inline int damped_step_n(const mn_ikc* c, int rows, const double* e, double lambda, lm_work* w) {
+static inline int
+damped_step_n(const mn_ikc* c, int rows, const double* e, double lambda, lm_work* w) {
     int n = c->ch.ndof;
     double* J = w->J;
     /* Column scaling by stiffness. */
     for (int r = 0; r < rows; r++)
-        for (int k = 0; k < n; k++) J[r * n + k] *= c->isqs[k];
+        for (int k = 0; k < n; k++)
+            J[r * n + k] *= c->isqs[k];
     if (n >= rows) {
         double* A = w->A;
         for (int i = 0; i < rows; i++) {
             for (int j = 0; j <= i; j++) {
                 double s = 0;
                 const double *a = J + i * n, *b = J + j * n;
-                for (int k = 0; k < n; k++) s += a[k] * b[k];
+                for (int k = 0; k < n; k++)
+                    s += a[k] * b[k];
                 A[i * rows + j] = s;
             }
             A[i * rows + i] += lambda;
@@ -88,7 +91,8 @@ static inline int damped_step_n(const mn_ikc* c, int rows, const double* e, doub
         if (mn_ik_spd_solve(A, rows, w->y) != 0) return -1;
         for (int k = 0; k < n; k++) {
             double s = 0;
-            for (int r = 0; r < rows; r++) s += J[r * n + k] * w->y[r];
+            for (int r = 0; r < rows; r++)
+                s += J[r * n + k] * w->y[r];
             w->dq[k] = s * c->isqs[k];
         }
     } else {
@@ -96,16 +100,19 @@ static inline int damped_step_n(const mn_ikc* c, int rows, const double* e, doub
         for (int i = 0; i < n; i++) {
             for (int j = 0; j <= i; j++) {
                 double s = 0;
-                for (int r = 0; r < rows; r++) s += J[r * n + i] * J[r * n + j];
+                for (int r = 0; r < rows; r++)
+                    s += J[r * n + i] * J[r * n + j];
                 A[i * n + j] = s;
             }
             A[i * n + i] += lambda;
             double b = 0;
-            for (int r = 0; r < rows; r++) b += J[r * n + i] * e[r];
+            for (int r = 0; r < rows; r++)
+                b += J[r * n + i] * e[r];
             w->y[i] = b;
         }
         if (mn_ik_spd_solve(A, n, w->y) != 0) return -1;
-        for (int k = 0; k < n; k++) w->dq[k] = w->y[k] * c->isqs[k];
+        for (int k = 0; k < n; k++)
+            w->dq[k] = w->y[k] * c->isqs[k];
     }
     return 0;
 }
@@ -158,7 +165,8 @@ static int limited_step(const mn_ikc* c, int rows, const double* e, double lambd
             if (w->fixed[k]) w->dq[k] = w->dqfix[k];
     }
     if (nfixed)
-        for (int k = 0; k < n; k++) w->fixed[k] = 0;
+        for (int k = 0; k < n; k++)
+            w->fixed[k] = 0;
     return 0;
 }
 
