@@ -60,10 +60,11 @@ typedef struct mn_ik_options {
     mn_ik_method method;
     double tol_pos;        /* success when |position error| <= tol_pos (model length units) */
     double tol_rot;        /* and |rotation error| <= tol_rot (radians) */
-    int max_iters;         /* iteration budget (per restart for LM) */
+    int max_iters;         /* iteration budget of each attempt (the start and each restart) */
     double timeout_ms;     /* wall-clock budget; <= 0 for none */
     uint64_t seed;         /* random restarts (LM) are deterministic for a given seed */
-    int max_restarts;      /* LM: restarts from random states within limits; 0 for none */
+    int max_restarts;      /* ways out of a stationary point: LM's restarts from random states
+                              within limits, the other iterative methods' escapes; 0 for none */
     int respect_limits;    /* 1: keep every DOF within its limits (default 1) */
     double max_step;       /* largest change of one DOF per iteration (rad or length); <= 0 none */
     double damping;        /* damping floor, relative to the chain's reach L: DLS lambda >= damping L,
@@ -81,7 +82,7 @@ mn_ik_options mn_ik_default(void);
 typedef struct mn_ik_result {
     mn_status status;      /* OK, UNREACHABLE (best pose found), NOCONVERGE, ARG, NOMEM */
     int iterations;        /* iterations done (over all restarts) */
-    int restarts;          /* restarts used */
+    int restarts;          /* restarts (LM) or escapes used */
     double pos_err;        /* final |position error| */
     double rot_err;        /* final rotation error angle (rad) */
     double time_us;        /* wall time of the solve */

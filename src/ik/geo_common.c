@@ -340,7 +340,7 @@ static int geo_iterate(void* vx) {
     geo_loop* x = vx;
     x->pass(x->c, x->d, x->ctx);
     mn_fk(x->c->m, x->d);
-    return 1; /* the driver judges progress by the merit */
+    return MN_IK_MOVED; /* the driver judges progress by the merit */
 }
 
 static double geo_measure(void* vx, double* pe, double* re) {
@@ -384,8 +384,16 @@ mn_status mn_geo_iterate(mn_geo_chain* c, mn_data* d, const mn_ik_options* o, mn
                          mn_geo_pass pass, void* ctx, const char* name) {
     mn_geo_clamp_chain(c, d);
     geo_loop x = {c, d, pass, ctx};
-    mn_ik_loop L = {&x,         geo_iterate,    geo_measure, geo_save,   geo_restore,
-                    geo_escape, geo_may_escape, c->use_pos,  c->use_rot, 0};
+    mn_ik_loop L = {.ctx = &x,
+                    .iterate = geo_iterate,
+                    .measure = geo_measure,
+                    .save = geo_save,
+                    .restore = geo_restore,
+                    .escape = geo_escape,
+                    .may_escape = geo_may_escape,
+                    .use_pos = c->use_pos,
+                    .use_rot = c->use_rot,
+                    .cheap = 0};
     return mn_ik_drive(&L, o, r, name);
 }
 

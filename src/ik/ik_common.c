@@ -375,64 +375,120 @@ void mn_ik_escape_velocity(const mn_ikc* c, const double* qc, double angle, int 
     }
 }
 
+static int goals_met(const mn_ik_loop* L, const mn_ik_options* o, double pe, double re) {
+    return (!L->use_pos || pe <= o->tol_pos) && (!L->use_rot || re <= o->tol_rot);
+}
+
 mn_status mn_ik_drive(const mn_ik_loop* L, const mn_ik_options* o, mn_ik_result* r,
                       const char* name) {
-    enum { MAX_ESCAPES = 4 };
+    enum { STATIONARY, STALLED, SPENT }; /* how an attempt ended */
     double pe, re;
-    double merit = L->measure(L->ctx, &pe, &re), best = merit, prev = merit;
+    double merit = L->measure(L->ctx, &pe, &re), best = merit, prev = merit, ref = merit;
     L->save(L->ctx);
     int64_t deadline = mn_ik_deadline(o->timeout_ms, o->timeout_cpu);
     /* the wall clock is a vDSO call (~20 ns), the CPU-time clock a system call (~0.5 us):
      * cheap iterations read them every 4th and 32nd time */
     int mask = L->cheap ? (o->timeout_cpu ? 31 : 3) : 0;
-    double seen[MAX_ESCAPES];
-    int it = 0, escapes = 0, nseen = 0, unreachable = 0, timed_out = 0;
-    int met = (!L->use_pos || pe <= o->tol_pos) && (!L->use_rot || re <= o->tol_rot);
-    while (!met && it < o->max_iters) {
-        if ((it & mask) == 0 && mn_ik_timed_out(deadline, o->timeout_cpu)) {
-            timed_out = 1;
-            break;
+    mn_rng rng;
+    if (L->restart) mn_rng_seed(&rng, o->seed);
+    double seen[MN_IK_MAX_ESCAPES]; /* residuals the escapes left */
+    double lowest = INFINITY;       /* the lowest residual an attempt ended at */
+    int nlowest = 0;                /* attempts that ended there */
+    int same_needed =
+        o->max_restarts / 4 > MN_IK_SAME_MINIMA ? o->max_restarts / 4 : MN_IK_SAME_MINIMA;
+    int it = 0, ait = 0, since = 0, moves = 0, escapes = 0, polish = 0;
+    int unreachable = 0, timed_out = 0;
+    int met = goals_met(L, o, pe, re);
+    while (!met) {
+        int end = SPENT;
+        if (ait < o->max_iters) {
+            if ((it & mask) == 0 && mn_ik_timed_out(deadline, o->timeout_cpu)) {
+                timed_out = 1;
+                break;
+            }
+            it++;
+            ait++;
+            int step = L->iterate(L->ctx);
+            merit = L->measure(L->ctx, &pe, &re);
+            if (merit < best) {
+                best = merit;
+                L->save(L->ctx);
+            }
+            if ((met = goals_met(L, o, pe, re))) break;
+            if (merit < MN_IK_PROGRESS * ref) {
+                ref = merit;
+                since = 0;
+            } else {
+                since++;
+            }
+            if (step == MN_IK_STUCK || (step == MN_IK_MOVED && !(prev - merit > 1e-10 * prev))) {
+                end = STATIONARY;
+            } else {
+                prev = merit;
+                if (!L->restart || polish || since < MN_IK_STALL_ITERS) continue;
+                end = STALLED;
+            }
         }
-        it++;
-        int moved = L->iterate(L->ctx);
-        merit = L->measure(L->ctx, &pe, &re);
-        if (merit < best) {
-            best = merit;
-            L->save(L->ctx);
-        }
-        met = (!L->use_pos || pe <= o->tol_pos) && (!L->use_rot || re <= o->tol_rot);
-        if (met) break;
-        if (moved && prev - merit > 1e-10 * prev) {
-            prev = merit;
-            continue;
-        }
-        /* A stationary point: no step lowers the error. The same residual as at an earlier
-         * one is a minimum the goal cannot get past, and so is a target out of reach;
-         * otherwise it is a saddle such as the straight chain pulled inwards of Welman
-         * Fig. 4.2, and the escape bends the chain off it. */
-        int same = 0;
-        for (int k = 0; k < nseen; k++)
-            if (fabs(seen[k] - merit) <= 1e-6 * merit + 1e-300) same = 1;
-        if (same || escapes >= MAX_ESCAPES || escapes >= o->max_restarts ||
-            (L->may_escape && !L->may_escape(L->ctx))) {
+        /* The attempt is over. The polish has no way out; otherwise: */
+        if (polish) {
             unreachable = 1;
             break;
         }
-        seen[nseen++] = merit;
-        escapes++;
-        L->escape(L->ctx);
-        prev = merit = L->measure(L->ctx, &pe, &re);
+        /* 1. The escape from a stationary point. The same residual as an earlier escape
+         * left is a minimum the goal cannot get past, and so is a target out of reach;
+         * otherwise it is a saddle such as the straight chain pulled inwards of Welman
+         * Fig. 4.2, and the escape bends the chain off it. */
+        int out = 0;
+        if (end == STATIONARY && L->escape && escapes < MN_IK_MAX_ESCAPES &&
+            moves < o->max_restarts) {
+            int same = 0;
+            for (int k = 0; k < escapes; k++)
+                if (fabs(seen[k] - merit) <= 1e-6 * merit + L->same_abs) same = 1;
+            if (!same && (!L->may_escape || L->may_escape(L->ctx))) {
+                seen[escapes++] = merit;
+                moves++;
+                L->escape(L->ctx);
+                out = 1;
+            }
+        }
+        /* 2. A restart, unless the lowest residual keeps coming back; with none left, the
+         * polish. */
+        if (!out && L->restart) {
+            double tol = 1e-3 * lowest + L->same_abs;
+            if (nlowest == 0 || merit < lowest - tol) {
+                lowest = merit;
+                nlowest = 1;
+            } else if (fabs(merit - lowest) <= tol && ++nlowest >= same_needed) {
+                unreachable = 1;
+            }
+            if (!unreachable && moves < o->max_restarts) {
+                moves++;
+                L->restart(L->ctx, &rng);
+            } else {
+                polish = 1;
+                L->restore(L->ctx);
+            }
+            ait = 0;
+            out = 1;
+        }
+        if (!out) { /* no way out */
+            if (end == STATIONARY) unreachable = 1;
+            break;
+        }
+        prev = ref = merit = L->measure(L->ctx, &pe, &re);
+        since = 0;
         if (merit < best) {
             best = merit;
             L->save(L->ctx);
         }
+        met = goals_met(L, o, pe, re);
     }
     if (!met && merit > best) {
         L->restore(L->ctx);
         merit = L->measure(L->ctx, &pe, &re);
     }
     r->iterations = it;
-    r->restarts = escapes;
+    r->restarts = moves;
     r->pos_err = pe;
     r->rot_err = re;
     if (met) {
@@ -440,14 +496,15 @@ mn_status mn_ik_drive(const mn_ik_loop* L, const mn_ik_options* o, mn_ik_result*
         return r->status = MN_OK;
     }
     if (unreachable)
-        return mn_ik_fail(
-            r, MN_ERR_UNREACHABLE,
-            "%s: target: unreachable, stalled %.3g from it (%.3g rad) after %d iterations: out of "
-            "reach, held by joint limits or at a stationary pose",
-            name, pe, re, it);
+        return mn_ik_fail(r, MN_ERR_UNREACHABLE,
+                          "%s: target: unreachable, stalled %.3g from it (%.3g rad) after %d "
+                          "iterations and %d restarts: out of reach, held by joint limits or at "
+                          "a stationary pose",
+                          name, pe, re, it, moves);
     return mn_ik_fail(r, MN_ERR_NOCONVERGE,
-                      "%s: %s ran out after %d iterations, %.3g from the target (%.3g rad)", name,
-                      timed_out ? "time budget" : "iteration budget", it, pe, re);
+                      "%s: %s ran out after %d iterations and %d restarts, %.3g from the target "
+                      "(%.3g rad)",
+                      name, timed_out ? "time budget" : "iteration budget", it, moves, pe, re);
 }
 
 /* ---- the Jacobian methods' iteration ------------------------------------------------------ */
@@ -530,7 +587,8 @@ static int jac_iterate(void* vx) {
     mn_ikc_jacobian(c, x->g, x->pt, x->J);
     if (x->step(x->ctx, c, x->q, x->J, x->e, x->g->rows, x->dq) == 0) {
         double mx = mn_ik_max_abs(x->dq, n);
-        if (line_search(x, (max_step > 0 && mx > max_step) ? max_step / mx : 1.0, 12)) return 1;
+        if (line_search(x, (max_step > 0 && mx > max_step) ? max_step / mx : 1.0, 12))
+            return MN_IK_MOVED;
     }
     /* The method's step failed: fall back to steepest descent (the Jacobian transpose with
      * the optimal step length, Welman 4.1), which lowers the error for a small enough step
@@ -539,10 +597,10 @@ static int jac_iterate(void* vx) {
     mn_ikc_fk(c, x->q, x->g->point, NULL, &pt);
     mn_ikc_jacobian(c, x->g, pt, x->J);
     double h = mn_ik_descent_direction(c, x->J, x->e, x->g->rows, x->dq);
-    if (!(h > 0)) return 0;
+    if (!(h > 0)) return MN_IK_STUCK;
     double mx = mn_ik_max_abs(x->dq, n) * h;
     if (max_step > 0 && mx > max_step) h *= max_step / mx;
-    return line_search(x, h, 30);
+    return line_search(x, h, 30) ? MN_IK_MOVED : MN_IK_STUCK;
 }
 
 static double jac_measure(void* vx, double* pe, double* re) {
@@ -603,8 +661,16 @@ mn_status mn_ik_iterate(const mn_model* m, mn_data* d, const mn_ikc* c, const mn
     x.ctx = ctx;
     mn_chain_gather(&c->ch, d->q, x.q);
     if (o->respect_limits) mn_ikc_clamp(c, x.q);
-    mn_ik_loop L = {&x,         jac_iterate,    jac_measure, jac_save,   jac_restore,
-                    jac_escape, jac_may_escape, g->use_pos,  g->use_rot, 1};
+    mn_ik_loop L = {.ctx = &x,
+                    .iterate = jac_iterate,
+                    .measure = jac_measure,
+                    .save = jac_save,
+                    .restore = jac_restore,
+                    .escape = jac_escape,
+                    .may_escape = jac_may_escape,
+                    .use_pos = g->use_pos,
+                    .use_rot = g->use_rot,
+                    .cheap = 1};
     mn_status s = mn_ik_drive(&L, o, r, name);
     mn_chain_scatter(&c->ch, x.q, d->q);
     mn_fk_subtree(m, d, c->ch.jnt[0]); /* the part of the figure the chain moves */

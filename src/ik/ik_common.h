@@ -128,37 +128,88 @@ mn_status mn_ik_fail(mn_ik_result* r, mn_status s, const char* fmt, ...)
     ;
 
 /* ---- the one iteration driver ----------------------------------------------------------- */
-/* Every iterative method (DLS, PINV, JT, CCD, FABRIK) runs under mn_ik_drive; a method
- * supplies its iteration and how to measure, keep and restore its state. */
+/* Every iterative method (LM, DLS, PINV, JT, CCD, FABRIK) runs under mn_ik_drive; a method
+ * supplies its iteration, how to measure, keep and restore its state, and the moves it
+ * offers out of a stationary point. */
+
+/* What one iteration did. */
+enum {
+    MN_IK_STUCK = 0,  /* no step lowers the error from here: a stationary point */
+    MN_IK_MOVED = 1,  /* a step was taken; the driver judges by the merit whether it helped */
+    MN_IK_ONGOING = 2 /* the method judges for itself that this is no stationary point: LM
+                         after an accepted step, or a rejected one with the damping raised
+                         (same state, try again), as long as the damping is below its bound.
+                         A heavily damped step is short without the point being stationary,
+                         so the merit's drop does not tell. */
+};
+
 typedef struct mn_ik_loop {
     void* ctx;
-    /* One iteration from the current state; 0 when it found no step that lowers the error. */
+    /* One iteration from the current state: MN_IK_STUCK, MN_IK_MOVED or MN_IK_ONGOING. */
     int (*iterate)(void* ctx);
     /* The current state's merit (lower is better) and its position and rotation errors. */
     double (*measure)(void* ctx, double* pos_err, double* rot_err);
-    void (*save)(void* ctx);    /* the current state is the best seen */
-    void (*restore)(void* ctx); /* back to the best seen */
-    /* Applies the escape velocity of mn_ik_escape_velocity (within limits). */
+    void (*save)(void* ctx); /* the current state is the best seen */
+    /* Back to the best seen, with the method's own state (LM: the damping) as at a start. */
+    void (*restore)(void* ctx);
+    /* The moves out of a stationary point; NULL for a move the method does not offer.
+     * escape: applies the escape velocity of mn_ik_escape_velocity (within limits).
+     * may_escape: may the chain escape from here? NULL: yes. (A target out of reach: no.)
+     * restart: a new start from a state drawn uniformly within the limits by rng
+     * (mn_ikc_random), the method's own state as at the first start. */
     void (*escape)(void* ctx);
-    /* May the chain escape from here? NULL: yes. (A target out of reach: no.) */
     int (*may_escape)(void* ctx);
+    void (*restart)(void* ctx, mn_rng* rng);
+    double same_abs;      /* two merits closer than this (absolute) are the same residual */
     int use_pos, use_rot; /* the active goals, met within o->tol_pos and o->tol_rot */
     int cheap;            /* iterations are cheap: read the clock every 4th (CPU time: 32nd) */
 } mn_ik_loop;
 
-/* The driver: iterates until the active goals are within tolerance, the budget
- * (o->max_iters, o->timeout_ms on the clock o->timeout_cpu chooses) runs out, or the
- * state is stuck. An iteration that lowers the merit by less than 1e-10 of it marks a
- * stationary point. The one way out of it (Welman Fig. 4.2, the straight chain pulled
- * inwards, where every joint's motion is orthogonal to the error) is the escape: every
- * hinge bent and every ball turned across its twist axis by MN_IK_ESCAPE_ANGLE
- * (mn_ik_escape_velocity), at most four times and never more than o->max_restarts
- * (counted in r->restarts). A stationary point with a residual seen before, or one the
- * method says cannot be left (may_escape), ends the solve as UNREACHABLE. Keeps the best
- * state seen and leaves it current; fills r (iterations, restarts, errors, status and a
- * message starting with name). */
+/* The driver. It iterates until the active goals are within tolerance, and counts the
+ * budget: o->max_iters iterations per attempt (the first start, and each restart) and
+ * o->timeout_ms over the whole solve, on the clock o->timeout_cpu chooses.
+ *
+ * An attempt ends at a stationary point: an iteration that finds no step (MN_IK_STUCK),
+ * or a step (MN_IK_MOVED) that lowers the merit by less than 1e-10 of it (MN_IK_ONGOING
+ * never). For a method that restarts, an attempt also ends when it stalls (the merit not
+ * below MN_IK_PROGRESS of its value at the last progress for MN_IK_STALL_ITERS
+ * iterations) or spends its iteration budget.
+ *
+ * The way out, the same for every method, which differ only in the moves they offer:
+ *  1. the escape, at a stationary point (Welman Fig. 4.2: the straight chain pulled
+ *     inwards, where every joint's motion is orthogonal to the error): every hinge bent and
+ *     every ball turned across its twist axis by MN_IK_ESCAPE_ANGLE (mn_ik_escape_velocity),
+ *     at most MN_IK_MAX_ESCAPES times, never from a residual an earlier escape left (to
+ *     1e-6: the same minimum), nor when the method says the chain cannot get out
+ *     (may_escape);
+ *  2. otherwise a restart from a uniform random state within the limits, drawn by a
+ *     generator seeded from o->seed (the same seed, the same answer), unless the lowest
+ *     residual an attempt ended at (to 1e-3) has come back from max(MN_IK_SAME_MINIMA,
+ *     o->max_restarts / 4) attempts: then the goal is out of reach.
+ * Escapes and restarts together are at most o->max_restarts (counted in r->restarts).
+ *
+ * With no way out left, the solve ends as UNREACHABLE: a method without restarts at once;
+ * a method with restarts (whose attempts were cut short) after the polish, which goes back
+ * to the best state and iterates it, without the stall test and with a fresh iteration
+ * budget, to its stationary point (for a target out of reach, the chain stretched towards
+ * it). Running out of time, or of iterations with no way out, is NOCONVERGE. The driver
+ * keeps the best state seen and leaves it current (or the state that met the goal); fills
+ * r (iterations over all attempts, restarts, errors, status and a message starting with
+ * name). */
 mn_status mn_ik_drive(const mn_ik_loop* L, const mn_ik_options* o, mn_ik_result* r,
                       const char* name);
+
+#define MN_IK_MAX_ESCAPES 4
+/* The stall test of the attempts of a method that restarts, tuned on the robot benchmark
+ * (bench/bench_ik.c, mean iterations of LM over panda, iiwa, UR5 and xArm6): an attempt
+ * that will succeed is nearly always in its fast final regime by then; the others are
+ * cheaper to replace. */
+#define MN_IK_STALL_ITERS 6
+#define MN_IK_PROGRESS 0.8
+/* Attempts that end at the lowest residual before the goal is called out of reach: at
+ * least this many, and a quarter of o->max_restarts. A robot arm's limits make local
+ * minima with small basins of the true answer common, so a few repeats prove nothing. */
+#define MN_IK_SAME_MINIMA 8
 
 #define MN_IK_ESCAPE_ANGLE 0.1
 /* The escape velocity v (ndof) at chain state qc: angle on every hinge (-angle for one at
