@@ -71,12 +71,30 @@ static int node_line(xmlNodePtr n) {
     return l > 0 && l < INT_MAX ? (int)l : 0;
 }
 
+/* What a message is about, "joint j3 origin": the element ("joint <name>", or "link <name>
+ * inertial" when link is set) and the part of it (NULL, or "origin", "mass", ...). The text
+ * is put together only when a message needs it, not for every element read. */
+typedef struct urdf_what {
+    int link;
+    const char* name;
+    const char* part;
+} urdf_what;
+
+static const char* what_text(const urdf_what* w, char out[320]) {
+    char head[300];
+    if (w->link) snprintf(head, sizeof head, "link %s inertial", w->name);
+    else snprintf(head, sizeof head, "joint %s", w->name);
+    if (w->part) snprintf(out, 320, "%s %s", head, w->part);
+    else snprintf(out, 320, "%s", head);
+    return out;
+}
+
 /* Error naming "<what> <attribute>" as the field, e.g. field "joint j3 origin rpy", text
  * "not a number" -> "robot.urdf:57: joint j3 origin rpy: not a number". */
-static mn_status fail(urdf_ctx* c, mn_status s, int line, const char* what, const char* name,
+static mn_status fail(urdf_ctx* c, mn_status s, int line, const urdf_what* w, const char* name,
                       const char* text) {
-    char field[400];
-    snprintf(field, sizeof field, "%s%s%s", what, name[0] ? " " : "", name);
+    char field[400], what[320];
+    snprintf(field, sizeof field, "%s%s%s", what_text(w, what), name[0] ? " " : "", name);
     if (!c->err) return s;
     mn_error_set(c->err, s, c->file, line, field, "%s", text);
     /* The field buffer of mn_error is short; keep the whole text in the message. */
@@ -140,7 +158,7 @@ static const char* parse_numbers(const char* s, double* out, int count) {
 
 /* Reads attribute `name` of n as `count` numbers into out; a missing attribute leaves out
  * unchanged (the caller's default) unless required. Field text: "<what> <name>". */
-static mn_status read_numbers(urdf_ctx* c, xmlNodePtr n, const char* what, const char* name,
+static mn_status read_numbers(urdf_ctx* c, xmlNodePtr n, const urdf_what* what, const char* name,
                               double* out, int count, int required) {
     if (!has_attr(n, name)) {
         if (!required) return MN_OK;
@@ -162,32 +180,6 @@ static mn_quat quat_from_rpy(mn_vec3 rpy) {
     return mn_quat_normalize(mn_quat_mul(mn_quat_mul(qz, qy), qx));
 }
 
-/* ---- name lookup: indices sorted by name, binary search ------------------------------- */
-
-typedef struct name_ref {
-    const char* name;
-    int index;
-} name_ref;
-
-static int name_ref_cmp(const void* a, const void* b) {
-    const name_ref *x = a, *y = b;
-    int r = strcmp(x->name, y->name);
-    if (r) return r;
-    return (x->index > y->index) - (x->index < y->index);
-}
-
-static int name_ref_find(const name_ref* refs, int n, const char* name) {
-    int lo = 0, hi = n - 1;
-    while (lo <= hi) {
-        int mid = lo + (hi - lo) / 2;
-        int r = strcmp(refs[mid].name, name);
-        if (r == 0) return refs[mid].index;
-        if (r < 0) lo = mid + 1;
-        else hi = mid - 1;
-    }
-    return -1;
-}
-
 /* ---- reading the elements ------------------------------------------------------------- */
 static mn_status read_link(urdf_ctx* c, xmlNodePtr n, urdf_link* L) {
     memset(L, 0, sizeof *L);
@@ -200,25 +192,23 @@ static mn_status read_link(urdf_ctx* c, xmlNodePtr n, urdf_link* L) {
                             "missing or empty");
     xmlNodePtr in = child_elem(n, "inertial");
     if (in) {
-        char what[300];
-        snprintf(what, sizeof what, "link %s inertial", L->name);
+        urdf_what what = {1, L->name, NULL};
         xmlNodePtr m = child_elem(in, "mass");
         if (m) {
-            char w2[320];
-            snprintf(w2, sizeof w2, "%s mass", what);
+            urdf_what w2 = {1, L->name, "mass"};
             double v = 0;
-            mn_status s = read_numbers(c, m, w2, "value", &v, 1, 1);
+            mn_status s = read_numbers(c, m, &w2, "value", &v, 1, 1);
             if (s) return s;
-            if (v < 0) return fail(c, MN_ERR_PARSE, node_line(m), w2, "value", "negative");
+            if (v < 0) return fail(c, MN_ERR_PARSE, node_line(m), &w2, "value", "negative");
             L->mass = v;
         }
         xmlNodePtr o = child_elem(in, "origin");
         if (o) {
             double xyz[3] = {0, 0, 0};
-            mn_status s = read_numbers(c, o, what, "xyz", xyz, 3, 0);
+            mn_status s = read_numbers(c, o, &what, "xyz", xyz, 3, 0);
             if (s) return s;
             double rpy[3];
-            s = read_numbers(c, o, what, "rpy", rpy, 3, 0); /* checked, not needed */
+            s = read_numbers(c, o, &what, "rpy", rpy, 3, 0); /* checked, not needed */
             if (s) return s;
             L->com = mn_v3(xyz[0], xyz[1], xyz[2]);
         }
@@ -226,7 +216,7 @@ static mn_status read_link(urdf_ctx* c, xmlNodePtr n, urdf_link* L) {
     return MN_OK;
 }
 
-static mn_status read_joint(urdf_ctx* c, xmlNodePtr n, urdf_joint* J, const name_ref* links) {
+static mn_status read_joint(urdf_ctx* c, xmlNodePtr n, urdf_joint* J, const mn_name_map* links) {
     memset(J, 0, sizeof *J);
     J->line = node_line(n);
     J->axis = mn_v3(1, 0, 0);
@@ -234,10 +224,10 @@ static mn_status read_joint(urdf_ctx* c, xmlNodePtr n, urdf_joint* J, const name
     if (!J->name || !J->name[0])
         return mn_error_set(c->err, MN_ERR_PARSE, c->file, J->line, "joint name",
                             "missing or empty");
-    char what[300];
-    snprintf(what, sizeof what, "joint %s", J->name);
+    const urdf_what jw = {0, J->name, NULL};
+    char what[320]; /* what_text(&jw), for messages */
     const char* type = attr(n, "type");
-    if (!type) return fail(c, MN_ERR_PARSE, J->line, what, "type", "missing");
+    if (!type) return fail(c, MN_ERR_PARSE, J->line, &jw, "type", "missing");
     int needs_limit = 0;
     if (strcmp(type, "revolute") == 0) J->type = MN_JOINT_HINGE, needs_limit = 1;
     else if (strcmp(type, "continuous") == 0) J->type = MN_JOINT_HINGE;
@@ -246,10 +236,10 @@ static mn_status read_joint(urdf_ctx* c, xmlNodePtr n, urdf_joint* J, const name
     else if (strcmp(type, "floating") == 0 || strcmp(type, "planar") == 0)
         return mn_error_set(c->err, MN_ERR_UNSUPPORTED, c->file, J->line, "",
                             "%s type: %s joints are not supported (only revolute, continuous, "
-                            "prismatic and fixed)", what, type);
+                            "prismatic and fixed)", what_text(&jw, what), type);
     else
         return mn_error_set(c->err, MN_ERR_PARSE, c->file, J->line, "",
-                            "%s type: unknown joint type \"%.40s\"", what, type);
+                            "%s type: unknown joint type \"%.40s\"", what_text(&jw, what), type);
 
     /* parent and child links */
     xmlNodePtr pe = child_elem(n, "parent"), ce = child_elem(n, "child");
@@ -261,29 +251,29 @@ static mn_status read_joint(urdf_ctx* c, xmlNodePtr n, urdf_joint* J, const name
         int line = ends[k] ? node_line(ends[k]) : J->line;
         if (!ln || !ln[0])
             return mn_error_set(c->err, MN_ERR_PARSE, c->file, line, "", "%s %s link: missing",
-                                what, role[k]);
-        idx[k] = name_ref_find(links, c->nlink, ln);
+                                what_text(&jw, what), role[k]);
+        idx[k] = mn_name_map_get(links, ln);
         if (idx[k] < 0)
             return mn_error_set(c->err, MN_ERR_PARSE, c->file, line, "",
-                                "%s %s link: no link named \"%.100s\"", what, role[k], ln);
+                                "%s %s link: no link named \"%.100s\"", what_text(&jw, what), role[k],
+                                ln);
     }
     J->parent = idx[0];
     J->child = idx[1];
     if (J->parent == J->child)
         return mn_error_set(c->err, MN_ERR_PARSE, c->file, node_line(ce), "",
-                            "%s child link: same as the parent (a cycle)", what);
+                            "%s child link: same as the parent (a cycle)", what_text(&jw, what));
 
     /* origin */
     xmlNodePtr o = child_elem(n, "origin");
     if (o) {
-        char w2[320];
-        snprintf(w2, sizeof w2, "%s origin", what);
+        urdf_what w2 = {0, J->name, "origin"};
         double v[3] = {0, 0, 0};
-        mn_status s = read_numbers(c, o, w2, "xyz", v, 3, 0);
+        mn_status s = read_numbers(c, o, &w2, "xyz", v, 3, 0);
         if (s) return s;
         J->xyz = mn_v3(v[0], v[1], v[2]);
         v[0] = v[1] = v[2] = 0;
-        s = read_numbers(c, o, w2, "rpy", v, 3, 0);
+        s = read_numbers(c, o, &w2, "rpy", v, 3, 0);
         if (s) return s;
         J->rpy = mn_v3(v[0], v[1], v[2]);
     }
@@ -292,32 +282,30 @@ static mn_status read_joint(urdf_ctx* c, xmlNodePtr n, urdf_joint* J, const name
 
     xmlNodePtr ax = child_elem(n, "axis");
     if (ax) {
-        char w2[320];
-        snprintf(w2, sizeof w2, "%s axis", what);
+        urdf_what w2 = {0, J->name, "axis"};
         double v[3] = {1, 0, 0};
-        mn_status s = read_numbers(c, ax, w2, "xyz", v, 3, 0);
+        mn_status s = read_numbers(c, ax, &w2, "xyz", v, 3, 0);
         if (s) return s;
         mn_vec3 a = mn_v3(v[0], v[1], v[2]);
         double len = mn_vec3_norm(a);
-        if (!(len > 1e-9)) return fail(c, MN_ERR_PARSE, node_line(ax), w2, "xyz", "zero axis");
+        if (!(len > 1e-9)) return fail(c, MN_ERR_PARSE, node_line(ax), &w2, "xyz", "zero axis");
         J->axis = mn_vec3_scale(a, 1.0 / len);
     }
 
     xmlNodePtr lim = child_elem(n, "limit");
     if (needs_limit) {
         if (!lim)
-            return fail(c, MN_ERR_PARSE, J->line, what, "limit",
+            return fail(c, MN_ERR_PARSE, J->line, &jw, "limit",
                         "missing (revolute and prismatic joints need <limit lower upper>)");
-        char w2[320];
-        snprintf(w2, sizeof w2, "%s limit", what);
+        urdf_what w2 = {0, J->name, "limit"};
         double lo = 0, hi = 0;
-        mn_status s = read_numbers(c, lim, w2, "lower", &lo, 1, 1);
+        mn_status s = read_numbers(c, lim, &w2, "lower", &lo, 1, 1);
         if (s) return s;
-        s = read_numbers(c, lim, w2, "upper", &hi, 1, 1);
+        s = read_numbers(c, lim, &w2, "upper", &hi, 1, 1);
         if (s) return s;
         if (lo > hi)
             return mn_error_set(c->err, MN_ERR_PARSE, c->file, node_line(lim), "",
-                                "%s: lower %g is above upper %g", w2, lo, hi);
+                                "%s: lower %g is above upper %g", what_text(&w2, what), lo, hi);
         J->limited = 1;
         J->lower = lo;
         J->upper = hi;
@@ -326,7 +314,7 @@ static mn_status read_joint(urdf_ctx* c, xmlNodePtr n, urdf_joint* J, const name
     if (mimic) {
         const char* mj = attr(mimic, "joint");
         mn_warn(c->warn, c->file, node_line(mimic), "", "%s mimic: ignored, the joint moves "
-                "independently of %s", what, mj ? mj : "(unnamed)");
+                "independently of %s", what_text(&jw, what), mj ? mj : "(unnamed)");
     }
     return MN_OK;
 }
@@ -335,16 +323,19 @@ static mn_status read_joint(urdf_ctx* c, xmlNodePtr n, urdf_joint* J, const name
  * neither, and refusing them outright rules out external entities and entity bombs. */
 static mn_status refuse_dtd(urdf_ctx* c, const char* text, size_t len) {
     static const char* bad[] = {"<!DOCTYPE", "<!ENTITY"};
-    int line = 1;
-    for (size_t i = 0; i < len; i++) {
-        if (text[i] == '\n') line++;
-        if (text[i] != '<' || i + 2 >= len || text[i + 1] != '!') continue;
+    const char* end = text + len;
+    for (const char* p = text; (p = memchr(p, '<', (size_t)(end - p))) != NULL; p++) {
+        if (end - p <= 2 || p[1] != '!') continue;
         for (int k = 0; k < 2; k++) {
             size_t n = strlen(bad[k]);
-            if (i + n <= len && memcmp(text + i, bad[k], n) == 0)
+            if ((size_t)(end - p) >= n && memcmp(p, bad[k], n) == 0) {
+                int line = 1;
+                for (const char* q = text; (q = memchr(q, '\n', (size_t)(p - q))) != NULL; q++)
+                    line++;
                 return mn_error_set(c->err, MN_ERR_PARSE, c->file, line, bad[k] + 2,
                                     "document type and entity declarations are not allowed "
                                     "in URDF");
+            }
         }
     }
     return MN_OK;
@@ -467,42 +458,42 @@ static mn_status read_robot(urdf_ctx* c, mn_model** model) {
                             "the robot has no links");
     c->links = calloc((size_t)nl, sizeof *c->links);
     c->joints = calloc((size_t)(nj ? nj : 1), sizeof *c->joints);
-    name_ref* refs = malloc(sizeof *refs * (size_t)(nl > nj ? nl : nj));
-    if (!c->links || !c->joints || !refs) {
-        free(refs);
-        return mn_error_set(c->err, MN_ERR_NOMEM, c->file, 0, "", "out of memory");
-    }
+    mn_name_map links, joints; /* name -> link index, name -> joint index */
+    int have_links = mn_name_map_init(&links, (size_t)nl);
+    int have_joints = mn_name_map_init(&joints, (size_t)nj);
     mn_status s = MN_OK;
+    if (!c->links || !c->joints || !have_links || !have_joints) {
+        s = mn_error_set(c->err, MN_ERR_NOMEM, c->file, 0, "", "out of memory");
+        goto done;
+    }
     for (xmlNodePtr n = root->children; n && !s; n = n->next)
         if (is_elem(n, "link")) s = read_link(c, n, &c->links[c->nlink++]);
     if (s) goto done;
 
     /* duplicate link names */
-    for (int i = 0; i < nl; i++) refs[i] = (name_ref){c->links[i].name, i};
-    qsort(refs, (size_t)nl, sizeof *refs, name_ref_cmp);
-    for (int i = 1; i < nl; i++) {
-        if (strcmp(refs[i].name, refs[i - 1].name) == 0) {
-            const urdf_link* L = &c->links[refs[i].index];
+    for (int i = 0; i < nl; i++) {
+        int first = mn_name_map_put(&links, c->links[i].name, i);
+        if (first >= 0) {
+            const urdf_link* L = &c->links[i];
             s = mn_error_set(c->err, MN_ERR_PARSE, c->file, L->line, "link name",
                              "duplicate link \"%.100s\" (first at line %d)", L->name,
-                             c->links[refs[i - 1].index].line);
+                             c->links[first].line);
             goto done;
         }
     }
 
     for (xmlNodePtr n = root->children; n && !s; n = n->next)
-        if (is_elem(n, "joint")) s = read_joint(c, n, &c->joints[c->njoint++], refs);
+        if (is_elem(n, "joint")) s = read_joint(c, n, &c->joints[c->njoint++], &links);
     if (s) goto done;
 
-    /* duplicate joint names (refs reused: link lookups are over) */
-    for (int i = 0; i < nj; i++) refs[i] = (name_ref){c->joints[i].name, i};
-    qsort(refs, (size_t)nj, sizeof *refs, name_ref_cmp);
-    for (int i = 1; i < nj; i++) {
-        if (strcmp(refs[i].name, refs[i - 1].name) == 0) {
-            const urdf_joint* J = &c->joints[refs[i].index];
+    /* duplicate joint names */
+    for (int i = 0; i < nj; i++) {
+        int first = mn_name_map_put(&joints, c->joints[i].name, i);
+        if (first >= 0) {
+            const urdf_joint* J = &c->joints[i];
             s = mn_error_set(c->err, MN_ERR_PARSE, c->file, J->line, "joint name",
                              "duplicate joint \"%.100s\" (first at line %d)", J->name,
-                             c->joints[refs[i - 1].index].line);
+                             c->joints[first].line);
             goto done;
         }
     }
@@ -580,7 +571,8 @@ static mn_status read_robot(urdf_ctx* c, mn_model** model) {
     }
     mn_spec_destroy(spec);
 done:
-    free(refs);
+    if (have_links) mn_name_map_free(&links);
+    if (have_joints) mn_name_map_free(&joints);
     return s;
 }
 
@@ -602,14 +594,20 @@ mn_status mn_urdf_read_mem(const char* text, size_t len, const char* name, mn_mo
     return s;
 }
 
+typedef struct urdf_args {
+    mn_model** model;
+    mn_warnings* warn;
+} urdf_args;
+
+static mn_status urdf_text(const char* text, size_t len, const char* name, void* args,
+                           mn_error* err) {
+    urdf_args* a = args;
+    return mn_urdf_read_mem(text, len, name, a->model, a->warn, err);
+}
+
 mn_status mn_urdf_read(const char* path, mn_model** model, mn_warnings* warn, mn_error* err) {
     if (model) *model = NULL;
     if (!path || !model) return mn_error_set(err, MN_ERR_ARG, "", 0, "", "NULL argument");
-    char* text;
-    size_t len;
-    mn_status s = mn_read_file(path, &text, &len, err);
-    if (s) return s;
-    s = mn_urdf_read_mem(text, len, path, model, warn, err);
-    free(text);
-    return s;
+    urdf_args a = {model, warn};
+    return mn_io_read_path(path, urdf_text, &a, err);
 }
