@@ -136,6 +136,12 @@ int mn_name_map_put(mn_name_map* m, const char* key, int val) {
     return -1;
 }
 
+int mn_name_map_of_model(mn_name_map* map, const mn_model* m) {
+    if (!mn_name_map_init(map, (size_t)m->njoint)) return 0;
+    for (int j = 0; j < m->njoint; j++) mn_name_map_put(map, m->jnt_name[j], j);
+    return 1;
+}
+
 mn_status mn_write_file_atomic(const char* path, const char* data, size_t len, mn_error* err) {
     size_t n = strlen(path);
     char* tmp = malloc(n + 16);

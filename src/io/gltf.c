@@ -834,14 +834,15 @@ mn_status mn_gltf_read_mem(const void* data, size_t len, const char* name, mn_gl
     return MN_OK;
 }
 
+static mn_status gltf_text(const char* text, size_t len, const char* name, void* args,
+                           mn_error* err) {
+    mn_io_out* a = args;
+    return mn_gltf_read_mem(text, len, name, a->out, a->warn, err);
+}
+
 mn_status mn_gltf_read(const char* path, mn_gltf* out, mn_warnings* warn, mn_error* err) {
     if (out) memset(out, 0, sizeof *out);
     if (!path || !out) return mn_error_set(err, MN_ERR_ARG, path, 0, "", "NULL argument");
-    char* data;
-    size_t len;
-    mn_status s = mn_read_file(path, &data, &len, err);
-    if (s) return s;
-    s = mn_gltf_read_mem(data, len, path, out, warn, err);
-    free(data);
-    return s;
+    mn_io_out a = {out, warn};
+    return mn_io_read_path(path, gltf_text, &a, err);
 }

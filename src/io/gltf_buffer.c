@@ -116,17 +116,16 @@ static size_t locate_path(const char* s, size_t n, const char* path) {
 }
 
 mn_status mn_gltf_fail(gltf_ctx* c, mn_status s, const char* field, const char* fmt, ...) {
-    char text[400];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(text, sizeof text, fmt, ap);
-    va_end(ap);
     int line = 0;
     if (c->json && field) {
         size_t at = locate_path(c->json, c->json_len, field);
         if (at < c->json_len) line = line_of(c->json, at);
     }
-    return mn_error_set(c->err, s, c->name, line, field, "%s", text);
+    va_list ap;
+    va_start(ap, fmt);
+    mn_io_errorv(c->err, s, c->name, line, field, fmt, ap);
+    va_end(ap);
+    return s;
 }
 
 static mn_status parse_json(gltf_ctx* c, const char* text, size_t len) {

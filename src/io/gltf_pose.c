@@ -2,6 +2,7 @@
  * linear blend skinning (glTF 3.7.3), and the skin's joints as a marionette model.
  * Sampling and skinning allocate nothing: they may run inside a time step. */
 #include "io/gltf_internal.h"
+#include "io/io_internal.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -226,11 +227,11 @@ done:
 /* ---- animations as motions of that model ---------------------------------------------- */
 
 /* Is m the model of g's skin (joint for joint by name, FREE roots, BALL children whose
- * parents match)? Fills map[j] = model joint of glTF joint j. */
-static int model_matches(const mn_gltf* g, const mn_model* m, int* map) {
+ * parents match)? Fills map[j] = model joint of glTF joint j. names: m's joint names. */
+static int model_matches(const mn_gltf* g, const mn_model* m, const mn_name_map* names, int* map) {
     if (m->njoint != g->njoints) return 0;
     for (int j = 0; j < g->njoints; j++) {
-        map[j] = mn_model_find_joint(m, g->joint_name[j]);
+        map[j] = mn_name_map_get(names, g->joint_name[j]);
         if (map[j] < 0) return 0;
     }
     for (int j = 0; j < g->njoints; j++) {
@@ -266,11 +267,13 @@ mn_status mn_gltf_motion(const mn_gltf* g, const mn_model* m, int anim, double f
     mn_quat* rot = malloc((size_t)nj * sizeof(mn_quat));
     double* q = malloc((size_t)nframes * (size_t)m->nq * sizeof(double));
     mn_status s = MN_OK;
-    if (!map || !w || !rot || !q) {
+    mn_name_map names;
+    int have_names = mn_name_map_of_model(&names, m);
+    if (!map || !w || !rot || !q || !have_names) {
         s = mn_error_set(err, MN_ERR_NOMEM, "", 0, "", "out of memory");
         goto done;
     }
-    if (!model_matches(g, m, map)) {
+    if (!model_matches(g, m, &names, map)) {
         s = mn_error_set(err, MN_ERR_ARG, "", 0, "model", "not the model of this glTF skin (mn_gltf_model)");
         goto done;
     }
@@ -308,6 +311,7 @@ mn_status mn_gltf_motion(const mn_gltf* g, const mn_model* m, int anim, double f
     out->q = q;
     q = NULL;
 done:
+    if (have_names) mn_name_map_free(&names);
     free(map);
     free(w);
     free(rot);

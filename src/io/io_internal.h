@@ -43,6 +43,11 @@ typedef mn_status (*mn_io_text_fn)(const char* text, size_t len, const char* nam
 /* Reads the file at path whole (mn_read_file) and passes its text to fn with the path as the
  * name, so every message names the file as the caller gave it. The text is freed after. */
 mn_status mn_io_read_path(const char* path, mn_io_text_fn fn, void* args, mn_error* err);
+/* The args of the readers whose only outputs are one result and the warnings. */
+typedef struct mn_io_out {
+    void* out;
+    mn_warnings* warn;
+} mn_io_out;
 
 /* mn_error_set with a va_list: the one formatted error setter behind every reader's
  * messages ("file:line: field: text"). Returns s. */
@@ -72,6 +77,10 @@ int mn_name_map_get(const mn_name_map* m, const char* key);
 /* Inserts key -> val (val >= 0) and returns -1, or returns the value already stored for key
  * and changes nothing. At most the n of mn_name_map_init names may be put. */
 int mn_name_map_put(mn_name_map* m, const char* key, int val);
+
+/* m's joint names -> joint indices (for many look-ups: mn_model_find_joint scans). 0 when
+ * out of memory. */
+int mn_name_map_of_model(mn_name_map* map, const mn_model* m);
 
 /* Parses a finite double from s (strtod, then a finiteness and range check); returns 0 on
  * failure. *end, when given, points after the number. */

@@ -859,20 +859,15 @@ mn_status mn_skel_read_mem(const char* text, size_t len, const char* name, mn_mo
     return s;
 }
 
-typedef struct skel_args {
-    mn_model** model;
-    mn_warnings* warn;
-} skel_args;
-
 static mn_status skel_text(const char* text, size_t len, const char* name, void* args,
                            mn_error* err) {
-    skel_args* a = args;
-    return mn_skel_read_mem(text, len, name, a->model, a->warn, err);
+    mn_io_out* a = args;
+    return mn_skel_read_mem(text, len, name, a->out, a->warn, err);
 }
 
 mn_status mn_skel_read(const char* path, mn_model** model, mn_warnings* warn, mn_error* err) {
     if (model) *model = NULL;
     if (!path || !model) return mn_error_set(err, MN_ERR_ARG, "", 0, "", "NULL argument");
-    skel_args a = {model, warn};
+    mn_io_out a = {model, warn};
     return mn_io_read_path(path, skel_text, &a, err);
 }

@@ -66,20 +66,7 @@ static void put_vec(mn_strbuf* b, mn_vec3 v) {
 
 /* A quoted name: " and \ escaped. Names must be UTF-8 without control characters (the
  * reader's rule); returns 0 otherwise. */
-static int name_ok(const char* s) {
-    const unsigned char* p = (const unsigned char*)s;
-    if (!*p) return 0;
-    while (*p) {
-        if (*p < 0x20 || *p == 0x7F) return 0;
-        int len = *p < 0x80 ? 1 : (*p & 0xE0) == 0xC0 ? 2 : (*p & 0xF0) == 0xE0 ? 3
-                : (*p & 0xF8) == 0xF0 ? 4 : 0;
-        if (!len) return 0;
-        for (int i = 1; i < len; i++)
-            if ((p[i] & 0xC0) != 0x80) return 0;
-        p += len;
-    }
-    return 1;
-}
+static int name_ok(const char* s) { return s[0] && mn_utf8_text(s, strlen(s)); }
 static void put_name(mn_strbuf* b, const char* s) {
     mn_strbuf_append(b, " \"", 2);
     for (; *s; s++) {
