@@ -76,19 +76,8 @@ typedef struct bvh_parser {
 
 /* ---- errors ----------------------------------------------------------------------------- */
 
-static mn_status fail(bvh_parser* P, int line, const char* field, const char* fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 4, 5)))
-#endif
-    ;
-
-static mn_status fail(bvh_parser* P, int line, const char* field, const char* fmt, ...) {
-    va_list ap;
-    va_start(ap, fmt);
-    mn_status s = mn_io_errorv(P->err, MN_ERR_PARSE, P->file, line, field, fmt, ap);
-    va_end(ap);
-    return s;
-}
+/* fail(P, line, field, fmt, ...): a parse error at a line of the file. */
+#define fail(P, line, ...) mn_error_set((P)->err, MN_ERR_PARSE, (P)->file, line, __VA_ARGS__)
 
 static mn_status fail_nomem(bvh_parser* P) {
     return mn_error_set(P->err, MN_ERR_NOMEM, P->file, P->line, "", "out of memory");

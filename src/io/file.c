@@ -57,6 +57,26 @@ mn_status mn_io_read_path(const char* path, mn_io_text_fn fn, void* args, mn_err
     return s;
 }
 
+typedef struct figure_args {
+    mn_io_figure_fn fn;
+    mn_model** model;
+    mn_warnings* warn;
+} figure_args;
+
+static mn_status figure_text(const char* text, size_t len, const char* name, void* args,
+                             mn_error* err) {
+    figure_args* a = args;
+    return a->fn(text, len, name, a->model, a->warn, err);
+}
+
+mn_status mn_io_read_figure(const char* path, mn_io_figure_fn fn, mn_model** model,
+                            mn_warnings* warn, mn_error* err) {
+    if (model) *model = NULL;
+    if (!path || !model) return mn_error_set(err, MN_ERR_ARG, "", 0, "", "NULL argument");
+    figure_args a = {fn, model, warn};
+    return mn_io_read_path(path, figure_text, &a, err);
+}
+
 mn_status mn_io_errorv(mn_error* err, mn_status s, const char* file, int line, const char* field,
                        const char* fmt, va_list ap) {
     char text[400];

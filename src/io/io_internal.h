@@ -43,6 +43,12 @@ typedef mn_status (*mn_io_text_fn)(const char* text, size_t len, const char* nam
 /* Reads the file at path whole (mn_read_file) and passes its text to fn with the path as the
  * name, so every message names the file as the caller gave it. The text is freed after. */
 mn_status mn_io_read_path(const char* path, mn_io_text_fn fn, void* args, mn_error* err);
+/* A figure reader of an in-memory text (mn_skel_read_mem, mn_urdf_read_mem). */
+typedef mn_status (*mn_io_figure_fn)(const char* text, size_t len, const char* name,
+                                     mn_model** model, mn_warnings* warn, mn_error* err);
+/* The path form of such a reader: *model = NULL, arguments checked, file read, fn called. */
+mn_status mn_io_read_figure(const char* path, mn_io_figure_fn fn, mn_model** model,
+                            mn_warnings* warn, mn_error* err);
 /* The args of the readers whose only outputs are one result and the warnings. */
 typedef struct mn_io_out {
     void* out;

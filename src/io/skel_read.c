@@ -158,18 +158,8 @@ typedef struct reader {
     int last_line;
 } reader;
 
-static mn_status fail(reader* r, int line, const char* field, const char* fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 4, 5)))
-#endif
-    ;
-static mn_status fail(reader* r, int line, const char* field, const char* fmt, ...) {
-    va_list ap;
-    va_start(ap, fmt);
-    mn_status s = mn_io_errorv(r->err, MN_ERR_PARSE, r->file, line, field, fmt, ap);
-    va_end(ap);
-    return s;
-}
+/* fail(r, line, field, fmt, ...): a parse error at a line of the file. */
+#define fail(r, line, ...) mn_error_set((r)->err, MN_ERR_PARSE, (r)->file, line, __VA_ARGS__)
 
 /* Appends the token whose n bytes were just written at r->strings + r->used. */
 static int push_token(reader* r, tok_kind k, int line, size_t n) {
@@ -859,15 +849,6 @@ mn_status mn_skel_read_mem(const char* text, size_t len, const char* name, mn_mo
     return s;
 }
 
-static mn_status skel_text(const char* text, size_t len, const char* name, void* args,
-                           mn_error* err) {
-    mn_io_out* a = args;
-    return mn_skel_read_mem(text, len, name, a->out, a->warn, err);
-}
-
 mn_status mn_skel_read(const char* path, mn_model** model, mn_warnings* warn, mn_error* err) {
-    if (model) *model = NULL;
-    if (!path || !model) return mn_error_set(err, MN_ERR_ARG, "", 0, "", "NULL argument");
-    mn_io_out a = {model, warn};
-    return mn_io_read_path(path, skel_text, &a, err);
+    return mn_io_read_figure(path, mn_skel_read_mem, model, warn, err);
 }

@@ -594,15 +594,6 @@ mn_status mn_urdf_read_mem(const char* text, size_t len, const char* name, mn_mo
     return s;
 }
 
-static mn_status urdf_text(const char* text, size_t len, const char* name, void* args,
-                           mn_error* err) {
-    mn_io_out* a = args;
-    return mn_urdf_read_mem(text, len, name, a->out, a->warn, err);
-}
-
 mn_status mn_urdf_read(const char* path, mn_model** model, mn_warnings* warn, mn_error* err) {
-    if (model) *model = NULL;
-    if (!path || !model) return mn_error_set(err, MN_ERR_ARG, "", 0, "", "NULL argument");
-    mn_io_out a = {model, warn};
-    return mn_io_read_path(path, urdf_text, &a, err);
+    return mn_io_read_figure(path, mn_urdf_read_mem, model, warn, err);
 }
