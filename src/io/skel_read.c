@@ -197,7 +197,12 @@ static mn_status tokenize(reader* r, const char* text, size_t len) {
     int line = 1;
     if (len >= 3 && s[0] == 0xEF && s[1] == 0xBB && s[2] == 0xBF) i = 3; /* BOM */
     r->strings = malloc(2 * len + 1);
-    if (!r->strings) return mn_error_set(r->err, MN_ERR_NOMEM, r->file, 0, "", "out of memory");
+    /* Tokens are at least two bytes apart but for a word against a quoted name: reserve for
+     * that many (address space only until used), so the array rarely moves. */
+    r->cap = len / 2 < (1 << 24) ? (int)(len / 2) + 256 : (1 << 24);
+    r->toks = malloc(sizeof *r->toks * (size_t)r->cap);
+    if (!r->strings || !r->toks)
+        return mn_error_set(r->err, MN_ERR_NOMEM, r->file, 0, "", "out of memory");
     mn_status st = MN_OK;
     while (i < len && !st) {
         unsigned c = s[i];
