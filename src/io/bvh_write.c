@@ -182,9 +182,7 @@ static int writable_name(const char* s) {
     size_t n = strlen(s);
     if (n == 0 || s[0] == ' ' || s[0] == '\t' || s[n - 1] == ' ' || s[n - 1] == '\t' || s[n - 1] == '{')
         return 0;
-    for (size_t i = 0; i < n; i++)
-        if ((unsigned char)s[i] < 32 || s[i] == 127) return 0;
-    return 1;
+    return mn_utf8_text(s, n); /* the reader's rule */
 }
 
 /* Lengths and times: 14 significant digits ("-0" written as "0"). A file's own numbers
