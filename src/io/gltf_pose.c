@@ -161,9 +161,11 @@ mn_model* mn_gltf_model(const mn_gltf* g, mn_error* err) {
     double* w = malloc((size_t)nj * 12 * sizeof(double));
     mn_quat* q = malloc((size_t)nj * sizeof(mn_quat));
     int* idx = malloc((size_t)nj * sizeof(int));
+    /* children lists, each in ascending joint order: first child, next sibling (-1 ends) */
+    int* kid = malloc((size_t)nj * 2 * sizeof(int));
     mn_spec* spec = mn_spec_create(g->name ? g->name : "skin");
     mn_model* m = NULL;
-    if (!w || !q || !idx || !spec) {
+    if (!w || !q || !idx || !kid || !spec) {
         mn_error_set(err, MN_ERR_NOMEM, "", 0, "", "out of memory");
         goto done;
     }
@@ -174,6 +176,13 @@ mn_model* mn_gltf_model(const mn_gltf* g, mn_error* err) {
                          "degenerate or mirrored rest frame: not a rigid joint");
             goto done;
         }
+    int *first = kid, *next = kid + nj;
+    for (int j = 0; j < nj; j++) first[j] = -1;
+    for (int c = nj - 1; c >= 0; c--) {
+        int par = g->joint_parent[c];
+        next[c] = par >= 0 ? first[par] : -1;
+        if (par >= 0) first[par] = c;
+    }
     for (int o = 0; o < nj; o++) {
         int j = p->order[o];
         const double* wj = w + 12 * j;
@@ -182,8 +191,7 @@ mn_model* mn_gltf_model(const mn_gltf* g, mn_error* err) {
         /* Twist axis (for swing/twist limits): towards the first child, the bone's
          * direction; +y, the bone axis of most exporters, for a joint without one. */
         d.axis = mn_v3(0, 1, 0);
-        for (int c = 0; c < nj; c++) {
-            if (g->joint_parent[c] != j) continue;
+        for (int c = first[j]; c >= 0; c = next[c]) {
             mn_mat3 Rj = mn_quat_to_mat3(q[j]);
             mn_vec3 bone = mn_mat3_tmulv(&Rj, mn_v3(w[12 * c + 3] - wj[3], w[12 * c + 7] - wj[7],
                                                      w[12 * c + 11] - wj[11]));
@@ -221,6 +229,7 @@ done:
     free(w);
     free(q);
     free(idx);
+    free(kid);
     return m;
 }
 
