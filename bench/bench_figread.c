@@ -96,7 +96,8 @@ static void put(text* t, const char* fmt, ...) {
             return;
         }
         size_t cap = t->cap ? 2 * t->cap : 1 << 16;
-        while (cap < t->len + (size_t)n + 1) cap *= 2;
+        while (cap < t->len + (size_t)n + 1)
+            cap *= 2;
         char* s = realloc(t->s, cap);
         if (!s) {
             t->failed = 1;
@@ -115,7 +116,8 @@ static const char* const fmt_name[NFMT] = {"skel", "bvh", "urdf"};
 /* One chain of n joints: a free root, then hinges 0.1 m apart, limited to +-90 degrees. */
 static void gen_skel(text* t, int n) {
     put(t, "define skeleton \"chain\"\n");
-    for (int i = 0; i < n; i++) put(t, "  joint \"j%d\"\n", i);
+    for (int i = 0; i < n; i++)
+        put(t, "  joint \"j%d\"\n", i);
     put(t, "end skeleton\n");
     for (int i = 1; i < n; i++)
         put(t, "define joint \"j%d\"\n  offset 0 0.1 0\n  hinge z -90 90\nend joint\n", i);
@@ -131,18 +133,21 @@ static void gen_bvh(text* t, int n) {
         for (int k = 0; k < len; k++)
             put(t, "JOINT j%d\n{\n  OFFSET 0 0.1 0\n  CHANNELS 3 Zrotation Xrotation Yrotation\n",
                 i + k);
-        for (int k = 0; k < len; k++) put(t, "}\n");
+        for (int k = 0; k < len; k++)
+            put(t, "}\n");
         i += len;
     }
     put(t, "}\nMOTION\nFrames: 1\nFrame Time: 0.033333\n");
-    for (int i = 0; i < 6 + 3 * (n - 1); i++) put(t, i ? " 0" : "0");
+    for (int i = 0; i < 6 + 3 * (n - 1); i++)
+        put(t, i ? " 0" : "0");
     put(t, "\n");
 }
 
 /* One chain of n links joined by revolute joints. */
 static void gen_urdf(text* t, int n) {
     put(t, "<?xml version=\"1.0\"?>\n<robot name=\"chain\">\n");
-    for (int i = 0; i < n; i++) put(t, "  <link name=\"l%d\"/>\n", i);
+    for (int i = 0; i < n; i++)
+        put(t, "  <link name=\"l%d\"/>\n", i);
     for (int i = 1; i < n; i++)
         put(t,
             "  <joint name=\"q%d\" type=\"revolute\">\n"
@@ -163,9 +168,12 @@ static mn_status read_fmt(int f, const text* t, mn_model** m, mn_error* err) {
 /* Reads the generated figure of n joints in format f; stores the median time in *sec. */
 static int bench_chain(int f, int n, double* sec) {
     text t = {NULL, 0, 0, 0};
-    if (f == FMT_SKEL) gen_skel(&t, n);
-    else if (f == FMT_BVH) gen_bvh(&t, n);
-    else gen_urdf(&t, n);
+    if (f == FMT_SKEL)
+        gen_skel(&t, n);
+    else if (f == FMT_BVH)
+        gen_bvh(&t, n);
+    else
+        gen_urdf(&t, n);
     if (t.failed) {
         free(t.s);
         fprintf(stderr, "marionette bench figread: out of memory\n");
@@ -262,7 +270,8 @@ int mn_bench_figread(int argc, char** argv) {
     }
     for (int f = 0; f < NFMT && chains && rc == MN_EXIT_OK; f++) {
         double t[8];
-        for (int k = 0; k < nsizes && rc == MN_EXIT_OK; k++) rc = bench_chain(f, sizes[k], &t[k]);
+        for (int k = 0; k < nsizes && rc == MN_EXIT_OK; k++)
+            rc = bench_chain(f, sizes[k], &t[k]);
         if (rc == MN_EXIT_OK && nsizes > 1)
             printf("format=%s growth=%.2f\n", fmt_name[f], growth(sizes, t, nsizes));
     }

@@ -89,10 +89,14 @@ int mn_utf8_len(const unsigned char* s, size_t n) {
     if (c < 0x80) return 1;
     int len;
     unsigned cp;
-    if ((c & 0xE0) == 0xC0) len = 2, cp = c & 0x1F;
-    else if ((c & 0xF0) == 0xE0) len = 3, cp = c & 0x0F;
-    else if ((c & 0xF8) == 0xF0) len = 4, cp = c & 0x07;
-    else return 0;
+    if ((c & 0xE0) == 0xC0)
+        len = 2, cp = c & 0x1F;
+    else if ((c & 0xF0) == 0xE0)
+        len = 3, cp = c & 0x0F;
+    else if ((c & 0xF8) == 0xF0)
+        len = 4, cp = c & 0x07;
+    else
+        return 0;
     if ((size_t)len > n) return 0;
     for (int i = 1; i < len; i++) {
         if ((s[i] & 0xC0) != 0x80) return 0;
@@ -118,13 +122,15 @@ int mn_utf8_text(const char* s, size_t n) {
 
 static size_t name_hash(const char* s) {
     uint64_t h = 1469598103934665603ull; /* FNV-1a */
-    for (; *s; s++) h = (h ^ (unsigned char)*s) * 1099511628211ull;
+    for (; *s; s++)
+        h = (h ^ (unsigned char)*s) * 1099511628211ull;
     return (size_t)(h ^ (h >> 32));
 }
 
 int mn_name_map_init(mn_name_map* m, size_t n) {
     size_t cap = 16;
-    while (cap < 2 * n) cap *= 2;
+    while (cap < 2 * n)
+        cap *= 2;
     m->key = calloc(cap, sizeof *m->key);
     m->val = malloc(cap * sizeof *m->val);
     m->mask = cap - 1;
@@ -158,7 +164,8 @@ int mn_name_map_put(mn_name_map* m, const char* key, int val) {
 
 int mn_name_map_of_model(mn_name_map* map, const mn_model* m) {
     if (!mn_name_map_init(map, (size_t)m->njoint)) return 0;
-    for (int j = 0; j < m->njoint; j++) mn_name_map_put(map, m->jnt_name[j], j);
+    for (int j = 0; j < m->njoint; j++)
+        mn_name_map_put(map, m->jnt_name[j], j);
     return 1;
 }
 

@@ -330,7 +330,8 @@ static mn_status build_skeleton(reader* rd, const char* path) {
     int maxd = 0;
     for (int j = 0; j < nj; j++) {
         int top = 0;
-        for (int k = j; k >= 0 && !depth[k]; k = g->joint_parent[k]) p->order[top++] = k;
+        for (int k = j; k >= 0 && !depth[k]; k = g->joint_parent[k])
+            p->order[top++] = k;
         while (top > 0) {
             int k = p->order[--top], par = g->joint_parent[k];
             depth[k] = par >= 0 ? depth[par] + 1 : 1;
@@ -342,9 +343,12 @@ static mn_status build_skeleton(reader* rd, const char* path) {
         free(depth);
         return mn_gltf_fail(rd->c, MN_ERR_NOMEM, path, "out of memory");
     }
-    for (int j = 0; j < nj; j++) start[depth[j]]++; /* depth d + 1 counted at d + 1 */
-    for (int d = 1; d <= maxd + 1; d++) start[d] += start[d - 1];
-    for (int j = 0; j < nj; j++) p->order[start[depth[j] - 1]++] = j; /* stable: j ascending */
+    for (int j = 0; j < nj; j++)
+        start[depth[j]]++; /* depth d + 1 counted at d + 1 */
+    for (int d = 1; d <= maxd + 1; d++)
+        start[d] += start[d - 1];
+    for (int j = 0; j < nj; j++)
+        p->order[start[depth[j] - 1]++] = j; /* stable: j ascending */
     free(start);
     free(depth);
     p->rest = malloc((size_t)p->nsnode * sizeof *p->rest);

@@ -623,7 +623,8 @@ static mn_status read_sparse(gltf_ctx* c, const cJSON* sp, const char* path, int
         snprintf(f, sizeof f, "%s.%s", p, cJSON_IsObject(ji) ? "values" : "indices");
         return mn_gltf_fail(c, MN_ERR_PARSE, f, "missing");
     }
-    int nviews = mn_gltf_item_count(&c->views, cJSON_GetObjectItemCaseSensitive(c->root, "bufferViews"));
+    int nviews =
+        mn_gltf_item_count(&c->views, cJSON_GetObjectItemCaseSensitive(c->root, "bufferViews"));
     int iv, vv;
     double ioff, voff, ict;
     char pi[112], pv[112];
@@ -688,7 +689,8 @@ mn_status mn_gltf_read_accessor(gltf_ctx* c, int index, const char* field, int n
 
     double ct, n, off;
     int view;
-    int nviews = mn_gltf_item_count(&c->views, cJSON_GetObjectItemCaseSensitive(c->root, "bufferViews"));
+    int nviews =
+        mn_gltf_item_count(&c->views, cJSON_GetObjectItemCaseSensitive(c->root, "bufferViews"));
     mn_status s = mn_gltf_json_size(c, ja, "componentType", path, 1, 0, 1e9, &ct);
     if (!s) s = mn_gltf_json_size(c, ja, "count", path, 1, 0, 1 << 28, &n);
     if (!s) s = mn_gltf_json_size(c, ja, "byteOffset", path, 0, 0, 9.0e15, &off);

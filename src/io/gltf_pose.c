@@ -177,7 +177,8 @@ mn_model* mn_gltf_model(const mn_gltf* g, mn_error* err) {
             goto done;
         }
     int *first = kid, *next = kid + nj;
-    for (int j = 0; j < nj; j++) first[j] = -1;
+    for (int j = 0; j < nj; j++)
+        first[j] = -1;
     for (int c = nj - 1; c >= 0; c--) {
         int par = g->joint_parent[c];
         next[c] = par >= 0 ? first[par] : -1;

@@ -66,7 +66,9 @@ static void put_vec(mn_strbuf* b, mn_vec3 v) {
 
 /* A quoted name: " and \ escaped. Names must be UTF-8 without control characters (the
  * reader's rule); returns 0 otherwise. */
-static int name_ok(const char* s) { return s[0] && mn_utf8_text(s, strlen(s)); }
+static int name_ok(const char* s) {
+    return s[0] && mn_utf8_text(s, strlen(s));
+}
 static void put_name(mn_strbuf* b, const char* s) {
     mn_strbuf_append(b, " \"", 2);
     for (; *s; s++) {
@@ -79,7 +81,8 @@ static void put_name(mn_strbuf* b, const char* s) {
  * the text stays linear in the figure however deeply groups nest. */
 #define MAX_INDENT 32
 static void indent(mn_strbuf* b, int depth) {
-    for (int i = 0; i < depth && i < MAX_INDENT; i++) mn_strbuf_append(b, "  ", 2);
+    for (int i = 0; i < depth && i < MAX_INDENT; i++)
+        mn_strbuf_append(b, "  ", 2);
 }
 
 static void put_axis(mn_strbuf* b, mn_vec3 a) {

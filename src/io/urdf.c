@@ -51,7 +51,8 @@ typedef struct urdf_el {
 } urdf_el;
 
 typedef struct urdf_link {
-    urdf_el el, inertial, mass_el, origin; /* <link name> <inertial> <mass value> <origin xyz rpy> */
+    urdf_el el, inertial, mass_el,
+        origin; /* <link name> <inertial> <mass value> <origin xyz rpy> */
     const char* name;
     int line;
     int parent_joint; /* index into joints, -1 when none (a root) */
@@ -86,13 +87,13 @@ typedef struct urdf_ctx {
     mn_error* err;
     mn_warnings* warn;
     /* what the XML pass collects */
-    urdf_el root;            /* the root element, v[0] = its name attribute */
+    urdf_el root; /* the root element, v[0] = its name attribute */
     int root_is_robot;
-    int doctype;             /* a document type declaration was seen */
+    int doctype; /* a document type declaration was seen */
     int nomem;
-    int depth;               /* of the element being read, the root at 1 */
-    int cur;                 /* the element of depth 2 being read: 1 a link, 2 a joint, else 0 */
-    int in_inertial;         /* inside the first <inertial> of the current link */
+    int depth;       /* of the element being read, the root at 1 */
+    int cur;         /* the element of depth 2 being read: 1 a link, 2 a joint, else 0 */
+    int in_inertial; /* inside the first <inertial> of the current link */
     urdf_block* text;
     urdf_link* links;
     int nlink, cap_link;
@@ -111,10 +112,14 @@ typedef struct urdf_what {
 
 static const char* what_text(const urdf_what* w, char out[320]) {
     char head[300];
-    if (w->link) snprintf(head, sizeof head, "link %s inertial", w->name);
-    else snprintf(head, sizeof head, "joint %s", w->name);
-    if (w->part) snprintf(out, 320, "%s %s", head, w->part);
-    else snprintf(out, 320, "%s", head);
+    if (w->link)
+        snprintf(head, sizeof head, "link %s inertial", w->name);
+    else
+        snprintf(head, sizeof head, "joint %s", w->name);
+    if (w->part)
+        snprintf(out, 320, "%s %s", head, w->part);
+    else
+        snprintf(out, 320, "%s", head);
     return out;
 }
 
@@ -201,8 +206,8 @@ static void* grow(urdf_ctx* c, void* p, int* cap, int n, size_t elem) {
     return q;
 }
 
-static void on_start(void* ctx, const xmlChar* localname, const xmlChar* prefix,
-                     const xmlChar* uri, int nns, const xmlChar** ns, int nattr, int ndefaulted,
+static void on_start(void* ctx, const xmlChar* localname, const xmlChar* prefix, const xmlChar* uri,
+                     int nns, const xmlChar** ns, int nattr, int ndefaulted,
                      const xmlChar** attrs) {
     xmlParserCtxtPtr px = ctx;
     urdf_ctx* c = px->_private;
@@ -237,21 +242,28 @@ static void on_start(void* ctx, const xmlChar* localname, const xmlChar* prefix,
         if (c->in_inertial) keep(c, px, &l->inertial, NULL, NULL, nattr, attrs);
     } else if (d == 3 && c->cur == 2) {
         urdf_joint* j = &c->joints[c->njoint - 1];
-        if (!strcmp(name, "parent")) keep(c, px, &j->parent_el, "link", NULL, nattr, attrs);
-        else if (!strcmp(name, "child")) keep(c, px, &j->child_el, "link", NULL, nattr, attrs);
-        else if (!strcmp(name, "origin")) keep(c, px, &j->origin, "xyz", "rpy", nattr, attrs);
-        else if (!strcmp(name, "axis")) keep(c, px, &j->axis_el, "xyz", NULL, nattr, attrs);
-        else if (!strcmp(name, "limit")) keep(c, px, &j->limit, "lower", "upper", nattr, attrs);
-        else if (!strcmp(name, "mimic")) keep(c, px, &j->mimic, "joint", NULL, nattr, attrs);
+        if (!strcmp(name, "parent"))
+            keep(c, px, &j->parent_el, "link", NULL, nattr, attrs);
+        else if (!strcmp(name, "child"))
+            keep(c, px, &j->child_el, "link", NULL, nattr, attrs);
+        else if (!strcmp(name, "origin"))
+            keep(c, px, &j->origin, "xyz", "rpy", nattr, attrs);
+        else if (!strcmp(name, "axis"))
+            keep(c, px, &j->axis_el, "xyz", NULL, nattr, attrs);
+        else if (!strcmp(name, "limit"))
+            keep(c, px, &j->limit, "lower", "upper", nattr, attrs);
+        else if (!strcmp(name, "mimic"))
+            keep(c, px, &j->mimic, "joint", NULL, nattr, attrs);
     } else if (d == 4 && c->cur == 1 && c->in_inertial) {
         urdf_link* l = &c->links[c->nlink - 1];
-        if (!strcmp(name, "mass")) keep(c, px, &l->mass_el, "value", NULL, nattr, attrs);
-        else if (!strcmp(name, "origin")) keep(c, px, &l->origin, "xyz", "rpy", nattr, attrs);
+        if (!strcmp(name, "mass"))
+            keep(c, px, &l->mass_el, "value", NULL, nattr, attrs);
+        else if (!strcmp(name, "origin"))
+            keep(c, px, &l->origin, "xyz", "rpy", nattr, attrs);
     }
 }
 
-static void on_end(void* ctx, const xmlChar* localname, const xmlChar* prefix,
-                   const xmlChar* uri) {
+static void on_end(void* ctx, const xmlChar* localname, const xmlChar* prefix, const xmlChar* uri) {
     xmlParserCtxtPtr px = ctx;
     urdf_ctx* c = px->_private;
     c->depth--;
@@ -361,7 +373,8 @@ static mn_status read_joint(urdf_ctx* c, urdf_joint* J, const mn_name_map* links
     else if (strcmp(type, "floating") == 0 || strcmp(type, "planar") == 0)
         return mn_error_set(c->err, MN_ERR_UNSUPPORTED, c->file, J->line, "",
                             "%s type: %s joints are not supported (only revolute, continuous, "
-                            "prismatic and fixed)", what_text(&jw, what), type);
+                            "prismatic and fixed)",
+                            what_text(&jw, what), type);
     else
         return mn_error_set(c->err, MN_ERR_PARSE, c->file, J->line, "",
                             "%s type: unknown joint type \"%.40s\"", what_text(&jw, what), type);
@@ -379,8 +392,8 @@ static mn_status read_joint(urdf_ctx* c, urdf_joint* J, const mn_name_map* links
         idx[k] = mn_name_map_get(links, ln);
         if (idx[k] < 0)
             return mn_error_set(c->err, MN_ERR_PARSE, c->file, line, "",
-                                "%s %s link: no link named \"%.100s\"", what_text(&jw, what), role[k],
-                                ln);
+                                "%s %s link: no link named \"%.100s\"", what_text(&jw, what),
+                                role[k], ln);
     }
     J->parent = idx[0];
     J->child = idx[1];
@@ -433,8 +446,10 @@ static mn_status read_joint(urdf_ctx* c, urdf_joint* J, const mn_name_map* links
     }
     if (J->mimic.present) {
         const char* mj = J->mimic.v[0];
-        mn_warn(c->warn, c->file, J->mimic.line, "", "%s mimic: ignored, the joint moves "
-                "independently of %s", what_text(&jw, what), mj ? mj : "(unnamed)");
+        mn_warn(c->warn, c->file, J->mimic.line, "",
+                "%s mimic: ignored, the joint moves "
+                "independently of %s",
+                what_text(&jw, what), mj ? mj : "(unnamed)");
     }
     return MN_OK;
 }
@@ -589,7 +604,8 @@ static mn_status read_robot(urdf_ctx* c, mn_model** model) {
         s = mn_error_set(c->err, MN_ERR_NOMEM, c->file, 0, "", "out of memory");
         goto done;
     }
-    for (int i = 0; i < nl && !s; i++) s = read_link(c, &c->links[i]);
+    for (int i = 0; i < nl && !s; i++)
+        s = read_link(c, &c->links[i]);
     if (s) goto done;
 
     /* duplicate link names */
@@ -604,7 +620,8 @@ static mn_status read_robot(urdf_ctx* c, mn_model** model) {
         }
     }
 
-    for (int i = 0; i < nj && !s; i++) s = read_joint(c, &c->joints[i], &links);
+    for (int i = 0; i < nj && !s; i++)
+        s = read_joint(c, &c->joints[i], &links);
     if (s) goto done;
 
     /* duplicate joint names */
