@@ -84,7 +84,7 @@ static mn_quat mirror_rot(mn_quat q) { return mn_q4(q.w, q.x, -q.y, -q.z); }
 static void skel_def_mirror(const skel_def* src, skel_def* dst, skel_dof* dst_dof) {
     *dst = *src;
     dst->dof = dst_dof;
-    memcpy(dst_dof, src->dof, sizeof *dst_dof * (size_t)src->ndof);
+    if (src->ndof > 0) memcpy(dst_dof, src->dof, sizeof *dst_dof * (size_t)src->ndof);
     dst->offset = mirror_point(src->offset);
     dst->orient = mirror_rot(src->orient);
     dst->com = mirror_point(src->com);
@@ -588,7 +588,7 @@ static mn_status read_define_joint(reader* r, skel_file* f, int line) {
         f->dofs = d;
         f->dofcap = cap;
     }
-    memcpy(f->dofs + f->ndofs, dof, sizeof *dof * (size_t)def->ndof);
+    if (def->ndof > 0) memcpy(f->dofs + f->ndofs, dof, sizeof *dof * (size_t)def->ndof);
     def->dof = NULL; /* set when the file is read: f->dofs may still move */
     def->dof0 = f->ndofs;
     f->ndofs += def->ndof;
@@ -715,7 +715,7 @@ static mn_status resolve(reader* r, skel_file* f, mn_model** model) {
     /* attach the define joint blocks, then the mirrors */
     for (int d = 0; d < f->ndef; d++) {
         skel_def* def = &f->defs[d];
-        def->dof = f->dofs + def->dof0;
+        def->dof = def->ndof > 0 ? f->dofs + def->dof0 : NULL;
         int i = mn_name_map_get(&names, def->name);
         if (i < 0) {
             s = fail(r, def->line, "define joint", "\"%s\" is not a joint of skeleton \"%s\"",
