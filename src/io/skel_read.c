@@ -211,7 +211,7 @@ static mn_status tokenize(reader* r, const char* text, size_t len) {
         if (c == ' ' || c == '\t' || c == '\r') { i++; continue; }
         if (c == '#') {
             while (i < len && s[i] != '\n') {
-                int l = mn_utf8_len(s + i, len - i);
+                int l = s[i] && s[i] < 0x80 ? 1 : mn_utf8_len(s + i, len - i);
                 if (!l || s[i] == 0) { st = fail(r, line, "encoding", "not valid UTF-8 text"); break; }
                 i += (size_t)l;
             }
@@ -239,7 +239,7 @@ static mn_status tokenize(reader* r, const char* text, size_t len) {
                     st = fail(r, line, "encoding", "control character 0x%02x in a name", s[i]);
                     break;
                 }
-                int l = mn_utf8_len(s + i, len - i);
+                int l = s[i] < 0x80 ? 1 : mn_utf8_len(s + i, len - i);
                 if (!l) { st = fail(r, line, "encoding", "not valid UTF-8 text"); break; }
                 memcpy(buf + n, s + i, (size_t)l);
                 n += (size_t)l;
@@ -258,6 +258,11 @@ static mn_status tokenize(reader* r, const char* text, size_t len) {
             if (d == ' ' || d == '\t' || d == '\r' || d == '\n' || d == '#' || is_open_quote(s + i, len - i))
                 break;
             if (d < 0x20 || d == 0x7F) break;
+            if (d < 0x80) { /* ASCII, the common case */
+                buf[n++] = (char)d;
+                i++;
+                continue;
+            }
             int l = mn_utf8_len(s + i, len - i);
             if (!l) { st = fail(r, line, "encoding", "not valid UTF-8 text"); break; }
             /* The thesis prints negative numbers with U+2212 MINUS SIGN. */
