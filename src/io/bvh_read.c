@@ -577,8 +577,7 @@ static void series_order(const bvh_parser* P, const bvh_node* nd, int* seq) {
  * P->nspec (joints are added in node order, so spec index = running count). */
 static mn_status spec_add(bvh_parser* P, mn_spec* spec, mn_joint_def* def, int name, int line) {
     def->name = P->names[name];
-    mn_error e;
-    mn_error_clear(&e);
+    mn_error e; /* set by mn_spec_add_joint when it fails */
     int idx = mn_spec_add_joint(spec, def, &e);
     if (idx < 0) {
         mn_status st = e.status ? e.status : MN_ERR_PARSE;

@@ -758,6 +758,8 @@ static mn_status resolve(reader* r, skel_file* f, mn_model** model) {
         f->e[i].mirrored = 1;
     }
 
+    mn_error ae;
+    mn_error_clear(&ae);
     for (int i = 0; i < f->n; i++) {
         const skel_entry* e = &f->e[i];
         const skel_def* def = e->def >= 0 ? &f->defs[e->def] : NULL;
@@ -781,14 +783,11 @@ static mn_status resolve(reader* r, skel_file* f, mn_model** model) {
             mn_joint_def jd;
             skel_dof_to_def(def, d, &jd, k, nframes);
             if (k < nframes - 1) snprintf(nm, 256, "%s.%d", e->name, k + 1);
-            else snprintf(nm, 256, "%s", e->name);
-            jd.name = nm;
+            jd.name = k < nframes - 1 ? nm : e->name; /* names are at most 200 bytes */
             jd.parent = parent;
-            mn_error ae;
-            mn_error_clear(&ae);
-            int idx = mn_spec_add_joint(spec, &jd, &ae);
+            int idx = mn_spec_add_joint(spec, &jd, &ae); /* sets ae when it fails */
             if (idx < 0) {
-                s = fail(r, ndof > 0 ? d->line : line, "joint", "\"%s\": %s", nm,
+                s = fail(r, ndof > 0 ? d->line : line, "joint", "\"%s\": %s", jd.name,
                          strip_field(&ae));
                 goto done;
             }

@@ -565,8 +565,7 @@ static mn_status build_spec(urdf_ctx* c, int root, mn_spec* spec, int* spec_inde
              * range excludes zero (panda_joint4: [-3.07, -0.07]). */
             if (J->limited) d.q0[0] = 0 < J->lower ? J->lower : (0 > J->upper ? J->upper : 0);
         }
-        mn_error e;
-        mn_error_clear(&e);
+        mn_error e; /* set by mn_spec_add_joint when it fails */
         int idx = mn_spec_add_joint(spec, &d, &e);
         if (idx < 0) {
             int line = L->parent_joint >= 0 ? c->joints[L->parent_joint].line : L->line;
