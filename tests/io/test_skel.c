@@ -741,9 +741,12 @@ static void test_deep_groups_written(void) {
         size_t most = 0, run = 0;
         int at_start = 1;
         for (const char* p = text; *p; p++) {
-            if (*p == '\n') at_start = 1, run = 0;
-            else if (at_start && *p == ' ') run++, most = run > most ? run : most;
-            else at_start = 0;
+            if (*p == '\n')
+                at_start = 1, run = 0;
+            else if (at_start && *p == ' ')
+                run++, most = run > most ? run : most;
+            else
+                at_start = 0;
         }
         CHECK(most == 64);
     }
