@@ -1,6 +1,7 @@
 /* marionette bench figread: read speed of the URDF, skeleton text and BVH readers, on given
  * files and on generated figures of 1,000 to 100,000 joints (the readers must be linear in
  * their input). */
+#include <marionette/gltf.h>
 #include <marionette/io.h>
 #include <marionette/model.h>
 
@@ -14,7 +15,7 @@
 #include "cli.h"
 
 const char mn_bench_figread_summary[] =
-    "skeleton text, BVH and URDF read time: stickman, files, 1k-100k joint chains";
+    "skeleton text, BVH, URDF and glTF read time: stickman, files, 1k-100k joint chains";
 
 static void usage(FILE* f) {
     fprintf(f,
@@ -25,11 +26,13 @@ static void usage(FILE* f) {
             "bytes, joints, dof, read_us (median parse + compile), p90_us, mb_s.\n"
             "\n"
             "Then, for each size (default 1000,10000,100000 joints), generates in memory a\n"
-            "figure of that many joints in each format and reads it (parse + compile), as\n"
+            "figure of that many joints in each format and reads it (parse + compile; glTF:\n"
+            "load, animation included, and mn_gltf_model), as\n"
             "often as fits in about a second of reading, at least 3 times. One line per\n"
             "format and size: format, joints, dof, depth (of the deepest joint), bytes, reps,\n"
-            "read_s (median), mb_s. The skeleton text and URDF figures are one chain; BVH\n"
-            "nests at most 256 levels, so its figure is chains of 250 joints under the root.\n"
+            "read_s (median), mb_s. The skeleton text, URDF and glTF figures are one chain;\n"
+            "BVH nests at most 256 levels, so its figure is chains of 250 joints under the\n"
+            "root. The glTF figure skins one triangle and animates every joint.\n"
             "Last, one line per format: format, growth (the exponent k of a least-squares\n"
             "fit read_s ~ joints^k over the sizes; 1 is linear).\n");
 }
@@ -108,8 +111,8 @@ static void put(text* t, const char* fmt, ...) {
     }
 }
 
-enum { FMT_SKEL, FMT_BVH, FMT_URDF, NFMT };
-static const char* const fmt_name[NFMT] = {"skel", "bvh", "urdf"};
+enum { FMT_SKEL, FMT_BVH, FMT_URDF, FMT_GLTF, NFMT };
+static const char* const fmt_name[NFMT] = {"skel", "bvh", "urdf", "gltf"};
 /* Joints per BVH chain (the reader nests at most 256 levels). */
 #define BVH_CHAIN 250
 
@@ -159,7 +162,63 @@ static void gen_urdf(text* t, int n) {
     put(t, "</robot>\n");
 }
 
+/* One chain of n joint nodes 0.1 m apart, skinning a one-triangle mesh, with an animation
+ * of one rotation channel per joint (each with its own output accessor). The 148 bytes of
+ * the buffer: positions (3 VEC3 float), joints (3 VEC4 ushort), weights (3 VEC4 float),
+ * key times (0, 1) and two rotations (VEC4 float). */
+static void gen_gltf(text* t, int n) {
+    static const char data[] =
+        "AAAAAAAAAAAAAAAAAACAPwAAAAAAAAAAAAAAAAAAgD8AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAACAPwAA"
+        "AAAAAAAAAAAAAAAAgD8AAAAAAAAAAAAAAAAAAIA/AAAAAAAAAAAAAAAAAAAAAAAAgD8AAAAAAAAAAAAAAAAAAIA/"
+        "AAAAAAAAAADNzMw9Urh+Pw==";
+    put(t, "{\"asset\":{\"version\":\"2.0\"},\"scene\":0,\"scenes\":[{\"nodes\":[0,%d]}],"
+           "\n\"nodes\":[\n",
+        n);
+    for (int i = 0; i < n; i++) {
+        put(t, "{\"name\":\"j%d\",\"translation\":[0,0.1,0]", i);
+        if (i + 1 < n) put(t, ",\"children\":[%d]", i + 1);
+        put(t, "},\n");
+    }
+    put(t, "{\"name\":\"mesh\",\"mesh\":0,\"skin\":0}],\n\"meshes\":[{\"primitives\":[{"
+           "\"attributes\":{\"POSITION\":0,\"JOINTS_0\":1,\"WEIGHTS_0\":2}}]}],\n"
+           "\"skins\":[{\"joints\":[");
+    for (int i = 0; i < n; i++) put(t, i ? ",%d" : "%d", i);
+    put(t, "]}],\n\"animations\":[{\"channels\":[\n");
+    for (int i = 0; i < n; i++)
+        put(t, "%s{\"sampler\":%d,\"target\":{\"node\":%d,\"path\":\"rotation\"}}\n",
+            i ? "," : "", i, i);
+    put(t, "],\"samplers\":[\n");
+    for (int i = 0; i < n; i++) put(t, "%s{\"input\":3,\"output\":%d}\n", i ? "," : "", 4 + i);
+    put(t, "]}],\n\"buffers\":[{\"byteLength\":148,\"uri\":"
+           "\"data:application/octet-stream;base64,%s\"}],\n"
+           "\"bufferViews\":[{\"buffer\":0,\"byteOffset\":0,\"byteLength\":36},"
+           "{\"buffer\":0,\"byteOffset\":36,\"byteLength\":24},"
+           "{\"buffer\":0,\"byteOffset\":60,\"byteLength\":48},"
+           "{\"buffer\":0,\"byteOffset\":108,\"byteLength\":8},"
+           "{\"buffer\":0,\"byteOffset\":116,\"byteLength\":32}],\n"
+           "\"accessors\":[{\"bufferView\":0,\"componentType\":5126,\"count\":3,"
+           "\"type\":\"VEC3\",\"min\":[0,0,0],\"max\":[1,1,0]},"
+           "{\"bufferView\":1,\"componentType\":5123,\"count\":3,\"type\":\"VEC4\"},"
+           "{\"bufferView\":2,\"componentType\":5126,\"count\":3,\"type\":\"VEC4\"},"
+           "{\"bufferView\":3,\"componentType\":5126,\"count\":2,\"type\":\"SCALAR\","
+           "\"min\":[0],\"max\":[1]}",
+        data);
+    for (int i = 0; i < n; i++)
+        put(t, ",\n{\"bufferView\":4,\"componentType\":5126,\"count\":2,\"type\":\"VEC4\"}");
+    put(t, "]}\n");
+}
+
+static mn_status read_gltf(const text* t, mn_model** m, mn_error* err) {
+    mn_gltf g;
+    mn_status s = mn_gltf_read_mem(t->s, t->len, "chain.gltf", &g, NULL, err);
+    if (s) return s;
+    *m = mn_gltf_model(&g, err);
+    mn_gltf_free(&g);
+    return *m ? MN_OK : err->status;
+}
+
 static mn_status read_fmt(int f, const text* t, mn_model** m, mn_error* err) {
+    if (f == FMT_GLTF) return read_gltf(t, m, err);
     if (f == FMT_BVH) return mn_bvh_read_mem(t->s, t->len, "chain.bvh", NULL, m, NULL, NULL, err);
     if (f == FMT_URDF) return mn_urdf_read_mem(t->s, t->len, "chain.urdf", m, NULL, err);
     return mn_skel_read_mem(t->s, t->len, "chain.skel", m, NULL, err);
@@ -172,8 +231,10 @@ static int bench_chain(int f, int n, double* sec) {
         gen_skel(&t, n);
     else if (f == FMT_BVH)
         gen_bvh(&t, n);
-    else
+    else if (f == FMT_URDF)
         gen_urdf(&t, n);
+    else
+        gen_gltf(&t, n);
     if (t.failed) {
         free(t.s);
         fprintf(stderr, "marionette bench figread: out of memory\n");
