@@ -171,8 +171,9 @@ static void gen_gltf(text* t, int n) {
         "AAAAAAAAAAAAAAAAAACAPwAAAAAAAAAAAAAAAAAAgD8AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAACAPwAA"
         "AAAAAAAAAAAAAAAAgD8AAAAAAAAAAAAAAAAAAIA/AAAAAAAAAAAAAAAAAAAAAAAAgD8AAAAAAAAAAAAAAAAAAIA/"
         "AAAAAAAAAADNzMw9Urh+Pw==";
-    put(t, "{\"asset\":{\"version\":\"2.0\"},\"scene\":0,\"scenes\":[{\"nodes\":[0,%d]}],"
-           "\n\"nodes\":[\n",
+    put(t,
+        "{\"asset\":{\"version\":\"2.0\"},\"scene\":0,\"scenes\":[{\"nodes\":[0,%d]}],"
+        "\n\"nodes\":[\n",
         n);
     for (int i = 0; i < n; i++) {
         put(t, "{\"name\":\"j%d\",\"translation\":[0,0.1,0]", i);
@@ -182,26 +183,29 @@ static void gen_gltf(text* t, int n) {
     put(t, "{\"name\":\"mesh\",\"mesh\":0,\"skin\":0}],\n\"meshes\":[{\"primitives\":[{"
            "\"attributes\":{\"POSITION\":0,\"JOINTS_0\":1,\"WEIGHTS_0\":2}}]}],\n"
            "\"skins\":[{\"joints\":[");
-    for (int i = 0; i < n; i++) put(t, i ? ",%d" : "%d", i);
+    for (int i = 0; i < n; i++)
+        put(t, i ? ",%d" : "%d", i);
     put(t, "]}],\n\"animations\":[{\"channels\":[\n");
     for (int i = 0; i < n; i++)
-        put(t, "%s{\"sampler\":%d,\"target\":{\"node\":%d,\"path\":\"rotation\"}}\n",
-            i ? "," : "", i, i);
+        put(t, "%s{\"sampler\":%d,\"target\":{\"node\":%d,\"path\":\"rotation\"}}\n", i ? "," : "",
+            i, i);
     put(t, "],\"samplers\":[\n");
-    for (int i = 0; i < n; i++) put(t, "%s{\"input\":3,\"output\":%d}\n", i ? "," : "", 4 + i);
-    put(t, "]}],\n\"buffers\":[{\"byteLength\":148,\"uri\":"
-           "\"data:application/octet-stream;base64,%s\"}],\n"
-           "\"bufferViews\":[{\"buffer\":0,\"byteOffset\":0,\"byteLength\":36},"
-           "{\"buffer\":0,\"byteOffset\":36,\"byteLength\":24},"
-           "{\"buffer\":0,\"byteOffset\":60,\"byteLength\":48},"
-           "{\"buffer\":0,\"byteOffset\":108,\"byteLength\":8},"
-           "{\"buffer\":0,\"byteOffset\":116,\"byteLength\":32}],\n"
-           "\"accessors\":[{\"bufferView\":0,\"componentType\":5126,\"count\":3,"
-           "\"type\":\"VEC3\",\"min\":[0,0,0],\"max\":[1,1,0]},"
-           "{\"bufferView\":1,\"componentType\":5123,\"count\":3,\"type\":\"VEC4\"},"
-           "{\"bufferView\":2,\"componentType\":5126,\"count\":3,\"type\":\"VEC4\"},"
-           "{\"bufferView\":3,\"componentType\":5126,\"count\":2,\"type\":\"SCALAR\","
-           "\"min\":[0],\"max\":[1]}",
+    for (int i = 0; i < n; i++)
+        put(t, "%s{\"input\":3,\"output\":%d}\n", i ? "," : "", 4 + i);
+    put(t,
+        "]}],\n\"buffers\":[{\"byteLength\":148,\"uri\":"
+        "\"data:application/octet-stream;base64,%s\"}],\n"
+        "\"bufferViews\":[{\"buffer\":0,\"byteOffset\":0,\"byteLength\":36},"
+        "{\"buffer\":0,\"byteOffset\":36,\"byteLength\":24},"
+        "{\"buffer\":0,\"byteOffset\":60,\"byteLength\":48},"
+        "{\"buffer\":0,\"byteOffset\":108,\"byteLength\":8},"
+        "{\"buffer\":0,\"byteOffset\":116,\"byteLength\":32}],\n"
+        "\"accessors\":[{\"bufferView\":0,\"componentType\":5126,\"count\":3,"
+        "\"type\":\"VEC3\",\"min\":[0,0,0],\"max\":[1,1,0]},"
+        "{\"bufferView\":1,\"componentType\":5123,\"count\":3,\"type\":\"VEC4\"},"
+        "{\"bufferView\":2,\"componentType\":5126,\"count\":3,\"type\":\"VEC4\"},"
+        "{\"bufferView\":3,\"componentType\":5126,\"count\":2,\"type\":\"SCALAR\","
+        "\"min\":[0],\"max\":[1]}",
         data);
     for (int i = 0; i < n; i++)
         put(t, ",\n{\"bufferView\":4,\"componentType\":5126,\"count\":2,\"type\":\"VEC4\"}");
