@@ -19,7 +19,8 @@ const char mn_bench_figread_summary[] =
 
 static void usage(FILE* f) {
     fprintf(f,
-            "usage: marionette bench figread [FILE...] [--reps N] [--sizes N,N,...] [--no-chains]\n"
+            "usage: marionette bench figread [FILE...] [--reps N] [--sizes N,N,...]\n"
+            "                                [--formats skel,bvh,urdf,gltf] [--no-chains]\n"
             "\n"
             "Reads each .urdf or skeleton (.skel, .scr) file from memory N times (default 201)\n"
             "and the built-in stickman text, and prints one key=value line per input: file,\n"
@@ -32,7 +33,8 @@ static void usage(FILE* f) {
             "format and size: format, joints, dof, depth (of the deepest joint), bytes, reps,\n"
             "read_s (median), mb_s. The skeleton text, URDF and glTF figures are one chain;\n"
             "BVH nests at most 256 levels, so its figure is chains of 250 joints under the\n"
-            "root. The glTF figure skins one triangle and animates every joint.\n"
+            "root. The glTF figure skins one triangle and animates every joint. --formats\n"
+            "picks the formats (default all four).\n"
             "Last, one line per format: format, growth (the exponent k of a least-squares\n"
             "fit read_s ~ joints^k over the sizes; 1 is linear).\n");
 }
@@ -301,6 +303,7 @@ int mn_bench_figread(int argc, char** argv) {
         return MN_EXIT_OK;
     }
     int reps = 201, chains = 1, sizes[8] = {1000, 10000, 100000}, nsizes = 3;
+    int use[NFMT] = {1, 1, 1, 1};
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--reps") && i + 1 < argc) {
             if (!mn_cli_parse_int(argv[++i], &reps) || reps < 1)
@@ -311,6 +314,13 @@ int mn_bench_figread(int argc, char** argv) {
                 return mn_cli_usage_error("bench figread",
                                           "--sizes needs up to 8 joint counts in [2, 100000], "
                                           "comma-separated");
+        } else if (!strcmp(argv[i], "--formats") && i + 1 < argc) {
+            const char* list = argv[++i];
+            for (int f = 0; f < NFMT; f++) {
+                size_t n = strlen(fmt_name[f]);
+                const char* at = strstr(list, fmt_name[f]);
+                use[f] = at && (at == list || at[-1] == ',') && (at[n] == 0 || at[n] == ',');
+            }
         } else if (!strcmp(argv[i], "--no-chains")) {
             chains = 0;
         } else if (argv[i][0] == '-') {
@@ -320,7 +330,8 @@ int mn_bench_figread(int argc, char** argv) {
     const char* st = mn_stickman_text();
     int rc = bench_text("stickman", st, strlen(st), mn_skel_read_mem, reps);
     for (int i = 1; i < argc && rc == MN_EXIT_OK; i++) {
-        if (!strcmp(argv[i], "--reps") || !strcmp(argv[i], "--sizes")) {
+        if (!strcmp(argv[i], "--reps") || !strcmp(argv[i], "--sizes") ||
+            !strcmp(argv[i], "--formats")) {
             i++;
             continue;
         }
@@ -334,6 +345,7 @@ int mn_bench_figread(int argc, char** argv) {
         free(text);
     }
     for (int f = 0; f < NFMT && chains && rc == MN_EXIT_OK; f++) {
+        if (!use[f]) continue;
         double t[8];
         for (int k = 0; k < nsizes && rc == MN_EXIT_OK; k++)
             rc = bench_chain(f, sizes[k], &t[k]);
