@@ -18,25 +18,24 @@ const char mn_bench_figread_summary[] =
     "skeleton text, BVH, URDF and glTF read time: stickman, files, 1k-100k joint chains";
 
 static void usage(FILE* f) {
-    fprintf(f,
-            "usage: marionette bench figread [FILE...] [--reps N] [--sizes N,N,...]\n"
-            "                                [--formats skel,bvh,urdf,gltf] [--no-chains]\n"
-            "\n"
-            "Reads each .urdf or skeleton (.skel, .scr) file from memory N times (default 201)\n"
-            "and the built-in stickman text, and prints one key=value line per input: file,\n"
-            "bytes, joints, dof, read_us (median parse + compile), p90_us, mb_s.\n"
-            "\n"
-            "Then, for each size (default 1000,10000,100000 joints), generates in memory a\n"
-            "figure of that many joints in each format and reads it (parse + compile; glTF:\n"
-            "load, animation included, and mn_gltf_model), as\n"
-            "often as fits in about a second of reading, at least 3 times. One line per\n"
-            "format and size: format, joints, dof, depth (of the deepest joint), bytes, reps,\n"
-            "read_s (median), mb_s. The skeleton text, URDF and glTF figures are one chain;\n"
-            "BVH nests at most 256 levels, so its figure is chains of 250 joints under the\n"
-            "root. The glTF figure skins one triangle and animates every joint. --formats\n"
-            "picks the formats (default all four).\n"
-            "Last, one line per format: format, growth (the exponent k of a least-squares\n"
-            "fit read_s ~ joints^k over the sizes; 1 is linear).\n");
+    fprintf(f, "usage: marionette bench figread [FILE...] [--reps N] [--sizes N,N,...]\n"
+               "                                [--formats skel,bvh,urdf,gltf] [--no-chains]\n"
+               "\n"
+               "Reads each .urdf or skeleton (.skel, .scr) file from memory N times (default 201)\n"
+               "and the built-in stickman text, and prints one key=value line per input: file,\n"
+               "bytes, joints, dof, read_us (median parse + compile), p90_us, mb_s.\n"
+               "\n"
+               "Then, for each size (default 1000,10000,100000 joints), generates in memory a\n"
+               "figure of that many joints in each format and reads it (parse + compile; glTF:\n"
+               "load, animation included, and mn_gltf_model), as\n"
+               "often as fits in about a second of reading, at least 3 times. One line per\n"
+               "format and size: format, joints, dof, depth (of the deepest joint), bytes, reps,\n"
+               "read_s (median), mb_s. The skeleton text, URDF and glTF figures are one chain;\n"
+               "BVH nests at most 256 levels, so its figure is chains of 250 joints under the\n"
+               "root. The glTF figure skins one triangle and animates every joint. --formats\n"
+               "picks the formats (default all four).\n"
+               "Last, one line per format: format, growth (the exponent k of a least-squares\n"
+               "fit read_s ~ joints^k over the sizes; 1 is linear).\n");
 }
 
 typedef mn_status (*reader_fn)(const char*, size_t, const char*, mn_model**, mn_warnings*,
