@@ -475,8 +475,7 @@ mn_status mn_bvh_write(const char* path, const mn_model* m, const mn_motion* mot
         free(row);
         free(angle);
     }
-    if (!st && b.failed) st = mn_error_set(err, MN_ERR_NOMEM, path, 0, "", "out of memory");
-    if (!st) st = mn_write_file_atomic(path, b.data, b.len, err);
+    if (!st) st = mn_strbuf_write(&b, path, err);
     mn_strbuf_free(&b);
     writer_free(&W);
     return st;

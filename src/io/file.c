@@ -256,6 +256,13 @@ void mn_strbuf_printf(mn_strbuf* b, const char* fmt, ...) {
     b->len += (size_t)n;
 }
 
+mn_status mn_strbuf_write(mn_strbuf* b, const char* path, mn_error* err) {
+    mn_status st = b->failed ? mn_error_set(err, MN_ERR_NOMEM, path, 0, "", "out of memory")
+                             : mn_write_file_atomic(path, b->data ? b->data : "", b->len, err);
+    mn_strbuf_free(b);
+    return st;
+}
+
 void mn_strbuf_double(mn_strbuf* b, double v) {
     char s[40];
     for (int prec = 6; prec <= 17; prec++) {

@@ -23,6 +23,9 @@ void mn_strbuf_printf(mn_strbuf* b, const char* fmt, ...)
     __attribute__((format(printf, 2, 3)))
 #endif
     ;
+/* Writes the text to path (mn_write_file_atomic; MN_ERR_NOMEM, "out of memory", when the
+ * buffer failed) and frees the buffer: the end of every writer. */
+mn_status mn_strbuf_write(mn_strbuf* b, const char* path, mn_error* err);
 /* Appends a double so that it reads back to the same value ("%.17g", shortened when a
  * shorter form is exact). */
 void mn_strbuf_double(mn_strbuf* b, double v);

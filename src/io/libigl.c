@@ -207,13 +207,7 @@ mn_status mn_dmat_write(const char* path, const mn_dmat* m, mn_error* err) {
             mn_strbuf_double(&b, m->data[(size_t)r * (size_t)m->cols + (size_t)c]);
             mn_strbuf_append(&b, "\n", 1);
         }
-    if (b.failed) {
-        mn_strbuf_free(&b);
-        return mn_error_set(err, MN_ERR_NOMEM, path, 0, "", "out of memory");
-    }
-    mn_status st = mn_write_file_atomic(path, b.data, b.len, err);
-    mn_strbuf_free(&b);
-    return st;
+    return mn_strbuf_write(&b, path, err);
 }
 
 /* ---- TGF ------------------------------------------------------------------------------- */
@@ -329,13 +323,7 @@ mn_status mn_tgf_write(const char* path, const mn_tgf* t, mn_error* err) {
     mn_strbuf_append(&b, "#\n", 2);
     for (int e = 0; e < t->nedges; e++) mn_strbuf_printf(&b, "%d %d\n", t->edges[2 * e] + 1, t->edges[2 * e + 1] + 1);
     mn_strbuf_append(&b, "#\n", 2);
-    if (b.failed) {
-        mn_strbuf_free(&b);
-        return mn_error_set(err, MN_ERR_NOMEM, path, 0, "", "out of memory");
-    }
-    mn_status st = mn_write_file_atomic(path, b.data, b.len, err);
-    mn_strbuf_free(&b);
-    return st;
+    return mn_strbuf_write(&b, path, err);
 }
 
 /* ---- Tmat ------------------------------------------------------------------------------ */
@@ -423,11 +411,5 @@ mn_status mn_tmat_write(const char* path, int nbones, const mn_xform* xf, mn_err
             mn_strbuf_printf(&s, "%.17g %.17g %.17g\n", m[r], m[3 + r], m[6 + r]);
         mn_strbuf_printf(&s, "%.17g %.17g %.17g\n", xf[b].p.x, xf[b].p.y, xf[b].p.z);
     }
-    if (s.failed) {
-        mn_strbuf_free(&s);
-        return mn_error_set(err, MN_ERR_NOMEM, path, 0, "", "out of memory");
-    }
-    mn_status st = mn_write_file_atomic(path, s.data, s.len, err);
-    mn_strbuf_free(&s);
-    return st;
+    return mn_strbuf_write(&s, path, err);
 }

@@ -200,11 +200,5 @@ mn_status mn_obj_write(const char* path, int nverts, const double* pos, int ntri
         mn_strbuf_printf(&b, "v %.12g %.12g %.12g\n", pos[3 * i], pos[3 * i + 1], pos[3 * i + 2]);
     for (int i = 0; i < ntris; i++)
         mn_strbuf_printf(&b, "f %d %d %d\n", tris[3 * i] + 1, tris[3 * i + 1] + 1, tris[3 * i + 2] + 1);
-    if (b.failed) {
-        mn_strbuf_free(&b);
-        return mn_error_set(err, MN_ERR_NOMEM, path, 0, "", "out of memory");
-    }
-    mn_status st = mn_write_file_atomic(path, b.data ? b.data : "", b.len, err);
-    mn_strbuf_free(&b);
-    return st;
+    return mn_strbuf_write(&b, path, err);
 }

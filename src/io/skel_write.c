@@ -383,9 +383,7 @@ mn_status mn_skel_write(const char* path, const mn_model* m, mn_error* err) {
     }
     mn_strbuf_printf(&w.b, "end skeleton\n");
     put_defines(&w);
-    if (w.b.failed) s = mn_error_set(err, MN_ERR_NOMEM, path, 0, "", "out of memory");
-    else s = mn_write_file_atomic(path, w.b.data, w.b.len, err);
-    mn_strbuf_free(&w.b);
+    s = mn_strbuf_write(&w.b, path, err);
 done:
     free(w.head);
     free(w.tail);
