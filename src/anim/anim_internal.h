@@ -21,6 +21,7 @@ typedef struct seq_unit {
     int qadr[3];           /* quaternion: qadr[0] is w; run: one per hinge */
     int order;             /* run, ball Euler: mn_euler_order of the rotation */
     double sign[3];        /* run: hinge angle = sign * Euler angle */
+    int run;               /* run: index among the runs */
     int limited[3];
     double lo[3], hi[3];
 } seq_unit;
@@ -37,8 +38,14 @@ enum {
     R_ISS = 19,
     R_EA = 20,     /* run, ball Euler: the keys' Euler angles (unwrapped continuously) */
     R_EB = 23,
-    R_STRIDE = 26
+    R_LIN = 26,    /* run: 1 when this segment falls back to linear in the angles (the
+                      rotation's path leaves the joint limits or ends on another branch) */
+    R_STRIDE = 28
 };
+
+/* Runs: the hinge angles tracked continuously along each segment's rotation path at
+ * RUN_TRACK + 1 evenly spaced parameters, the reference for picking the branch. */
+#define RUN_TRACK 16
 
 typedef struct seq_con {
     mn_seq_constraint_def def;
@@ -76,6 +83,7 @@ struct mn_seq {
     int* run_len;
     double* seg_scalar;    /* nkey x nscalar x 4 cubic coefficients (c0 + c1 u + c2 u^2 + c3 u^3) */
     double* seg_rot;       /* nkey x nunit x R_STRIDE */
+    double* seg_track;     /* nkey x nrun x (RUN_TRACK + 1) x 3 */
     int has_limited_ball;
 };
 
@@ -86,5 +94,10 @@ int mn_seq_locate(const mn_seq* s, double frame, double* u);
 /* Euler angles of a unit quaternion for a Tait-Bryan order (both solutions are e and
  * (e0 + pi, pi - e1, e2 + pi)). */
 void mn_anim_euler_from_quat(int order, mn_quat q, double e[3]);
+/* Of the two solutions e and (e0 + pi, pi - e1, e2 + pi), each angle moved by whole turns,
+ * the one nearest ref. */
+void mn_anim_pick_branch(const double e[3], const double ref[3], double out[3]);
+/* The interpolated rotation of a quaternion or run unit on one segment record. */
+mn_quat mn_anim_unit_rotation(const seq_unit* un, const double* rec, double u);
 
 #endif

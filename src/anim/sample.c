@@ -45,8 +45,6 @@ void mn_anim_euler_from_quat(int order, mn_quat q, double e[3]) {
 #undef R
 }
 
-void mn_anim_pick_branch(const double e[3], const double ref[3], double out[3]);
-
 /* Slerp with the angle and 1/sin precomputed (Shoemake 1985); nlerp when they coincide. */
 static inline void slerp_pre(const double* a, const double* b, double th, double is, double u, double* r) {
     double wa, wb;
@@ -76,7 +74,7 @@ static inline void slerp_full(const double* a, const double* b, double u, double
     for (int i = 0; i < 4; i++) r[i] = wa * a[i] + wb * b[i];
 }
 
-static inline mn_quat unit_rotation(const seq_unit* un, const double* rec, double u) {
+mn_quat mn_anim_unit_rotation(const seq_unit* un, const double* rec, double u) {
     double r[4];
     if (un->mode == MN_INTERP_CONSTANT) {
         memcpy(r, rec + R_QA, sizeof r);
@@ -95,7 +93,7 @@ static inline mn_quat unit_rotation(const seq_unit* un, const double* rec, doubl
     return mn_q4(r[0] * inv, r[1] * inv, r[2] * inv, r[3] * inv);
 }
 
-static void sample_unit(const seq_unit* un, const double* rec, double u, double* q) {
+static void sample_unit(const mn_seq* s, int k, const seq_unit* un, const double* rec, double u, double* q) {
     if (un->kind == UNIT_BALL_EULER) {
         double e[3];
         if (un->mode == MN_INTERP_CONSTANT) u = 0;
@@ -105,18 +103,28 @@ static void sample_unit(const seq_unit* un, const double* rec, double u, double*
         o[0] = r.w, o[1] = r.x, o[2] = r.y, o[3] = r.z;
         return;
     }
-    mn_quat r = unit_rotation(un, rec, u);
     if (un->kind == UNIT_QUAT) {
+        mn_quat r = mn_anim_unit_rotation(un, rec, u);
         double* o = q + un->qadr[0];
         o[0] = r.w, o[1] = r.x, o[2] = r.y, o[3] = r.z;
         return;
     }
-    /* a run of hinges: the rotation mapped back to the hinge angles, on the branch nearest
-     * the linear in-between of the keys' angles, within the limits */
-    double e[3], ref[3], w[3];
-    mn_anim_euler_from_quat(un->order, r, e);
-    for (int i = 0; i < 3; i++) ref[i] = rec[R_EA + i] + u * (rec[R_EB + i] - rec[R_EA + i]);
-    mn_anim_pick_branch(e, ref, w);
+    /* a run of hinges: the rotation mapped back to the hinge angles, on the branch tracked
+     * continuously along the segment from the first key's angles (no flips) */
+    double w[3];
+    if (rec[R_LIN] != 0) {
+        for (int i = 0; i < 3; i++) w[i] = rec[R_EA + i] + u * (rec[R_EB + i] - rec[R_EA + i]);
+    } else {
+        double e[3], ref[3];
+        mn_anim_euler_from_quat(un->order, mn_anim_unit_rotation(un, rec, u), e);
+        const double* tr = s->seg_track + ((size_t)k * (size_t)s->nrun + (size_t)un->run) * (RUN_TRACK + 1) * 3;
+        double x = u * RUN_TRACK;
+        int i0 = (int)x;
+        if (i0 >= RUN_TRACK) i0 = RUN_TRACK - 1;
+        double a = x - i0;
+        for (int i = 0; i < 3; i++) ref[i] = tr[3 * i0 + i] + a * (tr[3 * i0 + 3 + i] - tr[3 * i0 + i]);
+        mn_anim_pick_branch(e, ref, w);
+    }
     for (int i = 0; i < un->n; i++) {
         double v = un->sign[i] * w[i];
         if (un->limited[i]) v = v < un->lo[i] ? un->lo[i] : (v > un->hi[i] ? un->hi[i] : v);
@@ -139,7 +147,7 @@ mn_status mn_seq_sample(const mn_seq* s, double frame, double* q) {
     const int* qa = s->sc_qadr;
     for (int i = 0, n = s->nscalar; i < n; i++, c += 4) q[qa[i]] = ((c[3] * u + c[2]) * u + c[1]) * u + c[0];
     const double* rec = s->seg_rot + R_STRIDE * (size_t)k * (size_t)s->nunit;
-    for (int i = 0, n = s->nunit; i < n; i++, rec += R_STRIDE) sample_unit(&s->unit[i], rec, u, q);
+    for (int i = 0, n = s->nunit; i < n; i++, rec += R_STRIDE) sample_unit(s, k, &s->unit[i], rec, u, q);
     if (s->has_limited_ball) mn_clamp_to_limits(m, q);
     return MN_OK;
 }

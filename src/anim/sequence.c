@@ -83,6 +83,8 @@ static void free_tables(mn_seq* s) {
     free(s->run_len);
     free(s->seg_scalar);
     free(s->seg_rot);
+    free(s->seg_track);
+    s->seg_track = NULL;
     s->sc_qadr = NULL;
     s->unit = NULL;
     s->run_first = s->run_len = NULL;

@@ -119,7 +119,6 @@ static double wrap_near(double a, double ref) { return a + 2 * MN_PI * nearbyint
 /* Of the two Tait-Bryan solutions e and (e0 + pi, pi - e1, e2 + pi), each angle moved by
  * whole turns, the one nearest ref (no flips: Welman 6.1.2's in-betweens stay on the branch
  * of the keys). */
-void mn_anim_pick_branch(const double e[3], const double ref[3], double out[3]);
 void mn_anim_pick_branch(const double e[3], const double ref[3], double out[3]) {
     double a[3], b[3];
     double alt[3] = {e[0] + MN_PI, MN_PI - e[1], e[2] + MN_PI};
@@ -143,6 +142,39 @@ static void slerp_setup(const double* a, const double* b, double* th, double* is
     *is = sn > 1e-9 ? 1.0 / sn : 0.0;
 }
 
+/* Follows a run's hinge angles along segment k's rotation path from the first key's angles
+ * and keeps the path only when it stays within the limits and arrives at the second key's
+ * angles; otherwise the segment is interpolated linearly in the angles (an interpolated
+ * rotation that the compound joint cannot follow without leaving its limits or flipping
+ * branch would be a flip in the joint variables). */
+static void track_run(const mn_seq* s, const seq_unit* u, int k, double* rec) {
+    double* tr = s->seg_track + ((size_t)k * (size_t)s->nrun + (size_t)u->run) * (RUN_TRACK + 1) * 3;
+    double prev[3], prev2[3], e[3];
+    memcpy(prev, rec + R_EA, sizeof prev);
+    memcpy(prev2, prev, sizeof prev);
+    memcpy(tr, prev, sizeof prev);
+    int ok = 1;
+    /* finer steps inside, so the branch is followed through fast changes near gimbal lock */
+    const int sub = 8;
+    for (int i = 1; i <= RUN_TRACK * sub; i++) {
+        mn_anim_euler_from_quat(u->order, mn_anim_unit_rotation(u, rec, (double)i / (RUN_TRACK * sub)), e);
+        /* predict linearly from the last two steps: through a gimbal lock the middle angle
+         * keeps going rather than bouncing back */
+        double ref[3];
+        for (int a = 0; a < 3; a++) ref[a] = i > 1 ? 2 * prev[a] - prev2[a] : prev[a];
+        memcpy(prev2, prev, sizeof prev);
+        mn_anim_pick_branch(e, ref, prev);
+        for (int a = 0; a < u->n; a++) {
+            double v = u->sign[a] * prev[a];
+            if (u->limited[a] && (v < u->lo[a] - 1e-9 || v > u->hi[a] + 1e-9)) ok = 0;
+        }
+        if (i % sub == 0) memcpy(tr + 3 * (i / sub), prev, sizeof prev);
+    }
+    for (int a = 0; a < u->n; a++)
+        if (fabs(prev[a] - rec[R_EB + a]) > 1e-6) ok = 0;
+    if (!ok) rec[R_LIN] = 1;
+}
+
 mn_status mn_seq_rebuild(mn_seq* s) {
     const mn_model* m = s->m;
     free(s->sc_qadr);
@@ -151,7 +183,9 @@ mn_status mn_seq_rebuild(mn_seq* s) {
     free(s->run_len);
     free(s->seg_scalar);
     free(s->seg_rot);
+    free(s->seg_track);
     s->sc_qadr = NULL, s->unit = NULL, s->run_first = s->run_len = NULL, s->seg_scalar = s->seg_rot = NULL;
+    s->seg_track = NULL;
     s->nscalar = s->nunit = s->nrun = 0;
     s->has_limited_ball = 0;
 
@@ -199,6 +233,7 @@ mn_status mn_seq_rebuild(mn_seq* s) {
                 u->mode = rm;
                 u->joint = j;
                 u->n = n;
+                u->run = s->nrun;
                 int k2 = n == 3 ? kind[2] : 3 - kind[0] - kind[1];
                 u->order = euler_order_of(kind[0], kind[1], k2);
                 for (int i = 0; i < n; i++) {
@@ -242,7 +277,8 @@ mn_status mn_seq_rebuild(mn_seq* s) {
     double* zero_tcb = calloc(3 * (size_t)nk, sizeof(double));
     mn_quat* Q = malloc(sizeof(mn_quat) * (size_t)nk * 2);
     double* E = malloc(sizeof(double) * 3 * (size_t)nk);
-    if (!s->seg_scalar || !s->seg_rot || !p || !zero_tcb || !Q || !E) {
+    s->seg_track = malloc(sizeof(double) * 3 * (RUN_TRACK + 1) * (size_t)nk * (size_t)(s->nrun + 1));
+    if (!s->seg_scalar || !s->seg_rot || !p || !zero_tcb || !Q || !E || !s->seg_track) {
         free(sc_mode), free(p), free(zero_tcb), free(Q), free(E);
         return MN_ERR_NOMEM;
     }
@@ -283,6 +319,8 @@ mn_status mn_seq_rebuild(mn_seq* s) {
             slerp_setup(r + R_SA, r + R_SB, &r[R_THS], &r[R_ISS]);
             memcpy(r + R_EA, E + 3 * k, sizeof(double) * 3);
             memcpy(r + R_EB, E + 3 * k1, sizeof(double) * 3);
+            r[R_LIN] = 0;
+            if (u->kind == UNIT_RUN) track_run(s, u, k, r);
         }
     }
     free(sc_mode), free(p), free(zero_tcb), free(Q), free(E);
