@@ -241,6 +241,10 @@ typedef struct mn_seq_solve_options {
                               starts from that frame's solution carried forward by the change
                               of the plain in-between (the previous corrections kept, so
                               nothing pops); 0: every frame starts from its plain in-between */
+    double relax;          /* fraction of the carried correction dropped per frame (0..1,
+                              default 0.2): the solution relaxes back toward the plain
+                              in-betweens where the constraints allow it, so a key that
+                              meets its constraints is reached as keyed */
     int balance;           /* 1 (default): balance constraints take part; 0: they are off */
     int constraints;       /* 1 (default); 0: plain in-betweens (for comparison) */
 } mn_seq_solve_options;

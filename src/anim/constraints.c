@@ -334,6 +334,7 @@ mn_seq_solve_options mn_seq_solve_options_default(void) {
     memset(&o, 0, sizeof o);
     o.solve = mn_csolve_default();
     o.warm_start = 1;
+    o.relax = 0.2;
     o.balance = 1;
     o.constraints = 1;
     return o;
@@ -472,7 +473,8 @@ mn_status mn_seq_solve_frame(mn_seq_solver* v, double frame, const mn_seq_solve_
     memcpy(v->d->q, v->q_interp, qbytes);
     if (o.warm_start && v->have_prev && fabs(frame - v->prev_frame) <= 1.0 + 1e-9) {
         mn_q_difference(m, v->q_prev, v->q_interp_prev, v->v);
-        mn_integrate(m, v->d->q, v->v, 1.0);
+        double keep = 1.0 - (o.relax > 0 ? (o.relax < 1 ? o.relax : 1.0) : 0.0);
+        mn_integrate(m, v->d->q, v->v, keep);
     }
     mn_csys_invalidate(v->cs);
     mn_csolve_result res;
