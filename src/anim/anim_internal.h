@@ -40,7 +40,9 @@ enum {
     R_EB = 23,
     R_LIN = 26,    /* run: 1 when this segment falls back to linear in the angles (the
                       rotation's path leaves the joint limits or ends on another branch) */
-    R_STRIDE = 28
+    R_COS = 27,    /* cos of the slerp angles (QA-QB, SA-SB) */
+    R_COSS = 28,
+    R_STRIDE = 30
 };
 
 /* Runs: the hinge angles tracked continuously along each segment's rotation path at

@@ -33,7 +33,7 @@ void mn_anim_euler_from_quat(int order, mn_quat q, double e[3]) {
     double s = ((i + 1) % 3 == j) ? 1.0 : -1.0;
     mn_mat3 Rm = mn_quat_to_mat3(q);
 #define R(r, c) Rm.m[3 * (r) + (c)]
-    double cb = hypot(R(i, i), R(i, j));
+    double cb = sqrt(R(i, i) * R(i, i) + R(i, j) * R(i, j)); /* entries of a rotation: no overflow */
     e[1] = atan2(s * R(i, k), cb);
     if (cb > 1e-12) {
         e[0] = atan2(-s * R(j, k), R(k, k));
@@ -45,14 +45,15 @@ void mn_anim_euler_from_quat(int order, mn_quat q, double e[3]) {
 #undef R
 }
 
-/* Slerp with the angle and 1/sin precomputed (Shoemake 1985); nlerp when they coincide. */
-static inline void slerp_pre(const double* a, const double* b, double th, double is, double u, double* r) {
+/* Slerp with the angle, its cosine and 1/sin precomputed (Shoemake 1985): one sine and
+ * cosine per call, sin((1-u)t) = sin t cos(ut) - cos t sin(ut); nlerp when they coincide. */
+static inline void slerp_pre(const double* a, const double* b, double th, double is, double cs, double u, double* r) {
     double wa, wb;
     if (is > 0) {
-        double s0, c0, s1, c1;
-        mn_sincos((1 - u) * th, &s0, &c0);
+        double s1, c1;
         mn_sincos(u * th, &s1, &c1);
-        wa = s0 * is, wb = s1 * is;
+        wb = s1 * is;
+        wa = c1 - cs * wb;
     } else {
         wa = 1 - u, wb = u;
     }
@@ -65,11 +66,13 @@ static inline void slerp_full(const double* a, const double* b, double u, double
     double wa = 1 - u, wb = u;
     if (d < 0.9999) {
         if (d < -1) d = -1;
-        double th = acos(d), s0, c0, s1, c1, st, ct;
-        mn_sincos(th, &st, &ct);
-        mn_sincos((1 - u) * th, &s0, &c0);
-        mn_sincos(u * th, &s1, &c1);
-        wa = s0 / st, wb = s1 / st;
+        double st = sqrt(1 - d * d);
+        if (st > 1e-9) {
+            double s1, c1;
+            mn_sincos(u * acos(d), &s1, &c1);
+            wb = s1 / st;
+            wa = c1 - d * wb;
+        }
     }
     for (int i = 0; i < 4; i++) r[i] = wa * a[i] + wb * b[i];
 }
@@ -82,11 +85,11 @@ mn_quat mn_anim_unit_rotation(const seq_unit* un, const double* rec, double u) {
         /* squad(q_k, q_k+1, s_k, s_k+1, u) = slerp(slerp(q_k, q_k+1, u), slerp(s_k, s_k+1, u),
          * 2u(1-u)) (Shoemake 1987) */
         double p[4], t[4];
-        slerp_pre(rec + R_QA, rec + R_QB, rec[R_TH], rec[R_IS], u, p);
-        slerp_pre(rec + R_SA, rec + R_SB, rec[R_THS], rec[R_ISS], u, t);
+        slerp_pre(rec + R_QA, rec + R_QB, rec[R_TH], rec[R_IS], rec[R_COS], u, p);
+        slerp_pre(rec + R_SA, rec + R_SB, rec[R_THS], rec[R_ISS], rec[R_COSS], u, t);
         slerp_full(p, t, 2 * u * (1 - u), r);
     } else {
-        slerp_pre(rec + R_QA, rec + R_QB, rec[R_TH], rec[R_IS], u, r);
+        slerp_pre(rec + R_QA, rec + R_QB, rec[R_TH], rec[R_IS], rec[R_COS], u, r);
     }
     double n2 = r[0] * r[0] + r[1] * r[1] + r[2] * r[2] + r[3] * r[3];
     double inv = 1.0 / sqrt(n2);

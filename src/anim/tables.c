@@ -114,7 +114,11 @@ static mn_quat unit_key(const mn_seq* s, const seq_unit* u, int k, double e[3]) 
     return r;
 }
 
-static double wrap_near(double a, double ref) { return a + 2 * MN_PI * nearbyint((ref - a) / (2 * MN_PI)); }
+static inline double wrap_near(double a, double ref) {
+    double d = ref - a;
+    if (d >= -MN_PI && d <= MN_PI) return a; /* the common case: no whole turn apart */
+    return a + 2 * MN_PI * nearbyint(d / (2 * MN_PI));
+}
 
 /* Of the two Tait-Bryan solutions e and (e0 + pi, pi - e1, e2 + pi), each angle moved by
  * whole turns, the one nearest ref (no flips: Welman 6.1.2's in-betweens stay on the branch
@@ -133,13 +137,14 @@ void mn_anim_pick_branch(const double e[3], const double ref[3], double out[3]) 
     out[0] = w[0], out[1] = w[1], out[2] = w[2];
 }
 
-static void slerp_setup(const double* a, const double* b, double* th, double* is) {
+static void slerp_setup(const double* a, const double* b, double* th, double* is, double* cs) {
     double d = a[0] * b[0] + a[1] * b[1] + a[2] * b[2] + a[3] * b[3];
     if (d > 1) d = 1;
     if (d < -1) d = -1;
     double t = acos(d), sn = sin(t);
     *th = t;
     *is = sn > 1e-9 ? 1.0 / sn : 0.0;
+    *cs = cos(t);
 }
 
 /* Follows a run's hinge angles along segment k's rotation path from the first key's angles
@@ -315,8 +320,8 @@ mn_status mn_seq_rebuild(mn_seq* s) {
             qstore(r + R_QB, Q[k1]);
             qstore(r + R_SA, S[k]);
             qstore(r + R_SB, S[k1]);
-            slerp_setup(r + R_QA, r + R_QB, &r[R_TH], &r[R_IS]);
-            slerp_setup(r + R_SA, r + R_SB, &r[R_THS], &r[R_ISS]);
+            slerp_setup(r + R_QA, r + R_QB, &r[R_TH], &r[R_IS], &r[R_COS]);
+            slerp_setup(r + R_SA, r + R_SB, &r[R_THS], &r[R_ISS], &r[R_COSS]);
             memcpy(r + R_EA, E + 3 * k, sizeof(double) * 3);
             memcpy(r + R_EB, E + 3 * k1, sizeof(double) * 3);
             r[R_LIN] = 0;
