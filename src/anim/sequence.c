@@ -268,6 +268,10 @@ int mn_seq_set_key(mn_seq* s, double frame, const double* q, mn_error* err) {
         int t = m->jnt_type[j];
         if (t != MN_JOINT_BALL && t != MN_JOINT_FREE) continue;
         double* r = qn + m->jnt_qadr[j] + (t == MN_JOINT_FREE ? 3 : 0);
+        /* normalised unless already unit to rounding: a key read back from a file is kept
+         * bit for bit */
+        double n2 = r[0] * r[0] + r[1] * r[1] + r[2] * r[2] + r[3] * r[3];
+        if (fabs(n2 - 1) <= 1e-14) continue;
         mn_quat u = mn_quat_normalize(mn_q4(r[0], r[1], r[2], r[3]));
         r[0] = u.w, r[1] = u.x, r[2] = u.y, r[3] = u.z;
     }
