@@ -12,7 +12,8 @@
 #include "bench_util.h"
 #include "cli.h"
 
-const char mn_bench_anim_summary[] = "sequence sampling (joint samples/s) and constrained in-betweens (ms/frame)";
+const char mn_bench_anim_summary[] =
+    "sequence sampling (joint samples/s) and constrained in-betweens (ms/frame)";
 
 #define CMU_SCALE (0.0254 / 0.45)
 
@@ -51,7 +52,8 @@ static double rnd(void) {
 
 static int moving_joints(const mn_model* m) {
     int n = 0;
-    for (int j = 0; j < m->njoint; j++) n += m->jnt_type[j] != MN_JOINT_FIXED;
+    for (int j = 0; j < m->njoint; j++)
+        n += m->jnt_type[j] != MN_JOINT_FIXED;
     return n;
 }
 
@@ -65,7 +67,8 @@ static void time_sampling(const char* name, const mn_seq* s, int nsamples) {
         double t0 = cpu_ns();
         for (int i = 0; i < nsamples; i++) {
             /* an irrational stride: every segment, every parameter */
-            double f = f0 + span * ((double)i * 0.6180339887498949 - (double)(long)((double)i * 0.6180339887498949));
+            double f = f0 + span * ((double)i * 0.6180339887498949 -
+                                    (double)(long)((double)i * 0.6180339887498949));
             mn_seq_sample(s, f, q);
             sink += q[m->nq - 1];
         }
@@ -73,7 +76,8 @@ static void time_sampling(const char* name, const mn_seq* s, int nsamples) {
         if (dt < best) best = dt;
     }
     int nj = moving_joints(m);
-    printf("bench=anim part=sampling figure=%s joints=%d keys=%d rot=squad trans=catmull-rom ns_per_sample=%.1f "
+    printf("bench=anim part=sampling figure=%s joints=%d keys=%d rot=squad trans=catmull-rom "
+           "ns_per_sample=%.1f "
            "joint_samples_per_s=%.3g\n",
            name, nj, mn_seq_key_count(s), best, nj / best * 1e9);
     (void)sink;
@@ -109,7 +113,8 @@ static mn_seq* bvh_seq(const mn_model* m, const mn_motion* mo) {
     def.trans = MN_INTERP_CATMULL_ROM;
     def.fps = mo->frame_time > 0 ? 1.0 / mo->frame_time : 30;
     mn_seq* s = mn_seq_create(m, &def, NULL);
-    for (int f = 0; f < mo->nframes; f += 4) mn_seq_set_key(s, f, mo->q + (size_t)f * (size_t)mo->nq, NULL);
+    for (int f = 0; f < mo->nframes; f += 4)
+        mn_seq_set_key(s, f, mo->q + (size_t)f * (size_t)mo->nq, NULL);
     return s;
 }
 
@@ -142,7 +147,8 @@ static void crouch(const mn_model* m, double drop, double* q) {
     o.max_iters = 200;
     o.tol = 1e-9;
     mn_csolve_result r;
-    for (int i = 0; i < 10; i++) mn_csys_solve(cs, &o, &r);
+    for (int i = 0; i < 10; i++)
+        mn_csys_solve(cs, &o, &r);
     memcpy(q, d->q, sizeof(double) * (size_t)m->nq);
     mn_csys_destroy(cs);
     mn_data_destroy(d);
@@ -190,13 +196,16 @@ static void time_inbetween(const mn_model* m, int frames) {
     c.target_interp = MN_INTERP_CATMULL_ROM;
     int ci = mn_seq_add_constraint(s, &c, NULL);
     mn_vec3 p0 = mn_point_world(d, h.joint, h.point);
-    mn_vec3 off[5] = {{0, 0, 0}, {0.05, 0.1, 0.2}, {0.1, 0.25, 0.25}, {0.05, 0.15, 0.15}, {0, 0, 0}};
+    mn_vec3 off[5] = {
+        {0, 0, 0}, {0.05, 0.1, 0.2}, {0.1, 0.25, 0.25}, {0.05, 0.15, 0.15}, {0, 0, 0}};
     for (int k = 0; k < 5; k++) {
-        mn_target_key t = {span * k / 4, mn_vec3_add(p0, off[k]), mn_v3(0, 0, 0), mn_quat_identity()};
+        mn_target_key t = {span * k / 4, mn_vec3_add(p0, off[k]), mn_v3(0, 0, 0),
+                           mn_quat_identity()};
         mn_seq_set_target_key(s, ci, &t, NULL);
     }
     mn_vec3 lock[2];
-    for (int i = 0; i < 2; i++) lock[i] = mn_point_world(d, mn_seq_handle(s, hf[i])->joint, mn_v3(0, 0, 0));
+    for (int i = 0; i < 2; i++)
+        lock[i] = mn_point_world(d, mn_seq_handle(s, hf[i])->joint, mn_v3(0, 0, 0));
     mn_seq_solver* v = mn_seq_solver_create(s, d, NULL);
     mn_seq_solve_options o = mn_seq_solve_options_default();
     o.solve.tol = 1e-5; /* ten times tighter than the goal of 1e-4 */
@@ -212,17 +221,27 @@ static void time_inbetween(const mn_model* m, int frames) {
         mn_target_key tk;
         mn_seq_target_at(s, ci, f, &tk);
         worst = fmax(worst, mn_vec3_dist(mn_point_world(d, h.joint, h.point), tk.pos));
-        for (int i = 0; i < 2; i++) worst = fmax(worst, mn_vec3_dist(mn_point_world(d, mn_seq_handle(s, hf[i])->joint, mn_v3(0, 0, 0)), lock[i]));
+        for (int i = 0; i < 2; i++)
+            worst =
+                fmax(worst,
+                     mn_vec3_dist(mn_point_world(d, mn_seq_handle(s, hf[i])->joint, mn_v3(0, 0, 0)),
+                                  lock[i]));
     }
     mn_data* dp = mn_data_create(m, 0);
     for (int f = 0; f < frames; f++) {
         mn_seq_sample_data(s, dp, f);
-        for (int i = 0; i < 2; i++) plain = fmax(plain, mn_vec3_dist(mn_point_world(dp, mn_seq_handle(s, hf[i])->joint, mn_v3(0, 0, 0)), lock[i]));
+        for (int i = 0; i < 2; i++)
+            plain = fmax(plain, mn_vec3_dist(mn_point_world(dp, mn_seq_handle(s, hf[i])->joint,
+                                                            mn_v3(0, 0, 0)),
+                                             lock[i]));
     }
     qsort(t, (size_t)frames, sizeof *t, cmp);
-    printf("bench=anim part=inbetween figure=stickman solver=lagrange constraints=feet_locked+hand_path frames=%d "
-           "median_ms=%.4f p99_ms=%.4f max_ms=%.4f mean_iters=%.2f max_lock_error_m=%.2e plain_foot_error_m=%.4f\n",
-           frames, t[frames / 2], t[(int)(0.99 * (frames - 1))], t[frames - 1], (double)iters / frames, worst, plain);
+    printf("bench=anim part=inbetween figure=stickman solver=lagrange "
+           "constraints=feet_locked+hand_path frames=%d "
+           "median_ms=%.4f p99_ms=%.4f max_ms=%.4f mean_iters=%.2f max_lock_error_m=%.2e "
+           "plain_foot_error_m=%.4f\n",
+           frames, t[frames / 2], t[(int)(0.99 * (frames - 1))], t[frames - 1],
+           (double)iters / frames, worst, plain);
     free(t);
     free(q);
     mn_data_destroy(dp);
@@ -239,14 +258,16 @@ int mn_bench_anim(int argc, char** argv) {
     const char* bvh = NULL;
     int nsamples = 200000, frames = 600;
     for (int i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "--bvh") && i + 1 < argc) bvh = argv[++i];
+        if (!strcmp(argv[i], "--bvh") && i + 1 < argc)
+            bvh = argv[++i];
         else if (!strcmp(argv[i], "--samples") && i + 1 < argc) {
             if (!mn_cli_parse_int(argv[++i], &nsamples) || nsamples < 1)
                 return mn_cli_usage_error("bench anim", "--samples needs a positive integer");
         } else if (!strcmp(argv[i], "--frames") && i + 1 < argc) {
             if (!mn_cli_parse_int(argv[++i], &frames) || frames < 4)
                 return mn_cli_usage_error("bench anim", "--frames needs an integer >= 4");
-        } else return mn_cli_usage_error("bench anim", "unknown argument '%s'", argv[i]);
+        } else
+            return mn_cli_usage_error("bench anim", "unknown argument '%s'", argv[i]);
     }
     mn_error err;
     mn_model* m = mn_stickman_model(&err);

@@ -10,25 +10,28 @@
 
 #include "cli.h"
 
-const char mn_cmd_anim_summary[] = "summarise a sequence document (info) or bake its frames to BVH (bake)";
+const char mn_cmd_anim_summary[] =
+    "summarise a sequence document (info) or bake its frames to BVH (bake)";
 
 static void usage(FILE* f) {
-    fprintf(f, "usage: marionette anim info SEQ.json\n"
-               "       marionette anim bake SEQ.json --out OUT.bvh [--plain] [--solver lagrange|ccd|dls]\n"
-               "                                     [--iters N] [--tol T] [--step F]\n"
-               "\n"
-               "A sequence document (docs/sequence.md) holds the keys of one figure and the\n"
-               "constraints over frame ranges that its in-betweens keep.\n"
-               "  info  prints the figure, frame rate, keys, interpolation, the hinge runs\n"
-               "        interpolated as one rotation, handles and constraints.\n"
-               "  bake  samples every frame from the first key to the last (every F frames with\n"
-               "        --step) and writes the figure and its motion as BVH. At each frame the\n"
-               "        active constraints are re-satisfied (warm-started from the last frame)\n"
-               "        with the solver (default lagrange), at most N steps (default 20) to the\n"
-               "        tolerance T (metres and radians, default 1e-5); --plain writes the plain\n"
-               "        in-betweens. Prints one key=value line: frames, fps, constrained frames,\n"
-               "        mean_iters, max_violation_m (largest residual of an active position\n"
-               "        constraint), unmet_frames. OUT is replaced atomically.\n");
+    fprintf(
+        f,
+        "usage: marionette anim info SEQ.json\n"
+        "       marionette anim bake SEQ.json --out OUT.bvh [--plain] [--solver lagrange|ccd|dls]\n"
+        "                                     [--iters N] [--tol T] [--step F]\n"
+        "\n"
+        "A sequence document (docs/sequence.md) holds the keys of one figure and the\n"
+        "constraints over frame ranges that its in-betweens keep.\n"
+        "  info  prints the figure, frame rate, keys, interpolation, the hinge runs\n"
+        "        interpolated as one rotation, handles and constraints.\n"
+        "  bake  samples every frame from the first key to the last (every F frames with\n"
+        "        --step) and writes the figure and its motion as BVH. At each frame the\n"
+        "        active constraints are re-satisfied (warm-started from the last frame)\n"
+        "        with the solver (default lagrange), at most N steps (default 20) to the\n"
+        "        tolerance T (metres and radians, default 1e-5); --plain writes the plain\n"
+        "        in-betweens. Prints one key=value line: frames, fps, constrained frames,\n"
+        "        mean_iters, max_violation_m (largest residual of an active position\n"
+        "        constraint), unmet_frames. OUT is replaced atomically.\n");
 }
 
 static int ends_with(const char* s, const char* e) {
@@ -53,16 +56,20 @@ static int info(const char* path) {
     mn_interp rot, trans;
     mn_seq_default_interp(s, &rot, &trans);
     printf("file: %s\n", path);
-    printf("figure: %s (%s), %d joints, %d DOF\n", di.figure, m->name ? m->name : "", m->njoint, m->nv);
+    printf("figure: %s (%s), %d joints, %d DOF\n", di.figure, m->name ? m->name : "", m->njoint,
+           m->nv);
     printf("fps: %g\nkeys: %d, frames %g to %g (%g s)\n", fps, nk, f0, f1, (f1 - f0) / fps);
     printf("key frames:");
-    for (int k = 0; k < nk && k < 40; k++) printf(" %g", mn_seq_key_frame(s, k));
+    for (int k = 0; k < nk && k < 40; k++)
+        printf(" %g", mn_seq_key_frame(s, k));
     printf("%s\n", nk > 40 ? " ..." : "");
-    printf("interpolation: rotation %s, translation %s\n", mn_interp_name(rot), mn_interp_name(trans));
+    printf("interpolation: rotation %s, translation %s\n", mn_interp_name(rot),
+           mn_interp_name(trans));
     for (int j = 0; j < m->njoint; j++) {
         mn_seq_joint_interp(s, j, &rot, &trans);
         if (rot == MN_INTERP_DEFAULT && trans == MN_INTERP_DEFAULT) continue;
-        printf("  joint %s: rotation %s, translation %s\n", m->jnt_name[j], mn_interp_name(rot), mn_interp_name(trans));
+        printf("  joint %s: rotation %s, translation %s\n", m->jnt_name[j], mn_interp_name(rot),
+               mn_interp_name(trans));
     }
     int nr = mn_seq_run_count(s);
     printf("hinge runs interpolated as one rotation: %d\n", nr);
@@ -83,8 +90,9 @@ static int info(const char* path) {
         const mn_seq_constraint_def* d = mn_seq_constraint(s, c);
         char a[32], b[32];
         const mn_handle_def* h = mn_seq_handle(s, d->con.handle);
-        printf("  %d %s%s%s on %s, frames %s to %s", c, mn_constraint_type_name(d->con.type), d->con.name ? " " : "",
-               d->con.name ? d->con.name : "", h->name ? h->name : "(unnamed)", fmt_frame(d->start, a), fmt_frame(d->end, b));
+        printf("  %d %s%s%s on %s, frames %s to %s", c, mn_constraint_type_name(d->con.type),
+               d->con.name ? " " : "", d->con.name ? d->con.name : "",
+               h->name ? h->name : "(unnamed)", fmt_frame(d->start, a), fmt_frame(d->end, b));
         int ntk = mn_seq_target_key_count(s, c);
         if (d->lock && !ntk) printf(", locked where it is at the first frame");
         if (ntk) printf(", %d target keys (%s)", ntk, mn_interp_name(d->target_interp));
@@ -104,11 +112,15 @@ static int bake(int argc, char** argv) {
     o.solve.tol_rot = 1e-5;
     double step = 1;
     for (int i = 2; i < argc; i++) {
-        if (!strcmp(argv[i], "--out") && i + 1 < argc) out = argv[++i];
-        else if (!strcmp(argv[i], "--plain")) plain = 1;
+        if (!strcmp(argv[i], "--out") && i + 1 < argc)
+            out = argv[++i];
+        else if (!strcmp(argv[i], "--plain"))
+            plain = 1;
         else if (!strcmp(argv[i], "--solver") && i + 1 < argc) {
             int sv = mn_csolver_parse(argv[++i]);
-            if (sv < 0) return mn_cli_usage_error("anim", "unknown solver '%s' (lagrange, ccd, dls)", argv[i]);
+            if (sv < 0)
+                return mn_cli_usage_error("anim", "unknown solver '%s' (lagrange, ccd, dls)",
+                                          argv[i]);
             o.solve.method = (mn_csolver)sv;
         } else if (!strcmp(argv[i], "--iters") && i + 1 < argc) {
             if (!mn_cli_parse_int(argv[++i], &o.solve.max_iters) || o.solve.max_iters < 1)
@@ -120,9 +132,12 @@ static int bake(int argc, char** argv) {
         } else if (!strcmp(argv[i], "--step") && i + 1 < argc) {
             if (!mn_cli_parse_double(argv[++i], &step) || !(step > 0))
                 return mn_cli_usage_error("anim", "--step needs a positive number");
-        } else if (argv[i][0] == '-' && argv[i][1]) return mn_cli_usage_error("anim", "unknown option '%s'", argv[i]);
-        else if (!in) in = argv[i];
-        else return mn_cli_usage_error("anim", "too many arguments");
+        } else if (argv[i][0] == '-' && argv[i][1])
+            return mn_cli_usage_error("anim", "unknown option '%s'", argv[i]);
+        else if (!in)
+            in = argv[i];
+        else
+            return mn_cli_usage_error("anim", "too many arguments");
     }
     if (!in) return mn_cli_usage_error("anim", "bake needs SEQ.json");
     if (!out) return mn_cli_usage_error("anim", "bake needs --out OUT.bvh");
@@ -171,10 +186,11 @@ static int bake(int argc, char** argv) {
         memcpy(mo.q + (size_t)f * (size_t)m->nq, d->q, sizeof(double) * (size_t)m->nq);
     }
     mn_status st = mn_bvh_write(out, m, &mo, &err);
-    printf("file=%s out=%s frames=%ld fps=%g mode=%s constrained_frames=%ld mean_iters=%.2f max_violation_m=%.2e "
+    printf("file=%s out=%s frames=%ld fps=%g mode=%s constrained_frames=%ld mean_iters=%.2f "
+           "max_violation_m=%.2e "
            "unmet_frames=%ld\n",
-           in, out, nf, mn_seq_fps(s) / step, plain ? "plain" : mn_csolver_name(o.solve.method), constrained,
-           nf ? (double)iters / (double)nf : 0.0, worst, unmet);
+           in, out, nf, mn_seq_fps(s) / step, plain ? "plain" : mn_csolver_name(o.solve.method),
+           constrained, nf ? (double)iters / (double)nf : 0.0, worst, unmet);
     free(mo.q);
     mn_seq_solver_destroy(v);
     mn_data_destroy(d);

@@ -24,7 +24,8 @@ int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     mn_model* m = NULL;
     mn_seq* s = NULL;
     mn_error err;
-    mn_status st = mn_seq_read_mem((const char*)data, size, "fuzz.json", NULL, fig, &m, &s, NULL, &err);
+    mn_status st =
+        mn_seq_read_mem((const char*)data, size, "fuzz.json", NULL, fig, &m, &s, NULL, &err);
     if (st != MN_OK) {
         if (s || m || !err.message[0]) abort(); /* nothing escapes; always a message */
         return 0;
@@ -33,7 +34,9 @@ int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     mn_data* d = mn_data_create(fig, 0);
     double t0 = mn_seq_start(s), t1 = mn_seq_end(s);
     for (int i = 0; i <= 4; i++) {
-        if (mn_seq_sample_data(s, d, t0 + (t1 - t0) * i / 4.0) != MN_OK || mn_q_check(fig, d->q) != MN_OK) abort();
+        if (mn_seq_sample_data(s, d, t0 + (t1 - t0) * i / 4.0) != MN_OK ||
+            mn_q_check(fig, d->q) != MN_OK)
+            abort();
     }
     mn_seq_solver* v = mn_seq_solver_create(s, d, &err);
     if (v) {
@@ -49,7 +52,8 @@ int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     size_t len = 0;
     if (mn_seq_write_mem(s, "stickman", 0, &text, &len, &err) == MN_OK) {
         mn_seq* s2 = NULL;
-        if (mn_seq_read_mem(text, len, "again.json", NULL, fig, &m, &s2, NULL, &err) != MN_OK) abort();
+        if (mn_seq_read_mem(text, len, "again.json", NULL, fig, &m, &s2, NULL, &err) != MN_OK)
+            abort();
         if (mn_seq_key_count(s2) != mn_seq_key_count(s)) abort();
         mn_seq_destroy(s2);
         free(text);

@@ -65,11 +65,11 @@ int mn_interp_parse(const char* name);
 typedef struct mn_seq mn_seq;
 
 typedef struct mn_seq_def {
-    double fps;            /* frames per second (> 0), default 30 */
-    mn_interp rot;         /* default for rotations: CONSTANT, LINEAR, SLERP, SQUAD (default SLERP) */
-    mn_interp trans;       /* default for translations: CONSTANT, LINEAR, CATMULL_ROM, KB
-                              (default LINEAR) */
-    int max_handles;       /* room for handles and constraints of the sequence (default 32 each) */
+    double fps;      /* frames per second (> 0), default 30 */
+    mn_interp rot;   /* default for rotations: CONSTANT, LINEAR, SLERP, SQUAD (default SLERP) */
+    mn_interp trans; /* default for translations: CONSTANT, LINEAR, CATMULL_ROM, KB
+                        (default LINEAR) */
+    int max_handles; /* room for handles and constraints of the sequence (default 32 each) */
     int max_constraints;
 } mn_seq_def;
 mn_seq_def mn_seq_def_default(void);
@@ -140,18 +140,18 @@ mn_status mn_seq_sample_data(const mn_seq* s, mn_data* d, double frame);
 
 /* A set of keys: frames, states and Kochanek-Bartels parameters, owned. */
 typedef struct mn_keyset {
-    int n;                 /* keys */
+    int n; /* keys */
     int nq;
-    double span;           /* clips: the length of the range they were taken from */
-    double* frame;         /* n; clips: relative to the start of the range */
-    double* q;             /* n x nq */
-    double* tcb;           /* n x 3 */
+    double span;   /* clips: the length of the range they were taken from */
+    double* frame; /* n; clips: relative to the start of the range */
+    double* q;     /* n x nq */
+    double* tcb;   /* n x 3 */
 } mn_keyset;
 void mn_keyset_free(mn_keyset* k);
 
 typedef struct mn_seq_edit {
-    mn_keyset removed;     /* keys as they were before the edit (absolute frames) */
-    mn_keyset added;       /* keys the edit put in (absolute frames) */
+    mn_keyset removed; /* keys as they were before the edit (absolute frames) */
+    mn_keyset added;   /* keys the edit put in (absolute frames) */
 } mn_seq_edit;
 void mn_seq_edit_free(mn_seq_edit* e);
 /* Swaps removed and added: the edit that undoes e. */
@@ -190,10 +190,10 @@ const mn_handle_def* mn_seq_handle(const mn_seq* s, int h);
 int mn_seq_find_handle(const mn_seq* s, const char* name);
 
 typedef struct mn_seq_constraint_def {
-    mn_constraint_def con; /* the constraint (handles are the sequence's) */
-    double start, end;     /* active for start <= frame <= end */
-    int lock;              /* PIN and ORIENT: the target is where the handle is in the
-                              (plain) in-between at `start`: a foot locked where it stands */
+    mn_constraint_def con;   /* the constraint (handles are the sequence's) */
+    double start, end;       /* active for start <= frame <= end */
+    int lock;                /* PIN and ORIENT: the target is where the handle is in the
+                                (plain) in-between at `start`: a foot locked where it stands */
     mn_interp target_interp; /* target keys: LINEAR (default) or CATMULL_ROM (SQUAD for
                                 orientations) */
 } mn_seq_constraint_def;
@@ -237,16 +237,16 @@ typedef struct mn_seq_solver mn_seq_solver;
 
 typedef struct mn_seq_solve_options {
     mn_csolve_options solve; /* the constrain layer's options (LAGRANGE by default) */
-    int warm_start;        /* 1 (default): a frame within one frame of the last one solved
-                              starts from that frame's solution carried forward by the change
-                              of the plain in-between (the previous corrections kept, so
-                              nothing pops); 0: every frame starts from its plain in-between */
-    double relax;          /* fraction of the carried correction dropped per frame (0..1,
-                              default 0.2): the solution relaxes back toward the plain
-                              in-betweens where the constraints allow it, so a key that
-                              meets its constraints is reached as keyed */
-    int balance;           /* 1 (default): balance constraints take part; 0: they are off */
-    int constraints;       /* 1 (default); 0: plain in-betweens (for comparison) */
+    int warm_start;          /* 1 (default): a frame within one frame of the last one solved
+                                starts from that frame's solution carried forward by the change
+                                of the plain in-between (the previous corrections kept, so
+                                nothing pops); 0: every frame starts from its plain in-between */
+    double relax;            /* fraction of the carried correction dropped per frame (0..1,
+                                default 0.2): the solution relaxes back toward the plain
+                                in-betweens where the constraints allow it, so a key that
+                                meets its constraints is reached as keyed */
+    int balance;             /* 1 (default): balance constraints take part; 0: they are off */
+    int constraints;         /* 1 (default); 0: plain in-betweens (for comparison) */
 } mn_seq_solve_options;
 mn_seq_solve_options mn_seq_solve_options_default(void);
 

@@ -21,28 +21,30 @@ extern "C" {
 
 /* What a sequence document names besides the sequence: its figure. */
 typedef struct mn_seq_doc_info {
-    char figure[256];      /* the "figure" member: a figure file or "stickman" */
-    double scale;          /* the "scale" member (BVH figures), 0 when absent */
+    char figure[256]; /* the "figure" member: a figure file or "stickman" */
+    double scale;     /* the "scale" member (BVH figures), 0 when absent */
 } mn_seq_doc_info;
 
 /* Reads a sequence document. The figure is read from the "figure" member (a path relative
  * to the document's folder, or the built-in "stickman"); *model receives it and must
  * outlive the sequence (destroy the sequence first). info may be NULL. On failure *model
  * and *seq are NULL and err names file, line and field. */
-mn_status mn_seq_read(const char* path, mn_model** model, mn_seq** seq, mn_seq_doc_info* info, mn_error* err);
+mn_status mn_seq_read(const char* path, mn_model** model, mn_seq** seq, mn_seq_doc_info* info,
+                      mn_error* err);
 /* The same from memory: name is used in messages, base_dir (may be NULL: the current
  * folder) resolves a relative figure path. With figure non-NULL, that model is used instead
  * of reading the document's figure (and *model is set to NULL). */
 mn_status mn_seq_read_mem(const char* text, size_t len, const char* name, const char* base_dir,
-                          const mn_model* figure, mn_model** model, mn_seq** seq, mn_seq_doc_info* info,
-                          mn_error* err);
+                          const mn_model* figure, mn_model** model, mn_seq** seq,
+                          mn_seq_doc_info* info, mn_error* err);
 
 /* Writes s as a sequence document naming `figure` (and scale when > 0). The file is
  * replaced atomically. */
-mn_status mn_seq_write(const char* path, const mn_seq* s, const char* figure, double scale, mn_error* err);
+mn_status mn_seq_write(const char* path, const mn_seq* s, const char* figure, double scale,
+                       mn_error* err);
 /* The same into a malloc'd, NUL-terminated text (free it with free). */
-mn_status mn_seq_write_mem(const mn_seq* s, const char* figure, double scale, char** text, size_t* len,
-                           mn_error* err);
+mn_status mn_seq_write_mem(const mn_seq* s, const char* figure, double scale, char** text,
+                           size_t* len, mn_error* err);
 
 #ifdef __cplusplus
 }

@@ -14,33 +14,33 @@
 enum { UNIT_QUAT = 0, UNIT_RUN, UNIT_BALL_EULER };
 
 typedef struct seq_unit {
-    int kind;              /* UNIT_* */
-    int mode;              /* effective mn_interp */
-    int joint;             /* first joint */
-    int n;                 /* run: 2 or 3 hinges */
-    int qadr[3];           /* quaternion: qadr[0] is w; run: one per hinge */
-    int order;             /* run, ball Euler: mn_euler_order of the rotation */
-    double sign[3];        /* run: hinge angle = sign * Euler angle */
-    int run;               /* run: index among the runs */
+    int kind;       /* UNIT_* */
+    int mode;       /* effective mn_interp */
+    int joint;      /* first joint */
+    int n;          /* run: 2 or 3 hinges */
+    int qadr[3];    /* quaternion: qadr[0] is w; run: one per hinge */
+    int order;      /* run, ball Euler: mn_euler_order of the rotation */
+    double sign[3]; /* run: hinge angle = sign * Euler angle */
+    int run;        /* run: index among the runs */
     int limited[3];
     double lo[3], hi[3];
 } seq_unit;
 
 /* Per segment and rotation unit: the record below (doubles). */
 enum {
-    R_QA = 0,      /* key k quaternion (w, x, y, z), same hemisphere as key k-1 */
-    R_QB = 4,      /* key k+1 */
-    R_SA = 8,      /* squad inner points */
+    R_QA = 0, /* key k quaternion (w, x, y, z), same hemisphere as key k-1 */
+    R_QB = 4, /* key k+1 */
+    R_SA = 8, /* squad inner points */
     R_SB = 12,
-    R_TH = 16,     /* slerp angle between QA and QB, and 1 / sin of it (0: use nlerp) */
+    R_TH = 16, /* slerp angle between QA and QB, and 1 / sin of it (0: use nlerp) */
     R_IS = 17,
-    R_THS = 18,    /* the same between SA and SB */
+    R_THS = 18, /* the same between SA and SB */
     R_ISS = 19,
-    R_EA = 20,     /* run, ball Euler: the keys' Euler angles (unwrapped continuously) */
+    R_EA = 20, /* run, ball Euler: the keys' Euler angles (unwrapped continuously) */
     R_EB = 23,
-    R_LIN = 26,    /* run: 1 when this segment falls back to linear in the angles (the
-                      rotation's path leaves the joint limits or ends on another branch) */
-    R_COS = 27,    /* cos of the slerp angles (QA-QB, SA-SB) */
+    R_LIN = 26, /* run: 1 when this segment falls back to linear in the angles (the
+                   rotation's path leaves the joint limits or ends on another branch) */
+    R_COS = 27, /* cos of the slerp angles (QA-QB, SA-SB) */
     R_COSS = 28,
     R_STRIDE = 30
 };
@@ -53,20 +53,20 @@ typedef struct seq_con {
     mn_seq_constraint_def def;
     char name[64];
     int ntk, cap_tk;
-    mn_target_key* tk;     /* sorted by frame */
+    mn_target_key* tk; /* sorted by frame */
 } seq_con;
 
 struct mn_seq {
     const mn_model* m;
     double fps;
     mn_interp rot_default, trans_default;
-    int* jnt_rot;          /* per joint mn_interp (DEFAULT: follow the sequence) */
+    int* jnt_rot; /* per joint mn_interp (DEFAULT: follow the sequence) */
     int* jnt_trans;
 
     int nkey, cap_key;
-    double* key_frame;     /* nkey, ascending, distinct */
-    double* key_q;         /* nkey x nq */
-    double* key_tcb;       /* nkey x 3 */
+    double* key_frame; /* nkey, ascending, distinct */
+    double* key_q;     /* nkey x nq */
+    double* key_tcb;   /* nkey x 3 */
 
     /* handles and constraints */
     int max_h, max_c;
@@ -77,15 +77,15 @@ struct mn_seq {
 
     /* sampling tables, rebuilt after every change */
     int nscalar;
-    int* sc_qadr;          /* nscalar state indices */
+    int* sc_qadr; /* nscalar state indices */
     int nunit;
     seq_unit* unit;
     int nrun;
-    int* run_first;        /* hinge runs interpolated as one rotation: first joint, length */
+    int* run_first; /* hinge runs interpolated as one rotation: first joint, length */
     int* run_len;
-    double* seg_scalar;    /* nkey x nscalar x 4 cubic coefficients (c0 + c1 u + c2 u^2 + c3 u^3) */
-    double* seg_rot;       /* nkey x nunit x R_STRIDE */
-    double* seg_track;     /* nkey x nrun x (RUN_TRACK + 1) x 3 */
+    double* seg_scalar; /* nkey x nscalar x 4 cubic coefficients (c0 + c1 u + c2 u^2 + c3 u^3) */
+    double* seg_rot;    /* nkey x nunit x R_STRIDE */
+    double* seg_track;  /* nkey x nrun x (RUN_TRACK + 1) x 3 */
     int has_limited_ball;
 };
 

@@ -28,7 +28,8 @@ static void scratch_free(scratch* x) {
     mn_data_destroy(x->d);
 }
 
-static mn_status scratch_make(const mn_seq* s, int extra_h, int extra_c, scratch* x, mn_error* err) {
+static mn_status scratch_make(const mn_seq* s, int extra_h, int extra_c, scratch* x,
+                              mn_error* err) {
     memset(x, 0, sizeof *x);
     x->d = mn_data_create(s->m, 0);
     if (!x->d) return mn_error_set(err, MN_ERR_NOMEM, NULL, 0, "sequence", "out of memory");
@@ -57,7 +58,8 @@ int mn_seq_add_handle(mn_seq* s, const mn_handle_def* def, mn_error* err) {
         return -1;
     }
     if (s->nh >= s->max_h) {
-        mn_error_set(err, MN_ERR_NOMEM, NULL, 0, "handles", "the sequence has room for %d handles", s->max_h);
+        mn_error_set(err, MN_ERR_NOMEM, NULL, 0, "handles", "the sequence has room for %d handles",
+                     s->max_h);
         return -1;
     }
     if (def->figure != 0) {
@@ -84,8 +86,12 @@ int mn_seq_add_handle(mn_seq* s, const mn_handle_def* def, mn_error* err) {
     return i;
 }
 
-int mn_seq_handle_count(const mn_seq* s) { return s ? s->nh : 0; }
-const mn_handle_def* mn_seq_handle(const mn_seq* s, int h) { return s && h >= 0 && h < s->nh ? &s->h[h] : NULL; }
+int mn_seq_handle_count(const mn_seq* s) {
+    return s ? s->nh : 0;
+}
+const mn_handle_def* mn_seq_handle(const mn_seq* s, int h) {
+    return s && h >= 0 && h < s->nh ? &s->h[h] : NULL;
+}
 int mn_seq_find_handle(const mn_seq* s, const char* name) {
     if (!s || !name) return -1;
     for (int i = 0; i < s->nh; i++)
@@ -110,16 +116,18 @@ int mn_seq_add_constraint(mn_seq* s, const mn_seq_constraint_def* def, mn_error*
         return -1;
     }
     if (s->nc >= s->max_c) {
-        mn_error_set(err, MN_ERR_NOMEM, NULL, 0, "constraints", "the sequence has room for %d constraints", s->max_c);
+        mn_error_set(err, MN_ERR_NOMEM, NULL, 0, "constraints",
+                     "the sequence has room for %d constraints", s->max_c);
         return -1;
     }
     if (isnan(def->start) || isnan(def->end) || def->end < def->start) {
-        mn_error_set(err, MN_ERR_ARG, NULL, 0, "frames", "frame range [%g, %g] is empty or not a number", def->start,
-                     def->end);
+        mn_error_set(err, MN_ERR_ARG, NULL, 0, "frames",
+                     "frame range [%g, %g] is empty or not a number", def->start, def->end);
         return -1;
     }
     if (def->target_interp != MN_INTERP_LINEAR && def->target_interp != MN_INTERP_CATMULL_ROM) {
-        mn_error_set(err, MN_ERR_ARG, NULL, 0, "interpolation", "target keys are interpolated linear or catmull-rom");
+        mn_error_set(err, MN_ERR_ARG, NULL, 0, "interpolation",
+                     "target keys are interpolated linear or catmull-rom");
         return -1;
     }
     if (def->lock && def->con.type != MN_CON_PIN && def->con.type != MN_CON_ORIENT) {
@@ -127,7 +135,8 @@ int mn_seq_add_constraint(mn_seq* s, const mn_seq_constraint_def* def, mn_error*
         return -1;
     }
     if (def->con.name && mn_seq_find_constraint(s, def->con.name) >= 0) {
-        mn_error_set(err, MN_ERR_ARG, NULL, 0, "name", "duplicate constraint name '%s'", def->con.name);
+        mn_error_set(err, MN_ERR_ARG, NULL, 0, "name", "duplicate constraint name '%s'",
+                     def->con.name);
         return -1;
     }
     scratch x;
@@ -142,11 +151,14 @@ int mn_seq_add_constraint(mn_seq* s, const mn_seq_constraint_def* def, mn_error*
         strncpy(c->name, def->con.name, sizeof c->name - 1);
         c->def.con.name = c->name;
     }
-    if (c->def.con.type == MN_CON_ORIENT) c->def.con.target_rot = mn_quat_normalize(c->def.con.target_rot);
+    if (c->def.con.type == MN_CON_ORIENT)
+        c->def.con.target_rot = mn_quat_normalize(c->def.con.target_rot);
     return s->nc - 1;
 }
 
-int mn_seq_constraint_count(const mn_seq* s) { return s ? s->nc : 0; }
+int mn_seq_constraint_count(const mn_seq* s) {
+    return s ? s->nc : 0;
+}
 const mn_seq_constraint_def* mn_seq_constraint(const mn_seq* s, int c) {
     return s && c >= 0 && c < s->nc ? &s->c[c].def : NULL;
 }
@@ -157,10 +169,11 @@ int mn_seq_find_constraint(const mn_seq* s, const char* name) {
     return -1;
 }
 
-int mn_seq_add_balance(mn_seq* s, const mn_vec3* polygon, int npolygon, mn_vec3 up, double margin, double start,
-                       double end, mn_error* err) {
+int mn_seq_add_balance(mn_seq* s, const mn_vec3* polygon, int npolygon, mn_vec3 up, double margin,
+                       double start, double end, mn_error* err) {
     if (!s || !polygon || npolygon < 3 || npolygon > MN_MAX_POLYGON) {
-        mn_error_set(err, MN_ERR_ARG, NULL, 0, "polygon", "a support polygon has 3 to %d vertices", MN_MAX_POLYGON);
+        mn_error_set(err, MN_ERR_ARG, NULL, 0, "polygon", "a support polygon has 3 to %d vertices",
+                     MN_MAX_POLYGON);
         return -1;
     }
     if (s->nh >= s->max_h || s->nc >= s->max_c) {
@@ -201,29 +214,37 @@ mn_status mn_seq_set_target_key(mn_seq* s, int c, const mn_target_key* key, mn_e
         return mn_error_set(err, MN_ERR_ARG, NULL, 0, "constraint", "no constraint %d", c);
     seq_con* sc = &s->c[c];
     mn_target_key k = *key;
-    if (!isfinite(k.frame)) return mn_error_set(err, MN_ERR_ARG, NULL, 0, "frame", "target key frame is not finite");
+    if (!isfinite(k.frame))
+        return mn_error_set(err, MN_ERR_ARG, NULL, 0, "frame", "target key frame is not finite");
     switch (sc->def.con.type) {
     case MN_CON_PIN:
-        if (!mn_vec3_isfinite(k.pos)) return mn_error_set(err, MN_ERR_ARG, NULL, 0, "target", "target is not finite");
+        if (!mn_vec3_isfinite(k.pos))
+            return mn_error_set(err, MN_ERR_ARG, NULL, 0, "target", "target is not finite");
         break;
     case MN_CON_PLANE:
     case MN_CON_LINE:
-        if (!mn_vec3_isfinite(k.pos)) return mn_error_set(err, MN_ERR_ARG, NULL, 0, "origin", "origin is not finite");
+        if (!mn_vec3_isfinite(k.pos))
+            return mn_error_set(err, MN_ERR_ARG, NULL, 0, "origin", "origin is not finite");
         if (!mn_vec3_isfinite(k.dir) || !(mn_vec3_norm(k.dir) > 1e-12))
-            return mn_error_set(err, MN_ERR_ARG, NULL, 0, sc->def.con.type == MN_CON_PLANE ? "normal" : "direction",
-                                "degenerate %s (zero length)", sc->def.con.type == MN_CON_PLANE ? "normal" : "direction");
+            return mn_error_set(err, MN_ERR_ARG, NULL, 0,
+                                sc->def.con.type == MN_CON_PLANE ? "normal" : "direction",
+                                "degenerate %s (zero length)",
+                                sc->def.con.type == MN_CON_PLANE ? "normal" : "direction");
         break;
     case MN_CON_ORIENT:
         if (!mn_quat_isfinite(k.rot) || !(mn_quat_norm(k.rot) > 1e-12))
-            return mn_error_set(err, MN_ERR_ARG, NULL, 0, "target", "target quaternion is zero or not finite");
+            return mn_error_set(err, MN_ERR_ARG, NULL, 0, "target",
+                                "target quaternion is zero or not finite");
         k.rot = mn_quat_normalize(k.rot);
         break;
     default:
-        return mn_error_set(err, MN_ERR_ARG, NULL, 0, "type", "a %s constraint has no target to animate",
+        return mn_error_set(err, MN_ERR_ARG, NULL, 0, "type",
+                            "a %s constraint has no target to animate",
                             mn_constraint_type_name(sc->def.con.type));
     }
     int i = 0;
-    while (i < sc->ntk && sc->tk[i].frame < k.frame) i++;
+    while (i < sc->ntk && sc->tk[i].frame < k.frame)
+        i++;
     if (i < sc->ntk && sc->tk[i].frame == k.frame) {
         sc->tk[i] = k;
         return MN_OK;
@@ -241,7 +262,9 @@ mn_status mn_seq_set_target_key(mn_seq* s, int c, const mn_target_key* key, mn_e
     return MN_OK;
 }
 
-int mn_seq_target_key_count(const mn_seq* s, int c) { return s && c >= 0 && c < s->nc ? s->c[c].ntk : 0; }
+int mn_seq_target_key_count(const mn_seq* s, int c) {
+    return s && c >= 0 && c < s->nc ? s->c[c].ntk : 0;
+}
 const mn_target_key* mn_seq_target_key(const mn_seq* s, int c, int k) {
     if (!s || c < 0 || c >= s->nc || k < 0 || k >= s->c[c].ntk) return NULL;
     return &s->c[c].tk[k];
@@ -249,21 +272,28 @@ const mn_target_key* mn_seq_target_key(const mn_seq* s, int c, int k) {
 
 /* Catmull-Rom through p0..p3 on segment p1-p2 with unequal key spacing (the Kochanek-
  * Bartels tangents with tension, continuity and bias 0, as for the joints). */
-static mn_vec3 cr_vec(mn_vec3 p0, mn_vec3 p1, mn_vec3 p2, mn_vec3 p3, double d0, double d1, double d2, double u) {
-    mn_vec3 m1 = mn_vec3_scale(mn_vec3_add(mn_vec3_sub(p1, p0), mn_vec3_sub(p2, p1)), d1 / (d0 + d1));
-    mn_vec3 m2 = mn_vec3_scale(mn_vec3_add(mn_vec3_sub(p2, p1), mn_vec3_sub(p3, p2)), d1 / (d1 + d2));
+static mn_vec3 cr_vec(mn_vec3 p0, mn_vec3 p1, mn_vec3 p2, mn_vec3 p3, double d0, double d1,
+                      double d2, double u) {
+    mn_vec3 m1 =
+        mn_vec3_scale(mn_vec3_add(mn_vec3_sub(p1, p0), mn_vec3_sub(p2, p1)), d1 / (d0 + d1));
+    mn_vec3 m2 =
+        mn_vec3_scale(mn_vec3_add(mn_vec3_sub(p2, p1), mn_vec3_sub(p3, p2)), d1 / (d1 + d2));
     double u2 = u * u, u3 = u2 * u;
     double h00 = 2 * u3 - 3 * u2 + 1, h10 = u3 - 2 * u2 + u, h01 = -2 * u3 + 3 * u2, h11 = u3 - u2;
-    return mn_v3(h00 * p1.x + h10 * m1.x + h01 * p2.x + h11 * m2.x, h00 * p1.y + h10 * m1.y + h01 * p2.y + h11 * m2.y,
+    return mn_v3(h00 * p1.x + h10 * m1.x + h01 * p2.x + h11 * m2.x,
+                 h00 * p1.y + h10 * m1.y + h01 * p2.y + h11 * m2.y,
                  h00 * p1.z + h10 * m1.z + h01 * p2.z + h11 * m2.z);
 }
 
-static mn_quat align(mn_quat q, mn_quat ref) { return mn_quat_dot(q, ref) < 0 ? mn_q4(-q.w, -q.x, -q.y, -q.z) : q; }
+static mn_quat align(mn_quat q, mn_quat ref) {
+    return mn_quat_dot(q, ref) < 0 ? mn_q4(-q.w, -q.x, -q.y, -q.z) : q;
+}
 
 static mn_quat squad_inner_q(mn_quat prev, mn_quat q, mn_quat next) {
     mn_quat inv = mn_quat_conj(q);
     mn_vec3 r1 = mn_quat_log(mn_quat_mul(inv, next)), r2 = mn_quat_log(mn_quat_mul(inv, prev));
-    return mn_quat_normalize(mn_quat_mul(q, mn_quat_exp(mn_vec3_scale(mn_vec3_add(r1, r2), -0.25))));
+    return mn_quat_normalize(
+        mn_quat_mul(q, mn_quat_exp(mn_vec3_scale(mn_vec3_add(r1, r2), -0.25))));
 }
 
 /* Slerp without the shorter-arc flip. */
@@ -275,11 +305,13 @@ static mn_quat slerp_noflip(mn_quat a, mn_quat b, double u) {
         double th = acos(d), st = sin(th);
         wa = sin((1 - u) * th) / st, wb = sin(u * th) / st;
     }
-    return mn_quat_normalize(mn_q4(wa * a.w + wb * b.w, wa * a.x + wb * b.x, wa * a.y + wb * b.y, wa * a.z + wb * b.z));
+    return mn_quat_normalize(
+        mn_q4(wa * a.w + wb * b.w, wa * a.x + wb * b.x, wa * a.y + wb * b.y, wa * a.z + wb * b.z));
 }
 
 mn_status mn_seq_target_at(const mn_seq* s, int c, double frame, mn_target_key* out) {
-    if (!s || c < 0 || c >= s->nc || !out || !isfinite(frame) || s->c[c].ntk == 0) return MN_ERR_ARG;
+    if (!s || c < 0 || c >= s->nc || !out || !isfinite(frame) || s->c[c].ntk == 0)
+        return MN_ERR_ARG;
     const seq_con* sc = &s->c[c];
     const mn_target_key* t = sc->tk;
     int n = sc->ntk;
@@ -289,18 +321,22 @@ mn_status mn_seq_target_at(const mn_seq* s, int c, double frame, mn_target_key* 
         *out = t[n - 1];
     } else {
         int k = 0;
-        while (t[k + 1].frame <= frame) k++;
+        while (t[k + 1].frame <= frame)
+            k++;
         double d1 = t[k + 1].frame - t[k].frame, u = (frame - t[k].frame) / d1;
         out->frame = frame;
         if (sc->def.target_interp == MN_INTERP_CATMULL_ROM) {
             int a = k > 0 ? k - 1 : k, b = k + 2 < n ? k + 2 : k + 1;
-            double d0 = k > 0 ? t[k].frame - t[k - 1].frame : d1, d2 = k + 2 < n ? t[k + 2].frame - t[k + 1].frame : d1;
+            double d0 = k > 0 ? t[k].frame - t[k - 1].frame : d1,
+                   d2 = k + 2 < n ? t[k + 2].frame - t[k + 1].frame : d1;
             out->pos = cr_vec(t[a].pos, t[k].pos, t[k + 1].pos, t[b].pos, d0, d1, d2, u);
             out->dir = cr_vec(t[a].dir, t[k].dir, t[k + 1].dir, t[b].dir, d0, d1, d2, u);
-            mn_quat q1 = t[k].rot, q0 = align(t[a].rot, q1), q2 = align(t[k + 1].rot, q1), q3 = align(t[b].rot, q2);
+            mn_quat q1 = t[k].rot, q0 = align(t[a].rot, q1), q2 = align(t[k + 1].rot, q1),
+                    q3 = align(t[b].rot, q2);
             mn_quat s1 = k > 0 ? squad_inner_q(q0, q1, q2) : q1;
             mn_quat s2 = k + 2 < n ? squad_inner_q(q1, q2, q3) : q2;
-            out->rot = slerp_noflip(mn_quat_slerp(q1, q2, u), slerp_noflip(s1, s2, u), 2 * u * (1 - u));
+            out->rot =
+                slerp_noflip(mn_quat_slerp(q1, q2, u), slerp_noflip(s1, s2, u), 2 * u * (1 - u));
         } else {
             out->pos = mn_vec3_lerp(t[k].pos, t[k + 1].pos, u);
             out->dir = mn_vec3_lerp(t[k].dir, t[k + 1].dir, u);
@@ -351,7 +387,8 @@ void mn_seq_solver_destroy(mn_seq_solver* v) {
 }
 
 /* Where a handle is in the plain in-between at `frame` (a lock's target). */
-static void handle_at(const mn_model* m, mn_data* d, const mn_handle_def* h, mn_vec3* pos, mn_quat* rot) {
+static void handle_at(const mn_model* m, mn_data* d, const mn_handle_def* h, mn_vec3* pos,
+                      mn_quat* rot) {
     *rot = mn_quat_identity();
     if (h->type == MN_HANDLE_COM) {
         *pos = mn_com(m, d, h->joint, NULL);
@@ -417,7 +454,9 @@ fail:
     return NULL;
 }
 
-mn_csys* mn_seq_solver_csys(mn_seq_solver* v) { return v ? v->cs : NULL; }
+mn_csys* mn_seq_solver_csys(mn_seq_solver* v) {
+    return v ? v->cs : NULL;
+}
 void mn_seq_solver_reset(mn_seq_solver* v) {
     if (v) v->have_prev = 0;
 }
@@ -430,11 +469,18 @@ static void set_targets(mn_seq_solver* v, double frame) {
         mn_target_key t;
         mn_seq_target_at(s, i, frame, &t);
         switch (c->def.con.type) {
-        case MN_CON_PIN: mn_csys_set_target(v->cs, i, t.pos); break;
-        case MN_CON_ORIENT: mn_csys_set_target_rot(v->cs, i, t.rot); break;
+        case MN_CON_PIN:
+            mn_csys_set_target(v->cs, i, t.pos);
+            break;
+        case MN_CON_ORIENT:
+            mn_csys_set_target_rot(v->cs, i, t.rot);
+            break;
         case MN_CON_PLANE:
-        case MN_CON_LINE: mn_csys_set_plane(v->cs, i, t.pos, t.dir); break;
-        default: break;
+        case MN_CON_LINE:
+            mn_csys_set_plane(v->cs, i, t.pos, t.dir);
+            break;
+        default:
+            break;
         }
     }
 }
@@ -452,8 +498,8 @@ mn_status mn_seq_solve_frame(mn_seq_solver* v, double frame, const mn_seq_solve_
     int nactive = 0;
     for (int i = 0; i < s->nc; i++) {
         const mn_seq_constraint_def* c = &s->c[i].def;
-        int on = o.constraints && frame >= c->start && frame <= c->end && (o.balance || c->con.type != MN_CON_BALANCE) &&
-                 c->con.enabled;
+        int on = o.constraints && frame >= c->start && frame <= c->end &&
+                 (o.balance || c->con.type != MN_CON_BALANCE) && c->con.enabled;
         mn_csys_set_enabled(v->cs, i, on);
         nactive += on;
     }

@@ -53,7 +53,9 @@ static void ks_push(mn_keyset* k, double frame, const double* q, const double* t
     k->n++;
 }
 
-static const double* kq(const mn_seq* s, int k) { return s->key_q + (size_t)k * (size_t)s->m->nq; }
+static const double* kq(const mn_seq* s, int k) {
+    return s->key_q + (size_t)k * (size_t)s->m->nq;
+}
 
 /* Applies (removed -> added) to s after checking that every removed key is there as
  * recorded and that the added keys do not collide with what stays. */
@@ -71,10 +73,12 @@ static mn_status apply(mn_seq* s, const mn_keyset* removed, const mn_keyset* add
         int k = mn_seq_find_key(s, added->frame[i]);
         if (k < 0) continue;
         int gone = 0;
-        for (int j = 0; j < removed->n && !gone; j++) gone = removed->frame[j] == added->frame[i];
+        for (int j = 0; j < removed->n && !gone; j++)
+            gone = removed->frame[j] == added->frame[i];
         if (!gone) return MN_ERR_ARG;
     }
-    for (int i = 0; i < removed->n; i++) mn_seq_drop_key(s, mn_seq_find_key(s, removed->frame[i]));
+    for (int i = 0; i < removed->n; i++)
+        mn_seq_drop_key(s, mn_seq_find_key(s, removed->frame[i]));
     for (int i = 0; i < added->n; i++)
         if (mn_seq_put_key(s, added->frame[i], added->q + (size_t)i * nq, added->tcb + 3 * i) < 0)
             return MN_ERR_NOMEM; /* cannot happen after the keys above were dropped: no growth */
@@ -93,7 +97,8 @@ static void take_collisions(const mn_seq* s, mn_keyset* removed, const mn_keyset
         int k = mn_seq_find_key(s, added->frame[i]);
         if (k < 0) continue;
         int have = 0;
-        for (int j = 0; j < removed->n && !have; j++) have = removed->frame[j] == added->frame[i];
+        for (int j = 0; j < removed->n && !have; j++)
+            have = removed->frame[j] == added->frame[i];
         if (!have) ks_push(removed, s->key_frame[k], kq(s, k), s->key_tcb + 3 * k);
     }
 }
@@ -103,12 +108,16 @@ static void take_collisions(const mn_seq* s, mn_keyset* removed, const mn_keyset
 static mn_status commit(mn_seq* s, mn_seq_edit* tmp, mn_seq_edit* e) {
     take_collisions(s, &tmp->removed, &tmp->added);
     mn_status st = apply(s, &tmp->removed, &tmp->added);
-    if (st == MN_OK && e) *e = *tmp;
-    else mn_seq_edit_free(tmp);
+    if (st == MN_OK && e)
+        *e = *tmp;
+    else
+        mn_seq_edit_free(tmp);
     return st;
 }
 
-static int range_ok(double f0, double f1) { return isfinite(f0) && isfinite(f1) && f1 > f0; }
+static int range_ok(double f0, double f1) {
+    return isfinite(f0) && isfinite(f1) && f1 > f0;
+}
 
 static mn_status begin(const mn_seq* s, mn_seq_edit* tmp, int extra) {
     int cap = s->nkey * 2 + extra;
@@ -125,7 +134,8 @@ mn_status mn_seq_copy(const mn_seq* s, double f0, double f1, mn_keyset* clip) {
     if (!ks_init(clip, s->nkey, s->m->nq)) return MN_ERR_NOMEM;
     clip->span = f1 - f0;
     for (int k = 0; k < s->nkey; k++)
-        if (s->key_frame[k] >= f0 && s->key_frame[k] < f1) ks_push(clip, s->key_frame[k] - f0, kq(s, k), s->key_tcb + 3 * k);
+        if (s->key_frame[k] >= f0 && s->key_frame[k] < f1)
+            ks_push(clip, s->key_frame[k] - f0, kq(s, k), s->key_tcb + 3 * k);
     return MN_OK;
 }
 
@@ -134,7 +144,8 @@ mn_status mn_seq_cut(mn_seq* s, double f0, double f1, mn_keyset* clip, mn_seq_ed
     mn_seq_edit tmp;
     if (begin(s, &tmp, 0) != MN_OK) return MN_ERR_NOMEM;
     for (int k = 0; k < s->nkey; k++)
-        if (s->key_frame[k] >= f0 && s->key_frame[k] < f1) ks_push(&tmp.removed, s->key_frame[k], kq(s, k), s->key_tcb + 3 * k);
+        if (s->key_frame[k] >= f0 && s->key_frame[k] < f1)
+            ks_push(&tmp.removed, s->key_frame[k], kq(s, k), s->key_tcb + 3 * k);
     if (clip && mn_seq_copy(s, f0, f1, clip) != MN_OK) {
         mn_seq_edit_free(&tmp);
         return MN_ERR_NOMEM;
@@ -147,7 +158,8 @@ mn_status mn_seq_cut(mn_seq* s, double f0, double f1, mn_keyset* clip, mn_seq_ed
 static int clip_ok(const mn_seq* s, const mn_keyset* c) {
     if (!c || c->nq != s->m->nq || c->n < 0 || !(c->span > 0) || !isfinite(c->span)) return 0;
     for (int i = 0; i < c->n; i++)
-        if (!(c->frame[i] >= 0 && c->frame[i] < c->span) || mn_q_check(s->m, c->q + (size_t)i * (size_t)c->nq) != MN_OK)
+        if (!(c->frame[i] >= 0 && c->frame[i] < c->span) ||
+            mn_q_check(s->m, c->q + (size_t)i * (size_t)c->nq) != MN_OK)
             return 0;
     return 1;
 }
@@ -158,8 +170,11 @@ mn_status mn_seq_paste(mn_seq* s, const mn_keyset* clip, double at, mn_seq_edit*
     if (begin(s, &tmp, clip->n) != MN_OK) return MN_ERR_NOMEM;
     double end = at + clip->span;
     for (int k = 0; k < s->nkey; k++)
-        if (s->key_frame[k] >= at && s->key_frame[k] < end) ks_push(&tmp.removed, s->key_frame[k], kq(s, k), s->key_tcb + 3 * k);
-    for (int i = 0; i < clip->n; i++) ks_push(&tmp.added, at + clip->frame[i], clip->q + (size_t)i * (size_t)clip->nq, clip->tcb + 3 * i);
+        if (s->key_frame[k] >= at && s->key_frame[k] < end)
+            ks_push(&tmp.removed, s->key_frame[k], kq(s, k), s->key_tcb + 3 * k);
+    for (int i = 0; i < clip->n; i++)
+        ks_push(&tmp.added, at + clip->frame[i], clip->q + (size_t)i * (size_t)clip->nq,
+                clip->tcb + 3 * i);
     return commit(s, &tmp, e);
 }
 
@@ -172,7 +187,9 @@ mn_status mn_seq_insert(mn_seq* s, const mn_keyset* clip, double at, mn_seq_edit
         ks_push(&tmp.removed, s->key_frame[k], kq(s, k), s->key_tcb + 3 * k);
         ks_push(&tmp.added, s->key_frame[k] + clip->span, kq(s, k), s->key_tcb + 3 * k);
     }
-    for (int i = 0; i < clip->n; i++) ks_push(&tmp.added, at + clip->frame[i], clip->q + (size_t)i * (size_t)clip->nq, clip->tcb + 3 * i);
+    for (int i = 0; i < clip->n; i++)
+        ks_push(&tmp.added, at + clip->frame[i], clip->q + (size_t)i * (size_t)clip->nq,
+                clip->tcb + 3 * i);
     return commit(s, &tmp, e);
 }
 

@@ -15,14 +15,17 @@ int mn_seq_locate(const mn_seq* s, double frame, double* u) {
     int lo = 0, hi = n - 1; /* f[lo] <= frame < f[hi] */
     while (hi - lo > 1) {
         int mid = (lo + hi) >> 1;
-        if (f[mid] <= frame) lo = mid;
-        else hi = mid;
+        if (f[mid] <= frame)
+            lo = mid;
+        else
+            hi = mid;
     }
     *u = (frame - f[lo]) / (f[lo + 1] - f[lo]);
     return lo;
 }
 
-static const int EULER_AXES[6][3] = {{0, 1, 2}, {0, 2, 1}, {1, 0, 2}, {1, 2, 0}, {2, 0, 1}, {2, 1, 0}};
+static const int EULER_AXES[6][3] = {{0, 1, 2}, {0, 2, 1}, {1, 0, 2},
+                                     {1, 2, 0}, {2, 0, 1}, {2, 1, 0}};
 
 /* Tait-Bryan angles of R = R_i(e0) R_j(e1) R_k(e2), straight from the quaternion's matrix
  * entries (the same decomposition as mn_euler_from_mat3, with the last angle read from row
@@ -33,7 +36,8 @@ void mn_anim_euler_from_quat(int order, mn_quat q, double e[3]) {
     double s = ((i + 1) % 3 == j) ? 1.0 : -1.0;
     mn_mat3 Rm = mn_quat_to_mat3(q);
 #define R(r, c) Rm.m[3 * (r) + (c)]
-    double cb = sqrt(R(i, i) * R(i, i) + R(i, j) * R(i, j)); /* entries of a rotation: no overflow */
+    double cb =
+        sqrt(R(i, i) * R(i, i) + R(i, j) * R(i, j)); /* entries of a rotation: no overflow */
     e[1] = atan2(s * R(i, k), cb);
     if (cb > 1e-12) {
         e[0] = atan2(-s * R(j, k), R(k, k));
@@ -47,7 +51,8 @@ void mn_anim_euler_from_quat(int order, mn_quat q, double e[3]) {
 
 /* Slerp with the angle, its cosine and 1/sin precomputed (Shoemake 1985): one sine and
  * cosine per call, sin((1-u)t) = sin t cos(ut) - cos t sin(ut); nlerp when they coincide. */
-static inline void slerp_pre(const double* a, const double* b, double th, double is, double cs, double u, double* r) {
+static inline void slerp_pre(const double* a, const double* b, double th, double is, double cs,
+                             double u, double* r) {
     double wa, wb;
     if (is > 0) {
         double s1, c1;
@@ -57,7 +62,8 @@ static inline void slerp_pre(const double* a, const double* b, double th, double
     } else {
         wa = 1 - u, wb = u;
     }
-    for (int i = 0; i < 4; i++) r[i] = wa * a[i] + wb * b[i];
+    for (int i = 0; i < 4; i++)
+        r[i] = wa * a[i] + wb * b[i];
 }
 
 /* Slerp of two unit quaternions without the shorter-arc flip (squad's outer slerp). */
@@ -74,7 +80,8 @@ static inline void slerp_full(const double* a, const double* b, double u, double
             wa = c1 - d * wb;
         }
     }
-    for (int i = 0; i < 4; i++) r[i] = wa * a[i] + wb * b[i];
+    for (int i = 0; i < 4; i++)
+        r[i] = wa * a[i] + wb * b[i];
 }
 
 mn_quat mn_anim_unit_rotation(const seq_unit* un, const double* rec, double u) {
@@ -96,11 +103,13 @@ mn_quat mn_anim_unit_rotation(const seq_unit* un, const double* rec, double u) {
     return mn_q4(r[0] * inv, r[1] * inv, r[2] * inv, r[3] * inv);
 }
 
-static void sample_unit(const mn_seq* s, int k, const seq_unit* un, const double* rec, double u, double* q) {
+static void sample_unit(const mn_seq* s, int k, const seq_unit* un, const double* rec, double u,
+                        double* q) {
     if (un->kind == UNIT_BALL_EULER) {
         double e[3];
         if (un->mode == MN_INTERP_CONSTANT) u = 0;
-        for (int i = 0; i < 3; i++) e[i] = rec[R_EA + i] + u * (rec[R_EB + i] - rec[R_EA + i]);
+        for (int i = 0; i < 3; i++)
+            e[i] = rec[R_EA + i] + u * (rec[R_EB + i] - rec[R_EA + i]);
         mn_quat r = mn_euler_to_quat((mn_euler_order)un->order, e);
         double* o = q + un->qadr[0];
         o[0] = r.w, o[1] = r.x, o[2] = r.y, o[3] = r.z;
@@ -116,16 +125,19 @@ static void sample_unit(const mn_seq* s, int k, const seq_unit* un, const double
      * continuously along the segment from the first key's angles (no flips) */
     double w[3];
     if (rec[R_LIN] != 0) {
-        for (int i = 0; i < 3; i++) w[i] = rec[R_EA + i] + u * (rec[R_EB + i] - rec[R_EA + i]);
+        for (int i = 0; i < 3; i++)
+            w[i] = rec[R_EA + i] + u * (rec[R_EB + i] - rec[R_EA + i]);
     } else {
         double e[3], ref[3];
         mn_anim_euler_from_quat(un->order, mn_anim_unit_rotation(un, rec, u), e);
-        const double* tr = s->seg_track + ((size_t)k * (size_t)s->nrun + (size_t)un->run) * (RUN_TRACK + 1) * 3;
+        const double* tr =
+            s->seg_track + ((size_t)k * (size_t)s->nrun + (size_t)un->run) * (RUN_TRACK + 1) * 3;
         double x = u * RUN_TRACK;
         int i0 = (int)x;
         if (i0 >= RUN_TRACK) i0 = RUN_TRACK - 1;
         double a = x - i0;
-        for (int i = 0; i < 3; i++) ref[i] = tr[3 * i0 + i] + a * (tr[3 * i0 + 3 + i] - tr[3 * i0 + i]);
+        for (int i = 0; i < 3; i++)
+            ref[i] = tr[3 * i0 + i] + a * (tr[3 * i0 + 3 + i] - tr[3 * i0 + i]);
         mn_anim_pick_branch(e, ref, w);
     }
     for (int i = 0; i < un->n; i++) {
@@ -148,9 +160,11 @@ mn_status mn_seq_sample(const mn_seq* s, double frame, double* q) {
     /* every state number belongs to one scalar channel or one rotation unit */
     const double* c = s->seg_scalar + 4 * (size_t)k * (size_t)s->nscalar;
     const int* qa = s->sc_qadr;
-    for (int i = 0, n = s->nscalar; i < n; i++, c += 4) q[qa[i]] = ((c[3] * u + c[2]) * u + c[1]) * u + c[0];
+    for (int i = 0, n = s->nscalar; i < n; i++, c += 4)
+        q[qa[i]] = ((c[3] * u + c[2]) * u + c[1]) * u + c[0];
     const double* rec = s->seg_rot + R_STRIDE * (size_t)k * (size_t)s->nunit;
-    for (int i = 0, n = s->nunit; i < n; i++, rec += R_STRIDE) sample_unit(s, k, &s->unit[i], rec, u, q);
+    for (int i = 0, n = s->nunit; i < n; i++, rec += R_STRIDE)
+        sample_unit(s, k, &s->unit[i], rec, u, q);
     if (s->has_limited_ball) mn_clamp_to_limits(m, q);
     return MN_OK;
 }

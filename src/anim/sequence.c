@@ -7,10 +7,12 @@
 
 #include "anim_internal.h"
 
-static const char* const INTERP_NAMES[MN_INTERP_COUNT] = {"default", "constant", "linear", "slerp",
-                                                          "squad",   "catmull-rom", "kb"};
+static const char* const INTERP_NAMES[MN_INTERP_COUNT] = {
+    "default", "constant", "linear", "slerp", "squad", "catmull-rom", "kb"};
 
-const char* mn_interp_name(mn_interp i) { return (unsigned)i < MN_INTERP_COUNT ? INTERP_NAMES[i] : NULL; }
+const char* mn_interp_name(mn_interp i) {
+    return (unsigned)i < MN_INTERP_COUNT ? INTERP_NAMES[i] : NULL;
+}
 
 int mn_interp_parse(const char* name) {
     if (!name) return -1;
@@ -31,10 +33,12 @@ mn_seq_def mn_seq_def_default(void) {
 }
 
 static int rot_default_ok(int i) {
-    return i == MN_INTERP_CONSTANT || i == MN_INTERP_LINEAR || i == MN_INTERP_SLERP || i == MN_INTERP_SQUAD;
+    return i == MN_INTERP_CONSTANT || i == MN_INTERP_LINEAR || i == MN_INTERP_SLERP ||
+           i == MN_INTERP_SQUAD;
 }
 static int trans_ok(int i) {
-    return i == MN_INTERP_CONSTANT || i == MN_INTERP_LINEAR || i == MN_INTERP_CATMULL_ROM || i == MN_INTERP_KB;
+    return i == MN_INTERP_CONSTANT || i == MN_INTERP_LINEAR || i == MN_INTERP_CATMULL_ROM ||
+           i == MN_INTERP_KB;
 }
 
 mn_seq* mn_seq_create(const mn_model* m, const mn_seq_def* def, mn_error* err) {
@@ -51,8 +55,10 @@ mn_seq* mn_seq_create(const mn_model* m, const mn_seq_def* def, mn_error* err) {
         mn_error_set(err, MN_ERR_ARG, NULL, 0, "interpolation", "bad default interpolation");
         return NULL;
     }
-    if (d.max_handles < 0 || d.max_constraints < 0 || d.max_handles > 4096 || d.max_constraints > 4096) {
-        mn_error_set(err, MN_ERR_ARG, NULL, 0, "max_constraints", "room for 0..4096 handles and constraints");
+    if (d.max_handles < 0 || d.max_constraints < 0 || d.max_handles > 4096 ||
+        d.max_constraints > 4096) {
+        mn_error_set(err, MN_ERR_ARG, NULL, 0, "max_constraints",
+                     "room for 0..4096 handles and constraints");
         return NULL;
     }
     mn_seq* s = calloc(1, sizeof *s);
@@ -68,7 +74,8 @@ mn_seq* mn_seq_create(const mn_model* m, const mn_seq_def* def, mn_error* err) {
     s->h = calloc((size_t)s->max_h + 1, sizeof *s->h);
     s->h_name = calloc((size_t)s->max_h + 1, sizeof *s->h_name);
     s->c = calloc((size_t)s->max_c + 1, sizeof *s->c);
-    if (!s->jnt_rot || !s->jnt_trans || !s->h || !s->h_name || !s->c || mn_seq_rebuild(s) != MN_OK) goto nomem;
+    if (!s->jnt_rot || !s->jnt_trans || !s->h || !s->h_name || !s->c || mn_seq_rebuild(s) != MN_OK)
+        goto nomem;
     return s;
 nomem:
     mn_seq_destroy(s);
@@ -100,7 +107,8 @@ void mn_seq_destroy(mn_seq* s) {
     free(s->key_q);
     free(s->key_tcb);
     if (s->c)
-        for (int i = 0; i < s->nc; i++) free(s->c[i].tk);
+        for (int i = 0; i < s->nc; i++)
+            free(s->c[i].tk);
     free(s->c);
     free(s->h);
     free(s->h_name);
@@ -133,7 +141,8 @@ mn_seq* mn_seq_clone(const mn_seq* s) {
     r->nh = s->nh;
     memcpy(r->h, s->h, sizeof *s->h * (size_t)s->nh);
     memcpy(r->h_name, s->h_name, sizeof *s->h_name * (size_t)s->nh);
-    for (int i = 0; i < s->nh; i++) r->h[i].name = s->h[i].name ? r->h_name[i] : NULL;
+    for (int i = 0; i < s->nh; i++)
+        r->h[i].name = s->h[i].name ? r->h_name[i] : NULL;
     int ok = r->key_frame && r->key_q && r->key_tcb;
     for (int i = 0; i < s->nc && ok; i++) {
         r->c[i] = s->c[i];
@@ -150,8 +159,12 @@ mn_seq* mn_seq_clone(const mn_seq* s) {
     return r;
 }
 
-const mn_model* mn_seq_model(const mn_seq* s) { return s ? s->m : NULL; }
-double mn_seq_fps(const mn_seq* s) { return s ? s->fps : 0; }
+const mn_model* mn_seq_model(const mn_seq* s) {
+    return s ? s->m : NULL;
+}
+double mn_seq_fps(const mn_seq* s) {
+    return s ? s->fps : 0;
+}
 mn_status mn_seq_set_fps(mn_seq* s, double fps) {
     if (!s || !(fps > 0) || !isfinite(fps)) return MN_ERR_ARG;
     s->fps = fps;
@@ -160,13 +173,21 @@ mn_status mn_seq_set_fps(mn_seq* s, double fps) {
 
 /* ---- keys -------------------------------------------------------------------------------- */
 
-int mn_seq_key_count(const mn_seq* s) { return s ? s->nkey : 0; }
-double mn_seq_key_frame(const mn_seq* s, int k) { return s && k >= 0 && k < s->nkey ? s->key_frame[k] : 0; }
+int mn_seq_key_count(const mn_seq* s) {
+    return s ? s->nkey : 0;
+}
+double mn_seq_key_frame(const mn_seq* s, int k) {
+    return s && k >= 0 && k < s->nkey ? s->key_frame[k] : 0;
+}
 const double* mn_seq_key_q(const mn_seq* s, int k) {
     return s && k >= 0 && k < s->nkey ? s->key_q + (size_t)k * (size_t)s->m->nq : NULL;
 }
-double mn_seq_start(const mn_seq* s) { return s && s->nkey ? s->key_frame[0] : 0; }
-double mn_seq_end(const mn_seq* s) { return s && s->nkey ? s->key_frame[s->nkey - 1] : 0; }
+double mn_seq_start(const mn_seq* s) {
+    return s && s->nkey ? s->key_frame[0] : 0;
+}
+double mn_seq_end(const mn_seq* s) {
+    return s && s->nkey ? s->key_frame[s->nkey - 1] : 0;
+}
 
 int mn_seq_find_key(const mn_seq* s, double frame) {
     if (!s) return -1;
@@ -174,8 +195,10 @@ int mn_seq_find_key(const mn_seq* s, double frame) {
     while (lo <= hi) {
         int mid = (lo + hi) / 2;
         if (s->key_frame[mid] == frame) return mid;
-        if (s->key_frame[mid] < frame) lo = mid + 1;
-        else hi = mid - 1;
+        if (s->key_frame[mid] < frame)
+            lo = mid + 1;
+        else
+            hi = mid - 1;
     }
     return -1;
 }
@@ -185,8 +208,10 @@ static int lower_bound(const mn_seq* s, double f) {
     int lo = 0, hi = s->nkey;
     while (lo < hi) {
         int mid = (lo + hi) / 2;
-        if (s->key_frame[mid] < f) lo = mid + 1;
-        else hi = mid;
+        if (s->key_frame[mid] < f)
+            lo = mid + 1;
+        else
+            hi = mid;
     }
     return lo;
 }
@@ -194,7 +219,8 @@ static int lower_bound(const mn_seq* s, double f) {
 static int reserve_keys(mn_seq* s, int n) {
     if (n <= s->cap_key) return 1;
     int cap = s->cap_key ? s->cap_key : 8;
-    while (cap < n) cap *= 2;
+    while (cap < n)
+        cap *= 2;
     size_t nq = (size_t)s->m->nq;
     double* f = realloc(s->key_frame, sizeof(double) * (size_t)cap);
     if (!f) return 0;
@@ -223,12 +249,15 @@ int mn_seq_put_key(mn_seq* s, double frame, const double* q, const double* tcb) 
     if (!reserve_keys(s, s->nkey + 1)) return -1;
     int tail = s->nkey - k;
     memmove(s->key_frame + k + 1, s->key_frame + k, sizeof(double) * (size_t)tail);
-    memmove(s->key_q + (size_t)(k + 1) * nq, s->key_q + (size_t)k * nq, sizeof(double) * nq * (size_t)tail);
+    memmove(s->key_q + (size_t)(k + 1) * nq, s->key_q + (size_t)k * nq,
+            sizeof(double) * nq * (size_t)tail);
     memmove(s->key_tcb + 3 * (k + 1), s->key_tcb + 3 * k, sizeof(double) * 3 * (size_t)tail);
     s->key_frame[k] = frame;
     memcpy(s->key_q + (size_t)k * nq, q, sizeof(double) * nq);
-    if (tcb) memcpy(s->key_tcb + 3 * k, tcb, sizeof(double) * 3);
-    else memset(s->key_tcb + 3 * k, 0, sizeof(double) * 3);
+    if (tcb)
+        memcpy(s->key_tcb + 3 * k, tcb, sizeof(double) * 3);
+    else
+        memset(s->key_tcb + 3 * k, 0, sizeof(double) * 3);
     s->nkey++;
     return k;
 }
@@ -238,7 +267,8 @@ void mn_seq_drop_key(mn_seq* s, int k) {
     size_t nq = (size_t)s->m->nq;
     int tail = s->nkey - k - 1;
     memmove(s->key_frame + k, s->key_frame + k + 1, sizeof(double) * (size_t)tail);
-    memmove(s->key_q + (size_t)k * nq, s->key_q + (size_t)(k + 1) * nq, sizeof(double) * nq * (size_t)tail);
+    memmove(s->key_q + (size_t)k * nq, s->key_q + (size_t)(k + 1) * nq,
+            sizeof(double) * nq * (size_t)tail);
     memmove(s->key_tcb + 3 * k, s->key_tcb + 3 * (k + 1), sizeof(double) * 3 * (size_t)tail);
     s->nkey--;
 }
@@ -254,11 +284,14 @@ int mn_seq_set_key(mn_seq* s, double frame, const double* q, mn_error* err) {
     }
     const mn_model* m = s->m;
     if (mn_q_check(m, q) != MN_OK) {
-        mn_error_set(err, MN_ERR_ARG, NULL, 0, "pose", "key state is not finite (or a zero quaternion)");
+        mn_error_set(err, MN_ERR_ARG, NULL, 0, "pose",
+                     "key state is not finite (or a zero quaternion)");
         return -1;
     }
     double stackq[256];
-    double* qn = (size_t)m->nq <= sizeof stackq / sizeof stackq[0] ? stackq : malloc(sizeof(double) * (size_t)m->nq);
+    double* qn = (size_t)m->nq <= sizeof stackq / sizeof stackq[0]
+                     ? stackq
+                     : malloc(sizeof(double) * (size_t)m->nq);
     if (!qn) {
         mn_error_set(err, MN_ERR_NOMEM, NULL, 0, "key", "out of memory");
         return -1;
@@ -339,7 +372,9 @@ void mn_seq_joint_interp(const mn_seq* s, int joint, mn_interp* rot, mn_interp* 
     if (trans) *trans = ok ? (mn_interp)s->jnt_trans[joint] : MN_INTERP_DEFAULT;
 }
 
-int mn_seq_run_count(const mn_seq* s) { return s ? s->nrun : 0; }
+int mn_seq_run_count(const mn_seq* s) {
+    return s ? s->nrun : 0;
+}
 mn_status mn_seq_run(const mn_seq* s, int r, int* first_joint, int* length) {
     if (!s || r < 0 || r >= s->nrun) return MN_ERR_ARG;
     if (first_joint) *first_joint = s->run_first[r];

@@ -18,20 +18,28 @@
 
 #include "anim_internal.h"
 
-static int eff_rot(const mn_seq* s, int j) { return s->jnt_rot[j] ? s->jnt_rot[j] : (int)s->rot_default; }
-static int eff_trans(const mn_seq* s, int j) { return s->jnt_trans[j] ? s->jnt_trans[j] : (int)s->trans_default; }
+static int eff_rot(const mn_seq* s, int j) {
+    return s->jnt_rot[j] ? s->jnt_rot[j] : (int)s->rot_default;
+}
+static int eff_trans(const mn_seq* s, int j) {
+    return s->jnt_trans[j] ? s->jnt_trans[j] : (int)s->trans_default;
+}
 
 /* Coordinate axis (0, 1, 2) and sign of a unit axis along one, or -1. */
 static int axis_kind(mn_vec3 a, double* sign) {
     const double e = 1e-12;
-    if (fabs(fabs(a.x) - 1) < e && fabs(a.y) < e && fabs(a.z) < e) return *sign = a.x > 0 ? 1 : -1, 0;
-    if (fabs(fabs(a.y) - 1) < e && fabs(a.x) < e && fabs(a.z) < e) return *sign = a.y > 0 ? 1 : -1, 1;
-    if (fabs(fabs(a.z) - 1) < e && fabs(a.x) < e && fabs(a.y) < e) return *sign = a.z > 0 ? 1 : -1, 2;
+    if (fabs(fabs(a.x) - 1) < e && fabs(a.y) < e && fabs(a.z) < e)
+        return *sign = a.x > 0 ? 1 : -1, 0;
+    if (fabs(fabs(a.y) - 1) < e && fabs(a.x) < e && fabs(a.z) < e)
+        return *sign = a.y > 0 ? 1 : -1, 1;
+    if (fabs(fabs(a.z) - 1) < e && fabs(a.x) < e && fabs(a.y) < e)
+        return *sign = a.z > 0 ? 1 : -1, 2;
     return -1;
 }
 
 static int euler_order_of(int a, int b, int c) {
-    static const int axes[6][3] = {{0, 1, 2}, {0, 2, 1}, {1, 0, 2}, {1, 2, 0}, {2, 0, 1}, {2, 1, 0}};
+    static const int axes[6][3] = {{0, 1, 2}, {0, 2, 1}, {1, 0, 2},
+                                   {1, 2, 0}, {2, 0, 1}, {2, 1, 0}};
     for (int o = 0; o < 6; o++)
         if (axes[o][0] == a && axes[o][1] == b && axes[o][2] == c) return o;
     return -1;
@@ -58,8 +66,8 @@ static double squad_inner(const double* p, int k, int n) {
 }
 
 /* Kochanek-Bartels tangents of segment k (keys k, k+1) in units of the segment parameter. */
-static void kb_tangents(const double* f, const double* p, const double* tcb, int k, int n, double* m0,
-                        double* m1) {
+static void kb_tangents(const double* f, const double* p, const double* tcb, int k, int n,
+                        double* m0, double* m1) {
     double d = f[k + 1] - f[k];
     double dprev = k > 0 ? f[k] - f[k - 1] : d, dnext = k + 2 < n ? f[k + 2] - f[k + 1] : d;
     double pprev = k > 0 ? p[k - 1] : p[k], pnext = k + 2 < n ? p[k + 2] : p[k + 1];
@@ -67,11 +75,13 @@ static void kb_tangents(const double* f, const double* p, const double* tcb, int
     const double* b = tcb + 3 * (k + 1);
     /* outgoing tangent at k */
     double t = a[0], c = a[1], bi = a[2];
-    double out = ((1 - t) * (1 + c) * (1 + bi) / 2) * (p[k] - pprev) + ((1 - t) * (1 - c) * (1 - bi) / 2) * (p[k + 1] - p[k]);
+    double out = ((1 - t) * (1 + c) * (1 + bi) / 2) * (p[k] - pprev) +
+                 ((1 - t) * (1 - c) * (1 - bi) / 2) * (p[k + 1] - p[k]);
     *m0 = out * 2 * d / (dprev + d);
     /* incoming tangent at k+1 */
     t = b[0], c = b[1], bi = b[2];
-    double in = ((1 - t) * (1 - c) * (1 + bi) / 2) * (p[k + 1] - p[k]) + ((1 - t) * (1 + c) * (1 - bi) / 2) * (pnext - p[k + 1]);
+    double in = ((1 - t) * (1 - c) * (1 + bi) / 2) * (p[k + 1] - p[k]) +
+                ((1 - t) * (1 + c) * (1 - bi) / 2) * (pnext - p[k + 1]);
     *m1 = in * 2 * d / (d + dnext);
 }
 
@@ -98,15 +108,20 @@ static void scalar_coeffs(const mn_seq* s, int mode, const double* p, const doub
     }
 }
 
-static mn_quat qload(const double* r) { return mn_q4(r[0], r[1], r[2], r[3]); }
-static void qstore(double* r, mn_quat q) { r[0] = q.w, r[1] = q.x, r[2] = q.y, r[3] = q.z; }
+static mn_quat qload(const double* r) {
+    return mn_q4(r[0], r[1], r[2], r[3]);
+}
+static void qstore(double* r, mn_quat q) {
+    r[0] = q.w, r[1] = q.x, r[2] = q.y, r[3] = q.z;
+}
 
 /* Key k's rotation of unit u and, for runs and balls in Euler angles, its angles. */
 static mn_quat unit_key(const mn_seq* s, const seq_unit* u, int k, double e[3]) {
     const double* q = s->key_q + (size_t)k * (size_t)s->m->nq;
     if (u->kind == UNIT_RUN) {
         e[0] = e[1] = e[2] = 0;
-        for (int i = 0; i < u->n; i++) e[i] = u->sign[i] * q[u->qadr[i]];
+        for (int i = 0; i < u->n; i++)
+            e[i] = u->sign[i] * q[u->qadr[i]];
         return mn_euler_to_quat((mn_euler_order)u->order, e);
     }
     mn_quat r = mn_quat_normalize(qload(q + u->qadr[0]));
@@ -153,7 +168,8 @@ static void slerp_setup(const double* a, const double* b, double* th, double* is
  * rotation that the compound joint cannot follow without leaving its limits or flipping
  * branch would be a flip in the joint variables). */
 static void track_run(const mn_seq* s, const seq_unit* u, int k, double* rec) {
-    double* tr = s->seg_track + ((size_t)k * (size_t)s->nrun + (size_t)u->run) * (RUN_TRACK + 1) * 3;
+    double* tr =
+        s->seg_track + ((size_t)k * (size_t)s->nrun + (size_t)u->run) * (RUN_TRACK + 1) * 3;
     double prev[3], prev2[3], e[3];
     memcpy(prev, rec + R_EA, sizeof prev);
     memcpy(prev2, prev, sizeof prev);
@@ -162,11 +178,13 @@ static void track_run(const mn_seq* s, const seq_unit* u, int k, double* rec) {
     /* finer steps inside, so the branch is followed through fast changes near gimbal lock */
     const int sub = 8;
     for (int i = 1; i <= RUN_TRACK * sub; i++) {
-        mn_anim_euler_from_quat(u->order, mn_anim_unit_rotation(u, rec, (double)i / (RUN_TRACK * sub)), e);
+        mn_anim_euler_from_quat(u->order,
+                                mn_anim_unit_rotation(u, rec, (double)i / (RUN_TRACK * sub)), e);
         /* predict linearly from the last two steps: through a gimbal lock the middle angle
          * keeps going rather than bouncing back */
         double ref[3];
-        for (int a = 0; a < 3; a++) ref[a] = i > 1 ? 2 * prev[a] - prev2[a] : prev[a];
+        for (int a = 0; a < 3; a++)
+            ref[a] = i > 1 ? 2 * prev[a] - prev2[a] : prev[a];
         memcpy(prev2, prev, sizeof prev);
         mn_anim_pick_branch(e, ref, prev);
         for (int a = 0; a < u->n; a++) {
@@ -189,7 +207,8 @@ mn_status mn_seq_rebuild(mn_seq* s) {
     free(s->seg_scalar);
     free(s->seg_rot);
     free(s->seg_track);
-    s->sc_qadr = NULL, s->unit = NULL, s->run_first = s->run_len = NULL, s->seg_scalar = s->seg_rot = NULL;
+    s->sc_qadr = NULL, s->unit = NULL, s->run_first = s->run_len = NULL,
+    s->seg_scalar = s->seg_rot = NULL;
     s->seg_track = NULL;
     s->nscalar = s->nunit = s->nrun = 0;
     s->has_limited_ball = 0;
@@ -225,7 +244,8 @@ mn_status mn_seq_rebuild(mn_seq* s) {
                     if (c < 0 || done[c] || eff_rot(s, c) != rm) break;
                     int kc = axis_kind(m->jnt_axis[c], &sg[n]);
                     int dup = kc < 0;
-                    for (int i = 0; i < n; i++) dup |= kc == kind[i];
+                    for (int i = 0; i < n; i++)
+                        dup |= kc == kind[i];
                     if (dup) break;
                     kind[n] = kc;
                     run[n++] = c;
@@ -257,7 +277,8 @@ mn_status mn_seq_rebuild(mn_seq* s) {
             }
         } else if (t == MN_JOINT_BALL || t == MN_JOINT_FREE) {
             if (t == MN_JOINT_FREE)
-                for (int i = 0; i < 3; i++) s->sc_qadr[s->nscalar] = qa + i, sc_mode[s->nscalar++] = tm;
+                for (int i = 0; i < 3; i++)
+                    s->sc_qadr[s->nscalar] = qa + i, sc_mode[s->nscalar++] = tm;
             seq_unit* u = &s->unit[s->nunit++];
             memset(u, 0, sizeof *u);
             u->kind = rm == MN_INTERP_LINEAR ? UNIT_BALL_EULER : UNIT_QUAT;
@@ -282,16 +303,19 @@ mn_status mn_seq_rebuild(mn_seq* s) {
     double* zero_tcb = calloc(3 * (size_t)nk, sizeof(double));
     mn_quat* Q = malloc(sizeof(mn_quat) * (size_t)nk * 2);
     double* E = malloc(sizeof(double) * 3 * (size_t)nk);
-    s->seg_track = malloc(sizeof(double) * 3 * (RUN_TRACK + 1) * (size_t)nk * (size_t)(s->nrun + 1));
+    s->seg_track =
+        malloc(sizeof(double) * 3 * (RUN_TRACK + 1) * (size_t)nk * (size_t)(s->nrun + 1));
     if (!s->seg_scalar || !s->seg_rot || !p || !zero_tcb || !Q || !E || !s->seg_track) {
         free(sc_mode), free(p), free(zero_tcb), free(Q), free(E);
         return MN_ERR_NOMEM;
     }
     size_t nq = (size_t)m->nq;
     for (int c = 0; c < s->nscalar; c++) {
-        for (int k = 0; k < nk; k++) p[k] = s->key_q[(size_t)k * nq + (size_t)s->sc_qadr[c]];
         for (int k = 0; k < nk; k++)
-            scalar_coeffs(s, sc_mode[c], p, zero_tcb, k, s->seg_scalar + 4 * ((size_t)k * (size_t)s->nscalar + (size_t)c));
+            p[k] = s->key_q[(size_t)k * nq + (size_t)s->sc_qadr[c]];
+        for (int k = 0; k < nk; k++)
+            scalar_coeffs(s, sc_mode[c], p, zero_tcb, k,
+                          s->seg_scalar + 4 * ((size_t)k * (size_t)s->nscalar + (size_t)c));
     }
     mn_quat* S = Q + nk;
     for (int ui = 0; ui < s->nunit; ui++) {
@@ -310,8 +334,10 @@ mn_status mn_seq_rebuild(mn_seq* s) {
                 continue;
             }
             mn_quat inv = mn_quat_conj(Q[k]);
-            mn_vec3 r1 = mn_quat_log(mn_quat_mul(inv, Q[k + 1])), r2 = mn_quat_log(mn_quat_mul(inv, Q[k - 1]));
-            S[k] = mn_quat_normalize(mn_quat_mul(Q[k], mn_quat_exp(mn_vec3_scale(mn_vec3_add(r1, r2), -0.25))));
+            mn_vec3 r1 = mn_quat_log(mn_quat_mul(inv, Q[k + 1])),
+                    r2 = mn_quat_log(mn_quat_mul(inv, Q[k - 1]));
+            S[k] = mn_quat_normalize(
+                mn_quat_mul(Q[k], mn_quat_exp(mn_vec3_scale(mn_vec3_add(r1, r2), -0.25))));
         }
         for (int k = 0; k < nk; k++) {
             double* r = s->seg_rot + R_STRIDE * ((size_t)k * (size_t)s->nunit + (size_t)ui);

@@ -25,13 +25,15 @@ typedef struct comp {
 } comp;
 
 static inline size_t skip_ws(const char* t, size_t n, size_t i) {
-    while (i < n && (t[i] == ' ' || t[i] == '\t' || t[i] == '\n' || t[i] == '\r')) i++;
+    while (i < n && (t[i] == ' ' || t[i] == '\t' || t[i] == '\n' || t[i] == '\r'))
+        i++;
     return i;
 }
 
 static inline size_t skip_string(const char* t, size_t n, size_t i) {
     i++;
-    while (i < n && t[i] != '"') i += t[i] == '\\' ? 2 : 1;
+    while (i < n && t[i] != '"')
+        i += t[i] == '\\' ? 2 : 1;
     return i < n ? i + 1 : n;
 }
 
@@ -46,7 +48,8 @@ static inline size_t skip_value(const char* t, size_t n, size_t i) {
                 i = skip_string(t, n, i);
                 continue;
             }
-            if (t[i] == '{' || t[i] == '[') depth++;
+            if (t[i] == '{' || t[i] == '[')
+                depth++;
             else if (t[i] == '}' || t[i] == ']') {
                 if (--depth == 0) return i + 1;
             }
@@ -54,8 +57,8 @@ static inline size_t skip_value(const char* t, size_t n, size_t i) {
         }
         return n;
     }
-    while (i < n && t[i] != ',' && t[i] != '}' && t[i] != ']' && t[i] != ' ' && t[i] != '\n' && t[i] != '\r' &&
-           t[i] != '\t')
+    while (i < n && t[i] != ',' && t[i] != '}' && t[i] != ']' && t[i] != ' ' && t[i] != '\n' &&
+           t[i] != '\r' && t[i] != '\t')
         i++;
     return i;
 }
@@ -86,8 +89,10 @@ static inline size_t locate(const char* t, size_t n, const comp* c, int nc) {
                     break;
                 }
                 i = skip_ws(t, n, skip_value(t, n, i));
-                if (i < n && t[i] == ',') i++;
-                else return best;
+                if (i < n && t[i] == ',')
+                    i++;
+                else
+                    return best;
             }
             if (!found) return best;
         } else {
@@ -101,8 +106,10 @@ static inline size_t locate(const char* t, size_t n, const comp* c, int nc) {
                     break;
                 }
                 i = skip_ws(t, n, skip_value(t, n, i));
-                if (i < n && t[i] == ',') i++;
-                else return best;
+                if (i < n && t[i] == ',')
+                    i++;
+                else
+                    return best;
             }
         }
     }
@@ -137,14 +144,18 @@ static inline void push_index(ctx* x, int i) {
     x->path[x->depth].index = i;
     x->depth++;
 }
-static inline void pop(ctx* x) { x->depth--; }
+static inline void pop(ctx* x) {
+    x->depth--;
+}
 
 static inline void path_string(const ctx* x, char* out, size_t cap) {
     size_t o = 0;
     out[0] = 0;
     for (int k = 0; k < x->depth && o < cap; k++) {
-        if (x->path[k].key) o += (size_t)snprintf(out + o, cap - o, "%s%s", k ? "." : "", x->path[k].key);
-        else o += (size_t)snprintf(out + o, cap - o, "[%d]", x->path[k].index);
+        if (x->path[k].key)
+            o += (size_t)snprintf(out + o, cap - o, "%s%s", k ? "." : "", x->path[k].key);
+        else
+            o += (size_t)snprintf(out + o, cap - o, "[%d]", x->path[k].index);
     }
 }
 
@@ -161,17 +172,20 @@ static inline mn_status fail(ctx* x, mn_status st, const char* fmt, ...) {
     vsnprintf(text, sizeof text, fmt, ap);
     va_end(ap);
     int line = line_of(x->text, x->len, locate(x->text, x->len, x->path, x->depth));
-    return mn_error_set(x->err, st, x->file, line, field[0] ? field : (x->doc ? x->doc : "scene"), "%s", text);
+    return mn_error_set(x->err, st, x->file, line, field[0] ? field : (x->doc ? x->doc : "scene"),
+                        "%s", text);
 }
 
 /* ---- typed members --------------------------------------------------------------------- */
 
-static inline mn_status get_vec(ctx* x, const cJSON* o, const char* key, double* out, int n, int* present) {
+static inline mn_status get_vec(ctx* x, const cJSON* o, const char* key, double* out, int n,
+                                int* present) {
     const cJSON* it = cJSON_GetObjectItemCaseSensitive(o, key);
     if (present) *present = it != NULL;
     if (!it) return MN_OK;
     push_key(x, key);
-    if (!cJSON_IsArray(it) || cJSON_GetArraySize(it) != n) return fail(x, MN_ERR_PARSE, "expected an array of %d numbers", n);
+    if (!cJSON_IsArray(it) || cJSON_GetArraySize(it) != n)
+        return fail(x, MN_ERR_PARSE, "expected an array of %d numbers", n);
     int k = 0;
     const cJSON* e;
     cJSON_ArrayForEach(e, it) {
@@ -192,12 +206,15 @@ static inline mn_status get_v3(ctx* x, const cJSON* o, const char* key, mn_vec3*
     return st;
 }
 
-static inline mn_status get_num(ctx* x, const cJSON* o, const char* key, double* v, double lo, double hi) {
+static inline mn_status get_num(ctx* x, const cJSON* o, const char* key, double* v, double lo,
+                                double hi) {
     const cJSON* it = cJSON_GetObjectItemCaseSensitive(o, key);
     if (!it) return MN_OK;
     push_key(x, key);
-    if (!cJSON_IsNumber(it) || !isfinite(it->valuedouble)) return fail(x, MN_ERR_PARSE, "expected a finite number");
-    if (it->valuedouble < lo || it->valuedouble > hi) return fail(x, MN_ERR_PARSE, "must be in [%g, %g]", lo, hi);
+    if (!cJSON_IsNumber(it) || !isfinite(it->valuedouble))
+        return fail(x, MN_ERR_PARSE, "expected a finite number");
+    if (it->valuedouble < lo || it->valuedouble > hi)
+        return fail(x, MN_ERR_PARSE, "must be in [%g, %g]", lo, hi);
     *v = it->valuedouble;
     pop(x);
     return MN_OK;
@@ -226,7 +243,8 @@ static inline mn_status get_bool(ctx* x, const cJSON* o, const char* key, int* v
 }
 
 /* A string member copied into out (cap bytes); required when req. */
-static inline mn_status get_str(ctx* x, const cJSON* o, const char* key, char* out, size_t cap, int req, int* present) {
+static inline mn_status get_str(ctx* x, const cJSON* o, const char* key, char* out, size_t cap,
+                                int req, int* present) {
     const cJSON* it = cJSON_GetObjectItemCaseSensitive(o, key);
     if (present) *present = it != NULL;
     if (!it) {
@@ -234,8 +252,10 @@ static inline mn_status get_str(ctx* x, const cJSON* o, const char* key, char* o
         return fail(x, MN_ERR_PARSE, "missing member \"%s\"", key);
     }
     push_key(x, key);
-    if (!cJSON_IsString(it) || !it->valuestring[0]) return fail(x, MN_ERR_PARSE, "expected a non-empty string");
-    if (strlen(it->valuestring) >= cap) return fail(x, MN_ERR_PARSE, "longer than %zu characters", cap - 1);
+    if (!cJSON_IsString(it) || !it->valuestring[0])
+        return fail(x, MN_ERR_PARSE, "expected a non-empty string");
+    if (strlen(it->valuestring) >= cap)
+        return fail(x, MN_ERR_PARSE, "longer than %zu characters", cap - 1);
     memcpy(out, it->valuestring, strlen(it->valuestring) + 1);
     pop(x);
     return MN_OK;
@@ -246,7 +266,8 @@ static inline mn_status check_keys(ctx* x, const cJSON* o, const char* const* ke
     const cJSON* it;
     cJSON_ArrayForEach(it, o) {
         int ok = 0;
-        for (int k = 0; keys[k] && !ok; k++) ok = !strcmp(it->string, keys[k]);
+        for (int k = 0; keys[k] && !ok; k++)
+            ok = !strcmp(it->string, keys[k]);
         if (!ok) {
             push_key(x, it->string);
             return fail(x, MN_ERR_PARSE, "unknown member \"%s\"", it->string);

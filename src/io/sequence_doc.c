@@ -16,18 +16,20 @@
 
 /* ---- reading ----------------------------------------------------------------------------- */
 
-static const char* const root_keys[] = {"figure", "scale", "fps", "interpolation", "keys", "handles", "constraints",
-                                        "comment", NULL};
+static const char* const root_keys[] = {
+    "figure", "scale", "fps", "interpolation", "keys", "handles", "constraints", "comment", NULL};
 static const char* const interp_keys[] = {"rotation", "translation", "joints", "comment", NULL};
 static const char* const joint_interp_keys[] = {"rotation", "translation", "comment", NULL};
 static const char* const key_keys[] = {"frame", "pose", "tcb", "comment", NULL};
 static const char* const free_keys[] = {"position", "rotation", NULL};
 static const char* const handle_keys[] = {"name", "type", "joint", "point", "comment", NULL};
-static const char* const con_keys[] = {"name",    "type",     "handle",        "handle2",  "target",      "origin",
-                                       "normal",  "direction", "polygon",      "up",       "margin",      "weight",
-                                       "priority", "enabled",  "frames",       "lock",     "target_keys", "target_interpolation",
-                                       "comment", NULL};
-static const char* const tk_keys[] = {"frame", "target", "origin", "normal", "direction", "comment", NULL};
+static const char* const con_keys[] = {
+    "name",     "type",      "handle",  "handle2", "target",      "origin",
+    "normal",   "direction", "polygon", "up",      "margin",      "weight",
+    "priority", "enabled",   "frames",  "lock",    "target_keys", "target_interpolation",
+    "comment",  NULL};
+static const char* const tk_keys[] = {"frame",     "target",  "origin", "normal",
+                                      "direction", "comment", NULL};
 
 typedef struct reader {
     ctx x;
@@ -46,7 +48,9 @@ static mn_status get_interp(ctx* x, const cJSON* o, const char* key, int* out) {
     *out = mn_interp_parse(name);
     if (*out <= 0) {
         push_key(x, key);
-        return fail(x, MN_ERR_PARSE, "unknown interpolation \"%s\" (constant, linear, slerp, squad, catmull-rom, kb)", name);
+        return fail(
+            x, MN_ERR_PARSE,
+            "unknown interpolation \"%s\" (constant, linear, slerp, squad, catmull-rom, kb)", name);
     }
     return MN_OK;
 }
@@ -62,12 +66,14 @@ static mn_status read_interpolation(reader* r, const cJSON* o) {
     if ((st = get_interp(x, o, "translation", &trans)) != MN_OK) return st;
     if (mn_seq_set_default_interp(r->s, rot < 0 ? MN_INTERP_DEFAULT : (mn_interp)rot,
                                   trans < 0 ? MN_INTERP_DEFAULT : (mn_interp)trans) != MN_OK) {
-        push_key(x, rot >= 0 && rot != MN_INTERP_CONSTANT && rot != MN_INTERP_LINEAR && rot != MN_INTERP_SLERP &&
-                            rot != MN_INTERP_SQUAD
+        push_key(x, rot >= 0 && rot != MN_INTERP_CONSTANT && rot != MN_INTERP_LINEAR &&
+                            rot != MN_INTERP_SLERP && rot != MN_INTERP_SQUAD
                         ? "rotation"
                         : "translation");
-        return fail(x, MN_ERR_PARSE, "this interpolation does not apply here (rotation: constant, linear, slerp, squad; "
-                                     "translation: constant, linear, catmull-rom, kb)");
+        return fail(
+            x, MN_ERR_PARSE,
+            "this interpolation does not apply here (rotation: constant, linear, slerp, squad; "
+            "translation: constant, linear, catmull-rom, kb)");
     }
     const cJSON* js = cJSON_GetObjectItemCaseSensitive(o, "joints");
     if (js) {
@@ -109,18 +115,22 @@ static mn_status read_pose(reader* r, const cJSON* o, double* q) {
     ctx* x = &r->x;
     const mn_model* m = r->m;
     push_key(x, "pose");
-    if (!cJSON_IsObject(o)) return fail(x, MN_ERR_PARSE, "expected an object mapping joint names to values");
+    if (!cJSON_IsObject(o))
+        return fail(x, MN_ERR_PARSE, "expected an object mapping joint names to values");
     memcpy(q, m->q0, sizeof(double) * (size_t)m->nq);
     const cJSON* it;
     cJSON_ArrayForEach(it, o) {
         push_key(x, it->string);
         int j = mn_model_find_joint(m, it->string);
-        if (j < 0) return fail(x, MN_ERR_NOTFOUND, "no joint named \"%s\" in %s", it->string, m->name ? m->name : "the figure");
+        if (j < 0)
+            return fail(x, MN_ERR_NOTFOUND, "no joint named \"%s\" in %s", it->string,
+                        m->name ? m->name : "the figure");
         double* qj = q + m->jnt_qadr[j];
         int t = m->jnt_type[j];
         if (t == MN_JOINT_HINGE || t == MN_JOINT_SLIDE) {
             if (!cJSON_IsNumber(it) || !isfinite(it->valuedouble))
-                return fail(x, MN_ERR_PARSE, "expected a finite number (%s)", t == MN_JOINT_HINGE ? "radians" : "length");
+                return fail(x, MN_ERR_PARSE, "expected a finite number (%s)",
+                            t == MN_JOINT_HINGE ? "radians" : "length");
             qj[0] = it->valuedouble;
         } else if (t == MN_JOINT_BALL) {
             pop(x);
@@ -129,7 +139,9 @@ static mn_status read_pose(reader* r, const cJSON* o, double* q) {
             if (st != MN_OK) return st;
             push_key(x, it->string);
         } else if (t == MN_JOINT_FREE) {
-            if (!cJSON_IsObject(it)) return fail(x, MN_ERR_PARSE, "expected {\"position\": [x, y, z], \"rotation\": [w, x, y, z]}");
+            if (!cJSON_IsObject(it))
+                return fail(x, MN_ERR_PARSE,
+                            "expected {\"position\": [x, y, z], \"rotation\": [w, x, y, z]}");
             mn_status st = check_keys(x, it, free_keys);
             if (st != MN_OK) return st;
             if ((st = get_vec(x, it, "position", qj, 3, NULL)) != MN_OK) return st;
@@ -203,7 +215,9 @@ static mn_status read_keys(reader* r, const cJSON* a) {
 
 /* A library error moved onto the document field it came from. */
 static mn_status lib_error(ctx* x, const mn_error* e) {
-    if (e->field[0] && strcmp(e->field, "constraints") && strcmp(e->field, "handles") && x->depth < 8) push_key(x, e->field);
+    if (e->field[0] && strcmp(e->field, "constraints") && strcmp(e->field, "handles") &&
+        x->depth < 8)
+        push_key(x, e->field);
     const char* msg = e->message;
     const char* colon = strstr(msg, ": ");
     if (colon && e->field[0] && !strncmp(msg, e->field, strlen(e->field))) msg = colon + 2;
@@ -217,7 +231,8 @@ static mn_status read_handles(reader* r, const cJSON* a) {
     int n = cJSON_GetArraySize(a);
     if (n > 4096) return fail(x, MN_ERR_PARSE, "more than 4096 entries");
     r->hname = calloc((size_t)n + 1, NAME_CAP);
-    if (!r->hname) return mn_error_set(x->err, MN_ERR_NOMEM, x->file, 0, "handles", "out of memory");
+    if (!r->hname)
+        return mn_error_set(x->err, MN_ERR_NOMEM, x->file, 0, "handles", "out of memory");
     int i = 0;
     const cJSON* o;
     cJSON_ArrayForEach(o, a) {
@@ -234,20 +249,27 @@ static mn_status read_handles(reader* r, const cJSON* a) {
             return fail(x, MN_ERR_PARSE, "duplicate handle name \"%s\"", r->hname[i]);
         }
         if ((st = get_str(x, o, "type", type, sizeof type, 0, NULL)) != MN_OK) return st;
-        if (!strcmp(type, "point")) h.type = MN_HANDLE_POINT;
-        else if (!strcmp(type, "orientation")) h.type = MN_HANDLE_ORIENT;
-        else if (!strcmp(type, "com")) h.type = MN_HANDLE_COM;
+        if (!strcmp(type, "point"))
+            h.type = MN_HANDLE_POINT;
+        else if (!strcmp(type, "orientation"))
+            h.type = MN_HANDLE_ORIENT;
+        else if (!strcmp(type, "com"))
+            h.type = MN_HANDLE_COM;
         else {
             push_key(x, "type");
-            return fail(x, MN_ERR_PARSE, "unknown handle type \"%s\" (point, orientation, com)", type);
+            return fail(x, MN_ERR_PARSE, "unknown handle type \"%s\" (point, orientation, com)",
+                        type);
         }
-        if ((st = get_str(x, o, "joint", joint, sizeof joint, h.type != MN_HANDLE_COM, &has_joint)) != MN_OK) return st;
+        if ((st = get_str(x, o, "joint", joint, sizeof joint, h.type != MN_HANDLE_COM,
+                          &has_joint)) != MN_OK)
+            return st;
         h.joint = -1;
         if (has_joint) {
             h.joint = mn_model_find_joint(r->m, joint);
             if (h.joint < 0) {
                 push_key(x, "joint");
-                return fail(x, MN_ERR_NOTFOUND, "no joint named \"%s\" in %s", joint, r->m->name ? r->m->name : "the figure");
+                return fail(x, MN_ERR_NOTFOUND, "no joint named \"%s\" in %s", joint,
+                            r->m->name ? r->m->name : "the figure");
             }
         }
         if ((st = get_v3(x, o, "point", &h.point, &has_point)) != MN_OK) return st;
@@ -283,9 +305,12 @@ static mn_status read_target_keys(reader* r, const cJSON* a, int ci, mn_constrai
     ctx* x = &r->x;
     push_key(x, "target_keys");
     if (type != MN_CON_PIN && type != MN_CON_ORIENT && type != MN_CON_PLANE && type != MN_CON_LINE)
-        return fail(x, MN_ERR_PARSE, "only pin, orient, plane and line constraints have targets to animate");
-    if (!cJSON_IsArray(a) || cJSON_GetArraySize(a) < 1) return fail(x, MN_ERR_PARSE, "expected a non-empty array of target keys");
-    if (cJSON_GetArraySize(a) > 100000) return fail(x, MN_ERR_PARSE, "more than 100000 target keys");
+        return fail(x, MN_ERR_PARSE,
+                    "only pin, orient, plane and line constraints have targets to animate");
+    if (!cJSON_IsArray(a) || cJSON_GetArraySize(a) < 1)
+        return fail(x, MN_ERR_PARSE, "expected a non-empty array of target keys");
+    if (cJSON_GetArraySize(a) > 100000)
+        return fail(x, MN_ERR_PARSE, "more than 100000 target keys");
     int i = 0;
     const cJSON* o;
     cJSON_ArrayForEach(o, a) {
@@ -294,10 +319,12 @@ static mn_status read_target_keys(reader* r, const cJSON* a, int ci, mn_constrai
         mn_status st = check_keys(x, o, tk_keys);
         if (st != MN_OK) return st;
         mn_target_key t = {0, {0, 0, 0}, {0, 0, 0}, {1, 0, 0, 0}};
-        if (!cJSON_GetObjectItemCaseSensitive(o, "frame")) return fail(x, MN_ERR_PARSE, "missing member \"frame\"");
+        if (!cJSON_GetObjectItemCaseSensitive(o, "frame"))
+            return fail(x, MN_ERR_PARSE, "missing member \"frame\"");
         if ((st = get_num(x, o, "frame", &t.frame, -1e9, 1e9)) != MN_OK) return st;
         for (int k = 0; k < i; k++)
-            if (mn_seq_target_key(r->s, ci, k) && mn_seq_target_key(r->s, ci, k)->frame == t.frame) {
+            if (mn_seq_target_key(r->s, ci, k) &&
+                mn_seq_target_key(r->s, ci, k)->frame == t.frame) {
                 push_key(x, "frame");
                 return fail(x, MN_ERR_PARSE, "a second target key at frame %.17g", t.frame);
             }
@@ -323,10 +350,13 @@ static mn_status read_target_keys(reader* r, const cJSON* a, int ci, mn_constrai
             if (need[k]) return fail(x, MN_ERR_PARSE, "missing member \"%s\"", need[k]);
         static const char* const members[] = {"target", "origin", "normal", "direction"};
         for (int k = 0; k < 4; k++) {
-            int ok = (type == MN_CON_PIN || type == MN_CON_ORIENT) ? k == 0 : (k == 1 || k == (type == MN_CON_PLANE ? 2 : 3));
+            int ok = (type == MN_CON_PIN || type == MN_CON_ORIENT)
+                         ? k == 0
+                         : (k == 1 || k == (type == MN_CON_PLANE ? 2 : 3));
             if (!ok && cJSON_GetObjectItemCaseSensitive(o, members[k])) {
                 push_key(x, members[k]);
-                return fail(x, MN_ERR_PARSE, "\"%s\" does not belong to a %s constraint's target key", members[k],
+                return fail(x, MN_ERR_PARSE,
+                            "\"%s\" does not belong to a %s constraint's target key", members[k],
                             mn_constraint_type_name(type));
             }
         }
@@ -357,15 +387,17 @@ static mn_status read_constraint(reader* r, const cJSON* o) {
     int t = mn_constraint_type_parse(type);
     if (t < 0) {
         push_key(x, "type");
-        return fail(x, MN_ERR_PARSE, "unknown constraint type \"%s\" (pin, plane, line, orient, equal, balance)", type);
+        return fail(x, MN_ERR_PARSE,
+                    "unknown constraint type \"%s\" (pin, plane, line, orient, equal, balance)",
+                    type);
     }
     d->type = (mn_constraint_type)t;
     if ((st = get_handle_ref(r, o, "handle", 1, &d->handle)) != MN_OK) return st;
     mn_handle_type ht = mn_seq_handle(r->s, d->handle)->type;
     if ((d->type == MN_CON_ORIENT) != (ht == MN_HANDLE_ORIENT)) {
         push_key(x, "handle");
-        return fail(x, MN_ERR_PARSE, "a %s constraint cannot take the %s handle \"%s\"", type, mn_handle_type_name(ht),
-                    mn_seq_handle(r->s, d->handle)->name);
+        return fail(x, MN_ERR_PARSE, "a %s constraint cannot take the %s handle \"%s\"", type,
+                    mn_handle_type_name(ht), mn_seq_handle(r->s, d->handle)->name);
     }
     if ((st = get_num(x, o, "weight", &d->weight, 1e-12, 1e12)) != MN_OK) return st;
     if ((st = get_int(x, o, "priority", &d->priority, 0, 1000)) != MN_OK) return st;
@@ -398,11 +430,14 @@ static mn_status read_constraint(reader* r, const cJSON* o) {
     const cJSON* tks = cJSON_GetObjectItemCaseSensitive(o, "target_keys");
     int has_target = 0;
     switch (d->type) {
-    case MN_CON_PIN: st = get_v3(x, o, "target", &d->target, &has_target); break;
+    case MN_CON_PIN:
+        st = get_v3(x, o, "target", &d->target, &has_target);
+        break;
     case MN_CON_ORIENT: {
         double q[4];
         st = get_quat(x, o, "target", q, &has_target);
-        if (st == MN_OK && has_target) d->target_rot = mn_quat_normalize(mn_q4(q[0], q[1], q[2], q[3]));
+        if (st == MN_OK && has_target)
+            d->target_rot = mn_quat_normalize(mn_q4(q[0], q[1], q[2], q[3]));
         break;
     }
     case MN_CON_PLANE:
@@ -424,9 +459,12 @@ static mn_status read_constraint(reader* r, const cJSON* o) {
         const cJSON* p = cJSON_GetObjectItemCaseSensitive(o, "polygon");
         push_key(x, "polygon");
         if (!p) return fail(x, MN_ERR_PARSE, "missing support polygon");
-        if (!cJSON_IsArray(p)) return fail(x, MN_ERR_PARSE, "expected an array of [x, y, z] points");
+        if (!cJSON_IsArray(p))
+            return fail(x, MN_ERR_PARSE, "expected an array of [x, y, z] points");
         int n = cJSON_GetArraySize(p);
-        if (n < 3 || n > MN_MAX_POLYGON) return fail(x, MN_ERR_PARSE, "support polygon needs 3 to %d points, has %d", MN_MAX_POLYGON, n);
+        if (n < 3 || n > MN_MAX_POLYGON)
+            return fail(x, MN_ERR_PARSE, "support polygon needs 3 to %d points, has %d",
+                        MN_MAX_POLYGON, n);
         for (int k = 0; k < n; k++) {
             push_index(x, k);
             const cJSON* e = cJSON_GetArrayItem(p, k);
@@ -447,24 +485,31 @@ static mn_status read_constraint(reader* r, const cJSON* o) {
         st = get_num(x, o, "margin", &d->margin, 0, 1e6);
         break;
     }
-    default: break;
+    default:
+        break;
     }
     if (st != MN_OK) return st;
-    static const char* const only[][2] = {{"target", "pin/orient"}, {"origin", "plane/line"}, {"normal", "plane"},
-                                          {"direction", "line"},     {"handle2", "equal"},     {"polygon", "balance"},
-                                          {"up", "balance"},         {"margin", "balance"},    {"lock", "pin/orient"}};
+    static const char* const only[][2] = {
+        {"target", "pin/orient"}, {"origin", "plane/line"}, {"normal", "plane"},
+        {"direction", "line"},    {"handle2", "equal"},     {"polygon", "balance"},
+        {"up", "balance"},        {"margin", "balance"},    {"lock", "pin/orient"}};
     for (size_t k = 0; k < sizeof only / sizeof only[0]; k++) {
         if (!cJSON_GetObjectItemCaseSensitive(o, only[k][0]) || strstr(only[k][1], type)) continue;
         push_key(x, only[k][0]);
-        return fail(x, MN_ERR_PARSE, "\"%s\" belongs to %s constraints, not %s", only[k][0], only[k][1], type);
+        return fail(x, MN_ERR_PARSE, "\"%s\" belongs to %s constraints, not %s", only[k][0],
+                    only[k][1], type);
     }
     if (lock && (has_target || tks)) {
         push_key(x, "lock");
-        return fail(x, MN_ERR_PARSE, "a locked constraint takes its target from the sequence: no target or target_keys");
+        return fail(
+            x, MN_ERR_PARSE,
+            "a locked constraint takes its target from the sequence: no target or target_keys");
     }
     /* a pin or orientation without a target is locked where its handle is at the start */
-    sd.lock = (d->type == MN_CON_PIN || d->type == MN_CON_ORIENT) && !has_target && !tks && (lock || !has_lock);
-    if ((d->type == MN_CON_PIN || d->type == MN_CON_ORIENT) && has_lock && !lock && !has_target && !tks)
+    sd.lock = (d->type == MN_CON_PIN || d->type == MN_CON_ORIENT) && !has_target && !tks &&
+              (lock || !has_lock);
+    if ((d->type == MN_CON_PIN || d->type == MN_CON_ORIENT) && has_lock && !lock && !has_target &&
+        !tks)
         return fail(x, MN_ERR_PARSE, "an unlocked %s needs a target or target_keys", type);
     d->name = has_name ? name : NULL;
     mn_error e;
@@ -492,12 +537,15 @@ static mn_status read_constraints(reader* r, const cJSON* a) {
     return MN_OK;
 }
 
-static mn_status load_figure(ctx* x, const char* figure, double scale, const char* base_dir, mn_model** out) {
+static mn_status load_figure(ctx* x, const char* figure, double scale, const char* base_dir,
+                             mn_model** out) {
     char path[1024];
     mn_error e;
     int builtin = !strcmp(figure, "stickman");
-    if (figure[0] == '/' || !base_dir || !base_dir[0]) snprintf(path, sizeof path, "%s", figure);
-    else snprintf(path, sizeof path, "%s/%s", base_dir, figure);
+    if (figure[0] == '/' || !base_dir || !base_dir[0])
+        snprintf(path, sizeof path, "%s", figure);
+    else
+        snprintf(path, sizeof path, "%s/%s", base_dir, figure);
     if (builtin) {
         FILE* f = fopen(path, "rb");
         if (f) fclose(f), builtin = 0;
@@ -522,13 +570,14 @@ static mn_status load_figure(ctx* x, const char* figure, double scale, const cha
     return MN_OK;
 }
 
-static mn_status parse(reader* r, const cJSON* root, const char* base_dir, const mn_model* figure, mn_model** model,
-                       mn_seq_doc_info* info) {
+static mn_status parse(reader* r, const cJSON* root, const char* base_dir, const mn_model* figure,
+                       mn_model** model, mn_seq_doc_info* info) {
     ctx* x = &r->x;
     if (!cJSON_IsObject(root)) return fail(x, MN_ERR_PARSE, "a sequence document is a JSON object");
     mn_status st = check_keys(x, root, root_keys);
     if (st != MN_OK) return st;
-    if ((st = get_str(x, root, "figure", info->figure, sizeof info->figure, 1, NULL)) != MN_OK) return st;
+    if ((st = get_str(x, root, "figure", info->figure, sizeof info->figure, 1, NULL)) != MN_OK)
+        return st;
     info->scale = 0;
     if ((st = get_num(x, root, "scale", &info->scale, 1e-12, 1e12)) != MN_OK) return st;
     mn_seq_def def = mn_seq_def_default();
@@ -542,7 +591,8 @@ static mn_status parse(reader* r, const cJSON* root, const char* base_dir, const
     const cJSON* cs = cJSON_GetObjectItemCaseSensitive(root, "constraints");
     def.max_handles = cJSON_IsArray(hs) ? cJSON_GetArraySize(hs) + 1 : 1;
     def.max_constraints = cJSON_IsArray(cs) ? cJSON_GetArraySize(cs) + 1 : 1;
-    if (def.max_handles > 4097 || def.max_constraints > 4097) def.max_handles = def.max_constraints = 4096;
+    if (def.max_handles > 4097 || def.max_constraints > 4097)
+        def.max_handles = def.max_constraints = 4096;
     mn_error e;
     r->s = mn_seq_create(figure, &def, &e);
     if (!r->s) return mn_error_set(x->err, e.status, x->file, 0, e.field, "%s", e.message);
@@ -557,8 +607,8 @@ static mn_status parse(reader* r, const cJSON* root, const char* base_dir, const
 }
 
 mn_status mn_seq_read_mem(const char* text, size_t len, const char* name, const char* base_dir,
-                          const mn_model* figure, mn_model** model, mn_seq** seq, mn_seq_doc_info* info,
-                          mn_error* err) {
+                          const mn_model* figure, mn_model** model, mn_seq** seq,
+                          mn_seq_doc_info* info, mn_error* err) {
     mn_error_clear(err);
     if (!model || !seq) return mn_error_set(err, MN_ERR_ARG, name, 0, "sequence", "NULL output");
     *model = NULL;
@@ -569,7 +619,8 @@ mn_status mn_seq_read_mem(const char* text, size_t len, const char* name, const 
     cJSON* root = cJSON_ParseWithLengthOpts(text, len, &end, 0);
     if (!root) {
         size_t off = end && end >= text && end <= text + len ? (size_t)(end - text) : 0;
-        return mn_error_set(err, MN_ERR_PARSE, fname, line_of(text, len, off), "json", "malformed JSON near byte %zu", off);
+        return mn_error_set(err, MN_ERR_PARSE, fname, line_of(text, len, off), "json",
+                            "malformed JSON near byte %zu", off);
     }
     mn_seq_doc_info tmp;
     if (!info) info = &tmp;
@@ -595,7 +646,8 @@ mn_status mn_seq_read_mem(const char* text, size_t len, const char* name, const 
     return MN_OK;
 }
 
-mn_status mn_seq_read(const char* path, mn_model** model, mn_seq** seq, mn_seq_doc_info* info, mn_error* err) {
+mn_status mn_seq_read(const char* path, mn_model** model, mn_seq** seq, mn_seq_doc_info* info,
+                      mn_error* err) {
     if (model) *model = NULL;
     if (seq) *seq = NULL;
     char* text = NULL;
@@ -605,8 +657,10 @@ mn_status mn_seq_read(const char* path, mn_model** model, mn_seq** seq, mn_seq_d
     char dir[1024];
     snprintf(dir, sizeof dir, "%s", path);
     char* slash = strrchr(dir, '/');
-    if (slash) *slash = 0;
-    else dir[0] = 0;
+    if (slash)
+        *slash = 0;
+    else
+        dir[0] = 0;
     st = mn_seq_read_mem(text, len, path, dir, NULL, model, seq, info, err);
     free(text);
     return st;
@@ -617,17 +671,22 @@ mn_status mn_seq_read(const char* path, mn_model** model, mn_seq** seq, mn_seq_d
 static void w_str(mn_strbuf* b, const char* s) {
     mn_strbuf_append(b, "\"", 1);
     for (const char* p = s; *p; p++) {
-        if (*p == '"' || *p == '\\') mn_strbuf_printf(b, "\\%c", *p);
-        else if ((unsigned char)*p < 0x20) mn_strbuf_printf(b, "\\u%04x", (unsigned char)*p);
-        else mn_strbuf_append(b, p, 1);
+        if (*p == '"' || *p == '\\')
+            mn_strbuf_printf(b, "\\%c", *p);
+        else if ((unsigned char)*p < 0x20)
+            mn_strbuf_printf(b, "\\u%04x", (unsigned char)*p);
+        else
+            mn_strbuf_append(b, p, 1);
     }
     mn_strbuf_append(b, "\"", 1);
 }
 
 /* A double that reads back to the same bits (minus zero included). */
 static void w_num(mn_strbuf* b, double v) {
-    if (v == 0 && signbit(v)) mn_strbuf_append(b, "-0", 2);
-    else mn_strbuf_double(b, v);
+    if (v == 0 && signbit(v))
+        mn_strbuf_append(b, "-0", 2);
+    else
+        mn_strbuf_double(b, v);
 }
 
 static void w_vec(mn_strbuf* b, const double* v, int n) {
@@ -638,8 +697,12 @@ static void w_vec(mn_strbuf* b, const double* v, int n) {
     }
     mn_strbuf_append(b, "]", 1);
 }
-static void w_v3(mn_strbuf* b, mn_vec3 v) { w_vec(b, &v.x, 3); }
-static void w_quat(mn_strbuf* b, mn_quat q) { w_vec(b, &q.w, 4); }
+static void w_v3(mn_strbuf* b, mn_vec3 v) {
+    w_vec(b, &v.x, 3);
+}
+static void w_quat(mn_strbuf* b, mn_quat q) {
+    w_vec(b, &q.w, 4);
+}
 
 static const char* handle_name(const mn_seq* s, int h, char* buf) {
     const mn_handle_def* d = mn_seq_handle(s, h);
@@ -671,12 +734,16 @@ static void write_constraint(mn_strbuf* b, const mn_seq* s, int c) {
     int ntk = mn_seq_target_key_count(s, c);
     switch (d->type) {
     case MN_CON_PIN:
-        if (sd->lock && !ntk) mn_strbuf_printf(b, ", \"lock\": true");
-        else if (!ntk) mn_strbuf_printf(b, ", \"target\": "), w_v3(b, d->target);
+        if (sd->lock && !ntk)
+            mn_strbuf_printf(b, ", \"lock\": true");
+        else if (!ntk)
+            mn_strbuf_printf(b, ", \"target\": "), w_v3(b, d->target);
         break;
     case MN_CON_ORIENT:
-        if (sd->lock && !ntk) mn_strbuf_printf(b, ", \"lock\": true");
-        else if (!ntk) mn_strbuf_printf(b, ", \"target\": "), w_quat(b, d->target_rot);
+        if (sd->lock && !ntk)
+            mn_strbuf_printf(b, ", \"lock\": true");
+        else if (!ntk)
+            mn_strbuf_printf(b, ", \"target\": "), w_quat(b, d->target_rot);
         break;
     case MN_CON_PLANE:
     case MN_CON_LINE:
@@ -700,16 +767,20 @@ static void write_constraint(mn_strbuf* b, const mn_seq* s, int c) {
         mn_strbuf_printf(b, ", \"margin\": ");
         w_num(b, d->margin);
         break;
-    default: break;
+    default:
+        break;
     }
     if (ntk) {
-        mn_strbuf_printf(b, ", \"target_interpolation\": \"%s\", \"target_keys\": [", mn_interp_name(sd->target_interp));
+        mn_strbuf_printf(b, ", \"target_interpolation\": \"%s\", \"target_keys\": [",
+                         mn_interp_name(sd->target_interp));
         for (int k = 0; k < ntk; k++) {
             const mn_target_key* t = mn_seq_target_key(s, c, k);
             mn_strbuf_printf(b, "%s\n      {\"frame\": ", k ? "," : "");
             w_num(b, t->frame);
-            if (d->type == MN_CON_PIN) mn_strbuf_printf(b, ", \"target\": "), w_v3(b, t->pos);
-            else if (d->type == MN_CON_ORIENT) mn_strbuf_printf(b, ", \"target\": "), w_quat(b, t->rot);
+            if (d->type == MN_CON_PIN)
+                mn_strbuf_printf(b, ", \"target\": "), w_v3(b, t->pos);
+            else if (d->type == MN_CON_ORIENT)
+                mn_strbuf_printf(b, ", \"target\": "), w_quat(b, t->rot);
             else {
                 mn_strbuf_printf(b, ", \"origin\": ");
                 w_v3(b, t->pos);
@@ -723,9 +794,10 @@ static void write_constraint(mn_strbuf* b, const mn_seq* s, int c) {
     mn_strbuf_printf(b, "}");
 }
 
-mn_status mn_seq_write_mem(const mn_seq* s, const char* figure, double scale, char** text, size_t* len,
-                           mn_error* err) {
-    if (!s || !figure || !text) return mn_error_set(err, MN_ERR_ARG, NULL, 0, "sequence", "NULL argument");
+mn_status mn_seq_write_mem(const mn_seq* s, const char* figure, double scale, char** text,
+                           size_t* len, mn_error* err) {
+    if (!s || !figure || !text)
+        return mn_error_set(err, MN_ERR_ARG, NULL, 0, "sequence", "NULL argument");
     const mn_model* m = mn_seq_model(s);
     mn_strbuf b;
     mn_strbuf_init(&b);
@@ -736,8 +808,8 @@ mn_status mn_seq_write_mem(const mn_seq* s, const char* figure, double scale, ch
     w_num(&b, mn_seq_fps(s));
     mn_interp rot, trans;
     mn_seq_default_interp(s, &rot, &trans);
-    mn_strbuf_printf(&b, ",\n  \"interpolation\": {\"rotation\": \"%s\", \"translation\": \"%s\"", mn_interp_name(rot),
-                     mn_interp_name(trans));
+    mn_strbuf_printf(&b, ",\n  \"interpolation\": {\"rotation\": \"%s\", \"translation\": \"%s\"",
+                     mn_interp_name(rot), mn_interp_name(trans));
     int first = 1;
     for (int j = 0; j < m->njoint; j++) {
         mn_seq_joint_interp(s, j, &rot, &trans);
@@ -746,9 +818,11 @@ mn_status mn_seq_write_mem(const mn_seq* s, const char* figure, double scale, ch
         first = 0;
         w_str(&b, m->jnt_name[j]);
         mn_strbuf_printf(&b, ": {");
-        if (rot != MN_INTERP_DEFAULT) mn_strbuf_printf(&b, "\"rotation\": \"%s\"", mn_interp_name(rot));
+        if (rot != MN_INTERP_DEFAULT)
+            mn_strbuf_printf(&b, "\"rotation\": \"%s\"", mn_interp_name(rot));
         if (trans != MN_INTERP_DEFAULT)
-            mn_strbuf_printf(&b, "%s\"translation\": \"%s\"", rot != MN_INTERP_DEFAULT ? ", " : "", mn_interp_name(trans));
+            mn_strbuf_printf(&b, "%s\"translation\": \"%s\"", rot != MN_INTERP_DEFAULT ? ", " : "",
+                             mn_interp_name(trans));
         mn_strbuf_printf(&b, "}");
     }
     mn_strbuf_printf(&b, "%s},\n  \"keys\": [", first ? "" : "}");
@@ -758,7 +832,8 @@ mn_status mn_seq_write_mem(const mn_seq* s, const char* figure, double scale, ch
         mn_seq_key_tcb(s, k, tcb);
         mn_strbuf_printf(&b, "%s\n    {\"frame\": ", k ? "," : "");
         w_num(&b, mn_seq_key_frame(s, k));
-        if (tcb[0] != 0 || tcb[1] != 0 || tcb[2] != 0) mn_strbuf_printf(&b, ", \"tcb\": "), w_vec(&b, tcb, 3);
+        if (tcb[0] != 0 || tcb[1] != 0 || tcb[2] != 0)
+            mn_strbuf_printf(&b, ", \"tcb\": "), w_vec(&b, tcb, 3);
         mn_strbuf_printf(&b, ", \"pose\": {");
         int n = 0;
         for (int j = 0; j < m->njoint; j++) {
@@ -768,8 +843,10 @@ mn_status mn_seq_write_mem(const mn_seq* s, const char* figure, double scale, ch
             mn_strbuf_printf(&b, "%s\n      ", n++ ? "," : "");
             w_str(&b, m->jnt_name[j]);
             mn_strbuf_printf(&b, ": ");
-            if (t == MN_JOINT_HINGE || t == MN_JOINT_SLIDE) w_num(&b, qj[0]);
-            else if (t == MN_JOINT_BALL) w_vec(&b, qj, 4);
+            if (t == MN_JOINT_HINGE || t == MN_JOINT_SLIDE)
+                w_num(&b, qj[0]);
+            else if (t == MN_JOINT_BALL)
+                w_vec(&b, qj, 4);
             else {
                 mn_strbuf_printf(&b, "{\"position\": ");
                 w_vec(&b, qj, 3);
@@ -789,9 +866,13 @@ mn_status mn_seq_write_mem(const mn_seq* s, const char* figure, double scale, ch
             char hb[NAME_CAP];
             mn_strbuf_printf(&b, "%s\n    {\"name\": ", h ? "," : "");
             w_str(&b, handle_name(s, h, hb));
-            mn_strbuf_printf(&b, ", \"type\": \"%s\"", d->type == MN_HANDLE_ORIENT ? "orientation" : mn_handle_type_name(d->type));
-            if (d->joint >= 0) mn_strbuf_printf(&b, ", \"joint\": "), w_str(&b, m->jnt_name[d->joint]);
-            if (d->type == MN_HANDLE_POINT) mn_strbuf_printf(&b, ", \"point\": "), w_v3(&b, d->point);
+            mn_strbuf_printf(&b, ", \"type\": \"%s\"",
+                             d->type == MN_HANDLE_ORIENT ? "orientation"
+                                                         : mn_handle_type_name(d->type));
+            if (d->joint >= 0)
+                mn_strbuf_printf(&b, ", \"joint\": "), w_str(&b, m->jnt_name[d->joint]);
+            if (d->type == MN_HANDLE_POINT)
+                mn_strbuf_printf(&b, ", \"point\": "), w_v3(&b, d->point);
             mn_strbuf_printf(&b, "}");
         }
         mn_strbuf_printf(&b, "]");
@@ -814,7 +895,8 @@ mn_status mn_seq_write_mem(const mn_seq* s, const char* figure, double scale, ch
     return MN_OK;
 }
 
-mn_status mn_seq_write(const char* path, const mn_seq* s, const char* figure, double scale, mn_error* err) {
+mn_status mn_seq_write(const char* path, const mn_seq* s, const char* figure, double scale,
+                       mn_error* err) {
     char* text = NULL;
     size_t len = 0;
     mn_status st = mn_seq_write_mem(s, figure, scale, &text, &len, err);

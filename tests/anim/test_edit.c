@@ -59,7 +59,8 @@ static int same(const mn_seq* a, const mn_seq* b) {
     for (int k = 0; k < n; k++) {
         double fa = mn_seq_key_frame(a, k), fb = mn_seq_key_frame(b, k), ta[3], tb[3];
         if (memcmp(&fa, &fb, sizeof fa) != 0) return 0;
-        if (memcmp(mn_seq_key_q(a, k), mn_seq_key_q(b, k), sizeof(double) * (size_t)nq) != 0) return 0;
+        if (memcmp(mn_seq_key_q(a, k), mn_seq_key_q(b, k), sizeof(double) * (size_t)nq) != 0)
+            return 0;
         mn_seq_key_tcb(a, k, ta);
         mn_seq_key_tcb(b, k, tb);
         if (memcmp(ta, tb, sizeof ta) != 0) return 0;
@@ -95,7 +96,8 @@ static void check_undo_redo(mn_seq* s, mn_seq_edit* e, const mn_seq* before) {
 }
 
 static const double* frames_of(const mn_seq* s, double* buf) {
-    for (int k = 0; k < mn_seq_key_count(s); k++) buf[k] = mn_seq_key_frame(s, k);
+    for (int k = 0; k < mn_seq_key_count(s); k++)
+        buf[k] = mn_seq_key_frame(s, k);
     return buf;
 }
 
@@ -105,7 +107,8 @@ static void test_copy_cut_paste(void) {
     mn_seq* before = mn_seq_clone(s);
     mn_keyset clip;
     CHECK(mn_seq_copy(s, 10, 30, &clip) == MN_OK);
-    CHECK(clip.n == 3 && clip.span == 20 && clip.frame[0] == 0 && clip.frame[1] == 10 && clip.frame[2] == 15.5);
+    CHECK(clip.n == 3 && clip.span == 20 && clip.frame[0] == 0 && clip.frame[1] == 10 &&
+          clip.frame[2] == 15.5);
     CHECK(memcmp(clip.q + 12, mn_seq_key_q(s, 2), sizeof(double) * 12) == 0);
     CHECK(same(s, before)); /* copy changes nothing */
 
@@ -149,14 +152,17 @@ static void test_insert_delete(void) {
     double f[16];
     frames_of(s, f);
     CHECK(mn_seq_key_count(s) == 10);
-    CHECK(f[0] == 0 && f[1] == 10 && f[2] == 20 && f[3] == 30 && f[4] == 32 && f[5] == 37.5 && f[9] == 72);
-    CHECK(memcmp(mn_seq_key_q(s, 4), mn_seq_key_q(before, 2), sizeof(double) * 12) == 0); /* old 20 now at 32 */
+    CHECK(f[0] == 0 && f[1] == 10 && f[2] == 20 && f[3] == 30 && f[4] == 32 && f[5] == 37.5 &&
+          f[9] == 72);
+    CHECK(memcmp(mn_seq_key_q(s, 4), mn_seq_key_q(before, 2), sizeof(double) * 12) ==
+          0); /* old 20 now at 32 */
     check_undo_redo(s, &e, before);
     mn_seq_edit_free(&e);
     mn_seq_destroy(before);
 
     before = mn_seq_clone(s);
-    CHECK(mn_seq_delete(s, 30, 45, &e) == MN_OK); /* keys at 30, 32, 37.5, 42 go; later ones move 15 earlier */
+    CHECK(mn_seq_delete(s, 30, 45, &e) ==
+          MN_OK); /* keys at 30, 32, 37.5, 42 go; later ones move 15 earlier */
     frames_of(s, f);
     CHECK(mn_seq_key_count(s) == 6);
     CHECK(f[2] == 20 && f[3] == 37 && f[4] == 47 && f[5] == 57);
@@ -177,7 +183,8 @@ static void test_stretch_shrink_slide(void) {
     CHECK(mn_seq_stretch(s, 10, 30, 1.7, &e) == MN_OK);
     double f[16];
     frames_of(s, f);
-    CHECK(f[1] == 10 && f[2] == 10 + 1.7 * 10 && f[3] == 10 + 1.7 * 15.5 && f[4] == 30 + 0.7 * 20 && f[7] == 60 + 0.7 * 20);
+    CHECK(f[1] == 10 && f[2] == 10 + 1.7 * 10 && f[3] == 10 + 1.7 * 15.5 && f[4] == 30 + 0.7 * 20 &&
+          f[7] == 60 + 0.7 * 20);
     check_undo_redo(s, &e, before);
     mn_seq_edit_free(&e);
     mn_seq_destroy(before);

@@ -51,7 +51,8 @@ static void crouch(double drop, double fwd, double* q) {
     o.tol = 1e-9;
     o.drag_tol = 1e-6;
     mn_csolve_result r;
-    for (int i = 0; i < 20 && mn_csys_drag_error(cs, pel) > 1e-5; i++) mn_csys_solve(cs, &o, &r);
+    for (int i = 0; i < 20 && mn_csys_drag_error(cs, pel) > 1e-5; i++)
+        mn_csys_solve(cs, &o, &r);
     CHECK(d->xf[hp.joint].p.y < goal.y + 0.2 * drop); /* most of the way down */
     CHECK(r.max_violation < 1e-8);
     memcpy(q, d->q, sizeof(double) * (size_t)M->nq);
@@ -100,14 +101,21 @@ static void test_fig65_feet_stay(void) {
     /* where the feet are locked: where they stand at frame 0 */
     mn_seq_sample_data(s, d, 0);
     mn_vec3 lock[2];
-    for (int i = 0; i < 2; i++) lock[i] = mn_point_world(d, mn_seq_handle(s, hf[i])->joint, mn_v3(0, 0, 0));
+    for (int i = 0; i < 2; i++)
+        lock[i] = mn_point_world(d, mn_seq_handle(s, hf[i])->joint, mn_v3(0, 0, 0));
     /* without the option: the plain in-betweens */
     double plain = 0;
     for (double f = 0; f <= 30; f += 0.25) {
         mn_seq_sample_data(s, d, f);
-        for (int i = 0; i < 2; i++) plain = fmax(plain, mn_vec3_dist(mn_point_world(d, mn_seq_handle(s, hf[i])->joint, mn_v3(0, 0, 0)), lock[i]));
+        for (int i = 0; i < 2; i++)
+            plain =
+                fmax(plain,
+                     mn_vec3_dist(mn_point_world(d, mn_seq_handle(s, hf[i])->joint, mn_v3(0, 0, 0)),
+                                  lock[i]));
     }
-    printf("  fig 6.5: pelvis 0.25 m lower at the second key; plain in-betweens move the feet by up to %.4f m\n", plain);
+    printf("  fig 6.5: pelvis 0.25 m lower at the second key; plain in-betweens move the feet by "
+           "up to %.4f m\n",
+           plain);
     CHECK(plain > 1e-3); /* the thesis's problem is there to solve */
     /* with the option: every in-between keeps the feet within 1e-4 m, and nothing pops */
     mn_seq_solve_options o = mn_seq_solve_options_default();
@@ -121,19 +129,25 @@ static void test_fig65_feet_stay(void) {
         mn_csolve_result r;
         CHECK(mn_seq_solve_frame(v, f, &o, &r) == MN_OK);
         iters += r.iters;
-        for (int i = 0; i < 2; i++) worst = fmax(worst, mn_vec3_dist(mn_point_world(d, mn_seq_handle(s, hf[i])->joint, mn_v3(0, 0, 0)), lock[i]));
+        for (int i = 0; i < 2; i++)
+            worst =
+                fmax(worst,
+                     mn_vec3_dist(mn_point_world(d, mn_seq_handle(s, hf[i])->joint, mn_v3(0, 0, 0)),
+                                  lock[i]));
         CHECK(mn_q_within_limits(M, d->q, 1e-9));
         mn_seq_sample(s, f, qplain);
         if (f > 0) {
             double dv = 0, dp = 0;
-            for (int i = 0; i < M->nq; i++) dv = fmax(dv, fabs(d->q[i] - prev[i])), dp = fmax(dp, fabs(qplain[i] - pplain[i]));
+            for (int i = 0; i < M->nq; i++)
+                dv = fmax(dv, fabs(d->q[i] - prev[i])), dp = fmax(dp, fabs(qplain[i] - pplain[i]));
             maxstep = fmax(maxstep, dv);
             maxstep_plain = fmax(maxstep_plain, dp);
         }
         memcpy(prev, d->q, sizeof(double) * (size_t)M->nq);
         memcpy(pplain, qplain, sizeof(double) * (size_t)M->nq);
     }
-    printf("  with constraints: feet within %.2e m at %d in-betweens, %.2f iterations per frame; largest change of\n"
+    printf("  with constraints: feet within %.2e m at %d in-betweens, %.2f iterations per frame; "
+           "largest change of\n"
            "  a joint variable between quarter frames %.4f (plain in-betweens: %.4f)\n",
            worst, frames, (double)iters / frames, maxstep, maxstep_plain);
     CHECK(worst <= 1e-4);
@@ -141,8 +155,10 @@ static void test_fig65_feet_stay(void) {
     /* the keys are reached: at frame 30 the solved pose is the key's (its feet were pinned) */
     mn_seq_sample(s, 30, qplain);
     double dk = 0;
-    for (int i = 0; i < M->nq; i++) dk = fmax(dk, fabs(d->q[i] - qplain[i]));
-    printf("  largest difference from the second key at its frame: %.2e (corrections relax back)\n", dk);
+    for (int i = 0; i < M->nq; i++)
+        dk = fmax(dk, fabs(d->q[i] - qplain[i]));
+    printf("  largest difference from the second key at its frame: %.2e (corrections relax back)\n",
+           dk);
     CHECK(dk < 1e-3);
     /* started cold, the key (which meets its constraints) is reached exactly */
     o.warm_start = 0;
@@ -174,7 +190,8 @@ static void test_animated_target(void) {
     int ci = mn_seq_add_constraint(s, &c, NULL);
     CHECK(ci >= 0);
     mn_vec3 p0 = mn_point_world(d, h.joint, h.point);
-    mn_vec3 path[4] = {p0, mn_vec3_add(p0, mn_v3(0.05, 0.15, 0.2)), mn_vec3_add(p0, mn_v3(0.1, 0.35, 0.25)),
+    mn_vec3 path[4] = {p0, mn_vec3_add(p0, mn_v3(0.05, 0.15, 0.2)),
+                       mn_vec3_add(p0, mn_v3(0.1, 0.35, 0.25)),
                        mn_vec3_add(p0, mn_v3(0.05, 0.45, 0.1))};
     for (int k = 0; k < 4; k++) {
         mn_target_key t = {10.0 * k, path[k], mn_v3(0, 0, 0), mn_quat_identity()};
@@ -189,9 +206,11 @@ static void test_animated_target(void) {
     double* w = &want.x;
     for (int a = 0; a < 3; a++) {
         double p[4];
-        for (int k = 0; k < 4; k++) p[k] = (&path[k].x)[a];
-        w[a] = 0.5 * (2 * p[1] + (-p[0] + p[2]) * u + (2 * p[0] - 5 * p[1] + 4 * p[2] - p[3]) * u * u +
-                      (-p[0] + 3 * p[1] - 3 * p[2] + p[3]) * u * u * u);
+        for (int k = 0; k < 4; k++)
+            p[k] = (&path[k].x)[a];
+        w[a] =
+            0.5 * (2 * p[1] + (-p[0] + p[2]) * u + (2 * p[0] - 5 * p[1] + 4 * p[2] - p[3]) * u * u +
+                   (-p[0] + 3 * p[1] - 3 * p[2] + p[3]) * u * u * u);
     }
     CHECK(mn_vec3_dist(t.pos, want) < 1e-12);
     CHECK(mn_seq_target_at(s, ci, -5, &t) == MN_OK && mn_vec3_dist(t.pos, path[0]) == 0);
@@ -203,18 +222,24 @@ static void test_animated_target(void) {
     mn_vec3 lock[2];
     mn_data* d0 = mn_data_create(M, 0);
     mn_seq_sample_data(s, d0, 0);
-    for (int i = 0; i < 2; i++) lock[i] = mn_point_world(d0, mn_seq_handle(s, hf[i])->joint, mn_v3(0, 0, 0));
+    for (int i = 0; i < 2; i++)
+        lock[i] = mn_point_world(d0, mn_seq_handle(s, hf[i])->joint, mn_v3(0, 0, 0));
     double worst_hand = 0, worst_feet = 0, plain_hand = 0;
     for (double f = 0; f <= 30; f += 0.5) {
         mn_csolve_result r;
         CHECK(mn_seq_solve_frame(v, f, &o, &r) == MN_OK);
         mn_seq_target_at(s, ci, f, &t);
         worst_hand = fmax(worst_hand, mn_vec3_dist(mn_point_world(d, h.joint, h.point), t.pos));
-        for (int i = 0; i < 2; i++) worst_feet = fmax(worst_feet, mn_vec3_dist(mn_point_world(d, mn_seq_handle(s, hf[i])->joint, mn_v3(0, 0, 0)), lock[i]));
+        for (int i = 0; i < 2; i++)
+            worst_feet =
+                fmax(worst_feet,
+                     mn_vec3_dist(mn_point_world(d, mn_seq_handle(s, hf[i])->joint, mn_v3(0, 0, 0)),
+                                  lock[i]));
         mn_seq_sample_data(s, d0, f);
         plain_hand = fmax(plain_hand, mn_vec3_dist(mn_point_world(d0, h.joint, h.point), t.pos));
     }
-    printf("  hand on its path within %.2e m (plain in-betweens: %.3f m), feet within %.2e m\n", worst_hand, plain_hand, worst_feet);
+    printf("  hand on its path within %.2e m (plain in-betweens: %.3f m), feet within %.2e m\n",
+           worst_hand, plain_hand, worst_feet);
     CHECK(worst_hand <= 1e-4);
     CHECK(worst_feet <= 1e-4);
     CHECK(plain_hand > 0.1);
@@ -248,7 +273,8 @@ static void test_animated_plane(void) {
     int ci = mn_seq_add_constraint(s, &c, NULL);
     CHECK(ci >= 0);
     mn_vec3 p = mn_point_world(d, h.joint, h.point);
-    mn_target_key a = {0, p, mn_v3(0, 1, 0), mn_quat_identity()}, b = {30, mn_vec3_add(p, mn_v3(0, 0.3, 0)), mn_v3(0, 1, 0.2), mn_quat_identity()};
+    mn_target_key a = {0, p, mn_v3(0, 1, 0), mn_quat_identity()},
+                  b = {30, mn_vec3_add(p, mn_v3(0, 0.3, 0)), mn_v3(0, 1, 0.2), mn_quat_identity()};
     CHECK(mn_seq_set_target_key(s, ci, &a, NULL) == MN_OK);
     CHECK(mn_seq_set_target_key(s, ci, &b, NULL) == MN_OK);
     mn_target_key bad = b;
@@ -263,7 +289,8 @@ static void test_animated_plane(void) {
         mn_target_key t;
         mn_seq_target_at(s, ci, f, &t);
         mn_vec3 n = mn_vec3_normalize(t.dir);
-        worst = fmax(worst, fabs(mn_vec3_dot(n, mn_vec3_sub(mn_point_world(d, h.joint, h.point), t.pos))));
+        worst = fmax(worst,
+                     fabs(mn_vec3_dot(n, mn_vec3_sub(mn_point_world(d, h.joint, h.point), t.pos))));
     }
     CHECK(worst <= 1e-4);
     mn_seq_solver_destroy(v);
@@ -315,11 +342,14 @@ static void test_balance(void) {
             mn_csolve_result r;
             CHECK(mn_seq_solve_frame(v, f, &o, &r) == MN_OK);
             mn_vec3 com = mn_com(M, d, -1, NULL);
-            if (pass) zmax_on = fmax(zmax_on, com.z);
-            else zmax_off = fmax(zmax_off, com.z);
+            if (pass)
+                zmax_on = fmax(zmax_on, com.z);
+            else
+                zmax_off = fmax(zmax_off, com.z);
         }
     }
-    printf("  balance: centre of mass reaches z = %.3f m without the option, %.4f m with it (front edge 0.12, margin 0.01)\n",
+    printf("  balance: centre of mass reaches z = %.3f m without the option, %.4f m with it (front "
+           "edge 0.12, margin 0.01)\n",
            zmax_off, zmax_on);
     CHECK(zmax_off > 0.12);
     CHECK(zmax_on <= 0.11 + 1e-4);
@@ -335,9 +365,11 @@ static void test_no_allocation(void) {
     mn_seq_solver* v = mn_seq_solver_create(s, d, NULL);
     mn_seq_solve_options o = mn_seq_solve_options_default();
     long before = mn_alloc_count();
-    for (double f = 0; f <= 32; f += 0.5) CHECK(mn_seq_solve_frame(v, f, &o, NULL) == MN_OK);
+    for (double f = 0; f <= 32; f += 0.5)
+        CHECK(mn_seq_solve_frame(v, f, &o, NULL) == MN_OK);
     o.warm_start = 0;
-    for (double f = 32; f >= 0; f -= 3) CHECK(mn_seq_solve_frame(v, f, &o, NULL) == MN_OK);
+    for (double f = 32; f >= 0; f -= 3)
+        CHECK(mn_seq_solve_frame(v, f, &o, NULL) == MN_OK);
     CHECK(mn_alloc_count() == before);
     mn_seq_solver_destroy(v);
     mn_data_destroy(d);

@@ -73,7 +73,9 @@ static void test_keys_reproduced(void) {
     CHECK(m->nq == 13);
     for (int mode = MN_INTERP_CONSTANT; mode <= MN_INTERP_SQUAD; mode++) {
         mn_seq* s = toy_seq(m, 6, UNEVEN);
-        CHECK(mn_seq_set_default_interp(s, (mn_interp)mode, mode == MN_INTERP_SLERP ? MN_INTERP_CATMULL_ROM : MN_INTERP_LINEAR) == MN_OK);
+        CHECK(mn_seq_set_default_interp(s, (mn_interp)mode,
+                                        mode == MN_INTERP_SLERP ? MN_INTERP_CATMULL_ROM
+                                                                : MN_INTERP_LINEAR) == MN_OK);
         double q[13], want[13];
         for (int k = 0; k < 6; k++) {
             memcpy(want, mn_seq_key_q(s, k), sizeof want);
@@ -81,7 +83,8 @@ static void test_keys_reproduced(void) {
             CHECK(memcmp(q, want, sizeof q) == 0);
             /* and continuity into the key from below */
             CHECK(mn_seq_sample(s, UNEVEN[k] - 1e-7, q) == MN_OK);
-            for (int i = 0; i < 13 && k > 0 && mode != MN_INTERP_CONSTANT; i++) CHECK_NEAR(fabs(q[i]), fabs(want[i]), 1e-5);
+            for (int i = 0; i < 13 && k > 0 && mode != MN_INTERP_CONSTANT; i++)
+                CHECK_NEAR(fabs(q[i]), fabs(want[i]), 1e-5);
         }
         /* clamped outside the keys */
         memcpy(want, mn_seq_key_q(s, 0), sizeof want);
@@ -98,7 +101,8 @@ static void test_keys_reproduced(void) {
 /* Catmull-Rom on evenly spaced keys, in its matrix form (independent of the Hermite and
  * Kochanek-Bartels code in the library). */
 static double cr_matrix(double p0, double p1, double p2, double p3, double u) {
-    return 0.5 * (2 * p1 + (-p0 + p2) * u + (2 * p0 - 5 * p1 + 4 * p2 - p3) * u * u + (-p0 + 3 * p1 - 3 * p2 + p3) * u * u * u);
+    return 0.5 * (2 * p1 + (-p0 + p2) * u + (2 * p0 - 5 * p1 + 4 * p2 - p3) * u * u +
+                  (-p0 + 3 * p1 - 3 * p2 + p3) * u * u * u);
 }
 
 static void test_catmull_rom_and_kb(void) {
@@ -106,13 +110,18 @@ static void test_catmull_rom_and_kb(void) {
     mn_seq* s = toy_seq(m, 6, UNIFORM);
     CHECK(mn_seq_set_default_interp(s, MN_INTERP_DEFAULT, MN_INTERP_CATMULL_ROM) == MN_OK);
     double keys[6][13], q[13];
-    for (int k = 0; k < 6; k++) toy_key(k, keys[k]);
+    for (int k = 0; k < 6; k++)
+        toy_key(k, keys[k]);
     for (int k = 1; k <= 3; k++)
         for (double u = 0.1; u < 1; u += 0.2) {
             mn_seq_sample(s, UNIFORM[k] + 10 * u, q);
             for (int i = 0; i < 3; i++)
-                CHECK_NEAR(q[i], cr_matrix(keys[k - 1][i], keys[k][i], keys[k + 1][i], keys[k + 2][i], u), 1e-12);
-            CHECK_NEAR(q[12], cr_matrix(keys[k - 1][12], keys[k][12], keys[k + 1][12], keys[k + 2][12], u), 1e-12);
+                CHECK_NEAR(q[i],
+                           cr_matrix(keys[k - 1][i], keys[k][i], keys[k + 1][i], keys[k + 2][i], u),
+                           1e-12);
+            CHECK_NEAR(q[12],
+                       cr_matrix(keys[k - 1][12], keys[k][12], keys[k + 1][12], keys[k + 2][12], u),
+                       1e-12);
         }
     /* Kochanek-Bartels with tension = continuity = bias = 0 is Catmull-Rom, also unevenly spaced */
     mn_seq* a = toy_seq(m, 6, UNEVEN);
@@ -126,7 +135,8 @@ static void test_catmull_rom_and_kb(void) {
         CHECK(memcmp(qa, qb, sizeof qa) == 0);
     }
     /* tension 1 on every key: zero tangents, p_k + (3u^2 - 2u^3)(p_k+1 - p_k) */
-    for (int k = 0; k < 6; k++) CHECK(mn_seq_set_key_tcb(b, k, 1, 0, 0) == MN_OK);
+    for (int k = 0; k < 6; k++)
+        CHECK(mn_seq_set_key_tcb(b, k, 1, 0, 0) == MN_OK);
     for (int k = 0; k < 5; k++)
         for (double u = 0.05; u < 1; u += 0.3) {
             double f = UNEVEN[k] + u * (UNEVEN[k + 1] - UNEVEN[k]);
@@ -160,15 +170,20 @@ static mn_quat inner(mn_quat p, mn_quat q, mn_quat n) {
     mn_vec3 l = mn_vec3_add(mn_quat_log(mn_quat_mul(iq, n)), mn_quat_log(mn_quat_mul(iq, p)));
     return mn_quat_mul(q, mn_quat_exp(mn_vec3_scale(l, -0.25)));
 }
-static mn_quat hemi(mn_quat q, mn_quat ref) { return mn_quat_dot(q, ref) < 0 ? mn_q4(-q.w, -q.x, -q.y, -q.z) : q; }
+static mn_quat hemi(mn_quat q, mn_quat ref) {
+    return mn_quat_dot(q, ref) < 0 ? mn_q4(-q.w, -q.x, -q.y, -q.z) : q;
+}
 
-static double qdist(mn_quat a, mn_quat b) { return mn_quat_angle_between(a, b); }
+static double qdist(mn_quat a, mn_quat b) {
+    return mn_quat_angle_between(a, b);
+}
 
 static void test_slerp_and_squad(void) {
     mn_model* m = toy();
     mn_seq* s = toy_seq(m, 6, UNIFORM);
     double keys[6][13], q[13];
-    for (int k = 0; k < 6; k++) toy_key(k, keys[k]);
+    for (int k = 0; k < 6; k++)
+        toy_key(k, keys[k]);
     mn_quat K[6];
     for (int k = 0; k < 6; k++) {
         K[k] = mn_q4(keys[k][7], keys[k][8], keys[k][9], keys[k][10]);
@@ -194,12 +209,14 @@ static void test_slerp_and_squad(void) {
     /* a single hinge under squad is squad of the rotations about its axis */
     mn_vec3 X = mn_v3(1, 0, 0);
     mn_quat H[6];
-    for (int k = 0; k < 6; k++) H[k] = mn_quat_axis_angle(X, keys[k][11]);
+    for (int k = 0; k < 6; k++)
+        H[k] = mn_quat_axis_angle(X, keys[k][11]);
     for (int k = 1; k < 4; k++) {
         mn_quat sa = inner(H[k - 1], H[k], H[k + 1]), sb = inner(H[k], H[k + 1], H[k + 2]);
         for (double u = 0.1; u < 1; u += 0.2) {
             mn_seq_sample(s, 10 * (k + u), q);
-            mn_quat want = qpow_slerp(qpow_slerp(H[k], H[k + 1], u), qpow_slerp(sa, sb, u), 2 * u * (1 - u));
+            mn_quat want =
+                qpow_slerp(qpow_slerp(H[k], H[k + 1], u), qpow_slerp(sa, sb, u), 2 * u * (1 - u));
             CHECK(qdist(mn_quat_axis_angle(X, q[11]), want) < 1e-12);
         }
     }
@@ -210,7 +227,8 @@ static void test_slerp_and_squad(void) {
         mn_euler_from_quat(MN_EULER_ZXY, K[k], ea);
         mn_euler_from_quat(MN_EULER_ZXY, K[k + 1], eb);
         mn_seq_sample(s, 10 * k + 5, q);
-        for (int i = 0; i < 3; i++) e[i] = 0.5 * (ea[i] + eb[i]); /* the toy's angles stay within (-pi/2, pi/2) */
+        for (int i = 0; i < 3; i++)
+            e[i] = 0.5 * (ea[i] + eb[i]); /* the toy's angles stay within (-pi/2, pi/2) */
         CHECK(qdist(mn_q4(q[7], q[8], q[9], q[10]), mn_euler_to_quat(MN_EULER_ZXY, e)) < 1e-12);
     }
     mn_seq_destroy(s);
@@ -221,8 +239,10 @@ static void test_constant_and_linear(void) {
     mn_model* m = toy();
     mn_seq* s = toy_seq(m, 6, UNEVEN);
     double a[13], b[13], q[13];
-    CHECK(mn_seq_set_joint_interp(s, 3, MN_INTERP_DEFAULT, MN_INTERP_CONSTANT) == MN_OK); /* the slide steps */
-    CHECK(mn_seq_set_joint_interp(s, 2, MN_INTERP_CONSTANT, MN_INTERP_DEFAULT) == MN_OK); /* the hinge steps */
+    CHECK(mn_seq_set_joint_interp(s, 3, MN_INTERP_DEFAULT, MN_INTERP_CONSTANT) ==
+          MN_OK); /* the slide steps */
+    CHECK(mn_seq_set_joint_interp(s, 2, MN_INTERP_CONSTANT, MN_INTERP_DEFAULT) ==
+          MN_OK); /* the hinge steps */
     CHECK(mn_seq_set_joint_interp(s, 0, MN_INTERP_CONSTANT, MN_INTERP_LINEAR) == MN_OK);
     toy_key(2, a);
     toy_key(3, b);
@@ -253,7 +273,8 @@ static mn_mat3 run_rotation(const mn_model* m, mn_data* d, const double* q, int 
     int last = first;
     for (int i = 1; i < len; i++)
         for (int c = last + 1; c < m->njoint; c++)
-            if (m->jnt_parent[c] == last && m->jnt_offset[c].x == 0 && m->jnt_offset[c].y == 0 && m->jnt_offset[c].z == 0) {
+            if (m->jnt_parent[c] == last && m->jnt_offset[c].x == 0 && m->jnt_offset[c].y == 0 &&
+                m->jnt_offset[c].z == 0) {
                 last = c;
                 break;
             }
@@ -289,10 +310,10 @@ static void test_stickman_runs(void) {
     struct {
         const char* name;
         double v0, v1;
-    } set[] = {{"right arm.1", -10, -30},   {"right arm.2", -120, -165}, {"right arm", 5, 20},
-               {"left arm.1", 0, -60},      {"left arm.2", 0, -30},      {"left arm", 0, -70},
-               {"torso.1", 0, 20},          {"torso.2", 0, 60},          {"torso", 0, -30},
-               {"right hand.1", 0, 50},     {"right hand", 0, 25},       {"left leg.2", 0, -80}};
+    } set[] = {{"right arm.1", -10, -30}, {"right arm.2", -120, -165}, {"right arm", 5, 20},
+               {"left arm.1", 0, -60},    {"left arm.2", 0, -30},      {"left arm", 0, -70},
+               {"torso.1", 0, 20},        {"torso.2", 0, 60},          {"torso", 0, -30},
+               {"right hand.1", 0, 50},   {"right hand", 0, 25},       {"left leg.2", 0, -80}};
     for (size_t i = 0; i < sizeof set / sizeof set[0]; i++) {
         int j = mn_model_find_joint(m, set[i].name);
         CHECK(j >= 0);
@@ -308,7 +329,8 @@ static void test_stickman_runs(void) {
         for (double f = 0.25; f <= 40; f += 0.25) {
             CHECK(mn_seq_sample(s, f, q) == MN_OK);
             CHECK(mn_q_within_limits(m, q, 1e-12));
-            for (int i = 0; i < m->nq; i++) maxjump = fmax(maxjump, fabs(q[i] - qp[i]));
+            for (int i = 0; i < m->nq; i++)
+                maxjump = fmax(maxjump, fabs(q[i] - qp[i]));
             memcpy(qp, q, sizeof(double) * (size_t)m->nq);
             if (mode != MN_INTERP_SLERP) continue;
             /* each 3-hinge run is the slerp of the keys' run rotations */
@@ -317,7 +339,8 @@ static void test_stickman_runs(void) {
                 int first, len;
                 mn_seq_run(s, r, &first, &len);
                 if (len != 3) continue;
-                mn_mat3 R0 = run_rotation(m, d, q0, first, 3), R1 = run_rotation(m, d, q1, first, 3);
+                mn_mat3 R0 = run_rotation(m, d, q0, first, 3),
+                        R1 = run_rotation(m, d, q1, first, 3);
                 mn_mat3 R = run_rotation(m, d, q, first, 3);
                 mn_quat want = mn_quat_slerp(mn_quat_from_mat3(&R0), mn_quat_from_mat3(&R1), u);
                 CHECK(qdist(mn_quat_from_mat3(&R), want) < 1e-9);
@@ -327,25 +350,29 @@ static void test_stickman_runs(void) {
         CHECK(maxjump < 4 * deg);
         /* continuity into the second key on its own branch */
         mn_seq_sample(s, 40 - 1e-6, q);
-        for (int i = 0; i < m->nq; i++) CHECK_NEAR(q[i], q1[i], 1e-6);
+        for (int i = 0; i < m->nq; i++)
+            CHECK_NEAR(q[i], q1[i], 1e-6);
     }
     /* a swing from hanging to far forwards and sideways: the slerp of the shoulder's
      * rotation would take the arm out of its limits (z to +160 degrees), so that segment is
      * interpolated linearly in the angles instead */
     int ra = mn_model_find_joint(m, "right arm.1");
     double big[3] = {-100 * deg, -150 * deg, 40 * deg};
-    for (int i = 0; i < 3; i++) q0[m->jnt_qadr[ra] + i] = 0, q1[m->jnt_qadr[ra] + i] = big[i];
+    for (int i = 0; i < 3; i++)
+        q0[m->jnt_qadr[ra] + i] = 0, q1[m->jnt_qadr[ra] + i] = big[i];
     mn_seq_set_default_interp(s, MN_INTERP_SLERP, MN_INTERP_DEFAULT);
     CHECK(mn_seq_set_key(s, 0, q0, NULL) == 0 && mn_seq_set_key(s, 40, q1, NULL) == 1);
     for (double f = 0.5; f < 40; f += 0.5) {
         mn_seq_sample(s, f, q);
-        for (int i = 0; i < 3; i++) CHECK_NEAR(q[m->jnt_qadr[ra] + i], f / 40 * big[i], 1e-12);
+        for (int i = 0; i < 3; i++)
+            CHECK_NEAR(q[m->jnt_qadr[ra] + i], f / 40 * big[i], 1e-12);
     }
     /* the same keys linear in the angles: the midpoint is the mean */
     mn_seq_set_default_interp(s, MN_INTERP_LINEAR, MN_INTERP_DEFAULT);
     CHECK(mn_seq_run_count(s) == 0);
     mn_seq_sample(s, 20, q);
-    for (int i = 7; i < m->nq; i++) CHECK_NEAR(q[i], 0.5 * (q0[i] + q1[i]), 1e-15);
+    for (int i = 7; i < m->nq; i++)
+        CHECK_NEAR(q[i], 0.5 * (q0[i] + q1[i]), 1e-15);
     free(q0), free(q1), free(q), free(qp);
     mn_seq_destroy(s);
     mn_data_destroy(d);
@@ -357,7 +384,8 @@ static void test_bad_input(void) {
     mn_error err;
     mn_seq_def def = mn_seq_def_default();
     def.fps = 0;
-    CHECK(mn_seq_create(m, &def, &err) == NULL && err.status == MN_ERR_ARG && !strcmp(err.field, "fps"));
+    CHECK(mn_seq_create(m, &def, &err) == NULL && err.status == MN_ERR_ARG &&
+          !strcmp(err.field, "fps"));
     CHECK(mn_seq_create(NULL, NULL, &err) == NULL);
     mn_seq* s = mn_seq_create(m, NULL, &err);
     double q[13];
@@ -391,7 +419,8 @@ static void test_no_allocation(void) {
     double* q = malloc(sizeof(double) * (size_t)m->nq);
     for (int k = 0; k < 5; k++) {
         memcpy(q, m->q0, sizeof(double) * (size_t)m->nq);
-        for (int i = 7; i < m->nq; i++) q[i] = 0.2 * sin(1.3 * i + k);
+        for (int i = 7; i < m->nq; i++)
+            q[i] = 0.2 * sin(1.3 * i + k);
         q[1] += 0.05 * k;
         mn_clamp_to_limits(m, q);
         mn_seq_set_key(s, 10 * k, q, NULL);

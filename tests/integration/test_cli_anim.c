@@ -52,7 +52,8 @@ static void test_info(void) {
     CHECK(run_cli("anim info '" EXAMPLE "'", &out, &err) == 0);
     CHECK(out && strstr(out, "keys: 3, frames 0 to 60 (2 s)") && strstr(out, "constraints: 5"));
     CHECK(out && strstr(out, "interpolation: rotation squad, translation catmull-rom"));
-    CHECK(out && strstr(out, "right arm.1 (3 hinges)") && strstr(out, "4 target keys (catmull-rom)"));
+    CHECK(out && strstr(out, "right arm.1 (3 hinges)") &&
+          strstr(out, "4 target keys (catmull-rom)"));
     free(out), free(err);
 }
 
@@ -90,7 +91,8 @@ static void test_bake(void) {
     char args[1024];
     snprintf(args, sizeof args, "anim bake '" EXAMPLE "' --out '%s'", bvh);
     CHECK(run_cli(args, &out, &err) == 0);
-    CHECK(out && strstr(out, "frames=61") && strstr(out, "mode=lagrange") && strstr(out, "unmet_frames=0"));
+    CHECK(out && strstr(out, "frames=61") && strstr(out, "mode=lagrange") &&
+          strstr(out, "unmet_frames=0"));
     free(out), free(err);
     snprintf(args, sizeof args, "anim bake '" EXAMPLE "' --out '%s' --plain", plain);
     CHECK(run_cli(args, &out, &err) == 0 && strstr(out, "mode=plain"));
@@ -106,7 +108,8 @@ static void test_bake(void) {
 
 static void test_bad_input(void) {
     char *out, *err;
-    const char* text = "{\"figure\": \"stickman\",\n \"keys\": [{\"frame\": 0,\n \"pose\": {\"torso.1\": \"a\"}}]}";
+    const char* text = "{\"figure\": \"stickman\",\n \"keys\": [{\"frame\": 0,\n \"pose\": "
+                       "{\"torso.1\": \"a\"}}]}";
     char path[300];
     snprintf(path, sizeof path, "%s", mn_test_write_temp(".json", text, strlen(text)));
     char args[1024];
