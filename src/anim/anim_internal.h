@@ -89,6 +89,14 @@ struct mn_seq {
     int has_limited_ball;
 };
 
+/* Room for n keys (1) or 0 when out of memory. */
+int mn_seq_reserve_keys(mn_seq* s, int n);
+/* Inserts or replaces a key without rebuilding (the edit operations batch their changes);
+ * tcb NULL: keep a replaced key's, zero for a new one. Returns the index, -1 when out of
+ * memory. */
+int mn_seq_put_key(mn_seq* s, double frame, const double* q, const double* tcb);
+/* Removes key k without rebuilding. */
+void mn_seq_drop_key(mn_seq* s, int k);
 /* Rebuilds the sampling tables; MN_ERR_NOMEM on allocation failure. */
 mn_status mn_seq_rebuild(mn_seq* s);
 /* Index of the segment holding frame (0..nkey-1) and the parameter u in [0, 1). */

@@ -9,9 +9,6 @@
 
 #include "anim_internal.h"
 
-int mn_seq_put_key(mn_seq* s, double frame, const double* q, const double* tcb);
-void mn_seq_drop_key(mn_seq* s, int k);
-
 void mn_keyset_free(mn_keyset* k) {
     if (!k) return;
     free(k->frame);
@@ -77,11 +74,12 @@ static mn_status apply(mn_seq* s, const mn_keyset* removed, const mn_keyset* add
             gone = removed->frame[j] == added->frame[i];
         if (!gone) return MN_ERR_ARG;
     }
+    /* room first, so that nothing fails half way */
+    if (!mn_seq_reserve_keys(s, s->nkey + added->n)) return MN_ERR_NOMEM;
     for (int i = 0; i < removed->n; i++)
         mn_seq_drop_key(s, mn_seq_find_key(s, removed->frame[i]));
     for (int i = 0; i < added->n; i++)
-        if (mn_seq_put_key(s, added->frame[i], added->q + (size_t)i * nq, added->tcb + 3 * i) < 0)
-            return MN_ERR_NOMEM; /* cannot happen after the keys above were dropped: no growth */
+        mn_seq_put_key(s, added->frame[i], added->q + (size_t)i * nq, added->tcb + 3 * i);
     return mn_seq_rebuild(s);
 }
 

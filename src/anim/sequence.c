@@ -216,7 +216,7 @@ static int lower_bound(const mn_seq* s, double f) {
     return lo;
 }
 
-static int reserve_keys(mn_seq* s, int n) {
+int mn_seq_reserve_keys(mn_seq* s, int n) {
     if (n <= s->cap_key) return 1;
     int cap = s->cap_key ? s->cap_key : 8;
     while (cap < n)
@@ -235,9 +235,6 @@ static int reserve_keys(mn_seq* s, int n) {
     return 1;
 }
 
-/* Inserts or replaces a key without rebuilding (the edit operations batch their changes).
- * tcb NULL: keep a replaced key's, zero for a new one. Returns the index or -1. */
-int mn_seq_put_key(mn_seq* s, double frame, const double* q, const double* tcb);
 int mn_seq_put_key(mn_seq* s, double frame, const double* q, const double* tcb) {
     size_t nq = (size_t)s->m->nq;
     int k = lower_bound(s, frame);
@@ -246,7 +243,7 @@ int mn_seq_put_key(mn_seq* s, double frame, const double* q, const double* tcb) 
         if (tcb) memcpy(s->key_tcb + 3 * k, tcb, sizeof(double) * 3);
         return k;
     }
-    if (!reserve_keys(s, s->nkey + 1)) return -1;
+    if (!mn_seq_reserve_keys(s, s->nkey + 1)) return -1;
     int tail = s->nkey - k;
     memmove(s->key_frame + k + 1, s->key_frame + k, sizeof(double) * (size_t)tail);
     memmove(s->key_q + (size_t)(k + 1) * nq, s->key_q + (size_t)k * nq,
@@ -262,7 +259,6 @@ int mn_seq_put_key(mn_seq* s, double frame, const double* q, const double* tcb) 
     return k;
 }
 
-void mn_seq_drop_key(mn_seq* s, int k);
 void mn_seq_drop_key(mn_seq* s, int k) {
     size_t nq = (size_t)s->m->nq;
     int tail = s->nkey - k - 1;
