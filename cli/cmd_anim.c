@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <unistd.h>
 
 #include "cli.h"
 
@@ -199,6 +200,88 @@ static int bake(int argc, char** argv) {
     return st == MN_OK ? MN_EXIT_OK : mn_cli_input_error(&err);
 }
 
+static int import_take(int argc, char** argv) {
+    const char *in = NULL, *out = NULL;
+    double tol = 0, scale = 0;
+    int rot = MN_INTERP_SQUAD, trans = MN_INTERP_CATMULL_ROM;
+    for (int i = 2; i < argc; i++) {
+        if (!strcmp(argv[i], "--out") && i + 1 < argc)
+            out = argv[++i];
+        else if (!strcmp(argv[i], "--tol") && i + 1 < argc) {
+            if (!mn_cli_parse_double(argv[++i], &tol) || tol < 0)
+                return mn_cli_usage_error("anim", "--tol needs a number >= 0");
+        } else if (!strcmp(argv[i], "--scale") && i + 1 < argc) {
+            if (!mn_cli_parse_double(argv[++i], &scale) || !(scale > 0))
+                return mn_cli_usage_error("anim", "--scale needs a positive number");
+        } else if ((!strcmp(argv[i], "--rotation") || !strcmp(argv[i], "--translation")) &&
+                   i + 1 < argc) {
+            int v = mn_interp_parse(argv[i + 1]);
+            if (v <= 0)
+                return mn_cli_usage_error("anim", "unknown interpolation '%s'", argv[i + 1]);
+            if (argv[i][2] == 'r')
+                rot = v;
+            else
+                trans = v;
+            i++;
+        } else if (argv[i][0] == '-' && argv[i][1])
+            return mn_cli_usage_error("anim", "unknown option '%s'", argv[i]);
+        else if (!in)
+            in = argv[i];
+        else
+            return mn_cli_usage_error("anim", "too many arguments");
+    }
+    if (!in || !out) return mn_cli_usage_error("anim", "import needs TAKE.bvh and --out SEQ.json");
+    if (!ends_with(out, ".json")) return mn_cli_usage_error("anim", "SEQ must end in .json");
+    mn_bvh_options bo = mn_bvh_options_default();
+    if (scale > 0) bo.scale = scale;
+    mn_model* m = NULL;
+    mn_motion mo;
+    mn_warnings w = {0};
+    mn_error err;
+    if (mn_bvh_read(in, &bo, &m, &mo, &w, &err) != MN_OK) return mn_cli_input_error(&err);
+    mn_cli_print_warnings(&w);
+    mn_seq_def def = mn_seq_def_default();
+    def.fps = mo.frame_time > 0 ? 1.0 / mo.frame_time : 30;
+    if (!(def.fps > 0) || !isfinite(def.fps)) def.fps = 30;
+    mn_seq* s = mn_seq_create(m, &def, &err);
+    int code = MN_EXIT_OK;
+    if (!s || mn_seq_set_default_interp(s, (mn_interp)rot, (mn_interp)trans) != MN_OK) {
+        if (s)
+            code = mn_cli_usage_error("anim", "--rotation or --translation does not apply");
+        else
+            code = mn_cli_input_error(&err);
+    } else if (mo.nframes < 1) {
+        fprintf(stderr, "marionette: %s: the take has no frames\n", in);
+        code = MN_EXIT_INPUT;
+    } else {
+        int nkeys = 0;
+        double maxerr = 0;
+        if (mn_seq_add_motion(s, mo.q, mo.nframes, 0, tol, &nkeys, &maxerr, &err) != MN_OK)
+            code = mn_cli_input_error(&err);
+        else {
+            /* the figure named relative to the document when both are in the current folder */
+            char fig[4096];
+            const char* fname = in;
+            if (strchr(out, '/') && in[0] != '/') {
+                char cwd[2048];
+                if (getcwd(cwd, sizeof cwd)) {
+                    snprintf(fig, sizeof fig, "%s/%s", cwd, in);
+                    fname = fig;
+                }
+            }
+            if (mn_seq_write(out, s, fname, scale, &err) != MN_OK)
+                code = mn_cli_input_error(&err);
+            else
+                printf("file=%s out=%s frames=%d keys=%d ratio=%.2f tol_m=%g max_error_m=%.3g\n",
+                       in, out, mo.nframes, nkeys, (double)mo.nframes / nkeys, tol, maxerr);
+        }
+    }
+    mn_seq_destroy(s);
+    mn_motion_free(&mo);
+    mn_model_destroy(m);
+    return code;
+}
+
 int mn_cmd_anim(int argc, char** argv) {
     if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
         usage(argc < 2 ? stderr : stdout);
@@ -213,5 +296,6 @@ int mn_cmd_anim(int argc, char** argv) {
         return info(argv[2]);
     }
     if (!strcmp(argv[1], "bake")) return bake(argc, argv);
-    return mn_cli_usage_error("anim", "unknown subcommand '%s' (info, bake)", argv[1]);
+    if (!strcmp(argv[1], "import")) return import_take(argc, argv);
+    return mn_cli_usage_error("anim", "unknown subcommand '%s' (info, bake, import)", argv[1]);
 }

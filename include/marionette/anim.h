@@ -131,6 +131,18 @@ mn_status mn_seq_sample(const mn_seq* s, double frame, double* q);
 /* The same into d->q, then forward kinematics (d's frames are current). */
 mn_status mn_seq_sample_data(const mn_seq* s, mn_data* d, double frame);
 
+/* ---- keys from a motion -------------------------------------------------------------- */
+
+/* Keys from a sampled motion (a BVH take): frames 0..nframes-1 of q (nframes x nq, row per
+ * frame) become keys at frames first_frame + i. With tol <= 0 every frame is a key. With
+ * tol > 0 the keys are reduced: starting from the first and last frames, a key is added at
+ * the frame whose in-between (with the sequence's interpolation) is farthest from the
+ * motion, until every joint origin of every frame is within tol (length) of the motion's.
+ * *nkeys receives the keys added and *max_error the largest joint position error left (each
+ * may be NULL). Keys already in the sequence within the range are replaced. */
+mn_status mn_seq_add_motion(mn_seq* s, const double* q, int nframes, double first_frame, double tol,
+                            int* nkeys, double* max_error, mn_error* err);
+
 /* ---- edit operations (Welman 6.1.2) ---------------------------------------------------- */
 /* Ranges are half-open: [f0, f1) holds the keys with f0 <= frame < f1; its span is f1 - f0.
  * Each edit fills an mn_seq_edit (may be NULL) with exactly what undoing it needs: the keys

@@ -458,6 +458,57 @@ static void test_clone(void) {
     mn_model_destroy(m);
 }
 
+/* A BVH take as a sequence: every frame a key reproduces it exactly; reduced keys keep every
+ * joint of every frame within the tolerance (checked here by forward kinematics). */
+static void test_from_motion(void) {
+    mn_bvh_options bo = mn_bvh_options_default();
+    bo.scale = 0.056444;
+    mn_model* m = NULL;
+    mn_motion mo;
+    mn_error err;
+    CHECK(mn_bvh_read(MN_DATA "/mocap/cmu_motionbuilder/cmu_02_01_walk.bvh", &bo, &m, &mo, NULL,
+                      &err) == MN_OK);
+    if (!m) return;
+    int n = 120; /* the first second */
+    mn_seq* s = mn_seq_create(m, NULL, NULL);
+    int nk = 0;
+    double e = -1;
+    CHECK(mn_seq_add_motion(s, mo.q, n, 0, 0, &nk, &e, &err) == MN_OK && nk == n && e == 0);
+    double* q = malloc(sizeof(double) * (size_t)m->nq);
+    for (int f = 0; f < n; f++) {
+        mn_seq_sample(s, f, q);
+        CHECK(memcmp(q, mo.q + (size_t)f * (size_t)mo.nq, sizeof(double) * (size_t)m->nq) == 0);
+    }
+    mn_seq_destroy(s);
+    s = mn_seq_create(m, NULL, NULL);
+    mn_seq_set_default_interp(s, MN_INTERP_SQUAD, MN_INTERP_CATMULL_ROM);
+    const double tol = 0.005;
+    CHECK(mn_seq_add_motion(s, mo.q, n, 10, tol, &nk, &e, &err) == MN_OK);
+    CHECK(nk == mn_seq_key_count(s) && nk < n / 2 && e <= tol);
+    CHECK(mn_seq_start(s) == 10 && mn_seq_end(s) == 10 + n - 1);
+    mn_data* a = mn_data_create(m, 0);
+    mn_data* b = mn_data_create(m, 0);
+    double worst = 0;
+    for (int f = 0; f < n; f++) {
+        memcpy(a->q, mo.q + (size_t)f * (size_t)mo.nq, sizeof(double) * (size_t)m->nq);
+        mn_fk(m, a);
+        mn_seq_sample_data(s, b, 10 + f);
+        for (int j = 0; j < m->njoint; j++)
+            worst = fmax(worst, mn_vec3_dist(a->xf[j].p, b->xf[j].p));
+    }
+    printf("  CMU walk, first second: %d keys of %d frames within %.3f m (largest error %.4f m)\n",
+           nk, n, tol, worst);
+    CHECK(worst <= tol && fabs(worst - e) < 1e-12);
+    q[0] = NAN;
+    CHECK(mn_seq_add_motion(s, q, 1, 0, 0, NULL, NULL, &err) == MN_ERR_ARG);
+    free(q);
+    mn_data_destroy(a);
+    mn_data_destroy(b);
+    mn_seq_destroy(s);
+    mn_motion_free(&mo);
+    mn_model_destroy(m);
+}
+
 int main(int argc, char** argv) {
     mn_test_init(argc, argv);
     RUN(test_keys_reproduced);
@@ -468,5 +519,6 @@ int main(int argc, char** argv) {
     RUN(test_bad_input);
     RUN(test_no_allocation);
     RUN(test_clone);
+    RUN(test_from_motion);
     return mn_test_report();
 }

@@ -130,11 +130,40 @@ static void test_bad_input(void) {
     remove(path);
 }
 
+static void test_import(void) {
+    char *out, *err;
+    char doc[300];
+    snprintf(doc, sizeof doc, "%s", mn_test_write_temp(".json", "", 0));
+    char args[1024];
+    snprintf(args, sizeof args,
+             "anim import '" MN_DATA
+             "/mocap/cmu_motionbuilder/cmu_02_01_walk.bvh' --scale 0.056444 --tol 0.01 --out '%s'",
+             doc);
+    CHECK(run_cli(args, &out, &err) == 0);
+    CHECK(out && strstr(out, "frames=344") && strstr(out, "keys="));
+    int keys = 0;
+    const char* k = out ? strstr(out, "keys=") : NULL;
+    if (k) keys = atoi(k + 5);
+    CHECK(keys > 2 && keys < 344);
+    free(out), free(err);
+    /* the document reads back and names the take as its figure */
+    snprintf(args, sizeof args, "anim info '%s'", doc);
+    CHECK(run_cli(args, &out, &err) == 0 && out && strstr(out, "cmu_02_01_walk") &&
+          strstr(out, "fps: 120"));
+    free(out), free(err);
+    CHECK(run_cli("anim import '" MN_DATA
+                  "/mocap/cmu_motionbuilder/cmu_02_01_walk.bvh' --out x.txt",
+                  &out, &err) == 2);
+    free(out), free(err);
+    remove(doc);
+}
+
 int main(int argc, char** argv) {
     mn_test_init(argc, argv);
     RUN(test_usage);
     RUN(test_info);
     RUN(test_bake);
     RUN(test_bad_input);
+    RUN(test_import);
     return mn_test_report();
 }
