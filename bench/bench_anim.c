@@ -1,5 +1,5 @@
 /* marionette bench anim: sampling speed of keyframed sequences (joint samples per second)
- * and the cost of constrained in-betweens (Welman 6.1.2, 6.3, 7.3). Reports; asserts
+ * and the cost of constrained in-betweens (Welman 6.1.2, 6.3, 7.2.1). Reports; asserts
  * nothing about time. */
 #include <marionette/anim.h>
 #include <marionette/io.h>

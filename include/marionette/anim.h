@@ -7,7 +7,7 @@
  * Fig. 6.5 say what goes wrong with plain in-betweens (locked feet sink through the floor
  * between two keys whose pelvis heights differ); here every sampled frame is interpolated
  * and then the constraints active at that frame are re-satisfied with the constrain layer
- * (constrain.h), warm-started from the previous frame. 7.3 adds animated constraints (a
+ * (constrain.h), warm-started from the previous frame. 7.2.1 ("Looking ahead") adds animated constraints (a
  * target that is itself keyed over time) and balance over a sequence.
  *
  * Time is measured in frames (doubles: fractional frames are allowed); fps converts to
@@ -191,7 +191,7 @@ mn_status mn_seq_stretch(mn_seq* s, double f0, double f1, double factor, mn_seq_
  * [f0 + delta, f1 + delta) are replaced. */
 mn_status mn_seq_slide(mn_seq* s, double f0, double f1, double delta, mn_seq_edit* e);
 
-/* ---- constraints over frame ranges (Welman 6.3, 7.3) ----------------------------------- */
+/* ---- constraints over frame ranges (Welman 6.3, 7.2.1) ----------------------------------- */
 
 /* Handles of the sequence's figure (figure index 0; mn_handle_def as in constrain.h).
  * Returns the index, or -1 with err set (checked as the constrain layer checks them). */
@@ -219,7 +219,7 @@ const mn_seq_constraint_def* mn_seq_constraint(const mn_seq* s, int c);
 /* Index of the constraint of that name, or -1. */
 int mn_seq_find_constraint(const mn_seq* s, const char* name);
 
-/* An animated constraint (Welman 7.3): a key of constraint c's target at `frame`: PIN
+/* An animated constraint (Welman 7.2.1): a key of constraint c's target at `frame`: PIN
  * (pos: location), PLANE (pos: origin, dir: normal), LINE (pos: origin, dir: direction),
  * ORIENT (rot: unit quaternion). Between the target keys the target is interpolated
  * (constant before the first and after the last); a constraint with target keys ignores
@@ -236,7 +236,7 @@ const mn_target_key* mn_seq_target_key(const mn_seq* s, int c, int k);
 /* Constraint c's target at `frame` from its target keys (MN_ERR_ARG when it has none). */
 mn_status mn_seq_target_at(const mn_seq* s, int c, double frame, mn_target_key* out);
 
-/* Balance over a sequence (Welman 7.3): adds a whole-figure centre-of-mass handle and a
+/* Balance over a sequence (Welman 7.2.1): adds a whole-figure centre-of-mass handle and a
  * BALANCE constraint (polygon, up, margin as in mn_constraint_def) active over
  * [start, end]; mn_seq_solve_options.balance switches it on and off. Returns the
  * constraint's index, or -1 with err set. */

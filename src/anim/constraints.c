@@ -1,5 +1,5 @@
 /* Constraints over frame ranges and in-betweens that keep them (Welman 6.3, Fig. 6.5),
- * animated constraints and balance over a sequence (Welman 7.3).
+ * animated constraints and balance over a sequence (Welman 7.2.1).
  *
  * The thesis's in-betweens interpolate joint angles only, so a foot locked at both keys
  * leaves its place between them (Fig. 6.5); its editor fixed that "admittedly ad hoc".
@@ -207,7 +207,7 @@ int mn_seq_add_balance(mn_seq* s, const mn_vec3* polygon, int npolygon, mn_vec3 
     return ci;
 }
 
-/* ---- animated targets (Welman 7.3) -------------------------------------------------------- */
+/* ---- animated targets (Welman 7.2.1) -------------------------------------------------------- */
 
 mn_status mn_seq_set_target_key(mn_seq* s, int c, const mn_target_key* key, mn_error* err) {
     if (!s || c < 0 || c >= s->nc || !key)

@@ -530,7 +530,7 @@ mn_status mn_csys_set_target_rot(mn_csys* s, int c, mn_quat target) {
 }
 
 /* Moves a PLANE (origin, normal) or a LINE (origin, direction) between frames: animated
- * constraints (Welman 7.3). */
+ * constraints (Welman 7.2.1). */
 mn_status mn_csys_set_plane(mn_csys* s, int c, mn_vec3 origin, mn_vec3 dir) {
     if (!s || c < 0 || c >= s->nc || (s->c[c].def.type != MN_CON_PLANE && s->c[c].def.type != MN_CON_LINE) ||
         !mn_vec3_isfinite(origin) || !mn_vec3_isfinite(dir))

@@ -1,5 +1,5 @@
 /* Sequence documents (docs/sequence.md): a keyframed sequence (Welman 6.1.2) with the scene
- * document's handles and constraints over frame ranges (Welman 6.3, 7.3), read with cJSON
+ * document's handles and constraints over frame ranges (Welman 6.3, 7.2.1), read with cJSON
  * and written so that every number reads back to the same double. */
 #include <marionette/sequence.h>
 

@@ -1,5 +1,5 @@
 /* In-betweens that keep their constraints (Welman 6.3, Fig. 6.5), animated constraints and
- * balance over a sequence (Welman 7.3), on the built-in stick figure: feet locked across two
+ * balance over a sequence (Welman 7.2.1), on the built-in stick figure: feet locked across two
  * keys whose pelvis heights differ, a hand following a keyed path while the feet stay
  * pinned, the centre of mass kept over the feet while the figure bends forwards; no pops
  * between frames, and no heap allocation per frame. */
@@ -170,7 +170,7 @@ static void test_fig65_feet_stay(void) {
     mn_seq_destroy(s);
 }
 
-/* A hand on a Catmull-Rom path of target keys (Welman 7.3) while the feet stay locked. */
+/* A hand on a Catmull-Rom path of target keys (Welman 7.2.1) while the feet stay locked. */
 static void test_animated_target(void) {
     int hf[2];
     mn_seq* s = fig65(0.12, hf);
@@ -298,7 +298,7 @@ static void test_animated_plane(void) {
     mn_seq_destroy(s);
 }
 
-/* Balance over a sequence (Welman 7.3): the figure bends far forwards with its arms out;
+/* Balance over a sequence (Welman 7.2.1): the figure bends far forwards with its arms out;
  * with the option the centre of mass stays over the support polygon at every frame. */
 static void test_balance(void) {
     mn_seq* s = mn_seq_create(M, NULL, NULL);
