@@ -17,22 +17,32 @@ const char mn_cmd_anim_summary[] =
 static void usage(FILE* f) {
     fprintf(
         f,
-        "usage: marionette anim info SEQ.json\n"
-        "       marionette anim bake SEQ.json --out OUT.bvh [--plain] [--solver lagrange|ccd|dls]\n"
-        "                                     [--iters N] [--tol T] [--step F]\n"
+        "usage: marionette anim info SEQ.json [--script SCRIPT]\n"
+        "       marionette anim bake SEQ.json --out OUT.bvh [--script SCRIPT] [--plain]\n"
+        "                            [--solver lagrange|ccd|dls] [--iters N] [--tol T] [--step F]\n"
+        "       marionette anim import TAKE.bvh --out SEQ.json [--tol METRES] [--scale S]\n"
+        "                            [--rotation MODE] [--translation MODE]\n"
         "\n"
         "A sequence document (docs/sequence.md) holds the keys of one figure and the\n"
-        "constraints over frame ranges that its in-betweens keep.\n"
-        "  info  prints the figure, frame rate, keys, interpolation, the hinge runs\n"
-        "        interpolated as one rotation, handles and constraints.\n"
-        "  bake  samples every frame from the first key to the last (every F frames with\n"
-        "        --step) and writes the figure and its motion as BVH. At each frame the\n"
-        "        active constraints are re-satisfied (warm-started from the last frame)\n"
-        "        with the solver (default lagrange), at most N steps (default 20) to the\n"
-        "        tolerance T (metres and radians, default 1e-5); --plain writes the plain\n"
-        "        in-betweens. Prints one key=value line: frames, fps, constrained frames,\n"
-        "        mean_iters, max_violation_m (largest residual of an active position\n"
-        "        constraint), unmet_frames. OUT is replaced atomically.\n");
+        "constraints over frame ranges that its in-betweens keep; a motion script\n"
+        "(docs/motion-script.md) given with --script adds handles and constraints over\n"
+        "time intervals to it.\n"
+        "  info    prints the figure, frame rate, keys, interpolation, the hinge runs\n"
+        "          interpolated as one rotation, handles and constraints.\n"
+        "  bake    samples every frame from the first key to the last (every F frames with\n"
+        "          --step) and writes the figure and its motion as BVH. At each frame the\n"
+        "          active constraints are re-satisfied (warm-started from the last frame)\n"
+        "          with the solver (default lagrange), at most N steps (default 20) to the\n"
+        "          tolerance T (metres and radians, default 1e-5); --plain writes the plain\n"
+        "          in-betweens. Prints one key=value line: frames, fps, constrained frames,\n"
+        "          mean_iters, max_violation_m (largest residual of an active position\n"
+        "          constraint), unmet_frames. OUT is replaced atomically.\n"
+        "  import  opens a BVH take as a sequence: every frame a key, or with --tol the\n"
+        "          fewest keys (chosen greedily) whose in-betweens put every joint within\n"
+        "          METRES of the take (lengths scaled by S first). Interpolation: --rotation\n"
+        "          (default squad) and --translation (default catmull-rom). Writes SEQ.json\n"
+        "          naming the take as its figure and prints one key=value line: frames,\n"
+        "          keys, ratio (frames per key), max_error_m.\n");
 }
 
 static int ends_with(const char* s, const char* e) {
@@ -46,12 +56,27 @@ static const char* fmt_frame(double f, char* buf) {
     return buf;
 }
 
-static int info(const char* path) {
+/* Reads a sequence document and applies a motion script to it (script may be NULL). */
+static int read_seq(const char* path, const char* script, mn_model** m, mn_seq** s,
+                    mn_seq_doc_info* di) {
+    mn_error err;
+    if (mn_seq_read(path, m, s, di, &err) != MN_OK) return mn_cli_input_error(&err);
+    if (script && mn_motion_script_apply(script, *s, &err) != MN_OK) {
+        mn_seq_destroy(*s);
+        mn_model_destroy(*m);
+        *s = NULL;
+        *m = NULL;
+        return mn_cli_input_error(&err);
+    }
+    return MN_EXIT_OK;
+}
+
+static int info(const char* path, const char* script) {
     mn_model* m = NULL;
     mn_seq* s = NULL;
     mn_seq_doc_info di;
-    mn_error err;
-    if (mn_seq_read(path, &m, &s, &di, &err) != MN_OK) return mn_cli_input_error(&err);
+    int code = read_seq(path, script, &m, &s, &di);
+    if (code != MN_EXIT_OK) return code;
     int nk = mn_seq_key_count(s);
     double f0 = mn_seq_start(s), f1 = mn_seq_end(s), fps = mn_seq_fps(s);
     mn_interp rot, trans;
@@ -106,7 +131,7 @@ static int info(const char* path) {
 }
 
 static int bake(int argc, char** argv) {
-    const char *in = NULL, *out = NULL;
+    const char *in = NULL, *out = NULL, *script = NULL;
     int plain = 0;
     mn_seq_solve_options o = mn_seq_solve_options_default();
     o.solve.tol = 1e-5;
@@ -115,6 +140,8 @@ static int bake(int argc, char** argv) {
     for (int i = 2; i < argc; i++) {
         if (!strcmp(argv[i], "--out") && i + 1 < argc)
             out = argv[++i];
+        else if (!strcmp(argv[i], "--script") && i + 1 < argc)
+            script = argv[++i];
         else if (!strcmp(argv[i], "--plain"))
             plain = 1;
         else if (!strcmp(argv[i], "--solver") && i + 1 < argc) {
@@ -146,7 +173,8 @@ static int bake(int argc, char** argv) {
     mn_model* m = NULL;
     mn_seq* s = NULL;
     mn_error err;
-    if (mn_seq_read(in, &m, &s, NULL, &err) != MN_OK) return mn_cli_input_error(&err);
+    int code = read_seq(in, script, &m, &s, NULL);
+    if (code != MN_EXIT_OK) return code;
     double f0 = mn_seq_start(s), f1 = mn_seq_end(s);
     long nf = (long)floor((f1 - f0) / step + 1e-9) + 1;
     if (nf > 10000000) {
@@ -292,8 +320,9 @@ int mn_cmd_anim(int argc, char** argv) {
         return MN_EXIT_OK;
     }
     if (!strcmp(argv[1], "info")) {
-        if (argc != 3) return mn_cli_usage_error("anim", "info takes one SEQ.json");
-        return info(argv[2]);
+        if (argc == 3) return info(argv[2], NULL);
+        if (argc == 5 && !strcmp(argv[3], "--script")) return info(argv[2], argv[4]);
+        return mn_cli_usage_error("anim", "info takes one SEQ.json [--script SCRIPT]");
     }
     if (!strcmp(argv[1], "bake")) return bake(argc, argv);
     if (!strcmp(argv[1], "import")) return import_take(argc, argv);

@@ -7,8 +7,8 @@
  * Fig. 6.5 say what goes wrong with plain in-betweens (locked feet sink through the floor
  * between two keys whose pelvis heights differ); here every sampled frame is interpolated
  * and then the constraints active at that frame are re-satisfied with the constrain layer
- * (constrain.h), warm-started from the previous frame. 7.2.1 ("Looking ahead") adds animated constraints (a
- * target that is itself keyed over time) and balance over a sequence.
+ * (constrain.h), warm-started from the previous frame. 7.2.1 ("Looking ahead") adds animated
+ * constraints (a target that is itself keyed over time) and balance over a sequence.
  *
  * Time is measured in frames (doubles: fractional frames are allowed); fps converts to
  * seconds. A key sits at a frame and holds a whole state q (model->nq numbers).
@@ -69,7 +69,8 @@ typedef struct mn_seq_def {
     mn_interp rot;   /* default for rotations: CONSTANT, LINEAR, SLERP, SQUAD (default SLERP) */
     mn_interp trans; /* default for translations: CONSTANT, LINEAR, CATMULL_ROM, KB
                         (default LINEAR) */
-    int max_handles; /* room for handles and constraints of the sequence (default 32 each) */
+    int max_handles; /* initial room for handles and constraints (default 32 each; they grow
+                        as needed, to 4096 each) */
     int max_constraints;
 } mn_seq_def;
 mn_seq_def mn_seq_def_default(void);
@@ -204,8 +205,11 @@ int mn_seq_find_handle(const mn_seq* s, const char* name);
 typedef struct mn_seq_constraint_def {
     mn_constraint_def con;   /* the constraint (handles are the sequence's) */
     double start, end;       /* active for start <= frame <= end */
-    int lock;                /* PIN and ORIENT: the target is where the handle is in the
-                                (plain) in-between at `start`: a foot locked where it stands */
+    int lock;                /* PIN and ORIENT: the target is where the handle is at `start`
+                                in the constrained in-betweens of the constraints already
+                                holding then (the plain in-between when none does): a foot
+                                locked where it stands, the ball of a foot put down while its
+                                heel is locked */
     mn_interp target_interp; /* target keys: LINEAR (default) or CATMULL_ROM (SQUAD for
                                 orientations) */
 } mn_seq_constraint_def;
@@ -264,7 +268,8 @@ mn_seq_solve_options mn_seq_solve_options_default(void);
 
 /* A solver of constrained in-betweens of s on the figure data d (of s's model): builds a
  * constraint system with the sequence's handles and constraints and every buffer it needs.
- * Locks are resolved here (the sequence must have keys). The sequence must not be edited
+ * Locks are resolved here, by playing the frames up to the last lock's start once (the
+ * sequence must have keys; d is used as the workspace). The sequence must not be edited
  * while the solver lives; s and d must outlive it. NULL with err set on failure. */
 mn_seq_solver* mn_seq_solver_create(const mn_seq* s, mn_data* d, mn_error* err);
 void mn_seq_solver_destroy(mn_seq_solver* v);

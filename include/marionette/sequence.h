@@ -46,6 +46,16 @@ mn_status mn_seq_write(const char* path, const mn_seq* s, const char* figure, do
 mn_status mn_seq_write_mem(const mn_seq* s, const char* figure, double scale, char** text,
                            size_t* len, mn_error* err);
 
+/* ---- motion scripts (docs/motion-script.md; Welman 7.2.1) --------------------------------- */
+
+/* Applies a motion script to s: its handles and its constraints over time intervals (locks,
+ * pins, orientations, planes, lines, paths to follow, balance) are added to the sequence.
+ * The script is checked whole first: on any error s is unchanged and err names the file,
+ * the line and the field. */
+mn_status mn_motion_script_apply(const char* path, mn_seq* s, mn_error* err);
+mn_status mn_motion_script_apply_mem(const char* text, size_t len, const char* name, mn_seq* s,
+                                     mn_error* err);
+
 #ifdef __cplusplus
 }
 #endif

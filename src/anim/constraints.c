@@ -52,14 +52,50 @@ static mn_status scratch_make(const mn_seq* s, int extra_h, int extra_c, scratch
     return MN_OK;
 }
 
+/* The sequence's handle and constraint arrays grow as needed (editing allocates; sampling
+ * and solving do not), up to MAX_ITEMS each. Names point into the arrays: re-pointed after
+ * a move. */
+#define MAX_ITEMS 4096
+
+static int room_for_handle(mn_seq* s) {
+    if (s->nh < s->max_h) return 1;
+    if (s->max_h >= MAX_ITEMS) return 0;
+    int cap = s->max_h ? 2 * s->max_h : 8;
+    if (cap > MAX_ITEMS) cap = MAX_ITEMS;
+    mn_handle_def* h = realloc(s->h, sizeof *h * (size_t)(cap + 1));
+    if (!h) return 0;
+    s->h = h;
+    char(*nm)[64] = realloc(s->h_name, sizeof *nm * (size_t)(cap + 1));
+    if (!nm) return 0;
+    s->h_name = nm;
+    for (int i = 0; i < s->nh; i++)
+        if (s->h[i].name) s->h[i].name = s->h_name[i];
+    s->max_h = cap;
+    return 1;
+}
+
+static int room_for_constraint(mn_seq* s) {
+    if (s->nc < s->max_c) return 1;
+    if (s->max_c >= MAX_ITEMS) return 0;
+    int cap = s->max_c ? 2 * s->max_c : 8;
+    if (cap > MAX_ITEMS) cap = MAX_ITEMS;
+    seq_con* c = realloc(s->c, sizeof *c * (size_t)(cap + 1));
+    if (!c) return 0;
+    s->c = c;
+    for (int i = 0; i < s->nc; i++)
+        if (s->c[i].def.con.name) s->c[i].def.con.name = s->c[i].name;
+    s->max_c = cap;
+    return 1;
+}
+
 int mn_seq_add_handle(mn_seq* s, const mn_handle_def* def, mn_error* err) {
     if (!s || !def) {
         mn_error_set(err, MN_ERR_ARG, NULL, 0, "handle", "no sequence or handle");
         return -1;
     }
-    if (s->nh >= s->max_h) {
-        mn_error_set(err, MN_ERR_NOMEM, NULL, 0, "handles", "the sequence has room for %d handles",
-                     s->max_h);
+    if (!room_for_handle(s)) {
+        mn_error_set(err, MN_ERR_NOMEM, NULL, 0, "handles",
+                     "more than %d handles, or out of memory", MAX_ITEMS);
         return -1;
     }
     if (def->figure != 0) {
@@ -115,9 +151,9 @@ int mn_seq_add_constraint(mn_seq* s, const mn_seq_constraint_def* def, mn_error*
         mn_error_set(err, MN_ERR_ARG, NULL, 0, "constraint", "no sequence or constraint");
         return -1;
     }
-    if (s->nc >= s->max_c) {
+    if (!room_for_constraint(s)) {
         mn_error_set(err, MN_ERR_NOMEM, NULL, 0, "constraints",
-                     "the sequence has room for %d constraints", s->max_c);
+                     "more than %d constraints, or out of memory", MAX_ITEMS);
         return -1;
     }
     if (isnan(def->start) || isnan(def->end) || def->end < def->start) {
@@ -176,8 +212,9 @@ int mn_seq_add_balance(mn_seq* s, const mn_vec3* polygon, int npolygon, mn_vec3 
                      MN_MAX_POLYGON);
         return -1;
     }
-    if (s->nh >= s->max_h || s->nc >= s->max_c) {
-        mn_error_set(err, MN_ERR_NOMEM, NULL, 0, "constraints", "the sequence is full");
+    if (!room_for_handle(s) || !room_for_constraint(s)) {
+        mn_error_set(err, MN_ERR_NOMEM, NULL, 0, "constraints",
+                     "more than %d constraints, or out of memory", MAX_ITEMS);
         return -1;
     }
     mn_handle_def h = mn_handle_default();
@@ -357,13 +394,18 @@ struct mn_seq_solver {
     const mn_model* m;
     mn_data* d;
     mn_csys* cs;
-    double* q_interp;      /* nq: this frame's plain in-between */
-    double* q_interp_prev; /* nq: the last solved frame's plain in-between */
-    double* q_prev;        /* nq: the last solved frame's solution */
-    double* v;             /* nv: the correction carried forward */
+    double* q_interp;        /* nq: this frame's plain in-between */
+    double* q_interp_prev;   /* nq: the last solved frame's plain in-between */
+    double* q_prev;          /* nq: the last solved frame's solution */
+    double* v;               /* nv: the correction carried forward */
+    unsigned char* resolved; /* nc: 0 for a lock whose target is not known yet */
     double prev_frame;
     int have_prev;
 };
+
+static int is_lock(const seq_con* c) {
+    return c->def.lock && c->ntk == 0;
+}
 
 mn_seq_solve_options mn_seq_solve_options_default(void) {
     mn_seq_solve_options o;
@@ -383,6 +425,7 @@ void mn_seq_solver_destroy(mn_seq_solver* v) {
     free(v->q_interp_prev);
     free(v->q_prev);
     free(v->v);
+    free(v->resolved);
     free(v);
 }
 
@@ -398,6 +441,55 @@ static void handle_at(const mn_model* m, mn_data* d, const mn_handle_def* h, mn_
     } else {
         *pos = mn_point_world(d, h->joint, h->point);
     }
+}
+
+/* Where each lock holds its handle: where the handle is at the lock's first frame in the
+ * constrained in-betweens of everything active before it. The frames are played from the
+ * first key (or the earliest lock) to the last lock's start once, here: a lock that starts
+ * while another holds (the ball of a foot put down while its heel is locked, Welman 7.2.1)
+ * is consistent with it, and the targets do not depend on the order frames are later
+ * asked for. A lock starting at the first frame (or before) holds the plain in-between. */
+static mn_status solve_frame_impl(mn_seq_solver* v, double frame, const mn_seq_solve_options* o,
+                                  mn_csolve_result* r);
+
+static void resolve_locks(mn_seq_solver* v) {
+    const mn_seq* s = v->s;
+    double t = s->key_frame[0];
+    mn_seq_solve_options o = mn_seq_solve_options_default();
+    o.solve.tol = 1e-7;
+    o.solve.tol_rot = 1e-7;
+    o.solve.max_iters = 50;
+    for (;;) {
+        /* the earliest start of a lock not yet resolved */
+        double next = HUGE_VAL;
+        for (int i = 0; i < s->nc; i++)
+            if (!v->resolved[i] && s->c[i].def.start < next) next = s->c[i].def.start;
+        if (next == HUGE_VAL) break;
+        if (next < t) next = t;
+        /* past the last key the in-between no longer changes: resolve there */
+        if (next > s->key_frame[s->nkey - 1])
+            next = s->key_frame[s->nkey - 1] > t ? s->key_frame[s->nkey - 1] : t;
+        /* one frame at a time (at most 10000 steps: a longer stretch is crossed in larger ones) */
+        double step = (next - t) / 10000 > 1 ? (next - t) / 10000 : 1;
+        while (t < next) {
+            solve_frame_impl(v, t, &o, NULL);
+            t = t + step < next ? t + step : next;
+        }
+        solve_frame_impl(v, next, &o, NULL);
+        for (int i = 0; i < s->nc; i++) {
+            if (v->resolved[i] || !(s->c[i].def.start <= next || next >= s->key_frame[s->nkey - 1]))
+                continue;
+            mn_vec3 p;
+            mn_mat3 R;
+            mn_csys_handle_value(v->cs, s->c[i].def.con.handle, &p, &R);
+            if (s->c[i].def.con.type == MN_CON_ORIENT)
+                mn_csys_set_target_rot(v->cs, i, mn_quat_from_mat3(&R));
+            else
+                mn_csys_set_target(v->cs, i, p);
+            v->resolved[i] = 1;
+        }
+    }
+    v->have_prev = 0;
 }
 
 mn_seq_solver* mn_seq_solver_create(const mn_seq* s, mn_data* d, mn_error* err) {
@@ -421,7 +513,8 @@ mn_seq_solver* mn_seq_solver_create(const mn_seq* s, mn_data* d, mn_error* err) 
     v->q_interp_prev = malloc(sizeof(double) * nq);
     v->q_prev = malloc(sizeof(double) * nq);
     v->v = malloc(sizeof(double) * nv);
-    if (!v->q_interp || !v->q_interp_prev || !v->q_prev || !v->v) goto nomem;
+    v->resolved = calloc((size_t)s->nc + 1, 1);
+    if (!v->q_interp || !v->q_interp_prev || !v->q_prev || !v->v || !v->resolved) goto nomem;
     mn_figure fig = {m, d};
     mn_csys_def cd = mn_csys_def_default();
     cd.max_handles = s->nh > 0 ? s->nh : 1;
@@ -445,6 +538,9 @@ mn_seq_solver* mn_seq_solver_create(const mn_seq* s, mn_data* d, mn_error* err) 
         if (mn_csys_add_constraint(v->cs, &c, err) < 0) goto fail;
     }
     mn_data_destroy(tmp);
+    for (int i = 0; i < s->nc; i++)
+        v->resolved[i] = !is_lock(&s->c[i]);
+    resolve_locks(v);
     return v;
 nomem:
     mn_error_set(err, MN_ERR_NOMEM, NULL, 0, "solver", "out of memory");
@@ -488,6 +584,11 @@ static void set_targets(mn_seq_solver* v, double frame) {
 mn_status mn_seq_solve_frame(mn_seq_solver* v, double frame, const mn_seq_solve_options* opt,
                              mn_csolve_result* r) {
     if (!v || !isfinite(frame)) return MN_ERR_ARG;
+    return solve_frame_impl(v, frame, opt, r);
+}
+
+static mn_status solve_frame_impl(mn_seq_solver* v, double frame, const mn_seq_solve_options* opt,
+                                  mn_csolve_result* r) {
     mn_seq_solve_options o = opt ? *opt : mn_seq_solve_options_default();
     const mn_seq* s = v->s;
     const mn_model* m = v->m;
@@ -499,6 +600,7 @@ mn_status mn_seq_solve_frame(mn_seq_solver* v, double frame, const mn_seq_solve_
     for (int i = 0; i < s->nc; i++) {
         const mn_seq_constraint_def* c = &s->c[i].def;
         int on = o.constraints && frame >= c->start && frame <= c->end &&
+                 (!is_lock(&s->c[i]) || v->resolved[i]) &&
                  (o.balance || c->con.type != MN_CON_BALANCE) && c->con.enabled;
         mn_csys_set_enabled(v->cs, i, on);
         nactive += on;
