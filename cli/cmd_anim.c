@@ -18,7 +18,7 @@ static void usage(FILE* f) {
     fprintf(
         f,
         "usage: marionette anim info SEQ.json [--script SCRIPT]\n"
-        "       marionette anim bake SEQ.json --out OUT.bvh [--script SCRIPT] [--plain]\n"
+        "       marionette anim bake SEQ.json --out OUT.bvh|OUT.glb [--script SCRIPT] [--plain]\n"
         "                            [--solver lagrange|ccd|dls] [--iters N] [--tol T] [--step F]\n"
         "       marionette anim import TAKE.bvh --out SEQ.json [--tol METRES] [--scale S]\n"
         "                            [--rotation MODE] [--translation MODE]\n"
@@ -30,7 +30,8 @@ static void usage(FILE* f) {
         "  info    prints the figure, frame rate, keys, interpolation, the hinge runs\n"
         "          interpolated as one rotation, handles and constraints.\n"
         "  bake    samples every frame from the first key to the last (every F frames with\n"
-        "          --step) and writes the figure and its motion as BVH. At each frame the\n"
+        "          --step) and writes the figure and its motion as BVH, or as a glTF 2.0 binary\n"
+        "          (a node per joint, one animation, no mesh). At each frame the\n"
         "          active constraints are re-satisfied (warm-started from the last frame)\n"
         "          with the solver (default lagrange), at most N steps (default 20) to the\n"
         "          tolerance T (metres and radians, default 1e-5); --plain writes the plain\n"
@@ -169,7 +170,9 @@ static int bake(int argc, char** argv) {
     }
     if (!in) return mn_cli_usage_error("anim", "bake needs SEQ.json");
     if (!out) return mn_cli_usage_error("anim", "bake needs --out OUT.bvh");
-    if (!ends_with(out, ".bvh")) return mn_cli_usage_error("anim", "OUT must end in .bvh");
+    int glb = ends_with(out, ".glb");
+    if (!ends_with(out, ".bvh") && !glb)
+        return mn_cli_usage_error("anim", "OUT must end in .bvh or .glb");
     mn_model* m = NULL;
     mn_seq* s = NULL;
     mn_error err;
@@ -214,7 +217,7 @@ static int bake(int argc, char** argv) {
         }
         memcpy(mo.q + (size_t)f * (size_t)m->nq, d->q, sizeof(double) * (size_t)m->nq);
     }
-    mn_status st = mn_bvh_write(out, m, &mo, &err);
+    mn_status st = glb ? mn_gltf_write_motion(out, m, &mo, &err) : mn_bvh_write(out, m, &mo, &err);
     printf("file=%s out=%s frames=%ld fps=%g mode=%s constrained_frames=%ld mean_iters=%.2f "
            "max_violation_m=%.2e "
            "unmet_frames=%ld\n",

@@ -102,6 +102,17 @@ static void test_bake(void) {
     printf("  left foot moves %.2e m in the baked BVH, %.3f m in the plain bake\n", held, loose);
     CHECK(held >= 0 && held < 5e-4);
     CHECK(loose > 0.01);
+    /* the same as a glTF binary */
+    char glb[300];
+    snprintf(glb, sizeof glb, "%s", mn_test_write_temp(".glb", "", 0));
+    snprintf(args, sizeof args, "anim bake '" EXAMPLE "' --out '%s'", glb);
+    CHECK(run_cli(args, &out, &err) == 0 && strstr(out, "frames=61"));
+    free(out), free(err);
+    size_t n = 0;
+    char* g = mn_test_read_file(glb, &n);
+    CHECK(g && n > 12 && !memcmp(g, "glTF", 4));
+    free(g);
+    remove(glb);
     remove(bvh);
     remove(plain);
 }
