@@ -169,6 +169,40 @@ static void test_import(void) {
     remove(doc);
 }
 
+/* marionette pose --out: every frame of a scene written out. */
+static void test_pose_out(void) {
+    char *out, *err;
+    char bvh[300];
+    snprintf(bvh, sizeof bvh, "%s", mn_test_write_temp(".bvh", "", 0));
+    char args[1024];
+    snprintf(args, sizeof args, "pose stickman --scene '" MN_SOURCE "/docs/examples/crouch_stickman.json' --out '%s'", bvh);
+    CHECK(run_cli(args, &out, &err) == 0);
+    free(out), free(err);
+    mn_model* m = NULL;
+    mn_motion mo;
+    mn_error e;
+    CHECK(mn_bvh_read(bvh, NULL, &m, &mo, NULL, &e) == MN_OK);
+    if (m) {
+        /* the scene's frames, the pelvis going down */
+        CHECK(mo.nframes > 1);
+        mn_data* d = mn_data_create(m, 0);
+        int p = mn_model_find_joint(m, "pelvis");
+        memcpy(d->q, mo.q, sizeof(double) * (size_t)m->nq);
+        mn_fk(m, d);
+        double y0 = d->xf[p].p.y;
+        memcpy(d->q, mo.q + (size_t)(mo.nframes - 1) * (size_t)mo.nq, sizeof(double) * (size_t)m->nq);
+        mn_fk(m, d);
+        CHECK(d->xf[p].p.y < y0 - 0.05);
+        mn_data_destroy(d);
+        mn_motion_free(&mo);
+        mn_model_destroy(m);
+    }
+    snprintf(args, sizeof args, "pose stickman --scene '" MN_SOURCE "/docs/examples/crouch_stickman.json' --out x.txt");
+    CHECK(run_cli(args, &out, &err) == 2);
+    free(out), free(err);
+    remove(bvh);
+}
+
 int main(int argc, char** argv) {
     mn_test_init(argc, argv);
     RUN(test_usage);
@@ -176,5 +210,6 @@ int main(int argc, char** argv) {
     RUN(test_bake);
     RUN(test_bad_input);
     RUN(test_import);
+    RUN(test_pose_out);
     return mn_test_report();
 }
