@@ -6,6 +6,7 @@
 #include <marionette/anim.h>
 #include <marionette/io.h>
 
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -509,6 +510,55 @@ static void test_from_motion(void) {
     mn_model_destroy(m);
 }
 
+/* Reentrancy: four threads sample one const sequence into their own buffers and get what a
+ * single thread gets, bit for bit. */
+typedef struct job {
+    const mn_seq* s;
+    int nq, n;
+    double* out; /* n x nq */
+} job;
+
+static void* sample_job(void* p) {
+    job* j = p;
+    for (int i = 0; i < j->n; i++)
+        mn_seq_sample(j->s, 0.037 * i, j->out + (size_t)i * (size_t)j->nq);
+    return NULL;
+}
+
+static void test_threads(void) {
+    mn_model* m = mn_stickman_model(NULL);
+    mn_seq* s = mn_seq_create(m, NULL, NULL);
+    mn_seq_set_default_interp(s, MN_INTERP_SQUAD, MN_INTERP_KB);
+    double* q = malloc(sizeof(double) * (size_t)m->nq);
+    for (int k = 0; k < 6; k++) {
+        memcpy(q, m->q0, sizeof(double) * (size_t)m->nq);
+        for (int i = 7; i < m->nq; i++)
+            q[i] = 0.3 * sin(0.9 * i + 1.7 * k);
+        q[2] = 0.1 * k;
+        mn_clamp_to_limits(m, q);
+        mn_seq_set_key(s, 7.5 * k, q, NULL);
+    }
+    enum { N = 1000, T = 4 };
+    job jobs[T + 1];
+    pthread_t th[T];
+    for (int t = 0; t <= T; t++) {
+        jobs[t].s = s, jobs[t].nq = m->nq, jobs[t].n = N;
+        jobs[t].out = malloc(sizeof(double) * N * (size_t)m->nq);
+    }
+    sample_job(&jobs[T]); /* the reference, on this thread */
+    for (int t = 0; t < T; t++)
+        CHECK(pthread_create(&th[t], NULL, sample_job, &jobs[t]) == 0);
+    for (int t = 0; t < T; t++)
+        pthread_join(th[t], NULL);
+    for (int t = 0; t < T; t++)
+        CHECK(memcmp(jobs[t].out, jobs[T].out, sizeof(double) * N * (size_t)m->nq) == 0);
+    for (int t = 0; t <= T; t++)
+        free(jobs[t].out);
+    free(q);
+    mn_seq_destroy(s);
+    mn_model_destroy(m);
+}
+
 int main(int argc, char** argv) {
     mn_test_init(argc, argv);
     RUN(test_keys_reproduced);
@@ -520,5 +570,6 @@ int main(int argc, char** argv) {
     RUN(test_no_allocation);
     RUN(test_clone);
     RUN(test_from_motion);
+    RUN(test_threads);
     return mn_test_report();
 }

@@ -175,7 +175,9 @@ static void test_pose_out(void) {
     char bvh[300];
     snprintf(bvh, sizeof bvh, "%s", mn_test_write_temp(".bvh", "", 0));
     char args[1024];
-    snprintf(args, sizeof args, "pose stickman --scene '" MN_SOURCE "/docs/examples/crouch_stickman.json' --out '%s'", bvh);
+    snprintf(args, sizeof args,
+             "pose stickman --scene '" MN_SOURCE "/docs/examples/crouch_stickman.json' --out '%s'",
+             bvh);
     CHECK(run_cli(args, &out, &err) == 0);
     free(out), free(err);
     mn_model* m = NULL;
@@ -190,14 +192,17 @@ static void test_pose_out(void) {
         memcpy(d->q, mo.q, sizeof(double) * (size_t)m->nq);
         mn_fk(m, d);
         double y0 = d->xf[p].p.y;
-        memcpy(d->q, mo.q + (size_t)(mo.nframes - 1) * (size_t)mo.nq, sizeof(double) * (size_t)m->nq);
+        memcpy(d->q, mo.q + (size_t)(mo.nframes - 1) * (size_t)mo.nq,
+               sizeof(double) * (size_t)m->nq);
         mn_fk(m, d);
         CHECK(d->xf[p].p.y < y0 - 0.05);
         mn_data_destroy(d);
         mn_motion_free(&mo);
         mn_model_destroy(m);
     }
-    snprintf(args, sizeof args, "pose stickman --scene '" MN_SOURCE "/docs/examples/crouch_stickman.json' --out x.txt");
+    snprintf(args, sizeof args,
+             "pose stickman --scene '" MN_SOURCE
+             "/docs/examples/crouch_stickman.json' --out x.txt");
     CHECK(run_cli(args, &out, &err) == 2);
     free(out), free(err);
     remove(bvh);
