@@ -217,7 +217,7 @@ static void time_inbetween(const mn_model* m, int frames) {
         double t0 = cpu_ns();
         mn_seq_solve_frame(v, f, &o, &r);
         t[f] = (cpu_ns() - t0) * 1e-6;
-        iters += r.iters;
+        iters += r.iterations;
         mn_target_key tk;
         mn_seq_target_at(s, ci, f, &tk);
         worst = fmax(worst, mn_vec3_dist(mn_point_world(d, h.joint, h.point), tk.pos));
@@ -276,7 +276,7 @@ int mn_bench_anim(int argc, char** argv) {
     time_sampling("stickman", s, nsamples);
     mn_seq_destroy(s);
     if (bvh) {
-        mn_bvh_options bo = mn_bvh_options_default();
+        mn_bvh_options bo = mn_bvh_default();
         bo.scale = CMU_SCALE;
         mn_model* b = NULL;
         mn_motion mo;

@@ -210,8 +210,8 @@ static int bake(int argc, char** argv) {
         } else {
             mn_csolve_result r;
             mn_status st = mn_seq_solve_frame(v, t, &o, &r);
-            if (r.iters > 0 || r.rows > 0) constrained++;
-            iters += r.iters;
+            if (r.iterations > 0 || r.rows > 0) constrained++;
+            iters += r.iterations;
             if (st != MN_OK) unmet++;
             if (r.max_violation > worst) worst = r.max_violation;
         }
@@ -263,7 +263,7 @@ static int import_take(int argc, char** argv) {
     }
     if (!in || !out) return mn_cli_usage_error("anim", "import needs TAKE.bvh and --out SEQ.json");
     if (!ends_with(out, ".json")) return mn_cli_usage_error("anim", "SEQ must end in .json");
-    mn_bvh_options bo = mn_bvh_options_default();
+    mn_bvh_options bo = mn_bvh_default();
     if (scale > 0) bo.scale = scale;
     mn_model* m = NULL;
     mn_motion mo;

@@ -65,7 +65,7 @@ int main(void) {
         mn_seq_solve_frame(v, f, &o, &r);
         mn_seq_sample_data(s, plain, f);
         printf("%5d  %12.4f  %18.2e  %10d\n", f, mn_vec3_dist(plain->xf[foot].p, at),
-               mn_vec3_dist(d->xf[foot].p, at), r.iters);
+               mn_vec3_dist(d->xf[foot].p, at), r.iterations);
     }
     mn_seq_solver_destroy(v);
     mn_data_destroy(plain);

@@ -34,7 +34,7 @@ static mn_status scratch_make(const mn_seq* s, int extra_h, int extra_c, scratch
     x->d = mn_data_create(s->m, 0);
     if (!x->d) return mn_error_set(err, MN_ERR_NOMEM, NULL, 0, "sequence", "out of memory");
     mn_figure fig = {s->m, x->d};
-    mn_csys_def cd = mn_csys_def_default();
+    mn_csys_def cd = mn_csys_default();
     cd.max_handles = s->nh + extra_h;
     cd.max_constraints = s->nc + extra_c;
     if (cd.max_handles < 1) cd.max_handles = 1;
@@ -516,7 +516,7 @@ mn_seq_solver* mn_seq_solver_create(const mn_seq* s, mn_data* d, mn_error* err) 
     v->resolved = calloc((size_t)s->nc + 1, 1);
     if (!v->q_interp || !v->q_interp_prev || !v->q_prev || !v->v || !v->resolved) goto nomem;
     mn_figure fig = {m, d};
-    mn_csys_def cd = mn_csys_def_default();
+    mn_csys_def cd = mn_csys_default();
     cd.max_handles = s->nh > 0 ? s->nh : 1;
     cd.max_constraints = s->nc > 0 ? s->nc : 1;
     v->cs = mn_csys_create(&fig, 1, &cd, err);

@@ -27,6 +27,29 @@ int mn_seq_locate(const mn_seq* s, double frame, double* u) {
 static const int EULER_AXES[6][3] = {{0, 1, 2}, {0, 2, 1}, {1, 0, 2},
                                      {1, 2, 0}, {2, 0, 1}, {2, 1, 0}};
 
+static inline double wrap_near(double a, double ref) {
+    double d = ref - a;
+    if (d >= -MN_PI && d <= MN_PI) return a; /* the common case: no whole turn apart */
+    return a + 2 * MN_PI * nearbyint(d / (2 * MN_PI));
+}
+
+/* Of the two Tait-Bryan solutions e and (e0 + pi, pi - e1, e2 + pi), each angle moved by
+ * whole turns, the one nearest ref (no flips: Welman 6.1.2's in-betweens stay on the branch
+ * of the keys). */
+void mn_anim_pick_branch(const double e[3], const double ref[3], double out[3]) {
+    double a[3], b[3];
+    double alt[3] = {e[0] + MN_PI, MN_PI - e[1], e[2] + MN_PI};
+    double da = 0, db = 0;
+    for (int i = 0; i < 3; i++) {
+        a[i] = wrap_near(e[i], ref[i]);
+        b[i] = wrap_near(alt[i], ref[i]);
+        da += (a[i] - ref[i]) * (a[i] - ref[i]);
+        db += (b[i] - ref[i]) * (b[i] - ref[i]);
+    }
+    const double* w = da <= db ? a : b;
+    out[0] = w[0], out[1] = w[1], out[2] = w[2];
+}
+
 /* Tait-Bryan angles of R = R_i(e0) R_j(e1) R_k(e2), straight from the quaternion's matrix
  * entries (the same decomposition as mn_euler_from_mat3, with the last angle read from row
  * i so that no extra sine and cosine are needed). */

@@ -129,29 +129,6 @@ static mn_quat unit_key(const mn_seq* s, const seq_unit* u, int k, double e[3]) 
     return r;
 }
 
-static inline double wrap_near(double a, double ref) {
-    double d = ref - a;
-    if (d >= -MN_PI && d <= MN_PI) return a; /* the common case: no whole turn apart */
-    return a + 2 * MN_PI * nearbyint(d / (2 * MN_PI));
-}
-
-/* Of the two Tait-Bryan solutions e and (e0 + pi, pi - e1, e2 + pi), each angle moved by
- * whole turns, the one nearest ref (no flips: Welman 6.1.2's in-betweens stay on the branch
- * of the keys). */
-void mn_anim_pick_branch(const double e[3], const double ref[3], double out[3]) {
-    double a[3], b[3];
-    double alt[3] = {e[0] + MN_PI, MN_PI - e[1], e[2] + MN_PI};
-    double da = 0, db = 0;
-    for (int i = 0; i < 3; i++) {
-        a[i] = wrap_near(e[i], ref[i]);
-        b[i] = wrap_near(alt[i], ref[i]);
-        da += (a[i] - ref[i]) * (a[i] - ref[i]);
-        db += (b[i] - ref[i]) * (b[i] - ref[i]);
-    }
-    const double* w = da <= db ? a : b;
-    out[0] = w[0], out[1] = w[1], out[2] = w[2];
-}
-
 static void slerp_setup(const double* a, const double* b, double* th, double* is, double* cs) {
     double d = a[0] * b[0] + a[1] * b[1] + a[2] * b[2] + a[3] * b[3];
     if (d > 1) d = 1;

@@ -556,7 +556,7 @@ static mn_status load_figure(ctx* x, const char* figure, double scale, const cha
         *out = mn_stickman_model(&e);
         st = *out ? MN_OK : e.status;
     } else if (scale > 0 && mn_file_kind_of(path) == MN_FILE_BVH) {
-        mn_bvh_options bo = mn_bvh_options_default();
+        mn_bvh_options bo = mn_bvh_default();
         bo.scale = scale;
         st = mn_bvh_read(path, &bo, out, NULL, NULL, &e);
     } else if (scale > 0 && scale != 1) {

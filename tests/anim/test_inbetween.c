@@ -128,7 +128,7 @@ static void test_fig65_feet_stay(void) {
     for (double f = 0; f <= 30; f += 0.25, frames++) {
         mn_csolve_result r;
         CHECK(mn_seq_solve_frame(v, f, &o, &r) == MN_OK);
-        iters += r.iters;
+        iters += r.iterations;
         for (int i = 0; i < 2; i++)
             worst =
                 fmax(worst,

@@ -462,7 +462,7 @@ static void test_clone(void) {
 /* A BVH take as a sequence: every frame a key reproduces it exactly; reduced keys keep every
  * joint of every frame within the tolerance (checked here by forward kinematics). */
 static void test_from_motion(void) {
-    mn_bvh_options bo = mn_bvh_options_default();
+    mn_bvh_options bo = mn_bvh_default();
     bo.scale = 0.056444;
     mn_model* m = NULL;
     mn_motion mo;

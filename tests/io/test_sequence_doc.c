@@ -156,7 +156,7 @@ static void test_file_with_figure(void) {
     char bvh[300], doc[300];
     snprintf(bvh, sizeof bvh, "%s/walk.bvh", dir);
     snprintf(doc, sizeof doc, "%s/walk.json", dir);
-    mn_bvh_options bo = mn_bvh_options_default();
+    mn_bvh_options bo = mn_bvh_default();
     bo.scale = 0.056444;
     mn_model* m = NULL;
     mn_motion mo;
