@@ -12,10 +12,17 @@ const char* mn_cli_kind_name(mn_file_kind k) {
 
 static const double DEG = 180.0 / MN_PI;
 
+/* The tree is drawn by indentation, two spaces a level, up to MAX_INDENT levels; deeper
+ * joints say their depth instead, so the output stays linear in the figure's size (a chain
+ * of 100,000 joints would otherwise print ten gigabytes of spaces). */
+enum { MAX_INDENT = 32 };
+
 void mn_cli_print_tree(FILE* f, const mn_model* m) {
     for (int j = 0; j < m->njoint; j++) {
-        int t = m->jnt_type[j];
-        fprintf(f, "%*s%s  %s", 2 * m->jnt_depth[j], "", m->jnt_name[j], mn_joint_type_name(t));
+        int t = m->jnt_type[j], depth = m->jnt_depth[j];
+        if (depth <= MAX_INDENT) fprintf(f, "%*s", 2 * depth, "");
+        else fprintf(f, "%*s(depth %d) ", 2 * MAX_INDENT, "", depth);
+        fprintf(f, "%s  %s", m->jnt_name[j], mn_joint_type_name(t));
         mn_vec3 a = m->jnt_axis[j];
         if (t == MN_JOINT_HINGE || t == MN_JOINT_SLIDE) /* + 0.0 prints -0 as 0 */
             fprintf(f, " axis (%g %g %g)", a.x + 0.0, a.y + 0.0, a.z + 0.0);

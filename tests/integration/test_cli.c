@@ -65,6 +65,32 @@ static void test_info(void) {
     free(out), free(err);
 }
 
+/* The tree of a deep chain prints in size linear in the chain: indentation stops at 32
+ * levels and deeper joints say their depth. */
+static void test_info_deep_chain(void) {
+    enum { N = 3000 };
+    size_t cap = (size_t)N * 200 + 256, len = 0;
+    char* text = malloc(cap);
+    len += (size_t)snprintf(text + len, cap - len, "<robot name=\"deep\"><link name=\"l0\"/>\n");
+    for (int i = 1; i <= N; i++)
+        len += (size_t)snprintf(text + len, cap - len,
+                                "<link name=\"l%d\"/><joint name=\"j%d\" type=\"continuous\"><parent link=\"l%d\"/>"
+                                "<child link=\"l%d\"/><origin xyz=\"0 0 0.01\"/><axis xyz=\"0 1 0\"/></joint>\n",
+                                i, i, i - 1, i);
+    len += (size_t)snprintf(text + len, cap - len, "</robot>\n");
+    const char* path = mn_test_write_temp(".urdf", text, len);
+    free(text);
+    char args[1024], *out, *err;
+    snprintf(args, sizeof args, "info '%s'", path);
+    CHECK(run_cli(args, &out, &err) == 0);
+    /* one line per link of at most 64 spaces, the depth, the name and the axis */
+    CHECK(out && strlen(out) < (size_t)(N + 1) * 160);
+    CHECK(out && strstr(out, "(depth 3000) l3000  hinge"));
+    CHECK(out && strstr(out, "\n" "                                l16  hinge"));
+    free(out), free(err);
+    remove(path);
+}
+
 /* Parses "name x y z" lines and compares with in-process FK. */
 static void check_fk_output(const char* out, const mn_model* m, const mn_data* d) {
     int seen = 0;
@@ -303,6 +329,7 @@ int main(int argc, char** argv) {
     mn_test_init(argc, argv);
     RUN(test_help_and_usage);
     RUN(test_info);
+    RUN(test_info_deep_chain);
     RUN(test_fk);
     RUN(test_bad_input);
     RUN(test_convert_round_trip);
