@@ -20,10 +20,14 @@
 /* Rotations listed before positions: each joint becomes 3 SLIDEs then 3 HINGEs. */
 static const char* const SERIES_ARM =
     "HIERARCHY\n"
-    "ROOT Shoulder\n{\n  OFFSET 0 0 0\n  CHANNELS 6 Xposition Yposition Zposition Zrotation Xrotation Yrotation\n"
-    "  JOINT Arm\n  {\n    OFFSET 0 0 0\n    CHANNELS 6 Zrotation Xrotation Yrotation Xposition Yposition Zposition\n"
-    "    JOINT Forearm\n    {\n      OFFSET 0.3 0 0\n      CHANNELS 6 Zrotation Xrotation Yrotation Xposition Yposition Zposition\n"
-    "      JOINT Hand\n      {\n        OFFSET 0.27 0 0\n        CHANNELS 6 Zrotation Xrotation Yrotation Xposition Yposition Zposition\n"
+    "ROOT Shoulder\n{\n  OFFSET 0 0 0\n  CHANNELS 6 Xposition Yposition Zposition Zrotation "
+    "Xrotation Yrotation\n"
+    "  JOINT Arm\n  {\n    OFFSET 0 0 0\n    CHANNELS 6 Zrotation Xrotation Yrotation Xposition "
+    "Yposition Zposition\n"
+    "    JOINT Forearm\n    {\n      OFFSET 0.3 0 0\n      CHANNELS 6 Zrotation Xrotation "
+    "Yrotation Xposition Yposition Zposition\n"
+    "      JOINT Hand\n      {\n        OFFSET 0.27 0 0\n        CHANNELS 6 Zrotation Xrotation "
+    "Yrotation Xposition Yposition Zposition\n"
     "        End Site\n        {\n          OFFSET 0.08 0 0\n        }\n      }\n    }\n  }\n}\n"
     "MOTION\nFrames: 1\nFrame Time: 0.01\n"
     "0 0 0 0 0 0  0 0 0 0 0 0  0 20 0 0.3 0 0  0 0 0 0.27 0 0\n";
@@ -54,7 +58,8 @@ static void bone_lengths(const mn_model* m, const mn_data* d, double* len) {
 }
 static double max_len_change(const mn_model* m, const double* a, const double* b) {
     double mx = 0;
-    for (int j = 0; j < m->njoint; j++) mx = fmax(mx, fabs(a[j] - b[j]));
+    for (int j = 0; j < m->njoint; j++)
+        mx = fmax(mx, fabs(a[j] - b[j]));
     return mx;
 }
 /* Largest change of a held DOF's state numbers between two states (exact comparison). */
@@ -64,14 +69,16 @@ static double max_held_change(const mn_model* m, const double* q1, const double*
         int t = m->jnt_type[j];
         if (!m->jnt_locked[j]) continue;
         int n = t == MN_JOINT_FREE ? 3 : mn_joint_type_nq((mn_joint_type)t); /* held position */
-        for (int k = 0; k < n; k++) mx = fmax(mx, fabs(q1[m->jnt_qadr[j] + k] - q0[m->jnt_qadr[j] + k]));
+        for (int k = 0; k < n; k++)
+            mx = fmax(mx, fabs(q1[m->jnt_qadr[j] + k] - q0[m->jnt_qadr[j] + k]));
     }
     return mx;
 }
 /* Length of the path from joint a (exclusive) down to joint b, at rest. */
 static double path_length(const mn_model* m, const mn_data* d, int a, int b) {
     double L = 0;
-    for (int j = b; j != a; j = m->jnt_parent[j]) L += mn_vec3_dist(d->xf[j].p, d->xf[m->jnt_parent[j]].p);
+    for (int j = b; j != a; j = m->jnt_parent[j])
+        L += mn_vec3_dist(d->xf[j].p, d->xf[m->jnt_parent[j]].p);
     return L;
 }
 
@@ -84,7 +91,8 @@ static void test_bvh_holds_positions_below_root(void) {
     CHECK(m->jnt_type[hips] == MN_JOINT_FREE && m->jnt_locked[hips] == MN_LOCK_NONE);
     CHECK(m->jnt_type[arm] == MN_JOINT_FREE && m->jnt_locked[arm] == MN_LOCK_TRANSLATION);
     int nfree = 0;
-    for (int j = 1; j < m->njoint; j++) nfree += m->jnt_type[j] == MN_JOINT_FREE;
+    for (int j = 1; j < m->njoint; j++)
+        nfree += m->jnt_type[j] == MN_JOINT_FREE;
     CHECK(m->nlocked == 3 * nfree && nfree == 30);
     for (int k = 0; k < 6; k++) {
         CHECK(m->dof_locked[m->jnt_dofadr[arm] + k] == (k < 3));
@@ -145,7 +153,8 @@ static void test_spec_locked_checked(void) {
     mn_spec_destroy(s);
 }
 
-static const mn_ik_method METHODS[] = {MN_IK_LM, MN_IK_DLS, MN_IK_PINV, MN_IK_JT, MN_IK_CCD, MN_IK_FABRIK};
+static const mn_ik_method METHODS[] = {MN_IK_LM, MN_IK_DLS, MN_IK_PINV,
+                                       MN_IK_JT, MN_IK_CCD, MN_IK_FABRIK};
 
 /* One IK solve from frame 0 toward a target `factor` times the arm's reach from its first
  * pivot; returns the status and fills the held and length changes and the residual. */
@@ -155,11 +164,13 @@ static mn_status reach(const mn_model* m, const mn_motion* mo, const char* base,
     mn_data* d = mn_data_create(m, 0);
     memcpy(d->q, mo->q, sizeof(double) * (size_t)m->nq);
     mn_fk(m, d);
-    int b = base ? mn_model_find_joint(m, base) : -1, t = mn_model_find_joint(m, tip); /* NULL: world */
+    int b = base ? mn_model_find_joint(m, base) : -1,
+        t = mn_model_find_joint(m, tip); /* NULL: world */
     CHECK((!base || b >= 0) && t > b);
     /* the first moving joint below the base, and the reach of the links beyond it */
     int first = t;
-    while (m->jnt_parent[first] != b) first = m->jnt_parent[first];
+    while (m->jnt_parent[first] != b)
+        first = m->jnt_parent[first];
     double arm = path_length(m, d, first, t);
     double* q0 = malloc(sizeof(double) * (size_t)m->nq);
     double* len0 = malloc(sizeof(double) * (size_t)m->njoint);
@@ -214,8 +225,8 @@ static void check_methods(const mn_model* m, const mn_motion* mo, const mn_model
         /* beyond reach: UNREACHABLE, the arm stretched toward the target, lengths kept */
         mn_status st = reach(m, mo, base, tip, meth, 0, FAR, &dheld, &dlen, &pe, &expect, &allocs);
         if ((ends_unreachable(meth) && st != MN_ERR_UNREACHABLE) || dheld != 0 || !(dlen < 1e-9))
-            fprintf(stderr, "  %s %s beyond reach: status %d, held moved %g, lengths %g\n",
-                    tip, mn_ik_method_name(meth), (int)st, dheld, dlen);
+            fprintf(stderr, "  %s %s beyond reach: status %d, held moved %g, lengths %g\n", tip,
+                    mn_ik_method_name(meth), (int)st, dheld, dlen);
         CHECK(st == MN_ERR_UNREACHABLE || (!ends_unreachable(meth) && st == MN_ERR_NOCONVERGE));
         CHECK(dheld == 0.0);
         CHECK(dlen < 1e-9);
@@ -278,7 +289,8 @@ static void test_analytic_skips_held(void) {
     mn_spec* sp = mn_spec_create("arm");
     mn_joint_def d = mn_joint_default();
     const char* names[5] = {"shoulder", "upper", "elbow", "lower", "hand"};
-    const mn_joint_type types[5] = {MN_JOINT_BALL, MN_JOINT_SLIDE, MN_JOINT_HINGE, MN_JOINT_SLIDE, MN_JOINT_FIXED};
+    const mn_joint_type types[5] = {MN_JOINT_BALL, MN_JOINT_SLIDE, MN_JOINT_HINGE, MN_JOINT_SLIDE,
+                                    MN_JOINT_FIXED};
     const double offx[5] = {0, 0.3, 0, 0.27, 0};
     for (int i = 0; i < 5; i++) {
         d.name = names[i];
@@ -298,7 +310,8 @@ static void test_analytic_skips_held(void) {
     mo.q = m->q0;
     double dheld, dlen, pe, expect;
     long allocs;
-    mn_status st = reach(m, &mo, NULL, "hand", MN_IK_ANALYTIC, 0, FAR, &dheld, &dlen, &pe, &expect, &allocs);
+    mn_status st =
+        reach(m, &mo, NULL, "hand", MN_IK_ANALYTIC, 0, FAR, &dheld, &dlen, &pe, &expect, &allocs);
     CHECK(st == MN_ERR_UNREACHABLE && dheld == 0.0 && dlen < 1e-9);
     CHECK_NEAR(pe, expect, 1e-9);
     st = reach(m, &mo, NULL, "hand", MN_IK_ANALYTIC, 0, 0.8, &dheld, &dlen, &pe, &expect, &allocs);
@@ -365,7 +378,8 @@ static void test_constraint_solvers_keep_bone_lengths(void) {
                 CHECK(mn_vec3_dist(d->xf[hand].p, d->xf[0].p) <= L * (1 + 1e-9));
             } else {
                 if (solvers[i] != MN_CSOLVE_CCD) {
-                    if (st != MN_OK) fprintf(stderr, "  %s freed: %s\n", mn_csolver_name(solvers[i]), r.message);
+                    if (st != MN_OK)
+                        fprintf(stderr, "  %s freed: %s\n", mn_csolver_name(solvers[i]), r.message);
                     CHECK(st == MN_OK);
                 }
                 CHECK(dheld > 1e-3);
