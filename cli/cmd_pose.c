@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "cli.h"
 
@@ -15,8 +16,8 @@ const char mn_cmd_pose_summary[] = "pose a figure under the constraints and drag
 static void usage(FILE* f) {
     fprintf(f,
             "usage: marionette pose MODEL --scene SCENE.json [--solver lagrange|ccd|dls] [--json]\n"
-            "                       [--iters N] [--tol T] [--scale S] [--frame N]\n"
-            "                       [--out OUT.bvh|OUT.glb [--fps F]]\n"
+            "                       [--iters N] [--tol T] [--scale S] [--frame N] [--free-translations]\n"
+            "                       [--out OUT.bvh|OUT.glb] [--fps F]\n"
             "\n"
             "Reads a figure (skeleton text, BVH, URDF, glTF; MODEL \"stickman\" is the built-in\n"
             "stick figure when no file of that name exists) and a scene naming handles,\n"
@@ -32,16 +33,21 @@ static void usage(FILE* f) {
             "  --tol T        tolerance in metres and radians (default 1e-4)\n"
             "  --scale S      multiply BVH lengths by S (CMU files: 0.056444 for metres)\n"
             "  --frame N      start from frame N of a BVH file's motion (default: the rest pose)\n"
+            "  --free-translations  also move the joints the figure holds: the position channels\n"
+            "                 of a BVH rig below its root (bone lengths), held by default\n"
+            "  --out OUT      also write every frame's solved state as a BVH motion (.bvh) or a\n"
+            "                 glTF 2.0 binary with the figure and its animation (.glb), replaced\n"
+            "                 atomically; nothing is written when the figure or scene is bad\n"
+            "  --fps F        frame rate of that motion (default: the BVH file's, else 30)\n"
             "  --json         print one JSON object instead of text\n"
-            "  --out FILE     also write every frame (the state after each frame's solve) as BVH\n"
-            "                 or as a glTF 2.0 binary (.glb), at F frames per second (default 30)\n"
             "\n"
             "Exit status: 0 when posed (the status line says whether every constraint was met),\n"
             "1 for a bad figure or scene (the message names file, line and field), 2 for usage.\n");
 }
 
-/* Reads the figure and its start state into d (created here). */
-static int load(const char* path, double scale, int frame, mn_model** m, mn_data** d) {
+/* Reads the figure and its start state into d (created here); *frame_time gets the BVH
+ * motion's frame time (left as it is for other files). */
+static int load(const char* path, double scale, int frame, mn_model** m, mn_data** d, double* frame_time) {
     mn_error err;
     mn_error_clear(&err);
     mn_motion mo;
@@ -54,6 +60,7 @@ static int load(const char* path, double scale, int frame, mn_model** m, mn_data
         memset(&w, 0, sizeof w);
         st = mn_bvh_read(path, &bo, m, &mo, &w, &err);
         mn_cli_print_warnings(&w);
+        if (st == MN_OK && mo.frame_time > 0) *frame_time = mo.frame_time;
     } else {
         if (scale != 1.0) return mn_cli_usage_error("pose", "--scale applies to BVH files only");
         st = mn_figure_read(path, m, NULL, NULL, &err);
@@ -144,18 +151,20 @@ int mn_cmd_pose(int argc, char** argv) {
         usage(stdout);
         return MN_EXIT_OK;
     }
-    const char *model_path = NULL, *scene_path = NULL, *solver_name = NULL, *out = NULL;
-    int json = 0, iters = 0, frame = -1;
-    double tol = 1e-4, scale = 1.0, fps = 30;
+    const char *model_path = NULL, *scene_path = NULL, *solver_name = NULL;
+    const char* out_path = NULL;
+    int json = 0, iters = 0, frame = -1, free_locked = 0;
+    double tol = 1e-4, scale = 1.0, fps = 0;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--scene") && i + 1 < argc) scene_path = argv[++i];
         else if (!strcmp(argv[i], "--solver") && i + 1 < argc) solver_name = argv[++i];
         else if (!strcmp(argv[i], "--json")) json = 1;
-        else if (!strcmp(argv[i], "--out") && i + 1 < argc) out = argv[++i];
+        else if (!strcmp(argv[i], "--free-translations")) free_locked = 1;
+        else if (!strcmp(argv[i], "--out") && i + 1 < argc) out_path = argv[++i];
         else if (!strcmp(argv[i], "--fps") && i + 1 < argc) {
-            if (!mn_cli_parse_double(argv[++i], &fps) || !(fps > 0)) return mn_cli_usage_error("pose", "--fps needs a number > 0");
-        }
-        else if (!strcmp(argv[i], "--iters") && i + 1 < argc) {
+            if (!mn_cli_parse_double(argv[++i], &fps) || !(fps > 0) || fps > 1e6)
+                return mn_cli_usage_error("pose", "--fps needs a number > 0");
+        } else if (!strcmp(argv[i], "--iters") && i + 1 < argc) {
             if (!mn_cli_parse_int(argv[++i], &iters) || iters < 1) return mn_cli_usage_error("pose", "--iters needs a positive integer");
         } else if (!strcmp(argv[i], "--tol") && i + 1 < argc) {
             if (!mn_cli_parse_double(argv[++i], &tol) || !(tol > 0)) return mn_cli_usage_error("pose", "--tol needs a number > 0");
@@ -169,10 +178,12 @@ int mn_cmd_pose(int argc, char** argv) {
     }
     if (!model_path) return mn_cli_usage_error("pose", "missing MODEL");
     if (!scene_path) return mn_cli_usage_error("pose", "missing --scene SCENE.json");
-    size_t olen = out ? strlen(out) : 0;
-    int to_glb = olen > 4 && !strcmp(out + olen - 4, ".glb");
-    if (out && !to_glb && !(olen > 4 && !strcmp(out + olen - 4, ".bvh")))
-        return mn_cli_usage_error("pose", "--out must end in .bvh or .glb");
+    if (out_path) {
+        const char* ext = strrchr(out_path, '.');
+        if (!ext || strchr(ext, '/') || (strcasecmp(ext, ".bvh") != 0 && strcasecmp(ext, ".glb") != 0))
+            return mn_cli_usage_error("pose", "--out '%s': the motion is written as BVH or glTF binary: OUT must end in .bvh or .glb",
+                                      out_path);
+    }
     int solver = -1;
     if (solver_name) {
         solver = mn_csolver_parse(solver_name);
@@ -183,7 +194,8 @@ int mn_cmd_pose(int argc, char** argv) {
     if (mn_scene_read(scene_path, &sc, &err) != MN_OK) return mn_cli_input_error(&err);
     mn_model* m = NULL;
     mn_data* d = NULL;
-    int rc = load(model_path, scale, frame, &m, &d);
+    double frame_time = 1.0 / 30.0;
+    int rc = load(model_path, scale, frame, &m, &d, &frame_time);
     if (rc != MN_EXIT_OK) {
         mn_scene_destroy(sc);
         return rc;
@@ -197,26 +209,32 @@ int mn_cmd_pose(int argc, char** argv) {
         o.method = solver >= 0 ? (mn_csolver)solver : MN_CSOLVE_LAGRANGE;
         o.max_iters = iters ? iters : (mn_scene_iterations(sc) ? mn_scene_iterations(sc) : 50);
         o.tol = o.tol_rot = o.drag_tol = tol;
+        o.free_locked = free_locked;
         mn_csolve_result r;
         memset(&r, 0, sizeof r);
         int frames = mn_scene_frames(sc);
-        mn_motion mo = {frames, m->nq, 1.0 / fps, NULL};
-        if (out) mo.q = malloc(sizeof(double) * (size_t)frames * (size_t)m->nq);
+        /* every frame's solved state, for --out */
+        mn_motion mo = {.nframes = frames, .nq = m->nq, .frame_time = fps > 0 ? 1.0 / fps : frame_time};
+        mo.q = out_path ? malloc(sizeof(double) * (size_t)frames * (size_t)(m->nq ? m->nq : 1)) : NULL;
+        if (out_path && !mo.q) {
+            fprintf(stderr, "marionette pose: out of memory\n");
+            rc = MN_EXIT_INPUT;
+            frames = 0;
+        }
         for (int f = 0; f < frames; f++) {
             mn_scene_apply_frame(sc, s, f);
             mn_csys_solve(s, &o, &r);
             if (mo.q) memcpy(mo.q + (size_t)f * (size_t)m->nq, d->q, sizeof(double) * (size_t)m->nq);
         }
-        if (out) {
-            mn_status ws = !mo.q ? mn_error_set(&err, MN_ERR_NOMEM, out, 0, "--out", "out of memory")
-                           : to_glb ? mn_gltf_write_motion(out, m, &mo, &err)
-                                    : mn_bvh_write(out, m, &mo, &err);
-            if (ws != MN_OK) rc = mn_cli_input_error(&err);
-            free(mo.q);
+        int to_glb = out_path && strcasecmp(strrchr(out_path, '.'), ".glb") == 0;
+        if (mo.q && (to_glb ? mn_gltf_write_motion(out_path, m, &mo, &err) : mn_bvh_write(out_path, m, &mo, &err)) != MN_OK)
+            rc = mn_cli_input_error(&err);
+        else if (rc == MN_EXIT_OK) {
+            const char* name = m->name ? m->name : model_path;
+            if (json) print_json(m, d, s, &r, mn_csolver_name(o.method), frames, name);
+            else print_text(m, d, s, &r, mn_csolver_name(o.method), frames, name);
         }
-        const char* name = m->name ? m->name : model_path;
-        if (json) print_json(m, d, s, &r, mn_csolver_name(o.method), frames, name);
-        else print_text(m, d, s, &r, mn_csolver_name(o.method), frames, name);
+        free(mo.q);
         mn_csys_destroy(s);
     }
     mn_data_destroy(d);

@@ -14,7 +14,7 @@ static void usage(FILE* f) {
             "usage: marionette solve MODEL --base B --tip T --target x,y,z[,qw,qx,qy,qz]\n"
             "                        [--point x,y,z] [--seed-q v1,...] [--method M] [--tol 1e-5]\n"
             "                        [--timeout-ms 5] [--max-iters N] [--restarts N] [--seed S]\n"
-            "                        [--no-limits] [--json]\n"
+            "                        [--no-limits] [--free-translations] [--json]\n"
             "\n"
             "Moves the joints from B (exclusive; 'world' for the figure's root) down to T so that\n"
             "the end-effector point (--point, in T's frame; default its origin) reaches the target,\n"
@@ -27,6 +27,8 @@ static void usage(FILE* f) {
             "              of the figure; default: the rest pose\n"
             "  --tol       position (model units) and rotation (radians) tolerance, > 0\n"
             "  --timeout-ms wall-clock budget; 0 for none (default 5)\n"
+            "  --free-translations  also move the joints the figure holds: the position channels\n"
+            "              of a BVH rig below its root (bone lengths), held by default\n"
             "\n"
             "Prints status, method, joints (the chain's moving joints), q (their values, in the\n"
             "--seed-q format), pos_err, rot_err, iterations, restarts and microseconds; --json prints one\n"
@@ -74,6 +76,7 @@ int mn_cmd_solve(int argc, char** argv) {
         int more = i + 1 < argc;
         if (!strcmp(a, "--json")) json = 1;
         else if (!strcmp(a, "--no-limits")) o.respect_limits = 0;
+        else if (!strcmp(a, "--free-translations")) o.free_locked = 1;
         else if (!strcmp(a, "--base") && more) base_name = argv[++i];
         else if (!strcmp(a, "--tip") && more) tip_name = argv[++i];
         else if (!strcmp(a, "--target") && more) target_text = argv[++i];

@@ -36,6 +36,10 @@ void mn_cli_print_tree(FILE* f, const mn_model* m) {
                         m->jnt_twist[2 * j + 1] * DEG);
         }
         if (m->jnt_mass[j] > 0) fprintf(f, " mass %g", m->jnt_mass[j]);
+        int held = 0, nv = mn_joint_type_nv((mn_joint_type)t);
+        for (int k = 0; k < nv; k++) held += m->dof_locked[m->jnt_dofadr[j] + k];
+        if (held == nv && nv) fprintf(f, " held");
+        else if (held) fprintf(f, " held %s", t == MN_JOINT_FREE && m->dof_locked[m->jnt_dofadr[j]] ? "position" : "rotation");
         fprintf(f, "\n");
     }
 }
@@ -44,5 +48,6 @@ void mn_cli_print_summary(FILE* f, const mn_model* m) {
     fprintf(f, "figure: %s, %d joints, %d DOF, state size %d", m->name[0] ? m->name : "(unnamed)", m->njoint,
             m->nv, m->nq);
     if (m->total_mass > 0) fprintf(f, ", mass %g", m->total_mass);
+    if (m->nlocked) fprintf(f, ", %d held DOF", m->nlocked);
     fprintf(f, "\n");
 }

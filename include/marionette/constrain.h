@@ -31,7 +31,9 @@
  * A system (mn_csys) is created once for one or more figures (model + data) with room for
  * a number of handles and constraints; adding handles, adding and editing constraints,
  * dragging and solving never allocate. Every solve writes per-constraint residuals and a
- * status, never writes NaN into a state, and bounds the motion of every step.
+ * status, never writes NaN into a state, and bounds the motion of every step. No solver
+ * moves (or projects) a DOF its model holds (model.h, MN_LOCK_*) unless told to free it:
+ * its mobility K_i (Welman 4.1.4) is 0 for the solve.
  *
  * Calling convention, default options and results: see base.h. */
 #ifndef MARIONETTE_CONSTRAIN_H
@@ -239,10 +241,13 @@ typedef struct mn_csolve_options {
     double max_step;       /* largest change of one DOF in one step (rad or length) */
     int respect_limits;    /* project onto joint limits after each step */
     double min_progress;   /* relative decrease of the error below which a step counts as stalled */
+    int free_locked;       /* 1: move the DOFs the models hold (mn_joint_def.locked: a BVH rig's
+                              position channels below the root) like any other */
 } mn_csolve_options;
 
 /* LAGRANGE, tol 1e-4, tol_rot 1e-4, drag_tol 1e-4, 20 iterations, rcond 1e-10, feedback 1,
- * feedback_k 0, drag_damping 0.01, max_step 0.25, limits on, min_progress 1e-3. */
+ * feedback_k 0, drag_damping 0.01, max_step 0.25, limits on, min_progress 1e-3, held DOFs
+ * held. */
 mn_csolve_options mn_csolve_default(void);
 
 typedef struct mn_csolve_result {

@@ -5,7 +5,8 @@
  * starts from the state in d->q, changes only the chain's DOFs, and leaves the answer in
  * d->q with the frames of the base, its ancestors and everything below the base up to date
  * (frames of other branches, which the solve cannot move, are left as they were). Joint limits and per-joint stiffness are respected by
- * every method. No heap allocation inside a solve: scratch comes from d->arena.
+ * every method, and so are the model's held DOFs (model.h, MN_LOCK_*): no method moves them
+ * unless o->free_locked. No heap allocation inside a solve: scratch comes from d->arena.
  *
  * Seeds: Welman ch. 3 (pseudoinverse, SVD, null space), 4.1 (Jacobian transpose), 4.2
  * (CCD); Parent ch. 5 notes (analytic two-link, damped least squares eq. 5.24, null-space
@@ -73,10 +74,13 @@ typedef struct mn_ik_options {
     double nullspace_gain;
     int timeout_cpu;       /* 1: timeout_ms counts this thread's CPU time instead of wall time, so
                               a solve preempted on a loaded machine is not cut short (default 0) */
+    int free_locked;       /* 1: move the DOFs the model holds (mn_joint_def.locked: a BVH rig's
+                              position channels below the root) like any other (default 0) */
 } mn_ik_options;
 
 /* Zeroed, then: LM, tol 1e-5 / 1e-5, 100 iterations, no timeout (wall clock), seed 1, 100
- * restarts, limits on, max_step 0.5, damping 1e-3, null space off with gain 0.1. */
+ * restarts, limits on, max_step 0.5, damping 1e-3, null space off with gain 0.1, held
+ * DOFs held. */
 mn_ik_options mn_ik_default(void);
 
 typedef struct mn_ik_result {
@@ -91,7 +95,8 @@ typedef struct mn_ik_result {
 
 /* Solves the problem from the state in d->q (the seed). Returns result->status (result
  * may be NULL). Bad input (NaN or infinite targets, tip not below base, zero quaternion,
- * tol <= 0, an empty or zero-length chain, a NaN seed) returns MN_ERR_ARG with a message
+ * tol <= 0, an empty or zero-length chain, a chain whose every DOF is held, a NaN seed)
+ * returns MN_ERR_ARG with a message
  * naming the field and leaves d->q unchanged. A target that cannot be met returns
  * MN_ERR_UNREACHABLE with the closest pose found in d->q and its residual in the result;
  * MN_ERR_NOCONVERGE when the iteration or time budget ran out first. NULL options mean

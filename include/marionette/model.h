@@ -51,6 +51,24 @@ const char* mn_joint_type_name(mn_joint_type t);
 int mn_joint_type_nq(mn_joint_type t);
 int mn_joint_type_nv(mn_joint_type t);
 
+/* Held DOFs (mn_joint_def.locked): the kinds of a joint's DOFs that the solvers do not
+ * move. A held DOF keeps its value through every IK method and constraint solver (its
+ * state still drives forward kinematics, and the caller may set it), unless the solve is
+ * told to free it (mn_ik_options.free_locked, mn_csolve_options.free_locked). A SLIDE's
+ * DOF and a FREE joint's first three are translations; a HINGE's, a BALL's and a FREE
+ * joint's last three are rotations. The BVH reader holds the position channels of every
+ * joint below a root (docs/bvh.md): they are the bone lengths of the take. */
+enum {
+    MN_LOCK_NONE = 0,
+    MN_LOCK_TRANSLATION = 1, /* SLIDE, and a FREE joint's position */
+    MN_LOCK_ROTATION = 2,    /* HINGE, BALL, and a FREE joint's rotation */
+    MN_LOCK_ALL = 3
+};
+/* Is DOF k (0-based, < nv of the type) of a joint of type t a translation? */
+static inline int mn_joint_dof_is_translation(int t, int k) {
+    return t == MN_JOINT_SLIDE || (t == MN_JOINT_FREE && k < 3);
+}
+
 /* One joint of a spec; fill from mn_joint_default() and change what differs. */
 typedef struct mn_joint_def {
     const char* name;     /* unique, non-empty; copied by the spec */
@@ -69,10 +87,11 @@ typedef struct mn_joint_def {
     double q0[7];         /* rest state (first nq numbers used); BALL/FREE quaternion w first */
     mn_euler_order rot_order; /* Euler order used when this joint is written as BVH channels */
     const char* object;   /* name of a geometry attached to the joint (thesis "object"); may be NULL */
+    int locked;           /* MN_LOCK_* flags: the kinds of this joint's DOFs the solvers hold */
 } mn_joint_def;
 
 /* A def with: no name, parent -1, FIXED, zero offset, identity orient, axis +z, unlimited,
- * mass 0, stiffness 1, zero rest state (identity quaternion), Euler order ZXY. */
+ * mass 0, stiffness 1, zero rest state (identity quaternion), Euler order ZXY, nothing held. */
 mn_joint_def mn_joint_default(void);
 
 /* ---- spec: an editable tree ------------------------------------------------------------ */
@@ -133,10 +152,13 @@ typedef struct mn_model {
     double* jnt_stiffness;
     int* jnt_rot_order;          /* mn_euler_order */
     int* jnt_subtree_end;        /* joints i..jnt_subtree_end[i]-1 are i's subtree */
+    uint8_t* jnt_locked;         /* MN_LOCK_* flags of the def */
 
     /* per DOF (nv) */
     int* dof_jnt;
     double* dof_stiffness;
+    uint8_t* dof_locked;         /* 1 when the solvers hold the DOF (its kind is in jnt_locked) */
+    int nlocked;                 /* held DOFs */
 
     double* q0;                  /* rest state (nq) */
     double total_mass;
@@ -382,6 +404,9 @@ typedef struct mn_chain {
     double* lo;           /* ndof: lower limit of a limited hinge or slide; -inf otherwise */
     double* hi;           /* ndof: upper limit; +inf otherwise */
     double* stiffness;    /* ndof: > 0 (Welman 4.1.4 K_i, 4.2.1 w_i) */
+    const uint8_t* locked; /* ndof: 1 for a DOF the solvers hold (model dof_locked); NULL when
+                              none is held on the chain, or after mn_chain_free_locked */
+    int nlocked;          /* held DOFs on the chain */
     void* block;          /* mn_chain_create's allocation; NULL for mn_chain_init */
 } mn_chain;
 
@@ -391,18 +416,25 @@ int mn_chain_count(const mn_model* m, int base, int tip, int* njoint, int* ndof,
 /* Bytes of arena mn_chain_init takes for such a path (allocation padding included). */
 size_t mn_chain_bytes(int njoint, int ndof, int nq);
 /* Builds the view of a path of any joint types with its arrays in arena a (no heap).
- * MN_ERR_ARG when tip is not base or below it, MN_ERR_NOMEM when the arena is short. */
+ * MN_ERR_ARG when tip is not base or below it, MN_ERR_NOMEM when the arena is short.
+ * The model's held DOFs are marked in c->locked and get no limits in lo/hi (they are not
+ * the solvers' to move, nor to project). */
 mn_status mn_chain_init(const mn_model* m, int base, int tip, mn_arena* a, mn_chain* c);
+/* Frees the held DOFs for a solve that moves them (the user's "free translations"): the
+ * chain then moves and limits every DOF. */
+void mn_chain_free_locked(const mn_model* m, mn_chain* c);
 /* qc <- the chain's numbers of the model state q, and back. */
 void mn_chain_gather(const mn_chain* c, const double* q, double* qc);
 void mn_chain_scatter(const mn_chain* c, const double* qc, double* q);
 /* Frames (njoint) of the chain's joints relative to the base frame for the chain state qc
  * (any joint types: the batched 1-DOF path when simple, mn_joint_apply otherwise). */
 void mn_chain_frames(const mn_model* m, const mn_chain* c, const double* qc, mn_xform* frames);
-/* qc <- qc (+) scale * v (ndof), joint by joint as mn_joint_integrate. */
+/* qc <- qc (+) scale * v (ndof), joint by joint as mn_joint_integrate. Held DOFs keep
+ * their value whatever v holds for them. */
 void mn_chain_integrate(const mn_model* m, const mn_chain* c, double* qc, const double* v,
                         double scale);
-/* Projects qc onto the chain's joint limits (mn_joint_clamp). */
+/* Projects qc onto the chain's joint limits (mn_joint_clamp); held joints are left as they
+ * are. */
 void mn_chain_clamp(const mn_model* m, const mn_chain* c, double* qc);
 
 /* The chain FK fast path: a compiled serial chain of 1-DOF joints with frames relative to
@@ -415,7 +447,8 @@ void mn_chain_destroy(mn_chain* c);
 /* Tip frame relative to the base frame for the chain's joint values qc (ndof). */
 void mn_chain_fk(const mn_model* m, const mn_chain* c, const double* qc, mn_xform* tip);
 /* Tip frame (as above) and the 6 x ndof Jacobian of the point `local` in the tip frame, in
- * base coordinates (rows: linear, angular). */
+ * base coordinates (rows: linear, angular). Every DOF gets its column, held or not (the
+ * kinematics; a solver reads c->locked). */
 void mn_chain_fk_jacobian(const mn_model* m, const mn_chain* c, const double* qc, mn_vec3 local,
                           mn_xform* tip, double* jac);
 

@@ -277,6 +277,9 @@ static void sweep(ccd_ctx* x, int f, int limits) {
         int je = m->jnt_subtree_end[j];
         int type = m->jnt_type[j];
         if (type == MN_JOINT_FIXED || !goals_below(x, f, j, je)) continue;
+        /* a held joint takes no step; a free joint may hold its position only */
+        if (s->hold && mn_csys_joint_held(m, j)) continue;
+        int hold_pos = s->hold && type == MN_JOINT_FREE && m->dof_locked[m->jnt_dofadr[j]];
         double wi = fmin(1.0, 1.0 / m->jnt_stiffness[j]);
         double* qj = d->q + m->jnt_qadr[j];
         mn_mat3 Rj = d->xf[j].R;
@@ -303,7 +306,7 @@ static void sweep(ccd_ctx* x, int f, int limits) {
             mn_mat3 Rqt = mn_mat3_transpose(&Rq);
             mn_mat3 Rpre = mn_mat3_mul(&Rj, &Rqt);
             mn_vec3 shift = mn_v3(0, 0, 0);
-            for (int k = 0; k < 3; k++) {
+            for (int k = 0; k < 3 && !hold_pos; k++) {
                 mn_vec3 ax = mn_mat3_col(&Rpre, k);
                 double lam = wi * best_shift(x, f, j, je, ax);
                 if (!isfinite(lam) || lam == 0) continue;
@@ -315,7 +318,7 @@ static void sweep(ccd_ctx* x, int f, int limits) {
             ball_rotations(x, f, j, qj + 3, Rj, o, wi);
         }
     }
-    if (limits) mn_clamp_to_limits(m, d->q);
+    if (limits) mn_csys_clamp_figure(s, f);
     s->fig[f].fk_valid = 0;
 }
 

@@ -91,6 +91,7 @@ struct mn_csys {
     double* lam;         /* max_rows */
     double* damp;        /* max_rows: diagonal added to A */
     int drags_on;        /* drags take part in the current step */
+    int hold;            /* the current solve holds the models' held DOFs (not free_locked) */
     int step_index;      /* steps taken in the current solve (forces act on the first) */
     double* dense;       /* nv scatter */
     double* v;           /* nv step */
@@ -137,6 +138,16 @@ void mn_csys_invalidate_moved(mn_csys* s, const double* v);
 /* Applies the global step v to every figure (on the manifold), projects on limits when
  * asked, and invalidates what moved. Returns 0 (and changes nothing) if v is not finite. */
 int mn_csys_apply_step(mn_csys* s, double* v, double max_step, int limits);
+/* Is joint j of m a hinge, slide or ball the model holds, or a free joint whose rotation
+ * it holds? (A free joint's held position is never projected anyway.) */
+static inline int mn_csys_joint_held(const mn_model* m, int j) {
+    int t = m->jnt_type[j];
+    if (!m->jnt_locked[j] || t == MN_JOINT_FIXED) return 0;
+    return m->dof_locked[m->jnt_dofadr[j] + (t == MN_JOINT_FREE ? 3 : 0)];
+}
+/* Projects figure f's state onto its joint limits, leaving the joints the solve holds as
+ * they are (mn_clamp_to_limits otherwise). */
+void mn_csys_clamp_figure(mn_csys* s, int f);
 /* Saves / restores every figure's state (qsave). */
 void mn_csys_save(mn_csys* s);
 void mn_csys_restore(mn_csys* s);

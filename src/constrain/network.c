@@ -141,12 +141,32 @@ void mn_csys_restore(mn_csys* s) {
     mn_csys_invalidate(s);
 }
 
+void mn_csys_clamp_figure(mn_csys* s, int f) {
+    const mn_model* m = s->fig[f].m;
+    double* q = s->fig[f].d->q;
+    if (!s->hold || !m->nlocked) {
+        mn_clamp_to_limits(m, q);
+        return;
+    }
+    for (int j = 0; j < m->njoint; j++)
+        if (!mn_csys_joint_held(m, j)) mn_joint_clamp(m, j, q + m->jnt_qadr[j]);
+}
+
 int mn_csys_apply_step(mn_csys* s, double* v, double max_step, int limits) {
     double vmax = 0;
     for (int k = 0; k < s->nv; k++) {
         if (!isfinite(v[k])) return 0;
         if (fabs(v[k]) > vmax) vmax = fabs(v[k]);
     }
+    /* Held DOFs have K_i = 0, so no step has a component on them; a step from outside
+     * the multipliers (an applied force) is cut here. */
+    if (s->hold)
+        for (int f = 0; f < s->nfig; f++) {
+            const mn_model* m = s->fig[f].m;
+            if (!m->nlocked) continue;
+            for (int k = 0; k < m->nv; k++)
+                if (m->dof_locked[k]) v[s->fig[f].dof0 + k] = 0;
+        }
     /* Bounded motion per step: conflicting or ill-conditioned goals never fling a joint. */
     if (max_step > 0 && vmax > max_step) {
         double sc = max_step / vmax;
@@ -161,7 +181,7 @@ int mn_csys_apply_step(mn_csys* s, double* v, double max_step, int limits) {
         double* q = s->fig[f].d->q;
         mn_integrate(m, q, vf, 1.0);
         if (limits) {
-            mn_clamp_to_limits(m, q);
+            mn_csys_clamp_figure(s, f);
             /* A hinge or slide pushed onto a limit is held there for the rest of the solve
              * (K_i = 0): an active set, so the other DOFs take over instead of the step
              * being clipped again and again. */

@@ -75,13 +75,22 @@ mn_status mn_csys_solve(mn_csys* s, const mn_csolve_options* o, mn_csolve_result
     for (int i = 0; i < s->nc; i++)
         s->c[i].unmet = 0;
     memcpy(s->K, s->K0, sizeof(double) * (size_t)s->nv);
+    /* Held DOFs (model.h, MN_LOCK_*): mobility 0 (Welman 4.1.4: K_i scales how readily DOF i
+     * moves), so no step of the multiplier solvers moves them; CCD skips them. */
+    s->hold = !oo.free_locked;
+    if (s->hold)
+        for (int f = 0; f < s->nfig; f++) {
+            const mn_model* m = s->fig[f].m;
+            for (int k = 0; k < m->nv && m->nlocked; k++)
+                if (m->dof_locked[k]) s->K[s->fig[f].dof0 + k] = 0;
+        }
     mn_csys_save(s);
     /* A state that starts outside the joint limits is projected first (steps only clamp
      * the joints they move, and the cache relies on that). */
     if (oo.respect_limits)
         for (int f = 0; f < s->nfig; f++)
             if (!mn_q_within_limits(s->fig[f].m, s->fig[f].d->q, 1e-12)) {
-                mn_clamp_to_limits(s->fig[f].m, s->fig[f].d->q);
+                mn_csys_clamp_figure(s, f);
                 s->fig[f].fk_valid = 0;
                 mn_csys_invalidate_moved(s, NULL);
             }

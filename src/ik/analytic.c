@@ -139,7 +139,7 @@ static void solve_shoulder(mn_geo_chain* c, mn_data* d, int k0, int k1, int elbo
     int hk[3], nh = 0;
     for (int k = k0; k <= k1; k++) {
         int type = m->jnt_type[c->ch.jnt[k]];
-        if (type == MN_JOINT_FIXED) continue;
+        if (type == MN_JOINT_FIXED || mn_geo_held(c, k)) continue;
         if (type != MN_JOINT_HINGE || nh == 3) return;
         hk[nh++] = k;
     }
@@ -181,7 +181,8 @@ mn_status mn_ik_analytic(MN_IK_METHOD_ARGS) {
     mn_vec3 gpos[3];
     for (int k = 0; k < c.ch.njoint; k++) {
         int type = m->jnt_type[c.ch.jnt[k]];
-        if (type == MN_JOINT_FIXED || type == MN_JOINT_FREE) continue; /* a free root is held */
+        /* a free root is held, and so are the joints the model holds */
+        if (type == MN_JOINT_FIXED || type == MN_JOINT_FREE || mn_geo_held(&c, k)) continue;
         if (type != MN_JOINT_HINGE && type != MN_JOINT_BALL) {
             mn_arena_reset(&d->arena, mark);
             return mn_ik_fail(r, MN_ERR_UNSUPPORTED,

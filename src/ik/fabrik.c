@@ -128,7 +128,7 @@ static void fabrik_pass(mn_geo_chain* c, mn_data* d, void* ctx) {
          * would (Welman eq. 4.19 with two points): hinges and slides always, balls once
          * progress stalls; the pivot term's weight f->pw halves at each stall, so a
          * stuck FABRIK turns into CCD while a free one keeps FABRIK's shape of motion. */
-        int type = c->m->jnt_type[c->ch.jnt[k]];
+        int type = mn_geo_free_as_ball(c, k) ? MN_JOINT_BALL : c->m->jnt_type[c->ch.jnt[k]];
         double we = type == MN_JOINT_BALL ? 1.0 - f->pw : 1.0;
         if (g.npt == 1 && i < L && c->use_pos && we > 0) {
             g.wpt[0] *= f->pw;

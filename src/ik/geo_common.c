@@ -10,7 +10,7 @@ mn_status mn_geo_chain_build(const mn_model* m, mn_data* d, const mn_ik_problem*
                              const mn_ik_options* o, mn_geo_chain* c) {
     memset(c, 0, sizeof *c);
     mn_ikc ik;
-    mn_status st = mn_ikc_build(m, d, p->base, p->tip, p->point, &d->arena, &ik);
+    mn_status st = mn_ikc_build(m, d, p->base, p->tip, p->point, o->free_locked, &d->arena, &ik);
     if (st != MN_OK) return st;
     c->m = m;
     c->ch = ik.ch;
@@ -192,13 +192,14 @@ static double apply_1dof(mn_geo_chain* c, mn_data* d, int k, double delta) {
 static double apply_ball(mn_geo_chain* c, mn_data* d, int k, mn_quat dq) {
     const mn_model* m = c->m;
     int j = c->ch.jnt[k];
-    double* qj = d->q + m->jnt_qadr[j];
+    /* a free joint whose position is held turns as a ball: its quaternion follows the position */
+    double* qj = d->q + m->jnt_qadr[j] + (m->jnt_type[j] == MN_JOINT_FREE ? 3 : 0);
     mn_xform* X = &d->xf[j];
     mn_quat qR = mn_quat_from_mat3(&X->R);
     mn_quat qb = mn_quat_normalize(mn_q4(qj[0], qj[1], qj[2], qj[3]));
     mn_quat dl = mn_quat_mul(mn_quat_mul(mn_quat_conj(qR), dq), qR);
     mn_quat qn = mn_quat_normalize(mn_quat_mul(qb, dl));
-    if (c->limits && m->jnt_limited[j])
+    if (c->limits && m->jnt_limited[j] && m->jnt_type[j] == MN_JOINT_BALL)
         qn = mn_ball_clamp(qn, m->jnt_axis[j], m->jnt_swing[j], m->jnt_twist[2 * j],
                            m->jnt_twist[2 * j + 1]);
     if (!mn_quat_isfinite(qn)) return 0.0;
@@ -223,7 +224,9 @@ double mn_geo_step(mn_geo_chain* c, mn_data* d, int k, const mn_geo_goal* g, int
     const mn_model* m = c->m;
     int j = c->ch.jnt[k];
     int type = m->jnt_type[j];
+    if (mn_geo_free_as_ball(c, k)) type = MN_JOINT_BALL;
     if (type != MN_JOINT_HINGE && type != MN_JOINT_SLIDE && type != MN_JOINT_BALL) return 0.0;
+    if (mn_geo_held(c, k)) return 0.0;
     const mn_xform* X = &d->xf[j];
     mn_vec3 o = X->p;
     double wk = (flags & MN_GEO_WEIGHTED) ? c->w[k] : 1.0;
@@ -289,7 +292,8 @@ double mn_geo_step(mn_geo_chain* c, mn_data* d, int k, const mn_geo_goal* g, int
 double mn_geo_rotate(mn_geo_chain* c, mn_data* d, int k, mn_quat dq) {
     int j = c->ch.jnt[k];
     int type = c->m->jnt_type[j];
-    if (type == MN_JOINT_BALL) return apply_ball(c, d, k, dq);
+    if (mn_geo_held(c, k)) return 0.0;
+    if (type == MN_JOINT_BALL || mn_geo_free_as_ball(c, k)) return apply_ball(c, d, k, dq);
     if (type != MN_JOINT_HINGE) return 0.0;
     /* the twist of dq about the hinge's world axis */
     mn_vec3 a = mn_mat3_mulv(&d->xf[j].R, c->m->jnt_axis[j]);
@@ -304,6 +308,7 @@ void mn_geo_clamp_chain(const mn_geo_chain* c, mn_data* d) {
     int changed = 0;
     for (int k = 0; k < c->ch.njoint; k++) {
         int j = c->ch.jnt[k];
+        if (mn_geo_held(c, k)) continue;
         changed |= mn_joint_clamp(m, j, d->q + m->jnt_qadr[j]);
     }
     if (changed) mn_fk(m, d);

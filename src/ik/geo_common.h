@@ -99,6 +99,21 @@ void mn_geo_restore(const mn_geo_chain* c, mn_data* d);
 mn_quat mn_geo_best_rotation(const mn_vec3* a, const mn_vec3* b, const double* w, int n);
 /* The shortest-arc rotation carrying direction u onto direction v (identity if either is 0). */
 mn_quat mn_geo_shortest_arc(mn_vec3 u, mn_vec3 v);
+/* Is chain joint k a hinge, slide or ball the solve holds (its first DOF held; a free
+ * joint's rotation is held when its fourth is)? Held joints take no step. */
+static inline int mn_geo_held(const mn_geo_chain* c, int k) {
+    int t = c->m->jnt_type[c->ch.jnt[k]];
+    if (!c->ch.locked || t == MN_JOINT_FIXED) return 0;
+    return c->ch.locked[c->ch.doff[k] + (t == MN_JOINT_FREE ? 3 : 0)];
+}
+/* Is chain joint k a free joint whose position is held and rotation is not (a BVH joint
+ * with position channels below the root)? The geometric steps turn it as a ball. A free
+ * joint whose position is not held is left alone by them, as a free root is. */
+static inline int mn_geo_free_as_ball(const mn_geo_chain* c, int k) {
+    int i = c->ch.doff[k];
+    return c->ch.locked && c->m->jnt_type[c->ch.jnt[k]] == MN_JOINT_FREE && c->ch.locked[i] &&
+           !c->ch.locked[i + 3];
+}
 /* A hinge or slide value within the joint's range when the chain respects limits. */
 static inline double mn_geo_limit(const mn_geo_chain* c, int j, double v) {
     return c->limits ? mn_joint_clamp_value(c->m, j, v) : v;

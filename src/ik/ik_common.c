@@ -12,11 +12,12 @@
 /* ---- the chain ------------------------------------------------------------------------ */
 
 mn_status mn_ikc_build(const mn_model* m, const mn_data* d, int base, int tip, mn_vec3 point,
-                       mn_arena* a, mn_ikc* c) {
+                       int free_locked, mn_arena* a, mn_ikc* c) {
     memset(c, 0, sizeof *c);
     if (tip == base) return MN_ERR_ARG;
     mn_status s = mn_chain_init(m, base, tip, a, &c->ch);
     if (s != MN_OK) return s;
+    if (free_locked) mn_chain_free_locked(m, &c->ch);
     int nj = c->ch.njoint, nd = c->ch.ndof;
     double* isqs = mn_arena_alloc(a, sizeof(double) * (size_t)(nd + nj + 1));
     mn_xform* xf = mn_arena_alloc(a, sizeof(mn_xform) * (size_t)(nj + 1));
@@ -29,7 +30,9 @@ mn_status mn_ikc_build(const mn_model* m, const mn_data* d, int base, int tip, m
         int j = c->ch.jnt[i], type = m->jnt_type[j];
         double st = m->jnt_stiffness[j];
         w[i] = st > 1.0 ? 1.0 / st : 1.0;
-        if (type == MN_JOINT_SLIDE || type == MN_JOINT_FREE) c->has_slide = 1;
+        if ((type == MN_JOINT_SLIDE || type == MN_JOINT_FREE) &&
+            !(c->ch.locked && c->ch.locked[c->ch.doff[i]]))
+            c->has_slide = 1;
         reach += mn_vec3_norm(m->jnt_offset[j]);
     }
     c->m = m;
@@ -41,10 +44,10 @@ mn_status mn_ikc_build(const mn_model* m, const mn_data* d, int base, int tip, m
     return MN_OK;
 }
 
-mn_status mn_ik_begin(const mn_model* m, mn_data* d, const mn_ik_problem* p, mn_ik_result* r, mn_ikc* c,
-                      mn_ik_goal* g) {
+mn_status mn_ik_begin(const mn_model* m, mn_data* d, const mn_ik_problem* p,
+                      const mn_ik_options* o, mn_ik_result* r, mn_ikc* c, mn_ik_goal* g) {
     size_t mark = mn_arena_mark(&d->arena);
-    mn_status s = mn_ikc_build(m, d, p->base, p->tip, p->point, &d->arena, c);
+    mn_status s = mn_ikc_build(m, d, p->base, p->tip, p->point, o->free_locked, &d->arena, c);
     if (s != MN_OK) {
         mn_arena_reset(&d->arena, mark);
         return mn_ik_fail(r, s, "ik: arena too small for the chain");
@@ -162,6 +165,18 @@ multi_dof_columns(const mn_ikc* c, const mn_ik_goal* g, int i, mn_vec3 p, double
         put_column(g, J, c->ch.ndof, c->ch.doff[i] + k, lin[k], ang[k]);
 }
 
+/* The held DOFs' columns: zero (kept out of the hinge and slide loop). */
+#if defined(__GNUC__)
+__attribute__((noinline))
+#endif
+static void
+zero_held_columns(const mn_ikc* c, int rows, double* J) {
+    int n = c->ch.ndof;
+    for (int k = 0; k < n; k++)
+        if (c->ch.locked[k])
+            for (int r = 0; r < rows; r++) J[r * n + k] = 0.0;
+}
+
 void mn_ikc_jacobian(const mn_ikc* c, const mn_ik_goal* g, mn_vec3 p, double* J) {
     const mn_model* m = c->m;
     int n = c->ch.ndof;
@@ -185,6 +200,7 @@ void mn_ikc_jacobian(const mn_ikc* c, const mn_ik_goal* g, mn_vec3 p, double* J)
         default: break;
         }
     }
+    if (c->ch.locked) zero_held_columns(c, g->rows, J);
 }
 
 double mn_ik_max_abs(const double* v, int n) {
@@ -237,6 +253,10 @@ void mn_ikc_random(const mn_ikc* c, mn_rng* r, double* qc) {
     for (int i = 0; i < c->ch.njoint; i++) {
         int j = c->ch.jnt[i], type = m->jnt_type[j], k = c->ch.doff[i];
         double* qj = qc + c->ch.qoff[i];
+        /* a held joint keeps its value (a free joint's held position is kept anyway) */
+        if (c->ch.locked && type != MN_JOINT_FIXED &&
+            c->ch.locked[type == MN_JOINT_FREE ? k + 3 : k])
+            continue;
         if (type == MN_JOINT_HINGE || type == MN_JOINT_SLIDE) {
             double lo = c->ch.lo[k], hi = c->ch.hi[k];
             if (type == MN_JOINT_HINGE) {
@@ -365,6 +385,7 @@ void mn_ik_escape_velocity(const mn_ikc* c, const double* qc, double angle, int 
         v[k] = 0;
     for (int i = 0; i < c->ch.njoint; i++) {
         int j = c->ch.jnt[i], k = c->ch.doff[i];
+        if (c->ch.locked && m->jnt_type[j] != MN_JOINT_FIXED && c->ch.locked[k]) continue;
         if (m->jnt_type[j] == MN_JOINT_HINGE) {
             /* the other way when the hinge already sits at its upper limit */
             v[k] = limits && qc[c->ch.qoff[i]] >= c->ch.hi[k] ? -angle : angle;
@@ -635,9 +656,13 @@ static int jac_may_escape(void* vx) {
     const mn_ikc* c = x->c;
     if (!x->g->use_pos || c->has_slide || c->ch.njoint == 0) return 1;
     double arm = mn_vec3_norm(x->g->point);
-    for (int i = 1; i < c->ch.njoint; i++)
-        arm += mn_vec3_norm(c->m->jnt_offset[c->ch.jnt[i]]);
     mn_ikc_fk(c, x->q, x->g->point, NULL, NULL);
+    if (c->ch.locked) { /* held translations: the links as the pose has them */
+        for (int i = 1; i < c->ch.njoint; i++) arm += mn_vec3_dist(c->xf[i].p, c->xf[i - 1].p);
+    } else {
+        for (int i = 1; i < c->ch.njoint; i++)
+            arm += mn_vec3_norm(c->m->jnt_offset[c->ch.jnt[i]]);
+    }
     return mn_vec3_dist(x->g->pos, c->xf[0].p) < arm * (1.0 - 1e-9);
 }
 
@@ -683,7 +708,7 @@ mn_status mn_ik_run_jacobian(const mn_model* m, mn_data* d, const mn_ik_problem*
     size_t mark = mn_arena_mark(&d->arena);
     mn_ikc c;
     mn_ik_goal g;
-    mn_status s = mn_ik_begin(m, d, p, r, &c, &g);
+    mn_status s = mn_ik_begin(m, d, p, o, r, &c, &g);
     if (s != MN_OK) return s;
     if (setup && setup(ctx, &c, &g, o, &d->arena) != MN_OK) {
         mn_arena_reset(&d->arena, mark);

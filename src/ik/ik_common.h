@@ -26,15 +26,17 @@ typedef struct mn_ikc {
     const double* w;       /* njoint: Welman 4.2.1's joint weight w_i = min(1, 1 / stiffness) */
     mn_xform base_xf;      /* world frame of the base (identity for the world) */
     double reach;          /* sum of link lengths on the path plus |end-effector point| */
-    int has_slide;         /* a slide or free joint is on the path */
+    int has_slide;         /* a translation DOF that is not held is on the path (a slide or a
+                              free joint) */
     mn_xform* xf;          /* njoint scratch: joint frames relative to the base, after fk */
 } mn_ikc;
 
 /* Builds the chain in arena a for base..tip; the base frame is taken from d's frames
- * (which must be current). MN_ERR_ARG when tip is not below base, MN_ERR_NOMEM when the
- * arena is too small. The point is used only for the reach. */
+ * (which must be current). The model's held DOFs stay held (c->ch.locked) unless
+ * free_locked. MN_ERR_ARG when tip is not below base, MN_ERR_NOMEM when the arena is too
+ * small. The point is used only for the reach. */
 mn_status mn_ikc_build(const mn_model* m, const mn_data* d, int base, int tip, mn_vec3 point,
-                       mn_arena* a, mn_ikc* c);
+                       int free_locked, mn_arena* a, mn_ikc* c);
 
 /* Forward kinematics of the chain relative to the base frame (Parent ch. 5, depth-first
  * composition along one path, mn_chain_frames): fills c->xf, the tip frame *tip and the
@@ -57,8 +59,8 @@ mn_ik_goal mn_ik_goal_make(const mn_ik_problem* p, const mn_ikc* c);
 
 /* The first steps of every Jacobian method: the chain view in d's arena and the goal. On
  * failure the arena is as it was and r says why. */
-mn_status mn_ik_begin(const mn_model* m, mn_data* d, const mn_ik_problem* p, mn_ik_result* r, mn_ikc* c,
-                      mn_ik_goal* g);
+mn_status mn_ik_begin(const mn_model* m, mn_data* d, const mn_ik_problem* p,
+                      const mn_ik_options* o, mn_ik_result* r, mn_ikc* c, mn_ik_goal* g);
 
 
 /* Weighted error e (goal->rows) of the pose (tip frame, effector position), position
@@ -71,7 +73,8 @@ double mn_ik_goal_error(const mn_ik_goal* g, const mn_xform* tip, mn_vec3 p, dou
 
 /* The weighted Jacobian of the goal's active rows (rows x ndof, row-major) at the pose
  * of the last mn_ikc_fk, p the effector position it returned: the columns of
- * mn_joint_jacobian_columns in base coordinates (Welman 4.1.3 eq. 4.7-4.8). */
+ * mn_joint_jacobian_columns in base coordinates (Welman 4.1.3 eq. 4.7-4.8). The column of
+ * a held DOF is zero, so no method's step moves it. */
 void mn_ikc_jacobian(const mn_ikc* c, const mn_ik_goal* g, mn_vec3 p, double* J);
 
 /* Is the pose within tolerance for every active goal? */
@@ -100,7 +103,7 @@ uint64_t mn_rng_next(mn_rng* r);
 double mn_rng_uniform(mn_rng* r);
 /* Uniform state within limits: 1-DOF ranges (continuous hinges in [-pi, pi], unlimited
  * slides keep their value), balls a uniform rotation projected onto their limits, free
- * joints keep their position and get a uniform rotation. */
+ * joints keep their position and get a uniform rotation; held DOFs keep their value. */
 void mn_ikc_random(const mn_ikc* c, mn_rng* r, double* qc);
 
 /* ---- time: the one clock of every method ---------------------------------------------- */
@@ -214,7 +217,7 @@ mn_status mn_ik_drive(const mn_ik_loop* L, const mn_ik_options* o, mn_ik_result*
 #define MN_IK_ESCAPE_ANGLE 0.1
 /* The escape velocity v (ndof) at chain state qc: angle on every hinge (-angle for one at
  * its upper limit when limits are respected), a rotation by angle about an axis across the
- * twist axis of every ball, nothing on slides and free joints. */
+ * twist axis of every ball, nothing on slides, free joints and held DOFs. */
 void mn_ik_escape_velocity(const mn_ikc* c, const double* qc, double angle, int limits, double* v);
 
 /* The steepest-descent direction dq = S^-1 J^T e (S the stiffnesses; Welman 4.1, eq. 4.10

@@ -267,7 +267,7 @@ mn_status mn_ik_lm(MN_IK_METHOD_ARGS) {
     size_t mark = mn_arena_mark(&d->arena);
     mn_ikc c;
     mn_ik_goal g;
-    mn_status s = mn_ik_begin(m, d, p, r, &c, &g);
+    mn_status s = mn_ik_begin(m, d, p, o, r, &c, &g);
     if (s != MN_OK) return s;
     int n = c.ch.ndof, big = n > 6 ? n : 6;
     lm_loop x;

@@ -93,6 +93,17 @@ static mn_status check(const mn_model* m, const mn_data* d, const mn_ik_problem*
                           m->jnt_name[p->base]);
     if (nd == 0)
         return mn_ik_fail(r, MN_ERR_ARG, "ik: chain: no moving joint between base and tip '%s'", m->jnt_name[p->tip]);
+    if (!o->free_locked && m->nlocked) {
+        int held = 0;
+        for (int j = p->tip; j != p->base; j = m->jnt_parent[j])
+            for (int k = 0; k < mn_joint_type_nv((mn_joint_type)m->jnt_type[j]); k++)
+                held += m->dof_locked[m->jnt_dofadr[j] + k];
+        if (held == nd)
+            return mn_ik_fail(r, MN_ERR_ARG,
+                              "ik: chain: every DOF between base and tip '%s' is held (locked); "
+                              "free_locked moves them",
+                              m->jnt_name[p->tip]);
+    }
     if (!p->use_position && !p->use_orientation)
         return mn_ik_fail(r, MN_ERR_ARG, "ik: goal: neither position nor orientation is used");
     if (!mn_vec3_isfinite(p->point)) return mn_ik_fail(r, MN_ERR_ARG, "ik: point: not finite");

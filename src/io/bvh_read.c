@@ -662,6 +662,8 @@ static mn_status build_spec(bvh_parser* P, mn_spec** out) {
                        : nd->kind == KIND_FREE ? MN_JOINT_FREE
                                                : MN_JOINT_FIXED;
             def.rot_order = order;
+            /* position channels below a root are the take's bone lengths: held (docs/bvh.md) */
+            if (def.type == MN_JOINT_FREE && par) def.locked = MN_LOCK_TRANSLATION;
             st = spec_add(P, spec, &def, nd->name_index, nd->line);
             nspec++;
         } else {
@@ -671,6 +673,7 @@ static mn_status build_spec(bvh_parser* P, mn_spec** out) {
                 int code = c[seq[k]];
                 mn_joint_def s = def;
                 s.type = code < 3 ? MN_JOINT_SLIDE : MN_JOINT_HINGE;
+                if (s.type == MN_JOINT_SLIDE && par) s.locked = MN_LOCK_TRANSLATION;
                 s.axis = mn_v3(code % 3 == 0, code % 3 == 1, code % 3 == 2);
                 if (k > 0) s.offset = mn_v3(0, 0, 0);
                 s.parent = k > 0 ? nspec - 1 : def.parent;

@@ -59,6 +59,7 @@ typedef struct skel_def {
     mn_vec3 com;
     double stiffness;
     int order;
+    int locked; /* MN_LOCK_* of every frame of the joint */
     char* mirror;
     int mirror_line;
     /* The DOF lines: while the block is read, a local array of SKEL_MAX_DOF_LINES; then
@@ -127,6 +128,7 @@ static void skel_dof_to_def(const skel_def* def, const skel_dof* d, mn_joint_def
     if (!def) return;
     jd->stiffness = def->stiffness;
     jd->rot_order = (mn_euler_order)def->order;
+    jd->locked = def->locked;
     if (k == 0) {
         jd->offset = def->offset;
         jd->orient = def->orient;
@@ -501,7 +503,7 @@ static mn_status read_define_joint(reader* r, skel_file* f, int line) {
     def->line = line;
     char seen[16] = {0};
     static const char* single[] = {"object", "offset", "orientation", "mass", "com",
-                                   "stiffness", "order", "mirror"};
+                                   "stiffness", "order", "mirror", "locked"};
     for (;;) {
         const token* t = peek(r);
         int tl = tok_line(r);
@@ -576,6 +578,19 @@ static mn_status read_define_joint(reader* r, skel_file* f, int line) {
             def->mirror_line = tl;
             s = expect_string(r, kw, &def->mirror);
             break;
+        case 8: { /* the kinds of DOFs the solvers hold (model.h, MN_LOCK_*) */
+            const token* o = peek(r);
+            static const char* const kinds[4] = {"none", "translation", "rotation", "all"};
+            int lk = -1;
+            for (int i = 0; i < 4 && o->kind == TOK_WORD; i++)
+                if (!strcmp(o->text, kinds[i])) lk = i;
+            if (lk < 0)
+                return fail(r, tok_line(r), kw, "expected none, translation, rotation or all, got %.60s",
+                            describe(o));
+            def->locked = lk;
+            r->pos++;
+            break;
+        }
         }
         if (s) return s;
     }

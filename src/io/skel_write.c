@@ -133,7 +133,8 @@ static int compound_head(const writer* w, int j) {
         if (m->jnt_mass[q] != 0 || m->jnt_com[q].x != 0 || m->jnt_com[q].y != 0 ||
             m->jnt_com[q].z != 0 || m->jnt_object[q])
             return j;
-        if (m->jnt_stiffness[q] != m->jnt_stiffness[j] || m->jnt_rot_order[q] != m->jnt_rot_order[j])
+        if (m->jnt_stiffness[q] != m->jnt_stiffness[j] || m->jnt_rot_order[q] != m->jnt_rot_order[j] ||
+            m->jnt_locked[q] != m->jnt_locked[j])
             return j;
         /* every frame after the first sits at the first one's place */
         const mn_vec3 o = m->jnt_offset[frame];
@@ -261,6 +262,11 @@ static void put_define(writer* w, int t) {
         const char* on = mn_euler_order_name((mn_euler_order)m->jnt_rot_order[t]);
         indent(b, 1);
         mn_strbuf_printf(b, "order %s\n", on ? on : "ZXY");
+    }
+    if (m->jnt_locked[t]) {
+        static const char* const kinds[4] = {"none", "translation", "rotation", "all"};
+        indent(b, 1);
+        mn_strbuf_printf(b, "locked %s\n", kinds[m->jnt_locked[t] & MN_LOCK_ALL]);
     }
     mn_strbuf_printf(b, "end joint\n");
 }

@@ -29,7 +29,7 @@ static size_t align16(size_t n) {
 
 size_t mn_chain_bytes(int njoint, int ndof, int nq) {
     return align16(sizeof(int) * (size_t)(3 * njoint + 2 * ndof + nq + 1)) +
-           align16(sizeof(double) * (size_t)(3 * ndof + 1));
+           align16(sizeof(double) * (size_t)(3 * ndof + 1)) + align16((size_t)ndof + 1);
 }
 
 mn_status mn_chain_init(const mn_model* m, int base, int tip, mn_arena* a, mn_chain* c) {
@@ -73,15 +73,43 @@ mn_status mn_chain_init(const mn_model* m, int base, int tip, mn_arena* a, mn_ch
             c->hi[id + k] = INFINITY;
             c->stiffness[id + k] = st > 0 ? st : 1.0;
         }
-        if ((type == MN_JOINT_HINGE || type == MN_JOINT_SLIDE) && m->jnt_limited[j]) {
+        if ((type == MN_JOINT_HINGE || type == MN_JOINT_SLIDE) && m->jnt_limited[j] &&
+            !m->dof_locked[m->jnt_dofadr[j]]) {
             c->lo[id] = m->jnt_range[2 * j];
             c->hi[id] = m->jnt_range[2 * j + 1];
         }
         if (type == MN_JOINT_BALL || type == MN_JOINT_FREE) c->simple = 0;
+        for (int k = 0; k < jd; k++) c->nlocked += m->dof_locked[m->jnt_dofadr[j] + k];
         iq += jq;
         id += jd;
     }
+    if (c->nlocked) {
+        uint8_t* lk = mn_arena_alloc(a, (size_t)nd);
+        if (!lk) return MN_ERR_NOMEM;
+        for (int k = 0; k < nd; k++) lk[k] = m->dof_locked[c->dof[k]];
+        c->locked = lk;
+    }
     return MN_OK;
+}
+
+void mn_chain_free_locked(const mn_model* m, mn_chain* c) {
+    if (!c->locked) return;
+    for (int i = 0; i < c->njoint; i++) { /* the ranges a held hinge or slide went without */
+        int j = c->jnt[i], t = m->jnt_type[j], k = c->doff[i];
+        if ((t == MN_JOINT_HINGE || t == MN_JOINT_SLIDE) && m->jnt_limited[j]) {
+            c->lo[k] = m->jnt_range[2 * j];
+            c->hi[k] = m->jnt_range[2 * j + 1];
+        }
+    }
+    c->locked = NULL;
+    c->nlocked = 0;
+}
+
+/* Does chain joint i hold any of its DOFs? */
+static int joint_held(const mn_chain* c, int i, int nv) {
+    for (int k = 0; k < nv; k++)
+        if (c->locked[c->doff[i] + k]) return 1;
+    return 0;
 }
 
 mn_chain* mn_chain_create(const mn_model* m, int base, int tip, mn_error* err) {
@@ -138,8 +166,28 @@ void mn_chain_scatter(const mn_chain* c, const double* qc, double* q) {
         q[c->qadr[i]] = qc[i];
 }
 
+/* mn_chain_integrate with held DOFs: their velocity is taken as 0, and a joint whose DOFs
+ * are all held is not touched (a quaternion is not even re-normalised). */
+static void integrate_held(const mn_model* m, const mn_chain* c, double* qc, const double* v,
+                           double scale) {
+    for (int i = 0; i < c->njoint; i++) {
+        int t = m->jnt_type[c->jnt[i]], nv = mn_joint_type_nv((mn_joint_type)t), free = 0;
+        double vj[6];
+        for (int k = 0; k < nv; k++) {
+            int held = c->locked[c->doff[i] + k];
+            vj[k] = held ? 0.0 : v[c->doff[i] + k];
+            free += !held;
+        }
+        if (free) mn_joint_integrate((mn_joint_type)t, qc + c->qoff[i], vj, scale);
+    }
+}
+
 void mn_chain_integrate(const mn_model* m, const mn_chain* c, double* qc, const double* v,
                         double scale) {
+    if (c->locked) {
+        integrate_held(m, c, qc, v, scale);
+        return;
+    }
     if (c->simple) { /* hinges and slides: one number per DOF */
         for (int i = 0; i < c->ndof; i++)
             qc[i] += scale * v[i];
@@ -151,15 +199,19 @@ void mn_chain_integrate(const mn_model* m, const mn_chain* c, double* qc, const 
 }
 
 void mn_chain_clamp(const mn_model* m, const mn_chain* c, double* qc) {
-    if (c->simple) { /* the ranges, unrolled from mn_joint_clamp: lo/hi are +-inf when unlimited */
+    if (c->simple) { /* the ranges, unrolled from mn_joint_clamp: lo/hi are +-inf when unlimited
+                        or held */
         for (int i = 0; i < c->ndof; i++) {
             if (qc[i] < c->lo[i]) qc[i] = c->lo[i];
             if (qc[i] > c->hi[i]) qc[i] = c->hi[i];
         }
         return;
     }
-    for (int i = 0; i < c->njoint; i++)
-        mn_joint_clamp(m, c->jnt[i], qc + c->qoff[i]);
+    for (int i = 0; i < c->njoint; i++) {
+        int j = c->jnt[i];
+        if (c->locked && joint_held(c, i, mn_joint_type_nv((mn_joint_type)m->jnt_type[j]))) continue;
+        mn_joint_clamp(m, j, qc + c->qoff[i]);
+    }
 }
 
 /* sin and cos of every hinge first: independent of each other, so they overlap. */

@@ -43,6 +43,8 @@ static void carve(layout* L, mn_model* m, int n, int nv, int nq, size_t names) {
     m->jnt_stiffness = take(L, (size_t)n * sizeof(double));
     m->jnt_rot_order = take(L, (size_t)n * sizeof(int));
     m->jnt_subtree_end = take(L, (size_t)n * sizeof(int));
+    m->jnt_locked = take(L, (size_t)n);
+    m->dof_locked = take(L, (size_t)(nv ? nv : 1));
     m->dof_jnt = take(L, (size_t)(nv ? nv : 1) * sizeof(int));
     m->dof_stiffness = take(L, (size_t)(nv ? nv : 1) * sizeof(double));
     m->q0 = take(L, (size_t)(nq ? nq : 1) * sizeof(double));
@@ -230,12 +232,16 @@ mn_model* mn_model_compile(const mn_spec* s, mn_error* err) {
         m->jnt_com[k] = d->com;
         m->jnt_stiffness[k] = d->stiffness;
         m->jnt_rot_order[k] = d->rot_order;
+        m->jnt_locked[k] = (uint8_t)(d->locked & MN_LOCK_ALL);
         m->total_mass += d->mass;
         mn_def_rest_state(d, m->q0 + qa);
         int jnv = mn_joint_type_nv(d->type);
         for (int v = 0; v < jnv; v++) {
             m->dof_jnt[va + v] = k;
             m->dof_stiffness[va + v] = d->stiffness;
+            int kind = mn_joint_dof_is_translation(d->type, v) ? MN_LOCK_TRANSLATION : MN_LOCK_ROTATION;
+            m->dof_locked[va + v] = (d->locked & kind) ? 1 : 0;
+            m->nlocked += m->dof_locked[va + v];
         }
         qa += mn_joint_type_nq(d->type);
         va += jnv;
@@ -301,6 +307,7 @@ mn_spec* mn_model_decompile(const mn_model* m) {
         d.com = m->jnt_com[j];
         d.stiffness = m->jnt_stiffness[j];
         d.rot_order = (mn_euler_order)m->jnt_rot_order[j];
+        d.locked = m->jnt_locked[j];
         int nq = mn_joint_type_nq(d.type);
         for (int i = 0; i < nq; i++) d.q0[i] = m->q0[m->jnt_qadr[j] + i];
         if (mn_spec_add_joint(s, &d, NULL) < 0) {

@@ -69,6 +69,8 @@ mn_status mn_def_check(const mn_joint_def* d, int njoint, mn_error* err) {
         if (!isfinite(d->q0[i])) return mn_error_set(err, MN_ERR_ARG, "", 0, nm, "rest state: not finite");
     if ((unsigned)d->rot_order > MN_EULER_ZYX)
         return mn_error_set(err, MN_ERR_ARG, "", 0, nm, "rotation order: unknown");
+    if (d->locked & ~MN_LOCK_ALL)
+        return mn_error_set(err, MN_ERR_ARG, "", 0, nm, "locked: unknown flags %d (MN_LOCK_TRANSLATION, MN_LOCK_ROTATION)", d->locked);
     return MN_OK;
 }
 

@@ -495,7 +495,7 @@ static void check_jacobians(mn_model* m, int base, int tip, mn_vec3 point) {
         /* ik_common's Jacobian, base frame, unweighted rows. */
         mn_ikc c;
         size_t mark = mn_arena_mark(&d->arena);
-        CHECK(mn_ikc_build(m, d, base, tip, point, &d->arena, &c) == MN_OK);
+        CHECK(mn_ikc_build(m, d, base, tip, point, 0, &d->arena, &c) == MN_OK);
         double* qc = mn_arena_alloc(&d->arena, sizeof(double) * (size_t)c.ch.nq);
         mn_chain_gather(&c.ch, d->q, qc);
         mn_ik_problem p = mn_ik_problem_default();

@@ -325,6 +325,142 @@ static void test_pose(void) {
     remove(bad);
 }
 
+/* The numbers of the JSON array after "key": [ in text (at most cap); returns how many. */
+static int json_numbers(const char* text, const char* key, double* v, int cap) {
+    const char* p = text ? strstr(text, key) : NULL;
+    if (!p || !(p = strchr(p, '['))) return 0;
+    int n = 0;
+    for (p++; n < cap;) {
+        char* end;
+        double x = strtod(p, &end);
+        if (end == p) break;
+        v[n++] = x;
+        p = end;
+        while (*p == ',' || *p == ' ') p++;
+    }
+    return n;
+}
+
+/* pose --out: every frame to BVH, the last frame the state printed; other extensions are a
+ * usage error; a bad scene writes nothing. */
+static void test_pose_out(void) {
+    char bvh[256], args[1024], *out, *err;
+    snprintf(bvh, sizeof bvh, "%s/pose_out.bvh", mn_test_temp_dir());
+    snprintf(args, sizeof args,
+             "pose stickman --scene '" MN_SOURCE "/docs/examples/crouch_stickman.json' --json --fps 60 --out '%s'",
+             bvh);
+    CHECK(run_cli(args, &out, &err) == 0);
+    mn_error e;
+    mn_model* m = mn_stickman_model(&e);
+    mn_model* b = NULL;
+    mn_motion mo;
+    memset(&mo, 0, sizeof mo);
+    CHECK(mn_bvh_read(bvh, NULL, &b, &mo, NULL, &e) == MN_OK);
+    CHECK(mo.nframes == 40); /* the scene's frames */
+    CHECK_NEAR(mo.frame_time, 1.0 / 60.0, 1e-12);
+    double* q = m ? malloc(sizeof(double) * (size_t)m->nq) : NULL;
+    if (m && b && q && mo.nframes == 40) {
+        CHECK(json_numbers(out, "\"q\":", q, m->nq) == m->nq);
+        mn_data* dm = mn_data_create(m, 0);
+        mn_data* db = mn_data_create(b, 0);
+        memcpy(dm->q, q, sizeof(double) * (size_t)m->nq);
+        mn_fk(m, dm);
+        memcpy(db->q, mo.q + (size_t)39 * b->nq, sizeof(double) * (size_t)b->nq);
+        mn_fk(b, db);
+        double worst = 0;
+        for (int j = 0; j < m->njoint; j++) {
+            int jb = mn_model_find_joint(b, m->jnt_name[j]);
+            CHECK(jb >= 0);
+            if (jb >= 0) worst = fmax(worst, mn_vec3_dist(dm->xf[j].p, db->xf[jb].p));
+        }
+        CHECK(worst < 1e-9); /* the last frame is the printed last state */
+        /* and the first frame differs from it: the drags move over the frames */
+        memcpy(db->q, mo.q, sizeof(double) * (size_t)b->nq);
+        mn_fk(b, db);
+        int pelvis = mn_model_find_joint(b, "pelvis");
+        CHECK(pelvis >= 0 && mn_vec3_dist(db->xf[pelvis].p, dm->xf[0].p) > 1e-3);
+        mn_data_destroy(dm);
+        mn_data_destroy(db);
+    }
+    free(q);
+    free(out), free(err);
+    mn_motion_free(&mo);
+    mn_model_destroy(b);
+    mn_model_destroy(m);
+    remove(bvh);
+    /* a glTF binary: the file starts with the glTF header */
+    snprintf(args, sizeof args,
+             "pose stickman --scene '" MN_SOURCE "/docs/examples/crouch_stickman.json' --out '%s/x.glb'",
+             mn_test_temp_dir());
+    CHECK(run_cli(args, &out, &err) == 0);
+    free(out), free(err);
+    snprintf(bvh, sizeof bvh, "%s/x.glb", mn_test_temp_dir());
+    {
+        size_t n = 0;
+        char* glb = mn_test_read_file(bvh, &n);
+        CHECK(glb && n > 12 && !memcmp(glb, "glTF", 4));
+        free(glb);
+        remove(bvh);
+    }
+    /* other extensions: a usage error, nothing written */
+    snprintf(args, sizeof args,
+             "pose stickman --scene '" MN_SOURCE "/docs/examples/crouch_stickman.json' --out '%s/x.gltf'",
+             mn_test_temp_dir());
+    CHECK(run_cli(args, &out, &err) == 2 && err && strstr(err, "--out") && strstr(err, ".bvh"));
+    free(out), free(err);
+    snprintf(bvh, sizeof bvh, "%s/x.gltf", mn_test_temp_dir());
+    CHECK(fopen(bvh, "r") == NULL);
+    /* a bad scene: exit 1 and no file */
+    const char* text = "{\"handles\": [{\"name\": \"h\", \"joint\": \"no such joint\"}]}";
+    char bad[256];
+    snprintf(bad, sizeof bad, "%s", mn_test_write_temp(".json", text, strlen(text)));
+    snprintf(bvh, sizeof bvh, "%s/never.bvh", mn_test_temp_dir());
+    snprintf(args, sizeof args, "pose stickman --scene '%s' --out '%s'", bad, bvh);
+    CHECK(run_cli(args, &out, &err) == 1);
+    CHECK(fopen(bvh, "r") == NULL);
+    free(out), free(err);
+    remove(bad);
+}
+
+/* solve and pose on a rig with position channels on every joint: the arm does not stretch
+ * to a target beyond its reach unless --free-translations. */
+static void test_held_translations(void) {
+    char *out, *err;
+    /* LeftArm's pivot is 3.6 units from LeftShoulder, the arm beyond it 8.2 long */
+    const char* far = "solve '" MN_TEST_DATA "/cmu_02_01_walk_positions.bvh' --base LeftShoulder --tip LeftHand --target 25,0,0";
+    CHECK(run_cli(far, &out, &err) == 1);
+    CHECK(out && strstr(out, "status UNREACHABLE"));
+    free(out), free(err);
+    char args[512];
+    snprintf(args, sizeof args, "%s --free-translations", far);
+    CHECK(run_cli(args, &out, &err) == 0);
+    CHECK(out && strstr(out, "status OK"));
+    free(out), free(err);
+    /* pose: the hips pinned, the left hand pinned 3 m away (about twice the figure's size) */
+    const char* scene =
+        "{\"handles\": [{\"name\": \"hips\", \"joint\": \"Hips\"}, {\"name\": \"hand\", \"joint\": \"LeftHand\"}],\n"
+        " \"constraints\": [{\"type\": \"pin\", \"handle\": \"hips\"},\n"
+        "                 {\"type\": \"pin\", \"handle\": \"hand\", \"target\": [3, 1, 0]}]}\n";
+    char sc[256];
+    snprintf(sc, sizeof sc, "%s", mn_test_write_temp(".json", scene, strlen(scene)));
+    snprintf(args, sizeof args,
+             "pose '" MN_TEST_DATA "/cmu_02_01_walk_positions.bvh' --scale 0.056444 --frame 0 --scene '%s' --iters 200", sc);
+    CHECK(run_cli(args, &out, &err) == 0);
+    CHECK(out && strstr(out, "status=UNREACHABLE"));
+    /* the held positions stay at zero (the channels equal the OFFSETs) */
+    const char* la = out ? strstr(out, "q LeftArm:") : NULL;
+    double p[3] = {1, 1, 1};
+    CHECK(la && sscanf(la + 10, "%lf %lf %lf", &p[0], &p[1], &p[2]) == 3);
+    CHECK(p[0] == 0 && p[1] == 0 && p[2] == 0);
+    free(out), free(err);
+    snprintf(args, sizeof args,
+             "pose '" MN_TEST_DATA "/cmu_02_01_walk_positions.bvh' --scale 0.056444 --frame 0 --scene '%s' --iters 400 --free-translations", sc);
+    CHECK(run_cli(args, &out, &err) == 0);
+    CHECK(out && strstr(out, "status=OK"));
+    free(out), free(err);
+    remove(sc);
+}
+
 int main(int argc, char** argv) {
     mn_test_init(argc, argv);
     RUN(test_help_and_usage);
@@ -336,5 +472,7 @@ int main(int argc, char** argv) {
     RUN(test_demo);
     RUN(test_solve);
     RUN(test_pose);
+    RUN(test_pose_out);
+    RUN(test_held_translations);
     return mn_test_report();
 }

@@ -105,6 +105,7 @@ static void check_same_model(const mn_model* a, const mn_model* b) {
             CHECK(a->jnt_twist[2 * j + 1] == b->jnt_twist[2 * j + 1]);
         }
         CHECK(a->jnt_mass[j] == b->jnt_mass[j]);
+        CHECK(a->jnt_locked[j] == b->jnt_locked[j]);
         CHECK(mn_vec3_dist(a->jnt_com[j], b->jnt_com[j]) == 0);
         CHECK(a->jnt_stiffness[j] == b->jnt_stiffness[j]);
         CHECK(a->jnt_rot_order[j] == b->jnt_rot_order[j]);
@@ -294,11 +295,11 @@ static const char every_feature[] =
     "define joint \"slider\"\n"
     "  offset 0 0.5 0 orientation 10 -20 30\n"
     "  slide 1 2 2 -0.25 0.75 rest 0.125\n"
-    "  stiffness 2.5 order XYZ mass 0.75 com 0.1 0 0\n"
+    "  stiffness 2.5 order XYZ mass 0.75 com 0.1 0 0 locked translation\n"
     "end joint\n"
     "define joint \"shoulder\" offset 0.3 0 0\n"
     "  ball axis y swing 80 twist -45 30 rest 0.9 0.1 0.2 0.3\n"
-    "  hinge z -10 120 rest 15\n"
+    "  hinge z -10 120 rest 15 locked rotation\n"
     "  object \"arm \\\\ mesh\"\n"
     "end joint\n"
     "define joint \"elbow\" offset 0 -0.3 0 hinge 0.6 0.8 0 0 150 end joint\n"
@@ -338,6 +339,10 @@ static void test_round_trip(void) {
         int sl = mn_model_find_joint(e, "slider");
         CHECK(e->jnt_type[sl] == MN_JOINT_SLIDE && e->jnt_rot_order[sl] == MN_EULER_XYZ);
         CHECK_NEAR(e->jnt_stiffness[sl], 2.5, 0);
+        /* locked: every frame of the joint holds the DOFs of that kind */
+        CHECK(e->jnt_locked[sl] == MN_LOCK_TRANSLATION && e->dof_locked[e->jnt_dofadr[sl]] == 1);
+        CHECK(e->jnt_locked[sh] == MN_LOCK_ROTATION && e->jnt_locked[sh1] == MN_LOCK_ROTATION);
+        CHECK(e->nlocked == 1 + 3 + 1);
         /* orientation 10 -20 30 (XYZ degrees) */
         double ang[3] = {10 * DEG, -20 * DEG, 30 * DEG};
         mn_quat q = mn_euler_to_quat(MN_EULER_XYZ, ang);
@@ -581,6 +586,10 @@ static void test_malformed(void) {
         {"unknown top keyword", "defin skeleton \"s\"", 0, "bad.skel:1: defin: unknown keyword"},
         {"unknown skeleton keyword", "define skeleton \"s\"\n  bone \"a\"\nend skeleton\n", 0,
          "bad.skel:2: bone: unknown keyword in define skeleton"},
+        {"unknown lock kind", SK "define joint \"a\"\n  locked bones\nend joint\n", 0,
+         "bad.skel:6: locked: expected none, translation, rotation or all, got bones"},
+        {"lock kind missing", SK "define joint \"a\"\n  locked\n", 0,
+         "bad.skel:7: locked: expected none, translation, rotation or all, got end of file"},
         {"unknown joint keyword", SK "define joint \"a\"\n  wobble 3\nend joint\n", 0,
          "bad.skel:6: wobble: unknown keyword in define joint \"a\""},
         {"wrong count", SK "define joint \"b\"\n  offset 1 2\nend joint\n", 0,

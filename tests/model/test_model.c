@@ -808,6 +808,58 @@ static void test_chain_view(void) {
     mn_model_destroy(m);
 }
 
+/* Held DOFs in the chain view: marked, left out of limits, untouched by integrate and
+ * clamp, freed by mn_chain_free_locked. */
+static void test_chain_held(void) {
+    mn_spec* sp = mn_spec_create("held");
+    mn_joint_def d = mn_joint_default();
+    const mn_joint_type types[5] = {MN_JOINT_FREE, MN_JOINT_HINGE, MN_JOINT_SLIDE, MN_JOINT_BALL, MN_JOINT_FREE};
+    const int locks[5] = {MN_LOCK_NONE, MN_LOCK_NONE, MN_LOCK_TRANSLATION, MN_LOCK_ROTATION, MN_LOCK_TRANSLATION};
+    const char* names[5] = {"root", "hinge", "slide", "ball", "free"};
+    for (int i = 0; i < 5; i++) {
+        d.name = names[i];
+        d.parent = i - 1;
+        d.type = types[i];
+        d.locked = locks[i];
+        d.offset = mn_v3(0.1 * i, 0.2, 0);
+        d.limited = types[i] == MN_JOINT_SLIDE || types[i] == MN_JOINT_HINGE;
+        d.range[0] = -0.5;
+        d.range[1] = 0.5;
+        CHECK(mn_spec_add_joint(sp, &d, NULL) == i);
+    }
+    mn_model* m = mn_model_compile(sp, NULL);
+    mn_spec_destroy(sp);
+    CHECK(m != NULL);
+    if (!m) return;
+    CHECK(m->nlocked == 1 + 3 + 3);
+    unsigned char buf[4096];
+    mn_arena a;
+    mn_arena_init(&a, buf, sizeof buf);
+    mn_chain c;
+    CHECK(mn_chain_init(m, 0, 4, &a, &c) == MN_OK);
+    CHECK(c.ndof == 1 + 1 + 3 + 6 && c.nlocked == 7 && c.locked != NULL);
+    const uint8_t expect[11] = {0, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0};
+    for (int k = 0; k < c.ndof; k++) CHECK(c.locked[k] == expect[k]);
+    CHECK(c.lo[1] == -INFINITY && c.hi[1] == INFINITY); /* the held slide has no limits in the view */
+    double q[16], q0[16], v[11];
+    mn_chain_gather(&c, m->q0, q);
+    q[1] = 2.0; /* the held slide, outside its range */
+    memcpy(q0, q, sizeof q);
+    for (int k = 0; k < c.ndof; k++) v[k] = 0.1 * (k + 1);
+    mn_chain_integrate(m, &c, q, v, 1.0);
+    mn_chain_clamp(m, &c, q);
+    CHECK_NEAR(q[0], q0[0] + 0.1, 1e-15);                 /* the hinge moves */
+    for (int i = 1; i < 9; i++) CHECK(q[i] == q0[i]);    /* slide, ball, free position held */
+    CHECK(q[9] != q0[9] || q[10] != q0[10]);             /* the free joint's rotation moves */
+    mn_chain_free_locked(m, &c);
+    CHECK(c.locked == NULL && c.nlocked == 0 && c.lo[1] == -0.5 && c.hi[1] == 0.5);
+    mn_chain_integrate(m, &c, q, v, 1.0);
+    mn_chain_clamp(m, &c, q);
+    CHECK(q[1] == 0.5); /* freed: moved and projected */
+    CHECK(q[5] != q0[5] || q[6] != q0[6] || q[7] != q0[7]);
+    mn_model_destroy(m);
+}
+
 int main(int argc, char** argv) {
     mn_test_init(argc, argv);
     RUN(test_compile_errors);
@@ -825,5 +877,6 @@ int main(int argc, char** argv) {
     RUN(test_joint_clamp);
     RUN(test_ccd_hinge);
     RUN(test_chain_view);
+    RUN(test_chain_held);
     return mn_test_report();
 }
