@@ -4,6 +4,7 @@
 #include <marionette/anim.h>
 #include <marionette/io.h>
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,7 +20,7 @@ const char mn_bench_anim_summary[] =
 
 static void usage(FILE* f) {
     fprintf(f,
-            "usage: marionette bench anim [--bvh FILE] [--samples N] [--frames N]\n"
+            "usage: marionette bench anim [--bvh FILE] [--samples N] [--frames N] [--svg FILE]\n"
             "\n"
             "sampling: a sequence of the built-in stick figure (20 keys of varied poses, 10\n"
             "frames apart) and, with --bvh, of a BVH take (every 4th frame a key, lengths scaled\n"
@@ -35,7 +36,9 @@ static void usage(FILE* f) {
             "to a tolerance of 1e-5 m (ten times tighter than the goal of 1e-4 m).\n"
             "One line: frames, median_ms, p99_ms, max_ms (thread CPU time per frame),\n"
             "mean_iters, max_lock_error_m (largest distance of a foot or the hand from its\n"
-            "target at any frame), plain_foot_error_m (the same feet in the plain in-betweens).\n");
+            "target at any frame), plain_foot_error_m (the same feet in the plain in-betweens).\n"
+            "--svg FILE also plots, per frame, how far the left foot is from its lock and the\n"
+            "hand from its path in the plain and in the constrained in-betweens.\n");
 }
 
 static double cpu_ns(void) {
@@ -159,7 +162,60 @@ static int cmp(const void* a, const void* b) {
     return (x > y) - (x < y);
 }
 
-static void time_inbetween(const mn_model* m, int frames) {
+/* The in-betweens as a plot: per frame, the left foot's distance from its lock and the
+ * hand's from its path, plain (interpolated only) and constrained (Welman Fig. 6.5 and
+ * 7.2.1), in millimetres. Returns 0, or -1 when the file cannot be written. */
+static int write_svg(const char* path, int frames, const double* foot_plain, const double* foot_con,
+                     const double* hand_plain, const double* hand_con) {
+    const double W = 720, H = 400, L = 64, R = 16, T = 40, B = 92;
+    /* a log scale from 1e-4 mm (0.1 micrometre) to 1e3 mm: the constrained in-betweens sit
+     * five orders of magnitude under the plain ones */
+    const int dec_lo = -4, dec_hi = 3;
+    FILE* fp = fopen(path, "w");
+    if (!fp) return -1;
+    fprintf(fp,
+            "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" height=\"%.0f\" "
+            "viewBox=\"0 0 %.0f %.0f\" font-family=\"sans-serif\" font-size=\"12\">\n"
+            "<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n"
+            "<text x=\"%.0f\" y=\"22\" font-size=\"14\">Stick figure crouching between keys: "
+            "distance from the lock or path (mm, log scale)</text>\n",
+            W, H, W, H, L);
+    for (int k = dec_lo; k <= dec_hi; k++) { /* horizontal grid and labels, one a decade */
+        double y = H - B - (H - T - B) * (k - dec_lo) / (dec_hi - dec_lo);
+        fprintf(fp,
+                "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#ddd\"/>"
+                "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\">1e%d</text>\n",
+                L, y, W - R, y, L - 6, y + 4, k);
+    }
+    for (int k = 0; k <= 4; k++) {
+        double x = L + (W - L - R) * k / 4;
+        fprintf(fp, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">%d</text>\n", x, H - B + 18,
+                (int)((frames - 1) * k / 4));
+    }
+    fprintf(fp, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">frame</text>\n", (L + W - R) / 2,
+            H - B + 36);
+    const double* series[4] = {foot_plain, hand_plain, foot_con, hand_con};
+    const char* color[4] = {"#d62728", "#ff7f0e", "#1f77b4", "#2ca02c"};
+    const char* dash[4] = {"", "6 4", "", "6 4"};
+    const char* label[4] = {"left foot, plain in-betweens", "hand, plain in-betweens",
+                            "left foot, constrained", "hand, constrained"};
+    for (int i = 0; i < 4; i++) {
+        fprintf(fp, "<polyline fill=\"none\" stroke=\"%s\" stroke-width=\"2\" stroke-dasharray=\"%s\" points=\"",
+                color[i], dash[i]);
+        for (int f = 0; f < frames; f++)
+            fprintf(fp, "%.1f,%.1f ", L + (W - L - R) * f / (frames - 1),
+                    H - B - (H - T - B) * (fmin(fmax(log10(fmax(series[i][f], 1e-300)), dec_lo), dec_hi) - dec_lo) /
+                                (dec_hi - dec_lo));
+        fprintf(fp, "\"/>\n<line x1=\"%.0f\" y1=\"%.0f\" x2=\"%.0f\" y2=\"%.0f\" stroke=\"%s\" "
+                    "stroke-width=\"2\" stroke-dasharray=\"%s\"/><text x=\"%.0f\" y=\"%.0f\">%s</text>\n",
+                L + 320 * (i / 2), H - 30 + 16 * (i % 2), L + 320 * (i / 2) + 25, H - 30 + 16 * (i % 2), color[i],
+                dash[i], L + 320 * (i / 2) + 30, H - 26 + 16 * (i % 2), label[i]);
+    }
+    fprintf(fp, "</svg>\n");
+    return fclose(fp) == 0 ? 0 : -1;
+}
+
+static void time_inbetween(const mn_model* m, int frames, const char* svg) {
     mn_seq* s = mn_seq_create(m, NULL, NULL);
     double* q = malloc(sizeof(double) * (size_t)m->nq);
     double span = frames - 1;
@@ -210,6 +266,7 @@ static void time_inbetween(const mn_model* m, int frames) {
     mn_seq_solve_options o = mn_seq_solve_options_default();
     o.solve.tol = 1e-5; /* ten times tighter than the goal of 1e-4 */
     double* t = malloc(sizeof(double) * (size_t)frames);
+    double* plot = calloc((size_t)frames * 4, sizeof(double)); /* foot, hand: plain, constrained */
     double worst = 0, plain = 0;
     long iters = 0;
     for (int f = 0; f < frames; f++) {
@@ -221,6 +278,8 @@ static void time_inbetween(const mn_model* m, int frames) {
         mn_target_key tk;
         mn_seq_target_at(s, ci, f, &tk);
         worst = fmax(worst, mn_vec3_dist(mn_point_world(d, h.joint, h.point), tk.pos));
+        plot[4 * f + 2] = 1e3 * mn_vec3_dist(mn_point_world(d, mn_seq_handle(s, hf[0])->joint, mn_v3(0, 0, 0)), lock[0]);
+        plot[4 * f + 3] = 1e3 * mn_vec3_dist(mn_point_world(d, h.joint, h.point), tk.pos);
         for (int i = 0; i < 2; i++)
             worst =
                 fmax(worst,
@@ -230,6 +289,10 @@ static void time_inbetween(const mn_model* m, int frames) {
     mn_data* dp = mn_data_create(m, 0);
     for (int f = 0; f < frames; f++) {
         mn_seq_sample_data(s, dp, f);
+        mn_target_key tk;
+        mn_seq_target_at(s, ci, f, &tk);
+        plot[4 * f + 0] = 1e3 * mn_vec3_dist(mn_point_world(dp, mn_seq_handle(s, hf[0])->joint, mn_v3(0, 0, 0)), lock[0]);
+        plot[4 * f + 1] = 1e3 * mn_vec3_dist(mn_point_world(dp, h.joint, h.point), tk.pos);
         for (int i = 0; i < 2; i++)
             plain = fmax(plain, mn_vec3_dist(mn_point_world(dp, mn_seq_handle(s, hf[i])->joint,
                                                             mn_v3(0, 0, 0)),
@@ -242,6 +305,21 @@ static void time_inbetween(const mn_model* m, int frames) {
            "plain_foot_error_m=%.4f\n",
            frames, t[frames / 2], t[(int)(0.99 * (frames - 1))], t[frames - 1],
            (double)iters / frames, worst, plain);
+    if (svg) {
+        double* col[4];
+        for (int i = 0; i < 4; i++) {
+            col[i] = malloc(sizeof(double) * (size_t)frames);
+            for (int f = 0; f < frames; f++)
+                col[i][f] = plot[4 * f + i];
+        }
+        if (write_svg(svg, frames, col[0], col[2], col[1], col[3]) != 0)
+            fprintf(stderr, "marionette bench anim: %s: cannot write the plot\n", svg);
+        else
+            printf("bench=anim part=plot svg=%s\n", svg);
+        for (int i = 0; i < 4; i++)
+            free(col[i]);
+    }
+    free(plot);
     free(t);
     free(q);
     mn_data_destroy(dp);
@@ -255,11 +333,13 @@ int mn_bench_anim(int argc, char** argv) {
         usage(stdout);
         return MN_EXIT_OK;
     }
-    const char* bvh = NULL;
+    const char *bvh = NULL, *svg = NULL;
     int nsamples = 200000, frames = 600;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--bvh") && i + 1 < argc)
             bvh = argv[++i];
+        else if (!strcmp(argv[i], "--svg") && i + 1 < argc)
+            svg = argv[++i];
         else if (!strcmp(argv[i], "--samples") && i + 1 < argc) {
             if (!mn_cli_parse_int(argv[++i], &nsamples) || nsamples < 1)
                 return mn_cli_usage_error("bench anim", "--samples needs a positive integer");
@@ -290,7 +370,7 @@ int mn_bench_anim(int argc, char** argv) {
         mn_motion_free(&mo);
         mn_model_destroy(b);
     }
-    time_inbetween(m, frames);
+    time_inbetween(m, frames, svg);
     mn_model_destroy(m);
     return MN_EXIT_OK;
 }
