@@ -110,8 +110,22 @@ mn_status mn_figure_read(const char* path, mn_model** model, mn_motion* motion,
 /* ---- helpers shared by the writers ----------------------------------------------------- */
 /* Atomically replaces path with len bytes of data (temp file, fsync, rename). */
 mn_status mn_write_file_atomic(const char* path, const char* data, size_t len, mn_error* err);
-/* Reads a whole file (malloc'd, NUL-terminated); MN_ERR_IO with err on failure. */
+/* The largest file any reader reads (256 MiB): a larger file is refused from its size,
+ * before anything is allocated or read. */
+#define MN_IO_MAX_FILE_BYTES ((size_t)256 << 20)
+/* Reads a whole file (malloc'd, NUL-terminated); MN_ERR_IO with err on failure. Only a
+ * regular file is read (opened non-blocking: a FIFO or device is refused, never waited
+ * on), of at most MN_IO_MAX_FILE_BYTES. */
 mn_status mn_read_file(const char* path, char** data, size_t* len, mn_error* err);
+/* The one way to read a file an asset names (a glTF buffer URI): uri is a relative URI
+ * reference (RFC 3986), percent-decoded first; an absolute path, a scheme, a backslash or
+ * any ".." segment is refused, and the file is opened beneath dir ("" for the current
+ * folder) so that no symlink leads out of it (openat2 RESOLVE_BENEATH, else a checked
+ * realpath). Only a regular file of at most max bytes (0 or more than MN_IO_MAX_FILE_BYTES:
+ * MN_IO_MAX_FILE_BYTES) is read. Messages name the URI as written, never the resolved
+ * path. */
+mn_status mn_read_file_beneath(const char* dir, const char* uri, size_t max, char** data,
+                               size_t* len, mn_error* err);
 
 #ifdef __cplusplus
 }
