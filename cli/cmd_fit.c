@@ -29,7 +29,9 @@ static void usage(FILE* f) {
             "  --iters N        iteration budget per frame (default 50)\n"
             "  --json           print a JSON document instead of key=value lines\n"
             "  --out FILE       write the output to FILE (atomically) instead of stdout\n"
-            "  --tmat DIR       also write DIR/<frame>.Tmat (libigl layout [R^T; t] per bone)\n"
+            "  --tmat DIR       also write DIR/<frame>.Tmat (libigl layout [R^T; t] per bone);\n"
+            "                   frames must have different base names, and the Tmat set\n"
+            "                   and --out are written all or none\n"
             "\n"
             "Output per frame: rms and max vertex error, iterations, and every controller's\n"
             "skinning matrix x -> R x + t (JSON: \"R\" row-major, \"t\"). Nothing is written\n"
@@ -48,6 +50,11 @@ static void stem(const char* path, char* out, size_t cap) {
     snprintf(out, cap, "%s", b);
     char* dot = strrchr(out, '.');
     if (dot && dot != out) *dot = 0;
+}
+
+static char** sort_paths;
+static int cmp_path(const void* a, const void* b) {
+    return strcmp(sort_paths[*(const int*)a], sort_paths[*(const int*)b]);
 }
 
 typedef struct frame_out {
@@ -116,6 +123,10 @@ int mn_cmd_fit(int argc, char** argv) {
     char* text = NULL;
     size_t text_len = 0;
     FILE* mem = NULL;
+    int nout = 0;
+    char** opaths = NULL;
+    char** otexts = NULL;
+    size_t* olens = NULL;
     if (!targets || !outs) goto done;
 
     /* ---- the rig ---- */
@@ -244,15 +255,29 @@ int mn_cmd_fit(int argc, char** argv) {
         goto done;
     }
     mem = NULL;
+    /* ---- the Tmat set and --out: every file written, or none ---- */
+    nout = (tmat_dir ? nframes : 0) + (out_path ? 1 : 0);
+    opaths = calloc((size_t)nout + 1, sizeof *opaths);
+    otexts = calloc((size_t)nout + 1, sizeof *otexts);
+    olens = calloc((size_t)nout + 1, sizeof *olens);
+    if (!opaths || !otexts || !olens) goto done;
     if (tmat_dir) {
         mn_xform* S = malloc((size_t)rig->nctrl * sizeof *S);
         if (!S) goto done;
         for (int k = 0; k < nframes; k++) {
-            char name[512], path[1536];
-            stem(frames[k], name, sizeof name);
-            snprintf(path, sizeof path, "%s/%s.Tmat", tmat_dir, name);
+            size_t flen = strlen(frames[k]) + 1, cap = strlen(tmat_dir) + flen + 8;
+            char* name = malloc(flen);
+            opaths[k] = malloc(cap);
+            if (!name || !opaths[k]) {
+                free(name);
+                free(S);
+                goto done;
+            }
+            stem(frames[k], name, flen);
+            snprintf(opaths[k], cap, "%s/%s.Tmat", tmat_dir, name);
+            free(name);
             for (int j = 0; j < rig->nctrl; j++) S[j] = mn_rig_skin_xform(rig, outs[k].pose, j);
-            if (mn_tmat_write(path, rig->nctrl, S, &err) != MN_OK) {
+            if (mn_tmat_format(opaths[k], rig->nctrl, S, &otexts[k], &olens[k], &err) != MN_OK) {
                 free(S);
                 goto input_error;
             }
@@ -260,15 +285,42 @@ int mn_cmd_fit(int argc, char** argv) {
         free(S);
     }
     if (out_path) {
-        if (mn_write_file_atomic(out_path, text, text_len, &err) != MN_OK) goto input_error;
-    } else {
-        fwrite(text, 1, text_len, stdout);
+        opaths[nout - 1] = malloc(strlen(out_path) + 1);
+        if (!opaths[nout - 1]) goto done;
+        strcpy(opaths[nout - 1], out_path);
+        otexts[nout - 1] = text;
+        olens[nout - 1] = text_len;
     }
+    /* Two frames with one base name would write one file: refuse rather than overwrite. */
+    int* order = malloc(((size_t)nout + 1) * sizeof *order);
+    if (!order) goto done;
+    for (int i = 0; i < nout; i++) order[i] = i;
+    sort_paths = opaths;
+    qsort(order, (size_t)nout, sizeof *order, cmp_path);
+    for (int i = 1; i < nout; i++)
+        if (!strcmp(opaths[order[i - 1]], opaths[order[i]])) {
+            int a = order[i - 1] < order[i] ? order[i - 1] : order[i], b = a == order[i] ? order[i - 1] : order[i];
+            mn_error_set(&err, MN_ERR_ARG, opaths[a], 0, tmat_dir ? "--tmat" : "--out",
+                         "written twice (by %s and by %s): outputs must have different names",
+                         a < nframes && tmat_dir ? frames[a] : "--out", b < nframes && tmat_dir ? frames[b] : "--out");
+            free(order);
+            goto input_error;
+        }
+    free(order);
+    if (nout > 0 &&
+        mn_write_files_atomic(nout, (const char* const*)opaths, (const char* const*)otexts, olens, &err) != MN_OK)
+        goto input_error;
+    if (!out_path) fwrite(text, 1, text_len, stdout);
     rc = MN_EXIT_OK;
     goto done;
 input_error:
     rc = mn_cli_input_error(&err);
 done:
+    for (int i = 0; opaths && i < nout; i++) free(opaths[i]);
+    for (int i = 0; otexts && i < nout - (out_path ? 1 : 0); i++) free(otexts[i]);
+    free(opaths);
+    free(otexts);
+    free(olens);
     if (mem) fclose(mem);
     free(text);
     for (int k = 0; targets && k < nframes; k++) free(targets[k]);

@@ -18,7 +18,7 @@ static char top[64], dir[96];
 
 static void cleanup(void) {
     const char* names[] = {"asset/in.bin", "asset/sub/in.bin", "asset/up", "asset/out",
-                           "asset/fifo", "asset/sub", "asset", "secret"};
+                           "asset/fifo",   "asset/sub",        "asset",    "secret"};
     char p[160];
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
         snprintf(p, sizeof p, "%s/%s", top, names[i]);

@@ -108,8 +108,17 @@ mn_status mn_figure_read(const char* path, mn_model** model, mn_motion* motion,
                          mn_warnings* warn, mn_error* err);
 
 /* ---- helpers shared by the writers ----------------------------------------------------- */
-/* Atomically replaces path with len bytes of data (temp file, fsync, rename). */
+/* Atomically replaces path with len bytes of data (temp file, fsync, rename). Only a
+ * regular file is replaced, keeping its mode (a new file gets 0666 less the umask): a
+ * symlink is neither followed nor replaced, and a device, FIFO or folder is refused, each
+ * with a message saying so. The temporary (path.tmpXXXXXX) is removed on every failure,
+ * and SIGINT, SIGTERM and SIGHUP are held while it exists, so a killed run leaves none. */
 mn_status mn_write_file_atomic(const char* path, const char* data, size_t len, mn_error* err);
+/* The same for a set of n files, all or nothing: every output is checked, then every file
+ * written to its temporary, then all renamed; a failure before the renames (a full disk, a
+ * refused output) leaves every old file as it was and no temporary behind. */
+mn_status mn_write_files_atomic(int n, const char* const* paths, const char* const* data,
+                                const size_t* lens, mn_error* err);
 /* The largest file any reader reads (256 MiB): a larger file is refused from its size,
  * before anything is allocated or read. */
 #define MN_IO_MAX_FILE_BYTES ((size_t)256 << 20)

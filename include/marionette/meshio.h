@@ -79,6 +79,10 @@ mn_status mn_tmat_read(const char* path, int* nbones, mn_xform** xf, mn_error* e
 mn_status mn_tmat_read_mem(const char* text, size_t len, const char* name, int* nbones,
                            mn_xform** xf, mn_error* err);
 mn_status mn_tmat_write(const char* path, int nbones, const mn_xform* xf, mn_error* err);
+/* The text mn_tmat_write would write to path (named in messages), malloc'd (free()): for
+ * a set of Tmat files written all or nothing (mn_write_files_atomic). */
+mn_status mn_tmat_format(const char* path, int nbones, const mn_xform* xf, char** text,
+                         size_t* len, mn_error* err);
 
 /* ---- skinning rigs from files ----------------------------------------------------------- */
 

@@ -7,6 +7,8 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
+#include <pthread.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -321,7 +323,29 @@ int mn_name_map_of_model(mn_name_map* map, const mn_model* m) {
     return 1;
 }
 
-mn_status mn_write_file_atomic(const char* path, const char* data, size_t len, mn_error* err) {
+/* May path be replaced? Only a regular file (or nothing) is: a symlink is not followed nor
+ * replaced, and a device, FIFO or folder is never turned into a file (writing to /dev/null
+ * as root would replace /dev/null). *mode gets the mode the new file should have: the old
+ * file's, else 0666 less the umask. */
+static mn_status check_output(const char* path, mode_t* mode, mn_error* err) {
+    struct stat st;
+    if (lstat(path, &st) != 0) {
+        if (errno != ENOENT) return mn_error_set(err, MN_ERR_IO, path, 0, "", "cannot write: %s", strerror(errno));
+        mode_t mask = umask(0);
+        umask(mask);
+        *mode = 0666 & ~mask;
+        return MN_OK;
+    }
+    if (S_ISLNK(st.st_mode))
+        return mn_error_set(err, MN_ERR_IO, path, 0, "", "is a symbolic link: not followed nor replaced");
+    if (!S_ISREG(st.st_mode))
+        return mn_error_set(err, MN_ERR_IO, path, 0, "", "not a regular file: not replaced");
+    *mode = st.st_mode & 0777;
+    return MN_OK;
+}
+
+static mn_status write_temp(const char* path, const char* data, size_t len, mode_t mode, char** tmp_out,
+                            mn_error* err) {
     size_t n = strlen(path);
     char* tmp = malloc(n + 16);
     if (!tmp) return mn_error_set(err, MN_ERR_NOMEM, path, 0, "", "out of memory");
@@ -333,30 +357,74 @@ mn_status mn_write_file_atomic(const char* path, const char* data, size_t len, m
         return MN_ERR_IO;
     }
     size_t done = 0;
+    int e = 0;
     while (done < len) {
         ssize_t w = write(fd, data + done, len - done);
-        if (w < 0) {
-            if (errno == EINTR) continue;
+        if (w < 0 && errno == EINTR) continue;
+        if (w <= 0) {
+            e = w < 0 ? errno : EIO;
             break;
         }
         done += (size_t)w;
     }
-    int ok = done == len && fsync(fd) == 0;
-    ok = (close(fd) == 0) && ok;
-    if (ok) {
-        /* mkstemp creates 0600; give the file the usual permissions. */
-        mode_t mask = umask(0);
-        umask(mask);
-        chmod(tmp, 0666 & ~mask);
-    }
-    if (!ok || rename(tmp, path) != 0) {
-        mn_error_set(err, MN_ERR_IO, path, 0, "", "write failed: %s", strerror(errno));
+    /* mkstemp creates 0600: the replaced file's permissions, or the usual ones. */
+    if (!e && fchmod(fd, mode) != 0) e = errno;
+    if (!e && fsync(fd) != 0) e = errno;
+    if (close(fd) != 0 && !e) e = errno;
+    if (e) {
+        mn_error_set(err, MN_ERR_IO, path, 0, "", "write failed: %s", strerror(e));
         unlink(tmp);
         free(tmp);
         return MN_ERR_IO;
     }
-    free(tmp);
+    *tmp_out = tmp;
     return MN_OK;
+}
+
+mn_status mn_write_files_atomic(int n, const char* const* paths, const char* const* data,
+                                const size_t* lens, mn_error* err) {
+    if (n < 0 || (n > 0 && (!paths || !data || !lens)))
+        return mn_error_set(err, MN_ERR_ARG, "", 0, "", "NULL argument");
+    mode_t* mode = malloc(((size_t)n + 1) * sizeof *mode);
+    char** tmp = calloc((size_t)n + 1, sizeof *tmp);
+    if (!mode || !tmp) {
+        free(mode);
+        free(tmp);
+        return mn_error_set(err, MN_ERR_NOMEM, n ? paths[0] : "", 0, "", "out of memory");
+    }
+    mn_status st = MN_OK;
+    for (int i = 0; i < n && !st; i++)
+        st = check_output(paths[i], &mode[i], err);
+    /* SIGINT, SIGTERM and SIGHUP wait until every temporary is renamed or removed, so that
+     * a killed run leaves none behind (a signal that arrives meanwhile is delivered after). */
+    sigset_t block, old;
+    sigemptyset(&block);
+    sigaddset(&block, SIGINT);
+    sigaddset(&block, SIGTERM);
+    sigaddset(&block, SIGHUP);
+    pthread_sigmask(SIG_BLOCK, &block, &old);
+    for (int i = 0; i < n && !st; i++)
+        st = write_temp(paths[i], data[i] ? data[i] : "", lens[i], mode[i], &tmp[i], err);
+    /* Every file is written before any is renamed: a full disk leaves the old set whole. */
+    int renamed = 0;
+    for (; !st && renamed < n; renamed++)
+        if (rename(tmp[renamed], paths[renamed]) != 0) {
+            st = mn_error_set(err, MN_ERR_IO, paths[renamed], 0, "", "write failed: %s", strerror(errno));
+            break;
+        }
+    for (int i = renamed; i < n; i++)
+        if (tmp[i]) unlink(tmp[i]);
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    for (int i = 0; i < n; i++)
+        free(tmp[i]);
+    free(tmp);
+    free(mode);
+    return st;
+}
+
+mn_status mn_write_file_atomic(const char* path, const char* data, size_t len, mn_error* err) {
+    if (!path) return mn_error_set(err, MN_ERR_ARG, "", 0, "", "NULL argument");
+    return mn_write_files_atomic(1, &path, &data, &len, err);
 }
 
 void mn_strbuf_init(mn_strbuf* b) { memset(b, 0, sizeof *b); }

@@ -396,20 +396,43 @@ mn_status mn_tmat_read(const char* path, int* nbones, mn_xform** xf, mn_error* e
     return mn_io_read_path(path, tmat_reader, &o, err);
 }
 
-mn_status mn_tmat_write(const char* path, int nbones, const mn_xform* xf, mn_error* err) {
-    if (!path || nbones <= 0 || !xf) return mn_error_set(err, MN_ERR_ARG, path, 0, "", "bad arguments");
+static mn_status tmat_text(const char* path, int nbones, const mn_xform* xf, mn_strbuf* s,
+                           mn_error* err) {
+    if (!path || nbones <= 0 || !xf) return mn_error_set(err, MN_ERR_ARG, path ? path : "", 0, "", "bad arguments");
     for (int b = 0; b < nbones; b++) {
         int ok = mn_vec3_isfinite(xf[b].p);
         for (int k = 0; k < 9; k++) ok = ok && isfinite(xf[b].R.m[k]);
         if (!ok) return mn_error_set(err, MN_ERR_ARG, path, 0, "bone", "transform %d is not finite", b);
     }
-    mn_strbuf s;
-    mn_strbuf_init(&s);
+    mn_strbuf_init(s);
     for (int b = 0; b < nbones; b++) {
         const double* m = xf[b].R.m;
         for (int r = 0; r < 3; r++)
-            mn_strbuf_printf(&s, "%.17g %.17g %.17g\n", m[r], m[3 + r], m[6 + r]);
-        mn_strbuf_printf(&s, "%.17g %.17g %.17g\n", xf[b].p.x, xf[b].p.y, xf[b].p.z);
+            mn_strbuf_printf(s, "%.17g %.17g %.17g\n", m[r], m[3 + r], m[6 + r]);
+        mn_strbuf_printf(s, "%.17g %.17g %.17g\n", xf[b].p.x, xf[b].p.y, xf[b].p.z);
     }
-    return mn_strbuf_write(&s, path, err);
+    if (s->failed) {
+        mn_strbuf_free(s);
+        return mn_error_set(err, MN_ERR_NOMEM, path, 0, "", "out of memory");
+    }
+    return MN_OK;
+}
+
+mn_status mn_tmat_write(const char* path, int nbones, const mn_xform* xf, mn_error* err) {
+    mn_strbuf s;
+    mn_status st = tmat_text(path, nbones, xf, &s, err);
+    return st ? st : mn_strbuf_write(&s, path, err);
+}
+
+mn_status mn_tmat_format(const char* path, int nbones, const mn_xform* xf, char** text,
+                         size_t* len, mn_error* err) {
+    if (text) *text = NULL;
+    if (len) *len = 0;
+    if (!text || !len) return mn_error_set(err, MN_ERR_ARG, path ? path : "", 0, "", "NULL argument");
+    mn_strbuf s;
+    mn_status st = tmat_text(path, nbones, xf, &s, err);
+    if (st) return st;
+    *text = s.data ? s.data : calloc(1, 1);
+    *len = s.len;
+    return *text ? MN_OK : mn_error_set(err, MN_ERR_NOMEM, path, 0, "", "out of memory");
 }

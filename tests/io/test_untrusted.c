@@ -9,7 +9,10 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <dirent.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 /* A reader that waits on a FIFO would hang the test: fail it instead (SIGABRT also removes
@@ -113,13 +116,17 @@ static void run_cases(int fallback) {
         mn_status s = mn_read_file_beneath(asset, c->uri, 0, &data, &len, &e);
         if (c->want) {
             int ok = s == MN_OK && data && len == strlen(c->want) && !strcmp(data, c->want);
-            if (!ok) fprintf(stderr, "  uri '%s' (fallback %d): %s\n", c->uri, fallback, s ? e.message : data);
+            if (!ok)
+                fprintf(stderr, "  uri '%s' (fallback %d): %s\n", c->uri, fallback,
+                        s ? e.message : data);
             CHECK(ok);
         } else {
             int ok = s != MN_OK && data == NULL && len == 0 && strstr(e.message, c->says) &&
                      /* the URI as written, never the folder or the resolved path */
                      strstr(e.message, c->uri) && !strstr(e.message, root);
-            if (!ok) fprintf(stderr, "  uri '%s' (fallback %d): %s\n", c->uri, fallback, s ? e.message : data);
+            if (!ok)
+                fprintf(stderr, "  uri '%s' (fallback %d): %s\n", c->uri, fallback,
+                        s ? e.message : data);
             CHECK(ok);
         }
         if (s == MN_OK) free(data);
@@ -140,7 +147,8 @@ static void test_uris_beneath(void) {
     /* The size limit is checked before reading. */
     CHECK(mn_read_file_beneath(asset, "a.bin", 3, &data, NULL, &e) == MN_ERR_IO &&
           strstr(e.message, "too large") && !strstr(e.message, root));
-    CHECK(mn_read_file_beneath(asset, "a.bin", 6, &data, NULL, &e) == MN_OK && !strcmp(data, "INSIDE"));
+    CHECK(mn_read_file_beneath(asset, "a.bin", 6, &data, NULL, &e) == MN_OK &&
+          !strcmp(data, "INSIDE"));
     free(data);
 }
 
@@ -176,8 +184,178 @@ static void test_read_file_too_large(void) {
     CHECK(mn_alloc_count() == before);
     /* Every reader goes through it: a figure reader says the same. */
     mn_model* m = (mn_model*)1;
-    CHECK(mn_figure_read(p, &m, NULL, NULL, &e) == MN_ERR_IO && m == NULL && strstr(e.message, "too large"));
+    CHECK(mn_figure_read(p, &m, NULL, NULL, &e) == MN_ERR_IO && m == NULL &&
+          strstr(e.message, "too large"));
     unlink(p);
+}
+
+/* Number of names in dir that contain ".tmp" (a writer's leftover temporary). */
+static int temporaries_in(const char* dir) {
+    DIR* d = opendir(dir);
+    if (!d) return -1;
+    int n = 0;
+    for (struct dirent* e; (e = readdir(d)) != NULL;)
+        if (strstr(e->d_name, ".tmp")) n++;
+    closedir(d);
+    return n;
+}
+
+static char wdir[600];
+
+/* A path in the writers' folder (made on first use); 16 slots, reused in turn. */
+static const char* wpath(const char* name) {
+    static char p[16][800];
+    static int slot;
+    if (!wdir[0]) {
+        snprintf(wdir, sizeof wdir, "%s/writer", mn_test_temp_dir());
+        CHECK(mkdir(wdir, 0700) == 0);
+    }
+    slot = (slot + 1) % 16;
+    snprintf(p[slot], sizeof p[slot], "%s/%s", wdir, name);
+    return p[slot];
+}
+
+static int file_is(const char* path, const char* text) {
+    char* t = mn_test_read_file(path, NULL);
+    int same = t && !strcmp(t, text);
+    free(t);
+    return same;
+}
+
+static void test_writer_refuses_non_regular(void) {
+    mn_error e;
+    /* a symlink: neither followed nor replaced */
+    FILE* f = fopen(wpath("target.txt"), "wb");
+    CHECK(f != NULL);
+    if (f) {
+        fputs("TARGET", f);
+        fclose(f);
+    }
+    CHECK(symlink("target.txt", wpath("link.txt")) == 0);
+    CHECK(mn_write_file_atomic(wpath("link.txt"), "NEW", 3, &e) == MN_ERR_IO &&
+          strstr(e.message, "symbolic link"));
+    struct stat st;
+    CHECK(lstat(wpath("link.txt"), &st) == 0 && S_ISLNK(st.st_mode));
+    CHECK(file_is(wpath("target.txt"), "TARGET"));
+    /* a FIFO (as a device would be): not turned into a file, and no wait on it */
+    CHECK(mkfifo(wpath("pipe"), 0600) == 0);
+    alarm(20);
+    CHECK(mn_write_file_atomic(wpath("pipe"), "NEW", 3, &e) == MN_ERR_IO &&
+          strstr(e.message, "not a regular file"));
+    alarm(0);
+    CHECK(lstat(wpath("pipe"), &st) == 0 && S_ISFIFO(st.st_mode));
+    /* a folder */
+    CHECK(mkdir(wpath("folder"), 0700) == 0);
+    CHECK(mn_write_file_atomic(wpath("folder"), "NEW", 3, &e) == MN_ERR_IO);
+    CHECK(lstat(wpath("folder"), &st) == 0 && S_ISDIR(st.st_mode));
+    /* a character device, when there is one to try (never written: refused first) */
+    if (stat("/dev/null", &st) == 0 && S_ISCHR(st.st_mode))
+        CHECK(mn_write_file_atomic("/dev/null", "NEW", 3, &e) == MN_ERR_IO &&
+              strstr(e.message, "not a regular file"));
+    CHECK(temporaries_in(wdir) == 0);
+}
+
+static void test_writer_keeps_mode(void) {
+    mn_error e;
+    const mode_t modes[] = {0600, 0640, 0755};
+    for (int i = 0; i < 3; i++) {
+        const char* p = wpath("moded.txt");
+        CHECK(mn_write_file_atomic(p, "A", 1, &e) == MN_OK);
+        CHECK(chmod(p, modes[i]) == 0);
+        CHECK(mn_write_file_atomic(p, "BB", 2, &e) == MN_OK);
+        struct stat st;
+        CHECK(stat(p, &st) == 0 && (st.st_mode & 0777) == modes[i]);
+        CHECK(file_is(p, "BB"));
+        unlink(p);
+    }
+    /* a new file: 0666 less the umask */
+    mode_t mask = umask(022);
+    CHECK(mn_write_file_atomic(wpath("fresh.txt"), "C", 1, &e) == MN_OK);
+    umask(mask);
+    struct stat st;
+    CHECK(stat(wpath("fresh.txt"), &st) == 0 && (st.st_mode & 0777) == 0644);
+    unlink(wpath("fresh.txt"));
+    /* a failure leaves no temporary: a folder that does not exist */
+    CHECK(mn_write_file_atomic(wpath("nosuch/x.txt"), "C", 1, &e) == MN_ERR_IO);
+    CHECK(temporaries_in(wdir) == 0);
+}
+
+/* A set of files: all or nothing. One refused output, or a disk that fills up (a file size
+ * limit in a child process) on the last file, leaves every old file whole and no
+ * temporary. */
+static void test_writer_set_all_or_nothing(void) {
+    mn_error e;
+    const char* paths[3] = {wpath("s1.txt"), wpath("s2.txt"), wpath("s3.txt")};
+    const char* old[3] = {"old1", "old2", "old3"};
+    size_t lens[3] = {4, 4, 4};
+    CHECK(mn_write_files_atomic(3, paths, old, lens, &e) == MN_OK);
+    for (int i = 0; i < 3; i++)
+        CHECK(file_is(paths[i], old[i]));
+    /* the third output is a symlink: nothing written */
+    CHECK(symlink("s1.txt", wpath("s4.txt")) == 0);
+    const char* paths2[3] = {paths[0], paths[1], wpath("s4.txt")};
+    const char* neu[3] = {"new1", "new2", "new3"};
+    CHECK(mn_write_files_atomic(3, paths2, neu, lens, &e) == MN_ERR_IO &&
+          strstr(e.message, "s4.txt"));
+    for (int i = 0; i < 3; i++)
+        CHECK(file_is(paths[i], old[i]));
+    CHECK(temporaries_in(wdir) == 0);
+    /* a full disk on the last file */
+    static char big[1 << 16];
+    memset(big, 'x', sizeof big);
+    const char* data3[3] = {"new1", "new2", big};
+    size_t lens3[3] = {4, 4, sizeof big};
+    pid_t pid = fork();
+    if (pid == 0) {
+        signal(SIGXFSZ, SIG_IGN);
+        struct rlimit rl = {4096, 4096};
+        setrlimit(RLIMIT_FSIZE, &rl);
+        mn_status st = mn_write_files_atomic(3, paths, data3, lens3, &e);
+        if (st != MN_ERR_IO || !strstr(e.message, "s3.txt"))
+            fprintf(stderr, "  child: %d %s\n", st, e.message);
+        _exit(st == MN_ERR_IO && strstr(e.message, "s3.txt") ? 0 : 1);
+    }
+    int status = -1;
+    CHECK(pid > 0 && waitpid(pid, &status, 0) == pid && WIFEXITED(status) &&
+          WEXITSTATUS(status) == 0);
+    for (int i = 0; i < 3; i++)
+        CHECK(file_is(paths[i], old[i]));
+    CHECK(temporaries_in(wdir) == 0);
+}
+
+/* A run killed (SIGTERM, SIGINT) while it writes leaves no temporary behind. */
+static void test_writer_killed(void) {
+    size_t n = (size_t)8 << 20;
+    char* big = malloc(n);
+    CHECK(big != NULL);
+    if (!big) return;
+    memset(big, 'y', n);
+    const char* target = wpath("killed.bin"); /* made here, not in a child */
+    const int sigs[2] = {SIGTERM, SIGINT};
+    for (int k = 0; k < 2; k++) {
+        for (int delay = 0; delay < 4; delay++) {
+            pid_t pid = fork();
+            if (pid == 0) {
+                signal(SIGTERM, SIG_DFL);
+                signal(SIGINT, SIG_DFL);
+                mn_error e;
+                for (;;)
+                    if (mn_write_file_atomic(target, big, n, &e) != MN_OK) _exit(3);
+            }
+            usleep(20000 + 15000 * (useconds_t)delay);
+            kill(pid, sigs[k]);
+            int status = 0;
+            CHECK(waitpid(pid, &status, 0) == pid && WIFSIGNALED(status) &&
+                  WTERMSIG(status) == sigs[k]);
+            int left = temporaries_in(wdir);
+            if (left != 0)
+                fprintf(stderr, "  signal %d after %d ms: %d temporaries left\n", sigs[k],
+                        20 + 15 * delay, left);
+            CHECK(left == 0);
+        }
+    }
+    unlink(target);
+    free(big);
 }
 
 int main(int argc, char** argv) {
@@ -186,5 +364,9 @@ int main(int argc, char** argv) {
     RUN(test_uris_beneath);
     RUN(test_read_file_fifo);
     RUN(test_read_file_too_large);
+    RUN(test_writer_refuses_non_regular);
+    RUN(test_writer_keeps_mode);
+    RUN(test_writer_set_all_or_nothing);
+    RUN(test_writer_killed);
     return mn_test_report();
 }
