@@ -188,8 +188,13 @@ typedef struct mn_data {
     void* block;
 } mn_data;
 
+/* The most the default arena reserves for dense (DOF x DOF) systems: 256 MiB. */
+#define MN_DATA_DENSE_MAX ((size_t)256 << 20)
 /* Data for a model with arena_bytes of scratch (0 picks a size that fits every solver of
- * the library for this model). q is set to the rest state and frames computed. */
+ * the library for this model, with its dense part at most MN_DATA_DENSE_MAX: the rest
+ * grows linearly with the joints, so FK works on a figure of any size, and a solver that
+ * would need more on a figure of more than about 1,400 DOFs returns MN_ERR_NOMEM). q is set
+ * to the rest state and frames computed. NULL when out of memory. */
 mn_data* mn_data_create(const mn_model* m, size_t arena_bytes);
 void mn_data_destroy(mn_data* d);
 /* q <- rest state. */

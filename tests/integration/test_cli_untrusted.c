@@ -110,8 +110,54 @@ static void test_fit_tmat_unique_and_outputs(void) {
     free(err);
 }
 
+/* ---- sizes ---------------------------------------------------------------------------- */
+
+/* A URDF chain of n hinges, each 1 cm above its parent. */
+static const char* hinge_chain(const char* name, int n) {
+    size_t cap = (size_t)n * 200 + 256, len = 0;
+    char* text = malloc(cap);
+    CHECK(text != NULL);
+    if (!text) return NULL;
+    len += (size_t)snprintf(text + len, cap - len, "<robot name=\"chain\"><link name=\"l0\"/>\n");
+    for (int i = 1; i <= n; i++)
+        len += (size_t)snprintf(
+            text + len, cap - len,
+            "<link name=\"l%d\"/><joint name=\"j%d\" type=\"continuous\"><parent link=\"l%d\"/>"
+            "<child link=\"l%d\"/><origin xyz=\"0 0 0.01\"/><axis xyz=\"0 1 0\"/></joint>\n",
+            i, i, i - 1, i);
+    len += (size_t)snprintf(text + len, cap - len, "</robot>\n");
+    const char* p = tpath(name);
+    FILE* f = fopen(p, "wb");
+    CHECK(f != NULL);
+    if (f) {
+        fwrite(text, 1, len, f);
+        fclose(f);
+    }
+    free(text);
+    return p;
+}
+
+/* FK needs memory linear in the figure: a chain of 20,000 hinges works (its data used to
+ * reserve a dense DOF x DOF workspace and fail "out of memory"); a solver that would need
+ * more workspace than the default says so, naming the file. */
+static void test_fk_huge_chain(void) {
+    const char* p = hinge_chain("chain20k.urdf", 20000);
+    char args[1024], *out, *err;
+    snprintf(args, sizeof args, "fk '%s'", p);
+    CHECK(run_cli(args, &out, &err) == 0 && strstr(out, "\nl20000 0 0 200\n"));
+    free(out);
+    free(err);
+    snprintf(args, sizeof args, "solve '%s' --base l0 --tip l20000 --target 1,0,1", p);
+    int rc = run_cli(args, &out, &err);
+    CHECK(rc == 0 || (rc == 1 && strstr(err, "chain20k.urdf")));
+    free(out);
+    free(err);
+    remove(p);
+}
+
 int main(int argc, char** argv) {
     mn_test_init(argc, argv);
     RUN(test_fit_tmat_unique_and_outputs);
+    RUN(test_fk_huge_chain);
     return mn_test_report();
 }
