@@ -47,6 +47,11 @@ int mn_cli_parse_int(const char* s, int* out);
 int mn_cli_parse_double(const char* s, double* out);
 /* Prints a JSON string literal (quotes and escapes). */
 void mn_cli_json_string(FILE* f, const char* s);
+/* Are the n values all finite? When one is not (inf or NaN: an input so large that the
+ * arithmetic overflowed), prints "marionette: FILE: WHAT: the result is not finite ..."
+ * to stderr and returns 0: no output format carries inf or NaN, the command fails instead
+ * (exit status 1). */
+int mn_cli_finite(const char* file, const char* what, const double* v, size_t n);
 /* Prints a warning line to stderr when w has any. */
 void mn_cli_print_warnings(const mn_warnings* w);
 

@@ -77,6 +77,18 @@ void mn_cli_json_string(FILE* f, const char* s) {
     fputc('"', f);
 }
 
+int mn_cli_finite(const char* file, const char* what, const double* v, size_t n) {
+    for (size_t i = 0; i < n; i++)
+        if (!isfinite(v[i])) {
+            mn_error e;
+            mn_error_set(&e, MN_ERR_ARG, file, 0, what,
+                         "the result is not finite (an input is too large for double arithmetic); nothing printed");
+            mn_cli_input_error(&e);
+            return 0;
+        }
+    return 1;
+}
+
 void mn_cli_print_warnings(const mn_warnings* w) {
     if (!w || w->count == 0) return;
     if (w->count == 1) fprintf(stderr, "marionette: warning: %s\n", w->first);

@@ -210,6 +210,19 @@ int mn_cmd_fit(int argc, char** argv) {
             free(pose);
             goto input_error;
         }
+        double errs[2] = {outs[k].res.rms, outs[k].res.max_err};
+        int finite = mn_cli_finite(frames[k], "v", errs, 2);
+        for (int j = 0; finite && j < rig->nctrl; j++) {
+            mn_xform S = mn_rig_skin_xform(rig, pose, j);
+            double v[12] = {S.p.x, S.p.y, S.p.z};
+            memcpy(v + 3, S.R.m, sizeof S.R.m);
+            finite = mn_cli_finite(frames[k], "v", v, 12);
+        }
+        if (!finite) {
+            free(pose);
+            rc = MN_EXIT_INPUT;
+            goto done;
+        }
         memcpy(outs[k].pose, pose, (size_t)rig->nctrl * sizeof *pose);
     }
     free(pose);

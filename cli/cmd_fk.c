@@ -46,7 +46,7 @@ int mn_cmd_fk(int argc, char** argv) {
     mn_data* d = mn_data_create(m, 0);
     int rc = MN_EXIT_OK;
     if (!d) {
-        fprintf(stderr, "marionette: out of memory\n");
+        fprintf(stderr, "marionette: %s: out of memory for the figure's data\n", file);
         rc = MN_EXIT_INPUT;
         goto done;
     }
@@ -75,6 +75,13 @@ int mn_cmd_fk(int argc, char** argv) {
         free(q);
     }
     mn_fk(m, d);
+    for (int j = 0; j < m->njoint; j++) {
+        double p[3] = {d->xf[j].p.x, d->xf[j].p.y, d->xf[j].p.z};
+        if (!mn_cli_finite(file, m->jnt_name[j], p, 3)) {
+            rc = MN_EXIT_INPUT;
+            goto done;
+        }
+    }
     if (json) {
         printf("{\"file\":");
         mn_cli_json_string(stdout, file);

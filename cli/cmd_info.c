@@ -73,6 +73,12 @@ int mn_cmd_info(int argc, char** argv) {
     if (mn_figure_read(file, &m, &mo, &w, &err) != MN_OK) return mn_cli_input_error(&err);
     mn_cli_print_warnings(&w);
     mn_file_kind kind = mn_file_kind_of(file);
+    double totals[2] = {m->total_mass, mo.nframes * mo.frame_time};
+    if (!mn_cli_finite(file, "mass", totals, 1) || !mn_cli_finite(file, "frames", totals + 1, 1)) {
+        mn_motion_free(&mo);
+        mn_model_destroy(m);
+        return MN_EXIT_INPUT;
+    }
     if (json) {
         print_json(file, kind, m, &mo);
     } else {

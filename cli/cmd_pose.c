@@ -217,7 +217,7 @@ int mn_cmd_pose(int argc, char** argv) {
         mn_motion mo = {.nframes = frames, .nq = m->nq, .frame_time = fps > 0 ? 1.0 / fps : frame_time};
         mo.q = out_path ? malloc(sizeof(double) * (size_t)frames * (size_t)(m->nq ? m->nq : 1)) : NULL;
         if (out_path && !mo.q) {
-            fprintf(stderr, "marionette pose: out of memory\n");
+            fprintf(stderr, "marionette: %s: out of memory for %d frames\n", scene_path, frames);
             rc = MN_EXIT_INPUT;
             frames = 0;
         }
@@ -227,7 +227,17 @@ int mn_cmd_pose(int argc, char** argv) {
             if (mo.q) memcpy(mo.q + (size_t)f * (size_t)m->nq, d->q, sizeof(double) * (size_t)m->nq);
         }
         int to_glb = out_path && strcasecmp(strrchr(out_path, '.'), ".glb") == 0;
-        if (mo.q && (to_glb ? mn_gltf_write_motion(out_path, m, &mo, &err) : mn_bvh_write(out_path, m, &mo, &err)) != MN_OK)
+        double res[3] = {r.max_violation, r.max_rot_violation, r.max_drag_error};
+        int finite = frames == 0 || (mn_cli_finite(scene_path, "constraints", res, 3) &&
+                                     mn_cli_finite(scene_path, "q", d->q, (size_t)m->nq));
+        for (int c = 0; finite && frames > 0 && c < mn_csys_constraint_count(s); c++) {
+            double rc_c = mn_csys_residual(s, c);
+            finite = mn_cli_finite(scene_path, "constraints", &rc_c, 1);
+        }
+        if (!finite) rc = MN_EXIT_INPUT;
+        if (!finite || rc != MN_EXIT_OK) {
+            /* nothing printed or written */
+        } else if (mo.q && (to_glb ? mn_gltf_write_motion(out_path, m, &mo, &err) : mn_bvh_write(out_path, m, &mo, &err)) != MN_OK)
             rc = mn_cli_input_error(&err);
         else if (rc == MN_EXIT_OK) {
             const char* name = m->name ? m->name : model_path;

@@ -196,6 +196,11 @@ int mn_cmd_solve(int argc, char** argv) {
         rc = mn_cli_input_error(&err);
         goto done;
     }
+    double errs[2] = {r.pos_err, r.rot_err};
+    if (!mn_cli_finite(file, "--target", errs, 2) || !mn_cli_finite(file, "q", d->q, (size_t)m->nq)) {
+        rc = MN_EXIT_INPUT;
+        goto done;
+    }
     if (json) {
         printf("{\"status\": ");
         mn_cli_json_string(stdout, mn_status_name(s));

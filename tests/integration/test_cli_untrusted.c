@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -155,9 +156,78 @@ static void test_fk_huge_chain(void) {
     remove(p);
 }
 
+/* ---- no inf or NaN in any output ------------------------------------------------------ */
+
+/* Does the text hold "inf" or "nan" as a word (a number printed non-finite)? */
+static int has_nonfinite(const char* t) {
+    for (const char* p = t; *p; p++) {
+        if (strncasecmp(p, "inf", 3) && strncasecmp(p, "nan", 3)) continue;
+        int before = p == t || !((p[-1] >= 'a' && p[-1] <= 'z') || (p[-1] >= 'A' && p[-1] <= 'Z'));
+        char a = p[3];
+        int after = !((a >= 'a' && a <= 'z') || (a >= 'A' && a <= 'Z'));
+        if (before && after) return 1;
+    }
+    return 0;
+}
+
+static void test_no_nonfinite_output(void) {
+    const char* far = put(
+        "far.json", "{\"handles\": [{\"name\": \"h\", \"joint\": \"right hand\"}],\n"
+                    " \"constraints\": [{\"name\": \"c\", \"type\": \"pin\", \"handle\": \"h\", "
+                    "\"target\": [1e300, 0, 0]}]}\n");
+    /* an OBJ frame of the cylinder with every coordinate times 1e300 */
+    char* obj = mn_test_read_file(CYL "/poses-1/cylinder-1.obj", NULL);
+    CHECK(obj != NULL);
+    if (!obj) return;
+    size_t cap = strlen(obj) * 4 + 64, len = 0;
+    char* huge = malloc(cap);
+    for (char* line = strtok(obj, "\n"); line && huge; line = strtok(NULL, "\n")) {
+        double x, y, z;
+        if (sscanf(line, "v %lf %lf %lf", &x, &y, &z) == 3)
+            len += (size_t)snprintf(huge + len, cap - len, "v %.17g %.17g %.17g\n", x * 1e300,
+                                    y * 1e300, z * 1e300);
+        else
+            len += (size_t)snprintf(huge + len, cap - len, "%s\n", line);
+    }
+    free(obj);
+    const char* huge_obj = tpath("huge.obj");
+    FILE* f = fopen(huge_obj, "wb");
+    if (f && huge) fwrite(huge, 1, len, f);
+    if (f) fclose(f);
+    free(huge);
+    struct {
+        const char* args;
+        const char* names; /* the file the message names */
+    } cases[] = {
+        {"solve " MN_DATA
+         "/robots/franka_panda/panda.urdf --base panda_link0 --tip panda_link8 --target 1e300,0,0",
+         "panda.urdf"},
+        {"solve " MN_DATA "/robots/franka_panda/panda.urdf --base panda_link0 --tip panda_link8 "
+                          "--target 1e300,0,0 --json",
+         "panda.urdf"},
+        {"pose stickman --scene '%s'", "far.json"},
+        {"pose stickman --json --scene '%s'", "far.json"},
+        {"fit --rig " CYL "/cylinder.obj --frames '%s'", "huge.obj"},
+        {"fit --rig " CYL "/cylinder.obj --json --frames '%s'", "huge.obj"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char args[2048], *out, *err;
+        snprintf(args, sizeof args, cases[i].args, strstr(cases[i].args, "fit") ? huge_obj : far);
+        int rc = run_cli(args, &out, &err);
+        int ok = rc == 1 && !has_nonfinite(out) && strstr(err, cases[i].names) &&
+                 strstr(err, "not finite");
+        if (!ok)
+            fprintf(stderr, "  %s: exit %d\n  out: %.300s\n  err: %.300s\n", args, rc, out, err);
+        CHECK(ok);
+        free(out);
+        free(err);
+    }
+}
+
 int main(int argc, char** argv) {
     mn_test_init(argc, argv);
     RUN(test_fit_tmat_unique_and_outputs);
     RUN(test_fk_huge_chain);
+    RUN(test_no_nonfinite_output);
     return mn_test_report();
 }
