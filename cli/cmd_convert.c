@@ -43,7 +43,7 @@ int mn_cmd_convert(int argc, char** argv) {
     mn_cli_print_warnings(&w);
     mn_status s = to_bvh ? mn_bvh_write(out, m, mo.nframes > 0 ? &mo : NULL, &err) : mn_skel_write(out, m, &err);
     if (to_skel && mo.nframes > 0 && s == MN_OK)
-        fprintf(stderr, "marionette: note: %s holds the figure only; the %d motion frames were not written\n", out,
+        fprintf(stderr, "marionette: note: %s holds the figure only; the %d motion frames were not written\n", mn_cli_safe(out),
                 mo.nframes);
     mn_motion_free(&mo);
     mn_model_destroy(m);

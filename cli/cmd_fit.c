@@ -259,7 +259,7 @@ int mn_cmd_fit(int argc, char** argv) {
             fprintf(mem, "]}%s\n", k + 1 < nframes ? "," : "");
         } else {
             fprintf(mem, "frame=%d file=%s rms=%.6g rms_rel=%.3g max_err=%.6g iterations=%d status=%s\n", k + 1,
-                    frames[k], r->rms, r->rms / diag, r->max_err, r->iterations, mn_status_name(r->status));
+                    mn_cli_safe(frames[k]), r->rms, r->rms / diag, r->max_err, r->iterations, mn_status_name(r->status));
         }
     }
     if (json) fprintf(mem, "  ]\n}\n");

@@ -46,13 +46,13 @@ int mn_cmd_fk(int argc, char** argv) {
     mn_data* d = mn_data_create(m, 0);
     int rc = MN_EXIT_OK;
     if (!d) {
-        fprintf(stderr, "marionette: %s: out of memory for the figure's data\n", file);
+        fprintf(stderr, "marionette: %s: out of memory for the figure's data\n", mn_cli_safe(file));
         rc = MN_EXIT_INPUT;
         goto done;
     }
     if (frame >= 0) {
         if (frame >= mo.nframes) {
-            fprintf(stderr, "marionette: %s: --frame %d: the file has %d frames\n", file, frame, mo.nframes);
+            fprintf(stderr, "marionette: %s: --frame %d: the file has %d frames\n", mn_cli_safe(file), frame, mo.nframes);
             rc = MN_EXIT_INPUT;
             goto done;
         }
@@ -94,7 +94,7 @@ int mn_cmd_fk(int argc, char** argv) {
             mn_cli_json_string(stdout, m->jnt_name[j]);
             printf(",\"position\":[%.17g,%.17g,%.17g]}", p.x, p.y, p.z);
         } else {
-            printf("%s %.9g %.9g %.9g\n", m->jnt_name[j], p.x, p.y, p.z);
+            printf("%s %.9g %.9g %.9g\n", mn_cli_safe(m->jnt_name[j]), p.x, p.y, p.z);
         }
     }
     if (json) printf("]}\n");

@@ -82,7 +82,7 @@ int mn_cmd_info(int argc, char** argv) {
     if (json) {
         print_json(file, kind, m, &mo);
     } else {
-        printf("file: %s (%s)\n", file, mn_cli_kind_name(kind));
+        printf("file: %s (%s)\n", mn_cli_safe(file), mn_cli_kind_name(kind));
         mn_cli_print_summary(stdout, m);
         if (mo.nframes > 0)
             printf("frames: %d at %g Hz (%g s)\n", mo.nframes, mo.frame_time > 0 ? 1.0 / mo.frame_time : 0.0,

@@ -81,7 +81,7 @@ static int load(const char* path, double scale, int frame, mn_model** m, mn_data
         mn_motion_free(&mo);
         mn_model_destroy(*m);
         *m = NULL;
-        fprintf(stderr, "marionette pose: out of memory\n");
+        fprintf(stderr, "marionette: %s: out of memory for the figure's data\n", mn_cli_safe(path));
         return MN_EXIT_INPUT;
     }
     if (frame >= 0) {
@@ -98,11 +98,11 @@ static void print_text(const mn_model* m, const mn_data* d, mn_csys* s, const mn
            "max_drag_error=%.3g unmet=%d\n",
            model_name, solver, frames, mn_status_name(r->status), r->iterations, r->max_violation, r->max_rot_violation,
            r->max_drag_error, r->nunmet);
-    if (r->status != MN_OK && r->message[0]) printf("# %s\n", r->message);
+    if (r->status != MN_OK && r->message[0]) printf("# %s\n", mn_cli_safe(r->message));
     for (int j = 0; j < m->njoint; j++) {
         int nq = mn_joint_type_nq((mn_joint_type)m->jnt_type[j]);
         if (!nq) continue;
-        printf("q %s:", m->jnt_name[j]);
+        printf("q %s:", mn_cli_safe(m->jnt_name[j]));
         for (int k = 0; k < nq; k++) printf(" %.9g", d->q[m->jnt_qadr[j] + k]);
         printf("\n");
     }
@@ -217,7 +217,7 @@ int mn_cmd_pose(int argc, char** argv) {
         mn_motion mo = {.nframes = frames, .nq = m->nq, .frame_time = fps > 0 ? 1.0 / fps : frame_time};
         mo.q = out_path ? malloc(sizeof(double) * (size_t)frames * (size_t)(m->nq ? m->nq : 1)) : NULL;
         if (out_path && !mo.q) {
-            fprintf(stderr, "marionette: %s: out of memory for %d frames\n", scene_path, frames);
+            fprintf(stderr, "marionette: %s: out of memory for %d frames\n", mn_cli_safe(scene_path), frames);
             rc = MN_EXIT_INPUT;
             frames = 0;
         }

@@ -162,7 +162,7 @@ int mn_cmd_solve(int argc, char** argv) {
     for (int i = 0; i < nj; i++) ncq += mn_joint_type_nq((mn_joint_type)m->jnt_type[jnt[i]]);
     d = mn_data_create(m, 0);
     if (!d) {
-        fprintf(stderr, "marionette solve: out of memory\n");
+        fprintf(stderr, "marionette: %s: out of memory for the figure's data\n", mn_cli_safe(file));
         rc = MN_EXIT_INPUT;
         goto done;
     }
@@ -216,7 +216,7 @@ int mn_cmd_solve(int argc, char** argv) {
     } else {
         printf("status %s\nmethod %s\njoints ", mn_status_name(s), mn_ik_method_name(o.method));
         for (int i = 0, k = 0; i < nj; i++)
-            if (m->jnt_type[jnt[i]] != MN_JOINT_FIXED) printf("%s%s", k++ ? "," : "", m->jnt_name[jnt[i]]);
+            if (m->jnt_type[jnt[i]] != MN_JOINT_FIXED) printf("%s%s", k++ ? "," : "", mn_cli_safe(m->jnt_name[jnt[i]]));
         printf("\nq ");
     }
     for (int i = 0, k = 0; i < nj; i++) {

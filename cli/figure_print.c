@@ -1,5 +1,7 @@
 #include "figure_print.h"
 
+#include "cli.h"
+
 const char* mn_cli_kind_name(mn_file_kind k) {
     switch (k) {
     case MN_FILE_SKEL: return "skeleton";
@@ -22,7 +24,7 @@ void mn_cli_print_tree(FILE* f, const mn_model* m) {
         int t = m->jnt_type[j], depth = m->jnt_depth[j];
         if (depth <= MAX_INDENT) fprintf(f, "%*s", 2 * depth, "");
         else fprintf(f, "%*s(depth %d) ", 2 * MAX_INDENT, "", depth);
-        fprintf(f, "%s  %s", m->jnt_name[j], mn_joint_type_name(t));
+        fprintf(f, "%s  %s", mn_cli_safe(m->jnt_name[j]), mn_joint_type_name(t));
         mn_vec3 a = m->jnt_axis[j];
         if (t == MN_JOINT_HINGE || t == MN_JOINT_SLIDE) /* + 0.0 prints -0 as 0 */
             fprintf(f, " axis (%g %g %g)", a.x + 0.0, a.y + 0.0, a.z + 0.0);
@@ -45,7 +47,7 @@ void mn_cli_print_tree(FILE* f, const mn_model* m) {
 }
 
 void mn_cli_print_summary(FILE* f, const mn_model* m) {
-    fprintf(f, "figure: %s, %d joints, %d DOF, state size %d", m->name[0] ? m->name : "(unnamed)", m->njoint,
+    fprintf(f, "figure: %s, %d joints, %d DOF, state size %d", m->name[0] ? mn_cli_safe(m->name) : "(unnamed)", m->njoint,
             m->nv, m->nq);
     if (m->total_mass > 0) fprintf(f, ", mass %g", m->total_mass);
     if (m->nlocked) fprintf(f, ", %d held DOF", m->nlocked);

@@ -59,7 +59,7 @@ int main(int argc, char** argv) {
     if (!strcmp(argv[1], "bench")) return run_bench(argc - 1, argv + 1);
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
         if (!strcmp(argv[1], commands[i].name)) return commands[i].run(argc - 1, argv + 1);
-    fprintf(stderr, "marionette: unknown command '%s'\n", argv[1]);
+    fprintf(stderr, "marionette: unknown command '%s'\n", mn_cli_safe(argv[1]));
     usage(stderr);
     return MN_EXIT_USAGE;
 }

@@ -203,7 +203,7 @@ static void test_no_nonfinite_output(void) {
          "/robots/franka_panda/panda.urdf --base panda_link0 --tip panda_link8 --target 1e300,0,0",
          "panda.urdf"},
         {"solve " MN_DATA "/robots/franka_panda/panda.urdf --base panda_link0 --tip panda_link8 "
-                          "--target 1e300,0,0 --json",
+         "--target 1e300,0,0 --json",
          "panda.urdf"},
         {"pose stickman --scene '%s'", "far.json"},
         {"pose stickman --json --scene '%s'", "far.json"},
@@ -224,10 +224,68 @@ static void test_no_nonfinite_output(void) {
     }
 }
 
+/* ---- names reach the terminal escaped ------------------------------------------------ */
+
+/* A skinned glTF triangle whose joint names hold terminal escape sequences: colour (ESC [),
+ * window title (ESC ] ... BEL) and the C1 CSI (U+009B) that clears the screen. */
+static const char* escape_gltf =
+    "{\"asset\":{\"version\":\"2.0\"},\"scene\":0,\"scenes\":[{\"nodes\":[0,1]}],\"nodes\":[{\""
+    "name\":\"body\",\"mesh\":0,\"skin\":0},{\"name\":\"hip\\u001b[31mRED\\u001b]0;pwned\\u0007"
+    "\",\"children\":[2]},{\"name\":\"knee\\u009b2J\",\"translation\":[0,1,0]}],\"meshes\":[{\""
+    "primitives\":[{\"attributes\":{\"POSITION\":0,\"JOINTS_0\":1,\"WEIGHTS_0\":2}}]}],\"skins\""
+    ":[{\"joints\":[1,2]}],\"buffers\":[{\"uri\":\"data:application/octet-stream;base64,AAAAAAA"
+    "AAAAAAAAAAACAPwAAAAAAAAAAAAAAAAAAgD8AAAAAAAAAAAEAAAABAAAAAACAPwAAAAAAAAAAAAAAAAAAgD8AAAAAA"
+    "AAAAAAAAAAAAIA/AAAAAAAAAAAAAAAA\",\"byteLength\":96}],\"bufferViews\":[{\"buffer\":0,\"byt"
+    "eOffset\":0,\"byteLength\":36},{\"buffer\":0,\"byteOffset\":36,\"byteLength\":12},{\"buffe"
+    "r\":0,\"byteOffset\":48,\"byteLength\":48}],\"accessors\":[{\"bufferView\":0,\"componentTy"
+    "pe\":5126,\"count\":3,\"type\":\"VEC3\",\"min\":[0,0,0],\"max\":[1,1,0]},{\"bufferView\":1"
+    ",\"componentType\":5121,\"count\":3,\"type\":\"VEC4\"},{\"bufferView\":2,\"componentType\""
+    ":5126,\"count\":3,\"type\":\"VEC4\"}]}";
+
+/* Does t hold a byte a terminal would act on: C0 other than newline and tab, DEL, or C1? */
+static int has_control(const char* t) {
+    for (const unsigned char* p = (const unsigned char*)t; *p; p++) {
+        if ((*p < 0x20 && *p != '\n' && *p != '\t') || *p == 0x7F) return 1;
+        if (*p == 0xC2 && p[1] >= 0x80 && p[1] <= 0x9F) return 1;
+    }
+    return 0;
+}
+
+static void test_names_escaped(void) {
+    const char* g = put("esc.gltf", escape_gltf);
+    const char* cases[] = {
+        "info '%s'",
+        "info --json '%s'",
+        "fk '%s'",
+        "fk --json '%s'",
+        "solve '%s' --base world --tip \"$(printf 'knee\\302\\2332J')\" --target 0.5,0.5,0",
+        "solve '%s' --base world --tip \"$(printf 'knee\\302\\2332J')\" --target 0.5,0.5,0 --json",
+        "solve '%s' --base world --tip \"$(printf 'no\\033[2Jsuch')\" --target 0.5,0.5,0",
+        "fk '%s' --bogus\"$(printf '\\033]0;title\\007')\"",
+        "nosuch\"$(printf '\\033[31m')\" '%s'",
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char args[2048], *out, *err;
+        snprintf(args, sizeof args, cases[i], g);
+        int rc = run_cli(args, &out, &err);
+        int ok = rc >= 0 && !has_control(out) && !has_control(err) && (out[0] || err[0]);
+        /* the names are there, escaped */
+        if (rc == 0 && !strstr(args, "--json")) ok = ok && strstr(out, "hip\\x1B[31mRED") != NULL;
+        if (rc == 0 && strstr(args, "--json")) ok = ok && strstr(out, "\\u001b") != NULL;
+        if (rc != 0) ok = ok && strstr(err, "\\x1B") != NULL;
+        if (!ok)
+            fprintf(stderr, "  %s: exit %d\n  out: %.300s\n  err: %.300s\n", args, rc, out, err);
+        CHECK(ok);
+        free(out);
+        free(err);
+    }
+}
+
 int main(int argc, char** argv) {
     mn_test_init(argc, argv);
     RUN(test_fit_tmat_unique_and_outputs);
     RUN(test_fk_huge_chain);
     RUN(test_no_nonfinite_output);
+    RUN(test_names_escaped);
     return mn_test_report();
 }
