@@ -189,7 +189,7 @@ static int bake(int argc, char** argv) {
     mo.nframes = (int)nf;
     mo.nq = m->nq;
     mo.frame_time = step / mn_seq_fps(s);
-    mo.q = malloc(sizeof(double) * (size_t)nf * (size_t)m->nq);
+    mo.q = malloc(sizeof(double) * (size_t)nf * (size_t)(m->nq ? m->nq : 1));
     mn_data* d = mn_data_create(m, 0);
     mn_seq_solver* v = d && !plain ? mn_seq_solver_create(s, d, &err) : NULL;
     if (!mo.q || !d || (!plain && !v)) {

@@ -56,7 +56,8 @@ int mn_cmd_fk(int argc, char** argv) {
             rc = MN_EXIT_INPUT;
             goto done;
         }
-        memcpy(d->q, mo.q + (size_t)frame * (size_t)m->nq, sizeof(double) * (size_t)m->nq);
+        if (m->nq) /* a figure without channels has no numbers (and mo.q is NULL) */
+            memcpy(d->q, mo.q + (size_t)frame * (size_t)m->nq, sizeof(double) * (size_t)m->nq);
     } else if (qtext) {
         double* q = malloc(sizeof(double) * (size_t)(m->nq + 1));
         int n = q ? mn_cli_parse_list(qtext, q, m->nq + 1) : -1;

@@ -85,7 +85,8 @@ static int load(const char* path, double scale, int frame, mn_model** m, mn_data
         return MN_EXIT_INPUT;
     }
     if (frame >= 0) {
-        memcpy((*d)->q, mo.q + (size_t)frame * (*m)->nq, sizeof(double) * (size_t)(*m)->nq);
+        if ((*m)->nq) /* a figure without channels has no numbers (and mo.q is NULL) */
+            memcpy((*d)->q, mo.q + (size_t)frame * (*m)->nq, sizeof(double) * (size_t)(*m)->nq);
         mn_fk(*m, *d);
     }
     mn_motion_free(&mo);

@@ -887,7 +887,11 @@ static mn_status read_rows(bvh_parser* P, const mn_model* m, const bvh_op* ops, 
         line++;
         while (p < end && is_blank(*p)) p++;
         if (p >= end) break;
-        if (*p == '\n' || *p == '\r') continue; /* blank line */
+        if (*p == '\n' || *p == '\r') {
+            /* A blank line; with no channels, each frame is one (empty) line. */
+            if (nch == 0 && (long)nframes < frames_said) nframes++;
+            continue;
+        }
         if (nch == 0) {
             st = fail(P, line, "MOTION", "frame %zu: expected 0 numbers, found more", nframes);
             break;
@@ -949,7 +953,9 @@ static mn_status read_rows(bvh_parser* P, const mn_model* m, const bvh_op* ops, 
         free(q);
         return st;
     }
-    if (nch == 0) nframes = (size_t)frames_said; /* nothing to count: trust the header */
+    /* With no channels the frames are the empty lines counted above, never the Frames line
+     * alone: a header of 1e8 frames over a file of 100 bytes is 100 frames at most, so the
+     * frames (and what is written from them) stay linear in the file's size. */
     if ((long)nframes != frames_said)
         mn_warn(P->warn, P->file, frames_line, "Frames",
                 "Frames says %ld, data has %zu rows: using the data", frames_said, nframes);

@@ -281,11 +281,58 @@ static void test_names_escaped(void) {
     }
 }
 
+/* ---- BVH without channels ------------------------------------------------------------ */
+
+static long file_size(const char* p) {
+    struct stat st;
+    return stat(p, &st) == 0 ? (long)st.st_size : -1;
+}
+
+/* A 121-byte BVH of no channels that says 1e8 frames: convert writes at most 10x its size
+ * (it wrote 100 MB); fk and pose --frame read a frame of no numbers (memcpy from NULL,
+ * found by UBSan). */
+static void test_bvh_no_channels(void) {
+    const char* head =
+        "HIERARCHY\nROOT a\n{\n OFFSET 0 0 0\n CHANNELS 0\n End Site\n {\n  OFFSET 0 1 0\n }\n}\n"
+        "MOTION\nFrames: 100000000\nFrame Time: 0.033\n";
+    const char* bomb = put("bomb.bvh", head);
+    char args[2048], *out, *err;
+    snprintf(args, sizeof args, "convert '%s' '%s'", bomb, tpath("bomb_out.bvh"));
+    CHECK(run_cli(args, &out, &err) == 0);
+    long in = file_size(bomb), written = file_size(tpath("bomb_out.bvh"));
+    CHECK(written > 0 && written <= 10 * in);
+    free(out);
+    free(err);
+    remove(tpath("bomb_out.bvh"));
+    /* with two frames (two empty lines): a frame of no numbers */
+    char text[512];
+    snprintf(text, sizeof text, "%s\n\n", head);
+    const char* two = put("two.bvh", text);
+    const char* scene = put("empty_scene.json", "{\"handles\": [], \"constraints\": []}\n");
+    const char* cases[] = {"fk '%s' --frame 1", "fk '%s' --frame 0 --json",
+                           "pose '%s' --frame 1 --scene '%s'"};
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        snprintf(args, sizeof args, cases[i], two, scene);
+        int rc = run_cli(args, &out, &err);
+        int ok = rc == 0 && strstr(out, "a") && !strstr(err, "runtime error");
+        if (!ok)
+            fprintf(stderr, "  %s: exit %d\n  out: %.300s\n  err: %.300s\n", args, rc, out, err);
+        CHECK(ok);
+        free(out);
+        free(err);
+    }
+    snprintf(args, sizeof args, "fk '%s' --frame 2", two);
+    CHECK(run_cli(args, &out, &err) == 1 && strstr(err, "two.bvh") && strstr(err, "2 frames"));
+    free(out);
+    free(err);
+}
+
 int main(int argc, char** argv) {
     mn_test_init(argc, argv);
     RUN(test_fit_tmat_unique_and_outputs);
     RUN(test_fk_huge_chain);
     RUN(test_no_nonfinite_output);
     RUN(test_names_escaped);
+    RUN(test_bvh_no_channels);
     return mn_test_report();
 }

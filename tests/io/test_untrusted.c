@@ -358,6 +358,40 @@ static void test_writer_killed(void) {
     free(big);
 }
 
+/* A BVH figure without channels: its frames are its empty lines, never the Frames line
+ * alone (a 121-byte file saying 1e8 frames made `convert` write 100 MB). */
+static void test_bvh_no_channels(void) {
+    const char* head =
+        "HIERARCHY\nROOT a\n{\n OFFSET 0 0 0\n CHANNELS 0\n End Site\n {\n  OFFSET 0 1 0\n }\n}\n"
+        "MOTION\nFrames: %s\nFrame Time: 0.033\n%s";
+    struct {
+        const char* frames;
+        const char* rows;
+        int want;
+    } cases[] = {
+        {"100000000", "", 0}, {"100000000", "\n\n\n", 3},
+        {"3", "\n\n\n", 3},   {"2", "\n\n\n\n\n", 2},
+        {"0", "", 0},         {"3", "\r\n\r\n\r\n", 3},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char text[512];
+        int len = snprintf(text, sizeof text, head, cases[i].frames, cases[i].rows);
+        mn_bvh_options o = mn_bvh_default();
+        mn_model* m = NULL;
+        mn_motion mo;
+        mn_error e;
+        mn_warnings w = {0};
+        mn_status st = mn_bvh_read_mem(text, (size_t)len, "nochan.bvh", &o, &m, &mo, &w, &e);
+        CHECK(st == MN_OK);
+        if (st) continue;
+        CHECK(m->nq == 0 && mo.nframes == cases[i].want && mo.nframes <= len);
+        if (mo.nframes != cases[i].want)
+            fprintf(stderr, "  Frames %s: %d frames\n", cases[i].frames, mo.nframes);
+        mn_motion_free(&mo);
+        mn_model_destroy(m);
+    }
+}
+
 int main(int argc, char** argv) {
     signal(SIGALRM, on_alarm);
     mn_test_init(argc, argv);
@@ -368,5 +402,6 @@ int main(int argc, char** argv) {
     RUN(test_writer_keeps_mode);
     RUN(test_writer_set_all_or_nothing);
     RUN(test_writer_killed);
+    RUN(test_bvh_no_channels);
     return mn_test_report();
 }
