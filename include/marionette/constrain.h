@@ -224,9 +224,15 @@ typedef enum mn_csolver {
 const char* mn_csolver_name(mn_csolver s);
 int mn_csolver_parse(const char* name);
 
+/* Length tolerances never exceed this fraction of a figure's size: a tolerance in length
+ * units stays meaningful on a figure of any size. */
+#define MN_CSOLVE_TOL_REL 1e-3
+
 typedef struct mn_csolve_options {
     mn_csolver method;
-    double tol;            /* success when every position violation <= tol (length) ... */
+    double tol;            /* success when every position violation <= tol (length; tol
+                            * and drag_tol are capped at MN_CSOLVE_TOL_REL x the size of
+                            * the smallest figure, the sum of its link lengths) ... */
     double tol_rot;        /* ... and every orientation violation <= tol_rot (radians) */
     double drag_tol;       /* a drag counts as reached within this distance */
     int max_iters;         /* Newton steps (LAGRANGE, DLS) or sweeps (CCD) per solve */
@@ -236,7 +242,8 @@ typedef struct mn_csolve_options {
     double feedback;       /* beta in J_c q' = -beta C: 1 removes the violation in one
                               linearised step; 0 only maintains (eq. 5.3) */
     double feedback_k;     /* Welman eq. 5.7's spring term -k J_c^T C (added to q'); 0 off */
-    double drag_damping;   /* damping (length) of drag rows; also DLS's damping of all goals.
+    double drag_damping;   /* damping (length) of drag rows; also DLS's damping of all goals
+                              (capped at 10 MN_CSOLVE_TOL_REL x the smallest figure's size).
                               A drag's error is clamped to a tenth of the figures' size per step */
     double max_step;       /* largest change of one DOF in one step (rad or length) */
     int respect_limits;    /* project onto joint limits after each step */

@@ -57,9 +57,15 @@ typedef struct mn_ik_problem {
  * the struct is zeroed first. */
 mn_ik_problem mn_ik_problem_default(void);
 
+/* The position tolerance never exceeds this fraction of the chain's reach (the sum of its
+ * link lengths and the end-effector point's offset): a tolerance in length units stays
+ * meaningful on a figure of any size. */
+#define MN_IK_TOL_REL 1e-3
+
 typedef struct mn_ik_options {
     mn_ik_method method;
-    double tol_pos;        /* success when |position error| <= tol_pos (model length units) */
+    double tol_pos;        /* success when |position error| <= tol_pos (model length units),
+                            * capped at MN_IK_TOL_REL x the chain's reach */
     double tol_rot;        /* and |rotation error| <= tol_rot (radians) */
     int max_iters;         /* iteration budget of each attempt (the start and each restart) */
     double timeout_ms;     /* wall-clock budget; <= 0 for none */

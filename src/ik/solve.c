@@ -160,6 +160,22 @@ mn_status mn_ik_solve(const mn_model* m, mn_data* d, const mn_ik_problem* p, con
         r->time_us = (double)(mn_ik_now_ns() - t0) * 1e-3;
         return s;
     }
+    /* The position tolerance is in the model's length units; on a small figure it would be
+     * met before any step (a figure 1e-6 m tall is within the default 1e-5 of any target
+     * near it). It is capped at MN_IK_TOL_REL of the chain's reach, the sum of its link
+     * lengths, so that it stays relative to the figure: on figures whose chains reach 1 cm
+     * or more, the default tolerance is below the cap and nothing changes. */
+    mn_ik_options scaled;
+    if (p->use_position) {
+        double reach = mn_vec3_norm(p->point);
+        for (int j = p->tip; j != p->base; j = m->jnt_parent[j])
+            reach += mn_vec3_norm(m->jnt_offset[j]);
+        if (reach > 0 && o->tol_pos > MN_IK_TOL_REL * reach) {
+            scaled = *o;
+            scaled.tol_pos = MN_IK_TOL_REL * reach;
+            o = &scaled;
+        }
+    }
     /* The numeric methods walk the chain with their own forward kinematics and need only the
      * base's world frame; the geometric ones read every frame of the chain from d. */
     if (methods[o->method].full_fk)
