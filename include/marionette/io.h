@@ -130,7 +130,8 @@ mn_status mn_read_file(const char* path, char** data, size_t* len, mn_error* err
  * reference (RFC 3986), percent-decoded first; an absolute path, a scheme, a backslash or
  * any ".." segment is refused, and the file is opened beneath dir ("" for the current
  * folder) so that no symlink leads out of it (openat2 RESOLVE_BENEATH, else a checked
- * realpath). Only a regular file of at most max bytes (0 or more than MN_IO_MAX_FILE_BYTES:
+ * realpath). A URI of a refused form is MN_ERR_UNSUPPORTED; a file that cannot be opened
+ * or leads out of the folder, MN_ERR_IO. Only a regular file of at most max bytes (0 or more than MN_IO_MAX_FILE_BYTES:
  * MN_IO_MAX_FILE_BYTES) is read. Messages name the URI as written, never the resolved
  * path. */
 mn_status mn_read_file_beneath(const char* dir, const char* uri, size_t max, char** data,

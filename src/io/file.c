@@ -187,7 +187,7 @@ mn_status mn_read_file_beneath(const char* dir, const char* uri, size_t max, cha
         }
     if (why) {
         free(rel);
-        return mn_error_set(err, MN_ERR_IO, uri, 0, "", "refused: %s", why);
+        return mn_error_set(err, MN_ERR_UNSUPPORTED, uri, 0, "", "refused: %s", why);
     }
     int fd = open_beneath(dir[0] ? dir : ".", rel);
     int e = errno;

@@ -388,48 +388,16 @@ long mn_gltf_base64_decode(const char* s, size_t n, unsigned char* out) {
     return o;
 }
 
-static int hexval(int ch) {
-    if (ch >= '0' && ch <= '9') return ch - '0';
-    if (ch >= 'a' && ch <= 'f') return ch - 'a' + 10;
-    if (ch >= 'A' && ch <= 'F') return ch - 'A' + 10;
-    return -1;
-}
-
-/* A relative URI reference (RFC 3986) to a file next to the glTF: percent-decoded; absolute
- * paths and other schemes are refused. */
+/* A relative URI reference (RFC 3986) to a file in the glTF's folder, read through the one
+ * safe opener (mn_read_file_beneath: decoded first; no absolute path, scheme, backslash or
+ * '..'; opened beneath the folder; a regular file of at most MN_IO_MAX_FILE_BYTES). The
+ * message names the URI as written, never the resolved path. */
 static mn_status load_file_uri(gltf_ctx* c, const char* uri, const char* f, unsigned char** out,
                                size_t* len) {
-    size_t n = strlen(uri);
-    if (uri[0] == '/' || uri[0] == '\\' || strstr(uri, "://") || strchr(uri, ':'))
-        return mn_gltf_fail(c, MN_ERR_UNSUPPORTED, f, "only relative file URIs and data: URIs are read");
-    size_t dl = strlen(c->dir);
-    char* path = malloc(dl + n + 1);
-    if (!path) return mn_gltf_fail(c, MN_ERR_NOMEM, f, "out of memory");
-    memcpy(path, c->dir, dl);
-    size_t o = dl;
-    for (size_t i = 0; i < n; i++) {
-        if (uri[i] == '%' && i + 2 < n && hexval(uri[i + 1]) >= 0 && hexval(uri[i + 2]) >= 0) {
-            int ch = hexval(uri[i + 1]) * 16 + hexval(uri[i + 2]);
-            if (ch == 0) {
-                free(path);
-                return mn_gltf_fail(c, MN_ERR_PARSE, f, "NUL in URI");
-            }
-            path[o++] = (char)ch;
-            i += 2;
-        } else {
-            path[o++] = uri[i];
-        }
-    }
-    path[o] = 0;
     char* data;
     mn_error e;
-    mn_status s = mn_read_file(path, &data, len, &e);
-    if (s) {
-        mn_gltf_fail(c, s, f, "cannot read %.200s: %.100s", path, e.message);
-        free(path);
-        return s;
-    }
-    free(path);
+    mn_status s = mn_read_file_beneath(c->dir, uri, 0, &data, len, &e);
+    if (s) return mn_gltf_fail(c, s, f, "cannot read: %.300s", e.message);
     *out = (unsigned char*)data;
     return MN_OK;
 }

@@ -3,6 +3,7 @@
  * the realpath check), and mn_read_file on a FIFO and on a file larger than the limit. */
 #define _GNU_SOURCE
 #include "io/io_internal.h"
+#include <marionette/gltf.h>
 #include "test.h"
 
 #include <fcntl.h>
@@ -143,7 +144,7 @@ static void test_uris_beneath(void) {
     /* "" is the current folder: a relative URI is read from there, never above it. */
     char* data;
     mn_error e;
-    CHECK(mn_read_file_beneath("", "../x", 0, &data, NULL, &e) == MN_ERR_IO);
+    CHECK(mn_read_file_beneath("", "../x", 0, &data, NULL, &e) == MN_ERR_UNSUPPORTED);
     /* The size limit is checked before reading. */
     CHECK(mn_read_file_beneath(asset, "a.bin", 3, &data, NULL, &e) == MN_ERR_IO &&
           strstr(e.message, "too large") && !strstr(e.message, root));
@@ -392,6 +393,87 @@ static void test_bvh_no_channels(void) {
     }
 }
 
+/* glTF buffers go through the safe opener: a skinned triangle whose buffer is the file the
+ * URI names, beside it (asset/buf.bin) or out of its folder in every way the opener refuses
+ * (a copy of the buffer waits outside, so a reader that followed would load). */
+static void test_gltf_buffer_uris(void) {
+    if (!asset[0]) CHECK(make_tree());
+    float pos[9] = {0, 0, 0, 1, 0, 0, 0, 1, 0}, wts[12] = {1, 0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0};
+    unsigned char buf[96], jnts[12] = {0, 0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0};
+    memcpy(buf, pos, 36);
+    memcpy(buf + 36, jnts, 12);
+    memcpy(buf + 48, wts, 48);
+    char p[800];
+    const char* where[] = {"asset/buf.bin", "outside.bin"};
+    for (int k = 0; k < 2; k++) {
+        snprintf(p, sizeof p, "%s/%s", root, where[k]);
+        FILE* f = fopen(p, "wb");
+        CHECK(f != NULL);
+        if (f) {
+            fwrite(buf, 1, sizeof buf, f);
+            fclose(f);
+        }
+    }
+    snprintf(p, sizeof p, "%s/outlink.bin", asset);
+    CHECK(symlink("../outside.bin", p) == 0);
+    const char* fmt =
+        "{\"asset\":{\"version\":\"2.0\"},\"scene\":0,\"scenes\":[{\"nodes\":[0,1]}],"
+        "\"nodes\":[{\"name\":\"body\",\"mesh\":0,\"skin\":0},{\"name\":\"hip\",\"children\":[2]},"
+        "{\"name\":\"knee\",\"translation\":[0,1,0]}],"
+        "\"meshes\":[{\"primitives\":[{\"attributes\":{\"POSITION\":0,\"JOINTS_0\":1,\"WEIGHTS_0\":"
+        "2}}]}],"
+        "\"skins\":[{\"joints\":[1,2]}],\"buffers\":[{\"uri\":\"%s\",\"byteLength\":96}],"
+        "\"bufferViews\":[{\"buffer\":0,\"byteOffset\":0,\"byteLength\":36},{\"buffer\":0,"
+        "\"byteOffset\":36,"
+        "\"byteLength\":12},{\"buffer\":0,\"byteOffset\":48,\"byteLength\":48}],"
+        "\"accessors\":[{\"bufferView\":0,\"componentType\":5126,\"count\":3,\"type\":\"VEC3\","
+        "\"min\":[0,0,0],\"max\":[1,1,0]},{\"bufferView\":1,\"componentType\":5121,\"count\":3,"
+        "\"type\":"
+        "\"VEC4\"},{\"bufferView\":2,\"componentType\":5126,\"count\":3,\"type\":\"VEC4\"}]}";
+    struct {
+        const char* uri;
+        int loads;
+    } cases[] = {
+        {"buf.bin", 1},
+        {"./buf.bin", 1},
+        {"b%75f.bin", 1},
+        {"../outside.bin", 0},
+        {"%2E%2E/outside.bin", 0},
+        {"sub/../../outside.bin", 0},
+        {"..%2Foutside.bin", 0},
+        {"..\\\\outside.bin", 0},
+        {"outlink.bin", 0},
+        {"dirlink/outside.bin", 0},
+        {"fifo", 0},
+        {"%2Fetc%2Fpasswd", 0},
+        {"/etc/passwd", 0},
+        {"file:///etc/passwd", 0},
+    };
+    alarm(20);
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char text[2048], path[800];
+        snprintf(text, sizeof text, fmt, cases[i].uri);
+        snprintf(path, sizeof path, "%s/model.gltf", asset);
+        FILE* f = fopen(path, "wb");
+        CHECK(f != NULL);
+        if (!f) continue;
+        fputs(text, f);
+        fclose(f);
+        mn_gltf g;
+        mn_error e;
+        mn_status st = mn_gltf_read(path, &g, NULL, &e);
+        int ok = cases[i].loads
+                     ? st == MN_OK
+                     : (st != MN_OK && strstr(e.message, "buffers[0].uri") &&
+                        strstr(e.message, "model.gltf") && !strstr(e.message + strlen(path), root));
+        if (!ok) fprintf(stderr, "  uri '%s': %s\n", cases[i].uri, st ? e.message : "loaded");
+        CHECK(ok);
+        if (st == MN_OK) mn_gltf_free(&g);
+        unlink(path);
+    }
+    alarm(0);
+}
+
 int main(int argc, char** argv) {
     signal(SIGALRM, on_alarm);
     mn_test_init(argc, argv);
@@ -403,5 +485,6 @@ int main(int argc, char** argv) {
     RUN(test_writer_set_all_or_nothing);
     RUN(test_writer_killed);
     RUN(test_bvh_no_channels);
+    RUN(test_gltf_buffer_uris);
     return mn_test_report();
 }
