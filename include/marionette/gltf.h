@@ -93,6 +93,14 @@ void mn_gltf_skin_vertices(const mn_gltf* g, const double* skin_mats, double* ou
  * (negative-determinant) rest frame. */
 mn_model* mn_gltf_model(const mn_gltf* g, mn_error* err);
 
+/* Limits of mn_gltf_motion's resampling, which scale with the clip's data: at most
+ * MN_GLTF_MAX_FRAMES_PER_KEY frames per key of the clip (but always up to
+ * MN_GLTF_MIN_FRAME_LIMIT frames), and at most MN_GLTF_MAX_MOTION_NUMBERS numbers (200 MB)
+ * in all; beyond, MN_ERR_ARG naming "fps". */
+#define MN_GLTF_MAX_FRAMES_PER_KEY 1000.0
+#define MN_GLTF_MIN_FRAME_LIMIT 100000.0
+#define MN_GLTF_MAX_MOTION_NUMBERS 2.5e7
+
 /* Animation `anim` as a motion of m = mn_gltf_model(g): frames every 1/fps seconds from 0
  * through the duration (the last frame at the duration itself; one frame, the rest pose,
  * for anim < 0). Each frame's state turns every model joint to its glTF joint's world

@@ -60,6 +60,11 @@ mn_status mn_figure_read(const char* path, mn_model** model, mn_motion* motion, 
         /* The first animation, sampled at 30 frames per second, is the file's motion. */
         if (motion && g.nanims > 0) {
             s = mn_gltf_motion(&g, *model, 0, 30.0, motion, err);
+            if (s != MN_OK && err && !err->file[0]) { /* name the file */
+                char text[sizeof err->message];
+                snprintf(text, sizeof text, "%s", err->message);
+                mn_error_set(err, s, path, 0, "", "animations[0]: %s", text);
+            }
             if (s != MN_OK) {
                 mn_model_destroy(*model);
                 *model = NULL;

@@ -269,8 +269,20 @@ mn_status mn_gltf_motion(const mn_gltf* g, const mn_model* m, int anim, double f
     int nj = g->njoints;
     double dur = anim >= 0 ? g->anims[anim].duration : 0;
     double nf = floor(dur * fps + 1e-9) + 1 + (fmod(dur * fps, 1.0) > 1e-9 ? 1 : 0);
-    if (nf * (m->nq > 0 ? m->nq : 1) > 2.5e8)
-        return mn_error_set(err, MN_ERR_ARG, "", 0, "fps", "%.0f frames of %d numbers: too many", nf, m->nq);
+    /* Samples per clip scale with the clip's data: at most MN_GLTF_MAX_FRAMES_PER_KEY per
+     * key it holds (and never fewer than MN_GLTF_MIN_FRAME_LIMIT), and at most
+     * MN_GLTF_MAX_MOTION_NUMBERS numbers in all: a 3 KB file whose two keys lie 7.5e5 s
+     * apart does not become 2 GB of frames. */
+    double keys = 0;
+    if (anim >= 0 && g->anims[anim].channels)
+        for (int c = 0; c < g->anims[anim].nchannels; c++)
+            keys += ((const gltf_anim_priv*)g->anims[anim].channels)->ch[c].nkeys;
+    double most = fmax(MN_GLTF_MIN_FRAME_LIMIT, MN_GLTF_MAX_FRAMES_PER_KEY * keys);
+    if (nf > most || nf * (m->nq > 0 ? m->nq : 1) > MN_GLTF_MAX_MOTION_NUMBERS)
+        return mn_error_set(err, MN_ERR_ARG, "", 0, "fps",
+                            "%.0f frames of %d numbers (%.3g s at %g fps): more than the limit of %.0f frames "
+                            "for %.0f keys and %.0f numbers in all (docs/gltf.md)",
+                            nf, m->nq, dur, fps, most, keys, MN_GLTF_MAX_MOTION_NUMBERS);
     int nframes = (int)nf;
     int* map = malloc((size_t)nj * sizeof(int));
     double* w = malloc((size_t)nj * 12 * sizeof(double));

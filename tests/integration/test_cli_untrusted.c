@@ -386,6 +386,58 @@ static void test_micro_figure(void) {
     }
 }
 
+/* ---- glTF clips: samples scale with the keys ----------------------------------------- */
+
+/* The skinned triangle with a two-key clip of the knee's translation; the key times are
+ * the floats at byte 96 of the buffer: 0 and 7.5e5 s (base64 "...AAAbN0kA..." from byte
+ * 99, which reads "...AAAAIEEA..." for 10 s). */
+static const char* long_clip_gltf =
+    "{\"asset\":{\"version\":\"2.0\"},\"scene\":0,\"scenes\":[{\"nodes\":[0,1]}],\"nodes\":[{\"na"
+    "me\":\"body\",\"mesh\":0,\"skin\":0},{\"name\":\"hip\",\"children\":[2]},{\"name\":\"knee\","
+    "\"translation\":[0,1,0]}],\"meshes\":[{\"primitives\":[{\"attributes\":{\"POSITION\":0,\"JOI"
+    "NTS_0\":1,\"WEIGHTS_0\":2}}]}],\"skins\":[{\"joints\":[1,2]}],\"animations\":[{\"channels\":"
+    "[{\"sampler\":0,\"target\":{\"node\":2,\"path\":\"translation\"}}],\"samplers\":[{\"input\":"
+    "3,\"output\":4}]}],\"buffers\":[{\"uri\":\"data:application/octet-stream;base64,AAAAAAAAAAAA"
+    "AAAAAACAPwAAAAAAAAAAAAAAAAAAgD8AAAAAAAAAAAEAAAABAAAAAACAPwAAAAAAAAAAAAAAAAAAgD8AAAAAAAAAAAAA"
+    "AAAAAIA/AAAAAAAAAAAAAAAAAAAAAAAbN0kAAAAAAACAPwAAAAAAAAAAAAAAQAAAAAA=\",\"byteLength\":128}],"
+    "\"bufferViews\":[{\"buffer\":0,\"byteOffset\":0,\"byteLength\":36},{\"buffer\":0,\"byteOffse"
+    "t\":36,\"byteLength\":12},{\"buffer\":0,\"byteOffset\":48,\"byteLength\":48},{\"buffer\":0,\""
+    "byteOffset\":96,\"byteLength\":8},{\"buffer\":0,\"byteOffset\":104,\"byteLength\":24}],\"acc"
+    "essors\":[{\"bufferView\":0,\"componentType\":5126,\"count\":3,\"type\":\"VEC3\",\"min\":[0,"
+    "0,0],\"max\":[1,1,0]},{\"bufferView\":1,\"componentType\":5121,\"count\":3,\"type\":\"VEC4\""
+    "},{\"bufferView\":2,\"componentType\":5126,\"count\":3,\"type\":\"VEC4\"},{\"bufferView\":3,"
+    "\"componentType\":5126,\"count\":2,\"type\":\"SCALAR\",\"min\":[0],\"max\":[750000.0]},{\"bu"
+    "fferView\":4,\"componentType\":5126,\"count\":2,\"type\":\"VEC3\"}]}";
+
+static void test_gltf_long_clip(void) {
+    /* 1.3 KB saying 7.5e5 s: 2.25e7 frames at 30 fps were resampled up front (1.9 GB) */
+    const char* g = put("long.gltf", long_clip_gltf);
+    char args[1024], *out, *err;
+    snprintf(args, sizeof args, "info '%s'", g);
+    CHECK(run_cli(args, &out, &err) == 1 && strstr(err, "long.gltf") && strstr(err, "limit") &&
+          !out[0]);
+    free(out);
+    free(err);
+    /* the same clip 10 s long: 301 frames */
+    char* text = malloc(strlen(long_clip_gltf) + 1);
+    CHECK(text != NULL);
+    if (!text) return;
+    strcpy(text, long_clip_gltf);
+    char* at = strstr(text, "AAAbN0kA");
+    char* mx = strstr(text, "\"max\":[750000.0]");
+    CHECK(at && mx);
+    if (at && mx) {
+        memcpy(at, "AAAAIEEA", 8);                                      /* 0, 10.0f */
+        memcpy(mx, "\"max\":[10.00000]", strlen("\"max\":[10.00000]")); /* same length */
+        g = put("short.gltf", text);
+        snprintf(args, sizeof args, "info '%s'", g);
+        CHECK(run_cli(args, &out, &err) == 0 && strstr(out, "frames: 301 "));
+        free(out);
+        free(err);
+    }
+    free(text);
+}
+
 int main(int argc, char** argv) {
     mn_test_init(argc, argv);
     RUN(test_fit_tmat_unique_and_outputs);
@@ -394,5 +446,6 @@ int main(int argc, char** argv) {
     RUN(test_names_escaped);
     RUN(test_bvh_no_channels);
     RUN(test_micro_figure);
+    RUN(test_gltf_long_clip);
     return mn_test_report();
 }
