@@ -522,8 +522,8 @@ static mn_status read_drag(ctx* x, mn_scene* sc, const cJSON* o, sc_drag* g) {
         if (n > 100000) return fail(x, MN_ERR_PARSE, "more than 100000 points");
         g->path = malloc(sizeof(mn_vec3) * (size_t)n);
         if (!g->path) return mn_error_set(x->err, MN_ERR_NOMEM, x->file, 0, "path", "out of memory");
-        for (int k = 0; k < n; k++) {
-            const cJSON* e = cJSON_GetArrayItem(p, k);
+        const cJSON* e = p->child; /* walked in turn: cJSON_GetArrayItem is linear in k */
+        for (int k = 0; k < n; k++, e = e->next) {
             double a[3];
             int ok = cJSON_IsArray(e) && cJSON_GetArraySize(e) == 3;
             for (int j = 0; ok && j < 3; j++) {

@@ -476,6 +476,49 @@ static mn_status refuse_dtd(urdf_ctx* c, const char* text, size_t len) {
     return MN_OK;
 }
 
+/* libxml2 (before 2.12) checks an element's attributes for duplicates pairwise, so one
+ * element with 100,000 attributes costs 5e9 comparisons (a 2 MB file, 10 s). URDF elements
+ * have a handful: any with more than MN_URDF_MAX_ATTRIBUTES is refused by this linear scan
+ * before libxml2 sees the text. It skips comments, CDATA and processing instructions and
+ * counts the '=' outside quotes of each tag. */
+#define MN_URDF_MAX_ATTRIBUTES 256
+static mn_status limit_attributes(urdf_ctx* c, const char* text, size_t len) {
+    const char* end = text + len;
+    int line = 1;
+    for (const char* p = text; p < end;) {
+        if (*p == '\n') line++;
+        if (*p != '<') {
+            p++;
+            continue;
+        }
+        const char* close = NULL;
+        if (end - p >= 4 && !memcmp(p, "<!--", 4)) close = "-->";
+        else if (end - p >= 9 && !memcmp(p, "<![CDATA[", 9)) close = "]]>";
+        else if (end - p >= 2 && p[1] == '?') close = "?>";
+        if (close) {
+            size_t cl = strlen(close);
+            for (p += 2; p < end && !((size_t)(end - p) >= cl && !memcmp(p, close, cl)); p++)
+                if (*p == '\n') line++;
+            p += cl;
+            continue;
+        }
+        int n = 0, tag_line = line;
+        char quote = 0;
+        for (p++; p < end && (quote || *p != '>'); p++) {
+            if (*p == '\n') line++;
+            if (quote) {
+                if (*p == quote) quote = 0;
+            } else if (*p == '"' || *p == '\'') {
+                quote = *p;
+            } else if (*p == '=' && ++n > MN_URDF_MAX_ATTRIBUTES) {
+                return mn_error_set(c->err, MN_ERR_PARSE, c->file, tag_line, "xml",
+                                    "an element with more than %d attributes", MN_URDF_MAX_ATTRIBUTES);
+            }
+        }
+    }
+    return MN_OK;
+}
+
 static void quiet_error(void* ctx, xmlErrorPtr e) {
     (void)ctx;
     (void)e;
@@ -486,6 +529,7 @@ static mn_status parse_xml(urdf_ctx* c, const char* text, size_t len) {
     if (len > (size_t)INT_MAX)
         return mn_error_set(c->err, MN_ERR_PARSE, c->file, 0, "", "file too large");
     mn_status s = refuse_dtd(c, text, len);
+    if (!s) s = limit_attributes(c, text, len);
     if (s) return s;
     /* libxml2 reports some failures (an undecodable byte order, say) through its global
      * error channel even with XML_PARSE_NOERROR; the library never prints, so catch them

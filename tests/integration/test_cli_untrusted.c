@@ -438,6 +438,77 @@ static void test_gltf_long_clip(void) {
     free(text);
 }
 
+/* ---- lists cost linear time --------------------------------------------------------- */
+
+/* A URDF element with 100,000 attributes (2 MB) took libxml2 10 s (its duplicate check is
+ * pairwise): refused by a linear scan, naming file and line; 200 attributes still read. */
+static void test_urdf_many_attributes(void) {
+    for (int k = 0; k < 2; k++) {
+        int n = k ? 200 : 100000;
+        size_t cap = (size_t)n * 16 + 256, len = 0;
+        char* text = malloc(cap);
+        CHECK(text != NULL);
+        if (!text) return;
+        len += (size_t)snprintf(text + len, cap - len, "<robot name=\"r\">\n<link name=\"l0\"");
+        for (int i = 0; i < n; i++)
+            len += (size_t)snprintf(text + len, cap - len, " a%d=\"x\"", i);
+        len += (size_t)snprintf(text + len, cap - len, "/>\n</robot>\n");
+        const char* p = tpath(k ? "attr200.urdf" : "attr100k.urdf");
+        FILE* f = fopen(p, "wb");
+        if (f) {
+            fwrite(text, 1, len, f);
+            fclose(f);
+        }
+        free(text);
+        char args[1024], *out, *err;
+        snprintf(args, sizeof args, "info '%s'", p);
+        int rc = run_cli(args, &out, &err);
+        if (k)
+            CHECK(rc == 0 && strstr(out, "l0"));
+        else
+            CHECK(rc == 1 && strstr(err, "attr100k.urdf:2:") &&
+                  strstr(err, "more than 256 attributes"));
+        free(out);
+        free(err);
+        remove(p);
+    }
+}
+
+/* A drag path of 100,000 points (1.7 MB) took `pose` 59 s: each point was fetched by index
+ * from the start of the list. The run is given 20 s of CPU time (ulimit: a guard against a
+ * quadratic walk coming back, 300 times what it takes; not a measurement). */
+static void test_scene_long_drag_path(void) {
+    enum { N = 100000 };
+    size_t cap = (size_t)N * 24 + 256, len = 0;
+    char* text = malloc(cap);
+    CHECK(text != NULL);
+    if (!text) return;
+    len += (size_t)snprintf(
+        text + len, cap - len,
+        "{\"handles\": [{\"name\": \"h\", \"joint\": \"right hand\"}], \"frames\": 2,\n"
+        " \"drags\": [{\"handle\": \"h\", \"path\": [");
+    for (int i = 0; i < N; i++)
+        len += (size_t)snprintf(text + len, cap - len, "%s[%g,0,0]", i ? "," : "", 1e-6 * i);
+    len += (size_t)snprintf(text + len, cap - len, "]}]}\n");
+    const char* p = tpath("long_path.json");
+    FILE* f = fopen(p, "wb");
+    if (f) {
+        fwrite(text, 1, len, f);
+        fclose(f);
+    }
+    free(text);
+    char outp[700], cmd[2048];
+    snprintf(outp, sizeof outp, "%s", tpath("long_path.out"));
+    snprintf(cmd, sizeof cmd, "ulimit -t 20; '%s' pose stickman --scene '%s' > '%s' 2>&1", MN_CLI,
+             p, outp);
+    int st = system(cmd);
+    char* out = mn_test_read_file(outp, NULL);
+    CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0 && out && strstr(out, "frames=2"));
+    free(out);
+    remove(outp);
+    remove(p);
+}
+
 int main(int argc, char** argv) {
     mn_test_init(argc, argv);
     RUN(test_fit_tmat_unique_and_outputs);
@@ -447,5 +518,7 @@ int main(int argc, char** argv) {
     RUN(test_bvh_no_channels);
     RUN(test_micro_figure);
     RUN(test_gltf_long_clip);
+    RUN(test_urdf_many_attributes);
+    RUN(test_scene_long_drag_path);
     return mn_test_report();
 }
