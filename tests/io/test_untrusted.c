@@ -4,6 +4,10 @@
 #define _GNU_SOURCE
 #include "io/io_internal.h"
 #include <marionette/gltf.h>
+#include <marionette/meshio.h>
+#include <marionette/retarget.h>
+#include <marionette/scene.h>
+#include <marionette/sequence.h>
 #include "test.h"
 
 #include <fcntl.h>
@@ -474,6 +478,131 @@ static void test_gltf_buffer_uris(void) {
     alarm(0);
 }
 
+/* Every reader that takes a path, on files that are not what they seem: a FIFO (a reader
+ * that opened it blocking would wait forever), a folder, a sparse 3 GB file (refused from
+ * its size) and a missing file. Each is refused with a message naming the path. */
+typedef mn_status (*path_reader)(const char* path, mn_error* err);
+static mn_status rd_figure(const char* p, mn_error* e) {
+    mn_model* m = NULL;
+    mn_motion mo;
+    mn_status s = mn_figure_read(p, &m, &mo, NULL, e);
+    if (!s) mn_model_destroy(m), mn_motion_free(&mo);
+    return s;
+}
+static mn_status rd_bvh(const char* p, mn_error* e) {
+    mn_model* m = NULL;
+    mn_motion mo;
+    mn_status s = mn_bvh_read(p, NULL, &m, &mo, NULL, e);
+    if (!s) mn_model_destroy(m), mn_motion_free(&mo);
+    return s;
+}
+static mn_status rd_skel(const char* p, mn_error* e) {
+    mn_model* m = NULL;
+    mn_status s = mn_skel_read(p, &m, NULL, e);
+    if (!s) mn_model_destroy(m);
+    return s;
+}
+static mn_status rd_urdf(const char* p, mn_error* e) {
+    mn_model* m = NULL;
+    mn_status s = mn_urdf_read(p, &m, NULL, e);
+    if (!s) mn_model_destroy(m);
+    return s;
+}
+static mn_status rd_gltf(const char* p, mn_error* e) {
+    mn_gltf g;
+    mn_status s = mn_gltf_read(p, &g, NULL, e);
+    if (!s) mn_gltf_free(&g);
+    return s;
+}
+static mn_status rd_obj(const char* p, mn_error* e) {
+    mn_mesh m;
+    mn_status s = mn_obj_read(p, &m, NULL, e);
+    if (!s) mn_mesh_free(&m);
+    return s;
+}
+static mn_status rd_dmat(const char* p, mn_error* e) {
+    mn_dmat m;
+    mn_status s = mn_dmat_read(p, &m, e);
+    if (!s) mn_dmat_free(&m);
+    return s;
+}
+static mn_status rd_tgf(const char* p, mn_error* e) {
+    mn_tgf t;
+    mn_status s = mn_tgf_read(p, &t, e);
+    if (!s) mn_tgf_free(&t);
+    return s;
+}
+static mn_status rd_tmat(const char* p, mn_error* e) {
+    int n;
+    mn_xform* xf = NULL;
+    mn_status s = mn_tmat_read(p, &n, &xf, e);
+    if (!s) free(xf);
+    return s;
+}
+static mn_status rd_scene(const char* p, mn_error* e) {
+    mn_scene* sc = NULL;
+    mn_status s = mn_scene_read(p, &sc, e);
+    if (!s) mn_scene_destroy(sc);
+    return s;
+}
+static mn_status rd_seq(const char* p, mn_error* e) {
+    mn_model* m = NULL;
+    mn_seq* q = NULL;
+    mn_status s = mn_seq_read(p, &m, &q, NULL, e);
+    if (!s) mn_seq_destroy(q), mn_model_destroy(m);
+    return s;
+}
+
+static void test_readers_refuse_special_files(void) {
+    const char* t = mn_test_temp_dir();
+    CHECK(t != NULL);
+    if (!t) return;
+    char dir[700];
+    snprintf(dir, sizeof dir, "%s/special", t);
+    CHECK(mkdir(dir, 0700) == 0);
+    static const struct {
+        const char* name;
+        path_reader fn;
+        const char* ext;
+    } readers[] = {
+        {"figure", rd_figure, ".dat"}, {"bvh", rd_bvh, ".bvh"},       {"skel", rd_skel, ".skel"},
+        {"urdf", rd_urdf, ".urdf"},    {"gltf", rd_gltf, ".gltf"},    {"obj", rd_obj, ".obj"},
+        {"dmat", rd_dmat, ".dmat"},    {"tgf", rd_tgf, ".tgf"},       {"tmat", rd_tmat, ".Tmat"},
+        {"scene", rd_scene, ".json"},  {"sequence", rd_seq, ".json"},
+    };
+    const char* kinds[] = {"fifo", "folder", "huge", "missing"};
+    alarm(60);
+    for (size_t r = 0; r < sizeof readers / sizeof readers[0]; r++) {
+        for (size_t k = 0; k < 4; k++) {
+            char p[800];
+            snprintf(p, sizeof p, "%s/%s_%s%s", dir, kinds[k], readers[r].name, readers[r].ext);
+            int made = 1;
+            if (k == 0) made = mkfifo(p, 0600) == 0;
+            if (k == 1) made = mkdir(p, 0700) == 0;
+            if (k == 2) {
+                int fd = open(p, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+                made = fd >= 0 && ftruncate(fd, (off_t)3 << 30) == 0;
+                if (fd >= 0) close(fd);
+            }
+            CHECK(made);
+            mn_error e;
+            memset(&e, 0, sizeof e);
+            mn_status st = readers[r].fn(p, &e);
+            int ok = st != MN_OK && strstr(e.message, p) != NULL;
+            if (!ok)
+                fprintf(stderr, "  %s on a %s: status %d: %s\n", readers[r].name, kinds[k], st,
+                        e.message);
+            CHECK(ok);
+            if (k == 1)
+                rmdir(p);
+            else
+                unlink(p);
+        }
+    }
+    alarm(0);
+    rmdir(dir);
+}
+
 int main(int argc, char** argv) {
     signal(SIGALRM, on_alarm);
     mn_test_init(argc, argv);
@@ -486,5 +615,6 @@ int main(int argc, char** argv) {
     RUN(test_writer_killed);
     RUN(test_bvh_no_channels);
     RUN(test_gltf_buffer_uris);
+    RUN(test_readers_refuse_special_files);
     return mn_test_report();
 }
