@@ -177,6 +177,7 @@ class Marionette {
   /** A figure and its motion from BVH text; options.scale multiplies lengths. */
   figureFromBVH(text, options = {}) {
     const scale = options.scale === undefined ? 1 : num(options.scale, 'options.scale');
+    if (!(scale > 0)) fail('options.scale', 'must be > 0');
     const t = this._cstr(text, 'text'), n = this._cstr(options.name ?? 'figure.bvh', 'options.name');
     const out = this._scratch;
     return this._with([t, n], () => {
