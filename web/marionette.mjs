@@ -47,11 +47,15 @@ const utf8d = new TextDecoder();
 
 // A minimal WASI: a clock (the solvers' time budgets), stderr, and nothing else.
 function wasi(getMemory) {
-  const now = typeof process !== 'undefined' && process.hrtime ? () => process.hrtime.bigint()
-    : () => BigInt(Math.round(performance.now() * 1e6));
+  // nanoseconds as two 32-bit halves (no BigInt: the solvers read the clock on every solve)
+  let view = null;
   const imports = {
     clock_time_get(id, precision, out) {
-      new DataView(getMemory().buffer).setBigUint64(out, now(), true);
+      const buf = getMemory().buffer;
+      if (!view || view.buffer !== buf) view = new DataView(buf);
+      const ns = performance.now() * 1e6, hi = Math.floor(ns / 4294967296);
+      view.setUint32(out, ns - hi * 4294967296, true);
+      view.setUint32(out + 4, hi, true);
       return 0;
     },
     fd_write(fd, iovs, n, written) {
@@ -438,8 +442,16 @@ class Figure extends Owned {
     if (options != null) object(options, 'options');
     options ??= {};
     const x = this._mn._x, dvp = this._io, ivp = this._io + 8 * 24;
-    x.mnw_ik_defaults(dvp, ivp);
-    const dv = this._mn._f64(dvp, 21), iv = this._mn._i32(ivp, 12);
+    if (!this._ikDefaults) {
+      x.mnw_ik_defaults(dvp, ivp);
+      this._ikDefaults = [new Float64Array(this._mn._f64(dvp, 21)), new Int32Array(this._mn._i32(ivp, 12))];
+    }
+    const buf = x.memory.buffer;
+    if (!this._ikViews || this._ikViews[0].buffer !== buf)
+      this._ikViews = [new Float64Array(buf, dvp, 21), new Int32Array(buf, ivp, 12), new Float64Array(buf, this._io + 8 * 40, 6)];
+    const [dv, iv] = this._ikViews;
+    dv.set(this._ikDefaults[0]);
+    iv.set(this._ikDefaults[1]);
     iv[0] = this.joint(problem.base ?? -1, 'problem.base', true);
     iv[1] = this.joint(problem.tip, 'problem.tip');
     if (problem.point !== undefined) dv.set(vec(problem.point, 3, 'problem.point'), 0);
@@ -477,7 +489,7 @@ class Figure extends Owned {
     const outp = this._io + 8 * 40;
     const s = this._mn._x.mnw_ik_solve(this._p, dvp, ivp, outp);
     if (s === 1) throw this._mn._error('problem');
-    const o = this._mn._f64(outp, 6);
+    const o = this._ikViews[2].buffer === this._mn._x.memory.buffer ? this._ikViews[2] : this._mn._f64(outp, 6);
     return {
       status: STATUS[o[0]], ok: o[0] === 0, iterations: o[1], restarts: o[2], posErr: o[3], rotErr: o[4],
       timeUs: o[5], message: s === 0 ? '' : this._mn._str(this._mn._x.mnw_error_message()),

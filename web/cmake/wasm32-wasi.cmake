@@ -1,6 +1,6 @@
 # Cross-compiling for WebAssembly with Debian's clang, lld (wasm-ld), wasi-libc and the
 # wasm32 compiler-rt builtins (packages clang, lld, wasi-libc, libclang-rt-14-dev-wasm32).
-set(CMAKE_SYSTEM_NAME WASI)
+set(CMAKE_SYSTEM_NAME Generic) # CMake 3.25 has no WASI platform; the target triple says it
 set(CMAKE_SYSTEM_VERSION 1)
 set(CMAKE_SYSTEM_PROCESSOR wasm32)
 set(triple wasm32-unknown-wasi)
