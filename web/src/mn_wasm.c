@@ -51,17 +51,31 @@ void __wrap_free(void* p) {
 }
 
 /* Blocks allocated and not freed, and allocations made so far. */
-EXPORT(mnw_alloc_live) long mnw_alloc_live(void) { return g_live; }
-EXPORT(mnw_alloc_total) long mnw_alloc_total(void) { return g_total; }
-EXPORT(mnw_malloc) void* mnw_malloc(size_t n) { return malloc(n ? n : 1); }
-EXPORT(mnw_free) void mnw_free(void* p) { free(p); }
+EXPORT(mnw_alloc_live) long mnw_alloc_live(void) {
+    return g_live;
+}
+EXPORT(mnw_alloc_total) long mnw_alloc_total(void) {
+    return g_total;
+}
+EXPORT(mnw_malloc) void* mnw_malloc(size_t n) {
+    return malloc(n ? n : 1);
+}
+EXPORT(mnw_free) void mnw_free(void* p) {
+    free(p);
+}
 
 /* ---- errors ---------------------------------------------------------------------------- */
 static mn_error g_err;
 
-EXPORT(mnw_error_message) const char* mnw_error_message(void) { return g_err.message; }
-EXPORT(mnw_error_field) const char* mnw_error_field(void) { return g_err.field; }
-EXPORT(mnw_error_status) int mnw_error_status(void) { return g_err.status; }
+EXPORT(mnw_error_message) const char* mnw_error_message(void) {
+    return g_err.message;
+}
+EXPORT(mnw_error_field) const char* mnw_error_field(void) {
+    return g_err.field;
+}
+EXPORT(mnw_error_status) int mnw_error_status(void) {
+    return g_err.status;
+}
 
 static int arg_error(const char* field, const char* what) {
     mn_error_set(&g_err, MN_ERR_ARG, "", 0, field, "%s", what);
@@ -121,16 +135,19 @@ EXPORT(mnw_spec_create) mn_spec* mnw_spec_create(const char* name) {
     if (!s) mn_error_set(&g_err, MN_ERR_NOMEM, "", 0, "", "out of memory");
     return s;
 }
-EXPORT(mnw_spec_destroy) void mnw_spec_destroy(mn_spec* s) { mn_spec_destroy(s); }
+EXPORT(mnw_spec_destroy) void mnw_spec_destroy(mn_spec* s) {
+    mn_spec_destroy(s);
+}
 
 /* v: offset 3, orient 4 (w x y z), axis 3, range 2, swing, twist 2, mass, com 3,
  * stiffness, q0 7 (27 numbers). Returns the joint index or -1. */
 EXPORT(mnw_spec_add_joint)
-int mnw_spec_add_joint(mn_spec* s, const char* name, int parent, int type, int limited, int rot_order,
-                       const char* object, const double* v) {
+int mnw_spec_add_joint(mn_spec* s, const char* name, int parent, int type, int limited,
+                       int rot_order, const char* object, const double* v) {
     if (!s || !v) return arg_error("spec", "NULL");
     if (type < MN_JOINT_FIXED || type > MN_JOINT_FREE) return arg_error("type", "not a joint type");
-    if (rot_order < MN_EULER_XYZ || rot_order > MN_EULER_ZYX) return arg_error("rot_order", "not an Euler order");
+    if (rot_order < MN_EULER_XYZ || rot_order > MN_EULER_ZYX)
+        return arg_error("rot_order", "not an Euler order");
     mn_joint_def d = mn_joint_default();
     d.name = name;
     d.parent = parent;
@@ -147,7 +164,8 @@ int mnw_spec_add_joint(mn_spec* s, const char* name, int parent, int type, int l
     d.mass = v[15];
     d.com = mn_v3(v[16], v[17], v[18]);
     d.stiffness = v[19];
-    for (int i = 0; i < 7; i++) d.q0[i] = v[20 + i];
+    for (int i = 0; i < 7; i++)
+        d.q0[i] = v[20 + i];
     d.rot_order = (mn_euler_order)rot_order;
     d.object = object && *object ? object : NULL;
     return mn_spec_add_joint(s, &d, &g_err);
@@ -160,7 +178,8 @@ EXPORT(mnw_figure_compile) mnw_figure* mnw_figure_compile(const mn_spec* s) {
 
 /* Skeleton text and BVH, read inside the module. BVH motion: *motion receives a malloc'd
  * nframes x nq array (free with mnw_free), *nframes and *frame_time its size and rate. */
-EXPORT(mnw_figure_read_skel) mnw_figure* mnw_figure_read_skel(const char* text, size_t len, const char* name) {
+EXPORT(mnw_figure_read_skel)
+mnw_figure* mnw_figure_read_skel(const char* text, size_t len, const char* name) {
     mn_model* m = NULL;
     if (!text) return (void)arg_error("text", "NULL"), NULL;
     if (mn_skel_read_mem(text, len, name, &m, NULL, &g_err) != MN_OK) return NULL;
@@ -168,10 +187,11 @@ EXPORT(mnw_figure_read_skel) mnw_figure* mnw_figure_read_skel(const char* text, 
 }
 
 EXPORT(mnw_figure_read_bvh)
-mnw_figure* mnw_figure_read_bvh(const char* text, size_t len, const char* name, double scale, double** motion,
-                                int* nframes, double* frame_time) {
+mnw_figure* mnw_figure_read_bvh(const char* text, size_t len, const char* name, double scale,
+                                double** motion, int* nframes, double* frame_time) {
     if (!text || !motion || !nframes || !frame_time) return (void)arg_error("text", "NULL"), NULL;
-    if (!(scale > 0) || !isfinite(scale)) return (void)arg_error("scale", "must be a finite number > 0"), NULL;
+    if (!(scale > 0) || !isfinite(scale))
+        return (void)arg_error("scale", "must be a finite number > 0"), NULL;
     mn_model* m = NULL;
     mn_motion mo;
     mn_bvh_options o = mn_bvh_default();
@@ -183,20 +203,29 @@ mnw_figure* mnw_figure_read_bvh(const char* text, size_t len, const char* name, 
     return figure_of(m);
 }
 
-EXPORT(mnw_figure_stickman) mnw_figure* mnw_figure_stickman(void) { return figure_of(mn_stickman_model(&g_err)); }
+EXPORT(mnw_figure_stickman) mnw_figure* mnw_figure_stickman(void) {
+    return figure_of(mn_stickman_model(&g_err));
+}
 
 /* Model facts: 0 njoint, 1 nq, 2 nv, 3 nroot. */
 EXPORT(mnw_figure_size) int mnw_figure_size(const mnw_figure* f, int what) {
     if (!f) return -1;
     switch (what) {
-    case 0: return f->m->njoint;
-    case 1: return f->m->nq;
-    case 2: return f->m->nv;
-    case 3: return f->m->nroot;
-    default: return -1;
+    case 0:
+        return f->m->njoint;
+    case 1:
+        return f->m->nq;
+    case 2:
+        return f->m->nv;
+    case 3:
+        return f->m->nroot;
+    default:
+        return -1;
     }
 }
-EXPORT(mnw_figure_name) const char* mnw_figure_name(const mnw_figure* f) { return f && f->m->name ? f->m->name : ""; }
+EXPORT(mnw_figure_name) const char* mnw_figure_name(const mnw_figure* f) {
+    return f && f->m->name ? f->m->name : "";
+}
 EXPORT(mnw_joint_name) const char* mnw_joint_name(const mnw_figure* f, int j) {
     return f && j >= 0 && j < f->m->njoint ? f->m->jnt_name[j] : "";
 }
@@ -204,12 +233,18 @@ EXPORT(mnw_joint_name) const char* mnw_joint_name(const mnw_figure* f, int j) {
 EXPORT(mnw_joint_int) int mnw_joint_int(const mnw_figure* f, int j, int what) {
     if (!f || j < 0 || j >= f->m->njoint) return -2;
     switch (what) {
-    case 0: return f->m->jnt_parent[j];
-    case 1: return f->m->jnt_type[j];
-    case 2: return f->m->jnt_qadr[j];
-    case 3: return f->m->jnt_dofadr[j];
-    case 4: return f->m->jnt_limited[j];
-    default: return -2;
+    case 0:
+        return f->m->jnt_parent[j];
+    case 1:
+        return f->m->jnt_type[j];
+    case 2:
+        return f->m->jnt_qadr[j];
+    case 3:
+        return f->m->jnt_dofadr[j];
+    case 4:
+        return f->m->jnt_limited[j];
+    default:
+        return -2;
     }
 }
 /* Joint range: lower (0) and upper (1); swing (2); twist lower (3), upper (4). */
@@ -219,17 +254,26 @@ EXPORT(mnw_joint_range) double mnw_joint_range(const mnw_figure* f, int j, int w
     if (what == 2) return f->m->jnt_swing[j];
     return f->m->jnt_twist[2 * j + what - 3];
 }
-EXPORT(mnw_figure_q) double* mnw_figure_q(mnw_figure* f) { return f ? f->d->q : NULL; }
-EXPORT(mnw_figure_q0) const double* mnw_figure_q0(mnw_figure* f) { return f ? f->m->q0 : NULL; }
-EXPORT(mnw_figure_frames) double* mnw_figure_frames(mnw_figure* f) { return f ? &f->d->xf[0].R.m[0] : NULL; }
-EXPORT(mnw_figure_positions) double* mnw_figure_positions(mnw_figure* f) { return f ? f->pos : NULL; }
+EXPORT(mnw_figure_q) double* mnw_figure_q(mnw_figure* f) {
+    return f ? f->d->q : NULL;
+}
+EXPORT(mnw_figure_q0) const double* mnw_figure_q0(mnw_figure* f) {
+    return f ? f->m->q0 : NULL;
+}
+EXPORT(mnw_figure_frames) double* mnw_figure_frames(mnw_figure* f) {
+    return f ? &f->d->xf[0].R.m[0] : NULL;
+}
+EXPORT(mnw_figure_positions) double* mnw_figure_positions(mnw_figure* f) {
+    return f ? f->pos : NULL;
+}
 
 /* Forward kinematics of the state in q; MN_ERR_ARG (nothing computed) when q is not finite
  * or a quaternion is zero. */
 EXPORT(mnw_figure_fk) int mnw_figure_fk(mnw_figure* f) {
     if (!f) return arg_error("figure", "NULL");
     if (mn_q_check(f->m, f->d->q) != MN_OK) {
-        mn_error_set(&g_err, MN_ERR_ARG, "", 0, "q", "a state number is not finite or a quaternion is zero");
+        mn_error_set(&g_err, MN_ERR_ARG, "", 0, "q",
+                     "a state number is not finite or a quaternion is zero");
         return MN_ERR_ARG;
     }
     mn_fk(f->m, f->d);
@@ -259,14 +303,16 @@ EXPORT(mnw_figure_find) int mnw_figure_find(const mnw_figure* f, const char* nam
 EXPORT(mnw_ik_defaults) void mnw_ik_defaults(double* dv, int* iv) {
     mn_ik_problem p = mn_ik_problem_default();
     mn_ik_options o = mn_ik_default();
-    const double d[21] = {p.point.x,      p.point.y,      p.point.z,   p.target_pos.x, p.target_pos.y, p.target_pos.z,
-                          p.target_rot.w, p.target_rot.x, p.target_rot.y, p.target_rot.z, p.w_pos,      p.w_rot,
-                          p.pole.x,       p.pole.y,       p.pole.z,    o.tol_pos,      o.tol_rot,      o.timeout_ms,
-                          o.max_step,     o.damping,      o.nullspace_gain};
-    const int i[12] = {p.base,           p.tip,        p.use_position,
-                       p.use_orientation, (int)o.method, o.max_iters,
-                       o.max_restarts,   o.respect_limits, o.nullspace,
-                       o.timeout_cpu,    (int)(uint32_t)o.seed, (int)(uint32_t)(o.seed >> 32)};
+    const double d[21] = {p.point.x,       p.point.y,      p.point.z,      p.target_pos.x,
+                          p.target_pos.y,  p.target_pos.z, p.target_rot.w, p.target_rot.x,
+                          p.target_rot.y,  p.target_rot.z, p.w_pos,        p.w_rot,
+                          p.pole.x,        p.pole.y,       p.pole.z,       o.tol_pos,
+                          o.tol_rot,       o.timeout_ms,   o.max_step,     o.damping,
+                          o.nullspace_gain};
+    const int i[12] = {
+        p.base,        p.tip,         p.use_position,        p.use_orientation,
+        (int)o.method, o.max_iters,   o.max_restarts,        o.respect_limits,
+        o.nullspace,   o.timeout_cpu, (int)(uint32_t)o.seed, (int)(uint32_t)(o.seed >> 32)};
     memcpy(dv, d, sizeof d);
     memcpy(iv, i, sizeof i);
 }
@@ -291,7 +337,8 @@ EXPORT(mnw_ik_solve) int mnw_ik_solve(mnw_figure* f, const double* dv, const int
     o.max_step = dv[18];
     o.damping = dv[19];
     o.nullspace_gain = dv[20];
-    if (iv[4] < 0 || iv[4] >= MN_IK_METHOD_COUNT) return arg_error("options.method", "not an IK method");
+    if (iv[4] < 0 || iv[4] >= MN_IK_METHOD_COUNT)
+        return arg_error("options.method", "not an IK method");
     o.method = (mn_ik_method)iv[4];
     o.max_iters = iv[5];
     o.max_restarts = iv[6];
@@ -318,19 +365,23 @@ EXPORT(mnw_ik_solve) int mnw_ik_solve(mnw_figure* f, const double* dv, const int
  * orientation w x y z when iv[3]) is solved; solved[k] gets 1 within tolerance, q_out (may
  * be NULL) the answers (n x nq). Returns the solves that met their target. */
 EXPORT(mnw_ik_solve_many)
-int mnw_ik_solve_many(mnw_figure* f, double* dv, const int* iv, const double* seed, int n, const double* targets,
-                      uint8_t* solved, double* q_out) {
-    if (!f || !dv || !iv || !seed || !targets || !solved || n < 0) return arg_error("figure", "NULL");
+int mnw_ik_solve_many(mnw_figure* f, double* dv, const int* iv, const double* seed, int n,
+                      const double* targets, uint8_t* solved, double* q_out) {
+    if (!f || !dv || !iv || !seed || !targets || !solved || n < 0)
+        return arg_error("figure", "NULL");
     int stride = iv[3] ? 7 : 3, met = 0;
     double out[6];
     for (int k = 0; k < n; k++) {
         memcpy(f->d->q, seed, sizeof(double) * (size_t)f->m->nq);
-        for (int i = 0; i < stride; i++) dv[3 + i] = targets[(size_t)k * (size_t)stride + (size_t)i];
+        for (int i = 0; i < stride; i++)
+            dv[3 + i] = targets[(size_t)k * (size_t)stride + (size_t)i];
         int s = mnw_ik_solve(f, dv, iv, out);
         if (s == MN_ERR_ARG) return -1;
         solved[k] = s == MN_OK;
         met += s == MN_OK;
-        if (q_out) memcpy(q_out + (size_t)k * (size_t)f->m->nq, f->d->q, sizeof(double) * (size_t)f->m->nq);
+        if (q_out)
+            memcpy(q_out + (size_t)k * (size_t)f->m->nq, f->d->q,
+                   sizeof(double) * (size_t)f->m->nq);
     }
     return met;
 }
@@ -342,7 +393,8 @@ typedef struct mnw_csys {
     mnw_figure* figs[8];
 } mnw_csys;
 
-EXPORT(mnw_csys_create) mnw_csys* mnw_csys_create(mnw_figure** figs, int n, int max_handles, int max_constraints) {
+EXPORT(mnw_csys_create)
+mnw_csys* mnw_csys_create(mnw_figure** figs, int n, int max_handles, int max_constraints) {
     if (!figs || n < 1 || n > 8) return (void)arg_error("figures", "between 1 and 8 figures"), NULL;
     mn_figure fl[8];
     for (int i = 0; i < n; i++) {
@@ -361,7 +413,8 @@ EXPORT(mnw_csys_create) mnw_csys* mnw_csys_create(mnw_figure** figs, int n, int 
         return NULL;
     }
     c->nfig = n;
-    for (int i = 0; i < n; i++) c->figs[i] = figs[i];
+    for (int i = 0; i < n; i++)
+        c->figs[i] = figs[i];
     return c;
 }
 EXPORT(mnw_csys_destroy) void mnw_csys_destroy(mnw_csys* c) {
@@ -380,7 +433,8 @@ int mnw_csys_add_handle(mnw_csys* c, int type, int figure, int joint, double x, 
     d.joint = joint;
     d.point = mn_v3(x, y, z);
     d.name = name && *name ? name : NULL;
-    if (type < MN_HANDLE_POINT || type > MN_HANDLE_COM) return arg_error("type", "not a handle type");
+    if (type < MN_HANDLE_POINT || type > MN_HANDLE_COM)
+        return arg_error("type", "not a handle type");
     return mn_csys_add_handle(c->s, &d, &g_err);
 }
 
@@ -405,41 +459,56 @@ int mnw_csys_add_constraint(mnw_csys* c, const int* iv, const double* v, const c
     d.up = mn_v3(v[13], v[14], v[15]);
     d.margin = v[16];
     d.weight = v[17];
-    for (int i = 0; i < d.npolygon; i++) d.polygon[i] = mn_v3(v[18 + 3 * i], v[19 + 3 * i], v[20 + 3 * i]);
+    for (int i = 0; i < d.npolygon; i++)
+        d.polygon[i] = mn_v3(v[18 + 3 * i], v[19 + 3 * i], v[20 + 3 * i]);
     d.name = name && *name ? name : NULL;
     return mn_csys_add_constraint(c->s, &d, &g_err);
 }
 
 static int status_of(mn_status s, const char* field) {
-    if (s != MN_OK) mn_error_set(&g_err, s, "", 0, field, "%s", "refused: out of range, NaN or the wrong type");
+    if (s != MN_OK)
+        mn_error_set(&g_err, s, "", 0, field, "%s", "refused: out of range, NaN or the wrong type");
     return s;
 }
 
 /* what: 0 set_target (v 3), 1 set_target_rot (v 4), 2 set_enabled (i), 3 set_weight (v[0]) */
 EXPORT(mnw_csys_edit) int mnw_csys_edit(mnw_csys* c, int con, int what, int i, const double* v) {
     if (!c) return arg_error("system", "NULL");
-    if (con < 0 || con >= mn_csys_constraint_count(c->s)) return arg_error("constraint", "no such constraint");
+    if (con < 0 || con >= mn_csys_constraint_count(c->s))
+        return arg_error("constraint", "no such constraint");
     switch (what) {
-    case 0: return status_of(mn_csys_set_target(c->s, con, mn_v3(v[0], v[1], v[2])), "target");
-    case 1: return status_of(mn_csys_set_target_rot(c->s, con, (mn_quat){v[0], v[1], v[2], v[3]}), "target");
-    case 2: return status_of(mn_csys_set_enabled(c->s, con, i), "enabled");
-    case 3: return status_of(mn_csys_set_weight(c->s, con, v[0]), "weight");
-    default: return arg_error("what", "unknown edit");
+    case 0:
+        return status_of(mn_csys_set_target(c->s, con, mn_v3(v[0], v[1], v[2])), "target");
+    case 1:
+        return status_of(mn_csys_set_target_rot(c->s, con, (mn_quat){v[0], v[1], v[2], v[3]}),
+                         "target");
+    case 2:
+        return status_of(mn_csys_set_enabled(c->s, con, i), "enabled");
+    case 3:
+        return status_of(mn_csys_set_weight(c->s, con, v[0]), "weight");
+    default:
+        return arg_error("what", "unknown edit");
     }
 }
 
 /* what: 0 drag (v: target 3, weight), 1 drag_rot (v: quaternion 4, weight), 2 push (v:
  * force 3), 3 release. i: priority. */
-EXPORT(mnw_csys_drag) int mnw_csys_drag(mnw_csys* c, int h, int what, const double* v, int priority) {
+EXPORT(mnw_csys_drag)
+int mnw_csys_drag(mnw_csys* c, int h, int what, const double* v, int priority) {
     if (!c) return arg_error("system", "NULL");
     if (h < 0 || h >= mn_csys_handle_count(c->s)) return arg_error("handle", "no such handle");
     switch (what) {
-    case 0: return status_of(mn_csys_drag(c->s, h, mn_v3(v[0], v[1], v[2]), v[3], priority), "target");
+    case 0:
+        return status_of(mn_csys_drag(c->s, h, mn_v3(v[0], v[1], v[2]), v[3], priority), "target");
     case 1:
-        return status_of(mn_csys_drag_rot(c->s, h, (mn_quat){v[0], v[1], v[2], v[3]}, v[4], priority), "target");
-    case 2: return status_of(mn_csys_push(c->s, h, mn_v3(v[0], v[1], v[2])), "force");
-    case 3: return status_of(mn_csys_release(c->s, h), "handle");
-    default: return arg_error("what", "unknown drag");
+        return status_of(
+            mn_csys_drag_rot(c->s, h, (mn_quat){v[0], v[1], v[2], v[3]}, v[4], priority), "target");
+    case 2:
+        return status_of(mn_csys_push(c->s, h, mn_v3(v[0], v[1], v[2])), "force");
+    case 3:
+        return status_of(mn_csys_release(c->s, h), "handle");
+    default:
+        return arg_error("what", "unknown drag");
     }
 }
 
@@ -451,7 +520,9 @@ EXPORT(mnw_csys_invalidate) void mnw_csys_invalidate(mnw_csys* c) {
 }
 EXPORT(mnw_csys_count) int mnw_csys_count(const mnw_csys* c, int what) {
     if (!c) return -1;
-    return what == 0 ? mn_csys_handle_count(c->s) : what == 1 ? mn_csys_constraint_count(c->s) : mn_csys_nv(c->s);
+    return what == 0   ? mn_csys_handle_count(c->s)
+           : what == 1 ? mn_csys_constraint_count(c->s)
+                       : mn_csys_nv(c->s);
 }
 /* out: position 3, rotation 9 (row-major). */
 EXPORT(mnw_csys_handle_value) int mnw_csys_handle_value(mnw_csys* c, int h, double* out) {
@@ -467,7 +538,8 @@ EXPORT(mnw_csys_handle_value) int mnw_csys_handle_value(mnw_csys* c, int h, doub
     return s;
 }
 EXPORT(mnw_csys_residual) double mnw_csys_residual(const mnw_csys* c, int con) {
-    return c && con >= 0 && con < mn_csys_constraint_count(c->s) ? mn_csys_residual(c->s, con) : NAN;
+    return c && con >= 0 && con < mn_csys_constraint_count(c->s) ? mn_csys_residual(c->s, con)
+                                                                 : NAN;
 }
 EXPORT(mnw_csys_unmet) int mnw_csys_unmet(const mnw_csys* c, int con) {
     return c && con >= 0 && con < mn_csys_constraint_count(c->s) ? mn_csys_unmet(c->s, con) : -1;
@@ -479,14 +551,15 @@ EXPORT(mnw_csys_unmet) int mnw_csys_unmet(const mnw_csys* c, int con) {
  * max_drag_error, nunmet (8). */
 EXPORT(mnw_csolve_defaults) void mnw_csolve_defaults(double* dv, int* iv) {
     mn_csolve_options o = mn_csolve_default();
-    const double d[9] = {o.tol,      o.tol_rot,    o.drag_tol, o.rcond,       o.feedback,
+    const double d[9] = {o.tol,        o.tol_rot,      o.drag_tol, o.rcond,       o.feedback,
                          o.feedback_k, o.drag_damping, o.max_step, o.min_progress};
     const int i[3] = {(int)o.method, o.max_iters, o.respect_limits};
     memcpy(dv, d, sizeof d);
     memcpy(iv, i, sizeof i);
 }
 
-EXPORT(mnw_csys_solve) int mnw_csys_solve(mnw_csys* c, const double* dv, const int* iv, double* out) {
+EXPORT(mnw_csys_solve)
+int mnw_csys_solve(mnw_csys* c, const double* dv, const int* iv, double* out) {
     if (!c || !dv || !iv || !out) return arg_error("system", "NULL");
     if (iv[0] < 0 || iv[0] >= MN_CSOLVE_COUNT) return arg_error("options.method", "not a solver");
     mn_csolve_options o = mn_csolve_default();
@@ -505,21 +578,31 @@ EXPORT(mnw_csys_solve) int mnw_csys_solve(mnw_csys* c, const double* dv, const i
     mn_csolve_result r;
     memset(&r, 0, sizeof r);
     mn_status s = mn_csys_solve(c->s, &o, &r);
-    const double res[8] = {s, r.iterations, r.svd_fallbacks, r.rows, r.max_violation, r.max_rot_violation,
-                           r.max_drag_error, r.nunmet};
+    const double res[8] = {s,
+                           r.iterations,
+                           r.svd_fallbacks,
+                           r.rows,
+                           r.max_violation,
+                           r.max_rot_violation,
+                           r.max_drag_error,
+                           r.nunmet};
     memcpy(out, res, sizeof res);
     from_message(s, "", s == MN_OK ? "" : r.message);
-    for (int i = 0; i < c->nfig; i++) sync_pos(c->figs[i]);
+    for (int i = 0; i < c->nfig; i++)
+        sync_pos(c->figs[i]);
     return s;
 }
 
 /* ---- skinning rigs and the fit --------------------------------------------------------- */
-EXPORT(mnw_rig_create) mn_rig* mnw_rig_create(int dim, int nverts, const double* rest, const double* mass) {
+EXPORT(mnw_rig_create)
+mn_rig* mnw_rig_create(int dim, int nverts, const double* rest, const double* mass) {
     if (dim != 2 && dim != 3) return (void)arg_error("dim", "must be 2 or 3"), NULL;
     if (nverts < 1 || !rest) return (void)arg_error("vertices", "at least one vertex"), NULL;
     return mn_rig_create(dim, nverts, rest, mass, &g_err);
 }
-EXPORT(mnw_rig_destroy) void mnw_rig_destroy(mn_rig* r) { mn_rig_destroy(r); }
+EXPORT(mnw_rig_destroy) void mnw_rig_destroy(mn_rig* r) {
+    mn_rig_destroy(r);
+}
 EXPORT(mnw_rig_size) int mnw_rig_size(const mn_rig* r, int what) {
     if (!r) return -1;
     return what == 0 ? r->nverts : what == 1 ? r->nctrl : r->dim;
@@ -530,9 +613,11 @@ EXPORT(mnw_rig_ctrl_name) const char* mnw_rig_ctrl_name(const mn_rig* r, int c) 
 
 /* v: pivot 3, tail 3. */
 EXPORT(mnw_rig_add_ctrl)
-int mnw_rig_add_ctrl(mn_rig* r, const char* name, int kind, const double* v, int parent, int attached) {
+int mnw_rig_add_ctrl(mn_rig* r, const char* name, int kind, const double* v, int parent,
+                     int attached) {
     if (!r || !v) return arg_error("rig", "NULL");
-    if (kind < MN_CTRL_POINT || kind > MN_CTRL_CAGE) return arg_error("kind", "not a controller kind");
+    if (kind < MN_CTRL_POINT || kind > MN_CTRL_CAGE)
+        return arg_error("kind", "not a controller kind");
     mn_ctrl_def d = mn_ctrl_default();
     d.name = name;
     d.kind = (mn_ctrl_kind)kind;
@@ -542,7 +627,8 @@ int mnw_rig_add_ctrl(mn_rig* r, const char* name, int kind, const double* v, int
     d.attached = attached;
     return mn_rig_add_ctrl(r, &d, &g_err);
 }
-EXPORT(mnw_rig_set_weights) int mnw_rig_set_weights(mn_rig* r, int k, const int* idx, const double* w) {
+EXPORT(mnw_rig_set_weights)
+int mnw_rig_set_weights(mn_rig* r, int k, const int* idx, const double* w) {
     if (!r || !idx || !w) return arg_error("rig", "NULL");
     if (k < 1 || k > MN_SKIN_MAX_INFLUENCES) return arg_error("influences", "must be 1..8");
     return mn_rig_set_weights(r, k, idx, w, NULL, &g_err);
@@ -558,7 +644,9 @@ EXPORT(mnw_fitter_create) mn_fitter* mnw_fitter_create(const mn_rig* r, const ui
     if (!r) return (void)arg_error("rig", "NULL"), NULL;
     return mn_fitter_create(r, fixed, &g_err);
 }
-EXPORT(mnw_fitter_destroy) void mnw_fitter_destroy(mn_fitter* f) { mn_fitter_destroy(f); }
+EXPORT(mnw_fitter_destroy) void mnw_fitter_destroy(mn_fitter* f) {
+    mn_fitter_destroy(f);
+}
 
 /* iv: max_iters, max_halvings, coupled_rotation, vertex_error, cold start (1: per-controller
  * Kabsch then the translation step first); dv: tol. out: status, iterations, energy, rms,
@@ -572,8 +660,9 @@ EXPORT(mnw_fit_defaults) void mnw_fit_defaults(double* dv, int* iv) {
     iv[3] = o.vertex_error;
     iv[4] = 0;
 }
-EXPORT(mnw_fit) int mnw_fit(mn_fitter* f, mn_xform* pose, const double* targets, const double* dv, const int* iv,
-                            double* out) {
+EXPORT(mnw_fit)
+int mnw_fit(mn_fitter* f, mn_xform* pose, const double* targets, const double* dv, const int* iv,
+            double* out) {
     if (!f || !pose || !targets || !dv || !iv || !out) return arg_error("fitter", "NULL");
     mn_fit_options o = mn_fit_default();
     o.tol = dv[0];
@@ -584,7 +673,8 @@ EXPORT(mnw_fit) int mnw_fit(mn_fitter* f, mn_xform* pose, const double* targets,
     if (iv[4]) {
         mn_status k = mn_fit_kabsch(f, pose, targets, 1);
         if (k != MN_OK) {
-            mn_error_set(&g_err, k, "", 0, "targets", "the cold start was refused (NaN or out of range)");
+            mn_error_set(&g_err, k, "", 0, "targets",
+                         "the cold start was refused (NaN or out of range)");
             return k;
         }
     }

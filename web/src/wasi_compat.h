@@ -10,7 +10,9 @@ static inline int mkstemp(char* t) {
     errno = ENOSYS;
     return -1;
 }
-static inline mode_t umask(mode_t m) { return m; }
+static inline mode_t umask(mode_t m) {
+    return m;
+}
 static inline int chmod(const char* p, mode_t m) {
     (void)p, (void)m;
     errno = ENOSYS;
