@@ -300,9 +300,11 @@ for (const c of chains) {
     writeFileSync(file, targets.map((t) => t.join(' ')).join('\n') + '\n');
     const goal = orient ? 'position + orientation' : 'position';
     const results = [];
-    // each solver first runs on as many other targets untimed (the JIT compilers tier up)
+    // each solver first runs on as many other targets untimed (the JIT compilers tier up; the
+// module twice: V8 compiles its hot functions again in the background)
     const warm = makeTargets(ch, orient, 777);
     for (const method of ['lm', 'ccd']) {
+      runMarionette(ch, method, warm, orient);
       runMarionette(ch, method, warm, orient);
       const r = runMarionette(ch, method, targets, orient);
       const nat = keyValues(native(['bench', 'targets', c.file, '--base', c.base, '--tip', c.tip, '--targets', file,
@@ -321,7 +323,7 @@ for (const c of chains) {
         rows.push(`| ${c.name} | ${goal} | ${r.solver} | ${r.note} | | | |`);
         continue;
       }
-      const ratio = r.native ? `${fmt(mean(r.inner) / Number(r.native.mean_us), 2)} (native ${fmt(Number(r.native.mean_us))} us, ${fmt(Number(r.native.solve_rate))} %)` : '';
+      const ratio = r.native ? `${fmt(mean(r.inner) / Number(r.native.mean_us), 2)} / ${fmt(median(r.inner) / Number(r.native.median_us), 2)} (native ${fmt(Number(r.native.mean_us))} / ${fmt(Number(r.native.median_us))} us, ${fmt(Number(r.native.solve_rate))} %)` : '';
       const thrown = r.thrown ? ` (threw on ${r.thrown})` : '';
       rows.push(`| ${c.name} | ${goal} | ${r.solver} | ${fmt((100 * r.solved) / targets.length)} %${thrown} | ` +
         `${fmt(mean(r.times))} | ${fmt(median(r.times))} | ${ratio} |`);
@@ -331,6 +333,6 @@ for (const c of chains) {
 }
 rmSync(tmp, { recursive: true, force: true });
 console.log(`${N} targets per chain; solved: within ${POS_TOL} (and ${ROT_TOL} rad), joint limits kept.`);
-console.log('| chain | goal | solver | solved | mean us | median us | wasm/native time |');
+console.log('| chain | goal | solver | solved | mean us | median us | wasm/native time, mean / median |');
 console.log('| --- | --- | --- | --- | --- | --- | --- |');
 for (const r of rows) console.log(r);
