@@ -1,10 +1,10 @@
-/* marionette convert IN OUT: between the skeleton text format and BVH. */
+/* marionette convert IN OUT: to the skeleton text format, BVH or the figure document. */
 #include <string.h>
 #include <strings.h>
 
 #include "cli.h"
 
-const char mn_cmd_convert_summary[] = "convert a figure between skeleton text (.skel) and BVH (rest pose or all frames)";
+const char mn_cmd_convert_summary[] = "convert a figure to skeleton text (.skel), BVH or a figure document (.json)";
 
 static void usage(FILE* f) {
     fprintf(f, "usage: marionette convert IN OUT\n"
