@@ -57,9 +57,40 @@ test('bad arguments throw errors that name them', () => {
   fig.dispose(); // twice is harmless
 });
 
+const tinyBVH = `HIERARCHY
+ROOT hips
+{
+  OFFSET 0 0 0
+  CHANNELS 6 Xposition Yposition Zposition Zrotation Xrotation Yrotation
+  JOINT knee
+  {
+    OFFSET 0 -1 0
+    CHANNELS 3 Zrotation Xrotation Yrotation
+    End Site
+    {
+      OFFSET 0 -1 0
+    }
+  }
+}
+MOTION
+Frames: 2
+Frame Time: 0.033333
+0 1 0 0 0 0 10 0 0
+0 1 0 5 0 0 20 0 0
+`;
+
 test('a thousand create/dispose cycles leak nothing', () => {
   const skin = JSON.parse(skinDoc).skin;
   const cycle = () => {
+    const b = mn.figureFromBVH(tinyBVH);
+    b.setFrame(1);
+    b.dispose();
+    try {
+      mn.figureFromBVH(tinyBVH.replace('Frames: 2', 'Frames: x'));
+    } catch {}
+    try {
+      mn.figureFromDocument(pandaDoc.replace('"type":"hinge"', '"type":"spring"'));
+    } catch {}
     const fig = mn.figureFromDocument(pandaDoc);
     fig.solveIK({ tip: 'panda_link8', target: [0.4, 0.2, 0.5] }, { timeoutMs: 0 });
     const st = mn.stickman();
@@ -121,5 +152,30 @@ test('npm pack installs into an empty folder and the example of docs/web.md runs
     assert.match(printed, /^pelvis 0 0\.95 0\n/);
   } finally {
     cleanup();
+  }
+});
+
+test('views follow the module memory when it grows', () => {
+  const fig = mn.stickman();
+  const rigs = [];
+  try {
+    const before = fig.positions, bytes = mn.memoryBytes();
+    // rigs of many vertices until the memory has grown
+    for (let k = 0; mn.memoryBytes() === bytes && k < 64; k++) {
+      const n = 20000, verts = new Float64Array(3 * n).map((_, i) => i % 7);
+      rigs.push(mn.createRig({ dim: 3, vertices: verts, influences: 1, weightIndex: new Int32Array(n),
+        weight: new Float64Array(n).fill(1), controllers: [{ name: 'c', pivot: [0, 0, 0] }] }));
+    }
+    assert.ok(mn.memoryBytes() > bytes, 'the memory grew');
+    assert.equal(before.length, 0, 'a view of the old memory is detached');
+    const now = fig.positions;
+    assert.equal(now.length, 3 * fig.jointCount);
+    assert.equal(now[1], 0.95);
+    fig.q[0] = 0.25;
+    fig.fk();
+    assert.equal(fig.positions[0], 0.25);
+  } finally {
+    for (const r of rigs) r.dispose();
+    fig.dispose();
   }
 });
