@@ -179,3 +179,25 @@ test('views follow the module memory when it grows', () => {
     fig.dispose();
   }
 });
+
+test('load() fetches the module over HTTP, as in a browser', async (t) => {
+  const { createServer } = await import('node:http');
+  const wasm = readFileSync(join(root, 'web', 'marionette.wasm'));
+  const server = createServer((req, res) => {
+    if (req.url === '/marionette.wasm') {
+      res.writeHead(200, { 'content-type': 'application/wasm' });
+      res.end(wasm);
+    } else {
+      res.writeHead(404);
+      res.end();
+    }
+  });
+  await new Promise((ok) => server.listen(0, '127.0.0.1', ok));
+  t.after(() => server.close());
+  const base = `http://127.0.0.1:${server.address().port}`;
+  const other = await load({ wasm: new URL(`${base}/marionette.wasm`) });
+  const fig = other.stickman();
+  assert.equal(fig.positions[1], 0.95);
+  fig.dispose();
+  await assert.rejects(load({ wasm: new URL(`${base}/missing.wasm`) }), /wasm: cannot fetch .*404/);
+});

@@ -117,3 +117,31 @@ test('ik with an orientation goal agrees with the native build', () => {
     cleanup();
   }
 });
+
+test('a batch of solves gives the answers of single solves', () => {
+  const { dir, cleanup } = tempDir();
+  const fig = mn.figureFromDocument(documentOf(join(data, 'robots/franka_panda/panda.urdf'), dir));
+  try {
+    const targets = [0.4, 0.2, 0.5, 0.3, -0.3, 0.6, 5, 5, 5, 0.5, 0.0, 0.3];
+    const problem = { tip: 'panda_link8', target: [0, 0, 0] }, options = { timeoutMs: 0, maxRestarts: 3 };
+    const seed = fig.restQ;
+    const batch = fig.solveIKBatch(problem, options, seed, targets);
+    assert.equal(batch.solved.length, 4);
+    assert.equal(batch.q.length, 4 * fig.nq);
+    let count = 0;
+    for (let k = 0; k < 4; k++) {
+      fig.setQ(seed);
+      const r = fig.solveIK({ ...problem, target: targets.slice(3 * k, 3 * k + 3) }, options);
+      assert.equal(batch.solved[k], r.ok ? 1 : 0);
+      count += r.ok;
+      for (let i = 0; i < fig.nq; i++) assert.equal(batch.q[k * fig.nq + i], fig.q[i]);
+    }
+    assert.equal(batch.count, count);
+    assert.equal(batch.solved[2], 0, 'the target 8.7 m away is out of reach');
+    assert.throws(() => fig.solveIKBatch(problem, options, seed, [1, 2]), /targets: expected n x 3/);
+    assert.throws(() => fig.solveIKBatch(problem, options, [1], targets), /seedQ: expected 9 numbers/);
+  } finally {
+    fig.dispose();
+    cleanup();
+  }
+});
