@@ -449,7 +449,7 @@ int mn_bench_ik(int argc, char** argv) {
             for (int c = 0; c < 6; c++)
                 if (!(fabs(tw[c]) <= tol)) ok = 0;
             run_stats* S = &st[run];
-            S->sum_iters += r.iters;
+            S->sum_iters += r.iterations;
             if (ok) {
                 S->ok_us[S->ok++] = us;
                 S->sum_us += us;
@@ -477,7 +477,7 @@ int mn_bench_ik(int argc, char** argv) {
                           p.target_pos.z, p.target_rot.w, p.target_rot.x, p.target_rot.y, p.target_rot.z);
                 for (int k = 0; k < nd; k++) sb_printf(&csv, ",%.17g", qs[k]);
                 sb_printf(&csv, ",%s,%d,%d,%.3g,%.3g,%.3f\n", ok ? "OK" : s == MN_OK ? "RECHECK" : mn_status_name(s),
-                          r.iters, r.restarts, r.pos_err, r.rot_err, us);
+                          r.iterations, r.restarts, r.pos_err, r.rot_err, us);
             }
         }
     }

@@ -340,7 +340,7 @@ int mn_bench_ik_compare(int argc, char** argv) {
                 qsort(cpu, (size_t)repeat, sizeof *cpu, cmp_double);
                 c->status = r.status;
                 c->solved = r.status == MN_OK;
-                c->iters = r.iters;
+                c->iters = r.iterations;
                 c->us = times[repeat / 2];
                 c->cpu_us = cpu[repeat / 2];
                 c->pos_err = r.pos_err;

@@ -39,7 +39,7 @@ static int pull(const mn_model* m, mn_data* d, const char* base, const char* tip
     mn_ik_solve(m, d, &p, &o, &r);
     mn_vec3 after = d->xf[t].p;
     printf("  pull %-11s (chain from %s) by (%+.2f %+.2f %+.2f): %s, %d iterations, %.1f us\n", tip, base,
-           delta.x, delta.y, delta.z, mn_status_name(r.status), r.iters, r.time_us);
+           delta.x, delta.y, delta.z, mn_status_name(r.status), r.iterations, r.time_us);
     printf("      from (%.3f %.3f %.3f) to (%.3f %.3f %.3f), target missed by %.2g\n", before.x, before.y,
            before.z, after.x, after.y, after.z, r.pos_err);
     return r.status == MN_OK || r.status == MN_ERR_UNREACHABLE;

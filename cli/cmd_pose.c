@@ -16,6 +16,7 @@ static void usage(FILE* f) {
     fprintf(f,
             "usage: marionette pose MODEL --scene SCENE.json [--solver lagrange|ccd|dls] [--json]\n"
             "                       [--iters N] [--tol T] [--scale S] [--frame N]\n"
+            "                       [--out OUT.bvh|OUT.glb [--fps F]]\n"
             "\n"
             "Reads a figure (skeleton text, BVH, URDF, glTF; MODEL \"stickman\" is the built-in\n"
             "stick figure when no file of that name exists) and a scene naming handles,\n"
@@ -32,6 +33,8 @@ static void usage(FILE* f) {
             "  --scale S      multiply BVH lengths by S (CMU files: 0.056444 for metres)\n"
             "  --frame N      start from frame N of a BVH file's motion (default: the rest pose)\n"
             "  --json         print one JSON object instead of text\n"
+            "  --out FILE     also write every frame (the state after each frame's solve) as BVH\n"
+            "                 or as a glTF 2.0 binary (.glb), at F frames per second (default 30)\n"
             "\n"
             "Exit status: 0 when posed (the status line says whether every constraint was met),\n"
             "1 for a bad figure or scene (the message names file, line and field), 2 for usage.\n");
@@ -141,13 +144,17 @@ int mn_cmd_pose(int argc, char** argv) {
         usage(stdout);
         return MN_EXIT_OK;
     }
-    const char *model_path = NULL, *scene_path = NULL, *solver_name = NULL;
+    const char *model_path = NULL, *scene_path = NULL, *solver_name = NULL, *out = NULL;
     int json = 0, iters = 0, frame = -1;
-    double tol = 1e-4, scale = 1.0;
+    double tol = 1e-4, scale = 1.0, fps = 30;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--scene") && i + 1 < argc) scene_path = argv[++i];
         else if (!strcmp(argv[i], "--solver") && i + 1 < argc) solver_name = argv[++i];
         else if (!strcmp(argv[i], "--json")) json = 1;
+        else if (!strcmp(argv[i], "--out") && i + 1 < argc) out = argv[++i];
+        else if (!strcmp(argv[i], "--fps") && i + 1 < argc) {
+            if (!mn_cli_parse_double(argv[++i], &fps) || !(fps > 0)) return mn_cli_usage_error("pose", "--fps needs a number > 0");
+        }
         else if (!strcmp(argv[i], "--iters") && i + 1 < argc) {
             if (!mn_cli_parse_int(argv[++i], &iters) || iters < 1) return mn_cli_usage_error("pose", "--iters needs a positive integer");
         } else if (!strcmp(argv[i], "--tol") && i + 1 < argc) {
@@ -162,6 +169,10 @@ int mn_cmd_pose(int argc, char** argv) {
     }
     if (!model_path) return mn_cli_usage_error("pose", "missing MODEL");
     if (!scene_path) return mn_cli_usage_error("pose", "missing --scene SCENE.json");
+    size_t olen = out ? strlen(out) : 0;
+    int to_glb = olen > 4 && !strcmp(out + olen - 4, ".glb");
+    if (out && !to_glb && !(olen > 4 && !strcmp(out + olen - 4, ".bvh")))
+        return mn_cli_usage_error("pose", "--out must end in .bvh or .glb");
     int solver = -1;
     if (solver_name) {
         solver = mn_csolver_parse(solver_name);
@@ -189,9 +200,19 @@ int mn_cmd_pose(int argc, char** argv) {
         mn_csolve_result r;
         memset(&r, 0, sizeof r);
         int frames = mn_scene_frames(sc);
+        mn_motion mo = {frames, m->nq, 1.0 / fps, NULL};
+        if (out) mo.q = malloc(sizeof(double) * (size_t)frames * (size_t)m->nq);
         for (int f = 0; f < frames; f++) {
             mn_scene_apply_frame(sc, s, f);
             mn_csys_solve(s, &o, &r);
+            if (mo.q) memcpy(mo.q + (size_t)f * (size_t)m->nq, d->q, sizeof(double) * (size_t)m->nq);
+        }
+        if (out) {
+            mn_status ws = !mo.q ? mn_error_set(&err, MN_ERR_NOMEM, out, 0, "--out", "out of memory")
+                           : to_glb ? mn_gltf_write_motion(out, m, &mo, &err)
+                                    : mn_bvh_write(out, m, &mo, &err);
+            if (ws != MN_OK) rc = mn_cli_input_error(&err);
+            free(mo.q);
         }
         const char* name = m->name ? m->name : model_path;
         if (json) print_json(m, d, s, &r, mn_csolver_name(o.method), frames, name);

@@ -217,12 +217,12 @@ int mn_cmd_solve(int argc, char** argv) {
     }
     if (json) {
         printf("], \"pos_err\": %.6g, \"rot_err\": %.6g, \"iterations\": %d, \"restarts\": %d, \"microseconds\": %.3f, \"message\": ",
-               r.pos_err, r.rot_err, r.iters, r.restarts, r.time_us);
+               r.pos_err, r.rot_err, r.iterations, r.restarts, r.time_us);
         mn_cli_json_string(stdout, r.message);
         printf("}\n");
     } else {
         printf("\npos_err %.6g\nrot_err %.6g\niterations %d\nrestarts %d\nmicroseconds %.3f\n", r.pos_err, r.rot_err,
-               r.iters, r.restarts, r.time_us);
+               r.iterations, r.restarts, r.time_us);
     }
     if (s != MN_OK) {
         mn_error_set(&err, s, file, 0, "--target", "%s", r.message);

@@ -27,7 +27,7 @@ int main(int argc, char** argv) {
         mn_ik_result r;
         mn_ik_solve(m, d, &p, &o, &r);
         printf("%-9s %-11s error %.2e after %4d iterations, %8.1f us %s\n", mn_ik_method_name(o.method),
-               mn_status_name(r.status), r.pos_err, r.iters, r.time_us, r.message);
+               mn_status_name(r.status), r.pos_err, r.iterations, r.time_us, r.message);
         mn_data_destroy(d);
     }
     mn_model_destroy(m);

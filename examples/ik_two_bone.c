@@ -59,7 +59,7 @@ int main(int argc, char** argv) {
         mn_status st = mn_ik_solve(m, d, &p, &o, &r);
         mn_vec3 elbow = d->xf[el].p;
         printf("%-8s %-11s iters=%-4d error=%.2e elbow at (%.3f, %.3f, %.3f) bend=%.3f rad\n",
-               mn_ik_method_name(methods[i]), mn_status_name(st), r.iters, r.pos_err, elbow.x, elbow.y, elbow.z,
+               mn_ik_method_name(methods[i]), mn_status_name(st), r.iterations, r.pos_err, elbow.x, elbow.y, elbow.z,
                d->q[m->jnt_qadr[el]]);
         if (st != MN_OK) printf("         %s\n", r.message);
     }

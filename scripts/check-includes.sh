@@ -24,8 +24,8 @@ declare -A header_layer=(
     [base]=core [math]=core [linalg]=core
     [model]=model
     [ik]=ik [constrain]=constrain [skin]=skin
-    [anim]=anim
-    [io]=io [gltf]=io [meshio]=io [scene]=io
+    [anim]=anim [retarget]=anim
+    [io]=io [gltf]=io [meshio]=io [scene]=io [sequence]=io
 )
 # Layer -> the layers whose public headers it may include.
 declare -A may_use=(

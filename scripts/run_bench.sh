@@ -24,3 +24,4 @@ done
 run bench ik --compare --svg "$build/ik_compare.svg"
 run bench drag
 run bench fit
+run bench anim --bvh "$data/mocap/cmu_motionbuilder/cmu_02_01_walk.bvh"

@@ -158,6 +158,9 @@ const mn_constraint_def* mn_csys_constraint(const mn_csys* s, int c);
  * MN_ERR_ARG for NaN, a non-unit quaternion, weight <= 0, the wrong constraint type. */
 mn_status mn_csys_set_target(mn_csys* s, int c, mn_vec3 target);
 mn_status mn_csys_set_target_rot(mn_csys* s, int c, mn_quat target);
+/* Move a PLANE (origin, normal) or a LINE (origin, direction); MN_ERR_ARG for NaN, a zero
+ * normal or direction, the wrong constraint type. */
+mn_status mn_csys_set_plane(mn_csys* s, int c, mn_vec3 origin, mn_vec3 dir);
 mn_status mn_csys_set_enabled(mn_csys* s, int c, int enabled);
 mn_status mn_csys_set_weight(mn_csys* s, int c, double weight);
 

@@ -52,17 +52,19 @@ typedef struct mn_ik_problem {
     mn_vec3 pole;          /* ANALYTIC: bend direction hint in the base frame; 0 = keep the current bend plane */
 } mn_ik_problem;
 
-/* Position-only problem for the chain base..tip with default weights. */
+/* Position-only problem with default weights, base -1 (the world) and tip -1 (to be set);
+ * the struct is zeroed first. */
 mn_ik_problem mn_ik_problem_default(void);
 
 typedef struct mn_ik_options {
     mn_ik_method method;
     double tol_pos;        /* success when |position error| <= tol_pos (model length units) */
     double tol_rot;        /* and |rotation error| <= tol_rot (radians) */
-    int max_iters;         /* iteration budget (per restart for LM) */
+    int max_iters;         /* iteration budget of each attempt (the start and each restart) */
     double timeout_ms;     /* wall-clock budget; <= 0 for none */
     uint64_t seed;         /* random restarts (LM) are deterministic for a given seed */
-    int max_restarts;      /* LM: restarts from random states within limits; 0 for none */
+    int max_restarts;      /* ways out of a stationary point: LM's restarts from random states
+                              within limits, the other iterative methods' escapes; 0 for none */
     int respect_limits;    /* 1: keep every DOF within its limits (default 1) */
     double max_step;       /* largest change of one DOF per iteration (rad or length); <= 0 none */
     double damping;        /* damping floor, relative to the chain's reach L: DLS lambda >= damping L,
@@ -73,14 +75,14 @@ typedef struct mn_ik_options {
                               a solve preempted on a loaded machine is not cut short (default 0) */
 } mn_ik_options;
 
-/* LM, tol 1e-5 / 1e-5, 100 iterations, no timeout (wall clock), seed 1, 100 restarts,
- * limits on, max_step 0.5, damping 1e-3, null space off with gain 0.1. */
+/* Zeroed, then: LM, tol 1e-5 / 1e-5, 100 iterations, no timeout (wall clock), seed 1, 100
+ * restarts, limits on, max_step 0.5, damping 1e-3, null space off with gain 0.1. */
 mn_ik_options mn_ik_default(void);
 
 typedef struct mn_ik_result {
     mn_status status;      /* OK, UNREACHABLE (best pose found), NOCONVERGE, ARG, NOMEM */
-    int iters;             /* iterations done (over all restarts) */
-    int restarts;          /* restarts used */
+    int iterations;        /* iterations done (over all restarts) */
+    int restarts;          /* restarts (LM) or escapes used */
     double pos_err;        /* final |position error| */
     double rot_err;        /* final rotation error angle (rad) */
     double time_us;        /* wall time of the solve */
@@ -92,7 +94,8 @@ typedef struct mn_ik_result {
  * tol <= 0, an empty or zero-length chain, a NaN seed) returns MN_ERR_ARG with a message
  * naming the field and leaves d->q unchanged. A target that cannot be met returns
  * MN_ERR_UNREACHABLE with the closest pose found in d->q and its residual in the result;
- * MN_ERR_NOCONVERGE when the iteration or time budget ran out first. Guide: docs/ik.md. */
+ * MN_ERR_NOCONVERGE when the iteration or time budget ran out first. NULL options mean
+ * mn_ik_default(). Guide: docs/ik.md. */
 mn_status mn_ik_solve(const mn_model* m, mn_data* d, const mn_ik_problem* p,
                       const mn_ik_options* o, mn_ik_result* r);
 

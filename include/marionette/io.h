@@ -65,6 +65,12 @@ mn_status mn_bvh_read_mem(const char* text, size_t len, const char* name,
 mn_status mn_bvh_write(const char* path, const mn_model* m, const mn_motion* motion,
                        mn_error* err);
 
+/* Writes a model and its motion (at least one frame, frame_time > 0) as a glTF 2.0 binary
+ * (.glb): a node per joint (translation and rotation from its placement and the first
+ * frame), and one animation "take" keying every joint's rotation, and the translation of
+ * free and slide joints, at every frame (LINEAR). No mesh. Replaced atomically. */
+mn_status mn_gltf_write_motion(const char* path, const mn_model* m, const mn_motion* motion, mn_error* err);
+
 /* ---- the thesis skeleton text format (Welman Fig. 6.1; grammar in docs/skeleton-format.md) */
 mn_status mn_skel_read(const char* path, mn_model** model, mn_warnings* warn, mn_error* err);
 mn_status mn_skel_read_mem(const char* text, size_t len, const char* name, mn_model** model,

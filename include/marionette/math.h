@@ -233,6 +233,11 @@ int mn_euler_order_parse(const char* s);
 
 /* Rotation error of A relative to B as a rotation vector: log(A B^T), world frame. */
 mn_vec3 mn_rotation_error(const mn_mat3* A, const mn_mat3* B);
+/* The angle a wrapped into [-pi, pi). */
+double mn_angle_wrap(double a);
+/* A unit vector perpendicular to u (u non-zero): u x e for the coordinate axis e least
+ * aligned with u, normalised. */
+mn_vec3 mn_vec3_perpendicular(mn_vec3 u);
 
 #ifdef __cplusplus
 }

@@ -234,19 +234,180 @@ int mn_q_within_limits(const mn_model* m, const double* q, double tol);
 /* MN_OK when every number is finite (and quaternions non-zero); MN_ERR_ARG otherwise. */
 mn_status mn_q_check(const mn_model* m, const double* q);
 
-/* ---- chains: a fast path for one base-to-tip chain ------------------------------------- */
-/* A compiled serial chain with frames relative to the base joint's frame: what robot-arm
- * IK and the FK benchmark use. Fixed-size, no allocation after creation. */
+/* ---- per-joint primitives --------------------------------------------------------------- */
+/* The joint mathematics every solver of the library is made of, each written once here
+ * (as MuJoCo keeps one mj_jac behind its wrappers): IK, constraints, skinning and
+ * animation call these and never redo them. qj points at a joint's first state number,
+ * vj at its first DOF. */
+
+/* qj <- qj (+) scale * vj on the joint's manifold: hinge and slide add; a ball's
+ * quaternion becomes q exp(scale v) (v an angular velocity in its own frame) and is
+ * re-normalised; a free joint adds to its position and turns as a ball. */
+void mn_joint_integrate(mn_joint_type t, double* qj, const double* vj, double scale);
+
+/* Swing-twist split of a rotation q about the unit axis a: q = swing * twist with twist a
+ * rotation about a. *twist gets its angle in [-pi, pi), *swing its rotation vector
+ * (perpendicular to a). */
+void mn_swing_twist(mn_quat q, mn_vec3 a, double* twist, mn_vec3* swing);
+/* Projects a ball's rotation onto its limits: twist about the unit axis a into [tw_lo,
+ * tw_hi], swing angle into [0, cone]. Returns the normalised q (w >= 0) when it is within
+ * them, else the projection swing' * twist'. */
+mn_quat mn_ball_clamp(mn_quat q, mn_vec3 a, double cone, double tw_lo, double tw_hi);
+
+/* A hinge or slide value clamped to the joint's range (v itself when unlimited). */
+static inline double mn_joint_clamp_value(const mn_model* m, int joint, double v) {
+    if (!m->jnt_limited[joint]) return v;
+    const double* r = m->jnt_range + 2 * joint;
+    return v < r[0] ? r[0] : v > r[1] ? r[1] : v;
+}
+/* Projects joint `joint`'s state qj onto its limits (hinge/slide range; ball swing cone
+ * and twist; nothing for unlimited, fixed and free joints). Returns 1 when qj changed. */
+int mn_joint_clamp(const mn_model* m, int joint, double* qj);
+/* Is qj finite (unit quaternion to 1e-6 for ball and free) and within limits to tol? */
+int mn_joint_within_limits(const mn_model* m, int joint, const double* qj, double tol);
+
+/* The velocity one DOF gives a point P and the frame carrying it (Welman 3.1; Parent
+ * ch. 5, "Jacobian by cross products"): a rotation about the unit axis a through o gives
+ * (a x (P - o), a); a translation along a gives (a, 0). */
+static inline void mn_dof_rotation_column(mn_vec3 a, mn_vec3 o, mn_vec3 P, mn_vec3* lin,
+                                          mn_vec3* ang) {
+    *lin = mn_vec3_cross(a, mn_vec3_sub(P, o));
+    *ang = a;
+}
+static inline void mn_dof_translation_column(mn_vec3 a, mn_vec3* lin, mn_vec3* ang) {
+    *lin = a;
+    *ang = mn_v3(0, 0, 0);
+}
+
+/* The Jacobian columns of joint `joint` for the point P: X is the joint's frame and Rp
+ * the rotation of its parent frame, both in the coordinates the columns are wanted in
+ * (world for mn_jacobian, a chain's base for the chain solvers). Writes the joint's
+ * nv (0, 1, 3 or 6) linear and angular parts to lin[] and ang[] and returns nv:
+ *     HINGE  (a x (P - o), a)      a = R axis, o = X.p
+ *     SLIDE  (a, 0)
+ *     BALL   (e_c x (P - o), e_c)  e_c the columns of X.R (an angular velocity in the
+ *                                  joint's own frame, model.h)
+ *     FREE   (f_c, 0) for the columns f_c of Rp, then the three BALL columns.
+ * Every Jacobian of the library (mn_jacobian, mn_jacobian_chain, mn_com_jacobian,
+ * mn_chain_fk_jacobian, the IK methods' chain Jacobian) is made of this. */
+static inline int mn_joint_jacobian_columns(const mn_model* m, int joint, const mn_xform* X,
+                                            const mn_mat3* Rp, mn_vec3 P, mn_vec3* lin,
+                                            mn_vec3* ang) {
+    switch (m->jnt_type[joint]) {
+    case MN_JOINT_HINGE:
+        mn_dof_rotation_column(mn_mat3_mulv(&X->R, m->jnt_axis[joint]), X->p, P, lin, ang);
+        return 1;
+    case MN_JOINT_SLIDE:
+        mn_dof_translation_column(mn_mat3_mulv(&X->R, m->jnt_axis[joint]), lin, ang);
+        return 1;
+    case MN_JOINT_BALL:
+        for (int c = 0; c < 3; c++)
+            mn_dof_rotation_column(mn_mat3_col(&X->R, c), X->p, P, lin + c, ang + c);
+        return 3;
+    case MN_JOINT_FREE:
+        for (int c = 0; c < 3; c++) {
+            mn_dof_translation_column(Rp ? mn_mat3_col(Rp, c) : mn_v3(c == 0, c == 1, c == 2),
+                                      lin + c, ang + c);
+            mn_dof_rotation_column(mn_mat3_col(&X->R, c), X->p, P, lin + 3 + c, ang + 3 + c);
+        }
+        return 6;
+    default:
+        return 0;
+    }
+}
+
+/* Welman 4.2.1, eq. 4.16-4.23: the CCD step of one hinge. Turning by phi about the unit
+ * world axis a through the pivot, point goals (P_ic current, P_id desired, both relative
+ * to the pivot, weight w) and frame goals (current axes u_jc, desired u_jd, weight w)
+ * change the objective
+ *     g(phi) = sum w P_id . R(phi) P_ic + sum w u_jd . R(phi) u_jc
+ *            = k1 (1 - cos phi) + k2 cos phi + k3 sin phi                       (eq. 4.19)
+ * with the sums
+ *     k1 = sum w (P_id . a)(P_ic . a)                                           (eq. 4.20)
+ *     k2 = sum w P_id . P_ic                                                    (eq. 4.21)
+ *     k3 = a . sum w (P_ic x P_id)                                              (eq. 4.22)
+ * Start from a zeroed mn_ccd_hinge, add goals, then take the angle. */
+typedef struct mn_ccd_hinge {
+    double k1, k2, k3;
+} mn_ccd_hinge;
+static inline void mn_ccd_hinge_add_point(mn_ccd_hinge* k, mn_vec3 a, mn_vec3 pc, mn_vec3 pd,
+                                          double w) {
+    k->k1 += w * mn_vec3_dot(pd, a) * mn_vec3_dot(pc, a); /* eq. 4.20 */
+    k->k2 += w * mn_vec3_dot(pd, pc);                     /* eq. 4.21 */
+    k->k3 += w * mn_vec3_dot(a, mn_vec3_cross(pc, pd));   /* eq. 4.22 */
+}
+/* The three axis pairs of the current frame Rc and the desired frame Rd, weight w each. */
+static inline void mn_ccd_hinge_add_frame(mn_ccd_hinge* k, mn_vec3 a, const mn_mat3* Rc, const mn_mat3* Rd,
+                                          double w) {
+    for (int c = 0; c < 3; c++) mn_ccd_hinge_add_point(k, a, mn_mat3_col(Rc, c), mn_mat3_col(Rd, c), w);
+}
+/* The maximiser of g (eq. 4.23): phi = atan2(k3, k2 - k1), in (-pi, pi]. 0 when g does not
+ * depend on phi to rounding (|k3| and |k2 - k1| below 1e-12 of the size of the sums:
+ * every goal on the axis, or none), so that rounding noise never turns a joint half way
+ * round; 0 as well when the sums are not finite. */
+static inline double mn_ccd_hinge_angle(const mn_ccd_hinge* k) {
+    double c = k->k2 - k->k1, s = k->k3;
+    double size = fabs(k->k1) + fabs(k->k2) + fabs(k->k3);
+    /* g(phi) = k1 + c cos phi + s sin phi is flat when its amplitude is rounding noise;
+     * the comparison is false for NaN sums too */
+    if (!(fabs(c) + fabs(s) > 1e-12 * size) || !(size < INFINITY)) return 0.0;
+    return atan2(s, c); /* eq. 4.23: the stationary point with g'' < 0 */
+}
+/* Wang and Chen's configuration weight 1 + rho, rho = min(|pc|, |pd|) / max(|pc|, |pd|)
+ * (Welman, the paragraph before eq. 4.19); 1 when both are zero. */
+static inline double mn_ccd_rho_weight(mn_vec3 pc, mn_vec3 pd) {
+    double a = mn_vec3_norm(pc), b = mn_vec3_norm(pd);
+    double hi = a > b ? a : b, lo = a > b ? b : a;
+    return 1.0 + (hi > 0 ? lo / hi : 0.0);
+}
+
+/* ---- chains: the view of one base-to-tip path --------------------------------------- */
+/* The joints on the path from below `base` down to `tip`, root to tip, with where their
+ * state numbers and DOFs are: the one chain view of the library, used by the chain FK
+ * fast path, the IK methods and robot-arm code. The chain state qc holds the state
+ * numbers of the chain's joints only, root to tip (a hinge or slide 1 number, a ball 4, a
+ * free joint 7); a chain velocity (and a chain Jacobian column) one entry per DOF. */
 typedef struct mn_chain {
-    int base, tip;        /* joint indices in the model */
+    int base, tip;        /* joint indices in the model; base -1 for the world */
     int njoint;           /* joints from below base to tip inclusive */
-    int ndof;             /* their DOFs (hinges and slides only: see mn_chain_create) */
+    int ndof;             /* their DOFs */
     int* jnt;             /* njoint joint indices, root-to-tip */
     int* dof;             /* ndof DOF indices into the model's nv */
-    int* qadr;            /* ndof state indices */
-    void* block;
+    int* qadr;            /* nq state indices into the model's q (one per DOF when simple) */
+    int nq;               /* state numbers of the chain */
+    int simple;           /* 1 when every moving joint is a hinge or slide (nq == ndof) */
+    int* qoff;            /* njoint: first chain state number of each joint */
+    int* doff;            /* njoint: first chain DOF of each joint */
+    int* dof_path;        /* ndof: chain index of the joint owning each DOF */
+    double* lo;           /* ndof: lower limit of a limited hinge or slide; -inf otherwise */
+    double* hi;           /* ndof: upper limit; +inf otherwise */
+    double* stiffness;    /* ndof: > 0 (Welman 4.1.4 K_i, 4.2.1 w_i) */
+    void* block;          /* mn_chain_create's allocation; NULL for mn_chain_init */
 } mn_chain;
 
+/* Counts the joints, DOFs and state numbers on the path from below base to tip (each may
+ * be NULL). Returns 0, or -1 when tip is not base or below it (base -1: any tip). */
+int mn_chain_count(const mn_model* m, int base, int tip, int* njoint, int* ndof, int* nq);
+/* Bytes of arena mn_chain_init takes for such a path (allocation padding included). */
+size_t mn_chain_bytes(int njoint, int ndof, int nq);
+/* Builds the view of a path of any joint types with its arrays in arena a (no heap).
+ * MN_ERR_ARG when tip is not base or below it, MN_ERR_NOMEM when the arena is short. */
+mn_status mn_chain_init(const mn_model* m, int base, int tip, mn_arena* a, mn_chain* c);
+/* qc <- the chain's numbers of the model state q, and back. */
+void mn_chain_gather(const mn_chain* c, const double* q, double* qc);
+void mn_chain_scatter(const mn_chain* c, const double* qc, double* q);
+/* Frames (njoint) of the chain's joints relative to the base frame for the chain state qc
+ * (any joint types: the batched 1-DOF path when simple, mn_joint_apply otherwise). */
+void mn_chain_frames(const mn_model* m, const mn_chain* c, const double* qc, mn_xform* frames);
+/* qc <- qc (+) scale * v (ndof), joint by joint as mn_joint_integrate. */
+void mn_chain_integrate(const mn_model* m, const mn_chain* c, double* qc, const double* v,
+                        double scale);
+/* Projects qc onto the chain's joint limits (mn_joint_clamp). */
+void mn_chain_clamp(const mn_model* m, const mn_chain* c, double* qc);
+
+/* The chain FK fast path: a compiled serial chain of 1-DOF joints with frames relative to
+ * the base joint's frame, what robot-arm IK and the FK benchmark use. Fixed-size, no
+ * allocation after creation. */
 /* NULL with err set when tip is not below base, or the chain holds a BALL or FREE joint
  * (chains of 1-DOF joints are what the thesis and URDF describe). */
 mn_chain* mn_chain_create(const mn_model* m, int base, int tip, mn_error* err);

@@ -207,32 +207,21 @@ static void move_goals(ccd_ctx* x, int f, int js, int je, const mn_mat3* R, mn_v
 /* Eq. 4.19-4.23 summed over the goals below the joint (eq. 5.8): the rotation angle about
  * the world axis ax through o that maximises the summed objective. */
 static double best_angle(const ccd_ctx* x, int f, int js, int je, mn_vec3 ax, mn_vec3 o) {
-    double k1 = 0, k2 = 0, k3 = 0;
+    mn_ccd_hinge k = {0, 0, 0};
     for (int i = 0; i < x->ng; i++) {
         const ccd_goal* a = &x->g[i];
         if (a->rot) {
             if (a->fig != f || a->joint < js || a->joint >= je) continue;
-            for (int c = 0; c < 3; c++) {
-                mn_vec3 uc = mn_mat3_col(&a->R, c), ud = mn_mat3_col(&a->Rt, c);
-                k1 += a->w * mn_vec3_dot(ud, ax) * mn_vec3_dot(uc, ax);
-                k2 += a->w * mn_vec3_dot(ud, uc);
-                k3 += a->w * mn_vec3_dot(ax, mn_vec3_cross(uc, ud));
-            }
+            mn_ccd_hinge_add_frame(&k, ax, &a->R, &a->Rt, a->w);
             continue;
         }
         mn_vec3 P, D;
         double w;
         if (!effector(x, a, f, js, je, &P, &D, &w)) continue;
         mn_vec3 pc = mn_vec3_sub(P, o), pd = mn_vec3_sub(D, o);
-        double lc = mn_vec3_norm(pc), ld = mn_vec3_norm(pd);
-        double rho = (lc > 0 && ld > 0) ? fmin(lc, ld) / fmax(lc, ld) : 0; /* Wang's rho */
-        double wp = w * (1 + rho) / x->s->world_scale;
-        k1 += wp * mn_vec3_dot(pd, ax) * mn_vec3_dot(pc, ax);
-        k2 += wp * mn_vec3_dot(pd, pc);
-        k3 += wp * mn_vec3_dot(ax, mn_vec3_cross(pc, pd));
+        mn_ccd_hinge_add_point(&k, ax, pc, pd, w * mn_ccd_rho_weight(pc, pd) / x->s->world_scale);
     }
-    if (k3 == 0 && k2 - k1 >= 0) return 0;
-    return atan2(k3, k2 - k1);
+    return mn_ccd_hinge_angle(&k);
 }
 
 /* Eq. 4.24 summed: weighted mean position error along a translation axis. */

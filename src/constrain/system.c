@@ -479,6 +479,22 @@ mn_status mn_csys_set_target_rot(mn_csys* s, int c, mn_quat target) {
     return MN_OK;
 }
 
+/* Moves a PLANE (origin, normal) or a LINE (origin, direction) between frames: animated
+ * constraints (Welman 7.2.1). */
+mn_status mn_csys_set_plane(mn_csys* s, int c, mn_vec3 origin, mn_vec3 dir) {
+    if (!s || c < 0 || c >= s->nc || (s->c[c].def.type != MN_CON_PLANE && s->c[c].def.type != MN_CON_LINE) ||
+        !mn_vec3_isfinite(origin) || !mn_vec3_isfinite(dir))
+        return MN_ERR_ARG;
+    double len = mn_vec3_norm(dir);
+    if (!(len > 1e-12)) return MN_ERR_ARG;
+    s->c[c].def.origin = origin;
+    s->c[c].def.dir = dir;
+    s->c[c].n = mn_vec3_scale(dir, 1.0 / len);
+    basis_across(s->c[c].n, &s->c[c].u1, &s->c[c].u2);
+    s->c[c].valid = 0;
+    return MN_OK;
+}
+
 mn_status mn_csys_set_enabled(mn_csys* s, int c, int enabled) {
     if (!s || c < 0 || c >= s->nc) return MN_ERR_ARG;
     s->c[c].def.enabled = enabled != 0;

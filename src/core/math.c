@@ -91,6 +91,17 @@ mn_mat3 mn_mat3_exp(mn_vec3 r) { return mn_quat_to_mat3(mn_quat_exp(r)); }
 
 mn_vec3 mn_mat3_log(const mn_mat3* R) { return mn_quat_log(mn_quat_from_mat3(R)); }
 
+double mn_angle_wrap(double a) {
+    a = fmod(a + MN_PI, 2 * MN_PI);
+    if (a < 0) a += 2 * MN_PI;
+    return a - MN_PI;
+}
+
+mn_vec3 mn_vec3_perpendicular(mn_vec3 u) {
+    mn_vec3 e = fabs(u.x) < 0.9 * mn_vec3_norm(u) ? mn_v3(1, 0, 0) : mn_v3(0, 1, 0);
+    return mn_vec3_normalize(mn_vec3_cross(u, e));
+}
+
 mn_vec3 mn_rotation_error(const mn_mat3* A, const mn_mat3* B) {
     mn_mat3 Bt = mn_mat3_transpose(B);
     mn_mat3 E = mn_mat3_mul(A, &Bt);

@@ -30,31 +30,20 @@
 
 enum { MAX_SWEEPS = 64 };
 
-static double wrap_pi(double a) {
-    a = fmod(a + MN_PI, 2 * MN_PI);
-    if (a < 0) a += 2 * MN_PI;
-    return a - MN_PI;
-}
-
-static mn_vec3 any_perpendicular(mn_vec3 u) {
-    mn_vec3 e = fabs(u.x) < 0.9 ? mn_v3(1, 0, 0) : mn_v3(0, 1, 0);
-    return mn_vec3_normalize(mn_vec3_cross(u, e));
-}
-
 /* Sweeps the closed-form step over chain joints k0..k1 (distal first) until they stop
  * moving; one sweep is exact for a single ball. */
 static void sweep_group(mn_geo_chain* c, mn_data* d, int k0, int k1, int elbow_k, int xpivot_k,
                         mn_vec3 Bs, mn_vec3 Xs, int orient) {
-    int tip = c->jnt[c->n - 1];
+    int tip = c->ch.jnt[c->ch.njoint - 1];
     for (int s = 0; s < MAX_SWEEPS; s++) {
         double moved = 0;
         for (int k = k1; k >= k0; k--) {
             mn_geo_goal g;
             g.npt = 0;
             if (elbow_k >= 0) {
-                g.pc[0] = d->xf[c->jnt[elbow_k]].p;
+                g.pc[0] = d->xf[c->ch.jnt[elbow_k]].p;
                 g.pd[0] = Bs;
-                g.pc[1] = xpivot_k >= 0 ? d->xf[c->jnt[xpivot_k]].p : mn_geo_effector(c, d);
+                g.pc[1] = xpivot_k >= 0 ? d->xf[c->ch.jnt[xpivot_k]].p : mn_geo_effector(c, d);
                 g.pd[1] = Xs;
                 g.wpt[0] = g.wpt[1] = 1.0;
                 g.npt = 2;
@@ -65,7 +54,7 @@ static void sweep_group(mn_geo_chain* c, mn_data* d, int k0, int k1, int elbow_k
             g.wo = orient ? 1.0 : 0.0;
             moved += mn_geo_step(c, d, k, &g, 0);
         }
-        if (k0 == k1 && c->m->jnt_type[c->jnt[k0]] == MN_JOINT_BALL) break;
+        if (k0 == k1 && c->m->jnt_type[c->ch.jnt[k0]] == MN_JOINT_BALL) break;
         if (!(moved > 1e-15)) break;
     }
 }
@@ -107,17 +96,6 @@ static int pk_three_hinges(mn_vec3 w1, mn_vec3 w2, mn_vec3 w3, mn_quat D, double
     return 0;
 }
 
-static int in_range(const mn_geo_chain* c, int j, double v) {
-    const mn_model* m = c->m;
-    return !c->limits || !m->jnt_limited[j] || (v >= m->jnt_range[2 * j] && v <= m->jnt_range[2 * j + 1]);
-}
-
-static double clamp_range(const mn_geo_chain* c, int j, double v) {
-    const mn_model* m = c->m;
-    if (!c->limits || !m->jnt_limited[j]) return v;
-    return v < m->jnt_range[2 * j] ? m->jnt_range[2 * j] : v > m->jnt_range[2 * j + 1] ? m->jnt_range[2 * j + 1] : v;
-}
-
 /* The elbow hinge angle change that makes |X - A| = dist (or as near as its axis and
  * limits allow). */
 static double elbow_hinge(const mn_geo_chain* c, const mn_data* d, int j, mn_vec3 A, mn_vec3 B, mn_vec3 X,
@@ -134,15 +112,17 @@ static double elbow_hinge(const mn_geo_chain* c, const mn_data* d, int j, mn_vec
     x = x > 1 ? 1 : x < -1 ? -1 : x;
     double psi = atan2(c2, c1), delta = acos(x);
     double q = d->q[c->m->jnt_qadr[j]];
-    double cand[2] = {wrap_pi(psi + delta), wrap_pi(psi - delta)};
+    double cand[2] = {mn_angle_wrap(psi + delta), mn_angle_wrap(psi - delta)};
     int best = -1;
     for (int i = 0; i < 2; i++)
-        if (in_range(c, j, q + cand[i]) && (best < 0 || fabs(cand[i]) < fabs(cand[best]))) best = i;
+        if (mn_geo_limit(c, j, q + cand[i]) == q + cand[i] &&
+            (best < 0 || fabs(cand[i]) < fabs(cand[best])))
+            best = i;
     if (best >= 0) return cand[best];
     /* neither root within limits: the clamped value whose reach comes closest */
     double bestv = 0, beste = INFINITY;
     for (int i = 0; i < 2; i++) {
-        double phi = clamp_range(c, j, q + cand[i]) - q;
+        double phi = mn_geo_limit(c, j, q + cand[i]) - q;
         double r2 = L1 * L1 + L2 * L2 + 2 * (c0 + c1 * cos(phi) + c2 * sin(phi));
         double e = fabs(sqrt(r2 > 0 ? r2 : 0) - dist);
         if (e < beste) beste = e, bestv = phi;
@@ -158,21 +138,21 @@ static void solve_shoulder(mn_geo_chain* c, mn_data* d, int k0, int k1, int elbo
     const mn_model* m = c->m;
     int hk[3], nh = 0;
     for (int k = k0; k <= k1; k++) {
-        int type = m->jnt_type[c->jnt[k]];
+        int type = m->jnt_type[c->ch.jnt[k]];
         if (type == MN_JOINT_FIXED) continue;
         if (type != MN_JOINT_HINGE || nh == 3) return;
         hk[nh++] = k;
     }
     if (nh != 3) return;
-    mn_vec3 A = d->xf[c->jnt[k0]].p;
-    mn_vec3 B = d->xf[c->jnt[elbow_k]].p;
-    mn_vec3 X = xpivot_k >= 0 ? d->xf[c->jnt[xpivot_k]].p : mn_geo_effector(c, d);
+    mn_vec3 A = d->xf[c->ch.jnt[k0]].p;
+    mn_vec3 B = d->xf[c->ch.jnt[elbow_k]].p;
+    mn_vec3 X = xpivot_k >= 0 ? d->xf[c->ch.jnt[xpivot_k]].p : mn_geo_effector(c, d);
     mn_vec3 a[2] = {mn_vec3_sub(B, A), mn_vec3_sub(X, A)}, b[2] = {mn_vec3_sub(Bs, A), mn_vec3_sub(Xs, A)};
     double w[2] = {1, 1};
     mn_quat D = mn_geo_best_rotation(a, b, w, 2);
     mn_vec3 ax[3];
     for (int i = 0; i < 3; i++) {
-        int j = c->jnt[hk[i]];
+        int j = c->ch.jnt[hk[i]];
         ax[i] = mn_vec3_normalize(mn_mat3_mulv(&d->xf[j].R, m->jnt_axis[j]));
     }
     double t[3];
@@ -186,47 +166,52 @@ mn_status mn_ik_analytic(MN_IK_METHOD_ARGS) {
     mn_status st = mn_geo_chain_build(m, d, p, o, &c);
     if (st != MN_OK) {
         mn_arena_reset(&d->arena, mark);
-        return mn_geo_fail(r, st, "analytic: workspace too small for the chain");
+        return mn_ik_fail(r, st, "analytic: workspace too small for the chain");
     }
-    r->iters = 0;
+    r->iterations = 0;
     r->restarts = 0;
     if (!c.use_pos) {
         mn_arena_reset(&d->arena, mark);
-        return mn_geo_fail(r, MN_ERR_UNSUPPORTED, "analytic: needs a position goal");
+        return mn_ik_fail(r, MN_ERR_UNSUPPORTED, "analytic: needs a position goal");
     }
 
     /* Group the moving joints by pivot: shoulder, elbow, optional wrist. */
     double eps = 1e-9 * c.reach;
     int gfirst[3], glast[3], ng = 0;
     mn_vec3 gpos[3];
-    for (int k = 0; k < c.n; k++) {
-        int type = m->jnt_type[c.jnt[k]];
+    for (int k = 0; k < c.ch.njoint; k++) {
+        int type = m->jnt_type[c.ch.jnt[k]];
         if (type == MN_JOINT_FIXED || type == MN_JOINT_FREE) continue; /* a free root is held */
         if (type != MN_JOINT_HINGE && type != MN_JOINT_BALL) {
             mn_arena_reset(&d->arena, mark);
-            return mn_geo_fail(r, MN_ERR_UNSUPPORTED, "analytic: joint '%s' is a %s; only hinge and ball joints",
-                               m->jnt_name[c.jnt[k]], mn_joint_type_name((mn_joint_type)type));
+            return mn_ik_fail(r, MN_ERR_UNSUPPORTED,
+                              "analytic: joint '%s' is a %s; only hinge and ball joints",
+                              m->jnt_name[c.ch.jnt[k]], mn_joint_type_name((mn_joint_type)type));
         }
-        mn_vec3 o_k = d->xf[c.jnt[k]].p;
+        mn_vec3 o_k = d->xf[c.ch.jnt[k]].p;
         if (ng > 0 && mn_vec3_dist(o_k, gpos[ng - 1]) <= eps) {
             glast[ng - 1] = k;
             continue;
         }
         if (ng == 3) {
             mn_arena_reset(&d->arena, mark);
-            return mn_geo_fail(r, MN_ERR_UNSUPPORTED,
-                               "analytic: more than three pivots (shoulder, elbow, wrist) on the chain");
+            return mn_ik_fail(
+                r, MN_ERR_UNSUPPORTED,
+                "analytic: more than three pivots (shoulder, elbow, wrist) on the chain");
         }
         gfirst[ng] = glast[ng] = k;
         gpos[ng++] = o_k;
     }
     if (ng < 2) {
         mn_arena_reset(&d->arena, mark);
-        return mn_geo_fail(r, MN_ERR_ARG, "analytic: zero-length upper bone (the elbow pivot is on the shoulder pivot)");
+        return mn_ik_fail(
+            r, MN_ERR_ARG,
+            "analytic: zero-length upper bone (the elbow pivot is on the shoulder pivot)");
     }
     if (gfirst[1] != glast[1]) {
         mn_arena_reset(&d->arena, mark);
-        return mn_geo_fail(r, MN_ERR_UNSUPPORTED, "analytic: the elbow must be one hinge or one ball joint");
+        return mn_ik_fail(r, MN_ERR_UNSUPPORTED,
+                          "analytic: the elbow must be one hinge or one ball joint");
     }
     int elbow_k = gfirst[1];
     int wrist = ng == 3;
@@ -238,16 +223,18 @@ mn_status mn_ik_analytic(MN_IK_METHOD_ARGS) {
         double l2 = mn_vec3_dist(orient_wrist ? gpos[2] : E0, gpos[1]);
         if (!(l2 > eps) || !(mn_vec3_dist(E0, gpos[1]) > eps)) {
             mn_arena_reset(&d->arena, mark);
-            return mn_geo_fail(r, MN_ERR_ARG, "analytic: zero-length lower bone (the effector is on the elbow pivot)");
+            return mn_ik_fail(
+                r, MN_ERR_ARG,
+                "analytic: zero-length lower bone (the effector is on the elbow pivot)");
         }
     }
     mn_geo_clamp_chain(&c, d); /* a seed outside the limits starts from its projection */
-    mn_vec3 A = d->xf[c.jnt[gfirst[0]]].p, B = d->xf[c.jnt[elbow_k]].p;
+    mn_vec3 A = d->xf[c.ch.jnt[gfirst[0]]].p, B = d->xf[c.ch.jnt[elbow_k]].p;
     mn_vec3 E = mn_geo_effector(&c, d);
-    mn_vec3 X = orient_wrist ? d->xf[c.jnt[xpivot_k]].p : E;
+    mn_vec3 X = orient_wrist ? d->xf[c.ch.jnt[xpivot_k]].p : E;
     mn_vec3 T = c.pd;
     if (orient_wrist) { /* the wrist position that puts the effector on target */
-        int tip = c.jnt[c.n - 1];
+        int tip = c.ch.jnt[c.ch.njoint - 1];
         mn_vec3 v = mn_mat3_tmulv(&d->xf[tip].R, mn_vec3_sub(E, X));
         T = mn_vec3_sub(c.pd, mn_mat3_mulv(&c.Rd, v));
     }
@@ -264,11 +251,11 @@ mn_status mn_ik_analytic(MN_IK_METHOD_ARGS) {
     mn_vec3 pole = mn_mat3_mulv(&c.base.R, p->pole);
     if (!(mn_vec3_norm(pole) > 0)) pole = mn_vec3_sub(B, mn_vec3_lerp(A, X, 0.5));
     mn_vec3 side = mn_vec3_madd(pole, -mn_vec3_dot(pole, u), u);
-    if (!(mn_vec3_norm(side) > 1e-9 * (mn_vec3_norm(pole) + eps))) side = any_perpendicular(u);
+    if (!(mn_vec3_norm(side) > 1e-9 * (mn_vec3_norm(pole) + eps))) side = mn_vec3_perpendicular(u);
     side = mn_vec3_normalize(side);
 
     /* 1. the elbow: the bone angle that gives |X - A| = dc (law of cosines) */
-    int je = c.jnt[elbow_k];
+    int je = c.ch.jnt[elbow_k];
     if (m->jnt_type[je] == MN_JOINT_HINGE) {
         double phi = elbow_hinge(&c, d, je, A, B, X, dc);
         mn_vec3 ax = mn_mat3_mulv(&d->xf[je].R, m->jnt_axis[je]);
@@ -277,7 +264,7 @@ mn_status mn_ik_analytic(MN_IK_METHOD_ARGS) {
         mn_vec3 ub = mn_vec3_sub(B, A), vb = mn_vec3_sub(X, B);
         mn_vec3 nrm = mn_vec3_cross(ub, vb);
         if (!(mn_vec3_norm(nrm) > 1e-9 * L1 * L2)) nrm = mn_vec3_cross(ub, side);
-        if (!(mn_vec3_norm(nrm) > 1e-9 * L1)) nrm = any_perpendicular(ub);
+        if (!(mn_vec3_norm(nrm) > 1e-9 * L1)) nrm = mn_vec3_perpendicular(ub);
         nrm = mn_vec3_normalize(nrm);
         double beta0 = atan2(mn_vec3_dot(mn_vec3_cross(ub, vb), nrm), mn_vec3_dot(ub, vb));
         double cb = (dc * dc - L1 * L1 - L2 * L2) / (2 * L1 * L2);
@@ -287,7 +274,7 @@ mn_status mn_ik_analytic(MN_IK_METHOD_ARGS) {
 
     /* 2. the shoulder: bone to B*, the arm's line to T, bend on the pole side */
     B = d->xf[je].p;
-    X = orient_wrist ? d->xf[c.jnt[xpivot_k]].p : mn_geo_effector(&c, d);
+    X = orient_wrist ? d->xf[c.ch.jnt[xpivot_k]].p : mn_geo_effector(&c, d);
     double dact = mn_vec3_dist(X, A);
     double ca = dact > eps ? (L1 * L1 + dact * dact - L2 * L2) / (2 * L1 * dact) : 1.0;
     double alpha = acos(ca > 1 ? 1 : ca < -1 ? -1 : ca);
@@ -301,7 +288,7 @@ mn_status mn_ik_analytic(MN_IK_METHOD_ARGS) {
 
     mn_fk(m, d);
     mn_geo_errors(&c, d, &r->pos_err, &r->rot_err);
-    r->iters = 1;
+    r->iterations = 1;
     mn_arena_reset(&d->arena, mark);
     if (mn_geo_met(o, &c, r->pos_err, r->rot_err)) {
         r->status = MN_OK;
@@ -309,9 +296,12 @@ mn_status mn_ik_analytic(MN_IK_METHOD_ARGS) {
         return MN_OK;
     }
     if (out_of_reach)
-        return mn_geo_fail(r, MN_ERR_UNREACHABLE,
-                           "analytic: target %.4g from the shoulder, reach is [%.4g, %.4g]: arm stretched toward it",
-                           dist, dmin, dmax);
-    return mn_geo_fail(r, MN_ERR_UNREACHABLE, "analytic: joint limits or the elbow axis keep the effector %.3g from the target (%.3g rad)",
-                       r->pos_err, r->rot_err);
+        return mn_ik_fail(r, MN_ERR_UNREACHABLE,
+                          "analytic: target %.4g from the shoulder, reach is [%.4g, %.4g]: arm "
+                          "stretched toward it",
+                          dist, dmin, dmax);
+    return mn_ik_fail(r, MN_ERR_UNREACHABLE,
+                      "analytic: joint limits or the elbow axis keep the effector %.3g from the "
+                      "target (%.3g rad)",
+                      r->pos_err, r->rot_err);
 }

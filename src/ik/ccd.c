@@ -27,8 +27,8 @@
 
 static void ccd_pass(mn_geo_chain* c, mn_data* d, void* ctx) {
     (void)ctx;
-    int tip = c->jnt[c->n - 1];
-    for (int k = c->n - 1; k >= 0; k--) {
+    int tip = c->ch.jnt[c->ch.njoint - 1];
+    for (int k = c->ch.njoint - 1; k >= 0; k--) {
         mn_geo_goal g;
         g.npt = c->use_pos;
         g.pc[0] = mn_geo_effector(c, d);
@@ -42,16 +42,15 @@ static void ccd_pass(mn_geo_chain* c, mn_data* d, void* ctx) {
     }
 }
 
+/* The sweep runs tip to base: the frames proximal to the joint being moved are still
+ * current, and only the tip frame needs moving with it. */
+static int ccd_setup(mn_geo_chain* c, mn_data* d, void* ctx) {
+    (void)d;
+    (void)ctx;
+    c->tip_only = 1;
+    return 0;
+}
+
 mn_status mn_ik_ccd(MN_IK_METHOD_ARGS) {
-    size_t mark = mn_arena_mark(&d->arena);
-    mn_geo_chain c;
-    mn_status st = mn_geo_chain_build(m, d, p, o, &c);
-    if (st != MN_OK) {
-        mn_arena_reset(&d->arena, mark);
-        return mn_geo_fail(r, st, "ccd: workspace too small for the chain");
-    }
-    c.tip_only = 1; /* the sweep runs tip to base: proximal frames are still current */
-    st = mn_geo_iterate(&c, d, o, r, ccd_pass, NULL, "ccd");
-    mn_arena_reset(&d->arena, mark);
-    return st;
+    return mn_geo_run(m, d, p, o, r, ccd_pass, ccd_setup, NULL, "ccd");
 }

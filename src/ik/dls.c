@@ -15,22 +15,18 @@
 
 #include "ik/ik_common.h"
 #include "ik/ik_methods.h"
-#include <marionette/linalg.h>
 
 typedef struct dls_ctx {
-    double *s, *U, *V, *work, *t;
+    mn_ik_svd w;
     double lambda0, eps, lambda_max;
 } dls_ctx;
 
 static int dls_step(void* vctx, const mn_ikc* c, const double* qc, double* J, const double* e, int rows,
                     double* dq) {
     dls_ctx* x = vctx;
-    int n = c->ndof, k = rows < n ? rows : n;
-    for (int r = 0; r < rows; r++)
-        for (int j = 0; j < n; j++) J[r * n + j] *= c->isqs[j];
-    mn_status st = mn_svd(J, rows, n, x->s, x->U, x->V, x->work);
-    if (st != MN_OK && st != MN_ERR_NOCONVERGE) return -1;
-    double smin = x->s[k - 1];
+    int n = c->ch.ndof, k = rows < n ? rows : n;
+    if (mn_ik_svd_scaled(c, J, rows, &x->w) != 0) return -1;
+    double smin = x->w.s[k - 1];
     if (rows > n) smin = 0; /* fewer DOFs than goals: some direction is always missing */
     double l2 = x->lambda0 * x->lambda0;
     if (smin < x->eps) {
@@ -45,41 +41,32 @@ static int dls_step(void* vctx, const mn_ikc* c, const double* qc, double* J, co
     /* t = diag(s / (s^2 + lambda^2)) U^T e */
     for (int i = 0; i < k; i++) {
         double ue = 0;
-        for (int r = 0; r < rows; r++) ue += x->U[r * k + i] * e[r];
-        double si = x->s[i];
-        x->t[i] = si > 0 ? si / (si * si + l2) * ue : 0;
+        for (int r = 0; r < rows; r++)
+            ue += x->w.U[r * k + i] * e[r];
+        double si = x->w.s[i];
+        x->w.t[i] = si > 0 ? si / (si * si + l2) * ue : 0;
     }
     for (int j = 0; j < n; j++) {
         double v = 0;
-        for (int i = 0; i < k; i++) v += x->V[j * k + i] * x->t[i];
+        for (int i = 0; i < k; i++)
+            v += x->w.V[j * k + i] * x->w.t[i];
         dq[j] = v * c->isqs[j];
     }
     (void)qc;
     return 0;
 }
 
+static mn_status dls_setup(void* vctx, const mn_ikc* c, const mn_ik_goal* g, const mn_ik_options* o,
+                           mn_arena* a) {
+    dls_ctx* x = vctx;
+    double L = c->reach > 0 ? c->reach : 1.0;
+    x->lambda0 = o->damping * L;
+    x->eps = 0.1 * L;
+    x->lambda_max = 0.1 * L;
+    return mn_ik_svd_alloc(a, g->rows, c->ch.ndof, &x->w);
+}
+
 mn_status mn_ik_dls(MN_IK_METHOD_ARGS) {
-    size_t mark = mn_arena_mark(&d->arena);
-    mn_ikc c;
-    mn_ik_goal g;
-    mn_status s = mn_ik_begin(m, d, p, r, &c, &g);
-    if (s != MN_OK) return s;
-    int n = c.ndof, k = g.rows < n ? g.rows : n;
     dls_ctx x;
-    x.s = mn_arena_alloc(&d->arena, sizeof(double) * (size_t)(2 * k));
-    x.U = mn_arena_alloc(&d->arena, sizeof(double) * (size_t)(g.rows * k));
-    x.V = mn_arena_alloc(&d->arena, sizeof(double) * (size_t)(n * k));
-    x.work = mn_arena_alloc(&d->arena, sizeof(double) * mn_svd_work_size(g.rows, n));
-    if (!x.s || !x.U || !x.V || !x.work) {
-        mn_arena_reset(&d->arena, mark);
-        return mn_ik_fail(r, MN_ERR_NOMEM, "ik: arena too small for the chain");
-    }
-    x.t = x.s + k;
-    double L = c.reach > 0 ? c.reach : 1.0;
-    x.lambda0 = o->damping * L;
-    x.eps = 0.1 * L;
-    x.lambda_max = 0.1 * L;
-    s = mn_ik_iterate(m, d, &c, &g, o, r, dls_step, &x);
-    mn_arena_reset(&d->arena, mark);
-    return s;
+    return mn_ik_run_jacobian(m, d, p, o, r, dls_step, dls_setup, &x, "dls");
 }

@@ -44,11 +44,12 @@ typedef struct fabrik {
 
 static mn_vec3 node_pos(const mn_geo_chain* c, const mn_data* d, const fabrik* f, int i) {
     int k = f->node_k[i];
-    return k >= 0 ? d->xf[c->jnt[k]].p : mn_geo_effector(c, d);
+    return k >= 0 ? d->xf[c->ch.jnt[k]].p : mn_geo_effector(c, d);
 }
 
-static int fabrik_build(const mn_geo_chain* c, mn_data* d, fabrik* f) {
-    int n = c->n;
+static int fabrik_build(mn_geo_chain* c, mn_data* d, void* ctx) {
+    fabrik* f = ctx;
+    int n = c->ch.njoint;
     f->node_k = mn_arena_alloc(&d->arena, (size_t)(n + 1) * sizeof(int));
     f->next = mn_arena_alloc(&d->arena, (size_t)n * sizeof(int));
     f->t = mn_arena_alloc(&d->arena, (size_t)(n + 1) * sizeof(mn_vec3));
@@ -60,11 +61,11 @@ static int fabrik_build(const mn_geo_chain* c, mn_data* d, fabrik* f) {
     int* at = f->next; /* first holds each joint's own pivot, then the next one */
     f->nn = 1;
     f->node_k[0] = 0;
-    mn_vec3 last = d->xf[c->jnt[0]].p;
+    mn_vec3 last = d->xf[c->ch.jnt[0]].p;
     at[0] = 0;
     for (int k = 1; k < n; k++) {
-        mn_vec3 o = d->xf[c->jnt[k]].p;
-        int type = c->m->jnt_type[c->jnt[k]];
+        mn_vec3 o = d->xf[c->ch.jnt[k]].p;
+        int type = c->m->jnt_type[c->ch.jnt[k]];
         if (type != MN_JOINT_FIXED && mn_vec3_dist(o, last) > eps) {
             f->node_k[f->nn++] = k;
             last = o;
@@ -78,7 +79,7 @@ static int fabrik_build(const mn_geo_chain* c, mn_data* d, fabrik* f) {
 
 static void fabrik_pass(mn_geo_chain* c, mn_data* d, void* ctx) {
     fabrik* f = ctx;
-    int L = f->nn - 1, tip = c->jnt[c->n - 1];
+    int L = f->nn - 1, tip = c->ch.jnt[c->ch.njoint - 1];
     for (int i = 0; i <= L; i++) f->p[i] = node_pos(c, d, f, i);
     double err = c->use_pos ? mn_vec3_dist(f->p[L], c->pd) : 0.0;
     if (err > (1.0 - 1e-3) * f->last_err) f->pw *= 0.5;
@@ -101,7 +102,7 @@ static void fabrik_pass(mn_geo_chain* c, mn_data* d, void* ctx) {
     f->t[0] = f->p[0];
 
     /* stage 2, backward reaching in joint space: from the root out */
-    for (int k = 0; k < c->n; k++) {
+    for (int k = 0; k < c->ch.njoint; k++) {
         int i = f->next[k];
         mn_geo_goal g;
         g.npt = 0;
@@ -127,7 +128,7 @@ static void fabrik_pass(mn_geo_chain* c, mn_data* d, void* ctx) {
          * would (Welman eq. 4.19 with two points): hinges and slides always, balls once
          * progress stalls; the pivot term's weight f->pw halves at each stall, so a
          * stuck FABRIK turns into CCD while a free one keeps FABRIK's shape of motion. */
-        int type = c->m->jnt_type[c->jnt[k]];
+        int type = c->m->jnt_type[c->ch.jnt[k]];
         double we = type == MN_JOINT_BALL ? 1.0 - f->pw : 1.0;
         if (g.npt == 1 && i < L && c->use_pos && we > 0) {
             g.wpt[0] *= f->pw;
@@ -142,15 +143,6 @@ static void fabrik_pass(mn_geo_chain* c, mn_data* d, void* ctx) {
 }
 
 mn_status mn_ik_fabrik(MN_IK_METHOD_ARGS) {
-    size_t mark = mn_arena_mark(&d->arena);
-    mn_geo_chain c;
     fabrik f;
-    mn_status st = mn_geo_chain_build(m, d, p, o, &c);
-    if (st != MN_OK || fabrik_build(&c, d, &f) != 0) {
-        mn_arena_reset(&d->arena, mark);
-        return mn_geo_fail(r, MN_ERR_NOMEM, "fabrik: workspace too small for the chain");
-    }
-    st = mn_geo_iterate(&c, d, o, r, fabrik_pass, &f, "fabrik");
-    mn_arena_reset(&d->arena, mark);
-    return st;
+    return mn_geo_run(m, d, p, o, r, fabrik_pass, fabrik_build, &f, "fabrik");
 }

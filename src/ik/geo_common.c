@@ -2,42 +2,24 @@
  * steps (Welman 4.2.1), limits, and bookkeeping. See geo_common.h. */
 #include "ik/geo_common.h"
 
-#include <stdarg.h>
-#include <stdio.h>
 #include <string.h>
-#include <time.h>
 
 /* ---- chain ----------------------------------------------------------------------------- */
-
-static int joint_nq(int type) { return mn_joint_type_nq((mn_joint_type)type); }
 
 mn_status mn_geo_chain_build(const mn_model* m, mn_data* d, const mn_ik_problem* p,
                              const mn_ik_options* o, mn_geo_chain* c) {
     memset(c, 0, sizeof *c);
+    mn_ikc ik;
+    mn_status st = mn_ikc_build(m, d, p->base, p->tip, p->point, &d->arena, &ik);
+    if (st != MN_OK) return st;
     c->m = m;
-    int n = 0, nqc = 0;
-    for (int j = p->tip; j >= 0 && j != p->base; j = m->jnt_parent[j]) {
-        n++;
-        nqc += joint_nq(m->jnt_type[j]);
-    }
-    c->n = n;
-    c->nqc = nqc;
-    c->jnt = mn_arena_alloc(&d->arena, (size_t)(n > 0 ? n : 1) * sizeof(int));
-    c->w = mn_arena_alloc(&d->arena, (size_t)(n > 0 ? n : 1) * sizeof(double));
-    c->qadr = mn_arena_alloc(&d->arena, (size_t)(nqc > 0 ? nqc : 1) * sizeof(int));
-    c->qbest = mn_arena_alloc(&d->arena, (size_t)(nqc > 0 ? nqc : 1) * sizeof(double));
-    if (!c->jnt || !c->w || !c->qadr || !c->qbest) return MN_ERR_NOMEM;
-    int k = n, iq = nqc;
-    for (int j = p->tip; j >= 0 && j != p->base; j = m->jnt_parent[j]) {
-        c->jnt[--k] = j;
-        int nqj = joint_nq(m->jnt_type[j]);
-        iq -= nqj;
-        for (int i = 0; i < nqj; i++) c->qadr[iq + i] = m->jnt_qadr[j] + i;
-    }
-    for (int i = 0; i < n; i++) {
-        double s = m->jnt_stiffness[c->jnt[i]];
-        c->w[i] = s > 1.0 ? 1.0 / s : 1.0;
-    }
+    c->ch = ik.ch;
+    c->w = ik.w;
+    int n = c->ch.njoint;
+    c->qbest = mn_arena_alloc(&d->arena, (size_t)(2 * c->ch.nq + c->ch.ndof + 1) * sizeof(double));
+    if (!c->qbest) return MN_ERR_NOMEM;
+    c->qtmp = c->qbest + c->ch.nq;
+    c->vtmp = c->qtmp + c->ch.nq;
 
     c->base = p->base >= 0 ? d->xf[p->base] : mn_xform_identity();
     c->point = p->point;
@@ -49,7 +31,8 @@ mn_status mn_geo_chain_build(const mn_model* m, mn_data* d, const mn_ik_problem*
 
     /* W, the world scale of Welman's alpha = k / W: the length of the chain. */
     double W = 0;
-    for (int i = 1; i < n; i++) W += mn_vec3_dist(d->xf[c->jnt[i]].p, d->xf[c->jnt[i - 1]].p);
+    for (int i = 1; i < n; i++)
+        W += mn_vec3_dist(d->xf[c->ch.jnt[i]].p, d->xf[c->ch.jnt[i - 1]].p);
     if (n > 0) W += mn_vec3_norm(mn_mat3_mulv(&d->xf[p->tip].R, p->point));
     c->reach = W > 1e-12 ? W : 1.0;
     double wpos = p->w_pos > 0 ? p->w_pos : 1.0, wrot = p->w_rot > 0 ? p->w_rot : 1.0;
@@ -58,12 +41,12 @@ mn_status mn_geo_chain_build(const mn_model* m, mn_data* d, const mn_ik_problem*
     c->limits = o->respect_limits != 0;
     c->max_step = o->max_step;
     c->cpu_clock = o->timeout_cpu != 0;
-    c->deadline = o->timeout_ms > 0 ? mn_geo_now_ns(c->cpu_clock) + (int64_t)(o->timeout_ms * 1e6) : INT64_MAX;
+    c->deadline = mn_ik_deadline(o->timeout_ms, c->cpu_clock);
     return MN_OK;
 }
 
 mn_vec3 mn_geo_effector(const mn_geo_chain* c, const mn_data* d) {
-    return mn_xform_apply(&d->xf[c->jnt[c->n - 1]], c->point);
+    return mn_xform_apply(&d->xf[c->ch.jnt[c->ch.njoint - 1]], c->point);
 }
 
 /* Angle of the rotation A B^T, accurate near zero (atan2 of the sine and cosine parts). */
@@ -77,7 +60,7 @@ static double rotation_angle(const mn_mat3* A, const mn_mat3* B) {
 
 void mn_geo_errors(const mn_geo_chain* c, const mn_data* d, double* pos_err, double* rot_err) {
     *pos_err = c->use_pos ? mn_vec3_dist(c->pd, mn_geo_effector(c, d)) : 0.0;
-    *rot_err = c->use_rot ? rotation_angle(&c->Rd, &d->xf[c->jnt[c->n - 1]].R) : 0.0;
+    *rot_err = c->use_rot ? rotation_angle(&c->Rd, &d->xf[c->ch.jnt[c->ch.njoint - 1]].R) : 0.0;
 }
 
 double mn_geo_merit(const mn_geo_chain* c, double pos_err, double rot_err) {
@@ -99,8 +82,7 @@ mn_quat mn_geo_shortest_arc(mn_vec3 u, mn_vec3 v) {
     double dot = mn_vec3_dot(u, v);
     if (dot < -1.0 + 1e-12) {
         /* opposite: half a turn about any axis across u */
-        mn_vec3 perp = fabs(u.x) < 0.9 ? mn_vec3_cross(u, mn_v3(1, 0, 0)) : mn_vec3_cross(u, mn_v3(0, 1, 0));
-        perp = mn_vec3_normalize(perp);
+        mn_vec3 perp = mn_vec3_perpendicular(u);
         return mn_q4(0, perp.x, perp.y, perp.z);
     }
     mn_vec3 x = mn_vec3_cross(u, v);
@@ -169,78 +151,39 @@ mn_quat mn_geo_best_rotation(const mn_vec3* a, const mn_vec3* b, const double* w
     return q;
 }
 
-static double wrap_pi(double a) {
-    a = fmod(a + MN_PI, 2 * MN_PI);
-    if (a < 0) a += 2 * MN_PI;
-    return a - MN_PI;
-}
-
-mn_quat mn_geo_ball_clamp(mn_quat q, mn_vec3 a, double cone, double lo, double hi) {
-    q = mn_quat_normalize(q);
-    if (q.w < 0) q = mn_q4(-q.w, -q.x, -q.y, -q.z);
-    double p = q.x * a.x + q.y * a.y + q.z * a.z;
-    double tn = sqrt(q.w * q.w + p * p);
-    mn_quat t = tn > 1e-12 ? mn_q4(q.w / tn, p * a.x / tn, p * a.y / tn, p * a.z / tn) : mn_quat_identity();
-    double tw = tn > 1e-12 ? wrap_pi(2.0 * atan2(p, q.w)) : 0.0;
-    mn_vec3 sw = mn_quat_log(mn_quat_mul(q, mn_quat_conj(t)));
-    int changed = 0;
-    if (tw < lo) tw = lo, changed = 1;
-    if (tw > hi) tw = hi, changed = 1;
-    double ang = mn_vec3_norm(sw);
-    if (ang > cone) {
-        sw = ang > 0 ? mn_vec3_scale(sw, cone / ang) : sw;
-        changed = 1;
-    }
-    if (!changed) return q;
-    return mn_quat_mul(mn_quat_exp(sw), mn_quat_axis_angle(a, tw));
-}
-
 /* ---- joint steps ----------------------------------------------------------------------- */
 
 /* x <- dR (x - o) + o + t for the frames of chain joints k..n-1: every frame distal to
  * joint k moves rigidly with it. */
 static void move_frames(const mn_geo_chain* c, mn_data* d, int k, const mn_mat3* dR, mn_vec3 o,
                         mn_vec3 t) {
-    for (int i = c->tip_only ? c->n - 1 : k; i < c->n; i++) {
-        mn_xform* X = &d->xf[c->jnt[i]];
+    for (int i = c->tip_only ? c->ch.njoint - 1 : k; i < c->ch.njoint; i++) {
+        mn_xform* X = &d->xf[c->ch.jnt[i]];
         X->R = mn_mat3_mul(dR, &X->R);
         X->p = mn_vec3_add(mn_vec3_add(o, mn_mat3_mulv(dR, mn_vec3_sub(X->p, o))), t);
     }
 }
 
-static double clamp_range(const mn_geo_chain* c, int j, double v) {
-    const mn_model* m = c->m;
-    if (!c->limits || !m->jnt_limited[j]) return v;
-    if (v < m->jnt_range[2 * j]) v = m->jnt_range[2 * j];
-    if (v > m->jnt_range[2 * j + 1]) v = m->jnt_range[2 * j + 1];
-    return v;
-}
-
-static double apply_hinge(mn_geo_chain* c, mn_data* d, int k, double phi) {
-    int j = c->jnt[k];
+/* Moves a hinge (angle) or slide (length) of chain joint k by delta, within its limits, and
+ * the frames distal to it: a turn about the joint's world axis through its origin, or a
+ * shift along it. Returns the size of the change applied. */
+static double apply_1dof(mn_geo_chain* c, mn_data* d, int k, double delta) {
+    int j = c->ch.jnt[k];
     double* qj = d->q + c->m->jnt_qadr[j];
-    double qn = clamp_range(c, j, qj[0] + phi);
-    double dphi = qn - qj[0];
-    if (dphi == 0.0 || !isfinite(dphi)) return 0.0;
+    double qn = mn_geo_limit(c, j, qj[0] + delta);
+    double dv = qn - qj[0];
+    if (dv == 0.0 || !isfinite(dv)) return 0.0;
     qj[0] = qn;
     const mn_xform* X = &d->xf[j];
     mn_vec3 a = mn_mat3_mulv(&X->R, c->m->jnt_axis[j]);
-    mn_mat3 dR = mn_mat3_axis_angle(a, dphi);
-    move_frames(c, d, k, &dR, X->p, mn_v3(0, 0, 0));
-    return fabs(dphi);
-}
-
-static double apply_slide(mn_geo_chain* c, mn_data* d, int k, double lam) {
-    int j = c->jnt[k];
-    double* qj = d->q + c->m->jnt_qadr[j];
-    double qn = clamp_range(c, j, qj[0] + lam);
-    double dl = qn - qj[0];
-    if (dl == 0.0 || !isfinite(dl)) return 0.0;
-    qj[0] = qn;
-    mn_vec3 a = mn_mat3_mulv(&d->xf[j].R, c->m->jnt_axis[j]);
-    mn_mat3 I = mn_mat3_identity();
-    move_frames(c, d, k, &I, d->xf[j].p, mn_vec3_scale(a, dl));
-    return fabs(dl);
+    if (c->m->jnt_type[j] == MN_JOINT_HINGE) {
+        mn_mat3 dR = mn_mat3_axis_angle(a, dv);
+        move_frames(c, d, k, &dR, X->p, mn_v3(0, 0, 0));
+    } else {
+        mn_mat3 I = mn_mat3_identity();
+        move_frames(c, d, k, &I, X->p, mn_vec3_scale(a, dv));
+    }
+    return fabs(dv);
 }
 
 /* A BALL's state is R_j = R_pre R(qb); a world rotation D about its pivot gives
@@ -248,7 +191,7 @@ static double apply_slide(mn_geo_chain* c, mn_data* d, int k, double lam) {
  * a ball's DOFs are an angular velocity in its own frame). */
 static double apply_ball(mn_geo_chain* c, mn_data* d, int k, mn_quat dq) {
     const mn_model* m = c->m;
-    int j = c->jnt[k];
+    int j = c->ch.jnt[k];
     double* qj = d->q + m->jnt_qadr[j];
     mn_xform* X = &d->xf[j];
     mn_quat qR = mn_quat_from_mat3(&X->R);
@@ -256,8 +199,8 @@ static double apply_ball(mn_geo_chain* c, mn_data* d, int k, mn_quat dq) {
     mn_quat dl = mn_quat_mul(mn_quat_mul(mn_quat_conj(qR), dq), qR);
     mn_quat qn = mn_quat_normalize(mn_quat_mul(qb, dl));
     if (c->limits && m->jnt_limited[j])
-        qn = mn_geo_ball_clamp(qn, m->jnt_axis[j], m->jnt_swing[j], m->jnt_twist[2 * j],
-                               m->jnt_twist[2 * j + 1]);
+        qn = mn_ball_clamp(qn, m->jnt_axis[j], m->jnt_swing[j], m->jnt_twist[2 * j],
+                           m->jnt_twist[2 * j + 1]);
     if (!mn_quat_isfinite(qn)) return 0.0;
     mn_quat actual = mn_quat_mul(mn_quat_conj(qb), qn); /* local increment after limits */
     mn_quat dw = mn_quat_mul(mn_quat_mul(qR, actual), mn_quat_conj(qR));
@@ -278,7 +221,7 @@ static double clamp_abs(double v, double lim) {
 
 double mn_geo_step(mn_geo_chain* c, mn_data* d, int k, const mn_geo_goal* g, int flags) {
     const mn_model* m = c->m;
-    int j = c->jnt[k];
+    int j = c->ch.jnt[k];
     int type = m->jnt_type[j];
     if (type != MN_JOINT_HINGE && type != MN_JOINT_SLIDE && type != MN_JOINT_BALL) return 0.0;
     const mn_xform* X = &d->xf[j];
@@ -294,11 +237,7 @@ double mn_geo_step(mn_geo_chain* c, mn_data* d, int k, const mn_geo_goal* g, int
         pic[i] = mn_vec3_sub(g->pc[i], o);
         pid[i] = mn_vec3_sub(g->pd[i], o);
         wt[i] = g->wpt[i];
-        if (flags & MN_GEO_RHO) {
-            double a = mn_vec3_norm(pic[i]), b = mn_vec3_norm(pid[i]);
-            double hi = a > b ? a : b, lo = a > b ? b : a;
-            wt[i] *= 1.0 + (hi > 0 ? lo / hi : 0.0);
-        }
+        if (flags & MN_GEO_RHO) wt[i] *= mn_ccd_rho_weight(pic[i], pid[i]);
     }
     double wo = g->use_rot ? g->wo : 0.0;
 
@@ -306,20 +245,12 @@ double mn_geo_step(mn_geo_chain* c, mn_data* d, int k, const mn_geo_goal* g, int
         /* Welman 4.2.1 eq. 4.19-4.23: g(phi) = k1 (1 - cos phi) + k2 cos phi + k3 sin phi,
          * maximal at phi = atan2(k3, k2 - k1) (the stationary point with g'' < 0). */
         mn_vec3 a = mn_mat3_mulv(&X->R, m->jnt_axis[j]);
-        double k1 = 0, k2 = 0, k3 = 0;
-        for (int i = 0; i < g->npt; i++) {
-            k1 += wt[i] * mn_vec3_dot(pid[i], a) * mn_vec3_dot(pic[i], a);  /* eq. 4.20 */
-            k2 += wt[i] * mn_vec3_dot(pid[i], pic[i]);                      /* eq. 4.21 */
-            k3 += wt[i] * mn_vec3_dot(a, mn_vec3_cross(pic[i], pid[i]));    /* eq. 4.22 */
-        }
-        for (int cc = 0; cc < 3 && wo > 0; cc++) {
-            mn_vec3 uc = mn_mat3_col(&g->Rc, cc), ud = mn_mat3_col(&g->Rd, cc);
-            k1 += wo * mn_vec3_dot(ud, a) * mn_vec3_dot(uc, a);
-            k2 += wo * mn_vec3_dot(ud, uc);
-            k3 += wo * mn_vec3_dot(a, mn_vec3_cross(uc, ud));
-        }
-        double phi = (k3 != 0.0 || k2 - k1 != 0.0) ? atan2(k3, k2 - k1) : 0.0;  /* eq. 4.23 */
-        return apply_hinge(c, d, k, clamp_abs(wk * phi, lim));
+        mn_ccd_hinge kh = {0, 0, 0};
+        for (int i = 0; i < g->npt; i++)
+            mn_ccd_hinge_add_point(&kh, a, pic[i], pid[i], wt[i]);
+        if (wo > 0) mn_ccd_hinge_add_frame(&kh, a, &g->Rc, &g->Rd, wo);
+        double phi = mn_ccd_hinge_angle(&kh);
+        return apply_1dof(c, d, k, clamp_abs(wk * phi, lim));
     }
     if (type == MN_JOINT_SLIDE) {
         /* Welman eq. 4.24: lambda = (P_d - P_c) . axis, a weighted mean over the points */
@@ -330,7 +261,7 @@ double mn_geo_step(mn_geo_chain* c, mn_data* d, int k, const mn_geo_goal* g, int
             den += wt[i];
         }
         if (!(den > 0)) return 0.0;
-        return apply_slide(c, d, k, clamp_abs(wk * num / den, lim));
+        return apply_1dof(c, d, k, clamp_abs(wk * num / den, lim));
     }
     /* BALL: the same objective over all rotations, sum w P_id . R P_ic + wo sum u_jd . R u_jc;
      * one point alone leaves the twist free, and the shortest arc is the natural choice. */
@@ -356,89 +287,37 @@ double mn_geo_step(mn_geo_chain* c, mn_data* d, int k, const mn_geo_goal* g, int
 }
 
 double mn_geo_rotate(mn_geo_chain* c, mn_data* d, int k, mn_quat dq) {
-    int j = c->jnt[k];
+    int j = c->ch.jnt[k];
     int type = c->m->jnt_type[j];
     if (type == MN_JOINT_BALL) return apply_ball(c, d, k, dq);
     if (type != MN_JOINT_HINGE) return 0.0;
     /* the twist of dq about the hinge's world axis */
     mn_vec3 a = mn_mat3_mulv(&d->xf[j].R, c->m->jnt_axis[j]);
     double p = dq.x * a.x + dq.y * a.y + dq.z * a.z;
-    double phi = (p != 0.0 || dq.w != 0.0) ? wrap_pi(2.0 * atan2(p, dq.w)) : 0.0;
-    return apply_hinge(c, d, k, phi);
-}
-
-void mn_geo_kick(mn_geo_chain* c, mn_data* d, double angle) {
-    const mn_model* m = c->m;
-    int tip_only = c->tip_only;
-    c->tip_only = 0; /* root to tip: each joint reads the frame its parents moved */
-    for (int k = 0; k < c->n; k++) {
-        int j = c->jnt[k];
-        if (m->jnt_type[j] == MN_JOINT_HINGE) {
-            if (apply_hinge(c, d, k, angle) == 0.0) apply_hinge(c, d, k, -angle);
-        } else if (m->jnt_type[j] == MN_JOINT_BALL) {
-            mn_vec3 ax = m->jnt_axis[j];
-            mn_vec3 e = fabs(ax.x) < 0.9 ? mn_vec3_cross(ax, mn_v3(1, 0, 0)) : mn_vec3_cross(ax, mn_v3(0, 1, 0));
-            e = mn_vec3_normalize(mn_mat3_mulv(&d->xf[j].R, e));
-            apply_ball(c, d, k, mn_quat_axis_angle(e, angle));
-        }
-    }
-    c->tip_only = tip_only;
-    mn_fk(m, d);
+    double phi = (p != 0.0 || dq.w != 0.0) ? mn_angle_wrap(2.0 * atan2(p, dq.w)) : 0.0;
+    return apply_1dof(c, d, k, phi);
 }
 
 void mn_geo_clamp_chain(const mn_geo_chain* c, mn_data* d) {
     const mn_model* m = c->m;
     if (!c->limits) return;
     int changed = 0;
-    for (int k = 0; k < c->n; k++) {
-        int j = c->jnt[k];
-        if (!m->jnt_limited[j]) continue;
-        double* qj = d->q + m->jnt_qadr[j];
-        int type = m->jnt_type[j];
-        if (type == MN_JOINT_HINGE || type == MN_JOINT_SLIDE) {
-            double v = clamp_range(c, j, qj[0]);
-            if (v != qj[0]) qj[0] = v, changed = 1;
-        } else if (type == MN_JOINT_BALL) {
-            mn_quat q = mn_q4(qj[0], qj[1], qj[2], qj[3]);
-            mn_quat cq = mn_geo_ball_clamp(q, m->jnt_axis[j], m->jnt_swing[j], m->jnt_twist[2 * j],
-                                           m->jnt_twist[2 * j + 1]);
-            if (mn_quat_angle_between(q, cq) > 0) {
-                qj[0] = cq.w, qj[1] = cq.x, qj[2] = cq.y, qj[3] = cq.z;
-                changed = 1;
-            }
-        }
+    for (int k = 0; k < c->ch.njoint; k++) {
+        int j = c->ch.jnt[k];
+        changed |= mn_joint_clamp(m, j, d->q + m->jnt_qadr[j]);
     }
     if (changed) mn_fk(m, d);
 }
 
 void mn_geo_save(mn_geo_chain* c, const mn_data* d) {
-    for (int i = 0; i < c->nqc; i++) c->qbest[i] = d->q[c->qadr[i]];
+    for (int i = 0; i < c->ch.nq; i++)
+        c->qbest[i] = d->q[c->ch.qadr[i]];
 }
 
 void mn_geo_restore(const mn_geo_chain* c, mn_data* d) {
-    for (int i = 0; i < c->nqc; i++) d->q[c->qadr[i]] = c->qbest[i];
+    for (int i = 0; i < c->ch.nq; i++)
+        d->q[c->ch.qadr[i]] = c->qbest[i];
     mn_fk(c->m, d);
-}
-
-/* ---- time and messages ----------------------------------------------------------------- */
-
-int64_t mn_geo_now_ns(int cpu) {
-    struct timespec ts;
-    clock_gettime(cpu ? CLOCK_THREAD_CPUTIME_ID : CLOCK_MONOTONIC, &ts);
-    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
-
-int mn_geo_timed_out(const mn_geo_chain* c) {
-    return c->deadline != INT64_MAX && mn_geo_now_ns(c->cpu_clock) > c->deadline;
-}
-
-mn_status mn_geo_fail(mn_ik_result* r, mn_status s, const char* fmt, ...) {
-    r->status = s;
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(r->message, sizeof r->message, fmt, ap);
-    va_end(ap);
-    return s;
 }
 
 /* ---- the shared iteration -------------------------------------------------------------- */
@@ -447,58 +326,89 @@ mn_status mn_geo_fail(mn_ik_result* r, mn_status s, const char* fmt, ...) {
  * first pivot within the chain's length) */
 static int within_reach(const mn_geo_chain* c, const mn_data* d) {
     if (!c->use_pos) return 1;
-    return mn_vec3_dist(c->pd, d->xf[c->jnt[0]].p) < c->reach * (1.0 - 1e-9);
+    return mn_vec3_dist(c->pd, d->xf[c->ch.jnt[0]].p) < c->reach * (1.0 - 1e-9);
+}
+
+typedef struct geo_loop {
+    mn_geo_chain* c;
+    mn_data* d;
+    mn_geo_pass pass;
+    void* ctx;
+} geo_loop;
+
+static int geo_iterate(void* vx) {
+    geo_loop* x = vx;
+    x->pass(x->c, x->d, x->ctx);
+    mn_fk(x->c->m, x->d);
+    return MN_IK_MOVED; /* the driver judges progress by the merit */
+}
+
+static double geo_measure(void* vx, double* pe, double* re) {
+    geo_loop* x = vx;
+    mn_geo_errors(x->c, x->d, pe, re);
+    return mn_geo_merit(x->c, *pe, *re);
+}
+
+static void geo_save(void* vx) {
+    geo_loop* x = vx;
+    mn_geo_save(x->c, x->d);
+}
+
+static void geo_restore(void* vx) {
+    geo_loop* x = vx;
+    mn_geo_restore(x->c, x->d);
+}
+
+/* mn_ik_escape_velocity applied to the chain's numbers of d->q (scratch in c->qtmp). */
+static void geo_escape(void* vx) {
+    geo_loop* x = vx;
+    mn_geo_chain* c = x->c;
+    mn_ikc ik;
+    memset(&ik, 0, sizeof ik);
+    ik.m = c->m;
+    ik.ch = c->ch;
+    mn_chain_gather(&c->ch, x->d->q, c->qtmp);
+    mn_ik_escape_velocity(&ik, c->qtmp, MN_IK_ESCAPE_ANGLE, c->limits, c->vtmp);
+    mn_chain_integrate(c->m, &c->ch, c->qtmp, c->vtmp, 1.0);
+    if (c->limits) mn_chain_clamp(c->m, &c->ch, c->qtmp);
+    mn_chain_scatter(&c->ch, c->qtmp, x->d->q);
+    mn_fk(c->m, x->d);
+}
+
+static int geo_may_escape(void* vx) {
+    geo_loop* x = vx;
+    return within_reach(x->c, x->d);
 }
 
 mn_status mn_geo_iterate(mn_geo_chain* c, mn_data* d, const mn_ik_options* o, mn_ik_result* r,
                          mn_geo_pass pass, void* ctx, const char* name) {
-    enum { MAX_KICKS = 4 };
-    const double kick_angle = 0.1;
-    double pe, re;
     mn_geo_clamp_chain(c, d);
-    mn_geo_errors(c, d, &pe, &re);
-    double merit = mn_geo_merit(c, pe, re), best = merit, prev = merit;
-    mn_geo_save(c, d);
-    r->iters = 0;
-    r->restarts = 0;
-    mn_status st = MN_ERR_NOCONVERGE;
-    int met = mn_geo_met(o, c, pe, re);
-    for (int it = 1; !met && it <= o->max_iters; it++) {
-        pass(c, d, ctx);
-        mn_fk(c->m, d);
-        mn_geo_errors(c, d, &pe, &re);
-        merit = mn_geo_merit(c, pe, re);
-        r->iters = it;
-        if (merit < best) {
-            best = merit;
-            mn_geo_save(c, d);
-        }
-        met = mn_geo_met(o, c, pe, re);
-        if (met) break;
-        if (!(prev - merit > 1e-10 * prev)) {
-            if (r->restarts < MAX_KICKS && r->restarts < o->max_restarts && within_reach(c, d)) {
-                mn_geo_kick(c, d, kick_angle);
-                r->restarts++;
-                mn_geo_errors(c, d, &pe, &re);
-                prev = mn_geo_merit(c, pe, re);
-                continue;
-            }
-            st = MN_ERR_UNREACHABLE;
-            break;
-        }
-        prev = merit;
-        if (mn_geo_timed_out(c)) break;
+    geo_loop x = {c, d, pass, ctx};
+    mn_ik_loop L = {.ctx = &x,
+                    .iterate = geo_iterate,
+                    .measure = geo_measure,
+                    .save = geo_save,
+                    .restore = geo_restore,
+                    .escape = geo_escape,
+                    .may_escape = geo_may_escape,
+                    .use_pos = c->use_pos,
+                    .use_rot = c->use_rot,
+                    .cheap = 0};
+    return mn_ik_drive(&L, o, r, name);
+}
+
+mn_status mn_geo_run(const mn_model* m, mn_data* d, const mn_ik_problem* p, const mn_ik_options* o,
+                     mn_ik_result* r, mn_geo_pass pass, mn_geo_setup setup, void* ctx,
+                     const char* name) {
+    size_t mark = mn_arena_mark(&d->arena);
+    mn_geo_chain c;
+    mn_status st = mn_geo_chain_build(m, d, p, o, &c);
+    if (st == MN_OK && setup && setup(&c, d, ctx) != 0) st = MN_ERR_NOMEM;
+    if (st != MN_OK) {
+        mn_arena_reset(&d->arena, mark);
+        return mn_ik_fail(r, st, "%s: workspace too small for the chain", name);
     }
-    if (!met && merit > best) mn_geo_restore(c, d);
-    mn_geo_errors(c, d, &r->pos_err, &r->rot_err);
-    if (met) {
-        r->status = MN_OK;
-        r->message[0] = '\0';
-        return MN_OK;
-    }
-    if (st == MN_ERR_UNREACHABLE)
-        return mn_geo_fail(r, st, "%s: stalled %.3g from the target (%.3g rad) after %d iterations: out of reach, held by joint limits or at a stationary pose",
-                           name, r->pos_err, r->rot_err, r->iters);
-    return mn_geo_fail(r, MN_ERR_NOCONVERGE, "%s: budget ran out after %d iterations, %.3g from the target (%.3g rad)",
-                       name, r->iters, r->pos_err, r->rot_err);
+    st = mn_geo_iterate(&c, d, o, r, pass, ctx, name);
+    mn_arena_reset(&d->arena, mark);
+    return st;
 }

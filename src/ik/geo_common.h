@@ -17,17 +17,17 @@
 
 #include <stdint.h>
 
+#include "ik/ik_common.h"
 #include "ik/ik_methods.h"
 
 /* One chain base..tip with its goal, in world coordinates. */
 typedef struct mn_geo_chain {
     const mn_model* m;
-    int n;             /* joints on the path from below base to tip, root to tip */
-    int* jnt;          /* n model joint indices (FIXED joints included) */
-    double* w;         /* n: Welman's w_i = min(1, 1 / stiffness) */
-    int nqc;           /* state numbers of the chain */
-    int* qadr;         /* nqc: model state indices of the chain's numbers */
-    double* qbest;     /* nqc: best state seen (scratch) */
+    mn_chain ch;       /* the chain view (mn_ikc_build's): path, state addresses, limits */
+    const double* w;   /* ch.njoint: Welman's w_i = min(1, 1 / stiffness) */
+    double* qbest;     /* ch.nq: best state seen (scratch) */
+    double* qtmp;      /* ch.nq scratch */
+    double* vtmp;      /* ch.ndof scratch */
     mn_xform base;     /* world frame of the base (identity for the world) */
     mn_vec3 point;     /* end effector in the tip frame */
     int use_pos, use_rot;
@@ -37,7 +37,7 @@ typedef struct mn_geo_chain {
     double wp, wo;     /* position weight per unit length^2 (w_pos / W^2) and orientation weight */
     int limits;        /* respect joint limits */
     double max_step;   /* largest change of one DOF per step; <= 0 for none */
-    int64_t deadline;  /* ns on mn_geo_now_ns(cpu_clock); INT64_MAX for none */
+    int64_t deadline;  /* ns on mn_ik_clock_ns(cpu_clock); INT64_MAX for none */
     int cpu_clock;     /* o->timeout_cpu: the budget counts this thread's CPU time */
     int tip_only;      /* steps move only the tip frame (CCD: a tip-to-base sweep never reads
                           the frames between the moved joint and the tip) */
@@ -85,11 +85,6 @@ double mn_geo_step(mn_geo_chain* c, mn_data* d, int k, const mn_geo_goal* g, int
  * and frames as mn_geo_step. Returns the angle applied. */
 double mn_geo_rotate(mn_geo_chain* c, mn_data* d, int k, mn_quat dR);
 
-/* Deterministic nudge out of a stationary point (the straight chain of Welman Fig. 4.2,
- * where every rotation is orthogonal to the error): bends each hinge by angle and each
- * ball by angle about an axis across its twist axis, within limits, then runs mn_fk. */
-void mn_geo_kick(mn_geo_chain* c, mn_data* d, double angle);
-
 /* Projects the chain's joints onto their limits (when c->limits), so a seed state outside
  * them still ends within them; runs mn_fk when anything moved. */
 void mn_geo_clamp_chain(const mn_geo_chain* c, mn_data* d);
@@ -104,31 +99,26 @@ void mn_geo_restore(const mn_geo_chain* c, mn_data* d);
 mn_quat mn_geo_best_rotation(const mn_vec3* a, const mn_vec3* b, const double* w, int n);
 /* The shortest-arc rotation carrying direction u onto direction v (identity if either is 0). */
 mn_quat mn_geo_shortest_arc(mn_vec3 u, mn_vec3 v);
-/* Ball limits, q = swing * twist with the twist about the unit axis first (as the model's
- * mn_clamp_to_limits): projects q onto |swing| <= cone, lo <= twist <= hi. */
-mn_quat mn_geo_ball_clamp(mn_quat q, mn_vec3 axis, double cone, double lo, double hi);
+/* A hinge or slide value within the joint's range when the chain respects limits. */
+static inline double mn_geo_limit(const mn_geo_chain* c, int j, double v) {
+    return c->limits ? mn_joint_clamp_value(c->m, j, v) : v;
+}
 
-/* The iteration shared by CCD and FABRIK: runs pass() until the goals are met, the
- * budget (o->max_iters, o->timeout_ms) runs out, or a pass stops making progress. A
- * stall with the target within reach is taken for a stationary point such as the
- * straight chain of Welman Fig. 4.2 and nudged out (mn_geo_kick, counted in r->restarts,
- * at most four times and never more than o->max_restarts);
- * a stall otherwise ends the solve as UNREACHABLE. Keeps the best state seen and leaves
- * it in d with frames current; fills r. name is the method's name for messages. */
+/* The iteration of CCD and FABRIK: projects the seed onto the limits (when respected),
+ * then runs pass() (and mn_fk) under mn_ik_drive, whose merit is mn_geo_merit; a
+ * stationary point with the target out of reach (farther from the first pivot than the
+ * chain is long) ends the solve as UNREACHABLE without an escape. Leaves the best state in
+ * d with frames current; fills r. name is the method's name for messages. */
 typedef void (*mn_geo_pass)(mn_geo_chain* c, mn_data* d, void* ctx);
 mn_status mn_geo_iterate(mn_geo_chain* c, mn_data* d, const mn_ik_options* o, mn_ik_result* r,
                          mn_geo_pass pass, void* ctx, const char* name);
 
-/* Monotonic wall clock, or this thread's CPU time when cpu, in ns; and "has the chain's
- * deadline passed". */
-int64_t mn_geo_now_ns(int cpu);
-int mn_geo_timed_out(const mn_geo_chain* c);
-
-/* Fills r (status, message) and returns s. */
-mn_status mn_geo_fail(mn_ik_result* r, mn_status s, const char* fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 3, 4)))
-#endif
-    ;
+/* The whole of a geometric iterative method behind mn_ik_solve: the chain in d->arena,
+ * the method's setup (may be NULL; nonzero when the arena is short), mn_geo_iterate, and
+ * the arena mark restored. */
+typedef int (*mn_geo_setup)(mn_geo_chain* c, mn_data* d, void* ctx);
+mn_status mn_geo_run(const mn_model* m, mn_data* d, const mn_ik_problem* p, const mn_ik_options* o,
+                     mn_ik_result* r, mn_geo_pass pass, mn_geo_setup setup, void* ctx,
+                     const char* name);
 
 #endif

@@ -1,87 +1,40 @@
 /* Shared helpers of the chain IK methods: see ik_common.h. */
 #include "ik/ik_common.h"
 
+#include <marionette/linalg.h>
+
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
 
-/* ---- the chain view -------------------------------------------------------------------- */
-
-int mn_ikc_count(const mn_model* m, int base, int tip, int* njnt, int* ndof, int* nqc) {
-    int nj = 0, nd = 0, nq = 0;
-    int j = tip;
-    while (j >= 0 && j != base) {
-        nj++;
-        nd += mn_joint_type_nv((mn_joint_type)m->jnt_type[j]);
-        nq += mn_joint_type_nq((mn_joint_type)m->jnt_type[j]);
-        j = m->jnt_parent[j];
-    }
-    if (j != base || tip == base) return -1;
-    if (njnt) *njnt = nj;
-    if (ndof) *ndof = nd;
-    if (nqc) *nqc = nq;
-    return 0;
-}
+/* ---- the chain ------------------------------------------------------------------------ */
 
 mn_status mn_ikc_build(const mn_model* m, const mn_data* d, int base, int tip, mn_vec3 point,
                        mn_arena* a, mn_ikc* c) {
-    int nj, nd, nq;
     memset(c, 0, sizeof *c);
-    if (mn_ikc_count(m, base, tip, &nj, &nd, &nq) != 0) return MN_ERR_ARG;
-    int* jnt = mn_arena_alloc(a, sizeof(int) * (size_t)(3 * nj + nq + nd + 1));
-    double* lim = mn_arena_alloc(a, sizeof(double) * (size_t)(4 * nd + 1));
+    if (tip == base) return MN_ERR_ARG;
+    mn_status s = mn_chain_init(m, base, tip, a, &c->ch);
+    if (s != MN_OK) return s;
+    int nj = c->ch.njoint, nd = c->ch.ndof;
+    double* isqs = mn_arena_alloc(a, sizeof(double) * (size_t)(nd + nj + 1));
     mn_xform* xf = mn_arena_alloc(a, sizeof(mn_xform) * (size_t)(nj + 1));
-    if (!jnt || !lim || !xf) return MN_ERR_NOMEM;
-    int *qoff = jnt + nj, *doff = qoff + nj, *qadr = doff + nj, *dof_path = qadr + nq;
-    double *lo = lim, *hi = lo + nd, *stiff = hi + nd, *isqs = stiff + nd;
-
-    /* Path root to tip: fill from the tip upwards. */
-    for (int i = nj - 1, j = tip; i >= 0; i--, j = m->jnt_parent[j]) jnt[i] = j;
-    int iq = 0, id = 0;
+    if (!isqs || !xf) return MN_ERR_NOMEM;
+    double* w = isqs + nd;
+    for (int k = 0; k < nd; k++)
+        isqs[k] = 1.0 / sqrt(c->ch.stiffness[k]);
     double reach = mn_vec3_norm(point);
-    c->simple = 1;
     for (int i = 0; i < nj; i++) {
-        int j = jnt[i], type = m->jnt_type[j];
-        int jq = mn_joint_type_nq((mn_joint_type)type), jd = mn_joint_type_nv((mn_joint_type)type);
-        qoff[i] = iq;
-        doff[i] = id;
-        for (int k = 0; k < jq; k++) qadr[iq + k] = m->jnt_qadr[j] + k;
-        for (int k = 0; k < jd; k++) {
-            int dof = m->jnt_dofadr[j] + k;
-            dof_path[id + k] = i;
-            lo[id + k] = -INFINITY;
-            hi[id + k] = INFINITY;
-            double s = m->dof_stiffness[dof];
-            stiff[id + k] = s > 0 ? s : 1.0;
-            isqs[id + k] = 1.0 / sqrt(stiff[id + k]);
-        }
-        if ((type == MN_JOINT_HINGE || type == MN_JOINT_SLIDE) && m->jnt_limited[j]) {
-            lo[id] = m->jnt_range[2 * j];
-            hi[id] = m->jnt_range[2 * j + 1];
-        }
-        if (type == MN_JOINT_BALL || type == MN_JOINT_FREE) c->simple = 0;
+        int j = c->ch.jnt[i], type = m->jnt_type[j];
+        double st = m->jnt_stiffness[j];
+        w[i] = st > 1.0 ? 1.0 / st : 1.0;
         if (type == MN_JOINT_SLIDE || type == MN_JOINT_FREE) c->has_slide = 1;
         reach += mn_vec3_norm(m->jnt_offset[j]);
-        iq += jq;
-        id += jd;
     }
     c->m = m;
-    c->base = base;
-    c->tip = tip;
-    c->njnt = nj;
-    c->ndof = nd;
-    c->nqc = nq;
-    c->jnt = jnt;
-    c->qoff = qoff;
-    c->doff = doff;
-    c->qadr = qadr;
-    c->dof_path = dof_path;
-    c->lo = lo;
-    c->hi = hi;
-    c->stiff = stiff;
     c->isqs = isqs;
+    c->w = w;
     c->base_xf = base >= 0 ? d->xf[base] : mn_xform_identity();
     c->reach = reach;
     c->xf = xf;
@@ -100,26 +53,17 @@ mn_status mn_ik_begin(const mn_model* m, mn_data* d, const mn_ik_problem* p, mn_
     return MN_OK;
 }
 
-void mn_ikc_gather(const mn_ikc* c, const double* q, double* qc) {
-    for (int i = 0; i < c->nqc; i++) qc[i] = q[c->qadr[i]];
-}
-
-void mn_ikc_scatter(const mn_ikc* c, const double* qc, double* q) {
-    for (int i = 0; i < c->nqc; i++) q[c->qadr[i]] = qc[i];
-}
-
 /* T_j = T_parent Trans(offset) Rot(orient) Motion_j(q) (model.h), relative to the base: the
  * model's own joint step, along the chain's path. */
 void mn_ikc_fk(const mn_ikc* c, const double* qc, mn_vec3 point, mn_xform* tip, mn_vec3* p) {
     mn_xform X = mn_xform_identity();
-    if (c->simple && c->njnt > 0) { /* hinges and slides: the batched fast path */
-        mn_path_fk(c->m, c->jnt, c->njnt, qc, c->xf);
-        X = c->xf[c->njnt - 1];
-    } else {
-        for (int i = 0; i < c->njnt; i++) {
-            mn_joint_apply(c->m, c->jnt[i], qc + c->qoff[i], &X);
-            c->xf[i] = X;
-        }
+    if (c->ch.njoint > 0) {
+        /* mn_chain_frames, with its 1-DOF fast path called directly (the solvers' hot loop) */
+        if (c->ch.simple)
+            mn_path_fk(c->m, c->ch.jnt, c->ch.njoint, qc, c->xf);
+        else
+            mn_chain_frames(c->m, &c->ch, qc, c->xf);
+        X = c->xf[c->ch.njoint - 1];
     }
     if (tip) *tip = X;
     if (p) *p = mn_xform_apply(&X, point);
@@ -204,164 +148,42 @@ static inline void put_column(const mn_ik_goal* g, double* J, int n, int col, mn
     }
 }
 
-/* A ball's three columns: angular velocity about the frame's own axes (model.h). */
-static void ball_columns(const mn_ik_goal* g, double* J, int n, int k, const mn_xform* T, mn_vec3 r) {
-    for (int a = 0; a < 3; a++) {
-        mn_vec3 ax = mn_mat3_col(&T->R, a);
-        put_column(g, J, n, k + a, mn_vec3_cross(ax, r), ax);
-    }
+/* The columns of a ball or free joint, chain index i (kept out of the 1-DOF loop). */
+#if defined(__GNUC__)
+__attribute__((noinline))
+#endif
+static void
+multi_dof_columns(const mn_ikc* c, const mn_ik_goal* g, int i, mn_vec3 p, double* J) {
+    mn_vec3 lin[6], ang[6];
+    /* the parent frame in base coordinates: the previous joint's, or the base itself */
+    const mn_mat3* Rp = i > 0 ? &c->xf[i - 1].R : NULL;
+    int nv = mn_joint_jacobian_columns(c->m, c->ch.jnt[i], &c->xf[i], Rp, p, lin, ang);
+    for (int k = 0; k < nv; k++)
+        put_column(g, J, c->ch.ndof, c->ch.doff[i] + k, lin[k], ang[k]);
 }
 
 void mn_ikc_jacobian(const mn_ikc* c, const mn_ik_goal* g, mn_vec3 p, double* J) {
     const mn_model* m = c->m;
-    const mn_vec3 zero = mn_v3(0, 0, 0);
-    int n = c->ndof;
-    for (int i = 0; i < c->njnt; i++) {
-        int j = c->jnt[i], type = m->jnt_type[j], k = c->doff[i];
+    int n = c->ch.ndof;
+    for (int i = 0; i < c->ch.njoint; i++) {
+        int j = c->ch.jnt[i], k = c->ch.doff[i];
         const mn_xform* T = &c->xf[i];
-        mn_vec3 r = mn_vec3_sub(p, T->p);
-        switch (type) {
-        case MN_JOINT_HINGE: {
-            mn_vec3 a = mn_mat3_mulv(&T->R, m->jnt_axis[j]);
-            put_column(g, J, n, k, mn_vec3_cross(a, r), a);
+        mn_vec3 lin, ang;
+        switch (m->jnt_type[j]) { /* hinges and slides (robot arms) without the column arrays */
+        case MN_JOINT_HINGE:
+            mn_dof_rotation_column(mn_mat3_mulv(&T->R, m->jnt_axis[j]), T->p, p, &lin, &ang);
+            put_column(g, J, n, k, lin, ang);
             break;
-        }
-        case MN_JOINT_SLIDE: put_column(g, J, n, k, mn_mat3_mulv(&T->R, m->jnt_axis[j]), zero); break;
-        case MN_JOINT_FREE: {
-            /* Linear velocity in the parent frame: the parent's axes; then as a ball. */
-            mn_mat3 PR = i > 0 ? c->xf[i - 1].R : mn_mat3_identity();
-            for (int a = 0; a < 3; a++) put_column(g, J, n, k + a, mn_mat3_col(&PR, a), zero);
-            ball_columns(g, J, n, k + 3, T, r);
+        case MN_JOINT_SLIDE:
+            mn_dof_translation_column(mn_mat3_mulv(&T->R, m->jnt_axis[j]), &lin, &ang);
+            put_column(g, J, n, k, lin, ang);
             break;
-        }
-        case MN_JOINT_BALL: ball_columns(g, J, n, k, T, r); break;
+        case MN_JOINT_BALL:
+        case MN_JOINT_FREE:
+            multi_dof_columns(c, g, i, p, J);
+            break;
         default: break;
         }
-    }
-}
-
-/* ---- moving and limiting the chain ----------------------------------------------------- */
-
-void mn_ikc_integrate(const mn_ikc* c, double* qc, const double* v, double scale) {
-    if (c->simple) {
-        for (int i = 0; i < c->ndof; i++) qc[i] += scale * v[i];
-        return;
-    }
-    const mn_model* m = c->m;
-    for (int i = 0; i < c->njnt; i++) {
-        int type = m->jnt_type[c->jnt[i]];
-        double* qj = qc + c->qoff[i];
-        const double* vj = v + c->doff[i];
-        if (type == MN_JOINT_HINGE || type == MN_JOINT_SLIDE) {
-            qj[0] += scale * vj[0];
-            continue;
-        }
-        if (type == MN_JOINT_FREE) {
-            for (int a = 0; a < 3; a++) qj[a] += scale * vj[a];
-            qj += 3;
-            vj += 3;
-        } else if (type != MN_JOINT_BALL) {
-            continue;
-        }
-        mn_quat q = mn_q4(qj[0], qj[1], qj[2], qj[3]);
-        q = mn_quat_normalize(mn_quat_mul(q, mn_quat_exp(mn_v3(scale * vj[0], scale * vj[1], scale * vj[2]))));
-        qj[0] = q.w;
-        qj[1] = q.x;
-        qj[2] = q.y;
-        qj[3] = q.z;
-    }
-}
-
-/* Two unit vectors u, v with (u, v, a) right-handed and orthonormal. */
-static void perpendicular_basis(mn_vec3 a, mn_vec3* u, mn_vec3* v) {
-    mn_vec3 t = fabs(a.x) < 0.9 ? mn_v3(1, 0, 0) : mn_v3(0, 1, 0);
-    *u = mn_vec3_normalize(mn_vec3_cross(t, a));
-    *v = mn_vec3_cross(a, *u);
-}
-
-mn_quat mn_ik_ball_clamp(mn_quat q, mn_vec3 a, double swing, double tw_lo, double tw_hi) {
-    q = mn_quat_normalize(q);
-    if (q.w < 0) q = mn_q4(-q.w, -q.x, -q.y, -q.z);
-    /* Twist: the part of q about a; swing = q twist^-1 (Dobrowolski's swing-twist). */
-    double s = q.x * a.x + q.y * a.y + q.z * a.z;
-    double tn = sqrt(q.w * q.w + s * s);
-    mn_quat twist = tn > 1e-12 ? mn_q4(q.w / tn, s / tn * a.x, s / tn * a.y, s / tn * a.z) : mn_quat_identity();
-    mn_quat sw = mn_quat_mul(q, mn_quat_conj(twist));
-    double ts = twist.x * a.x + twist.y * a.y + twist.z * a.z;
-    double tangle = 2.0 * atan2(ts, twist.w);
-    int changed = 0;
-    if (tangle < tw_lo) { tangle = tw_lo; changed = 1; }
-    if (tangle > tw_hi) { tangle = tw_hi; changed = 1; }
-    if (changed) twist = mn_quat_axis_angle(a, tangle);
-    if (sw.w < 0) sw = mn_q4(-sw.w, -sw.x, -sw.y, -sw.z);
-    double sv = sqrt(sw.x * sw.x + sw.y * sw.y + sw.z * sw.z);
-    double sangle = 2.0 * atan2(sv, sw.w);
-    if (sangle > swing) {
-        mn_vec3 axis;
-        if (sv > 1e-12) {
-            axis = mn_v3(sw.x / sv, sw.y / sv, sw.z / sv);
-        } else {
-            mn_vec3 v;
-            perpendicular_basis(a, &axis, &v);
-        }
-        sw = mn_quat_axis_angle(axis, swing);
-        changed = 1;
-    }
-    return changed ? mn_quat_normalize(mn_quat_mul(sw, twist)) : q;
-}
-
-void mn_ikc_clamp(const mn_ikc* c, double* qc) {
-    if (c->simple) {
-        for (int i = 0; i < c->ndof; i++) {
-            if (qc[i] < c->lo[i]) qc[i] = c->lo[i];
-            if (qc[i] > c->hi[i]) qc[i] = c->hi[i];
-        }
-        return;
-    }
-    const mn_model* m = c->m;
-    for (int i = 0; i < c->njnt; i++) {
-        int j = c->jnt[i], type = m->jnt_type[j];
-        double* qj = qc + c->qoff[i];
-        int k = c->doff[i];
-        if (type == MN_JOINT_HINGE || type == MN_JOINT_SLIDE) {
-            if (qj[0] < c->lo[k]) qj[0] = c->lo[k];
-            if (qj[0] > c->hi[k]) qj[0] = c->hi[k];
-        } else if (type == MN_JOINT_BALL && m->jnt_limited[j]) {
-            mn_quat q = mn_ik_ball_clamp(mn_q4(qj[0], qj[1], qj[2], qj[3]), m->jnt_axis[j], m->jnt_swing[j],
-                                         m->jnt_twist[2 * j], m->jnt_twist[2 * j + 1]);
-            qj[0] = q.w;
-            qj[1] = q.x;
-            qj[2] = q.y;
-            qj[3] = q.z;
-        }
-    }
-}
-
-int mn_ikc_within(const mn_ikc* c, const double* qc, double tol) {
-    const mn_model* m = c->m;
-    for (int i = 0; i < c->njnt; i++) {
-        int j = c->jnt[i], type = m->jnt_type[j];
-        const double* qj = qc + c->qoff[i];
-        int k = c->doff[i];
-        if (type == MN_JOINT_HINGE || type == MN_JOINT_SLIDE) {
-            if (!isfinite(qj[0]) || qj[0] < c->lo[k] - tol || qj[0] > c->hi[k] + tol) return 0;
-        } else if (type == MN_JOINT_BALL && m->jnt_limited[j]) {
-            mn_quat q = mn_quat_normalize(mn_q4(qj[0], qj[1], qj[2], qj[3]));
-            mn_quat p = mn_ik_ball_clamp(q, m->jnt_axis[j], m->jnt_swing[j], m->jnt_twist[2 * j],
-                                         m->jnt_twist[2 * j + 1]);
-            if (mn_quat_angle_between(p, q) > tol) return 0;
-        }
-    }
-    return 1;
-}
-
-void mn_ikc_middle(const mn_ikc* c, double* qc) {
-    const mn_model* m = c->m;
-    for (int i = 0; i < c->njnt; i++) {
-        int type = m->jnt_type[c->jnt[i]], k = c->doff[i];
-        if (type != MN_JOINT_HINGE && type != MN_JOINT_SLIDE) continue;
-        double lo = c->lo[k], hi = c->hi[k];
-        qc[c->qoff[i]] = (isfinite(lo) && isfinite(hi)) ? 0.5 * (lo + hi) : 0.0;
     }
 }
 
@@ -412,11 +234,11 @@ static mn_quat random_rotation(mn_rng* r) {
 
 void mn_ikc_random(const mn_ikc* c, mn_rng* r, double* qc) {
     const mn_model* m = c->m;
-    for (int i = 0; i < c->njnt; i++) {
-        int j = c->jnt[i], type = m->jnt_type[j], k = c->doff[i];
-        double* qj = qc + c->qoff[i];
+    for (int i = 0; i < c->ch.njoint; i++) {
+        int j = c->ch.jnt[i], type = m->jnt_type[j], k = c->ch.doff[i];
+        double* qj = qc + c->ch.qoff[i];
         if (type == MN_JOINT_HINGE || type == MN_JOINT_SLIDE) {
-            double lo = c->lo[k], hi = c->hi[k];
+            double lo = c->ch.lo[k], hi = c->ch.hi[k];
             if (type == MN_JOINT_HINGE) {
                 if (!isfinite(lo)) lo = -MN_PI;
                 if (!isfinite(hi)) hi = MN_PI;
@@ -430,8 +252,9 @@ void mn_ikc_random(const mn_ikc* c, mn_rng* r, double* qc) {
         if (type == MN_JOINT_BALL && m->jnt_limited[j]) {
             /* Twist uniform in its range, swing direction uniform, swing angle uniform over
              * the cone's cap (cos uniform). */
-            mn_vec3 a = m->jnt_axis[j], u, v;
-            perpendicular_basis(a, &u, &v);
+            /* (u, v, a) right-handed and orthonormal */
+            mn_vec3 a = m->jnt_axis[j], u = mn_vec3_neg(mn_vec3_perpendicular(a)),
+                    v = mn_vec3_cross(a, u);
             double lo = m->jnt_twist[2 * j], hi = m->jnt_twist[2 * j + 1];
             double tw = lo + (hi - lo) * mn_rng_uniform(r);
             double phi = 2 * MN_PI * mn_rng_uniform(r);
@@ -461,6 +284,10 @@ int64_t mn_ik_clock_ns(int cpu) {
     struct timespec ts;
     clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
     return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+int mn_ik_timed_out(int64_t deadline, int cpu) {
+    return deadline != INT64_MAX && mn_ik_clock_ns(cpu) > deadline;
 }
 
 int64_t mn_ik_deadline(double timeout_ms, int cpu) {
@@ -530,32 +357,165 @@ mn_status mn_ik_fail(mn_ik_result* r, mn_status s, const char* fmt, ...) {
     return s;
 }
 
-/* ---- the iteration shared by the Jacobian methods --------------------------------------- */
+/* ---- the one iteration driver ----------------------------------------------------------- */
 
-/* A small random velocity: 0.02 rad for rotations, 0.02 reach for translations. */
-static void perturbation(const mn_ikc* c, mn_rng* rng, double* v) {
+void mn_ik_escape_velocity(const mn_ikc* c, const double* qc, double angle, int limits, double* v) {
     const mn_model* m = c->m;
-    double L = c->reach > 0 ? c->reach : 1.0;
-    for (int i = 0; i < c->njnt; i++) {
-        int type = m->jnt_type[c->jnt[i]], k = c->doff[i];
-        int nv = mn_joint_type_nv((mn_joint_type)type);
-        for (int a = 0; a < nv; a++) {
-            int linear = type == MN_JOINT_SLIDE || (type == MN_JOINT_FREE && a < 3);
-            v[k + a] = 0.02 * (2 * mn_rng_uniform(rng) - 1) * (linear ? L : 1.0);
+    for (int k = 0; k < c->ch.ndof; k++)
+        v[k] = 0;
+    for (int i = 0; i < c->ch.njoint; i++) {
+        int j = c->ch.jnt[i], k = c->ch.doff[i];
+        if (m->jnt_type[j] == MN_JOINT_HINGE) {
+            /* the other way when the hinge already sits at its upper limit */
+            v[k] = limits && qc[c->ch.qoff[i]] >= c->ch.hi[k] ? -angle : angle;
+        } else if (m->jnt_type[j] == MN_JOINT_BALL) {
+            mn_vec3 e = mn_vec3_scale(mn_vec3_perpendicular(m->jnt_axis[j]), angle);
+            v[k] = e.x, v[k + 1] = e.y, v[k + 2] = e.z;
         }
     }
 }
 
-/* Line search along the steepest-descent direction dq = S^-1 J^T e scaled by its optimal
- * length <e, J dq> / |J dq|^2. On success q holds the new state and 1 is returned. */
-static int descent_step(const mn_ikc* c, const mn_ik_goal* g, const mn_ik_options* o, const double* J,
-                        const double* e, double err, double* q, double* qt, double* dq, mn_xform* tip,
-                        mn_vec3* pt, double* et, double* pet, double* ret) {
-    int n = c->ndof, rows = g->rows;
+static int goals_met(const mn_ik_loop* L, const mn_ik_options* o, double pe, double re) {
+    return (!L->use_pos || pe <= o->tol_pos) && (!L->use_rot || re <= o->tol_rot);
+}
+
+mn_status mn_ik_drive(const mn_ik_loop* L, const mn_ik_options* o, mn_ik_result* r,
+                      const char* name) {
+    enum { STATIONARY, STALLED, SPENT }; /* how an attempt ended */
+    double pe, re;
+    double merit = L->measure(L->ctx, &pe, &re), best = merit, prev = merit, ref = merit;
+    L->save(L->ctx);
+    int64_t deadline = mn_ik_deadline(o->timeout_ms, o->timeout_cpu);
+    /* the wall clock is a vDSO call (~20 ns), the CPU-time clock a system call (~0.5 us):
+     * cheap iterations read them every 4th and 32nd time */
+    int mask = L->cheap ? (o->timeout_cpu ? 31 : 3) : 0;
+    mn_rng rng;
+    if (L->restart) mn_rng_seed(&rng, o->seed);
+    double seen[MN_IK_MAX_ESCAPES]; /* residuals the escapes left */
+    double lowest = INFINITY;       /* the lowest residual an attempt ended at */
+    int nlowest = 0;                /* attempts that ended there */
+    int same_needed =
+        o->max_restarts / 4 > MN_IK_SAME_MINIMA ? o->max_restarts / 4 : MN_IK_SAME_MINIMA;
+    int it = 0, ait = 0, since = 0, moves = 0, escapes = 0, polish = 0;
+    int unreachable = 0, timed_out = 0;
+    int met = goals_met(L, o, pe, re);
+    while (!met) {
+        int end = SPENT;
+        if (ait < o->max_iters) {
+            if ((it & mask) == 0 && mn_ik_timed_out(deadline, o->timeout_cpu)) {
+                timed_out = 1;
+                break;
+            }
+            it++;
+            ait++;
+            int step = L->iterate(L->ctx);
+            merit = L->measure(L->ctx, &pe, &re);
+            if (merit < best) {
+                best = merit;
+                L->save(L->ctx);
+            }
+            if ((met = goals_met(L, o, pe, re))) break;
+            if (merit < MN_IK_PROGRESS * ref) {
+                ref = merit;
+                since = 0;
+            } else {
+                since++;
+            }
+            if (step == MN_IK_STUCK || (step == MN_IK_MOVED && !(prev - merit > 1e-10 * prev))) {
+                end = STATIONARY;
+            } else {
+                prev = merit;
+                if (!L->restart || polish || since < MN_IK_STALL_ITERS) continue;
+                end = STALLED;
+            }
+        }
+        /* The attempt is over. The polish has no way out; otherwise: */
+        if (polish) {
+            unreachable = 1;
+            break;
+        }
+        /* 1. The escape from a stationary point. The same residual as an earlier escape
+         * left is a minimum the goal cannot get past, and so is a target out of reach;
+         * otherwise it is a saddle such as the straight chain pulled inwards of Welman
+         * Fig. 4.2, and the escape bends the chain off it. */
+        int out = 0;
+        if (end == STATIONARY && L->escape && escapes < MN_IK_MAX_ESCAPES &&
+            moves < o->max_restarts) {
+            int same = 0;
+            for (int k = 0; k < escapes; k++)
+                if (fabs(seen[k] - merit) <= 1e-6 * merit + L->same_abs) same = 1;
+            if (!same && (!L->may_escape || L->may_escape(L->ctx))) {
+                seen[escapes++] = merit;
+                moves++;
+                L->escape(L->ctx);
+                out = 1;
+            }
+        }
+        /* 2. A restart, unless the lowest residual keeps coming back; with none left, the
+         * polish. */
+        if (!out && L->restart) {
+            double tol = 1e-3 * lowest + L->same_abs;
+            if (nlowest == 0 || merit < lowest - tol) {
+                lowest = merit;
+                nlowest = 1;
+            } else if (fabs(merit - lowest) <= tol && ++nlowest >= same_needed) {
+                unreachable = 1;
+            }
+            if (!unreachable && moves < o->max_restarts) {
+                moves++;
+                L->restart(L->ctx, &rng);
+            } else {
+                polish = 1;
+                L->restore(L->ctx);
+            }
+            ait = 0;
+            out = 1;
+        }
+        if (!out) { /* no way out */
+            if (end == STATIONARY) unreachable = 1;
+            break;
+        }
+        prev = ref = merit = L->measure(L->ctx, &pe, &re);
+        since = 0;
+        if (merit < best) {
+            best = merit;
+            L->save(L->ctx);
+        }
+        met = goals_met(L, o, pe, re);
+    }
+    if (!met && merit > best) {
+        L->restore(L->ctx);
+        merit = L->measure(L->ctx, &pe, &re);
+    }
+    r->iterations = it;
+    r->restarts = moves;
+    r->pos_err = pe;
+    r->rot_err = re;
+    if (met) {
+        r->message[0] = '\0';
+        return r->status = MN_OK;
+    }
+    if (unreachable)
+        return mn_ik_fail(r, MN_ERR_UNREACHABLE,
+                          "%s: target: unreachable, stalled %.3g from it (%.3g rad) after %d "
+                          "iterations and %d restarts: out of reach, held by joint limits or at "
+                          "a stationary pose",
+                          name, pe, re, it, moves);
+    return mn_ik_fail(r, MN_ERR_NOCONVERGE,
+                      "%s: %s ran out after %d iterations and %d restarts, %.3g from the target "
+                      "(%.3g rad)",
+                      name, timed_out ? "time budget" : "iteration budget", it, moves, pe, re);
+}
+
+/* ---- the Jacobian methods' iteration ------------------------------------------------------ */
+
+double mn_ik_descent_direction(const mn_ikc* c, const double* J, const double* e, int rows,
+                               double* dq) {
+    int n = c->ch.ndof;
     for (int j = 0; j < n; j++) {
         double v = 0;
         for (int r = 0; r < rows; r++) v += J[r * n + j] * e[r];
-        dq[j] = v / c->stiff[j];
+        dq[j] = v / c->ch.stiffness[j];
     }
     double num = 0, den = 0;
     for (int r = 0; r < rows; r++) {
@@ -564,130 +524,172 @@ static int descent_step(const mn_ikc* c, const mn_ik_goal* g, const mn_ik_option
         num += e[r] * v;
         den += v * v;
     }
-    if (!(num > 0 && den > 0)) return 0;
-    double mx = mn_ik_max_abs(dq, n) * num / den;
-    double h = num / den;
-    if (o->max_step > 0 && mx > o->max_step) h *= o->max_step / mx;
-    for (int tries = 0; tries < 30; tries++, h *= 0.5) {
-        memcpy(qt, q, sizeof(double) * (size_t)c->nqc);
-        mn_ikc_integrate(c, qt, dq, h);
-        if (o->respect_limits) mn_ikc_clamp(c, qt);
-        mn_ikc_fk(c, qt, g->point, tip, pt);
-        double errt = mn_ik_goal_error(g, tip, *pt, et, pet, ret);
-        if (errt < err * (1 - 1e-12)) {
-            memcpy(q, qt, sizeof(double) * (size_t)c->nqc);
+    return (num > 0 && den > 0) ? num / den : 0.0;
+}
+
+mn_status mn_ik_svd_alloc(mn_arena* a, int rows, int n, mn_ik_svd* w) {
+    int k = rows < n ? rows : n;
+    w->s = mn_arena_alloc(a, sizeof(double) * (size_t)(2 * k));
+    w->U = mn_arena_alloc(a, sizeof(double) * (size_t)(rows * k));
+    w->V = mn_arena_alloc(a, sizeof(double) * (size_t)(n * k));
+    w->work = mn_arena_alloc(a, sizeof(double) * mn_svd_work_size(rows, n));
+    if (!w->s || !w->U || !w->V || !w->work) return MN_ERR_NOMEM;
+    w->t = w->s + k;
+    return MN_OK;
+}
+
+int mn_ik_svd_scaled(const mn_ikc* c, double* J, int rows, mn_ik_svd* w) {
+    int n = c->ch.ndof;
+    for (int r = 0; r < rows; r++)
+        for (int j = 0; j < n; j++)
+            J[r * n + j] *= c->isqs[j];
+    mn_status st = mn_svd(J, rows, n, w->s, w->U, w->V, w->work);
+    return st == MN_OK || st == MN_ERR_NOCONVERGE ? 0 : -1;
+}
+
+typedef struct jac_loop {
+    const mn_ikc* c;
+    const mn_ik_goal* g;
+    const mn_ik_options* o;
+    mn_ik_step_fn step;
+    void* ctx;
+    double *J, *dq, *q, *qt, *qbest;
+    double e[6], err;
+    mn_vec3 pt;
+} jac_loop;
+
+/* Tries q (+) h dq, halving h until the error drops (at most tries times); on success q
+ * holds the new state. */
+static int line_search(jac_loop* x, double h, int tries) {
+    const mn_ikc* c = x->c;
+    double et[6], pet, ret;
+    mn_xform tip;
+    mn_vec3 pt;
+    double mx = mn_ik_max_abs(x->dq, c->ch.ndof);
+    for (int t = 0; t < tries && mx * h > 1e-14; t++, h *= 0.5) {
+        memcpy(x->qt, x->q, sizeof(double) * (size_t)c->ch.nq);
+        mn_ikc_integrate(c, x->qt, x->dq, h);
+        if (x->o->respect_limits) mn_ikc_clamp(c, x->qt);
+        mn_ikc_fk(c, x->qt, x->g->point, &tip, &pt);
+        if (mn_ik_goal_error(x->g, &tip, pt, et, &pet, &ret) < x->err * (1 - 1e-10)) {
+            memcpy(x->q, x->qt, sizeof(double) * (size_t)c->ch.nq);
             return 1;
         }
     }
     return 0;
 }
 
-mn_status mn_ik_iterate(const mn_model* m, mn_data* d, const mn_ikc* c, const mn_ik_goal* g,
-                        const mn_ik_options* o, mn_ik_result* r, mn_ik_step_fn step, void* ctx) {
-    int n = c->ndof, nq = c->nqc, rows = g->rows;
-    double* J = mn_arena_alloc(&d->arena, sizeof(double) * (size_t)(6 * n));
-    double* dq = mn_arena_alloc(&d->arena, sizeof(double) * (size_t)n);
-    double* q = mn_arena_alloc(&d->arena, sizeof(double) * (size_t)(3 * nq));
-    if (!J || !dq || !q) return mn_ik_fail(r, MN_ERR_NOMEM, "ik: arena too small for the chain");
-    double *qt = q + nq, *qbest = qt + nq;
-    mn_ikc_gather(c, d->q, q);
-    if (o->respect_limits) mn_ikc_clamp(c, q);
-    mn_rng rng;
-    mn_rng_seed(&rng, o->seed);
-    int64_t deadline = mn_ik_deadline(o->timeout_ms, o->timeout_cpu);
-
-    double e[6], et[6], pe, re, pet, ret;
-    mn_xform tip;
+static int jac_iterate(void* vx) {
+    jac_loop* x = vx;
+    const mn_ikc* c = x->c;
+    int n = c->ch.ndof;
+    double max_step = x->o->max_step;
+    mn_ikc_jacobian(c, x->g, x->pt, x->J);
+    if (x->step(x->ctx, c, x->q, x->J, x->e, x->g->rows, x->dq) == 0) {
+        double mx = mn_ik_max_abs(x->dq, n);
+        if (line_search(x, (max_step > 0 && mx > max_step) ? max_step / mx : 1.0, 12))
+            return MN_IK_MOVED;
+    }
+    /* The method's step failed: fall back to steepest descent (the Jacobian transpose with
+     * the optimal step length, Welman 4.1), which lowers the error for a small enough step
+     * unless the gradient vanishes. */
     mn_vec3 pt;
-    mn_ikc_fk(c, q, g->point, &tip, &pt);
-    double err = mn_ik_goal_error(g, &tip, pt, e, &pe, &re);
-    double best = err, best_pe = pe, best_re = re;
-    memcpy(qbest, q, sizeof(double) * (size_t)nq);
-    double seen[4];
-    int nseen = 0, iters = 0, met = 0, unreachable = 0, timed_out = 0;
+    mn_ikc_fk(c, x->q, x->g->point, NULL, &pt);
+    mn_ikc_jacobian(c, x->g, pt, x->J);
+    double h = mn_ik_descent_direction(c, x->J, x->e, x->g->rows, x->dq);
+    if (!(h > 0)) return MN_IK_STUCK;
+    double mx = mn_ik_max_abs(x->dq, n) * h;
+    if (max_step > 0 && mx > max_step) h *= max_step / mx;
+    return line_search(x, h, 30) ? MN_IK_MOVED : MN_IK_STUCK;
+}
 
-    while (!(met = mn_ik_goal_met(g, pe, re, o)) && iters < o->max_iters) {
-        if ((iters & (o->timeout_cpu ? 31 : 3)) == 0 && deadline != INT64_MAX &&
-            mn_ik_clock_ns(o->timeout_cpu) > deadline) {
-            timed_out = 1;
-            break;
-        }
-        iters++;
-        mn_ikc_jacobian(c, g, pt, J);
-        int ok = step(ctx, c, q, J, e, rows, dq) == 0;
-        int accepted = 0;
-        if (ok) {
-            double mx = mn_ik_max_abs(dq, n);
-            double h = (o->max_step > 0 && mx > o->max_step) ? o->max_step / mx : 1.0;
-            for (int tries = 0; tries < 12 && mx * h > 1e-14; tries++, h *= 0.5) {
-                memcpy(qt, q, sizeof(double) * (size_t)nq);
-                mn_ikc_integrate(c, qt, dq, h);
-                if (o->respect_limits) mn_ikc_clamp(c, qt);
-                mn_ikc_fk(c, qt, g->point, &tip, &pt);
-                double errt = mn_ik_goal_error(g, &tip, pt, et, &pet, &ret);
-                if (errt < err * (1 - 1e-10)) {
-                    memcpy(q, qt, sizeof(double) * (size_t)nq);
-                    memcpy(e, et, sizeof(double) * (size_t)rows);
-                    err = errt;
-                    pe = pet;
-                    re = ret;
-                    accepted = 1;
-                    break;
-                }
-            }
-        }
-        if (!accepted) {
-            /* The method's step failed: fall back to steepest descent (the Jacobian
-             * transpose with the optimal step length, Welman 4.1), which lowers the error
-             * for a small enough step unless the gradient vanishes. */
-            mn_ikc_fk(c, q, g->point, &tip, &pt);
-            mn_ikc_jacobian(c, g, pt, J);
-            accepted = descent_step(c, g, o, J, e, err, q, qt, dq, &tip, &pt, et, &pet, &ret);
-        }
-        if (!accepted) {
-            /* A stationary point. The same residual twice: a minimum the goal cannot get
-             * past. Otherwise step off it (a saddle, Welman Fig. 4.2). */
-            int same = 0;
-            for (int k = 0; k < nseen; k++)
-                if (fabs(seen[k] - err) <= 1e-6 * err + 1e-300) same++;
-            if (same >= 1) {
-                unreachable = 1;
-                break;
-            }
-            if (nseen < 4) seen[nseen++] = err;
-            else {
-                unreachable = 1;
-                break;
-            }
-            perturbation(c, &rng, dq);
-            mn_ikc_integrate(c, q, dq, 1.0);
-            if (o->respect_limits) mn_ikc_clamp(c, q);
-        }
-        mn_ikc_fk(c, q, g->point, &tip, &pt);
-        err = mn_ik_goal_error(g, &tip, pt, e, &pe, &re);
-        if (err < best) {
-            best = err;
-            best_pe = pe;
-            best_re = re;
-            memcpy(qbest, q, sizeof(double) * (size_t)nq);
-        }
+static double jac_measure(void* vx, double* pe, double* re) {
+    jac_loop* x = vx;
+    mn_xform tip;
+    mn_ikc_fk(x->c, x->q, x->g->point, &tip, &x->pt);
+    x->err = mn_ik_goal_error(x->g, &tip, x->pt, x->e, pe, re);
+    return x->err;
+}
+
+static void jac_save(void* vx) {
+    jac_loop* x = vx;
+    memcpy(x->qbest, x->q, sizeof(double) * (size_t)x->c->ch.nq);
+}
+
+static void jac_restore(void* vx) {
+    jac_loop* x = vx;
+    memcpy(x->q, x->qbest, sizeof(double) * (size_t)x->c->ch.nq);
+}
+
+static void jac_escape(void* vx) {
+    jac_loop* x = vx;
+    mn_ik_escape_velocity(x->c, x->q, MN_IK_ESCAPE_ANGLE, x->o->respect_limits, x->dq);
+    mn_ikc_integrate(x->c, x->q, x->dq, 1.0);
+    if (x->o->respect_limits) mn_ikc_clamp(x->c, x->q);
+}
+
+/* A position target farther from the first pivot than the links beyond it reach cannot be
+ * met from anywhere: no escape (a slide makes the reach open-ended). */
+static int jac_may_escape(void* vx) {
+    jac_loop* x = vx;
+    const mn_ikc* c = x->c;
+    if (!x->g->use_pos || c->has_slide || c->ch.njoint == 0) return 1;
+    double arm = mn_vec3_norm(x->g->point);
+    for (int i = 1; i < c->ch.njoint; i++)
+        arm += mn_vec3_norm(c->m->jnt_offset[c->ch.jnt[i]]);
+    mn_ikc_fk(c, x->q, x->g->point, NULL, NULL);
+    return mn_vec3_dist(x->g->pos, c->xf[0].p) < arm * (1.0 - 1e-9);
+}
+
+mn_status mn_ik_iterate(const mn_model* m, mn_data* d, const mn_ikc* c, const mn_ik_goal* g,
+                        const mn_ik_options* o, mn_ik_result* r, mn_ik_step_fn step, void* ctx,
+                        const char* name) {
+    int n = c->ch.ndof, nq = c->ch.nq;
+    jac_loop x;
+    memset(&x, 0, sizeof x);
+    x.J = mn_arena_alloc(&d->arena, sizeof(double) * (size_t)(6 * n));
+    x.dq = mn_arena_alloc(&d->arena, sizeof(double) * (size_t)n);
+    x.q = mn_arena_alloc(&d->arena, sizeof(double) * (size_t)(3 * nq));
+    if (!x.J || !x.dq || !x.q)
+        return mn_ik_fail(r, MN_ERR_NOMEM, "ik: arena too small for the chain");
+    x.qt = x.q + nq;
+    x.qbest = x.qt + nq;
+    x.c = c;
+    x.g = g;
+    x.o = o;
+    x.step = step;
+    x.ctx = ctx;
+    mn_chain_gather(&c->ch, d->q, x.q);
+    if (o->respect_limits) mn_ikc_clamp(c, x.q);
+    mn_ik_loop L = {.ctx = &x,
+                    .iterate = jac_iterate,
+                    .measure = jac_measure,
+                    .save = jac_save,
+                    .restore = jac_restore,
+                    .escape = jac_escape,
+                    .may_escape = jac_may_escape,
+                    .use_pos = g->use_pos,
+                    .use_rot = g->use_rot,
+                    .cheap = 1};
+    mn_status s = mn_ik_drive(&L, o, r, name);
+    mn_chain_scatter(&c->ch, x.q, d->q);
+    mn_fk_subtree(m, d, c->ch.jnt[0]); /* the part of the figure the chain moves */
+    return s;
+}
+
+mn_status mn_ik_run_jacobian(const mn_model* m, mn_data* d, const mn_ik_problem* p,
+                             const mn_ik_options* o, mn_ik_result* r, mn_ik_step_fn step,
+                             mn_ik_setup_fn setup, void* ctx, const char* name) {
+    size_t mark = mn_arena_mark(&d->arena);
+    mn_ikc c;
+    mn_ik_goal g;
+    mn_status s = mn_ik_begin(m, d, p, r, &c, &g);
+    if (s != MN_OK) return s;
+    if (setup && setup(ctx, &c, &g, o, &d->arena) != MN_OK) {
+        mn_arena_reset(&d->arena, mark);
+        return mn_ik_fail(r, MN_ERR_NOMEM, "ik: arena too small for the chain");
     }
-    if (met && err <= best) {
-        best_pe = pe;
-        best_re = re;
-        memcpy(qbest, q, sizeof(double) * (size_t)nq);
-    }
-    mn_ikc_scatter(c, qbest, d->q);
-    mn_fk_subtree(m, d, c->jnt[0]); /* the part of the figure the chain moves */
-    r->iters = iters;
-    r->restarts = 0;
-    r->pos_err = best_pe;
-    r->rot_err = best_re;
-    if (met) return r->status = MN_OK;
-    if (unreachable)
-        return mn_ik_fail(r, MN_ERR_UNREACHABLE,
-                          "ik: target: unreachable, best pose misses by %.3g (position) %.3g rad (rotation)",
-                          best_pe, best_re);
-    return mn_ik_fail(r, MN_ERR_NOCONVERGE, "ik: %s ran out after %d iterations",
-                      timed_out ? "time budget" : "iteration budget", iters);
+    s = mn_ik_iterate(m, d, &c, &g, o, r, step, ctx, name);
+    mn_arena_reset(&d->arena, mark);
+    return s;
 }

@@ -16,46 +16,29 @@
 
 #include <marionette/ik.h>
 
-/* ---- the chain view -------------------------------------------------------------------- */
+/* ---- the chain ------------------------------------------------------------------------ */
+/* The chain every IK method works on: the model's chain view (mn_chain: path, state and
+ * DOF addresses, 1-DOF limits, stiffness) plus what the solvers add to it. */
 typedef struct mn_ikc {
     const mn_model* m;
-    int base, tip;         /* model joints; base -1 for the world */
-    int njnt;              /* joints on the path from below base to tip, root to tip */
-    int ndof;              /* their DOFs */
-    int nqc;               /* their state numbers */
-    int simple;            /* 1 when every moving joint is a hinge or slide (nqc == ndof) */
-    const int* jnt;        /* njnt: model joint index */
-    const int* qoff;       /* njnt: first chain state number of the joint */
-    const int* doff;       /* njnt: first chain DOF of the joint */
-    const int* qadr;       /* nqc: model state index of each chain state number */
-    const int* dof_path;   /* ndof: path index of the joint that owns the DOF */
-    const double* lo;      /* ndof: lower limit (-inf when none or not a 1-DOF joint) */
-    const double* hi;      /* ndof: upper limit (+inf when none) */
-    const double* stiff;   /* ndof: stiffness > 0 (Welman 4.1.4 K_i, 4.2.1 w_i) */
+    mn_chain ch;           /* the path from below base to tip, root to tip */
     const double* isqs;    /* ndof: 1 / sqrt(stiffness), the column scale of the Jacobian */
+    const double* w;       /* njoint: Welman 4.2.1's joint weight w_i = min(1, 1 / stiffness) */
     mn_xform base_xf;      /* world frame of the base (identity for the world) */
     double reach;          /* sum of link lengths on the path plus |end-effector point| */
     int has_slide;         /* a slide or free joint is on the path */
-    mn_xform* xf;          /* njnt scratch: joint frames relative to the base, after fk */
+    mn_xform* xf;          /* njoint scratch: joint frames relative to the base, after fk */
 } mn_ikc;
 
-/* Walks from tip up to base and counts the path's joints, DOFs and state numbers.
- * Returns 0, or -1 when tip is not strictly below base (base -1: any tip). */
-int mn_ikc_count(const mn_model* m, int base, int tip, int* njnt, int* ndof, int* nqc);
-
-/* Builds the chain view in arena a for base..tip; the base frame is taken from d's
- * frames (which must be current). MN_ERR_ARG when tip is not below base, MN_ERR_NOMEM
- * when the arena is too small. The point is used only for the reach. */
+/* Builds the chain in arena a for base..tip; the base frame is taken from d's frames
+ * (which must be current). MN_ERR_ARG when tip is not below base, MN_ERR_NOMEM when the
+ * arena is too small. The point is used only for the reach. */
 mn_status mn_ikc_build(const mn_model* m, const mn_data* d, int base, int tip, mn_vec3 point,
                        mn_arena* a, mn_ikc* c);
 
-/* qc <- the chain's numbers of the model state q, and back. */
-void mn_ikc_gather(const mn_ikc* c, const double* q, double* qc);
-void mn_ikc_scatter(const mn_ikc* c, const double* qc, double* q);
-
 /* Forward kinematics of the chain relative to the base frame (Parent ch. 5, depth-first
- * composition along one path): fills c->xf, the tip frame *tip and the base-frame
- * position *p of the end-effector point (tip and p may be NULL). */
+ * composition along one path, mn_chain_frames): fills c->xf, the tip frame *tip and the
+ * base-frame position *p of the end-effector point (tip and p may be NULL). */
 void mn_ikc_fk(const mn_ikc* c, const double* qc, mn_vec3 point, mn_xform* tip, mn_vec3* p);
 
 /* ---- a goal in the base frame ---------------------------------------------------------- */
@@ -87,25 +70,22 @@ double mn_ik_goal_error(const mn_ik_goal* g, const mn_xform* tip, mn_vec3 p, dou
                         double* pos_err, double* rot_err);
 
 /* The weighted Jacobian of the goal's active rows (rows x ndof, row-major) at the pose
- * of the last mn_ikc_fk, p the effector position it returned. Hinge column
- * (a x (p - o), a), slide column (a, 0) (Welman 4.1.3 eq. 4.7-4.8; Parent ch. 5). */
+ * of the last mn_ikc_fk, p the effector position it returned: the columns of
+ * mn_joint_jacobian_columns in base coordinates (Welman 4.1.3 eq. 4.7-4.8). */
 void mn_ikc_jacobian(const mn_ikc* c, const mn_ik_goal* g, mn_vec3 p, double* J);
 
 /* Is the pose within tolerance for every active goal? */
 int mn_ik_goal_met(const mn_ik_goal* g, double pos_err, double rot_err, const mn_ik_options* o);
 
 /* ---- moving and limiting the chain ----------------------------------------------------- */
-/* qc <- qc (+) scale * v (ndof): hinge/slide add, ball/free quaternion q exp(w). */
-void mn_ikc_integrate(const mn_ikc* c, double* qc, const double* v, double scale);
-/* Projects qc onto the limits: hinge/slide ranges, ball swing cone and twist. */
-void mn_ikc_clamp(const mn_ikc* c, double* qc);
-/* Is qc within limits to tol? */
-int mn_ikc_within(const mn_ikc* c, const double* qc, double tol);
-/* The middle of each limited 1-DOF range (unlimited hinge/slide: 0; ball/free as in qc). */
-void mn_ikc_middle(const mn_ikc* c, double* qc);
-/* Ball joint limits, swing-twist with q = swing * twist (twist about the joint's axis
- * first, then a swing about an axis perpendicular to it): clamps q in place. */
-mn_quat mn_ik_ball_clamp(mn_quat q, mn_vec3 axis, double swing, double tw_lo, double tw_hi);
+/* qc <- qc (+) scale * v (ndof) and the projection onto the limits: mn_chain_integrate and
+ * mn_chain_clamp. */
+static inline void mn_ikc_integrate(const mn_ikc* c, double* qc, const double* v, double scale) {
+    mn_chain_integrate(c->m, &c->ch, qc, v, scale);
+}
+static inline void mn_ikc_clamp(const mn_ikc* c, double* qc) {
+    mn_chain_clamp(c->m, &c->ch, qc);
+}
 
 /* Largest |v_i| over the chain, for step clamping. */
 double mn_ik_max_abs(const double* v, int n);
@@ -123,13 +103,15 @@ double mn_rng_uniform(mn_rng* r);
  * joints keep their position and get a uniform rotation. */
 void mn_ikc_random(const mn_ikc* c, mn_rng* r, double* qc);
 
-/* ---- time ------------------------------------------------------------------------------- */
+/* ---- time: the one clock of every method ---------------------------------------------- */
 /* Monotonic wall clock in nanoseconds. */
 int64_t mn_ik_now_ns(void);
 /* The clock a budget is counted on: the wall clock, or this thread's CPU time when cpu. */
 int64_t mn_ik_clock_ns(int cpu);
 /* Deadline on mn_ik_clock_ns(cpu) of a budget started now: INT64_MAX when timeout_ms <= 0. */
 int64_t mn_ik_deadline(double timeout_ms, int cpu);
+/* Has the deadline passed? (never for INT64_MAX, without reading the clock) */
+int mn_ik_timed_out(int64_t deadline, int cpu);
 
 /* ---- small dense solve ---------------------------------------------------------------- */
 /* Solves the symmetric positive definite n x n system A x = b in place by a square-root-
@@ -137,29 +119,146 @@ int64_t mn_ik_deadline(double timeout_ms, int cpu);
  * positive definite. Meant for the 3x3 and 6x6 damped normal equations of the solvers. */
 int mn_ik_spd_solve(double* A, int n, double* b);
 
-/* Fills r's message (printf-style) and returns status s, storing it in r->status. */
+/* The one failure helper of every method: fills r's message (printf-style) and returns
+ * status s, storing it in r->status. */
 mn_status mn_ik_fail(mn_ik_result* r, mn_status s, const char* fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 3, 4)))
 #endif
     ;
 
-#endif
+/* ---- the one iteration driver ----------------------------------------------------------- */
+/* Every iterative method (LM, DLS, PINV, JT, CCD, FABRIK) runs under mn_ik_drive; a method
+ * supplies its iteration, how to measure, keep and restore its state, and the moves it
+ * offers out of a stationary point. */
 
-/* ---- the iteration shared by the Jacobian methods (DLS, PINV, JT) ----------------------- */
+/* What one iteration did. */
+enum {
+    MN_IK_STUCK = 0,  /* no step lowers the error from here: a stationary point */
+    MN_IK_MOVED = 1,  /* a step was taken; the driver judges by the merit whether it helped */
+    MN_IK_ONGOING = 2 /* the method judges for itself that this is no stationary point: LM
+                         after an accepted step, or a rejected one with the damping raised
+                         (same state, try again), as long as the damping is below its bound.
+                         A heavily damped step is short without the point being stationary,
+                         so the merit's drop does not tell. */
+};
+
+typedef struct mn_ik_loop {
+    void* ctx;
+    /* One iteration from the current state: MN_IK_STUCK, MN_IK_MOVED or MN_IK_ONGOING. */
+    int (*iterate)(void* ctx);
+    /* The current state's merit (lower is better) and its position and rotation errors. */
+    double (*measure)(void* ctx, double* pos_err, double* rot_err);
+    void (*save)(void* ctx); /* the current state is the best seen */
+    /* Back to the best seen, with the method's own state (LM: the damping) as at a start. */
+    void (*restore)(void* ctx);
+    /* The moves out of a stationary point; NULL for a move the method does not offer.
+     * escape: applies the escape velocity of mn_ik_escape_velocity (within limits).
+     * may_escape: may the chain escape from here? NULL: yes. (A target out of reach: no.)
+     * restart: a new start from a state drawn uniformly within the limits by rng
+     * (mn_ikc_random), the method's own state as at the first start. */
+    void (*escape)(void* ctx);
+    int (*may_escape)(void* ctx);
+    void (*restart)(void* ctx, mn_rng* rng);
+    double same_abs;      /* two merits closer than this (absolute) are the same residual */
+    int use_pos, use_rot; /* the active goals, met within o->tol_pos and o->tol_rot */
+    int cheap;            /* iterations are cheap: read the clock every 4th (CPU time: 32nd) */
+} mn_ik_loop;
+
+/* The driver. It iterates until the active goals are within tolerance, and counts the
+ * budget: o->max_iters iterations per attempt (the first start, and each restart) and
+ * o->timeout_ms over the whole solve, on the clock o->timeout_cpu chooses.
+ *
+ * An attempt ends at a stationary point: an iteration that finds no step (MN_IK_STUCK),
+ * or a step (MN_IK_MOVED) that lowers the merit by less than 1e-10 of it (MN_IK_ONGOING
+ * never). For a method that restarts, an attempt also ends when it stalls (the merit not
+ * below MN_IK_PROGRESS of its value at the last progress for MN_IK_STALL_ITERS
+ * iterations) or spends its iteration budget.
+ *
+ * The way out, the same for every method, which differ only in the moves they offer:
+ *  1. the escape, at a stationary point (Welman Fig. 4.2: the straight chain pulled
+ *     inwards, where every joint's motion is orthogonal to the error): every hinge bent and
+ *     every ball turned across its twist axis by MN_IK_ESCAPE_ANGLE (mn_ik_escape_velocity),
+ *     at most MN_IK_MAX_ESCAPES times, never from a residual an earlier escape left (to
+ *     1e-6: the same minimum), nor when the method says the chain cannot get out
+ *     (may_escape);
+ *  2. otherwise a restart from a uniform random state within the limits, drawn by a
+ *     generator seeded from o->seed (the same seed, the same answer), unless the lowest
+ *     residual an attempt ended at (to 1e-3) has come back from max(MN_IK_SAME_MINIMA,
+ *     o->max_restarts / 4) attempts: then the goal is out of reach.
+ * Escapes and restarts together are at most o->max_restarts (counted in r->restarts).
+ *
+ * With no way out left, the solve ends as UNREACHABLE: a method without restarts at once;
+ * a method with restarts (whose attempts were cut short) after the polish, which goes back
+ * to the best state and iterates it, without the stall test and with a fresh iteration
+ * budget, to its stationary point (for a target out of reach, the chain stretched towards
+ * it). Running out of time, or of iterations with no way out, is NOCONVERGE. The driver
+ * keeps the best state seen and leaves it current (or the state that met the goal); fills
+ * r (iterations over all attempts, restarts, errors, status and a message starting with
+ * name). */
+mn_status mn_ik_drive(const mn_ik_loop* L, const mn_ik_options* o, mn_ik_result* r,
+                      const char* name);
+
+#define MN_IK_MAX_ESCAPES 4
+/* The stall test of the attempts of a method that restarts, tuned on the robot benchmark
+ * (bench/bench_ik.c, mean iterations of LM over panda, iiwa, UR5 and xArm6): an attempt
+ * that will succeed is nearly always in its fast final regime by then; the others are
+ * cheaper to replace. */
+#define MN_IK_STALL_ITERS 6
+#define MN_IK_PROGRESS 0.8
+/* Attempts that end at the lowest residual before the goal is called out of reach: at
+ * least this many, and a quarter of o->max_restarts. A robot arm's limits make local
+ * minima with small basins of the true answer common, so a few repeats prove nothing. */
+#define MN_IK_SAME_MINIMA 8
+
+#define MN_IK_ESCAPE_ANGLE 0.1
+/* The escape velocity v (ndof) at chain state qc: angle on every hinge (-angle for one at
+ * its upper limit when limits are respected), a rotation by angle about an axis across the
+ * twist axis of every ball, nothing on slides and free joints. */
+void mn_ik_escape_velocity(const mn_ikc* c, const double* qc, double angle, int limits, double* v);
+
+/* The steepest-descent direction dq = S^-1 J^T e (S the stiffnesses; Welman 4.1, eq. 4.10
+ * with K = S^-1) and the step length h = <e, J dq> / |J dq|^2 that minimises the
+ * linearised error along it (0 when there is none). */
+double mn_ik_descent_direction(const mn_ikc* c, const double* J, const double* e, int rows,
+                               double* dq);
+
+/* ---- the Jacobian methods (DLS, PINV, JT) ------------------------------------------------ */
+/* The SVD of the stiffness-scaled Jacobian J~ = J S^-1/2 (each DOF's stiffness the metric
+ * of its motion, Welman 4.1.4) that DLS and PINV work on: k = min(rows, ndof) singular
+ * values s (descending), U rows x k, V ndof x k, and k numbers of scratch t. */
+typedef struct mn_ik_svd {
+    double *s, *U, *V, *work, *t;
+} mn_ik_svd;
+/* Takes the workspace from arena a; MN_ERR_NOMEM when it is short. */
+mn_status mn_ik_svd_alloc(mn_arena* a, int rows, int ndof, mn_ik_svd* w);
+/* J <- J S^-1/2 and its SVD into w. Returns 0, or -1 when the SVD failed. */
+int mn_ik_svd_scaled(const mn_ikc* c, double* J, int rows, mn_ik_svd* w);
+
 /* One method's step: from the chain state qc, the weighted Jacobian J (rows x ndof, may be
  * overwritten) and error e (rows), write the joint velocity dq (ndof). Returns 0, or -1
  * when no step could be formed. */
 typedef int (*mn_ik_step_fn)(void* ctx, const mn_ikc* c, const double* qc, double* J,
                              const double* e, int rows, double* dq);
 
+/* A Jacobian method's scratch for its step, taken from arena a (MN_ERR_NOMEM when short). */
+typedef mn_status (*mn_ik_setup_fn)(void* ctx, const mn_ikc* c, const mn_ik_goal* g,
+                                    const mn_ik_options* o, mn_arena* a);
+/* The whole of a Jacobian method behind mn_ik_solve: the chain and goal in d->arena, the
+ * method's setup (may be NULL), mn_ik_iterate with its step, and the arena mark restored. */
+mn_status mn_ik_run_jacobian(const mn_model* m, mn_data* d, const mn_ik_problem* p,
+                             const mn_ik_options* o, mn_ik_result* r, mn_ik_step_fn step,
+                             mn_ik_setup_fn setup, void* ctx, const char* name);
+
 /* Runs a Jacobian method from d->q on chain c (built in d->arena by the caller, who holds
- * the arena mark): per iteration the step, a cap by o->max_step, the projection onto the
- * limits, and a backtracking line search that halves the step until the error drops
- * (which keeps every method monotone). A step that cannot lower the error marks a
- * stationary point: if its residual was seen before the goal is unreachable from there
- * (UNREACHABLE); otherwise it is a saddle such as the straight chain pulled inwards of
- * Welman Fig. 4.2, and the chain is nudged by a small seeded random perturbation to leave
- * it. Writes the best state to d->q (and d's frames), fills r. */
+ * the arena mark) under mn_ik_drive: per iteration the step, a cap by o->max_step, the
+ * projection onto the limits, and a backtracking line search that halves the step until
+ * the error drops (which keeps every method monotone); when the method's step cannot
+ * lower the error, steepest descent (mn_ik_descent_direction) is tried before the point
+ * is taken for stationary. Writes the best state to d->q (and d's frames), fills r; name
+ * (the method's) starts its messages. */
 mn_status mn_ik_iterate(const mn_model* m, mn_data* d, const mn_ikc* c, const mn_ik_goal* g,
-                        const mn_ik_options* o, mn_ik_result* r, mn_ik_step_fn step, void* ctx);
+                        const mn_ik_options* o, mn_ik_result* r, mn_ik_step_fn step, void* ctx,
+                        const char* name);
+
+#endif

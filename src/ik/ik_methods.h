@@ -7,7 +7,7 @@
  * scratch only from d->arena (restoring its mark before returning), and leaves d->q with
  * the best state found and d's frames up to date for it. It fills r->status (OK when both
  * active goals are within tolerance, UNREACHABLE when it stopped short because the target
- * cannot be met, NOCONVERGE when the budget ran out), r->iters, r->restarts, r->pos_err,
+ * cannot be met, NOCONVERGE when the budget ran out), r->iterations, r->restarts, r->pos_err,
  * r->rot_err, and r->message when not OK. */
 #ifndef MN_IK_METHODS_H
 #define MN_IK_METHODS_H

@@ -16,53 +16,23 @@
  * step; mn_ik_iterate then caps it by o->max_step, clamps to the limits (Welman 4.1.6)
  * and halves it until the error drops. Steepest descent converges linearly: give this
  * method a generous o->max_iters. Like Welman's Fig. 4.2 says, a straight chain pulled
- * inwards gets no force along the chain; the saddle escape of mn_ik_iterate handles it. */
+ * inwards gets no force along the chain; the escape of mn_ik_drive handles it. */
 #include <math.h>
 
 #include "ik/ik_common.h"
 #include "ik/ik_methods.h"
 
-typedef struct jt_ctx {
-    double* jd; /* rows */
-} jt_ctx;
-
-static int jt_step(void* vctx, const mn_ikc* c, const double* qc, double* J, const double* e, int rows,
-                   double* dq) {
-    jt_ctx* x = vctx;
-    int n = c->ndof;
-    for (int j = 0; j < n; j++) {
-        double v = 0;
-        for (int r = 0; r < rows; r++) v += J[r * n + j] * e[r];
-        dq[j] = v / c->stiff[j];
-    }
-    double num = 0, den = 0;
-    for (int r = 0; r < rows; r++) {
-        double v = 0;
-        for (int j = 0; j < n; j++) v += J[r * n + j] * dq[j];
-        x->jd[r] = v;
-        num += e[r] * v;
-        den += v * v;
-    }
-    if (!(den > 0) || !(num > 0)) return -1;
-    double h = num / den;
-    for (int j = 0; j < n; j++) dq[j] *= h;
+static int jt_step(void* ctx, const mn_ikc* c, const double* qc, double* J, const double* e,
+                   int rows, double* dq) {
+    (void)ctx;
     (void)qc;
+    double h = mn_ik_descent_direction(c, J, e, rows, dq);
+    if (!(h > 0)) return -1;
+    for (int j = 0; j < c->ch.ndof; j++)
+        dq[j] *= h;
     return 0;
 }
 
 mn_status mn_ik_jt(MN_IK_METHOD_ARGS) {
-    size_t mark = mn_arena_mark(&d->arena);
-    mn_ikc c;
-    mn_ik_goal g;
-    mn_status s = mn_ik_begin(m, d, p, r, &c, &g);
-    if (s != MN_OK) return s;
-    jt_ctx x;
-    x.jd = mn_arena_alloc(&d->arena, sizeof(double) * 6);
-    if (!x.jd) {
-        mn_arena_reset(&d->arena, mark);
-        return mn_ik_fail(r, MN_ERR_NOMEM, "ik: arena too small for the chain");
-    }
-    s = mn_ik_iterate(m, d, &c, &g, o, r, jt_step, &x);
-    mn_arena_reset(&d->arena, mark);
-    return s;
+    return mn_ik_run_jacobian(m, d, p, o, r, jt_step, NULL, NULL, "jt");
 }

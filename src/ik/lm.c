@@ -22,49 +22,44 @@
  * step would cross its limit stops at it and the others are solved again without it;
  * ball limits are projected after the step, as Welman 4.1.6 clamps after integrating.
  *
- * When progress stalls (a local minimum, typically a joint pinned at a limit) the solve
- * restarts from a state drawn uniformly within the limits by a generator seeded from
- * o->seed, as TRAC-IK's KDL thread does, until the tolerance is met, max_restarts or the
- * time budget runs out. The best state seen is returned. The best residual reached again
- * from max(8, max_restarts / 4) different starts marks the target unreachable; the best
- * pose is then polished to its stationary point (no stall test), which for a target out
- * of reach is the chain stretched towards it. */
+ * The iteration runs under the one driver (mn_ik_drive, ik_common.h), which holds the
+ * budgets, the best state and the way out of a stationary point. LM judges stationarity
+ * itself (MN_IK_ONGOING): a rejected step only raises the damping, and a heavily damped
+ * accepted step is short without the pose being stationary; only a damping beyond
+ * LM_KAPPA_MAX, where no step lowers the error, is MN_IK_STUCK. The move LM offers out
+ * of a stalled attempt or a stationary point is the driver's restart from a state drawn
+ * uniformly within the limits (seeded from o->seed, as TRAC-IK's KDL thread does), with
+ * kappa back at its start. It does not offer the escape: a restart leaves a saddle such as
+ * Welman Fig. 4.2's as surely, and a local minimum too, which the escape's small bend
+ * falls back into. The driver polishes the best pose to its stationary point when
+ * the restarts are spent, which for a target out of reach is the chain stretched towards
+ * it. */
 #include <math.h>
 #include <string.h>
 
 #include "ik/ik_common.h"
 #include "ik/ik_methods.h"
 
-/* A start is abandoned after LM_STALL_ITERS iterations without the error dropping below
- * LM_PROGRESS times its value at the last progress. A start that will succeed is nearly
- * always in Gauss-Newton's fast regime by then; the others are cheaper to replace. The
- * constants here were tuned on the robot benchmark (bench/bench_ik.c, mean iterations
- * over panda, iiwa, UR5 and xArm6). */
-#define LM_STALL_ITERS 6
-#define LM_PROGRESS 0.8
 /* kappa: start, factor after an accepted step, factor after a rejected one. */
 #define LM_KAPPA_START 1.0
 #define LM_KAPPA_DOWN 0.3
 #define LM_KAPPA_UP 10.0
-/* kappa bounds: beyond the upper one the step is hopeless and the start is abandoned. */
+/* kappa bounds: beyond the upper one no step lowers the error (a stationary point). */
 #define LM_KAPPA_MIN 1e-3
 #define LM_KAPPA_MAX 1e8
-/* Starts that end at the best residual before the goal is called unreachable: at least
- * this many, and a quarter of max_restarts. */
-#define LM_SAME_MINIMA 8
 
 typedef struct lm_work {
-    double* J;      /* rows x n */
-    double* A;      /* max(rows, n)^2 */
-    double* y;      /* max(rows, n) */
-    double* dq;     /* n */
-    double* q;      /* nqc: current */
-    double* qt;     /* nqc: trial */
-    double* qbest;  /* nqc */
-    double* J0;     /* rows x n: the weighted Jacobian before scaling */
-    double* dqfix;  /* n: steps of the DOFs held at a limit */
+    double* J;            /* rows x n */
+    double* A;            /* max(rows, n)^2 */
+    double* y;            /* max(rows, n) */
+    double* dq;           /* n */
+    double* q;            /* nqc: current */
+    double* qt;           /* nqc: trial */
+    double* qbest;        /* nqc */
+    double* J0;           /* rows x n: the weighted Jacobian before scaling */
+    double* dqfix;        /* n: steps of the DOFs held at a limit */
     unsigned char* fixed; /* n */
-    mn_xform* xf2;  /* njnt: the trial pose's frames */
+    mn_xform* xf2;        /* njnt: the trial pose's frames */
 } lm_work;
 
 /* The damped step dq for error e (rows) and the weighted Jacobian in w->J. Returns 0, or
@@ -72,19 +67,22 @@ typedef struct lm_work {
 #if defined(__GNUC__)
 __attribute__((always_inline))
 #endif
-static inline int damped_step_n(const mn_ikc* c, int rows, const double* e, double lambda, lm_work* w) {
-    int n = c->ndof;
+static inline int
+damped_step_n(const mn_ikc* c, int rows, const double* e, double lambda, lm_work* w) {
+    int n = c->ch.ndof;
     double* J = w->J;
     /* Column scaling by stiffness. */
     for (int r = 0; r < rows; r++)
-        for (int k = 0; k < n; k++) J[r * n + k] *= c->isqs[k];
+        for (int k = 0; k < n; k++)
+            J[r * n + k] *= c->isqs[k];
     if (n >= rows) {
         double* A = w->A;
         for (int i = 0; i < rows; i++) {
             for (int j = 0; j <= i; j++) {
                 double s = 0;
                 const double *a = J + i * n, *b = J + j * n;
-                for (int k = 0; k < n; k++) s += a[k] * b[k];
+                for (int k = 0; k < n; k++)
+                    s += a[k] * b[k];
                 A[i * rows + j] = s;
             }
             A[i * rows + i] += lambda;
@@ -93,7 +91,8 @@ static inline int damped_step_n(const mn_ikc* c, int rows, const double* e, doub
         if (mn_ik_spd_solve(A, rows, w->y) != 0) return -1;
         for (int k = 0; k < n; k++) {
             double s = 0;
-            for (int r = 0; r < rows; r++) s += J[r * n + k] * w->y[r];
+            for (int r = 0; r < rows; r++)
+                s += J[r * n + k] * w->y[r];
             w->dq[k] = s * c->isqs[k];
         }
     } else {
@@ -101,16 +100,19 @@ static inline int damped_step_n(const mn_ikc* c, int rows, const double* e, doub
         for (int i = 0; i < n; i++) {
             for (int j = 0; j <= i; j++) {
                 double s = 0;
-                for (int r = 0; r < rows; r++) s += J[r * n + i] * J[r * n + j];
+                for (int r = 0; r < rows; r++)
+                    s += J[r * n + i] * J[r * n + j];
                 A[i * n + j] = s;
             }
             A[i * n + i] += lambda;
             double b = 0;
-            for (int r = 0; r < rows; r++) b += J[r * n + i] * e[r];
+            for (int r = 0; r < rows; r++)
+                b += J[r * n + i] * e[r];
             w->y[i] = b;
         }
         if (mn_ik_spd_solve(A, n, w->y) != 0) return -1;
-        for (int k = 0; k < n; k++) w->dq[k] = w->y[k] * c->isqs[k];
+        for (int k = 0; k < n; k++)
+            w->dq[k] = w->y[k] * c->isqs[k];
     }
     return 0;
 }
@@ -129,8 +131,8 @@ static int damped_step(const mn_ikc* c, int rows, const double* e, double lambda
  * the remaining joints doing the clipped joint's share. Up to three passes. */
 static int limited_step(const mn_ikc* c, int rows, const double* e, double lambda, lm_work* w,
                         const double* q, int limits) {
-    int n = c->ndof;
-    if (!limits || !c->simple) return damped_step(c, rows, e, lambda, w);
+    int n = c->ch.ndof;
+    if (!limits || !c->ch.simple) return damped_step(c, rows, e, lambda, w);
     memcpy(w->J0, w->J, sizeof(double) * (size_t)(rows * n));
     if (damped_step(c, rows, e, lambda, w) != 0) return -1;
     int nfixed = 0;
@@ -138,9 +140,9 @@ static int limited_step(const mn_ikc* c, int rows, const double* e, double lambd
         int any = 0;
         for (int k = 0; k < n; k++) {
             double t = q[k] + w->dq[k];
-            if (w->fixed[k] || (t <= c->hi[k] && t >= c->lo[k])) continue;
+            if (w->fixed[k] || (t <= c->ch.hi[k] && t >= c->ch.lo[k])) continue;
             w->fixed[k] = 1;
-            w->dqfix[k] = (t > c->hi[k] ? c->hi[k] : c->lo[k]) - q[k];
+            w->dqfix[k] = (t > c->ch.hi[k] ? c->ch.hi[k] : c->ch.lo[k]) - q[k];
             any = 1;
             nfixed++;
         }
@@ -163,109 +165,102 @@ static int limited_step(const mn_ikc* c, int rows, const double* e, double lambd
             if (w->fixed[k]) w->dq[k] = w->dqfix[k];
     }
     if (nfixed)
-        for (int k = 0; k < n; k++) w->fixed[k] = 0;
+        for (int k = 0; k < n; k++)
+            w->fixed[k] = 0;
     return 0;
 }
 
-/* State of one solve shared by its starts. */
-typedef struct lm_solve {
-    const mn_ikc* c;
+/* The state of one solve: the current pose (state, frames, error) and the damping. */
+typedef struct lm_loop {
+    /* Two chain views that differ only in their frame buffers: the current pose's frames
+     * (for the next Jacobian) survive a rejected trial step, so it costs no second FK. */
+    mn_ikc cur, trial;
     const mn_ik_goal* g;
     const mn_ik_options* o;
     lm_work w;
-    double bias;          /* damping floor b L^2 */
-    int64_t deadline;
-    int iters;            /* over all starts */
-    int timed_out;
-    double best, best_pe, best_re; /* best squared error seen, its errors (qbest) */
-} lm_solve;
+    double bias;              /* damping floor b L^2 */
+    double kappa;             /* the adaptive factor of the damping */
+    double e[6], err, pe, re; /* the current pose's weighted error, |e|^2 and the errors */
+    mn_vec3 pt;               /* its effector position */
+} lm_loop;
 
-enum { LM_MET, LM_STALLED, LM_STATIONARY, LM_BUDGET };
-
-/* One start from w.q: iterates until the goal is met, progress stalls (not in polish
- * mode), no step lowers the error (a stationary point), or the budget is spent. *err_out
- * gets the final squared error. */
-static int lm_start(lm_solve* S, int polish, double* err_out) {
-    /* Two chain views that differ only in their frame buffers: the current pose's frames
-     * (for the next Jacobian) survive a rejected trial step, so it costs no second FK. */
-    mn_ikc cur = *S->c, trial = *S->c;
-    trial.xf = S->w.xf2;
-    const mn_ikc* c = &cur;
-    const mn_ik_goal* g = S->g;
-    const mn_ik_options* o = S->o;
-    lm_work* w = &S->w;
-    int n = c->ndof, rows = g->rows;
-    double e[6], et[6], pe, re, pet, ret;
+/* The current pose's frames and error, after its state changed wholesale. */
+static void lm_pose(lm_loop* x) {
     mn_xform tip;
-    mn_vec3 pt;
-    mn_ikc_fk(c, w->q, g->point, &tip, &pt);
-    double err = mn_ik_goal_error(g, &tip, pt, e, &pe, &re);
-    double kappa = LM_KAPPA_START, ref = err;
-    int since = 0, it = 0, outcome;
-    for (;;) {
-        if (err < S->best) {
-            S->best = err;
-            S->best_pe = pe;
-            S->best_re = re;
-            memcpy(w->qbest, w->q, sizeof(double) * (size_t)c->nqc);
-        }
-        if (mn_ik_goal_met(g, pe, re, o)) { outcome = LM_MET; break; }
-        if (kappa > LM_KAPPA_MAX) { outcome = LM_STATIONARY; break; }
-        if (it >= o->max_iters) { outcome = LM_BUDGET; break; }
-        if (!polish && since >= LM_STALL_ITERS) { outcome = LM_STALLED; break; }
-        /* The wall clock is read every 4 iterations (a vDSO call, ~20 ns), the CPU-time
-         * clock every 32 (a system call, ~0.5 us). */
-        if ((S->iters & (o->timeout_cpu ? 31 : 3)) == 0 && S->deadline != INT64_MAX &&
-            mn_ik_clock_ns(o->timeout_cpu) > S->deadline) {
-            S->timed_out = 1;
-            outcome = LM_BUDGET;
-            break;
-        }
-        it++;
-        S->iters++;
-        mn_ikc_jacobian(c, g, pt, w->J);
-        double lambda = kappa * (0.5 * err + S->bias);
-        if (limited_step(c, rows, e, lambda, w, w->q, o->respect_limits) != 0) {
-            kappa = kappa * 10 + 1;
-            since++;
-            continue;
-        }
-        double mx = mn_ik_max_abs(w->dq, n);
-        double scale = (o->max_step > 0 && mx > o->max_step) ? o->max_step / mx : 1.0;
-        memcpy(w->qt, w->q, sizeof(double) * (size_t)c->nqc);
-        mn_ikc_integrate(c, w->qt, w->dq, scale);
-        if (o->respect_limits) mn_ikc_clamp(c, w->qt);
-        mn_xform tipt;
-        mn_vec3 ptt;
-        mn_ikc_fk(&trial, w->qt, g->point, &tipt, &ptt);
-        double errt = mn_ik_goal_error(g, &tipt, ptt, et, &pet, &ret);
-        if (errt < err) {
-            double* qswap = w->q;
-            w->q = w->qt;
-            w->qt = qswap;
-            mn_xform* xswap = cur.xf;
-            cur.xf = trial.xf;
-            trial.xf = xswap;
-            tip = tipt;
-            pt = ptt;
-            memcpy(e, et, sizeof(double) * (size_t)rows);
-            err = errt;
-            pe = pet;
-            re = ret;
-            kappa = kappa * LM_KAPPA_DOWN > LM_KAPPA_MIN ? kappa * LM_KAPPA_DOWN : LM_KAPPA_MIN;
-        } else {
-            kappa *= LM_KAPPA_UP;
-        }
-        /* Progress: a drop below LM_PROGRESS of the reference restarts the stall count. */
-        if (err < LM_PROGRESS * ref) {
-            ref = err;
-            since = 0;
-        } else {
-            since++;
-        }
+    mn_ikc_fk(&x->cur, x->w.q, x->g->point, &tip, &x->pt);
+    x->err = mn_ik_goal_error(x->g, &tip, x->pt, x->e, &x->pe, &x->re);
+}
+
+/* One Levenberg-Marquardt iteration: the damped step with the limits as an active set, a
+ * cap by o->max_step, the projection onto the limits; accepted when it lowers the error
+ * (kappa shrinks), otherwise rejected (kappa grows). */
+static int lm_iterate(void* vx) {
+    lm_loop* x = vx;
+    const mn_ikc* c = &x->cur;
+    const mn_ik_goal* g = x->g;
+    const mn_ik_options* o = x->o;
+    lm_work* w = &x->w;
+    int n = c->ch.ndof, rows = g->rows;
+    mn_ikc_jacobian(c, g, x->pt, w->J);
+    double lambda = x->kappa * (0.5 * x->err + x->bias);
+    if (limited_step(c, rows, x->e, lambda, w, w->q, o->respect_limits) != 0) {
+        x->kappa = x->kappa * 10 + 1;
+        return x->kappa > LM_KAPPA_MAX ? MN_IK_STUCK : MN_IK_ONGOING;
     }
-    *err_out = err;
-    return outcome;
+    double mx = mn_ik_max_abs(w->dq, n);
+    double scale = (o->max_step > 0 && mx > o->max_step) ? o->max_step / mx : 1.0;
+    memcpy(w->qt, w->q, sizeof(double) * (size_t)c->ch.nq);
+    mn_ikc_integrate(c, w->qt, w->dq, scale);
+    if (o->respect_limits) mn_ikc_clamp(c, w->qt);
+    double et[6], pet, ret;
+    mn_xform tipt;
+    mn_vec3 ptt;
+    mn_ikc_fk(&x->trial, w->qt, g->point, &tipt, &ptt);
+    double errt = mn_ik_goal_error(g, &tipt, ptt, et, &pet, &ret);
+    if (!(errt < x->err)) {
+        x->kappa *= LM_KAPPA_UP;
+        return x->kappa > LM_KAPPA_MAX ? MN_IK_STUCK : MN_IK_ONGOING;
+    }
+    double* qswap = w->q;
+    w->q = w->qt;
+    w->qt = qswap;
+    mn_xform* xswap = x->cur.xf;
+    x->cur.xf = x->trial.xf;
+    x->trial.xf = xswap;
+    x->pt = ptt;
+    memcpy(x->e, et, sizeof(double) * (size_t)rows);
+    x->err = errt;
+    x->pe = pet;
+    x->re = ret;
+    x->kappa = x->kappa * LM_KAPPA_DOWN > LM_KAPPA_MIN ? x->kappa * LM_KAPPA_DOWN : LM_KAPPA_MIN;
+    return MN_IK_ONGOING;
+}
+
+static double lm_measure(void* vx, double* pe, double* re) {
+    lm_loop* x = vx;
+    *pe = x->pe;
+    *re = x->re;
+    return x->err;
+}
+
+static void lm_save(void* vx) {
+    lm_loop* x = vx;
+    memcpy(x->w.qbest, x->w.q, sizeof(double) * (size_t)x->cur.ch.nq);
+}
+
+static void lm_restore(void* vx) {
+    lm_loop* x = vx;
+    memcpy(x->w.q, x->w.qbest, sizeof(double) * (size_t)x->cur.ch.nq);
+    lm_pose(x);
+    x->kappa = LM_KAPPA_START;
+}
+
+static void lm_restart(void* vx, mn_rng* rng) {
+    lm_loop* x = vx;
+    mn_ikc_random(&x->cur, rng, x->w.q);
+    if (x->o->respect_limits) mn_ikc_clamp(&x->cur, x->w.q);
+    lm_pose(x);
+    x->kappa = LM_KAPPA_START;
 }
 
 mn_status mn_ik_lm(MN_IK_METHOD_ARGS) {
@@ -274,91 +269,52 @@ mn_status mn_ik_lm(MN_IK_METHOD_ARGS) {
     mn_ik_goal g;
     mn_status s = mn_ik_begin(m, d, p, r, &c, &g);
     if (s != MN_OK) return s;
-    int n = c.ndof, big = n > 6 ? n : 6;
-    lm_solve S;
-    memset(&S, 0, sizeof S);
-    lm_work* w = &S.w;
+    int n = c.ch.ndof, big = n > 6 ? n : 6;
+    lm_loop x;
+    memset(&x, 0, sizeof x);
+    lm_work* w = &x.w;
     w->J = mn_arena_alloc(&d->arena, sizeof(double) * (size_t)(6 * n));
     w->A = mn_arena_alloc(&d->arena, sizeof(double) * (size_t)(big * big));
     w->y = mn_arena_alloc(&d->arena, sizeof(double) * (size_t)big);
     w->dq = mn_arena_alloc(&d->arena, sizeof(double) * (size_t)n);
-    w->q = mn_arena_alloc(&d->arena, sizeof(double) * (size_t)(3 * c.nqc));
+    w->q = mn_arena_alloc(&d->arena, sizeof(double) * (size_t)(3 * c.ch.nq));
     w->J0 = mn_arena_alloc(&d->arena, sizeof(double) * (size_t)(6 * n));
     w->dqfix = mn_arena_alloc(&d->arena, sizeof(double) * (size_t)n);
     w->fixed = mn_arena_alloc(&d->arena, (size_t)n);
-    w->xf2 = mn_arena_alloc(&d->arena, sizeof(mn_xform) * (size_t)(c.njnt + 1));
+    w->xf2 = mn_arena_alloc(&d->arena, sizeof(mn_xform) * (size_t)(c.ch.njoint + 1));
     if (!w->J || !w->A || !w->y || !w->dq || !w->q || !w->J0 || !w->dqfix || !w->fixed || !w->xf2) {
         mn_arena_reset(&d->arena, mark);
         return mn_ik_fail(r, MN_ERR_NOMEM, "ik: arena too small for the chain");
     }
     memset(w->fixed, 0, (size_t)n);
-    w->qt = w->q + c.nqc;
-    w->qbest = w->qt + c.nqc;
-    S.c = &c;
-    S.g = &g;
-    S.o = o;
+    w->qt = w->q + c.ch.nq;
+    w->qbest = w->qt + c.ch.nq;
+    x.cur = c;
+    x.trial = c;
+    x.trial.xf = w->xf2;
+    x.g = &g;
+    x.o = o;
     double L = c.reach > 0 ? c.reach : 1.0;
-    S.bias = o->damping * L * L; /* b L^2; the default 1e-3 was tuned with bench ik --near */
-    S.deadline = mn_ik_deadline(o->timeout_ms, o->timeout_cpu);
-
-    mn_ikc_gather(&c, d->q, w->q);
+    x.bias = o->damping * L * L; /* b L^2; the default 1e-3 was tuned with bench ik --near */
+    x.kappa = LM_KAPPA_START;
+    mn_chain_gather(&c.ch, d->q, w->q);
     if (o->respect_limits) mn_ikc_clamp(&c, w->q);
     /* The seed is the first "best" pose: with an error that overflows (a target at 1e300)
      * nothing compares smaller, and the seed is what comes back. */
-    {
-        double e[6];
-        mn_xform tip;
-        mn_vec3 pt;
-        mn_ikc_fk(&c, w->q, g.point, &tip, &pt);
-        S.best = mn_ik_goal_error(&g, &tip, pt, e, &S.best_pe, &S.best_re);
-        memcpy(w->qbest, w->q, sizeof(double) * (size_t)c.nqc);
-    }
-    mn_rng rng;
-    mn_rng_seed(&rng, o->seed);
-    int nsame = 0, restarts = 0, met = 0, unreachable = 0;
-    double best_minimum = INFINITY; /* lowest residual a start stopped at */
-    int same_needed = o->max_restarts / 4 > LM_SAME_MINIMA ? o->max_restarts / 4 : LM_SAME_MINIMA;
-    for (;;) {
-        double err, minimum = best_minimum;
-        int outcome = lm_start(&S, 0, &err);
-        if (outcome == LM_MET) { met = 1; break; }
-        if (S.timed_out) break;
-        /* A local minimum. When the lowest one found so far keeps coming back (to 0.1%)
-         * from same_needed different starts, the goal is out of reach within the limits.
-         * A robot arm's limits make local minima with small basins of the true answer
-         * common, so a few repeats prove nothing. */
-        double tol = 1e-3 * minimum + S.bias * 1e-9;
-        if (err < minimum - tol || nsame == 0) {
-            best_minimum = err; /* a new lowest minimum */
-            nsame = 1;
-        } else if (fabs(err - minimum) <= tol) {
-            if (++nsame >= same_needed) { unreachable = 1; break; }
-        }
-        if (restarts >= o->max_restarts) break;
-        restarts++;
-        mn_ikc_random(&c, &rng, w->q);
-        if (o->respect_limits) mn_ikc_clamp(&c, w->q);
-    }
-    if (!met && !S.timed_out) {
-        /* Polish the best pose to its stationary point, so an unreachable goal gets the
-         * closest pose (the arm stretched towards it), not the first stalled one. */
-        double err;
-        memcpy(w->q, w->qbest, sizeof(double) * (size_t)c.nqc);
-        if (lm_start(&S, 1, &err) == LM_MET) met = 1;
-    }
-
-    mn_ikc_scatter(&c, w->qbest, d->q);
+    lm_pose(&x);
+    mn_ik_loop lp = {.ctx = &x,
+                     .iterate = lm_iterate,
+                     .measure = lm_measure,
+                     .save = lm_save,
+                     .restore = lm_restore,
+                     .restart = lm_restart,
+                     .same_abs = x.bias * 1e-9,
+                     .use_pos = g.use_pos,
+                     .use_rot = g.use_rot,
+                     .cheap = 1};
+    s = mn_ik_drive(&lp, o, r, "lm");
+    mn_chain_scatter(&c.ch, w->q, d->q);
     mn_arena_reset(&d->arena, mark);
-    mn_fk_subtree(m, d, c.jnt[0]); /* the part of the figure the chain moves */
-    r->iters = S.iters;
-    r->restarts = restarts;
-    r->pos_err = S.best_pe;
-    r->rot_err = S.best_re;
-    if (met) return r->status = MN_OK;
-    if (unreachable || (!S.timed_out && restarts >= o->max_restarts))
-        return mn_ik_fail(r, MN_ERR_UNREACHABLE,
-                          "ik: target: unreachable, best pose misses by %.3g (position) %.3g rad (rotation)",
-                          S.best_pe, S.best_re);
-    return mn_ik_fail(r, MN_ERR_NOCONVERGE, "ik: %s ran out after %d iterations, %d restarts",
-                      S.timed_out ? "time budget" : "iteration budget", S.iters, restarts);
+    mn_fk_subtree(m, d, c.ch.jnt[0]); /* the part of the figure the chain moves */
+    return s;
 }

@@ -17,12 +17,12 @@
 
 #include "ik/ik_common.h"
 #include "ik/ik_methods.h"
-#include <marionette/linalg.h>
 
 #define PINV_RCOND 1e-6
 
 typedef struct pinv_ctx {
-    double *s, *U, *V, *work, *t, *z;
+    mn_ik_svd w;
+    double* z;
     int nullspace;
     double gain;
 } pinv_ctx;
@@ -30,22 +30,22 @@ typedef struct pinv_ctx {
 static int pinv_step(void* vctx, const mn_ikc* c, const double* qc, double* J, const double* e, int rows,
                      double* dq) {
     pinv_ctx* x = vctx;
-    int n = c->ndof, k = rows < n ? rows : n;
-    for (int r = 0; r < rows; r++)
-        for (int j = 0; j < n; j++) J[r * n + j] *= c->isqs[j];
-    mn_status st = mn_svd(J, rows, n, x->s, x->U, x->V, x->work);
-    if (st != MN_OK && st != MN_ERR_NOCONVERGE) return -1;
-    double cut = PINV_RCOND * x->s[0];
+    int n = c->ch.ndof, k = rows < n ? rows : n;
+    if (mn_ik_svd_scaled(c, J, rows, &x->w) != 0) return -1;
+    double cut = PINV_RCOND * x->w.s[0];
     int rank = 0;
-    while (rank < k && x->s[rank] > 0 && x->s[rank] >= cut) rank++;
+    while (rank < k && x->w.s[rank] > 0 && x->w.s[rank] >= cut)
+        rank++;
     for (int i = 0; i < rank; i++) {
         double ue = 0;
-        for (int r = 0; r < rows; r++) ue += x->U[r * k + i] * e[r];
-        x->t[i] = ue / x->s[i];
+        for (int r = 0; r < rows; r++)
+            ue += x->w.U[r * k + i] * e[r];
+        x->w.t[i] = ue / x->w.s[i];
     }
     for (int j = 0; j < n; j++) {
         double v = 0;
-        for (int i = 0; i < rank; i++) v += x->V[j * k + i] * x->t[i];
+        for (int i = 0; i < rank; i++)
+            v += x->w.V[j * k + i] * x->w.t[i];
         dq[j] = v; /* scaled coordinates for now */
     }
     if (x->nullspace && x->gain > 0) {
@@ -59,22 +59,24 @@ static int pinv_step(void* vctx, const mn_ikc* c, const double* qc, double* J, c
         en = sqrt(en) / (0.01 * (c->reach > 0 ? c->reach : 1.0));
         double gain = x->gain * (en < 1 ? en : 1);
         for (int j = 0; j < n; j++) x->z[j] = 0;
-        for (int i = 0; i < c->njnt; i++) {
-            int type = m->jnt_type[c->jnt[i]], kd = c->doff[i];
+        for (int i = 0; i < c->ch.njoint; i++) {
+            int type = m->jnt_type[c->ch.jnt[i]], kd = c->ch.doff[i];
             if (type != MN_JOINT_HINGE && type != MN_JOINT_SLIDE) continue;
-            double lo = c->lo[kd], hi = c->hi[kd];
+            double lo = c->ch.lo[kd], hi = c->ch.hi[kd];
             if (!(isfinite(lo) && isfinite(hi)) || !(hi > lo)) continue;
             double mid = 0.5 * (lo + hi), range = hi - lo;
-            x->z[kd] = -gain * 2.0 * (qc[c->qoff[i]] - mid) / (range * range) * c->isqs[kd];
+            x->z[kd] = -gain * 2.0 * (qc[c->ch.qoff[i]] - mid) / (range * range) * c->isqs[kd];
         }
         for (int i = 0; i < rank; i++) {
             double vz = 0;
-            for (int j = 0; j < n; j++) vz += x->V[j * k + i] * x->z[j];
-            x->t[i] = vz;
+            for (int j = 0; j < n; j++)
+                vz += x->w.V[j * k + i] * x->z[j];
+            x->w.t[i] = vz;
         }
         for (int j = 0; j < n; j++) {
             double p = 0;
-            for (int i = 0; i < rank; i++) p += x->V[j * k + i] * x->t[i];
+            for (int i = 0; i < rank; i++)
+                p += x->w.V[j * k + i] * x->w.t[i];
             dq[j] += x->z[j] - p;
         }
     }
@@ -82,27 +84,17 @@ static int pinv_step(void* vctx, const mn_ikc* c, const double* qc, double* J, c
     return 0;
 }
 
+static mn_status pinv_setup(void* vctx, const mn_ikc* c, const mn_ik_goal* g,
+                            const mn_ik_options* o, mn_arena* a) {
+    pinv_ctx* x = vctx;
+    x->nullspace = o->nullspace;
+    x->gain = o->nullspace_gain;
+    x->z = mn_arena_alloc(a, sizeof(double) * (size_t)c->ch.ndof);
+    if (!x->z) return MN_ERR_NOMEM;
+    return mn_ik_svd_alloc(a, g->rows, c->ch.ndof, &x->w);
+}
+
 mn_status mn_ik_pinv(MN_IK_METHOD_ARGS) {
-    size_t mark = mn_arena_mark(&d->arena);
-    mn_ikc c;
-    mn_ik_goal g;
-    mn_status s = mn_ik_begin(m, d, p, r, &c, &g);
-    if (s != MN_OK) return s;
-    int n = c.ndof, k = g.rows < n ? g.rows : n;
     pinv_ctx x;
-    x.s = mn_arena_alloc(&d->arena, sizeof(double) * (size_t)(2 * k));
-    x.U = mn_arena_alloc(&d->arena, sizeof(double) * (size_t)(g.rows * k));
-    x.V = mn_arena_alloc(&d->arena, sizeof(double) * (size_t)(n * k));
-    x.z = mn_arena_alloc(&d->arena, sizeof(double) * (size_t)n);
-    x.work = mn_arena_alloc(&d->arena, sizeof(double) * mn_svd_work_size(g.rows, n));
-    if (!x.s || !x.U || !x.V || !x.z || !x.work) {
-        mn_arena_reset(&d->arena, mark);
-        return mn_ik_fail(r, MN_ERR_NOMEM, "ik: arena too small for the chain");
-    }
-    x.t = x.s + k;
-    x.nullspace = o->nullspace;
-    x.gain = o->nullspace_gain;
-    s = mn_ik_iterate(m, d, &c, &g, o, r, pinv_step, &x);
-    mn_arena_reset(&d->arena, mark);
-    return s;
+    return mn_ik_run_jacobian(m, d, p, o, r, pinv_step, pinv_setup, &x, "pinv");
 }

@@ -6,23 +6,40 @@
 #include "ik/ik_common.h"
 #include "ik/ik_methods.h"
 
-static const char* const method_names[MN_IK_METHOD_COUNT] = {"lm",  "dls",    "pinv",    "jt",
-                                                             "ccd", "fabrik", "analytic"};
+/* The method table: each method's name, entry point and properties, in enum order. What
+ * mn_ik_solve does for a method is read from here, never from where it stands in the enum. */
+typedef struct method_def {
+    const char* name;
+    mn_status (*solve)(MN_IK_METHOD_ARGS);
+    int full_fk;   /* reads the world frames of the chain from d (the geometric methods);
+                      otherwise only the base's frame (its own chain FK from there) */
+    int uses_pole; /* reads p->pole (checked finite) */
+} method_def;
+
+static const method_def methods[MN_IK_METHOD_COUNT] = {
+    [MN_IK_LM] = {"lm", mn_ik_lm, 0, 0},
+    [MN_IK_DLS] = {"dls", mn_ik_dls, 0, 0},
+    [MN_IK_PINV] = {"pinv", mn_ik_pinv, 0, 0},
+    [MN_IK_JT] = {"jt", mn_ik_jt, 0, 0},
+    [MN_IK_CCD] = {"ccd", mn_ik_ccd, 1, 0},
+    [MN_IK_FABRIK] = {"fabrik", mn_ik_fabrik, 1, 0},
+    [MN_IK_ANALYTIC] = {"analytic", mn_ik_analytic, 1, 1},
+};
 
 const char* mn_ik_method_name(mn_ik_method m) {
-    return (m >= 0 && m < MN_IK_METHOD_COUNT) ? method_names[m] : "unknown";
+    return (m >= 0 && m < MN_IK_METHOD_COUNT) ? methods[m].name : "unknown";
 }
 
 int mn_ik_method_parse(const char* name) {
     if (!name) return -1;
     for (int i = 0; i < MN_IK_METHOD_COUNT; i++)
-        if (!strcmp(name, method_names[i])) return i;
+        if (!strcmp(name, methods[i].name)) return i;
     return -1;
 }
 
 mn_ik_problem mn_ik_problem_default(void) {
     mn_ik_problem p;
-    memset(&p, 0, sizeof p);
+    memset(&p, 0, sizeof p); /* zeroed first, then the defaults */
     p.base = -1;
     p.tip = -1;
     p.use_position = 1;
@@ -35,7 +52,7 @@ mn_ik_problem mn_ik_problem_default(void) {
 
 mn_ik_options mn_ik_default(void) {
     mn_ik_options o;
-    memset(&o, 0, sizeof o);
+    memset(&o, 0, sizeof o); /* zeroed first, then the defaults */
     o.method = MN_IK_LM;
     o.tol_pos = 1e-5;
     o.tol_rot = 1e-5;
@@ -58,7 +75,8 @@ static int finite_pos(double x) { return isfinite(x) && x > 0; }
  * problem's quaternion is checked for being non-zero; methods normalise it. */
 static mn_status check(const mn_model* m, const mn_data* d, const mn_ik_problem* p,
                        const mn_ik_options* o, mn_ik_result* r) {
-    if (!m || !d || !p || !o) return mn_ik_fail(r, MN_ERR_ARG, "ik: model, data, problem and options are required");
+    if (!m || !d || !p)
+        return mn_ik_fail(r, MN_ERR_ARG, "ik: model, data and problem are required");
     if (d->nq != m->nq || d->njoint != m->njoint)
         return mn_ik_fail(r, MN_ERR_ARG, "ik: data: made for another model");
     if ((int)o->method < 0 || o->method >= MN_IK_METHOD_COUNT)
@@ -70,7 +88,7 @@ static mn_status check(const mn_model* m, const mn_data* d, const mn_ik_problem*
     if (p->base == p->tip)
         return mn_ik_fail(r, MN_ERR_ARG, "ik: tip: '%s' is the base itself", m->jnt_name[p->tip]);
     int nj, nd, nq;
-    if (mn_ikc_count(m, p->base, p->tip, &nj, &nd, &nq) != 0)
+    if (mn_chain_count(m, p->base, p->tip, &nj, &nd, &nq) != 0)
         return mn_ik_fail(r, MN_ERR_ARG, "ik: tip: '%s' is not below base '%s'", m->jnt_name[p->tip],
                           m->jnt_name[p->base]);
     if (nd == 0)
@@ -90,7 +108,7 @@ static mn_status check(const mn_model* m, const mn_data* d, const mn_ik_problem*
         if (!finite_pos(p->w_rot)) return mn_ik_fail(r, MN_ERR_ARG, "ik: w_rot: must be finite and > 0");
         if (!finite_pos(o->tol_rot)) return mn_ik_fail(r, MN_ERR_ARG, "ik: tol_rot: must be finite and > 0");
     }
-    if (o->method == MN_IK_ANALYTIC && !mn_vec3_isfinite(p->pole))
+    if (methods[o->method].uses_pole && !mn_vec3_isfinite(p->pole))
         return mn_ik_fail(r, MN_ERR_ARG, "ik: pole: not finite");
     if (o->max_iters < 1) return mn_ik_fail(r, MN_ERR_ARG, "ik: max_iters: must be >= 1");
     if (o->max_restarts < 0) return mn_ik_fail(r, MN_ERR_ARG, "ik: max_restarts: must be >= 0");
@@ -115,14 +133,15 @@ static mn_status check(const mn_model* m, const mn_data* d, const mn_ik_problem*
     return MN_OK;
 }
 
-typedef mn_status (*method_fn)(MN_IK_METHOD_ARGS);
-static const method_fn methods[MN_IK_METHOD_COUNT] = {mn_ik_lm,  mn_ik_dls,    mn_ik_pinv,    mn_ik_jt,
-                                                      mn_ik_ccd, mn_ik_fabrik, mn_ik_analytic};
-
 mn_status mn_ik_solve(const mn_model* m, mn_data* d, const mn_ik_problem* p, const mn_ik_options* o,
                       mn_ik_result* r) {
     mn_ik_result local;
     if (!r) r = &local;
+    mn_ik_options defaults;
+    if (!o) { /* NULL options: the defaults */
+        defaults = mn_ik_default();
+        o = &defaults;
+    }
     memset(r, 0, sizeof *r);
     int64_t t0 = mn_ik_now_ns();
     mn_status s = check(m, d, p, o, r);
@@ -132,10 +151,12 @@ mn_status mn_ik_solve(const mn_model* m, mn_data* d, const mn_ik_problem* p, con
     }
     /* The numeric methods walk the chain with their own forward kinematics and need only the
      * base's world frame; the geometric ones read every frame of the chain from d. */
-    if (o->method <= MN_IK_JT) mn_fk_path(m, d, p->base);
-    else mn_fk(m, d);
+    if (methods[o->method].full_fk)
+        mn_fk(m, d);
+    else
+        mn_fk_path(m, d, p->base);
     size_t mark = mn_arena_mark(&d->arena);
-    s = methods[o->method](m, d, p, o, r);
+    s = methods[o->method].solve(m, d, p, o, r);
     mn_arena_reset(&d->arena, mark);
     r->status = s;
     if (s == MN_OK) r->message[0] = 0;

@@ -67,30 +67,17 @@ typedef struct bvh_parser {
     int nch, cap_ch;
     int total_channels;    /* columns in a MOTION row */
 
-    /* model joints: names and the hash set used to keep them unique */
+    /* model joints: names and the map used to keep them unique */
     char** names;
     int nnames;
     int* spec_name;        /* spec joint -> index into names */
-    int* hash;
-    size_t hash_mask;
+    mn_name_map name_index; /* name -> index into names */
 } bvh_parser;
 
 /* ---- errors ----------------------------------------------------------------------------- */
 
-static mn_status fail(bvh_parser* P, int line, const char* field, const char* fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 4, 5)))
-#endif
-    ;
-
-static mn_status fail(bvh_parser* P, int line, const char* field, const char* fmt, ...) {
-    char text[400];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(text, sizeof text, fmt, ap);
-    va_end(ap);
-    return mn_error_set(P->err, MN_ERR_PARSE, P->file, line, field, "%s", text);
-}
+/* fail(P, line, field, fmt, ...): a parse error at a line of the file. */
+#define fail(P, line, ...) mn_error_set((P)->err, MN_ERR_PARSE, (P)->file, line, __VA_ARGS__)
 
 static mn_status fail_nomem(bvh_parser* P) {
     return mn_error_set(P->err, MN_ERR_NOMEM, P->file, P->line, "", "out of memory");
@@ -259,45 +246,6 @@ static int word_is(const char* w, size_t n, const char* kw) {
     return 1;
 }
 
-/* Is s[0..n) valid UTF-8 without control characters (RFC 3629: no overlong forms, no
- * surrogates, nothing above U+10FFFF)? */
-static int valid_name(const char* s, size_t n) {
-    const unsigned char* u = (const unsigned char*)s;
-    size_t i = 0;
-    while (i < n) {
-        unsigned c = u[i];
-        if (c < 0x80) {
-            if (c < 32 || c == 127) return 0;
-            i++;
-            continue;
-        }
-        int len;
-        unsigned cp;
-        if (c >= 0xC2 && c <= 0xDF) {
-            len = 2;
-            cp = c & 0x1F;
-        } else if (c >= 0xE0 && c <= 0xEF) {
-            len = 3;
-            cp = c & 0x0F;
-        } else if (c >= 0xF0 && c <= 0xF4) {
-            len = 4;
-            cp = c & 0x07;
-        } else {
-            return 0;
-        }
-        if (i + (size_t)len > n) return 0;
-        for (int k = 1; k < len; k++) {
-            if ((u[i + k] & 0xC0) != 0x80) return 0;
-            cp = (cp << 6) | (u[i + k] & 0x3F);
-        }
-        if ((len == 3 && cp < 0x800) || (len == 4 && (cp < 0x10000 || cp > 0x10FFFF)) ||
-            (cp >= 0xD800 && cp <= 0xDFFF))
-            return 0;
-        i += (size_t)len;
-    }
-    return 1;
-}
-
 /* The rest of the line as a joint name, trimmed; a trailing "{" (written on the same line
  * by some exporters) is taken off and reported in *brace. */
 static mn_status read_name(bvh_parser* P, const char* kw, const char** name, size_t* len,
@@ -316,7 +264,7 @@ static mn_status read_name(bvh_parser* P, const char* kw, const char** name, siz
     if (e == s) return fail(P, P->line, kw, "missing joint name");
     if (e - s > MN_BVH_MAX_NAME)
         return fail(P, P->line, kw, "joint name longer than %d bytes", MN_BVH_MAX_NAME);
-    if (!valid_name(s, (size_t)(e - s)))
+    if (!mn_utf8_text(s, (size_t)(e - s)))
         return fail(P, P->line, kw, "joint name is not valid UTF-8 text");
     *name = s;
     *len = (size_t)(e - s);
@@ -572,31 +520,14 @@ static mn_status read_hierarchy(bvh_parser* P, int* has_motion) {
 
 /* ---- names and the spec ------------------------------------------------------------------ */
 
-static uint64_t hash_name(const char* s) {
-    uint64_t h = 1469598103934665603ull; /* FNV-1a */
-    while (*s) {
-        h ^= (unsigned char)*s++;
-        h *= 1099511628211ull;
-    }
-    return h;
-}
-
 /* Index of name among the model joint names so far, or -1. */
 static int name_find(const bvh_parser* P, const char* name) {
-    size_t i = (size_t)hash_name(name) & P->hash_mask;
-    while (P->hash[i] >= 0) {
-        if (strcmp(P->names[P->hash[i]], name) == 0) return P->hash[i];
-        i = (i + 1) & P->hash_mask;
-    }
-    return -1;
+    return mn_name_map_get(&P->name_index, name);
 }
 
 /* Appends a model joint name (takes ownership of the malloc'd name); 0 when it exists. */
 static int name_add(bvh_parser* P, char* name) {
-    if (name_find(P, name) >= 0) return 0;
-    size_t i = (size_t)hash_name(name) & P->hash_mask;
-    while (P->hash[i] >= 0) i = (i + 1) & P->hash_mask;
-    P->hash[i] = P->nnames;
+    if (mn_name_map_put(&P->name_index, name, P->nnames) >= 0) return 0;
     P->names[P->nnames++] = name;
     return 1;
 }
@@ -646,8 +577,7 @@ static void series_order(const bvh_parser* P, const bvh_node* nd, int* seq) {
  * P->nspec (joints are added in node order, so spec index = running count). */
 static mn_status spec_add(bvh_parser* P, mn_spec* spec, mn_joint_def* def, int name, int line) {
     def->name = P->names[name];
-    mn_error e;
-    mn_error_clear(&e);
+    mn_error e; /* set by mn_spec_add_joint when it fails */
     int idx = mn_spec_add_joint(spec, def, &e);
     if (idx < 0) {
         mn_status st = e.status ? e.status : MN_ERR_PARSE;
@@ -669,14 +599,10 @@ static mn_status build_spec(bvh_parser* P, mn_spec** out) {
         if (total > MN_BVH_MAX_JOINTS)
             return fail(P, nd->line, "JOINT", "more than %d model joints", MN_BVH_MAX_JOINTS);
     }
-    size_t hsize = 16;
-    while (hsize < 2 * (size_t)total) hsize *= 2;
-    P->hash = malloc(hsize * sizeof *P->hash);
     P->names = calloc((size_t)total + 1, sizeof *P->names);
     P->spec_name = malloc(((size_t)total + 1) * sizeof *P->spec_name);
-    if (!P->hash || !P->names || !P->spec_name) return fail_nomem(P);
-    memset(P->hash, 0xff, hsize * sizeof *P->hash);
-    P->hash_mask = hsize - 1;
+    if (!P->names || !P->spec_name || !mn_name_map_init(&P->name_index, (size_t)total))
+        return fail_nomem(P);
 
     /* BVH names first, so that a generated name never takes a real joint's. */
     for (int i = 0; i < P->nnodes; i++) {
@@ -1045,7 +971,7 @@ static void parser_free(bvh_parser* P) {
     for (int i = 0; i < P->nnames; i++) free(P->names[i]);
     free(P->names);
     free(P->spec_name);
-    free(P->hash);
+    mn_name_map_free(&P->name_index);
 }
 
 mn_status mn_bvh_read_mem(const char* text, size_t len, const char* name,
@@ -1120,17 +1046,27 @@ mn_status mn_bvh_read_mem(const char* text, size_t len, const char* name,
     return MN_OK;
 }
 
+typedef struct bvh_args {
+    const mn_bvh_options* opt;
+    mn_model** model;
+    mn_motion* motion;
+    mn_warnings* warn;
+} bvh_args;
+
+static mn_status bvh_text(const char* text, size_t len, const char* name, void* args,
+                          mn_error* err) {
+    bvh_args* a = args;
+    return mn_bvh_read_mem(text, len, name, a->opt, a->model, a->motion, a->warn, err);
+}
+
 mn_status mn_bvh_read(const char* path, const mn_bvh_options* opt, mn_model** model,
                       mn_motion* motion, mn_warnings* warn, mn_error* err) {
     if (model) *model = NULL;
     if (motion) memset(motion, 0, sizeof *motion);
-    if (!path || !model) return mn_error_set(err, MN_ERR_ARG, path ? path : "", 0, "", "path and model are required");
-    char* text;
-    size_t len;
-    mn_status st = mn_read_file(path, &text, &len, err);
-    if (st) return st;
+    if (!path || !model)
+        return mn_error_set(err, MN_ERR_ARG, path ? path : "", 0, "",
+                            "path and model are required");
     /* Messages name the file as given. */
-    st = mn_bvh_read_mem(text, len, path, opt, model, motion, warn, err);
-    free(text);
-    return st;
+    bvh_args a = {opt, model, motion, warn};
+    return mn_io_read_path(path, bvh_text, &a, err);
 }

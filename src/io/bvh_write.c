@@ -182,9 +182,7 @@ static int writable_name(const char* s) {
     size_t n = strlen(s);
     if (n == 0 || s[0] == ' ' || s[0] == '\t' || s[n - 1] == ' ' || s[n - 1] == '\t' || s[n - 1] == '{')
         return 0;
-    for (size_t i = 0; i < n; i++)
-        if ((unsigned char)s[i] < 32 || s[i] == 127) return 0;
-    return 1;
+    return mn_utf8_text(s, n); /* the reader's rule */
 }
 
 /* Lengths and times: 14 significant digits ("-0" written as "0"). A file's own numbers
@@ -477,8 +475,7 @@ mn_status mn_bvh_write(const char* path, const mn_model* m, const mn_motion* mot
         free(row);
         free(angle);
     }
-    if (!st && b.failed) st = mn_error_set(err, MN_ERR_NOMEM, path, 0, "", "out of memory");
-    if (!st) st = mn_write_file_atomic(path, b.data, b.len, err);
+    if (!st) st = mn_strbuf_write(&b, path, err);
     mn_strbuf_free(&b);
     writer_free(&W);
     return st;

@@ -26,6 +26,7 @@ typedef struct reader {
     int* node_snode;  /* nnodes: skeleton node of each file node, -1 when not one */
     int* snode_node;  /* file node of each skeleton node */
     mn_gltf* g;
+    gltf_items samplers; /* of the animation being read */
 } reader;
 
 static char* dupstr(const char* s) {
@@ -85,8 +86,8 @@ static mn_status read_node(reader* rd, int i, const cJSON* jn, int nmeshes, int 
     int nch;
     s = mn_gltf_json_array(c, jn, "children", path, &children, &nch);
     if (s) return s;
-    for (int k = 0; k < nch; k++) {
-        const cJSON* e = cJSON_GetArrayItem(children, k);
+    const cJSON* e = children ? children->child : NULL;
+    for (int k = 0; k < nch; k++, e = e->next) {
         snprintf(f, sizeof f, "%s.children[%d]", path, k);
         if (!cJSON_IsNumber(e) || e->valuedouble != floor(e->valuedouble) || e->valuedouble < 0 ||
             e->valuedouble >= rd->nnodes)
@@ -235,6 +236,9 @@ static void world_of(const reader* rd, int node, double* w) {
  * appended (a warning) so that the names identify joints. */
 static mn_status name_joints(reader* rd, const char* path) {
     mn_gltf* g = rd->g;
+    mn_name_map taken; /* the names given so far */
+    if (!mn_name_map_init(&taken, (size_t)g->njoints))
+        return mn_gltf_fail(rd->c, MN_ERR_NOMEM, path, "out of memory");
     for (int j = 0; j < g->njoints; j++) {
         const char* nm = rd->nodes[rd->snode_node[j]].name;
         char buf[64];
@@ -244,12 +248,13 @@ static mn_status name_joints(reader* rd, const char* path) {
         }
         size_t n = strlen(nm) + 32;
         char* name = malloc(n);
-        if (!name) return mn_gltf_fail(rd->c, MN_ERR_NOMEM, path, "out of memory");
+        if (!name) {
+            mn_name_map_free(&taken);
+            return mn_gltf_fail(rd->c, MN_ERR_NOMEM, path, "out of memory");
+        }
         snprintf(name, n, "%s", nm);
         for (int attempt = 0;; attempt++) {
-            int dup = 0;
-            for (int k = 0; k < j && !dup; k++) dup = strcmp(g->joint_name[k], name) == 0;
-            if (!dup) break;
+            if (mn_name_map_put(&taken, name, j) < 0) break; /* not taken: now it is */
             if (attempt == 0)
                 mn_warn(rd->c->warn, rd->c->name, 0, path, "joint name '%.60s' repeated: renamed", nm);
             if (attempt == 0) snprintf(name, n, "%s_%d", nm, j);
@@ -257,6 +262,7 @@ static mn_status name_joints(reader* rd, const char* path) {
         }
         g->joint_name[j] = name;
     }
+    mn_name_map_free(&taken);
     return MN_OK;
 }
 
@@ -317,18 +323,33 @@ static mn_status build_skeleton(reader* rd, const char* path) {
             a[y] = t;
         }
     }
-    /* Depth in the joint tree, then a counting sort: parents before children. */
+    /* Depth in the joint tree, then a counting sort: parents before children. A joint's
+     * depth is one more than its parent's; the walk up stops at the first joint whose depth
+     * is known and fills in the ones it passed, so every joint is walked over once.
+     * depth[] holds depth + 1 (0: not known yet); p->order serves as the walk's stack. */
     int maxd = 0;
     for (int j = 0; j < nj; j++) {
-        int d = 0;
-        for (int k = g->joint_parent[j]; k >= 0; k = g->joint_parent[k]) d++;
-        depth[j] = d;
-        if (d > maxd) maxd = d;
+        int top = 0;
+        for (int k = j; k >= 0 && !depth[k]; k = g->joint_parent[k])
+            p->order[top++] = k;
+        while (top > 0) {
+            int k = p->order[--top], par = g->joint_parent[k];
+            depth[k] = par >= 0 ? depth[par] + 1 : 1;
+            if (depth[k] - 1 > maxd) maxd = depth[k] - 1;
+        }
     }
-    int o = 0;
-    for (int d = 0; d <= maxd; d++)
-        for (int j = 0; j < nj; j++)
-            if (depth[j] == d) p->order[o++] = j;
+    int* start = calloc((size_t)maxd + 2, sizeof(int));
+    if (!start) {
+        free(depth);
+        return mn_gltf_fail(rd->c, MN_ERR_NOMEM, path, "out of memory");
+    }
+    for (int j = 0; j < nj; j++)
+        start[depth[j]]++; /* depth d + 1 counted at d + 1 */
+    for (int d = 1; d <= maxd + 1; d++)
+        start[d] += start[d - 1];
+    for (int j = 0; j < nj; j++)
+        p->order[start[depth[j] - 1]++] = j; /* stable: j ascending */
+    free(start);
     free(depth);
     p->rest = malloc((size_t)p->nsnode * sizeof *p->rest);
     if (!p->rest) return mn_gltf_fail(rd->c, MN_ERR_NOMEM, path, "out of memory");
@@ -359,8 +380,8 @@ static mn_status read_skin(reader* rd, int skin) {
     g->root_parent = malloc(12 * sizeof(double));
     if (!g->joint_name || !g->joint_parent || !g->inverse_bind || !g->rest_local || !g->root_parent)
         return mn_gltf_fail(c, MN_ERR_NOMEM, path, "out of memory");
-    for (int j = 0; j < nj; j++) {
-        const cJSON* e = cJSON_GetArrayItem(joints, j);
+    const cJSON* e = joints->child;
+    for (int j = 0; j < nj; j++, e = e->next) {
         snprintf(f, sizeof f, "%s.joints[%d]", path, j);
         if (!cJSON_IsNumber(e) || e->valuedouble != floor(e->valuedouble) || e->valuedouble < 0 ||
             e->valuedouble >= rd->nnodes)
@@ -583,15 +604,14 @@ static mn_status read_mesh(reader* rd, int mesh) {
 /* ---- animations ----------------------------------------------------------------------- */
 
 static mn_status read_channel(reader* rd, const cJSON* ja, const char* apath, int ci,
-                              gltf_channel* ch, int* used) {
+                              const cJSON* jc, gltf_channel* ch, int* used) {
     gltf_ctx* c = rd->c;
     char path[96], f[128];
     snprintf(path, sizeof path, "%s.channels[%d]", apath, ci);
     *used = 0;
-    const cJSON* jc = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(ja, "channels"), ci);
     if (!cJSON_IsObject(jc)) return mn_gltf_fail(c, MN_ERR_PARSE, path, "not an object");
     const cJSON* samplers = cJSON_GetObjectItemCaseSensitive(ja, "samplers");
-    int nsamp = cJSON_IsArray(samplers) ? cJSON_GetArraySize(samplers) : 0;
+    int nsamp = mn_gltf_item_count(&rd->samplers, samplers);
     int si, node;
     mn_status s = mn_gltf_json_index(c, jc, "sampler", path, 1, nsamp, &si);
     if (s) return s;
@@ -616,7 +636,7 @@ static mn_status read_channel(reader* rd, const cJSON* ja, const char* apath, in
     }
     char sp[112];
     snprintf(sp, sizeof sp, "%s.samplers[%d]", apath, si);
-    const cJSON* js = cJSON_GetArrayItem(samplers, si);
+    const cJSON* js = mn_gltf_item(&rd->samplers, samplers, si);
     if (!cJSON_IsObject(js)) return mn_gltf_fail(c, MN_ERR_PARSE, sp, "not an object");
     const cJSON* ji = cJSON_GetObjectItemCaseSensitive(js, "interpolation");
     snprintf(f, sizeof f, "%s.interpolation", sp);
@@ -675,11 +695,11 @@ static mn_status read_animations(reader* rd) {
     g->nanims = na;
     gltf_priv* p = g->priv;
     size_t lookups = 0;
-    for (int a = 0; a < na; a++) {
+    const cJSON* ja = janims->child;
+    for (int a = 0; a < na; a++, ja = ja->next) {
         mn_gltf_anim* an = &g->anims[a];
         char path[32];
         snprintf(path, sizeof path, "animations[%d]", a);
-        const cJSON* ja = cJSON_GetArrayItem(janims, a);
         if (!cJSON_IsObject(ja)) return mn_gltf_fail(c, MN_ERR_PARSE, path, "not an object");
         const cJSON* chans;
         const cJSON* samps;
@@ -697,10 +717,12 @@ static mn_status read_animations(reader* rd) {
             ap->ch = calloc((size_t)nch + 1, sizeof *ap->ch);
         }
         if (!an->name || !ap || !ap->ch) return mn_gltf_fail(c, MN_ERR_NOMEM, path, "out of memory");
-        for (int ci = 0; ci < nch; ci++) {
+        mn_gltf_items_free(&rd->samplers);
+        const cJSON* jc = chans ? chans->child : NULL;
+        for (int ci = 0; ci < nch; ci++, jc = jc->next) {
             gltf_channel* ch = &ap->ch[an->nchannels];
             int used;
-            s = read_channel(rd, ja, path, ci, ch, &used);
+            s = read_channel(rd, ja, path, ci, jc, ch, &used);
             if (s) {
                 an->nchannels++; /* so that its arrays are freed */
                 return s;
@@ -822,6 +844,7 @@ mn_status mn_gltf_read_mem(const void* data, size_t len, const char* name, mn_gl
     rd.g = &g;
     mn_status s = mn_gltf_parse_container(&c, data, len);
     if (!s) s = read_doc(&rd);
+    mn_gltf_items_free(&rd.samplers);
     free(rd.nodes);
     free(rd.node_snode);
     free(rd.snode_node);
@@ -834,14 +857,15 @@ mn_status mn_gltf_read_mem(const void* data, size_t len, const char* name, mn_gl
     return MN_OK;
 }
 
+static mn_status gltf_text(const char* text, size_t len, const char* name, void* args,
+                           mn_error* err) {
+    mn_io_out* a = args;
+    return mn_gltf_read_mem(text, len, name, a->out, a->warn, err);
+}
+
 mn_status mn_gltf_read(const char* path, mn_gltf* out, mn_warnings* warn, mn_error* err) {
     if (out) memset(out, 0, sizeof *out);
     if (!path || !out) return mn_error_set(err, MN_ERR_ARG, path, 0, "", "NULL argument");
-    char* data;
-    size_t len;
-    mn_status s = mn_read_file(path, &data, &len, err);
-    if (s) return s;
-    s = mn_gltf_read_mem(data, len, path, out, warn, err);
-    free(data);
-    return s;
+    mn_io_out a = {out, warn};
+    return mn_io_read_path(path, gltf_text, &a, err);
 }

@@ -116,17 +116,16 @@ static size_t locate_path(const char* s, size_t n, const char* path) {
 }
 
 mn_status mn_gltf_fail(gltf_ctx* c, mn_status s, const char* field, const char* fmt, ...) {
-    char text[400];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(text, sizeof text, fmt, ap);
-    va_end(ap);
     int line = 0;
     if (c->json && field) {
         size_t at = locate_path(c->json, c->json_len, field);
         if (at < c->json_len) line = line_of(c->json, at);
     }
-    return mn_error_set(c->err, s, c->name, line, field, "%s", text);
+    va_list ap;
+    va_start(ap, fmt);
+    mn_io_errorv(c->err, s, c->name, line, field, fmt, ap);
+    va_end(ap);
+    return s;
 }
 
 static mn_status parse_json(gltf_ctx* c, const char* text, size_t len) {
@@ -326,7 +325,36 @@ mn_status mn_gltf_parse_container(gltf_ctx* c, const unsigned char* data, size_t
     return MN_OK;
 }
 
+static void items_build(gltf_items* v, const cJSON* array) {
+    if (v->built) return;
+    v->built = 1;
+    v->n = cJSON_IsArray(array) ? cJSON_GetArraySize(array) : 0;
+    v->item = malloc(sizeof *v->item * (size_t)(v->n ? v->n : 1));
+    if (!v->item) return; /* then look-ups walk the list: slow but right */
+    int k = 0;
+    const cJSON* e;
+    cJSON_ArrayForEach(e, array) v->item[k++] = e;
+}
+
+const cJSON* mn_gltf_item(gltf_items* v, const cJSON* array, int i) {
+    items_build(v, array);
+    if (i < 0 || i >= v->n) return NULL;
+    return v->item ? v->item[i] : cJSON_GetArrayItem(array, i);
+}
+
+int mn_gltf_item_count(gltf_items* v, const cJSON* array) {
+    items_build(v, array);
+    return v->n;
+}
+
+void mn_gltf_items_free(gltf_items* v) {
+    free(v->item);
+    memset(v, 0, sizeof *v);
+}
+
 void mn_gltf_ctx_free(gltf_ctx* c) {
+    mn_gltf_items_free(&c->accessors);
+    mn_gltf_items_free(&c->views);
     for (int i = 0; i < c->nbuffers && c->buffers; i++) free(c->buffers[i].owned);
     free(c->buffers);
     cJSON_Delete(c->root);
@@ -463,7 +491,8 @@ static mn_status get_view(gltf_ctx* c, int v, const unsigned char** data, size_t
                           size_t* stride) {
     char path[32];
     snprintf(path, sizeof path, "bufferViews[%d]", v);
-    const cJSON* jv = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(c->root, "bufferViews"), v);
+    const cJSON* jv =
+        mn_gltf_item(&c->views, cJSON_GetObjectItemCaseSensitive(c->root, "bufferViews"), v);
     if (!cJSON_IsObject(jv)) return mn_gltf_fail(c, MN_ERR_PARSE, path, "not an object");
     int bi;
     double off, blen, st;
@@ -594,7 +623,8 @@ static mn_status read_sparse(gltf_ctx* c, const cJSON* sp, const char* path, int
         snprintf(f, sizeof f, "%s.%s", p, cJSON_IsObject(ji) ? "values" : "indices");
         return mn_gltf_fail(c, MN_ERR_PARSE, f, "missing");
     }
-    int nviews = cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(c->root, "bufferViews"));
+    int nviews =
+        mn_gltf_item_count(&c->views, cJSON_GetObjectItemCaseSensitive(c->root, "bufferViews"));
     int iv, vv;
     double ioff, voff, ict;
     char pi[112], pv[112];
@@ -642,12 +672,12 @@ mn_status mn_gltf_read_accessor(gltf_ctx* c, int index, const char* field, int n
     *out = NULL;
     *count = 0;
     const cJSON* accs = cJSON_GetObjectItemCaseSensitive(c->root, "accessors");
-    int nacc = cJSON_IsArray(accs) ? cJSON_GetArraySize(accs) : 0;
+    int nacc = mn_gltf_item_count(&c->accessors, accs);
     if (index < 0 || index >= nacc)
         return mn_gltf_fail(c, MN_ERR_PARSE, field, "accessor %d does not exist (%d accessors)", index, nacc);
     char path[32], f[64];
     snprintf(path, sizeof path, "accessors[%d]", index);
-    const cJSON* ja = cJSON_GetArrayItem(accs, index);
+    const cJSON* ja = mn_gltf_item(&c->accessors, accs, index);
     if (!cJSON_IsObject(ja)) return mn_gltf_fail(c, MN_ERR_PARSE, path, "not an object");
 
     const cJSON* jt = cJSON_GetObjectItemCaseSensitive(ja, "type");
@@ -659,7 +689,8 @@ mn_status mn_gltf_read_accessor(gltf_ctx* c, int index, const char* field, int n
 
     double ct, n, off;
     int view;
-    int nviews = cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(c->root, "bufferViews"));
+    int nviews =
+        mn_gltf_item_count(&c->views, cJSON_GetObjectItemCaseSensitive(c->root, "bufferViews"));
     mn_status s = mn_gltf_json_size(c, ja, "componentType", path, 1, 0, 1e9, &ct);
     if (!s) s = mn_gltf_json_size(c, ja, "count", path, 1, 0, 1 << 28, &n);
     if (!s) s = mn_gltf_json_size(c, ja, "byteOffset", path, 0, 0, 9.0e15, &off);

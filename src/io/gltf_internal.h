@@ -44,6 +44,12 @@ typedef struct gltf_buffer {
 } gltf_buffer;
 
 /* Everything one read needs: the parsed JSON, the buffers, and where to report. */
+/* The items of a JSON array as a vector (see mn_gltf_item). */
+typedef struct gltf_items {
+    const cJSON** item;
+    int n, built;
+} gltf_items;
+
 typedef struct gltf_ctx {
     const char* name;          /* file name used in messages */
     char* dir;                 /* folder of the file, for relative URIs ("" for the cwd) */
@@ -56,7 +62,16 @@ typedef struct gltf_ctx {
     mn_error* err;
     const char* json;          /* the JSON text of a .gltf, to find an error's line (NULL for .glb) */
     size_t json_len;
+    gltf_items accessors, views; /* the top-level arrays, indexed on first use */
 } gltf_ctx;
+
+/* Item i of array (NULL when out of range), in constant time: cJSON_GetArrayItem walks the
+ * list, so looking up every item of a long array that way is quadratic. The vector is built
+ * on the first call and freed by mn_gltf_items_free. */
+const cJSON* mn_gltf_item(gltf_items* v, const cJSON* array, int i);
+/* The number of items of array (0 when it is not an array), in constant time likewise. */
+int mn_gltf_item_count(gltf_items* v, const cJSON* array);
+void mn_gltf_items_free(gltf_items* v);
 
 /* Sets c->err: "file:line: field: text", with the line of the field (a JSON path such as
  * "accessors[3].count") in a .gltf text, or of its nearest enclosing value that exists. */

@@ -2,6 +2,7 @@
  * linear blend skinning (glTF 3.7.3), and the skin's joints as a marionette model.
  * Sampling and skinning allocate nothing: they may run inside a time step. */
 #include "io/gltf_internal.h"
+#include "io/io_internal.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -160,9 +161,11 @@ mn_model* mn_gltf_model(const mn_gltf* g, mn_error* err) {
     double* w = malloc((size_t)nj * 12 * sizeof(double));
     mn_quat* q = malloc((size_t)nj * sizeof(mn_quat));
     int* idx = malloc((size_t)nj * sizeof(int));
+    /* children lists, each in ascending joint order: first child, next sibling (-1 ends) */
+    int* kid = malloc((size_t)nj * 2 * sizeof(int));
     mn_spec* spec = mn_spec_create(g->name ? g->name : "skin");
     mn_model* m = NULL;
-    if (!w || !q || !idx || !spec) {
+    if (!w || !q || !idx || !kid || !spec) {
         mn_error_set(err, MN_ERR_NOMEM, "", 0, "", "out of memory");
         goto done;
     }
@@ -173,6 +176,14 @@ mn_model* mn_gltf_model(const mn_gltf* g, mn_error* err) {
                          "degenerate or mirrored rest frame: not a rigid joint");
             goto done;
         }
+    int *first = kid, *next = kid + nj;
+    for (int j = 0; j < nj; j++)
+        first[j] = -1;
+    for (int c = nj - 1; c >= 0; c--) {
+        int par = g->joint_parent[c];
+        next[c] = par >= 0 ? first[par] : -1;
+        if (par >= 0) first[par] = c;
+    }
     for (int o = 0; o < nj; o++) {
         int j = p->order[o];
         const double* wj = w + 12 * j;
@@ -181,8 +192,7 @@ mn_model* mn_gltf_model(const mn_gltf* g, mn_error* err) {
         /* Twist axis (for swing/twist limits): towards the first child, the bone's
          * direction; +y, the bone axis of most exporters, for a joint without one. */
         d.axis = mn_v3(0, 1, 0);
-        for (int c = 0; c < nj; c++) {
-            if (g->joint_parent[c] != j) continue;
+        for (int c = first[j]; c >= 0; c = next[c]) {
             mn_mat3 Rj = mn_quat_to_mat3(q[j]);
             mn_vec3 bone = mn_mat3_tmulv(&Rj, mn_v3(w[12 * c + 3] - wj[3], w[12 * c + 7] - wj[7],
                                                      w[12 * c + 11] - wj[11]));
@@ -220,17 +230,18 @@ done:
     free(w);
     free(q);
     free(idx);
+    free(kid);
     return m;
 }
 
 /* ---- animations as motions of that model ---------------------------------------------- */
 
 /* Is m the model of g's skin (joint for joint by name, FREE roots, BALL children whose
- * parents match)? Fills map[j] = model joint of glTF joint j. */
-static int model_matches(const mn_gltf* g, const mn_model* m, int* map) {
+ * parents match)? Fills map[j] = model joint of glTF joint j. names: m's joint names. */
+static int model_matches(const mn_gltf* g, const mn_model* m, const mn_name_map* names, int* map) {
     if (m->njoint != g->njoints) return 0;
     for (int j = 0; j < g->njoints; j++) {
-        map[j] = mn_model_find_joint(m, g->joint_name[j]);
+        map[j] = mn_name_map_get(names, g->joint_name[j]);
         if (map[j] < 0) return 0;
     }
     for (int j = 0; j < g->njoints; j++) {
@@ -266,11 +277,13 @@ mn_status mn_gltf_motion(const mn_gltf* g, const mn_model* m, int anim, double f
     mn_quat* rot = malloc((size_t)nj * sizeof(mn_quat));
     double* q = malloc((size_t)nframes * (size_t)m->nq * sizeof(double));
     mn_status s = MN_OK;
-    if (!map || !w || !rot || !q) {
+    mn_name_map names;
+    int have_names = mn_name_map_of_model(&names, m);
+    if (!map || !w || !rot || !q || !have_names) {
         s = mn_error_set(err, MN_ERR_NOMEM, "", 0, "", "out of memory");
         goto done;
     }
-    if (!model_matches(g, m, map)) {
+    if (!model_matches(g, m, &names, map)) {
         s = mn_error_set(err, MN_ERR_ARG, "", 0, "model", "not the model of this glTF skin (mn_gltf_model)");
         goto done;
     }
@@ -308,6 +321,7 @@ mn_status mn_gltf_motion(const mn_gltf* g, const mn_model* m, int anim, double f
     out->q = q;
     q = NULL;
 done:
+    if (have_names) mn_name_map_free(&names);
     free(map);
     free(w);
     free(rot);

@@ -76,18 +76,6 @@ static char* copy_text(const char* text, size_t len) {
     return buf;
 }
 
-typedef mn_status (*mem_reader)(const char*, size_t, const char*, void*, mn_error*);
-
-static mn_status read_path(const char* path, mem_reader fn, void* out, mn_error* err) {
-    char* text;
-    size_t len;
-    mn_status st = mn_read_file(path, &text, &len, err);
-    if (st != MN_OK) return st;
-    st = fn(text, len, path, out, err);
-    free(text);
-    return st;
-}
-
 /* ---- DMAT ------------------------------------------------------------------------------ */
 void mn_dmat_free(mn_dmat* m) {
     if (!m) return;
@@ -202,7 +190,7 @@ static mn_status dmat_reader(const char* t, size_t n, const char* name, void* ou
 mn_status mn_dmat_read(const char* path, mn_dmat* out, mn_error* err) {
     if (!path || !out) return mn_error_set(err, MN_ERR_ARG, path, 0, "", "NULL argument");
     memset(out, 0, sizeof *out);
-    return read_path(path, dmat_reader, out, err);
+    return mn_io_read_path(path, dmat_reader, out, err);
 }
 
 mn_status mn_dmat_write(const char* path, const mn_dmat* m, mn_error* err) {
@@ -219,13 +207,7 @@ mn_status mn_dmat_write(const char* path, const mn_dmat* m, mn_error* err) {
             mn_strbuf_double(&b, m->data[(size_t)r * (size_t)m->cols + (size_t)c]);
             mn_strbuf_append(&b, "\n", 1);
         }
-    if (b.failed) {
-        mn_strbuf_free(&b);
-        return mn_error_set(err, MN_ERR_NOMEM, path, 0, "", "out of memory");
-    }
-    mn_status st = mn_write_file_atomic(path, b.data, b.len, err);
-    mn_strbuf_free(&b);
-    return st;
+    return mn_strbuf_write(&b, path, err);
 }
 
 /* ---- TGF ------------------------------------------------------------------------------- */
@@ -317,7 +299,7 @@ static mn_status tgf_reader(const char* t, size_t n, const char* name, void* out
 mn_status mn_tgf_read(const char* path, mn_tgf* out, mn_error* err) {
     if (!path || !out) return mn_error_set(err, MN_ERR_ARG, path, 0, "", "NULL argument");
     memset(out, 0, sizeof *out);
-    return read_path(path, tgf_reader, out, err);
+    return mn_io_read_path(path, tgf_reader, out, err);
 }
 
 mn_status mn_tgf_write(const char* path, const mn_tgf* t, mn_error* err) {
@@ -341,13 +323,7 @@ mn_status mn_tgf_write(const char* path, const mn_tgf* t, mn_error* err) {
     mn_strbuf_append(&b, "#\n", 2);
     for (int e = 0; e < t->nedges; e++) mn_strbuf_printf(&b, "%d %d\n", t->edges[2 * e] + 1, t->edges[2 * e + 1] + 1);
     mn_strbuf_append(&b, "#\n", 2);
-    if (b.failed) {
-        mn_strbuf_free(&b);
-        return mn_error_set(err, MN_ERR_NOMEM, path, 0, "", "out of memory");
-    }
-    mn_status st = mn_write_file_atomic(path, b.data, b.len, err);
-    mn_strbuf_free(&b);
-    return st;
+    return mn_strbuf_write(&b, path, err);
 }
 
 /* ---- Tmat ------------------------------------------------------------------------------ */
@@ -417,7 +393,7 @@ mn_status mn_tmat_read(const char* path, int* nbones, mn_xform** xf, mn_error* e
     *nbones = 0;
     *xf = NULL;
     tmat_out o = {nbones, xf};
-    return read_path(path, tmat_reader, &o, err);
+    return mn_io_read_path(path, tmat_reader, &o, err);
 }
 
 mn_status mn_tmat_write(const char* path, int nbones, const mn_xform* xf, mn_error* err) {
@@ -435,11 +411,5 @@ mn_status mn_tmat_write(const char* path, int nbones, const mn_xform* xf, mn_err
             mn_strbuf_printf(&s, "%.17g %.17g %.17g\n", m[r], m[3 + r], m[6 + r]);
         mn_strbuf_printf(&s, "%.17g %.17g %.17g\n", xf[b].p.x, xf[b].p.y, xf[b].p.z);
     }
-    if (s.failed) {
-        mn_strbuf_free(&s);
-        return mn_error_set(err, MN_ERR_NOMEM, path, 0, "", "out of memory");
-    }
-    mn_status st = mn_write_file_atomic(path, s.data, s.len, err);
-    mn_strbuf_free(&s);
-    return st;
+    return mn_strbuf_write(&s, path, err);
 }

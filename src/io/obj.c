@@ -171,16 +171,17 @@ mn_status mn_obj_read_mem(const char* text, size_t len, const char* name, mn_mes
     return MN_OK;
 }
 
+static mn_status obj_text(const char* text, size_t len, const char* name, void* args,
+                          mn_error* err) {
+    mn_io_out* a = args;
+    return mn_obj_read_mem(text, len, name, a->out, a->warn, err);
+}
+
 mn_status mn_obj_read(const char* path, mn_mesh* mesh, mn_warnings* warn, mn_error* err) {
     if (!path || !mesh) return mn_error_set(err, MN_ERR_ARG, path, 0, "", "NULL argument");
     memset(mesh, 0, sizeof *mesh);
-    char* text;
-    size_t len;
-    mn_status st = mn_read_file(path, &text, &len, err);
-    if (st != MN_OK) return st;
-    st = mn_obj_read_mem(text, len, path, mesh, warn, err);
-    free(text);
-    return st;
+    mn_io_out a = {mesh, warn};
+    return mn_io_read_path(path, obj_text, &a, err);
 }
 
 mn_status mn_obj_write(const char* path, int nverts, const double* pos, int ntris,
@@ -199,11 +200,5 @@ mn_status mn_obj_write(const char* path, int nverts, const double* pos, int ntri
         mn_strbuf_printf(&b, "v %.12g %.12g %.12g\n", pos[3 * i], pos[3 * i + 1], pos[3 * i + 2]);
     for (int i = 0; i < ntris; i++)
         mn_strbuf_printf(&b, "f %d %d %d\n", tris[3 * i] + 1, tris[3 * i + 1] + 1, tris[3 * i + 2] + 1);
-    if (b.failed) {
-        mn_strbuf_free(&b);
-        return mn_error_set(err, MN_ERR_NOMEM, path, 0, "", "out of memory");
-    }
-    mn_status st = mn_write_file_atomic(path, b.data ? b.data : "", b.len, err);
-    mn_strbuf_free(&b);
-    return st;
+    return mn_strbuf_write(&b, path, err);
 }

@@ -194,14 +194,14 @@ static mn_status fail(ctx* x, mn_status st, const char* fmt, ...)
 #endif
     ;
 static mn_status fail(ctx* x, mn_status st, const char* fmt, ...) {
-    char field[64], text[400];
+    char field[64];
     path_string(x, field, sizeof field);
+    int line = line_of(x->text, x->len, locate(x->text, x->len, x->path, x->depth));
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(text, sizeof text, fmt, ap);
+    mn_io_errorv(x->err, st, x->file, line, field[0] ? field : "scene", fmt, ap);
     va_end(ap);
-    int line = line_of(x->text, x->len, locate(x->text, x->len, x->path, x->depth));
-    return mn_error_set(x->err, st, x->file, line, field[0] ? field : "scene", "%s", text);
+    return st;
 }
 
 /* ---- typed members --------------------------------------------------------------------- */
@@ -683,15 +683,14 @@ mn_status mn_scene_read_mem(const char* text, size_t len, const char* name, mn_s
     return MN_OK;
 }
 
+static mn_status scene_text(const char* text, size_t len, const char* name, void* out,
+                            mn_error* err) {
+    return mn_scene_read_mem(text, len, name, out, err);
+}
+
 mn_status mn_scene_read(const char* path, mn_scene** out, mn_error* err) {
     if (out) *out = NULL;
-    char* text = NULL;
-    size_t len = 0;
-    mn_status st = mn_read_file(path, &text, &len, err);
-    if (st != MN_OK) return st;
-    st = mn_scene_read_mem(text, len, path, out, err);
-    free(text);
-    return st;
+    return mn_io_read_path(path, scene_text, out, err);
 }
 
 int mn_scene_frames(const mn_scene* sc) { return sc ? sc->frames : 0; }
@@ -721,11 +720,15 @@ mn_status mn_scene_bind(mn_scene* sc, const mn_model* m, mn_data* d, mn_csys** o
     if (!sc || !m || !d) return mn_error_set(err, MN_ERR_ARG, NULL, 0, "scene", "NULL argument");
     ctx x = {sc->file, sc->text, sc->len, {{0}}, 0, err};
     int joints[4096];
+    mn_name_map names;
+    if (!mn_name_map_of_model(&names, m))
+        return mn_error_set(err, MN_ERR_NOMEM, sc->file, 0, "scene", "out of memory");
     for (int i = 0; i < sc->nh; i++) {
         joints[i] = -1;
         if (!sc->h[i].has_joint) continue;
-        joints[i] = mn_model_find_joint(m, sc->h[i].joint);
+        joints[i] = mn_name_map_get(&names, sc->h[i].joint);
         if (joints[i] < 0) {
+            mn_name_map_free(&names);
             x.depth = 0;
             push_key(&x, "handles");
             push_index(&x, i);
@@ -733,6 +736,7 @@ mn_status mn_scene_bind(mn_scene* sc, const mn_model* m, mn_data* d, mn_csys** o
             return fail(&x, MN_ERR_NOTFOUND, "no joint named \"%s\" in %s", sc->h[i].joint, m->name ? m->name : "the figure");
         }
     }
+    mn_name_map_free(&names);
     mn_figure fig = {m, d};
     mn_csys_def def = {sc->nh > 0 ? sc->nh : 1, sc->nc > 0 ? sc->nc : 1};
     mn_error e;

@@ -61,8 +61,10 @@ typedef struct skel_def {
     int order;
     char* mirror;
     int mirror_line;
-    skel_dof dof[SKEL_MAX_DOF_LINES];
-    int ndof;
+    /* The DOF lines: while the block is read, a local array of SKEL_MAX_DOF_LINES; then
+     * skel_file.dofs + dof0 (kept apart so that a def stays small on long files). */
+    skel_dof* dof;
+    int dof0, ndof;
 } skel_def;
 
 static void skel_def_init(skel_def* d) {
@@ -79,8 +81,10 @@ static mn_vec3 mirror_point(mn_vec3 v) { return mn_v3(-v.x, v.y, v.z); }
 static mn_vec3 mirror_axial(mn_vec3 v) { return mn_v3(v.x, -v.y, -v.z); }
 static mn_quat mirror_rot(mn_quat q) { return mn_q4(q.w, q.x, -q.y, -q.z); }
 
-static void skel_def_mirror(const skel_def* src, skel_def* dst) {
+static void skel_def_mirror(const skel_def* src, skel_def* dst, skel_dof* dst_dof) {
     *dst = *src;
+    dst->dof = dst_dof;
+    if (src->ndof > 0) memcpy(dst_dof, src->dof, sizeof *dst_dof * (size_t)src->ndof);
     dst->offset = mirror_point(src->offset);
     dst->orient = mirror_rot(src->orient);
     dst->com = mirror_point(src->com);
@@ -140,7 +144,7 @@ typedef enum { TOK_END = 0, TOK_WORD, TOK_STRING } tok_kind;
 typedef struct token {
     tok_kind kind;
     int line;
-    char* text; /* NUL-terminated copy (strings unescaped) */
+    char* text; /* NUL-terminated, in reader.strings (strings unescaped) */
 } token;
 
 typedef struct reader {
@@ -149,46 +153,16 @@ typedef struct reader {
     mn_warnings* warn;
     token* toks;
     int ntok, cap, pos;
+    char* strings; /* the texts of all tokens, one after the other */
+    size_t used;
     int last_line;
 } reader;
 
-static mn_status fail(reader* r, int line, const char* field, const char* fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 4, 5)))
-#endif
-    ;
-static mn_status fail(reader* r, int line, const char* field, const char* fmt, ...) {
-    char text[400];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(text, sizeof text, fmt, ap);
-    va_end(ap);
-    return mn_error_set(r->err, MN_ERR_PARSE, r->file, line, field, "%s", text);
-}
+/* fail(r, line, field, fmt, ...): a parse error at a line of the file. */
+#define fail(r, line, ...) mn_error_set((r)->err, MN_ERR_PARSE, (r)->file, line, __VA_ARGS__)
 
-/* Length of the UTF-8 sequence at s (at most n bytes), 0 when it is not valid UTF-8
- * (overlong forms, surrogates and code points above U+10FFFF are invalid). */
-static int utf8_len(const unsigned char* s, size_t n) {
-    unsigned c = s[0];
-    if (c < 0x80) return 1;
-    int len;
-    unsigned cp;
-    if ((c & 0xE0) == 0xC0) len = 2, cp = c & 0x1F;
-    else if ((c & 0xF0) == 0xE0) len = 3, cp = c & 0x0F;
-    else if ((c & 0xF8) == 0xF0) len = 4, cp = c & 0x07;
-    else return 0;
-    if ((size_t)len > n) return 0;
-    for (int i = 1; i < len; i++) {
-        if ((s[i] & 0xC0) != 0x80) return 0;
-        cp = (cp << 6) | (s[i] & 0x3F);
-    }
-    if ((len == 2 && cp < 0x80) || (len == 3 && cp < 0x800) || (len == 4 && cp < 0x10000) ||
-        cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF))
-        return 0;
-    return len;
-}
-
-static int push_token(reader* r, tok_kind k, int line, const char* s, size_t n) {
+/* Appends the token whose n bytes were just written at r->strings + r->used. */
+static int push_token(reader* r, tok_kind k, int line, size_t n) {
     if (r->ntok == r->cap) {
         int cap = r->cap ? 2 * r->cap : 256;
         token* t = realloc(r->toks, sizeof *t * (size_t)cap);
@@ -196,10 +170,9 @@ static int push_token(reader* r, tok_kind k, int line, const char* s, size_t n) 
         r->toks = t;
         r->cap = cap;
     }
-    char* text = malloc(n + 1);
-    if (!text) return 0;
-    memcpy(text, s, n);
+    char* text = r->strings + r->used;
     text[n] = 0;
+    r->used += n + 1;
     r->toks[r->ntok++] = (token){k, line, text};
     return 1;
 }
@@ -215,22 +188,30 @@ static int quote_len(const unsigned char* s, size_t n) {
 }
 
 /* Splits the text into words and quoted strings, dropping comments (# to end of line).
- * The whole text must be UTF-8 without NUL or control characters other than tab, CR, LF. */
+ * The whole text must be UTF-8 without NUL or control characters other than tab, CR, LF.
+ * A token's text is never longer than the bytes it was read from, so all of them, each
+ * with its NUL, fit in 2 len + 1 bytes: one allocation for the whole file. */
 static mn_status tokenize(reader* r, const char* text, size_t len) {
     const unsigned char* s = (const unsigned char*)text;
     size_t i = 0;
     int line = 1;
     if (len >= 3 && s[0] == 0xEF && s[1] == 0xBB && s[2] == 0xBF) i = 3; /* BOM */
-    char* buf = malloc(len + 1);
-    if (!buf) return mn_error_set(r->err, MN_ERR_NOMEM, r->file, 0, "", "out of memory");
+    r->strings = malloc(2 * len + 1);
+    /* Tokens are at least two bytes apart but for a word against a quoted name: reserve for
+     * that many (address space only until used), so the array rarely moves. */
+    r->cap = len / 2 < (1 << 24) ? (int)(len / 2) + 256 : (1 << 24);
+    r->toks = malloc(sizeof *r->toks * (size_t)r->cap);
+    if (!r->strings || !r->toks)
+        return mn_error_set(r->err, MN_ERR_NOMEM, r->file, 0, "", "out of memory");
     mn_status st = MN_OK;
     while (i < len && !st) {
         unsigned c = s[i];
+        char* buf = r->strings + r->used; /* the next token's text goes here */
         if (c == '\n') { line++; i++; continue; }
         if (c == ' ' || c == '\t' || c == '\r') { i++; continue; }
         if (c == '#') {
             while (i < len && s[i] != '\n') {
-                int l = utf8_len(s + i, len - i);
+                int l = s[i] && s[i] < 0x80 ? 1 : mn_utf8_len(s + i, len - i);
                 if (!l || s[i] == 0) { st = fail(r, line, "encoding", "not valid UTF-8 text"); break; }
                 i += (size_t)l;
             }
@@ -258,7 +239,7 @@ static mn_status tokenize(reader* r, const char* text, size_t len) {
                     st = fail(r, line, "encoding", "control character 0x%02x in a name", s[i]);
                     break;
                 }
-                int l = utf8_len(s + i, len - i);
+                int l = s[i] < 0x80 ? 1 : mn_utf8_len(s + i, len - i);
                 if (!l) { st = fail(r, line, "encoding", "not valid UTF-8 text"); break; }
                 memcpy(buf + n, s + i, (size_t)l);
                 n += (size_t)l;
@@ -266,7 +247,7 @@ static mn_status tokenize(reader* r, const char* text, size_t len) {
             }
             if (st) break;
             if (!closed) { st = fail(r, start_line, "name", "unterminated quoted name"); break; }
-            if (!push_token(r, TOK_STRING, start_line, buf, n))
+            if (!push_token(r, TOK_STRING, start_line, n))
                 st = mn_error_set(r->err, MN_ERR_NOMEM, r->file, 0, "", "out of memory");
             continue;
         }
@@ -277,7 +258,12 @@ static mn_status tokenize(reader* r, const char* text, size_t len) {
             if (d == ' ' || d == '\t' || d == '\r' || d == '\n' || d == '#' || is_open_quote(s + i, len - i))
                 break;
             if (d < 0x20 || d == 0x7F) break;
-            int l = utf8_len(s + i, len - i);
+            if (d < 0x80) { /* ASCII, the common case */
+                buf[n++] = (char)d;
+                i++;
+                continue;
+            }
+            int l = mn_utf8_len(s + i, len - i);
             if (!l) { st = fail(r, line, "encoding", "not valid UTF-8 text"); break; }
             /* The thesis prints negative numbers with U+2212 MINUS SIGN. */
             if (l == 3 && d == 0xE2 && s[i + 1] == 0x88 && s[i + 2] == 0x92) buf[n++] = '-';
@@ -286,10 +272,9 @@ static mn_status tokenize(reader* r, const char* text, size_t len) {
         }
         if (st) break;
         if (n == 0) { st = fail(r, line, "encoding", "control character 0x%02x", s[i]); break; }
-        if (!push_token(r, TOK_WORD, line, buf, n))
+        if (!push_token(r, TOK_WORD, line, n))
             st = mn_error_set(r->err, MN_ERR_NOMEM, r->file, 0, "", "out of memory");
     }
-    free(buf);
     r->last_line = line;
     return st;
 }
@@ -379,6 +364,8 @@ typedef struct skel_file {
     int n, cap;
     skel_def* defs;
     int ndef, defcap;
+    skel_dof* dofs; /* the DOF lines of all defs */
+    int ndofs, dofcap;
 } skel_file;
 
 /* AXIS := x | y | z | NUM NUM NUM (nonzero). */
@@ -508,6 +495,8 @@ static mn_status read_define_joint(reader* r, skel_file* f, int line) {
     }
     skel_def* def = &f->defs[f->ndef++];
     skel_def_init(def);
+    skel_dof dof[SKEL_MAX_DOF_LINES];
+    def->dof = dof;
     def->name = name;
     def->line = line;
     char seen[16] = {0};
@@ -546,7 +535,7 @@ static mn_status read_define_joint(reader* r, skel_file* f, int line) {
         if (seen[k]) return fail(r, tl, kw, "given twice for joint \"%s\"", name);
         seen[k] = 1;
         r->pos++;
-        double v[3];
+        double v[3] = {0, 0, 0};
         switch (k) {
         case 0: s = expect_string(r, kw, &def->object); break;
         case 1:
@@ -597,6 +586,17 @@ static mn_status read_define_joint(reader* r, skel_file* f, int line) {
             return fail(r, def->dof[i].line, mn_joint_type_name(t),
                         "must be the only DOF line of joint \"%s\"", name);
     }
+    if (f->ndofs + def->ndof > f->dofcap) {
+        int cap = f->dofcap ? 2 * f->dofcap : 64;
+        skel_dof* d = realloc(f->dofs, sizeof *d * (size_t)cap);
+        if (!d) return mn_error_set(r->err, MN_ERR_NOMEM, r->file, 0, "", "out of memory");
+        f->dofs = d;
+        f->dofcap = cap;
+    }
+    if (def->ndof > 0) memcpy(f->dofs + f->ndofs, dof, sizeof *dof * (size_t)def->ndof);
+    def->dof = NULL; /* set when the file is read: f->dofs may still move */
+    def->dof0 = f->ndofs;
+    f->ndofs += def->ndof;
     return MN_OK;
 }
 
@@ -690,27 +690,6 @@ static mn_status read_define_skeleton(reader* r, skel_file* f, int line) {
 }
 
 /* ---- from the parsed file to a model --------------------------------------------------- */
-typedef struct name_ref {
-    const char* name;
-    int index;
-} name_ref;
-
-static int name_ref_cmp(const void* a, const void* b) {
-    const name_ref *x = a, *y = b;
-    int c = strcmp(x->name, y->name);
-    return c ? c : (x->index > y->index) - (x->index < y->index);
-}
-static int name_ref_find(const name_ref* v, int n, const char* name) {
-    int lo = 0, hi = n - 1;
-    while (lo <= hi) {
-        int mid = lo + (hi - lo) / 2, c = strcmp(v[mid].name, name);
-        if (!c) return v[mid].index;
-        if (c < 0) lo = mid + 1;
-        else hi = mid - 1;
-    }
-    return -1;
-}
-
 /* The text of a model-layer message without its "field: " prefix. */
 static const char* strip_field(const mn_error* e) {
     size_t n = strlen(e->field);
@@ -720,29 +699,29 @@ static const char* strip_field(const mn_error* e) {
 }
 
 static mn_status resolve(reader* r, skel_file* f, mn_model** model) {
-    name_ref* refs = malloc(sizeof *refs * (size_t)f->n);
+    mn_name_map names; /* joint name -> entry index */
+    int have_names = mn_name_map_init(&names, (size_t)f->n);
     int* last = malloc(sizeof(int) * (size_t)f->n); /* model joint carrying each entry's name */
     char* nm = malloc(256);
     mn_spec* spec = mn_spec_create(f->name);
     mn_status s = MN_OK;
-    if (!refs || !last || !nm || !spec) {
+    if (!have_names || !last || !nm || !spec) {
         s = mn_error_set(r->err, MN_ERR_NOMEM, r->file, 0, "", "out of memory");
         goto done;
     }
-    for (int i = 0; i < f->n; i++) refs[i] = (name_ref){f->e[i].name, i};
-    qsort(refs, (size_t)f->n, sizeof *refs, name_ref_cmp);
-    for (int i = 1; i < f->n; i++) {
-        if (!strcmp(refs[i].name, refs[i - 1].name)) {
-            const skel_entry* e = &f->e[refs[i].index];
-            s = fail(r, e->line, "joint", "duplicate joint \"%s\" (first at line %d)", e->name,
-                     f->e[refs[i - 1].index].line);
+    for (int i = 0; i < f->n; i++) {
+        int first = mn_name_map_put(&names, f->e[i].name, i);
+        if (first >= 0) {
+            s = fail(r, f->e[i].line, "joint", "duplicate joint \"%s\" (first at line %d)",
+                     f->e[i].name, f->e[first].line);
             goto done;
         }
     }
     /* attach the define joint blocks, then the mirrors */
     for (int d = 0; d < f->ndef; d++) {
         skel_def* def = &f->defs[d];
-        int i = name_ref_find(refs, f->n, def->name);
+        def->dof = def->ndof > 0 ? f->dofs + def->dof0 : NULL;
+        int i = mn_name_map_get(&names, def->name);
         if (i < 0) {
             s = fail(r, def->line, "define joint", "\"%s\" is not a joint of skeleton \"%s\"",
                      def->name, f->name);
@@ -758,7 +737,7 @@ static mn_status resolve(reader* r, skel_file* f, mn_model** model) {
     for (int d = 0; d < f->ndef; d++) {
         skel_def* def = &f->defs[d];
         if (!def->mirror) continue;
-        int i = name_ref_find(refs, f->n, def->mirror);
+        int i = mn_name_map_get(&names, def->mirror);
         if (i < 0) {
             s = fail(r, def->mirror_line, "mirror", "\"%s\" is not a joint of skeleton \"%s\"",
                      def->mirror, f->name);
@@ -779,12 +758,15 @@ static mn_status resolve(reader* r, skel_file* f, mn_model** model) {
         f->e[i].mirrored = 1;
     }
 
+    mn_error ae;
+    mn_error_clear(&ae);
     for (int i = 0; i < f->n; i++) {
         const skel_entry* e = &f->e[i];
         const skel_def* def = e->def >= 0 ? &f->defs[e->def] : NULL;
         skel_def tmp;
+        skel_dof tmp_dof[SKEL_MAX_DOF_LINES];
         if (def && e->mirrored) {
-            skel_def_mirror(def, &tmp);
+            skel_def_mirror(def, &tmp, tmp_dof);
             def = &tmp;
         }
         int parent = e->parent >= 0 ? last[e->parent] : -1;
@@ -801,14 +783,11 @@ static mn_status resolve(reader* r, skel_file* f, mn_model** model) {
             mn_joint_def jd;
             skel_dof_to_def(def, d, &jd, k, nframes);
             if (k < nframes - 1) snprintf(nm, 256, "%s.%d", e->name, k + 1);
-            else snprintf(nm, 256, "%s", e->name);
-            jd.name = nm;
+            jd.name = k < nframes - 1 ? nm : e->name; /* names are at most 200 bytes */
             jd.parent = parent;
-            mn_error ae;
-            mn_error_clear(&ae);
-            int idx = mn_spec_add_joint(spec, &jd, &ae);
+            int idx = mn_spec_add_joint(spec, &jd, &ae); /* sets ae when it fails */
             if (idx < 0) {
-                s = fail(r, ndof > 0 ? d->line : line, "joint", "\"%s\": %s", nm,
+                s = fail(r, ndof > 0 ? d->line : line, "joint", "\"%s\": %s", jd.name,
                          strip_field(&ae));
                 goto done;
             }
@@ -827,7 +806,7 @@ static mn_status resolve(reader* r, skel_file* f, mn_model** model) {
     *model = m;
 done:
     mn_spec_destroy(spec);
-    free(refs);
+    if (have_names) mn_name_map_free(&names);
     free(last);
     free(nm);
     return s;
@@ -871,21 +850,14 @@ mn_status mn_skel_read_mem(const char* text, size_t len, const char* name, mn_mo
     if (!s && !f.have)
         s = fail(&r, r.last_line, "define skeleton", len == 0 ? "empty file" : "no skeleton defined");
     if (!s) s = resolve(&r, &f, model);
-    for (int i = 0; i < r.ntok; i++) free(r.toks[i].text);
+    free(r.strings);
     free(r.toks);
     free(f.e);
     free(f.defs);
+    free(f.dofs);
     return s;
 }
 
 mn_status mn_skel_read(const char* path, mn_model** model, mn_warnings* warn, mn_error* err) {
-    if (model) *model = NULL;
-    if (!path || !model) return mn_error_set(err, MN_ERR_ARG, "", 0, "", "NULL argument");
-    char* text;
-    size_t len;
-    mn_status s = mn_read_file(path, &text, &len, err);
-    if (s) return s;
-    s = mn_skel_read_mem(text, len, path, model, warn, err);
-    free(text);
-    return s;
+    return mn_io_read_figure(path, mn_skel_read_mem, model, warn, err);
 }

@@ -67,18 +67,7 @@ static void put_vec(mn_strbuf* b, mn_vec3 v) {
 /* A quoted name: " and \ escaped. Names must be UTF-8 without control characters (the
  * reader's rule); returns 0 otherwise. */
 static int name_ok(const char* s) {
-    const unsigned char* p = (const unsigned char*)s;
-    if (!*p) return 0;
-    while (*p) {
-        if (*p < 0x20 || *p == 0x7F) return 0;
-        int len = *p < 0x80 ? 1 : (*p & 0xE0) == 0xC0 ? 2 : (*p & 0xF0) == 0xE0 ? 3
-                : (*p & 0xF8) == 0xF0 ? 4 : 0;
-        if (!len) return 0;
-        for (int i = 1; i < len; i++)
-            if ((p[i] & 0xC0) != 0x80) return 0;
-        p += len;
-    }
-    return 1;
+    return s[0] && mn_utf8_text(s, strlen(s));
 }
 static void put_name(mn_strbuf* b, const char* s) {
     mn_strbuf_append(b, " \"", 2);
@@ -88,8 +77,12 @@ static void put_name(mn_strbuf* b, const char* s) {
     }
     mn_strbuf_append(b, "\"", 1);
 }
+/* Two spaces a level, up to MAX_INDENT levels: deeper groups line up at that column, so
+ * the text stays linear in the figure however deeply groups nest. */
+#define MAX_INDENT 32
 static void indent(mn_strbuf* b, int depth) {
-    for (int i = 0; i < depth; i++) mn_strbuf_append(b, "  ", 2);
+    for (int i = 0; i < depth && i < MAX_INDENT; i++)
+        mn_strbuf_append(b, "  ", 2);
 }
 
 static void put_axis(mn_strbuf* b, mn_vec3 a) {
@@ -283,34 +276,40 @@ static int child_units(const writer* w, int t, int* out) {
     return n;
 }
 
+/* One step of writing the hierarchy: a chain from a unit, or a group's first or last line. */
+typedef struct chain_task {
+    enum { TASK_CHAIN, TASK_GROUP, TASK_END_GROUP } kind;
+    int unit, depth;
+} chain_task;
+
 /* Writes the chain starting at unit t: `joint` lines down the last child, a group for
- * every other child. Recursion only at branches. */
-static void put_chain(writer* w, int t, int depth, int* scratch) {
+ * every other child. Without recursion, so that no figure can exhaust the C stack: the
+ * tasks wait on tasks[], which has room for the 3 per unit that can wait at once. */
+static void put_chain(writer* w, int t, int depth, int* scratch, chain_task* tasks) {
     mn_strbuf* b = &w->b;
-    for (;;) {
-        indent(b, depth);
-        mn_strbuf_printf(b, "joint");
-        put_name(b, w->m->jnt_name[t]);
-        mn_strbuf_append(b, "\n", 1);
-        int n = child_units(w, t, scratch);
-        if (n == 0) return;
-        int* kids = malloc(sizeof(int) * (size_t)n);
-        if (!kids) {
-            b->failed = 1;
-            return;
-        }
-        memcpy(kids, scratch, sizeof(int) * (size_t)n);
-        for (int i = 0; i < n - 1; i++) {
-            indent(b, depth);
-            mn_strbuf_printf(b, "group");
-            put_name(b, w->m->jnt_name[kids[i]]);
-            mn_strbuf_append(b, "\n", 1);
-            put_chain(w, kids[i], depth + 1, scratch);
-            indent(b, depth);
+    int top = 0;
+    tasks[top++] = (chain_task){TASK_CHAIN, t, depth};
+    while (top > 0) {
+        chain_task k = tasks[--top];
+        indent(b, k.depth);
+        if (k.kind == TASK_END_GROUP) {
             mn_strbuf_printf(b, "end group\n");
+            continue;
         }
-        t = kids[n - 1];
-        free(kids);
+        mn_strbuf_printf(b, k.kind == TASK_GROUP ? "group" : "joint");
+        put_name(b, w->m->jnt_name[k.unit]);
+        mn_strbuf_append(b, "\n", 1);
+        if (k.kind == TASK_GROUP) continue;
+        int n = child_units(w, k.unit, scratch);
+        if (n == 0) continue;
+        /* Popped in order: group, chain and end group of each child but the last, then the
+         * chain of the last, at this depth. */
+        tasks[top++] = (chain_task){TASK_CHAIN, scratch[n - 1], k.depth};
+        for (int i = n - 2; i >= 0; i--) {
+            tasks[top++] = (chain_task){TASK_END_GROUP, scratch[i], k.depth};
+            tasks[top++] = (chain_task){TASK_CHAIN, scratch[i], k.depth + 1};
+            tasks[top++] = (chain_task){TASK_GROUP, scratch[i], k.depth};
+        }
     }
 }
 
@@ -338,8 +337,9 @@ mn_status mn_skel_write(const char* path, const mn_model* m, mn_error* err) {
     w.head = malloc(sizeof(int) * (size_t)(n ? n : 1));
     w.tail = malloc(sizeof(int) * (size_t)(n ? n : 1));
     int* scratch = malloc(sizeof(int) * (size_t)(n ? n : 1));
+    chain_task* tasks = malloc(sizeof *tasks * (3 * (size_t)n + 1));
     mn_status s = MN_OK;
-    if (!w.head || !w.tail || !scratch) {
+    if (!w.head || !w.tail || !scratch || !tasks) {
         s = mn_error_set(err, MN_ERR_NOMEM, path, 0, "", "out of memory");
         goto done;
     }
@@ -375,7 +375,7 @@ mn_status mn_skel_write(const char* path, const mn_model* m, mn_error* err) {
             put_name(&w.b, m->jnt_name[w.tail[j]]);
             mn_strbuf_append(&w.b, "\n", 1);
         }
-        put_chain(&w, w.tail[j], nroot > 1 ? 2 : 1, scratch);
+        put_chain(&w, w.tail[j], nroot > 1 ? 2 : 1, scratch, tasks);
         if (nroot > 1) {
             indent(&w.b, 1);
             mn_strbuf_printf(&w.b, "end group\n");
@@ -383,12 +383,11 @@ mn_status mn_skel_write(const char* path, const mn_model* m, mn_error* err) {
     }
     mn_strbuf_printf(&w.b, "end skeleton\n");
     put_defines(&w);
-    if (w.b.failed) s = mn_error_set(err, MN_ERR_NOMEM, path, 0, "", "out of memory");
-    else s = mn_write_file_atomic(path, w.b.data, w.b.len, err);
-    mn_strbuf_free(&w.b);
+    s = mn_strbuf_write(&w.b, path, err);
 done:
     free(w.head);
     free(w.tail);
     free(scratch);
+    free(tasks);
     return s;
 }

@@ -1,5 +1,6 @@
-/* A serial chain of 1-DOF joints with frames relative to its base: the fast path for robot
- * arms. FK walks only the chain; the Jacobian reuses the axes and origins of that pass. */
+/* The chain view of model.h (one base-to-tip path, built once) and the FK fast path of a
+ * serial chain of 1-DOF joints with frames relative to its base, for robot arms: FK walks
+ * only the chain; the Jacobian reuses the axes and origins of that pass. */
 #include "model/model_internal.h"
 
 #include <stdlib.h>
@@ -7,17 +8,93 @@
 
 #define MN_CHAIN_MAX 256
 
+int mn_chain_count(const mn_model* m, int base, int tip, int* njoint, int* ndof, int* nq) {
+    if (!m || tip < 0 || tip >= m->njoint || base < -1 || base >= m->njoint) return -1;
+    int nj = 0, nd = 0, nqc = 0, j = tip;
+    for (; j >= 0 && j != base; j = m->jnt_parent[j]) {
+        nj++;
+        nd += mn_joint_type_nv((mn_joint_type)m->jnt_type[j]);
+        nqc += mn_joint_type_nq((mn_joint_type)m->jnt_type[j]);
+    }
+    if (j != base) return -1;
+    if (njoint) *njoint = nj;
+    if (ndof) *ndof = nd;
+    if (nq) *nq = nqc;
+    return 0;
+}
+
+static size_t align16(size_t n) {
+    return (n + 15) & ~(size_t)15;
+}
+
+size_t mn_chain_bytes(int njoint, int ndof, int nq) {
+    return align16(sizeof(int) * (size_t)(3 * njoint + 2 * ndof + nq + 1)) +
+           align16(sizeof(double) * (size_t)(3 * ndof + 1));
+}
+
+mn_status mn_chain_init(const mn_model* m, int base, int tip, mn_arena* a, mn_chain* c) {
+    int nj, nd, nq;
+    memset(c, 0, sizeof *c);
+    if (mn_chain_count(m, base, tip, &nj, &nd, &nq) != 0) return MN_ERR_ARG;
+    int* ib = mn_arena_alloc(a, sizeof(int) * (size_t)(3 * nj + 2 * nd + nq + 1));
+    double* db = mn_arena_alloc(a, sizeof(double) * (size_t)(3 * nd + 1));
+    if (!ib || !db) return MN_ERR_NOMEM;
+    c->base = base;
+    c->tip = tip;
+    c->njoint = nj;
+    c->ndof = nd;
+    c->nq = nq;
+    c->jnt = ib;
+    c->qoff = ib + nj;
+    c->doff = c->qoff + nj;
+    c->dof = c->doff + nj;
+    c->dof_path = c->dof + nd;
+    c->qadr = c->dof_path + nd;
+    c->lo = db;
+    c->hi = db + nd;
+    c->stiffness = db + 2 * nd;
+    for (int i = nj - 1, j = tip; i >= 0; i--, j = m->jnt_parent[j])
+        c->jnt[i] = j;
+    int iq = 0, id = 0;
+    c->simple = 1;
+    for (int i = 0; i < nj; i++) {
+        int j = c->jnt[i], type = m->jnt_type[j];
+        int jq = mn_joint_type_nq((mn_joint_type)type), jd = mn_joint_type_nv((mn_joint_type)type);
+        c->qoff[i] = iq;
+        c->doff[i] = id;
+        for (int k = 0; k < jq; k++)
+            c->qadr[iq + k] = m->jnt_qadr[j] + k;
+        for (int k = 0; k < jd; k++) {
+            int dof = m->jnt_dofadr[j] + k;
+            double st = m->dof_stiffness[dof];
+            c->dof[id + k] = dof;
+            c->dof_path[id + k] = i;
+            c->lo[id + k] = -INFINITY;
+            c->hi[id + k] = INFINITY;
+            c->stiffness[id + k] = st > 0 ? st : 1.0;
+        }
+        if ((type == MN_JOINT_HINGE || type == MN_JOINT_SLIDE) && m->jnt_limited[j]) {
+            c->lo[id] = m->jnt_range[2 * j];
+            c->hi[id] = m->jnt_range[2 * j + 1];
+        }
+        if (type == MN_JOINT_BALL || type == MN_JOINT_FREE) c->simple = 0;
+        iq += jq;
+        id += jd;
+    }
+    return MN_OK;
+}
+
 mn_chain* mn_chain_create(const mn_model* m, int base, int tip, mn_error* err) {
     if (!m || tip < 0 || tip >= m->njoint || base < -1 || base >= m->njoint) {
         mn_error_set(err, MN_ERR_ARG, "", 0, "chain", "joint index out of range");
         return NULL;
     }
-    if (base >= 0 && !mn_model_is_ancestor(m, base, tip)) {
+    int nj, nd, nq;
+    if (mn_chain_count(m, base, tip, &nj, &nd, &nq) != 0) {
         mn_error_set(err, MN_ERR_ARG, "", 0, "chain", "tip '%s' is not below base '%s'", m->jnt_name[tip],
                      m->jnt_name[base]);
         return NULL;
     }
-    int nj = 0, nd = 0;
     for (int k = tip; k != base; k = m->jnt_parent[k]) {
         int t = m->jnt_type[k];
         if (t == MN_JOINT_BALL || t == MN_JOINT_FREE) {
@@ -25,38 +102,23 @@ mn_chain* mn_chain_create(const mn_model* m, int base, int tip, mn_error* err) {
                          "chain: %s joints are not supported by the chain fast path", mn_joint_type_name(t));
             return NULL;
         }
-        nj++;
-        nd += mn_joint_type_nv(t);
     }
     if (nj > MN_CHAIN_MAX) {
         mn_error_set(err, MN_ERR_ARG, "", 0, "chain", "more than %d joints", MN_CHAIN_MAX);
         return NULL;
     }
+    size_t bytes = mn_chain_bytes(nj, nd, nq);
     mn_chain* c = calloc(1, sizeof *c);
-    int* block = calloc((size_t)(nj + 2 * nd + 1), sizeof(int));
-    if (!c || !block) {
+    void* block = malloc(bytes);
+    mn_arena a;
+    mn_arena_init(&a, block, bytes);
+    if (!c || !block || mn_chain_init(m, base, tip, &a, c) != MN_OK) {
         free(c);
         free(block);
         mn_error_set(err, MN_ERR_NOMEM, "", 0, "chain", "out of memory");
         return NULL;
     }
     c->block = block;
-    c->base = base;
-    c->tip = tip;
-    c->njoint = nj;
-    c->ndof = nd;
-    c->jnt = block;
-    c->dof = block + nj;
-    c->qadr = block + nj + nd;
-    int a = nj, b = nd;
-    for (int k = tip; k != base; k = m->jnt_parent[k]) {
-        c->jnt[--a] = k;
-        if (mn_joint_type_nv((mn_joint_type)m->jnt_type[k])) {
-            --b;
-            c->dof[b] = m->jnt_dofadr[k];
-            c->qadr[b] = m->jnt_qadr[k];
-        }
-    }
     return c;
 }
 
@@ -64,6 +126,40 @@ void mn_chain_destroy(mn_chain* c) {
     if (!c) return;
     free(c->block);
     free(c);
+}
+
+void mn_chain_gather(const mn_chain* c, const double* q, double* qc) {
+    for (int i = 0; i < c->nq; i++)
+        qc[i] = q[c->qadr[i]];
+}
+
+void mn_chain_scatter(const mn_chain* c, const double* qc, double* q) {
+    for (int i = 0; i < c->nq; i++)
+        q[c->qadr[i]] = qc[i];
+}
+
+void mn_chain_integrate(const mn_model* m, const mn_chain* c, double* qc, const double* v,
+                        double scale) {
+    if (c->simple) { /* hinges and slides: one number per DOF */
+        for (int i = 0; i < c->ndof; i++)
+            qc[i] += scale * v[i];
+        return;
+    }
+    for (int i = 0; i < c->njoint; i++)
+        mn_joint_integrate((mn_joint_type)m->jnt_type[c->jnt[i]], qc + c->qoff[i], v + c->doff[i],
+                           scale);
+}
+
+void mn_chain_clamp(const mn_model* m, const mn_chain* c, double* qc) {
+    if (c->simple) { /* the ranges, unrolled from mn_joint_clamp: lo/hi are +-inf when unlimited */
+        for (int i = 0; i < c->ndof; i++) {
+            if (qc[i] < c->lo[i]) qc[i] = c->lo[i];
+            if (qc[i] > c->hi[i]) qc[i] = c->hi[i];
+        }
+        return;
+    }
+    for (int i = 0; i < c->njoint; i++)
+        mn_joint_clamp(m, c->jnt[i], qc + c->qoff[i]);
 }
 
 /* sin and cos of every hinge first: independent of each other, so they overlap. */
@@ -100,22 +196,56 @@ void mn_path_fk(const mn_model* m, const int* jnt, int n, const double* qc, mn_x
     }
 }
 
-void mn_chain_fk(const mn_model* m, const mn_chain* c, const double* qc, mn_xform* tip) {
-    double R[9] = {1, 0, 0, 0, 1, 0, 0, 0, 1}, p[3] = {0, 0, 0};
+void mn_chain_frames(const mn_model* m, const mn_chain* c, const double* qc, mn_xform* frames) {
+    if (c->simple) { /* hinges and slides: the batched fast path */
+        mn_path_fk(m, c->jnt, c->njoint, qc, frames);
+        return;
+    }
+    mn_xform X = mn_xform_identity();
+    for (int i = 0; i < c->njoint; i++) {
+        mn_joint_apply(m, c->jnt[i], qc + c->qoff[i], &X);
+        frames[i] = X;
+    }
+}
+
+/* The walk of mn_chain_fk and mn_chain_fk_jacobian: the tip frame in R, p and, when axis
+ * is not NULL (a constant after inlining, so mn_chain_fk carries none of it), each moving
+ * joint's world axis, origin and type. */
+#if defined(__GNUC__)
+__attribute__((always_inline))
+#endif
+static inline void
+chain_walk(const mn_model* m, const mn_chain* c, const double* qc, double* R, double* p,
+           double* axis, double* origin, int* kind) {
     double sn[MN_CHAIN_MAX], cs[MN_CHAIN_MAX];
     chain_sincos(c, qc, sn, cs);
     const mn_jop* ops = m->jnt_ops;
     int v = 0;
     for (int i = 0; i < c->njoint; i++) {
         const mn_jop* op = &ops[c->jnt[i]];
-        if (op->type == MN_JOINT_FIXED) {
+        int t = op->type;
+        if (t == MN_JOINT_FIXED) {
             mn_jop_apply_1dof(op, NULL, 0, 1, R, p);
-        } else {
-            mn_jop_apply_1dof(op, qc + v, sn[v], cs[v], R, p);
-            v++;
+            continue;
         }
+        mn_jop_apply_1dof(op, qc + v, sn[v], cs[v], R, p);
+        if (axis) {
+            const double* a = op->axis;
+            axis[3 * v] = R[0] * a[0] + R[1] * a[1] + R[2] * a[2];
+            axis[3 * v + 1] = R[3] * a[0] + R[4] * a[1] + R[5] * a[2];
+            axis[3 * v + 2] = R[6] * a[0] + R[7] * a[1] + R[8] * a[2];
+            origin[3 * v] = p[0], origin[3 * v + 1] = p[1], origin[3 * v + 2] = p[2];
+            kind[v] = t;
+        }
+        v++;
     }
-    for (int i = 0; i < 9; i++) tip->R.m[i] = R[i];
+}
+
+void mn_chain_fk(const mn_model* m, const mn_chain* c, const double* qc, mn_xform* tip) {
+    double R[9] = {1, 0, 0, 0, 1, 0, 0, 0, 1}, p[3] = {0, 0, 0};
+    chain_walk(m, c, qc, R, p, NULL, NULL, NULL);
+    for (int i = 0; i < 9; i++)
+        tip->R.m[i] = R[i];
     tip->p = mn_v3(p[0], p[1], p[2]);
 }
 
@@ -124,42 +254,22 @@ void mn_chain_fk_jacobian(const mn_model* m, const mn_chain* c, const double* qc
     double axis[3 * MN_CHAIN_MAX], origin[3 * MN_CHAIN_MAX];
     int kind[MN_CHAIN_MAX];
     double R[9] = {1, 0, 0, 0, 1, 0, 0, 0, 1}, p[3] = {0, 0, 0};
-    double sn[MN_CHAIN_MAX], cs[MN_CHAIN_MAX];
-    chain_sincos(c, qc, sn, cs);
-    const mn_jop* ops = m->jnt_ops;
-    int v = 0;
-    for (int i = 0; i < c->njoint; i++) {
-        const mn_jop* op = &ops[c->jnt[i]];
-        int t = op->type;
-        if (t == MN_JOINT_FIXED) mn_jop_apply_1dof(op, NULL, 0, 1, R, p);
-        else mn_jop_apply_1dof(op, qc + v, sn[v], cs[v], R, p);
-        if (t != MN_JOINT_FIXED) {
-            const double* a = op->axis;
-            axis[3 * v] = R[0] * a[0] + R[1] * a[1] + R[2] * a[2];
-            axis[3 * v + 1] = R[3] * a[0] + R[4] * a[1] + R[5] * a[2];
-            axis[3 * v + 2] = R[6] * a[0] + R[7] * a[1] + R[8] * a[2];
-            origin[3 * v] = p[0], origin[3 * v + 1] = p[1], origin[3 * v + 2] = p[2];
-            kind[v] = t;
-            v++;
-        }
-    }
+    chain_walk(m, c, qc, R, p, axis, origin, kind);
     for (int i = 0; i < 9; i++) tip->R.m[i] = R[i];
     tip->p = mn_v3(p[0], p[1], p[2]);
     double P[3] = {p[0] + R[0] * local.x + R[1] * local.y + R[2] * local.z,
                    p[1] + R[3] * local.x + R[4] * local.y + R[5] * local.z,
                    p[2] + R[6] * local.x + R[7] * local.y + R[8] * local.z};
     int n = c->ndof;
+    mn_vec3 Pv = mn_v3(P[0], P[1], P[2]);
     for (int k = 0; k < n; k++) {
-        const double* a = axis + 3 * k;
-        if (kind[k] == MN_JOINT_HINGE) {
-            double rx = P[0] - origin[3 * k], ry = P[1] - origin[3 * k + 1], rz = P[2] - origin[3 * k + 2];
-            jac[k] = a[1] * rz - a[2] * ry;
-            jac[n + k] = a[2] * rx - a[0] * rz;
-            jac[2 * n + k] = a[0] * ry - a[1] * rx;
-            jac[3 * n + k] = a[0], jac[4 * n + k] = a[1], jac[5 * n + k] = a[2];
-        } else {
-            jac[k] = a[0], jac[n + k] = a[1], jac[2 * n + k] = a[2];
-            jac[3 * n + k] = 0, jac[4 * n + k] = 0, jac[5 * n + k] = 0;
-        }
+        mn_vec3 a = mn_v3(axis[3 * k], axis[3 * k + 1], axis[3 * k + 2]), lin, ang;
+        if (kind[k] == MN_JOINT_HINGE)
+            mn_dof_rotation_column(a, mn_v3(origin[3 * k], origin[3 * k + 1], origin[3 * k + 2]),
+                                   Pv, &lin, &ang);
+        else
+            mn_dof_translation_column(a, &lin, &ang);
+        jac[k] = lin.x, jac[n + k] = lin.y, jac[2 * n + k] = lin.z;
+        jac[3 * n + k] = ang.x, jac[4 * n + k] = ang.y, jac[5 * n + k] = ang.z;
     }
 }

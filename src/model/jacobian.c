@@ -9,43 +9,17 @@
 #include <string.h>
 
 /* Writes the 6 rows of the columns of joint k's DOFs for point P into jac (row stride ld),
- * starting at column col. */
+ * starting at column col: mn_joint_jacobian_columns with d's world frames. */
 static void joint_columns(const mn_model* m, const mn_data* d, int k, mn_vec3 P, double* jac, int ld,
                           int col) {
-    const mn_xform* X = &d->xf[k];
-    mn_vec3 r = mn_vec3_sub(P, X->p);
-    int t = m->jnt_type[k];
-#define SET(c, lin, ang)                                                                   \
-    do {                                                                                   \
-        jac[0 * ld + (c)] = (lin).x, jac[1 * ld + (c)] = (lin).y, jac[2 * ld + (c)] = (lin).z; \
-        jac[3 * ld + (c)] = (ang).x, jac[4 * ld + (c)] = (ang).y, jac[5 * ld + (c)] = (ang).z; \
-    } while (0)
-    const mn_vec3 zero = {0, 0, 0};
-    if (t == MN_JOINT_HINGE) {
-        mn_vec3 a = mn_mat3_mulv(&X->R, m->jnt_axis[k]);
-        mn_vec3 lin = mn_vec3_cross(a, r);
-        SET(col, lin, a);
-    } else if (t == MN_JOINT_SLIDE) {
-        mn_vec3 a = mn_mat3_mulv(&X->R, m->jnt_axis[k]);
-        SET(col, a, zero);
-    } else if (t == MN_JOINT_BALL || t == MN_JOINT_FREE) {
-        int c0 = col;
-        if (t == MN_JOINT_FREE) {
-            int p = m->jnt_parent[k];
-            mn_mat3 PR = p >= 0 ? d->xf[p].R : mn_mat3_identity();
-            for (int c = 0; c < 3; c++) {
-                mn_vec3 e = mn_mat3_col(&PR, c);
-                SET(col + c, e, zero);
-            }
-            c0 = col + 3;
-        }
-        for (int c = 0; c < 3; c++) {
-            mn_vec3 a = mn_mat3_col(&X->R, c);
-            mn_vec3 lin = mn_vec3_cross(a, r);
-            SET(c0 + c, lin, a);
-        }
+    mn_vec3 lin[6], ang[6];
+    int p = m->jnt_parent[k];
+    int n = mn_joint_jacobian_columns(m, k, &d->xf[k], p >= 0 ? &d->xf[p].R : NULL, P, lin, ang);
+    for (int c = 0; c < n; c++) {
+        double* J = jac + col + c;
+        J[0] = lin[c].x, J[ld] = lin[c].y, J[2 * ld] = lin[c].z;
+        J[3 * ld] = ang[c].x, J[4 * ld] = ang[c].y, J[5 * ld] = ang[c].z;
     }
-#undef SET
 }
 
 void mn_jacobian(const mn_model* m, const mn_data* d, int joint, mn_vec3 local, double* jac) {

@@ -310,18 +310,25 @@ void mn_rig_propagate(const mn_rig* r, mn_xform* pose) {
     }
 }
 
+/* Vertex i under the pose: sum_s w_s (R_j (x_rest - pivot_j) + p_j), the linear blend. */
+static inline mn_vec3 blend_vertex(const mn_rig* r, const mn_xform* pose, int i) {
+    int k = r->k;
+    mn_vec3 xb = mn_v3(r->rest[3 * i], r->rest[3 * i + 1], r->rest[3 * i + 2]);
+    mn_vec3 x = mn_v3(0, 0, 0);
+    for (int s = 0; s < k; s++) {
+        double w = r->w_val[i * k + s];
+        if (w == 0) continue;
+        int j = r->w_idx[i * k + s];
+        mn_vec3 a = mn_mat3_mulv(&pose[j].R, mn_vec3_sub(xb, r->ctrl_pivot[j]));
+        x = mn_vec3_madd(x, w, mn_vec3_add(a, pose[j].p));
+    }
+    return x;
+}
+
 void mn_rig_deform(const mn_rig* r, const mn_xform* pose, double* out) {
-    int dim = r->dim, k = r->k;
+    int dim = r->dim;
     for (int i = 0; i < r->nverts; i++) {
-        mn_vec3 xb = mn_v3(r->rest[3 * i], r->rest[3 * i + 1], r->rest[3 * i + 2]);
-        mn_vec3 x = mn_v3(0, 0, 0);
-        for (int s = 0; s < k; s++) {
-            double w = r->w_val[i * k + s];
-            if (w == 0) continue;
-            int j = r->w_idx[i * k + s];
-            mn_vec3 a = mn_mat3_mulv(&pose[j].R, mn_vec3_sub(xb, r->ctrl_pivot[j]));
-            x = mn_vec3_madd(x, w, mn_vec3_add(a, pose[j].p));
-        }
+        mn_vec3 x = blend_vertex(r, pose, i);
         out[dim * i] = x.x;
         out[dim * i + 1] = x.y;
         if (dim == 3) out[dim * i + 2] = x.z;
@@ -330,18 +337,10 @@ void mn_rig_deform(const mn_rig* r, const mn_xform* pose, double* out) {
 
 void mn_rig_error(const mn_rig* r, const mn_xform* pose, const double* targets, double* rms,
                   double* max_err) {
-    int dim = r->dim, k = r->k;
+    int dim = r->dim;
     double sum = 0, msum = 0, mx = 0;
     for (int i = 0; i < r->nverts; i++) {
-        mn_vec3 xb = mn_v3(r->rest[3 * i], r->rest[3 * i + 1], r->rest[3 * i + 2]);
-        mn_vec3 x = mn_v3(0, 0, 0);
-        for (int s = 0; s < k; s++) {
-            double w = r->w_val[i * k + s];
-            if (w == 0) continue;
-            int j = r->w_idx[i * k + s];
-            mn_vec3 a = mn_mat3_mulv(&pose[j].R, mn_vec3_sub(xb, r->ctrl_pivot[j]));
-            x = mn_vec3_madd(x, w, mn_vec3_add(a, pose[j].p));
-        }
+        mn_vec3 x = blend_vertex(r, pose, i);
         mn_vec3 t = mn_v3(targets[dim * i], targets[dim * i + 1], dim == 3 ? targets[dim * i + 2] : 0);
         double e2 = mn_vec3_dot(mn_vec3_sub(x, t), mn_vec3_sub(x, t));
         sum += r->mass[i] * e2;

@@ -70,7 +70,7 @@ static void test_exact_on_pole_side(void) {
                 if (st != MN_OK) fprintf(stderr, "shoulder %d target %d pole %d: %s\n", sh, t, k, r.message);
                 CHECK(geo_pos_err(m, d, &p) <= 1e-9);
                 CHECK(elbow_side(m, d, targets[t], poles[k]) > 1e-3);
-                CHECK(r.iters == 1);
+                CHECK(r.iterations == 1);
             }
         mn_data_destroy(d);
         mn_model_destroy(m);

@@ -179,8 +179,15 @@ static void test_bad_input(void) {
     CHECK(mn_ik_solve(NULL, d, &p, &o, &r) == MN_ERR_ARG);
     CHECK(mn_ik_solve(m, NULL, &p, &o, &r) == MN_ERR_ARG);
     CHECK(mn_ik_solve(m, d, NULL, &o, &r) == MN_ERR_ARG);
-    CHECK(mn_ik_solve(m, d, &p, NULL, &r) == MN_ERR_ARG);
+    /* NULL options mean mn_ik_default(): the same answer, bit for bit. */
+    memcpy(d->q, q0, sizeof(double) * (size_t)m->nq);
+    CHECK(mn_ik_solve(m, d, &p, NULL, &r) == MN_OK);
+    double* qnull = malloc(sizeof(double) * (size_t)m->nq);
+    memcpy(qnull, d->q, sizeof(double) * (size_t)m->nq);
+    memcpy(d->q, q0, sizeof(double) * (size_t)m->nq);
     CHECK(mn_ik_solve(m, d, &p, &o, NULL) == MN_OK); /* a result is optional */
+    CHECK(memcmp(qnull, d->q, sizeof(double) * (size_t)m->nq) == 0);
+    free(qnull);
     memcpy(d->q, q0, sizeof(double) * (size_t)m->nq);
     d->q[J(m, "j2")] = NAN;
     CHECK(mn_ik_solve(m, d, &p, &o, &r) == MN_ERR_ARG);
@@ -225,7 +232,7 @@ static void test_base_frame_and_point(void) {
         mn_vec3 pb = mn_xform_apply(&Bi, pw);
         CHECK(mn_vec3_dist(pb, p.target_pos) <= 1.01e-5);
         CHECK(r.pos_err <= 1e-5 && r.rot_err == 0);
-        CHECK(r.iters > 0 && r.time_us >= 0 && r.message[0] == 0);
+        CHECK(r.iterations > 0 && r.time_us >= 0 && r.message[0] == 0);
     }
     mn_data_destroy(d);
     mn_model_destroy(m);
@@ -357,7 +364,7 @@ static void test_budget(void) {
     mn_status s = mn_ik_solve(m, d, &p, &o, &r);
     CHECK(s == MN_ERR_NOCONVERGE);
     CHECK(strstr(r.message, "iteration") != NULL);
-    CHECK(r.iters == 3);
+    CHECK(r.iterations == 3);
     CHECK(r.pos_err < before);
     CHECK_NEAR(r.pos_err, mn_vec3_dist(mn_point_world(d, p.tip, p.point), p.target_pos), 1e-12);
     mn_data_destroy(d);
@@ -472,10 +479,10 @@ static void test_random_problems(void) {
 static void test_common_helpers(void) {
     mn_vec3 a = mn_v3(0, 0, 1);
     mn_quat inside = mn_quat_mul(mn_quat_axis_angle(mn_v3(1, 0, 0), 0.3), mn_quat_axis_angle(a, 0.2));
-    mn_quat c = mn_ik_ball_clamp(inside, a, 0.5, -0.4, 0.4);
+    mn_quat c = mn_ball_clamp(inside, a, 0.5, -0.4, 0.4);
     CHECK(mn_quat_angle_between(c, inside) < 1e-12);
     mn_quat outside = mn_quat_mul(mn_quat_axis_angle(mn_v3(1, 0, 0), 0.9), mn_quat_axis_angle(a, 0.7));
-    c = mn_ik_ball_clamp(outside, a, 0.5, -0.4, 0.4);
+    c = mn_ball_clamp(outside, a, 0.5, -0.4, 0.4);
     mn_quat want = mn_quat_mul(mn_quat_axis_angle(mn_v3(1, 0, 0), 0.5), mn_quat_axis_angle(a, 0.4));
     CHECK(mn_quat_angle_between(c, want) < 1e-9);
     mn_rng r1, r2;

@@ -109,7 +109,8 @@ static void test_ball_clamp_matches_model(void) {
         seed = seed * 1103515245u + 12345u;
         v.z = (double)(seed >> 8) / (1 << 24) - 0.5;
         mn_quat q = mn_quat_exp(mn_vec3_scale(v, 5.0));
-        mn_quat c = mn_geo_ball_clamp(q, m->jnt_axis[0], m->jnt_swing[0], m->jnt_twist[0], m->jnt_twist[1]);
+        mn_quat c =
+            mn_ball_clamp(q, m->jnt_axis[0], m->jnt_swing[0], m->jnt_twist[0], m->jnt_twist[1]);
         d->q[0] = c.w, d->q[1] = c.x, d->q[2] = c.y, d->q[3] = c.z;
         CHECK(mn_q_within_limits(m, d->q, 1e-9));
     }
@@ -132,7 +133,7 @@ static void test_planar_reach(void) {
         CHECK(geo_solve(mn_ik_ccd, m, d, &p, &o, &r) == MN_OK);
         CHECK(r.pos_err <= 1e-6);
         CHECK(geo_pos_err(m, d, &p) <= 1e-6);
-        CHECK(r.iters > 0);
+        CHECK(r.iterations > 0);
     }
     mn_data_destroy(d);
     mn_model_destroy(m);
@@ -357,7 +358,7 @@ static void test_deterministic_and_no_alloc(void) {
     CHECK(mn_alloc_count() == before);
     mn_status s2 = geo_solve(mn_ik_ccd, m, d2, &p, &o, &r2);
     CHECK(s1 == s2);
-    CHECK(r1.iters == r2.iters);
+    CHECK(r1.iterations == r2.iterations);
     CHECK(memcmp(d1->q, d2->q, sizeof(double) * (size_t)m->nq) == 0);
     mn_data_destroy(d1);
     mn_data_destroy(d2);
@@ -440,7 +441,7 @@ static void test_budget(void) {
     o.max_iters = 2;
     mn_ik_result r;
     CHECK(geo_solve(mn_ik_ccd, m, d, &p, &o, &r) == MN_ERR_NOCONVERGE);
-    CHECK(r.iters == 2);
+    CHECK(r.iterations == 2);
     CHECK(strstr(r.message, "ccd") != NULL);
     CHECK(r.pos_err < before);
     CHECK_NEAR(r.pos_err, geo_pos_err(m, d, &p), 1e-12);

@@ -264,7 +264,7 @@ static void test_deterministic_and_no_alloc(void) {
     mn_status s1 = geo_solve(mn_ik_fabrik, m, d1, &p, &o, &r1);
     CHECK(mn_alloc_count() == before);
     mn_status s2 = geo_solve(mn_ik_fabrik, m, d2, &p, &o, &r2);
-    CHECK(s1 == s2 && r1.iters == r2.iters);
+    CHECK(s1 == s2 && r1.iterations == r2.iterations);
     CHECK(memcmp(d1->q, d2->q, sizeof(double) * (size_t)m->nq) == 0);
     mn_data_destroy(d1);
     mn_data_destroy(d2);
@@ -303,7 +303,7 @@ static void test_one_iteration_is_textbook_fabrik(void) {
     o.max_step = 0;
     mn_ik_result r;
     geo_solve(mn_ik_fabrik, m, d, &pr, &o, &r);
-    CHECK(r.iters == 1);
+    CHECK(r.iterations == 1);
     mn_fk(m, d);
     for (int i = 1; i < 4; i++) CHECK(mn_vec3_dist(d->xf[i].p, b[i]) <= 1e-12);
     mn_data_destroy(d);

@@ -470,7 +470,7 @@ static void test_no_allocation(void) {
         long before = mn_alloc_count();
         mn_ik_solve(m, d, &p, &o, &r);
         CHECK(mn_alloc_count() == before);
-        CHECK(r.iters > 0);
+        CHECK(r.iterations > 0);
     }
     mn_data_destroy(d);
     mn_model_destroy(m);
@@ -496,8 +496,8 @@ static void check_jacobians(mn_model* m, int base, int tip, mn_vec3 point) {
         mn_ikc c;
         size_t mark = mn_arena_mark(&d->arena);
         CHECK(mn_ikc_build(m, d, base, tip, point, &d->arena, &c) == MN_OK);
-        double* qc = mn_arena_alloc(&d->arena, sizeof(double) * (size_t)c.nqc);
-        mn_ikc_gather(&c, d->q, qc);
+        double* qc = mn_arena_alloc(&d->arena, sizeof(double) * (size_t)c.ch.nq);
+        mn_chain_gather(&c.ch, d->q, qc);
         mn_ik_problem p = mn_ik_problem_default();
         p.use_orientation = 1;
         p.point = point;

@@ -700,6 +700,62 @@ static void test_deep_nesting(void) {
     free(t);
 }
 
+/* A figure whose groups nest 100,000 deep, each joint's first child carrying the rest of
+ * the figure and its last child a leaf: the writer puts every first child in a group
+ * inside the one before. It is written without recursion (this shape once exhausted the C
+ * stack), its indentation stops growing at 32 levels (so the text stays linear in the
+ * figure), and it reads back as the same figure. */
+static void test_deep_groups_written(void) {
+    enum { N = 100000 };
+    size_t cap = (size_t)N * 64 + 100, len = 0;
+    char* t = malloc(cap);
+    if (!t) {
+        CHECK(0);
+        return;
+    }
+    len += (size_t)snprintf(t + len, cap - len, "define skeleton \"comb\"\n");
+    for (int i = 0; i < N; i++)
+        len += (size_t)snprintf(t + len, cap - len, "joint \"c%d\" group \"g\"\n", i);
+    len += (size_t)snprintf(t + len, cap - len, "joint \"tip\"\n");
+    for (int i = N - 1; i >= 0; i--)
+        len += (size_t)snprintf(t + len, cap - len, "end group joint \"leaf%d\"\n", i);
+    len += (size_t)snprintf(t + len, cap - len, "end skeleton\n");
+    mn_model* m = NULL;
+    mn_error err;
+    mn_status s = mn_skel_read_mem(t, len, "comb.skel", &m, NULL, &err);
+    if (s) fprintf(stderr, "%s\n", err.message);
+    CHECK(s == MN_OK && m && m->njoint == 2 * N + 1);
+    char* text = NULL;
+    mn_model* back = m ? write_read(m, &text) : NULL;
+    if (m && back) {
+        CHECK(back->njoint == m->njoint);
+        int same = back->njoint == m->njoint;
+        for (int j = 0; same && j < m->njoint; j++)
+            same = !strcmp(m->jnt_name[j], back->jnt_name[j]) &&
+                   m->jnt_parent[j] == back->jnt_parent[j];
+        CHECK(same);
+        CHECK(m->jnt_depth[mn_model_find_joint(m, "tip")] == N);
+    }
+    if (text) {
+        /* the most leading spaces on any line: 2 per level, at most 32 levels */
+        size_t most = 0, run = 0;
+        int at_start = 1;
+        for (const char* p = text; *p; p++) {
+            if (*p == '\n')
+                at_start = 1, run = 0;
+            else if (at_start && *p == ' ')
+                run++, most = run > most ? run : most;
+            else
+                at_start = 0;
+        }
+        CHECK(most == 64);
+    }
+    free(text);
+    mn_model_destroy(back);
+    mn_model_destroy(m);
+    free(t);
+}
+
 static void test_io_errors(void) {
     mn_model* m = NULL;
     mn_error err;
@@ -729,6 +785,7 @@ int main(int argc, char** argv) {
     RUN(test_structure);
     RUN(test_malformed);
     RUN(test_deep_nesting);
+    RUN(test_deep_groups_written);
     RUN(test_io_errors);
     return mn_test_report();
 }

@@ -528,6 +528,286 @@ static void test_fk_never_nan(void) {
     mn_spec_destroy(s);
 }
 
+/* ---- per-joint primitives ---------------------------------------------------------------- */
+
+/* A fixed root at a random placement, one joint of type t at a random placement with a
+ * random axis, and a fixed end frame carrying the point. */
+static mn_model* one_joint_model(mn_joint_type t, int limited) {
+    mn_spec* s = mn_spec_create("one");
+    mn_joint_def d = mn_joint_default();
+    d.name = "root";
+    d.offset = mn_v3(srand1(), srand1(), srand1());
+    d.orient = rand_quat();
+    int r = mn_spec_add_joint(s, &d, NULL);
+    d = mn_joint_default();
+    d.name = "j";
+    d.parent = r;
+    d.type = t;
+    d.offset = mn_v3(srand1(), srand1(), srand1());
+    d.orient = rand_quat();
+    d.axis = mn_vec3_normalize(mn_v3(srand1(), srand1(), srand1()));
+    d.limited = limited;
+    d.range[0] = -0.5, d.range[1] = 0.7;
+    d.swing = 0.6;
+    d.twist[0] = -0.4, d.twist[1] = 0.3;
+    int j = mn_spec_add_joint(s, &d, NULL);
+    d = mn_joint_default();
+    d.name = "end";
+    d.parent = j;
+    d.offset = mn_v3(srand1(), srand1(), srand1());
+    d.orient = rand_quat();
+    mn_spec_add_joint(s, &d, NULL);
+    mn_model* m = mn_model_compile(s, NULL);
+    mn_spec_destroy(s);
+    return m;
+}
+
+/* mn_joint_jacobian_columns against central differences of the end frame's point and
+ * rotation, stepping the joint alone with mn_joint_integrate, for every moving type. */
+static void test_joint_columns_fd(void) {
+    const mn_joint_type types[4] = {MN_JOINT_HINGE, MN_JOINT_SLIDE, MN_JOINT_BALL, MN_JOINT_FREE};
+    for (int ti = 0; ti < 4; ti++) {
+        for (int trial = 0; trial < 5; trial++) {
+            mn_model* m = one_joint_model(types[ti], 0);
+            CHECK(m != NULL);
+            if (!m) continue;
+            mn_data* d = mn_data_create(m, 0);
+            int j = mn_model_find_joint(m, "j"), e = mn_model_find_joint(m, "end");
+            random_q(m, d->q);
+            mn_fk(m, d);
+            mn_vec3 local = mn_v3(srand1(), srand1(), srand1());
+            mn_vec3 P = mn_point_world(d, e, local), lin[6], ang[6];
+            int nv =
+                mn_joint_jacobian_columns(m, j, &d->xf[j], &d->xf[m->jnt_parent[j]].R, P, lin, ang);
+            CHECK(nv == mn_joint_type_nv(types[ti]));
+            double q0[7];
+            memcpy(q0, d->q + m->jnt_qadr[j], sizeof(double) * (size_t)mn_joint_type_nq(types[ti]));
+            const double h = 1e-6;
+            for (int k = 0; k < nv; k++) {
+                double v[6] = {0, 0, 0, 0, 0, 0};
+                v[k] = 1;
+                mn_vec3 pp, pm;
+                mn_mat3 Rp, Rm;
+                memcpy(d->q + m->jnt_qadr[j], q0,
+                       sizeof q0[0] * (size_t)mn_joint_type_nq(types[ti]));
+                mn_joint_integrate(types[ti], d->q + m->jnt_qadr[j], v, h);
+                mn_fk(m, d);
+                pp = mn_point_world(d, e, local), Rp = d->xf[e].R;
+                memcpy(d->q + m->jnt_qadr[j], q0,
+                       sizeof q0[0] * (size_t)mn_joint_type_nq(types[ti]));
+                mn_joint_integrate(types[ti], d->q + m->jnt_qadr[j], v, -h);
+                mn_fk(m, d);
+                pm = mn_point_world(d, e, local), Rm = d->xf[e].R;
+                mn_vec3 fl = mn_vec3_scale(mn_vec3_sub(pp, pm), 0.5 / h);
+                mn_vec3 fa = mn_vec3_scale(mn_rotation_error(&Rp, &Rm), 0.5 / h);
+                CHECK(mn_vec3_dist(fl, lin[k]) < 1e-6);
+                CHECK(mn_vec3_dist(fa, ang[k]) < 1e-6);
+            }
+            mn_data_destroy(d);
+            mn_model_destroy(m);
+        }
+    }
+}
+
+/* mn_joint_integrate then mn_q_difference gives the velocity back; quaternions stay unit. */
+static void test_joint_integrate(void) {
+    for (int trial = 0; trial < 20; trial++) {
+        mn_spec* s = random_spec(6, 1);
+        mn_model* m = mn_model_compile(s, NULL);
+        mn_spec_destroy(s);
+        double* q0 = malloc(sizeof(double) * (size_t)m->nq);
+        double* q1 = malloc(sizeof(double) * (size_t)m->nq);
+        double* v = malloc(sizeof(double) * (size_t)m->nv);
+        double* w = malloc(sizeof(double) * (size_t)m->nv);
+        random_q(m, q0);
+        for (int k = 0; k < m->nv; k++)
+            v[k] = 0.5 * srand1();
+        memcpy(q1, q0, sizeof(double) * (size_t)m->nq);
+        for (int j = 0; j < m->njoint; j++)
+            mn_joint_integrate((mn_joint_type)m->jnt_type[j], q1 + m->jnt_qadr[j],
+                               v + m->jnt_dofadr[j], 0.8);
+        mn_q_difference(m, q1, q0, w);
+        for (int k = 0; k < m->nv; k++)
+            CHECK_NEAR(w[k], 0.8 * v[k], 1e-12);
+        CHECK(mn_q_within_limits(m, q1, 0));
+        free(q0), free(q1), free(v), free(w);
+        mn_model_destroy(m);
+    }
+}
+
+/* mn_joint_clamp: the result is within the limits, a second clamp changes nothing, a state
+ * within them is left exactly as it was; a ball's projection moves no farther than needed
+ * (it is at least as close as every sampled state within the limits). */
+static void test_joint_clamp(void) {
+    const mn_joint_type types[3] = {MN_JOINT_HINGE, MN_JOINT_SLIDE, MN_JOINT_BALL};
+    for (int ti = 0; ti < 3; ti++) {
+        mn_model* m = one_joint_model(types[ti], 1);
+        int j = mn_model_find_joint(m, "j");
+        for (int trial = 0; trial < 200; trial++) {
+            double q[4], c[4], c2[4];
+            if (types[ti] == MN_JOINT_BALL) {
+                mn_quat r = rand_quat();
+                q[0] = r.w, q[1] = r.x, q[2] = r.y, q[3] = r.z;
+            } else {
+                q[0] = 2 * srand1();
+            }
+            int nq = mn_joint_type_nq(types[ti]);
+            memcpy(c, q, sizeof q);
+            int changed = mn_joint_clamp(m, j, c);
+            int within = mn_joint_within_limits(m, j, q, 0);
+            CHECK(changed == !within);
+            if (!changed) CHECK(memcmp(c, q, sizeof(double) * (size_t)nq) == 0);
+            CHECK(mn_joint_within_limits(m, j, c, 1e-9));
+            memcpy(c2, c, sizeof c);
+            mn_joint_clamp(m, j, c2);
+            for (int i = 0; i < nq; i++)
+                CHECK_NEAR(c2[i], c[i], 1e-12);
+            if (types[ti] != MN_JOINT_BALL) {
+                CHECK(c[0] >= -0.5 && c[0] <= 0.7);
+                continue;
+            }
+            /* the swing-twist projection: twist clamped to its range, the swing vector
+             * shortened to the cone, each independently of the other */
+            double tw, tw2;
+            mn_vec3 sw, sw2;
+            mn_swing_twist(mn_q4(q[0], q[1], q[2], q[3]), m->jnt_axis[j], &tw, &sw);
+            mn_swing_twist(mn_q4(c[0], c[1], c[2], c[3]), m->jnt_axis[j], &tw2, &sw2);
+            CHECK_NEAR(tw2, tw < -0.4 ? -0.4 : tw > 0.3 ? 0.3 : tw, 1e-9);
+            double sn = mn_vec3_norm(sw);
+            CHECK(mn_vec3_dist(sw2, sn > 0.6 ? mn_vec3_scale(sw, 0.6 / sn) : sw) < 1e-9);
+            /* and q = swing * twist */
+            mn_quat back = mn_quat_mul(mn_quat_exp(sw), mn_quat_axis_angle(m->jnt_axis[j], tw));
+            CHECK(mn_quat_angle_between(back, mn_q4(q[0], q[1], q[2], q[3])) < 1e-9);
+        }
+        mn_model_destroy(m);
+    }
+    /* the angle wrap */
+    for (int k = 0; k < 100; k++) {
+        double a = 40 * srand1(), w = mn_angle_wrap(a);
+        CHECK(w >= -MN_PI && w < MN_PI);
+        double turns = (a - w) / (2 * MN_PI);
+        CHECK_NEAR(turns, round(turns), 1e-12);
+    }
+}
+
+/* g(phi) of Welman eq. 4.16-4.18 evaluated directly. */
+static double ccd_objective(mn_vec3 a, int n, const mn_vec3* pc, const mn_vec3* pd, const double* w,
+                            const mn_mat3* Rc, const mn_mat3* Rd, double wo, double phi) {
+    mn_mat3 R = mn_mat3_axis_angle(a, phi);
+    double g = 0;
+    for (int i = 0; i < n; i++)
+        g += w[i] * mn_vec3_dot(pd[i], mn_mat3_mulv(&R, pc[i]));
+    for (int c = 0; c < 3 && wo > 0; c++)
+        g += wo * mn_vec3_dot(mn_mat3_col(Rd, c), mn_mat3_mulv(&R, mn_mat3_col(Rc, c)));
+    return g;
+}
+
+/* mn_ccd_hinge_angle maximises the objective: no angle of a dense scan does better. */
+static void test_ccd_hinge(void) {
+    for (int trial = 0; trial < 50; trial++) {
+        mn_vec3 a = mn_vec3_normalize(mn_v3(srand1(), srand1(), srand1()));
+        mn_vec3 pc[3], pd[3];
+        double w[3];
+        int n = 1 + trial % 3;
+        for (int i = 0; i < n; i++) {
+            pc[i] = mn_v3(srand1(), srand1(), srand1());
+            pd[i] = mn_v3(srand1(), srand1(), srand1());
+            w[i] = urand() * mn_ccd_rho_weight(pc[i], pd[i]);
+        }
+        mn_mat3 Rc = mn_quat_to_mat3(rand_quat()), Rd = mn_quat_to_mat3(rand_quat());
+        double wo = trial % 2 ? urand() : 0;
+        mn_ccd_hinge k = {0, 0, 0};
+        for (int i = 0; i < n; i++)
+            mn_ccd_hinge_add_point(&k, a, pc[i], pd[i], w[i]);
+        if (wo > 0) mn_ccd_hinge_add_frame(&k, a, &Rc, &Rd, wo);
+        double phi = mn_ccd_hinge_angle(&k);
+        CHECK(phi >= -MN_PI && phi <= MN_PI);
+        double g = ccd_objective(a, n, pc, pd, w, &Rc, &Rd, wo, phi), best = -INFINITY;
+        for (int s = 0; s <= 20000; s++) {
+            double gs =
+                ccd_objective(a, n, pc, pd, w, &Rc, &Rd, wo, -MN_PI + 2 * MN_PI * s / 20000);
+            if (gs > best) best = gs;
+        }
+        CHECK(g >= best - 1e-12 * (1 + fabs(best)));
+        /* eq. 4.19: the closed form equals the direct objective at any angle */
+        double t = 3 * srand1();
+        CHECK_NEAR(k.k1 * (1 - cos(t)) + k.k2 * cos(t) + k.k3 * sin(t),
+                   ccd_objective(a, n, pc, pd, w, &Rc, &Rd, wo, t), 1e-12);
+    }
+    /* degenerate: every goal on the axis leaves g flat, and the joint stays put */
+    mn_vec3 a = mn_vec3_normalize(mn_v3(1, 2, 3));
+    mn_ccd_hinge k = {0, 0, 0};
+    mn_ccd_hinge_add_point(&k, a, mn_vec3_scale(a, 0.3), mn_vec3_scale(a, -1.7), 1.0);
+    CHECK(mn_ccd_hinge_angle(&k) == 0.0);
+    /* the goal straight behind: half a turn */
+    mn_vec3 u = mn_vec3_perpendicular(a);
+    mn_ccd_hinge h = {0, 0, 0};
+    mn_ccd_hinge_add_point(&h, a, u, mn_vec3_neg(u), 1.0);
+    CHECK_NEAR(fabs(mn_ccd_hinge_angle(&h)), MN_PI, 1e-12);
+    /* not finite: no step */
+    mn_ccd_hinge bad = {NAN, 0, 1};
+    CHECK(mn_ccd_hinge_angle(&bad) == 0.0);
+}
+
+/* The chain view: built in an arena for a path of any joint types, with the state and DOF
+ * addresses the model gives; integrate and clamp act joint by joint as the primitives. */
+static void test_chain_view(void) {
+    mn_spec* s = random_spec(12, 1);
+    mn_model* m = mn_model_compile(s, NULL);
+    mn_spec_destroy(s);
+    int tip = m->njoint - 1;
+    int nj, nd, nq;
+    CHECK(mn_chain_count(m, -1, tip, &nj, &nd, &nq) == 0);
+    unsigned char buf[4096];
+    mn_arena a;
+    mn_arena_init(&a, buf, sizeof buf);
+    mn_chain c;
+    CHECK(mn_chain_init(m, -1, tip, &a, &c) == MN_OK);
+    CHECK(a.used <= mn_chain_bytes(nj, nd, nq));
+    CHECK(c.njoint == nj && c.ndof == nd && c.nq == nq);
+    int at = 0;
+    for (int i = 0; i < c.njoint; i++) {
+        int j = c.jnt[i];
+        CHECK(i == 0 ? m->jnt_parent[j] == -1 : m->jnt_parent[j] == c.jnt[i - 1]);
+        CHECK(c.qoff[i] == at);
+        for (int k = 0; k < mn_joint_type_nq((mn_joint_type)m->jnt_type[j]); k++)
+            CHECK(c.qadr[at + k] == m->jnt_qadr[j] + k);
+        for (int k = 0; k < mn_joint_type_nv((mn_joint_type)m->jnt_type[j]); k++) {
+            CHECK(c.dof[c.doff[i] + k] == m->jnt_dofadr[j] + k);
+            CHECK(c.dof_path[c.doff[i] + k] == i);
+        }
+        at += mn_joint_type_nq((mn_joint_type)m->jnt_type[j]);
+    }
+    CHECK(at == nq);
+    /* gather, integrate on the chain == integrate the whole state with zeros elsewhere */
+    double* q = malloc(sizeof(double) * (size_t)m->nq);
+    double* q2 = malloc(sizeof(double) * (size_t)m->nq);
+    double* v = calloc((size_t)m->nv, sizeof(double));
+    double qc[256], vc[256];
+    random_q(m, q);
+    memcpy(q2, q, sizeof(double) * (size_t)m->nq);
+    for (int k = 0; k < c.ndof; k++)
+        v[c.dof[k]] = vc[k] = srand1();
+    mn_chain_gather(&c, q, qc);
+    mn_chain_integrate(m, &c, qc, vc, 0.3);
+    mn_chain_scatter(&c, qc, q);
+    mn_integrate(m, q2, v, 0.3);
+    for (int i = 0; i < m->nq; i++)
+        CHECK_NEAR(q[i], q2[i], 1e-15);
+    /* frames relative to the base (the world here) match mn_fk */
+    mn_data* d = mn_data_create(m, 0);
+    memcpy(d->q, q, sizeof(double) * (size_t)m->nq);
+    mn_fk(m, d);
+    mn_xform fr[64];
+    mn_chain_frames(m, &c, qc, fr);
+    for (int i = 0; i < c.njoint; i++)
+        CHECK(mn_vec3_dist(fr[i].p, d->xf[c.jnt[i]].p) < 1e-12);
+    CHECK(mn_chain_init(m, tip, 0, &a, &c) == MN_ERR_ARG || tip == 0);
+    free(q), free(q2), free(v);
+    mn_data_destroy(d);
+    mn_model_destroy(m);
+}
+
 int main(int argc, char** argv) {
     mn_test_init(argc, argv);
     RUN(test_compile_errors);
@@ -540,5 +820,10 @@ int main(int argc, char** argv) {
     RUN(test_state_ops);
     RUN(test_limits);
     RUN(test_fk_never_nan);
+    RUN(test_joint_columns_fd);
+    RUN(test_joint_integrate);
+    RUN(test_joint_clamp);
+    RUN(test_ccd_hinge);
+    RUN(test_chain_view);
     return mn_test_report();
 }

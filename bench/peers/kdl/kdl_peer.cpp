@@ -604,7 +604,7 @@ int main(int argc, char** argv) {
             mn_ik_solve(m, d, &p, &o, &r);
             double us = (now_ns(cpu) - t0) * 1e-3;
             for (int k = 0; k < nd; k++) qs[k] = d->q[pc.dof_qadr[k]];
-            st_lm.sum_iters += r.iters;
+            st_lm.sum_iters += r.iterations;
             st_lm.sum_restarts += r.restarts;
             st_lm.add(recheck(m, pc, T, qs.data(), tol), us, timeout_us);
         }

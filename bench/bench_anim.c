@@ -1,0 +1,296 @@
+/* marionette bench anim: sampling speed of keyframed sequences (joint samples per second)
+ * and the cost of constrained in-betweens (Welman 6.1.2, 6.3, 7.2.1). Reports; asserts
+ * nothing about time. */
+#include <marionette/anim.h>
+#include <marionette/io.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "bench_util.h"
+#include "cli.h"
+
+const char mn_bench_anim_summary[] =
+    "sequence sampling (joint samples/s) and constrained in-betweens (ms/frame)";
+
+#define CMU_SCALE (0.0254 / 0.45)
+
+static void usage(FILE* f) {
+    fprintf(f,
+            "usage: marionette bench anim [--bvh FILE] [--samples N] [--frames N]\n"
+            "\n"
+            "sampling: a sequence of the built-in stick figure (20 keys of varied poses, 10\n"
+            "frames apart) and, with --bvh, of a BVH take (every 4th frame a key, lengths scaled\n"
+            "to metres as for CMU), both with squad rotations and Catmull-Rom translations, is\n"
+            "sampled at N (default 200000) fractional frames spread over the sequence. One line\n"
+            "each: figure, joints (moving joints: each one joint sample), keys, ns_per_sample,\n"
+            "joint_samples_per_s (thread CPU time, the best of 5 rounds).\n"
+            "\n"
+            "inbetween: the stick figure crouches 20 cm and stands up again over 4 keys while\n"
+            "both feet are locked (position and orientation) and the right hand follows a\n"
+            "Catmull-Rom path of 5 target keys; every frame of --frames (default 600) is an\n"
+            "in-between re-satisfying the constraints with the Lagrange solver, warm-started,\n"
+            "to a tolerance of 1e-5 m (ten times tighter than the goal of 1e-4 m).\n"
+            "One line: frames, median_ms, p99_ms, max_ms (thread CPU time per frame),\n"
+            "mean_iters, max_lock_error_m (largest distance of a foot or the hand from its\n"
+            "target at any frame), plain_foot_error_m (the same feet in the plain in-betweens).\n");
+}
+
+static double cpu_ns(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return ts.tv_sec * 1e9 + ts.tv_nsec;
+}
+
+static unsigned lcg = 12345u;
+static double rnd(void) {
+    lcg = lcg * 1664525u + 1013904223u;
+    return (lcg >> 8) / 16777216.0;
+}
+
+static int moving_joints(const mn_model* m) {
+    int n = 0;
+    for (int j = 0; j < m->njoint; j++)
+        n += m->jnt_type[j] != MN_JOINT_FIXED;
+    return n;
+}
+
+static void time_sampling(const char* name, const mn_seq* s, int nsamples) {
+    const mn_model* m = mn_seq_model(s);
+    double* q = malloc(sizeof(double) * (size_t)m->nq);
+    double f0 = mn_seq_start(s), span = mn_seq_end(s) - f0;
+    volatile double sink = 0;
+    double best = 1e300;
+    for (int round = 0; round < 5; round++) {
+        double t0 = cpu_ns();
+        for (int i = 0; i < nsamples; i++) {
+            /* an irrational stride: every segment, every parameter */
+            double f = f0 + span * ((double)i * 0.6180339887498949 -
+                                    (double)(long)((double)i * 0.6180339887498949));
+            mn_seq_sample(s, f, q);
+            sink += q[m->nq - 1];
+        }
+        double dt = (cpu_ns() - t0) / nsamples;
+        if (dt < best) best = dt;
+    }
+    int nj = moving_joints(m);
+    printf("bench=anim part=sampling figure=%s joints=%d keys=%d rot=squad trans=catmull-rom "
+           "ns_per_sample=%.1f "
+           "joint_samples_per_s=%.3g\n",
+           name, nj, mn_seq_key_count(s), best, nj / best * 1e9);
+    (void)sink;
+    free(q);
+}
+
+static mn_seq* stickman_seq(const mn_model* m) {
+    mn_seq_def def = mn_seq_def_default();
+    def.rot = MN_INTERP_SQUAD;
+    def.trans = MN_INTERP_CATMULL_ROM;
+    mn_seq* s = mn_seq_create(m, &def, NULL);
+    double* q = malloc(sizeof(double) * (size_t)m->nq);
+    for (int k = 0; k < 20; k++) {
+        memcpy(q, m->q0, sizeof(double) * (size_t)m->nq);
+        for (int j = 0; j < m->njoint; j++) {
+            if (m->jnt_type[j] != MN_JOINT_HINGE) continue;
+            double lo = m->jnt_range[2 * j], hi = m->jnt_range[2 * j + 1];
+            /* within the middle half of the range */
+            q[m->jnt_qadr[j]] = lo + (hi - lo) * (0.25 + 0.5 * rnd());
+        }
+        q[0] = 0.3 * rnd(), q[1] = 0.1 * rnd(), q[2] = 0.2 * k;
+        mn_quat r = mn_quat_axis_angle(mn_v3(0, 1, 0), 0.3 * rnd());
+        q[3] = r.w, q[4] = r.x, q[5] = r.y, q[6] = r.z;
+        mn_seq_set_key(s, 10 * k, q, NULL);
+    }
+    free(q);
+    return s;
+}
+
+static mn_seq* bvh_seq(const mn_model* m, const mn_motion* mo) {
+    mn_seq_def def = mn_seq_def_default();
+    def.rot = MN_INTERP_SQUAD;
+    def.trans = MN_INTERP_CATMULL_ROM;
+    def.fps = mo->frame_time > 0 ? 1.0 / mo->frame_time : 30;
+    mn_seq* s = mn_seq_create(m, &def, NULL);
+    for (int f = 0; f < mo->nframes; f += 4)
+        mn_seq_set_key(s, f, mo->q + (size_t)f * (size_t)mo->nq, NULL);
+    return s;
+}
+
+/* A crouched key: the pelvis dragged down by `drop` with both feet pinned. */
+static void crouch(const mn_model* m, double drop, double* q) {
+    mn_data* d = mn_data_create(m, 0);
+    mn_figure fig = {m, d};
+    mn_csys* cs = mn_csys_create(&fig, 1, NULL, NULL);
+    const char* feet[2] = {"left foot", "right foot"};
+    for (int i = 0; i < 2; i++) {
+        mn_handle_def h = mn_handle_default();
+        h.joint = mn_model_find_joint(m, feet[i]);
+        int hp = mn_csys_add_handle(cs, &h, NULL);
+        h.type = MN_HANDLE_ORIENT;
+        int ho = mn_csys_add_handle(cs, &h, NULL);
+        mn_constraint_def c = mn_constraint_default();
+        c.handle = hp;
+        c.target = d->xf[h.joint].p;
+        mn_csys_add_constraint(cs, &c, NULL);
+        c.type = MN_CON_ORIENT;
+        c.handle = ho;
+        c.target_rot = mn_quat_from_mat3(&d->xf[h.joint].R);
+        mn_csys_add_constraint(cs, &c, NULL);
+    }
+    mn_handle_def hp = mn_handle_default();
+    hp.joint = mn_model_find_joint(m, "pelvis");
+    int pel = mn_csys_add_handle(cs, &hp, NULL);
+    mn_csys_drag(cs, pel, mn_vec3_add(d->xf[hp.joint].p, mn_v3(0, -drop, 0.03)), 1, 1);
+    mn_csolve_options o = mn_csolve_default();
+    o.max_iters = 200;
+    o.tol = 1e-9;
+    mn_csolve_result r;
+    for (int i = 0; i < 10; i++)
+        mn_csys_solve(cs, &o, &r);
+    memcpy(q, d->q, sizeof(double) * (size_t)m->nq);
+    mn_csys_destroy(cs);
+    mn_data_destroy(d);
+}
+
+static int cmp(const void* a, const void* b) {
+    double x = *(const double*)a, y = *(const double*)b;
+    return (x > y) - (x < y);
+}
+
+static void time_inbetween(const mn_model* m, int frames) {
+    mn_seq* s = mn_seq_create(m, NULL, NULL);
+    double* q = malloc(sizeof(double) * (size_t)m->nq);
+    double span = frames - 1;
+    crouch(m, 0.2, q);
+    mn_seq_set_key(s, 0, m->q0, NULL);
+    mn_seq_set_key(s, span / 3, q, NULL);
+    crouch(m, 0.1, q);
+    mn_seq_set_key(s, 2 * span / 3, q, NULL);
+    mn_seq_set_key(s, span, m->q0, NULL);
+    const char* feet[2] = {"left foot", "right foot"};
+    int hf[2];
+    for (int i = 0; i < 2; i++) {
+        mn_handle_def h = mn_handle_default();
+        h.joint = mn_model_find_joint(m, feet[i]);
+        hf[i] = mn_seq_add_handle(s, &h, NULL);
+        h.type = MN_HANDLE_ORIENT;
+        int ho = mn_seq_add_handle(s, &h, NULL);
+        mn_seq_constraint_def c = mn_seq_constraint_default();
+        c.con.handle = hf[i];
+        c.lock = 1;
+        mn_seq_add_constraint(s, &c, NULL);
+        c.con.type = MN_CON_ORIENT;
+        c.con.handle = ho;
+        mn_seq_add_constraint(s, &c, NULL);
+    }
+    mn_data* d = mn_data_create(m, 0);
+    mn_seq_sample_data(s, d, 0);
+    mn_handle_def h = mn_handle_default();
+    h.joint = mn_model_find_joint(m, "right hand");
+    h.point = mn_v3(0, -0.08, 0);
+    int hh = mn_seq_add_handle(s, &h, NULL);
+    mn_seq_constraint_def c = mn_seq_constraint_default();
+    c.con.handle = hh;
+    c.target_interp = MN_INTERP_CATMULL_ROM;
+    int ci = mn_seq_add_constraint(s, &c, NULL);
+    mn_vec3 p0 = mn_point_world(d, h.joint, h.point);
+    mn_vec3 off[5] = {
+        {0, 0, 0}, {0.05, 0.1, 0.2}, {0.1, 0.25, 0.25}, {0.05, 0.15, 0.15}, {0, 0, 0}};
+    for (int k = 0; k < 5; k++) {
+        mn_target_key t = {span * k / 4, mn_vec3_add(p0, off[k]), mn_v3(0, 0, 0),
+                           mn_quat_identity()};
+        mn_seq_set_target_key(s, ci, &t, NULL);
+    }
+    mn_vec3 lock[2];
+    for (int i = 0; i < 2; i++)
+        lock[i] = mn_point_world(d, mn_seq_handle(s, hf[i])->joint, mn_v3(0, 0, 0));
+    mn_seq_solver* v = mn_seq_solver_create(s, d, NULL);
+    mn_seq_solve_options o = mn_seq_solve_options_default();
+    o.solve.tol = 1e-5; /* ten times tighter than the goal of 1e-4 */
+    double* t = malloc(sizeof(double) * (size_t)frames);
+    double worst = 0, plain = 0;
+    long iters = 0;
+    for (int f = 0; f < frames; f++) {
+        mn_csolve_result r;
+        double t0 = cpu_ns();
+        mn_seq_solve_frame(v, f, &o, &r);
+        t[f] = (cpu_ns() - t0) * 1e-6;
+        iters += r.iterations;
+        mn_target_key tk;
+        mn_seq_target_at(s, ci, f, &tk);
+        worst = fmax(worst, mn_vec3_dist(mn_point_world(d, h.joint, h.point), tk.pos));
+        for (int i = 0; i < 2; i++)
+            worst =
+                fmax(worst,
+                     mn_vec3_dist(mn_point_world(d, mn_seq_handle(s, hf[i])->joint, mn_v3(0, 0, 0)),
+                                  lock[i]));
+    }
+    mn_data* dp = mn_data_create(m, 0);
+    for (int f = 0; f < frames; f++) {
+        mn_seq_sample_data(s, dp, f);
+        for (int i = 0; i < 2; i++)
+            plain = fmax(plain, mn_vec3_dist(mn_point_world(dp, mn_seq_handle(s, hf[i])->joint,
+                                                            mn_v3(0, 0, 0)),
+                                             lock[i]));
+    }
+    qsort(t, (size_t)frames, sizeof *t, cmp);
+    printf("bench=anim part=inbetween figure=stickman solver=lagrange "
+           "constraints=feet_locked+hand_path frames=%d "
+           "median_ms=%.4f p99_ms=%.4f max_ms=%.4f mean_iters=%.2f max_lock_error_m=%.2e "
+           "plain_foot_error_m=%.4f\n",
+           frames, t[frames / 2], t[(int)(0.99 * (frames - 1))], t[frames - 1],
+           (double)iters / frames, worst, plain);
+    free(t);
+    free(q);
+    mn_data_destroy(dp);
+    mn_seq_solver_destroy(v);
+    mn_data_destroy(d);
+    mn_seq_destroy(s);
+}
+
+int mn_bench_anim(int argc, char** argv) {
+    if (mn_cli_wants_help(argc, argv)) {
+        usage(stdout);
+        return MN_EXIT_OK;
+    }
+    const char* bvh = NULL;
+    int nsamples = 200000, frames = 600;
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--bvh") && i + 1 < argc)
+            bvh = argv[++i];
+        else if (!strcmp(argv[i], "--samples") && i + 1 < argc) {
+            if (!mn_cli_parse_int(argv[++i], &nsamples) || nsamples < 1)
+                return mn_cli_usage_error("bench anim", "--samples needs a positive integer");
+        } else if (!strcmp(argv[i], "--frames") && i + 1 < argc) {
+            if (!mn_cli_parse_int(argv[++i], &frames) || frames < 4)
+                return mn_cli_usage_error("bench anim", "--frames needs an integer >= 4");
+        } else
+            return mn_cli_usage_error("bench anim", "unknown argument '%s'", argv[i]);
+    }
+    mn_error err;
+    mn_model* m = mn_stickman_model(&err);
+    if (!m) return mn_cli_input_error(&err);
+    mn_seq* s = stickman_seq(m);
+    time_sampling("stickman", s, nsamples);
+    mn_seq_destroy(s);
+    if (bvh) {
+        mn_bvh_options bo = mn_bvh_default();
+        bo.scale = CMU_SCALE;
+        mn_model* b = NULL;
+        mn_motion mo;
+        if (mn_bvh_read(bvh, &bo, &b, &mo, NULL, &err) != MN_OK) {
+            mn_model_destroy(m);
+            return mn_cli_input_error(&err);
+        }
+        mn_seq* sb = bvh_seq(b, &mo);
+        time_sampling(b->name, sb, nsamples);
+        mn_seq_destroy(sb);
+        mn_motion_free(&mo);
+        mn_model_destroy(b);
+    }
+    time_inbetween(m, frames);
+    mn_model_destroy(m);
+    return MN_EXIT_OK;
+}

@@ -1,0 +1,333 @@
+/* marionette anim: summarise a sequence document, or bake it (every frame sampled, the
+ * constraints re-satisfied at each) to a BVH file. */
+#include <marionette/anim.h>
+#include <marionette/io.h>
+#include <marionette/sequence.h>
+
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <unistd.h>
+
+#include "cli.h"
+
+const char mn_cmd_anim_summary[] =
+    "summarise a sequence document (info) or bake its frames to BVH (bake)";
+
+static void usage(FILE* f) {
+    fprintf(
+        f,
+        "usage: marionette anim info SEQ.json [--script SCRIPT]\n"
+        "       marionette anim bake SEQ.json --out OUT.bvh|OUT.glb [--script SCRIPT] [--plain]\n"
+        "                            [--solver lagrange|ccd|dls] [--iters N] [--tol T] [--step F]\n"
+        "       marionette anim import TAKE.bvh --out SEQ.json [--tol METRES] [--scale S]\n"
+        "                            [--rotation MODE] [--translation MODE]\n"
+        "\n"
+        "A sequence document (docs/sequence.md) holds the keys of one figure and the\n"
+        "constraints over frame ranges that its in-betweens keep; a motion script\n"
+        "(docs/motion-script.md) given with --script adds handles and constraints over\n"
+        "time intervals to it.\n"
+        "  info    prints the figure, frame rate, keys, interpolation, the hinge runs\n"
+        "          interpolated as one rotation, handles and constraints.\n"
+        "  bake    samples every frame from the first key to the last (every F frames with\n"
+        "          --step) and writes the figure and its motion as BVH, or as a glTF 2.0 binary\n"
+        "          (a node per joint, one animation, no mesh). At each frame the\n"
+        "          active constraints are re-satisfied (warm-started from the last frame)\n"
+        "          with the solver (default lagrange), at most N steps (default 20) to the\n"
+        "          tolerance T (metres and radians, default 1e-5); --plain writes the plain\n"
+        "          in-betweens. Prints one key=value line: frames, fps, constrained frames,\n"
+        "          mean_iters, max_violation_m (largest residual of an active position\n"
+        "          constraint), unmet_frames. OUT is replaced atomically.\n"
+        "  import  opens a BVH take as a sequence: every frame a key, or with --tol the\n"
+        "          fewest keys (chosen greedily) whose in-betweens put every joint within\n"
+        "          METRES of the take (lengths scaled by S first). Interpolation: --rotation\n"
+        "          (default squad) and --translation (default catmull-rom). Writes SEQ.json\n"
+        "          naming the take as its figure and prints one key=value line: frames,\n"
+        "          keys, ratio (frames per key), max_error_m.\n");
+}
+
+static int ends_with(const char* s, const char* e) {
+    size_t n = strlen(s), k = strlen(e);
+    return n >= k && !strcasecmp(s + n - k, e);
+}
+
+static const char* fmt_frame(double f, char* buf) {
+    if (f <= -1e299 || f >= 1e299 || !isfinite(f)) return f < 0 ? "-inf" : "inf";
+    snprintf(buf, 32, "%g", f);
+    return buf;
+}
+
+/* Reads a sequence document and applies a motion script to it (script may be NULL). */
+static int read_seq(const char* path, const char* script, mn_model** m, mn_seq** s,
+                    mn_seq_doc_info* di) {
+    mn_error err;
+    if (mn_seq_read(path, m, s, di, &err) != MN_OK) return mn_cli_input_error(&err);
+    if (script && mn_motion_script_apply(script, *s, &err) != MN_OK) {
+        mn_seq_destroy(*s);
+        mn_model_destroy(*m);
+        *s = NULL;
+        *m = NULL;
+        return mn_cli_input_error(&err);
+    }
+    return MN_EXIT_OK;
+}
+
+static int info(const char* path, const char* script) {
+    mn_model* m = NULL;
+    mn_seq* s = NULL;
+    mn_seq_doc_info di;
+    int code = read_seq(path, script, &m, &s, &di);
+    if (code != MN_EXIT_OK) return code;
+    int nk = mn_seq_key_count(s);
+    double f0 = mn_seq_start(s), f1 = mn_seq_end(s), fps = mn_seq_fps(s);
+    mn_interp rot, trans;
+    mn_seq_default_interp(s, &rot, &trans);
+    printf("file: %s\n", path);
+    printf("figure: %s (%s), %d joints, %d DOF\n", di.figure, m->name ? m->name : "", m->njoint,
+           m->nv);
+    printf("fps: %g\nkeys: %d, frames %g to %g (%g s)\n", fps, nk, f0, f1, (f1 - f0) / fps);
+    printf("key frames:");
+    for (int k = 0; k < nk && k < 40; k++)
+        printf(" %g", mn_seq_key_frame(s, k));
+    printf("%s\n", nk > 40 ? " ..." : "");
+    printf("interpolation: rotation %s, translation %s\n", mn_interp_name(rot),
+           mn_interp_name(trans));
+    for (int j = 0; j < m->njoint; j++) {
+        mn_seq_joint_interp(s, j, &rot, &trans);
+        if (rot == MN_INTERP_DEFAULT && trans == MN_INTERP_DEFAULT) continue;
+        printf("  joint %s: rotation %s, translation %s\n", m->jnt_name[j], mn_interp_name(rot),
+               mn_interp_name(trans));
+    }
+    int nr = mn_seq_run_count(s);
+    printf("hinge runs interpolated as one rotation: %d\n", nr);
+    for (int r = 0; r < nr; r++) {
+        int first, len;
+        mn_seq_run(s, r, &first, &len);
+        printf("  %s (%d hinges)\n", m->jnt_name[first], len);
+    }
+    int nh = mn_seq_handle_count(s), nc = mn_seq_constraint_count(s);
+    printf("handles: %d\n", nh);
+    for (int h = 0; h < nh; h++) {
+        const mn_handle_def* d = mn_seq_handle(s, h);
+        printf("  %s: %s on %s\n", d->name ? d->name : "(unnamed)", mn_handle_type_name(d->type),
+               d->joint >= 0 ? m->jnt_name[d->joint] : "the whole figure");
+    }
+    printf("constraints: %d\n", nc);
+    for (int c = 0; c < nc; c++) {
+        const mn_seq_constraint_def* d = mn_seq_constraint(s, c);
+        char a[32], b[32];
+        const mn_handle_def* h = mn_seq_handle(s, d->con.handle);
+        printf("  %d %s%s%s on %s, frames %s to %s", c, mn_constraint_type_name(d->con.type),
+               d->con.name ? " " : "", d->con.name ? d->con.name : "",
+               h->name ? h->name : "(unnamed)", fmt_frame(d->start, a), fmt_frame(d->end, b));
+        int ntk = mn_seq_target_key_count(s, c);
+        if (d->lock && !ntk) printf(", locked where it is at the first frame");
+        if (ntk) printf(", %d target keys (%s)", ntk, mn_interp_name(d->target_interp));
+        if (!d->con.enabled) printf(", disabled");
+        printf("\n");
+    }
+    mn_seq_destroy(s);
+    mn_model_destroy(m);
+    return MN_EXIT_OK;
+}
+
+static int bake(int argc, char** argv) {
+    const char *in = NULL, *out = NULL, *script = NULL;
+    int plain = 0;
+    mn_seq_solve_options o = mn_seq_solve_options_default();
+    o.solve.tol = 1e-5;
+    o.solve.tol_rot = 1e-5;
+    double step = 1;
+    for (int i = 2; i < argc; i++) {
+        if (!strcmp(argv[i], "--out") && i + 1 < argc)
+            out = argv[++i];
+        else if (!strcmp(argv[i], "--script") && i + 1 < argc)
+            script = argv[++i];
+        else if (!strcmp(argv[i], "--plain"))
+            plain = 1;
+        else if (!strcmp(argv[i], "--solver") && i + 1 < argc) {
+            int sv = mn_csolver_parse(argv[++i]);
+            if (sv < 0)
+                return mn_cli_usage_error("anim", "unknown solver '%s' (lagrange, ccd, dls)",
+                                          argv[i]);
+            o.solve.method = (mn_csolver)sv;
+        } else if (!strcmp(argv[i], "--iters") && i + 1 < argc) {
+            if (!mn_cli_parse_int(argv[++i], &o.solve.max_iters) || o.solve.max_iters < 1)
+                return mn_cli_usage_error("anim", "--iters needs a positive integer");
+        } else if (!strcmp(argv[i], "--tol") && i + 1 < argc) {
+            if (!mn_cli_parse_double(argv[++i], &o.solve.tol) || !(o.solve.tol > 0))
+                return mn_cli_usage_error("anim", "--tol needs a positive number");
+            o.solve.tol_rot = o.solve.tol;
+        } else if (!strcmp(argv[i], "--step") && i + 1 < argc) {
+            if (!mn_cli_parse_double(argv[++i], &step) || !(step > 0))
+                return mn_cli_usage_error("anim", "--step needs a positive number");
+        } else if (argv[i][0] == '-' && argv[i][1])
+            return mn_cli_usage_error("anim", "unknown option '%s'", argv[i]);
+        else if (!in)
+            in = argv[i];
+        else
+            return mn_cli_usage_error("anim", "too many arguments");
+    }
+    if (!in) return mn_cli_usage_error("anim", "bake needs SEQ.json");
+    if (!out) return mn_cli_usage_error("anim", "bake needs --out OUT.bvh");
+    int glb = ends_with(out, ".glb");
+    if (!ends_with(out, ".bvh") && !glb)
+        return mn_cli_usage_error("anim", "OUT must end in .bvh or .glb");
+    mn_model* m = NULL;
+    mn_seq* s = NULL;
+    mn_error err;
+    int code = read_seq(in, script, &m, &s, NULL);
+    if (code != MN_EXIT_OK) return code;
+    double f0 = mn_seq_start(s), f1 = mn_seq_end(s);
+    long nf = (long)floor((f1 - f0) / step + 1e-9) + 1;
+    if (nf > 10000000) {
+        mn_seq_destroy(s);
+        mn_model_destroy(m);
+        return mn_cli_usage_error("anim", "more than 10000000 frames: use a larger --step");
+    }
+    mn_motion mo;
+    mo.nframes = (int)nf;
+    mo.nq = m->nq;
+    mo.frame_time = step / mn_seq_fps(s);
+    mo.q = malloc(sizeof(double) * (size_t)nf * (size_t)m->nq);
+    mn_data* d = mn_data_create(m, 0);
+    mn_seq_solver* v = d && !plain ? mn_seq_solver_create(s, d, &err) : NULL;
+    if (!mo.q || !d || (!plain && !v)) {
+        free(mo.q);
+        mn_data_destroy(d);
+        mn_seq_destroy(s);
+        mn_model_destroy(m);
+        if (!plain && d) return mn_cli_input_error(&err);
+        fprintf(stderr, "marionette: out of memory\n");
+        return MN_EXIT_INPUT;
+    }
+    long iters = 0, constrained = 0, unmet = 0;
+    double worst = 0;
+    for (long f = 0; f < nf; f++) {
+        double t = f0 + step * (double)f;
+        if (plain) {
+            mn_seq_sample(s, t, d->q);
+        } else {
+            mn_csolve_result r;
+            mn_status st = mn_seq_solve_frame(v, t, &o, &r);
+            if (r.iterations > 0 || r.rows > 0) constrained++;
+            iters += r.iterations;
+            if (st != MN_OK) unmet++;
+            if (r.max_violation > worst) worst = r.max_violation;
+        }
+        memcpy(mo.q + (size_t)f * (size_t)m->nq, d->q, sizeof(double) * (size_t)m->nq);
+    }
+    mn_status st = glb ? mn_gltf_write_motion(out, m, &mo, &err) : mn_bvh_write(out, m, &mo, &err);
+    printf("file=%s out=%s frames=%ld fps=%g mode=%s constrained_frames=%ld mean_iters=%.2f "
+           "max_violation_m=%.2e "
+           "unmet_frames=%ld\n",
+           in, out, nf, mn_seq_fps(s) / step, plain ? "plain" : mn_csolver_name(o.solve.method),
+           constrained, nf ? (double)iters / (double)nf : 0.0, worst, unmet);
+    free(mo.q);
+    mn_seq_solver_destroy(v);
+    mn_data_destroy(d);
+    mn_seq_destroy(s);
+    mn_model_destroy(m);
+    return st == MN_OK ? MN_EXIT_OK : mn_cli_input_error(&err);
+}
+
+static int import_take(int argc, char** argv) {
+    const char *in = NULL, *out = NULL;
+    double tol = 0, scale = 0;
+    int rot = MN_INTERP_SQUAD, trans = MN_INTERP_CATMULL_ROM;
+    for (int i = 2; i < argc; i++) {
+        if (!strcmp(argv[i], "--out") && i + 1 < argc)
+            out = argv[++i];
+        else if (!strcmp(argv[i], "--tol") && i + 1 < argc) {
+            if (!mn_cli_parse_double(argv[++i], &tol) || tol < 0)
+                return mn_cli_usage_error("anim", "--tol needs a number >= 0");
+        } else if (!strcmp(argv[i], "--scale") && i + 1 < argc) {
+            if (!mn_cli_parse_double(argv[++i], &scale) || !(scale > 0))
+                return mn_cli_usage_error("anim", "--scale needs a positive number");
+        } else if ((!strcmp(argv[i], "--rotation") || !strcmp(argv[i], "--translation")) &&
+                   i + 1 < argc) {
+            int v = mn_interp_parse(argv[i + 1]);
+            if (v <= 0)
+                return mn_cli_usage_error("anim", "unknown interpolation '%s'", argv[i + 1]);
+            if (argv[i][2] == 'r')
+                rot = v;
+            else
+                trans = v;
+            i++;
+        } else if (argv[i][0] == '-' && argv[i][1])
+            return mn_cli_usage_error("anim", "unknown option '%s'", argv[i]);
+        else if (!in)
+            in = argv[i];
+        else
+            return mn_cli_usage_error("anim", "too many arguments");
+    }
+    if (!in || !out) return mn_cli_usage_error("anim", "import needs TAKE.bvh and --out SEQ.json");
+    if (!ends_with(out, ".json")) return mn_cli_usage_error("anim", "SEQ must end in .json");
+    mn_bvh_options bo = mn_bvh_default();
+    if (scale > 0) bo.scale = scale;
+    mn_model* m = NULL;
+    mn_motion mo;
+    mn_warnings w = {0};
+    mn_error err;
+    if (mn_bvh_read(in, &bo, &m, &mo, &w, &err) != MN_OK) return mn_cli_input_error(&err);
+    mn_cli_print_warnings(&w);
+    mn_seq_def def = mn_seq_def_default();
+    def.fps = mo.frame_time > 0 ? 1.0 / mo.frame_time : 30;
+    if (!(def.fps > 0) || !isfinite(def.fps)) def.fps = 30;
+    mn_seq* s = mn_seq_create(m, &def, &err);
+    int code = MN_EXIT_OK;
+    if (!s || mn_seq_set_default_interp(s, (mn_interp)rot, (mn_interp)trans) != MN_OK) {
+        if (s)
+            code = mn_cli_usage_error("anim", "--rotation or --translation does not apply");
+        else
+            code = mn_cli_input_error(&err);
+    } else if (mo.nframes < 1) {
+        fprintf(stderr, "marionette: %s: the take has no frames\n", in);
+        code = MN_EXIT_INPUT;
+    } else {
+        int nkeys = 0;
+        double maxerr = 0;
+        if (mn_seq_add_motion(s, mo.q, mo.nframes, 0, tol, &nkeys, &maxerr, &err) != MN_OK)
+            code = mn_cli_input_error(&err);
+        else {
+            /* the figure named relative to the document when both are in the current folder */
+            char fig[4096];
+            const char* fname = in;
+            if (strchr(out, '/') && in[0] != '/') {
+                char cwd[2048];
+                if (getcwd(cwd, sizeof cwd)) {
+                    snprintf(fig, sizeof fig, "%s/%s", cwd, in);
+                    fname = fig;
+                }
+            }
+            if (mn_seq_write(out, s, fname, scale, &err) != MN_OK)
+                code = mn_cli_input_error(&err);
+            else
+                printf("file=%s out=%s frames=%d keys=%d ratio=%.2f tol_m=%g max_error_m=%.3g\n",
+                       in, out, mo.nframes, nkeys, (double)mo.nframes / nkeys, tol, maxerr);
+        }
+    }
+    mn_seq_destroy(s);
+    mn_motion_free(&mo);
+    mn_model_destroy(m);
+    return code;
+}
+
+int mn_cmd_anim(int argc, char** argv) {
+    if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
+        usage(argc < 2 ? stderr : stdout);
+        return argc < 2 ? MN_EXIT_USAGE : MN_EXIT_OK;
+    }
+    if (mn_cli_wants_help(argc, argv)) {
+        usage(stdout);
+        return MN_EXIT_OK;
+    }
+    if (!strcmp(argv[1], "info")) {
+        if (argc == 3) return info(argv[2], NULL);
+        if (argc == 5 && !strcmp(argv[3], "--script")) return info(argv[2], argv[4]);
+        return mn_cli_usage_error("anim", "info takes one SEQ.json [--script SCRIPT]");
+    }
+    if (!strcmp(argv[1], "bake")) return bake(argc, argv);
+    if (!strcmp(argv[1], "import")) return import_take(argc, argv);
+    return mn_cli_usage_error("anim", "unknown subcommand '%s' (info, bake, import)", argv[1]);
+}

@@ -1,0 +1,166 @@
+/* marionette retarget SRC --to TARGET [--map MAP] --out OUT.bvh: a take of one skeleton
+ * onto another, with the figures of the clean-up next to a naive copy of joint angles. */
+#include <marionette/retarget.h>
+
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "cli.h"
+
+const char mn_cmd_retarget_summary[] =
+    "move a motion onto another skeleton (aligned, root scaled, feet pinned) and report skate";
+
+static void usage(FILE* f) {
+    fprintf(f,
+            "usage: marionette retarget SRC --to TARGET [--map MAP] --out OUT.bvh\n"
+            "                           [--no-cleanup] [--no-hands] [--contact-height H]\n"
+            "                           [--contact-speed V]\n"
+            "\n"
+            "Moves the motion of SRC (a BVH take, or a glTF file's first animation) onto the\n"
+            "figure TARGET (any figure file, or 'stickman' for the built-in stick figure) and\n"
+            "writes every frame to OUT (BVH; OUT is replaced atomically). Joints are paired by\n"
+            "the built-in rig tables, or by the map file MAP (lines 'ROLE SOURCE TARGET', see\n"
+            "docs/retarget.md). Bones take the source's world rotations from rest, aligned for\n"
+            "the rest poses (T-pose onto A-pose); the root path is scaled by the leg lengths;\n"
+            "then the feet follow the source's scaled ankle paths and are pinned while the\n"
+            "source foot is in contact, and the hands are pulled along the scaled wrist paths\n"
+            "(Lagrange solver). --no-cleanup skips that step, --no-hands the hands. A foot is in\n"
+            "contact while its ankle is within H leg lengths of its lowest height nearby\n"
+            "(default 0.03) and slower than V leg lengths per second (default 0.4).\n"
+            "\n"
+            "Prints key=value lines: the figures, frames, scale, contacts, then for the naive\n"
+            "copy of joint angles (naive_*) and for the result (retarget_*): skate_max_mm and\n"
+            "skate_mean_mm (horizontal slide of a foot during a contact), foot_err and hand_err\n"
+            "(mean and max distance of ankles and wrists from the scaled source paths), and\n"
+            "limit_violations (frame and joint pairs outside a hinge or slide range). Lengths\n"
+            "are thousandths of the target's unit (millimetres for a figure in metres).\n");
+}
+
+static int ends_with(const char* s, const char* e) {
+    size_t n = strlen(s), k = strlen(e);
+    return n >= k && !strcasecmp(s + n - k, e);
+}
+
+static void print_metrics(const char* prefix, const mn_retarget_metrics* m) {
+    printf("%s_skate_max_mm=%.3f\n%s_skate_mean_mm=%.3f\n", prefix, m->skate_max_mm, prefix,
+           m->skate_mean_mm);
+    printf("%s_foot_err_mean_mm=%.3f\n%s_foot_err_max_mm=%.3f\n", prefix, m->foot_err_mean_mm,
+           prefix, m->foot_err_max_mm);
+    printf("%s_hand_err_mean_mm=%.3f\n%s_hand_err_max_mm=%.3f\n", prefix, m->hand_err_mean_mm,
+           prefix, m->hand_err_max_mm);
+    printf("%s_limit_violations=%ld\n%s_limit_excess_max_deg=%.3f\n", prefix, m->limit_violations,
+           prefix, m->limit_excess_max_deg);
+}
+
+int mn_cmd_retarget(int argc, char** argv) {
+    if (mn_cli_wants_help(argc, argv)) {
+        usage(stdout);
+        return MN_EXIT_OK;
+    }
+    const char *src = NULL, *to = NULL, *map_path = NULL, *out = NULL;
+    mn_retarget_options opt = mn_retarget_options_default();
+    for (int i = 1; i < argc; i++) {
+        const char* a = argv[i];
+        if (!strcmp(a, "--to") || !strcmp(a, "--map") || !strcmp(a, "--out") ||
+            !strcmp(a, "--contact-height") || !strcmp(a, "--contact-speed")) {
+            if (i + 1 >= argc) return mn_cli_usage_error("retarget", "%s needs a value", a);
+            const char* v = argv[++i];
+            if (!strcmp(a, "--to"))
+                to = v;
+            else if (!strcmp(a, "--map"))
+                map_path = v;
+            else if (!strcmp(a, "--out"))
+                out = v;
+            else {
+                double x;
+                if (!mn_cli_parse_double(v, &x) || x < 0)
+                    return mn_cli_usage_error("retarget", "%s needs a number >= 0", a);
+                if (!strcmp(a, "--contact-height"))
+                    opt.contact_height = x;
+                else
+                    opt.contact_speed = x;
+            }
+        } else if (!strcmp(a, "--no-cleanup"))
+            opt.cleanup = 0;
+        else if (!strcmp(a, "--no-hands"))
+            opt.hands = 0;
+        else if (a[0] == '-' && a[1])
+            return mn_cli_usage_error("retarget", "unknown option '%s'", a);
+        else if (!src)
+            src = a;
+        else
+            return mn_cli_usage_error("retarget", "one SRC only");
+    }
+    if (!src) return mn_cli_usage_error("retarget", "missing SRC");
+    if (!to) return mn_cli_usage_error("retarget", "missing --to TARGET");
+    if (!out) return mn_cli_usage_error("retarget", "missing --out OUT.bvh");
+    if (ends_with(out, ".glb") || ends_with(out, ".gltf"))
+        return mn_cli_usage_error("retarget", "glTF output is not available yet: write OUT.bvh");
+    if (!ends_with(out, ".bvh")) return mn_cli_usage_error("retarget", "OUT must end in .bvh");
+
+    mn_error err;
+    mn_warnings w = {0};
+    mn_model *S = NULL, *T = NULL;
+    mn_motion mo = {0}, tmo = {0};
+    mn_retarget_map map;
+    mn_retarget* rt = NULL;
+    double *q = NULL, *qn = NULL;
+    int rc = MN_EXIT_INPUT;
+    if (mn_figure_read(src, &S, &mo, &w, &err) != MN_OK) goto fail;
+    mn_cli_print_warnings(&w);
+    if (mo.nframes < 1) {
+        mn_error_set(&err, MN_ERR_ARG, src, 0, "motion", "the source has no motion to retarget");
+        goto fail;
+    }
+    w.count = 0;
+    if (mn_figure_read(to, &T, &tmo, &w, &err) != MN_OK) goto fail;
+    mn_cli_print_warnings(&w);
+    if (map_path && mn_retarget_map_read(map_path, &map, &err) != MN_OK) goto fail;
+    rt = mn_retarget_create(S, T, map_path ? &map : NULL, &opt, &err);
+    if (!rt) goto fail;
+    if (mn_retarget_set_take(rt, mo.q, mo.nframes, mo.frame_time, &err) != MN_OK) goto fail;
+    size_t n = (size_t)mo.nframes * (size_t)T->nq;
+    q = malloc(n * sizeof *q);
+    qn = malloc(n * sizeof *qn);
+    if (!q || !qn) {
+        mn_error_set(&err, MN_ERR_NOMEM, "", 0, "retarget", "out of memory");
+        goto fail;
+    }
+    for (int f = 0; f < mo.nframes; f++)
+        mn_retarget_frame(rt, f, MN_RETARGET_NAIVE, qn + (size_t)f * T->nq);
+    int unmet = 0;
+    for (int f = 0; f < mo.nframes; f++)
+        if (mn_retarget_frame(rt, f, MN_RETARGET_MAPPED, q + (size_t)f * T->nq) != MN_OK) unmet++;
+    mn_retarget_metrics mn_, mr;
+    mn_retarget_measure(rt, qn, mo.nframes, &mn_);
+    mn_retarget_measure(rt, q, mo.nframes, &mr);
+    mn_motion res = {mo.nframes, T->nq, mo.frame_time, q};
+    if (mn_bvh_write(out, T, &res, &err) != MN_OK) goto fail;
+
+    mn_retarget_info info;
+    mn_retarget_get_info(rt, &info);
+    printf("source=%s\ntarget=%s\n", src, to);
+    printf("source_rig=%s\ntarget_rig=%s\n", info.rig[0] ? info.rig[0] : "map",
+           info.rig[1] ? info.rig[1] : "map");
+    printf("frames=%d\nfps=%.6g\nroles=%d\nscale=%.6g\n", mo.nframes, 1.0 / mo.frame_time,
+           info.mapped_roles, info.scale);
+    printf("contacts_left=%d\ncontacts_right=%d\ncleanup=%d\n", info.contacts[0], info.contacts[1],
+           opt.cleanup);
+    print_metrics("naive", &mn_);
+    print_metrics("retarget", &mr);
+    printf("unconverged_frames=%d\nout=%s\n", unmet, out);
+    rc = MN_EXIT_OK;
+    goto done;
+fail:
+    rc = mn_cli_input_error(&err);
+done:
+    free(q);
+    free(qn);
+    mn_retarget_destroy(rt);
+    mn_motion_free(&mo);
+    mn_motion_free(&tmo);
+    mn_model_destroy(S);
+    mn_model_destroy(T);
+    return rc;
+}

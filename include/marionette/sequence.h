@@ -1,0 +1,62 @@
+/* marionette sequence documents: a keyframed sequence (anim.h) as JSON, with its figure,
+ * frame rate, interpolation, keys, and the scene document's handles and constraints
+ * (scene.h) active over frame ranges, with animated targets. Schema in docs/sequence.md.
+ *
+ * Reading checks everything the scene reader checks and names the file, the line and the
+ * field of the first problem ("walk.json:12: keys[3].pose.torso.1: expected a number");
+ * on failure nothing is returned. Writing prints every number so that it reads back to the
+ * same double: a write-read round trip is exact. */
+#ifndef MARIONETTE_SEQUENCE_H
+#define MARIONETTE_SEQUENCE_H
+
+#include <stddef.h>
+
+#include "anim.h"
+#include "base.h"
+#include "model.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* What a sequence document names besides the sequence: its figure. */
+typedef struct mn_seq_doc_info {
+    char figure[256]; /* the "figure" member: a figure file or "stickman" */
+    double scale;     /* the "scale" member (BVH figures), 0 when absent */
+} mn_seq_doc_info;
+
+/* Reads a sequence document. The figure is read from the "figure" member (a path relative
+ * to the document's folder, or the built-in "stickman"); *model receives it and must
+ * outlive the sequence (destroy the sequence first). info may be NULL. On failure *model
+ * and *seq are NULL and err names file, line and field. */
+mn_status mn_seq_read(const char* path, mn_model** model, mn_seq** seq, mn_seq_doc_info* info,
+                      mn_error* err);
+/* The same from memory: name is used in messages, base_dir (may be NULL: the current
+ * folder) resolves a relative figure path. With figure non-NULL, that model is used instead
+ * of reading the document's figure (and *model is set to NULL). */
+mn_status mn_seq_read_mem(const char* text, size_t len, const char* name, const char* base_dir,
+                          const mn_model* figure, mn_model** model, mn_seq** seq,
+                          mn_seq_doc_info* info, mn_error* err);
+
+/* Writes s as a sequence document naming `figure` (and scale when > 0). The file is
+ * replaced atomically. */
+mn_status mn_seq_write(const char* path, const mn_seq* s, const char* figure, double scale,
+                       mn_error* err);
+/* The same into a malloc'd, NUL-terminated text (free it with free). */
+mn_status mn_seq_write_mem(const mn_seq* s, const char* figure, double scale, char** text,
+                           size_t* len, mn_error* err);
+
+/* ---- motion scripts (docs/motion-script.md; Welman 7.2.1) --------------------------------- */
+
+/* Applies a motion script to s: its handles and its constraints over time intervals (locks,
+ * pins, orientations, planes, lines, paths to follow, balance) are added to the sequence.
+ * The script is checked whole first: on any error s is unchanged and err names the file,
+ * the line and the field. */
+mn_status mn_motion_script_apply(const char* path, mn_seq* s, mn_error* err);
+mn_status mn_motion_script_apply_mem(const char* text, size_t len, const char* name, mn_seq* s,
+                                     mn_error* err);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

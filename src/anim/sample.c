@@ -1,0 +1,200 @@
+/* Sampling a sequence at any frame (Welman 6.1.2: the in-betweens are computed on the fly
+ * from the keys). Reads only the const sequence and its tables, writes only the caller's
+ * state: reentrant and allocation-free. */
+#include <math.h>
+#include <string.h>
+
+#include "anim_internal.h"
+
+int mn_seq_locate(const mn_seq* s, double frame, double* u) {
+    const double* f = s->key_frame;
+    int n = s->nkey;
+    *u = 0;
+    if (!(frame > f[0])) return 0;
+    if (frame >= f[n - 1]) return n - 1;
+    int lo = 0, hi = n - 1; /* f[lo] <= frame < f[hi] */
+    while (hi - lo > 1) {
+        int mid = (lo + hi) >> 1;
+        if (f[mid] <= frame)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    *u = (frame - f[lo]) / (f[lo + 1] - f[lo]);
+    return lo;
+}
+
+static const int EULER_AXES[6][3] = {{0, 1, 2}, {0, 2, 1}, {1, 0, 2},
+                                     {1, 2, 0}, {2, 0, 1}, {2, 1, 0}};
+
+static inline double wrap_near(double a, double ref) {
+    double d = ref - a;
+    if (d >= -MN_PI && d <= MN_PI) return a; /* the common case: no whole turn apart */
+    return a + 2 * MN_PI * nearbyint(d / (2 * MN_PI));
+}
+
+/* Of the two Tait-Bryan solutions e and (e0 + pi, pi - e1, e2 + pi), each angle moved by
+ * whole turns, the one nearest ref (no flips: Welman 6.1.2's in-betweens stay on the branch
+ * of the keys). */
+void mn_anim_pick_branch(const double e[3], const double ref[3], double out[3]) {
+    double a[3], b[3];
+    double alt[3] = {e[0] + MN_PI, MN_PI - e[1], e[2] + MN_PI};
+    double da = 0, db = 0;
+    for (int i = 0; i < 3; i++) {
+        a[i] = wrap_near(e[i], ref[i]);
+        b[i] = wrap_near(alt[i], ref[i]);
+        da += (a[i] - ref[i]) * (a[i] - ref[i]);
+        db += (b[i] - ref[i]) * (b[i] - ref[i]);
+    }
+    const double* w = da <= db ? a : b;
+    out[0] = w[0], out[1] = w[1], out[2] = w[2];
+}
+
+/* Tait-Bryan angles of R = R_i(e0) R_j(e1) R_k(e2), straight from the quaternion's matrix
+ * entries (the same decomposition as mn_euler_from_mat3, with the last angle read from row
+ * i so that no extra sine and cosine are needed). */
+void mn_anim_euler_from_quat(int order, mn_quat q, double e[3]) {
+    const int* ax = EULER_AXES[(unsigned)order < 6u ? order : 0];
+    int i = ax[0], j = ax[1], k = ax[2];
+    double s = ((i + 1) % 3 == j) ? 1.0 : -1.0;
+    mn_mat3 Rm = mn_quat_to_mat3(q);
+#define R(r, c) Rm.m[3 * (r) + (c)]
+    double cb =
+        sqrt(R(i, i) * R(i, i) + R(i, j) * R(i, j)); /* entries of a rotation: no overflow */
+    e[1] = atan2(s * R(i, k), cb);
+    if (cb > 1e-12) {
+        e[0] = atan2(-s * R(j, k), R(k, k));
+        e[2] = atan2(-s * R(i, j), R(i, i));
+    } else {
+        e[0] = atan2(s * R(k, j), R(j, j));
+        e[2] = 0.0;
+    }
+#undef R
+}
+
+/* Slerp with the angle, its cosine and 1/sin precomputed (Shoemake 1985): one sine and
+ * cosine per call, sin((1-u)t) = sin t cos(ut) - cos t sin(ut); nlerp when they coincide. */
+static inline void slerp_pre(const double* a, const double* b, double th, double is, double cs,
+                             double u, double* r) {
+    double wa, wb;
+    if (is > 0) {
+        double s1, c1;
+        mn_sincos(u * th, &s1, &c1);
+        wb = s1 * is;
+        wa = c1 - cs * wb;
+    } else {
+        wa = 1 - u, wb = u;
+    }
+    for (int i = 0; i < 4; i++)
+        r[i] = wa * a[i] + wb * b[i];
+}
+
+/* Slerp of two unit quaternions without the shorter-arc flip (squad's outer slerp). */
+static inline void slerp_full(const double* a, const double* b, double u, double* r) {
+    double d = a[0] * b[0] + a[1] * b[1] + a[2] * b[2] + a[3] * b[3];
+    double wa = 1 - u, wb = u;
+    if (d < 0.9999) {
+        if (d < -1) d = -1;
+        double st = sqrt(1 - d * d);
+        if (st > 1e-9) {
+            double s1, c1;
+            mn_sincos(u * acos(d), &s1, &c1);
+            wb = s1 / st;
+            wa = c1 - d * wb;
+        }
+    }
+    for (int i = 0; i < 4; i++)
+        r[i] = wa * a[i] + wb * b[i];
+}
+
+mn_quat mn_anim_unit_rotation(const seq_unit* un, const double* rec, double u) {
+    double r[4];
+    if (un->mode == MN_INTERP_CONSTANT) {
+        memcpy(r, rec + R_QA, sizeof r);
+    } else if (un->mode == MN_INTERP_SQUAD) {
+        /* squad(q_k, q_k+1, s_k, s_k+1, u) = slerp(slerp(q_k, q_k+1, u), slerp(s_k, s_k+1, u),
+         * 2u(1-u)) (Shoemake 1987) */
+        double p[4], t[4];
+        slerp_pre(rec + R_QA, rec + R_QB, rec[R_TH], rec[R_IS], rec[R_COS], u, p);
+        slerp_pre(rec + R_SA, rec + R_SB, rec[R_THS], rec[R_ISS], rec[R_COSS], u, t);
+        slerp_full(p, t, 2 * u * (1 - u), r);
+    } else {
+        slerp_pre(rec + R_QA, rec + R_QB, rec[R_TH], rec[R_IS], rec[R_COS], u, r);
+    }
+    double n2 = r[0] * r[0] + r[1] * r[1] + r[2] * r[2] + r[3] * r[3];
+    double inv = 1.0 / sqrt(n2);
+    return mn_q4(r[0] * inv, r[1] * inv, r[2] * inv, r[3] * inv);
+}
+
+static void sample_unit(const mn_seq* s, int k, const seq_unit* un, const double* rec, double u,
+                        double* q) {
+    if (un->kind == UNIT_BALL_EULER) {
+        double e[3];
+        if (un->mode == MN_INTERP_CONSTANT) u = 0;
+        for (int i = 0; i < 3; i++)
+            e[i] = rec[R_EA + i] + u * (rec[R_EB + i] - rec[R_EA + i]);
+        mn_quat r = mn_euler_to_quat((mn_euler_order)un->order, e);
+        double* o = q + un->qadr[0];
+        o[0] = r.w, o[1] = r.x, o[2] = r.y, o[3] = r.z;
+        return;
+    }
+    if (un->kind == UNIT_QUAT) {
+        mn_quat r = mn_anim_unit_rotation(un, rec, u);
+        double* o = q + un->qadr[0];
+        o[0] = r.w, o[1] = r.x, o[2] = r.y, o[3] = r.z;
+        return;
+    }
+    /* a run of hinges: the rotation mapped back to the hinge angles, on the branch tracked
+     * continuously along the segment from the first key's angles (no flips) */
+    double w[3];
+    if (rec[R_LIN] != 0) {
+        for (int i = 0; i < 3; i++)
+            w[i] = rec[R_EA + i] + u * (rec[R_EB + i] - rec[R_EA + i]);
+    } else {
+        double e[3], ref[3];
+        mn_anim_euler_from_quat(un->order, mn_anim_unit_rotation(un, rec, u), e);
+        const double* tr =
+            s->seg_track + ((size_t)k * (size_t)s->nrun + (size_t)un->run) * (RUN_TRACK + 1) * 3;
+        double x = u * RUN_TRACK;
+        int i0 = (int)x;
+        if (i0 >= RUN_TRACK) i0 = RUN_TRACK - 1;
+        double a = x - i0;
+        for (int i = 0; i < 3; i++)
+            ref[i] = tr[3 * i0 + i] + a * (tr[3 * i0 + 3 + i] - tr[3 * i0 + i]);
+        mn_anim_pick_branch(e, ref, w);
+    }
+    for (int i = 0; i < un->n; i++) {
+        double v = un->sign[i] * w[i];
+        if (un->limited[i]) v = v < un->lo[i] ? un->lo[i] : (v > un->hi[i] ? un->hi[i] : v);
+        q[un->qadr[i]] = v;
+    }
+}
+
+mn_status mn_seq_sample(const mn_seq* s, double frame, double* q) {
+    if (!s || !q || s->nkey == 0 || !isfinite(frame)) return MN_ERR_ARG;
+    const mn_model* m = s->m;
+    double u;
+    int k = mn_seq_locate(s, frame, &u);
+    if (u == 0) {
+        /* at a key (or clamped to the ends): the key itself */
+        memcpy(q, s->key_q + (size_t)k * (size_t)m->nq, sizeof(double) * (size_t)m->nq);
+        return MN_OK;
+    }
+    /* every state number belongs to one scalar channel or one rotation unit */
+    const double* c = s->seg_scalar + 4 * (size_t)k * (size_t)s->nscalar;
+    const int* qa = s->sc_qadr;
+    for (int i = 0, n = s->nscalar; i < n; i++, c += 4)
+        q[qa[i]] = ((c[3] * u + c[2]) * u + c[1]) * u + c[0];
+    const double* rec = s->seg_rot + R_STRIDE * (size_t)k * (size_t)s->nunit;
+    for (int i = 0, n = s->nunit; i < n; i++, rec += R_STRIDE)
+        sample_unit(s, k, &s->unit[i], rec, u, q);
+    if (s->has_limited_ball) mn_clamp_to_limits(m, q);
+    return MN_OK;
+}
+
+mn_status mn_seq_sample_data(const mn_seq* s, mn_data* d, double frame) {
+    if (!s || !d || d->nq != s->m->nq) return MN_ERR_ARG;
+    mn_status st = mn_seq_sample(s, frame, d->q);
+    if (st == MN_OK) mn_fk(s->m, d);
+    return st;
+}

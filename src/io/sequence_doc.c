@@ -1,0 +1,907 @@
+/* Sequence documents (docs/sequence.md): a keyframed sequence (Welman 6.1.2) with the scene
+ * document's handles and constraints over frame ranges (Welman 6.3, 7.2.1), read with cJSON
+ * and written so that every number reads back to the same double. */
+#include <marionette/sequence.h>
+
+#include <cjson/cJSON.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "io/io_internal.h"
+#include "io/json_locate.h"
+
+#define NAME_CAP 64
+
+/* ---- reading ----------------------------------------------------------------------------- */
+
+static const char* const root_keys[] = {
+    "figure", "scale", "fps", "interpolation", "keys", "handles", "constraints", "comment", NULL};
+static const char* const interp_keys[] = {"rotation", "translation", "joints", "comment", NULL};
+static const char* const joint_interp_keys[] = {"rotation", "translation", "comment", NULL};
+static const char* const key_keys[] = {"frame", "pose", "tcb", "comment", NULL};
+static const char* const free_keys[] = {"position", "rotation", NULL};
+static const char* const handle_keys[] = {"name", "type", "joint", "point", "comment", NULL};
+static const char* const con_keys[] = {
+    "name",     "type",      "handle",  "handle2", "target",      "origin",
+    "normal",   "direction", "polygon", "up",      "margin",      "weight",
+    "priority", "enabled",   "frames",  "lock",    "target_keys", "target_interpolation",
+    "comment",  NULL};
+static const char* const tk_keys[] = {"frame",     "target",  "origin", "normal",
+                                      "direction", "comment", NULL};
+
+typedef struct reader {
+    ctx x;
+    const mn_model* m;
+    mn_seq* s;
+    char (*hname)[NAME_CAP];
+} reader;
+
+/* An interpolation name member; -1 when absent. */
+static mn_status get_interp(ctx* x, const cJSON* o, const char* key, int* out) {
+    char name[32];
+    int has = 0;
+    *out = -1;
+    mn_status st = get_str(x, o, key, name, sizeof name, 0, &has);
+    if (st != MN_OK || !has) return st;
+    *out = mn_interp_parse(name);
+    if (*out <= 0) {
+        push_key(x, key);
+        return fail(
+            x, MN_ERR_PARSE,
+            "unknown interpolation \"%s\" (constant, linear, slerp, squad, catmull-rom, kb)", name);
+    }
+    return MN_OK;
+}
+
+static mn_status read_interpolation(reader* r, const cJSON* o) {
+    ctx* x = &r->x;
+    push_key(x, "interpolation");
+    if (!cJSON_IsObject(o)) return fail(x, MN_ERR_PARSE, "expected an object");
+    mn_status st = check_keys(x, o, interp_keys);
+    if (st != MN_OK) return st;
+    int rot, trans;
+    if ((st = get_interp(x, o, "rotation", &rot)) != MN_OK) return st;
+    if ((st = get_interp(x, o, "translation", &trans)) != MN_OK) return st;
+    if (mn_seq_set_default_interp(r->s, rot < 0 ? MN_INTERP_DEFAULT : (mn_interp)rot,
+                                  trans < 0 ? MN_INTERP_DEFAULT : (mn_interp)trans) != MN_OK) {
+        push_key(x, rot >= 0 && rot != MN_INTERP_CONSTANT && rot != MN_INTERP_LINEAR &&
+                            rot != MN_INTERP_SLERP && rot != MN_INTERP_SQUAD
+                        ? "rotation"
+                        : "translation");
+        return fail(
+            x, MN_ERR_PARSE,
+            "this interpolation does not apply here (rotation: constant, linear, slerp, squad; "
+            "translation: constant, linear, catmull-rom, kb)");
+    }
+    const cJSON* js = cJSON_GetObjectItemCaseSensitive(o, "joints");
+    if (js) {
+        push_key(x, "joints");
+        if (!cJSON_IsObject(js)) return fail(x, MN_ERR_PARSE, "expected an object of joint names");
+        const cJSON* it;
+        cJSON_ArrayForEach(it, js) {
+            push_key(x, it->string);
+            int j = mn_model_find_joint(r->m, it->string);
+            if (j < 0) return fail(x, MN_ERR_NOTFOUND, "no joint named \"%s\"", it->string);
+            if (!cJSON_IsObject(it)) return fail(x, MN_ERR_PARSE, "expected an object");
+            if ((st = check_keys(x, it, joint_interp_keys)) != MN_OK) return st;
+            if ((st = get_interp(x, it, "rotation", &rot)) != MN_OK) return st;
+            if ((st = get_interp(x, it, "translation", &trans)) != MN_OK) return st;
+            if (mn_seq_set_joint_interp(r->s, j, rot < 0 ? MN_INTERP_DEFAULT : (mn_interp)rot,
+                                        trans < 0 ? MN_INTERP_DEFAULT : (mn_interp)trans) != MN_OK)
+                return fail(x, MN_ERR_PARSE, "an interpolation that does not apply to a %s joint",
+                            mn_joint_type_name((mn_joint_type)r->m->jnt_type[j]));
+            pop(x);
+        }
+        pop(x);
+    }
+    pop(x);
+    return MN_OK;
+}
+
+/* A quaternion member [w, x, y, z], not zero. */
+static mn_status get_quat(ctx* x, const cJSON* o, const char* key, double* q, int* present) {
+    mn_status st = get_vec(x, o, key, q, 4, present);
+    if (st != MN_OK || (present && !*present)) return st;
+    if (!(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3] > 1e-18)) {
+        push_key(x, key);
+        return fail(x, MN_ERR_PARSE, "zero quaternion");
+    }
+    return MN_OK;
+}
+
+static mn_status read_pose(reader* r, const cJSON* o, double* q) {
+    ctx* x = &r->x;
+    const mn_model* m = r->m;
+    push_key(x, "pose");
+    if (!cJSON_IsObject(o))
+        return fail(x, MN_ERR_PARSE, "expected an object mapping joint names to values");
+    memcpy(q, m->q0, sizeof(double) * (size_t)m->nq);
+    const cJSON* it;
+    cJSON_ArrayForEach(it, o) {
+        push_key(x, it->string);
+        int j = mn_model_find_joint(m, it->string);
+        if (j < 0)
+            return fail(x, MN_ERR_NOTFOUND, "no joint named \"%s\" in %s", it->string,
+                        m->name ? m->name : "the figure");
+        double* qj = q + m->jnt_qadr[j];
+        int t = m->jnt_type[j];
+        if (t == MN_JOINT_HINGE || t == MN_JOINT_SLIDE) {
+            if (!cJSON_IsNumber(it) || !isfinite(it->valuedouble))
+                return fail(x, MN_ERR_PARSE, "expected a finite number (%s)",
+                            t == MN_JOINT_HINGE ? "radians" : "length");
+            qj[0] = it->valuedouble;
+        } else if (t == MN_JOINT_BALL) {
+            pop(x);
+            int has = 0;
+            mn_status st = get_quat(x, o, it->string, qj, &has);
+            if (st != MN_OK) return st;
+            push_key(x, it->string);
+        } else if (t == MN_JOINT_FREE) {
+            if (!cJSON_IsObject(it))
+                return fail(x, MN_ERR_PARSE,
+                            "expected {\"position\": [x, y, z], \"rotation\": [w, x, y, z]}");
+            mn_status st = check_keys(x, it, free_keys);
+            if (st != MN_OK) return st;
+            if ((st = get_vec(x, it, "position", qj, 3, NULL)) != MN_OK) return st;
+            if ((st = get_quat(x, it, "rotation", qj + 3, NULL)) != MN_OK) return st;
+        } else {
+            return fail(x, MN_ERR_PARSE, "a fixed joint has no value");
+        }
+        pop(x);
+    }
+    pop(x);
+    return MN_OK;
+}
+
+static mn_status read_keys(reader* r, const cJSON* a) {
+    ctx* x = &r->x;
+    push_key(x, "keys");
+    if (!cJSON_IsArray(a)) return fail(x, MN_ERR_PARSE, "expected an array of keys");
+    if (cJSON_GetArraySize(a) > 1000000) return fail(x, MN_ERR_PARSE, "more than 1000000 keys");
+    double* q = malloc(sizeof(double) * (size_t)(r->m->nq + 1));
+    if (!q) return mn_error_set(x->err, MN_ERR_NOMEM, x->file, 0, "keys", "out of memory");
+    mn_status st = MN_OK;
+    int i = 0;
+    const cJSON* it;
+    cJSON_ArrayForEach(it, a) {
+        push_index(x, i);
+        if (!cJSON_IsObject(it)) {
+            st = fail(x, MN_ERR_PARSE, "expected an object");
+            break;
+        }
+        if ((st = check_keys(x, it, key_keys)) != MN_OK) break;
+        if (!cJSON_GetObjectItemCaseSensitive(it, "frame")) {
+            st = fail(x, MN_ERR_PARSE, "missing member \"frame\"");
+            break;
+        }
+        double frame = 0, tcb[3] = {0, 0, 0};
+        if ((st = get_num(x, it, "frame", &frame, -1e9, 1e9)) != MN_OK) break;
+        if (mn_seq_find_key(r->s, frame) >= 0) {
+            push_key(x, "frame");
+            st = fail(x, MN_ERR_PARSE, "a second key at frame %.17g", frame);
+            break;
+        }
+        const cJSON* p = cJSON_GetObjectItemCaseSensitive(it, "pose");
+        if (!p) {
+            st = fail(x, MN_ERR_PARSE, "missing member \"pose\"");
+            break;
+        }
+        if ((st = read_pose(r, p, q)) != MN_OK) break;
+        int has = 0;
+        if ((st = get_vec(x, it, "tcb", tcb, 3, &has)) != MN_OK) break;
+        if (has && !(fabs(tcb[0]) <= 1 && fabs(tcb[1]) <= 1 && fabs(tcb[2]) <= 1)) {
+            push_key(x, "tcb");
+            st = fail(x, MN_ERR_PARSE, "tension, continuity and bias lie in [-1, 1]");
+            break;
+        }
+        mn_error e;
+        int k = mn_seq_set_key(r->s, frame, q, &e);
+        if (k < 0) {
+            st = fail(x, e.status, "%s", e.message);
+            break;
+        }
+        if (has) mn_seq_set_key_tcb(r->s, k, tcb[0], tcb[1], tcb[2]);
+        pop(x);
+        i++;
+    }
+    free(q);
+    if (st != MN_OK) return st;
+    if (i == 0) return fail(x, MN_ERR_PARSE, "a sequence needs at least one key");
+    pop(x);
+    return MN_OK;
+}
+
+/* A library error moved onto the document field it came from. */
+static mn_status lib_error(ctx* x, const mn_error* e) {
+    if (e->field[0] && strcmp(e->field, "constraints") && strcmp(e->field, "handles") &&
+        x->depth < 8)
+        push_key(x, e->field);
+    const char* msg = e->message;
+    const char* colon = strstr(msg, ": ");
+    if (colon && e->field[0] && !strncmp(msg, e->field, strlen(e->field))) msg = colon + 2;
+    return fail(x, e->status ? e->status : MN_ERR_ARG, "%s", msg);
+}
+
+static mn_status read_handles(reader* r, const cJSON* a) {
+    ctx* x = &r->x;
+    push_key(x, "handles");
+    if (!cJSON_IsArray(a)) return fail(x, MN_ERR_PARSE, "expected an array");
+    int n = cJSON_GetArraySize(a);
+    if (n > 4096) return fail(x, MN_ERR_PARSE, "more than 4096 entries");
+    r->hname = calloc((size_t)n + 1, NAME_CAP);
+    if (!r->hname)
+        return mn_error_set(x->err, MN_ERR_NOMEM, x->file, 0, "handles", "out of memory");
+    int i = 0;
+    const cJSON* o;
+    cJSON_ArrayForEach(o, a) {
+        push_index(x, i);
+        if (!cJSON_IsObject(o)) return fail(x, MN_ERR_PARSE, "expected an object");
+        mn_status st = check_keys(x, o, handle_keys);
+        if (st != MN_OK) return st;
+        char type[32] = "point", joint[128] = "";
+        int has_joint = 0, has_point = 0;
+        mn_handle_def h = mn_handle_default();
+        if ((st = get_str(x, o, "name", r->hname[i], NAME_CAP, 1, NULL)) != MN_OK) return st;
+        if (mn_seq_find_handle(r->s, r->hname[i]) >= 0) {
+            push_key(x, "name");
+            return fail(x, MN_ERR_PARSE, "duplicate handle name \"%s\"", r->hname[i]);
+        }
+        if ((st = get_str(x, o, "type", type, sizeof type, 0, NULL)) != MN_OK) return st;
+        if (!strcmp(type, "point"))
+            h.type = MN_HANDLE_POINT;
+        else if (!strcmp(type, "orientation"))
+            h.type = MN_HANDLE_ORIENT;
+        else if (!strcmp(type, "com"))
+            h.type = MN_HANDLE_COM;
+        else {
+            push_key(x, "type");
+            return fail(x, MN_ERR_PARSE, "unknown handle type \"%s\" (point, orientation, com)",
+                        type);
+        }
+        if ((st = get_str(x, o, "joint", joint, sizeof joint, h.type != MN_HANDLE_COM,
+                          &has_joint)) != MN_OK)
+            return st;
+        h.joint = -1;
+        if (has_joint) {
+            h.joint = mn_model_find_joint(r->m, joint);
+            if (h.joint < 0) {
+                push_key(x, "joint");
+                return fail(x, MN_ERR_NOTFOUND, "no joint named \"%s\" in %s", joint,
+                            r->m->name ? r->m->name : "the figure");
+            }
+        }
+        if ((st = get_v3(x, o, "point", &h.point, &has_point)) != MN_OK) return st;
+        if (has_point && h.type != MN_HANDLE_POINT) {
+            push_key(x, "point");
+            return fail(x, MN_ERR_PARSE, "only a point handle has a point");
+        }
+        h.name = r->hname[i];
+        mn_error e;
+        if (mn_seq_add_handle(r->s, &h, &e) < 0) return lib_error(x, &e);
+        pop(x);
+        i++;
+    }
+    pop(x);
+    return MN_OK;
+}
+
+static mn_status get_handle_ref(reader* r, const cJSON* o, const char* key, int req, int* out) {
+    ctx* x = &r->x;
+    char name[NAME_CAP];
+    int present = 0;
+    mn_status st = get_str(x, o, key, name, sizeof name, req, &present);
+    if (st != MN_OK || !present) return st;
+    *out = mn_seq_find_handle(r->s, name);
+    if (*out < 0) {
+        push_key(x, key);
+        return fail(x, MN_ERR_NOTFOUND, "no handle named \"%s\"", name);
+    }
+    return MN_OK;
+}
+
+static mn_status read_target_keys(reader* r, const cJSON* a, int ci, mn_constraint_type type) {
+    ctx* x = &r->x;
+    push_key(x, "target_keys");
+    if (type != MN_CON_PIN && type != MN_CON_ORIENT && type != MN_CON_PLANE && type != MN_CON_LINE)
+        return fail(x, MN_ERR_PARSE,
+                    "only pin, orient, plane and line constraints have targets to animate");
+    if (!cJSON_IsArray(a) || cJSON_GetArraySize(a) < 1)
+        return fail(x, MN_ERR_PARSE, "expected a non-empty array of target keys");
+    if (cJSON_GetArraySize(a) > 100000)
+        return fail(x, MN_ERR_PARSE, "more than 100000 target keys");
+    int i = 0;
+    const cJSON* o;
+    cJSON_ArrayForEach(o, a) {
+        push_index(x, i);
+        if (!cJSON_IsObject(o)) return fail(x, MN_ERR_PARSE, "expected an object");
+        mn_status st = check_keys(x, o, tk_keys);
+        if (st != MN_OK) return st;
+        mn_target_key t = {0, {0, 0, 0}, {0, 0, 0}, {1, 0, 0, 0}};
+        if (!cJSON_GetObjectItemCaseSensitive(o, "frame"))
+            return fail(x, MN_ERR_PARSE, "missing member \"frame\"");
+        if ((st = get_num(x, o, "frame", &t.frame, -1e9, 1e9)) != MN_OK) return st;
+        for (int k = 0; k < i; k++)
+            if (mn_seq_target_key(r->s, ci, k) &&
+                mn_seq_target_key(r->s, ci, k)->frame == t.frame) {
+                push_key(x, "frame");
+                return fail(x, MN_ERR_PARSE, "a second target key at frame %.17g", t.frame);
+            }
+        int has = 0;
+        const char* need[2] = {NULL, NULL};
+        if (type == MN_CON_PIN) {
+            if ((st = get_v3(x, o, "target", &t.pos, &has)) != MN_OK) return st;
+            need[0] = has ? NULL : "target";
+        } else if (type == MN_CON_ORIENT) {
+            double q[4];
+            if ((st = get_quat(x, o, "target", q, &has)) != MN_OK) return st;
+            if (has) t.rot = mn_q4(q[0], q[1], q[2], q[3]);
+            need[0] = has ? NULL : "target";
+        } else {
+            const char* dk = type == MN_CON_PLANE ? "normal" : "direction";
+            int h2 = 0;
+            if ((st = get_v3(x, o, "origin", &t.pos, &has)) != MN_OK) return st;
+            if ((st = get_v3(x, o, dk, &t.dir, &h2)) != MN_OK) return st;
+            need[0] = has ? NULL : "origin";
+            need[1] = h2 ? NULL : dk;
+        }
+        for (int k = 0; k < 2; k++)
+            if (need[k]) return fail(x, MN_ERR_PARSE, "missing member \"%s\"", need[k]);
+        static const char* const members[] = {"target", "origin", "normal", "direction"};
+        for (int k = 0; k < 4; k++) {
+            int ok = (type == MN_CON_PIN || type == MN_CON_ORIENT)
+                         ? k == 0
+                         : (k == 1 || k == (type == MN_CON_PLANE ? 2 : 3));
+            if (!ok && cJSON_GetObjectItemCaseSensitive(o, members[k])) {
+                push_key(x, members[k]);
+                return fail(x, MN_ERR_PARSE,
+                            "\"%s\" does not belong to a %s constraint's target key", members[k],
+                            mn_constraint_type_name(type));
+            }
+        }
+        mn_error e;
+        if (mn_seq_set_target_key(r->s, ci, &t, &e) != MN_OK) return lib_error(x, &e);
+        pop(x);
+        i++;
+    }
+    pop(x);
+    return MN_OK;
+}
+
+static mn_status read_constraint(reader* r, const cJSON* o) {
+    ctx* x = &r->x;
+    if (!cJSON_IsObject(o)) return fail(x, MN_ERR_PARSE, "expected an object");
+    mn_status st = check_keys(x, o, con_keys);
+    if (st != MN_OK) return st;
+    mn_seq_constraint_def sd = mn_seq_constraint_default();
+    mn_constraint_def* d = &sd.con;
+    char name[NAME_CAP] = "", type[32];
+    int has_name = 0;
+    if ((st = get_str(x, o, "name", name, sizeof name, 0, &has_name)) != MN_OK) return st;
+    if (has_name && mn_seq_find_constraint(r->s, name) >= 0) {
+        push_key(x, "name");
+        return fail(x, MN_ERR_PARSE, "duplicate constraint name \"%s\"", name);
+    }
+    if ((st = get_str(x, o, "type", type, sizeof type, 1, NULL)) != MN_OK) return st;
+    int t = mn_constraint_type_parse(type);
+    if (t < 0) {
+        push_key(x, "type");
+        return fail(x, MN_ERR_PARSE,
+                    "unknown constraint type \"%s\" (pin, plane, line, orient, equal, balance)",
+                    type);
+    }
+    d->type = (mn_constraint_type)t;
+    if ((st = get_handle_ref(r, o, "handle", 1, &d->handle)) != MN_OK) return st;
+    mn_handle_type ht = mn_seq_handle(r->s, d->handle)->type;
+    if ((d->type == MN_CON_ORIENT) != (ht == MN_HANDLE_ORIENT)) {
+        push_key(x, "handle");
+        return fail(x, MN_ERR_PARSE, "a %s constraint cannot take the %s handle \"%s\"", type,
+                    mn_handle_type_name(ht), mn_seq_handle(r->s, d->handle)->name);
+    }
+    if ((st = get_num(x, o, "weight", &d->weight, 1e-12, 1e12)) != MN_OK) return st;
+    if ((st = get_int(x, o, "priority", &d->priority, 0, 1000)) != MN_OK) return st;
+    if ((st = get_bool(x, o, "enabled", &d->enabled)) != MN_OK) return st;
+    /* frames, lock, animated targets */
+    int has = 0;
+    double fr[2];
+    if ((st = get_vec(x, o, "frames", fr, 2, &has)) != MN_OK) return st;
+    if (has) {
+        if (fr[1] < fr[0]) {
+            push_key(x, "frames");
+            return fail(x, MN_ERR_PARSE, "an empty frame range [%.17g, %.17g]", fr[0], fr[1]);
+        }
+        sd.start = fr[0], sd.end = fr[1];
+    }
+    int lock = 0, has_lock = 0;
+    if (cJSON_GetObjectItemCaseSensitive(o, "lock")) {
+        has_lock = 1;
+        if ((st = get_bool(x, o, "lock", &lock)) != MN_OK) return st;
+    }
+    int ti = -1;
+    if ((st = get_interp(x, o, "target_interpolation", &ti)) != MN_OK) return st;
+    if (ti >= 0) {
+        if (ti != MN_INTERP_LINEAR && ti != MN_INTERP_CATMULL_ROM) {
+            push_key(x, "target_interpolation");
+            return fail(x, MN_ERR_PARSE, "target keys are interpolated linear or catmull-rom");
+        }
+        sd.target_interp = (mn_interp)ti;
+    }
+    const cJSON* tks = cJSON_GetObjectItemCaseSensitive(o, "target_keys");
+    int has_target = 0;
+    switch (d->type) {
+    case MN_CON_PIN:
+        st = get_v3(x, o, "target", &d->target, &has_target);
+        break;
+    case MN_CON_ORIENT: {
+        double q[4];
+        st = get_quat(x, o, "target", q, &has_target);
+        if (st == MN_OK && has_target)
+            d->target_rot = mn_quat_normalize(mn_q4(q[0], q[1], q[2], q[3]));
+        break;
+    }
+    case MN_CON_PLANE:
+    case MN_CON_LINE: {
+        const char* dk = d->type == MN_CON_PLANE ? "normal" : "direction";
+        int h1 = 0, h2 = 0;
+        if ((st = get_v3(x, o, "origin", &d->origin, &h1)) != MN_OK) return st;
+        if ((st = get_v3(x, o, dk, &d->dir, &h2)) != MN_OK) return st;
+        if (!tks && !h1) return fail(x, MN_ERR_PARSE, "missing member \"origin\"");
+        if (!tks && !h2) return fail(x, MN_ERR_PARSE, "missing member \"%s\"", dk);
+        if (tks && !h2) d->dir = mn_v3(0, 1, 0); /* replaced by the target keys */
+        break;
+    }
+    case MN_CON_EQUAL:
+        d->handle2 = -1;
+        st = get_handle_ref(r, o, "handle2", 1, &d->handle2);
+        break;
+    case MN_CON_BALANCE: {
+        const cJSON* p = cJSON_GetObjectItemCaseSensitive(o, "polygon");
+        push_key(x, "polygon");
+        if (!p) return fail(x, MN_ERR_PARSE, "missing support polygon");
+        if (!cJSON_IsArray(p))
+            return fail(x, MN_ERR_PARSE, "expected an array of [x, y, z] points");
+        int n = cJSON_GetArraySize(p);
+        if (n < 3 || n > MN_MAX_POLYGON)
+            return fail(x, MN_ERR_PARSE, "support polygon needs 3 to %d points, has %d",
+                        MN_MAX_POLYGON, n);
+        for (int k = 0; k < n; k++) {
+            push_index(x, k);
+            const cJSON* e = cJSON_GetArrayItem(p, k);
+            int ok = cJSON_IsArray(e) && cJSON_GetArraySize(e) == 3;
+            double a[3] = {0, 0, 0};
+            for (int j = 0; ok && j < 3; j++) {
+                const cJSON* v = cJSON_GetArrayItem(e, j);
+                ok = cJSON_IsNumber(v) && isfinite(v->valuedouble);
+                if (ok) a[j] = v->valuedouble;
+            }
+            if (!ok) return fail(x, MN_ERR_PARSE, "expected [x, y, z] with finite numbers");
+            pop(x);
+            d->polygon[k] = mn_v3(a[0], a[1], a[2]);
+        }
+        pop(x);
+        d->npolygon = n;
+        if ((st = get_v3(x, o, "up", &d->up, NULL)) != MN_OK) return st;
+        st = get_num(x, o, "margin", &d->margin, 0, 1e6);
+        break;
+    }
+    default:
+        break;
+    }
+    if (st != MN_OK) return st;
+    static const char* const only[][2] = {
+        {"target", "pin/orient"}, {"origin", "plane/line"}, {"normal", "plane"},
+        {"direction", "line"},    {"handle2", "equal"},     {"polygon", "balance"},
+        {"up", "balance"},        {"margin", "balance"},    {"lock", "pin/orient"}};
+    for (size_t k = 0; k < sizeof only / sizeof only[0]; k++) {
+        if (!cJSON_GetObjectItemCaseSensitive(o, only[k][0]) || strstr(only[k][1], type)) continue;
+        push_key(x, only[k][0]);
+        return fail(x, MN_ERR_PARSE, "\"%s\" belongs to %s constraints, not %s", only[k][0],
+                    only[k][1], type);
+    }
+    if (lock && (has_target || tks)) {
+        push_key(x, "lock");
+        return fail(
+            x, MN_ERR_PARSE,
+            "a locked constraint takes its target from the sequence: no target or target_keys");
+    }
+    /* a pin or orientation without a target is locked where its handle is at the start */
+    sd.lock = (d->type == MN_CON_PIN || d->type == MN_CON_ORIENT) && !has_target && !tks &&
+              (lock || !has_lock);
+    if ((d->type == MN_CON_PIN || d->type == MN_CON_ORIENT) && has_lock && !lock && !has_target &&
+        !tks)
+        return fail(x, MN_ERR_PARSE, "an unlocked %s needs a target or target_keys", type);
+    d->name = has_name ? name : NULL;
+    mn_error e;
+    int ci = mn_seq_add_constraint(r->s, &sd, &e);
+    if (ci < 0) return lib_error(x, &e);
+    if (tks) return read_target_keys(r, tks, ci, d->type);
+    return MN_OK;
+}
+
+static mn_status read_constraints(reader* r, const cJSON* a) {
+    ctx* x = &r->x;
+    push_key(x, "constraints");
+    if (!cJSON_IsArray(a)) return fail(x, MN_ERR_PARSE, "expected an array");
+    if (cJSON_GetArraySize(a) > 4096) return fail(x, MN_ERR_PARSE, "more than 4096 entries");
+    int i = 0;
+    const cJSON* o;
+    cJSON_ArrayForEach(o, a) {
+        push_index(x, i);
+        mn_status st = read_constraint(r, o);
+        if (st != MN_OK) return st;
+        pop(x);
+        i++;
+    }
+    pop(x);
+    return MN_OK;
+}
+
+static mn_status load_figure(ctx* x, const char* figure, double scale, const char* base_dir,
+                             mn_model** out) {
+    char path[1024];
+    mn_error e;
+    int builtin = !strcmp(figure, "stickman");
+    if (figure[0] == '/' || !base_dir || !base_dir[0])
+        snprintf(path, sizeof path, "%s", figure);
+    else
+        snprintf(path, sizeof path, "%s/%s", base_dir, figure);
+    if (builtin) {
+        FILE* f = fopen(path, "rb");
+        if (f) fclose(f), builtin = 0;
+    }
+    push_key(x, "figure");
+    mn_status st;
+    if (builtin) {
+        *out = mn_stickman_model(&e);
+        st = *out ? MN_OK : e.status;
+    } else if (scale > 0 && mn_file_kind_of(path) == MN_FILE_BVH) {
+        mn_bvh_options bo = mn_bvh_default();
+        bo.scale = scale;
+        st = mn_bvh_read(path, &bo, out, NULL, NULL, &e);
+    } else if (scale > 0 && scale != 1) {
+        push_key(x, "scale");
+        return fail(x, MN_ERR_PARSE, "a scale applies to BVH figures only");
+    } else {
+        st = mn_figure_read(path, out, NULL, NULL, &e);
+    }
+    if (st != MN_OK) return fail(x, st, "cannot read the figure: %s", e.message);
+    pop(x);
+    return MN_OK;
+}
+
+static mn_status parse(reader* r, const cJSON* root, const char* base_dir, const mn_model* figure,
+                       mn_model** model, mn_seq_doc_info* info) {
+    ctx* x = &r->x;
+    if (!cJSON_IsObject(root)) return fail(x, MN_ERR_PARSE, "a sequence document is a JSON object");
+    mn_status st = check_keys(x, root, root_keys);
+    if (st != MN_OK) return st;
+    if ((st = get_str(x, root, "figure", info->figure, sizeof info->figure, 1, NULL)) != MN_OK)
+        return st;
+    info->scale = 0;
+    if ((st = get_num(x, root, "scale", &info->scale, 1e-12, 1e12)) != MN_OK) return st;
+    mn_seq_def def = mn_seq_def_default();
+    if ((st = get_num(x, root, "fps", &def.fps, 1e-6, 1e6)) != MN_OK) return st;
+    if (!figure) {
+        if ((st = load_figure(x, info->figure, info->scale, base_dir, model)) != MN_OK) return st;
+        figure = *model;
+    }
+    r->m = figure;
+    const cJSON* hs = cJSON_GetObjectItemCaseSensitive(root, "handles");
+    const cJSON* cs = cJSON_GetObjectItemCaseSensitive(root, "constraints");
+    def.max_handles = cJSON_IsArray(hs) ? cJSON_GetArraySize(hs) + 1 : 1;
+    def.max_constraints = cJSON_IsArray(cs) ? cJSON_GetArraySize(cs) + 1 : 1;
+    if (def.max_handles > 4097 || def.max_constraints > 4097)
+        def.max_handles = def.max_constraints = 4096;
+    mn_error e;
+    r->s = mn_seq_create(figure, &def, &e);
+    if (!r->s) return mn_error_set(x->err, e.status, x->file, 0, e.field, "%s", e.message);
+    const cJSON* in = cJSON_GetObjectItemCaseSensitive(root, "interpolation");
+    if (in && (st = read_interpolation(r, in)) != MN_OK) return st;
+    const cJSON* keys = cJSON_GetObjectItemCaseSensitive(root, "keys");
+    if (!keys) return fail(x, MN_ERR_PARSE, "missing member \"keys\"");
+    if ((st = read_keys(r, keys)) != MN_OK) return st;
+    if (hs && (st = read_handles(r, hs)) != MN_OK) return st;
+    if (cs && (st = read_constraints(r, cs)) != MN_OK) return st;
+    return MN_OK;
+}
+
+mn_status mn_seq_read_mem(const char* text, size_t len, const char* name, const char* base_dir,
+                          const mn_model* figure, mn_model** model, mn_seq** seq,
+                          mn_seq_doc_info* info, mn_error* err) {
+    mn_error_clear(err);
+    if (!model || !seq) return mn_error_set(err, MN_ERR_ARG, name, 0, "sequence", "NULL output");
+    *model = NULL;
+    *seq = NULL;
+    if (!text) return mn_error_set(err, MN_ERR_ARG, name, 0, "sequence", "NULL text");
+    const char* fname = name ? name : "sequence";
+    const char* end = NULL;
+    cJSON* root = cJSON_ParseWithLengthOpts(text, len, &end, 0);
+    if (!root) {
+        size_t off = end && end >= text && end <= text + len ? (size_t)(end - text) : 0;
+        return mn_error_set(err, MN_ERR_PARSE, fname, line_of(text, len, off), "json",
+                            "malformed JSON near byte %zu", off);
+    }
+    mn_seq_doc_info tmp;
+    if (!info) info = &tmp;
+    memset(info, 0, sizeof *info);
+    reader r;
+    memset(&r, 0, sizeof r);
+    r.x.file = fname;
+    r.x.text = text;
+    r.x.len = len;
+    r.x.err = err;
+    r.x.doc = "sequence";
+    mn_model* m = NULL;
+    mn_status st = parse(&r, root, base_dir, figure, &m, info);
+    cJSON_Delete(root);
+    free(r.hname);
+    if (st != MN_OK) {
+        mn_seq_destroy(r.s);
+        mn_model_destroy(m);
+        return st;
+    }
+    *model = m;
+    *seq = r.s;
+    return MN_OK;
+}
+
+mn_status mn_seq_read(const char* path, mn_model** model, mn_seq** seq, mn_seq_doc_info* info,
+                      mn_error* err) {
+    if (model) *model = NULL;
+    if (seq) *seq = NULL;
+    char* text = NULL;
+    size_t len = 0;
+    mn_status st = mn_read_file(path, &text, &len, err);
+    if (st != MN_OK) return st;
+    char dir[1024];
+    snprintf(dir, sizeof dir, "%s", path);
+    char* slash = strrchr(dir, '/');
+    if (slash)
+        *slash = 0;
+    else
+        dir[0] = 0;
+    st = mn_seq_read_mem(text, len, path, dir, NULL, model, seq, info, err);
+    free(text);
+    return st;
+}
+
+/* ---- writing ----------------------------------------------------------------------------- */
+
+static void w_str(mn_strbuf* b, const char* s) {
+    mn_strbuf_append(b, "\"", 1);
+    for (const char* p = s; *p; p++) {
+        if (*p == '"' || *p == '\\')
+            mn_strbuf_printf(b, "\\%c", *p);
+        else if ((unsigned char)*p < 0x20)
+            mn_strbuf_printf(b, "\\u%04x", (unsigned char)*p);
+        else
+            mn_strbuf_append(b, p, 1);
+    }
+    mn_strbuf_append(b, "\"", 1);
+}
+
+/* A double that reads back to the same bits (minus zero included). */
+static void w_num(mn_strbuf* b, double v) {
+    if (v == 0 && signbit(v))
+        mn_strbuf_append(b, "-0", 2);
+    else
+        mn_strbuf_double(b, v);
+}
+
+static void w_vec(mn_strbuf* b, const double* v, int n) {
+    mn_strbuf_append(b, "[", 1);
+    for (int i = 0; i < n; i++) {
+        if (i) mn_strbuf_append(b, ", ", 2);
+        w_num(b, v[i]);
+    }
+    mn_strbuf_append(b, "]", 1);
+}
+static void w_v3(mn_strbuf* b, mn_vec3 v) {
+    w_vec(b, &v.x, 3);
+}
+static void w_quat(mn_strbuf* b, mn_quat q) {
+    w_vec(b, &q.w, 4);
+}
+
+static const char* handle_name(const mn_seq* s, int h, char* buf) {
+    const mn_handle_def* d = mn_seq_handle(s, h);
+    if (d->name && d->name[0]) return d->name;
+    snprintf(buf, NAME_CAP, "handle %d", h);
+    return buf;
+}
+
+static void write_constraint(mn_strbuf* b, const mn_seq* s, int c) {
+    const mn_seq_constraint_def* sd = mn_seq_constraint(s, c);
+    const mn_constraint_def* d = &sd->con;
+    char hb[NAME_CAP];
+    mn_strbuf_printf(b, "    {\"type\": \"%s\", \"handle\": ", mn_constraint_type_name(d->type));
+    w_str(b, handle_name(s, d->handle, hb));
+    if (d->name && d->name[0]) {
+        mn_strbuf_printf(b, ", \"name\": ");
+        w_str(b, d->name);
+    }
+    if (isfinite(sd->start) || isfinite(sd->end)) {
+        double fr[2] = {sd->start, sd->end};
+        if (!isfinite(fr[0])) fr[0] = -1e300;
+        if (!isfinite(fr[1])) fr[1] = 1e300;
+        mn_strbuf_printf(b, ", \"frames\": ");
+        w_vec(b, fr, 2);
+    }
+    if (d->weight != 1) mn_strbuf_printf(b, ", \"weight\": "), w_num(b, d->weight);
+    if (d->priority != 0) mn_strbuf_printf(b, ", \"priority\": %d", d->priority);
+    if (!d->enabled) mn_strbuf_printf(b, ", \"enabled\": false");
+    int ntk = mn_seq_target_key_count(s, c);
+    switch (d->type) {
+    case MN_CON_PIN:
+        if (sd->lock && !ntk)
+            mn_strbuf_printf(b, ", \"lock\": true");
+        else if (!ntk)
+            mn_strbuf_printf(b, ", \"target\": "), w_v3(b, d->target);
+        break;
+    case MN_CON_ORIENT:
+        if (sd->lock && !ntk)
+            mn_strbuf_printf(b, ", \"lock\": true");
+        else if (!ntk)
+            mn_strbuf_printf(b, ", \"target\": "), w_quat(b, d->target_rot);
+        break;
+    case MN_CON_PLANE:
+    case MN_CON_LINE:
+        mn_strbuf_printf(b, ", \"origin\": ");
+        w_v3(b, d->origin);
+        mn_strbuf_printf(b, ", \"%s\": ", d->type == MN_CON_PLANE ? "normal" : "direction");
+        w_v3(b, d->dir);
+        break;
+    case MN_CON_EQUAL:
+        mn_strbuf_printf(b, ", \"handle2\": ");
+        w_str(b, handle_name(s, d->handle2, hb));
+        break;
+    case MN_CON_BALANCE:
+        mn_strbuf_printf(b, ", \"polygon\": [");
+        for (int k = 0; k < d->npolygon; k++) {
+            if (k) mn_strbuf_append(b, ", ", 2);
+            w_v3(b, d->polygon[k]);
+        }
+        mn_strbuf_printf(b, "], \"up\": ");
+        w_v3(b, d->up);
+        mn_strbuf_printf(b, ", \"margin\": ");
+        w_num(b, d->margin);
+        break;
+    default:
+        break;
+    }
+    if (ntk) {
+        mn_strbuf_printf(b, ", \"target_interpolation\": \"%s\", \"target_keys\": [",
+                         mn_interp_name(sd->target_interp));
+        for (int k = 0; k < ntk; k++) {
+            const mn_target_key* t = mn_seq_target_key(s, c, k);
+            mn_strbuf_printf(b, "%s\n      {\"frame\": ", k ? "," : "");
+            w_num(b, t->frame);
+            if (d->type == MN_CON_PIN)
+                mn_strbuf_printf(b, ", \"target\": "), w_v3(b, t->pos);
+            else if (d->type == MN_CON_ORIENT)
+                mn_strbuf_printf(b, ", \"target\": "), w_quat(b, t->rot);
+            else {
+                mn_strbuf_printf(b, ", \"origin\": ");
+                w_v3(b, t->pos);
+                mn_strbuf_printf(b, ", \"%s\": ", d->type == MN_CON_PLANE ? "normal" : "direction");
+                w_v3(b, t->dir);
+            }
+            mn_strbuf_printf(b, "}");
+        }
+        mn_strbuf_printf(b, "]");
+    }
+    mn_strbuf_printf(b, "}");
+}
+
+mn_status mn_seq_write_mem(const mn_seq* s, const char* figure, double scale, char** text,
+                           size_t* len, mn_error* err) {
+    if (!s || !figure || !text)
+        return mn_error_set(err, MN_ERR_ARG, NULL, 0, "sequence", "NULL argument");
+    const mn_model* m = mn_seq_model(s);
+    mn_strbuf b;
+    mn_strbuf_init(&b);
+    mn_strbuf_printf(&b, "{\n  \"figure\": ");
+    w_str(&b, figure);
+    if (scale > 0) mn_strbuf_printf(&b, ",\n  \"scale\": "), w_num(&b, scale);
+    mn_strbuf_printf(&b, ",\n  \"fps\": ");
+    w_num(&b, mn_seq_fps(s));
+    mn_interp rot, trans;
+    mn_seq_default_interp(s, &rot, &trans);
+    mn_strbuf_printf(&b, ",\n  \"interpolation\": {\"rotation\": \"%s\", \"translation\": \"%s\"",
+                     mn_interp_name(rot), mn_interp_name(trans));
+    int first = 1;
+    for (int j = 0; j < m->njoint; j++) {
+        mn_seq_joint_interp(s, j, &rot, &trans);
+        if (rot == MN_INTERP_DEFAULT && trans == MN_INTERP_DEFAULT) continue;
+        mn_strbuf_printf(&b, "%s\n    ", first ? ", \"joints\": {" : ",");
+        first = 0;
+        w_str(&b, m->jnt_name[j]);
+        mn_strbuf_printf(&b, ": {");
+        if (rot != MN_INTERP_DEFAULT)
+            mn_strbuf_printf(&b, "\"rotation\": \"%s\"", mn_interp_name(rot));
+        if (trans != MN_INTERP_DEFAULT)
+            mn_strbuf_printf(&b, "%s\"translation\": \"%s\"", rot != MN_INTERP_DEFAULT ? ", " : "",
+                             mn_interp_name(trans));
+        mn_strbuf_printf(&b, "}");
+    }
+    mn_strbuf_printf(&b, "%s},\n  \"keys\": [", first ? "" : "}");
+    for (int k = 0; k < mn_seq_key_count(s); k++) {
+        const double* q = mn_seq_key_q(s, k);
+        double tcb[3];
+        mn_seq_key_tcb(s, k, tcb);
+        mn_strbuf_printf(&b, "%s\n    {\"frame\": ", k ? "," : "");
+        w_num(&b, mn_seq_key_frame(s, k));
+        if (tcb[0] != 0 || tcb[1] != 0 || tcb[2] != 0)
+            mn_strbuf_printf(&b, ", \"tcb\": "), w_vec(&b, tcb, 3);
+        mn_strbuf_printf(&b, ", \"pose\": {");
+        int n = 0;
+        for (int j = 0; j < m->njoint; j++) {
+            int t = m->jnt_type[j];
+            if (t == MN_JOINT_FIXED) continue;
+            const double* qj = q + m->jnt_qadr[j];
+            mn_strbuf_printf(&b, "%s\n      ", n++ ? "," : "");
+            w_str(&b, m->jnt_name[j]);
+            mn_strbuf_printf(&b, ": ");
+            if (t == MN_JOINT_HINGE || t == MN_JOINT_SLIDE)
+                w_num(&b, qj[0]);
+            else if (t == MN_JOINT_BALL)
+                w_vec(&b, qj, 4);
+            else {
+                mn_strbuf_printf(&b, "{\"position\": ");
+                w_vec(&b, qj, 3);
+                mn_strbuf_printf(&b, ", \"rotation\": ");
+                w_vec(&b, qj + 3, 4);
+                mn_strbuf_printf(&b, "}");
+            }
+        }
+        mn_strbuf_printf(&b, "}}");
+    }
+    mn_strbuf_printf(&b, "]");
+    int nh = mn_seq_handle_count(s), nc = mn_seq_constraint_count(s);
+    if (nh) {
+        mn_strbuf_printf(&b, ",\n  \"handles\": [");
+        for (int h = 0; h < nh; h++) {
+            const mn_handle_def* d = mn_seq_handle(s, h);
+            char hb[NAME_CAP];
+            mn_strbuf_printf(&b, "%s\n    {\"name\": ", h ? "," : "");
+            w_str(&b, handle_name(s, h, hb));
+            mn_strbuf_printf(&b, ", \"type\": \"%s\"",
+                             d->type == MN_HANDLE_ORIENT ? "orientation"
+                                                         : mn_handle_type_name(d->type));
+            if (d->joint >= 0)
+                mn_strbuf_printf(&b, ", \"joint\": "), w_str(&b, m->jnt_name[d->joint]);
+            if (d->type == MN_HANDLE_POINT)
+                mn_strbuf_printf(&b, ", \"point\": "), w_v3(&b, d->point);
+            mn_strbuf_printf(&b, "}");
+        }
+        mn_strbuf_printf(&b, "]");
+    }
+    if (nc) {
+        mn_strbuf_printf(&b, ",\n  \"constraints\": [");
+        for (int c = 0; c < nc; c++) {
+            mn_strbuf_printf(&b, "%s\n", c ? "," : "");
+            write_constraint(&b, s, c);
+        }
+        mn_strbuf_printf(&b, "]");
+    }
+    mn_strbuf_printf(&b, "\n}\n");
+    if (b.failed) {
+        mn_strbuf_free(&b);
+        return mn_error_set(err, MN_ERR_NOMEM, NULL, 0, "sequence", "out of memory");
+    }
+    *text = b.data;
+    if (len) *len = b.len;
+    return MN_OK;
+}
+
+mn_status mn_seq_write(const char* path, const mn_seq* s, const char* figure, double scale,
+                       mn_error* err) {
+    char* text = NULL;
+    size_t len = 0;
+    mn_status st = mn_seq_write_mem(s, figure, scale, &text, &len, err);
+    if (st != MN_OK) return st;
+    st = mn_write_file_atomic(path, text, len, err);
+    free(text);
+    return st;
+}

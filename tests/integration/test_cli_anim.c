@@ -1,0 +1,220 @@
+/* `marionette anim info` and `marionette anim bake` end to end: usage, the summary of the
+ * shipped example, a bake whose BVH keeps the locked feet still (and a plain bake that does
+ * not), and bad input naming the file, line and field. */
+#include <marionette/io.h>
+#include <marionette/model.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+
+#include "test.h"
+
+#define EXAMPLE MN_SOURCE "/docs/examples/crouch_sequence.json"
+
+/* Runs the CLI with args (a shell-quoted string); captures stdout and stderr separately. */
+static int run_cli(const char* args, char** out, char** err) {
+    char opath[256], epath[256];
+    snprintf(opath, sizeof opath, "%s", mn_test_write_temp(".out", "", 0));
+    snprintf(epath, sizeof epath, "%s", mn_test_write_temp(".err", "", 0));
+    char cmd[4096];
+    snprintf(cmd, sizeof cmd, "'%s' %s > '%s' 2> '%s' < /dev/null", MN_CLI, args, opath, epath);
+    int st = system(cmd);
+    *out = mn_test_read_file(opath, NULL);
+    *err = mn_test_read_file(epath, NULL);
+    remove(opath);
+    remove(epath);
+    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+static void test_usage(void) {
+    char *out, *err;
+    const char* cmds[] = {"anim --help", "anim info --help", "anim bake --help"};
+    for (int i = 0; i < 3; i++) {
+        CHECK(run_cli(cmds[i], &out, &err) == 0 && out && strstr(out, "usage: marionette anim"));
+        free(out), free(err);
+    }
+    CHECK(run_cli("anim", &out, &err) == 2);
+    free(out), free(err);
+    CHECK(run_cli("anim frobnicate x.json", &out, &err) == 2 && strstr(err, "frobnicate"));
+    free(out), free(err);
+    CHECK(run_cli("anim bake '" EXAMPLE "'", &out, &err) == 2 && strstr(err, "--out"));
+    free(out), free(err);
+    CHECK(run_cli("anim bake '" EXAMPLE "' --out x.txt", &out, &err) == 2);
+    free(out), free(err);
+    CHECK(run_cli("--help", &out, &err) == 0 && strstr(out, "anim"));
+    free(out), free(err);
+}
+
+static void test_info(void) {
+    char *out, *err;
+    CHECK(run_cli("anim info '" EXAMPLE "'", &out, &err) == 0);
+    CHECK(out && strstr(out, "keys: 3, frames 0 to 60 (2 s)") && strstr(out, "constraints: 5"));
+    CHECK(out && strstr(out, "interpolation: rotation squad, translation catmull-rom"));
+    CHECK(out && strstr(out, "right arm.1 (3 hinges)") &&
+          strstr(out, "4 target keys (catmull-rom)"));
+    free(out), free(err);
+}
+
+/* The largest distance of joint j from where it is at frame 0, over a BVH's frames. */
+static double drift(const char* bvh, const char* joint) {
+    mn_model* m = NULL;
+    mn_motion mo;
+    mn_error e;
+    if (mn_bvh_read(bvh, NULL, &m, &mo, NULL, &e) != MN_OK) {
+        fprintf(stderr, "%s\n", e.message);
+        return -1;
+    }
+    int j = mn_model_find_joint(m, joint);
+    mn_data* d = mn_data_create(m, 0);
+    double worst = 0;
+    mn_vec3 p0 = {0, 0, 0};
+    for (int f = 0; f < mo.nframes && j >= 0; f++) {
+        memcpy(d->q, mo.q + (size_t)f * (size_t)mo.nq, sizeof(double) * (size_t)m->nq);
+        mn_fk(m, d);
+        if (f == 0) p0 = d->xf[j].p;
+        worst = fmax(worst, mn_vec3_dist(d->xf[j].p, p0));
+    }
+    int n = mo.nframes;
+    mn_data_destroy(d);
+    mn_motion_free(&mo);
+    mn_model_destroy(m);
+    return j >= 0 && n == 61 ? worst : -1;
+}
+
+static void test_bake(void) {
+    char *out, *err;
+    char bvh[300], plain[300];
+    snprintf(bvh, sizeof bvh, "%s", mn_test_write_temp(".bvh", "", 0));
+    snprintf(plain, sizeof plain, "%s", mn_test_write_temp(".bvh", "", 0));
+    char args[1024];
+    snprintf(args, sizeof args, "anim bake '" EXAMPLE "' --out '%s'", bvh);
+    CHECK(run_cli(args, &out, &err) == 0);
+    CHECK(out && strstr(out, "frames=61") && strstr(out, "mode=lagrange") &&
+          strstr(out, "unmet_frames=0"));
+    free(out), free(err);
+    snprintf(args, sizeof args, "anim bake '" EXAMPLE "' --out '%s' --plain", plain);
+    CHECK(run_cli(args, &out, &err) == 0 && strstr(out, "mode=plain"));
+    free(out), free(err);
+    /* BVH keeps angles in degrees with limited digits: the feet stay within 0.5 mm */
+    double held = drift(bvh, "left foot"), loose = drift(plain, "left foot");
+    printf("  left foot moves %.2e m in the baked BVH, %.3f m in the plain bake\n", held, loose);
+    CHECK(held >= 0 && held < 5e-4);
+    CHECK(loose > 0.01);
+    /* the same as a glTF binary */
+    char glb[300];
+    snprintf(glb, sizeof glb, "%s", mn_test_write_temp(".glb", "", 0));
+    snprintf(args, sizeof args, "anim bake '" EXAMPLE "' --out '%s'", glb);
+    CHECK(run_cli(args, &out, &err) == 0 && strstr(out, "frames=61"));
+    free(out), free(err);
+    size_t n = 0;
+    char* g = mn_test_read_file(glb, &n);
+    CHECK(g && n > 12 && !memcmp(g, "glTF", 4));
+    free(g);
+    remove(glb);
+    remove(bvh);
+    remove(plain);
+}
+
+static void test_bad_input(void) {
+    char *out, *err;
+    const char* text = "{\"figure\": \"stickman\",\n \"keys\": [{\"frame\": 0,\n \"pose\": "
+                       "{\"torso.1\": \"a\"}}]}";
+    char path[300];
+    snprintf(path, sizeof path, "%s", mn_test_write_temp(".json", text, strlen(text)));
+    char args[1024];
+    snprintf(args, sizeof args, "anim info '%s'", path);
+    CHECK(run_cli(args, &out, &err) == 1);
+    CHECK(err && strstr(err, ":3: keys[0].pose.torso.1: expected a finite number"));
+    free(out), free(err);
+    char bvh[300];
+    snprintf(bvh, sizeof bvh, "%s", mn_test_write_temp(".bvh", "keep", 4));
+    snprintf(args, sizeof args, "anim bake '%s' --out '%s'", path, bvh);
+    CHECK(run_cli(args, &out, &err) == 1);
+    free(out), free(err);
+    /* nothing written over the existing file */
+    char* kept = mn_test_read_file(bvh, NULL);
+    CHECK(kept && !strcmp(kept, "keep"));
+    free(kept);
+    remove(bvh);
+    remove(path);
+}
+
+static void test_import(void) {
+    char *out, *err;
+    char doc[300];
+    snprintf(doc, sizeof doc, "%s", mn_test_write_temp(".json", "", 0));
+    char args[1024];
+    snprintf(args, sizeof args,
+             "anim import '" MN_DATA
+             "/mocap/cmu_motionbuilder/cmu_02_01_walk.bvh' --scale 0.056444 --tol 0.01 --out '%s'",
+             doc);
+    CHECK(run_cli(args, &out, &err) == 0);
+    CHECK(out && strstr(out, "frames=344") && strstr(out, "keys="));
+    int keys = 0;
+    const char* k = out ? strstr(out, "keys=") : NULL;
+    if (k) keys = atoi(k + 5);
+    CHECK(keys > 2 && keys < 344);
+    free(out), free(err);
+    /* the document reads back and names the take as its figure */
+    snprintf(args, sizeof args, "anim info '%s'", doc);
+    CHECK(run_cli(args, &out, &err) == 0 && out && strstr(out, "cmu_02_01_walk") &&
+          strstr(out, "fps: 120"));
+    free(out), free(err);
+    CHECK(run_cli("anim import '" MN_DATA
+                  "/mocap/cmu_motionbuilder/cmu_02_01_walk.bvh' --out x.txt",
+                  &out, &err) == 2);
+    free(out), free(err);
+    remove(doc);
+}
+
+/* marionette pose --out: every frame of a scene written out. */
+static void test_pose_out(void) {
+    char *out, *err;
+    char bvh[300];
+    snprintf(bvh, sizeof bvh, "%s", mn_test_write_temp(".bvh", "", 0));
+    char args[1024];
+    snprintf(args, sizeof args,
+             "pose stickman --scene '" MN_SOURCE "/docs/examples/crouch_stickman.json' --out '%s'",
+             bvh);
+    CHECK(run_cli(args, &out, &err) == 0);
+    free(out), free(err);
+    mn_model* m = NULL;
+    mn_motion mo;
+    mn_error e;
+    CHECK(mn_bvh_read(bvh, NULL, &m, &mo, NULL, &e) == MN_OK);
+    if (m) {
+        /* the scene's frames, the pelvis going down */
+        CHECK(mo.nframes > 1);
+        mn_data* d = mn_data_create(m, 0);
+        int p = mn_model_find_joint(m, "pelvis");
+        memcpy(d->q, mo.q, sizeof(double) * (size_t)m->nq);
+        mn_fk(m, d);
+        double y0 = d->xf[p].p.y;
+        memcpy(d->q, mo.q + (size_t)(mo.nframes - 1) * (size_t)mo.nq,
+               sizeof(double) * (size_t)m->nq);
+        mn_fk(m, d);
+        CHECK(d->xf[p].p.y < y0 - 0.05);
+        mn_data_destroy(d);
+        mn_motion_free(&mo);
+        mn_model_destroy(m);
+    }
+    snprintf(args, sizeof args,
+             "pose stickman --scene '" MN_SOURCE
+             "/docs/examples/crouch_stickman.json' --out x.txt");
+    CHECK(run_cli(args, &out, &err) == 2);
+    free(out), free(err);
+    remove(bvh);
+}
+
+int main(int argc, char** argv) {
+    mn_test_init(argc, argv);
+    RUN(test_usage);
+    RUN(test_info);
+    RUN(test_bake);
+    RUN(test_bad_input);
+    RUN(test_import);
+    RUN(test_pose_out);
+    return mn_test_report();
+}

@@ -1,0 +1,136 @@
+/* `marionette retarget` and `marionette bench retarget` end to end: exit codes, the
+ * key=value figures, the written BVH read back, errors naming the map file's line. */
+#include <marionette/io.h>
+#include <marionette/model.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "test.h"
+
+#define WALK MN_DATA "/mocap/cmu_motionbuilder/cmu_02_01_walk.bvh"
+
+static int run_cli(const char* args, char** out, char** err) {
+    char opath[256], epath[256];
+    snprintf(opath, sizeof opath, "%s", mn_test_write_temp(".out", "", 0));
+    snprintf(epath, sizeof epath, "%s", mn_test_write_temp(".err", "", 0));
+    char cmd[4096];
+    snprintf(cmd, sizeof cmd, "'%s' %s > '%s' 2> '%s' < /dev/null", MN_CLI, args, opath, epath);
+    int st = system(cmd);
+    *out = mn_test_read_file(opath, NULL);
+    *err = mn_test_read_file(epath, NULL);
+    remove(opath);
+    remove(epath);
+    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+/* The number after "key=" in text, or NAN. */
+static double value_of(const char* text, const char* key) {
+    char k[96];
+    snprintf(k, sizeof k, "%s=", key);
+    const char* p = text ? strstr(text, k) : NULL;
+    while (p && p != text && p[-1] != '\n' && p[-1] != ' ')
+        p = strstr(p + 1, k);
+    return p ? atof(p + strlen(k)) : NAN;
+}
+
+static void temp_path(char* buf, size_t n, const char* suffix) {
+    snprintf(buf, n, "%s", mn_test_write_temp(suffix, "", 0));
+    remove(buf);
+}
+
+static void test_retarget_walk(void) {
+    char out_bvh[256], args[1024];
+    temp_path(out_bvh, sizeof out_bvh, ".bvh");
+    snprintf(args, sizeof args, "retarget '%s' --to stickman --out '%s'", WALK, out_bvh);
+    char *out, *err;
+    CHECK(run_cli(args, &out, &err) == 0);
+    CHECK(out && strstr(out, "source_rig=cmu-motionbuilder") && strstr(out, "target_rig=stickman"));
+    CHECK(value_of(out, "frames") == 344);
+    CHECK(value_of(out, "retarget_skate_max_mm") <= 5.0);
+    CHECK(value_of(out, "naive_skate_max_mm") > value_of(out, "retarget_skate_max_mm"));
+    CHECK(value_of(out, "retarget_limit_violations") == 0);
+    CHECK(value_of(out, "naive_limit_violations") > 0);
+    CHECK(value_of(out, "contacts_left") >= 2 && value_of(out, "contacts_right") >= 2);
+    CHECK(value_of(out, "unconverged_frames") == 0);
+    free(out), free(err);
+    /* the written take is the stick figure with every frame */
+    mn_model* m = NULL;
+    mn_motion mo = {0};
+    mn_error e;
+    CHECK(mn_bvh_read(out_bvh, NULL, &m, &mo, NULL, &e) == MN_OK);
+    if (m) {
+        CHECK(mo.nframes == 344);
+        CHECK(mn_model_find_joint(m, "left knee") >= 0 && mn_model_find_joint(m, "pelvis") >= 0);
+        for (long i = 0; i < (long)mo.nframes * mo.nq; i++)
+            if (!isfinite(mo.q[i])) {
+                CHECK(0);
+                break;
+            }
+    }
+    mn_motion_free(&mo);
+    mn_model_destroy(m);
+    remove(out_bvh);
+}
+
+static void test_retarget_errors(void) {
+    char *out, *err, args[1024], out_bvh[256];
+    temp_path(out_bvh, sizeof out_bvh, ".bvh");
+    CHECK(run_cli("retarget --help", &out, &err) == 0 && strstr(out, "usage:"));
+    free(out), free(err);
+    CHECK(run_cli("bench retarget --help", &out, &err) == 0 && strstr(out, "usage:"));
+    free(out), free(err);
+    CHECK(run_cli("retarget '" WALK "' --out x.bvh", &out, &err) == 2 && strstr(err, "--to"));
+    free(out), free(err);
+    CHECK(run_cli("retarget '" WALK "' --to stickman", &out, &err) == 2 && strstr(err, "--out"));
+    free(out), free(err);
+    CHECK(run_cli("retarget '" WALK "' --to stickman --out x.glb", &out, &err) == 2);
+    free(out), free(err);
+    CHECK(run_cli("retarget '" WALK "' --to stickman --out x.bvh --bogus", &out, &err) == 2);
+    free(out), free(err);
+    snprintf(args, sizeof args, "retarget no_such_take.bvh --to stickman --out '%s'", out_bvh);
+    CHECK(run_cli(args, &out, &err) == 1 && strstr(err, "no_such_take.bvh"));
+    free(out), free(err);
+    /* a map naming a joint the stick figure lacks: file, line, role; nothing written */
+    static const char map[] = "# walk onto the stick figure\nhips Hips pelvis\n"
+                              "left_thigh LeftUpLeg \"left thigh\"\n";
+    char map_path[256];
+    snprintf(map_path, sizeof map_path, "%s", mn_test_write_temp(".map", map, sizeof map - 1));
+    snprintf(args, sizeof args, "retarget '%s' --to stickman --map '%s' --out '%s'", WALK, map_path,
+             out_bvh);
+    CHECK(run_cli(args, &out, &err) == 1);
+    CHECK(err && strstr(err, ":3:") && strstr(err, "left_thigh target") &&
+          strstr(err, "left thigh"));
+    CHECK(access(out_bvh, F_OK) != 0);
+    free(out), free(err);
+    /* a malformed map */
+    static const char bad[] = "hips Hips\n";
+    char bad_path[256];
+    snprintf(bad_path, sizeof bad_path, "%s", mn_test_write_temp(".map", bad, sizeof bad - 1));
+    snprintf(args, sizeof args, "retarget '%s' --to stickman --map '%s' --out '%s'", WALK, bad_path,
+             out_bvh);
+    CHECK(run_cli(args, &out, &err) == 1 && err && strstr(err, ":1:") && strstr(err, "target"));
+    CHECK(access(out_bvh, F_OK) != 0);
+    free(out), free(err);
+    remove(map_path);
+    remove(bad_path);
+}
+
+static void test_bench_retarget(void) {
+    char *out, *err;
+    CHECK(run_cli("bench retarget '" WALK "' --reps 1", &out, &err) == 0);
+    CHECK(out && strstr(out, "variant=cleanup") && strstr(out, "variant=naive"));
+    CHECK(value_of(out, "fps") > 0);
+    free(out), free(err);
+}
+
+int main(int argc, char** argv) {
+    mn_test_init(argc, argv);
+    RUN(test_retarget_walk);
+    RUN(test_retarget_errors);
+    RUN(test_bench_retarget);
+    return mn_test_report();
+}

@@ -1,0 +1,158 @@
+/* glTF 2.0 binary output of a figure and its motion: the file is decoded here independently
+ * (GLB chunks, accessors, node hierarchy, the animation's keys composed down the tree) and
+ * every joint's world position at every frame is compared with the library's forward
+ * kinematics; bad arguments write nothing. */
+#include <marionette/anim.h>
+#include <marionette/io.h>
+
+#include <cjson/cJSON.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "test.h"
+
+static uint32_t u32(const unsigned char* p) {
+    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+static float f32(const unsigned char* p) {
+    float f;
+    memcpy(&f, p, 4);
+    return f;
+}
+
+/* Element i, component c of accessor a (float data). */
+static double acc(const cJSON* j, const unsigned char* bin, int a, int i, int c) {
+    const cJSON* A = cJSON_GetArrayItem(cJSON_GetObjectItem(j, "accessors"), a);
+    const cJSON* V = cJSON_GetArrayItem(cJSON_GetObjectItem(j, "bufferViews"),
+                                        cJSON_GetObjectItem(A, "bufferView")->valueint);
+    const cJSON* ao = cJSON_GetObjectItem(A, "byteOffset");
+    const cJSON* vo = cJSON_GetObjectItem(V, "byteOffset");
+    int n = !strcmp(cJSON_GetObjectItem(A, "type")->valuestring, "VEC4")   ? 4
+            : !strcmp(cJSON_GetObjectItem(A, "type")->valuestring, "VEC3") ? 3
+                                                                           : 1;
+    size_t off = (size_t)(vo ? vo->valueint : 0) + (size_t)(ao ? ao->valueint : 0) +
+                 4 * ((size_t)i * (size_t)n + (size_t)c);
+    return f32(bin + off);
+}
+
+static void test_round_trip_positions(void) {
+    mn_model* m = mn_stickman_model(NULL);
+    /* 20 frames of varied poses, sampled from a sequence */
+    mn_seq* s = mn_seq_create(m, NULL, NULL);
+    double* q = malloc(sizeof(double) * (size_t)m->nq);
+    for (int k = 0; k < 3; k++) {
+        memcpy(q, m->q0, sizeof(double) * (size_t)m->nq);
+        for (int i = 7; i < m->nq; i++)
+            q[i] = 0.4 * sin(1.1 * i + 2.0 * k);
+        q[0] = 0.1 * k, q[2] = 0.3 * k;
+        mn_quat r = mn_quat_axis_angle(mn_v3(0, 1, 0), 1.2 * k);
+        q[3] = r.w, q[4] = r.x, q[5] = r.y, q[6] = r.z;
+        mn_clamp_to_limits(m, q);
+        mn_seq_set_key(s, 10 * k, q, NULL);
+    }
+    mn_motion mo = {20, m->nq, 1.0 / 30, malloc(sizeof(double) * 20 * (size_t)m->nq)};
+    for (int f = 0; f < 20; f++)
+        mn_seq_sample(s, f, mo.q + (size_t)f * (size_t)m->nq);
+    char path[300];
+    snprintf(path, sizeof path, "%s", mn_test_write_temp(".glb", "", 0));
+    mn_error err;
+    CHECK(mn_gltf_write_motion(path, m, &mo, &err) == MN_OK);
+    size_t len = 0;
+    unsigned char* d = (unsigned char*)mn_test_read_file(path, &len);
+    CHECK(d && len > 28 && u32(d) == 0x46546C67u && u32(d + 4) == 2 && u32(d + 8) == len);
+    uint32_t jl = u32(d + 12);
+    CHECK(u32(d + 16) == 0x4E4F534Au && jl % 4 == 0);
+    cJSON* j = cJSON_ParseWithLength((const char*)d + 20, jl);
+    CHECK(j != NULL);
+    const unsigned char* bin = d + 20 + jl + 8;
+    CHECK(u32(d + 20 + jl + 4) == 0x004E4942u);
+    const cJSON* nodes = cJSON_GetObjectItem(j, "nodes");
+    CHECK(cJSON_GetArraySize(nodes) == m->njoint);
+    const cJSON* an = cJSON_GetArrayItem(cJSON_GetObjectItem(j, "animations"), 0);
+    const cJSON* ch = cJSON_GetObjectItem(an, "channels");
+    const cJSON* sm = cJSON_GetObjectItem(an, "samplers");
+    mn_data* dd = mn_data_create(m, 0);
+    double worst = 0;
+    mn_xform* X = malloc(sizeof(mn_xform) * (size_t)m->njoint);
+    for (int f = 0; f < 20; f++) {
+        CHECK(fabs(acc(j, bin, 0, f, 0) - f / 30.0) < 1e-6);
+        /* each node's TRS: the node's own, replaced by the animation's keys at frame f */
+        mn_vec3* T = malloc(sizeof(mn_vec3) * (size_t)m->njoint);
+        mn_quat* R = malloc(sizeof(mn_quat) * (size_t)m->njoint);
+        for (int n = 0; n < m->njoint; n++) {
+            const cJSON* N = cJSON_GetArrayItem(nodes, n);
+            const cJSON* t = cJSON_GetObjectItem(N, "translation");
+            const cJSON* r = cJSON_GetObjectItem(N, "rotation");
+            T[n] =
+                mn_v3(cJSON_GetArrayItem(t, 0)->valuedouble, cJSON_GetArrayItem(t, 1)->valuedouble,
+                      cJSON_GetArrayItem(t, 2)->valuedouble);
+            R[n] =
+                mn_q4(cJSON_GetArrayItem(r, 3)->valuedouble, cJSON_GetArrayItem(r, 0)->valuedouble,
+                      cJSON_GetArrayItem(r, 1)->valuedouble, cJSON_GetArrayItem(r, 2)->valuedouble);
+        }
+        const cJSON* c;
+        cJSON_ArrayForEach(c, ch) {
+            const cJSON* tg = cJSON_GetObjectItem(c, "target");
+            int n = cJSON_GetObjectItem(tg, "node")->valueint;
+            int out =
+                cJSON_GetObjectItem(
+                    cJSON_GetArrayItem(sm, cJSON_GetObjectItem(c, "sampler")->valueint), "output")
+                    ->valueint;
+            if (!strcmp(cJSON_GetObjectItem(tg, "path")->valuestring, "rotation"))
+                R[n] = mn_q4(acc(j, bin, out, f, 3), acc(j, bin, out, f, 0), acc(j, bin, out, f, 1),
+                             acc(j, bin, out, f, 2));
+            else
+                T[n] =
+                    mn_v3(acc(j, bin, out, f, 0), acc(j, bin, out, f, 1), acc(j, bin, out, f, 2));
+        }
+        /* compose down the hierarchy (children listed by each node) */
+        for (int n = 0; n < m->njoint; n++) {
+            X[n].R = mn_quat_to_mat3(mn_quat_normalize(R[n]));
+            X[n].p = T[n];
+        }
+        int* parent = malloc(sizeof(int) * (size_t)m->njoint);
+        for (int n = 0; n < m->njoint; n++)
+            parent[n] = -1;
+        for (int n = 0; n < m->njoint; n++) {
+            const cJSON* kids = cJSON_GetObjectItem(cJSON_GetArrayItem(nodes, n), "children");
+            const cJSON* k;
+            cJSON_ArrayForEach(k, kids) parent[k->valueint] = n;
+        }
+        for (int n = 0; n < m->njoint; n++) /* parents come first in the model's order */
+            if (parent[n] >= 0) X[n] = mn_xform_mul(&X[parent[n]], &X[n]);
+        memcpy(dd->q, mo.q + (size_t)f * (size_t)m->nq, sizeof(double) * (size_t)m->nq);
+        mn_fk(m, dd);
+        for (int n = 0; n < m->njoint; n++) {
+            CHECK(parent[n] == m->jnt_parent[n]);
+            worst = fmax(worst, mn_vec3_dist(X[n].p, dd->xf[n].p));
+        }
+        free(parent), free(T), free(R);
+    }
+    printf("  glb: largest joint position difference from forward kinematics %.2e m "
+           "(single-precision floats)\n",
+           worst);
+    CHECK(worst < 1e-5);
+    free(X);
+    cJSON_Delete(j);
+    free(d);
+    remove(path);
+    /* bad arguments write nothing */
+    mo.frame_time = 0;
+    CHECK(mn_gltf_write_motion(path, m, &mo, &err) == MN_ERR_ARG);
+    CHECK(mn_test_read_file(path, NULL) == NULL);
+    mo.frame_time = 1.0 / 30;
+    CHECK(mn_gltf_write_motion("/nonexistent/dir/x.glb", m, &mo, &err) == MN_ERR_IO);
+    free(mo.q);
+    free(q);
+    mn_data_destroy(dd);
+    mn_seq_destroy(s);
+    mn_model_destroy(m);
+}
+
+int main(int argc, char** argv) {
+    mn_test_init(argc, argv);
+    RUN(test_round_trip_positions);
+    return mn_test_report();
+}

@@ -1,0 +1,322 @@
+/* Sequence documents: an exact write-read round trip (every key, mode, handle, constraint
+ * and target key), reading from a file with the figure beside it, and a table of malformed
+ * documents, each refused with the file, line and field named and nothing returned. */
+#include <marionette/io.h>
+#include <marionette/sequence.h>
+
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "test.h"
+
+static mn_seq* build(const mn_model* m) {
+    mn_seq_def def = mn_seq_def_default();
+    def.fps = 24;
+    def.rot = MN_INTERP_SQUAD;
+    def.trans = MN_INTERP_CATMULL_ROM;
+    mn_seq* s = mn_seq_create(m, &def, NULL);
+    double* q = malloc(sizeof(double) * (size_t)m->nq);
+    for (int k = 0; k < 4; k++) {
+        memcpy(q, m->q0, sizeof(double) * (size_t)m->nq);
+        for (int i = 7; i < m->nq; i++)
+            q[i] = 0.1 * sin(0.77 * i + 1.3 * k) / 3.0;
+        q[1] = -0.1 * k / 7.0;
+        mn_quat r = mn_quat_axis_angle(mn_vec3_normalize(mn_v3(0.1, 1, 0.05 * k)), 0.3 * k + 0.1);
+        q[3] = r.w, q[4] = r.x, q[5] = r.y, q[6] = r.z;
+        mn_clamp_to_limits(m, q);
+        mn_seq_set_key(s, k * 12.5 + (k == 3 ? 0.1 : 0), q, NULL);
+    }
+    free(q);
+    mn_seq_set_key_tcb(s, 1, 0.25, -0.5, 1.0 / 3.0);
+    mn_seq_set_joint_interp(s, mn_model_find_joint(m, "right elbow"), MN_INTERP_KB,
+                            MN_INTERP_DEFAULT);
+    mn_seq_set_joint_interp(s, mn_model_find_joint(m, "pelvis"), MN_INTERP_SLERP, MN_INTERP_LINEAR);
+    const char* feet[2] = {"left foot", "right foot"};
+    for (int i = 0; i < 2; i++) {
+        mn_handle_def h = mn_handle_default();
+        h.joint = mn_model_find_joint(m, feet[i]);
+        h.name = feet[i];
+        int hp = mn_seq_add_handle(s, &h, NULL);
+        mn_seq_constraint_def c = mn_seq_constraint_default();
+        c.con.handle = hp;
+        c.start = 0, c.end = 30;
+        c.lock = 1;
+        CHECK(mn_seq_add_constraint(s, &c, NULL) >= 0);
+    }
+    mn_handle_def h = mn_handle_default();
+    h.joint = mn_model_find_joint(m, "right hand");
+    h.point = mn_v3(0, -0.08, 1.0 / 3.0);
+    h.name = "palm";
+    int hh = mn_seq_add_handle(s, &h, NULL);
+    h.type = MN_HANDLE_ORIENT;
+    h.name = "hand frame";
+    int ho = mn_seq_add_handle(s, &h, NULL);
+    mn_seq_constraint_def c = mn_seq_constraint_default();
+    c.con.handle = hh;
+    c.con.name = "reach";
+    c.con.weight = 2.5;
+    c.target_interp = MN_INTERP_CATMULL_ROM;
+    int ci = mn_seq_add_constraint(s, &c, NULL);
+    for (int k = 0; k < 3; k++) {
+        mn_target_key t = {10.0 * k / 3.0, mn_v3(0.1 * k, 1.1 + 0.01 * k, 0.3 / 7.0),
+                           mn_v3(0, 0, 0), mn_quat_identity()};
+        mn_seq_set_target_key(s, ci, &t, NULL);
+    }
+    c = mn_seq_constraint_default();
+    c.con.type = MN_CON_ORIENT;
+    c.con.handle = ho;
+    c.con.target_rot = mn_quat_axis_angle(mn_v3(0, 0, 1), 0.7);
+    c.start = 5, c.end = 9.5;
+    mn_seq_add_constraint(s, &c, NULL);
+    c = mn_seq_constraint_default();
+    c.con.type = MN_CON_PLANE;
+    c.con.handle = hh;
+    c.con.origin = mn_v3(0, 1, 0);
+    c.con.dir = mn_v3(0, 1, 0);
+    c.con.enabled = 0;
+    int cp = mn_seq_add_constraint(s, &c, NULL);
+    mn_target_key pk = {3, mn_v3(0, 1.2, 0), mn_v3(0, 1, 0.1), mn_quat_identity()};
+    mn_seq_set_target_key(s, cp, &pk, NULL);
+    mn_vec3 poly[4] = {{-0.2, 0, -0.1}, {0.2, 0, -0.1}, {0.2, 0, 0.2}, {-0.2, 0, 0.2}};
+    CHECK(mn_seq_add_balance(s, poly, 4, mn_v3(0, 1, 0), 0.015, 0, 37.6, NULL) >= 0);
+    return s;
+}
+
+static void test_round_trip(void) {
+    mn_model* m = mn_stickman_model(NULL);
+    mn_seq* s = build(m);
+    char* t1 = NULL;
+    size_t n1 = 0;
+    mn_error err;
+    CHECK(mn_seq_write_mem(s, "stickman", 0, &t1, &n1, &err) == MN_OK);
+    mn_model* m2 = NULL;
+    mn_seq* s2 = NULL;
+    mn_seq_doc_info info;
+    CHECK(mn_seq_read_mem(t1, n1, "rt.json", NULL, NULL, &m2, &s2, &info, &err) == MN_OK);
+    if (!s2) {
+        fprintf(stderr, "%s\n", err.message);
+        free(t1);
+        return;
+    }
+    CHECK(!strcmp(info.figure, "stickman") && m2 && m2->nq == m->nq);
+    CHECK(mn_seq_fps(s2) == 24);
+    CHECK(mn_seq_key_count(s2) == mn_seq_key_count(s));
+    for (int k = 0; k < mn_seq_key_count(s); k++) {
+        CHECK(mn_seq_key_frame(s2, k) == mn_seq_key_frame(s, k));
+        for (int i = 0; i < m->nq; i++)
+            CHECK(mn_seq_key_q(s2, k)[i] == mn_seq_key_q(s, k)[i]);
+        double a[3], b[3];
+        mn_seq_key_tcb(s, k, a);
+        mn_seq_key_tcb(s2, k, b);
+        CHECK(a[0] == b[0] && a[1] == b[1] && a[2] == b[2]);
+    }
+    for (int j = 0; j < m->njoint; j++) {
+        mn_interp a, b, c, d;
+        mn_seq_joint_interp(s, j, &a, &b);
+        mn_seq_joint_interp(s2, j, &c, &d);
+        CHECK(a == c && b == d);
+    }
+    CHECK(mn_seq_handle_count(s2) == mn_seq_handle_count(s));
+    CHECK(mn_seq_constraint_count(s2) == mn_seq_constraint_count(s));
+    for (int c = 0; c < mn_seq_constraint_count(s); c++) {
+        const mn_seq_constraint_def *a = mn_seq_constraint(s, c), *b = mn_seq_constraint(s2, c);
+        CHECK(a->con.type == b->con.type && a->con.handle == b->con.handle && a->lock == b->lock);
+        CHECK(a->con.weight == b->con.weight && a->con.enabled == b->con.enabled &&
+              a->target_interp == b->target_interp);
+        CHECK(mn_seq_target_key_count(s, c) == mn_seq_target_key_count(s2, c));
+        for (int k = 0; k < mn_seq_target_key_count(s, c); k++)
+            CHECK(memcmp(mn_seq_target_key(s, c, k), mn_seq_target_key(s2, c, k),
+                         sizeof(mn_target_key)) == 0);
+    }
+    /* samples agree bit for bit */
+    double* qa = malloc(sizeof(double) * (size_t)m->nq);
+    double* qb = malloc(sizeof(double) * (size_t)m->nq);
+    for (double f = -1; f < 40; f += 0.37) {
+        mn_seq_sample(s, f, qa);
+        mn_seq_sample(s2, f, qb);
+        CHECK(memcmp(qa, qb, sizeof(double) * (size_t)m->nq) == 0);
+    }
+    /* and writing again gives the same text */
+    char* t2 = NULL;
+    size_t n2 = 0;
+    CHECK(mn_seq_write_mem(s2, "stickman", 0, &t2, &n2, &err) == MN_OK);
+    CHECK(n1 == n2 && !memcmp(t1, t2, n1));
+    free(qa), free(qb), free(t1), free(t2);
+    mn_seq_destroy(s2);
+    mn_model_destroy(m2);
+    mn_seq_destroy(s);
+    mn_model_destroy(m);
+}
+
+static void test_file_with_figure(void) {
+    /* a BVH figure beside the document, read with a scale */
+    char dir[] = "/tmp/mn_seqdoc_XXXXXX";
+    CHECK(mkdtemp(dir) != NULL);
+    char bvh[300], doc[300];
+    snprintf(bvh, sizeof bvh, "%s/walk.bvh", dir);
+    snprintf(doc, sizeof doc, "%s/walk.json", dir);
+    mn_bvh_options bo = mn_bvh_default();
+    bo.scale = 0.056444;
+    mn_model* m = NULL;
+    mn_motion mo;
+    mn_error err;
+    CHECK(mn_bvh_read(MN_DATA "/mocap/cmu_motionbuilder/cmu_02_01_walk.bvh", &bo, &m, &mo, NULL,
+                      &err) == MN_OK);
+    mn_model* mraw = NULL;
+    CHECK(mn_bvh_read(MN_DATA "/mocap/cmu_motionbuilder/cmu_02_01_walk.bvh", NULL, &mraw, NULL,
+                      NULL, &err) == MN_OK);
+    CHECK(mn_bvh_write(bvh, mraw, NULL, &err) == MN_OK);
+    mn_seq* s = mn_seq_create(m, NULL, NULL);
+    for (int f = 0; f < 40; f += 10)
+        mn_seq_set_key(s, f, mo.q + (size_t)f * (size_t)mo.nq, NULL);
+    CHECK(mn_seq_write(doc, s, "walk.bvh", 0.056444, &err) == MN_OK);
+    mn_model* m2 = NULL;
+    mn_seq* s2 = NULL;
+    mn_seq_doc_info info;
+    CHECK(mn_seq_read(doc, &m2, &s2, &info, &err) == MN_OK);
+    if (s2) {
+        CHECK(info.scale == 0.056444 && m2->njoint == m->njoint);
+        CHECK(mn_seq_key_count(s2) == 4);
+        for (int i = 0; i < m->nq; i++)
+            CHECK_NEAR(mn_seq_key_q(s2, 2)[i], mn_seq_key_q(s, 2)[i], 1e-12);
+        for (int j = 0; j < m->njoint; j++)
+            CHECK_NEAR(m2->jnt_offset[j].y, m->jnt_offset[j].y, 1e-9);
+    } else {
+        fprintf(stderr, "%s\n", err.message);
+    }
+    mn_seq_destroy(s2);
+    mn_model_destroy(m2);
+    mn_seq_destroy(s);
+    mn_motion_free(&mo);
+    mn_model_destroy(m);
+    mn_model_destroy(mraw);
+    /* a missing figure: the field is "figure" */
+    FILE* f = fopen(doc, "w");
+    fputs("{\"figure\": \"nowhere.bvh\", \"keys\": [{\"frame\": 0, \"pose\": {}}]}", f);
+    fclose(f);
+    CHECK(mn_seq_read(doc, &m2, &s2, NULL, &err) != MN_OK && !strcmp(err.field, "figure") &&
+          m2 == NULL && s2 == NULL);
+    CHECK(mn_seq_read("/nonexistent/x.json", &m2, &s2, NULL, &err) == MN_ERR_IO);
+    unlink(doc);
+    unlink(bvh);
+    rmdir(dir);
+}
+
+typedef struct bad {
+    const char* text;
+    int line;
+    const char* field;
+} bad;
+
+static void test_malformed(void) {
+    mn_model* stick = mn_stickman_model(NULL);
+    static const bad table[] = {
+        {"{\"figure\": \"stickman\",\n \"keys\": [\n", 2, "json"},
+        {"[1, 2]", 1, "sequence"},
+        {"{\"keys\": [{\"frame\": 0, \"pose\": {}}]}", 1, "sequence"},
+        {"{\"figure\": \"stickman\"}", 1, "sequence"},
+        {"{\"figure\": \"stickman\", \"keys\": []}", 1, "keys"},
+        {"{\"figure\": \"stickman\", \"fsp\": 30, \"keys\": []}", 1, "fsp"},
+        {"{\"figure\": \"stickman\", \"fps\": 0, \"keys\": []}", 1, "fps"},
+        {"{\"figure\": \"stickman\",\n \"keys\": [{\"frame\": 0, \"pose\": {}},\n {\"frame\": 0, "
+         "\"pose\": {}}]}",
+         3, "keys[1].frame"},
+        {"{\"figure\": \"stickman\",\n \"keys\": [{\"pose\": {}}]}", 2, "keys[0]"},
+        {"{\"figure\": \"stickman\",\n \"keys\": [{\"frame\": 1e999, \"pose\": {}}]}", 2,
+         "keys[0].frame"},
+        {"{\"figure\": \"stickman\",\n \"keys\": [{\"frame\": 0,\n \"pose\": {\"torso.1\": "
+         "\"a\"}}]}",
+         3, "keys[0].pose.torso.1"},
+        {"{\"figure\": \"stickman\",\n \"keys\": [{\"frame\": 0,\n \"pose\": {\"elbow\": 1}}]}", 3,
+         "keys[0].pose.elbow"},
+        {"{\"figure\": \"stickman\",\n \"keys\": [{\"frame\": 0, \"pose\": {\n\"pelvis\": "
+         "{\"position\": [0, 1], \"rotation\": [1, 0, 0, 0]}}}]}",
+         3, "keys[0].pose.pelvis.position"},
+        {"{\"figure\": \"stickman\",\n \"keys\": [{\"frame\": 0, \"pose\": {\n\"pelvis\": "
+         "{\"rotation\": [0, 0, 0, 0]}}}]}",
+         3, "keys[0].pose.pelvis.rotation"},
+        {"{\"figure\": \"stickman\",\n \"keys\": [{\"frame\": 0, \"pose\": {},\n \"tcb\": [0, 2, "
+         "0]}]}",
+         3, "keys[0].tcb"},
+        {"{\"figure\": \"stickman\", \"keys\": [{\"frame\": 0, \"pose\": {}}],\n "
+         "\"interpolation\": {\"rotation\": \"cubic\"}}",
+         2, "interpolation.rotation"},
+        {"{\"figure\": \"stickman\", \"keys\": [{\"frame\": 0, \"pose\": {}}],\n "
+         "\"interpolation\": {\"rotation\": \"kb\"}}",
+         2, "interpolation.rotation"},
+        {"{\"figure\": \"stickman\", \"keys\": [{\"frame\": 0, \"pose\": {}}],\n "
+         "\"interpolation\": {\"joints\": {\"pelvis\": {\"rotation\": \"kb\"}}}}",
+         2, "interpolation.joints.pelvis"},
+        {"{\"figure\": \"stickman\", \"keys\": [{\"frame\": 0, \"pose\": {}}],\n \"handles\": "
+         "[{\"name\": \"h\", \"joint\": \"nose\"}]}",
+         2, "handles[0].joint"},
+        {"{\"figure\": \"stickman\", \"keys\": [{\"frame\": 0, \"pose\": {}}],\n \"handles\": "
+         "[{\"name\": \"h\", \"joint\": \"head\"},\n {\"name\": \"h\", \"joint\": \"head\"}]}",
+         3, "handles[1].name"},
+        {"{\"figure\": \"stickman\", \"keys\": [{\"frame\": 0, \"pose\": {}}],\n \"handles\": "
+         "[{\"name\": \"h\", \"joint\": \"head\"}],\n \"constraints\": [{\"type\": \"pin\", "
+         "\"handle\": \"g\"}]}",
+         3, "constraints[0].handle"},
+        {"{\"figure\": \"stickman\", \"keys\": [{\"frame\": 0, \"pose\": {}}],\n \"handles\": "
+         "[{\"name\": \"h\", \"joint\": \"head\"}],\n \"constraints\": [{\"type\": \"pin\", "
+         "\"handle\": \"h\", \"frames\": [5, 1]}]}",
+         3, "constraints[0].frames"},
+        {"{\"figure\": \"stickman\", \"keys\": [{\"frame\": 0, \"pose\": {}}],\n \"handles\": "
+         "[{\"name\": \"h\", \"joint\": \"head\"}],\n \"constraints\": [{\"type\": \"plane\", "
+         "\"handle\": \"h\", \"origin\": [0, 0, 0],\n \"normal\": [0, 0, 0]}]}",
+         4, "constraints[0].normal"},
+        {"{\"figure\": \"stickman\", \"keys\": [{\"frame\": 0, \"pose\": {}}],\n \"handles\": "
+         "[{\"name\": \"h\", \"joint\": \"head\"}],\n \"constraints\": [{\"type\": \"pin\", "
+         "\"handle\": \"h\", \"lock\": true, \"target\": [0, 1, 0]}]}",
+         3, "constraints[0].lock"},
+        {"{\"figure\": \"stickman\", \"keys\": [{\"frame\": 0, \"pose\": {}}],\n \"handles\": "
+         "[{\"name\": \"h\", \"joint\": \"head\"}],\n \"constraints\": [{\"type\": \"pin\", "
+         "\"handle\": \"h\",\n \"target_keys\": [{\"frame\": 0, \"target\": [0, 1]}]}]}",
+         4, "constraints[0].target_keys[0].target"},
+        {"{\"figure\": \"stickman\", \"keys\": [{\"frame\": 0, \"pose\": {}}],\n \"handles\": "
+         "[{\"name\": \"h\", \"joint\": \"head\"}],\n \"constraints\": [{\"type\": \"pin\", "
+         "\"handle\": \"h\",\n \"target_keys\": [{\"frame\": 0, \"origin\": [0, 1, 0]}]}]}",
+         4, "constraints[0].target_keys[0]"},
+        {"{\"figure\": \"stickman\", \"keys\": [{\"frame\": 0, \"pose\": {}}],\n \"handles\": "
+         "[{\"name\": \"h\", \"joint\": \"head\"}],\n \"constraints\": [{\"type\": \"plane\", "
+         "\"handle\": \"h\",\n \"target_keys\": [{\"frame\": 0, \"origin\": [0, 1, 0], \"normal\": "
+         "[0, 0, 0]}]}]}",
+         4, "constraints[0].target_keys[0].normal"},
+        {"{\"figure\": \"stickman\", \"keys\": [{\"frame\": 0, \"pose\": {}}],\n \"handles\": "
+         "[{\"name\": \"c\", \"type\": \"com\"}],\n \"constraints\": [{\"type\": \"balance\", "
+         "\"handle\": \"c\",\n \"polygon\": [[0, 0, 0], [1, 0, 0], [1, 0, 1], [0.5, 0, 0.2]]}]}",
+         4, "constraints[0].polygon"},
+        {"{\"figure\": \"stickman\", \"keys\": [{\"frame\": 0, \"pose\": {}}],\n \"handles\": "
+         "[{\"name\": \"h\", \"joint\": \"head\"}],\n \"constraints\": [{\"type\": \"equal\", "
+         "\"handle\": \"h\", \"handle2\": \"h\"}]}",
+         3, "constraints[0]"},
+    };
+    for (size_t i = 0; i < sizeof table / sizeof table[0]; i++) {
+        mn_model* m = (mn_model*)1;
+        mn_seq* s = (mn_seq*)1;
+        mn_error err;
+        mn_status st = mn_seq_read_mem(table[i].text, strlen(table[i].text), "bad.json", NULL, NULL,
+                                       &m, &s, NULL, &err);
+        int ok = st != MN_OK && m == NULL && s == NULL && err.line == table[i].line &&
+                 !strncmp(err.field, table[i].field, strlen(table[i].field)) &&
+                 !strcmp(err.file, "bad.json");
+        if (!ok)
+            fprintf(stderr, "table[%zu]: status %d line %d field '%s': %s\n", i, st, err.line,
+                    err.field, err.message);
+        CHECK(ok);
+        /* the same with a given figure */
+        st = mn_seq_read_mem(table[i].text, strlen(table[i].text), "bad.json", NULL, stick, &m, &s,
+                             NULL, &err);
+        CHECK(st != MN_OK && s == NULL);
+    }
+    mn_model_destroy(stick);
+}
+
+int main(int argc, char** argv) {
+    mn_test_init(argc, argv);
+    RUN(test_round_trip);
+    RUN(test_file_with_figure);
+    RUN(test_malformed);
+    return mn_test_report();
+}
