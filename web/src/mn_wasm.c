@@ -350,7 +350,7 @@ EXPORT(mnw_ik_solve) int mnw_ik_solve(mnw_figure* f, const double* dv, const int
     memset(&r, 0, sizeof r);
     mn_status s = mn_ik_solve(f->m, f->d, &p, &o, &r);
     out[0] = s;
-    out[1] = r.iters;
+    out[1] = r.iterations;
     out[2] = r.restarts;
     out[3] = r.pos_err;
     out[4] = r.rot_err;
