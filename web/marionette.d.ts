@@ -7,6 +7,8 @@ export type IKMethod = 'lm' | 'dls' | 'pinv' | 'jt' | 'ccd' | 'fabrik' | 'analyt
 export type CSolver = 'lagrange' | 'ccd' | 'dls';
 export const IK_METHODS: IKMethod[];
 export const CSOLVERS: CSolver[];
+export type Interpolation = 'default' | 'constant' | 'linear' | 'slerp' | 'squad' | 'catmull-rom' | 'kb';
+export const INTERPOLATIONS: Interpolation[];
 
 export function load(options?: { wasm?: BufferSource | URL | string }): Promise<Marionette>;
 
@@ -32,6 +34,8 @@ export class Marionette {
   createConstraintSystem(figures: Figure[], options?: { maxHandles?: number; maxConstraints?: number }):
     ConstraintSystem;
   createRig(skin: SkinDoc): Rig;
+  createSequence(figure: Figure, options?: { fps?: number; rotation?: Interpolation; translation?: Interpolation }):
+    Sequence;
 }
 
 export interface IKProblem {
@@ -109,5 +113,26 @@ export class Fitter {
   readonly rig: Rig;
   fit(pose: Float64Array, targets: ArrayLike<number>, options?: FitOptions):
     { status: Status; ok: boolean; iterations: number; energy: number; rms: number; maxErr: number; message: string };
+  dispose(): void;
+}
+
+export interface SequenceConstraintDef extends ConstraintDef { start?: number; end?: number; lock?: boolean }
+export interface SequenceSolveOptions extends CSolveOptions {
+  relax?: number; warmStart?: boolean; balance?: boolean; constraints?: boolean;
+}
+export class Sequence {
+  readonly figure: Figure; readonly keyCount: number; readonly fps: number; readonly start: number;
+  readonly end: number; readonly disposed: boolean;
+  keyFrame(k: number): number; keyQ(k: number): Float64Array;
+  setKey(frame: number, q: ArrayLike<number>): number; setKeyTCB(k: number, tcb: [number, number, number]): this;
+  removeKey(k: number): this;
+  setInterpolation(modes: { rotation?: Interpolation; translation?: Interpolation }, joint?: number | string): this;
+  addMotion(frames: ArrayLike<number>, options?: { firstFrame?: number; tol?: number }):
+    { keys: number; maxError: number };
+  sample(frame: number): Figure;
+  sampleQ(frame: number, out?: Float64Array): Float64Array;
+  addHandle(def: Omit<HandleDef, 'figure'>): number;
+  addConstraint(def: SequenceConstraintDef): number;
+  solveFrame(frame: number, options?: SequenceSolveOptions): CSolveResult;
   dispose(): void;
 }

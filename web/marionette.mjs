@@ -338,6 +338,64 @@ class Marionette {
   }
 }
 
+// The numbers of a constraint definition as the module takes them: iv (type, handle,
+// handle2, npolygon, priority, enabled, lock) and v (target, targetRotation, origin, dir, up,
+// margin, weight, 16 polygon points, start, end).
+function constraintArgs(def, handle) {
+  object(def, 'constraint');
+  const type = pick(def.type ?? 'pin', CONSTRAINT_TYPES, 'constraint.type');
+  const h = handle(def.handle, 'constraint.handle');
+  const h2 = def.handle2 === undefined ? -1 : handle(def.handle2, 'constraint.handle2');
+  const v = new Float64Array(18 + 3 * 16 + 2);
+  const set = (k, n, at, dflt) => v.set(def[k] === undefined ? dflt : vec(def[k], n, `constraint.${k}`), at);
+  set('target', 3, 0, [0, 0, 0]);
+  set('targetRotation', 4, 3, [1, 0, 0, 0]);
+  set('origin', 3, 7, [0, 0, 0]);
+  set('dir', 3, 10, [0, 0, 0]);
+  set('up', 3, 13, [0, 1, 0]);
+  v[16] = def.margin === undefined ? 0 : num(def.margin, 'constraint.margin');
+  v[17] = def.weight === undefined ? 1 : num(def.weight, 'constraint.weight');
+  const poly = def.polygon ?? [];
+  if (!Array.isArray(poly) || poly.length > 16) fail('constraint.polygon', 'expected up to 16 points');
+  poly.forEach((pt, i) => v.set(vec(pt, 3, `constraint.polygon[${i}]`), 18 + 3 * i));
+  v[66] = def.start === undefined ? NaN : num(def.start, 'constraint.start'); // NaN: every frame
+  v[67] = def.end === undefined ? NaN : num(def.end, 'constraint.end');
+  const iv = [type, h, h2, poly.length, def.priority === undefined ? 0 : int(def.priority, 'constraint.priority', 0),
+    def.enabled === undefined ? 1 : bool(def.enabled, 'constraint.enabled'),
+    def.lock === undefined ? 0 : bool(def.lock, 'constraint.lock')];
+  return { iv, v };
+}
+function constraintError(mn) {
+  const e = mn._error('constraint');
+  if (e.field && !e.message.includes('constraint.')) e.message = `constraint.${e.message}`;
+  return e;
+}
+function solveOptions(mn, options, dvp, ivp, seq) {
+  object(options, 'options');
+  const x = mn._x;
+  if (seq) x.mnw_seq_solve_defaults(dvp, ivp);
+  else x.mnw_csolve_defaults(dvp, ivp);
+  const dv = mn._f64(dvp, 10), iv = mn._i32(ivp, 6);
+  ['tol', 'tolRot', 'dragTol', 'rcond', 'feedback', 'feedbackK', 'dragDamping', 'maxStep', 'minProgress']
+    .forEach((k, i) => { if (options[k] !== undefined) dv[i] = num(options[k], `options.${k}`); });
+  if (options.method !== undefined) iv[0] = pick(options.method, CSOLVERS, 'options.method');
+  if (options.maxIters !== undefined) iv[1] = int(options.maxIters, 'options.maxIters', 1, 1e9);
+  if (options.respectLimits !== undefined) iv[2] = bool(options.respectLimits, 'options.respectLimits');
+  if (seq) {
+    if (options.relax !== undefined) dv[9] = num(options.relax, 'options.relax');
+    if (options.warmStart !== undefined) iv[3] = bool(options.warmStart, 'options.warmStart');
+    if (options.balance !== undefined) iv[4] = bool(options.balance, 'options.balance');
+    if (options.constraints !== undefined) iv[5] = bool(options.constraints, 'options.constraints');
+  }
+}
+function solveResult(mn, s, outp) {
+  const o = mn._f64(outp, 8);
+  return {
+    status: STATUS[o[0]], ok: o[0] === 0, iterations: o[1], svdFallbacks: o[2], rows: o[3], maxViolation: o[4],
+    maxRotViolation: o[5], maxDragError: o[6], unmet: o[7], message: s === 0 ? '' : mn._str(mn._x.mnw_error_message()),
+  };
+}
+
 class Owned {
   constructor(mn, p, kind) {
     this._mn = mn;
@@ -522,7 +580,7 @@ class Figure extends Owned {
 
   dispose() {
     if (!this._p) return;
-    if (this._users.size) fail('figure', 'still used by a constraint system: dispose that first');
+    if (this._users.size) fail('figure', 'still used by a constraint system or a sequence: dispose that first');
     this._mn._x.mnw_figure_destroy(this._p);
     this._mn._x.mnw_free(this._io);
     this._p = 0;
@@ -536,7 +594,7 @@ class ConstraintSystem extends Owned {
     super(mn, p, 'constraint system');
     this.figures = figures;
     for (const f of figures) f._users.add(this);
-    this._io = mn._x.mnw_malloc(8 * (24 + 3 * 16));
+    this._io = mn._x.mnw_malloc(8 * (24 + 3 * 16 + 2));
   }
   _figure(i, arg) { return this.figures[int(i ?? 0, arg, 0, this.figures.length - 1)]; }
   _handle(h, arg = 'handle') {
@@ -571,34 +629,13 @@ class ConstraintSystem extends Owned {
    * enabled, name }. Returns the index. */
   addConstraint(def) {
     this._live();
-    object(def, 'constraint');
-    const type = pick(def.type ?? 'pin', CONSTRAINT_TYPES, 'constraint.type');
-    const h = this._handle(def.handle, 'constraint.handle');
-    const h2 = def.handle2 === undefined ? -1 : this._handle(def.handle2, 'constraint.handle2');
-    const v = new Float64Array(18 + 3 * 16);
-    const set = (k, n, at, dflt) => v.set(def[k] === undefined ? dflt : vec(def[k], n, `constraint.${k}`), at);
-    set('target', 3, 0, [0, 0, 0]);
-    set('targetRotation', 4, 3, [1, 0, 0, 0]);
-    set('origin', 3, 7, [0, 0, 0]);
-    set('dir', 3, 10, [0, 0, 0]);
-    set('up', 3, 13, [0, 1, 0]);
-    v[16] = def.margin === undefined ? 0 : num(def.margin, 'constraint.margin');
-    v[17] = def.weight === undefined ? 1 : num(def.weight, 'constraint.weight');
-    const poly = def.polygon ?? [];
-    if (!Array.isArray(poly) || poly.length > 16) fail('constraint.polygon', 'expected up to 16 points');
-    poly.forEach((pt, i) => v.set(vec(pt, 3, `constraint.polygon[${i}]`), 18 + 3 * i));
-    const iv = [type, h, h2, poly.length, def.priority === undefined ? 0 : int(def.priority, 'constraint.priority', 0),
-      def.enabled === undefined ? 1 : bool(def.enabled, 'constraint.enabled')];
+    const { iv, v } = constraintArgs(def, (h, arg) => this._handle(h, arg));
     const mn = this._mn, x = mn._x;
     mn._f64(this._io, v.length).set(v);
     const ip = mn._ints(iv, 'constraint'), np = def.name ? mn._cstr(def.name, 'constraint.name') : 0;
     return mn._with([ip, np], () => {
       const c = x.mnw_csys_add_constraint(this._p, ip, this._io, np);
-      if (c < 0) {
-        const e = mn._error('constraint');
-        if (e.field && !e.message.includes('constraint.')) e.message = `constraint.${e.message}`;
-        throw e;
-      }
+      if (c < 0) throw constraintError(mn);
       return c;
     });
   }
@@ -662,26 +699,15 @@ class ConstraintSystem extends Owned {
    * respectLimits, minProgress }. */
   solve(options = {}) {
     this._live();
-    object(options, 'options');
-    const mn = this._mn, x = mn._x, dvp = this._io, ivp = this._io + 8 * 10, outp = this._io + 8 * 12;
-    x.mnw_csolve_defaults(dvp, ivp);
-    const dv = mn._f64(dvp, 9), iv = mn._i32(ivp, 3);
-    ['tol', 'tolRot', 'dragTol', 'rcond', 'feedback', 'feedbackK', 'dragDamping', 'maxStep', 'minProgress']
-      .forEach((k, i) => { if (options[k] !== undefined) dv[i] = num(options[k], `options.${k}`); });
-    if (options.method !== undefined) iv[0] = pick(options.method, CSOLVERS, 'options.method');
-    if (options.maxIters !== undefined) iv[1] = int(options.maxIters, 'options.maxIters', 1, 1e9);
-    if (options.respectLimits !== undefined) iv[2] = bool(options.respectLimits, 'options.respectLimits');
-    const s = x.mnw_csys_solve(this._p, dvp, ivp, outp);
+    const mn = this._mn, dvp = this._io, ivp = this._io + 8 * 10, outp = this._io + 8 * 14;
+    solveOptions(mn, options, dvp, ivp, false);
+    const s = mn._x.mnw_csys_solve(this._p, dvp, ivp, outp);
     if (s === 1) {
       const e = mn._error('options');
       if (!/^options/.test(e.message)) e.message = `options: ${e.message}`;
       throw e;
     }
-    const o = mn._f64(outp, 8);
-    return {
-      status: STATUS[o[0]], ok: o[0] === 0, iterations: o[1], svdFallbacks: o[2], rows: o[3], maxViolation: o[4],
-      maxRotViolation: o[5], maxDragError: o[6], unmet: o[7], message: s === 0 ? '' : mn._str(x.mnw_error_message()),
-    };
+    return solveResult(mn, s, outp);
   }
 
   dispose() {
@@ -804,3 +830,169 @@ class Fitter extends Owned {
 }
 
 export { Marionette, Figure, ConstraintSystem, Rig, Fitter, IK_METHODS, CSOLVERS };
+
+export const INTERPOLATIONS = ['default', 'constant', 'linear', 'slerp', 'squad', 'catmull-rom', 'kb'];
+
+/** A keyframed sequence of one figure (anim.h, Welman 6.1.2): keys, interpolation, plain
+ * and constrained in-betweens. Sampling writes the figure's q, frames and positions. */
+class Sequence extends Owned {
+  constructor(mn, p, figure) {
+    super(mn, p, 'sequence');
+    this.figure = figure;
+    figure._users.add(this);
+    this._io = mn._x.mnw_malloc(8 * (24 + 3 * 16 + 2));
+  }
+  get keyCount() { this._live(); return this._mn._x.mnw_seq_count(this._p, 0); }
+  get fps() { this._live(); return this._mn._x.mnw_seq_number(this._p, 0, 0); }
+  /** First and last key frames. */
+  get start() { this._live(); return this._mn._x.mnw_seq_number(this._p, 1, 0); }
+  get end() { this._live(); return this._mn._x.mnw_seq_number(this._p, 2, 0); }
+  keyFrame(k) { this._live(); return this._mn._x.mnw_seq_number(this._p, 3, this._key(k)); }
+  /** Key k's state (a copy). */
+  keyQ(k) {
+    this._live();
+    return new Float64Array(this._mn._f64(this._mn._x.mnw_seq_key_q(this._p, this._key(k)), this.figure.nq));
+  }
+  _key(k) { return int(k, 'key', 0, this._mn._x.mnw_seq_count(this._p, 0) - 1); }
+  _fail(arg) {
+    const e = this._mn._error(arg);
+    if (!e.message.startsWith(arg)) e.message = `${arg}: ${e.message}`;
+    return e;
+  }
+  /** Sets (or replaces) the key at a frame to a state (nq numbers); returns its index. */
+  setKey(frame, q) {
+    this._live();
+    num(frame, 'frame');
+    vec(q, this.figure.nq, 'q');
+    const mn = this._mn, p = mn._doubles(q, 'q');
+    return mn._with([p], () => {
+      const k = mn._x.mnw_seq_set_key(this._p, frame, p);
+      if (k < 0) throw this._fail('q');
+      return k;
+    });
+  }
+  /** Kochanek-Bartels tension, continuity and bias of key k (each in [-1, 1]). */
+  setKeyTCB(k, tcb) {
+    this._live();
+    k = this._key(k);
+    vec(tcb, 3, 'tcb');
+    if (this._mn._x.mnw_seq_set_key_tcb(this._p, k, tcb[0], tcb[1], tcb[2]) !== 0) throw this._fail('tcb');
+    return this;
+  }
+  removeKey(k) {
+    this._live();
+    if (this._mn._x.mnw_seq_remove_key(this._p, this._key(k)) !== 0) throw this._fail('key');
+    return this;
+  }
+  /** { rotation, translation } modes ('constant', 'linear', 'slerp', 'squad', 'catmull-rom',
+   * 'kb'; 'default' or omitted keeps the current one) for the sequence, or for one joint. */
+  setInterpolation(modes, joint) {
+    this._live();
+    object(modes, 'modes');
+    const rot = modes.rotation === undefined ? 0 : pick(modes.rotation, INTERPOLATIONS, 'modes.rotation');
+    const trans = modes.translation === undefined ? 0 : pick(modes.translation, INTERPOLATIONS, 'modes.translation');
+    const j = joint === undefined ? -1 : this.figure.joint(joint, 'joint');
+    if (this._mn._x.mnw_seq_set_interp(this._p, j, rot, trans) !== 0) throw this._fail('modes');
+    return this;
+  }
+  /** Keys from a motion (nframes x nq states, e.g. figure.motion.frames): every frame a key,
+   * or with options.tol > 0 the fewest keys whose in-betweens stay within tol (length) of
+   * every joint. Returns { keys, maxError }. */
+  addMotion(frames, options = {}) {
+    this._live();
+    const nq = this.figure.nq;
+    if (!frames || !frames.length || frames.length % nq) fail('frames', `expected nframes x ${nq} numbers`);
+    for (let i = 0; i < frames.length; i++) num(frames[i], `frames[${i}]`);
+    const first = options.firstFrame === undefined ? 0 : num(options.firstFrame, 'options.firstFrame');
+    const tol = options.tol === undefined ? 0 : num(options.tol, 'options.tol');
+    const mn = this._mn, p = mn._doubles(frames, 'frames');
+    return mn._with([p], () => {
+      if (mn._x.mnw_seq_add_motion(this._p, p, frames.length / nq, first, tol, this._io) !== 0) throw this._fail('frames');
+      const o = mn._f64(this._io, 2);
+      return { keys: o[0], maxError: o[1] };
+    });
+  }
+  /** The plain in-between at a frame (clamped to the keys) into the figure: q, frames,
+   * positions. */
+  sample(frame) {
+    this._live();
+    num(frame, 'frame');
+    if (this._mn._x.mnw_seq_sample(this._p, frame) !== 0) throw this._fail('frame');
+    return this.figure;
+  }
+  /** The plain in-between at a frame as a new state (or into out). */
+  sampleQ(frame, out = new Float64Array(this.figure.nq)) {
+    this._live();
+    num(frame, 'frame');
+    if (!(out instanceof Float64Array) || out.length !== this.figure.nq) fail('out', `expected a Float64Array of ${this.figure.nq}`);
+    const x = this._mn._x;
+    if (x.mnw_seq_sample_q(this._p, frame, this._io) !== 0) throw this._fail('frame');
+    out.set(this._mn._f64(this._io, this.figure.nq));
+    return out;
+  }
+  /** A handle of the figure (as ConstraintSystem.addHandle, without `figure`). */
+  addHandle(def) {
+    this._live();
+    object(def, 'handle');
+    const type = pick(def.type ?? 'point', HANDLE_TYPES, 'handle.type');
+    const joint = this.figure.joint(def.joint ?? 0, 'handle.joint', type === 2);
+    const pt = def.point === undefined ? [0, 0, 0] : vec(def.point, 3, 'handle.point');
+    const np = def.name ? this._mn._cstr(def.name, 'handle.name') : 0;
+    return this._mn._with([np], () => {
+      const h = this._mn._x.mnw_seq_add_handle(this._p, type, joint, pt[0], pt[1], pt[2], np);
+      if (h < 0) throw this._mn._error('handle');
+      return h;
+    });
+  }
+  /** A constraint over frames: as ConstraintSystem.addConstraint plus start, end (active for
+   * start <= frame <= end; default every frame) and lock (pin and orient: the target is
+   * where the handle is at start). */
+  addConstraint(def) {
+    this._live();
+    const mn = this._mn, x = mn._x;
+    const { iv, v } = constraintArgs(def, (h, arg) => int(h, arg, 0, x.mnw_seq_count(this._p, 1) - 1));
+    mn._f64(this._io, v.length).set(v);
+    const ip = mn._ints(iv, 'constraint'), np = def.name ? mn._cstr(def.name, 'constraint.name') : 0;
+    return mn._with([ip, np], () => {
+      const c = x.mnw_seq_add_constraint(this._p, ip, this._io, np);
+      if (c < 0) throw constraintError(mn);
+      return c;
+    });
+  }
+  /** The constrained in-between at a frame into the figure (warm-started from the last
+   * frame solved). options: ConstraintSystem.solve's, plus relax, warmStart, balance,
+   * constraints (false: the plain in-between). */
+  solveFrame(frame, options = {}) {
+    this._live();
+    num(frame, 'frame');
+    const mn = this._mn, dvp = this._io, ivp = this._io + 8 * 10, outp = this._io + 8 * 14;
+    solveOptions(mn, options, dvp, ivp, true);
+    const s = mn._x.mnw_seq_solve_frame(this._p, frame, dvp, ivp, outp);
+    if (s === 1) throw this._fail('frame');
+    if (s !== 0 && s !== 7 && s !== 8) throw this._fail('sequence'); // not a solver outcome
+    return solveResult(mn, s, outp);
+  }
+  dispose() {
+    if (!this._p) return;
+    this._mn._x.mnw_seq_destroy(this._p);
+    this._mn._x.mnw_free(this._io);
+    this.figure._users.delete(this);
+    this._p = 0;
+  }
+}
+
+/** A sequence of a figure: options { fps = 30, rotation = 'slerp', translation = 'linear' }. */
+Marionette.prototype.createSequence = function createSequence(figure, options = {}) {
+  if (!(figure instanceof Figure) || figure._mn !== this) fail('figure', 'not a figure of this module');
+  figure._live('figure');
+  object(options, 'options');
+  const fps = options.fps === undefined ? 0 : num(options.fps, 'options.fps');
+  if (options.fps !== undefined && !(fps > 0)) fail('options.fps', 'must be > 0');
+  const rot = options.rotation === undefined ? 0 : pick(options.rotation, INTERPOLATIONS, 'options.rotation');
+  const trans = options.translation === undefined ? 0 : pick(options.translation, INTERPOLATIONS, 'options.translation');
+  const p = this._x.mnw_seq_create(figure._p, fps, rot, trans);
+  if (!p) throw this._error('options');
+  return new Sequence(this, p, figure);
+};
+
+export { Sequence };

@@ -3,6 +3,7 @@
  * arrays in the module's memory. Every function checks its arguments and reports failures
  * through one error record (mnw_error_message, mnw_error_field): nothing here traps or
  * exits on bad input. */
+#include <marionette/anim.h>
 #include <marionette/base.h>
 #include <marionette/constrain.h>
 #include <marionette/ik.h>
@@ -688,4 +689,227 @@ int mnw_fit(mn_fitter* f, mn_xform* pose, const double* targets, const double* d
     out[4] = r.max_err;
     from_message(s, "", s == MN_OK ? "" : r.message);
     return s;
+}
+
+/* ---- sequences (anim.h): keys, interpolation, sampling ------------------------------- */
+typedef struct mnw_seq {
+    mn_seq* s;
+    mnw_figure* f;
+    mn_seq_solver* solver; /* constrained in-betweens, made on first use */
+} mnw_seq;
+
+EXPORT(mnw_seq_create) mnw_seq* mnw_seq_create(mnw_figure* f, double fps, int rot, int trans) {
+    if (!f) return (void)arg_error("figure", "NULL"), NULL;
+    if (rot < 0 || rot >= MN_INTERP_COUNT || trans < 0 || trans >= MN_INTERP_COUNT)
+        return (void)arg_error("options.interpolation", "not an interpolation mode"), NULL;
+    mn_seq_def def = mn_seq_def_default();
+    if (fps > 0) def.fps = fps;
+    if (rot) def.rot = (mn_interp)rot;
+    if (trans) def.trans = (mn_interp)trans;
+    mnw_seq* q = calloc(1, sizeof *q);
+    if (!q) return (void)mn_error_set(&g_err, MN_ERR_NOMEM, "", 0, "", "out of memory"), NULL;
+    q->s = mn_seq_create(f->m, &def, &g_err);
+    if (!q->s) {
+        free(q);
+        return NULL;
+    }
+    q->f = f;
+    return q;
+}
+EXPORT(mnw_seq_destroy) void mnw_seq_destroy(mnw_seq* q) {
+    if (!q) return;
+    mn_seq_solver_destroy(q->solver);
+    mn_seq_destroy(q->s);
+    free(q);
+}
+static void drop_solver(mnw_seq* q) {
+    mn_seq_solver_destroy(q->solver);
+    q->solver = NULL;
+}
+EXPORT(mnw_seq_set_key) int mnw_seq_set_key(mnw_seq* q, double frame, const double* state) {
+    if (!q || !state) return arg_error("sequence", "NULL");
+    drop_solver(q);
+    return mn_seq_set_key(q->s, frame, state, &g_err);
+}
+EXPORT(mnw_seq_remove_key) int mnw_seq_remove_key(mnw_seq* q, int k) {
+    if (!q) return arg_error("sequence", "NULL");
+    if (k < 0 || k >= mn_seq_key_count(q->s)) return arg_error("key", "no such key");
+    drop_solver(q);
+    return mn_seq_remove_key(q->s, k);
+}
+EXPORT(mnw_seq_set_key_tcb)
+int mnw_seq_set_key_tcb(mnw_seq* q, int k, double t, double c, double b) {
+    if (!q) return arg_error("sequence", "NULL");
+    if (k < 0 || k >= mn_seq_key_count(q->s)) return arg_error("key", "no such key");
+    drop_solver(q);
+    return status_of(mn_seq_set_key_tcb(q->s, k, t, c, b), "tcb");
+}
+/* what: 0 key count, 1 handle count, 2 constraint count. */
+EXPORT(mnw_seq_count) int mnw_seq_count(const mnw_seq* q, int what) {
+    if (!q) return -1;
+    return what == 0   ? mn_seq_key_count(q->s)
+           : what == 1 ? mn_seq_handle_count(q->s)
+                       : mn_seq_constraint_count(q->s);
+}
+/* what: 0 fps, 1 start, 2 end, 3 frame of key k. */
+EXPORT(mnw_seq_number) double mnw_seq_number(const mnw_seq* q, int what, int k) {
+    if (!q) return NAN;
+    switch (what) {
+    case 0:
+        return mn_seq_fps(q->s);
+    case 1:
+        return mn_seq_start(q->s);
+    case 2:
+        return mn_seq_end(q->s);
+    case 3:
+        return k >= 0 && k < mn_seq_key_count(q->s) ? mn_seq_key_frame(q->s, k) : NAN;
+    default:
+        return NAN;
+    }
+}
+EXPORT(mnw_seq_key_q) const double* mnw_seq_key_q(const mnw_seq* q, int k) {
+    return q ? mn_seq_key_q(q->s, k) : NULL;
+}
+EXPORT(mnw_seq_set_interp) int mnw_seq_set_interp(mnw_seq* q, int joint, int rot, int trans) {
+    if (!q) return arg_error("sequence", "NULL");
+    if (rot < 0 || rot >= MN_INTERP_COUNT || trans < 0 || trans >= MN_INTERP_COUNT)
+        return arg_error("interpolation", "not an interpolation mode");
+    drop_solver(q);
+    mn_status s = joint < 0
+                      ? mn_seq_set_default_interp(q->s, (mn_interp)rot, (mn_interp)trans)
+                      : mn_seq_set_joint_interp(q->s, joint, (mn_interp)rot, (mn_interp)trans);
+    if (s != MN_OK)
+        mn_error_set(&g_err, s, "", 0, "interpolation", "%s",
+                     "a mode that does not apply to that joint or channel");
+    return s;
+}
+/* Keys from a motion (nframes x nq); out: keys added, largest error left. */
+EXPORT(mnw_seq_add_motion)
+int mnw_seq_add_motion(mnw_seq* q, const double* motion, int nframes, double first, double tol,
+                       double* out) {
+    if (!q || !motion || !out) return arg_error("sequence", "NULL");
+    if (nframes < 1) return arg_error("motion", "no frames");
+    drop_solver(q);
+    int nkeys = 0;
+    double err = 0;
+    mn_status s = mn_seq_add_motion(q->s, motion, nframes, first, tol, &nkeys, &err, &g_err);
+    out[0] = nkeys;
+    out[1] = err;
+    return s;
+}
+/* The plain in-between at frame into the figure's state, then FK. */
+EXPORT(mnw_seq_sample) int mnw_seq_sample(mnw_seq* q, double frame) {
+    if (!q) return arg_error("sequence", "NULL");
+    mn_status s = mn_seq_sample_data(q->s, q->f->d, frame);
+    if (s != MN_OK) return status_of(s, "frame");
+    sync_pos(q->f);
+    return MN_OK;
+}
+/* The plain in-between at frame into q_out (nq). */
+EXPORT(mnw_seq_sample_q) int mnw_seq_sample_q(const mnw_seq* q, double frame, double* out) {
+    if (!q || !out) return arg_error("sequence", "NULL");
+    return status_of(mn_seq_sample(q->s, frame, out), "frame");
+}
+
+/* Handles and constraints over frame ranges; iv as mnw_csys_add_constraint plus lock; v as
+ * there plus start, end (the last two numbers after the polygon: v[18 + 3 * 16], +1). */
+EXPORT(mnw_seq_add_handle)
+int mnw_seq_add_handle(mnw_seq* q, int type, int joint, double x, double y, double z,
+                       const char* name) {
+    if (!q) return arg_error("sequence", "NULL");
+    if (type < MN_HANDLE_POINT || type > MN_HANDLE_COM)
+        return arg_error("type", "not a handle type");
+    drop_solver(q);
+    mn_handle_def d = mn_handle_default();
+    d.type = (mn_handle_type)type;
+    d.joint = joint;
+    d.point = mn_v3(x, y, z);
+    d.name = name && *name ? name : NULL;
+    return mn_seq_add_handle(q->s, &d, &g_err);
+}
+EXPORT(mnw_seq_add_constraint)
+int mnw_seq_add_constraint(mnw_seq* q, const int* iv, const double* v, const char* name) {
+    if (!q || !iv || !v) return arg_error("sequence", "NULL");
+    if (iv[0] < 0 || iv[0] >= MN_CON_TYPE_COUNT) return arg_error("type", "not a constraint type");
+    if (iv[3] < 0 || iv[3] > MN_MAX_POLYGON) return arg_error("polygon", "too many vertices");
+    drop_solver(q);
+    mn_seq_constraint_def d = mn_seq_constraint_default();
+    d.con.type = (mn_constraint_type)iv[0];
+    d.con.handle = iv[1];
+    d.con.handle2 = iv[2];
+    d.con.npolygon = iv[3];
+    d.con.priority = iv[4];
+    d.con.enabled = iv[5];
+    d.lock = iv[6];
+    d.con.target = mn_v3(v[0], v[1], v[2]);
+    d.con.target_rot = (mn_quat){v[3], v[4], v[5], v[6]};
+    d.con.origin = mn_v3(v[7], v[8], v[9]);
+    d.con.dir = mn_v3(v[10], v[11], v[12]);
+    d.con.up = mn_v3(v[13], v[14], v[15]);
+    d.con.margin = v[16];
+    d.con.weight = v[17];
+    for (int i = 0; i < d.con.npolygon; i++)
+        d.con.polygon[i] = mn_v3(v[18 + 3 * i], v[19 + 3 * i], v[20 + 3 * i]);
+    if (!isnan(v[18 + 3 * MN_MAX_POLYGON]))
+        d.start = v[18 + 3 * MN_MAX_POLYGON]; /* NaN: the default */
+    if (!isnan(v[19 + 3 * MN_MAX_POLYGON])) d.end = v[19 + 3 * MN_MAX_POLYGON];
+    d.con.name = name && *name ? name : NULL;
+    return mn_seq_add_constraint(q->s, &d, &g_err);
+}
+
+/* A constrained in-between into the figure (the solver is made on first use and after
+ * every edit). dv, iv: mnw_csolve_defaults' options, then dv[9] relax, iv[3] warm_start,
+ * iv[4] balance, iv[5] constraints. out: as mnw_csys_solve. */
+EXPORT(mnw_seq_solve_frame)
+int mnw_seq_solve_frame(mnw_seq* q, double frame, const double* dv, const int* iv, double* out) {
+    if (!q || !dv || !iv || !out) return arg_error("sequence", "NULL");
+    if (iv[0] < 0 || iv[0] >= MN_CSOLVE_COUNT) return arg_error("options.method", "not a solver");
+    if (!q->solver && !(q->solver = mn_seq_solver_create(q->s, q->f->d, &g_err)))
+        return g_err.status;
+    mn_seq_solve_options o = mn_seq_solve_options_default();
+    o.solve.tol = dv[0];
+    o.solve.tol_rot = dv[1];
+    o.solve.drag_tol = dv[2];
+    o.solve.rcond = dv[3];
+    o.solve.feedback = dv[4];
+    o.solve.feedback_k = dv[5];
+    o.solve.drag_damping = dv[6];
+    o.solve.max_step = dv[7];
+    o.solve.min_progress = dv[8];
+    o.relax = dv[9];
+    o.solve.method = (mn_csolver)iv[0];
+    o.solve.max_iters = iv[1];
+    o.solve.respect_limits = iv[2];
+    o.warm_start = iv[3];
+    o.balance = iv[4];
+    o.constraints = iv[5];
+    mn_csolve_result r;
+    memset(&r, 0, sizeof r);
+    mn_status s = mn_seq_solve_frame(q->solver, frame, &o, &r);
+    const double res[8] = {s,
+                           r.iterations,
+                           r.svd_fallbacks,
+                           r.rows,
+                           r.max_violation,
+                           r.max_rot_violation,
+                           r.max_drag_error,
+                           r.nunmet};
+    memcpy(out, res, sizeof res);
+    from_message(s, "frame", s == MN_OK ? "" : r.message[0] ? r.message : "refused");
+    sync_pos(q->f);
+    return s;
+}
+/* dv[9], iv[3..5] of mnw_seq_solve_frame from mn_seq_solve_options_default (the csolve part
+ * as mnw_csolve_defaults). */
+EXPORT(mnw_seq_solve_defaults) void mnw_seq_solve_defaults(double* dv, int* iv) {
+    mn_seq_solve_options o = mn_seq_solve_options_default();
+    const double d[10] = {o.solve.tol,          o.solve.tol_rot,
+                          o.solve.drag_tol,     o.solve.rcond,
+                          o.solve.feedback,     o.solve.feedback_k,
+                          o.solve.drag_damping, o.solve.max_step,
+                          o.solve.min_progress, o.relax};
+    const int i[6] = {(int)o.solve.method, o.solve.max_iters, o.solve.respect_limits,
+                      o.warm_start,        o.balance,         o.constraints};
+    memcpy(dv, d, sizeof d);
+    memcpy(iv, i, sizeof i);
 }

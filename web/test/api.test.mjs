@@ -84,6 +84,13 @@ test('a thousand create/dispose cycles leak nothing', () => {
   const cycle = () => {
     const b = mn.figureFromBVH(tinyBVH);
     b.setFrame(1);
+    const seq = mn.createSequence(b, { rotation: 'squad' });
+    seq.addMotion(b.motion.frames);
+    const knee = seq.addHandle({ joint: 'knee' });
+    seq.addConstraint({ type: 'pin', handle: knee, lock: true, start: 0, end: 1 });
+    seq.sample(0.5);
+    seq.solveFrame(0.5);
+    seq.dispose();
     b.dispose();
     try {
       mn.figureFromBVH(tinyBVH.replace('Frames: 2', 'Frames: x'));
