@@ -1,10 +1,10 @@
-/* marionette convert IN OUT: between the skeleton text format and BVH. */
+/* marionette convert IN OUT: to the skeleton text format, BVH or the figure document. */
 #include <string.h>
 #include <strings.h>
 
 #include "cli.h"
 
-const char mn_cmd_convert_summary[] = "convert a figure between skeleton text (.skel) and BVH (rest pose or all frames)";
+const char mn_cmd_convert_summary[] = "convert a figure to skeleton text (.skel), BVH or a figure document (.json)";
 
 static void usage(FILE* f) {
     fprintf(f, "usage: marionette convert IN OUT\n"
@@ -12,6 +12,8 @@ static void usage(FILE* f) {
                "Reads IN (.skel, .bvh, .urdf, .gltf/.glb) and writes OUT by its extension:\n"
                "  .bvh   the figure and, when IN has motion, every frame (else the rest pose)\n"
                "  .skel  the figure in the thesis skeleton text format (motion is dropped)\n"
+               "  .json  the figure document (docs/figure-document.md): the figure, its motion\n"
+               "         and, for glTF, the skin\n"
                "OUT is replaced atomically: on any error it is left as it was.\n");
 }
 
@@ -34,7 +36,14 @@ int mn_cmd_convert(int argc, char** argv) {
     }
     if (!in || !out) return mn_cli_usage_error("convert", "need IN and OUT");
     int to_bvh = ends_with(out, ".bvh"), to_skel = ends_with(out, ".skel") || ends_with(out, ".scr");
-    if (!to_bvh && !to_skel) return mn_cli_usage_error("convert", "OUT must end in .bvh or .skel");
+    if (ends_with(out, ".json")) {
+        mn_warnings w = {0};
+        mn_error err;
+        if (mn_figure_doc_convert(in, out, &w, &err) != MN_OK) return mn_cli_input_error(&err);
+        mn_cli_print_warnings(&w);
+        return MN_EXIT_OK;
+    }
+    if (!to_bvh && !to_skel) return mn_cli_usage_error("convert", "OUT must end in .bvh, .skel or .json");
     mn_model* m = NULL;
     mn_motion mo;
     mn_warnings w = {0};

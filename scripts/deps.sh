@@ -9,7 +9,11 @@ pkgs=(
   libxml2-dev                  # URDF reader
   libcjson-dev                 # glTF and JSON documents
   libassimp-dev                # independent BVH importer the tests compare against
+  lld wasi-libc libclang-rt-14-dev-wasm32   # the WebAssembly module (make web)
 )
+# Node for the module's tests and npm for its package: Debian's, unless a node is there.
+command -v node >/dev/null 2>&1 || pkgs+=(nodejs)
+command -v npm >/dev/null 2>&1 || pkgs+=(npm)
 
 missing=()
 for p in "${pkgs[@]}"; do

@@ -107,6 +107,29 @@ mn_file_kind mn_file_kind_of(const char* path);
 mn_status mn_figure_read(const char* path, mn_model** model, mn_motion* motion,
                          mn_warnings* warn, mn_error* err);
 
+/* ---- the figure document (JSON; docs/figure-document.md) ------------------------------ */
+/* The skin part of a figure document: a skinning rig (skin.h), the model joint each
+ * controller follows (-1 for none; may be NULL) and the mesh triangles (may be NULL). */
+struct mn_rig;
+typedef struct mn_figure_skin {
+    const struct mn_rig* rig;
+    const int* ctrl_joint;
+    int ntris;
+    const int* tris;
+} mn_figure_skin;
+/* Writes a model, its motion (NULL or no frames: none) and a skin (may be NULL) as a figure
+ * document, atomically. Numbers are written so that they read back exactly. */
+mn_status mn_figure_doc_write(const char* path, const mn_model* m, const mn_motion* motion,
+                              const mn_figure_skin* skin, mn_error* err);
+/* Reads any figure file (mn_figure_read) and writes it as a figure document; a glTF file's
+ * skin (mn_rig_from_gltf) and triangles go with it. */
+mn_status mn_figure_doc_convert(const char* in, const char* out, mn_warnings* warn, mn_error* err);
+/* Reads a figure document's figure and motion (motion may be NULL; the skin is skipped).
+ * err names the field ("joints[3].axis"). */
+mn_status mn_figure_doc_read(const char* path, mn_model** model, mn_motion* motion, mn_error* err);
+mn_status mn_figure_doc_read_mem(const char* text, size_t len, const char* name, mn_model** model,
+                                 mn_motion* motion, mn_error* err);
+
 /* ---- helpers shared by the writers ----------------------------------------------------- */
 /* Atomically replaces path with len bytes of data (temp file, fsync, rename). */
 mn_status mn_write_file_atomic(const char* path, const char* data, size_t len, mn_error* err);
