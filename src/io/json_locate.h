@@ -1,7 +1,6 @@
 /* Reading JSON documents with cJSON and naming the file, line and field of any error: the
- * locating scanner and typed member readers of the scene reader (src/io/scene.c), shared as
- * static functions so that other JSON documents (the sequence document) give the same
- * messages.
+ * locating scanner and typed member readers shared, as static functions, by every JSON
+ * document reader (the scene, the sequence document) so that they give the same messages.
  *
  * cJSON keeps no line numbers, so a failing field is found again in the text by walking
  * the same path (members and elements) with a small scanner. */
@@ -16,6 +15,8 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+
+#include "io/io_internal.h"
 
 /* ---- locating a field in the text ------------------------------------------------------ */
 
@@ -165,15 +166,15 @@ static inline mn_status fail(ctx* x, mn_status st, const char* fmt, ...)
 #endif
     ;
 static inline mn_status fail(ctx* x, mn_status st, const char* fmt, ...) {
-    char field[64], text[400];
+    char field[64];
     path_string(x, field, sizeof field);
+    int line = line_of(x->text, x->len, locate(x->text, x->len, x->path, x->depth));
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(text, sizeof text, fmt, ap);
+    mn_io_errorv(x->err, st, x->file, line, field[0] ? field : (x->doc ? x->doc : "scene"), fmt,
+                 ap);
     va_end(ap);
-    int line = line_of(x->text, x->len, locate(x->text, x->len, x->path, x->depth));
-    return mn_error_set(x->err, st, x->file, line, field[0] ? field : (x->doc ? x->doc : "scene"),
-                        "%s", text);
+    return st;
 }
 
 /* ---- typed members --------------------------------------------------------------------- */

@@ -1,8 +1,7 @@
 /* Scene files: handles, constraints and drags in JSON (docs/scene.md), read with cJSON.
  *
- * cJSON keeps no line numbers, so a failing field is found again in the text by walking
- * the same path (members and elements) with a small scanner; a syntax error takes its line
- * from cJSON's error position. */
+ * A failing field is located in the text by the shared scanner of io/json_locate.h; a syntax
+ * error takes its line from cJSON's error position. */
 #include <marionette/scene.h>
 
 #include <cjson/cJSON.h>
@@ -13,6 +12,7 @@
 #include <string.h>
 
 #include "io/io_internal.h"
+#include "io/json_locate.h"
 
 #define NAME_CAP 64
 
@@ -57,243 +57,6 @@ struct mn_scene {
     sc_drag* d;
     int bound;
 };
-
-/* ---- locating a field in the text ------------------------------------------------------ */
-
-typedef struct comp {
-    const char* key; /* member name, or NULL for an array element */
-    int index;
-} comp;
-
-static size_t skip_ws(const char* t, size_t n, size_t i) {
-    while (i < n && (t[i] == ' ' || t[i] == '\t' || t[i] == '\n' || t[i] == '\r')) i++;
-    return i;
-}
-
-static size_t skip_string(const char* t, size_t n, size_t i) {
-    i++;
-    while (i < n && t[i] != '"') i += t[i] == '\\' ? 2 : 1;
-    return i < n ? i + 1 : n;
-}
-
-static size_t skip_value(const char* t, size_t n, size_t i) {
-    i = skip_ws(t, n, i);
-    if (i >= n) return n;
-    if (t[i] == '"') return skip_string(t, n, i);
-    if (t[i] == '{' || t[i] == '[') {
-        int depth = 0;
-        while (i < n) {
-            if (t[i] == '"') {
-                i = skip_string(t, n, i);
-                continue;
-            }
-            if (t[i] == '{' || t[i] == '[') depth++;
-            else if (t[i] == '}' || t[i] == ']') {
-                if (--depth == 0) return i + 1;
-            }
-            i++;
-        }
-        return n;
-    }
-    while (i < n && t[i] != ',' && t[i] != '}' && t[i] != ']' && t[i] != ' ' && t[i] != '\n' && t[i] != '\r' &&
-           t[i] != '\t')
-        i++;
-    return i;
-}
-
-/* Offset of the deepest part of the path found (the member's key, or the element). */
-static size_t locate(const char* t, size_t n, const comp* c, int nc) {
-    size_t i = skip_ws(t, n, 0), best = i;
-    for (int k = 0; k < nc; k++) {
-        i = skip_ws(t, n, i);
-        if (i >= n) return best;
-        if (c[k].key) {
-            if (t[i] != '{') return best;
-            i++;
-            size_t klen = strlen(c[k].key);
-            int found = 0;
-            while (i < n) {
-                i = skip_ws(t, n, i);
-                if (i >= n || t[i] != '"') return best;
-                size_t ks = i;
-                size_t ke = skip_string(t, n, i);
-                int match = ke - ks == klen + 2 && !strncmp(t + ks + 1, c[k].key, klen);
-                i = skip_ws(t, n, ke);
-                if (i >= n || t[i] != ':') return best;
-                i = skip_ws(t, n, i + 1);
-                if (match) {
-                    best = ks;
-                    found = 1;
-                    break;
-                }
-                i = skip_ws(t, n, skip_value(t, n, i));
-                if (i < n && t[i] == ',') i++;
-                else return best;
-            }
-            if (!found) return best;
-        } else {
-            if (t[i] != '[') return best;
-            i++;
-            for (int e = 0;; e++) {
-                i = skip_ws(t, n, i);
-                if (i >= n || t[i] == ']') return best;
-                if (e == c[k].index) {
-                    best = i;
-                    break;
-                }
-                i = skip_ws(t, n, skip_value(t, n, i));
-                if (i < n && t[i] == ',') i++;
-                else return best;
-            }
-        }
-    }
-    return best;
-}
-
-static int line_of(const char* t, size_t n, size_t off) {
-    int line = 1;
-    for (size_t i = 0; i < off && i < n; i++)
-        if (t[i] == '\n') line++;
-    return line;
-}
-
-/* The reading context: the text, the path of the value being read. */
-typedef struct ctx {
-    const char* file;
-    const char* text;
-    size_t len;
-    comp path[6];
-    int depth;
-    mn_error* err;
-} ctx;
-
-static void push_key(ctx* x, const char* key) {
-    x->path[x->depth].key = key;
-    x->path[x->depth].index = 0;
-    x->depth++;
-}
-static void push_index(ctx* x, int i) {
-    x->path[x->depth].key = NULL;
-    x->path[x->depth].index = i;
-    x->depth++;
-}
-static void pop(ctx* x) { x->depth--; }
-
-static void path_string(const ctx* x, char* out, size_t cap) {
-    size_t o = 0;
-    out[0] = 0;
-    for (int k = 0; k < x->depth && o < cap; k++) {
-        if (x->path[k].key) o += (size_t)snprintf(out + o, cap - o, "%s%s", k ? "." : "", x->path[k].key);
-        else o += (size_t)snprintf(out + o, cap - o, "[%d]", x->path[k].index);
-    }
-}
-
-static mn_status fail(ctx* x, mn_status st, const char* fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 3, 4)))
-#endif
-    ;
-static mn_status fail(ctx* x, mn_status st, const char* fmt, ...) {
-    char field[64];
-    path_string(x, field, sizeof field);
-    int line = line_of(x->text, x->len, locate(x->text, x->len, x->path, x->depth));
-    va_list ap;
-    va_start(ap, fmt);
-    mn_io_errorv(x->err, st, x->file, line, field[0] ? field : "scene", fmt, ap);
-    va_end(ap);
-    return st;
-}
-
-/* ---- typed members --------------------------------------------------------------------- */
-
-static mn_status get_vec(ctx* x, const cJSON* o, const char* key, double* out, int n, int* present) {
-    const cJSON* it = cJSON_GetObjectItemCaseSensitive(o, key);
-    if (present) *present = it != NULL;
-    if (!it) return MN_OK;
-    push_key(x, key);
-    if (!cJSON_IsArray(it) || cJSON_GetArraySize(it) != n) return fail(x, MN_ERR_PARSE, "expected an array of %d numbers", n);
-    int k = 0;
-    const cJSON* e;
-    cJSON_ArrayForEach(e, it) {
-        if (!cJSON_IsNumber(e) || !isfinite(e->valuedouble)) {
-            push_index(x, k);
-            return fail(x, MN_ERR_PARSE, "not a finite number");
-        }
-        out[k++] = e->valuedouble;
-    }
-    pop(x);
-    return MN_OK;
-}
-
-static mn_status get_v3(ctx* x, const cJSON* o, const char* key, mn_vec3* v, int* present) {
-    double a[3];
-    mn_status st = get_vec(x, o, key, a, 3, present);
-    if (st == MN_OK && (!present || *present)) *v = mn_v3(a[0], a[1], a[2]);
-    return st;
-}
-
-static mn_status get_num(ctx* x, const cJSON* o, const char* key, double* v, double lo, double hi) {
-    const cJSON* it = cJSON_GetObjectItemCaseSensitive(o, key);
-    if (!it) return MN_OK;
-    push_key(x, key);
-    if (!cJSON_IsNumber(it) || !isfinite(it->valuedouble)) return fail(x, MN_ERR_PARSE, "expected a finite number");
-    if (it->valuedouble < lo || it->valuedouble > hi) return fail(x, MN_ERR_PARSE, "must be in [%g, %g]", lo, hi);
-    *v = it->valuedouble;
-    pop(x);
-    return MN_OK;
-}
-
-static mn_status get_int(ctx* x, const cJSON* o, const char* key, int* v, int lo, int hi) {
-    double d = *v;
-    mn_status st = get_num(x, o, key, &d, lo, hi);
-    if (st != MN_OK) return st;
-    if (d != floor(d)) {
-        push_key(x, key);
-        return fail(x, MN_ERR_PARSE, "expected an integer");
-    }
-    *v = (int)d;
-    return MN_OK;
-}
-
-static mn_status get_bool(ctx* x, const cJSON* o, const char* key, int* v) {
-    const cJSON* it = cJSON_GetObjectItemCaseSensitive(o, key);
-    if (!it) return MN_OK;
-    push_key(x, key);
-    if (!cJSON_IsBool(it)) return fail(x, MN_ERR_PARSE, "expected true or false");
-    *v = cJSON_IsTrue(it);
-    pop(x);
-    return MN_OK;
-}
-
-/* A string member copied into out (cap bytes); required when req. */
-static mn_status get_str(ctx* x, const cJSON* o, const char* key, char* out, size_t cap, int req, int* present) {
-    const cJSON* it = cJSON_GetObjectItemCaseSensitive(o, key);
-    if (present) *present = it != NULL;
-    if (!it) {
-        if (!req) return MN_OK;
-        return fail(x, MN_ERR_PARSE, "missing member \"%s\"", key);
-    }
-    push_key(x, key);
-    if (!cJSON_IsString(it) || !it->valuestring[0]) return fail(x, MN_ERR_PARSE, "expected a non-empty string");
-    if (strlen(it->valuestring) >= cap) return fail(x, MN_ERR_PARSE, "longer than %zu characters", cap - 1);
-    memcpy(out, it->valuestring, strlen(it->valuestring) + 1);
-    pop(x);
-    return MN_OK;
-}
-
-/* Every member of o must be one of the allowed keys (a typo is an error, not a default). */
-static mn_status check_keys(ctx* x, const cJSON* o, const char* const* keys) {
-    const cJSON* it;
-    cJSON_ArrayForEach(it, o) {
-        int ok = 0;
-        for (int k = 0; keys[k] && !ok; k++) ok = !strcmp(it->string, keys[k]);
-        if (!ok) {
-            push_key(x, it->string);
-            return fail(x, MN_ERR_PARSE, "unknown member \"%s\"", it->string);
-        }
-    }
-    return MN_OK;
-}
 
 static int find_handle(const mn_scene* sc, const char* name) {
     for (int i = 0; i < sc->nh; i++)
@@ -672,7 +435,7 @@ mn_status mn_scene_read_mem(const char* text, size_t len, const char* name, mn_s
     sc->text = copy;
     sc->len = len;
     snprintf(sc->file, sizeof sc->file, "%s", fname);
-    ctx x = {sc->file, copy, len, {{0}}, 0, err};
+    ctx x = {sc->file, copy, len, {{0}}, 0, err, NULL};
     mn_status st = parse(&x, sc, root);
     cJSON_Delete(root);
     if (st != MN_OK) {
@@ -718,7 +481,7 @@ mn_status mn_scene_bind(mn_scene* sc, const mn_model* m, mn_data* d, mn_csys** o
     if (!out) return mn_error_set(err, MN_ERR_ARG, NULL, 0, "scene", "NULL output");
     *out = NULL;
     if (!sc || !m || !d) return mn_error_set(err, MN_ERR_ARG, NULL, 0, "scene", "NULL argument");
-    ctx x = {sc->file, sc->text, sc->len, {{0}}, 0, err};
+    ctx x = {sc->file, sc->text, sc->len, {{0}}, 0, err, NULL};
     int joints[4096];
     mn_name_map names;
     if (!mn_name_map_of_model(&names, m))
