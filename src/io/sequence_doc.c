@@ -668,19 +668,6 @@ mn_status mn_seq_read(const char* path, mn_model** model, mn_seq** seq, mn_seq_d
 
 /* ---- writing ----------------------------------------------------------------------------- */
 
-static void w_str(mn_strbuf* b, const char* s) {
-    mn_strbuf_append(b, "\"", 1);
-    for (const char* p = s; *p; p++) {
-        if (*p == '"' || *p == '\\')
-            mn_strbuf_printf(b, "\\%c", *p);
-        else if ((unsigned char)*p < 0x20)
-            mn_strbuf_printf(b, "\\u%04x", (unsigned char)*p);
-        else
-            mn_strbuf_append(b, p, 1);
-    }
-    mn_strbuf_append(b, "\"", 1);
-}
-
 /* A double that reads back to the same bits (minus zero included). */
 static void w_num(mn_strbuf* b, double v) {
     if (v == 0 && signbit(v))
@@ -716,10 +703,10 @@ static void write_constraint(mn_strbuf* b, const mn_seq* s, int c) {
     const mn_constraint_def* d = &sd->con;
     char hb[NAME_CAP];
     mn_strbuf_printf(b, "    {\"type\": \"%s\", \"handle\": ", mn_constraint_type_name(d->type));
-    w_str(b, handle_name(s, d->handle, hb));
+    mn_strbuf_json_str(b, handle_name(s, d->handle, hb));
     if (d->name && d->name[0]) {
         mn_strbuf_printf(b, ", \"name\": ");
-        w_str(b, d->name);
+        mn_strbuf_json_str(b, d->name);
     }
     if (isfinite(sd->start) || isfinite(sd->end)) {
         double fr[2] = {sd->start, sd->end};
@@ -754,7 +741,7 @@ static void write_constraint(mn_strbuf* b, const mn_seq* s, int c) {
         break;
     case MN_CON_EQUAL:
         mn_strbuf_printf(b, ", \"handle2\": ");
-        w_str(b, handle_name(s, d->handle2, hb));
+        mn_strbuf_json_str(b, handle_name(s, d->handle2, hb));
         break;
     case MN_CON_BALANCE:
         mn_strbuf_printf(b, ", \"polygon\": [");
@@ -802,7 +789,7 @@ mn_status mn_seq_write_mem(const mn_seq* s, const char* figure, double scale, ch
     mn_strbuf b;
     mn_strbuf_init(&b);
     mn_strbuf_printf(&b, "{\n  \"figure\": ");
-    w_str(&b, figure);
+    mn_strbuf_json_str(&b, figure);
     if (scale > 0) mn_strbuf_printf(&b, ",\n  \"scale\": "), w_num(&b, scale);
     mn_strbuf_printf(&b, ",\n  \"fps\": ");
     w_num(&b, mn_seq_fps(s));
@@ -816,7 +803,7 @@ mn_status mn_seq_write_mem(const mn_seq* s, const char* figure, double scale, ch
         if (rot == MN_INTERP_DEFAULT && trans == MN_INTERP_DEFAULT) continue;
         mn_strbuf_printf(&b, "%s\n    ", first ? ", \"joints\": {" : ",");
         first = 0;
-        w_str(&b, m->jnt_name[j]);
+        mn_strbuf_json_str(&b, m->jnt_name[j]);
         mn_strbuf_printf(&b, ": {");
         if (rot != MN_INTERP_DEFAULT)
             mn_strbuf_printf(&b, "\"rotation\": \"%s\"", mn_interp_name(rot));
@@ -841,7 +828,7 @@ mn_status mn_seq_write_mem(const mn_seq* s, const char* figure, double scale, ch
             if (t == MN_JOINT_FIXED) continue;
             const double* qj = q + m->jnt_qadr[j];
             mn_strbuf_printf(&b, "%s\n      ", n++ ? "," : "");
-            w_str(&b, m->jnt_name[j]);
+            mn_strbuf_json_str(&b, m->jnt_name[j]);
             mn_strbuf_printf(&b, ": ");
             if (t == MN_JOINT_HINGE || t == MN_JOINT_SLIDE)
                 w_num(&b, qj[0]);
@@ -865,12 +852,13 @@ mn_status mn_seq_write_mem(const mn_seq* s, const char* figure, double scale, ch
             const mn_handle_def* d = mn_seq_handle(s, h);
             char hb[NAME_CAP];
             mn_strbuf_printf(&b, "%s\n    {\"name\": ", h ? "," : "");
-            w_str(&b, handle_name(s, h, hb));
+            mn_strbuf_json_str(&b, handle_name(s, h, hb));
             mn_strbuf_printf(&b, ", \"type\": \"%s\"",
                              d->type == MN_HANDLE_ORIENT ? "orientation"
                                                          : mn_handle_type_name(d->type));
             if (d->joint >= 0)
-                mn_strbuf_printf(&b, ", \"joint\": "), w_str(&b, m->jnt_name[d->joint]);
+                mn_strbuf_printf(&b, ", \"joint\": "),
+                    mn_strbuf_json_str(&b, m->jnt_name[d->joint]);
             if (d->type == MN_HANDLE_POINT)
                 mn_strbuf_printf(&b, ", \"point\": "), w_v3(&b, d->point);
             mn_strbuf_printf(&b, "}");
