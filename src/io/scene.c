@@ -91,25 +91,11 @@ static mn_status read_handle(ctx* x, mn_scene* sc, const cJSON* o, sc_handle* h)
         push_key(x, "name");
         return fail(x, MN_ERR_PARSE, "duplicate handle name \"%s\"", h->name);
     }
-    char type[32] = "point";
-    if ((st = get_str(x, o, "type", type, sizeof type, 0, NULL)) != MN_OK) return st;
-    if (!strcmp(type, "point")) h->type = MN_HANDLE_POINT;
-    else if (!strcmp(type, "orientation")) h->type = MN_HANDLE_ORIENT;
-    else if (!strcmp(type, "com")) h->type = MN_HANDLE_COM;
-    else {
-        push_key(x, "type");
-        return fail(x, MN_ERR_PARSE, "unknown handle type \"%s\" (point, orientation, com)", type);
-    }
+    if ((st = get_handle_type(x, o, &h->type)) != MN_OK) return st;
     if ((st = get_str(x, o, "joint", h->joint, sizeof h->joint, h->type != MN_HANDLE_COM, &h->has_joint)) != MN_OK)
         return st;
-    int has_point = 0;
     h->point = mn_v3(0, 0, 0);
-    if ((st = get_v3(x, o, "point", &h->point, &has_point)) != MN_OK) return st;
-    if (has_point && h->type != MN_HANDLE_POINT) {
-        push_key(x, "point");
-        return fail(x, MN_ERR_PARSE, "only a point handle has a point");
-    }
-    return MN_OK;
+    return get_handle_point(x, o, h->type, &h->point);
 }
 
 static const char* const con_keys[] = {"name",   "type",    "handle", "handle2", "target",   "origin",  "normal", "direction",
@@ -128,37 +114,16 @@ static mn_status read_con(ctx* x, mn_scene* sc, const cJSON* o, sc_con* c, int* 
     *d = mn_constraint_default();
     if ((st = get_str(x, o, "name", c->name, sizeof c->name, 0, NULL)) != MN_OK) return st;
     char type[32];
-    if ((st = get_str(x, o, "type", type, sizeof type, 1, NULL)) != MN_OK) return st;
-    int t = mn_constraint_type_parse(type);
-    if (t < 0) {
-        push_key(x, "type");
-        return fail(x, MN_ERR_PARSE, "unknown constraint type \"%s\" (pin, plane, line, orient, equal, balance)", type);
-    }
-    d->type = (mn_constraint_type)t;
+    if ((st = get_con_type(x, o, type, d)) != MN_OK) return st;
     if ((st = get_handle_ref(x, sc, o, "handle", 1, &d->handle)) != MN_OK) return st;
-    mn_handle_type ht = sc->h[d->handle].type;
-    if ((d->type == MN_CON_ORIENT) != (ht == MN_HANDLE_ORIENT)) {
-        push_key(x, "handle");
-        return fail(x, MN_ERR_PARSE, "a %s constraint cannot take the %s handle \"%s\"", type, mn_handle_type_name(ht),
-                    sc->h[d->handle].name);
-    }
-    if ((st = get_num(x, o, "weight", &d->weight, 1e-12, 1e12)) != MN_OK) return st;
-    if ((st = get_int(x, o, "priority", &d->priority, 0, 1000)) != MN_OK) return st;
-    if ((st = get_bool(x, o, "enabled", &d->enabled)) != MN_OK) return st;
+    if ((st = get_con_common(x, o, type, sc->h[d->handle].type, sc->h[d->handle].name, d)) != MN_OK) return st;
     int has = 0;
     switch (d->type) {
     case MN_CON_PIN: st = get_v3(x, o, "target", &d->target, &c->has_target); break;
     case MN_CON_ORIENT: {
         double q[4];
-        st = get_vec(x, o, "target", q, 4, &c->has_target);
-        if (st == MN_OK && c->has_target) {
-            mn_quat qq = mn_q4(q[0], q[1], q[2], q[3]);
-            if (!(mn_quat_norm(qq) > 1e-9)) {
-                push_key(x, "target");
-                return fail(x, MN_ERR_PARSE, "zero quaternion");
-            }
-            d->target_rot = mn_quat_normalize(qq);
-        }
+        st = get_quat(x, o, "target", q, &c->has_target);
+        if (st == MN_OK && c->has_target) d->target_rot = mn_quat_normalize(mn_q4(q[0], q[1], q[2], q[3]));
         break;
     }
     case MN_CON_PLANE:
@@ -187,40 +152,7 @@ static mn_status read_con(ctx* x, mn_scene* sc, const cJSON* o, sc_con* c, int* 
         uf[uf_root(uf, d->handle)] = uf_root(uf, d->handle2);
         break;
     }
-    case MN_CON_BALANCE: {
-        const cJSON* p = cJSON_GetObjectItemCaseSensitive(o, "polygon");
-        push_key(x, "polygon");
-        if (!p) return fail(x, MN_ERR_PARSE, "missing support polygon");
-        if (!cJSON_IsArray(p)) return fail(x, MN_ERR_PARSE, "expected an array of [x, y, z] points");
-        int n = cJSON_GetArraySize(p);
-        if (n == 0) return fail(x, MN_ERR_PARSE, "empty support polygon");
-        if (n < 3 || n > MN_MAX_POLYGON) return fail(x, MN_ERR_PARSE, "support polygon needs 3 to %d points, has %d", MN_MAX_POLYGON, n);
-        pop(x);
-        for (int k = 0; k < n; k++) {
-            double a[3];
-            push_key(x, "polygon");
-            push_index(x, k);
-            const cJSON* e = cJSON_GetArrayItem(p, k);
-            int ok = cJSON_IsArray(e) && cJSON_GetArraySize(e) == 3;
-            for (int j = 0; ok && j < 3; j++) {
-                const cJSON* v = cJSON_GetArrayItem(e, j);
-                ok = cJSON_IsNumber(v) && isfinite(v->valuedouble);
-                if (ok) a[j] = v->valuedouble;
-            }
-            if (!ok) return fail(x, MN_ERR_PARSE, "expected [x, y, z] with finite numbers");
-            pop(x);
-            pop(x);
-            d->polygon[k] = mn_v3(a[0], a[1], a[2]);
-        }
-        d->npolygon = n;
-        if ((st = get_v3(x, o, "up", &d->up, &has)) != MN_OK) return st;
-        if (has && !(mn_vec3_norm(d->up) > 1e-12)) {
-            push_key(x, "up");
-            return fail(x, MN_ERR_PARSE, "zero up direction");
-        }
-        st = get_num(x, o, "margin", &d->margin, 0, 1e6);
-        break;
-    }
+    case MN_CON_BALANCE: st = get_con_balance(x, o, d); break;
     default: break;
     }
     if (st != MN_OK) return st;
@@ -228,13 +160,7 @@ static mn_status read_con(ctx* x, mn_scene* sc, const cJSON* o, sc_con* c, int* 
     static const char* const only[][2] = {{"target", "pin/orient"}, {"origin", "plane/line"}, {"normal", "plane"},
                                           {"direction", "line"},     {"handle2", "equal"},     {"polygon", "balance"},
                                           {"up", "balance"},         {"margin", "balance"}};
-    for (size_t k = 0; k < sizeof only / sizeof only[0]; k++) {
-        if (!cJSON_GetObjectItemCaseSensitive(o, only[k][0])) continue;
-        if (strstr(only[k][1], type)) continue;
-        push_key(x, only[k][0]);
-        return fail(x, MN_ERR_PARSE, "\"%s\" belongs to %s constraints, not %s", only[k][0], only[k][1], type);
-    }
-    return MN_OK;
+    return check_con_members(x, o, type, only, sizeof only / sizeof only[0]);
 }
 
 static const char* const drag_keys[] = {"handle", "target", "offset", "path", "relative", "weight", "priority", "comment", NULL};
@@ -259,15 +185,10 @@ static mn_status read_drag(ctx* x, mn_scene* sc, const cJSON* o, sc_drag* g) {
             }
         double q[4];
         int has = 0;
-        if ((st = get_vec(x, o, "target", q, 4, &has)) != MN_OK) return st;
+        if ((st = get_quat(x, o, "target", q, &has)) != MN_OK) return st;
         if (!has) return fail(x, MN_ERR_PARSE, "missing member \"target\" [w, x, y, z]");
-        mn_quat qq = mn_q4(q[0], q[1], q[2], q[3]);
-        if (!(mn_quat_norm(qq) > 1e-9)) {
-            push_key(x, "target");
-            return fail(x, MN_ERR_PARSE, "zero quaternion");
-        }
         g->is_rot = 1;
-        g->rot = mn_quat_normalize(qq);
+        g->rot = mn_quat_normalize(mn_q4(q[0], q[1], q[2], q[3]));
         g->kind = DRAG_TO;
         return MN_OK;
     }

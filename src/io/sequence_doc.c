@@ -100,17 +100,6 @@ static mn_status read_interpolation(reader* r, const cJSON* o) {
     return MN_OK;
 }
 
-/* A quaternion member [w, x, y, z], not zero. */
-static mn_status get_quat(ctx* x, const cJSON* o, const char* key, double* q, int* present) {
-    mn_status st = get_vec(x, o, key, q, 4, present);
-    if (st != MN_OK || (present && !*present)) return st;
-    if (!(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3] > 1e-18)) {
-        push_key(x, key);
-        return fail(x, MN_ERR_PARSE, "zero quaternion");
-    }
-    return MN_OK;
-}
-
 static mn_status read_pose(reader* r, const cJSON* o, double* q) {
     ctx* x = &r->x;
     const mn_model* m = r->m;
@@ -240,26 +229,15 @@ static mn_status read_handles(reader* r, const cJSON* a) {
         if (!cJSON_IsObject(o)) return fail(x, MN_ERR_PARSE, "expected an object");
         mn_status st = check_keys(x, o, handle_keys);
         if (st != MN_OK) return st;
-        char type[32] = "point", joint[128] = "";
-        int has_joint = 0, has_point = 0;
+        char joint[128] = "";
+        int has_joint = 0;
         mn_handle_def h = mn_handle_default();
         if ((st = get_str(x, o, "name", r->hname[i], NAME_CAP, 1, NULL)) != MN_OK) return st;
         if (mn_seq_find_handle(r->s, r->hname[i]) >= 0) {
             push_key(x, "name");
             return fail(x, MN_ERR_PARSE, "duplicate handle name \"%s\"", r->hname[i]);
         }
-        if ((st = get_str(x, o, "type", type, sizeof type, 0, NULL)) != MN_OK) return st;
-        if (!strcmp(type, "point"))
-            h.type = MN_HANDLE_POINT;
-        else if (!strcmp(type, "orientation"))
-            h.type = MN_HANDLE_ORIENT;
-        else if (!strcmp(type, "com"))
-            h.type = MN_HANDLE_COM;
-        else {
-            push_key(x, "type");
-            return fail(x, MN_ERR_PARSE, "unknown handle type \"%s\" (point, orientation, com)",
-                        type);
-        }
+        if ((st = get_handle_type(x, o, &h.type)) != MN_OK) return st;
         if ((st = get_str(x, o, "joint", joint, sizeof joint, h.type != MN_HANDLE_COM,
                           &has_joint)) != MN_OK)
             return st;
@@ -272,11 +250,7 @@ static mn_status read_handles(reader* r, const cJSON* a) {
                             r->m->name ? r->m->name : "the figure");
             }
         }
-        if ((st = get_v3(x, o, "point", &h.point, &has_point)) != MN_OK) return st;
-        if (has_point && h.type != MN_HANDLE_POINT) {
-            push_key(x, "point");
-            return fail(x, MN_ERR_PARSE, "only a point handle has a point");
-        }
+        if ((st = get_handle_point(x, o, h.type, &h.point)) != MN_OK) return st;
         h.name = r->hname[i];
         mn_error e;
         if (mn_seq_add_handle(r->s, &h, &e) < 0) return lib_error(x, &e);
@@ -383,25 +357,10 @@ static mn_status read_constraint(reader* r, const cJSON* o) {
         push_key(x, "name");
         return fail(x, MN_ERR_PARSE, "duplicate constraint name \"%s\"", name);
     }
-    if ((st = get_str(x, o, "type", type, sizeof type, 1, NULL)) != MN_OK) return st;
-    int t = mn_constraint_type_parse(type);
-    if (t < 0) {
-        push_key(x, "type");
-        return fail(x, MN_ERR_PARSE,
-                    "unknown constraint type \"%s\" (pin, plane, line, orient, equal, balance)",
-                    type);
-    }
-    d->type = (mn_constraint_type)t;
+    if ((st = get_con_type(x, o, type, d)) != MN_OK) return st;
     if ((st = get_handle_ref(r, o, "handle", 1, &d->handle)) != MN_OK) return st;
-    mn_handle_type ht = mn_seq_handle(r->s, d->handle)->type;
-    if ((d->type == MN_CON_ORIENT) != (ht == MN_HANDLE_ORIENT)) {
-        push_key(x, "handle");
-        return fail(x, MN_ERR_PARSE, "a %s constraint cannot take the %s handle \"%s\"", type,
-                    mn_handle_type_name(ht), mn_seq_handle(r->s, d->handle)->name);
-    }
-    if ((st = get_num(x, o, "weight", &d->weight, 1e-12, 1e12)) != MN_OK) return st;
-    if ((st = get_int(x, o, "priority", &d->priority, 0, 1000)) != MN_OK) return st;
-    if ((st = get_bool(x, o, "enabled", &d->enabled)) != MN_OK) return st;
+    const mn_handle_def* hd = mn_seq_handle(r->s, d->handle);
+    if ((st = get_con_common(x, o, type, hd->type, hd->name, d)) != MN_OK) return st;
     /* frames, lock, animated targets */
     int has = 0;
     double fr[2];
@@ -455,36 +414,9 @@ static mn_status read_constraint(reader* r, const cJSON* o) {
         d->handle2 = -1;
         st = get_handle_ref(r, o, "handle2", 1, &d->handle2);
         break;
-    case MN_CON_BALANCE: {
-        const cJSON* p = cJSON_GetObjectItemCaseSensitive(o, "polygon");
-        push_key(x, "polygon");
-        if (!p) return fail(x, MN_ERR_PARSE, "missing support polygon");
-        if (!cJSON_IsArray(p))
-            return fail(x, MN_ERR_PARSE, "expected an array of [x, y, z] points");
-        int n = cJSON_GetArraySize(p);
-        if (n < 3 || n > MN_MAX_POLYGON)
-            return fail(x, MN_ERR_PARSE, "support polygon needs 3 to %d points, has %d",
-                        MN_MAX_POLYGON, n);
-        for (int k = 0; k < n; k++) {
-            push_index(x, k);
-            const cJSON* e = cJSON_GetArrayItem(p, k);
-            int ok = cJSON_IsArray(e) && cJSON_GetArraySize(e) == 3;
-            double a[3] = {0, 0, 0};
-            for (int j = 0; ok && j < 3; j++) {
-                const cJSON* v = cJSON_GetArrayItem(e, j);
-                ok = cJSON_IsNumber(v) && isfinite(v->valuedouble);
-                if (ok) a[j] = v->valuedouble;
-            }
-            if (!ok) return fail(x, MN_ERR_PARSE, "expected [x, y, z] with finite numbers");
-            pop(x);
-            d->polygon[k] = mn_v3(a[0], a[1], a[2]);
-        }
-        pop(x);
-        d->npolygon = n;
-        if ((st = get_v3(x, o, "up", &d->up, NULL)) != MN_OK) return st;
-        st = get_num(x, o, "margin", &d->margin, 0, 1e6);
+    case MN_CON_BALANCE:
+        st = get_con_balance(x, o, d);
         break;
-    }
     default:
         break;
     }
@@ -493,12 +425,8 @@ static mn_status read_constraint(reader* r, const cJSON* o) {
         {"target", "pin/orient"}, {"origin", "plane/line"}, {"normal", "plane"},
         {"direction", "line"},    {"handle2", "equal"},     {"polygon", "balance"},
         {"up", "balance"},        {"margin", "balance"},    {"lock", "pin/orient"}};
-    for (size_t k = 0; k < sizeof only / sizeof only[0]; k++) {
-        if (!cJSON_GetObjectItemCaseSensitive(o, only[k][0]) || strstr(only[k][1], type)) continue;
-        push_key(x, only[k][0]);
-        return fail(x, MN_ERR_PARSE, "\"%s\" belongs to %s constraints, not %s", only[k][0],
-                    only[k][1], type);
-    }
+    if ((st = check_con_members(x, o, type, only, sizeof only / sizeof only[0])) != MN_OK)
+        return st;
     if (lock && (has_target || tks)) {
         push_key(x, "lock");
         return fail(
