@@ -279,6 +279,19 @@ static inline mn_status check_keys(ctx* x, const cJSON* o, const char* const* ke
     return MN_OK;
 }
 
+/* Pushes key and checks that a is an array of at most max entries (what names them, NULL:
+ * "entries"), its size in *n. The key stays pushed. */
+static inline mn_status enter_array(ctx* x, const cJSON* a, const char* key, int max,
+                                    const char* what, int* n) {
+    push_key(x, key);
+    *n = 0;
+    if (!cJSON_IsArray(a))
+        return fail(x, MN_ERR_PARSE, "expected an array%s%s", what ? " of " : "", what ? what : "");
+    *n = cJSON_GetArraySize(a);
+    if (*n > max) return fail(x, MN_ERR_PARSE, "more than %d %s", max, what ? what : "entries");
+    return MN_OK;
+}
+
 /* A quaternion member [w, x, y, z], not zero. */
 static inline mn_status get_quat(ctx* x, const cJSON* o, const char* key, double* q, int* present) {
     mn_status st = get_vec(x, o, key, q, 4, present);
@@ -291,6 +304,22 @@ static inline mn_status get_quat(ctx* x, const cJSON* o, const char* key, double
 }
 
 /* ---- handles and constraints (scene and sequence documents) ------------------------------ */
+
+/* A member naming a handle: find(owner, name) gives its index, -1 when there is none. */
+static inline mn_status get_handle_ref(ctx* x, const cJSON* o, const char* key, int req,
+                                       int (*find)(const void* owner, const char* name),
+                                       const void* owner, int* out) {
+    char name[64];
+    int present = 0;
+    mn_status st = get_str(x, o, key, name, sizeof name, req, &present);
+    if (st != MN_OK || !present) return st;
+    *out = find(owner, name);
+    if (*out < 0) {
+        push_key(x, key);
+        return fail(x, MN_ERR_NOTFOUND, "no handle named \"%s\"", name);
+    }
+    return MN_OK;
+}
 
 /* A handle's "type" member (point when absent). */
 static inline mn_status get_handle_type(ctx* x, const cJSON* o, mn_handle_type* type) {

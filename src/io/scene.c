@@ -63,20 +63,7 @@ static int find_handle(const mn_scene* sc, const char* name) {
         if (!strcmp(sc->h[i].name, name)) return i;
     return -1;
 }
-
-/* A member naming a handle of the scene. */
-static mn_status get_handle_ref(ctx* x, const mn_scene* sc, const cJSON* o, const char* key, int req, int* out) {
-    char name[NAME_CAP];
-    int present = 0;
-    mn_status st = get_str(x, o, key, name, sizeof name, req, &present);
-    if (st != MN_OK || !present) return st;
-    *out = find_handle(sc, name);
-    if (*out < 0) {
-        push_key(x, key);
-        return fail(x, MN_ERR_NOTFOUND, "no handle named \"%s\"", name);
-    }
-    return MN_OK;
-}
+static int find_handle_of(const void* sc, const char* name) { return find_handle(sc, name); }
 
 /* ---- the three arrays ------------------------------------------------------------------ */
 
@@ -115,7 +102,7 @@ static mn_status read_con(ctx* x, mn_scene* sc, const cJSON* o, sc_con* c, int* 
     if ((st = get_str(x, o, "name", c->name, sizeof c->name, 0, NULL)) != MN_OK) return st;
     char type[32];
     if ((st = get_con_type(x, o, type, d)) != MN_OK) return st;
-    if ((st = get_handle_ref(x, sc, o, "handle", 1, &d->handle)) != MN_OK) return st;
+    if ((st = get_handle_ref(x, o, "handle", 1, find_handle_of, sc, &d->handle)) != MN_OK) return st;
     if ((st = get_con_common(x, o, type, sc->h[d->handle].type, sc->h[d->handle].name, d)) != MN_OK) return st;
     int has = 0;
     switch (d->type) {
@@ -141,7 +128,7 @@ static mn_status read_con(ctx* x, mn_scene* sc, const cJSON* o, sc_con* c, int* 
     }
     case MN_CON_EQUAL: {
         d->handle2 = -1;
-        if ((st = get_handle_ref(x, sc, o, "handle2", 1, &d->handle2)) != MN_OK) return st;
+        if ((st = get_handle_ref(x, o, "handle2", 1, find_handle_of, sc, &d->handle2)) != MN_OK) return st;
         push_key(x, "handle2");
         if (sc->h[d->handle2].type == MN_HANDLE_ORIENT) return fail(x, MN_ERR_PARSE, "an equality joins point or com handles");
         if (d->handle2 == d->handle) return fail(x, MN_ERR_PARSE, "a handle equal to itself");
@@ -169,7 +156,7 @@ static mn_status read_drag(ctx* x, mn_scene* sc, const cJSON* o, sc_drag* g) {
     if (!cJSON_IsObject(o)) return fail(x, MN_ERR_PARSE, "expected an object");
     mn_status st = check_keys(x, o, drag_keys);
     if (st != MN_OK) return st;
-    if ((st = get_handle_ref(x, sc, o, "handle", 1, &g->handle)) != MN_OK) return st;
+    if ((st = get_handle_ref(x, o, "handle", 1, find_handle_of, sc, &g->handle)) != MN_OK) return st;
     g->weight = 1;
     g->priority = 1;
     g->relative = 1;
@@ -248,16 +235,8 @@ static const cJSON* get_array(ctx* x, const cJSON* root, const char* key, int* n
     *n = 0;
     *st = MN_OK;
     if (!a) return NULL;
-    if (!cJSON_IsArray(a)) {
-        push_key(x, key);
-        *st = fail(x, MN_ERR_PARSE, "expected an array");
-        return NULL;
-    }
-    *n = cJSON_GetArraySize(a);
-    if (*n > 4096) {
-        push_key(x, key);
-        *st = fail(x, MN_ERR_PARSE, "more than 4096 entries");
-    }
+    if ((*st = enter_array(x, a, key, 4096, NULL, n)) != MN_OK) return cJSON_IsArray(a) ? a : NULL;
+    pop(x);
     return a;
 }
 

@@ -146,12 +146,11 @@ static mn_status read_pose(reader* r, const cJSON* o, double* q) {
 
 static mn_status read_keys(reader* r, const cJSON* a) {
     ctx* x = &r->x;
-    push_key(x, "keys");
-    if (!cJSON_IsArray(a)) return fail(x, MN_ERR_PARSE, "expected an array of keys");
-    if (cJSON_GetArraySize(a) > 1000000) return fail(x, MN_ERR_PARSE, "more than 1000000 keys");
+    int n;
+    mn_status st = enter_array(x, a, "keys", 1000000, "keys", &n);
+    if (st != MN_OK) return st;
     double* q = malloc(sizeof(double) * (size_t)(r->m->nq + 1));
     if (!q) return mn_error_set(x->err, MN_ERR_NOMEM, x->file, 0, "keys", "out of memory");
-    mn_status st = MN_OK;
     int i = 0;
     const cJSON* it;
     cJSON_ArrayForEach(it, a) {
@@ -215,10 +214,9 @@ static mn_status lib_error(ctx* x, const mn_error* e) {
 
 static mn_status read_handles(reader* r, const cJSON* a) {
     ctx* x = &r->x;
-    push_key(x, "handles");
-    if (!cJSON_IsArray(a)) return fail(x, MN_ERR_PARSE, "expected an array");
-    int n = cJSON_GetArraySize(a);
-    if (n > 4096) return fail(x, MN_ERR_PARSE, "more than 4096 entries");
+    int n;
+    mn_status st = enter_array(x, a, "handles", 4096, NULL, &n);
+    if (st != MN_OK) return st;
     r->hname = calloc((size_t)n + 1, NAME_CAP);
     if (!r->hname)
         return mn_error_set(x->err, MN_ERR_NOMEM, x->file, 0, "handles", "out of memory");
@@ -227,7 +225,7 @@ static mn_status read_handles(reader* r, const cJSON* a) {
     cJSON_ArrayForEach(o, a) {
         push_index(x, i);
         if (!cJSON_IsObject(o)) return fail(x, MN_ERR_PARSE, "expected an object");
-        mn_status st = check_keys(x, o, handle_keys);
+        st = check_keys(x, o, handle_keys);
         if (st != MN_OK) return st;
         char joint[128] = "";
         int has_joint = 0;
@@ -261,18 +259,8 @@ static mn_status read_handles(reader* r, const cJSON* a) {
     return MN_OK;
 }
 
-static mn_status get_handle_ref(reader* r, const cJSON* o, const char* key, int req, int* out) {
-    ctx* x = &r->x;
-    char name[NAME_CAP];
-    int present = 0;
-    mn_status st = get_str(x, o, key, name, sizeof name, req, &present);
-    if (st != MN_OK || !present) return st;
-    *out = mn_seq_find_handle(r->s, name);
-    if (*out < 0) {
-        push_key(x, key);
-        return fail(x, MN_ERR_NOTFOUND, "no handle named \"%s\"", name);
-    }
-    return MN_OK;
+static int find_handle_of(const void* s, const char* name) {
+    return mn_seq_find_handle(s, name);
 }
 
 static mn_status read_target_keys(reader* r, const cJSON* a, int ci, mn_constraint_type type) {
@@ -358,7 +346,8 @@ static mn_status read_constraint(reader* r, const cJSON* o) {
         return fail(x, MN_ERR_PARSE, "duplicate constraint name \"%s\"", name);
     }
     if ((st = get_con_type(x, o, type, d)) != MN_OK) return st;
-    if ((st = get_handle_ref(r, o, "handle", 1, &d->handle)) != MN_OK) return st;
+    if ((st = get_handle_ref(x, o, "handle", 1, find_handle_of, r->s, &d->handle)) != MN_OK)
+        return st;
     const mn_handle_def* hd = mn_seq_handle(r->s, d->handle);
     if ((st = get_con_common(x, o, type, hd->type, hd->name, d)) != MN_OK) return st;
     /* frames, lock, animated targets */
@@ -412,7 +401,7 @@ static mn_status read_constraint(reader* r, const cJSON* o) {
     }
     case MN_CON_EQUAL:
         d->handle2 = -1;
-        st = get_handle_ref(r, o, "handle2", 1, &d->handle2);
+        st = get_handle_ref(x, o, "handle2", 1, find_handle_of, r->s, &d->handle2);
         break;
     case MN_CON_BALANCE:
         st = get_con_balance(x, o, d);
@@ -449,15 +438,14 @@ static mn_status read_constraint(reader* r, const cJSON* o) {
 
 static mn_status read_constraints(reader* r, const cJSON* a) {
     ctx* x = &r->x;
-    push_key(x, "constraints");
-    if (!cJSON_IsArray(a)) return fail(x, MN_ERR_PARSE, "expected an array");
-    if (cJSON_GetArraySize(a) > 4096) return fail(x, MN_ERR_PARSE, "more than 4096 entries");
+    int n;
+    mn_status st = enter_array(x, a, "constraints", 4096, NULL, &n);
+    if (st != MN_OK) return st;
     int i = 0;
     const cJSON* o;
     cJSON_ArrayForEach(o, a) {
         push_index(x, i);
-        mn_status st = read_constraint(r, o);
-        if (st != MN_OK) return st;
+        if ((st = read_constraint(r, o)) != MN_OK) return st;
         pop(x);
         i++;
     }
