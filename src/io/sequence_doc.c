@@ -562,14 +562,16 @@ mn_status mn_seq_read_mem(const char* text, size_t len, const char* name, const 
     return MN_OK;
 }
 
-mn_status mn_seq_read(const char* path, mn_model** model, mn_seq** seq, mn_seq_doc_info* info,
-                      mn_error* err) {
-    if (model) *model = NULL;
-    if (seq) *seq = NULL;
-    char* text = NULL;
-    size_t len = 0;
-    mn_status st = mn_read_file(path, &text, &len, err);
-    if (st != MN_OK) return st;
+typedef struct read_args {
+    mn_model** model;
+    mn_seq** seq;
+    mn_seq_doc_info* info;
+} read_args;
+
+/* The figure is found next to the document: its folder is the base. */
+static mn_status read_text(const char* text, size_t len, const char* path, void* args,
+                           mn_error* err) {
+    const read_args* a = args;
     char dir[1024];
     snprintf(dir, sizeof dir, "%s", path);
     char* slash = strrchr(dir, '/');
@@ -577,9 +579,15 @@ mn_status mn_seq_read(const char* path, mn_model** model, mn_seq** seq, mn_seq_d
         *slash = 0;
     else
         dir[0] = 0;
-    st = mn_seq_read_mem(text, len, path, dir, NULL, model, seq, info, err);
-    free(text);
-    return st;
+    return mn_seq_read_mem(text, len, path, dir, NULL, a->model, a->seq, a->info, err);
+}
+
+mn_status mn_seq_read(const char* path, mn_model** model, mn_seq** seq, mn_seq_doc_info* info,
+                      mn_error* err) {
+    if (model) *model = NULL;
+    if (seq) *seq = NULL;
+    read_args a = {model, seq, info};
+    return mn_io_read_path(path, read_text, &a, err);
 }
 
 /* ---- writing ----------------------------------------------------------------------------- */
