@@ -66,6 +66,15 @@ static inline size_t skip_value(const char* t, size_t n, size_t i) {
     return i;
 }
 
+/* Past the value at *i and the ',' after it: 1, or 0 at the end of its container (or of a
+ * malformed text). */
+static inline int skip_item(const char* t, size_t n, size_t* i) {
+    *i = skip_ws(t, n, skip_value(t, n, *i));
+    if (*i >= n || t[*i] != ',') return 0;
+    (*i)++;
+    return 1;
+}
+
 /* Offset of the deepest part of the path found (the member's key, or the element). */
 static inline size_t locate(const char* t, size_t n, const comp* c, int nc) {
     size_t i = skip_ws(t, n, 0), best = i;
@@ -91,11 +100,7 @@ static inline size_t locate(const char* t, size_t n, const comp* c, int nc) {
                     found = 1;
                     break;
                 }
-                i = skip_ws(t, n, skip_value(t, n, i));
-                if (i < n && t[i] == ',')
-                    i++;
-                else
-                    return best;
+                if (!skip_item(t, n, &i)) return best;
             }
             if (!found) return best;
         } else {
@@ -108,11 +113,7 @@ static inline size_t locate(const char* t, size_t n, const comp* c, int nc) {
                     best = i;
                     break;
                 }
-                i = skip_ws(t, n, skip_value(t, n, i));
-                if (i < n && t[i] == ',')
-                    i++;
-                else
-                    return best;
+                if (!skip_item(t, n, &i)) return best;
             }
         }
     }
