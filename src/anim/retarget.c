@@ -678,9 +678,13 @@ static void decompose_euler(const mn_model* T, const rt_bone* b, const mn_mat3* 
         q[T->jnt_qadr[b->run[i]]] = b->sign[i] * w[i];
 }
 
+/* The angle of L's twist about the unit axis (mn_swing_twist); callers move it by whole
+ * turns next to the previous frame's. */
 static double twist_angle(const mn_mat3* L, mn_vec3 axis) {
-    mn_quat r = mn_quat_from_mat3(L);
-    return 2 * atan2(mn_vec3_dot(mn_v3(r.x, r.y, r.z), axis), r.w);
+    double tw;
+    mn_vec3 sw;
+    mn_swing_twist(mn_quat_from_mat3(L), axis, &tw, &sw);
+    return tw;
 }
 
 /* Writes the joint values of bone b for the world rotation W of its joint frame, given the
