@@ -655,7 +655,8 @@ static void test_euler_nearest(void) {
             for (int i = 0; i < 3; i++)
                 ref[i] = br[i] + 2 * MN_PI * (double)((t + i) % 5 - 2) + rng_range(-0.05, 0.05);
             mn_euler_nearest(e, ref, 3, NULL, NULL, out);
-            for (int i = 0; i < 3; i++) CHECK(fabs(out[i] - ref[i]) < 0.06);
+            for (int i = 0; i < 3; i++)
+                CHECK(fabs(out[i] - ref[i]) < 0.06);
             mn_mat3 back = euler_ref((mn_euler_order)o, out);
             CHECK(rot_distance(&back, &R) < 1e-12);
         }
@@ -669,7 +670,8 @@ static void test_euler_nearest(void) {
     CHECK_NEAR(out[0], 0.1 + MN_PI, 1e-15);
     CHECK_NEAR(out[1], MN_PI - 1.4, 1e-15);
     /* a limit on the first angle that e leaves moves the choice to the other branch */
-    double on[3] = {0.1, 1.4, 0.2}, lo[3] = {2, -INFINITY, -INFINITY}, hi[3] = {4, INFINITY, INFINITY};
+    double on[3] = {0.1, 1.4, 0.2}, lo[3] = {2, -INFINITY, -INFINITY},
+           hi[3] = {4, INFINITY, INFINITY};
     mn_euler_nearest(e, on, 1, NULL, NULL, out);
     CHECK(out[0] == e[0]);
     mn_euler_nearest(e, on, 1, lo, hi, out);
