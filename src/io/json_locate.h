@@ -127,6 +127,19 @@ static inline int line_of(const char* t, size_t n, size_t off) {
     return line;
 }
 
+/* The document's JSON tree, or NULL with a syntax error set on err at cJSON's stopping
+ * point (field "json"). */
+static inline cJSON* parse_json(const char* text, size_t len, const char* file, mn_error* err) {
+    const char* end = NULL;
+    cJSON* root = cJSON_ParseWithLengthOpts(text, len, &end, 0);
+    if (!root) {
+        size_t off = end && end >= text && end <= text + len ? (size_t)(end - text) : 0;
+        mn_error_set(err, MN_ERR_PARSE, file, line_of(text, len, off), "json",
+                     "malformed JSON near byte %zu", off);
+    }
+    return root;
+}
+
 /* The reading context: the text, the path of the value being read. */
 typedef struct ctx {
     const char* file;

@@ -316,12 +316,8 @@ mn_status mn_scene_read_mem(const char* text, size_t len, const char* name, mn_s
     *out = NULL;
     if (!text) return mn_error_set(err, MN_ERR_ARG, name, 0, "scene", "NULL text");
     const char* fname = name ? name : "scene";
-    const char* end = NULL;
-    cJSON* root = cJSON_ParseWithLengthOpts(text, len, &end, 0);
-    if (!root) {
-        size_t off = end && end >= text && end <= text + len ? (size_t)(end - text) : 0;
-        return mn_error_set(err, MN_ERR_PARSE, fname, line_of(text, len, off), "json", "malformed JSON near byte %zu", off);
-    }
+    cJSON* root = parse_json(text, len, fname, err);
+    if (!root) return MN_ERR_PARSE;
     mn_scene* sc = calloc(1, sizeof *sc);
     char* copy = malloc(len + 1);
     if (!sc || !copy) {

@@ -531,13 +531,8 @@ mn_status mn_seq_read_mem(const char* text, size_t len, const char* name, const 
     *seq = NULL;
     if (!text) return mn_error_set(err, MN_ERR_ARG, name, 0, "sequence", "NULL text");
     const char* fname = name ? name : "sequence";
-    const char* end = NULL;
-    cJSON* root = cJSON_ParseWithLengthOpts(text, len, &end, 0);
-    if (!root) {
-        size_t off = end && end >= text && end <= text + len ? (size_t)(end - text) : 0;
-        return mn_error_set(err, MN_ERR_PARSE, fname, line_of(text, len, off), "json",
-                            "malformed JSON near byte %zu", off);
-    }
+    cJSON* root = parse_json(text, len, fname, err);
+    if (!root) return MN_ERR_PARSE;
     mn_seq_doc_info tmp;
     if (!info) info = &tmp;
     memset(info, 0, sizeof *info);
