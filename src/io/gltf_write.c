@@ -47,19 +47,6 @@ static int moves(const mn_model* m, int j) {
     return m->jnt_type[j] == MN_JOINT_FREE || m->jnt_type[j] == MN_JOINT_SLIDE;
 }
 
-static void json_str(mn_strbuf* b, const char* s) {
-    mn_strbuf_append(b, "\"", 1);
-    for (const char* p = s; *p; p++) {
-        if (*p == '"' || *p == '\\')
-            mn_strbuf_printf(b, "\\%c", *p);
-        else if ((unsigned char)*p < 0x20)
-            mn_strbuf_printf(b, "\\u%04x", (unsigned char)*p);
-        else
-            mn_strbuf_append(b, p, 1);
-    }
-    mn_strbuf_append(b, "\"", 1);
-}
-
 static void put_f32(unsigned char* bin, size_t* off, double v) {
     float f = (float)v;
     memcpy(bin + *off, &f, 4);
@@ -132,7 +119,7 @@ mn_status mn_gltf_write_motion(const char* path, const mn_model* m, const mn_mot
         mn_quat r;
         node_trs(m, j, mo->q, &t, &r);
         mn_strbuf_printf(&js, "%s{\"name\":", j ? "," : "");
-        json_str(&js, m->jnt_name[j]);
+        mn_strbuf_json_str(&js, m->jnt_name[j]);
         mn_strbuf_printf(&js,
                          ",\"translation\":[%.9g,%.9g,%.9g],\"rotation\":[%.9g,%.9g,%.9g,%.9g]",
                          t.x, t.y, t.z, r.x, r.y, r.z, r.w);
