@@ -26,7 +26,9 @@ extern "C" {
 
 typedef struct mn_gltf_anim {
     char* name;
-    double duration;        /* seconds */
+    double duration;        /* seconds: the last key time */
+    int nkeys;              /* distinct key times of all its channels that move the figure */
+    double* key_times;      /* nkeys, ascending */
     /* Internal sampler data, read with mn_gltf_sample. */
     int nchannels;
     void* channels;
@@ -82,27 +84,42 @@ mn_status mn_gltf_sample(const mn_gltf* g, int anim, double t, double* joint_wor
 void mn_gltf_skin_matrices(const mn_gltf* g, const double* joint_world, double* skin_mats);
 void mn_gltf_skin_vertices(const mn_gltf* g, const double* skin_mats, double* out_pos);
 
-/* The skin's joints as a marionette model (BALL joints with offsets from the rest pose, the
- * roots FREE), for posing a glTF character with the IK solvers. Joints carry the skin's
- * joint names (find them with mn_model_find_joint); at q = q0 each joint frame sits at the
- * rest world position of its glTF joint and is turned by that joint's rest world rotation
- * (scale divided out of the columns). A joint's axis (the BALL twist axis) points to its
- * first child with a distinct position (the bone), +y for a leaf; no limits are set. Scale
- * is baked into the offsets: a joint with non-unit scale places its children where glTF
- * does at rest, but the model's frames stay rigid. NULL with err set for a mirrored
- * (negative-determinant) rest frame. */
+/* The skin's joints as a marionette model, for posing a glTF character with the IK solvers
+ * and for playing its animations. Joints are added parent before child and carry the skin's
+ * joint names (find them with mn_model_find_joint). The roots are FREE; a joint that some
+ * animation moves in its parent joint's frame (a translation channel on it, any channel on a
+ * non-joint node between it and its parent joint, an animated scale above it) is FREE too,
+ * its translation in the parent's frame added to its rest offset; every other joint is a
+ * BALL. At q = q0 each joint frame sits at the rest world position of its glTF joint and is
+ * turned by that joint's rest world rotation (scale divided out of the columns). A joint's
+ * axis (the BALL twist axis) points to its first child with a distinct position (the bone),
+ * +y for a leaf; no limits are set. Scale is baked into the offsets: a joint with non-unit
+ * scale places its children where glTF does at rest, but the model's frames stay rigid.
+ * NULL with err set for a mirrored (negative-determinant) rest frame. */
 mn_model* mn_gltf_model(const mn_gltf* g, mn_error* err);
+
+/* The state q (m->nq numbers) of m = mn_gltf_model(g) at time t of animation `anim` (t < 0
+ * or anim < 0: the rest pose; t clamped to the duration): every joint frame turned to its
+ * glTF joint's world rotation (scale divided out), every FREE joint at its glTF joint's
+ * world position. So FK reproduces mn_gltf_sample's joint positions and rotations exactly;
+ * an animated scale moves the children (through their translations) but the frames stay
+ * rigid. prev (a state, or NULL) picks quaternion signs nearest it. work: 16 x njoints
+ * doubles. No heap allocation. MN_ERR_ARG when m is not g's model (joint order, names and
+ * types), anim is out of range or t is NaN. */
+mn_status mn_gltf_state(const mn_gltf* g, const mn_model* m, int anim, double t, const double* prev,
+                        double* q, double* work, mn_error* err);
 
 /* Animation `anim` as a motion of m = mn_gltf_model(g): frames every 1/fps seconds from 0
  * through the duration (the last frame at the duration itself; one frame, the rest pose,
- * for anim < 0). Each frame's state turns every model joint to its glTF joint's world
- * rotation (scale divided out) and puts the roots at their world positions; BALL joints
- * cannot translate, so an animated translation of a non-root joint is not reproduced.
- * Quaternions keep the sign nearest the previous frame's. out->q is malloc'd (free with
- * mn_motion_free). MN_ERR_ARG when m is not this skin's model, fps is not positive or
- * anim is out of range. */
+ * for anim < 0), each as mn_gltf_state. Quaternions keep the sign nearest the previous
+ * frame's. out->q is malloc'd (free with mn_motion_free). MN_ERR_ARG when m is not this
+ * skin's model, fps is not positive or anim is out of range. To play an animation at its
+ * own key times, use anims[anim].key_times with mn_gltf_state. */
 mn_status mn_gltf_motion(const mn_gltf* g, const mn_model* m, int anim, double fps,
                          mn_motion* out, mn_error* err);
+
+/* Index of the animation named name, -1 when none. */
+int mn_gltf_find_anim(const mn_gltf* g, const char* name);
 
 #ifdef __cplusplus
 }

@@ -149,6 +149,7 @@ static int node_world(const struct aiNode* node, const double* parent, const cha
 static void compare_file(const char* path) {
     mn_gltf g;
     mn_error e;
+    memset(&e, 0, sizeof e);
     CHECK(mn_gltf_read(path, &g, NULL, &e) == MN_OK);
     const struct aiScene* sc = aiImportFile(path, 0);
     CHECK(sc != NULL && sc->mNumMeshes == 1);
@@ -237,6 +238,59 @@ static void compare_file(const char* path) {
         CHECK(worst < 1e-6);
         printf("  %s animation %d: worst joint transform difference %.2g\n", strrchr(path, '/') + 1, a, worst);
     }
+    /* The figure (mn_gltf_model, mn_gltf_state) at every key time of every animation and
+     * halfway between keys: FK of every joint against assimp's node tree, positions to
+     * 1e-6 of the figure's size (the diagonal of the rest bounding box of its joints and bind-pose
+     * vertices), rotations
+     * (assimp's with the scale divided out) to 1e-6. */
+    mn_model* m = mn_gltf_model(&g, &e);
+    CHECK(m != NULL);
+    mn_data* d = m ? mn_data_create(m, 0) : NULL;
+    double* q = m ? malloc(sizeof(double) * (size_t)m->nq) : NULL;
+    double* work = malloc(sizeof(double) * 16 * (size_t)g.njoints);
+    double lo[3] = {1e300, 1e300, 1e300}, hi[3] = {-1e300, -1e300, -1e300};
+    CHECK(mn_gltf_sample(&g, -1, -1, W) == MN_OK);
+    for (int j = 0; j < g.njoints; j++)
+        for (int k = 0; k < 3; k++) lo[k] = fmin(lo[k], W[12 * j + 4 * k + 3]), hi[k] = fmax(hi[k], W[12 * j + 4 * k + 3]);
+    for (int v = 0; v < g.nverts; v++) /* and its mesh's (SimpleSkin's two joints coincide at rest) */
+        for (int k = 0; k < 3; k++) lo[k] = fmin(lo[k], g.rest_pos[3 * v + k]), hi[k] = fmax(hi[k], g.rest_pos[3 * v + k]);
+    double fig = sqrt((hi[0] - lo[0]) * (hi[0] - lo[0]) + (hi[1] - lo[1]) * (hi[1] - lo[1]) + (hi[2] - lo[2]) * (hi[2] - lo[2]));
+    for (int a = 0; d && a < g.nanims && a < (int)sc->mNumAnimations; a++) {
+        const struct aiAnimation* an = sc->mAnimations[a];
+        double tps = an->mTicksPerSecond > 0 ? an->mTicksPerSecond : 1000;
+        double worst_p = 0, worst_r = 0;
+        int nk = g.anims[a].nkeys, nsamples = 0;
+        CHECK(nk >= 2);
+        for (int k = 0; k < 2 * nk - 1; k++) {
+            const double* kt = g.anims[a].key_times;
+            double t = k % 2 ? 0.5 * (kt[k / 2] + kt[k / 2 + 1]) : kt[k / 2];
+            CHECK(mn_gltf_state(&g, m, a, t, k ? d->q : NULL, q, work, &e) == MN_OK);
+            memcpy(d->q, q, sizeof(double) * (size_t)m->nq);
+            mn_fk(m, d);
+            for (unsigned b = 0; b < me->mNumBones; b++) {
+                if (bone_joint[b] < 0) continue;
+                double w[16];
+                if (!node_world(sc->mRootNode, I, me->mBones[b]->mName.data, an, t * tps, w)) continue;
+                int mj = mn_model_find_joint(m, g.joint_name[bone_joint[b]]);
+                const mn_xform* X = &d->xf[mj];
+                double pd = fmax(fabs(X->p.x - w[3]), fmax(fabs(X->p.y - w[7]), fabs(X->p.z - w[11])));
+                worst_p = fmax(worst_p, pd / fig);
+                for (int c = 0; c < 3; c++) {
+                    double n = sqrt(w[c] * w[c] + w[4 + c] * w[4 + c] + w[8 + c] * w[8 + c]);
+                    for (int r = 0; r < 3; r++) worst_r = fmax(worst_r, fabs(X->R.m[3 * r + c] - w[4 * r + c] / n));
+                }
+            }
+            nsamples++;
+        }
+        CHECK(worst_p < 1e-6 && worst_r < 1e-6);
+        printf("  %s animation %d '%s': figure (%d joints) at %d key times and midpoints: worst position error "
+               "%.2g of the figure size %.3g, rotation %.2g\n",
+               strrchr(path, '/') + 1, a, g.anims[a].name, m->njoint, nsamples, worst_p, fig, worst_r);
+    }
+    free(q);
+    free(work);
+    mn_data_destroy(d);
+    mn_model_destroy(m);
     free(W);
     free(wa);
     free(wg);
