@@ -780,7 +780,23 @@ static void test_model_fk(void) {
             int mj = mn_model_find_joint(m, g.joint_name[j]);
             CHECK(mj >= 0);
             if (mj < 0) continue;
-            CHECK(m->jnt_type[mj] == (g.joint_parent[j] < 0 ? MN_JOINT_FREE : MN_JOINT_BALL));
+            /* roots are FREE; so is a joint some animation moves in its parent's frame, every
+             * other joint is a BALL: its distance to its parent never changes */
+            int par = g.joint_parent[j];
+            CHECK(par >= 0 ? (m->jnt_type[mj] == MN_JOINT_BALL || m->jnt_type[mj] == MN_JOINT_FREE)
+                           : m->jnt_type[mj] == MN_JOINT_FREE);
+            if (par >= 0 && m->jnt_type[mj] == MN_JOINT_BALL) {
+                double W2[12 * 64];
+                double r0 = hypot(hypot(W[12 * j + 3] - W[12 * par + 3], W[12 * j + 7] - W[12 * par + 7]),
+                                  W[12 * j + 11] - W[12 * par + 11]);
+                for (int a = 0; a < g.nanims && g.njoints <= 64; a++)
+                    for (int k = 0; k <= 4; k++) {
+                        CHECK(mn_gltf_sample(&g, a, g.anims[a].duration * k / 4, W2) == MN_OK);
+                        double r = hypot(hypot(W2[12 * j + 3] - W2[12 * par + 3], W2[12 * j + 7] - W2[12 * par + 7]),
+                                         W2[12 * j + 11] - W2[12 * par + 11]);
+                        CHECK_NEAR(r, r0, 1e-6 * size);
+                    }
+            }
             const double* w = W + 12 * j;
             CHECK_NEAR(d->xf[mj].p.x, w[3], 1e-9 * size);
             CHECK_NEAR(d->xf[mj].p.y, w[7], 1e-9 * size);
@@ -947,6 +963,98 @@ static void test_no_alloc(void) {
     mn_gltf_free(&g);
 }
 
+/* Files with a skeleton and no skinned mesh: a skin no node uses is read as the skeleton
+ * (a warning); without any skin the default scene's node tree is the figure, leaves that
+ * only carry a mesh left out; with nothing left, MN_ERR_NOTFOUND. */
+static void check_fk_matches_sample(mn_gltf* g, int anim, double t) {
+    mn_error e;
+    mn_model* m = mn_gltf_model(g, &e);
+    CHECK(m != NULL);
+    if (!m) return;
+    mn_data* d = mn_data_create(m, 0);
+    double* W = malloc(sizeof(double) * 12 * (size_t)g->njoints);
+    double* work = malloc(sizeof(double) * 16 * (size_t)g->njoints);
+    CHECK(mn_gltf_state(g, m, anim, t, NULL, d->q, work, &e) == MN_OK);
+    CHECK(mn_gltf_sample(g, anim, t, W) == MN_OK);
+    mn_fk(m, d);
+    for (int j = 0; j < g->njoints; j++) {
+        int mj = mn_model_find_joint(m, g->joint_name[j]);
+        CHECK(mj >= 0);
+        CHECK_NEAR(d->xf[mj].p.x, W[12 * j + 3], 1e-12);
+        CHECK_NEAR(d->xf[mj].p.y, W[12 * j + 7], 1e-12);
+        CHECK_NEAR(d->xf[mj].p.z, W[12 * j + 11], 1e-12);
+    }
+    free(W);
+    free(work);
+    mn_data_destroy(d);
+    mn_model_destroy(m);
+}
+
+static void test_skeleton_only(void) {
+    char* base = tiny_gltf(NULL);
+    char* t = replace(base, "\"mesh\":0,\"skin\":0", "\"mesh\":0");
+    mn_gltf g;
+    mn_error e;
+    mn_warnings w = {0};
+    CHECK(t && read_text(t, &g, &w, &e) == MN_OK);
+    CHECK(g.njoints == 2 && g.nverts == 0 && g.ntris == 0 && g.nanims == 3 && w.count >= 1);
+    CHECK(strstr(w.first, "skins[0] read as a skeleton") != NULL);
+    if (g.njoints == 2) check_fk_matches_sample(&g, 0, 0.5); /* "lin": the knee translates */
+    mn_gltf_free(&g);
+    /* no skin at all: nodes hip, knee, helper (node 0 is a mesh leaf) */
+    char* t2 = t ? replace(t, "\"skins\":[{\"joints\":[1,2],\"inverseBindMatrices\":7,\"skeleton\":3}],\n", "") : NULL;
+    CHECK(t2 && read_text(t2, &g, NULL, &e) == MN_OK);
+    CHECK(g.njoints == 3 && g.nverts == 0);
+    if (g.njoints == 3) {
+        CHECK(!strcmp(g.joint_name[0], "hip") && !strcmp(g.joint_name[1], "knee") && !strcmp(g.joint_name[2], "helper"));
+        CHECK(g.joint_parent[0] == 2 && g.joint_parent[1] == 0 && g.joint_parent[2] == -1);
+        for (int a = 0; a < 3; a++) check_fk_matches_sample(&g, a, 0.7);
+    }
+    mn_gltf_free(&g);
+    /* the scene holds only the mesh node */
+    char* t3 = t2 ? replace(t2, "\"scenes\":[{\"nodes\":[0,3]}]", "\"scenes\":[{\"nodes\":[0]}]") : NULL;
+    memset(&g, 0x5A, sizeof g);
+    CHECK(t3 && read_text(t3, &g, NULL, &e) == MN_ERR_NOTFOUND && g.priv == NULL);
+    CHECK(strstr(e.message, "tiny.gltf") && !strcmp(e.field, "nodes"));
+    free(base);
+    free(t);
+    free(t2);
+    free(t3);
+}
+
+/* Key times: every channel's times merged; joints whose translation is animated are FREE. */
+static void test_key_times_and_free_joints(void) {
+    mn_gltf g;
+    mn_error e;
+    char* t = tiny_gltf(NULL);
+    CHECK(read_text(t, &g, NULL, &e) == MN_OK);
+    free(t);
+    CHECK(g.nanims == 3);
+    if (g.nanims != 3) return;
+    CHECK(g.anims[0].nkeys == 3 && g.anims[0].key_times[0] == 0 && g.anims[0].key_times[2] == 2);
+    CHECK(g.anims[1].nkeys == 2 && g.anims[1].key_times[1] == 2);
+    CHECK(mn_gltf_find_anim(&g, "cubic") == 1 && mn_gltf_find_anim(&g, "none") == -1);
+    mn_model* m = mn_gltf_model(&g, &e);
+    CHECK(m != NULL);
+    if (m) {
+        CHECK(m->jnt_type[mn_model_find_joint(m, "hip")] == MN_JOINT_FREE);
+        CHECK(m->jnt_type[mn_model_find_joint(m, "knee")] == MN_JOINT_FREE); /* "lin" translates it */
+        mn_model_destroy(m);
+    }
+    for (int a = 0; a < 3; a++)
+        for (int k = 0; k <= 8; k++) check_fk_matches_sample(&g, a, 0.25 * k);
+    /* sampling a state allocates nothing */
+    m = mn_gltf_model(&g, &e);
+    double q[64], work[32];
+    long before = mn_alloc_count();
+    for (int k = 0; k < 10; k++) CHECK(mn_gltf_state(&g, m, 0, 0.1 * k, k ? q : NULL, q, work, &e) == MN_OK);
+    CHECK(mn_alloc_count() == before);
+    CHECK(mn_gltf_state(&g, m, 3, 0, NULL, q, work, &e) == MN_ERR_ARG);
+    CHECK(mn_gltf_state(&g, m, 0, NAN, NULL, q, work, &e) == MN_ERR_ARG);
+    mn_model_destroy(m);
+    mn_gltf_free(&g);
+}
+
 /* ---- malformed inputs ----------------------------------------------------------------- */
 
 typedef struct bad_case {
@@ -1000,7 +1108,6 @@ static const bad_case bad_cases[] = {
     {"node with two parents", "\"skin\":0}", "\"skin\":0,\"children\":[2]}", -1, 0, MN_ERR_PARSE, "children[0]"},
     {"child index out of range", "\"children\":[2]", "\"children\":[9]", -1, 0, MN_ERR_PARSE, "nodes[1].children[0]"},
     {"joint listed twice", "\"joints\":[1,2]", "\"joints\":[1,1]", -1, 0, MN_ERR_PARSE, "skins[0].joints[1]"},
-    {"no skinned node", "\"mesh\":0,\"skin\":0", "\"mesh\":0", -1, 0, MN_ERR_NOTFOUND, "nodes"},
     {"lines, not triangles", "\"mode\":4", "\"mode\":1", -1, 0, MN_ERR_UNSUPPORTED, "meshes[0].primitives[0].mode"},
     {"no JOINTS_0", "\"JOINTS_0\":1,", "", -1, 0, MN_ERR_PARSE, "attributes.JOINTS_0"},
     {"bad interpolation", "\"interpolation\":\"STEP\"", "\"interpolation\":\"SMOOTH\"", -1, 0, MN_ERR_PARSE,
@@ -1150,6 +1257,8 @@ static void test_malformed_glb(void) {
 
 int main(int argc, char** argv) {
     mn_test_init(argc, argv);
+    RUN(test_skeleton_only);
+    RUN(test_key_times_and_free_joints);
     RUN(test_samples_load);
     RUN(test_fox_animations);
     RUN(test_samples_weights);
