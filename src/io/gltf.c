@@ -899,6 +899,19 @@ static int cmp_double(const void* a, const void* b) {
     return (x > y) - (x < y);
 }
 
+/* Does a LINEAR or STEP translation or scale channel hold the node's rest value at every key
+ * (to 1e-6 of its size: exporters write constant tracks, rounded to float)? Such a channel
+ * moves nothing, and the joint stays a BALL. */
+static int holds_rest(const gltf_channel* ch, const gltf_rest* r) {
+    if (ch->path == GLTF_PATH_R || ch->interp == GLTF_CUBIC || r->has_matrix) return 0;
+    const double* v0 = ch->path == GLTF_PATH_T ? r->t : r->s;
+    double tol = 1e-12 + 1e-6 * fmax(fabs(v0[0]), fmax(fabs(v0[1]), fabs(v0[2])));
+    for (int k = 0; k < ch->nkeys; k++)
+        for (int i = 0; i < 3; i++)
+            if (!(fabs(ch->values[3 * k + i] - v0[i]) <= tol)) return 0;
+    return 1;
+}
+
 static mn_status finish_animations(reader* rd) {
     mn_gltf* g = rd->g;
     gltf_priv* p = g->priv;
@@ -917,7 +930,8 @@ static mn_status finish_animations(reader* rd) {
         const gltf_anim_priv* ap = an->channels;
         size_t total = 0;
         for (int k = 0; k < an->nchannels; k++) {
-            drv[ap->ch[k].snode] |= (unsigned char)(1u << ap->ch[k].path);
+            if (!holds_rest(&ap->ch[k], &p->rest[ap->ch[k].snode]))
+                drv[ap->ch[k].snode] |= (unsigned char)(1u << ap->ch[k].path);
             total += (size_t)ap->ch[k].nkeys;
         }
         an->key_times = malloc((total ? total : 1) * sizeof(double));
