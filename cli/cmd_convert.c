@@ -2,9 +2,11 @@
 #include <string.h>
 #include <strings.h>
 
+#include <marionette/gltf.h>
+
 #include "cli.h"
 
-const char mn_cmd_convert_summary[] = "convert a figure between skeleton text (.skel) and BVH (rest pose or all frames)";
+const char mn_cmd_convert_summary[] = "convert a figure to skeleton text (.skel), BVH or glTF binary (.glb) (rest pose or all frames)";
 
 static void usage(FILE* f) {
     fprintf(f, "usage: marionette convert IN OUT\n"
@@ -12,6 +14,8 @@ static void usage(FILE* f) {
                "Reads IN (.skel, .bvh, .urdf, .gltf/.glb) and writes OUT by its extension:\n"
                "  .bvh   the figure and, when IN has motion, every frame (else the rest pose)\n"
                "  .skel  the figure in the thesis skeleton text format (motion is dropped)\n"
+               "  .glb   glTF 2.0 binary: a node per joint and, when IN has motion, an animation\n"
+               "         with a key per frame (bones only)\n"
                "OUT is replaced atomically: on any error it is left as it was.\n");
 }
 
@@ -34,14 +38,17 @@ int mn_cmd_convert(int argc, char** argv) {
     }
     if (!in || !out) return mn_cli_usage_error("convert", "need IN and OUT");
     int to_bvh = ends_with(out, ".bvh"), to_skel = ends_with(out, ".skel") || ends_with(out, ".scr");
-    if (!to_bvh && !to_skel) return mn_cli_usage_error("convert", "OUT must end in .bvh or .skel");
+    int to_glb = ends_with(out, ".glb");
+    if (!to_bvh && !to_skel && !to_glb) return mn_cli_usage_error("convert", "OUT must end in .bvh, .skel or .glb");
     mn_model* m = NULL;
     mn_motion mo;
     mn_warnings w = {0};
     mn_error err;
     if (mn_figure_read(in, &m, &mo, &w, &err) != MN_OK) return mn_cli_input_error(&err);
     mn_cli_print_warnings(&w);
-    mn_status s = to_bvh ? mn_bvh_write(out, m, mo.nframes > 0 ? &mo : NULL, &err) : mn_skel_write(out, m, &err);
+    mn_status s = to_bvh   ? mn_bvh_write(out, m, mo.nframes > 0 ? &mo : NULL, &err)
+                  : to_glb ? mn_gltf_write(out, m, mo.nframes > 0 ? &mo : NULL, &err)
+                           : mn_skel_write(out, m, &err);
     if (to_skel && mo.nframes > 0 && s == MN_OK)
         fprintf(stderr, "marionette: note: %s holds the figure only; the %d motion frames were not written\n", out,
                 mo.nframes);

@@ -118,6 +118,14 @@ mn_status mn_gltf_state(const mn_gltf* g, const mn_model* m, int anim, double t,
 mn_status mn_gltf_motion(const mn_gltf* g, const mn_model* m, int anim, double fps,
                          mn_motion* out, mn_error* err);
 
+/* Writes a model and its motion (NULL or no frames: the figure alone) as a glTF 2.0 binary
+ * (.glb), atomically: one node per joint (named by it, rest translation and rotation from
+ * FK at q0 in the parent joint's frame), and one animation "motion" with a key per frame
+ * (f * frame_time): LINEAR rotation channels for HINGE, BALL and FREE joints, translation
+ * channels for SLIDE and FREE joints, the joints' local frames from FK. Bones only (no
+ * mesh). Values are stored as 32-bit floats. docs/gltf.md. */
+mn_status mn_gltf_write(const char* path, const mn_model* m, const mn_motion* motion, mn_error* err);
+
 /* Index of the animation named name, -1 when none. */
 int mn_gltf_find_anim(const mn_gltf* g, const char* name);
 
