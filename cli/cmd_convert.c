@@ -15,7 +15,7 @@ static void usage(FILE* f) {
                "  .bvh   the figure and, when IN has motion, every frame (else the rest pose)\n"
                "  .skel  the figure in the thesis skeleton text format (motion is dropped)\n"
                "  .glb   glTF 2.0 binary: a node per joint and, when IN has motion, an animation\n"
-               "         with a key per frame (bones only)\n"
+               "         with a key per frame; from a skinned glTF, its skinned mesh too\n"
                "OUT is replaced atomically: on any error it is left as it was.\n");
 }
 
@@ -46,9 +46,18 @@ int mn_cmd_convert(int argc, char** argv) {
     mn_error err;
     if (mn_figure_read(in, &m, &mo, &w, &err) != MN_OK) return mn_cli_input_error(&err);
     mn_cli_print_warnings(&w);
+    /* glTF in, glTF out: the skinned mesh goes along */
+    mn_gltf g;
+    memset(&g, 0, sizeof g);
+    if (to_glb && mn_file_kind_of(in) == MN_FILE_GLTF && mn_gltf_read(in, &g, NULL, &err) != MN_OK) {
+        mn_motion_free(&mo);
+        mn_model_destroy(m);
+        return mn_cli_input_error(&err);
+    }
     mn_status s = to_bvh   ? mn_bvh_write(out, m, mo.nframes > 0 ? &mo : NULL, &err)
-                  : to_glb ? mn_gltf_write(out, m, mo.nframes > 0 ? &mo : NULL, &err)
+                  : to_glb ? mn_gltf_write(out, m, mo.nframes > 0 ? &mo : NULL, g.nverts > 0 ? &g : NULL, &err)
                            : mn_skel_write(out, m, &err);
+    mn_gltf_free(&g);
     if (to_skel && mo.nframes > 0 && s == MN_OK)
         fprintf(stderr, "marionette: note: %s holds the figure only; the %d motion frames were not written\n", out,
                 mo.nframes);

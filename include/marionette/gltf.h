@@ -122,9 +122,13 @@ mn_status mn_gltf_motion(const mn_gltf* g, const mn_model* m, int anim, double f
  * (.glb), atomically: one node per joint (named by it, rest translation and rotation from
  * FK at q0 in the parent joint's frame), and one animation "motion" with a key per frame
  * (f * frame_time): LINEAR rotation channels for HINGE, BALL and FREE joints, translation
- * channels for SLIDE and FREE joints, the joints' local frames from FK. Bones only (no
- * mesh). Values are stored as 32-bit floats. docs/gltf.md. */
-mn_status mn_gltf_write(const char* path, const mn_model* m, const mn_motion* motion, mn_error* err);
+ * channels for SLIDE and FREE joints, the joints' local frames from FK. With skin (NULL
+ * for bones only; an mn_gltf with a mesh whose joint names are joints of m, e.g. the file
+ * m = mn_gltf_model(skin) came from) the skinned mesh and the skin are written too, bound
+ * so that the mesh at q0 is the skin's rest pose. Values are 32-bit floats. MN_ERR_ARG for
+ * a motion that does not fit m, a non-finite state or a skin joint m lacks. docs/gltf.md. */
+mn_status mn_gltf_write(const char* path, const mn_model* m, const mn_motion* motion, const mn_gltf* skin,
+                        mn_error* err);
 
 /* Index of the animation named name, -1 when none. */
 int mn_gltf_find_anim(const mn_gltf* g, const char* name);

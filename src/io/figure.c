@@ -67,7 +67,7 @@ mn_status mn_figure_read(const char* path, mn_model** model, mn_motion* motion, 
                 double dt = an->key_times[an->nkeys - 1] / (an->nkeys - 1);
                 int even = an->key_times[0] == 0 && dt > 0;
                 for (int k = 1; k < an->nkeys && even; k++) even = fabs(an->key_times[k] - k * dt) <= 1e-4 * dt;
-                if (even) fps = 1.0 / dt;
+                if (even) fps = (an->nkeys - 1) / an->key_times[an->nkeys - 1];
             }
             s = mn_gltf_motion(&g, *model, 0, fps, motion, err);
             if (s != MN_OK) {

@@ -322,7 +322,9 @@ mn_status mn_gltf_motion(const mn_gltf* g, const mn_model* m, int anim, double f
                             "bad argument");
     int nj = g->njoints;
     double dur = anim >= 0 ? g->anims[anim].duration : 0;
-    double nf = floor(dur * fps + 1e-9) + 1 + (fmod(dur * fps, 1.0) > 1e-9 ? 1 : 0);
+    /* frames at k / fps, and one more at the duration unless the last is within 1e-4 of a
+     * frame of it (then that frame is put at the duration itself) */
+    double nf = ceil(dur * fps - 1e-4) + 1;
     if (nf * (m->nq > 0 ? m->nq : 1) > 2.5e8)
         return mn_error_set(err, MN_ERR_ARG, "", 0, "fps", "%.0f frames of %d numbers: too many", nf, m->nq);
     int nframes = (int)nf;
@@ -342,7 +344,7 @@ mn_status mn_gltf_motion(const mn_gltf* g, const mn_model* m, int anim, double f
         goto done;
     }
     for (int f = 0; f < nframes; f++) {
-        double t = anim >= 0 ? fmin(f / fps, dur) : -1;
+        double t = anim >= 0 ? (f == nframes - 1 ? dur : fmin(f / fps, dur)) : -1;
         double* qf = q + (size_t)f * (size_t)m->nq;
         s = state_at(g, m, map, anim, t, f > 0 ? qf - m->nq : NULL, qf, w, rot, err);
         if (s) goto done;

@@ -7,7 +7,19 @@
  * motion becomes one animation "motion": a key per frame at f * frame_time, a LINEAR
  * rotation channel for every joint whose rotation can change (HINGE, BALL, FREE) and a
  * translation channel for every joint whose position can (SLIDE, FREE). Values are the
- * joints' local frames from FK, so any joint type plays back as the model does. */
+ * joints' local frames from FK, so any joint type plays back as the model does.
+ *
+ * With a skin (an mn_gltf whose joints are model joints by name, such as the file the
+ * model came from): a node "mesh" at the scene root carries the skinned mesh (POSITION,
+ * JOINTS_0, WEIGHTS_0, indices) and the skin, whose joints are the nodes of the skin's
+ * joints. Its inverse bind matrices are W_rest^-1 W_skin IB: W_rest the joint's rigid frame
+ * at q0, W_skin and IB the skin's rest world transform and inverse bind matrix, so the
+ * skinned mesh at q0 is exactly the skin's at rest (3.7.3: the mesh node's own transform
+ * is ignored).
+ *
+ * Every binary piece starts at a multiple of 4 bytes (all components here are 4 bytes, or
+ * 2 x 4 for JOINTS_0), and the chunks are padded to 4 (JSON with spaces, BIN with zeros).
+ * The host is assumed little-endian, as glTF's binary data is. */
 #include "io/io_internal.h"
 
 #include <marionette/gltf.h>
@@ -40,10 +52,6 @@ static void bin_put(bin* b, const void* p, size_t n) {
     b->len += n;
 }
 
-static void bin_float(bin* b, double v) {
-    float f = (float)v;
-    bin_put(b, &f, 4);
-}
 
 /* Local frame of joint j (rotation, translation) in its parent's frame, from FK frames. */
 static void local_of(const mn_model* m, const mn_xform* xf, int j, mn_quat* r, mn_vec3* t) {
@@ -81,7 +89,131 @@ static void put_string(mn_strbuf* js, const char* s) {
     mn_strbuf_append(js, "\"", 1);
 }
 
-mn_status mn_gltf_write(const char* path, const mn_model* m, const mn_motion* motion, mn_error* err) {
+/* The JSON arrays being built and the binary buffer. */
+typedef struct wctx {
+    bin b;
+    mn_strbuf views, acc;
+    int nacc;
+} wctx;
+
+/* Appends n bytes as one bufferView (4-aligned) and one accessor over it; returns the
+ * accessor index. target: 0, or 34962/34963 for vertex / index data. */
+static int add_accessor(wctx* w, const void* data, size_t bytes, int ctype, int count, const char* type, int target,
+                        const double* lo, const double* hi, int ncomp) {
+    static const unsigned char zero[4] = {0, 0, 0, 0};
+    if (w->b.len % 4) bin_put(&w->b, zero, 4 - w->b.len % 4);
+    size_t off = w->b.len;
+    bin_put(&w->b, data, bytes);
+    mn_strbuf_printf(&w->views, "%s{\"buffer\":0,\"byteOffset\":%zu,\"byteLength\":%zu", w->nacc ? "," : "", off, bytes);
+    if (target) mn_strbuf_printf(&w->views, ",\"target\":%d", target);
+    mn_strbuf_printf(&w->views, "}");
+    mn_strbuf_printf(&w->acc, "%s{\"bufferView\":%d,\"componentType\":%d,\"count\":%d,\"type\":\"%s\"", w->nacc ? "," : "",
+                     w->nacc, ctype, count, type);
+    if (lo) put_min_max(&w->acc, lo, hi, ncomp);
+    mn_strbuf_printf(&w->acc, "}");
+    return w->nacc++;
+}
+
+/* float copies of n doubles (NULL when out of memory) */
+static float* to_floats(const double* v, size_t n) {
+    float* f = malloc((n ? n : 1) * sizeof(float));
+    if (f)
+        for (size_t i = 0; i < n; i++) f[i] = (float)v[i];
+    return f;
+}
+
+/* 3x4 row-major affine -> glTF column-major mat4 (float) */
+static void aff_to_mat4(const double* a, float* o) {
+    for (int c = 0; c < 4; c++) {
+        for (int r = 0; r < 3; r++) o[4 * c + r] = (float)a[4 * r + c];
+        o[4 * c + 3] = c == 3 ? 1.0f : 0.0f;
+    }
+}
+
+/* inverse of a rigid transform (R, p) as 3x4: [R^T | -R^T p] */
+static void rigid_inverse(const mn_xform* X, double* o) {
+    for (int r = 0; r < 3; r++) {
+        for (int c = 0; c < 3; c++) o[4 * r + c] = X->R.m[3 * c + r];
+        o[4 * r + 3] = -(X->R.m[r] * X->p.x + X->R.m[3 + r] * X->p.y + X->R.m[6 + r] * X->p.z);
+    }
+}
+
+static void aff_mul(const double* a, const double* b, double* c) {
+    for (int r = 0; r < 3; r++) {
+        for (int k = 0; k < 4; k++)
+            c[4 * r + k] = a[4 * r] * b[k] + a[4 * r + 1] * b[4 + k] + a[4 * r + 2] * b[8 + k] + (k == 3 ? a[4 * r + 3] : 0);
+    }
+}
+
+/* The skinned mesh and the skin: adds accessors and writes the mesh and skin JSON into
+ * mesh_js; rest: FK frames at q0. */
+static mn_status add_skin(wctx* w, const mn_gltf* g, const mn_model* m, const mn_xform* rest, mn_strbuf* mesh_js,
+                          const char* path, mn_error* err) {
+    int nj = g->njoints;
+    int* node = malloc(sizeof(int) * (size_t)nj);
+    double* gw = malloc(sizeof(double) * 12 * (size_t)nj);
+    float* ibm = malloc(sizeof(float) * 16 * (size_t)nj);
+    float* pos = to_floats(g->rest_pos, (size_t)g->nverts * 3);
+    float* wgt = to_floats(g->vweight, (size_t)g->nverts * 4);
+    uint16_t* jnt = malloc(sizeof(uint16_t) * 4 * (size_t)(g->nverts ? g->nverts : 1));
+    uint32_t* idx = malloc(sizeof(uint32_t) * 3 * (size_t)(g->ntris ? g->ntris : 1));
+    mn_status s = MN_OK;
+    if (!node || !gw || !ibm || !pos || !wgt || !jnt || !idx) {
+        s = mn_error_set(err, MN_ERR_NOMEM, path, 0, "", "out of memory");
+        goto done;
+    }
+    if (nj > 65535) {
+        s = mn_error_set(err, MN_ERR_UNSUPPORTED, path, 0, "skin", "%d skin joints: JOINTS_0 holds 65535", nj);
+        goto done;
+    }
+    mn_gltf_sample(g, -1, -1, gw);
+    for (int j = 0; j < nj; j++) {
+        node[j] = mn_model_find_joint(m, g->joint_name[j]);
+        if (node[j] < 0) {
+            s = mn_error_set(err, MN_ERR_ARG, path, 0, "skin", "skin joint '%.80s' is not a joint of the model",
+                             g->joint_name[j]);
+            goto done;
+        }
+        double inv[12], t1[12], t2[12];
+        rigid_inverse(&rest[node[j]], inv);
+        aff_mul(inv, gw + 12 * j, t1);
+        aff_mul(t1, g->inverse_bind + 12 * j, t2);
+        aff_to_mat4(t2, ibm + 16 * j);
+    }
+    for (size_t k = 0; k < (size_t)g->nverts * 4; k++) jnt[k] = (uint16_t)g->vjoint[k];
+    for (size_t k = 0; k < (size_t)g->ntris * 3; k++) idx[k] = (uint32_t)g->tris[k];
+    double lo[3] = {0, 0, 0}, hi[3] = {0, 0, 0};
+    for (int v = 0; v < g->nverts; v++)
+        for (int k = 0; k < 3; k++) {
+            double x = pos[3 * v + k];
+            if (v == 0 || x < lo[k]) lo[k] = x;
+            if (v == 0 || x > hi[k]) hi[k] = x;
+        }
+    int apos = add_accessor(w, pos, sizeof(float) * 3 * (size_t)g->nverts, 5126, g->nverts, "VEC3", 34962, lo, hi, 3);
+    int ajnt = add_accessor(w, jnt, sizeof(uint16_t) * 4 * (size_t)g->nverts, 5123, g->nverts, "VEC4", 34962, NULL, NULL, 0);
+    int awgt = add_accessor(w, wgt, sizeof(float) * 4 * (size_t)g->nverts, 5126, g->nverts, "VEC4", 34962, NULL, NULL, 0);
+    int aidx = add_accessor(w, idx, sizeof(uint32_t) * 3 * (size_t)g->ntris, 5125, 3 * g->ntris, "SCALAR", 34963, NULL,
+                            NULL, 0);
+    int aibm = add_accessor(w, ibm, sizeof(float) * 16 * (size_t)nj, 5126, nj, "MAT4", 0, NULL, NULL, 0);
+    mn_strbuf_printf(mesh_js,
+                     ",\"meshes\":[{\"name\":\"mesh\",\"primitives\":[{\"attributes\":{\"POSITION\":%d,\"JOINTS_0\":%d,"
+                     "\"WEIGHTS_0\":%d},\"indices\":%d,\"mode\":4}]}],\"skins\":[{\"inverseBindMatrices\":%d,\"joints\":[",
+                     apos, ajnt, awgt, aidx, aibm);
+    for (int j = 0; j < nj; j++) mn_strbuf_printf(mesh_js, "%s%d", j ? "," : "", node[j]);
+    mn_strbuf_printf(mesh_js, "]}]");
+done:
+    free(node);
+    free(gw);
+    free(ibm);
+    free(pos);
+    free(wgt);
+    free(jnt);
+    free(idx);
+    return s;
+}
+
+mn_status mn_gltf_write(const char* path, const mn_model* m, const mn_motion* motion, const mn_gltf* skin,
+                        mn_error* err) {
     if (!path || !m) return mn_error_set(err, MN_ERR_ARG, path ? path : "", 0, "", "NULL argument");
     const mn_motion* mo = motion && motion->nframes > 0 ? motion : NULL;
     if (mo && (mo->nq != m->nq || (m->nq > 0 && !mo->q) || !(mo->frame_time > 0) || !isfinite(mo->frame_time)))
@@ -94,14 +226,24 @@ mn_status mn_gltf_write(const char* path, const mn_model* m, const mn_motion* mo
                                     k / (size_t)m->nq, k % (size_t)m->nq);
     int nj = m->njoint, nf = mo ? mo->nframes : 0;
     if (nj < 1) return mn_error_set(err, MN_ERR_ARG, path, 0, "model", "no joints");
+    int with_mesh = skin && skin->njoints > 0 && skin->nverts > 0 && skin->ntris > 0;
     mn_data* d = mn_data_create(m, 0);
     mn_quat* rq = malloc(sizeof(mn_quat) * (size_t)nj * (size_t)(nf + 1));
     mn_vec3* rt = malloc(sizeof(mn_vec3) * (size_t)nj * (size_t)(nf + 1));
-    bin b = {0};
-    mn_strbuf js;
+    mn_xform* rest = malloc(sizeof(mn_xform) * (size_t)nj);
+    float* fv = malloc(sizeof(float) * 4 * (size_t)(nf ? nf : 1));
+    wctx w;
+    memset(&w, 0, sizeof w);
+    mn_strbuf_init(&w.views);
+    mn_strbuf_init(&w.acc);
+    mn_strbuf js, chans, samps, mesh_js;
     mn_strbuf_init(&js);
+    mn_strbuf_init(&chans);
+    mn_strbuf_init(&samps);
+    mn_strbuf_init(&mesh_js);
+    char* out = NULL;
     mn_status s = MN_OK;
-    if (!d || !rq || !rt) {
+    if (!d || !rq || !rt || !rest || !fv) {
         s = mn_error_set(err, MN_ERR_NOMEM, path, 0, "", "out of memory");
         goto done;
     }
@@ -109,6 +251,7 @@ mn_status mn_gltf_write(const char* path, const mn_model* m, const mn_motion* mo
     for (int f = 0; f <= nf; f++) {
         memcpy(d->q, f ? mo->q + (size_t)(f - 1) * (size_t)m->nq : m->q0, sizeof(double) * (size_t)m->nq);
         mn_fk(m, d);
+        if (f == 0) memcpy(rest, d->xf, sizeof(mn_xform) * (size_t)nj);
         for (int j = 0; j < nj; j++) {
             mn_quat* r = &rq[(size_t)f * nj + j];
             local_of(m, d->xf, j, r, &rt[(size_t)f * nj + j]);
@@ -117,12 +260,61 @@ mn_status mn_gltf_write(const char* path, const mn_model* m, const mn_motion* mo
                 *r = mn_q4(-r->w, -r->x, -r->y, -r->z);
         }
     }
-    /* JSON: asset, scene, nodes */
+    if (with_mesh) {
+        s = add_skin(&w, skin, m, rest, &mesh_js, path, err);
+        if (s) goto done;
+    }
+    /* the animation: key times, then a rotation and/or translation track per joint */
+    int nch = 0;
+    if (nf > 0) {
+        double lo = 0, hi = (double)(float)((nf - 1) * mo->frame_time);
+        for (int f = 0; f < nf; f++) fv[f] = (float)(f * mo->frame_time);
+        int atime = add_accessor(&w, fv, sizeof(float) * (size_t)nf, 5126, nf, "SCALAR", 0, &lo, &hi, 1);
+        for (int j = 0; j < nj; j++) {
+            int t = m->jnt_type[j];
+            for (int pth = 0; pth < 2; pth++) {
+                int want = pth == 0 ? (t == MN_JOINT_SLIDE || t == MN_JOINT_FREE)
+                                    : (t == MN_JOINT_HINGE || t == MN_JOINT_BALL || t == MN_JOINT_FREE);
+                if (!want) continue;
+                for (int f = 1; f <= nf; f++) {
+                    float* o = fv + (size_t)(f - 1) * (pth ? 4 : 3);
+                    if (pth == 0) {
+                        mn_vec3 v = rt[(size_t)f * nj + j];
+                        o[0] = (float)v.x, o[1] = (float)v.y, o[2] = (float)v.z;
+                    } else {
+                        mn_quat r = rq[(size_t)f * nj + j];
+                        o[0] = (float)r.x, o[1] = (float)r.y, o[2] = (float)r.z, o[3] = (float)r.w;
+                    }
+                }
+                int a = add_accessor(&w, fv, sizeof(float) * (size_t)nf * (pth ? 4 : 3), 5126, nf, pth ? "VEC4" : "VEC3", 0,
+                                     NULL, NULL, 0);
+                mn_strbuf_printf(&samps, "%s{\"input\":%d,\"output\":%d,\"interpolation\":\"LINEAR\"}", nch ? "," : "",
+                                 atime, a);
+                mn_strbuf_printf(&chans, "%s{\"sampler\":%d,\"target\":{\"node\":%d,\"path\":\"%s\"}}", nch ? "," : "",
+                                 nch, j, pth == 0 ? "translation" : "rotation");
+                nch++;
+            }
+        }
+    }
+    /* JSON: asset, scene, nodes (joints, then the mesh node), mesh and skin, animation */
     mn_strbuf_printf(&js, "{\"asset\":{\"version\":\"2.0\",\"generator\":\"marionette\"},\"scene\":0,\"scenes\":[{\"nodes\":[");
     int first = 1;
     for (int j = 0; j < nj; j++)
         if (m->jnt_parent[j] < 0) mn_strbuf_printf(&js, "%s%d", first ? "" : ",", j), first = 0;
+    if (with_mesh) mn_strbuf_printf(&js, ",%d", nj);
     mn_strbuf_printf(&js, "]}],\"nodes\":[");
+    /* children lists in ascending order: first child, next sibling */
+    int* kid = malloc(sizeof(int) * 2 * (size_t)nj);
+    if (!kid) {
+        s = mn_error_set(err, MN_ERR_NOMEM, path, 0, "", "out of memory");
+        goto done;
+    }
+    for (int j = 0; j < nj; j++) kid[j] = -1;
+    for (int c = nj - 1; c >= 0; c--) {
+        int par = m->jnt_parent[c];
+        kid[nj + c] = par >= 0 ? kid[par] : -1;
+        if (par >= 0) kid[par] = c;
+    }
     for (int j = 0; j < nj; j++) {
         mn_quat r = rq[j];
         mn_vec3 t = rt[j];
@@ -131,91 +323,41 @@ mn_status mn_gltf_write(const char* path, const mn_model* m, const mn_motion* mo
         mn_strbuf_printf(&js, ",\"translation\":[%.9g,%.9g,%.9g],\"rotation\":[%.9g,%.9g,%.9g,%.9g]", (double)(float)t.x,
                          (double)(float)t.y, (double)(float)t.z, (double)(float)r.x, (double)(float)r.y,
                          (double)(float)r.z, (double)(float)r.w);
-        first = 1;
-        for (int c = 0; c < nj; c++)
-            if (m->jnt_parent[c] == j) {
-                mn_strbuf_printf(&js, "%s%d", first ? ",\"children\":[" : ",", c);
-                first = 0;
-            }
-        if (!first) mn_strbuf_printf(&js, "]");
+        for (int c = kid[j]; c >= 0; c = kid[nj + c]) mn_strbuf_printf(&js, "%s%d", c == kid[j] ? ",\"children\":[" : ",", c);
+        if (kid[j] >= 0) mn_strbuf_printf(&js, "]");
         mn_strbuf_printf(&js, "}");
     }
+    free(kid);
+    if (with_mesh) mn_strbuf_printf(&js, ",{\"name\":\"mesh\",\"mesh\":0,\"skin\":0}");
     mn_strbuf_printf(&js, "]");
-    if (nf > 0) {
-        /* buffer: times, then per channel its values; one bufferView and accessor each */
-        mn_strbuf acc, views, chans, samps;
-        mn_strbuf_init(&acc);
-        mn_strbuf_init(&views);
-        mn_strbuf_init(&chans);
-        mn_strbuf_init(&samps);
-        int nacc = 0;
-        double lo = 0, hi = (nf - 1) * mo->frame_time;
-        for (int f = 0; f < nf; f++) bin_float(&b, f * mo->frame_time);
-        mn_strbuf_printf(&views, "{\"buffer\":0,\"byteOffset\":0,\"byteLength\":%zu}", b.len);
-        mn_strbuf_printf(&acc, "{\"bufferView\":0,\"componentType\":5126,\"count\":%d,\"type\":\"SCALAR\"", nf);
-        put_min_max(&acc, &lo, &hi, 1);
-        mn_strbuf_printf(&acc, "}");
-        nacc = 1;
-        int nch = 0;
-        for (int j = 0; j < nj; j++) {
-            int t = m->jnt_type[j];
-            for (int path = 0; path < 2; path++) {
-                int want = path == 0 ? (t == MN_JOINT_SLIDE || t == MN_JOINT_FREE)
-                                     : (t == MN_JOINT_HINGE || t == MN_JOINT_BALL || t == MN_JOINT_FREE);
-                if (!want) continue;
-                size_t off = b.len;
-                for (int f = 1; f <= nf; f++) {
-                    if (path == 0) {
-                        mn_vec3 v = rt[(size_t)f * nj + j];
-                        bin_float(&b, v.x), bin_float(&b, v.y), bin_float(&b, v.z);
-                    } else {
-                        mn_quat r = rq[(size_t)f * nj + j];
-                        bin_float(&b, r.x), bin_float(&b, r.y), bin_float(&b, r.z), bin_float(&b, r.w);
-                    }
-                }
-                mn_strbuf_printf(&views, ",{\"buffer\":0,\"byteOffset\":%zu,\"byteLength\":%zu}", off, b.len - off);
-                mn_strbuf_printf(&acc, ",{\"bufferView\":%d,\"componentType\":5126,\"count\":%d,\"type\":\"%s\"}", nacc, nf,
-                                 path == 0 ? "VEC3" : "VEC4");
-                mn_strbuf_printf(&samps, "%s{\"input\":0,\"output\":%d,\"interpolation\":\"LINEAR\"}", nch ? "," : "",
-                                 nacc);
-                mn_strbuf_printf(&chans, "%s{\"sampler\":%d,\"target\":{\"node\":%d,\"path\":\"%s\"}}", nch ? "," : "",
-                                 nch, j, path == 0 ? "translation" : "rotation");
-                nacc++;
-                nch++;
-            }
-        }
-        if (nch > 0) {
-            mn_strbuf_printf(&js, ",\"animations\":[{\"name\":\"motion\",\"channels\":[");
-            mn_strbuf_append(&js, chans.data ? chans.data : "", chans.len);
-            mn_strbuf_printf(&js, "],\"samplers\":[");
-            mn_strbuf_append(&js, samps.data ? samps.data : "", samps.len);
-            mn_strbuf_printf(&js, "]}]");
-        }
-        mn_strbuf_printf(&js, ",\"buffers\":[{\"byteLength\":%zu}],\"bufferViews\":[", b.len);
-        mn_strbuf_append(&js, views.data, views.len);
+    if (with_mesh) mn_strbuf_append(&js, mesh_js.data, mesh_js.len);
+    if (nch > 0) {
+        mn_strbuf_printf(&js, ",\"animations\":[{\"name\":\"motion\",\"channels\":[");
+        mn_strbuf_append(&js, chans.data, chans.len);
+        mn_strbuf_printf(&js, "],\"samplers\":[");
+        mn_strbuf_append(&js, samps.data, samps.len);
+        mn_strbuf_printf(&js, "]}]");
+    }
+    if (w.nacc > 0) {
+        mn_strbuf_printf(&js, ",\"buffers\":[{\"byteLength\":%zu}],\"bufferViews\":[", w.b.len);
+        mn_strbuf_append(&js, w.views.data, w.views.len);
         mn_strbuf_printf(&js, "],\"accessors\":[");
-        mn_strbuf_append(&js, acc.data, acc.len);
+        mn_strbuf_append(&js, w.acc.data, w.acc.len);
         mn_strbuf_printf(&js, "]");
-        if (acc.failed || views.failed || chans.failed || samps.failed) js.failed = 1;
-        mn_strbuf_free(&acc);
-        mn_strbuf_free(&views);
-        mn_strbuf_free(&chans);
-        mn_strbuf_free(&samps);
     }
     mn_strbuf_printf(&js, "}");
-    if (js.failed || b.failed) {
+    if (js.failed || w.b.failed || w.views.failed || w.acc.failed || chans.failed || samps.failed || mesh_js.failed) {
         s = mn_error_set(err, MN_ERR_NOMEM, path, 0, "", "out of memory");
         goto done;
     }
-    /* GLB (4.4): header, JSON chunk padded with spaces, BIN chunk padded with zeros; every
-     * chunk a multiple of 4 bytes */
-    size_t jl = (js.len + 3) & ~(size_t)3, bl = (b.len + 3) & ~(size_t)3;
-    size_t total = 12 + 8 + jl + (b.len ? 8 + bl : 0);
+    /* GLB (4.4): header, JSON chunk padded with spaces, BIN chunk padded with zeros */
+    size_t jl = (js.len + 3) & ~(size_t)3, bl = (w.b.len + 3) & ~(size_t)3;
+    size_t total = 12 + 8 + jl + (w.b.len ? 8 + bl : 0);
     if (total > UINT32_MAX) {
         s = mn_error_set(err, MN_ERR_UNSUPPORTED, path, 0, "", "%zu bytes: too large for a .glb", total);
         goto done;
     }
-    char* out = calloc(1, total);
+    out = calloc(1, total);
     if (!out) {
         s = mn_error_set(err, MN_ERR_NOMEM, path, 0, "", "out of memory");
         goto done;
@@ -224,18 +366,25 @@ mn_status mn_gltf_write(const char* path, const mn_model* m, const mn_motion* mo
     memcpy(out, h, 20);
     memset(out + 20, ' ', jl);
     memcpy(out + 20, js.data, js.len);
-    if (b.len) {
+    if (w.b.len) {
         uint32_t c1[2] = {(uint32_t)bl, 0x004E4942u};
         memcpy(out + 20 + jl, c1, 8);
-        memcpy(out + 28 + jl, b.data, b.len);
+        memcpy(out + 28 + jl, w.b.data, w.b.len);
     }
     s = mn_write_file_atomic(path, out, total, err);
-    free(out);
 done:
+    free(out);
     mn_strbuf_free(&js);
-    free(b.data);
+    mn_strbuf_free(&chans);
+    mn_strbuf_free(&samps);
+    mn_strbuf_free(&mesh_js);
+    mn_strbuf_free(&w.views);
+    mn_strbuf_free(&w.acc);
+    free(w.b.data);
     free(rq);
     free(rt);
+    free(rest);
+    free(fv);
     mn_data_destroy(d);
     return s;
 }
