@@ -3,6 +3,8 @@
  * tutorial's SimpleSkin, the marionette model's FK, and a table of malformed inputs. */
 #include "test.h"
 
+#include <cjson/cJSON.h>
+
 #include <marionette/gltf.h>
 
 #include "io/gltf_internal.h"
@@ -1055,6 +1057,229 @@ static void test_key_times_and_free_joints(void) {
     mn_gltf_free(&g);
 }
 
+/* ---- the writer ------------------------------------------------------------------------ */
+
+/* Checks a .glb's structure: header (magic, version 2, length = file size), a JSON chunk and
+ * a BIN chunk each a multiple of 4 bytes, every bufferView 4-aligned inside the buffer,
+ * every accessor filling its bufferView exactly, and the min/max of every accessor that
+ * has them (key times, positions) equal to the data's. Returns the number of problems. */
+static int check_glb_structure(const unsigned char* f, size_t n) {
+    int bad = 0;
+    uint32_t h[5], c1[2] = {0, 0};
+    if (n < 20) return 1;
+    memcpy(h, f, 20);
+    bad += h[0] != 0x46546C67u || h[1] != 2 || h[2] != n || h[3] % 4 != 0 || h[4] != 0x4E4F534Au;
+    size_t jl = h[3], boff = 20 + jl;
+    if (boff + 8 <= n) {
+        memcpy(c1, f + boff, 8);
+        bad += c1[0] % 4 != 0 || c1[1] != 0x004E4942u || boff + 8 + c1[0] != n;
+    }
+    const unsigned char* bin = f + boff + 8;
+    char* json = malloc(jl + 1);
+    memcpy(json, f + 20, jl);
+    json[jl] = 0;
+    cJSON* root = cJSON_Parse(json);
+    free(json);
+    bad += root == NULL;
+    if (!root) return bad;
+    const cJSON* buf = cJSON_GetArrayItem(cJSON_GetObjectItem(root, "buffers"), 0);
+    double blen = buf ? cJSON_GetObjectItem(buf, "byteLength")->valuedouble : 0;
+    bad += buf && blen > c1[0];
+    const cJSON* views = cJSON_GetObjectItem(root, "bufferViews");
+    const cJSON* acc;
+    int k = 0;
+    cJSON_ArrayForEach(acc, cJSON_GetObjectItem(root, "accessors")) {
+        const cJSON* v = cJSON_GetArrayItem(views, (int)cJSON_GetObjectItem(acc, "bufferView")->valuedouble);
+        double off = cJSON_GetObjectItem(v, "byteOffset")->valuedouble, len = cJSON_GetObjectItem(v, "byteLength")->valuedouble;
+        int ct = (int)cJSON_GetObjectItem(acc, "componentType")->valuedouble;
+        int count = (int)cJSON_GetObjectItem(acc, "count")->valuedouble;
+        const char* type = cJSON_GetObjectItem(acc, "type")->valuestring;
+        int nc = !strcmp(type, "SCALAR") ? 1 : !strcmp(type, "VEC3") ? 3 : !strcmp(type, "VEC4") ? 4 : 16;
+        int cs = ct == 5126 || ct == 5125 ? 4 : ct == 5123 ? 2 : 1;
+        bad += fmod(off, 4) != 0 || off + len > blen || len != (double)count * nc * cs;
+        const cJSON* mn = cJSON_GetObjectItem(acc, "min");
+        const cJSON* mx = cJSON_GetObjectItem(acc, "max");
+        if (mn && mx && ct == 5126 && off + len <= blen) {
+            for (int c = 0; c < nc; c++) {
+                float lo = 1e30f, hi = -1e30f;
+                for (int e = 0; e < count; e++) {
+                    float x;
+                    memcpy(&x, bin + (size_t)off + 4 * ((size_t)e * nc + c), 4);
+                    lo = fminf(lo, x), hi = fmaxf(hi, x);
+                }
+                bad += (float)cJSON_GetArrayItem(mn, c)->valuedouble != lo || (float)cJSON_GetArrayItem(mx, c)->valuedouble != hi;
+            }
+        }
+        k++;
+    }
+    /* animation inputs carry min/max (glTF 3.11 requires them) */
+    const cJSON* an = cJSON_GetArrayItem(cJSON_GetObjectItem(root, "animations"), 0);
+    const cJSON* sm;
+    const cJSON* samplers = an ? cJSON_GetObjectItem(an, "samplers") : NULL;
+    cJSON_ArrayForEach(sm, samplers) {
+        const cJSON* a = cJSON_GetArrayItem(cJSON_GetObjectItem(root, "accessors"),
+                                            (int)cJSON_GetObjectItem(sm, "input")->valuedouble);
+        bad += !cJSON_GetObjectItem(a, "min") || !cJSON_GetObjectItem(a, "max");
+    }
+    cJSON_Delete(root);
+    return bad + (k == 0);
+}
+
+/* Size of a figure: the diagonal of its joints' bounding box in the state q (FK). */
+static double figure_size(const mn_model* m, mn_data* d) {
+    double lo[3] = {1e300, 1e300, 1e300}, hi[3] = {-1e300, -1e300, -1e300};
+    mn_fk(m, d);
+    for (int j = 0; j < m->njoint; j++) {
+        const double* p = &d->xf[j].p.x;
+        for (int k = 0; k < 3; k++) lo[k] = fmin(lo[k], p[k]), hi[k] = fmax(hi[k], p[k]);
+    }
+    return sqrt((hi[0] - lo[0]) * (hi[0] - lo[0]) + (hi[1] - lo[1]) * (hi[1] - lo[1]) + (hi[2] - lo[2]) * (hi[2] - lo[2]));
+}
+
+/* BVH take -> .glb -> our reader: every frame's joint positions and rotations. */
+static void test_write_bvh_take(void) {
+    mn_model* m = NULL;
+    mn_motion mo;
+    mn_error e;
+    CHECK(mn_bvh_read(MN_DATA "/mocap/cmu_motionbuilder/cmu_02_01_walk.bvh", NULL, &m, &mo, NULL, &e) == MN_OK);
+    if (!m) return;
+    char path[512];
+    snprintf(path, sizeof path, "%s/walk.glb", mn_test_temp_dir());
+    CHECK(mn_gltf_write(path, m, &mo, NULL, &e) == MN_OK);
+    size_t n = 0;
+    unsigned char* f = (unsigned char*)mn_test_read_file(path, &n);
+    CHECK(f && check_glb_structure(f, n) == 0);
+    free(f);
+    mn_gltf g;
+    CHECK(mn_gltf_read(path, &g, NULL, &e) == MN_OK);
+    CHECK(g.njoints == m->njoint && g.nverts == 0 && g.nanims == 1);
+    mn_data* d = mn_data_create(m, 0);
+    double size = figure_size(m, d);
+    double* W = malloc(sizeof(double) * 12 * (size_t)(g.njoints ? g.njoints : 1));
+    int* map = malloc(sizeof(int) * (size_t)m->njoint);
+    for (int j = 0; j < g.njoints; j++) map[j] = mn_model_find_joint(m, g.joint_name[j]);
+    double worst_p = 0, worst_r = 0;
+    if (g.nanims == 1) {
+        CHECK(g.anims[0].nkeys == mo.nframes);
+        CHECK_NEAR(g.anims[0].duration, (mo.nframes - 1) * mo.frame_time, 1e-6);
+        for (int fr = 0; fr < mo.nframes && fr < g.anims[0].nkeys; fr++) {
+            memcpy(d->q, mo.q + (size_t)fr * (size_t)m->nq, sizeof(double) * (size_t)m->nq);
+            mn_fk(m, d);
+            CHECK(mn_gltf_sample(&g, 0, g.anims[0].key_times[fr], W) == MN_OK);
+            for (int j = 0; j < g.njoints; j++) {
+                if (map[j] < 0) continue;
+                const mn_xform* X = &d->xf[map[j]];
+                const double* w = W + 12 * j;
+                worst_p = fmax(worst_p, fmax(fabs(X->p.x - w[3]), fmax(fabs(X->p.y - w[7]), fabs(X->p.z - w[11]))) / size);
+                for (int r = 0; r < 3; r++)
+                    for (int c = 0; c < 3; c++) worst_r = fmax(worst_r, fabs(X->R.m[3 * r + c] - w[4 * r + c]));
+            }
+        }
+    }
+    for (int j = 0; j < g.njoints; j++) CHECK(map[j] >= 0);
+    CHECK(worst_p < 1e-6 && worst_r < 1e-6);
+    printf("  walk -> glb -> reader, %d frames: worst position error %.2g of the figure size %.3g, rotation %.2g\n",
+           mo.nframes, worst_p, size, worst_r);
+    /* the figure alone: nodes, no animation */
+    CHECK(mn_gltf_write(path, m, NULL, NULL, &e) == MN_OK);
+    mn_gltf_free(&g);
+    CHECK(mn_gltf_read(path, &g, NULL, &e) == MN_OK && g.nanims == 0 && g.njoints == m->njoint);
+    mn_gltf_free(&g);
+    /* a motion that does not fit, a non-finite state: refused, the file left as it was */
+    f = (unsigned char*)mn_test_read_file(path, &n);
+    mn_motion bad = mo;
+    bad.nq = m->nq - 1;
+    CHECK(mn_gltf_write(path, m, &bad, NULL, &e) == MN_ERR_ARG && strstr(e.message, "walk.glb"));
+    double keep = mo.q[5];
+    mo.q[5] = NAN;
+    CHECK(mn_gltf_write(path, m, &mo, NULL, &e) == MN_ERR_ARG);
+    mo.q[5] = keep;
+    size_t n2 = 0;
+    unsigned char* f2 = (unsigned char*)mn_test_read_file(path, &n2);
+    CHECK(f && f2 && n == n2 && memcmp(f, f2, n) == 0);
+    free(f);
+    free(f2);
+    char nodir[600];
+    snprintf(nodir, sizeof nodir, "%s/no/such/dir/x.glb", mn_test_temp_dir());
+    CHECK(mn_gltf_write(nodir, m, &mo, NULL, &e) == MN_ERR_IO);
+    remove(path);
+    free(W);
+    free(map);
+    mn_data_destroy(d);
+    mn_motion_free(&mo);
+    mn_model_destroy(m);
+}
+
+/* Fox (skinned, with translating joints) -> its Run, as many frames as keys -> .glb with the
+ * skinned mesh -> our reader: mesh, weights and the skinned vertices at every frame. */
+static void test_write_skinned(void) {
+    mn_gltf g, h;
+    mn_error e;
+    if (mn_gltf_read(SKINNED "Fox.glb", &g, NULL, &e) != MN_OK) {
+        CHECK(0);
+        return;
+    }
+    mn_model* m = mn_gltf_model(&g, &e);
+    int a = mn_gltf_find_anim(&g, "Run");
+    CHECK(m && a >= 0);
+    if (!m || a < 0) return;
+    double fps = (g.anims[a].nkeys - 1) / g.anims[a].duration;
+    mn_motion mo;
+    CHECK(mn_gltf_motion(&g, m, a, fps, &mo, &e) == MN_OK && mo.nframes >= g.anims[a].nkeys);
+    char path[512];
+    snprintf(path, sizeof path, "%s/fox.glb", mn_test_temp_dir());
+    CHECK(mn_gltf_write(path, m, &mo, &g, &e) == MN_OK);
+    size_t n = 0;
+    unsigned char* f = (unsigned char*)mn_test_read_file(path, &n);
+    CHECK(f && check_glb_structure(f, n) == 0);
+    free(f);
+    CHECK(mn_gltf_read(path, &h, NULL, &e) == MN_OK);
+    CHECK(h.nverts == g.nverts && h.ntris == g.ntris && h.njoints == g.njoints && h.nanims == 1);
+    if (h.nverts == g.nverts && h.ntris == g.ntris && h.njoints == g.njoints && h.nanims == 1) {
+        for (int k = 0; k < 3 * g.ntris; k++) CHECK(h.tris[k] == g.tris[k]);
+        double worst_w = 0;
+        for (int v = 0; v < g.nverts; v++)
+            for (int k = 0; k < 4; k++) {
+                CHECK(!strcmp(h.joint_name[h.vjoint[4 * v + k]], g.joint_name[g.vjoint[4 * v + k]]) || g.vweight[4 * v + k] == 0);
+                worst_w = fmax(worst_w, fabs(h.vweight[4 * v + k] - g.vweight[4 * v + k]));
+            }
+        CHECK(worst_w < 1e-6);
+        size_t nv = (size_t)g.nverts;
+        double *W = malloc(sizeof(double) * 12 * (size_t)g.njoints), *S = malloc(sizeof(double) * 12 * (size_t)g.njoints);
+        double *P = malloc(sizeof(double) * 3 * nv), *Q = malloc(sizeof(double) * 3 * nv);
+        double lo[3] = {1e300, 1e300, 1e300}, hi[3] = {-1e300, -1e300, -1e300}, worst = 0;
+        for (int fr = 0; fr < mo.nframes; fr++) {
+            /* the motion's frame times (Run's keys are not evenly spaced) */
+            double t = fr == mo.nframes - 1 ? g.anims[a].duration : fmin(fr * mo.frame_time, g.anims[a].duration);
+            mn_gltf_sample(&g, a, t, W);
+            mn_gltf_skin_matrices(&g, W, S);
+            mn_gltf_skin_vertices(&g, S, P);
+            mn_gltf_sample(&h, 0, h.anims[0].key_times[fr], W);
+            mn_gltf_skin_matrices(&h, W, S);
+            mn_gltf_skin_vertices(&h, S, Q);
+            for (size_t k = 0; k < 3 * nv; k++) {
+                worst = fmax(worst, fabs(P[k] - Q[k]));
+                lo[k % 3] = fmin(lo[k % 3], P[k]), hi[k % 3] = fmax(hi[k % 3], P[k]);
+            }
+        }
+        double size = sqrt((hi[0] - lo[0]) * (hi[0] - lo[0]) + (hi[1] - lo[1]) * (hi[1] - lo[1]) + (hi[2] - lo[2]) * (hi[2] - lo[2]));
+        CHECK(worst < 1e-6 * size);
+        printf("  Fox Run -> glb (skinned) -> reader, %d frames: worst vertex error %.2g of the size %.3g\n", mo.nframes,
+               worst / size, size);
+        free(W), free(S), free(P), free(Q);
+    }
+    mn_gltf_free(&h);
+    /* a skin whose joints the model lacks */
+    mn_gltf other;
+    CHECK(mn_gltf_read(SKINNED "CesiumMan.glb", &other, NULL, &e) == MN_OK);
+    CHECK(mn_gltf_write(path, m, &mo, &other, &e) == MN_ERR_ARG && !strcmp(e.field, "skin"));
+    mn_gltf_free(&other);
+    remove(path);
+    mn_motion_free(&mo);
+    mn_model_destroy(m);
+    mn_gltf_free(&g);
+}
+
 /* ---- malformed inputs ----------------------------------------------------------------- */
 
 typedef struct bad_case {
@@ -1259,6 +1484,8 @@ int main(int argc, char** argv) {
     mn_test_init(argc, argv);
     RUN(test_skeleton_only);
     RUN(test_key_times_and_free_joints);
+    RUN(test_write_bvh_take);
+    RUN(test_write_skinned);
     RUN(test_samples_load);
     RUN(test_fox_animations);
     RUN(test_samples_weights);
