@@ -39,7 +39,8 @@ static void bin_put(bin* b, const void* p, size_t n) {
     if (b->failed) return;
     if (b->len + n > b->cap) {
         size_t cap = b->cap ? b->cap : 1024;
-        while (cap < b->len + n) cap *= 2;
+        while (cap < b->len + n)
+            cap *= 2;
         unsigned char* d = realloc(b->data, cap);
         if (!d) {
             b->failed = 1;
@@ -51,7 +52,6 @@ static void bin_put(bin* b, const void* p, size_t n) {
     memcpy(b->data + b->len, p, n);
     b->len += n;
 }
-
 
 /* Local frame of joint j (rotation, translation) in its parent's frame, from FK frames. */
 static void local_of(const mn_model* m, const mn_xform* xf, int j, mn_quat* r, mn_vec3* t) {
@@ -66,25 +66,31 @@ static void local_of(const mn_model* m, const mn_xform* xf, int j, mn_quat* r, m
     const mn_mat3* J = &xf[j].R;
     for (int a = 0; a < 3; a++)
         for (int c = 0; c < 3; c++)
-            R.m[3 * a + c] = P->m[a] * J->m[c] + P->m[3 + a] * J->m[3 + c] + P->m[6 + a] * J->m[6 + c];
+            R.m[3 * a + c] =
+                P->m[a] * J->m[c] + P->m[3 + a] * J->m[3 + c] + P->m[6 + a] * J->m[6 + c];
     *r = mn_quat_normalize(mn_quat_from_mat3(&R));
     *t = mn_mat3_tmulv(P, mn_vec3_sub(xf[j].p, xf[par].p));
 }
 
 static void put_min_max(mn_strbuf* js, const double* lo, const double* hi, int n) {
     mn_strbuf_printf(js, ",\"min\":[");
-    for (int i = 0; i < n; i++) mn_strbuf_printf(js, "%s%.9g", i ? "," : "", (double)(float)lo[i]);
+    for (int i = 0; i < n; i++)
+        mn_strbuf_printf(js, "%s%.9g", i ? "," : "", (double)(float)lo[i]);
     mn_strbuf_printf(js, "],\"max\":[");
-    for (int i = 0; i < n; i++) mn_strbuf_printf(js, "%s%.9g", i ? "," : "", (double)(float)hi[i]);
+    for (int i = 0; i < n; i++)
+        mn_strbuf_printf(js, "%s%.9g", i ? "," : "", (double)(float)hi[i]);
     mn_strbuf_printf(js, "]");
 }
 
 static void put_string(mn_strbuf* js, const char* s) {
     mn_strbuf_append(js, "\"", 1);
     for (const unsigned char* p = (const unsigned char*)s; *p; p++) {
-        if (*p == '"' || *p == '\\') mn_strbuf_printf(js, "\\%c", *p);
-        else if (*p < 0x20) mn_strbuf_printf(js, "\\u%04x", *p);
-        else mn_strbuf_append(js, (const char*)p, 1);
+        if (*p == '"' || *p == '\\')
+            mn_strbuf_printf(js, "\\%c", *p);
+        else if (*p < 0x20)
+            mn_strbuf_printf(js, "\\u%04x", *p);
+        else
+            mn_strbuf_append(js, (const char*)p, 1);
     }
     mn_strbuf_append(js, "\"", 1);
 }
@@ -98,17 +104,20 @@ typedef struct wctx {
 
 /* Appends n bytes as one bufferView (4-aligned) and one accessor over it; returns the
  * accessor index. target: 0, or 34962/34963 for vertex / index data. */
-static int add_accessor(wctx* w, const void* data, size_t bytes, int ctype, int count, const char* type, int target,
-                        const double* lo, const double* hi, int ncomp) {
+static int add_accessor(wctx* w, const void* data, size_t bytes, int ctype, int count,
+                        const char* type, int target, const double* lo, const double* hi,
+                        int ncomp) {
     static const unsigned char zero[4] = {0, 0, 0, 0};
     if (w->b.len % 4) bin_put(&w->b, zero, 4 - w->b.len % 4);
     size_t off = w->b.len;
     bin_put(&w->b, data, bytes);
-    mn_strbuf_printf(&w->views, "%s{\"buffer\":0,\"byteOffset\":%zu,\"byteLength\":%zu", w->nacc ? "," : "", off, bytes);
+    mn_strbuf_printf(&w->views, "%s{\"buffer\":0,\"byteOffset\":%zu,\"byteLength\":%zu",
+                     w->nacc ? "," : "", off, bytes);
     if (target) mn_strbuf_printf(&w->views, ",\"target\":%d", target);
     mn_strbuf_printf(&w->views, "}");
-    mn_strbuf_printf(&w->acc, "%s{\"bufferView\":%d,\"componentType\":%d,\"count\":%d,\"type\":\"%s\"", w->nacc ? "," : "",
-                     w->nacc, ctype, count, type);
+    mn_strbuf_printf(&w->acc,
+                     "%s{\"bufferView\":%d,\"componentType\":%d,\"count\":%d,\"type\":\"%s\"",
+                     w->nacc ? "," : "", w->nacc, ctype, count, type);
     if (lo) put_min_max(&w->acc, lo, hi, ncomp);
     mn_strbuf_printf(&w->acc, "}");
     return w->nacc++;
@@ -118,14 +127,16 @@ static int add_accessor(wctx* w, const void* data, size_t bytes, int ctype, int 
 static float* to_floats(const double* v, size_t n) {
     float* f = malloc((n ? n : 1) * sizeof(float));
     if (f)
-        for (size_t i = 0; i < n; i++) f[i] = (float)v[i];
+        for (size_t i = 0; i < n; i++)
+            f[i] = (float)v[i];
     return f;
 }
 
 /* 3x4 row-major affine -> glTF column-major mat4 (float) */
 static void aff_to_mat4(const double* a, float* o) {
     for (int c = 0; c < 4; c++) {
-        for (int r = 0; r < 3; r++) o[4 * c + r] = (float)a[4 * r + c];
+        for (int r = 0; r < 3; r++)
+            o[4 * c + r] = (float)a[4 * r + c];
         o[4 * c + 3] = c == 3 ? 1.0f : 0.0f;
     }
 }
@@ -133,7 +144,8 @@ static void aff_to_mat4(const double* a, float* o) {
 /* inverse of a rigid transform (R, p) as 3x4: [R^T | -R^T p] */
 static void rigid_inverse(const mn_xform* X, double* o) {
     for (int r = 0; r < 3; r++) {
-        for (int c = 0; c < 3; c++) o[4 * r + c] = X->R.m[3 * c + r];
+        for (int c = 0; c < 3; c++)
+            o[4 * r + c] = X->R.m[3 * c + r];
         o[4 * r + 3] = -(X->R.m[r] * X->p.x + X->R.m[3 + r] * X->p.y + X->R.m[6 + r] * X->p.z);
     }
 }
@@ -141,14 +153,15 @@ static void rigid_inverse(const mn_xform* X, double* o) {
 static void aff_mul(const double* a, const double* b, double* c) {
     for (int r = 0; r < 3; r++) {
         for (int k = 0; k < 4; k++)
-            c[4 * r + k] = a[4 * r] * b[k] + a[4 * r + 1] * b[4 + k] + a[4 * r + 2] * b[8 + k] + (k == 3 ? a[4 * r + 3] : 0);
+            c[4 * r + k] = a[4 * r] * b[k] + a[4 * r + 1] * b[4 + k] + a[4 * r + 2] * b[8 + k] +
+                           (k == 3 ? a[4 * r + 3] : 0);
     }
 }
 
 /* The skinned mesh and the skin: adds accessors and writes the mesh and skin JSON into
  * mesh_js; rest: FK frames at q0. */
-static mn_status add_skin(wctx* w, const mn_gltf* g, const mn_model* m, const mn_xform* rest, mn_strbuf* mesh_js,
-                          const char* path, mn_error* err) {
+static mn_status add_skin(wctx* w, const mn_gltf* g, const mn_model* m, const mn_xform* rest,
+                          mn_strbuf* mesh_js, const char* path, mn_error* err) {
     int nj = g->njoints;
     int* node = malloc(sizeof(int) * (size_t)nj);
     double* gw = malloc(sizeof(double) * 12 * (size_t)nj);
@@ -163,15 +176,16 @@ static mn_status add_skin(wctx* w, const mn_gltf* g, const mn_model* m, const mn
         goto done;
     }
     if (nj > 65535) {
-        s = mn_error_set(err, MN_ERR_UNSUPPORTED, path, 0, "skin", "%d skin joints: JOINTS_0 holds 65535", nj);
+        s = mn_error_set(err, MN_ERR_UNSUPPORTED, path, 0, "skin",
+                         "%d skin joints: JOINTS_0 holds 65535", nj);
         goto done;
     }
     mn_gltf_sample(g, -1, -1, gw);
     for (int j = 0; j < nj; j++) {
         node[j] = mn_model_find_joint(m, g->joint_name[j]);
         if (node[j] < 0) {
-            s = mn_error_set(err, MN_ERR_ARG, path, 0, "skin", "skin joint '%.80s' is not a joint of the model",
-                             g->joint_name[j]);
+            s = mn_error_set(err, MN_ERR_ARG, path, 0, "skin",
+                             "skin joint '%.80s' is not a joint of the model", g->joint_name[j]);
             goto done;
         }
         double inv[12], t1[12], t2[12];
@@ -180,8 +194,10 @@ static mn_status add_skin(wctx* w, const mn_gltf* g, const mn_model* m, const mn
         aff_mul(t1, g->inverse_bind + 12 * j, t2);
         aff_to_mat4(t2, ibm + 16 * j);
     }
-    for (size_t k = 0; k < (size_t)g->nverts * 4; k++) jnt[k] = (uint16_t)g->vjoint[k];
-    for (size_t k = 0; k < (size_t)g->ntris * 3; k++) idx[k] = (uint32_t)g->tris[k];
+    for (size_t k = 0; k < (size_t)g->nverts * 4; k++)
+        jnt[k] = (uint16_t)g->vjoint[k];
+    for (size_t k = 0; k < (size_t)g->ntris * 3; k++)
+        idx[k] = (uint32_t)g->tris[k];
     double lo[3] = {0, 0, 0}, hi[3] = {0, 0, 0};
     for (int v = 0; v < g->nverts; v++)
         for (int k = 0; k < 3; k++) {
@@ -189,17 +205,24 @@ static mn_status add_skin(wctx* w, const mn_gltf* g, const mn_model* m, const mn
             if (v == 0 || x < lo[k]) lo[k] = x;
             if (v == 0 || x > hi[k]) hi[k] = x;
         }
-    int apos = add_accessor(w, pos, sizeof(float) * 3 * (size_t)g->nverts, 5126, g->nverts, "VEC3", 34962, lo, hi, 3);
-    int ajnt = add_accessor(w, jnt, sizeof(uint16_t) * 4 * (size_t)g->nverts, 5123, g->nverts, "VEC4", 34962, NULL, NULL, 0);
-    int awgt = add_accessor(w, wgt, sizeof(float) * 4 * (size_t)g->nverts, 5126, g->nverts, "VEC4", 34962, NULL, NULL, 0);
-    int aidx = add_accessor(w, idx, sizeof(uint32_t) * 3 * (size_t)g->ntris, 5125, 3 * g->ntris, "SCALAR", 34963, NULL,
-                            NULL, 0);
-    int aibm = add_accessor(w, ibm, sizeof(float) * 16 * (size_t)nj, 5126, nj, "MAT4", 0, NULL, NULL, 0);
+    int apos = add_accessor(w, pos, sizeof(float) * 3 * (size_t)g->nverts, 5126, g->nverts, "VEC3",
+                            34962, lo, hi, 3);
+    int ajnt = add_accessor(w, jnt, sizeof(uint16_t) * 4 * (size_t)g->nverts, 5123, g->nverts,
+                            "VEC4", 34962, NULL, NULL, 0);
+    int awgt = add_accessor(w, wgt, sizeof(float) * 4 * (size_t)g->nverts, 5126, g->nverts, "VEC4",
+                            34962, NULL, NULL, 0);
+    int aidx = add_accessor(w, idx, sizeof(uint32_t) * 3 * (size_t)g->ntris, 5125, 3 * g->ntris,
+                            "SCALAR", 34963, NULL, NULL, 0);
+    int aibm =
+        add_accessor(w, ibm, sizeof(float) * 16 * (size_t)nj, 5126, nj, "MAT4", 0, NULL, NULL, 0);
     mn_strbuf_printf(mesh_js,
-                     ",\"meshes\":[{\"name\":\"mesh\",\"primitives\":[{\"attributes\":{\"POSITION\":%d,\"JOINTS_0\":%d,"
-                     "\"WEIGHTS_0\":%d},\"indices\":%d,\"mode\":4}]}],\"skins\":[{\"inverseBindMatrices\":%d,\"joints\":[",
+                     ",\"meshes\":[{\"name\":\"mesh\",\"primitives\":[{\"attributes\":{"
+                     "\"POSITION\":%d,\"JOINTS_0\":%d,"
+                     "\"WEIGHTS_0\":%d},\"indices\":%d,\"mode\":4}]}],\"skins\":[{"
+                     "\"inverseBindMatrices\":%d,\"joints\":[",
                      apos, ajnt, awgt, aidx, aibm);
-    for (int j = 0; j < nj; j++) mn_strbuf_printf(mesh_js, "%s%d", j ? "," : "", node[j]);
+    for (int j = 0; j < nj; j++)
+        mn_strbuf_printf(mesh_js, "%s%d", j ? "," : "", node[j]);
     mn_strbuf_printf(mesh_js, "]}]");
 done:
     free(node);
@@ -212,18 +235,20 @@ done:
     return s;
 }
 
-mn_status mn_gltf_write(const char* path, const mn_model* m, const mn_motion* motion, const mn_gltf* skin,
-                        mn_error* err) {
+mn_status mn_gltf_write(const char* path, const mn_model* m, const mn_motion* motion,
+                        const mn_gltf* skin, mn_error* err) {
     if (!path || !m) return mn_error_set(err, MN_ERR_ARG, path ? path : "", 0, "", "NULL argument");
     const mn_motion* mo = motion && motion->nframes > 0 ? motion : NULL;
-    if (mo && (mo->nq != m->nq || (m->nq > 0 && !mo->q) || !(mo->frame_time > 0) || !isfinite(mo->frame_time)))
-        return mn_error_set(err, MN_ERR_ARG, path, 0, "motion", "motion does not fit the model (nq %d, model nq %d)",
-                            mo->nq, m->nq);
+    if (mo && (mo->nq != m->nq || (m->nq > 0 && !mo->q) || !(mo->frame_time > 0) ||
+               !isfinite(mo->frame_time)))
+        return mn_error_set(err, MN_ERR_ARG, path, 0, "motion",
+                            "motion does not fit the model (nq %d, model nq %d)", mo->nq, m->nq);
     if (mo && m->nq > 0)
         for (size_t k = 0; k < (size_t)mo->nframes * (size_t)m->nq; k++)
             if (!isfinite(mo->q[k]))
-                return mn_error_set(err, MN_ERR_ARG, path, 0, "motion", "frame %zu: state %zu is not finite",
-                                    k / (size_t)m->nq, k % (size_t)m->nq);
+                return mn_error_set(err, MN_ERR_ARG, path, 0, "motion",
+                                    "frame %zu: state %zu is not finite", k / (size_t)m->nq,
+                                    k % (size_t)m->nq);
     int nj = m->njoint, nf = mo ? mo->nframes : 0;
     if (nj < 1) return mn_error_set(err, MN_ERR_ARG, path, 0, "model", "no joints");
     int with_mesh = skin && skin->njoints > 0 && skin->nverts > 0 && skin->ntris > 0;
@@ -249,7 +274,8 @@ mn_status mn_gltf_write(const char* path, const mn_model* m, const mn_motion* mo
     }
     /* frame 0 of rq/rt: the rest pose; 1..nf: the motion */
     for (int f = 0; f <= nf; f++) {
-        memcpy(d->q, f ? mo->q + (size_t)(f - 1) * (size_t)m->nq : m->q0, sizeof(double) * (size_t)m->nq);
+        memcpy(d->q, f ? mo->q + (size_t)(f - 1) * (size_t)m->nq : m->q0,
+               sizeof(double) * (size_t)m->nq);
         mn_fk(m, d);
         if (f == 0) memcpy(rest, d->xf, sizeof(mn_xform) * (size_t)nj);
         for (int j = 0; j < nj; j++) {
@@ -268,13 +294,16 @@ mn_status mn_gltf_write(const char* path, const mn_model* m, const mn_motion* mo
     int nch = 0;
     if (nf > 0) {
         double lo = 0, hi = (double)(float)((nf - 1) * mo->frame_time);
-        for (int f = 0; f < nf; f++) fv[f] = (float)(f * mo->frame_time);
-        int atime = add_accessor(&w, fv, sizeof(float) * (size_t)nf, 5126, nf, "SCALAR", 0, &lo, &hi, 1);
+        for (int f = 0; f < nf; f++)
+            fv[f] = (float)(f * mo->frame_time);
+        int atime =
+            add_accessor(&w, fv, sizeof(float) * (size_t)nf, 5126, nf, "SCALAR", 0, &lo, &hi, 1);
         for (int j = 0; j < nj; j++) {
             int t = m->jnt_type[j];
             for (int pth = 0; pth < 2; pth++) {
-                int want = pth == 0 ? (t == MN_JOINT_SLIDE || t == MN_JOINT_FREE)
-                                    : (t == MN_JOINT_HINGE || t == MN_JOINT_BALL || t == MN_JOINT_FREE);
+                int want = pth == 0
+                               ? (t == MN_JOINT_SLIDE || t == MN_JOINT_FREE)
+                               : (t == MN_JOINT_HINGE || t == MN_JOINT_BALL || t == MN_JOINT_FREE);
                 if (!want) continue;
                 for (int f = 1; f <= nf; f++) {
                     float* o = fv + (size_t)(f - 1) * (pth ? 4 : 3);
@@ -286,18 +315,21 @@ mn_status mn_gltf_write(const char* path, const mn_model* m, const mn_motion* mo
                         o[0] = (float)r.x, o[1] = (float)r.y, o[2] = (float)r.z, o[3] = (float)r.w;
                     }
                 }
-                int a = add_accessor(&w, fv, sizeof(float) * (size_t)nf * (pth ? 4 : 3), 5126, nf, pth ? "VEC4" : "VEC3", 0,
-                                     NULL, NULL, 0);
-                mn_strbuf_printf(&samps, "%s{\"input\":%d,\"output\":%d,\"interpolation\":\"LINEAR\"}", nch ? "," : "",
-                                 atime, a);
-                mn_strbuf_printf(&chans, "%s{\"sampler\":%d,\"target\":{\"node\":%d,\"path\":\"%s\"}}", nch ? "," : "",
-                                 nch, j, pth == 0 ? "translation" : "rotation");
+                int a = add_accessor(&w, fv, sizeof(float) * (size_t)nf * (pth ? 4 : 3), 5126, nf,
+                                     pth ? "VEC4" : "VEC3", 0, NULL, NULL, 0);
+                mn_strbuf_printf(&samps,
+                                 "%s{\"input\":%d,\"output\":%d,\"interpolation\":\"LINEAR\"}",
+                                 nch ? "," : "", atime, a);
+                mn_strbuf_printf(&chans,
+                                 "%s{\"sampler\":%d,\"target\":{\"node\":%d,\"path\":\"%s\"}}",
+                                 nch ? "," : "", nch, j, pth == 0 ? "translation" : "rotation");
                 nch++;
             }
         }
     }
     /* JSON: asset, scene, nodes (joints, then the mesh node), mesh and skin, animation */
-    mn_strbuf_printf(&js, "{\"asset\":{\"version\":\"2.0\",\"generator\":\"marionette\"},\"scene\":0,\"scenes\":[{\"nodes\":[");
+    mn_strbuf_printf(&js, "{\"asset\":{\"version\":\"2.0\",\"generator\":\"marionette\"},\"scene\":"
+                          "0,\"scenes\":[{\"nodes\":[");
     int first = 1;
     for (int j = 0; j < nj; j++)
         if (m->jnt_parent[j] < 0) mn_strbuf_printf(&js, "%s%d", first ? "" : ",", j), first = 0;
@@ -309,7 +341,8 @@ mn_status mn_gltf_write(const char* path, const mn_model* m, const mn_motion* mo
         s = mn_error_set(err, MN_ERR_NOMEM, path, 0, "", "out of memory");
         goto done;
     }
-    for (int j = 0; j < nj; j++) kid[j] = -1;
+    for (int j = 0; j < nj; j++)
+        kid[j] = -1;
     for (int c = nj - 1; c >= 0; c--) {
         int par = m->jnt_parent[c];
         kid[nj + c] = par >= 0 ? kid[par] : -1;
@@ -320,10 +353,12 @@ mn_status mn_gltf_write(const char* path, const mn_model* m, const mn_motion* mo
         mn_vec3 t = rt[j];
         mn_strbuf_printf(&js, "%s{\"name\":", j ? "," : "");
         put_string(&js, m->jnt_name[j] ? m->jnt_name[j] : "");
-        mn_strbuf_printf(&js, ",\"translation\":[%.9g,%.9g,%.9g],\"rotation\":[%.9g,%.9g,%.9g,%.9g]", (double)(float)t.x,
-                         (double)(float)t.y, (double)(float)t.z, (double)(float)r.x, (double)(float)r.y,
-                         (double)(float)r.z, (double)(float)r.w);
-        for (int c = kid[j]; c >= 0; c = kid[nj + c]) mn_strbuf_printf(&js, "%s%d", c == kid[j] ? ",\"children\":[" : ",", c);
+        mn_strbuf_printf(
+            &js, ",\"translation\":[%.9g,%.9g,%.9g],\"rotation\":[%.9g,%.9g,%.9g,%.9g]",
+            (double)(float)t.x, (double)(float)t.y, (double)(float)t.z, (double)(float)r.x,
+            (double)(float)r.y, (double)(float)r.z, (double)(float)r.w);
+        for (int c = kid[j]; c >= 0; c = kid[nj + c])
+            mn_strbuf_printf(&js, "%s%d", c == kid[j] ? ",\"children\":[" : ",", c);
         if (kid[j] >= 0) mn_strbuf_printf(&js, "]");
         mn_strbuf_printf(&js, "}");
     }
@@ -346,7 +381,8 @@ mn_status mn_gltf_write(const char* path, const mn_model* m, const mn_motion* mo
         mn_strbuf_printf(&js, "]");
     }
     mn_strbuf_printf(&js, "}");
-    if (js.failed || w.b.failed || w.views.failed || w.acc.failed || chans.failed || samps.failed || mesh_js.failed) {
+    if (js.failed || w.b.failed || w.views.failed || w.acc.failed || chans.failed || samps.failed ||
+        mesh_js.failed) {
         s = mn_error_set(err, MN_ERR_NOMEM, path, 0, "", "out of memory");
         goto done;
     }
@@ -354,7 +390,8 @@ mn_status mn_gltf_write(const char* path, const mn_model* m, const mn_motion* mo
     size_t jl = (js.len + 3) & ~(size_t)3, bl = (w.b.len + 3) & ~(size_t)3;
     size_t total = 12 + 8 + jl + (w.b.len ? 8 + bl : 0);
     if (total > UINT32_MAX) {
-        s = mn_error_set(err, MN_ERR_UNSUPPORTED, path, 0, "", "%zu bytes: too large for a .glb", total);
+        s = mn_error_set(err, MN_ERR_UNSUPPORTED, path, 0, "", "%zu bytes: too large for a .glb",
+                         total);
         goto done;
     }
     out = calloc(1, total);
