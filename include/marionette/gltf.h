@@ -130,6 +130,14 @@ mn_status mn_gltf_motion(const mn_gltf* g, const mn_model* m, int anim, double f
 mn_status mn_gltf_write(const char* path, const mn_model* m, const mn_motion* motion, const mn_gltf* skin,
                         mn_error* err);
 
+/* Animation `anim` (>= 0) as a motion at its own key times when they are evenly spaced from
+ * 0 (within 1e-4 of the interval: one frame per key), else at 30 frames per second, but
+ * never more than 16 frames per key plus 1024 (a lower rate then, with a warning naming
+ * the file `name`, which may be NULL). What
+ * mn_figure_read gives for a glTF file's first animation. */
+mn_status mn_gltf_motion_keys(const mn_gltf* g, const mn_model* m, int anim, const char* name, mn_motion* out,
+                              mn_warnings* warn, mn_error* err);
+
 /* Index of the animation named name, -1 when none. */
 int mn_gltf_find_anim(const mn_gltf* g, const char* name);
 

@@ -96,8 +96,9 @@ typedef enum mn_file_kind {
 /* By extension, then by content. */
 mn_file_kind mn_file_kind_of(const char* path);
 /* Reads any figure file (motion may be NULL; URDF and skeleton files give none; a glTF
- * file's motion is its first animation, at its own key times when they are evenly spaced,
- * else at 30 frames per second; use gltf.h for every animation at its own key times). The name "stickman", when
+ * file's motion is its first animation as mn_gltf_motion_keys gives it: at its own key
+ * times when they are evenly spaced, else at 30 frames per second within a bound; gltf.h
+ * reaches every animation at its own key times). The name "stickman", when
  * no file has that name, is the built-in default figure. */
 mn_status mn_figure_read(const char* path, mn_model** model, mn_motion* motion,
                          mn_warnings* warn, mn_error* err);

@@ -3,7 +3,6 @@
 
 #include <marionette/gltf.h>
 
-#include <math.h>
 #include <stdio.h>
 #include <string.h>
 #include <strings.h>
@@ -58,18 +57,9 @@ mn_status mn_figure_read(const char* path, mn_model** model, mn_motion* motion, 
             mn_gltf_free(&g);
             return err ? err->status : MN_ERR_PARSE;
         }
-        /* The first animation is the file's motion: at its own key times when they are
-         * evenly spaced (within 1e-4 of the interval), else at 30 frames per second. */
+        /* The first animation is the file's motion (mn_gltf_motion_keys). */
         if (motion && g.nanims > 0) {
-            const mn_gltf_anim* an = &g.anims[0];
-            double fps = 30.0;
-            if (an->nkeys >= 2 && an->duration > 0) {
-                double dt = an->key_times[an->nkeys - 1] / (an->nkeys - 1);
-                int even = an->key_times[0] == 0 && dt > 0;
-                for (int k = 1; k < an->nkeys && even; k++) even = fabs(an->key_times[k] - k * dt) <= 1e-4 * dt;
-                if (even) fps = (an->nkeys - 1) / an->key_times[an->nkeys - 1];
-            }
-            s = mn_gltf_motion(&g, *model, 0, fps, motion, err);
+            s = mn_gltf_motion_keys(&g, *model, 0, path, motion, warn, err);
             if (s != MN_OK) {
                 mn_model_destroy(*model);
                 *model = NULL;

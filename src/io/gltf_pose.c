@@ -314,8 +314,17 @@ mn_status mn_gltf_state(const mn_gltf* g, const mn_model* m, int anim, double t,
     return state_at(g, m, NULL, anim, t, prev, q, work, (mn_quat*)(void*)(work + 12 * (size_t)g->njoints), err);
 }
 
+/* The motion at frames f / fps (at_keys: at the animation's key times instead). */
+static mn_status motion_at(const mn_gltf* g, const mn_model* m, int anim, double fps, int at_keys, mn_motion* out,
+                           mn_error* err);
+
 mn_status mn_gltf_motion(const mn_gltf* g, const mn_model* m, int anim, double fps,
                          mn_motion* out, mn_error* err) {
+    return motion_at(g, m, anim, fps, 0, out, err);
+}
+
+static mn_status motion_at(const mn_gltf* g, const mn_model* m, int anim, double fps, int at_keys, mn_motion* out,
+                           mn_error* err) {
     if (out) memset(out, 0, sizeof *out);
     if (!g || !g->priv || !m || !out || !(fps > 0) || !isfinite(fps) || anim >= g->nanims)
         return mn_error_set(err, MN_ERR_ARG, "", 0, !(fps > 0) || !isfinite(fps) ? "fps" : "anim",
@@ -324,7 +333,7 @@ mn_status mn_gltf_motion(const mn_gltf* g, const mn_model* m, int anim, double f
     double dur = anim >= 0 ? g->anims[anim].duration : 0;
     /* frames at k / fps, and one more at the duration unless the last is within 1e-4 of a
      * frame of it (then that frame is put at the duration itself) */
-    double nf = ceil(dur * fps - 1e-4) + 1;
+    double nf = at_keys ? g->anims[anim].nkeys : ceil(dur * fps - 1e-4) + 1;
     if (nf * (m->nq > 0 ? m->nq : 1) > 2.5e8)
         return mn_error_set(err, MN_ERR_ARG, "", 0, "fps", "%.0f frames of %d numbers: too many", nf, m->nq);
     int nframes = (int)nf;
@@ -344,7 +353,7 @@ mn_status mn_gltf_motion(const mn_gltf* g, const mn_model* m, int anim, double f
         goto done;
     }
     for (int f = 0; f < nframes; f++) {
-        double t = anim >= 0 ? (f == nframes - 1 ? dur : fmin(f / fps, dur)) : -1;
+        double t = anim < 0 ? -1 : at_keys ? g->anims[anim].key_times[f] : f == nframes - 1 ? dur : fmin(f / fps, dur);
         double* qf = q + (size_t)f * (size_t)m->nq;
         s = state_at(g, m, map, anim, t, f > 0 ? qf - m->nq : NULL, qf, w, rot, err);
         if (s) goto done;
@@ -367,4 +376,29 @@ int mn_gltf_find_anim(const mn_gltf* g, const char* name) {
     for (int a = 0; g && name && a < g->nanims; a++)
         if (g->anims[a].name && strcmp(g->anims[a].name, name) == 0) return a;
     return -1;
+}
+
+mn_status mn_gltf_motion_keys(const mn_gltf* g, const mn_model* m, int anim, const char* name, mn_motion* out,
+                              mn_warnings* warn, mn_error* err) {
+    if (out) memset(out, 0, sizeof *out);
+    if (!g || !g->priv || anim < 0 || anim >= g->nanims)
+        return mn_error_set(err, MN_ERR_ARG, "", 0, "anim", "bad argument");
+    const mn_gltf_anim* an = &g->anims[anim];
+    double fps = 30.0, dur = an->duration;
+    if (an->nkeys >= 2 && dur > 0) {
+        /* evenly spaced keys from 0: one frame per key */
+        double dt = dur / (an->nkeys - 1);
+        int even = an->key_times[0] == 0;
+        for (int k = 1; k < an->nkeys && even; k++) even = fabs(an->key_times[k] - k * dt) <= 1e-4 * dt;
+        if (even) return motion_at(g, m, anim, (an->nkeys - 1) / dur, 1, out, err);
+        /* 30 Hz, but never more than 16 frames per key (plus 1024): a long animation with
+         * few keys must not cost more than its keys do */
+        double limit = 16.0 * an->nkeys + 1024;
+        if (dur * fps + 2 > limit) {
+            fps = (limit - 2) / dur;
+            mn_warn(warn, name ? name : "", 0, an->name,
+                    "keys not evenly spaced over %g s: resampled at %g Hz (%.0f frames)", dur, fps, limit - 1);
+        }
+    }
+    return mn_gltf_motion(g, m, anim, fps, out, err);
 }

@@ -233,6 +233,22 @@ static void test_convert_glb(void) {
     snprintf(args, sizeof args, "convert '" WALK "' '%s/walk.txt'", mn_test_temp_dir());
     CHECK(run_cli(args, &out, &err) == 2);
     free(out), free(err);
+    /* glTF in: --anim picks the animation; from a skinned glTF the .glb keeps the mesh */
+    char fox[512];
+    snprintf(fox, sizeof fox, "%s/fox.glb", mn_test_temp_dir());
+    snprintf(args, sizeof args, "convert '" MN_DATA "/skinned/Fox.glb' '%s' --anim Walk", fox);
+    CHECK(run_cli(args, &out, &err) == 0);
+    free(out), free(err);
+    snprintf(args, sizeof args, "info '%s'", fox);
+    CHECK(run_cli(args, &out, &err) == 0 && out && strstr(out, "motion: 0.708333 s, 18 keys"));
+    free(out), free(err);
+    snprintf(args, sizeof args, "convert '" MN_DATA "/skinned/Fox.glb' '%s' --anim Nope", fox);
+    CHECK(run_cli(args, &out, &err) == 1 && err && strstr(err, "Nope"));
+    free(out), free(err);
+    snprintf(args, sizeof args, "convert '" WALK "' '%s' --anim Walk", fox);
+    CHECK(run_cli(args, &out, &err) == 2);
+    free(out), free(err);
+    remove(fox);
     remove(glb);
     mn_data_destroy(d);
     mn_model_destroy(m);

@@ -1057,6 +1057,57 @@ static void test_key_times_and_free_joints(void) {
     mn_gltf_free(&g);
 }
 
+/* mn_gltf_motion_keys: evenly spaced keys give one frame per key (Fox's Walk); a long
+ * animation with few uneven keys (0, 1 and 7.5e5 s) stays within 16 frames per key plus
+ * 1024 instead of 30 Hz (2.25e7 frames), with a warning; mn_figure_read does the same. */
+static void test_motion_keys(void) {
+    mn_gltf g;
+    mn_error e;
+    CHECK(mn_gltf_read(SKINNED "Fox.glb", &g, NULL, &e) == MN_OK);
+    mn_model* m = mn_gltf_model(&g, &e);
+    int a = mn_gltf_find_anim(&g, "Walk");
+    mn_motion mo;
+    CHECK(m && a >= 0 && mn_gltf_motion_keys(&g, m, a, "Fox.glb", &mo, NULL, &e) == MN_OK);
+    if (m && a >= 0 && mo.q) {
+        CHECK(mo.nframes == g.anims[a].nkeys);
+        double* q = malloc(sizeof(double) * (size_t)m->nq);
+        double* work = malloc(sizeof(double) * 16 * (size_t)g.njoints);
+        double worst = 0;
+        for (int k = 0; k < mo.nframes; k++) {
+            CHECK(mn_gltf_state(&g, m, a, g.anims[a].key_times[k], k ? mo.q + (size_t)(k - 1) * m->nq : NULL, q, work, &e) ==
+                  MN_OK);
+            for (int i = 0; i < m->nq; i++) worst = fmax(worst, fabs(q[i] - mo.q[(size_t)k * m->nq + i]));
+        }
+        CHECK(worst < 1e-9);
+        free(q);
+        free(work);
+        mn_motion_free(&mo);
+    }
+    CHECK(mn_gltf_motion_keys(&g, m, g.nanims, "Fox.glb", &mo, NULL, &e) == MN_ERR_ARG);
+    mn_model_destroy(m);
+    mn_gltf_free(&g);
+
+    unsigned char b[TINY_LEN];
+    tiny_buffer(b);
+    const float t3 = 7.5e5f;
+    put_f(b, OFF_TIME + 8, &t3, 1);
+    char* text = tiny_gltf(b);
+    mn_warnings w = {0};
+    CHECK(read_text(text, &g, NULL, &e) == MN_OK);
+    m = mn_gltf_model(&g, &e);
+    CHECK(m && mn_gltf_motion_keys(&g, m, 0, "tiny.gltf", &mo, &w, &e) == MN_OK);
+    CHECK(mo.nframes <= 16 * 3 + 1024 && mo.nframes > 3 && w.count == 1 && strstr(w.first, "tiny.gltf"));
+    mn_motion_free(&mo);
+    mn_model_destroy(m);
+    mn_gltf_free(&g);
+    const char* path = mn_test_write_temp(".gltf", text, strlen(text));
+    CHECK(path && mn_figure_read(path, &m, &mo, NULL, &e) == MN_OK && mo.nframes <= 16 * 3 + 1024);
+    mn_motion_free(&mo);
+    mn_model_destroy(m);
+    if (path) remove(path);
+    free(text);
+}
+
 /* ---- the writer ------------------------------------------------------------------------ */
 
 /* Checks a .glb's structure: header (magic, version 2, length = file size), a JSON chunk and
@@ -1484,6 +1535,7 @@ int main(int argc, char** argv) {
     mn_test_init(argc, argv);
     RUN(test_skeleton_only);
     RUN(test_key_times_and_free_joints);
+    RUN(test_motion_keys);
     RUN(test_write_bvh_take);
     RUN(test_write_skinned);
     RUN(test_samples_load);
