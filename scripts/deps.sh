@@ -15,6 +15,15 @@ missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
 done
+top=$(cd "$(dirname "$0")/.." && pwd)
+# Independent glTF consumers for tests/peer/test_gltf_three.sh (the Khronos validator and
+# three.js, pinned in tests/peer/js/package-lock.json), from npm when npm is installed; the
+# test is skipped without them.
+if command -v npm >/dev/null 2>&1 && [ ! -d "$top/tests/peer/js/node_modules/three" ]; then
+  npm ci --prefix "$top/tests/peer/js" --no-audit --no-fund > /dev/null 2>&1 ||
+    echo "note: npm ci in tests/peer/js failed: the three.js/validator test is skipped" >&2
+fi
+
 [ ${#missing[@]} -eq 0 ] && exit 0
 
 echo "installing: ${missing[*]}"
