@@ -1,6 +1,9 @@
 /* marionette glTF 2.0: skinned meshes (.gltf with embedded or external buffers, and .glb)
  * read with cJSON. One skin, its joints, inverse bind matrices, the skinned mesh's
- * positions, triangles and JOINTS_0/WEIGHTS_0, and the animations that drive the joints.
+ * positions, triangles and JOINTS_0/WEIGHTS_0, and the animations that drive the joints,
+ * each by name with its key times. A file without a skinned mesh is read as a skeleton
+ * (no mesh). mn_gltf_write writes a figure, its motion and optionally the skinned mesh as
+ * a .glb.
  *
  * Matrices here are 3x4 affine, row-major (a rigid or scaled transform x' = A x + b stored
  * as [A | b], 12 doubles), in the glTF scene's units (metres) and axes (+Y up).
@@ -64,7 +67,10 @@ typedef struct mn_gltf {
 
 /* Reads a .gltf (buffers as data: URIs or files relative to it) or a .glb (by content).
  * The skinned mesh is the lowest-numbered node with both "mesh" and "skin" whose root
- * node is in the default scene (else the lowest-numbered one anywhere). On failure out is left zeroed and err names the
+ * node is in the default scene (else the lowest-numbered one anywhere). Without one, the
+ * figure is skins[0]'s joints (a warning), else the default scene's node tree less the
+ * leaves that only carry a mesh or camera (docs/gltf.md, "Skeleton-only files"); nverts
+ * and ntris are then 0. On failure out is left zeroed and err names the
  * file and the field ("accessors[3].count"). */
 mn_status mn_gltf_read(const char* path, mn_gltf* out, mn_warnings* warn, mn_error* err);
 /* The same from memory; name is used in messages and its folder for external buffers. */
