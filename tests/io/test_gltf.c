@@ -1108,6 +1108,34 @@ static void test_motion_keys(void) {
     free(text);
 }
 
+/* An animated scale on the hip: the knee (its child) becomes FREE and FK puts it where glTF
+ * does at every time; the hip's own frame stays rigid (its rotation with the scale divided
+ * out). */
+static void test_animated_scale(void) {
+    unsigned char b[TINY_LEN];
+    tiny_buffer(b);
+    const float sc[9] = {1, 1, 1, 1, 2, 1, 3, 2, 0.5f};
+    put_f(b, OFF_TRA, sc, 9);
+    char* base = tiny_gltf(b);
+    char* t = replace(base, "{\"sampler\":0,\"target\":{\"node\":2,\"path\":\"translation\"}}",
+                      "{\"sampler\":0,\"target\":{\"node\":1,\"path\":\"scale\"}}");
+    mn_gltf g;
+    mn_error e;
+    CHECK(t && read_text(t, &g, NULL, &e) == MN_OK);
+    free(base);
+    free(t);
+    if (g.njoints != 2) return;
+    mn_model* m = mn_gltf_model(&g, &e);
+    CHECK(m && m->jnt_type[mn_model_find_joint(m, "knee")] == MN_JOINT_FREE);
+    mn_model_destroy(m);
+    for (int k = 0; k <= 8; k++) check_fk_matches_sample(&g, 0, 0.25 * k);
+    double W[24];
+    CHECK(mn_gltf_sample(&g, 0, 1.5, W) == MN_OK);
+    CHECK_NEAR(W[12 + 7] - W[7], 0, 1e-12); /* knee at (1, 0, 0) scaled by the hip: (2, 2, 0.75) at 1.5 s */
+    CHECK_NEAR(W[12 + 3] - W[3], 2, 1e-12);
+    mn_gltf_free(&g);
+}
+
 /* ---- the writer ------------------------------------------------------------------------ */
 
 /* Checks a .glb's structure: header (magic, version 2, length = file size), a JSON chunk and
@@ -1535,6 +1563,7 @@ int main(int argc, char** argv) {
     mn_test_init(argc, argv);
     RUN(test_skeleton_only);
     RUN(test_key_times_and_free_joints);
+    RUN(test_animated_scale);
     RUN(test_motion_keys);
     RUN(test_write_bvh_take);
     RUN(test_write_skinned);
