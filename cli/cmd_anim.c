@@ -1,6 +1,7 @@
 /* marionette anim: summarise a sequence document, or bake it (every frame sampled, the
  * constraints re-satisfied at each) to a BVH file. */
 #include <marionette/anim.h>
+#include <marionette/gltf.h>
 #include <marionette/io.h>
 #include <marionette/sequence.h>
 
@@ -217,7 +218,7 @@ static int bake(int argc, char** argv) {
         }
         memcpy(mo.q + (size_t)f * (size_t)m->nq, d->q, sizeof(double) * (size_t)m->nq);
     }
-    mn_status st = glb ? mn_gltf_write_motion(out, m, &mo, &err) : mn_bvh_write(out, m, &mo, &err);
+    mn_status st = glb ? mn_gltf_write(out, m, &mo, NULL, &err) : mn_bvh_write(out, m, &mo, &err);
     printf("file=%s out=%s frames=%ld fps=%g mode=%s constrained_frames=%ld mean_iters=%.2f "
            "max_violation_m=%.2e "
            "unmet_frames=%ld\n",

@@ -1,5 +1,6 @@
 /* marionette pose: pin, drag and balance a figure as a scene file says (Welman ch. 5). */
 #include <marionette/constrain.h>
+#include <marionette/gltf.h>
 #include <marionette/io.h>
 #include <marionette/model.h>
 #include <marionette/scene.h>
@@ -227,7 +228,7 @@ int mn_cmd_pose(int argc, char** argv) {
             if (mo.q) memcpy(mo.q + (size_t)f * (size_t)m->nq, d->q, sizeof(double) * (size_t)m->nq);
         }
         int to_glb = out_path && strcasecmp(strrchr(out_path, '.'), ".glb") == 0;
-        if (mo.q && (to_glb ? mn_gltf_write_motion(out_path, m, &mo, &err) : mn_bvh_write(out_path, m, &mo, &err)) != MN_OK)
+        if (mo.q && (to_glb ? mn_gltf_write(out_path, m, &mo, NULL, &err) : mn_bvh_write(out_path, m, &mo, &err)) != MN_OK)
             rc = mn_cli_input_error(&err);
         else if (rc == MN_EXIT_OK) {
             const char* name = m->name ? m->name : model_path;

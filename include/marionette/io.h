@@ -65,11 +65,7 @@ mn_status mn_bvh_read_mem(const char* text, size_t len, const char* name,
 mn_status mn_bvh_write(const char* path, const mn_model* m, const mn_motion* motion,
                        mn_error* err);
 
-/* Writes a model and its motion (at least one frame, frame_time > 0) as a glTF 2.0 binary
- * (.glb): a node per joint (translation and rotation from its placement and the first
- * frame), and one animation "take" keying every joint's rotation, and the translation of
- * free and slide joints, at every frame (LINEAR). No mesh. Replaced atomically. */
-mn_status mn_gltf_write_motion(const char* path, const mn_model* m, const mn_motion* motion, mn_error* err);
+/* A model and its motion as a glTF 2.0 binary: mn_gltf_write in gltf.h. */
 
 /* ---- the thesis skeleton text format (Welman Fig. 6.1; grammar in docs/skeleton-format.md) */
 mn_status mn_skel_read(const char* path, mn_model** model, mn_warnings* warn, mn_error* err);
@@ -102,7 +98,9 @@ typedef enum mn_file_kind {
 /* By extension, then by content. */
 mn_file_kind mn_file_kind_of(const char* path);
 /* Reads any figure file (motion may be NULL; URDF and skeleton files give none; a glTF
- * file's motion is its first animation at 30 frames per second). The name "stickman", when
+ * file's motion is its first animation as mn_gltf_motion_keys gives it: at its own key
+ * times when they are evenly spaced, else at 30 frames per second within a bound; gltf.h
+ * reaches every animation at its own key times). The name "stickman", when
  * no file has that name, is the built-in default figure. */
 mn_status mn_figure_read(const char* path, mn_model** model, mn_motion* motion,
                          mn_warnings* warn, mn_error* err);

@@ -57,9 +57,9 @@ mn_status mn_figure_read(const char* path, mn_model** model, mn_motion* motion, 
             mn_gltf_free(&g);
             return err ? err->status : MN_ERR_PARSE;
         }
-        /* The first animation, sampled at 30 frames per second, is the file's motion. */
+        /* The first animation is the file's motion (mn_gltf_motion_keys). */
         if (motion && g.nanims > 0) {
-            s = mn_gltf_motion(&g, *model, 0, 30.0, motion, err);
+            s = mn_gltf_motion_keys(&g, *model, 0, path, motion, warn, err);
             if (s != MN_OK) {
                 mn_model_destroy(*model);
                 *model = NULL;
