@@ -176,16 +176,24 @@ static mn_status read_nodes(reader* rd) {
     return MN_OK;
 }
 
+/* The scenes array and the default scene: `scene`, else scenes[0], else -1 (no scene). */
+static mn_status default_scene(gltf_ctx* c, const cJSON** scenes, int* nscenes, int* scene) {
+    *scene = -1;
+    mn_status s = mn_gltf_json_array(c, c->root, "scenes", "", scenes, nscenes);
+    if (!s) s = mn_gltf_json_index(c, c->root, "scene", "", 0, *nscenes, scene);
+    if (s) return s;
+    if (*scene < 0 && *nscenes > 0) *scene = 0;
+    return MN_OK;
+}
+
 /* The skinned node: the lowest-numbered node with both mesh and skin whose root is in the
  * default scene; else the lowest-numbered one anywhere. */
 static mn_status pick_skinned_node(reader* rd, int* out) {
     gltf_ctx* c = rd->c;
     const cJSON* scenes;
-    int nscenes, scene = -1;
-    mn_status s = mn_gltf_json_array(c, c->root, "scenes", "", &scenes, &nscenes);
-    if (!s) s = mn_gltf_json_index(c, c->root, "scene", "", 0, nscenes, &scene);
+    int nscenes, scene;
+    mn_status s = default_scene(c, &scenes, &nscenes, &scene);
     if (s) return s;
-    if (scene < 0 && nscenes > 0) scene = 0;
     const cJSON* roots = NULL;
     int nroots = 0;
     if (scene >= 0) {
@@ -394,11 +402,9 @@ static mn_status read_bare_skeleton(reader* rd) {
     gltf_ctx* c = rd->c;
     mn_gltf* g = rd->g;
     const cJSON* scenes;
-    int nscenes, scene = -1;
-    mn_status s = mn_gltf_json_array(c, c->root, "scenes", "", &scenes, &nscenes);
-    if (!s) s = mn_gltf_json_index(c, c->root, "scene", "", 0, nscenes, &scene);
+    int nscenes, scene;
+    mn_status s = default_scene(c, &scenes, &nscenes, &scene);
     if (s) return s;
-    if (scene < 0 && nscenes > 0) scene = 0;
     /* mark[k]: 1 a root of the scene, 2 animated, 4 has children, 8 a mesh or camera */
     unsigned char* mark = calloc((size_t)rd->nnodes, 1);
     if (!mark) return mn_gltf_fail(c, MN_ERR_NOMEM, "nodes", "out of memory");
