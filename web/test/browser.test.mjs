@@ -8,6 +8,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer } from 'node:http';
+import { execFileSync } from 'node:child_process';
 import { mkdtempSync, mkdirSync, rmSync, readFileSync, writeFileSync, copyFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, normalize, sep, extname } from 'node:path';
@@ -231,4 +232,25 @@ test('the page draws the stick figure', async () => {
   assert.equal(png.subarray(1, 4).toString(), 'PNG');
   if (process.env.MN_SCREENSHOT) copyFileSync(shot, process.env.MN_SCREENSHOT);
   assert.equal(await page.textContent('#status'), 'done');
+});
+
+test('npm pack unpacked next to a page: the browser example of docs/web.md runs', async () => {
+  const doc = readFileSync(join(root, 'docs', 'web.md'), 'utf8');
+  const m = doc.match(/<!-- browser example -->\s*```html\n([\s\S]*?)```/);
+  assert.ok(m, 'docs/web.md holds the browser example');
+  assert.equal(m[1].trim().split('\n').length, 5, 'three lines in a script element');
+  const out = execFileSync('npm', ['pack', '--silent', '--pack-destination', scratch], { cwd: web, encoding: 'utf8' });
+  execFileSync('tar', ['-xzf', join(scratch, out.trim().split('\n').pop()), '-C', tmp]);
+  writeFileSync(join(tmp, 'package', 'example.html'), m[1]);
+  const example = await context.newPage();
+  try {
+    const errors = [];
+    example.on('pageerror', (e) => errors.push(e.message));
+    await example.goto(page.url().replace('test/browser.html', 'case/package/example.html'));
+    await example.waitForFunction(() => document.body?.textContent.length > 0 || null, null, { timeout: 60000 });
+    assert.deepEqual(errors, []);
+    assert.equal(await example.textContent('body'), 'pelvis 0 0.95 0');
+  } finally {
+    await example.close();
+  }
 });
