@@ -65,7 +65,7 @@ const sequence = {
 const frames = [0, 4, 9, 12, 16, 20, 25, 30];
 
 let scratch, tmp, profile, tmpdirBefore, server, context, page, results, ik;
-const pageErrors = [];
+const pageErrors = [], requests = [];
 
 function serve(req, res) {
   // GET only; /case/... from the test's folder, everything else from web/, nothing outside
@@ -119,6 +119,7 @@ before(async () => {
   page.on('pageerror', (e) => pageErrors.push(`page error: ${e.message}`));
   page.on('console', (m) => m.type() === 'error' && pageErrors.push(`console: ${m.text()}`));
   page.on('response', (r) => r.status() >= 400 && pageErrors.push(`${r.url()}: ${r.status()}`));
+  context.on('request', (r) => requests.push(r.url()));
   await page.goto(url);
   await page.waitForFunction(() => window.results || window.failure, null, { timeout: 120000 });
   const failure = await page.evaluate(() => window.failure);
@@ -150,6 +151,9 @@ function nativePositions(args) {
 
 test('the page loaded the module with no error', async () => {
   assert.deepEqual(pageErrors, []);
+  const origin = new URL(page.url()).origin;
+  assert.ok(requests.length >= 4, requests.join(' '));
+  for (const url of requests) assert.ok(url.startsWith(`${origin}/`) || url.startsWith('data:'), url);
   const r = await page.request.get(page.url().replace('test/browser.html', 'marionette.wasm'));
   assert.equal(r.headers()['content-type'], 'application/wasm');
 });
