@@ -69,14 +69,22 @@ web: deps
 	@cmake --build $(WEB_BUILD) -j$(JOBS)
 	@cp $(WEB_BUILD)/marionette.wasm web/marionette.wasm
 
-# The module's tests (node --test), against the native build's results.
-test-web: build web
-	cd web && MN_CLI=$(CURDIR)/$(BUILD)/marionette node --test --test-reporter=tap test/
+# web/'s npm packages (playwright-core for the browser test, the benchmark's peers), from
+# the lockfile: npm ci when node_modules is missing or older than package.json or the lockfile.
+web/node_modules/.package-lock.json: web/package.json web/package-lock.json
+	cd web && npm ci --no-audit --no-fund
+	@touch $@
+
+# The module's tests (node --test), against the native build's results: in Node, then in
+# Debian's Chromium, headless (test/browser.test.mjs).
+NODE_TESTS = $(patsubst web/%,%,$(filter-out web/test/browser.test.mjs,$(wildcard web/test/*.test.mjs)))
+test-web: build web web/node_modules/.package-lock.json
+	cd web && MN_CLI=$(CURDIR)/$(BUILD)/marionette node --test --test-reporter=tap $(NODE_TESTS)
+	cd web && MN_CLI=$(CURDIR)/$(BUILD)/marionette node --test --test-reporter=tap test/browser.test.mjs
 
 # The module against three.js's CCDIKSolver and closed-chain-ik (installed with the
 # lockfile), and the native build on the same targets.
-bench-web: build web
-	cd web && npm ci --no-audit --no-fund
+bench-web: build web web/node_modules/.package-lock.json
 	cd web && MN_CLI=$(CURDIR)/$(BUILD)/marionette node bench/bench_ik.mjs
 
 clean:

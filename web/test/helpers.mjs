@@ -87,3 +87,29 @@ export function randomState(fig, rand) {
   }
   return q;
 }
+
+/** The values of the moving joints from below base down to tip, root first: the native
+ * `solve`'s "q". */
+export function chainQ(fig, tipName, baseName) {
+  const path = [];
+  for (let j = fig.jointNames.indexOf(tipName); j >= 0 && fig.jointNames[j] !== baseName; j = fig.joints[j].parent)
+    path.unshift(j);
+  const q = [];
+  for (const j of path) {
+    const n = { fixed: 0, hinge: 1, slide: 1, ball: 4, free: 7 }[fig.joints[j].type];
+    for (let k = 0; k < n; k++) q.push(fig.q[fig.joints[j].qadr + k]);
+  }
+  return q;
+}
+
+/** Writes a chain's values (in the order of chainQ) into the figure's state. */
+export function setChainQ(fig, tipName, baseName, values) {
+  const path = [];
+  for (let j = fig.jointNames.indexOf(tipName); j >= 0 && fig.jointNames[j] !== baseName; j = fig.joints[j].parent)
+    path.unshift(j);
+  let k = 0;
+  for (const j of path) {
+    const n = { fixed: 0, hinge: 1, slide: 1, ball: 4, free: 7 }[fig.joints[j].type];
+    for (let i = 0; i < n; i++) fig.q[fig.joints[j].qadr + i] = values[k++];
+  }
+}

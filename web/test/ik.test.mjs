@@ -3,7 +3,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { load, IK_METHODS } from '../marionette.mjs';
-import { native, tempDir, documentOf, rng, data, join } from './helpers.mjs';
+import { native, tempDir, documentOf, rng, data, join, chainQ, setChainQ } from './helpers.mjs';
 
 const mn = await load();
 
@@ -11,30 +11,6 @@ const cases = [
   { file: join(data, 'robots/franka_panda/panda.urdf'), base: 'world', tip: 'panda_link8' },
   { file: 'stickman', base: 'torso', tip: 'right hand' },
 ];
-
-function chainQ(fig, tipName, baseName) {
-  // the moving joints from below base down to tip, root first (the CLI's "q")
-  const path = [];
-  for (let j = fig.jointNames.indexOf(tipName); j >= 0 && fig.jointNames[j] !== baseName; j = fig.joints[j].parent)
-    path.unshift(j);
-  const q = [];
-  for (const j of path) {
-    const n = { fixed: 0, hinge: 1, slide: 1, ball: 4, free: 7 }[fig.joints[j].type];
-    for (let k = 0; k < n; k++) q.push(fig.q[fig.joints[j].qadr + k]);
-  }
-  return q;
-}
-
-function setChainQ(fig, tipName, baseName, values) {
-  const path = [];
-  for (let j = fig.jointNames.indexOf(tipName); j >= 0 && fig.jointNames[j] !== baseName; j = fig.joints[j].parent)
-    path.unshift(j);
-  let k = 0;
-  for (const j of path) {
-    const n = { fixed: 0, hinge: 1, slide: 1, ball: 4, free: 7 }[fig.joints[j].type];
-    for (let i = 0; i < n; i++) fig.q[fig.joints[j].qadr + i] = values[k++];
-  }
-}
 
 for (const c of cases) {
   test(`ik on ${c.file.split('/').pop()} agrees with the native build, every method`, () => {
