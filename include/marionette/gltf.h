@@ -144,6 +144,15 @@ mn_status mn_gltf_write(const char* path, const mn_model* m, const mn_motion* mo
 mn_status mn_gltf_motion_keys(const mn_gltf* g, const mn_model* m, int anim, const char* name, mn_motion* out,
                               mn_warnings* warn, mn_error* err);
 
+/* mn_figure_read, and the skinned mesh too when path is a glTF file with one: *skin (may be
+ * NULL) then holds that file as mn_gltf_read gives it, the model having been built from it
+ * with mn_gltf_model, so that mn_gltf_write(..., m, motion, skin, ...) writes the figure with
+ * its mesh. For any other file (a skeleton-only glTF, BVH, URDF, skeleton text, "stickman")
+ * *skin is zeroed (nverts 0). Free it with mn_gltf_free (safe on a zeroed one). On failure
+ * nothing is returned (*model NULL, *skin zeroed). */
+mn_status mn_figure_read_skin(const char* path, mn_model** model, mn_motion* motion, mn_gltf* skin,
+                              mn_warnings* warn, mn_error* err);
+
 /* Index of the animation named name, -1 when none. */
 int mn_gltf_find_anim(const mn_gltf* g, const char* name);
 

@@ -1,6 +1,7 @@
 /* Sequence documents (docs/sequence.md): a keyframed sequence (Welman 6.1.2) with the scene
  * document's handles and constraints over frame ranges (Welman 6.3, 7.2.1), read with cJSON
  * and written so that every number reads back to the same double. */
+#include <marionette/gltf.h>
 #include <marionette/sequence.h>
 
 #include <cjson/cJSON.h>
@@ -454,7 +455,7 @@ static mn_status read_constraints(reader* r, const cJSON* a) {
 }
 
 static mn_status load_figure(ctx* x, const char* figure, double scale, const char* base_dir,
-                             mn_model** out) {
+                             mn_model** out, mn_gltf* skin) {
     char path[1024];
     mn_error e;
     int builtin = !strcmp(figure, "stickman");
@@ -479,7 +480,7 @@ static mn_status load_figure(ctx* x, const char* figure, double scale, const cha
         push_key(x, "scale");
         return fail(x, MN_ERR_PARSE, "a scale applies to BVH figures only");
     } else {
-        st = mn_figure_read(path, out, NULL, NULL, &e);
+        st = mn_figure_read_skin(path, out, NULL, skin, NULL, &e);
     }
     if (st != MN_OK) return fail(x, st, "cannot read the figure: %s", e.message);
     pop(x);
@@ -487,7 +488,7 @@ static mn_status load_figure(ctx* x, const char* figure, double scale, const cha
 }
 
 static mn_status parse(reader* r, const cJSON* root, const char* base_dir, const mn_model* figure,
-                       mn_model** model, mn_seq_doc_info* info) {
+                       mn_model** model, mn_gltf* skin, mn_seq_doc_info* info) {
     ctx* x = &r->x;
     if (!cJSON_IsObject(root)) return fail(x, MN_ERR_PARSE, "a sequence document is a JSON object");
     mn_status st = check_keys(x, root, root_keys);
@@ -499,7 +500,8 @@ static mn_status parse(reader* r, const cJSON* root, const char* base_dir, const
     mn_seq_def def = mn_seq_def_default();
     if ((st = get_num(x, root, "fps", &def.fps, 1e-6, 1e6)) != MN_OK) return st;
     if (!figure) {
-        if ((st = load_figure(x, info->figure, info->scale, base_dir, model)) != MN_OK) return st;
+        if ((st = load_figure(x, info->figure, info->scale, base_dir, model, skin)) != MN_OK)
+            return st;
         figure = *model;
     }
     r->m = figure;
@@ -522,10 +524,11 @@ static mn_status parse(reader* r, const cJSON* root, const char* base_dir, const
     return MN_OK;
 }
 
-mn_status mn_seq_read_mem(const char* text, size_t len, const char* name, const char* base_dir,
+static mn_status read_mem(const char* text, size_t len, const char* name, const char* base_dir,
                           const mn_model* figure, mn_model** model, mn_seq** seq,
-                          mn_seq_doc_info* info, mn_error* err) {
+                          mn_seq_doc_info* info, mn_gltf* skin, mn_error* err) {
     mn_error_clear(err);
+    if (skin) memset(skin, 0, sizeof *skin);
     if (!model || !seq) return mn_error_set(err, MN_ERR_ARG, name, 0, "sequence", "NULL output");
     *model = NULL;
     *seq = NULL;
@@ -544,12 +547,14 @@ mn_status mn_seq_read_mem(const char* text, size_t len, const char* name, const 
     r.x.err = err;
     r.x.doc = "sequence";
     mn_model* m = NULL;
-    mn_status st = parse(&r, root, base_dir, figure, &m, info);
+    mn_status st = parse(&r, root, base_dir, figure, &m, skin, info);
     cJSON_Delete(root);
     free(r.hname);
     if (st != MN_OK) {
         mn_seq_destroy(r.s);
         mn_model_destroy(m);
+        mn_gltf_free(skin);
+        if (skin) memset(skin, 0, sizeof *skin);
         return st;
     }
     *model = m;
@@ -557,10 +562,17 @@ mn_status mn_seq_read_mem(const char* text, size_t len, const char* name, const 
     return MN_OK;
 }
 
+mn_status mn_seq_read_mem(const char* text, size_t len, const char* name, const char* base_dir,
+                          const mn_model* figure, mn_model** model, mn_seq** seq,
+                          mn_seq_doc_info* info, mn_error* err) {
+    return read_mem(text, len, name, base_dir, figure, model, seq, info, NULL, err);
+}
+
 typedef struct read_args {
     mn_model** model;
     mn_seq** seq;
     mn_seq_doc_info* info;
+    mn_gltf* skin;
 } read_args;
 
 /* The figure is found next to the document: its folder is the base. */
@@ -574,14 +586,23 @@ static mn_status read_text(const char* text, size_t len, const char* path, void*
         *slash = 0;
     else
         dir[0] = 0;
-    return mn_seq_read_mem(text, len, path, dir, NULL, a->model, a->seq, a->info, err);
+    return read_mem(text, len, path, dir, NULL, a->model, a->seq, a->info, a->skin, err);
 }
 
 mn_status mn_seq_read(const char* path, mn_model** model, mn_seq** seq, mn_seq_doc_info* info,
                       mn_error* err) {
     if (model) *model = NULL;
     if (seq) *seq = NULL;
-    read_args a = {model, seq, info};
+    read_args a = {model, seq, info, NULL};
+    return mn_io_read_path(path, read_text, &a, err);
+}
+
+mn_status mn_seq_read_skin(const char* path, mn_model** model, mn_seq** seq, mn_seq_doc_info* info,
+                           mn_gltf* skin, mn_error* err) {
+    if (model) *model = NULL;
+    if (seq) *seq = NULL;
+    if (skin) memset(skin, 0, sizeof *skin);
+    read_args a = {model, seq, info, skin};
     return mn_io_read_path(path, read_text, &a, err);
 }
 
