@@ -14,13 +14,13 @@
 #include <string.h>
 
 typedef struct glb_check {
-    int nverts, src_nverts;   /* vertices of the .glb's skinned mesh and of the source's */
+    int nverts, src_nverts; /* vertices of the .glb's skinned mesh and of the source's */
     int ntris, src_ntris;
-    int nkeys, bvh_frames;    /* key times of the .glb's animation, frames of the BVH */
-    int joints;               /* joints paired by name */
-    double size;              /* diagonal of the box of the BVH figure's joints at frame 0 */
-    double rest_gap;          /* largest distance between the skinned rest meshes */
-    double motion_gap;        /* largest joint distance at the frames checked */
+    int nkeys, bvh_frames; /* key times of the .glb's animation, frames of the BVH */
+    int joints;            /* joints paired by name */
+    double size;           /* diagonal of the box of the BVH figure's joints at frame 0 */
+    double rest_gap;       /* largest distance between the skinned rest meshes */
+    double motion_gap;     /* largest joint distance at the frames checked */
 } glb_check;
 
 /* The skinned rest-pose vertices of g (nverts x 3, malloc'd). */
@@ -88,7 +88,8 @@ static int glb_check_files(const char* glb, const char* src, const char* bvh, co
     double lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
     for (int j = 0; j < m->njoint; j++) {
         const double* p = &d->xf[j].p.x;
-        for (int k = 0; k < 3; k++) lo[k] = fmin(lo[k], p[k]), hi[k] = fmax(hi[k], p[k]);
+        for (int k = 0; k < 3; k++)
+            lo[k] = fmin(lo[k], p[k]), hi[k] = fmax(hi[k], p[k]);
     }
     c->size = sqrt((hi[0] - lo[0]) * (hi[0] - lo[0]) + (hi[1] - lo[1]) * (hi[1] - lo[1]) +
                    (hi[2] - lo[2]) * (hi[2] - lo[2]));
@@ -113,7 +114,8 @@ static int glb_check_files(const char* glb, const char* src, const char* bvh, co
         double *a = glb_rest_mesh(&g), *b = glb_rest_mesh(&s);
         if (a && b) {
             double r = 0;
-            for (int k = 0; k < 3 * g.nverts; k++) r = fmax(r, fabs(a[k] - b[k]));
+            for (int k = 0; k < 3 * g.nverts; k++)
+                r = fmax(r, fabs(a[k] - b[k]));
             c->rest_gap = r;
         }
         free(a);

@@ -283,12 +283,14 @@ static void test_pose_out_skinned(void) {
         CHECK(g.njoints == 24 && mn_gltf_sample(&g, 0, 0, w0) == MN_OK &&
               mn_gltf_sample(&g, 0, g.anims[0].duration, w1) == MN_OK);
         for (int j = 0; j < g.njoints; j++) {
-            double d = sqrt((w1[12 * j + 3] - w0[12 * j + 3]) * (w1[12 * j + 3] - w0[12 * j + 3]) +
-                            (w1[12 * j + 7] - w0[12 * j + 7]) * (w1[12 * j + 7] - w0[12 * j + 7]) +
-                            (w1[12 * j + 11] - w0[12 * j + 11]) * (w1[12 * j + 11] - w0[12 * j + 11]));
+            double d =
+                sqrt((w1[12 * j + 3] - w0[12 * j + 3]) * (w1[12 * j + 3] - w0[12 * j + 3]) +
+                     (w1[12 * j + 7] - w0[12 * j + 7]) * (w1[12 * j + 7] - w0[12 * j + 7]) +
+                     (w1[12 * j + 11] - w0[12 * j + 11]) * (w1[12 * j + 11] - w0[12 * j + 11]));
             /* frame 0 already carries one twenty-fourth of the drag */
             if (!strcmp(g.joint_name[j], "b_Head_05")) CHECK(d > 20);
-            if (!strcmp(g.joint_name[j], "b_LeftFoot02_018") || !strcmp(g.joint_name[j], "b_RightHand_08"))
+            if (!strcmp(g.joint_name[j], "b_LeftFoot02_018") ||
+                !strcmp(g.joint_name[j], "b_RightHand_08"))
                 CHECK(d < 1e-3);
         }
         mn_gltf_free(&g);

@@ -97,10 +97,11 @@ static void test_retarget_skinned_glb(void) {
     glb_check c;
     int frames[] = {0, 57, 171, 250, 343};
     CHECK(glb_check_files(out_glb, CESIUM, out_bvh, frames, 5, &c));
-    printf("  walk onto CesiumMan: %d vertices (source %d), %d keys, %d joints, rest mesh gap %.2g, "
-           "joint gap %.2g of the figure size %.3g\n",
-           c.nverts, c.src_nverts, c.nkeys, c.joints, c.rest_gap / c.size, c.motion_gap / c.size,
-           c.size);
+    printf(
+        "  walk onto CesiumMan: %d vertices (source %d), %d keys, %d joints, rest mesh gap %.2g, "
+        "joint gap %.2g of the figure size %.3g\n",
+        c.nverts, c.src_nverts, c.nkeys, c.joints, c.rest_gap / c.size, c.motion_gap / c.size,
+        c.size);
     CHECK(c.src_nverts > 0 && c.nverts == c.src_nverts && c.ntris == c.src_ntris);
     CHECK(c.nkeys == 344 && c.bvh_frames == 344 && c.joints == 19);
     CHECK(c.size > 0.5 && c.rest_gap < 1e-6 * c.size && c.motion_gap < 1e-6 * c.size);
