@@ -3,9 +3,8 @@
 # validator and three.js. Writes, with `marionette convert`, the CMU walk (bones) and Fox's
 # Walk (skinned) as .glb; with `marionette retarget`, the CMU walk on the skinned CesiumMan;
 # with `marionette anim bake`, the fox example sequence, and with `marionette pose`, the fox
-# example scene (both skinned). The retargeted, baked and posed
-# files are compared with the BVH the same command writes. All in a temporary folder, removed
-# on exit.
+# example scene (both skinned). The retargeted, baked and posed files are compared with the
+# BVH the same command writes. All in a temporary folder, removed on exit.
 # usage: test_gltf_three.sh MARIONETTE DATA_DIR
 set -euo pipefail
 cli=$1
