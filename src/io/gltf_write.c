@@ -11,8 +11,8 @@
  *
  * With a skin (an mn_gltf whose joints are model joints by name, such as the file the
  * model came from): a node "mesh" at the scene root carries the skinned mesh (POSITION,
- * JOINTS_0, WEIGHTS_0, indices) and the skin, whose joints are the nodes of the skin's
- * joints. Its inverse bind matrices are W_rest^-1 W_skin IB: W_rest the joint's rigid frame
+ * JOINTS_0, WEIGHTS_0, indices) and the skin (named as the source's), whose joints are the
+ * nodes of the skin's joints. Its inverse bind matrices are W_rest^-1 W_skin IB: W_rest the joint's rigid frame
  * at q0, W_skin and IB the skin's rest world transform and inverse bind matrix, so the
  * skinned mesh at q0 is exactly the skin's at rest (3.7.3: the mesh node's own transform
  * is ignored).
@@ -218,9 +218,15 @@ static mn_status add_skin(wctx* w, const mn_gltf* g, const mn_model* m, const mn
     mn_strbuf_printf(mesh_js,
                      ",\"meshes\":[{\"name\":\"mesh\",\"primitives\":[{\"attributes\":{"
                      "\"POSITION\":%d,\"JOINTS_0\":%d,"
-                     "\"WEIGHTS_0\":%d},\"indices\":%d,\"mode\":4}]}],\"skins\":[{"
-                     "\"inverseBindMatrices\":%d,\"joints\":[",
-                     apos, ajnt, awgt, aidx, aibm);
+                     "\"WEIGHTS_0\":%d},\"indices\":%d,\"mode\":4}]}],\"skins\":[{",
+                     apos, ajnt, awgt, aidx);
+    /* the skin keeps the source's name, so the figure read back is named as before */
+    if (g->name && g->name[0]) {
+        mn_strbuf_append(mesh_js, "\"name\":", 7);
+        mn_strbuf_json_str(mesh_js, g->name);
+        mn_strbuf_append(mesh_js, ",", 1);
+    }
+    mn_strbuf_printf(mesh_js, "\"inverseBindMatrices\":%d,\"joints\":[", aibm);
     for (int j = 0; j < nj; j++)
         mn_strbuf_printf(mesh_js, "%s%d", j ? "," : "", node[j]);
     mn_strbuf_printf(mesh_js, "]}]");
