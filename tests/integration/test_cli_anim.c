@@ -157,6 +157,7 @@ static void test_bake_skinned(void) {
         double w0[12 * 24], w1[12 * 24];
         CHECK(g.njoints == 24 && mn_gltf_sample(&g, 0, 0, w0) == MN_OK &&
               mn_gltf_sample(&g, 0, g.anims[0].key_times[18], w1) == MN_OK);
+        CHECK(g.name && !strcmp(g.name, "fox")); /* the skin keeps Fox.glb's name */
         int hip = -1;
         for (int j = 0; j < g.njoints; j++)
             if (!strcmp(g.joint_name[j], "b_Hip_01")) hip = j;
