@@ -3,11 +3,12 @@
 BUILD      ?= build
 ASAN_BUILD ?= build-asan
 FUZZ_BUILD ?= build-fuzz
+WEB_BUILD  ?= build-web
 JOBS       ?= $(shell nproc 2>/dev/null || echo 2)
 FUZZ_SECONDS ?= 15
 
 .PHONY: all deps build run test test-release test-sanitize fuzz bench bench-peers check-format \
-        check-includes clean
+        check-includes clean web test-web bench-web
 
 all: build
 
@@ -27,6 +28,7 @@ test: deps
 	@$(MAKE) --no-print-directory fuzz
 	@$(MAKE) --no-print-directory test-release
 	@$(MAKE) --no-print-directory test-sanitize
+	@$(MAKE) --no-print-directory test-web
 
 test-release: build
 	cd $(BUILD) && ctest --output-on-failure -j$(JOBS)
@@ -60,5 +62,30 @@ check-format:
 check-includes:
 	@scripts/check-includes.sh
 
+# The WebAssembly module (clang for wasm32, wasi-libc, lld: web/cmake/wasm32-wasi.cmake),
+# copied into web/ next to the JavaScript API.
+web: deps
+	@cmake -S web -B $(WEB_BUILD) -DCMAKE_TOOLCHAIN_FILE=$(CURDIR)/web/cmake/wasm32-wasi.cmake -DCMAKE_BUILD_TYPE=Release > /dev/null
+	@cmake --build $(WEB_BUILD) -j$(JOBS)
+	@cp $(WEB_BUILD)/marionette.wasm web/marionette.wasm
+
+# web/'s npm packages (playwright-core for the browser test, the benchmark's peers), from
+# the lockfile: npm ci when node_modules is missing or older than package.json or the lockfile.
+web/node_modules/.package-lock.json: web/package.json web/package-lock.json
+	cd web && npm ci --no-audit --no-fund
+	@touch $@
+
+# The module's tests (node --test), against the native build's results: in Node, then in
+# Debian's Chromium, headless (test/browser.test.mjs).
+NODE_TESTS = $(patsubst web/%,%,$(filter-out web/test/browser.test.mjs,$(wildcard web/test/*.test.mjs)))
+test-web: build web web/node_modules/.package-lock.json
+	cd web && MN_CLI=$(CURDIR)/$(BUILD)/marionette node --test --test-reporter=tap $(NODE_TESTS)
+	cd web && MN_CLI=$(CURDIR)/$(BUILD)/marionette node --test --test-reporter=tap test/browser.test.mjs
+
+# The module against three.js's CCDIKSolver and closed-chain-ik (installed with the
+# lockfile), and the native build on the same targets.
+bench-web: build web web/node_modules/.package-lock.json
+	cd web && MN_CLI=$(CURDIR)/$(BUILD)/marionette node bench/bench_ik.mjs
+
 clean:
-	rm -rf $(BUILD) $(ASAN_BUILD) $(FUZZ_BUILD)
+	rm -rf $(BUILD) $(ASAN_BUILD) $(FUZZ_BUILD) $(WEB_BUILD)

@@ -1,14 +1,16 @@
-/* marionette bench gltf: glTF reading, animation sampling and skinning speed. */
+/* marionette bench gltf: glTF reading, animation sampling and skinning speed, model states
+ * at key times, and writing a .glb. */
 #include <marionette/gltf.h>
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "bench_util.h"
 #include "cli.h"
 
-const char mn_bench_gltf_summary[] = "glTF load, animation sampling and skinning time of skinned models";
+const char mn_bench_gltf_summary[] = "glTF load, sampling, skinning, model states and .glb write time";
 
 static void usage(FILE* f) {
     fprintf(f,
@@ -18,7 +20,10 @@ static void usage(FILE* f) {
             "(or the rest pose) at 101 times through its duration, skinning every vertex each\n"
             "time. Prints one key=value line per file: file, verts, tris, joints, anims,\n"
             "load_ms (median load), sample_us (joint world transforms), skin_us (skinning\n"
-            "matrices and all vertices), vert_ns (skinning per vertex).\n");
+            "matrices and all vertices), vert_ns (skinning per vertex), state_us (the model\n"
+            "state, mn_gltf_state, at each key time of animation 0), joint_samples_s (joints\n"
+            "per second through mn_gltf_state), write_ms (median of 5 writes of animation 0\n"
+            "at its key times, with the skinned mesh, to a temporary .glb, removed after).\n");
 }
 
 static int bench_file(const char* file, int reps) {
@@ -63,10 +68,50 @@ static int bench_file(const char* file, int reps) {
         tk[round] = b / NT * 1e-3;
     }
     double sample_us = mn_bench_median(ts, ROUNDS), skin_us = mn_bench_median(tk, ROUNDS);
+    /* model states at the key times, and writing the animation as a .glb */
+    double state_us = 0, write_ms = 0;
+    mn_model* m = mn_gltf_model(&g, &err);
+    if (m) {
+        double* q = malloc(sizeof(double) * (size_t)m->nq);
+        double* work = malloc(sizeof(double) * 16 * (size_t)g.njoints);
+        int nk = anim >= 0 && g.anims[0].nkeys > 0 ? g.anims[0].nkeys : 1;
+        for (int round = 0; round < ROUNDS; round++) {
+            double t0 = mn_bench_now_ns();
+            for (int k = 0; k < nk; k++)
+                mn_gltf_state(&g, m, anim, anim >= 0 && g.anims[0].nkeys ? g.anims[0].key_times[k] : -1, k ? q : NULL, q,
+                              work, &err);
+            ts[round] = (mn_bench_now_ns() - t0) / nk * 1e-3;
+            sink += q[0];
+        }
+        state_us = mn_bench_median(ts, ROUNDS);
+        mn_motion mo = {0, 0, 0, NULL};
+        if (anim >= 0) mn_gltf_motion_keys(&g, m, 0, file, &mo, NULL, &err);
+        const char* dir = getenv("TMPDIR");
+        char path[4096];
+        snprintf(path, sizeof path, "%s/marionette-bench-XXXXXX", dir && *dir ? dir : "/tmp");
+        int fd = mkstemp(path);
+        if (fd >= 0) {
+            close(fd);
+            double tw[5];
+            for (int r = 0; r < 5; r++) {
+                double t0 = mn_bench_now_ns();
+                mn_gltf_write(path, m, mo.nframes ? &mo : NULL, &g, &err);
+                tw[r] = (mn_bench_now_ns() - t0) * 1e-6;
+            }
+            write_ms = mn_bench_median(tw, 5);
+            remove(path);
+        }
+        mn_motion_free(&mo);
+        free(q);
+        free(work);
+        mn_model_destroy(m);
+    }
     const char* base = strrchr(file, '/');
-    printf("file=%s verts=%d tris=%d joints=%d anims=%d load_ms=%.3f sample_us=%.2f skin_us=%.2f vert_ns=%.2f\n",
+    printf("file=%s verts=%d tris=%d joints=%d anims=%d load_ms=%.3f sample_us=%.2f skin_us=%.2f vert_ns=%.2f "
+           "state_us=%.2f joint_samples_s=%.3g write_ms=%.3f\n",
            base ? base + 1 : file, g.nverts, g.ntris, g.njoints, g.nanims, load_ms, sample_us, skin_us,
-           g.nverts ? skin_us * 1e3 / g.nverts : 0.0);
+           g.nverts ? skin_us * 1e3 / g.nverts : 0.0, state_us, state_us > 0 ? g.njoints / (state_us * 1e-6) : 0.0,
+           write_ms);
     (void)sink;
     free(world);
     free(skin);

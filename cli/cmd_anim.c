@@ -1,6 +1,7 @@
-/* marionette anim: summarise a sequence document, or bake it (every frame sampled, the
- * constraints re-satisfied at each) to a BVH file. */
+/* marionette anim: summarise a sequence document, bake it (every frame sampled, the
+ * constraints re-satisfied at each) to a BVH file or a glTF binary, or import a BVH take. */
 #include <marionette/anim.h>
+#include <marionette/gltf.h>
 #include <marionette/io.h>
 #include <marionette/sequence.h>
 
@@ -12,7 +13,7 @@
 #include "cli.h"
 
 const char mn_cmd_anim_summary[] =
-    "summarise a sequence document (info) or bake its frames to BVH (bake)";
+    "summarise a sequence document (info), bake its frames to BVH or glTF (bake), import a take";
 
 static void usage(FILE* f) {
     fprintf(
@@ -31,13 +32,14 @@ static void usage(FILE* f) {
         "          interpolated as one rotation, handles and constraints.\n"
         "  bake    samples every frame from the first key to the last (every F frames with\n"
         "          --step) and writes the figure and its motion as BVH, or as a glTF 2.0 binary\n"
-        "          (a node per joint, one animation, no mesh). At each frame the\n"
-        "          active constraints are re-satisfied (warm-started from the last frame)\n"
-        "          with the solver (default lagrange), at most N steps (default 20) to the\n"
-        "          tolerance T (metres and radians, default 1e-5); --plain writes the plain\n"
-        "          in-betweens. Prints one key=value line: frames, fps, constrained frames,\n"
-        "          mean_iters, max_violation_m (largest residual of an active position\n"
-        "          constraint), unmet_frames. OUT is replaced atomically.\n"
+        "          (a node per joint, one animation, and the skinned mesh when the figure is a\n"
+        "          skinned glTF file). At each frame the active constraints are re-satisfied\n"
+        "          (warm-started from the last frame) with the solver (default lagrange), at\n"
+        "          most N steps (default 20) to the tolerance T (metres and radians, default\n"
+        "          1e-5); --plain writes the plain in-betweens. Prints one key=value line:\n"
+        "          frames, fps, constrained frames, mean_iters, max_violation_m (largest\n"
+        "          residual of an active position constraint), unmet_frames. OUT is replaced\n"
+        "          atomically.\n"
         "  import  opens a BVH take as a sequence: every frame a key, or with --tol the\n"
         "          fewest keys (chosen greedily) whose in-betweens put every joint within\n"
         "          METRES of the take (lengths scaled by S first). Interpolation: --rotation\n"
@@ -57,14 +59,18 @@ static const char* fmt_frame(double f, char* buf) {
     return buf;
 }
 
-/* Reads a sequence document and applies a motion script to it (script may be NULL). */
+/* Reads a sequence document and applies a motion script to it (script may be NULL). With
+ * skin non-NULL, a skinned glTF figure's mesh and skin go there (zeroed otherwise). */
 static int read_seq(const char* path, const char* script, mn_model** m, mn_seq** s,
-                    mn_seq_doc_info* di) {
+                    mn_seq_doc_info* di, mn_gltf* skin) {
     mn_error err;
-    if (mn_seq_read(path, m, s, di, &err) != MN_OK) return mn_cli_input_error(&err);
+    mn_status st =
+        skin ? mn_seq_read_skin(path, m, s, di, skin, &err) : mn_seq_read(path, m, s, di, &err);
+    if (st != MN_OK) return mn_cli_input_error(&err);
     if (script && mn_motion_script_apply(script, *s, &err) != MN_OK) {
         mn_seq_destroy(*s);
         mn_model_destroy(*m);
+        mn_gltf_free(skin);
         *s = NULL;
         *m = NULL;
         return mn_cli_input_error(&err);
@@ -76,7 +82,7 @@ static int info(const char* path, const char* script) {
     mn_model* m = NULL;
     mn_seq* s = NULL;
     mn_seq_doc_info di;
-    int code = read_seq(path, script, &m, &s, &di);
+    int code = read_seq(path, script, &m, &s, &di, NULL);
     if (code != MN_EXIT_OK) return code;
     int nk = mn_seq_key_count(s);
     double f0 = mn_seq_start(s), f1 = mn_seq_end(s), fps = mn_seq_fps(s);
@@ -169,18 +175,21 @@ static int bake(int argc, char** argv) {
             return mn_cli_usage_error("anim", "too many arguments");
     }
     if (!in) return mn_cli_usage_error("anim", "bake needs SEQ.json");
-    if (!out) return mn_cli_usage_error("anim", "bake needs --out OUT.bvh");
+    if (!out) return mn_cli_usage_error("anim", "bake needs --out OUT.bvh or OUT.glb");
     int glb = ends_with(out, ".glb");
     if (!ends_with(out, ".bvh") && !glb)
         return mn_cli_usage_error("anim", "OUT must end in .bvh or .glb");
     mn_model* m = NULL;
     mn_seq* s = NULL;
     mn_error err;
-    int code = read_seq(in, script, &m, &s, NULL);
+    mn_gltf skin;
+    int code = read_seq(in, script, &m, &s, NULL, glb ? &skin : NULL);
     if (code != MN_EXIT_OK) return code;
+    if (!glb) memset(&skin, 0, sizeof skin);
     double f0 = mn_seq_start(s), f1 = mn_seq_end(s);
     long nf = (long)floor((f1 - f0) / step + 1e-9) + 1;
     if (nf > 10000000) {
+        mn_gltf_free(&skin);
         mn_seq_destroy(s);
         mn_model_destroy(m);
         return mn_cli_usage_error("anim", "more than 10000000 frames: use a larger --step");
@@ -197,6 +206,7 @@ static int bake(int argc, char** argv) {
         mn_data_destroy(d);
         mn_seq_destroy(s);
         mn_model_destroy(m);
+        mn_gltf_free(&skin);
         if (!plain && d) return mn_cli_input_error(&err);
         fprintf(stderr, "marionette: %s: out of memory for %ld frames of %d numbers\n", mn_cli_safe(in), nf, m ? m->nq : 0);
         return MN_EXIT_INPUT;
@@ -217,13 +227,15 @@ static int bake(int argc, char** argv) {
         }
         memcpy(mo.q + (size_t)f * (size_t)m->nq, d->q, sizeof(double) * (size_t)m->nq);
     }
-    mn_status st = glb ? mn_gltf_write_motion(out, m, &mo, &err) : mn_bvh_write(out, m, &mo, &err);
+    mn_status st = glb ? mn_gltf_write(out, m, &mo, skin.nverts > 0 ? &skin : NULL, &err)
+                       : mn_bvh_write(out, m, &mo, &err);
     printf("file=%s out=%s frames=%ld fps=%g mode=%s constrained_frames=%ld mean_iters=%.2f "
            "max_violation_m=%.2e "
            "unmet_frames=%ld\n",
            mn_cli_safe(in), mn_cli_safe(out), nf, mn_seq_fps(s) / step, plain ? "plain" : mn_csolver_name(o.solve.method),
            constrained, nf ? (double)iters / (double)nf : 0.0, worst, unmet);
     free(mo.q);
+    mn_gltf_free(&skin);
     mn_seq_solver_destroy(v);
     mn_data_destroy(d);
     mn_seq_destroy(s);

@@ -1,6 +1,8 @@
 /* marionette info FILE [--json]: the joints as a tree, DOF count, limits, frame count. */
 #include <string.h>
 
+#include <marionette/gltf.h>
+
 #include "cli.h"
 #include "figure_print.h"
 
@@ -11,19 +13,34 @@ static void usage(FILE* f) {
                "\n"
                "FILE is a skeleton text file (.skel), BVH (.bvh), URDF (.urdf) or glTF (.gltf, .glb).\n"
                "Prints the joints as a tree with their types and limits (angles in degrees), the\n"
-               "number of degrees of freedom, and the number of motion frames (BVH). --json prints\n"
-               "the same as one JSON object (angles in radians).\n");
+               "number of degrees of freedom, and the number of motion frames (BVH). For glTF, every\n"
+               "animation with its name, duration and number of key times (the times at which\n"
+               "`marionette fk --anim NAME --frame K` poses the figure). --json prints the same as\n"
+               "one JSON object (angles in radians).\n");
 }
 
 static void print_vec(FILE* f, mn_vec3 v) { printf("[%.17g,%.17g,%.17g]", v.x, v.y, v.z); (void)f; }
 
-static void print_json(const char* file, mn_file_kind kind, const mn_model* m, const mn_motion* mo) {
+/* A name from a file, with control bytes escaped (names reach a terminal). */
+static void print_name(const char* s) { fputs(mn_cli_safe(s), stdout); }
+
+static void print_json(const char* file, mn_file_kind kind, const mn_model* m, const mn_motion* mo,
+                       const mn_gltf* g) {
     printf("{\"file\":");
     mn_cli_json_string(stdout, file);
     printf(",\"format\":\"%s\",\"name\":", mn_cli_kind_name(kind));
     mn_cli_json_string(stdout, m->name);
     printf(",\"joints\":%d,\"dof\":%d,\"nq\":%d,\"mass\":%.17g", m->njoint, m->nv, m->nq, m->total_mass);
     printf(",\"frames\":%d,\"frame_time\":%.17g", mo->nframes, mo->frame_time);
+    if (g) {
+        printf(",\"animations\":[");
+        for (int a = 0; a < g->nanims; a++) {
+            printf("%s{\"name\":", a ? "," : "");
+            mn_cli_json_string(stdout, g->anims[a].name);
+            printf(",\"duration\":%.17g,\"keys\":%d}", g->anims[a].duration, g->anims[a].nkeys);
+        }
+        printf("]");
+    }
     printf(",\"tree\":[");
     for (int j = 0; j < m->njoint; j++) {
         int t = m->jnt_type[j];
@@ -70,26 +87,49 @@ int mn_cmd_info(int argc, char** argv) {
     mn_motion mo;
     mn_warnings w = {0};
     mn_error err;
-    if (mn_figure_read(file, &m, &mo, &w, &err) != MN_OK) return mn_cli_input_error(&err);
-    mn_cli_print_warnings(&w);
     mn_file_kind kind = mn_file_kind_of(file);
+    mn_gltf g, *gp = NULL;
+    memset(&mo, 0, sizeof mo);
+    if (kind == MN_FILE_GLTF) {
+        /* every animation, listed by its key times: nothing is resampled */
+        if (mn_gltf_read(file, &g, &w, &err) != MN_OK) return mn_cli_input_error(&err);
+        gp = &g;
+        m = mn_gltf_model(&g, &err);
+        if (!m) {
+            mn_gltf_free(&g);
+            return mn_cli_input_error(&err);
+        }
+    } else if (mn_figure_read(file, &m, &mo, &w, &err) != MN_OK) {
+        return mn_cli_input_error(&err);
+    }
+    mn_cli_print_warnings(&w);
     double totals[2] = {m->total_mass, mo.nframes * mo.frame_time};
     if (!mn_cli_finite(file, "mass", totals, 1) || !mn_cli_finite(file, "frames", totals + 1, 1)) {
+        if (gp) mn_gltf_free(gp);
         mn_motion_free(&mo);
         mn_model_destroy(m);
         return MN_EXIT_INPUT;
     }
     if (json) {
-        print_json(file, kind, m, &mo);
+        print_json(file, kind, m, &mo, gp);
     } else {
         printf("file: %s (%s)\n", mn_cli_safe(file), mn_cli_kind_name(kind));
         mn_cli_print_summary(stdout, m);
         if (mo.nframes > 0)
             printf("frames: %d at %g Hz (%g s)\n", mo.nframes, mo.frame_time > 0 ? 1.0 / mo.frame_time : 0.0,
                    mo.nframes * mo.frame_time);
+        if (gp) {
+            printf("animations: %d\n", gp->nanims);
+            for (int a = 0; a < gp->nanims; a++) {
+                printf("  ");
+                print_name(gp->anims[a].name);
+                printf(": %g s, %d keys\n", gp->anims[a].duration, gp->anims[a].nkeys);
+            }
+        }
         printf("joints:\n");
         mn_cli_print_tree(stdout, m);
     }
+    if (gp) mn_gltf_free(gp);
     mn_motion_free(&mo);
     mn_model_destroy(m);
     return MN_EXIT_OK;

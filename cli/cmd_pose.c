@@ -1,5 +1,6 @@
 /* marionette pose: pin, drag and balance a figure as a scene file says (Welman ch. 5). */
 #include <marionette/constrain.h>
+#include <marionette/gltf.h>
 #include <marionette/io.h>
 #include <marionette/model.h>
 #include <marionette/scene.h>
@@ -36,7 +37,8 @@ static void usage(FILE* f) {
             "  --free-translations  also move the joints the figure holds: the position channels\n"
             "                 of a BVH rig below its root (bone lengths), held by default\n"
             "  --out OUT      also write every frame's solved state as a BVH motion (.bvh) or a\n"
-            "                 glTF 2.0 binary with the figure and its animation (.glb), replaced\n"
+            "                 glTF 2.0 binary with the figure and its animation (.glb; with the\n"
+            "                 skinned mesh when MODEL is a skinned glTF file), replaced\n"
             "                 atomically; nothing is written when the figure or scene is bad\n"
             "  --fps F        frame rate of that motion (default: the BVH file's, else 30)\n"
             "  --json         print one JSON object instead of text\n"
@@ -46,8 +48,10 @@ static void usage(FILE* f) {
 }
 
 /* Reads the figure and its start state into d (created here); *frame_time gets the BVH
- * motion's frame time (left as it is for other files). */
-static int load(const char* path, double scale, int frame, mn_model** m, mn_data** d, double* frame_time) {
+ * motion's frame time (left as it is for other files). With skin non-NULL, a skinned glTF
+ * figure's mesh and skin go there (zeroed otherwise). */
+static int load(const char* path, double scale, int frame, mn_model** m, mn_data** d, double* frame_time,
+                mn_gltf* skin) {
     mn_error err;
     mn_error_clear(&err);
     mn_motion mo;
@@ -63,7 +67,7 @@ static int load(const char* path, double scale, int frame, mn_model** m, mn_data
         if (st == MN_OK && mo.frame_time > 0) *frame_time = mo.frame_time;
     } else {
         if (scale != 1.0) return mn_cli_usage_error("pose", "--scale applies to BVH files only");
-        st = mn_figure_read(path, m, NULL, NULL, &err);
+        st = mn_figure_read_skin(path, m, NULL, skin, NULL, &err);
     }
     if (st != MN_OK) {
         mn_motion_free(&mo);
@@ -71,6 +75,7 @@ static int load(const char* path, double scale, int frame, mn_model** m, mn_data
     }
     if (frame >= 0 && frame >= mo.nframes) {
         mn_motion_free(&mo);
+        mn_gltf_free(skin);
         mn_model_destroy(*m);
         *m = NULL;
         mn_error_set(&err, MN_ERR_ARG, path, 0, "--frame", "the motion has %d frames, no frame %d", mo.nframes, frame);
@@ -79,6 +84,7 @@ static int load(const char* path, double scale, int frame, mn_model** m, mn_data
     *d = mn_data_create(*m, 0);
     if (!*d) {
         mn_motion_free(&mo);
+        mn_gltf_free(skin);
         mn_model_destroy(*m);
         *m = NULL;
         fprintf(stderr, "marionette: %s: out of memory for the figure's data\n", mn_cli_safe(path));
@@ -196,7 +202,10 @@ int mn_cmd_pose(int argc, char** argv) {
     mn_model* m = NULL;
     mn_data* d = NULL;
     double frame_time = 1.0 / 30.0;
-    int rc = load(model_path, scale, frame, &m, &d, &frame_time);
+    mn_gltf skin;
+    memset(&skin, 0, sizeof skin);
+    int to_glb = out_path && strcasecmp(strrchr(out_path, '.'), ".glb") == 0;
+    int rc = load(model_path, scale, frame, &m, &d, &frame_time, to_glb ? &skin : NULL);
     if (rc != MN_EXIT_OK) {
         mn_scene_destroy(sc);
         return rc;
@@ -227,7 +236,6 @@ int mn_cmd_pose(int argc, char** argv) {
             mn_csys_solve(s, &o, &r);
             if (mo.q) memcpy(mo.q + (size_t)f * (size_t)m->nq, d->q, sizeof(double) * (size_t)m->nq);
         }
-        int to_glb = out_path && strcasecmp(strrchr(out_path, '.'), ".glb") == 0;
         double res[3] = {r.max_violation, r.max_rot_violation, r.max_drag_error};
         int finite = frames == 0 || (mn_cli_finite(scene_path, "constraints", res, 3) &&
                                      mn_cli_finite(scene_path, "q", d->q, (size_t)m->nq));
@@ -238,7 +246,7 @@ int mn_cmd_pose(int argc, char** argv) {
         if (!finite) rc = MN_EXIT_INPUT;
         if (!finite || rc != MN_EXIT_OK) {
             /* nothing printed or written */
-        } else if (mo.q && (to_glb ? mn_gltf_write_motion(out_path, m, &mo, &err) : mn_bvh_write(out_path, m, &mo, &err)) != MN_OK)
+        } else if (mo.q && (to_glb ? mn_gltf_write(out_path, m, &mo, skin.nverts > 0 ? &skin : NULL, &err) : mn_bvh_write(out_path, m, &mo, &err)) != MN_OK)
             rc = mn_cli_input_error(&err);
         else if (rc == MN_EXIT_OK) {
             const char* name = m->name ? m->name : model_path;
@@ -248,6 +256,7 @@ int mn_cmd_pose(int argc, char** argv) {
         free(mo.q);
         mn_csys_destroy(s);
     }
+    mn_gltf_free(&skin);
     mn_data_destroy(d);
     mn_model_destroy(m);
     mn_scene_destroy(sc);

@@ -1,5 +1,7 @@
-/* marionette retarget SRC --to TARGET [--map MAP] --out OUT.bvh: a take of one skeleton
- * onto another, with the figures of the clean-up next to a naive copy of joint angles. */
+/* marionette retarget SRC --to TARGET [--map MAP] --out OUT.bvh|OUT.glb: a take of one
+ * skeleton onto another, with the figures of the clean-up next to a naive copy of joint
+ * angles. */
+#include <marionette/gltf.h>
 #include <marionette/retarget.h>
 
 #include <stdlib.h>
@@ -13,16 +15,18 @@ const char mn_cmd_retarget_summary[] =
 
 static void usage(FILE* f) {
     fprintf(f,
-            "usage: marionette retarget SRC --to TARGET [--map MAP] --out OUT.bvh\n"
+            "usage: marionette retarget SRC --to TARGET [--map MAP] --out OUT.bvh|OUT.glb\n"
             "                           [--no-cleanup] [--no-hands] [--contact-height H]\n"
             "                           [--contact-speed V]\n"
             "\n"
             "Moves the motion of SRC (a BVH take, or a glTF file's first animation) onto the\n"
             "figure TARGET (any figure file, or 'stickman' for the built-in stick figure) and\n"
-            "writes every frame to OUT (BVH; OUT is replaced atomically). Joints are paired by\n"
-            "the built-in rig tables, or by the map file MAP (lines 'ROLE SOURCE TARGET', see\n"
-            "docs/retarget.md). Bones take the source's world rotations from rest, aligned for\n"
-            "the rest poses (T-pose onto A-pose); the root path is scaled by the leg lengths;\n"
+            "writes every frame to OUT: BVH, or a glTF 2.0 binary (.glb) with the figure, its\n"
+            "animation and, when TARGET is a skinned glTF file, its skinned mesh; OUT is\n"
+            "replaced atomically. Joints are paired by the built-in rig tables, or by the map\n"
+            "file MAP (lines 'ROLE SOURCE TARGET', see docs/retarget.md). Bones take the\n"
+            "source's world rotations from rest, aligned for the rest poses (T-pose onto\n"
+            "A-pose); the root path is scaled by the leg lengths;\n"
             "then the feet follow the source's scaled ankle paths and are pinned while the\n"
             "source foot is in contact, and the hands are pulled along the scaled wrist paths\n"
             "(Lagrange solver). --no-cleanup skips that step, --no-hands the hands. A foot is in\n"
@@ -94,10 +98,10 @@ int mn_cmd_retarget(int argc, char** argv) {
     }
     if (!src) return mn_cli_usage_error("retarget", "missing SRC");
     if (!to) return mn_cli_usage_error("retarget", "missing --to TARGET");
-    if (!out) return mn_cli_usage_error("retarget", "missing --out OUT.bvh");
-    if (ends_with(out, ".glb") || ends_with(out, ".gltf"))
-        return mn_cli_usage_error("retarget", "glTF output is not available yet: write OUT.bvh");
-    if (!ends_with(out, ".bvh")) return mn_cli_usage_error("retarget", "OUT must end in .bvh");
+    if (!out) return mn_cli_usage_error("retarget", "missing --out OUT.bvh or OUT.glb");
+    int glb = ends_with(out, ".glb");
+    if (!ends_with(out, ".bvh") && !glb)
+        return mn_cli_usage_error("retarget", "OUT must end in .bvh or .glb (glTF binary)");
 
     mn_error err;
     mn_warnings w = {0};
@@ -105,6 +109,8 @@ int mn_cmd_retarget(int argc, char** argv) {
     mn_motion mo = {0}, tmo = {0};
     mn_retarget_map map;
     mn_retarget* rt = NULL;
+    mn_gltf skin;
+    memset(&skin, 0, sizeof skin);
     double *q = NULL, *qn = NULL;
     int rc = MN_EXIT_INPUT;
     if (mn_figure_read(src, &S, &mo, &w, &err) != MN_OK) goto fail;
@@ -114,7 +120,8 @@ int mn_cmd_retarget(int argc, char** argv) {
         goto fail;
     }
     w.count = 0;
-    if (mn_figure_read(to, &T, &tmo, &w, &err) != MN_OK) goto fail;
+    /* a skinned glTF target keeps its mesh for a .glb (the model is built from that file) */
+    if (mn_figure_read_skin(to, &T, &tmo, glb ? &skin : NULL, &w, &err) != MN_OK) goto fail;
     mn_cli_print_warnings(&w);
     if (map_path && mn_retarget_map_read(map_path, &map, &err) != MN_OK) goto fail;
     rt = mn_retarget_create(S, T, map_path ? &map : NULL, &opt, &err);
@@ -136,7 +143,9 @@ int mn_cmd_retarget(int argc, char** argv) {
     mn_retarget_measure(rt, qn, mo.nframes, &mn_);
     mn_retarget_measure(rt, q, mo.nframes, &mr);
     mn_motion res = {mo.nframes, T->nq, mo.frame_time, q};
-    if (mn_bvh_write(out, T, &res, &err) != MN_OK) goto fail;
+    if ((glb ? mn_gltf_write(out, T, &res, skin.nverts > 0 ? &skin : NULL, &err)
+             : mn_bvh_write(out, T, &res, &err)) != MN_OK)
+        goto fail;
 
     mn_retarget_info info;
     mn_retarget_get_info(rt, &info);
@@ -158,6 +167,7 @@ done:
     free(q);
     free(qn);
     mn_retarget_destroy(rt);
+    mn_gltf_free(&skin);
     mn_motion_free(&mo);
     mn_motion_free(&tmo);
     mn_model_destroy(S);

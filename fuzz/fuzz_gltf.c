@@ -35,6 +35,21 @@ int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
         mn_motion mo;
         if (mn_gltf_motion(&g, m, 0, 2, &mo, &e) == MN_OK) mn_motion_free(&mo);
     }
+    /* the first animation as mn_figure_read takes it (bounded by the key count) */
+    if (m && g.nanims > 0) {
+        mn_motion mo;
+        if (mn_gltf_motion_keys(&g, m, 0, "in.gltf", &mo, &w, &e) == MN_OK) mn_motion_free(&mo);
+    }
+    /* the state at every key time of every animation (at most 64 each) */
+    double* q = m ? malloc(sizeof(double) * (size_t)m->nq + 1) : NULL;
+    double* work = malloc(sizeof(double) * 16 * (size_t)g.njoints + 1);
+    for (int a = 0; q && work && a < g.nanims; a++)
+        for (int k = 0; k < g.anims[a].nkeys && k < 64; k++)
+            if (mn_gltf_state(&g, m, a, g.anims[a].key_times[k], k ? q : NULL, q, work, &e) != MN_OK &&
+                e.status == MN_ERR_ARG)
+                abort();
+    free(q);
+    free(work);
     mn_model_destroy(m);
     mn_gltf_free(&g);
     return 0;

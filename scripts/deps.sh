@@ -9,20 +9,33 @@ pkgs=(
   libxml2-dev                  # URDF reader
   libcjson-dev                 # glTF and JSON documents
   libassimp-dev                # independent BVH importer the tests compare against
+  lld wasi-libc libclang-rt-14-dev-wasm32   # the WebAssembly module (make web)
+  chromium                     # the module's browser test (headless, driven by playwright-core)
 )
+# Node for the module's tests and npm for its package: Debian's, unless a node is there.
+command -v node >/dev/null 2>&1 || pkgs+=(nodejs)
+command -v npm >/dev/null 2>&1 || pkgs+=(npm)
 
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
 done
-[ ${#missing[@]} -eq 0 ] && exit 0
-
-echo "installing: ${missing[*]}"
-sudo=""
-if [ "$(id -u)" -ne 0 ]; then
-  command -v sudo >/dev/null 2>&1 || { echo "need root or sudo to install: ${missing[*]}" >&2; exit 1; }
-  sudo="sudo"
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "installing: ${missing[*]}"
+  sudo=""
+  if [ "$(id -u)" -ne 0 ]; then
+    command -v sudo >/dev/null 2>&1 || { echo "need root or sudo to install: ${missing[*]}" >&2; exit 1; }
+    sudo="sudo"
+  fi
+  export DEBIAN_FRONTEND=noninteractive
+  $sudo apt-get update -qq
+  $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"
 fi
-export DEBIAN_FRONTEND=noninteractive
-$sudo apt-get update -qq
-$sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"
+
+top=$(cd "$(dirname "$0")/.." && pwd)
+# Independent glTF consumers for tests/peer/test_gltf_three.sh (the Khronos validator and
+# three.js, pinned in tests/peer/js/package-lock.json), from the npm registry with the
+# lockfile, once npm is there.
+if [ ! -d "$top/tests/peer/js/node_modules/three" ] || [ ! -d "$top/tests/peer/js/node_modules/gltf-validator" ]; then
+  npm ci --prefix "$top/tests/peer/js" --no-audit --no-fund > /dev/null
+fi

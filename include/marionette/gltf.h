@@ -1,6 +1,9 @@
 /* marionette glTF 2.0: skinned meshes (.gltf with embedded or external buffers, and .glb)
  * read with cJSON. One skin, its joints, inverse bind matrices, the skinned mesh's
- * positions, triangles and JOINTS_0/WEIGHTS_0, and the animations that drive the joints.
+ * positions, triangles and JOINTS_0/WEIGHTS_0, and the animations that drive the joints,
+ * each by name with its key times. A file without a skinned mesh is read as a skeleton
+ * (no mesh). mn_gltf_write writes a figure, its motion and optionally the skinned mesh as
+ * a .glb.
  *
  * Matrices here are 3x4 affine, row-major (a rigid or scaled transform x' = A x + b stored
  * as [A | b], 12 doubles), in the glTF scene's units (metres) and axes (+Y up).
@@ -26,7 +29,9 @@ extern "C" {
 
 typedef struct mn_gltf_anim {
     char* name;
-    double duration;        /* seconds */
+    double duration;        /* seconds: the last key time */
+    int nkeys;              /* distinct key times of all its channels that move the figure */
+    double* key_times;      /* nkeys, ascending */
     /* Internal sampler data, read with mn_gltf_sample. */
     int nchannels;
     void* channels;
@@ -62,7 +67,10 @@ typedef struct mn_gltf {
 
 /* Reads a .gltf (buffers as data: URIs or files relative to it) or a .glb (by content).
  * The skinned mesh is the lowest-numbered node with both "mesh" and "skin" whose root
- * node is in the default scene (else the lowest-numbered one anywhere). On failure out is left zeroed and err names the
+ * node is in the default scene (else the lowest-numbered one anywhere). Without one, the
+ * figure is skins[0]'s joints (a warning), else the default scene's node tree less the
+ * leaves that only carry a mesh or camera (docs/gltf.md, "Skeleton-only files"); nverts
+ * and ntris are then 0. On failure out is left zeroed and err names the
  * file and the field ("accessors[3].count"). */
 mn_status mn_gltf_read(const char* path, mn_gltf* out, mn_warnings* warn, mn_error* err);
 /* The same from memory; name is used in messages and its folder for external buffers. */
@@ -82,19 +90,33 @@ mn_status mn_gltf_sample(const mn_gltf* g, int anim, double t, double* joint_wor
 void mn_gltf_skin_matrices(const mn_gltf* g, const double* joint_world, double* skin_mats);
 void mn_gltf_skin_vertices(const mn_gltf* g, const double* skin_mats, double* out_pos);
 
-/* The skin's joints as a marionette model (BALL joints with offsets from the rest pose, the
- * roots FREE), for posing a glTF character with the IK solvers. Joints carry the skin's
- * joint names (find them with mn_model_find_joint); at q = q0 each joint frame sits at the
- * rest world position of its glTF joint and is turned by that joint's rest world rotation
- * (scale divided out of the columns). A joint's axis (the BALL twist axis) points to its
- * first child with a distinct position (the bone), +y for a leaf; no limits are set. Scale
- * is baked into the offsets: a joint with non-unit scale places its children where glTF
- * does at rest, but the model's frames stay rigid. NULL with err set for a mirrored
- * (negative-determinant) rest frame. */
+/* The skin's joints as a marionette model, for posing a glTF character with the IK solvers
+ * and for playing its animations. Joints are added parent before child and carry the skin's
+ * joint names (find them with mn_model_find_joint). The roots are FREE; a joint that some
+ * animation moves in its parent joint's frame (a translation channel on it, any channel on a
+ * non-joint node between it and its parent joint, an animated scale above it) is FREE too,
+ * its translation in the parent's frame added to its rest offset; every other joint is a
+ * BALL. At q = q0 each joint frame sits at the rest world position of its glTF joint and is
+ * turned by that joint's rest world rotation (scale divided out of the columns). A joint's
+ * axis (the BALL twist axis) points to its first child with a distinct position (the bone),
+ * +y for a leaf; no limits are set. Scale is baked into the offsets: a joint with non-unit
+ * scale places its children where glTF does at rest, but the model's frames stay rigid.
+ * NULL with err set for a mirrored (negative-determinant) rest frame. */
 mn_model* mn_gltf_model(const mn_gltf* g, mn_error* err);
 
+/* The state q (m->nq numbers) of m = mn_gltf_model(g) at time t of animation `anim` (t < 0
+ * or anim < 0: the rest pose; t clamped to the duration): every joint frame turned to its
+ * glTF joint's world rotation (scale divided out), every FREE joint at its glTF joint's
+ * world position. So FK reproduces mn_gltf_sample's joint positions and rotations exactly;
+ * an animated scale moves the children (through their translations) but the frames stay
+ * rigid. prev (a state, or NULL) picks quaternion signs nearest it. work: 16 x njoints
+ * doubles. No heap allocation. MN_ERR_ARG when m is not g's model (joint order, names and
+ * types), anim is out of range or t is NaN. */
+mn_status mn_gltf_state(const mn_gltf* g, const mn_model* m, int anim, double t, const double* prev,
+                        double* q, double* work, mn_error* err);
+
 /* Limits of mn_gltf_motion's resampling, which scale with the clip's data: at most
- * MN_GLTF_MAX_FRAMES_PER_KEY frames per key of the clip (but always up to
+ * MN_GLTF_MAX_FRAMES_PER_KEY frames per key time of the clip (but always up to
  * MN_GLTF_MIN_FRAME_LIMIT frames), and at most MN_GLTF_MAX_MOTION_NUMBERS numbers (200 MB)
  * in all; beyond, MN_ERR_ARG naming "fps". */
 #define MN_GLTF_MAX_FRAMES_PER_KEY 1000.0
@@ -103,14 +125,44 @@ mn_model* mn_gltf_model(const mn_gltf* g, mn_error* err);
 
 /* Animation `anim` as a motion of m = mn_gltf_model(g): frames every 1/fps seconds from 0
  * through the duration (the last frame at the duration itself; one frame, the rest pose,
- * for anim < 0). Each frame's state turns every model joint to its glTF joint's world
- * rotation (scale divided out) and puts the roots at their world positions; BALL joints
- * cannot translate, so an animated translation of a non-root joint is not reproduced.
- * Quaternions keep the sign nearest the previous frame's. out->q is malloc'd (free with
- * mn_motion_free). MN_ERR_ARG when m is not this skin's model, fps is not positive or
- * anim is out of range. */
+ * for anim < 0), each as mn_gltf_state. Quaternions keep the sign nearest the previous
+ * frame's. out->q is malloc'd (free with mn_motion_free). MN_ERR_ARG when m is not this
+ * skin's model, fps is not positive or anim is out of range. To play an animation at its
+ * own key times, use anims[anim].key_times with mn_gltf_state. */
 mn_status mn_gltf_motion(const mn_gltf* g, const mn_model* m, int anim, double fps,
                          mn_motion* out, mn_error* err);
+
+/* Writes a model and its motion (NULL or no frames: the figure alone) as a glTF 2.0 binary
+ * (.glb), atomically: one node per joint (named by it, rest translation and rotation from
+ * FK at q0 in the parent joint's frame), and one animation "motion" with a key per frame
+ * (f * frame_time): LINEAR rotation channels for HINGE, BALL and FREE joints, translation
+ * channels for SLIDE and FREE joints, the joints' local frames from FK. With skin (NULL
+ * for bones only; an mn_gltf with a mesh whose joint names are joints of m, e.g. the file
+ * m = mn_gltf_model(skin) came from) the skinned mesh and the skin are written too, bound
+ * so that the mesh at q0 is the skin's rest pose. Values are 32-bit floats. MN_ERR_ARG for
+ * a motion that does not fit m, a non-finite state or a skin joint m lacks. docs/gltf.md. */
+mn_status mn_gltf_write(const char* path, const mn_model* m, const mn_motion* motion, const mn_gltf* skin,
+                        mn_error* err);
+
+/* Animation `anim` (>= 0) as a motion at its own key times when they are evenly spaced from
+ * 0 (within 1e-4 of the interval: one frame per key), else at 30 frames per second, but
+ * never more than 16 frames per key plus 1024 (a lower rate then, with a warning naming
+ * the file `name`, which may be NULL). What
+ * mn_figure_read gives for a glTF file's first animation. */
+mn_status mn_gltf_motion_keys(const mn_gltf* g, const mn_model* m, int anim, const char* name, mn_motion* out,
+                              mn_warnings* warn, mn_error* err);
+
+/* mn_figure_read, and the skinned mesh too when path is a glTF file with one: *skin (may be
+ * NULL) then holds that file as mn_gltf_read gives it, the model having been built from it
+ * with mn_gltf_model, so that mn_gltf_write(..., m, motion, skin, ...) writes the figure with
+ * its mesh. For any other file (a skeleton-only glTF, BVH, URDF, skeleton text, "stickman")
+ * *skin is zeroed (nverts 0). Free it with mn_gltf_free (safe on a zeroed one). On failure
+ * nothing is returned (*model NULL, *skin zeroed). */
+mn_status mn_figure_read_skin(const char* path, mn_model** model, mn_motion* motion, mn_gltf* skin,
+                              mn_warnings* warn, mn_error* err);
+
+/* Index of the animation named name, -1 when none. */
+int mn_gltf_find_anim(const mn_gltf* g, const char* name);
 
 #ifdef __cplusplus
 }

@@ -65,11 +65,7 @@ mn_status mn_bvh_read_mem(const char* text, size_t len, const char* name,
 mn_status mn_bvh_write(const char* path, const mn_model* m, const mn_motion* motion,
                        mn_error* err);
 
-/* Writes a model and its motion (at least one frame, frame_time > 0) as a glTF 2.0 binary
- * (.glb): a node per joint (translation and rotation from its placement and the first
- * frame), and one animation "take" keying every joint's rotation, and the translation of
- * free and slide joints, at every frame (LINEAR). No mesh. Replaced atomically. */
-mn_status mn_gltf_write_motion(const char* path, const mn_model* m, const mn_motion* motion, mn_error* err);
+/* A model and its motion as a glTF 2.0 binary: mn_gltf_write in gltf.h. */
 
 /* ---- the thesis skeleton text format (Welman Fig. 6.1; grammar in docs/skeleton-format.md) */
 mn_status mn_skel_read(const char* path, mn_model** model, mn_warnings* warn, mn_error* err);
@@ -102,10 +98,35 @@ typedef enum mn_file_kind {
 /* By extension, then by content. */
 mn_file_kind mn_file_kind_of(const char* path);
 /* Reads any figure file (motion may be NULL; URDF and skeleton files give none; a glTF
- * file's motion is its first animation at 30 frames per second). The name "stickman", when
+ * file's motion is its first animation as mn_gltf_motion_keys gives it: at its own key
+ * times when they are evenly spaced, else at 30 frames per second within a bound; gltf.h
+ * reaches every animation at its own key times). The name "stickman", when
  * no file has that name, is the built-in default figure. */
 mn_status mn_figure_read(const char* path, mn_model** model, mn_motion* motion,
                          mn_warnings* warn, mn_error* err);
+
+/* ---- the figure document (JSON; docs/figure-document.md) ------------------------------ */
+/* The skin part of a figure document: a skinning rig (skin.h), the model joint each
+ * controller follows (-1 for none; may be NULL) and the mesh triangles (may be NULL). */
+struct mn_rig;
+typedef struct mn_figure_skin {
+    const struct mn_rig* rig;
+    const int* ctrl_joint;
+    int ntris;
+    const int* tris;
+} mn_figure_skin;
+/* Writes a model, its motion (NULL or no frames: none) and a skin (may be NULL) as a figure
+ * document, atomically. Numbers are written so that they read back exactly. */
+mn_status mn_figure_doc_write(const char* path, const mn_model* m, const mn_motion* motion,
+                              const mn_figure_skin* skin, mn_error* err);
+/* Reads any figure file (mn_figure_read) and writes it as a figure document; a glTF file's
+ * skin (mn_rig_from_gltf) and triangles go with it. */
+mn_status mn_figure_doc_convert(const char* in, const char* out, mn_warnings* warn, mn_error* err);
+/* Reads a figure document's figure and motion (motion may be NULL; the skin is skipped).
+ * err names the field ("joints[3].axis"). */
+mn_status mn_figure_doc_read(const char* path, mn_model** model, mn_motion* motion, mn_error* err);
+mn_status mn_figure_doc_read_mem(const char* text, size_t len, const char* name, mn_model** model,
+                                 mn_motion* motion, mn_error* err);
 
 /* ---- helpers shared by the writers ----------------------------------------------------- */
 /* Atomically replaces path with len bytes of data (temp file, fsync, rename). Only a

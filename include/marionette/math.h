@@ -226,6 +226,14 @@ mn_mat3 mn_euler_to_mat3(mn_euler_order order, const double e[3]);
 mn_quat mn_euler_to_quat(mn_euler_order order, const double e[3]);
 void mn_euler_from_mat3(mn_euler_order order, const mn_mat3* R, double e[3]);
 void mn_euler_from_quat(mn_euler_order order, mn_quat q, double e[3]);
+/* Of the two Tait-Bryan solutions e and (e0 + pi, pi - e1, e2 + pi) of one rotation, each
+ * angle moved by whole turns to lie within pi of ref (mn_angle_near), the one nearest ref:
+ * the least sum over the first n (1..3) angles of the squared distance to ref plus, when lo
+ * and hi are given, 4 times the squared excess outside [lo[i], hi[i]] (use -INFINITY and
+ * INFINITY for an unbounded angle). All three angles are written to out (which may be e).
+ * Ties take e's branch. */
+void mn_euler_nearest(const double e[3], const double ref[3], int n, const double* lo,
+                      const double* hi, double out[3]);
 /* "XYZ", "ZXY", ... ; NULL for an invalid order. */
 const char* mn_euler_order_name(mn_euler_order order);
 /* Parses "XYZ" etc. (case-insensitive); returns -1 when not an order. */
@@ -235,6 +243,8 @@ int mn_euler_order_parse(const char* s);
 mn_vec3 mn_rotation_error(const mn_mat3* A, const mn_mat3* B);
 /* The angle a wrapped into [-pi, pi). */
 double mn_angle_wrap(double a);
+/* The angle a moved by whole turns to lie within pi of ref (a itself when it does). */
+double mn_angle_near(double a, double ref);
 /* A unit vector perpendicular to u (u non-zero): u x e for the coordinate axis e least
  * aligned with u, normalised. */
 mn_vec3 mn_vec3_perpendicular(mn_vec3 u);

@@ -31,6 +31,13 @@ typedef struct mn_seq_doc_info {
  * and *seq are NULL and err names file, line and field. */
 mn_status mn_seq_read(const char* path, mn_model** model, mn_seq** seq, mn_seq_doc_info* info,
                       mn_error* err);
+/* mn_seq_read, and when the figure is a glTF file with a skinned mesh, that file in *skin
+ * (mn_figure_read_skin in gltf.h: the model is built from it, so mn_gltf_write can write the
+ * figure with its mesh); *skin is zeroed for any other figure and on failure. Free it with
+ * mn_gltf_free. */
+struct mn_gltf;
+mn_status mn_seq_read_skin(const char* path, mn_model** model, mn_seq** seq,
+                           mn_seq_doc_info* info, struct mn_gltf* skin, mn_error* err);
 /* The same from memory: name is used in messages, base_dir (may be NULL: the current
  * folder) resolves a relative figure path. With figure non-NULL, that model is used instead
  * of reading the document's figure (and *model is set to NULL). */

@@ -4,6 +4,8 @@
 
 #include <marionette/anim.h>
 
+#include <math.h>
+
 /* Sampling splits a state into channels:
  *   scalar channels  one state number each (a hinge angle, a slide, one coordinate of a
  *                    free position, a hinge of a run under LINEAR or a spline); every mode
@@ -22,8 +24,7 @@ typedef struct seq_unit {
     int order;      /* run, ball Euler: mn_euler_order of the rotation */
     double sign[3]; /* run: hinge angle = sign * Euler angle */
     int run;        /* run: index among the runs */
-    int limited[3];
-    double lo[3], hi[3];
+    int jnt[3];     /* run: the hinges (their limits: mn_joint_clamp_value) */
 } seq_unit;
 
 /* Per segment and rotation unit: the record below (doubles). */
@@ -97,16 +98,31 @@ int mn_seq_reserve_keys(mn_seq* s, int n);
 int mn_seq_put_key(mn_seq* s, double frame, const double* q, const double* tcb);
 /* Removes key k without rebuilding. */
 void mn_seq_drop_key(mn_seq* s, int k);
+/* Frees the sampling tables (and empties them). */
+void mn_seq_free_tables(mn_seq* s);
 /* Rebuilds the sampling tables; MN_ERR_NOMEM on allocation failure. */
 mn_status mn_seq_rebuild(mn_seq* s);
 /* Index of the segment holding frame (0..nkey-1) and the parameter u in [0, 1). */
 int mn_seq_locate(const mn_seq* s, double frame, double* u);
-/* Euler angles of a unit quaternion for a Tait-Bryan order (both solutions are e and
- * (e0 + pi, pi - e1, e2 + pi)). */
-void mn_anim_euler_from_quat(int order, mn_quat q, double e[3]);
-/* Of the two solutions e and (e0 + pi, pi - e1, e2 + pi), each angle moved by whole turns,
- * the one nearest ref. */
-void mn_anim_pick_branch(const double e[3], const double ref[3], double out[3]);
+/* Shoemake's (1987) squad inner point at q between its neighbours prev and next (all in
+ * one hemisphere): q exp(-(log(q^-1 next) + log(q^-1 prev)) / 4), normalised. */
+mn_quat mn_anim_squad_inner(mn_quat prev, mn_quat q, mn_quat next);
+/* The weights (wa, wb) of slerp(a, b, u) = wa a + wb b for unit quaternions with dot
+ * product d, without the shorter-arc flip (squad's outer slerp); lerp weights when a and b
+ * (nearly) coincide. */
+static inline void mn_anim_slerp_weights(double d, double u, double* wa, double* wb) {
+    *wa = 1 - u, *wb = u;
+    if (d < 0.9999) {
+        if (d < -1) d = -1;
+        double st = sqrt(1 - d * d);
+        if (st > 1e-9) {
+            double s1, c1;
+            mn_sincos(u * acos(d), &s1, &c1);
+            *wb = s1 / st;
+            *wa = c1 - d * *wb;
+        }
+    }
+}
 /* The interpolated rotation of a quaternion or run unit on one segment record. */
 mn_quat mn_anim_unit_rotation(const seq_unit* un, const double* rec, double u);
 

@@ -326,22 +326,10 @@ static mn_quat align(mn_quat q, mn_quat ref) {
     return mn_quat_dot(q, ref) < 0 ? mn_q4(-q.w, -q.x, -q.y, -q.z) : q;
 }
 
-static mn_quat squad_inner_q(mn_quat prev, mn_quat q, mn_quat next) {
-    mn_quat inv = mn_quat_conj(q);
-    mn_vec3 r1 = mn_quat_log(mn_quat_mul(inv, next)), r2 = mn_quat_log(mn_quat_mul(inv, prev));
-    return mn_quat_normalize(
-        mn_quat_mul(q, mn_quat_exp(mn_vec3_scale(mn_vec3_add(r1, r2), -0.25))));
-}
-
 /* Slerp without the shorter-arc flip. */
 static mn_quat slerp_noflip(mn_quat a, mn_quat b, double u) {
-    double d = mn_quat_dot(a, b);
-    double wa = 1 - u, wb = u;
-    if (d < 0.9999) {
-        if (d < -1) d = -1;
-        double th = acos(d), st = sin(th);
-        wa = sin((1 - u) * th) / st, wb = sin(u * th) / st;
-    }
+    double wa, wb;
+    mn_anim_slerp_weights(mn_quat_dot(a, b), u, &wa, &wb);
     return mn_quat_normalize(
         mn_q4(wa * a.w + wb * b.w, wa * a.x + wb * b.x, wa * a.y + wb * b.y, wa * a.z + wb * b.z));
 }
@@ -370,8 +358,8 @@ mn_status mn_seq_target_at(const mn_seq* s, int c, double frame, mn_target_key* 
             out->dir = cr_vec(t[a].dir, t[k].dir, t[k + 1].dir, t[b].dir, d0, d1, d2, u);
             mn_quat q1 = t[k].rot, q0 = align(t[a].rot, q1), q2 = align(t[k + 1].rot, q1),
                     q3 = align(t[b].rot, q2);
-            mn_quat s1 = k > 0 ? squad_inner_q(q0, q1, q2) : q1;
-            mn_quat s2 = k + 2 < n ? squad_inner_q(q1, q2, q3) : q2;
+            mn_quat s1 = k > 0 ? mn_anim_squad_inner(q0, q1, q2) : q1;
+            mn_quat s2 = k + 2 < n ? mn_anim_squad_inner(q1, q2, q3) : q2;
             out->rot =
                 slerp_noflip(mn_quat_slerp(q1, q2, u), slerp_noflip(s1, s2, u), 2 * u * (1 - u));
         } else {

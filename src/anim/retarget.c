@@ -60,11 +60,6 @@ static mn_mat3 frame_of(mn_vec3 left, mn_vec3 up) {
     return F;
 }
 
-static double wrap_near(double a, double ref) {
-    double k = floor((ref - a) / (2 * MN_PI) + 0.5);
-    return a + 2 * MN_PI * k;
-}
-
 /* ---- analysis of the two figures ------------------------------------------------------- */
 
 /* Is joint b below joint a (a strict ancestor)? */
@@ -665,37 +660,31 @@ mn_status mn_retarget_set_take(mn_retarget* rt, const double* src_q, int nframes
  * the previous frame (and, when clamping, inside the limits), then clamped. */
 static void decompose_euler(const mn_model* T, const rt_bone* b, const mn_mat3* L,
                             const double* prev, int clamp, double* q) {
-    double e[3];
+    /* in the Euler angles' own signs: hinge value = sign * angle, sign = +-1 */
+    double e[3], ref[3] = {0, 0, 0}, lo[3], hi[3], w[3];
     mn_euler_from_mat3((mn_euler_order)b->order, L, e);
-    double cand[2][3] = {{e[0], e[1], e[2]}, {e[0] + MN_PI, MN_PI - e[1], e[2] + MN_PI}};
-    int n = b->nrun, best = 0;
-    double best_cost = INFINITY, vals[2][3];
-    for (int c = 0; c < 2; c++) {
-        double cost = 0;
-        for (int i = 0; i < n; i++) {
-            int j = b->run[i];
-            double p = prev[T->jnt_qadr[j]];
-            double a = wrap_near(b->sign[i] * cand[c][i], p);
-            vals[c][i] = a;
-            cost += (a - p) * (a - p);
-            if (clamp && T->jnt_limited[j]) {
-                double lo = T->jnt_range[2 * j], hi = T->jnt_range[2 * j + 1];
-                double ex = a < lo ? lo - a : a > hi ? a - hi : 0;
-                cost += 4 * ex * ex;
-            }
-        }
-        if (cost < best_cost) {
-            best_cost = cost;
-            best = c;
+    for (int i = 0; i < b->nrun; i++) {
+        int j = b->run[i];
+        double sg = b->sign[i];
+        ref[i] = sg * prev[T->jnt_qadr[j]];
+        lo[i] = -INFINITY, hi[i] = INFINITY;
+        if (T->jnt_limited[j]) {
+            lo[i] = sg > 0 ? T->jnt_range[2 * j] : -T->jnt_range[2 * j + 1];
+            hi[i] = sg > 0 ? T->jnt_range[2 * j + 1] : -T->jnt_range[2 * j];
         }
     }
-    for (int i = 0; i < n; i++)
-        q[T->jnt_qadr[b->run[i]]] = vals[best][i];
+    mn_euler_nearest(e, ref, b->nrun, clamp ? lo : NULL, clamp ? hi : NULL, w);
+    for (int i = 0; i < b->nrun; i++)
+        q[T->jnt_qadr[b->run[i]]] = b->sign[i] * w[i];
 }
 
+/* The angle of L's twist about the unit axis (mn_swing_twist); callers move it by whole
+ * turns next to the previous frame's. */
 static double twist_angle(const mn_mat3* L, mn_vec3 axis) {
-    mn_quat r = mn_quat_from_mat3(L);
-    return 2 * atan2(mn_vec3_dot(mn_v3(r.x, r.y, r.z), axis), r.w);
+    double tw;
+    mn_vec3 sw;
+    mn_swing_twist(mn_quat_from_mat3(L), axis, &tw, &sw);
+    return tw;
 }
 
 /* Writes the joint values of bone b for the world rotation W of its joint frame, given the
@@ -724,13 +713,13 @@ static void decompose(const mn_model* T, const rt_bone* b, const mn_xform* X, co
         decompose_euler(T, b, &L, prev, clamp, q);
         break;
     case BONE_HINGE1:
-        q[a] = wrap_near(twist_angle(&L, T->jnt_axis[j0]), prev[a]);
+        q[a] = mn_angle_near(twist_angle(&L, T->jnt_axis[j0]), prev[a]);
         break;
     case BONE_GENERIC:
         /* hinges about general axes: peel the twist about each axis in turn (approximate) */
         for (int i = 0; i < b->nrun; i++) {
             int j = b->run[i];
-            double ang = wrap_near(twist_angle(&L, T->jnt_axis[j]), prev[T->jnt_qadr[j]]);
+            double ang = mn_angle_near(twist_angle(&L, T->jnt_axis[j]), prev[T->jnt_qadr[j]]);
             q[T->jnt_qadr[j]] = ang;
             mn_mat3 Ri = mn_mat3_axis_angle(T->jnt_axis[j], ang);
             L = mn_mat3_tmul(&Ri, &L);
@@ -742,9 +731,9 @@ static void decompose(const mn_model* T, const rt_bone* b, const mn_xform* X, co
     if (clamp)
         for (int i = 0; i < b->nrun; i++) {
             int j = b->run[i];
-            if (T->jnt_type[j] == MN_JOINT_HINGE && T->jnt_limited[j]) {
+            if (T->jnt_type[j] == MN_JOINT_HINGE) {
                 int k = T->jnt_qadr[j];
-                q[k] = fmin(fmax(q[k], T->jnt_range[2 * j]), T->jnt_range[2 * j + 1]);
+                q[k] = mn_joint_clamp_value(T, j, q[k]);
             }
         }
 }
@@ -895,8 +884,7 @@ mn_status mn_retarget_measure(mn_retarget* rt, const double* dst_q, int nframes,
         for (int j = 0; j < T->njoint; j++) {
             int t = T->jnt_type[j];
             if ((t != MN_JOINT_HINGE && t != MN_JOINT_SLIDE) || !T->jnt_limited[j]) continue;
-            double v = q[T->jnt_qadr[j]], lo = T->jnt_range[2 * j], hi = T->jnt_range[2 * j + 1];
-            double ex = v < lo ? lo - v : v > hi ? v - hi : 0;
+            double v = q[T->jnt_qadr[j]], ex = fabs(v - mn_joint_clamp_value(T, j, v));
             if (ex > 1e-9) {
                 m.limit_violations++;
                 if (t == MN_JOINT_HINGE)

@@ -24,54 +24,6 @@ int mn_seq_locate(const mn_seq* s, double frame, double* u) {
     return lo;
 }
 
-static const int EULER_AXES[6][3] = {{0, 1, 2}, {0, 2, 1}, {1, 0, 2},
-                                     {1, 2, 0}, {2, 0, 1}, {2, 1, 0}};
-
-static inline double wrap_near(double a, double ref) {
-    double d = ref - a;
-    if (d >= -MN_PI && d <= MN_PI) return a; /* the common case: no whole turn apart */
-    return a + 2 * MN_PI * nearbyint(d / (2 * MN_PI));
-}
-
-/* Of the two Tait-Bryan solutions e and (e0 + pi, pi - e1, e2 + pi), each angle moved by
- * whole turns, the one nearest ref (no flips: Welman 6.1.2's in-betweens stay on the branch
- * of the keys). */
-void mn_anim_pick_branch(const double e[3], const double ref[3], double out[3]) {
-    double a[3], b[3];
-    double alt[3] = {e[0] + MN_PI, MN_PI - e[1], e[2] + MN_PI};
-    double da = 0, db = 0;
-    for (int i = 0; i < 3; i++) {
-        a[i] = wrap_near(e[i], ref[i]);
-        b[i] = wrap_near(alt[i], ref[i]);
-        da += (a[i] - ref[i]) * (a[i] - ref[i]);
-        db += (b[i] - ref[i]) * (b[i] - ref[i]);
-    }
-    const double* w = da <= db ? a : b;
-    out[0] = w[0], out[1] = w[1], out[2] = w[2];
-}
-
-/* Tait-Bryan angles of R = R_i(e0) R_j(e1) R_k(e2), straight from the quaternion's matrix
- * entries (the same decomposition as mn_euler_from_mat3, with the last angle read from row
- * i so that no extra sine and cosine are needed). */
-void mn_anim_euler_from_quat(int order, mn_quat q, double e[3]) {
-    const int* ax = EULER_AXES[(unsigned)order < 6u ? order : 0];
-    int i = ax[0], j = ax[1], k = ax[2];
-    double s = ((i + 1) % 3 == j) ? 1.0 : -1.0;
-    mn_mat3 Rm = mn_quat_to_mat3(q);
-#define R(r, c) Rm.m[3 * (r) + (c)]
-    double cb =
-        sqrt(R(i, i) * R(i, i) + R(i, j) * R(i, j)); /* entries of a rotation: no overflow */
-    e[1] = atan2(s * R(i, k), cb);
-    if (cb > 1e-12) {
-        e[0] = atan2(-s * R(j, k), R(k, k));
-        e[2] = atan2(-s * R(i, j), R(i, i));
-    } else {
-        e[0] = atan2(s * R(k, j), R(j, j));
-        e[2] = 0.0;
-    }
-#undef R
-}
-
 /* Slerp with the angle, its cosine and 1/sin precomputed (Shoemake 1985): one sine and
  * cosine per call, sin((1-u)t) = sin t cos(ut) - cos t sin(ut); nlerp when they coincide. */
 static inline void slerp_pre(const double* a, const double* b, double th, double is, double cs,
@@ -91,20 +43,17 @@ static inline void slerp_pre(const double* a, const double* b, double th, double
 
 /* Slerp of two unit quaternions without the shorter-arc flip (squad's outer slerp). */
 static inline void slerp_full(const double* a, const double* b, double u, double* r) {
-    double d = a[0] * b[0] + a[1] * b[1] + a[2] * b[2] + a[3] * b[3];
-    double wa = 1 - u, wb = u;
-    if (d < 0.9999) {
-        if (d < -1) d = -1;
-        double st = sqrt(1 - d * d);
-        if (st > 1e-9) {
-            double s1, c1;
-            mn_sincos(u * acos(d), &s1, &c1);
-            wb = s1 / st;
-            wa = c1 - d * wb;
-        }
-    }
+    double wa, wb;
+    mn_anim_slerp_weights(a[0] * b[0] + a[1] * b[1] + a[2] * b[2] + a[3] * b[3], u, &wa, &wb);
     for (int i = 0; i < 4; i++)
         r[i] = wa * a[i] + wb * b[i];
+}
+
+mn_quat mn_anim_squad_inner(mn_quat prev, mn_quat q, mn_quat next) {
+    mn_quat inv = mn_quat_conj(q);
+    mn_vec3 r1 = mn_quat_log(mn_quat_mul(inv, next)), r2 = mn_quat_log(mn_quat_mul(inv, prev));
+    return mn_quat_normalize(
+        mn_quat_mul(q, mn_quat_exp(mn_vec3_scale(mn_vec3_add(r1, r2), -0.25))));
 }
 
 mn_quat mn_anim_unit_rotation(const seq_unit* un, const double* rec, double u) {
@@ -152,7 +101,8 @@ static void sample_unit(const mn_seq* s, int k, const seq_unit* un, const double
             w[i] = rec[R_EA + i] + u * (rec[R_EB + i] - rec[R_EA + i]);
     } else {
         double e[3], ref[3];
-        mn_anim_euler_from_quat(un->order, mn_anim_unit_rotation(un, rec, u), e);
+        mn_mat3 R = mn_quat_to_mat3(mn_anim_unit_rotation(un, rec, u)); /* already unit */
+        mn_euler_from_mat3((mn_euler_order)un->order, &R, e);
         const double* tr =
             s->seg_track + ((size_t)k * (size_t)s->nrun + (size_t)un->run) * (RUN_TRACK + 1) * 3;
         double x = u * RUN_TRACK;
@@ -161,13 +111,10 @@ static void sample_unit(const mn_seq* s, int k, const seq_unit* un, const double
         double a = x - i0;
         for (int i = 0; i < 3; i++)
             ref[i] = tr[3 * i0 + i] + a * (tr[3 * i0 + 3 + i] - tr[3 * i0 + i]);
-        mn_anim_pick_branch(e, ref, w);
+        mn_euler_nearest(e, ref, 3, NULL, NULL, w);
     }
-    for (int i = 0; i < un->n; i++) {
-        double v = un->sign[i] * w[i];
-        if (un->limited[i]) v = v < un->lo[i] ? un->lo[i] : (v > un->hi[i] ? un->hi[i] : v);
-        q[un->qadr[i]] = v;
-    }
+    for (int i = 0; i < un->n; i++)
+        q[un->qadr[i]] = mn_joint_clamp_value(s->m, un->jnt[i], un->sign[i] * w[i]);
 }
 
 mn_status mn_seq_sample(const mn_seq* s, double frame, double* q) {

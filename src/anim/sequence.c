@@ -83,24 +83,9 @@ nomem:
     return NULL;
 }
 
-static void free_tables(mn_seq* s) {
-    free(s->sc_qadr);
-    free(s->unit);
-    free(s->run_first);
-    free(s->run_len);
-    free(s->seg_scalar);
-    free(s->seg_rot);
-    free(s->seg_track);
-    s->seg_track = NULL;
-    s->sc_qadr = NULL;
-    s->unit = NULL;
-    s->run_first = s->run_len = NULL;
-    s->seg_scalar = s->seg_rot = NULL;
-}
-
 void mn_seq_destroy(mn_seq* s) {
     if (!s) return;
-    free_tables(s);
+    mn_seq_free_tables(s);
     free(s->jnt_rot);
     free(s->jnt_trans);
     free(s->key_frame);

@@ -125,7 +125,7 @@ static mn_quat unit_key(const mn_seq* s, const seq_unit* u, int k, double e[3]) 
         return mn_euler_to_quat((mn_euler_order)u->order, e);
     }
     mn_quat r = mn_quat_normalize(qload(q + u->qadr[0]));
-    if (u->kind == UNIT_BALL_EULER) mn_anim_euler_from_quat(u->order, r, e);
+    if (u->kind == UNIT_BALL_EULER) mn_euler_from_quat((mn_euler_order)u->order, r, e);
     return r;
 }
 
@@ -155,18 +155,18 @@ static void track_run(const mn_seq* s, const seq_unit* u, int k, double* rec) {
     /* finer steps inside, so the branch is followed through fast changes near gimbal lock */
     const int sub = 8;
     for (int i = 1; i <= RUN_TRACK * sub; i++) {
-        mn_anim_euler_from_quat(u->order,
-                                mn_anim_unit_rotation(u, rec, (double)i / (RUN_TRACK * sub)), e);
+        mn_euler_from_quat((mn_euler_order)u->order,
+                           mn_anim_unit_rotation(u, rec, (double)i / (RUN_TRACK * sub)), e);
         /* predict linearly from the last two steps: through a gimbal lock the middle angle
          * keeps going rather than bouncing back */
         double ref[3];
         for (int a = 0; a < 3; a++)
             ref[a] = i > 1 ? 2 * prev[a] - prev2[a] : prev[a];
         memcpy(prev2, prev, sizeof prev);
-        mn_anim_pick_branch(e, ref, prev);
+        mn_euler_nearest(e, ref, 3, NULL, NULL, prev);
         for (int a = 0; a < u->n; a++) {
             double v = u->sign[a] * prev[a];
-            if (u->limited[a] && (v < u->lo[a] - 1e-9 || v > u->hi[a] + 1e-9)) ok = 0;
+            if (!mn_joint_within_limits(s->m, u->jnt[a], &v, 1e-9)) ok = 0;
         }
         if (i % sub == 0) memcpy(tr + 3 * (i / sub), prev, sizeof prev);
     }
@@ -175,8 +175,7 @@ static void track_run(const mn_seq* s, const seq_unit* u, int k, double* rec) {
     if (!ok) rec[R_LIN] = 1;
 }
 
-mn_status mn_seq_rebuild(mn_seq* s) {
-    const mn_model* m = s->m;
+void mn_seq_free_tables(mn_seq* s) {
     free(s->sc_qadr);
     free(s->unit);
     free(s->run_first);
@@ -189,6 +188,11 @@ mn_status mn_seq_rebuild(mn_seq* s) {
     s->seg_track = NULL;
     s->nscalar = s->nunit = s->nrun = 0;
     s->has_limited_ball = 0;
+}
+
+mn_status mn_seq_rebuild(mn_seq* s) {
+    const mn_model* m = s->m;
+    mn_seq_free_tables(s);
 
     int nj = m->njoint;
     s->sc_qadr = malloc(sizeof(int) * (size_t)(m->nq + 1));
@@ -242,9 +246,7 @@ mn_status mn_seq_rebuild(mn_seq* s) {
                     int jj = run[i];
                     u->qadr[i] = m->jnt_qadr[jj];
                     u->sign[i] = sg[i];
-                    u->limited[i] = m->jnt_limited[jj];
-                    u->lo[i] = m->jnt_range[2 * jj];
-                    u->hi[i] = m->jnt_range[2 * jj + 1];
+                    u->jnt[i] = jj;
                     done[jj] = 1;
                 }
                 s->run_first[s->nrun] = j;
@@ -302,7 +304,8 @@ mn_status mn_seq_rebuild(mn_seq* s) {
             mn_quat q = unit_key(s, u, k, e);
             if (k > 0 && mn_quat_dot(q, Q[k - 1]) < 0) q = mn_q4(-q.w, -q.x, -q.y, -q.z);
             Q[k] = q;
-            if (u->kind == UNIT_BALL_EULER && k > 0) mn_anim_pick_branch(e, E + 3 * (k - 1), e);
+            if (u->kind == UNIT_BALL_EULER && k > 0)
+                mn_euler_nearest(e, E + 3 * (k - 1), 3, NULL, NULL, e);
             memcpy(E + 3 * k, e, sizeof e);
         }
         for (int k = 0; k < nk; k++) {
@@ -310,11 +313,7 @@ mn_status mn_seq_rebuild(mn_seq* s) {
                 S[k] = Q[k];
                 continue;
             }
-            mn_quat inv = mn_quat_conj(Q[k]);
-            mn_vec3 r1 = mn_quat_log(mn_quat_mul(inv, Q[k + 1])),
-                    r2 = mn_quat_log(mn_quat_mul(inv, Q[k - 1]));
-            S[k] = mn_quat_normalize(
-                mn_quat_mul(Q[k], mn_quat_exp(mn_vec3_scale(mn_vec3_add(r1, r2), -0.25))));
+            S[k] = mn_anim_squad_inner(Q[k - 1], Q[k], Q[k + 1]);
         }
         for (int k = 0; k < nk; k++) {
             double* r = s->seg_rot + R_STRIDE * ((size_t)k * (size_t)s->nunit + (size_t)ui);

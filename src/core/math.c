@@ -97,6 +97,12 @@ double mn_angle_wrap(double a) {
     return a - MN_PI;
 }
 
+double mn_angle_near(double a, double ref) {
+    double d = ref - a;
+    if (d >= -MN_PI && d <= MN_PI) return a; /* the common case: no whole turn apart */
+    return a + 2 * MN_PI * nearbyint(d / (2 * MN_PI));
+}
+
 mn_vec3 mn_vec3_perpendicular(mn_vec3 u) {
     mn_vec3 e = fabs(u.x) < 0.9 * mn_vec3_norm(u) ? mn_v3(1, 0, 0) : mn_v3(0, 1, 0);
     return mn_vec3_normalize(mn_vec3_cross(u, e));
@@ -168,18 +174,21 @@ mn_quat mn_euler_to_quat(mn_euler_order order, const double e[3]) {
  *   sin b = s R[i][k],  a = atan2(-s R[j][k], R[k][k]).
  * c then comes from row j of R_i(a)^T R = R_j(b) R_k(c), whose entries at columns i and j are
  * s sin c and cos c: computed from a rather than independently, the pair stays consistent
- * near gimbal lock, where a and c alone are ill-conditioned but the rotation is not. At lock
- * (cos b = 0) only a + s c is defined: a takes it all, a = atan2(s R[k][j], R[j][j]). */
+ * near gimbal lock, where a and c alone are ill-conditioned but the rotation is not. With
+ * (cos a, sin a) = (R[k][k], -s R[j][k]) / cos b, and cos b > 0 dropped (atan2 needs only
+ * the direction), no sine or cosine is evaluated. At lock (cos b = 0) only a + s c is
+ * defined: a takes it all, a = atan2(s R[k][j], R[j][j]). */
 void mn_euler_from_mat3(mn_euler_order order, const mn_mat3* Rm, double e[3]) {
     const int* ax = euler_axes(order);
     int i = ax[0], j = ax[1], k = ax[2];
     double s = ((i + 1) % 3 == j) ? 1.0 : -1.0;
 #define R(r, c) Rm->m[3 * (r) + (c)]
-    double cb = hypot(R(i, i), R(i, j));
+    /* entries of a rotation: their squares neither overflow nor matter below 1e-14 */
+    double cb = sqrt(R(i, i) * R(i, i) + R(i, j) * R(i, j));
     e[1] = atan2(s * R(i, k), cb);
     if (cb > 1e-14) {
-        e[0] = atan2(-s * R(j, k), R(k, k));
-        double sa = sin(e[0]), ca = cos(e[0]);
+        double ca = R(k, k), sa = -s * R(j, k);
+        e[0] = atan2(sa, ca);
         e[2] = atan2(s * ca * R(j, i) + sa * R(k, i), ca * R(j, j) + s * sa * R(k, j));
     } else {
         e[0] = atan2(s * R(k, j), R(j, j));
@@ -191,6 +200,32 @@ void mn_euler_from_mat3(mn_euler_order order, const mn_mat3* Rm, double e[3]) {
 void mn_euler_from_quat(mn_euler_order order, mn_quat q, double e[3]) {
     mn_mat3 R = mn_quat_to_mat3(mn_quat_normalize(q));
     mn_euler_from_mat3(order, &R, e);
+}
+
+/* The two Tait-Bryan solutions of one rotation are e and (e0 + pi, pi - e1, e2 + pi); with
+ * every angle free to move by whole turns, the one nearest a reference keeps a compound
+ * joint's hinge angles (Welman 6.1.1) continuous along a motion, without flips of branch
+ * (Welman 6.1.2: in-betweens stay on the branch of the keys). */
+void mn_euler_nearest(const double e[3], const double ref[3], int n, const double* lo,
+                      const double* hi, double out[3]) {
+    double alt[3] = {e[0] + MN_PI, MN_PI - e[1], e[2] + MN_PI}, a[3], b[3], da = 0, db = 0;
+    for (int i = 0; i < 3; i++) {
+        a[i] = mn_angle_near(e[i], ref[i]);
+        b[i] = mn_angle_near(alt[i], ref[i]);
+    }
+    for (int i = 0; i < n && i < 3; i++) {
+        da += (a[i] - ref[i]) * (a[i] - ref[i]);
+        db += (b[i] - ref[i]) * (b[i] - ref[i]);
+    }
+    if (lo && hi)
+        for (int i = 0; i < n && i < 3; i++) {
+            double ea = a[i] < lo[i] ? lo[i] - a[i] : a[i] > hi[i] ? a[i] - hi[i] : 0;
+            double eb = b[i] < lo[i] ? lo[i] - b[i] : b[i] > hi[i] ? b[i] - hi[i] : 0;
+            da += 4 * ea * ea;
+            db += 4 * eb * eb;
+        }
+    const double* w = da <= db ? a : b;
+    out[0] = w[0], out[1] = w[1], out[2] = w[2];
 }
 
 const char* mn_euler_order_name(mn_euler_order order) {

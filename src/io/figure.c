@@ -40,6 +40,41 @@ mn_file_kind mn_file_kind_of(const char* path) {
     return MN_FILE_UNKNOWN;
 }
 
+mn_status mn_figure_read_skin(const char* path, mn_model** model, mn_motion* motion, mn_gltf* skin,
+                              mn_warnings* warn, mn_error* err) {
+    if (model) *model = NULL;
+    if (motion) memset(motion, 0, sizeof *motion);
+    if (skin) memset(skin, 0, sizeof *skin);
+    if (!path || !model) return mn_error_set(err, MN_ERR_ARG, "", 0, "path", "no file given");
+    if (mn_file_kind_of(path) != MN_FILE_GLTF)
+        return mn_figure_read(path, model, motion, warn, err);
+    mn_gltf g;
+    mn_status s = mn_gltf_read(path, &g, warn, err);
+    if (s != MN_OK) return s;
+    /* the model is built from the same mn_gltf the skin is kept from: its joints are the
+     * skin's, in the skin's order */
+    *model = mn_gltf_model(&g, err);
+    if (!*model) {
+        mn_gltf_free(&g);
+        return err ? err->status : MN_ERR_PARSE;
+    }
+    /* The first animation is the file's motion (mn_gltf_motion_keys). */
+    if (motion && g.nanims > 0) {
+        s = mn_gltf_motion_keys(&g, *model, 0, path, motion, warn, err);
+        if (s != MN_OK) {
+            mn_model_destroy(*model);
+            *model = NULL;
+            mn_gltf_free(&g);
+            return s;
+        }
+    }
+    if (skin && g.nverts > 0)
+        *skin = g;
+    else
+        mn_gltf_free(&g);
+    return MN_OK;
+}
+
 mn_status mn_figure_read(const char* path, mn_model** model, mn_motion* motion, mn_warnings* warn,
                          mn_error* err) {
     if (model) *model = NULL;
@@ -54,31 +89,7 @@ mn_status mn_figure_read(const char* path, mn_model** model, mn_motion* motion, 
     case MN_FILE_BVH: return mn_bvh_read(path, NULL, model, motion, warn, err);
     case MN_FILE_URDF: return mn_urdf_read(path, model, warn, err);
     case MN_FILE_SKEL: return mn_skel_read(path, model, warn, err);
-    case MN_FILE_GLTF: {
-        mn_gltf g;
-        mn_status s = mn_gltf_read(path, &g, warn, err);
-        if (s != MN_OK) return s;
-        *model = mn_gltf_model(&g, err);
-        if (!*model) {
-            mn_gltf_free(&g);
-            return err ? err->status : MN_ERR_PARSE;
-        }
-        /* The first animation, sampled at 30 frames per second, is the file's motion. */
-        if (motion && g.nanims > 0) {
-            s = mn_gltf_motion(&g, *model, 0, 30.0, motion, err);
-            if (s != MN_OK && err && !err->file[0]) { /* name the file */
-                char text[sizeof err->message];
-                snprintf(text, sizeof text, "%s", err->message);
-                mn_error_set(err, s, path, 0, "", "animations[0]: %s", text);
-            }
-            if (s != MN_OK) {
-                mn_model_destroy(*model);
-                *model = NULL;
-            }
-        }
-        mn_gltf_free(&g);
-        return s;
-    }
+    case MN_FILE_GLTF: return mn_figure_read_skin(path, model, motion, NULL, warn, err);
     default: break;
     }
     struct stat st;

@@ -493,6 +493,19 @@ void mn_strbuf_double(mn_strbuf* b, double v) {
     mn_strbuf_append(b, s, strlen(s));
 }
 
+void mn_strbuf_json_str(mn_strbuf* b, const char* s) {
+    mn_strbuf_append(b, "\"", 1);
+    for (const char* p = s; *p; p++) {
+        if (*p == '"' || *p == '\\')
+            mn_strbuf_printf(b, "\\%c", *p);
+        else if ((unsigned char)*p < 0x20)
+            mn_strbuf_printf(b, "\\u%04x", (unsigned char)*p);
+        else
+            mn_strbuf_append(b, p, 1);
+    }
+    mn_strbuf_append(b, "\"", 1);
+}
+
 void mn_warn(mn_warnings* w, const char* file, int line, const char* field, const char* fmt, ...) {
     if (!w) return;
     if (w->count++ > 0) return;

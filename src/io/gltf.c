@@ -176,16 +176,24 @@ static mn_status read_nodes(reader* rd) {
     return MN_OK;
 }
 
+/* The scenes array and the default scene: `scene`, else scenes[0], else -1 (no scene). */
+static mn_status default_scene(gltf_ctx* c, const cJSON** scenes, int* nscenes, int* scene) {
+    *scene = -1;
+    mn_status s = mn_gltf_json_array(c, c->root, "scenes", "", scenes, nscenes);
+    if (!s) s = mn_gltf_json_index(c, c->root, "scene", "", 0, *nscenes, scene);
+    if (s) return s;
+    if (*scene < 0 && *nscenes > 0) *scene = 0;
+    return MN_OK;
+}
+
 /* The skinned node: the lowest-numbered node with both mesh and skin whose root is in the
  * default scene; else the lowest-numbered one anywhere. */
 static mn_status pick_skinned_node(reader* rd, int* out) {
     gltf_ctx* c = rd->c;
     const cJSON* scenes;
-    int nscenes, scene = -1;
-    mn_status s = mn_gltf_json_array(c, c->root, "scenes", "", &scenes, &nscenes);
-    if (!s) s = mn_gltf_json_index(c, c->root, "scene", "", 0, nscenes, &scene);
+    int nscenes, scene;
+    mn_status s = default_scene(c, &scenes, &nscenes, &scene);
     if (s) return s;
-    if (scene < 0 && nscenes > 0) scene = 0;
     const cJSON* roots = NULL;
     int nroots = 0;
     if (scene >= 0) {
@@ -216,8 +224,7 @@ static mn_status pick_skinned_node(reader* rd, int* out) {
         *out = found;
         return MN_OK;
     }
-    if (first_any < 0) return mn_gltf_fail(c, MN_ERR_NOTFOUND, "nodes", "no node has both a mesh and a skin");
-    *out = first_any;
+    *out = first_any; /* -1: no skinned mesh (a skeleton-only file) */
     return MN_OK;
 }
 
@@ -357,6 +364,112 @@ static mn_status build_skeleton(reader* rd, const char* path) {
     return MN_OK;
 }
 
+static mn_status alloc_joints(reader* rd, int nj, const char* path) {
+    mn_gltf* g = rd->g;
+    g->njoints = nj;
+    g->joint_name = calloc((size_t)nj, sizeof(char*));
+    g->joint_parent = malloc((size_t)nj * sizeof(int));
+    g->inverse_bind = malloc((size_t)nj * 12 * sizeof(double));
+    g->rest_local = malloc((size_t)nj * 12 * sizeof(double));
+    g->root_parent = malloc(12 * sizeof(double));
+    if (!g->joint_name || !g->joint_parent || !g->inverse_bind || !g->rest_local || !g->root_parent)
+        return mn_gltf_fail(rd->c, MN_ERR_NOMEM, path, "out of memory");
+    return MN_OK;
+}
+
+/* With node_snode / snode_node set for the joints: names, the skeleton paths and order,
+ * and the rest world transform of the first root's parent node. */
+static mn_status setup_joints(reader* rd, const char* path) {
+    mn_gltf* g = rd->g;
+    mn_status s = name_joints(rd, path);
+    if (!s) s = build_skeleton(rd, path);
+    if (s) return s;
+    mn_gltf_aff_identity(g->root_parent);
+    for (int j = 0; j < g->njoints; j++)
+        if (g->joint_parent[j] < 0) {
+            int node = rd->snode_node[j];
+            if (rd->nodes[node].parent >= 0) world_of(rd, rd->nodes[node].parent, g->root_parent);
+            break;
+        }
+    return MN_OK;
+}
+
+/* A file without a skin: the figure is the node hierarchy of the default scene (`scene`,
+ * else scenes[0], else every node): every node of its trees is a joint, except leaves that
+ * carry a mesh or a camera and that no animation targets (objects drawn at a node, not
+ * bones). Joints are in file order; inverse bind matrices are the identity. */
+static mn_status read_bare_skeleton(reader* rd) {
+    gltf_ctx* c = rd->c;
+    mn_gltf* g = rd->g;
+    const cJSON* scenes;
+    int nscenes, scene;
+    mn_status s = default_scene(c, &scenes, &nscenes, &scene);
+    if (s) return s;
+    /* mark[k]: 1 a root of the scene, 2 animated, 4 has children, 8 a mesh or camera */
+    unsigned char* mark = calloc((size_t)rd->nnodes, 1);
+    if (!mark) return mn_gltf_fail(c, MN_ERR_NOMEM, "nodes", "out of memory");
+    if (scene >= 0) {
+        const cJSON* roots = NULL;
+        int nroots = 0;
+        char path[32];
+        snprintf(path, sizeof path, "scenes[%d]", scene);
+        const cJSON* js = cJSON_GetArrayItem(scenes, scene);
+        if (!cJSON_IsObject(js)) s = mn_gltf_fail(c, MN_ERR_PARSE, path, "not an object");
+        if (!s) s = mn_gltf_json_array(c, js, "nodes", path, &roots, &nroots);
+        const cJSON* e;
+        if (!s)
+            cJSON_ArrayForEach(e, roots) {
+                if (cJSON_IsNumber(e) && e->valuedouble >= 0 && e->valuedouble < rd->nnodes)
+                    mark[(int)e->valuedouble] |= 1;
+            }
+    } else {
+        for (int i = 0; i < rd->nnodes; i++)
+            if (rd->nodes[i].parent < 0) mark[i] |= 1;
+    }
+    const cJSON* ja;
+    cJSON_ArrayForEach(ja, cJSON_GetObjectItemCaseSensitive(c->root, "animations")) {
+        const cJSON* jc;
+        cJSON_ArrayForEach(jc, cJSON_GetObjectItemCaseSensitive(ja, "channels")) {
+            const cJSON* n = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(jc, "target"), "node");
+            if (cJSON_IsNumber(n) && n->valuedouble >= 0 && n->valuedouble < rd->nnodes)
+                mark[(int)n->valuedouble] |= 2;
+        }
+    }
+    const cJSON* jnodes = cJSON_GetObjectItemCaseSensitive(c->root, "nodes");
+    int i = 0;
+    const cJSON* jn;
+    cJSON_ArrayForEach(jn, jnodes) {
+        if (rd->nodes[i].mesh >= 0 || cJSON_GetObjectItemCaseSensitive(jn, "camera")) mark[i] |= 8;
+        if (rd->nodes[i].parent >= 0) mark[rd->nodes[i].parent] |= 4;
+        i++;
+    }
+    int nj = 0;
+    for (i = 0; i < rd->nnodes && !s; i++) {
+        int top = i;
+        while (rd->nodes[top].parent >= 0) top = rd->nodes[top].parent;
+        if (!(mark[top] & 1)) continue;
+        if ((mark[i] & 8) && !(mark[i] & 4) && !(mark[i] & 2)) continue;
+        rd->node_snode[i] = nj;
+        rd->snode_node[nj++] = i;
+    }
+    free(mark);
+    if (s) return s;
+    if (nj == 0) return mn_gltf_fail(c, MN_ERR_NOTFOUND, "nodes", "no skin, and no node in the scene to form a skeleton");
+    s = alloc_joints(rd, nj, "nodes");
+    if (s) return s;
+    for (int j = 0; j < nj; j++) {
+        memcpy(g->rest_local + 12 * j, rd->nodes[rd->snode_node[j]].rest.m, 12 * sizeof(double));
+        mn_gltf_aff_identity(g->inverse_bind + 12 * j);
+    }
+    s = setup_joints(rd, "nodes");
+    if (s) return s;
+    const cJSON* nm = cJSON_GetObjectItemCaseSensitive(cJSON_GetArrayItem(scenes, scene), "name");
+    const char* first = rd->nodes[rd->snode_node[0]].name;
+    g->name = dupstr(cJSON_IsString(nm) && nm->valuestring[0] ? nm->valuestring : first ? first : "skeleton");
+    if (!g->name) return mn_gltf_fail(c, MN_ERR_NOMEM, "nodes", "out of memory");
+    return MN_OK;
+}
+
 static mn_status read_skin(reader* rd, int skin) {
     gltf_ctx* c = rd->c;
     mn_gltf* g = rd->g;
@@ -372,14 +485,8 @@ static mn_status read_skin(reader* rd, int skin) {
     if (s) return s;
     snprintf(f, sizeof f, "%s.joints", path);
     if (nj < 1) return mn_gltf_fail(c, MN_ERR_PARSE, f, "missing or empty");
-    g->njoints = nj;
-    g->joint_name = calloc((size_t)nj, sizeof(char*));
-    g->joint_parent = malloc((size_t)nj * sizeof(int));
-    g->inverse_bind = malloc((size_t)nj * 12 * sizeof(double));
-    g->rest_local = malloc((size_t)nj * 12 * sizeof(double));
-    g->root_parent = malloc(12 * sizeof(double));
-    if (!g->joint_name || !g->joint_parent || !g->inverse_bind || !g->rest_local || !g->root_parent)
-        return mn_gltf_fail(c, MN_ERR_NOMEM, path, "out of memory");
+    s = alloc_joints(rd, nj, path);
+    if (s) return s;
     const cJSON* e = joints->child;
     for (int j = 0; j < nj; j++, e = e->next) {
         snprintf(f, sizeof f, "%s.joints[%d]", path, j);
@@ -412,17 +519,8 @@ static mn_status read_skin(reader* rd, int skin) {
     } else {
         for (int j = 0; j < nj; j++) mn_gltf_aff_identity(g->inverse_bind + 12 * j);
     }
-    s = name_joints(rd, path);
-    if (!s) s = build_skeleton(rd, path);
+    s = setup_joints(rd, path);
     if (s) return s;
-    /* The world transform at rest of the first skin root's parent node. */
-    mn_gltf_aff_identity(g->root_parent);
-    for (int j = 0; j < nj; j++)
-        if (g->joint_parent[j] < 0) {
-            int node = rd->snode_node[j];
-            if (rd->nodes[node].parent >= 0) world_of(rd, rd->nodes[node].parent, g->root_parent);
-            break;
-        }
     const cJSON* name = cJSON_GetObjectItemCaseSensitive(js, "name");
     if (cJSON_IsString(name) && name->valuestring[0]) g->name = dupstr(name->valuestring);
     return MN_OK;
@@ -773,6 +871,7 @@ void mn_gltf_free(mn_gltf* g) {
     for (int a = 0; a < g->nanims && g->anims; a++) {
         gltf_anim_priv* ap = g->anims[a].channels;
         free(g->anims[a].name);
+        free(g->anims[a].key_times);
         if (!ap) continue;
         for (int k = 0; k < g->anims[a].nchannels && ap->ch; k++) {
             free(ap->ch[k].times);
@@ -792,9 +891,118 @@ void mn_gltf_free(mn_gltf* g) {
         free(p->path_off);
         free(p->path_len);
         free(p->path);
+        free(p->jtrans);
+        free(p->morder);
         free(p);
     }
     memset(g, 0, sizeof *g);
+}
+
+/* After the animations: each animation's key times (all its channels' times, merged), and
+ * which joints move relative to their parent joint's frame (see gltf_priv.jtrans). */
+static int cmp_double(const void* a, const void* b) {
+    double x = *(const double*)a, y = *(const double*)b;
+    return (x > y) - (x < y);
+}
+
+/* Does a LINEAR or STEP translation or scale channel hold the node's rest value at every key
+ * (to 1e-6 of its size: exporters write constant tracks, rounded to float)? Such a channel
+ * moves nothing, and the joint stays a BALL. */
+static int holds_rest(const gltf_channel* ch, const gltf_rest* r) {
+    if (ch->path == GLTF_PATH_R || ch->interp == GLTF_CUBIC || r->has_matrix) return 0;
+    const double* v0 = ch->path == GLTF_PATH_T ? r->t : r->s;
+    double tol = 1e-12 + 1e-6 * fmax(fabs(v0[0]), fmax(fabs(v0[1]), fabs(v0[2])));
+    for (int k = 0; k < ch->nkeys; k++)
+        for (int i = 0; i < 3; i++)
+            if (!(fabs(ch->values[3 * k + i] - v0[i]) <= tol)) return 0;
+    return 1;
+}
+
+static mn_status finish_animations(reader* rd) {
+    mn_gltf* g = rd->g;
+    gltf_priv* p = g->priv;
+    int nj = g->njoints;
+    p->jtrans = calloc((size_t)nj, 1);
+    unsigned char* drv = calloc((size_t)p->nsnode, 1); /* bit 1 << path: driven in some animation */
+    unsigned char* scaled = calloc((size_t)nj, 1);     /* 1: scale animated above, 2: on the joint */
+    if (!p->jtrans || !drv || !scaled) {
+        free(drv);
+        free(scaled);
+        return mn_gltf_fail(rd->c, MN_ERR_NOMEM, "animations", "out of memory");
+    }
+    mn_status s = MN_OK;
+    for (int a = 0; a < g->nanims && !s; a++) {
+        mn_gltf_anim* an = &g->anims[a];
+        const gltf_anim_priv* ap = an->channels;
+        size_t total = 0;
+        for (int k = 0; k < an->nchannels; k++) {
+            if (!holds_rest(&ap->ch[k], &p->rest[ap->ch[k].snode]))
+                drv[ap->ch[k].snode] |= (unsigned char)(1u << ap->ch[k].path);
+            total += (size_t)ap->ch[k].nkeys;
+        }
+        an->key_times = malloc((total ? total : 1) * sizeof(double));
+        if (!an->key_times) {
+            s = mn_gltf_fail(rd->c, MN_ERR_NOMEM, "animations", "out of memory");
+            break;
+        }
+        size_t n = 0;
+        for (int k = 0; k < an->nchannels; k++) {
+            memcpy(an->key_times + n, ap->ch[k].times, (size_t)ap->ch[k].nkeys * sizeof(double));
+            n += (size_t)ap->ch[k].nkeys;
+        }
+        qsort(an->key_times, n, sizeof(double), cmp_double);
+        size_t u = 0;
+        for (size_t k = 0; k < n; k++)
+            if (u == 0 || an->key_times[k] != an->key_times[u - 1]) an->key_times[u++] = an->key_times[k];
+        if (u > (size_t)INT32_MAX) u = INT32_MAX;
+        an->nkeys = (int)u;
+    }
+    for (int o = 0; o < nj && !s; o++) {
+        int j = p->order[o], par = g->joint_parent[j];
+        int path_any = 0, path_scale = 0;
+        for (int i = 0; i < p->path_len[j]; i++) {
+            unsigned char d = drv[p->path[p->path_off[j] + i]];
+            path_any |= d != 0;
+            path_scale |= (d >> GLTF_PATH_S) & 1;
+        }
+        int above = (par >= 0 && scaled[par]) || path_scale;
+        scaled[j] = (unsigned char)(above || ((drv[j] >> GLTF_PATH_S) & 1));
+        p->jtrans[j] = (unsigned char)(par < 0 || above || path_any || ((drv[j] >> GLTF_PATH_T) & 1));
+    }
+    free(drv);
+    free(scaled);
+    if (s) return s;
+    /* The model's joint order (mn_gltf_model): depth-first preorder, roots and siblings in
+     * ascending joint order, as mn_model_compile orders a spec added in that order. */
+    p->morder = malloc((size_t)nj * sizeof(int));
+    int* kid = malloc((size_t)nj * 3 * sizeof(int));
+    if (!p->morder || !kid) {
+        free(kid);
+        return mn_gltf_fail(rd->c, MN_ERR_NOMEM, "nodes", "out of memory");
+    }
+    int *first = kid, *next = kid + nj, *stack = kid + 2 * nj, top = 0, n = 0;
+    for (int j = 0; j < nj; j++) first[j] = -1;
+    for (int j = nj - 1; j >= 0; j--) {
+        int par = g->joint_parent[j];
+        if (par >= 0) {
+            next[j] = first[par];
+            first[par] = j;
+        }
+    }
+    for (int r = nj - 1; r >= 0; r--)
+        if (g->joint_parent[r] < 0) stack[top++] = r;
+    while (top > 0) {
+        int j = stack[--top];
+        p->morder[n++] = j;
+        /* push the children in descending order so they pop ascending */
+        int cnt = 0;
+        for (int c = first[j]; c >= 0; c = next[c]) cnt++;
+        top += cnt;
+        int k = top - 1;
+        for (int c = first[j]; c >= 0; c = next[c]) stack[k--] = c;
+    }
+    free(kid);
+    return MN_OK;
 }
 
 static mn_status read_doc(reader* rd) {
@@ -807,12 +1015,24 @@ static mn_status read_doc(reader* rd) {
     g->priv = calloc(1, sizeof(gltf_priv));
     g->mesh_world = malloc(12 * sizeof(double));
     if (!g->priv || !g->mesh_world) return mn_gltf_fail(c, MN_ERR_NOMEM, "nodes", "out of memory");
-    world_of(rd, node, g->mesh_world);
-    s = read_skin(rd, rd->nodes[node].skin);
-    if (!s) s = read_mesh(rd, rd->nodes[node].mesh);
+    if (node >= 0) {
+        world_of(rd, node, g->mesh_world);
+        s = read_skin(rd, rd->nodes[node].skin);
+        if (!s) s = read_mesh(rd, rd->nodes[node].mesh);
+    } else {
+        /* No skinned mesh: the first skin's joints, else the node hierarchy, without a mesh. */
+        mn_gltf_aff_identity(g->mesh_world);
+        if (cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(c->root, "skins")) > 0) {
+            mn_warn(c->warn, c->name, 0, "nodes", "no node has both a mesh and a skin: skins[0] read as a skeleton");
+            s = read_skin(rd, 0);
+        } else {
+            s = read_bare_skeleton(rd);
+        }
+    }
     if (!s) s = read_animations(rd);
+    if (!s) s = finish_animations(rd);
     if (s) return s;
-    if (!g->name) g->name = dupstr(rd->nodes[node].name ? rd->nodes[node].name : "skin");
+    if (!g->name) g->name = dupstr(node >= 0 && rd->nodes[node].name ? rd->nodes[node].name : "skin");
     if (!g->name) return mn_gltf_fail(c, MN_ERR_NOMEM, "nodes", "out of memory");
     return MN_OK;
 }

@@ -131,6 +131,11 @@ typedef struct gltf_priv {
     int* path_off;             /* njoints: start in path[] */
     int* path_len;             /* njoints */
     int* path;                 /* non-joint snodes above each joint, top-down */
+    unsigned char* jtrans;     /* njoints: 1 when the joint's position in its parent joint's
+                                  frame can change (a root; a translation channel on it; any
+                                  channel on a node between it and its parent joint; an
+                                  animated scale above it): a FREE joint in the model */
+    int* morder;               /* njoints: the glTF joint of each model joint (mn_gltf_model) */
 } gltf_priv;
 
 enum { GLTF_PATH_T = 0, GLTF_PATH_R = 1, GLTF_PATH_S = 2 };

@@ -185,7 +185,7 @@ mn_model* mn_gltf_model(const mn_gltf* g, mn_error* err) {
         if (par >= 0) first[par] = c;
     }
     for (int o = 0; o < nj; o++) {
-        int j = p->order[o];
+        int j = p->morder[o];
         const double* wj = w + 12 * j;
         mn_joint_def d = mn_joint_default();
         d.name = g->joint_name[j];
@@ -212,14 +212,15 @@ mn_model* mn_gltf_model(const mn_gltf* g, mn_error* err) {
             d.orient = q[j];
             d.q0[3] = 1;
         } else {
-            /* Children: BALL at the rest position seen from the parent's rigid frame. */
+            /* Children: at the rest position seen from the parent's rigid frame; BALL, or
+             * FREE when an animation moves the joint in its parent's frame (p->jtrans). */
             const double* wp = w + 12 * par;
             mn_mat3 Rp = mn_quat_to_mat3(q[par]);
-            d.type = MN_JOINT_BALL;
+            d.type = p->jtrans && p->jtrans[j] ? MN_JOINT_FREE : MN_JOINT_BALL;
             d.parent = idx[par];
             d.offset = mn_mat3_tmulv(&Rp, mn_vec3_sub(pj, mn_v3(wp[3], wp[7], wp[11])));
             d.orient = mn_quat_normalize(mn_quat_mul(mn_quat_conj(q[par]), q[j]));
-            d.q0[0] = 1;
+            d.q0[d.type == MN_JOINT_FREE ? 3 : 0] = 1;
         }
         idx[j] = mn_spec_add_joint(spec, &d, err);
         if (idx[j] < 0) goto done;
@@ -236,6 +237,12 @@ done:
 
 /* ---- animations as motions of that model ---------------------------------------------- */
 
+/* The model joint type of glTF joint j (see mn_gltf_model). */
+static int joint_type(const mn_gltf* g, int j) {
+    const gltf_priv* p = g->priv;
+    return g->joint_parent[j] < 0 || (p->jtrans && p->jtrans[j]) ? MN_JOINT_FREE : MN_JOINT_BALL;
+}
+
 /* Is m the model of g's skin (joint for joint by name, FREE roots, BALL children whose
  * parents match)? Fills map[j] = model joint of glTF joint j. names: m's joint names. */
 static int model_matches(const mn_gltf* g, const mn_model* m, const mn_name_map* names, int* map) {
@@ -246,10 +253,7 @@ static int model_matches(const mn_gltf* g, const mn_model* m, const mn_name_map*
     }
     for (int j = 0; j < g->njoints; j++) {
         int mj = map[j], par = g->joint_parent[j];
-        int type = m->jnt_type[mj];
-        if (par < 0 ? (type != MN_JOINT_FREE || m->jnt_parent[mj] != -1)
-                    : (type != MN_JOINT_BALL || m->jnt_parent[mj] != map[par]))
-            return 0;
+        if (m->jnt_type[mj] != joint_type(g, j) || m->jnt_parent[mj] != (par < 0 ? -1 : map[par])) return 0;
     }
     return 1;
 }
@@ -260,28 +264,86 @@ static void put_quat(double* q, mn_quat v, const double* prev) {
     q[0] = v.w, q[1] = v.x, q[2] = v.y, q[3] = v.z;
 }
 
+/* The state of m at time t (map: model joint of each glTF joint, NULL when m's joints are
+ * in p->morder). Every joint is turned to its glTF joint's world rotation (scale divided
+ * out); a FREE joint's translation puts it at its glTF joint's world position:
+ * p = R_parent^T (x_world - x_parent) - offset, T = T_parent Trans(offset + p) Rot(o) Rot(q). */
+static mn_status state_at(const mn_gltf* g, const mn_model* m, const int* map, int anim, double t,
+                          const double* qp, double* qf, double* w, mn_quat* rot, mn_error* err) {
+    const gltf_priv* p = g->priv;
+    int nj = g->njoints;
+    memcpy(qf, m->q0, sizeof(double) * (size_t)m->nq);
+    mn_gltf_sample(g, anim, t, w);
+    for (int j = 0; j < nj; j++)
+        if (!frame_rotation(w + 12 * j, &rot[j]))
+            return mn_error_set(err, MN_ERR_UNSUPPORTED, "", 0, g->joint_name[j], "degenerate or mirrored frame at t = %g",
+                                t);
+    for (int o = 0; o < nj; o++) {
+        int j = p->morder[o], mj = map ? map[j] : o, a = m->jnt_qadr[mj], par = g->joint_parent[j];
+        mn_quat oc = mn_quat_conj(m->jnt_orient[mj]);
+        /* world rotation = R_parent R_o R_q */
+        mn_quat rel = par >= 0 ? mn_quat_mul(mn_quat_conj(rot[par]), rot[j]) : rot[j];
+        if (m->jnt_type[mj] == MN_JOINT_FREE) {
+            mn_vec3 d = mn_v3(w[12 * j + 3], w[12 * j + 7], w[12 * j + 11]);
+            if (par >= 0) {
+                mn_mat3 Rp = mn_quat_to_mat3(rot[par]);
+                d = mn_mat3_tmulv(&Rp, mn_vec3_sub(d, mn_v3(w[12 * par + 3], w[12 * par + 7], w[12 * par + 11])));
+            }
+            mn_vec3 pl = mn_vec3_sub(d, m->jnt_offset[mj]);
+            qf[a] = pl.x, qf[a + 1] = pl.y, qf[a + 2] = pl.z;
+            a += 3;
+        }
+        put_quat(qf + a, mn_quat_normalize(mn_quat_mul(oc, rel)), qp ? qp + a : NULL);
+    }
+    return MN_OK;
+}
+
+mn_status mn_gltf_state(const mn_gltf* g, const mn_model* m, int anim, double t, const double* prev,
+                        double* q, double* work, mn_error* err) {
+    if (!g || !g->priv || !m || !q || !work || anim >= g->nanims || isnan(t))
+        return mn_error_set(err, MN_ERR_ARG, "", 0, "", "bad argument");
+    const gltf_priv* p = g->priv;
+    if (m->njoint != g->njoints)
+        return mn_error_set(err, MN_ERR_ARG, "", 0, "model", "not the model of this glTF skin (mn_gltf_model)");
+    for (int o = 0; o < g->njoints; o++) {
+        int j = p->morder[o], par = g->joint_parent[j];
+        if (strcmp(m->jnt_name[o], g->joint_name[j]) != 0 || m->jnt_type[o] != joint_type(g, j) ||
+            (par < 0 ? m->jnt_parent[o] != -1 : strcmp(m->jnt_name[m->jnt_parent[o]], g->joint_name[par]) != 0))
+            return mn_error_set(err, MN_ERR_ARG, "", 0, "model", "not the model of this glTF skin (mn_gltf_model)");
+    }
+    return state_at(g, m, NULL, anim, t, prev, q, work, (mn_quat*)(void*)(work + 12 * (size_t)g->njoints), err);
+}
+
+/* The motion at frames f / fps (at_keys: at the animation's key times instead). */
+static mn_status motion_at(const mn_gltf* g, const mn_model* m, int anim, double fps, int at_keys, mn_motion* out,
+                           mn_error* err);
+
 mn_status mn_gltf_motion(const mn_gltf* g, const mn_model* m, int anim, double fps,
                          mn_motion* out, mn_error* err) {
+    return motion_at(g, m, anim, fps, 0, out, err);
+}
+
+static mn_status motion_at(const mn_gltf* g, const mn_model* m, int anim, double fps, int at_keys, mn_motion* out,
+                           mn_error* err) {
     if (out) memset(out, 0, sizeof *out);
     if (!g || !g->priv || !m || !out || !(fps > 0) || !isfinite(fps) || anim >= g->nanims)
         return mn_error_set(err, MN_ERR_ARG, "", 0, !(fps > 0) || !isfinite(fps) ? "fps" : "anim",
                             "bad argument");
     int nj = g->njoints;
     double dur = anim >= 0 ? g->anims[anim].duration : 0;
-    double nf = floor(dur * fps + 1e-9) + 1 + (fmod(dur * fps, 1.0) > 1e-9 ? 1 : 0);
+    /* frames at k / fps, and one more at the duration unless the last is within 1e-4 of a
+     * frame of it (then that frame is put at the duration itself) */
+    double nf = at_keys ? g->anims[anim].nkeys : ceil(dur * fps - 1e-4) + 1;
     /* Samples per clip scale with the clip's data: at most MN_GLTF_MAX_FRAMES_PER_KEY per
-     * key it holds (and never fewer than MN_GLTF_MIN_FRAME_LIMIT), and at most
+     * key time it holds (and never fewer than MN_GLTF_MIN_FRAME_LIMIT), and at most
      * MN_GLTF_MAX_MOTION_NUMBERS numbers in all: a 3 KB file whose two keys lie 7.5e5 s
      * apart does not become 2 GB of frames. */
-    double keys = 0;
-    if (anim >= 0 && g->anims[anim].channels)
-        for (int c = 0; c < g->anims[anim].nchannels; c++)
-            keys += ((const gltf_anim_priv*)g->anims[anim].channels)->ch[c].nkeys;
+    double keys = anim >= 0 ? g->anims[anim].nkeys : 0;
     double most = fmax(MN_GLTF_MIN_FRAME_LIMIT, MN_GLTF_MAX_FRAMES_PER_KEY * keys);
     if (nf > most || nf * (m->nq > 0 ? m->nq : 1) > MN_GLTF_MAX_MOTION_NUMBERS)
         return mn_error_set(err, MN_ERR_ARG, "", 0, "fps",
                             "%.0f frames of %d numbers (%.3g s at %g fps): more than the limit of %.0f frames "
-                            "for %.0f keys and %.0f numbers in all (docs/gltf.md)",
+                            "for %.0f key times and %.0f numbers in all (docs/gltf.md)",
                             nf, m->nq, dur, fps, most, keys, MN_GLTF_MAX_MOTION_NUMBERS);
     int nframes = (int)nf;
     int* map = malloc((size_t)nj * sizeof(int));
@@ -300,32 +362,10 @@ mn_status mn_gltf_motion(const mn_gltf* g, const mn_model* m, int anim, double f
         goto done;
     }
     for (int f = 0; f < nframes; f++) {
-        double t = anim >= 0 ? fmin(f / fps, dur) : -1;
+        double t = anim < 0 ? -1 : at_keys ? g->anims[anim].key_times[f] : f == nframes - 1 ? dur : fmin(f / fps, dur);
         double* qf = q + (size_t)f * (size_t)m->nq;
-        const double* qp = f > 0 ? qf - m->nq : NULL;
-        memcpy(qf, m->q0, sizeof(double) * (size_t)m->nq);
-        mn_gltf_sample(g, anim, t, w);
-        for (int j = 0; j < nj; j++)
-            if (!frame_rotation(w + 12 * j, &rot[j])) {
-                s = mn_error_set(err, MN_ERR_UNSUPPORTED, "", 0, g->joint_name[j],
-                                 "degenerate or mirrored frame at t = %g", t);
-                goto done;
-            }
-        for (int j = 0; j < nj; j++) {
-            int mj = map[j], a = m->jnt_qadr[mj];
-            mn_quat oc = mn_quat_conj(m->jnt_orient[mj]);
-            if (g->joint_parent[j] < 0) {
-                /* A FREE root's translation adds to its offset in the parent (world) frame and
-                 * its rotation follows the orient: p = p_w - offset, R_q = R_o^T R_w. */
-                mn_vec3 p = mn_vec3_sub(mn_v3(w[12 * j + 3], w[12 * j + 7], w[12 * j + 11]), m->jnt_offset[mj]);
-                qf[a] = p.x, qf[a + 1] = p.y, qf[a + 2] = p.z;
-                put_quat(qf + a + 3, mn_quat_normalize(mn_quat_mul(oc, rot[j])), qp ? qp + a + 3 : NULL);
-            } else {
-                /* world rotation = R_parent R_o R_q */
-                mn_quat rel = mn_quat_mul(mn_quat_conj(rot[g->joint_parent[j]]), rot[j]);
-                put_quat(qf + a, mn_quat_normalize(mn_quat_mul(oc, rel)), qp ? qp + a : NULL);
-            }
-        }
+        s = state_at(g, m, map, anim, t, f > 0 ? qf - m->nq : NULL, qf, w, rot, err);
+        if (s) goto done;
     }
     out->nframes = nframes;
     out->nq = m->nq;
@@ -339,4 +379,35 @@ done:
     free(rot);
     free(q);
     return s;
+}
+
+int mn_gltf_find_anim(const mn_gltf* g, const char* name) {
+    for (int a = 0; g && name && a < g->nanims; a++)
+        if (g->anims[a].name && strcmp(g->anims[a].name, name) == 0) return a;
+    return -1;
+}
+
+mn_status mn_gltf_motion_keys(const mn_gltf* g, const mn_model* m, int anim, const char* name, mn_motion* out,
+                              mn_warnings* warn, mn_error* err) {
+    if (out) memset(out, 0, sizeof *out);
+    if (!g || !g->priv || anim < 0 || anim >= g->nanims)
+        return mn_error_set(err, MN_ERR_ARG, "", 0, "anim", "bad argument");
+    const mn_gltf_anim* an = &g->anims[anim];
+    double fps = 30.0, dur = an->duration;
+    if (an->nkeys >= 2 && dur > 0) {
+        /* evenly spaced keys from 0: one frame per key */
+        double dt = dur / (an->nkeys - 1);
+        int even = an->key_times[0] == 0;
+        for (int k = 1; k < an->nkeys && even; k++) even = fabs(an->key_times[k] - k * dt) <= 1e-4 * dt;
+        if (even) return motion_at(g, m, anim, (an->nkeys - 1) / dur, 1, out, err);
+        /* 30 Hz, but never more than 16 frames per key (plus 1024): a long animation with
+         * few keys must not cost more than its keys do */
+        double limit = 16.0 * an->nkeys + 1024;
+        if (dur * fps + 2 > limit) {
+            fps = (limit - 2) / dur;
+            mn_warn(warn, name ? name : "", 0, an->name,
+                    "keys not evenly spaced over %g s: resampled at %g Hz (%.0f frames)", dur, fps, limit - 1);
+        }
+    }
+    return mn_gltf_motion(g, m, anim, fps, out, err);
 }

@@ -1,210 +1,433 @@
-/* A figure and its motion as a glTF 2.0 binary (.glb): one node per joint, with the joint's
- * placement and rest state as its translation and rotation, and one animation whose
- * channels key every joint's rotation (and the translation of free and slide joints) at
- * every frame, linearly. A skeleton with its animation, no mesh: viewers show the node
- * hierarchy moving.
+/* glTF 2.0 binary writer: a model and a motion -> .glb (glTF 2.0 specification 4.4), written
+ * atomically (mn_write_file_atomic).
  *
- * A joint's local transform (include/marionette/model.h) is Trans(offset) Rot(orient)
- * Motion(q); as a node's translation and rotation:
- *   HINGE  t = offset,                  r = orient * axis_angle(axis, q)
- *   BALL   t = offset,                  r = orient * quat
- *   SLIDE  t = offset + orient(axis q), r = orient
- *   FREE   t = offset + p,              r = orient * quat
- *   FIXED  t = offset,                  r = orient */
-#include <marionette/io.h>
+ * One node per model joint, named by the joint, children under their parent joint's node,
+ * the roots in the scene. A node's rest TRS is the joint's frame at q0 seen from its
+ * parent's frame (translation and rotation; the model's frames are rigid, so no scale). The
+ * motion becomes one animation "motion": a key per frame at f * frame_time, a LINEAR
+ * rotation channel for every joint whose rotation can change (HINGE, BALL, FREE) and a
+ * translation channel for every joint whose position can (SLIDE, FREE). Values are the
+ * joints' local frames from FK, so any joint type plays back as the model does.
+ *
+ * With a skin (an mn_gltf whose joints are model joints by name, such as the file the
+ * model came from): a node "mesh" at the scene root carries the skinned mesh (POSITION,
+ * JOINTS_0, WEIGHTS_0, indices) and the skin (named as the source's), whose joints are the
+ * nodes of the skin's joints. Its inverse bind matrices are W_rest^-1 W_skin IB: W_rest the joint's rigid frame
+ * at q0, W_skin and IB the skin's rest world transform and inverse bind matrix, so the
+ * skinned mesh at q0 is exactly the skin's at rest (3.7.3: the mesh node's own transform
+ * is ignored).
+ *
+ * Every binary piece starts at a multiple of 4 bytes (all components here are 4 bytes, or
+ * 2 x 4 for JOINTS_0), and the chunks are padded to 4 (JSON with spaces, BIN with zeros).
+ * The host is assumed little-endian, as glTF's binary data is. */
+#include "io/io_internal.h"
 
+#include <marionette/gltf.h>
+
+#include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "io/io_internal.h"
+typedef struct bin {
+    unsigned char* data;
+    size_t len, cap;
+    int failed;
+} bin;
 
-static void node_trs(const mn_model* m, int j, const double* q, mn_vec3* t, mn_quat* r) {
-    const double* qj = q + m->jnt_qadr[j];
-    mn_quat o = m->jnt_orient[j];
-    *t = m->jnt_offset[j];
-    *r = o;
-    switch (m->jnt_type[j]) {
-    case MN_JOINT_HINGE:
-        *r = mn_quat_mul(o, mn_quat_axis_angle(m->jnt_axis[j], qj[0]));
-        break;
-    case MN_JOINT_BALL:
-        *r = mn_quat_mul(o, mn_quat_normalize(mn_q4(qj[0], qj[1], qj[2], qj[3])));
-        break;
-    case MN_JOINT_SLIDE:
-        *t = mn_vec3_add(*t, mn_quat_rotate(o, mn_vec3_scale(m->jnt_axis[j], qj[0])));
-        break;
-    case MN_JOINT_FREE:
-        *t = mn_vec3_add(*t, mn_v3(qj[0], qj[1], qj[2]));
-        *r = mn_quat_mul(o, mn_quat_normalize(mn_q4(qj[3], qj[4], qj[5], qj[6])));
-        break;
-    default:
-        break;
+static void bin_put(bin* b, const void* p, size_t n) {
+    if (b->failed) return;
+    if (b->len + n > b->cap) {
+        size_t cap = b->cap ? b->cap : 1024;
+        while (cap < b->len + n)
+            cap *= 2;
+        unsigned char* d = realloc(b->data, cap);
+        if (!d) {
+            b->failed = 1;
+            return;
+        }
+        b->data = d;
+        b->cap = cap;
     }
+    memcpy(b->data + b->len, p, n);
+    b->len += n;
 }
 
-static int moves(const mn_model* m, int j) {
-    return m->jnt_type[j] == MN_JOINT_FREE || m->jnt_type[j] == MN_JOINT_SLIDE;
+/* Local frame of joint j (rotation, translation) in its parent's frame, from FK frames. */
+static void local_of(const mn_model* m, const mn_xform* xf, int j, mn_quat* r, mn_vec3* t) {
+    int par = m->jnt_parent[j];
+    if (par < 0) {
+        *r = mn_quat_normalize(mn_quat_from_mat3(&xf[j].R));
+        *t = xf[j].p;
+        return;
+    }
+    mn_mat3 R;
+    const mn_mat3* P = &xf[par].R;
+    const mn_mat3* J = &xf[j].R;
+    for (int a = 0; a < 3; a++)
+        for (int c = 0; c < 3; c++)
+            R.m[3 * a + c] =
+                P->m[a] * J->m[c] + P->m[3 + a] * J->m[3 + c] + P->m[6 + a] * J->m[6 + c];
+    *r = mn_quat_normalize(mn_quat_from_mat3(&R));
+    *t = mn_mat3_tmulv(P, mn_vec3_sub(xf[j].p, xf[par].p));
 }
 
-static void json_str(mn_strbuf* b, const char* s) {
-    mn_strbuf_append(b, "\"", 1);
-    for (const char* p = s; *p; p++) {
+static void put_min_max(mn_strbuf* js, const double* lo, const double* hi, int n) {
+    mn_strbuf_printf(js, ",\"min\":[");
+    for (int i = 0; i < n; i++)
+        mn_strbuf_printf(js, "%s%.9g", i ? "," : "", (double)(float)lo[i]);
+    mn_strbuf_printf(js, "],\"max\":[");
+    for (int i = 0; i < n; i++)
+        mn_strbuf_printf(js, "%s%.9g", i ? "," : "", (double)(float)hi[i]);
+    mn_strbuf_printf(js, "]");
+}
+
+static void put_string(mn_strbuf* js, const char* s) {
+    mn_strbuf_append(js, "\"", 1);
+    for (const unsigned char* p = (const unsigned char*)s; *p; p++) {
         if (*p == '"' || *p == '\\')
-            mn_strbuf_printf(b, "\\%c", *p);
-        else if ((unsigned char)*p < 0x20)
-            mn_strbuf_printf(b, "\\u%04x", (unsigned char)*p);
+            mn_strbuf_printf(js, "\\%c", *p);
+        else if (*p < 0x20)
+            mn_strbuf_printf(js, "\\u%04x", *p);
         else
-            mn_strbuf_append(b, p, 1);
+            mn_strbuf_append(js, (const char*)p, 1);
     }
-    mn_strbuf_append(b, "\"", 1);
+    mn_strbuf_append(js, "\"", 1);
 }
 
-static void put_f32(unsigned char* bin, size_t* off, double v) {
-    float f = (float)v;
-    memcpy(bin + *off, &f, 4);
-    *off += 4;
+/* The JSON arrays being built and the binary buffer. */
+typedef struct wctx {
+    bin b;
+    mn_strbuf views, acc;
+    int nacc;
+} wctx;
+
+/* Appends n bytes as one bufferView (4-aligned) and one accessor over it; returns the
+ * accessor index. target: 0, or 34962/34963 for vertex / index data. */
+static int add_accessor(wctx* w, const void* data, size_t bytes, int ctype, int count,
+                        const char* type, int target, const double* lo, const double* hi,
+                        int ncomp) {
+    static const unsigned char zero[4] = {0, 0, 0, 0};
+    if (w->b.len % 4) bin_put(&w->b, zero, 4 - w->b.len % 4);
+    size_t off = w->b.len;
+    bin_put(&w->b, data, bytes);
+    mn_strbuf_printf(&w->views, "%s{\"buffer\":0,\"byteOffset\":%zu,\"byteLength\":%zu",
+                     w->nacc ? "," : "", off, bytes);
+    if (target) mn_strbuf_printf(&w->views, ",\"target\":%d", target);
+    mn_strbuf_printf(&w->views, "}");
+    mn_strbuf_printf(&w->acc,
+                     "%s{\"bufferView\":%d,\"componentType\":%d,\"count\":%d,\"type\":\"%s\"",
+                     w->nacc ? "," : "", w->nacc, ctype, count, type);
+    if (lo) put_min_max(&w->acc, lo, hi, ncomp);
+    mn_strbuf_printf(&w->acc, "}");
+    return w->nacc++;
 }
 
-static void put_u32(mn_strbuf* b, uint32_t v) {
-    unsigned char c[4] = {(unsigned char)(v & 255), (unsigned char)((v >> 8) & 255),
-                          (unsigned char)((v >> 16) & 255), (unsigned char)(v >> 24)};
-    mn_strbuf_append(b, (const char*)c, 4);
+/* float copies of n doubles (NULL when out of memory) */
+static float* to_floats(const double* v, size_t n) {
+    float* f = malloc((n ? n : 1) * sizeof(float));
+    if (f)
+        for (size_t i = 0; i < n; i++)
+            f[i] = (float)v[i];
+    return f;
 }
 
-mn_status mn_gltf_write_motion(const char* path, const mn_model* m, const mn_motion* mo,
-                               mn_error* err) {
-    if (!path || !m || !mo || mo->nframes < 1 || mo->nq != m->nq || !mo->q || !(mo->frame_time > 0))
-        return mn_error_set(err, MN_ERR_ARG, path, 0, "motion", "no figure or motion to write");
-    int nj = m->njoint, nf = mo->nframes, ntr = 0;
-    for (int j = 0; j < nj; j++)
-        ntr += moves(m, j);
-    /* binary: times, then per joint its rotations, then the translations of moving joints */
-    size_t bytes = 4 * (size_t)nf + 16 * (size_t)nf * (size_t)nj + 12 * (size_t)nf * (size_t)ntr;
-    if (bytes > 0x7fffffffu)
-        return mn_error_set(err, MN_ERR_ARG, path, 0, "motion", "too large for one glTF buffer");
-    unsigned char* bin = malloc(bytes + 4);
-    if (!bin) return mn_error_set(err, MN_ERR_NOMEM, path, 0, "motion", "out of memory");
-    size_t off = 0;
-    double tmax = 0;
-    for (int f = 0; f < nf; f++) {
-        double t = f * mo->frame_time;
-        put_f32(bin, &off, t);
-        tmax = (float)t;
+/* 3x4 row-major affine -> glTF column-major mat4 (float) */
+static void aff_to_mat4(const double* a, float* o) {
+    for (int c = 0; c < 4; c++) {
+        for (int r = 0; r < 3; r++)
+            o[4 * c + r] = (float)a[4 * r + c];
+        o[4 * c + 3] = c == 3 ? 1.0f : 0.0f;
     }
-    size_t rot0 = off;
-    for (int j = 0; j < nj; j++)
-        for (int f = 0; f < nf; f++) {
-            mn_vec3 t;
-            mn_quat r;
-            node_trs(m, j, mo->q + (size_t)f * (size_t)mo->nq, &t, &r);
-            if (f > 0) {
-                /* same hemisphere as the previous key: linear interpolation takes the short way */
-                float prev[4];
-                memcpy(prev, bin + off - 16, 16);
-                if (prev[3] * r.w + prev[0] * r.x + prev[1] * r.y + prev[2] * r.z < 0)
-                    r = mn_q4(-r.w, -r.x, -r.y, -r.z);
-            }
-            put_f32(bin, &off, r.x), put_f32(bin, &off, r.y), put_f32(bin, &off, r.z),
-                put_f32(bin, &off, r.w);
-        }
-    size_t tr0 = off;
+}
+
+/* inverse of a rigid transform (R, p) as 3x4: [R^T | -R^T p] */
+static void rigid_inverse(const mn_xform* X, double* o) {
+    for (int r = 0; r < 3; r++) {
+        for (int c = 0; c < 3; c++)
+            o[4 * r + c] = X->R.m[3 * c + r];
+        o[4 * r + 3] = -(X->R.m[r] * X->p.x + X->R.m[3 + r] * X->p.y + X->R.m[6 + r] * X->p.z);
+    }
+}
+
+static void aff_mul(const double* a, const double* b, double* c) {
+    for (int r = 0; r < 3; r++) {
+        for (int k = 0; k < 4; k++)
+            c[4 * r + k] = a[4 * r] * b[k] + a[4 * r + 1] * b[4 + k] + a[4 * r + 2] * b[8 + k] +
+                           (k == 3 ? a[4 * r + 3] : 0);
+    }
+}
+
+/* The skinned mesh and the skin: adds accessors and writes the mesh and skin JSON into
+ * mesh_js; rest: FK frames at q0. */
+static mn_status add_skin(wctx* w, const mn_gltf* g, const mn_model* m, const mn_xform* rest,
+                          mn_strbuf* mesh_js, const char* path, mn_error* err) {
+    int nj = g->njoints;
+    int* node = malloc(sizeof(int) * (size_t)nj);
+    double* gw = malloc(sizeof(double) * 12 * (size_t)nj);
+    float* ibm = malloc(sizeof(float) * 16 * (size_t)nj);
+    float* pos = to_floats(g->rest_pos, (size_t)g->nverts * 3);
+    float* wgt = to_floats(g->vweight, (size_t)g->nverts * 4);
+    uint16_t* jnt = malloc(sizeof(uint16_t) * 4 * (size_t)(g->nverts ? g->nverts : 1));
+    uint32_t* idx = malloc(sizeof(uint32_t) * 3 * (size_t)(g->ntris ? g->ntris : 1));
+    mn_status s = MN_OK;
+    if (!node || !gw || !ibm || !pos || !wgt || !jnt || !idx) {
+        s = mn_error_set(err, MN_ERR_NOMEM, path, 0, "", "out of memory");
+        goto done;
+    }
+    if (nj > 65535) {
+        s = mn_error_set(err, MN_ERR_UNSUPPORTED, path, 0, "skin",
+                         "%d skin joints: JOINTS_0 holds 65535", nj);
+        goto done;
+    }
+    mn_gltf_sample(g, -1, -1, gw);
     for (int j = 0; j < nj; j++) {
-        if (!moves(m, j)) continue;
-        for (int f = 0; f < nf; f++) {
-            mn_vec3 t;
-            mn_quat r;
-            node_trs(m, j, mo->q + (size_t)f * (size_t)mo->nq, &t, &r);
-            put_f32(bin, &off, t.x), put_f32(bin, &off, t.y), put_f32(bin, &off, t.z);
+        node[j] = mn_model_find_joint(m, g->joint_name[j]);
+        if (node[j] < 0) {
+            s = mn_error_set(err, MN_ERR_ARG, path, 0, "skin",
+                             "skin joint '%.80s' is not a joint of the model", g->joint_name[j]);
+            goto done;
+        }
+        double inv[12], t1[12], t2[12];
+        rigid_inverse(&rest[node[j]], inv);
+        aff_mul(inv, gw + 12 * j, t1);
+        aff_mul(t1, g->inverse_bind + 12 * j, t2);
+        aff_to_mat4(t2, ibm + 16 * j);
+    }
+    for (size_t k = 0; k < (size_t)g->nverts * 4; k++)
+        jnt[k] = (uint16_t)g->vjoint[k];
+    for (size_t k = 0; k < (size_t)g->ntris * 3; k++)
+        idx[k] = (uint32_t)g->tris[k];
+    double lo[3] = {0, 0, 0}, hi[3] = {0, 0, 0};
+    for (int v = 0; v < g->nverts; v++)
+        for (int k = 0; k < 3; k++) {
+            double x = pos[3 * v + k];
+            if (v == 0 || x < lo[k]) lo[k] = x;
+            if (v == 0 || x > hi[k]) hi[k] = x;
+        }
+    int apos = add_accessor(w, pos, sizeof(float) * 3 * (size_t)g->nverts, 5126, g->nverts, "VEC3",
+                            34962, lo, hi, 3);
+    int ajnt = add_accessor(w, jnt, sizeof(uint16_t) * 4 * (size_t)g->nverts, 5123, g->nverts,
+                            "VEC4", 34962, NULL, NULL, 0);
+    int awgt = add_accessor(w, wgt, sizeof(float) * 4 * (size_t)g->nverts, 5126, g->nverts, "VEC4",
+                            34962, NULL, NULL, 0);
+    int aidx = add_accessor(w, idx, sizeof(uint32_t) * 3 * (size_t)g->ntris, 5125, 3 * g->ntris,
+                            "SCALAR", 34963, NULL, NULL, 0);
+    int aibm =
+        add_accessor(w, ibm, sizeof(float) * 16 * (size_t)nj, 5126, nj, "MAT4", 0, NULL, NULL, 0);
+    mn_strbuf_printf(mesh_js,
+                     ",\"meshes\":[{\"name\":\"mesh\",\"primitives\":[{\"attributes\":{"
+                     "\"POSITION\":%d,\"JOINTS_0\":%d,"
+                     "\"WEIGHTS_0\":%d},\"indices\":%d,\"mode\":4}]}],\"skins\":[{",
+                     apos, ajnt, awgt, aidx);
+    /* the skin keeps the source's name, so the figure read back is named as before */
+    if (g->name && g->name[0]) {
+        mn_strbuf_append(mesh_js, "\"name\":", 7);
+        mn_strbuf_json_str(mesh_js, g->name);
+        mn_strbuf_append(mesh_js, ",", 1);
+    }
+    mn_strbuf_printf(mesh_js, "\"inverseBindMatrices\":%d,\"joints\":[", aibm);
+    for (int j = 0; j < nj; j++)
+        mn_strbuf_printf(mesh_js, "%s%d", j ? "," : "", node[j]);
+    mn_strbuf_printf(mesh_js, "]}]");
+done:
+    free(node);
+    free(gw);
+    free(ibm);
+    free(pos);
+    free(wgt);
+    free(jnt);
+    free(idx);
+    return s;
+}
+
+mn_status mn_gltf_write(const char* path, const mn_model* m, const mn_motion* motion,
+                        const mn_gltf* skin, mn_error* err) {
+    if (!path || !m) return mn_error_set(err, MN_ERR_ARG, path ? path : "", 0, "", "NULL argument");
+    const mn_motion* mo = motion && motion->nframes > 0 ? motion : NULL;
+    if (mo && (mo->nq != m->nq || (m->nq > 0 && !mo->q) || !(mo->frame_time > 0) ||
+               !isfinite(mo->frame_time)))
+        return mn_error_set(err, MN_ERR_ARG, path, 0, "motion",
+                            "motion does not fit the model (nq %d, model nq %d)", mo->nq, m->nq);
+    if (mo && m->nq > 0)
+        for (size_t k = 0; k < (size_t)mo->nframes * (size_t)m->nq; k++)
+            if (!isfinite(mo->q[k]))
+                return mn_error_set(err, MN_ERR_ARG, path, 0, "motion",
+                                    "frame %zu: state %zu is not finite", k / (size_t)m->nq,
+                                    k % (size_t)m->nq);
+    int nj = m->njoint, nf = mo ? mo->nframes : 0;
+    if (nj < 1) return mn_error_set(err, MN_ERR_ARG, path, 0, "model", "no joints");
+    int with_mesh = skin && skin->njoints > 0 && skin->nverts > 0 && skin->ntris > 0;
+    mn_data* d = mn_data_create(m, 0);
+    mn_quat* rq = malloc(sizeof(mn_quat) * (size_t)nj * (size_t)(nf + 1));
+    mn_vec3* rt = malloc(sizeof(mn_vec3) * (size_t)nj * (size_t)(nf + 1));
+    mn_xform* rest = malloc(sizeof(mn_xform) * (size_t)nj);
+    float* fv = malloc(sizeof(float) * 4 * (size_t)(nf ? nf : 1));
+    wctx w;
+    memset(&w, 0, sizeof w);
+    mn_strbuf_init(&w.views);
+    mn_strbuf_init(&w.acc);
+    mn_strbuf js, chans, samps, mesh_js;
+    mn_strbuf_init(&js);
+    mn_strbuf_init(&chans);
+    mn_strbuf_init(&samps);
+    mn_strbuf_init(&mesh_js);
+    char* out = NULL;
+    mn_status s = MN_OK;
+    if (!d || !rq || !rt || !rest || !fv) {
+        s = mn_error_set(err, MN_ERR_NOMEM, path, 0, "", "out of memory");
+        goto done;
+    }
+    /* frame 0 of rq/rt: the rest pose; 1..nf: the motion */
+    for (int f = 0; f <= nf; f++) {
+        memcpy(d->q, f ? mo->q + (size_t)(f - 1) * (size_t)m->nq : m->q0,
+               sizeof(double) * (size_t)m->nq);
+        mn_fk(m, d);
+        if (f == 0) memcpy(rest, d->xf, sizeof(mn_xform) * (size_t)nj);
+        for (int j = 0; j < nj; j++) {
+            mn_quat* r = &rq[(size_t)f * nj + j];
+            local_of(m, d->xf, j, r, &rt[(size_t)f * nj + j]);
+            const mn_quat* prev = f ? &rq[(size_t)(f - 1) * nj + j] : NULL;
+            if (prev && r->w * prev->w + r->x * prev->x + r->y * prev->y + r->z * prev->z < 0)
+                *r = mn_q4(-r->w, -r->x, -r->y, -r->z);
         }
     }
-
-    mn_strbuf js;
-    mn_strbuf_init(&js);
+    if (with_mesh) {
+        s = add_skin(&w, skin, m, rest, &mesh_js, path, err);
+        if (s) goto done;
+    }
+    /* the animation: key times, then a rotation and/or translation track per joint */
+    int nch = 0;
+    if (nf > 0) {
+        double lo = 0, hi = (double)(float)((nf - 1) * mo->frame_time);
+        for (int f = 0; f < nf; f++)
+            fv[f] = (float)(f * mo->frame_time);
+        int atime =
+            add_accessor(&w, fv, sizeof(float) * (size_t)nf, 5126, nf, "SCALAR", 0, &lo, &hi, 1);
+        for (int j = 0; j < nj; j++) {
+            int t = m->jnt_type[j];
+            for (int pth = 0; pth < 2; pth++) {
+                int want = pth == 0
+                               ? (t == MN_JOINT_SLIDE || t == MN_JOINT_FREE)
+                               : (t == MN_JOINT_HINGE || t == MN_JOINT_BALL || t == MN_JOINT_FREE);
+                if (!want) continue;
+                for (int f = 1; f <= nf; f++) {
+                    float* o = fv + (size_t)(f - 1) * (pth ? 4 : 3);
+                    if (pth == 0) {
+                        mn_vec3 v = rt[(size_t)f * nj + j];
+                        o[0] = (float)v.x, o[1] = (float)v.y, o[2] = (float)v.z;
+                    } else {
+                        mn_quat r = rq[(size_t)f * nj + j];
+                        o[0] = (float)r.x, o[1] = (float)r.y, o[2] = (float)r.z, o[3] = (float)r.w;
+                    }
+                }
+                int a = add_accessor(&w, fv, sizeof(float) * (size_t)nf * (pth ? 4 : 3), 5126, nf,
+                                     pth ? "VEC4" : "VEC3", 0, NULL, NULL, 0);
+                mn_strbuf_printf(&samps,
+                                 "%s{\"input\":%d,\"output\":%d,\"interpolation\":\"LINEAR\"}",
+                                 nch ? "," : "", atime, a);
+                mn_strbuf_printf(&chans,
+                                 "%s{\"sampler\":%d,\"target\":{\"node\":%d,\"path\":\"%s\"}}",
+                                 nch ? "," : "", nch, j, pth == 0 ? "translation" : "rotation");
+                nch++;
+            }
+        }
+    }
+    /* JSON: asset, scene, nodes (joints, then the mesh node), mesh and skin, animation */
     mn_strbuf_printf(&js, "{\"asset\":{\"version\":\"2.0\",\"generator\":\"marionette\"},\"scene\":"
                           "0,\"scenes\":[{\"nodes\":[");
     int first = 1;
     for (int j = 0; j < nj; j++)
         if (m->jnt_parent[j] < 0) mn_strbuf_printf(&js, "%s%d", first ? "" : ",", j), first = 0;
+    if (with_mesh) mn_strbuf_printf(&js, ",%d", nj);
     mn_strbuf_printf(&js, "]}],\"nodes\":[");
-    for (int j = 0; j < nj; j++) {
-        mn_vec3 t;
-        mn_quat r;
-        node_trs(m, j, mo->q, &t, &r);
-        mn_strbuf_printf(&js, "%s{\"name\":", j ? "," : "");
-        json_str(&js, m->jnt_name[j]);
-        mn_strbuf_printf(&js,
-                         ",\"translation\":[%.9g,%.9g,%.9g],\"rotation\":[%.9g,%.9g,%.9g,%.9g]",
-                         t.x, t.y, t.z, r.x, r.y, r.z, r.w);
-        int nc = 0;
-        for (int c = j + 1; c < nj; c++)
-            if (m->jnt_parent[c] == j)
-                mn_strbuf_printf(&js, "%s%d", nc++ ? "," : ",\"children\":[", c);
-        mn_strbuf_printf(&js, "%s}", nc ? "]" : "");
+    /* children lists in ascending order: first child, next sibling */
+    int* kid = malloc(sizeof(int) * 2 * (size_t)nj);
+    if (!kid) {
+        s = mn_error_set(err, MN_ERR_NOMEM, path, 0, "", "out of memory");
+        goto done;
     }
-    mn_strbuf_printf(&js, "],\"buffers\":[{\"byteLength\":%zu}],\"bufferViews\":[", bytes);
-    mn_strbuf_printf(&js, "{\"buffer\":0,\"byteOffset\":0,\"byteLength\":%zu}", 4 * (size_t)nf);
-    mn_strbuf_printf(&js, ",{\"buffer\":0,\"byteOffset\":%zu,\"byteLength\":%zu}", rot0,
-                     tr0 - rot0);
-    if (ntr)
-        mn_strbuf_printf(&js, ",{\"buffer\":0,\"byteOffset\":%zu,\"byteLength\":%zu}", tr0,
-                         bytes - tr0);
-    mn_strbuf_printf(&js,
-                     "],\"accessors\":[{\"bufferView\":0,\"componentType\":5126,\"count\":%d,"
-                     "\"type\":\"SCALAR\","
-                     "\"min\":[0],\"max\":[%.9g]}",
-                     nf, tmax);
     for (int j = 0; j < nj; j++)
-        mn_strbuf_printf(&js,
-                         ",{\"bufferView\":1,\"byteOffset\":%zu,\"componentType\":5126,\"count\":%"
-                         "d,\"type\":\"VEC4\"}",
-                         16 * (size_t)nf * (size_t)j, nf);
-    int k = 0;
-    for (int j = 0; j < nj; j++)
-        if (moves(m, j))
-            mn_strbuf_printf(&js,
-                             ",{\"bufferView\":2,\"byteOffset\":%zu,\"componentType\":5126,"
-                             "\"count\":%d,\"type\":\"VEC3\"}",
-                             12 * (size_t)nf * (size_t)k++, nf);
-    mn_strbuf_printf(&js, "],\"animations\":[{\"name\":\"take\",\"samplers\":[");
-    for (int i = 0; i < nj + ntr; i++)
-        mn_strbuf_printf(&js, "%s{\"input\":0,\"output\":%d,\"interpolation\":\"LINEAR\"}",
-                         i ? "," : "", 1 + i);
-    mn_strbuf_printf(&js, "],\"channels\":[");
-    for (int j = 0; j < nj; j++)
-        mn_strbuf_printf(&js, "%s{\"sampler\":%d,\"target\":{\"node\":%d,\"path\":\"rotation\"}}",
-                         j ? "," : "", j, j);
-    k = 0;
-    for (int j = 0; j < nj; j++)
-        if (moves(m, j))
-            mn_strbuf_printf(&js,
-                             ",{\"sampler\":%d,\"target\":{\"node\":%d,\"path\":\"translation\"}}",
-                             nj + k++, j);
-    mn_strbuf_printf(&js, "]}]}");
-    while (js.len % 4)
-        mn_strbuf_append(&js, " ", 1);
-
-    mn_strbuf glb;
-    mn_strbuf_init(&glb);
-    size_t binpad = (4 - bytes % 4) % 4;
-    size_t total = 12 + 8 + js.len + 8 + bytes + binpad;
-    put_u32(&glb, 0x46546C67u);
-    put_u32(&glb, 2);
-    put_u32(&glb, (uint32_t)total);
-    put_u32(&glb, (uint32_t)js.len);
-    put_u32(&glb, 0x4E4F534Au);
-    mn_strbuf_append(&glb, js.data, js.len);
-    put_u32(&glb, (uint32_t)(bytes + binpad));
-    put_u32(&glb, 0x004E4942u);
-    mn_strbuf_append(&glb, (const char*)bin, bytes);
-    mn_strbuf_append(&glb, "\0\0\0", binpad);
-    free(bin);
-    mn_status st;
-    if (js.failed || glb.failed)
-        st = mn_error_set(err, MN_ERR_NOMEM, path, 0, "motion", "out of memory");
-    else
-        st = mn_write_file_atomic(path, glb.data, glb.len, err);
+        kid[j] = -1;
+    for (int c = nj - 1; c >= 0; c--) {
+        int par = m->jnt_parent[c];
+        kid[nj + c] = par >= 0 ? kid[par] : -1;
+        if (par >= 0) kid[par] = c;
+    }
+    for (int j = 0; j < nj; j++) {
+        mn_quat r = rq[j];
+        mn_vec3 t = rt[j];
+        mn_strbuf_printf(&js, "%s{\"name\":", j ? "," : "");
+        put_string(&js, m->jnt_name[j] ? m->jnt_name[j] : "");
+        mn_strbuf_printf(
+            &js, ",\"translation\":[%.9g,%.9g,%.9g],\"rotation\":[%.9g,%.9g,%.9g,%.9g]",
+            (double)(float)t.x, (double)(float)t.y, (double)(float)t.z, (double)(float)r.x,
+            (double)(float)r.y, (double)(float)r.z, (double)(float)r.w);
+        for (int c = kid[j]; c >= 0; c = kid[nj + c])
+            mn_strbuf_printf(&js, "%s%d", c == kid[j] ? ",\"children\":[" : ",", c);
+        if (kid[j] >= 0) mn_strbuf_printf(&js, "]");
+        mn_strbuf_printf(&js, "}");
+    }
+    free(kid);
+    if (with_mesh) mn_strbuf_printf(&js, ",{\"name\":\"mesh\",\"mesh\":0,\"skin\":0}");
+    mn_strbuf_printf(&js, "]");
+    if (with_mesh) mn_strbuf_append(&js, mesh_js.data, mesh_js.len);
+    if (nch > 0) {
+        mn_strbuf_printf(&js, ",\"animations\":[{\"name\":\"motion\",\"channels\":[");
+        mn_strbuf_append(&js, chans.data, chans.len);
+        mn_strbuf_printf(&js, "],\"samplers\":[");
+        mn_strbuf_append(&js, samps.data, samps.len);
+        mn_strbuf_printf(&js, "]}]");
+    }
+    if (w.nacc > 0) {
+        mn_strbuf_printf(&js, ",\"buffers\":[{\"byteLength\":%zu}],\"bufferViews\":[", w.b.len);
+        mn_strbuf_append(&js, w.views.data, w.views.len);
+        mn_strbuf_printf(&js, "],\"accessors\":[");
+        mn_strbuf_append(&js, w.acc.data, w.acc.len);
+        mn_strbuf_printf(&js, "]");
+    }
+    mn_strbuf_printf(&js, "}");
+    if (js.failed || w.b.failed || w.views.failed || w.acc.failed || chans.failed || samps.failed ||
+        mesh_js.failed) {
+        s = mn_error_set(err, MN_ERR_NOMEM, path, 0, "", "out of memory");
+        goto done;
+    }
+    /* GLB (4.4): header, JSON chunk padded with spaces, BIN chunk padded with zeros */
+    size_t jl = (js.len + 3) & ~(size_t)3, bl = (w.b.len + 3) & ~(size_t)3;
+    size_t total = 12 + 8 + jl + (w.b.len ? 8 + bl : 0);
+    if (total > UINT32_MAX) {
+        s = mn_error_set(err, MN_ERR_UNSUPPORTED, path, 0, "", "%zu bytes: too large for a .glb",
+                         total);
+        goto done;
+    }
+    out = calloc(1, total);
+    if (!out) {
+        s = mn_error_set(err, MN_ERR_NOMEM, path, 0, "", "out of memory");
+        goto done;
+    }
+    uint32_t h[5] = {0x46546C67u, 2, (uint32_t)total, (uint32_t)jl, 0x4E4F534Au};
+    memcpy(out, h, 20);
+    memset(out + 20, ' ', jl);
+    memcpy(out + 20, js.data, js.len);
+    if (w.b.len) {
+        uint32_t c1[2] = {(uint32_t)bl, 0x004E4942u};
+        memcpy(out + 20 + jl, c1, 8);
+        memcpy(out + 28 + jl, w.b.data, w.b.len);
+    }
+    s = mn_write_file_atomic(path, out, total, err);
+done:
+    free(out);
     mn_strbuf_free(&js);
-    mn_strbuf_free(&glb);
-    return st;
+    mn_strbuf_free(&chans);
+    mn_strbuf_free(&samps);
+    mn_strbuf_free(&mesh_js);
+    mn_strbuf_free(&w.views);
+    mn_strbuf_free(&w.acc);
+    free(w.b.data);
+    free(rq);
+    free(rt);
+    free(rest);
+    free(fv);
+    mn_data_destroy(d);
+    return s;
 }

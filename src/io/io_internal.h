@@ -29,6 +29,9 @@ mn_status mn_strbuf_write(mn_strbuf* b, const char* path, mn_error* err);
 /* Appends a double so that it reads back to the same value ("%.17g", shortened when a
  * shorter form is exact). */
 void mn_strbuf_double(mn_strbuf* b, double v);
+/* Appends s as a JSON string: quoted, with '"' and '\\' escaped and control characters
+ * written as \u00XX. */
+void mn_strbuf_json_str(mn_strbuf* b, const char* s);
 
 /* Records a warning (keeps the first message, counts all). w may be NULL. */
 void mn_warn(mn_warnings* w, const char* file, int line, const char* field, const char* fmt, ...)

@@ -1,7 +1,7 @@
 /* Reading JSON documents with cJSON and naming the file, line and field of any error: the
- * locating scanner and typed member readers of the scene reader (src/io/scene.c), shared as
- * static functions so that other JSON documents (the sequence document) give the same
- * messages.
+ * locating scanner, the typed member readers and the handle and constraint members that the
+ * scene and sequence documents share (docs/scene.md, docs/sequence.md), as static functions,
+ * so that both read them alike and give the same messages.
  *
  * cJSON keeps no line numbers, so a failing field is found again in the text by walking
  * the same path (members and elements) with a small scanner. */
@@ -9,6 +9,7 @@
 #define MN_IO_JSON_LOCATE_H
 
 #include <marionette/base.h>
+#include <marionette/constrain.h>
 #include <marionette/math.h>
 
 #include <cjson/cJSON.h>
@@ -16,6 +17,8 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+
+#include "io/io_internal.h"
 
 /* ---- locating a field in the text ------------------------------------------------------ */
 
@@ -63,6 +66,15 @@ static inline size_t skip_value(const char* t, size_t n, size_t i) {
     return i;
 }
 
+/* Past the value at *i and the ',' after it: 1, or 0 at the end of its container (or of a
+ * malformed text). */
+static inline int skip_item(const char* t, size_t n, size_t* i) {
+    *i = skip_ws(t, n, skip_value(t, n, *i));
+    if (*i >= n || t[*i] != ',') return 0;
+    (*i)++;
+    return 1;
+}
+
 /* Offset of the deepest part of the path found (the member's key, or the element). */
 static inline size_t locate(const char* t, size_t n, const comp* c, int nc) {
     size_t i = skip_ws(t, n, 0), best = i;
@@ -88,11 +100,7 @@ static inline size_t locate(const char* t, size_t n, const comp* c, int nc) {
                     found = 1;
                     break;
                 }
-                i = skip_ws(t, n, skip_value(t, n, i));
-                if (i < n && t[i] == ',')
-                    i++;
-                else
-                    return best;
+                if (!skip_item(t, n, &i)) return best;
             }
             if (!found) return best;
         } else {
@@ -105,11 +113,7 @@ static inline size_t locate(const char* t, size_t n, const comp* c, int nc) {
                     best = i;
                     break;
                 }
-                i = skip_ws(t, n, skip_value(t, n, i));
-                if (i < n && t[i] == ',')
-                    i++;
-                else
-                    return best;
+                if (!skip_item(t, n, &i)) return best;
             }
         }
     }
@@ -121,6 +125,19 @@ static inline int line_of(const char* t, size_t n, size_t off) {
     for (size_t i = 0; i < off && i < n; i++)
         if (t[i] == '\n') line++;
     return line;
+}
+
+/* The document's JSON tree, or NULL with a syntax error set on err at cJSON's stopping
+ * point (field "json"). */
+static inline cJSON* parse_json(const char* text, size_t len, const char* file, mn_error* err) {
+    const char* end = NULL;
+    cJSON* root = cJSON_ParseWithLengthOpts(text, len, &end, 0);
+    if (!root) {
+        size_t off = end && end >= text && end <= text + len ? (size_t)(end - text) : 0;
+        mn_error_set(err, MN_ERR_PARSE, file, line_of(text, len, off), "json",
+                     "malformed JSON near byte %zu", off);
+    }
+    return root;
 }
 
 /* The reading context: the text, the path of the value being read. */
@@ -165,15 +182,15 @@ static inline mn_status fail(ctx* x, mn_status st, const char* fmt, ...)
 #endif
     ;
 static inline mn_status fail(ctx* x, mn_status st, const char* fmt, ...) {
-    char field[64], text[400];
+    char field[64];
     path_string(x, field, sizeof field);
+    int line = line_of(x->text, x->len, locate(x->text, x->len, x->path, x->depth));
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(text, sizeof text, fmt, ap);
+    mn_io_errorv(x->err, st, x->file, line, field[0] ? field : (x->doc ? x->doc : "scene"), fmt,
+                 ap);
     va_end(ap);
-    int line = line_of(x->text, x->len, locate(x->text, x->len, x->path, x->depth));
-    return mn_error_set(x->err, st, x->file, line, field[0] ? field : (x->doc ? x->doc : "scene"),
-                        "%s", text);
+    return st;
 }
 
 /* ---- typed members --------------------------------------------------------------------- */
@@ -272,6 +289,161 @@ static inline mn_status check_keys(ctx* x, const cJSON* o, const char* const* ke
             push_key(x, it->string);
             return fail(x, MN_ERR_PARSE, "unknown member \"%s\"", it->string);
         }
+    }
+    return MN_OK;
+}
+
+/* Pushes key and checks that a is an array of at most max entries (what names them, NULL:
+ * "entries"), its size in *n. The key stays pushed. */
+static inline mn_status enter_array(ctx* x, const cJSON* a, const char* key, int max,
+                                    const char* what, int* n) {
+    push_key(x, key);
+    *n = 0;
+    if (!cJSON_IsArray(a))
+        return fail(x, MN_ERR_PARSE, "expected an array%s%s", what ? " of " : "", what ? what : "");
+    *n = cJSON_GetArraySize(a);
+    if (*n > max) return fail(x, MN_ERR_PARSE, "more than %d %s", max, what ? what : "entries");
+    return MN_OK;
+}
+
+/* A quaternion member [w, x, y, z], not zero. */
+static inline mn_status get_quat(ctx* x, const cJSON* o, const char* key, double* q, int* present) {
+    mn_status st = get_vec(x, o, key, q, 4, present);
+    if (st != MN_OK || (present && !*present)) return st;
+    if (!(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3] > 1e-18)) {
+        push_key(x, key);
+        return fail(x, MN_ERR_PARSE, "zero quaternion");
+    }
+    return MN_OK;
+}
+
+/* ---- handles and constraints (scene and sequence documents) ------------------------------ */
+
+/* A member naming a handle: find(owner, name) gives its index, -1 when there is none. */
+static inline mn_status get_handle_ref(ctx* x, const cJSON* o, const char* key, int req,
+                                       int (*find)(const void* owner, const char* name),
+                                       const void* owner, int* out) {
+    char name[64];
+    int present = 0;
+    mn_status st = get_str(x, o, key, name, sizeof name, req, &present);
+    if (st != MN_OK || !present) return st;
+    *out = find(owner, name);
+    if (*out < 0) {
+        push_key(x, key);
+        return fail(x, MN_ERR_NOTFOUND, "no handle named \"%s\"", name);
+    }
+    return MN_OK;
+}
+
+/* A handle's "type" member (point when absent). */
+static inline mn_status get_handle_type(ctx* x, const cJSON* o, mn_handle_type* type) {
+    char name[32] = "point";
+    mn_status st = get_str(x, o, "type", name, sizeof name, 0, NULL);
+    if (st != MN_OK) return st;
+    if (!strcmp(name, "point"))
+        *type = MN_HANDLE_POINT;
+    else if (!strcmp(name, "orientation"))
+        *type = MN_HANDLE_ORIENT;
+    else if (!strcmp(name, "com"))
+        *type = MN_HANDLE_COM;
+    else {
+        push_key(x, "type");
+        return fail(x, MN_ERR_PARSE, "unknown handle type \"%s\" (point, orientation, com)", name);
+    }
+    return MN_OK;
+}
+
+/* A handle's "point" member, which only a point handle has (left as it is when absent). */
+static inline mn_status get_handle_point(ctx* x, const cJSON* o, mn_handle_type type,
+                                         mn_vec3* point) {
+    int has = 0;
+    mn_status st = get_v3(x, o, "point", point, &has);
+    if (st != MN_OK) return st;
+    if (has && type != MN_HANDLE_POINT) {
+        push_key(x, "point");
+        return fail(x, MN_ERR_PARSE, "only a point handle has a point");
+    }
+    return MN_OK;
+}
+
+/* A constraint's required "type" member: its name into type (32 bytes) and d->type. */
+static inline mn_status get_con_type(ctx* x, const cJSON* o, char* type, mn_constraint_def* d) {
+    mn_status st = get_str(x, o, "type", type, 32, 1, NULL);
+    if (st != MN_OK) return st;
+    int t = mn_constraint_type_parse(type);
+    if (t < 0) {
+        push_key(x, "type");
+        return fail(x, MN_ERR_PARSE,
+                    "unknown constraint type \"%s\" (pin, plane, line, orient, equal, balance)",
+                    type);
+    }
+    d->type = (mn_constraint_type)t;
+    return MN_OK;
+}
+
+/* The constraint's handle (of type ht, named hname) must suit it: an orientation
+ * constraint takes an orientation handle and no other does; then the members every
+ * constraint has: weight, priority, enabled. */
+static inline mn_status get_con_common(ctx* x, const cJSON* o, const char* type, mn_handle_type ht,
+                                       const char* hname, mn_constraint_def* d) {
+    if ((d->type == MN_CON_ORIENT) != (ht == MN_HANDLE_ORIENT)) {
+        push_key(x, "handle");
+        return fail(x, MN_ERR_PARSE, "a %s constraint cannot take the %s handle \"%s\"", type,
+                    mn_handle_type_name(ht), hname);
+    }
+    mn_status st;
+    if ((st = get_num(x, o, "weight", &d->weight, 1e-12, 1e12)) != MN_OK) return st;
+    if ((st = get_int(x, o, "priority", &d->priority, 0, 1000)) != MN_OK) return st;
+    return get_bool(x, o, "enabled", &d->enabled);
+}
+
+/* A balance constraint's members: the support polygon (3 to MN_MAX_POLYGON [x, y, z]
+ * points), the up direction (not zero) and the margin. */
+static inline mn_status get_con_balance(ctx* x, const cJSON* o, mn_constraint_def* d) {
+    const cJSON* p = cJSON_GetObjectItemCaseSensitive(o, "polygon");
+    push_key(x, "polygon");
+    if (!p) return fail(x, MN_ERR_PARSE, "missing support polygon");
+    if (!cJSON_IsArray(p)) return fail(x, MN_ERR_PARSE, "expected an array of [x, y, z] points");
+    int n = cJSON_GetArraySize(p);
+    if (n == 0) return fail(x, MN_ERR_PARSE, "empty support polygon");
+    if (n < 3 || n > MN_MAX_POLYGON)
+        return fail(x, MN_ERR_PARSE, "support polygon needs 3 to %d points, has %d", MN_MAX_POLYGON,
+                    n);
+    for (int k = 0; k < n; k++) {
+        push_index(x, k);
+        const cJSON* e = cJSON_GetArrayItem(p, k);
+        int ok = cJSON_IsArray(e) && cJSON_GetArraySize(e) == 3;
+        double a[3] = {0, 0, 0};
+        for (int j = 0; ok && j < 3; j++) {
+            const cJSON* v = cJSON_GetArrayItem(e, j);
+            ok = cJSON_IsNumber(v) && isfinite(v->valuedouble);
+            if (ok) a[j] = v->valuedouble;
+        }
+        if (!ok) return fail(x, MN_ERR_PARSE, "expected [x, y, z] with finite numbers");
+        pop(x);
+        d->polygon[k] = mn_v3(a[0], a[1], a[2]);
+    }
+    pop(x);
+    d->npolygon = n;
+    int has = 0;
+    mn_status st = get_v3(x, o, "up", &d->up, &has);
+    if (st != MN_OK) return st;
+    if (has && !(mn_vec3_norm(d->up) > 1e-12)) {
+        push_key(x, "up");
+        return fail(x, MN_ERR_PARSE, "zero up direction");
+    }
+    return get_num(x, o, "margin", &d->margin, 0, 1e6);
+}
+
+/* Members that belong to other constraint types are errors, not silently ignored: only[k]
+ * is {member, the types it belongs to ("pin/orient")}. */
+static inline mn_status check_con_members(ctx* x, const cJSON* o, const char* type,
+                                          const char* const (*only)[2], size_t n) {
+    for (size_t k = 0; k < n; k++) {
+        if (!cJSON_GetObjectItemCaseSensitive(o, only[k][0]) || strstr(only[k][1], type)) continue;
+        push_key(x, only[k][0]);
+        return fail(x, MN_ERR_PARSE, "\"%s\" belongs to %s constraints, not %s", only[k][0],
+                    only[k][1], type);
     }
     return MN_OK;
 }

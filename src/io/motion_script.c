@@ -17,6 +17,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "io/io_internal.h"
+
 #define MAX_TOK 64
 #define MAX_EVENTS 256
 #define TOK_CAP 128
@@ -50,12 +52,11 @@ static mn_status fail(sp* p, const char* field, const char* fmt, ...)
 #endif
     ;
 static mn_status fail(sp* p, const char* field, const char* fmt, ...) {
-    char text[400];
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(text, sizeof text, fmt, ap);
+    mn_status st = mn_io_errorv(p->err, MN_ERR_PARSE, p->file, p->line, field, fmt, ap);
     va_end(ap);
-    return mn_error_set(p->err, MN_ERR_PARSE, p->file, p->line, field, "%s", text);
+    return st;
 }
 
 /* Splits a line into words and quoted strings; '#' starts a comment, ',' is a word. */
@@ -446,12 +447,11 @@ mn_status mn_motion_script_apply_mem(const char* text, size_t len, const char* n
     return st;
 }
 
+static mn_status apply_text(const char* text, size_t len, const char* name, void* s,
+                            mn_error* err) {
+    return mn_motion_script_apply_mem(text, len, name, s, err);
+}
+
 mn_status mn_motion_script_apply(const char* path, mn_seq* s, mn_error* err) {
-    char* text = NULL;
-    size_t len = 0;
-    mn_status st = mn_read_file(path, &text, &len, err);
-    if (st != MN_OK) return st;
-    st = mn_motion_script_apply_mem(text, len, path, s, err);
-    free(text);
-    return st;
+    return mn_io_read_path(path, apply_text, s, err);
 }

@@ -13,6 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "io/io_internal.h"
+
 typedef struct token {
     const char* s;
     size_t n;
@@ -148,13 +150,12 @@ mn_status mn_retarget_map_read_mem(const char* text, size_t len, const char* nam
     return st;
 }
 
+static mn_status map_text(const char* text, size_t len, const char* name, void* map,
+                          mn_error* err) {
+    return mn_retarget_map_read_mem(text, len, name, map, err);
+}
+
 mn_status mn_retarget_map_read(const char* path, mn_retarget_map* map, mn_error* err) {
     if (!path || !map) return mn_error_set(err, MN_ERR_ARG, "", 0, "map", "NULL argument");
-    char* text = NULL;
-    size_t len = 0;
-    mn_status st = mn_read_file(path, &text, &len, err);
-    if (st != MN_OK) return st;
-    st = mn_retarget_map_read_mem(text, len, path, map, err);
-    free(text);
-    return st;
+    return mn_io_read_path(path, map_text, map, err);
 }

@@ -1,8 +1,7 @@
 /* Scene files: handles, constraints and drags in JSON (docs/scene.md), read with cJSON.
  *
- * cJSON keeps no line numbers, so a failing field is found again in the text by walking
- * the same path (members and elements) with a small scanner; a syntax error takes its line
- * from cJSON's error position. */
+ * A failing field is located in the text by the shared scanner of io/json_locate.h; a syntax
+ * error takes its line from cJSON's error position. */
 #include <marionette/scene.h>
 
 #include <cjson/cJSON.h>
@@ -13,6 +12,7 @@
 #include <string.h>
 
 #include "io/io_internal.h"
+#include "io/json_locate.h"
 
 #define NAME_CAP 64
 
@@ -58,262 +58,12 @@ struct mn_scene {
     int bound;
 };
 
-/* ---- locating a field in the text ------------------------------------------------------ */
-
-typedef struct comp {
-    const char* key; /* member name, or NULL for an array element */
-    int index;
-} comp;
-
-static size_t skip_ws(const char* t, size_t n, size_t i) {
-    while (i < n && (t[i] == ' ' || t[i] == '\t' || t[i] == '\n' || t[i] == '\r')) i++;
-    return i;
-}
-
-static size_t skip_string(const char* t, size_t n, size_t i) {
-    i++;
-    while (i < n && t[i] != '"') i += t[i] == '\\' ? 2 : 1;
-    return i < n ? i + 1 : n;
-}
-
-static size_t skip_value(const char* t, size_t n, size_t i) {
-    i = skip_ws(t, n, i);
-    if (i >= n) return n;
-    if (t[i] == '"') return skip_string(t, n, i);
-    if (t[i] == '{' || t[i] == '[') {
-        int depth = 0;
-        while (i < n) {
-            if (t[i] == '"') {
-                i = skip_string(t, n, i);
-                continue;
-            }
-            if (t[i] == '{' || t[i] == '[') depth++;
-            else if (t[i] == '}' || t[i] == ']') {
-                if (--depth == 0) return i + 1;
-            }
-            i++;
-        }
-        return n;
-    }
-    while (i < n && t[i] != ',' && t[i] != '}' && t[i] != ']' && t[i] != ' ' && t[i] != '\n' && t[i] != '\r' &&
-           t[i] != '\t')
-        i++;
-    return i;
-}
-
-/* Offset of the deepest part of the path found (the member's key, or the element). */
-static size_t locate(const char* t, size_t n, const comp* c, int nc) {
-    size_t i = skip_ws(t, n, 0), best = i;
-    for (int k = 0; k < nc; k++) {
-        i = skip_ws(t, n, i);
-        if (i >= n) return best;
-        if (c[k].key) {
-            if (t[i] != '{') return best;
-            i++;
-            size_t klen = strlen(c[k].key);
-            int found = 0;
-            while (i < n) {
-                i = skip_ws(t, n, i);
-                if (i >= n || t[i] != '"') return best;
-                size_t ks = i;
-                size_t ke = skip_string(t, n, i);
-                int match = ke - ks == klen + 2 && !strncmp(t + ks + 1, c[k].key, klen);
-                i = skip_ws(t, n, ke);
-                if (i >= n || t[i] != ':') return best;
-                i = skip_ws(t, n, i + 1);
-                if (match) {
-                    best = ks;
-                    found = 1;
-                    break;
-                }
-                i = skip_ws(t, n, skip_value(t, n, i));
-                if (i < n && t[i] == ',') i++;
-                else return best;
-            }
-            if (!found) return best;
-        } else {
-            if (t[i] != '[') return best;
-            i++;
-            for (int e = 0;; e++) {
-                i = skip_ws(t, n, i);
-                if (i >= n || t[i] == ']') return best;
-                if (e == c[k].index) {
-                    best = i;
-                    break;
-                }
-                i = skip_ws(t, n, skip_value(t, n, i));
-                if (i < n && t[i] == ',') i++;
-                else return best;
-            }
-        }
-    }
-    return best;
-}
-
-static int line_of(const char* t, size_t n, size_t off) {
-    int line = 1;
-    for (size_t i = 0; i < off && i < n; i++)
-        if (t[i] == '\n') line++;
-    return line;
-}
-
-/* The reading context: the text, the path of the value being read. */
-typedef struct ctx {
-    const char* file;
-    const char* text;
-    size_t len;
-    comp path[6];
-    int depth;
-    mn_error* err;
-} ctx;
-
-static void push_key(ctx* x, const char* key) {
-    x->path[x->depth].key = key;
-    x->path[x->depth].index = 0;
-    x->depth++;
-}
-static void push_index(ctx* x, int i) {
-    x->path[x->depth].key = NULL;
-    x->path[x->depth].index = i;
-    x->depth++;
-}
-static void pop(ctx* x) { x->depth--; }
-
-static void path_string(const ctx* x, char* out, size_t cap) {
-    size_t o = 0;
-    out[0] = 0;
-    for (int k = 0; k < x->depth && o < cap; k++) {
-        if (x->path[k].key) o += (size_t)snprintf(out + o, cap - o, "%s%s", k ? "." : "", x->path[k].key);
-        else o += (size_t)snprintf(out + o, cap - o, "[%d]", x->path[k].index);
-    }
-}
-
-static mn_status fail(ctx* x, mn_status st, const char* fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 3, 4)))
-#endif
-    ;
-static mn_status fail(ctx* x, mn_status st, const char* fmt, ...) {
-    char field[64];
-    path_string(x, field, sizeof field);
-    int line = line_of(x->text, x->len, locate(x->text, x->len, x->path, x->depth));
-    va_list ap;
-    va_start(ap, fmt);
-    mn_io_errorv(x->err, st, x->file, line, field[0] ? field : "scene", fmt, ap);
-    va_end(ap);
-    return st;
-}
-
-/* ---- typed members --------------------------------------------------------------------- */
-
-static mn_status get_vec(ctx* x, const cJSON* o, const char* key, double* out, int n, int* present) {
-    const cJSON* it = cJSON_GetObjectItemCaseSensitive(o, key);
-    if (present) *present = it != NULL;
-    if (!it) return MN_OK;
-    push_key(x, key);
-    if (!cJSON_IsArray(it) || cJSON_GetArraySize(it) != n) return fail(x, MN_ERR_PARSE, "expected an array of %d numbers", n);
-    int k = 0;
-    const cJSON* e;
-    cJSON_ArrayForEach(e, it) {
-        if (!cJSON_IsNumber(e) || !isfinite(e->valuedouble)) {
-            push_index(x, k);
-            return fail(x, MN_ERR_PARSE, "not a finite number");
-        }
-        out[k++] = e->valuedouble;
-    }
-    pop(x);
-    return MN_OK;
-}
-
-static mn_status get_v3(ctx* x, const cJSON* o, const char* key, mn_vec3* v, int* present) {
-    double a[3];
-    mn_status st = get_vec(x, o, key, a, 3, present);
-    if (st == MN_OK && (!present || *present)) *v = mn_v3(a[0], a[1], a[2]);
-    return st;
-}
-
-static mn_status get_num(ctx* x, const cJSON* o, const char* key, double* v, double lo, double hi) {
-    const cJSON* it = cJSON_GetObjectItemCaseSensitive(o, key);
-    if (!it) return MN_OK;
-    push_key(x, key);
-    if (!cJSON_IsNumber(it) || !isfinite(it->valuedouble)) return fail(x, MN_ERR_PARSE, "expected a finite number");
-    if (it->valuedouble < lo || it->valuedouble > hi) return fail(x, MN_ERR_PARSE, "must be in [%g, %g]", lo, hi);
-    *v = it->valuedouble;
-    pop(x);
-    return MN_OK;
-}
-
-static mn_status get_int(ctx* x, const cJSON* o, const char* key, int* v, int lo, int hi) {
-    double d = *v;
-    mn_status st = get_num(x, o, key, &d, lo, hi);
-    if (st != MN_OK) return st;
-    if (d != floor(d)) {
-        push_key(x, key);
-        return fail(x, MN_ERR_PARSE, "expected an integer");
-    }
-    *v = (int)d;
-    return MN_OK;
-}
-
-static mn_status get_bool(ctx* x, const cJSON* o, const char* key, int* v) {
-    const cJSON* it = cJSON_GetObjectItemCaseSensitive(o, key);
-    if (!it) return MN_OK;
-    push_key(x, key);
-    if (!cJSON_IsBool(it)) return fail(x, MN_ERR_PARSE, "expected true or false");
-    *v = cJSON_IsTrue(it);
-    pop(x);
-    return MN_OK;
-}
-
-/* A string member copied into out (cap bytes); required when req. */
-static mn_status get_str(ctx* x, const cJSON* o, const char* key, char* out, size_t cap, int req, int* present) {
-    const cJSON* it = cJSON_GetObjectItemCaseSensitive(o, key);
-    if (present) *present = it != NULL;
-    if (!it) {
-        if (!req) return MN_OK;
-        return fail(x, MN_ERR_PARSE, "missing member \"%s\"", key);
-    }
-    push_key(x, key);
-    if (!cJSON_IsString(it) || !it->valuestring[0]) return fail(x, MN_ERR_PARSE, "expected a non-empty string");
-    if (strlen(it->valuestring) >= cap) return fail(x, MN_ERR_PARSE, "longer than %zu characters", cap - 1);
-    memcpy(out, it->valuestring, strlen(it->valuestring) + 1);
-    pop(x);
-    return MN_OK;
-}
-
-/* Every member of o must be one of the allowed keys (a typo is an error, not a default). */
-static mn_status check_keys(ctx* x, const cJSON* o, const char* const* keys) {
-    const cJSON* it;
-    cJSON_ArrayForEach(it, o) {
-        int ok = 0;
-        for (int k = 0; keys[k] && !ok; k++) ok = !strcmp(it->string, keys[k]);
-        if (!ok) {
-            push_key(x, it->string);
-            return fail(x, MN_ERR_PARSE, "unknown member \"%s\"", it->string);
-        }
-    }
-    return MN_OK;
-}
-
 static int find_handle(const mn_scene* sc, const char* name) {
     for (int i = 0; i < sc->nh; i++)
         if (!strcmp(sc->h[i].name, name)) return i;
     return -1;
 }
-
-/* A member naming a handle of the scene. */
-static mn_status get_handle_ref(ctx* x, const mn_scene* sc, const cJSON* o, const char* key, int req, int* out) {
-    char name[NAME_CAP];
-    int present = 0;
-    mn_status st = get_str(x, o, key, name, sizeof name, req, &present);
-    if (st != MN_OK || !present) return st;
-    *out = find_handle(sc, name);
-    if (*out < 0) {
-        push_key(x, key);
-        return fail(x, MN_ERR_NOTFOUND, "no handle named \"%s\"", name);
-    }
-    return MN_OK;
-}
+static int find_handle_of(const void* sc, const char* name) { return find_handle(sc, name); }
 
 /* ---- the three arrays ------------------------------------------------------------------ */
 
@@ -328,25 +78,11 @@ static mn_status read_handle(ctx* x, mn_scene* sc, const cJSON* o, sc_handle* h)
         push_key(x, "name");
         return fail(x, MN_ERR_PARSE, "duplicate handle name \"%s\"", h->name);
     }
-    char type[32] = "point";
-    if ((st = get_str(x, o, "type", type, sizeof type, 0, NULL)) != MN_OK) return st;
-    if (!strcmp(type, "point")) h->type = MN_HANDLE_POINT;
-    else if (!strcmp(type, "orientation")) h->type = MN_HANDLE_ORIENT;
-    else if (!strcmp(type, "com")) h->type = MN_HANDLE_COM;
-    else {
-        push_key(x, "type");
-        return fail(x, MN_ERR_PARSE, "unknown handle type \"%s\" (point, orientation, com)", type);
-    }
+    if ((st = get_handle_type(x, o, &h->type)) != MN_OK) return st;
     if ((st = get_str(x, o, "joint", h->joint, sizeof h->joint, h->type != MN_HANDLE_COM, &h->has_joint)) != MN_OK)
         return st;
-    int has_point = 0;
     h->point = mn_v3(0, 0, 0);
-    if ((st = get_v3(x, o, "point", &h->point, &has_point)) != MN_OK) return st;
-    if (has_point && h->type != MN_HANDLE_POINT) {
-        push_key(x, "point");
-        return fail(x, MN_ERR_PARSE, "only a point handle has a point");
-    }
-    return MN_OK;
+    return get_handle_point(x, o, h->type, &h->point);
 }
 
 static const char* const con_keys[] = {"name",   "type",    "handle", "handle2", "target",   "origin",  "normal", "direction",
@@ -365,37 +101,16 @@ static mn_status read_con(ctx* x, mn_scene* sc, const cJSON* o, sc_con* c, int* 
     *d = mn_constraint_default();
     if ((st = get_str(x, o, "name", c->name, sizeof c->name, 0, NULL)) != MN_OK) return st;
     char type[32];
-    if ((st = get_str(x, o, "type", type, sizeof type, 1, NULL)) != MN_OK) return st;
-    int t = mn_constraint_type_parse(type);
-    if (t < 0) {
-        push_key(x, "type");
-        return fail(x, MN_ERR_PARSE, "unknown constraint type \"%s\" (pin, plane, line, orient, equal, balance)", type);
-    }
-    d->type = (mn_constraint_type)t;
-    if ((st = get_handle_ref(x, sc, o, "handle", 1, &d->handle)) != MN_OK) return st;
-    mn_handle_type ht = sc->h[d->handle].type;
-    if ((d->type == MN_CON_ORIENT) != (ht == MN_HANDLE_ORIENT)) {
-        push_key(x, "handle");
-        return fail(x, MN_ERR_PARSE, "a %s constraint cannot take the %s handle \"%s\"", type, mn_handle_type_name(ht),
-                    sc->h[d->handle].name);
-    }
-    if ((st = get_num(x, o, "weight", &d->weight, 1e-12, 1e12)) != MN_OK) return st;
-    if ((st = get_int(x, o, "priority", &d->priority, 0, 1000)) != MN_OK) return st;
-    if ((st = get_bool(x, o, "enabled", &d->enabled)) != MN_OK) return st;
+    if ((st = get_con_type(x, o, type, d)) != MN_OK) return st;
+    if ((st = get_handle_ref(x, o, "handle", 1, find_handle_of, sc, &d->handle)) != MN_OK) return st;
+    if ((st = get_con_common(x, o, type, sc->h[d->handle].type, sc->h[d->handle].name, d)) != MN_OK) return st;
     int has = 0;
     switch (d->type) {
     case MN_CON_PIN: st = get_v3(x, o, "target", &d->target, &c->has_target); break;
     case MN_CON_ORIENT: {
         double q[4];
-        st = get_vec(x, o, "target", q, 4, &c->has_target);
-        if (st == MN_OK && c->has_target) {
-            mn_quat qq = mn_q4(q[0], q[1], q[2], q[3]);
-            if (!(mn_quat_norm(qq) > 1e-9)) {
-                push_key(x, "target");
-                return fail(x, MN_ERR_PARSE, "zero quaternion");
-            }
-            d->target_rot = mn_quat_normalize(qq);
-        }
+        st = get_quat(x, o, "target", q, &c->has_target);
+        if (st == MN_OK && c->has_target) d->target_rot = mn_quat_normalize(mn_q4(q[0], q[1], q[2], q[3]));
         break;
     }
     case MN_CON_PLANE:
@@ -413,7 +128,7 @@ static mn_status read_con(ctx* x, mn_scene* sc, const cJSON* o, sc_con* c, int* 
     }
     case MN_CON_EQUAL: {
         d->handle2 = -1;
-        if ((st = get_handle_ref(x, sc, o, "handle2", 1, &d->handle2)) != MN_OK) return st;
+        if ((st = get_handle_ref(x, o, "handle2", 1, find_handle_of, sc, &d->handle2)) != MN_OK) return st;
         push_key(x, "handle2");
         if (sc->h[d->handle2].type == MN_HANDLE_ORIENT) return fail(x, MN_ERR_PARSE, "an equality joins point or com handles");
         if (d->handle2 == d->handle) return fail(x, MN_ERR_PARSE, "a handle equal to itself");
@@ -424,40 +139,7 @@ static mn_status read_con(ctx* x, mn_scene* sc, const cJSON* o, sc_con* c, int* 
         uf[uf_root(uf, d->handle)] = uf_root(uf, d->handle2);
         break;
     }
-    case MN_CON_BALANCE: {
-        const cJSON* p = cJSON_GetObjectItemCaseSensitive(o, "polygon");
-        push_key(x, "polygon");
-        if (!p) return fail(x, MN_ERR_PARSE, "missing support polygon");
-        if (!cJSON_IsArray(p)) return fail(x, MN_ERR_PARSE, "expected an array of [x, y, z] points");
-        int n = cJSON_GetArraySize(p);
-        if (n == 0) return fail(x, MN_ERR_PARSE, "empty support polygon");
-        if (n < 3 || n > MN_MAX_POLYGON) return fail(x, MN_ERR_PARSE, "support polygon needs 3 to %d points, has %d", MN_MAX_POLYGON, n);
-        pop(x);
-        for (int k = 0; k < n; k++) {
-            double a[3];
-            push_key(x, "polygon");
-            push_index(x, k);
-            const cJSON* e = cJSON_GetArrayItem(p, k);
-            int ok = cJSON_IsArray(e) && cJSON_GetArraySize(e) == 3;
-            for (int j = 0; ok && j < 3; j++) {
-                const cJSON* v = cJSON_GetArrayItem(e, j);
-                ok = cJSON_IsNumber(v) && isfinite(v->valuedouble);
-                if (ok) a[j] = v->valuedouble;
-            }
-            if (!ok) return fail(x, MN_ERR_PARSE, "expected [x, y, z] with finite numbers");
-            pop(x);
-            pop(x);
-            d->polygon[k] = mn_v3(a[0], a[1], a[2]);
-        }
-        d->npolygon = n;
-        if ((st = get_v3(x, o, "up", &d->up, &has)) != MN_OK) return st;
-        if (has && !(mn_vec3_norm(d->up) > 1e-12)) {
-            push_key(x, "up");
-            return fail(x, MN_ERR_PARSE, "zero up direction");
-        }
-        st = get_num(x, o, "margin", &d->margin, 0, 1e6);
-        break;
-    }
+    case MN_CON_BALANCE: st = get_con_balance(x, o, d); break;
     default: break;
     }
     if (st != MN_OK) return st;
@@ -465,13 +147,7 @@ static mn_status read_con(ctx* x, mn_scene* sc, const cJSON* o, sc_con* c, int* 
     static const char* const only[][2] = {{"target", "pin/orient"}, {"origin", "plane/line"}, {"normal", "plane"},
                                           {"direction", "line"},     {"handle2", "equal"},     {"polygon", "balance"},
                                           {"up", "balance"},         {"margin", "balance"}};
-    for (size_t k = 0; k < sizeof only / sizeof only[0]; k++) {
-        if (!cJSON_GetObjectItemCaseSensitive(o, only[k][0])) continue;
-        if (strstr(only[k][1], type)) continue;
-        push_key(x, only[k][0]);
-        return fail(x, MN_ERR_PARSE, "\"%s\" belongs to %s constraints, not %s", only[k][0], only[k][1], type);
-    }
-    return MN_OK;
+    return check_con_members(x, o, type, only, sizeof only / sizeof only[0]);
 }
 
 static const char* const drag_keys[] = {"handle", "target", "offset", "path", "relative", "weight", "priority", "comment", NULL};
@@ -480,7 +156,7 @@ static mn_status read_drag(ctx* x, mn_scene* sc, const cJSON* o, sc_drag* g) {
     if (!cJSON_IsObject(o)) return fail(x, MN_ERR_PARSE, "expected an object");
     mn_status st = check_keys(x, o, drag_keys);
     if (st != MN_OK) return st;
-    if ((st = get_handle_ref(x, sc, o, "handle", 1, &g->handle)) != MN_OK) return st;
+    if ((st = get_handle_ref(x, o, "handle", 1, find_handle_of, sc, &g->handle)) != MN_OK) return st;
     g->weight = 1;
     g->priority = 1;
     g->relative = 1;
@@ -496,15 +172,10 @@ static mn_status read_drag(ctx* x, mn_scene* sc, const cJSON* o, sc_drag* g) {
             }
         double q[4];
         int has = 0;
-        if ((st = get_vec(x, o, "target", q, 4, &has)) != MN_OK) return st;
+        if ((st = get_quat(x, o, "target", q, &has)) != MN_OK) return st;
         if (!has) return fail(x, MN_ERR_PARSE, "missing member \"target\" [w, x, y, z]");
-        mn_quat qq = mn_q4(q[0], q[1], q[2], q[3]);
-        if (!(mn_quat_norm(qq) > 1e-9)) {
-            push_key(x, "target");
-            return fail(x, MN_ERR_PARSE, "zero quaternion");
-        }
         g->is_rot = 1;
-        g->rot = mn_quat_normalize(qq);
+        g->rot = mn_quat_normalize(mn_q4(q[0], q[1], q[2], q[3]));
         g->kind = DRAG_TO;
         return MN_OK;
     }
@@ -564,16 +235,8 @@ static const cJSON* get_array(ctx* x, const cJSON* root, const char* key, int* n
     *n = 0;
     *st = MN_OK;
     if (!a) return NULL;
-    if (!cJSON_IsArray(a)) {
-        push_key(x, key);
-        *st = fail(x, MN_ERR_PARSE, "expected an array");
-        return NULL;
-    }
-    *n = cJSON_GetArraySize(a);
-    if (*n > 4096) {
-        push_key(x, key);
-        *st = fail(x, MN_ERR_PARSE, "more than 4096 entries");
-    }
+    if ((*st = enter_array(x, a, key, 4096, NULL, n)) != MN_OK) return cJSON_IsArray(a) ? a : NULL;
+    pop(x);
     return a;
 }
 
@@ -653,12 +316,8 @@ mn_status mn_scene_read_mem(const char* text, size_t len, const char* name, mn_s
     *out = NULL;
     if (!text) return mn_error_set(err, MN_ERR_ARG, name, 0, "scene", "NULL text");
     const char* fname = name ? name : "scene";
-    const char* end = NULL;
-    cJSON* root = cJSON_ParseWithLengthOpts(text, len, &end, 0);
-    if (!root) {
-        size_t off = end && end >= text && end <= text + len ? (size_t)(end - text) : 0;
-        return mn_error_set(err, MN_ERR_PARSE, fname, line_of(text, len, off), "json", "malformed JSON near byte %zu", off);
-    }
+    cJSON* root = parse_json(text, len, fname, err);
+    if (!root) return MN_ERR_PARSE;
     mn_scene* sc = calloc(1, sizeof *sc);
     char* copy = malloc(len + 1);
     if (!sc || !copy) {
@@ -672,7 +331,7 @@ mn_status mn_scene_read_mem(const char* text, size_t len, const char* name, mn_s
     sc->text = copy;
     sc->len = len;
     snprintf(sc->file, sizeof sc->file, "%s", fname);
-    ctx x = {sc->file, copy, len, {{0}}, 0, err};
+    ctx x = {sc->file, copy, len, {{0}}, 0, err, NULL};
     mn_status st = parse(&x, sc, root);
     cJSON_Delete(root);
     if (st != MN_OK) {
@@ -718,7 +377,7 @@ mn_status mn_scene_bind(mn_scene* sc, const mn_model* m, mn_data* d, mn_csys** o
     if (!out) return mn_error_set(err, MN_ERR_ARG, NULL, 0, "scene", "NULL output");
     *out = NULL;
     if (!sc || !m || !d) return mn_error_set(err, MN_ERR_ARG, NULL, 0, "scene", "NULL argument");
-    ctx x = {sc->file, sc->text, sc->len, {{0}}, 0, err};
+    ctx x = {sc->file, sc->text, sc->len, {{0}}, 0, err, NULL};
     int joints[4096];
     mn_name_map names;
     if (!mn_name_map_of_model(&names, m))

@@ -1,6 +1,7 @@
 /* Sequence documents (docs/sequence.md): a keyframed sequence (Welman 6.1.2) with the scene
  * document's handles and constraints over frame ranges (Welman 6.3, 7.2.1), read with cJSON
  * and written so that every number reads back to the same double. */
+#include <marionette/gltf.h>
 #include <marionette/sequence.h>
 
 #include <cjson/cJSON.h>
@@ -100,17 +101,6 @@ static mn_status read_interpolation(reader* r, const cJSON* o) {
     return MN_OK;
 }
 
-/* A quaternion member [w, x, y, z], not zero. */
-static mn_status get_quat(ctx* x, const cJSON* o, const char* key, double* q, int* present) {
-    mn_status st = get_vec(x, o, key, q, 4, present);
-    if (st != MN_OK || (present && !*present)) return st;
-    if (!(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3] > 1e-18)) {
-        push_key(x, key);
-        return fail(x, MN_ERR_PARSE, "zero quaternion");
-    }
-    return MN_OK;
-}
-
 static mn_status read_pose(reader* r, const cJSON* o, double* q) {
     ctx* x = &r->x;
     const mn_model* m = r->m;
@@ -157,12 +147,11 @@ static mn_status read_pose(reader* r, const cJSON* o, double* q) {
 
 static mn_status read_keys(reader* r, const cJSON* a) {
     ctx* x = &r->x;
-    push_key(x, "keys");
-    if (!cJSON_IsArray(a)) return fail(x, MN_ERR_PARSE, "expected an array of keys");
-    if (cJSON_GetArraySize(a) > 1000000) return fail(x, MN_ERR_PARSE, "more than 1000000 keys");
+    int n;
+    mn_status st = enter_array(x, a, "keys", 1000000, "keys", &n);
+    if (st != MN_OK) return st;
     double* q = malloc(sizeof(double) * (size_t)(r->m->nq + 1));
     if (!q) return mn_error_set(x->err, MN_ERR_NOMEM, x->file, 0, "keys", "out of memory");
-    mn_status st = MN_OK;
     int i = 0;
     const cJSON* it;
     cJSON_ArrayForEach(it, a) {
@@ -226,10 +215,9 @@ static mn_status lib_error(ctx* x, const mn_error* e) {
 
 static mn_status read_handles(reader* r, const cJSON* a) {
     ctx* x = &r->x;
-    push_key(x, "handles");
-    if (!cJSON_IsArray(a)) return fail(x, MN_ERR_PARSE, "expected an array");
-    int n = cJSON_GetArraySize(a);
-    if (n > 4096) return fail(x, MN_ERR_PARSE, "more than 4096 entries");
+    int n;
+    mn_status st = enter_array(x, a, "handles", 4096, NULL, &n);
+    if (st != MN_OK) return st;
     r->hname = calloc((size_t)n + 1, NAME_CAP);
     if (!r->hname)
         return mn_error_set(x->err, MN_ERR_NOMEM, x->file, 0, "handles", "out of memory");
@@ -238,28 +226,17 @@ static mn_status read_handles(reader* r, const cJSON* a) {
     cJSON_ArrayForEach(o, a) {
         push_index(x, i);
         if (!cJSON_IsObject(o)) return fail(x, MN_ERR_PARSE, "expected an object");
-        mn_status st = check_keys(x, o, handle_keys);
+        st = check_keys(x, o, handle_keys);
         if (st != MN_OK) return st;
-        char type[32] = "point", joint[128] = "";
-        int has_joint = 0, has_point = 0;
+        char joint[128] = "";
+        int has_joint = 0;
         mn_handle_def h = mn_handle_default();
         if ((st = get_str(x, o, "name", r->hname[i], NAME_CAP, 1, NULL)) != MN_OK) return st;
         if (mn_seq_find_handle(r->s, r->hname[i]) >= 0) {
             push_key(x, "name");
             return fail(x, MN_ERR_PARSE, "duplicate handle name \"%s\"", r->hname[i]);
         }
-        if ((st = get_str(x, o, "type", type, sizeof type, 0, NULL)) != MN_OK) return st;
-        if (!strcmp(type, "point"))
-            h.type = MN_HANDLE_POINT;
-        else if (!strcmp(type, "orientation"))
-            h.type = MN_HANDLE_ORIENT;
-        else if (!strcmp(type, "com"))
-            h.type = MN_HANDLE_COM;
-        else {
-            push_key(x, "type");
-            return fail(x, MN_ERR_PARSE, "unknown handle type \"%s\" (point, orientation, com)",
-                        type);
-        }
+        if ((st = get_handle_type(x, o, &h.type)) != MN_OK) return st;
         if ((st = get_str(x, o, "joint", joint, sizeof joint, h.type != MN_HANDLE_COM,
                           &has_joint)) != MN_OK)
             return st;
@@ -272,11 +249,7 @@ static mn_status read_handles(reader* r, const cJSON* a) {
                             r->m->name ? r->m->name : "the figure");
             }
         }
-        if ((st = get_v3(x, o, "point", &h.point, &has_point)) != MN_OK) return st;
-        if (has_point && h.type != MN_HANDLE_POINT) {
-            push_key(x, "point");
-            return fail(x, MN_ERR_PARSE, "only a point handle has a point");
-        }
+        if ((st = get_handle_point(x, o, h.type, &h.point)) != MN_OK) return st;
         h.name = r->hname[i];
         mn_error e;
         if (mn_seq_add_handle(r->s, &h, &e) < 0) return lib_error(x, &e);
@@ -287,18 +260,8 @@ static mn_status read_handles(reader* r, const cJSON* a) {
     return MN_OK;
 }
 
-static mn_status get_handle_ref(reader* r, const cJSON* o, const char* key, int req, int* out) {
-    ctx* x = &r->x;
-    char name[NAME_CAP];
-    int present = 0;
-    mn_status st = get_str(x, o, key, name, sizeof name, req, &present);
-    if (st != MN_OK || !present) return st;
-    *out = mn_seq_find_handle(r->s, name);
-    if (*out < 0) {
-        push_key(x, key);
-        return fail(x, MN_ERR_NOTFOUND, "no handle named \"%s\"", name);
-    }
-    return MN_OK;
+static int find_handle_of(const void* s, const char* name) {
+    return mn_seq_find_handle(s, name);
 }
 
 static mn_status read_target_keys(reader* r, const cJSON* a, int ci, mn_constraint_type type) {
@@ -383,25 +346,11 @@ static mn_status read_constraint(reader* r, const cJSON* o) {
         push_key(x, "name");
         return fail(x, MN_ERR_PARSE, "duplicate constraint name \"%s\"", name);
     }
-    if ((st = get_str(x, o, "type", type, sizeof type, 1, NULL)) != MN_OK) return st;
-    int t = mn_constraint_type_parse(type);
-    if (t < 0) {
-        push_key(x, "type");
-        return fail(x, MN_ERR_PARSE,
-                    "unknown constraint type \"%s\" (pin, plane, line, orient, equal, balance)",
-                    type);
-    }
-    d->type = (mn_constraint_type)t;
-    if ((st = get_handle_ref(r, o, "handle", 1, &d->handle)) != MN_OK) return st;
-    mn_handle_type ht = mn_seq_handle(r->s, d->handle)->type;
-    if ((d->type == MN_CON_ORIENT) != (ht == MN_HANDLE_ORIENT)) {
-        push_key(x, "handle");
-        return fail(x, MN_ERR_PARSE, "a %s constraint cannot take the %s handle \"%s\"", type,
-                    mn_handle_type_name(ht), mn_seq_handle(r->s, d->handle)->name);
-    }
-    if ((st = get_num(x, o, "weight", &d->weight, 1e-12, 1e12)) != MN_OK) return st;
-    if ((st = get_int(x, o, "priority", &d->priority, 0, 1000)) != MN_OK) return st;
-    if ((st = get_bool(x, o, "enabled", &d->enabled)) != MN_OK) return st;
+    if ((st = get_con_type(x, o, type, d)) != MN_OK) return st;
+    if ((st = get_handle_ref(x, o, "handle", 1, find_handle_of, r->s, &d->handle)) != MN_OK)
+        return st;
+    const mn_handle_def* hd = mn_seq_handle(r->s, d->handle);
+    if ((st = get_con_common(x, o, type, hd->type, hd->name, d)) != MN_OK) return st;
     /* frames, lock, animated targets */
     int has = 0;
     double fr[2];
@@ -453,38 +402,11 @@ static mn_status read_constraint(reader* r, const cJSON* o) {
     }
     case MN_CON_EQUAL:
         d->handle2 = -1;
-        st = get_handle_ref(r, o, "handle2", 1, &d->handle2);
+        st = get_handle_ref(x, o, "handle2", 1, find_handle_of, r->s, &d->handle2);
         break;
-    case MN_CON_BALANCE: {
-        const cJSON* p = cJSON_GetObjectItemCaseSensitive(o, "polygon");
-        push_key(x, "polygon");
-        if (!p) return fail(x, MN_ERR_PARSE, "missing support polygon");
-        if (!cJSON_IsArray(p))
-            return fail(x, MN_ERR_PARSE, "expected an array of [x, y, z] points");
-        int n = cJSON_GetArraySize(p);
-        if (n < 3 || n > MN_MAX_POLYGON)
-            return fail(x, MN_ERR_PARSE, "support polygon needs 3 to %d points, has %d",
-                        MN_MAX_POLYGON, n);
-        for (int k = 0; k < n; k++) {
-            push_index(x, k);
-            const cJSON* e = cJSON_GetArrayItem(p, k);
-            int ok = cJSON_IsArray(e) && cJSON_GetArraySize(e) == 3;
-            double a[3] = {0, 0, 0};
-            for (int j = 0; ok && j < 3; j++) {
-                const cJSON* v = cJSON_GetArrayItem(e, j);
-                ok = cJSON_IsNumber(v) && isfinite(v->valuedouble);
-                if (ok) a[j] = v->valuedouble;
-            }
-            if (!ok) return fail(x, MN_ERR_PARSE, "expected [x, y, z] with finite numbers");
-            pop(x);
-            d->polygon[k] = mn_v3(a[0], a[1], a[2]);
-        }
-        pop(x);
-        d->npolygon = n;
-        if ((st = get_v3(x, o, "up", &d->up, NULL)) != MN_OK) return st;
-        st = get_num(x, o, "margin", &d->margin, 0, 1e6);
+    case MN_CON_BALANCE:
+        st = get_con_balance(x, o, d);
         break;
-    }
     default:
         break;
     }
@@ -493,12 +415,8 @@ static mn_status read_constraint(reader* r, const cJSON* o) {
         {"target", "pin/orient"}, {"origin", "plane/line"}, {"normal", "plane"},
         {"direction", "line"},    {"handle2", "equal"},     {"polygon", "balance"},
         {"up", "balance"},        {"margin", "balance"},    {"lock", "pin/orient"}};
-    for (size_t k = 0; k < sizeof only / sizeof only[0]; k++) {
-        if (!cJSON_GetObjectItemCaseSensitive(o, only[k][0]) || strstr(only[k][1], type)) continue;
-        push_key(x, only[k][0]);
-        return fail(x, MN_ERR_PARSE, "\"%s\" belongs to %s constraints, not %s", only[k][0],
-                    only[k][1], type);
-    }
+    if ((st = check_con_members(x, o, type, only, sizeof only / sizeof only[0])) != MN_OK)
+        return st;
     if (lock && (has_target || tks)) {
         push_key(x, "lock");
         return fail(
@@ -521,15 +439,14 @@ static mn_status read_constraint(reader* r, const cJSON* o) {
 
 static mn_status read_constraints(reader* r, const cJSON* a) {
     ctx* x = &r->x;
-    push_key(x, "constraints");
-    if (!cJSON_IsArray(a)) return fail(x, MN_ERR_PARSE, "expected an array");
-    if (cJSON_GetArraySize(a) > 4096) return fail(x, MN_ERR_PARSE, "more than 4096 entries");
+    int n;
+    mn_status st = enter_array(x, a, "constraints", 4096, NULL, &n);
+    if (st != MN_OK) return st;
     int i = 0;
     const cJSON* o;
     cJSON_ArrayForEach(o, a) {
         push_index(x, i);
-        mn_status st = read_constraint(r, o);
-        if (st != MN_OK) return st;
+        if ((st = read_constraint(r, o)) != MN_OK) return st;
         pop(x);
         i++;
     }
@@ -538,7 +455,7 @@ static mn_status read_constraints(reader* r, const cJSON* a) {
 }
 
 static mn_status load_figure(ctx* x, const char* figure, double scale, const char* base_dir,
-                             mn_model** out) {
+                             mn_model** out, mn_gltf* skin) {
     char path[1024];
     mn_error e;
     int builtin = !strcmp(figure, "stickman");
@@ -563,7 +480,7 @@ static mn_status load_figure(ctx* x, const char* figure, double scale, const cha
         push_key(x, "scale");
         return fail(x, MN_ERR_PARSE, "a scale applies to BVH figures only");
     } else {
-        st = mn_figure_read(path, out, NULL, NULL, &e);
+        st = mn_figure_read_skin(path, out, NULL, skin, NULL, &e);
     }
     if (st != MN_OK) return fail(x, st, "cannot read the figure: %s", e.message);
     pop(x);
@@ -571,7 +488,7 @@ static mn_status load_figure(ctx* x, const char* figure, double scale, const cha
 }
 
 static mn_status parse(reader* r, const cJSON* root, const char* base_dir, const mn_model* figure,
-                       mn_model** model, mn_seq_doc_info* info) {
+                       mn_model** model, mn_gltf* skin, mn_seq_doc_info* info) {
     ctx* x = &r->x;
     if (!cJSON_IsObject(root)) return fail(x, MN_ERR_PARSE, "a sequence document is a JSON object");
     mn_status st = check_keys(x, root, root_keys);
@@ -583,7 +500,8 @@ static mn_status parse(reader* r, const cJSON* root, const char* base_dir, const
     mn_seq_def def = mn_seq_def_default();
     if ((st = get_num(x, root, "fps", &def.fps, 1e-6, 1e6)) != MN_OK) return st;
     if (!figure) {
-        if ((st = load_figure(x, info->figure, info->scale, base_dir, model)) != MN_OK) return st;
+        if ((st = load_figure(x, info->figure, info->scale, base_dir, model, skin)) != MN_OK)
+            return st;
         figure = *model;
     }
     r->m = figure;
@@ -606,22 +524,18 @@ static mn_status parse(reader* r, const cJSON* root, const char* base_dir, const
     return MN_OK;
 }
 
-mn_status mn_seq_read_mem(const char* text, size_t len, const char* name, const char* base_dir,
+static mn_status read_mem(const char* text, size_t len, const char* name, const char* base_dir,
                           const mn_model* figure, mn_model** model, mn_seq** seq,
-                          mn_seq_doc_info* info, mn_error* err) {
+                          mn_seq_doc_info* info, mn_gltf* skin, mn_error* err) {
     mn_error_clear(err);
+    if (skin) memset(skin, 0, sizeof *skin);
     if (!model || !seq) return mn_error_set(err, MN_ERR_ARG, name, 0, "sequence", "NULL output");
     *model = NULL;
     *seq = NULL;
     if (!text) return mn_error_set(err, MN_ERR_ARG, name, 0, "sequence", "NULL text");
     const char* fname = name ? name : "sequence";
-    const char* end = NULL;
-    cJSON* root = cJSON_ParseWithLengthOpts(text, len, &end, 0);
-    if (!root) {
-        size_t off = end && end >= text && end <= text + len ? (size_t)(end - text) : 0;
-        return mn_error_set(err, MN_ERR_PARSE, fname, line_of(text, len, off), "json",
-                            "malformed JSON near byte %zu", off);
-    }
+    cJSON* root = parse_json(text, len, fname, err);
+    if (!root) return MN_ERR_PARSE;
     mn_seq_doc_info tmp;
     if (!info) info = &tmp;
     memset(info, 0, sizeof *info);
@@ -633,12 +547,14 @@ mn_status mn_seq_read_mem(const char* text, size_t len, const char* name, const 
     r.x.err = err;
     r.x.doc = "sequence";
     mn_model* m = NULL;
-    mn_status st = parse(&r, root, base_dir, figure, &m, info);
+    mn_status st = parse(&r, root, base_dir, figure, &m, skin, info);
     cJSON_Delete(root);
     free(r.hname);
     if (st != MN_OK) {
         mn_seq_destroy(r.s);
         mn_model_destroy(m);
+        mn_gltf_free(skin);
+        if (skin) memset(skin, 0, sizeof *skin);
         return st;
     }
     *model = m;
@@ -646,14 +562,23 @@ mn_status mn_seq_read_mem(const char* text, size_t len, const char* name, const 
     return MN_OK;
 }
 
-mn_status mn_seq_read(const char* path, mn_model** model, mn_seq** seq, mn_seq_doc_info* info,
-                      mn_error* err) {
-    if (model) *model = NULL;
-    if (seq) *seq = NULL;
-    char* text = NULL;
-    size_t len = 0;
-    mn_status st = mn_read_file(path, &text, &len, err);
-    if (st != MN_OK) return st;
+mn_status mn_seq_read_mem(const char* text, size_t len, const char* name, const char* base_dir,
+                          const mn_model* figure, mn_model** model, mn_seq** seq,
+                          mn_seq_doc_info* info, mn_error* err) {
+    return read_mem(text, len, name, base_dir, figure, model, seq, info, NULL, err);
+}
+
+typedef struct read_args {
+    mn_model** model;
+    mn_seq** seq;
+    mn_seq_doc_info* info;
+    mn_gltf* skin;
+} read_args;
+
+/* The figure is found next to the document: its folder is the base. */
+static mn_status read_text(const char* text, size_t len, const char* path, void* args,
+                           mn_error* err) {
+    const read_args* a = args;
     char dir[1024];
     snprintf(dir, sizeof dir, "%s", path);
     char* slash = strrchr(dir, '/');
@@ -661,25 +586,27 @@ mn_status mn_seq_read(const char* path, mn_model** model, mn_seq** seq, mn_seq_d
         *slash = 0;
     else
         dir[0] = 0;
-    st = mn_seq_read_mem(text, len, path, dir, NULL, model, seq, info, err);
-    free(text);
-    return st;
+    return read_mem(text, len, path, dir, NULL, a->model, a->seq, a->info, a->skin, err);
+}
+
+mn_status mn_seq_read(const char* path, mn_model** model, mn_seq** seq, mn_seq_doc_info* info,
+                      mn_error* err) {
+    if (model) *model = NULL;
+    if (seq) *seq = NULL;
+    read_args a = {model, seq, info, NULL};
+    return mn_io_read_path(path, read_text, &a, err);
+}
+
+mn_status mn_seq_read_skin(const char* path, mn_model** model, mn_seq** seq, mn_seq_doc_info* info,
+                           mn_gltf* skin, mn_error* err) {
+    if (model) *model = NULL;
+    if (seq) *seq = NULL;
+    if (skin) memset(skin, 0, sizeof *skin);
+    read_args a = {model, seq, info, skin};
+    return mn_io_read_path(path, read_text, &a, err);
 }
 
 /* ---- writing ----------------------------------------------------------------------------- */
-
-static void w_str(mn_strbuf* b, const char* s) {
-    mn_strbuf_append(b, "\"", 1);
-    for (const char* p = s; *p; p++) {
-        if (*p == '"' || *p == '\\')
-            mn_strbuf_printf(b, "\\%c", *p);
-        else if ((unsigned char)*p < 0x20)
-            mn_strbuf_printf(b, "\\u%04x", (unsigned char)*p);
-        else
-            mn_strbuf_append(b, p, 1);
-    }
-    mn_strbuf_append(b, "\"", 1);
-}
 
 /* A double that reads back to the same bits (minus zero included). */
 static void w_num(mn_strbuf* b, double v) {
@@ -716,10 +643,10 @@ static void write_constraint(mn_strbuf* b, const mn_seq* s, int c) {
     const mn_constraint_def* d = &sd->con;
     char hb[NAME_CAP];
     mn_strbuf_printf(b, "    {\"type\": \"%s\", \"handle\": ", mn_constraint_type_name(d->type));
-    w_str(b, handle_name(s, d->handle, hb));
+    mn_strbuf_json_str(b, handle_name(s, d->handle, hb));
     if (d->name && d->name[0]) {
         mn_strbuf_printf(b, ", \"name\": ");
-        w_str(b, d->name);
+        mn_strbuf_json_str(b, d->name);
     }
     if (isfinite(sd->start) || isfinite(sd->end)) {
         double fr[2] = {sd->start, sd->end};
@@ -754,7 +681,7 @@ static void write_constraint(mn_strbuf* b, const mn_seq* s, int c) {
         break;
     case MN_CON_EQUAL:
         mn_strbuf_printf(b, ", \"handle2\": ");
-        w_str(b, handle_name(s, d->handle2, hb));
+        mn_strbuf_json_str(b, handle_name(s, d->handle2, hb));
         break;
     case MN_CON_BALANCE:
         mn_strbuf_printf(b, ", \"polygon\": [");
@@ -802,7 +729,7 @@ mn_status mn_seq_write_mem(const mn_seq* s, const char* figure, double scale, ch
     mn_strbuf b;
     mn_strbuf_init(&b);
     mn_strbuf_printf(&b, "{\n  \"figure\": ");
-    w_str(&b, figure);
+    mn_strbuf_json_str(&b, figure);
     if (scale > 0) mn_strbuf_printf(&b, ",\n  \"scale\": "), w_num(&b, scale);
     mn_strbuf_printf(&b, ",\n  \"fps\": ");
     w_num(&b, mn_seq_fps(s));
@@ -816,7 +743,7 @@ mn_status mn_seq_write_mem(const mn_seq* s, const char* figure, double scale, ch
         if (rot == MN_INTERP_DEFAULT && trans == MN_INTERP_DEFAULT) continue;
         mn_strbuf_printf(&b, "%s\n    ", first ? ", \"joints\": {" : ",");
         first = 0;
-        w_str(&b, m->jnt_name[j]);
+        mn_strbuf_json_str(&b, m->jnt_name[j]);
         mn_strbuf_printf(&b, ": {");
         if (rot != MN_INTERP_DEFAULT)
             mn_strbuf_printf(&b, "\"rotation\": \"%s\"", mn_interp_name(rot));
@@ -841,7 +768,7 @@ mn_status mn_seq_write_mem(const mn_seq* s, const char* figure, double scale, ch
             if (t == MN_JOINT_FIXED) continue;
             const double* qj = q + m->jnt_qadr[j];
             mn_strbuf_printf(&b, "%s\n      ", n++ ? "," : "");
-            w_str(&b, m->jnt_name[j]);
+            mn_strbuf_json_str(&b, m->jnt_name[j]);
             mn_strbuf_printf(&b, ": ");
             if (t == MN_JOINT_HINGE || t == MN_JOINT_SLIDE)
                 w_num(&b, qj[0]);
@@ -865,12 +792,13 @@ mn_status mn_seq_write_mem(const mn_seq* s, const char* figure, double scale, ch
             const mn_handle_def* d = mn_seq_handle(s, h);
             char hb[NAME_CAP];
             mn_strbuf_printf(&b, "%s\n    {\"name\": ", h ? "," : "");
-            w_str(&b, handle_name(s, h, hb));
+            mn_strbuf_json_str(&b, handle_name(s, h, hb));
             mn_strbuf_printf(&b, ", \"type\": \"%s\"",
                              d->type == MN_HANDLE_ORIENT ? "orientation"
                                                          : mn_handle_type_name(d->type));
             if (d->joint >= 0)
-                mn_strbuf_printf(&b, ", \"joint\": "), w_str(&b, m->jnt_name[d->joint]);
+                mn_strbuf_printf(&b, ", \"joint\": "),
+                    mn_strbuf_json_str(&b, m->jnt_name[d->joint]);
             if (d->type == MN_HANDLE_POINT)
                 mn_strbuf_printf(&b, ", \"point\": "), w_v3(&b, d->point);
             mn_strbuf_printf(&b, "}");

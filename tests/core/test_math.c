@@ -633,12 +633,62 @@ static void test_xform_and_mat3(void) {
     CHECK(mn_vec3_normalize(mn_v3(0, 0, 0)).x == 0);
 }
 
+/* mn_angle_near and mn_euler_nearest: whole turns only, the branch nearest the reference,
+ * the limits' penalty and the count of angles that decide. */
+static void test_euler_nearest(void) {
+    rng_seed(11);
+    for (int t = 0; t < 2000; t++) {
+        double a = rng_range(-40, 40), ref = rng_range(-40, 40), r = mn_angle_near(a, ref);
+        CHECK(fabs(r - ref) <= MN_PI + 1e-12);
+        double turns = (r - a) / (2 * MN_PI);
+        CHECK(fabs(turns - nearbyint(turns)) < 1e-9);
+        if (fabs(ref - a) <= MN_PI) CHECK(r == a);
+    }
+    for (int o = 0; o < 6; o++) {
+        for (int t = 0; t < 300; t++) {
+            double e0[3] = {rng_range(-3, 3), rng_range(-1.4, 1.4), rng_range(-3, 3)}, e[3];
+            mn_mat3 R = euler_ref((mn_euler_order)o, e0);
+            mn_euler_from_mat3((mn_euler_order)o, &R, e);
+            /* the reference: one of the two branches, moved by whole turns, plus noise */
+            double alt[3] = {e[0] + MN_PI, MN_PI - e[1], e[2] + MN_PI}, ref[3], out[3];
+            const double* br = t % 2 ? alt : e;
+            for (int i = 0; i < 3; i++)
+                ref[i] = br[i] + 2 * MN_PI * (double)((t + i) % 5 - 2) + rng_range(-0.05, 0.05);
+            mn_euler_nearest(e, ref, 3, NULL, NULL, out);
+            for (int i = 0; i < 3; i++)
+                CHECK(fabs(out[i] - ref[i]) < 0.06);
+            mn_mat3 back = euler_ref((mn_euler_order)o, out);
+            CHECK(rot_distance(&back, &R) < 1e-12);
+        }
+    }
+    /* only the first n angles decide */
+    double e[3] = {0.1, 1.4, 0.2}, out[3];
+    double ref[3] = {0.1 + MN_PI, 1.4, 0.2};
+    mn_euler_nearest(e, ref, 3, NULL, NULL, out);
+    CHECK(out[0] == e[0] && out[1] == e[1] && out[2] == e[2]);
+    mn_euler_nearest(e, ref, 1, NULL, NULL, out);
+    CHECK_NEAR(out[0], 0.1 + MN_PI, 1e-15);
+    CHECK_NEAR(out[1], MN_PI - 1.4, 1e-15);
+    /* a limit on the first angle that e leaves moves the choice to the other branch */
+    double on[3] = {0.1, 1.4, 0.2}, lo[3] = {2, -INFINITY, -INFINITY},
+           hi[3] = {4, INFINITY, INFINITY};
+    mn_euler_nearest(e, on, 1, NULL, NULL, out);
+    CHECK(out[0] == e[0]);
+    mn_euler_nearest(e, on, 1, lo, hi, out);
+    CHECK_NEAR(out[0], 0.1 + MN_PI, 1e-15);
+    /* out may be e itself */
+    double f[3] = {0.1, 1.4, 0.2};
+    mn_euler_nearest(f, ref, 1, NULL, NULL, f);
+    CHECK_NEAR(f[0], 0.1 + MN_PI, 1e-15);
+}
+
 int main(int argc, char** argv) {
     mn_test_init(argc, argv);
     RUN(test_euler_names);
     RUN(test_euler_to_matrix_all_orders);
     RUN(test_euler_round_trip_generic);
     RUN(test_euler_round_trip_gimbal);
+    RUN(test_euler_nearest);
     RUN(test_quat_matrix);
     RUN(test_exp_log);
     RUN(test_slerp);

@@ -3,6 +3,7 @@
 #include <marionette/io.h>
 #include <marionette/model.h>
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -175,6 +176,109 @@ static void test_bad_input(void) {
     CHECK(run_cli("info /nonexistent/file.bvh", &out, &err) == 1 && strstr(err, "/nonexistent/file.bvh"));
     free(out), free(err);
     remove(bad);
+}
+
+/* convert BVH -> .glb, then info and fk on the .glb (--frame, --anim, --time) against
+ * in-process FK of the BVH frames, to 1e-6 of the figure's size (the .glb holds floats). */
+static double fk_line_error(const char* out, const mn_model* m, const mn_data* d) {
+    double worst = 0;
+    int seen = 0;
+    for (int j = 0; j < m->njoint; j++) {
+        char key[300];
+        snprintf(key, sizeof key, "%s ", m->jnt_name[j]);
+        const char* hit = NULL;
+        for (const char* line = out; (line = strstr(line, key)); line++)
+            if (line == out || line[-1] == '\n') {
+                hit = line;
+                break;
+            }
+        double x, y, z;
+        if (!hit || sscanf(hit + strlen(key), "%lf %lf %lf", &x, &y, &z) != 3) return 1e300;
+        mn_vec3 p = d->xf[j].p;
+        worst = fmax(worst, fmax(fabs(x - p.x), fmax(fabs(y - p.y), fabs(z - p.z))));
+        seen++;
+    }
+    return seen == m->njoint ? worst : 1e300;
+}
+
+static void test_convert_glb(void) {
+    char glb[512], args[1200];
+    snprintf(glb, sizeof glb, "%s/walk.glb", mn_test_temp_dir());
+    char *out, *err;
+    snprintf(args, sizeof args, "convert '" WALK "' '%s'", glb);
+    CHECK(run_cli(args, &out, &err) == 0);
+    free(out), free(err);
+    mn_model* m = NULL;
+    mn_motion mo;
+    mn_error e;
+    CHECK(mn_bvh_read(WALK, NULL, &m, &mo, NULL, &e) == MN_OK);
+    if (!m) return;
+    mn_data* d = mn_data_create(m, 0);
+    mn_fk(m, d);
+    double lo[3] = {1e300, 1e300, 1e300}, hi[3] = {-1e300, -1e300, -1e300};
+    for (int j = 0; j < m->njoint; j++) {
+        const double* p = &d->xf[j].p.x;
+        for (int k = 0; k < 3; k++) lo[k] = fmin(lo[k], p[k]), hi[k] = fmax(hi[k], p[k]);
+    }
+    double size = sqrt((hi[0] - lo[0]) * (hi[0] - lo[0]) + (hi[1] - lo[1]) * (hi[1] - lo[1]) + (hi[2] - lo[2]) * (hi[2] - lo[2]));
+    char want[64];
+    snprintf(want, sizeof want, "motion: %g s, %d keys", (mo.nframes - 1) * mo.frame_time, mo.nframes);
+    snprintf(args, sizeof args, "info '%s'", glb);
+    CHECK(run_cli(args, &out, &err) == 0 && out && strstr(out, "animations: 1") && strstr(out, want));
+    free(out), free(err);
+    snprintf(args, sizeof args, "info --json '%s'", glb);
+    CHECK(run_cli(args, &out, &err) == 0 && out && strstr(out, "\"animations\":[{\"name\":\"motion\""));
+    free(out), free(err);
+    int frames[3] = {0, 100, mo.nframes - 1};
+    for (int k = 0; k < 3; k++) {
+        memcpy(d->q, mo.q + (size_t)frames[k] * (size_t)m->nq, sizeof(double) * (size_t)m->nq);
+        mn_fk(m, d);
+        snprintf(args, sizeof args, "fk '%s' --frame %d", glb, frames[k]);
+        CHECK(run_cli(args, &out, &err) == 0 && out);
+        double ef = out ? fk_line_error(out, m, d) : 1e300;
+        free(out), free(err);
+        snprintf(args, sizeof args, "fk '%s' --anim motion --time %.17g", glb, frames[k] * mo.frame_time);
+        CHECK(run_cli(args, &out, &err) == 0 && out);
+        double et = out ? fk_line_error(out, m, d) : 1e300;
+        free(out), free(err);
+        CHECK(ef < 1e-6 * size && et < 1e-6 * size);
+        printf("  walk.glb frame %d: fk --frame error %.2g, --time error %.2g of the figure size %.3g\n", frames[k],
+               ef / size, et / size, size);
+    }
+    snprintf(args, sizeof args, "fk '%s' --frame %d", glb, mo.nframes);
+    CHECK(run_cli(args, &out, &err) == 1 && err && strstr(err, "key times"));
+    free(out), free(err);
+    snprintf(args, sizeof args, "fk '%s' --anim nope", glb);
+    CHECK(run_cli(args, &out, &err) == 1 && err && strstr(err, "--anim"));
+    free(out), free(err);
+    CHECK(run_cli("fk '" WALK "' --time 1", &out, &err) == 2);
+    free(out), free(err);
+    snprintf(args, sizeof args, "fk '%s' --frame 1 --time 1", glb);
+    CHECK(run_cli(args, &out, &err) == 2);
+    free(out), free(err);
+    snprintf(args, sizeof args, "convert '" WALK "' '%s/walk.txt'", mn_test_temp_dir());
+    CHECK(run_cli(args, &out, &err) == 2);
+    free(out), free(err);
+    /* glTF in: --anim picks the animation; from a skinned glTF the .glb keeps the mesh */
+    char fox[512];
+    snprintf(fox, sizeof fox, "%s/fox.glb", mn_test_temp_dir());
+    snprintf(args, sizeof args, "convert '" MN_DATA "/skinned/Fox.glb' '%s' --anim Walk", fox);
+    CHECK(run_cli(args, &out, &err) == 0);
+    free(out), free(err);
+    snprintf(args, sizeof args, "info '%s'", fox);
+    CHECK(run_cli(args, &out, &err) == 0 && out && strstr(out, "motion: 0.708333 s, 18 keys"));
+    free(out), free(err);
+    snprintf(args, sizeof args, "convert '" MN_DATA "/skinned/Fox.glb' '%s' --anim Nope", fox);
+    CHECK(run_cli(args, &out, &err) == 1 && err && strstr(err, "Nope"));
+    free(out), free(err);
+    snprintf(args, sizeof args, "convert '" WALK "' '%s' --anim Walk", fox);
+    CHECK(run_cli(args, &out, &err) == 2);
+    free(out), free(err);
+    remove(fox);
+    remove(glb);
+    mn_data_destroy(d);
+    mn_model_destroy(m);
+    mn_motion_free(&mo);
 }
 
 static void test_convert_round_trip(void) {
@@ -469,6 +573,7 @@ int main(int argc, char** argv) {
     RUN(test_fk);
     RUN(test_bad_input);
     RUN(test_convert_round_trip);
+    RUN(test_convert_glb);
     RUN(test_demo);
     RUN(test_solve);
     RUN(test_pose);

@@ -9,9 +9,12 @@
 #include <string.h>
 #include <sys/wait.h>
 
+#include "glb_check.h"
 #include "test.h"
 
 #define EXAMPLE MN_SOURCE "/docs/examples/crouch_sequence.json"
+#define FOX MN_DATA "/skinned/Fox.glb"
+#define FOX_SEQ MN_SOURCE "/docs/examples/fox_sequence.json"
 
 /* Runs the CLI with args (a shell-quoted string); captures stdout and stderr separately. */
 static int run_cli(const char* args, char** out, char** err) {
@@ -117,6 +120,56 @@ static void test_bake(void) {
     remove(plain);
 }
 
+/* A .glb written from a skinned glTF figure carries the mesh (as many vertices and triangles
+ * as the source, the same skinned rest pose) and its animation puts every joint where the
+ * BVH the same command writes does, to 1e-6 of the figure's size (the .glb holds floats). */
+static void check_skinned(const char* what, const char* glb, const char* bvh, const int* frames,
+                          int n, int nframes) {
+    glb_check c;
+    CHECK(glb_check_files(glb, FOX, bvh, frames, n, &c));
+    printf("  %s: %d vertices (source %d), %d keys, %d joints, rest mesh gap %.2g, joint gap "
+           "%.2g of the figure size %.3g\n",
+           what, c.nverts, c.src_nverts, c.nkeys, c.joints, c.rest_gap / c.size,
+           c.motion_gap / c.size, c.size);
+    CHECK(c.src_nverts > 0 && c.nverts == c.src_nverts && c.ntris == c.src_ntris);
+    CHECK(c.nkeys == nframes && c.bvh_frames == nframes && c.joints == 24);
+    CHECK(c.size > 50 && c.rest_gap < 1e-6 * c.size && c.motion_gap < 1e-6 * c.size);
+}
+
+/* anim bake of a sequence whose figure is a skinned glTF: the .glb keeps the fox's mesh. */
+static void test_bake_skinned(void) {
+    char *out, *err, args[1024], glb[300], bvh[300];
+    snprintf(glb, sizeof glb, "%s", mn_test_write_temp(".glb", "", 0));
+    snprintf(bvh, sizeof bvh, "%s", mn_test_write_temp(".bvh", "", 0));
+    snprintf(args, sizeof args, "anim bake '%s' --out '%s'", FOX_SEQ, glb);
+    CHECK(run_cli(args, &out, &err) == 0 && out && strstr(out, "frames=37") &&
+          strstr(out, "unmet_frames=0"));
+    free(out), free(err);
+    snprintf(args, sizeof args, "anim bake '%s' --out '%s'", FOX_SEQ, bvh);
+    CHECK(run_cli(args, &out, &err) == 0);
+    free(out), free(err);
+    int frames[] = {0, 7, 12, 18, 30, 36};
+    check_skinned("anim bake fox_sequence.json", glb, bvh, frames, 6, 37);
+    /* the hips moved (centimetres): frame 18 is not the rest pose */
+    mn_gltf g;
+    mn_error e;
+    if (mn_gltf_read(glb, &g, NULL, &e) == MN_OK) {
+        double w0[12 * 24], w1[12 * 24];
+        CHECK(g.njoints == 24 && mn_gltf_sample(&g, 0, 0, w0) == MN_OK &&
+              mn_gltf_sample(&g, 0, g.anims[0].key_times[18], w1) == MN_OK);
+        CHECK(g.name && !strcmp(g.name, "fox")); /* the skin keeps Fox.glb's name */
+        int hip = -1;
+        for (int j = 0; j < g.njoints; j++)
+            if (!strcmp(g.joint_name[j], "b_Hip_01")) hip = j;
+        double dy = hip >= 0 ? w0[12 * hip + 7] - w1[12 * hip + 7] : 0;
+        double dz = hip >= 0 ? w0[12 * hip + 11] - w1[12 * hip + 11] : 0;
+        CHECK(sqrt(dy * dy + dz * dz) > 3);
+        mn_gltf_free(&g);
+    }
+    remove(glb);
+    remove(bvh);
+}
+
 static void test_bad_input(void) {
     char *out, *err;
     const char* text = "{\"figure\": \"stickman\",\n \"keys\": [{\"frame\": 0,\n \"pose\": "
@@ -208,13 +261,54 @@ static void test_pose_out(void) {
     remove(bvh);
 }
 
+/* pose --out with a skinned glTF model: the .glb keeps the fox's mesh, and the head came down
+ * while the paws stayed pinned. */
+static void test_pose_out_skinned(void) {
+    char *out, *err, args[1024], glb[300], bvh[300];
+    snprintf(glb, sizeof glb, "%s", mn_test_write_temp(".glb", "", 0));
+    snprintf(bvh, sizeof bvh, "%s", mn_test_write_temp(".bvh", "", 0));
+    snprintf(args, sizeof args,
+             "pose '" FOX "' --scene '" MN_SOURCE "/docs/examples/fox_sniff.json' --out '%s'", glb);
+    CHECK(run_cli(args, &out, &err) == 0 && out && strstr(out, "frames=24 status=OK"));
+    free(out), free(err);
+    snprintf(args, sizeof args,
+             "pose '" FOX "' --scene '" MN_SOURCE "/docs/examples/fox_sniff.json' --out '%s'", bvh);
+    CHECK(run_cli(args, &out, &err) == 0);
+    free(out), free(err);
+    int frames[] = {0, 5, 11, 23};
+    check_skinned("pose Fox.glb --scene fox_sniff.json", glb, bvh, frames, 4, 24);
+    mn_gltf g;
+    mn_error e;
+    if (mn_gltf_read(glb, &g, NULL, &e) == MN_OK) {
+        double w0[12 * 24], w1[12 * 24];
+        CHECK(g.njoints == 24 && mn_gltf_sample(&g, 0, 0, w0) == MN_OK &&
+              mn_gltf_sample(&g, 0, g.anims[0].duration, w1) == MN_OK);
+        for (int j = 0; j < g.njoints; j++) {
+            double d =
+                sqrt((w1[12 * j + 3] - w0[12 * j + 3]) * (w1[12 * j + 3] - w0[12 * j + 3]) +
+                     (w1[12 * j + 7] - w0[12 * j + 7]) * (w1[12 * j + 7] - w0[12 * j + 7]) +
+                     (w1[12 * j + 11] - w0[12 * j + 11]) * (w1[12 * j + 11] - w0[12 * j + 11]));
+            /* frame 0 already carries one twenty-fourth of the drag */
+            if (!strcmp(g.joint_name[j], "b_Head_05")) CHECK(d > 20);
+            if (!strcmp(g.joint_name[j], "b_LeftFoot02_018") ||
+                !strcmp(g.joint_name[j], "b_RightHand_08"))
+                CHECK(d < 1e-3);
+        }
+        mn_gltf_free(&g);
+    }
+    remove(glb);
+    remove(bvh);
+}
+
 int main(int argc, char** argv) {
     mn_test_init(argc, argv);
     RUN(test_usage);
     RUN(test_info);
     RUN(test_bake);
+    RUN(test_bake_skinned);
     RUN(test_bad_input);
     RUN(test_import);
     RUN(test_pose_out);
+    RUN(test_pose_out_skinned);
     return mn_test_report();
 }

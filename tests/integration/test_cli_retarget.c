@@ -9,9 +9,11 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "glb_check.h"
 #include "test.h"
 
 #define WALK MN_DATA "/mocap/cmu_motionbuilder/cmu_02_01_walk.bvh"
+#define CESIUM MN_DATA "/skinned/CesiumMan.glb"
 
 static int run_cli(const char* args, char** out, char** err) {
     char opath[256], epath[256];
@@ -76,6 +78,46 @@ static void test_retarget_walk(void) {
     remove(out_bvh);
 }
 
+/* The CMU walk onto the skinned CesiumMan as a .glb: the character's mesh goes along, and
+ * the animation puts every joint where the BVH of the same command does, to 1e-6 of the
+ * figure's size; the figures printed are those of the BVH run. */
+static void test_retarget_skinned_glb(void) {
+    char out_glb[256], out_bvh[256], args[1024];
+    temp_path(out_glb, sizeof out_glb, ".glb");
+    temp_path(out_bvh, sizeof out_bvh, ".bvh");
+    char *out, *err, *out2, *err2;
+    snprintf(args, sizeof args, "retarget '%s' --to '%s' --out '%s'", WALK, CESIUM, out_glb);
+    CHECK(run_cli(args, &out, &err) == 0);
+    snprintf(args, sizeof args, "retarget '%s' --to '%s' --out '%s'", WALK, CESIUM, out_bvh);
+    CHECK(run_cli(args, &out2, &err2) == 0);
+    CHECK(value_of(out, "frames") == 344 && value_of(out, "unconverged_frames") == 0);
+    CHECK(value_of(out, "retarget_skate_max_mm") == value_of(out2, "retarget_skate_max_mm"));
+    CHECK(value_of(out, "retarget_skate_max_mm") <= 5.0);
+    free(out), free(err), free(out2), free(err2);
+    glb_check c;
+    int frames[] = {0, 57, 171, 250, 343};
+    CHECK(glb_check_files(out_glb, CESIUM, out_bvh, frames, 5, &c));
+    printf(
+        "  walk onto CesiumMan: %d vertices (source %d), %d keys, %d joints, rest mesh gap %.2g, "
+        "joint gap %.2g of the figure size %.3g\n",
+        c.nverts, c.src_nverts, c.nkeys, c.joints, c.rest_gap / c.size, c.motion_gap / c.size,
+        c.size);
+    CHECK(c.src_nverts > 0 && c.nverts == c.src_nverts && c.ntris == c.src_ntris);
+    CHECK(c.nkeys == 344 && c.bvh_frames == 344 && c.joints == 19);
+    CHECK(c.size > 0.5 && c.rest_gap < 1e-6 * c.size && c.motion_gap < 1e-6 * c.size);
+    /* onto a bones-only figure, the .glb holds the figure and its animation */
+    snprintf(args, sizeof args, "retarget '%s' --to stickman --out '%s'", WALK, out_glb);
+    CHECK(run_cli(args, &out, &err) == 0);
+    free(out), free(err);
+    mn_gltf g;
+    mn_error e;
+    CHECK(mn_gltf_read(out_glb, &g, NULL, &e) == MN_OK);
+    CHECK(g.nverts == 0 && g.nanims == 1 && g.anims[0].nkeys == 344);
+    mn_gltf_free(&g);
+    remove(out_glb);
+    remove(out_bvh);
+}
+
 static void test_retarget_errors(void) {
     char *out, *err, args[1024], out_bvh[256];
     temp_path(out_bvh, sizeof out_bvh, ".bvh");
@@ -87,7 +129,8 @@ static void test_retarget_errors(void) {
     free(out), free(err);
     CHECK(run_cli("retarget '" WALK "' --to stickman", &out, &err) == 2 && strstr(err, "--out"));
     free(out), free(err);
-    CHECK(run_cli("retarget '" WALK "' --to stickman --out x.glb", &out, &err) == 2);
+    CHECK(run_cli("retarget '" WALK "' --to stickman --out x.gltf", &out, &err) == 2 &&
+          strstr(err, ".glb"));
     free(out), free(err);
     CHECK(run_cli("retarget '" WALK "' --to stickman --out x.bvh --bogus", &out, &err) == 2);
     free(out), free(err);
@@ -130,6 +173,7 @@ static void test_bench_retarget(void) {
 int main(int argc, char** argv) {
     mn_test_init(argc, argv);
     RUN(test_retarget_walk);
+    RUN(test_retarget_skinned_glb);
     RUN(test_retarget_errors);
     RUN(test_bench_retarget);
     return mn_test_report();

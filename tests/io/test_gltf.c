@@ -3,6 +3,8 @@
  * tutorial's SimpleSkin, the marionette model's FK, and a table of malformed inputs. */
 #include "test.h"
 
+#include <cjson/cJSON.h>
+
 #include <marionette/gltf.h>
 
 #include "io/gltf_internal.h"
@@ -780,7 +782,23 @@ static void test_model_fk(void) {
             int mj = mn_model_find_joint(m, g.joint_name[j]);
             CHECK(mj >= 0);
             if (mj < 0) continue;
-            CHECK(m->jnt_type[mj] == (g.joint_parent[j] < 0 ? MN_JOINT_FREE : MN_JOINT_BALL));
+            /* roots are FREE; so is a joint some animation moves in its parent's frame, every
+             * other joint is a BALL: its distance to its parent never changes */
+            int par = g.joint_parent[j];
+            CHECK(par >= 0 ? (m->jnt_type[mj] == MN_JOINT_BALL || m->jnt_type[mj] == MN_JOINT_FREE)
+                           : m->jnt_type[mj] == MN_JOINT_FREE);
+            if (par >= 0 && m->jnt_type[mj] == MN_JOINT_BALL) {
+                double W2[12 * 64];
+                double r0 = hypot(hypot(W[12 * j + 3] - W[12 * par + 3], W[12 * j + 7] - W[12 * par + 7]),
+                                  W[12 * j + 11] - W[12 * par + 11]);
+                for (int a = 0; a < g.nanims && g.njoints <= 64; a++)
+                    for (int k = 0; k <= 4; k++) {
+                        CHECK(mn_gltf_sample(&g, a, g.anims[a].duration * k / 4, W2) == MN_OK);
+                        double r = hypot(hypot(W2[12 * j + 3] - W2[12 * par + 3], W2[12 * j + 7] - W2[12 * par + 7]),
+                                         W2[12 * j + 11] - W2[12 * par + 11]);
+                        CHECK_NEAR(r, r0, 1e-6 * size);
+                    }
+            }
             const double* w = W + 12 * j;
             CHECK_NEAR(d->xf[mj].p.x, w[3], 1e-9 * size);
             CHECK_NEAR(d->xf[mj].p.y, w[7], 1e-9 * size);
@@ -947,6 +965,400 @@ static void test_no_alloc(void) {
     mn_gltf_free(&g);
 }
 
+/* Files with a skeleton and no skinned mesh: a skin no node uses is read as the skeleton
+ * (a warning); without any skin the default scene's node tree is the figure, leaves that
+ * only carry a mesh left out; with nothing left, MN_ERR_NOTFOUND. */
+static void check_fk_matches_sample(mn_gltf* g, int anim, double t) {
+    mn_error e;
+    mn_model* m = mn_gltf_model(g, &e);
+    CHECK(m != NULL);
+    if (!m) return;
+    mn_data* d = mn_data_create(m, 0);
+    double* W = malloc(sizeof(double) * 12 * (size_t)g->njoints);
+    double* work = malloc(sizeof(double) * 16 * (size_t)g->njoints);
+    CHECK(mn_gltf_state(g, m, anim, t, NULL, d->q, work, &e) == MN_OK);
+    CHECK(mn_gltf_sample(g, anim, t, W) == MN_OK);
+    mn_fk(m, d);
+    for (int j = 0; j < g->njoints; j++) {
+        int mj = mn_model_find_joint(m, g->joint_name[j]);
+        CHECK(mj >= 0);
+        CHECK_NEAR(d->xf[mj].p.x, W[12 * j + 3], 1e-12);
+        CHECK_NEAR(d->xf[mj].p.y, W[12 * j + 7], 1e-12);
+        CHECK_NEAR(d->xf[mj].p.z, W[12 * j + 11], 1e-12);
+    }
+    free(W);
+    free(work);
+    mn_data_destroy(d);
+    mn_model_destroy(m);
+}
+
+static void test_skeleton_only(void) {
+    char* base = tiny_gltf(NULL);
+    char* t = replace(base, "\"mesh\":0,\"skin\":0", "\"mesh\":0");
+    mn_gltf g;
+    mn_error e;
+    mn_warnings w = {0};
+    CHECK(t && read_text(t, &g, &w, &e) == MN_OK);
+    CHECK(g.njoints == 2 && g.nverts == 0 && g.ntris == 0 && g.nanims == 3 && w.count >= 1);
+    CHECK(strstr(w.first, "skins[0] read as a skeleton") != NULL);
+    if (g.njoints == 2) check_fk_matches_sample(&g, 0, 0.5); /* "lin": the knee translates */
+    mn_gltf_free(&g);
+    /* no skin at all: nodes hip, knee, helper (node 0 is a mesh leaf) */
+    char* t2 = t ? replace(t, "\"skins\":[{\"joints\":[1,2],\"inverseBindMatrices\":7,\"skeleton\":3}],\n", "") : NULL;
+    CHECK(t2 && read_text(t2, &g, NULL, &e) == MN_OK);
+    CHECK(g.njoints == 3 && g.nverts == 0);
+    if (g.njoints == 3) {
+        CHECK(!strcmp(g.joint_name[0], "hip") && !strcmp(g.joint_name[1], "knee") && !strcmp(g.joint_name[2], "helper"));
+        CHECK(g.joint_parent[0] == 2 && g.joint_parent[1] == 0 && g.joint_parent[2] == -1);
+        for (int a = 0; a < 3; a++) check_fk_matches_sample(&g, a, 0.7);
+    }
+    mn_gltf_free(&g);
+    /* the scene holds only the mesh node */
+    char* t3 = t2 ? replace(t2, "\"scenes\":[{\"nodes\":[0,3]}]", "\"scenes\":[{\"nodes\":[0]}]") : NULL;
+    memset(&g, 0x5A, sizeof g);
+    CHECK(t3 && read_text(t3, &g, NULL, &e) == MN_ERR_NOTFOUND && g.priv == NULL);
+    CHECK(strstr(e.message, "tiny.gltf") && !strcmp(e.field, "nodes"));
+    free(base);
+    free(t);
+    free(t2);
+    free(t3);
+}
+
+/* Key times: every channel's times merged; joints whose translation is animated are FREE. */
+static void test_key_times_and_free_joints(void) {
+    mn_gltf g;
+    mn_error e;
+    char* t = tiny_gltf(NULL);
+    CHECK(read_text(t, &g, NULL, &e) == MN_OK);
+    free(t);
+    CHECK(g.nanims == 3);
+    if (g.nanims != 3) return;
+    CHECK(g.anims[0].nkeys == 3 && g.anims[0].key_times[0] == 0 && g.anims[0].key_times[2] == 2);
+    CHECK(g.anims[1].nkeys == 2 && g.anims[1].key_times[1] == 2);
+    CHECK(mn_gltf_find_anim(&g, "cubic") == 1 && mn_gltf_find_anim(&g, "none") == -1);
+    mn_model* m = mn_gltf_model(&g, &e);
+    CHECK(m != NULL);
+    if (m) {
+        CHECK(m->jnt_type[mn_model_find_joint(m, "hip")] == MN_JOINT_FREE);
+        CHECK(m->jnt_type[mn_model_find_joint(m, "knee")] == MN_JOINT_FREE); /* "lin" translates it */
+        mn_model_destroy(m);
+    }
+    for (int a = 0; a < 3; a++)
+        for (int k = 0; k <= 8; k++) check_fk_matches_sample(&g, a, 0.25 * k);
+    /* sampling a state allocates nothing */
+    m = mn_gltf_model(&g, &e);
+    double q[64], work[32];
+    long before = mn_alloc_count();
+    for (int k = 0; k < 10; k++) CHECK(mn_gltf_state(&g, m, 0, 0.1 * k, k ? q : NULL, q, work, &e) == MN_OK);
+    CHECK(mn_alloc_count() == before);
+    CHECK(mn_gltf_state(&g, m, 3, 0, NULL, q, work, &e) == MN_ERR_ARG);
+    CHECK(mn_gltf_state(&g, m, 0, NAN, NULL, q, work, &e) == MN_ERR_ARG);
+    mn_model_destroy(m);
+    mn_gltf_free(&g);
+}
+
+/* mn_gltf_motion_keys: evenly spaced keys give one frame per key (Fox's Walk); a long
+ * animation with few uneven keys (0, 1 and 7.5e5 s) stays within 16 frames per key plus
+ * 1024 instead of 30 Hz (2.25e7 frames), with a warning; mn_figure_read does the same. */
+static void test_motion_keys(void) {
+    mn_gltf g;
+    mn_error e;
+    CHECK(mn_gltf_read(SKINNED "Fox.glb", &g, NULL, &e) == MN_OK);
+    mn_model* m = mn_gltf_model(&g, &e);
+    int a = mn_gltf_find_anim(&g, "Walk");
+    mn_motion mo;
+    CHECK(m && a >= 0 && mn_gltf_motion_keys(&g, m, a, "Fox.glb", &mo, NULL, &e) == MN_OK);
+    if (m && a >= 0 && mo.q) {
+        CHECK(mo.nframes == g.anims[a].nkeys);
+        double* q = malloc(sizeof(double) * (size_t)m->nq);
+        double* work = malloc(sizeof(double) * 16 * (size_t)g.njoints);
+        double worst = 0;
+        for (int k = 0; k < mo.nframes; k++) {
+            CHECK(mn_gltf_state(&g, m, a, g.anims[a].key_times[k], k ? mo.q + (size_t)(k - 1) * m->nq : NULL, q, work, &e) ==
+                  MN_OK);
+            for (int i = 0; i < m->nq; i++) worst = fmax(worst, fabs(q[i] - mo.q[(size_t)k * m->nq + i]));
+        }
+        CHECK(worst < 1e-9);
+        free(q);
+        free(work);
+        mn_motion_free(&mo);
+    }
+    CHECK(mn_gltf_motion_keys(&g, m, g.nanims, "Fox.glb", &mo, NULL, &e) == MN_ERR_ARG);
+    mn_model_destroy(m);
+    mn_gltf_free(&g);
+
+    unsigned char b[TINY_LEN];
+    tiny_buffer(b);
+    const float t3 = 7.5e5f;
+    put_f(b, OFF_TIME + 8, &t3, 1);
+    char* text = tiny_gltf(b);
+    mn_warnings w = {0};
+    CHECK(read_text(text, &g, NULL, &e) == MN_OK);
+    m = mn_gltf_model(&g, &e);
+    CHECK(m && mn_gltf_motion_keys(&g, m, 0, "tiny.gltf", &mo, &w, &e) == MN_OK);
+    CHECK(mo.nframes <= 16 * 3 + 1024 && mo.nframes > 3 && w.count == 1 && strstr(w.first, "tiny.gltf"));
+    mn_motion_free(&mo);
+    mn_model_destroy(m);
+    mn_gltf_free(&g);
+    const char* path = mn_test_write_temp(".gltf", text, strlen(text));
+    CHECK(path && mn_figure_read(path, &m, &mo, NULL, &e) == MN_OK && mo.nframes <= 16 * 3 + 1024);
+    mn_motion_free(&mo);
+    mn_model_destroy(m);
+    if (path) remove(path);
+    free(text);
+}
+
+/* An animated scale on the hip: the knee (its child) becomes FREE and FK puts it where glTF
+ * does at every time; the hip's own frame stays rigid (its rotation with the scale divided
+ * out). */
+static void test_animated_scale(void) {
+    unsigned char b[TINY_LEN];
+    tiny_buffer(b);
+    const float sc[9] = {1, 1, 1, 1, 2, 1, 3, 2, 0.5f};
+    put_f(b, OFF_TRA, sc, 9);
+    char* base = tiny_gltf(b);
+    char* t = replace(base, "{\"sampler\":0,\"target\":{\"node\":2,\"path\":\"translation\"}}",
+                      "{\"sampler\":0,\"target\":{\"node\":1,\"path\":\"scale\"}}");
+    mn_gltf g;
+    mn_error e;
+    CHECK(t && read_text(t, &g, NULL, &e) == MN_OK);
+    free(base);
+    free(t);
+    if (g.njoints != 2) return;
+    mn_model* m = mn_gltf_model(&g, &e);
+    CHECK(m && m->jnt_type[mn_model_find_joint(m, "knee")] == MN_JOINT_FREE);
+    mn_model_destroy(m);
+    for (int k = 0; k <= 8; k++) check_fk_matches_sample(&g, 0, 0.25 * k);
+    double W[24];
+    CHECK(mn_gltf_sample(&g, 0, 1.5, W) == MN_OK);
+    CHECK_NEAR(W[12 + 7] - W[7], 0, 1e-12); /* knee at (1, 0, 0) scaled by the hip: (2, 2, 0.75) at 1.5 s */
+    CHECK_NEAR(W[12 + 3] - W[3], 2, 1e-12);
+    mn_gltf_free(&g);
+}
+
+/* ---- the writer ------------------------------------------------------------------------ */
+
+/* Checks a .glb's structure: header (magic, version 2, length = file size), a JSON chunk and
+ * a BIN chunk each a multiple of 4 bytes, every bufferView 4-aligned inside the buffer,
+ * every accessor filling its bufferView exactly, and the min/max of every accessor that
+ * has them (key times, positions) equal to the data's. Returns the number of problems. */
+static int check_glb_structure(const unsigned char* f, size_t n) {
+    int bad = 0;
+    uint32_t h[5], c1[2] = {0, 0};
+    if (n < 20) return 1;
+    memcpy(h, f, 20);
+    bad += h[0] != 0x46546C67u || h[1] != 2 || h[2] != n || h[3] % 4 != 0 || h[4] != 0x4E4F534Au;
+    size_t jl = h[3], boff = 20 + jl;
+    if (boff + 8 <= n) {
+        memcpy(c1, f + boff, 8);
+        bad += c1[0] % 4 != 0 || c1[1] != 0x004E4942u || boff + 8 + c1[0] != n;
+    }
+    const unsigned char* bin = f + boff + 8;
+    char* json = malloc(jl + 1);
+    memcpy(json, f + 20, jl);
+    json[jl] = 0;
+    cJSON* root = cJSON_Parse(json);
+    free(json);
+    bad += root == NULL;
+    if (!root) return bad;
+    const cJSON* buf = cJSON_GetArrayItem(cJSON_GetObjectItem(root, "buffers"), 0);
+    double blen = buf ? cJSON_GetObjectItem(buf, "byteLength")->valuedouble : 0;
+    bad += buf && blen > c1[0];
+    const cJSON* views = cJSON_GetObjectItem(root, "bufferViews");
+    const cJSON* acc;
+    int k = 0;
+    cJSON_ArrayForEach(acc, cJSON_GetObjectItem(root, "accessors")) {
+        const cJSON* v = cJSON_GetArrayItem(views, (int)cJSON_GetObjectItem(acc, "bufferView")->valuedouble);
+        double off = cJSON_GetObjectItem(v, "byteOffset")->valuedouble, len = cJSON_GetObjectItem(v, "byteLength")->valuedouble;
+        int ct = (int)cJSON_GetObjectItem(acc, "componentType")->valuedouble;
+        int count = (int)cJSON_GetObjectItem(acc, "count")->valuedouble;
+        const char* type = cJSON_GetObjectItem(acc, "type")->valuestring;
+        int nc = !strcmp(type, "SCALAR") ? 1 : !strcmp(type, "VEC3") ? 3 : !strcmp(type, "VEC4") ? 4 : 16;
+        int cs = ct == 5126 || ct == 5125 ? 4 : ct == 5123 ? 2 : 1;
+        bad += fmod(off, 4) != 0 || off + len > blen || len != (double)count * nc * cs;
+        const cJSON* mn = cJSON_GetObjectItem(acc, "min");
+        const cJSON* mx = cJSON_GetObjectItem(acc, "max");
+        if (mn && mx && ct == 5126 && off + len <= blen) {
+            for (int c = 0; c < nc; c++) {
+                float lo = 1e30f, hi = -1e30f;
+                for (int e = 0; e < count; e++) {
+                    float x;
+                    memcpy(&x, bin + (size_t)off + 4 * ((size_t)e * nc + c), 4);
+                    lo = fminf(lo, x), hi = fmaxf(hi, x);
+                }
+                bad += (float)cJSON_GetArrayItem(mn, c)->valuedouble != lo || (float)cJSON_GetArrayItem(mx, c)->valuedouble != hi;
+            }
+        }
+        k++;
+    }
+    /* animation inputs carry min/max (glTF 3.11 requires them) */
+    const cJSON* an = cJSON_GetArrayItem(cJSON_GetObjectItem(root, "animations"), 0);
+    const cJSON* sm;
+    const cJSON* samplers = an ? cJSON_GetObjectItem(an, "samplers") : NULL;
+    cJSON_ArrayForEach(sm, samplers) {
+        const cJSON* a = cJSON_GetArrayItem(cJSON_GetObjectItem(root, "accessors"),
+                                            (int)cJSON_GetObjectItem(sm, "input")->valuedouble);
+        bad += !cJSON_GetObjectItem(a, "min") || !cJSON_GetObjectItem(a, "max");
+    }
+    cJSON_Delete(root);
+    return bad + (k == 0);
+}
+
+/* Size of a figure: the diagonal of its joints' bounding box in the state q (FK). */
+static double figure_size(const mn_model* m, mn_data* d) {
+    double lo[3] = {1e300, 1e300, 1e300}, hi[3] = {-1e300, -1e300, -1e300};
+    mn_fk(m, d);
+    for (int j = 0; j < m->njoint; j++) {
+        const double* p = &d->xf[j].p.x;
+        for (int k = 0; k < 3; k++) lo[k] = fmin(lo[k], p[k]), hi[k] = fmax(hi[k], p[k]);
+    }
+    return sqrt((hi[0] - lo[0]) * (hi[0] - lo[0]) + (hi[1] - lo[1]) * (hi[1] - lo[1]) + (hi[2] - lo[2]) * (hi[2] - lo[2]));
+}
+
+/* BVH take -> .glb -> our reader: every frame's joint positions and rotations. */
+static void test_write_bvh_take(void) {
+    mn_model* m = NULL;
+    mn_motion mo;
+    mn_error e;
+    CHECK(mn_bvh_read(MN_DATA "/mocap/cmu_motionbuilder/cmu_02_01_walk.bvh", NULL, &m, &mo, NULL, &e) == MN_OK);
+    if (!m) return;
+    char path[512];
+    snprintf(path, sizeof path, "%s/walk.glb", mn_test_temp_dir());
+    CHECK(mn_gltf_write(path, m, &mo, NULL, &e) == MN_OK);
+    size_t n = 0;
+    unsigned char* f = (unsigned char*)mn_test_read_file(path, &n);
+    CHECK(f && check_glb_structure(f, n) == 0);
+    free(f);
+    mn_gltf g;
+    CHECK(mn_gltf_read(path, &g, NULL, &e) == MN_OK);
+    CHECK(g.njoints == m->njoint && g.nverts == 0 && g.nanims == 1);
+    mn_data* d = mn_data_create(m, 0);
+    double size = figure_size(m, d);
+    double* W = malloc(sizeof(double) * 12 * (size_t)(g.njoints ? g.njoints : 1));
+    int* map = malloc(sizeof(int) * (size_t)m->njoint);
+    for (int j = 0; j < g.njoints; j++) map[j] = mn_model_find_joint(m, g.joint_name[j]);
+    double worst_p = 0, worst_r = 0;
+    if (g.nanims == 1) {
+        CHECK(g.anims[0].nkeys == mo.nframes);
+        CHECK_NEAR(g.anims[0].duration, (mo.nframes - 1) * mo.frame_time, 1e-6);
+        for (int fr = 0; fr < mo.nframes && fr < g.anims[0].nkeys; fr++) {
+            memcpy(d->q, mo.q + (size_t)fr * (size_t)m->nq, sizeof(double) * (size_t)m->nq);
+            mn_fk(m, d);
+            CHECK(mn_gltf_sample(&g, 0, g.anims[0].key_times[fr], W) == MN_OK);
+            for (int j = 0; j < g.njoints; j++) {
+                if (map[j] < 0) continue;
+                const mn_xform* X = &d->xf[map[j]];
+                const double* w = W + 12 * j;
+                worst_p = fmax(worst_p, fmax(fabs(X->p.x - w[3]), fmax(fabs(X->p.y - w[7]), fabs(X->p.z - w[11]))) / size);
+                for (int r = 0; r < 3; r++)
+                    for (int c = 0; c < 3; c++) worst_r = fmax(worst_r, fabs(X->R.m[3 * r + c] - w[4 * r + c]));
+            }
+        }
+    }
+    for (int j = 0; j < g.njoints; j++) CHECK(map[j] >= 0);
+    CHECK(worst_p < 1e-6 && worst_r < 1e-6);
+    printf("  walk -> glb -> reader, %d frames: worst position error %.2g of the figure size %.3g, rotation %.2g\n",
+           mo.nframes, worst_p, size, worst_r);
+    /* the figure alone: nodes, no animation */
+    CHECK(mn_gltf_write(path, m, NULL, NULL, &e) == MN_OK);
+    mn_gltf_free(&g);
+    CHECK(mn_gltf_read(path, &g, NULL, &e) == MN_OK && g.nanims == 0 && g.njoints == m->njoint);
+    mn_gltf_free(&g);
+    /* a motion that does not fit, a non-finite state: refused, the file left as it was */
+    f = (unsigned char*)mn_test_read_file(path, &n);
+    mn_motion bad = mo;
+    bad.nq = m->nq - 1;
+    CHECK(mn_gltf_write(path, m, &bad, NULL, &e) == MN_ERR_ARG && strstr(e.message, "walk.glb"));
+    double keep = mo.q[5];
+    mo.q[5] = NAN;
+    CHECK(mn_gltf_write(path, m, &mo, NULL, &e) == MN_ERR_ARG);
+    mo.q[5] = keep;
+    size_t n2 = 0;
+    unsigned char* f2 = (unsigned char*)mn_test_read_file(path, &n2);
+    CHECK(f && f2 && n == n2 && memcmp(f, f2, n) == 0);
+    free(f);
+    free(f2);
+    char nodir[600];
+    snprintf(nodir, sizeof nodir, "%s/no/such/dir/x.glb", mn_test_temp_dir());
+    CHECK(mn_gltf_write(nodir, m, &mo, NULL, &e) == MN_ERR_IO);
+    remove(path);
+    free(W);
+    free(map);
+    mn_data_destroy(d);
+    mn_motion_free(&mo);
+    mn_model_destroy(m);
+}
+
+/* Fox (skinned, with translating joints) -> its Run, as many frames as keys -> .glb with the
+ * skinned mesh -> our reader: mesh, weights and the skinned vertices at every frame. */
+static void test_write_skinned(void) {
+    mn_gltf g, h;
+    mn_error e;
+    if (mn_gltf_read(SKINNED "Fox.glb", &g, NULL, &e) != MN_OK) {
+        CHECK(0);
+        return;
+    }
+    mn_model* m = mn_gltf_model(&g, &e);
+    int a = mn_gltf_find_anim(&g, "Run");
+    CHECK(m && a >= 0);
+    if (!m || a < 0) return;
+    double fps = (g.anims[a].nkeys - 1) / g.anims[a].duration;
+    mn_motion mo;
+    CHECK(mn_gltf_motion(&g, m, a, fps, &mo, &e) == MN_OK && mo.nframes >= g.anims[a].nkeys);
+    char path[512];
+    snprintf(path, sizeof path, "%s/fox.glb", mn_test_temp_dir());
+    CHECK(mn_gltf_write(path, m, &mo, &g, &e) == MN_OK);
+    size_t n = 0;
+    unsigned char* f = (unsigned char*)mn_test_read_file(path, &n);
+    CHECK(f && check_glb_structure(f, n) == 0);
+    free(f);
+    CHECK(mn_gltf_read(path, &h, NULL, &e) == MN_OK);
+    CHECK(h.nverts == g.nverts && h.ntris == g.ntris && h.njoints == g.njoints && h.nanims == 1);
+    if (h.nverts == g.nverts && h.ntris == g.ntris && h.njoints == g.njoints && h.nanims == 1) {
+        for (int k = 0; k < 3 * g.ntris; k++) CHECK(h.tris[k] == g.tris[k]);
+        double worst_w = 0;
+        for (int v = 0; v < g.nverts; v++)
+            for (int k = 0; k < 4; k++) {
+                CHECK(!strcmp(h.joint_name[h.vjoint[4 * v + k]], g.joint_name[g.vjoint[4 * v + k]]) || g.vweight[4 * v + k] == 0);
+                worst_w = fmax(worst_w, fabs(h.vweight[4 * v + k] - g.vweight[4 * v + k]));
+            }
+        CHECK(worst_w < 1e-6);
+        size_t nv = (size_t)g.nverts;
+        double *W = malloc(sizeof(double) * 12 * (size_t)g.njoints), *S = malloc(sizeof(double) * 12 * (size_t)g.njoints);
+        double *P = malloc(sizeof(double) * 3 * nv), *Q = malloc(sizeof(double) * 3 * nv);
+        double lo[3] = {1e300, 1e300, 1e300}, hi[3] = {-1e300, -1e300, -1e300}, worst = 0;
+        for (int fr = 0; fr < mo.nframes; fr++) {
+            /* the motion's frame times (Run's keys are not evenly spaced) */
+            double t = fr == mo.nframes - 1 ? g.anims[a].duration : fmin(fr * mo.frame_time, g.anims[a].duration);
+            mn_gltf_sample(&g, a, t, W);
+            mn_gltf_skin_matrices(&g, W, S);
+            mn_gltf_skin_vertices(&g, S, P);
+            mn_gltf_sample(&h, 0, h.anims[0].key_times[fr], W);
+            mn_gltf_skin_matrices(&h, W, S);
+            mn_gltf_skin_vertices(&h, S, Q);
+            for (size_t k = 0; k < 3 * nv; k++) {
+                worst = fmax(worst, fabs(P[k] - Q[k]));
+                lo[k % 3] = fmin(lo[k % 3], P[k]), hi[k % 3] = fmax(hi[k % 3], P[k]);
+            }
+        }
+        double size = sqrt((hi[0] - lo[0]) * (hi[0] - lo[0]) + (hi[1] - lo[1]) * (hi[1] - lo[1]) + (hi[2] - lo[2]) * (hi[2] - lo[2]));
+        CHECK(worst < 1e-6 * size);
+        printf("  Fox Run -> glb (skinned) -> reader, %d frames: worst vertex error %.2g of the size %.3g\n", mo.nframes,
+               worst / size, size);
+        free(W), free(S), free(P), free(Q);
+    }
+    mn_gltf_free(&h);
+    /* a skin whose joints the model lacks */
+    mn_gltf other;
+    CHECK(mn_gltf_read(SKINNED "CesiumMan.glb", &other, NULL, &e) == MN_OK);
+    CHECK(mn_gltf_write(path, m, &mo, &other, &e) == MN_ERR_ARG && !strcmp(e.field, "skin"));
+    mn_gltf_free(&other);
+    remove(path);
+    mn_motion_free(&mo);
+    mn_model_destroy(m);
+    mn_gltf_free(&g);
+}
+
 /* ---- malformed inputs ----------------------------------------------------------------- */
 
 typedef struct bad_case {
@@ -1000,7 +1412,6 @@ static const bad_case bad_cases[] = {
     {"node with two parents", "\"skin\":0}", "\"skin\":0,\"children\":[2]}", -1, 0, MN_ERR_PARSE, "children[0]"},
     {"child index out of range", "\"children\":[2]", "\"children\":[9]", -1, 0, MN_ERR_PARSE, "nodes[1].children[0]"},
     {"joint listed twice", "\"joints\":[1,2]", "\"joints\":[1,1]", -1, 0, MN_ERR_PARSE, "skins[0].joints[1]"},
-    {"no skinned node", "\"mesh\":0,\"skin\":0", "\"mesh\":0", -1, 0, MN_ERR_NOTFOUND, "nodes"},
     {"lines, not triangles", "\"mode\":4", "\"mode\":1", -1, 0, MN_ERR_UNSUPPORTED, "meshes[0].primitives[0].mode"},
     {"no JOINTS_0", "\"JOINTS_0\":1,", "", -1, 0, MN_ERR_PARSE, "attributes.JOINTS_0"},
     {"bad interpolation", "\"interpolation\":\"STEP\"", "\"interpolation\":\"SMOOTH\"", -1, 0, MN_ERR_PARSE,
@@ -1150,6 +1561,12 @@ static void test_malformed_glb(void) {
 
 int main(int argc, char** argv) {
     mn_test_init(argc, argv);
+    RUN(test_skeleton_only);
+    RUN(test_key_times_and_free_joints);
+    RUN(test_animated_scale);
+    RUN(test_motion_keys);
+    RUN(test_write_bvh_take);
+    RUN(test_write_skinned);
     RUN(test_samples_load);
     RUN(test_fox_animations);
     RUN(test_samples_weights);

@@ -3,6 +3,7 @@
  * every joint's world position at every frame is compared with the library's forward
  * kinematics; bad arguments write nothing. */
 #include <marionette/anim.h>
+#include <marionette/gltf.h>
 #include <marionette/io.h>
 
 #include <cjson/cJSON.h>
@@ -58,7 +59,7 @@ static void test_round_trip_positions(void) {
     char path[300];
     snprintf(path, sizeof path, "%s", mn_test_write_temp(".glb", "", 0));
     mn_error err;
-    CHECK(mn_gltf_write_motion(path, m, &mo, &err) == MN_OK);
+    CHECK(mn_gltf_write(path, m, &mo, NULL, &err) == MN_OK);
     size_t len = 0;
     unsigned char* d = (unsigned char*)mn_test_read_file(path, &len);
     CHECK(d && len > 28 && u32(d) == 0x46546C67u && u32(d + 4) == 2 && u32(d + 8) == len);
@@ -140,10 +141,10 @@ static void test_round_trip_positions(void) {
     remove(path);
     /* bad arguments write nothing */
     mo.frame_time = 0;
-    CHECK(mn_gltf_write_motion(path, m, &mo, &err) == MN_ERR_ARG);
+    CHECK(mn_gltf_write(path, m, &mo, NULL, &err) == MN_ERR_ARG);
     CHECK(mn_test_read_file(path, NULL) == NULL);
     mo.frame_time = 1.0 / 30;
-    CHECK(mn_gltf_write_motion("/nonexistent/dir/x.glb", m, &mo, &err) == MN_ERR_IO);
+    CHECK(mn_gltf_write("/nonexistent/dir/x.glb", m, &mo, NULL, &err) == MN_ERR_IO);
     free(mo.q);
     free(q);
     mn_data_destroy(dd);

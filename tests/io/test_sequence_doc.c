@@ -1,6 +1,7 @@
 /* Sequence documents: an exact write-read round trip (every key, mode, handle, constraint
  * and target key), reading from a file with the figure beside it, and a table of malformed
  * documents, each refused with the file, line and field named and nothing returned. */
+#include <marionette/gltf.h>
 #include <marionette/io.h>
 #include <marionette/sequence.h>
 
@@ -313,10 +314,99 @@ static void test_malformed(void) {
     mn_model_destroy(stick);
 }
 
+/* Each skin joint is the model joint of the same index and name. */
+static int skin_matches_model(const mn_gltf* g, const mn_model* m) {
+    if (!g || !m || g->njoints != m->njoint) return 0;
+    for (int j = 0; j < g->njoints; j++)
+        if (strcmp(g->joint_name[j], m->jnt_name[j]) ||
+            mn_model_find_joint(m, g->joint_name[j]) != j)
+            return 0;
+    return 1;
+}
+
+/* mn_figure_read_skin: the skin of a skinned glTF with the model built from it, the same
+ * model and motion as mn_figure_read; nothing for other figures and on failure. */
+static void test_figure_read_skin(void) {
+    mn_model *m = NULL, *m2 = NULL;
+    mn_motion mo, mo2;
+    mn_gltf g;
+    mn_error err;
+    CHECK(mn_figure_read_skin(MN_DATA "/skinned/Fox.glb", &m, &mo, &g, NULL, &err) == MN_OK);
+    CHECK(mn_figure_read(MN_DATA "/skinned/Fox.glb", &m2, &mo2, NULL, &err) == MN_OK);
+    CHECK(g.nverts == 1728 && g.ntris > 0 && skin_matches_model(&g, m));
+    CHECK(m && m2 && m->njoint == m2->njoint && m->nq == m2->nq);
+    CHECK(mo.nframes > 1 && mo.nframes == mo2.nframes && mo.nq == mo2.nq);
+    if (mo.q && mo2.q && mo.nframes == mo2.nframes && mo.nq == mo2.nq)
+        CHECK(!memcmp(mo.q, mo2.q, sizeof(double) * (size_t)mo.nframes * (size_t)mo.nq));
+    mn_gltf_free(&g);
+    mn_motion_free(&mo);
+    mn_motion_free(&mo2);
+    mn_model_destroy(m);
+    mn_model_destroy(m2);
+    /* a BVH figure and a skeleton-only glTF carry no skin; skin may be NULL */
+    memset(&g, 0x5A, sizeof g);
+    CHECK(mn_figure_read_skin(MN_DATA "/mocap/cmu_motionbuilder/cmu_02_01_walk.bvh", &m, &mo, &g,
+                              NULL, &err) == MN_OK);
+    CHECK(m && mo.nframes == 344 && g.nverts == 0 && g.njoints == 0 && g.joint_name == NULL);
+    char glb[300];
+    snprintf(glb, sizeof glb, "%s", mn_test_write_temp(".glb", "", 0));
+    CHECK(mn_gltf_write(glb, m, &mo, NULL, &err) == MN_OK);
+    mn_motion_free(&mo);
+    mn_model_destroy(m);
+    memset(&g, 0x5A, sizeof g);
+    CHECK(mn_figure_read_skin(glb, &m, NULL, &g, NULL, &err) == MN_OK);
+    CHECK(m && m->njoint > 20 && g.nverts == 0 && g.njoints == 0 && g.priv == NULL);
+    mn_model_destroy(m);
+    CHECK(mn_figure_read_skin(MN_DATA "/skinned/CesiumMan.glb", &m, NULL, NULL, NULL, &err) ==
+          MN_OK);
+    CHECK(m && m->njoint == 19);
+    mn_model_destroy(m);
+    /* failure: nothing returned */
+    memset(&g, 0x5A, sizeof g);
+    CHECK(mn_figure_read_skin("no_such_figure.glb", &m, &mo, &g, NULL, &err) != MN_OK);
+    CHECK(m == NULL && g.njoints == 0 && g.priv == NULL && mo.q == NULL);
+    CHECK(strstr(err.message, "no_such_figure.glb") != NULL);
+    remove(glb);
+}
+
+/* mn_seq_read_skin: a sequence whose figure is a skinned glTF keeps its skin. */
+static void test_seq_read_skin(void) {
+    mn_model* m = NULL;
+    mn_seq* s = NULL;
+    mn_gltf g;
+    mn_error err;
+    CHECK(mn_seq_read_skin(MN_SOURCE "/docs/examples/fox_sequence.json", &m, &s, NULL, &g, &err) ==
+          MN_OK);
+    CHECK(s && mn_seq_key_count(s) == 4 && g.nverts == 1728 && skin_matches_model(&g, m));
+    mn_seq_destroy(s);
+    mn_model_destroy(m);
+    mn_gltf_free(&g);
+    memset(&g, 0x5A, sizeof g);
+    CHECK(mn_seq_read_skin(MN_SOURCE "/docs/examples/crouch_sequence.json", &m, &s, NULL, &g,
+                           &err) == MN_OK);
+    CHECK(s && g.nverts == 0 && g.njoints == 0 && g.priv == NULL);
+    mn_seq_destroy(s);
+    mn_model_destroy(m);
+    /* the figure read, then an error further on: nothing returned, the skin freed */
+    static const char doc[] =
+        "{\n  \"figure\": \"" MN_DATA "/skinned/Fox.glb\",\n"
+        "  \"keys\": [{\"frame\": 0, \"pose\": {\"nope\": [1, 0, 0, 0]}}]\n}\n";
+    char path[300];
+    snprintf(path, sizeof path, "%s", mn_test_write_temp(".json", doc, sizeof doc - 1));
+    memset(&g, 0x5A, sizeof g);
+    mn_status st = mn_seq_read_skin(path, &m, &s, NULL, &g, &err);
+    CHECK(st != MN_OK);
+    CHECK(m == NULL && s == NULL && g.njoints == 0 && g.priv == NULL);
+    CHECK(strstr(err.message, "nope") && err.line == 3);
+    remove(path);
+}
+
 int main(int argc, char** argv) {
     mn_test_init(argc, argv);
     RUN(test_round_trip);
     RUN(test_file_with_figure);
     RUN(test_malformed);
+    RUN(test_figure_read_skin);
+    RUN(test_seq_read_skin);
     return mn_test_report();
 }

@@ -18,6 +18,7 @@
  *    mn_gltf_sample, to 1e-6 of the model size (assimp keeps rest transforms in single
  *    precision: Fox agrees to 2e-7, the others to 1e-8 or better). */
 #include <marionette/gltf.h>
+#include <marionette/io.h>
 
 #include "test.h"
 
@@ -149,6 +150,7 @@ static int node_world(const struct aiNode* node, const double* parent, const cha
 static void compare_file(const char* path) {
     mn_gltf g;
     mn_error e;
+    memset(&e, 0, sizeof e);
     CHECK(mn_gltf_read(path, &g, NULL, &e) == MN_OK);
     const struct aiScene* sc = aiImportFile(path, 0);
     CHECK(sc != NULL && sc->mNumMeshes == 1);
@@ -237,6 +239,59 @@ static void compare_file(const char* path) {
         CHECK(worst < 1e-6);
         printf("  %s animation %d: worst joint transform difference %.2g\n", strrchr(path, '/') + 1, a, worst);
     }
+    /* The figure (mn_gltf_model, mn_gltf_state) at every key time of every animation and
+     * halfway between keys: FK of every joint against assimp's node tree, positions to
+     * 1e-6 of the figure's size (the diagonal of the rest bounding box of its joints and bind-pose
+     * vertices), rotations
+     * (assimp's with the scale divided out) to 1e-6. */
+    mn_model* m = mn_gltf_model(&g, &e);
+    CHECK(m != NULL);
+    mn_data* d = m ? mn_data_create(m, 0) : NULL;
+    double* q = m ? malloc(sizeof(double) * (size_t)m->nq) : NULL;
+    double* work = malloc(sizeof(double) * 16 * (size_t)g.njoints);
+    double lo[3] = {1e300, 1e300, 1e300}, hi[3] = {-1e300, -1e300, -1e300};
+    CHECK(mn_gltf_sample(&g, -1, -1, W) == MN_OK);
+    for (int j = 0; j < g.njoints; j++)
+        for (int k = 0; k < 3; k++) lo[k] = fmin(lo[k], W[12 * j + 4 * k + 3]), hi[k] = fmax(hi[k], W[12 * j + 4 * k + 3]);
+    for (int v = 0; v < g.nverts; v++) /* and its mesh's (SimpleSkin's two joints coincide at rest) */
+        for (int k = 0; k < 3; k++) lo[k] = fmin(lo[k], g.rest_pos[3 * v + k]), hi[k] = fmax(hi[k], g.rest_pos[3 * v + k]);
+    double fig = sqrt((hi[0] - lo[0]) * (hi[0] - lo[0]) + (hi[1] - lo[1]) * (hi[1] - lo[1]) + (hi[2] - lo[2]) * (hi[2] - lo[2]));
+    for (int a = 0; d && a < g.nanims && a < (int)sc->mNumAnimations; a++) {
+        const struct aiAnimation* an = sc->mAnimations[a];
+        double tps = an->mTicksPerSecond > 0 ? an->mTicksPerSecond : 1000;
+        double worst_p = 0, worst_r = 0;
+        int nk = g.anims[a].nkeys, nsamples = 0;
+        CHECK(nk >= 2);
+        for (int k = 0; k < 2 * nk - 1; k++) {
+            const double* kt = g.anims[a].key_times;
+            double t = k % 2 ? 0.5 * (kt[k / 2] + kt[k / 2 + 1]) : kt[k / 2];
+            CHECK(mn_gltf_state(&g, m, a, t, k ? d->q : NULL, q, work, &e) == MN_OK);
+            memcpy(d->q, q, sizeof(double) * (size_t)m->nq);
+            mn_fk(m, d);
+            for (unsigned b = 0; b < me->mNumBones; b++) {
+                if (bone_joint[b] < 0) continue;
+                double w[16];
+                if (!node_world(sc->mRootNode, I, me->mBones[b]->mName.data, an, t * tps, w)) continue;
+                int mj = mn_model_find_joint(m, g.joint_name[bone_joint[b]]);
+                const mn_xform* X = &d->xf[mj];
+                double pd = fmax(fabs(X->p.x - w[3]), fmax(fabs(X->p.y - w[7]), fabs(X->p.z - w[11])));
+                worst_p = fmax(worst_p, pd / fig);
+                for (int c = 0; c < 3; c++) {
+                    double n = sqrt(w[c] * w[c] + w[4 + c] * w[4 + c] + w[8 + c] * w[8 + c]);
+                    for (int r = 0; r < 3; r++) worst_r = fmax(worst_r, fabs(X->R.m[3 * r + c] - w[4 * r + c] / n));
+                }
+            }
+            nsamples++;
+        }
+        CHECK(worst_p < 1e-6 && worst_r < 1e-6);
+        printf("  %s animation %d '%s': figure (%d joints) at %d key times and midpoints: worst position error "
+               "%.2g of the figure size %.3g, rotation %.2g\n",
+               strrchr(path, '/') + 1, a, g.anims[a].name, m->njoint, nsamples, worst_p, fig, worst_r);
+    }
+    free(q);
+    free(work);
+    mn_data_destroy(d);
+    mn_model_destroy(m);
     free(W);
     free(wa);
     free(wg);
@@ -249,8 +304,89 @@ static void test_against_assimp(void) {
     for (size_t i = 0; i < sizeof files / sizeof *files; i++) compare_file(files[i]);
 }
 
+/* The writer against assimp: a BVH take (bones) and Fox with its Run (skinned) written as
+ * .glb and imported by assimp; every frame's joint positions composed down assimp's node
+ * tree from its keys against FK of the motion, to 1e-6 of the figure's size; the skinned
+ * mesh's vertices and bones as written. */
+static void check_written(const char* path, const mn_model* m, const mn_motion* mo, int nverts, int nbones) {
+    const struct aiScene* sc = aiImportFile(path, 0);
+    CHECK(sc != NULL);
+    if (!sc) {
+        fprintf(stderr, "assimp: %s\n", aiGetErrorString());
+        return;
+    }
+    CHECK(sc->mNumAnimations == 1);
+    CHECK((int)sc->mNumMeshes == (nverts > 0));
+    if (nverts > 0 && sc->mNumMeshes == 1)
+        CHECK((int)sc->mMeshes[0]->mNumVertices == nverts && (int)sc->mMeshes[0]->mNumBones == nbones);
+    mn_data* d = mn_data_create(m, 0);
+    double lo[3] = {1e300, 1e300, 1e300}, hi[3] = {-1e300, -1e300, -1e300};
+    mn_fk(m, d);
+    for (int j = 0; j < m->njoint; j++) {
+        const double* p = &d->xf[j].p.x;
+        for (int k = 0; k < 3; k++) lo[k] = fmin(lo[k], p[k]), hi[k] = fmax(hi[k], p[k]);
+    }
+    double size = sqrt((hi[0] - lo[0]) * (hi[0] - lo[0]) + (hi[1] - lo[1]) * (hi[1] - lo[1]) + (hi[2] - lo[2]) * (hi[2] - lo[2]));
+    const struct aiAnimation* an = sc->mNumAnimations ? sc->mAnimations[0] : NULL;
+    double tps = an && an->mTicksPerSecond > 0 ? an->mTicksPerSecond : 1000;
+    const double I[16] = {1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1};
+    double worst = 0;
+    int missing = 0;
+    for (int f = 0; an && f < mo->nframes; f++) {
+        memcpy(d->q, mo->q + (size_t)f * (size_t)m->nq, sizeof(double) * (size_t)m->nq);
+        mn_fk(m, d);
+        double t = (double)(float)(f * mo->frame_time) * tps;
+        for (int j = 0; j < m->njoint; j++) {
+            double w[16];
+            if (!node_world(sc->mRootNode, I, m->jnt_name[j], an, t, w)) {
+                missing++;
+                continue;
+            }
+            const mn_vec3 p = d->xf[j].p;
+            worst = fmax(worst, fmax(fabs(p.x - w[3]), fmax(fabs(p.y - w[7]), fabs(p.z - w[11]))) / size);
+        }
+    }
+    CHECK(missing == 0);
+    CHECK(worst < 1e-6);
+    printf("  %s read by assimp: %d frames, worst joint position error %.2g of the figure size %.3g\n",
+           strrchr(path, '/') + 1, mo->nframes, worst, size);
+    mn_data_destroy(d);
+    aiReleaseImport(sc);
+}
+
+static void test_writer_against_assimp(void) {
+    mn_model* m = NULL;
+    mn_motion mo;
+    mn_error e;
+    char path[512];
+    CHECK(mn_bvh_read(MN_DATA "/mocap/cmu_motionbuilder/cmu_02_01_walk.bvh", NULL, &m, &mo, NULL, &e) == MN_OK);
+    if (m) {
+        snprintf(path, sizeof path, "%s/walk.glb", mn_test_temp_dir());
+        CHECK(mn_gltf_write(path, m, &mo, NULL, &e) == MN_OK);
+        check_written(path, m, &mo, 0, 0);
+        remove(path);
+        mn_motion_free(&mo);
+        mn_model_destroy(m);
+    }
+    mn_gltf g;
+    CHECK(mn_gltf_read(MN_DATA "/skinned/Fox.glb", &g, NULL, &e) == MN_OK);
+    m = mn_gltf_model(&g, &e);
+    int a = mn_gltf_find_anim(&g, "Run");
+    CHECK(m && a >= 0);
+    if (m && a >= 0 && mn_gltf_motion(&g, m, a, 24, &mo, &e) == MN_OK) {
+        snprintf(path, sizeof path, "%s/fox.glb", mn_test_temp_dir());
+        CHECK(mn_gltf_write(path, m, &mo, &g, &e) == MN_OK);
+        check_written(path, m, &mo, g.nverts, g.njoints);
+        remove(path);
+        mn_motion_free(&mo);
+    }
+    mn_model_destroy(m);
+    mn_gltf_free(&g);
+}
+
 int main(int argc, char** argv) {
     mn_test_init(argc, argv);
     RUN(test_against_assimp);
+    RUN(test_writer_against_assimp);
     return mn_test_report();
 }

@@ -1,0 +1,153 @@
+/* marionette bench targets: chain IK on a file of targets, the native side of the
+ * WebAssembly benchmark (web/bench/bench_ik.mjs runs the module on the same file). */
+#include <marionette/ik.h>
+#include <marionette/io.h>
+#include <marionette/model.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bench_util.h"
+#include "cli.h"
+
+const char mn_bench_targets_summary[] =
+    "chain IK on a file of targets (the native side of the web benchmark)";
+
+static void usage(FILE* f) {
+    fprintf(f,
+            "usage: marionette bench targets FIGURE --base B --tip T --targets FILE [--method lm]\n"
+            "                                [--tol 1e-5] [--check-pos 1e-4] [--check-rot 1e-3]\n"
+            "\n"
+            "FILE holds one target a line in B's frame ('world' for the figure's root): x y z, or\n"
+            "x y z qw qx qy qz for a position and an orientation goal. Each solve starts from\n"
+            "the rest pose, with the library's default options (no time budget). A target counts\n"
+            "as solved when the position error is within --check-pos (and the rotation error\n"
+            "within --check-rot). Prints one key=value line: n, solved, solve_rate (percent),\n"
+            "mean_us and median_us (the solve's own clock, mn_ik_result.time_us), wall_mean_us.\n");
+}
+
+int mn_bench_targets(int argc, char** argv) {
+    if (mn_cli_wants_help(argc, argv)) {
+        usage(stdout);
+        return MN_EXIT_OK;
+    }
+    const char *file = NULL, *base_name = NULL, *tip_name = NULL, *targets = NULL, *method = "lm";
+    double tol = 1e-5, check_pos = 1e-4, check_rot = 1e-3;
+    for (int i = 1; i < argc; i++) {
+        const char* a = argv[i];
+        int more = i + 1 < argc;
+        if (!strcmp(a, "--base") && more)
+            base_name = argv[++i];
+        else if (!strcmp(a, "--tip") && more)
+            tip_name = argv[++i];
+        else if (!strcmp(a, "--targets") && more)
+            targets = argv[++i];
+        else if (!strcmp(a, "--method") && more)
+            method = argv[++i];
+        else if (!strcmp(a, "--tol") && more) {
+            if (!mn_cli_parse_double(argv[++i], &tol) || !(tol > 0))
+                return mn_cli_usage_error("bench targets", "--tol needs a number > 0");
+        } else if (!strcmp(a, "--check-pos") && more) {
+            if (!mn_cli_parse_double(argv[++i], &check_pos) || !(check_pos > 0))
+                return mn_cli_usage_error("bench targets", "--check-pos needs a number > 0");
+        } else if (!strcmp(a, "--check-rot") && more) {
+            if (!mn_cli_parse_double(argv[++i], &check_rot) || !(check_rot > 0))
+                return mn_cli_usage_error("bench targets", "--check-rot needs a number > 0");
+        } else if (a[0] == '-')
+            return mn_cli_usage_error("bench targets", "unknown option '%s'", a);
+        else if (!file)
+            file = a;
+        else
+            return mn_cli_usage_error("bench targets", "one FIGURE only");
+    }
+    if (!file || !base_name || !tip_name || !targets)
+        return mn_cli_usage_error("bench targets", "need FIGURE, --base, --tip and --targets");
+    int mth = mn_ik_method_parse(method);
+    if (mth < 0) return mn_cli_usage_error("bench targets", "unknown method '%s'", method);
+
+    mn_error err;
+    mn_model* m = NULL;
+    if (mn_figure_read(file, &m, NULL, NULL, &err) != MN_OK) return mn_cli_input_error(&err);
+    int base = strcmp(base_name, "world") ? mn_model_find_joint(m, base_name) : -1;
+    int tip = mn_model_find_joint(m, tip_name);
+    FILE* f = fopen(targets, "r");
+    mn_data* d = mn_data_create(m, 0);
+    double* t = NULL;
+    double* us = NULL;
+    int rc = MN_EXIT_OK, n = 0, cap = 0, orient = -1;
+    if ((base < 0 && strcmp(base_name, "world")) || tip < 0 || !f || !d) {
+        fprintf(stderr, "marionette: bench targets: %s\n",
+                !f   ? "cannot open the targets file"
+                : !d ? "out of memory"
+                     : "no such base or tip joint");
+        rc = MN_EXIT_INPUT;
+        goto done;
+    }
+    char line[512];
+    while (fgets(line, sizeof line, f)) {
+        double v[8];
+        int k = sscanf(line, "%lf %lf %lf %lf %lf %lf %lf", &v[0], &v[1], &v[2], &v[3], &v[4],
+                       &v[5], &v[6]);
+        if (k <= 0) continue;
+        if ((k != 3 && k != 7) || (orient >= 0 && (k == 7) != orient)) {
+            fprintf(stderr, "marionette: %s:%d: expected 3 or 7 numbers on every line\n", targets,
+                    n + 1);
+            rc = MN_EXIT_INPUT;
+            goto done;
+        }
+        orient = k == 7;
+        if (n == cap) {
+            cap = cap ? 2 * cap : 1024;
+            double* nt = realloc(t, sizeof(double) * 7 * (size_t)cap);
+            if (!nt) {
+                rc = MN_EXIT_INPUT;
+                goto done;
+            }
+            t = nt;
+        }
+        memcpy(t + 7 * n, v, sizeof(double) * (size_t)k);
+        n++;
+    }
+    us = malloc(sizeof(double) * (size_t)(n > 0 ? n : 1));
+    if (!us) {
+        rc = MN_EXIT_INPUT;
+        goto done;
+    }
+    mn_ik_problem p = mn_ik_problem_default();
+    p.base = base;
+    p.tip = tip;
+    p.use_orientation = orient == 1;
+    mn_ik_options o = mn_ik_default();
+    o.method = (mn_ik_method)mth;
+    o.tol_pos = o.tol_rot = tol;
+    int solved = 0;
+    double sum = 0, wall = 0;
+    for (int k = 0; k < n; k++) {
+        const double* v = t + 7 * k;
+        p.target_pos = mn_v3(v[0], v[1], v[2]);
+        if (p.use_orientation) p.target_rot = (mn_quat){v[3], v[4], v[5], v[6]};
+        mn_data_reset(m, d);
+        mn_clamp_to_limits(m, d->q);
+        mn_ik_result r;
+        double t0 = mn_bench_now_ns();
+        mn_ik_solve(m, d, &p, &o, &r);
+        wall += mn_bench_now_ns() - t0;
+        us[k] = r.time_us;
+        sum += r.time_us;
+        solved += r.pos_err <= check_pos && (!p.use_orientation || r.rot_err <= check_rot);
+    }
+    printf("figure=%s base=%s tip=%s method=%s n=%d orientation=%d solved=%d solve_rate=%.2f "
+           "mean_us=%.3f "
+           "median_us=%.3f wall_mean_us=%.3f\n",
+           file, base_name, tip_name, mn_ik_method_name(o.method), n, orient == 1, solved,
+           n ? 100.0 * solved / n : 0.0, n ? sum / n : 0.0,
+           n ? mn_bench_median(us, (size_t)n) : 0.0, n ? wall / n / 1000.0 : 0.0);
+done:
+    if (f) fclose(f);
+    free(t);
+    free(us);
+    mn_data_destroy(d);
+    mn_model_destroy(m);
+    return rc;
+}

@@ -1,0 +1,190 @@
+/* The figure document: every shipped figure converts, reads back, and poses the same. */
+#include <marionette/io.h>
+#include <marionette/model.h>
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "test.h"
+
+static const char* figures[] = {
+    "stickman",
+    MN_DATA "/robots/franka_panda/panda.urdf",
+    MN_DATA "/robots/kuka_iiwa/model.urdf",
+    MN_DATA "/robots/nao/nao.urdf",
+    MN_DATA "/robots/ur5/ur5_robot.urdf",
+    MN_DATA "/robots/xarm6/xarm6_robot.urdf",
+    MN_DATA "/mocap/cmu_motionbuilder/cmu_02_01_walk.bvh",
+    MN_DATA "/mocap/cmu_3dsmax/cmu_131_01_start_walk_stop.bvh",
+    MN_DATA "/skinned/RiggedSimple.glb",
+    MN_DATA "/skinned/RiggedFigure.glb",
+    MN_DATA "/skinned/SimpleSkin.gltf",
+    MN_DATA "/skinned/CesiumMan.glb",
+    MN_DATA "/skinned/Fox.glb",
+};
+
+static uint64_t rng = 88172645463325252ull;
+static double uniform(void) {
+    rng ^= rng << 13;
+    rng ^= rng >> 7;
+    rng ^= rng << 17;
+    return (double)(rng >> 11) / 9007199254740992.0;
+}
+
+/* Largest distance between the joint positions and rotations of the two figures after FK. */
+static double fk_gap(const mn_model* a, mn_data* da, const mn_model* b, mn_data* db) {
+    mn_fk(a, da);
+    mn_fk(b, db);
+    double gap = 0;
+    for (int j = 0; j < a->njoint; j++) {
+        const double* x = da->xf[j].R.m;
+        const double* y = db->xf[j].R.m;
+        for (int k = 0; k < 12; k++)
+            gap = fmax(gap, fabs(x[k] - y[k]));
+    }
+    return gap;
+}
+
+static void test_round_trip(void) {
+    char out[512];
+    snprintf(out, sizeof out, "%s/figure.json", mn_test_temp_dir());
+    for (size_t f = 0; f < sizeof figures / sizeof *figures; f++) {
+        mn_error err;
+        mn_model *a = NULL, *b = NULL;
+        mn_motion ma, mb;
+        CHECK(mn_figure_doc_convert(figures[f], out, NULL, &err) == MN_OK);
+        CHECK(mn_figure_read(figures[f], &a, &ma, NULL, &err) == MN_OK);
+        mn_status s = mn_figure_doc_read(out, &b, &mb, &err);
+        if (s != MN_OK) fprintf(stderr, "%s: %s\n", figures[f], err.message);
+        CHECK(s == MN_OK);
+        if (!a || !b) {
+            mn_model_destroy(a);
+            mn_model_destroy(b);
+            mn_motion_free(&ma);
+            mn_motion_free(&mb);
+            continue;
+        }
+        CHECK(a->njoint == b->njoint && a->nq == b->nq && a->nv == b->nv);
+        for (int j = 0; j < a->njoint && j < b->njoint; j++) {
+            CHECK(!strcmp(a->jnt_name[j], b->jnt_name[j]));
+            CHECK(a->jnt_parent[j] == b->jnt_parent[j] && a->jnt_type[j] == b->jnt_type[j]);
+            CHECK(a->jnt_limited[j] == b->jnt_limited[j] && a->jnt_mass[j] == b->jnt_mass[j]);
+        }
+        CHECK(ma.nframes == mb.nframes);
+        if (ma.nframes == mb.nframes && ma.nframes > 0)
+            CHECK(!memcmp(ma.q, mb.q, sizeof(double) * (size_t)ma.nframes * (size_t)a->nq));
+        mn_data* da = mn_data_create(a, 0);
+        mn_data* db = mn_data_create(b, 0);
+        CHECK(da && db);
+        if (da && db && a->nq == b->nq) {
+            CHECK(fk_gap(a, da, b, db) <= 1e-12);
+            /* random states: every DOF moved from the rest pose */
+            double* v = malloc(sizeof(double) * (size_t)(a->nv + 1));
+            for (int trial = 0; trial < 5; trial++) {
+                for (int i = 0; i < a->nv; i++)
+                    v[i] = 2 * uniform() - 1;
+                mn_data_reset(a, da);
+                mn_integrate(a, da->q, v, 1.0);
+                memcpy(db->q, da->q, sizeof(double) * (size_t)a->nq);
+                CHECK(fk_gap(a, da, b, db) <= 1e-12);
+            }
+            free(v);
+        }
+        mn_data_destroy(da);
+        mn_data_destroy(db);
+        mn_model_destroy(a);
+        mn_model_destroy(b);
+        mn_motion_free(&ma);
+        mn_motion_free(&mb);
+    }
+    remove(out);
+}
+
+static void test_skin_written(void) {
+    char out[512];
+    snprintf(out, sizeof out, "%s/skinned.json", mn_test_temp_dir());
+    mn_error err;
+    CHECK(mn_figure_doc_convert(MN_DATA "/skinned/RiggedSimple.glb", out, NULL, &err) == MN_OK);
+    size_t n = 0;
+    char* text = mn_test_read_file(out, &n);
+    CHECK(text != NULL);
+    if (text) {
+        CHECK(strstr(text, "\"skin\":{\"dim\":3,\"vertices\":[") != NULL);
+        CHECK(strstr(text, "\"controllers\":[") != NULL);
+        CHECK(strstr(text, "\"weight_index\":[") != NULL);
+    }
+    free(text);
+    /* figures without a skin carry none */
+    CHECK(mn_figure_doc_convert("stickman", out, NULL, &err) == MN_OK);
+    text = mn_test_read_file(out, &n);
+    CHECK(text && !strstr(text, "\"skin\""));
+    free(text);
+    remove(out);
+}
+
+static const char* joint_ok =
+    "{\"name\":\"a\",\"parent\":-1,\"type\":\"hinge\",\"offset\":[0,0,0],\"orient\":[1,0,0,0],"
+    "\"axis\":[0,0,1],\"limited\":false,\"range\":[-1,1],\"swing\":3,\"twist\":[-3,3],\"mass\":1,"
+    "\"com\":[0,0,0],\"stiffness\":1,\"q0\":[0],\"rot_order\":\"zxy\",\"object\":null}";
+
+static void test_malformed(void) {
+    struct {
+        const char* from; /* replaced in a good document ... */
+        const char* to;   /* ... by this */
+        const char* field;
+    } cases[] = {
+        {"\"marionette-figure\"", "\"other\"", "format"},
+        {"\"version\":1", "\"version\":2", "version"},
+        {"\"hinge\"", "\"spring\"", "joints[0].type"},
+        {"\"offset\":[0,0,0]", "\"offset\":[0,0]", "joints[0].offset"},
+        {"\"parent\":-1", "\"parent\":0", "joints[0].parent"},
+        {"\"q0\":[0]", "\"q0\":[0,1]", "joints[0].q0"},
+        {"\"limited\":false", "\"limited\":0", "joints[0].limited"},
+        {"\"rot_order\":\"zxy\"", "\"rot_order\":\"abc\"", "joints[0].rot_order"},
+        {"\"object\":null", "\"object\":3", "joints[0].object"},
+        {"\"frame_time\":0.5", "\"frame_time\":-1", "motion.frame_time"},
+        {"[[0.25]]", "[[0.25,1]]", "motion.frames[0]"},
+        {"\"joints\":[", "\"joints\":7,\"x\":[", "joints"},
+        {"{\"format\"", "{{\"format\"", ""},
+    };
+    char good[2048];
+    snprintf(good, sizeof good,
+             "{\"format\":\"marionette-figure\",\"version\":1,\"name\":\"t\",\"joints\":[%s],"
+             "\"motion\":{\"frame_time\":0.5,\"frames\":[[0.25]]}}",
+             joint_ok);
+    mn_model* m = NULL;
+    mn_motion mo;
+    mn_error err;
+    CHECK(mn_figure_doc_read_mem(good, strlen(good), "good.json", &m, &mo, &err) == MN_OK);
+    CHECK(m && m->njoint == 1 && mo.nframes == 1 && mo.q[0] == 0.25);
+    mn_model_destroy(m);
+    mn_motion_free(&mo);
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        char bad[2048];
+        const char* at = strstr(good, cases[i].from);
+        CHECK(at != NULL);
+        if (!at) continue;
+        snprintf(bad, sizeof bad, "%.*s%s%s", (int)(at - good), good, cases[i].to,
+                 at + strlen(cases[i].from));
+        m = (mn_model*)1;
+        mn_status s = mn_figure_doc_read_mem(bad, strlen(bad), "bad.json", &m, &mo, &err);
+        CHECK(s == MN_ERR_PARSE);
+        CHECK(m == NULL && mo.nframes == 0 && mo.q == NULL);
+        CHECK(!strcmp(err.field, cases[i].field));
+        CHECK(!strncmp(err.message, "bad.json", 8));
+        if (strcmp(err.field, cases[i].field)) fprintf(stderr, "case %zu: %s\n", i, err.message);
+    }
+    /* a missing file names it; a failed write leaves nothing */
+    CHECK(mn_figure_doc_read("/nonexistent/x.json", &m, NULL, &err) == MN_ERR_IO);
+    CHECK(mn_figure_doc_convert("stickman", "/nonexistent/dir/x.json", NULL, &err) == MN_ERR_IO);
+}
+
+int main(int argc, char** argv) {
+    mn_test_init(argc, argv);
+    RUN(test_round_trip);
+    RUN(test_skin_written);
+    RUN(test_malformed);
+    return mn_test_report();
+}

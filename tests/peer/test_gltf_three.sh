@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# The glTF writer against independent consumers (tests/peer/js/check_glb.mjs): the Khronos
+# validator and three.js. Writes, with `marionette convert`, the CMU walk (bones) and Fox's
+# Walk (skinned) as .glb; with `marionette retarget`, the CMU walk on the skinned CesiumMan;
+# with `marionette anim bake`, the fox example sequence, and with `marionette pose`, the fox
+# example scene (both skinned). The retargeted, baked and posed files are compared with the
+# BVH the same command writes. All in a temporary folder, removed on exit.
+# usage: test_gltf_three.sh MARIONETTE DATA_DIR
+set -euo pipefail
+cli=$1
+data=$2
+here=$(cd "$(dirname "$0")" && pwd)
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+walk="$data/mocap/cmu_motionbuilder/cmu_02_01_walk.bvh"
+"$cli" convert "$walk" "$tmp/walk.glb"
+node "$here/js/check_glb.mjs" "$cli" "$tmp/walk.glb" 344 0 "$walk" -- 0 57 100 200 343
+"$cli" convert "$data/skinned/Fox.glb" "$tmp/fox.glb" --anim Walk 2> /dev/null
+node "$here/js/check_glb.mjs" "$cli" "$tmp/fox.glb" 18 1 "$data/skinned/Fox.glb" --anim Walk -- 0 5 9 17
+# the CMU walk retargeted onto CesiumMan: skinned, every joint where the command's BVH has it
+cesium="$data/skinned/CesiumMan.glb"
+"$cli" retarget "$walk" --to "$cesium" --out "$tmp/walk_cesium.glb" > /dev/null 2>&1
+"$cli" retarget "$walk" --to "$cesium" --out "$tmp/walk_cesium.bvh" > /dev/null 2>&1
+node "$here/js/check_glb.mjs" "$cli" "$tmp/walk_cesium.glb" 344 1 "$tmp/walk_cesium.bvh" -- 0 57 171 250 343
+# a sequence on the skinned fox, baked with its constraints
+seq="$here/../../docs/examples/fox_sequence.json"
+"$cli" anim bake "$seq" --out "$tmp/fox_seq.glb" > /dev/null 2>&1
+"$cli" anim bake "$seq" --out "$tmp/fox_seq.bvh" > /dev/null 2>&1
+node "$here/js/check_glb.mjs" "$cli" "$tmp/fox_seq.glb" 37 1 "$tmp/fox_seq.bvh" -- 0 7 12 18 30 36
+# the fox posed by a scene (paws pinned, head dragged down), every frame
+scene="$here/../../docs/examples/fox_sniff.json"
+"$cli" pose "$data/skinned/Fox.glb" --scene "$scene" --out "$tmp/sniff.glb" > /dev/null 2>&1
+"$cli" pose "$data/skinned/Fox.glb" --scene "$scene" --out "$tmp/sniff.bvh" > /dev/null 2>&1
+node "$here/js/check_glb.mjs" "$cli" "$tmp/sniff.glb" 24 1 "$tmp/sniff.bvh" -- 0 5 11 23

@@ -1,0 +1,138 @@
+// Type declarations of marionette.mjs (guide: docs/web.md).
+export type Vec3 = [number, number, number] | ArrayLike<number>;
+export type Quat = [number, number, number, number] | ArrayLike<number>;
+export type Status = 'OK' | 'ARG' | 'IO' | 'PARSE' | 'NOMEM' | 'NOTFOUND' | 'SINGULAR' | 'UNREACHABLE' |
+  'NOCONVERGE' | 'UNSUPPORTED';
+export type IKMethod = 'lm' | 'dls' | 'pinv' | 'jt' | 'ccd' | 'fabrik' | 'analytic';
+export type CSolver = 'lagrange' | 'ccd' | 'dls';
+export const IK_METHODS: IKMethod[];
+export const CSOLVERS: CSolver[];
+export type Interpolation = 'default' | 'constant' | 'linear' | 'slerp' | 'squad' | 'catmull-rom' | 'kb';
+export const INTERPOLATIONS: Interpolation[];
+
+export function load(options?: { wasm?: BufferSource | URL | string }): Promise<Marionette>;
+
+export interface Motion { frameTime: number; nframes: number; frames: Float64Array }
+export interface JointInfo {
+  name: string; parent: number; type: 'fixed' | 'hinge' | 'slide' | 'ball' | 'free';
+  qadr: number; dofadr: number; limited: boolean; range: [number, number];
+}
+export interface SkinDoc {
+  dim?: 2 | 3; vertices: ArrayLike<number>; masses?: ArrayLike<number>; triangles?: number[];
+  controllers: { name: string; kind?: 'point' | 'bone' | 'cage'; pivot: Vec3; tail?: Vec3; parent?: number;
+    attached?: boolean; joint?: number }[];
+  influences: number; weightIndex?: ArrayLike<number>; weight_index?: ArrayLike<number>; weight: ArrayLike<number>;
+}
+
+export class Marionette {
+  allocations(): { live: number; total: number };
+  memoryBytes(): number;
+  stickman(): Figure;
+  figureFromSkeleton(text: string, name?: string): Figure;
+  figureFromBVH(text: string, options?: { scale?: number; name?: string }): Figure;
+  figureFromDocument(doc: object | string): Figure;
+  createConstraintSystem(figures: Figure[], options?: { maxHandles?: number; maxConstraints?: number }):
+    ConstraintSystem;
+  createRig(skin: SkinDoc): Rig;
+  createSequence(figure: Figure, options?: { fps?: number; rotation?: Interpolation; translation?: Interpolation }):
+    Sequence;
+}
+
+export interface IKProblem {
+  base?: number | string; tip: number | string; point?: Vec3; target?: Vec3; targetRotation?: Quat;
+  weightPosition?: number; weightRotation?: number; pole?: Vec3;
+}
+export interface IKOptions {
+  method?: IKMethod; tolPos?: number; tolRot?: number; maxIters?: number; timeoutMs?: number; seed?: number;
+  maxRestarts?: number; respectLimits?: boolean; maxStep?: number; damping?: number; nullspace?: boolean;
+  nullspaceGain?: number; timeoutCpu?: boolean;
+}
+export interface IKResult {
+  status: Status; ok: boolean; iterations: number; restarts: number; posErr: number; rotErr: number;
+  timeUs: number; message: string;
+}
+
+export class Figure {
+  readonly name: string; readonly jointCount: number; readonly nq: number; readonly nv: number;
+  readonly joints: JointInfo[]; readonly jointNames: string[];
+  readonly motion: Motion | null; skin: SkinDoc | null; readonly disposed: boolean;
+  readonly q: Float64Array; readonly restQ: Float64Array;
+  readonly positions: Float64Array; readonly frames: Float64Array;
+  setQ(q: ArrayLike<number>): this;
+  joint(j: number | string, arg?: string, allowWorld?: boolean): number;
+  fk(): this; reset(): this; clampToLimits(): this; setFrame(k: number): this;
+  solveIK(problem: IKProblem, options?: IKOptions): IKResult;
+  solveIKBatch(problem: IKProblem, options: IKOptions | undefined, seedQ: ArrayLike<number>,
+    targets: ArrayLike<number>): { count: number; solved: Uint8Array; q: Float64Array };
+  dispose(): void;
+}
+
+export interface HandleDef {
+  type?: 'point' | 'orientation' | 'com'; figure?: number; joint?: number | string; point?: Vec3; name?: string;
+}
+export interface ConstraintDef {
+  type: 'pin' | 'plane' | 'line' | 'orient' | 'equal' | 'balance'; handle: number; handle2?: number;
+  target?: Vec3; targetRotation?: Quat; origin?: Vec3; dir?: Vec3; polygon?: Vec3[]; up?: Vec3; margin?: number;
+  weight?: number; priority?: number; enabled?: boolean; name?: string;
+}
+export interface CSolveOptions {
+  method?: CSolver; tol?: number; tolRot?: number; dragTol?: number; maxIters?: number; rcond?: number;
+  feedback?: number; feedbackK?: number; dragDamping?: number; maxStep?: number; respectLimits?: boolean;
+  minProgress?: number;
+}
+export interface CSolveResult {
+  status: Status; ok: boolean; iterations: number; svdFallbacks: number; rows: number; maxViolation: number;
+  maxRotViolation: number; maxDragError: number; unmet: number; message: string;
+}
+export class ConstraintSystem {
+  readonly figures: Figure[]; readonly handleCount: number; readonly constraintCount: number;
+  addHandle(def: HandleDef): number;
+  addConstraint(def: ConstraintDef): number;
+  setTarget(c: number, target: Vec3): this; setTargetRotation(c: number, q: Quat): this;
+  setEnabled(c: number, on: boolean): this; setWeight(c: number, w: number): this;
+  drag(h: number, target: Vec3, options?: { weight?: number; priority?: number }): this;
+  dragRotation(h: number, q: Quat, options?: { weight?: number; priority?: number }): this;
+  push(h: number, force: Vec3): this; release(h: number): this; dragError(h: number): number;
+  handleValue(h: number): { position: number[]; rotation: number[] };
+  invalidate(): this; residual(c: number): number; unmet(c: number): boolean;
+  solve(options?: CSolveOptions): CSolveResult;
+  dispose(): void;
+}
+
+export interface FitOptions {
+  maxIters?: number; tol?: number; maxHalvings?: number; coupledRotation?: boolean; vertexError?: boolean;
+  coldStart?: boolean;
+}
+export class Rig {
+  readonly vertexCount: number; readonly controllerCount: number; readonly dim: number;
+  readonly controllerNames: string[];
+  restPose(): Float64Array; deform(pose: ArrayLike<number>): Float64Array;
+  createFitter(fixed?: (string | number)[]): Fitter; dispose(): void;
+}
+export class Fitter {
+  readonly rig: Rig;
+  fit(pose: Float64Array, targets: ArrayLike<number>, options?: FitOptions):
+    { status: Status; ok: boolean; iterations: number; energy: number; rms: number; maxErr: number; message: string };
+  dispose(): void;
+}
+
+export interface SequenceConstraintDef extends ConstraintDef { start?: number; end?: number; lock?: boolean }
+export interface SequenceSolveOptions extends CSolveOptions {
+  relax?: number; warmStart?: boolean; balance?: boolean; constraints?: boolean;
+}
+export class Sequence {
+  readonly figure: Figure; readonly keyCount: number; readonly fps: number; readonly start: number;
+  readonly end: number; readonly disposed: boolean;
+  keyFrame(k: number): number; keyQ(k: number): Float64Array;
+  setKey(frame: number, q: ArrayLike<number>): number; setKeyTCB(k: number, tcb: [number, number, number]): this;
+  removeKey(k: number): this;
+  setInterpolation(modes: { rotation?: Interpolation; translation?: Interpolation }, joint?: number | string): this;
+  addMotion(frames: ArrayLike<number>, options?: { firstFrame?: number; tol?: number }):
+    { keys: number; maxError: number };
+  sample(frame: number): Figure;
+  sampleQ(frame: number, out?: Float64Array): Float64Array;
+  addHandle(def: Omit<HandleDef, 'figure'>): number;
+  addConstraint(def: SequenceConstraintDef): number;
+  solveFrame(frame: number, options?: SequenceSolveOptions): CSolveResult;
+  dispose(): void;
+}

@@ -1,0 +1,998 @@
+// marionette for JavaScript: the C library compiled to WebAssembly, behind a small API.
+// Guide: docs/web.md. Objects that hold module memory (figures, constraint systems, rigs,
+// fitters) are freed by dispose(); a bad argument throws an Error naming the argument.
+
+const IK_METHODS = ['lm', 'dls', 'pinv', 'jt', 'ccd', 'fabrik', 'analytic'];
+const CSOLVERS = ['lagrange', 'ccd', 'dls'];
+const JOINT_TYPES = ['fixed', 'hinge', 'slide', 'ball', 'free'];
+const EULER = ['xyz', 'xzy', 'yxz', 'yzx', 'zxy', 'zyx'];
+const HANDLE_TYPES = ['point', 'orientation', 'com'];
+const CONSTRAINT_TYPES = ['pin', 'plane', 'line', 'orient', 'equal', 'balance'];
+const CTRL_KINDS = ['point', 'bone', 'cage'];
+const STATUS = ['OK', 'ARG', 'IO', 'PARSE', 'NOMEM', 'NOTFOUND', 'SINGULAR', 'UNREACHABLE', 'NOCONVERGE',
+  'UNSUPPORTED'];
+
+function fail(arg, what) {
+  throw new Error(`${arg}: ${what}`);
+}
+function num(v, arg) {
+  if (typeof v !== 'number' || !Number.isFinite(v)) fail(arg, 'expected a finite number');
+  return v;
+}
+function int(v, arg, lo = -Infinity, hi = Infinity) {
+  if (!Number.isInteger(v)) fail(arg, 'expected an integer');
+  if (v < lo || v > hi) fail(arg, `out of range (${lo}..${hi})`);
+  return v;
+}
+function vec(v, n, arg) {
+  if (v == null || typeof v.length !== 'number' || v.length !== n) fail(arg, `expected ${n} numbers`);
+  for (let i = 0; i < n; i++) num(v[i], `${arg}[${i}]`);
+  return v;
+}
+function pick(v, names, arg) {
+  const i = names.indexOf(String(v).toLowerCase());
+  if (typeof v !== 'string' || i < 0) fail(arg, `expected one of ${names.join(', ')}`);
+  return i;
+}
+function bool(v, arg) {
+  if (typeof v !== 'boolean') fail(arg, 'expected true or false');
+  return v ? 1 : 0;
+}
+function object(v, arg) {
+  if (v == null || typeof v !== 'object') fail(arg, 'expected an object');
+  return v;
+}
+const utf8 = new TextEncoder();
+const utf8d = new TextDecoder();
+
+// A minimal WASI: a clock (the solvers' time budgets), stderr, and nothing else.
+function wasi(getMemory) {
+  // nanoseconds as two 32-bit halves (no BigInt: the solvers read the clock on every solve)
+  let view = null;
+  const imports = {
+    clock_time_get(id, precision, out) {
+      const buf = getMemory().buffer;
+      if (!view || view.buffer !== buf) view = new DataView(buf);
+      const ns = performance.now() * 1e6, hi = Math.floor(ns / 4294967296);
+      view.setUint32(out, ns - hi * 4294967296, true);
+      view.setUint32(out + 4, hi, true);
+      return 0;
+    },
+    fd_write(fd, iovs, n, written) {
+      const view = new DataView(getMemory().buffer);
+      let text = '', total = 0;
+      for (let i = 0; i < n; i++) {
+        const p = view.getUint32(iovs + 8 * i, true), len = view.getUint32(iovs + 8 * i + 4, true);
+        text += utf8d.decode(new Uint8Array(getMemory().buffer, p, len));
+        total += len;
+      }
+      if (fd === 1 || fd === 2) console.error(text.replace(/\n$/, ''));
+      view.setUint32(written, total, true);
+      return 0;
+    },
+    fd_close: () => 8,
+    fd_seek: () => 8,
+    proc_exit(code) {
+      throw new Error(`marionette: the module exited (${code})`);
+    },
+  };
+  return new Proxy(imports, { get: (t, k) => (k in t ? t[k] : () => 52) });
+}
+
+async function wasmBytes(source) {
+  if (source instanceof ArrayBuffer || ArrayBuffer.isView(source)) return source;
+  const url = source ?? new URL('./marionette.wasm', import.meta.url);
+  if (typeof process !== 'undefined' && process.versions?.node && (typeof url === 'string' ||
+      url.protocol === 'file:')) {
+    const { readFile } = await import('node:fs/promises');
+    return readFile(url);
+  }
+  const r = await fetch(url);
+  if (!r.ok) throw new Error(`wasm: cannot fetch ${url} (${r.status})`);
+  return r.arrayBuffer();
+}
+
+/** Loads the module. options.wasm: the module's bytes or URL (default: next to this file). */
+export async function load(options = {}) {
+  let memory = null;
+  const { instance } = await WebAssembly.instantiate(await wasmBytes(options.wasm),
+    { wasi_snapshot_preview1: wasi(() => memory) });
+  memory = instance.exports.memory;
+  instance.exports._initialize();
+  return new Marionette(instance.exports);
+}
+
+class Marionette {
+  constructor(x) {
+    this._x = x;
+    this._scratch = x.mnw_malloc(4096);
+  }
+  // ---- memory helpers
+  _f64(ptr, n) { return new Float64Array(this._x.memory.buffer, ptr, n); }
+  _i32(ptr, n) { return new Int32Array(this._x.memory.buffer, ptr, n); }
+  _str(ptr) {
+    const b = new Uint8Array(this._x.memory.buffer);
+    let e = ptr;
+    while (b[e]) e++;
+    return utf8d.decode(b.subarray(ptr, e));
+  }
+  _cstr(s, arg) {
+    if (typeof s !== 'string') fail(arg, 'expected a string');
+    const bytes = utf8.encode(s);
+    const p = this._x.mnw_malloc(bytes.length + 1);
+    if (!p) fail(arg, 'out of memory');
+    const b = new Uint8Array(this._x.memory.buffer, p, bytes.length + 1);
+    b.set(bytes);
+    b[bytes.length] = 0;
+    return p;
+  }
+  _doubles(arr, arg) {
+    const p = this._x.mnw_malloc(8 * Math.max(arr.length, 1));
+    if (!p) fail(arg, 'out of memory');
+    this._f64(p, arr.length).set(arr);
+    return p;
+  }
+  _ints(arr, arg) {
+    const p = this._x.mnw_malloc(4 * Math.max(arr.length, 1));
+    if (!p) fail(arg, 'out of memory');
+    this._i32(p, arr.length).set(arr);
+    return p;
+  }
+  _error(fallbackArg) {
+    const msg = this._str(this._x.mnw_error_message());
+    const field = this._str(this._x.mnw_error_field());
+    const e = new Error(msg || `${fallbackArg}: refused`);
+    e.field = field || fallbackArg;
+    e.status = STATUS[this._x.mnw_error_status()] ?? 'ARG';
+    return e;
+  }
+  _with(ptrs, fn) {
+    try {
+      return fn();
+    } finally {
+      for (const p of ptrs) if (p) this._x.mnw_free(p);
+    }
+  }
+
+  /** Heap blocks of the module allocated and not freed (live), and allocations so far. */
+  allocations() {
+    return { live: this._x.mnw_alloc_live(), total: this._x.mnw_alloc_total() };
+  }
+  /** Bytes of the module's linear memory. */
+  memoryBytes() { return this._x.memory.buffer.byteLength; }
+
+  /** The built-in stick figure of the thesis. */
+  stickman() {
+    const f = this._x.mnw_figure_stickman();
+    if (!f) throw this._error('stickman');
+    return new Figure(this, f, null);
+  }
+
+  /** A figure from skeleton text (docs/skeleton-format.md). */
+  figureFromSkeleton(text, name = 'figure.skel') {
+    const t = this._cstr(text, 'text'), n = this._cstr(name, 'name');
+    return this._with([t, n], () => {
+      const f = this._x.mnw_figure_read_skel(t, utf8.encode(text).length, n);
+      if (!f) throw this._error('text');
+      return new Figure(this, f, null);
+    });
+  }
+
+  /** A figure and its motion from BVH text; options.scale multiplies lengths. */
+  figureFromBVH(text, options = {}) {
+    const scale = options.scale === undefined ? 1 : num(options.scale, 'options.scale');
+    if (!(scale > 0)) fail('options.scale', 'must be > 0');
+    const t = this._cstr(text, 'text'), n = this._cstr(options.name ?? 'figure.bvh', 'options.name');
+    const out = this._scratch;
+    return this._with([t, n], () => {
+      const f = this._x.mnw_figure_read_bvh(t, utf8.encode(text).length, n, scale, out, out + 8, out + 16);
+      if (!f) throw this._error('text');
+      const i = this._i32(out, 6), qp = i[0], nframes = i[2];
+      const frameTime = this._f64(out + 16, 1)[0];
+      const nq = this._x.mnw_figure_size(f, 1);
+      const frames = new Float64Array(this._f64(qp, nframes * nq));
+      this._x.mnw_free(qp);
+      return new Figure(this, f, { frameTime, nframes, frames });
+    });
+  }
+
+  /** A figure from a figure document (docs/figure-document.md): a parsed object or its text. */
+  figureFromDocument(doc) {
+    if (typeof doc === 'string') {
+      try {
+        doc = JSON.parse(doc);
+      } catch (e) {
+        fail('document', `not valid JSON (${e.message})`);
+      }
+    }
+    object(doc, 'document');
+    if (doc.format !== 'marionette-figure') fail('document.format', 'expected "marionette-figure"');
+    if (doc.version !== 1) fail('document.version', 'this reader knows version 1');
+    if (!Array.isArray(doc.joints) || doc.joints.length < 1) fail('document.joints', 'expected a non-empty array');
+    const x = this._x;
+    const nameP = this._cstr(typeof doc.name === 'string' ? doc.name : 'figure', 'document.name');
+    const spec = x.mnw_spec_create(nameP);
+    x.mnw_free(nameP);
+    if (!spec) throw this._error('document');
+    const v = this._f64(this._scratch, 27), vp = this._scratch;
+    try {
+      doc.joints.forEach((j, i) => {
+        const a = `document.joints[${i}]`;
+        object(j, a);
+        const type = pick(j.type, JOINT_TYPES, `${a}.type`);
+        const nq = [0, 1, 1, 4, 7][type];
+        const parent = int(j.parent, `${a}.parent`, -1, i - 1);
+        const vals = [...vec(j.offset, 3, `${a}.offset`), ...vec(j.orient, 4, `${a}.orient`),
+          ...vec(j.axis, 3, `${a}.axis`), ...vec(j.range, 2, `${a}.range`), num(j.swing, `${a}.swing`),
+          ...vec(j.twist, 2, `${a}.twist`), num(j.mass, `${a}.mass`), ...vec(j.com, 3, `${a}.com`),
+          num(j.stiffness, `${a}.stiffness`), ...vec(j.q0, nq, `${a}.q0`)];
+        while (vals.length < 27) vals.push(0);
+        const order = pick(j.rot_order ?? 'zxy', EULER, `${a}.rot_order`);
+        if (j.object != null && typeof j.object !== 'string') fail(`${a}.object`, 'expected a string or null');
+        const np = this._cstr(j.name, `${a}.name`), op = j.object ? this._cstr(j.object, `${a}.object`) : 0;
+        this._with([np, op], () => {
+          this._f64(vp, 27).set(vals);
+          if (x.mnw_spec_add_joint(spec, np, parent, type, bool(j.limited, `${a}.limited`), order, op, vp) < 0) {
+            const e = this._error(a);
+            e.message = `${a}: ${e.message}`;
+            throw e;
+          }
+        });
+      });
+      void v;
+      const f = x.mnw_figure_compile(spec);
+      if (!f) throw this._error('document');
+      let motion = null;
+      if (doc.motion != null) {
+        const m = object(doc.motion, 'document.motion');
+        const nq = x.mnw_figure_size(f, 1);
+        try {
+          const frameTime = num(m.frame_time, 'document.motion.frame_time');
+          if (!(frameTime > 0)) fail('document.motion.frame_time', 'must be > 0');
+          if (!Array.isArray(m.frames)) fail('document.motion.frames', 'expected an array of states');
+          const frames = new Float64Array(m.frames.length * nq);
+          m.frames.forEach((row, k) => frames.set(vec(row, nq, `document.motion.frames[${k}]`), k * nq));
+          motion = { frameTime, nframes: m.frames.length, frames };
+        } catch (e) {
+          x.mnw_figure_destroy(f);
+          throw e;
+        }
+      }
+      const fig = new Figure(this, f, motion);
+      fig.skin = doc.skin ?? null;
+      return fig;
+    } finally {
+      x.mnw_spec_destroy(spec);
+    }
+  }
+
+  /** A constraint system over figures (1..8): handles, constraints, drags and solves. */
+  createConstraintSystem(figures, options = {}) {
+    if (!Array.isArray(figures) || figures.length < 1 || figures.length > 8) fail('figures', 'expected 1..8 figures');
+    figures.forEach((f, i) => {
+      if (!(f instanceof Figure) || f._mn !== this) fail(`figures[${i}]`, 'not a figure of this module');
+      f._live('figures[' + i + ']');
+    });
+    const maxH = options.maxHandles === undefined ? 0 : int(options.maxHandles, 'options.maxHandles', 1, 1 << 16);
+    const maxC = options.maxConstraints === undefined ? 0
+      : int(options.maxConstraints, 'options.maxConstraints', 1, 1 << 16);
+    const p = this._ints(figures.map((f) => f._p), 'figures');
+    return this._with([p], () => {
+      const s = this._x.mnw_csys_create(p, figures.length, maxH, maxC);
+      if (!s) throw this._error('figures');
+      return new ConstraintSystem(this, s, figures);
+    });
+  }
+
+  /** A skinning rig: { dim, vertices, masses?, controllers, influences, weightIndex, weight }
+   * (the "skin" of a figure document has this form). */
+  createRig(skin) {
+    object(skin, 'skin');
+    const x = this._x;
+    const dim = int(skin.dim ?? 3, 'skin.dim', 2, 3);
+    const verts = skin.vertices;
+    if (!verts || verts.length < dim || verts.length % dim) fail('skin.vertices', `expected nverts x ${dim} numbers`);
+    const n = verts.length / dim;
+    for (let i = 0; i < verts.length; i++) num(verts[i], `skin.vertices[${i}]`);
+    if (skin.masses != null && skin.masses.length !== n) fail('skin.masses', `expected ${n} numbers`);
+    const vp = this._doubles(verts, 'skin.vertices');
+    const mp = skin.masses != null ? this._doubles(skin.masses, 'skin.masses') : 0;
+    const r = this._with([vp, mp], () => x.mnw_rig_create(dim, n, vp, mp));
+    if (!r) throw this._error('skin.vertices');
+    const rig = new Rig(this, r);
+    try {
+      if (!Array.isArray(skin.controllers) || !skin.controllers.length) fail('skin.controllers', 'expected an array');
+      skin.controllers.forEach((c, i) => {
+        const a = `skin.controllers[${i}]`;
+        object(c, a);
+        const kind = pick(c.kind ?? 'point', CTRL_KINDS, `${a}.kind`);
+        const vals = [...vec(c.pivot, 3, `${a}.pivot`), ...vec(c.tail ?? c.pivot, 3, `${a}.tail`)];
+        const parent = int(c.parent ?? -1, `${a}.parent`, -1, i - 1);
+        const np = this._cstr(c.name, `${a}.name`);
+        this._with([np], () => {
+          this._f64(this._scratch, 6).set(vals);
+          if (x.mnw_rig_add_ctrl(r, np, kind, this._scratch, parent, c.attached ? 1 : 0) < 0) {
+            const e = this._error(a);
+            e.message = `${a}: ${e.message}`;
+            throw e;
+          }
+        });
+      });
+      const k = int(skin.influences, 'skin.influences', 1, 8);
+      if (!skin.weightIndex && skin.weight_index) skin = { ...skin, weightIndex: skin.weight_index };
+      if (!skin.weightIndex || skin.weightIndex.length !== n * k) fail('skin.weightIndex', `expected ${n * k} integers`);
+      if (!skin.weight || skin.weight.length !== n * k) fail('skin.weight', `expected ${n * k} numbers`);
+      for (let i = 0; i < n * k; i++) {
+        int(skin.weightIndex[i], `skin.weightIndex[${i}]`);
+        num(skin.weight[i], `skin.weight[${i}]`);
+      }
+      const ip = this._ints(skin.weightIndex, 'skin.weightIndex'), wp = this._doubles(skin.weight, 'skin.weight');
+      this._with([ip, wp], () => {
+        if (x.mnw_rig_set_weights(r, k, ip, wp) !== 0) throw this._error('skin.weight');
+      });
+    } catch (e) {
+      rig.dispose();
+      throw e;
+    }
+    return rig;
+  }
+}
+
+// The numbers of a constraint definition as the module takes them: iv (type, handle,
+// handle2, npolygon, priority, enabled, lock) and v (target, targetRotation, origin, dir, up,
+// margin, weight, 16 polygon points, start, end).
+function constraintArgs(def, handle) {
+  object(def, 'constraint');
+  const type = pick(def.type ?? 'pin', CONSTRAINT_TYPES, 'constraint.type');
+  const h = handle(def.handle, 'constraint.handle');
+  const h2 = def.handle2 === undefined ? -1 : handle(def.handle2, 'constraint.handle2');
+  const v = new Float64Array(18 + 3 * 16 + 2);
+  const set = (k, n, at, dflt) => v.set(def[k] === undefined ? dflt : vec(def[k], n, `constraint.${k}`), at);
+  set('target', 3, 0, [0, 0, 0]);
+  set('targetRotation', 4, 3, [1, 0, 0, 0]);
+  set('origin', 3, 7, [0, 0, 0]);
+  set('dir', 3, 10, [0, 0, 0]);
+  set('up', 3, 13, [0, 1, 0]);
+  v[16] = def.margin === undefined ? 0 : num(def.margin, 'constraint.margin');
+  v[17] = def.weight === undefined ? 1 : num(def.weight, 'constraint.weight');
+  const poly = def.polygon ?? [];
+  if (!Array.isArray(poly) || poly.length > 16) fail('constraint.polygon', 'expected up to 16 points');
+  poly.forEach((pt, i) => v.set(vec(pt, 3, `constraint.polygon[${i}]`), 18 + 3 * i));
+  v[66] = def.start === undefined ? NaN : num(def.start, 'constraint.start'); // NaN: every frame
+  v[67] = def.end === undefined ? NaN : num(def.end, 'constraint.end');
+  const iv = [type, h, h2, poly.length, def.priority === undefined ? 0 : int(def.priority, 'constraint.priority', 0),
+    def.enabled === undefined ? 1 : bool(def.enabled, 'constraint.enabled'),
+    def.lock === undefined ? 0 : bool(def.lock, 'constraint.lock')];
+  return { iv, v };
+}
+function constraintError(mn) {
+  const e = mn._error('constraint');
+  if (e.field && !e.message.includes('constraint.')) e.message = `constraint.${e.message}`;
+  return e;
+}
+function solveOptions(mn, options, dvp, ivp, seq) {
+  object(options, 'options');
+  const x = mn._x;
+  if (seq) x.mnw_seq_solve_defaults(dvp, ivp);
+  else x.mnw_csolve_defaults(dvp, ivp);
+  const dv = mn._f64(dvp, 10), iv = mn._i32(ivp, 6);
+  ['tol', 'tolRot', 'dragTol', 'rcond', 'feedback', 'feedbackK', 'dragDamping', 'maxStep', 'minProgress']
+    .forEach((k, i) => { if (options[k] !== undefined) dv[i] = num(options[k], `options.${k}`); });
+  if (options.method !== undefined) iv[0] = pick(options.method, CSOLVERS, 'options.method');
+  if (options.maxIters !== undefined) iv[1] = int(options.maxIters, 'options.maxIters', 1, 1e9);
+  if (options.respectLimits !== undefined) iv[2] = bool(options.respectLimits, 'options.respectLimits');
+  if (seq) {
+    if (options.relax !== undefined) dv[9] = num(options.relax, 'options.relax');
+    if (options.warmStart !== undefined) iv[3] = bool(options.warmStart, 'options.warmStart');
+    if (options.balance !== undefined) iv[4] = bool(options.balance, 'options.balance');
+    if (options.constraints !== undefined) iv[5] = bool(options.constraints, 'options.constraints');
+  }
+}
+function solveResult(mn, s, outp) {
+  const o = mn._f64(outp, 8);
+  return {
+    status: STATUS[o[0]], ok: o[0] === 0, iterations: o[1], svdFallbacks: o[2], rows: o[3], maxViolation: o[4],
+    maxRotViolation: o[5], maxDragError: o[6], unmet: o[7], message: s === 0 ? '' : mn._str(mn._x.mnw_error_message()),
+  };
+}
+
+class Owned {
+  constructor(mn, p, kind) {
+    this._mn = mn;
+    this._p = p;
+    this._kind = kind;
+    this._users = new Set();
+  }
+  _live(arg = this._kind) {
+    if (!this._p) fail(arg, `this ${this._kind} was disposed`);
+  }
+  get disposed() { return !this._p; }
+}
+
+/** A figure: a compiled model and its state. */
+class Figure extends Owned {
+  constructor(mn, p, motion) {
+    super(mn, p, 'figure');
+    const x = mn._x;
+    this.motion = motion;
+    this.skin = null;
+    this.name = mn._str(x.mnw_figure_name(p));
+    this.jointCount = x.mnw_figure_size(p, 0);
+    this.nq = x.mnw_figure_size(p, 1);
+    this.nv = x.mnw_figure_size(p, 2);
+    this.joints = [];
+    for (let j = 0; j < this.jointCount; j++) {
+      this.joints.push({
+        name: mn._str(x.mnw_joint_name(p, j)),
+        parent: x.mnw_joint_int(p, j, 0),
+        type: JOINT_TYPES[x.mnw_joint_int(p, j, 1)],
+        qadr: x.mnw_joint_int(p, j, 2),
+        dofadr: x.mnw_joint_int(p, j, 3),
+        limited: x.mnw_joint_int(p, j, 4) === 1,
+        range: [x.mnw_joint_range(p, j, 0), x.mnw_joint_range(p, j, 1)],
+      });
+    }
+    this.jointNames = this.joints.map((j) => j.name);
+    this._views = {};
+    this._io = mn._x.mnw_malloc(8 * 64);
+  }
+  _view(key, ptrFn, n) {
+    this._live();
+    let v = this._views[key];
+    if (!v || v.buffer !== this._mn._x.memory.buffer) {
+      v = this._views[key] = new Float64Array(this._mn._x.memory.buffer, ptrFn(this._p), n);
+    }
+    return v;
+  }
+  /** The state (nq numbers), a view of the module's memory: write it, then call fk(). */
+  get q() { return this._view('q', this._mn._x.mnw_figure_q, this.nq); }
+  /** The rest state (a copy). */
+  get restQ() { return new Float64Array(this._view('q0', this._mn._x.mnw_figure_q0, this.nq)); }
+  /** Joint positions (jointCount x 3) after the last fk() or solve: a view, not a copy. */
+  get positions() { return this._view('pos', this._mn._x.mnw_figure_positions, 3 * this.jointCount); }
+  /** Joint frames (jointCount x 12: rotation row-major, then position): a view. */
+  get frames() { return this._view('xf', this._mn._x.mnw_figure_frames, 12 * this.jointCount); }
+
+  /** Copies a state in (checked: nq finite numbers). */
+  setQ(q) {
+    this._live();
+    vec(q, this.nq, 'q');
+    this.q.set(q);
+    return this;
+  }
+  /** Joint index of a name or an index; -1 for 'world' or -1 when allowWorld. */
+  joint(j, arg = 'joint', allowWorld = false) {
+    if (allowWorld && (j === -1 || j === 'world')) return -1;
+    if (typeof j === 'string') {
+      const i = this.jointNames.indexOf(j);
+      if (i < 0) fail(arg, `no joint named '${j}'`);
+      return i;
+    }
+    return int(j, arg, 0, this.jointCount - 1);
+  }
+  /** Forward kinematics of q: frames and positions. Throws when q is not finite. */
+  fk() {
+    this._live();
+    if (this._mn._x.mnw_figure_fk(this._p) !== 0) throw this._mn._error('q');
+    return this;
+  }
+  reset() {
+    this._live();
+    this._mn._x.mnw_figure_reset(this._p);
+    return this;
+  }
+  clampToLimits() {
+    this._live();
+    this._mn._x.mnw_figure_clamp(this._p);
+    return this;
+  }
+  /** Sets q to motion frame k and computes FK. */
+  setFrame(k) {
+    this._live();
+    if (!this.motion) fail('frame', 'this figure has no motion');
+    int(k, 'frame', 0, this.motion.nframes - 1);
+    this.q.set(this.motion.frames.subarray(k * this.nq, (k + 1) * this.nq));
+    return this.fk();
+  }
+
+  _ikArgs(problem, options) {
+    object(problem, 'problem');
+    if (options != null) object(options, 'options');
+    options ??= {};
+    const x = this._mn._x, dvp = this._io, ivp = this._io + 8 * 24;
+    if (!this._ikDefaults) {
+      x.mnw_ik_defaults(dvp, ivp);
+      this._ikDefaults = [new Float64Array(this._mn._f64(dvp, 21)), new Int32Array(this._mn._i32(ivp, 12))];
+    }
+    const buf = x.memory.buffer;
+    if (!this._ikViews || this._ikViews[0].buffer !== buf)
+      this._ikViews = [new Float64Array(buf, dvp, 21), new Int32Array(buf, ivp, 12), new Float64Array(buf, this._io + 8 * 40, 6)];
+    const [dv, iv] = this._ikViews;
+    dv.set(this._ikDefaults[0]);
+    iv.set(this._ikDefaults[1]);
+    iv[0] = this.joint(problem.base ?? -1, 'problem.base', true);
+    iv[1] = this.joint(problem.tip, 'problem.tip');
+    if (problem.point !== undefined) dv.set(vec(problem.point, 3, 'problem.point'), 0);
+    const hasPos = problem.target !== undefined, hasRot = problem.targetRotation !== undefined;
+    if (!hasPos && !hasRot) fail('problem.target', 'give a target position and/or a targetRotation');
+    if (hasPos) dv.set(vec(problem.target, 3, 'problem.target'), 3);
+    if (hasRot) dv.set(vec(problem.targetRotation, 4, 'problem.targetRotation'), 6);
+    if (problem.weightPosition !== undefined) dv[10] = num(problem.weightPosition, 'problem.weightPosition');
+    if (problem.weightRotation !== undefined) dv[11] = num(problem.weightRotation, 'problem.weightRotation');
+    if (problem.pole !== undefined) dv.set(vec(problem.pole, 3, 'problem.pole'), 12);
+    iv[2] = hasPos ? 1 : 0;
+    iv[3] = hasRot ? 1 : 0;
+    const d = (k, i) => { if (options[k] !== undefined) dv[i] = num(options[k], `options.${k}`); };
+    d('tolPos', 15); d('tolRot', 16); d('timeoutMs', 17); d('maxStep', 18); d('damping', 19);
+    d('nullspaceGain', 20);
+    if (options.method !== undefined) iv[4] = pick(options.method, IK_METHODS, 'options.method');
+    if (options.maxIters !== undefined) iv[5] = int(options.maxIters, 'options.maxIters', 1, 1e9);
+    if (options.maxRestarts !== undefined) iv[6] = int(options.maxRestarts, 'options.maxRestarts', 0, 1e9);
+    if (options.respectLimits !== undefined) iv[7] = bool(options.respectLimits, 'options.respectLimits');
+    if (options.nullspace !== undefined) iv[8] = bool(options.nullspace, 'options.nullspace');
+    if (options.timeoutCpu !== undefined) iv[9] = bool(options.timeoutCpu, 'options.timeoutCpu');
+    if (options.seed !== undefined) {
+      const s = BigInt.asUintN(64, BigInt(int(options.seed, 'options.seed', 0, Number.MAX_SAFE_INTEGER)));
+      iv[10] = Number(s & 0xffffffffn) | 0;
+      iv[11] = Number(s >> 32n) | 0;
+    }
+    return [dvp, ivp, hasRot];
+  }
+
+  /** Chain IK from the current state (docs/web.md: problem and options). The answer is
+   * left in q, positions and frames. Returns the result; throws on a bad argument. */
+  solveIK(problem, options) {
+    this._live();
+    const [dvp, ivp] = this._ikArgs(problem, options);
+    const outp = this._io + 8 * 40;
+    const s = this._mn._x.mnw_ik_solve(this._p, dvp, ivp, outp);
+    if (s === 1) throw this._mn._error('problem');
+    const o = this._ikViews[2].buffer === this._mn._x.memory.buffer ? this._ikViews[2] : this._mn._f64(outp, 6);
+    return {
+      status: STATUS[o[0]], ok: o[0] === 0, iterations: o[1], restarts: o[2], posErr: o[3], rotErr: o[4],
+      timeUs: o[5], message: s === 0 ? '' : this._mn._str(this._mn._x.mnw_error_message()),
+    };
+  }
+
+  /** Solves the same chain for many targets, each from the state seedQ (a loop inside the
+   * module). targets: n x 3 positions, or n x 7 (position, quaternion w x y z) when
+   * problem.targetRotation is given. Returns { solved (n flags), q (n x nq), count }. */
+  solveIKBatch(problem, options, seedQ, targets) {
+    this._live();
+    vec(seedQ, this.nq, 'seedQ');
+    const [dvp, ivp, hasRot] = this._ikArgs(problem, options);
+    const stride = hasRot ? 7 : 3;
+    if (!targets || targets.length % stride) fail('targets', `expected n x ${stride} numbers`);
+    for (let i = 0; i < targets.length; i++) num(targets[i], `targets[${i}]`);
+    const n = targets.length / stride, mn = this._mn, x = mn._x;
+    const sp = mn._doubles(seedQ, 'seedQ'), tp = mn._doubles(targets, 'targets');
+    const fl = x.mnw_malloc(Math.max(n, 1)), qp = x.mnw_malloc(8 * Math.max(n * this.nq, 1));
+    return mn._with([sp, tp, fl, qp], () => {
+      if (!fl || !qp) fail('targets', 'out of memory');
+      const count = x.mnw_ik_solve_many(this._p, dvp, ivp, sp, n, tp, fl, qp);
+      if (count < 0) throw mn._error('problem');
+      return {
+        count, solved: new Uint8Array(new Uint8Array(x.memory.buffer, fl, n)),
+        q: new Float64Array(mn._f64(qp, n * this.nq)),
+      };
+    });
+  }
+
+  dispose() {
+    if (!this._p) return;
+    if (this._users.size) fail('figure', 'still used by a constraint system or a sequence: dispose that first');
+    this._mn._x.mnw_figure_destroy(this._p);
+    this._mn._x.mnw_free(this._io);
+    this._p = 0;
+    this._views = {};
+  }
+}
+
+/** Handles, constraints, drags and solves over figures (Welman ch. 5). */
+class ConstraintSystem extends Owned {
+  constructor(mn, p, figures) {
+    super(mn, p, 'constraint system');
+    this.figures = figures;
+    for (const f of figures) f._users.add(this);
+    this._io = mn._x.mnw_malloc(8 * (24 + 3 * 16 + 2));
+  }
+  _figure(i, arg) { return this.figures[int(i ?? 0, arg, 0, this.figures.length - 1)]; }
+  _handle(h, arg = 'handle') {
+    return int(h, arg, 0, this._mn._x.mnw_csys_count(this._p, 0) - 1);
+  }
+  _con(c, arg = 'constraint') {
+    return int(c, arg, 0, this._mn._x.mnw_csys_count(this._p, 1) - 1);
+  }
+  get handleCount() { this._live(); return this._mn._x.mnw_csys_count(this._p, 0); }
+  get constraintCount() { this._live(); return this._mn._x.mnw_csys_count(this._p, 1); }
+
+  /** { type: 'point'|'orientation'|'com', figure: 0, joint (name or index; com: -1 for
+   * the whole figure), point: [x,y,z] in the joint frame, name }. Returns the index. */
+  addHandle(def) {
+    this._live();
+    object(def, 'handle');
+    const type = pick(def.type ?? 'point', HANDLE_TYPES, 'handle.type');
+    const fi = def.figure ?? 0;
+    const fig = this._figure(fi, 'handle.figure');
+    const joint = fig.joint(def.joint ?? 0, 'handle.joint', type === 2);
+    const pt = def.point === undefined ? [0, 0, 0] : vec(def.point, 3, 'handle.point');
+    const np = def.name ? this._mn._cstr(def.name, 'handle.name') : 0;
+    return this._mn._with([np], () => {
+      const h = this._mn._x.mnw_csys_add_handle(this._p, type, fi, joint, pt[0], pt[1], pt[2], np);
+      if (h < 0) throw this._mn._error('handle');
+      return h;
+    });
+  }
+
+  /** { type: 'pin'|'plane'|'line'|'orient'|'equal'|'balance', handle, handle2, target,
+   * targetRotation, origin, dir, polygon: [[x,y,z],...], up, margin, weight, priority,
+   * enabled, name }. Returns the index. */
+  addConstraint(def) {
+    this._live();
+    const { iv, v } = constraintArgs(def, (h, arg) => this._handle(h, arg));
+    const mn = this._mn, x = mn._x;
+    mn._f64(this._io, v.length).set(v);
+    const ip = mn._ints(iv, 'constraint'), np = def.name ? mn._cstr(def.name, 'constraint.name') : 0;
+    return mn._with([ip, np], () => {
+      const c = x.mnw_csys_add_constraint(this._p, ip, this._io, np);
+      if (c < 0) throw constraintError(mn);
+      return c;
+    });
+  }
+
+  _edit(c, what, vals, i, arg) {
+    this._live();
+    c = this._con(c);
+    if (vals) this._mn._f64(this._io, vals.length).set(vals);
+    if (this._mn._x.mnw_csys_edit(this._p, c, what, i, this._io) !== 0) {
+      const e = this._mn._error(arg);
+      e.message = `${arg}: ${e.message.replace(/^[a-z]+: /, '')}`;
+      throw e;
+    }
+    return this;
+  }
+  setTarget(c, target) { return this._edit(c, 0, vec(target, 3, 'target'), 0, 'target'); }
+  setTargetRotation(c, q) { return this._edit(c, 1, vec(q, 4, 'targetRotation'), 0, 'targetRotation'); }
+  setEnabled(c, on) { return this._edit(c, 2, null, bool(on, 'enabled'), 'enabled'); }
+  setWeight(c, w) { return this._edit(c, 3, [num(w, 'weight')], 0, 'weight'); }
+
+  _drag(h, what, vals, priority, arg) {
+    this._live();
+    h = this._handle(h);
+    if (vals) this._mn._f64(this._io, vals.length).set(vals);
+    if (this._mn._x.mnw_csys_drag(this._p, h, what, this._io, priority) !== 0) {
+      const e = this._mn._error(arg);
+      e.message = `${arg}: ${e.message.replace(/^[a-z]+: /, '')}`;
+      throw e;
+    }
+    return this;
+  }
+  /** Pulls handle h toward a world target: options { weight = 1, priority = 0 }. */
+  drag(h, target, options = {}) {
+    const w = options.weight === undefined ? 1 : num(options.weight, 'options.weight');
+    const pr = options.priority === undefined ? 0 : int(options.priority, 'options.priority', 0);
+    return this._drag(h, 0, [...vec(target, 3, 'target'), w], pr, 'target');
+  }
+  dragRotation(h, q, options = {}) {
+    const w = options.weight === undefined ? 1 : num(options.weight, 'options.weight');
+    const pr = options.priority === undefined ? 0 : int(options.priority, 'options.priority', 0);
+    return this._drag(h, 1, [...vec(q, 4, 'targetRotation'), w], pr, 'targetRotation');
+  }
+  push(h, force) { return this._drag(h, 2, vec(force, 3, 'force'), 0, 'force'); }
+  release(h) { return this._drag(h, 3, null, 0, 'handle'); }
+  dragError(h) { this._live(); return this._mn._x.mnw_csys_drag_error(this._p, this._handle(h)); }
+  /** { position: [x,y,z], rotation: 9 numbers row-major }. */
+  handleValue(h) {
+    this._live();
+    h = this._handle(h);
+    if (this._mn._x.mnw_csys_handle_value(this._p, h, this._io) !== 0) throw this._mn._error('handle');
+    const o = this._mn._f64(this._io, 12);
+    return { position: Array.from(o.subarray(0, 3)), rotation: Array.from(o.subarray(3, 12)) };
+  }
+  /** Call after writing a figure's q directly. */
+  invalidate() { this._live(); this._mn._x.mnw_csys_invalidate(this._p); return this; }
+  residual(c) { this._live(); return this._mn._x.mnw_csys_residual(this._p, this._con(c)); }
+  unmet(c) { this._live(); return this._mn._x.mnw_csys_unmet(this._p, this._con(c)) === 1; }
+
+  /** One solve (a frame of interaction). options: { method: 'lagrange'|'ccd'|'dls', tol,
+   * tolRot, dragTol, maxIters, rcond, feedback, feedbackK, dragDamping, maxStep,
+   * respectLimits, minProgress }. */
+  solve(options = {}) {
+    this._live();
+    const mn = this._mn, dvp = this._io, ivp = this._io + 8 * 10, outp = this._io + 8 * 14;
+    solveOptions(mn, options, dvp, ivp, false);
+    const s = mn._x.mnw_csys_solve(this._p, dvp, ivp, outp);
+    if (s === 1) {
+      const e = mn._error('options');
+      if (!/^options/.test(e.message)) e.message = `options: ${e.message}`;
+      throw e;
+    }
+    return solveResult(mn, s, outp);
+  }
+
+  dispose() {
+    if (!this._p) return;
+    this._mn._x.mnw_csys_destroy(this._p);
+    this._mn._x.mnw_free(this._io);
+    for (const f of this.figures) f._users.delete(this);
+    this._p = 0;
+  }
+}
+
+/** A linear blend skinning rig (controllers, weights) and its fit. */
+class Rig extends Owned {
+  constructor(mn, p) {
+    super(mn, p, 'rig');
+  }
+  get vertexCount() { this._live(); return this._mn._x.mnw_rig_size(this._p, 0); }
+  get controllerCount() { this._live(); return this._mn._x.mnw_rig_size(this._p, 1); }
+  get dim() { this._live(); return this._mn._x.mnw_rig_size(this._p, 2); }
+  get controllerNames() {
+    this._live();
+    const n = this.controllerCount, out = [];
+    for (let c = 0; c < n; c++) out.push(this._mn._str(this._mn._x.mnw_rig_ctrl_name(this._p, c)));
+    return out;
+  }
+  _pose(pose, arg = 'pose') {
+    const n = 12 * this.controllerCount;
+    vec(pose, n, arg);
+    return n;
+  }
+  /** The rest pose: controllerCount x 12 (rotation row-major, then position). */
+  restPose() {
+    this._live();
+    const n = 12 * this.controllerCount, x = this._mn._x, p = x.mnw_malloc(8 * n);
+    return this._mn._with([p], () => {
+      x.mnw_rig_rest_pose(this._p, p);
+      return new Float64Array(this._mn._f64(p, n));
+    });
+  }
+  /** Skinned vertices (vertexCount x dim) for a pose. */
+  deform(pose) {
+    this._live();
+    const n = this._pose(pose), mn = this._mn, x = mn._x;
+    const pp = mn._doubles(pose, 'pose'), op = x.mnw_malloc(8 * this.vertexCount * this.dim);
+    return mn._with([pp, op], () => {
+      x.mnw_rig_deform(this._p, pp, op);
+      void n;
+      return new Float64Array(mn._f64(op, this.vertexCount * this.dim));
+    });
+  }
+  /** A fitter; fixed: controller names or indices held at the pose given to fit(). */
+  createFitter(fixed = []) {
+    this._live();
+    if (!Array.isArray(fixed)) fail('fixed', 'expected an array of controller names or indices');
+    const names = this.controllerNames, flags = new Uint8Array(names.length);
+    fixed.forEach((c, i) => {
+      const k = typeof c === 'string' ? names.indexOf(c) : c;
+      if (!Number.isInteger(k) || k < 0 || k >= names.length) fail(`fixed[${i}]`, `no controller ${c}`);
+      flags[k] = 1;
+    });
+    const x = this._mn._x, fp = x.mnw_malloc(Math.max(names.length, 1));
+    new Uint8Array(x.memory.buffer, fp, names.length).set(flags);
+    return this._mn._with([fp], () => {
+      const f = x.mnw_fitter_create(this._p, fp);
+      if (!f) throw this._mn._error('fixed');
+      return new Fitter(this._mn, f, this);
+    });
+  }
+  dispose() {
+    if (!this._p) return;
+    if (this._users.size) fail('rig', 'still used by a fitter: dispose that first');
+    this._mn._x.mnw_rig_destroy(this._p);
+    this._p = 0;
+  }
+}
+
+class Fitter extends Owned {
+  constructor(mn, p, rig) {
+    super(mn, p, 'fitter');
+    this.rig = rig;
+    rig._users.add(this);
+  }
+  /** Fits pose (controllerCount x 12, in: warm start, out: the fit, changed in place) to
+   * targets (vertexCount x dim). options: { maxIters, tol, maxHalvings, coupledRotation,
+   * vertexError, coldStart (per-controller Kabsch first) }. */
+  fit(pose, targets, options = {}) {
+    this._live();
+    object(options, 'options');
+    const rig = this.rig, mn = this._mn, x = mn._x;
+    rig._pose(pose);
+    if (!(pose instanceof Float64Array)) fail('pose', 'expected a Float64Array (it is written in place)');
+    vec(targets, rig.vertexCount * rig.dim, 'targets');
+    const io = x.mnw_malloc(8 * 16), dv = io, iv = io + 8, out = io + 8 * 8;
+    const pp = mn._doubles(pose, 'pose'), tp = mn._doubles(targets, 'targets');
+    return mn._with([io, pp, tp], () => {
+      x.mnw_fit_defaults(dv, iv);
+      const d = mn._f64(dv, 1), i = mn._i32(iv, 5);
+      if (options.tol !== undefined) d[0] = num(options.tol, 'options.tol');
+      if (options.maxIters !== undefined) i[0] = int(options.maxIters, 'options.maxIters', 1, 1e9);
+      if (options.maxHalvings !== undefined) i[1] = int(options.maxHalvings, 'options.maxHalvings', 0, 1000);
+      if (options.coupledRotation !== undefined) i[2] = bool(options.coupledRotation, 'options.coupledRotation');
+      if (options.vertexError !== undefined) i[3] = bool(options.vertexError, 'options.vertexError');
+      if (options.coldStart !== undefined) i[4] = bool(options.coldStart, 'options.coldStart');
+      const s = x.mnw_fit(this._p, pp, tp, dv, iv, out);
+      if (s === 1) throw mn._error('targets');
+      pose.set(mn._f64(pp, pose.length));
+      const o = mn._f64(out, 5);
+      return {
+        status: STATUS[o[0]], ok: o[0] === 0, iterations: o[1], energy: o[2], rms: o[3], maxErr: o[4],
+        message: s === 0 ? '' : mn._str(x.mnw_error_message()),
+      };
+    });
+  }
+  dispose() {
+    if (!this._p) return;
+    this._mn._x.mnw_fitter_destroy(this._p);
+    this.rig._users.delete(this);
+    this._p = 0;
+  }
+}
+
+export { Marionette, Figure, ConstraintSystem, Rig, Fitter, IK_METHODS, CSOLVERS };
+
+export const INTERPOLATIONS = ['default', 'constant', 'linear', 'slerp', 'squad', 'catmull-rom', 'kb'];
+
+/** A keyframed sequence of one figure (anim.h, Welman 6.1.2): keys, interpolation, plain
+ * and constrained in-betweens. Sampling writes the figure's q, frames and positions. */
+class Sequence extends Owned {
+  constructor(mn, p, figure) {
+    super(mn, p, 'sequence');
+    this.figure = figure;
+    figure._users.add(this);
+    this._io = mn._x.mnw_malloc(8 * (24 + 3 * 16 + 2));
+  }
+  get keyCount() { this._live(); return this._mn._x.mnw_seq_count(this._p, 0); }
+  get fps() { this._live(); return this._mn._x.mnw_seq_number(this._p, 0, 0); }
+  /** First and last key frames. */
+  get start() { this._live(); return this._mn._x.mnw_seq_number(this._p, 1, 0); }
+  get end() { this._live(); return this._mn._x.mnw_seq_number(this._p, 2, 0); }
+  keyFrame(k) { this._live(); return this._mn._x.mnw_seq_number(this._p, 3, this._key(k)); }
+  /** Key k's state (a copy). */
+  keyQ(k) {
+    this._live();
+    return new Float64Array(this._mn._f64(this._mn._x.mnw_seq_key_q(this._p, this._key(k)), this.figure.nq));
+  }
+  _key(k) { return int(k, 'key', 0, this._mn._x.mnw_seq_count(this._p, 0) - 1); }
+  _fail(arg) {
+    const e = this._mn._error(arg);
+    if (!e.message.startsWith(arg)) e.message = `${arg}: ${e.message}`;
+    return e;
+  }
+  /** Sets (or replaces) the key at a frame to a state (nq numbers); returns its index. */
+  setKey(frame, q) {
+    this._live();
+    num(frame, 'frame');
+    vec(q, this.figure.nq, 'q');
+    const mn = this._mn, p = mn._doubles(q, 'q');
+    return mn._with([p], () => {
+      const k = mn._x.mnw_seq_set_key(this._p, frame, p);
+      if (k < 0) throw this._fail('q');
+      return k;
+    });
+  }
+  /** Kochanek-Bartels tension, continuity and bias of key k (each in [-1, 1]). */
+  setKeyTCB(k, tcb) {
+    this._live();
+    k = this._key(k);
+    vec(tcb, 3, 'tcb');
+    if (this._mn._x.mnw_seq_set_key_tcb(this._p, k, tcb[0], tcb[1], tcb[2]) !== 0) throw this._fail('tcb');
+    return this;
+  }
+  removeKey(k) {
+    this._live();
+    if (this._mn._x.mnw_seq_remove_key(this._p, this._key(k)) !== 0) throw this._fail('key');
+    return this;
+  }
+  /** { rotation, translation } modes ('constant', 'linear', 'slerp', 'squad', 'catmull-rom',
+   * 'kb'; 'default' or omitted keeps the current one) for the sequence, or for one joint. */
+  setInterpolation(modes, joint) {
+    this._live();
+    object(modes, 'modes');
+    const rot = modes.rotation === undefined ? 0 : pick(modes.rotation, INTERPOLATIONS, 'modes.rotation');
+    const trans = modes.translation === undefined ? 0 : pick(modes.translation, INTERPOLATIONS, 'modes.translation');
+    const j = joint === undefined ? -1 : this.figure.joint(joint, 'joint');
+    if (this._mn._x.mnw_seq_set_interp(this._p, j, rot, trans) !== 0) throw this._fail('modes');
+    return this;
+  }
+  /** Keys from a motion (nframes x nq states, e.g. figure.motion.frames): every frame a key,
+   * or with options.tol > 0 the fewest keys whose in-betweens stay within tol (length) of
+   * every joint. Returns { keys, maxError }. */
+  addMotion(frames, options = {}) {
+    this._live();
+    const nq = this.figure.nq;
+    if (!frames || !frames.length || frames.length % nq) fail('frames', `expected nframes x ${nq} numbers`);
+    for (let i = 0; i < frames.length; i++) num(frames[i], `frames[${i}]`);
+    const first = options.firstFrame === undefined ? 0 : num(options.firstFrame, 'options.firstFrame');
+    const tol = options.tol === undefined ? 0 : num(options.tol, 'options.tol');
+    const mn = this._mn, p = mn._doubles(frames, 'frames');
+    return mn._with([p], () => {
+      if (mn._x.mnw_seq_add_motion(this._p, p, frames.length / nq, first, tol, this._io) !== 0) throw this._fail('frames');
+      const o = mn._f64(this._io, 2);
+      return { keys: o[0], maxError: o[1] };
+    });
+  }
+  /** The plain in-between at a frame (clamped to the keys) into the figure: q, frames,
+   * positions. */
+  sample(frame) {
+    this._live();
+    num(frame, 'frame');
+    if (this._mn._x.mnw_seq_sample(this._p, frame) !== 0) throw this._fail('frame');
+    return this.figure;
+  }
+  /** The plain in-between at a frame as a new state (or into out). */
+  sampleQ(frame, out = new Float64Array(this.figure.nq)) {
+    this._live();
+    num(frame, 'frame');
+    if (!(out instanceof Float64Array) || out.length !== this.figure.nq) fail('out', `expected a Float64Array of ${this.figure.nq}`);
+    const x = this._mn._x;
+    if (x.mnw_seq_sample_q(this._p, frame, this._io) !== 0) throw this._fail('frame');
+    out.set(this._mn._f64(this._io, this.figure.nq));
+    return out;
+  }
+  /** A handle of the figure (as ConstraintSystem.addHandle, without `figure`). */
+  addHandle(def) {
+    this._live();
+    object(def, 'handle');
+    const type = pick(def.type ?? 'point', HANDLE_TYPES, 'handle.type');
+    const joint = this.figure.joint(def.joint ?? 0, 'handle.joint', type === 2);
+    const pt = def.point === undefined ? [0, 0, 0] : vec(def.point, 3, 'handle.point');
+    const np = def.name ? this._mn._cstr(def.name, 'handle.name') : 0;
+    return this._mn._with([np], () => {
+      const h = this._mn._x.mnw_seq_add_handle(this._p, type, joint, pt[0], pt[1], pt[2], np);
+      if (h < 0) throw this._mn._error('handle');
+      return h;
+    });
+  }
+  /** A constraint over frames: as ConstraintSystem.addConstraint plus start, end (active for
+   * start <= frame <= end; default every frame) and lock (pin and orient: the target is
+   * where the handle is at start). */
+  addConstraint(def) {
+    this._live();
+    const mn = this._mn, x = mn._x;
+    const { iv, v } = constraintArgs(def, (h, arg) => int(h, arg, 0, x.mnw_seq_count(this._p, 1) - 1));
+    mn._f64(this._io, v.length).set(v);
+    const ip = mn._ints(iv, 'constraint'), np = def.name ? mn._cstr(def.name, 'constraint.name') : 0;
+    return mn._with([ip, np], () => {
+      const c = x.mnw_seq_add_constraint(this._p, ip, this._io, np);
+      if (c < 0) throw constraintError(mn);
+      return c;
+    });
+  }
+  /** The constrained in-between at a frame into the figure (warm-started from the last
+   * frame solved). options: ConstraintSystem.solve's, plus relax, warmStart, balance,
+   * constraints (false: the plain in-between). */
+  solveFrame(frame, options = {}) {
+    this._live();
+    num(frame, 'frame');
+    const mn = this._mn, dvp = this._io, ivp = this._io + 8 * 10, outp = this._io + 8 * 14;
+    solveOptions(mn, options, dvp, ivp, true);
+    const s = mn._x.mnw_seq_solve_frame(this._p, frame, dvp, ivp, outp);
+    if (s === 1) throw this._fail('frame');
+    if (s !== 0 && s !== 7 && s !== 8) throw this._fail('sequence'); // not a solver outcome
+    return solveResult(mn, s, outp);
+  }
+  dispose() {
+    if (!this._p) return;
+    this._mn._x.mnw_seq_destroy(this._p);
+    this._mn._x.mnw_free(this._io);
+    this.figure._users.delete(this);
+    this._p = 0;
+  }
+}
+
+/** A sequence of a figure: options { fps = 30, rotation = 'slerp', translation = 'linear' }. */
+Marionette.prototype.createSequence = function createSequence(figure, options = {}) {
+  if (!(figure instanceof Figure) || figure._mn !== this) fail('figure', 'not a figure of this module');
+  figure._live('figure');
+  object(options, 'options');
+  const fps = options.fps === undefined ? 0 : num(options.fps, 'options.fps');
+  if (options.fps !== undefined && !(fps > 0)) fail('options.fps', 'must be > 0');
+  const rot = options.rotation === undefined ? 0 : pick(options.rotation, INTERPOLATIONS, 'options.rotation');
+  const trans = options.translation === undefined ? 0 : pick(options.translation, INTERPOLATIONS, 'options.translation');
+  const p = this._x.mnw_seq_create(figure._p, fps, rot, trans);
+  if (!p) throw this._error('options');
+  return new Sequence(this, p, figure);
+};
+
+export { Sequence };

@@ -1,0 +1,915 @@
+/* The WebAssembly module's exports: a flat C interface over the public headers that the
+ * JavaScript API (web/marionette.mjs) wraps. Objects cross as opaque pointers, numbers as
+ * arrays in the module's memory. Every function checks its arguments and reports failures
+ * through one error record (mnw_error_message, mnw_error_field): nothing here traps or
+ * exits on bad input. */
+#include <marionette/anim.h>
+#include <marionette/base.h>
+#include <marionette/constrain.h>
+#include <marionette/ik.h>
+#include <marionette/io.h>
+#include <marionette/model.h>
+#include <marionette/skin.h>
+
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define EXPORT(name) __attribute__((export_name(#name)))
+
+/* ---- allocation count: the link wraps malloc, calloc, realloc and free ---------------- */
+void* __real_malloc(size_t n);
+void* __real_calloc(size_t n, size_t k);
+void* __real_realloc(void* p, size_t n);
+void __real_free(void* p);
+void* __wrap_malloc(size_t n);
+void* __wrap_calloc(size_t n, size_t k);
+void* __wrap_realloc(void* p, size_t n);
+void __wrap_free(void* p);
+
+static long g_live, g_total;
+
+void* __wrap_malloc(size_t n) {
+    void* p = __real_malloc(n);
+    if (p) g_live++, g_total++;
+    return p;
+}
+void* __wrap_calloc(size_t n, size_t k) {
+    void* p = __real_calloc(n, k);
+    if (p) g_live++, g_total++;
+    return p;
+}
+void* __wrap_realloc(void* p, size_t n) {
+    void* q = __real_realloc(p, n);
+    if (!p && q) g_live++;
+    if (q) g_total++;
+    return q;
+}
+void __wrap_free(void* p) {
+    if (p) g_live--;
+    __real_free(p);
+}
+
+/* Blocks allocated and not freed, and allocations made so far. */
+EXPORT(mnw_alloc_live) long mnw_alloc_live(void) {
+    return g_live;
+}
+EXPORT(mnw_alloc_total) long mnw_alloc_total(void) {
+    return g_total;
+}
+EXPORT(mnw_malloc) void* mnw_malloc(size_t n) {
+    return malloc(n ? n : 1);
+}
+EXPORT(mnw_free) void mnw_free(void* p) {
+    free(p);
+}
+
+/* ---- errors ---------------------------------------------------------------------------- */
+static mn_error g_err;
+
+EXPORT(mnw_error_message) const char* mnw_error_message(void) {
+    return g_err.message;
+}
+EXPORT(mnw_error_field) const char* mnw_error_field(void) {
+    return g_err.field;
+}
+EXPORT(mnw_error_status) int mnw_error_status(void) {
+    return g_err.status;
+}
+
+static int arg_error(const char* field, const char* what) {
+    mn_error_set(&g_err, MN_ERR_ARG, "", 0, field, "%s", what);
+    return -1;
+}
+static void from_message(mn_status s, const char* field, const char* msg) {
+    mn_error_set(&g_err, s, "", 0, field, "%s", msg);
+}
+
+/* ---- figures: a model and its state ---------------------------------------------------- */
+typedef struct mnw_figure {
+    mn_model* m;
+    mn_data* d;
+    double* pos; /* njoint x 3: joint positions, refreshed after every FK and solve */
+} mnw_figure;
+
+static void sync_pos(mnw_figure* f) {
+    for (int j = 0; j < f->m->njoint; j++) {
+        f->pos[3 * j] = f->d->xf[j].p.x;
+        f->pos[3 * j + 1] = f->d->xf[j].p.y;
+        f->pos[3 * j + 2] = f->d->xf[j].p.z;
+    }
+}
+
+/* Takes ownership of m (destroyed on failure). */
+static mnw_figure* figure_of(mn_model* m) {
+    if (!m) return NULL;
+    mnw_figure* f = calloc(1, sizeof *f);
+    if (f) f->d = mn_data_create(m, 0);
+    if (f) f->pos = malloc(sizeof(double) * 3 * (size_t)(m->njoint > 0 ? m->njoint : 1));
+    if (!f || !f->d || !f->pos) {
+        if (f) {
+            mn_data_destroy(f->d);
+            free(f->pos);
+            free(f);
+        }
+        mn_model_destroy(m);
+        mn_error_set(&g_err, MN_ERR_NOMEM, "", 0, "", "out of memory");
+        return NULL;
+    }
+    f->m = m;
+    mn_fk(m, f->d);
+    sync_pos(f);
+    return f;
+}
+
+EXPORT(mnw_figure_destroy) void mnw_figure_destroy(mnw_figure* f) {
+    if (!f) return;
+    mn_data_destroy(f->d);
+    mn_model_destroy(f->m);
+    free(f->pos);
+    free(f);
+}
+
+EXPORT(mnw_spec_create) mn_spec* mnw_spec_create(const char* name) {
+    mn_spec* s = mn_spec_create(name && *name ? name : "figure");
+    if (!s) mn_error_set(&g_err, MN_ERR_NOMEM, "", 0, "", "out of memory");
+    return s;
+}
+EXPORT(mnw_spec_destroy) void mnw_spec_destroy(mn_spec* s) {
+    mn_spec_destroy(s);
+}
+
+/* v: offset 3, orient 4 (w x y z), axis 3, range 2, swing, twist 2, mass, com 3,
+ * stiffness, q0 7 (27 numbers). Returns the joint index or -1. */
+EXPORT(mnw_spec_add_joint)
+int mnw_spec_add_joint(mn_spec* s, const char* name, int parent, int type, int limited,
+                       int rot_order, const char* object, const double* v) {
+    if (!s || !v) return arg_error("spec", "NULL");
+    if (type < MN_JOINT_FIXED || type > MN_JOINT_FREE) return arg_error("type", "not a joint type");
+    if (rot_order < MN_EULER_XYZ || rot_order > MN_EULER_ZYX)
+        return arg_error("rot_order", "not an Euler order");
+    mn_joint_def d = mn_joint_default();
+    d.name = name;
+    d.parent = parent;
+    d.type = (mn_joint_type)type;
+    d.offset = mn_v3(v[0], v[1], v[2]);
+    d.orient = (mn_quat){v[3], v[4], v[5], v[6]};
+    d.axis = mn_v3(v[7], v[8], v[9]);
+    d.limited = limited;
+    d.range[0] = v[10];
+    d.range[1] = v[11];
+    d.swing = v[12];
+    d.twist[0] = v[13];
+    d.twist[1] = v[14];
+    d.mass = v[15];
+    d.com = mn_v3(v[16], v[17], v[18]);
+    d.stiffness = v[19];
+    for (int i = 0; i < 7; i++)
+        d.q0[i] = v[20 + i];
+    d.rot_order = (mn_euler_order)rot_order;
+    d.object = object && *object ? object : NULL;
+    return mn_spec_add_joint(s, &d, &g_err);
+}
+
+EXPORT(mnw_figure_compile) mnw_figure* mnw_figure_compile(const mn_spec* s) {
+    if (!s) return (void)arg_error("spec", "NULL"), NULL;
+    return figure_of(mn_model_compile(s, &g_err));
+}
+
+/* Skeleton text and BVH, read inside the module. BVH motion: *motion receives a malloc'd
+ * nframes x nq array (free with mnw_free), *nframes and *frame_time its size and rate. */
+EXPORT(mnw_figure_read_skel)
+mnw_figure* mnw_figure_read_skel(const char* text, size_t len, const char* name) {
+    mn_model* m = NULL;
+    if (!text) return (void)arg_error("text", "NULL"), NULL;
+    if (mn_skel_read_mem(text, len, name, &m, NULL, &g_err) != MN_OK) return NULL;
+    return figure_of(m);
+}
+
+EXPORT(mnw_figure_read_bvh)
+mnw_figure* mnw_figure_read_bvh(const char* text, size_t len, const char* name, double scale,
+                                double** motion, int* nframes, double* frame_time) {
+    if (!text || !motion || !nframes || !frame_time) return (void)arg_error("text", "NULL"), NULL;
+    if (!(scale > 0) || !isfinite(scale))
+        return (void)arg_error("scale", "must be a finite number > 0"), NULL;
+    mn_model* m = NULL;
+    mn_motion mo;
+    mn_bvh_options o = mn_bvh_default();
+    o.scale = scale;
+    if (mn_bvh_read_mem(text, len, name, &o, &m, &mo, NULL, &g_err) != MN_OK) return NULL;
+    *motion = mo.q;
+    *nframes = mo.nframes;
+    *frame_time = mo.frame_time;
+    return figure_of(m);
+}
+
+EXPORT(mnw_figure_stickman) mnw_figure* mnw_figure_stickman(void) {
+    return figure_of(mn_stickman_model(&g_err));
+}
+
+/* Model facts: 0 njoint, 1 nq, 2 nv, 3 nroot. */
+EXPORT(mnw_figure_size) int mnw_figure_size(const mnw_figure* f, int what) {
+    if (!f) return -1;
+    switch (what) {
+    case 0:
+        return f->m->njoint;
+    case 1:
+        return f->m->nq;
+    case 2:
+        return f->m->nv;
+    case 3:
+        return f->m->nroot;
+    default:
+        return -1;
+    }
+}
+EXPORT(mnw_figure_name) const char* mnw_figure_name(const mnw_figure* f) {
+    return f && f->m->name ? f->m->name : "";
+}
+EXPORT(mnw_joint_name) const char* mnw_joint_name(const mnw_figure* f, int j) {
+    return f && j >= 0 && j < f->m->njoint ? f->m->jnt_name[j] : "";
+}
+/* Joint facts: 0 parent, 1 type, 2 qadr, 3 dofadr, 4 limited. */
+EXPORT(mnw_joint_int) int mnw_joint_int(const mnw_figure* f, int j, int what) {
+    if (!f || j < 0 || j >= f->m->njoint) return -2;
+    switch (what) {
+    case 0:
+        return f->m->jnt_parent[j];
+    case 1:
+        return f->m->jnt_type[j];
+    case 2:
+        return f->m->jnt_qadr[j];
+    case 3:
+        return f->m->jnt_dofadr[j];
+    case 4:
+        return f->m->jnt_limited[j];
+    default:
+        return -2;
+    }
+}
+/* Joint range: lower (0) and upper (1); swing (2); twist lower (3), upper (4). */
+EXPORT(mnw_joint_range) double mnw_joint_range(const mnw_figure* f, int j, int what) {
+    if (!f || j < 0 || j >= f->m->njoint || what < 0 || what > 4) return NAN;
+    if (what < 2) return f->m->jnt_range[2 * j + what];
+    if (what == 2) return f->m->jnt_swing[j];
+    return f->m->jnt_twist[2 * j + what - 3];
+}
+EXPORT(mnw_figure_q) double* mnw_figure_q(mnw_figure* f) {
+    return f ? f->d->q : NULL;
+}
+EXPORT(mnw_figure_q0) const double* mnw_figure_q0(mnw_figure* f) {
+    return f ? f->m->q0 : NULL;
+}
+EXPORT(mnw_figure_frames) double* mnw_figure_frames(mnw_figure* f) {
+    return f ? &f->d->xf[0].R.m[0] : NULL;
+}
+EXPORT(mnw_figure_positions) double* mnw_figure_positions(mnw_figure* f) {
+    return f ? f->pos : NULL;
+}
+
+/* Forward kinematics of the state in q; MN_ERR_ARG (nothing computed) when q is not finite
+ * or a quaternion is zero. */
+EXPORT(mnw_figure_fk) int mnw_figure_fk(mnw_figure* f) {
+    if (!f) return arg_error("figure", "NULL");
+    if (mn_q_check(f->m, f->d->q) != MN_OK) {
+        mn_error_set(&g_err, MN_ERR_ARG, "", 0, "q",
+                     "a state number is not finite or a quaternion is zero");
+        return MN_ERR_ARG;
+    }
+    mn_fk(f->m, f->d);
+    sync_pos(f);
+    return MN_OK;
+}
+EXPORT(mnw_figure_reset) void mnw_figure_reset(mnw_figure* f) {
+    if (!f) return;
+    mn_data_reset(f->m, f->d);
+    mn_fk(f->m, f->d);
+    sync_pos(f);
+}
+EXPORT(mnw_figure_clamp) void mnw_figure_clamp(mnw_figure* f) {
+    if (f) mn_clamp_to_limits(f->m, f->d->q);
+}
+EXPORT(mnw_figure_find) int mnw_figure_find(const mnw_figure* f, const char* name) {
+    return f && name ? mn_model_find_joint(f->m, name) : -1;
+}
+
+/* ---- chain IK ---------------------------------------------------------------------------
+ * dv: point 3, target_pos 3, target_rot 4, w_pos, w_rot, pole 3 (15), then options tol_pos,
+ * tol_rot, timeout_ms, max_step, damping, nullspace_gain (6): 21 numbers.
+ * iv: base, tip, use_position, use_orientation, then options method, max_iters,
+ * max_restarts, respect_limits, nullspace, timeout_cpu, seed low 32 bits, seed high 32 bits:
+ * 12 numbers.
+ * out: status, iterations, restarts, pos_err, rot_err, time_us (6). */
+EXPORT(mnw_ik_defaults) void mnw_ik_defaults(double* dv, int* iv) {
+    mn_ik_problem p = mn_ik_problem_default();
+    mn_ik_options o = mn_ik_default();
+    const double d[21] = {p.point.x,       p.point.y,      p.point.z,      p.target_pos.x,
+                          p.target_pos.y,  p.target_pos.z, p.target_rot.w, p.target_rot.x,
+                          p.target_rot.y,  p.target_rot.z, p.w_pos,        p.w_rot,
+                          p.pole.x,        p.pole.y,       p.pole.z,       o.tol_pos,
+                          o.tol_rot,       o.timeout_ms,   o.max_step,     o.damping,
+                          o.nullspace_gain};
+    const int i[12] = {
+        p.base,        p.tip,         p.use_position,        p.use_orientation,
+        (int)o.method, o.max_iters,   o.max_restarts,        o.respect_limits,
+        o.nullspace,   o.timeout_cpu, (int)(uint32_t)o.seed, (int)(uint32_t)(o.seed >> 32)};
+    memcpy(dv, d, sizeof d);
+    memcpy(iv, i, sizeof i);
+}
+
+EXPORT(mnw_ik_solve) int mnw_ik_solve(mnw_figure* f, const double* dv, const int* iv, double* out) {
+    if (!f || !dv || !iv || !out) return arg_error("figure", "NULL");
+    mn_ik_problem p = mn_ik_problem_default();
+    p.point = mn_v3(dv[0], dv[1], dv[2]);
+    p.target_pos = mn_v3(dv[3], dv[4], dv[5]);
+    p.target_rot = (mn_quat){dv[6], dv[7], dv[8], dv[9]};
+    p.w_pos = dv[10];
+    p.w_rot = dv[11];
+    p.pole = mn_v3(dv[12], dv[13], dv[14]);
+    p.base = iv[0];
+    p.tip = iv[1];
+    p.use_position = iv[2];
+    p.use_orientation = iv[3];
+    mn_ik_options o = mn_ik_default();
+    o.tol_pos = dv[15];
+    o.tol_rot = dv[16];
+    o.timeout_ms = dv[17];
+    o.max_step = dv[18];
+    o.damping = dv[19];
+    o.nullspace_gain = dv[20];
+    if (iv[4] < 0 || iv[4] >= MN_IK_METHOD_COUNT)
+        return arg_error("options.method", "not an IK method");
+    o.method = (mn_ik_method)iv[4];
+    o.max_iters = iv[5];
+    o.max_restarts = iv[6];
+    o.respect_limits = iv[7];
+    o.nullspace = iv[8];
+    o.timeout_cpu = iv[9];
+    o.seed = (uint64_t)(uint32_t)iv[10] | ((uint64_t)(uint32_t)iv[11] << 32);
+    mn_ik_result r;
+    memset(&r, 0, sizeof r);
+    mn_status s = mn_ik_solve(f->m, f->d, &p, &o, &r);
+    out[0] = s;
+    out[1] = r.iterations;
+    out[2] = r.restarts;
+    out[3] = r.pos_err;
+    out[4] = r.rot_err;
+    out[5] = r.time_us;
+    from_message(s, "", s == MN_OK ? "" : r.message);
+    sync_pos(f);
+    return s;
+}
+
+/* Many IK solves in one call (the benchmark's inner loop, without a crossing per solve):
+ * for k < n, the state is reset to seed (nq) and target k (3 numbers, or 7 with an
+ * orientation w x y z when iv[3]) is solved; solved[k] gets 1 within tolerance, q_out (may
+ * be NULL) the answers (n x nq). Returns the solves that met their target. */
+EXPORT(mnw_ik_solve_many)
+int mnw_ik_solve_many(mnw_figure* f, double* dv, const int* iv, const double* seed, int n,
+                      const double* targets, uint8_t* solved, double* q_out) {
+    if (!f || !dv || !iv || !seed || !targets || !solved || n < 0)
+        return arg_error("figure", "NULL");
+    int stride = iv[3] ? 7 : 3, met = 0;
+    double out[6];
+    for (int k = 0; k < n; k++) {
+        memcpy(f->d->q, seed, sizeof(double) * (size_t)f->m->nq);
+        for (int i = 0; i < stride; i++)
+            dv[3 + i] = targets[(size_t)k * (size_t)stride + (size_t)i];
+        int s = mnw_ik_solve(f, dv, iv, out);
+        if (s == MN_ERR_ARG) return -1;
+        solved[k] = s == MN_OK;
+        met += s == MN_OK;
+        if (q_out)
+            memcpy(q_out + (size_t)k * (size_t)f->m->nq, f->d->q,
+                   sizeof(double) * (size_t)f->m->nq);
+    }
+    return met;
+}
+
+/* ---- the constraint system ------------------------------------------------------------ */
+typedef struct mnw_csys {
+    mn_csys* s;
+    int nfig;
+    mnw_figure* figs[8];
+} mnw_csys;
+
+EXPORT(mnw_csys_create)
+mnw_csys* mnw_csys_create(mnw_figure** figs, int n, int max_handles, int max_constraints) {
+    if (!figs || n < 1 || n > 8) return (void)arg_error("figures", "between 1 and 8 figures"), NULL;
+    mn_figure fl[8];
+    for (int i = 0; i < n; i++) {
+        if (!figs[i]) return (void)arg_error("figures", "NULL figure"), NULL;
+        fl[i].model = figs[i]->m;
+        fl[i].data = figs[i]->d;
+    }
+    mn_csys_def def = mn_csys_default();
+    if (max_handles > 0) def.max_handles = max_handles;
+    if (max_constraints > 0) def.max_constraints = max_constraints;
+    mnw_csys* c = calloc(1, sizeof *c);
+    if (!c) return (void)(mn_error_set(&g_err, MN_ERR_NOMEM, "", 0, "", "out of memory")), NULL;
+    c->s = mn_csys_create(fl, n, &def, &g_err);
+    if (!c->s) {
+        free(c);
+        return NULL;
+    }
+    c->nfig = n;
+    for (int i = 0; i < n; i++)
+        c->figs[i] = figs[i];
+    return c;
+}
+EXPORT(mnw_csys_destroy) void mnw_csys_destroy(mnw_csys* c) {
+    if (!c) return;
+    mn_csys_destroy(c->s);
+    free(c);
+}
+
+EXPORT(mnw_csys_add_handle)
+int mnw_csys_add_handle(mnw_csys* c, int type, int figure, int joint, double x, double y, double z,
+                        const char* name) {
+    if (!c) return arg_error("system", "NULL");
+    mn_handle_def d = mn_handle_default();
+    d.type = (mn_handle_type)type;
+    d.figure = figure;
+    d.joint = joint;
+    d.point = mn_v3(x, y, z);
+    d.name = name && *name ? name : NULL;
+    if (type < MN_HANDLE_POINT || type > MN_HANDLE_COM)
+        return arg_error("type", "not a handle type");
+    return mn_csys_add_handle(c->s, &d, &g_err);
+}
+
+/* v: target 3, target_rot 4, origin 3, dir 3, up 3, margin, weight (18), then npolygon x 3
+ * polygon points. iv: type, handle, handle2, npolygon, priority, enabled. */
+EXPORT(mnw_csys_add_constraint)
+int mnw_csys_add_constraint(mnw_csys* c, const int* iv, const double* v, const char* name) {
+    if (!c || !iv || !v) return arg_error("system", "NULL");
+    mn_constraint_def d = mn_constraint_default();
+    if (iv[0] < 0 || iv[0] >= MN_CON_TYPE_COUNT) return arg_error("type", "not a constraint type");
+    if (iv[3] < 0 || iv[3] > MN_MAX_POLYGON) return arg_error("polygon", "too many vertices");
+    d.type = (mn_constraint_type)iv[0];
+    d.handle = iv[1];
+    d.handle2 = iv[2];
+    d.npolygon = iv[3];
+    d.priority = iv[4];
+    d.enabled = iv[5];
+    d.target = mn_v3(v[0], v[1], v[2]);
+    d.target_rot = (mn_quat){v[3], v[4], v[5], v[6]};
+    d.origin = mn_v3(v[7], v[8], v[9]);
+    d.dir = mn_v3(v[10], v[11], v[12]);
+    d.up = mn_v3(v[13], v[14], v[15]);
+    d.margin = v[16];
+    d.weight = v[17];
+    for (int i = 0; i < d.npolygon; i++)
+        d.polygon[i] = mn_v3(v[18 + 3 * i], v[19 + 3 * i], v[20 + 3 * i]);
+    d.name = name && *name ? name : NULL;
+    return mn_csys_add_constraint(c->s, &d, &g_err);
+}
+
+static int status_of(mn_status s, const char* field) {
+    if (s != MN_OK)
+        mn_error_set(&g_err, s, "", 0, field, "%s", "refused: out of range, NaN or the wrong type");
+    return s;
+}
+
+/* what: 0 set_target (v 3), 1 set_target_rot (v 4), 2 set_enabled (i), 3 set_weight (v[0]) */
+EXPORT(mnw_csys_edit) int mnw_csys_edit(mnw_csys* c, int con, int what, int i, const double* v) {
+    if (!c) return arg_error("system", "NULL");
+    if (con < 0 || con >= mn_csys_constraint_count(c->s))
+        return arg_error("constraint", "no such constraint");
+    switch (what) {
+    case 0:
+        return status_of(mn_csys_set_target(c->s, con, mn_v3(v[0], v[1], v[2])), "target");
+    case 1:
+        return status_of(mn_csys_set_target_rot(c->s, con, (mn_quat){v[0], v[1], v[2], v[3]}),
+                         "target");
+    case 2:
+        return status_of(mn_csys_set_enabled(c->s, con, i), "enabled");
+    case 3:
+        return status_of(mn_csys_set_weight(c->s, con, v[0]), "weight");
+    default:
+        return arg_error("what", "unknown edit");
+    }
+}
+
+/* what: 0 drag (v: target 3, weight), 1 drag_rot (v: quaternion 4, weight), 2 push (v:
+ * force 3), 3 release. i: priority. */
+EXPORT(mnw_csys_drag)
+int mnw_csys_drag(mnw_csys* c, int h, int what, const double* v, int priority) {
+    if (!c) return arg_error("system", "NULL");
+    if (h < 0 || h >= mn_csys_handle_count(c->s)) return arg_error("handle", "no such handle");
+    switch (what) {
+    case 0:
+        return status_of(mn_csys_drag(c->s, h, mn_v3(v[0], v[1], v[2]), v[3], priority), "target");
+    case 1:
+        return status_of(
+            mn_csys_drag_rot(c->s, h, (mn_quat){v[0], v[1], v[2], v[3]}, v[4], priority), "target");
+    case 2:
+        return status_of(mn_csys_push(c->s, h, mn_v3(v[0], v[1], v[2])), "force");
+    case 3:
+        return status_of(mn_csys_release(c->s, h), "handle");
+    default:
+        return arg_error("what", "unknown drag");
+    }
+}
+
+EXPORT(mnw_csys_drag_error) double mnw_csys_drag_error(mnw_csys* c, int h) {
+    return c && h >= 0 && h < mn_csys_handle_count(c->s) ? mn_csys_drag_error(c->s, h) : NAN;
+}
+EXPORT(mnw_csys_invalidate) void mnw_csys_invalidate(mnw_csys* c) {
+    if (c) mn_csys_invalidate(c->s);
+}
+EXPORT(mnw_csys_count) int mnw_csys_count(const mnw_csys* c, int what) {
+    if (!c) return -1;
+    return what == 0   ? mn_csys_handle_count(c->s)
+           : what == 1 ? mn_csys_constraint_count(c->s)
+                       : mn_csys_nv(c->s);
+}
+/* out: position 3, rotation 9 (row-major). */
+EXPORT(mnw_csys_handle_value) int mnw_csys_handle_value(mnw_csys* c, int h, double* out) {
+    if (!c || !out) return arg_error("system", "NULL");
+    if (h < 0 || h >= mn_csys_handle_count(c->s)) return arg_error("handle", "no such handle");
+    mn_vec3 p;
+    mn_mat3 R;
+    mn_status s = mn_csys_handle_value(c->s, h, &p, &R);
+    out[0] = p.x;
+    out[1] = p.y;
+    out[2] = p.z;
+    memcpy(out + 3, R.m, sizeof R.m);
+    return s;
+}
+EXPORT(mnw_csys_residual) double mnw_csys_residual(const mnw_csys* c, int con) {
+    return c && con >= 0 && con < mn_csys_constraint_count(c->s) ? mn_csys_residual(c->s, con)
+                                                                 : NAN;
+}
+EXPORT(mnw_csys_unmet) int mnw_csys_unmet(const mnw_csys* c, int con) {
+    return c && con >= 0 && con < mn_csys_constraint_count(c->s) ? mn_csys_unmet(c->s, con) : -1;
+}
+
+/* dv: tol, tol_rot, drag_tol, rcond, feedback, feedback_k, drag_damping, max_step,
+ * min_progress (9); iv: method, max_iters, respect_limits (3).
+ * out: status, iterations, svd_fallbacks, rows, max_violation, max_rot_violation,
+ * max_drag_error, nunmet (8). */
+EXPORT(mnw_csolve_defaults) void mnw_csolve_defaults(double* dv, int* iv) {
+    mn_csolve_options o = mn_csolve_default();
+    const double d[9] = {o.tol,        o.tol_rot,      o.drag_tol, o.rcond,       o.feedback,
+                         o.feedback_k, o.drag_damping, o.max_step, o.min_progress};
+    const int i[3] = {(int)o.method, o.max_iters, o.respect_limits};
+    memcpy(dv, d, sizeof d);
+    memcpy(iv, i, sizeof i);
+}
+
+EXPORT(mnw_csys_solve)
+int mnw_csys_solve(mnw_csys* c, const double* dv, const int* iv, double* out) {
+    if (!c || !dv || !iv || !out) return arg_error("system", "NULL");
+    if (iv[0] < 0 || iv[0] >= MN_CSOLVE_COUNT) return arg_error("options.method", "not a solver");
+    mn_csolve_options o = mn_csolve_default();
+    o.tol = dv[0];
+    o.tol_rot = dv[1];
+    o.drag_tol = dv[2];
+    o.rcond = dv[3];
+    o.feedback = dv[4];
+    o.feedback_k = dv[5];
+    o.drag_damping = dv[6];
+    o.max_step = dv[7];
+    o.min_progress = dv[8];
+    o.method = (mn_csolver)iv[0];
+    o.max_iters = iv[1];
+    o.respect_limits = iv[2];
+    mn_csolve_result r;
+    memset(&r, 0, sizeof r);
+    mn_status s = mn_csys_solve(c->s, &o, &r);
+    const double res[8] = {s,
+                           r.iterations,
+                           r.svd_fallbacks,
+                           r.rows,
+                           r.max_violation,
+                           r.max_rot_violation,
+                           r.max_drag_error,
+                           r.nunmet};
+    memcpy(out, res, sizeof res);
+    from_message(s, "", s == MN_OK ? "" : r.message);
+    for (int i = 0; i < c->nfig; i++)
+        sync_pos(c->figs[i]);
+    return s;
+}
+
+/* ---- skinning rigs and the fit --------------------------------------------------------- */
+EXPORT(mnw_rig_create)
+mn_rig* mnw_rig_create(int dim, int nverts, const double* rest, const double* mass) {
+    if (dim != 2 && dim != 3) return (void)arg_error("dim", "must be 2 or 3"), NULL;
+    if (nverts < 1 || !rest) return (void)arg_error("vertices", "at least one vertex"), NULL;
+    return mn_rig_create(dim, nverts, rest, mass, &g_err);
+}
+EXPORT(mnw_rig_destroy) void mnw_rig_destroy(mn_rig* r) {
+    mn_rig_destroy(r);
+}
+EXPORT(mnw_rig_size) int mnw_rig_size(const mn_rig* r, int what) {
+    if (!r) return -1;
+    return what == 0 ? r->nverts : what == 1 ? r->nctrl : r->dim;
+}
+EXPORT(mnw_rig_ctrl_name) const char* mnw_rig_ctrl_name(const mn_rig* r, int c) {
+    return r && c >= 0 && c < r->nctrl ? r->ctrl_name[c] : "";
+}
+
+/* v: pivot 3, tail 3. */
+EXPORT(mnw_rig_add_ctrl)
+int mnw_rig_add_ctrl(mn_rig* r, const char* name, int kind, const double* v, int parent,
+                     int attached) {
+    if (!r || !v) return arg_error("rig", "NULL");
+    if (kind < MN_CTRL_POINT || kind > MN_CTRL_CAGE)
+        return arg_error("kind", "not a controller kind");
+    mn_ctrl_def d = mn_ctrl_default();
+    d.name = name;
+    d.kind = (mn_ctrl_kind)kind;
+    d.pivot = mn_v3(v[0], v[1], v[2]);
+    d.tail = mn_v3(v[3], v[4], v[5]);
+    d.parent = parent;
+    d.attached = attached;
+    return mn_rig_add_ctrl(r, &d, &g_err);
+}
+EXPORT(mnw_rig_set_weights)
+int mnw_rig_set_weights(mn_rig* r, int k, const int* idx, const double* w) {
+    if (!r || !idx || !w) return arg_error("rig", "NULL");
+    if (k < 1 || k > MN_SKIN_MAX_INFLUENCES) return arg_error("influences", "must be 1..8");
+    return mn_rig_set_weights(r, k, idx, w, NULL, &g_err);
+}
+EXPORT(mnw_rig_rest_pose) void mnw_rig_rest_pose(const mn_rig* r, mn_xform* pose) {
+    if (r && pose) mn_rig_rest_pose(r, pose);
+}
+EXPORT(mnw_rig_deform) void mnw_rig_deform(const mn_rig* r, const mn_xform* pose, double* out) {
+    if (r && pose && out) mn_rig_deform(r, pose, out);
+}
+
+EXPORT(mnw_fitter_create) mn_fitter* mnw_fitter_create(const mn_rig* r, const uint8_t* fixed) {
+    if (!r) return (void)arg_error("rig", "NULL"), NULL;
+    return mn_fitter_create(r, fixed, &g_err);
+}
+EXPORT(mnw_fitter_destroy) void mnw_fitter_destroy(mn_fitter* f) {
+    mn_fitter_destroy(f);
+}
+
+/* iv: max_iters, max_halvings, coupled_rotation, vertex_error, cold start (1: per-controller
+ * Kabsch then the translation step first); dv: tol. out: status, iterations, energy, rms,
+ * max_err (5). */
+EXPORT(mnw_fit_defaults) void mnw_fit_defaults(double* dv, int* iv) {
+    mn_fit_options o = mn_fit_default();
+    dv[0] = o.tol;
+    iv[0] = o.max_iters;
+    iv[1] = o.max_halvings;
+    iv[2] = o.coupled_rotation;
+    iv[3] = o.vertex_error;
+    iv[4] = 0;
+}
+EXPORT(mnw_fit)
+int mnw_fit(mn_fitter* f, mn_xform* pose, const double* targets, const double* dv, const int* iv,
+            double* out) {
+    if (!f || !pose || !targets || !dv || !iv || !out) return arg_error("fitter", "NULL");
+    mn_fit_options o = mn_fit_default();
+    o.tol = dv[0];
+    o.max_iters = iv[0];
+    o.max_halvings = iv[1];
+    o.coupled_rotation = iv[2];
+    o.vertex_error = iv[3];
+    if (iv[4]) {
+        mn_status k = mn_fit_kabsch(f, pose, targets, 1);
+        if (k != MN_OK) {
+            mn_error_set(&g_err, k, "", 0, "targets",
+                         "the cold start was refused (NaN or out of range)");
+            return k;
+        }
+    }
+    mn_fit_result r;
+    memset(&r, 0, sizeof r);
+    mn_status s = mn_fit(f, pose, targets, &o, &r);
+    out[0] = s;
+    out[1] = r.iterations;
+    out[2] = r.energy;
+    out[3] = r.rms;
+    out[4] = r.max_err;
+    from_message(s, "", s == MN_OK ? "" : r.message);
+    return s;
+}
+
+/* ---- sequences (anim.h): keys, interpolation, sampling ------------------------------- */
+typedef struct mnw_seq {
+    mn_seq* s;
+    mnw_figure* f;
+    mn_seq_solver* solver; /* constrained in-betweens, made on first use */
+} mnw_seq;
+
+EXPORT(mnw_seq_create) mnw_seq* mnw_seq_create(mnw_figure* f, double fps, int rot, int trans) {
+    if (!f) return (void)arg_error("figure", "NULL"), NULL;
+    if (rot < 0 || rot >= MN_INTERP_COUNT || trans < 0 || trans >= MN_INTERP_COUNT)
+        return (void)arg_error("options.interpolation", "not an interpolation mode"), NULL;
+    mn_seq_def def = mn_seq_def_default();
+    if (fps > 0) def.fps = fps;
+    if (rot) def.rot = (mn_interp)rot;
+    if (trans) def.trans = (mn_interp)trans;
+    mnw_seq* q = calloc(1, sizeof *q);
+    if (!q) return (void)mn_error_set(&g_err, MN_ERR_NOMEM, "", 0, "", "out of memory"), NULL;
+    q->s = mn_seq_create(f->m, &def, &g_err);
+    if (!q->s) {
+        free(q);
+        return NULL;
+    }
+    q->f = f;
+    return q;
+}
+EXPORT(mnw_seq_destroy) void mnw_seq_destroy(mnw_seq* q) {
+    if (!q) return;
+    mn_seq_solver_destroy(q->solver);
+    mn_seq_destroy(q->s);
+    free(q);
+}
+static void drop_solver(mnw_seq* q) {
+    mn_seq_solver_destroy(q->solver);
+    q->solver = NULL;
+}
+EXPORT(mnw_seq_set_key) int mnw_seq_set_key(mnw_seq* q, double frame, const double* state) {
+    if (!q || !state) return arg_error("sequence", "NULL");
+    drop_solver(q);
+    return mn_seq_set_key(q->s, frame, state, &g_err);
+}
+EXPORT(mnw_seq_remove_key) int mnw_seq_remove_key(mnw_seq* q, int k) {
+    if (!q) return arg_error("sequence", "NULL");
+    if (k < 0 || k >= mn_seq_key_count(q->s)) return arg_error("key", "no such key");
+    drop_solver(q);
+    return mn_seq_remove_key(q->s, k);
+}
+EXPORT(mnw_seq_set_key_tcb)
+int mnw_seq_set_key_tcb(mnw_seq* q, int k, double t, double c, double b) {
+    if (!q) return arg_error("sequence", "NULL");
+    if (k < 0 || k >= mn_seq_key_count(q->s)) return arg_error("key", "no such key");
+    drop_solver(q);
+    return status_of(mn_seq_set_key_tcb(q->s, k, t, c, b), "tcb");
+}
+/* what: 0 key count, 1 handle count, 2 constraint count. */
+EXPORT(mnw_seq_count) int mnw_seq_count(const mnw_seq* q, int what) {
+    if (!q) return -1;
+    return what == 0   ? mn_seq_key_count(q->s)
+           : what == 1 ? mn_seq_handle_count(q->s)
+                       : mn_seq_constraint_count(q->s);
+}
+/* what: 0 fps, 1 start, 2 end, 3 frame of key k. */
+EXPORT(mnw_seq_number) double mnw_seq_number(const mnw_seq* q, int what, int k) {
+    if (!q) return NAN;
+    switch (what) {
+    case 0:
+        return mn_seq_fps(q->s);
+    case 1:
+        return mn_seq_start(q->s);
+    case 2:
+        return mn_seq_end(q->s);
+    case 3:
+        return k >= 0 && k < mn_seq_key_count(q->s) ? mn_seq_key_frame(q->s, k) : NAN;
+    default:
+        return NAN;
+    }
+}
+EXPORT(mnw_seq_key_q) const double* mnw_seq_key_q(const mnw_seq* q, int k) {
+    return q ? mn_seq_key_q(q->s, k) : NULL;
+}
+EXPORT(mnw_seq_set_interp) int mnw_seq_set_interp(mnw_seq* q, int joint, int rot, int trans) {
+    if (!q) return arg_error("sequence", "NULL");
+    if (rot < 0 || rot >= MN_INTERP_COUNT || trans < 0 || trans >= MN_INTERP_COUNT)
+        return arg_error("interpolation", "not an interpolation mode");
+    drop_solver(q);
+    mn_status s = joint < 0
+                      ? mn_seq_set_default_interp(q->s, (mn_interp)rot, (mn_interp)trans)
+                      : mn_seq_set_joint_interp(q->s, joint, (mn_interp)rot, (mn_interp)trans);
+    if (s != MN_OK)
+        mn_error_set(&g_err, s, "", 0, "interpolation", "%s",
+                     "a mode that does not apply to that joint or channel");
+    return s;
+}
+/* Keys from a motion (nframes x nq); out: keys added, largest error left. */
+EXPORT(mnw_seq_add_motion)
+int mnw_seq_add_motion(mnw_seq* q, const double* motion, int nframes, double first, double tol,
+                       double* out) {
+    if (!q || !motion || !out) return arg_error("sequence", "NULL");
+    if (nframes < 1) return arg_error("motion", "no frames");
+    drop_solver(q);
+    int nkeys = 0;
+    double err = 0;
+    mn_status s = mn_seq_add_motion(q->s, motion, nframes, first, tol, &nkeys, &err, &g_err);
+    out[0] = nkeys;
+    out[1] = err;
+    return s;
+}
+/* The plain in-between at frame into the figure's state, then FK. */
+EXPORT(mnw_seq_sample) int mnw_seq_sample(mnw_seq* q, double frame) {
+    if (!q) return arg_error("sequence", "NULL");
+    mn_status s = mn_seq_sample_data(q->s, q->f->d, frame);
+    if (s != MN_OK) return status_of(s, "frame");
+    sync_pos(q->f);
+    return MN_OK;
+}
+/* The plain in-between at frame into q_out (nq). */
+EXPORT(mnw_seq_sample_q) int mnw_seq_sample_q(const mnw_seq* q, double frame, double* out) {
+    if (!q || !out) return arg_error("sequence", "NULL");
+    return status_of(mn_seq_sample(q->s, frame, out), "frame");
+}
+
+/* Handles and constraints over frame ranges; iv as mnw_csys_add_constraint plus lock; v as
+ * there plus start, end (the last two numbers after the polygon: v[18 + 3 * 16], +1). */
+EXPORT(mnw_seq_add_handle)
+int mnw_seq_add_handle(mnw_seq* q, int type, int joint, double x, double y, double z,
+                       const char* name) {
+    if (!q) return arg_error("sequence", "NULL");
+    if (type < MN_HANDLE_POINT || type > MN_HANDLE_COM)
+        return arg_error("type", "not a handle type");
+    drop_solver(q);
+    mn_handle_def d = mn_handle_default();
+    d.type = (mn_handle_type)type;
+    d.joint = joint;
+    d.point = mn_v3(x, y, z);
+    d.name = name && *name ? name : NULL;
+    return mn_seq_add_handle(q->s, &d, &g_err);
+}
+EXPORT(mnw_seq_add_constraint)
+int mnw_seq_add_constraint(mnw_seq* q, const int* iv, const double* v, const char* name) {
+    if (!q || !iv || !v) return arg_error("sequence", "NULL");
+    if (iv[0] < 0 || iv[0] >= MN_CON_TYPE_COUNT) return arg_error("type", "not a constraint type");
+    if (iv[3] < 0 || iv[3] > MN_MAX_POLYGON) return arg_error("polygon", "too many vertices");
+    drop_solver(q);
+    mn_seq_constraint_def d = mn_seq_constraint_default();
+    d.con.type = (mn_constraint_type)iv[0];
+    d.con.handle = iv[1];
+    d.con.handle2 = iv[2];
+    d.con.npolygon = iv[3];
+    d.con.priority = iv[4];
+    d.con.enabled = iv[5];
+    d.lock = iv[6];
+    d.con.target = mn_v3(v[0], v[1], v[2]);
+    d.con.target_rot = (mn_quat){v[3], v[4], v[5], v[6]};
+    d.con.origin = mn_v3(v[7], v[8], v[9]);
+    d.con.dir = mn_v3(v[10], v[11], v[12]);
+    d.con.up = mn_v3(v[13], v[14], v[15]);
+    d.con.margin = v[16];
+    d.con.weight = v[17];
+    for (int i = 0; i < d.con.npolygon; i++)
+        d.con.polygon[i] = mn_v3(v[18 + 3 * i], v[19 + 3 * i], v[20 + 3 * i]);
+    if (!isnan(v[18 + 3 * MN_MAX_POLYGON]))
+        d.start = v[18 + 3 * MN_MAX_POLYGON]; /* NaN: the default */
+    if (!isnan(v[19 + 3 * MN_MAX_POLYGON])) d.end = v[19 + 3 * MN_MAX_POLYGON];
+    d.con.name = name && *name ? name : NULL;
+    return mn_seq_add_constraint(q->s, &d, &g_err);
+}
+
+/* A constrained in-between into the figure (the solver is made on first use and after
+ * every edit). dv, iv: mnw_csolve_defaults' options, then dv[9] relax, iv[3] warm_start,
+ * iv[4] balance, iv[5] constraints. out: as mnw_csys_solve. */
+EXPORT(mnw_seq_solve_frame)
+int mnw_seq_solve_frame(mnw_seq* q, double frame, const double* dv, const int* iv, double* out) {
+    if (!q || !dv || !iv || !out) return arg_error("sequence", "NULL");
+    if (iv[0] < 0 || iv[0] >= MN_CSOLVE_COUNT) return arg_error("options.method", "not a solver");
+    if (!q->solver && !(q->solver = mn_seq_solver_create(q->s, q->f->d, &g_err)))
+        return g_err.status;
+    mn_seq_solve_options o = mn_seq_solve_options_default();
+    o.solve.tol = dv[0];
+    o.solve.tol_rot = dv[1];
+    o.solve.drag_tol = dv[2];
+    o.solve.rcond = dv[3];
+    o.solve.feedback = dv[4];
+    o.solve.feedback_k = dv[5];
+    o.solve.drag_damping = dv[6];
+    o.solve.max_step = dv[7];
+    o.solve.min_progress = dv[8];
+    o.relax = dv[9];
+    o.solve.method = (mn_csolver)iv[0];
+    o.solve.max_iters = iv[1];
+    o.solve.respect_limits = iv[2];
+    o.warm_start = iv[3];
+    o.balance = iv[4];
+    o.constraints = iv[5];
+    mn_csolve_result r;
+    memset(&r, 0, sizeof r);
+    mn_status s = mn_seq_solve_frame(q->solver, frame, &o, &r);
+    const double res[8] = {s,
+                           r.iterations,
+                           r.svd_fallbacks,
+                           r.rows,
+                           r.max_violation,
+                           r.max_rot_violation,
+                           r.max_drag_error,
+                           r.nunmet};
+    memcpy(out, res, sizeof res);
+    from_message(s, "frame", s == MN_OK ? "" : r.message[0] ? r.message : "refused");
+    sync_pos(q->f);
+    return s;
+}
+/* dv[9], iv[3..5] of mnw_seq_solve_frame from mn_seq_solve_options_default (the csolve part
+ * as mnw_csolve_defaults). */
+EXPORT(mnw_seq_solve_defaults) void mnw_seq_solve_defaults(double* dv, int* iv) {
+    mn_seq_solve_options o = mn_seq_solve_options_default();
+    const double d[10] = {o.solve.tol,          o.solve.tol_rot,
+                          o.solve.drag_tol,     o.solve.rcond,
+                          o.solve.feedback,     o.solve.feedback_k,
+                          o.solve.drag_damping, o.solve.max_step,
+                          o.solve.min_progress, o.relax};
+    const int i[6] = {(int)o.solve.method, o.solve.max_iters, o.solve.respect_limits,
+                      o.warm_start,        o.balance,         o.constraints};
+    memcpy(dv, d, sizeof d);
+    memcpy(iv, i, sizeof i);
+}

@@ -1,0 +1,125 @@
+// The constraint system in the module against the native build (`marionette pose --scene
+// --json`) on the same scene: pins, an orientation, a drag; every solver.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { load, CSOLVERS } from '../marionette.mjs';
+import { native, tempDir, writeFileSync, join } from './helpers.mjs';
+
+const mn = await load();
+
+const scene1 = {
+  handles: [
+    { name: 'lf', joint: 'left foot' },
+    { name: 'rf', joint: 'right foot' },
+    { name: 'rh', joint: 'right hand', point: [0, -0.05, 0] },
+    { name: 'head', type: 'orientation', joint: 'head' },
+    { name: 'body', type: 'com' },
+  ],
+  constraints: [
+    { type: 'pin', handle: 'lf', target: [0.1, 0.1, 0] },
+    { type: 'pin', handle: 'rf', target: [-0.1, 0.1, 0] },
+    { type: 'orient', handle: 'head', target: [1, 0, 0, 0] },
+    { type: 'plane', handle: 'body', origin: [0, 0, 0.01], normal: [0, 0, 1] },
+  ],
+  drags: [{ handle: 'rh', target: [-0.3, 1.3, 0.3], weight: 1, priority: 1 }],
+  frames: 1,
+};
+
+// hands together, the centre of mass over the feet, the head on a line
+const scene2 = {
+  handles: [
+    { name: 'lf', joint: 'left foot' },
+    { name: 'rf', joint: 'right foot' },
+    { name: 'lh', joint: 'left hand' },
+    { name: 'rh', joint: 'right hand' },
+    { name: 'body', type: 'com' },
+    { name: 'head', joint: 'head' },
+  ],
+  constraints: [
+    { type: 'pin', handle: 'lf', target: [0.1, 0.05, 0] },
+    { type: 'pin', handle: 'rf', target: [-0.1, 0.05, 0] },
+    { type: 'equal', handle: 'lh', handle2: 'rh' },
+    { type: 'balance', handle: 'body', polygon: [[-0.2, 0, -0.1], [0.2, 0, -0.1], [0.2, 0, 0.15], [-0.2, 0, 0.15]],
+      up: [0, 1, 0], margin: 0.02 },
+    { type: 'line', handle: 'head', origin: [0, 0, 0], direction: [0, 1, 0.2] },
+  ],
+  drags: [{ handle: 'lh', target: [0, 1.1, 0.35], weight: 1, priority: 1 }],
+  frames: 1,
+};
+
+for (const [sceneName, scene] of [['pins, orientation, plane', scene1], ['equal, balance, line', scene2]])
+for (const solver of CSOLVERS) {
+  test(`constraint solve (${solver}; ${sceneName}) agrees with the native build`, () => {
+    const { dir, cleanup } = tempDir();
+    const fig = mn.stickman();
+    const sys = mn.createConstraintSystem([fig]);
+    try {
+      const path = join(dir, 'scene.json');
+      writeFileSync(path, JSON.stringify(scene));
+      const ref = JSON.parse(native(['pose', 'stickman', '--scene', path, '--json', '--solver', solver]));
+      const idx = {};
+      for (const h of scene.handles)
+        idx[h.name] = sys.addHandle({ type: h.type ?? 'point', joint: h.joint ?? -1, point: h.point, name: h.name });
+      for (const c of scene.constraints) {
+        sys.addConstraint({
+          type: c.type, handle: idx[c.handle], target: c.type === 'pin' ? c.target : undefined,
+          targetRotation: c.type === 'orient' ? c.target : undefined, origin: c.origin, dir: c.normal ?? c.direction,
+          handle2: c.handle2 === undefined ? undefined : idx[c.handle2], polygon: c.polygon, up: c.up, margin: c.margin,
+        });
+      }
+      for (const d of scene.drags) sys.drag(idx[d.handle], d.target, { weight: d.weight, priority: d.priority });
+      const r = sys.solve({ method: solver, maxIters: 50, tol: 1e-4, tolRot: 1e-4, dragTol: 1e-4 });
+      assert.equal(r.status, ref.status);
+      assert.equal(r.iterations, ref.iters);
+      assert.equal(fig.nq, ref.q.length);
+      for (let i = 0; i < fig.nq; i++) assert.ok(Math.abs(fig.q[i] - ref.q[i]) <= 1e-9, `q[${i}] ${fig.q[i]} vs ${ref.q[i]}`);
+      // the positions view follows the solve
+      const foot = fig.jointNames.indexOf('left foot'), pin = sys.handleValue(idx.lf).position; // a view of the solve
+      for (let k = 0; k < 3; k++) assert.ok(Math.abs(fig.positions[3 * foot + k] - pin[k]) < 1e-12);
+      if (r.ok) for (let c = 0; c < sys.constraintCount; c++) assert.ok(sys.residual(c) <= 1e-3);
+      else assert.ok(r.message.length > 0);
+      const dragged = scene.drags[0].handle;
+      assert.ok(Math.abs(sys.dragError(idx[dragged]) - ref.max_drag_error) <= 1e-6 * Math.max(1, ref.max_drag_error));
+    } finally {
+      sys.dispose();
+      fig.dispose();
+      cleanup();
+    }
+  });
+}
+
+test('a figure in use by a system cannot be disposed first; edits are checked', () => {
+  const fig = mn.stickman();
+  const sys = mn.createConstraintSystem([fig]);
+  const h = sys.addHandle({ joint: 'left hand' });
+  const c = sys.addConstraint({ type: 'pin', handle: h, target: [0, 1, 0] });
+  assert.throws(() => fig.dispose(), /figure: still used/);
+  assert.throws(() => sys.setTarget(c, [0, NaN, 0]), /^Error: target\[1\]/);
+  assert.throws(() => sys.setWeight(c, -1), /weight/);
+  assert.throws(() => sys.setTarget(5, [0, 0, 0]), /constraint: out of range/);
+  assert.throws(() => sys.addConstraint({ type: 'orient', handle: h }), /handle/);
+  assert.throws(() => sys.addHandle({ joint: 'tail' }), /handle.joint: no joint named 'tail'/);
+  assert.throws(() => sys.drag(h, [0, 0]), /target: expected 3 numbers/);
+  assert.throws(() => sys.solve({ method: 'magic' }), /options.method/);
+  sys.setTarget(c, [0.2, 1.2, 0.1]);
+  assert.ok(sys.solve().maxViolation < 1e-3);
+  // a second pin that conflicts: flagged unmet; switching it off restores a clean solve
+  const h2 = sys.addHandle({ joint: 'left hand', point: [0, 0, 0] });
+  const c2 = sys.addConstraint({ type: 'pin', handle: h2, target: [-0.5, 0.2, 0.4] });
+  const bad = sys.solve();
+  assert.notEqual(bad.status, 'OK');
+  assert.ok(sys.unmet(c) || sys.unmet(c2));
+  sys.setEnabled(c2, false);
+  assert.equal(sys.solve().status, 'OK');
+  // drags by orientation and force, then release
+  const head = sys.addHandle({ type: 'orientation', joint: 'head' });
+  sys.dragRotation(head, [Math.cos(0.2), 0, Math.sin(0.2), 0]);
+  sys.solve();
+  assert.ok(sys.dragError(head) < 0.2);
+  sys.release(head);
+  assert.equal(sys.dragError(head), 0);
+  assert.throws(() => sys.dragRotation(head, [0, 0, 0, 0]), /targetRotation/);
+  sys.dispose();
+  fig.dispose();
+  assert.throws(() => fig.fk(), /figure: this figure was disposed/);
+});
