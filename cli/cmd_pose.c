@@ -103,7 +103,7 @@ static void print_text(const mn_model* m, const mn_data* d, mn_csys* s, const mn
                        int frames, const char* model_name) {
     printf("model=%s solver=%s frames=%d status=%s iters=%d max_violation=%.3g max_rot_violation=%.3g "
            "max_drag_error=%.3g unmet=%d\n",
-           model_name, solver, frames, mn_status_name(r->status), r->iterations, r->max_violation, r->max_rot_violation,
+           mn_cli_safe(model_name), solver, frames, mn_status_name(r->status), r->iterations, r->max_violation, r->max_rot_violation,
            r->max_drag_error, r->nunmet);
     if (r->status != MN_OK && r->message[0]) printf("# %s\n", mn_cli_safe(r->message));
     for (int j = 0; j < m->njoint; j++) {

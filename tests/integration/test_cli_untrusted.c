@@ -254,6 +254,7 @@ static int has_control(const char* t) {
 
 static void test_names_escaped(void) {
     const char* g = put("esc.gltf", escape_gltf);
+    const char* sc = put("names_scene.json", "{\"handles\": [], \"constraints\": []}\n");
     const char* cases[] = {
         "info '%s'",
         "info --json '%s'",
@@ -263,11 +264,12 @@ static void test_names_escaped(void) {
         "solve '%s' --base world --tip \"$(printf 'knee\\302\\2332J')\" --target 0.5,0.5,0 --json",
         "solve '%s' --base world --tip \"$(printf 'no\\033[2Jsuch')\" --target 0.5,0.5,0",
         "fk '%s' --bogus\"$(printf '\\033]0;title\\007')\"",
+        "pose '%s' --scene '%s'",
         "nosuch\"$(printf '\\033[31m')\" '%s'",
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         char args[2048], *out, *err;
-        snprintf(args, sizeof args, cases[i], g);
+        snprintf(args, sizeof args, cases[i], g, sc);
         int rc = run_cli(args, &out, &err);
         int ok = rc >= 0 && !has_control(out) && !has_control(err) && (out[0] || err[0]);
         /* the names are there, escaped */
