@@ -7,8 +7,10 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
+#if !defined(__wasi__)
 #include <pthread.h>
 #include <signal.h>
+#endif
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -113,6 +115,11 @@ static int open_beneath(const char* dir, const char* rel) {
         }
     }
 #endif
+#if defined(__wasi__) /* the WebAssembly module has no file system */
+    (void)dir, (void)rel, (void)flags;
+    errno = ENOSYS;
+    return -1;
+#else
     char* rdir = realpath(dir, NULL);
     if (!rdir) return -1;
     size_t dl = strlen(rdir), rl = strlen(rel);
@@ -138,6 +145,7 @@ static int open_beneath(const char* dir, const char* rel) {
     free(rdir);
     errno = e;
     return fd;
+#endif
 }
 
 mn_status mn_read_file_beneath(const char* dir, const char* uri, size_t max, char** data,
@@ -368,7 +376,11 @@ static mn_status write_temp(const char* path, const char* data, size_t len, mode
         done += (size_t)w;
     }
     /* mkstemp creates 0600: the replaced file's permissions, or the usual ones. */
+#if defined(__wasi__) /* no permissions there (and mkstemp already failed) */
+    (void)mode;
+#else
     if (!e && fchmod(fd, mode) != 0) e = errno;
+#endif
     if (!e && fsync(fd) != 0) e = errno;
     if (close(fd) != 0 && !e) e = errno;
     if (e) {
@@ -397,12 +409,14 @@ mn_status mn_write_files_atomic(int n, const char* const* paths, const char* con
         st = check_output(paths[i], &mode[i], err);
     /* SIGINT, SIGTERM and SIGHUP wait until every temporary is renamed or removed, so that
      * a killed run leaves none behind (a signal that arrives meanwhile is delivered after). */
+#if !defined(__wasi__) /* WebAssembly has no signals */
     sigset_t block, old;
     sigemptyset(&block);
     sigaddset(&block, SIGINT);
     sigaddset(&block, SIGTERM);
     sigaddset(&block, SIGHUP);
     pthread_sigmask(SIG_BLOCK, &block, &old);
+#endif
     for (int i = 0; i < n && !st; i++)
         st = write_temp(paths[i], data[i] ? data[i] : "", lens[i], mode[i], &tmp[i], err);
     /* Every file is written before any is renamed: a full disk leaves the old set whole. */
@@ -414,7 +428,9 @@ mn_status mn_write_files_atomic(int n, const char* const* paths, const char* con
         }
     for (int i = renamed; i < n; i++)
         if (tmp[i]) unlink(tmp[i]);
+#if !defined(__wasi__)
     pthread_sigmask(SIG_SETMASK, &old, NULL);
+#endif
     for (int i = 0; i < n; i++)
         free(tmp[i]);
     free(tmp);
