@@ -349,7 +349,7 @@ static void test_solve(void) {
     mn_chain_fk(m, c, qt, &T);
     mn_quat r = mn_quat_from_mat3(&T.R);
     char args[1024], *out, *err;
-    snprintf(args, sizeof args, "solve '%s' --base panda_link0 --tip panda_link8 --target %.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g --json",
+    snprintf(args, sizeof args, "solve '%s' --base panda_link0 --tip panda_link8 --target %.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g --json --timeout-ms 0",
              PANDA, T.p.x, T.p.y, T.p.z, r.w, r.x, r.y, r.z);
     CHECK(run_cli(args, &out, &err) == 0);
     const char* qs = out ? strstr(out, "\"q\": [") : NULL;
@@ -531,7 +531,7 @@ static void test_pose_out(void) {
 static void test_held_translations(void) {
     char *out, *err;
     /* LeftArm's pivot is 3.6 units from LeftShoulder, the arm beyond it 8.2 long */
-    const char* far = "solve '" MN_TEST_DATA "/cmu_02_01_walk_positions.bvh' --base LeftShoulder --tip LeftHand --target 25,0,0";
+    const char* far = "solve '" MN_TEST_DATA "/cmu_02_01_walk_positions.bvh' --base LeftShoulder --tip LeftHand --target 25,0,0 --timeout-ms 0";
     CHECK(run_cli(far, &out, &err) == 1);
     CHECK(out && strstr(out, "status UNREACHABLE"));
     free(out), free(err);
