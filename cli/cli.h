@@ -20,11 +20,11 @@
 
 enum { MN_EXIT_OK = 0, MN_EXIT_INPUT = 1, MN_EXIT_USAGE = 2 };
 
-#define MN_COMMAND(name)                               \
-    int mn_cmd_##name(int argc, char** argv);          \
+#define MN_COMMAND(name)                                                                           \
+    int mn_cmd_##name(int argc, char** argv);                                                      \
     extern const char mn_cmd_##name##_summary[];
-#define MN_BENCH(name)                                 \
-    int mn_bench_##name(int argc, char** argv);        \
+#define MN_BENCH(name)                                                                             \
+    int mn_bench_##name(int argc, char** argv);                                                    \
     extern const char mn_bench_##name##_summary[];
 #include "commands.inc"
 #undef MN_COMMAND

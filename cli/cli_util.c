@@ -22,16 +22,20 @@ static int safe_char(const unsigned char* s) {
     if (c < 0x80) return 1;
     int len;
     unsigned cp;
-    if ((c & 0xE0) == 0xC0) len = 2, cp = c & 0x1F;
-    else if ((c & 0xF0) == 0xE0) len = 3, cp = c & 0x0F;
-    else if ((c & 0xF8) == 0xF0) len = 4, cp = c & 0x07;
-    else return 0;
+    if ((c & 0xE0) == 0xC0)
+        len = 2, cp = c & 0x1F;
+    else if ((c & 0xF0) == 0xE0)
+        len = 3, cp = c & 0x0F;
+    else if ((c & 0xF8) == 0xF0)
+        len = 4, cp = c & 0x07;
+    else
+        return 0;
     for (int i = 1; i < len; i++) {
         if ((s[i] & 0xC0) != 0x80) return 0; /* also stops at the NUL */
         cp = (cp << 6) | (s[i] & 0x3F);
     }
-    if ((len == 2 && cp < 0x80) || (len == 3 && cp < 0x800) || (len == 4 && cp < 0x10000) || cp > 0x10FFFF ||
-        (cp >= 0xD800 && cp <= 0xDFFF) || (cp >= 0x80 && cp <= 0x9F))
+    if ((len == 2 && cp < 0x80) || (len == 3 && cp < 0x800) || (len == 4 && cp < 0x10000) ||
+        cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF) || (cp >= 0x80 && cp <= 0x9F))
         return 0;
     return len;
 }
@@ -83,7 +87,8 @@ int mn_cli_usage_error(const char* cmd, const char* fmt, ...) {
 }
 
 int mn_cli_input_error(const mn_error* err) {
-    fprintf(stderr, "marionette: %s\n", mn_cli_safe(err->message[0] ? err->message : mn_status_name(err->status)));
+    fprintf(stderr, "marionette: %s\n",
+            mn_cli_safe(err->message[0] ? err->message : mn_status_name(err->status)));
     return MN_EXIT_INPUT;
 }
 
@@ -129,11 +134,16 @@ void mn_cli_json_string(FILE* f, const char* s) {
     fputc('"', f);
     for (const unsigned char* p = (const unsigned char*)s; p && *p;) {
         int l = safe_char(p);
-        if (*p == '"' || *p == '\\') fprintf(f, "\\%c", *p);
-        else if (l) fwrite(p, 1, (size_t)l, f);
-        else if (*p < 0x80) fprintf(f, "\\u%04x", *p);
-        else if (*p == 0xC2 && p[1] >= 0x80 && p[1] <= 0x9F) fprintf(f, "\\u%04x", p[1]), l = 2; /* C1 */
-        else fputs("\\ufffd", f);
+        if (*p == '"' || *p == '\\')
+            fprintf(f, "\\%c", *p);
+        else if (l)
+            fwrite(p, 1, (size_t)l, f);
+        else if (*p < 0x80)
+            fprintf(f, "\\u%04x", *p);
+        else if (*p == 0xC2 && p[1] >= 0x80 && p[1] <= 0x9F)
+            fprintf(f, "\\u%04x", p[1]), l = 2; /* C1 */
+        else
+            fputs("\\ufffd", f);
         p += l ? l : 1;
     }
     fputc('"', f);
@@ -144,7 +154,8 @@ int mn_cli_finite(const char* file, const char* what, const double* v, size_t n)
         if (!isfinite(v[i])) {
             mn_error e;
             mn_error_set(&e, MN_ERR_ARG, file, 0, what,
-                         "the result is not finite (an input is too large for double arithmetic); nothing printed");
+                         "the result is not finite (an input is too large for double arithmetic); "
+                         "nothing printed");
             mn_cli_input_error(&e);
             return 0;
         }
@@ -153,6 +164,9 @@ int mn_cli_finite(const char* file, const char* what, const double* v, size_t n)
 
 void mn_cli_print_warnings(const mn_warnings* w) {
     if (!w || w->count == 0) return;
-    if (w->count == 1) fprintf(stderr, "marionette: warning: %s\n", mn_cli_safe(w->first));
-    else fprintf(stderr, "marionette: warning: %s (and %d more)\n", mn_cli_safe(w->first), w->count - 1);
+    if (w->count == 1)
+        fprintf(stderr, "marionette: warning: %s\n", mn_cli_safe(w->first));
+    else
+        fprintf(stderr, "marionette: warning: %s (and %d more)\n", mn_cli_safe(w->first),
+                w->count - 1);
 }

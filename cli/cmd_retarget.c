@@ -131,7 +131,8 @@ int mn_cmd_retarget(int argc, char** argv) {
     q = malloc(n * sizeof *q);
     qn = malloc(n * sizeof *qn);
     if (!q || !qn) {
-        mn_error_set(&err, MN_ERR_NOMEM, src, 0, "retarget", "out of memory for %d frames", mo.nframes);
+        mn_error_set(&err, MN_ERR_NOMEM, src, 0, "retarget", "out of memory for %d frames",
+                     mo.nframes);
         goto fail;
     }
     for (int f = 0; f < mo.nframes; f++)

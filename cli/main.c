@@ -25,11 +25,13 @@ static const command benches[] = {
 #undef MN_BENCH
 
 static void print_table(FILE* f, const command* t, size_t n) {
-    for (size_t i = 0; i < n && t[i].name; i++) fprintf(f, "  %-10s %s\n", t[i].name, t[i].summary);
+    for (size_t i = 0; i < n && t[i].name; i++)
+        fprintf(f, "  %-10s %s\n", t[i].name, t[i].summary);
 }
 
 static void usage(FILE* f) {
-    fprintf(f, "usage: marionette COMMAND [ARGS] (marionette COMMAND --help for each)\n\ncommands:\n");
+    fprintf(f,
+            "usage: marionette COMMAND [ARGS] (marionette COMMAND --help for each)\n\ncommands:\n");
     print_table(f, commands, sizeof commands / sizeof commands[0]);
     fprintf(f, "  %-10s %s\n", "bench", "benchmarks, key=value lines (marionette bench --help)");
 }

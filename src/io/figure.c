@@ -86,14 +86,22 @@ mn_status mn_figure_read(const char* path, mn_model** model, mn_motion* motion, 
         return *model ? MN_OK : (err ? err->status : MN_ERR_PARSE);
     }
     switch (mn_file_kind_of(path)) {
-    case MN_FILE_BVH: return mn_bvh_read(path, NULL, model, motion, warn, err);
-    case MN_FILE_URDF: return mn_urdf_read(path, model, warn, err);
-    case MN_FILE_SKEL: return mn_skel_read(path, model, warn, err);
-    case MN_FILE_GLTF: return mn_figure_read_skin(path, model, motion, NULL, warn, err);
-    default: break;
+    case MN_FILE_BVH:
+        return mn_bvh_read(path, NULL, model, motion, warn, err);
+    case MN_FILE_URDF:
+        return mn_urdf_read(path, model, warn, err);
+    case MN_FILE_SKEL:
+        return mn_skel_read(path, model, warn, err);
+    case MN_FILE_GLTF:
+        return mn_figure_read_skin(path, model, motion, NULL, warn, err);
+    default:
+        break;
     }
     struct stat st;
-    if (stat(path, &st) != 0) return mn_error_set(err, MN_ERR_IO, path, 0, "", "cannot open: %s", strerror(errno));
-    if (!S_ISREG(st.st_mode)) return mn_error_set(err, MN_ERR_IO, path, 0, "", "not a regular file");
-    return mn_error_set(err, MN_ERR_PARSE, path, 0, "", "unknown figure format (expected .bvh, .urdf, .skel, .gltf or .glb)");
+    if (stat(path, &st) != 0)
+        return mn_error_set(err, MN_ERR_IO, path, 0, "", "cannot open: %s", strerror(errno));
+    if (!S_ISREG(st.st_mode))
+        return mn_error_set(err, MN_ERR_IO, path, 0, "", "not a regular file");
+    return mn_error_set(err, MN_ERR_PARSE, path, 0, "",
+                        "unknown figure format (expected .bvh, .urdf, .skel, .gltf or .glb)");
 }

@@ -76,7 +76,8 @@ mn_status mn_read_file(const char* path, char** data, size_t* len, mn_error* err
     if (len) *len = 0;
     /* Non-blocking: opening a FIFO with no writer would otherwise wait forever. */
     int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-    if (fd < 0) return mn_error_set(err, MN_ERR_IO, path, 0, "", "cannot open: %s", strerror(errno));
+    if (fd < 0)
+        return mn_error_set(err, MN_ERR_IO, path, 0, "", "cannot open: %s", strerror(errno));
     return read_fd(fd, path, MN_IO_MAX_FILE_BYTES, data, len, err);
 }
 
@@ -88,7 +89,9 @@ static int hex_digit(int ch) {
 }
 
 static int beneath_fallback;
-void mn_io_beneath_force_fallback(int on) { beneath_fallback = on; }
+void mn_io_beneath_force_fallback(int on) {
+    beneath_fallback = on;
+}
 
 /* Opens rel (relative, no ".." segment) beneath dir. openat2 with RESOLVE_BENEATH refuses
  * any way out of the folder during the kernel's own path walk (symlinks included); where it
@@ -133,7 +136,8 @@ static int open_beneath(const char* dir, const char* rel) {
     char* real = realpath(joined, NULL);
     int e = errno, fd = -1;
     if (real) {
-        int inside = strncmp(real, rdir, dl) == 0 && (real[dl] == '/' || (dl == 1 && rdir[0] == '/'));
+        int inside =
+            strncmp(real, rdir, dl) == 0 && (real[dl] == '/' || (dl == 1 && rdir[0] == '/'));
         if (inside)
             fd = open(real, flags | O_NOFOLLOW);
         else
@@ -158,7 +162,8 @@ mn_status mn_read_file_beneath(const char* dir, const char* uri, size_t max, cha
     if (n == 0) return mn_error_set(err, MN_ERR_PARSE, uri, 0, "", "empty URI");
     /* A ':' before the first '/' is a scheme (RFC 3986 4.2): only relative references. */
     if (memchr(uri, ':', slash))
-        return mn_error_set(err, MN_ERR_UNSUPPORTED, uri, 0, "", "only relative file URIs are read");
+        return mn_error_set(err, MN_ERR_UNSUPPORTED, uri, 0, "",
+                            "only relative file URIs are read");
     /* Percent-decode first, so that no check can be passed by an encoded '/', '.' or '\'. */
     char* rel = malloc(n + 1);
     if (!rel) return mn_error_set(err, MN_ERR_NOMEM, uri, 0, "", "out of memory");
@@ -203,7 +208,8 @@ mn_status mn_read_file_beneath(const char* dir, const char* uri, size_t max, cha
     if (fd < 0) {
         /* The URI as written, never the resolved path. */
         if (e == EXDEV || e == ELOOP)
-            return mn_error_set(err, MN_ERR_IO, uri, 0, "", "refused: leads out of the file's folder");
+            return mn_error_set(err, MN_ERR_IO, uri, 0, "",
+                                "refused: leads out of the file's folder");
         return mn_error_set(err, MN_ERR_IO, uri, 0, "", "cannot open: %s", strerror(e));
     }
     return read_fd(fd, uri, max, data, len, err);
@@ -338,22 +344,24 @@ int mn_name_map_of_model(mn_name_map* map, const mn_model* m) {
 static mn_status check_output(const char* path, mode_t* mode, mn_error* err) {
     struct stat st;
     if (lstat(path, &st) != 0) {
-        if (errno != ENOENT) return mn_error_set(err, MN_ERR_IO, path, 0, "", "cannot write: %s", strerror(errno));
+        if (errno != ENOENT)
+            return mn_error_set(err, MN_ERR_IO, path, 0, "", "cannot write: %s", strerror(errno));
         mode_t mask = umask(0);
         umask(mask);
         *mode = 0666 & ~mask;
         return MN_OK;
     }
     if (S_ISLNK(st.st_mode))
-        return mn_error_set(err, MN_ERR_IO, path, 0, "", "is a symbolic link: not followed nor replaced");
+        return mn_error_set(err, MN_ERR_IO, path, 0, "",
+                            "is a symbolic link: not followed nor replaced");
     if (!S_ISREG(st.st_mode))
         return mn_error_set(err, MN_ERR_IO, path, 0, "", "not a regular file: not replaced");
     *mode = st.st_mode & 0777;
     return MN_OK;
 }
 
-static mn_status write_temp(const char* path, const char* data, size_t len, mode_t mode, char** tmp_out,
-                            mn_error* err) {
+static mn_status write_temp(const char* path, const char* data, size_t len, mode_t mode,
+                            char** tmp_out, mn_error* err) {
     size_t n = strlen(path);
     char* tmp = malloc(n + 16);
     if (!tmp) return mn_error_set(err, MN_ERR_NOMEM, path, 0, "", "out of memory");
@@ -407,8 +415,8 @@ mn_status mn_write_files_atomic(int n, const char* const* paths, const char* con
     mn_status st = MN_OK;
     for (int i = 0; i < n && !st; i++)
         st = check_output(paths[i], &mode[i], err);
-    /* SIGINT, SIGTERM and SIGHUP wait until every temporary is renamed or removed, so that
-     * a killed run leaves none behind (a signal that arrives meanwhile is delivered after). */
+        /* SIGINT, SIGTERM and SIGHUP wait until every temporary is renamed or removed, so that
+         * a killed run leaves none behind (a signal that arrives meanwhile is delivered after). */
 #if !defined(__wasi__) /* WebAssembly has no signals */
     sigset_t block, old;
     sigemptyset(&block);
@@ -423,7 +431,8 @@ mn_status mn_write_files_atomic(int n, const char* const* paths, const char* con
     int renamed = 0;
     for (; !st && renamed < n; renamed++)
         if (rename(tmp[renamed], paths[renamed]) != 0) {
-            st = mn_error_set(err, MN_ERR_IO, paths[renamed], 0, "", "write failed: %s", strerror(errno));
+            st = mn_error_set(err, MN_ERR_IO, paths[renamed], 0, "", "write failed: %s",
+                              strerror(errno));
             break;
         }
     for (int i = renamed; i < n; i++)
@@ -443,7 +452,9 @@ mn_status mn_write_file_atomic(const char* path, const char* data, size_t len, m
     return mn_write_files_atomic(1, &path, &data, &len, err);
 }
 
-void mn_strbuf_init(mn_strbuf* b) { memset(b, 0, sizeof *b); }
+void mn_strbuf_init(mn_strbuf* b) {
+    memset(b, 0, sizeof *b);
+}
 void mn_strbuf_free(mn_strbuf* b) {
     free(b->data);
     memset(b, 0, sizeof *b);
@@ -453,7 +464,8 @@ static int strbuf_reserve(mn_strbuf* b, size_t extra) {
     if (b->failed) return 0;
     if (b->len + extra + 1 <= b->cap) return 1;
     size_t cap = b->cap ? b->cap : 4096;
-    while (cap < b->len + extra + 1) cap *= 2;
+    while (cap < b->len + extra + 1)
+        cap *= 2;
     char* p = realloc(b->data, cap);
     if (!p) {
         b->failed = 1;

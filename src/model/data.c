@@ -4,7 +4,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-static size_t align16(size_t n) { return (n + 15u) & ~(size_t)15u; }
+static size_t align16(size_t n) {
+    return (n + 15u) & ~(size_t)15u;
+}
 
 /* Enough for every solver of the library on this model: a few dense (6 + nv)^2 systems
  * plus per-joint scratch. The dense part is capped at MN_DATA_DENSE_MAX: FK, sampling and

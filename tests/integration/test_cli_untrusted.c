@@ -353,8 +353,8 @@ static void test_micro_figure(void) {
     for (size_t i = 0; i < sizeof methods / sizeof methods[0]; i++) {
         char args[1024], *out, *err;
         snprintf(args, sizeof args,
-                 "solve '%s' --base l0 --tip tip --target 4e-7,0,5e-7 --method %s --timeout-ms 0", urdf,
-                 methods[i]);
+                 "solve '%s' --base l0 --tip tip --target 4e-7,0,5e-7 --method %s --timeout-ms 0",
+                 urdf, methods[i]);
         int rc = run_cli(args, &out, &err);
         const char* pe = strstr(out, "pos_err ");
         double e = pe ? atof(pe + 8) : 1;
