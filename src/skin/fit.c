@@ -56,6 +56,8 @@ struct mn_fitter {
     mn_mat3* phi;          /* m: scratch, accumulated increments */
     mn_vec3* tau;
     int nrot;              /* rotation unknowns (3 per controller in 3D, 1 in 2D) */
+    int nrl;               /* rotating controllers */
+    int* rot_list;         /* nrl: their indices, increasing */
     int nfree;             /* free controllers: unattached, unfixed */
     int* free_list;        /* nfree */
     int* top;              /* m: index in free_list of the free controller carrying j, -1 */
@@ -69,6 +71,10 @@ struct mn_fitter {
     mn_vec3 rest_origin;   /* mass-weighted rest centroid */
     mn_vec3* piv;          /* m: pivots relative to rest_origin */
     double* zc;            /* nverts x 3: rest positions relative to rest_origin */
+    double* z4;            /* nverts x 4: (zc_i, 1) */
+    int* csr_off;          /* nverts + 1: vertex i's influences are csr_off[i] .. [i + 1) */
+    int* csr_j;            /* nnz: controller */
+    double* csr_w;         /* nnz: weight (> 0) */
     int npairs;
     int* pair_a;           /* npairs, a <= b */
     int* pair_b;
@@ -90,6 +96,7 @@ struct mn_fitter {
     mn_vec3 target_origin;
     double c0;             /* 1/2 sum m_i |x_i - target_origin|^2 */
     double* B;             /* m x 12 */
+    double* Bnew;          /* m x 12: the next frame's B while it is built */
     int have_targets;
 
     /* iteration state and scratch */
@@ -126,6 +133,7 @@ void mn_fitter_destroy(mn_fitter* f) {
     free(f->fixed_prev);
     free(f->rot_off);
     free(f->up);
+    free(f->rot_list);
     free(f->top);
     free(f->free_list);
     free(f->Kinv);
@@ -136,6 +144,11 @@ void mn_fitter_destroy(mn_fitter* f) {
     free(f->tau);
     free(f->piv);
     free(f->zc);
+    free(f->z4);
+    free(f->csr_off);
+    free(f->csr_j);
+    free(f->csr_w);
+    free(f->Bnew);
     free(f->pair_a);
     free(f->pair_b);
     free(f->Q);
@@ -475,44 +488,63 @@ static int check_targets(const mn_fitter* f, const double* x) {
     return 1;
 }
 
-mn_status mn_fit_set_targets(mn_fitter* f, const double* x) {
-    if (!f || !x) return MN_ERR_ARG;
-    if (!check_targets(f, x)) return MN_ERR_ARG;
-    const mn_rig* r = f->rig;
-    int dim = f->dim, k = r->k, m = f->m;
-    mn_vec3 o = mn_v3(0, 0, 0);
-    for (int i = 0; i < f->nverts; i++) {
+/* The one pass over the vertices per frame (seed "Find Optimized Translation": the
+ * right-hand side W^T M X', here for every A_j at once):
+ *   B_j = sum_i m_i w_ij (x_i - o) z_i^T,  c0 = 1/2 sum_i m_i |x_i - o|^2,
+ * with o the targets' mass-weighted centroid. The pass runs over the sparse influence
+ * lists (csr_*) with coordinates taken relative to a provisional origin oa (the first
+ * target, which lies within the targets' extent of o), so that the centroid, the sums
+ * and the finiteness check come out of the same pass; the shift to o is then exact
+ * algebra on m-sized sums (B_j -= (o - oa) S1_j^T, c0 -= 1/2 M |o - oa|^2), which
+ * loses at most a few bits. A non-finite target makes the sums non-finite: only then are
+ * the targets checked one by one, and f keeps its previous targets. */
+static int load_targets(mn_fitter* f, const double* x) {
+    int dim = f->dim, m = f->m, n = f->nverts;
+    const double* mass = f->rig->mass;
+    mn_vec3 oa = mn_v3(x[0], x[1], dim == 3 ? x[2] : 0); /* (a function of x alone) */
+    double* B = f->Bnew;
+    memset(B, 0, (size_t)m * 12 * sizeof(double));
+    double c0 = 0, sx = 0, sy = 0, sz = 0;
+    for (int i = 0; i < n; i++) {
         const double* p = x + dim * i;
-        o = mn_vec3_madd(o, r->mass[i], mn_v3(p[0], p[1], dim == 3 ? p[2] : 0));
-    }
-    o = mn_vec3_scale(o, 1.0 / f->total_mass);
-    f->target_origin = o;
-    memset(f->B, 0, (size_t)m * 12 * sizeof(double));
-    double c0 = 0;
-    /* The one pass over the vertices per frame: B_j = sum_i m_i w_ij x_i z_i^T. */
-    for (int i = 0; i < f->nverts; i++) {
-        const double* p = x + dim * i;
-        double mi = r->mass[i];
-        double xv[3] = {p[0] - o.x, p[1] - o.y, dim == 3 ? p[2] - o.z : 0};
-        c0 += mi * (xv[0] * xv[0] + xv[1] * xv[1] + xv[2] * xv[2]);
-        const double* z = f->zc + 3 * i;
-        for (int s = 0; s < k; s++) {
-            double w = r->w_val[i * k + s];
-            if (w == 0) continue;
-            double* B = f->B + 12 * r->w_idx[i * k + s];
-            double mw = mi * w;
-            for (int rr = 0; rr < 3; rr++) {
-                double a = mw * xv[rr];
-                B[4 * rr] += a * z[0];
-                B[4 * rr + 1] += a * z[1];
-                B[4 * rr + 2] += a * z[2];
-                B[4 * rr + 3] += a;
-            }
+        double mi = mass[i];
+        double xv[3] = {p[0] - oa.x, p[1] - oa.y, dim == 3 ? p[2] - oa.z : 0};
+        double mx[3] = {mi * xv[0], mi * xv[1], mi * xv[2]};
+        sx += mx[0];
+        sy += mx[1];
+        sz += mx[2];
+        c0 += mx[0] * xv[0] + mx[1] * xv[1] + mx[2] * xv[2];
+        const double* z = f->z4 + 4 * i;
+        double P[12]; /* m_i (x_i - oa) z_i^T, row-major 3 x 4 */
+        for (int rr = 0; rr < 3; rr++)
+            for (int c = 0; c < 4; c++) P[4 * rr + c] = mx[rr] * z[c];
+        for (int s = f->csr_off[i]; s < f->csr_off[i + 1]; s++) {
+            double w = f->csr_w[s];
+            double* Bj = B + 12 * f->csr_j[s];
+            for (int u = 0; u < 12; u++) Bj[u] += w * P[u];
         }
     }
-    f->c0 = 0.5 * c0;
+    if (!isfinite(c0 + sx + sy + sz) && !check_targets(f, x)) return 0;
+    double im = 1.0 / f->total_mass;
+    double dl[3] = {sx * im, sy * im, sz * im}; /* o - oa */
+    for (int j = 0; j < m; j++) {
+        const double* S = f->S1 + 4 * j;
+        double* Bj = B + 12 * j;
+        for (int rr = 0; rr < 3; rr++)
+            for (int c = 0; c < 4; c++) Bj[4 * rr + c] -= dl[rr] * S[c];
+    }
+    c0 -= f->total_mass * (dl[0] * dl[0] + dl[1] * dl[1] + dl[2] * dl[2]);
+    f->target_origin = mn_v3(oa.x + dl[0], oa.y + dl[1], oa.z + dl[2]);
+    f->Bnew = f->B;
+    f->B = B;
+    f->c0 = 0.5 * (c0 > 0 ? c0 : 0);
     f->have_targets = 1;
-    return MN_OK;
+    return 1;
+}
+
+mn_status mn_fit_set_targets(mn_fitter* f, const double* x) {
+    if (!f || !x) return MN_ERR_ARG;
+    return load_targets(f, x) ? MN_OK : MN_ERR_ARG;
 }
 
 /* Pose <-> internal state (positions relative to the target origin). */
@@ -580,6 +612,7 @@ mn_fitter* mn_fitter_create(const mn_rig* r, const uint8_t* fixed, mn_error* err
     f->fixed_prev = calloc((size_t)m, 1);
     f->rot_off = malloc((size_t)m * sizeof(int));
     f->up = malloc((size_t)m * sizeof(int));
+    f->rot_list = malloc((size_t)m * sizeof(int));
     f->top = malloc((size_t)m * sizeof(int));
     f->free_list = malloc((size_t)m * sizeof(int));
     f->Kinv = malloc((size_t)m * (size_t)m * sizeof(double));
@@ -593,7 +626,7 @@ mn_fitter* mn_fitter_create(const mn_rig* r, const uint8_t* fixed, mn_error* err
     f->tau = malloc((size_t)m * sizeof(mn_vec3));
     f->piv = malloc((size_t)m * sizeof(mn_vec3));
     f->zc = malloc((size_t)r->nverts * 3 * sizeof(double));
-    if (!f->fixed || !f->fixed_prev || !f->rot_off || !f->up || !f->top || !f->free_list || !f->Kinv || !f->phi || !f->tau || !f->piv || !f->zc) goto nomem;
+    if (!f->fixed || !f->fixed_prev || !f->rot_off || !f->up || !f->rot_list || !f->top || !f->free_list || !f->Kinv || !f->phi || !f->tau || !f->piv || !f->zc) goto nomem;
     mn_vec3 o = mn_v3(0, 0, 0);
     double tm = 0;
     for (int i = 0; i < r->nverts; i++) {
@@ -605,6 +638,27 @@ mn_fitter* mn_fitter_create(const mn_rig* r, const uint8_t* fixed, mn_error* err
     f->rest_origin = o;
     for (int i = 0; i < r->nverts; i++)
         for (int c = 0; c < 3; c++) f->zc[3 * i + c] = r->rest[3 * i + c] - (&o.x)[c];
+    /* the per-frame pass's data: (z_i, 1) and the influence lists without empty slots */
+    f->z4 = malloc((size_t)r->nverts * 4 * sizeof(double));
+    f->csr_off = malloc(((size_t)r->nverts + 1) * sizeof(int));
+    size_t nnz = 0;
+    for (size_t t = 0; t < (size_t)r->nverts * (size_t)r->k; t++) nnz += r->w_val[t] != 0;
+    f->csr_j = malloc((nnz ? nnz : 1) * sizeof(int));
+    f->csr_w = malloc((nnz ? nnz : 1) * sizeof(double));
+    if (!f->z4 || !f->csr_off || !f->csr_j || !f->csr_w) goto nomem;
+    nnz = 0;
+    for (int i = 0; i < r->nverts; i++) {
+        for (int c = 0; c < 3; c++) f->z4[4 * i + c] = f->zc[3 * i + c];
+        f->z4[4 * i + 3] = 1.0;
+        f->csr_off[i] = (int)nnz;
+        for (int s = 0; s < r->k; s++) {
+            double w = r->w_val[(size_t)i * r->k + s];
+            if (w == 0) continue;
+            f->csr_j[nnz] = r->w_idx[(size_t)i * r->k + s];
+            f->csr_w[nnz++] = w;
+        }
+    }
+    f->csr_off[r->nverts] = (int)nnz;
     for (int j = 0; j < m; j++) f->piv[j] = mn_vec3_sub(r->ctrl_pivot[j], o);
     if (!build_pairs(f)) goto nomem;
 
@@ -619,6 +673,7 @@ mn_fitter* mn_fitter_create(const mn_rig* r, const uint8_t* fixed, mn_error* err
     f->rhs = malloc(3 * nmax * sizeof(double));
     f->lambda = calloc(3 * (size_t)f->ncap, sizeof(double));
     f->B = calloc((size_t)m * 12, sizeof(double));
+    f->Bnew = calloc((size_t)m * 12, sizeof(double));
     f->GA = malloc((size_t)m * 12 * sizeof(double));
     f->Abuf = malloc((size_t)m * 12 * sizeof(double));
     f->A0 = malloc((size_t)m * 12 * sizeof(double));
@@ -633,7 +688,7 @@ mn_fitter* mn_fitter_create(const mn_rig* r, const uint8_t* fixed, mn_error* err
     f->dir = malloc(nrot_max * sizeof(double));
     f->H = malloc(nrot_max * nrot_max * sizeof(double) + 8);
     f->svd_work = malloc(mn_svd_work_size(3, 3) * sizeof(double) + 64);
-    if (!f->con_a || !f->con_b || !f->kkt || !f->piv_kkt || !f->rhs || !f->lambda || !f->B || !f->GA || !f->Abuf || !f->A0 || !f->GA0 || !f->dA || !f->R ||
+    if (!f->con_a || !f->con_b || !f->kkt || !f->piv_kkt || !f->rhs || !f->lambda || !f->B || !f->Bnew || !f->GA || !f->Abuf || !f->A0 || !f->GA0 || !f->dA || !f->R ||
         !f->Rt || !f->d || !f->dt || !f->grad || !f->dir || !f->H || !f->svd_work)
         goto nomem;
     uint8_t* none = calloc((size_t)m, 1);
@@ -666,17 +721,19 @@ mn_status mn_fitter_set_fixed(mn_fitter* f, const uint8_t* fixed, mn_error* err)
         return st;
     }
     f->have_fixed = 1;
-    int nrot = 0;
+    int nrot = 0, nrl = 0;
     for (int j = 0; j < m; j++) {
         f->up[j] = f->rig->ctrl_attached[j] && !fixed[j] ? f->rig->ctrl_parent[j] : -1;
         if (fixed[j] || f->rig->ctrl_kind[j] == MN_CTRL_CAGE) {
             f->rot_off[j] = -1;
         } else {
+            f->rot_list[nrl++] = j;
             f->rot_off[j] = nrot;
             nrot += f->dim == 3 ? 3 : 1;
         }
     }
     f->nrot = nrot;
+    f->nrl = nrl;
     /* the free controllers and the inverse of their translations' metric (sums of
      * s_jk over the controllers each carries); without it the Schur step is skipped */
     int nfree = 0;
@@ -881,43 +938,53 @@ static void build_metric_dense(mn_fitter* f, const mn_mat3* R, const mn_vec3* d,
         }
     }
     if (!coupled || !f->kinv_ok || f->nfree == 0) return;
-    /* Schur complement of the free translations: w_pu = sum_t Kinv_tu v_pt, then
-     * H_pq -= tr(Z) I - Z^T with Z = sum_u w_pu v_qu^T. */
-    int nf = f->nfree;
-    for (int p = 0; p < m; p++) {
-        if (f->rot_off[p] < 0) continue;
-        double* vp = f->V + (size_t)p * nf * 3;
-        double* wp = f->Wv + (size_t)p * nf * 3;
+    /* Schur complement of the free translations, as dense products over the free
+     * controllers u (contiguous rows, so the inner loops vectorise):
+     *   Vm (nfree x 3 nrl): row t holds v_pt for every rotating p,
+     *   Wm = Kinv Vm, T = Wm^T Vm, and H_pq -= tr(Z) I - Z^T with Z = T's block (p, q).
+     * Only the blocks q <= p are formed (H's lower triangle). */
+    int nf = f->nfree, nl = f->nrl, w3 = 3 * nl;
+    double* Vm = f->V;
+    double* Wm = f->Wv;
+    for (int t = 0; t < nf; t++) {
+        double* row = Vm + (size_t)t * w3;
+        int ft = f->free_list[t];
+        for (int l = 0; l < nl; l++) {
+            int p = f->rot_list[l];
+            const double* e = X + 16 * ((size_t)p * m + ft);
+            row[3 * l] = e[9] - e[15] * d[p].x;
+            row[3 * l + 1] = e[10] - e[15] * d[p].y;
+            row[3 * l + 2] = e[11] - e[15] * d[p].z;
+        }
+    }
+    memset(Wm, 0, (size_t)nf * w3 * sizeof(double));
+    for (int u = 0; u < nf; u++) {
+        double* wu = Wm + (size_t)u * w3;
         for (int t = 0; t < nf; t++) {
-            const double* e = X + 16 * ((size_t)p * m + f->free_list[t]);
-            vp[3 * t] = e[9] - e[15] * d[p].x;
-            vp[3 * t + 1] = e[10] - e[15] * d[p].y;
-            vp[3 * t + 2] = e[11] - e[15] * d[p].z;
-        }
-        for (int u = 0; u < nf; u++) {
-            double w[3] = {0, 0, 0};
-            for (int t = 0; t < nf; t++) {
-                double k = f->Kinv[(size_t)t * nf + u];
-                w[0] += k * vp[3 * t];
-                w[1] += k * vp[3 * t + 1];
-                w[2] += k * vp[3 * t + 2];
-            }
-            memcpy(wp + 3 * u, w, sizeof w);
+            double k = f->Kinv[(size_t)t * nf + u];
+            const double* vt = Vm + (size_t)t * w3;
+            for (int c = 0; c < w3; c++) wu[c] += k * vt[c];
         }
     }
-    for (int p = 0; p < m; p++) {
-        if (f->rot_off[p] < 0) continue;
-        const double* wp = f->Wv + (size_t)p * nf * 3;
-        for (int q = 0; q <= p; q++) {
-            if (f->rot_off[q] < 0) continue;
-            const double* vq = f->V + (size_t)q * nf * 3;
-            double Z[9] = {0};
-            for (int u = 0; u < nf; u++)
-                for (int r = 0; r < 3; r++)
-                    for (int c = 0; c < 3; c++) Z[3 * r + c] += wp[3 * u + r] * vq[3 * u + c];
-            add_block(f, p, q, Z, -1.0);
+    double* T = X; /* X is no longer needed: (3 nrl)^2 <= 16 m^2 */
+    for (int i = 0; i < w3; i++) memset(T + (size_t)i * w3, 0, (size_t)(3 * (i / 3 + 1)) * sizeof(double));
+    for (int u = 0; u < nf; u++) {
+        const double* wu = Wm + (size_t)u * w3;
+        const double* vu = Vm + (size_t)u * w3;
+        for (int i = 0; i < w3; i++) {
+            double a = wu[i];
+            double* Ti = T + (size_t)i * w3;
+            int jn = 3 * (i / 3 + 1);
+            for (int j = 0; j < jn; j++) Ti[j] += a * vu[j];
         }
     }
+    for (int lp = 0; lp < nl; lp++)
+        for (int lq = 0; lq <= lp; lq++) {
+            double Z[9];
+            for (int r = 0; r < 3; r++)
+                for (int c = 0; c < 3; c++) Z[3 * r + c] = T[(size_t)(3 * lp + r) * w3 + (size_t)(3 * lq + c)];
+            add_block(f, f->rot_list[lp], f->rot_list[lq], Z, -1.0);
+        }
 }
 
 /* Many controllers: the same metric pair by pair, walking the carried sets (no Schur). */
@@ -1056,11 +1123,10 @@ mn_status mn_fit(mn_fitter* f, mn_xform* pose, const double* targets, const mn_f
     if (!pose) return fit_refuse(res, "%s: NULL", "pose");
     if (!targets) return fit_refuse(res, "%s: NULL", "targets");
     if (!pose_finite(pose, f->m)) return fit_refuse(res, "%s: not finite", "pose");
-    if (!check_targets(f, targets)) return fit_refuse(res, "%s: not finite", "targets");
     if (o.max_iters < 0) return fit_refuse(res, "options.%s: must be >= 0", "max_iters");
     if (!(o.tol >= 0)) return fit_refuse(res, "options.%s: must be >= 0", "tol");
     if (o.max_halvings < 0) return fit_refuse(res, "options.%s: must be >= 0", "max_halvings");
-    mn_fit_set_targets(f, targets);
+    if (!load_targets(f, targets)) return fit_refuse(res, "%s: not finite", "targets");
     load_pose(f, pose);
     for (int j = 0; j < f->m; j++) {
         if (f->fixed[j]) continue;
