@@ -58,6 +58,9 @@ struct mn_fitter {
     int nrot;              /* rotation unknowns (3 per controller in 3D, 1 in 2D) */
     int nrl;               /* rotating controllers */
     int* rot_list;         /* nrl: their indices, increasing */
+    int* vpat;             /* nfree x nrl: per free controller, the rotating ones (indices
+                              into rot_list) whose carried sets share vertices with it */
+    int* vpat_n;           /* nfree: their number */
     int nfree;             /* free controllers: unattached, unfixed */
     int* free_list;        /* nfree */
     int* top;              /* m: index in free_list of the free controller carrying j, -1 */
@@ -134,6 +137,8 @@ void mn_fitter_destroy(mn_fitter* f) {
     free(f->rot_off);
     free(f->up);
     free(f->rot_list);
+    free(f->vpat);
+    free(f->vpat_n);
     free(f->top);
     free(f->free_list);
     free(f->Kinv);
@@ -620,7 +625,9 @@ mn_fitter* mn_fitter_create(const mn_rig* r, const uint8_t* fixed, mn_error* err
         f->X = malloc((size_t)m * (size_t)m * 16 * sizeof(double));
         f->V = malloc((size_t)m * (size_t)m * 3 * sizeof(double));
         f->Wv = malloc((size_t)m * (size_t)m * 3 * sizeof(double));
-        if (!f->X || !f->V || !f->Wv) goto nomem;
+        f->vpat = malloc((size_t)m * (size_t)m * sizeof(int));
+        f->vpat_n = malloc((size_t)m * sizeof(int));
+        if (!f->X || !f->V || !f->Wv || !f->vpat || !f->vpat_n) goto nomem;
     }
     f->phi = malloc((size_t)m * sizeof(mn_mat3));
     f->tau = malloc((size_t)m * sizeof(mn_vec3));
@@ -749,6 +756,22 @@ mn_status mn_fitter_set_fixed(mn_fitter* f, const uint8_t* fixed, mn_error* err)
     }
     f->kinv_ok = 0;
     if (nfree > 0 && f->X) {
+        /* the pattern of the Schur coupling: the pairs, summed up the hierarchy as the
+         * metric's sums are (rows, then columns, children into parents) */
+        uint8_t* P = (uint8_t*)f->X; /* scratch: m^2 bytes */
+        for (size_t t = 0; t < (size_t)m * (size_t)m; t++) P[t] = f->pair_of[t] >= 0;
+        for (int j = m - 1; j >= 0; j--)
+            if (f->up[j] >= 0)
+                for (int c = 0; c < m; c++) P[(size_t)f->up[j] * m + c] |= P[(size_t)j * m + c];
+        for (int k = m - 1; k >= 0; k--)
+            if (f->up[k] >= 0)
+                for (int p = 0; p < m; p++) P[(size_t)p * m + f->up[k]] |= P[(size_t)p * m + k];
+        for (int t = 0; t < nfree; t++) {
+            int n = 0;
+            for (int l = 0; l < nrl; l++)
+                if (P[(size_t)f->rot_list[l] * m + f->free_list[t]]) f->vpat[(size_t)t * nrl + n++] = l;
+            f->vpat_n[t] = n;
+        }
         double* S = f->X; /* scratch: nfree^2 <= 16 m^2 */
         memset(S, 0, (size_t)nfree * (size_t)nfree * sizeof(double));
         for (int p = 0; p < f->npairs; p++) {
@@ -938,51 +961,63 @@ static void build_metric_dense(mn_fitter* f, const mn_mat3* R, const mn_vec3* d,
         }
     }
     if (!coupled || !f->kinv_ok || f->nfree == 0) return;
-    /* Schur complement of the free translations, as dense products over the free
-     * controllers u (contiguous rows, so the inner loops vectorise):
-     *   Vm (nfree x 3 nrl): row t holds v_pt for every rotating p,
-     *   Wm = Kinv Vm, T = Wm^T Vm, and H_pq -= tr(Z) I - Z^T with Z = T's block (p, q).
-     * Only the blocks q <= p are formed (H's lower triangle). */
+    /* Schur complement of the free translations:
+     *   Vm (nfree x 3 nrl): row t holds v_pt for the rotating p, nonzero only where p's
+     *     carried set shares vertices with t's (the pattern vpat, fixed per rig and set),
+     *   Wm = Kinv Vm (dense: Kinv is), T^T = Vm^T Wm over Vm's nonzero blocks only,
+     *   H_pq -= tr(Z) I - Z^T with Z = T's block (p, q) = sum_u w_pu v_qu^T.
+     * Only the blocks q <= p are formed (H's lower triangle); the inner loops run over
+     * contiguous rows. */
     int nf = f->nfree, nl = f->nrl, w3 = 3 * nl;
     double* Vm = f->V;
     double* Wm = f->Wv;
     for (int t = 0; t < nf; t++) {
         double* row = Vm + (size_t)t * w3;
         int ft = f->free_list[t];
-        for (int l = 0; l < nl; l++) {
-            int p = f->rot_list[l];
-            const double* e = X + 16 * ((size_t)p * m + ft);
-            row[3 * l] = e[9] - e[15] * d[p].x;
-            row[3 * l + 1] = e[10] - e[15] * d[p].y;
-            row[3 * l + 2] = e[11] - e[15] * d[p].z;
+        const int* pl = f->vpat + (size_t)t * nl;
+        for (int e = 0; e < f->vpat_n[t]; e++) {
+            int l = pl[e], p = f->rot_list[l];
+            const double* x = X + 16 * ((size_t)p * m + ft);
+            row[3 * l] = x[9] - x[15] * d[p].x;
+            row[3 * l + 1] = x[10] - x[15] * d[p].y;
+            row[3 * l + 2] = x[11] - x[15] * d[p].z;
         }
     }
     memset(Wm, 0, (size_t)nf * w3 * sizeof(double));
-    for (int u = 0; u < nf; u++) {
-        double* wu = Wm + (size_t)u * w3;
-        for (int t = 0; t < nf; t++) {
+    for (int t = 0; t < nf; t++) {
+        const double* vt = Vm + (size_t)t * w3;
+        const int* pl = f->vpat + (size_t)t * nl;
+        for (int u = 0; u < nf; u++) {
             double k = f->Kinv[(size_t)t * nf + u];
-            const double* vt = Vm + (size_t)t * w3;
-            for (int c = 0; c < w3; c++) wu[c] += k * vt[c];
+            double* wu = Wm + (size_t)u * w3;
+            for (int e = 0; e < f->vpat_n[t]; e++) {
+                int c = 3 * pl[e];
+                wu[c] += k * vt[c];
+                wu[c + 1] += k * vt[c + 1];
+                wu[c + 2] += k * vt[c + 2];
+            }
         }
     }
-    double* T = X; /* X is no longer needed: (3 nrl)^2 <= 16 m^2 */
-    for (int i = 0; i < w3; i++) memset(T + (size_t)i * w3, 0, (size_t)(3 * (i / 3 + 1)) * sizeof(double));
+    double* Tt = X; /* X is no longer needed: (3 nrl)^2 <= 16 m^2. Tt[j][i] = T[i][j] */
+    for (int j = 0; j < w3; j++) memset(Tt + (size_t)j * w3 + 3 * (j / 3), 0, (size_t)(w3 - 3 * (j / 3)) * sizeof(double));
     for (int u = 0; u < nf; u++) {
         const double* wu = Wm + (size_t)u * w3;
         const double* vu = Vm + (size_t)u * w3;
-        for (int i = 0; i < w3; i++) {
-            double a = wu[i];
-            double* Ti = T + (size_t)i * w3;
-            int jn = 3 * (i / 3 + 1);
-            for (int j = 0; j < jn; j++) Ti[j] += a * vu[j];
+        const int* pl = f->vpat + (size_t)u * nl;
+        for (int e = 0; e < f->vpat_n[u]; e++) {
+            int lq = pl[e];
+            for (int c = 0; c < 3; c++) {
+                double a = vu[3 * lq + c];
+                double* row = Tt + (size_t)(3 * lq + c) * w3;
+                for (int i = 3 * lq; i < w3; i++) row[i] += a * wu[i];
+            }
         }
     }
     for (int lp = 0; lp < nl; lp++)
         for (int lq = 0; lq <= lp; lq++) {
             double Z[9];
             for (int r = 0; r < 3; r++)
-                for (int c = 0; c < 3; c++) Z[3 * r + c] = T[(size_t)(3 * lp + r) * w3 + (size_t)(3 * lq + c)];
+                for (int c = 0; c < 3; c++) Z[3 * r + c] = Tt[(size_t)(3 * lq + c) * w3 + (size_t)(3 * lp + r)];
             add_block(f, f->rot_list[lp], f->rot_list[lq], Z, -1.0);
         }
 }
