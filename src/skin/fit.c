@@ -497,16 +497,28 @@ static int check_targets(const mn_fitter* f, const double* x) {
  * right-hand side W^T M X', here for every A_j at once):
  *   B_j = sum_i m_i w_ij (x_i - o) z_i^T,  c0 = 1/2 sum_i m_i |x_i - o|^2,
  * with o the targets' mass-weighted centroid. The pass runs over the sparse influence
- * lists (csr_*) with coordinates taken relative to a provisional origin oa (the first
- * target, which lies within the targets' extent of o), so that the centroid, the sums
- * and the finiteness check come out of the same pass; the shift to o is then exact
- * algebra on m-sized sums (B_j -= (o - oa) S1_j^T, c0 -= 1/2 M |o - oa|^2), which
- * loses at most a few bits. A non-finite target makes the sums non-finite: only then are
+ * lists (csr_*), after a light pass for the centroid oa. The sums of that pass give o
+ * again (o - oa is rounding), and the remainder is removed by exact algebra on m-sized
+ * sums (B_j -= (o - oa) S1_j^T, c0 -= 1/2 M |o - oa|^2). A non-finite target makes the sums non-finite: only then are
  * the targets checked one by one, and f keeps its previous targets. */
 static int load_targets(mn_fitter* f, const double* x) {
     int dim = f->dim, m = f->m, n = f->nverts;
     const double* mass = f->rig->mass;
-    mn_vec3 oa = mn_v3(x[0], x[1], dim == 3 ? x[2] : 0); /* (a function of x alone) */
+    /* oa: the centroid, from a light pass that reads the positions only */
+    double ox = 0, oy = 0, oz = 0;
+    if (dim == 3)
+        for (int i = 0; i < n; i++) {
+            ox += mass[i] * x[3 * i];
+            oy += mass[i] * x[3 * i + 1];
+            oz += mass[i] * x[3 * i + 2];
+        }
+    else
+        for (int i = 0; i < n; i++) {
+            ox += mass[i] * x[2 * i];
+            oy += mass[i] * x[2 * i + 1];
+        }
+    if (!isfinite(ox + oy + oz) && !check_targets(f, x)) return 0;
+    mn_vec3 oa = mn_vec3_scale(mn_v3(ox, oy, oz), 1.0 / f->total_mass);
     double* B = f->Bnew;
     memset(B, 0, (size_t)m * 12 * sizeof(double));
     double c0 = 0, sx = 0, sy = 0, sz = 0;
