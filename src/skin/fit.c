@@ -505,24 +505,30 @@ static int load_targets(mn_fitter* f, const double* x) {
     int dim = f->dim, m = f->m, n = f->nverts;
     const double* mass = f->rig->mass;
     /* oa: the centroid, from a light pass that reads the positions only */
-    double ox = 0, oy = 0, oz = 0;
-    if (dim == 3)
-        for (int i = 0; i < n; i++) {
-            ox += mass[i] * x[3 * i];
-            oy += mass[i] * x[3 * i + 1];
-            oz += mass[i] * x[3 * i + 2];
+    double acc[4][3] = {{0}}; /* four vertices' partial sums: no add-latency chain */
+    int i = 0;
+    for (; i + 4 <= n; i += 4)
+        for (int v = 0; v < 4; v++) {
+            const double* p = x + (size_t)dim * (size_t)(i + v);
+            acc[v][0] += mass[i + v] * p[0];
+            acc[v][1] += mass[i + v] * p[1];
+            if (dim == 3) acc[v][2] += mass[i + v] * p[2];
         }
-    else
-        for (int i = 0; i < n; i++) {
-            ox += mass[i] * x[2 * i];
-            oy += mass[i] * x[2 * i + 1];
-        }
+    for (; i < n; i++) {
+        const double* p = x + (size_t)dim * (size_t)i;
+        acc[0][0] += mass[i] * p[0];
+        acc[0][1] += mass[i] * p[1];
+        if (dim == 3) acc[0][2] += mass[i] * p[2];
+    }
+    double ox = (acc[0][0] + acc[1][0]) + (acc[2][0] + acc[3][0]);
+    double oy = (acc[0][1] + acc[1][1]) + (acc[2][1] + acc[3][1]);
+    double oz = (acc[0][2] + acc[1][2]) + (acc[2][2] + acc[3][2]);
     if (!isfinite(ox + oy + oz) && !check_targets(f, x)) return 0;
     mn_vec3 oa = mn_vec3_scale(mn_v3(ox, oy, oz), 1.0 / f->total_mass);
     double* B = f->Bnew;
     memset(B, 0, (size_t)m * 12 * sizeof(double));
     double c0 = 0, sx = 0, sy = 0, sz = 0;
-    for (int i = 0; i < n; i++) {
+    for (i = 0; i < n; i++) {
         const double* p = x + dim * i;
         double mi = mass[i];
         double xv[3] = {p[0] - oa.x, p[1] - oa.y, dim == 3 ? p[2] - oa.z : 0};
