@@ -1071,7 +1071,7 @@ static void build_metric(mn_fitter* f, const mn_mat3* R, const mn_vec3* d, int c
 
 /* Solves H dir = -grad with a little Levenberg damping (a controller whose vertices lie
  * on a line cannot sense rotation about it). Falls back to the scaled gradient. */
-static void rotation_direction(mn_fitter* f) {
+static int rotation_direction(mn_fitter* f) {
     int nr = f->nrot;
     double dmax = 0;
     for (int i = 0; i < nr; i++) dmax = fmax(dmax, f->H[(size_t)i * nr + (size_t)i]);
@@ -1081,9 +1081,10 @@ static void rotation_direction(mn_fitter* f) {
     if (mn_cholesky_factor(f->H, nr) == MN_OK) {
         for (int i = 0; i < nr; i++) f->dir[i] = -f->grad[i];
         mn_cholesky_solve(f->H, nr, f->dir);
-        return;
+        return 1;
     }
     for (int i = 0; i < nr; i++) f->dir[i] = -f->grad[i] / dmax;
+    return 0;
 }
 
 /* Applies alpha * dir, root to leaves: controller j moves by M_j = M_up(j) o G_j where
@@ -1199,11 +1200,27 @@ mn_status mn_fit(mn_fitter* f, mn_xform* pose, const double* targets, const mn_f
     mn_status st = MN_ERR_NOCONVERGE;
     int it = 0;
     if (f->nrot == 0 || g <= floor_abs) st = MN_OK;
+    int have_factor = 0; /* f->H holds the factorised metric of the previous iteration */
     for (; it < o.max_iters && st != MN_OK; it++) {
         /* GA and lambda are those of (R, d) after the translation step */
         rotation_gradient(f, f->R, f->d);
+        if (have_factor) {
+            /* The convergence test below, first with the previous iteration's metric: near
+             * convergence the steps are tiny and the metric barely changes, so when that
+             * metric predicts a decrease a hundred times below the tolerance the fit has
+             * converged, and the last metric (most of an iteration's cost) is not built.
+             * Otherwise the test is made as before with the new metric. */
+            for (int i = 0; i < f->nrot; i++) f->dir[i] = -f->grad[i];
+            mn_cholesky_solve(f->H, f->nrot, f->dir);
+            double s0 = 0;
+            for (int i = 0; i < f->nrot; i++) s0 += f->grad[i] * f->dir[i];
+            if (!(s0 < 0) || -0.5 * s0 <= 0.01 * o.tol * g || -0.5 * s0 <= 1e-22 * f->c0) {
+                st = MN_OK;
+                break;
+            }
+        }
         build_metric(f, f->R, f->d, o.coupled_rotation);
-        rotation_direction(f);
+        have_factor = rotation_direction(f);
         double slope = 0;
         for (int i = 0; i < f->nrot; i++) slope += f->grad[i] * f->dir[i];
         /* the Gauss-Newton model predicts a decrease of -slope / 2: when that is below the
