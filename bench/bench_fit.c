@@ -4,7 +4,9 @@
  *   - CesiumMan and Fox: targets made by skinning their own glTF animations, noise-free
  *     and with Gaussian noise of 1% of the bounding-box diagonal (compared with each
  *     joint's own rigid Kabsch fit under the same weights),
- *   - a synthetic 10,000-vertex, 32-controller rig.
+ *   - a synthetic 10,000-vertex, 32-controller rig,
+ *   - scaling: a tube with a 24-bone chain at 1,000 to 200,000 vertices, beside one
+ *     forward LBS pass of the same mesh (fit_over_lbs) and the fitted exponents.
  * One key=value line per case; times in microseconds (median over repetitions of the
  * per-frame mean) and never asserted. */
 #include <marionette/gltf.h>
@@ -19,14 +21,14 @@
 #include "bench_util.h"
 #include "cli.h"
 
-const char mn_bench_fit_summary[] = "LBS fit per frame: cylinder, CesiumMan, Fox (clean and noisy), 10k-vertex rig";
+const char mn_bench_fit_summary[] = "LBS fit per frame: cylinder, CesiumMan, Fox (clean and noisy), 10k-vertex rig, scaling to 200k";
 
 static void usage(FILE* f) {
     fprintf(f,
-            "usage: marionette bench fit [--data DIR] [--reps N] [--case NAME]\n"
+            "usage: marionette bench fit [--data DIR] [--reps N] [--case NAME] [--svg FILE]\n"
             "\n"
             "DIR is the project's data folder (default: data). Cases: cylinder, cesiumman, fox,\n"
-            "synthetic (default: all). Each prints key=value lines: us_per_frame (median over N\n"
+            "synthetic, scaling (default: all). Each prints key=value lines: us_per_frame (median over N\n"
             "repetitions, default 5, of the per-frame mean of warm-started frames, thread CPU\n"
             "time; us_per_frame_min the least of them), wall_us_per_frame (the same in wall\n"
             "time), iterations, rms_rel (RMS vertex\n"
@@ -34,7 +36,10 @@ static void usage(FILE* f) {
             "skinning matrices: rotation entries, translations over the diagonal; skin_scale_dev\n"
             "says how far the glTF's own float32 matrices are from rotations), and for noisy\n"
             "targets rms_fit and\n"
-            "rms_kabsch (a per-joint rigid fit with the same weights).\n");
+            "rms_kabsch (a per-joint rigid fit with the same weights). The scaling case prints per\n"
+            "size lbs_us (one forward LBS pass of the same mesh, same run) and fit_over_lbs, then\n"
+            "exponent_fit and exponent_lbs (least-squares k of time ~ vertices^k) and\n"
+            "exponent_fit_large (the two largest sizes); --svg FILE plots both times, log-log.\n");
 }
 
 /* CPU time of this thread in nanoseconds: the machine the benchmarks run on is shared,

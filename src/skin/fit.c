@@ -29,7 +29,9 @@
  *     g = 1/2 sum m_i |x_i|^2 - sum_j <A_j, B_j> + 1/2 sum_jk <A_j Q_jk, A_k>,
  *     Q_jk = sum_i m_i w_ij w_ik z_i z_i^T (4 x 4, per rig),
  *     B_j  = sum_i m_i w_ij x_i z_i^T     (3 x 4, per frame: the one O(nnz) pass),
- * so an iteration of the fit costs O(controller pairs + m^2), not O(vertices).
+ * so an iteration of the fit costs O(controller pairs + m^2) sums and a dense 3m x 3m
+ * factorisation, not O(vertices); the B_j pass runs over compact influence lists
+ * (load_targets).
  * Coordinates are taken relative to the rest centroid and the targets' centroid to keep
  * those sums well conditioned, and the line search compares energies through their
  * difference (delta_energy), which has no cancellation. */
