@@ -101,7 +101,6 @@ struct mn_fitter {
     mn_vec3 target_origin;
     double c0;             /* 1/2 sum m_i |x_i - target_origin|^2 */
     double* B;             /* m x 12 */
-    double* Bnew;          /* m x 12: the next frame's B while it is built */
     int have_targets;
 
     /* iteration state and scratch */
@@ -155,7 +154,6 @@ void mn_fitter_destroy(mn_fitter* f) {
     free(f->csr_off);
     free(f->csr_j);
     free(f->csr_w);
-    free(f->Bnew);
     free(f->pair_a);
     free(f->pair_b);
     free(f->Q);
@@ -501,8 +499,9 @@ static int check_targets(const mn_fitter* f, const double* x) {
  * with o the targets' mass-weighted centroid. The pass runs over the sparse influence
  * lists (csr_*), after a light pass for the centroid oa. The sums of that pass give o
  * again (o - oa is rounding), and the remainder is removed by exact algebra on m-sized
- * sums (B_j -= (o - oa) S1_j^T, c0 -= 1/2 M |o - oa|^2). A non-finite target makes the sums non-finite: only then are
- * the targets checked one by one, and f keeps its previous targets. */
+ * sums (B_j -= (o - oa) S1_j^T, c0 -= 1/2 M |o - oa|^2). A non-finite target makes the
+ * centroid's sums non-finite: only then are the targets checked one by one, before
+ * anything of f is changed (f keeps its previous targets). */
 static int load_targets(mn_fitter* f, const double* x) {
     int dim = f->dim, m = f->m, n = f->nverts;
     const double* mass = f->rig->mass;
@@ -527,7 +526,7 @@ static int load_targets(mn_fitter* f, const double* x) {
     double oz = (acc[0][2] + acc[1][2]) + (acc[2][2] + acc[3][2]);
     if (!isfinite(ox + oy + oz) && !check_targets(f, x)) return 0;
     mn_vec3 oa = mn_vec3_scale(mn_v3(ox, oy, oz), 1.0 / f->total_mass);
-    double* B = f->Bnew;
+    double* B = f->B;
     memset(B, 0, (size_t)m * 12 * sizeof(double));
     double c0 = 0, sx = 0, sy = 0, sz = 0;
     for (i = 0; i < n; i++) {
@@ -549,7 +548,6 @@ static int load_targets(mn_fitter* f, const double* x) {
             for (int u = 0; u < 12; u++) Bj[u] += w * P[u];
         }
     }
-    if (!isfinite(c0 + sx + sy + sz) && !check_targets(f, x)) return 0;
     double im = 1.0 / f->total_mass;
     double dl[3] = {sx * im, sy * im, sz * im}; /* o - oa */
     for (int j = 0; j < m; j++) {
@@ -560,8 +558,6 @@ static int load_targets(mn_fitter* f, const double* x) {
     }
     c0 -= f->total_mass * (dl[0] * dl[0] + dl[1] * dl[1] + dl[2] * dl[2]);
     f->target_origin = mn_v3(oa.x + dl[0], oa.y + dl[1], oa.z + dl[2]);
-    f->Bnew = f->B;
-    f->B = B;
     f->c0 = 0.5 * (c0 > 0 ? c0 : 0);
     f->have_targets = 1;
     return 1;
@@ -700,7 +696,6 @@ mn_fitter* mn_fitter_create(const mn_rig* r, const uint8_t* fixed, mn_error* err
     f->rhs = malloc(3 * nmax * sizeof(double));
     f->lambda = calloc(3 * (size_t)f->ncap, sizeof(double));
     f->B = calloc((size_t)m * 12, sizeof(double));
-    f->Bnew = calloc((size_t)m * 12, sizeof(double));
     f->GA = malloc((size_t)m * 12 * sizeof(double));
     f->Abuf = malloc((size_t)m * 12 * sizeof(double));
     f->A0 = malloc((size_t)m * 12 * sizeof(double));
@@ -715,7 +710,7 @@ mn_fitter* mn_fitter_create(const mn_rig* r, const uint8_t* fixed, mn_error* err
     f->dir = malloc(nrot_max * sizeof(double));
     f->H = malloc(nrot_max * nrot_max * sizeof(double) + 8);
     f->svd_work = malloc(mn_svd_work_size(3, 3) * sizeof(double) + 64);
-    if (!f->con_a || !f->con_b || !f->kkt || !f->piv_kkt || !f->rhs || !f->lambda || !f->B || !f->Bnew || !f->GA || !f->Abuf || !f->A0 || !f->GA0 || !f->dA || !f->R ||
+    if (!f->con_a || !f->con_b || !f->kkt || !f->piv_kkt || !f->rhs || !f->lambda || !f->B || !f->GA || !f->Abuf || !f->A0 || !f->GA0 || !f->dA || !f->R ||
         !f->Rt || !f->d || !f->dt || !f->grad || !f->dir || !f->H || !f->svd_work)
         goto nomem;
     uint8_t* none = calloc((size_t)m, 1);
