@@ -579,7 +579,8 @@ static void test_targets_refused_and_far(void) {
         mn_fit_result res;
         mn_xform p2[4];
         memcpy(p2, pose, sizeof pose);
-        CHECK(mn_fit(f, p2, bad, NULL, &res) == MN_ERR_ARG && strstr(res.message, "targets") != NULL);
+        CHECK(mn_fit(f, p2, bad, NULL, &res) == MN_ERR_ARG &&
+              strstr(res.message, "targets") != NULL);
         CHECK(memcmp(p2, pose, sizeof pose) == 0);
     }
     /* far from the origin: the sums are centred on the targets, so the energy keeps its
@@ -589,13 +590,15 @@ static void test_targets_refused_and_far(void) {
         x[3 * i + 1] -= 3e4;
         x[3 * i + 2] += 0.05 * rnd();
     }
-    for (int j = 0; j < 4; j++) pose[j].p = mn_vec3_add(pose[j].p, mn_v3(1e5, -3e4, 0));
+    for (int j = 0; j < 4; j++)
+        pose[j].p = mn_vec3_add(pose[j].p, mn_v3(1e5, -3e4, 0));
     CHECK(mn_fit_set_targets(f, x) == MN_OK);
     mn_rig_deform(rig, pose, xr);
     double direct = 0;
     for (int i = 0; i < n; i++) {
         double e2 = 0;
-        for (int c = 0; c < 3; c++) e2 += (x[3 * i + c] - xr[3 * i + c]) * (x[3 * i + c] - xr[3 * i + c]);
+        for (int c = 0; c < 3; c++)
+            e2 += (x[3 * i + c] - xr[3 * i + c]) * (x[3 * i + c] - xr[3 * i + c]);
         direct += 0.5 * rig->mass[i] * e2;
     }
     CHECK_NEAR(mn_fit_energy(f, pose), direct, 1e-8 * direct);
