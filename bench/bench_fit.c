@@ -279,7 +279,7 @@ static void bench_gltf(const char* data, const char* file, const char* label, in
  * frames of a travelling bending wave (targets and the generating poses). */
 typedef struct tube {
     mn_rig* rig;
-    double* frames; /* nframes x n x 3 */
+    double* frames;  /* nframes x n x 3 */
     mn_xform* truth; /* nframes x m */
 } tube;
 
@@ -389,10 +389,11 @@ static void bench_synthetic(int reps, int bones) {
     run_stats s;
     const char* label = bones ? "synthetic-10k-bones" : "synthetic-10k-points";
     if (run_sequence(tb.rig, tb.frames, nframes, tb.truth, reps, 0, label, &s))
-        printf("bench=fit case=%s frames=%d verts=%d ctrl=%d us_per_frame=%.1f us_per_frame_min=%.1f wall_us_per_frame=%.1f us_first=%.1f "
+        printf("bench=fit case=%s frames=%d verts=%d ctrl=%d us_per_frame=%.1f "
+               "us_per_frame_min=%.1f wall_us_per_frame=%.1f us_first=%.1f "
                "iterations=%.2f rms_rel_max=%.3g transform_err_max=%.3g goal_us=1000\n",
-               label, nframes, tb.rig->nverts, m, s.us_per_frame, s.us_per_frame_min, s.wall_us_per_frame, s.us_first, s.iters_mean,
-               s.rms_rel_max, s.transform_err_max);
+               label, nframes, tb.rig->nverts, m, s.us_per_frame, s.us_per_frame_min,
+               s.wall_us_per_frame, s.us_first, s.iters_mean, s.rms_rel_max, s.transform_err_max);
     free_tube(&tb);
 }
 
@@ -404,7 +405,8 @@ static double time_lbs(const mn_rig* rig, const mn_xform* pose, double* out, int
     mn_rig_deform(rig, pose, out); /* warm */
     for (int r = 0; r < reps; r++) {
         double t0 = cpu_now_ns();
-        for (int q = 0; q < inner; q++) mn_rig_deform(rig, pose, out);
+        for (int q = 0; q < inner; q++)
+            mn_rig_deform(rig, pose, out);
         v[r] = (cpu_now_ns() - t0) / 1000.0 / inner;
     }
     double med = mn_bench_median(v, (size_t)reps);
@@ -427,8 +429,8 @@ static double fit_exponent(const double* x, const double* y, int n) {
 }
 
 /* Log-log plot of time against vertices: the fit per frame and one LBS pass. */
-static int write_scaling_svg(const char* path, int n, const double* verts, const double* fit, const double* lbs,
-                             int m) {
+static int write_scaling_svg(const char* path, int n, const double* verts, const double* fit,
+                             const double* lbs, int m) {
     FILE* fp = fopen(path, "w");
     if (!fp) return -1;
     const double W = 640, H = 420, L = 70, R = 20, T = 40, B = 50;
@@ -444,35 +446,50 @@ static int write_scaling_svg(const char* path, int n, const double* verts, const
 #define SX(v) (L + (log10(v) - x0) / (x1 - x0) * (W - L - R))
 #define SY(v) (H - B - (log10(v) - y0) / (y1 - y0) * (H - T - B))
     fprintf(fp,
-            "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" height=\"%.0f\" viewBox=\"0 0 %.0f %.0f\" "
-            "font-family=\"sans-serif\" font-size=\"12\">\n<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n",
+            "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" height=\"%.0f\" viewBox=\"0 "
+            "0 %.0f %.0f\" "
+            "font-family=\"sans-serif\" font-size=\"12\">\n<rect width=\"100%%\" height=\"100%%\" "
+            "fill=\"white\"/>\n",
             W, H, W, H);
-    fprintf(fp, "<text x=\"%.0f\" y=\"22\" font-size=\"14\">LBS fit per frame and one forward LBS pass, tube with a %d-bone chain</text>\n",
+    fprintf(fp,
+            "<text x=\"%.0f\" y=\"22\" font-size=\"14\">LBS fit per frame and one forward LBS "
+            "pass, tube with a %d-bone chain</text>\n",
             L, m);
     for (int e = (int)x0; e <= (int)x1; e++) {
         double px = SX(pow(10, e));
-        fprintf(fp, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#ddd\"/>\n", px, T, px, H - B);
-        fprintf(fp, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">1e%d</text>\n", px, H - B + 18, e);
+        fprintf(fp, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#ddd\"/>\n", px,
+                T, px, H - B);
+        fprintf(fp, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">1e%d</text>\n", px,
+                H - B + 18, e);
     }
     for (int e = (int)y0; e <= (int)y1; e++) {
         double py = SY(pow(10, e));
-        fprintf(fp, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#ddd\"/>\n", L, py, W - R, py);
-        fprintf(fp, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\">1e%d</text>\n", L - 6, py + 4, e);
+        fprintf(fp, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#ddd\"/>\n", L,
+                py, W - R, py);
+        fprintf(fp, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\">1e%d</text>\n", L - 6, py + 4,
+                e);
     }
-    fprintf(fp, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">vertices</text>\n", (L + W - R) / 2, H - 12);
-    fprintf(fp, "<text x=\"16\" y=\"%.1f\" transform=\"rotate(-90 16 %.1f)\" text-anchor=\"middle\">microseconds (thread CPU)</text>\n",
+    fprintf(fp, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">vertices</text>\n",
+            (L + W - R) / 2, H - 12);
+    fprintf(fp,
+            "<text x=\"16\" y=\"%.1f\" transform=\"rotate(-90 16 %.1f)\" "
+            "text-anchor=\"middle\">microseconds (thread CPU)</text>\n",
             (T + H - B) / 2, (T + H - B) / 2);
     const double* ys[2] = {fit, lbs};
     const char* col[2] = {"#c0392b", "#2c7fb8"};
     const char* name[2] = {"fit per frame", "one LBS pass"};
     for (int c = 0; c < 2; c++) {
         fprintf(fp, "<polyline fill=\"none\" stroke=\"%s\" stroke-width=\"2\" points=\"", col[c]);
-        for (int i = 0; i < n; i++) fprintf(fp, "%.1f,%.1f ", SX(verts[i]), SY(ys[c][i]));
+        for (int i = 0; i < n; i++)
+            fprintf(fp, "%.1f,%.1f ", SX(verts[i]), SY(ys[c][i]));
         fprintf(fp, "\"/>\n");
         for (int i = 0; i < n; i++)
-            fprintf(fp, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"3.5\" fill=\"%s\"/>\n", SX(verts[i]), SY(ys[c][i]), col[c]);
-        fprintf(fp, "<line x1=\"%.0f\" y1=\"%.0f\" x2=\"%.0f\" y2=\"%.0f\" stroke=\"%s\" stroke-width=\"2\"/>", L + 16,
-                T + 14 + 18 * c, L + 40, T + 14 + 18 * c, col[c]);
+            fprintf(fp, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"3.5\" fill=\"%s\"/>\n", SX(verts[i]),
+                    SY(ys[c][i]), col[c]);
+        fprintf(fp,
+                "<line x1=\"%.0f\" y1=\"%.0f\" x2=\"%.0f\" y2=\"%.0f\" stroke=\"%s\" "
+                "stroke-width=\"2\"/>",
+                L + 16, T + 14 + 18 * c, L + 40, T + 14 + 18 * c, col[c]);
         fprintf(fp, "<text x=\"%.0f\" y=\"%.0f\">%s</text>\n", L + 46, T + 18 + 18 * c, name[c]);
     }
 #undef SX
@@ -496,7 +513,8 @@ static void bench_scaling(int reps, const char* svg) {
         int r = sizes[q] >= 50000 ? (reps < 3 ? reps : 3) : reps;
         tube tb;
         if (!make_tube(nring, nseg, m, 1, nframes, &tb)) {
-            fprintf(stderr, "marionette bench fit: scaling: out of memory at %d vertices\n", sizes[q]);
+            fprintf(stderr, "marionette bench fit: scaling: out of memory at %d vertices\n",
+                    sizes[q]);
             break;
         }
         run_stats s;
@@ -508,18 +526,20 @@ static void bench_scaling(int reps, const char* svg) {
             verts[done] = tb.rig->nverts;
             fit[done] = s.us_per_frame;
             lbs[done] = l;
-            printf("bench=fit case=scaling verts=%d ctrl=%d frames=%d us_per_frame=%.1f lbs_us=%.2f fit_over_lbs=%.2f "
+            printf("bench=fit case=scaling verts=%d ctrl=%d frames=%d us_per_frame=%.1f "
+                   "lbs_us=%.2f fit_over_lbs=%.2f "
                    "iterations=%.2f rms_rel_max=%.3g transform_err_max=%.3g goal_fit_over_lbs=10\n",
-                   tb.rig->nverts, m, nframes, s.us_per_frame, l, s.us_per_frame / l, s.iters_mean, s.rms_rel_max,
-                   s.transform_err_max);
+                   tb.rig->nverts, m, nframes, s.us_per_frame, l, s.us_per_frame / l, s.iters_mean,
+                   s.rms_rel_max, s.transform_err_max);
             done++;
         }
         free(out);
         free_tube(&tb);
     }
     if (done >= 2)
-        printf("bench=fit case=scaling-exponent sizes=%d exponent_fit=%.3f exponent_lbs=%.3f exponent_fit_large=%.3f\n", done,
-               fit_exponent(verts, fit, done), fit_exponent(verts, lbs, done),
+        printf("bench=fit case=scaling-exponent sizes=%d exponent_fit=%.3f exponent_lbs=%.3f "
+               "exponent_fit_large=%.3f\n",
+               done, fit_exponent(verts, fit, done), fit_exponent(verts, lbs, done),
                fit_exponent(verts + done - 2, fit + done - 2, 2));
     if (svg && done >= 2) {
         if (write_scaling_svg(svg, done, verts, fit, lbs, m) != 0)
@@ -539,7 +559,8 @@ int mn_bench_fit(int argc, char** argv) {
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--data") && i + 1 < argc) data = argv[++i];
         else if (!strcmp(argv[i], "--case") && i + 1 < argc) which = argv[++i];
-        else if (!strcmp(argv[i], "--svg") && i + 1 < argc) svg = argv[++i];
+        else if (!strcmp(argv[i], "--svg") && i + 1 < argc)
+            svg = argv[++i];
         else if (!strcmp(argv[i], "--reps") && i + 1 < argc) {
             if (!mn_cli_parse_int(argv[++i], &reps) || reps < 1)
                 return mn_cli_usage_error("bench fit", "--reps needs a positive integer");

@@ -541,11 +541,13 @@ static int load_targets(mn_fitter* f, const double* x) {
         const double* z = f->z4 + 4 * i;
         double P[12]; /* m_i (x_i - oa) z_i^T, row-major 3 x 4 */
         for (int rr = 0; rr < 3; rr++)
-            for (int c = 0; c < 4; c++) P[4 * rr + c] = mx[rr] * z[c];
+            for (int c = 0; c < 4; c++)
+                P[4 * rr + c] = mx[rr] * z[c];
         for (int s = f->csr_off[i]; s < f->csr_off[i + 1]; s++) {
             double w = f->csr_w[s];
             double* Bj = B + 12 * f->csr_j[s];
-            for (int u = 0; u < 12; u++) Bj[u] += w * P[u];
+            for (int u = 0; u < 12; u++)
+                Bj[u] += w * P[u];
         }
     }
     double im = 1.0 / f->total_mass;
@@ -554,7 +556,8 @@ static int load_targets(mn_fitter* f, const double* x) {
         const double* S = f->S1 + 4 * j;
         double* Bj = B + 12 * j;
         for (int rr = 0; rr < 3; rr++)
-            for (int c = 0; c < 4; c++) Bj[4 * rr + c] -= dl[rr] * S[c];
+            for (int c = 0; c < 4; c++)
+                Bj[4 * rr + c] -= dl[rr] * S[c];
     }
     c0 -= f->total_mass * (dl[0] * dl[0] + dl[1] * dl[1] + dl[2] * dl[2]);
     f->target_origin = mn_v3(oa.x + dl[0], oa.y + dl[1], oa.z + dl[2]);
@@ -649,7 +652,9 @@ mn_fitter* mn_fitter_create(const mn_rig* r, const uint8_t* fixed, mn_error* err
     f->tau = malloc((size_t)m * sizeof(mn_vec3));
     f->piv = malloc((size_t)m * sizeof(mn_vec3));
     f->zc = malloc((size_t)r->nverts * 3 * sizeof(double));
-    if (!f->fixed || !f->fixed_prev || !f->rot_off || !f->up || !f->rot_list || !f->top || !f->free_list || !f->Kinv || !f->phi || !f->tau || !f->piv || !f->zc) goto nomem;
+    if (!f->fixed || !f->fixed_prev || !f->rot_off || !f->up || !f->rot_list || !f->top ||
+        !f->free_list || !f->Kinv || !f->phi || !f->tau || !f->piv || !f->zc)
+        goto nomem;
     mn_vec3 o = mn_v3(0, 0, 0);
     double tm = 0;
     for (int i = 0; i < r->nverts; i++) {
@@ -665,13 +670,15 @@ mn_fitter* mn_fitter_create(const mn_rig* r, const uint8_t* fixed, mn_error* err
     f->z4 = malloc((size_t)r->nverts * 4 * sizeof(double));
     f->csr_off = malloc(((size_t)r->nverts + 1) * sizeof(int));
     size_t nnz = 0;
-    for (size_t t = 0; t < (size_t)r->nverts * (size_t)r->k; t++) nnz += r->w_val[t] != 0;
+    for (size_t t = 0; t < (size_t)r->nverts * (size_t)r->k; t++)
+        nnz += r->w_val[t] != 0;
     f->csr_j = malloc((nnz ? nnz : 1) * sizeof(int));
     f->csr_w = malloc((nnz ? nnz : 1) * sizeof(double));
     if (!f->z4 || !f->csr_off || !f->csr_j || !f->csr_w) goto nomem;
     nnz = 0;
     for (int i = 0; i < r->nverts; i++) {
-        for (int c = 0; c < 3; c++) f->z4[4 * i + c] = f->zc[3 * i + c];
+        for (int c = 0; c < 3; c++)
+            f->z4[4 * i + c] = f->zc[3 * i + c];
         f->z4[4 * i + 3] = 1.0;
         f->csr_off[i] = (int)nnz;
         for (int s = 0; s < r->k; s++) {
@@ -774,17 +781,21 @@ mn_status mn_fitter_set_fixed(mn_fitter* f, const uint8_t* fixed, mn_error* err)
         /* the pattern of the Schur coupling: the pairs, summed up the hierarchy as the
          * metric's sums are (rows, then columns, children into parents) */
         uint8_t* P = (uint8_t*)f->X; /* scratch: m^2 bytes */
-        for (size_t t = 0; t < (size_t)m * (size_t)m; t++) P[t] = f->pair_of[t] >= 0;
+        for (size_t t = 0; t < (size_t)m * (size_t)m; t++)
+            P[t] = f->pair_of[t] >= 0;
         for (int j = m - 1; j >= 0; j--)
             if (f->up[j] >= 0)
-                for (int c = 0; c < m; c++) P[(size_t)f->up[j] * m + c] |= P[(size_t)j * m + c];
+                for (int c = 0; c < m; c++)
+                    P[(size_t)f->up[j] * m + c] |= P[(size_t)j * m + c];
         for (int k = m - 1; k >= 0; k--)
             if (f->up[k] >= 0)
-                for (int p = 0; p < m; p++) P[(size_t)p * m + f->up[k]] |= P[(size_t)p * m + k];
+                for (int p = 0; p < m; p++)
+                    P[(size_t)p * m + f->up[k]] |= P[(size_t)p * m + k];
         for (int t = 0; t < nfree; t++) {
             int n = 0;
             for (int l = 0; l < nrl; l++)
-                if (P[(size_t)f->rot_list[l] * m + f->free_list[t]]) f->vpat[(size_t)t * nrl + n++] = l;
+                if (P[(size_t)f->rot_list[l] * m + f->free_list[t]])
+                    f->vpat[(size_t)t * nrl + n++] = l;
             f->vpat_n[t] = n;
         }
         double* S = f->X; /* scratch: nfree^2 <= 16 m^2 */
@@ -1014,7 +1025,8 @@ static void build_metric_dense(mn_fitter* f, const mn_mat3* R, const mn_vec3* d,
         }
     }
     double* Tt = X; /* X is no longer needed: (3 nrl)^2 <= 16 m^2. Tt[j][i] = T[i][j] */
-    for (int j = 0; j < w3; j++) memset(Tt + (size_t)j * w3 + 3 * (j / 3), 0, (size_t)(w3 - 3 * (j / 3)) * sizeof(double));
+    for (int j = 0; j < w3; j++)
+        memset(Tt + (size_t)j * w3 + 3 * (j / 3), 0, (size_t)(w3 - 3 * (j / 3)) * sizeof(double));
     for (int u = 0; u < nf; u++) {
         const double* wu = Wm + (size_t)u * w3;
         const double* vu = Vm + (size_t)u * w3;
@@ -1024,7 +1036,8 @@ static void build_metric_dense(mn_fitter* f, const mn_mat3* R, const mn_vec3* d,
             for (int c = 0; c < 3; c++) {
                 double a = vu[3 * lq + c];
                 double* row = Tt + (size_t)(3 * lq + c) * w3;
-                for (int i = 3 * lq; i < w3; i++) row[i] += a * wu[i];
+                for (int i = 3 * lq; i < w3; i++)
+                    row[i] += a * wu[i];
             }
         }
     }
@@ -1032,7 +1045,8 @@ static void build_metric_dense(mn_fitter* f, const mn_mat3* R, const mn_vec3* d,
         for (int lq = 0; lq <= lp; lq++) {
             double Z[9];
             for (int r = 0; r < 3; r++)
-                for (int c = 0; c < 3; c++) Z[3 * r + c] = Tt[(size_t)(3 * lq + c) * w3 + (size_t)(3 * lp + r)];
+                for (int c = 0; c < 3; c++)
+                    Z[3 * r + c] = Tt[(size_t)(3 * lq + c) * w3 + (size_t)(3 * lp + r)];
             add_block(f, f->rot_list[lp], f->rot_list[lq], Z, -1.0);
         }
 }
@@ -1207,10 +1221,12 @@ mn_status mn_fit(mn_fitter* f, mn_xform* pose, const double* targets, const mn_f
              * metric predicts a decrease a hundred times below the tolerance the fit has
              * converged, and the last metric (most of an iteration's cost) is not built.
              * Otherwise the test is made as before with the new metric. */
-            for (int i = 0; i < f->nrot; i++) f->dir[i] = -f->grad[i];
+            for (int i = 0; i < f->nrot; i++)
+                f->dir[i] = -f->grad[i];
             mn_cholesky_solve(f->H, f->nrot, f->dir);
             double s0 = 0;
-            for (int i = 0; i < f->nrot; i++) s0 += f->grad[i] * f->dir[i];
+            for (int i = 0; i < f->nrot; i++)
+                s0 += f->grad[i] * f->dir[i];
             if (!(s0 < 0) || -0.5 * s0 <= 0.01 * o.tol * g || -0.5 * s0 <= 1e-22 * f->c0) {
                 st = MN_OK;
                 break;
