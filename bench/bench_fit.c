@@ -4,7 +4,9 @@
  *   - CesiumMan and Fox: targets made by skinning their own glTF animations, noise-free
  *     and with Gaussian noise of 1% of the bounding-box diagonal (compared with each
  *     joint's own rigid Kabsch fit under the same weights),
- *   - a synthetic 10,000-vertex, 32-controller rig.
+ *   - a synthetic 10,000-vertex, 32-controller rig,
+ *   - scaling: a tube with a 24-bone chain at 1,000 to 200,000 vertices, beside one
+ *     forward LBS pass of the same mesh (fit_over_lbs) and the fitted exponents.
  * One key=value line per case; times in microseconds (median over repetitions of the
  * per-frame mean) and never asserted. */
 #include <marionette/gltf.h>
@@ -19,14 +21,14 @@
 #include "bench_util.h"
 #include "cli.h"
 
-const char mn_bench_fit_summary[] = "LBS fit per frame: cylinder, CesiumMan, Fox (clean and noisy), 10k-vertex rig";
+const char mn_bench_fit_summary[] = "LBS fit per frame: cylinder, CesiumMan, Fox (clean and noisy), 10k-vertex rig, scaling to 200k";
 
 static void usage(FILE* f) {
     fprintf(f,
-            "usage: marionette bench fit [--data DIR] [--reps N] [--case NAME]\n"
+            "usage: marionette bench fit [--data DIR] [--reps N] [--case NAME] [--svg FILE]\n"
             "\n"
             "DIR is the project's data folder (default: data). Cases: cylinder, cesiumman, fox,\n"
-            "synthetic (default: all). Each prints key=value lines: us_per_frame (median over N\n"
+            "synthetic, scaling (default: all). Each prints key=value lines: us_per_frame (median over N\n"
             "repetitions, default 5, of the per-frame mean of warm-started frames, thread CPU\n"
             "time; us_per_frame_min the least of them), wall_us_per_frame (the same in wall\n"
             "time), iterations, rms_rel (RMS vertex\n"
@@ -34,7 +36,10 @@ static void usage(FILE* f) {
             "skinning matrices: rotation entries, translations over the diagonal; skin_scale_dev\n"
             "says how far the glTF's own float32 matrices are from rotations), and for noisy\n"
             "targets rms_fit and\n"
-            "rms_kabsch (a per-joint rigid fit with the same weights).\n");
+            "rms_kabsch (a per-joint rigid fit with the same weights). The scaling case prints per\n"
+            "size lbs_us (one forward LBS pass of the same mesh, same run) and fit_over_lbs, then\n"
+            "exponent_fit and exponent_lbs (least-squares k of time ~ vertices^k) and\n"
+            "exponent_fit_large (the two largest sizes); --svg FILE plots both times, log-log.\n");
 }
 
 /* CPU time of this thread in nanoseconds: the machine the benchmarks run on is shared,
@@ -269,22 +274,35 @@ static void bench_gltf(const char* data, const char* file, const char* label, in
     mn_gltf_free(&g);
 }
 
-/* 10,000 vertices on a bent tube, 32 controllers along it (points or an attached bone
- * chain), each vertex weighted to its 4 nearest controllers; 60 frames of a travelling
- * bending wave. */
-static void bench_synthetic(int reps, int bones) {
-    const int nring = 500, nseg = 20, m = 32, nframes = 60;
+/* A tube of nring x nseg vertices along x, m controllers along it (points, or an
+ * attached bone chain), each vertex weighted to its 4 nearest controllers, and nframes
+ * frames of a travelling bending wave (targets and the generating poses). */
+typedef struct tube {
+    mn_rig* rig;
+    double* frames;  /* nframes x n x 3 */
+    mn_xform* truth; /* nframes x m */
+} tube;
+
+static int make_tube(int nring, int nseg, int m, int bones, int nframes, tube* out) {
     int n = nring * nseg;
+    memset(out, 0, sizeof *out);
     double* rest = malloc((size_t)n * 3 * sizeof(double));
+    int* idx = malloc((size_t)n * 4 * sizeof(int));
+    double* w = malloc((size_t)n * 4 * sizeof(double));
+    out->frames = malloc((size_t)nframes * (size_t)n * 3 * sizeof(double));
+    out->truth = malloc((size_t)nframes * m * sizeof *out->truth);
+    if (!rest || !idx || !w || !out->frames || !out->truth) goto fail;
     for (int r = 0; r < nring; r++)
         for (int s = 0; s < nseg; s++) {
             double a = 2 * MN_PI * s / nseg, x = (double)m * r / (nring - 1);
-            double* p = rest + 3 * (r * nseg + s);
+            double* p = rest + 3 * ((size_t)r * nseg + s);
             p[0] = x;
             p[1] = 0.3 * cos(a);
             p[2] = 0.3 * sin(a);
         }
     mn_rig* rig = mn_rig_create(3, n, rest, NULL, NULL);
+    out->rig = rig;
+    if (!rig) goto fail;
     for (int j = 0; j < m; j++) {
         char name[16];
         snprintf(name, sizeof name, "c%d", j);
@@ -299,8 +317,6 @@ static void bench_synthetic(int reps, int bones) {
         }
         mn_rig_add_ctrl(rig, &d, NULL);
     }
-    int* idx = malloc((size_t)n * 4 * sizeof(int));
-    double* w = malloc((size_t)n * 4 * sizeof(double));
     for (int i = 0; i < n; i++) {
         double x = rest[3 * i] - 0.5;
         int j0 = (int)floor(x) - 1;
@@ -324,11 +340,9 @@ static void bench_synthetic(int reps, int bones) {
         double sum = w[4 * i] + w[4 * i + 1] + w[4 * i + 2] + w[4 * i + 3];
         for (int s = 0; s < 4; s++) w[4 * i + s] /= sum;
     }
-    mn_rig_set_weights(rig, 4, idx, w, NULL, NULL);
-    double* frames = malloc((size_t)nframes * (size_t)n * 3 * sizeof(double));
-    mn_xform* truth = malloc((size_t)nframes * m * sizeof *truth);
+    if (mn_rig_set_weights(rig, 4, idx, w, NULL, NULL) != MN_OK) goto fail;
     for (int t = 0; t < nframes; t++) {
-        mn_xform* P = truth + (size_t)t * m;
+        mn_xform* P = out->truth + (size_t)t * m;
         mn_rig_rest_pose(rig, P);
         for (int j = 0; j < m; j++) {
             double ph = 0.3 * j - 0.15 * t;
@@ -340,20 +354,199 @@ static void bench_synthetic(int reps, int bones) {
             for (int j = 1; j < m; j++) P[j].R = mn_mat3_mul(&P[j - 1].R, &P[j].R);
             mn_rig_propagate(rig, P);
         }
-        mn_rig_deform(rig, P, frames + (size_t)t * n * 3);
+        mn_rig_deform(rig, P, out->frames + (size_t)t * n * 3);
     }
-    run_stats s;
-    const char* label = bones ? "synthetic-10k-bones" : "synthetic-10k-points";
-    if (run_sequence(rig, frames, nframes, truth, reps, 0, label, &s))
-        printf("bench=fit case=%s frames=%d verts=%d ctrl=%d us_per_frame=%.1f us_per_frame_min=%.1f wall_us_per_frame=%.1f us_first=%.1f "
-               "iterations=%.2f rms_rel_max=%.3g transform_err_max=%.3g goal_us=1000\n",
-               label, nframes, n, m, s.us_per_frame, s.us_per_frame_min, s.wall_us_per_frame, s.us_first, s.iters_mean, s.rms_rel_max, s.transform_err_max);
     free(rest);
     free(idx);
     free(w);
-    free(frames);
-    free(truth);
-    mn_rig_destroy(rig);
+    return 1;
+fail:
+    free(rest);
+    free(idx);
+    free(w);
+    free(out->frames);
+    free(out->truth);
+    mn_rig_destroy(out->rig);
+    memset(out, 0, sizeof *out);
+    return 0;
+}
+
+static void free_tube(tube* t) {
+    free(t->frames);
+    free(t->truth);
+    mn_rig_destroy(t->rig);
+}
+
+/* 10,000 vertices on a bent tube, 32 controllers along it (points or an attached bone
+ * chain); 60 frames. */
+static void bench_synthetic(int reps, int bones) {
+    const int nring = 500, nseg = 20, m = 32, nframes = 60;
+    tube tb;
+    if (!make_tube(nring, nseg, m, bones, nframes, &tb)) {
+        fprintf(stderr, "marionette bench fit: synthetic: out of memory\n");
+        return;
+    }
+    run_stats s;
+    const char* label = bones ? "synthetic-10k-bones" : "synthetic-10k-points";
+    if (run_sequence(tb.rig, tb.frames, nframes, tb.truth, reps, 0, label, &s))
+        printf("bench=fit case=%s frames=%d verts=%d ctrl=%d us_per_frame=%.1f "
+               "us_per_frame_min=%.1f wall_us_per_frame=%.1f us_first=%.1f "
+               "iterations=%.2f rms_rel_max=%.3g transform_err_max=%.3g goal_us=1000\n",
+               label, nframes, tb.rig->nverts, m, s.us_per_frame, s.us_per_frame_min,
+               s.wall_us_per_frame, s.us_first, s.iters_mean, s.rms_rel_max, s.transform_err_max);
+    free_tube(&tb);
+}
+
+/* One forward LBS pass (mn_rig_deform) of the rig, thread CPU time in microseconds: the
+ * median over repetitions, each the mean of enough passes to last about a millisecond. */
+static double time_lbs(const mn_rig* rig, const mn_xform* pose, double* out, int reps) {
+    int inner = 1 + (int)(4e5 / (4.0 * rig->nverts));
+    double* v = malloc((size_t)reps * sizeof(double));
+    mn_rig_deform(rig, pose, out); /* warm */
+    for (int r = 0; r < reps; r++) {
+        double t0 = cpu_now_ns();
+        for (int q = 0; q < inner; q++)
+            mn_rig_deform(rig, pose, out);
+        v[r] = (cpu_now_ns() - t0) / 1000.0 / inner;
+    }
+    double med = mn_bench_median(v, (size_t)reps);
+    free(v);
+    return med;
+}
+
+/* Least-squares slope of log y against log x: the exponent k of y ~ x^k. */
+static double fit_exponent(const double* x, const double* y, int n) {
+    double sx = 0, sy = 0, sxx = 0, sxy = 0;
+    for (int i = 0; i < n; i++) {
+        double lx = log(x[i]), ly = log(y[i]);
+        sx += lx;
+        sy += ly;
+        sxx += lx * lx;
+        sxy += lx * ly;
+    }
+    double den = n * sxx - sx * sx;
+    return den != 0 ? (n * sxy - sx * sy) / den : 0;
+}
+
+/* Log-log plot of time against vertices: the fit per frame and one LBS pass. */
+static int write_scaling_svg(const char* path, int n, const double* verts, const double* fit,
+                             const double* lbs, int m) {
+    FILE* fp = fopen(path, "w");
+    if (!fp) return -1;
+    const double W = 640, H = 420, L = 70, R = 20, T = 40, B = 50;
+    double x0 = floor(log10(verts[0])), x1 = ceil(log10(verts[n - 1]));
+    double ylo = 1e300, yhi = 0;
+    for (int i = 0; i < n; i++) {
+        ylo = fmin(ylo, fmin(fit[i], lbs[i]));
+        yhi = fmax(yhi, fmax(fit[i], lbs[i]));
+    }
+    double y0 = floor(log10(ylo)), y1 = ceil(log10(yhi));
+    if (y1 <= y0) y1 = y0 + 1;
+    if (x1 <= x0) x1 = x0 + 1;
+#define SX(v) (L + (log10(v) - x0) / (x1 - x0) * (W - L - R))
+#define SY(v) (H - B - (log10(v) - y0) / (y1 - y0) * (H - T - B))
+    fprintf(fp,
+            "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" height=\"%.0f\" viewBox=\"0 "
+            "0 %.0f %.0f\" "
+            "font-family=\"sans-serif\" font-size=\"12\">\n<rect width=\"100%%\" height=\"100%%\" "
+            "fill=\"white\"/>\n",
+            W, H, W, H);
+    fprintf(fp,
+            "<text x=\"%.0f\" y=\"22\" font-size=\"14\">LBS fit per frame and one forward LBS "
+            "pass, tube with a %d-bone chain</text>\n",
+            L, m);
+    for (int e = (int)x0; e <= (int)x1; e++) {
+        double px = SX(pow(10, e));
+        fprintf(fp, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#ddd\"/>\n", px,
+                T, px, H - B);
+        fprintf(fp, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">1e%d</text>\n", px,
+                H - B + 18, e);
+    }
+    for (int e = (int)y0; e <= (int)y1; e++) {
+        double py = SY(pow(10, e));
+        fprintf(fp, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#ddd\"/>\n", L,
+                py, W - R, py);
+        fprintf(fp, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\">1e%d</text>\n", L - 6, py + 4,
+                e);
+    }
+    fprintf(fp, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">vertices</text>\n",
+            (L + W - R) / 2, H - 12);
+    fprintf(fp,
+            "<text x=\"16\" y=\"%.1f\" transform=\"rotate(-90 16 %.1f)\" "
+            "text-anchor=\"middle\">microseconds (thread CPU)</text>\n",
+            (T + H - B) / 2, (T + H - B) / 2);
+    const double* ys[2] = {fit, lbs};
+    const char* col[2] = {"#c0392b", "#2c7fb8"};
+    const char* name[2] = {"fit per frame", "one LBS pass"};
+    for (int c = 0; c < 2; c++) {
+        fprintf(fp, "<polyline fill=\"none\" stroke=\"%s\" stroke-width=\"2\" points=\"", col[c]);
+        for (int i = 0; i < n; i++)
+            fprintf(fp, "%.1f,%.1f ", SX(verts[i]), SY(ys[c][i]));
+        fprintf(fp, "\"/>\n");
+        for (int i = 0; i < n; i++)
+            fprintf(fp, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"3.5\" fill=\"%s\"/>\n", SX(verts[i]),
+                    SY(ys[c][i]), col[c]);
+        fprintf(fp,
+                "<line x1=\"%.0f\" y1=\"%.0f\" x2=\"%.0f\" y2=\"%.0f\" stroke=\"%s\" "
+                "stroke-width=\"2\"/>",
+                L + 16, T + 14 + 18 * c, L + 40, T + 14 + 18 * c, col[c]);
+        fprintf(fp, "<text x=\"%.0f\" y=\"%.0f\">%s</text>\n", L + 46, T + 18 + 18 * c, name[c]);
+    }
+#undef SX
+#undef SY
+    fprintf(fp, "</svg>\n");
+    return fclose(fp) == 0 ? 0 : -1;
+}
+
+/* How the fit's time grows with the mesh: the tube with a chain of bones at 1k to 200k
+ * vertices (the controllers fixed), the fit per warm-started frame beside one forward LBS
+ * pass of the same mesh in the same run. */
+static void bench_scaling(int reps, const char* svg) {
+    enum { NS = 4 };
+    const int sizes[NS] = {1000, 10000, 50000, 200000};
+    const int nseg = 20, m = 24;
+    double verts[NS], fit[NS], lbs[NS];
+    int done = 0;
+    for (int q = 0; q < NS; q++) {
+        int nring = sizes[q] / nseg;
+        int nframes = sizes[q] >= 50000 ? 12 : 30;
+        int r = sizes[q] >= 50000 ? (reps < 3 ? reps : 3) : reps;
+        tube tb;
+        if (!make_tube(nring, nseg, m, 1, nframes, &tb)) {
+            fprintf(stderr, "marionette bench fit: scaling: out of memory at %d vertices\n",
+                    sizes[q]);
+            break;
+        }
+        run_stats s;
+        char label[32];
+        snprintf(label, sizeof label, "scaling-%d", sizes[q]);
+        double* out = malloc((size_t)tb.rig->nverts * 3 * sizeof(double));
+        if (out && run_sequence(tb.rig, tb.frames, nframes, tb.truth, r, 0, label, &s)) {
+            double l = time_lbs(tb.rig, tb.truth + (size_t)(nframes / 2) * m, out, r < 5 ? 5 : r);
+            verts[done] = tb.rig->nverts;
+            fit[done] = s.us_per_frame;
+            lbs[done] = l;
+            printf("bench=fit case=scaling verts=%d ctrl=%d frames=%d us_per_frame=%.1f "
+                   "lbs_us=%.2f fit_over_lbs=%.2f "
+                   "iterations=%.2f rms_rel_max=%.3g transform_err_max=%.3g goal_fit_over_lbs=10\n",
+                   tb.rig->nverts, m, nframes, s.us_per_frame, l, s.us_per_frame / l, s.iters_mean,
+                   s.rms_rel_max, s.transform_err_max);
+            done++;
+        }
+        free(out);
+        free_tube(&tb);
+    }
+    if (done >= 2)
+        printf("bench=fit case=scaling-exponent sizes=%d exponent_fit=%.3f exponent_lbs=%.3f "
+               "exponent_fit_large=%.3f\n",
+               done, fit_exponent(verts, fit, done), fit_exponent(verts, lbs, done),
+               fit_exponent(verts + done - 2, fit + done - 2, 2));
+    if (svg && done >= 2) {
+        if (write_scaling_svg(svg, done, verts, fit, lbs, m) != 0)
+            fprintf(stderr, "marionette bench fit: %s: cannot write the plot\n", svg);
+        else
+            printf("bench=fit case=scaling-plot svg=%s\n", svg);
+    }
 }
 
 int mn_bench_fit(int argc, char** argv) {
@@ -361,18 +554,20 @@ int mn_bench_fit(int argc, char** argv) {
         usage(stdout);
         return MN_EXIT_OK;
     }
-    const char *data = "data", *which = NULL;
+    const char *data = "data", *which = NULL, *svg = NULL;
     int reps = 5;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--data") && i + 1 < argc) data = argv[++i];
         else if (!strcmp(argv[i], "--case") && i + 1 < argc) which = argv[++i];
+        else if (!strcmp(argv[i], "--svg") && i + 1 < argc)
+            svg = argv[++i];
         else if (!strcmp(argv[i], "--reps") && i + 1 < argc) {
             if (!mn_cli_parse_int(argv[++i], &reps) || reps < 1)
                 return mn_cli_usage_error("bench fit", "--reps needs a positive integer");
         } else return mn_cli_usage_error("bench fit", "unknown argument '%s'", argv[i]);
     }
     if (which && strcmp(which, "cylinder") && strcmp(which, "cesiumman") && strcmp(which, "fox") &&
-        strcmp(which, "synthetic"))
+        strcmp(which, "synthetic") && strcmp(which, "scaling"))
         return mn_cli_usage_error("bench fit", "unknown case '%s'", which);
     if (!which || !strcmp(which, "cylinder")) bench_cylinder(data, reps);
     if (!which || !strcmp(which, "cesiumman")) bench_gltf(data, "CesiumMan.glb", "cesiumman", reps);
@@ -381,5 +576,6 @@ int mn_bench_fit(int argc, char** argv) {
         bench_synthetic(reps, 0);
         bench_synthetic(reps, 1);
     }
+    if (!which || !strcmp(which, "scaling")) bench_scaling(reps, svg);
     return MN_EXIT_OK;
 }

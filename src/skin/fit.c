@@ -29,7 +29,9 @@
  *     g = 1/2 sum m_i |x_i|^2 - sum_j <A_j, B_j> + 1/2 sum_jk <A_j Q_jk, A_k>,
  *     Q_jk = sum_i m_i w_ij w_ik z_i z_i^T (4 x 4, per rig),
  *     B_j  = sum_i m_i w_ij x_i z_i^T     (3 x 4, per frame: the one O(nnz) pass),
- * so an iteration of the fit costs O(controller pairs + m^2), not O(vertices).
+ * so an iteration of the fit costs O(controller pairs + m^2) sums and a dense 3m x 3m
+ * factorisation, not O(vertices); the B_j pass runs over compact influence lists
+ * (load_targets).
  * Coordinates are taken relative to the rest centroid and the targets' centroid to keep
  * those sums well conditioned, and the line search compares energies through their
  * difference (delta_energy), which has no cancellation. */
@@ -56,6 +58,11 @@ struct mn_fitter {
     mn_mat3* phi;          /* m: scratch, accumulated increments */
     mn_vec3* tau;
     int nrot;              /* rotation unknowns (3 per controller in 3D, 1 in 2D) */
+    int nrl;               /* rotating controllers */
+    int* rot_list;         /* nrl: their indices, increasing */
+    int* vpat;             /* nfree x nrl: per free controller, the rotating ones (indices
+                              into rot_list) whose carried sets share vertices with it */
+    int* vpat_n;           /* nfree: their number */
     int nfree;             /* free controllers: unattached, unfixed */
     int* free_list;        /* nfree */
     int* top;              /* m: index in free_list of the free controller carrying j, -1 */
@@ -69,6 +76,10 @@ struct mn_fitter {
     mn_vec3 rest_origin;   /* mass-weighted rest centroid */
     mn_vec3* piv;          /* m: pivots relative to rest_origin */
     double* zc;            /* nverts x 3: rest positions relative to rest_origin */
+    double* z4;            /* nverts x 4: (zc_i, 1) */
+    int* csr_off;          /* nverts + 1: vertex i's influences are csr_off[i] .. [i + 1) */
+    int* csr_j;            /* nnz: controller */
+    double* csr_w;         /* nnz: weight (> 0) */
     int npairs;
     int* pair_a;           /* npairs, a <= b */
     int* pair_b;
@@ -126,6 +137,9 @@ void mn_fitter_destroy(mn_fitter* f) {
     free(f->fixed_prev);
     free(f->rot_off);
     free(f->up);
+    free(f->rot_list);
+    free(f->vpat);
+    free(f->vpat_n);
     free(f->top);
     free(f->free_list);
     free(f->Kinv);
@@ -136,6 +150,10 @@ void mn_fitter_destroy(mn_fitter* f) {
     free(f->tau);
     free(f->piv);
     free(f->zc);
+    free(f->z4);
+    free(f->csr_off);
+    free(f->csr_j);
+    free(f->csr_w);
     free(f->pair_a);
     free(f->pair_b);
     free(f->Q);
@@ -475,44 +493,82 @@ static int check_targets(const mn_fitter* f, const double* x) {
     return 1;
 }
 
-mn_status mn_fit_set_targets(mn_fitter* f, const double* x) {
-    if (!f || !x) return MN_ERR_ARG;
-    if (!check_targets(f, x)) return MN_ERR_ARG;
-    const mn_rig* r = f->rig;
-    int dim = f->dim, k = r->k, m = f->m;
-    mn_vec3 o = mn_v3(0, 0, 0);
-    for (int i = 0; i < f->nverts; i++) {
-        const double* p = x + dim * i;
-        o = mn_vec3_madd(o, r->mass[i], mn_v3(p[0], p[1], dim == 3 ? p[2] : 0));
+/* The one pass over the vertices per frame (seed "Find Optimized Translation": the
+ * right-hand side W^T M X', here for every A_j at once):
+ *   B_j = sum_i m_i w_ij (x_i - o) z_i^T,  c0 = 1/2 sum_i m_i |x_i - o|^2,
+ * with o the targets' mass-weighted centroid. The pass runs over the sparse influence
+ * lists (csr_*), after a light pass for the centroid oa. The sums of that pass give o
+ * again (o - oa is rounding), and the remainder is removed by exact algebra on m-sized
+ * sums (B_j -= (o - oa) S1_j^T, c0 -= 1/2 M |o - oa|^2). A non-finite target makes the
+ * centroid's sums non-finite: only then are the targets checked one by one, before
+ * anything of f is changed (f keeps its previous targets). */
+static int load_targets(mn_fitter* f, const double* x) {
+    int dim = f->dim, m = f->m, n = f->nverts;
+    const double* mass = f->rig->mass;
+    /* oa: the centroid, from a light pass that reads the positions only */
+    double acc[4][3] = {{0}}; /* four vertices' partial sums: no add-latency chain */
+    int i = 0;
+    for (; i + 4 <= n; i += 4)
+        for (int v = 0; v < 4; v++) {
+            const double* p = x + (size_t)dim * (size_t)(i + v);
+            acc[v][0] += mass[i + v] * p[0];
+            acc[v][1] += mass[i + v] * p[1];
+            if (dim == 3) acc[v][2] += mass[i + v] * p[2];
+        }
+    for (; i < n; i++) {
+        const double* p = x + (size_t)dim * (size_t)i;
+        acc[0][0] += mass[i] * p[0];
+        acc[0][1] += mass[i] * p[1];
+        if (dim == 3) acc[0][2] += mass[i] * p[2];
     }
-    o = mn_vec3_scale(o, 1.0 / f->total_mass);
-    f->target_origin = o;
-    memset(f->B, 0, (size_t)m * 12 * sizeof(double));
-    double c0 = 0;
-    /* The one pass over the vertices per frame: B_j = sum_i m_i w_ij x_i z_i^T. */
-    for (int i = 0; i < f->nverts; i++) {
+    double ox = (acc[0][0] + acc[1][0]) + (acc[2][0] + acc[3][0]);
+    double oy = (acc[0][1] + acc[1][1]) + (acc[2][1] + acc[3][1]);
+    double oz = (acc[0][2] + acc[1][2]) + (acc[2][2] + acc[3][2]);
+    if (!isfinite(ox + oy + oz) && !check_targets(f, x)) return 0;
+    mn_vec3 oa = mn_vec3_scale(mn_v3(ox, oy, oz), 1.0 / f->total_mass);
+    double* B = f->B;
+    memset(B, 0, (size_t)m * 12 * sizeof(double));
+    double c0 = 0, sx = 0, sy = 0, sz = 0;
+    for (i = 0; i < n; i++) {
         const double* p = x + dim * i;
-        double mi = r->mass[i];
-        double xv[3] = {p[0] - o.x, p[1] - o.y, dim == 3 ? p[2] - o.z : 0};
-        c0 += mi * (xv[0] * xv[0] + xv[1] * xv[1] + xv[2] * xv[2]);
-        const double* z = f->zc + 3 * i;
-        for (int s = 0; s < k; s++) {
-            double w = r->w_val[i * k + s];
-            if (w == 0) continue;
-            double* B = f->B + 12 * r->w_idx[i * k + s];
-            double mw = mi * w;
-            for (int rr = 0; rr < 3; rr++) {
-                double a = mw * xv[rr];
-                B[4 * rr] += a * z[0];
-                B[4 * rr + 1] += a * z[1];
-                B[4 * rr + 2] += a * z[2];
-                B[4 * rr + 3] += a;
-            }
+        double mi = mass[i];
+        double xv[3] = {p[0] - oa.x, p[1] - oa.y, dim == 3 ? p[2] - oa.z : 0};
+        double mx[3] = {mi * xv[0], mi * xv[1], mi * xv[2]};
+        sx += mx[0];
+        sy += mx[1];
+        sz += mx[2];
+        c0 += mx[0] * xv[0] + mx[1] * xv[1] + mx[2] * xv[2];
+        const double* z = f->z4 + 4 * i;
+        double P[12]; /* m_i (x_i - oa) z_i^T, row-major 3 x 4 */
+        for (int rr = 0; rr < 3; rr++)
+            for (int c = 0; c < 4; c++)
+                P[4 * rr + c] = mx[rr] * z[c];
+        for (int s = f->csr_off[i]; s < f->csr_off[i + 1]; s++) {
+            double w = f->csr_w[s];
+            double* Bj = B + 12 * f->csr_j[s];
+            for (int u = 0; u < 12; u++)
+                Bj[u] += w * P[u];
         }
     }
-    f->c0 = 0.5 * c0;
+    double im = 1.0 / f->total_mass;
+    double dl[3] = {sx * im, sy * im, sz * im}; /* o - oa */
+    for (int j = 0; j < m; j++) {
+        const double* S = f->S1 + 4 * j;
+        double* Bj = B + 12 * j;
+        for (int rr = 0; rr < 3; rr++)
+            for (int c = 0; c < 4; c++)
+                Bj[4 * rr + c] -= dl[rr] * S[c];
+    }
+    c0 -= f->total_mass * (dl[0] * dl[0] + dl[1] * dl[1] + dl[2] * dl[2]);
+    f->target_origin = mn_v3(oa.x + dl[0], oa.y + dl[1], oa.z + dl[2]);
+    f->c0 = 0.5 * (c0 > 0 ? c0 : 0);
     f->have_targets = 1;
-    return MN_OK;
+    return 1;
+}
+
+mn_status mn_fit_set_targets(mn_fitter* f, const double* x) {
+    if (!f || !x) return MN_ERR_ARG;
+    return load_targets(f, x) ? MN_OK : MN_ERR_ARG;
 }
 
 /* Pose <-> internal state (positions relative to the target origin). */
@@ -580,6 +636,7 @@ mn_fitter* mn_fitter_create(const mn_rig* r, const uint8_t* fixed, mn_error* err
     f->fixed_prev = calloc((size_t)m, 1);
     f->rot_off = malloc((size_t)m * sizeof(int));
     f->up = malloc((size_t)m * sizeof(int));
+    f->rot_list = malloc((size_t)m * sizeof(int));
     f->top = malloc((size_t)m * sizeof(int));
     f->free_list = malloc((size_t)m * sizeof(int));
     f->Kinv = malloc((size_t)m * (size_t)m * sizeof(double));
@@ -587,13 +644,17 @@ mn_fitter* mn_fitter_create(const mn_rig* r, const uint8_t* fixed, mn_error* err
         f->X = malloc((size_t)m * (size_t)m * 16 * sizeof(double));
         f->V = malloc((size_t)m * (size_t)m * 3 * sizeof(double));
         f->Wv = malloc((size_t)m * (size_t)m * 3 * sizeof(double));
-        if (!f->X || !f->V || !f->Wv) goto nomem;
+        f->vpat = malloc((size_t)m * (size_t)m * sizeof(int));
+        f->vpat_n = malloc((size_t)m * sizeof(int));
+        if (!f->X || !f->V || !f->Wv || !f->vpat || !f->vpat_n) goto nomem;
     }
     f->phi = malloc((size_t)m * sizeof(mn_mat3));
     f->tau = malloc((size_t)m * sizeof(mn_vec3));
     f->piv = malloc((size_t)m * sizeof(mn_vec3));
     f->zc = malloc((size_t)r->nverts * 3 * sizeof(double));
-    if (!f->fixed || !f->fixed_prev || !f->rot_off || !f->up || !f->top || !f->free_list || !f->Kinv || !f->phi || !f->tau || !f->piv || !f->zc) goto nomem;
+    if (!f->fixed || !f->fixed_prev || !f->rot_off || !f->up || !f->rot_list || !f->top ||
+        !f->free_list || !f->Kinv || !f->phi || !f->tau || !f->piv || !f->zc)
+        goto nomem;
     mn_vec3 o = mn_v3(0, 0, 0);
     double tm = 0;
     for (int i = 0; i < r->nverts; i++) {
@@ -605,6 +666,29 @@ mn_fitter* mn_fitter_create(const mn_rig* r, const uint8_t* fixed, mn_error* err
     f->rest_origin = o;
     for (int i = 0; i < r->nverts; i++)
         for (int c = 0; c < 3; c++) f->zc[3 * i + c] = r->rest[3 * i + c] - (&o.x)[c];
+    /* the per-frame pass's data: (z_i, 1) and the influence lists without empty slots */
+    f->z4 = malloc((size_t)r->nverts * 4 * sizeof(double));
+    f->csr_off = malloc(((size_t)r->nverts + 1) * sizeof(int));
+    size_t nnz = 0;
+    for (size_t t = 0; t < (size_t)r->nverts * (size_t)r->k; t++)
+        nnz += r->w_val[t] != 0;
+    f->csr_j = malloc((nnz ? nnz : 1) * sizeof(int));
+    f->csr_w = malloc((nnz ? nnz : 1) * sizeof(double));
+    if (!f->z4 || !f->csr_off || !f->csr_j || !f->csr_w) goto nomem;
+    nnz = 0;
+    for (int i = 0; i < r->nverts; i++) {
+        for (int c = 0; c < 3; c++)
+            f->z4[4 * i + c] = f->zc[3 * i + c];
+        f->z4[4 * i + 3] = 1.0;
+        f->csr_off[i] = (int)nnz;
+        for (int s = 0; s < r->k; s++) {
+            double w = r->w_val[(size_t)i * r->k + s];
+            if (w == 0) continue;
+            f->csr_j[nnz] = r->w_idx[(size_t)i * r->k + s];
+            f->csr_w[nnz++] = w;
+        }
+    }
+    f->csr_off[r->nverts] = (int)nnz;
     for (int j = 0; j < m; j++) f->piv[j] = mn_vec3_sub(r->ctrl_pivot[j], o);
     if (!build_pairs(f)) goto nomem;
 
@@ -666,17 +750,19 @@ mn_status mn_fitter_set_fixed(mn_fitter* f, const uint8_t* fixed, mn_error* err)
         return st;
     }
     f->have_fixed = 1;
-    int nrot = 0;
+    int nrot = 0, nrl = 0;
     for (int j = 0; j < m; j++) {
         f->up[j] = f->rig->ctrl_attached[j] && !fixed[j] ? f->rig->ctrl_parent[j] : -1;
         if (fixed[j] || f->rig->ctrl_kind[j] == MN_CTRL_CAGE) {
             f->rot_off[j] = -1;
         } else {
+            f->rot_list[nrl++] = j;
             f->rot_off[j] = nrot;
             nrot += f->dim == 3 ? 3 : 1;
         }
     }
     f->nrot = nrot;
+    f->nrl = nrl;
     /* the free controllers and the inverse of their translations' metric (sums of
      * s_jk over the controllers each carries); without it the Schur step is skipped */
     int nfree = 0;
@@ -692,6 +778,26 @@ mn_status mn_fitter_set_fixed(mn_fitter* f, const uint8_t* fixed, mn_error* err)
     }
     f->kinv_ok = 0;
     if (nfree > 0 && f->X) {
+        /* the pattern of the Schur coupling: the pairs, summed up the hierarchy as the
+         * metric's sums are (rows, then columns, children into parents) */
+        uint8_t* P = (uint8_t*)f->X; /* scratch: m^2 bytes */
+        for (size_t t = 0; t < (size_t)m * (size_t)m; t++)
+            P[t] = f->pair_of[t] >= 0;
+        for (int j = m - 1; j >= 0; j--)
+            if (f->up[j] >= 0)
+                for (int c = 0; c < m; c++)
+                    P[(size_t)f->up[j] * m + c] |= P[(size_t)j * m + c];
+        for (int k = m - 1; k >= 0; k--)
+            if (f->up[k] >= 0)
+                for (int p = 0; p < m; p++)
+                    P[(size_t)p * m + f->up[k]] |= P[(size_t)p * m + k];
+        for (int t = 0; t < nfree; t++) {
+            int n = 0;
+            for (int l = 0; l < nrl; l++)
+                if (P[(size_t)f->rot_list[l] * m + f->free_list[t]])
+                    f->vpat[(size_t)t * nrl + n++] = l;
+            f->vpat_n[t] = n;
+        }
         double* S = f->X; /* scratch: nfree^2 <= 16 m^2 */
         memset(S, 0, (size_t)nfree * (size_t)nfree * sizeof(double));
         for (int p = 0; p < f->npairs; p++) {
@@ -881,43 +987,68 @@ static void build_metric_dense(mn_fitter* f, const mn_mat3* R, const mn_vec3* d,
         }
     }
     if (!coupled || !f->kinv_ok || f->nfree == 0) return;
-    /* Schur complement of the free translations: w_pu = sum_t Kinv_tu v_pt, then
-     * H_pq -= tr(Z) I - Z^T with Z = sum_u w_pu v_qu^T. */
-    int nf = f->nfree;
-    for (int p = 0; p < m; p++) {
-        if (f->rot_off[p] < 0) continue;
-        double* vp = f->V + (size_t)p * nf * 3;
-        double* wp = f->Wv + (size_t)p * nf * 3;
-        for (int t = 0; t < nf; t++) {
-            const double* e = X + 16 * ((size_t)p * m + f->free_list[t]);
-            vp[3 * t] = e[9] - e[15] * d[p].x;
-            vp[3 * t + 1] = e[10] - e[15] * d[p].y;
-            vp[3 * t + 2] = e[11] - e[15] * d[p].z;
+    /* Schur complement of the free translations:
+     *   Vm (nfree x 3 nrl): row t holds v_pt for the rotating p, nonzero only where p's
+     *     carried set shares vertices with t's (the pattern vpat, fixed per rig and set),
+     *   Wm = Kinv Vm (dense: Kinv is), T^T = Vm^T Wm over Vm's nonzero blocks only,
+     *   H_pq -= tr(Z) I - Z^T with Z = T's block (p, q) = sum_u w_pu v_qu^T.
+     * Only the blocks q <= p are formed (H's lower triangle); the inner loops run over
+     * contiguous rows. */
+    int nf = f->nfree, nl = f->nrl, w3 = 3 * nl;
+    double* Vm = f->V;
+    double* Wm = f->Wv;
+    for (int t = 0; t < nf; t++) {
+        double* row = Vm + (size_t)t * w3;
+        int ft = f->free_list[t];
+        const int* pl = f->vpat + (size_t)t * nl;
+        for (int e = 0; e < f->vpat_n[t]; e++) {
+            int l = pl[e], p = f->rot_list[l];
+            const double* x = X + 16 * ((size_t)p * m + ft);
+            row[3 * l] = x[9] - x[15] * d[p].x;
+            row[3 * l + 1] = x[10] - x[15] * d[p].y;
+            row[3 * l + 2] = x[11] - x[15] * d[p].z;
         }
+    }
+    memset(Wm, 0, (size_t)nf * w3 * sizeof(double));
+    for (int t = 0; t < nf; t++) {
+        const double* vt = Vm + (size_t)t * w3;
+        const int* pl = f->vpat + (size_t)t * nl;
         for (int u = 0; u < nf; u++) {
-            double w[3] = {0, 0, 0};
-            for (int t = 0; t < nf; t++) {
-                double k = f->Kinv[(size_t)t * nf + u];
-                w[0] += k * vp[3 * t];
-                w[1] += k * vp[3 * t + 1];
-                w[2] += k * vp[3 * t + 2];
+            double k = f->Kinv[(size_t)t * nf + u];
+            double* wu = Wm + (size_t)u * w3;
+            for (int e = 0; e < f->vpat_n[t]; e++) {
+                int c = 3 * pl[e];
+                wu[c] += k * vt[c];
+                wu[c + 1] += k * vt[c + 1];
+                wu[c + 2] += k * vt[c + 2];
             }
-            memcpy(wp + 3 * u, w, sizeof w);
         }
     }
-    for (int p = 0; p < m; p++) {
-        if (f->rot_off[p] < 0) continue;
-        const double* wp = f->Wv + (size_t)p * nf * 3;
-        for (int q = 0; q <= p; q++) {
-            if (f->rot_off[q] < 0) continue;
-            const double* vq = f->V + (size_t)q * nf * 3;
-            double Z[9] = {0};
-            for (int u = 0; u < nf; u++)
-                for (int r = 0; r < 3; r++)
-                    for (int c = 0; c < 3; c++) Z[3 * r + c] += wp[3 * u + r] * vq[3 * u + c];
-            add_block(f, p, q, Z, -1.0);
+    double* Tt = X; /* X is no longer needed: (3 nrl)^2 <= 16 m^2. Tt[j][i] = T[i][j] */
+    for (int j = 0; j < w3; j++)
+        memset(Tt + (size_t)j * w3 + 3 * (j / 3), 0, (size_t)(w3 - 3 * (j / 3)) * sizeof(double));
+    for (int u = 0; u < nf; u++) {
+        const double* wu = Wm + (size_t)u * w3;
+        const double* vu = Vm + (size_t)u * w3;
+        const int* pl = f->vpat + (size_t)u * nl;
+        for (int e = 0; e < f->vpat_n[u]; e++) {
+            int lq = pl[e];
+            for (int c = 0; c < 3; c++) {
+                double a = vu[3 * lq + c];
+                double* row = Tt + (size_t)(3 * lq + c) * w3;
+                for (int i = 3 * lq; i < w3; i++)
+                    row[i] += a * wu[i];
+            }
         }
     }
+    for (int lp = 0; lp < nl; lp++)
+        for (int lq = 0; lq <= lp; lq++) {
+            double Z[9];
+            for (int r = 0; r < 3; r++)
+                for (int c = 0; c < 3; c++)
+                    Z[3 * r + c] = Tt[(size_t)(3 * lq + c) * w3 + (size_t)(3 * lp + r)];
+            add_block(f, f->rot_list[lp], f->rot_list[lq], Z, -1.0);
+        }
 }
 
 /* Many controllers: the same metric pair by pair, walking the carried sets (no Schur). */
@@ -951,7 +1082,7 @@ static void build_metric(mn_fitter* f, const mn_mat3* R, const mn_vec3* d, int c
 
 /* Solves H dir = -grad with a little Levenberg damping (a controller whose vertices lie
  * on a line cannot sense rotation about it). Falls back to the scaled gradient. */
-static void rotation_direction(mn_fitter* f) {
+static int rotation_direction(mn_fitter* f) {
     int nr = f->nrot;
     double dmax = 0;
     for (int i = 0; i < nr; i++) dmax = fmax(dmax, f->H[(size_t)i * nr + (size_t)i]);
@@ -961,9 +1092,10 @@ static void rotation_direction(mn_fitter* f) {
     if (mn_cholesky_factor(f->H, nr) == MN_OK) {
         for (int i = 0; i < nr; i++) f->dir[i] = -f->grad[i];
         mn_cholesky_solve(f->H, nr, f->dir);
-        return;
+        return 1;
     }
     for (int i = 0; i < nr; i++) f->dir[i] = -f->grad[i] / dmax;
+    return 0;
 }
 
 /* Applies alpha * dir, root to leaves: controller j moves by M_j = M_up(j) o G_j where
@@ -1056,11 +1188,10 @@ mn_status mn_fit(mn_fitter* f, mn_xform* pose, const double* targets, const mn_f
     if (!pose) return fit_refuse(res, "%s: NULL", "pose");
     if (!targets) return fit_refuse(res, "%s: NULL", "targets");
     if (!pose_finite(pose, f->m)) return fit_refuse(res, "%s: not finite", "pose");
-    if (!check_targets(f, targets)) return fit_refuse(res, "%s: not finite", "targets");
     if (o.max_iters < 0) return fit_refuse(res, "options.%s: must be >= 0", "max_iters");
     if (!(o.tol >= 0)) return fit_refuse(res, "options.%s: must be >= 0", "tol");
     if (o.max_halvings < 0) return fit_refuse(res, "options.%s: must be >= 0", "max_halvings");
-    mn_fit_set_targets(f, targets);
+    if (!load_targets(f, targets)) return fit_refuse(res, "%s: not finite", "targets");
     load_pose(f, pose);
     for (int j = 0; j < f->m; j++) {
         if (f->fixed[j]) continue;
@@ -1080,11 +1211,29 @@ mn_status mn_fit(mn_fitter* f, mn_xform* pose, const double* targets, const mn_f
     mn_status st = MN_ERR_NOCONVERGE;
     int it = 0;
     if (f->nrot == 0 || g <= floor_abs) st = MN_OK;
+    int have_factor = 0; /* f->H holds the factorised metric of the previous iteration */
     for (; it < o.max_iters && st != MN_OK; it++) {
         /* GA and lambda are those of (R, d) after the translation step */
         rotation_gradient(f, f->R, f->d);
+        if (have_factor) {
+            /* The convergence test below, first with the previous iteration's metric: near
+             * convergence the steps are tiny and the metric barely changes, so when that
+             * metric predicts a decrease a hundred times below the tolerance the fit has
+             * converged, and the last metric (most of an iteration's cost) is not built.
+             * Otherwise the test is made as before with the new metric. */
+            for (int i = 0; i < f->nrot; i++)
+                f->dir[i] = -f->grad[i];
+            mn_cholesky_solve(f->H, f->nrot, f->dir);
+            double s0 = 0;
+            for (int i = 0; i < f->nrot; i++)
+                s0 += f->grad[i] * f->dir[i];
+            if (!(s0 < 0) || -0.5 * s0 <= 0.01 * o.tol * g || -0.5 * s0 <= 1e-22 * f->c0) {
+                st = MN_OK;
+                break;
+            }
+        }
         build_metric(f, f->R, f->d, o.coupled_rotation);
-        rotation_direction(f);
+        have_factor = rotation_direction(f);
         double slope = 0;
         for (int i = 0; i < f->nrot; i++) slope += f->grad[i] * f->dir[i];
         /* the Gauss-Newton model predicts a decrease of -slope / 2: when that is below the

@@ -548,6 +548,67 @@ static void test_result_message(void) {
     mn_rig_destroy(rig);
 }
 
+/* Targets that are not finite are refused whichever way they hide in the per-frame sums
+ * (a NaN, an infinity, infinities that cancel), and the fitter keeps the targets it had;
+ * the energy from the sums stays exact for targets far from the origin. */
+static void test_targets_refused_and_far(void) {
+    mn_rig* rig = make_tube(3, 4, 11, 8, MN_CTRL_POINT, 0);
+    int n = rig->nverts;
+    mn_xform truth[4], pose[4];
+    random_pose(rig, truth, 0.8, 0.2);
+    random_pose(rig, pose, 0.8, 0.2);
+    double* x = malloc((size_t)n * 3 * sizeof(double));
+    double* xr = malloc((size_t)n * 3 * sizeof(double));
+    mn_rig_deform(rig, truth, x);
+    mn_fitter* f = mn_fitter_create(rig, NULL, NULL);
+    CHECK(f != NULL);
+    CHECK(mn_fit_set_targets(f, x) == MN_OK);
+    double e0 = mn_fit_energy(f, pose);
+    CHECK(e0 > 0);
+    double* bad = malloc((size_t)n * 3 * sizeof(double));
+    for (int c = 0; c < 3; c++) {
+        memcpy(bad, x, (size_t)n * 3 * sizeof(double));
+        if (c == 0) bad[3 * (n / 2) + 1] = NAN;
+        if (c == 1) bad[3 * (n - 1) + 2] = INFINITY;
+        if (c == 2) {
+            bad[5] = INFINITY;
+            bad[3 * (n / 3) + 2] = -INFINITY;
+        }
+        CHECK(mn_fit_set_targets(f, bad) == MN_ERR_ARG);
+        CHECK(mn_fit_energy(f, pose) == e0); /* the previous targets, bit for bit */
+        mn_fit_result res;
+        mn_xform p2[4];
+        memcpy(p2, pose, sizeof pose);
+        CHECK(mn_fit(f, p2, bad, NULL, &res) == MN_ERR_ARG &&
+              strstr(res.message, "targets") != NULL);
+        CHECK(memcmp(p2, pose, sizeof pose) == 0);
+    }
+    /* far from the origin: the sums are centred on the targets, so the energy keeps its
+     * digits (a direct sum over the vertices is the reference) */
+    for (int i = 0; i < n; i++) {
+        x[3 * i] += 1e5;
+        x[3 * i + 1] -= 3e4;
+        x[3 * i + 2] += 0.05 * rnd();
+    }
+    for (int j = 0; j < 4; j++)
+        pose[j].p = mn_vec3_add(pose[j].p, mn_v3(1e5, -3e4, 0));
+    CHECK(mn_fit_set_targets(f, x) == MN_OK);
+    mn_rig_deform(rig, pose, xr);
+    double direct = 0;
+    for (int i = 0; i < n; i++) {
+        double e2 = 0;
+        for (int c = 0; c < 3; c++)
+            e2 += (x[3 * i + c] - xr[3 * i + c]) * (x[3 * i + c] - xr[3 * i + c]);
+        direct += 0.5 * rig->mass[i] * e2;
+    }
+    CHECK_NEAR(mn_fit_energy(f, pose), direct, 1e-8 * direct);
+    mn_fitter_destroy(f);
+    free(x);
+    free(xr);
+    free(bad);
+    mn_rig_destroy(rig);
+}
+
 int main(int argc, char** argv) {
     mn_test_init(argc, argv);
     RUN(test_deform);
@@ -564,5 +625,6 @@ int main(int argc, char** argv) {
     RUN(test_bad_input);
     RUN(test_result_message);
     RUN(test_noise_vs_kabsch);
+    RUN(test_targets_refused_and_far);
     return mn_test_report();
 }
