@@ -53,8 +53,8 @@ bench-peers:
 	@cmake --build $(BUILD) -j$(JOBS) --target kdl_peer
 	@bench/peers/kdl/run.sh $(BUILD)
 
-# clang-format --dry-run --Werror over src, include, cli, tests and bench (not part of
-# `make test`: the tree is formatted in one pass, separately). FILES=... checks only those.
+# clang-format --dry-run --Werror over src, include, cli, tests, bench, fuzz, examples and
+# web/src (also run by ctest as guard.check_format). FILES=... checks only those.
 check-format:
 	@scripts/check-format.sh $(FILES)
 

@@ -21,25 +21,27 @@
 #include "bench_util.h"
 #include "cli.h"
 
-const char mn_bench_fit_summary[] = "LBS fit per frame: cylinder, CesiumMan, Fox (clean and noisy), 10k-vertex rig, scaling to 200k";
+const char mn_bench_fit_summary[] = "LBS fit per frame: cylinder, CesiumMan, Fox (clean and "
+                                    "noisy), 10k-vertex rig, scaling to 200k";
 
 static void usage(FILE* f) {
-    fprintf(f,
-            "usage: marionette bench fit [--data DIR] [--reps N] [--case NAME] [--svg FILE]\n"
-            "\n"
-            "DIR is the project's data folder (default: data). Cases: cylinder, cesiumman, fox,\n"
-            "synthetic, scaling (default: all). Each prints key=value lines: us_per_frame (median over N\n"
-            "repetitions, default 5, of the per-frame mean of warm-started frames, thread CPU\n"
-            "time; us_per_frame_min the least of them), wall_us_per_frame (the same in wall\n"
-            "time), iterations, rms_rel (RMS vertex\n"
-            "error / bounding-box diagonal), transform_err (largest difference to the generating\n"
-            "skinning matrices: rotation entries, translations over the diagonal; skin_scale_dev\n"
-            "says how far the glTF's own float32 matrices are from rotations), and for noisy\n"
-            "targets rms_fit and\n"
-            "rms_kabsch (a per-joint rigid fit with the same weights). The scaling case prints per\n"
-            "size lbs_us (one forward LBS pass of the same mesh, same run) and fit_over_lbs, then\n"
-            "exponent_fit and exponent_lbs (least-squares k of time ~ vertices^k) and\n"
-            "exponent_fit_large (the two largest sizes); --svg FILE plots both times, log-log.\n");
+    fprintf(
+        f, "usage: marionette bench fit [--data DIR] [--reps N] [--case NAME] [--svg FILE]\n"
+           "\n"
+           "DIR is the project's data folder (default: data). Cases: cylinder, cesiumman, fox,\n"
+           "synthetic, scaling (default: all). Each prints key=value lines: us_per_frame (median "
+           "over N\n"
+           "repetitions, default 5, of the per-frame mean of warm-started frames, thread CPU\n"
+           "time; us_per_frame_min the least of them), wall_us_per_frame (the same in wall\n"
+           "time), iterations, rms_rel (RMS vertex\n"
+           "error / bounding-box diagonal), transform_err (largest difference to the generating\n"
+           "skinning matrices: rotation entries, translations over the diagonal; skin_scale_dev\n"
+           "says how far the glTF's own float32 matrices are from rotations), and for noisy\n"
+           "targets rms_fit and\n"
+           "rms_kabsch (a per-joint rigid fit with the same weights). The scaling case prints per\n"
+           "size lbs_us (one forward LBS pass of the same mesh, same run) and fit_over_lbs, then\n"
+           "exponent_fit and exponent_lbs (least-squares k of time ~ vertices^k) and\n"
+           "exponent_fit_large (the two largest sizes); --svg FILE plots both times, log-log.\n");
 }
 
 /* CPU time of this thread in nanoseconds: the machine the benchmarks run on is shared,
@@ -58,7 +60,9 @@ static double uniform01(void) {
     rng ^= rng << 17;
     return ((double)(rng >> 11) + 0.5) / 9007199254740992.0;
 }
-static double gauss(void) { return sqrt(-2.0 * log(uniform01())) * cos(2 * MN_PI * uniform01()); }
+static double gauss(void) {
+    return sqrt(-2.0 * log(uniform01())) * cos(2 * MN_PI * uniform01());
+}
 
 /* Largest difference between the fitted and the generating skinning matrices: rotation
  * entries as they are, translations divided by the bounding-box diagonal. The generating
@@ -68,17 +72,18 @@ static double transform_error(const mn_rig* rig, const mn_xform* pose, const mn_
     for (int j = 0; j < rig->nctrl; j++) {
         mn_xform a = mn_rig_skin_xform(rig, pose, j), b = mn_rig_skin_xform(rig, truth, j);
         mn_mat3 Rb = mn_mat3_orthonormalize(&b.R);
-        for (int k = 0; k < 9; k++) e = fmax(e, fabs(a.R.m[k] - Rb.m[k]));
+        for (int k = 0; k < 9; k++)
+            e = fmax(e, fabs(a.R.m[k] - Rb.m[k]));
         e = fmax(e, mn_vec3_dist(a.p, b.p) / diag);
     }
     return e;
 }
 
 typedef struct run_stats {
-    double us_per_frame;  /* warm-started frames, thread CPU time: median over repetitions */
+    double us_per_frame;     /* warm-started frames, thread CPU time: median over repetitions */
     double us_per_frame_min; /* the least over repetitions (the least disturbed) */
     double wall_us_per_frame;
-    double us_first;      /* the cold first frame (Kabsch + fit) */
+    double us_first; /* the cold first frame (Kabsch + fit) */
     double iters_mean;
     double rms_rel_max, rms_mean, transform_err_max;
     double rms_kabsch_mean;
@@ -86,8 +91,8 @@ typedef struct run_stats {
 
 /* Fits every frame of a sequence (nframes x nverts x 3), frame 0 from a Kabsch start, the
  * rest warm-started; timing excludes the error measurements. */
-static int run_sequence(const mn_rig* rig, const double* frames, int nframes, const mn_xform* truth, int reps,
-                        int print_frames, const char* label, run_stats* out) {
+static int run_sequence(const mn_rig* rig, const double* frames, int nframes, const mn_xform* truth,
+                        int reps, int print_frames, const char* label, run_stats* out) {
     mn_error err;
     mn_fitter* f = mn_fitter_create(rig, NULL, &err);
     if (!f) {
@@ -115,7 +120,8 @@ static int run_sequence(const mn_rig* rig, const double* frames, int nframes, co
             mn_fit_result res;
             mn_fit(f, pose, x, &o, &res);
             double dt = (cpu_now_ns() - t0) / 1000.0, dw = (mn_bench_now_ns() - w0) / 1000.0;
-            if (t == 0) first[r] = dt;
+            if (t == 0)
+                first[r] = dt;
             else {
                 total += dt;
                 total_wall += dw;
@@ -135,7 +141,8 @@ static int run_sequence(const mn_rig* rig, const double* frames, int nframes, co
                 mn_rig_error(rig, kab, x, &rk, NULL);
                 out->rms_kabsch_mean += rk / nframes;
                 if (print_frames)
-                    printf("bench=fit case=%s frame=%d verts=%d ctrl=%d iterations=%d us=%.1f rms=%.3g rms_rel=%.3g "
+                    printf("bench=fit case=%s frame=%d verts=%d ctrl=%d iterations=%d us=%.1f "
+                           "rms=%.3g rms_rel=%.3g "
                            "max_err=%.3g transform_err=%.3g\n",
                            label, t + 1, n, m, res.iterations, dt, rms, rms / diag, mx, te);
             }
@@ -145,7 +152,8 @@ static int run_sequence(const mn_rig* rig, const double* frames, int nframes, co
         out->iters_mean = (double)iters / nframes;
     }
     out->us_per_frame_min = per_rep[0];
-    for (int r = 1; r < reps; r++) out->us_per_frame_min = fmin(out->us_per_frame_min, per_rep[r]);
+    for (int r = 1; r < reps; r++)
+        out->us_per_frame_min = fmin(out->us_per_frame_min, per_rep[r]);
     out->us_per_frame = mn_bench_median(per_rep, (size_t)reps);
     out->wall_us_per_frame = mn_bench_median(per_rep_wall, (size_t)reps);
     out->us_first = mn_bench_median(first, (size_t)reps);
@@ -179,25 +187,33 @@ static void bench_cylinder(const char* data, int reps) {
                 snprintf(p, sizeof p, "%s/meshseq/cylinder/poses-%d/cylinder-%d.obj", data, seq, k);
                 mn_mesh mesh;
                 ok = mn_obj_read(p, &mesh, NULL, &err) == MN_OK && mesh.nverts == rig->nverts;
-                if (ok) memcpy(frames + (size_t)(k - 1) * rig->nverts * 3, mesh.pos, (size_t)rig->nverts * 3 * sizeof(double));
+                if (ok)
+                    memcpy(frames + (size_t)(k - 1) * rig->nverts * 3, mesh.pos,
+                           (size_t)rig->nverts * 3 * sizeof(double));
                 mn_mesh_free(&mesh);
-                snprintf(p, sizeof p, "%s/meshseq/cylinder/poses-%d/cylinder-%d.Tmat", data, seq, k);
+                snprintf(p, sizeof p, "%s/meshseq/cylinder/poses-%d/cylinder-%d.Tmat", data, seq,
+                         k);
                 int nb;
                 mn_xform* T = NULL;
                 ok = ok && mn_tmat_read(p, &nb, &T, &err) == MN_OK && nb == rig->nctrl;
-                for (int b = 0; ok && b < nb; b++) truth[(k - 1) * rig->nctrl + b] = mn_rig_pose_from_skin(rig, b, &T[b]);
+                for (int b = 0; ok && b < nb; b++)
+                    truth[(k - 1) * rig->nctrl + b] = mn_rig_pose_from_skin(rig, b, &T[b]);
                 free(T);
             }
             if (!ok) {
                 fprintf(stderr, "marionette bench fit: %s\n", err.message);
             } else {
                 char label[64];
-                snprintf(label, sizeof label, "cylinder-poses-%d-%s", seq, attach ? "attached" : "free");
+                snprintf(label, sizeof label, "cylinder-poses-%d-%s", seq,
+                         attach ? "attached" : "free");
                 run_stats s;
                 if (run_sequence(rig, frames, 4, truth, reps, 1, label, &s))
-                    printf("bench=fit case=%s frames=4 verts=%d ctrl=%d us_per_frame=%.1f us_per_frame_min=%.1f wall_us_per_frame=%.1f us_first=%.1f iterations=%.1f "
+                    printf("bench=fit case=%s frames=4 verts=%d ctrl=%d us_per_frame=%.1f "
+                           "us_per_frame_min=%.1f wall_us_per_frame=%.1f us_first=%.1f "
+                           "iterations=%.1f "
                            "rms_rel_max=%.3g transform_err_max=%.3g goal_rms_rel=1e-05\n",
-                           label, rig->nverts, rig->nctrl, s.us_per_frame, s.us_per_frame_min, s.wall_us_per_frame, s.us_first, s.iters_mean, s.rms_rel_max,
+                           label, rig->nverts, rig->nctrl, s.us_per_frame, s.us_per_frame_min,
+                           s.wall_us_per_frame, s.us_first, s.iters_mean, s.rms_rel_max,
                            s.transform_err_max);
             }
             free(frames);
@@ -219,7 +235,8 @@ static void bench_gltf(const char* data, const char* file, const char* label, in
     mn_rig* rig;
     int* cj;
     if (mn_rig_from_gltf(&g, &rig, &cj, &err) != MN_OK || g.nanims < 1) {
-        fprintf(stderr, "marionette bench fit: %s: %s\n", path, g.nanims < 1 ? "no animation" : err.message);
+        fprintf(stderr, "marionette bench fit: %s: %s\n", path,
+                g.nanims < 1 ? "no animation" : err.message);
         mn_gltf_free(&g);
         return;
     }
@@ -242,28 +259,34 @@ static void bench_gltf(const char* data, const char* file, const char* label, in
             const double* S = sk + 12 * cj[c];
             mn_xform X;
             for (int r = 0; r < 3; r++) {
-                for (int q = 0; q < 3; q++) X.R.m[3 * r + q] = S[4 * r + q];
+                for (int q = 0; q < 3; q++)
+                    X.R.m[3 * r + q] = S[4 * r + q];
             }
             X.p = mn_v3(S[3], S[7], S[11]);
             /* how far the skinning matrix is from a rotation (scale in the animation) */
             mn_mat3 RtR = mn_mat3_tmul(&X.R, &X.R);
-            for (int q = 0; q < 9; q++) scale_dev = fmax(scale_dev, fabs(RtR.m[q] - (q % 4 == 0)));
+            for (int q = 0; q < 9; q++)
+                scale_dev = fmax(scale_dev, fabs(RtR.m[q] - (q % 4 == 0)));
             truth[(size_t)t * m + c] = mn_rig_pose_from_skin(rig, c, &X);
         }
     }
     double diag = mn_rig_bbox_diagonal(rig);
-    for (size_t i = 0; i < (size_t)nframes * n * 3; i++) noisy[i] = frames[i] + 0.01 * diag * gauss();
+    for (size_t i = 0; i < (size_t)nframes * n * 3; i++)
+        noisy[i] = frames[i] + 0.01 * diag * gauss();
     run_stats s;
     if (run_sequence(rig, frames, nframes, truth, reps, 0, label, &s))
-        printf("bench=fit case=%s targets=clean frames=%d verts=%d ctrl=%d us_per_frame=%.1f us_per_frame_min=%.1f wall_us_per_frame=%.1f us_first=%.1f "
-               "iterations=%.2f rms_rel_max=%.3g transform_err_max=%.3g skin_scale_dev=%.2g goal_transform_err=1e-06\n",
-               label, nframes, n, m, s.us_per_frame, s.us_per_frame_min, s.wall_us_per_frame, s.us_first, s.iters_mean, s.rms_rel_max,
-               s.transform_err_max, scale_dev);
+        printf("bench=fit case=%s targets=clean frames=%d verts=%d ctrl=%d us_per_frame=%.1f "
+               "us_per_frame_min=%.1f wall_us_per_frame=%.1f us_first=%.1f "
+               "iterations=%.2f rms_rel_max=%.3g transform_err_max=%.3g skin_scale_dev=%.2g "
+               "goal_transform_err=1e-06\n",
+               label, nframes, n, m, s.us_per_frame, s.us_per_frame_min, s.wall_us_per_frame,
+               s.us_first, s.iters_mean, s.rms_rel_max, s.transform_err_max, scale_dev);
     if (run_sequence(rig, noisy, nframes, NULL, reps, 0, label, &s))
-        printf("bench=fit case=%s targets=noise-1pct frames=%d verts=%d ctrl=%d us_per_frame=%.1f us_per_frame_min=%.1f wall_us_per_frame=%.1f iterations=%.2f "
+        printf("bench=fit case=%s targets=noise-1pct frames=%d verts=%d ctrl=%d us_per_frame=%.1f "
+               "us_per_frame_min=%.1f wall_us_per_frame=%.1f iterations=%.2f "
                "rms_fit=%.6g rms_kabsch=%.6g fit_over_kabsch=%.4f\n",
-               label, nframes, n, m, s.us_per_frame, s.us_per_frame_min, s.wall_us_per_frame, s.iters_mean, s.rms_mean, s.rms_kabsch_mean,
-               s.rms_mean / s.rms_kabsch_mean);
+               label, nframes, n, m, s.us_per_frame, s.us_per_frame_min, s.wall_us_per_frame,
+               s.iters_mean, s.rms_mean, s.rms_kabsch_mean, s.rms_mean / s.rms_kabsch_mean);
     free(frames);
     free(noisy);
     free(truth);
@@ -338,7 +361,8 @@ static int make_tube(int nring, int nseg, int m, int bones, int nframes, tube* o
     /* normalise (no warning wanted here) */
     for (int i = 0; i < n; i++) {
         double sum = w[4 * i] + w[4 * i + 1] + w[4 * i + 2] + w[4 * i + 3];
-        for (int s = 0; s < 4; s++) w[4 * i + s] /= sum;
+        for (int s = 0; s < 4; s++)
+            w[4 * i + s] /= sum;
     }
     if (mn_rig_set_weights(rig, 4, idx, w, NULL, NULL) != MN_OK) goto fail;
     for (int t = 0; t < nframes; t++) {
@@ -346,12 +370,16 @@ static int make_tube(int nring, int nseg, int m, int bones, int nframes, tube* o
         mn_rig_rest_pose(rig, P);
         for (int j = 0; j < m; j++) {
             double ph = 0.3 * j - 0.15 * t;
-            P[j].R = mn_mat3_axis_angle(mn_vec3_normalize(mn_v3(0.2, sin(ph), cos(ph))), 0.25 * sin(ph + 0.05 * t));
-            if (!bones) P[j].p = mn_vec3_add(P[j].p, mn_v3(0.02 * sin(ph), 0.1 * cos(ph), 0.05 * t / nframes));
+            P[j].R = mn_mat3_axis_angle(mn_vec3_normalize(mn_v3(0.2, sin(ph), cos(ph))),
+                                        0.25 * sin(ph + 0.05 * t));
+            if (!bones)
+                P[j].p =
+                    mn_vec3_add(P[j].p, mn_v3(0.02 * sin(ph), 0.1 * cos(ph), 0.05 * t / nframes));
         }
         if (bones) {
             /* a chain: world rotations accumulate down the bones */
-            for (int j = 1; j < m; j++) P[j].R = mn_mat3_mul(&P[j - 1].R, &P[j].R);
+            for (int j = 1; j < m; j++)
+                P[j].R = mn_mat3_mul(&P[j - 1].R, &P[j].R);
             mn_rig_propagate(rig, P);
         }
         mn_rig_deform(rig, P, out->frames + (size_t)t * n * 3);
@@ -557,14 +585,17 @@ int mn_bench_fit(int argc, char** argv) {
     const char *data = "data", *which = NULL, *svg = NULL;
     int reps = 5;
     for (int i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "--data") && i + 1 < argc) data = argv[++i];
-        else if (!strcmp(argv[i], "--case") && i + 1 < argc) which = argv[++i];
+        if (!strcmp(argv[i], "--data") && i + 1 < argc)
+            data = argv[++i];
+        else if (!strcmp(argv[i], "--case") && i + 1 < argc)
+            which = argv[++i];
         else if (!strcmp(argv[i], "--svg") && i + 1 < argc)
             svg = argv[++i];
         else if (!strcmp(argv[i], "--reps") && i + 1 < argc) {
             if (!mn_cli_parse_int(argv[++i], &reps) || reps < 1)
                 return mn_cli_usage_error("bench fit", "--reps needs a positive integer");
-        } else return mn_cli_usage_error("bench fit", "unknown argument '%s'", argv[i]);
+        } else
+            return mn_cli_usage_error("bench fit", "unknown argument '%s'", argv[i]);
     }
     if (which && strcmp(which, "cylinder") && strcmp(which, "cesiumman") && strcmp(which, "fox") &&
         strcmp(which, "synthetic") && strcmp(which, "scaling"))

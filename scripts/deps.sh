@@ -6,6 +6,7 @@ set -euo pipefail
 pkgs=(
   make cmake gcc g++ pkg-config
   clang libclang-rt-14-dev     # libFuzzer targets and sanitizer runtimes
+  clang-format-14              # the format guard (scripts/check-format.sh, ctest guard.check_format)
   libxml2-dev                  # URDF reader
   libcjson-dev                 # glTF and JSON documents
   libassimp-dev                # independent BVH importer the tests compare against

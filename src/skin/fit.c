@@ -50,73 +50,73 @@
 struct mn_fitter {
     const mn_rig* rig;
     int m, dim, nverts;
-    uint8_t* fixed;        /* m */
-    uint8_t* fixed_prev;   /* m: the previous set, restored when a new one fails */
-    int have_fixed;        /* a set has been factorised */
-    int* rot_off;          /* m: first rotation unknown of a rotating controller, -1 if none */
-    int* up;               /* m: the controller whose increments carry j (see below), -1 */
-    mn_mat3* phi;          /* m: scratch, accumulated increments */
+    uint8_t* fixed;      /* m */
+    uint8_t* fixed_prev; /* m: the previous set, restored when a new one fails */
+    int have_fixed;      /* a set has been factorised */
+    int* rot_off;        /* m: first rotation unknown of a rotating controller, -1 if none */
+    int* up;             /* m: the controller whose increments carry j (see below), -1 */
+    mn_mat3* phi;        /* m: scratch, accumulated increments */
     mn_vec3* tau;
-    int nrot;              /* rotation unknowns (3 per controller in 3D, 1 in 2D) */
-    int nrl;               /* rotating controllers */
-    int* rot_list;         /* nrl: their indices, increasing */
-    int* vpat;             /* nfree x nrl: per free controller, the rotating ones (indices
-                              into rot_list) whose carried sets share vertices with it */
-    int* vpat_n;           /* nfree: their number */
-    int nfree;             /* free controllers: unattached, unfixed */
-    int* free_list;        /* nfree */
-    int* top;              /* m: index in free_list of the free controller carrying j, -1 */
-    double* Kinv;          /* nfree x nfree: inverse of the free translations' metric */
+    int nrot;       /* rotation unknowns (3 per controller in 3D, 1 in 2D) */
+    int nrl;        /* rotating controllers */
+    int* rot_list;  /* nrl: their indices, increasing */
+    int* vpat;      /* nfree x nrl: per free controller, the rotating ones (indices
+                       into rot_list) whose carried sets share vertices with it */
+    int* vpat_n;    /* nfree: their number */
+    int nfree;      /* free controllers: unattached, unfixed */
+    int* free_list; /* nfree */
+    int* top;       /* m: index in free_list of the free controller carrying j, -1 */
+    double* Kinv;   /* nfree x nfree: inverse of the free translations' metric */
     int kinv_ok;
-    double* X;             /* m x m x 16 sums for the dense metric (NULL when m > DENSE_MAX) */
-    double* V;             /* m x nfree x 3 */
-    double* Wv;            /* m x nfree x 3 */
+    double* X;  /* m x m x 16 sums for the dense metric (NULL when m > DENSE_MAX) */
+    double* V;  /* m x nfree x 3 */
+    double* Wv; /* m x nfree x 3 */
 
     /* rig sums */
-    mn_vec3 rest_origin;   /* mass-weighted rest centroid */
-    mn_vec3* piv;          /* m: pivots relative to rest_origin */
-    double* zc;            /* nverts x 3: rest positions relative to rest_origin */
-    double* z4;            /* nverts x 4: (zc_i, 1) */
-    int* csr_off;          /* nverts + 1: vertex i's influences are csr_off[i] .. [i + 1) */
-    int* csr_j;            /* nnz: controller */
-    double* csr_w;         /* nnz: weight (> 0) */
+    mn_vec3 rest_origin; /* mass-weighted rest centroid */
+    mn_vec3* piv;        /* m: pivots relative to rest_origin */
+    double* zc;          /* nverts x 3: rest positions relative to rest_origin */
+    double* z4;          /* nverts x 4: (zc_i, 1) */
+    int* csr_off;        /* nverts + 1: vertex i's influences are csr_off[i] .. [i + 1) */
+    int* csr_j;          /* nnz: controller */
+    double* csr_w;       /* nnz: weight (> 0) */
     int npairs;
-    int* pair_a;           /* npairs, a <= b */
+    int* pair_a; /* npairs, a <= b */
     int* pair_b;
-    double* Q;             /* npairs x 16 */
-    int* pair_of;          /* m x m: index of pair (min, max) or -1 */
-    double* S1;            /* m x 4: sum_i m_i w_ij z_i */
+    double* Q;    /* npairs x 16 */
+    int* pair_of; /* m x m: index of pair (min, max) or -1 */
+    double* S1;   /* m x 4: sum_i m_i w_ij z_i */
     double total_mass;
 
     /* translation KKT, per axis: (m + nc) square, factorised */
     int nc, ncap;
-    int* con_a;            /* nc: constrained controller (child / fixed) */
-    int* con_b;            /* nc: parent controller, -1 for a fixed row */
-    double con_scale;      /* constraint rows are scaled by this to balance the KKT */
-    double* kkt;           /* (m + ncap)^2 */
+    int* con_a;       /* nc: constrained controller (child / fixed) */
+    int* con_b;       /* nc: parent controller, -1 for a fixed row */
+    double con_scale; /* constraint rows are scaled by this to balance the KKT */
+    double* kkt;      /* (m + ncap)^2 */
     int* piv_kkt;
-    double* rhs;           /* 3 x (m + ncap) */
+    double* rhs; /* 3 x (m + ncap) */
 
     /* frame */
     mn_vec3 target_origin;
-    double c0;             /* 1/2 sum m_i |x_i - target_origin|^2 */
-    double* B;             /* m x 12 */
+    double c0; /* 1/2 sum m_i |x_i - target_origin|^2 */
+    double* B; /* m x 12 */
     int have_targets;
 
     /* iteration state and scratch */
-    mn_mat3* R;            /* m */
-    mn_vec3* d;            /* m: positions relative to target_origin */
-    mn_mat3* Rt;           /* m: trial rotations */
-    mn_vec3* dt;           /* m: trial positions */
-    double* GA;            /* m x 12: dg/dA_j */
-    double* Abuf;          /* m x 12: the A_j of the last evaluation */
-    double* A0;            /* m x 12: A_j at the start of a rotation step */
-    double* GA0;           /* m x 12: the gradient there */
-    double* dA;            /* m x 12: scratch */
-    double* lambda;        /* 3 x ncap */
-    double* grad;          /* nrot */
-    double* dir;           /* nrot */
-    double* H;             /* nrot x nrot */
+    mn_mat3* R;     /* m */
+    mn_vec3* d;     /* m: positions relative to target_origin */
+    mn_mat3* Rt;    /* m: trial rotations */
+    mn_vec3* dt;    /* m: trial positions */
+    double* GA;     /* m x 12: dg/dA_j */
+    double* Abuf;   /* m x 12: the A_j of the last evaluation */
+    double* A0;     /* m x 12: A_j at the start of a rotation step */
+    double* GA0;    /* m x 12: the gradient there */
+    double* dA;     /* m x 12: scratch */
+    double* lambda; /* 3 x ncap */
+    double* grad;   /* nrot */
+    double* dir;    /* nrot */
+    double* H;      /* nrot x nrot */
     double* svd_work;
 };
 
@@ -189,7 +189,8 @@ static int build_pairs(mn_fitter* f) {
     int m = f->m, k = r->k;
     f->pair_of = malloc((size_t)m * (size_t)m * sizeof(int));
     if (!f->pair_of) return 0;
-    for (size_t t = 0; t < (size_t)m * (size_t)m; t++) f->pair_of[t] = -1;
+    for (size_t t = 0; t < (size_t)m * (size_t)m; t++)
+        f->pair_of[t] = -1;
     /* count distinct pairs first */
     int np = 0;
     for (int i = 0; i < r->nverts; i++)
@@ -198,7 +199,11 @@ static int build_pairs(mn_fitter* f) {
             for (int t = s; t < k; t++) {
                 if (r->w_val[i * k + t] == 0) continue;
                 int a = r->w_idx[i * k + s], b = r->w_idx[i * k + t];
-                if (a > b) { int tmp = a; a = b; b = tmp; }
+                if (a > b) {
+                    int tmp = a;
+                    a = b;
+                    b = tmp;
+                }
                 if (f->pair_of[a * m + b] < 0) f->pair_of[a * m + b] = np++;
             }
         }
@@ -224,12 +229,14 @@ static int build_pairs(mn_fitter* f) {
         const double* z3 = f->zc + 3 * i;
         double z[4] = {z3[0], z3[1], z3[2], 1.0}, zz[16];
         for (int u = 0; u < 4; u++)
-            for (int v = 0; v < 4; v++) zz[4 * u + v] = r->mass[i] * z[u] * z[v];
+            for (int v = 0; v < 4; v++)
+                zz[4 * u + v] = r->mass[i] * z[u] * z[v];
         for (int s = 0; s < k; s++) {
             double ws = r->w_val[i * k + s];
             if (ws == 0) continue;
             int a = r->w_idx[i * k + s];
-            for (int u = 0; u < 4; u++) f->S1[4 * a + u] += r->mass[i] * ws * z[u];
+            for (int u = 0; u < 4; u++)
+                f->S1[4 * a + u] += r->mass[i] * ws * z[u];
             for (int t = s; t < k; t++) {
                 double wt = r->w_val[i * k + t];
                 if (wt == 0) continue;
@@ -239,7 +246,8 @@ static int build_pairs(mn_fitter* f) {
                 double* Q = f->Q + 16 * f->pair_of[a * m + b];
                 double ww = ws * wt;
                 if (a == b && s != t) ww *= 2.0; /* the same controller in two slots */
-                for (int u = 0; u < 16; u++) Q[u] += ww * zz[u];
+                for (int u = 0; u < 16; u++)
+                    Q[u] += ww * zz[u];
             }
         }
     }
@@ -265,7 +273,8 @@ static mn_status factor_kkt(mn_fitter* f, const uint8_t* fixed, mn_error* err) {
     int n = m + nc;
     /* balance the constraint rows against the mass sums */
     double kmax = 0;
-    for (int j = 0; j < m; j++) kmax = fmax(kmax, f->Q[16 * f->pair_of[j * m + j] + 15]);
+    for (int j = 0; j < m; j++)
+        kmax = fmax(kmax, f->Q[16 * f->pair_of[j * m + j] + 15]);
     f->con_scale = kmax > 0 ? kmax : 1.0;
 
     /* Is the translation determined? W^T M W must be positive definite on the null space
@@ -291,14 +300,16 @@ static mn_status factor_kkt(mn_fitter* f, const uint8_t* fixed, mn_error* err) {
     for (int i = 0; i < m; i++) {
         for (int j = 0; j <= i; j++) {
             double s = K[i * m + j];
-            for (int q = 0; q < j; q++) s -= K[i * m + q] * K[j * m + q];
+            for (int q = 0; q < j; q++)
+                s -= K[i * m + q] * K[j * m + q];
             if (j < i) {
                 K[i * m + j] = s / K[j * m + j];
             } else if (!(s > 1e-10 * f->con_scale)) {
-                return mn_error_set(err, MN_ERR_SINGULAR, "", 0, "fixed",
-                                    "the translation of controller '%s' is not determined: it moves no vertex "
-                                    "and is neither fixed nor attached",
-                                    r->ctrl_name[i]);
+                return mn_error_set(
+                    err, MN_ERR_SINGULAR, "", 0, "fixed",
+                    "the translation of controller '%s' is not determined: it moves no vertex "
+                    "and is neither fixed nor attached",
+                    r->ctrl_name[i]);
             } else {
                 K[i * m + i] = sqrt(s);
             }
@@ -334,7 +345,8 @@ static mn_status factor_kkt(mn_fitter* f, const uint8_t* fixed, mn_error* err) {
         for (int rr = c + 1; rr < nc; rr++) {
             double fct = G[rr * m + col] / G[c * m + col];
             if (fct != 0)
-                for (int t = 0; t < m; t++) G[rr * m + t] -= fct * G[c * m + t];
+                for (int t = 0; t < m; t++)
+                    G[rr * m + t] -= fct * G[c * m + t];
         }
         col++;
     }
@@ -354,7 +366,8 @@ static mn_status factor_kkt(mn_fitter* f, const uint8_t* fixed, mn_error* err) {
     }
     mn_status st = mn_ldlt_factor(A, n, f->piv_kkt);
     if (st != MN_OK)
-        return mn_error_set(err, MN_ERR_SINGULAR, "", 0, "fixed", "the translation system is singular");
+        return mn_error_set(err, MN_ERR_SINGULAR, "", 0, "fixed",
+                            "the translation system is singular");
     f->nc = nc;
     memcpy(f->fixed, fixed, (size_t)m);
     return MN_OK;
@@ -381,7 +394,8 @@ static double energy_and_grad(mn_fitter* f, const mn_mat3* R, const mn_vec3* d, 
     double lin = 0, quad = 0;
     for (int j = 0; j < m; j++) {
         make_A(f, R, d, j, A + 12 * j);
-        for (int u = 0; u < 12; u++) lin += A[12 * j + u] * f->B[12 * j + u];
+        for (int u = 0; u < 12; u++)
+            lin += A[12 * j + u] * f->B[12 * j + u];
     }
     if (want_grad) memset(GA, 0, (size_t)m * 12 * sizeof(double));
     for (int p = 0; p < f->npairs; p++) {
@@ -392,20 +406,22 @@ static double energy_and_grad(mn_fitter* f, const mn_mat3* R, const mn_vec3* d, 
         double AaQ[12];
         for (int r = 0; r < 3; r++)
             for (int c = 0; c < 4; c++)
-                AaQ[4 * r + c] = Aa[4 * r] * Q[c] + Aa[4 * r + 1] * Q[4 + c] + Aa[4 * r + 2] * Q[8 + c] +
-                                 Aa[4 * r + 3] * Q[12 + c];
+                AaQ[4 * r + c] = Aa[4 * r] * Q[c] + Aa[4 * r + 1] * Q[4 + c] +
+                                 Aa[4 * r + 2] * Q[8 + c] + Aa[4 * r + 3] * Q[12 + c];
         if (!want_grad) {
             double dot = 0;
-            for (int u = 0; u < 12; u++) dot += AaQ[u] * Ab[u];
+            for (int u = 0; u < 12; u++)
+                dot += AaQ[u] * Ab[u];
             quad += (a == b ? 1.0 : 2.0) * dot;
             continue;
         }
-        for (int u = 0; u < 12; u++) GA[12 * b + u] += AaQ[u]; /* A_a Q_ab into GA_b */
+        for (int u = 0; u < 12; u++)
+            GA[12 * b + u] += AaQ[u]; /* A_a Q_ab into GA_b */
         if (a != b)
             for (int r = 0; r < 3; r++)
                 for (int c = 0; c < 4; c++)
-                    GA[12 * a + 4 * r + c] +=
-                        Ab[4 * r] * Q[c] + Ab[4 * r + 1] * Q[4 + c] + Ab[4 * r + 2] * Q[8 + c] + Ab[4 * r + 3] * Q[12 + c];
+                    GA[12 * a + 4 * r + c] += Ab[4 * r] * Q[c] + Ab[4 * r + 1] * Q[4 + c] +
+                                              Ab[4 * r + 2] * Q[8 + c] + Ab[4 * r + 3] * Q[12 + c];
     }
     if (want_grad) /* quad = sum_j <A_j, sum_k A_k Q_kj>; then GA_j -= B_j */
         for (int u = 0; u < m * 12; u++) {
@@ -424,7 +440,8 @@ static void translation_grad(mn_fitter* f, const mn_mat3* R, const mn_vec3* d) {
     double* A = f->Abuf;
     for (int j = 0; j < m; j++) {
         make_A(f, R, d, j, A + 12 * j);
-        for (int r = 0; r < 3; r++) GA[12 * j + 4 * r + 3] = -f->B[12 * j + 4 * r + 3];
+        for (int r = 0; r < 3; r++)
+            GA[12 * j + 4 * r + 3] = -f->B[12 * j + 4 * r + 3];
     }
     for (int p = 0; p < f->npairs; p++) {
         int a = f->pair_a[p], b = f->pair_b[p];
@@ -432,9 +449,11 @@ static void translation_grad(mn_fitter* f, const mn_mat3* R, const mn_vec3* d) {
         const double* Aa = A + 12 * a;
         const double* Ab = A + 12 * b;
         for (int r = 0; r < 3; r++) {
-            GA[12 * b + 4 * r + 3] += Aa[4 * r] * Q[3] + Aa[4 * r + 1] * Q[7] + Aa[4 * r + 2] * Q[11] + Aa[4 * r + 3] * Q[15];
+            GA[12 * b + 4 * r + 3] += Aa[4 * r] * Q[3] + Aa[4 * r + 1] * Q[7] +
+                                      Aa[4 * r + 2] * Q[11] + Aa[4 * r + 3] * Q[15];
             if (a != b)
-                GA[12 * a + 4 * r + 3] += Ab[4 * r] * Q[3] + Ab[4 * r + 1] * Q[7] + Ab[4 * r + 2] * Q[11] + Ab[4 * r + 3] * Q[15];
+                GA[12 * a + 4 * r + 3] += Ab[4 * r] * Q[3] + Ab[4 * r + 1] * Q[7] +
+                                          Ab[4 * r + 2] * Q[11] + Ab[4 * r + 3] * Q[15];
         }
     }
 }
@@ -448,7 +467,8 @@ static void translation_solve(mn_fitter* f, const mn_mat3* R, mn_vec3* d) {
     double s = f->con_scale;
     for (int ax = 0; ax < f->dim; ax++) {
         double* b = f->rhs + (size_t)ax * (size_t)n;
-        for (int j = 0; j < m; j++) b[j] = -f->GA[12 * j + 4 * ax + 3];
+        for (int j = 0; j < m; j++)
+            b[j] = -f->GA[12 * j + 4 * ax + 3];
         for (int c = 0; c < f->nc; c++) {
             int a = f->con_a[c], p = f->con_b[c];
             double res = 0;
@@ -461,11 +481,13 @@ static void translation_solve(mn_fitter* f, const mn_mat3* R, mn_vec3* d) {
             b[m + c] = s * res;
         }
         mn_ldlt_solve(f->kkt, n, f->piv_kkt, b);
-        for (int c = 0; c < f->nc; c++) f->lambda[(size_t)ax * (size_t)f->ncap + (size_t)c] = s * b[m + c];
+        for (int c = 0; c < f->nc; c++)
+            f->lambda[(size_t)ax * (size_t)f->ncap + (size_t)c] = s * b[m + c];
     }
     for (int j = 0; j < m; j++) {
         double dd[3] = {0, 0, 0};
-        for (int ax = 0; ax < f->dim; ax++) dd[ax] = f->rhs[(size_t)ax * (size_t)n + (size_t)j];
+        for (int ax = 0; ax < f->dim; ax++)
+            dd[ax] = f->rhs[(size_t)ax * (size_t)n + (size_t)j];
         d[j] = mn_vec3_add(d[j], mn_v3(dd[0], dd[1], dd[2]));
     }
     (void)r;
@@ -479,7 +501,8 @@ static mn_vec3 rot_grad(const mn_fitter* f, const mn_mat3* R, int j) {
     double pj[3] = {pv.x, pv.y, pv.z};
     mn_mat3 GE; /* GA_j E_j^T = GA[:, 0:3] - GA[:, 3] piv^T */
     for (int r = 0; r < 3; r++)
-        for (int c = 0; c < 3; c++) GE.m[3 * r + c] = G[4 * r + c] - G[4 * r + 3] * pj[c];
+        for (int c = 0; c < 3; c++)
+            GE.m[3 * r + c] = G[4 * r + c] - G[4 * r + 3] * pj[c];
     mn_mat3 Rt = mn_mat3_transpose(&R[j]);
     mn_mat3 M = mn_mat3_mul(&GE, &Rt);
     return mn_v3(M.m[7] - M.m[5], M.m[2] - M.m[6], M.m[3] - M.m[1]);
@@ -606,7 +629,8 @@ void mn_fit_gradient(mn_fitter* f, const mn_xform* pose, double* grad_rot, doubl
             grad_rot[3 * j + 2] = g.z;
         }
         if (grad_trans)
-            for (int ax = 0; ax < 3; ax++) grad_trans[3 * j + ax] = f->GA[12 * j + 4 * ax + 3];
+            for (int ax = 0; ax < 3; ax++)
+                grad_trans[3 * j + ax] = f->GA[12 * j + 4 * ax + 3];
     }
 }
 
@@ -658,14 +682,16 @@ mn_fitter* mn_fitter_create(const mn_rig* r, const uint8_t* fixed, mn_error* err
     mn_vec3 o = mn_v3(0, 0, 0);
     double tm = 0;
     for (int i = 0; i < r->nverts; i++) {
-        o = mn_vec3_madd(o, r->mass[i], mn_v3(r->rest[3 * i], r->rest[3 * i + 1], r->rest[3 * i + 2]));
+        o = mn_vec3_madd(o, r->mass[i],
+                         mn_v3(r->rest[3 * i], r->rest[3 * i + 1], r->rest[3 * i + 2]));
         tm += r->mass[i];
     }
     o = mn_vec3_scale(o, 1.0 / tm);
     f->total_mass = tm;
     f->rest_origin = o;
     for (int i = 0; i < r->nverts; i++)
-        for (int c = 0; c < 3; c++) f->zc[3 * i + c] = r->rest[3 * i + c] - (&o.x)[c];
+        for (int c = 0; c < 3; c++)
+            f->zc[3 * i + c] = r->rest[3 * i + c] - (&o.x)[c];
     /* the per-frame pass's data: (z_i, 1) and the influence lists without empty slots */
     f->z4 = malloc((size_t)r->nverts * 4 * sizeof(double));
     f->csr_off = malloc(((size_t)r->nverts + 1) * sizeof(int));
@@ -689,11 +715,13 @@ mn_fitter* mn_fitter_create(const mn_rig* r, const uint8_t* fixed, mn_error* err
         }
     }
     f->csr_off[r->nverts] = (int)nnz;
-    for (int j = 0; j < m; j++) f->piv[j] = mn_vec3_sub(r->ctrl_pivot[j], o);
+    for (int j = 0; j < m; j++)
+        f->piv[j] = mn_vec3_sub(r->ctrl_pivot[j], o);
     if (!build_pairs(f)) goto nomem;
 
     int nattach = 0;
-    for (int j = 0; j < m; j++) nattach += r->ctrl_attached[j];
+    for (int j = 0; j < m; j++)
+        nattach += r->ctrl_attached[j];
     f->ncap = m + nattach;
     size_t nmax = (size_t)m + (size_t)f->ncap;
     f->con_a = malloc((size_t)f->ncap * sizeof(int));
@@ -717,8 +745,9 @@ mn_fitter* mn_fitter_create(const mn_rig* r, const uint8_t* fixed, mn_error* err
     f->dir = malloc(nrot_max * sizeof(double));
     f->H = malloc(nrot_max * nrot_max * sizeof(double) + 8);
     f->svd_work = malloc(mn_svd_work_size(3, 3) * sizeof(double) + 64);
-    if (!f->con_a || !f->con_b || !f->kkt || !f->piv_kkt || !f->rhs || !f->lambda || !f->B || !f->GA || !f->Abuf || !f->A0 || !f->GA0 || !f->dA || !f->R ||
-        !f->Rt || !f->d || !f->dt || !f->grad || !f->dir || !f->H || !f->svd_work)
+    if (!f->con_a || !f->con_b || !f->kkt || !f->piv_kkt || !f->rhs || !f->lambda || !f->B ||
+        !f->GA || !f->Abuf || !f->A0 || !f->GA0 || !f->dA || !f->R || !f->Rt || !f->d || !f->dt ||
+        !f->grad || !f->dir || !f->H || !f->svd_work)
         goto nomem;
     uint8_t* none = calloc((size_t)m, 1);
     if (!none) goto nomem;
@@ -771,7 +800,8 @@ mn_status mn_fitter_set_fixed(mn_fitter* f, const uint8_t* fixed, mn_error* err)
     f->nfree = nfree;
     for (int j = 0; j < m; j++) {
         int t = j;
-        while (f->up[t] >= 0) t = f->up[t];
+        while (f->up[t] >= 0)
+            t = f->up[t];
         f->top[j] = -1;
         for (int q = 0; q < nfree; q++)
             if (f->free_list[q] == t) f->top[j] = q;
@@ -810,7 +840,8 @@ mn_status mn_fitter_set_fixed(mn_fitter* f, const uint8_t* fixed, mn_error* err)
         if (mn_cholesky_factor(S, nfree) == MN_OK) {
             for (int u = 0; u < nfree; u++) {
                 double* col = f->Kinv + (size_t)u * nfree; /* symmetric: row u = column u */
-                for (int t = 0; t < nfree; t++) col[t] = t == u;
+                for (int t = 0; t < nfree; t++)
+                    col[t] = t == u;
                 mn_cholesky_solve(S, nfree, col);
             }
             f->kinv_ok = 1;
@@ -860,7 +891,8 @@ static void rotation_gradient(mn_fitter* f, const mn_mat3* R, const mn_vec3* d) 
     for (int k = 0; k < f->nc; k++) {
         int c = f->con_a[k], p = f->con_b[k];
         if (p < 0 || f->up[c] == p) continue;
-        mn_vec3 lam = mn_v3(f->lambda[k], f->lambda[(size_t)f->ncap + (size_t)k], f->lambda[2 * (size_t)f->ncap + (size_t)k]);
+        mn_vec3 lam = mn_v3(f->lambda[k], f->lambda[(size_t)f->ncap + (size_t)k],
+                            f->lambda[2 * (size_t)f->ncap + (size_t)k]);
         for (int q = p; q >= 0; q = f->up[q]) {
             int o = f->rot_off[q];
             if (o < 0) continue;
@@ -898,15 +930,16 @@ static void add_block(mn_fitter* f, int P, int Qc, const double N[9], double sig
     if (f->dim == 3) {
         for (int r = 0; r < 3; r++)
             for (int c = 0; c < 3; c++)
-                f->H[(size_t)(op + r) * nr + (size_t)(oq + c)] += sign * ((r == c ? tr : 0) - N[3 * c + r]);
+                f->H[(size_t)(op + r) * nr + (size_t)(oq + c)] +=
+                    sign * ((r == c ? tr : 0) - N[3 * c + r]);
     } else {
         f->H[(size_t)op * nr + (size_t)oq] += sign * (tr - N[8]);
     }
 }
 
 /* Per pair (a, b): M1 = A_a Q A_b^T, va = A_a q, vb = A_b q, s. */
-static void pair_terms(const mn_fitter* f, const mn_mat3* R, const mn_vec3* d, int pr, double M1[9], double va[3],
-                       double vb[3], double* s) {
+static void pair_terms(const mn_fitter* f, const mn_mat3* R, const mn_vec3* d, int pr, double M1[9],
+                       double va[3], double vb[3], double* s) {
     int a = f->pair_a[pr], b = f->pair_b[pr];
     const double* Q = f->Q + 16 * pr;
     double Aa[12], Ab[12], AaQ[12];
@@ -914,14 +947,15 @@ static void pair_terms(const mn_fitter* f, const mn_mat3* R, const mn_vec3* d, i
     make_A(f, R, d, b, Ab);
     for (int r = 0; r < 3; r++)
         for (int c = 0; c < 4; c++)
-            AaQ[4 * r + c] =
-                Aa[4 * r] * Q[c] + Aa[4 * r + 1] * Q[4 + c] + Aa[4 * r + 2] * Q[8 + c] + Aa[4 * r + 3] * Q[12 + c];
+            AaQ[4 * r + c] = Aa[4 * r] * Q[c] + Aa[4 * r + 1] * Q[4 + c] +
+                             Aa[4 * r + 2] * Q[8 + c] + Aa[4 * r + 3] * Q[12 + c];
     for (int r = 0; r < 3; r++) {
         for (int c = 0; c < 3; c++)
-            M1[3 * r + c] = AaQ[4 * r] * Ab[4 * c] + AaQ[4 * r + 1] * Ab[4 * c + 1] + AaQ[4 * r + 2] * Ab[4 * c + 2] +
-                            AaQ[4 * r + 3] * Ab[4 * c + 3];
+            M1[3 * r + c] = AaQ[4 * r] * Ab[4 * c] + AaQ[4 * r + 1] * Ab[4 * c + 1] +
+                            AaQ[4 * r + 2] * Ab[4 * c + 2] + AaQ[4 * r + 3] * Ab[4 * c + 3];
         va[r] = AaQ[4 * r + 3];
-        vb[r] = Ab[4 * r] * Q[3] + Ab[4 * r + 1] * Q[7] + Ab[4 * r + 2] * Q[11] + Ab[4 * r + 3] * Q[15];
+        vb[r] =
+            Ab[4 * r] * Q[3] + Ab[4 * r + 1] * Q[7] + Ab[4 * r + 2] * Q[11] + Ab[4 * r + 3] * Q[15];
     }
     *s = Q[15];
 }
@@ -929,7 +963,8 @@ static void pair_terms(const mn_fitter* f, const mn_mat3* R, const mn_vec3* d, i
 static void n_block(const double* X, mn_vec3 dp, mn_vec3 dq, double N[9]) {
     double p[3] = {dp.x, dp.y, dp.z}, q[3] = {dq.x, dq.y, dq.z};
     for (int r = 0; r < 3; r++)
-        for (int c = 0; c < 3; c++) N[3 * r + c] = X[3 * r + c] - X[9 + r] * q[c] - p[r] * X[12 + c] + X[15] * p[r] * q[c];
+        for (int c = 0; c < 3; c++)
+            N[3 * r + c] = X[3 * r + c] - X[9 + r] * q[c] - p[r] * X[12 + c] + X[15] * p[r] * q[c];
 }
 
 static void build_metric_dense(mn_fitter* f, const mn_mat3* R, const mn_vec3* d, int coupled) {
@@ -941,7 +976,8 @@ static void build_metric_dense(mn_fitter* f, const mn_mat3* R, const mn_vec3* d,
         double M1[9], va[3], vb[3], s;
         pair_terms(f, R, d, pr, M1, va, vb, &s);
         double* e = X + 16 * ((size_t)a * m + b);
-        for (int u = 0; u < 9; u++) e[u] += M1[u];
+        for (int u = 0; u < 9; u++)
+            e[u] += M1[u];
         for (int u = 0; u < 3; u++) {
             e[9 + u] += va[u];
             e[12 + u] += vb[u];
@@ -950,7 +986,8 @@ static void build_metric_dense(mn_fitter* f, const mn_mat3* R, const mn_vec3* d,
         if (a != b) {
             double* t = X + 16 * ((size_t)b * m + a);
             for (int r = 0; r < 3; r++)
-                for (int c = 0; c < 3; c++) t[3 * r + c] += M1[3 * c + r];
+                for (int c = 0; c < 3; c++)
+                    t[3 * r + c] += M1[3 * c + r];
             for (int u = 0; u < 3; u++) {
                 t[9 + u] += vb[u];
                 t[12 + u] += va[u];
@@ -964,7 +1001,8 @@ static void build_metric_dense(mn_fitter* f, const mn_mat3* R, const mn_vec3* d,
         if (u < 0) continue;
         double* dst = X + 16 * (size_t)u * m;
         const double* src = X + 16 * (size_t)j * m;
-        for (int t = 0; t < 16 * m; t++) dst[t] += src[t];
+        for (int t = 0; t < 16 * m; t++)
+            dst[t] += src[t];
     }
     for (int k = m - 1; k >= 0; k--) {
         int u = f->up[k];
@@ -972,7 +1010,8 @@ static void build_metric_dense(mn_fitter* f, const mn_mat3* R, const mn_vec3* d,
         for (int p = 0; p < m; p++) {
             double* dst = X + 16 * ((size_t)p * m + u);
             const double* src = X + 16 * ((size_t)p * m + k);
-            for (int t = 0; t < 16; t++) dst[t] += src[t];
+            for (int t = 0; t < 16; t++)
+                dst[t] += src[t];
         }
     }
     /* H is symmetric and the Cholesky factorisation reads its lower triangle only: the
@@ -1066,7 +1105,8 @@ static void build_metric_pairs(mn_fitter* f, const mn_mat3* R, const mn_vec3* d,
                 add_block(f, P, Qc, N, 1.0);
                 if (a != b) { /* the pair (b, a): N^T into block (Qc, P) */
                     for (int r = 0; r < 3; r++)
-                        for (int c = 0; c < 3; c++) NT[3 * r + c] = N[3 * c + r];
+                        for (int c = 0; c < 3; c++)
+                            NT[3 * r + c] = N[3 * c + r];
                     add_block(f, Qc, P, NT, 1.0);
                 }
             }
@@ -1076,8 +1116,10 @@ static void build_metric_pairs(mn_fitter* f, const mn_mat3* R, const mn_vec3* d,
 
 static void build_metric(mn_fitter* f, const mn_mat3* R, const mn_vec3* d, int coupled) {
     memset(f->H, 0, (size_t)f->nrot * (size_t)f->nrot * sizeof(double));
-    if (f->X) build_metric_dense(f, R, d, coupled);
-    else build_metric_pairs(f, R, d, coupled);
+    if (f->X)
+        build_metric_dense(f, R, d, coupled);
+    else
+        build_metric_pairs(f, R, d, coupled);
 }
 
 /* Solves H dir = -grad with a little Levenberg damping (a controller whose vertices lie
@@ -1085,30 +1127,35 @@ static void build_metric(mn_fitter* f, const mn_mat3* R, const mn_vec3* d, int c
 static int rotation_direction(mn_fitter* f) {
     int nr = f->nrot;
     double dmax = 0;
-    for (int i = 0; i < nr; i++) dmax = fmax(dmax, f->H[(size_t)i * nr + (size_t)i]);
+    for (int i = 0; i < nr; i++)
+        dmax = fmax(dmax, f->H[(size_t)i * nr + (size_t)i]);
     if (!(dmax > 0)) dmax = 1;
     /* H is rebuilt before every call, so it is factorised in place. */
-    for (int i = 0; i < nr; i++) f->H[(size_t)i * nr + (size_t)i] += 1e-10 * dmax;
+    for (int i = 0; i < nr; i++)
+        f->H[(size_t)i * nr + (size_t)i] += 1e-10 * dmax;
     if (mn_cholesky_factor(f->H, nr) == MN_OK) {
-        for (int i = 0; i < nr; i++) f->dir[i] = -f->grad[i];
+        for (int i = 0; i < nr; i++)
+            f->dir[i] = -f->grad[i];
         mn_cholesky_solve(f->H, nr, f->dir);
         return 1;
     }
-    for (int i = 0; i < nr; i++) f->dir[i] = -f->grad[i] / dmax;
+    for (int i = 0; i < nr; i++)
+        f->dir[i] = -f->grad[i] / dmax;
     return 0;
 }
 
 /* Applies alpha * dir, root to leaves: controller j moves by M_j = M_up(j) o G_j where
  * G_j turns about j's pivot by exp([alpha dir_j]x) (identity for a controller without a
  * rotation unknown). R_j <- Phi_j R_j (re-orthonormalised), d_j <- M_j(d_j). */
-static void apply_rotation(mn_fitter* f, const mn_mat3* R, const mn_vec3* d, double alpha, mn_mat3* Rout,
-                           mn_vec3* dout) {
+static void apply_rotation(mn_fitter* f, const mn_mat3* R, const mn_vec3* d, double alpha,
+                           mn_mat3* Rout, mn_vec3* dout) {
     for (int j = 0; j < f->m; j++) {
         int o = f->rot_off[j];
         mn_mat3 E = mn_mat3_identity();
         if (o >= 0) {
-            mn_vec3 dp = f->dim == 3 ? mn_v3(alpha * f->dir[o], alpha * f->dir[o + 1], alpha * f->dir[o + 2])
-                                     : mn_v3(0, 0, alpha * f->dir[o]);
+            mn_vec3 dp =
+                f->dim == 3 ? mn_v3(alpha * f->dir[o], alpha * f->dir[o + 1], alpha * f->dir[o + 2])
+                            : mn_v3(0, 0, alpha * f->dir[o]);
             E = mn_mat3_exp(dp);
         }
         mn_vec3 tau = mn_vec3_sub(d[j], mn_mat3_mulv(&E, d[j]));
@@ -1153,7 +1200,8 @@ static double delta_energy(const mn_fitter* f) {
         double dot = 0;
         for (int r = 0; r < 3; r++)
             for (int c = 0; c < 4; c++)
-                dot += (Da[4 * r] * Q[c] + Da[4 * r + 1] * Q[4 + c] + Da[4 * r + 2] * Q[8 + c] + Da[4 * r + 3] * Q[12 + c]) *
+                dot += (Da[4 * r] * Q[c] + Da[4 * r + 1] * Q[4 + c] + Da[4 * r + 2] * Q[8 + c] +
+                        Da[4 * r + 3] * Q[12 + c]) *
                        Db[4 * r + c];
         quad += (a == b ? 1.0 : 2.0) * dot;
     }
@@ -1235,7 +1283,8 @@ mn_status mn_fit(mn_fitter* f, mn_xform* pose, const double* targets, const mn_f
         build_metric(f, f->R, f->d, o.coupled_rotation);
         have_factor = rotation_direction(f);
         double slope = 0;
-        for (int i = 0; i < f->nrot; i++) slope += f->grad[i] * f->dir[i];
+        for (int i = 0; i < f->nrot; i++)
+            slope += f->grad[i] * f->dir[i];
         /* the Gauss-Newton model predicts a decrease of -slope / 2: when that is below the
          * tolerance (or 1e-20 c0: the slope comes from gradients, which carry no
          * cancellation), the fit has converged */
@@ -1276,7 +1325,8 @@ mn_status mn_fit(mn_fitter* f, mn_xform* pose, const double* targets, const mn_f
     rr.status = st;
     rr.iterations = it;
     if (st != MN_OK)
-        snprintf(rr.message, sizeof rr.message, "max_iters: the budget of %d alternations ran out", o.max_iters);
+        snprintf(rr.message, sizeof rr.message, "max_iters: the budget of %d alternations ran out",
+                 o.max_iters);
     rr.energy = g;
     if (o.vertex_error) {
         mn_rig_error(f->rig, pose, targets, &rr.rms, &rr.max_err);
@@ -1300,20 +1350,22 @@ mn_status mn_fit_kabsch(mn_fitter* f, mn_xform* pose, const double* targets, int
         const double* B = f->B + 12 * j;
         double W = S[3];
         if (!(W > 0)) continue;
-        double mr[3] = {S[0] / W, S[1] / W, S[2] / W};   /* weighted rest mean */
-        double mt[3] = {B[3] / W, B[7] / W, B[11] / W};  /* weighted target mean */
+        double mr[3] = {S[0] / W, S[1] / W, S[2] / W};  /* weighted rest mean */
+        double mt[3] = {B[3] / W, B[7] / W, B[11] / W}; /* weighted target mean */
         mn_mat3 Rj = mn_mat3_identity();
         if (f->rig->ctrl_kind[j] != MN_CTRL_CAGE) {
             /* weighted cross-covariance C = sum m w (x - mt)(z - mr)^T; R = polar(C) */
             double C[9];
             for (int r = 0; r < 3; r++)
-                for (int c = 0; c < 3; c++) C[3 * r + c] = B[4 * r + c] - W * mt[r] * mr[c];
+                for (int c = 0; c < 3; c++)
+                    C[3 * r + c] = B[4 * r + c] - W * mt[r] * mr[c];
             if (f->dim == 2) {
                 double ang = atan2(C[3] - C[1], C[0] + C[4]);
                 Rj = mn_mat3_axis_angle(mn_v3(0, 0, 1), ang);
             } else {
                 double s[3], U[9], V[9];
-                if (mn_svd(C, 3, 3, s, U, V, f->svd_work) == MN_OK && s[1] > 1e-12 * (s[0] + DBL_MIN)) {
+                if (mn_svd(C, 3, 3, s, U, V, f->svd_work) == MN_OK &&
+                    s[1] > 1e-12 * (s[0] + DBL_MIN)) {
                     mn_mat3 Um, Vm;
                     memcpy(Um.m, U, sizeof U);
                     memcpy(Vm.m, V, sizeof V);
@@ -1323,7 +1375,8 @@ mn_status mn_fit_kabsch(mn_fitter* f, mn_xform* pose, const double* targets, int
                                  Rm.m[1] * (Rm.m[3] * Rm.m[8] - Rm.m[5] * Rm.m[6]) +
                                  Rm.m[2] * (Rm.m[3] * Rm.m[7] - Rm.m[4] * Rm.m[6]);
                     if (det < 0) {
-                        for (int r = 0; r < 3; r++) Um.m[3 * r + 2] = -Um.m[3 * r + 2];
+                        for (int r = 0; r < 3; r++)
+                            Um.m[3 * r + 2] = -Um.m[3 * r + 2];
                         Rm = mn_mat3_mul(&Um, &Vt);
                     }
                     Rj = mn_mat3_orthonormalize(&Rm);

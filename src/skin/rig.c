@@ -26,7 +26,8 @@ mn_rig* mn_rig_create(int dim, int nverts, const double* rest, const double* mas
     if (mass)
         for (int i = 0; i < nverts; i++)
             if (!(mass[i] > 0) || !isfinite(mass[i])) {
-                mn_error_set(err, MN_ERR_ARG, "", 0, "mass", "vertex %d has mass %g (must be > 0)", i, mass[i]);
+                mn_error_set(err, MN_ERR_ARG, "", 0, "mass", "vertex %d has mass %g (must be > 0)",
+                             i, mass[i]);
                 return NULL;
             }
     mn_rig* r = calloc(1, sizeof *r);
@@ -37,7 +38,8 @@ mn_rig* mn_rig_create(int dim, int nverts, const double* rest, const double* mas
     r->mass = malloc((size_t)nverts * sizeof(double));
     if (!r->rest || !r->mass) goto nomem;
     for (int i = 0; i < nverts; i++) {
-        for (int c = 0; c < dim; c++) r->rest[3 * i + c] = rest[dim * i + c];
+        for (int c = 0; c < dim; c++)
+            r->rest[3 * i + c] = rest[dim * i + c];
         r->mass[i] = mass ? mass[i] : 1.0;
     }
     return r;
@@ -49,7 +51,8 @@ nomem:
 
 void mn_rig_destroy(mn_rig* r) {
     if (!r) return;
-    for (int j = 0; j < r->nctrl; j++) free(r->ctrl_name[j]);
+    for (int j = 0; j < r->nctrl; j++)
+        free(r->ctrl_name[j]);
     free(r->ctrl_name);
     free(r->ctrl_kind);
     free(r->ctrl_pivot);
@@ -108,16 +111,19 @@ int mn_rig_add_ctrl(mn_rig* r, const mn_ctrl_def* def, mn_error* err) {
         return -1;
     }
     if (def->parent < -1 || def->parent >= r->nctrl) {
-        mn_error_set(err, MN_ERR_ARG, "", 0, "parent", "controller '%s': parent %d is not an earlier controller",
-                     def->name, def->parent);
+        mn_error_set(err, MN_ERR_ARG, "", 0, "parent",
+                     "controller '%s': parent %d is not an earlier controller", def->name,
+                     def->parent);
         return -1;
     }
     if (!mn_vec3_isfinite(def->pivot) || !mn_vec3_isfinite(def->tail)) {
-        mn_error_set(err, MN_ERR_ARG, "", 0, "pivot", "controller '%s': pivot or tail not finite", def->name);
+        mn_error_set(err, MN_ERR_ARG, "", 0, "pivot", "controller '%s': pivot or tail not finite",
+                     def->name);
         return -1;
     }
     if (r->dim == 2 && (def->pivot.z != 0 || def->tail.z != 0)) {
-        mn_error_set(err, MN_ERR_ARG, "", 0, "pivot", "controller '%s': z must be 0 in a 2D rig", def->name);
+        mn_error_set(err, MN_ERR_ARG, "", 0, "pivot", "controller '%s': z must be 0 in a 2D rig",
+                     def->name);
         return -1;
     }
     char* nm = malloc(strlen(def->name) + 1);
@@ -141,7 +147,8 @@ mn_status mn_rig_set_weights(mn_rig* r, int k, const int* idx, const double* w, 
                              mn_error* err) {
     if (nwarn) *nwarn = 0;
     if (!r || !idx || !w || k <= 0 || k > MN_SKIN_MAX_INFLUENCES)
-        return mn_error_set(err, MN_ERR_ARG, "", 0, "weights", "k must be in 1..%d", MN_SKIN_MAX_INFLUENCES);
+        return mn_error_set(err, MN_ERR_ARG, "", 0, "weights", "k must be in 1..%d",
+                            MN_SKIN_MAX_INFLUENCES);
     size_t nk = (size_t)r->nverts * (size_t)k;
     int* ni = malloc(nk * sizeof *ni);
     double* nv = malloc(nk * sizeof *nv);
@@ -161,13 +168,15 @@ mn_status mn_rig_set_weights(mn_rig* r, int k, const int* idx, const double* w, 
             if (!isfinite(v) || v < 0) {
                 free(ni);
                 free(nv);
-                return mn_error_set(err, MN_ERR_ARG, "", 0, "weights", "vertex %d: weight %g is negative or not finite", i, v);
+                return mn_error_set(err, MN_ERR_ARG, "", 0, "weights",
+                                    "vertex %d: weight %g is negative or not finite", i, v);
             }
             if (v > 0 && (j < 0 || j >= r->nctrl)) {
                 free(ni);
                 free(nv);
-                return mn_error_set(err, MN_ERR_ARG, "", 0, "weights", "vertex %d: controller index %d out of range 0..%d", i,
-                                    j, r->nctrl - 1);
+                return mn_error_set(err, MN_ERR_ARG, "", 0, "weights",
+                                    "vertex %d: controller index %d out of range 0..%d", i, j,
+                                    r->nctrl - 1);
             }
             if (v == 0 || j < 0) {
                 ni[a] = 0;
@@ -189,7 +198,8 @@ mn_status mn_rig_set_weights(mn_rig* r, int k, const int* idx, const double* w, 
                 first_sum = sum;
             }
         }
-        for (int s = 0; s < k; s++) nv[(size_t)i * (size_t)k + (size_t)s] /= sum;
+        for (int s = 0; s < k; s++)
+            nv[(size_t)i * (size_t)k + (size_t)s] /= sum;
     }
     if (warned) {
         if (nwarn) *nwarn = warned;
@@ -207,7 +217,8 @@ mn_status mn_rig_set_weights(mn_rig* r, int k, const int* idx, const double* w, 
 
 mn_status mn_rig_set_weights_dense(mn_rig* r, const double* W, int* nwarn, mn_error* err) {
     if (nwarn) *nwarn = 0;
-    if (!r || !W || r->nctrl <= 0) return mn_error_set(err, MN_ERR_ARG, "", 0, "weights", "no controllers");
+    if (!r || !W || r->nctrl <= 0)
+        return mn_error_set(err, MN_ERR_ARG, "", 0, "weights", "no controllers");
     int k = r->nctrl < MN_SKIN_MAX_INFLUENCES ? r->nctrl : MN_SKIN_MAX_INFLUENCES;
     size_t nk = (size_t)r->nverts * (size_t)k;
     int* idx = calloc(nk, sizeof *idx);
@@ -230,7 +241,8 @@ mn_status mn_rig_set_weights_dense(mn_rig* r, const double* W, int* nwarn, mn_er
         for (int j = 0; j < r->nctrl; j++) {
             double v = row[j];
             if (!isfinite(v) || v < 0) {
-                st = mn_error_set(err, MN_ERR_ARG, "", 0, "weights", "vertex %d: weight %g of controller %d is negative or not finite",
+                st = mn_error_set(err, MN_ERR_ARG, "", 0, "weights",
+                                  "vertex %d: weight %g of controller %d is negative or not finite",
                                   i, v, j);
                 break;
             }
@@ -271,12 +283,15 @@ mn_status mn_rig_set_hierarchy(mn_rig* r, const mn_model* m, mn_error* err) {
             if (c >= 0) parent = c;
         }
         if (parent > j)
-            return mn_error_set(err, MN_ERR_ARG, "", 0, "parent", "controller '%s' is listed before its parent '%s'",
-                                r->ctrl_name[j], r->ctrl_name[parent]);
+            return mn_error_set(err, MN_ERR_ARG, "", 0, "parent",
+                                "controller '%s' is listed before its parent '%s'", r->ctrl_name[j],
+                                r->ctrl_name[parent]);
         r->ctrl_parent[j] = parent;
         r->ctrl_attached[j] = parent >= 0;
     }
-    if (!found) return mn_error_set(err, MN_ERR_NOTFOUND, "", 0, "model", "no controller names a joint of the model");
+    if (!found)
+        return mn_error_set(err, MN_ERR_NOTFOUND, "", 0, "model",
+                            "no controller names a joint of the model");
     return MN_OK;
 }
 
@@ -341,7 +356,8 @@ void mn_rig_error(const mn_rig* r, const mn_xform* pose, const double* targets, 
     double sum = 0, msum = 0, mx = 0;
     for (int i = 0; i < r->nverts; i++) {
         mn_vec3 x = blend_vertex(r, pose, i);
-        mn_vec3 t = mn_v3(targets[dim * i], targets[dim * i + 1], dim == 3 ? targets[dim * i + 2] : 0);
+        mn_vec3 t =
+            mn_v3(targets[dim * i], targets[dim * i + 1], dim == 3 ? targets[dim * i + 2] : 0);
         double e2 = mn_vec3_dot(mn_vec3_sub(x, t), mn_vec3_sub(x, t));
         sum += r->mass[i] * e2;
         msum += r->mass[i];

@@ -61,7 +61,9 @@ static double mesh_volume(const double* x, int ntris, const int* tris) {
     return v / 6.0;
 }
 
-double mn_softbody_volume(const mn_softbody* sb) { return mesh_volume(sb->x, sb->ntris, sb->tris); }
+double mn_softbody_volume(const mn_softbody* sb) {
+    return mesh_volume(sb->x, sb->ntris, sb->tris);
+}
 
 mn_softbody* mn_softbody_create(int nverts, const double* pos, int ntris, const int* tris,
                                 const double* mass, const mn_softbody_options* opt, mn_error* err) {
@@ -76,13 +78,15 @@ mn_softbody* mn_softbody_create(int nverts, const double* pos, int ntris, const 
         }
     for (int i = 0; i < 3 * ntris; i++)
         if (tris[i] < 0 || tris[i] >= nverts) {
-            mn_error_set(err, MN_ERR_ARG, "", 0, "tris", "triangle %d has an index out of range", i / 3);
+            mn_error_set(err, MN_ERR_ARG, "", 0, "tris", "triangle %d has an index out of range",
+                         i / 3);
             return NULL;
         }
     mn_softbody_options o = opt ? *opt : mn_softbody_default();
-    if (o.substeps < 1 || !(o.edge_compliance >= 0) || !(o.volume_compliance >= 0) || !(o.damping >= 0) ||
-        !mn_vec3_isfinite(o.gravity)) {
-        mn_error_set(err, MN_ERR_ARG, "", 0, "options", "substeps >= 1, compliances and damping >= 0");
+    if (o.substeps < 1 || !(o.edge_compliance >= 0) || !(o.volume_compliance >= 0) ||
+        !(o.damping >= 0) || !mn_vec3_isfinite(o.gravity)) {
+        mn_error_set(err, MN_ERR_ARG, "", 0, "options",
+                     "substeps >= 1, compliances and damping >= 0");
         return NULL;
     }
     mn_softbody* sb = calloc(1, sizeof *sb);
@@ -101,8 +105,8 @@ mn_softbody* mn_softbody_create(int nverts, const double* pos, int ntris, const 
     sb->mass = malloc((size_t)nverts * sizeof(double));
     sb->tris = malloc((size_t)(ntris > 0 ? ntris : 1) * 3 * sizeof(int));
     int* all = malloc((size_t)(ntris > 0 ? ntris : 1) * 6 * sizeof(int));
-    if (!sb->x || !sb->prev || !sb->v || !sb->pin_target || !sb->grad || !sb->saved || !sb->inv_mass || !sb->mass || !sb->tris ||
-        !all) {
+    if (!sb->x || !sb->prev || !sb->v || !sb->pin_target || !sb->grad || !sb->saved ||
+        !sb->inv_mass || !sb->mass || !sb->tris || !all) {
         free(all);
         goto nomem;
     }
@@ -145,7 +149,8 @@ mn_softbody* mn_softbody_create(int nverts, const double* pos, int ntris, const 
     for (int e = 0; e < nu; e++) {
         const double* a = pos + 3 * all[2 * e];
         const double* b = pos + 3 * all[2 * e + 1];
-        sb->rest_len[e] = sqrt((a[0] - b[0]) * (a[0] - b[0]) + (a[1] - b[1]) * (a[1] - b[1]) + (a[2] - b[2]) * (a[2] - b[2]));
+        sb->rest_len[e] = sqrt((a[0] - b[0]) * (a[0] - b[0]) + (a[1] - b[1]) * (a[1] - b[1]) +
+                               (a[2] - b[2]) * (a[2] - b[2]));
     }
     sb->rest_volume = mesh_volume(pos, ntris, tris);
     return sb;
@@ -156,13 +161,16 @@ nomem:
 }
 
 mn_status mn_softbody_add_distances(mn_softbody* sb, int n, const int* pairs, mn_error* err) {
-    if (!sb || n < 0 || (n > 0 && !pairs)) return mn_error_set(err, MN_ERR_ARG, "", 0, "pairs", "bad arguments");
+    if (!sb || n < 0 || (n > 0 && !pairs))
+        return mn_error_set(err, MN_ERR_ARG, "", 0, "pairs", "bad arguments");
     for (int k = 0; k < 2 * n; k++)
         if (pairs[k] < 0 || pairs[k] >= sb->nverts)
-            return mn_error_set(err, MN_ERR_ARG, "", 0, "pairs", "pair %d: vertex index out of range", k / 2);
+            return mn_error_set(err, MN_ERR_ARG, "", 0, "pairs",
+                                "pair %d: vertex index out of range", k / 2);
     for (int k = 0; k < n; k++)
         if (pairs[2 * k] == pairs[2 * k + 1])
-            return mn_error_set(err, MN_ERR_ARG, "", 0, "pairs", "pair %d joins a vertex to itself", k);
+            return mn_error_set(err, MN_ERR_ARG, "", 0, "pairs", "pair %d joins a vertex to itself",
+                                k);
     int ne = sb->nedges + n;
     int* e = realloc(sb->edges, (size_t)(ne > 0 ? ne : 1) * 2 * sizeof(int));
     if (!e) return mn_error_set(err, MN_ERR_NOMEM, "", 0, "pairs", "out of memory");
@@ -175,7 +183,8 @@ mn_status mn_softbody_add_distances(mn_softbody* sb, int n, const int* pairs, mn
         e[2 * t] = a;
         e[2 * t + 1] = b;
         const double *pa = sb->x + 3 * a, *pb = sb->x + 3 * b;
-        L[t] = sqrt((pa[0] - pb[0]) * (pa[0] - pb[0]) + (pa[1] - pb[1]) * (pa[1] - pb[1]) + (pa[2] - pb[2]) * (pa[2] - pb[2]));
+        L[t] = sqrt((pa[0] - pb[0]) * (pa[0] - pb[0]) + (pa[1] - pb[1]) * (pa[1] - pb[1]) +
+                    (pa[2] - pb[2]) * (pa[2] - pb[2]));
     }
     sb->nedges = ne;
     return MN_OK;
@@ -185,7 +194,8 @@ void mn_softbody_pin(mn_softbody* sb, int i, int pinned) {
     if (!sb || i < 0 || i >= sb->nverts) return;
     sb->inv_mass[i] = pinned ? 0.0 : 1.0 / sb->mass[i];
     if (pinned) {
-        for (int c = 0; c < 3; c++) sb->v[3 * i + c] = 0;
+        for (int c = 0; c < 3; c++)
+            sb->v[3 * i + c] = 0;
     }
 }
 
@@ -197,7 +207,8 @@ static void solve_edges(mn_softbody* sb, double alpha_t) {
         int a = sb->edges[2 * e], b = sb->edges[2 * e + 1];
         double wa = sb->inv_mass[a], wb = sb->inv_mass[b], w = wa + wb;
         if (w == 0) continue;
-        double d[3] = {x[3 * a] - x[3 * b], x[3 * a + 1] - x[3 * b + 1], x[3 * a + 2] - x[3 * b + 2]};
+        double d[3] = {x[3 * a] - x[3 * b], x[3 * a + 1] - x[3 * b + 1],
+                       x[3 * a + 2] - x[3 * b + 2]};
         double len = sqrt(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]);
         if (len < 1e-12) continue;
         double C = len - sb->rest_len[e];
@@ -231,11 +242,13 @@ static void solve_volume(mn_softbody* sb, double alpha_t) {
     double C = mesh_volume(x, sb->ntris, sb->tris) - sb->rest_volume;
     double den = alpha_t;
     for (int i = 0; i < sb->nverts; i++)
-        den += sb->inv_mass[i] * (g[3 * i] * g[3 * i] + g[3 * i + 1] * g[3 * i + 1] + g[3 * i + 2] * g[3 * i + 2]);
+        den += sb->inv_mass[i] *
+               (g[3 * i] * g[3 * i] + g[3 * i + 1] * g[3 * i + 1] + g[3 * i + 2] * g[3 * i + 2]);
     if (!(den > 0)) return;
     double dl = -C / den;
     for (int i = 0; i < sb->nverts; i++)
-        for (int c = 0; c < 3; c++) x[3 * i + c] += sb->inv_mass[i] * dl * g[3 * i + c];
+        for (int c = 0; c < 3; c++)
+            x[3 * i + c] += sb->inv_mass[i] * dl * g[3 * i + c];
 }
 
 mn_status mn_softbody_step(mn_softbody* sb, double dt, mn_softbody_result* r) {
@@ -244,7 +257,8 @@ mn_status mn_softbody_step(mn_softbody* sb, double dt, mn_softbody_result* r) {
     memset(r, 0, sizeof *r);
     if (!sb || !(dt > 0) || !isfinite(dt)) {
         r->status = MN_ERR_ARG;
-        snprintf(r->message, sizeof r->message, "%s", sb ? "dt: must be finite and > 0" : "softbody: NULL");
+        snprintf(r->message, sizeof r->message, "%s",
+                 sb ? "dt: must be finite and > 0" : "softbody: NULL");
         return r->status;
     }
     const mn_softbody_options* o = &sb->opt;
@@ -262,14 +276,16 @@ mn_status mn_softbody_step(mn_softbody* sb, double dt, mn_softbody_result* r) {
             double* pi = sb->prev + 3 * i;
             memcpy(pi, xi, 3 * sizeof(double));
             if (sb->inv_mass[i] == 0) {
-                for (int c = 0; c < 3; c++) xi[c] += (sb->pin_target[3 * i + c] - xi[c]) / (double)(ns - s);
+                for (int c = 0; c < 3; c++)
+                    xi[c] += (sb->pin_target[3 * i + c] - xi[c]) / (double)(ns - s);
                 continue;
             }
             double* vi = sb->v + 3 * i;
             vi[0] += h * o->gravity.x;
             vi[1] += h * o->gravity.y;
             vi[2] += h * o->gravity.z;
-            for (int c = 0; c < 3; c++) xi[c] += h * vi[c];
+            for (int c = 0; c < 3; c++)
+                xi[c] += h * vi[c];
         }
         solve_edges(sb, o->edge_compliance / (h * h));
         solve_volume(sb, o->volume_compliance / (h * h));
@@ -286,7 +302,8 @@ mn_status mn_softbody_step(mn_softbody* sb, double dt, mn_softbody_result* r) {
             }
         for (int i = 0; i < n; i++) {
             if (sb->inv_mass[i] == 0) continue;
-            for (int c = 0; c < 3; c++) sb->v[3 * i + c] = damp * (x[3 * i + c] - sb->prev[3 * i + c]) / h;
+            for (int c = 0; c < 3; c++)
+                sb->v[3 * i + c] = damp * (x[3 * i + c] - sb->prev[3 * i + c]) / h;
         }
     }
     r->iterations = ns;
@@ -296,8 +313,10 @@ mn_status mn_softbody_step(mn_softbody* sb, double dt, mn_softbody_result* r) {
             memcpy(sb->x, sb->saved, n3 * sizeof(double));
             memcpy(sb->v, sb->saved + n3, n3 * sizeof(double));
             r->status = MN_ERR_NOCONVERGE;
-            snprintf(r->message, sizeof r->message,
-                     "x: vertex %d is not finite after the step (state restored; try more substeps)", i / 3);
+            snprintf(
+                r->message, sizeof r->message,
+                "x: vertex %d is not finite after the step (state restored; try more substeps)",
+                i / 3);
             return r->status;
         }
     double vmax2 = 0;

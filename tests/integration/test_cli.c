@@ -556,7 +556,7 @@ static void test_held_translations(void) {
     char *out, *err;
     /* LeftArm's pivot is 3.6 units from LeftShoulder, the arm beyond it 8.2 long */
     const char* far = "solve '" MN_TEST_DATA "/cmu_02_01_walk_positions.bvh' --base LeftShoulder "
-                                             "--tip LeftHand --target 25,0,0 --timeout-ms 0";
+                      "--tip LeftHand --target 25,0,0 --timeout-ms 0";
     CHECK(run_cli(far, &out, &err) == 1);
     CHECK(out && strstr(out, "status UNREACHABLE"));
     free(out), free(err);
@@ -587,7 +587,7 @@ static void test_held_translations(void) {
     free(out), free(err);
     snprintf(args, sizeof args,
              "pose '" MN_TEST_DATA "/cmu_02_01_walk_positions.bvh' --scale 0.056444 --frame 0 "
-                                   "--scene '%s' --iters 400 --free-translations",
+             "--scene '%s' --iters 400 --free-translations",
              sc);
     CHECK(run_cli(args, &out, &err) == 0);
     CHECK(out && strstr(out, "status=OK"));

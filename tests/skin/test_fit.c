@@ -45,7 +45,8 @@ static mn_rig* make_tube(int dim, int nctrl, int nring, int nseg, mn_ctrl_kind k
             }
         }
     double* mass = malloc((size_t)n * sizeof(double));
-    for (int i = 0; i < n; i++) mass[i] = 0.5 + 0.25 * (1 + rnd());
+    for (int i = 0; i < n; i++)
+        mass[i] = 0.5 + 0.25 * (1 + rnd());
     mn_rig* rig = mn_rig_create(dim, n, rest, mass, NULL);
     for (int j = 0; j < nctrl; j++) {
         char name[16];
@@ -88,9 +89,11 @@ static void random_pose(const mn_rig* rig, mn_xform* pose, double angle, double 
     mn_rig_rest_pose(rig, pose);
     for (int j = 0; j < rig->nctrl; j++) {
         if (rig->ctrl_kind[j] != MN_CTRL_CAGE) {
-            pose[j].R = rig->dim == 3 ? random_rotation(angle) : mn_mat3_axis_angle(mn_v3(0, 0, 1), angle * rnd());
+            pose[j].R = rig->dim == 3 ? random_rotation(angle)
+                                      : mn_mat3_axis_angle(mn_v3(0, 0, 1), angle * rnd());
         }
-        pose[j].p = mn_vec3_add(pose[j].p, mn_v3(shift * rnd(), shift * rnd(), rig->dim == 3 ? shift * rnd() : 0));
+        pose[j].p = mn_vec3_add(
+            pose[j].p, mn_v3(shift * rnd(), shift * rnd(), rig->dim == 3 ? shift * rnd() : 0));
     }
     mn_rig_propagate(rig, pose);
 }
@@ -98,7 +101,8 @@ static void random_pose(const mn_rig* rig, mn_xform* pose, double angle, double 
 static double pose_distance(const mn_xform* a, const mn_xform* b, int m) {
     double e = 0;
     for (int j = 0; j < m; j++) {
-        for (int k = 0; k < 9; k++) e = fmax(e, fabs(a[j].R.m[k] - b[j].R.m[k]));
+        for (int k = 0; k < 9; k++)
+            e = fmax(e, fabs(a[j].R.m[k] - b[j].R.m[k]));
         e = fmax(e, mn_vec3_dist(a[j].p, b[j].p));
     }
     return e;
@@ -127,7 +131,8 @@ static void test_deform(void) {
     /* the rest pose reproduces the rest mesh */
     mn_rig_rest_pose(rig, pose);
     mn_rig_deform(rig, pose, out);
-    for (int i = 0; i < rig->nverts * 3; i++) CHECK_NEAR(out[i], rig->rest[i], 1e-12);
+    for (int i = 0; i < rig->nverts * 3; i++)
+        CHECK_NEAR(out[i], rig->rest[i], 1e-12);
     /* skin matrix round trip */
     random_pose(rig, pose, 1.0, 0.3);
     mn_xform S = mn_rig_skin_xform(rig, pose, 2);
@@ -147,7 +152,8 @@ static void test_energy_gradient(void) {
     double* x = malloc((size_t)n * 3 * sizeof(double));
     double* xr = malloc((size_t)n * 3 * sizeof(double));
     mn_rig_deform(rig, truth, x);
-    for (int i = 0; i < 3 * n; i++) x[i] += 0.05 * rnd();
+    for (int i = 0; i < 3 * n; i++)
+        x[i] += 0.05 * rnd();
     random_pose(rig, pose, 0.8, 0.2);
     mn_fitter* f = mn_fitter_create(rig, NULL, NULL);
     CHECK(f != NULL);
@@ -156,7 +162,8 @@ static void test_energy_gradient(void) {
     double direct = 0;
     for (int i = 0; i < n; i++) {
         double e2 = 0;
-        for (int c = 0; c < 3; c++) e2 += (x[3 * i + c] - xr[3 * i + c]) * (x[3 * i + c] - xr[3 * i + c]);
+        for (int c = 0; c < 3; c++)
+            e2 += (x[3 * i + c] - xr[3 * i + c]) * (x[3 * i + c] - xr[3 * i + c]);
         direct += 0.5 * rig->mass[i] * e2;
     }
     CHECK_NEAR(mn_fit_energy(f, pose), direct, 1e-10 * direct);
@@ -191,7 +198,8 @@ static void test_energy_gradient(void) {
                 double w = rig->w_val[i * rig->k + s];
                 mn_vec3 xb = mn_v3(rig->rest[3 * i], rig->rest[3 * i + 1], rig->rest[3 * i + 2]);
                 mn_vec3 a = mn_mat3_mulv(&pose[j].R, mn_vec3_sub(xb, rig->ctrl_pivot[j]));
-                mn_vec3 res = mn_v3(x[3 * i] - xr[3 * i], x[3 * i + 1] - xr[3 * i + 1], x[3 * i + 2] - xr[3 * i + 2]);
+                mn_vec3 res = mn_v3(x[3 * i] - xr[3 * i], x[3 * i + 1] - xr[3 * i + 1],
+                                    x[3 * i + 2] - xr[3 * i + 2]);
                 g = mn_vec3_madd(g, -rig->mass[i] * w, mn_vec3_cross(a, res));
             }
         CHECK_NEAR(gr[3 * j], g.x, 1e-9 * (1 + fabs(g.x)));
@@ -201,7 +209,8 @@ static void test_energy_gradient(void) {
     /* the translation step is the exact minimiser over d: its gradient vanishes */
     mn_fit_translation_step(f, pose);
     mn_fit_gradient(f, pose, gr, gt);
-    for (int i = 0; i < 3 * m; i++) CHECK_NEAR(gt[i], 0, 1e-9);
+    for (int i = 0; i < 3 * m; i++)
+        CHECK_NEAR(gt[i], 0, 1e-9);
     mn_fitter_destroy(f);
     free(x);
     free(xr);
@@ -226,8 +235,9 @@ static void recover(int dim, mn_ctrl_kind kind, int attach, int nctrl) {
     mn_fit_result res;
     mn_fit(f, pose, x, &o, &res);
     double e = pose_distance(pose, truth, m);
-    if (getenv("MN_VERBOSE") || e > 1e-6 || res.rms > 1e-7) fprintf(stderr, "  dim %d kind %d attach %d: pose error %g after %d iterations, rms %g\n", dim,
-                          kind, attach, e, res.iterations, res.rms);
+    if (getenv("MN_VERBOSE") || e > 1e-6 || res.rms > 1e-7)
+        fprintf(stderr, "  dim %d kind %d attach %d: pose error %g after %d iterations, rms %g\n",
+                dim, kind, attach, e, res.iterations, res.rms);
     CHECK(e < 1e-6);
     CHECK(res.rms < 1e-7);
     CHECK(res.status == MN_OK);
@@ -243,11 +253,21 @@ static void recover(int dim, mn_ctrl_kind kind, int attach, int nctrl) {
     mn_rig_destroy(rig);
 }
 
-static void test_recover_points_3d(void) { recover(3, MN_CTRL_POINT, 0, 5); }
-static void test_recover_bones_3d(void) { recover(3, MN_CTRL_BONE, 1, 6); }
-static void test_recover_points_2d(void) { recover(2, MN_CTRL_POINT, 0, 5); }
-static void test_recover_bones_2d(void) { recover(2, MN_CTRL_BONE, 1, 6); }
-static void test_recover_cage(void) { recover(3, MN_CTRL_CAGE, 0, 5); }
+static void test_recover_points_3d(void) {
+    recover(3, MN_CTRL_POINT, 0, 5);
+}
+static void test_recover_bones_3d(void) {
+    recover(3, MN_CTRL_BONE, 1, 6);
+}
+static void test_recover_points_2d(void) {
+    recover(2, MN_CTRL_POINT, 0, 5);
+}
+static void test_recover_bones_2d(void) {
+    recover(2, MN_CTRL_BONE, 1, 6);
+}
+static void test_recover_cage(void) {
+    recover(3, MN_CTRL_CAGE, 0, 5);
+}
 
 /* Warm-started from the previous frame: a slowly moving pose is tracked, every frame
  * allocation-free, fixed controllers keep their given pose exactly. */
@@ -269,7 +289,9 @@ static void test_track_fixed_no_alloc(void) {
         double s = 0.05 * t;
         truth[0].R = mn_mat3_axis_angle(mn_v3(0, 0, 1), 0.2 * s);
         truth[0].p = mn_v3(0.1 * s, 0.05 * s, 0);
-        for (int j = 1; j < m; j++) truth[j].R = mn_mat3_axis_angle(mn_vec3_normalize(mn_v3(0.3, 1, j)), s * (0.3 + 0.1 * j));
+        for (int j = 1; j < m; j++)
+            truth[j].R =
+                mn_mat3_axis_angle(mn_vec3_normalize(mn_v3(0.3, 1, j)), s * (0.3 + 0.1 * j));
         mn_rig_propagate(rig, truth);
         mn_rig_deform(rig, truth, x);
         pose[0] = truth[0]; /* the user drives the root */
@@ -281,8 +303,8 @@ static void test_track_fixed_no_alloc(void) {
         CHECK(memcmp(&pose[0], &start[0], sizeof pose[0]) == 0);
         worst = fmax(worst, pose_distance(pose, truth, m));
         if (pose_distance(pose, truth, m) > 1e-6)
-            fprintf(stderr, "  frame %d: pose error %g, %d iterations, rms %g status %d\n", t, pose_distance(pose, truth, m),
-                    res.iterations, res.rms, res.status);
+            fprintf(stderr, "  frame %d: pose error %g, %d iterations, rms %g status %d\n", t,
+                    pose_distance(pose, truth, m), res.iterations, res.rms, res.status);
     }
     CHECK(allocs == 0);
     CHECK(worst < 1e-6);
@@ -314,7 +336,8 @@ static void test_fixed_middle_of_chain(void) {
         CHECK(memcmp(&pose[2], &truth[2], sizeof pose[2]) == 0);
         double e = pose_distance(pose, truth, 5);
         if (getenv("MN_VERBOSE") || e > 1e-6)
-            fprintf(stderr, "  fixed middle %d: pose error %g, %d iterations, rms %g\n", trial, e, res.iterations, res.rms);
+            fprintf(stderr, "  fixed middle %d: pose error %g, %d iterations, rms %g\n", trial, e,
+                    res.iterations, res.rms);
         CHECK(e < 1e-6);
     }
     mn_fitter_destroy(f);
@@ -482,7 +505,8 @@ static void test_noise_vs_kabsch(void) {
     double* x = malloc((size_t)n * 3 * sizeof(double));
     mn_rig_deform(rig, truth, x);
     double diag = mn_rig_bbox_diagonal(rig);
-    for (int i = 0; i < 3 * n; i++) x[i] += 0.01 * diag * rnd();
+    for (int i = 0; i < 3 * n; i++)
+        x[i] += 0.01 * diag * rnd();
     mn_fitter* f = mn_fitter_create(rig, NULL, NULL);
     mn_rig_rest_pose(rig, kab);
     mn_fit_kabsch(f, kab, x, 0);
@@ -516,7 +540,8 @@ static void test_result_message(void) {
     mn_rig_deform(rig, pose, x);
     mn_fit_result res;
     CHECK(mn_fit(f, NULL, x, NULL, &res) == MN_ERR_ARG && strstr(res.message, "pose") != NULL);
-    CHECK(mn_fit(f, rest, NULL, NULL, &res) == MN_ERR_ARG && strstr(res.message, "targets") != NULL);
+    CHECK(mn_fit(f, rest, NULL, NULL, &res) == MN_ERR_ARG &&
+          strstr(res.message, "targets") != NULL);
     CHECK(mn_fit(NULL, rest, x, NULL, &res) == MN_ERR_ARG && strstr(res.message, "fitter") != NULL);
     mn_fit_options o = mn_fit_default();
     o.max_iters = -1;
@@ -527,14 +552,16 @@ static void test_result_message(void) {
     o = mn_fit_default();
     o.max_halvings = -2;
     memcpy(pose, rest, sizeof pose);
-    CHECK(mn_fit(f, pose, x, &o, &res) == MN_ERR_ARG && strstr(res.message, "max_halvings") != NULL);
+    CHECK(mn_fit(f, pose, x, &o, &res) == MN_ERR_ARG &&
+          strstr(res.message, "max_halvings") != NULL);
     CHECK(memcmp(pose, rest, sizeof rest) == 0); /* nothing changed by a refusal */
     /* a zero budget from the rest pose cannot reach a rotated target */
     o = mn_fit_default();
     o.max_iters = 0;
     memcpy(pose, rest, sizeof pose);
     CHECK(mn_fit(f, pose, x, &o, &res) == MN_ERR_NOCONVERGE);
-    CHECK(res.status == MN_ERR_NOCONVERGE && res.iterations == 0 && strstr(res.message, "max_iters") != NULL);
+    CHECK(res.status == MN_ERR_NOCONVERGE && res.iterations == 0 &&
+          strstr(res.message, "max_iters") != NULL);
     /* NULL options: the defaults, which converge */
     memcpy(pose, rest, sizeof pose);
     mn_fit_result r1, r2;

@@ -21,7 +21,8 @@ static void box(mn_vec3 c, double h, double pos[24], int tris[36]) {
 
 static mn_vec3 centre(const mn_softbody* sb) {
     mn_vec3 c = mn_v3(0, 0, 0);
-    for (int i = 0; i < sb->nverts; i++) c = mn_vec3_add(c, mn_v3(sb->x[3 * i], sb->x[3 * i + 1], sb->x[3 * i + 2]));
+    for (int i = 0; i < sb->nverts; i++)
+        c = mn_vec3_add(c, mn_v3(sb->x[3 * i], sb->x[3 * i + 1], sb->x[3 * i + 2]));
     return mn_vec3_scale(c, 1.0 / sb->nverts);
 }
 
@@ -38,7 +39,8 @@ static void test_volume_and_free_fall(void) {
     /* internal constraints do not move the centre of mass: free fall for 1 s. The
      * substepped symplectic Euler gives y0 - g T^2 / 2 (1 + 1/N) for N substeps in all. */
     int steps = 60;
-    for (int s = 0; s < steps; s++) CHECK(mn_softbody_step(sb, 1.0 / steps, NULL) == MN_OK);
+    for (int s = 0; s < steps; s++)
+        CHECK(mn_softbody_step(sb, 1.0 / steps, NULL) == MN_OK);
     int N = steps * o.substeps;
     CHECK_NEAR(centre(sb).y, 5 - 0.5 * 9.81 * (1 + 1.0 / N), 1e-9);
     CHECK_NEAR(centre(sb).x, 0, 1e-12);
@@ -71,7 +73,8 @@ static void test_ground_pins_determinism(void) {
     }
     CHECK(allocs == 0);
     CHECK(memcmp(a->x, b->x, 24 * sizeof(double)) == 0); /* bit for bit */
-    for (int i = 0; i < 8; i++) CHECK(a->x[3 * i + 1] >= -1e-12);
+    for (int i = 0; i < 8; i++)
+        CHECK(a->x[3 * i + 1] >= -1e-12);
     CHECK_NEAR(a->x[21], 0.5 + 0.005 * 119, 1e-12); /* the pinned corner is where it was driven */
     /* the volume constraint (compliance 0) holds the volume while the box hangs */
     CHECK(fabs(mn_softbody_volume(a) - vol0) < 0.02 * vol0);
@@ -134,7 +137,18 @@ static void test_fit_inside_simulation(void) {
             T[0] = a, T[1] = b, T[2] = d, T[3] = a, T[4] = d, T[5] = c;
             nt += 2;
         }
-    int caps[12] = {0, 2, 1, 0, 3, 2, 4 * (nx - 1), 4 * (nx - 1) + 1, 4 * (nx - 1) + 2, 4 * (nx - 1), 4 * (nx - 1) + 2, 4 * (nx - 1) + 3};
+    int caps[12] = {0,
+                    2,
+                    1,
+                    0,
+                    3,
+                    2,
+                    4 * (nx - 1),
+                    4 * (nx - 1) + 1,
+                    4 * (nx - 1) + 2,
+                    4 * (nx - 1),
+                    4 * (nx - 1) + 2,
+                    4 * (nx - 1) + 3};
     memcpy(tris + 3 * nt, caps, sizeof caps);
     nt += 4;
     mn_softbody_options o = mn_softbody_default();
@@ -147,8 +161,10 @@ static void test_fit_inside_simulation(void) {
         diag[2 * nd] = 4 * i, diag[2 * nd + 1] = 4 * i + 2, nd++;
         diag[2 * nd] = 4 * i + 1, diag[2 * nd + 1] = 4 * i + 3, nd++;
         for (int k = 0; k < 4; k++) {
-            if (i + 2 < nx) diag[2 * nd] = 4 * i + k, diag[2 * nd + 1] = 4 * (i + 2) + (k + 2) % 4, nd++;
-            if (i + 4 < nx) diag[2 * nd] = 4 * i + k, diag[2 * nd + 1] = 4 * (i + 4) + (k + 2) % 4, nd++;
+            if (i + 2 < nx)
+                diag[2 * nd] = 4 * i + k, diag[2 * nd + 1] = 4 * (i + 2) + (k + 2) % 4, nd++;
+            if (i + 4 < nx)
+                diag[2 * nd] = 4 * i + k, diag[2 * nd + 1] = 4 * (i + 4) + (k + 2) % 4, nd++;
         }
     }
     CHECK(mn_softbody_add_distances(sb, nd, diag, NULL) == MN_OK);
@@ -185,8 +201,10 @@ static void test_fit_inside_simulation(void) {
         pose[0].R = mn_mat3_axis_angle(mn_v3(0, 0, 1), a);
         for (int i = 0; i < n; i++)
             if (sb->inv_mass[i] == 0) {
-                mn_vec3 y = mn_mat3_mulv(&pose[0].R, mn_v3(pos[3 * i], pos[3 * i + 1], pos[3 * i + 2]));
-                sb->pin_target[3 * i] = y.x, sb->pin_target[3 * i + 1] = y.y, sb->pin_target[3 * i + 2] = y.z;
+                mn_vec3 y =
+                    mn_mat3_mulv(&pose[0].R, mn_v3(pos[3 * i], pos[3 * i + 1], pos[3 * i + 2]));
+                sb->pin_target[3 * i] = y.x, sb->pin_target[3 * i + 1] = y.y,
+                                   sb->pin_target[3 * i + 2] = y.z;
             }
         long a0 = mn_alloc_count();
         CHECK(mn_softbody_step(sb, 1.0 / 60, NULL) == MN_OK);
@@ -198,14 +216,19 @@ static void test_fit_inside_simulation(void) {
     }
     CHECK(allocs == 0);
     if (getenv("MN_VERBOSE")) fprintf(stderr, "  tip drop %g, worst rms %g\n", tip_drop, worst);
-    CHECK(tip_drop > 0.1);      /* the bar really moves under gravity */
+    CHECK(tip_drop > 0.1);         /* the bar really moves under gravity */
     CHECK(worst < 0.2 * tip_drop); /* and the rig follows it */
     /* the fitted tip bone hangs down like the bar does */
     mn_vec3 tail = mn_vec3_add(pose[1].p, mn_mat3_mulv(&pose[1].R, mn_v3(1, 0, 0)));
     mn_vec3 bar_tip = mn_v3(0, 0, 0);
     for (int k = 0; k < 4; k++)
-        bar_tip = mn_vec3_add(bar_tip, mn_vec3_scale(mn_v3(sb->x[3 * (n - 4 + k)], sb->x[3 * (n - 4 + k) + 1], sb->x[3 * (n - 4 + k) + 2]), 0.25));
-    if (getenv("MN_VERBOSE")) fprintf(stderr, "  tail (%g %g %g) bar tip (%g %g %g)\n", tail.x, tail.y, tail.z, bar_tip.x, bar_tip.y, bar_tip.z);
+        bar_tip = mn_vec3_add(
+            bar_tip, mn_vec3_scale(mn_v3(sb->x[3 * (n - 4 + k)], sb->x[3 * (n - 4 + k) + 1],
+                                         sb->x[3 * (n - 4 + k) + 2]),
+                                   0.25));
+    if (getenv("MN_VERBOSE"))
+        fprintf(stderr, "  tail (%g %g %g) bar tip (%g %g %g)\n", tail.x, tail.y, tail.z, bar_tip.x,
+                bar_tip.y, bar_tip.z);
     CHECK(mn_vec3_dist(tail, bar_tip) < 0.25 * tip_drop + 0.02);
     mn_fitter_destroy(f);
     mn_rig_destroy(rig);
@@ -247,7 +270,8 @@ static void test_step_result(void) {
     CHECK(mn_softbody_step(sb, 1e6, &r) == MN_ERR_NOCONVERGE);
     CHECK(r.status == MN_ERR_NOCONVERGE && strstr(r.message, "x: vertex") != NULL);
     CHECK(memcmp(x0, sb->x, sizeof x0) == 0 && memcmp(v0, sb->v, sizeof v0) == 0);
-    for (int i = 0; i < 24; i++) CHECK(isfinite(sb->x[i]) && isfinite(sb->v[i]));
+    for (int i = 0; i < 24; i++)
+        CHECK(isfinite(sb->x[i]) && isfinite(sb->v[i]));
     mn_softbody_destroy(sb);
 }
 
