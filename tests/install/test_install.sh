@@ -22,7 +22,8 @@ prefix=$tmp/prefix
 cmake --install "$build" --prefix "$prefix" > "$tmp/install.log" || { cat "$tmp/install.log"; fail "cmake --install"; }
 lib=$prefix/lib
 [ -d "$lib/pkgconfig" ] || lib=$(dirname "$(find "$prefix" -name marionette.pc)")/..
-for f in include/marionette/base.h include/marionette/model.h include/marionette/io.h bin/marionette; do
+for f in include/marionette/base.h include/marionette/model.h include/marionette/io.h bin/marionette \
+         share/man/man1/marionette.1 share/bash-completion/completions/marionette; do
   [ -f "$prefix/$f" ] || fail "not installed: $f"
 done
 for f in libmarionette.so libmarionette.so.0 libmarionette.a pkgconfig/marionette.pc \
@@ -30,7 +31,11 @@ for f in libmarionette.so libmarionette.so.0 libmarionette.a pkgconfig/marionett
          cmake/marionette/marionetteTargets.cmake; do
   [ -e "$lib/$f" ] || fail "not installed: lib/$f"
 done
-"$prefix/bin/marionette" --help | grep -q '^usage: marionette' || fail "the installed command does not run"
+"$prefix/bin/marionette" --help > "$tmp/help" || fail "the installed command does not run"
+grep -q '^usage: marionette' "$tmp/help" || fail "the installed command does not print its usage"
+grep -q '^\.TH MARIONETTE 1' "$prefix/share/man/man1/marionette.1" || fail "the installed man page has no .TH"
+grep -q '^complete -F _marionette marionette$' "$prefix/share/bash-completion/completions/marionette" ||
+  fail "the installed completion does not register _marionette"
 
 # The soname carries the major version; the shared library exports the public API only.
 names() { # PROGRAM PATTERN: whether its dynamic section (readelf -d) matches PATTERN
