@@ -74,6 +74,11 @@ pkg-config --print-requires-private marionette | grep -q libxml-2.0 || fail "Req
 "$cc" $extra -o "$tmp/pc_shared" "$src/examples/fk_chain.c" $(pkg-config --cflags --libs marionette)
 names "$tmp/pc_shared" 'NEEDED.*libmarionette\.so\.0' || fail "pc_shared does not use the shared library"
 LD_LIBRARY_PATH=$lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH} check pc_shared "$tmp/pc_shared"
+# and with the flags first, as people often write it (the linker's --as-needed must not
+# drop the library seen before the program)
+# shellcheck disable=SC2046,SC2086
+"$cc" $extra $(pkg-config --cflags --libs marionette) -o "$tmp/pc_first" "$src/examples/fk_chain.c"
+LD_LIBRARY_PATH=$lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH} check pc_flags_first "$tmp/pc_first"
 # shellcheck disable=SC2046,SC2086
 "$cc" $extra -o "$tmp/pc_static" "$src/examples/fk_chain.c" $(pkg-config --cflags marionette) \
   $(pkg-config --static --libs marionette | sed 's/-lmarionette\b/-l:libmarionette.a/')
