@@ -2,7 +2,8 @@
 # Writes the bash completion of marionette: the commands and each command's options as
 # `marionette --help` and `marionette CMD --help` list them (every --option in the usage
 # lines and in the indented option lists), the anim subcommands, the benchmarks and their
-# options, the choices an option spells out (--solver lagrange|ccd|dls), and, after
+# options, the choices an option spells out (--solver lagrange|ccd|dls), file names for the
+# options that take a file and for the other arguments, and, after
 # --base or --tip, the joint names of the figure file already on the command line (asked of
 # `marionette info --json FILE` when completing). Run by the build.
 #
@@ -36,6 +37,14 @@ with_arg_of() {
   awk 'NR == 1 || (!done && !/^$/) { print; next } { done = 1 } /^ +--[a-z]/ { print }' |
     { grep -o -- '--[a-z][a-z0-9-]* [^] .[]' || true; } | cut -d' ' -f1 | sort -u
 }
+# The options whose argument is a file or folder, by the name the help gives it (FILE, OUT,
+# DIR, SCENE.json, F1.obj, ...): completed with file names; other arguments (numbers,
+# names) get no completion.
+files_of() {
+  awk 'NR == 1 || (!done && !/^$/) { print; next } { done = 1 } /^ +--[a-z]/ { print }' |
+    { grep -o -- '--[a-z][a-z0-9-]* [^] .[][^] []*' || true; } |
+    awk '$2 ~ /FILE|DIR|OUT|RIG|MAP|SCENE|SCRIPT|TARGET|FIGURE|SEQ|TAKE|\.[a-z]/ { print $1 }' | sort -u
+}
 words() { tr '\n' ' ' | sed 's/ *$//'; }
 var() { printf '%s' "$1" | tr -c 'a-z0-9\n' '_'; }
 
@@ -44,13 +53,14 @@ commands=$(printf '%s\n' "$main" | list_names "commands:")
 benches=$(help_of bench | list_names "benchmarks:")
 {
   echo "# bash completion for marionette, generated from its --help texts by scripts/gen-completion.sh"
-  echo "_marionette_commands='$(printf '%s\n' $commands | words)'"
-  echo "_marionette_benches='$(printf '%s\n' $benches | words)'"
+  echo "_marionette_commands='$(printf '%s\n' "$commands" | words)'"
+  echo "_marionette_benches='$(printf '%s\n' "$benches" | words)'"
   echo "_marionette_anim_subcommands='$(help_of anim | sed -n 's/^ *\(usage: \)\{0,1\}marionette anim \([a-z]*\).*/\2/p' | sort -u | words)'"
   for c in $commands; do
     h=$(help_of "$c")
     echo "_marionette_opts_$(var "$c")='$(printf '%s\n' "$h" | options_of | words)'"
     echo "_marionette_args_$(var "$c")='$(printf '%s\n' "$h" | with_arg_of | words)'"
+    echo "_marionette_files_$(var "$c")='$(printf '%s\n' "$h" | files_of | words)'"
     printf '%s\n' "$h" | choices_of | while read -r opt values; do
       echo "_marionette_choices_$(var "$c")_$(var "${opt#--}")='$values'"
     done
@@ -59,6 +69,7 @@ benches=$(help_of bench | list_names "benchmarks:")
     h=$(help_of bench "$b")
     echo "_marionette_opts_bench_$(var "$b")='$(printf '%s\n' "$h" | options_of | words)'"
     echo "_marionette_args_bench_$(var "$b")='$(printf '%s\n' "$h" | with_arg_of | words)'"
+    echo "_marionette_files_bench_$(var "$b")='$(printf '%s\n' "$h" | files_of | words)'"
     printf '%s\n' "$h" | choices_of | while read -r opt values; do
       echo "_marionette_choices_bench_$(var "$b")_$(var "${opt#--}")='$values'"
     done
@@ -93,7 +104,7 @@ _marionette() {
     mapfile -t COMPREPLY < <(compgen -W "$_marionette_anim_subcommands --help" -- "$cur")
     return
   fi
-  local opts_var=_marionette_opts_$key args_var=_marionette_args_$key
+  local opts_var=_marionette_opts_$key args_var=_marionette_args_$key files_var=_marionette_files_$key
   local choices_var=_marionette_choices_${key}_${prev#--}
   choices_var=${choices_var//-/_}
   # the argument of an option
@@ -122,8 +133,10 @@ _marionette() {
       mapfile -t COMPREPLY < <(compgen -W "${!choices_var}" -- "$cur")
       return
     fi
-    compopt -o filenames 2> /dev/null || true
-    mapfile -t COMPREPLY < <(compgen -f -- "$cur")
+    if [[ " ${!files_var:-} " == *" $prev "* ]]; then
+      compopt -o filenames 2> /dev/null || true
+      mapfile -t COMPREPLY < <(compgen -f -- "$cur")
+    fi
     return
   fi
   if [[ $cur == -* ]]; then

@@ -84,7 +84,7 @@ commands=$(printf '%s\n' "$main" | list_names "commands:")
   echo 'marionette reads figures (skeleton text, BVH, URDF, glTF), poses them with forward and'
   echo 'inverse kinematics and constraints, fits and samples skinning and animation, and writes'
   echo 'them back. Each command prints its own help with'
-  echo '.BR "marionette \fICOMMAND\fP \-\-help" ;'
+  printf '%s\n' '.BR "marionette \fICOMMAND\fP \-\-help" ;'
   echo 'this page gathers those texts.'
   printf '%s\n' "$main" | sed 1d | format
   echo '.SH COMMANDS'

@@ -38,20 +38,28 @@ expect "--base" "$bin" solve "$urdf" --ba
 expect "--json" "$bin" info "$urdf" --j
 expect "ccd" "$bin" pose stickman --scene s.json --solver c
 expect "ik" "$bin" bench i
+# an option's argument: file names where it is a file, nothing where it is a number
+dir=$(mktemp -d "${TMPDIR:-/tmp}/mn-completion.XXXXXX")
+trap 'rm -rf "$dir"' EXIT
+touch "$dir/scene_a.json" "$dir/scene_b.json"
+expect "$dir/scene_a.json $dir/scene_b.json" "$bin" pose stickman --scene "$dir/scene_"
+expect "" "$bin" pose stickman --iters "$dir/scene_"
+expect "" "$bin" solve "$urdf" --target "$dir/"
 expect "--compare" "$bin" bench ik --com
 expect "--help bake import info" "$bin" anim ""
 
 # joints: the links of panda.urdf (the figure's joints are named by their child links)
 links=$(grep -o '<link name="[^"]*"' "$urdf" | sed 's/<link name="//; s/"$//' | sort)
-want=$(printf '%s\n' $links | grep '^panda_link' | tr '\n' ' ' | sed 's/ *$//')
-[ "$(printf '%s\n' $links | grep -c '^panda_link')" -eq 9 ] || { echo "FAIL: panda.urdf: expected 9 panda_link links"; exit 1; }
+want=$(printf '%s\n' "$links" | grep '^panda_link' | tr '\n' ' ' | sed 's/ *$//')
+[ "$(printf '%s\n' "$links" | grep -c '^panda_link')" -eq 9 ] || { echo "FAIL: panda.urdf: expected 9 panda_link links"; exit 1; }
 expect "$want" "$bin" solve "$urdf" --base panda_link0 --tip panda_li
 expect "panda_link8" "$bin" solve "$urdf" --base panda_link0 --tip panda_link8
-expect "$(printf '%s\n' $links world | sort | tr '\n' ' ' | sed 's/ *$//')" "$bin" solve "$urdf" --target 0.3,0,0.5 --base ""
+expect "$(printf '%s\n' "$links" world | sort | tr '\n' ' ' | sed 's/ *$//')" "$bin" solve "$urdf" --target 0.3,0,0.5 --base ""
 expect "panda_hand panda_hand_tcp" "$bin" bench ik --urdf "$urdf" --base panda_link0 --tip panda_ha
 # the built-in stick figure, whose joint names have dots
 expect "torso.1 torso.2" "$bin" solve stickman --base torso.
 # no figure on the line yet: nothing to offer
 expect "" "$bin" solve --base pa
 
-[ "$failures" -eq 0 ] && echo "completion: ok" || { echo "completion: $failures failed"; exit 1; }
+if [ "$failures" -ne 0 ]; then echo "completion: $failures failed"; exit 1; fi
+echo "completion: ok"
