@@ -192,24 +192,31 @@ static int write_svg(const char* path, int frames, const double* foot_plain, con
         fprintf(fp, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">%d</text>\n", x, H - B + 18,
                 (int)((frames - 1) * k / 4));
     }
-    fprintf(fp, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">frame</text>\n", (L + W - R) / 2,
-            H - B + 36);
+    fprintf(fp, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">frame</text>\n",
+            (L + W - R) / 2, H - B + 36);
     const double* series[4] = {foot_plain, hand_plain, foot_con, hand_con};
     const char* color[4] = {"#d62728", "#ff7f0e", "#1f77b4", "#2ca02c"};
     const char* dash[4] = {"", "6 4", "", "6 4"};
     const char* label[4] = {"left foot, plain in-betweens", "hand, plain in-betweens",
                             "left foot, constrained", "hand, constrained"};
     for (int i = 0; i < 4; i++) {
-        fprintf(fp, "<polyline fill=\"none\" stroke=\"%s\" stroke-width=\"2\" stroke-dasharray=\"%s\" points=\"",
+        fprintf(fp,
+                "<polyline fill=\"none\" stroke=\"%s\" stroke-width=\"2\" stroke-dasharray=\"%s\" "
+                "points=\"",
                 color[i], dash[i]);
         for (int f = 0; f < frames; f++)
-            fprintf(fp, "%.1f,%.1f ", L + (W - L - R) * f / (frames - 1),
-                    H - B - (H - T - B) * (fmin(fmax(log10(fmax(series[i][f], 1e-300)), dec_lo), dec_hi) - dec_lo) /
-                                (dec_hi - dec_lo));
-        fprintf(fp, "\"/>\n<line x1=\"%.0f\" y1=\"%.0f\" x2=\"%.0f\" y2=\"%.0f\" stroke=\"%s\" "
-                    "stroke-width=\"2\" stroke-dasharray=\"%s\"/><text x=\"%.0f\" y=\"%.0f\">%s</text>\n",
-                L + 320 * (i / 2), H - 30 + 16 * (i % 2), L + 320 * (i / 2) + 25, H - 30 + 16 * (i % 2), color[i],
-                dash[i], L + 320 * (i / 2) + 30, H - 26 + 16 * (i % 2), label[i]);
+            fprintf(
+                fp, "%.1f,%.1f ", L + (W - L - R) * f / (frames - 1),
+                H - B -
+                    (H - T - B) *
+                        (fmin(fmax(log10(fmax(series[i][f], 1e-300)), dec_lo), dec_hi) - dec_lo) /
+                        (dec_hi - dec_lo));
+        fprintf(
+            fp,
+            "\"/>\n<line x1=\"%.0f\" y1=\"%.0f\" x2=\"%.0f\" y2=\"%.0f\" stroke=\"%s\" "
+            "stroke-width=\"2\" stroke-dasharray=\"%s\"/><text x=\"%.0f\" y=\"%.0f\">%s</text>\n",
+            L + 320 * (i / 2), H - 30 + 16 * (i % 2), L + 320 * (i / 2) + 25, H - 30 + 16 * (i % 2),
+            color[i], dash[i], L + 320 * (i / 2) + 30, H - 26 + 16 * (i % 2), label[i]);
     }
     fprintf(fp, "</svg>\n");
     return fclose(fp) == 0 ? 0 : -1;
@@ -278,7 +285,9 @@ static void time_inbetween(const mn_model* m, int frames, const char* svg) {
         mn_target_key tk;
         mn_seq_target_at(s, ci, f, &tk);
         worst = fmax(worst, mn_vec3_dist(mn_point_world(d, h.joint, h.point), tk.pos));
-        plot[4 * f + 2] = 1e3 * mn_vec3_dist(mn_point_world(d, mn_seq_handle(s, hf[0])->joint, mn_v3(0, 0, 0)), lock[0]);
+        plot[4 * f + 2] =
+            1e3 * mn_vec3_dist(mn_point_world(d, mn_seq_handle(s, hf[0])->joint, mn_v3(0, 0, 0)),
+                               lock[0]);
         plot[4 * f + 3] = 1e3 * mn_vec3_dist(mn_point_world(d, h.joint, h.point), tk.pos);
         for (int i = 0; i < 2; i++)
             worst =
@@ -291,7 +300,9 @@ static void time_inbetween(const mn_model* m, int frames, const char* svg) {
         mn_seq_sample_data(s, dp, f);
         mn_target_key tk;
         mn_seq_target_at(s, ci, f, &tk);
-        plot[4 * f + 0] = 1e3 * mn_vec3_dist(mn_point_world(dp, mn_seq_handle(s, hf[0])->joint, mn_v3(0, 0, 0)), lock[0]);
+        plot[4 * f + 0] =
+            1e3 * mn_vec3_dist(mn_point_world(dp, mn_seq_handle(s, hf[0])->joint, mn_v3(0, 0, 0)),
+                               lock[0]);
         plot[4 * f + 1] = 1e3 * mn_vec3_dist(mn_point_world(dp, h.joint, h.point), tk.pos);
         for (int i = 0; i < 2; i++)
             plain = fmax(plain, mn_vec3_dist(mn_point_world(dp, mn_seq_handle(s, hf[i])->joint,

@@ -14,7 +14,8 @@
 #include "bench_util.h"
 #include "cli.h"
 
-const char mn_bench_drag_summary[] = "drag the CMU skeleton's pelvis with feet and hands pinned (Welman ch. 5 solvers)";
+const char mn_bench_drag_summary[] =
+    "drag the CMU skeleton's pelvis with feet and hands pinned (Welman ch. 5 solvers)";
 
 /* CMU's BVH units are not metres: 1 unit = (1 / 0.45) inch = 0.0254 / 0.45 m (CMU FAQ),
  * which makes subject 2 about 1.7 m tall. */
@@ -22,24 +23,24 @@ const char mn_bench_drag_summary[] = "drag the CMU skeleton's pelvis with feet a
 #define DEFAULT_FILE "data/mocap/cmu_motionbuilder/cmu_02_01_walk.bvh"
 
 static void usage(FILE* f) {
-    fprintf(f,
-            "usage: marionette bench drag [FILE] [--solver lagrange|ccd|dls|all] [--frames N]\n"
-            "                             [--depth METRES] [--scale S] [--iters N] [--tol T]\n"
-            "\n"
-            "FILE is a CMU MotionBuilder-skeleton BVH (default " DEFAULT_FILE ",\n"
-            "relative to the current folder: run from the source tree). Lengths are scaled by S\n"
-            "(default 0.0254/0.45 = 0.05644, CMU units to metres). From the first frame (a\n"
-            "T-pose) the hands are first brought onto the hips (not timed); then the pelvis is\n"
-            "dragged straight down by --depth (default 0.30) and back up over --frames (default\n"
-            "120) while both feet stay pinned in position and orientation and both hands stay\n"
-            "on the hips. Each frame is one solve of at most --iters steps (default 20) to the\n"
-            "tolerance --tol (metres and radians, default 1e-5, ten times tighter than the goal\n"
-            "of 1e-4). One line per solver:\n"
-            "  solver, frames, dof, rows, median_ms, max_ms (wall clock per frame),\n"
-            "  median_cpu_ms, max_cpu_ms (thread CPU time per frame), mean_iters, max_violation_m,\n"
-            "  max_rot_violation_rad, final_violation_m (drift), max_drag_error_m,\n"
-            "  bottom_drag_error_m, reached (1 when the pelvis was within 1 mm of every target),\n"
-            "  unmet_frames (frames whose solve did not meet every constraint).\n");
+    fprintf(
+        f, "usage: marionette bench drag [FILE] [--solver lagrange|ccd|dls|all] [--frames N]\n"
+           "                             [--depth METRES] [--scale S] [--iters N] [--tol T]\n"
+           "\n"
+           "FILE is a CMU MotionBuilder-skeleton BVH (default " DEFAULT_FILE ",\n"
+           "relative to the current folder: run from the source tree). Lengths are scaled by S\n"
+           "(default 0.0254/0.45 = 0.05644, CMU units to metres). From the first frame (a\n"
+           "T-pose) the hands are first brought onto the hips (not timed); then the pelvis is\n"
+           "dragged straight down by --depth (default 0.30) and back up over --frames (default\n"
+           "120) while both feet stay pinned in position and orientation and both hands stay\n"
+           "on the hips. Each frame is one solve of at most --iters steps (default 20) to the\n"
+           "tolerance --tol (metres and radians, default 1e-5, ten times tighter than the goal\n"
+           "of 1e-4). One line per solver:\n"
+           "  solver, frames, dof, rows, median_ms, max_ms (wall clock per frame),\n"
+           "  median_cpu_ms, max_cpu_ms (thread CPU time per frame), mean_iters, max_violation_m,\n"
+           "  max_rot_violation_rad, final_violation_m (drift), max_drag_error_m,\n"
+           "  bottom_drag_error_m, reached (1 when the pelvis was within 1 mm of every target),\n"
+           "  unmet_frames (frames whose solve did not meet every constraint).\n");
 }
 
 typedef struct scene {
@@ -67,7 +68,8 @@ static scene build(const mn_model* m, mn_data* d, mn_error* err) {
     int lfoot = find(m, "LeftFoot", "lFoot"), rfoot = find(m, "RightFoot", "rFoot");
     int lhand = find(m, "LeftHand", "lHand"), rhand = find(m, "RightHand", "rHand");
     if (hips < 0 || lfoot < 0 || rfoot < 0 || lhand < 0 || rhand < 0) {
-        mn_error_set(err, MN_ERR_NOTFOUND, NULL, 0, "joint", "need Hips, LeftFoot, RightFoot, LeftHand, RightHand");
+        mn_error_set(err, MN_ERR_NOTFOUND, NULL, 0, "joint",
+                     "need Hips, LeftFoot, RightFoot, LeftHand, RightHand");
         return sc;
     }
     mn_figure fig = {m, d};
@@ -113,8 +115,8 @@ static scene build(const mn_model* m, mn_data* d, mn_error* err) {
     return sc;
 }
 
-static int run(const mn_model* m, mn_data* d, const double* q_start, mn_csolver method, int frames, double depth,
-               int iters, double tol) {
+static int run(const mn_model* m, mn_data* d, const double* q_start, mn_csolver method, int frames,
+               double depth, int iters, double tol) {
     memcpy(d->q, q_start, sizeof(double) * (size_t)m->nq);
     mn_error err;
     scene sc = build(m, d, &err);
@@ -159,11 +161,13 @@ static int run(const mn_model* m, mn_data* d, const double* q_start, mn_csolver 
     }
     double med = mn_bench_median(ms, (size_t)frames);
     double cmed = mn_bench_median(cpu, (size_t)frames);
-    printf("bench=drag solver=%s frames=%d dof=%d rows=%d setup_ok=%d median_ms=%.4f max_ms=%.4f median_cpu_ms=%.4f max_cpu_ms=%.4f mean_iters=%.2f "
-           "max_violation_m=%.3g max_rot_violation_rad=%.3g final_violation_m=%.3g max_drag_error_m=%.3g "
+    printf("bench=drag solver=%s frames=%d dof=%d rows=%d setup_ok=%d median_ms=%.4f max_ms=%.4f "
+           "median_cpu_ms=%.4f max_cpu_ms=%.4f mean_iters=%.2f "
+           "max_violation_m=%.3g max_rot_violation_rad=%.3g final_violation_m=%.3g "
+           "max_drag_error_m=%.3g "
            "bottom_drag_error_m=%.3g reached=%d unmet_frames=%d\n",
-           mn_csolver_name(method), frames, m->nv, r.rows, setup_ok, med, mx, cmed, cmx, sum_iters / frames, maxv, maxr, final_v,
-           maxd, bottom, maxd <= 1e-3, unmet);
+           mn_csolver_name(method), frames, m->nv, r.rows, setup_ok, med, mx, cmed, cmx,
+           sum_iters / frames, maxv, maxr, final_v, maxd, bottom, maxd <= 1e-3, unmet);
     free(ms);
     free(cpu);
     mn_csys_destroy(s);
@@ -180,20 +184,29 @@ int mn_bench_drag(int argc, char** argv) {
     int frames = 120, iters = 20;
     double depth = 0.30, scale = CMU_SCALE, tol = 1e-5;
     for (int i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "--solver") && i + 1 < argc) solver = argv[++i];
+        if (!strcmp(argv[i], "--solver") && i + 1 < argc)
+            solver = argv[++i];
         else if (!strcmp(argv[i], "--frames") && i + 1 < argc) {
-            if (!mn_cli_parse_int(argv[++i], &frames) || frames < 2) return mn_cli_usage_error("bench drag", "--frames needs an integer >= 2");
+            if (!mn_cli_parse_int(argv[++i], &frames) || frames < 2)
+                return mn_cli_usage_error("bench drag", "--frames needs an integer >= 2");
         } else if (!strcmp(argv[i], "--iters") && i + 1 < argc) {
-            if (!mn_cli_parse_int(argv[++i], &iters) || iters < 1) return mn_cli_usage_error("bench drag", "--iters needs a positive integer");
+            if (!mn_cli_parse_int(argv[++i], &iters) || iters < 1)
+                return mn_cli_usage_error("bench drag", "--iters needs a positive integer");
         } else if (!strcmp(argv[i], "--depth") && i + 1 < argc) {
-            if (!mn_cli_parse_double(argv[++i], &depth) || depth < 0) return mn_cli_usage_error("bench drag", "--depth needs a length >= 0");
+            if (!mn_cli_parse_double(argv[++i], &depth) || depth < 0)
+                return mn_cli_usage_error("bench drag", "--depth needs a length >= 0");
         } else if (!strcmp(argv[i], "--tol") && i + 1 < argc) {
-            if (!mn_cli_parse_double(argv[++i], &tol) || !(tol > 0)) return mn_cli_usage_error("bench drag", "--tol needs a number > 0");
+            if (!mn_cli_parse_double(argv[++i], &tol) || !(tol > 0))
+                return mn_cli_usage_error("bench drag", "--tol needs a number > 0");
         } else if (!strcmp(argv[i], "--scale") && i + 1 < argc) {
-            if (!mn_cli_parse_double(argv[++i], &scale) || !(scale > 0)) return mn_cli_usage_error("bench drag", "--scale needs a number > 0");
-        } else if (argv[i][0] == '-') return mn_cli_usage_error("bench drag", "unknown option '%s'", argv[i]);
-        else if (!file) file = argv[i];
-        else return mn_cli_usage_error("bench drag", "one FILE only");
+            if (!mn_cli_parse_double(argv[++i], &scale) || !(scale > 0))
+                return mn_cli_usage_error("bench drag", "--scale needs a number > 0");
+        } else if (argv[i][0] == '-')
+            return mn_cli_usage_error("bench drag", "unknown option '%s'", argv[i]);
+        else if (!file)
+            file = argv[i];
+        else
+            return mn_cli_usage_error("bench drag", "one FILE only");
     }
     if (!file) file = DEFAULT_FILE;
     int only = -1;
@@ -210,8 +223,10 @@ int mn_bench_drag(int argc, char** argv) {
     if (mn_bvh_read(file, &bo, &m, &mo, NULL, &err) != MN_OK) return mn_cli_input_error(&err);
     mn_data* d = mn_data_create(m, 0);
     double* q0 = malloc(sizeof(double) * (size_t)m->nq);
-    if (mo.nframes > 0) memcpy(q0, mo.q, sizeof(double) * (size_t)m->nq);
-    else memcpy(q0, m->q0, sizeof(double) * (size_t)m->nq);
+    if (mo.nframes > 0)
+        memcpy(q0, mo.q, sizeof(double) * (size_t)m->nq);
+    else
+        memcpy(q0, m->q0, sizeof(double) * (size_t)m->nq);
     int rc = MN_EXIT_OK;
     for (int k = 0; k < MN_CSOLVE_COUNT && rc == MN_EXIT_OK; k++)
         if (only < 0 || only == k) rc = run(m, d, q0, (mn_csolver)k, frames, depth, iters, tol);

@@ -10,7 +10,8 @@
 #include "bvh_parse_bench.h"
 #include "cli.h"
 
-const char mn_bench_fk_summary[] = "FK and FK+Jacobian time of a figure or a chain; BVH parse speed";
+const char mn_bench_fk_summary[] =
+    "FK and FK+Jacobian time of a figure or a chain; BVH parse speed";
 
 static void usage(FILE* f) {
     fprintf(f,
@@ -23,15 +24,17 @@ static void usage(FILE* f) {
 }
 
 /* Median nanoseconds per call over 31 batches of `reps` calls. */
-#define TIME_IT(out, reps, body)                                                     \
-    do {                                                                             \
-        double samples_[31];                                                         \
-        for (int b_ = 0; b_ < 31; b_++) {                                            \
-            double t0_ = mn_bench_now_ns();                                          \
-            for (int r_ = 0; r_ < (reps); r_++) { body; }                            \
-            samples_[b_] = (mn_bench_now_ns() - t0_) / (reps);                       \
-        }                                                                            \
-        (out) = mn_bench_median(samples_, 31);                                       \
+#define TIME_IT(out, reps, body)                                                                   \
+    do {                                                                                           \
+        double samples_[31];                                                                       \
+        for (int b_ = 0; b_ < 31; b_++) {                                                          \
+            double t0_ = mn_bench_now_ns();                                                        \
+            for (int r_ = 0; r_ < (reps); r_++) {                                                  \
+                body;                                                                              \
+            }                                                                                      \
+            samples_[b_] = (mn_bench_now_ns() - t0_) / (reps);                                     \
+        }                                                                                          \
+        (out) = mn_bench_median(samples_, 31);                                                     \
     } while (0)
 
 int mn_bench_fk(int argc, char** argv) {
@@ -42,16 +45,23 @@ int mn_bench_fk(int argc, char** argv) {
     const char *file = NULL, *base_name = NULL, *tip_name = NULL;
     int reps = 20000;
     for (int i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "--base") && i + 1 < argc) base_name = argv[++i];
-        else if (!strcmp(argv[i], "--tip") && i + 1 < argc) tip_name = argv[++i];
+        if (!strcmp(argv[i], "--base") && i + 1 < argc)
+            base_name = argv[++i];
+        else if (!strcmp(argv[i], "--tip") && i + 1 < argc)
+            tip_name = argv[++i];
         else if (!strcmp(argv[i], "--reps") && i + 1 < argc) {
-            if (!mn_cli_parse_int(argv[++i], &reps) || reps < 1) return mn_cli_usage_error("bench fk", "--reps needs a positive integer");
-        } else if (argv[i][0] == '-') return mn_cli_usage_error("bench fk", "unknown option '%s'", argv[i]);
-        else if (!file) file = argv[i];
-        else return mn_cli_usage_error("bench fk", "one FILE only");
+            if (!mn_cli_parse_int(argv[++i], &reps) || reps < 1)
+                return mn_cli_usage_error("bench fk", "--reps needs a positive integer");
+        } else if (argv[i][0] == '-')
+            return mn_cli_usage_error("bench fk", "unknown option '%s'", argv[i]);
+        else if (!file)
+            file = argv[i];
+        else
+            return mn_cli_usage_error("bench fk", "one FILE only");
     }
     if (!file) return mn_cli_usage_error("bench fk", "missing FILE");
-    if (!base_name != !tip_name) return mn_cli_usage_error("bench fk", "--base and --tip go together");
+    if (!base_name != !tip_name)
+        return mn_cli_usage_error("bench fk", "--base and --tip go together");
 
     mn_error err;
     mn_model* m = NULL;
@@ -64,7 +74,8 @@ int mn_bench_fk(int argc, char** argv) {
     if (base_name) {
         int base = mn_model_find_joint(m, base_name), tip = mn_model_find_joint(m, tip_name);
         if (base < 0 || tip < 0) {
-            fprintf(stderr, "marionette: %s: no joint or link named '%s'\n", file, base < 0 ? base_name : tip_name);
+            fprintf(stderr, "marionette: %s: no joint or link named '%s'\n", file,
+                    base < 0 ? base_name : tip_name);
             mn_data_destroy(d);
             mn_model_destroy(m);
             return MN_EXIT_INPUT;
@@ -78,7 +89,8 @@ int mn_bench_fk(int argc, char** argv) {
         dof = c->ndof;
         joints = c->njoint;
         double qc[256], J[6 * 256];
-        for (int i = 0; i < dof; i++) qc[i] = 0.1 * (i + 1);
+        for (int i = 0; i < dof; i++)
+            qc[i] = 0.1 * (i + 1);
         mn_xform T;
         int k = 0; /* the joint nudged each call (a wrapping counter: no division in the loop) */
         TIME_IT(fk_ns, reps, {
@@ -117,8 +129,10 @@ int mn_bench_fk(int argc, char** argv) {
         });
         free(J);
     }
-    printf("model=%s dof=%d joints=%d fk_ns=%.1f fkjac_ns=%.1f", m->name, dof, joints, fk_ns, fkjac_ns);
-    if (mn_file_kind_of(file) == MN_FILE_BVH) printf(" parse_mb_s=%.1f", mn_bench_bvh_parse_mb_s(file));
+    printf("model=%s dof=%d joints=%d fk_ns=%.1f fkjac_ns=%.1f", m->name, dof, joints, fk_ns,
+           fkjac_ns);
+    if (mn_file_kind_of(file) == MN_FILE_BVH)
+        printf(" parse_mb_s=%.1f", mn_bench_bvh_parse_mb_s(file));
     printf("\n");
     (void)sink;
     mn_data_destroy(d);

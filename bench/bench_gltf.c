@@ -10,20 +10,20 @@
 #include "bench_util.h"
 #include "cli.h"
 
-const char mn_bench_gltf_summary[] = "glTF load, sampling, skinning, model states and .glb write time";
+const char mn_bench_gltf_summary[] =
+    "glTF load, sampling, skinning, model states and .glb write time";
 
 static void usage(FILE* f) {
-    fprintf(f,
-            "usage: marionette bench gltf FILE... [--reps N]\n"
-            "\n"
-            "For each .gltf/.glb file: loads it N times (default 21) and samples animation 0\n"
-            "(or the rest pose) at 101 times through its duration, skinning every vertex each\n"
-            "time. Prints one key=value line per file: file, verts, tris, joints, anims,\n"
-            "load_ms (median load), sample_us (joint world transforms), skin_us (skinning\n"
-            "matrices and all vertices), vert_ns (skinning per vertex), state_us (the model\n"
-            "state, mn_gltf_state, at each key time of animation 0), joint_samples_s (joints\n"
-            "per second through mn_gltf_state), write_ms (median of 5 writes of animation 0\n"
-            "at its key times, with the skinned mesh, to a temporary .glb, removed after).\n");
+    fprintf(f, "usage: marionette bench gltf FILE... [--reps N]\n"
+               "\n"
+               "For each .gltf/.glb file: loads it N times (default 21) and samples animation 0\n"
+               "(or the rest pose) at 101 times through its duration, skinning every vertex each\n"
+               "time. Prints one key=value line per file: file, verts, tris, joints, anims,\n"
+               "load_ms (median load), sample_us (joint world transforms), skin_us (skinning\n"
+               "matrices and all vertices), vert_ns (skinning per vertex), state_us (the model\n"
+               "state, mn_gltf_state, at each key time of animation 0), joint_samples_s (joints\n"
+               "per second through mn_gltf_state), write_ms (median of 5 writes of animation 0\n"
+               "at its key times, with the skinned mesh, to a temporary .glb, removed after).\n");
 }
 
 static int bench_file(const char* file, int reps) {
@@ -78,8 +78,9 @@ static int bench_file(const char* file, int reps) {
         for (int round = 0; round < ROUNDS; round++) {
             double t0 = mn_bench_now_ns();
             for (int k = 0; k < nk; k++)
-                mn_gltf_state(&g, m, anim, anim >= 0 && g.anims[0].nkeys ? g.anims[0].key_times[k] : -1, k ? q : NULL, q,
-                              work, &err);
+                mn_gltf_state(&g, m, anim,
+                              anim >= 0 && g.anims[0].nkeys ? g.anims[0].key_times[k] : -1,
+                              k ? q : NULL, q, work, &err);
             ts[round] = (mn_bench_now_ns() - t0) / nk * 1e-3;
             sink += q[0];
         }
@@ -107,11 +108,12 @@ static int bench_file(const char* file, int reps) {
         mn_model_destroy(m);
     }
     const char* base = strrchr(file, '/');
-    printf("file=%s verts=%d tris=%d joints=%d anims=%d load_ms=%.3f sample_us=%.2f skin_us=%.2f vert_ns=%.2f "
+    printf("file=%s verts=%d tris=%d joints=%d anims=%d load_ms=%.3f sample_us=%.2f skin_us=%.2f "
+           "vert_ns=%.2f "
            "state_us=%.2f joint_samples_s=%.3g write_ms=%.3f\n",
-           base ? base + 1 : file, g.nverts, g.ntris, g.njoints, g.nanims, load_ms, sample_us, skin_us,
-           g.nverts ? skin_us * 1e3 / g.nverts : 0.0, state_us, state_us > 0 ? g.njoints / (state_us * 1e-6) : 0.0,
-           write_ms);
+           base ? base + 1 : file, g.nverts, g.ntris, g.njoints, g.nanims, load_ms, sample_us,
+           skin_us, g.nverts ? skin_us * 1e3 / g.nverts : 0.0, state_us,
+           state_us > 0 ? g.njoints / (state_us * 1e-6) : 0.0, write_ms);
     (void)sink;
     free(world);
     free(skin);

@@ -34,7 +34,8 @@
 #include "cli.h"
 #include "ik_compare.h"
 
-const char mn_bench_ik_summary[] = "robot-arm IK, TRAC-IK protocol: solve rate and time per query (--compare: all methods)";
+const char mn_bench_ik_summary[] =
+    "robot-arm IK, TRAC-IK protocol: solve rate and time per query (--compare: all methods)";
 
 static void usage(FILE* f) {
     fprintf(f,
@@ -79,7 +80,8 @@ static hmat h_mul(const hmat* A, const hmat* B) {
     for (int i = 0; i < 4; i++)
         for (int j = 0; j < 4; j++) {
             double s = 0;
-            for (int k = 0; k < 4; k++) s += A->a[4 * i + k] * B->a[4 * k + j];
+            for (int k = 0; k < 4; k++)
+                s += A->a[4 * i + k] * B->a[4 * k + j];
             C.a[4 * i + j] = s;
         }
     return C;
@@ -112,12 +114,12 @@ static hmat h_axis_angle(double u, double v, double w, double angle) {
 }
 
 typedef struct bench_chain {
-    int base, tip, n;      /* n: DOFs (hinges and slides) */
+    int base, tip, n; /* n: DOFs (hinges and slides) */
     int njnt;
-    int* jnt;              /* njnt, root to tip */
-    int* dof_qadr;         /* n */
-    double* lo;            /* n */
-    double* hi;            /* n */
+    int* jnt;      /* njnt, root to tip */
+    int* dof_qadr; /* n */
+    double* lo;    /* n */
+    double* hi;    /* n */
 } bench_chain;
 
 /* Tip frame relative to the base frame for chain values q (n). */
@@ -147,12 +149,14 @@ static hmat chain_fk(const mn_model* m, const bench_chain* bc, const double* q) 
 /* The twist between two poses: position difference and the rotation vector of
  * R_target R^T (angle-axis from the matrix, robust near 0 and near pi). */
 static void twist_between(const hmat* target, const hmat* got, double tw[6]) {
-    for (int i = 0; i < 3; i++) tw[i] = target->a[4 * i + 3] - got->a[4 * i + 3];
+    for (int i = 0; i < 3; i++)
+        tw[i] = target->a[4 * i + 3] - got->a[4 * i + 3];
     double E[9];
     for (int i = 0; i < 3; i++)
         for (int j = 0; j < 3; j++) {
             double s = 0;
-            for (int k = 0; k < 3; k++) s += target->a[4 * i + k] * got->a[4 * j + k];
+            for (int k = 0; k < 3; k++)
+                s += target->a[4 * i + k] * got->a[4 * j + k];
             E[3 * i + j] = s;
         }
     double vx = 0.5 * (E[7] - E[5]), vy = 0.5 * (E[2] - E[6]), vz = 0.5 * (E[3] - E[1]);
@@ -225,7 +229,8 @@ static int chain_make(const mn_model* m, int base, int tip, bench_chain* bc) {
     bc->lo = malloc(sizeof(double) * (size_t)(2 * n + 1));
     bc->hi = bc->lo + n;
     int i = nj - 1;
-    for (int j = tip; j != base; j = m->jnt_parent[j]) bc->jnt[i--] = j;
+    for (int j = tip; j != base; j = m->jnt_parent[j])
+        bc->jnt[i--] = j;
     int k = 0;
     for (i = 0; i < nj; i++) {
         int j = bc->jnt[i], t = m->jnt_type[j];
@@ -249,7 +254,8 @@ static int within(const bench_chain* bc, const mn_model* m, const double* q) {
         int j = bc->jnt[i], t = m->jnt_type[j];
         if (t != MN_JOINT_HINGE && t != MN_JOINT_SLIDE) continue;
         if (!isfinite(q[k])) return 0;
-        if (m->jnt_limited[j] && (q[k] < m->jnt_range[2 * j] || q[k] > m->jnt_range[2 * j + 1])) return 0;
+        if (m->jnt_limited[j] && (q[k] < m->jnt_range[2 * j] || q[k] > m->jnt_range[2 * j + 1]))
+            return 0;
         k++;
     }
     return 1;
@@ -278,7 +284,8 @@ static void sb_printf(sbuf* b, const char* fmt, ...) {
             return;
         }
         size_t cap = b->cap ? b->cap * 2 : 1 << 16;
-        while (cap < b->len + (size_t)n + 1) cap *= 2;
+        while (cap < b->len + (size_t)n + 1)
+            cap *= 2;
         char* s = realloc(b->s, cap);
         if (!s) return;
         b->s = s;
@@ -299,12 +306,16 @@ typedef struct run_stats {
     int ok;
     double sum_us, sum_iters, motion;
     int nmotion;
-    double* ok_us; /* n */
+    double* ok_us;   /* n */
     double* motions; /* n: joint motion of each query both methods solved (--near) */
 } run_stats;
 
-static double stat_median(run_stats* s) { return s->ok ? mn_bench_median(s->ok_us, (size_t)s->ok) : NAN; }
-static double stat_p99(run_stats* s) { return s->ok ? mn_bench_quantile(s->ok_us, (size_t)s->ok, 0.99) : NAN; }
+static double stat_median(run_stats* s) {
+    return s->ok ? mn_bench_median(s->ok_us, (size_t)s->ok) : NAN;
+}
+static double stat_p99(run_stats* s) {
+    return s->ok ? mn_bench_quantile(s->ok_us, (size_t)s->ok, 0.99) : NAN;
+}
 
 int mn_bench_ik(int argc, char** argv) {
     for (int i = 1; i < argc; i++)
@@ -319,21 +330,30 @@ int mn_bench_ik(int argc, char** argv) {
     for (int i = 1; i < argc; i++) {
         const char* a = argv[i];
         int more = i + 1 < argc;
-        if (!strcmp(a, "--urdf") && more) urdf = argv[++i];
-        else if (!strcmp(a, "--base") && more) base_name = argv[++i];
-        else if (!strcmp(a, "--tip") && more) tip_name = argv[++i];
-        else if (!strcmp(a, "--dump") && more) dump = argv[++i];
-        else if (!strcmp(a, "--near")) near = 1;
-        else if (!strcmp(a, "--cpu-time")) cpu = 1;
+        if (!strcmp(a, "--urdf") && more)
+            urdf = argv[++i];
+        else if (!strcmp(a, "--base") && more)
+            base_name = argv[++i];
+        else if (!strcmp(a, "--tip") && more)
+            tip_name = argv[++i];
+        else if (!strcmp(a, "--dump") && more)
+            dump = argv[++i];
+        else if (!strcmp(a, "--near"))
+            near = 1;
+        else if (!strcmp(a, "--cpu-time"))
+            cpu = 1;
         else if (!strcmp(a, "--n") && more) {
-            if (!mn_cli_parse_int(argv[++i], &n) || n < 1) return mn_cli_usage_error("bench ik", "--n needs a positive integer");
+            if (!mn_cli_parse_int(argv[++i], &n) || n < 1)
+                return mn_cli_usage_error("bench ik", "--n needs a positive integer");
         } else if (!strcmp(a, "--seed") && more) {
-            if (!mn_cli_parse_double(argv[++i], &seedd) || seedd < 0) return mn_cli_usage_error("bench ik", "--seed needs a non-negative integer");
+            if (!mn_cli_parse_double(argv[++i], &seedd) || seedd < 0)
+                return mn_cli_usage_error("bench ik", "--seed needs a non-negative integer");
         } else if (!strcmp(a, "--timeout-ms") && more) {
             if (!mn_cli_parse_double(argv[++i], &timeout_ms) || !(timeout_ms > 0))
                 return mn_cli_usage_error("bench ik", "--timeout-ms needs a positive number");
         } else if (!strcmp(a, "--tol") && more) {
-            if (!mn_cli_parse_double(argv[++i], &tol) || !(tol > 0)) return mn_cli_usage_error("bench ik", "--tol needs a positive number");
+            if (!mn_cli_parse_double(argv[++i], &tol) || !(tol > 0))
+                return mn_cli_usage_error("bench ik", "--tol needs a positive number");
         } else if (!strcmp(a, "--method") && more) {
             method = mn_ik_method_parse(argv[++i]);
             if (method < 0) return mn_cli_usage_error("bench ik", "unknown method '%s'", argv[i]);
@@ -341,7 +361,8 @@ int mn_bench_ik(int argc, char** argv) {
             return mn_cli_usage_error("bench ik", "unknown or incomplete option '%s'", a);
         }
     }
-    if (!urdf || !base_name || !tip_name) return mn_cli_usage_error("bench ik", "--urdf, --base and --tip are required");
+    if (!urdf || !base_name || !tip_name)
+        return mn_cli_usage_error("bench ik", "--urdf, --base and --tip are required");
 
     mn_error err;
     mn_model* m = NULL;
@@ -349,16 +370,16 @@ int mn_bench_ik(int argc, char** argv) {
     if (mn_urdf_read(urdf, &m, &warn, &err) != MN_OK) return mn_cli_input_error(&err);
     int base = mn_model_find_joint(m, base_name), tip = mn_model_find_joint(m, tip_name);
     if (base < 0 || tip < 0) {
-        mn_error_set(&err, MN_ERR_NOTFOUND, urdf, 0, base < 0 ? "--base" : "--tip", "no link named '%s'",
-                     base < 0 ? base_name : tip_name);
+        mn_error_set(&err, MN_ERR_NOTFOUND, urdf, 0, base < 0 ? "--base" : "--tip",
+                     "no link named '%s'", base < 0 ? base_name : tip_name);
         mn_model_destroy(m);
         return mn_cli_input_error(&err);
     }
     bench_chain bc;
     int cs = chain_make(m, base, tip, &bc);
     if (cs != 0) {
-        mn_error_set(&err, MN_ERR_ARG, urdf, 0, "--tip", "'%s' is not below '%s'%s", tip_name, base_name,
-                     cs == -1 ? "" : " by hinges and slides only");
+        mn_error_set(&err, MN_ERR_ARG, urdf, 0, "--tip", "'%s' is not below '%s'%s", tip_name,
+                     base_name, cs == -1 ? "" : " by hinges and slides only");
         mn_model_destroy(m);
         return mn_cli_input_error(&err);
     }
@@ -369,12 +390,14 @@ int mn_bench_ik(int argc, char** argv) {
         mn_chain_destroy(near_chain);
         mn_data_destroy(d);
         mn_model_destroy(m);
-        return mn_cli_usage_error("bench ik", "--near needs a chain of at most 16 hinges and slides");
+        return mn_cli_usage_error("bench ik",
+                                  "--near needs a chain of at most 16 hinges and slides");
     }
     double* qt = malloc(sizeof(double) * (size_t)nd * 3);
     double *qmid = qt + nd, *qs = qmid + nd;
     /* The middle of the limits; 0 for a continuous joint (sampled in [-pi, pi]). */
-    for (int k = 0; k < nd; k++) qmid[k] = 0.5 * (bc.lo[k] + bc.hi[k]);
+    for (int k = 0; k < nd; k++)
+        qmid[k] = 0.5 * (bc.lo[k] + bc.hi[k]);
 
     run_stats st[2];
     memset(st, 0, sizeof st);
@@ -385,7 +408,8 @@ int mn_bench_ik(int argc, char** argv) {
     sbuf csv = {0};
     if (dump) {
         sb_printf(&csv, "query,x,y,z,qw,qx,qy,qz");
-        for (int k = 0; k < nd; k++) sb_printf(&csv, ",q%d", k);
+        for (int k = 0; k < nd; k++)
+            sb_printf(&csv, ",q%d", k);
         sb_printf(&csv, ",status,iters,restarts,pos_err,rot_err,us\n");
     }
     sm_state = (uint64_t)seedd;
@@ -403,7 +427,8 @@ int mn_bench_ik(int argc, char** argv) {
     int nruns = near ? 2 : 1;
 
     for (int it = 0; it < n; it++) {
-        for (int k = 0; k < nd; k++) qt[k] = bc.lo[k] + (bc.hi[k] - bc.lo[k]) * urand();
+        for (int k = 0; k < nd; k++)
+            qt[k] = bc.lo[k] + (bc.hi[k] - bc.lo[k]) * urand();
         hmat T = chain_fk(m, &bc, qt);
         if (near) {
             /* A twist of 1 cm along a random direction and 3 degrees about a random axis,
@@ -416,7 +441,8 @@ int mn_bench_ik(int argc, char** argv) {
             rand_dir(v);
             rand_dir(a);
             const double ang = 3.0 * MN_PI / 180.0;
-            for (int i = 0; i < 3; i++) xi[i] = 0.01 * v[i], xi[3 + i] = ang * a[i];
+            for (int i = 0; i < 3; i++)
+                xi[i] = 0.01 * v[i], xi[3 + i] = ang * a[i];
             mn_xform X;
             mn_chain_fk_jacobian(m, near_chain, qt, mn_v3(0, 0, 0), &X, J);
             mn_dls_solve(J, 6, nd, xi, 1e-3, dq, work);
@@ -433,7 +459,8 @@ int mn_bench_ik(int argc, char** argv) {
         for (int run = 0; run < nruns; run++) {
             mn_data_reset(m, d);
             const double* seed = near ? qt : qmid;
-            for (int k = 0; k < nd; k++) d->q[bc.dof_qadr[k]] = seed[k];
+            for (int k = 0; k < nd; k++)
+                d->q[bc.dof_qadr[k]] = seed[k];
             o.method = run == 0 ? (mn_ik_method)method : MN_IK_DLS;
             /* Tracking stays on the seed's branch: no restarts. */
             if (near) o.max_restarts = 0;
@@ -441,7 +468,8 @@ int mn_bench_ik(int argc, char** argv) {
             double t0 = now_ns(cpu);
             mn_status s = mn_ik_solve(m, d, &p, &o, &r);
             double us = (now_ns(cpu) - t0) * 1e-3;
-            for (int k = 0; k < nd; k++) qs[k] = d->q[bc.dof_qadr[k]];
+            for (int k = 0; k < nd; k++)
+                qs[k] = d->q[bc.dof_qadr[k]];
             hmat G = chain_fk(m, &bc, qs);
             double tw[6];
             twist_between(&T, &G, tw);
@@ -456,7 +484,8 @@ int mn_bench_ik(int argc, char** argv) {
                 if (near) {
                     /* Joint motion is compared on the queries both methods solved. */
                     double mv = 0;
-                    for (int k = 0; k < nd; k++) mv += (qs[k] - qt[k]) * (qs[k] - qt[k]);
+                    for (int k = 0; k < nd; k++)
+                        mv += (qs[k] - qt[k]) * (qs[k] - qt[k]);
                     if (run == 0) {
                         lm_ok = 1;
                         lm_motion = sqrt(mv);
@@ -473,28 +502,38 @@ int mn_bench_ik(int argc, char** argv) {
                 S->sum_us += timeout_ms * 1e3;
             }
             if (dump && run == 0) {
-                sb_printf(&csv, "%d,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g", it, p.target_pos.x, p.target_pos.y,
-                          p.target_pos.z, p.target_rot.w, p.target_rot.x, p.target_rot.y, p.target_rot.z);
-                for (int k = 0; k < nd; k++) sb_printf(&csv, ",%.17g", qs[k]);
-                sb_printf(&csv, ",%s,%d,%d,%.3g,%.3g,%.3f\n", ok ? "OK" : s == MN_OK ? "RECHECK" : mn_status_name(s),
+                sb_printf(&csv, "%d,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g", it, p.target_pos.x,
+                          p.target_pos.y, p.target_pos.z, p.target_rot.w, p.target_rot.x,
+                          p.target_rot.y, p.target_rot.z);
+                for (int k = 0; k < nd; k++)
+                    sb_printf(&csv, ",%.17g", qs[k]);
+                sb_printf(&csv, ",%s,%d,%d,%.3g,%.3g,%.3f\n",
+                          ok           ? "OK"
+                          : s == MN_OK ? "RECHECK"
+                                       : mn_status_name(s),
                           r.iterations, r.restarts, r.pos_err, r.rot_err, us);
             }
         }
     }
-    printf("robot=%s dof=%d n=%d method=%s tol=%g timeout_ms=%g clock=%s solve_rate=%.4f mean_us=%.2f median_us=%.2f p99_us=%.2f mean_iters=%.2f",
-           m->name ? m->name : "?", nd, n, mn_ik_method_name((mn_ik_method)method), tol, timeout_ms, cpu ? "cpu" : "wall",
-           100.0 * st[0].ok / n, st[0].sum_us / n, stat_median(&st[0]), stat_p99(&st[0]), st[0].sum_iters / n);
+    printf("robot=%s dof=%d n=%d method=%s tol=%g timeout_ms=%g clock=%s solve_rate=%.4f "
+           "mean_us=%.2f median_us=%.2f p99_us=%.2f mean_iters=%.2f",
+           m->name ? m->name : "?", nd, n, mn_ik_method_name((mn_ik_method)method), tol, timeout_ms,
+           cpu ? "cpu" : "wall", 100.0 * st[0].ok / n, st[0].sum_us / n, stat_median(&st[0]),
+           stat_p99(&st[0]), st[0].sum_iters / n);
     if (near)
-        printf(" near=1 both_solved=%d mean_joint_motion=%.5f median_joint_motion=%.5f dls_solve_rate=%.4f dls_mean_us=%.2f"
+        printf(" near=1 both_solved=%d mean_joint_motion=%.5f median_joint_motion=%.5f "
+               "dls_solve_rate=%.4f dls_mean_us=%.2f"
                " dls_median_us=%.2f dls_mean_joint_motion=%.5f dls_median_joint_motion=%.5f",
                st[1].nmotion, st[0].nmotion ? st[0].motion / st[0].nmotion : NAN,
-               st[0].nmotion ? mn_bench_median(st[0].motions, (size_t)st[0].nmotion) : NAN, 100.0 * st[1].ok / n,
-               st[1].sum_us / n, stat_median(&st[1]), st[1].nmotion ? st[1].motion / st[1].nmotion : NAN,
+               st[0].nmotion ? mn_bench_median(st[0].motions, (size_t)st[0].nmotion) : NAN,
+               100.0 * st[1].ok / n, st[1].sum_us / n, stat_median(&st[1]),
+               st[1].nmotion ? st[1].motion / st[1].nmotion : NAN,
                st[1].nmotion ? mn_bench_median(st[1].motions, (size_t)st[1].nmotion) : NAN);
     printf("\n");
     int rc = MN_EXIT_OK;
     if (dump) {
-        if (mn_write_file_atomic(dump, csv.s ? csv.s : "", csv.len, &err) != MN_OK) rc = mn_cli_input_error(&err);
+        if (mn_write_file_atomic(dump, csv.s ? csv.s : "", csv.len, &err) != MN_OK)
+            rc = mn_cli_input_error(&err);
         free(csv.s);
     }
     free(st[0].ok_us);

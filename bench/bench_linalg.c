@@ -11,7 +11,8 @@
 
 #include "cli.h"
 
-const char mn_bench_linalg_summary[] = "SVD 6x7, LDLT/Cholesky/LU 60x60 and DLS/TSVD 6x7 times (ns)";
+const char mn_bench_linalg_summary[] =
+    "SVD 6x7, LDLT/Cholesky/LU 60x60 and DLS/TSVD 6x7 times (ns)";
 
 static void usage(FILE* f) {
     fprintf(f,
@@ -52,18 +53,18 @@ static int cmp_double(const void* a, const void* b) {
 #define BATCHES 31
 
 /* Median nanoseconds per iteration over BATCHES batches of `reps` iterations. */
-#define TIME_MEDIAN(out, reps, body)                                                \
-    do {                                                                            \
-        double samples_[BATCHES];                                                   \
-        for (int b_ = 0; b_ < BATCHES; b_++) {                                      \
-            double t0_ = now_ns();                                                  \
-            for (long r_ = 0; r_ < (reps); r_++) {                                  \
-                body;                                                               \
-            }                                                                       \
-            samples_[b_] = (now_ns() - t0_) / (double)(reps);                       \
-        }                                                                           \
-        qsort(samples_, BATCHES, sizeof(double), cmp_double);                       \
-        (out) = samples_[BATCHES / 2];                                              \
+#define TIME_MEDIAN(out, reps, body)                                                               \
+    do {                                                                                           \
+        double samples_[BATCHES];                                                                  \
+        for (int b_ = 0; b_ < BATCHES; b_++) {                                                     \
+            double t0_ = now_ns();                                                                 \
+            for (long r_ = 0; r_ < (reps); r_++) {                                                 \
+                body;                                                                              \
+            }                                                                                      \
+            samples_[b_] = (now_ns() - t0_) / (double)(reps);                                      \
+        }                                                                                          \
+        qsort(samples_, BATCHES, sizeof(double), cmp_double);                                      \
+        (out) = samples_[BATCHES / 2];                                                             \
     } while (0)
 
 /* splitmix64 -> Gaussian, seeded: the inputs are the same on every run. */
@@ -92,21 +93,28 @@ static void build_inputs(void) {
     rng = 20261122;
     /* 6 x 7 rows scaled like a Jacobian: 3 position rows (lengths ~0.3 m), 3 rotation rows. */
     for (int p = 0; p < POOL; p++)
-        for (int i = 0; i < 42; i++) pool[p][i] = (i < 21 ? 0.3 : 1.0) * gauss();
+        for (int i = 0; i < 42; i++)
+            pool[p][i] = (i < 21 ? 0.3 : 1.0) * gauss();
     double B[N60 * N60];
-    for (int i = 0; i < N60 * N60; i++) B[i] = gauss();
+    for (int i = 0; i < N60 * N60; i++)
+        B[i] = gauss();
     /* SPD: B^T B + n I. */
     mn_matmul_tn(B, B, N60, N60, N60, spd);
-    for (int i = 0; i < N60; i++) spd[i * N60 + i] += N60;
+    for (int i = 0; i < N60; i++)
+        spd[i * N60 + i] += N60;
     /* KKT [H G^T; G 0] with H the leading 40 x 40 of spd, G 20 x 40 Gaussian. */
     const int nh = 40;
     memset(kkt, 0, sizeof kkt);
     for (int i = 0; i < nh; i++)
-        for (int j = 0; j < nh; j++) kkt[i * N60 + j] = spd[i * N60 + j];
+        for (int j = 0; j < nh; j++)
+            kkt[i * N60 + j] = spd[i * N60 + j];
     for (int r = nh; r < N60; r++)
-        for (int j = 0; j < nh; j++) kkt[r * N60 + j] = kkt[j * N60 + r] = gauss();
-    for (int i = 0; i < N60 * N60; i++) gen[i] = gauss();
-    for (int i = 0; i < N60; i++) rhs[i] = gauss();
+        for (int j = 0; j < nh; j++)
+            kkt[r * N60 + j] = kkt[j * N60 + r] = gauss();
+    for (int i = 0; i < N60 * N60; i++)
+        gen[i] = gauss();
+    for (int i = 0; i < N60; i++)
+        rhs[i] = gauss();
 }
 
 int mn_bench_linalg(int argc, char** argv) {

@@ -24,9 +24,9 @@
  * status and is left out of the plot.
  *
  * Output: one key=value line per (method, target, tol):
- *     method=ccd target=inside tol=1e-03 solved=1 status=OK iters=24 us=16.2 cpu_us=15.9 pos_err=8.2e-04
- * then the same as a table on lines starting with '#', and an SVG plot (--svg FILE) of
- * time against accuracy on log-log axes, one panel per target, one line per method. */
+ *     method=ccd target=inside tol=1e-03 solved=1 status=OK iters=24 us=16.2 cpu_us=15.9
+ * pos_err=8.2e-04 then the same as a table on lines starting with '#', and an SVG plot (--svg FILE)
+ * of time against accuracy on log-log axes, one panel per target, one line per method. */
 #include "ik_compare.h"
 
 #include <marionette/ik.h>
@@ -128,7 +128,8 @@ typedef struct sbuf {
 #if defined(__GNUC__)
 __attribute__((format(printf, 2, 3)))
 #endif
-static void sb_printf(sbuf* b, const char* fmt, ...) {
+static void
+sb_printf(sbuf* b, const char* fmt, ...) {
     if (b->failed) return;
     for (;;) {
         va_list ap;
@@ -159,7 +160,8 @@ static const char* const colors[MN_IK_METHOD_COUNT] = {"#1f77b4", "#ff7f0e", "#2
 
 /* Time (us) against tolerance, log-log; tolerance decreasing to the right as in Welman's
  * plots. One panel per target, a shared legend. */
-static int write_svg(const char* path, cell res[MN_IK_METHOD_COUNT][NTARGET][NTOL], const int* run) {
+static int write_svg(const char* path, cell res[MN_IK_METHOD_COUNT][NTARGET][NTOL],
+                     const int* run) {
     const double W = 900, H = 420, pw = 360, ph = 280, top = 50, left[2] = {80, 500};
     double lo = INFINITY, hi = 0;
     for (int mth = 0; mth < MN_IK_METHOD_COUNT; mth++)
@@ -175,18 +177,22 @@ static int write_svg(const char* path, cell res[MN_IK_METHOD_COUNT][NTARGET][NTO
     sbuf b = {0};
     sb_printf(&b,
               "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
-              "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" height=\"%.0f\" viewBox=\"0 0 %.0f %.0f\" "
+              "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" height=\"%.0f\" "
+              "viewBox=\"0 0 %.0f %.0f\" "
               "font-family=\"sans-serif\" font-size=\"12\">\n"
               "<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n"
-              "<text x=\"%.0f\" y=\"24\" text-anchor=\"middle\" font-size=\"15\">Welman Fig. 4.4/4.5: time against "
+              "<text x=\"%.0f\" y=\"24\" text-anchor=\"middle\" font-size=\"15\">Welman Fig. "
+              "4.4/4.5: time against "
               "accuracy, 7-DOF chain</text>\n",
               W, H, W, H, W / 2);
     for (int t = 0; t < NTARGET; t++) {
         double x0 = left[t], y0 = top;
-        sb_printf(&b, "<g>\n<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">target %s</text>\n", x0 + pw / 2,
-                  y0 - 8, target_names[t]);
-        sb_printf(&b, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"none\" stroke=\"black\"/>\n", x0,
-                  y0, pw, ph);
+        sb_printf(&b, "<g>\n<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">target %s</text>\n",
+                  x0 + pw / 2, y0 - 8, target_names[t]);
+        sb_printf(&b,
+                  "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"none\" "
+                  "stroke=\"black\"/>\n",
+                  x0, y0, pw, ph);
         for (int k = 0; k < NTOL; k++) { /* x grid: one tick per tolerance */
             double x = x0 + pw * k / (NTOL - 1);
             sb_printf(&b,
@@ -201,10 +207,13 @@ static int write_svg(const char* path, cell res[MN_IK_METHOD_COUNT][NTARGET][NTO
                       "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\">1e%+d</text>\n",
                       x0, y, x0 + pw, y, x0 - 5, y + 4, (int)e);
         }
-        sb_printf(&b, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">tolerance (convergence criterion)</text>\n",
+        sb_printf(&b,
+                  "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">tolerance (convergence "
+                  "criterion)</text>\n",
                   x0 + pw / 2, y0 + ph + 34);
         sb_printf(&b,
-                  "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\" transform=\"rotate(-90 %.1f %.1f)\">time "
+                  "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\" transform=\"rotate(-90 %.1f "
+                  "%.1f)\">time "
                   "(CPU microseconds)</text>\n",
                   x0 - 52, y0 + ph / 2, x0 - 52, y0 + ph / 2);
         for (int mth = 0; mth < MN_IK_METHOD_COUNT; mth++) {
@@ -220,7 +229,9 @@ static int write_svg(const char* path, cell res[MN_IK_METHOD_COUNT][NTARGET][NTO
                 double x = x0 + pw * k / (NTOL - 1);
                 double y = y0 + ph - ph * (log10(c->cpu_us) - ylo) / (yhi - ylo);
                 if (!open)
-                    sb_printf(&b, "<polyline fill=\"none\" stroke=\"%s\" stroke-width=\"2\" points=\"", colors[mth]);
+                    sb_printf(&b,
+                              "<polyline fill=\"none\" stroke=\"%s\" stroke-width=\"2\" points=\"",
+                              colors[mth]);
                 sb_printf(&b, "%.1f,%.1f ", x, y);
                 open = 1;
             }
@@ -230,7 +241,8 @@ static int write_svg(const char* path, cell res[MN_IK_METHOD_COUNT][NTARGET][NTO
                 if (!c->solved || !(c->cpu_us > 0)) continue;
                 double x = x0 + pw * k / (NTOL - 1);
                 double y = y0 + ph - ph * (log10(c->cpu_us) - ylo) / (yhi - ylo);
-                sb_printf(&b, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"3\" fill=\"%s\"/>\n", x, y, colors[mth]);
+                sb_printf(&b, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"3\" fill=\"%s\"/>\n", x, y,
+                          colors[mth]);
             }
         }
         sb_printf(&b, "</g>\n");
@@ -239,9 +251,11 @@ static int write_svg(const char* path, cell res[MN_IK_METHOD_COUNT][NTARGET][NTO
     for (int mth = 0; mth < MN_IK_METHOD_COUNT; mth++) {
         if (!run[mth]) continue;
         sb_printf(&b,
-                  "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"%s\" stroke-width=\"3\"/>"
+                  "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"%s\" "
+                  "stroke-width=\"3\"/>"
                   "<text x=\"%.1f\" y=\"%.1f\">%s</text>\n",
-                  lx, ly, lx + 22, ly, colors[mth], lx + 27, ly + 4, mn_ik_method_name((mn_ik_method)mth));
+                  lx, ly, lx + 22, ly, colors[mth], lx + 27, ly + 4,
+                  mn_ik_method_name((mn_ik_method)mth));
         lx += 110;
     }
     sb_printf(&b, "</svg>\n");
@@ -270,16 +284,19 @@ int mn_bench_ik_compare(int argc, char** argv) {
     for (int i = 1; i < argc; i++) {
         const char* a = argv[i];
         if (!strcmp(a, "--compare")) continue;
-        if (i + 1 >= argc) return mn_cli_usage_error("bench ik", "%s: missing value (or unknown option)", a);
+        if (i + 1 >= argc)
+            return mn_cli_usage_error("bench ik", "%s: missing value (or unknown option)", a);
         const char* v = argv[++i];
         if (!strcmp(a, "--svg")) {
             svg = v;
         } else if (!strcmp(a, "--repeat")) {
             if (!mn_cli_parse_int(v, &repeat) || repeat < 1 || repeat > 1000)
-                return mn_cli_usage_error("bench ik", "--repeat: '%s' is not an integer in [1, 1000]", v);
+                return mn_cli_usage_error("bench ik",
+                                          "--repeat: '%s' is not an integer in [1, 1000]", v);
         } else if (!strcmp(a, "--timeout-ms")) {
             if (!mn_cli_parse_double(v, &timeout_ms) || !(timeout_ms > 0))
-                return mn_cli_usage_error("bench ik", "--timeout-ms: '%s' is not a positive number", v);
+                return mn_cli_usage_error("bench ik", "--timeout-ms: '%s' is not a positive number",
+                                          v);
         } else if (!strcmp(a, "--method")) {
             only = mn_ik_method_parse(v);
             if (only < 0) return mn_cli_usage_error("bench ik", "--method: unknown method '%s'", v);
@@ -307,7 +324,8 @@ int mn_bench_ik_compare(int argc, char** argv) {
         mn_fk(m, d);
         targets[t] = d->xf[tip].p;
     }
-    printf("bench=ik_compare chain=welman7 dof=%d reach=7 inside_dist=%.4f edge_dist=%.4f repeat=%d timeout_ms=%g\n",
+    printf("bench=ik_compare chain=welman7 dof=%d reach=7 inside_dist=%.4f edge_dist=%.4f "
+           "repeat=%d timeout_ms=%g\n",
            NDOF, mn_vec3_norm(targets[0]), mn_vec3_norm(targets[1]), repeat, timeout_ms);
 
     for (int mth = 0; mth < MN_IK_METHOD_COUNT; mth++) {
@@ -344,7 +362,8 @@ int mn_bench_ik_compare(int argc, char** argv) {
                 c->us = times[repeat / 2];
                 c->cpu_us = cpu[repeat / 2];
                 c->pos_err = r.pos_err;
-                printf("method=%s target=%s tol=%.0e solved=%d status=%s iters=%d us=%.1f cpu_us=%.1f pos_err=%.2e\n",
+                printf("method=%s target=%s tol=%.0e solved=%d status=%s iters=%d us=%.1f "
+                       "cpu_us=%.1f pos_err=%.2e\n",
                        mn_ik_method_name((mn_ik_method)mth), target_names[t], tols[k], c->solved,
                        mn_status_name(c->status), c->iters, c->us, c->cpu_us, c->pos_err);
                 fflush(stdout);
@@ -353,17 +372,21 @@ int mn_bench_ik_compare(int argc, char** argv) {
 
     /* the table: microseconds (or the status when not solved), one row per method */
     for (int t = 0; t < NTARGET; t++) {
-        printf("# target %s (%.4f from the base, reach 7): median CPU microseconds to tolerance\n# %-9s",
+        printf("# target %s (%.4f from the base, reach 7): median CPU microseconds to tolerance\n# "
+               "%-9s",
                target_names[t], mn_vec3_norm(targets[t]), "method");
-        for (int k = 0; k < NTOL; k++) printf(" %12.0e", tols[k]);
+        for (int k = 0; k < NTOL; k++)
+            printf(" %12.0e", tols[k]);
         printf("\n");
         for (int mth = 0; mth < MN_IK_METHOD_COUNT; mth++) {
             if (!run[mth]) continue;
             printf("# %-9s", mn_ik_method_name((mn_ik_method)mth));
             for (int k = 0; k < NTOL; k++) {
                 const cell* c = &res[mth][t][k];
-                if (c->solved) printf(" %12.1f", c->cpu_us);
-                else printf(" %12s", mn_status_name(c->status));
+                if (c->solved)
+                    printf(" %12.1f", c->cpu_us);
+                else
+                    printf(" %12s", mn_status_name(c->status));
             }
             printf("\n");
         }

@@ -21,4 +21,6 @@ double mn_bench_quantile(double* v, size_t n, double p) {
     return v[i < n ? i : n - 1];
 }
 
-double mn_bench_median(double* v, size_t n) { return mn_bench_quantile(v, n, 0.5); }
+double mn_bench_median(double* v, size_t n) {
+    return mn_bench_quantile(v, n, 0.5);
+}

@@ -20,11 +20,11 @@
 
 enum { MN_EXIT_OK = 0, MN_EXIT_INPUT = 1, MN_EXIT_USAGE = 2 };
 
-#define MN_COMMAND(name)                               \
-    int mn_cmd_##name(int argc, char** argv);          \
+#define MN_COMMAND(name)                                                                           \
+    int mn_cmd_##name(int argc, char** argv);                                                      \
     extern const char mn_cmd_##name##_summary[];
-#define MN_BENCH(name)                                 \
-    int mn_bench_##name(int argc, char** argv);        \
+#define MN_BENCH(name)                                                                             \
+    int mn_bench_##name(int argc, char** argv);                                                    \
     extern const char mn_bench_##name##_summary[];
 #include "commands.inc"
 #undef MN_COMMAND
@@ -45,8 +45,20 @@ int mn_cli_parse_list(const char* s, double* out, int cap);
 /* Parses a whole decimal int / a finite double; returns 0 on failure. */
 int mn_cli_parse_int(const char* s, int* out);
 int mn_cli_parse_double(const char* s, double* out);
-/* Prints a JSON string literal (quotes and escapes). */
+/* s made safe to print on a terminal: a name read from a file may hold escape sequences
+ * that would recolour, retitle or clear the terminal. Control characters (C0, DEL and the
+ * C1 range U+0080..U+009F) and bytes that are not UTF-8 become \xNN; everything else,
+ * including any other UTF-8 text, is kept. Returns s itself when nothing needs escaping,
+ * else a copy in one of 8 buffers reused in turn (valid until 8 more calls). NULL -> "". */
+const char* mn_cli_safe(const char* s);
+/* Prints a JSON string literal (quotes and escapes; control characters, DEL and C1 as
+ * \u00XX, bytes that are not UTF-8 as U+FFFD). */
 void mn_cli_json_string(FILE* f, const char* s);
+/* Are the n values all finite? When one is not (inf or NaN: an input so large that the
+ * arithmetic overflowed), prints "marionette: FILE: WHAT: the result is not finite ..."
+ * to stderr and returns 0: no output format carries inf or NaN, the command fails instead
+ * (exit status 1). */
+int mn_cli_finite(const char* file, const char* what, const double* v, size_t n);
 /* Prints a warning line to stderr when w has any. */
 void mn_cli_print_warnings(const mn_warnings* w);
 

@@ -14,18 +14,81 @@ int mn_cli_wants_help(int argc, char** argv) {
     return 0;
 }
 
+/* Length of the UTF-8 sequence at s (1..4) when it is valid and not a control character
+ * (C0, DEL, C1), else 0. */
+static int safe_char(const unsigned char* s) {
+    unsigned c = s[0];
+    if (c < 0x20 || c == 0x7F) return 0;
+    if (c < 0x80) return 1;
+    int len;
+    unsigned cp;
+    if ((c & 0xE0) == 0xC0)
+        len = 2, cp = c & 0x1F;
+    else if ((c & 0xF0) == 0xE0)
+        len = 3, cp = c & 0x0F;
+    else if ((c & 0xF8) == 0xF0)
+        len = 4, cp = c & 0x07;
+    else
+        return 0;
+    for (int i = 1; i < len; i++) {
+        if ((s[i] & 0xC0) != 0x80) return 0; /* also stops at the NUL */
+        cp = (cp << 6) | (s[i] & 0x3F);
+    }
+    if ((len == 2 && cp < 0x80) || (len == 3 && cp < 0x800) || (len == 4 && cp < 0x10000) ||
+        cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF) || (cp >= 0x80 && cp <= 0x9F))
+        return 0;
+    return len;
+}
+
+const char* mn_cli_safe(const char* s) {
+    static char* ring[8];
+    static size_t ring_cap[8];
+    static int slot;
+    if (!s) return "";
+    const unsigned char* u = (const unsigned char*)s;
+    size_t n = 0, bad = 0;
+    while (u[n]) {
+        int l = safe_char(u + n);
+        if (!l) bad++, l = 1;
+        n += (size_t)l;
+    }
+    if (!bad) return s;
+    slot = (slot + 1) % 8;
+    size_t need = n + 3 * bad + 1;
+    if (ring_cap[slot] < need) {
+        char* p = realloc(ring[slot], need);
+        if (!p) return "(a name that cannot be printed)";
+        ring[slot] = p;
+        ring_cap[slot] = need;
+    }
+    char* o = ring[slot];
+    for (size_t i = 0; u[i];) {
+        int l = safe_char(u + i);
+        if (l) {
+            memcpy(o, u + i, (size_t)l);
+            o += l, i += (size_t)l;
+        } else {
+            o += sprintf(o, "\\x%02X", u[i]);
+            i++;
+        }
+    }
+    *o = 0;
+    return ring[slot];
+}
+
 int mn_cli_usage_error(const char* cmd, const char* fmt, ...) {
+    char text[1024];
     va_list ap;
     va_start(ap, fmt);
-    fprintf(stderr, "marionette %s: ", cmd);
-    vfprintf(stderr, fmt, ap);
-    fprintf(stderr, " (see marionette %s --help)\n", cmd);
+    vsnprintf(text, sizeof text, fmt, ap);
     va_end(ap);
+    fprintf(stderr, "marionette %s: %s (see marionette %s --help)\n", cmd, mn_cli_safe(text), cmd);
     return MN_EXIT_USAGE;
 }
 
 int mn_cli_input_error(const mn_error* err) {
-    fprintf(stderr, "marionette: %s\n", err->message[0] ? err->message : mn_status_name(err->status));
+    fprintf(stderr, "marionette: %s\n",
+            mn_cli_safe(err->message[0] ? err->message : mn_status_name(err->status)));
     return MN_EXIT_INPUT;
 }
 
@@ -69,16 +132,41 @@ int mn_cli_parse_list(const char* s, double* out, int cap) {
 
 void mn_cli_json_string(FILE* f, const char* s) {
     fputc('"', f);
-    for (const unsigned char* p = (const unsigned char*)s; p && *p; p++) {
-        if (*p == '"' || *p == '\\') fprintf(f, "\\%c", *p);
-        else if (*p < 0x20) fprintf(f, "\\u%04x", *p);
-        else fputc(*p, f);
+    for (const unsigned char* p = (const unsigned char*)s; p && *p;) {
+        int l = safe_char(p);
+        if (*p == '"' || *p == '\\')
+            fprintf(f, "\\%c", *p);
+        else if (l)
+            fwrite(p, 1, (size_t)l, f);
+        else if (*p < 0x80)
+            fprintf(f, "\\u%04x", *p);
+        else if (*p == 0xC2 && p[1] >= 0x80 && p[1] <= 0x9F)
+            fprintf(f, "\\u%04x", p[1]), l = 2; /* C1 */
+        else
+            fputs("\\ufffd", f);
+        p += l ? l : 1;
     }
     fputc('"', f);
 }
 
+int mn_cli_finite(const char* file, const char* what, const double* v, size_t n) {
+    for (size_t i = 0; i < n; i++)
+        if (!isfinite(v[i])) {
+            mn_error e;
+            mn_error_set(&e, MN_ERR_ARG, file, 0, what,
+                         "the result is not finite (an input is too large for double arithmetic); "
+                         "nothing printed");
+            mn_cli_input_error(&e);
+            return 0;
+        }
+    return 1;
+}
+
 void mn_cli_print_warnings(const mn_warnings* w) {
     if (!w || w->count == 0) return;
-    if (w->count == 1) fprintf(stderr, "marionette: warning: %s\n", w->first);
-    else fprintf(stderr, "marionette: warning: %s (and %d more)\n", w->first, w->count - 1);
+    if (w->count == 1)
+        fprintf(stderr, "marionette: warning: %s\n", mn_cli_safe(w->first));
+    else
+        fprintf(stderr, "marionette: warning: %s (and %d more)\n", mn_cli_safe(w->first),
+                w->count - 1);
 }

@@ -88,9 +88,9 @@ static int info(const char* path, const char* script) {
     double f0 = mn_seq_start(s), f1 = mn_seq_end(s), fps = mn_seq_fps(s);
     mn_interp rot, trans;
     mn_seq_default_interp(s, &rot, &trans);
-    printf("file: %s\n", path);
-    printf("figure: %s (%s), %d joints, %d DOF\n", di.figure, m->name ? m->name : "", m->njoint,
-           m->nv);
+    printf("file: %s\n", mn_cli_safe(path));
+    printf("figure: %s (%s), %d joints, %d DOF\n", mn_cli_safe(di.figure), mn_cli_safe(m->name),
+           m->njoint, m->nv);
     printf("fps: %g\nkeys: %d, frames %g to %g (%g s)\n", fps, nk, f0, f1, (f1 - f0) / fps);
     printf("key frames:");
     for (int k = 0; k < nk && k < 40; k++)
@@ -101,21 +101,22 @@ static int info(const char* path, const char* script) {
     for (int j = 0; j < m->njoint; j++) {
         mn_seq_joint_interp(s, j, &rot, &trans);
         if (rot == MN_INTERP_DEFAULT && trans == MN_INTERP_DEFAULT) continue;
-        printf("  joint %s: rotation %s, translation %s\n", m->jnt_name[j], mn_interp_name(rot),
-               mn_interp_name(trans));
+        printf("  joint %s: rotation %s, translation %s\n", mn_cli_safe(m->jnt_name[j]),
+               mn_interp_name(rot), mn_interp_name(trans));
     }
     int nr = mn_seq_run_count(s);
     printf("hinge runs interpolated as one rotation: %d\n", nr);
     for (int r = 0; r < nr; r++) {
         int first, len;
         mn_seq_run(s, r, &first, &len);
-        printf("  %s (%d hinges)\n", m->jnt_name[first], len);
+        printf("  %s (%d hinges)\n", mn_cli_safe(m->jnt_name[first]), len);
     }
     int nh = mn_seq_handle_count(s), nc = mn_seq_constraint_count(s);
     printf("handles: %d\n", nh);
     for (int h = 0; h < nh; h++) {
         const mn_handle_def* d = mn_seq_handle(s, h);
-        printf("  %s: %s on %s\n", d->name ? d->name : "(unnamed)", mn_handle_type_name(d->type),
+        printf("  %s: %s on %s\n", d->name ? mn_cli_safe(d->name) : "(unnamed)",
+               mn_handle_type_name(d->type),
                d->joint >= 0 ? m->jnt_name[d->joint] : "the whole figure");
     }
     printf("constraints: %d\n", nc);
@@ -198,7 +199,7 @@ static int bake(int argc, char** argv) {
     mo.nframes = (int)nf;
     mo.nq = m->nq;
     mo.frame_time = step / mn_seq_fps(s);
-    mo.q = malloc(sizeof(double) * (size_t)nf * (size_t)m->nq);
+    mo.q = malloc(sizeof(double) * (size_t)nf * (size_t)(m->nq ? m->nq : 1));
     mn_data* d = mn_data_create(m, 0);
     mn_seq_solver* v = d && !plain ? mn_seq_solver_create(s, d, &err) : NULL;
     if (!mo.q || !d || (!plain && !v)) {
@@ -208,7 +209,8 @@ static int bake(int argc, char** argv) {
         mn_model_destroy(m);
         mn_gltf_free(&skin);
         if (!plain && d) return mn_cli_input_error(&err);
-        fprintf(stderr, "marionette: out of memory\n");
+        fprintf(stderr, "marionette: %s: out of memory for %ld frames of %d numbers\n",
+                mn_cli_safe(in), nf, m ? m->nq : 0);
         return MN_EXIT_INPUT;
     }
     long iters = 0, constrained = 0, unmet = 0;
@@ -232,8 +234,9 @@ static int bake(int argc, char** argv) {
     printf("file=%s out=%s frames=%ld fps=%g mode=%s constrained_frames=%ld mean_iters=%.2f "
            "max_violation_m=%.2e "
            "unmet_frames=%ld\n",
-           in, out, nf, mn_seq_fps(s) / step, plain ? "plain" : mn_csolver_name(o.solve.method),
-           constrained, nf ? (double)iters / (double)nf : 0.0, worst, unmet);
+           mn_cli_safe(in), mn_cli_safe(out), nf, mn_seq_fps(s) / step,
+           plain ? "plain" : mn_csolver_name(o.solve.method), constrained,
+           nf ? (double)iters / (double)nf : 0.0, worst, unmet);
     free(mo.q);
     mn_gltf_free(&skin);
     mn_seq_solver_destroy(v);
@@ -294,7 +297,7 @@ static int import_take(int argc, char** argv) {
         else
             code = mn_cli_input_error(&err);
     } else if (mo.nframes < 1) {
-        fprintf(stderr, "marionette: %s: the take has no frames\n", in);
+        fprintf(stderr, "marionette: %s: the take has no frames\n", mn_cli_safe(in));
         code = MN_EXIT_INPUT;
     } else {
         int nkeys = 0;
@@ -316,7 +319,8 @@ static int import_take(int argc, char** argv) {
                 code = mn_cli_input_error(&err);
             else
                 printf("file=%s out=%s frames=%d keys=%d ratio=%.2f tol_m=%g max_error_m=%.3g\n",
-                       in, out, mo.nframes, nkeys, (double)mo.nframes / nkeys, tol, maxerr);
+                       mn_cli_safe(in), mn_cli_safe(out), mo.nframes, nkeys,
+                       (double)mo.nframes / nkeys, tol, maxerr);
         }
     }
     mn_seq_destroy(s);

@@ -7,7 +7,8 @@
 #include "cli.h"
 #include "figure_print.h"
 
-const char mn_cmd_demo_summary[] = "print the built-in stick figure and pull its hands and feet with IK";
+const char mn_cmd_demo_summary[] =
+    "print the built-in stick figure and pull its hands and feet with IK";
 
 static void usage(FILE* f) {
     fprintf(f, "usage: marionette demo [--method lm|dls|pinv|jt|ccd|fabrik|analytic]\n"
@@ -21,7 +22,8 @@ static int pull(const mn_model* m, mn_data* d, const char* base, const char* tip
                 mn_ik_method method) {
     int b = mn_model_find_joint(m, base), t = mn_model_find_joint(m, tip);
     if (b < 0 || t < 0) {
-        fprintf(stderr, "marionette demo: the default figure has no joint '%s'\n", b < 0 ? base : tip);
+        fprintf(stderr, "marionette demo: the default figure has no joint '%s'\n",
+                b < 0 ? base : tip);
         return 0;
     }
     mn_ik_problem p = mn_ik_problem_default();
@@ -38,10 +40,10 @@ static int pull(const mn_model* m, mn_data* d, const char* base, const char* tip
     mn_vec3 before = d->xf[t].p;
     mn_ik_solve(m, d, &p, &o, &r);
     mn_vec3 after = d->xf[t].p;
-    printf("  pull %-11s (chain from %s) by (%+.2f %+.2f %+.2f): %s, %d iterations, %.1f us\n", tip, base,
-           delta.x, delta.y, delta.z, mn_status_name(r.status), r.iterations, r.time_us);
-    printf("      from (%.3f %.3f %.3f) to (%.3f %.3f %.3f), target missed by %.2g\n", before.x, before.y,
-           before.z, after.x, after.y, after.z, r.pos_err);
+    printf("  pull %-11s (chain from %s) by (%+.2f %+.2f %+.2f): %s, %d iterations, %.1f us\n", tip,
+           base, delta.x, delta.y, delta.z, mn_status_name(r.status), r.iterations, r.time_us);
+    printf("      from (%.3f %.3f %.3f) to (%.3f %.3f %.3f), target missed by %.2g\n", before.x,
+           before.y, before.z, after.x, after.y, after.z, r.pos_err);
     return r.status == MN_OK || r.status == MN_ERR_UNREACHABLE;
 }
 
@@ -71,7 +73,8 @@ int mn_cmd_demo(int argc, char** argv) {
     printf("\nrest pose (world positions, metres):\n");
     for (int j = 0; j < m->njoint; j++)
         if (m->jnt_object[j] || m->jnt_nchild[j] == 0)
-            printf("  %-12s %7.3f %7.3f %7.3f\n", m->jnt_name[j], d->xf[j].p.x, d->xf[j].p.y, d->xf[j].p.z);
+            printf("  %-12s %7.3f %7.3f %7.3f\n", m->jnt_name[j], d->xf[j].p.x, d->xf[j].p.y,
+                   d->xf[j].p.z);
     printf("\ninverse kinematics with %s:\n", mn_ik_method_name(method));
     int ok = pull(m, d, "torso", "left hand", mn_v3(0.15, 0.35, 0.2), method);
     ok &= pull(m, d, "torso", "right hand", mn_v3(-0.1, 0.5, 0.1), method);

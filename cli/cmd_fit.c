@@ -29,7 +29,9 @@ static void usage(FILE* f) {
             "  --iters N        iteration budget per frame (default 50)\n"
             "  --json           print a JSON document instead of key=value lines\n"
             "  --out FILE       write the output to FILE (atomically) instead of stdout\n"
-            "  --tmat DIR       also write DIR/<frame>.Tmat (libigl layout [R^T; t] per bone)\n"
+            "  --tmat DIR       also write DIR/<frame>.Tmat (libigl layout [R^T; t] per bone);\n"
+            "                   frames must have different base names, and the Tmat set\n"
+            "                   and --out are written all or none\n"
             "\n"
             "Output per frame: rms and max vertex error, iterations, and every controller's\n"
             "skinning matrix x -> R x + t (JSON: \"R\" row-major, \"t\"). Nothing is written\n"
@@ -50,6 +52,11 @@ static void stem(const char* path, char* out, size_t cap) {
     if (dot && dot != out) *dot = 0;
 }
 
+static char** sort_paths;
+static int cmp_path(const void* a, const void* b) {
+    return strcmp(sort_paths[*(const int*)a], sort_paths[*(const int*)b]);
+}
+
 typedef struct frame_out {
     mn_fit_result res;
     mn_xform* pose;
@@ -60,8 +67,8 @@ int mn_cmd_fit(int argc, char** argv) {
         usage(stdout);
         return MN_EXIT_OK;
     }
-    const char *rig_path = NULL, *dmat_path = NULL, *tgf_path = NULL, *fixed_names = NULL, *out_path = NULL,
-               *tmat_dir = NULL;
+    const char *rig_path = NULL, *dmat_path = NULL, *tgf_path = NULL, *fixed_names = NULL,
+               *out_path = NULL, *tmat_dir = NULL;
     const char** frames = calloc((size_t)argc, sizeof *frames);
     int nframes = 0, iters = 50, json = 0, attach = 0;
     if (!frames) return mn_cli_usage_error("fit", "out of memory");
@@ -70,13 +77,17 @@ int mn_cmd_fit(int argc, char** argv) {
             rig_path = argv[++i];
             if (ends_with(rig_path, ".obj")) {
                 while (i + 1 < argc && argv[i + 1][0] != '-') {
-                    if (ends_with(argv[i + 1], ".dmat")) dmat_path = argv[++i];
-                    else if (ends_with(argv[i + 1], ".tgf")) tgf_path = argv[++i];
-                    else break;
+                    if (ends_with(argv[i + 1], ".dmat"))
+                        dmat_path = argv[++i];
+                    else if (ends_with(argv[i + 1], ".tgf"))
+                        tgf_path = argv[++i];
+                    else
+                        break;
                 }
             }
         } else if (!strcmp(argv[i], "--frames")) {
-            while (i + 1 < argc && argv[i + 1][0] != '-') frames[nframes++] = argv[++i];
+            while (i + 1 < argc && argv[i + 1][0] != '-')
+                frames[nframes++] = argv[++i];
         } else if (!strcmp(argv[i], "--fixed") && i + 1 < argc) {
             fixed_names = argv[++i];
         } else if (!strcmp(argv[i], "--iters") && i + 1 < argc) {
@@ -116,6 +127,10 @@ int mn_cmd_fit(int argc, char** argv) {
     char* text = NULL;
     size_t text_len = 0;
     FILE* mem = NULL;
+    int nout = 0;
+    char** opaths = NULL;
+    char** otexts = NULL;
+    size_t* olens = NULL;
     if (!targets || !outs) goto done;
 
     /* ---- the rig ---- */
@@ -142,7 +157,8 @@ int mn_cmd_fit(int argc, char** argv) {
                 tgf_path = tbuf;
             }
         }
-        if (mn_rig_read_libigl(rig_path, dmat_path, tgf_path, attach, &rig, NULL, &warn, &err) != MN_OK)
+        if (mn_rig_read_libigl(rig_path, dmat_path, tgf_path, attach, &rig, NULL, &warn, &err) !=
+            MN_OK)
             goto input_error;
     }
     mn_cli_print_warnings(&warn);
@@ -157,7 +173,8 @@ int mn_cmd_fit(int argc, char** argv) {
         for (char* tok = strtok(list, ","); tok; tok = strtok(NULL, ",")) {
             int j = mn_rig_find_ctrl(rig, tok);
             if (j < 0) {
-                mn_error_set(&err, MN_ERR_NOTFOUND, "", 0, "--fixed", "no controller named '%s'", tok);
+                mn_error_set(&err, MN_ERR_NOTFOUND, "", 0, "--fixed", "no controller named '%s'",
+                             tok);
                 free(list);
                 goto input_error;
             }
@@ -173,8 +190,8 @@ int mn_cmd_fit(int argc, char** argv) {
         mn_mesh mesh;
         if (mn_obj_read(frames[k], &mesh, NULL, &err) != MN_OK) goto input_error;
         if (mesh.nverts != rig->nverts) {
-            mn_error_set(&err, MN_ERR_PARSE, frames[k], 0, "v", "%d vertices, the rig has %d", mesh.nverts,
-                         rig->nverts);
+            mn_error_set(&err, MN_ERR_PARSE, frames[k], 0, "v", "%d vertices, the rig has %d",
+                         mesh.nverts, rig->nverts);
             mn_mesh_free(&mesh);
             goto input_error;
         }
@@ -194,10 +211,23 @@ int mn_cmd_fit(int argc, char** argv) {
         if (k == 0) mn_fit_kabsch(fitter, pose, targets[0], 1);
         mn_status st = mn_fit(fitter, pose, targets[k], &opt, &outs[k].res);
         if (st != MN_OK && st != MN_ERR_NOCONVERGE) {
-            mn_error_set(&err, st, frames[k], 0, "v", "cannot fit this frame (%s: %s)", mn_status_name(st),
-                         outs[k].res.message);
+            mn_error_set(&err, st, frames[k], 0, "v", "cannot fit this frame (%s: %s)",
+                         mn_status_name(st), outs[k].res.message);
             free(pose);
             goto input_error;
+        }
+        double errs[2] = {outs[k].res.rms, outs[k].res.max_err};
+        int finite = mn_cli_finite(frames[k], "v", errs, 2);
+        for (int j = 0; finite && j < rig->nctrl; j++) {
+            mn_xform S = mn_rig_skin_xform(rig, pose, j);
+            double v[12] = {S.p.x, S.p.y, S.p.z};
+            memcpy(v + 3, S.R.m, sizeof S.R.m);
+            finite = mn_cli_finite(frames[k], "v", v, 12);
+        }
+        if (!finite) {
+            free(pose);
+            rc = MN_EXIT_INPUT;
+            goto done;
         }
         memcpy(outs[k].pose, pose, (size_t)rig->nctrl * sizeof *pose);
     }
@@ -210,7 +240,8 @@ int mn_cmd_fit(int argc, char** argv) {
     if (json) {
         fprintf(mem, "{\n  \"rig\": ");
         mn_cli_json_string(mem, rig_path);
-        fprintf(mem, ",\n  \"vertices\": %d,\n  \"bbox_diagonal\": %.17g,\n  \"controllers\": [", rig->nverts, diag);
+        fprintf(mem, ",\n  \"vertices\": %d,\n  \"bbox_diagonal\": %.17g,\n  \"controllers\": [",
+                rig->nverts, diag);
         for (int j = 0; j < rig->nctrl; j++) {
             fprintf(mem, j ? ", " : "");
             mn_cli_json_string(mem, rig->ctrl_name[j]);
@@ -222,20 +253,25 @@ int mn_cmd_fit(int argc, char** argv) {
         if (json) {
             fprintf(mem, "    {\"file\": ");
             mn_cli_json_string(mem, frames[k]);
-            fprintf(mem, ", \"rms\": %.9g, \"max_err\": %.9g, \"iterations\": %d, \"status\": \"%s\",\n     \"transforms\": [",
+            fprintf(mem,
+                    ", \"rms\": %.9g, \"max_err\": %.9g, \"iterations\": %d, \"status\": \"%s\",\n "
+                    "    \"transforms\": [",
                     r->rms, r->max_err, r->iterations, mn_status_name(r->status));
             for (int j = 0; j < rig->nctrl; j++) {
                 mn_xform S = mn_rig_skin_xform(rig, outs[k].pose, j);
                 fprintf(mem, "%s\n       {\"name\": ", j ? "," : "");
                 mn_cli_json_string(mem, rig->ctrl_name[j]);
                 fprintf(mem, ", \"R\": [");
-                for (int q = 0; q < 9; q++) fprintf(mem, "%s%.17g", q ? ", " : "", S.R.m[q]);
+                for (int q = 0; q < 9; q++)
+                    fprintf(mem, "%s%.17g", q ? ", " : "", S.R.m[q]);
                 fprintf(mem, "], \"t\": [%.17g, %.17g, %.17g]}", S.p.x, S.p.y, S.p.z);
             }
             fprintf(mem, "]}%s\n", k + 1 < nframes ? "," : "");
         } else {
-            fprintf(mem, "frame=%d file=%s rms=%.6g rms_rel=%.3g max_err=%.6g iterations=%d status=%s\n", k + 1,
-                    frames[k], r->rms, r->rms / diag, r->max_err, r->iterations, mn_status_name(r->status));
+            fprintf(mem,
+                    "frame=%d file=%s rms=%.6g rms_rel=%.3g max_err=%.6g iterations=%d status=%s\n",
+                    k + 1, mn_cli_safe(frames[k]), r->rms, r->rms / diag, r->max_err, r->iterations,
+                    mn_status_name(r->status));
         }
     }
     if (json) fprintf(mem, "  ]\n}\n");
@@ -244,15 +280,30 @@ int mn_cmd_fit(int argc, char** argv) {
         goto done;
     }
     mem = NULL;
+    /* ---- the Tmat set and --out: every file written, or none ---- */
+    nout = (tmat_dir ? nframes : 0) + (out_path ? 1 : 0);
+    opaths = calloc((size_t)nout + 1, sizeof *opaths);
+    otexts = calloc((size_t)nout + 1, sizeof *otexts);
+    olens = calloc((size_t)nout + 1, sizeof *olens);
+    if (!opaths || !otexts || !olens) goto done;
     if (tmat_dir) {
         mn_xform* S = malloc((size_t)rig->nctrl * sizeof *S);
         if (!S) goto done;
         for (int k = 0; k < nframes; k++) {
-            char name[512], path[1536];
-            stem(frames[k], name, sizeof name);
-            snprintf(path, sizeof path, "%s/%s.Tmat", tmat_dir, name);
-            for (int j = 0; j < rig->nctrl; j++) S[j] = mn_rig_skin_xform(rig, outs[k].pose, j);
-            if (mn_tmat_write(path, rig->nctrl, S, &err) != MN_OK) {
+            size_t flen = strlen(frames[k]) + 1, cap = strlen(tmat_dir) + flen + 8;
+            char* name = malloc(flen);
+            opaths[k] = malloc(cap);
+            if (!name || !opaths[k]) {
+                free(name);
+                free(S);
+                goto done;
+            }
+            stem(frames[k], name, flen);
+            snprintf(opaths[k], cap, "%s/%s.Tmat", tmat_dir, name);
+            free(name);
+            for (int j = 0; j < rig->nctrl; j++)
+                S[j] = mn_rig_skin_xform(rig, outs[k].pose, j);
+            if (mn_tmat_format(opaths[k], rig->nctrl, S, &otexts[k], &olens[k], &err) != MN_OK) {
                 free(S);
                 goto input_error;
             }
@@ -260,19 +311,53 @@ int mn_cmd_fit(int argc, char** argv) {
         free(S);
     }
     if (out_path) {
-        if (mn_write_file_atomic(out_path, text, text_len, &err) != MN_OK) goto input_error;
-    } else {
-        fwrite(text, 1, text_len, stdout);
+        opaths[nout - 1] = malloc(strlen(out_path) + 1);
+        if (!opaths[nout - 1]) goto done;
+        strcpy(opaths[nout - 1], out_path);
+        otexts[nout - 1] = text;
+        olens[nout - 1] = text_len;
     }
+    /* Two frames with one base name would write one file: refuse rather than overwrite. */
+    int* order = malloc(((size_t)nout + 1) * sizeof *order);
+    if (!order) goto done;
+    for (int i = 0; i < nout; i++)
+        order[i] = i;
+    sort_paths = opaths;
+    qsort(order, (size_t)nout, sizeof *order, cmp_path);
+    for (int i = 1; i < nout; i++)
+        if (!strcmp(opaths[order[i - 1]], opaths[order[i]])) {
+            int a = order[i - 1] < order[i] ? order[i - 1] : order[i],
+                b = a == order[i] ? order[i - 1] : order[i];
+            mn_error_set(&err, MN_ERR_ARG, opaths[a], 0, tmat_dir ? "--tmat" : "--out",
+                         "written twice (by %s and by %s): outputs must have different names",
+                         a < nframes && tmat_dir ? frames[a] : "--out",
+                         b < nframes && tmat_dir ? frames[b] : "--out");
+            free(order);
+            goto input_error;
+        }
+    free(order);
+    if (nout > 0 && mn_write_files_atomic(nout, (const char* const*)opaths,
+                                          (const char* const*)otexts, olens, &err) != MN_OK)
+        goto input_error;
+    if (!out_path) fwrite(text, 1, text_len, stdout);
     rc = MN_EXIT_OK;
     goto done;
 input_error:
     rc = mn_cli_input_error(&err);
 done:
+    for (int i = 0; opaths && i < nout; i++)
+        free(opaths[i]);
+    for (int i = 0; otexts && i < nout - (out_path ? 1 : 0); i++)
+        free(otexts[i]);
+    free(opaths);
+    free(otexts);
+    free(olens);
     if (mem) fclose(mem);
     free(text);
-    for (int k = 0; targets && k < nframes; k++) free(targets[k]);
-    for (int k = 0; outs && k < nframes; k++) free(outs[k].pose);
+    for (int k = 0; targets && k < nframes; k++)
+        free(targets[k]);
+    for (int k = 0; outs && k < nframes; k++)
+        free(outs[k].pose);
     free(targets);
     free(outs);
     free(fixed);

@@ -6,27 +6,29 @@
 #include "cli.h"
 #include "figure_print.h"
 
-const char mn_cmd_info_summary[] = "joints as a tree, DOF count, limits, frame count of a figure file";
+const char mn_cmd_info_summary[] =
+    "joints as a tree, DOF count, limits, frame count of a figure file";
 
 static void usage(FILE* f) {
-    fprintf(f, "usage: marionette info FILE [--json]\n"
-               "\n"
-               "FILE is a skeleton text file (.skel), BVH (.bvh), URDF (.urdf) or glTF (.gltf, .glb).\n"
-               "Prints the joints as a tree with their types and limits (angles in degrees), the\n"
-               "number of degrees of freedom, and the number of motion frames (BVH). For glTF, every\n"
-               "animation with its name, duration and number of key times (the times at which\n"
-               "`marionette fk --anim NAME --frame K` poses the figure). --json prints the same as\n"
-               "one JSON object (angles in radians).\n");
+    fprintf(
+        f, "usage: marionette info FILE [--json]\n"
+           "\n"
+           "FILE is a skeleton text file (.skel), BVH (.bvh), URDF (.urdf) or glTF (.gltf, .glb).\n"
+           "Prints the joints as a tree with their types and limits (angles in degrees), the\n"
+           "number of degrees of freedom, and the number of motion frames (BVH). For glTF, every\n"
+           "animation with its name, duration and number of key times (the times at which\n"
+           "`marionette fk --anim NAME --frame K` poses the figure). --json prints the same as\n"
+           "one JSON object (angles in radians).\n");
 }
 
-static void print_vec(FILE* f, mn_vec3 v) { printf("[%.17g,%.17g,%.17g]", v.x, v.y, v.z); (void)f; }
+static void print_vec(FILE* f, mn_vec3 v) {
+    printf("[%.17g,%.17g,%.17g]", v.x, v.y, v.z);
+    (void)f;
+}
 
 /* A name from a file, with control bytes escaped (names reach a terminal). */
 static void print_name(const char* s) {
-    for (const unsigned char* p = (const unsigned char*)s; *p; p++) {
-        if (*p < 0x20 || *p == 0x7f) printf("\\x%02x", *p);
-        else putchar(*p);
-    }
+    fputs(mn_cli_safe(s), stdout);
 }
 
 static void print_json(const char* file, mn_file_kind kind, const mn_model* m, const mn_motion* mo,
@@ -35,7 +37,8 @@ static void print_json(const char* file, mn_file_kind kind, const mn_model* m, c
     mn_cli_json_string(stdout, file);
     printf(",\"format\":\"%s\",\"name\":", mn_cli_kind_name(kind));
     mn_cli_json_string(stdout, m->name);
-    printf(",\"joints\":%d,\"dof\":%d,\"nq\":%d,\"mass\":%.17g", m->njoint, m->nv, m->nq, m->total_mass);
+    printf(",\"joints\":%d,\"dof\":%d,\"nq\":%d,\"mass\":%.17g", m->njoint, m->nv, m->nq,
+           m->total_mass);
     printf(",\"frames\":%d,\"frame_time\":%.17g", mo->nframes, mo->frame_time);
     if (g) {
         printf(",\"animations\":[");
@@ -52,8 +55,10 @@ static void print_json(const char* file, mn_file_kind kind, const mn_model* m, c
         printf("%s{\"name\":", j ? "," : "");
         mn_cli_json_string(stdout, m->jnt_name[j]);
         printf(",\"parent\":");
-        if (m->jnt_parent[j] >= 0) mn_cli_json_string(stdout, m->jnt_name[m->jnt_parent[j]]);
-        else printf("null");
+        if (m->jnt_parent[j] >= 0)
+            mn_cli_json_string(stdout, m->jnt_name[m->jnt_parent[j]]);
+        else
+            printf("null");
         printf(",\"type\":\"%s\",\"dof\":%d,\"qadr\":%d,\"offset\":", mn_joint_type_name(t),
                mn_joint_type_nv(t), m->jnt_qadr[j]);
         print_vec(stdout, m->jnt_offset[j]);
@@ -82,10 +87,14 @@ int mn_cmd_info(int argc, char** argv) {
     const char* file = NULL;
     int json = 0;
     for (int i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "--json")) json = 1;
-        else if (argv[i][0] == '-' && argv[i][1]) return mn_cli_usage_error("info", "unknown option '%s'", argv[i]);
-        else if (!file) file = argv[i];
-        else return mn_cli_usage_error("info", "one FILE only");
+        if (!strcmp(argv[i], "--json"))
+            json = 1;
+        else if (argv[i][0] == '-' && argv[i][1])
+            return mn_cli_usage_error("info", "unknown option '%s'", argv[i]);
+        else if (!file)
+            file = argv[i];
+        else
+            return mn_cli_usage_error("info", "one FILE only");
     }
     if (!file) return mn_cli_usage_error("info", "missing FILE");
     mn_model* m = NULL;
@@ -108,14 +117,21 @@ int mn_cmd_info(int argc, char** argv) {
         return mn_cli_input_error(&err);
     }
     mn_cli_print_warnings(&w);
+    double totals[2] = {m->total_mass, mo.nframes * mo.frame_time};
+    if (!mn_cli_finite(file, "mass", totals, 1) || !mn_cli_finite(file, "frames", totals + 1, 1)) {
+        if (gp) mn_gltf_free(gp);
+        mn_motion_free(&mo);
+        mn_model_destroy(m);
+        return MN_EXIT_INPUT;
+    }
     if (json) {
         print_json(file, kind, m, &mo, gp);
     } else {
-        printf("file: %s (%s)\n", file, mn_cli_kind_name(kind));
+        printf("file: %s (%s)\n", mn_cli_safe(file), mn_cli_kind_name(kind));
         mn_cli_print_summary(stdout, m);
         if (mo.nframes > 0)
-            printf("frames: %d at %g Hz (%g s)\n", mo.nframes, mo.frame_time > 0 ? 1.0 / mo.frame_time : 0.0,
-                   mo.nframes * mo.frame_time);
+            printf("frames: %d at %g Hz (%g s)\n", mo.nframes,
+                   mo.frame_time > 0 ? 1.0 / mo.frame_time : 0.0, mo.nframes * mo.frame_time);
         if (gp) {
             printf("animations: %d\n", gp->nanims);
             for (int a = 0; a < gp->nanims; a++) {

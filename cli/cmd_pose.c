@@ -15,43 +15,45 @@
 const char mn_cmd_pose_summary[] = "pose a figure under the constraints and drags of a scene file";
 
 static void usage(FILE* f) {
-    fprintf(f,
-            "usage: marionette pose MODEL --scene SCENE.json [--solver lagrange|ccd|dls] [--json]\n"
-            "                       [--iters N] [--tol T] [--scale S] [--frame N] [--free-translations]\n"
-            "                       [--out OUT.bvh|OUT.glb] [--fps F]\n"
-            "\n"
-            "Reads a figure (skeleton text, BVH, URDF, glTF; MODEL \"stickman\" is the built-in\n"
-            "stick figure when no file of that name exists) and a scene naming handles,\n"
-            "constraints and drags (docs/scene.md). Pins and orientations without a target hold\n"
-            "where the figure stands. For each frame of the scene the drags move to that frame's\n"
-            "targets and the solver runs once. Prints the final state q, joint by joint, and the\n"
-            "residual of every constraint (metres or radians).\n"
-            "\n"
-            "  --solver NAME  lagrange (default; maintained constraints, Welman 5.2), ccd (the\n"
-            "                 penalty method of 5.4) or dls (damped least squares with priorities);\n"
-            "                 overrides the scene's \"solver\"\n"
-            "  --iters N      steps per frame (default: the scene's \"iterations\", else 50)\n"
-            "  --tol T        tolerance in metres and radians (default 1e-4)\n"
-            "  --scale S      multiply BVH lengths by S (CMU files: 0.056444 for metres)\n"
-            "  --frame N      start from frame N of a BVH file's motion (default: the rest pose)\n"
-            "  --free-translations  also move the joints the figure holds: the position channels\n"
-            "                 of a BVH rig below its root (bone lengths), held by default\n"
-            "  --out OUT      also write every frame's solved state as a BVH motion (.bvh) or a\n"
-            "                 glTF 2.0 binary with the figure and its animation (.glb; with the\n"
-            "                 skinned mesh when MODEL is a skinned glTF file), replaced\n"
-            "                 atomically; nothing is written when the figure or scene is bad\n"
-            "  --fps F        frame rate of that motion (default: the BVH file's, else 30)\n"
-            "  --json         print one JSON object instead of text\n"
-            "\n"
-            "Exit status: 0 when posed (the status line says whether every constraint was met),\n"
-            "1 for a bad figure or scene (the message names file, line and field), 2 for usage.\n");
+    fprintf(
+        f,
+        "usage: marionette pose MODEL --scene SCENE.json [--solver lagrange|ccd|dls] [--json]\n"
+        "                       [--iters N] [--tol T] [--scale S] [--frame N] "
+        "[--free-translations]\n"
+        "                       [--out OUT.bvh|OUT.glb] [--fps F]\n"
+        "\n"
+        "Reads a figure (skeleton text, BVH, URDF, glTF; MODEL \"stickman\" is the built-in\n"
+        "stick figure when no file of that name exists) and a scene naming handles,\n"
+        "constraints and drags (docs/scene.md). Pins and orientations without a target hold\n"
+        "where the figure stands. For each frame of the scene the drags move to that frame's\n"
+        "targets and the solver runs once. Prints the final state q, joint by joint, and the\n"
+        "residual of every constraint (metres or radians).\n"
+        "\n"
+        "  --solver NAME  lagrange (default; maintained constraints, Welman 5.2), ccd (the\n"
+        "                 penalty method of 5.4) or dls (damped least squares with priorities);\n"
+        "                 overrides the scene's \"solver\"\n"
+        "  --iters N      steps per frame (default: the scene's \"iterations\", else 50)\n"
+        "  --tol T        tolerance in metres and radians (default 1e-4)\n"
+        "  --scale S      multiply BVH lengths by S (CMU files: 0.056444 for metres)\n"
+        "  --frame N      start from frame N of a BVH file's motion (default: the rest pose)\n"
+        "  --free-translations  also move the joints the figure holds: the position channels\n"
+        "                 of a BVH rig below its root (bone lengths), held by default\n"
+        "  --out OUT      also write every frame's solved state as a BVH motion (.bvh) or a\n"
+        "                 glTF 2.0 binary with the figure and its animation (.glb; with the\n"
+        "                 skinned mesh when MODEL is a skinned glTF file), replaced\n"
+        "                 atomically; nothing is written when the figure or scene is bad\n"
+        "  --fps F        frame rate of that motion (default: the BVH file's, else 30)\n"
+        "  --json         print one JSON object instead of text\n"
+        "\n"
+        "Exit status: 0 when posed (the status line says whether every constraint was met),\n"
+        "1 for a bad figure or scene (the message names file, line and field), 2 for usage.\n");
 }
 
 /* Reads the figure and its start state into d (created here); *frame_time gets the BVH
  * motion's frame time (left as it is for other files). With skin non-NULL, a skinned glTF
  * figure's mesh and skin go there (zeroed otherwise). */
-static int load(const char* path, double scale, int frame, mn_model** m, mn_data** d, double* frame_time,
-                mn_gltf* skin) {
+static int load(const char* path, double scale, int frame, mn_model** m, mn_data** d,
+                double* frame_time, mn_gltf* skin) {
     mn_error err;
     mn_error_clear(&err);
     mn_motion mo;
@@ -78,7 +80,8 @@ static int load(const char* path, double scale, int frame, mn_model** m, mn_data
         mn_gltf_free(skin);
         mn_model_destroy(*m);
         *m = NULL;
-        mn_error_set(&err, MN_ERR_ARG, path, 0, "--frame", "the motion has %d frames, no frame %d", mo.nframes, frame);
+        mn_error_set(&err, MN_ERR_ARG, path, 0, "--frame", "the motion has %d frames, no frame %d",
+                     mo.nframes, frame);
         return mn_cli_input_error(&err);
     }
     *d = mn_data_create(*m, 0);
@@ -87,49 +90,55 @@ static int load(const char* path, double scale, int frame, mn_model** m, mn_data
         mn_gltf_free(skin);
         mn_model_destroy(*m);
         *m = NULL;
-        fprintf(stderr, "marionette pose: out of memory\n");
+        fprintf(stderr, "marionette: %s: out of memory for the figure's data\n", mn_cli_safe(path));
         return MN_EXIT_INPUT;
     }
     if (frame >= 0) {
-        memcpy((*d)->q, mo.q + (size_t)frame * (*m)->nq, sizeof(double) * (size_t)(*m)->nq);
+        if ((*m)->nq) /* a figure without channels has no numbers (and mo.q is NULL) */
+            memcpy((*d)->q, mo.q + (size_t)frame * (*m)->nq, sizeof(double) * (size_t)(*m)->nq);
         mn_fk(*m, *d);
     }
     mn_motion_free(&mo);
     return MN_EXIT_OK;
 }
 
-static void print_text(const mn_model* m, const mn_data* d, mn_csys* s, const mn_csolve_result* r, const char* solver,
-                       int frames, const char* model_name) {
-    printf("model=%s solver=%s frames=%d status=%s iters=%d max_violation=%.3g max_rot_violation=%.3g "
-           "max_drag_error=%.3g unmet=%d\n",
-           model_name, solver, frames, mn_status_name(r->status), r->iterations, r->max_violation, r->max_rot_violation,
-           r->max_drag_error, r->nunmet);
-    if (r->status != MN_OK && r->message[0]) printf("# %s\n", r->message);
+static void print_text(const mn_model* m, const mn_data* d, mn_csys* s, const mn_csolve_result* r,
+                       const char* solver, int frames, const char* model_name) {
+    printf(
+        "model=%s solver=%s frames=%d status=%s iters=%d max_violation=%.3g max_rot_violation=%.3g "
+        "max_drag_error=%.3g unmet=%d\n",
+        mn_cli_safe(model_name), solver, frames, mn_status_name(r->status), r->iterations,
+        r->max_violation, r->max_rot_violation, r->max_drag_error, r->nunmet);
+    if (r->status != MN_OK && r->message[0]) printf("# %s\n", mn_cli_safe(r->message));
     for (int j = 0; j < m->njoint; j++) {
         int nq = mn_joint_type_nq((mn_joint_type)m->jnt_type[j]);
         if (!nq) continue;
-        printf("q %s:", m->jnt_name[j]);
-        for (int k = 0; k < nq; k++) printf(" %.9g", d->q[m->jnt_qadr[j] + k]);
+        printf("q %s:", mn_cli_safe(m->jnt_name[j]));
+        for (int k = 0; k < nq; k++)
+            printf(" %.9g", d->q[m->jnt_qadr[j] + k]);
         printf("\n");
     }
     for (int c = 0; c < mn_csys_constraint_count(s); c++) {
         const mn_constraint_def* cd = mn_csys_constraint(s, c);
-        printf("constraint %d %s residual=%.3g%s%s\n", c, mn_constraint_type_name(cd->type), mn_csys_residual(s, c),
-               cd->enabled ? "" : " disabled", mn_csys_unmet(s, c) ? " unmet" : "");
+        printf("constraint %d %s residual=%.3g%s%s\n", c, mn_constraint_type_name(cd->type),
+               mn_csys_residual(s, c), cd->enabled ? "" : " disabled",
+               mn_csys_unmet(s, c) ? " unmet" : "");
     }
 }
 
-static void print_json(const mn_model* m, const mn_data* d, mn_csys* s, const mn_csolve_result* r, const char* solver,
-                       int frames, const char* model_name) {
+static void print_json(const mn_model* m, const mn_data* d, mn_csys* s, const mn_csolve_result* r,
+                       const char* solver, int frames, const char* model_name) {
     printf("{\"model\": ");
     mn_cli_json_string(stdout, model_name);
-    printf(", \"solver\": \"%s\", \"frames\": %d, \"status\": \"%s\", \"iters\": %d, \"max_violation\": %.6g, "
+    printf(", \"solver\": \"%s\", \"frames\": %d, \"status\": \"%s\", \"iters\": %d, "
+           "\"max_violation\": %.6g, "
            "\"max_rot_violation\": %.6g, \"max_drag_error\": %.6g, \"message\": ",
-           solver, frames, mn_status_name(r->status), r->iterations, r->max_violation, r->max_rot_violation,
-           r->max_drag_error);
+           solver, frames, mn_status_name(r->status), r->iterations, r->max_violation,
+           r->max_rot_violation, r->max_drag_error);
     mn_cli_json_string(stdout, r->status == MN_OK ? "" : r->message);
     printf(",\n \"q\": [");
-    for (int k = 0; k < m->nq; k++) printf("%s%.17g", k ? ", " : "", d->q[k]);
+    for (int k = 0; k < m->nq; k++)
+        printf("%s%.17g", k ? ", " : "", d->q[k]);
     printf("],\n \"joints\": [");
     int first = 1;
     for (int j = 0; j < m->njoint; j++) {
@@ -138,16 +147,18 @@ static void print_json(const mn_model* m, const mn_data* d, mn_csys* s, const mn
         printf("%s\n  {\"name\": ", first ? "" : ",");
         mn_cli_json_string(stdout, m->jnt_name[j]);
         printf(", \"type\": \"%s\", \"q\": [", mn_joint_type_name((mn_joint_type)m->jnt_type[j]));
-        for (int k = 0; k < nq; k++) printf("%s%.17g", k ? ", " : "", d->q[m->jnt_qadr[j] + k]);
+        for (int k = 0; k < nq; k++)
+            printf("%s%.17g", k ? ", " : "", d->q[m->jnt_qadr[j] + k]);
         printf("]}");
         first = 0;
     }
     printf("],\n \"constraints\": [");
     for (int c = 0; c < mn_csys_constraint_count(s); c++) {
         const mn_constraint_def* cd = mn_csys_constraint(s, c);
-        printf("%s\n  {\"index\": %d, \"type\": \"%s\", \"enabled\": %s, \"residual\": %.6g, \"met\": %s}", c ? "," : "", c,
-               mn_constraint_type_name(cd->type), cd->enabled ? "true" : "false", mn_csys_residual(s, c),
-               mn_csys_unmet(s, c) ? "false" : "true");
+        printf("%s\n  {\"index\": %d, \"type\": \"%s\", \"enabled\": %s, \"residual\": %.6g, "
+               "\"met\": %s}",
+               c ? "," : "", c, mn_constraint_type_name(cd->type), cd->enabled ? "true" : "false",
+               mn_csys_residual(s, c), mn_csys_unmet(s, c) ? "false" : "true");
     }
     printf("]}\n");
 }
@@ -162,38 +173,55 @@ int mn_cmd_pose(int argc, char** argv) {
     int json = 0, iters = 0, frame = -1, free_locked = 0;
     double tol = 1e-4, scale = 1.0, fps = 0;
     for (int i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "--scene") && i + 1 < argc) scene_path = argv[++i];
-        else if (!strcmp(argv[i], "--solver") && i + 1 < argc) solver_name = argv[++i];
-        else if (!strcmp(argv[i], "--json")) json = 1;
-        else if (!strcmp(argv[i], "--free-translations")) free_locked = 1;
-        else if (!strcmp(argv[i], "--out") && i + 1 < argc) out_path = argv[++i];
+        if (!strcmp(argv[i], "--scene") && i + 1 < argc)
+            scene_path = argv[++i];
+        else if (!strcmp(argv[i], "--solver") && i + 1 < argc)
+            solver_name = argv[++i];
+        else if (!strcmp(argv[i], "--json"))
+            json = 1;
+        else if (!strcmp(argv[i], "--free-translations"))
+            free_locked = 1;
+        else if (!strcmp(argv[i], "--out") && i + 1 < argc)
+            out_path = argv[++i];
         else if (!strcmp(argv[i], "--fps") && i + 1 < argc) {
             if (!mn_cli_parse_double(argv[++i], &fps) || !(fps > 0) || fps > 1e6)
                 return mn_cli_usage_error("pose", "--fps needs a number > 0");
         } else if (!strcmp(argv[i], "--iters") && i + 1 < argc) {
-            if (!mn_cli_parse_int(argv[++i], &iters) || iters < 1) return mn_cli_usage_error("pose", "--iters needs a positive integer");
+            if (!mn_cli_parse_int(argv[++i], &iters) || iters < 1)
+                return mn_cli_usage_error("pose", "--iters needs a positive integer");
         } else if (!strcmp(argv[i], "--tol") && i + 1 < argc) {
-            if (!mn_cli_parse_double(argv[++i], &tol) || !(tol > 0)) return mn_cli_usage_error("pose", "--tol needs a number > 0");
+            if (!mn_cli_parse_double(argv[++i], &tol) || !(tol > 0))
+                return mn_cli_usage_error("pose", "--tol needs a number > 0");
         } else if (!strcmp(argv[i], "--scale") && i + 1 < argc) {
-            if (!mn_cli_parse_double(argv[++i], &scale) || !(scale > 0)) return mn_cli_usage_error("pose", "--scale needs a number > 0");
+            if (!mn_cli_parse_double(argv[++i], &scale) || !(scale > 0))
+                return mn_cli_usage_error("pose", "--scale needs a number > 0");
         } else if (!strcmp(argv[i], "--frame") && i + 1 < argc) {
-            if (!mn_cli_parse_int(argv[++i], &frame) || frame < 0) return mn_cli_usage_error("pose", "--frame needs an integer >= 0");
-        } else if (argv[i][0] == '-') return mn_cli_usage_error("pose", "unknown option '%s'", argv[i]);
-        else if (!model_path) model_path = argv[i];
-        else return mn_cli_usage_error("pose", "one MODEL only");
+            if (!mn_cli_parse_int(argv[++i], &frame) || frame < 0)
+                return mn_cli_usage_error("pose", "--frame needs an integer >= 0");
+        } else if (argv[i][0] == '-')
+            return mn_cli_usage_error("pose", "unknown option '%s'", argv[i]);
+        else if (!model_path)
+            model_path = argv[i];
+        else
+            return mn_cli_usage_error("pose", "one MODEL only");
     }
     if (!model_path) return mn_cli_usage_error("pose", "missing MODEL");
     if (!scene_path) return mn_cli_usage_error("pose", "missing --scene SCENE.json");
     if (out_path) {
         const char* ext = strrchr(out_path, '.');
-        if (!ext || strchr(ext, '/') || (strcasecmp(ext, ".bvh") != 0 && strcasecmp(ext, ".glb") != 0))
-            return mn_cli_usage_error("pose", "--out '%s': the motion is written as BVH or glTF binary: OUT must end in .bvh or .glb",
+        if (!ext || strchr(ext, '/') ||
+            (strcasecmp(ext, ".bvh") != 0 && strcasecmp(ext, ".glb") != 0))
+            return mn_cli_usage_error("pose",
+                                      "--out '%s': the motion is written as BVH or glTF binary: "
+                                      "OUT must end in .bvh or .glb",
                                       out_path);
     }
     int solver = -1;
     if (solver_name) {
         solver = mn_csolver_parse(solver_name);
-        if (solver < 0) return mn_cli_usage_error("pose", "unknown solver '%s' (lagrange, ccd, dls)", solver_name);
+        if (solver < 0)
+            return mn_cli_usage_error("pose", "unknown solver '%s' (lagrange, ccd, dls)",
+                                      solver_name);
     }
     mn_error err;
     mn_scene* sc = NULL;
@@ -223,24 +251,42 @@ int mn_cmd_pose(int argc, char** argv) {
         memset(&r, 0, sizeof r);
         int frames = mn_scene_frames(sc);
         /* every frame's solved state, for --out */
-        mn_motion mo = {.nframes = frames, .nq = m->nq, .frame_time = fps > 0 ? 1.0 / fps : frame_time};
-        mo.q = out_path ? malloc(sizeof(double) * (size_t)frames * (size_t)(m->nq ? m->nq : 1)) : NULL;
+        mn_motion mo = {
+            .nframes = frames, .nq = m->nq, .frame_time = fps > 0 ? 1.0 / fps : frame_time};
+        mo.q =
+            out_path ? malloc(sizeof(double) * (size_t)frames * (size_t)(m->nq ? m->nq : 1)) : NULL;
         if (out_path && !mo.q) {
-            fprintf(stderr, "marionette pose: out of memory\n");
+            fprintf(stderr, "marionette: %s: out of memory for %d frames\n",
+                    mn_cli_safe(scene_path), frames);
             rc = MN_EXIT_INPUT;
             frames = 0;
         }
         for (int f = 0; f < frames; f++) {
             mn_scene_apply_frame(sc, s, f);
             mn_csys_solve(s, &o, &r);
-            if (mo.q) memcpy(mo.q + (size_t)f * (size_t)m->nq, d->q, sizeof(double) * (size_t)m->nq);
+            if (mo.q)
+                memcpy(mo.q + (size_t)f * (size_t)m->nq, d->q, sizeof(double) * (size_t)m->nq);
         }
-        if (mo.q && (to_glb ? mn_gltf_write(out_path, m, &mo, skin.nverts > 0 ? &skin : NULL, &err) : mn_bvh_write(out_path, m, &mo, &err)) != MN_OK)
+        double res[3] = {r.max_violation, r.max_rot_violation, r.max_drag_error};
+        int finite = frames == 0 || (mn_cli_finite(scene_path, "constraints", res, 3) &&
+                                     mn_cli_finite(scene_path, "q", d->q, (size_t)m->nq));
+        for (int c = 0; finite && frames > 0 && c < mn_csys_constraint_count(s); c++) {
+            double rc_c = mn_csys_residual(s, c);
+            finite = mn_cli_finite(scene_path, "constraints", &rc_c, 1);
+        }
+        if (!finite) rc = MN_EXIT_INPUT;
+        if (!finite || rc != MN_EXIT_OK) {
+            /* nothing printed or written */
+        } else if (mo.q &&
+                   (to_glb ? mn_gltf_write(out_path, m, &mo, skin.nverts > 0 ? &skin : NULL, &err)
+                           : mn_bvh_write(out_path, m, &mo, &err)) != MN_OK)
             rc = mn_cli_input_error(&err);
         else if (rc == MN_EXIT_OK) {
             const char* name = m->name ? m->name : model_path;
-            if (json) print_json(m, d, s, &r, mn_csolver_name(o.method), frames, name);
-            else print_text(m, d, s, &r, mn_csolver_name(o.method), frames, name);
+            if (json)
+                print_json(m, d, s, &r, mn_csolver_name(o.method), frames, name);
+            else
+                print_text(m, d, s, &r, mn_csolver_name(o.method), frames, name);
         }
         free(mo.q);
         mn_csys_destroy(s);

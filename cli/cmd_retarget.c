@@ -131,7 +131,8 @@ int mn_cmd_retarget(int argc, char** argv) {
     q = malloc(n * sizeof *q);
     qn = malloc(n * sizeof *qn);
     if (!q || !qn) {
-        mn_error_set(&err, MN_ERR_NOMEM, "", 0, "retarget", "out of memory");
+        mn_error_set(&err, MN_ERR_NOMEM, src, 0, "retarget", "out of memory for %d frames",
+                     mo.nframes);
         goto fail;
     }
     for (int f = 0; f < mo.nframes; f++)
@@ -149,16 +150,16 @@ int mn_cmd_retarget(int argc, char** argv) {
 
     mn_retarget_info info;
     mn_retarget_get_info(rt, &info);
-    printf("source=%s\ntarget=%s\n", src, to);
-    printf("source_rig=%s\ntarget_rig=%s\n", info.rig[0] ? info.rig[0] : "map",
-           info.rig[1] ? info.rig[1] : "map");
+    printf("source=%s\ntarget=%s\n", mn_cli_safe(src), mn_cli_safe(to));
+    printf("source_rig=%s\ntarget_rig=%s\n", info.rig[0] ? mn_cli_safe(info.rig[0]) : "map",
+           info.rig[1] ? mn_cli_safe(info.rig[1]) : "map");
     printf("frames=%d\nfps=%.6g\nroles=%d\nscale=%.6g\n", mo.nframes, 1.0 / mo.frame_time,
            info.mapped_roles, info.scale);
     printf("contacts_left=%d\ncontacts_right=%d\ncleanup=%d\n", info.contacts[0], info.contacts[1],
            opt.cleanup);
     print_metrics("naive", &mn_);
     print_metrics("retarget", &mr);
-    printf("unconverged_frames=%d\nout=%s\n", unmet, out);
+    printf("unconverged_frames=%d\nout=%s\n", unmet, mn_cli_safe(out));
     rc = MN_EXIT_OK;
     goto done;
 fail:

@@ -13,7 +13,8 @@
 
 #include "cli.h"
 
-const char mn_cmd_sim_summary[] = "soft-body scene with a bone chain: simulate, fit the rig each step, write tracks";
+const char mn_cmd_sim_summary[] =
+    "soft-body scene with a bone chain: simulate, fit the rig each step, write tracks";
 
 static void usage(FILE* f) {
     fprintf(f,
@@ -36,8 +37,8 @@ static void usage(FILE* f) {
 
 typedef struct scene {
     const char* name;
-    int axis;                 /* 0: along x, 1: along y */
-    int hang;                 /* bones run down from the top end (the driven bone there) */
+    int axis; /* 0: along x, 1: along y */
+    int hang; /* bones run down from the top end (the driven bone there) */
     double length, radius;
     int nbones, nring, nseg;
     double edge_compliance, volume_compliance, ground;
@@ -95,8 +96,10 @@ static void tube_mesh(const scene* sc, double** pos_out, int* nverts, int** tris
     /* make the winding outward (positive volume) */
     double v = 0;
     for (int k = 0; k < nt; k++) {
-        const double *A = pos + 3 * tris[3 * k], *B = pos + 3 * tris[3 * k + 1], *C = pos + 3 * tris[3 * k + 2];
-        v += A[0] * (B[1] * C[2] - B[2] * C[1]) + A[1] * (B[2] * C[0] - B[0] * C[2]) + A[2] * (B[0] * C[1] - B[1] * C[0]);
+        const double *A = pos + 3 * tris[3 * k], *B = pos + 3 * tris[3 * k + 1],
+                     *C = pos + 3 * tris[3 * k + 2];
+        v += A[0] * (B[1] * C[2] - B[2] * C[1]) + A[1] * (B[2] * C[0] - B[0] * C[2]) +
+             A[2] * (B[0] * C[1] - B[1] * C[0]);
     }
     if (v < 0)
         for (int k = 0; k < nt; k++) {
@@ -180,7 +183,8 @@ static mn_xform driven_pose(const scene* sc, double t) {
 
 static void json_pose(FILE* f, const mn_xform* P) {
     fprintf(f, "{\"R\": [");
-    for (int q = 0; q < 9; q++) fprintf(f, "%s%.10g", q ? ", " : "", P->R.m[q]);
+    for (int q = 0; q < 9; q++)
+        fprintf(f, "%s%.10g", q ? ", " : "", P->R.m[q]);
     fprintf(f, "], \"p\": [%.10g, %.10g, %.10g]}", P->p.x, P->p.y, P->p.z);
 }
 
@@ -190,26 +194,37 @@ static void write_bvh(FILE* f, const mn_rig* rig, const mn_xform* track, int nfr
     int m = rig->nctrl;
     fprintf(f, "HIERARCHY\n");
     for (int j = 0; j < m; j++) {
-        for (int k = 0; k < j; k++) fputc('\t', f);
-        mn_vec3 off = j == 0 ? rig->ctrl_pivot[0] : mn_vec3_sub(rig->ctrl_pivot[j], rig->ctrl_pivot[j - 1]);
+        for (int k = 0; k < j; k++)
+            fputc('\t', f);
+        mn_vec3 off =
+            j == 0 ? rig->ctrl_pivot[0] : mn_vec3_sub(rig->ctrl_pivot[j], rig->ctrl_pivot[j - 1]);
         fprintf(f, "%s %s\n", j == 0 ? "ROOT" : "JOINT", rig->ctrl_name[j]);
-        for (int k = 0; k < j; k++) fputc('\t', f);
+        for (int k = 0; k < j; k++)
+            fputc('\t', f);
         fprintf(f, "{\n");
-        for (int k = 0; k <= j; k++) fputc('\t', f);
+        for (int k = 0; k <= j; k++)
+            fputc('\t', f);
         fprintf(f, "OFFSET %.9g %.9g %.9g\n", off.x, off.y, off.z);
-        for (int k = 0; k <= j; k++) fputc('\t', f);
-        if (j == 0) fprintf(f, "CHANNELS 6 Xposition Yposition Zposition Zrotation Xrotation Yrotation\n");
-        else fprintf(f, "CHANNELS 3 Zrotation Xrotation Yrotation\n");
+        for (int k = 0; k <= j; k++)
+            fputc('\t', f);
+        if (j == 0)
+            fprintf(f, "CHANNELS 6 Xposition Yposition Zposition Zrotation Xrotation Yrotation\n");
+        else
+            fprintf(f, "CHANNELS 3 Zrotation Xrotation Yrotation\n");
     }
     mn_vec3 end = mn_vec3_sub(rig->ctrl_tail[m - 1], rig->ctrl_pivot[m - 1]);
-    for (int k = 0; k < m; k++) fputc('\t', f);
+    for (int k = 0; k < m; k++)
+        fputc('\t', f);
     fprintf(f, "End Site\n");
-    for (int k = 0; k < m; k++) fputc('\t', f);
+    for (int k = 0; k < m; k++)
+        fputc('\t', f);
     fprintf(f, "{\n");
-    for (int k = 0; k <= m; k++) fputc('\t', f);
+    for (int k = 0; k <= m; k++)
+        fputc('\t', f);
     fprintf(f, "OFFSET %.9g %.9g %.9g\n", end.x, end.y, end.z);
     for (int j = m; j >= 0; j--) {
-        for (int k = 0; k < j; k++) fputc('\t', f);
+        for (int k = 0; k < j; k++)
+            fputc('\t', f);
         fprintf(f, "}\n");
     }
     fprintf(f, "MOTION\nFrames: %d\nFrame Time: %.9g\n", nframes, dt);
@@ -220,7 +235,8 @@ static void write_bvh(FILE* f, const mn_rig* rig, const mn_xform* track, int nfr
             mn_mat3 local = j == 0 ? P[0].R : mn_mat3_tmul(&P[j - 1].R, &P[j].R);
             double e[3];
             mn_euler_from_mat3(MN_EULER_ZXY, &local, e);
-            fprintf(f, " %.9g %.9g %.9g", e[0] * 180 / MN_PI, e[1] * 180 / MN_PI, e[2] * 180 / MN_PI);
+            fprintf(f, " %.9g %.9g %.9g", e[0] * 180 / MN_PI, e[1] * 180 / MN_PI,
+                    e[2] * 180 / MN_PI);
         }
         fprintf(f, "\n");
     }
@@ -340,7 +356,8 @@ int mn_cmd_sim(int argc, char** argv) {
     /* pin the vertices that only the driven bone moves */
     for (int i = 0; i < n; i++)
         for (int s = 0; s < rig->k; s++)
-            if (rig->w_idx[i * rig->k + s] == 0 && rig->w_val[i * rig->k + s] > 0.999) mn_softbody_pin(sb, i, 1);
+            if (rig->w_idx[i * rig->k + s] == 0 && rig->w_val[i * rig->k + s] > 0.999)
+                mn_softbody_pin(sb, i, 1);
     track = malloc((size_t)nframes * (size_t)rig->nctrl * sizeof *track);
     results = malloc((size_t)nframes * sizeof *results);
     xfit = malloc((size_t)n * 3 * sizeof(double));
@@ -358,7 +375,8 @@ int mn_cmd_sim(int argc, char** argv) {
         for (int i = 0; i < n; i++) {
             if (sb->inv_mass[i] != 0) continue;
             mn_vec3 xb = mn_v3(pos[3 * i], pos[3 * i + 1], pos[3 * i + 2]);
-            mn_vec3 y = mn_vec3_add(mn_mat3_mulv(&pose[0].R, mn_vec3_sub(xb, rig->ctrl_pivot[0])), pose[0].p);
+            mn_vec3 y = mn_vec3_add(mn_mat3_mulv(&pose[0].R, mn_vec3_sub(xb, rig->ctrl_pivot[0])),
+                                    pose[0].p);
             sb->pin_target[3 * i] = y.x;
             sb->pin_target[3 * i + 1] = y.y;
             sb->pin_target[3 * i + 2] = y.z;
@@ -368,8 +386,9 @@ int mn_cmd_sim(int argc, char** argv) {
         mn_status st = mn_softbody_step(sb, dt, &sr);
         double c1 = cpu_us();
         if (st != MN_OK) {
-            mn_error_set(&err, st, "", 0, "sim", "the simulation became unstable at frame %d (try more substeps): %s", f + 1,
-                         sr.message);
+            mn_error_set(&err, st, "", 0, "sim",
+                         "the simulation became unstable at frame %d (try more substeps): %s",
+                         f + 1, sr.message);
             free(pose);
             goto fail;
         }
@@ -397,17 +416,22 @@ int mn_cmd_sim(int argc, char** argv) {
     /* tracks.json */
     mem = open_memstream(&text, &len);
     if (!mem) goto nomem;
-    fprintf(mem, "{\n  \"scene\": \"%s\",\n  \"dt\": %.9g,\n  \"vertices\": %d,\n  \"controllers\": [", sc.name, dt, n);
+    fprintf(mem,
+            "{\n  \"scene\": \"%s\",\n  \"dt\": %.9g,\n  \"vertices\": %d,\n  \"controllers\": [",
+            sc.name, dt, n);
     for (int j = 0; j < rig->nctrl; j++) {
         fprintf(mem, j ? ", " : "");
         mn_cli_json_string(mem, rig->ctrl_name[j]);
     }
     fprintf(mem, "],\n  \"parents\": [");
-    for (int j = 0; j < rig->nctrl; j++) fprintf(mem, "%s%d", j ? ", " : "", rig->ctrl_parent[j]);
+    for (int j = 0; j < rig->nctrl; j++)
+        fprintf(mem, "%s%d", j ? ", " : "", rig->ctrl_parent[j]);
     fprintf(mem, "],\n  \"driven\": [\"bone0\"],\n  \"frames\": [\n");
     for (int f = 0; f < nframes; f++) {
-        fprintf(mem, "    {\"t\": %.9g, \"rms\": %.6g, \"max_err\": %.6g, \"iterations\": %d, \"poses\": [", (f + 1) * dt,
-                results[f].rms, results[f].max_err, results[f].iterations);
+        fprintf(
+            mem,
+            "    {\"t\": %.9g, \"rms\": %.6g, \"max_err\": %.6g, \"iterations\": %d, \"poses\": [",
+            (f + 1) * dt, results[f].rms, results[f].max_err, results[f].iterations);
         for (int j = 0; j < rig->nctrl; j++) {
             fprintf(mem, j ? ", " : "");
             json_pose(mem, track + (size_t)f * rig->nctrl + j);
@@ -430,10 +454,11 @@ int mn_cmd_sim(int argc, char** argv) {
     snprintf(path, sizeof path, "%s/tracks.bvh", out);
     if (!write_text(path, text, len, &err)) goto fail;
 
-    printf("scene=%s frames=%d verts=%d bones=%d dt=%.6g substeps=%d sim_us_per_step=%.1f fit_us_per_step=%.1f "
+    printf("scene=%s frames=%d verts=%d bones=%d dt=%.6g substeps=%d sim_us_per_step=%.1f "
+           "fit_us_per_step=%.1f "
            "rms_rel_max=%.3g volume_ratio=%.4f out=%s\n",
-           sc.name, nframes, n, rig->nctrl, dt, substeps, t_sim / nframes, t_fit / nframes, rms_rel_max,
-           mn_softbody_volume(sb) / sb->rest_volume, out);
+           sc.name, nframes, n, rig->nctrl, dt, substeps, t_sim / nframes, t_fit / nframes,
+           rms_rel_max, mn_softbody_volume(sb) / sb->rest_volume, out);
     rc = MN_EXIT_OK;
     goto done;
 nomem:

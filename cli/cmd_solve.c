@@ -7,43 +7,48 @@
 
 #include "cli.h"
 
-const char mn_cmd_solve_summary[] = "inverse kinematics of one chain to a target position and orientation";
+const char mn_cmd_solve_summary[] =
+    "inverse kinematics of one chain to a target position and orientation";
 
 static void usage(FILE* f) {
-    fprintf(f,
-            "usage: marionette solve MODEL --base B --tip T --target x,y,z[,qw,qx,qy,qz]\n"
-            "                        [--point x,y,z] [--seed-q v1,...] [--method M] [--tol 1e-5]\n"
-            "                        [--timeout-ms 5] [--max-iters N] [--restarts N] [--seed S]\n"
-            "                        [--no-limits] [--free-translations] [--json]\n"
-            "\n"
-            "Moves the joints from B (exclusive; 'world' for the figure's root) down to T so that\n"
-            "the end-effector point (--point, in T's frame; default its origin) reaches the target,\n"
-            "given in B's frame: a position, and with 7 numbers also the orientation of T's frame\n"
-            "as a quaternion w,x,y,z. MODEL is any figure file (skeleton text, BVH, URDF, glTF).\n"
-            "\n"
-            "  --method    lm (default) | dls | pinv | jt | ccd | fabrik | analytic\n"
-            "  --seed-q    the starting values of the chain's state, root to tip (hinge angles in\n"
-            "              radians, slide lengths, balls as quaternions w,x,y,z), or a whole state\n"
-            "              of the figure; default: the rest pose\n"
-            "  --tol       position (model units) and rotation (radians) tolerance, > 0\n"
-            "  --timeout-ms wall-clock budget; 0 for none (default 5)\n"
-            "  --free-translations  also move the joints the figure holds: the position channels\n"
-            "              of a BVH rig below its root (bone lengths), held by default\n"
-            "\n"
-            "Prints status, method, joints (the chain's moving joints), q (their values, in the\n"
-            "--seed-q format), pos_err, rot_err, iterations, restarts and microseconds; --json prints one\n"
-            "object with the same fields. Exit status 0 when the target is met; 1 for bad input\n"
-            "or when it is not (UNREACHABLE: the closest pose found is printed; NOCONVERGE: the\n"
-            "budget ran out), with a one-line message on stderr; 2 for a usage error.\n");
+    fprintf(
+        f,
+        "usage: marionette solve MODEL --base B --tip T --target x,y,z[,qw,qx,qy,qz]\n"
+        "                        [--point x,y,z] [--seed-q v1,...] [--method M] [--tol 1e-5]\n"
+        "                        [--timeout-ms 5] [--max-iters N] [--restarts N] [--seed S]\n"
+        "                        [--no-limits] [--free-translations] [--json]\n"
+        "\n"
+        "Moves the joints from B (exclusive; 'world' for the figure's root) down to T so that\n"
+        "the end-effector point (--point, in T's frame; default its origin) reaches the target,\n"
+        "given in B's frame: a position, and with 7 numbers also the orientation of T's frame\n"
+        "as a quaternion w,x,y,z. MODEL is any figure file (skeleton text, BVH, URDF, glTF).\n"
+        "\n"
+        "  --method    lm (default) | dls | pinv | jt | ccd | fabrik | analytic\n"
+        "  --seed-q    the starting values of the chain's state, root to tip (hinge angles in\n"
+        "              radians, slide lengths, balls as quaternions w,x,y,z), or a whole state\n"
+        "              of the figure; default: the rest pose\n"
+        "  --tol       position (model units) and rotation (radians) tolerance, > 0\n"
+        "  --timeout-ms wall-clock budget; 0 for none (default 5)\n"
+        "  --free-translations  also move the joints the figure holds: the position channels\n"
+        "              of a BVH rig below its root (bone lengths), held by default\n"
+        "\n"
+        "Prints status, method, joints (the chain's moving joints), q (their values, in the\n"
+        "--seed-q format), pos_err, rot_err, iterations, restarts and microseconds; --json prints "
+        "one\n"
+        "object with the same fields. Exit status 0 when the target is met; 1 for bad input\n"
+        "or when it is not (UNREACHABLE: the closest pose found is printed; NOCONVERGE: the\n"
+        "budget ran out), with a one-line message on stderr; 2 for a usage error.\n");
 }
 
 /* The chain's joints from below base to tip, root to tip; returns their number. */
 static int chain_joints(const mn_model* m, int base, int tip, int* out, int cap) {
     int n = 0;
-    for (int j = tip; j >= 0 && j != base; j = m->jnt_parent[j]) n++;
+    for (int j = tip; j >= 0 && j != base; j = m->jnt_parent[j])
+        n++;
     if (n > cap) return -1;
     int i = n - 1;
-    for (int j = tip; j >= 0 && j != base; j = m->jnt_parent[j]) out[i--] = j;
+    for (int j = tip; j >= 0 && j != base; j = m->jnt_parent[j])
+        out[i--] = j;
     return n;
 }
 
@@ -66,29 +71,39 @@ int mn_cmd_solve(int argc, char** argv) {
         usage(stdout);
         return MN_EXIT_OK;
     }
-    const char *file = NULL, *base_name = NULL, *tip_name = NULL, *target_text = NULL, *seed_text = NULL,
-               *point_text = NULL;
+    const char *file = NULL, *base_name = NULL, *tip_name = NULL, *target_text = NULL,
+               *seed_text = NULL, *point_text = NULL;
     mn_ik_options o = mn_ik_default();
     o.timeout_ms = 5;
     int json = 0;
     for (int i = 1; i < argc; i++) {
         const char* a = argv[i];
         int more = i + 1 < argc;
-        if (!strcmp(a, "--json")) json = 1;
-        else if (!strcmp(a, "--no-limits")) o.respect_limits = 0;
-        else if (!strcmp(a, "--free-translations")) o.free_locked = 1;
-        else if (!strcmp(a, "--base") && more) base_name = argv[++i];
-        else if (!strcmp(a, "--tip") && more) tip_name = argv[++i];
-        else if (!strcmp(a, "--target") && more) target_text = argv[++i];
-        else if (!strcmp(a, "--seed-q") && more) seed_text = argv[++i];
-        else if (!strcmp(a, "--point") && more) point_text = argv[++i];
+        if (!strcmp(a, "--json"))
+            json = 1;
+        else if (!strcmp(a, "--no-limits"))
+            o.respect_limits = 0;
+        else if (!strcmp(a, "--free-translations"))
+            o.free_locked = 1;
+        else if (!strcmp(a, "--base") && more)
+            base_name = argv[++i];
+        else if (!strcmp(a, "--tip") && more)
+            tip_name = argv[++i];
+        else if (!strcmp(a, "--target") && more)
+            target_text = argv[++i];
+        else if (!strcmp(a, "--seed-q") && more)
+            seed_text = argv[++i];
+        else if (!strcmp(a, "--point") && more)
+            point_text = argv[++i];
         else if (!strcmp(a, "--method") && more) {
             int mth = mn_ik_method_parse(argv[++i]);
-            if (mth < 0) return mn_cli_usage_error("solve", "--method: unknown method '%s'", argv[i]);
+            if (mth < 0)
+                return mn_cli_usage_error("solve", "--method: unknown method '%s'", argv[i]);
             o.method = (mn_ik_method)mth;
         } else if (!strcmp(a, "--tol") && more) {
             double t;
-            if (!mn_cli_parse_double(argv[++i], &t) || !(t > 0)) return mn_cli_usage_error("solve", "--tol needs a number > 0");
+            if (!mn_cli_parse_double(argv[++i], &t) || !(t > 0))
+                return mn_cli_usage_error("solve", "--tol needs a number > 0");
             o.tol_pos = o.tol_rot = t;
         } else if (!strcmp(a, "--timeout-ms") && more) {
             if (!mn_cli_parse_double(argv[++i], &o.timeout_ms) || o.timeout_ms < 0)
@@ -101,7 +116,8 @@ int mn_cmd_solve(int argc, char** argv) {
                 return mn_cli_usage_error("solve", "--restarts needs an integer >= 0");
         } else if (!strcmp(a, "--seed") && more) {
             int s;
-            if (!mn_cli_parse_int(argv[++i], &s) || s < 0) return mn_cli_usage_error("solve", "--seed needs an integer >= 0");
+            if (!mn_cli_parse_int(argv[++i], &s) || s < 0)
+                return mn_cli_usage_error("solve", "--seed needs an integer >= 0");
             o.seed = (uint64_t)s;
         } else if (a[0] == '-' && a[1]) {
             return mn_cli_usage_error("solve", "unknown or incomplete option '%s'", a);
@@ -112,13 +128,15 @@ int mn_cmd_solve(int argc, char** argv) {
         }
     }
     if (!file) return mn_cli_usage_error("solve", "missing MODEL");
-    if (!base_name || !tip_name || !target_text) return mn_cli_usage_error("solve", "--base, --tip and --target are required");
+    if (!base_name || !tip_name || !target_text)
+        return mn_cli_usage_error("solve", "--base, --tip and --target are required");
 
     mn_ik_problem p = mn_ik_problem_default();
     double t[8];
     int nt = mn_cli_parse_list(target_text, t, 8);
     if (nt != 3 && nt != 7) {
-        fprintf(stderr, "marionette solve: --target: needs x,y,z or x,y,z,qw,qx,qy,qz (finite numbers)\n");
+        fprintf(stderr,
+                "marionette solve: --target: needs x,y,z or x,y,z,qw,qx,qy,qz (finite numbers)\n");
         return MN_EXIT_INPUT;
     }
     p.target_pos = mn_v3(t[0], t[1], t[2]);
@@ -148,21 +166,24 @@ int mn_cmd_solve(int argc, char** argv) {
     mn_data* d = NULL;
     int* jnt = malloc(sizeof(int) * (size_t)(m->njoint + 1));
     double* seed = malloc(sizeof(double) * (size_t)(m->nq + 1));
-    if (!find(m, base_name, file, "--base", &p.base, &err) || !find(m, tip_name, file, "--tip", &p.tip, &err)) {
+    if (!find(m, base_name, file, "--base", &p.base, &err) ||
+        !find(m, tip_name, file, "--tip", &p.tip, &err)) {
         rc = mn_cli_input_error(&err);
         goto done;
     }
     int nj = chain_joints(m, p.base, p.tip, jnt, m->njoint);
     if (nj <= 0 || p.base == p.tip || (p.base >= 0 && !mn_model_is_ancestor(m, p.base, p.tip))) {
-        mn_error_set(&err, MN_ERR_ARG, file, 0, "--tip", "'%s' is not below '%s'", tip_name, base_name);
+        mn_error_set(&err, MN_ERR_ARG, file, 0, "--tip", "'%s' is not below '%s'", tip_name,
+                     base_name);
         rc = mn_cli_input_error(&err);
         goto done;
     }
     int ncq = 0;
-    for (int i = 0; i < nj; i++) ncq += mn_joint_type_nq((mn_joint_type)m->jnt_type[jnt[i]]);
+    for (int i = 0; i < nj; i++)
+        ncq += mn_joint_type_nq((mn_joint_type)m->jnt_type[jnt[i]]);
     d = mn_data_create(m, 0);
     if (!d) {
-        fprintf(stderr, "marionette solve: out of memory\n");
+        fprintf(stderr, "marionette: %s: out of memory for the figure's data\n", mn_cli_safe(file));
         rc = MN_EXIT_INPUT;
         goto done;
     }
@@ -173,12 +194,13 @@ int mn_cmd_solve(int argc, char** argv) {
         } else if (ns == ncq) {
             for (int i = 0, k = 0; i < nj; i++) {
                 int nq = mn_joint_type_nq((mn_joint_type)m->jnt_type[jnt[i]]);
-                for (int a = 0; a < nq; a++) d->q[m->jnt_qadr[jnt[i]] + a] = seed[k++];
+                for (int a = 0; a < nq; a++)
+                    d->q[m->jnt_qadr[jnt[i]] + a] = seed[k++];
             }
         } else {
             mn_error_set(&err, MN_ERR_ARG, file, 0, "--seed-q",
-                         "needs %d numbers (the chain's state) or %d (the figure's), got %s", ncq, m->nq,
-                         ns < 0 ? "a malformed list" : "another count");
+                         "needs %d numbers (the chain's state) or %d (the figure's), got %s", ncq,
+                         m->nq, ns < 0 ? "a malformed list" : "another count");
             rc = mn_cli_input_error(&err);
             goto done;
         }
@@ -196,6 +218,12 @@ int mn_cmd_solve(int argc, char** argv) {
         rc = mn_cli_input_error(&err);
         goto done;
     }
+    double errs[2] = {r.pos_err, r.rot_err};
+    if (!mn_cli_finite(file, "--target", errs, 2) ||
+        !mn_cli_finite(file, "q", d->q, (size_t)m->nq)) {
+        rc = MN_EXIT_INPUT;
+        goto done;
+    }
     if (json) {
         printf("{\"status\": ");
         mn_cli_json_string(stdout, mn_status_name(s));
@@ -211,21 +239,24 @@ int mn_cmd_solve(int argc, char** argv) {
     } else {
         printf("status %s\nmethod %s\njoints ", mn_status_name(s), mn_ik_method_name(o.method));
         for (int i = 0, k = 0; i < nj; i++)
-            if (m->jnt_type[jnt[i]] != MN_JOINT_FIXED) printf("%s%s", k++ ? "," : "", m->jnt_name[jnt[i]]);
+            if (m->jnt_type[jnt[i]] != MN_JOINT_FIXED)
+                printf("%s%s", k++ ? "," : "", mn_cli_safe(m->jnt_name[jnt[i]]));
         printf("\nq ");
     }
     for (int i = 0, k = 0; i < nj; i++) {
         int nq = mn_joint_type_nq((mn_joint_type)m->jnt_type[jnt[i]]);
-        for (int a = 0; a < nq; a++, k++) printf("%s%.17g", k ? (json ? ", " : ",") : "", d->q[m->jnt_qadr[jnt[i]] + a]);
+        for (int a = 0; a < nq; a++, k++)
+            printf("%s%.17g", k ? (json ? ", " : ",") : "", d->q[m->jnt_qadr[jnt[i]] + a]);
     }
     if (json) {
-        printf("], \"pos_err\": %.6g, \"rot_err\": %.6g, \"iterations\": %d, \"restarts\": %d, \"microseconds\": %.3f, \"message\": ",
+        printf("], \"pos_err\": %.6g, \"rot_err\": %.6g, \"iterations\": %d, \"restarts\": %d, "
+               "\"microseconds\": %.3f, \"message\": ",
                r.pos_err, r.rot_err, r.iterations, r.restarts, r.time_us);
         mn_cli_json_string(stdout, r.message);
         printf("}\n");
     } else {
-        printf("\npos_err %.6g\nrot_err %.6g\niterations %d\nrestarts %d\nmicroseconds %.3f\n", r.pos_err, r.rot_err,
-               r.iterations, r.restarts, r.time_us);
+        printf("\npos_err %.6g\nrot_err %.6g\niterations %d\nrestarts %d\nmicroseconds %.3f\n",
+               r.pos_err, r.rot_err, r.iterations, r.restarts, r.time_us);
     }
     if (s != MN_OK) {
         mn_error_set(&err, s, file, 0, "--target", "%s", r.message);

@@ -1,12 +1,19 @@
 #include "figure_print.h"
 
+#include "cli.h"
+
 const char* mn_cli_kind_name(mn_file_kind k) {
     switch (k) {
-    case MN_FILE_SKEL: return "skeleton";
-    case MN_FILE_BVH: return "bvh";
-    case MN_FILE_URDF: return "urdf";
-    case MN_FILE_GLTF: return "gltf";
-    default: return "built-in";
+    case MN_FILE_SKEL:
+        return "skeleton";
+    case MN_FILE_BVH:
+        return "bvh";
+    case MN_FILE_URDF:
+        return "urdf";
+    case MN_FILE_GLTF:
+        return "gltf";
+    default:
+        return "built-in";
     }
 }
 
@@ -20,33 +27,41 @@ enum { MAX_INDENT = 32 };
 void mn_cli_print_tree(FILE* f, const mn_model* m) {
     for (int j = 0; j < m->njoint; j++) {
         int t = m->jnt_type[j], depth = m->jnt_depth[j];
-        if (depth <= MAX_INDENT) fprintf(f, "%*s", 2 * depth, "");
-        else fprintf(f, "%*s(depth %d) ", 2 * MAX_INDENT, "", depth);
-        fprintf(f, "%s  %s", m->jnt_name[j], mn_joint_type_name(t));
+        if (depth <= MAX_INDENT)
+            fprintf(f, "%*s", 2 * depth, "");
+        else
+            fprintf(f, "%*s(depth %d) ", 2 * MAX_INDENT, "", depth);
+        fprintf(f, "%s  %s", mn_cli_safe(m->jnt_name[j]), mn_joint_type_name(t));
         mn_vec3 a = m->jnt_axis[j];
         if (t == MN_JOINT_HINGE || t == MN_JOINT_SLIDE) /* + 0.0 prints -0 as 0 */
             fprintf(f, " axis (%g %g %g)", a.x + 0.0, a.y + 0.0, a.z + 0.0);
         if (m->jnt_limited[j]) {
             if (t == MN_JOINT_HINGE)
-                fprintf(f, " limits [%g, %g] deg", m->jnt_range[2 * j] * DEG, m->jnt_range[2 * j + 1] * DEG);
+                fprintf(f, " limits [%g, %g] deg", m->jnt_range[2 * j] * DEG,
+                        m->jnt_range[2 * j + 1] * DEG);
             else if (t == MN_JOINT_SLIDE)
                 fprintf(f, " limits [%g, %g]", m->jnt_range[2 * j], m->jnt_range[2 * j + 1]);
             else if (t == MN_JOINT_BALL)
-                fprintf(f, " swing %g deg twist [%g, %g] deg", m->jnt_swing[j] * DEG, m->jnt_twist[2 * j] * DEG,
-                        m->jnt_twist[2 * j + 1] * DEG);
+                fprintf(f, " swing %g deg twist [%g, %g] deg", m->jnt_swing[j] * DEG,
+                        m->jnt_twist[2 * j] * DEG, m->jnt_twist[2 * j + 1] * DEG);
         }
         if (m->jnt_mass[j] > 0) fprintf(f, " mass %g", m->jnt_mass[j]);
         int held = 0, nv = mn_joint_type_nv((mn_joint_type)t);
-        for (int k = 0; k < nv; k++) held += m->dof_locked[m->jnt_dofadr[j] + k];
-        if (held == nv && nv) fprintf(f, " held");
-        else if (held) fprintf(f, " held %s", t == MN_JOINT_FREE && m->dof_locked[m->jnt_dofadr[j]] ? "position" : "rotation");
+        for (int k = 0; k < nv; k++)
+            held += m->dof_locked[m->jnt_dofadr[j] + k];
+        if (held == nv && nv)
+            fprintf(f, " held");
+        else if (held)
+            fprintf(f, " held %s",
+                    t == MN_JOINT_FREE && m->dof_locked[m->jnt_dofadr[j]] ? "position"
+                                                                          : "rotation");
         fprintf(f, "\n");
     }
 }
 
 void mn_cli_print_summary(FILE* f, const mn_model* m) {
-    fprintf(f, "figure: %s, %d joints, %d DOF, state size %d", m->name[0] ? m->name : "(unnamed)", m->njoint,
-            m->nv, m->nq);
+    fprintf(f, "figure: %s, %d joints, %d DOF, state size %d",
+            m->name[0] ? mn_cli_safe(m->name) : "(unnamed)", m->njoint, m->nv, m->nq);
     if (m->total_mass > 0) fprintf(f, ", mass %g", m->total_mass);
     if (m->nlocked) fprintf(f, ", %d held DOF", m->nlocked);
     fprintf(f, "\n");

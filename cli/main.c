@@ -25,11 +25,13 @@ static const command benches[] = {
 #undef MN_BENCH
 
 static void print_table(FILE* f, const command* t, size_t n) {
-    for (size_t i = 0; i < n && t[i].name; i++) fprintf(f, "  %-10s %s\n", t[i].name, t[i].summary);
+    for (size_t i = 0; i < n && t[i].name; i++)
+        fprintf(f, "  %-10s %s\n", t[i].name, t[i].summary);
 }
 
 static void usage(FILE* f) {
-    fprintf(f, "usage: marionette COMMAND [ARGS] (marionette COMMAND --help for each)\n\ncommands:\n");
+    fprintf(f,
+            "usage: marionette COMMAND [ARGS] (marionette COMMAND --help for each)\n\ncommands:\n");
     print_table(f, commands, sizeof commands / sizeof commands[0]);
     fprintf(f, "  %-10s %s\n", "bench", "benchmarks, key=value lines (marionette bench --help)");
 }
@@ -59,7 +61,7 @@ int main(int argc, char** argv) {
     if (!strcmp(argv[1], "bench")) return run_bench(argc - 1, argv + 1);
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
         if (!strcmp(argv[1], commands[i].name)) return commands[i].run(argc - 1, argv + 1);
-    fprintf(stderr, "marionette: unknown command '%s'\n", argv[1]);
+    fprintf(stderr, "marionette: unknown command '%s'\n", mn_cli_safe(argv[1]));
     usage(stderr);
     return MN_EXIT_USAGE;
 }

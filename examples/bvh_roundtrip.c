@@ -28,9 +28,11 @@ int main(int argc, char** argv) {
     mn_data* d = mn_data_create(m, 0);
     memcpy(d->q, motion.q + (size_t)frame * (size_t)m->nq, sizeof(double) * (size_t)m->nq);
     mn_fk(m, d);
-    printf("%d joints, %d frames at %.1f Hz; frame %d:\n", m->njoint, motion.nframes, 1.0 / motion.frame_time, frame);
+    printf("%d joints, %d frames at %.1f Hz; frame %d:\n", m->njoint, motion.nframes,
+           1.0 / motion.frame_time, frame);
     for (int j = 0; j < m->njoint; j++)
-        printf("  %-20s %10.4f %10.4f %10.4f\n", m->jnt_name[j], d->xf[j].p.x, d->xf[j].p.y, d->xf[j].p.z);
+        printf("  %-20s %10.4f %10.4f %10.4f\n", m->jnt_name[j], d->xf[j].p.x, d->xf[j].p.y,
+               d->xf[j].p.z);
     int rc = 0;
     if (mn_bvh_write(argv[2], m, &motion, &err) != MN_OK) {
         fprintf(stderr, "%s\n", err.message);

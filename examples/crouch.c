@@ -47,7 +47,8 @@ int main(int argc, char** argv) {
         flat.type = MN_CON_ORIENT;
         flat.handle = ho;
         flat.target_rot = mn_quat_from_mat3(&R);
-        if (mn_csys_add_constraint(sys, &pin, &err) < 0 || mn_csys_add_constraint(sys, &flat, &err) < 0) {
+        if (mn_csys_add_constraint(sys, &pin, &err) < 0 ||
+            mn_csys_add_constraint(sys, &flat, &err) < 0) {
             fprintf(stderr, "%s\n", err.message);
             return 1;
         }
@@ -67,16 +68,18 @@ int main(int argc, char** argv) {
     }
 
     mn_csolve_options o = mn_csolve_default();
-    if (argc > 1 && mn_csolver_parse(argv[1]) >= 0) o.method = (mn_csolver)mn_csolver_parse(argv[1]);
+    if (argc > 1 && mn_csolver_parse(argv[1]) >= 0)
+        o.method = (mn_csolver)mn_csolver_parse(argv[1]);
     for (int frame = 0; frame <= 10; frame++) {
         mn_vec3 target = mn_vec3_add(start, mn_v3(0, -0.012 * frame, 0));
         mn_csys_drag(sys, pelvis, target, 1.0, 1);
         mn_csolve_result r;
         mn_csys_solve(sys, &o, &r);
         int knee = mn_model_find_joint(m, "left knee");
-        printf("frame %2d: pelvis at y=%.3f (target %.3f), feet off by %.1e m, left knee %.0f deg, %s\n", frame,
-               d->xf[hp.joint].p.y, target.y, r.max_violation, d->q[m->jnt_qadr[knee]] * 180 / MN_PI,
-               mn_status_name(r.status));
+        printf("frame %2d: pelvis at y=%.3f (target %.3f), feet off by %.1e m, left knee %.0f deg, "
+               "%s\n",
+               frame, d->xf[hp.joint].p.y, target.y, r.max_violation,
+               d->q[m->jnt_qadr[knee]] * 180 / MN_PI, mn_status_name(r.status));
     }
     mn_csys_destroy(sys);
     mn_data_destroy(d);

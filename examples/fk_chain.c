@@ -29,15 +29,17 @@ int main(int argc, char** argv) {
     double q[64] = {0}, J[6 * 64];
     mn_xform T;
     for (int step = 0; step < 3; step++) {
-        for (int i = 0; i < chain->ndof; i++) q[i] = 0.2 * step * (i % 2 ? -1 : 1);
+        for (int i = 0; i < chain->ndof; i++)
+            q[i] = 0.2 * step * (i % 2 ? -1 : 1);
         mn_chain_fk_jacobian(m, chain, q, mn_v3(0, 0, 0), &T, J);
         mn_quat r = mn_quat_from_mat3(&T.R);
-        printf("q = %.1f...: tip at (%.4f %.4f %.4f), orientation (%.4f %.4f %.4f %.4f)\n", q[0], T.p.x, T.p.y,
-               T.p.z, r.w, r.x, r.y, r.z);
+        printf("q = %.1f...: tip at (%.4f %.4f %.4f), orientation (%.4f %.4f %.4f %.4f)\n", q[0],
+               T.p.x, T.p.y, T.p.z, r.w, r.x, r.y, r.z);
     }
     printf("Jacobian (rows: vx vy vz wx wy wz):\n");
     for (int r = 0; r < 6; r++) {
-        for (int c = 0; c < chain->ndof; c++) printf(" %8.4f", J[r * chain->ndof + c]);
+        for (int c = 0; c < chain->ndof; c++)
+            printf(" %8.4f", J[r * chain->ndof + c]);
         printf("\n");
     }
     mn_chain_destroy(chain);

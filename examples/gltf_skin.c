@@ -41,7 +41,8 @@ int main(int argc, char** argv) {
         printf("  joint %-24s at %9.4f %9.4f %9.4f\n", g.joint_name[j], world[12 * j + 3],
                world[12 * j + 7], world[12 * j + 11]);
     for (int v = 0; v < g.nverts; v += g.nverts / 4 + 1)
-        printf("  vertex %5d at %9.4f %9.4f %9.4f\n", v, pos[3 * v], pos[3 * v + 1], pos[3 * v + 2]);
+        printf("  vertex %5d at %9.4f %9.4f %9.4f\n", v, pos[3 * v], pos[3 * v + 1],
+               pos[3 * v + 2]);
 
     /* The skeleton as a model: FREE roots and BALL joints at the rest pose. */
     mn_model* m = mn_gltf_model(&g, &err);

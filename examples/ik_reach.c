@@ -18,7 +18,8 @@ int main(int argc, char** argv) {
     mn_ik_problem p = mn_ik_problem_default();
     p.base = mn_model_find_joint(m, "torso");
     p.tip = mn_model_find_joint(m, "left hand");
-    p.target_pos = argc == 4 ? mn_v3(atof(argv[1]), atof(argv[2]), atof(argv[3])) : mn_v3(0.35, 0.3, 0.25);
+    p.target_pos =
+        argc == 4 ? mn_v3(atof(argv[1]), atof(argv[2]), atof(argv[3])) : mn_v3(0.35, 0.3, 0.25);
     for (int method = 0; method < MN_IK_METHOD_COUNT; method++) {
         mn_data* d = mn_data_create(m, 0); /* every method starts from the rest pose */
         mn_ik_options o = mn_ik_default();
@@ -26,8 +27,9 @@ int main(int argc, char** argv) {
         o.tol_pos = 1e-5;
         mn_ik_result r;
         mn_ik_solve(m, d, &p, &o, &r);
-        printf("%-9s %-11s error %.2e after %4d iterations, %8.1f us %s\n", mn_ik_method_name(o.method),
-               mn_status_name(r.status), r.pos_err, r.iterations, r.time_us, r.message);
+        printf("%-9s %-11s error %.2e after %4d iterations, %8.1f us %s\n",
+               mn_ik_method_name(o.method), mn_status_name(r.status), r.pos_err, r.iterations,
+               r.time_us, r.message);
         mn_data_destroy(d);
     }
     mn_model_destroy(m);

@@ -9,7 +9,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-static int add(mn_spec* s, const char* name, int parent, mn_joint_type type, mn_vec3 offset, mn_vec3 axis) {
+static int add(mn_spec* s, const char* name, int parent, mn_joint_type type, mn_vec3 offset,
+               mn_vec3 axis) {
     mn_joint_def j = mn_joint_default();
     j.name = name;
     j.parent = parent;
@@ -59,8 +60,8 @@ int main(int argc, char** argv) {
         mn_status st = mn_ik_solve(m, d, &p, &o, &r);
         mn_vec3 elbow = d->xf[el].p;
         printf("%-8s %-11s iters=%-4d error=%.2e elbow at (%.3f, %.3f, %.3f) bend=%.3f rad\n",
-               mn_ik_method_name(methods[i]), mn_status_name(st), r.iterations, r.pos_err, elbow.x, elbow.y, elbow.z,
-               d->q[m->jnt_qadr[el]]);
+               mn_ik_method_name(methods[i]), mn_status_name(st), r.iterations, r.pos_err, elbow.x,
+               elbow.y, elbow.z, d->q[m->jnt_qadr[el]]);
         if (st != MN_OK) printf("         %s\n", r.message);
     }
     mn_data_destroy(d);

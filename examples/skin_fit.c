@@ -44,7 +44,8 @@ int main(int argc, char** argv) {
             break;
         }
         if (frame.nverts != rig->nverts) {
-            fprintf(stderr, "%s: %d vertices, the rig has %d\n", argv[k], frame.nverts, rig->nverts);
+            fprintf(stderr, "%s: %d vertices, the rig has %d\n", argv[k], frame.nverts,
+                    rig->nverts);
             mn_mesh_free(&frame);
             rc = 1;
             break;
@@ -52,12 +53,13 @@ int main(int argc, char** argv) {
         if (k == 4) mn_fit_kabsch(fitter, pose, frame.pos, 1); /* cold start */
         mn_fit_result res;
         mn_fit(fitter, pose, frame.pos, NULL, &res); /* warm-started from the last frame */
-        printf("%s: rms %.3g, max %.3g, %d iterations\n", argv[k], res.rms, res.max_err, res.iterations);
+        printf("%s: rms %.3g, max %.3g, %d iterations\n", argv[k], res.rms, res.max_err,
+               res.iterations);
         for (int j = 0; j < rig->nctrl; j++) {
             mn_xform S = mn_rig_skin_xform(rig, pose, j); /* x -> R x + t */
             mn_vec3 r = mn_mat3_log(&S.R);
-            printf("  %-6s rotation vector (%.4f %.4f %.4f)  t (%.4f %.4f %.4f)\n", rig->ctrl_name[j], r.x, r.y, r.z,
-                   S.p.x, S.p.y, S.p.z);
+            printf("  %-6s rotation vector (%.4f %.4f %.4f)  t (%.4f %.4f %.4f)\n",
+                   rig->ctrl_name[j], r.x, r.y, r.z, S.p.x, S.p.y, S.p.z);
         }
         mn_mesh_free(&frame);
     }

@@ -10,8 +10,9 @@
 
 #include <stdio.h>
 
-static const char* names[] = {"pelvis", "torso", "head", "right arm", "right hand", "left arm",
-                              "left hand", "right leg", "right foot", "left leg", "left foot"};
+static const char* names[] = {"pelvis",     "torso",    "head",      "right arm",
+                              "right hand", "left arm", "left hand", "right leg",
+                              "right foot", "left leg", "left foot"};
 
 int main(int argc, char** argv) {
     mn_error err;

@@ -32,7 +32,8 @@ int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     if (d && mo.nframes > 0 && m->nq > 0) {
         for (int k = 0; k < 2; k++) {
             const double* q = mo.q + (size_t)(k ? mo.nframes - 1 : 0) * (size_t)m->nq;
-            for (int i = 0; i < m->nq; i++) d->q[i] = q[i];
+            for (int i = 0; i < m->nq; i++)
+                d->q[i] = q[i];
             mn_fk(m, d);
             for (int j = 0; j < m->njoint; j++)
                 if (!mn_vec3_isfinite(d->xf[j].p)) abort();

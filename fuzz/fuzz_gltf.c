@@ -45,7 +45,8 @@ int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     double* work = malloc(sizeof(double) * 16 * (size_t)g.njoints + 1);
     for (int a = 0; q && work && a < g.nanims; a++)
         for (int k = 0; k < g.anims[a].nkeys && k < 64; k++)
-            if (mn_gltf_state(&g, m, a, g.anims[a].key_times[k], k ? q : NULL, q, work, &e) != MN_OK &&
+            if (mn_gltf_state(&g, m, a, g.anims[a].key_times[k], k ? q : NULL, q, work, &e) !=
+                    MN_OK &&
                 e.status == MN_ERR_ARG)
                 abort();
     free(q);

@@ -107,7 +107,8 @@ int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     data += size > 4 ? 5 : 4;
     size -= size > 4 ? 5 : 4;
     p.target_pos = mn_v3(take(&data, &size), take(&data, &size), take(&data, &size));
-    p.target_rot = mn_q4(take(&data, &size), take(&data, &size), take(&data, &size), take(&data, &size));
+    p.target_rot =
+        mn_q4(take(&data, &size), take(&data, &size), take(&data, &size), take(&data, &size));
     if (size) p.point = mn_v3(take(&data, &size), take(&data, &size), take(&data, &size));
     if (size) p.w_pos = take(&data, &size);
     if (size) p.w_rot = take(&data, &size);

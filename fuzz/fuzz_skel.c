@@ -35,7 +35,8 @@ int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     /* the writer's output must read back */
     char path[512];
     const char* dir = getenv("TMPDIR");
-    snprintf(path, sizeof path, "%s/fuzz_skel_%ld.skel", dir && dir[0] ? dir : "/tmp", (long)getpid());
+    snprintf(path, sizeof path, "%s/fuzz_skel_%ld.skel", dir && dir[0] ? dir : "/tmp",
+             (long)getpid());
     if (mn_skel_write(path, m, &err) == MN_OK) {
         mn_model* r = NULL;
         if (mn_skel_read(path, &r, NULL, &err) != MN_OK || r->njoint != m->njoint) abort();

@@ -840,7 +840,8 @@ class Sequence extends Owned {
     super(mn, p, 'sequence');
     this.figure = figure;
     figure._users.add(this);
-    this._io = mn._x.mnw_malloc(8 * (24 + 3 * 16 + 2));
+    // argument and result space: a constraint's numbers, or a sampled state (sampleQ: nq)
+    this._io = mn._x.mnw_malloc(8 * Math.max(24 + 3 * 16 + 2, figure.nq));
   }
   get keyCount() { this._live(); return this._mn._x.mnw_seq_count(this._p, 0); }
   get fps() { this._live(); return this._mn._x.mnw_seq_number(this._p, 0, 0); }

@@ -48,10 +48,10 @@ const char* mn_status_name(mn_status s);
 
 typedef struct mn_error {
     mn_status status;
-    char file[256];   /* file being read or written, "" when none */
-    int line;         /* 1-based line in that file, 0 when not applicable */
-    char field[64];   /* the field, keyword or argument at fault */
-    char message[512];/* the whole one-line message, ready to print */
+    char file[256];    /* file being read or written, "" when none */
+    int line;          /* 1-based line in that file, 0 when not applicable */
+    char field[64];    /* the field, keyword or argument at fault */
+    char message[512]; /* the whole one-line message, ready to print */
 } mn_error;
 
 /* Fills err (may be NULL) and returns s. The message reads "file:line: field: text", with
@@ -75,8 +75,12 @@ typedef struct mn_arena {
 void mn_arena_init(mn_arena* a, void* buffer, size_t size);
 /* NULL when the arena is full (the caller returns MN_ERR_NOMEM); never calls malloc. */
 void* mn_arena_alloc(mn_arena* a, size_t bytes);
-static inline size_t mn_arena_mark(const mn_arena* a) { return a->used; }
-static inline void mn_arena_reset(mn_arena* a, size_t mark) { a->used = mark; }
+static inline size_t mn_arena_mark(const mn_arena* a) {
+    return a->used;
+}
+static inline void mn_arena_reset(mn_arena* a, size_t mark) {
+    a->used = mark;
+}
 
 #ifdef __cplusplus
 }

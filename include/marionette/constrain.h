@@ -61,23 +61,23 @@ const char* mn_handle_type_name(mn_handle_type t);
 
 typedef struct mn_handle_def {
     mn_handle_type type;
-    int figure;         /* index of the figure in the system (0 for the first) */
-    int joint;          /* joint index in that figure's model; COM: -1 for the whole figure */
-    mn_vec3 point;      /* POINT: the point in the joint frame */
-    const char* name;   /* optional, copied (up to 63 characters); used in messages */
+    int figure;       /* index of the figure in the system (0 for the first) */
+    int joint;        /* joint index in that figure's model; COM: -1 for the whole figure */
+    mn_vec3 point;    /* POINT: the point in the joint frame */
+    const char* name; /* optional, copied (up to 63 characters); used in messages */
 } mn_handle_def;
 
 /* A POINT handle on figure 0, joint 0, at the joint origin, no name. */
 mn_handle_def mn_handle_default(void);
 
 typedef enum mn_constraint_type {
-    MN_CON_PIN = 0,  /* point handle at a fixed location: c = h - target (3 rows) */
-    MN_CON_PLANE,    /* point handle in a plane: c = n . (h - origin) (1 row) */
-    MN_CON_LINE,     /* point handle on a line: c = components of h - origin across dir (2 rows) */
-    MN_CON_ORIENT,   /* orientation handle at an orientation: c = log(R R_t^T) (3 rows) */
-    MN_CON_EQUAL,    /* two point handles coincide: c = h - h2 (3 rows) */
-    MN_CON_BALANCE,  /* COM (or point) handle above a convex support polygon: inequality,
-                        c = signed distance outside the polygon shrunk by margin (0 or 1 row) */
+    MN_CON_PIN = 0, /* point handle at a fixed location: c = h - target (3 rows) */
+    MN_CON_PLANE,   /* point handle in a plane: c = n . (h - origin) (1 row) */
+    MN_CON_LINE,    /* point handle on a line: c = components of h - origin across dir (2 rows) */
+    MN_CON_ORIENT,  /* orientation handle at an orientation: c = log(R R_t^T) (3 rows) */
+    MN_CON_EQUAL,   /* two point handles coincide: c = h - h2 (3 rows) */
+    MN_CON_BALANCE, /* COM (or point) handle above a convex support polygon: inequality,
+                       c = signed distance outside the polygon shrunk by margin (0 or 1 row) */
     MN_CON_TYPE_COUNT
 } mn_constraint_type;
 
@@ -88,20 +88,20 @@ int mn_constraint_type_parse(const char* name);
 
 typedef struct mn_constraint_def {
     mn_constraint_type type;
-    int handle;            /* the handle constrained */
-    int handle2;           /* EQUAL: the other handle */
-    mn_vec3 target;        /* PIN: location (world) */
-    mn_quat target_rot;    /* ORIENT: unit quaternion of the frame in the world */
-    mn_vec3 origin;        /* PLANE/LINE: a point on it */
-    mn_vec3 dir;           /* PLANE: normal; LINE: direction (any non-zero length) */
-    int npolygon;          /* BALANCE: vertices of a convex support polygon (3..MN_MAX_POLYGON) */
+    int handle;         /* the handle constrained */
+    int handle2;        /* EQUAL: the other handle */
+    mn_vec3 target;     /* PIN: location (world) */
+    mn_quat target_rot; /* ORIENT: unit quaternion of the frame in the world */
+    mn_vec3 origin;     /* PLANE/LINE: a point on it */
+    mn_vec3 dir;        /* PLANE: normal; LINE: direction (any non-zero length) */
+    int npolygon;       /* BALANCE: vertices of a convex support polygon (3..MN_MAX_POLYGON) */
     mn_vec3 polygon[MN_MAX_POLYGON]; /* world points; projected along up onto the ground */
-    mn_vec3 up;            /* BALANCE: vertical direction (normalised) */
-    double margin;         /* BALANCE: keep the COM this far inside the polygon (>= 0) */
-    double weight;         /* > 0: relative importance when goals conflict (CCD, DLS, truncated SVD) */
-    int priority;          /* DLS: 0 is the highest; lower levels move in the null space of higher */
-    int enabled;           /* 0: kept but ignored */
-    const char* name;      /* optional, copied; used in messages and reports */
+    mn_vec3 up;                      /* BALANCE: vertical direction (normalised) */
+    double margin;                   /* BALANCE: keep the COM this far inside the polygon (>= 0) */
+    double weight;    /* > 0: relative importance when goals conflict (CCD, DLS, truncated SVD) */
+    int priority;     /* DLS: 0 is the highest; lower levels move in the null space of higher */
+    int enabled;      /* 0: kept but ignored */
+    const char* name; /* optional, copied; used in messages and reports */
 } mn_constraint_def;
 
 /* A PIN with target 0, identity orientation, up +y, margin 0, weight 1, priority 0, enabled,
@@ -115,8 +115,8 @@ typedef struct mn_figure {
 } mn_figure;
 
 typedef struct mn_csys_def {
-    int max_handles;       /* room for this many handles (default 32) */
-    int max_constraints;   /* and constraints (default 32) */
+    int max_handles;     /* room for this many handles (default 32) */
+    int max_constraints; /* and constraints (default 32) */
 } mn_csys_def;
 /* 32 handles, 32 constraints. */
 mn_csys_def mn_csys_default(void);
@@ -201,7 +201,7 @@ typedef struct mn_jac_block {
     int ncols;
     const int* cols;
     const double* val;
-    const double* c;     /* the block's rows of C */
+    const double* c; /* the block's rows of C */
 } mn_jac_block;
 
 /* Fills up to cap blocks after mn_csys_evaluate; returns the number of blocks (may exceed
@@ -224,25 +224,32 @@ typedef enum mn_csolver {
 const char* mn_csolver_name(mn_csolver s);
 int mn_csolver_parse(const char* name);
 
+/* Length tolerances never exceed this fraction of a figure's size: a tolerance in length
+ * units stays meaningful on a figure of any size. */
+#define MN_CSOLVE_TOL_REL 1e-3
+
 typedef struct mn_csolve_options {
     mn_csolver method;
-    double tol;            /* success when every position violation <= tol (length) ... */
-    double tol_rot;        /* ... and every orientation violation <= tol_rot (radians) */
-    double drag_tol;       /* a drag counts as reached within this distance */
-    int max_iters;         /* Newton steps (LAGRANGE, DLS) or sweeps (CCD) per solve */
-    double rcond;          /* truncated SVD replaces Cholesky when (smallest / largest
-                              Cholesky pivot)^2 < rcond; the SVD then drops singular
-                              values below sqrt(rcond) times the largest */
-    double feedback;       /* beta in J_c q' = -beta C: 1 removes the violation in one
-                              linearised step; 0 only maintains (eq. 5.3) */
-    double feedback_k;     /* Welman eq. 5.7's spring term -k J_c^T C (added to q'); 0 off */
-    double drag_damping;   /* damping (length) of drag rows; also DLS's damping of all goals.
-                              A drag's error is clamped to a tenth of the figures' size per step */
-    double max_step;       /* largest change of one DOF in one step (rad or length) */
-    int respect_limits;    /* project onto joint limits after each step */
-    double min_progress;   /* relative decrease of the error below which a step counts as stalled */
-    int free_locked;       /* 1: move the DOFs the models hold (mn_joint_def.locked: a BVH rig's
-                              position channels below the root) like any other */
+    double tol;          /* success when every position violation <= tol (length; tol
+                          * and drag_tol are capped at MN_CSOLVE_TOL_REL x the size of
+                          * the smallest figure, the sum of its link lengths) ... */
+    double tol_rot;      /* ... and every orientation violation <= tol_rot (radians) */
+    double drag_tol;     /* a drag counts as reached within this distance */
+    int max_iters;       /* Newton steps (LAGRANGE, DLS) or sweeps (CCD) per solve */
+    double rcond;        /* truncated SVD replaces Cholesky when (smallest / largest
+                            Cholesky pivot)^2 < rcond; the SVD then drops singular
+                            values below sqrt(rcond) times the largest */
+    double feedback;     /* beta in J_c q' = -beta C: 1 removes the violation in one
+                            linearised step; 0 only maintains (eq. 5.3) */
+    double feedback_k;   /* Welman eq. 5.7's spring term -k J_c^T C (added to q'); 0 off */
+    double drag_damping; /* damping (length) of drag rows; also DLS's damping of all goals
+                            (capped at 10 MN_CSOLVE_TOL_REL x the smallest figure's size).
+                            A drag's error is clamped to a tenth of the figures' size per step */
+    double max_step;     /* largest change of one DOF in one step (rad or length) */
+    int respect_limits;  /* project onto joint limits after each step */
+    double min_progress; /* relative decrease of the error below which a step counts as stalled */
+    int free_locked;     /* 1: move the DOFs the models hold (mn_joint_def.locked: a BVH rig's
+                            position channels below the root) like any other */
 } mn_csolve_options;
 
 /* LAGRANGE, tol 1e-4, tol_rot 1e-4, drag_tol 1e-4, 20 iterations, rcond 1e-10, feedback 1,
@@ -251,17 +258,17 @@ typedef struct mn_csolve_options {
 mn_csolve_options mn_csolve_default(void);
 
 typedef struct mn_csolve_result {
-    mn_status status;      /* OK: every enabled constraint within tolerance; UNREACHABLE:
-                              progress stopped short (conflicting constraints, flagged by
-                              mn_csys_unmet); NOCONVERGE: budget ran out; ARG; NOMEM */
-    int iterations;        /* steps or sweeps done */
-    int svd_fallbacks;     /* steps that used truncated SVD instead of Cholesky */
-    int rows;              /* rows of J_c at the last step */
-    double max_violation;  /* largest position residual (length) */
+    mn_status status;         /* OK: every enabled constraint within tolerance; UNREACHABLE:
+                                 progress stopped short (conflicting constraints, flagged by
+                                 mn_csys_unmet); NOCONVERGE: budget ran out; ARG; NOMEM */
+    int iterations;           /* steps or sweeps done */
+    int svd_fallbacks;        /* steps that used truncated SVD instead of Cholesky */
+    int rows;                 /* rows of J_c at the last step */
+    double max_violation;     /* largest position residual (length) */
     double max_rot_violation; /* largest orientation residual (rad) */
-    double max_drag_error; /* largest distance (or angle) of a dragged handle from its target */
-    int nunmet;            /* constraints left outside tolerance */
-    char message[200];     /* why, when status is not OK (names the unmet constraints) */
+    double max_drag_error;    /* largest distance (or angle) of a dragged handle from its target */
+    int nunmet;               /* constraints left outside tolerance */
+    char message[200];        /* why, when status is not OK (names the unmet constraints) */
 } mn_csolve_result;
 
 /* One solve (one frame of interaction): from the figures' current states, iterate until

@@ -29,9 +29,9 @@ extern "C" {
 
 typedef struct mn_gltf_anim {
     char* name;
-    double duration;        /* seconds: the last key time */
-    int nkeys;              /* distinct key times of all its channels that move the figure */
-    double* key_times;      /* nkeys, ascending */
+    double duration;   /* seconds: the last key time */
+    int nkeys;         /* distinct key times of all its channels that move the figure */
+    double* key_times; /* nkeys, ascending */
     /* Internal sampler data, read with mn_gltf_sample. */
     int nchannels;
     void* channels;
@@ -40,29 +40,29 @@ typedef struct mn_gltf_anim {
 typedef struct mn_gltf {
     /* the skinned mesh (all primitives of the skinned node, concatenated) */
     int nverts;
-    double* rest_pos;       /* nverts x 3, in the mesh node's space (bind pose) */
+    double* rest_pos; /* nverts x 3, in the mesh node's space (bind pose) */
     int ntris;
-    int* tris;              /* ntris x 3 */
-    int* vjoint;            /* nverts x 4, indices into the skin's joints */
-    double* vweight;        /* nverts x 4, scaled to sum to 1 (a warning when the stored weights
-                               did not); a vertex with all-zero weights gets weight 1 on its
-                               first listed joint (a warning) */
+    int* tris;       /* ntris x 3 */
+    int* vjoint;     /* nverts x 4, indices into the skin's joints */
+    double* vweight; /* nverts x 4, scaled to sum to 1 (a warning when the stored weights
+                        did not); a vertex with all-zero weights gets weight 1 on its
+                        first listed joint (a warning) */
 
     /* the skin */
     int njoints;
-    char** joint_name;      /* node names ("joint<i>" when unnamed) */
-    int* joint_parent;      /* parent within the skin's joints, -1 for a root of the skin */
-    double* inverse_bind;   /* njoints x 12 */
-    double* rest_local;     /* njoints x 12: each joint node's own TRS at rest */
-    double* root_parent;    /* 12: world transform of the skin roots' parent node(s) at rest */
+    char** joint_name;    /* node names ("joint<i>" when unnamed) */
+    int* joint_parent;    /* parent within the skin's joints, -1 for a root of the skin */
+    double* inverse_bind; /* njoints x 12 */
+    double* rest_local;   /* njoints x 12: each joint node's own TRS at rest */
+    double* root_parent;  /* 12: world transform of the skin roots' parent node(s) at rest */
 
     int nanims;
     mn_gltf_anim* anims;
 
-    char* name;             /* the skin's name, else the skinned node's, else "skin" */
-    double* mesh_world;     /* 12: world transform of the skinned mesh node at rest (ignored
-                               by skinning, see above) */
-    void* priv;             /* reader-private: skeleton nodes above the joints, rest TRS */
+    char* name;         /* the skin's name, else the skinned node's, else "skin" */
+    double* mesh_world; /* 12: world transform of the skinned mesh node at rest (ignored
+                           by skinning, see above) */
+    void* priv;         /* reader-private: skeleton nodes above the joints, rest TRS */
 } mn_gltf;
 
 /* Reads a .gltf (buffers as data: URIs or files relative to it) or a .glb (by content).
@@ -115,14 +115,22 @@ mn_model* mn_gltf_model(const mn_gltf* g, mn_error* err);
 mn_status mn_gltf_state(const mn_gltf* g, const mn_model* m, int anim, double t, const double* prev,
                         double* q, double* work, mn_error* err);
 
+/* Limits of mn_gltf_motion's resampling, which scale with the clip's data: at most
+ * MN_GLTF_MAX_FRAMES_PER_KEY frames per key time of the clip (but always up to
+ * MN_GLTF_MIN_FRAME_LIMIT frames), and at most MN_GLTF_MAX_MOTION_NUMBERS numbers (200 MB)
+ * in all; beyond, MN_ERR_ARG naming "fps". */
+#define MN_GLTF_MAX_FRAMES_PER_KEY 1000.0
+#define MN_GLTF_MIN_FRAME_LIMIT 100000.0
+#define MN_GLTF_MAX_MOTION_NUMBERS 2.5e7
+
 /* Animation `anim` as a motion of m = mn_gltf_model(g): frames every 1/fps seconds from 0
  * through the duration (the last frame at the duration itself; one frame, the rest pose,
  * for anim < 0), each as mn_gltf_state. Quaternions keep the sign nearest the previous
  * frame's. out->q is malloc'd (free with mn_motion_free). MN_ERR_ARG when m is not this
  * skin's model, fps is not positive or anim is out of range. To play an animation at its
  * own key times, use anims[anim].key_times with mn_gltf_state. */
-mn_status mn_gltf_motion(const mn_gltf* g, const mn_model* m, int anim, double fps,
-                         mn_motion* out, mn_error* err);
+mn_status mn_gltf_motion(const mn_gltf* g, const mn_model* m, int anim, double fps, mn_motion* out,
+                         mn_error* err);
 
 /* Writes a model and its motion (NULL or no frames: the figure alone) as a glTF 2.0 binary
  * (.glb), atomically: one node per joint (named by it, rest translation and rotation from
@@ -133,16 +141,16 @@ mn_status mn_gltf_motion(const mn_gltf* g, const mn_model* m, int anim, double f
  * m = mn_gltf_model(skin) came from) the skinned mesh and the skin are written too, bound
  * so that the mesh at q0 is the skin's rest pose. Values are 32-bit floats. MN_ERR_ARG for
  * a motion that does not fit m, a non-finite state or a skin joint m lacks. docs/gltf.md. */
-mn_status mn_gltf_write(const char* path, const mn_model* m, const mn_motion* motion, const mn_gltf* skin,
-                        mn_error* err);
+mn_status mn_gltf_write(const char* path, const mn_model* m, const mn_motion* motion,
+                        const mn_gltf* skin, mn_error* err);
 
 /* Animation `anim` (>= 0) as a motion at its own key times when they are evenly spaced from
  * 0 (within 1e-4 of the interval: one frame per key), else at 30 frames per second, but
  * never more than 16 frames per key plus 1024 (a lower rate then, with a warning naming
  * the file `name`, which may be NULL). What
  * mn_figure_read gives for a glTF file's first animation. */
-mn_status mn_gltf_motion_keys(const mn_gltf* g, const mn_model* m, int anim, const char* name, mn_motion* out,
-                              mn_warnings* warn, mn_error* err);
+mn_status mn_gltf_motion_keys(const mn_gltf* g, const mn_model* m, int anim, const char* name,
+                              mn_motion* out, mn_warnings* warn, mn_error* err);
 
 /* mn_figure_read, and the skinned mesh too when path is a glTF file with one: *skin (may be
  * NULL) then holds that file as mn_gltf_read gives it, the model having been built from it

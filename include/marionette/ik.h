@@ -4,9 +4,10 @@
  * end effector), and a target position and/or orientation in the base frame. The solve
  * starts from the state in d->q, changes only the chain's DOFs, and leaves the answer in
  * d->q with the frames of the base, its ancestors and everything below the base up to date
- * (frames of other branches, which the solve cannot move, are left as they were). Joint limits and per-joint stiffness are respected by
- * every method, and so are the model's held DOFs (model.h, MN_LOCK_*): no method moves them
- * unless o->free_locked. No heap allocation inside a solve: scratch comes from d->arena.
+ * (frames of other branches, which the solve cannot move, are left as they were). Joint limits and
+ * per-joint stiffness are respected by every method, and so are the model's held DOFs (model.h,
+ * MN_LOCK_*): no method moves them unless o->free_locked. No heap allocation inside a solve:
+ * scratch comes from d->arena.
  *
  * Seeds: Welman ch. 3 (pseudoinverse, SVD, null space), 4.1 (Jacobian transpose), 4.2
  * (CCD); Parent ch. 5 notes (analytic two-link, damped least squares eq. 5.24, null-space
@@ -42,40 +43,47 @@ const char* mn_ik_method_name(mn_ik_method m);
 int mn_ik_method_parse(const char* name);
 
 typedef struct mn_ik_problem {
-    int base;              /* joint whose frame the target is given in; -1 for the world */
-    int tip;               /* joint carrying the end effector; must be below base */
-    mn_vec3 point;         /* end-effector point in the tip frame */
-    int use_position;      /* match target_pos */
-    int use_orientation;   /* match target_rot (the tip frame's orientation) */
-    mn_vec3 target_pos;    /* in the base frame */
-    mn_quat target_rot;    /* unit, tip frame orientation in the base frame */
-    double w_pos, w_rot;   /* weights of the position and orientation goals (> 0) */
-    mn_vec3 pole;          /* ANALYTIC: bend direction hint in the base frame; 0 = keep the current bend plane */
+    int base;            /* joint whose frame the target is given in; -1 for the world */
+    int tip;             /* joint carrying the end effector; must be below base */
+    mn_vec3 point;       /* end-effector point in the tip frame */
+    int use_position;    /* match target_pos */
+    int use_orientation; /* match target_rot (the tip frame's orientation) */
+    mn_vec3 target_pos;  /* in the base frame */
+    mn_quat target_rot;  /* unit, tip frame orientation in the base frame */
+    double w_pos, w_rot; /* weights of the position and orientation goals (> 0) */
+    mn_vec3
+        pole; /* ANALYTIC: bend direction hint in the base frame; 0 = keep the current bend plane */
 } mn_ik_problem;
 
 /* Position-only problem with default weights, base -1 (the world) and tip -1 (to be set);
  * the struct is zeroed first. */
 mn_ik_problem mn_ik_problem_default(void);
 
+/* The position tolerance never exceeds this fraction of the chain's reach (the sum of its
+ * link lengths and the end-effector point's offset): a tolerance in length units stays
+ * meaningful on a figure of any size. */
+#define MN_IK_TOL_REL 1e-3
+
 typedef struct mn_ik_options {
     mn_ik_method method;
-    double tol_pos;        /* success when |position error| <= tol_pos (model length units) */
-    double tol_rot;        /* and |rotation error| <= tol_rot (radians) */
-    int max_iters;         /* iteration budget of each attempt (the start and each restart) */
-    double timeout_ms;     /* wall-clock budget; <= 0 for none */
-    uint64_t seed;         /* random restarts (LM) are deterministic for a given seed */
-    int max_restarts;      /* ways out of a stationary point: LM's restarts from random states
-                              within limits, the other iterative methods' escapes; 0 for none */
-    int respect_limits;    /* 1: keep every DOF within its limits (default 1) */
-    double max_step;       /* largest change of one DOF per iteration (rad or length); <= 0 none */
-    double damping;        /* damping floor, relative to the chain's reach L: DLS lambda >= damping L,
-                              LM lambda = kappa (|e|^2 / 2 + damping L^2) */
-    int nullspace;         /* PINV: add the null-space term pulling joints to mid-range */
+    double tol_pos;     /* success when |position error| <= tol_pos (model length units),
+                         * capped at MN_IK_TOL_REL x the chain's reach */
+    double tol_rot;     /* and |rotation error| <= tol_rot (radians) */
+    int max_iters;      /* iteration budget of each attempt (the start and each restart) */
+    double timeout_ms;  /* wall-clock budget; <= 0 for none */
+    uint64_t seed;      /* random restarts (LM) are deterministic for a given seed */
+    int max_restarts;   /* ways out of a stationary point: LM's restarts from random states
+                           within limits, the other iterative methods' escapes; 0 for none */
+    int respect_limits; /* 1: keep every DOF within its limits (default 1) */
+    double max_step;    /* largest change of one DOF per iteration (rad or length); <= 0 none */
+    double damping;     /* damping floor, relative to the chain's reach L: DLS lambda >= damping L,
+                           LM lambda = kappa (|e|^2 / 2 + damping L^2) */
+    int nullspace;      /* PINV: add the null-space term pulling joints to mid-range */
     double nullspace_gain;
-    int timeout_cpu;       /* 1: timeout_ms counts this thread's CPU time instead of wall time, so
-                              a solve preempted on a loaded machine is not cut short (default 0) */
-    int free_locked;       /* 1: move the DOFs the model holds (mn_joint_def.locked: a BVH rig's
-                              position channels below the root) like any other (default 0) */
+    int timeout_cpu; /* 1: timeout_ms counts this thread's CPU time instead of wall time, so
+                        a solve preempted on a loaded machine is not cut short (default 0) */
+    int free_locked; /* 1: move the DOFs the model holds (mn_joint_def.locked: a BVH rig's
+                        position channels below the root) like any other (default 0) */
 } mn_ik_options;
 
 /* Zeroed, then: LM, tol 1e-5 / 1e-5, 100 iterations, no timeout (wall clock), seed 1, 100
@@ -84,13 +92,13 @@ typedef struct mn_ik_options {
 mn_ik_options mn_ik_default(void);
 
 typedef struct mn_ik_result {
-    mn_status status;      /* OK, UNREACHABLE (best pose found), NOCONVERGE, ARG, NOMEM */
-    int iterations;        /* iterations done (over all restarts) */
-    int restarts;          /* restarts (LM) or escapes used */
-    double pos_err;        /* final |position error| */
-    double rot_err;        /* final rotation error angle (rad) */
-    double time_us;        /* wall time of the solve */
-    char message[160];     /* why, when status is not OK */
+    mn_status status;  /* OK, UNREACHABLE (best pose found), NOCONVERGE, ARG, NOMEM */
+    int iterations;    /* iterations done (over all restarts) */
+    int restarts;      /* restarts (LM) or escapes used */
+    double pos_err;    /* final |position error| */
+    double rot_err;    /* final rotation error angle (rad) */
+    double time_us;    /* wall time of the solve */
+    char message[160]; /* why, when status is not OK */
 } mn_ik_result;
 
 /* Solves the problem from the state in d->q (the seed). Returns result->status (result
@@ -101,8 +109,8 @@ typedef struct mn_ik_result {
  * MN_ERR_UNREACHABLE with the closest pose found in d->q and its residual in the result;
  * MN_ERR_NOCONVERGE when the iteration or time budget ran out first. NULL options mean
  * mn_ik_default(). Guide: docs/ik.md. */
-mn_status mn_ik_solve(const mn_model* m, mn_data* d, const mn_ik_problem* p,
-                      const mn_ik_options* o, mn_ik_result* r);
+mn_status mn_ik_solve(const mn_model* m, mn_data* d, const mn_ik_problem* p, const mn_ik_options* o,
+                      mn_ik_result* r);
 
 #ifdef __cplusplus
 }

@@ -26,22 +26,22 @@ extern "C" {
  * data"). Pass NULL when not wanted. */
 typedef struct mn_warnings {
     int count;
-    char first[512];      /* the first warning, "file:line: field: text" */
+    char first[512]; /* the first warning, "file:line: field: text" */
 } mn_warnings;
 
 /* A sequence of states of one model, sampled at a fixed rate. */
 typedef struct mn_motion {
     int nframes;
-    int nq;               /* = model->nq */
-    double frame_time;    /* seconds per frame */
-    double* q;            /* nframes x nq, row per frame; owned (free with mn_motion_free) */
+    int nq;            /* = model->nq */
+    double frame_time; /* seconds per frame */
+    double* q;         /* nframes x nq, row per frame; owned (free with mn_motion_free) */
 } mn_motion;
 
 void mn_motion_free(mn_motion* mo);
 
 /* ---- BVH ------------------------------------------------------------------------------- */
 typedef struct mn_bvh_options {
-    double scale;         /* multiply every length by this (1 keeps the file's units) */
+    double scale; /* multiply every length by this (1 keeps the file's units) */
 } mn_bvh_options;
 /* scale 1. */
 mn_bvh_options mn_bvh_default(void);
@@ -56,14 +56,12 @@ mn_bvh_options mn_bvh_default(void);
  * pose. opt NULL means mn_bvh_default(). */
 mn_status mn_bvh_read(const char* path, const mn_bvh_options* opt, mn_model** model,
                       mn_motion* motion, mn_warnings* warn, mn_error* err);
-mn_status mn_bvh_read_mem(const char* text, size_t len, const char* name,
-                          const mn_bvh_options* opt, mn_model** model, mn_motion* motion,
-                          mn_warnings* warn, mn_error* err);
+mn_status mn_bvh_read_mem(const char* text, size_t len, const char* name, const mn_bvh_options* opt,
+                          mn_model** model, mn_motion* motion, mn_warnings* warn, mn_error* err);
 /* Writes a model and its motion (NULL: one frame, the rest pose) as BVH. Any model: a
  * joint's channels follow its type (see docs/bvh.md); FIXED leaves become End Sites. A
  * model read from BVH is written back with its original joints and channel orders. */
-mn_status mn_bvh_write(const char* path, const mn_model* m, const mn_motion* motion,
-                       mn_error* err);
+mn_status mn_bvh_write(const char* path, const mn_model* m, const mn_motion* motion, mn_error* err);
 
 /* A model and its motion as a glTF 2.0 binary: mn_gltf_write in gltf.h. */
 
@@ -90,10 +88,10 @@ mn_status mn_urdf_read_mem(const char* text, size_t len, const char* name, mn_mo
 /* ---- any figure file ------------------------------------------------------------------- */
 typedef enum mn_file_kind {
     MN_FILE_UNKNOWN = 0,
-    MN_FILE_SKEL,         /* .skel .scr .txt: thesis skeleton text */
+    MN_FILE_SKEL, /* .skel .scr .txt: thesis skeleton text */
     MN_FILE_BVH,
     MN_FILE_URDF,
-    MN_FILE_GLTF          /* .gltf .glb */
+    MN_FILE_GLTF /* .gltf .glb */
 } mn_file_kind;
 /* By extension, then by content. */
 mn_file_kind mn_file_kind_of(const char* path);
@@ -102,8 +100,8 @@ mn_file_kind mn_file_kind_of(const char* path);
  * times when they are evenly spaced, else at 30 frames per second within a bound; gltf.h
  * reaches every animation at its own key times). The name "stickman", when
  * no file has that name, is the built-in default figure. */
-mn_status mn_figure_read(const char* path, mn_model** model, mn_motion* motion,
-                         mn_warnings* warn, mn_error* err);
+mn_status mn_figure_read(const char* path, mn_model** model, mn_motion* motion, mn_warnings* warn,
+                         mn_error* err);
 
 /* ---- the figure document (JSON; docs/figure-document.md) ------------------------------ */
 /* The skin part of a figure document: a skinning rig (skin.h), the model joint each
@@ -129,10 +127,34 @@ mn_status mn_figure_doc_read_mem(const char* text, size_t len, const char* name,
                                  mn_motion* motion, mn_error* err);
 
 /* ---- helpers shared by the writers ----------------------------------------------------- */
-/* Atomically replaces path with len bytes of data (temp file, fsync, rename). */
+/* Atomically replaces path with len bytes of data (temp file, fsync, rename). Only a
+ * regular file is replaced, keeping its mode (a new file gets 0666 less the umask): a
+ * symlink is neither followed nor replaced, and a device, FIFO or folder is refused, each
+ * with a message saying so. The temporary (path.tmpXXXXXX) is removed on every failure,
+ * and SIGINT, SIGTERM and SIGHUP are held while it exists, so a killed run leaves none. */
 mn_status mn_write_file_atomic(const char* path, const char* data, size_t len, mn_error* err);
-/* Reads a whole file (malloc'd, NUL-terminated); MN_ERR_IO with err on failure. */
+/* The same for a set of n files, all or nothing: every output is checked, then every file
+ * written to its temporary, then all renamed; a failure before the renames (a full disk, a
+ * refused output) leaves every old file as it was and no temporary behind. */
+mn_status mn_write_files_atomic(int n, const char* const* paths, const char* const* data,
+                                const size_t* lens, mn_error* err);
+/* The largest file any reader reads (256 MiB): a larger file is refused from its size,
+ * before anything is allocated or read. */
+#define MN_IO_MAX_FILE_BYTES ((size_t)256 << 20)
+/* Reads a whole file (malloc'd, NUL-terminated); MN_ERR_IO with err on failure. Only a
+ * regular file is read (opened non-blocking: a FIFO or device is refused, never waited
+ * on), of at most MN_IO_MAX_FILE_BYTES. */
 mn_status mn_read_file(const char* path, char** data, size_t* len, mn_error* err);
+/* The one way to read a file an asset names (a glTF buffer URI): uri is a relative URI
+ * reference (RFC 3986), percent-decoded first; an absolute path, a scheme, a backslash or
+ * any ".." segment is refused, and the file is opened beneath dir ("" for the current
+ * folder) so that no symlink leads out of it (openat2 RESOLVE_BENEATH, else a checked
+ * realpath). A URI of a refused form is MN_ERR_UNSUPPORTED; a file that cannot be opened
+ * or leads out of the folder, MN_ERR_IO. Only a regular file of at most max bytes (0 or more than
+ * MN_IO_MAX_FILE_BYTES: MN_IO_MAX_FILE_BYTES) is read. Messages name the URI as written, never the
+ * resolved path. */
+mn_status mn_read_file_beneath(const char* dir, const char* uri, size_t max, char** data,
+                               size_t* len, mn_error* err);
 
 #ifdef __cplusplus
 }

@@ -51,8 +51,7 @@ void mn_ldlt_solve(const double* LDL, int n, const int* piv, double* b);
  * full row rank m has inertia (n - m, m, 0) exactly when H is positive definite on the
  * null space of G, i.e. when the constrained problem is a proper minimum. Any of the
  * counts may be NULL. */
-void mn_ldlt_inertia(const double* LDL, int n, const int* piv, int* npos, int* nneg,
-                     int* nzero);
+void mn_ldlt_inertia(const double* LDL, int n, const int* piv, int* npos, int* nneg, int* nzero);
 
 /* Thin SVD of an m x n A (any shape): A = U diag(s) V^T with s descending (min(m,n)
  * values). U is m x min(m,n), V is n x min(m,n); either may be NULL when not wanted (the

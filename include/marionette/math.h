@@ -56,21 +56,38 @@ typedef enum mn_euler_order {
 } mn_euler_order;
 
 /* ---- vec3 ------------------------------------------------------------------------------ */
-static inline mn_vec3 mn_v3(double x, double y, double z) { mn_vec3 v = {x, y, z}; return v; }
-static inline mn_vec3 mn_vec3_add(mn_vec3 a, mn_vec3 b) { return mn_v3(a.x + b.x, a.y + b.y, a.z + b.z); }
-static inline mn_vec3 mn_vec3_sub(mn_vec3 a, mn_vec3 b) { return mn_v3(a.x - b.x, a.y - b.y, a.z - b.z); }
-static inline mn_vec3 mn_vec3_scale(mn_vec3 a, double s) { return mn_v3(a.x * s, a.y * s, a.z * s); }
-static inline mn_vec3 mn_vec3_neg(mn_vec3 a) { return mn_v3(-a.x, -a.y, -a.z); }
+static inline mn_vec3 mn_v3(double x, double y, double z) {
+    mn_vec3 v = {x, y, z};
+    return v;
+}
+static inline mn_vec3 mn_vec3_add(mn_vec3 a, mn_vec3 b) {
+    return mn_v3(a.x + b.x, a.y + b.y, a.z + b.z);
+}
+static inline mn_vec3 mn_vec3_sub(mn_vec3 a, mn_vec3 b) {
+    return mn_v3(a.x - b.x, a.y - b.y, a.z - b.z);
+}
+static inline mn_vec3 mn_vec3_scale(mn_vec3 a, double s) {
+    return mn_v3(a.x * s, a.y * s, a.z * s);
+}
+static inline mn_vec3 mn_vec3_neg(mn_vec3 a) {
+    return mn_v3(-a.x, -a.y, -a.z);
+}
 /* a + s b */
 static inline mn_vec3 mn_vec3_madd(mn_vec3 a, double s, mn_vec3 b) {
     return mn_v3(a.x + s * b.x, a.y + s * b.y, a.z + s * b.z);
 }
-static inline double mn_vec3_dot(mn_vec3 a, mn_vec3 b) { return a.x * b.x + a.y * b.y + a.z * b.z; }
+static inline double mn_vec3_dot(mn_vec3 a, mn_vec3 b) {
+    return a.x * b.x + a.y * b.y + a.z * b.z;
+}
 static inline mn_vec3 mn_vec3_cross(mn_vec3 a, mn_vec3 b) {
     return mn_v3(a.y * b.z - a.z * b.y, a.z * b.x - a.x * b.z, a.x * b.y - a.y * b.x);
 }
-static inline double mn_vec3_norm(mn_vec3 a) { return sqrt(mn_vec3_dot(a, a)); }
-static inline double mn_vec3_dist(mn_vec3 a, mn_vec3 b) { return mn_vec3_norm(mn_vec3_sub(a, b)); }
+static inline double mn_vec3_norm(mn_vec3 a) {
+    return sqrt(mn_vec3_dot(a, a));
+}
+static inline double mn_vec3_dist(mn_vec3 a, mn_vec3 b) {
+    return mn_vec3_norm(mn_vec3_sub(a, b));
+}
 /* Unit vector along a; the zero vector stays zero. */
 static inline mn_vec3 mn_vec3_normalize(mn_vec3 a) {
     double n = mn_vec3_norm(a);
@@ -79,7 +96,9 @@ static inline mn_vec3 mn_vec3_normalize(mn_vec3 a) {
 static inline mn_vec3 mn_vec3_lerp(mn_vec3 a, mn_vec3 b, double t) {
     return mn_v3(a.x + t * (b.x - a.x), a.y + t * (b.y - a.y), a.z + t * (b.z - a.z));
 }
-static inline int mn_vec3_isfinite(mn_vec3 a) { return isfinite(a.x) && isfinite(a.y) && isfinite(a.z); }
+static inline int mn_vec3_isfinite(mn_vec3 a) {
+    return isfinite(a.x) && isfinite(a.y) && isfinite(a.z);
+}
 
 /* ---- mat3 ------------------------------------------------------------------------------ */
 static inline mn_mat3 mn_mat3_identity(void) {
@@ -133,15 +152,29 @@ static inline mn_mat3 mn_mat3_skew(mn_vec3 v) {
 }
 
 /* ---- quaternion ------------------------------------------------------------------------ */
-static inline mn_quat mn_quat_identity(void) { mn_quat q = {1, 0, 0, 0}; return q; }
-static inline mn_quat mn_q4(double w, double x, double y, double z) { mn_quat q = {w, x, y, z}; return q; }
-static inline mn_quat mn_quat_mul(mn_quat a, mn_quat b) {
-    return mn_q4(a.w * b.w - a.x * b.x - a.y * b.y - a.z * b.z, a.w * b.x + a.x * b.w + a.y * b.z - a.z * b.y,
-                 a.w * b.y - a.x * b.z + a.y * b.w + a.z * b.x, a.w * b.z + a.x * b.y - a.y * b.x + a.z * b.w);
+static inline mn_quat mn_quat_identity(void) {
+    mn_quat q = {1, 0, 0, 0};
+    return q;
 }
-static inline mn_quat mn_quat_conj(mn_quat a) { return mn_q4(a.w, -a.x, -a.y, -a.z); }
-static inline double mn_quat_dot(mn_quat a, mn_quat b) { return a.w * b.w + a.x * b.x + a.y * b.y + a.z * b.z; }
-static inline double mn_quat_norm(mn_quat a) { return sqrt(mn_quat_dot(a, a)); }
+static inline mn_quat mn_q4(double w, double x, double y, double z) {
+    mn_quat q = {w, x, y, z};
+    return q;
+}
+static inline mn_quat mn_quat_mul(mn_quat a, mn_quat b) {
+    return mn_q4(a.w * b.w - a.x * b.x - a.y * b.y - a.z * b.z,
+                 a.w * b.x + a.x * b.w + a.y * b.z - a.z * b.y,
+                 a.w * b.y - a.x * b.z + a.y * b.w + a.z * b.x,
+                 a.w * b.z + a.x * b.y - a.y * b.x + a.z * b.w);
+}
+static inline mn_quat mn_quat_conj(mn_quat a) {
+    return mn_q4(a.w, -a.x, -a.y, -a.z);
+}
+static inline double mn_quat_dot(mn_quat a, mn_quat b) {
+    return a.w * b.w + a.x * b.x + a.y * b.y + a.z * b.z;
+}
+static inline double mn_quat_norm(mn_quat a) {
+    return sqrt(mn_quat_dot(a, a));
+}
 /* Unit quaternion along a; the zero quaternion becomes the identity. */
 static inline mn_quat mn_quat_normalize(mn_quat a) {
     double n = mn_quat_norm(a);
@@ -162,9 +195,8 @@ static inline mn_mat3 mn_quat_to_mat3(mn_quat q) {
     double xx = q.x * q.x, yy = q.y * q.y, zz = q.z * q.z;
     double xy = q.x * q.y, xz = q.x * q.z, yz = q.y * q.z;
     double wx = q.w * q.x, wy = q.w * q.y, wz = q.w * q.z;
-    mn_mat3 r = {{1 - 2 * (yy + zz), 2 * (xy - wz), 2 * (xz + wy),
-                  2 * (xy + wz), 1 - 2 * (xx + zz), 2 * (yz - wx),
-                  2 * (xz - wy), 2 * (yz + wx), 1 - 2 * (xx + yy)}};
+    mn_mat3 r = {{1 - 2 * (yy + zz), 2 * (xy - wz), 2 * (xz + wy), 2 * (xy + wz), 1 - 2 * (xx + zz),
+                  2 * (yz - wx), 2 * (xz - wy), 2 * (yz + wx), 1 - 2 * (xx + yy)}};
     return r;
 }
 

@@ -31,9 +31,9 @@ extern "C" {
 /* A triangle mesh. Free with mn_mesh_free. */
 typedef struct mn_mesh {
     int nverts;
-    double* pos;          /* nverts x 3 */
+    double* pos; /* nverts x 3 */
     int ntris;
-    int* tris;            /* ntris x 3, 0-based */
+    int* tris; /* ntris x 3, 0-based */
 } mn_mesh;
 
 void mn_mesh_free(mn_mesh* mesh);
@@ -42,13 +42,13 @@ mn_status mn_obj_read(const char* path, mn_mesh* mesh, mn_warnings* warn, mn_err
 mn_status mn_obj_read_mem(const char* text, size_t len, const char* name, mn_mesh* mesh,
                           mn_warnings* warn, mn_error* err);
 /* Writes positions (nverts x 3) and triangles (ntris x 3, 0-based; tris may be NULL). */
-mn_status mn_obj_write(const char* path, int nverts, const double* pos, int ntris,
-                       const int* tris, mn_error* err);
+mn_status mn_obj_write(const char* path, int nverts, const double* pos, int ntris, const int* tris,
+                       mn_error* err);
 
 /* A dense matrix, row-major in memory. Free with mn_dmat_free. */
 typedef struct mn_dmat {
     int rows, cols;
-    double* data;         /* rows x cols, row-major */
+    double* data; /* rows x cols, row-major */
 } mn_dmat;
 
 void mn_dmat_free(mn_dmat* m);
@@ -61,9 +61,9 @@ mn_status mn_dmat_write(const char* path, const mn_dmat* m, mn_error* err);
 /* A TGF skeleton. Free with mn_tgf_free. */
 typedef struct mn_tgf {
     int nverts;
-    double* pos;          /* nverts x 3 */
+    double* pos; /* nverts x 3 */
     int nedges;
-    int* edges;           /* nedges x 2, 0-based (parent, child as written) */
+    int* edges; /* nedges x 2, 0-based (parent, child as written) */
 } mn_tgf;
 
 void mn_tgf_free(mn_tgf* t);
@@ -79,6 +79,10 @@ mn_status mn_tmat_read(const char* path, int* nbones, mn_xform** xf, mn_error* e
 mn_status mn_tmat_read_mem(const char* text, size_t len, const char* name, int* nbones,
                            mn_xform** xf, mn_error* err);
 mn_status mn_tmat_write(const char* path, int nbones, const mn_xform* xf, mn_error* err);
+/* The text mn_tmat_write would write to path (named in messages), malloc'd (free()): for
+ * a set of Tmat files written all or nothing (mn_write_files_atomic). */
+mn_status mn_tmat_format(const char* path, int nbones, const mn_xform* xf, char** text, size_t* len,
+                         mn_error* err);
 
 /* ---- skinning rigs from files ----------------------------------------------------------- */
 

@@ -71,23 +71,24 @@ static inline int mn_joint_dof_is_translation(int t, int k) {
 
 /* One joint of a spec; fill from mn_joint_default() and change what differs. */
 typedef struct mn_joint_def {
-    const char* name;     /* unique, non-empty; copied by the spec */
-    int parent;           /* index of the parent joint in the spec; -1 for a root */
+    const char* name; /* unique, non-empty; copied by the spec */
+    int parent;       /* index of the parent joint in the spec; -1 for a root */
     mn_joint_type type;
-    mn_vec3 offset;       /* origin of this joint's frame in the parent frame */
-    mn_quat orient;       /* rest orientation of the frame relative to the parent frame */
-    mn_vec3 axis;         /* HINGE/SLIDE axis, BALL twist axis; in the joint frame; normalised on compile */
-    int limited;          /* HINGE/SLIDE: range applies; BALL: swing and twist apply */
-    double range[2];      /* HINGE (rad), SLIDE (length): lower <= q <= upper */
-    double swing;         /* BALL: half-angle of the swing cone about axis (rad) */
-    double twist[2];      /* BALL: twist range about axis (rad) */
-    double mass;          /* mass of the segment carried by this joint (>= 0) */
-    mn_vec3 com;          /* centre of mass of that segment in the joint frame */
-    double stiffness;     /* > 0; 1 is neutral, larger moves less (Welman 4.1.4 K_i, 4.2.1 w_i) */
-    double q0[7];         /* rest state (first nq numbers used); BALL/FREE quaternion w first */
+    mn_vec3 offset; /* origin of this joint's frame in the parent frame */
+    mn_quat orient; /* rest orientation of the frame relative to the parent frame */
+    mn_vec3 axis; /* HINGE/SLIDE axis, BALL twist axis; in the joint frame; normalised on compile */
+    int limited;  /* HINGE/SLIDE: range applies; BALL: swing and twist apply */
+    double range[2];  /* HINGE (rad), SLIDE (length): lower <= q <= upper */
+    double swing;     /* BALL: half-angle of the swing cone about axis (rad) */
+    double twist[2];  /* BALL: twist range about axis (rad) */
+    double mass;      /* mass of the segment carried by this joint (>= 0) */
+    mn_vec3 com;      /* centre of mass of that segment in the joint frame */
+    double stiffness; /* > 0; 1 is neutral, larger moves less (Welman 4.1.4 K_i, 4.2.1 w_i) */
+    double q0[7];     /* rest state (first nq numbers used); BALL/FREE quaternion w first */
     mn_euler_order rot_order; /* Euler order used when this joint is written as BVH channels */
-    const char* object;   /* name of a geometry attached to the joint (thesis "object"); may be NULL */
-    int locked;           /* MN_LOCK_* flags: the kinds of this joint's DOFs the solvers hold */
+    const char*
+        object; /* name of a geometry attached to the joint (thesis "object"); may be NULL */
+    int locked; /* MN_LOCK_* flags: the kinds of this joint's DOFs the solvers hold */
 } mn_joint_def;
 
 /* A def with: no name, parent -1, FIXED, zero offset, identity orient, axis +z, unlimited,
@@ -119,53 +120,53 @@ int mn_spec_find(const mn_spec* s, const char* name);
  * ancestors). All arrays live in one block owned by the model. */
 typedef struct mn_model {
     char* name;
-    int njoint;             /* joint frames */
-    int nq;                 /* state numbers */
-    int nv;                 /* degrees of freedom */
-    int nroot;              /* joints with no parent */
+    int njoint; /* joint frames */
+    int nq;     /* state numbers */
+    int nv;     /* degrees of freedom */
+    int nroot;  /* joints with no parent */
 
     /* per joint (njoint) */
     const char** jnt_name;
-    const char** jnt_object;     /* NULL when none */
-    int* jnt_parent;             /* -1 for a root; always < own index */
-    int* jnt_type;               /* mn_joint_type */
-    int* jnt_qadr;               /* first state number */
-    int* jnt_dofadr;             /* first DOF */
-    int* jnt_depth;              /* 0 for a root */
+    const char** jnt_object; /* NULL when none */
+    int* jnt_parent;         /* -1 for a root; always < own index */
+    int* jnt_type;           /* mn_joint_type */
+    int* jnt_qadr;           /* first state number */
+    int* jnt_dofadr;         /* first DOF */
+    int* jnt_depth;          /* 0 for a root */
     int* jnt_nchild;
     mn_vec3* jnt_offset;
     mn_quat* jnt_orient;
-    mn_mat3* jnt_orient_mat;     /* rotation matrix of jnt_orient */
-    uint8_t* jnt_orient_ident;   /* 1 when jnt_orient is the identity (fast path) */
-    int8_t* jnt_orient_perm;     /* njoint x 3: when jnt_orient is a signed permutation (a
-                                    multiple of 90 degrees about axes, common in URDF), column c
-                                    of the rotation is sign * e_(|v|-1) for v = perm[3j+c];
-                                    0 when it is not (fast path) */
-    mn_vec3* jnt_axis;           /* unit */
-    int8_t* jnt_axis_kind;       /* 0, 1, 2 when the axis is +x, +y, +z; -1 otherwise */
+    mn_mat3* jnt_orient_mat;   /* rotation matrix of jnt_orient */
+    uint8_t* jnt_orient_ident; /* 1 when jnt_orient is the identity (fast path) */
+    int8_t* jnt_orient_perm;   /* njoint x 3: when jnt_orient is a signed permutation (a
+                                  multiple of 90 degrees about axes, common in URDF), column c
+                                  of the rotation is sign * e_(|v|-1) for v = perm[3j+c];
+                                  0 when it is not (fast path) */
+    mn_vec3* jnt_axis;         /* unit */
+    int8_t* jnt_axis_kind;     /* 0, 1, 2 when the axis is +x, +y, +z; -1 otherwise */
     uint8_t* jnt_limited;
-    double* jnt_range;           /* njoint x 2 */
+    double* jnt_range; /* njoint x 2 */
     double* jnt_swing;
-    double* jnt_twist;           /* njoint x 2 */
+    double* jnt_twist; /* njoint x 2 */
     double* jnt_mass;
     mn_vec3* jnt_com;
     double* jnt_stiffness;
-    int* jnt_rot_order;          /* mn_euler_order */
-    int* jnt_subtree_end;        /* joints i..jnt_subtree_end[i]-1 are i's subtree */
-    uint8_t* jnt_locked;         /* MN_LOCK_* flags of the def */
+    int* jnt_rot_order;   /* mn_euler_order */
+    int* jnt_subtree_end; /* joints i..jnt_subtree_end[i]-1 are i's subtree */
+    uint8_t* jnt_locked;  /* MN_LOCK_* flags of the def */
 
     /* per DOF (nv) */
     int* dof_jnt;
     double* dof_stiffness;
-    uint8_t* dof_locked;         /* 1 when the solvers hold the DOF (its kind is in jnt_locked) */
-    int nlocked;                 /* held DOFs */
+    uint8_t* dof_locked; /* 1 when the solvers hold the DOF (its kind is in jnt_locked) */
+    int nlocked;         /* held DOFs */
 
-    double* q0;                  /* rest state (nq) */
+    double* q0; /* rest state (nq) */
     double total_mass;
 
-    size_t nbytes;               /* size of the block */
+    size_t nbytes; /* size of the block */
     void* block;
-    void* jnt_ops;               /* private: the joints packed for the FK loops */
+    void* jnt_ops; /* private: the joints packed for the FK loops */
 } mn_model;
 
 /* Compiles a spec: checks it (names, parents, cycles, finite numbers, limits in order),
@@ -181,15 +182,20 @@ int mn_model_is_ancestor(const mn_model* m, int a, int b);
 /* ---- data: state and workspace --------------------------------------------------------- */
 typedef struct mn_data {
     int njoint, nq, nv;
-    double* q;            /* state (nq) */
-    mn_xform* xf;         /* world frame of every joint after mn_fk (njoint) */
-    mn_arena arena;       /* scratch for solvers: no heap allocation after creation */
+    double* q;      /* state (nq) */
+    mn_xform* xf;   /* world frame of every joint after mn_fk (njoint) */
+    mn_arena arena; /* scratch for solvers: no heap allocation after creation */
     size_t nbytes;
     void* block;
 } mn_data;
 
+/* The most the default arena reserves for dense (DOF x DOF) systems: 256 MiB. */
+#define MN_DATA_DENSE_MAX ((size_t)256 << 20)
 /* Data for a model with arena_bytes of scratch (0 picks a size that fits every solver of
- * the library for this model). q is set to the rest state and frames computed. */
+ * the library for this model, with its dense part at most MN_DATA_DENSE_MAX: the rest
+ * grows linearly with the joints, so FK works on a figure of any size, and a solver that
+ * would need more on a figure of more than about 1,400 DOFs returns MN_ERR_NOMEM). q is set
+ * to the rest state and frames computed. NULL when out of memory. */
 mn_data* mn_data_create(const mn_model* m, size_t arena_bytes);
 void mn_data_destroy(mn_data* d);
 /* q <- rest state. */
@@ -359,9 +365,10 @@ static inline void mn_ccd_hinge_add_point(mn_ccd_hinge* k, mn_vec3 a, mn_vec3 pc
     k->k3 += w * mn_vec3_dot(a, mn_vec3_cross(pc, pd));   /* eq. 4.22 */
 }
 /* The three axis pairs of the current frame Rc and the desired frame Rd, weight w each. */
-static inline void mn_ccd_hinge_add_frame(mn_ccd_hinge* k, mn_vec3 a, const mn_mat3* Rc, const mn_mat3* Rd,
-                                          double w) {
-    for (int c = 0; c < 3; c++) mn_ccd_hinge_add_point(k, a, mn_mat3_col(Rc, c), mn_mat3_col(Rd, c), w);
+static inline void mn_ccd_hinge_add_frame(mn_ccd_hinge* k, mn_vec3 a, const mn_mat3* Rc,
+                                          const mn_mat3* Rd, double w) {
+    for (int c = 0; c < 3; c++)
+        mn_ccd_hinge_add_point(k, a, mn_mat3_col(Rc, c), mn_mat3_col(Rd, c), w);
 }
 /* The maximiser of g (eq. 4.23): phi = atan2(k3, k2 - k1), in (-pi, pi]. 0 when g does not
  * depend on phi to rounding (|k3| and |k2 - k1| below 1e-12 of the size of the sums:
@@ -390,24 +397,24 @@ static inline double mn_ccd_rho_weight(mn_vec3 pc, mn_vec3 pd) {
  * numbers of the chain's joints only, root to tip (a hinge or slide 1 number, a ball 4, a
  * free joint 7); a chain velocity (and a chain Jacobian column) one entry per DOF. */
 typedef struct mn_chain {
-    int base, tip;        /* joint indices in the model; base -1 for the world */
-    int njoint;           /* joints from below base to tip inclusive */
-    int ndof;             /* their DOFs */
-    int* jnt;             /* njoint joint indices, root-to-tip */
-    int* dof;             /* ndof DOF indices into the model's nv */
-    int* qadr;            /* nq state indices into the model's q (one per DOF when simple) */
-    int nq;               /* state numbers of the chain */
-    int simple;           /* 1 when every moving joint is a hinge or slide (nq == ndof) */
-    int* qoff;            /* njoint: first chain state number of each joint */
-    int* doff;            /* njoint: first chain DOF of each joint */
-    int* dof_path;        /* ndof: chain index of the joint owning each DOF */
-    double* lo;           /* ndof: lower limit of a limited hinge or slide; -inf otherwise */
-    double* hi;           /* ndof: upper limit; +inf otherwise */
-    double* stiffness;    /* ndof: > 0 (Welman 4.1.4 K_i, 4.2.1 w_i) */
+    int base, tip;         /* joint indices in the model; base -1 for the world */
+    int njoint;            /* joints from below base to tip inclusive */
+    int ndof;              /* their DOFs */
+    int* jnt;              /* njoint joint indices, root-to-tip */
+    int* dof;              /* ndof DOF indices into the model's nv */
+    int* qadr;             /* nq state indices into the model's q (one per DOF when simple) */
+    int nq;                /* state numbers of the chain */
+    int simple;            /* 1 when every moving joint is a hinge or slide (nq == ndof) */
+    int* qoff;             /* njoint: first chain state number of each joint */
+    int* doff;             /* njoint: first chain DOF of each joint */
+    int* dof_path;         /* ndof: chain index of the joint owning each DOF */
+    double* lo;            /* ndof: lower limit of a limited hinge or slide; -inf otherwise */
+    double* hi;            /* ndof: upper limit; +inf otherwise */
+    double* stiffness;     /* ndof: > 0 (Welman 4.1.4 K_i, 4.2.1 w_i) */
     const uint8_t* locked; /* ndof: 1 for a DOF the solvers hold (model dof_locked); NULL when
                               none is held on the chain, or after mn_chain_free_locked */
-    int nlocked;          /* held DOFs on the chain */
-    void* block;          /* mn_chain_create's allocation; NULL for mn_chain_init */
+    int nlocked;           /* held DOFs on the chain */
+    void* block;           /* mn_chain_create's allocation; NULL for mn_chain_init */
 } mn_chain;
 
 /* Counts the joints, DOFs and state numbers on the path from below base to tip (each may

@@ -42,8 +42,7 @@ int mn_scene_iterations(const mn_scene* sc);
  * target fixed where their handle is now, drag start points recorded. On failure *out is
  * NULL, err names the field, and d is untouched. The system is the caller's to destroy;
  * it refers to m and d. */
-mn_status mn_scene_bind(mn_scene* sc, const mn_model* m, mn_data* d, mn_csys** out,
-                        mn_error* err);
+mn_status mn_scene_bind(mn_scene* sc, const mn_model* m, mn_data* d, mn_csys** out, mn_error* err);
 /* Sets every drag's target for frame f in [0, frames): a path is sampled linearly with
  * its points spread evenly over the frames. Needs a successful bind. */
 mn_status mn_scene_apply_frame(const mn_scene* sc, mn_csys* s, int frame);

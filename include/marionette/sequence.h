@@ -36,8 +36,8 @@ mn_status mn_seq_read(const char* path, mn_model** model, mn_seq** seq, mn_seq_d
  * figure with its mesh); *skin is zeroed for any other figure and on failure. Free it with
  * mn_gltf_free. */
 struct mn_gltf;
-mn_status mn_seq_read_skin(const char* path, mn_model** model, mn_seq** seq,
-                           mn_seq_doc_info* info, struct mn_gltf* skin, mn_error* err);
+mn_status mn_seq_read_skin(const char* path, mn_model** model, mn_seq** seq, mn_seq_doc_info* info,
+                           struct mn_gltf* skin, mn_error* err);
 /* The same from memory: name is used in messages, base_dir (may be NULL: the current
  * folder) resolves a relative figure path. With figure non-NULL, that model is used instead
  * of reading the document's figure (and *model is set to NULL). */

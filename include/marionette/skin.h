@@ -41,42 +41,38 @@ extern "C" {
 
 #define MN_SKIN_MAX_INFLUENCES 8
 
-typedef enum mn_ctrl_kind {
-    MN_CTRL_POINT = 0,
-    MN_CTRL_BONE,
-    MN_CTRL_CAGE
-} mn_ctrl_kind;
+typedef enum mn_ctrl_kind { MN_CTRL_POINT = 0, MN_CTRL_BONE, MN_CTRL_CAGE } mn_ctrl_kind;
 
 /* One controller; fill from mn_ctrl_default() and change what differs. */
 typedef struct mn_ctrl_def {
-    const char* name;     /* unique, non-empty; copied */
+    const char* name; /* unique, non-empty; copied */
     mn_ctrl_kind kind;
-    mn_vec3 pivot;        /* dbar: the control point (a bone's head) at rest */
-    mn_vec3 tail;         /* BONE only: the tail at rest (display and skeleton export) */
-    int parent;           /* index of the parent controller, -1 for none */
-    int attached;         /* 1: the pivot is held in the parent's frame (a joint) */
+    mn_vec3 pivot; /* dbar: the control point (a bone's head) at rest */
+    mn_vec3 tail;  /* BONE only: the tail at rest (display and skeleton export) */
+    int parent;    /* index of the parent controller, -1 for none */
+    int attached;  /* 1: the pivot is held in the parent's frame (a joint) */
 } mn_ctrl_def;
 
 /* POINT, no name, pivot and tail at the origin, no parent, not attached. */
 mn_ctrl_def mn_ctrl_default(void);
 
 typedef struct mn_rig {
-    int dim;              /* 2 or 3 */
+    int dim; /* 2 or 3 */
     int nverts;
-    double* rest;         /* nverts x 3 (z = 0 in 2D) */
-    double* mass;         /* nverts, > 0 */
+    double* rest; /* nverts x 3 (z = 0 in 2D) */
+    double* mass; /* nverts, > 0 */
 
     int nctrl;
     char** ctrl_name;
-    int* ctrl_kind;       /* mn_ctrl_kind */
-    mn_vec3* ctrl_pivot;  /* dbar_j */
+    int* ctrl_kind;      /* mn_ctrl_kind */
+    mn_vec3* ctrl_pivot; /* dbar_j */
     mn_vec3* ctrl_tail;
-    int* ctrl_parent;     /* -1 for none; always < own index */
+    int* ctrl_parent; /* -1 for none; always < own index */
     uint8_t* ctrl_attached;
 
-    int k;                /* influences per vertex (slots; unused slots have weight 0) */
-    int* w_idx;           /* nverts x k controller indices */
-    double* w_val;        /* nverts x k weights, each row sums to 1 */
+    int k;         /* influences per vertex (slots; unused slots have weight 0) */
+    int* w_idx;    /* nverts x k controller indices */
+    double* w_val; /* nverts x k weights, each row sums to 1 */
     int cap_ctrl;
 } mn_rig;
 
@@ -144,11 +140,11 @@ typedef struct mn_fit_options {
 mn_fit_options mn_fit_default(void);
 
 typedef struct mn_fit_result {
-    mn_status status;     /* MN_OK, MN_ERR_NOCONVERGE when the budget ran out, MN_ERR_ARG */
-    int iterations;       /* alternations done */
-    double energy;        /* 1/2 sum m_i |x_i - x_i^r|^2 at the end */
-    double rms, max_err;  /* vertex error (mass-weighted RMS, max) */
-    char message[160];    /* why, when status is not OK; names the argument or option at fault */
+    mn_status status;    /* MN_OK, MN_ERR_NOCONVERGE when the budget ran out, MN_ERR_ARG */
+    int iterations;      /* alternations done */
+    double energy;       /* 1/2 sum m_i |x_i - x_i^r|^2 at the end */
+    double rms, max_err; /* vertex error (mass-weighted RMS, max) */
+    char message[160];   /* why, when status is not OK; names the argument or option at fault */
 } mn_fit_result;
 
 typedef struct mn_fitter mn_fitter;
@@ -193,7 +189,7 @@ void mn_fit_translation_step(mn_fitter* f, mn_xform* pose);
 /* ---- the soft body (XPBD: Macklin, Mueller, Chentanez 2016) --------------------------- */
 
 typedef struct mn_softbody_options {
-    double edge_compliance;   /* distance constraints on mesh edges (m/N; 0 = rigid), default 1e-6 */
+    double edge_compliance; /* distance constraints on mesh edges (m/N; 0 = rigid), default 1e-6 */
     double volume_compliance; /* the closed mesh's volume (default 0) */
     mn_vec3 gravity;          /* default (0, -9.81, 0) */
     double ground;            /* y of the ground plane (default -inf: none) */
@@ -206,19 +202,19 @@ typedef struct mn_softbody_options {
 mn_softbody_options mn_softbody_default(void);
 
 typedef struct mn_softbody_result {
-    mn_status status;     /* MN_OK, MN_ERR_ARG (bad dt), MN_ERR_NOCONVERGE (unstable: the
-                             state of the start of the step is restored) */
-    int iterations;       /* substeps done */
-    double max_speed;     /* largest vertex speed at the end of the step */
-    char message[160];    /* why, when status is not OK; names the field at fault */
+    mn_status status;  /* MN_OK, MN_ERR_ARG (bad dt), MN_ERR_NOCONVERGE (unstable: the
+                          state of the start of the step is restored) */
+    int iterations;    /* substeps done */
+    double max_speed;  /* largest vertex speed at the end of the step */
+    char message[160]; /* why, when status is not OK; names the field at fault */
 } mn_softbody_result;
 
 typedef struct mn_softbody {
     int nverts, ntris, nedges;
-    double* x;            /* nverts x 3 positions (read them after each step) */
-    double* v;            /* nverts x 3 velocities */
-    double* inv_mass;     /* nverts; 0 for a pinned vertex */
-    double* pin_target;   /* nverts x 3: where pinned vertices are driven to */
+    double* x;          /* nverts x 3 positions (read them after each step) */
+    double* v;          /* nverts x 3 velocities */
+    double* inv_mass;   /* nverts; 0 for a pinned vertex */
+    double* pin_target; /* nverts x 3: where pinned vertices are driven to */
     mn_softbody_options opt;
     /* internal */
     int* tris;
@@ -227,8 +223,8 @@ typedef struct mn_softbody {
     double* prev;
     double rest_volume;
     double* mass;
-    double* grad;         /* nverts x 3: volume gradient scratch */
-    double* saved;        /* nverts x 6: x and v at the start of a step */
+    double* grad;  /* nverts x 3: volume gradient scratch */
+    double* saved; /* nverts x 6: x and v at the start of a step */
 } mn_softbody;
 
 /* From a triangle mesh (positions nverts x 3, triangles ntris x 3) with vertex masses

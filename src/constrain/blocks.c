@@ -10,14 +10,17 @@
 
 const char* mn_handle_type_name(mn_handle_type t) {
     switch (t) {
-    case MN_HANDLE_POINT: return "point";
-    case MN_HANDLE_ORIENT: return "orientation";
-    case MN_HANDLE_COM: return "com";
+    case MN_HANDLE_POINT:
+        return "point";
+    case MN_HANDLE_ORIENT:
+        return "orientation";
+    case MN_HANDLE_COM:
+        return "com";
     }
     return NULL;
 }
 
-static const char* const con_names[MN_CON_TYPE_COUNT] = {"pin", "plane", "line",
+static const char* const con_names[MN_CON_TYPE_COUNT] = {"pin",    "plane", "line",
                                                          "orient", "equal", "balance"};
 
 const char* mn_constraint_type_name(mn_constraint_type t) {
@@ -34,38 +37,44 @@ int mn_constraint_type_parse(const char* name) {
 /* ---- handles: h(q) and dh/dq ----------------------------------------------------------- */
 
 /* A point fixed in a joint frame. */
-static void point_value(const mn_model* m, const mn_data* d, int joint, mn_vec3 local, mn_vec3* pos, mn_mat3* rot) {
+static void point_value(const mn_model* m, const mn_data* d, int joint, mn_vec3 local, mn_vec3* pos,
+                        mn_mat3* rot) {
     (void)m;
     *pos = mn_point_world(d, joint, local);
     *rot = d->xf[joint].R;
 }
 
-static int point_jacobian(const mn_model* m, const mn_data* d, int joint, mn_vec3 local, double* jac6) {
+static int point_jacobian(const mn_model* m, const mn_data* d, int joint, mn_vec3 local,
+                          double* jac6) {
     mn_jacobian(m, d, joint, local, jac6);
     return 0; /* rows 0-2: the point's linear velocity */
 }
 
 /* The orientation of a joint frame (its value is the frame's rotation; pos is its origin). */
-static int orient_jacobian(const mn_model* m, const mn_data* d, int joint, mn_vec3 local, double* jac6) {
+static int orient_jacobian(const mn_model* m, const mn_data* d, int joint, mn_vec3 local,
+                           double* jac6) {
     (void)local;
     mn_jacobian(m, d, joint, mn_v3(0, 0, 0), jac6);
     return 3; /* rows 3-5: the frame's angular velocity */
 }
 
-static void orient_value(const mn_model* m, const mn_data* d, int joint, mn_vec3 local, mn_vec3* pos, mn_mat3* rot) {
+static void orient_value(const mn_model* m, const mn_data* d, int joint, mn_vec3 local,
+                         mn_vec3* pos, mn_mat3* rot) {
     (void)local;
     point_value(m, d, joint, mn_v3(0, 0, 0), pos, rot);
 }
 
 /* The centre of mass of a subtree (joint) or of the figure (-1): the mass-weighted mean of
  * the segments' centres (5.3.2). */
-static void com_value(const mn_model* m, const mn_data* d, int joint, mn_vec3 local, mn_vec3* pos, mn_mat3* rot) {
+static void com_value(const mn_model* m, const mn_data* d, int joint, mn_vec3 local, mn_vec3* pos,
+                      mn_mat3* rot) {
     (void)local;
     *pos = mn_com(m, d, joint, NULL);
     *rot = mn_mat3_identity();
 }
 
-static int com_jacobian(const mn_model* m, const mn_data* d, int joint, mn_vec3 local, double* jac6) {
+static int com_jacobian(const mn_model* m, const mn_data* d, int joint, mn_vec3 local,
+                        double* jac6) {
     (void)local;
     mn_com_jacobian(m, d, joint, jac6);
     return 0;
@@ -77,7 +86,9 @@ static const mn_handle_ops handle_table[] = {
     {com_value, com_jacobian},       /* MN_HANDLE_COM */
 };
 
-const mn_handle_ops* mn_handle_ops_of(mn_handle_type t) { return &handle_table[t]; }
+const mn_handle_ops* mn_handle_ops_of(mn_handle_type t) {
+    return &handle_table[t];
+}
 
 /* ---- constraints: c(h) and dc/dh -------------------------------------------------------- */
 
@@ -103,7 +114,8 @@ static int pin_value(const csys_con* c, mn_vec3 h, const mn_mat3* R, mn_vec3 h2,
     return vec_out(mn_vec3_sub(h, c->def.target), out);
 }
 
-static void identity_jacobian(const csys_con* c, mn_vec3 h, const mn_mat3* R, const double* cv, double* G) {
+static void identity_jacobian(const csys_con* c, mn_vec3 h, const mn_mat3* R, const double* cv,
+                              double* G) {
     (void)c, (void)h, (void)R, (void)cv;
     rows_of(G, 3, mn_v3(1, 0, 0), mn_v3(0, 1, 0), mn_v3(0, 0, 1));
 }
@@ -121,7 +133,8 @@ static int plane_value(const csys_con* c, mn_vec3 h, const mn_mat3* R, mn_vec3 h
     return 1;
 }
 
-static void plane_jacobian(const csys_con* c, mn_vec3 h, const mn_mat3* R, const double* cv, double* G) {
+static void plane_jacobian(const csys_con* c, mn_vec3 h, const mn_mat3* R, const double* cv,
+                           double* G) {
     (void)h, (void)R, (void)cv;
     rows_of(G, 1, c->n, c->n, c->n);
 }
@@ -135,30 +148,36 @@ static int line_value(const csys_con* c, mn_vec3 h, const mn_mat3* R, mn_vec3 h2
     return 2;
 }
 
-static void line_jacobian(const csys_con* c, mn_vec3 h, const mn_mat3* R, const double* cv, double* G) {
+static void line_jacobian(const csys_con* c, mn_vec3 h, const mn_mat3* R, const double* cv,
+                          double* G) {
     (void)h, (void)R, (void)cv;
     rows_of(G, 2, c->u1, c->u2, c->u2);
 }
 
 /* Orientation: c = log(R R_t^T), a world rotation vector. */
-static int orient_con_value(const csys_con* c, mn_vec3 h, const mn_mat3* R, mn_vec3 h2, double* out) {
+static int orient_con_value(const csys_con* c, mn_vec3 h, const mn_mat3* R, mn_vec3 h2,
+                            double* out) {
     (void)h, (void)h2;
     mn_mat3 Rt = mn_quat_to_mat3(c->def.target_rot);
     return vec_out(mn_rotation_error(R, &Rt), out);
 }
 
 /* d/dt log(R R_t^T) = Jl^-1(c) w for a frame turning at world angular velocity w, with Jl
- * the left Jacobian of SO(3): Jl^-1(c) = I - [c]x / 2 + (1 - t sin t / (2 (1 - cos t))) [c]x^2 / t^2. */
+ * the left Jacobian of SO(3): Jl^-1(c) = I - [c]x / 2 + (1 - t sin t / (2 (1 - cos t))) [c]x^2 /
+ * t^2. */
 void mn_so3_jl_inv(mn_vec3 phi, double* G) {
     double th2 = mn_vec3_dot(phi, phi), th = sqrt(th2);
-    double k = th < 1e-4 ? 1.0 / 12.0 + th2 / 720.0 : (1.0 - th * sin(th) / (2.0 * (1.0 - cos(th)))) / th2;
+    double k =
+        th < 1e-4 ? 1.0 / 12.0 + th2 / 720.0 : (1.0 - th * sin(th) / (2.0 * (1.0 - cos(th)))) / th2;
     mn_mat3 S = mn_mat3_skew(phi);
     mn_mat3 S2 = mn_mat3_mul(&S, &S);
     mn_mat3 I = mn_mat3_identity();
-    for (int i = 0; i < 9; i++) G[i] = I.m[i] - 0.5 * S.m[i] + k * S2.m[i];
+    for (int i = 0; i < 9; i++)
+        G[i] = I.m[i] - 0.5 * S.m[i] + k * S2.m[i];
 }
 
-static void orient_con_jacobian(const csys_con* c, mn_vec3 h, const mn_mat3* R, const double* cv, double* G) {
+static void orient_con_jacobian(const csys_con* c, mn_vec3 h, const mn_mat3* R, const double* cv,
+                                double* G) {
     (void)c, (void)h, (void)R;
     mn_so3_jl_inv(mn_v3(cv[0], cv[1], cv[2]), G);
 }
@@ -190,8 +209,10 @@ double mn_polygon_sd(const double (*poly)[2], int n, const double x[2], double g
         double dd = sqrt(dx * dx + dy * dy);
         if (dd < best_out) {
             best_out = dd;
-            if (dd > 0) gout[0] = dx / dd, gout[1] = dy / dd;
-            else gout[0] = nx, gout[1] = ny;
+            if (dd > 0)
+                gout[0] = dx / dd, gout[1] = dy / dd;
+            else
+                gout[0] = nx, gout[1] = ny;
         }
     }
     if (inside) {
@@ -214,7 +235,8 @@ static int balance_value(const csys_con* c, mn_vec3 h, const mn_mat3* R, mn_vec3
     return 1;
 }
 
-static void balance_jacobian(const csys_con* c, mn_vec3 h, const mn_mat3* R, const double* cv, double* G) {
+static void balance_jacobian(const csys_con* c, mn_vec3 h, const mn_mat3* R, const double* cv,
+                             double* G) {
     (void)R, (void)cv;
     double x[2] = {mn_vec3_dot(c->u1, h), mn_vec3_dot(c->u2, h)}, g[2];
     mn_polygon_sd((const double(*)[2])c->poly, c->def.npolygon, x, g);
@@ -223,12 +245,14 @@ static void balance_jacobian(const csys_con* c, mn_vec3 h, const mn_mat3* R, con
 }
 
 static const mn_constraint_ops con_table[MN_CON_TYPE_COUNT] = {
-    {pin_value, identity_jacobian},           /* MN_CON_PIN */
-    {plane_value, plane_jacobian},            /* MN_CON_PLANE */
-    {line_value, line_jacobian},              /* MN_CON_LINE */
-    {orient_con_value, orient_con_jacobian},  /* MN_CON_ORIENT */
-    {equal_value, identity_jacobian},         /* MN_CON_EQUAL */
-    {balance_value, balance_jacobian},        /* MN_CON_BALANCE */
+    {pin_value, identity_jacobian},          /* MN_CON_PIN */
+    {plane_value, plane_jacobian},           /* MN_CON_PLANE */
+    {line_value, line_jacobian},             /* MN_CON_LINE */
+    {orient_con_value, orient_con_jacobian}, /* MN_CON_ORIENT */
+    {equal_value, identity_jacobian},        /* MN_CON_EQUAL */
+    {balance_value, balance_jacobian},       /* MN_CON_BALANCE */
 };
 
-const mn_constraint_ops* mn_constraint_ops_of(mn_constraint_type t) { return &con_table[t]; }
+const mn_constraint_ops* mn_constraint_ops_of(mn_constraint_type t) {
+    return &con_table[t];
+}

@@ -48,7 +48,7 @@ typedef struct ccd_ctx {
     mn_csys* s;
     ccd_goal* g;
     int ng;
-    mn_vec3* seg;   /* world centre of every segment, all figures (jnt0 offsets) */
+    mn_vec3* seg; /* world centre of every segment, all figures (jnt0 offsets) */
     int any_com;
 } ccd_ctx;
 
@@ -66,16 +66,28 @@ static int build_goals(mn_csys* s, ccd_goal* g) {
         const mn_constraint_def* d = &c->def;
         if (!d->enabled) continue;
         const csys_handle* h = &s->h[d->handle];
-        if (d->type == MN_CON_EQUAL && (h->type == MN_HANDLE_COM || s->h[d->handle2].type == MN_HANDLE_COM)) continue;
+        if (d->type == MN_CON_EQUAL &&
+            (h->type == MN_HANDLE_COM || s->h[d->handle2].type == MN_HANDLE_COM))
+            continue;
         ccd_goal* a = &g[n];
         a->fig = h->fig, a->joint = h->joint, a->com = h->type == MN_HANDLE_COM, a->rot = 0;
         a->handle = d->handle, a->con = i, a->other = -1, a->w = d->weight;
         switch (d->type) {
-        case MN_CON_PIN: a->mode = G_PIN, a->target = d->target; break;
-        case MN_CON_PLANE: a->mode = G_PLANE; break;
-        case MN_CON_LINE: a->mode = G_LINE; break;
-        case MN_CON_BALANCE: a->mode = G_BAL; break;
-        case MN_CON_ORIENT: a->mode = G_ROT, a->rot = 1, a->Rt = mn_quat_to_mat3(d->target_rot); break;
+        case MN_CON_PIN:
+            a->mode = G_PIN, a->target = d->target;
+            break;
+        case MN_CON_PLANE:
+            a->mode = G_PLANE;
+            break;
+        case MN_CON_LINE:
+            a->mode = G_LINE;
+            break;
+        case MN_CON_BALANCE:
+            a->mode = G_BAL;
+            break;
+        case MN_CON_ORIENT:
+            a->mode = G_ROT, a->rot = 1, a->Rt = mn_quat_to_mat3(d->target_rot);
+            break;
         case MN_CON_EQUAL: {
             const csys_handle* h2 = &s->h[d->handle2];
             a->mode = G_EQUAL, a->other = n + 1, a->w = 0.5 * d->weight;
@@ -85,7 +97,8 @@ static int build_goals(mn_csys* s, ccd_goal* g) {
             n++;
             break;
         }
-        default: break;
+        default:
+            break;
         }
         n++;
     }
@@ -119,13 +132,16 @@ static mn_vec3 desired_at(const ccd_ctx* x, const ccd_goal* a, mn_vec3 p) {
         /* back inside the shrunk polygon along the distance gradient */
         const csys_con* c = &s->c[a->con];
         double xy[2] = {mn_vec3_dot(c->u1, p), mn_vec3_dot(c->u2, p)}, gr[2];
-        double v = mn_polygon_sd((const double(*)[2])c->poly, c->def.npolygon, xy, gr) + c->def.margin;
+        double v =
+            mn_polygon_sd((const double(*)[2])c->poly, c->def.npolygon, xy, gr) + c->def.margin;
         if (!(v > 0)) return p;
         mn_vec3 g3 = mn_vec3_add(mn_vec3_scale(c->u1, gr[0]), mn_vec3_scale(c->u2, gr[1]));
         return mn_vec3_madd(p, -v, g3);
     }
-    case G_EQUAL: return x->g[a->other].p;
-    default: return a->target;
+    case G_EQUAL:
+        return x->g[a->other].p;
+    default:
+        return a->target;
     }
 }
 
@@ -154,15 +170,19 @@ static double mass_centre(const ccd_ctx* x, int f, int lo, int hi, mn_vec3* c) {
  * wants it, and the goal's weight there. 0 when the joint does not move the goal relative
  * to its target: not below it, or an equality whose two points both are (they move
  * rigidly together). */
-static int effector(const ccd_ctx* x, const ccd_goal* a, int f, int js, int je, mn_vec3* pc, mn_vec3* pd, double* w) {
+static int effector(const ccd_ctx* x, const ccd_goal* a, int f, int js, int je, mn_vec3* pc,
+                    mn_vec3* pd, double* w) {
     if (a->fig != f) return 0;
     if (a->com) {
         int lo, hi;
         com_range(x, a, &lo, &hi);
         int mlo, mhi;
-        if (js >= lo && js < hi) mlo = js, mhi = je; /* the joint is inside the subtree */
-        else if (js < lo && lo < je) mlo = lo, mhi = hi; /* an ancestor moves all of it */
-        else return 0;
+        if (js >= lo && js < hi)
+            mlo = js, mhi = je; /* the joint is inside the subtree */
+        else if (js < lo && lo < je)
+            mlo = lo, mhi = hi; /* an ancestor moves all of it */
+        else
+            return 0;
         mn_vec3 com, cs;
         double M = mass_centre(x, f, lo, hi, &com);
         double Ms = mass_centre(x, f, mlo, mhi, &cs);
@@ -249,7 +269,8 @@ static int goals_below(const ccd_ctx* x, int f, int js, int je) {
 }
 
 /* A rotation sequence about the joint frame's own axes (BALL, or the rotation of a FREE). */
-static void ball_rotations(ccd_ctx* x, int f, int j, double* quat, mn_mat3 Rj, mn_vec3 o, double wi) {
+static void ball_rotations(ccd_ctx* x, int f, int j, double* quat, mn_mat3 Rj, mn_vec3 o,
+                           double wi) {
     const mn_model* m = x->s->fig[f].m;
     int je = m->jnt_subtree_end[j];
     for (int k = 0; k < 3; k++) {
@@ -286,9 +307,11 @@ static void sweep(ccd_ctx* x, int f, int limits) {
         mn_vec3 o = d->xf[j].p;
         if (type == MN_JOINT_HINGE || type == MN_JOINT_SLIDE) {
             mn_vec3 ax = mn_mat3_mulv(&Rj, m->jnt_axis[j]);
-            double step = type == MN_JOINT_HINGE ? best_angle(x, f, j, je, ax, o) : best_shift(x, f, j, je, ax);
+            double step = type == MN_JOINT_HINGE ? best_angle(x, f, j, je, ax, o)
+                                                 : best_shift(x, f, j, je, ax);
             double nq = qj[0] + wi * step;
-            if (limits && m->jnt_limited[j]) nq = fmin(fmax(nq, m->jnt_range[2 * j]), m->jnt_range[2 * j + 1]);
+            if (limits && m->jnt_limited[j])
+                nq = fmin(fmax(nq, m->jnt_range[2 * j]), m->jnt_range[2 * j + 1]);
             double dqv = nq - qj[0];
             if (dqv == 0 || !isfinite(dqv)) continue;
             qj[0] = nq;
@@ -331,7 +354,8 @@ static void refresh(ccd_ctx* x) {
         const mn_model* m = s->fig[f].m;
         const mn_data* d = s->fig[f].d;
         mn_vec3* seg = x->seg + s->fig[f].jnt0;
-        for (int k = 0; k < m->njoint; k++) seg[k] = mn_xform_apply(&d->xf[k], m->jnt_com[k]);
+        for (int k = 0; k < m->njoint; k++)
+            seg[k] = mn_xform_apply(&d->xf[k], m->jnt_com[k]);
     }
     for (int i = 0; i < x->ng; i++) {
         ccd_goal* a = &x->g[i];
@@ -348,7 +372,9 @@ static void refresh(ccd_ctx* x) {
                 com_range(x, a, &lo, &hi);
                 mass_centre(x, a->fig, lo, hi, &now);
             }
-            a->target = h->drag == DRAG_TARGET ? h->drag_vec : mn_vec3_add(now, h->drag_vec); /* a force pulls toward h + f */
+            a->target = h->drag == DRAG_TARGET
+                            ? h->drag_vec
+                            : mn_vec3_add(now, h->drag_vec); /* a force pulls toward h + f */
         }
     }
 }
@@ -358,9 +384,11 @@ mn_status mn_csys_solve_ccd(mn_csys* s, const mn_csolve_options* o, mn_csolve_re
     x.s = s;
     x.g = (ccd_goal*)s->ccd;
     x.ng = build_goals(s, x.g);
-    x.seg = (mn_vec3*)((unsigned char*)s->ccd + ((sizeof(ccd_goal) * (size_t)(2 * s->max_c + s->max_h) + 15) & ~(size_t)15));
+    x.seg = (mn_vec3*)((unsigned char*)s->ccd +
+                       ((sizeof(ccd_goal) * (size_t)(2 * s->max_c + s->max_h) + 15) & ~(size_t)15));
     x.any_com = 0;
-    for (int i = 0; i < x.ng; i++) x.any_com |= x.g[i].com;
+    for (int i = 0; i < x.ng; i++)
+        x.any_com |= x.g[i].com;
     int ng = x.ng, drags_on = 1;
     double best = 1e300;
     int stalled = 0, it = 0, stopped = 0;
@@ -369,7 +397,8 @@ mn_status mn_csys_solve_ccd(mn_csys* s, const mn_csolve_options* o, mn_csolve_re
         int ok = mn_csys_summarise(s, o, r);
         if (ok && (!drags_on || r->max_drag_error <= o->drag_tol)) break;
         double mk = 0;
-        for (int i = 0; i < s->nc; i++) mk += s->c[i].def.weight * s->c[i].residual * s->c[i].residual;
+        for (int i = 0; i < s->nc; i++)
+            mk += s->c[i].def.weight * s->c[i].residual * s->c[i].residual;
         if (drags_on) mk += r->max_drag_error * r->max_drag_error;
         if (mk < best * (1 - o->min_progress)) {
             best = mk;
@@ -394,8 +423,10 @@ mn_status mn_csys_solve_ccd(mn_csys* s, const mn_csolve_options* o, mn_csolve_re
         refresh(&x);
         x.ng = ng;
         if (!drags_on)
-            while (x.ng > 0 && x.g[x.ng - 1].mode == G_DRAG) x.ng--;
-        for (int f = 0; f < s->nfig; f++) sweep(&x, f, o->respect_limits);
+            while (x.ng > 0 && x.g[x.ng - 1].mode == G_DRAG)
+                x.ng--;
+        for (int f = 0; f < s->nfig; f++)
+            sweep(&x, f, o->respect_limits);
         x.ng = ng;
         mn_csys_invalidate_moved(s, NULL);
         it++;
@@ -403,7 +434,8 @@ mn_status mn_csys_solve_ccd(mn_csys* s, const mn_csolve_options* o, mn_csolve_re
     r->iterations = it;
     if (mn_csys_summarise(s, o, r)) {
         r->status = MN_OK;
-        for (int i = 0; i < s->nc; i++) s->c[i].unmet = 0;
+        for (int i = 0; i < s->nc; i++)
+            s->c[i].unmet = 0;
         return MN_OK;
     }
     r->status = stopped ? MN_ERR_UNREACHABLE : MN_ERR_NOCONVERGE;

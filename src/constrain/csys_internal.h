@@ -10,9 +10,9 @@
 typedef struct csys_figure {
     const mn_model* m;
     mn_data* d;
-    int dof0;       /* first global DOF */
-    int jnt0;       /* first joint in arrays over all figures' joints */
-    int fk_valid;   /* d->xf matches d->q */
+    int dof0;     /* first global DOF */
+    int jnt0;     /* first joint in arrays over all figures' joints */
+    int fk_valid; /* d->xf matches d->q */
 } csys_figure;
 
 enum { DRAG_NONE = 0, DRAG_TARGET, DRAG_FORCE };
@@ -23,17 +23,17 @@ typedef struct csys_handle {
     int fig, joint;
     mn_vec3 point;
     char name[64];
-    double mass;        /* COM: mass of the subtree */
+    double mass; /* COM: mass of the subtree */
     int ndof;
-    int* dofs;          /* ndof global DOF indices, ascending */
-    double* jac;        /* 3 x ndof: linear (POINT, COM) or angular (ORIENT) velocity rows */
+    int* dofs;   /* ndof global DOF indices, ascending */
+    double* jac; /* 3 x ndof: linear (POINT, COM) or angular (ORIENT) velocity rows */
     mn_vec3 pos;
     mn_mat3 rot;
-    int valid;          /* cache holds h(q) and dh/dq for the current q */
-    int drag;           /* DRAG_NONE, DRAG_TARGET, DRAG_FORCE */
-    mn_vec3 drag_vec;   /* target or force */
-    mn_mat3 drag_R;     /* target orientation (ORIENT handles) */
-    double* djac;       /* 3 x ndof: the drag rows of an orientation drag */
+    int valid;        /* cache holds h(q) and dh/dq for the current q */
+    int drag;         /* DRAG_NONE, DRAG_TARGET, DRAG_FORCE */
+    mn_vec3 drag_vec; /* target or force */
+    mn_mat3 drag_R;   /* target orientation (ORIENT handles) */
+    double* djac;     /* 3 x ndof: the drag rows of an orientation drag */
     double drag_weight;
     int drag_priority;
 } csys_handle;
@@ -43,17 +43,17 @@ typedef struct csys_handle {
 typedef struct csys_con {
     mn_constraint_def def;
     char name[64];
-    mn_vec3 n;          /* PLANE unit normal; LINE unit direction; BALANCE unit up */
-    mn_vec3 u1, u2;     /* LINE: unit vectors across the line; BALANCE: ground basis */
+    mn_vec3 n;                      /* PLANE unit normal; LINE unit direction; BALANCE unit up */
+    mn_vec3 u1, u2;                 /* LINE: unit vectors across the line; BALANCE: ground basis */
     double poly[MN_MAX_POLYGON][2]; /* BALANCE: polygon in (u1, u2), counter-clockwise */
     int ncols;
-    int* cols;          /* ncols global DOF indices, ascending */
-    double* J;          /* nrows x ncols */
+    int* cols; /* ncols global DOF indices, ascending */
+    double* J; /* nrows x ncols */
     double c[3];
-    int nrows;          /* 0 when disabled or an inactive inequality */
+    int nrows; /* 0 when disabled or an inactive inequality */
     int valid;
     double residual;
-    int is_rot;         /* residual is an angle */
+    int is_rot; /* residual is an angle */
     int unmet;
 } csys_con;
 
@@ -61,10 +61,10 @@ typedef struct csys_con {
 typedef struct csys_block {
     int nrows, ncols;
     const int* cols;
-    const double* J;     /* nrows x ncols */
-    double rhs[3];       /* what J q' should be */
-    double damping;      /* added to the diagonal of J K J^T (squared damping) */
-    double scale;        /* row weight (sqrt of the goal weight) */
+    const double* J; /* nrows x ncols */
+    double rhs[3];   /* what J q' should be */
+    double damping;  /* added to the diagonal of J K J^T (squared damping) */
+    double scale;    /* row weight (sqrt of the goal weight) */
     int priority;
     int row0;
 } csys_block;
@@ -79,28 +79,28 @@ struct mn_csys {
     csys_con* c;
     int nrows;
     long evals;
-    double world_scale;  /* size of the figures, for CCD's scale-invariant weights */
+    double world_scale; /* size of the figures, for CCD's scale-invariant weights */
     /* workspace, sized at creation */
-    csys_block* blk;     /* max_c + max_h */
+    csys_block* blk; /* max_c + max_h */
     int nblk;
-    double* K0;          /* nv: 1 / stiffness (Welman 4.1.4) */
-    double* K;           /* nv: K0, with DOFs held at a joint limit set to 0 during a solve */
-    double* A;           /* max_rows^2: J K J^T of the ordered rows */
-    double* F;           /* max_rows^2: factor */
-    double* b;           /* max_rows */
-    double* lam;         /* max_rows */
-    double* damp;        /* max_rows: diagonal added to A */
-    int drags_on;        /* drags take part in the current step */
-    int hold;            /* the current solve holds the models' held DOFs (not free_locked) */
-    int step_index;      /* steps taken in the current solve (forces act on the first) */
-    double* dense;       /* nv scatter */
-    double* v;           /* nv step */
-    double* dv;          /* nv */
+    double* K0;     /* nv: 1 / stiffness (Welman 4.1.4) */
+    double* K;      /* nv: K0, with DOFs held at a joint limit set to 0 during a solve */
+    double* A;      /* max_rows^2: J K J^T of the ordered rows */
+    double* F;      /* max_rows^2: factor */
+    double* b;      /* max_rows */
+    double* lam;    /* max_rows */
+    double* damp;   /* max_rows: diagonal added to A */
+    int drags_on;   /* drags take part in the current step */
+    int hold;       /* the current solve holds the models' held DOFs (not free_locked) */
+    int step_index; /* steps taken in the current solve (forces act on the first) */
+    double* dense;  /* nv scatter */
+    double* v;      /* nv step */
+    double* dv;     /* nv */
     double* svd_work;
-    double* jac6;        /* 6 x (largest figure nv) */
-    double* qsave;       /* nq: state at the start of a solve */
-    int* mark;           /* largest njoint */
-    int* uf;             /* max_h: union-find over equalities */
+    double* jac6;  /* 6 x (largest figure nv) */
+    double* qsave; /* nq: state at the start of a solve */
+    int* mark;     /* largest njoint */
+    int* uf;       /* max_h: union-find over equalities */
     /* CCD goal scratch */
     void* ccd;
 };
@@ -108,7 +108,8 @@ struct mn_csys {
 /* The two functions of a handle type (blocks.c): the value, and the Jacobian written into
  * a 6 x nv buffer, returning the first of its three rows that belong to the handle. */
 typedef struct mn_handle_ops {
-    void (*value)(const mn_model* m, const mn_data* d, int joint, mn_vec3 local, mn_vec3* pos, mn_mat3* rot);
+    void (*value)(const mn_model* m, const mn_data* d, int joint, mn_vec3 local, mn_vec3* pos,
+                  mn_mat3* rot);
     int (*jacobian)(const mn_model* m, const mn_data* d, int joint, mn_vec3 local, double* jac6);
 } mn_handle_ops;
 
@@ -154,8 +155,7 @@ void mn_csys_restore(mn_csys* s);
 
 /* Multipliers (multipliers.c). Builds s->blk from constraints (and drags) and the matrix
  * A = J K J^T of the rows in block order. */
-void mn_csys_build_blocks(mn_csys* s, int with_drags, int by_priority, double beta,
-                          double damping);
+void mn_csys_build_blocks(mn_csys* s, int with_drags, int by_priority, double beta, double damping);
 void mn_csys_form_A(mn_csys* s);
 /* Solves (A[0..n) + diag(damp)) lambda = rhs for the first n rows and adds
  * K J^T lambda (rows 0..n) to v. Returns 1 when truncated SVD was used. */

@@ -33,7 +33,8 @@ static void applied_velocity(mn_csys* s, double* v) {
         double f[3] = {h->drag_vec.x, h->drag_vec.y, h->drag_vec.z};
         for (int k = 0; k < h->ndof; k++) {
             double g = 0;
-            for (int r = 0; r < 3; r++) g += h->jac[(size_t)r * h->ndof + k] * f[r];
+            for (int r = 0; r < 3; r++)
+                g += h->jac[(size_t)r * h->ndof + k] * f[r];
             v[h->dofs[k]] += s->K[h->dofs[k]] * g;
         }
     }
@@ -41,7 +42,8 @@ static void applied_velocity(mn_csys* s, double* v) {
 
 static double con_merit(const mn_csys* s) {
     double m = 0;
-    for (int i = 0; i < s->nc; i++) m += s->c[i].def.weight * s->c[i].residual * s->c[i].residual;
+    for (int i = 0; i < s->nc; i++)
+        m += s->c[i].def.weight * s->c[i].residual * s->c[i].residual;
     return m;
 }
 
@@ -76,7 +78,8 @@ static mn_status lagrange_step(mn_csys* s, const mn_csolve_options* o, mn_csolve
     int n = s->nrows;
     double* v = s->v;
     memset(v, 0, sizeof(double) * (size_t)s->nv);
-    for (int i = 0; i < n; i++) s->lam[i] = 0;
+    for (int i = 0; i < n; i++)
+        s->lam[i] = 0;
     for (int bi = 0; bi < s->nblk; bi++) {
         const csys_block* B = &s->blk[bi];
         for (int k = 0; k < B->nrows; k++) {
@@ -87,7 +90,8 @@ static mn_status lagrange_step(mn_csys* s, const mn_csolve_options* o, mn_csolve
     if (s->step_index == 0 && any_force(s)) {
         applied_velocity(s, v);
         mn_csys_rows_mul(s, n, v, s->lam); /* J K g_a */
-        for (int i = 0; i < n; i++) s->b[i] -= s->lam[i];
+        for (int i = 0; i < n; i++)
+            s->b[i] -= s->lam[i];
     }
     if (mn_csys_solve_rows(s, n, s->damp, s->b, o->rcond, v)) r->svd_fallbacks++;
     if (o->feedback_k != 0)
@@ -95,7 +99,8 @@ static mn_status lagrange_step(mn_csys* s, const mn_csolve_options* o, mn_csolve
             const csys_con* c = &s->c[i];
             for (int rr = 0; rr < c->nrows; rr++)
                 for (int k = 0; k < c->ncols; k++)
-                    v[c->cols[k]] -= o->feedback_k * s->K[c->cols[k]] * c->J[(size_t)rr * c->ncols + k] * c->c[rr];
+                    v[c->cols[k]] -= o->feedback_k * s->K[c->cols[k]] *
+                                     c->J[(size_t)rr * c->ncols + k] * c->c[rr];
         }
     return mn_csys_apply_step(s, v, o->max_step, o->respect_limits) ? MN_OK : MN_ERR_SINGULAR;
 }
@@ -112,7 +117,8 @@ static mn_status dls_step(mn_csys* s, const mn_csolve_options* o, mn_csolve_resu
     int bi = 0;
     while (bi < s->nblk) {
         int prio = s->blk[bi].priority, be = bi;
-        while (be < s->nblk && s->blk[be].priority == prio) be++;
+        while (be < s->nblk && s->blk[be].priority == prio)
+            be++;
         int n0 = s->blk[bi].row0;
         int n1 = be < s->nblk ? s->blk[be].row0 : n;
         /* residual of this level after the levels above: b_k - J_k v */
@@ -140,7 +146,8 @@ static mn_status dls_step(mn_csys* s, const mn_csolve_options* o, mn_csolve_resu
  * the constraints allow) it is dropped for the rest of the solve and the remaining steps
  * only restore the constraints; when the constraints themselves stop improving they
  * conflict, and the solve stops and reports them. */
-static mn_status iterate(mn_csys* s, const mn_csolve_options* o, mn_csolve_result* r, step_fn step) {
+static mn_status iterate(mn_csys* s, const mn_csolve_options* o, mn_csolve_result* r,
+                         step_fn step) {
     double best_c = 1e300, best_d = 1e300;
     int cstall = 0, dstall = 0, it = 0, stopped = 0;
     s->drags_on = 1;
@@ -185,7 +192,8 @@ static mn_status iterate(mn_csys* s, const mn_csolve_options* o, mn_csolve_resul
     if (mn_csys_summarise(s, o, r)) {
         r->status = MN_OK;
         r->nunmet = 0;
-        for (int i = 0; i < s->nc; i++) s->c[i].unmet = 0;
+        for (int i = 0; i < s->nc; i++)
+            s->c[i].unmet = 0;
         return MN_OK;
     }
     r->status = stopped ? MN_ERR_UNREACHABLE : MN_ERR_NOCONVERGE;

@@ -16,7 +16,8 @@
 
 #include <string.h>
 
-void mn_csys_build_blocks(mn_csys* s, int with_drags, int by_priority, double beta, double damping) {
+void mn_csys_build_blocks(mn_csys* s, int with_drags, int by_priority, double beta,
+                          double damping) {
     int n = 0, row = 0;
     for (int i = 0; i < s->nc; i++) {
         const csys_con* c = &s->c[i];
@@ -27,7 +28,8 @@ void mn_csys_build_blocks(mn_csys* s, int with_drags, int by_priority, double be
         b->cols = c->cols;
         b->J = c->J;
         b->scale = sqrt(c->def.weight);
-        for (int r = 0; r < c->nrows; r++) b->rhs[r] = -beta * c->c[r];
+        for (int r = 0; r < c->nrows; r++)
+            b->rhs[r] = -beta * c->c[r];
         b->damping = 0;
         b->priority = c->def.priority;
     }
@@ -52,7 +54,8 @@ void mn_csys_build_blocks(mn_csys* s, int with_drags, int by_priority, double be
                 csys_handle* hw = &s->h[i];
                 for (int r = 0; r < 3; r++)
                     for (int k = 0; k < h->ndof; k++)
-                        hw->djac[(size_t)r * h->ndof + k] = G[3 * r] * h->jac[k] + G[3 * r + 1] * h->jac[h->ndof + k] +
+                        hw->djac[(size_t)r * h->ndof + k] = G[3 * r] * h->jac[k] +
+                                                            G[3 * r + 1] * h->jac[h->ndof + k] +
                                                             G[3 * r + 2] * h->jac[2 * h->ndof + k];
                 b->J = hw->djac;
                 double en = mn_vec3_norm(e);
@@ -95,21 +98,24 @@ void mn_csys_form_A(mn_csys* s) {
         for (int ri = 0; ri < B->nrows; ri++) {
             int i = B->row0 + ri;
             const double* Ji = B->J + (size_t)ri * B->ncols;
-            for (int k = 0; k < B->ncols; k++) dense[B->cols[k]] = s->K[B->cols[k]] * Ji[k] * B->scale;
+            for (int k = 0; k < B->ncols; k++)
+                dense[B->cols[k]] = s->K[B->cols[k]] * Ji[k] * B->scale;
             for (int bj = 0; bj <= bi; bj++) {
                 const csys_block* C = &s->blk[bj];
                 int rend = bj == bi ? ri + 1 : C->nrows;
                 for (int rj = 0; rj < rend; rj++) {
                     const double* Jj = C->J + (size_t)rj * C->ncols;
                     double acc = 0;
-                    for (int k = 0; k < C->ncols; k++) acc += Jj[k] * dense[C->cols[k]];
+                    for (int k = 0; k < C->ncols; k++)
+                        acc += Jj[k] * dense[C->cols[k]];
                     acc *= C->scale;
                     int j = C->row0 + rj;
                     s->A[(size_t)i * M + j] = acc;
                     s->A[(size_t)j * M + i] = acc;
                 }
             }
-            for (int k = 0; k < B->ncols; k++) dense[B->cols[k]] = 0;
+            for (int k = 0; k < B->ncols; k++)
+                dense[B->cols[k]] = 0;
         }
     }
 }
@@ -122,13 +128,15 @@ void mn_csys_rows_mul(const mn_csys* s, int n, const double* x, double* y) {
             if (i >= n) return;
             const double* Ji = B->J + (size_t)r * B->ncols;
             double acc = 0;
-            for (int k = 0; k < B->ncols; k++) acc += Ji[k] * x[B->cols[k]];
+            for (int k = 0; k < B->ncols; k++)
+                acc += Ji[k] * x[B->cols[k]];
             y[i] = acc * B->scale;
         }
     }
 }
 
-int mn_csys_solve_rows(mn_csys* s, int n, const double* damp, const double* rhs, double rcond, double* v) {
+int mn_csys_solve_rows(mn_csys* s, int n, const double* damp, const double* rhs, double rcond,
+                       double* v) {
     if (n <= 0) return 0;
     int M = s->max_rows;
     double* F = s->F;
@@ -170,7 +178,8 @@ int mn_csys_solve_rows(mn_csys* s, int n, const double* damp, const double* rhs,
             double l = s->lam[i] * B->scale;
             if (l == 0) continue;
             const double* Ji = B->J + (size_t)r * B->ncols;
-            for (int k = 0; k < B->ncols; k++) v[B->cols[k]] += s->K[B->cols[k]] * Ji[k] * l;
+            for (int k = 0; k < B->ncols; k++)
+                v[B->cols[k]] += s->K[B->cols[k]] * Ji[k] * l;
         }
     }
     return used_svd;

@@ -31,7 +31,8 @@ void mn_csys_eval_handle(mn_csys* s, int i) {
     for (int r = 0; r < 3; r++) {
         const double* src = s->jac6 + (size_t)(row0 + r) * nv;
         double* dst = h->jac + (size_t)r * h->ndof;
-        for (int k = 0; k < h->ndof; k++) dst[k] = src[h->dofs[k] - dof0];
+        for (int k = 0; k < h->ndof; k++)
+            dst[k] = src[h->dofs[k] - dof0];
     }
     h->valid = 1;
     s->evals++;
@@ -66,14 +67,17 @@ void mn_csys_eval_con(mn_csys* s, int i) {
         double sign = pass ? -1.0 : 1.0; /* c = h - h2 */
         int k = 0;
         for (int a = 0; a < hh->ndof; a++) {
-            while (c->cols[k] != hh->dofs[a]) k++;
+            while (c->cols[k] != hh->dofs[a])
+                k++;
             double j0 = hh->jac[a], j1 = hh->jac[hh->ndof + a], j2 = hh->jac[2 * hh->ndof + a];
             for (int r = 0; r < rows; r++)
-                J[(size_t)r * c->ncols + k] += sign * (G[3 * r] * j0 + G[3 * r + 1] * j1 + G[3 * r + 2] * j2);
+                J[(size_t)r * c->ncols + k] +=
+                    sign * (G[3 * r] * j0 + G[3 * r + 1] * j1 + G[3 * r + 2] * j2);
         }
     }
     double r2 = 0;
-    for (int r = 0; r < rows; r++) r2 += c->c[r] * c->c[r];
+    for (int r = 0; r < rows; r++)
+        r2 += c->c[r] * c->c[r];
     c->residual = sqrt(r2);
     c->nrows = rows;
     c->valid = 1;
@@ -99,13 +103,15 @@ void mn_csys_invalidate_moved(mn_csys* s, const double* v) {
         csys_handle* h = &s->h[i];
         if (!h->valid) continue;
         int moved = !v;
-        for (int k = 0; k < h->ndof && !moved; k++) moved = v[h->dofs[k]] != 0;
+        for (int k = 0; k < h->ndof && !moved; k++)
+            moved = v[h->dofs[k]] != 0;
         if (moved) h->valid = 0;
     }
     for (int i = 0; i < s->nc; i++) {
         csys_con* c = &s->c[i];
         if (!c->valid) continue;
-        if (!s->h[c->def.handle].valid || (c->def.type == MN_CON_EQUAL && !s->h[c->def.handle2].valid))
+        if (!s->h[c->def.handle].valid ||
+            (c->def.type == MN_CON_EQUAL && !s->h[c->def.handle2].valid))
             c->valid = 0;
     }
 }
@@ -120,7 +126,8 @@ double mn_csys_drag_dist(const csys_handle* h) {
 
 void mn_csys_invalidate(mn_csys* s) {
     if (!s) return;
-    for (int f = 0; f < s->nfig; f++) s->fig[f].fk_valid = 0;
+    for (int f = 0; f < s->nfig; f++)
+        s->fig[f].fk_valid = 0;
     mn_csys_invalidate_moved(s, NULL);
 }
 
@@ -170,13 +177,15 @@ int mn_csys_apply_step(mn_csys* s, double* v, double max_step, int limits) {
     /* Bounded motion per step: conflicting or ill-conditioned goals never fling a joint. */
     if (max_step > 0 && vmax > max_step) {
         double sc = max_step / vmax;
-        for (int k = 0; k < s->nv; k++) v[k] *= sc;
+        for (int k = 0; k < s->nv; k++)
+            v[k] *= sc;
     }
     for (int f = 0; f < s->nfig; f++) {
         const mn_model* m = s->fig[f].m;
         const double* vf = v + s->fig[f].dof0;
         int any = 0;
-        for (int k = 0; k < m->nv && !any; k++) any = vf[k] != 0;
+        for (int k = 0; k < m->nv && !any; k++)
+            any = vf[k] != 0;
         if (!any) continue;
         double* q = s->fig[f].d->q;
         mn_integrate(m, q, vf, 1.0);
@@ -190,7 +199,8 @@ int mn_csys_apply_step(mn_csys* s, double* v, double max_step, int limits) {
                 if (!m->jnt_limited[j] || (t != MN_JOINT_HINGE && t != MN_JOINT_SLIDE)) continue;
                 int dof = m->jnt_dofadr[j];
                 double qj = q[m->jnt_qadr[j]];
-                if ((qj <= m->jnt_range[2 * j] && vf[dof] < 0) || (qj >= m->jnt_range[2 * j + 1] && vf[dof] > 0))
+                if ((qj <= m->jnt_range[2 * j] && vf[dof] < 0) ||
+                    (qj >= m->jnt_range[2 * j + 1] && vf[dof] > 0))
                     s->K[s->fig[f].dof0 + dof] = 0;
             }
         }
@@ -252,7 +262,8 @@ int mn_csys_summarise(mn_csys* s, const mn_csolve_options* o, mn_csolve_result* 
     return ok;
 }
 
-void mn_csys_report_unmet(mn_csys* s, const mn_csolve_options* o, mn_csolve_result* r, const char* why) {
+void mn_csys_report_unmet(mn_csys* s, const mn_csolve_options* o, mn_csolve_result* r,
+                          const char* why) {
     int n = 0;
     size_t len = (size_t)snprintf(r->message, sizeof r->message, "%s:", why);
     for (int i = 0; i < s->nc; i++) {
@@ -262,7 +273,8 @@ void mn_csys_report_unmet(mn_csys* s, const mn_csolve_options* o, mn_csolve_resu
         n++;
         if (len < sizeof r->message) {
             const char* nm = c->name[0] ? c->name : mn_constraint_type_name(c->def.type);
-            len += (size_t)snprintf(r->message + len, sizeof r->message - len, " %s#%d (%.3g)", nm, i, c->residual);
+            len += (size_t)snprintf(r->message + len, sizeof r->message - len, " %s#%d (%.3g)", nm,
+                                    i, c->residual);
         }
     }
     r->nunmet = n;

@@ -72,6 +72,25 @@ mn_status mn_csys_solve(mn_csys* s, const mn_csolve_options* o, mn_csolve_result
             snprintf(r->message, sizeof r->message, "q: figure %d state is not finite", f);
             return r->status;
         }
+    /* Length tolerances are in the figures' units; on a small figure they would be met
+     * before any step. They are capped at MN_CSOLVE_TOL_REL of the smallest figure's size
+     * (the sum of its link lengths): on figures of normal size the defaults lie far below
+     * the cap and nothing changes. */
+    double size = 0;
+    for (int f = 0; f < s->nfig; f++) {
+        const mn_model* m = s->fig[f].m;
+        double sz = 0;
+        for (int j = 0; j < m->njoint; j++)
+            sz += mn_vec3_norm(m->jnt_offset[j]);
+        if (sz > 0 && (size == 0 || sz < size)) size = sz;
+    }
+    if (size > 0) {
+        double cap = MN_CSOLVE_TOL_REL * size;
+        if (oo.tol > cap) oo.tol = cap;
+        if (oo.drag_tol > cap) oo.drag_tol = cap;
+        /* The damping is a length too: on a small figure it would swamp every step. */
+        if (oo.drag_damping > 10 * cap) oo.drag_damping = 10 * cap;
+    }
     for (int i = 0; i < s->nc; i++)
         s->c[i].unmet = 0;
     memcpy(s->K, s->K0, sizeof(double) * (size_t)s->nv);

@@ -55,7 +55,8 @@ mn_csys* mn_csys_create(const mn_figure* figures, int nfigure, const mn_csys_def
     mn_error_clear(err);
     mn_csys_def dd = def ? *def : mn_csys_default();
     if (!figures || nfigure < 1 || nfigure > MN_CSYS_MAX_FIGURES) {
-        mn_error_set(err, MN_ERR_ARG, NULL, 0, "figures", "need 1 to %d figures", MN_CSYS_MAX_FIGURES);
+        mn_error_set(err, MN_ERR_ARG, NULL, 0, "figures", "need 1 to %d figures",
+                     MN_CSYS_MAX_FIGURES);
         return NULL;
     }
     if (dd.max_handles < 1 || dd.max_constraints < 1 || dd.max_handles > 4096 ||
@@ -68,7 +69,8 @@ mn_csys* mn_csys_create(const mn_figure* figures, int nfigure, const mn_csys_def
         const mn_model* m = figures[f].model;
         const mn_data* d = figures[f].data;
         if (!m || !d || d->nq != m->nq || d->nv != m->nv || d->njoint != m->njoint) {
-            mn_error_set(err, MN_ERR_ARG, NULL, 0, "figures", "figure %d: missing or mismatched model and data", f);
+            mn_error_set(err, MN_ERR_ARG, NULL, 0, "figures",
+                         "figure %d: missing or mismatched model and data", f);
             return NULL;
         }
         if (mn_q_check(m, d->q) != MN_OK) {
@@ -111,7 +113,8 @@ mn_csys* mn_csys_create(const mn_figure* figures, int nfigure, const mn_csys_def
     size_t o_ccd = take(&l, mn_csys_ccd_bytes(2 * dd.max_constraints + dd.max_handles, njt));
     unsigned char* block = calloc(1, l.off + 16);
     if (!block) {
-        mn_error_set(err, MN_ERR_NOMEM, NULL, 0, "max_handles", "out of memory for the constraint system");
+        mn_error_set(err, MN_ERR_NOMEM, NULL, 0, "max_handles",
+                     "out of memory for the constraint system");
         return NULL;
     }
     mn_csys* s = (mn_csys*)(block + o_self);
@@ -159,7 +162,8 @@ mn_csys* mn_csys_create(const mn_figure* figures, int nfigure, const mn_csys_def
         s->fig[f].jnt0 = jnt0;
         jnt0 += m->njoint;
         /* Welman 4.1.4: K_i scales how readily DOF i moves; stiffness is its inverse. */
-        for (int k = 0; k < m->nv; k++) s->K[dof0 + k] = s->K0[dof0 + k] = 1.0 / m->dof_stiffness[k];
+        for (int k = 0; k < m->nv; k++)
+            s->K[dof0 + k] = s->K0[dof0 + k] = 1.0 / m->dof_stiffness[k];
         dof0 += m->nv;
         mn_fk(m, figures[f].data);
         s->fig[f].fk_valid = 1;
@@ -172,17 +176,31 @@ mn_csys* mn_csys_create(const mn_figure* figures, int nfigure, const mn_csys_def
     return s;
 }
 
-void mn_csys_destroy(mn_csys* s) { free(s); }
+void mn_csys_destroy(mn_csys* s) {
+    free(s);
+}
 
-int mn_csys_figure_count(const mn_csys* s) { return s ? s->nfig : 0; }
-int mn_csys_nv(const mn_csys* s) { return s ? s->nv : 0; }
+int mn_csys_figure_count(const mn_csys* s) {
+    return s ? s->nfig : 0;
+}
+int mn_csys_nv(const mn_csys* s) {
+    return s ? s->nv : 0;
+}
 int mn_csys_dof_offset(const mn_csys* s, int f) {
     return s && f >= 0 && f < s->nfig ? s->fig[f].dof0 : -1;
 }
-int mn_csys_handle_count(const mn_csys* s) { return s ? s->nh : 0; }
-int mn_csys_constraint_count(const mn_csys* s) { return s ? s->nc : 0; }
-long mn_csys_eval_count(const mn_csys* s) { return s ? s->evals : 0; }
-int mn_csys_row_count(const mn_csys* s) { return s ? s->nrows : 0; }
+int mn_csys_handle_count(const mn_csys* s) {
+    return s ? s->nh : 0;
+}
+int mn_csys_constraint_count(const mn_csys* s) {
+    return s ? s->nc : 0;
+}
+long mn_csys_eval_count(const mn_csys* s) {
+    return s ? s->evals : 0;
+}
+int mn_csys_row_count(const mn_csys* s) {
+    return s ? s->nrows : 0;
+}
 
 int mn_csys_find_handle(const mn_csys* s, const char* name) {
     if (!s || !name || !name[0]) return -1;
@@ -216,17 +234,21 @@ static int handle_dofs(mn_csys* s, int f, mn_handle_type type, int joint, int* o
     int* mark = s->mark;
     memset(mark, 0, sizeof(int) * (size_t)m->njoint);
     if (type == MN_HANDLE_COM && joint < 0) {
-        for (int j = 0; j < m->njoint; j++) mark[j] = 1;
+        for (int j = 0; j < m->njoint; j++)
+            mark[j] = 1;
     } else {
-        for (int j = joint; j >= 0; j = m->jnt_parent[j]) mark[j] = 1;
+        for (int j = joint; j >= 0; j = m->jnt_parent[j])
+            mark[j] = 1;
         if (type == MN_HANDLE_COM)
-            for (int j = joint; j < m->jnt_subtree_end[joint]; j++) mark[j] = 1;
+            for (int j = joint; j < m->jnt_subtree_end[joint]; j++)
+                mark[j] = 1;
     }
     int n = 0;
     for (int j = 0; j < m->njoint; j++) {
         if (!mark[j]) continue;
         int nvj = mn_joint_type_nv((mn_joint_type)m->jnt_type[j]);
-        for (int k = 0; k < nvj; k++) out[n++] = s->fig[f].dof0 + m->jnt_dofadr[j] + k;
+        for (int k = 0; k < nvj; k++)
+            out[n++] = s->fig[f].dof0 + m->jnt_dofadr[j] + k;
     }
     qsort(out, (size_t)n, sizeof(int), cmp_int);
     return n;
@@ -240,21 +262,25 @@ int mn_csys_add_handle(mn_csys* s, const mn_handle_def* def, mn_error* err) {
     }
     const char* nm = def->name ? def->name : "";
     if (s->nh >= s->max_h) {
-        mn_error_set(err, MN_ERR_NOMEM, NULL, 0, "handles", "handle '%s': the system holds at most %d handles", nm, s->max_h);
+        mn_error_set(err, MN_ERR_NOMEM, NULL, 0, "handles",
+                     "handle '%s': the system holds at most %d handles", nm, s->max_h);
         return -1;
     }
     if ((int)def->type < 0 || def->type > MN_HANDLE_COM) {
-        mn_error_set(err, MN_ERR_ARG, NULL, 0, "type", "handle '%s': unknown handle type %d", nm, (int)def->type);
+        mn_error_set(err, MN_ERR_ARG, NULL, 0, "type", "handle '%s': unknown handle type %d", nm,
+                     (int)def->type);
         return -1;
     }
     if (def->figure < 0 || def->figure >= s->nfig) {
-        mn_error_set(err, MN_ERR_ARG, NULL, 0, "figure", "handle '%s': no figure %d", nm, def->figure);
+        mn_error_set(err, MN_ERR_ARG, NULL, 0, "figure", "handle '%s': no figure %d", nm,
+                     def->figure);
         return -1;
     }
     const mn_model* m = s->fig[def->figure].m;
     int lo = def->type == MN_HANDLE_COM ? -1 : 0;
     if (def->joint < lo || def->joint >= m->njoint) {
-        mn_error_set(err, MN_ERR_NOTFOUND, NULL, 0, "joint", "handle '%s': no joint %d in figure %d", nm, def->joint, def->figure);
+        mn_error_set(err, MN_ERR_NOTFOUND, NULL, 0, "joint",
+                     "handle '%s': no joint %d in figure %d", nm, def->joint, def->figure);
         return -1;
     }
     if (!mn_vec3_isfinite(def->point)) {
@@ -270,7 +296,8 @@ int mn_csys_add_handle(mn_csys* s, const mn_handle_def* def, mn_error* err) {
         mn_csys_ensure_fk(s, def->figure);
         mn_com(m, s->fig[def->figure].d, def->joint, &mass);
         if (!(mass > 0)) {
-            mn_error_set(err, MN_ERR_ARG, NULL, 0, "joint", "handle '%s': centre of mass of a massless subtree", nm);
+            mn_error_set(err, MN_ERR_ARG, NULL, 0, "joint",
+                         "handle '%s': centre of mass of a massless subtree", nm);
             return -1;
         }
     }
@@ -293,91 +320,115 @@ int mn_csys_add_handle(mn_csys* s, const mn_handle_def* def, mn_error* err) {
 /* ---- constraints ----------------------------------------------------------------------- */
 
 static int uf_find(int* uf, int i) {
-    while (uf[i] != i) i = uf[i] = uf[uf[i]];
+    while (uf[i] != i)
+        i = uf[i] = uf[uf[i]];
     return i;
 }
 
 /* Two unit vectors across n, forming a right-handed frame (u1, u2, n). */
 static void basis_across(mn_vec3 n, mn_vec3* u1, mn_vec3* u2) {
-    mn_vec3 a = fabs(n.x) < 0.6 ? mn_v3(1, 0, 0) : (fabs(n.y) < 0.6 ? mn_v3(0, 1, 0) : mn_v3(0, 0, 1));
+    mn_vec3 a =
+        fabs(n.x) < 0.6 ? mn_v3(1, 0, 0) : (fabs(n.y) < 0.6 ? mn_v3(0, 1, 0) : mn_v3(0, 0, 1));
     *u1 = mn_vec3_normalize(mn_vec3_sub(a, mn_vec3_scale(n, mn_vec3_dot(a, n))));
     *u2 = mn_vec3_cross(n, *u1);
 }
 
-static int point_like(const csys_handle* h) { return h->type != MN_HANDLE_ORIENT; }
+static int point_like(const csys_handle* h) {
+    return h->type != MN_HANDLE_ORIENT;
+}
 
 /* Checks a def against the system; on success fills the derived members of out. */
 static mn_status check_con(mn_csys* s, const mn_constraint_def* d, csys_con* out, mn_error* err) {
     const char* nm = d->name ? d->name : "";
     const char* tn = mn_constraint_type_name(d->type);
-    if (!tn) return mn_error_set(err, MN_ERR_ARG, NULL, 0, "type", "constraint '%s': unknown type %d", nm, (int)d->type);
+    if (!tn)
+        return mn_error_set(err, MN_ERR_ARG, NULL, 0, "type", "constraint '%s': unknown type %d",
+                            nm, (int)d->type);
     if (d->handle < 0 || d->handle >= s->nh)
-        return mn_error_set(err, MN_ERR_NOTFOUND, NULL, 0, "handle", "%s constraint '%s': no handle %d", tn, nm, d->handle);
+        return mn_error_set(err, MN_ERR_NOTFOUND, NULL, 0, "handle",
+                            "%s constraint '%s': no handle %d", tn, nm, d->handle);
     const csys_handle* h = &s->h[d->handle];
     if (!(d->weight > 0) || !isfinite(d->weight))
-        return mn_error_set(err, MN_ERR_ARG, NULL, 0, "weight", "%s constraint '%s': weight must be > 0", tn, nm);
+        return mn_error_set(err, MN_ERR_ARG, NULL, 0, "weight",
+                            "%s constraint '%s': weight must be > 0", tn, nm);
     if (d->priority < 0 || d->priority > 1000)
-        return mn_error_set(err, MN_ERR_ARG, NULL, 0, "priority", "%s constraint '%s': priority must be in 0..1000", tn, nm);
+        return mn_error_set(err, MN_ERR_ARG, NULL, 0, "priority",
+                            "%s constraint '%s': priority must be in 0..1000", tn, nm);
     if (d->type == MN_CON_ORIENT ? h->type != MN_HANDLE_ORIENT : !point_like(h))
-        return mn_error_set(err, MN_ERR_ARG, NULL, 0, "handle", "%s constraint '%s': handle '%s' is a %s handle", tn, nm,
-                            h->name, mn_handle_type_name(h->type));
+        return mn_error_set(err, MN_ERR_ARG, NULL, 0, "handle",
+                            "%s constraint '%s': handle '%s' is a %s handle", tn, nm, h->name,
+                            mn_handle_type_name(h->type));
     memset(out->poly, 0, sizeof out->poly);
     out->n = out->u1 = out->u2 = mn_v3(0, 0, 0);
     out->is_rot = d->type == MN_CON_ORIENT;
     switch (d->type) {
     case MN_CON_PIN:
         if (!mn_vec3_isfinite(d->target))
-            return mn_error_set(err, MN_ERR_ARG, NULL, 0, "target", "pin constraint '%s': target is not finite", nm);
+            return mn_error_set(err, MN_ERR_ARG, NULL, 0, "target",
+                                "pin constraint '%s': target is not finite", nm);
         break;
     case MN_CON_ORIENT: {
         double qn = mn_quat_norm(d->target_rot);
         if (!mn_quat_isfinite(d->target_rot) || fabs(qn - 1) > 1e-6)
-            return mn_error_set(err, MN_ERR_ARG, NULL, 0, "target", "orient constraint '%s': target is not a unit quaternion", nm);
+            return mn_error_set(err, MN_ERR_ARG, NULL, 0, "target",
+                                "orient constraint '%s': target is not a unit quaternion", nm);
         break;
     }
     case MN_CON_PLANE:
     case MN_CON_LINE: {
         const char* what = d->type == MN_CON_PLANE ? "normal" : "direction";
         if (!mn_vec3_isfinite(d->origin))
-            return mn_error_set(err, MN_ERR_ARG, NULL, 0, "origin", "%s constraint '%s': origin is not finite", tn, nm);
+            return mn_error_set(err, MN_ERR_ARG, NULL, 0, "origin",
+                                "%s constraint '%s': origin is not finite", tn, nm);
         double len = mn_vec3_norm(d->dir);
         if (!mn_vec3_isfinite(d->dir) || !(len > 1e-12))
-            return mn_error_set(err, MN_ERR_ARG, NULL, 0, what, "%s constraint '%s': degenerate %s (zero length)", tn, nm, what);
+            return mn_error_set(err, MN_ERR_ARG, NULL, 0, what,
+                                "%s constraint '%s': degenerate %s (zero length)", tn, nm, what);
         out->n = mn_vec3_scale(d->dir, 1.0 / len);
         basis_across(out->n, &out->u1, &out->u2);
         break;
     }
     case MN_CON_EQUAL: {
         if (d->handle2 < 0 || d->handle2 >= s->nh)
-            return mn_error_set(err, MN_ERR_NOTFOUND, NULL, 0, "handle2", "equal constraint '%s': no handle %d", nm, d->handle2);
+            return mn_error_set(err, MN_ERR_NOTFOUND, NULL, 0, "handle2",
+                                "equal constraint '%s': no handle %d", nm, d->handle2);
         if (!point_like(&s->h[d->handle2]))
-            return mn_error_set(err, MN_ERR_ARG, NULL, 0, "handle2", "equal constraint '%s': handle '%s' is an orientation handle", nm,
+            return mn_error_set(err, MN_ERR_ARG, NULL, 0, "handle2",
+                                "equal constraint '%s': handle '%s' is an orientation handle", nm,
                                 s->h[d->handle2].name);
         if (d->handle2 == d->handle)
-            return mn_error_set(err, MN_ERR_ARG, NULL, 0, "handle2", "equal constraint '%s': a handle equal to itself", nm);
+            return mn_error_set(err, MN_ERR_ARG, NULL, 0, "handle2",
+                                "equal constraint '%s': a handle equal to itself", nm);
         if (uf_find(s->uf, d->handle) == uf_find(s->uf, d->handle2))
             return mn_error_set(err, MN_ERR_ARG, NULL, 0, "handle2",
-                                "equal constraint '%s': cyclic equalities ('%s' and '%s' are already equal through others)", nm,
-                                h->name, s->h[d->handle2].name);
+                                "equal constraint '%s': cyclic equalities ('%s' and '%s' are "
+                                "already equal through others)",
+                                nm, h->name, s->h[d->handle2].name);
         break;
     }
     case MN_CON_BALANCE: {
         if (d->npolygon < 1)
-            return mn_error_set(err, MN_ERR_ARG, NULL, 0, "polygon", "balance constraint '%s': empty support polygon", nm);
+            return mn_error_set(err, MN_ERR_ARG, NULL, 0, "polygon",
+                                "balance constraint '%s': empty support polygon", nm);
         if (d->npolygon < 3 || d->npolygon > MN_MAX_POLYGON)
-            return mn_error_set(err, MN_ERR_ARG, NULL, 0, "polygon", "balance constraint '%s': support polygon needs 3 to %d vertices, has %d",
-                                nm, MN_MAX_POLYGON, d->npolygon);
+            return mn_error_set(
+                err, MN_ERR_ARG, NULL, 0, "polygon",
+                "balance constraint '%s': support polygon needs 3 to %d vertices, has %d", nm,
+                MN_MAX_POLYGON, d->npolygon);
         double len = mn_vec3_norm(d->up);
         if (!mn_vec3_isfinite(d->up) || !(len > 1e-12))
-            return mn_error_set(err, MN_ERR_ARG, NULL, 0, "up", "balance constraint '%s': up is zero or not finite", nm);
+            return mn_error_set(err, MN_ERR_ARG, NULL, 0, "up",
+                                "balance constraint '%s': up is zero or not finite", nm);
         if (!(d->margin >= 0) || !isfinite(d->margin))
-            return mn_error_set(err, MN_ERR_ARG, NULL, 0, "margin", "balance constraint '%s': margin must be >= 0", nm);
+            return mn_error_set(err, MN_ERR_ARG, NULL, 0, "margin",
+                                "balance constraint '%s': margin must be >= 0", nm);
         out->n = mn_vec3_scale(d->up, 1.0 / len);
         basis_across(out->n, &out->u1, &out->u2);
         double area = 0;
         for (int i = 0; i < d->npolygon; i++) {
             if (!mn_vec3_isfinite(d->polygon[i]))
-                return mn_error_set(err, MN_ERR_ARG, NULL, 0, "polygon", "balance constraint '%s': vertex %d is not finite", nm, i);
+                return mn_error_set(err, MN_ERR_ARG, NULL, 0, "polygon",
+                                    "balance constraint '%s': vertex %d is not finite", nm, i);
             out->poly[i][0] = mn_vec3_dot(d->polygon[i], out->u1);
             out->poly[i][1] = mn_vec3_dot(d->polygon[i], out->u2);
         }
@@ -398,21 +449,27 @@ static mn_status check_con(mn_csys* s, const mn_constraint_def* d, csys_con* out
             area = -area;
         }
         double ext = 0;
-        for (int i = 0; i < np; i++) ext = fmax(ext, fmax(fabs(out->poly[i][0]), fabs(out->poly[i][1])));
+        for (int i = 0; i < np; i++)
+            ext = fmax(ext, fmax(fabs(out->poly[i][0]), fabs(out->poly[i][1])));
         if (!(area > 1e-12 * (ext * ext + 1e-300)))
-            return mn_error_set(err, MN_ERR_ARG, NULL, 0, "polygon", "balance constraint '%s': degenerate support polygon (zero area)", nm);
+            return mn_error_set(err, MN_ERR_ARG, NULL, 0, "polygon",
+                                "balance constraint '%s': degenerate support polygon (zero area)",
+                                nm);
         for (int i = 0; i < np; i++) {
             const double* a = out->poly[i];
             const double* b = out->poly[(i + 1) % np];
             const double* c = out->poly[(i + 2) % np];
             double cr = (b[0] - a[0]) * (c[1] - b[1]) - (b[1] - a[1]) * (c[0] - b[0]);
             if (cr < -1e-12 * (ext * ext))
-                return mn_error_set(err, MN_ERR_ARG, NULL, 0, "polygon", "balance constraint '%s': support polygon is not convex at vertex %d",
-                                    nm, (i + 1) % np);
+                return mn_error_set(
+                    err, MN_ERR_ARG, NULL, 0, "polygon",
+                    "balance constraint '%s': support polygon is not convex at vertex %d", nm,
+                    (i + 1) % np);
         }
         break;
     }
-    default: break;
+    default:
+        break;
     }
     return MN_OK;
 }
@@ -421,8 +478,10 @@ static mn_status check_con(mn_csys* s, const mn_constraint_def* d, csys_con* out
 static int union_cols(const csys_handle* a, const csys_handle* b, int* out) {
     int i = 0, j = 0, n = 0;
     while (i < a->ndof || (b && j < b->ndof)) {
-        if (!b || j >= b->ndof || (i < a->ndof && a->dofs[i] < b->dofs[j])) out[n++] = a->dofs[i++];
-        else if (i >= a->ndof || b->dofs[j] < a->dofs[i]) out[n++] = b->dofs[j++];
+        if (!b || j >= b->ndof || (i < a->ndof && a->dofs[i] < b->dofs[j]))
+            out[n++] = a->dofs[i++];
+        else if (i >= a->ndof || b->dofs[j] < a->dofs[i])
+            out[n++] = b->dofs[j++];
         else {
             out[n++] = a->dofs[i++];
             j++;
@@ -439,7 +498,8 @@ int mn_csys_add_constraint(mn_csys* s, const mn_constraint_def* def, mn_error* e
     }
     const char* nm = def->name ? def->name : "";
     if (s->nc >= s->max_c) {
-        mn_error_set(err, MN_ERR_NOMEM, NULL, 0, "constraints", "constraint '%s': the system holds at most %d constraints", nm, s->max_c);
+        mn_error_set(err, MN_ERR_NOMEM, NULL, 0, "constraints",
+                     "constraint '%s': the system holds at most %d constraints", nm, s->max_c);
         return -1;
     }
     if (def->name && def->name[0] && mn_csys_find_constraint(s, def->name) >= 0) {
@@ -453,26 +513,29 @@ int mn_csys_add_constraint(mn_csys* s, const mn_constraint_def* def, mn_error* e
     if (def->type == MN_CON_ORIENT) c->def.target_rot = mn_quat_normalize(def->target_rot);
     if (def->type != MN_CON_EQUAL) c->def.handle2 = -1;
     snprintf(c->name, sizeof c->name, "%s", nm);
-    c->ncols = union_cols(&s->h[def->handle], def->type == MN_CON_EQUAL ? &s->h[def->handle2] : NULL, c->cols);
+    c->ncols = union_cols(&s->h[def->handle],
+                          def->type == MN_CON_EQUAL ? &s->h[def->handle2] : NULL, c->cols);
     c->valid = 0;
     c->nrows = 0;
     c->residual = 0;
     c->unmet = 0;
-    if (def->type == MN_CON_EQUAL) s->uf[uf_find(s->uf, def->handle)] = uf_find(s->uf, def->handle2);
+    if (def->type == MN_CON_EQUAL)
+        s->uf[uf_find(s->uf, def->handle)] = uf_find(s->uf, def->handle2);
     s->nc++;
     return s->nc - 1;
 }
 
 mn_status mn_csys_set_target(mn_csys* s, int c, mn_vec3 target) {
-    if (!s || c < 0 || c >= s->nc || s->c[c].def.type != MN_CON_PIN || !mn_vec3_isfinite(target)) return MN_ERR_ARG;
+    if (!s || c < 0 || c >= s->nc || s->c[c].def.type != MN_CON_PIN || !mn_vec3_isfinite(target))
+        return MN_ERR_ARG;
     s->c[c].def.target = target;
     s->c[c].valid = 0;
     return MN_OK;
 }
 
 mn_status mn_csys_set_target_rot(mn_csys* s, int c, mn_quat target) {
-    if (!s || c < 0 || c >= s->nc || s->c[c].def.type != MN_CON_ORIENT || !mn_quat_isfinite(target) ||
-        fabs(mn_quat_norm(target) - 1) > 1e-6)
+    if (!s || c < 0 || c >= s->nc || s->c[c].def.type != MN_CON_ORIENT ||
+        !mn_quat_isfinite(target) || fabs(mn_quat_norm(target) - 1) > 1e-6)
         return MN_ERR_ARG;
     s->c[c].def.target_rot = mn_quat_normalize(target);
     s->c[c].valid = 0;
@@ -482,7 +545,8 @@ mn_status mn_csys_set_target_rot(mn_csys* s, int c, mn_quat target) {
 /* Moves a PLANE (origin, normal) or a LINE (origin, direction) between frames: animated
  * constraints (Welman 7.2.1). */
 mn_status mn_csys_set_plane(mn_csys* s, int c, mn_vec3 origin, mn_vec3 dir) {
-    if (!s || c < 0 || c >= s->nc || (s->c[c].def.type != MN_CON_PLANE && s->c[c].def.type != MN_CON_LINE) ||
+    if (!s || c < 0 || c >= s->nc ||
+        (s->c[c].def.type != MN_CON_PLANE && s->c[c].def.type != MN_CON_LINE) ||
         !mn_vec3_isfinite(origin) || !mn_vec3_isfinite(dir))
         return MN_ERR_ARG;
     double len = mn_vec3_norm(dir);
@@ -512,7 +576,8 @@ mn_status mn_csys_set_weight(mn_csys* s, int c, double weight) {
 
 mn_status mn_csys_drag(mn_csys* s, int h, mn_vec3 target, double weight, int priority) {
     if (!s || h < 0 || h >= s->nh || !point_like(&s->h[h])) return MN_ERR_ARG;
-    if (!mn_vec3_isfinite(target) || !(weight > 0) || !isfinite(weight) || priority < 0 || priority > 1000)
+    if (!mn_vec3_isfinite(target) || !(weight > 0) || !isfinite(weight) || priority < 0 ||
+        priority > 1000)
         return MN_ERR_ARG;
     csys_handle* hd = &s->h[h];
     hd->drag = DRAG_TARGET;
@@ -524,8 +589,8 @@ mn_status mn_csys_drag(mn_csys* s, int h, mn_vec3 target, double weight, int pri
 
 mn_status mn_csys_drag_rot(mn_csys* s, int h, mn_quat target, double weight, int priority) {
     if (!s || h < 0 || h >= s->nh || s->h[h].type != MN_HANDLE_ORIENT) return MN_ERR_ARG;
-    if (!mn_quat_isfinite(target) || fabs(mn_quat_norm(target) - 1) > 1e-6 || !(weight > 0) || !isfinite(weight) ||
-        priority < 0 || priority > 1000)
+    if (!mn_quat_isfinite(target) || fabs(mn_quat_norm(target) - 1) > 1e-6 || !(weight > 0) ||
+        !isfinite(weight) || priority < 0 || priority > 1000)
         return MN_ERR_ARG;
     csys_handle* hd = &s->h[h];
     hd->drag = DRAG_TARGET;
@@ -536,7 +601,8 @@ mn_status mn_csys_drag_rot(mn_csys* s, int h, mn_quat target, double weight, int
 }
 
 mn_status mn_csys_push(mn_csys* s, int h, mn_vec3 force) {
-    if (!s || h < 0 || h >= s->nh || !point_like(&s->h[h]) || !mn_vec3_isfinite(force)) return MN_ERR_ARG;
+    if (!s || h < 0 || h >= s->nh || !point_like(&s->h[h]) || !mn_vec3_isfinite(force))
+        return MN_ERR_ARG;
     s->h[h].drag = DRAG_FORCE;
     s->h[h].drag_vec = force;
     s->h[h].drag_weight = 1;
@@ -568,4 +634,6 @@ double mn_csys_residual(const mn_csys* s, int c) {
     return s && c >= 0 && c < s->nc ? s->c[c].residual : 0;
 }
 
-int mn_csys_unmet(const mn_csys* s, int c) { return s && c >= 0 && c < s->nc ? s->c[c].unmet : 0; }
+int mn_csys_unmet(const mn_csys* s, int c) {
+    return s && c >= 0 && c < s->nc ? s->c[c].unmet : 0;
+}

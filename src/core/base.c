@@ -8,16 +8,26 @@
 
 const char* mn_status_name(mn_status s) {
     switch (s) {
-    case MN_OK: return "OK";
-    case MN_ERR_ARG: return "ARG";
-    case MN_ERR_IO: return "IO";
-    case MN_ERR_PARSE: return "PARSE";
-    case MN_ERR_NOMEM: return "NOMEM";
-    case MN_ERR_NOTFOUND: return "NOTFOUND";
-    case MN_ERR_SINGULAR: return "SINGULAR";
-    case MN_ERR_UNREACHABLE: return "UNREACHABLE";
-    case MN_ERR_NOCONVERGE: return "NOCONVERGE";
-    case MN_ERR_UNSUPPORTED: return "UNSUPPORTED";
+    case MN_OK:
+        return "OK";
+    case MN_ERR_ARG:
+        return "ARG";
+    case MN_ERR_IO:
+        return "IO";
+    case MN_ERR_PARSE:
+        return "PARSE";
+    case MN_ERR_NOMEM:
+        return "NOMEM";
+    case MN_ERR_NOTFOUND:
+        return "NOTFOUND";
+    case MN_ERR_SINGULAR:
+        return "SINGULAR";
+    case MN_ERR_UNREACHABLE:
+        return "UNREACHABLE";
+    case MN_ERR_NOCONVERGE:
+        return "NOCONVERGE";
+    case MN_ERR_UNSUPPORTED:
+        return "UNSUPPORTED";
     }
     return "UNKNOWN";
 }
@@ -42,9 +52,11 @@ mn_status mn_error_set(mn_error* err, mn_status s, const char* file, int line, c
     size_t n = 0, cap = sizeof err->message;
     err->message[0] = 0;
     if (err->file[0]) n += (size_t)snprintf(err->message + n, cap - n, "%s:", err->file);
-    if (err->file[0] && line > 0 && n < cap) n += (size_t)snprintf(err->message + n, cap - n, "%d:", line);
+    if (err->file[0] && line > 0 && n < cap)
+        n += (size_t)snprintf(err->message + n, cap - n, "%d:", line);
     if (n > 0 && n < cap) n += (size_t)snprintf(err->message + n, cap - n, " ");
-    if (err->field[0] && n < cap) n += (size_t)snprintf(err->message + n, cap - n, "%s: ", err->field);
+    if (err->field[0] && n < cap)
+        n += (size_t)snprintf(err->message + n, cap - n, "%s: ", err->field);
     if (n < cap) snprintf(err->message + n, cap - n, "%s", text);
     return s;
 }

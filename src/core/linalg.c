@@ -20,7 +20,9 @@
 
 /* Relative pivot tolerance for the factorisations: a pivot below n * eps * max|A| is
  * treated as zero (see linalg.h). */
-static double pivot_tol(int n) { return (double)n * DBL_EPSILON; }
+static double pivot_tol(int n) {
+    return (double)n * DBL_EPSILON;
+}
 
 /* Dot product with four partial sums: breaks the add latency chain (the compiler may not
  * reassociate) and is also a little more accurate than one running sum. */
@@ -33,7 +35,8 @@ static double dot(const double* a, const double* b, int len) {
         s2 += a[i + 2] * b[i + 2];
         s3 += a[i + 3] * b[i + 3];
     }
-    for (; i < len; i++) s0 += a[i] * b[i];
+    for (; i < len; i++)
+        s0 += a[i] * b[i];
     return (s0 + s1) + (s2 + s3);
 }
 
@@ -41,7 +44,8 @@ static double dot(const double* a, const double* b, int len) {
  * unrolled form's tail handling costs more than it saves. */
 static double dot_short(const double* a, const double* b, int len) {
     double s = 0;
-    for (int i = 0; i < len; i++) s += a[i] * b[i];
+    for (int i = 0; i < len; i++)
+        s += a[i] * b[i];
     return s;
 }
 
@@ -96,7 +100,8 @@ mn_status mn_lu_factor(double* A, int n, int* piv) {
             double l = ri[k] * inv;
             ri[k] = l;
             if (l == 0) continue;
-            for (int j = k + 1; j < n; j++) ri[j] -= l * rk[j];
+            for (int j = k + 1; j < n; j++)
+                ri[j] -= l * rk[j];
         }
     }
     return st;
@@ -113,7 +118,8 @@ void mn_lu_solve(const double* LU, int n, const int* piv, double* b) {
         }
     }
     /* L y = P b, L unit lower. */
-    for (int i = 1; i < n; i++) b[i] -= dot(LU + (size_t)i * n, b, i);
+    for (int i = 1; i < n; i++)
+        b[i] -= dot(LU + (size_t)i * n, b, i);
     /* U x = y. */
     for (int i = n - 1; i >= 0; i--) {
         const double* ri = LU + (size_t)i * n;
@@ -162,7 +168,8 @@ void mn_cholesky_solve(const double* L, int n, double* b) {
         const double* ri = L + (size_t)i * n;
         double xi = b[i] / ri[i];
         b[i] = xi;
-        for (int j = 0; j < i; j++) b[j] -= ri[j] * xi;
+        for (int j = 0; j < i; j++)
+            b[j] -= ri[j] * xi;
     }
 }
 
@@ -234,8 +241,10 @@ mn_status mn_ldlt_factor(double* A, int n, int* piv) {
         int kk = k + kstep - 1;
         if (kp != kk) {
             /* Symmetric interchange of rows and columns kk and kp in A(k:n, k:n). */
-            for (int i = kp + 1; i < n; i++) swap_d(&AT(i, kk), &AT(i, kp));
-            for (int j = kk + 1; j < kp; j++) swap_d(&AT(j, kk), &AT(kp, j));
+            for (int i = kp + 1; i < n; i++)
+                swap_d(&AT(i, kk), &AT(i, kp));
+            for (int j = kk + 1; j < kp; j++)
+                swap_d(&AT(j, kk), &AT(kp, j));
             swap_d(&AT(kk, kk), &AT(kp, kp));
             if (kstep == 2) swap_d(&AT(k + 1, k), &AT(kp, k));
         }
@@ -246,22 +255,26 @@ mn_status mn_ldlt_factor(double* A, int n, int* piv) {
             if (len <= LDLT_BUF) {
                 /* Rows are contiguous, column k is not: gather it once so the row
                  * updates stream through memory (and vectorise). */
-                for (int j = 0; j < len; j++) buf0[j] = AT(k + 1 + j, k);
+                for (int j = 0; j < len; j++)
+                    buf0[j] = AT(k + 1 + j, k);
                 for (int i = k + 1; i < n; i++) {
                     double r = d11 * buf0[i - k - 1];
                     if (r == 0) continue;
                     double* ri = A + (size_t)i * n + k + 1;
-                    for (int j = 0; j <= i - k - 1; j++) ri[j] -= r * buf0[j];
+                    for (int j = 0; j <= i - k - 1; j++)
+                        ri[j] -= r * buf0[j];
                 }
             } else {
                 for (int i = k + 1; i < n; i++) {
                     double r = d11 * AT(i, k);
                     if (r == 0) continue;
                     double* ri = A + (size_t)i * n;
-                    for (int j = k + 1; j <= i; j++) ri[j] -= r * AT(j, k);
+                    for (int j = k + 1; j <= i; j++)
+                        ri[j] -= r * AT(j, k);
                 }
             }
-            for (int i = k + 1; i < n; i++) AT(i, k) *= d11;
+            for (int i = k + 1; i < n; i++)
+                AT(i, k) *= d11;
             piv[k] = kp;
         } else {
             /* 2x2 pivot D = [d11 d21; d21 d22]: W = A(k+2:n, k:k+1) D^-1 (dsytf2's
@@ -284,7 +297,8 @@ mn_status mn_ldlt_factor(double* A, int n, int* piv) {
                         double* ri = A + (size_t)i * n;
                         double a0 = ri[k], a1 = ri[k + 1];
                         double* rr = ri + k + 2;
-                        for (int j = 0; j <= i - k - 2; j++) rr[j] -= a0 * buf0[j] + a1 * buf1[j];
+                        for (int j = 0; j <= i - k - 2; j++)
+                            rr[j] -= a0 * buf0[j] + a1 * buf1[j];
                         ri[k] = buf0[i - k - 2];
                         ri[k + 1] = buf1[i - k - 2];
                     }
@@ -292,7 +306,8 @@ mn_status mn_ldlt_factor(double* A, int n, int* piv) {
                     for (int j = k + 2; j < n; j++) {
                         double wk = d21 * (d11 * AT(j, k) - AT(j, k + 1));
                         double wkp1 = d21 * (d22 * AT(j, k + 1) - AT(j, k));
-                        for (int i = j; i < n; i++) AT(i, j) -= AT(i, k) * wk + AT(i, k + 1) * wkp1;
+                        for (int i = j; i < n; i++)
+                            AT(i, j) -= AT(i, k) * wk + AT(i, k + 1) * wkp1;
                         AT(j, k) = wk;
                         AT(j, k + 1) = wkp1;
                     }
@@ -314,14 +329,16 @@ void mn_ldlt_solve(const double* A, int n, const int* piv, double* b) {
             int kp = piv[k];
             if (kp != k) swap_d(&b[k], &b[kp]);
             double bk = b[k];
-            for (int i = k + 1; i < n; i++) b[i] -= AT(i, k) * bk;
+            for (int i = k + 1; i < n; i++)
+                b[i] -= AT(i, k) * bk;
             b[k] = bk / AT(k, k);
             k += 1;
         } else {
             int kp = -piv[k] - 1;
             if (kp != k + 1) swap_d(&b[k + 1], &b[kp]);
             double b0 = b[k], b1 = b[k + 1];
-            for (int i = k + 2; i < n; i++) b[i] -= AT(i, k) * b0 + AT(i, k + 1) * b1;
+            for (int i = k + 2; i < n; i++)
+                b[i] -= AT(i, k) * b0 + AT(i, k + 1) * b1;
             double akm1k = AT(k + 1, k);
             double akm1 = AT(k, k) / akm1k;
             double ak = AT(k + 1, k + 1) / akm1k;
@@ -337,7 +354,8 @@ void mn_ldlt_solve(const double* A, int n, const int* piv, double* b) {
     while (k >= 0) {
         if (piv[k] >= 0) {
             double s = b[k];
-            for (int i = k + 1; i < n; i++) s -= AT(i, k) * b[i];
+            for (int i = k + 1; i < n; i++)
+                s -= AT(i, k) * b[i];
             b[k] = s;
             int kp = piv[k];
             if (kp != k) swap_d(&b[k], &b[kp]);
@@ -364,9 +382,12 @@ void mn_ldlt_inertia(const double* A, int n, const int* piv, int* npos, int* nne
         for (int k = 0; k < n; k++) {
             if (piv[k] >= 0) {
                 double d = AT(k, k);
-                if (d > 0) pos++;
-                else if (d < 0) neg++;
-                else zero++;
+                if (d > 0)
+                    pos++;
+                else if (d < 0)
+                    neg++;
+                else
+                    zero++;
             } else if (k + 1 < n) {
                 /* det = d11 d22 - d21^2 < 0 by the pivot choice: one eigenvalue of each
                  * sign. The general rule is kept so the count never depends on that. */
@@ -376,13 +397,18 @@ void mn_ldlt_inertia(const double* A, int n, const int* piv, int* npos, int* nne
                     pos++;
                     neg++;
                 } else if (det > 0) {
-                    if (tr > 0) pos += 2;
-                    else neg += 2;
+                    if (tr > 0)
+                        pos += 2;
+                    else
+                        neg += 2;
                 } else {
                     zero++; /* the other eigenvalue is the trace */
-                    if (tr > 0) pos++;
-                    else if (tr < 0) neg++;
-                    else zero++;
+                    if (tr > 0)
+                        pos++;
+                    else if (tr < 0)
+                        neg++;
+                    else
+                        zero++;
                 }
                 k++;
             }
@@ -427,20 +453,22 @@ static void complete_basis(double* X, int k, int l, int j, const double* done) {
             if (done[i] == 0) continue;
             const double* y = X + (size_t)i * l;
             double d = dot_short(x, y, l);
-            for (int t = 0; t < l; t++) x[t] -= d * y[t];
+            for (int t = 0; t < l; t++)
+                x[t] -= d * y[t];
         }
     }
     double inv = 1.0 / sqrt(dot_short(x, x, l));
-    for (int t = 0; t < l; t++) x[t] *= inv;
+    for (int t = 0; t < l; t++)
+        x[t] *= inv;
 }
 
 mn_status mn_svd(double* A, int m, int n, double* s, double* U, double* V, double* work) {
     if (!A || !s || !work || m <= 0 || n <= 0) return MN_ERR_ARG;
     const int tall = m >= n;
     const int k = tall ? n : m, l = tall ? m : n;
-    double* X = work;                    /* k x l: x_j are columns (tall) or rows of A */
-    double* Q = X + (size_t)k * l;       /* k x k: q_j = column j of the rotations */
-    double* nrm = Q + (size_t)k * k;     /* k squared norms */
+    double* X = work;                /* k x l: x_j are columns (tall) or rows of A */
+    double* Q = X + (size_t)k * l;   /* k x k: q_j = column j of the rotations */
+    double* nrm = Q + (size_t)k * k; /* k squared norms */
 
     /* Copy with an exact power-of-two scaling so that squared norms neither overflow nor
      * underflow; singular values are scaled back at the end. */
@@ -463,10 +491,12 @@ mn_status mn_svd(double* A, int m, int n, double* s, double* U, double* V, doubl
                 X[(size_t)j * l + i] = by_mul ? a * scale : ldexp(a, -ex);
             }
     } else {
-        for (size_t i = 0; i < mn; i++) X[i] = by_mul ? A[i] * scale : ldexp(A[i], -ex);
+        for (size_t i = 0; i < mn; i++)
+            X[i] = by_mul ? A[i] * scale : ldexp(A[i], -ex);
     }
     memset(Q, 0, (size_t)k * k * sizeof *Q);
-    for (int j = 0; j < k; j++) Q[(size_t)j * k + j] = 1;
+    for (int j = 0; j < k; j++)
+        Q[(size_t)j * k + j] = 1;
 
     /* Sweeps over all pairs (p, q) in round-robin ("tournament") order: each sweep is k-1
      * rounds of disjoint pairs (the circle method, with a bye when k is odd). Rotations
@@ -573,15 +603,19 @@ mn_status mn_svd(double* A, int m, int n, double* s, double* U, double* V, doubl
         if (best == i) continue;
         swap_d(&nrm[i], &nrm[best]);
         double *xi = X + (size_t)i * l, *xb = X + (size_t)best * l;
-        for (int t = 0; t < l; t++) swap_d(&xi[t], &xb[t]);
+        for (int t = 0; t < l; t++)
+            swap_d(&xi[t], &xb[t]);
         double *qi = Q + (size_t)i * k, *qb = Q + (size_t)best * k;
-        for (int t = 0; t < k; t++) swap_d(&qi[t], &qb[t]);
+        for (int t = 0; t < k; t++)
+            swap_d(&qi[t], &qb[t]);
     }
     if (ex > -1000 && ex < 1000) {
         const double unscale = ldexp(1.0, ex);
-        for (int j = 0; j < k; j++) s[j] = nrm[j] * unscale;
+        for (int j = 0; j < k; j++)
+            s[j] = nrm[j] * unscale;
     } else {
-        for (int j = 0; j < k; j++) s[j] = ldexp(nrm[j], ex);
+        for (int j = 0; j < k; j++)
+            s[j] = ldexp(nrm[j], ex);
     }
 
     /* The vectors of the orthogonalised side: x_j / sigma_j, completed to an orthonormal
@@ -597,7 +631,8 @@ mn_status mn_svd(double* A, int m, int n, double* s, double* U, double* V, doubl
             double* xj = X + (size_t)j * l;
             if (sj > 0) {
                 double inv = 1.0 / sj;
-                for (int t = 0; t < l; t++) xj[t] *= inv;
+                for (int t = 0; t < l; t++)
+                    xj[t] *= inv;
                 done[j] = 1;
             } else {
                 done[j] = 0;
@@ -613,11 +648,13 @@ mn_status mn_svd(double* A, int m, int n, double* s, double* U, double* V, doubl
         }
         /* want_x is l x k row-major: entry (i, j) = x_j[i]. */
         for (int i = 0; i < l; i++)
-            for (int j = 0; j < k; j++) want_x[(size_t)i * k + j] = X[(size_t)j * l + i];
+            for (int j = 0; j < k; j++)
+                want_x[(size_t)i * k + j] = X[(size_t)j * l + i];
     }
     if (want_q) {
         for (int i = 0; i < k; i++)
-            for (int j = 0; j < k; j++) want_q[(size_t)i * k + j] = Q[(size_t)j * k + i];
+            for (int j = 0; j < k; j++)
+                want_q[(size_t)i * k + j] = Q[(size_t)j * k + i];
     }
     return converged ? MN_OK : MN_ERR_NOCONVERGE;
 }
@@ -648,15 +685,20 @@ mn_status mn_tsvd_solve(double* A, int m, int n, const double* b, double rcond, 
      * singular values throws away the ill-conditioned components). */
     double cut = rcond * s[0];
     int r = 0;
-    while (r < k && s[r] > 0 && s[r] >= cut) r++;
-    for (int j = 0; j < r; j++) y[j] = 0;
+    while (r < k && s[r] > 0 && s[r] >= cut)
+        r++;
+    for (int j = 0; j < r; j++)
+        y[j] = 0;
     for (int i = 0; i < m; i++) {
         const double* ui = U + (size_t)i * k;
         double bi = b[i];
-        for (int j = 0; j < r; j++) y[j] += ui[j] * bi;
+        for (int j = 0; j < r; j++)
+            y[j] += ui[j] * bi;
     }
-    for (int j = 0; j < r; j++) y[j] /= s[j];
-    for (int i = 0; i < n; i++) x[i] = dot(V + (size_t)i * k, y, r);
+    for (int j = 0; j < r; j++)
+        y[j] /= s[j];
+    for (int i = 0; i < n; i++)
+        x[i] = dot(V + (size_t)i * k, y, r);
     if (rank) *rank = r;
     return st;
 }
@@ -680,7 +722,8 @@ mn_status mn_dls_solve(const double* A, int m, int n, const double* b, double la
         double* y = work + (size_t)m * m;
         for (int i = 0; i < m; i++) {
             const double* ai = A + (size_t)i * n;
-            for (int j = 0; j <= i; j++) M[(size_t)i * m + j] = dot(ai, A + (size_t)j * n, n);
+            for (int j = 0; j <= i; j++)
+                M[(size_t)i * m + j] = dot(ai, A + (size_t)j * n, n);
             M[(size_t)i * m + i] += l2;
         }
         mn_status st = mn_cholesky_factor(M, m);
@@ -695,17 +738,20 @@ mn_status mn_dls_solve(const double* A, int m, int n, const double* b, double la
         /* M = A^T A (+ lambda^2 I) accumulated by rows of A: rank-1 updates that stream
          * through memory. */
         for (int i = 0; i < n; i++)
-            for (int j = 0; j <= i; j++) M[(size_t)i * n + j] = 0;
+            for (int j = 0; j <= i; j++)
+                M[(size_t)i * n + j] = 0;
         for (int r = 0; r < m; r++) {
             const double* ar = A + (size_t)r * n;
             for (int i = 0; i < n; i++) {
                 double a = ar[i];
                 if (a == 0) continue;
                 double* mi = M + (size_t)i * n;
-                for (int j = 0; j <= i; j++) mi[j] += a * ar[j];
+                for (int j = 0; j <= i; j++)
+                    mi[j] += a * ar[j];
             }
         }
-        for (int i = 0; i < n; i++) M[(size_t)i * n + i] += l2;
+        for (int i = 0; i < n; i++)
+            M[(size_t)i * n + i] += l2;
         mn_status st = mn_cholesky_factor(M, n);
         if (st != MN_OK) {
             memset(x, 0, (size_t)n * sizeof *x);
@@ -720,40 +766,47 @@ mn_status mn_dls_solve(const double* A, int m, int n, const double* b, double la
 /* ---- small products ------------------------------------------------------------------------ */
 
 void mn_matvec(const double* A, int m, int n, const double* x, double* y) {
-    for (int i = 0; i < m; i++) y[i] = dot(A + (size_t)i * n, x, n);
+    for (int i = 0; i < m; i++)
+        y[i] = dot(A + (size_t)i * n, x, n);
 }
 
 void mn_matvec_t(const double* A, int m, int n, const double* x, double* y) {
-    for (int j = 0; j < n; j++) y[j] = 0;
+    for (int j = 0; j < n; j++)
+        y[j] = 0;
     for (int i = 0; i < m; i++) {
         const double* ai = A + (size_t)i * n;
         double xi = x[i];
-        for (int j = 0; j < n; j++) y[j] += ai[j] * xi;
+        for (int j = 0; j < n; j++)
+            y[j] += ai[j] * xi;
     }
 }
 
 void mn_matmul(const double* A, const double* B, int m, int k, int n, double* C) {
     for (int i = 0; i < m; i++) {
         double* ci = C + (size_t)i * n;
-        for (int j = 0; j < n; j++) ci[j] = 0;
+        for (int j = 0; j < n; j++)
+            ci[j] = 0;
         const double* ai = A + (size_t)i * k;
         for (int p = 0; p < k; p++) {
             double a = ai[p];
             const double* bp = B + (size_t)p * n;
-            for (int j = 0; j < n; j++) ci[j] += a * bp[j];
+            for (int j = 0; j < n; j++)
+                ci[j] += a * bp[j];
         }
     }
 }
 
 void mn_matmul_tn(const double* A, const double* B, int k, int m, int n, double* C) {
-    for (size_t i = 0; i < (size_t)m * n; i++) C[i] = 0;
+    for (size_t i = 0; i < (size_t)m * n; i++)
+        C[i] = 0;
     for (int p = 0; p < k; p++) {
         const double* ap = A + (size_t)p * m;
         const double* bp = B + (size_t)p * n;
         for (int i = 0; i < m; i++) {
             double a = ap[i];
             double* ci = C + (size_t)i * n;
-            for (int j = 0; j < n; j++) ci[j] += a * bp[j];
+            for (int j = 0; j < n; j++)
+                ci[j] += a * bp[j];
         }
     }
 }

@@ -8,7 +8,9 @@
 #include "core/sincos_inline.h"
 
 /* ---- sincos: see core/sincos_inline.h -------------------------------------------------- */
-void mn_sincos(double x, double* s, double* c) { mn_sincos_inline(x, s, c); }
+void mn_sincos(double x, double* s, double* c) {
+    mn_sincos_inline(x, s, c);
+}
 
 /* ---- axis-angle ------------------------------------------------------------------------ */
 mn_mat3 mn_mat3_axis_angle(mn_vec3 a, double angle) {
@@ -87,9 +89,13 @@ mn_vec3 mn_quat_log(mn_quat q) {
     return mn_v3(k * q.x, k * q.y, k * q.z);
 }
 
-mn_mat3 mn_mat3_exp(mn_vec3 r) { return mn_quat_to_mat3(mn_quat_exp(r)); }
+mn_mat3 mn_mat3_exp(mn_vec3 r) {
+    return mn_quat_to_mat3(mn_quat_exp(r));
+}
 
-mn_vec3 mn_mat3_log(const mn_mat3* R) { return mn_quat_log(mn_quat_from_mat3(R)); }
+mn_vec3 mn_mat3_log(const mn_mat3* R) {
+    return mn_quat_log(mn_quat_from_mat3(R));
+}
 
 double mn_angle_wrap(double a) {
     a = fmod(a + MN_PI, 2 * MN_PI);
@@ -134,8 +140,8 @@ mn_quat mn_quat_slerp(mn_quat a, mn_quat b, double t) {
         ka = sin((1.0 - t) * th) / st;
         kb = sin(t * th) / st;
     }
-    return mn_quat_normalize(mn_q4(ka * a.w + kb * b.w, ka * a.x + kb * b.x, ka * a.y + kb * b.y,
-                                   ka * a.z + kb * b.z));
+    return mn_quat_normalize(
+        mn_q4(ka * a.w + kb * b.w, ka * a.x + kb * b.x, ka * a.y + kb * b.y, ka * a.z + kb * b.z));
 }
 
 double mn_quat_angle_between(mn_quat a, mn_quat b) {
@@ -143,10 +149,13 @@ double mn_quat_angle_between(mn_quat a, mn_quat b) {
 }
 
 /* ---- Euler angles ---------------------------------------------------------------------- */
-static const int EULER_AXES[6][3] = {{0, 1, 2}, {0, 2, 1}, {1, 0, 2}, {1, 2, 0}, {2, 0, 1}, {2, 1, 0}};
+static const int EULER_AXES[6][3] = {{0, 1, 2}, {0, 2, 1}, {1, 0, 2},
+                                     {1, 2, 0}, {2, 0, 1}, {2, 1, 0}};
 static const char* const EULER_NAMES[6] = {"XYZ", "XZY", "YXZ", "YZX", "ZXY", "ZYX"};
 
-static mn_vec3 unit_axis(int i) { return mn_v3(i == 0, i == 1, i == 2); }
+static mn_vec3 unit_axis(int i) {
+    return mn_v3(i == 0, i == 1, i == 2);
+}
 
 /* An order outside the enum is read as XYZ (these calls have no status to return). */
 static const int* euler_axes(mn_euler_order order) {
@@ -166,7 +175,8 @@ mn_mat3 mn_euler_to_mat3(mn_euler_order order, const double e[3]) {
 mn_quat mn_euler_to_quat(mn_euler_order order, const double e[3]) {
     const int* ax = euler_axes(order);
     mn_quat q = mn_quat_axis_angle(unit_axis(ax[0]), e[0]);
-    for (int k = 1; k < 3; k++) q = mn_quat_mul(q, mn_quat_axis_angle(unit_axis(ax[k]), e[k]));
+    for (int k = 1; k < 3; k++)
+        q = mn_quat_mul(q, mn_quat_axis_angle(unit_axis(ax[k]), e[k]));
     return q;
 }
 

@@ -60,10 +60,22 @@ static inline void mn_sincos_inline(double x, double* s, double* c) {
     double y = hi + ((lo - fn * PIO2_3) - fn * PIO2_3T);
     double ps = poly_sin(y), pc = poly_cos(y);
     switch ((long)fn & 3) {
-    case 0: *s = ps; *c = pc; break;
-    case 1: *s = pc; *c = -ps; break;
-    case 2: *s = -ps; *c = -pc; break;
-    default: *s = -pc; *c = ps; break;
+    case 0:
+        *s = ps;
+        *c = pc;
+        break;
+    case 1:
+        *s = pc;
+        *c = -ps;
+        break;
+    case 2:
+        *s = -ps;
+        *c = -pc;
+        break;
+    default:
+        *s = -pc;
+        *c = ps;
+        break;
     }
 }
 

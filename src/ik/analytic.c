@@ -62,7 +62,8 @@ static void sweep_group(mn_geo_chain* c, mn_data* d, int k0, int k1, int elbow_k
 /* Paden-Kahan subproblem 1 (Murray, Li and Sastry 1994, 3.2.3): the angle about unit axis
  * w that turns vector p onto vector q (their components across w). */
 static double pk_sub1(mn_vec3 w, mn_vec3 p, mn_vec3 q) {
-    mn_vec3 pp = mn_vec3_madd(p, -mn_vec3_dot(w, p), w), qq = mn_vec3_madd(q, -mn_vec3_dot(w, q), w);
+    mn_vec3 pp = mn_vec3_madd(p, -mn_vec3_dot(w, p), w),
+            qq = mn_vec3_madd(q, -mn_vec3_dot(w, q), w);
     return atan2(mn_vec3_dot(w, mn_vec3_cross(pp, qq)), mn_vec3_dot(pp, qq));
 }
 
@@ -84,11 +85,14 @@ static int pk_three_hinges(mn_vec3 w1, mn_vec3 w2, mn_vec3 w3, mn_quat D, double
     double gam = g2 > 0 ? sqrt(g2) : 0.0;
     double best = INFINITY;
     for (int s = -1; s <= 1; s += 2) {
-        mn_vec3 z = mn_vec3_add(mn_vec3_add(mn_vec3_scale(w1, al), mn_vec3_scale(w2, be)), mn_vec3_scale(x, s * gam));
+        mn_vec3 z = mn_vec3_add(mn_vec3_add(mn_vec3_scale(w1, al), mn_vec3_scale(w2, be)),
+                                mn_vec3_scale(x, s * gam));
         double t2 = pk_sub1(w2, p, z), t1 = pk_sub1(w1, z, q);
         /* t3: what is left, exp(-w2 t2) exp(-w1 t1) D, about w3 */
-        mn_quat rest = mn_quat_mul(mn_quat_mul(mn_quat_axis_angle(w2, -t2), mn_quat_axis_angle(w1, -t1)), D);
-        mn_vec3 r = fabs(w3.x) < 0.9 ? mn_vec3_cross(w3, mn_v3(1, 0, 0)) : mn_vec3_cross(w3, mn_v3(0, 1, 0));
+        mn_quat rest =
+            mn_quat_mul(mn_quat_mul(mn_quat_axis_angle(w2, -t2), mn_quat_axis_angle(w1, -t1)), D);
+        mn_vec3 r = fabs(w3.x) < 0.9 ? mn_vec3_cross(w3, mn_v3(1, 0, 0))
+                                     : mn_vec3_cross(w3, mn_v3(0, 1, 0));
         double t3 = pk_sub1(w3, r, mn_quat_rotate(rest, r));
         double cost = fabs(t1) + fabs(t2) + fabs(t3);
         if (cost < best) best = cost, t[0] = t1, t[1] = t2, t[2] = t3;
@@ -98,8 +102,8 @@ static int pk_three_hinges(mn_vec3 w1, mn_vec3 w2, mn_vec3 w3, mn_quat D, double
 
 /* The elbow hinge angle change that makes |X - A| = dist (or as near as its axis and
  * limits allow). */
-static double elbow_hinge(const mn_geo_chain* c, const mn_data* d, int j, mn_vec3 A, mn_vec3 B, mn_vec3 X,
-                          double dist) {
+static double elbow_hinge(const mn_geo_chain* c, const mn_data* d, int j, mn_vec3 A, mn_vec3 B,
+                          mn_vec3 X, double dist) {
     mn_vec3 a = mn_mat3_mulv(&d->xf[j].R, c->m->jnt_axis[j]);
     mn_vec3 u = mn_vec3_sub(B, A), v = mn_vec3_sub(X, B);
     double c0 = mn_vec3_dot(u, a) * mn_vec3_dot(a, v);
@@ -133,8 +137,8 @@ static double elbow_hinge(const mn_geo_chain* c, const mn_data* d, int j, mn_vec
 /* A shoulder of three hinges: the rotation carrying (B, X) onto (B*, X*) (exact when the
  * bones are consistent) split onto the hinges in closed form, distal first so each turns
  * about its current axis. Other shoulders are left to the sweeps. */
-static void solve_shoulder(mn_geo_chain* c, mn_data* d, int k0, int k1, int elbow_k, int xpivot_k, mn_vec3 Bs,
-                           mn_vec3 Xs) {
+static void solve_shoulder(mn_geo_chain* c, mn_data* d, int k0, int k1, int elbow_k, int xpivot_k,
+                           mn_vec3 Bs, mn_vec3 Xs) {
     const mn_model* m = c->m;
     int hk[3], nh = 0;
     for (int k = k0; k <= k1; k++) {
@@ -147,7 +151,8 @@ static void solve_shoulder(mn_geo_chain* c, mn_data* d, int k0, int k1, int elbo
     mn_vec3 A = d->xf[c->ch.jnt[k0]].p;
     mn_vec3 B = d->xf[c->ch.jnt[elbow_k]].p;
     mn_vec3 X = xpivot_k >= 0 ? d->xf[c->ch.jnt[xpivot_k]].p : mn_geo_effector(c, d);
-    mn_vec3 a[2] = {mn_vec3_sub(B, A), mn_vec3_sub(X, A)}, b[2] = {mn_vec3_sub(Bs, A), mn_vec3_sub(Xs, A)};
+    mn_vec3 a[2] = {mn_vec3_sub(B, A), mn_vec3_sub(X, A)},
+            b[2] = {mn_vec3_sub(Bs, A), mn_vec3_sub(Xs, A)};
     double w[2] = {1, 1};
     mn_quat D = mn_geo_best_rotation(a, b, w, 2);
     mn_vec3 ax[3];
@@ -157,7 +162,8 @@ static void solve_shoulder(mn_geo_chain* c, mn_data* d, int k0, int k1, int elbo
     }
     double t[3];
     if (pk_three_hinges(ax[0], ax[1], ax[2], D, t) != 0) return;
-    for (int i = 2; i >= 0; i--) mn_geo_rotate(c, d, hk[i], mn_quat_axis_angle(ax[i], t[i]));
+    for (int i = 2; i >= 0; i--)
+        mn_geo_rotate(c, d, hk[i], mn_quat_axis_angle(ax[i], t[i]));
 }
 
 mn_status mn_ik_analytic(MN_IK_METHOD_ARGS) {
@@ -279,7 +285,8 @@ mn_status mn_ik_analytic(MN_IK_METHOD_ARGS) {
     double dact = mn_vec3_dist(X, A);
     double ca = dact > eps ? (L1 * L1 + dact * dact - L2 * L2) / (2 * L1 * dact) : 1.0;
     double alpha = acos(ca > 1 ? 1 : ca < -1 ? -1 : ca);
-    mn_vec3 Bs = mn_vec3_add(A, mn_vec3_scale(mn_vec3_madd(mn_vec3_scale(u, cos(alpha)), sin(alpha), side), L1));
+    mn_vec3 Bs = mn_vec3_add(
+        A, mn_vec3_scale(mn_vec3_madd(mn_vec3_scale(u, cos(alpha)), sin(alpha), side), L1));
     mn_vec3 Xs = mn_vec3_madd(A, dact, u);
     solve_shoulder(&c, d, gfirst[0], glast[0], elbow_k, xpivot_k, Bs, Xs);
     sweep_group(&c, d, gfirst[0], glast[0], elbow_k, xpivot_k, Bs, Xs, 0);

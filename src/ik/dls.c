@@ -1,6 +1,7 @@
 /* Damped least squares (Parent eq. 5.24) with damping that adapts near singularities.
  *
- *     dq = S^-1/2 J~^T (J~ J~^T + lambda^2 I)^-1 e = S^-1/2 sum_i s_i / (s_i^2 + lambda^2) v_i u_i^T e
+ *     dq = S^-1/2 J~^T (J~ J~^T + lambda^2 I)^-1 e = S^-1/2 sum_i s_i / (s_i^2 + lambda^2) v_i
+ * u_i^T e
  *
  * over the singular triple (s_i, u_i, v_i) of the stiffness-scaled Jacobian J~ = J S^-1/2
  * (each DOF's stiffness is the metric of its motion, Welman 4.1.4). Far from a singularity
@@ -21,8 +22,8 @@ typedef struct dls_ctx {
     double lambda0, eps, lambda_max;
 } dls_ctx;
 
-static int dls_step(void* vctx, const mn_ikc* c, const double* qc, double* J, const double* e, int rows,
-                    double* dq) {
+static int dls_step(void* vctx, const mn_ikc* c, const double* qc, double* J, const double* e,
+                    int rows, double* dq) {
     dls_ctx* x = vctx;
     int n = c->ch.ndof, k = rows < n ? rows : n;
     if (mn_ik_svd_scaled(c, J, rows, &x->w) != 0) return -1;
@@ -34,7 +35,8 @@ static int dls_step(void* vctx, const mn_ikc* c, const double* qc, double* J, co
          * singular pose is still met with Gauss-Newton's fast final convergence: a small
          * error asks for a small step, which the undamped step does not blow up. */
         double f = smin / x->eps, e2 = 0;
-        for (int r = 0; r < rows; r++) e2 += e[r] * e[r];
+        for (int r = 0; r < rows; r++)
+            e2 += e[r] * e[r];
         double fe = e2 / (x->eps * x->eps);
         l2 += (1 - f * f) * x->lambda_max * x->lambda_max * (fe < 1 ? fe : 1);
     }

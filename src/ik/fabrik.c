@@ -73,14 +73,16 @@ static int fabrik_build(mn_geo_chain* c, mn_data* d, void* ctx) {
         at[k] = f->nn - 1;
     }
     if (mn_vec3_dist(mn_geo_effector(c, d), last) > eps) f->node_k[f->nn++] = -1;
-    for (int k = 0; k < n; k++) at[k] = at[k] + 1 < f->nn ? at[k] + 1 : -1;
+    for (int k = 0; k < n; k++)
+        at[k] = at[k] + 1 < f->nn ? at[k] + 1 : -1;
     return 0;
 }
 
 static void fabrik_pass(mn_geo_chain* c, mn_data* d, void* ctx) {
     fabrik* f = ctx;
     int L = f->nn - 1, tip = c->ch.jnt[c->ch.njoint - 1];
-    for (int i = 0; i <= L; i++) f->p[i] = node_pos(c, d, f, i);
+    for (int i = 0; i <= L; i++)
+        f->p[i] = node_pos(c, d, f, i);
     double err = c->use_pos ? mn_vec3_dist(f->p[L], c->pd) : 0.0;
     if (err > (1.0 - 1e-3) * f->last_err) f->pw *= 0.5;
     f->last_err = err;

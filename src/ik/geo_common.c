@@ -95,11 +95,13 @@ static void sym4_top_eigenvector(double A[4][4], double v[4]) {
     double V[4][4] = {{1, 0, 0, 0}, {0, 1, 0, 0}, {0, 0, 1, 0}, {0, 0, 0, 1}};
     double scale = 0;
     for (int i = 0; i < 4; i++)
-        for (int j = 0; j < 4; j++) scale += A[i][j] * A[i][j];
+        for (int j = 0; j < 4; j++)
+            scale += A[i][j] * A[i][j];
     for (int sweep = 0; sweep < 32; sweep++) {
         double off = 0;
         for (int i = 0; i < 4; i++)
-            for (int j = i + 1; j < 4; j++) off += A[i][j] * A[i][j];
+            for (int j = i + 1; j < 4; j++)
+                off += A[i][j] * A[i][j];
         if (!(off > 1e-30 * scale)) break;
         for (int p = 0; p < 4; p++)
             for (int q = p + 1; q < 4; q++) {
@@ -127,7 +129,8 @@ static void sym4_top_eigenvector(double A[4][4], double v[4]) {
     int best = 0;
     for (int i = 1; i < 4; i++)
         if (A[i][i] > A[best][best]) best = i;
-    for (int i = 0; i < 4; i++) v[i] = V[i][best];
+    for (int i = 0; i < 4; i++)
+        v[i] = V[i][best];
 }
 
 mn_quat mn_geo_best_rotation(const mn_vec3* a, const mn_vec3* b, const double* w, int n) {
@@ -136,7 +139,8 @@ mn_quat mn_geo_best_rotation(const mn_vec3* a, const mn_vec3* b, const double* w
     for (int k = 0; k < n; k++) {
         double av[3] = {a[k].x, a[k].y, a[k].z}, bv[3] = {b[k].x, b[k].y, b[k].z};
         for (int r = 0; r < 3; r++)
-            for (int cc = 0; cc < 3; cc++) S[r][cc] += w[k] * av[r] * bv[cc];
+            for (int cc = 0; cc < 3; cc++)
+                S[r][cc] += w[k] * av[r] * bv[cc];
     }
     double xx = S[0][0], xy = S[0][1], xz = S[0][2], yx = S[1][0], yy = S[1][1], yz = S[1][2];
     double zx = S[2][0], zy = S[2][1], zz = S[2][2];
@@ -275,7 +279,8 @@ double mn_geo_step(mn_geo_chain* c, mn_data* d, int k, const mn_geo_goal* g, int
         mn_vec3 A[5], B[5];
         double w[5];
         int n = 0;
-        for (int i = 0; i < g->npt; i++) A[n] = pic[i], B[n] = pid[i], w[n++] = wt[i];
+        for (int i = 0; i < g->npt; i++)
+            A[n] = pic[i], B[n] = pid[i], w[n++] = wt[i];
         for (int cc = 0; cc < 3 && wo > 0; cc++)
             A[n] = mn_mat3_col(&g->Rc, cc), B[n] = mn_mat3_col(&g->Rd, cc), w[n++] = wo;
         if (n == 0) return 0.0;

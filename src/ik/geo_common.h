@@ -23,24 +23,24 @@
 /* One chain base..tip with its goal, in world coordinates. */
 typedef struct mn_geo_chain {
     const mn_model* m;
-    mn_chain ch;       /* the chain view (mn_ikc_build's): path, state addresses, limits */
-    const double* w;   /* ch.njoint: Welman's w_i = min(1, 1 / stiffness) */
-    double* qbest;     /* ch.nq: best state seen (scratch) */
-    double* qtmp;      /* ch.nq scratch */
-    double* vtmp;      /* ch.ndof scratch */
-    mn_xform base;     /* world frame of the base (identity for the world) */
-    mn_vec3 point;     /* end effector in the tip frame */
+    mn_chain ch;     /* the chain view (mn_ikc_build's): path, state addresses, limits */
+    const double* w; /* ch.njoint: Welman's w_i = min(1, 1 / stiffness) */
+    double* qbest;   /* ch.nq: best state seen (scratch) */
+    double* qtmp;    /* ch.nq scratch */
+    double* vtmp;    /* ch.ndof scratch */
+    mn_xform base;   /* world frame of the base (identity for the world) */
+    mn_vec3 point;   /* end effector in the tip frame */
     int use_pos, use_rot;
-    mn_vec3 pd;        /* target position, world */
-    mn_mat3 Rd;        /* target orientation of the tip frame, world */
-    double reach;      /* W: sum of the distances between successive pivots and the effector */
-    double wp, wo;     /* position weight per unit length^2 (w_pos / W^2) and orientation weight */
-    int limits;        /* respect joint limits */
-    double max_step;   /* largest change of one DOF per step; <= 0 for none */
-    int64_t deadline;  /* ns on mn_ik_clock_ns(cpu_clock); INT64_MAX for none */
-    int cpu_clock;     /* o->timeout_cpu: the budget counts this thread's CPU time */
-    int tip_only;      /* steps move only the tip frame (CCD: a tip-to-base sweep never reads
-                          the frames between the moved joint and the tip) */
+    mn_vec3 pd;       /* target position, world */
+    mn_mat3 Rd;       /* target orientation of the tip frame, world */
+    double reach;     /* W: sum of the distances between successive pivots and the effector */
+    double wp, wo;    /* position weight per unit length^2 (w_pos / W^2) and orientation weight */
+    int limits;       /* respect joint limits */
+    double max_step;  /* largest change of one DOF per step; <= 0 for none */
+    int64_t deadline; /* ns on mn_ik_clock_ns(cpu_clock); INT64_MAX for none */
+    int cpu_clock;    /* o->timeout_cpu: the budget counts this thread's CPU time */
+    int tip_only;     /* steps move only the tip frame (CCD: a tip-to-base sweep never reads
+                         the frames between the moved joint and the tip) */
 } mn_geo_chain;
 
 /* Builds the chain for a checked problem from d's current frames, in d->arena (the caller

@@ -44,8 +44,8 @@ mn_status mn_ikc_build(const mn_model* m, const mn_data* d, int base, int tip, m
     return MN_OK;
 }
 
-mn_status mn_ik_begin(const mn_model* m, mn_data* d, const mn_ik_problem* p,
-                      const mn_ik_options* o, mn_ik_result* r, mn_ikc* c, mn_ik_goal* g) {
+mn_status mn_ik_begin(const mn_model* m, mn_data* d, const mn_ik_problem* p, const mn_ik_options* o,
+                      mn_ik_result* r, mn_ikc* c, mn_ik_goal* g) {
     size_t mark = mn_arena_mark(&d->arena);
     mn_status s = mn_ikc_build(m, d, p->base, p->tip, p->point, o->free_locked, &d->arena, c);
     if (s != MN_OK) {
@@ -95,7 +95,8 @@ mn_ik_goal mn_ik_goal_make(const mn_ik_problem* p, const mn_ikc* c) {
  * normalised to the identity), an error of zero. */
 static int pose_finite(const mn_xform* T, mn_vec3 p) {
     double s = p.x + p.y + p.z;
-    for (int i = 0; i < 9; i++) s += T->R.m[i];
+    for (int i = 0; i < 9; i++)
+        s += T->R.m[i];
     return isfinite(s) && isfinite(T->p.x + T->p.y + T->p.z);
 }
 
@@ -103,7 +104,8 @@ double mn_ik_goal_error(const mn_ik_goal* g, const mn_xform* tip, mn_vec3 p, dou
                         double* pos_err, double* rot_err) {
     double pe = 0, re = 0, e2 = 0;
     if (!pose_finite(tip, p)) {
-        for (int i = 0; i < g->rows; i++) e[i] = 0;
+        for (int i = 0; i < g->rows; i++)
+            e[i] = 0;
         if (pos_err) *pos_err = g->use_pos ? INFINITY : 0;
         if (rot_err) *rot_err = g->use_rot ? INFINITY : 0;
         return INFINITY;
@@ -124,7 +126,8 @@ double mn_ik_goal_error(const mn_ik_goal* g, const mn_xform* tip, mn_vec3 p, dou
         e[k + 1] = g->wr * w.y;
         e[k + 2] = g->wr * w.z;
     }
-    for (int i = 0; i < g->rows; i++) e2 += e[i] * e[i];
+    for (int i = 0; i < g->rows; i++)
+        e2 += e[i] * e[i];
     if (pos_err) *pos_err = pe;
     if (rot_err) *rot_err = re;
     return e2;
@@ -174,7 +177,8 @@ zero_held_columns(const mn_ikc* c, int rows, double* J) {
     int n = c->ch.ndof;
     for (int k = 0; k < n; k++)
         if (c->ch.locked[k])
-            for (int r = 0; r < rows; r++) J[r * n + k] = 0.0;
+            for (int r = 0; r < rows; r++)
+                J[r * n + k] = 0.0;
 }
 
 void mn_ikc_jacobian(const mn_ikc* c, const mn_ik_goal* g, mn_vec3 p, double* J) {
@@ -197,7 +201,8 @@ void mn_ikc_jacobian(const mn_ikc* c, const mn_ik_goal* g, mn_vec3 p, double* J)
         case MN_JOINT_FREE:
             multi_dof_columns(c, g, i, p, J);
             break;
-        default: break;
+        default:
+            break;
         }
     }
     if (c->ch.locked) zero_held_columns(c, g->rows, J);
@@ -222,10 +227,13 @@ static uint64_t splitmix64(uint64_t* x) {
 }
 
 void mn_rng_seed(mn_rng* r, uint64_t seed) {
-    for (int i = 0; i < 4; i++) r->s[i] = splitmix64(&seed);
+    for (int i = 0; i < 4; i++)
+        r->s[i] = splitmix64(&seed);
 }
 
-static inline uint64_t rotl(uint64_t x, int k) { return (x << k) | (x >> (64 - k)); }
+static inline uint64_t rotl(uint64_t x, int k) {
+    return (x << k) | (x >> (64 - k));
+}
 
 uint64_t mn_rng_next(mn_rng* r) {
     uint64_t* s = r->s;
@@ -239,11 +247,14 @@ uint64_t mn_rng_next(mn_rng* r) {
     return out;
 }
 
-double mn_rng_uniform(mn_rng* r) { return (double)(mn_rng_next(r) >> 11) * 0x1.0p-53; }
+double mn_rng_uniform(mn_rng* r) {
+    return (double)(mn_rng_next(r) >> 11) * 0x1.0p-53;
+}
 
 /* A uniformly distributed rotation (Shoemake, Graphics Gems III). */
 static mn_quat random_rotation(mn_rng* r) {
-    double u1 = mn_rng_uniform(r), u2 = 2 * MN_PI * mn_rng_uniform(r), u3 = 2 * MN_PI * mn_rng_uniform(r);
+    double u1 = mn_rng_uniform(r), u2 = 2 * MN_PI * mn_rng_uniform(r),
+           u3 = 2 * MN_PI * mn_rng_uniform(r);
     double a = sqrt(1 - u1), b = sqrt(u1);
     return mn_q4(b * cos(u3), a * sin(u2), a * cos(u2), b * sin(u3));
 }
@@ -266,8 +277,10 @@ void mn_ikc_random(const mn_ikc* c, mn_rng* r, double* qc) {
             if (isfinite(lo) && isfinite(hi)) qj[0] = lo + (hi - lo) * mn_rng_uniform(r);
             continue;
         }
-        if (type == MN_JOINT_FREE) qj += 3;
-        else if (type != MN_JOINT_BALL) continue;
+        if (type == MN_JOINT_FREE)
+            qj += 3;
+        else if (type != MN_JOINT_BALL)
+            continue;
         mn_quat q;
         if (type == MN_JOINT_BALL && m->jnt_limited[j]) {
             /* Twist uniform in its range, swing direction uniform, swing angle uniform over
@@ -333,13 +346,15 @@ MN_IK_INLINE int spd_solve_n(double* A, int n, double* b) {
         double* Aj = A + j * n;
         /* d_j = A_jj - sum_k L_jk^2 d_k, with (L D)_jk stored: L_jk^2 d_k = (LD)_jk^2 / d_k. */
         double d = Aj[j];
-        for (int k = 0; k < j; k++) d -= Aj[k] * Aj[k] * A[k * n + k];
+        for (int k = 0; k < j; k++)
+            d -= Aj[k] * Aj[k] * A[k * n + k];
         if (!(d > 0)) return -1;
         double inv = 1.0 / d;
         for (int i = j + 1; i < n; i++) {
             double* Ai = A + i * n;
             double s = Ai[j];
-            for (int k = 0; k < j; k++) s -= Ai[k] * Aj[k] * A[k * n + k];
+            for (int k = 0; k < j; k++)
+                s -= Ai[k] * Aj[k] * A[k * n + k];
             Ai[j] = s; /* (L D)_ij */
         }
         Aj[j] = inv;
@@ -347,13 +362,16 @@ MN_IK_INLINE int spd_solve_n(double* A, int n, double* b) {
     for (int i = 0; i < n; i++) { /* L y = b, L_ik = (LD)_ik / d_k */
         const double* Ai = A + i * n;
         double s = b[i];
-        for (int k = 0; k < i; k++) s -= Ai[k] * A[k * n + k] * b[k];
+        for (int k = 0; k < i; k++)
+            s -= Ai[k] * A[k * n + k] * b[k];
         b[i] = s;
     }
-    for (int i = 0; i < n; i++) b[i] *= A[i * n + i]; /* D z = y */
+    for (int i = 0; i < n; i++)
+        b[i] *= A[i * n + i];          /* D z = y */
     for (int i = n - 1; i >= 0; i--) { /* L^T x = z */
         double s = b[i];
-        for (int k = i + 1; k < n; k++) s -= A[k * n + i] * A[i * n + i] * b[k];
+        for (int k = i + 1; k < n; k++)
+            s -= A[k * n + i] * A[i * n + i] * b[k];
         b[i] = s;
     }
     return 0;
@@ -362,9 +380,12 @@ MN_IK_INLINE int spd_solve_n(double* A, int n, double* b) {
 /* The 3x3 and 6x6 systems of the solvers get their own unrolled copies. */
 int mn_ik_spd_solve(double* A, int n, double* b) {
     switch (n) {
-    case 3: return spd_solve_n(A, 3, b);
-    case 6: return spd_solve_n(A, 6, b);
-    default: return spd_solve_n(A, n, b);
+    case 3:
+        return spd_solve_n(A, 3, b);
+    case 6:
+        return spd_solve_n(A, 6, b);
+    default:
+        return spd_solve_n(A, n, b);
     }
 }
 
@@ -535,13 +556,15 @@ double mn_ik_descent_direction(const mn_ikc* c, const double* J, const double* e
     int n = c->ch.ndof;
     for (int j = 0; j < n; j++) {
         double v = 0;
-        for (int r = 0; r < rows; r++) v += J[r * n + j] * e[r];
+        for (int r = 0; r < rows; r++)
+            v += J[r * n + j] * e[r];
         dq[j] = v / c->ch.stiffness[j];
     }
     double num = 0, den = 0;
     for (int r = 0; r < rows; r++) {
         double v = 0;
-        for (int j = 0; j < n; j++) v += J[r * n + j] * dq[j];
+        for (int j = 0; j < n; j++)
+            v += J[r * n + j] * dq[j];
         num += e[r] * v;
         den += v * v;
     }
@@ -658,7 +681,8 @@ static int jac_may_escape(void* vx) {
     double arm = mn_vec3_norm(x->g->point);
     mn_ikc_fk(c, x->q, x->g->point, NULL, NULL);
     if (c->ch.locked) { /* held translations: the links as the pose has them */
-        for (int i = 1; i < c->ch.njoint; i++) arm += mn_vec3_dist(c->xf[i].p, c->xf[i - 1].p);
+        for (int i = 1; i < c->ch.njoint; i++)
+            arm += mn_vec3_dist(c->xf[i].p, c->xf[i - 1].p);
     } else {
         for (int i = 1; i < c->ch.njoint; i++)
             arm += mn_vec3_norm(c->m->jnt_offset[c->ch.jnt[i]]);

@@ -21,14 +21,14 @@
  * DOF addresses, 1-DOF limits, stiffness) plus what the solvers add to it. */
 typedef struct mn_ikc {
     const mn_model* m;
-    mn_chain ch;           /* the path from below base to tip, root to tip */
-    const double* isqs;    /* ndof: 1 / sqrt(stiffness), the column scale of the Jacobian */
-    const double* w;       /* njoint: Welman 4.2.1's joint weight w_i = min(1, 1 / stiffness) */
-    mn_xform base_xf;      /* world frame of the base (identity for the world) */
-    double reach;          /* sum of link lengths on the path plus |end-effector point| */
-    int has_slide;         /* a translation DOF that is not held is on the path (a slide or a
-                              free joint) */
-    mn_xform* xf;          /* njoint scratch: joint frames relative to the base, after fk */
+    mn_chain ch;        /* the path from below base to tip, root to tip */
+    const double* isqs; /* ndof: 1 / sqrt(stiffness), the column scale of the Jacobian */
+    const double* w;    /* njoint: Welman 4.2.1's joint weight w_i = min(1, 1 / stiffness) */
+    mn_xform base_xf;   /* world frame of the base (identity for the world) */
+    double reach;       /* sum of link lengths on the path plus |end-effector point| */
+    int has_slide;      /* a translation DOF that is not held is on the path (a slide or a
+                           free joint) */
+    mn_xform* xf;       /* njoint scratch: joint frames relative to the base, after fk */
 } mn_ikc;
 
 /* Builds the chain in arena a for base..tip; the base frame is taken from d's frames
@@ -46,12 +46,12 @@ void mn_ikc_fk(const mn_ikc* c, const double* qc, mn_vec3 point, mn_xform* tip, 
 /* ---- a goal in the base frame ---------------------------------------------------------- */
 typedef struct mn_ik_goal {
     int use_pos, use_rot;
-    int rows;              /* 3 or 6: active error rows, position first */
-    mn_vec3 point;         /* end effector in the tip frame */
-    mn_vec3 pos;           /* target position, base frame */
-    mn_mat3 R;             /* target orientation, base frame */
-    double wp;             /* weight of the position rows */
-    double wr;             /* weight of the rotation rows: w_rot * reach (length units) */
+    int rows;      /* 3 or 6: active error rows, position first */
+    mn_vec3 point; /* end effector in the tip frame */
+    mn_vec3 pos;   /* target position, base frame */
+    mn_mat3 R;     /* target orientation, base frame */
+    double wp;     /* weight of the position rows */
+    double wr;     /* weight of the rotation rows: w_rot * reach (length units) */
 } mn_ik_goal;
 
 /* The goal of a checked problem for chain c. */
@@ -59,9 +59,8 @@ mn_ik_goal mn_ik_goal_make(const mn_ik_problem* p, const mn_ikc* c);
 
 /* The first steps of every Jacobian method: the chain view in d's arena and the goal. On
  * failure the arena is as it was and r says why. */
-mn_status mn_ik_begin(const mn_model* m, mn_data* d, const mn_ik_problem* p,
-                      const mn_ik_options* o, mn_ik_result* r, mn_ikc* c, mn_ik_goal* g);
-
+mn_status mn_ik_begin(const mn_model* m, mn_data* d, const mn_ik_problem* p, const mn_ik_options* o,
+                      mn_ik_result* r, mn_ikc* c, mn_ik_goal* g);
 
 /* Weighted error e (goal->rows) of the pose (tip frame, effector position), position
  * rows wp (target - p), rotation rows wr log(R_target R^T) (the rotation that carries

@@ -14,7 +14,7 @@
 
 #include <marionette/ik.h>
 
-#define MN_IK_METHOD_ARGS \
+#define MN_IK_METHOD_ARGS                                                                          \
     const mn_model *m, mn_data *d, const mn_ik_problem *p, const mn_ik_options *o, mn_ik_result *r
 
 mn_status mn_ik_lm(MN_IK_METHOD_ARGS);       /* lm.c */

@@ -27,8 +27,8 @@ typedef struct pinv_ctx {
     double gain;
 } pinv_ctx;
 
-static int pinv_step(void* vctx, const mn_ikc* c, const double* qc, double* J, const double* e, int rows,
-                     double* dq) {
+static int pinv_step(void* vctx, const mn_ikc* c, const double* qc, double* J, const double* e,
+                     int rows, double* dq) {
     pinv_ctx* x = vctx;
     int n = c->ch.ndof, k = rows < n ? rows : n;
     if (mn_ik_svd_scaled(c, J, rows, &x->w) != 0) return -1;
@@ -55,10 +55,12 @@ static int pinv_step(void* vctx, const mn_ikc* c, const double* qc, double* J, c
          * 1% of the reach, and the last iterations converge like the plain pseudoinverse. */
         const mn_model* m = c->m;
         double en = 0;
-        for (int r = 0; r < rows; r++) en += e[r] * e[r];
+        for (int r = 0; r < rows; r++)
+            en += e[r] * e[r];
         en = sqrt(en) / (0.01 * (c->reach > 0 ? c->reach : 1.0));
         double gain = x->gain * (en < 1 ? en : 1);
-        for (int j = 0; j < n; j++) x->z[j] = 0;
+        for (int j = 0; j < n; j++)
+            x->z[j] = 0;
         for (int i = 0; i < c->ch.njoint; i++) {
             int type = m->jnt_type[c->ch.jnt[i]], kd = c->ch.doff[i];
             if (type != MN_JOINT_HINGE && type != MN_JOINT_SLIDE) continue;
@@ -80,7 +82,8 @@ static int pinv_step(void* vctx, const mn_ikc* c, const double* qc, double* J, c
             dq[j] += x->z[j] - p;
         }
     }
-    for (int j = 0; j < n; j++) dq[j] *= c->isqs[j];
+    for (int j = 0; j < n; j++)
+        dq[j] *= c->isqs[j];
     return 0;
 }
 

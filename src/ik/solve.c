@@ -69,7 +69,9 @@ mn_ik_options mn_ik_default(void) {
     return o;
 }
 
-static int finite_pos(double x) { return isfinite(x) && x > 0; }
+static int finite_pos(double x) {
+    return isfinite(x) && x > 0;
+}
 
 /* Everything mn_ik_solve promises to reject, in the order a user would fix it. The
  * problem's quaternion is checked for being non-zero; methods normalise it. */
@@ -82,17 +84,20 @@ static mn_status check(const mn_model* m, const mn_data* d, const mn_ik_problem*
     if ((int)o->method < 0 || o->method >= MN_IK_METHOD_COUNT)
         return mn_ik_fail(r, MN_ERR_ARG, "ik: method: %d is not a method", (int)o->method);
     if (p->tip < 0 || p->tip >= m->njoint)
-        return mn_ik_fail(r, MN_ERR_ARG, "ik: tip: joint %d out of range [0, %d)", p->tip, m->njoint);
+        return mn_ik_fail(r, MN_ERR_ARG, "ik: tip: joint %d out of range [0, %d)", p->tip,
+                          m->njoint);
     if (p->base < -1 || p->base >= m->njoint)
-        return mn_ik_fail(r, MN_ERR_ARG, "ik: base: joint %d out of range [-1, %d)", p->base, m->njoint);
+        return mn_ik_fail(r, MN_ERR_ARG, "ik: base: joint %d out of range [-1, %d)", p->base,
+                          m->njoint);
     if (p->base == p->tip)
         return mn_ik_fail(r, MN_ERR_ARG, "ik: tip: '%s' is the base itself", m->jnt_name[p->tip]);
     int nj, nd, nq;
     if (mn_chain_count(m, p->base, p->tip, &nj, &nd, &nq) != 0)
-        return mn_ik_fail(r, MN_ERR_ARG, "ik: tip: '%s' is not below base '%s'", m->jnt_name[p->tip],
-                          m->jnt_name[p->base]);
+        return mn_ik_fail(r, MN_ERR_ARG, "ik: tip: '%s' is not below base '%s'",
+                          m->jnt_name[p->tip], m->jnt_name[p->base]);
     if (nd == 0)
-        return mn_ik_fail(r, MN_ERR_ARG, "ik: chain: no moving joint between base and tip '%s'", m->jnt_name[p->tip]);
+        return mn_ik_fail(r, MN_ERR_ARG, "ik: chain: no moving joint between base and tip '%s'",
+                          m->jnt_name[p->tip]);
     if (!o->free_locked && m->nlocked) {
         int held = 0;
         for (int j = p->tip; j != p->base; j = m->jnt_parent[j])
@@ -108,27 +113,36 @@ static mn_status check(const mn_model* m, const mn_data* d, const mn_ik_problem*
         return mn_ik_fail(r, MN_ERR_ARG, "ik: goal: neither position nor orientation is used");
     if (!mn_vec3_isfinite(p->point)) return mn_ik_fail(r, MN_ERR_ARG, "ik: point: not finite");
     if (p->use_position) {
-        if (!mn_vec3_isfinite(p->target_pos)) return mn_ik_fail(r, MN_ERR_ARG, "ik: target_pos: not finite");
-        if (!finite_pos(p->w_pos)) return mn_ik_fail(r, MN_ERR_ARG, "ik: w_pos: must be finite and > 0");
-        if (!finite_pos(o->tol_pos)) return mn_ik_fail(r, MN_ERR_ARG, "ik: tol_pos: must be finite and > 0");
+        if (!mn_vec3_isfinite(p->target_pos))
+            return mn_ik_fail(r, MN_ERR_ARG, "ik: target_pos: not finite");
+        if (!finite_pos(p->w_pos))
+            return mn_ik_fail(r, MN_ERR_ARG, "ik: w_pos: must be finite and > 0");
+        if (!finite_pos(o->tol_pos))
+            return mn_ik_fail(r, MN_ERR_ARG, "ik: tol_pos: must be finite and > 0");
     }
     if (p->use_orientation) {
-        if (!mn_quat_isfinite(p->target_rot)) return mn_ik_fail(r, MN_ERR_ARG, "ik: target_rot: not finite");
+        if (!mn_quat_isfinite(p->target_rot))
+            return mn_ik_fail(r, MN_ERR_ARG, "ik: target_rot: not finite");
         if (!(mn_quat_norm(p->target_rot) > 1e-9))
             return mn_ik_fail(r, MN_ERR_ARG, "ik: target_rot: zero quaternion");
-        if (!finite_pos(p->w_rot)) return mn_ik_fail(r, MN_ERR_ARG, "ik: w_rot: must be finite and > 0");
-        if (!finite_pos(o->tol_rot)) return mn_ik_fail(r, MN_ERR_ARG, "ik: tol_rot: must be finite and > 0");
+        if (!finite_pos(p->w_rot))
+            return mn_ik_fail(r, MN_ERR_ARG, "ik: w_rot: must be finite and > 0");
+        if (!finite_pos(o->tol_rot))
+            return mn_ik_fail(r, MN_ERR_ARG, "ik: tol_rot: must be finite and > 0");
     }
     if (methods[o->method].uses_pole && !mn_vec3_isfinite(p->pole))
         return mn_ik_fail(r, MN_ERR_ARG, "ik: pole: not finite");
     if (o->max_iters < 1) return mn_ik_fail(r, MN_ERR_ARG, "ik: max_iters: must be >= 1");
     if (o->max_restarts < 0) return mn_ik_fail(r, MN_ERR_ARG, "ik: max_restarts: must be >= 0");
     if (isnan(o->timeout_ms)) return mn_ik_fail(r, MN_ERR_ARG, "ik: timeout_ms: NaN");
-    if (isnan(o->max_step) || isinf(o->max_step)) return mn_ik_fail(r, MN_ERR_ARG, "ik: max_step: not finite");
-    if (!(isfinite(o->damping) && o->damping >= 0)) return mn_ik_fail(r, MN_ERR_ARG, "ik: damping: must be finite and >= 0");
+    if (isnan(o->max_step) || isinf(o->max_step))
+        return mn_ik_fail(r, MN_ERR_ARG, "ik: max_step: not finite");
+    if (!(isfinite(o->damping) && o->damping >= 0))
+        return mn_ik_fail(r, MN_ERR_ARG, "ik: damping: must be finite and >= 0");
     if (o->nullspace && !(isfinite(o->nullspace_gain) && o->nullspace_gain >= 0))
         return mn_ik_fail(r, MN_ERR_ARG, "ik: nullspace_gain: must be finite and >= 0");
-    if (mn_q_check(m, d->q) != MN_OK) return mn_ik_fail(r, MN_ERR_ARG, "ik: q: the seed state is not finite");
+    if (mn_q_check(m, d->q) != MN_OK)
+        return mn_ik_fail(r, MN_ERR_ARG, "ik: q: the seed state is not finite");
     /* A chain whose links all have zero length cannot move its end effector by rotating:
      * with no slide on it, a position goal is meaningless. */
     if (p->use_position) {
@@ -139,7 +153,8 @@ static mn_status check(const mn_model* m, const mn_data* d, const mn_ik_problem*
             if (m->jnt_type[j] == MN_JOINT_SLIDE || m->jnt_type[j] == MN_JOINT_FREE) slide = 1;
         }
         if (!(reach > 0) && !slide)
-            return mn_ik_fail(r, MN_ERR_ARG, "ik: chain: zero-length links from base to tip '%s'", m->jnt_name[p->tip]);
+            return mn_ik_fail(r, MN_ERR_ARG, "ik: chain: zero-length links from base to tip '%s'",
+                              m->jnt_name[p->tip]);
     }
     return MN_OK;
 }
@@ -159,6 +174,22 @@ mn_status mn_ik_solve(const mn_model* m, mn_data* d, const mn_ik_problem* p, con
     if (s != MN_OK) {
         r->time_us = (double)(mn_ik_now_ns() - t0) * 1e-3;
         return s;
+    }
+    /* The position tolerance is in the model's length units; on a small figure it would be
+     * met before any step (a figure 1e-6 m tall is within the default 1e-5 of any target
+     * near it). It is capped at MN_IK_TOL_REL of the chain's reach, the sum of its link
+     * lengths, so that it stays relative to the figure: on figures whose chains reach 1 cm
+     * or more, the default tolerance is below the cap and nothing changes. */
+    mn_ik_options scaled;
+    if (p->use_position) {
+        double reach = mn_vec3_norm(p->point);
+        for (int j = p->tip; j != p->base; j = m->jnt_parent[j])
+            reach += mn_vec3_norm(m->jnt_offset[j]);
+        if (reach > 0 && o->tol_pos > MN_IK_TOL_REL * reach) {
+            scaled = *o;
+            scaled.tol_pos = MN_IK_TOL_REL * reach;
+            o = &scaled;
+        }
     }
     /* The numeric methods walk the chain with their own forward kinematics and need only the
      * base's world frame; the geometric ones read every frame of the chain from d. */

@@ -26,36 +26,36 @@ enum { KIND_FIXED, KIND_BALL, KIND_FREE, KIND_SERIES, KIND_END };
 
 /* One HIERARCHY entry (a ROOT, JOINT or End Site) as read. */
 typedef struct bvh_node {
-    const char* name;      /* into the text; not NUL-terminated */
+    const char* name; /* into the text; not NUL-terminated */
     size_t name_len;
-    int parent;            /* node index, -1 for a ROOT */
+    int parent; /* node index, -1 for a ROOT */
     int line;
     int end_site;
     int has_offset, has_channels;
-    int name_index;        /* index of the BVH name in bvh_parser.names */
-    mn_vec3 offset;        /* in file units */
-    int ch_first, nch;     /* channels: ch[ch_first .. ch_first + nch) */
-    int col;               /* first column of the node in a MOTION row */
+    int name_index;    /* index of the BVH name in bvh_parser.names */
+    mn_vec3 offset;    /* in file units */
+    int ch_first, nch; /* channels: ch[ch_first .. ch_first + nch) */
+    int col;           /* first column of the node in a MOTION row */
     int kind;
-    int nmodel;            /* model joints this node becomes */
-    int nend;              /* End Sites named after this joint so far */
-    int first_spec;        /* spec index of the first of them */
+    int nmodel;     /* model joints this node becomes */
+    int nend;       /* End Sites named after this joint so far */
+    int first_spec; /* spec index of the first of them */
 } bvh_node;
 
 /* One conversion step from a MOTION row to the state q. */
 enum { OP_BALL, OP_FREE, OP_SLIDE, OP_HINGE };
 typedef struct bvh_op {
     int type;
-    int col;               /* first column */
-    int qadr;              /* first state number */
-    int axes[3];           /* OP_BALL/OP_FREE: rotation axes in channel order; SLIDE: axis */
-    mn_vec3 offset;        /* OP_FREE: offset (scaled); OP_SLIDE: offset component in x */
+    int col;        /* first column */
+    int qadr;       /* first state number */
+    int axes[3];    /* OP_BALL/OP_FREE: rotation axes in channel order; SLIDE: axis */
+    mn_vec3 offset; /* OP_FREE: offset (scaled); OP_SLIDE: offset component in x */
 } bvh_op;
 
 typedef struct bvh_parser {
     const char* p;
     const char* end;
-    const char* file;      /* name used in messages */
+    const char* file; /* name used in messages */
     int line;
     mn_error* err;
     mn_warnings* warn;
@@ -63,14 +63,14 @@ typedef struct bvh_parser {
 
     bvh_node* nodes;
     int nnodes, cap_nodes;
-    unsigned char* ch;     /* channel codes of all nodes */
+    unsigned char* ch; /* channel codes of all nodes */
     int nch, cap_ch;
-    int total_channels;    /* columns in a MOTION row */
+    int total_channels; /* columns in a MOTION row */
 
     /* model joints: names and the map used to keep them unique */
     char** names;
     int nnames;
-    int* spec_name;        /* spec joint -> index into names */
+    int* spec_name;         /* spec joint -> index into names */
     mn_name_map name_index; /* name -> index into names */
 } bvh_parser;
 
@@ -106,8 +106,12 @@ static const double pow10_exact[23] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6, 
                                        1e8,  1e9,  1e10, 1e11, 1e12, 1e13, 1e14, 1e15,
                                        1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
 
-static inline int is_digit(char c) { return (unsigned char)(c - '0') < 10; }
-static inline int is_blank(char c) { return c == ' ' || c == '\t'; }
+static inline int is_digit(char c) {
+    return (unsigned char)(c - '0') < 10;
+}
+static inline int is_blank(char c) {
+    return c == ' ' || c == '\t';
+}
 static inline int is_space(char c) {
     return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v';
 }
@@ -214,7 +218,8 @@ static void skip_ws(bvh_parser* P) {
 
 /* Skips blanks on the current line only. */
 static void skip_blanks(bvh_parser* P) {
-    while (P->p < P->end && is_blank(*P->p)) P->p++;
+    while (P->p < P->end && is_blank(*P->p))
+        P->p++;
 }
 
 static int at_eol(const bvh_parser* P) {
@@ -230,7 +235,8 @@ static size_t next_word(bvh_parser* P, const char** w) {
         P->p++;
         return 1;
     }
-    while (P->p < P->end && !is_space(*P->p) && *P->p != '{' && *P->p != '}') P->p++;
+    while (P->p < P->end && !is_space(*P->p) && *P->p != '{' && *P->p != '}')
+        P->p++;
     return (size_t)(P->p - *w);
 }
 
@@ -252,14 +258,17 @@ static mn_status read_name(bvh_parser* P, const char* kw, const char** name, siz
                            int* brace) {
     skip_blanks(P);
     const char* s = P->p;
-    while (P->p < P->end && *P->p != '\n' && *P->p != '\r') P->p++;
+    while (P->p < P->end && *P->p != '\n' && *P->p != '\r')
+        P->p++;
     const char* e = P->p;
-    while (e > s && is_space(e[-1])) e--;
+    while (e > s && is_space(e[-1]))
+        e--;
     *brace = 0;
     if (e > s && e[-1] == '{') {
         *brace = 1;
         e--;
-        while (e > s && is_space(e[-1])) e--;
+        while (e > s && is_space(e[-1]))
+            e--;
     }
     if (e == s) return fail(P, P->line, kw, "missing joint name");
     if (e - s > MN_BVH_MAX_NAME)
@@ -279,7 +288,8 @@ static mn_status read_value(bvh_parser* P, const char* field, const char* what, 
     const char* e = parse_number(s, P->end, v);
     if (!e || (e < P->end && !is_space(*e))) {
         const char* t = s;
-        while (t < P->end && !is_space(*t)) t++;
+        while (t < P->end && !is_space(*t))
+            t++;
         char b[64];
         return fail(P, P->line, field, "%s is not a number: '%s'", what,
                     show(s, (size_t)(t - s), b, sizeof b));
@@ -304,7 +314,8 @@ static mn_status read_count(bvh_parser* P, const char* field, long max, long* ou
     }
     if (P->p == s || (P->p < P->end && !is_space(*P->p))) {
         const char* t = s;
-        while (t < P->end && !is_space(*t)) t++;
+        while (t < P->end && !is_space(*t))
+            t++;
         char b[64];
         return fail(P, P->line, field, "expected a count, found '%s'",
                     show(s, (size_t)(t - s), b, sizeof b));
@@ -319,9 +330,11 @@ static mn_status expect_eol(bvh_parser* P, const char* field) {
     skip_blanks(P);
     if (at_eol(P)) return MN_OK;
     const char* t = P->p;
-    while (t < P->end && !is_space(*t)) t++;
+    while (t < P->end && !is_space(*t))
+        t++;
     char b[64];
-    return fail(P, P->line, field, "unexpected '%s' at end of line", show(P->p, (size_t)(t - P->p), b, sizeof b));
+    return fail(P, P->line, field, "unexpected '%s' at end of line",
+                show(P->p, (size_t)(t - P->p), b, sizeof b));
 }
 
 /* ---- HIERARCHY ------------------------------------------------------------------------- */
@@ -365,7 +378,8 @@ static mn_status read_channels(bvh_parser* P, bvh_node* node) {
     if (st) return st;
     if (P->nch + n > P->cap_ch) {
         int cap = P->cap_ch ? P->cap_ch : 256;
-        while (cap < P->nch + n) cap *= 2;
+        while (cap < P->nch + n)
+            cap *= 2;
         unsigned char* c = realloc(P->ch, (size_t)cap);
         if (!c) return fail_nomem(P);
         P->ch = c;
@@ -378,7 +392,8 @@ static mn_status read_channels(bvh_parser* P, bvh_node* node) {
         if (at_eol(P))
             return fail(P, P->line, "CHANNELS", "expected %ld channel names, found %ld", n, i);
         const char* w = P->p;
-        while (P->p < P->end && !is_space(*P->p)) P->p++;
+        while (P->p < P->end && !is_space(*P->p))
+            P->p++;
         int c = channel_code(w, (size_t)(P->p - w));
         if (c < 0) {
             char b[64];
@@ -401,7 +416,8 @@ static mn_status read_channels(bvh_parser* P, bvh_node* node) {
                 P->p++;
                 continue;
             }
-            while (P->p < P->end && !is_space(*P->p)) P->p++;
+            while (P->p < P->end && !is_space(*P->p))
+                P->p++;
             extra++;
         }
         return fail(P, P->line, "CHANNELS", "expected %ld channel names, found %ld", n, n + extra);
@@ -416,7 +432,8 @@ static mn_status read_hierarchy(bvh_parser* P, int* has_motion) {
     size_t n = next_word(P, &w);
     if (!word_is(w, n, "HIERARCHY")) {
         char b[64];
-        return fail(P, P->line, "HIERARCHY", n ? "expected HIERARCHY, found '%s'" : "expected HIERARCHY%s",
+        return fail(P, P->line, "HIERARCHY",
+                    n ? "expected HIERARCHY, found '%s'" : "expected HIERARCHY%s",
                     n ? show(w, n, b, sizeof b) : "");
     }
     int stack[MN_BVH_MAX_DEPTH + 1];
@@ -453,7 +470,8 @@ static mn_status read_hierarchy(bvh_parser* P, int* has_motion) {
             }
             if (!word_is(w, n, "ROOT")) {
                 char b[64];
-                return fail(P, line, "ROOT", "expected ROOT or MOTION, found '%s'", show(w, n, b, sizeof b));
+                return fail(P, line, "ROOT", "expected ROOT or MOTION, found '%s'",
+                            show(w, n, b, sizeof b));
             }
             const char* name;
             size_t len;
@@ -549,7 +567,8 @@ static int node_kind(const bvh_parser* P, const bvh_node* nd, mn_euler_order* or
     const unsigned char* c = P->ch + nd->ch_first;
     const unsigned char* r = NULL;
     if (nd->nch == 3) r = c;
-    if (nd->nch == 6 && c[0] == MN_BVH_XPOS && c[1] == MN_BVH_YPOS && c[2] == MN_BVH_ZPOS) r = c + 3;
+    if (nd->nch == 6 && c[0] == MN_BVH_XPOS && c[1] == MN_BVH_YPOS && c[2] == MN_BVH_ZPOS)
+        r = c + 3;
     if (!r || r[0] < 3 || r[1] < 3 || r[2] < 3 || r[0] == r[1] || r[1] == r[2] || r[0] == r[2])
         return KIND_SERIES;
     static const char* const axis = "XYZ";
@@ -646,8 +665,10 @@ static mn_status build_spec(bvh_parser* P, mn_spec** out) {
             }
             /* Count on from the parent's previous End Site: linear however many it has. */
             for (int k = ++par->nend;; k++) {
-                if (k == 1) snprintf(own + par->name_len, 17, "_end");
-                else snprintf(own + par->name_len, 17, "_end%d", k);
+                if (k == 1)
+                    snprintf(own + par->name_len, 17, "_end");
+                else
+                    snprintf(own + par->name_len, 17, "_end%d", k);
                 if (name_find(P, own) < 0) break;
             }
             nd->name_index = P->nnames;
@@ -721,7 +742,8 @@ static mn_status build_ops(bvh_parser* P, const mn_model* m, bvh_op** ops_out, i
         free(ops);
         return fail_nomem(P);
     }
-    for (int k = 0; k < P->nnames; k++) model_of_name[k] = -1;
+    for (int k = 0; k < P->nnames; k++)
+        model_of_name[k] = -1;
     for (int j = 0; j < m->njoint; j++) {
         int k = name_find(P, m->jnt_name[j]);
         if (k >= 0) model_of_name[k] = j;
@@ -755,7 +777,8 @@ static mn_status build_ops(bvh_parser* P, const mn_model* m, bvh_op** ops_out, i
                 const unsigned char* r = nd->kind == KIND_BALL ? c : c + 3;
                 op->type = nd->kind == KIND_BALL ? OP_BALL : OP_FREE;
                 op->col = col;
-                for (int a = 0; a < 3; a++) op->axes[a] = r[a] - 3;
+                for (int a = 0; a < 3; a++)
+                    op->axes[a] = r[a] - 3;
                 op->offset = mn_vec3_scale(nd->offset, P->scale);
             }
         }
@@ -781,9 +804,15 @@ static mn_quat euler_deg_to_quat(const int axes[3], const double deg[3]) {
         /* q * (c, s e_axis), written out for each axis */
         mn_quat r;
         switch (axes[k]) {
-        case 0: r = mn_q4(q.w * c - q.x * s, q.x * c + q.w * s, q.y * c + q.z * s, q.z * c - q.y * s); break;
-        case 1: r = mn_q4(q.w * c - q.y * s, q.x * c - q.z * s, q.y * c + q.w * s, q.z * c + q.x * s); break;
-        default: r = mn_q4(q.w * c - q.z * s, q.x * c + q.y * s, q.y * c - q.x * s, q.z * c + q.w * s); break;
+        case 0:
+            r = mn_q4(q.w * c - q.x * s, q.x * c + q.w * s, q.y * c + q.z * s, q.z * c - q.y * s);
+            break;
+        case 1:
+            r = mn_q4(q.w * c - q.y * s, q.x * c - q.z * s, q.y * c + q.w * s, q.z * c + q.x * s);
+            break;
+        default:
+            r = mn_q4(q.w * c - q.z * s, q.x * c + q.y * s, q.y * c - q.x * s, q.z * c + q.w * s);
+            break;
         }
         q = r;
     }
@@ -815,8 +844,12 @@ static void row_to_q(const bvh_op* ops, int nops, const double* row, double scal
             out[3] = r.z;
             break;
         }
-        case OP_SLIDE: out[0] = v[0] * scale - op->offset.x; break;
-        default: out[0] = v[0] * (MN_PI / 180.0); break;
+        case OP_SLIDE:
+            out[0] = v[0] * scale - op->offset.x;
+            break;
+        default:
+            out[0] = v[0] * (MN_PI / 180.0);
+            break;
         }
     }
 }
@@ -878,42 +911,51 @@ static mn_status read_rows(bvh_parser* P, const mn_model* m, const bvh_op* ops, 
     int line = P->line;
     mn_status st = MN_OK;
     /* Move to the start of the line after "Frame Time". */
-    while (p < end && *p != '\n' && *p != '\r') p++;
+    while (p < end && *p != '\n' && *p != '\r')
+        p++;
     for (;;) {
         /* end of the previous line */
         if (p < end && *p == '\r') p++;
         if (p < end && *p == '\n') p++;
         if (p >= end) break;
         line++;
-        while (p < end && is_blank(*p)) p++;
+        while (p < end && is_blank(*p))
+            p++;
         if (p >= end) break;
-        if (*p == '\n' || *p == '\r') continue; /* blank line */
+        if (*p == '\n' || *p == '\r') {
+            /* A blank line; with no channels, each frame is one (empty) line. */
+            if (nch == 0 && (long)nframes < frames_said) nframes++;
+            continue;
+        }
         if (nch == 0) {
             st = fail(P, line, "MOTION", "frame %zu: expected 0 numbers, found more", nframes);
             break;
         }
         for (int c = 0; c < nch; c++) {
             if (p >= end || *p == '\n' || *p == '\r') {
-                st = fail(P, line, "MOTION", "frame %zu: expected %d numbers, found %d", nframes, nch, c);
+                st = fail(P, line, "MOTION", "frame %zu: expected %d numbers, found %d", nframes,
+                          nch, c);
                 break;
             }
             const char* s = p;
             p = parse_number(s, end, &row[c]);
             if (!p || (p < end && !is_space(*p))) {
                 const char* t = s;
-                while (t < end && !is_space(*t)) t++;
+                while (t < end && !is_space(*t))
+                    t++;
                 char b[64];
-                st = fail(P, line, "MOTION", "frame %zu, column %d: not a number: '%s'", nframes, c + 1,
-                          show(s, (size_t)(t - s), b, sizeof b));
+                st = fail(P, line, "MOTION", "frame %zu, column %d: not a number: '%s'", nframes,
+                          c + 1, show(s, (size_t)(t - s), b, sizeof b));
                 break;
             }
             if (!(row[c] >= -MN_BVH_MAX_ABS && row[c] <= MN_BVH_MAX_ABS)) {
                 char b[64];
-                st = fail(P, line, "MOTION", "frame %zu, column %d: number out of range: '%s'", nframes,
-                          c + 1, show(s, (size_t)(p - s), b, sizeof b));
+                st = fail(P, line, "MOTION", "frame %zu, column %d: number out of range: '%s'",
+                          nframes, c + 1, show(s, (size_t)(p - s), b, sizeof b));
                 break;
             }
-            while (p < end && is_blank(*p)) p++;
+            while (p < end && is_blank(*p))
+                p++;
         }
         if (st) break;
         if (p < end && *p != '\n' && *p != '\r') {
@@ -923,10 +965,12 @@ static mn_status read_rows(bvh_parser* P, const mn_model* m, const bvh_op* ops, 
                     p++;
                     continue;
                 }
-                while (p < end && !is_space(*p)) p++;
+                while (p < end && !is_space(*p))
+                    p++;
                 found++;
             }
-            st = fail(P, line, "MOTION", "frame %zu: expected %d numbers, found %d", nframes, nch, found);
+            st = fail(P, line, "MOTION", "frame %zu: expected %d numbers, found %d", nframes, nch,
+                      found);
             break;
         }
         if (nq) {
@@ -949,7 +993,9 @@ static mn_status read_rows(bvh_parser* P, const mn_model* m, const bvh_op* ops, 
         free(q);
         return st;
     }
-    if (nch == 0) nframes = (size_t)frames_said; /* nothing to count: trust the header */
+    /* With no channels the frames are the empty lines counted above, never the Frames line
+     * alone: a header of 1e8 frames over a file of 100 bytes is 100 frames at most, so the
+     * frames (and what is written from them) stay linear in the file's size. */
     if ((long)nframes != frames_said)
         mn_warn(P->warn, P->file, frames_line, "Frames",
                 "Frames says %ld, data has %zu rows: using the data", frames_said, nframes);
@@ -971,19 +1017,20 @@ mn_bvh_options mn_bvh_default(void) {
 static void parser_free(bvh_parser* P) {
     free(P->nodes);
     free(P->ch);
-    for (int i = 0; i < P->nnames; i++) free(P->names[i]);
+    for (int i = 0; i < P->nnames; i++)
+        free(P->names[i]);
     free(P->names);
     free(P->spec_name);
     mn_name_map_free(&P->name_index);
 }
 
-mn_status mn_bvh_read_mem(const char* text, size_t len, const char* name,
-                          const mn_bvh_options* opt, mn_model** model, mn_motion* motion,
-                          mn_warnings* warn, mn_error* err) {
+mn_status mn_bvh_read_mem(const char* text, size_t len, const char* name, const mn_bvh_options* opt,
+                          mn_model** model, mn_motion* motion, mn_warnings* warn, mn_error* err) {
     if (model) *model = NULL;
     if (motion) memset(motion, 0, sizeof *motion);
     if (!name) name = "<memory>";
-    if (!text || !model) return mn_error_set(err, MN_ERR_ARG, name, 0, "", "text and model are required");
+    if (!text || !model)
+        return mn_error_set(err, MN_ERR_ARG, name, 0, "", "text and model are required");
     mn_bvh_options o = opt ? *opt : mn_bvh_default();
     if (!(o.scale > 0 && o.scale <= 1e9))
         return mn_error_set(err, MN_ERR_ARG, name, 0, "scale", "scale must be in (0, 1e9]");
@@ -1014,7 +1061,8 @@ mn_status mn_bvh_read_mem(const char* text, size_t len, const char* name,
     memset(&mo, 0, sizeof mo);
     mn_status st = read_hierarchy(&P, &has_motion);
     if (!st) {
-        for (int i = 0; i < P.nnodes; i++) P.total_channels += P.nodes[i].nch;
+        for (int i = 0; i < P.nnodes; i++)
+            P.total_channels += P.nodes[i].nch;
         st = build_spec(&P, &spec);
     }
     if (!st) {
@@ -1044,8 +1092,10 @@ mn_status mn_bvh_read_mem(const char* text, size_t len, const char* name,
         return st;
     }
     *model = m;
-    if (motion) *motion = mo;
-    else mn_motion_free(&mo);
+    if (motion)
+        *motion = mo;
+    else
+        mn_motion_free(&mo);
     return MN_OK;
 }
 

@@ -49,12 +49,12 @@ enum { W_SERIES, W_XFORM, W_END };
 
 typedef struct wnode {
     int mode;
-    int joint;        /* model joint carrying the name (a series' last joint) */
-    int first;        /* first model joint of a series (its offset is the OFFSET) */
+    int joint; /* model joint carrying the name (a series' last joint) */
+    int first; /* first model joint of a series (its offset is the OFFSET) */
     int nch;
-    int col;          /* first MOTION column */
+    int col; /* first MOTION column */
     int has_pos, has_rot;
-    int nmember;      /* W_SERIES: members[0..nmember) in chain order */
+    int nmember; /* W_SERIES: members[0..nmember) in chain order */
     int members[MN_BVH_MAX_JOINT_CHANNELS];
     int member_ch[MN_BVH_MAX_JOINT_CHANNELS]; /* channel index of each member */
     unsigned char codes[MN_BVH_MAX_JOINT_CHANNELS];
@@ -64,10 +64,10 @@ typedef struct writer {
     const mn_model* m;
     int* first_child;
     int* next_sibling;
-    int* series_final;  /* first member of a valid series -> its last joint; else -1 */
-    uint8_t* folded;    /* joints of a series other than its last */
+    int* series_final; /* first member of a valid series -> its last joint; else -1 */
+    uint8_t* folded;   /* joints of a series other than its last */
     wnode* nodes;
-    int* node_of;       /* model joint -> wnode index, -1 */
+    int* node_of; /* model joint -> wnode index, -1 */
     int nnodes;
 } writer;
 
@@ -79,7 +79,9 @@ static int channel_of_joint(const mn_model* m, int j) {
     return -1;
 }
 
-static int vec_is_zero(mn_vec3 v) { return v.x == 0 && v.y == 0 && v.z == 0; }
+static int vec_is_zero(mn_vec3 v) {
+    return v.x == 0 && v.y == 0 && v.z == 0;
+}
 
 /* Checks the chain starting at joint j against the series convention and fills the node;
  * returns the last joint or -1. */
@@ -138,7 +140,8 @@ static int series_detect(writer* W, int j, wnode* node) {
     node->nch = n;
     /* channel list in file order */
     unsigned char codes[MN_BVH_MAX_JOINT_CHANNELS];
-    for (int k = 0; k < n; k++) codes[node->member_ch[k]] = node->codes[k];
+    for (int k = 0; k < n; k++)
+        codes[node->member_ch[k]] = node->codes[k];
     memcpy(node->codes, codes, (size_t)n);
     return cur;
 }
@@ -158,16 +161,18 @@ static void plan_xform(const mn_model* m, int j, wnode* node) {
         return;
     }
     node->has_pos = t == MN_JOINT_SLIDE || t == MN_JOINT_FREE;
-    node->has_rot = t == MN_JOINT_HINGE || t == MN_JOINT_BALL || t == MN_JOINT_FREE ||
-                    !m->jnt_orient_ident[j];
+    node->has_rot =
+        t == MN_JOINT_HINGE || t == MN_JOINT_BALL || t == MN_JOINT_FREE || !m->jnt_orient_ident[j];
     int n = 0;
     if (node->has_pos)
-        for (int a = 0; a < 3; a++) node->codes[n++] = (unsigned char)(MN_BVH_XPOS + a);
+        for (int a = 0; a < 3; a++)
+            node->codes[n++] = (unsigned char)(MN_BVH_XPOS + a);
     if (node->has_rot) {
         static const char* const orders[6] = {"XYZ", "XZY", "YXZ", "YZX", "ZXY", "ZYX"};
         int o = m->jnt_rot_order[j];
         if (o < 0 || o > 5) o = MN_EULER_ZXY;
-        for (int a = 0; a < 3; a++) node->codes[n++] = (unsigned char)(MN_BVH_XROT + (orders[o][a] - 'X'));
+        for (int a = 0; a < 3; a++)
+            node->codes[n++] = (unsigned char)(MN_BVH_XROT + (orders[o][a] - 'X'));
     }
     node->nch = n;
 }
@@ -180,7 +185,8 @@ static int is_end_site(const mn_model* m, int j) {
  * ending in '{' (the reader would take it for the brace). */
 static int writable_name(const char* s) {
     size_t n = strlen(s);
-    if (n == 0 || s[0] == ' ' || s[0] == '\t' || s[n - 1] == ' ' || s[n - 1] == '\t' || s[n - 1] == '{')
+    if (n == 0 || s[0] == ' ' || s[0] == '\t' || s[n - 1] == ' ' || s[n - 1] == '\t' ||
+        s[n - 1] == '{')
         return 0;
     return mn_utf8_text(s, n); /* the reader's rule */
 }
@@ -209,7 +215,8 @@ static void put_angle(mn_strbuf* b, double v) {
         put_number(b, v);
         return;
     }
-    while (n > 1 && s[n - 1] == '0') n--;
+    while (n > 1 && s[n - 1] == '0')
+        n--;
     if (s[n - 1] == '.') n--;
     if (n == 2 && s[0] == '-' && s[1] == '0') {
         s[0] = '0';
@@ -233,7 +240,9 @@ static void put_vec(mn_strbuf* b, mn_vec3 v) {
 }
 
 /* The BVH joint that model joint c starts (a series' last joint, or c itself). */
-static int node_joint_of(const writer* W, int c) { return W->series_final[c] >= 0 ? W->series_final[c] : c; }
+static int node_joint_of(const writer* W, int c) {
+    return W->series_final[c] >= 0 ? W->series_final[c] : c;
+}
 
 /* HIERARCHY, depth first with an explicit stack (a model may be a very long chain). */
 static mn_status write_hierarchy(writer* W, mn_strbuf* b, mn_error* err, const char* path) {
@@ -300,7 +309,8 @@ static mn_status write_hierarchy(writer* W, mn_strbuf* b, mn_error* err, const c
         sdepth[top] = depth;
         stack[top++] = ~e;
         int nc = 0;
-        for (int c = W->first_child[j]; c >= 0; c = W->next_sibling[c]) nc++;
+        for (int c = W->first_child[j]; c >= 0; c = W->next_sibling[c])
+            nc++;
         top += nc;
         int k = 0;
         for (int c = W->first_child[j]; c >= 0; c = W->next_sibling[c]) {
@@ -354,7 +364,8 @@ static void frame_values(const writer* W, const double* q, double* row) {
             if (o < 0 || o > 5) o = MN_EULER_ZXY;
             double e[3];
             mn_euler_from_quat((mn_euler_order)o, mn_quat_normalize(R), e);
-            for (int k = 0; k < 3; k++) out[n++] = e[k] * (180.0 / MN_PI);
+            for (int k = 0; k < 3; k++)
+                out[n++] = e[k] * (180.0 / MN_PI);
         }
     }
 }
@@ -368,21 +379,27 @@ static void writer_free(writer* W) {
     free(W->node_of);
 }
 
-mn_status mn_bvh_write(const char* path, const mn_model* m, const mn_motion* motion, mn_error* err) {
-    if (!path || !m) return mn_error_set(err, MN_ERR_ARG, path ? path : "", 0, "", "path and model are required");
-    if (m->njoint <= 0) return mn_error_set(err, MN_ERR_ARG, path, 0, "model", "the model has no joints");
+mn_status mn_bvh_write(const char* path, const mn_model* m, const mn_motion* motion,
+                       mn_error* err) {
+    if (!path || !m)
+        return mn_error_set(err, MN_ERR_ARG, path ? path : "", 0, "",
+                            "path and model are required");
+    if (m->njoint <= 0)
+        return mn_error_set(err, MN_ERR_ARG, path, 0, "model", "the model has no joints");
     mn_motion rest = {1, m->nq, 1.0 / 30.0, m->q0};
     const mn_motion* mo = motion ? motion : &rest;
     if (mo->nq != m->nq || mo->nframes < 0 || (mo->nframes > 0 && m->nq > 0 && !mo->q))
-        return mn_error_set(err, MN_ERR_ARG, path, 0, "motion", "motion does not fit the model (nq %d, model nq %d)",
-                            mo->nq, m->nq);
+        return mn_error_set(err, MN_ERR_ARG, path, 0, "motion",
+                            "motion does not fit the model (nq %d, model nq %d)", mo->nq, m->nq);
     if (!(mo->frame_time > 0) || !isfinite(mo->frame_time))
-        return mn_error_set(err, MN_ERR_ARG, path, 0, "frame_time", "frame time must be positive and finite");
+        return mn_error_set(err, MN_ERR_ARG, path, 0, "frame_time",
+                            "frame time must be positive and finite");
     size_t nvals = (size_t)mo->nframes * (size_t)m->nq;
     for (size_t i = 0; i < nvals; i++)
         if (!isfinite(mo->q[i]))
-            return mn_error_set(err, MN_ERR_ARG, path, 0, "motion", "frame %zu: state %zu is not finite",
-                                i / (size_t)m->nq, i % (size_t)m->nq);
+            return mn_error_set(err, MN_ERR_ARG, path, 0, "motion",
+                                "frame %zu: state %zu is not finite", i / (size_t)m->nq,
+                                i % (size_t)m->nq);
 
     writer W;
     memset(&W, 0, sizeof W);
@@ -394,7 +411,8 @@ mn_status mn_bvh_write(const char* path, const mn_model* m, const mn_motion* mot
     W.folded = calloc(nj, 1);
     W.nodes = malloc(nj * sizeof(wnode));
     W.node_of = malloc(nj * sizeof(int));
-    if (!W.first_child || !W.next_sibling || !W.series_final || !W.folded || !W.nodes || !W.node_of) {
+    if (!W.first_child || !W.next_sibling || !W.series_final || !W.folded || !W.nodes ||
+        !W.node_of) {
         writer_free(&W);
         return mn_error_set(err, MN_ERR_NOMEM, path, 0, "", "out of memory");
     }
@@ -418,7 +436,8 @@ mn_status mn_bvh_write(const char* path, const mn_model* m, const mn_motion* mot
         tmp.joint = last;
         tmp.first = j;
         W.series_final[j] = last;
-        for (int k = 0; k + 1 < tmp.nmember; k++) W.folded[tmp.members[k]] = 1;
+        for (int k = 0; k + 1 < tmp.nmember; k++)
+            W.folded[tmp.members[k]] = 1;
         W.node_of[last] = W.nnodes;
         W.nodes[W.nnodes++] = tmp;
     }
@@ -437,18 +456,20 @@ mn_status mn_bvh_write(const char* path, const mn_model* m, const mn_motion* mot
     }
     for (int i = 0; i < W.nnodes && !st; i++)
         if (!writable_name(m->jnt_name[W.nodes[i].joint]))
-            st = mn_error_set(err, MN_ERR_ARG, path, 0, "name", "joint %d: its name cannot be written as BVH",
-                              W.nodes[i].joint);
+            st = mn_error_set(err, MN_ERR_ARG, path, 0, "name",
+                              "joint %d: its name cannot be written as BVH", W.nodes[i].joint);
     mn_strbuf b;
     mn_strbuf_init(&b);
     if (!st) st = write_hierarchy(&W, &b, err, path);
     if (!st) {
         int ncol = 0;
-        for (int i = 0; i < W.nnodes; i++) ncol += W.nodes[i].nch;
+        for (int i = 0; i < W.nnodes; i++)
+            ncol += W.nodes[i].nch;
         double* row = malloc(((size_t)ncol + 1) * sizeof *row);
         uint8_t* angle = calloc((size_t)ncol + 1, 1);
         for (int i = 0; angle && i < W.nnodes; i++)
-            for (int k = 0; k < W.nodes[i].nch; k++) angle[W.nodes[i].col + k] = W.nodes[i].codes[k] >= 3;
+            for (int k = 0; k < W.nodes[i].nch; k++)
+                angle[W.nodes[i].col + k] = W.nodes[i].codes[k] >= 3;
         if (!row || !angle) {
             st = mn_error_set(err, MN_ERR_NOMEM, path, 0, "", "out of memory");
         } else {
@@ -461,13 +482,15 @@ mn_status mn_bvh_write(const char* path, const mn_model* m, const mn_motion* mot
                     /* what the reader would refuse is refused here */
                     if (!(fabs(row[c]) <= MN_BVH_MAX_ABS)) {
                         st = mn_error_set(err, MN_ERR_ARG, path, 0, "motion",
-                                          "frame %d: channel %d is %g, beyond the BVH range of %g", f,
-                                          c + 1, row[c], MN_BVH_MAX_ABS);
+                                          "frame %d: channel %d is %g, beyond the BVH range of %g",
+                                          f, c + 1, row[c], MN_BVH_MAX_ABS);
                         break;
                     }
                     if (c) mn_strbuf_append(&b, " ", 1);
-                    if (angle[c]) put_angle(&b, row[c]);
-                    else put_number(&b, row[c]);
+                    if (angle[c])
+                        put_angle(&b, row[c]);
+                    else
+                        put_number(&b, row[c]);
                 }
                 mn_strbuf_append(&b, "\n", 1);
             }

@@ -6,6 +6,9 @@
 #include <stdio.h>
 #include <string.h>
 #include <strings.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 static int has_ext(const char* path, const char* ext) {
@@ -19,12 +22,15 @@ mn_file_kind mn_file_kind_of(const char* path) {
     if (has_ext(path, ".urdf")) return MN_FILE_URDF;
     if (has_ext(path, ".gltf") || has_ext(path, ".glb")) return MN_FILE_GLTF;
     if (has_ext(path, ".skel") || has_ext(path, ".scr")) return MN_FILE_SKEL;
-    /* Sniff the first bytes. */
-    FILE* f = fopen(path, "rb");
-    if (!f) return MN_FILE_UNKNOWN;
+    /* Sniff the first bytes of a regular file (opened non-blocking: a FIFO would wait). */
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0) return MN_FILE_UNKNOWN;
+    struct stat st;
     char head[513];
-    size_t n = fread(head, 1, sizeof head - 1, f);
-    fclose(f);
+    ssize_t got = fstat(fd, &st) == 0 && S_ISREG(st.st_mode) ? read(fd, head, sizeof head - 1) : -1;
+    close(fd);
+    if (got < 0) return MN_FILE_UNKNOWN;
+    size_t n = (size_t)got;
     head[n] = 0;
     if (n >= 4 && !memcmp(head, "glTF", 4)) return MN_FILE_GLTF;
     if (strstr(head, "HIERARCHY")) return MN_FILE_BVH;
@@ -80,14 +86,22 @@ mn_status mn_figure_read(const char* path, mn_model** model, mn_motion* motion, 
         return *model ? MN_OK : (err ? err->status : MN_ERR_PARSE);
     }
     switch (mn_file_kind_of(path)) {
-    case MN_FILE_BVH: return mn_bvh_read(path, NULL, model, motion, warn, err);
-    case MN_FILE_URDF: return mn_urdf_read(path, model, warn, err);
-    case MN_FILE_SKEL: return mn_skel_read(path, model, warn, err);
-    case MN_FILE_GLTF: return mn_figure_read_skin(path, model, motion, NULL, warn, err);
-    default: break;
+    case MN_FILE_BVH:
+        return mn_bvh_read(path, NULL, model, motion, warn, err);
+    case MN_FILE_URDF:
+        return mn_urdf_read(path, model, warn, err);
+    case MN_FILE_SKEL:
+        return mn_skel_read(path, model, warn, err);
+    case MN_FILE_GLTF:
+        return mn_figure_read_skin(path, model, motion, NULL, warn, err);
+    default:
+        break;
     }
-    FILE* f = fopen(path, "rb");
-    if (!f) return mn_error_set(err, MN_ERR_IO, path, 0, "", "cannot open");
-    fclose(f);
-    return mn_error_set(err, MN_ERR_PARSE, path, 0, "", "unknown figure format (expected .bvh, .urdf, .skel, .gltf or .glb)");
+    struct stat st;
+    if (stat(path, &st) != 0)
+        return mn_error_set(err, MN_ERR_IO, path, 0, "", "cannot open: %s", strerror(errno));
+    if (!S_ISREG(st.st_mode))
+        return mn_error_set(err, MN_ERR_IO, path, 0, "", "not a regular file");
+    return mn_error_set(err, MN_ERR_PARSE, path, 0, "",
+                        "unknown figure format (expected .bvh, .urdf, .skel, .gltf or .glb)");
 }

@@ -1,16 +1,30 @@
 /* Whole-file reads, atomic writes, text buffers, warnings, the error setter, the UTF-8 check
  * and the name map shared by the io layer. */
+/* syscall() for openat2 and realpath. */
+#define _GNU_SOURCE
 #include "io/io_internal.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
+#if !defined(__wasi__)
+#include <pthread.h>
+#include <signal.h>
+#endif
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#if defined(__linux__)
+#include <sys/syscall.h>
+#if defined(__has_include)
+#if __has_include(<linux/openat2.h>)
+#include <linux/openat2.h>
+#endif
+#endif
+#endif
 
 void mn_motion_free(mn_motion* mo) {
     if (!mo) return;
@@ -18,33 +32,187 @@ void mn_motion_free(mn_motion* mo) {
     memset(mo, 0, sizeof *mo);
 }
 
-mn_status mn_read_file(const char* path, char** data, size_t* len, mn_error* err) {
-    *data = NULL;
-    if (len) *len = 0;
-    FILE* f = fopen(path, "rb");
-    if (!f) return mn_error_set(err, MN_ERR_IO, path, 0, "", "cannot open: %s", strerror(errno));
+/* Reads the open descriptor fd whole: it must be a regular file (a FIFO, device or folder
+ * would block or never end) of at most max bytes, checked with fstat before anything is
+ * read or allocated. name is what messages call the file. Closes fd. */
+static mn_status read_fd(int fd, const char* name, size_t max, char** data, size_t* len,
+                         mn_error* err) {
     struct stat st;
-    if (fstat(fileno(f), &st) != 0 || !S_ISREG(st.st_mode)) {
-        fclose(f);
-        return mn_error_set(err, MN_ERR_IO, path, 0, "", "not a regular file");
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+        close(fd);
+        return mn_error_set(err, MN_ERR_IO, name, 0, "", "not a regular file");
+    }
+    if (st.st_size < 0 || (uint64_t)st.st_size > (uint64_t)max) {
+        close(fd);
+        return mn_error_set(err, MN_ERR_IO, name, 0, "",
+                            "file too large (more than %zu bytes, the limit of a file read)", max);
     }
     size_t n = (size_t)st.st_size;
     char* buf = malloc(n + 1);
     if (!buf) {
-        fclose(f);
-        return mn_error_set(err, MN_ERR_NOMEM, path, 0, "", "file too large (%zu bytes)", n);
+        close(fd);
+        return mn_error_set(err, MN_ERR_NOMEM, name, 0, "", "out of memory (%zu bytes)", n);
     }
-    size_t got = fread(buf, 1, n, f);
-    int bad = ferror(f);
-    fclose(f);
-    if (bad || got != n) {
+    size_t got = 0;
+    while (got < n) {
+        ssize_t r = read(fd, buf + got, n - got);
+        if (r < 0 && errno == EINTR) continue;
+        if (r <= 0) break;
+        got += (size_t)r;
+    }
+    close(fd);
+    if (got != n) {
         free(buf);
-        return mn_error_set(err, MN_ERR_IO, path, 0, "", "read failed");
+        return mn_error_set(err, MN_ERR_IO, name, 0, "", "read failed");
     }
     buf[n] = 0;
     *data = buf;
     if (len) *len = n;
     return MN_OK;
+}
+
+mn_status mn_read_file(const char* path, char** data, size_t* len, mn_error* err) {
+    *data = NULL;
+    if (len) *len = 0;
+    /* Non-blocking: opening a FIFO with no writer would otherwise wait forever. */
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0)
+        return mn_error_set(err, MN_ERR_IO, path, 0, "", "cannot open: %s", strerror(errno));
+    return read_fd(fd, path, MN_IO_MAX_FILE_BYTES, data, len, err);
+}
+
+static int hex_digit(int ch) {
+    if (ch >= '0' && ch <= '9') return ch - '0';
+    if (ch >= 'a' && ch <= 'f') return ch - 'a' + 10;
+    if (ch >= 'A' && ch <= 'F') return ch - 'A' + 10;
+    return -1;
+}
+
+static int beneath_fallback;
+void mn_io_beneath_force_fallback(int on) {
+    beneath_fallback = on;
+}
+
+/* Opens rel (relative, no ".." segment) beneath dir. openat2 with RESOLVE_BENEATH refuses
+ * any way out of the folder during the kernel's own path walk (symlinks included); where it
+ * is missing, both paths are resolved with realpath and the file's must lie in the folder's.
+ * Returns the descriptor, or -1 with errno (EXDEV: it leads out of the folder). */
+static int open_beneath(const char* dir, const char* rel) {
+    int flags = O_RDONLY | O_NONBLOCK | O_CLOEXEC;
+#if defined(SYS_openat2) && defined(RESOLVE_BENEATH)
+    if (!beneath_fallback) {
+        int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        if (dfd < 0) return -1;
+        struct open_how how;
+        memset(&how, 0, sizeof how);
+        how.flags = (uint64_t)flags;
+        how.resolve = RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS;
+        long fd = syscall(SYS_openat2, dfd, rel, &how, sizeof how);
+        int e = errno;
+        close(dfd);
+        if (fd >= 0) return (int)fd;
+        /* ENOSYS: an older kernel; EPERM: a sandbox that filters the call. */
+        if (e != ENOSYS && e != EPERM) {
+            errno = e;
+            return -1;
+        }
+    }
+#endif
+#if defined(__wasi__) /* the WebAssembly module has no file system */
+    (void)dir, (void)rel, (void)flags;
+    errno = ENOSYS;
+    return -1;
+#else
+    char* rdir = realpath(dir, NULL);
+    if (!rdir) return -1;
+    size_t dl = strlen(rdir), rl = strlen(rel);
+    char* joined = malloc(dl + rl + 2);
+    if (!joined) {
+        free(rdir);
+        errno = ENOMEM;
+        return -1;
+    }
+    snprintf(joined, dl + rl + 2, "%s/%s", rdir, rel);
+    char* real = realpath(joined, NULL);
+    int e = errno, fd = -1;
+    if (real) {
+        int inside =
+            strncmp(real, rdir, dl) == 0 && (real[dl] == '/' || (dl == 1 && rdir[0] == '/'));
+        if (inside)
+            fd = open(real, flags | O_NOFOLLOW);
+        else
+            errno = EXDEV;
+        e = errno;
+    }
+    free(real);
+    free(joined);
+    free(rdir);
+    errno = e;
+    return fd;
+#endif
+}
+
+mn_status mn_read_file_beneath(const char* dir, const char* uri, size_t max, char** data,
+                               size_t* len, mn_error* err) {
+    if (data) *data = NULL;
+    if (len) *len = 0;
+    if (!dir || !uri || !data) return mn_error_set(err, MN_ERR_ARG, "", 0, "", "NULL argument");
+    if (max == 0 || max > MN_IO_MAX_FILE_BYTES) max = MN_IO_MAX_FILE_BYTES;
+    size_t n = strlen(uri), slash = strcspn(uri, "/");
+    if (n == 0) return mn_error_set(err, MN_ERR_PARSE, uri, 0, "", "empty URI");
+    /* A ':' before the first '/' is a scheme (RFC 3986 4.2): only relative references. */
+    if (memchr(uri, ':', slash))
+        return mn_error_set(err, MN_ERR_UNSUPPORTED, uri, 0, "",
+                            "only relative file URIs are read");
+    /* Percent-decode first, so that no check can be passed by an encoded '/', '.' or '\'. */
+    char* rel = malloc(n + 1);
+    if (!rel) return mn_error_set(err, MN_ERR_NOMEM, uri, 0, "", "out of memory");
+    size_t o = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (uri[i] != '%') {
+            rel[o++] = uri[i];
+            continue;
+        }
+        int hi = i + 1 < n ? hex_digit(uri[i + 1]) : -1;
+        int lo = hi >= 0 && i + 2 < n ? hex_digit(uri[i + 2]) : -1;
+        if (lo < 0 || (hi == 0 && lo == 0)) {
+            free(rel);
+            return mn_error_set(err, MN_ERR_PARSE, uri, 0, "", "invalid percent-encoding");
+        }
+        rel[o++] = (char)(hi * 16 + lo);
+        i += 2;
+    }
+    rel[o] = 0;
+    const char* why = NULL;
+    if (rel[0] == '/')
+        why = "an absolute path: only paths inside the file's folder are read";
+    else if (strchr(rel, '\\'))
+        why = "a backslash: only '/' separates folders";
+    else
+        for (const char* seg = rel; *seg;) {
+            size_t sl = strcspn(seg, "/");
+            if (sl == 2 && seg[0] == '.' && seg[1] == '.') {
+                why = "a '..' segment: only paths inside the file's folder are read";
+                break;
+            }
+            seg += sl;
+            if (*seg) seg++;
+        }
+    if (why) {
+        free(rel);
+        return mn_error_set(err, MN_ERR_UNSUPPORTED, uri, 0, "", "refused: %s", why);
+    }
+    int fd = open_beneath(dir[0] ? dir : ".", rel);
+    int e = errno;
+    free(rel);
+    if (fd < 0) {
+        /* The URI as written, never the resolved path. */
+        if (e == EXDEV || e == ELOOP)
+            return mn_error_set(err, MN_ERR_IO, uri, 0, "",
+                                "refused: leads out of the file's folder");
+        return mn_error_set(err, MN_ERR_IO, uri, 0, "", "cannot open: %s", strerror(e));
+    }
+    return read_fd(fd, uri, max, data, len, err);
 }
 
 mn_status mn_io_read_path(const char* path, mn_io_text_fn fn, void* args, mn_error* err) {
@@ -169,7 +337,31 @@ int mn_name_map_of_model(mn_name_map* map, const mn_model* m) {
     return 1;
 }
 
-mn_status mn_write_file_atomic(const char* path, const char* data, size_t len, mn_error* err) {
+/* May path be replaced? Only a regular file (or nothing) is: a symlink is not followed nor
+ * replaced, and a device, FIFO or folder is never turned into a file (writing to /dev/null
+ * as root would replace /dev/null). *mode gets the mode the new file should have: the old
+ * file's, else 0666 less the umask. */
+static mn_status check_output(const char* path, mode_t* mode, mn_error* err) {
+    struct stat st;
+    if (lstat(path, &st) != 0) {
+        if (errno != ENOENT)
+            return mn_error_set(err, MN_ERR_IO, path, 0, "", "cannot write: %s", strerror(errno));
+        mode_t mask = umask(0);
+        umask(mask);
+        *mode = 0666 & ~mask;
+        return MN_OK;
+    }
+    if (S_ISLNK(st.st_mode))
+        return mn_error_set(err, MN_ERR_IO, path, 0, "",
+                            "is a symbolic link: not followed nor replaced");
+    if (!S_ISREG(st.st_mode))
+        return mn_error_set(err, MN_ERR_IO, path, 0, "", "not a regular file: not replaced");
+    *mode = st.st_mode & 0777;
+    return MN_OK;
+}
+
+static mn_status write_temp(const char* path, const char* data, size_t len, mode_t mode,
+                            char** tmp_out, mn_error* err) {
     size_t n = strlen(path);
     char* tmp = malloc(n + 16);
     if (!tmp) return mn_error_set(err, MN_ERR_NOMEM, path, 0, "", "out of memory");
@@ -181,33 +373,88 @@ mn_status mn_write_file_atomic(const char* path, const char* data, size_t len, m
         return MN_ERR_IO;
     }
     size_t done = 0;
+    int e = 0;
     while (done < len) {
         ssize_t w = write(fd, data + done, len - done);
-        if (w < 0) {
-            if (errno == EINTR) continue;
+        if (w < 0 && errno == EINTR) continue;
+        if (w <= 0) {
+            e = w < 0 ? errno : EIO;
             break;
         }
         done += (size_t)w;
     }
-    int ok = done == len && fsync(fd) == 0;
-    ok = (close(fd) == 0) && ok;
-    if (ok) {
-        /* mkstemp creates 0600; give the file the usual permissions. */
-        mode_t mask = umask(0);
-        umask(mask);
-        chmod(tmp, 0666 & ~mask);
-    }
-    if (!ok || rename(tmp, path) != 0) {
-        mn_error_set(err, MN_ERR_IO, path, 0, "", "write failed: %s", strerror(errno));
+    /* mkstemp creates 0600: the replaced file's permissions, or the usual ones. */
+#if defined(__wasi__) /* no permissions there (and mkstemp already failed) */
+    (void)mode;
+#else
+    if (!e && fchmod(fd, mode) != 0) e = errno;
+#endif
+    if (!e && fsync(fd) != 0) e = errno;
+    if (close(fd) != 0 && !e) e = errno;
+    if (e) {
+        mn_error_set(err, MN_ERR_IO, path, 0, "", "write failed: %s", strerror(e));
         unlink(tmp);
         free(tmp);
         return MN_ERR_IO;
     }
-    free(tmp);
+    *tmp_out = tmp;
     return MN_OK;
 }
 
-void mn_strbuf_init(mn_strbuf* b) { memset(b, 0, sizeof *b); }
+mn_status mn_write_files_atomic(int n, const char* const* paths, const char* const* data,
+                                const size_t* lens, mn_error* err) {
+    if (n < 0 || (n > 0 && (!paths || !data || !lens)))
+        return mn_error_set(err, MN_ERR_ARG, "", 0, "", "NULL argument");
+    mode_t* mode = malloc(((size_t)n + 1) * sizeof *mode);
+    char** tmp = calloc((size_t)n + 1, sizeof *tmp);
+    if (!mode || !tmp) {
+        free(mode);
+        free(tmp);
+        return mn_error_set(err, MN_ERR_NOMEM, n ? paths[0] : "", 0, "", "out of memory");
+    }
+    mn_status st = MN_OK;
+    for (int i = 0; i < n && !st; i++)
+        st = check_output(paths[i], &mode[i], err);
+        /* SIGINT, SIGTERM and SIGHUP wait until every temporary is renamed or removed, so that
+         * a killed run leaves none behind (a signal that arrives meanwhile is delivered after). */
+#if !defined(__wasi__) /* WebAssembly has no signals */
+    sigset_t block, old;
+    sigemptyset(&block);
+    sigaddset(&block, SIGINT);
+    sigaddset(&block, SIGTERM);
+    sigaddset(&block, SIGHUP);
+    pthread_sigmask(SIG_BLOCK, &block, &old);
+#endif
+    for (int i = 0; i < n && !st; i++)
+        st = write_temp(paths[i], data[i] ? data[i] : "", lens[i], mode[i], &tmp[i], err);
+    /* Every file is written before any is renamed: a full disk leaves the old set whole. */
+    int renamed = 0;
+    for (; !st && renamed < n; renamed++)
+        if (rename(tmp[renamed], paths[renamed]) != 0) {
+            st = mn_error_set(err, MN_ERR_IO, paths[renamed], 0, "", "write failed: %s",
+                              strerror(errno));
+            break;
+        }
+    for (int i = renamed; i < n; i++)
+        if (tmp[i]) unlink(tmp[i]);
+#if !defined(__wasi__)
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+#endif
+    for (int i = 0; i < n; i++)
+        free(tmp[i]);
+    free(tmp);
+    free(mode);
+    return st;
+}
+
+mn_status mn_write_file_atomic(const char* path, const char* data, size_t len, mn_error* err) {
+    if (!path) return mn_error_set(err, MN_ERR_ARG, "", 0, "", "NULL argument");
+    return mn_write_files_atomic(1, &path, &data, &len, err);
+}
+
+void mn_strbuf_init(mn_strbuf* b) {
+    memset(b, 0, sizeof *b);
+}
 void mn_strbuf_free(mn_strbuf* b) {
     free(b->data);
     memset(b, 0, sizeof *b);
@@ -217,7 +464,8 @@ static int strbuf_reserve(mn_strbuf* b, size_t extra) {
     if (b->failed) return 0;
     if (b->len + extra + 1 <= b->cap) return 1;
     size_t cap = b->cap ? b->cap : 4096;
-    while (cap < b->len + extra + 1) cap *= 2;
+    while (cap < b->len + extra + 1)
+        cap *= 2;
     char* p = realloc(b->data, cap);
     if (!p) {
         b->failed = 1;

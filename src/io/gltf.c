@@ -23,8 +23,8 @@ typedef struct reader {
     gltf_ctx* c;
     int nnodes;
     tnode* nodes;
-    int* node_snode;  /* nnodes: skeleton node of each file node, -1 when not one */
-    int* snode_node;  /* file node of each skeleton node */
+    int* node_snode; /* nnodes: skeleton node of each file node, -1 when not one */
+    int* snode_node; /* file node of each skeleton node */
     mn_gltf* g;
     gltf_items samplers; /* of the animation being read */
 } reader;
@@ -56,7 +56,8 @@ void mn_gltf_aff_mul(const double* a, const double* b, double* c) {
 void mn_gltf_trs(const double* t, mn_quat r, const double* s, double* m) {
     mn_mat3 R = mn_quat_to_mat3(r);
     for (int i = 0; i < 3; i++) {
-        for (int k = 0; k < 3; k++) m[4 * i + k] = R.m[3 * i + k] * s[k];
+        for (int k = 0; k < 3; k++)
+            m[4 * i + k] = R.m[3 * i + k] * s[k];
         m[4 * i + 3] = t[i];
     }
 }
@@ -64,8 +65,10 @@ void mn_gltf_trs(const double* t, mn_quat r, const double* s, double* m) {
 /* A column-major glTF mat4 -> 3x4 row-major; 0 when its last row is not (0 0 0 1). */
 static int mat4_to_aff(const double* cm, double* m) {
     for (int r = 0; r < 3; r++)
-        for (int k = 0; k < 4; k++) m[4 * r + k] = cm[4 * k + r];
-    return fabs(cm[3]) < 1e-5 && fabs(cm[7]) < 1e-5 && fabs(cm[11]) < 1e-5 && fabs(cm[15] - 1) < 1e-5;
+        for (int k = 0; k < 4; k++)
+            m[4 * r + k] = cm[4 * k + r];
+    return fabs(cm[3]) < 1e-5 && fabs(cm[7]) < 1e-5 && fabs(cm[11]) < 1e-5 &&
+           fabs(cm[15] - 1) < 1e-5;
 }
 
 /* ---- nodes ---------------------------------------------------------------------------- */
@@ -96,7 +99,7 @@ static mn_status read_node(reader* rd, int i, const cJSON* jn, int nmeshes, int 
         if (ch == i) return mn_gltf_fail(c, MN_ERR_PARSE, f, "a node cannot be its own child");
         if (rd->nodes[ch].parent >= 0)
             return mn_gltf_fail(c, MN_ERR_PARSE, f, "node %d already has parent nodes[%d]", ch,
-                        rd->nodes[ch].parent);
+                                rd->nodes[ch].parent);
         rd->nodes[ch].parent = i;
     }
 
@@ -120,7 +123,8 @@ static mn_status read_node(reader* rd, int i, const cJSON* jn, int nmeshes, int 
     }
     if (has_m) {
         snprintf(f, sizeof f, "%s.matrix", path);
-        if (!mat4_to_aff(cm, r->m)) return mn_gltf_fail(c, MN_ERR_PARSE, f, "last row is not (0 0 0 1)");
+        if (!mat4_to_aff(cm, r->m))
+            return mn_gltf_fail(c, MN_ERR_PARSE, f, "last row is not (0 0 0 1)");
         if (has_t || has_r || has_s)
             mn_warn(c->warn, c->name, 0, f, "both matrix and TRS given: the matrix is used");
         r->has_matrix = 1;
@@ -169,10 +173,12 @@ static mn_status read_nodes(reader* rd) {
         if (k >= 0 && stamp[k] == i) {
             char f[48];
             snprintf(f, sizeof f, "nodes[%d].children", rd->nodes[k].parent);
-            return mn_gltf_fail(c, MN_ERR_PARSE, f, "cycle in the node hierarchy through nodes[%d]", k);
+            return mn_gltf_fail(c, MN_ERR_PARSE, f, "cycle in the node hierarchy through nodes[%d]",
+                                k);
         }
     }
-    for (i = 0; i < rd->nnodes; i++) stamp[i] = -1;
+    for (i = 0; i < rd->nnodes; i++)
+        stamp[i] = -1;
     return MN_OK;
 }
 
@@ -216,10 +222,12 @@ static mn_status pick_skinned_node(reader* rd, int* out) {
         if (rd->nodes[i].mesh < 0 || rd->nodes[i].skin < 0) continue;
         if (first_any < 0) first_any = i;
         int top = i;
-        while (rd->nodes[top].parent >= 0) top = rd->nodes[top].parent;
+        while (rd->nodes[top].parent >= 0)
+            top = rd->nodes[top].parent;
         if (in_scene[top] == 1) found = i;
     }
-    for (int i = 0; i < rd->nnodes; i++) in_scene[i] = -1;
+    for (int i = 0; i < rd->nnodes; i++)
+        in_scene[i] = -1;
     if (found >= 0) {
         *out = found;
         return MN_OK;
@@ -263,9 +271,12 @@ static mn_status name_joints(reader* rd, const char* path) {
         for (int attempt = 0;; attempt++) {
             if (mn_name_map_put(&taken, name, j) < 0) break; /* not taken: now it is */
             if (attempt == 0)
-                mn_warn(rd->c->warn, rd->c->name, 0, path, "joint name '%.60s' repeated: renamed", nm);
-            if (attempt == 0) snprintf(name, n, "%s_%d", nm, j);
-            else snprintf(name, n, "%s_%d_%d", nm, j, attempt);
+                mn_warn(rd->c->warn, rd->c->name, 0, path, "joint name '%.60s' repeated: renamed",
+                        nm);
+            if (attempt == 0)
+                snprintf(name, n, "%s_%d", nm, j);
+            else
+                snprintf(name, n, "%s_%d_%d", nm, j, attempt);
         }
         g->joint_name[j] = name;
     }
@@ -308,7 +319,8 @@ static mn_status build_skeleton(reader* rd, const char* path) {
                  * would make this quadratic: refuse past a generous bound. */
                 if (cap >= ((size_t)1 << 22)) {
                     free(depth);
-                    return mn_gltf_fail(rd->c, MN_ERR_UNSUPPORTED, path, "node hierarchy too deep above the joints");
+                    return mn_gltf_fail(rd->c, MN_ERR_UNSUPPORTED, path,
+                                        "node hierarchy too deep above the joints");
                 }
                 int* np = realloc(p->path, 2 * cap * sizeof(int));
                 if (!np) {
@@ -360,7 +372,8 @@ static mn_status build_skeleton(reader* rd, const char* path) {
     free(depth);
     p->rest = malloc((size_t)p->nsnode * sizeof *p->rest);
     if (!p->rest) return mn_gltf_fail(rd->c, MN_ERR_NOMEM, path, "out of memory");
-    for (int k = 0; k < p->nsnode; k++) p->rest[k] = rd->nodes[rd->snode_node[k]].rest;
+    for (int k = 0; k < p->nsnode; k++)
+        p->rest[k] = rd->nodes[rd->snode_node[k]].rest;
     return MN_OK;
 }
 
@@ -417,8 +430,7 @@ static mn_status read_bare_skeleton(reader* rd) {
         if (!cJSON_IsObject(js)) s = mn_gltf_fail(c, MN_ERR_PARSE, path, "not an object");
         if (!s) s = mn_gltf_json_array(c, js, "nodes", path, &roots, &nroots);
         const cJSON* e;
-        if (!s)
-            cJSON_ArrayForEach(e, roots) {
+        if (!s) cJSON_ArrayForEach(e, roots) {
                 if (cJSON_IsNumber(e) && e->valuedouble >= 0 && e->valuedouble < rd->nnodes)
                     mark[(int)e->valuedouble] |= 1;
             }
@@ -430,7 +442,8 @@ static mn_status read_bare_skeleton(reader* rd) {
     cJSON_ArrayForEach(ja, cJSON_GetObjectItemCaseSensitive(c->root, "animations")) {
         const cJSON* jc;
         cJSON_ArrayForEach(jc, cJSON_GetObjectItemCaseSensitive(ja, "channels")) {
-            const cJSON* n = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(jc, "target"), "node");
+            const cJSON* n = cJSON_GetObjectItemCaseSensitive(
+                cJSON_GetObjectItemCaseSensitive(jc, "target"), "node");
             if (cJSON_IsNumber(n) && n->valuedouble >= 0 && n->valuedouble < rd->nnodes)
                 mark[(int)n->valuedouble] |= 2;
         }
@@ -446,7 +459,8 @@ static mn_status read_bare_skeleton(reader* rd) {
     int nj = 0;
     for (i = 0; i < rd->nnodes && !s; i++) {
         int top = i;
-        while (rd->nodes[top].parent >= 0) top = rd->nodes[top].parent;
+        while (rd->nodes[top].parent >= 0)
+            top = rd->nodes[top].parent;
         if (!(mark[top] & 1)) continue;
         if ((mark[i] & 8) && !(mark[i] & 4) && !(mark[i] & 2)) continue;
         rd->node_snode[i] = nj;
@@ -454,7 +468,9 @@ static mn_status read_bare_skeleton(reader* rd) {
     }
     free(mark);
     if (s) return s;
-    if (nj == 0) return mn_gltf_fail(c, MN_ERR_NOTFOUND, "nodes", "no skin, and no node in the scene to form a skeleton");
+    if (nj == 0)
+        return mn_gltf_fail(c, MN_ERR_NOTFOUND, "nodes",
+                            "no skin, and no node in the scene to form a skeleton");
     s = alloc_joints(rd, nj, "nodes");
     if (s) return s;
     for (int j = 0; j < nj; j++) {
@@ -465,7 +481,9 @@ static mn_status read_bare_skeleton(reader* rd) {
     if (s) return s;
     const cJSON* nm = cJSON_GetObjectItemCaseSensitive(cJSON_GetArrayItem(scenes, scene), "name");
     const char* first = rd->nodes[rd->snode_node[0]].name;
-    g->name = dupstr(cJSON_IsString(nm) && nm->valuestring[0] ? nm->valuestring : first ? first : "skeleton");
+    g->name = dupstr(cJSON_IsString(nm) && nm->valuestring[0] ? nm->valuestring
+                     : first                                  ? first
+                                                              : "skeleton");
     if (!g->name) return mn_gltf_fail(c, MN_ERR_NOMEM, "nodes", "out of memory");
     return MN_OK;
 }
@@ -505,11 +523,13 @@ static mn_status read_skin(reader* rd, int skin) {
         double* m;
         int n;
         snprintf(f, sizeof f, "%s.inverseBindMatrices", path);
-        s = mn_gltf_read_accessor(c, ibm_acc, f, 16, GLTF_CT(GLTF_FLOAT), GLTF_NORM_RAW, &m, &n, NULL);
+        s = mn_gltf_read_accessor(c, ibm_acc, f, 16, GLTF_CT(GLTF_FLOAT), GLTF_NORM_RAW, &m, &n,
+                                  NULL);
         if (s) return s;
         if (n < nj) {
             free(m);
-            return mn_gltf_fail(c, MN_ERR_PARSE, f, "accessors[%d] has %d matrices for %d joints", ibm_acc, n, nj);
+            return mn_gltf_fail(c, MN_ERR_PARSE, f, "accessors[%d] has %d matrices for %d joints",
+                                ibm_acc, n, nj);
         }
         for (int j = 0; j < nj && !s; j++)
             if (!mat4_to_aff(m + 16 * j, g->inverse_bind + 12 * j))
@@ -517,7 +537,8 @@ static mn_status read_skin(reader* rd, int skin) {
         free(m);
         if (s) return s;
     } else {
-        for (int j = 0; j < nj; j++) mn_gltf_aff_identity(g->inverse_bind + 12 * j);
+        for (int j = 0; j < nj; j++)
+            mn_gltf_aff_identity(g->inverse_bind + 12 * j);
     }
     s = setup_joints(rd, path);
     if (s) return s;
@@ -534,7 +555,9 @@ static mn_status read_skin(reader* rd, int skin) {
  * listed joint, so it stays attached rigidly. A joint index at or past the skin's joint
  * count is an error when its weight is non-zero, and set to 0 (a warning) otherwise. */
 static mn_status check_weights(reader* rd, int v0, int n, int wacc, int jacc, int wtype) {
-    double tol = wtype == GLTF_UNSIGNED_BYTE ? 0.5 / 255 : wtype == GLTF_UNSIGNED_SHORT ? 0.5 / 65535 : 1e-4;
+    double tol = wtype == GLTF_UNSIGNED_BYTE    ? 0.5 / 255
+                 : wtype == GLTF_UNSIGNED_SHORT ? 0.5 / 65535
+                                                : 1e-4;
     mn_gltf* g = rd->g;
     gltf_ctx* c = rd->c;
     char f[48];
@@ -552,8 +575,9 @@ static mn_status check_weights(reader* rd, int v0, int n, int wacc, int jacc, in
             if (jt[k] >= g->njoints) {
                 if (w[k] > 0) {
                     snprintf(f, sizeof f, "accessors[%d]", jacc);
-                    return mn_gltf_fail(c, MN_ERR_PARSE, f, "vertex %d: joint %d, the skin has %d joints",
-                                v - v0, jt[k], g->njoints);
+                    return mn_gltf_fail(c, MN_ERR_PARSE, f,
+                                        "vertex %d: joint %d, the skin has %d joints", v - v0,
+                                        jt[k], g->njoints);
                 }
                 jt[k] = 0;
                 bad_idx++;
@@ -569,18 +593,21 @@ static mn_status check_weights(reader* rd, int v0, int n, int wacc, int jacc, in
             off_sum++;
             if (fabs(sum - 1) > worst) worst = fabs(sum - 1);
         }
-        for (int k = 0; k < 4; k++) w[k] /= sum;
+        for (int k = 0; k < 4; k++)
+            w[k] /= sum;
     }
     snprintf(f, sizeof f, "accessors[%d]", wacc);
     if (off_sum)
-        mn_warn(c->warn, c->name, 0, f, "%d vertices' weights do not sum to 1 (off by up to %.3g): normalised",
-                off_sum, worst);
+        mn_warn(c->warn, c->name, 0, f,
+                "%d vertices' weights do not sum to 1 (off by up to %.3g): normalised", off_sum,
+                worst);
     if (zero)
-        mn_warn(c->warn, c->name, 0, f, "%d vertices have all-zero weights: bound to their first joint",
-                zero);
+        mn_warn(c->warn, c->name, 0, f,
+                "%d vertices have all-zero weights: bound to their first joint", zero);
     if (bad_idx) {
         snprintf(f, sizeof f, "accessors[%d]", jacc);
-        mn_warn(c->warn, c->name, 0, f, "%d zero-weight joint slots out of range: set to joint 0", bad_idx);
+        mn_warn(c->warn, c->name, 0, f, "%d zero-weight joint slots out of range: set to joint 0",
+                bad_idx);
     }
     return MN_OK;
 }
@@ -602,13 +629,15 @@ static mn_status read_primitive(reader* rd, const cJSON* jp, const char* path) {
     if (s) return s;
     if (mode != 4) {
         snprintf(f, sizeof f, "%s.mode", path);
-        return mn_gltf_fail(c, MN_ERR_UNSUPPORTED, f, "mode %.0f: only triangles (4) are read", mode);
+        return mn_gltf_fail(c, MN_ERR_UNSUPPORTED, f, "mode %.0f: only triangles (4) are read",
+                            mode);
     }
     const cJSON* attr = cJSON_GetObjectItemCaseSensitive(jp, "attributes");
     snprintf(f, sizeof f, "%s.attributes", path);
     if (!cJSON_IsObject(attr)) return mn_gltf_fail(c, MN_ERR_PARSE, f, "missing");
     if (cJSON_GetObjectItemCaseSensitive(attr, "JOINTS_1"))
-        mn_warn(c->warn, c->name, 0, f, "JOINTS_1/WEIGHTS_1 ignored: 4 influences per vertex are read");
+        mn_warn(c->warn, c->name, 0, f,
+                "JOINTS_1/WEIGHTS_1 ignored: 4 influences per vertex are read");
     if (cJSON_GetObjectItemCaseSensitive(jp, "targets"))
         mn_warn(c->warn, c->name, 0, path, "morph targets ignored");
     int ia, ja, wa, xa;
@@ -628,24 +657,30 @@ static mn_status read_primitive(reader* rd, const cJSON* jp, const char* path) {
     s = mn_gltf_read_accessor(c, ia, fp, 3, GLTF_CT_ANY & ~GLTF_CT(GLTF_UNSIGNED_INT),
                               GLTF_NORM_AS_STORED, &pos, &np, NULL);
     if (!s)
-        s = mn_gltf_read_accessor(c, ja, fj, 4, GLTF_CT(GLTF_UNSIGNED_BYTE) | GLTF_CT(GLTF_UNSIGNED_SHORT),
+        s = mn_gltf_read_accessor(c, ja, fj, 4,
+                                  GLTF_CT(GLTF_UNSIGNED_BYTE) | GLTF_CT(GLTF_UNSIGNED_SHORT),
                                   GLTF_NORM_RAW, &jnt, &nj, NULL);
     if (!s)
         s = mn_gltf_read_accessor(c, wa, fw, 4,
-                                  GLTF_CT(GLTF_FLOAT) | GLTF_CT(GLTF_UNSIGNED_BYTE) | GLTF_CT(GLTF_UNSIGNED_SHORT),
+                                  GLTF_CT(GLTF_FLOAT) | GLTF_CT(GLTF_UNSIGNED_BYTE) |
+                                      GLTF_CT(GLTF_UNSIGNED_SHORT),
                                   GLTF_NORM_ALWAYS, &wgt, &nw, &wtype);
     if (!s && xa >= 0)
         s = mn_gltf_read_accessor(c, xa, fi, 1,
-                                  GLTF_CT(GLTF_UNSIGNED_BYTE) | GLTF_CT(GLTF_UNSIGNED_SHORT) | GLTF_CT(GLTF_UNSIGNED_INT),
+                                  GLTF_CT(GLTF_UNSIGNED_BYTE) | GLTF_CT(GLTF_UNSIGNED_SHORT) |
+                                      GLTF_CT(GLTF_UNSIGNED_INT),
                                   GLTF_NORM_RAW, &idx, &ni, NULL);
     if (!s && (nj != np || nw != np))
-        s = mn_gltf_fail(c, MN_ERR_PARSE, nj != np ? fj : fw, "%d elements, POSITION has %d", nj != np ? nj : nw, np);
+        s = mn_gltf_fail(c, MN_ERR_PARSE, nj != np ? fj : fw, "%d elements, POSITION has %d",
+                         nj != np ? nj : nw, np);
     if (!s && xa < 0) ni = np;
     if (!s && ni % 3 != 0)
-        s = mn_gltf_fail(c, MN_ERR_PARSE, xa >= 0 ? fi : fp, "%d vertices do not make whole triangles", ni);
+        s = mn_gltf_fail(c, MN_ERR_PARSE, xa >= 0 ? fi : fp,
+                         "%d vertices do not make whole triangles", ni);
     if (!s && (g->nverts > INT32_MAX / 8 - np || g->ntris > INT32_MAX / 8 - ni / 3))
         s = mn_gltf_fail(c, MN_ERR_UNSUPPORTED, path, "mesh too large");
-    size_t v0 = (size_t)g->nverts, t0 = (size_t)g->ntris, nv = v0 + (size_t)np, nt = t0 + (size_t)ni / 3;
+    size_t v0 = (size_t)g->nverts, t0 = (size_t)g->ntris, nv = v0 + (size_t)np,
+           nt = t0 + (size_t)ni / 3;
     if (!s && (!grow((void**)&g->rest_pos, nv * 3, sizeof(double)) ||
                !grow((void**)&g->vjoint, nv * 4, sizeof(int)) ||
                !grow((void**)&g->vweight, nv * 4, sizeof(double)) ||
@@ -654,11 +689,13 @@ static mn_status read_primitive(reader* rd, const cJSON* jp, const char* path) {
     if (!s) {
         memcpy(g->rest_pos + 3 * v0, pos, (size_t)np * 3 * sizeof(double));
         memcpy(g->vweight + 4 * v0, wgt, (size_t)np * 4 * sizeof(double));
-        for (size_t k = 0; k < (size_t)np * 4; k++) g->vjoint[4 * v0 + k] = (int)jnt[k];
+        for (size_t k = 0; k < (size_t)np * 4; k++)
+            g->vjoint[4 * v0 + k] = (int)jnt[k];
         for (int k = 0; k < ni && !s; k++) {
             double v = idx ? idx[k] : k;
             if (v >= np) {
-                s = mn_gltf_fail(c, MN_ERR_PARSE, fi, "index %d is vertex %.0f, the primitive has %d", k, v, np);
+                s = mn_gltf_fail(c, MN_ERR_PARSE, fi,
+                                 "index %d is vertex %.0f, the primitive has %d", k, v, np);
                 break;
             }
             g->tris[3 * t0 + (size_t)k] = (int)(v0 + (size_t)v);
@@ -730,7 +767,8 @@ static mn_status read_channel(reader* rd, const cJSON* ja, const char* apath, in
     if (p < 0 || node < 0 || rd->node_snode[node] < 0) return MN_OK;
     if (rd->nodes[node].rest.has_matrix) {
         snprintf(f, sizeof f, "%s.target.node", path);
-        return mn_gltf_fail(c, MN_ERR_PARSE, f, "nodes[%d] has a matrix: animated nodes must use TRS", node);
+        return mn_gltf_fail(c, MN_ERR_PARSE, f,
+                            "nodes[%d] has a matrix: animated nodes must use TRS", node);
     }
     char sp[112];
     snprintf(sp, sizeof sp, "%s.samplers[%d]", apath, si);
@@ -741,10 +779,13 @@ static mn_status read_channel(reader* rd, const cJSON* ja, const char* apath, in
     int interp = GLTF_LINEAR;
     if (ji) {
         if (!cJSON_IsString(ji)) return mn_gltf_fail(c, MN_ERR_PARSE, f, "not a string");
-        if (strcmp(ji->valuestring, "STEP") == 0) interp = GLTF_STEP;
-        else if (strcmp(ji->valuestring, "CUBICSPLINE") == 0) interp = GLTF_CUBIC;
+        if (strcmp(ji->valuestring, "STEP") == 0)
+            interp = GLTF_STEP;
+        else if (strcmp(ji->valuestring, "CUBICSPLINE") == 0)
+            interp = GLTF_CUBIC;
         else if (strcmp(ji->valuestring, "LINEAR") != 0)
-            return mn_gltf_fail(c, MN_ERR_PARSE, f, "'%.40s' is not LINEAR, STEP or CUBICSPLINE", ji->valuestring);
+            return mn_gltf_fail(c, MN_ERR_PARSE, f, "'%.40s' is not LINEAR, STEP or CUBICSPLINE",
+                                ji->valuestring);
     }
     int ia, oa;
     s = mn_gltf_json_index(c, js, "input", sp, 1, INT32_MAX, &ia);
@@ -756,8 +797,10 @@ static mn_status read_channel(reader* rd, const cJSON* ja, const char* apath, in
     int nk, nout, nc = p == GLTF_PATH_R ? 4 : 3;
     unsigned mask = GLTF_CT(GLTF_FLOAT);
     if (p == GLTF_PATH_R) mask |= GLTF_CT_INTS & ~GLTF_CT(GLTF_UNSIGNED_INT);
-    s = mn_gltf_read_accessor(c, ia, fi, 1, GLTF_CT(GLTF_FLOAT), GLTF_NORM_RAW, &ch->times, &nk, NULL);
-    if (!s) s = mn_gltf_read_accessor(c, oa, fo, nc, mask, GLTF_NORM_ALWAYS, &ch->values, &nout, NULL);
+    s = mn_gltf_read_accessor(c, ia, fi, 1, GLTF_CT(GLTF_FLOAT), GLTF_NORM_RAW, &ch->times, &nk,
+                              NULL);
+    if (!s)
+        s = mn_gltf_read_accessor(c, oa, fo, nc, mask, GLTF_NORM_ALWAYS, &ch->values, &nout, NULL);
     if (s) return s;
     ch->nkeys = nk;
     for (int k = 1; k < nk; k++)
@@ -766,13 +809,15 @@ static mn_status read_channel(reader* rd, const cJSON* ja, const char* apath, in
     int per = interp == GLTF_CUBIC ? 3 : 1;
     if (nout != per * nk)
         return mn_gltf_fail(c, MN_ERR_PARSE, fo, "%d values for %d keys (%s needs %d)", nout, nk,
-                    interp == GLTF_CUBIC ? "CUBICSPLINE" : "LINEAR/STEP", per * nk);
+                            interp == GLTF_CUBIC ? "CUBICSPLINE" : "LINEAR/STEP", per * nk);
     if (p == GLTF_PATH_R)
         for (int k = 0; k < nk; k++) {
             double* q = ch->values + 4 * ((size_t)k * per + (per == 3 ? 1 : 0));
             double n = sqrt(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3]);
-            if (n < 1e-6) return mn_gltf_fail(c, MN_ERR_PARSE, fo, "key %d is a zero quaternion", k);
-            for (int a = 0; a < 4; a++) q[a] /= n;
+            if (n < 1e-6)
+                return mn_gltf_fail(c, MN_ERR_PARSE, fo, "key %d is a zero quaternion", k);
+            for (int a = 0; a < 4; a++)
+                q[a] /= n;
         }
     ch->snode = rd->node_snode[node];
     ch->path = p;
@@ -814,7 +859,8 @@ static mn_status read_animations(reader* rd) {
             an->channels = ap;
             ap->ch = calloc((size_t)nch + 1, sizeof *ap->ch);
         }
-        if (!an->name || !ap || !ap->ch) return mn_gltf_fail(c, MN_ERR_NOMEM, path, "out of memory");
+        if (!an->name || !ap || !ap->ch)
+            return mn_gltf_fail(c, MN_ERR_NOMEM, path, "out of memory");
         mn_gltf_items_free(&rd->samplers);
         const cJSON* jc = chans ? chans->child : NULL;
         for (int ci = 0; ci < nch; ci++, jc = jc->next) {
@@ -832,20 +878,24 @@ static mn_status read_animations(reader* rd) {
                 lookups += (size_t)p->nsnode * 3;
                 if (lookups > ((size_t)1 << 24)) {
                     an->nchannels++;
-                    return mn_gltf_fail(c, MN_ERR_UNSUPPORTED, path, "too many animations for %d skeleton nodes",
-                                        p->nsnode);
+                    return mn_gltf_fail(c, MN_ERR_UNSUPPORTED, path,
+                                        "too many animations for %d skeleton nodes", p->nsnode);
                 }
                 ap->lookup = malloc((size_t)p->nsnode * 3 * sizeof(int));
                 if (!ap->lookup) {
                     an->nchannels++;
                     return mn_gltf_fail(c, MN_ERR_NOMEM, path, "out of memory");
                 }
-                for (int k = 0; k < p->nsnode * 3; k++) ap->lookup[k] = -1;
+                for (int k = 0; k < p->nsnode * 3; k++)
+                    ap->lookup[k] = -1;
             }
             int* slot = &ap->lookup[3 * ch->snode + ch->path];
             if (*slot >= 0)
-                mn_warn(c->warn, c->name, 0, path, "two channels drive one node's %s: the later is used",
-                        ch->path == GLTF_PATH_T ? "translation" : ch->path == GLTF_PATH_R ? "rotation" : "scale");
+                mn_warn(c->warn, c->name, 0, path,
+                        "two channels drive one node's %s: the later is used",
+                        ch->path == GLTF_PATH_T   ? "translation"
+                        : ch->path == GLTF_PATH_R ? "rotation"
+                                                  : "scale");
             *slot = an->nchannels++;
             double end = ch->times[ch->nkeys - 1];
             if (end > an->duration) an->duration = end;
@@ -862,7 +912,8 @@ void mn_gltf_free(mn_gltf* g) {
     free(g->tris);
     free(g->vjoint);
     free(g->vweight);
-    for (int j = 0; j < g->njoints && g->joint_name; j++) free(g->joint_name[j]);
+    for (int j = 0; j < g->njoints && g->joint_name; j++)
+        free(g->joint_name[j]);
     free(g->joint_name);
     free(g->joint_parent);
     free(g->inverse_bind);
@@ -924,7 +975,7 @@ static mn_status finish_animations(reader* rd) {
     int nj = g->njoints;
     p->jtrans = calloc((size_t)nj, 1);
     unsigned char* drv = calloc((size_t)p->nsnode, 1); /* bit 1 << path: driven in some animation */
-    unsigned char* scaled = calloc((size_t)nj, 1);     /* 1: scale animated above, 2: on the joint */
+    unsigned char* scaled = calloc((size_t)nj, 1); /* 1: scale animated above, 2: on the joint */
     if (!p->jtrans || !drv || !scaled) {
         free(drv);
         free(scaled);
@@ -953,7 +1004,8 @@ static mn_status finish_animations(reader* rd) {
         qsort(an->key_times, n, sizeof(double), cmp_double);
         size_t u = 0;
         for (size_t k = 0; k < n; k++)
-            if (u == 0 || an->key_times[k] != an->key_times[u - 1]) an->key_times[u++] = an->key_times[k];
+            if (u == 0 || an->key_times[k] != an->key_times[u - 1])
+                an->key_times[u++] = an->key_times[k];
         if (u > (size_t)INT32_MAX) u = INT32_MAX;
         an->nkeys = (int)u;
     }
@@ -967,7 +1019,8 @@ static mn_status finish_animations(reader* rd) {
         }
         int above = (par >= 0 && scaled[par]) || path_scale;
         scaled[j] = (unsigned char)(above || ((drv[j] >> GLTF_PATH_S) & 1));
-        p->jtrans[j] = (unsigned char)(par < 0 || above || path_any || ((drv[j] >> GLTF_PATH_T) & 1));
+        p->jtrans[j] =
+            (unsigned char)(par < 0 || above || path_any || ((drv[j] >> GLTF_PATH_T) & 1));
     }
     free(drv);
     free(scaled);
@@ -981,7 +1034,8 @@ static mn_status finish_animations(reader* rd) {
         return mn_gltf_fail(rd->c, MN_ERR_NOMEM, "nodes", "out of memory");
     }
     int *first = kid, *next = kid + nj, *stack = kid + 2 * nj, top = 0, n = 0;
-    for (int j = 0; j < nj; j++) first[j] = -1;
+    for (int j = 0; j < nj; j++)
+        first[j] = -1;
     for (int j = nj - 1; j >= 0; j--) {
         int par = g->joint_parent[j];
         if (par >= 0) {
@@ -996,10 +1050,12 @@ static mn_status finish_animations(reader* rd) {
         p->morder[n++] = j;
         /* push the children in descending order so they pop ascending */
         int cnt = 0;
-        for (int c = first[j]; c >= 0; c = next[c]) cnt++;
+        for (int c = first[j]; c >= 0; c = next[c])
+            cnt++;
         top += cnt;
         int k = top - 1;
-        for (int c = first[j]; c >= 0; c = next[c]) stack[k--] = c;
+        for (int c = first[j]; c >= 0; c = next[c])
+            stack[k--] = c;
     }
     free(kid);
     return MN_OK;
@@ -1023,7 +1079,8 @@ static mn_status read_doc(reader* rd) {
         /* No skinned mesh: the first skin's joints, else the node hierarchy, without a mesh. */
         mn_gltf_aff_identity(g->mesh_world);
         if (cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(c->root, "skins")) > 0) {
-            mn_warn(c->warn, c->name, 0, "nodes", "no node has both a mesh and a skin: skins[0] read as a skeleton");
+            mn_warn(c->warn, c->name, 0, "nodes",
+                    "no node has both a mesh and a skin: skins[0] read as a skeleton");
             s = read_skin(rd, 0);
         } else {
             s = read_bare_skeleton(rd);
@@ -1032,7 +1089,8 @@ static mn_status read_doc(reader* rd) {
     if (!s) s = read_animations(rd);
     if (!s) s = finish_animations(rd);
     if (s) return s;
-    if (!g->name) g->name = dupstr(node >= 0 && rd->nodes[node].name ? rd->nodes[node].name : "skin");
+    if (!g->name)
+        g->name = dupstr(node >= 0 && rd->nodes[node].name ? rd->nodes[node].name : "skin");
     if (!g->name) return mn_gltf_fail(c, MN_ERR_NOMEM, "nodes", "out of memory");
     return MN_OK;
 }

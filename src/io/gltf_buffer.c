@@ -36,7 +36,8 @@ static int line_of(const char* text, size_t pos) {
  * skips JSON values (the text is already known to be valid JSON) follows the field's path
  * of keys and [indices]. */
 static size_t skip_ws(const char* s, size_t n, size_t i) {
-    while (i < n && (s[i] == ' ' || s[i] == '\t' || s[i] == '\n' || s[i] == '\r')) i++;
+    while (i < n && (s[i] == ' ' || s[i] == '\t' || s[i] == '\n' || s[i] == '\r'))
+        i++;
     return i;
 }
 
@@ -44,8 +45,10 @@ static size_t skip_value(const char* s, size_t n, size_t i) {
     if (i >= n) return n;
     if (s[i] == '"') {
         for (i++; i < n; i++) {
-            if (s[i] == '\\') i++;
-            else if (s[i] == '"') return i + 1;
+            if (s[i] == '\\')
+                i++;
+            else if (s[i] == '"')
+                return i + 1;
         }
         return n;
     }
@@ -136,7 +139,8 @@ static mn_status parse_json(gltf_ctx* c, const char* text, size_t len) {
         return mn_error_set(c->err, MN_ERR_PARSE, c->name, line_of(text, pos), "json",
                             "invalid JSON near byte %zu", pos);
     }
-    if (!cJSON_IsObject(c->root)) return mn_gltf_fail(c, MN_ERR_PARSE, "json", "the top level is not an object");
+    if (!cJSON_IsObject(c->root))
+        return mn_gltf_fail(c, MN_ERR_PARSE, "json", "the top level is not an object");
     return MN_OK;
 }
 
@@ -157,8 +161,8 @@ mn_status mn_gltf_json_index(gltf_ctx* c, const cJSON* obj, const char* key, con
     if (!cJSON_IsNumber(v) || v->valuedouble != floor(v->valuedouble))
         return mn_gltf_fail(c, MN_ERR_PARSE, f, "not an integer index");
     if (!(v->valuedouble >= 0 && v->valuedouble < limit))
-        return mn_gltf_fail(c, MN_ERR_PARSE, f, "index %.17g out of range (%d available)", v->valuedouble,
-                    limit);
+        return mn_gltf_fail(c, MN_ERR_PARSE, f, "index %.17g out of range (%d available)",
+                            v->valuedouble, limit);
     *out = (int)v->valuedouble;
     return MN_OK;
 }
@@ -173,7 +177,8 @@ mn_status mn_gltf_json_size(gltf_ctx* c, const cJSON* obj, const char* key, cons
     if (!cJSON_IsNumber(v) || v->valuedouble != floor(v->valuedouble))
         return mn_gltf_fail(c, MN_ERR_PARSE, f, "not an integer");
     if (!(v->valuedouble >= 0 && v->valuedouble <= max))
-        return mn_gltf_fail(c, MN_ERR_PARSE, f, "%.17g out of range [0, %.17g]", v->valuedouble, max);
+        return mn_gltf_fail(c, MN_ERR_PARSE, f, "%.17g out of range [0, %.17g]", v->valuedouble,
+                            max);
     *out = v->valuedouble;
     return MN_OK;
 }
@@ -220,14 +225,15 @@ mn_status mn_gltf_json_array(gltf_ctx* c, const cJSON* obj, const char* key, con
  * (length, type, data), the first JSON, an optional BIN next; unknown chunks are skipped.
  * Chunks should start and end on 4-byte boundaries: a misaligned length is a warning. */
 static mn_status parse_glb(gltf_ctx* c, const unsigned char* d, size_t len) {
-    if (len < 12) return mn_gltf_fail(c, MN_ERR_PARSE, "header", "truncated GLB header (%zu bytes)", len);
+    if (len < 12)
+        return mn_gltf_fail(c, MN_ERR_PARSE, "header", "truncated GLB header (%zu bytes)", len);
     uint32_t version = rd_u32(d + 4), total = rd_u32(d + 8);
     if (version != 2)
-        return mn_gltf_fail(c, MN_ERR_UNSUPPORTED, "header.version", "GLB version %u (only 2 is read)",
-                    (unsigned)version);
+        return mn_gltf_fail(c, MN_ERR_UNSUPPORTED, "header.version",
+                            "GLB version %u (only 2 is read)", (unsigned)version);
     if (total > len)
-        return mn_gltf_fail(c, MN_ERR_PARSE, "header.length", "says %u bytes, the file has %zu (truncated)",
-                    (unsigned)total, len);
+        return mn_gltf_fail(c, MN_ERR_PARSE, "header.length",
+                            "says %u bytes, the file has %zu (truncated)", (unsigned)total, len);
     if (total < len)
         mn_warn(c->warn, c->name, 0, "header.length", "%zu bytes after the GLB's end ignored",
                 len - total);
@@ -243,13 +249,15 @@ static mn_status parse_glb(gltf_ctx* c, const unsigned char* d, size_t len) {
         pos += 8;
         if (clen > total - pos) {
             snprintf(f, sizeof f, "chunks[%d].length", chunk);
-            return mn_gltf_fail(c, MN_ERR_PARSE, f, "%u bytes past the end of the file", (unsigned)clen);
+            return mn_gltf_fail(c, MN_ERR_PARSE, f, "%u bytes past the end of the file",
+                                (unsigned)clen);
         }
         if (clen % 4 != 0)
             mn_warn(c->warn, c->name, 0, f, "length %u is not a multiple of 4", (unsigned)clen);
         if (chunk == 0) {
             if (ctype != GLB_CHUNK_JSON)
-                return mn_gltf_fail(c, MN_ERR_PARSE, "chunks[0].type", "the first chunk is not JSON");
+                return mn_gltf_fail(c, MN_ERR_PARSE, "chunks[0].type",
+                                    "the first chunk is not JSON");
             json = (const char*)d + pos;
             json_len = clen;
         } else if (ctype == GLB_CHUNK_BIN && !c->bin) {
@@ -272,7 +280,7 @@ static mn_status check_asset(gltf_ctx* c) {
     if (!cJSON_IsString(v)) return mn_gltf_fail(c, MN_ERR_PARSE, "asset.version", "missing");
     if (strncmp(v->valuestring, "2.", 2) != 0)
         return mn_gltf_fail(c, MN_ERR_UNSUPPORTED, "asset.version", "glTF %.20s (only 2.x is read)",
-                    v->valuestring);
+                            v->valuestring);
     /* Required extensions change what the data means: accept only those that leave the
      * skeleton and the mesh as read here. */
     static const char* ok_prefix[] = {"KHR_mesh_quantization", "KHR_materials_", "KHR_texture_",
@@ -291,7 +299,7 @@ static mn_status check_asset(gltf_ctx* c) {
             if (strncmp(e->valuestring, ok_prefix[k], strlen(ok_prefix[k])) == 0) ok = 1;
         if (!ok)
             return mn_gltf_fail(c, MN_ERR_UNSUPPORTED, f, "extension %.60s is not supported",
-                        e->valuestring);
+                                e->valuestring);
     }
     return MN_OK;
 }
@@ -302,15 +310,15 @@ mn_status mn_gltf_parse_container(gltf_ctx* c, const unsigned char* data, size_t
      * anything else must be a GLB. */
     size_t bom = len >= 3 && data[0] == 0xEF && data[1] == 0xBB && data[2] == 0xBF ? 3 : 0;
     size_t i = bom;
-    while (i < len && (data[i] == ' ' || data[i] == '\t' || data[i] == '\n' || data[i] == '\r')) i++;
+    while (i < len && (data[i] == ' ' || data[i] == '\t' || data[i] == '\n' || data[i] == '\r'))
+        i++;
     if (len >= 4 && rd_u32(data) == GLB_MAGIC)
         s = parse_glb(c, data, len);
     else if (i < len && data[i] == '{') {
         s = parse_json(c, (const char*)data + bom, len - bom);
         c->json = (const char*)data + bom;
         c->json_len = len - bom;
-    }
-    else
+    } else
         s = mn_gltf_fail(c, MN_ERR_PARSE, "header", "neither a GLB (bad magic) nor a JSON object");
     if (s) return s;
     s = check_asset(c);
@@ -355,7 +363,8 @@ void mn_gltf_items_free(gltf_items* v) {
 void mn_gltf_ctx_free(gltf_ctx* c) {
     mn_gltf_items_free(&c->accessors);
     mn_gltf_items_free(&c->views);
-    for (int i = 0; i < c->nbuffers && c->buffers; i++) free(c->buffers[i].owned);
+    for (int i = 0; i < c->nbuffers && c->buffers; i++)
+        free(c->buffers[i].owned);
     free(c->buffers);
     cJSON_Delete(c->root);
     free(c->dir);
@@ -365,19 +374,26 @@ void mn_gltf_ctx_free(gltf_ctx* c) {
 /* ---- buffers ------------------------------------------------------------------------- */
 
 long mn_gltf_base64_decode(const char* s, size_t n, unsigned char* out) {
-    while (n > 0 && s[n - 1] == '=') n--;
+    while (n > 0 && s[n - 1] == '=')
+        n--;
     if (n % 4 == 1) return -1;
     long o = 0;
     uint32_t acc = 0;
     int bits = 0;
     for (size_t i = 0; i < n; i++) {
         int ch = (unsigned char)s[i], v;
-        if (ch >= 'A' && ch <= 'Z') v = ch - 'A';
-        else if (ch >= 'a' && ch <= 'z') v = ch - 'a' + 26;
-        else if (ch >= '0' && ch <= '9') v = ch - '0' + 52;
-        else if (ch == '+') v = 62;
-        else if (ch == '/') v = 63;
-        else return -1;
+        if (ch >= 'A' && ch <= 'Z')
+            v = ch - 'A';
+        else if (ch >= 'a' && ch <= 'z')
+            v = ch - 'a' + 26;
+        else if (ch >= '0' && ch <= '9')
+            v = ch - '0' + 52;
+        else if (ch == '+')
+            v = 62;
+        else if (ch == '/')
+            v = 63;
+        else
+            return -1;
         acc = (acc << 6) | (uint32_t)v;
         bits += 6;
         if (bits >= 8) {
@@ -388,48 +404,16 @@ long mn_gltf_base64_decode(const char* s, size_t n, unsigned char* out) {
     return o;
 }
 
-static int hexval(int ch) {
-    if (ch >= '0' && ch <= '9') return ch - '0';
-    if (ch >= 'a' && ch <= 'f') return ch - 'a' + 10;
-    if (ch >= 'A' && ch <= 'F') return ch - 'A' + 10;
-    return -1;
-}
-
-/* A relative URI reference (RFC 3986) to a file next to the glTF: percent-decoded; absolute
- * paths and other schemes are refused. */
+/* A relative URI reference (RFC 3986) to a file in the glTF's folder, read through the one
+ * safe opener (mn_read_file_beneath: decoded first; no absolute path, scheme, backslash or
+ * '..'; opened beneath the folder; a regular file of at most MN_IO_MAX_FILE_BYTES). The
+ * message names the URI as written, never the resolved path. */
 static mn_status load_file_uri(gltf_ctx* c, const char* uri, const char* f, unsigned char** out,
                                size_t* len) {
-    size_t n = strlen(uri);
-    if (uri[0] == '/' || uri[0] == '\\' || strstr(uri, "://") || strchr(uri, ':'))
-        return mn_gltf_fail(c, MN_ERR_UNSUPPORTED, f, "only relative file URIs and data: URIs are read");
-    size_t dl = strlen(c->dir);
-    char* path = malloc(dl + n + 1);
-    if (!path) return mn_gltf_fail(c, MN_ERR_NOMEM, f, "out of memory");
-    memcpy(path, c->dir, dl);
-    size_t o = dl;
-    for (size_t i = 0; i < n; i++) {
-        if (uri[i] == '%' && i + 2 < n && hexval(uri[i + 1]) >= 0 && hexval(uri[i + 2]) >= 0) {
-            int ch = hexval(uri[i + 1]) * 16 + hexval(uri[i + 2]);
-            if (ch == 0) {
-                free(path);
-                return mn_gltf_fail(c, MN_ERR_PARSE, f, "NUL in URI");
-            }
-            path[o++] = (char)ch;
-            i += 2;
-        } else {
-            path[o++] = uri[i];
-        }
-    }
-    path[o] = 0;
     char* data;
     mn_error e;
-    mn_status s = mn_read_file(path, &data, len, &e);
-    if (s) {
-        mn_gltf_fail(c, s, f, "cannot read %.200s: %.100s", path, e.message);
-        free(path);
-        return s;
-    }
-    free(path);
+    mn_status s = mn_read_file_beneath(c->dir, uri, 0, &data, len, &e);
+    if (s) return mn_gltf_fail(c, s, f, "cannot read: %.300s", e.message);
     *out = (unsigned char*)data;
     return MN_OK;
 }
@@ -455,7 +439,8 @@ static mn_status get_buffer(gltf_ctx* c, int i, const gltf_buffer** out) {
     size_t have = 0;
     if (!uri) {
         if (i != 0 || !c->bin)
-            return mn_gltf_fail(c, MN_ERR_PARSE, f, "missing (and no GLB BIN chunk to stand for it)");
+            return mn_gltf_fail(c, MN_ERR_PARSE, f,
+                                "missing (and no GLB BIN chunk to stand for it)");
         data = c->bin;
         have = c->bin_len;
     } else if (!cJSON_IsString(uri)) {
@@ -511,8 +496,9 @@ static mn_status get_view(gltf_ctx* c, int v, const unsigned char** data, size_t
     if (s) return s;
     if (off + blen > (double)b->len) {
         snprintf(f, sizeof f, "%s.byteLength", path);
-        return mn_gltf_fail(c, MN_ERR_PARSE, f, "offset %.0f + length %.0f is past the end of buffers[%d] (%zu bytes)",
-                    off, blen, bi, b->len);
+        return mn_gltf_fail(c, MN_ERR_PARSE, f,
+                            "offset %.0f + length %.0f is past the end of buffers[%d] (%zu bytes)",
+                            off, blen, bi, b->len);
     }
     *data = b->data + (size_t)off;
     *len = (size_t)blen;
@@ -523,8 +509,11 @@ static mn_status get_view(gltf_ctx* c, int v, const unsigned char** data, size_t
 /* ---- accessors ----------------------------------------------------------------------- */
 
 static int type_ncomp(const char* t) {
-    static const struct { const char* name; int n; } types[] = {
-        {"SCALAR", 1}, {"VEC2", 2}, {"VEC3", 3}, {"VEC4", 4}, {"MAT2", -4}, {"MAT3", -9}, {"MAT4", 16}};
+    static const struct {
+        const char* name;
+        int n;
+    } types[] = {{"SCALAR", 1}, {"VEC2", 2},  {"VEC3", 3}, {"VEC4", 4},
+                 {"MAT2", -4},  {"MAT3", -9}, {"MAT4", 16}};
     for (size_t i = 0; i < sizeof types / sizeof *types; i++)
         if (strcmp(t, types[i].name) == 0) return types[i].n;
     return 0;
@@ -532,9 +521,15 @@ static int type_ncomp(const char* t) {
 
 static size_t ctype_size(int ct) {
     switch (ct) {
-    case GLTF_BYTE: case GLTF_UNSIGNED_BYTE: return 1;
-    case GLTF_SHORT: case GLTF_UNSIGNED_SHORT: return 2;
-    case GLTF_UNSIGNED_INT: case GLTF_FLOAT: return 4;
+    case GLTF_BYTE:
+    case GLTF_UNSIGNED_BYTE:
+        return 1;
+    case GLTF_SHORT:
+    case GLTF_UNSIGNED_SHORT:
+        return 2;
+    case GLTF_UNSIGNED_INT:
+    case GLTF_FLOAT:
+        return 4;
     }
     return 0;
 }
@@ -546,7 +541,8 @@ static double read_comp(const unsigned char* p, int ct, int norm) {
         double v = (double)(int8_t)p[0];
         return norm ? fmax(v / 127.0, -1.0) : v;
     }
-    case GLTF_UNSIGNED_BYTE: return norm ? p[0] / 255.0 : (double)p[0];
+    case GLTF_UNSIGNED_BYTE:
+        return norm ? p[0] / 255.0 : (double)p[0];
     case GLTF_SHORT: {
         double v = (double)(int16_t)(uint16_t)(p[0] | p[1] << 8);
         return norm ? fmax(v / 32767.0, -1.0) : v;
@@ -575,10 +571,11 @@ static mn_status check_elems(gltf_ctx* c, const char* f, size_t vlen, size_t vst
     size_t stride = vstride ? vstride : esz;
     if (count == 0) return MN_OK;
     if (vstride && vstride < esz)
-        return mn_gltf_fail(c, MN_ERR_PARSE, f, "byteStride %zu is smaller than an element (%zu bytes)",
-                            vstride, esz);
+        return mn_gltf_fail(c, MN_ERR_PARSE, f,
+                            "byteStride %zu is smaller than an element (%zu bytes)", vstride, esz);
     if (off + (double)stride * (double)(count - 1) + (double)esz > (double)vlen)
-        return mn_gltf_fail(c, MN_ERR_PARSE, f, "%zu elements from byte %.0f run past the bufferView (%zu bytes)",
+        return mn_gltf_fail(c, MN_ERR_PARSE, f,
+                            "%zu elements from byte %.0f run past the bufferView (%zu bytes)",
                             count, off, vlen);
     return MN_OK;
 }
@@ -595,11 +592,13 @@ static mn_status read_elems(gltf_ctx* c, const char* f, const unsigned char* vie
     const unsigned char* p = view + (size_t)off;
     for (size_t i = 0; i < count; i++, p += stride) {
         double* o = out + (size_t)(dest_rows ? dest_rows[i] : (int)i) * (size_t)ncomp;
-        for (int k = 0; k < ncomp; k++) o[k] = read_comp(p + (size_t)k * ctype_size(ct), ct, norm);
+        for (int k = 0; k < ncomp; k++)
+            o[k] = read_comp(p + (size_t)k * ctype_size(ct), ct, norm);
         if (ct == GLTF_FLOAT)
             for (int k = 0; k < ncomp; k++)
                 if (!isfinite(o[k]))
-                    return mn_gltf_fail(c, MN_ERR_PARSE, f, "element %zu component %d is not finite", i, k);
+                    return mn_gltf_fail(c, MN_ERR_PARSE, f,
+                                        "element %zu component %d is not finite", i, k);
     }
     return MN_OK;
 }
@@ -655,7 +654,8 @@ static mn_status read_sparse(gltf_ctx* c, const cJSON* sp, const char* path, int
     if (!s) s = read_elems(c, pi, d, dl, 0, ioff, m, 1, ict_i, 0, idx, NULL);
     for (size_t i = 0; !s && i < m; i++) {
         if (!(idx[i] < count) || (i > 0 && !(idx[i] > idx[i - 1])))
-            s = mn_gltf_fail(c, MN_ERR_PARSE, pi, "index %zu (%.0f) is out of range or not increasing", i, idx[i]);
+            s = mn_gltf_fail(c, MN_ERR_PARSE, pi,
+                             "index %zu (%.0f) is out of range or not increasing", i, idx[i]);
         else
             rows[i] = (int)idx[i];
     }
@@ -674,7 +674,8 @@ mn_status mn_gltf_read_accessor(gltf_ctx* c, int index, const char* field, int n
     const cJSON* accs = cJSON_GetObjectItemCaseSensitive(c->root, "accessors");
     int nacc = mn_gltf_item_count(&c->accessors, accs);
     if (index < 0 || index >= nacc)
-        return mn_gltf_fail(c, MN_ERR_PARSE, field, "accessor %d does not exist (%d accessors)", index, nacc);
+        return mn_gltf_fail(c, MN_ERR_PARSE, field, "accessor %d does not exist (%d accessors)",
+                            index, nacc);
     char path[32], f[64];
     snprintf(path, sizeof path, "accessors[%d]", index);
     const cJSON* ja = mn_gltf_item(&c->accessors, accs, index);
@@ -685,7 +686,8 @@ mn_status mn_gltf_read_accessor(gltf_ctx* c, int index, const char* field, int n
     if (!cJSON_IsString(jt) || !type_ncomp(jt->valuestring))
         return mn_gltf_fail(c, MN_ERR_PARSE, f, "missing or not a glTF accessor type");
     if (type_ncomp(jt->valuestring) != ncomp)
-        return mn_gltf_fail(c, MN_ERR_PARSE, f, "%.10s where %s needs %d components", jt->valuestring, field, ncomp);
+        return mn_gltf_fail(c, MN_ERR_PARSE, f, "%.10s where %s needs %d components",
+                            jt->valuestring, field, ncomp);
 
     double ct, n, off;
     int view;
@@ -698,7 +700,8 @@ mn_status mn_gltf_read_accessor(gltf_ctx* c, int index, const char* field, int n
     if (s) return s;
     int ct_i = (int)ct;
     snprintf(f, sizeof f, "%s.componentType", path);
-    if (!ctype_size(ct_i)) return mn_gltf_fail(c, MN_ERR_PARSE, f, "%d is not a glTF component type", ct_i);
+    if (!ctype_size(ct_i))
+        return mn_gltf_fail(c, MN_ERR_PARSE, f, "%d is not a glTF component type", ct_i);
     if (!(GLTF_CT(ct_i) & ct_mask))
         return mn_gltf_fail(c, MN_ERR_PARSE, f, "%d is not allowed for %s", ct_i, field);
     snprintf(f, sizeof f, "%s.count", path);
@@ -718,9 +721,11 @@ mn_status mn_gltf_read_accessor(gltf_ctx* c, int index, const char* field, int n
         if (!s) s = check_elems(c, f, dl, dst, off, cnt, ncomp, ct_i);
         if (s) return s;
         if (off / ctype_size(ct_i) != floor(off / ctype_size(ct_i)))
-            mn_warn(c->warn, c->name, 0, path, "byteOffset %.0f is not aligned to the component size", off);
+            mn_warn(c->warn, c->name, 0, path,
+                    "byteOffset %.0f is not aligned to the component size", off);
     } else if (cnt * (size_t)ncomp > ((size_t)1 << 24)) {
-        return mn_gltf_fail(c, MN_ERR_UNSUPPORTED, f, "%zu elements without a bufferView: too many", cnt);
+        return mn_gltf_fail(c, MN_ERR_UNSUPPORTED, f, "%zu elements without a bufferView: too many",
+                            cnt);
     }
     double* buf = calloc(cnt * (size_t)ncomp, sizeof *buf);
     if (!buf) return mn_gltf_fail(c, MN_ERR_NOMEM, path, "out of memory (%zu elements)", cnt);

@@ -24,17 +24,17 @@ enum {
     GLTF_UNSIGNED_INT = 5125,
     GLTF_FLOAT = 5126
 };
-#define GLTF_CT(code) (1u << ((code) - GLTF_BYTE))
-#define GLTF_CT_INTS                                                                     \
-    (GLTF_CT(GLTF_BYTE) | GLTF_CT(GLTF_UNSIGNED_BYTE) | GLTF_CT(GLTF_SHORT) |             \
+#define GLTF_CT(code) (1u << ((code)-GLTF_BYTE))
+#define GLTF_CT_INTS                                                                               \
+    (GLTF_CT(GLTF_BYTE) | GLTF_CT(GLTF_UNSIGNED_BYTE) | GLTF_CT(GLTF_SHORT) |                      \
      GLTF_CT(GLTF_UNSIGNED_SHORT) | GLTF_CT(GLTF_UNSIGNED_INT))
 #define GLTF_CT_ANY (GLTF_CT_INTS | GLTF_CT(GLTF_FLOAT))
 
 /* How integer components become doubles. */
 typedef enum gltf_norm {
-    GLTF_NORM_RAW = 0,   /* the integer value itself (indices, joint numbers) */
-    GLTF_NORM_ALWAYS,    /* c / max (weights, rotations: glTF requires normalized there) */
-    GLTF_NORM_AS_STORED  /* as the accessor's "normalized" flag says (positions) */
+    GLTF_NORM_RAW = 0,  /* the integer value itself (indices, joint numbers) */
+    GLTF_NORM_ALWAYS,   /* c / max (weights, rotations: glTF requires normalized there) */
+    GLTF_NORM_AS_STORED /* as the accessor's "normalized" flag says (positions) */
 } gltf_norm;
 
 typedef struct gltf_buffer {
@@ -51,16 +51,16 @@ typedef struct gltf_items {
 } gltf_items;
 
 typedef struct gltf_ctx {
-    const char* name;          /* file name used in messages */
-    char* dir;                 /* folder of the file, for relative URIs ("" for the cwd) */
+    const char* name; /* file name used in messages */
+    char* dir;        /* folder of the file, for relative URIs ("" for the cwd) */
     cJSON* root;
-    const unsigned char* bin;  /* GLB BIN chunk (NULL for .gltf) */
+    const unsigned char* bin; /* GLB BIN chunk (NULL for .gltf) */
     size_t bin_len;
     int nbuffers;
     gltf_buffer* buffers;
     mn_warnings* warn;
     mn_error* err;
-    const char* json;          /* the JSON text of a .gltf, to find an error's line (NULL for .glb) */
+    const char* json; /* the JSON text of a .gltf, to find an error's line (NULL for .glb) */
     size_t json_len;
     gltf_items accessors, views; /* the top-level arrays, indexed on first use */
 } gltf_ctx;
@@ -119,42 +119,42 @@ typedef struct gltf_rest {
     mn_quat r;
     double s[3];
     int has_matrix;
-    double m[12];              /* 3x4 row-major local transform at rest */
+    double m[12]; /* 3x4 row-major local transform at rest */
 } gltf_rest;
 
 /* Skeleton nodes are the skin's joints (snode j = joint j) followed by every other node on
  * the way from a joint up to its nearest joint ancestor or to the scene root. */
 typedef struct gltf_priv {
     int nsnode;
-    gltf_rest* rest;           /* nsnode */
-    int* order;                /* njoints: joints parent before child */
-    int* path_off;             /* njoints: start in path[] */
-    int* path_len;             /* njoints */
-    int* path;                 /* non-joint snodes above each joint, top-down */
-    unsigned char* jtrans;     /* njoints: 1 when the joint's position in its parent joint's
-                                  frame can change (a root; a translation channel on it; any
-                                  channel on a node between it and its parent joint; an
-                                  animated scale above it): a FREE joint in the model */
-    int* morder;               /* njoints: the glTF joint of each model joint (mn_gltf_model) */
+    gltf_rest* rest;       /* nsnode */
+    int* order;            /* njoints: joints parent before child */
+    int* path_off;         /* njoints: start in path[] */
+    int* path_len;         /* njoints */
+    int* path;             /* non-joint snodes above each joint, top-down */
+    unsigned char* jtrans; /* njoints: 1 when the joint's position in its parent joint's
+                              frame can change (a root; a translation channel on it; any
+                              channel on a node between it and its parent joint; an
+                              animated scale above it): a FREE joint in the model */
+    int* morder;           /* njoints: the glTF joint of each model joint (mn_gltf_model) */
 } gltf_priv;
 
 enum { GLTF_PATH_T = 0, GLTF_PATH_R = 1, GLTF_PATH_S = 2 };
 enum { GLTF_LINEAR = 0, GLTF_STEP = 1, GLTF_CUBIC = 2 };
 
 typedef struct gltf_channel {
-    int snode;                 /* target skeleton node */
-    int path;                  /* GLTF_PATH_* */
-    int interp;                /* GLTF_LINEAR, GLTF_STEP, GLTF_CUBIC */
+    int snode;  /* target skeleton node */
+    int path;   /* GLTF_PATH_* */
+    int interp; /* GLTF_LINEAR, GLTF_STEP, GLTF_CUBIC */
     int nkeys;
-    double* times;             /* nkeys, non-decreasing */
-    double* values;            /* nkeys x ncomp (x 3 for CUBIC: in-tangent, value, out-tangent) */
+    double* times;  /* nkeys, non-decreasing */
+    double* values; /* nkeys x ncomp (x 3 for CUBIC: in-tangent, value, out-tangent) */
 } gltf_channel;
 
 /* What mn_gltf_anim.channels points to. */
 typedef struct gltf_anim_priv {
-    gltf_channel* ch;          /* nchannels */
-    int* lookup;               /* nsnode x 3: channel per node and path, -1 for none;
-                                  NULL when no channel drives the skeleton */
+    gltf_channel* ch; /* nchannels */
+    int* lookup;      /* nsnode x 3: channel per node and path, -1 for none;
+                         NULL when no channel drives the skeleton */
 } gltf_anim_priv;
 
 /* Local transform (3x4) of skeleton node k at time t of animation a (a < 0: rest). */

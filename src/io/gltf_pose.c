@@ -23,14 +23,17 @@ static void eval_channel(const gltf_channel* ch, double t, double* out) {
     int nc = ch->path == GLTF_PATH_R ? 4 : 3, n = ch->nkeys;
     const double* tm = ch->times;
     if (n == 1 || t <= tm[0] || t >= tm[n - 1]) {
-        memcpy(out, key_value(ch, n == 1 || t <= tm[0] ? 0 : n - 1, nc), (size_t)nc * sizeof(double));
+        memcpy(out, key_value(ch, n == 1 || t <= tm[0] ? 0 : n - 1, nc),
+               (size_t)nc * sizeof(double));
         return;
     }
     int lo = 0, hi = n - 1; /* tm[lo] <= t < tm[hi] */
     while (hi - lo > 1) {
         int mid = (lo + hi) / 2;
-        if (tm[mid] <= t) lo = mid;
-        else hi = mid;
+        if (tm[mid] <= t)
+            lo = mid;
+        else
+            hi = mid;
     }
     double td = tm[hi] - tm[lo], s = td > 0 ? (t - tm[lo]) / td : 1;
     const double* a = key_value(ch, lo, nc);
@@ -43,11 +46,14 @@ static void eval_channel(const gltf_channel* ch, double t, double* out) {
         double s2 = s * s, s3 = s2 * s;
         double h00 = 2 * s3 - 3 * s2 + 1, h10 = td * (s3 - 2 * s2 + s);
         double h01 = -2 * s3 + 3 * s2, h11 = td * (s3 - s2);
-        for (int k = 0; k < nc; k++) out[k] = h00 * a[k] + h10 * bout[k] + h01 * b[k] + h11 * ain[k];
+        for (int k = 0; k < nc; k++)
+            out[k] = h00 * a[k] + h10 * bout[k] + h01 * b[k] + h11 * ain[k];
         if (nc == 4) {
-            double len = sqrt(out[0] * out[0] + out[1] * out[1] + out[2] * out[2] + out[3] * out[3]);
+            double len =
+                sqrt(out[0] * out[0] + out[1] * out[1] + out[2] * out[2] + out[3] * out[3]);
             if (len > 0)
-                for (int k = 0; k < 4; k++) out[k] /= len;
+                for (int k = 0; k < 4; k++)
+                    out[k] /= len;
             else
                 memcpy(out, a, 4 * sizeof(double));
         }
@@ -57,7 +63,8 @@ static void eval_channel(const gltf_channel* ch, double t, double* out) {
         mn_quat q = mn_quat_slerp(qa, qb, s);
         out[0] = q.x, out[1] = q.y, out[2] = q.z, out[3] = q.w;
     } else {
-        for (int k = 0; k < 3; k++) out[k] = a[k] + s * (b[k] - a[k]);
+        for (int k = 0; k < 3; k++)
+            out[k] = a[k] + s * (b[k] - a[k]);
     }
 }
 
@@ -127,7 +134,8 @@ void mn_gltf_skin_vertices(const mn_gltf* g, const double* skin_mats, double* ou
             if (w == 0) continue;
             const double* m = skin_mats + 12 * g->vjoint[4 * v + k];
             for (int r = 0; r < 3; r++)
-                acc[r] += w * (m[4 * r] * x[0] + m[4 * r + 1] * x[1] + m[4 * r + 2] * x[2] + m[4 * r + 3]);
+                acc[r] += w * (m[4 * r] * x[0] + m[4 * r + 1] * x[1] + m[4 * r + 2] * x[2] +
+                               m[4 * r + 3]);
         }
         memcpy(out_pos + 3 * v, acc, sizeof acc);
     }
@@ -142,9 +150,11 @@ static int frame_rotation(const double* w, mn_quat* q) {
     for (int c = 0; c < 3; c++) {
         double n = sqrt(w[c] * w[c] + w[4 + c] * w[4 + c] + w[8 + c] * w[8 + c]);
         if (!(n > 1e-12)) return 0;
-        for (int r = 0; r < 3; r++) R.m[3 * r + c] = w[4 * r + c] / n;
+        for (int r = 0; r < 3; r++)
+            R.m[3 * r + c] = w[4 * r + c] / n;
     }
-    double det = R.m[0] * (R.m[4] * R.m[8] - R.m[5] * R.m[7]) - R.m[1] * (R.m[3] * R.m[8] - R.m[5] * R.m[6]) +
+    double det = R.m[0] * (R.m[4] * R.m[8] - R.m[5] * R.m[7]) -
+                 R.m[1] * (R.m[3] * R.m[8] - R.m[5] * R.m[6]) +
                  R.m[2] * (R.m[3] * R.m[7] - R.m[4] * R.m[6]);
     if (!(det > 0)) return 0;
     *q = mn_quat_normalize(mn_quat_from_mat3(&R));
@@ -194,8 +204,8 @@ mn_model* mn_gltf_model(const mn_gltf* g, mn_error* err) {
         d.axis = mn_v3(0, 1, 0);
         for (int c = first[j]; c >= 0; c = next[c]) {
             mn_mat3 Rj = mn_quat_to_mat3(q[j]);
-            mn_vec3 bone = mn_mat3_tmulv(&Rj, mn_v3(w[12 * c + 3] - wj[3], w[12 * c + 7] - wj[7],
-                                                     w[12 * c + 11] - wj[11]));
+            mn_vec3 bone = mn_mat3_tmulv(
+                &Rj, mn_v3(w[12 * c + 3] - wj[3], w[12 * c + 7] - wj[7], w[12 * c + 11] - wj[11]));
             if (mn_vec3_norm(bone) > 1e-9 * (1 + fabs(wj[3]) + fabs(wj[7]) + fabs(wj[11]))) {
                 d.axis = mn_vec3_normalize(bone);
                 break;
@@ -253,7 +263,8 @@ static int model_matches(const mn_gltf* g, const mn_model* m, const mn_name_map*
     }
     for (int j = 0; j < g->njoints; j++) {
         int mj = map[j], par = g->joint_parent[j];
-        if (m->jnt_type[mj] != joint_type(g, j) || m->jnt_parent[mj] != (par < 0 ? -1 : map[par])) return 0;
+        if (m->jnt_type[mj] != joint_type(g, j) || m->jnt_parent[mj] != (par < 0 ? -1 : map[par]))
+            return 0;
     }
     return 1;
 }
@@ -276,8 +287,8 @@ static mn_status state_at(const mn_gltf* g, const mn_model* m, const int* map, i
     mn_gltf_sample(g, anim, t, w);
     for (int j = 0; j < nj; j++)
         if (!frame_rotation(w + 12 * j, &rot[j]))
-            return mn_error_set(err, MN_ERR_UNSUPPORTED, "", 0, g->joint_name[j], "degenerate or mirrored frame at t = %g",
-                                t);
+            return mn_error_set(err, MN_ERR_UNSUPPORTED, "", 0, g->joint_name[j],
+                                "degenerate or mirrored frame at t = %g", t);
     for (int o = 0; o < nj; o++) {
         int j = p->morder[o], mj = map ? map[j] : o, a = m->jnt_qadr[mj], par = g->joint_parent[j];
         mn_quat oc = mn_quat_conj(m->jnt_orient[mj]);
@@ -287,7 +298,8 @@ static mn_status state_at(const mn_gltf* g, const mn_model* m, const int* map, i
             mn_vec3 d = mn_v3(w[12 * j + 3], w[12 * j + 7], w[12 * j + 11]);
             if (par >= 0) {
                 mn_mat3 Rp = mn_quat_to_mat3(rot[par]);
-                d = mn_mat3_tmulv(&Rp, mn_vec3_sub(d, mn_v3(w[12 * par + 3], w[12 * par + 7], w[12 * par + 11])));
+                d = mn_mat3_tmulv(
+                    &Rp, mn_vec3_sub(d, mn_v3(w[12 * par + 3], w[12 * par + 7], w[12 * par + 11])));
             }
             mn_vec3 pl = mn_vec3_sub(d, m->jnt_offset[mj]);
             qf[a] = pl.x, qf[a + 1] = pl.y, qf[a + 2] = pl.z;
@@ -304,27 +316,31 @@ mn_status mn_gltf_state(const mn_gltf* g, const mn_model* m, int anim, double t,
         return mn_error_set(err, MN_ERR_ARG, "", 0, "", "bad argument");
     const gltf_priv* p = g->priv;
     if (m->njoint != g->njoints)
-        return mn_error_set(err, MN_ERR_ARG, "", 0, "model", "not the model of this glTF skin (mn_gltf_model)");
+        return mn_error_set(err, MN_ERR_ARG, "", 0, "model",
+                            "not the model of this glTF skin (mn_gltf_model)");
     for (int o = 0; o < g->njoints; o++) {
         int j = p->morder[o], par = g->joint_parent[j];
         if (strcmp(m->jnt_name[o], g->joint_name[j]) != 0 || m->jnt_type[o] != joint_type(g, j) ||
-            (par < 0 ? m->jnt_parent[o] != -1 : strcmp(m->jnt_name[m->jnt_parent[o]], g->joint_name[par]) != 0))
-            return mn_error_set(err, MN_ERR_ARG, "", 0, "model", "not the model of this glTF skin (mn_gltf_model)");
+            (par < 0 ? m->jnt_parent[o] != -1
+                     : strcmp(m->jnt_name[m->jnt_parent[o]], g->joint_name[par]) != 0))
+            return mn_error_set(err, MN_ERR_ARG, "", 0, "model",
+                                "not the model of this glTF skin (mn_gltf_model)");
     }
-    return state_at(g, m, NULL, anim, t, prev, q, work, (mn_quat*)(void*)(work + 12 * (size_t)g->njoints), err);
+    return state_at(g, m, NULL, anim, t, prev, q, work,
+                    (mn_quat*)(void*)(work + 12 * (size_t)g->njoints), err);
 }
 
 /* The motion at frames f / fps (at_keys: at the animation's key times instead). */
-static mn_status motion_at(const mn_gltf* g, const mn_model* m, int anim, double fps, int at_keys, mn_motion* out,
-                           mn_error* err);
+static mn_status motion_at(const mn_gltf* g, const mn_model* m, int anim, double fps, int at_keys,
+                           mn_motion* out, mn_error* err);
 
-mn_status mn_gltf_motion(const mn_gltf* g, const mn_model* m, int anim, double fps,
-                         mn_motion* out, mn_error* err) {
+mn_status mn_gltf_motion(const mn_gltf* g, const mn_model* m, int anim, double fps, mn_motion* out,
+                         mn_error* err) {
     return motion_at(g, m, anim, fps, 0, out, err);
 }
 
-static mn_status motion_at(const mn_gltf* g, const mn_model* m, int anim, double fps, int at_keys, mn_motion* out,
-                           mn_error* err) {
+static mn_status motion_at(const mn_gltf* g, const mn_model* m, int anim, double fps, int at_keys,
+                           mn_motion* out, mn_error* err) {
     if (out) memset(out, 0, sizeof *out);
     if (!g || !g->priv || !m || !out || !(fps > 0) || !isfinite(fps) || anim >= g->nanims)
         return mn_error_set(err, MN_ERR_ARG, "", 0, !(fps > 0) || !isfinite(fps) ? "fps" : "anim",
@@ -334,8 +350,18 @@ static mn_status motion_at(const mn_gltf* g, const mn_model* m, int anim, double
     /* frames at k / fps, and one more at the duration unless the last is within 1e-4 of a
      * frame of it (then that frame is put at the duration itself) */
     double nf = at_keys ? g->anims[anim].nkeys : ceil(dur * fps - 1e-4) + 1;
-    if (nf * (m->nq > 0 ? m->nq : 1) > 2.5e8)
-        return mn_error_set(err, MN_ERR_ARG, "", 0, "fps", "%.0f frames of %d numbers: too many", nf, m->nq);
+    /* Samples per clip scale with the clip's data: at most MN_GLTF_MAX_FRAMES_PER_KEY per
+     * key time it holds (and never fewer than MN_GLTF_MIN_FRAME_LIMIT), and at most
+     * MN_GLTF_MAX_MOTION_NUMBERS numbers in all: a 3 KB file whose two keys lie 7.5e5 s
+     * apart does not become 2 GB of frames. */
+    double keys = anim >= 0 ? g->anims[anim].nkeys : 0;
+    double most = fmax(MN_GLTF_MIN_FRAME_LIMIT, MN_GLTF_MAX_FRAMES_PER_KEY * keys);
+    if (nf > most || nf * (m->nq > 0 ? m->nq : 1) > MN_GLTF_MAX_MOTION_NUMBERS)
+        return mn_error_set(
+            err, MN_ERR_ARG, "", 0, "fps",
+            "%.0f frames of %d numbers (%.3g s at %g fps): more than the limit of %.0f frames "
+            "for %.0f key times and %.0f numbers in all (docs/gltf.md)",
+            nf, m->nq, dur, fps, most, keys, MN_GLTF_MAX_MOTION_NUMBERS);
     int nframes = (int)nf;
     int* map = malloc((size_t)nj * sizeof(int));
     double* w = malloc((size_t)nj * 12 * sizeof(double));
@@ -349,11 +375,15 @@ static mn_status motion_at(const mn_gltf* g, const mn_model* m, int anim, double
         goto done;
     }
     if (!model_matches(g, m, &names, map)) {
-        s = mn_error_set(err, MN_ERR_ARG, "", 0, "model", "not the model of this glTF skin (mn_gltf_model)");
+        s = mn_error_set(err, MN_ERR_ARG, "", 0, "model",
+                         "not the model of this glTF skin (mn_gltf_model)");
         goto done;
     }
     for (int f = 0; f < nframes; f++) {
-        double t = anim < 0 ? -1 : at_keys ? g->anims[anim].key_times[f] : f == nframes - 1 ? dur : fmin(f / fps, dur);
+        double t = anim < 0           ? -1
+                   : at_keys          ? g->anims[anim].key_times[f]
+                   : f == nframes - 1 ? dur
+                                      : fmin(f / fps, dur);
         double* qf = q + (size_t)f * (size_t)m->nq;
         s = state_at(g, m, map, anim, t, f > 0 ? qf - m->nq : NULL, qf, w, rot, err);
         if (s) goto done;
@@ -378,8 +408,8 @@ int mn_gltf_find_anim(const mn_gltf* g, const char* name) {
     return -1;
 }
 
-mn_status mn_gltf_motion_keys(const mn_gltf* g, const mn_model* m, int anim, const char* name, mn_motion* out,
-                              mn_warnings* warn, mn_error* err) {
+mn_status mn_gltf_motion_keys(const mn_gltf* g, const mn_model* m, int anim, const char* name,
+                              mn_motion* out, mn_warnings* warn, mn_error* err) {
     if (out) memset(out, 0, sizeof *out);
     if (!g || !g->priv || anim < 0 || anim >= g->nanims)
         return mn_error_set(err, MN_ERR_ARG, "", 0, "anim", "bad argument");
@@ -389,7 +419,8 @@ mn_status mn_gltf_motion_keys(const mn_gltf* g, const mn_model* m, int anim, con
         /* evenly spaced keys from 0: one frame per key */
         double dt = dur / (an->nkeys - 1);
         int even = an->key_times[0] == 0;
-        for (int k = 1; k < an->nkeys && even; k++) even = fabs(an->key_times[k] - k * dt) <= 1e-4 * dt;
+        for (int k = 1; k < an->nkeys && even; k++)
+            even = fabs(an->key_times[k] - k * dt) <= 1e-4 * dt;
         if (even) return motion_at(g, m, anim, (an->nkeys - 1) / dur, 1, out, err);
         /* 30 Hz, but never more than 16 frames per key (plus 1024): a long animation with
          * few keys must not cost more than its keys do */
@@ -397,7 +428,8 @@ mn_status mn_gltf_motion_keys(const mn_gltf* g, const mn_model* m, int anim, con
         if (dur * fps + 2 > limit) {
             fps = (limit - 2) / dur;
             mn_warn(warn, name ? name : "", 0, an->name,
-                    "keys not evenly spaced over %g s: resampled at %g Hz (%.0f frames)", dur, fps, limit - 1);
+                    "keys not evenly spaced over %g s: resampled at %g Hz (%.0f frames)", dur, fps,
+                    limit - 1);
         }
     }
     return mn_gltf_motion(g, m, anim, fps, out, err);

@@ -12,8 +12,8 @@
  * With a skin (an mn_gltf whose joints are model joints by name, such as the file the
  * model came from): a node "mesh" at the scene root carries the skinned mesh (POSITION,
  * JOINTS_0, WEIGHTS_0, indices) and the skin (named as the source's), whose joints are the
- * nodes of the skin's joints. Its inverse bind matrices are W_rest^-1 W_skin IB: W_rest the joint's rigid frame
- * at q0, W_skin and IB the skin's rest world transform and inverse bind matrix, so the
+ * nodes of the skin's joints. Its inverse bind matrices are W_rest^-1 W_skin IB: W_rest the joint's
+ * rigid frame at q0, W_skin and IB the skin's rest world transform and inverse bind matrix, so the
  * skinned mesh at q0 is exactly the skin's at rest (3.7.3: the mesh node's own transform
  * is ignored).
  *

@@ -94,6 +94,9 @@ int mn_name_map_put(mn_name_map* m, const char* key, int val);
  * out of memory. */
 int mn_name_map_of_model(mn_name_map* map, const mn_model* m);
 
+/* Tests only: makes mn_read_file_beneath use its realpath check instead of openat2. */
+void mn_io_beneath_force_fallback(int on);
+
 /* Parses a finite double from s (strtod, then a finiteness and range check); returns 0 on
  * failure. *end, when given, points after the number. */
 int mn_parse_double(const char* s, char** end, double* out);

@@ -20,11 +20,13 @@ typedef struct scan {
 static char scan_skip(scan* sc, int cross_lines) {
     for (;;) {
         char c = *sc->s;
-        if (c == ' ' || c == '\t' || c == '\r' || c == '\f' || c == '\v') sc->s++;
+        if (c == ' ' || c == '\t' || c == '\r' || c == '\f' || c == '\v')
+            sc->s++;
         else if (c == '\n' && cross_lines) {
             sc->s++;
             sc->line++;
-        } else return c;
+        } else
+            return c;
     }
 }
 
@@ -54,7 +56,8 @@ static int scan_int(scan* sc, int cross_lines, long* v) {
 
 /* Moves to the start of the next line. */
 static void scan_next_line(scan* sc) {
-    while (*sc->s && *sc->s != '\n') sc->s++;
+    while (*sc->s && *sc->s != '\n')
+        sc->s++;
     if (*sc->s == '\n') {
         sc->s++;
         sc->line++;
@@ -87,7 +90,8 @@ void mn_dmat_free(mn_dmat* m) {
 static int dmat_header(const char* text, size_t len, size_t* pos, long* cols, long* rows) {
     char line[128];
     size_t i = *pos, n = 0;
-    while (i < len && text[i] != '\n' && n + 1 < sizeof line) line[n++] = text[i++];
+    while (i < len && text[i] != '\n' && n + 1 < sizeof line)
+        line[n++] = text[i++];
     if (i < len && text[i] != '\n') return 0;
     line[n] = 0;
     if (i < len) i++;
@@ -98,7 +102,8 @@ static int dmat_header(const char* text, size_t len, size_t* pos, long* cols, lo
     if (e1 == line || errno) return 0;
     *rows = strtol(e1, &e2, 10);
     if (e2 == e1 || errno) return 0;
-    while (*e2 == ' ' || *e2 == '\t' || *e2 == '\r') e2++;
+    while (*e2 == ' ' || *e2 == '\t' || *e2 == '\r')
+        e2++;
     return *e2 == 0;
 }
 
@@ -115,14 +120,16 @@ mn_status mn_dmat_read_mem(const char* text, size_t len, const char* name, mn_dm
         /* binary DMAT: a second header, then raw little-endian doubles */
         binary = 1;
         if (!dmat_header(text, len, &pos, &cols, &rows))
-            return mn_error_set(err, MN_ERR_PARSE, name, 2, "header", "expected \"cols rows\" of a binary DMAT");
+            return mn_error_set(err, MN_ERR_PARSE, name, 2, "header",
+                                "expected \"cols rows\" of a binary DMAT");
         data_line = 3;
     }
     if (cols <= 0 || rows <= 0 || cols > INT_MAX || rows > INT_MAX)
         return mn_error_set(err, MN_ERR_PARSE, name, data_line - 1, "header",
                             "matrix size %ld x %ld is not positive", rows, cols);
     size_t count = (size_t)cols * (size_t)rows;
-    if (count / (size_t)cols != (size_t)rows) return mn_error_set(err, MN_ERR_PARSE, name, 1, "header", "size overflows");
+    if (count / (size_t)cols != (size_t)rows)
+        return mn_error_set(err, MN_ERR_PARSE, name, 1, "header", "size overflows");
     /* Each text value takes at least one character and a separator: a header that asks
      * for more values than the file can hold is rejected before allocating. */
     size_t avail = len - pos;
@@ -142,7 +149,8 @@ mn_status mn_dmat_read_mem(const char* text, size_t len, const char* name, mn_dm
             memcpy(&v, text + pos + 8 * k, 8);
             if (!isfinite(v)) {
                 free(data);
-                return mn_error_set(err, MN_ERR_PARSE, name, data_line, "data", "value %zu is not finite", k + 1);
+                return mn_error_set(err, MN_ERR_PARSE, name, data_line, "data",
+                                    "value %zu is not finite", k + 1);
             }
             size_t c = k / (size_t)rows, r = k % (size_t)rows;
             data[r * (size_t)cols + c] = v;
@@ -198,7 +206,8 @@ mn_status mn_dmat_write(const char* path, const mn_dmat* m, mn_error* err) {
         return mn_error_set(err, MN_ERR_ARG, path, 0, "", "bad matrix");
     size_t count = (size_t)m->rows * (size_t)m->cols;
     for (size_t k = 0; k < count; k++)
-        if (!isfinite(m->data[k])) return mn_error_set(err, MN_ERR_ARG, path, 0, "data", "value not finite");
+        if (!isfinite(m->data[k]))
+            return mn_error_set(err, MN_ERR_ARG, path, 0, "data", "value not finite");
     mn_strbuf b;
     mn_strbuf_init(&b);
     mn_strbuf_printf(&b, "%d %d\n", m->cols, m->rows);
@@ -218,7 +227,9 @@ void mn_tgf_free(mn_tgf* t) {
     memset(t, 0, sizeof *t);
 }
 
-static int is_hash_line(scan* sc) { return scan_skip(sc, 0) == '#'; }
+static int is_hash_line(scan* sc) {
+    return scan_skip(sc, 0) == '#';
+}
 
 mn_status mn_tgf_read_mem(const char* text, size_t len, const char* name, mn_tgf* out,
                           mn_error* err) {
@@ -227,7 +238,8 @@ mn_status mn_tgf_read_mem(const char* text, size_t len, const char* name, mn_tgf
     char* buf = copy_text(text, len);
     if (!buf) return mn_error_set(err, MN_ERR_NOMEM, name, 0, "", "out of memory");
     size_t lines = 1;
-    for (size_t i = 0; i < len; i++) lines += buf[i] == '\n';
+    for (size_t i = 0; i < len; i++)
+        lines += buf[i] == '\n';
     double* pos = malloc(lines * 3 * sizeof(double));
     int* edges = malloc(lines * 2 * sizeof(int));
     mn_status st = MN_OK;
@@ -261,7 +273,8 @@ mn_status mn_tgf_read_mem(const char* text, size_t len, const char* name, mn_tgf
         } else if (section == 1) {
             long a, b;
             if (!scan_int(&sc, 0, &a) || !scan_int(&sc, 0, &b)) {
-                st = mn_error_set(err, MN_ERR_PARSE, name, sc.line, "edge", "expected two vertex indices");
+                st = mn_error_set(err, MN_ERR_PARSE, name, sc.line, "edge",
+                                  "expected two vertex indices");
                 break;
             }
             if (a < 1 || b < 1 || a > nv || b > nv || a == b) {
@@ -278,7 +291,8 @@ mn_status mn_tgf_read_mem(const char* text, size_t len, const char* name, mn_tgf
         }
         scan_next_line(&sc); /* flags after an edge, extra columns after a vertex */
     }
-    if (st == MN_OK && nv == 0) st = mn_error_set(err, MN_ERR_PARSE, name, 0, "vertex", "no vertices");
+    if (st == MN_OK && nv == 0)
+        st = mn_error_set(err, MN_ERR_PARSE, name, 0, "vertex", "no vertices");
     free(buf);
     if (st != MN_OK) {
         free(pos);
@@ -306,10 +320,13 @@ mn_status mn_tgf_write(const char* path, const mn_tgf* t, mn_error* err) {
     if (!path || !t || t->nverts <= 0 || !t->pos || t->nedges < 0 || (t->nedges > 0 && !t->edges))
         return mn_error_set(err, MN_ERR_ARG, path, 0, "", "bad skeleton");
     for (int i = 0; i < 3 * t->nverts; i++)
-        if (!isfinite(t->pos[i])) return mn_error_set(err, MN_ERR_ARG, path, 0, "vertex", "vertex %d is not finite", i / 3 + 1);
+        if (!isfinite(t->pos[i]))
+            return mn_error_set(err, MN_ERR_ARG, path, 0, "vertex", "vertex %d is not finite",
+                                i / 3 + 1);
     for (int e = 0; e < 2 * t->nedges; e++)
         if (t->edges[e] < 0 || t->edges[e] >= t->nverts)
-            return mn_error_set(err, MN_ERR_ARG, path, 0, "edge", "edge %d: vertex index out of range", e / 2 + 1);
+            return mn_error_set(err, MN_ERR_ARG, path, 0, "edge",
+                                "edge %d: vertex index out of range", e / 2 + 1);
     mn_strbuf b;
     mn_strbuf_init(&b);
     for (int i = 0; i < t->nverts; i++) {
@@ -321,7 +338,8 @@ mn_status mn_tgf_write(const char* path, const mn_tgf* t, mn_error* err) {
         mn_strbuf_append(&b, "\n", 1);
     }
     mn_strbuf_append(&b, "#\n", 2);
-    for (int e = 0; e < t->nedges; e++) mn_strbuf_printf(&b, "%d %d\n", t->edges[2 * e] + 1, t->edges[2 * e + 1] + 1);
+    for (int e = 0; e < t->nedges; e++)
+        mn_strbuf_printf(&b, "%d %d\n", t->edges[2 * e] + 1, t->edges[2 * e + 1] + 1);
     mn_strbuf_append(&b, "#\n", 2);
     return mn_strbuf_write(&b, path, err);
 }
@@ -340,7 +358,8 @@ mn_status mn_tmat_read_mem(const char* text, size_t len, const char* name, int* 
     char* buf = copy_text(text, len);
     if (!buf) return mn_error_set(err, MN_ERR_NOMEM, name, 0, "", "out of memory");
     size_t lines = 1;
-    for (size_t i = 0; i < len; i++) lines += buf[i] == '\n';
+    for (size_t i = 0; i < len; i++)
+        lines += buf[i] == '\n';
     double* rows = malloc(lines * 3 * sizeof(double));
     mn_status st = rows ? MN_OK : mn_error_set(err, MN_ERR_NOMEM, name, 0, "", "out of memory");
     scan sc = {buf, 1};
@@ -355,7 +374,8 @@ mn_status mn_tmat_read_mem(const char* text, size_t len, const char* name, int* 
                 st = mn_error_set(err, MN_ERR_PARSE, name, sc.line, "row",
                                   "expected 3 finite numbers per row");
         if (st == MN_OK && !rest_of_line_blank(&sc))
-            st = mn_error_set(err, MN_ERR_PARSE, name, sc.line, "row", "more than 3 numbers in a row");
+            st = mn_error_set(err, MN_ERR_PARSE, name, sc.line, "row",
+                              "more than 3 numbers in a row");
         if (st != MN_OK) break;
         nrows++;
         scan_next_line(&sc);
@@ -372,7 +392,8 @@ mn_status mn_tmat_read_mem(const char* text, size_t len, const char* name, int* 
         for (int b = 0; b < nrows / 4; b++) {
             const double* T = rows + 12 * b; /* [R^T; t]: row r of R^T is column r of R */
             for (int r = 0; r < 3; r++)
-                for (int c = 0; c < 3; c++) out[b].R.m[3 * r + c] = T[3 * c + r];
+                for (int c = 0; c < 3; c++)
+                    out[b].R.m[3 * r + c] = T[3 * c + r];
             out[b].p = mn_v3(T[9], T[10], T[11]);
         }
         *nbones = nrows / 4;
@@ -396,20 +417,47 @@ mn_status mn_tmat_read(const char* path, int* nbones, mn_xform** xf, mn_error* e
     return mn_io_read_path(path, tmat_reader, &o, err);
 }
 
-mn_status mn_tmat_write(const char* path, int nbones, const mn_xform* xf, mn_error* err) {
-    if (!path || nbones <= 0 || !xf) return mn_error_set(err, MN_ERR_ARG, path, 0, "", "bad arguments");
+static mn_status tmat_text(const char* path, int nbones, const mn_xform* xf, mn_strbuf* s,
+                           mn_error* err) {
+    if (!path || nbones <= 0 || !xf)
+        return mn_error_set(err, MN_ERR_ARG, path ? path : "", 0, "", "bad arguments");
     for (int b = 0; b < nbones; b++) {
         int ok = mn_vec3_isfinite(xf[b].p);
-        for (int k = 0; k < 9; k++) ok = ok && isfinite(xf[b].R.m[k]);
-        if (!ok) return mn_error_set(err, MN_ERR_ARG, path, 0, "bone", "transform %d is not finite", b);
+        for (int k = 0; k < 9; k++)
+            ok = ok && isfinite(xf[b].R.m[k]);
+        if (!ok)
+            return mn_error_set(err, MN_ERR_ARG, path, 0, "bone", "transform %d is not finite", b);
     }
-    mn_strbuf s;
-    mn_strbuf_init(&s);
+    mn_strbuf_init(s);
     for (int b = 0; b < nbones; b++) {
         const double* m = xf[b].R.m;
         for (int r = 0; r < 3; r++)
-            mn_strbuf_printf(&s, "%.17g %.17g %.17g\n", m[r], m[3 + r], m[6 + r]);
-        mn_strbuf_printf(&s, "%.17g %.17g %.17g\n", xf[b].p.x, xf[b].p.y, xf[b].p.z);
+            mn_strbuf_printf(s, "%.17g %.17g %.17g\n", m[r], m[3 + r], m[6 + r]);
+        mn_strbuf_printf(s, "%.17g %.17g %.17g\n", xf[b].p.x, xf[b].p.y, xf[b].p.z);
     }
-    return mn_strbuf_write(&s, path, err);
+    if (s->failed) {
+        mn_strbuf_free(s);
+        return mn_error_set(err, MN_ERR_NOMEM, path, 0, "", "out of memory");
+    }
+    return MN_OK;
+}
+
+mn_status mn_tmat_write(const char* path, int nbones, const mn_xform* xf, mn_error* err) {
+    mn_strbuf s;
+    mn_status st = tmat_text(path, nbones, xf, &s, err);
+    return st ? st : mn_strbuf_write(&s, path, err);
+}
+
+mn_status mn_tmat_format(const char* path, int nbones, const mn_xform* xf, char** text, size_t* len,
+                         mn_error* err) {
+    if (text) *text = NULL;
+    if (len) *len = 0;
+    if (!text || !len)
+        return mn_error_set(err, MN_ERR_ARG, path ? path : "", 0, "", "NULL argument");
+    mn_strbuf s;
+    mn_status st = tmat_text(path, nbones, xf, &s, err);
+    if (st) return st;
+    *text = s.data ? s.data : calloc(1, 1);
+    *len = s.len;
+    return *text ? MN_OK : mn_error_set(err, MN_ERR_NOMEM, path, 0, "", "out of memory");
 }

@@ -20,15 +20,16 @@ void mn_mesh_free(mn_mesh* mesh) {
 /* Growable arrays for the reader. */
 typedef struct obj_buf {
     double* pos;
-    size_t npos, cappos;  /* in doubles */
+    size_t npos, cappos; /* in doubles */
     int* tri;
-    size_t ntri, captri;  /* in ints */
+    size_t ntri, captri; /* in ints */
 } obj_buf;
 
 static int grow(void** p, size_t* cap, size_t need, size_t elem) {
     if (need <= *cap) return 1;
     size_t c = *cap ? *cap : 1024;
-    while (c < need) c *= 2;
+    while (c < need)
+        c *= 2;
     void* q = realloc(*p, c * elem);
     if (!q) return 0;
     *p = q;
@@ -37,7 +38,8 @@ static int grow(void** p, size_t* cap, size_t need, size_t elem) {
 }
 
 static const char* skip_ws(const char* s) {
-    while (*s == ' ' || *s == '\t' || *s == '\r') s++;
+    while (*s == ' ' || *s == '\t' || *s == '\r')
+        s++;
     return s;
 }
 
@@ -91,7 +93,8 @@ mn_status mn_obj_read_mem(const char* text, size_t len, const char* name, mn_mes
             for (int k = 0; k < 3; k++) {
                 char* e;
                 s = skip_ws(s);
-                if (!mn_parse_double(s, &e, &xyz[k]) || (*e && *e != ' ' && *e != '\t' && *e != '\r')) {
+                if (!mn_parse_double(s, &e, &xyz[k]) ||
+                    (*e && *e != ' ' && *e != '\t' && *e != '\r')) {
                     st = mn_error_set(err, MN_ERR_PARSE, name, line, "v",
                                       "expected 3 finite coordinates");
                     break;
@@ -99,7 +102,8 @@ mn_status mn_obj_read_mem(const char* text, size_t len, const char* name, mn_mes
                 s = e;
             }
             if (st != MN_OK) break;
-            if (b.npos / 3 >= (size_t)INT_MAX - 1 || !grow((void**)&b.pos, &b.cappos, b.npos + 3, sizeof(double))) {
+            if (b.npos / 3 >= (size_t)INT_MAX - 1 ||
+                !grow((void**)&b.pos, &b.cappos, b.npos + 3, sizeof(double))) {
                 st = mn_error_set(err, MN_ERR_NOMEM, name, line, "v", "too many vertices");
                 break;
             }
@@ -127,7 +131,8 @@ mn_status mn_obj_read_mem(const char* text, size_t len, const char* name, mn_mes
                     corner[nc] = v;
                 } else {
                     corner[2] = v;
-                    if (b.ntri / 3 >= (size_t)INT_MAX - 1 || !grow((void**)&b.tri, &b.captri, b.ntri + 3, sizeof(int))) {
+                    if (b.ntri / 3 >= (size_t)INT_MAX - 1 ||
+                        !grow((void**)&b.tri, &b.captri, b.ntri + 3, sizeof(int))) {
                         st = mn_error_set(err, MN_ERR_NOMEM, name, line, "f", "too many faces");
                         break;
                     }
@@ -139,7 +144,8 @@ mn_status mn_obj_read_mem(const char* text, size_t len, const char* name, mn_mes
                 nc++;
             }
             if (st == MN_OK && nc < 3)
-                st = mn_error_set(err, MN_ERR_PARSE, name, line, "f", "a face needs 3 or more vertices");
+                st = mn_error_set(err, MN_ERR_PARSE, name, line, "f",
+                                  "a face needs 3 or more vertices");
         } else if (*s && *s != '#') {
             if (!ignored++) first_ignored = line;
         }
@@ -151,11 +157,12 @@ mn_status mn_obj_read_mem(const char* text, size_t len, const char* name, mn_mes
         int nv = (int)(b.npos / 3);
         for (size_t i = 0; i < b.ntri; i++)
             if (b.tri[i] >= nv) {
-                st = mn_error_set(err, MN_ERR_PARSE, name, 0, "f",
-                                  "face refers to vertex %d of %d", b.tri[i] + 1, nv);
+                st = mn_error_set(err, MN_ERR_PARSE, name, 0, "f", "face refers to vertex %d of %d",
+                                  b.tri[i] + 1, nv);
                 break;
             }
-        if (st == MN_OK && nv == 0) st = mn_error_set(err, MN_ERR_PARSE, name, 0, "v", "no vertices");
+        if (st == MN_OK && nv == 0)
+            st = mn_error_set(err, MN_ERR_PARSE, name, 0, "v", "no vertices");
     }
     free(buf);
     if (st != MN_OK) {
@@ -163,7 +170,8 @@ mn_status mn_obj_read_mem(const char* text, size_t len, const char* name, mn_mes
         free(b.tri);
         return st;
     }
-    if (ignored) mn_warn(warn, name, first_ignored, "", "%d records other than v/f ignored", ignored);
+    if (ignored)
+        mn_warn(warn, name, first_ignored, "", "%d records other than v/f ignored", ignored);
     mesh->nverts = (int)(b.npos / 3);
     mesh->pos = b.pos;
     mesh->ntris = (int)(b.ntri / 3);
@@ -184,21 +192,24 @@ mn_status mn_obj_read(const char* path, mn_mesh* mesh, mn_warnings* warn, mn_err
     return mn_io_read_path(path, obj_text, &a, err);
 }
 
-mn_status mn_obj_write(const char* path, int nverts, const double* pos, int ntris,
-                       const int* tris, mn_error* err) {
+mn_status mn_obj_write(const char* path, int nverts, const double* pos, int ntris, const int* tris,
+                       mn_error* err) {
     if (!path || nverts < 0 || (nverts > 0 && !pos) || ntris < 0 || (ntris > 0 && !tris))
         return mn_error_set(err, MN_ERR_ARG, path, 0, "", "bad arguments");
     for (int i = 0; i < 3 * nverts; i++)
         if (!isfinite(pos[i]))
-            return mn_error_set(err, MN_ERR_ARG, path, 0, "v", "vertex %d is not finite", i / 3 + 1);
+            return mn_error_set(err, MN_ERR_ARG, path, 0, "v", "vertex %d is not finite",
+                                i / 3 + 1);
     for (int i = 0; i < 3 * ntris; i++)
         if (tris[i] < 0 || tris[i] >= nverts)
-            return mn_error_set(err, MN_ERR_ARG, path, 0, "f", "triangle %d index out of range", i / 3 + 1);
+            return mn_error_set(err, MN_ERR_ARG, path, 0, "f", "triangle %d index out of range",
+                                i / 3 + 1);
     mn_strbuf b;
     mn_strbuf_init(&b);
     for (int i = 0; i < nverts; i++)
         mn_strbuf_printf(&b, "v %.12g %.12g %.12g\n", pos[3 * i], pos[3 * i + 1], pos[3 * i + 2]);
     for (int i = 0; i < ntris; i++)
-        mn_strbuf_printf(&b, "f %d %d %d\n", tris[3 * i] + 1, tris[3 * i + 1] + 1, tris[3 * i + 2] + 1);
+        mn_strbuf_printf(&b, "f %d %d %d\n", tris[3 * i] + 1, tris[3 * i + 1] + 1,
+                         tris[3 * i + 2] + 1);
     return mn_strbuf_write(&b, path, err);
 }

@@ -41,8 +41,8 @@ typedef struct sc_drag {
     int relative;
     double weight;
     int priority;
-    mn_vec3 start;   /* handle position when bound */
-    int is_rot;      /* an orientation handle turned toward rot */
+    mn_vec3 start; /* handle position when bound */
+    int is_rot;    /* an orientation handle turned toward rot */
     mn_quat rot;
 } sc_drag;
 
@@ -63,7 +63,9 @@ static int find_handle(const mn_scene* sc, const char* name) {
         if (!strcmp(sc->h[i].name, name)) return i;
     return -1;
 }
-static int find_handle_of(const void* sc, const char* name) { return find_handle(sc, name); }
+static int find_handle_of(const void* sc, const char* name) {
+    return find_handle(sc, name);
+}
 
 /* ---- the three arrays ------------------------------------------------------------------ */
 
@@ -79,17 +81,20 @@ static mn_status read_handle(ctx* x, mn_scene* sc, const cJSON* o, sc_handle* h)
         return fail(x, MN_ERR_PARSE, "duplicate handle name \"%s\"", h->name);
     }
     if ((st = get_handle_type(x, o, &h->type)) != MN_OK) return st;
-    if ((st = get_str(x, o, "joint", h->joint, sizeof h->joint, h->type != MN_HANDLE_COM, &h->has_joint)) != MN_OK)
+    if ((st = get_str(x, o, "joint", h->joint, sizeof h->joint, h->type != MN_HANDLE_COM,
+                      &h->has_joint)) != MN_OK)
         return st;
     h->point = mn_v3(0, 0, 0);
     return get_handle_point(x, o, h->type, &h->point);
 }
 
-static const char* const con_keys[] = {"name",   "type",    "handle", "handle2", "target",   "origin",  "normal", "direction",
-                                       "polygon", "up",     "margin", "weight",  "priority", "enabled", "comment", NULL};
+static const char* const con_keys[] = {
+    "name",    "type", "handle", "handle2", "target",   "origin",  "normal",  "direction",
+    "polygon", "up",   "margin", "weight",  "priority", "enabled", "comment", NULL};
 
 static int uf_root(int* uf, int i) {
-    while (uf[i] != i) i = uf[i];
+    while (uf[i] != i)
+        i = uf[i];
     return i;
 }
 
@@ -102,15 +107,20 @@ static mn_status read_con(ctx* x, mn_scene* sc, const cJSON* o, sc_con* c, int* 
     if ((st = get_str(x, o, "name", c->name, sizeof c->name, 0, NULL)) != MN_OK) return st;
     char type[32];
     if ((st = get_con_type(x, o, type, d)) != MN_OK) return st;
-    if ((st = get_handle_ref(x, o, "handle", 1, find_handle_of, sc, &d->handle)) != MN_OK) return st;
-    if ((st = get_con_common(x, o, type, sc->h[d->handle].type, sc->h[d->handle].name, d)) != MN_OK) return st;
+    if ((st = get_handle_ref(x, o, "handle", 1, find_handle_of, sc, &d->handle)) != MN_OK)
+        return st;
+    if ((st = get_con_common(x, o, type, sc->h[d->handle].type, sc->h[d->handle].name, d)) != MN_OK)
+        return st;
     int has = 0;
     switch (d->type) {
-    case MN_CON_PIN: st = get_v3(x, o, "target", &d->target, &c->has_target); break;
+    case MN_CON_PIN:
+        st = get_v3(x, o, "target", &d->target, &c->has_target);
+        break;
     case MN_CON_ORIENT: {
         double q[4];
         st = get_quat(x, o, "target", q, &c->has_target);
-        if (st == MN_OK && c->has_target) d->target_rot = mn_quat_normalize(mn_q4(q[0], q[1], q[2], q[3]));
+        if (st == MN_OK && c->has_target)
+            d->target_rot = mn_quat_normalize(mn_q4(q[0], q[1], q[2], q[3]));
         break;
     }
     case MN_CON_PLANE:
@@ -128,35 +138,44 @@ static mn_status read_con(ctx* x, mn_scene* sc, const cJSON* o, sc_con* c, int* 
     }
     case MN_CON_EQUAL: {
         d->handle2 = -1;
-        if ((st = get_handle_ref(x, o, "handle2", 1, find_handle_of, sc, &d->handle2)) != MN_OK) return st;
+        if ((st = get_handle_ref(x, o, "handle2", 1, find_handle_of, sc, &d->handle2)) != MN_OK)
+            return st;
         push_key(x, "handle2");
-        if (sc->h[d->handle2].type == MN_HANDLE_ORIENT) return fail(x, MN_ERR_PARSE, "an equality joins point or com handles");
+        if (sc->h[d->handle2].type == MN_HANDLE_ORIENT)
+            return fail(x, MN_ERR_PARSE, "an equality joins point or com handles");
         if (d->handle2 == d->handle) return fail(x, MN_ERR_PARSE, "a handle equal to itself");
         if (uf_root(uf, d->handle) == uf_root(uf, d->handle2))
-            return fail(x, MN_ERR_PARSE, "cyclic equalities: \"%s\" and \"%s\" are already equal through others",
+            return fail(x, MN_ERR_PARSE,
+                        "cyclic equalities: \"%s\" and \"%s\" are already equal through others",
                         sc->h[d->handle].name, sc->h[d->handle2].name);
         pop(x);
         uf[uf_root(uf, d->handle)] = uf_root(uf, d->handle2);
         break;
     }
-    case MN_CON_BALANCE: st = get_con_balance(x, o, d); break;
-    default: break;
+    case MN_CON_BALANCE:
+        st = get_con_balance(x, o, d);
+        break;
+    default:
+        break;
     }
     if (st != MN_OK) return st;
     /* members that belong to other types are errors, not silently ignored */
-    static const char* const only[][2] = {{"target", "pin/orient"}, {"origin", "plane/line"}, {"normal", "plane"},
-                                          {"direction", "line"},     {"handle2", "equal"},     {"polygon", "balance"},
-                                          {"up", "balance"},         {"margin", "balance"}};
+    static const char* const only[][2] = {{"target", "pin/orient"}, {"origin", "plane/line"},
+                                          {"normal", "plane"},      {"direction", "line"},
+                                          {"handle2", "equal"},     {"polygon", "balance"},
+                                          {"up", "balance"},        {"margin", "balance"}};
     return check_con_members(x, o, type, only, sizeof only / sizeof only[0]);
 }
 
-static const char* const drag_keys[] = {"handle", "target", "offset", "path", "relative", "weight", "priority", "comment", NULL};
+static const char* const drag_keys[] = {"handle", "target",   "offset",  "path", "relative",
+                                        "weight", "priority", "comment", NULL};
 
 static mn_status read_drag(ctx* x, mn_scene* sc, const cJSON* o, sc_drag* g) {
     if (!cJSON_IsObject(o)) return fail(x, MN_ERR_PARSE, "expected an object");
     mn_status st = check_keys(x, o, drag_keys);
     if (st != MN_OK) return st;
-    if ((st = get_handle_ref(x, o, "handle", 1, find_handle_of, sc, &g->handle)) != MN_OK) return st;
+    if ((st = get_handle_ref(x, o, "handle", 1, find_handle_of, sc, &g->handle)) != MN_OK)
+        return st;
     g->weight = 1;
     g->priority = 1;
     g->relative = 1;
@@ -168,7 +187,8 @@ static mn_status read_drag(ctx* x, mn_scene* sc, const cJSON* o, sc_drag* g) {
         for (int k = 0; k < 3; k++)
             if (cJSON_GetObjectItemCaseSensitive(o, others[k])) {
                 push_key(x, others[k]);
-                return fail(x, MN_ERR_PARSE, "an orientation drag takes a \"target\" quaternion only");
+                return fail(x, MN_ERR_PARSE,
+                            "an orientation drag takes a \"target\" quaternion only");
             }
         double q[4];
         int has = 0;
@@ -184,7 +204,8 @@ static mn_status read_drag(ctx* x, mn_scene* sc, const cJSON* o, sc_drag* g) {
     if ((st = get_v3(x, o, "target", &g->v, &ht)) != MN_OK) return st;
     if ((st = get_v3(x, o, "offset", &g->v, &ho)) != MN_OK) return st;
     const cJSON* p = cJSON_GetObjectItemCaseSensitive(o, "path");
-    if (ht + ho + (p != NULL) != 1) return fail(x, MN_ERR_PARSE, "a drag has exactly one of \"target\", \"offset\", \"path\"");
+    if (ht + ho + (p != NULL) != 1)
+        return fail(x, MN_ERR_PARSE, "a drag has exactly one of \"target\", \"offset\", \"path\"");
     g->kind = ht ? DRAG_TO : (ho ? DRAG_BY : DRAG_PATH);
     if (p) {
         push_key(x, "path");
@@ -192,9 +213,10 @@ static mn_status read_drag(ctx* x, mn_scene* sc, const cJSON* o, sc_drag* g) {
         if (n < 1) return fail(x, MN_ERR_PARSE, "expected a non-empty array of [x, y, z] points");
         if (n > 100000) return fail(x, MN_ERR_PARSE, "more than 100000 points");
         g->path = malloc(sizeof(mn_vec3) * (size_t)n);
-        if (!g->path) return mn_error_set(x->err, MN_ERR_NOMEM, x->file, 0, "path", "out of memory");
-        for (int k = 0; k < n; k++) {
-            const cJSON* e = cJSON_GetArrayItem(p, k);
+        if (!g->path)
+            return mn_error_set(x->err, MN_ERR_NOMEM, x->file, 0, "path", "out of memory");
+        const cJSON* e = p->child; /* walked in turn: cJSON_GetArrayItem is linear in k */
+        for (int k = 0; k < n; k++, e = e->next) {
             double a[3];
             int ok = cJSON_IsArray(e) && cJSON_GetArraySize(e) == 3;
             for (int j = 0; ok && j < 3; j++) {
@@ -217,11 +239,13 @@ static mn_status read_drag(ctx* x, mn_scene* sc, const cJSON* o, sc_drag* g) {
     return MN_OK;
 }
 
-static const char* const root_keys[] = {"solver", "frames", "iterations", "handles", "constraints", "drags", "comment", NULL};
+static const char* const root_keys[] = {"solver",      "frames", "iterations", "handles",
+                                        "constraints", "drags",  "comment",    NULL};
 
 void mn_scene_destroy(mn_scene* sc) {
     if (!sc) return;
-    for (int i = 0; i < sc->nd; i++) free(sc->d[i].path);
+    for (int i = 0; i < sc->nd; i++)
+        free(sc->d[i].path);
     free(sc->h);
     free(sc->c);
     free(sc->d);
@@ -273,7 +297,8 @@ static mn_status parse(ctx* x, mn_scene* sc, const cJSON* root) {
         free(uf);
         return mn_error_set(x->err, MN_ERR_NOMEM, x->file, 0, "scene", "out of memory");
     }
-    for (int i = 0; i < nh; i++) uf[i] = i;
+    for (int i = 0; i < nh; i++)
+        uf[i] = i;
     const cJSON* it;
     int i = 0;
     push_key(x, "handles");
@@ -310,7 +335,8 @@ static mn_status parse(ctx* x, mn_scene* sc, const cJSON* root) {
     return st;
 }
 
-mn_status mn_scene_read_mem(const char* text, size_t len, const char* name, mn_scene** out, mn_error* err) {
+mn_status mn_scene_read_mem(const char* text, size_t len, const char* name, mn_scene** out,
+                            mn_error* err) {
     mn_error_clear(err);
     if (!out) return mn_error_set(err, MN_ERR_ARG, name, 0, "scene", "NULL output");
     *out = NULL;
@@ -352,9 +378,15 @@ mn_status mn_scene_read(const char* path, mn_scene** out, mn_error* err) {
     return mn_io_read_path(path, scene_text, out, err);
 }
 
-int mn_scene_frames(const mn_scene* sc) { return sc ? sc->frames : 0; }
-int mn_scene_solver(const mn_scene* sc) { return sc ? sc->solver : -1; }
-int mn_scene_iterations(const mn_scene* sc) { return sc ? sc->iterations : 0; }
+int mn_scene_frames(const mn_scene* sc) {
+    return sc ? sc->frames : 0;
+}
+int mn_scene_solver(const mn_scene* sc) {
+    return sc ? sc->solver : -1;
+}
+int mn_scene_iterations(const mn_scene* sc) {
+    return sc ? sc->iterations : 0;
+}
 
 /* ---- binding to a figure --------------------------------------------------------------- */
 
@@ -392,7 +424,8 @@ mn_status mn_scene_bind(mn_scene* sc, const mn_model* m, mn_data* d, mn_csys** o
             push_key(&x, "handles");
             push_index(&x, i);
             push_key(&x, "joint");
-            return fail(&x, MN_ERR_NOTFOUND, "no joint named \"%s\" in %s", sc->h[i].joint, m->name ? m->name : "the figure");
+            return fail(&x, MN_ERR_NOTFOUND, "no joint named \"%s\" in %s", sc->h[i].joint,
+                        m->name ? m->name : "the figure");
         }
     }
     mn_name_map_free(&names);
@@ -415,7 +448,8 @@ mn_status mn_scene_bind(mn_scene* sc, const mn_model* m, mn_data* d, mn_csys** o
     for (int i = 0; i < sc->nc; i++) {
         mn_constraint_def cd = sc->c[i].def;
         cd.name = sc->c[i].name[0] ? sc->c[i].name : NULL;
-        if (!sc->c[i].has_target && cd.type == MN_CON_PIN) mn_csys_handle_value(s, cd.handle, &cd.target, NULL);
+        if (!sc->c[i].has_target && cd.type == MN_CON_PIN)
+            mn_csys_handle_value(s, cd.handle, &cd.target, NULL);
         if (!sc->c[i].has_target && cd.type == MN_CON_ORIENT) {
             mn_mat3 R;
             mn_csys_handle_value(s, cd.handle, NULL, &R);
@@ -426,7 +460,8 @@ mn_status mn_scene_bind(mn_scene* sc, const mn_model* m, mn_data* d, mn_csys** o
             return rebind_error(&x, "constraints", i, &e);
         }
     }
-    for (int i = 0; i < sc->nd; i++) mn_csys_handle_value(s, sc->d[i].handle, &sc->d[i].start, NULL);
+    for (int i = 0; i < sc->nd; i++)
+        mn_csys_handle_value(s, sc->d[i].handle, &sc->d[i].start, NULL);
     sc->bound = 1;
     *out = s;
     return MN_OK;
@@ -442,14 +477,17 @@ mn_status mn_scene_apply_frame(const mn_scene* sc, mn_csys* s, int frame) {
             continue;
         }
         mn_vec3 t;
-        if (g->kind == DRAG_TO) t = g->v;
-        else if (g->kind == DRAG_BY) t = mn_vec3_add(g->start, g->v);
+        if (g->kind == DRAG_TO)
+            t = g->v;
+        else if (g->kind == DRAG_BY)
+            t = mn_vec3_add(g->start, g->v);
         else {
             double u = sc->frames > 1 ? (double)frame / (sc->frames - 1) : 1.0;
             double sp = u * (g->npath - 1);
             int k = (int)floor(sp);
             if (k >= g->npath - 1) k = g->npath > 1 ? g->npath - 2 : 0;
-            mn_vec3 p = g->npath > 1 ? mn_vec3_lerp(g->path[k], g->path[k + 1], sp - k) : g->path[0];
+            mn_vec3 p =
+                g->npath > 1 ? mn_vec3_lerp(g->path[k], g->path[k + 1], sp - k) : g->path[0];
             t = g->relative ? mn_vec3_add(g->start, p) : p;
         }
         mn_status st = mn_csys_drag(s, g->handle, t, g->weight, g->priority);

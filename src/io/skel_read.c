@@ -78,9 +78,15 @@ static void skel_def_init(skel_def* d) {
 /* The mirror image across the x = 0 plane, M = diag(-1, 1, 1) (see the top of the file):
  * points and translation axes x -> -x, rotation axes (axial vectors) (ax, -ay, -az),
  * rotations M R M, quaternion (w, x, -y, -z). Limits stay as they are. */
-static mn_vec3 mirror_point(mn_vec3 v) { return mn_v3(-v.x, v.y, v.z); }
-static mn_vec3 mirror_axial(mn_vec3 v) { return mn_v3(v.x, -v.y, -v.z); }
-static mn_quat mirror_rot(mn_quat q) { return mn_q4(q.w, q.x, -q.y, -q.z); }
+static mn_vec3 mirror_point(mn_vec3 v) {
+    return mn_v3(-v.x, v.y, v.z);
+}
+static mn_vec3 mirror_axial(mn_vec3 v) {
+    return mn_v3(v.x, -v.y, -v.z);
+}
+static mn_quat mirror_rot(mn_quat q) {
+    return mn_q4(q.w, q.x, -q.y, -q.z);
+}
 
 static void skel_def_mirror(const skel_def* src, skel_def* dst, skel_dof* dst_dof) {
     *dst = *src;
@@ -93,8 +99,12 @@ static void skel_def_mirror(const skel_def* src, skel_def* dst, skel_dof* dst_do
         skel_dof* d = &dst->dof[k];
         const double* q = src->dof[k].rest;
         switch (d->type) {
-        case MN_JOINT_HINGE: d->axis = mirror_axial(d->axis); break;
-        case MN_JOINT_SLIDE: d->axis = mirror_point(d->axis); break;
+        case MN_JOINT_HINGE:
+            d->axis = mirror_axial(d->axis);
+            break;
+        case MN_JOINT_SLIDE:
+            d->axis = mirror_point(d->axis);
+            break;
         case MN_JOINT_BALL:
             d->axis = mirror_axial(d->axis);
             d->rest[2] = -q[2], d->rest[3] = -q[3];
@@ -103,7 +113,8 @@ static void skel_def_mirror(const skel_def* src, skel_def* dst, skel_dof* dst_do
             d->rest[0] = -q[0];
             d->rest[5] = -q[5], d->rest[6] = -q[6];
             break;
-        default: break;
+        default:
+            break;
         }
     }
 }
@@ -181,7 +192,8 @@ static int push_token(reader* r, tok_kind k, int line, size_t n) {
 
 /* Typographic quotes from the thesis text (U+201C, U+201D) delimit names like ASCII ". */
 static int is_open_quote(const unsigned char* s, size_t n) {
-    return s[0] == '"' || (n >= 3 && s[0] == 0xE2 && s[1] == 0x80 && (s[2] == 0x9C || s[2] == 0x9D));
+    return s[0] == '"' ||
+           (n >= 3 && s[0] == 0xE2 && s[1] == 0x80 && (s[2] == 0x9C || s[2] == 0x9D));
 }
 static int quote_len(const unsigned char* s, size_t n) {
     if (s[0] == '"') return 1;
@@ -209,12 +221,22 @@ static mn_status tokenize(reader* r, const char* text, size_t len) {
     while (i < len && !st) {
         unsigned c = s[i];
         char* buf = r->strings + r->used; /* the next token's text goes here */
-        if (c == '\n') { line++; i++; continue; }
-        if (c == ' ' || c == '\t' || c == '\r') { i++; continue; }
+        if (c == '\n') {
+            line++;
+            i++;
+            continue;
+        }
+        if (c == ' ' || c == '\t' || c == '\r') {
+            i++;
+            continue;
+        }
         if (c == '#') {
             while (i < len && s[i] != '\n') {
                 int l = s[i] && s[i] < 0x80 ? 1 : mn_utf8_len(s + i, len - i);
-                if (!l || s[i] == 0) { st = fail(r, line, "encoding", "not valid UTF-8 text"); break; }
+                if (!l || s[i] == 0) {
+                    st = fail(r, line, "encoding", "not valid UTF-8 text");
+                    break;
+                }
                 i += (size_t)l;
             }
             continue;
@@ -231,7 +253,11 @@ static mn_status tokenize(reader* r, const char* text, size_t len) {
             while (i < len) {
                 if (s[i] == '\n' || s[i] == '\r') break;
                 int q = quote_len(s + i, len - i);
-                if (q) { i += (size_t)q; closed = 1; break; }
+                if (q) {
+                    i += (size_t)q;
+                    closed = 1;
+                    break;
+                }
                 if (s[i] == '\\' && i + 1 < len && (s[i + 1] == '"' || s[i + 1] == '\\')) {
                     buf[n++] = (char)s[i + 1];
                     i += 2;
@@ -242,13 +268,19 @@ static mn_status tokenize(reader* r, const char* text, size_t len) {
                     break;
                 }
                 int l = s[i] < 0x80 ? 1 : mn_utf8_len(s + i, len - i);
-                if (!l) { st = fail(r, line, "encoding", "not valid UTF-8 text"); break; }
+                if (!l) {
+                    st = fail(r, line, "encoding", "not valid UTF-8 text");
+                    break;
+                }
                 memcpy(buf + n, s + i, (size_t)l);
                 n += (size_t)l;
                 i += (size_t)l;
             }
             if (st) break;
-            if (!closed) { st = fail(r, start_line, "name", "unterminated quoted name"); break; }
+            if (!closed) {
+                st = fail(r, start_line, "name", "unterminated quoted name");
+                break;
+            }
             if (!push_token(r, TOK_STRING, start_line, n))
                 st = mn_error_set(r->err, MN_ERR_NOMEM, r->file, 0, "", "out of memory");
             continue;
@@ -257,7 +289,8 @@ static mn_status tokenize(reader* r, const char* text, size_t len) {
         size_t n = 0;
         while (i < len) {
             unsigned d = s[i];
-            if (d == ' ' || d == '\t' || d == '\r' || d == '\n' || d == '#' || is_open_quote(s + i, len - i))
+            if (d == ' ' || d == '\t' || d == '\r' || d == '\n' || d == '#' ||
+                is_open_quote(s + i, len - i))
                 break;
             if (d < 0x20 || d == 0x7F) break;
             if (d < 0x80) { /* ASCII, the common case */
@@ -266,14 +299,22 @@ static mn_status tokenize(reader* r, const char* text, size_t len) {
                 continue;
             }
             int l = mn_utf8_len(s + i, len - i);
-            if (!l) { st = fail(r, line, "encoding", "not valid UTF-8 text"); break; }
+            if (!l) {
+                st = fail(r, line, "encoding", "not valid UTF-8 text");
+                break;
+            }
             /* The thesis prints negative numbers with U+2212 MINUS SIGN. */
-            if (l == 3 && d == 0xE2 && s[i + 1] == 0x88 && s[i + 2] == 0x92) buf[n++] = '-';
-            else memcpy(buf + n, s + i, (size_t)l), n += (size_t)l;
+            if (l == 3 && d == 0xE2 && s[i + 1] == 0x88 && s[i + 2] == 0x92)
+                buf[n++] = '-';
+            else
+                memcpy(buf + n, s + i, (size_t)l), n += (size_t)l;
             i += (size_t)l;
         }
         if (st) break;
-        if (n == 0) { st = fail(r, line, "encoding", "control character 0x%02x", s[i]); break; }
+        if (n == 0) {
+            st = fail(r, line, "encoding", "control character 0x%02x", s[i]);
+            break;
+        }
         if (!push_token(r, TOK_WORD, line, n))
             st = mn_error_set(r->err, MN_ERR_NOMEM, r->file, 0, "", "out of memory");
     }
@@ -288,7 +329,9 @@ static const token* peek(const reader* r) {
 static int tok_line(const reader* r) {
     return r->pos < r->ntok ? r->toks[r->pos].line : r->last_line;
 }
-static int is_word(const token* t, const char* w) { return t->kind == TOK_WORD && !strcmp(t->text, w); }
+static int is_word(const token* t, const char* w) {
+    return t->kind == TOK_WORD && !strcmp(t->text, w);
+}
 
 /* A word that is a number (finite, magnitude <= SKEL_MAX_ABS)? */
 static int tok_number(const token* t, double* v) {
@@ -324,8 +367,10 @@ static mn_status expect_numbers(reader* r, const char* kw, double* v, int count)
                 char* end;
                 double x;
                 const char* why = "not a number";
-                if (mn_parse_double(t->text, &end, &x) && !*end) why = "number out of range (|x| > 1e6)";
-                else if ((void)strtod(t->text, &end), !*end) why = "not a finite number";
+                if (mn_parse_double(t->text, &end, &x) && !*end)
+                    why = "number out of range (|x| > 1e6)";
+                else if ((void)strtod(t->text, &end), !*end)
+                    why = "not a finite number";
                 return fail(r, tok_line(r), kw, "\"%.40s\": %s", t->text, why);
             }
             if (i > 0)
@@ -353,8 +398,8 @@ static mn_status expect_string(reader* r, const char* kw, char** out) {
 typedef struct skel_entry {
     const char* name;
     int line;
-    int parent; /* entry index, -1 for a root */
-    int def;    /* def index or -1 */
+    int parent;   /* entry index, -1 for a root */
+    int def;      /* def index or -1 */
     int mirrored; /* the def applies mirrored */
 } skel_entry;
 
@@ -373,9 +418,21 @@ typedef struct skel_file {
 /* AXIS := x | y | z | NUM NUM NUM (nonzero). */
 static mn_status read_axis(reader* r, const char* kw, mn_vec3* axis) {
     const token* t = peek(r);
-    if (is_word(t, "x")) { *axis = mn_v3(1, 0, 0); r->pos++; return MN_OK; }
-    if (is_word(t, "y")) { *axis = mn_v3(0, 1, 0); r->pos++; return MN_OK; }
-    if (is_word(t, "z")) { *axis = mn_v3(0, 0, 1); r->pos++; return MN_OK; }
+    if (is_word(t, "x")) {
+        *axis = mn_v3(1, 0, 0);
+        r->pos++;
+        return MN_OK;
+    }
+    if (is_word(t, "y")) {
+        *axis = mn_v3(0, 1, 0);
+        r->pos++;
+        return MN_OK;
+    }
+    if (is_word(t, "z")) {
+        *axis = mn_v3(0, 0, 1);
+        r->pos++;
+        return MN_OK;
+    }
     double v[3];
     if (!tok_number(t, &v[0]) && !looks_numeric(t))
         return fail(r, tok_line(r), kw, "expected an axis (x, y, z or three numbers), got %.60s",
@@ -406,7 +463,7 @@ static mn_status read_range(reader* r, const char* kw, double scale, skel_dof* d
 
 static mn_status read_dof(reader* r, const char* kw, skel_def* def) {
     if (def->ndof == SKEL_MAX_DOF_LINES)
-        return fail(r, tok_line(r) , kw, "more than %d DOF lines in one joint", SKEL_MAX_DOF_LINES);
+        return fail(r, tok_line(r), kw, "more than %d DOF lines in one joint", SKEL_MAX_DOF_LINES);
     skel_dof* d = &def->dof[def->ndof];
     memset(d, 0, sizeof *d);
     d->line = tok_line(r);
@@ -424,7 +481,8 @@ static mn_status read_dof(reader* r, const char* kw, skel_def* def) {
             double v = d->rest[0];
             if (hinge) d->rest[0] *= DEG;
             if (d->limited && (d->rest[0] < d->lo || d->rest[0] > d->hi))
-                mn_warn(r->warn, r->file, line, "rest", "%g is outside the limits of the %s", v, kw);
+                mn_warn(r->warn, r->file, line, "rest", "%g is outside the limits of the %s", v,
+                        kw);
         }
     } else if (!strcmp(kw, "ball")) {
         d->type = MN_JOINT_BALL;
@@ -436,8 +494,11 @@ static mn_status read_dof(reader* r, const char* kw, skel_def* def) {
         int seen[4] = {0, 0, 0, 0};
         for (;;) {
             const token* t = peek(r);
-            int k = is_word(t, "axis") ? 0 : is_word(t, "swing") ? 1 : is_word(t, "twist") ? 2
-                  : is_word(t, "rest") ? 3 : -1;
+            int k = is_word(t, "axis")    ? 0
+                    : is_word(t, "swing") ? 1
+                    : is_word(t, "twist") ? 2
+                    : is_word(t, "rest")  ? 3
+                                          : -1;
             if (k < 0) break;
             if (seen[k]) return fail(r, t->line, t->text, "given twice for one ball");
             seen[k] = 1;
@@ -502,21 +563,22 @@ static mn_status read_define_joint(reader* r, skel_file* f, int line) {
     def->name = name;
     def->line = line;
     char seen[16] = {0};
-    static const char* single[] = {"object", "offset", "orientation", "mass", "com",
-                                   "stiffness", "order", "mirror", "locked"};
+    static const char* single[] = {"object",    "offset", "orientation", "mass",  "com",
+                                   "stiffness", "order",  "mirror",      "locked"};
     for (;;) {
         const token* t = peek(r);
         int tl = tok_line(r);
         if (t->kind == TOK_END)
             return fail(r, tl, "define joint", "\"%s\" (line %d): missing end joint", name, line);
         if (t->kind != TOK_WORD)
-            return fail(r, tl, "define joint", "expected a keyword, got the name \"%.60s\"", t->text);
+            return fail(r, tl, "define joint", "expected a keyword, got the name \"%.60s\"",
+                        t->text);
         const char* kw = t->text;
         if (!strcmp(kw, "end")) {
             r->pos++;
             if (!is_word(peek(r), "joint"))
-                return fail(r, tok_line(r), "end", "expected \"end joint\" to close \"%s\" (line %d)",
-                            name, line);
+                return fail(r, tok_line(r), "end",
+                            "expected \"end joint\" to close \"%s\" (line %d)", name, line);
             r->pos++;
             break;
         }
@@ -539,7 +601,9 @@ static mn_status read_define_joint(reader* r, skel_file* f, int line) {
         r->pos++;
         double v[3] = {0, 0, 0};
         switch (k) {
-        case 0: s = expect_string(r, kw, &def->object); break;
+        case 0:
+            s = expect_string(r, kw, &def->object);
+            break;
         case 1:
             if (!(s = expect_numbers(r, kw, v, 3))) def->offset = mn_v3(v[0], v[1], v[2]);
             break;
@@ -568,8 +632,8 @@ static mn_status read_define_joint(reader* r, skel_file* f, int line) {
             const token* o = peek(r);
             int ord = o->kind == TOK_WORD ? mn_euler_order_parse(o->text) : -1;
             if (ord < 0)
-                return fail(r, tok_line(r), kw, "expected a rotation order (XYZ, ZXY, ...), got %.60s",
-                            describe(o));
+                return fail(r, tok_line(r), kw,
+                            "expected a rotation order (XYZ, ZXY, ...), got %.60s", describe(o));
             def->order = ord;
             r->pos++;
             break;
@@ -585,8 +649,8 @@ static mn_status read_define_joint(reader* r, skel_file* f, int line) {
             for (int i = 0; i < 4 && o->kind == TOK_WORD; i++)
                 if (!strcmp(o->text, kinds[i])) lk = i;
             if (lk < 0)
-                return fail(r, tok_line(r), kw, "expected none, translation, rotation or all, got %.60s",
-                            describe(o));
+                return fail(r, tok_line(r), kw,
+                            "expected none, translation, rotation or all, got %.60s", describe(o));
             def->locked = lk;
             r->pos++;
             break;
@@ -629,7 +693,8 @@ static mn_status add_entry(reader* r, skel_file* f, const char* name, int line, 
 
 static mn_status read_define_skeleton(reader* r, skel_file* f, int line) {
     if (f->have)
-        return fail(r, line, "define skeleton", "a second skeleton (the first is at line %d)", f->line);
+        return fail(r, line, "define skeleton", "a second skeleton (the first is at line %d)",
+                    f->line);
     char* name;
     mn_status s = expect_string(r, "define skeleton", &name);
     if (s) return s;
@@ -652,8 +717,8 @@ static mn_status read_define_skeleton(reader* r, skel_file* f, int line) {
             break;
         }
         if (t->kind != TOK_WORD) {
-            s = fail(r, tl, "define skeleton", "expected joint, group or end, got the name \"%.60s\"",
-                     t->text);
+            s = fail(r, tl, "define skeleton",
+                     "expected joint, group or end, got the name \"%.60s\"", t->text);
             break;
         }
         r->pos++;
@@ -668,7 +733,10 @@ static mn_status read_define_skeleton(reader* r, skel_file* f, int line) {
             if (depth == cap) {
                 cap *= 2;
                 int* ns = realloc(stack, sizeof(int) * 2 * (size_t)cap);
-                if (!ns) { s = mn_error_set(r->err, MN_ERR_NOMEM, r->file, 0, "", "out of memory"); break; }
+                if (!ns) {
+                    s = mn_error_set(r->err, MN_ERR_NOMEM, r->file, 0, "", "out of memory");
+                    break;
+                }
                 stack = ns;
             }
             stack[2 * depth] = current;
@@ -678,7 +746,10 @@ static mn_status read_define_skeleton(reader* r, skel_file* f, int line) {
             const token* w = peek(r);
             if (is_word(w, "group")) {
                 r->pos++;
-                if (depth == 0) { s = fail(r, tl, "end group", "no open group to end"); break; }
+                if (depth == 0) {
+                    s = fail(r, tl, "end group", "no open group to end");
+                    break;
+                }
                 depth--;
                 current = stack[2 * depth];
             } else if (is_word(w, "skeleton")) {
@@ -690,8 +761,8 @@ static mn_status read_define_skeleton(reader* r, skel_file* f, int line) {
                 }
                 break;
             } else {
-                s = fail(r, tok_line(r), "end", "expected \"end group\" or \"end skeleton\", got %.60s",
-                         describe(w));
+                s = fail(r, tok_line(r), "end",
+                         "expected \"end group\" or \"end skeleton\", got %.60s", describe(w));
                 break;
             }
         } else {
@@ -846,8 +917,9 @@ mn_status mn_skel_read_mem(const char* text, size_t len, const char* name, mn_mo
         if (t->kind == TOK_END) break;
         if (!is_word(t, "define")) {
             s = fail(&r, tl, t->kind == TOK_WORD ? t->text : "define",
-                     t->kind == TOK_WORD ? "unknown keyword (expected define skeleton or define joint)"
-                                         : "expected define skeleton or define joint");
+                     t->kind == TOK_WORD
+                         ? "unknown keyword (expected define skeleton or define joint)"
+                         : "expected define skeleton or define joint");
             break;
         }
         r.pos++;
@@ -859,11 +931,13 @@ mn_status mn_skel_read_mem(const char* text, size_t len, const char* name, mn_mo
             r.pos++;
             s = read_define_joint(&r, &f, tl);
         } else {
-            s = fail(&r, tok_line(&r), "define", "expected skeleton or joint, got %.60s", describe(w));
+            s = fail(&r, tok_line(&r), "define", "expected skeleton or joint, got %.60s",
+                     describe(w));
         }
     }
     if (!s && !f.have)
-        s = fail(&r, r.last_line, "define skeleton", len == 0 ? "empty file" : "no skeleton defined");
+        s = fail(&r, r.last_line, "define skeleton",
+                 len == 0 ? "empty file" : "no skeleton defined");
     if (!s) s = resolve(&r, &f, model);
     free(r.strings);
     free(r.toks);

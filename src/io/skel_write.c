@@ -45,7 +45,9 @@ static void put_num(mn_strbuf* b, double v) {
     mn_strbuf_append(b, " ", 1);
     mn_strbuf_double(b, v);
 }
-static void put_deg(mn_strbuf* b, double rad) { put_num(b, to_degrees(rad)); }
+static void put_deg(mn_strbuf* b, double rad) {
+    put_num(b, to_degrees(rad));
+}
 /* An Euler angle in degrees: the shortest decimal within 1e-13 degrees (2e-15 rad) of
  * the exact value, so that 89.99999999999999 is written 90. */
 static void put_euler_deg(mn_strbuf* b, double rad) {
@@ -86,17 +88,21 @@ static void indent(mn_strbuf* b, int depth) {
 }
 
 static void put_axis(mn_strbuf* b, mn_vec3 a) {
-    if (a.x == 1 && a.y == 0 && a.z == 0) mn_strbuf_append(b, " x", 2);
-    else if (a.x == 0 && a.y == 1 && a.z == 0) mn_strbuf_append(b, " y", 2);
-    else if (a.x == 0 && a.y == 0 && a.z == 1) mn_strbuf_append(b, " z", 2);
-    else put_vec(b, a);
+    if (a.x == 1 && a.y == 0 && a.z == 0)
+        mn_strbuf_append(b, " x", 2);
+    else if (a.x == 0 && a.y == 1 && a.z == 0)
+        mn_strbuf_append(b, " y", 2);
+    else if (a.x == 0 && a.y == 0 && a.z == 1)
+        mn_strbuf_append(b, " z", 2);
+    else
+        put_vec(b, a);
 }
 
 /* ---- compound joints ------------------------------------------------------------------- */
 typedef struct writer {
     const mn_model* m;
-    int* head;      /* per model joint: first frame of its unit */
-    int* tail;      /* per model joint: last frame of its unit (carries the name) */
+    int* head; /* per model joint: first frame of its unit */
+    int* tail; /* per model joint: last frame of its unit (carries the name) */
     mn_strbuf b;
 } writer;
 
@@ -133,8 +139,8 @@ static int compound_head(const writer* w, int j) {
         if (m->jnt_mass[q] != 0 || m->jnt_com[q].x != 0 || m->jnt_com[q].y != 0 ||
             m->jnt_com[q].z != 0 || m->jnt_object[q])
             return j;
-        if (m->jnt_stiffness[q] != m->jnt_stiffness[j] || m->jnt_rot_order[q] != m->jnt_rot_order[j] ||
-            m->jnt_locked[q] != m->jnt_locked[j])
+        if (m->jnt_stiffness[q] != m->jnt_stiffness[j] ||
+            m->jnt_rot_order[q] != m->jnt_rot_order[j] || m->jnt_locked[q] != m->jnt_locked[j])
             return j;
         /* every frame after the first sits at the first one's place */
         const mn_vec3 o = m->jnt_offset[frame];
@@ -158,13 +164,17 @@ static void put_dof(writer* w, int j) {
         mn_strbuf_printf(b, hinge ? "hinge" : "slide");
         put_axis(b, m->jnt_axis[j]);
         if (m->jnt_limited[j]) {
-            if (hinge) put_deg(b, m->jnt_range[2 * j]), put_deg(b, m->jnt_range[2 * j + 1]);
-            else put_num(b, m->jnt_range[2 * j]), put_num(b, m->jnt_range[2 * j + 1]);
+            if (hinge)
+                put_deg(b, m->jnt_range[2 * j]), put_deg(b, m->jnt_range[2 * j + 1]);
+            else
+                put_num(b, m->jnt_range[2 * j]), put_num(b, m->jnt_range[2 * j + 1]);
         }
         if (q0[0] != 0) {
             mn_strbuf_printf(b, " rest");
-            if (hinge) put_deg(b, q0[0]);
-            else put_num(b, q0[0]);
+            if (hinge)
+                put_deg(b, q0[0]);
+            else
+                put_num(b, q0[0]);
         }
         break;
     }
@@ -184,7 +194,8 @@ static void put_dof(writer* w, int j) {
         }
         if (!(q0[0] == 1 && q0[1] == 0 && q0[2] == 0 && q0[3] == 0)) {
             mn_strbuf_printf(b, " rest");
-            for (int i = 0; i < 4; i++) put_num(b, q0[i]);
+            for (int i = 0; i < 4; i++)
+                put_num(b, q0[i]);
         }
         break;
     }
@@ -194,11 +205,14 @@ static void put_dof(writer* w, int j) {
                     q0[5] == 0 && q0[6] == 0;
         if (!ident) {
             mn_strbuf_printf(b, " rest");
-            for (int i = 0; i < 7; i++) put_num(b, q0[i]);
+            for (int i = 0; i < 7; i++)
+                put_num(b, q0[i]);
         }
         break;
     }
-    default: mn_strbuf_printf(b, "fixed"); break;
+    default:
+        mn_strbuf_printf(b, "fixed");
+        break;
     }
     mn_strbuf_append(b, "\n", 1);
 }
@@ -229,7 +243,8 @@ static void put_define(writer* w, int t) {
         mn_euler_from_quat(MN_EULER_XYZ, m->jnt_orient[h], e);
         indent(b, 1);
         mn_strbuf_printf(b, "orientation");
-        for (int i = 0; i < 3; i++) put_euler_deg(b, e[i]);
+        for (int i = 0; i < 3; i++)
+            put_euler_deg(b, e[i]);
         mn_strbuf_append(b, "\n", 1);
     }
     /* the frames of the unit, first to last */
@@ -238,7 +253,8 @@ static void put_define(writer* w, int t) {
         frames[n++] = j;
         if (j == h) break;
     }
-    for (int i = n - 1; i >= 0; i--) put_dof(w, frames[i]);
+    for (int i = n - 1; i >= 0; i--)
+        put_dof(w, frames[i]);
     if (m->jnt_mass[t] != 0) {
         indent(b, 1);
         mn_strbuf_printf(b, "mass");
@@ -333,8 +349,7 @@ mn_status mn_skel_write(const char* path, const mn_model* m, mn_error* err) {
                                 "joint %d: its name is not printable UTF-8", j);
         if (m->jnt_object[j] && !name_ok(m->jnt_object[j]))
             return mn_error_set(err, MN_ERR_ARG, path, 0, "object",
-                                "joint %s: the object name is not printable UTF-8",
-                                m->jnt_name[j]);
+                                "joint %s: the object name is not printable UTF-8", m->jnt_name[j]);
     }
     writer w;
     memset(&w, 0, sizeof w);
@@ -349,7 +364,8 @@ mn_status mn_skel_write(const char* path, const mn_model* m, mn_error* err) {
         s = mn_error_set(err, MN_ERR_NOMEM, path, 0, "", "out of memory");
         goto done;
     }
-    for (int j = 0; j < n; j++) w.head[j] = w.tail[j] = j;
+    for (int j = 0; j < n; j++)
+        w.head[j] = w.tail[j] = j;
     /* group compound series (parents come before children, so a series is complete when
      * its last frame is reached) */
     for (int j = 0; j < n; j++) {
@@ -364,9 +380,11 @@ mn_status mn_skel_write(const char* path, const mn_model* m, mn_error* err) {
     }
     mn_strbuf_init(&w.b);
     const char* name = m->name && m->name[0] && name_ok(m->name) ? m->name : "figure";
-    mn_strbuf_printf(&w.b, "# Skeleton in the thesis text format (Welman 1993, Fig. 6.1); grammar in "
-                           "docs/skeleton-format.md.\n# %d joints, %d degrees of freedom. "
-                           "Lengths in the figure's units, angles in degrees.\n", n, m->nv);
+    mn_strbuf_printf(&w.b,
+                     "# Skeleton in the thesis text format (Welman 1993, Fig. 6.1); grammar in "
+                     "docs/skeleton-format.md.\n# %d joints, %d degrees of freedom. "
+                     "Lengths in the figure's units, angles in degrees.\n",
+                     n, m->nv);
     mn_strbuf_printf(&w.b, "define skeleton");
     put_name(&w.b, name);
     mn_strbuf_append(&w.b, "\n", 1);

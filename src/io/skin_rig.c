@@ -67,7 +67,9 @@ mn_status mn_rig_read_libigl(const char* obj_path, const char* dmat_path, const 
         st = mn_error_set(err, MN_ERR_PARSE, dmat_path, 0, "weights", "%s", e2.message);
         goto done;
     }
-    if (nwarn) mn_warn(warn, dmat_path, 0, "weights", "%s", e2.message[0] ? e2.message : "weights normalised");
+    if (nwarn)
+        mn_warn(warn, dmat_path, 0, "weights", "%s",
+                e2.message[0] ? e2.message : "weights normalised");
 done:
     mn_dmat_free(&W);
     mn_tgf_free(&tgf);
@@ -77,8 +79,10 @@ done:
         return st;
     }
     *rig = r;
-    if (mesh) *mesh = obj;
-    else mn_mesh_free(&obj);
+    if (mesh)
+        *mesh = obj;
+    else
+        mn_mesh_free(&obj);
     return MN_OK;
 }
 
@@ -97,7 +101,8 @@ static int affine_inverse_translation(const double* M, mn_vec3* out) {
                      (a[4] * a[9] - a[5] * a[8]) / det,  (a[1] * a[8] - a[0] * a[9]) / det,
                      (a[0] * a[5] - a[1] * a[4]) / det};
     double b[3] = {a[3], a[7], a[11]};
-    *out = mn_v3(-(inv[0] * b[0] + inv[1] * b[1] + inv[2] * b[2]), -(inv[3] * b[0] + inv[4] * b[1] + inv[5] * b[2]),
+    *out = mn_v3(-(inv[0] * b[0] + inv[1] * b[1] + inv[2] * b[2]),
+                 -(inv[3] * b[0] + inv[4] * b[1] + inv[5] * b[2]),
                  -(inv[6] * b[0] + inv[7] * b[1] + inv[8] * b[2]));
     return 1;
 }
@@ -135,10 +140,12 @@ mn_status mn_rig_from_gltf(const mn_gltf* g, mn_rig** rig, int** ctrl_joint, mn_
         mn_ctrl_def d = mn_ctrl_default();
         char fallback[32];
         snprintf(fallback, sizeof fallback, "joint%d", j);
-        d.name = g->joint_name && g->joint_name[j] && g->joint_name[j][0] ? g->joint_name[j] : fallback;
+        d.name =
+            g->joint_name && g->joint_name[j] && g->joint_name[j][0] ? g->joint_name[j] : fallback;
         if (mn_rig_find_ctrl(r, d.name) >= 0) d.name = fallback; /* duplicate node names */
         if (!affine_inverse_translation(g->inverse_bind + 12 * j, &d.pivot)) {
-            st = mn_error_set(err, MN_ERR_PARSE, "", 0, "inverseBindMatrices", "joint %d: singular inverse bind matrix", j);
+            st = mn_error_set(err, MN_ERR_PARSE, "", 0, "inverseBindMatrices",
+                              "joint %d: singular inverse bind matrix", j);
             goto done;
         }
         if (mn_rig_add_ctrl(r, &d, &e2) < 0) {
@@ -164,7 +171,9 @@ done:
         return st;
     }
     *rig = r;
-    if (ctrl_joint) *ctrl_joint = cj;
-    else free(cj);
+    if (ctrl_joint)
+        *ctrl_joint = cj;
+    else
+        free(cj);
     return MN_OK;
 }

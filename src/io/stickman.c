@@ -132,11 +132,14 @@ static const char stickman_text[] =
     "  mirror \"left foot\"\n"
     "end joint\n";
 
-const char* mn_stickman_text(void) { return stickman_text; }
+const char* mn_stickman_text(void) {
+    return stickman_text;
+}
 
 mn_model* mn_stickman_model(mn_error* err) {
     mn_model* m = NULL;
-    if (mn_skel_read_mem(stickman_text, sizeof stickman_text - 1, "stickman", &m, NULL, err) != MN_OK)
+    if (mn_skel_read_mem(stickman_text, sizeof stickman_text - 1, "stickman", &m, NULL, err) !=
+        MN_OK)
         return NULL;
     return m;
 }

@@ -133,8 +133,10 @@ static mn_status fail(urdf_ctx* c, mn_status s, int line, const urdf_what* w, co
     mn_error_set(c->err, s, c->file, line, field, "%s", text);
     /* The field buffer of mn_error is short; keep the whole text in the message. */
     char msg[sizeof c->err->message];
-    if (line > 0) snprintf(msg, sizeof msg, "%s:%d: %s: %s", c->file, line, field, text);
-    else snprintf(msg, sizeof msg, "%s: %s: %s", c->file, field, text);
+    if (line > 0)
+        snprintf(msg, sizeof msg, "%s:%d: %s: %s", c->file, line, field, text);
+    else
+        snprintf(msg, sizeof msg, "%s: %s: %s", c->file, field, text);
     memcpy(c->err->message, msg, sizeof msg);
     return s;
 }
@@ -283,7 +285,8 @@ static void on_doctype(void* ctx, const xmlChar* name, const xmlChar* external_i
 static const char* parse_numbers(const char* s, double* out, int count) {
     const char* p = s;
     for (int i = 0; i < count; i++) {
-        while (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r') p++;
+        while (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r')
+            p++;
         if (!*p) return count == 1 ? "missing number" : "expected more numbers";
         char* end;
         double v;
@@ -294,7 +297,8 @@ static const char* parse_numbers(const char* s, double* out, int count) {
         out[i] = v;
         p = end;
     }
-    while (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r') p++;
+    while (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r')
+        p++;
     if (*p) return count == 1 ? "more than one number" : "too many numbers";
     return NULL;
 }
@@ -366,10 +370,14 @@ static mn_status read_joint(urdf_ctx* c, urdf_joint* J, const mn_name_map* links
     const char* type = J->el.v[1];
     if (!type) return fail(c, MN_ERR_PARSE, J->line, &jw, "type", "missing");
     int needs_limit = 0;
-    if (strcmp(type, "revolute") == 0) J->type = MN_JOINT_HINGE, needs_limit = 1;
-    else if (strcmp(type, "continuous") == 0) J->type = MN_JOINT_HINGE;
-    else if (strcmp(type, "prismatic") == 0) J->type = MN_JOINT_SLIDE, needs_limit = 1;
-    else if (strcmp(type, "fixed") == 0) J->type = MN_JOINT_FIXED;
+    if (strcmp(type, "revolute") == 0)
+        J->type = MN_JOINT_HINGE, needs_limit = 1;
+    else if (strcmp(type, "continuous") == 0)
+        J->type = MN_JOINT_HINGE;
+    else if (strcmp(type, "prismatic") == 0)
+        J->type = MN_JOINT_SLIDE, needs_limit = 1;
+    else if (strcmp(type, "fixed") == 0)
+        J->type = MN_JOINT_FIXED;
     else if (strcmp(type, "floating") == 0 || strcmp(type, "planar") == 0)
         return mn_error_set(c->err, MN_ERR_UNSUPPORTED, c->file, J->line, "",
                             "%s type: %s joints are not supported (only revolute, continuous, "
@@ -476,6 +484,53 @@ static mn_status refuse_dtd(urdf_ctx* c, const char* text, size_t len) {
     return MN_OK;
 }
 
+/* libxml2 (before 2.12) checks an element's attributes for duplicates pairwise, so one
+ * element with 100,000 attributes costs 5e9 comparisons (a 2 MB file, 10 s). URDF elements
+ * have a handful: any with more than MN_URDF_MAX_ATTRIBUTES is refused by this linear scan
+ * before libxml2 sees the text. It skips comments, CDATA and processing instructions and
+ * counts the '=' outside quotes of each tag. */
+#define MN_URDF_MAX_ATTRIBUTES 256
+static mn_status limit_attributes(urdf_ctx* c, const char* text, size_t len) {
+    const char* end = text + len;
+    int line = 1;
+    for (const char* p = text; p < end;) {
+        if (*p == '\n') line++;
+        if (*p != '<') {
+            p++;
+            continue;
+        }
+        const char* close = NULL;
+        if (end - p >= 4 && !memcmp(p, "<!--", 4))
+            close = "-->";
+        else if (end - p >= 9 && !memcmp(p, "<![CDATA[", 9))
+            close = "]]>";
+        else if (end - p >= 2 && p[1] == '?')
+            close = "?>";
+        if (close) {
+            size_t cl = strlen(close);
+            for (p += 2; p < end && !((size_t)(end - p) >= cl && !memcmp(p, close, cl)); p++)
+                if (*p == '\n') line++;
+            p += cl;
+            continue;
+        }
+        int n = 0, tag_line = line;
+        char quote = 0;
+        for (p++; p < end && (quote || *p != '>'); p++) {
+            if (*p == '\n') line++;
+            if (quote) {
+                if (*p == quote) quote = 0;
+            } else if (*p == '"' || *p == '\'') {
+                quote = *p;
+            } else if (*p == '=' && ++n > MN_URDF_MAX_ATTRIBUTES) {
+                return mn_error_set(c->err, MN_ERR_PARSE, c->file, tag_line, "xml",
+                                    "an element with more than %d attributes",
+                                    MN_URDF_MAX_ATTRIBUTES);
+            }
+        }
+    }
+    return MN_OK;
+}
+
 static void quiet_error(void* ctx, xmlErrorPtr e) {
     (void)ctx;
     (void)e;
@@ -486,6 +541,7 @@ static mn_status parse_xml(urdf_ctx* c, const char* text, size_t len) {
     if (len > (size_t)INT_MAX)
         return mn_error_set(c->err, MN_ERR_PARSE, c->file, 0, "", "file too large");
     mn_status s = refuse_dtd(c, text, len);
+    if (!s) s = limit_attributes(c, text, len);
     if (s) return s;
     /* libxml2 reports some failures (an undecodable byte order, say) through its global
      * error channel even with XML_PARSE_NOERROR; the library never prints, so catch them
@@ -520,7 +576,8 @@ static mn_status parse_xml(urdf_ctx* c, const char* text, size_t len) {
         if (e && e->message) {
             snprintf(msg, sizeof msg, "%s", e->message);
             size_t n = strlen(msg);
-            while (n > 0 && (msg[n - 1] == '\n' || msg[n - 1] == ' ')) msg[--n] = 0;
+            while (n > 0 && (msg[n - 1] == '\n' || msg[n - 1] == ' '))
+                msg[--n] = 0;
             line = e->line > 0 ? e->line : 0;
         }
         xmlFreeParserCtxt(px);
@@ -569,15 +626,16 @@ static mn_status build_spec(urdf_ctx* c, int root, mn_spec* spec, int* spec_inde
         int idx = mn_spec_add_joint(spec, &d, &e);
         if (idx < 0) {
             int line = L->parent_joint >= 0 ? c->joints[L->parent_joint].line : L->line;
-            st = mn_error_set(c->err, e.status ? e.status : MN_ERR_PARSE, c->file, line,
-                              e.field, "link %s: %s", L->name, e.message);
+            st = mn_error_set(c->err, e.status ? e.status : MN_ERR_PARSE, c->file, line, e.field,
+                              "link %s: %s", L->name, e.message);
             break;
         }
         spec_index[li] = idx;
         /* Push children in reverse so they come out in document order. Each link is
          * pushed at most once (it has one parent joint), so the stack never overflows. */
         int cnt = 0;
-        for (int j = L->first_child; j >= 0; j = c->links[c->joints[j].child].next_sibling) cnt++;
+        for (int j = L->first_child; j >= 0; j = c->links[c->joints[j].child].next_sibling)
+            cnt++;
         top += cnt;
         int k = top - 1;
         for (int j = L->first_child; j >= 0; j = c->links[c->joints[j].child].next_sibling)
@@ -642,14 +700,17 @@ static mn_status read_robot(urdf_ctx* c, mn_model** model) {
         if (ch->parent_joint >= 0) {
             s = mn_error_set(c->err, MN_ERR_PARSE, c->file, J->line, "",
                              "joint %s child link: link \"%.100s\" already has parent joint %s "
-                             "(line %d)", J->name, ch->name, c->joints[ch->parent_joint].name,
+                             "(line %d)",
+                             J->name, ch->name, c->joints[ch->parent_joint].name,
                              c->joints[ch->parent_joint].line);
             goto done;
         }
         ch->parent_joint = j;
         urdf_link* pa = &c->links[J->parent];
-        if (pa->first_child < 0) pa->first_child = j;
-        else c->links[c->joints[pa->last_child].child].next_sibling = j;
+        if (pa->first_child < 0)
+            pa->first_child = j;
+        else
+            c->links[c->joints[pa->last_child].child].next_sibling = j;
         pa->last_child = j;
     }
 
@@ -660,8 +721,8 @@ static mn_status read_robot(urdf_ctx* c, mn_model** model) {
         if (rootlink >= 0) {
             s = mn_error_set(c->err, MN_ERR_PARSE, c->file, c->links[i].line, "link",
                              "several root links: \"%.100s\" (line %d) and \"%.100s\" have no "
-                             "parent joint", c->links[rootlink].name, c->links[rootlink].line,
-                             c->links[i].name);
+                             "parent joint",
+                             c->links[rootlink].name, c->links[rootlink].line, c->links[i].name);
             goto done;
         }
         rootlink = i;
@@ -678,7 +739,8 @@ static mn_status read_robot(urdf_ctx* c, mn_model** model) {
         s = mn_error_set(c->err, MN_ERR_NOMEM, c->file, 0, "", "out of memory");
         goto done;
     }
-    for (int i = 0; i < nl; i++) spec_index[i] = -1;
+    for (int i = 0; i < nl; i++)
+        spec_index[i] = -1;
     mn_spec* spec = mn_spec_create(c->root.v[0] ? c->root.v[0] : "robot");
     if (!spec) {
         free(spec_index);
@@ -692,8 +754,8 @@ static mn_status read_robot(urdf_ctx* c, mn_model** model) {
             const urdf_joint* J = &c->joints[c->links[i].parent_joint];
             s = mn_error_set(c->err, MN_ERR_PARSE, c->file, J->line, "",
                              "joint %s: link \"%.100s\" lies on a cycle of joints, not below the "
-                             "root link \"%.100s\"", J->name, c->links[i].name,
-                             c->links[rootlink].name);
+                             "root link \"%.100s\"",
+                             J->name, c->links[i].name, c->links[rootlink].name);
             break;
         }
     }
@@ -702,9 +764,11 @@ static mn_status read_robot(urdf_ctx* c, mn_model** model) {
         mn_error e;
         mn_error_clear(&e);
         mn_model* m = mn_model_compile(spec, &e);
-        if (!m) s = mn_error_set(c->err, e.status ? e.status : MN_ERR_PARSE, c->file, e.line,
-                                 e.field, "%s", e.message);
-        else *model = m;
+        if (!m)
+            s = mn_error_set(c->err, e.status ? e.status : MN_ERR_PARSE, c->file, e.line, e.field,
+                             "%s", e.message);
+        else
+            *model = m;
     }
     mn_spec_destroy(spec);
 done:

@@ -79,14 +79,16 @@ mn_status mn_chain_init(const mn_model* m, int base, int tip, mn_arena* a, mn_ch
             c->hi[id] = m->jnt_range[2 * j + 1];
         }
         if (type == MN_JOINT_BALL || type == MN_JOINT_FREE) c->simple = 0;
-        for (int k = 0; k < jd; k++) c->nlocked += m->dof_locked[m->jnt_dofadr[j] + k];
+        for (int k = 0; k < jd; k++)
+            c->nlocked += m->dof_locked[m->jnt_dofadr[j] + k];
         iq += jq;
         id += jd;
     }
     if (c->nlocked) {
         uint8_t* lk = mn_arena_alloc(a, (size_t)nd);
         if (!lk) return MN_ERR_NOMEM;
-        for (int k = 0; k < nd; k++) lk[k] = m->dof_locked[c->dof[k]];
+        for (int k = 0; k < nd; k++)
+            lk[k] = m->dof_locked[c->dof[k]];
         c->locked = lk;
     }
     return MN_OK;
@@ -119,15 +121,16 @@ mn_chain* mn_chain_create(const mn_model* m, int base, int tip, mn_error* err) {
     }
     int nj, nd, nq;
     if (mn_chain_count(m, base, tip, &nj, &nd, &nq) != 0) {
-        mn_error_set(err, MN_ERR_ARG, "", 0, "chain", "tip '%s' is not below base '%s'", m->jnt_name[tip],
-                     m->jnt_name[base]);
+        mn_error_set(err, MN_ERR_ARG, "", 0, "chain", "tip '%s' is not below base '%s'",
+                     m->jnt_name[tip], m->jnt_name[base]);
         return NULL;
     }
     for (int k = tip; k != base; k = m->jnt_parent[k]) {
         int t = m->jnt_type[k];
         if (t == MN_JOINT_BALL || t == MN_JOINT_FREE) {
             mn_error_set(err, MN_ERR_UNSUPPORTED, "", 0, m->jnt_name[k],
-                         "chain: %s joints are not supported by the chain fast path", mn_joint_type_name(t));
+                         "chain: %s joints are not supported by the chain fast path",
+                         mn_joint_type_name(t));
             return NULL;
         }
     }
@@ -209,14 +212,16 @@ void mn_chain_clamp(const mn_model* m, const mn_chain* c, double* qc) {
     }
     for (int i = 0; i < c->njoint; i++) {
         int j = c->jnt[i];
-        if (c->locked && joint_held(c, i, mn_joint_type_nv((mn_joint_type)m->jnt_type[j]))) continue;
+        if (c->locked && joint_held(c, i, mn_joint_type_nv((mn_joint_type)m->jnt_type[j])))
+            continue;
         mn_joint_clamp(m, j, qc + c->qoff[i]);
     }
 }
 
 /* sin and cos of every hinge first: independent of each other, so they overlap. */
 static void chain_sincos(const mn_chain* c, const double* qc, double* s, double* co) {
-    for (int k = 0; k < c->ndof; k++) mn_sincos_inline(qc[k], &s[k], &co[k]);
+    for (int k = 0; k < c->ndof; k++)
+        mn_sincos_inline(qc[k], &s[k], &co[k]);
 }
 
 void mn_path_fk(const mn_model* m, const int* jnt, int n, const double* qc, mn_xform* frames) {
@@ -243,7 +248,8 @@ void mn_path_fk(const mn_model* m, const int* jnt, int n, const double* qc, mn_x
             mn_jop_apply_1dof(op, qc + v, s, c, R, p);
             v++;
         }
-        for (int k = 0; k < 9; k++) frames[i].R.m[k] = R[k];
+        for (int k = 0; k < 9; k++)
+            frames[i].R.m[k] = R[k];
         frames[i].p = mn_v3(p[0], p[1], p[2]);
     }
 }
@@ -307,7 +313,8 @@ void mn_chain_fk_jacobian(const mn_model* m, const mn_chain* c, const double* qc
     int kind[MN_CHAIN_MAX];
     double R[9] = {1, 0, 0, 0, 1, 0, 0, 0, 1}, p[3] = {0, 0, 0};
     chain_walk(m, c, qc, R, p, axis, origin, kind);
-    for (int i = 0; i < 9; i++) tip->R.m[i] = R[i];
+    for (int i = 0; i < 9; i++)
+        tip->R.m[i] = R[i];
     tip->p = mn_v3(p[0], p[1], p[2]);
     double P[3] = {p[0] + R[0] * local.x + R[1] * local.y + R[2] * local.z,
                    p[1] + R[3] * local.x + R[4] * local.y + R[5] * local.z,

@@ -61,8 +61,10 @@ static void orient_perm(mn_mat3* R, int8_t* perm) {
         for (int r = 0; r < 3; r++) {
             double v = R->m[3 * r + c];
             if (fabs(v) < 1e-12) continue;
-            if (fabs(fabs(v) - 1.0) < 1e-12 && hit < 0) hit = r;
-            else ok = 0;
+            if (fabs(fabs(v) - 1.0) < 1e-12 && hit < 0)
+                hit = r;
+            else
+                ok = 0;
         }
         if (!ok || hit < 0) {
             perm[0] = perm[1] = perm[2] = 0;
@@ -71,7 +73,8 @@ static void orient_perm(mn_mat3* R, int8_t* perm) {
         p[c] = (int8_t)((R->m[3 * hit + c] > 0 ? 1 : -1) * (hit + 1));
     }
     for (int c = 0; c < 3; c++) {
-        for (int r = 0; r < 3; r++) R->m[3 * r + c] = 0.0;
+        for (int r = 0; r < 3; r++)
+            R->m[3 * r + c] = 0.0;
         int r = abs(p[c]) - 1;
         R->m[3 * r + c] = p[c] > 0 ? 1.0 : -1.0;
         perm[c] = p[c];
@@ -102,7 +105,8 @@ mn_model* mn_model_compile(const mn_spec* s, mn_error* err) {
         const mn_joint_def* d = mn_spec_joint_const(s, i);
         if (mn_def_check(d, n, err) != MN_OK) return NULL;
         if (d->parent == i) {
-            mn_error_set(err, MN_ERR_ARG, "", 0, d->name, "parent: a joint cannot be its own parent");
+            mn_error_set(err, MN_ERR_ARG, "", 0, d->name,
+                         "parent: a joint cannot be its own parent");
             return NULL;
         }
     }
@@ -118,7 +122,8 @@ mn_model* mn_model_compile(const mn_spec* s, mn_error* err) {
         mn_error_set(err, MN_ERR_NOMEM, "", 0, "spec", "out of memory");
         goto done;
     }
-    for (int i = 0; i < n; i++) first[i] = last[i] = next[i] = -1, newidx[i] = -1;
+    for (int i = 0; i < n; i++)
+        first[i] = last[i] = next[i] = -1, newidx[i] = -1;
     int nroot = 0;
     for (int i = 0; i < n; i++) {
         int p = mn_spec_joint_const(s, i)->parent;
@@ -126,8 +131,10 @@ mn_model* mn_model_compile(const mn_spec* s, mn_error* err) {
             nroot++;
             continue;
         }
-        if (first[p] < 0) first[p] = i;
-        else next[last[p]] = i;
+        if (first[p] < 0)
+            first[p] = i;
+        else
+            next[last[p]] = i;
         last[p] = i;
     }
     int count = 0;
@@ -141,10 +148,12 @@ mn_model* mn_model_compile(const mn_spec* s, mn_error* err) {
             order[count++] = j;
             /* push children in reverse so they pop in spec order */
             int k = 0;
-            for (int c = first[j]; c >= 0; c = next[c]) k++;
+            for (int c = first[j]; c >= 0; c = next[c])
+                k++;
             int base = sp;
             sp += k;
-            for (int c = first[j], t = 0; c >= 0; c = next[c], t++) stack[base + k - 1 - t] = c;
+            for (int c = first[j], t = 0; c >= 0; c = next[c], t++)
+                stack[base + k - 1 - t] = c;
         }
     }
     if (count != n) {
@@ -239,7 +248,8 @@ mn_model* mn_model_compile(const mn_spec* s, mn_error* err) {
         for (int v = 0; v < jnv; v++) {
             m->dof_jnt[va + v] = k;
             m->dof_stiffness[va + v] = d->stiffness;
-            int kind = mn_joint_dof_is_translation(d->type, v) ? MN_LOCK_TRANSLATION : MN_LOCK_ROTATION;
+            int kind =
+                mn_joint_dof_is_translation(d->type, v) ? MN_LOCK_TRANSLATION : MN_LOCK_ROTATION;
             m->dof_locked[va + v] = (d->locked & kind) ? 1 : 0;
             m->nlocked += m->dof_locked[va + v];
         }
@@ -250,7 +260,8 @@ mn_model* mn_model_compile(const mn_spec* s, mn_error* err) {
     /* Preorder: the subtree of k ends where the next joint of depth <= depth(k) starts. */
     for (int k = n - 1; k >= 0; k--) {
         int e = k + 1;
-        while (e < n && m->jnt_depth[e] > m->jnt_depth[k]) e = m->jnt_subtree_end[e];
+        while (e < n && m->jnt_depth[e] > m->jnt_depth[k])
+            e = m->jnt_subtree_end[e];
         m->jnt_subtree_end[k] = e;
     }
 done:
@@ -267,14 +278,18 @@ void mn_model_pack_ops(mn_model* m) {
     mn_jop* ops = m->jnt_ops;
     for (int j = 0; j < m->njoint; j++) {
         mn_jop* op = &ops[j];
-        op->off[0] = m->jnt_offset[j].x, op->off[1] = m->jnt_offset[j].y, op->off[2] = m->jnt_offset[j].z;
-        for (int i = 0; i < 9; i++) op->O[i] = m->jnt_orient_mat[j].m[i];
-        op->axis[0] = m->jnt_axis[j].x, op->axis[1] = m->jnt_axis[j].y, op->axis[2] = m->jnt_axis[j].z;
+        op->off[0] = m->jnt_offset[j].x, op->off[1] = m->jnt_offset[j].y,
+        op->off[2] = m->jnt_offset[j].z;
+        for (int i = 0; i < 9; i++)
+            op->O[i] = m->jnt_orient_mat[j].m[i];
+        op->axis[0] = m->jnt_axis[j].x, op->axis[1] = m->jnt_axis[j].y,
+        op->axis[2] = m->jnt_axis[j].z;
         op->type = (int8_t)m->jnt_type[j];
         op->kind = m->jnt_axis_kind[j];
         const int8_t* perm = m->jnt_orient_perm + 3 * j;
         op->orient = m->jnt_orient_ident[j] ? 0 : perm[0] ? 1 : 2;
-        for (int c = 0; c < 3; c++) op->perm[c] = perm[c];
+        for (int c = 0; c < 3; c++)
+            op->perm[c] = perm[c];
     }
 }
 
@@ -309,7 +324,8 @@ mn_spec* mn_model_decompile(const mn_model* m) {
         d.rot_order = (mn_euler_order)m->jnt_rot_order[j];
         d.locked = m->jnt_locked[j];
         int nq = mn_joint_type_nq(d.type);
-        for (int i = 0; i < nq; i++) d.q0[i] = m->q0[m->jnt_qadr[j] + i];
+        for (int i = 0; i < nq; i++)
+            d.q0[i] = m->q0[m->jnt_qadr[j] + i];
         if (mn_spec_add_joint(s, &d, NULL) < 0) {
             mn_spec_destroy(s);
             return NULL;

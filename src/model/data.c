@@ -4,13 +4,21 @@
 #include <stdlib.h>
 #include <string.h>
 
-static size_t align16(size_t n) { return (n + 15u) & ~(size_t)15u; }
+static size_t align16(size_t n) {
+    return (n + 15u) & ~(size_t)15u;
+}
 
 /* Enough for every solver of the library on this model: a few dense (6 + nv)^2 systems
- * plus per-joint scratch. */
+ * plus per-joint scratch. The dense part is capped at MN_DATA_DENSE_MAX: FK, sampling and
+ * the chain solvers need memory linear in the figure, and a figure of tens of thousands of
+ * DOFs must not ask for gigabytes it never touches (a solver that needs more than the cap
+ * says MN_ERR_NOMEM; ask mn_data_create for a larger arena). Below the cap (about 1,400
+ * DOFs) the size is what it always was. */
 static size_t default_arena(const mn_model* m) {
     size_t nv = (size_t)m->nv + 6, nj = (size_t)m->njoint;
-    return 256 * 1024 + 16 * nv * nv * sizeof(double) + 64 * nj * sizeof(double) * 16;
+    double dense = 16.0 * (double)nv * (double)nv * (double)sizeof(double);
+    size_t dense_bytes = dense < (double)MN_DATA_DENSE_MAX ? (size_t)dense : MN_DATA_DENSE_MAX;
+    return 256 * 1024 + dense_bytes + 64 * nj * sizeof(double) * 16;
 }
 
 mn_data* mn_data_create(const mn_model* m, size_t arena_bytes) {

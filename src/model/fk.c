@@ -13,12 +13,17 @@ static void fix_quat(double* q) {
         return;
     }
     double k = 1.0 / sqrt(n2);
-    for (int i = 0; i < 4; i++) q[i] *= k;
+    for (int i = 0; i < 4; i++)
+        q[i] *= k;
 }
 
 /* mn_xform is 12 contiguous doubles (R row-major, then p): the steps work on it in place. */
-static inline double* frame_R(mn_xform* X) { return X->R.m; }
-static inline double* frame_p(mn_xform* X) { return &X->p.x; }
+static inline double* frame_R(mn_xform* X) {
+    return X->R.m;
+}
+static inline double* frame_p(mn_xform* X) {
+    return &X->p.x;
+}
 
 static void fk_range(const mn_model* m, mn_data* d, int lo, int hi) {
     const mn_jop* ops = m->jnt_ops;
@@ -26,25 +31,33 @@ static void fk_range(const mn_model* m, mn_data* d, int lo, int hi) {
     for (int j = lo; j < hi; j++) {
         double* qj = d->q + m->jnt_qadr[j];
         int t = m->jnt_type[j];
-        if (t == MN_JOINT_BALL) fix_quat(qj);
-        else if (t == MN_JOINT_FREE) fix_quat(qj + 3);
+        if (t == MN_JOINT_BALL)
+            fix_quat(qj);
+        else if (t == MN_JOINT_FREE)
+            fix_quat(qj + 3);
         /* On local copies: the compiler keeps them in registers (d->xf may alias qj). */
         int p = m->jnt_parent[j];
         const mn_xform* P = p >= 0 ? &d->xf[p] : &identity;
         double R[9], pos[3] = {P->p.x, P->p.y, P->p.z};
-        for (int i = 0; i < 9; i++) R[i] = P->R.m[i];
+        for (int i = 0; i < 9; i++)
+            R[i] = P->R.m[i];
         mn_jop_apply(&ops[j], qj, R, pos);
         mn_xform* X = &d->xf[j];
-        for (int i = 0; i < 9; i++) X->R.m[i] = R[i];
+        for (int i = 0; i < 9; i++)
+            X->R.m[i] = R[i];
         X->p = mn_v3(pos[0], pos[1], pos[2]);
     }
 }
 
-void mn_fk(const mn_model* m, mn_data* d) { fk_range(m, d, 0, m->njoint); }
+void mn_fk(const mn_model* m, mn_data* d) {
+    fk_range(m, d, 0, m->njoint);
+}
 
 void mn_fk_subtree(const mn_model* m, mn_data* d, int root) {
-    if (root < 0) fk_range(m, d, 0, m->njoint);
-    else fk_range(m, d, root, m->jnt_subtree_end[root]);
+    if (root < 0)
+        fk_range(m, d, 0, m->njoint);
+    else
+        fk_range(m, d, root, m->jnt_subtree_end[root]);
 }
 
 void mn_fk_path(const mn_model* m, mn_data* d, int joint) {
@@ -57,7 +70,8 @@ void mn_fk_path(const mn_model* m, mn_data* d, int joint) {
         }
         path[n++] = k;
     }
-    for (int i = n - 1; i >= 0; i--) fk_range(m, d, path[i], path[i] + 1);
+    for (int i = n - 1; i >= 0; i--)
+        fk_range(m, d, path[i], path[i] + 1);
 }
 
 void mn_joint_apply(const mn_model* m, int joint, const double* qj, mn_xform* X) {

@@ -10,8 +10,8 @@
 
 /* Writes the 6 rows of the columns of joint k's DOFs for point P into jac (row stride ld),
  * starting at column col: mn_joint_jacobian_columns with d's world frames. */
-static void joint_columns(const mn_model* m, const mn_data* d, int k, mn_vec3 P, double* jac, int ld,
-                          int col) {
+static void joint_columns(const mn_model* m, const mn_data* d, int k, mn_vec3 P, double* jac,
+                          int ld, int col) {
     mn_vec3 lin[6], ang[6];
     int p = m->jnt_parent[k];
     int n = mn_joint_jacobian_columns(m, k, &d->xf[k], p >= 0 ? &d->xf[p].R : NULL, P, lin, ang);
@@ -35,14 +35,16 @@ int mn_chain_dofs(const mn_model* m, int base, int tip, int* dofs, int cap) {
     if (!m || tip < 0 || tip >= m->njoint || base < -1 || base >= m->njoint) return -1;
     if (base >= 0 && !mn_model_is_ancestor(m, base, tip)) return -1;
     int n = 0;
-    for (int k = tip; k != base; k = m->jnt_parent[k]) n += mn_joint_type_nv((mn_joint_type)m->jnt_type[k]);
+    for (int k = tip; k != base; k = m->jnt_parent[k])
+        n += mn_joint_type_nv((mn_joint_type)m->jnt_type[k]);
     if (!dofs) return n;
     if (n > cap) return -1;
     int at = n;
     for (int k = tip; k != base; k = m->jnt_parent[k]) {
         int nv = mn_joint_type_nv((mn_joint_type)m->jnt_type[k]);
         at -= nv;
-        for (int v = 0; v < nv; v++) dofs[at + v] = m->jnt_dofadr[k] + v;
+        for (int v = 0; v < nv; v++)
+            dofs[at + v] = m->jnt_dofadr[k] + v;
     }
     return n;
 }
@@ -94,7 +96,8 @@ void mn_com_jacobian(const mn_model* m, const mn_data* d, int root, double* jac)
             if (!kn) continue;
             joint_columns(m, d, k, P, tmp, kn, 0);
             for (int v = 0; v < kn; v++)
-                for (int r = 0; r < 3; r++) jac[r * nv + m->jnt_dofadr[k] + v] += w * tmp[r * kn + v];
+                for (int r = 0; r < 3; r++)
+                    jac[r * nv + m->jnt_dofadr[k] + v] += w * tmp[r * kn + v];
         }
     }
 }

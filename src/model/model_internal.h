@@ -16,11 +16,11 @@ void mn_def_rest_state(const mn_joint_def* d, double* q);
  * built once when the model is compiled (m->jnt_ops). */
 typedef struct mn_jop {
     double off[3];
-    double O[9];      /* rest orientation matrix (used when orient == 2) */
+    double O[9]; /* rest orientation matrix (used when orient == 2) */
     double axis[3];
-    int8_t type;      /* mn_joint_type */
-    int8_t kind;      /* hinge axis: 0-2 = +x,+y,+z; 3-5 = -x,-y,-z; -1 general */
-    int8_t orient;    /* 0 identity, 1 signed permutation (perm), 2 general (O) */
+    int8_t type;   /* mn_joint_type */
+    int8_t kind;   /* hinge axis: 0-2 = +x,+y,+z; 3-5 = -x,-y,-z; -1 general */
+    int8_t orient; /* 0 identity, 1 signed permutation (perm), 2 general (O) */
     int8_t perm[3];
 } mn_jop;
 
@@ -35,8 +35,9 @@ void mn_model_pack_ops(mn_model* m);
 #if defined(__GNUC__)
 __attribute__((always_inline))
 #endif
-static inline void mn_jop_step(const mn_jop* op, const double* qj, double s, double c, double* R, double* p,
-                               const int multi_dof) {
+static inline void
+mn_jop_step(const mn_jop* op, const double* qj, double s, double c, double* R, double* p,
+            const int multi_dof) {
     double o0 = op->off[0], o1 = op->off[1], o2 = op->off[2];
     if (multi_dof && op->type == MN_JOINT_FREE) o0 += qj[0], o1 += qj[1], o2 += qj[2];
     p[0] += R[0] * o0 + R[1] * o1 + R[2] * o2;
@@ -49,7 +50,8 @@ static inline void mn_jop_step(const mn_jop* op, const double* qj, double s, dou
             double sg = op->perm[k] > 0 ? 1.0 : -1.0;
             M[k] = sg * R[from], M[3 + k] = sg * R[3 + from], M[6 + k] = sg * R[6 + from];
         }
-        for (int i = 0; i < 9; i++) R[i] = M[i];
+        for (int i = 0; i < 9; i++)
+            R[i] = M[i];
     } else if (op->orient == 2) {
         const double* O = op->O;
         for (int r = 0; r < 3; r++) {
@@ -57,7 +59,8 @@ static inline void mn_jop_step(const mn_jop* op, const double* qj, double s, dou
             M[3 * r + 1] = R[3 * r] * O[1] + R[3 * r + 1] * O[4] + R[3 * r + 2] * O[7];
             M[3 * r + 2] = R[3 * r] * O[2] + R[3 * r + 1] * O[5] + R[3 * r + 2] * O[8];
         }
-        for (int i = 0; i < 9; i++) R[i] = M[i];
+        for (int i = 0; i < 9; i++)
+            R[i] = M[i];
     }
     const double* Qp = NULL;
     if (!multi_dof && op->type != MN_JOINT_HINGE && op->type != MN_JOINT_SLIDE) return;
@@ -78,15 +81,18 @@ static inline void mn_jop_step(const mn_jop* op, const double* qj, double s, dou
         } else { /* Rodrigues */
             const double* ax = op->axis;
             double t = 1.0 - c;
-            double Q[9] = {t * ax[0] * ax[0] + c, t * ax[0] * ax[1] - s * ax[2], t * ax[0] * ax[2] + s * ax[1],
-                           t * ax[0] * ax[1] + s * ax[2], t * ax[1] * ax[1] + c, t * ax[1] * ax[2] - s * ax[0],
-                           t * ax[0] * ax[2] - s * ax[1], t * ax[1] * ax[2] + s * ax[0], t * ax[2] * ax[2] + c};
+            double Q[9] = {t * ax[0] * ax[0] + c,         t * ax[0] * ax[1] - s * ax[2],
+                           t * ax[0] * ax[2] + s * ax[1], t * ax[0] * ax[1] + s * ax[2],
+                           t * ax[1] * ax[1] + c,         t * ax[1] * ax[2] - s * ax[0],
+                           t * ax[0] * ax[2] - s * ax[1], t * ax[1] * ax[2] + s * ax[0],
+                           t * ax[2] * ax[2] + c};
             for (int r = 0; r < 3; r++) {
                 M[3 * r + 0] = R[3 * r] * Q[0] + R[3 * r + 1] * Q[3] + R[3 * r + 2] * Q[6];
                 M[3 * r + 1] = R[3 * r] * Q[1] + R[3 * r + 1] * Q[4] + R[3 * r + 2] * Q[7];
                 M[3 * r + 2] = R[3 * r] * Q[2] + R[3 * r + 1] * Q[5] + R[3 * r + 2] * Q[8];
             }
-            for (int i = 0; i < 9; i++) R[i] = M[i];
+            for (int i = 0; i < 9; i++)
+                R[i] = M[i];
         }
         return;
     }
@@ -98,9 +104,14 @@ static inline void mn_jop_step(const mn_jop* op, const double* qj, double s, dou
         p[2] += d * (R[6] * ax[0] + R[7] * ax[1] + R[8] * ax[2]);
         return;
     }
-    case MN_JOINT_BALL: Qp = qj; break;
-    case MN_JOINT_FREE: Qp = qj + 3; break;
-    default: return;
+    case MN_JOINT_BALL:
+        Qp = qj;
+        break;
+    case MN_JOINT_FREE:
+        Qp = qj + 3;
+        break;
+    default:
+        return;
     }
     mn_mat3 Q = mn_quat_to_mat3(mn_q4(Qp[0], Qp[1], Qp[2], Qp[3]));
     const double* q9 = Q.m;
@@ -109,14 +120,16 @@ static inline void mn_jop_step(const mn_jop* op, const double* qj, double s, dou
         M[3 * r + 1] = R[3 * r] * q9[1] + R[3 * r + 1] * q9[4] + R[3 * r + 2] * q9[7];
         M[3 * r + 2] = R[3 * r] * q9[2] + R[3 * r + 1] * q9[5] + R[3 * r + 2] * q9[8];
     }
-    for (int i = 0; i < 9; i++) R[i] = M[i];
+    for (int i = 0; i < 9; i++)
+        R[i] = M[i];
 }
 
 /* Any joint type. */
 #if defined(__GNUC__)
 __attribute__((always_inline))
 #endif
-static inline void mn_jop_apply_sc(const mn_jop* op, const double* qj, double s, double c, double* R, double* p) {
+static inline void
+mn_jop_apply_sc(const mn_jop* op, const double* qj, double s, double c, double* R, double* p) {
     mn_jop_step(op, qj, s, c, R, p, 1);
 }
 
@@ -124,8 +137,8 @@ static inline void mn_jop_apply_sc(const mn_jop* op, const double* qj, double s,
 #if defined(__GNUC__)
 __attribute__((always_inline))
 #endif
-static inline void mn_jop_apply_1dof(const mn_jop* op, const double* qj, double s, double c, double* R,
-                                     double* p) {
+static inline void
+mn_jop_apply_1dof(const mn_jop* op, const double* qj, double s, double c, double* R, double* p) {
     mn_jop_step(op, qj, s, c, R, p, 0);
 }
 
@@ -133,7 +146,8 @@ static inline void mn_jop_apply_1dof(const mn_jop* op, const double* qj, double 
 #if defined(__GNUC__)
 __attribute__((always_inline))
 #endif
-static inline void mn_jop_apply(const mn_jop* op, const double* qj, double* R, double* p) {
+static inline void
+mn_jop_apply(const mn_jop* op, const double* qj, double* R, double* p) {
     double s = 0, c = 1;
     if (op->type == MN_JOINT_HINGE) mn_sincos_inline(qj[0], &s, &c);
     mn_jop_apply_sc(op, qj, s, c, R, p);

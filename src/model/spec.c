@@ -15,11 +15,16 @@ struct mn_spec {
 
 const char* mn_joint_type_name(mn_joint_type t) {
     switch (t) {
-    case MN_JOINT_FIXED: return "fixed";
-    case MN_JOINT_HINGE: return "hinge";
-    case MN_JOINT_SLIDE: return "slide";
-    case MN_JOINT_BALL: return "ball";
-    case MN_JOINT_FREE: return "free";
+    case MN_JOINT_FIXED:
+        return "fixed";
+    case MN_JOINT_HINGE:
+        return "hinge";
+    case MN_JOINT_SLIDE:
+        return "slide";
+    case MN_JOINT_BALL:
+        return "ball";
+    case MN_JOINT_FREE:
+        return "free";
     }
     return "unknown";
 }
@@ -39,38 +44,48 @@ int mn_joint_type_nv(mn_joint_type t) {
 mn_status mn_def_check(const mn_joint_def* d, int njoint, mn_error* err) {
     const char* nm = d->name;
     if (!nm || !nm[0]) return mn_error_set(err, MN_ERR_ARG, "", 0, "name", "joint name is empty");
-    if (strlen(nm) > 255) return mn_error_set(err, MN_ERR_ARG, "", 0, "name", "joint name longer than 255 bytes");
+    if (strlen(nm) > 255)
+        return mn_error_set(err, MN_ERR_ARG, "", 0, "name", "joint name longer than 255 bytes");
     if ((unsigned)d->type > MN_JOINT_FREE)
-        return mn_error_set(err, MN_ERR_ARG, "", 0, nm, "type: unknown joint type %d", (int)d->type);
+        return mn_error_set(err, MN_ERR_ARG, "", 0, nm, "type: unknown joint type %d",
+                            (int)d->type);
     if (d->parent < -1 || d->parent >= njoint)
         return mn_error_set(err, MN_ERR_ARG, "", 0, nm, "parent: index %d out of range", d->parent);
-    if (!mn_vec3_isfinite(d->offset)) return mn_error_set(err, MN_ERR_ARG, "", 0, nm, "offset: not finite");
+    if (!mn_vec3_isfinite(d->offset))
+        return mn_error_set(err, MN_ERR_ARG, "", 0, nm, "offset: not finite");
     if (!mn_quat_isfinite(d->orient) || mn_quat_norm(d->orient) < 1e-12)
         return mn_error_set(err, MN_ERR_ARG, "", 0, nm, "orientation: zero or not finite");
-    if (!mn_vec3_isfinite(d->axis)) return mn_error_set(err, MN_ERR_ARG, "", 0, nm, "axis: not finite");
+    if (!mn_vec3_isfinite(d->axis))
+        return mn_error_set(err, MN_ERR_ARG, "", 0, nm, "axis: not finite");
     int t = d->type;
-    if ((t == MN_JOINT_HINGE || t == MN_JOINT_SLIDE || t == MN_JOINT_BALL) && mn_vec3_norm(d->axis) < 1e-12)
+    if ((t == MN_JOINT_HINGE || t == MN_JOINT_SLIDE || t == MN_JOINT_BALL) &&
+        mn_vec3_norm(d->axis) < 1e-12)
         return mn_error_set(err, MN_ERR_ARG, "", 0, nm, "axis: zero length");
     if (d->limited) {
         if ((t == MN_JOINT_HINGE || t == MN_JOINT_SLIDE) &&
             !(isfinite(d->range[0]) && isfinite(d->range[1]) && d->range[0] <= d->range[1]))
             return mn_error_set(err, MN_ERR_ARG, "", 0, nm, "limits: need finite lower <= upper");
-        if (t == MN_JOINT_BALL &&
-            !(d->swing >= 0 && d->swing <= MN_PI && isfinite(d->twist[0]) && isfinite(d->twist[1]) &&
-              d->twist[0] <= d->twist[1]))
-            return mn_error_set(err, MN_ERR_ARG, "", 0, nm, "limits: swing in [0, pi], twist lower <= upper");
+        if (t == MN_JOINT_BALL && !(d->swing >= 0 && d->swing <= MN_PI && isfinite(d->twist[0]) &&
+                                    isfinite(d->twist[1]) && d->twist[0] <= d->twist[1]))
+            return mn_error_set(err, MN_ERR_ARG, "", 0, nm,
+                                "limits: swing in [0, pi], twist lower <= upper");
     }
-    if (!(d->mass >= 0) || !isfinite(d->mass)) return mn_error_set(err, MN_ERR_ARG, "", 0, nm, "mass: must be >= 0");
-    if (!mn_vec3_isfinite(d->com)) return mn_error_set(err, MN_ERR_ARG, "", 0, nm, "com: not finite");
+    if (!(d->mass >= 0) || !isfinite(d->mass))
+        return mn_error_set(err, MN_ERR_ARG, "", 0, nm, "mass: must be >= 0");
+    if (!mn_vec3_isfinite(d->com))
+        return mn_error_set(err, MN_ERR_ARG, "", 0, nm, "com: not finite");
     if (!(d->stiffness > 0) || !isfinite(d->stiffness))
         return mn_error_set(err, MN_ERR_ARG, "", 0, nm, "stiffness: must be > 0");
     int nq = mn_joint_type_nq(d->type);
     for (int i = 0; i < nq; i++)
-        if (!isfinite(d->q0[i])) return mn_error_set(err, MN_ERR_ARG, "", 0, nm, "rest state: not finite");
+        if (!isfinite(d->q0[i]))
+            return mn_error_set(err, MN_ERR_ARG, "", 0, nm, "rest state: not finite");
     if ((unsigned)d->rot_order > MN_EULER_ZYX)
         return mn_error_set(err, MN_ERR_ARG, "", 0, nm, "rotation order: unknown");
     if (d->locked & ~MN_LOCK_ALL)
-        return mn_error_set(err, MN_ERR_ARG, "", 0, nm, "locked: unknown flags %d (MN_LOCK_TRANSLATION, MN_LOCK_ROTATION)", d->locked);
+        return mn_error_set(err, MN_ERR_ARG, "", 0, nm,
+                            "locked: unknown flags %d (MN_LOCK_TRANSLATION, MN_LOCK_ROTATION)",
+                            d->locked);
     return MN_OK;
 }
 
@@ -94,7 +109,8 @@ mn_joint_def mn_joint_default(void) {
 /* Rest state of a def with the quaternion of a BALL/FREE set to identity when left zero. */
 void mn_def_rest_state(const mn_joint_def* d, double* q) {
     int nq = mn_joint_type_nq(d->type);
-    for (int i = 0; i < nq; i++) q[i] = d->q0[i];
+    for (int i = 0; i < nq; i++)
+        q[i] = d->q0[i];
     int qa = d->type == MN_JOINT_BALL ? 0 : d->type == MN_JOINT_FREE ? 3 : -1;
     if (qa >= 0) {
         mn_quat r = mn_q4(q[qa], q[qa + 1], q[qa + 2], q[qa + 3]);
@@ -106,7 +122,8 @@ void mn_def_rest_state(const mn_joint_def* d, double* q) {
 
 static unsigned hash_name(const char* s) {
     unsigned h = 2166136261u;
-    for (; *s; s++) h = (h ^ (unsigned char)*s) * 16777619u;
+    for (; *s; s++)
+        h = (h ^ (unsigned char)*s) * 16777619u;
     return h;
 }
 
@@ -118,7 +135,8 @@ static int index_rebuild(mn_spec* s, int cap) {
     s->index_cap = cap;
     for (int i = 0; i < s->n; i++) {
         unsigned h = hash_name(s->joints[i].name) & (unsigned)(cap - 1);
-        while (idx[h]) h = (h + 1) & (unsigned)(cap - 1);
+        while (idx[h])
+            h = (h + 1) & (unsigned)(cap - 1);
         idx[h] = i + 1;
     }
     return 1;
@@ -147,7 +165,9 @@ void mn_spec_destroy(mn_spec* s) {
     free(s);
 }
 
-const char* mn_spec_name(const mn_spec* s) { return s ? s->name : NULL; }
+const char* mn_spec_name(const mn_spec* s) {
+    return s ? s->name : NULL;
+}
 
 mn_status mn_spec_set_name(mn_spec* s, const char* name) {
     if (!s || !name) return MN_ERR_ARG;
@@ -169,7 +189,9 @@ int mn_spec_find(const mn_spec* s, const char* name) {
     return -1;
 }
 
-int mn_spec_joint_count(const mn_spec* s) { return s ? s->n : 0; }
+int mn_spec_joint_count(const mn_spec* s) {
+    return s ? s->n : 0;
+}
 
 mn_joint_def* mn_spec_joint(mn_spec* s, int i) {
     return (s && i >= 0 && i < s->n) ? &s->joints[i] : NULL;
@@ -219,7 +241,8 @@ int mn_spec_add_joint(mn_spec* s, const mn_joint_def* def, mn_error* err) {
         }
     } else {
         unsigned mask = (unsigned)(s->index_cap - 1), h = hash_name(d.name) & mask;
-        while (s->index[h]) h = (h + 1) & mask;
+        while (s->index[h])
+            h = (h + 1) & mask;
         s->index[h] = s->n;
     }
     return s->n - 1;
@@ -229,12 +252,15 @@ mn_status mn_spec_rename(mn_spec* s, int i, const char* name, mn_error* err) {
     if (!s || i < 0 || i >= s->n || !name || !name[0])
         return mn_error_set(err, MN_ERR_ARG, "", 0, "name", "bad joint index or empty name");
     int other = mn_spec_find(s, name);
-    if (other >= 0 && other != i) return mn_error_set(err, MN_ERR_ARG, "", 0, name, "duplicate joint name");
+    if (other >= 0 && other != i)
+        return mn_error_set(err, MN_ERR_ARG, "", 0, name, "duplicate joint name");
     char* n = strdup(name);
     if (!n) return mn_error_set(err, MN_ERR_NOMEM, "", 0, name, "out of memory");
     free((char*)s->joints[i].name);
     s->joints[i].name = n;
-    return index_rebuild(s, s->index_cap) ? MN_OK : mn_error_set(err, MN_ERR_NOMEM, "", 0, name, "out of memory");
+    return index_rebuild(s, s->index_cap)
+               ? MN_OK
+               : mn_error_set(err, MN_ERR_NOMEM, "", 0, name, "out of memory");
 }
 
 mn_status mn_spec_set_object(mn_spec* s, int i, const char* object) {

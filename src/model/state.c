@@ -19,9 +19,12 @@ void mn_q_difference(const mn_model* m, const double* q1, const double* q0, doub
         double* vj = v + m->jnt_dofadr[j];
         switch (m->jnt_type[j]) {
         case MN_JOINT_HINGE:
-        case MN_JOINT_SLIDE: vj[0] = a[0] - b[0]; break;
+        case MN_JOINT_SLIDE:
+            vj[0] = a[0] - b[0];
+            break;
         case MN_JOINT_FREE:
-            for (int i = 0; i < 3; i++) vj[i] = a[i] - b[i];
+            for (int i = 0; i < 3; i++)
+                vj[i] = a[i] - b[i];
             a += 3, b += 3, vj += 3;
             /* fall through */
         case MN_JOINT_BALL: {
@@ -29,7 +32,8 @@ void mn_q_difference(const mn_model* m, const double* q1, const double* q0, doub
             vj[0] = w.x, vj[1] = w.y, vj[2] = w.z;
             break;
         }
-        default: break;
+        default:
+            break;
         }
     }
 }

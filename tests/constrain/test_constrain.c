@@ -11,8 +11,8 @@
 
 /* ---- figures --------------------------------------------------------------------------- */
 
-static int add(mn_spec* s, const char* name, int parent, mn_joint_type type, mn_vec3 off, mn_vec3 axis,
-               double mass) {
+static int add(mn_spec* s, const char* name, int parent, mn_joint_type type, mn_vec3 off,
+               mn_vec3 axis, double mass) {
     mn_joint_def d = mn_joint_default();
     d.name = name;
     d.parent = parent;
@@ -57,14 +57,18 @@ static mn_model* figure(void) {
 /* A bent starting pose so nothing is singular. */
 static void bend(const mn_model* m, mn_data* d) {
     double* v = calloc((size_t)m->nv, sizeof(double));
-    for (int k = 0; k < m->nv; k++) v[k] = 0.15 * sin(1.7 * k + 0.3);
-    for (int k = 0; k < 6; k++) v[k] = 0; /* root stays */
+    for (int k = 0; k < m->nv; k++)
+        v[k] = 0.15 * sin(1.7 * k + 0.3);
+    for (int k = 0; k < 6; k++)
+        v[k] = 0; /* root stays */
     mn_integrate(m, d->q, v, 1.0);
     free(v);
     mn_fk(m, d);
 }
 
-static int jnt(const mn_model* m, const char* n) { return mn_model_find_joint(m, n); }
+static int jnt(const mn_model* m, const char* n) {
+    return mn_model_find_joint(m, n);
+}
 
 static int point_handle(mn_csys* s, int fig, int joint, mn_vec3 p, const char* name) {
     mn_handle_def h = mn_handle_default();
@@ -114,7 +118,9 @@ static int equal(mn_csys* s, int a, int b) {
     return i;
 }
 
-static int q_finite(const mn_model* m, const mn_data* d) { return mn_q_check(m, d->q) == MN_OK; }
+static int q_finite(const mn_model* m, const mn_data* d) {
+    return mn_q_check(m, d->q) == MN_OK;
+}
 
 /* ---- Fig. 5.1: a point constrained to a plane --------------------------------------- */
 
@@ -163,7 +169,8 @@ static int gather_C(mn_csys* s, double* C) {
     mn_jac_block b[64];
     int nb = mn_csys_jacobian(s, b, 64), n = 0;
     for (int i = 0; i < nb; i++)
-        for (int r = 0; r < b[i].nrows; r++) C[n++] = b[i].c[r];
+        for (int r = 0; r < b[i].nrows; r++)
+            C[n++] = b[i].c[r];
     return n;
 }
 
@@ -218,7 +225,8 @@ static void test_jacobian_fd(void) {
     CHECK(nb == 6);
     for (int i = 0; i < nb; i++)
         for (int r = 0; r < b[i].nrows; r++)
-            for (int k = 0; k < b[i].ncols; k++) J[(size_t)(b[i].row + r) * nv + b[i].cols[k]] = b[i].val[r * b[i].ncols + k];
+            for (int k = 0; k < b[i].ncols; k++)
+                J[(size_t)(b[i].row + r) * nv + b[i].cols[k]] = b[i].val[r * b[i].ncols + k];
     /* sparsity: the left-foot pin has no columns for the arms or the other leg */
     int la = jnt(m, "left arm"), rl = jnt(m, "right leg");
     for (int k = 0; k < b[0].ncols; k++) {
@@ -288,9 +296,11 @@ static void test_jacobian_two_figures(void) {
     CHECK(nb == 2);
     for (int i = 0; i < nb; i++)
         for (int r = 0; r < bl[i].nrows; r++)
-            for (int k = 0; k < bl[i].ncols; k++) J[(size_t)(bl[i].row + r) * nv + bl[i].cols[k]] = bl[i].val[r * bl[i].ncols + k];
+            for (int k = 0; k < bl[i].ncols; k++)
+                J[(size_t)(bl[i].row + r) * nv + bl[i].cols[k]] = bl[i].val[r * bl[i].ncols + k];
     /* the foot pin of figure 1 has no columns on figure 0 */
-    for (int k = 0; k < bl[1].ncols; k++) CHECK(bl[1].cols[k] >= m->nv);
+    for (int k = 0; k < bl[1].ncols; k++)
+        CHECK(bl[1].cols[k] >= m->nv);
     double *Cp = malloc(sizeof(double) * rows), *Cm = malloc(sizeof(double) * rows);
     double* v = calloc((size_t)m->nv, sizeof(double));
     double* q0 = malloc(sizeof(double) * (size_t)m->nq);
@@ -405,7 +415,8 @@ static void test_hands_on_hips(void) {
         mn_csolve_result r;
         CHECK(mn_csys_solve(H.s, &o, &r) == MN_OK);
         CHECK(r.max_violation < 1e-4);
-        for (int c = 0; c < 6; c++) CHECK(mn_csys_residual(H.s, c) < 1e-4);
+        for (int c = 0; c < 6; c++)
+            CHECK(mn_csys_residual(H.s, c) < 1e-4);
         /* the thesis's network: 2 equalities (6 rows) + 2 foot pins + 2 orientations */
         CHECK(r.rows == 18);
         /* drag the pelvis down 10 cm in 20 frames: every constraint holds every frame */
@@ -464,7 +475,8 @@ static void test_branching_ccd(void) {
     mn_model* m = mn_model_compile(sp, NULL);
     mn_spec_destroy(sp);
     mn_data* d = mn_data_create(m, 0);
-    for (int k = 0; k < m->nq; k++) d->q[k] = 0.1 * (k + 1);
+    for (int k = 0; k < m->nq; k++)
+        d->q[k] = 0.1 * (k + 1);
     mn_fk(m, d);
     mn_figure fig = {m, d};
     mn_csys* s = mn_csys_create(&fig, 1, NULL, NULL);
@@ -621,7 +633,9 @@ static void test_priorities(void) {
     mn_csolve_result r;
     for (int f = 0; f < 5; f++) {
         mn_csys_solve(s, &o, &r);
-        if (getenv("MN_DEBUG")) fprintf(stderr, "prio %d status %d iters %d %g %g drag %g\n", f, r.status, r.iterations, mn_csys_residual(s, 0), mn_csys_residual(s, 1), r.max_drag_error);
+        if (getenv("MN_DEBUG"))
+            fprintf(stderr, "prio %d status %d iters %d %g %g drag %g\n", f, r.status, r.iterations,
+                    mn_csys_residual(s, 0), mn_csys_residual(s, 1), r.max_drag_error);
     }
     CHECK(mn_csys_residual(s, 0) < 1e-4 && mn_csys_residual(s, 1) < 1e-4);
     mn_vec3 p1;
@@ -675,7 +689,10 @@ static void balance_run(mn_csolver method) {
     for (int f = 1; f <= 40; f++) {
         mn_csys_drag(s, head, mn_vec3_add(hp, mn_v3(0, -0.02 * f, 0.03 * f)), 1, 1);
         mn_csys_solve(s, &o, &r);
-        if (getenv("MN_DEBUG")) fprintf(stderr, "frame %d status %d iters %d res %g %g %g drag %g\n", f, r.status, r.iterations, mn_csys_residual(s, 0), mn_csys_residual(s, 1), mn_csys_residual(s, 2), r.max_drag_error);
+        if (getenv("MN_DEBUG"))
+            fprintf(stderr, "frame %d status %d iters %d res %g %g %g drag %g\n", f, r.status,
+                    r.iterations, mn_csys_residual(s, 0), mn_csys_residual(s, 1),
+                    mn_csys_residual(s, 2), r.max_drag_error);
         CHECK(mn_csys_residual(s, 2) < tol);
         CHECK(mn_csys_residual(s, 0) < tol && mn_csys_residual(s, 1) < tol);
     }
@@ -714,8 +731,10 @@ static void test_drag_orientation(void) {
         mn_mat3 R;
         mn_csys_handle_value(s, head, NULL, &R);
         mn_quat q0 = mn_quat_from_mat3(&R);
-        mn_quat turn = mn_quat_mul(mn_quat_axis_angle(mn_v3(0, 1, 0), 0.6), q0); /* 0.6 rad about world up */
-        CHECK(mn_csys_drag(s, head, mn_v3(0, 0, 0), 1, 1) == MN_ERR_ARG); /* a frame is not dragged to a point */
+        mn_quat turn =
+            mn_quat_mul(mn_quat_axis_angle(mn_v3(0, 1, 0), 0.6), q0); /* 0.6 rad about world up */
+        CHECK(mn_csys_drag(s, head, mn_v3(0, 0, 0), 1, 1) ==
+              MN_ERR_ARG); /* a frame is not dragged to a point */
         CHECK(mn_csys_drag_rot(s, head, mn_q4(2, 0, 0, 0), 1, 1) == MN_ERR_ARG);
         CHECK(mn_csys_drag_rot(s, head, turn, 1, 1) == MN_OK);
         CHECK_NEAR(mn_csys_drag_error(s, head), 0.6, 1e-9);
@@ -723,7 +742,8 @@ static void test_drag_orientation(void) {
         o.method = (mn_csolver)method;
         o.max_iters = method == MN_CSOLVE_CCD ? 100 : 20;
         mn_csolve_result r;
-        for (int f = 0; f < 5; f++) mn_csys_solve(s, &o, &r);
+        for (int f = 0; f < 5; f++)
+            mn_csys_solve(s, &o, &r);
         if (method == MN_CSOLVE_CCD) {
             CHECK(mn_csys_drag_error(s, head) < 0.3);
             CHECK(mn_csys_residual(s, 0) < 2e-3 && mn_csys_residual(s, 1) < 2e-3);
@@ -864,10 +884,11 @@ static void test_bad_input(void) {
     cases[n].what = "self equality", cases[n].c = c, cases[n++].field = "handle2";
     c = mn_constraint_default(), c.type = MN_CON_BALANCE, c.handle = h, c.npolygon = 0;
     cases[n].what = "empty polygon", cases[n].c = c, cases[n++].field = "polygon";
-    c.npolygon = 4, c.polygon[0] = mn_v3(0, 0, 0), c.polygon[1] = mn_v3(1, 0, 0), c.polygon[2] = mn_v3(0.2, 0, 0.2),
-    c.polygon[3] = mn_v3(0, 0, 1);
+    c.npolygon = 4, c.polygon[0] = mn_v3(0, 0, 0), c.polygon[1] = mn_v3(1, 0, 0),
+    c.polygon[2] = mn_v3(0.2, 0, 0.2), c.polygon[3] = mn_v3(0, 0, 1);
     cases[n].what = "non-convex polygon", cases[n].c = c, cases[n++].field = "polygon";
-    c = mn_constraint_default(), c.type = MN_CON_ORIENT, c.handle = ho, c.target_rot = mn_q4(2, 0, 0, 0);
+    c = mn_constraint_default(), c.type = MN_CON_ORIENT, c.handle = ho,
+    c.target_rot = mn_q4(2, 0, 0, 0);
     cases[n].what = "non-unit quaternion", cases[n].c = c, cases[n++].field = "target";
     c = mn_constraint_default(), c.type = MN_CON_ORIENT, c.handle = h;
     cases[n].what = "orientation on a point handle", cases[n].c = c, cases[n++].field = "handle";
@@ -878,7 +899,8 @@ static void test_bad_input(void) {
         int r = mn_csys_add_constraint(s, &cases[i].c, &err);
         CHECK(r == -1);
         if (r != -1 || strcmp(err.field, cases[i].field))
-            fprintf(stderr, "case '%s': field '%s' message '%s'\n", cases[i].what, err.field, err.message);
+            fprintf(stderr, "case '%s': field '%s' message '%s'\n", cases[i].what, err.field,
+                    err.message);
         CHECK(!strcmp(err.field, cases[i].field));
         CHECK(strchr(err.message, '\n') == NULL && err.message[0]);
     }
@@ -907,7 +929,8 @@ static void test_bad_input(void) {
             mn_csolve_options o;
         } opts[6];
         int no = 0;
-        for (int i = 0; i < 6; i++) opts[i].o = mn_csolve_default();
+        for (int i = 0; i < 6; i++)
+            opts[i].o = mn_csolve_default();
         opts[no].field = "options.tol:", opts[no++].o.tol = -1;
         opts[no].field = "options.tol_rot:", opts[no++].o.tol_rot = NAN;
         opts[no].field = "options.max_iters:", opts[no++].o.max_iters = -3;

@@ -21,7 +21,9 @@
 /* ---- seeded RNG (splitmix64) and matrix builders ------------------------------------------ */
 
 static uint64_t rng_state;
-static void rng_seed(uint64_t s) { rng_state = s * 0x9E3779B97F4A7C15ull + 1; }
+static void rng_seed(uint64_t s) {
+    rng_state = s * 0x9E3779B97F4A7C15ull + 1;
+}
 static double rng_uniform(void) {
     uint64_t z = (rng_state += 0x9E3779B97F4A7C15ull);
     z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
@@ -35,7 +37,8 @@ static double rng_normal(void) {
     return sqrt(-2.0 * log(u)) * cos(2.0 * 3.14159265358979323846 * v);
 }
 static void rand_fill(double* a, int count) {
-    for (int i = 0; i < count; i++) a[i] = rng_normal();
+    for (int i = 0; i < count; i++)
+        a[i] = rng_normal();
 }
 
 /* Q (rows x cols, rows >= cols) with orthonormal columns: modified Gram-Schmidt, twice, of
@@ -46,14 +49,18 @@ static void rand_orthonormal(double* Q, int rows, int cols) {
         for (int pass = 0; pass < 2; pass++) {
             for (int i = 0; i < j; i++) {
                 double d = 0;
-                for (int r = 0; r < rows; r++) d += Q[r * cols + i] * Q[r * cols + j];
-                for (int r = 0; r < rows; r++) Q[r * cols + j] -= d * Q[r * cols + i];
+                for (int r = 0; r < rows; r++)
+                    d += Q[r * cols + i] * Q[r * cols + j];
+                for (int r = 0; r < rows; r++)
+                    Q[r * cols + j] -= d * Q[r * cols + i];
             }
         }
         double nn = 0;
-        for (int r = 0; r < rows; r++) nn += Q[r * cols + j] * Q[r * cols + j];
+        for (int r = 0; r < rows; r++)
+            nn += Q[r * cols + j] * Q[r * cols + j];
         nn = sqrt(nn);
-        for (int r = 0; r < rows; r++) Q[r * cols + j] /= nn;
+        for (int r = 0; r < rows; r++)
+            Q[r * cols + j] /= nn;
     }
 }
 
@@ -66,14 +73,16 @@ static void build_with_singular_values(double* A, int m, int n, const double* s)
     for (int i = 0; i < m; i++)
         for (int j = 0; j < n; j++) {
             double a = 0;
-            for (int p = 0; p < k; p++) a += U[i * k + p] * s[p] * V[j * k + p];
+            for (int p = 0; p < k; p++)
+                a += U[i * k + p] * s[p] * V[j * k + p];
             A[i * n + j] = a;
         }
 }
 
 static double frob(const double* A, int count) {
     double s = 0;
-    for (int i = 0; i < count; i++) s += A[i] * A[i];
+    for (int i = 0; i < count; i++)
+        s += A[i] * A[i];
     return sqrt(s);
 }
 static int all_finite_vec(const double* x, int n) {
@@ -83,7 +92,8 @@ static int all_finite_vec(const double* x, int n) {
 }
 static double norm_inf_vec(const double* x, int n) {
     double s = 0;
-    for (int i = 0; i < n; i++) s = fmax(s, fabs(x[i]));
+    for (int i = 0; i < n; i++)
+        s = fmax(s, fabs(x[i]));
     return s;
 }
 
@@ -93,7 +103,8 @@ static double orthonormality_error(const double* Q, int rows, int cols) {
     for (int i = 0; i < cols; i++)
         for (int j = 0; j < cols; j++) {
             double d = 0;
-            for (int r = 0; r < rows; r++) d += Q[r * cols + i] * Q[r * cols + j];
+            for (int r = 0; r < rows; r++)
+                d += Q[r * cols + i] * Q[r * cols + j];
             e = fmax(e, fabs(d - (i == j ? 1.0 : 0.0)));
         }
     return e;
@@ -132,7 +143,8 @@ static void jacobi_eigenvalues(double* S, int k, double* w) {
                 }
             }
     }
-    for (int i = 0; i < k; i++) w[i] = S[i * k + i];
+    for (int i = 0; i < k; i++)
+        w[i] = S[i * k + i];
     for (int i = 0; i < k; i++)
         for (int j = i + 1; j < k; j++)
             if (w[j] > w[i]) {
@@ -160,15 +172,18 @@ static int gauss_jordan_inverse(const double* A, int n, double* inv) {
             M[p * w + j] = t;
         }
         double d = M[c * w + c];
-        for (int j = 0; j < w; j++) M[c * w + j] /= d;
+        for (int j = 0; j < w; j++)
+            M[c * w + j] /= d;
         for (int r = 0; r < n; r++) {
             if (r == c) continue;
             double f = M[r * w + c];
-            for (int j = 0; j < w; j++) M[r * w + j] -= f * M[c * w + j];
+            for (int j = 0; j < w; j++)
+                M[r * w + j] -= f * M[c * w + j];
         }
     }
     for (int i = 0; i < n; i++)
-        for (int j = 0; j < n; j++) inv[i * n + j] = M[i * w + n + j];
+        for (int j = 0; j < n; j++)
+            inv[i * n + j] = M[i * w + n + j];
     return 1;
 }
 
@@ -177,7 +192,8 @@ static double relative_residual(const double* A, int m, int n, const double* x, 
     double r2 = 0;
     for (int i = 0; i < m; i++) {
         double r = -b[i];
-        for (int j = 0; j < n; j++) r += A[i * n + j] * x[j];
+        for (int j = 0; j < n; j++)
+            r += A[i * n + j] * x[j];
         r2 += r * r;
     }
     return sqrt(r2) / (frob(A, m * n) * frob(x, n) + frob(b, m));
@@ -196,14 +212,14 @@ typedef struct svd_case {
 } svd_case;
 
 static const svd_case svd_cases[] = {
-    {1, 1, WELL, 1, 0, 1},        {1, 1, ZERO, 1, 0, 2},      {2, 2, WELL, 10, 0, 3},
-    {3, 3, WELL, 100, 0, 4},      {6, 7, WELL, 50, 0, 5},     {7, 6, WELL, 50, 0, 6},
-    {6, 7, ILL, 1e10, 0, 7},      {7, 6, ILL, 1e12, 0, 8},    {6, 6, WELL, 1, 0, 9},
-    {3, 8, WELL, 20, 0, 10},      {12, 5, WELL, 1e3, 0, 11},  {30, 20, WELL, 1e2, 0, 12},
-    {20, 30, WELL, 1e2, 0, 13},   {40, 40, ILL, 1e13, 0, 14}, {6, 7, RANKDEF, 1, 4, 15},
+    {1, 1, WELL, 1, 0, 1},        {1, 1, ZERO, 1, 0, 2},       {2, 2, WELL, 10, 0, 3},
+    {3, 3, WELL, 100, 0, 4},      {6, 7, WELL, 50, 0, 5},      {7, 6, WELL, 50, 0, 6},
+    {6, 7, ILL, 1e10, 0, 7},      {7, 6, ILL, 1e12, 0, 8},     {6, 6, WELL, 1, 0, 9},
+    {3, 8, WELL, 20, 0, 10},      {12, 5, WELL, 1e3, 0, 11},   {30, 20, WELL, 1e2, 0, 12},
+    {20, 30, WELL, 1e2, 0, 13},   {40, 40, ILL, 1e13, 0, 14},  {6, 7, RANKDEF, 1, 4, 15},
     {7, 6, RANKDEF, 1, 3, 16},    {10, 10, RANKDEF, 1, 1, 17}, {5, 9, ZERO, 1, 0, 18},
-    {9, 5, ZERO, 1, 0, 19},       {1, 6, WELL, 1, 0, 20},     {6, 1, WELL, 1, 0, 21},
-    {6, 7, WELL, 1e3, 0, 22},     {50, 3, ILL, 1e9, 0, 23},   {3, 50, ILL, 1e9, 0, 24},
+    {9, 5, ZERO, 1, 0, 19},       {1, 6, WELL, 1, 0, 20},      {6, 1, WELL, 1, 0, 21},
+    {6, 7, WELL, 1e3, 0, 22},     {50, 3, ILL, 1e9, 0, 23},    {3, 50, ILL, 1e9, 0, 24},
     {60, 60, WELL, 1e4, 0, 25},   {60, 60, RANKDEF, 1, 1, 26}, {60, 40, RANKDEF, 1, 2, 27},
     {30, 60, RANKDEF, 1, 29, 28}, {60, 60, ZERO, 1, 0, 29},
 };
@@ -236,14 +252,17 @@ static void test_svd_table(void) {
         double anorm = frob(A0, m * n);
         double tol = 1e-13 * (anorm > 0 ? anorm : 1);
         /* Descending, non-negative. */
-        for (int i = 0; i < k; i++) CHECK(s[i] >= 0);
-        for (int i = 0; i + 1 < k; i++) CHECK(s[i] >= s[i + 1]);
+        for (int i = 0; i < k; i++)
+            CHECK(s[i] >= 0);
+        for (int i = 0; i + 1 < k; i++)
+            CHECK(s[i] >= s[i + 1]);
         /* Reconstruction A = U diag(s) V^T. */
         double rec = 0;
         for (int i = 0; i < m; i++)
             for (int j = 0; j < n; j++) {
                 double a = 0;
-                for (int p = 0; p < k; p++) a += U[i * k + p] * s[p] * V[j * k + p];
+                for (int p = 0; p < k; p++)
+                    a += U[i * k + p] * s[p] * V[j * k + p];
                 R[i * n + j] = a - A0[i * n + j];
             }
         rec = frob(R, m * n);
@@ -269,9 +288,11 @@ static void test_svd_table(void) {
             for (int j = 0; j < k; j++) {
                 double d = 0;
                 if (m >= n)
-                    for (int r = 0; r < m; r++) d += A0[r * n + i] * A0[r * n + j];
+                    for (int r = 0; r < m; r++)
+                        d += A0[r * n + i] * A0[r * n + j];
                 else
-                    for (int r = 0; r < n; r++) d += A0[i * n + r] * A0[j * n + r];
+                    for (int r = 0; r < n; r++)
+                        d += A0[i * n + r] * A0[j * n + r];
                 S[i * k + j] = d;
             }
         jacobi_eigenvalues(S, k, eig);
@@ -291,7 +312,8 @@ static void test_svd_table(void) {
  * cyclic one-sided Jacobi in long double: a slower, higher-precision reference. */
 static void hestenes_long_double(const double* X, int rows, int cols, double* sv) {
     static long double W[MAXMN];
-    for (int i = 0; i < rows * cols; i++) W[i] = X[i];
+    for (int i = 0; i < rows * cols; i++)
+        W[i] = X[i];
     for (int sweep = 0; sweep < 80; sweep++) {
         int rotated = 0;
         for (int p = 0; p < cols - 1; p++)
@@ -316,7 +338,8 @@ static void hestenes_long_double(const double* X, int rows, int cols, double* sv
     }
     for (int j = 0; j < cols; j++) {
         long double n2 = 0;
-        for (int r = 0; r < rows; r++) n2 += W[r * cols + j] * W[r * cols + j];
+        for (int r = 0; r < rows; r++)
+            n2 += W[r * cols + j] * W[r * cols + j];
         sv[j] = (double)sqrtl(n2);
     }
     for (int i = 0; i < cols; i++)
@@ -351,7 +374,8 @@ static void test_svd_graded(void) {
             hestenes_long_double(A, m, n, ref);
         } else {
             for (int i = 0; i < m; i++)
-                for (int j = 0; j < n; j++) At[j * m + i] = A[i * n + j];
+                for (int j = 0; j < n; j++)
+                    At[j * m + i] = A[i * n + j];
             hestenes_long_double(At, n, m, ref);
         }
         CHECK(mn_svd(A, m, n, s, NULL, NULL, work) == MN_OK);
@@ -372,9 +396,11 @@ static void test_svd_completion(void) {
     for (int c = 0; c < 4; c++) {
         int n = sizes[c];
         for (int i = 0; i < n; i++)
-            for (int j = 0; j < n; j++) A[i * n + j] = (i == j) - 1.0 / n;
+            for (int j = 0; j < n; j++)
+                A[i * n + j] = (i == j) - 1.0 / n;
         CHECK(mn_svd(A, n, n, s, U, V, work) == MN_OK);
-        for (int i = 0; i < n - 1; i++) CHECK_NEAR(s[i], 1.0, 1e-14);
+        for (int i = 0; i < n - 1; i++)
+            CHECK_NEAR(s[i], 1.0, 1e-14);
         CHECK(s[n - 1] <= 1e-15);
         CHECK(orthonormality_error(U, n, n) <= 1e-14);
         CHECK(orthonormality_error(V, n, n) <= 1e-14);
@@ -402,30 +428,39 @@ static void test_svd_structured_stress(void) {
         }
         int kind = c % 5;
         if (kind == 1 && m > 1) /* a repeated row */
-            for (int j = 0; j < n; j++) A[(m - 1) * n + j] = A[j];
+            for (int j = 0; j < n; j++)
+                A[(m - 1) * n + j] = A[j];
         if (kind == 2 && n > 1) /* a zero column */
-            for (int i = 0; i < m; i++) A[i * n + n - 1] = 0;
+            for (int i = 0; i < m; i++)
+                A[i * n + n - 1] = 0;
         if (kind == 3) /* rank one */
             for (int i = 0; i < m; i++)
-                for (int j = 0; j < n; j++) A[i * n + j] = A[i * n] * A[j] + (i == 0 && j == 0);
+                for (int j = 0; j < n; j++)
+                    A[i * n + j] = A[i * n] * A[j] + (i == 0 && j == 0);
         if (kind == 4) /* one huge row */
-            for (int j = 0; j < n; j++) A[j] *= 1e9;
-        for (int i = 0; i < m * n; i++) A0[i] = A[i] *= base_scale;
+            for (int j = 0; j < n; j++)
+                A[j] *= 1e9;
+        for (int i = 0; i < m * n; i++)
+            A0[i] = A[i] *= base_scale;
         mn_status st = mn_svd(A, m, n, s, U, V, work);
         double anorm = norm_inf_vec(A0, m * n), err = 0; /* max |a_ij|: no squares to underflow */
         for (int i = 0; i < m; i++)
             for (int j = 0; j < n; j++) {
                 double a = 0;
-                for (int p = 0; p < k; p++) a += U[i * k + p] * s[p] * V[j * k + p];
+                for (int p = 0; p < k; p++)
+                    a += U[i * k + p] * s[p] * V[j * k + p];
                 err = fmax(err, fabs(a - A0[i * n + j]));
             }
         int ok = st == MN_OK && orthonormality_error(U, m, k) <= 1e-13 &&
                  orthonormality_error(V, n, k) <= 1e-13 && err <= 1e-14 * (m + n) * anorm;
-        for (int i = 0; i < k; i++) ok = ok && isfinite(s[i]) && s[i] >= 0 && (i == 0 || s[i] <= s[i - 1]);
+        for (int i = 0; i < k; i++)
+            ok = ok && isfinite(s[i]) && s[i] >= 0 && (i == 0 || s[i] <= s[i - 1]);
         if (!ok && failures++ < 3)
-            fprintf(stderr, "  case %d (%dx%d, kind %d, scale %.3g): status %s, error %.3g, U %.3g, V %.3g\n",
-                    c, m, n, kind, base_scale, mn_status_name(st), anorm > 0 ? err / anorm : err,
-                    orthonormality_error(U, m, k), orthonormality_error(V, n, k));
+            fprintf(
+                stderr,
+                "  case %d (%dx%d, kind %d, scale %.3g): status %s, error %.3g, U %.3g, V %.3g\n",
+                c, m, n, kind, base_scale, mn_status_name(st), anorm > 0 ? err / anorm : err,
+                orthonormality_error(U, m, k), orthonormality_error(V, n, k));
     }
     CHECK(failures == 0);
 }
@@ -456,7 +491,8 @@ static void test_svd_extreme_scale(void) {
     CHECK(mn_svd(A, 4, 3, s0, NULL, NULL, work) == MN_OK);
     const double scales[] = {1e300, 1e-300, 1e-310};
     for (int c = 0; c < 3; c++) {
-        for (int i = 0; i < 12; i++) A[i] = base[i] * scales[c];
+        for (int i = 0; i < 12; i++)
+            A[i] = base[i] * scales[c];
         CHECK(mn_svd(A, 4, 3, s, NULL, NULL, work) == MN_OK);
         for (int i = 0; i < 3; i++) {
             CHECK(isfinite(s[i]));
@@ -493,7 +529,8 @@ static void test_lu_random(void) {
         int n = sizes[c];
         rng_seed(100 + (uint64_t)n);
         rand_fill(A, n * n);
-        for (int i = 0; i < n; i++) A[i * n + i] *= 0.01; /* force row exchanges */
+        for (int i = 0; i < n; i++)
+            A[i * n + i] *= 0.01; /* force row exchanges */
         rand_fill(b, n);
         memcpy(A0, A, sizeof(double) * n * n);
         memcpy(x, b, sizeof(double) * n);
@@ -503,7 +540,8 @@ static void test_lu_random(void) {
         CHECK(mn_alloc_count() == before);
         double r = relative_residual(A0, n, n, x, b);
         CHECK(r <= 1e-14);
-        for (int k = 0; k < n; k++) CHECK(piv[k] >= k && piv[k] < n);
+        for (int k = 0; k < n; k++)
+            CHECK(piv[k] >= k && piv[k] < n);
         /* P A = L U reconstructed. */
         static double PA[MAXMN];
         memcpy(PA, A0, sizeof(double) * n * n);
@@ -518,13 +556,15 @@ static void test_lu_random(void) {
         for (int i = 0; i < n; i++)
             for (int j = 0; j < n; j++) {
                 double s = 0;
-                for (int p = 0; p <= i && p <= j; p++) s += (p == i ? 1.0 : A[i * n + p]) * A[p * n + j];
+                for (int p = 0; p <= i && p <= j; p++)
+                    s += (p == i ? 1.0 : A[i * n + p]) * A[p * n + j];
                 e = fmax(e, fabs(s - PA[i * n + j]));
             }
         CHECK(e <= 1e-13 * norm_inf_vec(A0, n * n) * n);
         /* |L| <= 1 with partial pivoting. */
         for (int i = 0; i < n; i++)
-            for (int j = 0; j < i; j++) CHECK(fabs(A[i * n + j]) <= 1.0);
+            for (int j = 0; j < i; j++)
+                CHECK(fabs(A[i * n + j]) <= 1.0);
     }
 }
 
@@ -537,7 +577,8 @@ static void test_lu_singular_and_args(void) {
     CHECK_NEAR(b[1], 2, 1e-15);
     double S[9] = {1, 2, 3, 2, 4, 6, 1, 0, 1}; /* row 2 = 2 row 1 */
     CHECK(mn_lu_factor(S, 3, piv) == MN_ERR_SINGULAR);
-    for (int i = 0; i < 9; i++) CHECK(isfinite(S[i]));
+    for (int i = 0; i < 9; i++)
+        CHECK(isfinite(S[i]));
     double Z[4] = {0, 0, 0, 0};
     CHECK(mn_lu_factor(Z, 2, piv) == MN_ERR_SINGULAR);
     double N1[4] = {1, NAN, 0, 1};
@@ -549,7 +590,8 @@ static void test_lu_singular_and_args(void) {
     static double A[100];
     double s[10];
     rng_seed(7);
-    for (int i = 0; i < 10; i++) s[i] = i < 9 ? 1.0 : 0.0;
+    for (int i = 0; i < 10; i++)
+        s[i] = i < 9 ? 1.0 : 0.0;
     build_with_singular_values(A, 10, 10, s);
     int p10[10];
     CHECK(mn_lu_factor(A, 10, p10) == MN_ERR_SINGULAR);
@@ -566,13 +608,16 @@ static void test_cholesky(void) {
         rng_seed(200 + (uint64_t)n);
         rand_fill(B, n * n);
         mn_matmul_tn(B, B, n, n, n, A);
-        for (int i = 0; i < n; i++) A[i * n + i] += 1e-3;
+        for (int i = 0; i < n; i++)
+            A[i * n + i] += 1e-3;
         /* Mark the strict upper triangle: it must be neither read nor written. */
         for (int i = 0; i < n; i++)
-            for (int j = i + 1; j < n; j++) A[i * n + j] = 12345.0;
+            for (int j = i + 1; j < n; j++)
+                A[i * n + j] = 12345.0;
         memcpy(A0, A, sizeof(double) * n * n);
         for (int i = 0; i < n; i++)
-            for (int j = i + 1; j < n; j++) A0[i * n + j] = A0[j * n + i];
+            for (int j = i + 1; j < n; j++)
+                A0[i * n + j] = A0[j * n + i];
         rand_fill(b, n);
         memcpy(x, b, sizeof(double) * n);
         long before = mn_alloc_count();
@@ -581,13 +626,15 @@ static void test_cholesky(void) {
         CHECK(mn_alloc_count() == before);
         CHECK(relative_residual(A0, n, n, x, b) <= 1e-14);
         for (int i = 0; i < n; i++)
-            for (int j = i + 1; j < n; j++) CHECK(A[i * n + j] == 12345.0);
+            for (int j = i + 1; j < n; j++)
+                CHECK(A[i * n + j] == 12345.0);
         /* L L^T = A. */
         double e = 0;
         for (int i = 0; i < n; i++)
             for (int j = 0; j <= i; j++) {
                 double s = 0;
-                for (int p = 0; p <= j; p++) s += A[i * n + p] * A[j * n + p];
+                for (int p = 0; p <= j; p++)
+                    s += A[i * n + p] * A[j * n + p];
                 e = fmax(e, fabs(s - A0[i * n + j]));
             }
         CHECK(e <= 1e-13 * norm_inf_vec(A0, n * n));
@@ -618,13 +665,16 @@ static void build_kkt(double* K, int nh, int ng, int deficiency) {
     int n = nh + ng;
     rand_fill(B, nh * nh);
     mn_matmul_tn(B, B, nh, nh, nh, H);
-    for (int i = 0; i < nh; i++) H[i * nh + i] += 0.1 * nh;
+    for (int i = 0; i < nh; i++)
+        H[i * nh + i] += 0.1 * nh;
     rand_fill(G, ng * nh);
     for (int r = ng - deficiency; r < ng; r++)
-        for (int j = 0; j < nh; j++) G[r * nh + j] = 0.5 * G[0 * nh + j] - 2.0 * G[1 * nh + j];
+        for (int j = 0; j < nh; j++)
+            G[r * nh + j] = 0.5 * G[0 * nh + j] - 2.0 * G[1 * nh + j];
     memset(K, 0, sizeof(double) * n * n);
     for (int i = 0; i < nh; i++)
-        for (int j = 0; j < nh; j++) K[i * n + j] = H[i * nh + j];
+        for (int j = 0; j < nh; j++)
+            K[i * n + j] = H[i * nh + j];
     for (int r = 0; r < ng; r++)
         for (int j = 0; j < nh; j++) {
             K[(nh + r) * n + j] = G[r * nh + j];
@@ -665,7 +715,8 @@ static void test_ldlt_kkt(void) {
         double xr[MAXN];
         mn_matvec(Kinv, n, n, b, xr);
         double dx = 0;
-        for (int i = 0; i < n; i++) dx = fmax(dx, fabs(x[i] - xr[i]));
+        for (int i = 0; i < n; i++)
+            dx = fmax(dx, fabs(x[i] - xr[i]));
         CHECK(dx <= 1e-10 * norm_inf_vec(xr, n));
         /* piv follows the dsytrf layout. */
         for (int k = 0; k < n; k++) {
@@ -700,10 +751,12 @@ static void test_ldlt_random_symmetric(void) {
         int n = 1 + (int)(rng_uniform() * 60);
         rand_fill(A, n * n);
         for (int i = 0; i < n; i++)
-            for (int j = 0; j < i; j++) A[j * n + i] = A[i * n + j] = 0.5 * (A[i * n + j] + A[j * n + i]);
+            for (int j = 0; j < i; j++)
+                A[j * n + i] = A[i * n + j] = 0.5 * (A[i * n + j] + A[j * n + i]);
         /* Half the cases with a zero diagonal (pure saddle / rotation-like). */
         if (c % 2)
-            for (int i = 0; i < n; i++) A[i * n + i] = 0;
+            for (int i = 0; i < n; i++)
+                A[i * n + i] = 0;
         if (n == 1) A[0] = 2.5;
         memcpy(A0, A, sizeof(double) * n * n);
         rand_fill(b, n);
@@ -720,7 +773,8 @@ static void test_ldlt_random_symmetric(void) {
     rng_seed(450);
     rand_fill(B, n * n);
     mn_matmul_tn(B, B, n, n, n, A);
-    for (int i = 0; i < n; i++) A[i * n + i] += 1;
+    for (int i = 0; i < n; i++)
+        A[i * n + i] += 1;
     memcpy(A0, A, sizeof(double) * n * n);
     rand_fill(b, n);
     memcpy(x, b, sizeof(double) * n);
@@ -729,7 +783,8 @@ static void test_ldlt_random_symmetric(void) {
     mn_ldlt_solve(A, n, piv, x);
     CHECK(mn_cholesky_factor(A0, n) == MN_OK);
     mn_cholesky_solve(A0, n, xc);
-    for (int i = 0; i < n; i++) CHECK_NEAR(x[i], xc[i], 1e-12 * norm_inf_vec(xc, n));
+    for (int i = 0; i < n; i++)
+        CHECK_NEAR(x[i], xc[i], 1e-12 * norm_inf_vec(xc, n));
 }
 
 /* Beyond 256 unknowns the factorisation switches to its strided path for the first
@@ -746,7 +801,8 @@ static void test_ldlt_large(void) {
             rand_fill(A, NB * NB);
             for (int i = 0; i < NB; i++) {
                 A[i * NB + i] = 0;
-                for (int j = 0; j < i; j++) A[j * NB + i] = A[i * NB + j];
+                for (int j = 0; j < i; j++)
+                    A[j * NB + i] = A[i * NB + j];
             }
         } else {
             /* KKT with 260 primal and 40 constraint rows (H = I + B^T B / n). */
@@ -756,9 +812,11 @@ static void test_ldlt_large(void) {
             rand_fill(Bm, nh * nh);
             mn_matmul_tn(Bm, Bm, nh, nh, nh, A0);
             for (int i = 0; i < nh; i++)
-                for (int j = 0; j < nh; j++) A[i * NB + j] = A0[i * nh + j] / nh + (i == j);
+                for (int j = 0; j < nh; j++)
+                    A[i * NB + j] = A0[i * nh + j] / nh + (i == j);
             for (int r = nh; r < NB; r++)
-                for (int j = 0; j < nh; j++) A[r * NB + j] = A[j * NB + r] = rng_normal();
+                for (int j = 0; j < nh; j++)
+                    A[r * NB + j] = A[j * NB + r] = rng_normal();
         }
         memcpy(A0, A, sizeof A);
         rand_fill(b, NB);
@@ -786,20 +844,23 @@ static void test_ldlt_inertia(void) {
         int n = 2 + (int)(rng_uniform() * 40);
         rand_fill(A, n * n);
         for (int i = 0; i < n; i++) {
-            for (int j = 0; j < i; j++) A[j * n + i] = A[i * n + j];
+            for (int j = 0; j < i; j++)
+                A[j * n + i] = A[i * n + j];
             if (c % 3 == 0) A[i * n + i] = 0;
             if (c % 3 == 1) A[i * n + i] += 0.3 * n; /* mostly positive */
         }
         memcpy(S, A, sizeof(double) * n * n);
         jacobi_eigenvalues(S, n, w);
         int epos = 0, eneg = 0;
-        for (int i = 0; i < n; i++) epos += w[i] > 0, eneg += w[i] < 0;
+        for (int i = 0; i < n; i++)
+            epos += w[i] > 0, eneg += w[i] < 0;
         CHECK(mn_ldlt_factor(A, n, piv) == MN_OK);
         int pos = -1, neg = -1, zero = -1;
         mn_ldlt_inertia(A, n, piv, &pos, &neg, &zero);
         CHECK(pos == epos && neg == eneg && zero == 0);
         if (!(pos == epos && neg == eneg))
-            fprintf(stderr, "  n=%d: inertia (%d,%d,%d), eigenvalues (%d,%d)\n", n, pos, neg, zero, epos, eneg);
+            fprintf(stderr, "  n=%d: inertia (%d,%d,%d), eigenvalues (%d,%d)\n", n, pos, neg, zero,
+                    epos, eneg);
     }
     /* KKT: (nh, ng, 0) for H SPD; H indefinite on null(G) shows up as a missing positive. */
     const int nh = 12, ng = 4, n = nh + ng;
@@ -810,13 +871,16 @@ static void test_ldlt_inertia(void) {
     mn_ldlt_inertia(K, n, piv, &pos, &neg, &zero);
     CHECK(pos == nh && neg == ng && zero == 0);
     build_kkt(K, nh, ng, 0);
-    for (int i = 0; i < n; i++) K[0 * n + i] = K[i * n + 0] = 0;
+    for (int i = 0; i < n; i++)
+        K[0 * n + i] = K[i * n + 0] = 0;
     K[0] = -5.0; /* H gets a negative direction e_0; G's columns keep full row rank */
-    for (int r = 0; r < ng; r++) K[(nh + r) * n + 0] = K[0 * n + nh + r] = 0;
+    for (int r = 0; r < ng; r++)
+        K[(nh + r) * n + 0] = K[0 * n + nh + r] = 0;
     memcpy(S, K, sizeof(double) * n * n);
     jacobi_eigenvalues(S, n, w);
     int epos = 0;
-    for (int i = 0; i < n; i++) epos += w[i] > 0;
+    for (int i = 0; i < n; i++)
+        epos += w[i] > 0;
     CHECK(mn_ldlt_factor(K, n, piv) == MN_OK);
     mn_ldlt_inertia(K, n, piv, &pos, &neg, &zero);
     CHECK(pos == nh - 1 && neg == ng + 1 && pos == epos);
@@ -833,7 +897,8 @@ static void test_ldlt_singular(void) {
         build_kkt(K, shapes[c][0], shapes[c][1], shapes[c][2]);
         mn_status st = mn_ldlt_factor(K, shapes[c][0] + shapes[c][1], piv);
         CHECK(st == MN_ERR_SINGULAR);
-        if (st != MN_ERR_SINGULAR) fprintf(stderr, "  singular kkt case %d: %s\n", c, mn_status_name(st));
+        if (st != MN_ERR_SINGULAR)
+            fprintf(stderr, "  singular kkt case %d: %s\n", c, mn_status_name(st));
     }
     double Z[9] = {0};
     CHECK(mn_ldlt_factor(Z, 3, piv) == MN_ERR_SINGULAR);
@@ -862,21 +927,26 @@ static void test_factor_structured_stress(void) {
     for (int c = 0; c < 6000; c++) {
         int n = 1 + (int)(rng_uniform() * 12), which = c % 3, kind = (c / 3) % 4;
         double scale = pow(10.0, -150.0 + 300.0 * rng_uniform());
-        for (int i = 0; i < n * n; i++) A[i] = rng_uniform() < 0.3 ? 0.0 : rng_normal();
+        for (int i = 0; i < n * n; i++)
+            A[i] = rng_uniform() < 0.3 ? 0.0 : rng_normal();
         if (kind == 1 && n > 1) /* a repeated row (and column, for the symmetric ones) */
-            for (int j = 0; j < n; j++) A[(n - 1) * n + j] = A[j];
+            for (int j = 0; j < n; j++)
+                A[(n - 1) * n + j] = A[j];
         if (kind == 2)
-            for (int i = 0; i < n; i++) A[i * n + i] = 0;
+            for (int i = 0; i < n; i++)
+                A[i * n + i] = 0;
         if (which > 0) { /* symmetric: mirror the lower triangle */
             for (int i = 0; i < n; i++)
-                for (int j = i + 1; j < n; j++) A[i * n + j] = A[j * n + i];
+                for (int j = i + 1; j < n; j++)
+                    A[i * n + j] = A[j * n + i];
             if (which == 1) { /* SPD-ish for Cholesky: A^T A, sometimes singular */
                 double T[144];
                 mn_matmul_tn(A, A, n, n, n, T);
                 memcpy(A, T, sizeof(double) * n * n);
             }
         }
-        for (int i = 0; i < n * n; i++) A0[i] = A[i] *= scale;
+        for (int i = 0; i < n * n; i++)
+            A0[i] = A[i] *= scale;
         rand_fill(b, n);
         memcpy(x, b, sizeof(double) * n);
         mn_status st;
@@ -897,7 +967,8 @@ static void test_factor_structured_stress(void) {
             double r = 0;
             for (int i = 0; i < n; i++) {
                 double t = -b[i];
-                for (int j = 0; j < n; j++) t += A0[i * n + j] * x[j];
+                for (int j = 0; j < n; j++)
+                    t += A0[i * n + j] * x[j];
                 r = fmax(r, fabs(t));
             }
             double den = norm_inf_vec(A0, n * n) * norm_inf_vec(x, n) * n + norm_inf_vec(b, n);
@@ -905,7 +976,10 @@ static void test_factor_structured_stress(void) {
         }
         if (!ok && failures++ < 3)
             fprintf(stderr, "  case %d (%s, n=%d, kind %d, scale %.3g): status %s\n", c,
-                    which == 0 ? "lu" : which == 1 ? "cholesky" : "ldlt", n, kind, scale, mn_status_name(st));
+                    which == 0   ? "lu"
+                    : which == 1 ? "cholesky"
+                                 : "ldlt",
+                    n, kind, scale, mn_status_name(st));
     }
     CHECK(failures == 0);
 }
@@ -934,31 +1008,39 @@ static void test_tsvd_min_norm(void) {
         CHECK(mn_alloc_count() == before);
         CHECK(rank == rk);
         mn_matvec(A0, m, n, x, r);
-        for (int i = 0; i < m; i++) r[i] -= b[i];
+        for (int i = 0; i < m; i++)
+            r[i] -= b[i];
         mn_matvec_t(A0, m, n, r, g);
         CHECK(norm_inf_vec(g, n) <= 1e-11 * frob(A0, m * n) * (frob(b, m) + 1));
         /* Row space of C: orthonormalise its rows, project x out. */
         static double Qt[MAXMN];
         /* Qt (n x rk) orthonormal basis of the row space = columns of C^T. */
         for (int i = 0; i < n; i++)
-            for (int j = 0; j < rk; j++) Qt[i * rk + j] = C[j * n + i];
+            for (int j = 0; j < rk; j++)
+                Qt[i * rk + j] = C[j * n + i];
         for (int j = 0; j < rk; j++) {
             for (int pass = 0; pass < 2; pass++)
                 for (int i = 0; i < j; i++) {
                     double d = 0;
-                    for (int t = 0; t < n; t++) d += Qt[t * rk + i] * Qt[t * rk + j];
-                    for (int t = 0; t < n; t++) Qt[t * rk + j] -= d * Qt[t * rk + i];
+                    for (int t = 0; t < n; t++)
+                        d += Qt[t * rk + i] * Qt[t * rk + j];
+                    for (int t = 0; t < n; t++)
+                        Qt[t * rk + j] -= d * Qt[t * rk + i];
                 }
             double nn = 0;
-            for (int t = 0; t < n; t++) nn += Qt[t * rk + j] * Qt[t * rk + j];
-            for (int t = 0; t < n; t++) Qt[t * rk + j] /= sqrt(nn);
+            for (int t = 0; t < n; t++)
+                nn += Qt[t * rk + j] * Qt[t * rk + j];
+            for (int t = 0; t < n; t++)
+                Qt[t * rk + j] /= sqrt(nn);
         }
         double xo[MAXN];
         memcpy(xo, x, sizeof(double) * n);
         for (int j = 0; j < rk; j++) {
             double d = 0;
-            for (int t = 0; t < n; t++) d += Qt[t * rk + j] * x[t];
-            for (int t = 0; t < n; t++) xo[t] -= d * Qt[t * rk + j];
+            for (int t = 0; t < n; t++)
+                d += Qt[t * rk + j] * x[t];
+            for (int t = 0; t < n; t++)
+                xo[t] -= d * Qt[t * rk + j];
         }
         CHECK(frob(xo, n) <= 1e-12 * frob(x, n));
     }
@@ -982,7 +1064,8 @@ static void test_tsvd_full_rank_tall(void) {
         mn_matvec_t(A0, m, n, b, xn);
         CHECK(mn_cholesky_factor(N, n) == MN_OK);
         mn_cholesky_solve(N, n, xn);
-        for (int i = 0; i < n; i++) CHECK_NEAR(x[i], xn[i], 1e-11 * (norm_inf_vec(xn, n) + 1));
+        for (int i = 0; i < n; i++)
+            CHECK_NEAR(x[i], xn[i], 1e-11 * (norm_inf_vec(xn, n) + 1));
     }
 }
 
@@ -1043,13 +1126,15 @@ static void test_dls(void) {
             for (int i = 0; i < m; i++)
                 for (int j = 0; j < m; j++) {
                     double d = i == j ? lam * lam : 0;
-                    for (int t = 0; t < n; t++) d += A[i * n + t] * A[j * n + t];
+                    for (int t = 0; t < n; t++)
+                        d += A[i * n + t] * A[j * n + t];
                     M[i * m + j] = d;
                 }
             CHECK(gauss_jordan_inverse(M, m, Minv));
             mn_matvec(Minv, m, m, b, y);
             mn_matvec_t(A, m, n, y, xr);
-            for (int i = 0; i < n; i++) CHECK_NEAR(x[i], xr[i], 1e-11 * (norm_inf_vec(xr, n) + 1));
+            for (int i = 0; i < n; i++)
+                CHECK_NEAR(x[i], xr[i], 1e-11 * (norm_inf_vec(xr, n) + 1));
         }
         /* As lambda -> 0 it tends to the pseudoinverse solution (full row rank cases);
          * the gap shrinks like lambda^2. */
@@ -1061,7 +1146,8 @@ static void test_dls(void) {
             for (double lam = 1e-1; lam >= 1e-5; lam *= 0.1) {
                 CHECK(mn_dls_solve(A, m, n, b, lam, x, work) == MN_OK);
                 double d = 0;
-                for (int i = 0; i < n; i++) d = fmax(d, fabs(x[i] - xp[i]));
+                for (int i = 0; i < n; i++)
+                    d = fmax(d, fabs(x[i] - xp[i]));
                 CHECK(d < prev);
                 if (lam <= 1e-3) CHECK(d <= prev * 0.02);
                 prev = d;
@@ -1079,8 +1165,10 @@ static void test_dls(void) {
         memcpy(T, At, sizeof T);
         CHECK(mn_tsvd_solve(T, 8, 5, bt, 1e-14, xl, NULL, tw) == MN_OK);
         CHECK(mn_dls_solve(At, 8, 5, bt, 0, xt, w2) == MN_OK);
-        for (int i = 0; i < 5; i++) CHECK_NEAR(xt[i], xl[i], 1e-12 * (norm_inf_vec(xl, 5) + 1));
-        for (int r = 0; r < 8; r++) At[r * 5 + 4] = 2 * At[r * 5 + 1];
+        for (int i = 0; i < 5; i++)
+            CHECK_NEAR(xt[i], xl[i], 1e-12 * (norm_inf_vec(xl, 5) + 1));
+        for (int r = 0; r < 8; r++)
+            At[r * 5 + 4] = 2 * At[r * 5 + 1];
         CHECK(mn_dls_solve(At, 8, 5, bt, 0, xt, w2) == MN_ERR_SINGULAR);
         CHECK(xt[0] == 0 && xt[4] == 0);
         CHECK(mn_dls_solve(At, 8, 5, bt, 1e-3, xt, w2) == MN_OK);
@@ -1113,13 +1201,15 @@ static void test_products(void) {
     for (int i = 0; i < 3; i++)
         for (int j = 0; j < 5; j++) {
             double s = 0;
-            for (int p = 0; p < 4; p++) s += A[i * 4 + p] * B[p * 5 + j];
+            for (int p = 0; p < 4; p++)
+                s += A[i * 4 + p] * B[p * 5 + j];
             CHECK_NEAR(C[i * 5 + j], s, 1e-15);
         }
     mn_matvec(A, 3, 4, x, y);
     for (int i = 0; i < 3; i++)
-        CHECK_NEAR(y[i], A[i * 4] * x[0] + A[i * 4 + 1] * x[1] + A[i * 4 + 2] * x[2] + A[i * 4 + 3] * x[3],
-                   1e-15);
+        CHECK_NEAR(
+            y[i], A[i * 4] * x[0] + A[i * 4 + 1] * x[1] + A[i * 4 + 2] * x[2] + A[i * 4 + 3] * x[3],
+            1e-15);
     mn_matvec_t(A, 3, 4, y, z);
     for (int j = 0; j < 4; j++)
         CHECK_NEAR(z[j], A[j] * y[0] + A[4 + j] * y[1] + A[8 + j] * y[2], 1e-15);
@@ -1128,7 +1218,8 @@ static void test_products(void) {
     for (int i = 0; i < 3; i++)
         for (int j = 0; j < 5; j++) {
             double s = 0;
-            for (int p = 0; p < 4; p++) s += A[p * 3 + i] * B[p * 5 + j];
+            for (int p = 0; p < 4; p++)
+                s += A[p * 3 + i] * B[p * 5 + j];
             CHECK_NEAR(D[i * 5 + j], s, 1e-15);
         }
 }

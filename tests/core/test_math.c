@@ -17,7 +17,9 @@
 /* ---- seeded RNG (splitmix64) --------------------------------------------------------------- */
 
 static uint64_t rng_state;
-static void rng_seed(uint64_t s) { rng_state = s * 0x9E3779B97F4A7C15ull + 7; }
+static void rng_seed(uint64_t s) {
+    rng_state = s * 0x9E3779B97F4A7C15ull + 7;
+}
 static double rng_uniform(void) {
     uint64_t z = (rng_state += 0x9E3779B97F4A7C15ull);
     z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
@@ -25,7 +27,9 @@ static double rng_uniform(void) {
     z ^= z >> 31;
     return (double)(z >> 11) * (1.0 / 9007199254740992.0);
 }
-static double rng_range(double lo, double hi) { return lo + (hi - lo) * rng_uniform(); }
+static double rng_range(double lo, double hi) {
+    return lo + (hi - lo) * rng_uniform();
+}
 static mn_vec3 rng_unit(void) {
     for (;;) {
         mn_vec3 v = mn_v3(rng_range(-1, 1), rng_range(-1, 1), rng_range(-1, 1));
@@ -58,7 +62,8 @@ static mn_mat3 mat_mul(mn_mat3 a, mn_mat3 b) {
     for (int i = 0; i < 3; i++)
         for (int j = 0; j < 3; j++) {
             double s = 0;
-            for (int k = 0; k < 3; k++) s += a.m[3 * i + k] * b.m[3 * k + j];
+            for (int k = 0; k < 3; k++)
+                s += a.m[3 * i + k] * b.m[3 * k + j];
             r.m[3 * i + j] = s;
         }
     return r;
@@ -69,7 +74,8 @@ static mn_mat3 rodrigues(mn_vec3 u, double t) {
     mn_mat3 K = {{0, -u.z, u.y, u.z, 0, -u.x, -u.y, u.x, 0}};
     mn_mat3 K2 = mat_mul(K, K);
     mn_mat3 r;
-    for (int i = 0; i < 9; i++) r.m[i] = (i % 4 == 0 ? 1.0 : 0.0) + sin(t) * K.m[i] + (1 - cos(t)) * K2.m[i];
+    for (int i = 0; i < 9; i++)
+        r.m[i] = (i % 4 == 0 ? 1.0 : 0.0) + sin(t) * K.m[i] + (1 - cos(t)) * K2.m[i];
     return r;
 }
 
@@ -97,14 +103,16 @@ static mn_mat3 quat_matrix_ref(mn_quat q) {
 
 static double mat_maxdiff(const mn_mat3* a, const mn_mat3* b) {
     double e = 0;
-    for (int i = 0; i < 9; i++) e = fmax(e, fabs(a->m[i] - b->m[i]));
+    for (int i = 0; i < 9; i++)
+        e = fmax(e, fabs(a->m[i] - b->m[i]));
     return e;
 }
 
 /* Angle of the rotation A B^T, from the trace and the skew part (atan2 keeps it accurate
  * for small and large angles). */
 static double rot_distance(const mn_mat3* A, const mn_mat3* B) {
-    mn_mat3 Bt = {{B->m[0], B->m[3], B->m[6], B->m[1], B->m[4], B->m[7], B->m[2], B->m[5], B->m[8]}};
+    mn_mat3 Bt = {
+        {B->m[0], B->m[3], B->m[6], B->m[1], B->m[4], B->m[7], B->m[2], B->m[5], B->m[8]}};
     mn_mat3 E = mat_mul(*A, Bt);
     double tr = E.m[0] + E.m[4] + E.m[8];
     double sx = E.m[7] - E.m[5], sy = E.m[2] - E.m[6], sz = E.m[3] - E.m[1];
@@ -122,7 +130,8 @@ static double orth_error(const mn_mat3* R) {
     for (int i = 0; i < 3; i++)
         for (int j = 0; j < 3; j++) {
             double d = 0;
-            for (int k = 0; k < 3; k++) d += R->m[3 * k + i] * R->m[3 * k + j];
+            for (int k = 0; k < 3; k++)
+                d += R->m[3 * k + i] * R->m[3 * k + j];
             e = fmax(e, fabs(d - (i == j)));
         }
     return e;
@@ -131,18 +140,22 @@ static double orth_error(const mn_mat3* R) {
 /* Order name -> axis indices, independently of the library's table. */
 static void order_axes(mn_euler_order o, int ax[3]) {
     const char* n = mn_euler_order_name(o);
-    for (int k = 0; k < 3; k++) ax[k] = n ? n[k] - 'X' : 0;
+    for (int k = 0; k < 3; k++)
+        ax[k] = n ? n[k] - 'X' : 0;
 }
 
 static mn_mat3 euler_ref(mn_euler_order o, const double e[3]) {
     int ax[3];
     order_axes(o, ax);
-    return mat_mul(mat_mul(elementary(ax[0], e[0]), elementary(ax[1], e[1])), elementary(ax[2], e[2]));
+    return mat_mul(mat_mul(elementary(ax[0], e[0]), elementary(ax[1], e[1])),
+                   elementary(ax[2], e[2]));
 }
 
 static mn_quat quat_mul_ref(mn_quat a, mn_quat b) {
-    return mn_q4(a.w * b.w - a.x * b.x - a.y * b.y - a.z * b.z, a.w * b.x + a.x * b.w + a.y * b.z - a.z * b.y,
-                 a.w * b.y - a.x * b.z + a.y * b.w + a.z * b.x, a.w * b.z + a.x * b.y - a.y * b.x + a.z * b.w);
+    return mn_q4(a.w * b.w - a.x * b.x - a.y * b.y - a.z * b.z,
+                 a.w * b.x + a.x * b.w + a.y * b.z - a.z * b.y,
+                 a.w * b.y - a.x * b.z + a.y * b.w + a.z * b.x,
+                 a.w * b.z + a.x * b.y - a.y * b.x + a.z * b.w);
 }
 
 /* The same rotation as euler_ref, as a product of elementary quaternions. */
@@ -152,7 +165,8 @@ static mn_quat euler_quat_ref(mn_euler_order o, const double e[3]) {
     mn_quat q = mn_quat_identity();
     for (int k = 0; k < 3; k++) {
         double h = 0.5 * e[k];
-        mn_quat r = mn_q4(cos(h), ax[k] == 0 ? sin(h) : 0, ax[k] == 1 ? sin(h) : 0, ax[k] == 2 ? sin(h) : 0);
+        mn_quat r = mn_q4(cos(h), ax[k] == 0 ? sin(h) : 0, ax[k] == 1 ? sin(h) : 0,
+                          ax[k] == 2 ? sin(h) : 0);
         q = quat_mul_ref(q, r);
     }
     return q;
@@ -166,13 +180,15 @@ static void test_euler_names(void) {
         const char* n = mn_euler_order_name((mn_euler_order)o);
         CHECK(n && !strcmp(n, expect[o]));
         CHECK(mn_euler_order_parse(expect[o]) == o);
-        char lower[4] = {(char)(expect[o][0] + 32), (char)(expect[o][1] + 32), (char)(expect[o][2] + 32), 0};
+        char lower[4] = {(char)(expect[o][0] + 32), (char)(expect[o][1] + 32),
+                         (char)(expect[o][2] + 32), 0};
         CHECK(mn_euler_order_parse(lower) == o);
     }
     CHECK(mn_euler_order_name((mn_euler_order)6) == NULL);
     CHECK(mn_euler_order_name((mn_euler_order)-1) == NULL);
     const char* bad[] = {"", "X", "XY", "XYZW", "XYX", "XXZ", "ABC", "xyz ", " XYZ"};
-    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) CHECK(mn_euler_order_parse(bad[i]) == -1);
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
+        CHECK(mn_euler_order_parse(bad[i]) == -1);
     CHECK(mn_euler_order_parse(NULL) == -1);
 }
 
@@ -211,17 +227,20 @@ static void test_euler_round_trip_generic(void) {
             double g[3], h[3];
             mn_euler_from_mat3((mn_euler_order)o, &R, g);
             /* Away from gimbal lock the angles themselves are unique. */
-            for (int k = 0; k < 3; k++) CHECK_NEAR(g[k], e[k], 1e-12);
+            for (int k = 0; k < 3; k++)
+                CHECK_NEAR(g[k], e[k], 1e-12);
             mn_quat q = mn_quat_from_mat3(&R);
             mn_euler_from_quat((mn_euler_order)o, q, h);
-            for (int k = 0; k < 3; k++) CHECK_NEAR(h[k], e[k], 1e-12);
+            for (int k = 0; k < 3; k++)
+                CHECK_NEAR(h[k], e[k], 1e-12);
         }
     }
 }
 
 /* Near and at gimbal lock only a + c (or a - c) is defined: compare rotations. */
 static void test_euler_round_trip_gimbal(void) {
-    const double offsets[] = {0, 1e-15, 1e-14, 1e-13, 1e-12, 3e-12, 1e-11, 1e-10, 1e-9, 1e-8, 1e-6, 1e-4};
+    const double offsets[] = {0,     1e-15, 1e-14, 1e-13, 1e-12, 3e-12,
+                              1e-11, 1e-10, 1e-9,  1e-8,  1e-6,  1e-4};
     rng_seed(3);
     double worst = 0, worst_bad = 0, worst_offset = 0;
     int bad = 0, worst_order = 0;
@@ -229,7 +248,8 @@ static void test_euler_round_trip_gimbal(void) {
         for (size_t i = 0; i < sizeof offsets / sizeof offsets[0]; i++) {
             for (int sign = -1; sign <= 1; sign += 2) {
                 for (int t = 0; t < 20; t++) {
-                    double e[3] = {rng_range(-3, 3), sign * (MN_PI / 2 - offsets[i]), rng_range(-3, 3)};
+                    double e[3] = {rng_range(-3, 3), sign * (MN_PI / 2 - offsets[i]),
+                                   rng_range(-3, 3)};
                     mn_mat3 R = euler_ref((mn_euler_order)o, e);
                     /* Half the time through a quaternion, so that the near-zero entries
                      * carry absolute rounding noise, as matrices from FK products do. */
@@ -237,7 +257,8 @@ static void test_euler_round_trip_gimbal(void) {
                     double g[3];
                     mn_euler_from_mat3((mn_euler_order)o, &R, g);
                     CHECK(g[1] >= -MN_PI / 2 && g[1] <= MN_PI / 2);
-                    for (int k = 0; k < 3; k++) CHECK(isfinite(g[k]));
+                    for (int k = 0; k < 3; k++)
+                        CHECK(isfinite(g[k]));
                     mn_mat3 back = euler_ref((mn_euler_order)o, g);
                     double d = rot_distance(&back, &R);
                     worst = fmax(worst, d);
@@ -250,7 +271,8 @@ static void test_euler_round_trip_gimbal(void) {
                     d = fmax(d, rot_distance(&back_q, &R));
                     if (!(d <= 5e-12)) {
                         bad++;
-                        if (d > worst_bad) worst_bad = d, worst_offset = offsets[i], worst_order = o;
+                        if (d > worst_bad)
+                            worst_bad = d, worst_offset = offsets[i], worst_order = o;
                     }
                 }
             }
@@ -258,7 +280,8 @@ static void test_euler_round_trip_gimbal(void) {
     }
     CHECK(bad == 0);
     if (bad)
-        fprintf(stderr, "  %d of 2880 beyond 5e-12 rad; worst %.3g rad (order %s, pi/2 - |b| = %g)\n", bad,
+        fprintf(stderr,
+                "  %d of 2880 beyond 5e-12 rad; worst %.3g rad (order %s, pi/2 - |b| = %g)\n", bad,
                 worst_bad, mn_euler_order_name((mn_euler_order)worst_order), worst_offset);
     /* At the lock (b = +-pi/2 to double precision), the last angle is documented to be
      * zero: the first one takes the whole rotation about the shared axis. */
@@ -267,21 +290,25 @@ static void test_euler_round_trip_gimbal(void) {
         mn_mat3 R = euler_ref((mn_euler_order)o, e);
         mn_euler_from_mat3((mn_euler_order)o, &R, g);
         CHECK(fabs(g[2]) <= 1e-15);
-        if (!(fabs(g[2]) <= 1e-15)) fprintf(stderr, "  order %s at lock: last angle %.3g\n", mn_euler_order_name((mn_euler_order)o), g[2]);
+        if (!(fabs(g[2]) <= 1e-15))
+            fprintf(stderr, "  order %s at lock: last angle %.3g\n",
+                    mn_euler_order_name((mn_euler_order)o), g[2]);
         mn_mat3 back = euler_ref((mn_euler_order)o, g);
         CHECK(rot_distance(&back, &R) <= 1e-12);
     }
     printf("     worst gimbal round-trip rotation error %.3g rad\n", worst);
 }
 
-/* ---- quaternion <-> matrix, axis-angle --------------------------------------------------------- */
+/* ---- quaternion <-> matrix, axis-angle ---------------------------------------------------------
+ */
 
 static void test_quat_matrix(void) {
     rng_seed(4);
     for (int t = 0; t < 2000; t++) {
         mn_vec3 u = rng_unit();
         double ang = rng_range(0, MN_PI);
-        if (t < 12) ang = (t % 4 == 0) ? 0 : (t % 4 == 1) ? MN_PI : (t % 4 == 2) ? MN_PI - 1e-9 : 1e-9;
+        if (t < 12)
+            ang = (t % 4 == 0) ? 0 : (t % 4 == 1) ? MN_PI : (t % 4 == 2) ? MN_PI - 1e-9 : 1e-9;
         if (t >= 12 && t < 15) u = mn_v3(t == 12, t == 13, t == 14), ang = MN_PI; /* trace -1 */
         mn_quat q = mn_q4(cos(ang / 2), sin(ang / 2) * u.x, sin(ang / 2) * u.y, sin(ang / 2) * u.z);
         mn_mat3 ref = rodrigues(u, ang);
@@ -320,7 +347,8 @@ static void test_quat_matrix(void) {
     CHECK(mat_maxdiff(&R12, &ref12) <= 1e-15 * 4);
 }
 
-/* ---- exp / log --------------------------------------------------------------------------------- */
+/* ---- exp / log ---------------------------------------------------------------------------------
+ */
 
 static void check_exp_log(mn_vec3 r) {
     double th = mn_vec3_norm(r);
@@ -345,7 +373,8 @@ static void check_exp_log(mn_vec3 r) {
         CHECK(mn_vec3_norm(l) <= MN_PI + 1e-15);
     } else {
         CHECK(mn_vec3_dist(l, r) <= tol);
-        if (!(mn_vec3_dist(l, r) <= tol)) fprintf(stderr, "  |r| = %g: log(exp r) err %.3g\n", th, mn_vec3_dist(l, r));
+        if (!(mn_vec3_dist(l, r) <= tol))
+            fprintf(stderr, "  |r| = %g: log(exp r) err %.3g\n", th, mn_vec3_dist(l, r));
     }
     mn_vec3 lm = mn_mat3_log(&R);
     if (th > MN_PI - 1e-6) {
@@ -362,12 +391,14 @@ static void check_exp_log(mn_vec3 r) {
 
 static void test_exp_log(void) {
     rng_seed(5);
-    const double mags[] = {0,    1e-300, 1e-20, 1e-12, 1e-9,  1e-7,          1e-6,
-                           1e-5, 1e-3,   0.1,   1,     3,     MN_PI - 1e-4, MN_PI - 1e-7,
-                           MN_PI - 1e-10, MN_PI};
+    const double mags[] = {
+        0,    1e-300, 1e-20, 1e-12, 1e-9,         1e-7,         1e-6,          1e-5,
+        1e-3, 0.1,    1,     3,     MN_PI - 1e-4, MN_PI - 1e-7, MN_PI - 1e-10, MN_PI};
     for (size_t i = 0; i < sizeof mags / sizeof mags[0]; i++)
-        for (int t = 0; t < 50; t++) check_exp_log(mn_vec3_scale(rng_unit(), mags[i]));
-    for (int t = 0; t < 2000; t++) check_exp_log(mn_vec3_scale(rng_unit(), rng_range(0, MN_PI)));
+        for (int t = 0; t < 50; t++)
+            check_exp_log(mn_vec3_scale(rng_unit(), mags[i]));
+    for (int t = 0; t < 2000; t++)
+        check_exp_log(mn_vec3_scale(rng_unit(), rng_range(0, MN_PI)));
     /* log of -q is the same rotation; log of a rotation by more than pi wraps. */
     mn_quat q = mn_quat_exp(mn_v3(0, 0, 4.0));
     mn_vec3 l = mn_quat_log(q);
@@ -382,7 +413,8 @@ static void test_exp_log(void) {
     CHECK(z.x == 0 && z.y == 0 && z.z == 0);
 }
 
-/* ---- slerp ------------------------------------------------------------------------------------ */
+/* ---- slerp ------------------------------------------------------------------------------------
+ */
 
 /* Rotation angle between a and b computed here: 2 atan2(|v|, |w|) of a* b. */
 static double quat_angle_ref(mn_quat a, mn_quat b) {
@@ -426,10 +458,11 @@ static void test_slerp(void) {
     mn_vec3 ax = mn_vec3_normalize(mn_v3(1, 1, 0));
     for (int i = 0; i < 3; i++) {
         double gap = i == 0 ? 1e-9 : i == 1 ? 1e-12 : 1e-15;
-        mn_quat b = mn_quat_mul(a, mn_q4(cos(gap / 2), sin(gap / 2) * ax.x, sin(gap / 2) * ax.y, 0));
+        mn_quat b =
+            mn_quat_mul(a, mn_q4(cos(gap / 2), sin(gap / 2) * ax.x, sin(gap / 2) * ax.y, 0));
         mn_quat s = mn_quat_slerp(a, b, 0.3);
-        mn_quat expect = mn_quat_mul(a, mn_q4(cos(0.3 * gap / 2), sin(0.3 * gap / 2) * ax.x,
-                                              sin(0.3 * gap / 2) * ax.y, 0));
+        mn_quat expect = mn_quat_mul(
+            a, mn_q4(cos(0.3 * gap / 2), sin(0.3 * gap / 2) * ax.x, sin(0.3 * gap / 2) * ax.y, 0));
         CHECK(mn_quat_isfinite(s));
         CHECK_NEAR(mn_quat_norm(s), 1, 2e-16 * 2);
         CHECK_NEAR(s.w, expect.w, 4e-16);
@@ -446,7 +479,8 @@ static void test_slerp(void) {
     CHECK(quat_angle_ref(s, a) <= 1e-15 * 4);
 }
 
-/* ---- sincos ------------------------------------------------------------------------------------ */
+/* ---- sincos ------------------------------------------------------------------------------------
+ */
 
 /* Distance in units in the last place of the reference value. */
 static double ulps(double got, double ref) {
@@ -507,7 +541,8 @@ static void test_sincos(void) {
         fprintf(stderr, "  near k pi/2: %d of 4001 beyond 2 ulp, worst %.3g ulp at k = %d\n", bad_k,
                 worst_k, worst_at);
     /* Near the switch to libm, and huge arguments (libm exactly). */
-    const double big[] = {9.99999e4, 1e5 - 1e-9, 1e5, 1e5 + 1e-9, 1e6, 12345678.9, 1e22, 1e300, DBL_MAX, -DBL_MAX};
+    const double big[] = {9.99999e4,  1e5 - 1e-9, 1e5,   1e5 + 1e-9, 1e6,
+                          12345678.9, 1e22,       1e300, DBL_MAX,    -DBL_MAX};
     for (size_t i = 0; i < sizeof big / sizeof big[0]; i++) {
         mn_sincos(big[i], &s, &c);
         CHECK(ulps(s, sin(big[i])) <= 2.0);
@@ -532,7 +567,8 @@ static mn_mat3 polar_rotation(const mn_mat3* M) {
     mn_mat3 P;
     for (int i = 0; i < 3; i++)
         for (int j = 0; j < 3; j++)
-            P.m[3 * i + j] = U[3 * i] * V[3 * j] + U[3 * i + 1] * V[3 * j + 1] + U[3 * i + 2] * V[3 * j + 2];
+            P.m[3 * i + j] =
+                U[3 * i] * V[3 * j] + U[3 * i + 1] * V[3 * j + 1] + U[3 * i + 2] * V[3 * j + 2];
     return P;
 }
 
@@ -548,7 +584,8 @@ static void test_orthonormalize(void) {
          * proper rotation close to it. */
         double eps = t % 2 ? 1e-6 : 1e-3;
         mn_mat3 M = R;
-        for (int i = 0; i < 9; i++) M.m[i] += eps * rng_range(-1, 1);
+        for (int i = 0; i < 9; i++)
+            M.m[i] += eps * rng_range(-1, 1);
         O = mn_mat3_orthonormalize(&M);
         CHECK(orth_error(&O) <= 1e-15 * 4);
         CHECK_NEAR(det3(&O), 1, 1e-15 * 4);
@@ -559,13 +596,15 @@ static void test_orthonormalize(void) {
         /* Near the identity the quaternion route agrees with the nearest rotation (the
          * polar factor) to second order in the drift. */
         mn_mat3 N = mn_mat3_identity();
-        for (int i = 0; i < 9; i++) N.m[i] += eps * rng_range(-1, 1);
+        for (int i = 0; i < 9; i++)
+            N.m[i] += eps * rng_range(-1, 1);
         mn_mat3 ON = mn_mat3_orthonormalize(&N), PN = polar_rotation(&N);
         CHECK(rot_distance(&ON, &PN) <= 2 * eps * eps + 1e-15);
     }
     /* math.h calls the result the nearest rotation; away from the identity it differs
      * from the polar factor at first order in the drift (printed, see the report). */
-    printf("     orthonormalize: max angle to the polar factor / drift = %.3g (general R)\n", worst_general);
+    printf("     orthonormalize: max angle to the polar factor / drift = %.3g (general R)\n",
+           worst_general);
     mn_mat3 D = {{1.001, 0.002, 0, -0.002, 0.999, 0.001, 0, -0.001, 1.0}};
     mn_mat3 O = mn_mat3_orthonormalize(&D);
     CHECK(orth_error(&O) <= 1e-15 * 4);
@@ -604,7 +643,8 @@ static void test_xform_and_mat3(void) {
         CHECK(mn_vec3_dist(ax, ref) <= 1e-15 * 4);
         /* A B applies B first. */
         mn_xform AB = mn_xform_mul(&A, &B);
-        CHECK(mn_vec3_dist(mn_xform_apply(&AB, x), mn_xform_apply(&A, mn_xform_apply(&B, x))) <= 1e-14);
+        CHECK(mn_vec3_dist(mn_xform_apply(&AB, x), mn_xform_apply(&A, mn_xform_apply(&B, x))) <=
+              1e-14);
         /* Inverse both ways. */
         mn_xform Ai = mn_xform_inverse(&A);
         mn_xform I1 = mn_xform_mul(&Ai, &A), I2 = mn_xform_mul(&A, &Ai);

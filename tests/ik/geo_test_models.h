@@ -15,8 +15,8 @@
 
 typedef mn_status (*geo_method)(MN_IK_METHOD_ARGS);
 
-static inline int geo_add(mn_spec* s, const char* name, int parent, mn_joint_type type, mn_vec3 offset,
-                          mn_vec3 axis) {
+static inline int geo_add(mn_spec* s, const char* name, int parent, mn_joint_type type,
+                          mn_vec3 offset, mn_vec3 axis) {
     mn_joint_def j = mn_joint_default();
     j.name = name;
     j.parent = parent;
@@ -56,9 +56,11 @@ static inline mn_model* geo_planar3(double lo, double hi) {
 /* Seven hinges z, y, x, y, z, y, x, links of 0.3 along x; effector 0.2 past the last. */
 static inline mn_model* geo_spatial7(void) {
     static const char* names[7] = {"j0", "j1", "j2", "j3", "j4", "j5", "j6"};
-    const mn_vec3 axes[7] = {{0, 0, 1}, {0, 1, 0}, {1, 0, 0}, {0, 1, 0}, {0, 0, 1}, {0, 1, 0}, {1, 0, 0}};
+    const mn_vec3 axes[7] = {{0, 0, 1}, {0, 1, 0}, {1, 0, 0}, {0, 1, 0},
+                             {0, 0, 1}, {0, 1, 0}, {1, 0, 0}};
     mn_spec* s = mn_spec_create("spatial7");
-    for (int i = 0; i < 7; i++) geo_add(s, names[i], i - 1, MN_JOINT_HINGE, mn_v3(i ? 0.3 : 0, 0, 0), axes[i]);
+    for (int i = 0; i < 7; i++)
+        geo_add(s, names[i], i - 1, MN_JOINT_HINGE, mn_v3(i ? 0.3 : 0, 0, 0), axes[i]);
     return geo_compile(s);
 }
 
@@ -82,8 +84,8 @@ static inline mn_model* geo_balls(double cone) {
 }
 
 /* Solves as mn_ik_solve would hand the problem to the method: frames current first. */
-static inline mn_status geo_solve(geo_method f, const mn_model* m, mn_data* d, const mn_ik_problem* p,
-                                  const mn_ik_options* o, mn_ik_result* r) {
+static inline mn_status geo_solve(geo_method f, const mn_model* m, mn_data* d,
+                                  const mn_ik_problem* p, const mn_ik_options* o, mn_ik_result* r) {
     memset(r, 0, sizeof *r);
     mn_fk(m, d);
     size_t mark = mn_arena_mark(&d->arena);
@@ -174,7 +176,8 @@ static inline void geo_extreme_targets(geo_method f) {
             o.max_iters = 50;
             mn_ik_result r;
             mn_status st = geo_solve(f, m, d, &p, &o, &r);
-            CHECK(st == MN_OK || st == MN_ERR_UNREACHABLE || st == MN_ERR_NOCONVERGE || st == MN_ERR_UNSUPPORTED);
+            CHECK(st == MN_OK || st == MN_ERR_UNREACHABLE || st == MN_ERR_NOCONVERGE ||
+                  st == MN_ERR_UNSUPPORTED);
             CHECK(geo_all_finite(m, d));
             CHECK(mn_q_within_limits(m, d->q, 1e-9));
         }
@@ -191,7 +194,8 @@ static inline double geo_rand(unsigned* s) {
 
 static inline mn_vec3 geo_rand_unit(unsigned* s) {
     mn_vec3 v;
-    do v = mn_v3(2 * geo_rand(s) - 1, 2 * geo_rand(s) - 1, 2 * geo_rand(s) - 1);
+    do
+        v = mn_v3(2 * geo_rand(s) - 1, 2 * geo_rand(s) - 1, 2 * geo_rand(s) - 1);
     while (mn_vec3_norm(v) < 0.1 || mn_vec3_norm(v) > 1);
     return mn_vec3_normalize(v);
 }
@@ -238,7 +242,8 @@ static inline mn_model* geo_random_chain(unsigned* seed, double ball_share, int*
  * answer: an allowed status, a finite state with unit quaternions within the limits,
  * errors that match forward kinematics, the arena mark restored, no heap allocation.
  * Returns how many of the 4 * cases solves met their goal. */
-static inline int geo_random_robustness(geo_method f, unsigned seed, int cases, int allow_unsupported) {
+static inline int geo_random_robustness(geo_method f, unsigned seed, int cases,
+                                        int allow_unsupported) {
     int solved = 0;
     for (int c = 0; c < cases; c++) {
         int tip;

@@ -24,8 +24,8 @@ static mn_model* arm(int shoulder, int elbow_ball, double elbow_lo, double elbow
         geo_add(s, "sy", 0, MN_JOINT_HINGE, mn_v3(0, 0, 0), mn_v3(0, 1, 0));
         parent = geo_add(s, "sx", 1, MN_JOINT_HINGE, mn_v3(0, 0, 0), mn_v3(1, 0, 0));
     }
-    int e = geo_add(s, "elbow", parent, elbow_ball ? MN_JOINT_BALL : MN_JOINT_HINGE, mn_v3(upper, 0, 0),
-                    mn_v3(0, 0, 1));
+    int e = geo_add(s, "elbow", parent, elbow_ball ? MN_JOINT_BALL : MN_JOINT_HINGE,
+                    mn_v3(upper, 0, 0), mn_v3(0, 0, 1));
     if (elbow_lo < elbow_hi) {
         mn_spec_joint(s, e)->limited = 1;
         mn_spec_joint(s, e)->range[0] = elbow_lo;
@@ -67,7 +67,8 @@ static void test_exact_on_pole_side(void) {
                 mn_ik_result r;
                 mn_status st = geo_solve(mn_ik_analytic, m, d, &p, &o, &r);
                 CHECK(st == MN_OK);
-                if (st != MN_OK) fprintf(stderr, "shoulder %d target %d pole %d: %s\n", sh, t, k, r.message);
+                if (st != MN_OK)
+                    fprintf(stderr, "shoulder %d target %d pole %d: %s\n", sh, t, k, r.message);
                 CHECK(geo_pos_err(m, d, &p) <= 1e-9);
                 CHECK(elbow_side(m, d, targets[t], poles[k]) > 1e-3);
                 CHECK(r.iterations == 1);
@@ -278,7 +279,9 @@ static void test_deterministic_and_no_alloc(void) {
     mn_model_destroy(m);
 }
 
-static void test_extreme_targets(void) { geo_extreme_targets(mn_ik_analytic); }
+static void test_extreme_targets(void) {
+    geo_extreme_targets(mn_ik_analytic);
+}
 
 /* Random chains of hinges, slides and balls with random limits and targets. */
 static void test_random_chains(void) {

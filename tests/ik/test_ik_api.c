@@ -11,7 +11,8 @@
 #include "ik/ik_common.h"
 #include "test.h"
 
-static int add(mn_spec* s, const char* name, int parent, mn_joint_type type, mn_vec3 offset, mn_vec3 axis) {
+static int add(mn_spec* s, const char* name, int parent, mn_joint_type type, mn_vec3 offset,
+               mn_vec3 axis) {
     mn_joint_def d = mn_joint_default();
     d.name = name;
     d.parent = parent;
@@ -58,7 +59,8 @@ static void test_defaults_and_names(void) {
     mn_ik_problem p = mn_ik_problem_default();
     CHECK(p.use_position == 1 && p.use_orientation == 0);
     CHECK(p.w_pos == 1 && p.w_rot == 1 && p.target_rot.w == 1);
-    for (int i = 0; i < MN_IK_METHOD_COUNT; i++) CHECK(mn_ik_method_parse(mn_ik_method_name((mn_ik_method)i)) == i);
+    for (int i = 0; i < MN_IK_METHOD_COUNT; i++)
+        CHECK(mn_ik_method_parse(mn_ik_method_name((mn_ik_method)i)) == i);
     CHECK(mn_ik_method_parse("LM") == -1);
     CHECK(mn_ik_method_parse("") == -1);
     CHECK(mn_ik_method_parse(NULL) == -1);
@@ -72,8 +74,12 @@ typedef struct bad_case {
     void (*apply)(const mn_model* m, mn_ik_problem* p, mn_ik_options* o);
 } bad_case;
 
-static void nan_target(const mn_model* m, mn_ik_problem* p, mn_ik_options* o) { p->target_pos.y = NAN; }
-static void inf_target(const mn_model* m, mn_ik_problem* p, mn_ik_options* o) { p->target_pos.z = INFINITY; }
+static void nan_target(const mn_model* m, mn_ik_problem* p, mn_ik_options* o) {
+    p->target_pos.y = NAN;
+}
+static void inf_target(const mn_model* m, mn_ik_problem* p, mn_ik_options* o) {
+    p->target_pos.z = INFINITY;
+}
 static void nan_rot(const mn_model* m, mn_ik_problem* p, mn_ik_options* o) {
     p->use_orientation = 1;
     p->target_rot.x = NAN;
@@ -82,13 +88,19 @@ static void zero_quat(const mn_model* m, mn_ik_problem* p, mn_ik_options* o) {
     p->use_orientation = 1;
     p->target_rot = mn_q4(0, 0, 0, 0);
 }
-static void tol_zero(const mn_model* m, mn_ik_problem* p, mn_ik_options* o) { o->tol_pos = 0; }
-static void tol_negative(const mn_model* m, mn_ik_problem* p, mn_ik_options* o) { o->tol_pos = -1e-3; }
+static void tol_zero(const mn_model* m, mn_ik_problem* p, mn_ik_options* o) {
+    o->tol_pos = 0;
+}
+static void tol_negative(const mn_model* m, mn_ik_problem* p, mn_ik_options* o) {
+    o->tol_pos = -1e-3;
+}
 static void tol_rot_zero(const mn_model* m, mn_ik_problem* p, mn_ik_options* o) {
     p->use_orientation = 1;
     o->tol_rot = 0;
 }
-static void tol_nan(const mn_model* m, mn_ik_problem* p, mn_ik_options* o) { o->tol_pos = NAN; }
+static void tol_nan(const mn_model* m, mn_ik_problem* p, mn_ik_options* o) {
+    o->tol_pos = NAN;
+}
 static void tip_not_below(const mn_model* m, mn_ik_problem* p, mn_ik_options* o) {
     p->base = mn_model_find_joint(m, "side");
 }
@@ -96,24 +108,48 @@ static void tip_above(const mn_model* m, mn_ik_problem* p, mn_ik_options* o) {
     p->base = mn_model_find_joint(m, "tip");
     p->tip = mn_model_find_joint(m, "j2");
 }
-static void base_is_tip(const mn_model* m, mn_ik_problem* p, mn_ik_options* o) { p->base = p->tip; }
-static void tip_out_of_range(const mn_model* m, mn_ik_problem* p, mn_ik_options* o) { p->tip = m->njoint; }
-static void tip_negative(const mn_model* m, mn_ik_problem* p, mn_ik_options* o) { p->tip = -1; }
-static void base_out_of_range(const mn_model* m, mn_ik_problem* p, mn_ik_options* o) { p->base = -2; }
+static void base_is_tip(const mn_model* m, mn_ik_problem* p, mn_ik_options* o) {
+    p->base = p->tip;
+}
+static void tip_out_of_range(const mn_model* m, mn_ik_problem* p, mn_ik_options* o) {
+    p->tip = m->njoint;
+}
+static void tip_negative(const mn_model* m, mn_ik_problem* p, mn_ik_options* o) {
+    p->tip = -1;
+}
+static void base_out_of_range(const mn_model* m, mn_ik_problem* p, mn_ik_options* o) {
+    p->base = -2;
+}
 static void zero_length(const mn_model* m, mn_ik_problem* p, mn_ik_options* o) {
     p->tip = mn_model_find_joint(m, "z2");
 }
 static void empty_chain(const mn_model* m, mn_ik_problem* p, mn_ik_options* o) {
     p->tip = mn_model_find_joint(m, "fixedonly");
 }
-static void no_goal(const mn_model* m, mn_ik_problem* p, mn_ik_options* o) { p->use_position = 0; }
-static void weight_zero(const mn_model* m, mn_ik_problem* p, mn_ik_options* o) { p->w_pos = 0; }
-static void point_nan(const mn_model* m, mn_ik_problem* p, mn_ik_options* o) { p->point.x = NAN; }
-static void bad_method(const mn_model* m, mn_ik_problem* p, mn_ik_options* o) { o->method = MN_IK_METHOD_COUNT; }
-static void iters_zero(const mn_model* m, mn_ik_problem* p, mn_ik_options* o) { o->max_iters = 0; }
-static void restarts_negative(const mn_model* m, mn_ik_problem* p, mn_ik_options* o) { o->max_restarts = -1; }
-static void damping_negative(const mn_model* m, mn_ik_problem* p, mn_ik_options* o) { o->damping = -1; }
-static void step_nan(const mn_model* m, mn_ik_problem* p, mn_ik_options* o) { o->max_step = NAN; }
+static void no_goal(const mn_model* m, mn_ik_problem* p, mn_ik_options* o) {
+    p->use_position = 0;
+}
+static void weight_zero(const mn_model* m, mn_ik_problem* p, mn_ik_options* o) {
+    p->w_pos = 0;
+}
+static void point_nan(const mn_model* m, mn_ik_problem* p, mn_ik_options* o) {
+    p->point.x = NAN;
+}
+static void bad_method(const mn_model* m, mn_ik_problem* p, mn_ik_options* o) {
+    o->method = MN_IK_METHOD_COUNT;
+}
+static void iters_zero(const mn_model* m, mn_ik_problem* p, mn_ik_options* o) {
+    o->max_iters = 0;
+}
+static void restarts_negative(const mn_model* m, mn_ik_problem* p, mn_ik_options* o) {
+    o->max_restarts = -1;
+}
+static void damping_negative(const mn_model* m, mn_ik_problem* p, mn_ik_options* o) {
+    o->damping = -1;
+}
+static void step_nan(const mn_model* m, mn_ik_problem* p, mn_ik_options* o) {
+    o->max_step = NAN;
+}
 
 static const bad_case bad_cases[] = {
     {"NaN target", "target_pos", nan_target},
@@ -146,7 +182,8 @@ static void test_bad_input(void) {
     mn_model* m = arm();
     mn_data* d = mn_data_create(m, 0);
     double* q0 = malloc(sizeof(double) * (size_t)m->nq);
-    for (int i = 0; i < m->nq; i++) d->q[i] = 0.1 * (i + 1);
+    for (int i = 0; i < m->nq; i++)
+        d->q[i] = 0.1 * (i + 1);
     mn_fk(m, d);
     memcpy(q0, d->q, sizeof(double) * (size_t)m->nq);
     size_t used = d->arena.used;
@@ -162,9 +199,11 @@ static void test_bad_input(void) {
             mn_ik_result r;
             memset(&r, 0x5a, sizeof r);
             mn_status s = mn_ik_solve(m, d, &p, &o, &r);
-            int ok = s == MN_ERR_ARG && r.status == MN_ERR_ARG && strstr(r.message, bad_cases[k].field) != NULL;
-            if (!ok) fprintf(stderr, "bad input '%s' (%s): status %s, message '%s'\n", bad_cases[k].what,
-                             mn_ik_method_name(o.method), mn_status_name(s), r.message);
+            int ok = s == MN_ERR_ARG && r.status == MN_ERR_ARG &&
+                     strstr(r.message, bad_cases[k].field) != NULL;
+            if (!ok)
+                fprintf(stderr, "bad input '%s' (%s): status %s, message '%s'\n", bad_cases[k].what,
+                        mn_ik_method_name(o.method), mn_status_name(s), r.message);
             CHECK(ok);
             CHECK(memcmp(q0, d->q, sizeof(double) * (size_t)m->nq) == 0);
             CHECK(d->arena.used == used);
@@ -222,7 +261,8 @@ static void test_base_frame_and_point(void) {
         o.max_iters = meth == MN_IK_JT ? 100000 : 500;
         mn_ik_result r;
         mn_status s = mn_ik_solve(m, d, &p, &o, &r);
-        if (s != MN_OK) fprintf(stderr, "base frame %s: %s\n", mn_ik_method_name(o.method), r.message);
+        if (s != MN_OK)
+            fprintf(stderr, "base frame %s: %s\n", mn_ik_method_name(o.method), r.message);
         CHECK(s == MN_OK);
         CHECK(d->q[m->jnt_qadr[j1]] == 0.7);
         CHECK(d->q[m->jnt_qadr[side]] == -0.4);
@@ -248,7 +288,8 @@ static void test_orientation_only(void) {
     p.use_position = 0;
     p.use_orientation = 1;
     /* Reachable: z rotation then y rotation (j1 about z, j2 + j3 about y). */
-    mn_quat qz = mn_quat_axis_angle(mn_v3(0, 0, 1), 0.9), qy = mn_quat_axis_angle(mn_v3(0, 1, 0), 0.6);
+    mn_quat qz = mn_quat_axis_angle(mn_v3(0, 0, 1), 0.9),
+            qy = mn_quat_axis_angle(mn_v3(0, 1, 0), 0.6);
     p.target_rot = mn_quat_mul(qz, qy);
     for (int meth = 0; meth < 4; meth++) {
         mn_data_reset(m, d);
@@ -257,7 +298,8 @@ static void test_orientation_only(void) {
         o.max_iters = meth == MN_IK_JT ? 100000 : 500;
         mn_ik_result r;
         mn_status s = mn_ik_solve(m, d, &p, &o, &r);
-        if (s != MN_OK) fprintf(stderr, "orientation %s: %s\n", mn_ik_method_name(o.method), r.message);
+        if (s != MN_OK)
+            fprintf(stderr, "orientation %s: %s\n", mn_ik_method_name(o.method), r.message);
         CHECK(s == MN_OK);
         mn_quat got = mn_quat_from_mat3(&d->xf[p.tip].R);
         CHECK(mn_quat_angle_between(got, p.target_rot) <= 1.01e-5);
@@ -314,10 +356,13 @@ static void test_ball_chain_limits(void) {
     mn_vec3 targets[3];
     for (int t = 0; t < 2; t++) {
         mn_quat qs = mn_quat_axis_angle(mn_v3(1, 0, 0), t ? -0.9 : 0.8);
-        mn_quat qe = mn_quat_mul(mn_quat_axis_angle(mn_v3(0, 0, 1), t ? 0.6 : 0.9), mn_quat_axis_angle(mn_v3(0, -1, 0), 0.3));
+        mn_quat qe = mn_quat_mul(mn_quat_axis_angle(mn_v3(0, 0, 1), t ? 0.6 : 0.9),
+                                 mn_quat_axis_angle(mn_v3(0, -1, 0), 0.3));
         double* q = dd->q;
-        q[m->jnt_qadr[sh]] = qs.w, q[m->jnt_qadr[sh] + 1] = qs.x, q[m->jnt_qadr[sh] + 2] = qs.y, q[m->jnt_qadr[sh] + 3] = qs.z;
-        q[m->jnt_qadr[el]] = qe.w, q[m->jnt_qadr[el] + 1] = qe.x, q[m->jnt_qadr[el] + 2] = qe.y, q[m->jnt_qadr[el] + 3] = qe.z;
+        q[m->jnt_qadr[sh]] = qs.w, q[m->jnt_qadr[sh] + 1] = qs.x, q[m->jnt_qadr[sh] + 2] = qs.y,
+        q[m->jnt_qadr[sh] + 3] = qs.z;
+        q[m->jnt_qadr[el]] = qe.w, q[m->jnt_qadr[el] + 1] = qe.x, q[m->jnt_qadr[el] + 2] = qe.y,
+        q[m->jnt_qadr[el] + 3] = qe.z;
         CHECK(mn_q_within_limits(m, dd->q, 0));
         mn_fk(m, dd);
         targets[t] = mn_point_world(dd, p.tip, p.point);
@@ -333,13 +378,17 @@ static void test_ball_chain_limits(void) {
             mn_ik_result res;
             mn_status st = mn_ik_solve(m, dd, &p, &o, &res);
             CHECK(mn_q_within_limits(m, dd->q, 1e-9));
-            for (int i = 0; i < m->nq; i++) CHECK(isfinite(dd->q[i]));
+            for (int i = 0; i < m->nq; i++)
+                CHECK(isfinite(dd->q[i]));
             /* The third target needs more swing than the limits give: LM reports it. */
             if (meth == MN_IK_LM) {
-                if (t < 2) CHECK(st == MN_OK);
-                else CHECK(st == MN_ERR_UNREACHABLE && res.pos_err > 1e-3);
+                if (t < 2)
+                    CHECK(st == MN_OK);
+                else
+                    CHECK(st == MN_ERR_UNREACHABLE && res.pos_err > 1e-3);
             }
-            if (st == MN_OK) CHECK(mn_vec3_dist(mn_point_world(dd, p.tip, p.point), p.target_pos) <= 1.01e-5);
+            if (st == MN_OK)
+                CHECK(mn_vec3_dist(mn_point_world(dd, p.tip, p.point), p.target_pos) <= 1.01e-5);
         }
     }
     mn_data_destroy(dd);
@@ -389,7 +438,8 @@ static void random_problems(mn_model* m) {
         mn_ik_problem p = mn_ik_problem_default();
         p.base = (int)(u[2] * (m->njoint + 1)) - 1;
         p.tip = (int)(u[3] * m->njoint);
-        p.target_pos = mn_v3(scale * (2 * u[4] - 1), scale * (2 * u[5] - 1), scale * (2 * u[6] - 1));
+        p.target_pos =
+            mn_v3(scale * (2 * u[4] - 1), scale * (2 * u[5] - 1), scale * (2 * u[6] - 1));
         p.use_orientation = u[7] < 0.5;
         p.use_position = !p.use_orientation || u[8] < 0.5;
         p.target_rot = mn_q4(2 * u[8] - 1, 2 * u[9] - 1, 2 * u[10] - 1, 0.5);
@@ -403,7 +453,8 @@ static void random_problems(mn_model* m) {
         mn_data_reset(m, d);
         for (int j = 0; j < m->njoint; j++) {
             double* qj = d->q + m->jnt_qadr[j];
-            if (m->jnt_type[j] == MN_JOINT_HINGE || m->jnt_type[j] == MN_JOINT_SLIDE) qj[0] = 0.3 * sin(trial + j);
+            if (m->jnt_type[j] == MN_JOINT_HINGE || m->jnt_type[j] == MN_JOINT_SLIDE)
+                qj[0] = 0.3 * sin(trial + j);
             if (m->jnt_type[j] == MN_JOINT_BALL) {
                 mn_quat q = mn_quat_axis_angle(mn_v3(1, 0, 0), 0.3 * sin(trial + j));
                 qj[0] = q.w, qj[1] = q.x, qj[2] = q.y, qj[3] = q.z;
@@ -413,11 +464,14 @@ static void random_problems(mn_model* m) {
         memcpy(q0, d->q, sizeof(double) * (size_t)m->nq);
         mn_ik_result r;
         mn_status s = mn_ik_solve(m, d, &p, &o, &r);
-        int allowed = s == MN_OK || s == MN_ERR_ARG || s == MN_ERR_UNREACHABLE || s == MN_ERR_NOCONVERGE ||
+        int allowed = s == MN_OK || s == MN_ERR_ARG || s == MN_ERR_UNREACHABLE ||
+                      s == MN_ERR_NOCONVERGE ||
                       (s == MN_ERR_UNSUPPORTED && o.method == MN_IK_ANALYTIC);
-        if (!allowed) fprintf(stderr, "random problem %d: %s %s\n", trial, mn_status_name(s), r.message);
+        if (!allowed)
+            fprintf(stderr, "random problem %d: %s %s\n", trial, mn_status_name(s), r.message);
         CHECK(allowed);
-        for (int i = 0; i < m->nq; i++) CHECK(isfinite(d->q[i]));
+        for (int i = 0; i < m->nq; i++)
+            CHECK(isfinite(d->q[i]));
         if (!mn_q_within_limits(m, d->q, 1e-9))
             fprintf(stderr, "random problem %d (%s, base %d tip %d): %s, out of limits\n", trial,
                     mn_ik_method_name(o.method), p.base, p.tip, mn_status_name(s));
@@ -431,7 +485,8 @@ static void random_problems(mn_model* m) {
                          mn_model_is_ancestor(m, j, p.tip);
                 int nq = mn_joint_type_nq((mn_joint_type)m->jnt_type[j]);
                 if (!on)
-                    for (int a = 0; a < nq; a++) CHECK(d->q[m->jnt_qadr[j] + a] == q0[m->jnt_qadr[j] + a]);
+                    for (int a = 0; a < nq; a++)
+                        CHECK(d->q[m->jnt_qadr[j] + a] == q0[m->jnt_qadr[j] + a]);
             }
     }
     free(q0);
@@ -462,7 +517,8 @@ static void test_overflowing_steps(void) {
         o.max_restarts = 2;
         mn_ik_result r;
         mn_status s = mn_ik_solve(m, d, &p, &o, &r);
-        for (int i = 0; i < m->nq; i++) CHECK(isfinite(d->q[i]));
+        for (int i = 0; i < m->nq; i++)
+            CHECK(isfinite(d->q[i]));
         CHECK(!isnan(r.rot_err));
         if (s == MN_OK) CHECK(r.rot_err <= o.tol_rot);
     }
@@ -478,10 +534,12 @@ static void test_random_problems(void) {
 /* ik_common pieces: the ball clamp keeps what is inside, projects what is not; RNG. */
 static void test_common_helpers(void) {
     mn_vec3 a = mn_v3(0, 0, 1);
-    mn_quat inside = mn_quat_mul(mn_quat_axis_angle(mn_v3(1, 0, 0), 0.3), mn_quat_axis_angle(a, 0.2));
+    mn_quat inside =
+        mn_quat_mul(mn_quat_axis_angle(mn_v3(1, 0, 0), 0.3), mn_quat_axis_angle(a, 0.2));
     mn_quat c = mn_ball_clamp(inside, a, 0.5, -0.4, 0.4);
     CHECK(mn_quat_angle_between(c, inside) < 1e-12);
-    mn_quat outside = mn_quat_mul(mn_quat_axis_angle(mn_v3(1, 0, 0), 0.9), mn_quat_axis_angle(a, 0.7));
+    mn_quat outside =
+        mn_quat_mul(mn_quat_axis_angle(mn_v3(1, 0, 0), 0.9), mn_quat_axis_angle(a, 0.7));
     c = mn_ball_clamp(outside, a, 0.5, -0.4, 0.4);
     mn_quat want = mn_quat_mul(mn_quat_axis_angle(mn_v3(1, 0, 0), 0.5), mn_quat_axis_angle(a, 0.4));
     CHECK(mn_quat_angle_between(c, want) < 1e-9);
@@ -500,7 +558,8 @@ static void test_common_helpers(void) {
     CHECK(mn_ik_spd_solve(A, 3, b) == 0);
     double A2[9] = {4, 2, 0, 2, 5, 1, 0, 1, 3};
     const double rhs[3] = {2, 3, 4};
-    for (int i = 0; i < 3; i++) CHECK_NEAR(A2[3 * i] * b[0] + A2[3 * i + 1] * b[1] + A2[3 * i + 2] * b[2], rhs[i], 1e-12);
+    for (int i = 0; i < 3; i++)
+        CHECK_NEAR(A2[3 * i] * b[0] + A2[3 * i + 1] * b[1] + A2[3 * i + 2] * b[2], rhs[i], 1e-12);
     double N[4] = {1, 2, 2, 1}, nb[2] = {1, 1};
     CHECK(mn_ik_spd_solve(N, 2, nb) == -1);
 }

@@ -23,7 +23,8 @@ static double welman_g(const mn_model* m, mn_data* d, int pivot, int tip, mn_vec
     mn_vec3 o = d->xf[pivot].p;
     mn_vec3 pc = mn_point_world(d, tip, point);
     double g = wp * mn_vec3_dot(mn_vec3_sub(pd, o), mn_vec3_sub(pc, o));
-    for (int c = 0; c < 3; c++) g += wo * mn_vec3_dot(mn_mat3_col(Rd, c), mn_mat3_col(&d->xf[tip].R, c));
+    for (int c = 0; c < 3; c++)
+        g += wo * mn_vec3_dot(mn_mat3_col(Rd, c), mn_mat3_col(&d->xf[tip].R, c));
     return g;
 }
 
@@ -86,7 +87,8 @@ static void test_best_rotation(void) {
     mn_quat R = mn_quat_axis_angle(mn_vec3_normalize(mn_v3(-1, 0.5, 2)), 2.5);
     mn_vec3 a[4] = {{1, 0, 0}, {0, 2, 0}, {0.3, -0.2, 1}, {1, 1, 1}}, b[4];
     double w[4] = {1, 0.5, 2, 0.1};
-    for (int i = 0; i < 4; i++) b[i] = mn_quat_rotate(R, a[i]);
+    for (int i = 0; i < 4; i++)
+        b[i] = mn_quat_rotate(R, a[i]);
     mn_quat q = mn_geo_best_rotation(a, b, w, 4);
     CHECK(mn_quat_angle_between(q, R) < 1e-9);
     /* half a turn, the case a shortest arc must not break on */
@@ -153,7 +155,8 @@ static void test_spatial7_position_and_orientation(void) {
     p.target_pos = mn_point_world(d, 6, p.point);
     p.target_rot = mn_quat_from_mat3(&d->xf[6].R);
     for (int orient = 0; orient < 2; orient++) {
-        for (int i = 0; i < 7; i++) d->q[i] = 0.2;
+        for (int i = 0; i < 7; i++)
+            d->q[i] = 0.2;
         p.use_orientation = orient;
         mn_ik_options o = ccd_options();
         o.tol_pos = 1e-5;
@@ -175,7 +178,8 @@ static void test_ball_chain(void) {
     mn_data* d = mn_data_create(m, 0);
     /* a pose to aim at */
     mn_quat qs[3] = {mn_quat_axis_angle(mn_vec3_normalize(mn_v3(1, 0, 0.3)), 0.7),
-                     mn_quat_axis_angle(mn_v3(1, 0, 0), -1.0), mn_quat_axis_angle(mn_v3(0, 0, 1), 0.4)};
+                     mn_quat_axis_angle(mn_v3(1, 0, 0), -1.0),
+                     mn_quat_axis_angle(mn_v3(0, 0, 1), 0.4)};
     for (int i = 0; i < 3; i++) {
         double* q = d->q + m->jnt_qadr[i];
         q[0] = qs[i].w, q[1] = qs[i].x, q[2] = qs[i].y, q[3] = qs[i].z;
@@ -228,7 +232,8 @@ static void test_limits(void) {
     p.target_pos = mn_v3(2.5, 1.0, 0);
     mn_status s3 = geo_solve(mn_ik_ccd, m, d, &p, &o, &r);
     CHECK(s3 == MN_OK);
-    if (s3 != MN_OK) fprintf(stderr, "seed outside: %s q %g %g %g\n", r.message, d->q[0], d->q[1], d->q[2]);
+    if (s3 != MN_OK)
+        fprintf(stderr, "seed outside: %s q %g %g %g\n", r.message, d->q[0], d->q[1], d->q[2]);
     CHECK(mn_q_within_limits(m, d->q, 0));
     mn_data_destroy(d);
     mn_model_destroy(m);
@@ -352,7 +357,8 @@ static void test_deterministic_and_no_alloc(void) {
     mn_ik_options o = ccd_options();
     o.max_iters = 300;
     mn_ik_result r1, r2;
-    for (int i = 0; i < 7; i++) d1->q[i] = d2->q[i] = 0.1 * i;
+    for (int i = 0; i < 7; i++)
+        d1->q[i] = d2->q[i] = 0.1 * i;
     long before = mn_alloc_count();
     mn_status s1 = geo_solve(mn_ik_ccd, m, d1, &p, &o, &r1);
     CHECK(mn_alloc_count() == before);
@@ -385,7 +391,8 @@ static void test_through_mn_ik_solve(void) {
 static void test_orientation_only(void) {
     mn_model* m = geo_spatial7();
     mn_data* d = mn_data_create(m, 0);
-    for (int i = 0; i < 7; i++) d->q[i] = 0.2;
+    for (int i = 0; i < 7; i++)
+        d->q[i] = 0.2;
     mn_ik_problem p = mn_ik_problem_default();
     p.tip = 6;
     p.use_position = 0;
@@ -449,9 +456,13 @@ static void test_budget(void) {
     mn_model_destroy(m);
 }
 
-static void test_degenerate_targets(void) { geo_degenerate_targets(mn_ik_ccd); }
+static void test_degenerate_targets(void) {
+    geo_degenerate_targets(mn_ik_ccd);
+}
 
-static void test_extreme_targets(void) { geo_extreme_targets(mn_ik_ccd); }
+static void test_extreme_targets(void) {
+    geo_extreme_targets(mn_ik_ccd);
+}
 
 /* Random chains of hinges, slides and balls with random limits and targets. */
 static void test_random_chains(void) {

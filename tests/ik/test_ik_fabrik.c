@@ -46,7 +46,8 @@ static void test_spatial7(void) {
     p.target_pos = mn_point_world(d, 6, p.point);
     p.target_rot = mn_quat_from_mat3(&d->xf[6].R);
     for (int orient = 0; orient < 2; orient++) {
-        for (int i = 0; i < 7; i++) d->q[i] = 0.2;
+        for (int i = 0; i < 7; i++)
+            d->q[i] = 0.2;
         p.use_orientation = orient;
         mn_ik_options o = fabrik_options();
         o.tol_pos = 1e-5;
@@ -73,12 +74,14 @@ static void test_compound_joints(void) {
     for (int seg = 0; seg < 2; seg++)
         for (int a = 0; a < 3; a++) {
             snprintf(name, sizeof name, "s%d%c", seg, "zxy"[a]);
-            parent = geo_add(s, name, parent, MN_JOINT_HINGE, a == 0 && seg ? mn_v3(0, -1, 0) : mn_v3(0, 0, 0), ax[a]);
+            parent = geo_add(s, name, parent, MN_JOINT_HINGE,
+                             a == 0 && seg ? mn_v3(0, -1, 0) : mn_v3(0, 0, 0), ax[a]);
         }
     int tip = geo_add(s, "end", parent, MN_JOINT_FIXED, mn_v3(0, -1, 0), mn_v3(0, 0, 1));
     mn_model* m = geo_compile(s);
     mn_data* d = mn_data_create(m, 0);
-    for (int i = 0; i < 6; i++) d->q[i] = 0.05 * (i + 1);
+    for (int i = 0; i < 6; i++)
+        d->q[i] = 0.05 * (i + 1);
     mn_ik_problem p = mn_ik_problem_default();
     p.tip = tip;
     p.target_pos = mn_v3(0.6, -1.2, 0.7);
@@ -122,7 +125,8 @@ static void test_cone_limits(void) {
     mn_ik_options o = fabrik_options();
     mn_ik_result r;
     /* allowed: made by forward kinematics of a pose inside the cones */
-    mn_quat qs[3] = {mn_quat_axis_angle(mn_v3(1, 0, 0), 0.4), mn_quat_axis_angle(mn_v3(0, 0, 1), 0.45),
+    mn_quat qs[3] = {mn_quat_axis_angle(mn_v3(1, 0, 0), 0.4),
+                     mn_quat_axis_angle(mn_v3(0, 0, 1), 0.45),
                      mn_quat_axis_angle(mn_vec3_normalize(mn_v3(1, 0, 1)), 0.3)};
     for (int i = 0; i < 3; i++) {
         double* q = d->q + m->jnt_qadr[i];
@@ -160,7 +164,8 @@ static void test_hinge_limits(void) {
     p.target_pos = mn_v3(2.5, 1.0, 0);
     mn_status s0 = geo_solve(mn_ik_fabrik, m, d, &p, &o, &r);
     CHECK(s0 == MN_OK);
-    if (s0 != MN_OK) fprintf(stderr, "hinge limits: %s q %g %g %g\n", r.message, d->q[0], d->q[1], d->q[2]);
+    if (s0 != MN_OK)
+        fprintf(stderr, "hinge limits: %s q %g %g %g\n", r.message, d->q[0], d->q[1], d->q[2]);
     CHECK(mn_q_within_limits(m, d->q, 0));
     mn_data_reset(m, d);
     p.target_pos = mn_v3(-1, 0.5, 0);
@@ -199,7 +204,8 @@ static void test_ball_chain_orientation(void) {
     mn_model* m = geo_balls(0);
     mn_data* d = mn_data_create(m, 0);
     mn_quat qs[3] = {mn_quat_axis_angle(mn_vec3_normalize(mn_v3(1, 0, 0.3)), 0.7),
-                     mn_quat_axis_angle(mn_v3(1, 0, 0), -1.0), mn_quat_axis_angle(mn_v3(0, 0, 1), 0.4)};
+                     mn_quat_axis_angle(mn_v3(1, 0, 0), -1.0),
+                     mn_quat_axis_angle(mn_v3(0, 0, 1), 0.4)};
     for (int i = 0; i < 3; i++) {
         double* q = d->q + m->jnt_qadr[i];
         q[0] = qs[i].w, q[1] = qs[i].x, q[2] = qs[i].y, q[3] = qs[i].z;
@@ -276,7 +282,8 @@ static void test_deterministic_and_no_alloc(void) {
 static void test_one_iteration_is_textbook_fabrik(void) {
     mn_model* m = geo_balls(0);
     mn_data* d = mn_data_create(m, 0);
-    mn_quat q1 = mn_quat_axis_angle(mn_v3(0, 0, 1), 0.3), q2 = mn_quat_axis_angle(mn_v3(1, 0, 0), 0.5);
+    mn_quat q1 = mn_quat_axis_angle(mn_v3(0, 0, 1), 0.3),
+            q2 = mn_quat_axis_angle(mn_v3(1, 0, 0), 0.5);
     double* qk = d->q + m->jnt_qadr[1];
     qk[0] = q1.w, qk[1] = q1.x, qk[2] = q1.y, qk[3] = q1.z;
     qk = d->q + m->jnt_qadr[2];
@@ -284,16 +291,19 @@ static void test_one_iteration_is_textbook_fabrik(void) {
     mn_fk(m, d);
     mn_vec3 p[4] = {d->xf[0].p, d->xf[1].p, d->xf[2].p, d->xf[3].p};
     double len[3];
-    for (int i = 0; i < 3; i++) len[i] = mn_vec3_dist(p[i + 1], p[i]);
+    for (int i = 0; i < 3; i++)
+        len[i] = mn_vec3_dist(p[i + 1], p[i]);
     mn_vec3 t = mn_v3(1.2, -1.4, 0.6);
     /* stage 1: from the target in */
     mn_vec3 f[4];
     f[3] = t;
-    for (int i = 2; i >= 0; i--) f[i] = mn_vec3_madd(f[i + 1], len[i], mn_vec3_normalize(mn_vec3_sub(p[i], f[i + 1])));
+    for (int i = 2; i >= 0; i--)
+        f[i] = mn_vec3_madd(f[i + 1], len[i], mn_vec3_normalize(mn_vec3_sub(p[i], f[i + 1])));
     /* stage 2: from the root out */
     mn_vec3 b[4];
     b[0] = p[0];
-    for (int i = 0; i < 3; i++) b[i + 1] = mn_vec3_madd(b[i], len[i], mn_vec3_normalize(mn_vec3_sub(f[i + 1], b[i])));
+    for (int i = 0; i < 3; i++)
+        b[i + 1] = mn_vec3_madd(b[i], len[i], mn_vec3_normalize(mn_vec3_sub(f[i + 1], b[i])));
 
     mn_ik_problem pr = mn_ik_problem_default();
     pr.tip = 3;
@@ -305,7 +315,8 @@ static void test_one_iteration_is_textbook_fabrik(void) {
     geo_solve(mn_ik_fabrik, m, d, &pr, &o, &r);
     CHECK(r.iterations == 1);
     mn_fk(m, d);
-    for (int i = 1; i < 4; i++) CHECK(mn_vec3_dist(d->xf[i].p, b[i]) <= 1e-12);
+    for (int i = 1; i < 4; i++)
+        CHECK(mn_vec3_dist(d->xf[i].p, b[i]) <= 1e-12);
     mn_data_destroy(d);
     mn_model_destroy(m);
 }
@@ -332,9 +343,13 @@ static void test_welman_fig42(void) {
     mn_model_destroy(m);
 }
 
-static void test_degenerate_targets(void) { geo_degenerate_targets(mn_ik_fabrik); }
+static void test_degenerate_targets(void) {
+    geo_degenerate_targets(mn_ik_fabrik);
+}
 
-static void test_extreme_targets(void) { geo_extreme_targets(mn_ik_fabrik); }
+static void test_extreme_targets(void) {
+    geo_extreme_targets(mn_ik_fabrik);
+}
 
 /* Random chains of hinges, slides and balls with random limits and targets. */
 static void test_random_chains(void) {

@@ -1,7 +1,8 @@
 /* The numeric chain IK methods (LM, DLS, PINV, JT): reachable targets on a planar arm, a
- * 7-DOF spatial chain (the robots from URDF files are in tests/integration/test_ik_robots.c), limits, stiffness, determinism, the singular
- * straight chain of Welman Fig. 4.2, unreachable targets, no heap allocation inside a
- * solve, and the chain Jacobians against finite differences. */
+ * 7-DOF spatial chain (the robots from URDF files are in tests/integration/test_ik_robots.c),
+ * limits, stiffness, determinism, the singular straight chain of Welman Fig. 4.2, unreachable
+ * targets, no heap allocation inside a solve, and the chain Jacobians against finite differences.
+ */
 #include <marionette/ik.h>
 #include <marionette/model.h>
 
@@ -24,8 +25,8 @@ static double urand(void) {
     return (double)(z >> 11) * (1.0 / 9007199254740992.0);
 }
 
-static int add(mn_spec* s, const char* name, int parent, mn_joint_type type, mn_vec3 offset, mn_vec3 axis,
-               double lo, double hi) {
+static int add(mn_spec* s, const char* name, int parent, mn_joint_type type, mn_vec3 offset,
+               mn_vec3 axis, double lo, double hi) {
     mn_joint_def d = mn_joint_default();
     d.name = name;
     d.parent = parent;
@@ -119,8 +120,10 @@ static void check_pose(const mn_model* m, const mn_data* d, const mn_ik_problem*
 static mn_ik_options opts_for(mn_ik_method meth) {
     mn_ik_options o = mn_ik_default();
     o.method = meth;
-    if (meth == MN_IK_JT) o.max_iters = 200000; /* steepest descent: linear convergence */
-    else if (meth != MN_IK_LM) o.max_iters = 500;
+    if (meth == MN_IK_JT)
+        o.max_iters = 200000; /* steepest descent: linear convergence */
+    else if (meth != MN_IK_LM)
+        o.max_iters = 500;
     return o;
 }
 
@@ -132,7 +135,8 @@ static void test_planar_reach(void) {
     mn_ik_problem p = mn_ik_problem_default();
     p.base = mn_model_find_joint(m, "base");
     p.tip = mn_model_find_joint(m, "tip");
-    mn_vec3 targets[4] = {mn_v3(2, 1, 0), mn_v3(-1, 1.5, 0), mn_v3(0.5, -2.2, 0), mn_v3(1.2, 0.3, 0)};
+    mn_vec3 targets[4] = {mn_v3(2, 1, 0), mn_v3(-1, 1.5, 0), mn_v3(0.5, -2.2, 0),
+                          mn_v3(1.2, 0.3, 0)};
     for (int k = 0; k < NNUMERIC; k++) {
         for (int t = 0; t < 4; t++) {
             mn_data_reset(m, d);
@@ -141,7 +145,9 @@ static void test_planar_reach(void) {
             mn_ik_options o = opts_for(numeric[k]);
             mn_ik_result r;
             mn_status s = mn_ik_solve(m, d, &p, &o, &r);
-            if (s != MN_OK) fprintf(stderr, "planar %s target %d: %s\n", mn_ik_method_name(numeric[k]), t, r.message);
+            if (s != MN_OK)
+                fprintf(stderr, "planar %s target %d: %s\n", mn_ik_method_name(numeric[k]), t,
+                        r.message);
             CHECK(s == MN_OK);
             CHECK(r.pos_err <= o.tol_pos);
             check_pose(m, d, &p, 1.01e-5);
@@ -165,7 +171,8 @@ static void reach_poses(mn_model* m, int base, int tip, int ntargets, const char
             /* A seed near the target's joints would be too easy: start from mid-range. */
             for (int j = tip; j != base; j = m->jnt_parent[j])
                 if (m->jnt_type[j] == MN_JOINT_HINGE && m->jnt_limited[j])
-                    d->q[m->jnt_qadr[j]] = 0.5 * (m->jnt_range[2 * j] + m->jnt_range[2 * j + 1]) + 0.1;
+                    d->q[m->jnt_qadr[j]] =
+                        0.5 * (m->jnt_range[2 * j] + m->jnt_range[2 * j + 1]) + 0.1;
             mn_ik_options o = opts_for(numeric[k]);
             mn_ik_result r;
             mn_status s = mn_ik_solve(m, d, &p, &o, &r);
@@ -222,7 +229,9 @@ static void track_poses(mn_model* m, int base, int tip, int ntargets, const char
              * 6-D goal near a singular pose: it gets the position goal here. */
             p.use_orientation = numeric[k] != MN_IK_JT;
             mn_status s = mn_ik_solve(m, d, &p, &o, &r);
-            if (s != MN_OK) fprintf(stderr, "%s track %d: %s: %s (%g, %g)\n", what, t, mn_ik_method_name(numeric[k]), r.message, r.pos_err, r.rot_err);
+            if (s != MN_OK)
+                fprintf(stderr, "%s track %d: %s: %s (%g, %g)\n", what, t,
+                        mn_ik_method_name(numeric[k]), r.message, r.pos_err, r.rot_err);
             CHECK(s == MN_OK);
             check_pose(m, d, &p, 1.01e-5);
         }
@@ -255,7 +264,8 @@ static void test_limits(void) {
         mn_ik_options o = opts_for(numeric[k]);
         mn_ik_result r;
         mn_status s = mn_ik_solve(m, d, &p, &o, &r);
-        for (int i = 0; i < 3; i++) CHECK(fabs(d->q[i]) <= 0.9 + 1e-12);
+        for (int i = 0; i < 3; i++)
+            CHECK(fabs(d->q[i]) <= 0.9 + 1e-12);
         if (numeric[k] == MN_IK_LM) CHECK(s == MN_OK);
         CHECK(mn_q_within_limits(m, d->q, 0));
     }
@@ -268,7 +278,8 @@ static void test_limits(void) {
         mn_ik_result r;
         mn_status s = mn_ik_solve(m, d, &p, &o, &r);
         CHECK(s != MN_OK);
-        for (int i = 0; i < 3; i++) CHECK(fabs(d->q[i]) <= 0.9 + 1e-12);
+        for (int i = 0; i < 3; i++)
+            CHECK(fabs(d->q[i]) <= 0.9 + 1e-12);
         CHECK(isfinite(r.pos_err) && r.pos_err > 0.1);
     }
     mn_data_destroy(d);
@@ -304,7 +315,8 @@ static void test_stiffness(void) {
             mn_model_destroy(m);
         }
         if (!(moved[1] < 0.5 * moved[0]))
-            fprintf(stderr, "stiffness %s: joint 1 moved %g then %g\n", mn_ik_method_name(numeric[k]), moved[0], moved[1]);
+            fprintf(stderr, "stiffness %s: joint 1 moved %g then %g\n",
+                    mn_ik_method_name(numeric[k]), moved[0], moved[1]);
         CHECK(moved[1] < 0.5 * moved[0]);
     }
 }
@@ -368,7 +380,8 @@ static void test_pinv_nullspace(void) {
         int solved = 1;
         for (int ns = 0; ns < 2; ns++) {
             mn_data_reset(m, d);
-            for (int i = 0; i < m->nq; i++) d->q[i] = (i % 2 ? 1.2 : -1.5); /* far from mid-range */
+            for (int i = 0; i < m->nq; i++)
+                d->q[i] = (i % 2 ? 1.2 : -1.5); /* far from mid-range */
             mn_ik_options o = mn_ik_default();
             o.method = MN_IK_PINV;
             o.max_iters = 500;
@@ -383,7 +396,8 @@ static void test_pinv_nullspace(void) {
                 solved = 0;
                 break;
             }
-            if (s != MN_OK) fprintf(stderr, "nullspace target %d: %s (%g)\n", t, r.message, r.pos_err);
+            if (s != MN_OK)
+                fprintf(stderr, "nullspace target %d: %s (%g)\n", t, r.message, r.pos_err);
             CHECK(s == MN_OK);
             check_pose(m, d, &p, 1.01e-5);
             h[ns] = midrange_cost(m, d->q);
@@ -437,13 +451,16 @@ static void test_unreachable(void) {
         mn_ik_options o = opts_for(numeric[k]);
         mn_ik_result r;
         mn_status s = mn_ik_solve(m, d, &p, &o, &r);
-        if (s != MN_ERR_UNREACHABLE) fprintf(stderr, "unreachable %s: %s\n", mn_ik_method_name(numeric[k]), r.message);
+        if (s != MN_ERR_UNREACHABLE)
+            fprintf(stderr, "unreachable %s: %s\n", mn_ik_method_name(numeric[k]), r.message);
         CHECK(s == MN_ERR_UNREACHABLE);
         CHECK(r.message[0] != 0);
-        for (int i = 0; i < m->nq; i++) CHECK(isfinite(d->q[i]));
+        for (int i = 0; i < m->nq; i++)
+            CHECK(isfinite(d->q[i]));
         mn_vec3 tip = d->xf[p.tip].p;
-        CHECK_NEAR(mn_vec3_norm(tip), 3.0, 1e-3);                    /* stretched */
-        CHECK_NEAR(mn_vec3_dot(mn_vec3_normalize(tip), mn_v3(0.6, 0.8, 0)), 1.0, 1e-6); /* towards it */
+        CHECK_NEAR(mn_vec3_norm(tip), 3.0, 1e-3); /* stretched */
+        CHECK_NEAR(mn_vec3_dot(mn_vec3_normalize(tip), mn_v3(0.6, 0.8, 0)), 1.0,
+                   1e-6); /* towards it */
         CHECK_NEAR(r.pos_err, 2.0, 1e-3);
     }
     mn_data_destroy(d);
@@ -528,7 +545,8 @@ static void check_jacobians(mn_model* m, int base, int tip, mn_vec3 point) {
             mn_vec3 v = mn_vec3_scale(mn_vec3_sub(pp, pm), 0.5 / h);
             mn_vec3 w = mn_vec3_scale(mn_rotation_error(&Rp, &Rm), 0.5 / h);
             double fd[6] = {v.x, v.y, v.z, w.x, w.y, w.z};
-            for (int r = 0; r < 6; r++) CHECK_NEAR(Jm[r * nd + k], fd[r], 1e-6);
+            for (int r = 0; r < 6; r++)
+                CHECK_NEAR(Jm[r * nd + k], fd[r], 1e-6);
             /* ik_common's columns are in the base frame: rotate them to world. */
             mn_vec3 lin = mn_mat3_mulv(&B.R, mn_v3(Jc[k], Jc[nd + k], Jc[2 * nd + k]));
             mn_vec3 ang = mn_mat3_mulv(&B.R, mn_v3(Jc[3 * nd + k], Jc[4 * nd + k], Jc[5 * nd + k]));
@@ -550,11 +568,14 @@ static void check_jacobians(mn_model* m, int base, int tip, mn_vec3 point) {
 
 static void test_jacobians(void) {
     mn_model* m = planar3(0, 0);
-    check_jacobians(m, mn_model_find_joint(m, "base"), mn_model_find_joint(m, "tip"), mn_v3(0.1, 0.2, 0.3));
+    check_jacobians(m, mn_model_find_joint(m, "base"), mn_model_find_joint(m, "tip"),
+                    mn_v3(0.1, 0.2, 0.3));
     mn_model_destroy(m);
     m = chain7();
-    check_jacobians(m, mn_model_find_joint(m, "base"), mn_model_find_joint(m, "tool"), mn_v3(0.02, -0.03, 0.1));
-    check_jacobians(m, mn_model_find_joint(m, "a2"), mn_model_find_joint(m, "tool"), mn_v3(0, 0, 0));
+    check_jacobians(m, mn_model_find_joint(m, "base"), mn_model_find_joint(m, "tool"),
+                    mn_v3(0.02, -0.03, 0.1));
+    check_jacobians(m, mn_model_find_joint(m, "a2"), mn_model_find_joint(m, "tool"),
+                    mn_v3(0, 0, 0));
     mn_model_destroy(m);
 }
 

@@ -74,10 +74,11 @@ static void test_info_deep_chain(void) {
     char* text = malloc(cap);
     len += (size_t)snprintf(text + len, cap - len, "<robot name=\"deep\"><link name=\"l0\"/>\n");
     for (int i = 1; i <= N; i++)
-        len += (size_t)snprintf(text + len, cap - len,
-                                "<link name=\"l%d\"/><joint name=\"j%d\" type=\"continuous\"><parent link=\"l%d\"/>"
-                                "<child link=\"l%d\"/><origin xyz=\"0 0 0.01\"/><axis xyz=\"0 1 0\"/></joint>\n",
-                                i, i, i - 1, i);
+        len += (size_t)snprintf(
+            text + len, cap - len,
+            "<link name=\"l%d\"/><joint name=\"j%d\" type=\"continuous\"><parent link=\"l%d\"/>"
+            "<child link=\"l%d\"/><origin xyz=\"0 0 0.01\"/><axis xyz=\"0 1 0\"/></joint>\n",
+            i, i, i - 1, i);
     len += (size_t)snprintf(text + len, cap - len, "</robot>\n");
     const char* path = mn_test_write_temp(".urdf", text, len);
     free(text);
@@ -87,7 +88,8 @@ static void test_info_deep_chain(void) {
     /* one line per link of at most 64 spaces, the depth, the name and the axis */
     CHECK(out && strlen(out) < (size_t)(N + 1) * 160);
     CHECK(out && strstr(out, "(depth 3000) l3000  hinge"));
-    CHECK(out && strstr(out, "\n" "                                l16  hinge"));
+    CHECK(out && strstr(out, "\n"
+                             "                                l16  hinge"));
     free(out), free(err);
     remove(path);
 }
@@ -173,7 +175,8 @@ static void test_bad_input(void) {
     /* one line naming the file and the line */
     CHECK(err && strstr(err, bad) && strchr(err, '\n') == err + strlen(err) - 1);
     free(out), free(err);
-    CHECK(run_cli("info /nonexistent/file.bvh", &out, &err) == 1 && strstr(err, "/nonexistent/file.bvh"));
+    CHECK(run_cli("info /nonexistent/file.bvh", &out, &err) == 1 &&
+          strstr(err, "/nonexistent/file.bvh"));
     free(out), free(err);
     remove(bad);
 }
@@ -218,16 +221,21 @@ static void test_convert_glb(void) {
     double lo[3] = {1e300, 1e300, 1e300}, hi[3] = {-1e300, -1e300, -1e300};
     for (int j = 0; j < m->njoint; j++) {
         const double* p = &d->xf[j].p.x;
-        for (int k = 0; k < 3; k++) lo[k] = fmin(lo[k], p[k]), hi[k] = fmax(hi[k], p[k]);
+        for (int k = 0; k < 3; k++)
+            lo[k] = fmin(lo[k], p[k]), hi[k] = fmax(hi[k], p[k]);
     }
-    double size = sqrt((hi[0] - lo[0]) * (hi[0] - lo[0]) + (hi[1] - lo[1]) * (hi[1] - lo[1]) + (hi[2] - lo[2]) * (hi[2] - lo[2]));
+    double size = sqrt((hi[0] - lo[0]) * (hi[0] - lo[0]) + (hi[1] - lo[1]) * (hi[1] - lo[1]) +
+                       (hi[2] - lo[2]) * (hi[2] - lo[2]));
     char want[64];
-    snprintf(want, sizeof want, "motion: %g s, %d keys", (mo.nframes - 1) * mo.frame_time, mo.nframes);
+    snprintf(want, sizeof want, "motion: %g s, %d keys", (mo.nframes - 1) * mo.frame_time,
+             mo.nframes);
     snprintf(args, sizeof args, "info '%s'", glb);
-    CHECK(run_cli(args, &out, &err) == 0 && out && strstr(out, "animations: 1") && strstr(out, want));
+    CHECK(run_cli(args, &out, &err) == 0 && out && strstr(out, "animations: 1") &&
+          strstr(out, want));
     free(out), free(err);
     snprintf(args, sizeof args, "info --json '%s'", glb);
-    CHECK(run_cli(args, &out, &err) == 0 && out && strstr(out, "\"animations\":[{\"name\":\"motion\""));
+    CHECK(run_cli(args, &out, &err) == 0 && out &&
+          strstr(out, "\"animations\":[{\"name\":\"motion\""));
     free(out), free(err);
     int frames[3] = {0, 100, mo.nframes - 1};
     for (int k = 0; k < 3; k++) {
@@ -237,13 +245,15 @@ static void test_convert_glb(void) {
         CHECK(run_cli(args, &out, &err) == 0 && out);
         double ef = out ? fk_line_error(out, m, d) : 1e300;
         free(out), free(err);
-        snprintf(args, sizeof args, "fk '%s' --anim motion --time %.17g", glb, frames[k] * mo.frame_time);
+        snprintf(args, sizeof args, "fk '%s' --anim motion --time %.17g", glb,
+                 frames[k] * mo.frame_time);
         CHECK(run_cli(args, &out, &err) == 0 && out);
         double et = out ? fk_line_error(out, m, d) : 1e300;
         free(out), free(err);
         CHECK(ef < 1e-6 * size && et < 1e-6 * size);
-        printf("  walk.glb frame %d: fk --frame error %.2g, --time error %.2g of the figure size %.3g\n", frames[k],
-               ef / size, et / size, size);
+        printf("  walk.glb frame %d: fk --frame error %.2g, --time error %.2g of the figure size "
+               "%.3g\n",
+               frames[k], ef / size, et / size, size);
     }
     snprintf(args, sizeof args, "fk '%s' --frame %d", glb, mo.nframes);
     CHECK(run_cli(args, &out, &err) == 1 && err && strstr(err, "key times"));
@@ -284,7 +294,8 @@ static void test_convert_glb(void) {
 static void test_convert_round_trip(void) {
     /* skeleton text -> BVH -> skeleton text: same world positions at rest */
     char skel[64], bvh[64], back[64];
-    snprintf(skel, sizeof skel, "%s", mn_test_write_temp(".skel", mn_stickman_text(), strlen(mn_stickman_text())));
+    snprintf(skel, sizeof skel, "%s",
+             mn_test_write_temp(".skel", mn_stickman_text(), strlen(mn_stickman_text())));
     snprintf(bvh, sizeof bvh, "%s", mn_test_write_temp(".bvh", "", 0));
     snprintf(back, sizeof back, "%s", mn_test_write_temp(".skel", "", 0));
     char args[512], *out, *err;
@@ -308,7 +319,8 @@ static void test_convert_round_trip(void) {
         if (mo.nframes > 0) memcpy(db->q, mo.q, sizeof(double) * (size_t)b->nq);
         mn_fk(b, db);
         for (int j = 0; j < a->njoint; j++) {
-            int jb = mn_model_find_joint(b, a->jnt_name[j]), jc = mn_model_find_joint(c, a->jnt_name[j]);
+            int jb = mn_model_find_joint(b, a->jnt_name[j]),
+                jc = mn_model_find_joint(c, a->jnt_name[j]);
             CHECK(jb >= 0 && jc >= 0);
             if (jb < 0 || jc < 0) continue;
             CHECK(mn_vec3_dist(da->xf[j].p, db->xf[jb].p) < 1e-9);
@@ -349,7 +361,9 @@ static void test_solve(void) {
     mn_chain_fk(m, c, qt, &T);
     mn_quat r = mn_quat_from_mat3(&T.R);
     char args[1024], *out, *err;
-    snprintf(args, sizeof args, "solve '%s' --base panda_link0 --tip panda_link8 --target %.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g --json",
+    snprintf(args, sizeof args,
+             "solve '%s' --base panda_link0 --tip panda_link8 --target "
+             "%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g --json --timeout-ms 0",
              PANDA, T.p.x, T.p.y, T.p.z, r.w, r.x, r.y, r.z);
     CHECK(run_cli(args, &out, &err) == 0);
     const char* qs = out ? strstr(out, "\"q\": [") : NULL;
@@ -376,14 +390,17 @@ static void test_solve(void) {
     }
     free(out), free(err);
     /* bad input: a NaN target is refused naming the option; an unknown link is named */
-    CHECK(run_cli("solve '" PANDA "' --base panda_link0 --tip panda_link8 --target nan,0,0", &out, &err) != 0 &&
+    CHECK(run_cli("solve '" PANDA "' --base panda_link0 --tip panda_link8 --target nan,0,0", &out,
+                  &err) != 0 &&
           err && strstr(err, "--target"));
     free(out), free(err);
-    CHECK(run_cli("solve '" PANDA "' --base panda_link0 --tip nosuchlink --target 0.1,0,0.5", &out, &err) == 1 &&
+    CHECK(run_cli("solve '" PANDA "' --base panda_link0 --tip nosuchlink --target 0.1,0,0.5", &out,
+                  &err) == 1 &&
           err && strstr(err, "nosuchlink"));
     free(out), free(err);
     /* tip above base */
-    CHECK(run_cli("solve '" PANDA "' --base panda_link8 --tip panda_link0 --target 0.1,0,0.5", &out, &err) != 0);
+    CHECK(run_cli("solve '" PANDA "' --base panda_link8 --tip panda_link0 --target 0.1,0,0.5", &out,
+                  &err) != 0);
     free(out), free(err);
     mn_chain_destroy(c);
     mn_model_destroy(m);
@@ -392,7 +409,8 @@ static void test_solve(void) {
 /* pose: the thesis's hands-on-hips scene on the built-in figure holds every constraint. */
 static void test_pose(void) {
     char *out, *err;
-    CHECK(run_cli("pose stickman --scene '" MN_SOURCE "/docs/examples/hands_on_hips.json'", &out, &err) == 0);
+    CHECK(run_cli("pose stickman --scene '" MN_SOURCE "/docs/examples/hands_on_hips.json'", &out,
+                  &err) == 0);
     int n = 0;
     for (const char* p = out; p && (p = strstr(p, "residual=")); p++) {
         double r = 1;
@@ -405,7 +423,8 @@ static void test_pose(void) {
     CHECK(elbow && sscanf(elbow + 15, "%lf", &eq) == 1 && eq < -0.5); /* the elbows bend */
     free(out), free(err);
     /* a crouch: feet pinned and flat, pelvis level, hands on the hips, pelvis 12 cm down */
-    CHECK(run_cli("pose stickman --scene '" MN_SOURCE "/docs/examples/crouch_stickman.json'", &out, &err) == 0);
+    CHECK(run_cli("pose stickman --scene '" MN_SOURCE "/docs/examples/crouch_stickman.json'", &out,
+                  &err) == 0);
     n = 0;
     for (const char* p = out; p && (p = strstr(p, "residual=")); p++) {
         double r = 1;
@@ -424,7 +443,8 @@ static void test_pose(void) {
     const char* bad = mn_test_write_temp(".json", text, strlen(text));
     char args[512];
     snprintf(args, sizeof args, "pose stickman --scene '%s'", bad);
-    CHECK(run_cli(args, &out, &err) == 1 && err && strstr(err, "no such joint") && strstr(err, bad));
+    CHECK(run_cli(args, &out, &err) == 1 && err && strstr(err, "no such joint") &&
+          strstr(err, bad));
     free(out), free(err);
     remove(bad);
 }
@@ -440,7 +460,8 @@ static int json_numbers(const char* text, const char* key, double* v, int cap) {
         if (end == p) break;
         v[n++] = x;
         p = end;
-        while (*p == ',' || *p == ' ') p++;
+        while (*p == ',' || *p == ' ')
+            p++;
     }
     return n;
 }
@@ -451,7 +472,8 @@ static void test_pose_out(void) {
     char bvh[256], args[1024], *out, *err;
     snprintf(bvh, sizeof bvh, "%s/pose_out.bvh", mn_test_temp_dir());
     snprintf(args, sizeof args,
-             "pose stickman --scene '" MN_SOURCE "/docs/examples/crouch_stickman.json' --json --fps 60 --out '%s'",
+             "pose stickman --scene '" MN_SOURCE
+             "/docs/examples/crouch_stickman.json' --json --fps 60 --out '%s'",
              bvh);
     CHECK(run_cli(args, &out, &err) == 0);
     mn_error e;
@@ -494,7 +516,8 @@ static void test_pose_out(void) {
     remove(bvh);
     /* a glTF binary: the file starts with the glTF header */
     snprintf(args, sizeof args,
-             "pose stickman --scene '" MN_SOURCE "/docs/examples/crouch_stickman.json' --out '%s/x.glb'",
+             "pose stickman --scene '" MN_SOURCE
+             "/docs/examples/crouch_stickman.json' --out '%s/x.glb'",
              mn_test_temp_dir());
     CHECK(run_cli(args, &out, &err) == 0);
     free(out), free(err);
@@ -508,7 +531,8 @@ static void test_pose_out(void) {
     }
     /* other extensions: a usage error, nothing written */
     snprintf(args, sizeof args,
-             "pose stickman --scene '" MN_SOURCE "/docs/examples/crouch_stickman.json' --out '%s/x.gltf'",
+             "pose stickman --scene '" MN_SOURCE
+             "/docs/examples/crouch_stickman.json' --out '%s/x.gltf'",
              mn_test_temp_dir());
     CHECK(run_cli(args, &out, &err) == 2 && err && strstr(err, "--out") && strstr(err, ".bvh"));
     free(out), free(err);
@@ -531,7 +555,8 @@ static void test_pose_out(void) {
 static void test_held_translations(void) {
     char *out, *err;
     /* LeftArm's pivot is 3.6 units from LeftShoulder, the arm beyond it 8.2 long */
-    const char* far = "solve '" MN_TEST_DATA "/cmu_02_01_walk_positions.bvh' --base LeftShoulder --tip LeftHand --target 25,0,0";
+    const char* far = "solve '" MN_TEST_DATA "/cmu_02_01_walk_positions.bvh' --base LeftShoulder "
+                                             "--tip LeftHand --target 25,0,0 --timeout-ms 0";
     CHECK(run_cli(far, &out, &err) == 1);
     CHECK(out && strstr(out, "status UNREACHABLE"));
     free(out), free(err);
@@ -542,13 +567,16 @@ static void test_held_translations(void) {
     free(out), free(err);
     /* pose: the hips pinned, the left hand pinned 3 m away (about twice the figure's size) */
     const char* scene =
-        "{\"handles\": [{\"name\": \"hips\", \"joint\": \"Hips\"}, {\"name\": \"hand\", \"joint\": \"LeftHand\"}],\n"
+        "{\"handles\": [{\"name\": \"hips\", \"joint\": \"Hips\"}, {\"name\": \"hand\", \"joint\": "
+        "\"LeftHand\"}],\n"
         " \"constraints\": [{\"type\": \"pin\", \"handle\": \"hips\"},\n"
         "                 {\"type\": \"pin\", \"handle\": \"hand\", \"target\": [3, 1, 0]}]}\n";
     char sc[256];
     snprintf(sc, sizeof sc, "%s", mn_test_write_temp(".json", scene, strlen(scene)));
     snprintf(args, sizeof args,
-             "pose '" MN_TEST_DATA "/cmu_02_01_walk_positions.bvh' --scale 0.056444 --frame 0 --scene '%s' --iters 200", sc);
+             "pose '" MN_TEST_DATA
+             "/cmu_02_01_walk_positions.bvh' --scale 0.056444 --frame 0 --scene '%s' --iters 200",
+             sc);
     CHECK(run_cli(args, &out, &err) == 0);
     CHECK(out && strstr(out, "status=UNREACHABLE"));
     /* the held positions stay at zero (the channels equal the OFFSETs) */
@@ -558,7 +586,9 @@ static void test_held_translations(void) {
     CHECK(p[0] == 0 && p[1] == 0 && p[2] == 0);
     free(out), free(err);
     snprintf(args, sizeof args,
-             "pose '" MN_TEST_DATA "/cmu_02_01_walk_positions.bvh' --scale 0.056444 --frame 0 --scene '%s' --iters 400 --free-translations", sc);
+             "pose '" MN_TEST_DATA "/cmu_02_01_walk_positions.bvh' --scale 0.056444 --frame 0 "
+                                   "--scene '%s' --iters 400 --free-translations",
+             sc);
     CHECK(run_cli(args, &out, &err) == 0);
     CHECK(out && strstr(out, "status=OK"));
     free(out), free(err);

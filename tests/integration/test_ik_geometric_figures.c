@@ -16,9 +16,11 @@
 #define IIWA MN_DATA "/robots/kuka_iiwa/model.urdf"
 
 /* Every state number outside the chain base..tip is unchanged. */
-static int only_chain_moved(const mn_model* m, const double* q0, const double* q1, int base, int tip) {
+static int only_chain_moved(const mn_model* m, const double* q0, const double* q1, int base,
+                            int tip) {
     for (int j = 0; j < m->njoint; j++) {
-        int on_chain = mn_model_is_ancestor(m, j, tip) && j != base && !mn_model_is_ancestor(m, j, base);
+        int on_chain =
+            mn_model_is_ancestor(m, j, tip) && j != base && !mn_model_is_ancestor(m, j, base);
         if (on_chain) continue;
         int nq = mn_joint_type_nq((mn_joint_type)m->jnt_type[j]);
         for (int i = 0; i < nq; i++)
@@ -68,7 +70,9 @@ static void test_bvh_leg(void) {
             mn_ik_result r;
             mn_status st = mn_ik_solve(m, d, &p, &o, &r);
             CHECK(st == MN_OK);
-            if (st != MN_OK) fprintf(stderr, "leg %s orient=%d: %s\n", mn_ik_method_name(methods[k]), orient, r.message);
+            if (st != MN_OK)
+                fprintf(stderr, "leg %s orient=%d: %s\n", mn_ik_method_name(methods[k]), orient,
+                        r.message);
             mn_fk(m, d);
             mn_vec3 want = mn_xform_apply(&d->xf[base], p.target_pos);
             CHECK(mn_vec3_dist(d->xf[tip].p, want) <= 1e-4);
@@ -91,7 +95,8 @@ static void test_urdf_iiwa(void) {
         return;
     }
     mn_data* d = mn_data_create(m, 0);
-    int base = mn_model_find_joint(m, "lbr_iiwa_link_0"), tip = mn_model_find_joint(m, "lbr_iiwa_link_7");
+    int base = mn_model_find_joint(m, "lbr_iiwa_link_0"),
+        tip = mn_model_find_joint(m, "lbr_iiwa_link_7");
     CHECK(base >= 0 && tip >= 0);
     int dofs[16];
     int n = mn_chain_dofs(m, base, tip, dofs, 16);
@@ -139,7 +144,8 @@ static void test_compare_bench(void) {
     char path[256], out[256], cmd[1024];
     snprintf(path, sizeof path, "%s", svg);
     snprintf(out, sizeof out, "%s", mn_test_write_temp(".out", "", 0));
-    snprintf(cmd, sizeof cmd, "'%s' bench ik --compare --method ccd --repeat 1 --svg '%s' > '%s'", MN_CLI, path, out);
+    snprintf(cmd, sizeof cmd, "'%s' bench ik --compare --method ccd --repeat 1 --svg '%s' > '%s'",
+             MN_CLI, path, out);
     int st = system(cmd);
     CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0);
     char* text = mn_test_read_file(out, NULL);

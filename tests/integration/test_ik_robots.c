@@ -48,15 +48,20 @@ static mn_model* load(const robot* rb, int* base, int* tip) {
     return m;
 }
 
-static double lo_of(const mn_model* m, int j) { return m->jnt_limited[j] ? m->jnt_range[2 * j] : -MN_PI; }
-static double hi_of(const mn_model* m, int j) { return m->jnt_limited[j] ? m->jnt_range[2 * j + 1] : MN_PI; }
+static double lo_of(const mn_model* m, int j) {
+    return m->jnt_limited[j] ? m->jnt_range[2 * j] : -MN_PI;
+}
+static double hi_of(const mn_model* m, int j) {
+    return m->jnt_limited[j] ? m->jnt_range[2 * j + 1] : MN_PI;
+}
 
 /* Random joint values within limits on the chain (others at rest); returns the tip pose in
  * the base frame. */
 static mn_xform random_pose(const mn_model* m, mn_data* d, int base, int tip) {
     mn_data_reset(m, d);
     for (int j = tip; j != base; j = m->jnt_parent[j])
-        if (m->jnt_type[j] == MN_JOINT_HINGE) d->q[m->jnt_qadr[j]] = lo_of(m, j) + (hi_of(m, j) - lo_of(m, j)) * urand();
+        if (m->jnt_type[j] == MN_JOINT_HINGE)
+            d->q[m->jnt_qadr[j]] = lo_of(m, j) + (hi_of(m, j) - lo_of(m, j)) * urand();
     mn_fk(m, d);
     mn_xform Bi = mn_xform_inverse(&d->xf[base]);
     return mn_xform_mul(&Bi, &d->xf[tip]);
@@ -65,14 +70,17 @@ static mn_xform random_pose(const mn_model* m, mn_data* d, int base, int tip) {
 static void seed_middle(const mn_model* m, mn_data* d, int base, int tip) {
     mn_data_reset(m, d);
     for (int j = tip; j != base; j = m->jnt_parent[j])
-        if (m->jnt_type[j] == MN_JOINT_HINGE) d->q[m->jnt_qadr[j]] = 0.5 * (lo_of(m, j) + hi_of(m, j));
+        if (m->jnt_type[j] == MN_JOINT_HINGE)
+            d->q[m->jnt_qadr[j]] = 0.5 * (lo_of(m, j) + hi_of(m, j));
 }
 
-static int pose_met(const mn_model* m, const mn_data* d, int base, int tip, const mn_xform* T, double tol) {
+static int pose_met(const mn_model* m, const mn_data* d, int base, int tip, const mn_xform* T,
+                    double tol) {
     mn_xform Bi = mn_xform_inverse(&d->xf[base]);
     mn_xform G = mn_xform_mul(&Bi, &d->xf[tip]);
     mn_vec3 w = mn_rotation_error(&T->R, &G.R);
-    return mn_vec3_dist(G.p, T->p) <= tol && mn_vec3_norm(w) <= tol && mn_q_within_limits(m, d->q, 0);
+    return mn_vec3_dist(G.p, T->p) <= tol && mn_vec3_norm(w) <= tol &&
+           mn_q_within_limits(m, d->q, 0);
 }
 
 /* LM from the middle of the limits, the TRAC-IK protocol's seed, on every arm. */
@@ -98,8 +106,10 @@ static void test_lm_all_robots(void) {
             o.max_restarts = 1000;
             mn_ik_result r;
             mn_status s = mn_ik_solve(m, d, &p, &o, &r);
-            if (s == MN_OK && pose_met(m, d, base, tip, &T, 1.01e-5)) solved++;
-            else fprintf(stderr, "%s target %d: %s\n", robots[k].tip, t, r.message);
+            if (s == MN_OK && pose_met(m, d, base, tip, &T, 1.01e-5))
+                solved++;
+            else
+                fprintf(stderr, "%s target %d: %s\n", robots[k].tip, t, r.message);
         }
         CHECK(solved == n);
         mn_data_destroy(d);
@@ -135,10 +145,14 @@ static void test_panda_methods(void) {
             o.max_iters = meth == MN_IK_JT ? 200000 : 500;
             mn_ik_result r;
             mn_status s = mn_ik_solve(m, d, &p, &o, &r);
-            if (s != MN_OK) fprintf(stderr, "panda %s target %d: %s\n", mn_ik_method_name(o.method), t, r.message);
+            if (s != MN_OK)
+                fprintf(stderr, "panda %s target %d: %s\n", mn_ik_method_name(o.method), t,
+                        r.message);
             CHECK(s == MN_OK);
-            if (p.use_orientation) CHECK(pose_met(m, d, base, tip, &T, 1.01e-5));
-            else CHECK(mn_vec3_dist(mn_xform_apply(&d->xf[base], T.p), d->xf[tip].p) <= 1.01e-5);
+            if (p.use_orientation)
+                CHECK(pose_met(m, d, base, tip, &T, 1.01e-5));
+            else
+                CHECK(mn_vec3_dist(mn_xform_apply(&d->xf[base], T.p), d->xf[tip].p) <= 1.01e-5);
         }
     }
     free(seed);
@@ -177,7 +191,8 @@ static void test_panda_jacobian(void) {
             mn_vec3 v = mn_vec3_scale(mn_vec3_sub(pp, pm), 0.5 / h);
             mn_vec3 w = mn_vec3_scale(mn_rotation_error(&Rp, &Rm), 0.5 / h);
             double fd[6] = {v.x, v.y, v.z, w.x, w.y, w.z};
-            for (int r = 0; r < 6; r++) CHECK_NEAR(Jm[r * nd + k], fd[r], 1e-6);
+            for (int r = 0; r < 6; r++)
+                CHECK_NEAR(Jm[r * nd + k], fd[r], 1e-6);
         }
         mn_fk(m, d);
     }
@@ -226,31 +241,45 @@ static void test_cli_solve(void) {
     static char out[8192];
     char args[1024];
     const char* panda = MN_DATA "/robots/franka_panda/panda.urdf";
-    snprintf(args, sizeof args, "solve %s --base panda_link0 --tip panda_link8 --target 0.4,0.1,0.5,0,1,0,0 --timeout-ms 0 --json", panda);
+    snprintf(args, sizeof args,
+             "solve %s --base panda_link0 --tip panda_link8 --target 0.4,0.1,0.5,0,1,0,0 "
+             "--timeout-ms 0 --json",
+             panda);
     CHECK(run_cli(args, out, sizeof out) == 0);
     CHECK(strstr(out, "\"status\": \"OK\"") != NULL);
     CHECK(strstr(out, "\"q\": [") != NULL);
     CHECK(strstr(out, "panda_link7") != NULL);
-    snprintf(args, sizeof args, "solve %s --base panda_link0 --tip panda_link8 --target 0.3,0.2,0.6 --method dls --timeout-ms 0 "
-             "--seed-q 0,-0.785,0,-2.356,0,1.571,0.785", panda); /* Franka's "ready" pose */
+    snprintf(args, sizeof args,
+             "solve %s --base panda_link0 --tip panda_link8 --target 0.3,0.2,0.6 --method dls "
+             "--timeout-ms 0 "
+             "--seed-q 0,-0.785,0,-2.356,0,1.571,0.785",
+             panda); /* Franka's "ready" pose */
     CHECK(run_cli(args, out, sizeof out) == 0);
     CHECK(strncmp(out, "status OK\nmethod dls\n", 21) == 0);
     /* Unreachable: the closest pose is printed, exit 1. */
-    snprintf(args, sizeof args, "solve %s --base panda_link0 --tip panda_link8 --target 3,0,0 --timeout-ms 0 --restarts 20", panda);
+    snprintf(
+        args, sizeof args,
+        "solve %s --base panda_link0 --tip panda_link8 --target 3,0,0 --timeout-ms 0 --restarts 20",
+        panda);
     CHECK(run_cli(args, out, sizeof out) == 1);
     CHECK(strstr(out, "status UNREACHABLE") != NULL);
     /* Bad input and usage. */
-    const char* bad[] = {"--target 0,0,nan", "--target 1,2", "--target 0,0,0,0,0,0,0", "--tip nope --target 0,0,0",
-                         "--target 0.3,0,0.5 --seed-q 1,2"};
+    const char* bad[] = {"--target 0,0,nan", "--target 1,2", "--target 0,0,0,0,0,0,0",
+                         "--tip nope --target 0,0,0", "--target 0.3,0,0.5 --seed-q 1,2"};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
-        if (!strncmp(bad[i], "--tip", 5)) snprintf(args, sizeof args, "solve %s --base panda_link0 %s", panda, bad[i]);
-        else snprintf(args, sizeof args, "solve %s --base panda_link0 --tip panda_link8 %s", panda, bad[i]);
+        if (!strncmp(bad[i], "--tip", 5))
+            snprintf(args, sizeof args, "solve %s --base panda_link0 %s", panda, bad[i]);
+        else
+            snprintf(args, sizeof args, "solve %s --base panda_link0 --tip panda_link8 %s", panda,
+                     bad[i]);
         CHECK(run_cli(args, out, sizeof out) == 1);
     }
-    snprintf(args, sizeof args, "solve %s --base panda_link8 --tip panda_link0 --target 0,0,0", panda);
+    snprintf(args, sizeof args, "solve %s --base panda_link8 --tip panda_link0 --target 0,0,0",
+             panda);
     CHECK(run_cli(args, out, sizeof out) == 1);
     CHECK(run_cli("solve", out, sizeof out) == 2);
-    snprintf(args, sizeof args, "solve %s --base panda_link0 --tip panda_link8 --target 0,0,1 --method nope", panda);
+    snprintf(args, sizeof args,
+             "solve %s --base panda_link0 --tip panda_link8 --target 0,0,1 --method nope", panda);
     CHECK(run_cli(args, out, sizeof out) == 2);
     CHECK(run_cli("solve --help", out, sizeof out) == 0);
     CHECK(strstr(out, "usage: marionette solve") != NULL);

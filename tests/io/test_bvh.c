@@ -17,21 +17,56 @@ typedef struct bvh_case {
     int bvh_joints, end_sites, channels, frames;
     double frame_time;
     const char* root;
-    double first[6]; /* first row: root position and rotation channels as written */
+    double first[6];   /* first row: root position and rotation channels as written */
     const char* order; /* root rotation order */
 } bvh_case;
 
 static const bvh_case cases[] = {
-    {MN_DATA "/mocap/cmu_motionbuilder/cmu_02_01_walk.bvh", 31, 7, 96, 344, 0.0083333, "Hips",
-     {10.4194, 16.7048, -30.1003, 0, 0, 0}, "ZYX"},
-    {MN_DATA "/mocap/cmu_motionbuilder/cmu_01_01_forward_jumps.bvh", 31, 7, 96, 2752, 0.0083333, "Hips",
-     {9.3722, 17.8693, -17.3198, 0, 0, 0}, "ZYX"},
-    {MN_DATA "/mocap/cmu_3dsmax/cmu_131_01_start_walk_stop.bvh", 31, 7, 96, 994, 0.0083333, "Hips",
-     {5.2300, 16.9002, -33.8986, -5.4029, 9.8098, 10.4956}, "ZYX"},
-    {MN_DATA "/mocap/cmu_3dsmax/cmu_131_03_start_hop_stop.bvh", 31, 7, 96, 1102, 0.0083333, "Hips",
-     {5.1723, 16.9371, -29.1264, -2.2661, 1.9474, 8.3808}, "ZYX"},
-    {MN_DATA "/mocap/other_skeleton/Boxing_Toes.bvh", 21, 5, 66, 3070, 0.01, "Hips",
-     {-6.101614, 91.753342, 50.165031, 1.327254, -1.993820, 179.842245}, "ZXY"},
+    {MN_DATA "/mocap/cmu_motionbuilder/cmu_02_01_walk.bvh",
+     31,
+     7,
+     96,
+     344,
+     0.0083333,
+     "Hips",
+     {10.4194, 16.7048, -30.1003, 0, 0, 0},
+     "ZYX"},
+    {MN_DATA "/mocap/cmu_motionbuilder/cmu_01_01_forward_jumps.bvh",
+     31,
+     7,
+     96,
+     2752,
+     0.0083333,
+     "Hips",
+     {9.3722, 17.8693, -17.3198, 0, 0, 0},
+     "ZYX"},
+    {MN_DATA "/mocap/cmu_3dsmax/cmu_131_01_start_walk_stop.bvh",
+     31,
+     7,
+     96,
+     994,
+     0.0083333,
+     "Hips",
+     {5.2300, 16.9002, -33.8986, -5.4029, 9.8098, 10.4956},
+     "ZYX"},
+    {MN_DATA "/mocap/cmu_3dsmax/cmu_131_03_start_hop_stop.bvh",
+     31,
+     7,
+     96,
+     1102,
+     0.0083333,
+     "Hips",
+     {5.1723, 16.9371, -29.1264, -2.2661, 1.9474, 8.3808},
+     "ZYX"},
+    {MN_DATA "/mocap/other_skeleton/Boxing_Toes.bvh",
+     21,
+     5,
+     66,
+     3070,
+     0.01,
+     "Hips",
+     {-6.101614, 91.753342, 50.165031, 1.327254, -1.993820, 179.842245},
+     "ZXY"},
 };
 #define NCASES (int)(sizeof cases / sizeof cases[0])
 
@@ -104,7 +139,8 @@ static void test_read_files(void) {
             if (p) p = strchr(p, '\n');
             CHECK(p != NULL);
             double row[96];
-            for (int k = 0; p && k < c->channels; k++) row[k] = strtod(p, &p);
+            for (int k = 0; p && k < c->channels; k++)
+                row[k] = strtod(p, &p);
             int col = 0, order_ok = 1;
             double worst = 0;
             const char* ch = text;
@@ -116,8 +152,8 @@ static void test_read_files(void) {
                 if (!ch) break;
                 char names[6][16] = {{0}}, order[4] = {0};
                 int nch = 0, k = 0;
-                sscanf(ch, "CHANNELS %d %15s %15s %15s %15s %15s %15s", &nch, names[0], names[1], names[2],
-                       names[3], names[4], names[5]);
+                sscanf(ch, "CHANNELS %d %15s %15s %15s %15s %15s %15s", &nch, names[0], names[1],
+                       names[2], names[3], names[4], names[5]);
                 for (int i = 0; i < nch && i < 6; i++)
                     if (strstr(names[i], "rotation") && k < 3) order[k++] = names[i][0];
                 ch += 8;
@@ -261,7 +297,8 @@ static void test_crlf_lf(void) {
         if (crlf[i] != '\r') lf[k++] = crlf[i];
     /* and one with lone CR (classic Mac) line endings */
     char* cr = malloc(n + 1);
-    for (size_t i = 0; i < k; i++) cr[i] = lf[i] == '\n' ? '\r' : lf[i];
+    for (size_t i = 0; i < k; i++)
+        cr[i] = lf[i] == '\n' ? '\r' : lf[i];
     mn_model *a = NULL, *b = NULL, *c = NULL;
     mn_motion ma, mb, mc;
     mn_error err;
@@ -305,7 +342,8 @@ static void test_scale(void) {
         mn_fk(a, da);
         mn_fk(b, db);
         for (int j = 0; j < a->njoint; j++) {
-            double e = mn_vec3_dist(mn_vec3_scale(da->xf[j].p, o.scale), db->xf[j].p) / (size * o.scale);
+            double e =
+                mn_vec3_dist(mn_vec3_scale(da->xf[j].p, o.scale), db->xf[j].p) / (size * o.scale);
             if (e > worst) worst = e;
         }
     }
@@ -464,8 +502,8 @@ static void test_unusual_channels(void) {
     mn_model* m = NULL;
     mn_motion mo;
     mn_error err;
-    mn_status st = mn_bvh_read_mem(unusual_bvh, sizeof unusual_bvh - 1, "unusual.bvh", NULL, &m, &mo,
-                                   NULL, &err);
+    mn_status st = mn_bvh_read_mem(unusual_bvh, sizeof unusual_bvh - 1, "unusual.bvh", NULL, &m,
+                                   &mo, NULL, &err);
     CHECK(st == MN_OK);
     if (st) {
         fprintf(stderr, "%s\n", err.message);
@@ -493,7 +531,9 @@ static void test_unusual_channels(void) {
     if (text) {
         CHECK(strstr(text, "CHANNELS 4 Zposition Xposition Yrotation Yposition\n") != NULL);
         CHECK(strstr(text, "CHANNELS 2 Yrotation Xrotation\n") != NULL);
-        CHECK(strstr(text, "CHANNELS 6 Zrotation Xrotation Yrotation Xposition Yposition Zposition\n") != NULL);
+        CHECK(strstr(text,
+                     "CHANNELS 6 Zrotation Xrotation Yrotation Xposition Yposition Zposition\n") !=
+              NULL);
         CHECK(strstr(text, "CHANNELS 3 Xposition Yposition Zposition\n") != NULL);
         CHECK(strstr(text, "CHANNELS 3 Zrotation Xrotation Zrotation\n") != NULL);
         CHECK(strstr(text, "CHANNELS 1 Yposition\n") != NULL);
@@ -537,13 +577,31 @@ static void test_write_any_model(void) {
         mn_vec3 axis;
         mn_euler_order order;
     } js[] = {
-        {"base", -1, MN_JOINT_FREE, {0.1, 0.9, -0.2}, {0.9, 0.1, 0.3, -0.2}, {0, 0, 1}, MN_EULER_XYZ},
+        {"base",
+         -1,
+         MN_JOINT_FREE,
+         {0.1, 0.9, -0.2},
+         {0.9, 0.1, 0.3, -0.2},
+         {0, 0, 1},
+         MN_EULER_XYZ},
         {"hinge_slanted", 0, MN_JOINT_HINGE, {0, 0.3, 0}, {1, 0, 0, 0}, ax, MN_EULER_ZXY},
-        {"hinge_oriented", 1, MN_JOINT_HINGE, {0.2, 0.1, 0}, {0.8, 0.3, -0.1, 0.4}, {0, 1, 0}, MN_EULER_YZX},
+        {"hinge_oriented",
+         1,
+         MN_JOINT_HINGE,
+         {0.2, 0.1, 0},
+         {0.8, 0.3, -0.1, 0.4},
+         {0, 1, 0},
+         MN_EULER_YZX},
         {"slide_oriented", 2, MN_JOINT_SLIDE, {0, 0, 0.4}, {0.7, -0.2, 0.5, 0.1}, ax, MN_EULER_ZYX},
         {"slide_x", 3, MN_JOINT_SLIDE, {0.1, 0, 0}, {1, 0, 0, 0}, {1, 0, 0}, MN_EULER_ZYX},
         {"ball", 4, MN_JOINT_BALL, {0, -0.3, 0.1}, {0.6, 0.2, 0.2, -0.3}, {0, 0, 1}, MN_EULER_XZY},
-        {"fixed_turn", 5, MN_JOINT_FIXED, {0.2, 0.2, 0}, {0.5, 0.5, 0.5, 0.5}, {0, 0, 1}, MN_EULER_YXZ},
+        {"fixed_turn",
+         5,
+         MN_JOINT_FIXED,
+         {0.2, 0.2, 0},
+         {0.5, 0.5, 0.5, 0.5},
+         {0, 0, 1},
+         MN_EULER_YXZ},
         {"hinge_z", 6, MN_JOINT_HINGE, {0, 0.25, 0}, {1, 0, 0, 0}, {0, 0, 1}, MN_EULER_ZXY},
         {"tip", 7, MN_JOINT_FIXED, {0, 0.1, 0.05}, {0.9, 0, 0.4, 0}, {0, 0, 1}, MN_EULER_ZXY},
         {"side_tip", 5, MN_JOINT_FIXED, {0.3, 0, 0}, {1, 0, 0, 0}, {0, 0, 1}, MN_EULER_ZXY},
@@ -572,10 +630,15 @@ static void test_write_any_model(void) {
         for (int j = 0; j < m->njoint; j++) {
             double* a = q + m->jnt_qadr[j];
             switch (m->jnt_type[j]) {
-            case MN_JOINT_HINGE: a[0] = (urand(&seed) - 0.5) * 6; break;
-            case MN_JOINT_SLIDE: a[0] = urand(&seed) - 0.5; break;
+            case MN_JOINT_HINGE:
+                a[0] = (urand(&seed) - 0.5) * 6;
+                break;
+            case MN_JOINT_SLIDE:
+                a[0] = urand(&seed) - 0.5;
+                break;
             case MN_JOINT_FREE:
-                for (int k = 0; k < 3; k++) a[k] = urand(&seed) - 0.5;
+                for (int k = 0; k < 3; k++)
+                    a[k] = urand(&seed) - 0.5;
                 a += 3;
                 /* fall through */
             case MN_JOINT_BALL: {
@@ -584,7 +647,8 @@ static void test_write_any_model(void) {
                 a[0] = r.w, a[1] = r.x, a[2] = r.y, a[3] = r.z;
                 break;
             }
-            default: break;
+            default:
+                break;
             }
         }
     }
@@ -628,7 +692,8 @@ static void test_write_any_model(void) {
                 if (e > worst) worst = e;
                 /* frames of joints that are not End Sites keep their orientation too */
                 if (m->jnt_nchild[j] > 0) {
-                    mn_quat qa = mn_quat_from_mat3(&da->xf[j].R), qb = mn_quat_from_mat3(&db->xf[k].R);
+                    mn_quat qa = mn_quat_from_mat3(&da->xf[j].R),
+                            qb = mn_quat_from_mat3(&db->xf[k].R);
                     CHECK(quat_dist(qa, qb) < 1e-12);
                 }
             }
@@ -677,20 +742,34 @@ static void test_write_any_model(void) {
 
 /* The decimal parser gives exactly what strtod gives, on the fast path and off it. */
 static void test_numbers_exact(void) {
-    static const char* fixed[] = {"0",       "-0",          ".5",          "5.",        "-.0083333",
-                                  "1e5",     "1E-5",        "+3.25",       "123456789.012345678",
-                                  "0.1",     "0.30000000000000004",       "900719925.4740993", "999999999.99999999999",
-                                  "1234567890.123456789e-3", "4.9406564584124654e-324", "2.2250738585072011e-308",
-                                  "0.000000000000000000000000000001234", "99999999999999999999e-15"};
+    static const char* fixed[] = {"0",
+                                  "-0",
+                                  ".5",
+                                  "5.",
+                                  "-.0083333",
+                                  "1e5",
+                                  "1E-5",
+                                  "+3.25",
+                                  "123456789.012345678",
+                                  "0.1",
+                                  "0.30000000000000004",
+                                  "900719925.4740993",
+                                  "999999999.99999999999",
+                                  "1234567890.123456789e-3",
+                                  "4.9406564584124654e-324",
+                                  "2.2250738585072011e-308",
+                                  "0.000000000000000000000000000001234",
+                                  "99999999999999999999e-15"};
     int nf = (int)(sizeof fixed / sizeof fixed[0]);
     int nrand = 2000, nrows = nf + nrand;
     size_t cap = (size_t)nrows * 48 + 256;
     char* text = malloc(cap);
     char** vals = malloc((size_t)nrows * sizeof *vals);
-    size_t len = (size_t)snprintf(text, cap,
-                                  "HIERARCHY\nROOT a\n{\nOFFSET 0 0 0\nCHANNELS 1 Xposition\n}\nMOTION\n"
-                                  "Frames: %d\nFrame Time: 1\n",
-                                  nrows);
+    size_t len =
+        (size_t)snprintf(text, cap,
+                         "HIERARCHY\nROOT a\n{\nOFFSET 0 0 0\nCHANNELS 1 Xposition\n}\nMOTION\n"
+                         "Frames: %d\nFrame Time: 1\n",
+                         nrows);
     uint64_t seed = 11;
     for (int i = 0; i < nrows; i++) {
         char num[40];
@@ -706,7 +785,8 @@ static void test_numbers_exact(void) {
                 if (d == dot) num[k++] = '.';
                 num[k++] = (char)('0' + (int)(urand(&seed) * 10));
             }
-            if (urand(&seed) < 0.3) k += snprintf(num + k, sizeof num - (size_t)k, "e%d", e < 0 ? e : -e / 4);
+            if (urand(&seed) < 0.3)
+                k += snprintf(num + k, sizeof num - (size_t)k, "e%d", e < 0 ? e : -e / 4);
             num[k] = 0;
         }
         vals[i] = strdup(num);
@@ -722,11 +802,13 @@ static void test_numbers_exact(void) {
         double ref = strtod(vals[i], NULL);
         if (fabs(ref) > 1e9) continue;
         if (memcmp(&(double){mo.q[i]}, &ref, sizeof ref) != 0 && !(mo.q[i] == 0 && ref == 0)) {
-            if (wrong++ < 5) fprintf(stderr, "  '%s' read as %.17g, strtod %.17g\n", vals[i], mo.q[i], ref);
+            if (wrong++ < 5)
+                fprintf(stderr, "  '%s' read as %.17g, strtod %.17g\n", vals[i], mo.q[i], ref);
         }
     }
     CHECK(wrong == 0);
-    for (int i = 0; i < nrows; i++) free(vals[i]);
+    for (int i = 0; i < nrows; i++)
+        free(vals[i]);
     free(vals);
     free(text);
     mn_motion_free(&mo);
@@ -735,8 +817,12 @@ static void test_numbers_exact(void) {
 
 /* ---- malformed input ------------------------------------------------------------------- */
 
-#define HDR "HIERARCHY\nROOT Hips\n{\n  OFFSET 0 0 0\n  CHANNELS 6 Xposition Yposition Zposition Zrotation Yrotation Xrotation\n"
-#define ARM "  JOINT Arm\n  {\n    OFFSET 1 0 0\n    CHANNELS 3 Zrotation Xrotation Yrotation\n    End Site\n    {\n      OFFSET 1 0 0\n    }\n  }\n}\n"
+#define HDR                                                                                        \
+    "HIERARCHY\nROOT Hips\n{\n  OFFSET 0 0 0\n  CHANNELS 6 Xposition Yposition Zposition "         \
+    "Zrotation Yrotation Xrotation\n"
+#define ARM                                                                                        \
+    "  JOINT Arm\n  {\n    OFFSET 1 0 0\n    CHANNELS 3 Zrotation Xrotation Yrotation\n    End "   \
+    "Site\n    {\n      OFFSET 1 0 0\n    }\n  }\n}\n"
 #define MOT "MOTION\nFrames: 2\nFrame Time: 0.01\n"
 #define ROW "0 1 2 3 4 5 6 7 8\n"
 
@@ -753,67 +839,100 @@ static void test_malformed(void) {
     static char deep[256 * 40 + 200];
     {
         size_t k = (size_t)sprintf(deep, "HIERARCHY\nROOT r\n{\nOFFSET 0 0 0\n");
-        for (int i = 0; i < 257; i++) k += (size_t)sprintf(deep + k, "JOINT j%d\n{\nOFFSET 0 1 0\n", i);
+        for (int i = 0; i < 257; i++)
+            k += (size_t)sprintf(deep + k, "JOINT j%d\n{\nOFFSET 0 1 0\n", i);
     }
     static char long_name[600];
     snprintf(long_name, sizeof long_name, HDR "  JOINT %0300d\n", 7);
-    static const char binary[] = "HIERARCHY\nROOT Hips\n{\n  OFFSET 0 0 0\n\0\x01\x02\xff garbage\n}\n";
+    static const char binary[] =
+        "HIERARCHY\nROOT Hips\n{\n  OFFSET 0 0 0\n\0\x01\x02\xff garbage\n}\n";
     const bad_case bad[] = {
         {"empty file", "", 0, MN_ERR_PARSE, 1, "expected HIERARCHY"},
         {"not BVH", "hello world\n", 0, MN_ERR_PARSE, 1, "expected HIERARCHY"},
         {"no root", "HIERARCHY\nMOTION\n", 0, MN_ERR_PARSE, 2, "no ROOT"},
-        {"truncated in hierarchy", HDR "  JOINT Arm\n  {\n    OFFSET 1 0", 0, MN_ERR_PARSE, 8, "missing z"},
-        {"truncated after a brace", HDR "  JOINT Arm\n  {\n", 0, MN_ERR_PARSE, 8, "file ends inside joint 'Arm'"},
-        {"truncated row", HDR ARM MOT ROW "0 1 2 3", 0, MN_ERR_PARSE, 20, "expected 9 numbers, found 4"},
-        {"row too short", HDR ARM MOT "0 1 2 3 4 5 6 7\n" ROW, 0, MN_ERR_PARSE, 19, "frame 0: expected 9 numbers, found 8"},
-        {"row too long", HDR ARM MOT ROW "0 1 2 3 4 5 6 7 8 9\n", 0, MN_ERR_PARSE, 20, "frame 1: expected 9 numbers, found 10"},
-        {"channel count too small", HDR "  JOINT Arm\n  {\n    OFFSET 1 0 0\n    CHANNELS 3 Zrotation Xrotation\n", 0,
+        {"truncated in hierarchy", HDR "  JOINT Arm\n  {\n    OFFSET 1 0", 0, MN_ERR_PARSE, 8,
+         "missing z"},
+        {"truncated after a brace", HDR "  JOINT Arm\n  {\n", 0, MN_ERR_PARSE, 8,
+         "file ends inside joint 'Arm'"},
+        {"truncated row", HDR ARM MOT ROW "0 1 2 3", 0, MN_ERR_PARSE, 20,
+         "expected 9 numbers, found 4"},
+        {"row too short", HDR ARM MOT "0 1 2 3 4 5 6 7\n" ROW, 0, MN_ERR_PARSE, 19,
+         "frame 0: expected 9 numbers, found 8"},
+        {"row too long", HDR ARM MOT ROW "0 1 2 3 4 5 6 7 8 9\n", 0, MN_ERR_PARSE, 20,
+         "frame 1: expected 9 numbers, found 10"},
+        {"channel count too small",
+         HDR "  JOINT Arm\n  {\n    OFFSET 1 0 0\n    CHANNELS 3 Zrotation Xrotation\n", 0,
          MN_ERR_PARSE, 9, "expected 3 channel names, found 2"},
-        {"channel count too large", HDR "  JOINT Arm\n  {\n    OFFSET 1 0 0\n    CHANNELS 2 Zrotation Xrotation Yrotation\n", 0,
-         MN_ERR_PARSE, 9, "expected 2 channel names, found 3"},
-        {"channel count not a number", HDR "  JOINT Arm\n  {\n    OFFSET 1 0 0\n    CHANNELS three\n", 0,
-         MN_ERR_PARSE, 9, "expected a count"},
-        {"unknown channel", HDR "  JOINT Arm\n  {\n    OFFSET 1 0 0\n    CHANNELS 3 Zrotation Wrotation Yrotation\n", 0,
-         MN_ERR_PARSE, 9, "unknown channel 'Wrotation'"},
-        {"position channel twice", HDR "  JOINT Arm\n  {\n    OFFSET 1 0 0\n    CHANNELS 2 Xposition Xposition\n", 0,
-         MN_ERR_PARSE, 9, "Xposition given twice"},
-        {"NaN offset", HDR "  JOINT Arm\n  {\n    OFFSET 1 nan 0\n", 0, MN_ERR_PARSE, 8, "not a number"},
-        {"inf offset", HDR "  JOINT Arm\n  {\n    OFFSET 1 0 inf\n", 0, MN_ERR_PARSE, 8, "not a number"},
-        {"huge offset", HDR "  JOINT Arm\n  {\n    OFFSET 1 1e300 0\n", 0, MN_ERR_PARSE, 8, "out of range"},
-        {"overflowing number", HDR ARM MOT ROW "0 1 2 3 4 1e400 6 7 8\n", 0, MN_ERR_PARSE, 20, "column 6"},
-        {"NaN in a row", HDR ARM MOT "0 1 2 NaN 4 5 6 7 8\n" ROW, 0, MN_ERR_PARSE, 19, "column 4: not a number"},
-        {"huge in a row", HDR ARM MOT ROW "0 1 2 3 4 5 6 7 2e9\n", 0, MN_ERR_PARSE, 20, "out of range"},
-        {"duplicate names",
-         HDR "  JOINT Arm\n  {\n    OFFSET 1 0 0\n    CHANNELS 0\n  }\n  JOINT Arm\n  {\n    OFFSET 2 0 0\n  }\n}\n", 0,
-         MN_ERR_PARSE, 11, "duplicate joint name 'Arm'"},
-        {"bad UTF-8 name", HDR "  JOINT Ar\xc3\x28m\n  {\n", 0, MN_ERR_PARSE, 6, "not valid UTF-8"},
-        {"overlong UTF-8 name", HDR "  JOINT \xc0\xaf" "Arm\n  {\n", 0, MN_ERR_PARSE, 6, "not valid UTF-8"},
-        {"binary garbage", binary, sizeof binary - 1, MN_ERR_PARSE, 5, "unexpected"},
-        {"missing brace", HDR "  JOINT Arm\n    OFFSET 1 0 0\n", 0, MN_ERR_PARSE, 7, "expected '{'"},
-        {"extra closing brace", HDR ARM "}\n" MOT, 0, MN_ERR_PARSE, 16, "expected ROOT or MOTION"},
-        {"children in an End Site", HDR "  End Site\n  {\n    OFFSET 0 1 0\n    JOINT x\n", 0, MN_ERR_PARSE, 9,
-         "End Site has no children"},
-        {"no OFFSET", HDR "  JOINT Arm\n  {\n  }\n}\n" MOT, 0, MN_ERR_PARSE, 6, "has no OFFSET"},
-        {"OFFSET short", HDR "  JOINT Arm\n  {\n    OFFSET 1 0\n  }\n", 0, MN_ERR_PARSE, 8, "missing z"},
-        {"nesting too deep", deep, 0, MN_ERR_PARSE, 0, "deeper than 256"},
-        {"Frames not a count", HDR ARM "MOTION\nFrames: many\nFrame Time: 0.01\n", 0, MN_ERR_PARSE, 17,
+        {"channel count too large",
+         HDR "  JOINT Arm\n  {\n    OFFSET 1 0 0\n    CHANNELS 2 Zrotation Xrotation Yrotation\n",
+         0, MN_ERR_PARSE, 9, "expected 2 channel names, found 3"},
+        {"channel count not a number",
+         HDR "  JOINT Arm\n  {\n    OFFSET 1 0 0\n    CHANNELS three\n", 0, MN_ERR_PARSE, 9,
          "expected a count"},
-        {"Frames negative", HDR ARM "MOTION\nFrames: -2\nFrame Time: 0.01\n", 0, MN_ERR_PARSE, 17, "expected a count"},
+        {"unknown channel",
+         HDR "  JOINT Arm\n  {\n    OFFSET 1 0 0\n    CHANNELS 3 Zrotation Wrotation Yrotation\n",
+         0, MN_ERR_PARSE, 9, "unknown channel 'Wrotation'"},
+        {"position channel twice",
+         HDR "  JOINT Arm\n  {\n    OFFSET 1 0 0\n    CHANNELS 2 Xposition Xposition\n", 0,
+         MN_ERR_PARSE, 9, "Xposition given twice"},
+        {"NaN offset", HDR "  JOINT Arm\n  {\n    OFFSET 1 nan 0\n", 0, MN_ERR_PARSE, 8,
+         "not a number"},
+        {"inf offset", HDR "  JOINT Arm\n  {\n    OFFSET 1 0 inf\n", 0, MN_ERR_PARSE, 8,
+         "not a number"},
+        {"huge offset", HDR "  JOINT Arm\n  {\n    OFFSET 1 1e300 0\n", 0, MN_ERR_PARSE, 8,
+         "out of range"},
+        {"overflowing number", HDR ARM MOT ROW "0 1 2 3 4 1e400 6 7 8\n", 0, MN_ERR_PARSE, 20,
+         "column 6"},
+        {"NaN in a row", HDR ARM MOT "0 1 2 NaN 4 5 6 7 8\n" ROW, 0, MN_ERR_PARSE, 19,
+         "column 4: not a number"},
+        {"huge in a row", HDR ARM MOT ROW "0 1 2 3 4 5 6 7 2e9\n", 0, MN_ERR_PARSE, 20,
+         "out of range"},
+        {"duplicate names",
+         HDR "  JOINT Arm\n  {\n    OFFSET 1 0 0\n    CHANNELS 0\n  }\n  JOINT Arm\n  {\n    "
+             "OFFSET 2 0 0\n  }\n}\n",
+         0, MN_ERR_PARSE, 11, "duplicate joint name 'Arm'"},
+        {"bad UTF-8 name", HDR "  JOINT Ar\xc3\x28m\n  {\n", 0, MN_ERR_PARSE, 6, "not valid UTF-8"},
+        {"overlong UTF-8 name",
+         HDR "  JOINT \xc0\xaf"
+             "Arm\n  {\n",
+         0, MN_ERR_PARSE, 6, "not valid UTF-8"},
+        {"binary garbage", binary, sizeof binary - 1, MN_ERR_PARSE, 5, "unexpected"},
+        {"missing brace", HDR "  JOINT Arm\n    OFFSET 1 0 0\n", 0, MN_ERR_PARSE, 7,
+         "expected '{'"},
+        {"extra closing brace", HDR ARM "}\n" MOT, 0, MN_ERR_PARSE, 16, "expected ROOT or MOTION"},
+        {"children in an End Site", HDR "  End Site\n  {\n    OFFSET 0 1 0\n    JOINT x\n", 0,
+         MN_ERR_PARSE, 9, "End Site has no children"},
+        {"no OFFSET", HDR "  JOINT Arm\n  {\n  }\n}\n" MOT, 0, MN_ERR_PARSE, 6, "has no OFFSET"},
+        {"OFFSET short", HDR "  JOINT Arm\n  {\n    OFFSET 1 0\n  }\n", 0, MN_ERR_PARSE, 8,
+         "missing z"},
+        {"nesting too deep", deep, 0, MN_ERR_PARSE, 0, "deeper than 256"},
+        {"Frames not a count", HDR ARM "MOTION\nFrames: many\nFrame Time: 0.01\n", 0, MN_ERR_PARSE,
+         17, "expected a count"},
+        {"Frames negative", HDR ARM "MOTION\nFrames: -2\nFrame Time: 0.01\n", 0, MN_ERR_PARSE, 17,
+         "expected a count"},
         {"no Frame Time", HDR ARM "MOTION\nFrames: 2\n" ROW, 0, MN_ERR_PARSE, 18, "Frame Time"},
-        {"zero Frame Time", HDR ARM "MOTION\nFrames: 2\nFrame Time: 0\n", 0, MN_ERR_PARSE, 18, "positive"},
-        {"letters in a row", HDR ARM MOT ROW "0 1 2 3 4 5 six 7 8\n", 0, MN_ERR_PARSE, 20, "column 7: not a number: 'six'"},
+        {"zero Frame Time", HDR ARM "MOTION\nFrames: 2\nFrame Time: 0\n", 0, MN_ERR_PARSE, 18,
+         "positive"},
+        {"letters in a row", HDR ARM MOT ROW "0 1 2 3 4 5 six 7 8\n", 0, MN_ERR_PARSE, 20,
+         "column 7: not a number: 'six'"},
         {"hex number", HDR ARM MOT "0 1 2 3 4 5 0x6 7 8\n", 0, MN_ERR_PARSE, 19, "'0x6'"},
-        {"channels on an End Site", HDR "  End Site\n  {\n    CHANNELS 1 Xrotation\n", 0, MN_ERR_PARSE, 8,
-         "End Site has no channels"},
+        {"channels on an End Site", HDR "  End Site\n  {\n    CHANNELS 1 Xrotation\n", 0,
+         MN_ERR_PARSE, 8, "End Site has no channels"},
         {"keyword garbage", HDR "  JIONT Arm\n", 0, MN_ERR_PARSE, 6, "unexpected 'JIONT'"},
         {"name too long", long_name, 0, MN_ERR_PARSE, 6, "longer than 256 bytes"},
-        {"UTF-16 text", "\xff\xfeH\0I\0E\0R\0A\0R\0C\0H\0Y\0\n\0", 22, MN_ERR_PARSE, 1, "expected HIERARCHY"},
-        {"control character in a name", HDR "  JOINT Ar\x01m\n  {\n", 0, MN_ERR_PARSE, 6, "not valid UTF-8"},
-        {"End Site crowd", HDR "  End Site\n  {\n    OFFSET 0 1 0\n  }\n  End Site\n  {\n    OFFSET 0 1 0\n  }\n}\n"
-         "MOTION\nFrames: 1\nFrame Time: 1\n1 2 3 4 5 6 7\n", 0, MN_ERR_PARSE, 18, "expected 6 numbers, found 7"},
+        {"UTF-16 text", "\xff\xfeH\0I\0E\0R\0A\0R\0C\0H\0Y\0\n\0", 22, MN_ERR_PARSE, 1,
+         "expected HIERARCHY"},
+        {"control character in a name", HDR "  JOINT Ar\x01m\n  {\n", 0, MN_ERR_PARSE, 6,
+         "not valid UTF-8"},
+        {"End Site crowd",
+         HDR "  End Site\n  {\n    OFFSET 0 1 0\n  }\n  End Site\n  {\n    OFFSET 0 1 0\n  }\n}\n"
+             "MOTION\nFrames: 1\nFrame Time: 1\n1 2 3 4 5 6 7\n",
+         0, MN_ERR_PARSE, 18, "expected 6 numbers, found 7"},
         {"CRLF row too long",
-         "HIERARCHY\r\nROOT a\r\n{\r\nOFFSET 0 0 0\r\nCHANNELS 1 Xrotation\r\n}\r\nMOTION\r\nFrames: 2\r\n"
-         "Frame Time: 1\r\n1\r\n\r\n1 2\r\n", 0, MN_ERR_PARSE, 12, "frame 1: expected 1 numbers, found 2"},
+         "HIERARCHY\r\nROOT a\r\n{\r\nOFFSET 0 0 0\r\nCHANNELS 1 "
+         "Xrotation\r\n}\r\nMOTION\r\nFrames: 2\r\n"
+         "Frame Time: 1\r\n1\r\n\r\n1 2\r\n",
+         0, MN_ERR_PARSE, 12, "frame 1: expected 1 numbers, found 2"},
     };
     int n = (int)(sizeof bad / sizeof bad[0]);
     CHECK(n >= 15);
@@ -828,10 +947,12 @@ static void test_malformed(void) {
         int ok = st == b->status && m == NULL && mo.q == NULL && mo.nframes == 0;
         char where[32];
         snprintf(where, sizeof where, "bad.bvh:%d:", b->line);
-        if (b->line > 0) ok = ok && strncmp(err.message, where, strlen(where)) == 0 && err.line == b->line;
+        if (b->line > 0)
+            ok = ok && strncmp(err.message, where, strlen(where)) == 0 && err.line == b->line;
         ok = ok && strstr(err.message, b->needle) != NULL;
         if (!ok) {
-            fprintf(stderr, "  case '%s': status %s, message '%s'\n", b->what, mn_status_name(st), err.message);
+            fprintf(stderr, "  case '%s': status %s, message '%s'\n", b->what, mn_status_name(st),
+                    err.message);
             mn_test_failures++;
         }
         if (st == MN_OK) {
@@ -847,14 +968,17 @@ static void test_joint_limit(void) {
         int n = 100000 - 1 + extra; /* children of the root */
         size_t cap = (size_t)n * 40 + 256, k = 0;
         char* text = malloc(cap);
-        k += (size_t)snprintf(text + k, cap - k, "HIERARCHY\nROOT r\n{\nOFFSET 0 0 0\nCHANNELS 0\n");
-        for (int i = 0; i < n; i++) k += (size_t)snprintf(text + k, cap - k, "JOINT j%d\n{\nOFFSET 0 1 0\n}\n", i);
+        k +=
+            (size_t)snprintf(text + k, cap - k, "HIERARCHY\nROOT r\n{\nOFFSET 0 0 0\nCHANNELS 0\n");
+        for (int i = 0; i < n; i++)
+            k += (size_t)snprintf(text + k, cap - k, "JOINT j%d\n{\nOFFSET 0 1 0\n}\n", i);
         k += (size_t)snprintf(text + k, cap - k, "}\n");
         mn_model* m = NULL;
         mn_error err;
         mn_status st = mn_bvh_read_mem(text, k, "many.bvh", NULL, &m, NULL, NULL, &err);
         if (extra) {
-            CHECK(st == MN_ERR_PARSE && m == NULL && strstr(err.message, "more than 100000 joints"));
+            CHECK(st == MN_ERR_PARSE && m == NULL &&
+                  strstr(err.message, "more than 100000 joints"));
         } else {
             CHECK(st == MN_OK && m && m->njoint == 100000);
         }
@@ -886,24 +1010,29 @@ static void test_frames_mismatch(void) {
     CHECK(mn_bvh_read_mem(text, strlen(text), "few.bvh", NULL, &m, NULL, NULL, &err) == MN_OK);
     mn_model_destroy(m);
     /* "End Site" and keywords in other cases, names with spaces, brace on the name line */
-    const char* odd = "\xef\xbb\xbfhierarchy\nroot Bip01 Pelvis {\n offset 0 0 0\n channels 3 zrotation xrotation yrotation\n"
-                      " joint \xc3\x84rm \xe8\x85\x95\n {\n offset 1 0 0\n }\n"
-                      " end site\n {\n offset 0 1 0\n }\n}\nmotion\nframes: 1\nframe time: 0.5\n10 20 30\n";
+    const char* odd =
+        "\xef\xbb\xbfhierarchy\nroot Bip01 Pelvis {\n offset 0 0 0\n channels 3 zrotation "
+        "xrotation yrotation\n"
+        " joint \xc3\x84rm \xe8\x85\x95\n {\n offset 1 0 0\n }\n"
+        " end site\n {\n offset 0 1 0\n }\n}\nmotion\nframes: 1\nframe time: 0.5\n10 20 30\n";
     CHECK(mn_bvh_read_mem(odd, strlen(odd), "odd.bvh", NULL, &m, &mo, NULL, &err) == MN_OK);
-    CHECK(m && mn_model_find_joint(m, "Bip01 Pelvis") >= 0 && mn_model_find_joint(m, "Bip01 Pelvis_end") >= 0);
+    CHECK(m && mn_model_find_joint(m, "Bip01 Pelvis") >= 0 &&
+          mn_model_find_joint(m, "Bip01 Pelvis_end") >= 0);
     CHECK(m && mn_model_find_joint(m, "\xc3\x84rm \xe8\x85\x95") >= 0); /* UTF-8 names are kept */
     mn_motion_free(&mo);
     mn_model_destroy(m);
     /* several End Sites on one joint get numbered names */
-    const char* ends = HDR "  End Site\n  {\n    OFFSET 0 1 0\n  }\n  End Site\n  {\n    OFFSET 0 2 0\n  }\n"
-                           "  End Site\n  {\n    OFFSET 0 3 0\n  }\n}\n";
+    const char* ends =
+        HDR "  End Site\n  {\n    OFFSET 0 1 0\n  }\n  End Site\n  {\n    OFFSET 0 2 0\n  }\n"
+            "  End Site\n  {\n    OFFSET 0 3 0\n  }\n}\n";
     CHECK(mn_bvh_read_mem(ends, strlen(ends), "ends.bvh", NULL, &m, NULL, NULL, &err) == MN_OK);
     CHECK(m && m->njoint == 4 && mn_model_find_joint(m, "Hips_end") >= 0 &&
           mn_model_find_joint(m, "Hips_end2") >= 0 && mn_model_find_joint(m, "Hips_end3") >= 0);
     mn_model_destroy(m);
     /* compact spellings: braces run together, "Frames:2", "Frame Time :0.5", tabs */
-    const char* tight = "HIERARCHY\nROOT a{\n\tOFFSET 0 0 0\n\tCHANNELS 1 Xrotation\n\tJOINT b\n\t{OFFSET 1 0 0\n"
-                        "\t\tEnd Site{\n\t\tOFFSET 0 1 0\n}}}\nMOTION\nFrames:2\nFrame Time :0.5\n\t1\n2\t\n";
+    const char* tight =
+        "HIERARCHY\nROOT a{\n\tOFFSET 0 0 0\n\tCHANNELS 1 Xrotation\n\tJOINT b\n\t{OFFSET 1 0 0\n"
+        "\t\tEnd Site{\n\t\tOFFSET 0 1 0\n}}}\nMOTION\nFrames:2\nFrame Time :0.5\n\t1\n2\t\n";
     mn_error_clear(&err);
     CHECK(mn_bvh_read_mem(tight, strlen(tight), "tight.bvh", NULL, &m, &mo, NULL, &err) == MN_OK);
     if (!m) fprintf(stderr, "  %s\n", err.message);

@@ -20,13 +20,15 @@
 
 static double max_abs(const double* v, int n) {
     double m = 0;
-    for (int i = 0; i < n; i++) m = fmax(m, fabs(v[i]));
+    for (int i = 0; i < n; i++)
+        m = fmax(m, fabs(v[i]));
     return m;
 }
 
 /* y = A x for a 3x4 affine A */
 static void aff_apply(const double* a, const double* x, double* y) {
-    for (int r = 0; r < 3; r++) y[r] = a[4 * r] * x[0] + a[4 * r + 1] * x[1] + a[4 * r + 2] * x[2] + a[4 * r + 3];
+    for (int r = 0; r < 3; r++)
+        y[r] = a[4 * r] * x[0] + a[4 * r + 1] * x[1] + a[4 * r + 2] * x[2] + a[4 * r + 3];
 }
 
 static char* b64(const unsigned char* d, size_t n) {
@@ -34,7 +36,8 @@ static char* b64(const unsigned char* d, size_t n) {
     char* o = malloc(4 * ((n + 2) / 3) + 1);
     size_t k = 0;
     for (size_t i = 0; i < n; i += 3) {
-        uint32_t v = (uint32_t)d[i] << 16 | (i + 1 < n ? (uint32_t)d[i + 1] << 8 : 0) | (i + 2 < n ? d[i + 2] : 0);
+        uint32_t v = (uint32_t)d[i] << 16 | (i + 1 < n ? (uint32_t)d[i + 1] << 8 : 0) |
+                     (i + 2 < n ? d[i + 2] : 0);
         o[k++] = al[v >> 18 & 63];
         o[k++] = al[v >> 12 & 63];
         o[k++] = i + 1 < n ? al[v >> 6 & 63] : '=';
@@ -62,12 +65,24 @@ static char* replace(const char* s, const char* from, const char* to) {
  * knee rotation STEP), "cubic" (hip translation CUBICSPLINE), "anc" (the helper node's
  * translation, which moves the whole skeleton). */
 #define TINY_LEN 520
-enum { OFF_POS = 0, OFF_JNT = 36, OFF_WGT = 48, OFF_IDX = 96, OFF_TIME = 104, OFF_TRA = 116,
-       OFF_ROT = 152, OFF_IBM = 200, OFF_CTIME = 328, OFF_CVAL = 336,
-       OFF_SPARSE = 408 /* sparse index (uint16) for vertex 1, then its value at 412 */,
-       OFF_CROT = 424 /* cubic rotation keys: 2 x (in-tangent, value, out-tangent) */ };
+enum {
+    OFF_POS = 0,
+    OFF_JNT = 36,
+    OFF_WGT = 48,
+    OFF_IDX = 96,
+    OFF_TIME = 104,
+    OFF_TRA = 116,
+    OFF_ROT = 152,
+    OFF_IBM = 200,
+    OFF_CTIME = 328,
+    OFF_CVAL = 336,
+    OFF_SPARSE = 408 /* sparse index (uint16) for vertex 1, then its value at 412 */,
+    OFF_CROT = 424 /* cubic rotation keys: 2 x (in-tangent, value, out-tangent) */
+};
 
-static void put_f(unsigned char* b, size_t off, const float* v, int n) { memcpy(b + off, v, sizeof(float) * (size_t)n); }
+static void put_f(unsigned char* b, size_t off, const float* v, int n) {
+    memcpy(b + off, v, sizeof(float) * (size_t)n);
+}
 
 static void tiny_buffer(unsigned char* b) {
     memset(b, 0, TINY_LEN);
@@ -80,7 +95,7 @@ static void tiny_buffer(unsigned char* b) {
     const float s = 0.70710678f;
     const float rot[12] = {0, 0, 0, 1, 0, 0, s, s, 0, 0, 1, 0};
     /* column-major inverse binds: T(0,0,-5) and T(-1,0,-5) */
-    const float ibm[32] = {1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, -5, 1,
+    const float ibm[32] = {1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0,  0, -5, 1,
                            1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, -1, 0, -5, 1};
     const float ctime[2] = {0, 2};
     const float cval[18] = {0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 1, 0, 2, 0, 0, 0, 0, 0};
@@ -99,37 +114,49 @@ static void tiny_buffer(unsigned char* b) {
     memcpy(b + OFF_SPARSE, &si, 2);
     put_f(b, OFF_SPARSE + 4, sv, 3);
     /* knee rotation: identity with out-tangent (0,0,.2,0), then 90 deg about z */
-    const float crot[24] = {0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0.2f, 0, 0, 0, 0, 0, 0, 0, s, s, 0, 0, 0, 0};
+    const float crot[24] = {0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0.2f, 0,
+                            0, 0, 0, 0, 0, 0, s, s, 0, 0, 0,    0};
     put_f(b, OFF_CROT, crot, 24);
 }
 
 static const char* tiny_json_fmt =
     "{\"asset\":{\"version\":\"2.0\"},\"scene\":0,\"scenes\":[{\"nodes\":[0,3]}],\n"
     "\"nodes\":[{\"name\":\"body\",\"mesh\":0,\"skin\":0},{\"name\":\"hip\",\"children\":[2]},"
-    "{\"name\":\"knee\",\"translation\":[1,0,0]},{\"name\":\"helper\",\"translation\":[0,0,5],\"children\":[1]}],\n"
-    "\"meshes\":[{\"primitives\":[{\"attributes\":{\"POSITION\":0,\"JOINTS_0\":1,\"WEIGHTS_0\":2},\"indices\":3,\"mode\":4}]}],\n"
+    "{\"name\":\"knee\",\"translation\":[1,0,0]},{\"name\":\"helper\",\"translation\":[0,0,5],"
+    "\"children\":[1]}],\n"
+    "\"meshes\":[{\"primitives\":[{\"attributes\":{\"POSITION\":0,\"JOINTS_0\":1,\"WEIGHTS_0\":2},"
+    "\"indices\":3,\"mode\":4}]}],\n"
     "\"skins\":[{\"joints\":[1,2],\"inverseBindMatrices\":7,\"skeleton\":3}],\n"
-    "\"animations\":[{\"name\":\"lin\",\"channels\":[{\"sampler\":0,\"target\":{\"node\":2,\"path\":\"translation\"}},"
+    "\"animations\":[{\"name\":\"lin\",\"channels\":[{\"sampler\":0,\"target\":{\"node\":2,"
+    "\"path\":\"translation\"}},"
     "{\"sampler\":1,\"target\":{\"node\":2,\"path\":\"rotation\"}}],"
-    "\"samplers\":[{\"input\":4,\"output\":5,\"interpolation\":\"LINEAR\"},{\"input\":4,\"output\":6,\"interpolation\":\"STEP\"}]},\n"
-    "{\"name\":\"cubic\",\"channels\":[{\"sampler\":0,\"target\":{\"node\":1,\"path\":\"translation\"}},"
+    "\"samplers\":[{\"input\":4,\"output\":5,\"interpolation\":\"LINEAR\"},{\"input\":4,\"output\":"
+    "6,\"interpolation\":\"STEP\"}]},\n"
+    "{\"name\":\"cubic\",\"channels\":[{\"sampler\":0,\"target\":{\"node\":1,\"path\":"
+    "\"translation\"}},"
     "{\"sampler\":1,\"target\":{\"node\":2,\"path\":\"rotation\"}}],"
     "\"samplers\":[{\"input\":8,\"output\":9,\"interpolation\":\"CUBICSPLINE\"},"
     "{\"input\":8,\"output\":10,\"interpolation\":\"CUBICSPLINE\"}]},\n"
-    "{\"name\":\"anc\",\"channels\":[{\"sampler\":0,\"target\":{\"node\":3,\"path\":\"translation\"}}],"
+    "{\"name\":\"anc\",\"channels\":[{\"sampler\":0,\"target\":{\"node\":3,\"path\":"
+    "\"translation\"}}],"
     "\"samplers\":[{\"input\":4,\"output\":5}]}],\n"
     "\"buffers\":[{\"uri\":\"%s\",\"byteLength\":520}],\n"
-    "\"bufferViews\":[{\"buffer\":0,\"byteOffset\":0,\"byteLength\":408},{\"buffer\":0,\"byteOffset\":408,\"byteLength\":4},"
-    "{\"buffer\":0,\"byteOffset\":412,\"byteLength\":12},{\"buffer\":0,\"byteOffset\":424,\"byteLength\":96}],\n"
-    "\"accessors\":[{\"bufferView\":0,\"byteOffset\":0,\"componentType\":5126,\"count\":3,\"type\":\"VEC3\"},\n"
+    "\"bufferViews\":[{\"buffer\":0,\"byteOffset\":0,\"byteLength\":408},{\"buffer\":0,"
+    "\"byteOffset\":408,\"byteLength\":4},"
+    "{\"buffer\":0,\"byteOffset\":412,\"byteLength\":12},{\"buffer\":0,\"byteOffset\":424,"
+    "\"byteLength\":96}],\n"
+    "\"accessors\":[{\"bufferView\":0,\"byteOffset\":0,\"componentType\":5126,\"count\":3,\"type\":"
+    "\"VEC3\"},\n"
     "{\"bufferView\":0,\"byteOffset\":36,\"componentType\":5121,\"count\":3,\"type\":\"VEC4\"},\n"
     "{\"bufferView\":0,\"byteOffset\":48,\"componentType\":5126,\"count\":3,\"type\":\"VEC4\"},\n"
     "{\"bufferView\":0,\"byteOffset\":96,\"componentType\":5123,\"count\":3,\"type\":\"SCALAR\"},\n"
-    "{\"bufferView\":0,\"byteOffset\":104,\"componentType\":5126,\"count\":3,\"type\":\"SCALAR\"},\n"
+    "{\"bufferView\":0,\"byteOffset\":104,\"componentType\":5126,\"count\":3,\"type\":\"SCALAR\"},"
+    "\n"
     "{\"bufferView\":0,\"byteOffset\":116,\"componentType\":5126,\"count\":3,\"type\":\"VEC3\"},\n"
     "{\"bufferView\":0,\"byteOffset\":152,\"componentType\":5126,\"count\":3,\"type\":\"VEC4\"},\n"
     "{\"bufferView\":0,\"byteOffset\":200,\"componentType\":5126,\"count\":2,\"type\":\"MAT4\"},\n"
-    "{\"bufferView\":0,\"byteOffset\":328,\"componentType\":5126,\"count\":2,\"type\":\"SCALAR\"},\n"
+    "{\"bufferView\":0,\"byteOffset\":328,\"componentType\":5126,\"count\":2,\"type\":\"SCALAR\"},"
+    "\n"
     "{\"bufferView\":0,\"byteOffset\":336,\"componentType\":5126,\"count\":6,\"type\":\"VEC3\"},\n"
     "{\"bufferView\":3,\"componentType\":5126,\"count\":6,\"type\":\"VEC4\"}]}\n";
 
@@ -191,10 +218,8 @@ typedef struct sample {
 } sample;
 
 static const sample samples[] = {
-    {"SimpleSkin.gltf", 10, 2, 1},
-    {"RiggedSimple.glb", 96, 2, 1},
-    {"RiggedFigure.glb", 370, 19, 1},
-    {"CesiumMan.glb", 3273, 19, 1},
+    {"SimpleSkin.gltf", 10, 2, 1},    {"RiggedSimple.glb", 96, 2, 1},
+    {"RiggedFigure.glb", 370, 19, 1}, {"CesiumMan.glb", 3273, 19, 1},
     {"Fox.glb", 1728, 24, 3},
 };
 #define NSAMPLES (int)(sizeof samples / sizeof *samples)
@@ -216,16 +241,20 @@ static void test_samples_load(void) {
         CHECK(g.njoints == samples[i].njoints);
         CHECK(g.nanims == samples[i].nanims);
         CHECK(g.ntris > 0);
-        for (int t = 0; t < 3 * g.ntris; t++) CHECK(g.tris[t] >= 0 && g.tris[t] < g.nverts);
+        for (int t = 0; t < 3 * g.ntris; t++)
+            CHECK(g.tris[t] >= 0 && g.tris[t] < g.nverts);
         /* joint parents form a forest: every chain of parents ends within njoints steps */
         for (int j = 0; j < g.njoints; j++) {
             int k = j, steps = 0;
-            while (k >= 0 && steps <= g.njoints) k = g.joint_parent[k], steps++;
+            while (k >= 0 && steps <= g.njoints)
+                k = g.joint_parent[k], steps++;
             CHECK(k == -1);
             CHECK(g.joint_name[j] && g.joint_name[j][0]);
-            for (int m = 0; m < j; m++) CHECK(strcmp(g.joint_name[m], g.joint_name[j]) != 0);
+            for (int m = 0; m < j; m++)
+                CHECK(strcmp(g.joint_name[m], g.joint_name[j]) != 0);
         }
-        for (int a = 0; a < g.nanims; a++) CHECK(g.anims[a].duration > 0 && g.anims[a].nchannels > 0);
+        for (int a = 0; a < g.nanims; a++)
+            CHECK(g.anims[a].duration > 0 && g.anims[a].nchannels > 0);
         mn_gltf_free(&g);
         CHECK(g.nverts == 0 && g.rest_pos == NULL);
     }
@@ -292,16 +321,19 @@ static void test_samples_rest_is_bind(void) {
         CHECK(mn_gltf_sample(&g, -1, -1, W) == MN_OK);
         mn_gltf_skin_matrices(&g, W, S);
         for (int j = 0; j < g.njoints; j++)
-            for (int k = 0; k < 12; k++) CHECK_NEAR(S[12 * j + k], g.mesh_world[k], 1e-5);
+            for (int k = 0; k < 12; k++)
+                CHECK_NEAR(S[12 * j + k], g.mesh_world[k], 1e-5);
         mn_gltf_skin_vertices(&g, S, P);
         double size = fmax(1.0, max_abs(g.rest_pos, 3 * g.nverts)), worst = 0;
         for (int v = 0; v < g.nverts; v++) {
             double y[3];
             aff_apply(g.mesh_world, g.rest_pos + 3 * v, y);
-            for (int r = 0; r < 3; r++) worst = fmax(worst, fabs(y[r] - P[3 * v + r]));
+            for (int r = 0; r < 3; r++)
+                worst = fmax(worst, fabs(y[r] - P[3 * v + r]));
         }
         CHECK(worst <= 1e-6 * size);
-        if (worst > 1e-6 * size) fprintf(stderr, "%s: rest vs bind %g (size %g)\n", samples[i].file, worst, size);
+        if (worst > 1e-6 * size)
+            fprintf(stderr, "%s: rest vs bind %g (size %g)\n", samples[i].file, worst, size);
         free(W);
         free(S);
         free(P);
@@ -341,11 +373,13 @@ static void test_samples_keys(void) {
                     double half[4];
                     int mid = k + 1 < ch->nkeys && ch->times[k + 1] > ch->times[k];
                     if (ch->path == GLTF_PATH_T) {
-                        for (int r = 0; r < 3; r++) CHECK_NEAR(L[4 * r + 3], v[r], 1e-12);
+                        for (int r = 0; r < 3; r++)
+                            CHECK_NEAR(L[4 * r + 3], v[r], 1e-12);
                     } else {
                         /* column norms are the scale; for rotation compare R S columns */
                         for (int col = 0; col < 3; col++) {
-                            double n = sqrt(L[col] * L[col] + L[4 + col] * L[4 + col] + L[8 + col] * L[8 + col]);
+                            double n = sqrt(L[col] * L[col] + L[4 + col] * L[4 + col] +
+                                            L[8 + col] * L[8 + col]);
                             if (ch->path == GLTF_PATH_S) CHECK_NEAR(n, fabs(v[col]), 1e-9);
                             sc[col] = n;
                         }
@@ -353,7 +387,8 @@ static void test_samples_keys(void) {
                             q = mn_q4(v[3], v[0], v[1], v[2]);
                             mn_gltf_trs(tr, q, sc, want);
                             for (int r = 0; r < 3; r++)
-                                for (int col = 0; col < 3; col++) CHECK_NEAR(L[4 * r + col], want[4 * r + col], 1e-9);
+                                for (int col = 0; col < 3; col++)
+                                    CHECK_NEAR(L[4 * r + col], want[4 * r + col], 1e-9);
                         }
                     }
                     if (!mid) continue;
@@ -361,18 +396,22 @@ static void test_samples_keys(void) {
                     const double* v2 = ch->values + nc * (k + 1);
                     mn_gltf_local(&g, a, tm, ch->snode, L);
                     if (ch->path == GLTF_PATH_T) {
-                        for (int r = 0; r < 3; r++) CHECK_NEAR(L[4 * r + 3], 0.5 * (v[r] + v2[r]), 1e-9);
+                        for (int r = 0; r < 3; r++)
+                            CHECK_NEAR(L[4 * r + 3], 0.5 * (v[r] + v2[r]), 1e-9);
                     } else if (ch->path == GLTF_PATH_R) {
                         double d = v[0] * v2[0] + v[1] * v2[1] + v[2] * v2[2] + v[3] * v2[3];
                         double sg = d < 0 ? -1 : 1, n = 0;
-                        for (int r = 0; r < 4; r++) half[r] = v[r] + sg * v2[r], n += half[r] * half[r];
+                        for (int r = 0; r < 4; r++)
+                            half[r] = v[r] + sg * v2[r], n += half[r] * half[r];
                         n = sqrt(n);
                         q = mn_q4(half[3] / n, half[0] / n, half[1] / n, half[2] / n);
                         for (int col = 0; col < 3; col++)
-                            sc[col] = sqrt(L[col] * L[col] + L[4 + col] * L[4 + col] + L[8 + col] * L[8 + col]);
+                            sc[col] = sqrt(L[col] * L[col] + L[4 + col] * L[4 + col] +
+                                           L[8 + col] * L[8 + col]);
                         mn_gltf_trs(tr, q, sc, want);
                         for (int r = 0; r < 3; r++)
-                            for (int col = 0; col < 3; col++) CHECK_NEAR(L[4 * r + col], want[4 * r + col], 1e-9);
+                            for (int col = 0; col < 3; col++)
+                                CHECK_NEAR(L[4 * r + col], want[4 * r + col], 1e-9);
                     }
                     checked++;
                 }
@@ -401,7 +440,8 @@ static void simpleskin_expected(double angle, double* out) {
         /* joint 1: T(0,1,0) Rz(angle) T(-0.5,-1,0) */
         double lx = x - 0.5, ly = y - 1;
         double a1[3] = {c * lx - s * ly, s * lx + c * ly + 1, 0};
-        for (int r = 0; r < 3; r++) out[3 * v + r] = (1 - w1[v]) * a0[r] + w1[v] * a1[r];
+        for (int r = 0; r < 3; r++)
+            out[3 * v + r] = (1 - w1[v]) * a0[r] + w1[v] * a1[r];
     }
 }
 
@@ -414,13 +454,16 @@ static void test_simpleskin_by_hand(void) {
     /* times and angles: rest; key 2 (t = 1, 90 deg); halfway key 0 -> 1 (t = 0.25); key 8
      * (t = 4, -90 deg); past the end (held at key 11, 0 deg) */
     const double th45 = 2 * atan2(0.383, 0.924), th90 = 2 * atan2(0.707, 0.707);
-    struct { double t, angle; } cases[] = {{-1, 0}, {1.0, th90}, {0.25, 0.5 * th45}, {4.0, -th90}, {99, 0}};
+    struct {
+        double t, angle;
+    } cases[] = {{-1, 0}, {1.0, th90}, {0.25, 0.5 * th45}, {4.0, -th90}, {99, 0}};
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
         CHECK(mn_gltf_sample(&g, 0, cases[i].t, W) == MN_OK);
         mn_gltf_skin_matrices(&g, W, S);
         mn_gltf_skin_vertices(&g, S, P);
         simpleskin_expected(cases[i].angle, X);
-        for (int k = 0; k < 30; k++) CHECK_NEAR(P[k], X[k], 1e-6);
+        for (int k = 0; k < 30; k++)
+            CHECK_NEAR(P[k], X[k], 1e-6);
     }
     /* the vertex at (1, 2) follows joint 1 alone: at 90 deg it is at (-1, 1.5) */
     CHECK(mn_gltf_sample(&g, 0, 1.0, W) == MN_OK);
@@ -568,10 +611,12 @@ static void test_tiny_containers(void) {
  * an all-zero weight vertex is bound to its first joint, both with a warning. */
 static void test_tiny_sparse_and_weights(void) {
     char* base = tiny_gltf(NULL);
-    char* t = replace(base, "{\"bufferView\":0,\"byteOffset\":0,\"componentType\":5126,\"count\":3,\"type\":\"VEC3\"}",
-                      "{\"bufferView\":0,\"byteOffset\":0,\"componentType\":5126,\"count\":3,\"type\":\"VEC3\","
-                      "\"sparse\":{\"count\":1,\"indices\":{\"bufferView\":1,\"componentType\":5123},"
-                      "\"values\":{\"bufferView\":2}}}");
+    char* t = replace(
+        base,
+        "{\"bufferView\":0,\"byteOffset\":0,\"componentType\":5126,\"count\":3,\"type\":\"VEC3\"}",
+        "{\"bufferView\":0,\"byteOffset\":0,\"componentType\":5126,\"count\":3,\"type\":\"VEC3\","
+        "\"sparse\":{\"count\":1,\"indices\":{\"bufferView\":1,\"componentType\":5123},"
+        "\"values\":{\"bufferView\":2}}}");
     free(base);
     mn_gltf g;
     mn_error e;
@@ -592,10 +637,12 @@ static void test_tiny_sparse_and_weights(void) {
     tiny_buffer(b);
     b[OFF_SPARSE] = 5;
     base = tiny_gltf(b);
-    t = replace(base, "{\"bufferView\":0,\"byteOffset\":0,\"componentType\":5126,\"count\":3,\"type\":\"VEC3\"}",
-                "{\"bufferView\":0,\"byteOffset\":0,\"componentType\":5126,\"count\":3,\"type\":\"VEC3\","
-                "\"sparse\":{\"count\":1,\"indices\":{\"bufferView\":1,\"componentType\":5123},"
-                "\"values\":{\"bufferView\":2}}}");
+    t = replace(
+        base,
+        "{\"bufferView\":0,\"byteOffset\":0,\"componentType\":5126,\"count\":3,\"type\":\"VEC3\"}",
+        "{\"bufferView\":0,\"byteOffset\":0,\"componentType\":5126,\"count\":3,\"type\":\"VEC3\","
+        "\"sparse\":{\"count\":1,\"indices\":{\"bufferView\":1,\"componentType\":5123},"
+        "\"values\":{\"bufferView\":2}}}");
     free(base);
     CHECK(t && read_text(t, &g, NULL, &e) == MN_ERR_PARSE);
     CHECK(strstr(e.field, "accessors[0].sparse.indices") != NULL);
@@ -626,26 +673,41 @@ static void test_tiny_sparse_and_weights(void) {
  * (glTF 3.11: c/255, c/65535, max(c/127, -1), max(c/32767, -1)). Buffer bytes:
  * 81 7F 00 FF 01 80 FF 7F 00 00 80 3F. */
 static void test_accessor_types(void) {
-    const unsigned char bytes[12] = {0x81, 0x7F, 0x00, 0xFF, 0x01, 0x80, 0xFF, 0x7F, 0x00, 0x00, 0x80, 0x3F};
+    const unsigned char bytes[12] = {0x81, 0x7F, 0x00, 0xFF, 0x01, 0x80,
+                                     0xFF, 0x7F, 0x00, 0x00, 0x80, 0x3F};
     char* enc = b64(bytes, sizeof bytes);
     char text[2048];
     snprintf(text, sizeof text,
-             "{\"asset\":{\"version\":\"2.0\"},\"buffers\":[{\"uri\":\"data:application/octet-stream;base64,%s\",\"byteLength\":12}],"
-             "\"bufferViews\":[{\"buffer\":0,\"byteLength\":12},{\"buffer\":0,\"byteLength\":12,\"byteStride\":4}],"
+             "{\"asset\":{\"version\":\"2.0\"},\"buffers\":[{\"uri\":\"data:application/"
+             "octet-stream;base64,%s\",\"byteLength\":12}],"
+             "\"bufferViews\":[{\"buffer\":0,\"byteLength\":12},{\"buffer\":0,\"byteLength\":12,"
+             "\"byteStride\":4}],"
              "\"accessors\":["
-             "{\"bufferView\":0,\"componentType\":5120,\"count\":2,\"type\":\"SCALAR\",\"normalized\":true},"
-             "{\"bufferView\":0,\"byteOffset\":2,\"componentType\":5121,\"count\":2,\"type\":\"SCALAR\",\"normalized\":true},"
-             "{\"bufferView\":0,\"byteOffset\":4,\"componentType\":5122,\"count\":2,\"type\":\"SCALAR\",\"normalized\":true},"
-             "{\"bufferView\":0,\"byteOffset\":4,\"componentType\":5123,\"count\":2,\"type\":\"SCALAR\",\"normalized\":true},"
-             "{\"bufferView\":0,\"byteOffset\":8,\"componentType\":5125,\"count\":1,\"type\":\"SCALAR\"},"
-             "{\"bufferView\":0,\"byteOffset\":8,\"componentType\":5126,\"count\":1,\"type\":\"SCALAR\"},"
+             "{\"bufferView\":0,\"componentType\":5120,\"count\":2,\"type\":\"SCALAR\","
+             "\"normalized\":true},"
+             "{\"bufferView\":0,\"byteOffset\":2,\"componentType\":5121,\"count\":2,\"type\":"
+             "\"SCALAR\",\"normalized\":true},"
+             "{\"bufferView\":0,\"byteOffset\":4,\"componentType\":5122,\"count\":2,\"type\":"
+             "\"SCALAR\",\"normalized\":true},"
+             "{\"bufferView\":0,\"byteOffset\":4,\"componentType\":5123,\"count\":2,\"type\":"
+             "\"SCALAR\",\"normalized\":true},"
+             "{\"bufferView\":0,\"byteOffset\":8,\"componentType\":5125,\"count\":1,\"type\":"
+             "\"SCALAR\"},"
+             "{\"bufferView\":0,\"byteOffset\":8,\"componentType\":5126,\"count\":1,\"type\":"
+             "\"SCALAR\"},"
              "{\"bufferView\":0,\"componentType\":5120,\"count\":2,\"type\":\"SCALAR\"},"
              "{\"bufferView\":1,\"componentType\":5121,\"count\":3,\"type\":\"SCALAR\"},"
              "{\"bufferView\":1,\"componentType\":5121,\"count\":4,\"type\":\"SCALAR\"},"
              "{\"componentType\":5126,\"count\":2,\"type\":\"SCALAR\"}]}",
              enc);
     free(enc);
-    struct { int acc; gltf_norm norm; int n; double v[3]; mn_status st; } cases[] = {
+    struct {
+        int acc;
+        gltf_norm norm;
+        int n;
+        double v[3];
+        mn_status st;
+    } cases[] = {
         {0, GLTF_NORM_AS_STORED, 2, {-1, 1}, MN_OK},
         {1, GLTF_NORM_AS_STORED, 2, {0, 1}, MN_OK},
         {2, GLTF_NORM_AS_STORED, 2, {-1, 1}, MN_OK},
@@ -656,8 +718,8 @@ static void test_accessor_types(void) {
         {6, GLTF_NORM_AS_STORED, 2, {-127, 127}, MN_OK},
         {6, GLTF_NORM_ALWAYS, 2, {-1, 1}, MN_OK},
         {7, GLTF_NORM_RAW, 3, {0x81, 0x01, 0x00}, MN_OK}, /* every 4th byte */
-        {8, GLTF_NORM_RAW, 0, {0}, MN_ERR_PARSE},          /* the 4th element is past the view */
-        {9, GLTF_NORM_RAW, 2, {0, 0}, MN_OK},               /* no bufferView: zeros */
+        {8, GLTF_NORM_RAW, 0, {0}, MN_ERR_PARSE},         /* the 4th element is past the view */
+        {9, GLTF_NORM_RAW, 2, {0, 0}, MN_OK},             /* no bufferView: zeros */
     };
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
         gltf_ctx c;
@@ -669,11 +731,13 @@ static void test_accessor_types(void) {
         CHECK(mn_gltf_parse_container(&c, (const unsigned char*)text, strlen(text)) == MN_OK);
         double* out = NULL;
         int n = -1, ct = 0;
-        mn_status st = mn_gltf_read_accessor(&c, cases[i].acc, "test", 1, GLTF_CT_ANY, cases[i].norm, &out, &n, &ct);
+        mn_status st = mn_gltf_read_accessor(&c, cases[i].acc, "test", 1, GLTF_CT_ANY,
+                                             cases[i].norm, &out, &n, &ct);
         CHECK(st == cases[i].st);
         if (st == MN_OK) {
             CHECK(n == cases[i].n);
-            for (int k = 0; k < n && k < 3; k++) CHECK_NEAR(out[k], cases[i].v[k], 1e-15);
+            for (int k = 0; k < n && k < 3; k++)
+                CHECK_NEAR(out[k], cases[i].v[k], 1e-15);
         } else {
             CHECK(out == NULL && strcmp(e.field, "accessors[8].count") == 0);
         }
@@ -712,22 +776,28 @@ static void test_tiny_names(void) {
  * past the first's); a primitive without indices is a list of whole triangles. */
 static void test_tiny_primitives(void) {
     char* base = tiny_gltf(NULL);
-    char* t = replace(base, "\"mode\":4}]", "\"mode\":4},{\"attributes\":{\"POSITION\":0,\"JOINTS_0\":1,\"WEIGHTS_0\":2}}]");
+    char* t =
+        replace(base, "\"mode\":4}]",
+                "\"mode\":4},{\"attributes\":{\"POSITION\":0,\"JOINTS_0\":1,\"WEIGHTS_0\":2}}]");
     mn_gltf g;
     mn_error e;
     CHECK(t && read_text(t, &g, NULL, &e) == MN_OK);
     free(t);
     CHECK(g.nverts == 6 && g.ntris == 2);
     if (g.ntris == 2) {
-        for (int k = 0; k < 3; k++) CHECK(g.tris[k] == k && g.tris[3 + k] == 3 + k);
-        for (int k = 0; k < 9; k++) CHECK(g.rest_pos[9 + k] == g.rest_pos[k]);
-        for (int k = 0; k < 12; k++) CHECK(g.vweight[12 + k] == g.vweight[k] && g.vjoint[12 + k] == g.vjoint[k]);
+        for (int k = 0; k < 3; k++)
+            CHECK(g.tris[k] == k && g.tris[3 + k] == 3 + k);
+        for (int k = 0; k < 9; k++)
+            CHECK(g.rest_pos[9 + k] == g.rest_pos[k]);
+        for (int k = 0; k < 12; k++)
+            CHECK(g.vweight[12 + k] == g.vweight[k] && g.vjoint[12 + k] == g.vjoint[k]);
     }
     mn_gltf_free(&g);
     t = replace(base, "\"indices\":3,", "");
     CHECK(t && read_text(t, &g, NULL, &e) == MN_OK);
     free(t);
-    CHECK(g.nverts == 3 && g.ntris == 1 && g.tris && g.tris[0] == 0 && g.tris[1] == 1 && g.tris[2] == 2);
+    CHECK(g.nverts == 3 && g.ntris == 1 && g.tris && g.tris[0] == 0 && g.tris[1] == 1 &&
+          g.tris[2] == 2);
     mn_gltf_free(&g);
     free(base);
 }
@@ -745,7 +815,8 @@ static void test_tiny_no_inverse_bind(void) {
     double W[24], S[24];
     CHECK(mn_gltf_sample(&g, 0, 0.3, W) == MN_OK);
     mn_gltf_skin_matrices(&g, W, S);
-    for (int k = 0; k < 24; k++) CHECK_NEAR(S[k], W[k], 0);
+    for (int k = 0; k < 24; k++)
+        CHECK_NEAR(S[k], W[k], 0);
     mn_gltf_free(&g);
 }
 
@@ -777,7 +848,8 @@ static void test_model_fk(void) {
         CHECK(mn_gltf_sample(&g, -1, -1, W) == MN_OK);
         mn_fk(m, d);
         double size = 1;
-        for (int j = 0; j < g.njoints; j++) size = fmax(size, fabs(W[12 * j + 3]) + fabs(W[12 * j + 7]) + fabs(W[12 * j + 11]));
+        for (int j = 0; j < g.njoints; j++)
+            size = fmax(size, fabs(W[12 * j + 3]) + fabs(W[12 * j + 7]) + fabs(W[12 * j + 11]));
         for (int j = 0; j < g.njoints; j++) {
             int mj = mn_model_find_joint(m, g.joint_name[j]);
             CHECK(mj >= 0);
@@ -789,12 +861,14 @@ static void test_model_fk(void) {
                            : m->jnt_type[mj] == MN_JOINT_FREE);
             if (par >= 0 && m->jnt_type[mj] == MN_JOINT_BALL) {
                 double W2[12 * 64];
-                double r0 = hypot(hypot(W[12 * j + 3] - W[12 * par + 3], W[12 * j + 7] - W[12 * par + 7]),
-                                  W[12 * j + 11] - W[12 * par + 11]);
+                double r0 =
+                    hypot(hypot(W[12 * j + 3] - W[12 * par + 3], W[12 * j + 7] - W[12 * par + 7]),
+                          W[12 * j + 11] - W[12 * par + 11]);
                 for (int a = 0; a < g.nanims && g.njoints <= 64; a++)
                     for (int k = 0; k <= 4; k++) {
                         CHECK(mn_gltf_sample(&g, a, g.anims[a].duration * k / 4, W2) == MN_OK);
-                        double r = hypot(hypot(W2[12 * j + 3] - W2[12 * par + 3], W2[12 * j + 7] - W2[12 * par + 7]),
+                        double r = hypot(hypot(W2[12 * j + 3] - W2[12 * par + 3],
+                                               W2[12 * j + 7] - W2[12 * par + 7]),
                                          W2[12 * j + 11] - W2[12 * par + 11]);
                         CHECK_NEAR(r, r0, 1e-6 * size);
                     }
@@ -804,14 +878,17 @@ static void test_model_fk(void) {
             CHECK_NEAR(d->xf[mj].p.y, w[7], 1e-9 * size);
             CHECK_NEAR(d->xf[mj].p.z, w[11], 1e-9 * size);
             for (int col = 0; col < 3; col++) {
-                double n = sqrt(w[col] * w[col] + w[4 + col] * w[4 + col] + w[8 + col] * w[8 + col]);
-                for (int r = 0; r < 3; r++) CHECK_NEAR(d->xf[mj].R.m[3 * r + col], w[4 * r + col] / n, 1e-6);
+                double n =
+                    sqrt(w[col] * w[col] + w[4 + col] * w[4 + col] + w[8 + col] * w[8 + col]);
+                for (int r = 0; r < 3; r++)
+                    CHECK_NEAR(d->xf[mj].R.m[3 * r + col], w[4 * r + col] / n, 1e-6);
             }
             /* the axis points along the bone to the first child at a distinct position */
             mn_vec3 axis = mn_mat3_mulv(&d->xf[mj].R, m->jnt_axis[mj]);
             for (int c = 0; c < g.njoints; c++) {
                 if (g.joint_parent[c] != j) continue;
-                mn_vec3 bone = mn_v3(W[12 * c + 3] - w[3], W[12 * c + 7] - w[7], W[12 * c + 11] - w[11]);
+                mn_vec3 bone =
+                    mn_v3(W[12 * c + 3] - w[3], W[12 * c + 7] - w[7], W[12 * c + 11] - w[11]);
                 double len = mn_vec3_norm(bone);
                 if (len < 1e-9 * size) continue;
                 CHECK_NEAR(mn_vec3_dot(axis, bone) / len, 1.0, 1e-9);
@@ -855,13 +932,16 @@ static void check_motion(const char* path, int anim, double fps, int all_positio
         memcpy(d->q, mo.q + (size_t)f * (size_t)m->nq, sizeof(double) * (size_t)m->nq);
         mn_fk(m, d);
         double size = 1;
-        for (int j = 0; j < g.njoints; j++) size = fmax(size, fabs(W[12 * j + 3]) + fabs(W[12 * j + 7]) + fabs(W[12 * j + 11]));
+        for (int j = 0; j < g.njoints; j++)
+            size = fmax(size, fabs(W[12 * j + 3]) + fabs(W[12 * j + 7]) + fabs(W[12 * j + 11]));
         for (int j = 0; j < g.njoints; j++) {
             int mj = mn_model_find_joint(m, g.joint_name[j]);
             const double* w = W + 12 * j;
             for (int col = 0; col < 3; col++) {
-                double n = sqrt(w[col] * w[col] + w[4 + col] * w[4 + col] + w[8 + col] * w[8 + col]);
-                for (int r = 0; r < 3; r++) CHECK_NEAR(d->xf[mj].R.m[3 * r + col], w[4 * r + col] / n, 1e-6);
+                double n =
+                    sqrt(w[col] * w[col] + w[4 + col] * w[4 + col] + w[8 + col] * w[8 + col]);
+                for (int r = 0; r < 3; r++)
+                    CHECK_NEAR(d->xf[mj].R.m[3 * r + col], w[4 * r + col] / n, 1e-6);
             }
             if (all_positions || g.joint_parent[j] < 0) {
                 CHECK_NEAR(d->xf[mj].p.x, w[3], 1e-9 * size);
@@ -958,7 +1038,8 @@ static void test_no_alloc(void) {
         mn_gltf_skin_vertices(&g, S, P);
     }
     CHECK(mn_alloc_count() == before);
-    for (int k = 0; k < 3 * g.nverts; k++) CHECK(isfinite(P[k]));
+    for (int k = 0; k < 3 * g.nverts; k++)
+        CHECK(isfinite(P[k]));
     free(W);
     free(S);
     free(P);
@@ -1004,17 +1085,23 @@ static void test_skeleton_only(void) {
     if (g.njoints == 2) check_fk_matches_sample(&g, 0, 0.5); /* "lin": the knee translates */
     mn_gltf_free(&g);
     /* no skin at all: nodes hip, knee, helper (node 0 is a mesh leaf) */
-    char* t2 = t ? replace(t, "\"skins\":[{\"joints\":[1,2],\"inverseBindMatrices\":7,\"skeleton\":3}],\n", "") : NULL;
+    char* t2 =
+        t ? replace(t, "\"skins\":[{\"joints\":[1,2],\"inverseBindMatrices\":7,\"skeleton\":3}],\n",
+                    "")
+          : NULL;
     CHECK(t2 && read_text(t2, &g, NULL, &e) == MN_OK);
     CHECK(g.njoints == 3 && g.nverts == 0);
     if (g.njoints == 3) {
-        CHECK(!strcmp(g.joint_name[0], "hip") && !strcmp(g.joint_name[1], "knee") && !strcmp(g.joint_name[2], "helper"));
+        CHECK(!strcmp(g.joint_name[0], "hip") && !strcmp(g.joint_name[1], "knee") &&
+              !strcmp(g.joint_name[2], "helper"));
         CHECK(g.joint_parent[0] == 2 && g.joint_parent[1] == 0 && g.joint_parent[2] == -1);
-        for (int a = 0; a < 3; a++) check_fk_matches_sample(&g, a, 0.7);
+        for (int a = 0; a < 3; a++)
+            check_fk_matches_sample(&g, a, 0.7);
     }
     mn_gltf_free(&g);
     /* the scene holds only the mesh node */
-    char* t3 = t2 ? replace(t2, "\"scenes\":[{\"nodes\":[0,3]}]", "\"scenes\":[{\"nodes\":[0]}]") : NULL;
+    char* t3 =
+        t2 ? replace(t2, "\"scenes\":[{\"nodes\":[0,3]}]", "\"scenes\":[{\"nodes\":[0]}]") : NULL;
     memset(&g, 0x5A, sizeof g);
     CHECK(t3 && read_text(t3, &g, NULL, &e) == MN_ERR_NOTFOUND && g.priv == NULL);
     CHECK(strstr(e.message, "tiny.gltf") && !strcmp(e.field, "nodes"));
@@ -1040,16 +1127,19 @@ static void test_key_times_and_free_joints(void) {
     CHECK(m != NULL);
     if (m) {
         CHECK(m->jnt_type[mn_model_find_joint(m, "hip")] == MN_JOINT_FREE);
-        CHECK(m->jnt_type[mn_model_find_joint(m, "knee")] == MN_JOINT_FREE); /* "lin" translates it */
+        CHECK(m->jnt_type[mn_model_find_joint(m, "knee")] ==
+              MN_JOINT_FREE); /* "lin" translates it */
         mn_model_destroy(m);
     }
     for (int a = 0; a < 3; a++)
-        for (int k = 0; k <= 8; k++) check_fk_matches_sample(&g, a, 0.25 * k);
+        for (int k = 0; k <= 8; k++)
+            check_fk_matches_sample(&g, a, 0.25 * k);
     /* sampling a state allocates nothing */
     m = mn_gltf_model(&g, &e);
     double q[64], work[32];
     long before = mn_alloc_count();
-    for (int k = 0; k < 10; k++) CHECK(mn_gltf_state(&g, m, 0, 0.1 * k, k ? q : NULL, q, work, &e) == MN_OK);
+    for (int k = 0; k < 10; k++)
+        CHECK(mn_gltf_state(&g, m, 0, 0.1 * k, k ? q : NULL, q, work, &e) == MN_OK);
     CHECK(mn_alloc_count() == before);
     CHECK(mn_gltf_state(&g, m, 3, 0, NULL, q, work, &e) == MN_ERR_ARG);
     CHECK(mn_gltf_state(&g, m, 0, NAN, NULL, q, work, &e) == MN_ERR_ARG);
@@ -1074,9 +1164,10 @@ static void test_motion_keys(void) {
         double* work = malloc(sizeof(double) * 16 * (size_t)g.njoints);
         double worst = 0;
         for (int k = 0; k < mo.nframes; k++) {
-            CHECK(mn_gltf_state(&g, m, a, g.anims[a].key_times[k], k ? mo.q + (size_t)(k - 1) * m->nq : NULL, q, work, &e) ==
-                  MN_OK);
-            for (int i = 0; i < m->nq; i++) worst = fmax(worst, fabs(q[i] - mo.q[(size_t)k * m->nq + i]));
+            CHECK(mn_gltf_state(&g, m, a, g.anims[a].key_times[k],
+                                k ? mo.q + (size_t)(k - 1) * m->nq : NULL, q, work, &e) == MN_OK);
+            for (int i = 0; i < m->nq; i++)
+                worst = fmax(worst, fabs(q[i] - mo.q[(size_t)k * m->nq + i]));
         }
         CHECK(worst < 1e-9);
         free(q);
@@ -1096,7 +1187,8 @@ static void test_motion_keys(void) {
     CHECK(read_text(text, &g, NULL, &e) == MN_OK);
     m = mn_gltf_model(&g, &e);
     CHECK(m && mn_gltf_motion_keys(&g, m, 0, "tiny.gltf", &mo, &w, &e) == MN_OK);
-    CHECK(mo.nframes <= 16 * 3 + 1024 && mo.nframes > 3 && w.count == 1 && strstr(w.first, "tiny.gltf"));
+    CHECK(mo.nframes <= 16 * 3 + 1024 && mo.nframes > 3 && w.count == 1 &&
+          strstr(w.first, "tiny.gltf"));
     mn_motion_free(&mo);
     mn_model_destroy(m);
     mn_gltf_free(&g);
@@ -1128,10 +1220,12 @@ static void test_animated_scale(void) {
     mn_model* m = mn_gltf_model(&g, &e);
     CHECK(m && m->jnt_type[mn_model_find_joint(m, "knee")] == MN_JOINT_FREE);
     mn_model_destroy(m);
-    for (int k = 0; k <= 8; k++) check_fk_matches_sample(&g, 0, 0.25 * k);
+    for (int k = 0; k <= 8; k++)
+        check_fk_matches_sample(&g, 0, 0.25 * k);
     double W[24];
     CHECK(mn_gltf_sample(&g, 0, 1.5, W) == MN_OK);
-    CHECK_NEAR(W[12 + 7] - W[7], 0, 1e-12); /* knee at (1, 0, 0) scaled by the hip: (2, 2, 0.75) at 1.5 s */
+    CHECK_NEAR(W[12 + 7] - W[7], 0,
+               1e-12); /* knee at (1, 0, 0) scaled by the hip: (2, 2, 0.75) at 1.5 s */
     CHECK_NEAR(W[12 + 3] - W[3], 2, 1e-12);
     mn_gltf_free(&g);
 }
@@ -1168,12 +1262,17 @@ static int check_glb_structure(const unsigned char* f, size_t n) {
     const cJSON* acc;
     int k = 0;
     cJSON_ArrayForEach(acc, cJSON_GetObjectItem(root, "accessors")) {
-        const cJSON* v = cJSON_GetArrayItem(views, (int)cJSON_GetObjectItem(acc, "bufferView")->valuedouble);
-        double off = cJSON_GetObjectItem(v, "byteOffset")->valuedouble, len = cJSON_GetObjectItem(v, "byteLength")->valuedouble;
+        const cJSON* v =
+            cJSON_GetArrayItem(views, (int)cJSON_GetObjectItem(acc, "bufferView")->valuedouble);
+        double off = cJSON_GetObjectItem(v, "byteOffset")->valuedouble,
+               len = cJSON_GetObjectItem(v, "byteLength")->valuedouble;
         int ct = (int)cJSON_GetObjectItem(acc, "componentType")->valuedouble;
         int count = (int)cJSON_GetObjectItem(acc, "count")->valuedouble;
         const char* type = cJSON_GetObjectItem(acc, "type")->valuestring;
-        int nc = !strcmp(type, "SCALAR") ? 1 : !strcmp(type, "VEC3") ? 3 : !strcmp(type, "VEC4") ? 4 : 16;
+        int nc = !strcmp(type, "SCALAR") ? 1
+                 : !strcmp(type, "VEC3") ? 3
+                 : !strcmp(type, "VEC4") ? 4
+                                         : 16;
         int cs = ct == 5126 || ct == 5125 ? 4 : ct == 5123 ? 2 : 1;
         bad += fmod(off, 4) != 0 || off + len > blen || len != (double)count * nc * cs;
         const cJSON* mn = cJSON_GetObjectItem(acc, "min");
@@ -1186,7 +1285,8 @@ static int check_glb_structure(const unsigned char* f, size_t n) {
                     memcpy(&x, bin + (size_t)off + 4 * ((size_t)e * nc + c), 4);
                     lo = fminf(lo, x), hi = fmaxf(hi, x);
                 }
-                bad += (float)cJSON_GetArrayItem(mn, c)->valuedouble != lo || (float)cJSON_GetArrayItem(mx, c)->valuedouble != hi;
+                bad += (float)cJSON_GetArrayItem(mn, c)->valuedouble != lo ||
+                       (float)cJSON_GetArrayItem(mx, c)->valuedouble != hi;
             }
         }
         k++;
@@ -1210,9 +1310,11 @@ static double figure_size(const mn_model* m, mn_data* d) {
     mn_fk(m, d);
     for (int j = 0; j < m->njoint; j++) {
         const double* p = &d->xf[j].p.x;
-        for (int k = 0; k < 3; k++) lo[k] = fmin(lo[k], p[k]), hi[k] = fmax(hi[k], p[k]);
+        for (int k = 0; k < 3; k++)
+            lo[k] = fmin(lo[k], p[k]), hi[k] = fmax(hi[k], p[k]);
     }
-    return sqrt((hi[0] - lo[0]) * (hi[0] - lo[0]) + (hi[1] - lo[1]) * (hi[1] - lo[1]) + (hi[2] - lo[2]) * (hi[2] - lo[2]));
+    return sqrt((hi[0] - lo[0]) * (hi[0] - lo[0]) + (hi[1] - lo[1]) * (hi[1] - lo[1]) +
+                (hi[2] - lo[2]) * (hi[2] - lo[2]));
 }
 
 /* BVH take -> .glb -> our reader: every frame's joint positions and rotations. */
@@ -1220,7 +1322,8 @@ static void test_write_bvh_take(void) {
     mn_model* m = NULL;
     mn_motion mo;
     mn_error e;
-    CHECK(mn_bvh_read(MN_DATA "/mocap/cmu_motionbuilder/cmu_02_01_walk.bvh", NULL, &m, &mo, NULL, &e) == MN_OK);
+    CHECK(mn_bvh_read(MN_DATA "/mocap/cmu_motionbuilder/cmu_02_01_walk.bvh", NULL, &m, &mo, NULL,
+                      &e) == MN_OK);
     if (!m) return;
     char path[512];
     snprintf(path, sizeof path, "%s/walk.glb", mn_test_temp_dir());
@@ -1236,7 +1339,8 @@ static void test_write_bvh_take(void) {
     double size = figure_size(m, d);
     double* W = malloc(sizeof(double) * 12 * (size_t)(g.njoints ? g.njoints : 1));
     int* map = malloc(sizeof(int) * (size_t)m->njoint);
-    for (int j = 0; j < g.njoints; j++) map[j] = mn_model_find_joint(m, g.joint_name[j]);
+    for (int j = 0; j < g.njoints; j++)
+        map[j] = mn_model_find_joint(m, g.joint_name[j]);
     double worst_p = 0, worst_r = 0;
     if (g.nanims == 1) {
         CHECK(g.anims[0].nkeys == mo.nframes);
@@ -1249,15 +1353,20 @@ static void test_write_bvh_take(void) {
                 if (map[j] < 0) continue;
                 const mn_xform* X = &d->xf[map[j]];
                 const double* w = W + 12 * j;
-                worst_p = fmax(worst_p, fmax(fabs(X->p.x - w[3]), fmax(fabs(X->p.y - w[7]), fabs(X->p.z - w[11]))) / size);
+                worst_p = fmax(worst_p, fmax(fabs(X->p.x - w[3]),
+                                             fmax(fabs(X->p.y - w[7]), fabs(X->p.z - w[11]))) /
+                                            size);
                 for (int r = 0; r < 3; r++)
-                    for (int c = 0; c < 3; c++) worst_r = fmax(worst_r, fabs(X->R.m[3 * r + c] - w[4 * r + c]));
+                    for (int c = 0; c < 3; c++)
+                        worst_r = fmax(worst_r, fabs(X->R.m[3 * r + c] - w[4 * r + c]));
             }
         }
     }
-    for (int j = 0; j < g.njoints; j++) CHECK(map[j] >= 0);
+    for (int j = 0; j < g.njoints; j++)
+        CHECK(map[j] >= 0);
     CHECK(worst_p < 1e-6 && worst_r < 1e-6);
-    printf("  walk -> glb -> reader, %d frames: worst position error %.2g of the figure size %.3g, rotation %.2g\n",
+    printf("  walk -> glb -> reader, %d frames: worst position error %.2g of the figure size %.3g, "
+           "rotation %.2g\n",
            mo.nframes, worst_p, size, worst_r);
     /* the figure alone: nodes, no animation */
     CHECK(mn_gltf_write(path, m, NULL, NULL, &e) == MN_OK);
@@ -1315,21 +1424,26 @@ static void test_write_skinned(void) {
     CHECK(mn_gltf_read(path, &h, NULL, &e) == MN_OK);
     CHECK(h.nverts == g.nverts && h.ntris == g.ntris && h.njoints == g.njoints && h.nanims == 1);
     if (h.nverts == g.nverts && h.ntris == g.ntris && h.njoints == g.njoints && h.nanims == 1) {
-        for (int k = 0; k < 3 * g.ntris; k++) CHECK(h.tris[k] == g.tris[k]);
+        for (int k = 0; k < 3 * g.ntris; k++)
+            CHECK(h.tris[k] == g.tris[k]);
         double worst_w = 0;
         for (int v = 0; v < g.nverts; v++)
             for (int k = 0; k < 4; k++) {
-                CHECK(!strcmp(h.joint_name[h.vjoint[4 * v + k]], g.joint_name[g.vjoint[4 * v + k]]) || g.vweight[4 * v + k] == 0);
+                CHECK(
+                    !strcmp(h.joint_name[h.vjoint[4 * v + k]], g.joint_name[g.vjoint[4 * v + k]]) ||
+                    g.vweight[4 * v + k] == 0);
                 worst_w = fmax(worst_w, fabs(h.vweight[4 * v + k] - g.vweight[4 * v + k]));
             }
         CHECK(worst_w < 1e-6);
         size_t nv = (size_t)g.nverts;
-        double *W = malloc(sizeof(double) * 12 * (size_t)g.njoints), *S = malloc(sizeof(double) * 12 * (size_t)g.njoints);
+        double *W = malloc(sizeof(double) * 12 * (size_t)g.njoints),
+               *S = malloc(sizeof(double) * 12 * (size_t)g.njoints);
         double *P = malloc(sizeof(double) * 3 * nv), *Q = malloc(sizeof(double) * 3 * nv);
         double lo[3] = {1e300, 1e300, 1e300}, hi[3] = {-1e300, -1e300, -1e300}, worst = 0;
         for (int fr = 0; fr < mo.nframes; fr++) {
             /* the motion's frame times (Run's keys are not evenly spaced) */
-            double t = fr == mo.nframes - 1 ? g.anims[a].duration : fmin(fr * mo.frame_time, g.anims[a].duration);
+            double t = fr == mo.nframes - 1 ? g.anims[a].duration
+                                            : fmin(fr * mo.frame_time, g.anims[a].duration);
             mn_gltf_sample(&g, a, t, W);
             mn_gltf_skin_matrices(&g, W, S);
             mn_gltf_skin_vertices(&g, S, P);
@@ -1341,10 +1455,12 @@ static void test_write_skinned(void) {
                 lo[k % 3] = fmin(lo[k % 3], P[k]), hi[k % 3] = fmax(hi[k % 3], P[k]);
             }
         }
-        double size = sqrt((hi[0] - lo[0]) * (hi[0] - lo[0]) + (hi[1] - lo[1]) * (hi[1] - lo[1]) + (hi[2] - lo[2]) * (hi[2] - lo[2]));
+        double size = sqrt((hi[0] - lo[0]) * (hi[0] - lo[0]) + (hi[1] - lo[1]) * (hi[1] - lo[1]) +
+                           (hi[2] - lo[2]) * (hi[2] - lo[2]));
         CHECK(worst < 1e-6 * size);
-        printf("  Fox Run -> glb (skinned) -> reader, %d frames: worst vertex error %.2g of the size %.3g\n", mo.nframes,
-               worst / size, size);
+        printf("  Fox Run -> glb (skinned) -> reader, %d frames: worst vertex error %.2g of the "
+               "size %.3g\n",
+               mo.nframes, worst / size, size);
         free(W), free(S), free(P), free(Q);
     }
     mn_gltf_free(&h);
@@ -1363,74 +1479,101 @@ static void test_write_skinned(void) {
 
 typedef struct bad_case {
     const char* what;
-    const char* from;       /* text replaced in the synthetic .gltf (NULL: patch the buffer) */
+    const char* from; /* text replaced in the synthetic .gltf (NULL: patch the buffer) */
     const char* to;
-    int patch_off;          /* byte offset into the buffer, -1 for none */
-    uint32_t patch;         /* 4 bytes written there */
+    int patch_off;  /* byte offset into the buffer, -1 for none */
+    uint32_t patch; /* 4 bytes written there */
     mn_status status;
-    const char* field;      /* expected in err.field */
+    const char* field; /* expected in err.field */
 } bad_case;
 
 static const bad_case bad_cases[] = {
     {"invalid JSON", "\"nodes\":[{", "\"nodes\":[{{", -1, 0, MN_ERR_PARSE, "json"},
     {"top level not an object", "{\"asset\"", "[{\"asset\"", -1, 0, MN_ERR_PARSE, "header"},
     {"no asset", "\"asset\":{\"version\":\"2.0\"},", "", -1, 0, MN_ERR_PARSE, "asset"},
-    {"glTF 1.0", "\"version\":\"2.0\"", "\"version\":\"1.0\"", -1, 0, MN_ERR_UNSUPPORTED, "asset.version"},
-    {"required draco", "\"scene\":0,", "\"scene\":0,\"extensionsRequired\":[\"KHR_draco_mesh_compression\"],", -1, 0,
+    {"glTF 1.0", "\"version\":\"2.0\"", "\"version\":\"1.0\"", -1, 0, MN_ERR_UNSUPPORTED,
+     "asset.version"},
+    {"required draco", "\"scene\":0,",
+     "\"scene\":0,\"extensionsRequired\":[\"KHR_draco_mesh_compression\"],", -1, 0,
      MN_ERR_UNSUPPORTED, "extensionsRequired[0]"},
-    {"accessor index out of range", "\"indices\":3", "\"indices\":30", -1, 0, MN_ERR_PARSE, "meshes[0].primitives[0].indices"},
-    {"accessor past its bufferView", "\"byteOffset\":0,\"componentType\":5126,\"count\":3,\"type\":\"VEC3\"",
-     "\"byteOffset\":0,\"componentType\":5126,\"count\":50,\"type\":\"VEC3\"", -1, 0, MN_ERR_PARSE, "accessors[0].count"},
-    {"bad componentType", "\"byteOffset\":0,\"componentType\":5126", "\"byteOffset\":0,\"componentType\":5127", -1, 0,
-     MN_ERR_PARSE, "accessors[0].componentType"},
-    {"float joints", "\"byteOffset\":36,\"componentType\":5121", "\"byteOffset\":36,\"componentType\":5126", -1, 0,
-     MN_ERR_PARSE, "accessors[1].componentType"},
-    {"wrong accessor type", "\"byteOffset\":48,\"componentType\":5126,\"count\":3,\"type\":\"VEC4\"",
-     "\"byteOffset\":48,\"componentType\":5126,\"count\":3,\"type\":\"VEC3\"", -1, 0, MN_ERR_PARSE, "accessors[2].type"},
-    {"joint index >= njoints", "\"joints\":[1,2]", "\"joints\":[1]", -1, 0, MN_ERR_PARSE, "accessors[1]"},
-    {"NaN in a float accessor", NULL, NULL, OFF_POS + 4, 0x7FC00000u, MN_ERR_PARSE, "accessors[0].count"},
-    {"infinity in the key times", NULL, NULL, OFF_TIME + 8, 0x7F800000u, MN_ERR_PARSE, "accessors[4].count"},
+    {"accessor index out of range", "\"indices\":3", "\"indices\":30", -1, 0, MN_ERR_PARSE,
+     "meshes[0].primitives[0].indices"},
+    {"accessor past its bufferView",
+     "\"byteOffset\":0,\"componentType\":5126,\"count\":3,\"type\":\"VEC3\"",
+     "\"byteOffset\":0,\"componentType\":5126,\"count\":50,\"type\":\"VEC3\"", -1, 0, MN_ERR_PARSE,
+     "accessors[0].count"},
+    {"bad componentType", "\"byteOffset\":0,\"componentType\":5126",
+     "\"byteOffset\":0,\"componentType\":5127", -1, 0, MN_ERR_PARSE, "accessors[0].componentType"},
+    {"float joints", "\"byteOffset\":36,\"componentType\":5121",
+     "\"byteOffset\":36,\"componentType\":5126", -1, 0, MN_ERR_PARSE, "accessors[1].componentType"},
+    {"wrong accessor type",
+     "\"byteOffset\":48,\"componentType\":5126,\"count\":3,\"type\":\"VEC4\"",
+     "\"byteOffset\":48,\"componentType\":5126,\"count\":3,\"type\":\"VEC3\"", -1, 0, MN_ERR_PARSE,
+     "accessors[2].type"},
+    {"joint index >= njoints", "\"joints\":[1,2]", "\"joints\":[1]", -1, 0, MN_ERR_PARSE,
+     "accessors[1]"},
+    {"NaN in a float accessor", NULL, NULL, OFF_POS + 4, 0x7FC00000u, MN_ERR_PARSE,
+     "accessors[0].count"},
+    {"infinity in the key times", NULL, NULL, OFF_TIME + 8, 0x7F800000u, MN_ERR_PARSE,
+     "accessors[4].count"},
     {"negative weight", NULL, NULL, OFF_WGT + 16, 0xBF000000u, MN_ERR_PARSE, "accessors[2]"},
-    {"vertex index past the primitive", NULL, NULL, OFF_IDX, 0x00070000u, MN_ERR_PARSE, "meshes[0].primitives[0].indices"},
-    {"key times decrease", NULL, NULL, OFF_TIME + 4, 0x40400000u, MN_ERR_PARSE, "animations[0].samplers[0].input"},
-    {"inverse bind not affine", NULL, NULL, OFF_IBM + 12, 0x3F800000u, MN_ERR_PARSE, "skins[0].inverseBindMatrices"},
+    {"vertex index past the primitive", NULL, NULL, OFF_IDX, 0x00070000u, MN_ERR_PARSE,
+     "meshes[0].primitives[0].indices"},
+    {"key times decrease", NULL, NULL, OFF_TIME + 4, 0x40400000u, MN_ERR_PARSE,
+     "animations[0].samplers[0].input"},
+    {"inverse bind not affine", NULL, NULL, OFF_IBM + 12, 0x3F800000u, MN_ERR_PARSE,
+     "skins[0].inverseBindMatrices"},
     {"bad base64", "base64,", "base64,@@", -1, 0, MN_ERR_PARSE, "buffers[0].uri"},
-    {"data URI not base64", "application/octet-stream;base64,", "text/plain,", -1, 0, MN_ERR_UNSUPPORTED, "buffers[0].uri"},
-    {"missing buffer file", "data:application/octet-stream;base64,", "no-such-file.bin#", -1, 0, MN_ERR_IO, "buffers[0].uri"},
-    {"absolute buffer path", "data:application/octet-stream;base64,", "/etc/", -1, 0, MN_ERR_UNSUPPORTED, "buffers[0].uri"},
-    {"buffer shorter than byteLength", "\"byteLength\":520}],\n\"bufferViews", "\"byteLength\":521}],\n\"bufferViews", -1, 0,
-     MN_ERR_PARSE, "buffers[0].byteLength"},
-    {"bufferView past its buffer", "\"byteOffset\":0,\"byteLength\":408}", "\"byteOffset\":4,\"byteLength\":520}", -1, 0,
-     MN_ERR_PARSE, "bufferViews[0].byteLength"},
-    {"bad byteStride", "\"byteOffset\":0,\"byteLength\":408}", "\"byteOffset\":0,\"byteLength\":408,\"byteStride\":6}", -1, 0,
-     MN_ERR_PARSE, "bufferViews[0].byteStride"},
-    {"stride below element size", "\"byteOffset\":0,\"byteLength\":408}", "\"byteOffset\":0,\"byteLength\":408,\"byteStride\":4}",
-     -1, 0, MN_ERR_PARSE, "accessors[7].count"}, /* the skin's matrices are read first */
-    {"cycle in nodes", "\"translation\":[1,0,0]}", "\"translation\":[1,0,0],\"children\":[3]}", -1, 0, MN_ERR_PARSE, "children"},
-    {"node its own child", "\"translation\":[1,0,0]}", "\"translation\":[1,0,0],\"children\":[2]}", -1, 0, MN_ERR_PARSE,
-     "nodes[2].children[0]"},
-    {"node with two parents", "\"skin\":0}", "\"skin\":0,\"children\":[2]}", -1, 0, MN_ERR_PARSE, "children[0]"},
-    {"child index out of range", "\"children\":[2]", "\"children\":[9]", -1, 0, MN_ERR_PARSE, "nodes[1].children[0]"},
-    {"joint listed twice", "\"joints\":[1,2]", "\"joints\":[1,1]", -1, 0, MN_ERR_PARSE, "skins[0].joints[1]"},
-    {"lines, not triangles", "\"mode\":4", "\"mode\":1", -1, 0, MN_ERR_UNSUPPORTED, "meshes[0].primitives[0].mode"},
+    {"data URI not base64", "application/octet-stream;base64,", "text/plain,", -1, 0,
+     MN_ERR_UNSUPPORTED, "buffers[0].uri"},
+    {"missing buffer file", "data:application/octet-stream;base64,", "no-such-file.bin#", -1, 0,
+     MN_ERR_IO, "buffers[0].uri"},
+    {"absolute buffer path", "data:application/octet-stream;base64,", "/etc/", -1, 0,
+     MN_ERR_UNSUPPORTED, "buffers[0].uri"},
+    {"buffer shorter than byteLength", "\"byteLength\":520}],\n\"bufferViews",
+     "\"byteLength\":521}],\n\"bufferViews", -1, 0, MN_ERR_PARSE, "buffers[0].byteLength"},
+    {"bufferView past its buffer", "\"byteOffset\":0,\"byteLength\":408}",
+     "\"byteOffset\":4,\"byteLength\":520}", -1, 0, MN_ERR_PARSE, "bufferViews[0].byteLength"},
+    {"bad byteStride", "\"byteOffset\":0,\"byteLength\":408}",
+     "\"byteOffset\":0,\"byteLength\":408,\"byteStride\":6}", -1, 0, MN_ERR_PARSE,
+     "bufferViews[0].byteStride"},
+    {"stride below element size", "\"byteOffset\":0,\"byteLength\":408}",
+     "\"byteOffset\":0,\"byteLength\":408,\"byteStride\":4}", -1, 0, MN_ERR_PARSE,
+     "accessors[7].count"}, /* the skin's matrices are read first */
+    {"cycle in nodes", "\"translation\":[1,0,0]}", "\"translation\":[1,0,0],\"children\":[3]}", -1,
+     0, MN_ERR_PARSE, "children"},
+    {"node its own child", "\"translation\":[1,0,0]}", "\"translation\":[1,0,0],\"children\":[2]}",
+     -1, 0, MN_ERR_PARSE, "nodes[2].children[0]"},
+    {"node with two parents", "\"skin\":0}", "\"skin\":0,\"children\":[2]}", -1, 0, MN_ERR_PARSE,
+     "children[0]"},
+    {"child index out of range", "\"children\":[2]", "\"children\":[9]", -1, 0, MN_ERR_PARSE,
+     "nodes[1].children[0]"},
+    {"joint listed twice", "\"joints\":[1,2]", "\"joints\":[1,1]", -1, 0, MN_ERR_PARSE,
+     "skins[0].joints[1]"},
+    {"lines, not triangles", "\"mode\":4", "\"mode\":1", -1, 0, MN_ERR_UNSUPPORTED,
+     "meshes[0].primitives[0].mode"},
     {"no JOINTS_0", "\"JOINTS_0\":1,", "", -1, 0, MN_ERR_PARSE, "attributes.JOINTS_0"},
-    {"bad interpolation", "\"interpolation\":\"STEP\"", "\"interpolation\":\"SMOOTH\"", -1, 0, MN_ERR_PARSE,
-     "animations[0].samplers[1].interpolation"},
-    {"CUBICSPLINE with too few values", "\"interpolation\":\"LINEAR\"", "\"interpolation\":\"CUBICSPLINE\"", -1, 0, MN_ERR_PARSE,
-     "animations[0].samplers[0].output"},
-    {"sampler index out of range", "{\"sampler\":1,", "{\"sampler\":5,", -1, 0, MN_ERR_PARSE, "animations[0].channels[1].sampler"},
+    {"bad interpolation", "\"interpolation\":\"STEP\"", "\"interpolation\":\"SMOOTH\"", -1, 0,
+     MN_ERR_PARSE, "animations[0].samplers[1].interpolation"},
+    {"CUBICSPLINE with too few values", "\"interpolation\":\"LINEAR\"",
+     "\"interpolation\":\"CUBICSPLINE\"", -1, 0, MN_ERR_PARSE, "animations[0].samplers[0].output"},
+    {"sampler index out of range", "{\"sampler\":1,", "{\"sampler\":5,", -1, 0, MN_ERR_PARSE,
+     "animations[0].channels[1].sampler"},
     {"animated matrix node", "\"name\":\"helper\",\"translation\":[0,0,5]",
      "\"name\":\"helper\",\"matrix\":[1,0,0,0,0,1,0,0,0,0,1,0,0,0,5,1]", -1, 0, MN_ERR_PARSE,
      "animations[2].channels[0].target.node"},
-    {"rotation not 4 numbers", "\"translation\":[1,0,0]}", "\"translation\":[1,0,0],\"rotation\":[0,0,1]}", -1, 0, MN_ERR_PARSE,
-     "nodes[2].rotation"},
-    {"count not an integer", "\"count\":2,\"type\":\"MAT4\"", "\"count\":2.5,\"type\":\"MAT4\"", -1, 0, MN_ERR_PARSE,
+    {"rotation not 4 numbers", "\"translation\":[1,0,0]}",
+     "\"translation\":[1,0,0],\"rotation\":[0,0,1]}", -1, 0, MN_ERR_PARSE, "nodes[2].rotation"},
+    {"count not an integer", "\"count\":2,\"type\":\"MAT4\"", "\"count\":2.5,\"type\":\"MAT4\"", -1,
+     0, MN_ERR_PARSE, "accessors[7].count"},
+    {"huge count, small data", "\"count\":2,\"type\":\"MAT4\"",
+     "\"count\":268435456,\"type\":\"MAT4\"", -1, 0, MN_ERR_PARSE, "accessors[7].count"},
+    {"huge count, no data",
+     "{\"bufferView\":0,\"byteOffset\":200,\"componentType\":5126,\"count\":2,",
+     "{\"componentType\":5126,\"count\":268435456,", -1, 0, MN_ERR_UNSUPPORTED,
      "accessors[7].count"},
-    {"huge count, small data", "\"count\":2,\"type\":\"MAT4\"", "\"count\":268435456,\"type\":\"MAT4\"", -1, 0,
-     MN_ERR_PARSE, "accessors[7].count"},
-    {"huge count, no data", "{\"bufferView\":0,\"byteOffset\":200,\"componentType\":5126,\"count\":2,",
-     "{\"componentType\":5126,\"count\":268435456,", -1, 0, MN_ERR_UNSUPPORTED, "accessors[7].count"},
-    {"negative byteOffset", "\"byteOffset\":36,", "\"byteOffset\":-36,", -1, 0, MN_ERR_PARSE, "accessors[1].byteOffset"},
+    {"negative byteOffset", "\"byteOffset\":36,", "\"byteOffset\":-36,", -1, 0, MN_ERR_PARSE,
+     "accessors[1].byteOffset"},
 };
 
 static void test_malformed_gltf(void) {
@@ -1456,8 +1599,8 @@ static void test_malformed_gltf(void) {
         int ok = s == bc->status && strstr(e.field, bc->field) && strstr(e.message, "tiny.gltf") &&
                  g.nverts == 0 && g.rest_pos == NULL && g.anims == NULL && g.priv == NULL;
         if (!ok)
-            fprintf(stderr, "case '%s': got %s field '%s' message '%s'\n", bc->what, mn_status_name(s), e.field,
-                    e.message);
+            fprintf(stderr, "case '%s': got %s field '%s' message '%s'\n", bc->what,
+                    mn_status_name(s), e.field, e.message);
         CHECK(ok);
         if (text != base) free(text);
         free(base);
@@ -1467,12 +1610,20 @@ static void test_malformed_gltf(void) {
 /* In a .gltf text an error also names the line of its field (the synthetic file has one
  * accessor per line from line 10 on); in a .glb the line is left out. */
 static void test_error_lines(void) {
-    struct { const char* from; const char* to; int line; const char* field; } cases[] = {
+    struct {
+        const char* from;
+        const char* to;
+        int line;
+        const char* field;
+    } cases[] = {
         {"\"byteOffset\":0,\"componentType\":5126,\"count\":3,\"type\":\"VEC3\"",
-         "\"byteOffset\":0,\"componentType\":5126,\"count\":50,\"type\":\"VEC3\"", 10, "accessors[0].count"},
-        {"\"count\":2,\"type\":\"MAT4\"", "\"count\":2.5,\"type\":\"MAT4\"", 17, "accessors[7].count"},
+         "\"byteOffset\":0,\"componentType\":5126,\"count\":50,\"type\":\"VEC3\"", 10,
+         "accessors[0].count"},
+        {"\"count\":2,\"type\":\"MAT4\"", "\"count\":2.5,\"type\":\"MAT4\"", 17,
+         "accessors[7].count"},
         {"\"joints\":[1,2]", "\"joints\":[1,1]", 4, "skins[0].joints[1]"},
-        {"\"name\":\"helper\",\"translation\":[0,0,5]", "\"name\":\"helper\",\"matrix\":[1,0,0,0,0,1,0,0,0,0,1,0,0,0,5,1]", 7,
+        {"\"name\":\"helper\",\"translation\":[0,0,5]",
+         "\"name\":\"helper\",\"matrix\":[1,0,0,0,0,1,0,0,0,0,1,0,0,0,5,1]", 7,
          "animations[2].channels[0].target.node"},
         {"\"nodes\":[{", "\"nodes\":[{{", 2, "json"},
     };
@@ -1513,7 +1664,14 @@ static void test_malformed_glb(void) {
     unsigned char* d = malloc(len);
     mn_gltf g;
     mn_error e;
-    struct { const char* what; size_t cut; int off; uint32_t val; mn_status st; const char* field; } cases[] = {
+    struct {
+        const char* what;
+        size_t cut;
+        int off;
+        uint32_t val;
+        mn_status st;
+        const char* field;
+    } cases[] = {
         {"truncated header", 10, -1, 0, MN_ERR_PARSE, "header"},
         {"truncated file", len / 2, -1, 0, MN_ERR_PARSE, "header.length"},
         {"bad magic", len, 0, 0x58546C67u, MN_ERR_PARSE, "header"},
@@ -1540,10 +1698,11 @@ static void test_malformed_glb(void) {
         if (off == 8) v = 20 + jlen + 4; /* the file ends 4 bytes into the BIN chunk header */
         if (off >= 0) memcpy(d + off, &v, 4);
         mn_status s = mn_gltf_read_mem(d, n, "tiny.glb", &g, NULL, &e);
-        int ok = s == cases[i].st && strstr(e.field, cases[i].field) && strstr(e.message, "tiny.glb") && g.nverts == 0;
+        int ok = s == cases[i].st && strstr(e.field, cases[i].field) &&
+                 strstr(e.message, "tiny.glb") && g.nverts == 0;
         if (!ok)
-            fprintf(stderr, "glb case '%s': got %s field '%s' message '%s'\n", cases[i].what, mn_status_name(s),
-                    e.field, e.message);
+            fprintf(stderr, "glb case '%s': got %s field '%s' message '%s'\n", cases[i].what,
+                    mn_status_name(s), e.field, e.message);
         CHECK(ok);
     }
     /* every truncation of the file fails cleanly, none crashes */

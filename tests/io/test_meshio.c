@@ -16,8 +16,9 @@
 #define CYL MN_DATA "/meshseq/cylinder"
 
 static void test_obj_read(void) {
-    const char* text = "# a quad and a triangle\r\nv 0 0 0\nv 1 0 0\nv 1 1 0\nv 0 1 0\n"
-                       "vt 0 0\nvn 0 0 1\ng group\nf 1/1/1 2/1/1 3/1/1 4/1/1\nf -4//1 -2//1 -1//1\n";
+    const char* text =
+        "# a quad and a triangle\r\nv 0 0 0\nv 1 0 0\nv 1 1 0\nv 0 1 0\n"
+        "vt 0 0\nvn 0 0 1\ng group\nf 1/1/1 2/1/1 3/1/1 4/1/1\nf -4//1 -2//1 -1//1\n";
     mn_mesh m;
     mn_warnings w = {0};
     mn_error err;
@@ -25,7 +26,8 @@ static void test_obj_read(void) {
     CHECK(m.nverts == 4);
     CHECK(m.ntris == 3);
     int want[9] = {0, 1, 2, 0, 2, 3, 0, 2, 3};
-    for (int i = 0; i < 9 && m.ntris == 3; i++) CHECK(m.tris[i] == want[i]);
+    for (int i = 0; i < 9 && m.ntris == 3; i++)
+        CHECK(m.tris[i] == want[i]);
     CHECK(w.count == 1 && strstr(w.first, "3 records") != NULL); /* vt, vn, g */
     CHECK_NEAR(m.pos[7], 1.0, 0);
 
@@ -35,8 +37,10 @@ static void test_obj_read(void) {
     mn_mesh b;
     CHECK(mn_obj_read(path, &b, NULL, &err) == MN_OK);
     CHECK(b.nverts == 4 && b.ntris == 3);
-    for (int i = 0; i < 12 && b.nverts == 4; i++) CHECK_NEAR(b.pos[i], m.pos[i], 1e-12);
-    for (int i = 0; i < 9 && b.ntris == 3; i++) CHECK(b.tris[i] == m.tris[i]);
+    for (int i = 0; i < 12 && b.nverts == 4; i++)
+        CHECK_NEAR(b.pos[i], m.pos[i], 1e-12);
+    for (int i = 0; i < 9 && b.ntris == 3; i++)
+        CHECK(b.tris[i] == m.tris[i]);
     /* a write that fails leaves the file as it was */
     double bad[3] = {0, NAN, 0};
     CHECK(mn_obj_write(path, 1, bad, 0, NULL, &err) == MN_ERR_ARG);
@@ -73,9 +77,11 @@ static void test_obj_malformed(void) {
         mn_mesh m = {7, (double*)1, 7, (int*)1};
         mn_error err;
         mn_error_clear(&err);
-        mn_status st = mn_obj_read_mem(cases[k].text, strlen(cases[k].text), "bad.obj", &m, NULL, &err);
+        mn_status st =
+            mn_obj_read_mem(cases[k].text, strlen(cases[k].text), "bad.obj", &m, NULL, &err);
         if (st == MN_OK || err.line != cases[k].line || strcmp(err.field, cases[k].field) != 0)
-            fprintf(stderr, "  case %zu: status %d line %d field '%s': %s\n", k, st, err.line, err.field, err.message);
+            fprintf(stderr, "  case %zu: status %d line %d field '%s': %s\n", k, st, err.line,
+                    err.field, err.message);
         CHECK(st == MN_ERR_PARSE);
         CHECK(err.line == cases[k].line);
         CHECK(strcmp(err.field, cases[k].field) == 0);
@@ -92,14 +98,16 @@ static void test_dmat(void) {
     CHECK(mn_dmat_read_mem(text, strlen(text), "t.DMAT", &d, &err) == MN_OK);
     CHECK(d.rows == 3 && d.cols == 2);
     double want[6] = {1, 4, 2, 5, 3, 6};
-    for (int i = 0; i < 6; i++) CHECK_NEAR(d.data[i], want[i], 0);
+    for (int i = 0; i < 6; i++)
+        CHECK_NEAR(d.data[i], want[i], 0);
     const char* path = mn_test_write_temp(".DMAT", "", 0);
     d.data[0] = 0.1 + 0.2; /* needs 17 digits */
     CHECK(mn_dmat_write(path, &d, &err) == MN_OK);
     mn_dmat e;
     CHECK(mn_dmat_read(path, &e, &err) == MN_OK);
     CHECK(e.rows == 3 && e.cols == 2);
-    for (int i = 0; i < 6; i++) CHECK(e.data[i] == d.data[i]);
+    for (int i = 0; i < 6; i++)
+        CHECK(e.data[i] == d.data[i]);
     mn_dmat_free(&e);
     /* binary variant: "0 0", "cols rows", raw doubles column-major */
     char bin[64];
@@ -132,7 +140,8 @@ static void test_dmat_malformed(void) {
         mn_error_clear(&err);
         mn_status st = mn_dmat_read_mem(cases[k].text, strlen(cases[k].text), "bad.DMAT", &d, &err);
         if (st == MN_OK || err.line != cases[k].line || strcmp(err.field, cases[k].field) != 0)
-            fprintf(stderr, "  case %zu: status %d line %d field '%s': %s\n", k, st, err.line, err.field, err.message);
+            fprintf(stderr, "  case %zu: status %d line %d field '%s': %s\n", k, st, err.line,
+                    err.field, err.message);
         CHECK(st == MN_ERR_PARSE);
         CHECK(err.line == cases[k].line);
         CHECK(strcmp(err.field, cases[k].field) == 0);
@@ -155,8 +164,10 @@ static void test_tgf(void) {
     mn_tgf u;
     CHECK(mn_tgf_read(path, &u, &err) == MN_OK);
     CHECK(u.nverts == 3 && u.nedges == 2);
-    for (int i = 0; i < 9 && u.nverts == 3; i++) CHECK(u.pos[i] == t.pos[i]);
-    for (int i = 0; i < 4 && u.nedges == 2; i++) CHECK(u.edges[i] == t.edges[i]);
+    for (int i = 0; i < 9 && u.nverts == 3; i++)
+        CHECK(u.pos[i] == t.pos[i]);
+    for (int i = 0; i < 4 && u.nedges == 2; i++)
+        CHECK(u.edges[i] == t.edges[i]);
     mn_tgf_free(&u);
     mn_tgf_free(&t);
     static const bad_case cases[] = {
@@ -174,7 +185,8 @@ static void test_tgf(void) {
         mn_error_clear(&err);
         mn_status st = mn_tgf_read_mem(cases[k].text, strlen(cases[k].text), "bad.tgf", &g, &err);
         if (st == MN_OK || err.line != cases[k].line || strcmp(err.field, cases[k].field) != 0)
-            fprintf(stderr, "  case %zu: status %d line %d field '%s': %s\n", k, st, err.line, err.field, err.message);
+            fprintf(stderr, "  case %zu: status %d line %d field '%s': %s\n", k, st, err.line,
+                    err.field, err.message);
         CHECK(st == MN_ERR_PARSE);
         CHECK(err.line == cases[k].line);
         CHECK(strcmp(err.field, cases[k].field) == 0);
@@ -196,7 +208,8 @@ static void test_tmat(void) {
     CHECK(mn_tmat_read(path, &nb, &back, &err) == MN_OK);
     CHECK(nb == 2);
     for (int b = 0; b < nb; b++) {
-        for (int k = 0; k < 9; k++) CHECK(back[b].R.m[k] == xf[b].R.m[k]);
+        for (int k = 0; k < 9; k++)
+            CHECK(back[b].R.m[k] == xf[b].R.m[k]);
         CHECK(mn_vec3_dist(back[b].p, xf[b].p) == 0);
     }
     free(back);
@@ -207,20 +220,19 @@ static void test_tmat(void) {
     CHECK(mn_vec3_dist(p, mn_v3(5, 7, 7)) < 1e-15);
     free(back);
     static const bad_case cases[] = {
-        {"", 1, "rows"},
-        {"1 0 0\n0 1 0\n0 0 1\n", 4, "rows"},
-        {"1 0\n", 1, "row"},
-        {"1 0 0 0\n", 1, "row"},
-        {"1 0 nan\n", 1, "row"},
-        {"1 0 0\n0 1 0\n0 0 1\n0 0 x\n", 4, "row"},
+        {"", 1, "rows"},         {"1 0 0\n0 1 0\n0 0 1\n", 4, "rows"},
+        {"1 0\n", 1, "row"},     {"1 0 0 0\n", 1, "row"},
+        {"1 0 nan\n", 1, "row"}, {"1 0 0\n0 1 0\n0 0 1\n0 0 x\n", 4, "row"},
     };
     for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
         mn_error_clear(&err);
         back = (mn_xform*)1;
         nb = 9;
-        mn_status st = mn_tmat_read_mem(cases[k].text, strlen(cases[k].text), "bad.Tmat", &nb, &back, &err);
+        mn_status st =
+            mn_tmat_read_mem(cases[k].text, strlen(cases[k].text), "bad.Tmat", &nb, &back, &err);
         if (st == MN_OK || err.line != cases[k].line || strcmp(err.field, cases[k].field) != 0)
-            fprintf(stderr, "  case %zu: status %d line %d field '%s': %s\n", k, st, err.line, err.field, err.message);
+            fprintf(stderr, "  case %zu: status %d line %d field '%s': %s\n", k, st, err.line,
+                    err.field, err.message);
         CHECK(st == MN_ERR_PARSE);
         CHECK(err.line == cases[k].line);
         CHECK(strcmp(err.field, cases[k].field) == 0);
@@ -235,8 +247,8 @@ static void cylinder_sequence(int attach) {
     mn_mesh rest;
     mn_error err;
     mn_warnings w = {0};
-    CHECK(mn_rig_read_libigl(CYL "/cylinder.obj", CYL "/cylinder.DMAT", CYL "/cylinder.tgf", attach, &rig, &rest, &w,
-                             &err) == MN_OK);
+    CHECK(mn_rig_read_libigl(CYL "/cylinder.obj", CYL "/cylinder.DMAT", CYL "/cylinder.tgf", attach,
+                             &rig, &rest, &w, &err) == MN_OK);
     if (!rig) {
         fprintf(stderr, "  %s\n", err.message);
         return;
@@ -263,24 +275,28 @@ static void cylinder_sequence(int attach) {
                 free(T);
                 continue;
             }
-            for (int b = 0; b < 4; b++) truth[b] = mn_rig_pose_from_skin(rig, b, &T[b]);
+            for (int b = 0; b < 4; b++)
+                truth[b] = mn_rig_pose_from_skin(rig, b, &T[b]);
             double rms, mx;
             mn_rig_error(rig, truth, target.pos, &rms, &mx);
-            if (mx >= 5e-6) fprintf(stderr, "  poses-%d/%d: ground truth max %g rms %g\n", seq, k, mx, rms);
-            CHECK(mx < 5e-6); /* exact up to the print precision of the OBJ (6 decimals) and Tmat (6 digits) */
+            if (mx >= 5e-6)
+                fprintf(stderr, "  poses-%d/%d: ground truth max %g rms %g\n", seq, k, mx, rms);
+            CHECK(mx < 5e-6); /* exact up to the print precision of the OBJ (6 decimals) and Tmat (6
+                                 digits) */
             mn_fit_options o = mn_fit_default();
             mn_fit_result res;
             long a0 = mn_alloc_count();
             mn_fit(f, pose, target.pos, &o, &res);
             CHECK(mn_alloc_count() == a0);
             if (res.rms >= 1e-5 * diag)
-                fprintf(stderr, "  poses-%d/%d attach %d: rms %g (goal %g), %d iterations\n", seq, k, attach, res.rms,
-                        1e-5 * diag, res.iterations);
+                fprintf(stderr, "  poses-%d/%d attach %d: rms %g (goal %g), %d iterations\n", seq,
+                        k, attach, res.rms, 1e-5 * diag, res.iterations);
             CHECK(res.rms < 1e-5 * diag);
             /* the transforms themselves: the OBJ's rounding bounds how close they can be */
             for (int b = 0; b < 4; b++) {
                 mn_xform S = mn_rig_skin_xform(rig, pose, b);
-                for (int q = 0; q < 9; q++) CHECK_NEAR(S.R.m[q], T[b].R.m[q], 1e-4);
+                for (int q = 0; q < 9; q++)
+                    CHECK_NEAR(S.R.m[q], T[b].R.m[q], 1e-4);
                 CHECK(mn_vec3_dist(S.p, T[b].p) < 1e-4);
             }
             mn_mesh_free(&target);
@@ -293,8 +309,12 @@ static void cylinder_sequence(int attach) {
     mn_rig_destroy(rig);
 }
 
-static void test_cylinder_free_bones(void) { cylinder_sequence(0); }
-static void test_cylinder_attached_bones(void) { cylinder_sequence(1); }
+static void test_cylinder_free_bones(void) {
+    cylinder_sequence(0);
+}
+static void test_cylinder_attached_bones(void) {
+    cylinder_sequence(1);
+}
 
 static void test_rig_read_errors(void) {
     mn_rig* rig = (mn_rig*)1;
@@ -302,8 +322,8 @@ static void test_rig_read_errors(void) {
     /* weights of another mesh: the message names the DMAT and the OBJ */
     const char* dtext = "4 2\n1\n0\n0\n1\n0\n0\n0\n0\n";
     const char* dm = mn_test_write_temp(".DMAT", dtext, strlen(dtext));
-    CHECK(mn_rig_read_libigl(CYL "/cylinder.obj", dm, CYL "/cylinder.tgf", 1, &rig, NULL, NULL, &err) ==
-          MN_ERR_PARSE);
+    CHECK(mn_rig_read_libigl(CYL "/cylinder.obj", dm, CYL "/cylinder.tgf", 1, &rig, NULL, NULL,
+                             &err) == MN_ERR_PARSE);
     CHECK(rig == NULL);
     CHECK(strstr(err.message, dm) != NULL && strstr(err.message, "cylinder.obj") != NULL);
     CHECK(strcmp(err.field, "rows") == 0);
@@ -314,17 +334,20 @@ static void test_rig_read_errors(void) {
         /* the first value (vertex 0, bone 0) and the rest of vertex 0's row: zero them */
         mn_dmat d;
         CHECK(mn_dmat_read_mem(text, strlen(text), "w", &d, &err) == MN_OK);
-        for (int c = 0; c < d.cols; c++) d.data[c] = 0;
+        for (int c = 0; c < d.cols; c++)
+            d.data[c] = 0;
         const char* p2 = mn_test_write_temp(".DMAT", "", 0);
         CHECK(mn_dmat_write(p2, &d, &err) == MN_OK);
-        CHECK(mn_rig_read_libigl(CYL "/cylinder.obj", p2, CYL "/cylinder.tgf", 1, &rig, NULL, NULL, &err) ==
-              MN_ERR_PARSE);
+        CHECK(mn_rig_read_libigl(CYL "/cylinder.obj", p2, CYL "/cylinder.tgf", 1, &rig, NULL, NULL,
+                                 &err) == MN_ERR_PARSE);
         CHECK(strstr(err.message, "vertex 0 has no influence") != NULL);
         /* weights that do not sum to one: normalised, with a warning */
-        for (int c = 0; c < d.cols; c++) d.data[c] = 0.5;
+        for (int c = 0; c < d.cols; c++)
+            d.data[c] = 0.5;
         CHECK(mn_dmat_write(p2, &d, &err) == MN_OK);
         mn_warnings w = {0};
-        CHECK(mn_rig_read_libigl(CYL "/cylinder.obj", p2, CYL "/cylinder.tgf", 1, &rig, NULL, &w, &err) == MN_OK);
+        CHECK(mn_rig_read_libigl(CYL "/cylinder.obj", p2, CYL "/cylinder.tgf", 1, &rig, NULL, &w,
+                                 &err) == MN_OK);
         CHECK(w.count == 1);
         CHECK(rig && fabs(rig->w_val[0] - 0.25) < 1e-15);
         mn_rig_destroy(rig);
@@ -372,13 +395,17 @@ static void test_gltf_fox_recovery(void) {
             const double* S = sk + 12 * cj[c];
             mn_mat3 R;
             for (int r = 0; r < 3; r++)
-                for (int q = 0; q < 3; q++) R.m[3 * r + q] = S[4 * r + q];
+                for (int q = 0; q < 3; q++)
+                    R.m[3 * r + q] = S[4 * r + q];
             R = mn_mat3_orthonormalize(&R);
             mn_xform F = mn_rig_skin_xform(rig, pose, c);
             double e = 0;
-            for (int q = 0; q < 9; q++) e = fmax(e, fabs(F.R.m[q] - R.m[q]));
+            for (int q = 0; q < 9; q++)
+                e = fmax(e, fabs(F.R.m[q] - R.m[q]));
             e = fmax(e, mn_vec3_dist(F.p, mn_v3(S[3], S[7], S[11])) / diag);
-            if (getenv("MN_VERBOSE") && e > 1e-7) fprintf(stderr, "  frame %d ctrl %d (%s) err %g it %d st %d rms %g\n", t, c, rig->ctrl_name[c], e, res.iterations, res.status, res.rms);
+            if (getenv("MN_VERBOSE") && e > 1e-7)
+                fprintf(stderr, "  frame %d ctrl %d (%s) err %g it %d st %d rms %g\n", t, c,
+                        rig->ctrl_name[c], e, res.iterations, res.status, res.rms);
             worst = fmax(worst, e);
         }
     }
@@ -413,22 +440,26 @@ static void test_cli_fit_and_sim(void) {
     CHECK(run_cli("fit --frames", log) == 2);
     /* the cylinder sequence: 4 frames, each to the goal */
     CHECK(run_cli("fit --rig " CYL "/cylinder.obj --frames " CYL "/poses-1/cylinder-1.obj " CYL
-                  "/poses-1/cylinder-2.obj " CYL "/poses-1/cylinder-3.obj " CYL "/poses-1/cylinder-4.obj",
+                  "/poses-1/cylinder-2.obj " CYL "/poses-1/cylinder-3.obj " CYL
+                  "/poses-1/cylinder-4.obj",
                   log) == 0);
     char* text = mn_test_read_file(log, NULL);
     CHECK(text && strstr(text, "frame=4 ") && strstr(text, "status=OK"));
-    for (const char* p = text; p && (p = strstr(p, "rms_rel=")) != NULL; p++) CHECK(atof(p + 8) < 1e-5);
+    for (const char* p = text; p && (p = strstr(p, "rms_rel=")) != NULL; p++)
+        CHECK(atof(p + 8) < 1e-5);
     free(text);
     /* a frame of another mesh: exit 1, a message naming it, and no output file */
     char out[300];
     snprintf(out, sizeof out, "%s.json", log);
     char args[2048];
-    snprintf(args, sizeof args, "fit --rig %s/cylinder.obj --json --out %s --frames %s/poses-1/cylinder-1.obj %s",
-             CYL, out, CYL, MN_TEST_DATA "/../../data/meshseq/cylinder/cylinder.tgf");
+    snprintf(args, sizeof args,
+             "fit --rig %s/cylinder.obj --json --out %s --frames %s/poses-1/cylinder-1.obj %s", CYL,
+             out, CYL, MN_TEST_DATA "/../../data/meshseq/cylinder/cylinder.tgf");
     CHECK(run_cli(args, log) == 1);
     CHECK(access(out, F_OK) != 0);
     /* an unknown fixed controller */
-    snprintf(args, sizeof args, "fit --rig %s/cylinder.obj --fixed nobody --out %s --frames %s/poses-1/cylinder-1.obj",
+    snprintf(args, sizeof args,
+             "fit --rig %s/cylinder.obj --fixed nobody --out %s --frames %s/poses-1/cylinder-1.obj",
              CYL, out, CYL);
     CHECK(run_cli(args, log) == 1);
     text = mn_test_read_file(log, NULL);

@@ -23,14 +23,18 @@ static const char hips_scene[] =
     "    {\"name\": \"head\", \"joint\": \"head\"}\n"
     "  ],\n"
     "  \"constraints\": [\n"
-    "    {\"name\": \"c1\", \"type\": \"equal\", \"handle\": \"right hand\", \"handle2\": \"right hip\"},\n"
-    "    {\"name\": \"c2\", \"type\": \"equal\", \"handle\": \"left hand\", \"handle2\": \"left hip\"},\n"
+    "    {\"name\": \"c1\", \"type\": \"equal\", \"handle\": \"right hand\", \"handle2\": \"right "
+    "hip\"},\n"
+    "    {\"name\": \"c2\", \"type\": \"equal\", \"handle\": \"left hand\", \"handle2\": \"left "
+    "hip\"},\n"
     "    {\"type\": \"pin\", \"handle\": \"left foot\"},\n"
     "    {\"type\": \"pin\", \"handle\": \"right foot\"},\n"
-    "    {\"type\": \"plane\", \"handle\": \"head\", \"origin\": [0, 0, 0], \"normal\": [1, 0, 0], \"enabled\": false}\n"
+    "    {\"type\": \"plane\", \"handle\": \"head\", \"origin\": [0, 0, 0], \"normal\": [1, 0, 0], "
+    "\"enabled\": false}\n"
     "  ],\n"
     "  \"frames\": 5,\n"
-    "  \"drags\": [{\"handle\": \"head\", \"path\": [[0, 0, 0], [0, -0.02, 0], [0, 0, 0]], \"priority\": 1}]\n"
+    "  \"drags\": [{\"handle\": \"head\", \"path\": [[0, 0, 0], [0, -0.02, 0], [0, 0, 0]], "
+    "\"priority\": 1}]\n"
     "}\n";
 
 static void test_good_scene(void) {
@@ -89,7 +93,9 @@ typedef struct bad_case {
     int at_bind; /* the error shows when bound to the stick figure */
 } bad_case;
 
-#define H2 "{\"handles\": [\n {\"name\": \"a\", \"joint\": \"left hand\"},\n {\"name\": \"b\", \"joint\": \"pelvis\"},\n"
+#define H2                                                                                         \
+    "{\"handles\": [\n {\"name\": \"a\", \"joint\": \"left hand\"},\n {\"name\": \"b\", "          \
+    "\"joint\": \"pelvis\"},\n"
 
 static const bad_case bad[] = {
     {"truncated JSON", "{\n  \"handles\": [\n", "json", 2, 0},
@@ -97,17 +103,26 @@ static const bad_case bad[] = {
     {"unknown member", "{\n \"handels\": []\n}\n", "handels", 2, 0},
     {"handles not an array", "{\n \"handles\": 3\n}\n", "handles", 2, 0},
     {"handle without joint", "{\"handles\": [\n {\"name\": \"a\"}\n]}\n", "handles[0]", 2, 0},
-    {"unknown handle type", "{\"handles\": [\n {\"name\": \"a\",\n \"type\": \"elbow\", \"joint\": \"x\"}\n]}\n",
+    {"unknown handle type",
+     "{\"handles\": [\n {\"name\": \"a\",\n \"type\": \"elbow\", \"joint\": \"x\"}\n]}\n",
      "handles[0].type", 3, 0},
-    {"duplicate handle", H2 " {\"name\": \"a\", \"joint\": \"head\"}\n]}\n", "handles[2].name", 4, 0},
+    {"duplicate handle", H2 " {\"name\": \"a\", \"joint\": \"head\"}\n]}\n", "handles[2].name", 4,
+     0},
     {"unknown handle in a constraint",
-     H2 " {\"name\": \"c\", \"joint\": \"head\"}],\n \"constraints\": [\n  {\"type\": \"pin\", \"handle\": \"zz\"}]}\n",
+     H2 " {\"name\": \"c\", \"joint\": \"head\"}],\n \"constraints\": [\n  {\"type\": \"pin\", "
+        "\"handle\": \"zz\"}]}\n",
      "constraints[0].handle", 6, 0},
-    {"infinite target", H2 " {\"name\": \"c\", \"joint\": \"head\"}],\n \"constraints\": [\n  {\"type\": \"pin\",\n \"handle\": \"a\", \"target\": [0, 1e999, 0]}]}\n",
+    {"infinite target",
+     H2 " {\"name\": \"c\", \"joint\": \"head\"}],\n \"constraints\": [\n  {\"type\": \"pin\",\n "
+        "\"handle\": \"a\", \"target\": [0, 1e999, 0]}]}\n",
      "constraints[0].target[1]", 7, 0},
-    {"degenerate plane", H2 " {\"name\": \"c\", \"joint\": \"head\"}],\n \"constraints\": [\n  {\"type\": \"plane\", \"handle\": \"a\",\n \"origin\": [0,0,0],\n \"normal\": [0, 0, 0]}]}\n",
+    {"degenerate plane",
+     H2 " {\"name\": \"c\", \"joint\": \"head\"}],\n \"constraints\": [\n  {\"type\": \"plane\", "
+        "\"handle\": \"a\",\n \"origin\": [0,0,0],\n \"normal\": [0, 0, 0]}]}\n",
      "constraints[0].normal", 8, 0},
-    {"degenerate line", H2 " {\"name\": \"c\", \"joint\": \"head\"}],\n \"constraints\": [\n  {\"type\": \"line\", \"handle\": \"a\", \"origin\": [0,0,0],\n \"direction\": [0, 0, 0]}]}\n",
+    {"degenerate line",
+     H2 " {\"name\": \"c\", \"joint\": \"head\"}],\n \"constraints\": [\n  {\"type\": \"line\", "
+        "\"handle\": \"a\", \"origin\": [0,0,0],\n \"direction\": [0, 0, 0]}]}\n",
      "constraints[0].direction", 7, 0},
     {"cyclic equalities",
      H2 " {\"name\": \"c\", \"joint\": \"head\"}],\n \"constraints\": [\n"
@@ -116,23 +131,31 @@ static const bad_case bad[] = {
         "  {\"type\": \"equal\", \"handle\": \"c\",\n \"handle2\": \"a\"}]}\n",
      "constraints[2].handle2", 9, 0},
     {"empty support polygon",
-     "{\"handles\": [{\"name\": \"com\", \"type\": \"com\"}],\n \"constraints\": [\n {\"type\": \"balance\", \"handle\": \"com\",\n \"polygon\": []}]}\n",
+     "{\"handles\": [{\"name\": \"com\", \"type\": \"com\"}],\n \"constraints\": [\n {\"type\": "
+     "\"balance\", \"handle\": \"com\",\n \"polygon\": []}]}\n",
      "constraints[0].polygon", 4, 0},
-    {"member of another type", H2 " {\"name\": \"c\", \"joint\": \"head\"}],\n \"constraints\": [\n  {\"type\": \"plane\", \"handle\": \"a\", \"origin\": [0,0,0], \"normal\": [0,1,0],\n \"target\": [0,0,0]}]}\n",
+    {"member of another type",
+     H2 " {\"name\": \"c\", \"joint\": \"head\"}],\n \"constraints\": [\n  {\"type\": \"plane\", "
+        "\"handle\": \"a\", \"origin\": [0,0,0], \"normal\": [0,1,0],\n \"target\": [0,0,0]}]}\n",
      "constraints[0].target", 7, 0},
-    {"drag with two goals", H2 " {\"name\": \"c\", \"joint\": \"head\"}],\n \"drags\": [\n {\"handle\": \"a\", \"target\": [0,0,0], \"offset\": [0,0,0]}]}\n",
+    {"drag with two goals",
+     H2 " {\"name\": \"c\", \"joint\": \"head\"}],\n \"drags\": [\n {\"handle\": \"a\", "
+        "\"target\": [0,0,0], \"offset\": [0,0,0]}]}\n",
      "drags[0]", 6, 0},
     {"bad solver", "{\n \"solver\": \"magic\"}\n", "solver", 2, 0},
     {"orientation drag with a path",
-     "{\"handles\": [{\"name\": \"o\", \"type\": \"orientation\", \"joint\": \"head\"}],\n \"drags\": [{\"handle\": \"o\",\n \"path\": [[0,0,0]]}]}\n",
+     "{\"handles\": [{\"name\": \"o\", \"type\": \"orientation\", \"joint\": \"head\"}],\n "
+     "\"drags\": [{\"handle\": \"o\",\n \"path\": [[0,0,0]]}]}\n",
      "drags[0].path", 3, 0},
     {"orientation drag with a point target",
-     "{\"handles\": [{\"name\": \"o\", \"type\": \"orientation\", \"joint\": \"head\"}],\n \"drags\": [{\"handle\": \"o\",\n \"target\": [0,0,0]}]}\n",
+     "{\"handles\": [{\"name\": \"o\", \"type\": \"orientation\", \"joint\": \"head\"}],\n "
+     "\"drags\": [{\"handle\": \"o\",\n \"target\": [0,0,0]}]}\n",
      "drags[0].target", 3, 0},
     {"frames zero", "{\n \"frames\": 0}\n", "frames", 2, 0},
     {"unknown joint", H2 " {\"name\": \"c\",\n \"joint\": \"tail\"}]}\n", "handles[2].joint", 5, 1},
     {"non-convex polygon",
-     "{\"handles\": [{\"name\": \"com\", \"type\": \"com\"}],\n \"constraints\": [\n {\"type\": \"balance\", \"handle\": \"com\",\n"
+     "{\"handles\": [{\"name\": \"com\", \"type\": \"com\"}],\n \"constraints\": [\n {\"type\": "
+     "\"balance\", \"handle\": \"com\",\n"
      " \"polygon\": [[0,0,0], [1,0,0], [0.2,0,0.2], [0,0,1]]}]}\n",
      "constraints[0].polygon", 4, 1},
 };
@@ -157,8 +180,11 @@ static void test_malformed(void) {
             CHECK(sc == NULL);
         }
         CHECK(st != MN_OK);
-        int ok = st != MN_OK && !strcmp(err.field, b->field) && err.line == b->line && !strcmp(err.file, "bad.json");
-        if (!ok) fprintf(stderr, "case '%s': got field '%s' line %d: %s\n", b->what, err.field, err.line, err.message);
+        int ok = st != MN_OK && !strcmp(err.field, b->field) && err.line == b->line &&
+                 !strcmp(err.file, "bad.json");
+        if (!ok)
+            fprintf(stderr, "case '%s': got field '%s' line %d: %s\n", b->what, err.field, err.line,
+                    err.message);
         CHECK(ok);
         CHECK(strchr(err.message, '\n') == NULL);
         CHECK(!memcmp(q0, d->q, sizeof(double) * (size_t)m->nq)); /* nothing applied */
@@ -170,9 +196,10 @@ static void test_malformed(void) {
 }
 
 static void test_orientation_drag(void) {
-    const char* text =
-        "{\"handles\": [{\"name\": \"o\", \"type\": \"orientation\", \"joint\": \"pelvis\"}],\n"
-        " \"drags\": [{\"handle\": \"o\", \"target\": [0.9553364891, 0, 0.2955202067, 0]}]}\n"; /* 0.6 rad about y */
+    const char* text = "{\"handles\": [{\"name\": \"o\", \"type\": \"orientation\", \"joint\": "
+                       "\"pelvis\"}],\n"
+                       " \"drags\": [{\"handle\": \"o\", \"target\": [0.9553364891, 0, "
+                       "0.2955202067, 0]}]}\n"; /* 0.6 rad about y */
     mn_error err;
     mn_scene* sc = NULL;
     CHECK(mn_scene_read_mem(text, strlen(text), "rot.json", &sc, &err) == MN_OK);

@@ -66,14 +66,16 @@ static void random_q(const mn_model* m, double* q) {
             x[3] = r.w, x[4] = r.x, x[5] = r.y, x[6] = r.z;
             break;
         }
-        default: break;
+        default:
+            break;
         }
     }
 }
 
 static double frame_diff(const mn_xform* a, const mn_xform* b) {
     double e = 0;
-    for (int i = 0; i < 9; i++) e = fmax(e, fabs(a->R.m[i] - b->R.m[i]));
+    for (int i = 0; i < 9; i++)
+        e = fmax(e, fabs(a->R.m[i] - b->R.m[i]));
     e = fmax(e, mn_vec3_dist(a->p, b->p));
     return e;
 }
@@ -110,9 +112,11 @@ static void check_same_model(const mn_model* a, const mn_model* b) {
         CHECK(a->jnt_stiffness[j] == b->jnt_stiffness[j]);
         CHECK(a->jnt_rot_order[j] == b->jnt_rot_order[j]);
         CHECK((a->jnt_object[j] == NULL) == (b->jnt_object[j] == NULL));
-        if (a->jnt_object[j] && b->jnt_object[j]) CHECK(!strcmp(a->jnt_object[j], b->jnt_object[j]));
+        if (a->jnt_object[j] && b->jnt_object[j])
+            CHECK(!strcmp(a->jnt_object[j], b->jnt_object[j]));
     }
-    for (int k = 0; k < a->nq; k++) CHECK(a->q0[k] == b->q0[k]);
+    for (int k = 0; k < a->nq; k++)
+        CHECK(a->q0[k] == b->q0[k]);
     CHECK_NEAR(a->total_mass, b->total_mass, 1e-12);
     mn_data* da = mn_data_create(a, 0);
     mn_data* db = mn_data_create(b, 0);
@@ -124,7 +128,8 @@ static void check_same_model(const mn_model* a, const mn_model* b) {
         memcpy(db->q, da->q, sizeof(double) * (size_t)a->nq);
         mn_fk(a, da);
         mn_fk(b, db);
-        for (int j = 0; j < a->njoint; j++) worst = fmax(worst, frame_diff(&da->xf[j], &db->xf[j]));
+        for (int j = 0; j < a->njoint; j++)
+            worst = fmax(worst, frame_diff(&da->xf[j], &db->xf[j]));
     }
     CHECK_NEAR(worst, 0, 1e-12);
     mn_data_destroy(da);
@@ -132,8 +137,8 @@ static void check_same_model(const mn_model* a, const mn_model* b) {
 }
 
 /* ---- the stickman ---------------------------------------------------------------------- */
-static const char* thesis_names[11] = {"pelvis",    "torso",      "right arm", "right hand",
-                                       "left arm",  "left hand",  "head",      "right leg",
+static const char* thesis_names[11] = {"pelvis",     "torso",     "right arm", "right hand",
+                                       "left arm",   "left hand", "head",      "right leg",
                                        "right foot", "left leg",  "left foot"};
 
 static void test_stickman(void) {
@@ -141,7 +146,8 @@ static void test_stickman(void) {
     mn_model* m = mn_stickman_model(&err);
     CHECK(m != NULL);
     if (!m) return;
-    for (int i = 0; i < 11; i++) CHECK(mn_model_find_joint(m, thesis_names[i]) >= 0);
+    for (int i = 0; i < 11; i++)
+        CHECK(mn_model_find_joint(m, thesis_names[i]) >= 0);
     /* as designed: a free pelvis and compound hinges: torso, head, shoulders, hips 3 DOF,
      * wrists and ankles 2 DOF, elbows and knees 1 DOF */
     CHECK(m->njoint == 31);
@@ -152,12 +158,16 @@ static void test_stickman(void) {
     int pelvis = mn_model_find_joint(m, "pelvis");
     CHECK(m->jnt_type[pelvis] == MN_JOINT_FREE && m->jnt_parent[pelvis] == -1);
     /* the thesis hierarchy between the named joints */
-    struct { const char *child, *parent; } tree[] = {
-        {"torso", "pelvis"},          {"right arm", "torso"}, {"right elbow", "right arm"},
-        {"right hand", "right elbow"}, {"left arm", "torso"}, {"left elbow", "left arm"},
+    struct {
+        const char *child, *parent;
+    } tree[] = {
+        {"torso", "pelvis"},          {"right arm", "torso"},
+        {"right elbow", "right arm"}, {"right hand", "right elbow"},
+        {"left arm", "torso"},        {"left elbow", "left arm"},
         {"left hand", "left elbow"},  {"head", "torso"},
-        {"right leg", "pelvis"},      {"right knee", "right leg"}, {"right foot", "right knee"},
-        {"left leg", "pelvis"},       {"left knee", "left leg"}, {"left foot", "left knee"},
+        {"right leg", "pelvis"},      {"right knee", "right leg"},
+        {"right foot", "right knee"}, {"left leg", "pelvis"},
+        {"left knee", "left leg"},    {"left foot", "left knee"},
     };
     for (size_t i = 0; i < sizeof tree / sizeof tree[0]; i++) {
         int c = mn_model_find_joint(m, tree[i].child), p = mn_model_find_joint(m, tree[i].parent);
@@ -231,7 +241,8 @@ static const char fig61[] =
     "\n"
     "define joint \xE2\x80\x9Cright leg\xE2\x80\x9D\n"
     "  object \xE2\x80\x9Cr_lleg.pol\xE2\x80\x9D\n"
-    "  offset 0 \xE2\x88\x92" "0.32 0\n"
+    "  offset 0 \xE2\x88\x92"
+    "0.32 0\n"
     "  hinge x 0 170\n"
     "  mass 1\n"
     "  orientation 0 0 0\n"
@@ -243,18 +254,19 @@ static void test_fig61(void) {
     if (!m) return;
     CHECK(m->njoint == 11);
     CHECK(m->nv == 6 + 2);
-    for (int i = 0; i < 11; i++) CHECK(mn_model_find_joint(m, thesis_names[i]) >= 0);
+    for (int i = 0; i < 11; i++)
+        CHECK(mn_model_find_joint(m, thesis_names[i]) >= 0);
     int pelvis = mn_model_find_joint(m, "pelvis"), torso = mn_model_find_joint(m, "torso"),
         head = mn_model_find_joint(m, "head"), rl = mn_model_find_joint(m, "right leg"),
         ll = mn_model_find_joint(m, "left leg"), rh = mn_model_find_joint(m, "right hand"),
         ra = mn_model_find_joint(m, "right arm"), lf = mn_model_find_joint(m, "left foot");
-    CHECK(m->jnt_type[pelvis] == MN_JOINT_FREE);   /* the skeleton's translation */
-    CHECK(m->jnt_parent[head] == torso);           /* after the arm groups: torso again */
+    CHECK(m->jnt_type[pelvis] == MN_JOINT_FREE); /* the skeleton's translation */
+    CHECK(m->jnt_parent[head] == torso);         /* after the arm groups: torso again */
     CHECK(m->jnt_parent[torso] == pelvis);
     CHECK(m->jnt_parent[rl] == pelvis && m->jnt_parent[ll] == pelvis);
     CHECK(m->jnt_parent[rh] == ra);
     CHECK(m->jnt_parent[lf] == ll);
-    CHECK(m->jnt_type[torso] == MN_JOINT_FIXED);   /* no DOF line: fixed */
+    CHECK(m->jnt_type[torso] == MN_JOINT_FIXED); /* no DOF line: fixed */
     CHECK(m->jnt_type[rl] == MN_JOINT_HINGE && m->jnt_limited[rl]);
     CHECK_NEAR(m->jnt_range[2 * rl], 0, 0);
     CHECK_NEAR(m->jnt_range[2 * rl + 1], 170 * DEG, 1e-15);
@@ -319,7 +331,8 @@ static void test_round_trip(void) {
     mn_model* r2 = r ? write_read(r, &text2) : NULL;
     CHECK(text1 && text2 && !strcmp(text1, text2));
     /* compound joints are written back as compounds, with the thesis names only */
-    CHECK(text1 && strstr(text1, "define joint \"right arm\"") && !strstr(text1, "\"right arm.1\""));
+    CHECK(text1 && strstr(text1, "define joint \"right arm\"") &&
+          !strstr(text1, "\"right arm.1\""));
     free(text1), free(text2);
     mn_model_destroy(r2);
     mn_model_destroy(r);
@@ -410,10 +423,11 @@ static void test_bvh_figures(void) {
 /* M = diag(-1, 1, 1): positions x -> -x, rotations M R M. */
 static double mirror_diff(const mn_xform* right, const mn_xform* left) {
     static const double M[3] = {-1, 1, 1};
-    double e = fabs(-right->p.x - left->p.x) + fabs(right->p.y - left->p.y) +
-               fabs(right->p.z - left->p.z);
+    double e =
+        fabs(-right->p.x - left->p.x) + fabs(right->p.y - left->p.y) + fabs(right->p.z - left->p.z);
     for (int i = 0; i < 3; i++)
-        for (int k = 0; k < 3; k++) e = fmax(e, fabs(M[i] * right->R.m[3 * i + k] * M[k] - left->R.m[3 * i + k]));
+        for (int k = 0; k < 3; k++)
+            e = fmax(e, fabs(M[i] * right->R.m[3 * i + k] * M[k] - left->R.m[3 * i + k]));
     return e;
 }
 
@@ -422,7 +436,10 @@ static double mirror_diff(const mn_xform* right, const mn_xform* left) {
  * that every left frame and segment centre is the mirror image of the right one. */
 static void check_mirror(const mn_model* m, int trials) {
     mn_data* d = mn_data_create(m, 0);
-    if (!d) { CHECK(0); return; }
+    if (!d) {
+        CHECK(0);
+        return;
+    }
     int pairs = 0;
     double worst = 0;
     for (int t = 0; t < trials; t++) {
@@ -443,12 +460,16 @@ static void check_mirror(const mn_model* m, int trials) {
             double* lqd = d->q + m->jnt_qadr[l];
             switch (m->jnt_type[j]) {
             case MN_JOINT_HINGE:
-            case MN_JOINT_SLIDE: rqd[0] = lqd[0] = src[0]; break;
+            case MN_JOINT_SLIDE:
+                rqd[0] = lqd[0] = src[0];
+                break;
             case MN_JOINT_BALL:
-                for (int i = 0; i < 4; i++) rqd[i] = src[i];
+                for (int i = 0; i < 4; i++)
+                    rqd[i] = src[i];
                 lqd[0] = src[0], lqd[1] = src[1], lqd[2] = -src[2], lqd[3] = -src[3];
                 break;
-            default: break;
+            default:
+                break;
             }
         }
         free(rq);
@@ -461,14 +482,16 @@ static void check_mirror(const mn_model* m, int trials) {
             int l = mn_model_find_joint(m, ln);
             if (l < 0) continue;
             worst = fmax(worst, mirror_diff(&d->xf[j], &d->xf[l]));
-            mn_vec3 cr = mn_point_world(d, j, m->jnt_com[j]), cl = mn_point_world(d, l, m->jnt_com[l]);
+            mn_vec3 cr = mn_point_world(d, j, m->jnt_com[j]),
+                    cl = mn_point_world(d, l, m->jnt_com[l]);
             worst = fmax(worst, mn_vec3_dist(mn_v3(-cr.x, cr.y, cr.z), cl));
             if (t == 0) pairs++;
         }
         /* the limits of each pair are the same and the mirrored pose is within them
          * (balls are posed at random, without regard to their cone) */
         int has_ball = 0;
-        for (int j = 0; j < m->njoint; j++) has_ball |= m->jnt_type[j] == MN_JOINT_BALL;
+        for (int j = 0; j < m->njoint; j++)
+            has_ball |= m->jnt_type[j] == MN_JOINT_BALL;
         if (!has_ball) CHECK(mn_q_within_limits(m, d->q, 1e-12));
     }
     CHECK(pairs > 0);
@@ -487,7 +510,8 @@ static const char mirror_text[] =
     "  hinge 0.3 -0.4 0.5 -30 80 ball axis 0.2 0.9 -0.1 swing 60 twist -20 50\n"
     "  mass 2 com -0.05 -0.2 0.03 mirror \"left a\" end joint\n"
     "define joint \"right b\" offset 0.02 -0.4 0.1 orientation -10 5 70\n"
-    "  slide 1 0.5 -0.2 -0.1 0.3 hinge y -90 10 mass 1 com 0.03 -0.1 0.02 mirror \"left b\" end joint\n"
+    "  slide 1 0.5 -0.2 -0.1 0.3 hinge y -90 10 mass 1 com 0.03 -0.1 0.02 mirror \"left b\" end "
+    "joint\n"
     "define joint \"right c\" offset 0 -0.3 0 hinge z -5 45 mirror \"left c\" end joint\n";
 
 static void test_mirror(void) {
@@ -526,7 +550,8 @@ static void test_structure(void) {
         mn_model_destroy(m);
     }
     /* free below a root (BVH joints with position channels) reads and writes back */
-    m = read_text(SK "define joint \"b\" offset 0 1 0 free rest 0.5 0 0 0 1 0 0 end joint\n", "f.skel");
+    m = read_text(SK "define joint \"b\" offset 0 1 0 free rest 0.5 0 0 0 1 0 0 end joint\n",
+                  "f.skel");
     if (m) {
         int b = mn_model_find_joint(m, "b");
         CHECK(m->jnt_type[b] == MN_JOINT_FREE && m->jnt_parent[b] >= 0);
@@ -579,10 +604,12 @@ static void test_malformed(void) {
         {"only a comment", "# nothing\n", 0, "bad.skel:2: define skeleton: no skeleton defined"},
         {"truncated skeleton", "define skeleton \"s\"\n joint \"a\"\n", 0,
          "bad.skel:3: define skeleton: \"s\" (line 1): missing end skeleton"},
-        {"truncated joint", SK "define joint \"b\" hinge x 0", 0, "bad.skel:5: hinge: expected 2 numbers, got only 1"},
+        {"truncated joint", SK "define joint \"b\" hinge x 0", 0,
+         "bad.skel:5: hinge: expected 2 numbers, got only 1"},
         {"missing end joint", SK "define joint \"b\"\n hinge x\n", 0,
          "bad.skel:7: define joint: \"b\" (line 5): missing end joint"},
-        {"unterminated name", "define skeleton \"s\n", 0, "bad.skel:1: name: unterminated quoted name"},
+        {"unterminated name", "define skeleton \"s\n", 0,
+         "bad.skel:1: name: unterminated quoted name"},
         {"unknown top keyword", "defin skeleton \"s\"", 0, "bad.skel:1: defin: unknown keyword"},
         {"unknown skeleton keyword", "define skeleton \"s\"\n  bone \"a\"\nend skeleton\n", 0,
          "bad.skel:2: bone: unknown keyword in define skeleton"},
@@ -612,28 +639,36 @@ static void test_malformed(void) {
          "bad.skel:5: define joint: \"zz\" is not a joint of skeleton \"s\""},
         {"mirror of an unknown joint", SK "define joint \"a\"\n mirror \"zz\"\nend joint\n", 0,
          "bad.skel:6: mirror: \"zz\" is not a joint of skeleton \"s\""},
-        {"mirror onto a defined joint", SK "define joint \"a\" mirror \"b\" end joint\n"
-         "define joint \"b\" end joint\n", 0, "bad.skel:5: mirror: \"b\" already has attributes"},
+        {"mirror onto a defined joint",
+         SK "define joint \"a\" mirror \"b\" end joint\n"
+            "define joint \"b\" end joint\n",
+         0, "bad.skel:5: mirror: \"b\" already has attributes"},
         {"mirror of itself", SK "define joint \"a\" mirror \"a\" end joint\n", 0,
          "bad.skel:5: mirror: a joint cannot mirror itself"},
-        {"end group without group", "define skeleton \"s\"\n joint \"a\"\n end group\nend skeleton\n", 0,
+        {"end group without group",
+         "define skeleton \"s\"\n joint \"a\"\n end group\nend skeleton\n", 0,
          "bad.skel:3: end group: no open group to end"},
         {"group not closed", "define skeleton \"s\"\n group \"g\"\n joint \"a\"\nend skeleton\n", 0,
          "bad.skel:4: end skeleton: group opened at line 2 is not closed"},
         {"two skeletons", SK SK, 0, "bad.skel:5: define skeleton: a second skeleton"},
-        {"no joints", "define skeleton \"s\" end skeleton", 0, "bad.skel:1: define skeleton: \"s\" has no joints"},
-        {"zero axis", SK "define joint \"b\" hinge 0 0 0 end joint\n", 0, "bad.skel:5: hinge: zero axis"},
+        {"no joints", "define skeleton \"s\" end skeleton", 0,
+         "bad.skel:1: define skeleton: \"s\" has no joints"},
+        {"zero axis", SK "define joint \"b\" hinge 0 0 0 end joint\n", 0,
+         "bad.skel:5: hinge: zero axis"},
         {"limits in the wrong order", SK "define joint \"b\" hinge x 90 -90 end joint\n", 0,
          "bad.skel:5: hinge: lower limit 90 is above upper limit -90"},
         {"bad axis", SK "define joint \"b\" hinge w 0 1 end joint\n", 0,
          "bad.skel:5: hinge: expected an axis (x, y, z or three numbers), got w"},
         {"fixed in a compound", SK "define joint \"b\" hinge x fixed end joint\n", 0,
          "bad.skel:5: fixed: must be the only DOF line"},
-        {"too many DOF lines", SK "define joint \"b\" hinge x hinge x hinge x hinge x hinge x "
-         "hinge x hinge x hinge x hinge x end joint\n", 0, "bad.skel:5: hinge: more than 8 DOF lines"},
+        {"too many DOF lines",
+         SK "define joint \"b\" hinge x hinge x hinge x hinge x hinge x "
+            "hinge x hinge x hinge x hinge x end joint\n",
+         0, "bad.skel:5: hinge: more than 8 DOF lines"},
         {"attribute twice", SK "define joint \"b\" mass 1 mass 2 end joint\n", 0,
          "bad.skel:5: mass: given twice"},
-        {"negative mass", SK "define joint \"b\" mass -1 end joint\n", 0, "bad.skel:5: mass: negative mass"},
+        {"negative mass", SK "define joint \"b\" mass -1 end joint\n", 0,
+         "bad.skel:5: mass: negative mass"},
         {"zero stiffness", SK "define joint \"b\" stiffness 0 end joint\n", 0,
          "bad.skel:5: stiffness: must be > 0"},
         {"swing out of range", SK "define joint \"b\" ball swing 200 end joint\n", 0,
@@ -642,9 +677,10 @@ static void test_malformed(void) {
          "bad.skel:5: rest: must follow the DOF line"},
         {"bad rotation order", SK "define joint \"b\" order XXY end joint\n", 0,
          "bad.skel:5: order: expected a rotation order"},
-        {"compound name clash", "define skeleton \"s\" joint \"a\" joint \"a.1\" end skeleton\n"
-         "define joint \"a\" hinge x hinge y end joint\n", 0,
-         "bad.skel:1: joint: \"a.1\": duplicate joint name"},
+        {"compound name clash",
+         "define skeleton \"s\" joint \"a\" joint \"a.1\" end skeleton\n"
+         "define joint \"a\" hinge x hinge y end joint\n",
+         0, "bad.skel:1: joint: \"a.1\": duplicate joint name"},
         {"bad UTF-8 in a name", "define skeleton \"s\xff\" joint \"a\" end skeleton", 0,
          "bad.skel:1: encoding: not valid UTF-8"},
         {"overlong UTF-8", "define skeleton \"s\" joint \"\xC0\xAF\" end skeleton", 0,
@@ -661,7 +697,8 @@ static void test_malformed(void) {
          "bad.skel:6: mass: \"1e6x\": not a number"},
         {"tab in a name", "define skeleton \"a\tb\" joint \"a\" end skeleton", 0,
          "bad.skel:1: encoding: control character 0x09 in a name"},
-        {"end of what", SK "define joint \"b\" end skeleton", 0, "bad.skel:5: end: expected \"end joint\""},
+        {"end of what", SK "define joint \"b\" end skeleton", 0,
+         "bad.skel:5: end: expected \"end joint\""},
     };
     int n = (int)(sizeof cases / sizeof cases[0]);
     CHECK(n >= 15);
@@ -687,11 +724,17 @@ static void test_deep_nesting(void) {
     enum { N = 1500 };
     size_t cap = (size_t)N * 80 + 100, len = 0;
     char* t = malloc(cap);
-    if (!t) { CHECK(0); return; }
+    if (!t) {
+        CHECK(0);
+        return;
+    }
     len += (size_t)snprintf(t + len, cap - len, "define skeleton \"deep\" joint \"root\"\n");
     for (int i = 0; i < N; i++)
-        len += (size_t)snprintf(t + len, cap - len, "group \"g\" joint \"a%d\" group \"s\" joint \"s%d\" end group\n", i, i);
-    for (int i = 0; i < N; i++) len += (size_t)snprintf(t + len, cap - len, "end group\n");
+        len += (size_t)snprintf(t + len, cap - len,
+                                "group \"g\" joint \"a%d\" group \"s\" joint \"s%d\" end group\n",
+                                i, i);
+    for (int i = 0; i < N; i++)
+        len += (size_t)snprintf(t + len, cap - len, "end group\n");
     len += (size_t)snprintf(t + len, cap - len, "end skeleton\n");
     mn_model* m = NULL;
     mn_error err;

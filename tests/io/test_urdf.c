@@ -43,7 +43,9 @@ static double rnd(double lo, double hi) {
 }
 
 /* ---- the independent reference: 4x4 homogeneous matrices, row-major ------------------ */
-typedef struct { double a[16]; } mat4;
+typedef struct {
+    double a[16];
+} mat4;
 
 static mat4 m4_identity(void) {
     mat4 r;
@@ -56,7 +58,8 @@ static mat4 m4_mul(const mat4* A, const mat4* B) {
     for (int i = 0; i < 4; i++)
         for (int j = 0; j < 4; j++) {
             double s = 0;
-            for (int k = 0; k < 4; k++) s += A->a[4 * i + k] * B->a[4 * k + j];
+            for (int k = 0; k < 4; k++)
+                s += A->a[4 * i + k] * B->a[4 * k + j];
             r.a[4 * i + j] = s;
         }
     return r;
@@ -122,7 +125,8 @@ static int check_fk_against_xml(const char* rel, const mn_model* m, mn_data* d) 
                 read3(elem(n, "origin"), "rpy", rpy, 0, 0, 0);
                 read3(elem(n, "axis"), "xyz", ax, 1, 0, 0);
                 double len = sqrt(ax[0] * ax[0] + ax[1] * ax[1] + ax[2] * ax[2]);
-                for (int k = 0; k < 3; k++) ax[k] /= len;
+                for (int k = 0; k < 3; k++)
+                    ax[k] /= len;
                 mat4 o = m4_trans(xyz[0], xyz[1], xyz[2]);
                 mat4 rz = m4_rot(0, 0, 1, rpy[2]), ry = m4_rot(0, 1, 0, rpy[1]),
                      rx = m4_rot(1, 0, 0, rpy[0]);
@@ -195,9 +199,12 @@ static void fk_random(const char* rel, int trials) {
 
 /* ---- tests ----------------------------------------------------------------------------- */
 static void test_dof_counts(void) {
-    struct { const char* file; int nv, nlink; } cases[] = {
-        {"franka_panda/panda.urdf", 9, 13},  {"kuka_iiwa/model.urdf", 7, 8},
-        {"ur5/ur5_robot.urdf", 6, 11},       {"xarm6/xarm6_robot.urdf", 6, 8},
+    struct {
+        const char* file;
+        int nv, nlink;
+    } cases[] = {
+        {"franka_panda/panda.urdf", 9, 13}, {"kuka_iiwa/model.urdf", 7, 8},
+        {"ur5/ur5_robot.urdf", 6, 11},      {"xarm6/xarm6_robot.urdf", 6, 8},
         {"nao/nao.urdf", 42, 79}, /* 26 revolute + 16 continuous */
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
@@ -207,13 +214,18 @@ static void test_dof_counts(void) {
         CHECK(m->nq == cases[i].nv);
         CHECK(m->njoint == cases[i].nlink);
         CHECK(m->nroot == 1);
-        for (int k = 0; k < m->nq; k++) CHECK(isfinite(m->q0[k]));
+        for (int k = 0; k < m->nq; k++)
+            CHECK(isfinite(m->q0[k]));
         mn_model_destroy(m);
     }
 }
 
 static void test_chains(void) {
-    struct { const char* file; const char *base, *tip; int ndof; } cases[] = {
+    struct {
+        const char* file;
+        const char *base, *tip;
+        int ndof;
+    } cases[] = {
         {"franka_panda/panda.urdf", "panda_link0", "panda_link8", 7},
         {"kuka_iiwa/model.urdf", "lbr_iiwa_link_0", "lbr_iiwa_link_7", 7},
         {"ur5/ur5_robot.urdf", "base_link", "tool0", 6},
@@ -338,8 +350,9 @@ static void test_small_mem(void) {
 /* ---- malformed inputs ------------------------------------------------------------------ */
 #define HEAD "<?xml version=\"1.0\"?>\n<robot name=\"r\">\n"
 #define L(n) "<link name=\"" n "\"/>\n"
-#define J(n, t, p, c, extra) \
-    "<joint name=\"" n "\" type=\"" t "\"><parent link=\"" p "\"/><child link=\"" c "\"/>" extra "</joint>\n"
+#define J(n, t, p, c, extra)                                                                       \
+    "<joint name=\"" n "\" type=\"" t "\"><parent link=\"" p "\"/><child link=\"" c "\"/>" extra   \
+    "</joint>\n"
 #define LIM "<limit lower=\"-1\" upper=\"1\"/>"
 
 typedef struct bad_case {
@@ -356,67 +369,89 @@ static void test_malformed(void) {
         {"not xml", "hello", MN_ERR_PARSE, "bad.urdf:1: xml:"},
         {"wrong root element", "<robit/>", MN_ERR_PARSE, "robot: the root element"},
         {"no links", HEAD "</robot>", MN_ERR_PARSE, ":2: link: the robot has no links"},
-        {"cycle", HEAD L("a") L("b") J("j1", "fixed", "a", "b", "") J("j2", "fixed", "b", "a", "")
-         "</robot>", MN_ERR_PARSE, ":5: joint: the joints form a cycle"},
-        {"cycle beside a root", HEAD L("r") L("a") L("b") J("j1", "fixed", "a", "b", "")
-         J("j2", "fixed", "b", "a", "") "</robot>", MN_ERR_PARSE, "lies on a cycle"},
+        {"cycle",
+         HEAD L("a") L("b") J("j1", "fixed", "a", "b", "")
+             J("j2", "fixed", "b", "a", "") "</robot>",
+         MN_ERR_PARSE, ":5: joint: the joints form a cycle"},
+        {"cycle beside a root",
+         HEAD L("r") L("a") L("b") J("j1", "fixed", "a", "b", "")
+             J("j2", "fixed", "b", "a", "") "</robot>",
+         MN_ERR_PARSE, "lies on a cycle"},
         {"self loop", HEAD L("a") J("j1", "fixed", "a", "a", "") "</robot>", MN_ERR_PARSE,
          ":4: joint j1 child link: same as the parent"},
         {"missing parent link", HEAD L("a") J("j1", "fixed", "nope", "a", "") "</robot>",
          MN_ERR_PARSE, ":4: joint j1 parent link: no link named \"nope\""},
-        {"missing child element", HEAD L("a") "<joint name=\"j1\" type=\"fixed\"><parent "
-         "link=\"a\"/></joint></robot>", MN_ERR_PARSE, ":4: joint j1 child link: missing"},
+        {"missing child element",
+         HEAD L("a") "<joint name=\"j1\" type=\"fixed\"><parent "
+                     "link=\"a\"/></joint></robot>",
+         MN_ERR_PARSE, ":4: joint j1 child link: missing"},
         {"two roots", HEAD L("a") L("b") "</robot>", MN_ERR_PARSE, ":4: link: several root links"},
-        {"two parents", HEAD L("a") L("b") L("c") J("j1", "fixed", "a", "c", "")
-         J("j2", "fixed", "b", "c", "") "</robot>", MN_ERR_PARSE,
-         ":7: joint j2 child link: link \"c\" already has parent joint j1"},
+        {"two parents",
+         HEAD L("a") L("b") L("c") J("j1", "fixed", "a", "c", "")
+             J("j2", "fixed", "b", "c", "") "</robot>",
+         MN_ERR_PARSE, ":7: joint j2 child link: link \"c\" already has parent joint j1"},
         {"duplicate link", HEAD L("a") L("a") "</robot>", MN_ERR_PARSE,
          ":4: link name: duplicate link \"a\""},
-        {"duplicate joint", HEAD L("a") L("b") L("c") J("j", "fixed", "a", "b", "")
-         J("j", "fixed", "b", "c", "") "</robot>", MN_ERR_PARSE,
-         ":7: joint name: duplicate joint \"j\""},
-        {"bad number", HEAD L("a") L("b")
-         J("j3", "fixed", "a", "b", "\n<origin xyz=\"0 0 0\" rpy=\"0 x 0\"/>") "</robot>",
+        {"duplicate joint",
+         HEAD L("a") L("b") L("c") J("j", "fixed", "a", "b", "")
+             J("j", "fixed", "b", "c", "") "</robot>",
+         MN_ERR_PARSE, ":7: joint name: duplicate joint \"j\""},
+        {"bad number",
+         HEAD L("a") L("b")
+             J("j3", "fixed", "a", "b", "\n<origin xyz=\"0 0 0\" rpy=\"0 x 0\"/>") "</robot>",
          MN_ERR_PARSE, ":6: joint j3 origin rpy: not a number"},
-        {"NaN", HEAD L("a") L("b") J("j", "fixed", "a", "b", "<origin xyz=\"nan 0 0\"/>")
-         "</robot>", MN_ERR_PARSE, ":5: joint j origin xyz: not a number"},
-        {"infinity", HEAD L("a") L("b") J("j", "fixed", "a", "b", "<origin rpy=\"0 -inf 0\"/>")
-         "</robot>", MN_ERR_PARSE, ":5: joint j origin rpy: not a number"},
-        {"huge number", HEAD L("a") L("b") J("j", "fixed", "a", "b", "<origin xyz=\"1e300 0 0\"/>")
-         "</robot>", MN_ERR_PARSE, ":5: joint j origin xyz: number out of range"},
-        {"overflowing number", HEAD L("a") L("b")
-         J("j", "fixed", "a", "b", "<origin xyz=\"1e999 0 0\"/>") "</robot>", MN_ERR_PARSE,
-         "joint j origin xyz: not a number"},
-        {"wrong count", HEAD L("a") L("b") J("j", "fixed", "a", "b", "<origin xyz=\"1 2\"/>")
-         "</robot>", MN_ERR_PARSE, ":5: joint j origin xyz: expected more numbers"},
-        {"too many numbers", HEAD L("a") L("b") J("j", "fixed", "a", "b", "<origin xyz=\"1 2 3 4\"/>")
-         "</robot>", MN_ERR_PARSE, ":5: joint j origin xyz: too many numbers"},
+        {"NaN",
+         HEAD L("a") L("b") J("j", "fixed", "a", "b", "<origin xyz=\"nan 0 0\"/>") "</robot>",
+         MN_ERR_PARSE, ":5: joint j origin xyz: not a number"},
+        {"infinity",
+         HEAD L("a") L("b") J("j", "fixed", "a", "b", "<origin rpy=\"0 -inf 0\"/>") "</robot>",
+         MN_ERR_PARSE, ":5: joint j origin rpy: not a number"},
+        {"huge number",
+         HEAD L("a") L("b") J("j", "fixed", "a", "b", "<origin xyz=\"1e300 0 0\"/>") "</robot>",
+         MN_ERR_PARSE, ":5: joint j origin xyz: number out of range"},
+        {"overflowing number",
+         HEAD L("a") L("b") J("j", "fixed", "a", "b", "<origin xyz=\"1e999 0 0\"/>") "</robot>",
+         MN_ERR_PARSE, "joint j origin xyz: not a number"},
+        {"wrong count",
+         HEAD L("a") L("b") J("j", "fixed", "a", "b", "<origin xyz=\"1 2\"/>") "</robot>",
+         MN_ERR_PARSE, ":5: joint j origin xyz: expected more numbers"},
+        {"too many numbers",
+         HEAD L("a") L("b") J("j", "fixed", "a", "b", "<origin xyz=\"1 2 3 4\"/>") "</robot>",
+         MN_ERR_PARSE, ":5: joint j origin xyz: too many numbers"},
         {"missing limit", HEAD L("a") L("b") J("j", "revolute", "a", "b", "") "</robot>",
          MN_ERR_PARSE, ":5: joint j limit: missing"},
-        {"missing upper", HEAD L("a") L("b")
-         J("j", "prismatic", "a", "b", "<limit lower=\"0\"/>") "</robot>", MN_ERR_PARSE,
-         ":5: joint j limit upper: missing"},
-        {"limits in the wrong order", HEAD L("a") L("b")
-         J("j", "revolute", "a", "b", "<limit lower=\"1\" upper=\"-1\"/>") "</robot>",
+        {"missing upper",
+         HEAD L("a") L("b") J("j", "prismatic", "a", "b", "<limit lower=\"0\"/>") "</robot>",
+         MN_ERR_PARSE, ":5: joint j limit upper: missing"},
+        {"limits in the wrong order",
+         HEAD L("a") L("b")
+             J("j", "revolute", "a", "b", "<limit lower=\"1\" upper=\"-1\"/>") "</robot>",
          MN_ERR_PARSE, ":5: joint j limit: lower 1 is above upper -1"},
-        {"zero axis", HEAD L("a") L("b") J("j", "revolute", "a", "b", "<axis xyz=\"0 0 0\"/>" LIM)
-         "</robot>", MN_ERR_PARSE, ":5: joint j axis xyz: zero axis"},
+        {"zero axis",
+         HEAD L("a") L("b") J("j", "revolute", "a", "b", "<axis xyz=\"0 0 0\"/>" LIM) "</robot>",
+         MN_ERR_PARSE, ":5: joint j axis xyz: zero axis"},
         {"floating joint", HEAD L("a") L("b") J("j", "floating", "a", "b", "") "</robot>",
          MN_ERR_UNSUPPORTED, ":5: joint j type: floating joints are not supported"},
         {"planar joint", HEAD L("a") L("b") J("j", "planar", "a", "b", "") "</robot>",
          MN_ERR_UNSUPPORTED, "joint j type: planar joints are not supported"},
         {"unknown joint type", HEAD L("a") L("b") J("j", "hinge", "a", "b", "") "</robot>",
          MN_ERR_PARSE, ":5: joint j type: unknown joint type \"hinge\""},
-        {"negative mass", HEAD "<link name=\"a\"><inertial>\n<mass value=\"-1\"/></inertial></link>"
-         "</robot>", MN_ERR_PARSE, ":4: link a inertial mass value: negative"},
+        {"negative mass",
+         HEAD "<link name=\"a\"><inertial>\n<mass value=\"-1\"/></inertial></link>"
+              "</robot>",
+         MN_ERR_PARSE, ":4: link a inertial mass value: negative"},
         {"non-UTF-8 bytes", HEAD "<link name=\"a\xff\xfe\"/>\n</robot>", MN_ERR_PARSE,
          "bad.urdf:3: xml:"},
-        {"entity expansion", "<?xml version=\"1.0\"?>\n<!DOCTYPE robot [\n"
+        {"entity expansion",
+         "<?xml version=\"1.0\"?>\n<!DOCTYPE robot [\n"
          "<!ENTITY a \"aaaaaaaaaa\">\n<!ENTITY b \"&a;&a;&a;&a;&a;&a;&a;&a;&a;&a;\">\n"
-         "<!ENTITY c \"&b;&b;&b;&b;&b;&b;&b;&b;&b;&b;\">\n]>\n<robot name=\"&c;\">" L("&c;")
-         "</robot>", MN_ERR_PARSE, "bad.urdf:2: DOCTYPE: document type and entity"},
-        {"external entity", "<?xml version=\"1.0\"?>\n<robot name=\"r\">\n<!ENTITY x SYSTEM "
-         "\"file:///etc/passwd\">" L("&x;") "</robot>", MN_ERR_PARSE, "bad.urdf:3: ENTITY:"},
+         "<!ENTITY c \"&b;&b;&b;&b;&b;&b;&b;&b;&b;&b;\">\n]>\n<robot name=\"&c;\">" L(
+             "&c;") "</robot>",
+         MN_ERR_PARSE, "bad.urdf:2: DOCTYPE: document type and entity"},
+        {"external entity",
+         "<?xml version=\"1.0\"?>\n<robot name=\"r\">\n<!ENTITY x SYSTEM "
+         "\"file:///etc/passwd\">" L("&x;") "</robot>",
+         MN_ERR_PARSE, "bad.urdf:3: ENTITY:"},
         {"undefined entity", HEAD L("&x;") "</robot>", MN_ERR_PARSE, "bad.urdf:3: xml:"},
         {"empty link name", HEAD L("") "</robot>", MN_ERR_PARSE, ":3: link name: missing or empty"},
         {"missing joint name", HEAD L("a") L("b") "<joint type=\"fixed\"/></robot>", MN_ERR_PARSE,
@@ -428,13 +463,13 @@ static void test_malformed(void) {
         mn_model* m = (mn_model*)(void*)&m; /* not NULL: the reader must clear it */
         mn_error err;
         mn_error_clear(&err);
-        mn_status s = mn_urdf_read_mem(cases[i].text, strlen(cases[i].text), "bad.urdf", &m, NULL,
-                                       &err);
+        mn_status s =
+            mn_urdf_read_mem(cases[i].text, strlen(cases[i].text), "bad.urdf", &m, NULL, &err);
         int ok = s == cases[i].status && m == NULL && strstr(err.message, cases[i].expect);
         if (!ok)
             fprintf(stderr, "case \"%s\": status %s, message \"%s\" (expected %s, \"%s\")\n",
-                    cases[i].what, mn_status_name(s), err.message,
-                    mn_status_name(cases[i].status), cases[i].expect);
+                    cases[i].what, mn_status_name(s), err.message, mn_status_name(cases[i].status),
+                    cases[i].expect);
         CHECK(ok);
         CHECK(err.status == s);
         if (s == MN_OK) mn_model_destroy(m);
@@ -446,13 +481,18 @@ static void test_deep_chain(void) {
     enum { N = 3000 };
     size_t cap = (size_t)N * 200 + 100, len = 0;
     char* t = malloc(cap);
-    if (!t) { CHECK(0); return; }
+    if (!t) {
+        CHECK(0);
+        return;
+    }
     len += (size_t)snprintf(t + len, cap - len, "<robot name=\"deep\">\n");
-    for (int i = N - 1; i >= 0; i--) len += (size_t)snprintf(t + len, cap - len, "<link name=\"l%d\"/>\n", i);
+    for (int i = N - 1; i >= 0; i--)
+        len += (size_t)snprintf(t + len, cap - len, "<link name=\"l%d\"/>\n", i);
     for (int i = 1; i < N; i++)
         len += (size_t)snprintf(t + len, cap - len,
                                 "<joint name=\"j%d\" type=\"continuous\"><parent link=\"l%d\"/>"
-                                "<child link=\"l%d\"/><origin xyz=\"0 0 0.01\"/></joint>\n", i, i - 1, i);
+                                "<child link=\"l%d\"/><origin xyz=\"0 0 0.01\"/></joint>\n",
+                                i, i - 1, i);
     len += (size_t)snprintf(t + len, cap - len, "</robot>\n");
     mn_model* m = NULL;
     mn_error err;

@@ -16,7 +16,9 @@ static double urand(void) { /* splitmix64 -> [0, 1) */
     z ^= z >> 31;
     return (double)(z >> 11) * (1.0 / 9007199254740992.0);
 }
-static double srand1(void) { return 2 * urand() - 1; }
+static double srand1(void) {
+    return 2 * urand() - 1;
+}
 static mn_quat rand_quat(void) {
     return mn_quat_normalize(mn_q4(srand1(), srand1(), srand1(), srand1()));
 }
@@ -38,7 +40,9 @@ static mn_spec* random_spec(int n, int with_free_root) {
         d.offset = mn_v3(srand1(), srand1(), srand1());
         if (urand() < 0.5) d.orient = rand_quat();
         double r = urand();
-        d.axis = r < 0.2 ? mn_v3(1, 0, 0) : r < 0.4 ? mn_v3(0, -1, 0) : mn_v3(srand1(), srand1(), srand1());
+        d.axis = r < 0.2   ? mn_v3(1, 0, 0)
+                 : r < 0.4 ? mn_v3(0, -1, 0)
+                           : mn_v3(srand1(), srand1(), srand1());
         d.mass = urand() < 0.8 ? 0.5 + urand() : 0;
         d.com = mn_v3(srand1() * 0.2, srand1() * 0.2, srand1() * 0.2);
         CHECK(mn_spec_add_joint(s, &d, NULL) == i);
@@ -50,8 +54,12 @@ static void random_q(const mn_model* m, double* q) {
     for (int j = 0; j < m->njoint; j++) {
         double* qj = q + m->jnt_qadr[j];
         switch (m->jnt_type[j]) {
-        case MN_JOINT_HINGE: qj[0] = 3 * srand1(); break;
-        case MN_JOINT_SLIDE: qj[0] = srand1(); break;
+        case MN_JOINT_HINGE:
+            qj[0] = 3 * srand1();
+            break;
+        case MN_JOINT_SLIDE:
+            qj[0] = srand1();
+            break;
         case MN_JOINT_BALL: {
             mn_quat r = rand_quat();
             qj[0] = r.w, qj[1] = r.x, qj[2] = r.y, qj[3] = r.z;
@@ -63,7 +71,8 @@ static void random_q(const mn_model* m, double* q) {
             qj[3] = r.w, qj[4] = r.x, qj[5] = r.y, qj[6] = r.z;
             break;
         }
-        default: break;
+        default:
+            break;
         }
     }
 }
@@ -148,7 +157,8 @@ static void test_preorder_and_layout(void) {
     mn_spec* s = mn_spec_create("order");
     const char* names[] = {"root", "a", "b", "a1", "b1", "a2"};
     int parents[] = {-1, 0, 0, 1, 2, 3};
-    int types[] = {MN_JOINT_FREE, MN_JOINT_BALL, MN_JOINT_HINGE, MN_JOINT_SLIDE, MN_JOINT_FIXED, MN_JOINT_HINGE};
+    int types[] = {MN_JOINT_FREE,  MN_JOINT_BALL,  MN_JOINT_HINGE,
+                   MN_JOINT_SLIDE, MN_JOINT_FIXED, MN_JOINT_HINGE};
     for (int i = 0; i < 6; i++) {
         mn_joint_def d = mn_joint_default();
         d.name = names[i];
@@ -194,7 +204,8 @@ static void test_fk_against_reference(void) {
             ref_frame(m, d->q, j, &Rq, &p);
             mn_mat3 R = mn_quat_to_mat3(Rq);
             CHECK(mn_vec3_dist(p, d->xf[j].p) < 1e-12);
-            for (int k = 0; k < 9; k++) CHECK_NEAR(R.m[k], d->xf[j].R.m[k], 1e-12);
+            for (int k = 0; k < 9; k++)
+                CHECK_NEAR(R.m[k], d->xf[j].R.m[k], 1e-12);
         }
         mn_data_destroy(d);
         mn_model_destroy(m);
@@ -253,7 +264,8 @@ static void test_jacobian_fd(void) {
             CHECK(mn_alloc_count() == before);
             fd_jacobian(m, d, j, local, F);
             double worst = 0;
-            for (int i = 0; i < 6 * nv; i++) worst = fmax(worst, fabs(J[i] - F[i]));
+            for (int i = 0; i < 6 * nv; i++)
+                worst = fmax(worst, fabs(J[i] - F[i]));
             CHECK(worst < 1e-7);
             /* chain Jacobian = the chain's columns of the full one */
             int base = m->jnt_parent[j] >= 0 ? m->jnt_parent[m->jnt_parent[j]] : -1;
@@ -265,7 +277,8 @@ static void test_jacobian_fd(void) {
                 double Jc[6 * 64];
                 mn_jacobian_chain(m, d, base, j, local, Jc);
                 for (int r = 0; r < 6; r++)
-                    for (int c = 0; c < n; c++) CHECK_NEAR(Jc[r * n + c], J[r * nv + dofs[c]], 1e-14);
+                    for (int c = 0; c < n; c++)
+                        CHECK_NEAR(Jc[r * n + c], J[r * nv + dofs[c]], 1e-14);
             }
         }
         free(J);
@@ -367,7 +380,8 @@ static void test_chain(void) {
     mn_data* d = mn_data_create(m, 0);
     for (int trial = 0; trial < 50; trial++) {
         double qc[7];
-        for (int i = 0; i < 7; i++) qc[i] = d->q[c->qadr[i]] = 2.5 * srand1();
+        for (int i = 0; i < 7; i++)
+            qc[i] = d->q[c->qadr[i]] = 2.5 * srand1();
         mn_fk(m, d);
         mn_xform T, T2;
         double J[6 * 7], Jfull[6 * 7];
@@ -378,9 +392,11 @@ static void test_chain(void) {
         CHECK(mn_alloc_count() == before);
         /* base is at the origin with identity rotation, so base frame = world frame */
         CHECK(mn_vec3_dist(T.p, d->xf[8].p) < 1e-12 && mn_vec3_dist(T2.p, T.p) == 0);
-        for (int k = 0; k < 9; k++) CHECK_NEAR(T.R.m[k], d->xf[8].R.m[k], 1e-12);
+        for (int k = 0; k < 9; k++)
+            CHECK_NEAR(T.R.m[k], d->xf[8].R.m[k], 1e-12);
         mn_jacobian_chain(m, d, 0, 8, local, Jfull);
-        for (int k = 0; k < 42; k++) CHECK_NEAR(J[k], Jfull[k], 1e-12);
+        for (int k = 0; k < 42; k++)
+            CHECK_NEAR(J[k], Jfull[k], 1e-12);
     }
     mn_chain_destroy(c);
     mn_data_destroy(d);
@@ -402,7 +418,8 @@ static void test_partial_fk(void) {
         if (m->jnt_depth[j] > m->jnt_depth[deep]) deep = j;
     memset(d->xf, 0, sizeof(mn_xform) * (size_t)m->njoint);
     mn_fk_path(m, d, deep);
-    for (int k = deep; k >= 0; k = m->jnt_parent[k]) CHECK(mn_vec3_dist(d->xf[k].p, ref->xf[k].p) < 1e-14);
+    for (int k = deep; k >= 0; k = m->jnt_parent[k])
+        CHECK(mn_vec3_dist(d->xf[k].p, ref->xf[k].p) < 1e-14);
     /* subtree: a change of one joint's state, recomputed below it only */
     mn_fk(m, d);
     int j = m->jnt_parent[deep] > 0 ? m->jnt_parent[deep] : deep;
@@ -414,7 +431,8 @@ static void test_partial_fk(void) {
     mn_fk_subtree(m, d, j);
     for (int k = 0; k < m->njoint; k++) {
         CHECK(mn_vec3_dist(d->xf[k].p, ref->xf[k].p) < 1e-12);
-        for (int e = 0; e < 9; e++) CHECK_NEAR(d->xf[k].R.m[e], ref->xf[k].R.m[e], 1e-12);
+        for (int e = 0; e < 9; e++)
+            CHECK_NEAR(d->xf[k].R.m[e], ref->xf[k].R.m[e], 1e-12);
     }
     /* one joint at a time from its parent frame */
     for (int k = 0; k < m->njoint; k++) {
@@ -431,14 +449,16 @@ static void test_partial_fk(void) {
     d = mn_data_create(m, 0);
     mn_chain* c = mn_chain_create(m, 0, 8, NULL);
     double qc[7];
-    for (int i = 0; i < 7; i++) qc[i] = d->q[c->qadr[i]] = 2.5 * srand1();
+    for (int i = 0; i < 7; i++)
+        qc[i] = d->q[c->qadr[i]] = 2.5 * srand1();
     mn_fk(m, d);
     mn_xform frames[8], T;
     long before = mn_alloc_count();
     mn_path_fk(m, c->jnt, c->njoint, qc, frames);
     mn_chain_fk(m, c, qc, &T);
     CHECK(mn_alloc_count() == before);
-    for (int i = 0; i < c->njoint; i++) CHECK(mn_vec3_dist(frames[i].p, d->xf[c->jnt[i]].p) < 1e-12);
+    for (int i = 0; i < c->njoint; i++)
+        CHECK(mn_vec3_dist(frames[i].p, d->xf[c->jnt[i]].p) < 1e-12);
     CHECK(mn_vec3_dist(frames[7].p, T.p) == 0);
     mn_chain_destroy(c);
     mn_data_destroy(d);
@@ -453,11 +473,13 @@ static void test_state_ops(void) {
     double* v = malloc(sizeof(double) * (size_t)m->nv);
     double* w = malloc(sizeof(double) * (size_t)m->nv);
     random_q(m, q0);
-    for (int i = 0; i < m->nv; i++) v[i] = 0.3 * srand1();
+    for (int i = 0; i < m->nv; i++)
+        v[i] = 0.3 * srand1();
     memcpy(q1, q0, sizeof(double) * (size_t)m->nq);
     mn_integrate(m, q1, v, 1.0);
     mn_q_difference(m, q1, q0, w);
-    for (int i = 0; i < m->nv; i++) CHECK_NEAR(w[i], v[i], 1e-12);
+    for (int i = 0; i < m->nv; i++)
+        CHECK_NEAR(w[i], v[i], 1e-12);
     CHECK(mn_q_check(m, q1) == MN_OK);
     q1[0] = NAN;
     CHECK(mn_q_check(m, q1) == MN_ERR_ARG);
@@ -499,17 +521,21 @@ static void test_limits(void) {
         double before[5];
         memcpy(before, q, sizeof q);
         mn_clamp_to_limits(m, q);
-        for (int i = 0; i < 5; i++) CHECK_NEAR(q[i], before[i], 1e-12);
+        for (int i = 0; i < 5; i++)
+            CHECK_NEAR(q[i], before[i], 1e-12);
     }
     /* twist of 0.25 about y and swing of 0.4 about x: inside */
-    mn_quat in = mn_quat_mul(mn_quat_axis_angle(mn_v3(1, 0, 0), 0.4), mn_quat_axis_angle(mn_v3(0, 1, 0), 0.25));
+    mn_quat in = mn_quat_mul(mn_quat_axis_angle(mn_v3(1, 0, 0), 0.4),
+                             mn_quat_axis_angle(mn_v3(0, 1, 0), 0.25));
     q[0] = in.w, q[1] = in.x, q[2] = in.y, q[3] = in.z, q[4] = 0;
     CHECK(mn_q_within_limits(m, q, 1e-9));
-    mn_quat out = mn_quat_mul(mn_quat_axis_angle(mn_v3(1, 0, 0), 0.6), mn_quat_axis_angle(mn_v3(0, 1, 0), 0.25));
+    mn_quat out = mn_quat_mul(mn_quat_axis_angle(mn_v3(1, 0, 0), 0.6),
+                              mn_quat_axis_angle(mn_v3(0, 1, 0), 0.25));
     q[0] = out.w, q[1] = out.x, q[2] = out.y, q[3] = out.z;
     CHECK(!mn_q_within_limits(m, q, 1e-9));
     mn_clamp_to_limits(m, q);
-    mn_quat expect = mn_quat_mul(mn_quat_axis_angle(mn_v3(1, 0, 0), 0.5), mn_quat_axis_angle(mn_v3(0, 1, 0), 0.25));
+    mn_quat expect = mn_quat_mul(mn_quat_axis_angle(mn_v3(1, 0, 0), 0.5),
+                                 mn_quat_axis_angle(mn_v3(0, 1, 0), 0.25));
     CHECK(mn_quat_angle_between(mn_q4(q[0], q[1], q[2], q[3]), expect) < 1e-12);
     mn_model_destroy(m);
     mn_spec_destroy(s);
@@ -519,9 +545,11 @@ static void test_fk_never_nan(void) {
     mn_spec* s = random_spec(6, 1);
     mn_model* m = mn_model_compile(s, NULL);
     mn_data* d = mn_data_create(m, 0);
-    for (int i = 3; i < 7; i++) d->q[i] = 0; /* zero root quaternion */
+    for (int i = 3; i < 7; i++)
+        d->q[i] = 0; /* zero root quaternion */
     mn_fk(m, d);
-    for (int j = 0; j < m->njoint; j++) CHECK(mn_vec3_isfinite(d->xf[j].p));
+    for (int j = 0; j < m->njoint; j++)
+        CHECK(mn_vec3_isfinite(d->xf[j].p));
     CHECK(d->q[3] == 1.0);
     mn_data_destroy(d);
     mn_model_destroy(m);
@@ -813,8 +841,10 @@ static void test_chain_view(void) {
 static void test_chain_held(void) {
     mn_spec* sp = mn_spec_create("held");
     mn_joint_def d = mn_joint_default();
-    const mn_joint_type types[5] = {MN_JOINT_FREE, MN_JOINT_HINGE, MN_JOINT_SLIDE, MN_JOINT_BALL, MN_JOINT_FREE};
-    const int locks[5] = {MN_LOCK_NONE, MN_LOCK_NONE, MN_LOCK_TRANSLATION, MN_LOCK_ROTATION, MN_LOCK_TRANSLATION};
+    const mn_joint_type types[5] = {MN_JOINT_FREE, MN_JOINT_HINGE, MN_JOINT_SLIDE, MN_JOINT_BALL,
+                                    MN_JOINT_FREE};
+    const int locks[5] = {MN_LOCK_NONE, MN_LOCK_NONE, MN_LOCK_TRANSLATION, MN_LOCK_ROTATION,
+                          MN_LOCK_TRANSLATION};
     const char* names[5] = {"root", "hinge", "slide", "ball", "free"};
     for (int i = 0; i < 5; i++) {
         d.name = names[i];
@@ -839,18 +869,22 @@ static void test_chain_held(void) {
     CHECK(mn_chain_init(m, 0, 4, &a, &c) == MN_OK);
     CHECK(c.ndof == 1 + 1 + 3 + 6 && c.nlocked == 7 && c.locked != NULL);
     const uint8_t expect[11] = {0, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0};
-    for (int k = 0; k < c.ndof; k++) CHECK(c.locked[k] == expect[k]);
-    CHECK(c.lo[1] == -INFINITY && c.hi[1] == INFINITY); /* the held slide has no limits in the view */
+    for (int k = 0; k < c.ndof; k++)
+        CHECK(c.locked[k] == expect[k]);
+    CHECK(c.lo[1] == -INFINITY &&
+          c.hi[1] == INFINITY); /* the held slide has no limits in the view */
     double q[16], q0[16], v[11];
     mn_chain_gather(&c, m->q0, q);
     q[1] = 2.0; /* the held slide, outside its range */
     memcpy(q0, q, sizeof q);
-    for (int k = 0; k < c.ndof; k++) v[k] = 0.1 * (k + 1);
+    for (int k = 0; k < c.ndof; k++)
+        v[k] = 0.1 * (k + 1);
     mn_chain_integrate(m, &c, q, v, 1.0);
     mn_chain_clamp(m, &c, q);
-    CHECK_NEAR(q[0], q0[0] + 0.1, 1e-15);                 /* the hinge moves */
-    for (int i = 1; i < 9; i++) CHECK(q[i] == q0[i]);    /* slide, ball, free position held */
-    CHECK(q[9] != q0[9] || q[10] != q0[10]);             /* the free joint's rotation moves */
+    CHECK_NEAR(q[0], q0[0] + 0.1, 1e-15); /* the hinge moves */
+    for (int i = 1; i < 9; i++)
+        CHECK(q[i] == q0[i]);                /* slide, ball, free position held */
+    CHECK(q[9] != q0[9] || q[10] != q0[10]); /* the free joint's rotation moves */
     mn_chain_free_locked(m, &c);
     CHECK(c.locked == NULL && c.nlocked == 0 && c.lo[1] == -0.5 && c.hi[1] == 0.5);
     mn_chain_integrate(m, &c, q, v, 1.0);

@@ -47,7 +47,8 @@ static int flatten(const struct aiNode* n, int parent, peer_node* out, int count
     out[count].parent = parent;
     out[count].anim = NULL;
     int me = count++;
-    for (unsigned i = 0; i < n->mNumChildren; i++) count = flatten(n->mChildren[i], me, out, count, cap);
+    for (unsigned i = 0; i < n->mNumChildren; i++)
+        count = flatten(n->mChildren[i], me, out, count, cap);
     return count;
 }
 
@@ -64,12 +65,14 @@ static mn_xform local_at(const peer_node* pn, int frame) {
     const struct aiNodeAnim* a = pn->anim;
     mn_xform t = from_ai_matrix(&pn->node->mTransformation);
     if (a->mNumPositionKeys > 0) {
-        unsigned k = (unsigned)frame < a->mNumPositionKeys ? (unsigned)frame : a->mNumPositionKeys - 1;
+        unsigned k =
+            (unsigned)frame < a->mNumPositionKeys ? (unsigned)frame : a->mNumPositionKeys - 1;
         const struct aiVector3D* v = &a->mPositionKeys[k].mValue;
         t.p = mn_v3(v->x, v->y, v->z);
     }
     if (a->mNumRotationKeys > 0) {
-        unsigned k = (unsigned)frame < a->mNumRotationKeys ? (unsigned)frame : a->mNumRotationKeys - 1;
+        unsigned k =
+            (unsigned)frame < a->mNumRotationKeys ? (unsigned)frame : a->mNumRotationKeys - 1;
         const struct aiQuaternion* q = &a->mRotationKeys[k].mValue;
         t.R = mn_quat_to_mat3(mn_quat_normalize(mn_q4(q->w, q->x, q->y, q->z)));
     }
@@ -131,12 +134,15 @@ static void compare_file(const char* path) {
     }
     /* every model joint has its node; nodes without a joint are assimp's own */
     int* node_of_joint = malloc((size_t)m->njoint * sizeof *node_of_joint);
-    for (int j = 0; j < m->njoint; j++) node_of_joint[j] = -1;
+    for (int j = 0; j < m->njoint; j++)
+        node_of_joint[j] = -1;
     int extra = 0;
     for (int i = 0; i < nn; i++) {
         int j = joint_of_node(m, nodes[i].node->mName.data);
-        if (j >= 0) node_of_joint[j] = i;
-        else extra++;
+        if (j >= 0)
+            node_of_joint[j] = i;
+        else
+            extra++;
     }
     int missing = 0;
     for (int j = 0; j < m->njoint; j++)
@@ -162,8 +168,10 @@ static void compare_file(const char* path) {
         mn_fk(m, d);
         for (int i = 0; i < nn; i++) {
             mn_xform l = local_at(&nodes[i], f);
-            if (nodes[i].parent < 0) nodes[i].world = l;
-            else nodes[i].world = mn_xform_mul(&nodes[nodes[i].parent].world, &l);
+            if (nodes[i].parent < 0)
+                nodes[i].world = l;
+            else
+                nodes[i].world = mn_xform_mul(&nodes[nodes[i].parent].world, &l);
         }
         for (int j = 0; j < m->njoint; j++) {
             if (node_of_joint[j] < 0) continue;
@@ -185,7 +193,8 @@ static void compare_file(const char* path) {
 }
 
 static void test_against_assimp(void) {
-    for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) compare_file(files[i]);
+    for (size_t i = 0; i < sizeof files / sizeof files[0]; i++)
+        compare_file(files[i]);
 }
 
 int main(int argc, char** argv) {

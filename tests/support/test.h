@@ -8,25 +8,25 @@
 #include <stdio.h>
 #include <stddef.h>
 
-extern int mn_test_failures;  /* failed checks in the current test */
+extern int mn_test_failures; /* failed checks in the current test */
 extern int mn_test_passed, mn_test_failed;
 
-#define CHECK(cond)                                                                    \
-    do {                                                                               \
-        if (!(cond)) {                                                                 \
-            fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__, __LINE__, #cond);   \
-            mn_test_failures++;                                                        \
-        }                                                                              \
+#define CHECK(cond)                                                                                \
+    do {                                                                                           \
+        if (!(cond)) {                                                                             \
+            fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__, __LINE__, #cond);               \
+            mn_test_failures++;                                                                    \
+        }                                                                                          \
     } while (0)
 
-#define CHECK_NEAR(a, b, tol)                                                          \
-    do {                                                                               \
-        double mn_a_ = (a), mn_b_ = (b), mn_t_ = (tol);                                \
-        if (!(fabs(mn_a_ - mn_b_) <= mn_t_)) {                                         \
-            fprintf(stderr, "%s:%d: CHECK_NEAR failed: %s = %.17g, %s = %.17g, tol %g\n", \
-                    __FILE__, __LINE__, #a, mn_a_, #b, mn_b_, mn_t_);                  \
-            mn_test_failures++;                                                        \
-        }                                                                              \
+#define CHECK_NEAR(a, b, tol)                                                                      \
+    do {                                                                                           \
+        double mn_a_ = (a), mn_b_ = (b), mn_t_ = (tol);                                            \
+        if (!(fabs(mn_a_ - mn_b_) <= mn_t_)) {                                                     \
+            fprintf(stderr, "%s:%d: CHECK_NEAR failed: %s = %.17g, %s = %.17g, tol %g\n",          \
+                    __FILE__, __LINE__, #a, mn_a_, #b, mn_b_, mn_t_);                              \
+            mn_test_failures++;                                                                    \
+        }                                                                                          \
     } while (0)
 
 /* Runs one test function unless a filter (argv[1]) is given that its name does not contain. */

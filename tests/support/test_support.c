@@ -23,14 +23,29 @@ void* __wrap_realloc(void*, size_t);
 void __wrap_free(void*);
 
 static long alloc_calls;
-void* __wrap_malloc(size_t n) { alloc_calls++; return __real_malloc(n); }
-void* __wrap_calloc(size_t a, size_t b) { alloc_calls++; return __real_calloc(a, b); }
-void* __wrap_realloc(void* p, size_t n) { alloc_calls++; return __real_realloc(p, n); }
-void __wrap_free(void* p) { __real_free(p); }
-long mn_alloc_count(void) { return alloc_calls; }
+void* __wrap_malloc(size_t n) {
+    alloc_calls++;
+    return __real_malloc(n);
+}
+void* __wrap_calloc(size_t a, size_t b) {
+    alloc_calls++;
+    return __real_calloc(a, b);
+}
+void* __wrap_realloc(void* p, size_t n) {
+    alloc_calls++;
+    return __real_realloc(p, n);
+}
+void __wrap_free(void* p) {
+    __real_free(p);
+}
+long mn_alloc_count(void) {
+    return alloc_calls;
+}
 
 /* --- harness ------------------------------------------------------------------------------ */
-void mn_test_init(int argc, char** argv) { filter = argc > 1 ? argv[1] : NULL; }
+void mn_test_init(int argc, char** argv) {
+    filter = argc > 1 ? argv[1] : NULL;
+}
 
 void mn_test_run(const char* name, void (*fn)(void)) {
     if (filter && !strstr(name, filter)) return;
@@ -57,9 +72,15 @@ char* mn_test_read_file(const char* path, size_t* size) {
     long n = ftell(f);
     fseek(f, 0, SEEK_SET);
     char* buf = malloc((size_t)n + 1);
-    if (buf && fread(buf, 1, (size_t)n, f) != (size_t)n) { free(buf); buf = NULL; }
+    if (buf && fread(buf, 1, (size_t)n, f) != (size_t)n) {
+        free(buf);
+        buf = NULL;
+    }
     fclose(f);
-    if (buf) { buf[n] = 0; if (size) *size = (size_t)n; }
+    if (buf) {
+        buf[n] = 0;
+        if (size) *size = (size_t)n;
+    }
     return buf;
 }
 

@@ -1,11 +1,14 @@
 // The web IK benchmark (make bench-web): marionette-wasm (LM and CCD), three.js's
 // CCDIKSolver and closed-chain-ik on the same chains and targets, and the native build on
-// the same target files (`marionette bench targets`). Prints a markdown table.
+// the same target files (`marionette bench targets`). Prints key=value lines (one per chain,
+// goal and solver, and one per peer for the targets both it and LM solved), then the same
+// figures as two markdown tables.
 //
 // Chains: the Panda arm from URDF (7 DOF), the stick figure's right arm from the torso
 // (6 DOF), a 20-link snake (URDF written here). Targets: FK of random joint vectors within
-// the limits (seeded), in the chain base's frame; every solve starts from the rest pose.
-// A target counts as solved when the returned joint values are within the limits and put
+// the limits (seeded), in the chain base's frame; every solve starts from the rest pose
+// (a peer's restarts, where set, from random poses within the limits). A target counts as
+// solved when the returned joint values are within the limits (to 1e-6 rad) and put
 // the tip within 1e-4 of the target position (and 1e-3 rad of the orientation), both
 // checked with marionette's FK in double precision (the same check for every solver).
 import { execFileSync } from 'node:child_process';
@@ -16,13 +19,17 @@ import { fileURLToPath } from 'node:url';
 import { performance } from 'node:perf_hooks';
 import * as THREE from 'three';
 import { CCDIKSolver } from 'three/examples/jsm/animation/CCDIKSolver.js';
-import { Solver, Joint, Link, Goal, DOF } from 'closed-chain-ik/src/core/index.js';
+import { Solver, Joint, Link, Goal, DOF, SOLVE_STATUS } from 'closed-chain-ik/src/core/index.js';
 import { load } from '../marionette.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const cli = process.env.MN_CLI ?? join(root, 'build', 'marionette');
 const N = Number(process.env.MN_BENCH_N ?? 2000);
 const POS_TOL = 1e-4, ROT_TOL = 1e-3;
+const RESTART_TOL = 1e-5; // a peer's own success test before a restart (marionette's tol_pos)
+// a joint value counts as within a limit to 1e-6 rad: closed-chain-ik holds its limits and
+// values in 32-bit floats, so a value clamped to a limit can lie 1e-7 outside it in double
+const LIMIT_TOL = 1e-6;
 
 const mn = await load();
 const tmp = mkdtempSync(join(tmpdir(), 'mn_bench_web_'));
@@ -123,7 +130,7 @@ function check(ch, qc, target, orient) {
   for (let i = 0; i < ch.moving.length; i++) {
     const j = ch.moving[i];
     if (!Number.isFinite(qc[i])) return false;
-    if (j.limited && (qc[i] < j.range[0] - 1e-9 || qc[i] > j.range[1] + 1e-9)) return false;
+    if (j.limited && (qc[i] < j.range[0] - LIMIT_TOL || qc[i] > j.range[1] + LIMIT_TOL)) return false;
   }
   const { p, q } = tipPose(ch, qc);
   const e = Math.hypot(p[0] - target[0], p[1] - target[1], p[2] - target[2]);
@@ -146,7 +153,7 @@ function makeTargets(ch, orient, seed, n = N) {
 
 // ---- solvers ----------------------------------------------------------------------------
 function runMarionette(ch, method, targets, orient) {
-  const { fig } = ch, times = [], inner = [];
+  const { fig } = ch, times = [], inner = [], ok = [];
   let solved = 0;
   const problem = { base: ch.base, tip: ch.tip, target: [0, 0, 0] };
   const options = { method, timeoutMs: 0 };
@@ -159,9 +166,10 @@ function runMarionette(ch, method, targets, orient) {
     times.push(1000 * (performance.now() - t0));
     inner.push(r.timeUs);
     const qc = ch.moving.map((j) => fig.q[j.qadr]);
-    if (check(ch, qc, t, orient)) solved++;
+    ok.push(check(ch, qc, t, orient));
+    if (ok[ok.length - 1]) solved++;
   }
-  return { solved, times, inner };
+  return { solved, times, inner, ok };
 }
 
 // The seed of every solve: the rest pose projected onto the limits.
@@ -169,12 +177,20 @@ function rest(j) {
   return j.limited ? Math.min(Math.max(j.q0[0], j.range[0]), j.range[1]) : j.q0[0];
 }
 
+// A random start within the limits (a peer's restart), seeded.
+function randomValue(j, rand) {
+  return j.limited ? j.range[0] + (j.range[1] - j.range[0]) * rand() : -Math.PI + 2 * Math.PI * rand();
+}
+
 function axisIndex(a) { // 0, 1, 2 for +-x, +-y, +-z; -1 otherwise
   for (let k = 0; k < 3; k++) if (Math.abs(Math.abs(a[k]) - 1) < 1e-12) return k;
   return -1;
 }
 
-function runThree(ch, targets) {
+// settings: { iterations, restarts }. A restart (from a random pose within the limits) follows
+// when the effector, by three.js's own bone matrices, ends farther than RESTART_TOL from the
+// target: what a caller of CCDIKSolver would check, since update() reports nothing.
+function runThree(ch, targets, settings) {
   // bones: per chain joint a fixed bone (offset, orient) and, for a hinge, a child bone that
   // turns about the hinge axis (CCDIKSolver's `limitation` makes a link a hinge about an
   // axis of its parent bone; rotationMin/Max are Euler limits about the same axis)
@@ -202,7 +218,7 @@ function runThree(ch, targets) {
       for (let m = 0; m < 3; m++) if (m !== k) { lo.setComponent(m, 0); hi.setComponent(m, 0); }
       links.unshift({ index: bones.length - 1, limitation: new THREE.Vector3().setComponent(k, 1),
         rotationMin: lo, rotationMax: hi, joint: j, axis: k, sign: s,
-        setRest: (b) => b.quaternion.setFromAxisAngle(new THREE.Vector3().setComponent(k, 1), s * rest(j)) });
+        set: (b, v) => b.quaternion.setFromAxisAngle(new THREE.Vector3().setComponent(k, 1), s * v) });
     }
   }
   const effector = bones.length - 1;
@@ -210,19 +226,26 @@ function runThree(ch, targets) {
   bones[0].add(target);
   bones.push(target);
   const mesh = { skeleton: { bones } };
-  const ik = { target: bones.length - 1, effector, links, iteration: 100 };
+  const ik = { target: bones.length - 1, effector, links, iteration: settings.iterations };
   const warn = console.warn;
   console.warn = () => {}; // it warns that the fixed bones between the hinges are not links
   const solver = new CCDIKSolver(mesh, [ik]);
   console.warn = warn;
-  const times = [];
+  const times = [], ok = [], rand = rng(settings.seed ?? 99);
+  const tip = new THREE.Vector3();
   let solved = 0;
   for (const t of targets) {
-    for (const l of links) l.setRest(bones[l.index]);
+    for (const l of links) l.set(bones[l.index], rest(l.joint));
     target.position.set(t[0], t[1], t[2]);
     bones[0].updateMatrixWorld(true);
     const t0 = performance.now();
     solver.update();
+    for (let r = 0; r < settings.restarts; r++) {
+      if (tip.setFromMatrixPosition(bones[effector].matrixWorld).distanceTo(target.position) <= RESTART_TOL) break;
+      for (const l of links) l.set(bones[l.index], randomValue(l.joint, rand));
+      bones[0].updateMatrixWorld(true);
+      solver.update();
+    }
     times.push(1000 * (performance.now() - t0));
     // hinge angles back from the bones (pure rotations about their axes)
     const byJoint = new Map(links.map((l) => {
@@ -230,12 +253,16 @@ function runThree(ch, targets) {
       return [l.joint.index, l.sign * 2 * Math.atan2(v, b.w)];
     }));
     const qc = ch.moving.map((j) => byJoint.get(j.index));
-    if (check(ch, qc, t, false)) solved++;
+    ok.push(check(ch, qc, t, false));
+    if (ok[ok.length - 1]) solved++;
   }
-  return { solved, times };
+  return { solved, times, ok };
 }
 
-function runClosedChain(ch, targets, orient) {
+// settings: { options (Solver fields), restarts }. A restart (from a random pose within the
+// limits) follows when solve() does not report CONVERGED (its own check against its
+// thresholds) or throws.
+function runClosedChain(ch, targets, orient, settings) {
   const rootLink = new Link();
   let parent = rootLink;
   const hinges = [];
@@ -262,36 +289,55 @@ function runClosedChain(ch, targets, orient) {
   if (!orient) goal.setGoalDoF(DOF.X, DOF.Y, DOF.Z);
   goal.makeClosure(parent);
   const solver = new Solver(rootLink);
-  // its defaults are for one frame of interaction (5 iterations, converged at 1e-3): a
-  // budget of 100 and thresholds below the check's 1e-4; larger budgets, more damping and
-  // its SVD option did not raise its solve rate above 15 % in trials
-  solver.maxIterations = 100;
-  solver.translationConvergeThreshold = 1e-5;
-  solver.rotationConvergeThreshold = 1e-5;
-  solver.stallThreshold = 1e-7;
-  const times = [];
+  Object.assign(solver, settings.options);
+  const times = [], ok = [], rand = rng(settings.seed ?? 99);
   let solved = 0, thrown = 0;
+  const attempt = () => {
+    try {
+      return solver.solve()[0] === SOLVE_STATUS.CONVERGED;
+    } catch {
+      thrown++; // it throws when every free DOF is locked at a limit: not solved
+      return false;
+    }
+  };
   for (const t of targets) {
     for (const h of hinges) h.joint.setDoFValues(h.sign * rest(h.j));
     goal.setPosition(t[0], t[1], t[2]);
     if (orient) goal.setQuaternion(t[4], t[5], t[6], t[3]);
     const t0 = performance.now();
-    try {
-      solver.solve();
-    } catch {
-      thrown++; // it throws when every free DOF is locked at a limit: counted as not solved
-    }
+    for (let r = 0; !attempt() && r < settings.restarts; r++)
+      for (const h of hinges) h.joint.setDoFValues(h.sign * randomValue(h.j, rand));
     times.push(1000 * (performance.now() - t0));
     const byJoint = new Map(hinges.map((h) => [h.j.index, h.sign * h.joint.dofValues[h.joint.dof[0]]]));
     const qc = ch.moving.map((j) => byJoint.get(j.index));
-    if (check(ch, qc, t, orient)) solved++;
+    ok.push(check(ch, qc, t, orient));
+    if (ok[ok.length - 1]) solved++;
   }
-  return { solved, times, thrown };
+  return { solved, times, thrown, ok };
 }
 
 // ---- the run ----------------------------------------------------------------------------
-const rows = [];
+// Each peer twice: with the settings of earlier runs (one start, 100 iterations) and with the
+// settings that gave it its best solve rate in trials (web.md, "Peer settings"): restarts
+// from random poses within the limits, as marionette's LM makes (up to 100).
+const CCIK_ONE = { maxIterations: 100, translationConvergeThreshold: 1e-5, rotationConvergeThreshold: 1e-5,
+  stallThreshold: 1e-7 };
+const CCIK_BEST = { maxIterations: 50, translationConvergeThreshold: 1e-5, rotationConvergeThreshold: 1e-5,
+  stallThreshold: 0, divergeThreshold: Infinity, restPoseFactor: 0, dampingFactor: 0.03 };
+const peers = [
+  { solver: 'three.js CCDIKSolver, 100 iterations', key: 'three_100', kind: 'three', iterations: 100, restarts: 0 },
+  { solver: 'three.js CCDIKSolver, 300 iterations, 100 restarts', key: 'three_best', kind: 'three',
+    iterations: 300, restarts: 100 },
+  { solver: 'closed-chain-ik, 100 iterations', key: 'ccik_100', kind: 'ccik', options: CCIK_ONE, restarts: 0 },
+  { solver: 'closed-chain-ik, 50 iterations, damping 0.03, 100 restarts', key: 'ccik_best', kind: 'ccik',
+    options: CCIK_BEST, restarts: 100 },
+];
+const WARM_BEST = 200; // warm-up targets for the slow (restarting) peer settings
+
+const rows = [], common = [], kv = [];
 const fmt = (v, d = 1) => (Number.isFinite(v) ? v.toFixed(d) : 'n/a');
+const sum = (a) => a.reduce((s, v) => s + v, 0);
+const chainKey = (name) => name.split(' ')[0].toLowerCase();
 for (const c of chains) {
   const ch = setup(c);
   for (const orient of c.orientation ? [false, true] : [false]) {
@@ -299,9 +345,10 @@ for (const c of chains) {
     const file = join(tmp, 'targets.txt');
     writeFileSync(file, targets.map((t) => t.join(' ')).join('\n') + '\n');
     const goal = orient ? 'position + orientation' : 'position';
+    const tag = `chain=${chainKey(c.name)} goal=${orient ? 'pose' : 'position'}`;
     const results = [];
-    // each solver first runs on as many other targets untimed (the JIT compilers tier up; the
-// module twice: V8 compiles its hot functions again in the background)
+    // each solver first runs on other targets untimed (the JIT compilers tier up; the
+    // module twice: V8 compiles its hot functions again in the background)
     const warm = makeTargets(ch, orient, 777);
     for (const method of ['lm', 'ccd']) {
       runMarionette(ch, method, warm, orient);
@@ -309,30 +356,67 @@ for (const c of chains) {
       const r = runMarionette(ch, method, targets, orient);
       const nat = keyValues(native(['bench', 'targets', c.file, '--base', c.base, '--tip', c.tip, '--targets', file,
         '--method', method]));
-      results.push({ solver: `marionette-wasm ${method.toUpperCase()}`, ...r, native: nat });
+      results.push({ solver: `marionette-wasm ${method.toUpperCase()}`, key: `mn_${method}`, ...r, native: nat });
     }
-    if (!orient) runThree(ch, warm);
-    const three = orient ? null : runThree(ch, targets);
-    results.push(three ? { solver: 'three.js CCDIKSolver', ...three }
-      : { solver: 'three.js CCDIKSolver', note: orient ? 'cannot express an orientation goal' : 'axis not expressible' });
-    runClosedChain(ch, warm, orient);
-    const ccik = runClosedChain(ch, targets, orient);
-    results.push(ccik ? { solver: 'closed-chain-ik', ...ccik } : { solver: 'closed-chain-ik', note: 'axis not expressible' });
+    for (const p of peers) {
+      const run = (ts) => (p.kind === 'three' ? (orient ? null : runThree(ch, ts, p))
+        : runClosedChain(ch, ts, orient, p));
+      const w = p.restarts ? warm.slice(0, WARM_BEST) : warm;
+      const r = run(w) && run(targets);
+      results.push(r ? { ...p, ...r }
+        : { ...p, note: orient ? 'cannot express an orientation goal' : 'axis not expressible' });
+    }
+    const lm = results[0];
     for (const r of results) {
       if (r.note) {
-        rows.push(`| ${c.name} | ${goal} | ${r.solver} | ${r.note} | | | |`);
+        rows.push(`| ${c.name} | ${goal} | ${r.solver} | ${r.note} | | | | |`);
+        kv.push(`bench=web ${tag} solver=${r.key} expressible=0`);
         continue;
       }
-      const ratio = r.native ? `${fmt(mean(r.inner) / Number(r.native.mean_us), 2)} / ${fmt(median(r.inner) / Number(r.native.median_us), 2)} (native ${fmt(Number(r.native.mean_us))} / ${fmt(Number(r.native.median_us))} us, ${fmt(Number(r.native.solve_rate))} %)` : '';
+      const perSolved = r.solved ? sum(r.times) / r.solved : NaN;
+      const rate = (100 * r.solved) / targets.length;
+      let ratio = '', ratioKv = '';
+      if (r.native) {
+        const rm = mean(r.inner) / Number(r.native.mean_us), rd = median(r.inner) / Number(r.native.median_us);
+        ratio = `${fmt(rm, 2)} / ${fmt(rd, 2)} (native ${fmt(Number(r.native.mean_us))} / ` +
+          `${fmt(Number(r.native.median_us))} us, ${fmt(Number(r.native.solve_rate))} %)`;
+        ratioKv = ` wasm_native_mean=${fmt(rm, 3)} wasm_native_median=${fmt(rd, 3)}` +
+          ` native_mean_us=${r.native.mean_us}` +
+          ` native_median_us=${r.native.median_us} native_solve_rate=${r.native.solve_rate}`;
+      }
       const thrown = r.thrown ? ` (threw on ${r.thrown})` : '';
-      rows.push(`| ${c.name} | ${goal} | ${r.solver} | ${fmt((100 * r.solved) / targets.length)} %${thrown} | ` +
-        `${fmt(mean(r.times))} | ${fmt(median(r.times))} | ${ratio} |`);
+      rows.push(`| ${c.name} | ${goal} | ${r.solver} | ${fmt(rate)} %${thrown} | ` +
+        `${fmt(mean(r.times))} | ${fmt(median(r.times))} | ${fmt(perSolved)} | ${ratio} |`);
+      kv.push(`bench=web ${tag} solver=${r.key} targets=${targets.length} solved=${r.solved}` +
+        ` solve_rate=${fmt(rate, 2)}` +
+        ` mean_us=${fmt(mean(r.times), 2)} median_us=${fmt(median(r.times), 2)} us_per_solved=${fmt(perSolved, 2)}` +
+        `${r.thrown ? ` thrown=${r.thrown}` : ''}${ratioKv}`);
+      if (r === lm || r.native) continue;
+      // the same targets: those both LM and this peer solved
+      const both = [];
+      for (let k = 0; k < targets.length; k++) if (lm.ok[k] && r.ok[k]) both.push(k);
+      const lt = both.map((k) => lm.times[k]), pt = both.map((k) => r.times[k]);
+      const rMean = mean(pt) / mean(lt), rMed = median(pt) / median(lt);
+      common.push(`| ${c.name} | ${goal} | ${r.solver} | ${both.length} | ${fmt(mean(lt))} / ${fmt(median(lt))} | ` +
+        `${fmt(mean(pt))} / ${fmt(median(pt))} | ${fmt(rMean)}x / ${fmt(rMed)}x | ` +
+        `${fmt(perSolved / (sum(lm.times) / lm.solved))}x |`);
+      kv.push(`bench=web part=common ${tag} peer=${r.key} common=${both.length} lm_mean_us=${fmt(mean(lt), 2)}` +
+        ` lm_median_us=${fmt(median(lt), 2)} peer_mean_us=${fmt(mean(pt), 2)} peer_median_us=${fmt(median(pt), 2)}` +
+        ` peer_over_lm_mean=${fmt(rMean, 2)} peer_over_lm_median=${fmt(rMed, 2)}` +
+        ` peer_over_lm_per_solved=${fmt(perSolved / (sum(lm.times) / lm.solved), 2)}`);
     }
   }
   ch.fig.dispose();
 }
 rmSync(tmp, { recursive: true, force: true });
+for (const line of kv) console.log(line);
+console.log('');
 console.log(`${N} targets per chain; solved: within ${POS_TOL} (and ${ROT_TOL} rad), joint limits kept.`);
-console.log('| chain | goal | solver | solved | mean us | median us | wasm/native time, mean / median |');
-console.log('| --- | --- | --- | --- | --- | --- | --- |');
+console.log('| chain | goal | solver | solved | mean us | median us | us per solved target | wasm/native time, mean / median |');
+console.log('| --- | --- | --- | --- | --- | --- | --- | --- |');
 for (const r of rows) console.log(r);
+console.log('');
+console.log('The same targets: those both marionette-wasm LM and the peer solved (times in us).');
+console.log('| chain | goal | peer | targets both solved | LM mean / median | peer mean / median | peer / LM, mean / median | peer / LM, time per solved target |');
+console.log('| --- | --- | --- | --- | --- | --- | --- | --- |');
+for (const r of common) console.log(r);
