@@ -4,10 +4,11 @@ BUILD      ?= build
 ASAN_BUILD ?= build-asan
 FUZZ_BUILD ?= build-fuzz
 WEB_BUILD  ?= build-web
+PREFIX     ?= /usr/local
 JOBS       ?= $(shell nproc 2>/dev/null || echo 2)
 FUZZ_SECONDS ?= 15
 
-.PHONY: all deps build run test test-release test-sanitize fuzz bench bench-peers check-format \
+.PHONY: all deps build install run test test-release test-sanitize fuzz bench bench-peers check-format \
         check-includes clean web test-web bench-web
 
 all: build
@@ -18,6 +19,11 @@ deps:
 build: deps
 	@cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release -DMN_WERROR=ON > /dev/null
 	@cmake --build $(BUILD) -j$(JOBS)
+
+# The headers, libmarionette.so.0 and libmarionette.a, marionette.pc, the CMake package, the
+# command with its man page and bash completion, under PREFIX (DESTDIR honoured: staging).
+install: build
+	cmake --install $(BUILD) --prefix $(PREFIX)
 
 run: build
 	./$(BUILD)/marionette demo
