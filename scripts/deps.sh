@@ -12,6 +12,7 @@ pkgs=(
   libassimp-dev                # independent BVH importer the tests compare against
   lld wasi-libc libclang-rt-14-dev-wasm32   # the WebAssembly module (make web)
   chromium                     # the module's browser test (headless, driven by playwright-core)
+  groff-base                   # the install test renders the man page
 )
 # Node for the module's tests and npm for its package: Debian's, unless a node is there.
 command -v node >/dev/null 2>&1 || pkgs+=(nodejs)
