@@ -64,8 +64,11 @@ static const char* fmt_frame(double f, char* buf) {
 static int read_seq(const char* path, const char* script, mn_model** m, mn_seq** s,
                     mn_seq_doc_info* di, mn_gltf* skin) {
     mn_error err;
-    mn_status st =
-        skin ? mn_seq_read_skin(path, m, s, di, skin, &err) : mn_seq_read(path, m, s, di, &err);
+    /* The local user's own file: its figure may be anywhere (an absolute path, ".."). */
+    mn_seq_read_options opt = mn_seq_read_default();
+    opt.trusted = 1;
+    mn_status st = skin ? mn_seq_read_skin(path, &opt, m, s, di, skin, &err)
+                        : mn_seq_read(path, &opt, m, s, di, &err);
     if (st != MN_OK) return mn_cli_input_error(&err);
     if (script && mn_motion_script_apply(script, *s, &err) != MN_OK) {
         mn_seq_destroy(*s);

@@ -25,7 +25,7 @@ int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     mn_seq* s = NULL;
     mn_error err;
     mn_status st =
-        mn_seq_read_mem((const char*)data, size, "fuzz.json", NULL, fig, &m, &s, NULL, &err);
+        mn_seq_read_mem((const char*)data, size, "fuzz.json", NULL, NULL, fig, &m, &s, NULL, &err);
     if (st != MN_OK) {
         if (s || m || !err.message[0]) abort(); /* nothing escapes; always a message */
         return 0;
@@ -52,7 +52,7 @@ int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     size_t len = 0;
     if (mn_seq_write_mem(s, "stickman", 0, &text, &len, &err) == MN_OK) {
         mn_seq* s2 = NULL;
-        if (mn_seq_read_mem(text, len, "again.json", NULL, fig, &m, &s2, NULL, &err) != MN_OK)
+        if (mn_seq_read_mem(text, len, "again.json", NULL, NULL, fig, &m, &s2, NULL, &err) != MN_OK)
             abort();
         if (mn_seq_key_count(s2) != mn_seq_key_count(s)) abort();
         mn_seq_destroy(s2);

@@ -548,7 +548,7 @@ static mn_status rd_scene(const char* p, mn_error* e) {
 static mn_status rd_seq(const char* p, mn_error* e) {
     mn_model* m = NULL;
     mn_seq* q = NULL;
-    mn_status s = mn_seq_read(p, &m, &q, NULL, e);
+    mn_status s = mn_seq_read(p, NULL, &m, &q, NULL, e);
     if (!s) mn_seq_destroy(q), mn_model_destroy(m);
     return s;
 }
