@@ -59,8 +59,8 @@ mn_status mn_seq_read_skin(const char* path, const mn_seq_read_options* opt, mn_
  * figure non-NULL, that model is used instead of reading the document's figure (and *model
  * is set to NULL). */
 mn_status mn_seq_read_mem(const char* text, size_t len, const char* name, const char* base_dir,
-                          const mn_seq_read_options* opt, const mn_model* figure,
-                          mn_model** model, mn_seq** seq, mn_seq_doc_info* info, mn_error* err);
+                          const mn_seq_read_options* opt, const mn_model* figure, mn_model** model,
+                          mn_seq** seq, mn_seq_doc_info* info, mn_error* err);
 
 /* Writes s as a sequence document naming `figure` (and scale when > 0). The file is
  * replaced atomically. */

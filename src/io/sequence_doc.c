@@ -591,8 +591,7 @@ static mn_status load_figure(ctx* x, const char* figure, double scale, const cha
         *out = mn_stickman_model(&e);
         st = *out ? MN_OK : e.status;
     } else if (!trusted) {
-        if ((st = load_figure_confined(x, figure, scale, base_dir, out, skin)) != MN_OK)
-            return st;
+        if ((st = load_figure_confined(x, figure, scale, base_dir, out, skin)) != MN_OK) return st;
         pop(x);
         return MN_OK;
     } else if (scale > 0 && mn_file_kind_of(path) == MN_FILE_BVH) {
@@ -624,7 +623,8 @@ static mn_status parse(reader* r, const cJSON* root, const char* base_dir, int t
     mn_seq_def def = mn_seq_def_default();
     if ((st = get_num(x, root, "fps", &def.fps, 1e-6, 1e6)) != MN_OK) return st;
     if (!figure) {
-        if ((st = load_figure(x, info->figure, info->scale, base_dir, trusted, model, skin)) != MN_OK)
+        if ((st = load_figure(x, info->figure, info->scale, base_dir, trusted, model, skin)) !=
+            MN_OK)
             return st;
         figure = *model;
     }
@@ -655,9 +655,8 @@ mn_seq_read_options mn_seq_read_default(void) {
 }
 
 static mn_status read_mem(const char* text, size_t len, const char* name, const char* base_dir,
-                          const mn_seq_read_options* opt, const mn_model* figure,
-                          mn_model** model, mn_seq** seq, mn_seq_doc_info* info, mn_gltf* skin,
-                          mn_error* err) {
+                          const mn_seq_read_options* opt, const mn_model* figure, mn_model** model,
+                          mn_seq** seq, mn_seq_doc_info* info, mn_gltf* skin, mn_error* err) {
     mn_error_clear(err);
     if (skin) memset(skin, 0, sizeof *skin);
     if (!model || !seq) return mn_error_set(err, MN_ERR_ARG, name, 0, "sequence", "NULL output");
@@ -694,8 +693,8 @@ static mn_status read_mem(const char* text, size_t len, const char* name, const 
 }
 
 mn_status mn_seq_read_mem(const char* text, size_t len, const char* name, const char* base_dir,
-                          const mn_seq_read_options* opt, const mn_model* figure,
-                          mn_model** model, mn_seq** seq, mn_seq_doc_info* info, mn_error* err) {
+                          const mn_seq_read_options* opt, const mn_model* figure, mn_model** model,
+                          mn_seq** seq, mn_seq_doc_info* info, mn_error* err) {
     return read_mem(text, len, name, base_dir, opt, figure, model, seq, info, NULL, err);
 }
 

@@ -297,8 +297,8 @@ static void test_malformed(void) {
         mn_model* m = (mn_model*)1;
         mn_seq* s = (mn_seq*)1;
         mn_error err;
-        mn_status st = mn_seq_read_mem(table[i].text, strlen(table[i].text), "bad.json", NULL, NULL, NULL,
-                                       &m, &s, NULL, &err);
+        mn_status st = mn_seq_read_mem(table[i].text, strlen(table[i].text), "bad.json", NULL, NULL,
+                                       NULL, &m, &s, NULL, &err);
         int ok = st != MN_OK && m == NULL && s == NULL && err.line == table[i].line &&
                  !strncmp(err.field, table[i].field, strlen(table[i].field)) &&
                  !strcmp(err.file, "bad.json");
@@ -307,8 +307,8 @@ static void test_malformed(void) {
                     err.field, err.message);
         CHECK(ok);
         /* the same with a given figure */
-        st = mn_seq_read_mem(table[i].text, strlen(table[i].text), "bad.json", NULL, NULL, stick, &m, &s,
-                             NULL, &err);
+        st = mn_seq_read_mem(table[i].text, strlen(table[i].text), "bad.json", NULL, NULL, stick,
+                             &m, &s, NULL, &err);
         CHECK(st != MN_OK && s == NULL);
     }
     mn_model_destroy(stick);
@@ -378,15 +378,15 @@ static void test_seq_read_skin(void) {
     mn_seq* s = NULL;
     mn_gltf g;
     mn_error err;
-    CHECK(mn_seq_read_skin(MN_SOURCE "/docs/examples/fox_sequence.json", &trust, &m, &s, NULL, &g, &err) ==
-          MN_OK);
+    CHECK(mn_seq_read_skin(MN_SOURCE "/docs/examples/fox_sequence.json", &trust, &m, &s, NULL, &g,
+                           &err) == MN_OK);
     CHECK(s && mn_seq_key_count(s) == 4 && g.nverts == 1728 && skin_matches_model(&g, m));
     mn_seq_destroy(s);
     mn_model_destroy(m);
     mn_gltf_free(&g);
     memset(&g, 0x5A, sizeof g);
-    CHECK(mn_seq_read_skin(MN_SOURCE "/docs/examples/crouch_sequence.json", &trust, &m, &s, NULL, &g,
-                           &err) == MN_OK);
+    CHECK(mn_seq_read_skin(MN_SOURCE "/docs/examples/crouch_sequence.json", &trust, &m, &s, NULL,
+                           &g, &err) == MN_OK);
     CHECK(s && g.nverts == 0 && g.njoints == 0 && g.priv == NULL);
     mn_seq_destroy(s);
     mn_model_destroy(m);
