@@ -466,6 +466,25 @@ static const char* shown(const char* s, char* buf, size_t cap) {
     return buf;
 }
 
+/* What went wrong reading the figure, without the name the figure reader was given (which
+ * holds the document's folder): "line 12: field: text", or "text". */
+static const char* figure_problem(const mn_error* e, char* buf, size_t cap) {
+    const char* m = e->message;
+    size_t fl = strlen(e->file);
+    if (fl && !strncmp(m, e->file, fl) && m[fl] == ':') {
+        m += fl + 1;
+        while (*m >= '0' && *m <= '9')
+            m++;
+        if (*m == ':') m++;
+        if (*m == ' ') m++;
+    }
+    if (e->line > 0)
+        snprintf(buf, cap, "line %d: %s", e->line, m);
+    else
+        snprintf(buf, cap, "%s", m);
+    return buf;
+}
+
 static int has_ext(const char* path, const char* ext) {
     size_t n = strlen(path), e = strlen(ext);
     return n > e && !strcasecmp(path + n - e, ext);
@@ -496,20 +515,20 @@ static mn_file_kind kind_of_mem(const char* rel, const char* data, size_t len) {
  * glTF file's folder (inside the document's) by the same opener. */
 static mn_status load_figure_confined(ctx* x, const char* figure, double scale,
                                       const char* base_dir, mn_model** out, mn_gltf* skin) {
-    char sh[300];
+    char sh[300], why[600];
     mn_error e;
     char* rel = NULL;
     mn_status st = mn_uri_relative(figure, &rel, &e);
     if (st != MN_OK)
         return fail(x, st, "cannot read the figure \"%s\": %s", shown(figure, sh, sizeof sh),
-                    e.message);
+                    figure_problem(&e, why, sizeof why));
     char* data = NULL;
     size_t len = 0;
     st = mn_read_file_beneath(base_dir ? base_dir : "", figure, 0, &data, &len, &e);
     if (st != MN_OK) {
         free(rel);
         return fail(x, st, "cannot read the figure \"%s\": %s", shown(figure, sh, sizeof sh),
-                    e.message);
+                    figure_problem(&e, why, sizeof why));
     }
     mn_file_kind kind = kind_of_mem(rel, data, len);
     if (scale > 0 && scale != 1 && kind != MN_FILE_BVH) {
@@ -568,7 +587,7 @@ static mn_status load_figure_confined(ctx* x, const char* figure, double scale,
     free(data);
     if (st != MN_OK)
         return fail(x, st, "cannot read the figure \"%s\": %s", shown(figure, sh, sizeof sh),
-                    e.message);
+                    figure_problem(&e, why, sizeof why));
     return MN_OK;
 }
 
