@@ -45,8 +45,9 @@ static void usage(FILE* f) {
         "          fewest keys (chosen greedily) whose in-betweens put every joint within\n"
         "          METRES of the take (lengths scaled by S first). Interpolation: --rotation\n"
         "          (default squad) and --translation (default catmull-rom). Writes SEQ.json\n"
-        "          naming the take as its figure and prints one key=value line: frames,\n"
-        "          keys, ratio (frames per key), max_error_m.\n");
+        "          naming the take as its figure (relative to SEQ's folder when the take is\n"
+        "          inside it) and prints one key=value line: frames, keys, ratio (frames\n"
+        "          per key), max_error_m.\n");
 }
 
 static int ends_with(const char* s, const char* e) {
