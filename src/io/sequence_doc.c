@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <unistd.h>
 
 #include "io/io_internal.h"
 #include "io/json_locate.h"
@@ -600,10 +601,8 @@ static mn_status load_figure(ctx* x, const char* figure, double scale, const cha
         snprintf(path, sizeof path, "%s", figure);
     else
         snprintf(path, sizeof path, "%s/%s", base_dir, figure);
-    if (builtin) {
-        FILE* f = fopen(path, "rb");
-        if (f) fclose(f), builtin = 0;
-    }
+    /* a file of that name wins; only its existence is asked (opening a FIFO would wait) */
+    if (builtin && access(path, F_OK) == 0) builtin = 0;
     push_key(x, "figure");
     mn_status st;
     if (builtin) {

@@ -719,6 +719,21 @@ static void test_sequence_figure_confined(void) {
             }
         }
     }
+    /* a FIFO named "stickman" is the figure (a file of that name wins), refused, never
+     * waited on, in either mode */
+    snprintf(p, sizeof p, "%s/stickman", dir);
+    CHECK(mkfifo(p, 0600) == 0);
+    static const char stick_doc[] =
+        "{\n  \"figure\": \"stickman\",\n  \"keys\": [{\"frame\": 0, \"pose\": {}}]\n}\n";
+    write_bytes(doc, stick_doc, sizeof stick_doc - 1);
+    for (int mode = 0; mode < 2; mode++) {
+        mn_model* m = NULL;
+        mn_seq* s = NULL;
+        mn_error e;
+        CHECK(mn_seq_read(doc, mode ? &trust : NULL, &m, &s, NULL, &e) == MN_ERR_IO && !m && !s &&
+              !strcmp(e.field, "figure") && strstr(e.message, "not a regular file"));
+    }
+    CHECK(unlink(p) == 0);
     alarm(0);
     /* a skinned glTF figure in a subfolder: read beneath the folder, its mesh kept */
     size_t n = 0;
