@@ -1,5 +1,6 @@
 /* marionette anim: summarise a sequence document, bake it (every frame sampled, the
  * constraints re-satisfied at each) to a BVH file or a glTF binary, or import a BVH take. */
+#define _GNU_SOURCE /* realpath */
 #include <marionette/anim.h>
 #include <marionette/gltf.h>
 #include <marionette/io.h>
@@ -44,8 +45,9 @@ static void usage(FILE* f) {
         "          fewest keys (chosen greedily) whose in-betweens put every joint within\n"
         "          METRES of the take (lengths scaled by S first). Interpolation: --rotation\n"
         "          (default squad) and --translation (default catmull-rom). Writes SEQ.json\n"
-        "          naming the take as its figure and prints one key=value line: frames,\n"
-        "          keys, ratio (frames per key), max_error_m.\n");
+        "          naming the take as its figure (relative to SEQ's folder when the take is\n"
+        "          inside it) and prints one key=value line: frames, keys, ratio (frames\n"
+        "          per key), max_error_m.\n");
 }
 
 static int ends_with(const char* s, const char* e) {
@@ -64,8 +66,11 @@ static const char* fmt_frame(double f, char* buf) {
 static int read_seq(const char* path, const char* script, mn_model** m, mn_seq** s,
                     mn_seq_doc_info* di, mn_gltf* skin) {
     mn_error err;
-    mn_status st =
-        skin ? mn_seq_read_skin(path, m, s, di, skin, &err) : mn_seq_read(path, m, s, di, &err);
+    /* The local user's own file: its figure may be anywhere (an absolute path, ".."). */
+    mn_seq_read_options opt = mn_seq_read_default();
+    opt.trusted = 1;
+    mn_status st = skin ? mn_seq_read_skin(path, &opt, m, s, di, skin, &err)
+                        : mn_seq_read(path, &opt, m, s, di, &err);
     if (st != MN_OK) return mn_cli_input_error(&err);
     if (script && mn_motion_script_apply(script, *s, &err) != MN_OK) {
         mn_seq_destroy(*s);
@@ -246,6 +251,49 @@ static int bake(int argc, char** argv) {
     return st == MN_OK ? MN_EXIT_OK : mn_cli_input_error(&err);
 }
 
+/* The figure path an imported document names: relative to the document's folder when the
+ * take is inside it (so that a document written into a project folder moves with it and
+ * passes the reader's default, confined to the document's folder: docs/sequence.md), else
+ * the take as given (made absolute when it is relative to a folder other than the
+ * document's). */
+static const char* figure_name(const char* in, const char* out, char* buf, size_t cap) {
+    char dir[4096];
+    const char* slash = strrchr(out, '/');
+    if (!slash)
+        snprintf(dir, sizeof dir, ".");
+    else if (slash == out)
+        snprintf(dir, sizeof dir, "/");
+    else
+        snprintf(dir, sizeof dir, "%.*s", (int)(slash - out), out);
+    char* rdir = realpath(dir, NULL);
+    char* rin = realpath(in, NULL);
+    const char* name = NULL;
+    if (rdir && rin) {
+        size_t dl = strlen(rdir);
+        if (dl == 1) dl = 0; /* the root folder */
+        const char* rel = rin + dl;
+        /* inside the folder, and read back the same by the confined reader (which
+         * percent-decodes and refuses a backslash or a scheme-like first segment) */
+        if (!strncmp(rin, rdir, dl) && rel[0] == '/' && rel[1] && !strpbrk(rel + 1, "%\\") &&
+            !memchr(rel + 1, ':', strcspn(rel + 1, "/")) && strlen(rel + 1) < cap) {
+            snprintf(buf, cap, "%s", rel + 1);
+            name = buf;
+        }
+    }
+    free(rdir);
+    free(rin);
+    if (name) return name;
+    /* a relative take named from the current folder, the document elsewhere */
+    if (slash && in[0] != '/') {
+        char cwd[2048];
+        if (getcwd(cwd, sizeof cwd)) {
+            snprintf(buf, cap, "%s/%s", cwd, in);
+            return buf;
+        }
+    }
+    return in;
+}
+
 static int import_take(int argc, char** argv) {
     const char *in = NULL, *out = NULL;
     double tol = 0, scale = 0;
@@ -305,16 +353,8 @@ static int import_take(int argc, char** argv) {
         if (mn_seq_add_motion(s, mo.q, mo.nframes, 0, tol, &nkeys, &maxerr, &err) != MN_OK)
             code = mn_cli_input_error(&err);
         else {
-            /* the figure named relative to the document when both are in the current folder */
             char fig[4096];
-            const char* fname = in;
-            if (strchr(out, '/') && in[0] != '/') {
-                char cwd[2048];
-                if (getcwd(cwd, sizeof cwd)) {
-                    snprintf(fig, sizeof fig, "%s/%s", cwd, in);
-                    fname = fig;
-                }
-            }
+            const char* fname = figure_name(in, out, fig, sizeof fig);
             if (mn_seq_write(out, s, fname, scale, &err) != MN_OK)
                 code = mn_cli_input_error(&err);
             else

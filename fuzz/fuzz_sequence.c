@@ -1,7 +1,8 @@
 /* libFuzzer target for sequence documents: any input returns a status without crashing,
  * hanging or leaking; a document that reads (onto the stick figure) samples and solves a
  * few constrained frames without NaN in the state, and writes back to a text that reads
- * again. Seed corpus: fuzz/corpus/fuzz_sequence/. */
+ * again; the document's own figure goes through the default reader, confined to a folder.
+ * Seed corpus: fuzz/corpus/fuzz_sequence/. */
 #include <marionette/anim.h>
 #include <marionette/io.h>
 #include <marionette/sequence.h>
@@ -24,8 +25,18 @@ int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     mn_model* m = NULL;
     mn_seq* s = NULL;
     mn_error err;
-    mn_status st =
-        mn_seq_read_mem((const char*)data, size, "fuzz.json", NULL, fig, &m, &s, NULL, &err);
+    /* The document's own figure through the default (confined) reader, beneath a folder
+     * that does not exist: "stickman" is built in, any other path is refused or not found,
+     * and never read from anywhere else. */
+    mn_status st = mn_seq_read_mem((const char*)data, size, "fuzz.json", "/nonexistent-fuzz-dir",
+                                   NULL, NULL, &m, &s, NULL, &err);
+    if (st != MN_OK && (s || m || !err.message[0])) abort();
+    if (st == MN_OK && (!m || !s)) abort();
+    mn_seq_destroy(s);
+    mn_model_destroy(m);
+    m = NULL;
+    s = NULL;
+    st = mn_seq_read_mem((const char*)data, size, "fuzz.json", NULL, NULL, fig, &m, &s, NULL, &err);
     if (st != MN_OK) {
         if (s || m || !err.message[0]) abort(); /* nothing escapes; always a message */
         return 0;
@@ -52,7 +63,7 @@ int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     size_t len = 0;
     if (mn_seq_write_mem(s, "stickman", 0, &text, &len, &err) == MN_OK) {
         mn_seq* s2 = NULL;
-        if (mn_seq_read_mem(text, len, "again.json", NULL, fig, &m, &s2, NULL, &err) != MN_OK)
+        if (mn_seq_read_mem(text, len, "again.json", NULL, NULL, fig, &m, &s2, NULL, &err) != MN_OK)
             abort();
         if (mn_seq_key_count(s2) != mn_seq_key_count(s)) abort();
         mn_seq_destroy(s2);

@@ -25,25 +25,42 @@ typedef struct mn_seq_doc_info {
     double scale;     /* the "scale" member (BVH figures), 0 when absent */
 } mn_seq_doc_info;
 
+/* How a sequence document is read. Zeroed by mn_seq_read_default(); NULL means the defaults.
+ * By default the document is untrusted (a file someone else wrote): its "figure" is a
+ * relative path read beneath the document's folder through the one safe opener
+ * (mn_read_file_beneath in io.h: percent-decoded first; an absolute path, a scheme, a
+ * backslash or a ".." segment is refused; a symlink may not lead out of the folder; only a
+ * regular file is read), and an error names the document, the line, the field "figure" and
+ * the path as written, never the resolved path. */
+typedef struct mn_seq_read_options {
+    /* 1: the document is trusted (the local user's own file, as on the command line): its
+     * figure may be an absolute path or lead out of its folder ("..", symlinks). */
+    int trusted;
+} mn_seq_read_options;
+mn_seq_read_options mn_seq_read_default(void);
+
 /* Reads a sequence document. The figure is read from the "figure" member (a path relative
- * to the document's folder, or the built-in "stickman"); *model receives it and must
- * outlive the sequence (destroy the sequence first). info may be NULL. On failure *model
- * and *seq are NULL and err names file, line and field. */
-mn_status mn_seq_read(const char* path, mn_model** model, mn_seq** seq, mn_seq_doc_info* info,
-                      mn_error* err);
+ * to the document's folder, or the built-in "stickman"; see mn_seq_read_options for what is
+ * read); *model receives it and must outlive the sequence (destroy the sequence first). opt
+ * and info may be NULL. On failure *model and *seq are NULL and err names file, line and
+ * field. */
+mn_status mn_seq_read(const char* path, const mn_seq_read_options* opt, mn_model** model,
+                      mn_seq** seq, mn_seq_doc_info* info, mn_error* err);
 /* mn_seq_read, and when the figure is a glTF file with a skinned mesh, that file in *skin
  * (mn_figure_read_skin in gltf.h: the model is built from it, so mn_gltf_write can write the
  * figure with its mesh); *skin is zeroed for any other figure and on failure. Free it with
  * mn_gltf_free. */
 struct mn_gltf;
-mn_status mn_seq_read_skin(const char* path, mn_model** model, mn_seq** seq, mn_seq_doc_info* info,
-                           struct mn_gltf* skin, mn_error* err);
+mn_status mn_seq_read_skin(const char* path, const mn_seq_read_options* opt, mn_model** model,
+                           mn_seq** seq, mn_seq_doc_info* info, struct mn_gltf* skin,
+                           mn_error* err);
 /* The same from memory: name is used in messages, base_dir (may be NULL: the current
- * folder) resolves a relative figure path. With figure non-NULL, that model is used instead
- * of reading the document's figure (and *model is set to NULL). */
+ * folder) is the document's folder, beneath which a relative figure path is read. With
+ * figure non-NULL, that model is used instead of reading the document's figure (and *model
+ * is set to NULL). */
 mn_status mn_seq_read_mem(const char* text, size_t len, const char* name, const char* base_dir,
-                          const mn_model* figure, mn_model** model, mn_seq** seq,
-                          mn_seq_doc_info* info, mn_error* err);
+                          const mn_seq_read_options* opt, const mn_model* figure, mn_model** model,
+                          mn_seq** seq, mn_seq_doc_info* info, mn_error* err);
 
 /* Writes s as a sequence document naming `figure` (and scale when > 0). The file is
  * replaced atomically. */

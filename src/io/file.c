@@ -152,12 +152,8 @@ static int open_beneath(const char* dir, const char* rel) {
 #endif
 }
 
-mn_status mn_read_file_beneath(const char* dir, const char* uri, size_t max, char** data,
-                               size_t* len, mn_error* err) {
-    if (data) *data = NULL;
-    if (len) *len = 0;
-    if (!dir || !uri || !data) return mn_error_set(err, MN_ERR_ARG, "", 0, "", "NULL argument");
-    if (max == 0 || max > MN_IO_MAX_FILE_BYTES) max = MN_IO_MAX_FILE_BYTES;
+mn_status mn_uri_relative(const char* uri, char** rel_out, mn_error* err) {
+    *rel_out = NULL;
     size_t n = strlen(uri), slash = strcspn(uri, "/");
     if (n == 0) return mn_error_set(err, MN_ERR_PARSE, uri, 0, "", "empty URI");
     /* A ':' before the first '/' is a scheme (RFC 3986 4.2): only relative references. */
@@ -202,6 +198,19 @@ mn_status mn_read_file_beneath(const char* dir, const char* uri, size_t max, cha
         free(rel);
         return mn_error_set(err, MN_ERR_UNSUPPORTED, uri, 0, "", "refused: %s", why);
     }
+    *rel_out = rel;
+    return MN_OK;
+}
+
+mn_status mn_read_file_beneath(const char* dir, const char* uri, size_t max, char** data,
+                               size_t* len, mn_error* err) {
+    if (data) *data = NULL;
+    if (len) *len = 0;
+    if (!dir || !uri || !data) return mn_error_set(err, MN_ERR_ARG, "", 0, "", "NULL argument");
+    if (max == 0 || max > MN_IO_MAX_FILE_BYTES) max = MN_IO_MAX_FILE_BYTES;
+    char* rel;
+    mn_status st = mn_uri_relative(uri, &rel, err);
+    if (st != MN_OK) return st;
     int fd = open_beneath(dir[0] ? dir : ".", rel);
     int e = errno;
     free(rel);

@@ -94,6 +94,11 @@ int mn_name_map_put(mn_name_map* m, const char* key, int val);
  * out of memory. */
 int mn_name_map_of_model(mn_name_map* map, const mn_model* m);
 
+/* The checks of mn_read_file_beneath without the opening: uri percent-decoded into *rel
+ * (malloc'd; free it), or an error naming the URI as written (a scheme, an absolute path, a
+ * backslash, a ".." segment: MN_ERR_UNSUPPORTED; bad percent-encoding: MN_ERR_PARSE). */
+mn_status mn_uri_relative(const char* uri, char** rel, mn_error* err);
+
 /* Tests only: makes mn_read_file_beneath use its realpath check instead of openat2. */
 void mn_io_beneath_force_fallback(int on);
 

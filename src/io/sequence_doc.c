@@ -9,6 +9,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
+#include <unistd.h>
 
 #include "io/io_internal.h"
 #include "io/json_locate.h"
@@ -454,8 +456,144 @@ static mn_status read_constraints(reader* r, const cJSON* a) {
     return MN_OK;
 }
 
+/* The figure path as written, for messages: printable ASCII kept, anything else '?'. */
+static const char* shown(const char* s, char* buf, size_t cap) {
+    size_t k = 0;
+    for (; *s && k + 1 < cap; s++) {
+        unsigned char c = (unsigned char)*s;
+        buf[k++] = (c >= 32 && c < 127) ? (char)c : '?';
+    }
+    buf[k] = 0;
+    return buf;
+}
+
+/* What went wrong reading the figure, without the name the figure reader was given (which
+ * holds the document's folder): "line 12: field: text", or "text". */
+static const char* figure_problem(const mn_error* e, char* buf, size_t cap) {
+    const char* m = e->message;
+    size_t fl = strlen(e->file);
+    if (fl && !strncmp(m, e->file, fl) && m[fl] == ':') {
+        m += fl + 1;
+        while (*m >= '0' && *m <= '9')
+            m++;
+        if (*m == ':') m++;
+        if (*m == ' ') m++;
+    }
+    if (e->line > 0)
+        snprintf(buf, cap, "line %d: %s", e->line, m);
+    else
+        snprintf(buf, cap, "%s", m);
+    return buf;
+}
+
+static int has_ext(const char* path, const char* ext) {
+    size_t n = strlen(path), e = strlen(ext);
+    return n > e && !strcasecmp(path + n - e, ext);
+}
+
+/* mn_file_kind_of on bytes already read: by extension, then by the first bytes. */
+static mn_file_kind kind_of_mem(const char* rel, const char* data, size_t len) {
+    if (has_ext(rel, ".bvh")) return MN_FILE_BVH;
+    if (has_ext(rel, ".urdf")) return MN_FILE_URDF;
+    if (has_ext(rel, ".gltf") || has_ext(rel, ".glb")) return MN_FILE_GLTF;
+    if (has_ext(rel, ".skel") || has_ext(rel, ".scr")) return MN_FILE_SKEL;
+    char head[513];
+    size_t n = len < sizeof head - 1 ? len : sizeof head - 1;
+    memcpy(head, data, n);
+    head[n] = 0;
+    if (n >= 4 && !memcmp(head, "glTF", 4)) return MN_FILE_GLTF;
+    if (strstr(head, "HIERARCHY")) return MN_FILE_BVH;
+    if (strstr(head, "<robot")) return MN_FILE_URDF;
+    if (strstr(head, "define skeleton")) return MN_FILE_SKEL;
+    if (strstr(head, "\"asset\"")) return MN_FILE_GLTF;
+    return MN_FILE_UNKNOWN;
+}
+
+/* An untrusted document's figure: read through the one safe opener (mn_read_file_beneath:
+ * percent-decoded first; no absolute path, scheme, backslash or ".." segment; opened beneath
+ * the document's folder, a regular file only), then parsed from memory. Messages name the
+ * path as written, never the resolved one. A glTF figure's own buffers are read beneath the
+ * glTF file's folder (inside the document's) by the same opener. */
+static mn_status load_figure_confined(ctx* x, const char* figure, double scale,
+                                      const char* base_dir, mn_model** out, mn_gltf* skin) {
+    char sh[300], why[600];
+    mn_error e;
+    char* rel = NULL;
+    mn_status st = mn_uri_relative(figure, &rel, &e);
+    if (st != MN_OK)
+        return fail(x, st, "cannot read the figure \"%s\": %s", shown(figure, sh, sizeof sh),
+                    figure_problem(&e, why, sizeof why));
+    char* data = NULL;
+    size_t len = 0;
+    st = mn_read_file_beneath(base_dir ? base_dir : "", figure, 0, &data, &len, &e);
+    if (st != MN_OK) {
+        free(rel);
+        return fail(x, st, "cannot read the figure \"%s\": %s", shown(figure, sh, sizeof sh),
+                    figure_problem(&e, why, sizeof why));
+    }
+    mn_file_kind kind = kind_of_mem(rel, data, len);
+    if (scale > 0 && scale != 1 && kind != MN_FILE_BVH) {
+        free(rel);
+        free(data);
+        push_key(x, "scale");
+        return fail(x, MN_ERR_PARSE, "a scale applies to BVH figures only");
+    }
+    /* the name in the figure readers' messages; a glTF file's folder for its buffers */
+    size_t nl = (base_dir ? strlen(base_dir) : 0) + strlen(rel) + 2;
+    char* name = malloc(nl);
+    if (!name) {
+        free(rel);
+        free(data);
+        return fail(x, MN_ERR_NOMEM, "out of memory");
+    }
+    if (base_dir && base_dir[0])
+        snprintf(name, nl, "%s/%s", base_dir, rel);
+    else
+        snprintf(name, nl, "%s", rel);
+    free(rel);
+    switch (kind) {
+    case MN_FILE_BVH: {
+        mn_bvh_options bo = mn_bvh_default();
+        if (scale > 0) bo.scale = scale;
+        st = mn_bvh_read_mem(data, len, name, &bo, out, NULL, NULL, &e);
+        break;
+    }
+    case MN_FILE_URDF:
+        st = mn_urdf_read_mem(data, len, name, out, NULL, &e);
+        break;
+    case MN_FILE_SKEL:
+        st = mn_skel_read_mem(data, len, name, out, NULL, &e);
+        break;
+    case MN_FILE_GLTF: {
+        mn_gltf g;
+        st = mn_gltf_read_mem(data, len, name, &g, NULL, &e);
+        if (st != MN_OK) break;
+        *out = mn_gltf_model(&g, &e);
+        if (!*out) {
+            st = e.status;
+            mn_gltf_free(&g);
+        } else if (skin && g.nverts > 0) {
+            *skin = g;
+        } else {
+            mn_gltf_free(&g);
+        }
+        break;
+    }
+    default:
+        st = mn_error_set(&e, MN_ERR_PARSE, name, 0, "",
+                          "unknown figure format (expected .bvh, .urdf, .skel, .gltf or .glb)");
+        break;
+    }
+    free(name);
+    free(data);
+    if (st != MN_OK)
+        return fail(x, st, "cannot read the figure \"%s\": %s", shown(figure, sh, sizeof sh),
+                    figure_problem(&e, why, sizeof why));
+    return MN_OK;
+}
+
 static mn_status load_figure(ctx* x, const char* figure, double scale, const char* base_dir,
-                             mn_model** out, mn_gltf* skin) {
+                             int trusted, mn_model** out, mn_gltf* skin) {
     char path[1024];
     mn_error e;
     int builtin = !strcmp(figure, "stickman");
@@ -463,15 +601,17 @@ static mn_status load_figure(ctx* x, const char* figure, double scale, const cha
         snprintf(path, sizeof path, "%s", figure);
     else
         snprintf(path, sizeof path, "%s/%s", base_dir, figure);
-    if (builtin) {
-        FILE* f = fopen(path, "rb");
-        if (f) fclose(f), builtin = 0;
-    }
+    /* a file of that name wins; only its existence is asked (opening a FIFO would wait) */
+    if (builtin && access(path, F_OK) == 0) builtin = 0;
     push_key(x, "figure");
     mn_status st;
     if (builtin) {
         *out = mn_stickman_model(&e);
         st = *out ? MN_OK : e.status;
+    } else if (!trusted) {
+        if ((st = load_figure_confined(x, figure, scale, base_dir, out, skin)) != MN_OK) return st;
+        pop(x);
+        return MN_OK;
     } else if (scale > 0 && mn_file_kind_of(path) == MN_FILE_BVH) {
         mn_bvh_options bo = mn_bvh_default();
         bo.scale = scale;
@@ -487,8 +627,9 @@ static mn_status load_figure(ctx* x, const char* figure, double scale, const cha
     return MN_OK;
 }
 
-static mn_status parse(reader* r, const cJSON* root, const char* base_dir, const mn_model* figure,
-                       mn_model** model, mn_gltf* skin, mn_seq_doc_info* info) {
+static mn_status parse(reader* r, const cJSON* root, const char* base_dir, int trusted,
+                       const mn_model* figure, mn_model** model, mn_gltf* skin,
+                       mn_seq_doc_info* info) {
     ctx* x = &r->x;
     if (!cJSON_IsObject(root)) return fail(x, MN_ERR_PARSE, "a sequence document is a JSON object");
     mn_status st = check_keys(x, root, root_keys);
@@ -500,7 +641,8 @@ static mn_status parse(reader* r, const cJSON* root, const char* base_dir, const
     mn_seq_def def = mn_seq_def_default();
     if ((st = get_num(x, root, "fps", &def.fps, 1e-6, 1e6)) != MN_OK) return st;
     if (!figure) {
-        if ((st = load_figure(x, info->figure, info->scale, base_dir, model, skin)) != MN_OK)
+        if ((st = load_figure(x, info->figure, info->scale, base_dir, trusted, model, skin)) !=
+            MN_OK)
             return st;
         figure = *model;
     }
@@ -524,9 +666,15 @@ static mn_status parse(reader* r, const cJSON* root, const char* base_dir, const
     return MN_OK;
 }
 
+mn_seq_read_options mn_seq_read_default(void) {
+    mn_seq_read_options o;
+    memset(&o, 0, sizeof o);
+    return o;
+}
+
 static mn_status read_mem(const char* text, size_t len, const char* name, const char* base_dir,
-                          const mn_model* figure, mn_model** model, mn_seq** seq,
-                          mn_seq_doc_info* info, mn_gltf* skin, mn_error* err) {
+                          const mn_seq_read_options* opt, const mn_model* figure, mn_model** model,
+                          mn_seq** seq, mn_seq_doc_info* info, mn_gltf* skin, mn_error* err) {
     mn_error_clear(err);
     if (skin) memset(skin, 0, sizeof *skin);
     if (!model || !seq) return mn_error_set(err, MN_ERR_ARG, name, 0, "sequence", "NULL output");
@@ -547,7 +695,7 @@ static mn_status read_mem(const char* text, size_t len, const char* name, const 
     r.x.err = err;
     r.x.doc = "sequence";
     mn_model* m = NULL;
-    mn_status st = parse(&r, root, base_dir, figure, &m, skin, info);
+    mn_status st = parse(&r, root, base_dir, opt && opt->trusted, figure, &m, skin, info);
     cJSON_Delete(root);
     free(r.hname);
     if (st != MN_OK) {
@@ -563,12 +711,13 @@ static mn_status read_mem(const char* text, size_t len, const char* name, const 
 }
 
 mn_status mn_seq_read_mem(const char* text, size_t len, const char* name, const char* base_dir,
-                          const mn_model* figure, mn_model** model, mn_seq** seq,
-                          mn_seq_doc_info* info, mn_error* err) {
-    return read_mem(text, len, name, base_dir, figure, model, seq, info, NULL, err);
+                          const mn_seq_read_options* opt, const mn_model* figure, mn_model** model,
+                          mn_seq** seq, mn_seq_doc_info* info, mn_error* err) {
+    return read_mem(text, len, name, base_dir, opt, figure, model, seq, info, NULL, err);
 }
 
 typedef struct read_args {
+    const mn_seq_read_options* opt;
     mn_model** model;
     mn_seq** seq;
     mn_seq_doc_info* info;
@@ -586,23 +735,23 @@ static mn_status read_text(const char* text, size_t len, const char* path, void*
         *slash = 0;
     else
         dir[0] = 0;
-    return read_mem(text, len, path, dir, NULL, a->model, a->seq, a->info, a->skin, err);
+    return read_mem(text, len, path, dir, a->opt, NULL, a->model, a->seq, a->info, a->skin, err);
 }
 
-mn_status mn_seq_read(const char* path, mn_model** model, mn_seq** seq, mn_seq_doc_info* info,
-                      mn_error* err) {
+mn_status mn_seq_read(const char* path, const mn_seq_read_options* opt, mn_model** model,
+                      mn_seq** seq, mn_seq_doc_info* info, mn_error* err) {
     if (model) *model = NULL;
     if (seq) *seq = NULL;
-    read_args a = {model, seq, info, NULL};
+    read_args a = {opt, model, seq, info, NULL};
     return mn_io_read_path(path, read_text, &a, err);
 }
 
-mn_status mn_seq_read_skin(const char* path, mn_model** model, mn_seq** seq, mn_seq_doc_info* info,
-                           mn_gltf* skin, mn_error* err) {
+mn_status mn_seq_read_skin(const char* path, const mn_seq_read_options* opt, mn_model** model,
+                           mn_seq** seq, mn_seq_doc_info* info, mn_gltf* skin, mn_error* err) {
     if (model) *model = NULL;
     if (seq) *seq = NULL;
     if (skin) memset(skin, 0, sizeof *skin);
-    read_args a = {model, seq, info, skin};
+    read_args a = {opt, model, seq, info, skin};
     return mn_io_read_path(path, read_text, &a, err);
 }
 

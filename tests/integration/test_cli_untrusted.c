@@ -3,6 +3,7 @@
  * within bounded memory, time and output, and never write a lie or half a set. */
 #include <marionette/gltf.h>
 #include <marionette/io.h>
+#include <marionette/sequence.h>
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -533,6 +534,94 @@ static void test_scene_long_drag_path(void) {
     remove(p);
 }
 
+/* anim import into a project folder names the take relative to the document, so the
+ * document passes the library's default reader (confined to its folder); a document
+ * written elsewhere names the take as it is found (absolute), which only a trusted reader
+ * (the command line) follows. */
+static void test_anim_import_relative_figure(void) {
+    size_t n = 0;
+    char* take = mn_test_read_file(MN_DATA "/mocap/cmu_motionbuilder/cmu_02_01_walk.bvh", &n);
+    CHECK(take != NULL);
+    if (!take) return;
+    char proj[800], takes[900], bvh[1000], doc[1000], cmd[4096];
+    snprintf(proj, sizeof proj, "%s", tpath("proj"));
+    snprintf(takes, sizeof takes, "%s/takes", proj);
+    snprintf(bvh, sizeof bvh, "%s/walk.bvh", takes);
+    /* a folder beside the project: the take is not inside it */
+    char other[800];
+    snprintf(other, sizeof other, "%s", tpath("other"));
+    CHECK(mkdir(proj, 0700) == 0 && mkdir(takes, 0700) == 0 && mkdir(other, 0700) == 0);
+    FILE* f = fopen(bvh, "wb");
+    CHECK(f != NULL);
+    if (f) {
+        CHECK(fwrite(take, 1, n, f) == n);
+        fclose(f);
+    }
+    free(take);
+    mn_seq_read_options trust = mn_seq_read_default();
+    trust.trusted = 1;
+    for (int k = 0; k < 3; k++) {
+        char *out, *err;
+        int code;
+        if (k == 0) { /* absolute paths */
+            snprintf(doc, sizeof doc, "%s/a.json", proj);
+            snprintf(cmd, sizeof cmd, "anim import '%s' --scale 0.056444 --tol 0.05 --out '%s'",
+                     bvh, doc);
+            code = run_cli(cmd, &out, &err);
+        } else if (k == 1) { /* both relative to the current folder, not the document's */
+            snprintf(doc, sizeof doc, "%s/b.json", proj);
+            char o[900], e[900];
+            snprintf(o, sizeof o, "%s", tpath("import.out"));
+            snprintf(e, sizeof e, "%s", tpath("import.err"));
+            snprintf(cmd, sizeof cmd,
+                     "cd '%s' && '%s' anim import proj/takes/walk.bvh --tol 0.05 --out "
+                     "proj/b.json > '%s' 2> '%s' < /dev/null",
+                     tdir, MN_CLI, o, e);
+            int st = system(cmd);
+            code = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+            out = mn_test_read_file(o, NULL);
+            err = mn_test_read_file(e, NULL);
+            remove(o);
+            remove(e);
+        } else { /* the document outside the take's folder */
+            snprintf(doc, sizeof doc, "%s/elsewhere.json", other);
+            snprintf(cmd, sizeof cmd, "anim import '%s' --tol 0.05 --out '%s'", bvh, doc);
+            code = run_cli(cmd, &out, &err);
+        }
+        CHECK(code == 0 && out && strstr(out, "frames=344"));
+        free(out), free(err);
+        char* text = mn_test_read_file(doc, NULL);
+        CHECK(text != NULL);
+        if (k < 2)
+            CHECK(text && strstr(text, "\"figure\": \"takes/walk.bvh\""));
+        else
+            CHECK(text && strstr(text, bvh));
+        free(text);
+        mn_model* m = NULL;
+        mn_seq* s = NULL;
+        mn_error e;
+        mn_status st = mn_seq_read(doc, NULL, &m, &s, NULL, &e);
+        if (k < 2) {
+            CHECK(st == MN_OK && s && m && m->njoint > 10);
+        } else {
+            CHECK(st == MN_ERR_UNSUPPORTED && !strcmp(e.field, "figure"));
+        }
+        mn_seq_destroy(s);
+        mn_model_destroy(m);
+        CHECK(mn_seq_read(doc, &trust, &m, &s, NULL, &e) == MN_OK && s && m);
+        mn_seq_destroy(s);
+        mn_model_destroy(m);
+        /* the command line reads every one of them */
+        snprintf(cmd, sizeof cmd, "anim info '%s'", doc);
+        char *o2, *e2;
+        CHECK(run_cli(cmd, &o2, &e2) == 0 && strstr(o2, "walk"));
+        free(o2), free(e2);
+        remove(doc);
+    }
+    remove(bvh);
+    CHECK(rmdir(takes) == 0 && rmdir(proj) == 0 && rmdir(other) == 0);
+}
+
 int main(int argc, char** argv) {
     mn_test_init(argc, argv);
     RUN(test_fit_tmat_unique_and_outputs);
@@ -544,5 +633,6 @@ int main(int argc, char** argv) {
     RUN(test_gltf_long_clip);
     RUN(test_urdf_many_attributes);
     RUN(test_scene_long_drag_path);
+    RUN(test_anim_import_relative_figure);
     return mn_test_report();
 }

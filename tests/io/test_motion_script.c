@@ -17,7 +17,7 @@ static void test_walking_paragraph(void) {
     mn_model* m = NULL;
     mn_seq* s = NULL;
     mn_error err;
-    CHECK(mn_seq_read(WALK, &m, &s, NULL, &err) == MN_OK);
+    CHECK(mn_seq_read(WALK, NULL, &m, &s, NULL, &err) == MN_OK);
     if (!s) return;
     CHECK(mn_motion_script_apply(SCRIPT, s, &err) == MN_OK);
     CHECK(mn_seq_handle_count(s) == 2 && mn_seq_constraint_count(s) == 2);

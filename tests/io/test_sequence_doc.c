@@ -94,7 +94,7 @@ static void test_round_trip(void) {
     mn_model* m2 = NULL;
     mn_seq* s2 = NULL;
     mn_seq_doc_info info;
-    CHECK(mn_seq_read_mem(t1, n1, "rt.json", NULL, NULL, &m2, &s2, &info, &err) == MN_OK);
+    CHECK(mn_seq_read_mem(t1, n1, "rt.json", NULL, NULL, NULL, &m2, &s2, &info, &err) == MN_OK);
     if (!s2) {
         fprintf(stderr, "%s\n", err.message);
         free(t1);
@@ -175,7 +175,7 @@ static void test_file_with_figure(void) {
     mn_model* m2 = NULL;
     mn_seq* s2 = NULL;
     mn_seq_doc_info info;
-    CHECK(mn_seq_read(doc, &m2, &s2, &info, &err) == MN_OK);
+    CHECK(mn_seq_read(doc, NULL, &m2, &s2, &info, &err) == MN_OK);
     if (s2) {
         CHECK(info.scale == 0.056444 && m2->njoint == m->njoint);
         CHECK(mn_seq_key_count(s2) == 4);
@@ -196,9 +196,9 @@ static void test_file_with_figure(void) {
     FILE* f = fopen(doc, "w");
     fputs("{\"figure\": \"nowhere.bvh\", \"keys\": [{\"frame\": 0, \"pose\": {}}]}", f);
     fclose(f);
-    CHECK(mn_seq_read(doc, &m2, &s2, NULL, &err) != MN_OK && !strcmp(err.field, "figure") &&
+    CHECK(mn_seq_read(doc, NULL, &m2, &s2, NULL, &err) != MN_OK && !strcmp(err.field, "figure") &&
           m2 == NULL && s2 == NULL);
-    CHECK(mn_seq_read("/nonexistent/x.json", &m2, &s2, NULL, &err) == MN_ERR_IO);
+    CHECK(mn_seq_read("/nonexistent/x.json", NULL, &m2, &s2, NULL, &err) == MN_ERR_IO);
     unlink(doc);
     unlink(bvh);
     rmdir(dir);
@@ -298,7 +298,7 @@ static void test_malformed(void) {
         mn_seq* s = (mn_seq*)1;
         mn_error err;
         mn_status st = mn_seq_read_mem(table[i].text, strlen(table[i].text), "bad.json", NULL, NULL,
-                                       &m, &s, NULL, &err);
+                                       NULL, &m, &s, NULL, &err);
         int ok = st != MN_OK && m == NULL && s == NULL && err.line == table[i].line &&
                  !strncmp(err.field, table[i].field, strlen(table[i].field)) &&
                  !strcmp(err.file, "bad.json");
@@ -307,8 +307,8 @@ static void test_malformed(void) {
                     err.field, err.message);
         CHECK(ok);
         /* the same with a given figure */
-        st = mn_seq_read_mem(table[i].text, strlen(table[i].text), "bad.json", NULL, stick, &m, &s,
-                             NULL, &err);
+        st = mn_seq_read_mem(table[i].text, strlen(table[i].text), "bad.json", NULL, NULL, stick,
+                             &m, &s, NULL, &err);
         CHECK(st != MN_OK && s == NULL);
     }
     mn_model_destroy(stick);
@@ -371,19 +371,22 @@ static void test_figure_read_skin(void) {
 
 /* mn_seq_read_skin: a sequence whose figure is a skinned glTF keeps its skin. */
 static void test_seq_read_skin(void) {
+    /* the examples and the document below name figures outside their folders */
+    mn_seq_read_options trust = mn_seq_read_default();
+    trust.trusted = 1;
     mn_model* m = NULL;
     mn_seq* s = NULL;
     mn_gltf g;
     mn_error err;
-    CHECK(mn_seq_read_skin(MN_SOURCE "/docs/examples/fox_sequence.json", &m, &s, NULL, &g, &err) ==
-          MN_OK);
+    CHECK(mn_seq_read_skin(MN_SOURCE "/docs/examples/fox_sequence.json", &trust, &m, &s, NULL, &g,
+                           &err) == MN_OK);
     CHECK(s && mn_seq_key_count(s) == 4 && g.nverts == 1728 && skin_matches_model(&g, m));
     mn_seq_destroy(s);
     mn_model_destroy(m);
     mn_gltf_free(&g);
     memset(&g, 0x5A, sizeof g);
-    CHECK(mn_seq_read_skin(MN_SOURCE "/docs/examples/crouch_sequence.json", &m, &s, NULL, &g,
-                           &err) == MN_OK);
+    CHECK(mn_seq_read_skin(MN_SOURCE "/docs/examples/crouch_sequence.json", &trust, &m, &s, NULL,
+                           &g, &err) == MN_OK);
     CHECK(s && g.nverts == 0 && g.njoints == 0 && g.priv == NULL);
     mn_seq_destroy(s);
     mn_model_destroy(m);
@@ -394,7 +397,7 @@ static void test_seq_read_skin(void) {
     char path[300];
     snprintf(path, sizeof path, "%s", mn_test_write_temp(".json", doc, sizeof doc - 1));
     memset(&g, 0x5A, sizeof g);
-    mn_status st = mn_seq_read_skin(path, &m, &s, NULL, &g, &err);
+    mn_status st = mn_seq_read_skin(path, &trust, &m, &s, NULL, &g, &err);
     CHECK(st != MN_OK);
     CHECK(m == NULL && s == NULL && g.njoints == 0 && g.priv == NULL);
     CHECK(strstr(err.message, "nope") && err.line == 3);

@@ -548,7 +548,7 @@ static mn_status rd_scene(const char* p, mn_error* e) {
 static mn_status rd_seq(const char* p, mn_error* e) {
     mn_model* m = NULL;
     mn_seq* q = NULL;
-    mn_status s = mn_seq_read(p, &m, &q, NULL, e);
+    mn_status s = mn_seq_read(p, NULL, &m, &q, NULL, e);
     if (!s) mn_seq_destroy(q), mn_model_destroy(m);
     return s;
 }
@@ -603,6 +603,179 @@ static void test_readers_refuse_special_files(void) {
     rmdir(dir);
 }
 
+/* A sequence document names its figure: by default (an untrusted document) the figure is
+ * read beneath the document's folder through the safe opener, and every way out is refused
+ * with the document, the line, the field "figure" and the path as written (a valid BVH waits
+ * outside, so a reader that followed would load it); the same documents open with the
+ * trusted option where the path leads somewhere real. */
+static const char tiny_bvh[] = "HIERARCHY\nROOT hip\n{\n  OFFSET 0 0 0\n  CHANNELS 3 Zrotation "
+                               "Xrotation Yrotation\n  JOINT knee\n  {\n    OFFSET 0 1 0\n    "
+                               "CHANNELS 1 Zrotation\n    End Site\n    {\n      OFFSET 0 1 0\n"
+                               "    }\n  }\n}\nMOTION\nFrames: 1\nFrame Time: 0.04\n0 0 0 0\n";
+
+static void write_bytes(const char* path, const void* data, size_t n) {
+    FILE* f = fopen(path, "wb");
+    CHECK(f != NULL);
+    if (!f) return;
+    CHECK(fwrite(data, 1, n, f) == n);
+    fclose(f);
+}
+
+static void test_sequence_figure_confined(void) {
+    const char* t = mn_test_temp_dir();
+    CHECK(t != NULL);
+    if (!t) return;
+    char top[700], dir[800], p[1000], q[1000], doc[1000];
+    snprintf(top, sizeof top, "%s/seqfig", t);
+    snprintf(dir, sizeof dir, "%s/doc", top);
+    CHECK(mkdir(top, 0700) == 0 && mkdir(dir, 0700) == 0);
+    snprintf(p, sizeof p, "%s/sub", dir);
+    CHECK(mkdir(p, 0700) == 0);
+    snprintf(p, sizeof p, "%s/outside.bvh", top);
+    write_bytes(p, tiny_bvh, sizeof tiny_bvh - 1);
+    snprintf(p, sizeof p, "%s/sub/in.bvh", dir);
+    write_bytes(p, tiny_bvh, sizeof tiny_bvh - 1);
+    snprintf(p, sizeof p, "%s/sub/bad.bvh", dir);
+    static const char bad_bvh[] = "HIERARCHY\nROOT hip\n{\n  OFFSET 0 zero 0\n";
+    write_bytes(p, bad_bvh, sizeof bad_bvh - 1);
+    snprintf(p, sizeof p, "%s/link.bvh", dir);
+    CHECK(symlink("../outside.bvh", p) == 0);
+    snprintf(p, sizeof p, "%s/dirlink", dir);
+    CHECK(symlink("..", p) == 0);
+    snprintf(p, sizeof p, "%s/fifo.bvh", dir);
+    CHECK(mkfifo(p, 0600) == 0);
+    char abs_out[1000];
+    snprintf(abs_out, sizeof abs_out, "%s/outside.bvh", top);
+    snprintf(doc, sizeof doc, "%s/walk.json", dir);
+    struct {
+        const char* figure;
+        int confined;    /* read by default */
+        int trusted;     /* read with the trusted option */
+        const char* why; /* part of the refusal by default */
+    } cases[] = {
+        {"sub/in.bvh", 1, 1, NULL},
+        {"./sub/./in.bvh", 1, 1, NULL},
+        {"sub/%69n.bvh", 1, 0, NULL},
+        {"stickman", 1, 1, NULL},
+        {abs_out, 0, 1, "absolute"},
+        {"../outside.bvh", 0, 1, ".."},
+        {"sub/../../outside.bvh", 0, 1, ".."},
+        {"%2e%2e/outside.bvh", 0, 0, ".."},
+        {"..%2Foutside.bvh", 0, 0, ".."},
+        {"%2F%2E%2E/outside.bvh", 0, 0, "absolute"},
+        {"..\\outside.bvh", 0, 0, "backslash"},
+        {"sub\\in.bvh", 0, 0, "backslash"},
+        {"file:../outside.bvh", 0, 0, "relative"},
+        {"file:///etc/passwd", 0, 0, "relative"},
+        {"link.bvh", 0, 1, "out of"},
+        {"dirlink/outside.bvh", 0, 1, "out of"},
+        {"fifo.bvh", 0, 0, "not a regular file"},
+        {"sub", 0, 0, "not a regular file"},
+        {"nowhere.bvh", 0, 0, "cannot open"},
+        {"sub/bad.bvh", 0, 0, "line 4"}, /* a parse error, named in the figure */
+    };
+    mn_seq_read_options trust = mn_seq_read_default();
+    trust.trusted = 1;
+    alarm(20);
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        /* the figure as a JSON string on line 2 */
+        char esc[1200], text[1600];
+        size_t k = 0;
+        for (const char* c = cases[i].figure; *c && k + 3 < sizeof esc; c++) {
+            if (*c == '\\' || *c == '"') esc[k++] = '\\';
+            esc[k++] = *c;
+        }
+        esc[k] = 0;
+        snprintf(text, sizeof text,
+                 "{\n  \"figure\": \"%s\",\n  \"keys\": [{\"frame\": 0, \"pose\": {}}]\n}\n", esc);
+        write_bytes(doc, text, strlen(text));
+        for (int mode = 0; mode < 3; mode++) {
+            /* 0: the default (NULL), 1: mn_seq_read_default(), 2: trusted */
+            mn_seq_read_options def = mn_seq_read_default();
+            const mn_seq_read_options* opt = mode == 0 ? NULL : mode == 1 ? &def : &trust;
+            mn_model* m = (mn_model*)1;
+            mn_seq* s = (mn_seq*)1;
+            mn_error e;
+            mn_status st = mn_seq_read(doc, opt, &m, &s, NULL, &e);
+            int want = mode == 2 ? cases[i].trusted : cases[i].confined;
+            int ok;
+            if (want) {
+                ok = st == MN_OK && m && s && m->njoint >= 2;
+            } else {
+                ok = st != MN_OK && m == NULL && s == NULL;
+                if (mode < 2)
+                    ok = ok && !strcmp(e.file, doc) && e.line == 2 && !strcmp(e.field, "figure") &&
+                         strstr(e.message, cases[i].figure) && strstr(e.message, cases[i].why) &&
+                         /* the path as written, never the folder or the resolved path */
+                         (cases[i].figure == abs_out || !strstr(e.message + strlen(doc), top));
+            }
+            if (!ok || getenv("MN_TEST_VERBOSE"))
+                fprintf(stderr, "  figure '%s' (mode %d): %s\n", cases[i].figure, mode,
+                        st ? e.message : "read");
+            CHECK(ok);
+            if (st == MN_OK) {
+                mn_seq_destroy(s);
+                mn_model_destroy(m);
+            }
+        }
+    }
+    /* a FIFO named "stickman" is the figure (a file of that name wins), refused, never
+     * waited on, in either mode */
+    snprintf(p, sizeof p, "%s/stickman", dir);
+    CHECK(mkfifo(p, 0600) == 0);
+    static const char stick_doc[] =
+        "{\n  \"figure\": \"stickman\",\n  \"keys\": [{\"frame\": 0, \"pose\": {}}]\n}\n";
+    write_bytes(doc, stick_doc, sizeof stick_doc - 1);
+    for (int mode = 0; mode < 2; mode++) {
+        mn_model* m = NULL;
+        mn_seq* s = NULL;
+        mn_error e;
+        CHECK(mn_seq_read(doc, mode ? &trust : NULL, &m, &s, NULL, &e) == MN_ERR_IO && !m && !s &&
+              !strcmp(e.field, "figure") && strstr(e.message, "not a regular file"));
+    }
+    CHECK(unlink(p) == 0);
+    alarm(0);
+    /* a skinned glTF figure in a subfolder: read beneath the folder, its mesh kept */
+    size_t n = 0;
+    char* fox = mn_test_read_file(MN_DATA "/skinned/Fox.glb", &n);
+    CHECK(fox != NULL);
+    snprintf(p, sizeof p, "%s/sub/Fox.glb", dir);
+    if (fox) write_bytes(p, fox, n);
+    free(fox);
+    static const char fox_doc[] =
+        "{\n  \"figure\": \"sub/Fox.glb\",\n  \"keys\": [{\"frame\": 0, \"pose\": {}}]\n}\n";
+    write_bytes(doc, fox_doc, sizeof fox_doc - 1);
+    mn_model* m = NULL;
+    mn_seq* s = NULL;
+    mn_gltf g;
+    mn_error e;
+    CHECK(mn_seq_read_skin(doc, NULL, &m, &s, NULL, &g, &e) == MN_OK);
+    CHECK(s && m && g.nverts == 1728 && g.njoints == m->njoint);
+    mn_seq_destroy(s);
+    mn_model_destroy(m);
+    mn_gltf_free(&g);
+    unlink(p);
+    /* from memory: base_dir is the folder, NULL the current one; ".." refused either way */
+    static const char up[] =
+        "{\n  \"figure\": \"../outside.bvh\",\n  \"keys\": [{\"frame\": 0, \"pose\": {}}]\n}\n";
+    CHECK(mn_seq_read_mem(up, sizeof up - 1, "up.json", dir, NULL, NULL, &m, &s, NULL, &e) ==
+              MN_ERR_UNSUPPORTED &&
+          !strcmp(e.field, "figure") && e.line == 2 && m == NULL && s == NULL);
+    CHECK(mn_seq_read_mem(up, sizeof up - 1, "up.json", NULL, NULL, NULL, &m, &s, NULL, &e) ==
+          MN_ERR_UNSUPPORTED);
+    CHECK(mn_seq_read_mem(up, sizeof up - 1, "up.json", dir, &trust, NULL, &m, &s, NULL, &e) ==
+          MN_OK);
+    mn_seq_destroy(s);
+    mn_model_destroy(m);
+    const char* names[] = {"walk.json", "sub/in.bvh", "sub/bad.bvh", "sub",
+                           "link.bvh",  "dirlink",    "fifo.bvh"};
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+        snprintf(q, sizeof q, "%s/%s", dir, names[i]);
+        CHECK(i == 3 ? rmdir(q) == 0 : unlink(q) == 0);
+    }
+    CHECK(rmdir(dir) == 0 && unlink(abs_out) == 0 && rmdir(top) == 0);
+}
+
 int main(int argc, char** argv) {
     signal(SIGALRM, on_alarm);
     mn_test_init(argc, argv);
@@ -616,5 +789,6 @@ int main(int argc, char** argv) {
     RUN(test_bvh_no_channels);
     RUN(test_gltf_buffer_uris);
     RUN(test_readers_refuse_special_files);
+    RUN(test_sequence_figure_confined);
     return mn_test_report();
 }
