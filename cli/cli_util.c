@@ -17,27 +17,9 @@ int mn_cli_wants_help(int argc, char** argv) {
 /* Length of the UTF-8 sequence at s (1..4) when it is valid and not a control character
  * (C0, DEL, C1), else 0. */
 static int safe_char(const unsigned char* s) {
-    unsigned c = s[0];
-    if (c < 0x20 || c == 0x7F) return 0;
-    if (c < 0x80) return 1;
-    int len;
-    unsigned cp;
-    if ((c & 0xE0) == 0xC0)
-        len = 2, cp = c & 0x1F;
-    else if ((c & 0xF0) == 0xE0)
-        len = 3, cp = c & 0x0F;
-    else if ((c & 0xF8) == 0xF0)
-        len = 4, cp = c & 0x07;
-    else
-        return 0;
-    for (int i = 1; i < len; i++) {
-        if ((s[i] & 0xC0) != 0x80) return 0; /* also stops at the NUL */
-        cp = (cp << 6) | (s[i] & 0x3F);
-    }
-    if ((len == 2 && cp < 0x80) || (len == 3 && cp < 0x800) || (len == 4 && cp < 0x10000) ||
-        cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF) || (cp >= 0x80 && cp <= 0x9F))
-        return 0;
-    return len;
+    if (s[0] < 0x20 || s[0] == 0x7F) return 0;
+    if (s[0] == 0xC2 && s[1] >= 0x80 && s[1] <= 0x9F) return 0; /* C1: U+0080 to U+009F */
+    return mn_utf8_len(s, 4); /* stops at the NUL: it is no continuation byte */
 }
 
 const char* mn_cli_safe(const char* s) {

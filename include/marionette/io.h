@@ -156,6 +156,14 @@ mn_status mn_read_file(const char* path, char** data, size_t* len, mn_error* err
 mn_status mn_read_file_beneath(const char* dir, const char* uri, size_t max, char** data,
                                size_t* len, mn_error* err);
 
+/* ---- text ------------------------------------------------------------------------------ */
+/* Length (1 to 4) of the UTF-8 sequence at s (at most n bytes, n >= 1), or 0 when it is not
+ * valid UTF-8 (RFC 3629: overlong forms, surrogates and code points above U+10FFFF are
+ * invalid). It reads no byte after one that is not a continuation byte, so a NUL-terminated
+ * string may be passed with n = 4. The one UTF-8 check of the readers, writers and the
+ * command line's printing. */
+int mn_utf8_len(const unsigned char* s, size_t n);
+
 #ifdef __cplusplus
 }
 #endif

@@ -66,10 +66,7 @@ typedef struct mn_io_out {
 mn_status mn_io_errorv(mn_error* err, mn_status s, const char* file, int line, const char* field,
                        const char* fmt, va_list ap);
 
-/* Length (1 to 4) of the UTF-8 sequence at s (at most n bytes, n >= 1), or 0 when it is not
- * valid UTF-8 (RFC 3629: overlong forms, surrogates and code points above U+10FFFF are
- * invalid). */
-int mn_utf8_len(const unsigned char* s, size_t n);
+/* mn_utf8_len (one UTF-8 sequence) is public: io.h. */
 /* Is s[0..n) valid UTF-8 text without control characters (C0 and DEL)? */
 int mn_utf8_text(const char* s, size_t n);
 
