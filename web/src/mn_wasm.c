@@ -559,6 +559,19 @@ EXPORT(mnw_csolve_defaults) void mnw_csolve_defaults(double* dv, int* iv) {
     memcpy(iv, i, sizeof i);
 }
 
+/* A constraint solve's result as the 8 numbers the JavaScript side reads. */
+static void csolve_result_out(mn_status s, const mn_csolve_result* r, double* out) {
+    const double res[8] = {s,
+                           r->iterations,
+                           r->svd_fallbacks,
+                           r->rows,
+                           r->max_violation,
+                           r->max_rot_violation,
+                           r->max_drag_error,
+                           r->nunmet};
+    memcpy(out, res, sizeof res);
+}
+
 EXPORT(mnw_csys_solve)
 int mnw_csys_solve(mnw_csys* c, const double* dv, const int* iv, double* out) {
     if (!c || !dv || !iv || !out) return arg_error("system", "NULL");
@@ -579,15 +592,7 @@ int mnw_csys_solve(mnw_csys* c, const double* dv, const int* iv, double* out) {
     mn_csolve_result r;
     memset(&r, 0, sizeof r);
     mn_status s = mn_csys_solve(c->s, &o, &r);
-    const double res[8] = {s,
-                           r.iterations,
-                           r.svd_fallbacks,
-                           r.rows,
-                           r.max_violation,
-                           r.max_rot_violation,
-                           r.max_drag_error,
-                           r.nunmet};
-    memcpy(out, res, sizeof res);
+    csolve_result_out(s, &r, out);
     from_message(s, "", s == MN_OK ? "" : r.message);
     for (int i = 0; i < c->nfig; i++)
         sync_pos(c->figs[i]);
@@ -886,15 +891,7 @@ int mnw_seq_solve_frame(mnw_seq* q, double frame, const double* dv, const int* i
     mn_csolve_result r;
     memset(&r, 0, sizeof r);
     mn_status s = mn_seq_solve_frame(q->solver, frame, &o, &r);
-    const double res[8] = {s,
-                           r.iterations,
-                           r.svd_fallbacks,
-                           r.rows,
-                           r.max_violation,
-                           r.max_rot_violation,
-                           r.max_drag_error,
-                           r.nunmet};
-    memcpy(out, res, sizeof res);
+    csolve_result_out(s, &r, out);
     from_message(s, "frame", s == MN_OK ? "" : r.message[0] ? r.message : "refused");
     sync_pos(q->f);
     return s;
