@@ -14,7 +14,7 @@ import { tmpdir } from 'node:os';
 import { join, normalize, sep, extname } from 'node:path';
 import { chromium } from 'playwright-core';
 import { load } from '../marionette.mjs';
-import { root, data, native, documentOf, rng, randomState, chainQ, setChainQ } from './helpers.mjs';
+import { root, data, native, documentOf, rng, randomState, chainQ, setChainQ, pinsScene } from './helpers.mjs';
 
 const CHROMIUM = process.env.MN_CHROMIUM ?? '/usr/bin/chromium';
 // headless, and nothing that reaches out to the network on its own
@@ -29,24 +29,8 @@ const web = join(root, 'web');
 const panda = join(data, 'robots/franka_panda/panda.urdf');
 const mn = await load(); // the module in Node, to make the inputs and replay native answers
 
-// the constraint scene: pins, an orientation, a plane and a drag (as in constrain.test.mjs)
-const scene = {
-  handles: [
-    { name: 'lf', joint: 'left foot' },
-    { name: 'rf', joint: 'right foot' },
-    { name: 'rh', joint: 'right hand', point: [0, -0.05, 0] },
-    { name: 'head', type: 'orientation', joint: 'head' },
-    { name: 'body', type: 'com' },
-  ],
-  constraints: [
-    { type: 'pin', handle: 'lf', target: [0.1, 0.1, 0] },
-    { type: 'pin', handle: 'rf', target: [-0.1, 0.1, 0] },
-    { type: 'orient', handle: 'head', target: [1, 0, 0, 0] },
-    { type: 'plane', handle: 'body', origin: [0, 0, 0.01], normal: [0, 0, 1] },
-  ],
-  drags: [{ handle: 'rh', target: [-0.3, 1.3, 0.3], weight: 1, priority: 1 }],
-  frames: 1,
-};
+// the constraint scene: pins, an orientation, a plane and a drag (helpers.mjs)
+const scene = pinsScene;
 
 // a sequence document of the stick figure: four keys, squad and Catmull-Rom in-betweens
 const sequence = {

@@ -3,27 +3,11 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { load, CSOLVERS } from '../marionette.mjs';
-import { native, tempDir, writeFileSync, join } from './helpers.mjs';
+import { native, tempDir, writeFileSync, join, pinsScene } from './helpers.mjs';
 
 const mn = await load();
 
-const scene1 = {
-  handles: [
-    { name: 'lf', joint: 'left foot' },
-    { name: 'rf', joint: 'right foot' },
-    { name: 'rh', joint: 'right hand', point: [0, -0.05, 0] },
-    { name: 'head', type: 'orientation', joint: 'head' },
-    { name: 'body', type: 'com' },
-  ],
-  constraints: [
-    { type: 'pin', handle: 'lf', target: [0.1, 0.1, 0] },
-    { type: 'pin', handle: 'rf', target: [-0.1, 0.1, 0] },
-    { type: 'orient', handle: 'head', target: [1, 0, 0, 0] },
-    { type: 'plane', handle: 'body', origin: [0, 0, 0.01], normal: [0, 0, 1] },
-  ],
-  drags: [{ handle: 'rh', target: [-0.3, 1.3, 0.3], weight: 1, priority: 1 }],
-  frames: 1,
-};
+const scene1 = pinsScene;
 
 // hands together, the centre of mass over the feet, the head on a line
 const scene2 = {

@@ -113,3 +113,23 @@ export function setChainQ(fig, tipName, baseName, values) {
     for (let i = 0; i < n; i++) fig.q[fig.joints[j].qadr + i] = values[k++];
   }
 }
+
+// A scene of the stick figure for the constraint tests (Node and browser): both feet pinned,
+// the head's orientation held, the centre of mass on a plane, the right hand dragged.
+export const pinsScene = {
+  handles: [
+    { name: 'lf', joint: 'left foot' },
+    { name: 'rf', joint: 'right foot' },
+    { name: 'rh', joint: 'right hand', point: [0, -0.05, 0] },
+    { name: 'head', type: 'orientation', joint: 'head' },
+    { name: 'body', type: 'com' },
+  ],
+  constraints: [
+    { type: 'pin', handle: 'lf', target: [0.1, 0.1, 0] },
+    { type: 'pin', handle: 'rf', target: [-0.1, 0.1, 0] },
+    { type: 'orient', handle: 'head', target: [1, 0, 0, 0] },
+    { type: 'plane', handle: 'body', origin: [0, 0, 0.01], normal: [0, 0, 1] },
+  ],
+  drags: [{ handle: 'rh', target: [-0.3, 1.3, 0.3], weight: 1, priority: 1 }],
+  frames: 1,
+};
