@@ -2,6 +2,7 @@
  * constraints re-satisfied at each) to a BVH file or a glTF binary, or import a BVH take. */
 #define _GNU_SOURCE /* realpath */
 #include <marionette/anim.h>
+#include <marionette/clip.h>
 #include <marionette/gltf.h>
 #include <marionette/io.h>
 #include <marionette/sequence.h>
@@ -14,7 +15,8 @@
 #include "cli.h"
 
 const char mn_cmd_anim_summary[] =
-    "summarise a sequence document (info), bake its frames to BVH or glTF (bake), import a take";
+    "summarise a sequence document (info), bake its frames to BVH or glTF (bake), import a take, "
+    "compress a take";
 
 static void usage(FILE* f) {
     fprintf(
@@ -24,6 +26,8 @@ static void usage(FILE* f) {
         "                            [--solver lagrange|ccd|dls] [--iters N] [--tol T] [--step F]\n"
         "       marionette anim import TAKE.bvh --out SEQ.json [--tol METRES] [--scale S]\n"
         "                            [--rotation MODE] [--translation MODE]\n"
+        "       marionette anim compress TAKE.bvh [--scale S] [--tol T] [--shell D] [--every K]\n"
+        "                            [--out CLIP.mnc]\n"
         "\n"
         "A sequence document (docs/sequence.md) holds the keys of one figure and the\n"
         "constraints over frame ranges that its in-betweens keep; a motion script\n"
@@ -369,6 +373,89 @@ static int import_take(int argc, char** argv) {
     return code;
 }
 
+static int compress_take(int argc, char** argv) {
+    const char *in = NULL, *out = NULL;
+    double scale = 0;
+    int every = 1;
+    mn_clip_options co = mn_clip_default();
+    for (int i = 2; i < argc; i++) {
+        if (!strcmp(argv[i], "--out") && i + 1 < argc)
+            out = argv[++i];
+        else if (!strcmp(argv[i], "--scale") && i + 1 < argc) {
+            if (!mn_cli_parse_double(argv[++i], &scale) || !(scale > 0))
+                return mn_cli_usage_error("anim", "--scale needs a positive number");
+        } else if (!strcmp(argv[i], "--tol") && i + 1 < argc) {
+            if (!mn_cli_parse_double(argv[++i], &co.tol) || !(co.tol > 0))
+                return mn_cli_usage_error("anim", "--tol needs a positive number");
+        } else if (!strcmp(argv[i], "--shell") && i + 1 < argc) {
+            if (!mn_cli_parse_double(argv[++i], &co.shell) || !(co.shell >= 0))
+                return mn_cli_usage_error("anim", "--shell needs a number >= 0");
+        } else if (!strcmp(argv[i], "--every") && i + 1 < argc) {
+            if (!mn_cli_parse_int(argv[++i], &every) || every < 1)
+                return mn_cli_usage_error("anim", "--every needs a positive integer");
+        } else if (argv[i][0] == '-' && argv[i][1])
+            return mn_cli_usage_error("anim", "unknown option '%s'", argv[i]);
+        else if (!in)
+            in = argv[i];
+        else
+            return mn_cli_usage_error("anim", "too many arguments");
+    }
+    if (!in) return mn_cli_usage_error("anim", "compress needs TAKE.bvh");
+    mn_bvh_options bo = mn_bvh_default();
+    if (scale > 0) bo.scale = scale;
+    mn_model* m = NULL;
+    mn_motion mo;
+    mn_warnings w = {0};
+    mn_error err;
+    if (mn_bvh_read(in, &bo, &m, &mo, &w, &err) != MN_OK) return mn_cli_input_error(&err);
+    mn_cli_print_warnings(&w);
+    int code = MN_EXIT_OK;
+    int n = (mo.nframes + every - 1) / every;
+    double* q = n > 0 ? malloc(sizeof(double) * (size_t)n * (size_t)m->nq) : NULL;
+    double fps = mo.frame_time > 0 ? 1.0 / mo.frame_time / every : 30;
+    if (!(fps > 0) || !isfinite(fps)) fps = 30;
+    if (n < 1) {
+        fprintf(stderr, "marionette: %s: the take has no frames\n", mn_cli_safe(in));
+        code = MN_EXIT_INPUT;
+    } else if (!q) {
+        fprintf(stderr, "marionette: %s: out of memory\n", mn_cli_safe(in));
+        code = MN_EXIT_INPUT;
+    } else {
+        for (int f = 0; f < n; f++)
+            memcpy(q + (size_t)f * (size_t)m->nq, mo.q + (size_t)f * every * (size_t)m->nq,
+                   sizeof(double) * (size_t)m->nq);
+        mn_clip_stats st;
+        mn_clip* c = mn_clip_compress(m, q, n, fps, &co, &st, &err);
+        if (!c) {
+            code = mn_cli_input_error(&err);
+        } else {
+            if (out) {
+                FILE* f = fopen(out, "wb");
+                int ok = f && fwrite(mn_clip_bytes(c), 1, mn_clip_size(c), f) == mn_clip_size(c);
+                if (f && fclose(f) != 0) ok = 0;
+                if (!ok) {
+                    fprintf(stderr, "marionette: %s: cannot write the clip\n", mn_cli_safe(out));
+                    remove(out);
+                    code = MN_EXIT_INPUT;
+                }
+            }
+            if (code == MN_EXIT_OK)
+                printf("file=%s frames=%d fps=%g tracks=%d rest=%d constant=%d sparse=%d "
+                       "dense=%d keys=%ld raw_bytes=%zu bytes=%zu ratio=%.2f tol=%g shell=%g "
+                       "max_error=%.4g worst_joint=%s worst_frame=%d\n",
+                       mn_cli_safe(in), st.frames, fps, st.tracks, st.rest, st.constant, st.sparse,
+                       st.dense, st.keys, st.raw_bytes, st.bytes, st.ratio, co.tol, co.shell,
+                       st.max_error, mn_cli_safe(m->jnt_name[st.worst_joint]),
+                       st.worst_frame * every);
+            mn_clip_destroy(c);
+        }
+    }
+    free(q);
+    mn_motion_free(&mo);
+    mn_model_destroy(m);
+    return code;
+}
+
 int mn_cmd_anim(int argc, char** argv) {
     if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
         usage(argc < 2 ? stderr : stdout);
@@ -385,5 +472,7 @@ int mn_cmd_anim(int argc, char** argv) {
     }
     if (!strcmp(argv[1], "bake")) return bake(argc, argv);
     if (!strcmp(argv[1], "import")) return import_take(argc, argv);
-    return mn_cli_usage_error("anim", "unknown subcommand '%s' (info, bake, import)", argv[1]);
+    if (!strcmp(argv[1], "compress")) return compress_take(argc, argv);
+    return mn_cli_usage_error("anim", "unknown subcommand '%s' (info, bake, import, compress)",
+                              argv[1]);
 }

@@ -1,0 +1,98 @@
+/* marionette anim: compressed clips for playback. A take (a state per frame) is stored as
+ * one track per channel of the figure, each with its own error-bounded keys, quantised, in
+ * one self-contained block of bytes; sampling reads the block directly, allocates nothing
+ * and keeps no state (reentrant).
+ *
+ * The error is the one animation compressors are measured by (the Animation Compression
+ * Library's object-space "virtual vertex" metric): for every joint and every frame, two
+ * points at distance `shell` from the joint along its own x and y axes are placed by the
+ * take's forward kinematics and by the clip's; the error is the largest distance between
+ * the two placements, in the figure's length unit. mn_clip_compress guarantees it is at
+ * most `tol` at every frame of the take (it measures it after compressing).
+ *
+ * Channels and their tracks:
+ *   ball joint, free joint's rotation   a rotation track: the rotation vector (the
+ *                                       quaternion's logarithm, unwrapped along the take),
+ *                                       three numbers;
+ *   free joint's position               a 3-vector track;
+ *   hinge angle, slide                  a scalar track.
+ * Each track is, whichever is smallest within its share of the error: the rest value (the
+ * model's q0: nothing stored), one constant, sparse keys (frame indices and values) with
+ * linear or Catmull-Rom interpolation between them, or a value at every frame. Values are
+ * quantised to the fewest bits (per track) over the track's range.
+ *
+ * The block (little-endian, version 1):
+ *   "MNC1", u32 frames, f32 fps, u16 nq, u16 tracks, u8 frame-index bits;
+ *   per track: u8 mode (bits 0-1: 0 rest, 1 constant, 2 sparse, 3 dense; bit 2: Catmull-Rom;
+ *   bits 3-7: value bits - 1), then constant: d f32; sparse: u16 keys, d f32 low, d f32 step,
+ *   key frames and values bit-packed (byte-aligned at the end); dense: d f32 low, d f32 step,
+ *   values bit-packed. d is the track's dimension (1 or 3). */
+#ifndef MARIONETTE_CLIP_H
+#define MARIONETTE_CLIP_H
+
+#include <stddef.h>
+
+#include "base.h"
+#include "model.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct mn_clip mn_clip;
+
+typedef struct mn_clip_options {
+    double tol;   /* largest error of a virtual vertex at any frame (figure units; default
+                     1e-4, the Animation Compression Library's 0.01 cm on a figure in metres) */
+    double shell; /* distance of the virtual vertices from their joint (default 0.03: 3 cm) */
+} mn_clip_options;
+mn_clip_options mn_clip_default(void);
+
+typedef struct mn_clip_stats {
+    int frames;
+    int tracks;       /* channels of the figure (rotations, positions, scalars) */
+    int rest;         /* tracks at the model's rest value (nothing stored) */
+    int constant;     /* tracks of one stored value */
+    int sparse;       /* tracks of keys */
+    int dense;        /* tracks of a value at every frame */
+    long keys;        /* values stored over all tracks (a dense track: one per frame) */
+    size_t raw_bytes; /* 10 float32 (rotation 4, translation 3, scale 3) per moving joint
+                         per frame: the raw size animation compressors report */
+    size_t bytes;     /* the block */
+    double ratio;     /* raw_bytes / bytes */
+    double max_error; /* the largest virtual-vertex error over all joints and frames */
+    int worst_joint;  /* where it is */
+    int worst_frame;
+    double scale; /* how far the per-track error shares were widened beyond the
+                     guaranteed split (1: none) */
+} mn_clip_stats;
+
+/* Compresses frames 0..nframes-1 of q (nframes x nq, one row per frame, finite; ball and
+ * free quaternions unit) of model m at fps frames per second. NULL with err set on bad
+ * arguments or out of memory. The model must outlive the clip. */
+mn_clip* mn_clip_compress(const mn_model* m, const double* q, int nframes, double fps,
+                          const mn_clip_options* o, mn_clip_stats* stats, mn_error* err);
+/* A clip of model m from a block (a copy is made). Every field is checked against the
+ * model and the block's length: NULL with err set (naming the byte offset and the field)
+ * when the block is not a clip of this model. */
+mn_clip* mn_clip_load(const mn_model* m, const void* bytes, size_t nbytes, mn_error* err);
+void mn_clip_destroy(mn_clip* c);
+/* The block (mn_clip_size bytes), for writing out. */
+const void* mn_clip_bytes(const mn_clip* c);
+size_t mn_clip_size(const mn_clip* c);
+int mn_clip_frames(const mn_clip* c);
+double mn_clip_fps(const mn_clip* c);
+
+/* The state at `frame` (clamped to 0..frames-1; fractional frames interpolate) into q (nq
+ * numbers). Reentrant, allocation-free. MN_ERR_ARG when frame is not finite. */
+mn_status mn_clip_sample(const mn_clip* c, double frame, double* q);
+
+/* The virtual-vertex error (see above) of the clip against a take of the same model (q:
+ * nframes x nq): largest over joints and frames, and where (either pointer may be NULL). */
+mn_status mn_clip_error(const mn_clip* c, const double* q, int nframes, double shell,
+                        double* max_error, int* worst_joint, int* worst_frame);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
