@@ -1,0 +1,383 @@
+/* Compressed clips (clip.h): the error bound checked at every frame of real takes by an
+ * independent measure (the take's own forward kinematics, virtual vertices computed here),
+ * a block that loads back and samples bit for bit the same, malformed blocks refused with
+ * the field named, bad arguments refused, and sampling without a heap allocation. */
+#include <marionette/anim.h>
+#include <marionette/clip.h>
+#include <marionette/io.h>
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "test.h"
+
+#define CMU_SCALE (0.0254 / 0.45) /* CMU lengths to metres */
+
+/* The largest distance between the two virtual vertices (shell along x and y of each joint
+ * frame) of a and b, written out here from the frames only. */
+static double vertex_error(const mn_model* m, const mn_data* a, const mn_data* b, double shell) {
+    double e = 0;
+    for (int j = 0; j < m->njoint; j++)
+        for (int ax = 0; ax < 2; ax++) {
+            double d2 = 0;
+            const double pa[3] = {a->xf[j].p.x, a->xf[j].p.y, a->xf[j].p.z};
+            const double pb[3] = {b->xf[j].p.x, b->xf[j].p.y, b->xf[j].p.z};
+            for (int r = 0; r < 3; r++) {
+                double da = pa[r] + shell * a->xf[j].R.m[3 * r + ax];
+                double db = pb[r] + shell * b->xf[j].R.m[3 * r + ax];
+                d2 += (da - db) * (da - db);
+            }
+            if (sqrt(d2) > e) e = sqrt(d2);
+        }
+    return e;
+}
+
+/* Every `every`-th frame of a take. */
+static double* subsample(const mn_motion* mo, int every, int* n) {
+    *n = (mo->nframes + every - 1) / every;
+    double* q = malloc(sizeof(double) * (size_t)*n * (size_t)mo->nq);
+    for (int f = 0; f < *n; f++)
+        memcpy(q + (size_t)f * mo->nq, mo->q + (size_t)f * every * mo->nq,
+               sizeof(double) * (size_t)mo->nq);
+    return q;
+}
+
+/* The clip's error against the take at every frame, measured independently. */
+static double measured_error(const mn_model* m, const mn_clip* c, const double* q, int n,
+                             double shell) {
+    mn_data* a = mn_data_create(m, 0);
+    mn_data* b = mn_data_create(m, 0);
+    double worst = 0;
+    for (int f = 0; f < n; f++) {
+        memcpy(a->q, q + (size_t)f * m->nq, sizeof(double) * (size_t)m->nq);
+        mn_fk(m, a);
+        CHECK(mn_clip_sample(c, f, b->q) == MN_OK);
+        mn_fk(m, b);
+        worst = fmax(worst, vertex_error(m, a, b, shell));
+    }
+    mn_data_destroy(a);
+    mn_data_destroy(b);
+    return worst;
+}
+
+static void take_bound(const char* path, int every, double tol, double min_ratio) {
+    mn_bvh_options bo = mn_bvh_default();
+    bo.scale = CMU_SCALE;
+    mn_model* m = NULL;
+    mn_motion mo;
+    mn_error err;
+    CHECK(mn_bvh_read(path, &bo, &m, &mo, NULL, &err) == MN_OK);
+    if (!m) return;
+    int n;
+    double* q = subsample(&mo, every, &n);
+    mn_clip_options o = mn_clip_default();
+    o.tol = tol;
+    mn_clip_stats st;
+    mn_clip* c = mn_clip_compress(m, q, n, 120.0 / every, &o, &st, &err);
+    CHECK(c != NULL);
+    if (c) {
+        double e = measured_error(m, c, q, n, o.shell);
+        printf("%s every %d tol %g: %d frames, %zu of %zu bytes, ratio %.2f, error %.3g "
+               "(measured here %.3g), tracks rest %d constant %d sparse %d dense %d\n",
+               strrchr(path, '/') + 1, every, tol, n, st.bytes, st.raw_bytes, st.ratio,
+               st.max_error, e, st.rest, st.constant, st.sparse, st.dense);
+        CHECK(e <= tol * (1 + 1e-9));
+        CHECK_NEAR(e, st.max_error, 1e-12);
+        double e2 = -1;
+        CHECK(mn_clip_error(c, q, n, o.shell, &e2, NULL, NULL) == MN_OK);
+        CHECK_NEAR(e2, e, 1e-12);
+        CHECK(st.frames == n && st.bytes == mn_clip_size(c));
+        CHECK(st.raw_bytes == (size_t)31 * (size_t)n * 40); /* 31 moving joints */
+        CHECK(st.ratio >= min_ratio);
+        /* a looser tolerance gives a smaller clip that holds its own bound */
+        o.tol = 5 * tol;
+        mn_clip_stats st5;
+        mn_clip* c5 = mn_clip_compress(m, q, n, 120.0 / every, &o, &st5, &err);
+        CHECK(c5 && st5.bytes < st.bytes);
+        if (c5) CHECK(measured_error(m, c5, q, n, o.shell) <= o.tol * (1 + 1e-9));
+        mn_clip_destroy(c5);
+    }
+    mn_clip_destroy(c);
+    free(q);
+    mn_motion_free(&mo);
+    mn_model_destroy(m);
+}
+
+static void test_cmu_walk_bound(void) {
+    /* 24 Hz as the Animation Compression Library's CMU set, and the take's own 120 Hz */
+    take_bound(MN_DATA "/mocap/cmu_motionbuilder/cmu_02_01_walk.bvh", 5, 1e-4, 9);
+    take_bound(MN_DATA "/mocap/cmu_motionbuilder/cmu_02_01_walk.bvh", 1, 1e-4, 10);
+}
+
+static void test_cmu_3dsmax_bound(void) {
+    /* another CMU skeleton (3ds Max naming, ZXY and ZYX rotations) */
+    take_bound(MN_DATA "/mocap/cmu_3dsmax/cmu_131_03_start_hop_stop.bvh", 5, 1e-4, 9);
+}
+
+/* The stick figure: a free root and hinges (scalar tracks), from a keyed sequence. */
+static void test_stickman_bound(void) {
+    mn_model* m = mn_stickman_model(NULL);
+    mn_seq* s = mn_seq_create(m, NULL, NULL);
+    double* q = malloc(sizeof(double) * (size_t)m->nq);
+    unsigned r = 7;
+    for (int k = 0; k < 5; k++) {
+        memcpy(q, m->q0, sizeof(double) * (size_t)m->nq);
+        for (int j = 0; j < m->njoint; j++)
+            if (m->jnt_type[j] == MN_JOINT_HINGE && (j + k) % 3) {
+                r = r * 1664525u + 1013904223u;
+                double lo = m->jnt_range[2 * j], hi = m->jnt_range[2 * j + 1];
+                q[m->jnt_qadr[j]] = lo + (hi - lo) * (0.3 + 0.4 * (r >> 8) / 16777216.0);
+            }
+        q[2] += 0.2 * k;
+        mn_seq_set_key(s, 20 * k, q, NULL);
+    }
+    int n = 81;
+    double* take = malloc(sizeof(double) * (size_t)n * (size_t)m->nq);
+    for (int f = 0; f < n; f++)
+        mn_seq_sample(s, f, take + (size_t)f * m->nq);
+    mn_clip_options o = mn_clip_default();
+    o.tol = 5e-4;
+    mn_clip_stats st;
+    mn_clip* c = mn_clip_compress(m, take, n, 30, &o, &st, NULL);
+    CHECK(c != NULL);
+    if (c) {
+        double e = measured_error(m, c, take, n, o.shell);
+        printf("stick figure, smooth keyed motion: %zu of %zu bytes, ratio %.2f, error %.3g, "
+               "tracks rest %d constant %d sparse %d dense %d\n",
+               st.bytes, st.raw_bytes, st.ratio, e, st.rest, st.constant, st.sparse, st.dense);
+        CHECK(e <= o.tol * (1 + 1e-9));
+        CHECK(st.rest > 0);   /* joints that never move cost nothing */
+        CHECK(st.sparse > 0); /* smooth channels are keys, not every frame */
+        CHECK(st.ratio > 20);
+        CHECK(mn_clip_frames(c) == n && mn_clip_fps(c) == 30);
+    }
+    mn_clip_destroy(c);
+    free(take);
+    free(q);
+    mn_seq_destroy(s);
+    mn_model_destroy(m);
+}
+
+static mn_clip* walk_clip(mn_model** m, double** q, int* n) {
+    mn_bvh_options bo = mn_bvh_default();
+    bo.scale = CMU_SCALE;
+    mn_motion mo;
+    if (mn_bvh_read(MN_DATA "/mocap/cmu_motionbuilder/cmu_02_01_walk.bvh", &bo, m, &mo, NULL,
+                    NULL) != MN_OK)
+        return NULL;
+    *q = subsample(&mo, 5, n);
+    mn_motion_free(&mo);
+    mn_clip_options o = mn_clip_default();
+    o.tol = 5e-4; /* some sparse tracks as well as dense ones */
+    return mn_clip_compress(*m, *q, *n, 24, &o, NULL, NULL);
+}
+
+static void test_round_trip(void) {
+    mn_model* m = NULL;
+    double* q = NULL;
+    int n = 0;
+    mn_clip* c = walk_clip(&m, &q, &n);
+    CHECK(c != NULL);
+    if (!c) return;
+    mn_error err;
+    mn_clip* d = mn_clip_load(m, mn_clip_bytes(c), mn_clip_size(c), &err);
+    CHECK(d != NULL);
+    if (d) {
+        CHECK(mn_clip_size(d) == mn_clip_size(c));
+        CHECK(!memcmp(mn_clip_bytes(d), mn_clip_bytes(c), mn_clip_size(c)));
+        double* a = malloc(sizeof(double) * (size_t)m->nq);
+        double* b = malloc(sizeof(double) * (size_t)m->nq);
+        int same = 1;
+        for (int i = -3; i < 4 * n + 3; i++) { /* whole and quarter frames, beyond the ends */
+            double f = 0.25 * i;
+            mn_clip_sample(c, f, a);
+            mn_clip_sample(d, f, b);
+            same &= !memcmp(a, b, sizeof(double) * (size_t)m->nq);
+            for (int k = 0; k < m->nq; k++)
+                same &= isfinite(a[k]);
+        }
+        CHECK(same);
+        /* clamped to the ends */
+        mn_clip_sample(c, -10, a);
+        mn_clip_sample(c, 0, b);
+        CHECK(!memcmp(a, b, sizeof(double) * (size_t)m->nq));
+        mn_clip_sample(c, 1e9, a);
+        mn_clip_sample(c, n - 1, b);
+        CHECK(!memcmp(a, b, sizeof(double) * (size_t)m->nq));
+        CHECK(mn_clip_sample(c, NAN, a) == MN_ERR_ARG);
+        CHECK(mn_clip_sample(c, INFINITY, a) == MN_ERR_ARG);
+        free(a);
+        free(b);
+    }
+    mn_clip_destroy(d);
+    mn_clip_destroy(c);
+    free(q);
+    mn_model_destroy(m);
+}
+
+static void put32(uint8_t* p, uint32_t v) {
+    p[0] = (uint8_t)v, p[1] = (uint8_t)(v >> 8), p[2] = (uint8_t)(v >> 16),
+    p[3] = (uint8_t)(v >> 24);
+}
+
+static void test_malformed(void) {
+    mn_model* m = NULL;
+    double* q = NULL;
+    int n = 0;
+    mn_clip* c = walk_clip(&m, &q, &n);
+    CHECK(c != NULL);
+    if (!c) return;
+    size_t size = mn_clip_size(c);
+    const uint8_t* good = mn_clip_bytes(c);
+    uint8_t* b = malloc(size + 16);
+    mn_error err;
+    struct {
+        const char* what;
+        size_t at; /* byte changed */
+        int value; /* new byte value (-1: see below) */
+        const char* field;
+    } table[] = {
+        {"wrong magic", 0, 'X', "magic"},
+        {"zero frames", 4, -1, "frames"},
+        {"frame rate not a number", 8, -2, "fps"},
+        {"state size of another figure", 12, 3, "nq"},
+        {"track count of another figure", 14, 5, "tracks"},
+        {"frame-index bits", 16, 30, "frame_bits"},
+    };
+    for (size_t i = 0; i < sizeof table / sizeof table[0]; i++) {
+        memcpy(b, good, size);
+        if (table[i].value == -1)
+            put32(b + 4, 0);
+        else if (table[i].value == -2)
+            put32(b + 8, 0x7fc00000u); /* NaN */
+        else
+            b[table[i].at] = (uint8_t)table[i].value;
+        mn_clip* x = mn_clip_load(m, b, size, &err);
+        CHECK(x == NULL);
+        if (x || strcmp(err.field, table[i].field))
+            fprintf(stderr, "  %s: field '%s' (%s)\n", table[i].what, err.field, err.message);
+        CHECK(!strcmp(err.field, table[i].field));
+        CHECK(strstr(err.message, "byte ") != NULL);
+        mn_clip_destroy(x);
+    }
+    /* every shorter block, and a byte too many */
+    int refused = 1;
+    for (size_t k = 0; k < size; k++) {
+        mn_clip* x = mn_clip_load(m, good, k, &err);
+        refused &= x == NULL;
+        mn_clip_destroy(x);
+    }
+    CHECK(refused);
+    memcpy(b, good, size);
+    b[size] = 0;
+    mn_clip* x = mn_clip_load(m, b, size + 1, &err);
+    CHECK(x == NULL && !strcmp(err.field, "size"));
+    mn_clip_destroy(x);
+    /* the interpolation bit on the first track (the root's position: moving, and not
+     * sparse at this tolerance): only a sparse track may be Catmull-Rom */
+    memcpy(b, good, size);
+    CHECK((b[17] & 3) != 0 && (b[17] & 3) != 2);
+    if ((b[17] & 3) != 2) {
+        b[17] |= 4;
+        x = mn_clip_load(m, b, size, &err);
+        CHECK(x == NULL && !strcmp(err.field, "mode"));
+        mn_clip_destroy(x);
+    }
+    /* on another figure */
+    mn_model* st = mn_stickman_model(NULL);
+    x = mn_clip_load(st, good, size, &err);
+    CHECK(x == NULL && !strcmp(err.field, "nq"));
+    mn_clip_destroy(x);
+    mn_model_destroy(st);
+    /* any single byte changed: refused, or a clip whose samples are finite */
+    int finite = 1;
+    double* s = malloc(sizeof(double) * (size_t)m->nq);
+    for (size_t k = 0; k < size; k++)
+        for (int v = 0; v < 3; v++) {
+            memcpy(b, good, size);
+            b[k] ^= (uint8_t)(v == 0 ? 0xff : v == 1 ? 0x01 : 0x80);
+            x = mn_clip_load(m, b, size, NULL);
+            if (x)
+                for (int f = 0; f < n; f += 7) {
+                    mn_clip_sample(x, f + 0.5, s);
+                    for (int i = 0; i < m->nq; i++)
+                        finite &= isfinite(s[i]);
+                }
+            mn_clip_destroy(x);
+        }
+    CHECK(finite);
+    free(s);
+    free(b);
+    mn_clip_destroy(c);
+    free(q);
+    mn_model_destroy(m);
+}
+
+static void test_bad_arguments(void) {
+    mn_model* m = mn_stickman_model(NULL);
+    double* q = malloc(sizeof(double) * (size_t)m->nq * 3);
+    for (int f = 0; f < 3; f++)
+        memcpy(q + (size_t)f * m->nq, m->q0, sizeof(double) * (size_t)m->nq);
+    mn_error err;
+    mn_clip_options o = mn_clip_default();
+    CHECK(mn_clip_compress(NULL, q, 3, 30, &o, NULL, &err) == NULL && err.status == MN_ERR_ARG);
+    CHECK(mn_clip_compress(m, q, 0, 30, &o, NULL, &err) == NULL);
+    CHECK(mn_clip_compress(m, q, 3, 0, &o, NULL, &err) == NULL);
+    CHECK(mn_clip_compress(m, q, 3, NAN, &o, NULL, &err) == NULL);
+    o.tol = 0;
+    CHECK(mn_clip_compress(m, q, 3, 30, &o, NULL, &err) == NULL);
+    o = mn_clip_default();
+    o.shell = -1;
+    CHECK(mn_clip_compress(m, q, 3, 30, &o, NULL, &err) == NULL);
+    o = mn_clip_default();
+    q[m->nq + 4] = NAN;
+    CHECK(mn_clip_compress(m, q, 3, 30, &o, NULL, &err) == NULL);
+    CHECK(strstr(err.message, "frame 1") != NULL);
+    q[m->nq + 4] = 0;
+    /* a take at rest: every track is the rest value, a header and one byte per track */
+    mn_clip_stats st;
+    mn_clip* c = mn_clip_compress(m, q, 3, 30, NULL, &st, &err);
+    CHECK(c != NULL);
+    if (c) {
+        CHECK(st.rest == st.tracks && st.bytes == (size_t)(17 + st.tracks));
+        double* s = malloc(sizeof(double) * (size_t)m->nq);
+        mn_clip_sample(c, 1.5, s);
+        CHECK(!memcmp(s, m->q0, sizeof(double) * (size_t)m->nq));
+        free(s);
+    }
+    mn_clip_destroy(c);
+    CHECK(mn_clip_load(m, NULL, 5, &err) == NULL);
+    free(q);
+    mn_model_destroy(m);
+}
+
+static void test_no_allocation(void) {
+    mn_model* m = NULL;
+    double* q = NULL;
+    int n = 0;
+    mn_clip* c = walk_clip(&m, &q, &n);
+    CHECK(c != NULL);
+    if (!c) return;
+    double* s = malloc(sizeof(double) * (size_t)m->nq);
+    long before = mn_alloc_count();
+    for (int i = 0; i < 1000; i++)
+        mn_clip_sample(c, (n - 1) * (i / 999.0), s);
+    CHECK(mn_alloc_count() == before);
+    free(s);
+    mn_clip_destroy(c);
+    free(q);
+    mn_model_destroy(m);
+}
+
+int main(int argc, char** argv) {
+    mn_test_init(argc, argv);
+    RUN(test_cmu_walk_bound);
+    RUN(test_cmu_3dsmax_bound);
+    RUN(test_stickman_bound);
+    RUN(test_round_trip);
+    RUN(test_malformed);
+    RUN(test_bad_arguments);
+    RUN(test_no_allocation);
+    return mn_test_report();
+}
