@@ -2,6 +2,7 @@
  * and the cost of constrained in-betweens (Welman 6.1.2, 6.3, 7.2.1). Reports; asserts
  * nothing about time. */
 #include <marionette/anim.h>
+#include <marionette/clip.h>
 #include <marionette/io.h>
 
 #include <math.h>
@@ -38,7 +39,18 @@ static void usage(FILE* f) {
             "mean_iters, max_lock_error_m (largest distance of a foot or the hand from its\n"
             "target at any frame), plain_foot_error_m (the same feet in the plain in-betweens).\n"
             "--svg FILE also plots, per frame, how far the left foot is from its lock and the\n"
-            "hand from its path in the plain and in the constrained in-betweens.\n");
+            "hand from its path in the plain and in the constrained in-betweens.\n"
+            "\n"
+            "clip (with --bvh): the take at 24 Hz (every 5th frame of 120 Hz, as the Animation\n"
+            "Compression Library's CMU set) and at its own rate, in metres, compressed into a\n"
+            "playback clip (clip.h) at 0.01 cm (the library's default threshold) and 0.05 cm,\n"
+            "virtual vertices 3 cm from every joint. One line each: frames, fps, tol_cm,\n"
+            "raw_bytes (10 float32 per moving joint per frame), bytes, ratio, max_error_cm,\n"
+            "tracks by kind, compress_s, then sampling the clip as above: ns_per_sample,\n"
+            "joint_samples_per_s.\n"
+            "reduce (with --bvh): whole-pose keys of the take at 120 Hz for the editor\n"
+            "(mn_seq_add_motion, squad and Catmull-Rom) within 1 mm and 0.5 mm of every joint:\n"
+            "keys, frames per key, max_error_m.\n");
 }
 
 static double cpu_ns(void) {
@@ -85,6 +97,84 @@ static void time_sampling(const char* name, const mn_seq* s, int nsamples) {
            name, nj, mn_seq_key_count(s), best, nj / best * 1e9);
     (void)sink;
     free(q);
+}
+
+static double wall_s(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+/* Samples of a clip per second, as time_sampling does for sequences. */
+static double clip_ns_per_sample(const mn_clip* c, int nq, int nsamples) {
+    double* q = malloc(sizeof(double) * (size_t)nq);
+    double span = mn_clip_frames(c) - 1, best = 1e300;
+    volatile double sink = 0;
+    for (int round = 0; round < 5; round++) {
+        double t0 = cpu_ns();
+        for (int i = 0; i < nsamples; i++) {
+            double f = span * ((double)i * 0.6180339887498949 -
+                               (double)(long)((double)i * 0.6180339887498949));
+            mn_clip_sample(c, f, q);
+            sink += q[nq - 1];
+        }
+        double dt = (cpu_ns() - t0) / nsamples;
+        if (dt < best) best = dt;
+    }
+    (void)sink;
+    free(q);
+    return best;
+}
+
+static void bench_clip(const mn_model* m, const mn_motion* mo, int nsamples) {
+    for (int every = 5; every >= 1; every -= 4) {
+        int n = (mo->nframes + every - 1) / every;
+        double* q = malloc(sizeof(double) * (size_t)n * (size_t)m->nq);
+        for (int f = 0; f < n; f++)
+            memcpy(q + (size_t)f * m->nq, mo->q + (size_t)f * every * m->nq,
+                   sizeof(double) * (size_t)m->nq);
+        double fps = mo->frame_time > 0 ? 1 / mo->frame_time / every : 30;
+        const double tol_cm[2] = {0.01, 0.05};
+        for (int t = 0; t < 2; t++) {
+            mn_clip_options o = mn_clip_default();
+            o.tol = tol_cm[t] * 0.01;
+            o.shell = 0.03;
+            mn_clip_stats st;
+            double t0 = wall_s();
+            mn_clip* c = mn_clip_compress(m, q, n, fps, &o, &st, NULL);
+            double dt = wall_s() - t0;
+            if (!c) continue;
+            double ns = clip_ns_per_sample(c, m->nq, nsamples);
+            int nj = moving_joints(m);
+            printf("bench=anim part=clip figure=%s frames=%d fps=%.0f tol_cm=%g shell_cm=3 "
+                   "raw_bytes=%zu bytes=%zu ratio=%.2f max_error_cm=%.4f rest=%d constant=%d "
+                   "sparse=%d dense=%d compress_s=%.2f ns_per_sample=%.1f "
+                   "joint_samples_per_s=%.3g\n",
+                   m->name, n, fps, tol_cm[t], st.raw_bytes, st.bytes, st.ratio, st.max_error * 100,
+                   st.rest, st.constant, st.sparse, st.dense, dt, ns, nj / ns * 1e9);
+            mn_clip_destroy(c);
+        }
+        free(q);
+    }
+}
+
+static void bench_reduce(const mn_model* m, const mn_motion* mo) {
+    const double tol[2] = {0.001, 0.0005};
+    for (int t = 0; t < 2; t++) {
+        mn_seq_def def = mn_seq_def_default();
+        def.rot = MN_INTERP_SQUAD;
+        def.trans = MN_INTERP_CATMULL_ROM;
+        def.fps = mo->frame_time > 0 ? 1.0 / mo->frame_time : 30;
+        mn_seq* s = mn_seq_create(m, &def, NULL);
+        int nkeys = 0;
+        double err = 0, t0 = wall_s();
+        if (mn_seq_add_motion(s, mo->q, mo->nframes, 0, tol[t], &nkeys, &err, NULL) == MN_OK)
+            printf("bench=anim part=reduce figure=%s frames=%d tol_m=%g keys=%d "
+                   "frames_per_key=%.2f max_error_m=%.3g reduce_s=%.2f\n",
+                   m->name, mo->nframes, tol[t], nkeys, (double)mo->nframes / nkeys, err,
+                   wall_s() - t0);
+        mn_seq_destroy(s);
+    }
 }
 
 static mn_seq* stickman_seq(const mn_model* m) {
@@ -378,6 +468,8 @@ int mn_bench_anim(int argc, char** argv) {
         mn_seq* sb = bvh_seq(b, &mo);
         time_sampling(b->name, sb, nsamples);
         mn_seq_destroy(sb);
+        bench_clip(b, &mo, nsamples);
+        bench_reduce(b, &mo);
         mn_motion_free(&mo);
         mn_model_destroy(b);
     }

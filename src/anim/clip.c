@@ -66,8 +66,12 @@ struct mn_clip {
 static inline uint32_t read_bits(const uint8_t* p, size_t bit, int n) {
     const uint8_t* b = p + (bit >> 3);
     uint64_t w = 0;
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    memcpy(&w, b, 8); /* the block carries 8 bytes of padding */
+#else
     for (int i = 7; i >= 0; i--)
         w = (w << 8) | b[i];
+#endif
     return (uint32_t)((w >> (bit & 7)) & ((1ull << n) - 1));
 }
 
@@ -166,15 +170,14 @@ static void quat_to_rotvec(const double* q, double* r) {
 static inline void rotvec_to_quat(const double* r, double* q) {
     double th2 = r[0] * r[0] + r[1] * r[1] + r[2] * r[2];
     double w, k;
-    if (th2 < 1e-12) {
+    if (th2 < 1e-12) { /* the series: unit to rounding */
         w = 1 - th2 / 8, k = 0.5 - th2 / 48;
-    } else {
+    } else { /* (cos, sin) of the half angle: unit to rounding, no normalising needed */
         double th = sqrt(th2), s, c;
         mn_sincos(0.5 * th, &s, &c);
         w = c, k = s / th;
     }
-    double inv = 1 / sqrt(w * w + k * k * th2);
-    q[0] = w * inv, q[1] = k * r[0] * inv, q[2] = k * r[1] * inv, q[3] = k * r[2] * inv;
+    q[0] = w, q[1] = k * r[0], q[2] = k * r[1], q[3] = k * r[2];
 }
 
 /* The track's numbers at every frame (rotations unwrapped: of the rotation vectors r + 2 pi k
