@@ -75,6 +75,51 @@ mn_status mn_seq_add_motion(mn_seq* s, const double* q, int nframes, double firs
             is_key[at] = 1;
             added++;
         }
+        /* then every inner key, in frame order, is dropped when the frames from two keys
+         * before it to two keys after it (the reach of a spline's tangents) stay within tol
+         * without it: insertion puts keys where the error was worst at the time, and a later
+         * key often makes an earlier one unnecessary */
+        for (int f = 1; f < nframes - 1; f++) {
+            if (!is_key[f]) continue;
+            int k = mn_seq_find_key(s, first_frame + f);
+            if (k < 0) continue;
+            int k0 = k >= 2 ? k - 2 : 0, k1 = k + 2 < s->nkey ? k + 2 : s->nkey - 1;
+            int f0 = (int)(s->key_frame[k0] - first_frame),
+                f1 = (int)(s->key_frame[k1] - first_frame);
+            mn_seq_drop_key(s, k);
+            if (mn_seq_rebuild(s) != MN_OK) {
+                mn_data_destroy(ref), mn_data_destroy(smp), free(is_key);
+                return mn_error_set(err, MN_ERR_NOMEM, NULL, 0, "motion", "out of memory");
+            }
+            is_key[f] = 0;
+            double e = 0;
+            for (int g = f0; g <= f1 && e <= tol; g++) {
+                if (g < 0 || g >= nframes || is_key[g]) continue;
+                memcpy(ref->q, q + (size_t)g * nq, sizeof(double) * nq);
+                mn_fk(m, ref);
+                mn_seq_sample_data(s, smp, first_frame + g);
+                e = fmax(e, pose_error(m, ref, smp));
+            }
+            if (e <= tol) {
+                added--;
+                continue;
+            }
+            mn_seq_put_key(s, first_frame + f, q + (size_t)f * nq, NULL);
+            is_key[f] = 1;
+        }
+        if (mn_seq_rebuild(s) != MN_OK) {
+            mn_data_destroy(ref), mn_data_destroy(smp), free(is_key);
+            return mn_error_set(err, MN_ERR_NOMEM, NULL, 0, "motion", "out of memory");
+        }
+        /* the error left, over every frame */
+        worst = 0;
+        for (int f = 0; f < nframes; f++) {
+            if (is_key[f]) continue;
+            memcpy(ref->q, q + (size_t)f * nq, sizeof(double) * nq);
+            mn_fk(m, ref);
+            mn_seq_sample_data(s, smp, first_frame + f);
+            worst = fmax(worst, pose_error(m, ref, smp));
+        }
         mn_data_destroy(ref), mn_data_destroy(smp), free(is_key);
     }
     if (nkeys) *nkeys = added;
