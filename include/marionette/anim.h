@@ -138,9 +138,11 @@ mn_status mn_seq_sample_data(const mn_seq* s, mn_data* d, double frame);
  * frame) become keys at frames first_frame + i. With tol <= 0 every frame is a key. With
  * tol > 0 the keys are reduced: starting from the first and last frames, a key is added at
  * the frame whose in-between (with the sequence's interpolation) is farthest from the
- * motion, until every joint origin of every frame is within tol (length) of the motion's.
- * *nkeys receives the keys added and *max_error the largest joint position error left (each
- * may be NULL). Keys already in the sequence within the range are replaced. */
+ * motion, until every joint origin of every frame is within tol (length) of the motion's;
+ * then every inner key is dropped again when the frames up to two keys either side of it
+ * stay within tol without it. *nkeys receives the keys added and *max_error the largest
+ * joint position error left (each may be NULL). Keys already in the sequence within the
+ * range are replaced. */
 mn_status mn_seq_add_motion(mn_seq* s, const double* q, int nframes, double first_frame, double tol,
                             int* nkeys, double* max_error, mn_error* err);
 

@@ -1,6 +1,7 @@
 /* `marionette anim info` and `marionette anim bake` end to end: usage, the summary of the
  * shipped example, a bake whose BVH keeps the locked feet still (and a plain bake that does
  * not), and bad input naming the file, line and field. */
+#include <marionette/clip.h>
 #include <marionette/io.h>
 #include <marionette/model.h>
 
@@ -222,6 +223,56 @@ static void test_import(void) {
     remove(doc);
 }
 
+/* marionette anim compress: the figures as key=value, and a clip file that loads onto the
+ * take's figure and keeps the take within the tolerance. */
+static void test_compress(void) {
+    char *out, *err;
+    char clip[300];
+    snprintf(clip, sizeof clip, "%s", mn_test_write_temp(".mnc", "", 0));
+    char args[1024];
+    snprintf(args, sizeof args,
+             "anim compress '" MN_DATA "/mocap/cmu_motionbuilder/cmu_02_01_walk.bvh' --scale "
+             "0.056444 --every 5 --tol 0.0005 --out '%s'",
+             clip);
+    CHECK(run_cli(args, &out, &err) == 0);
+    CHECK(out && strstr(out, "frames=69") && strstr(out, "raw_bytes=85560") &&
+          strstr(out, "ratio=") && strstr(out, "max_error="));
+    size_t bytes = 0;
+    const char* b = out ? strstr(out, " bytes=") : NULL;
+    if (b) bytes = (size_t)atol(b + 7);
+    free(out), free(err);
+    size_t size = 0;
+    char* data = mn_test_read_file(clip, &size);
+    CHECK(data && size == bytes && size > 0);
+    mn_bvh_options bo = mn_bvh_default();
+    bo.scale = 0.056444;
+    mn_model* m = NULL;
+    mn_motion mo;
+    mn_error e;
+    CHECK(mn_bvh_read(MN_DATA "/mocap/cmu_motionbuilder/cmu_02_01_walk.bvh", &bo, &m, &mo, NULL,
+                      &e) == MN_OK);
+    mn_clip* c = m && data ? mn_clip_load(m, data, size, &e) : NULL;
+    CHECK(c && mn_clip_frames(c) == 69);
+    if (c) {
+        double* q = malloc(sizeof(double) * 69 * (size_t)m->nq);
+        for (int f = 0; f < 69; f++)
+            memcpy(q + (size_t)f * m->nq, mo.q + (size_t)f * 5 * m->nq,
+                   sizeof(double) * (size_t)m->nq);
+        double worst = 1;
+        CHECK(mn_clip_error(c, q, 69, 0.03, &worst, NULL, NULL) == MN_OK);
+        CHECK(worst <= 0.0005);
+        free(q);
+    }
+    mn_clip_destroy(c);
+    if (m) mn_motion_free(&mo);
+    mn_model_destroy(m);
+    free(data);
+    CHECK(run_cli("anim compress '" MN_DATA "/mocap/cmu_motionbuilder/cmu_02_01_walk.bvh' --tol 0",
+                  &out, &err) == 2);
+    free(out), free(err);
+    remove(clip);
+}
+
 /* marionette pose --out: every frame of a scene written out. */
 static void test_pose_out(void) {
     char *out, *err;
@@ -308,6 +359,7 @@ int main(int argc, char** argv) {
     RUN(test_bake_skinned);
     RUN(test_bad_input);
     RUN(test_import);
+    RUN(test_compress);
     RUN(test_pose_out);
     RUN(test_pose_out_skinned);
     return mn_test_report();
