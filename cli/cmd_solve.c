@@ -134,26 +134,20 @@ int mn_cmd_solve(int argc, char** argv) {
     mn_ik_problem p = mn_ik_problem_default();
     double t[8];
     int nt = mn_cli_parse_list(target_text, t, 8);
-    if (nt != 3 && nt != 7) {
-        fprintf(stderr,
-                "marionette solve: --target: needs x,y,z or x,y,z,qw,qx,qy,qz (finite numbers)\n");
-        return MN_EXIT_INPUT;
-    }
+    if (nt != 3 && nt != 7)
+        return mn_cli_usage_error("solve",
+                                  "--target: needs x,y,z or x,y,z,qw,qx,qy,qz (finite numbers)");
     p.target_pos = mn_v3(t[0], t[1], t[2]);
     if (nt == 7) {
         p.use_orientation = 1;
         p.target_rot = mn_q4(t[3], t[4], t[5], t[6]);
-        if (!(mn_quat_norm(p.target_rot) > 1e-9)) {
-            fprintf(stderr, "marionette solve: --target: the quaternion is zero\n");
-            return MN_EXIT_INPUT;
-        }
+        if (!(mn_quat_norm(p.target_rot) > 1e-9))
+            return mn_cli_usage_error("solve", "--target: the quaternion is zero");
     }
     if (point_text) {
         double v[4];
-        if (mn_cli_parse_list(point_text, v, 4) != 3) {
-            fprintf(stderr, "marionette solve: --point: needs x,y,z (finite numbers)\n");
-            return MN_EXIT_INPUT;
-        }
+        if (mn_cli_parse_list(point_text, v, 4) != 3)
+            return mn_cli_usage_error("solve", "--point: needs x,y,z (finite numbers)");
         p.point = mn_v3(v[0], v[1], v[2]);
     }
 
