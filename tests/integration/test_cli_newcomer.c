@@ -1,6 +1,6 @@
 /* The command line as a new user meets it: fk --json with orientations and every frame,
  * sim making its output folder, a malformed --target as a usage error (exit 2), the demo
- * explaining its listing. */
+ * explaining its listing, fk's world frames as solve's targets (--world). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -80,6 +80,37 @@ static void test_malformed_target_is_usage(void) {
     }
 }
 
+/* fk's output feeds solve: a world position and orientation printed by `fk --json` for a
+ * bent figure, reached from the rest pose with --world; read in the base's frame (without
+ * --world) the same numbers are another place, out of reach. */
+static void test_fk_feeds_solve(void) {
+    char *out, *err, args[1024];
+    const char* q =
+        "0,0.95,0,1,0,0,0,0.2,0.3,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0";
+    snprintf(args, sizeof args, "fk stickman --json --q %s", q);
+    CHECK(run_cli(args, &out, &err) == 0);
+    const char* p = out ? strstr(out, "\"name\":\"left hand\"") : NULL;
+    double v[7];
+    CHECK(p &&
+          sscanf(
+              p,
+              "\"name\":\"left hand\",\"position\":[%lf,%lf,%lf],\"orientation\":[%lf,%lf,%lf,%lf]",
+              &v[0], &v[1], &v[2], &v[3], &v[4], &v[5], &v[6]) == 7);
+    free(out), free(err);
+    snprintf(args, sizeof args,
+             "solve stickman --base pelvis --tip 'left hand' --target %.17g,%.17g,%.17g --world "
+             "--timeout-ms 0",
+             v[0], v[1], v[2]);
+    CHECK(run_cli(args, &out, &err) == 0 && out && strstr(out, "status OK"));
+    free(out), free(err);
+    snprintf(args, sizeof args,
+             "solve stickman --base pelvis --tip 'left hand' --target %.17g,%.17g,%.17g "
+             "--timeout-ms 0",
+             v[0], v[1], v[2]);
+    CHECK(run_cli(args, &out, &err) == 1 && out && strstr(out, "status UNREACHABLE"));
+    free(out), free(err);
+}
+
 static void test_demo_explains(void) {
     char *out, *err;
     CHECK(run_cli("demo", &out, &err) == 0);
@@ -93,6 +124,7 @@ int main(int argc, char** argv) {
     RUN(test_fk_json_orientations);
     RUN(test_sim_makes_its_folder);
     RUN(test_malformed_target_is_usage);
+    RUN(test_fk_feeds_solve);
     RUN(test_demo_explains);
     return mn_test_report();
 }
