@@ -1,9 +1,11 @@
 /* marionette convert IN OUT: to the skeleton text format, BVH or the figure document. */
+#include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
 #include <marionette/gltf.h>
 
+#include "batch.h"
 #include "cli.h"
 
 const char mn_cmd_convert_summary[] = "convert a figure to skeleton text (.skel), BVH, glTF binary "
@@ -12,6 +14,7 @@ const char mn_cmd_convert_summary[] = "convert a figure to skeleton text (.skel)
 static void usage(FILE* f) {
     fprintf(f,
             "usage: marionette convert IN OUT [--anim NAME]\n"
+            "       marionette convert IN... --out-dir DIR [--to bvh|skel|glb|json] [-j N]\n"
             "\n"
             "Reads IN (.skel, .bvh, .urdf, .gltf/.glb) and writes OUT by its extension:\n"
             "  .bvh   the figure and, when IN has motion, every frame (else the rest pose)\n"
@@ -22,7 +25,13 @@ static void usage(FILE* f) {
             "         with a key per frame; from a skinned glTF, its skinned mesh too\n"
             "A glTF IN gives its first animation, or the one named by --anim, one frame per key\n"
             "when its keys are evenly spaced (else 30 Hz; see docs/gltf.md).\n"
-            "OUT is replaced atomically: on any error it is left as it was.\n");
+            "OUT is replaced atomically: on any error it is left as it was.\n"
+            "\n"
+            "With --out-dir, every IN is converted to DIR/<IN's name>.EXT (EXT from --to,\n"
+            "default bvh; DIR is created) by N worker threads (-j N, default one per core).\n"
+            "A progress bar with the rate and the time left is drawn on a terminal, else one\n"
+            "line per file ('ok IN -> OUT' or 'FAILED IN: why'); a file that fails does not\n"
+            "stop the others; a summary lists the failures. Exit status 1 when any failed.\n");
 }
 
 static int ends_with(const char* s, const char* e) {
@@ -30,82 +39,132 @@ static int ends_with(const char* s, const char* e) {
     return n >= k && !strcasecmp(s + n - k, e);
 }
 
-int mn_cmd_convert(int argc, char** argv) {
-    if (mn_cli_wants_help(argc, argv)) {
-        usage(stdout);
-        return MN_EXIT_OK;
-    }
-    const char *in = NULL, *out = NULL, *anim = NULL;
-    for (int i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "--anim")) {
-            if (i + 1 >= argc)
-                return mn_cli_usage_error("convert", "--anim needs an animation name");
-            anim = argv[++i];
-            continue;
-        }
-        if (argv[i][0] == '-' && argv[i][1])
-            return mn_cli_usage_error("convert", "unknown option '%s'", argv[i]);
-        if (!in)
-            in = argv[i];
-        else if (!out)
-            out = argv[i];
-        else
-            return mn_cli_usage_error("convert", "too many arguments");
-    }
-    if (!in || !out) return mn_cli_usage_error("convert", "need IN and OUT");
-    int to_bvh = ends_with(out, ".bvh"),
-        to_skel = ends_with(out, ".skel") || ends_with(out, ".scr");
+typedef struct convert_ctx {
+    const char* anim;
+    int quiet; /* a batch: no warnings or notes on stderr */
+} convert_ctx;
+
+/* One conversion, by OUT's extension. */
+static mn_status convert_one(const char* in, const char* out, void* ctxp, mn_error* err) {
+    const convert_ctx* ctx = ctxp;
+    const char* anim = ctx->anim;
+    mn_warnings w = {0};
     if (ends_with(out, ".json")) {
-        if (anim) return mn_cli_usage_error("convert", "--anim is for .bvh, .skel and .glb output");
-        mn_warnings w = {0};
-        mn_error err;
-        if (mn_figure_doc_convert(in, out, &w, &err) != MN_OK) return mn_cli_input_error(&err);
-        mn_cli_print_warnings(&w);
-        return MN_EXIT_OK;
+        mn_status s = mn_figure_doc_convert(in, out, &w, err);
+        if (s == MN_OK && !ctx->quiet) mn_cli_print_warnings(&w);
+        return s;
     }
-    int to_glb = ends_with(out, ".glb");
-    if (!to_bvh && !to_skel && !to_glb)
-        return mn_cli_usage_error("convert", "OUT must end in .bvh, .skel, .glb or .json");
+    int to_bvh = ends_with(out, ".bvh"), to_glb = ends_with(out, ".glb"),
+        to_skel = ends_with(out, ".skel") || ends_with(out, ".scr");
     int from_gltf = mn_file_kind_of(in) == MN_FILE_GLTF;
-    if (anim && !from_gltf) return mn_cli_usage_error("convert", "--anim is for glTF input");
     mn_model* m = NULL;
     mn_motion mo;
-    mn_warnings w = {0};
-    mn_error err;
     mn_gltf g;
     memset(&g, 0, sizeof g);
     memset(&mo, 0, sizeof mo);
     if (from_gltf) {
         /* the animation asked for (default the first), at its own key times when evenly
          * spaced; a skinned mesh goes along into a .glb */
-        if (mn_gltf_read(in, &g, &w, &err) != MN_OK) return mn_cli_input_error(&err);
-        m = mn_gltf_model(&g, &err);
+        if (mn_gltf_read(in, &g, &w, err) != MN_OK) return err->status;
+        m = mn_gltf_model(&g, err);
         int a = anim ? mn_gltf_find_anim(&g, anim) : g.nanims > 0 ? 0 : -1;
-        mn_status rs = !m              ? err.status
-                       : anim && a < 0 ? mn_error_set(&err, MN_ERR_NOTFOUND, in, 0, "--anim",
+        mn_status rs = !m              ? err->status
+                       : anim && a < 0 ? mn_error_set(err, MN_ERR_NOTFOUND, in, 0, "--anim",
                                                       "no animation named '%s'", anim)
-                       : a >= 0        ? mn_gltf_motion_keys(&g, m, a, in, &mo, &w, &err)
+                       : a >= 0        ? mn_gltf_motion_keys(&g, m, a, in, &mo, &w, err)
                                        : MN_OK;
         if (rs != MN_OK) {
             mn_model_destroy(m);
             mn_gltf_free(&g);
-            return mn_cli_input_error(&err);
+            return rs;
         }
-    } else if (mn_figure_read(in, &m, &mo, &w, &err) != MN_OK) {
-        return mn_cli_input_error(&err);
+    } else if (mn_figure_read(in, &m, &mo, &w, err) != MN_OK) {
+        return err->status;
     }
-    mn_cli_print_warnings(&w);
-    mn_status s = to_bvh   ? mn_bvh_write(out, m, mo.nframes > 0 ? &mo : NULL, &err)
-                  : to_glb ? mn_gltf_write(out, m, mo.nframes > 0 ? &mo : NULL,
-                                           g.nverts > 0 ? &g : NULL, &err)
-                           : mn_skel_write(out, m, &err);
+    if (!ctx->quiet) mn_cli_print_warnings(&w);
+    mn_status s =
+        to_bvh   ? mn_bvh_write(out, m, mo.nframes > 0 ? &mo : NULL, err)
+        : to_glb ? mn_gltf_write(out, m, mo.nframes > 0 ? &mo : NULL, g.nverts > 0 ? &g : NULL, err)
+                 : mn_skel_write(out, m, err);
     mn_gltf_free(&g);
-    if (to_skel && mo.nframes > 0 && s == MN_OK)
+    if (to_skel && mo.nframes > 0 && s == MN_OK && !ctx->quiet)
         fprintf(
             stderr,
             "marionette: note: %s holds the figure only; the %d motion frames were not written\n",
             mn_cli_safe(out), mo.nframes);
     mn_motion_free(&mo);
     mn_model_destroy(m);
-    return s == MN_OK ? MN_EXIT_OK : mn_cli_input_error(&err);
+    return s;
+}
+
+int mn_cmd_convert(int argc, char** argv) {
+    if (mn_cli_wants_help(argc, argv)) {
+        usage(stdout);
+        return MN_EXIT_OK;
+    }
+    const char *anim = NULL, *out_dir = NULL, *to = NULL;
+    int jobs = 0, npos = 0;
+    char** pos = calloc((size_t)argc + 1, sizeof *pos);
+    if (!pos) return MN_EXIT_INPUT;
+    int rc = -1;
+    for (int i = 1; i < argc && rc < 0; i++) {
+        int j = mn_cli_parse_jobs(argc, argv, &i, &jobs);
+        if (j < 0) {
+            rc = mn_cli_usage_error("convert", "-j needs a number of workers >= 1");
+        } else if (j > 0) {
+            continue;
+        } else if (!strcmp(argv[i], "--anim") || !strcmp(argv[i], "--out-dir") ||
+                   !strcmp(argv[i], "--to")) {
+            if (i + 1 >= argc) {
+                rc = mn_cli_usage_error("convert", "%s needs a value", argv[i]);
+                break;
+            }
+            const char** dst = !strcmp(argv[i], "--anim")      ? &anim
+                               : !strcmp(argv[i], "--out-dir") ? &out_dir
+                                                               : &to;
+            *dst = argv[++i];
+        } else if (argv[i][0] == '-' && argv[i][1]) {
+            rc = mn_cli_usage_error("convert", "unknown option '%s'", argv[i]);
+        } else {
+            pos[npos++] = argv[i];
+        }
+    }
+    if (rc >= 0) {
+        free(pos);
+        return rc;
+    }
+    convert_ctx ctx = {anim, 0};
+    if (out_dir) {
+        char ext[16];
+        if (!to) to = "bvh";
+        if (strcmp(to, "bvh") && strcmp(to, "skel") && strcmp(to, "glb") && strcmp(to, "json"))
+            rc = mn_cli_usage_error("convert", "--to must be bvh, skel, glb or json");
+        else if (npos == 0)
+            rc = mn_cli_usage_error("convert", "need input files");
+        if (rc < 0) {
+            snprintf(ext, sizeof ext, ".%s", to);
+            ctx.quiet = 1;
+            rc = mn_cli_batch("convert", pos, npos, out_dir, ext, jobs, convert_one, &ctx);
+        }
+        free(pos);
+        return rc;
+    }
+    const char* in = npos > 0 ? pos[0] : NULL;
+    const char* out = npos > 1 ? pos[1] : NULL;
+    free(pos);
+    if (to || jobs) return mn_cli_usage_error("convert", "--to and -j go with --out-dir");
+    if (npos > 2)
+        return mn_cli_usage_error("convert", "too many arguments (many inputs need --out-dir)");
+    if (!in || !out) return mn_cli_usage_error("convert", "need IN and OUT");
+    int to_bvh = ends_with(out, ".bvh"),
+        to_skel = ends_with(out, ".skel") || ends_with(out, ".scr"),
+        to_glb = ends_with(out, ".glb"), to_json = ends_with(out, ".json");
+    if (to_json && anim)
+        return mn_cli_usage_error("convert", "--anim is for .bvh, .skel and .glb output");
+    if (!to_bvh && !to_skel && !to_glb && !to_json)
+        return mn_cli_usage_error("convert", "OUT must end in .bvh, .skel, .glb or .json");
+    if (anim && !to_json && mn_file_kind_of(in) != MN_FILE_GLTF)
+        return mn_cli_usage_error("convert", "--anim is for glTF input");
+    mn_error err;
+    return convert_one(in, out, &ctx, &err) == MN_OK ? MN_EXIT_OK : mn_cli_input_error(&err);
 }

@@ -68,6 +68,21 @@ int mn_cmd_demo(int argc, char** argv) {
     mn_data* d = mn_data_create(m, 0);
     printf("marionette: the built-in default figure\n");
     mn_cli_print_summary(stdout, m);
+    {
+        int nball = 0, nfree = 0;
+        for (int j = 0; j < m->njoint; j++) {
+            nball += m->jnt_type[j] == MN_JOINT_BALL;
+            nfree += m->jnt_type[j] == MN_JOINT_FREE;
+        }
+        printf("  A joint that turns several ways (a shoulder, a hip, the lumbar spine) is, as in\n"
+               "  the thesis, hinges at one place: 'torso.1' and 'torso.2' are the first two\n"
+               "  hinges of the spine 'torso', the frames between them. %d DOF: the degrees of\n"
+               "  freedom, one per hinge plus 6 for the root 'pelvis' (it moves and turns);\n"
+               "  state size %d: the numbers that hold a pose, one more per turning root or ball\n"
+               "  joint (%d here), whose rotation is stored as a unit quaternion (4 numbers for\n"
+               "  3 DOF).\n",
+               m->nv, m->nq, nball + nfree);
+    }
     mn_cli_print_tree(stdout, m);
     mn_fk(m, d);
     printf("\nrest pose (world positions, metres):\n");

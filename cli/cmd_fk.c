@@ -1,5 +1,5 @@
-/* marionette fk FILE [--frame N] [--anim NAME] [--time T] [--q v1,v2,...] [--json]: world
- * position of every joint. */
+/* marionette fk FILE [--frame N | --every-frame] [--anim NAME] [--time T] [--q v1,v2,...]
+ * [--json]: world position (and, in JSON, orientation) of every joint. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,18 +12,50 @@ const char mn_cmd_fk_summary[] =
     "world position of every joint (or URDF link) for a frame or a state";
 
 static void usage(FILE* f) {
-    fprintf(
-        f,
-        "usage: marionette fk FILE [--frame N] [--anim NAME] [--time T] [--q v1,v2,...] [--json]\n"
-        "\n"
-        "Prints the world position of every joint (for URDF: every link frame) as\n"
-        "'name x y z', in the file's units. The state is the rest pose, or motion frame N\n"
-        "(0-based, BVH), or the state given with --q: one number per state entry in the\n"
-        "order of 'marionette info --json' (qadr): hinge angles in radians, slide lengths,\n"
-        "ball joints as quaternions w,x,y,z, free joints as x,y,z then w,x,y,z.\n"
-        "glTF: --anim NAME picks an animation (default the first), --frame N its N-th key\n"
-        "time (0-based; `marionette info` gives the count), --time T the pose at T seconds\n"
-        "(clamped to the animation). The figure is sampled at that time only.\n");
+    fprintf(f, "usage: marionette fk FILE [--frame N | --every-frame] [--anim NAME] [--time T]\n"
+               "                          [--q v1,v2,...] [--json]\n"
+               "\n"
+               "Prints the world position of every joint (for URDF: every link frame) as\n"
+               "'name x y z' (9 significant digits), in the file's units; --json gives full\n"
+               "precision and each joint's world orientation too, as a unit quaternion\n"
+               "\"orientation\": [w, x, y, z] (the frame's rotation from the joint's axes to the\n"
+               "world's): {\"file\", \"joints\": [{\"name\", \"position\", \"orientation\"}]}.\n"
+               "A position and orientation so printed is what `marionette solve --world` takes as\n"
+               "a target. The state is the rest pose, or motion frame N\n"
+               "(0-based, BVH), or the state given with --q: one number per state entry in the\n"
+               "order of 'marionette info --json' (qadr): hinge angles in radians, slide lengths,\n"
+               "ball joints as quaternions w,x,y,z, free joints as x,y,z then w,x,y,z.\n"
+               "glTF: --anim NAME picks an animation (default the first), --frame N its N-th key\n"
+               "time (0-based; `marionette info` gives the count), --time T the pose at T seconds\n"
+               "(clamped to the animation). The figure is sampled at that time only.\n"
+               "--every-frame prints every motion frame (glTF: every key time of the animation),\n"
+               "each as 'frame N' then its joints, or in JSON {\"file\", \"frames\": [{\"frame\",\n"
+               "\"time\" (seconds), \"joints\"}]}.\n");
+}
+
+/* One pose: the joints' world frames, as text or as a JSON array. 0 when a value is not
+ * finite (printed nothing, said so). */
+static int print_pose(const char* file, const mn_model* m, const mn_data* d, int json) {
+    for (int j = 0; j < m->njoint; j++) {
+        double p[3] = {d->xf[j].p.x, d->xf[j].p.y, d->xf[j].p.z};
+        if (!mn_cli_finite(file, m->jnt_name[j], p, 3)) return 0;
+    }
+    if (json) printf("[");
+    for (int j = 0; j < m->njoint; j++) {
+        mn_vec3 p = d->xf[j].p;
+        if (json) {
+            mn_quat r = mn_quat_from_mat3(&d->xf[j].R);
+            if (r.w < 0) r = mn_q4(-r.w, -r.x, -r.y, -r.z);
+            printf("%s{\"name\":", j ? "," : "");
+            mn_cli_json_string(stdout, m->jnt_name[j]);
+            printf(",\"position\":[%.17g,%.17g,%.17g],\"orientation\":[%.17g,%.17g,%.17g,%.17g]}",
+                   p.x, p.y, p.z, r.w, r.x, r.y, r.z);
+        } else {
+            printf("%s %.9g %.9g %.9g\n", mn_cli_safe(m->jnt_name[j]), p.x, p.y, p.z);
+        }
+    }
+    if (json) printf("]");
+    return 1;
 }
 
 int mn_cmd_fk(int argc, char** argv) {
@@ -33,11 +65,13 @@ int mn_cmd_fk(int argc, char** argv) {
     }
     const char *file = NULL, *qtext = NULL;
     const char* anim_name = NULL;
-    int frame = -1, json = 0, has_time = 0;
+    int frame = -1, json = 0, has_time = 0, every = 0;
     double time = 0;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--json"))
             json = 1;
+        else if (!strcmp(argv[i], "--every-frame"))
+            every = 1;
         else if (!strcmp(argv[i], "--anim")) {
             if (i + 1 >= argc) return mn_cli_usage_error("fk", "--anim needs an animation name");
             anim_name = argv[++i];
@@ -59,8 +93,9 @@ int mn_cmd_fk(int argc, char** argv) {
             return mn_cli_usage_error("fk", "one FILE only");
     }
     if (!file) return mn_cli_usage_error("fk", "missing FILE");
-    if ((frame >= 0) + (qtext != NULL) + has_time > 1)
-        return mn_cli_usage_error("fk", "--frame, --time and --q exclude each other");
+    if ((frame >= 0) + (qtext != NULL) + has_time + every > 1)
+        return mn_cli_usage_error("fk",
+                                  "--frame, --every-frame, --time and --q exclude each other");
     mn_model* m = NULL;
     mn_motion mo;
     mn_warnings w = {0};
@@ -72,7 +107,7 @@ int mn_cmd_fk(int argc, char** argv) {
     if ((anim_name || has_time) && !is_gltf)
         return mn_cli_usage_error("fk", "--anim and --time are for glTF files");
     if (is_gltf) {
-        /* read the file, then sample the one time asked for: nothing is resampled */
+        /* read the file, then sample the times asked for: nothing is resampled */
         if (mn_gltf_read(file, &g, &w, &err) != MN_OK) return mn_cli_input_error(&err);
         m = mn_gltf_model(&g, &err);
         if (!m) {
@@ -84,49 +119,48 @@ int mn_cmd_fk(int argc, char** argv) {
     }
     mn_cli_print_warnings(&w);
     mn_data* d = mn_data_create(m, 0);
+    double* work = NULL;
     int rc = MN_EXIT_OK;
     if (!d) {
         fprintf(stderr, "marionette: %s: out of memory for the figure's data\n", mn_cli_safe(file));
         rc = MN_EXIT_INPUT;
         goto done;
     }
-    if (is_gltf && (frame >= 0 || has_time || anim_name)) {
-        int a = anim_name ? mn_gltf_find_anim(&g, anim_name) : 0;
-        if (a < 0 || a >= g.nanims) {
+    /* the poses to print: frames [first, last] of the motion or of the animation's keys */
+    int first = 0, last = 0, anim = -1;
+    if (is_gltf && (frame >= 0 || has_time || anim_name || every)) {
+        anim = anim_name ? mn_gltf_find_anim(&g, anim_name) : 0;
+        if (anim < 0 || anim >= g.nanims) {
             fprintf(stderr, "marionette: %s: --anim: %s\n", mn_cli_safe(file),
                     g.nanims ? "no animation of that name (see marionette info)"
                              : "the file has no animation");
             rc = MN_EXIT_INPUT;
             goto done;
         }
-        const mn_gltf_anim* an = &g.anims[a];
-        double t = has_time ? time : 0;
-        if (frame >= 0) {
-            if (frame >= an->nkeys) {
-                fprintf(stderr, "marionette: %s: --frame %d: animation %d has %d key times\n",
-                        mn_cli_safe(file), frame, a, an->nkeys);
-                rc = MN_EXIT_INPUT;
-                goto done;
-            }
-            t = an->key_times[frame];
-        }
-        double* work = malloc(sizeof(double) * 16 * (size_t)g.njoints);
-        mn_status st = work ? mn_gltf_state(&g, m, a, t, NULL, d->q, work, &err)
-                            : mn_error_set(&err, MN_ERR_NOMEM, file, 0, "", "out of memory");
-        free(work);
-        if (st != MN_OK) {
-            rc = mn_cli_input_error(&err);
-            goto done;
-        }
-    } else if (frame >= 0) {
-        if (frame >= mo.nframes) {
-            fprintf(stderr, "marionette: %s: --frame %d: the file has %d frames\n",
-                    mn_cli_safe(file), frame, mo.nframes);
+        const mn_gltf_anim* an = &g.anims[anim];
+        if (frame >= an->nkeys) {
+            fprintf(stderr, "marionette: %s: --frame %d: animation %d has %d key times\n",
+                    mn_cli_safe(file), frame, anim, an->nkeys);
             rc = MN_EXIT_INPUT;
             goto done;
         }
-        if (m->nq) /* a figure without channels has no numbers (and mo.q is NULL) */
-            memcpy(d->q, mo.q + (size_t)frame * (size_t)m->nq, sizeof(double) * (size_t)m->nq);
+        first = frame >= 0 ? frame : 0;
+        last = every ? an->nkeys - 1 : first;
+        work = malloc(sizeof(double) * 16 * (size_t)g.njoints + 1);
+        if (!work) {
+            mn_error_set(&err, MN_ERR_NOMEM, file, 0, "", "out of memory");
+            rc = mn_cli_input_error(&err);
+            goto done;
+        }
+    } else if (frame >= 0 || every) {
+        if (frame >= mo.nframes || (every && mo.nframes == 0)) {
+            fprintf(stderr, "marionette: %s: %s: the file has %d frames\n", mn_cli_safe(file),
+                    every ? "--every-frame" : "--frame", mo.nframes);
+            rc = MN_EXIT_INPUT;
+            goto done;
+        }
+        first = every ? 0 : frame;
+        last = every ? mo.nframes - 1 : frame;
     } else if (qtext) {
         double* q = malloc(sizeof(double) * (size_t)(m->nq + 1));
         int n = q ? mn_cli_parse_list(qtext, q, m->nq + 1) : -1;
@@ -145,31 +179,39 @@ int mn_cmd_fk(int argc, char** argv) {
         memcpy(d->q, q, sizeof(double) * (size_t)m->nq);
         free(q);
     }
-    mn_fk(m, d);
-    for (int j = 0; j < m->njoint; j++) {
-        double p[3] = {d->xf[j].p.x, d->xf[j].p.y, d->xf[j].p.z};
-        if (!mn_cli_finite(file, m->jnt_name[j], p, 3)) {
-            rc = MN_EXIT_INPUT;
-            goto done;
-        }
-    }
     if (json) {
         printf("{\"file\":");
         mn_cli_json_string(stdout, file);
-        printf(",\"joints\":[");
+        printf(every ? ",\"frames\":[" : ",\"joints\":");
     }
-    for (int j = 0; j < m->njoint; j++) {
-        mn_vec3 p = d->xf[j].p;
-        if (json) {
-            printf("%s{\"name\":", j ? "," : "");
-            mn_cli_json_string(stdout, m->jnt_name[j]);
-            printf(",\"position\":[%.17g,%.17g,%.17g]}", p.x, p.y, p.z);
-        } else {
-            printf("%s %.9g %.9g %.9g\n", mn_cli_safe(m->jnt_name[j]), p.x, p.y, p.z);
+    for (int f = first; f <= last; f++) {
+        if (anim >= 0) {
+            double t = has_time ? time : g.anims[anim].key_times[f];
+            if (mn_gltf_state(&g, m, anim, t, NULL, d->q, work, &err) != MN_OK) {
+                rc = mn_cli_input_error(&err);
+                goto done;
+            }
+        } else if ((frame >= 0 || every) && m->nq) {
+            /* a figure without channels has no numbers (and mo.q is NULL) */
+            memcpy(d->q, mo.q + (size_t)f * (size_t)m->nq, sizeof(double) * (size_t)m->nq);
         }
+        mn_fk(m, d);
+        if (every) {
+            double t = anim >= 0 ? g.anims[anim].key_times[f] : f * mo.frame_time;
+            if (json)
+                printf("%s{\"frame\":%d,\"time\":%.17g,\"joints\":", f > first ? "," : "", f, t);
+            else
+                printf("frame %d\n", f);
+        }
+        if (!print_pose(file, m, d, json)) {
+            rc = MN_EXIT_INPUT;
+            goto done;
+        }
+        if (every && json) printf("}");
     }
-    if (json) printf("]}\n");
+    if (json) printf(every ? "]}\n" : "}\n");
 done:
+    free(work);
     mn_data_destroy(d);
     mn_motion_free(&mo);
     mn_model_destroy(m);

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "batch.h"
 #include "cli.h"
 
 const char mn_cmd_retarget_summary[] =
@@ -18,6 +19,8 @@ static void usage(FILE* f) {
             "usage: marionette retarget SRC --to TARGET [--map MAP] --out OUT.bvh|OUT.glb\n"
             "                           [--no-cleanup] [--no-hands] [--contact-height H]\n"
             "                           [--contact-speed V]\n"
+            "       marionette retarget SRC... --to TARGET --out-dir DIR [--format bvh|glb]\n"
+            "                           [-j N] [the options above]\n"
             "\n"
             "Moves the motion of SRC (a BVH take, or a glTF file's first animation) onto the\n"
             "figure TARGET (any figure file, or 'stickman' for the built-in stick figure) and\n"
@@ -38,7 +41,13 @@ static void usage(FILE* f) {
             "skate_mean_mm (horizontal slide of a foot during a contact), foot_err and hand_err\n"
             "(mean and max distance of ankles and wrists from the scaled source paths), and\n"
             "limit_violations (frame and joint pairs outside a hinge or slide range). Lengths\n"
-            "are thousandths of the target's unit (millimetres for a figure in metres).\n");
+            "are thousandths of the target's unit (millimetres for a figure in metres).\n"
+            "\n"
+            "With --out-dir, every SRC is retargeted to DIR/<SRC's name>.bvh (or .glb) by N\n"
+            "worker threads (-j N, default one per core); a progress bar with the rate and the\n"
+            "time left on a terminal, else a line per file; a take that fails does not stop\n"
+            "the others, a summary lists the failures, and the exit status is 1 when any\n"
+            "failed. The key=value lines are not printed then.\n");
 }
 
 static int ends_with(const char* s, const char* e) {
@@ -57,52 +66,19 @@ static void print_metrics(const char* prefix, const mn_retarget_metrics* m) {
            prefix, m->limit_excess_max_deg);
 }
 
-int mn_cmd_retarget(int argc, char** argv) {
-    if (mn_cli_wants_help(argc, argv)) {
-        usage(stdout);
-        return MN_EXIT_OK;
-    }
-    const char *src = NULL, *to = NULL, *map_path = NULL, *out = NULL;
-    mn_retarget_options opt = mn_retarget_options_default();
-    for (int i = 1; i < argc; i++) {
-        const char* a = argv[i];
-        if (!strcmp(a, "--to") || !strcmp(a, "--map") || !strcmp(a, "--out") ||
-            !strcmp(a, "--contact-height") || !strcmp(a, "--contact-speed")) {
-            if (i + 1 >= argc) return mn_cli_usage_error("retarget", "%s needs a value", a);
-            const char* v = argv[++i];
-            if (!strcmp(a, "--to"))
-                to = v;
-            else if (!strcmp(a, "--map"))
-                map_path = v;
-            else if (!strcmp(a, "--out"))
-                out = v;
-            else {
-                double x;
-                if (!mn_cli_parse_double(v, &x) || x < 0)
-                    return mn_cli_usage_error("retarget", "%s needs a number >= 0", a);
-                if (!strcmp(a, "--contact-height"))
-                    opt.contact_height = x;
-                else
-                    opt.contact_speed = x;
-            }
-        } else if (!strcmp(a, "--no-cleanup"))
-            opt.cleanup = 0;
-        else if (!strcmp(a, "--no-hands"))
-            opt.hands = 0;
-        else if (a[0] == '-' && a[1])
-            return mn_cli_usage_error("retarget", "unknown option '%s'", a);
-        else if (!src)
-            src = a;
-        else
-            return mn_cli_usage_error("retarget", "one SRC only");
-    }
-    if (!src) return mn_cli_usage_error("retarget", "missing SRC");
-    if (!to) return mn_cli_usage_error("retarget", "missing --to TARGET");
-    if (!out) return mn_cli_usage_error("retarget", "missing --out OUT.bvh or OUT.glb");
-    int glb = ends_with(out, ".glb");
-    if (!ends_with(out, ".bvh") && !glb)
-        return mn_cli_usage_error("retarget", "OUT must end in .bvh or .glb (glTF binary)");
+typedef struct retarget_ctx {
+    const char* to;
+    const char* map_path;
+    mn_retarget_options opt;
+    int print; /* the key=value lines and warnings (not in a batch) */
+} retarget_ctx;
 
+/* One take onto the target: reads SRC and TARGET, writes OUT. */
+static mn_status retarget_one(const char* src, const char* out, void* ctxp, mn_error* errp) {
+    const retarget_ctx* ctx = ctxp;
+    const char *to = ctx->to, *map_path = ctx->map_path;
+    mn_retarget_options opt = ctx->opt;
+    int glb = ends_with(out, ".glb");
     mn_error err;
     mn_warnings w = {0};
     mn_model *S = NULL, *T = NULL;
@@ -112,9 +88,9 @@ int mn_cmd_retarget(int argc, char** argv) {
     mn_gltf skin;
     memset(&skin, 0, sizeof skin);
     double *q = NULL, *qn = NULL;
-    int rc = MN_EXIT_INPUT;
+    mn_status rc = MN_ERR_ARG;
     if (mn_figure_read(src, &S, &mo, &w, &err) != MN_OK) goto fail;
-    mn_cli_print_warnings(&w);
+    if (ctx->print) mn_cli_print_warnings(&w);
     if (mo.nframes < 1) {
         mn_error_set(&err, MN_ERR_ARG, src, 0, "motion", "the source has no motion to retarget");
         goto fail;
@@ -122,7 +98,7 @@ int mn_cmd_retarget(int argc, char** argv) {
     w.count = 0;
     /* a skinned glTF target keeps its mesh for a .glb (the model is built from that file) */
     if (mn_figure_read_skin(to, &T, &tmo, glb ? &skin : NULL, &w, &err) != MN_OK) goto fail;
-    mn_cli_print_warnings(&w);
+    if (ctx->print) mn_cli_print_warnings(&w);
     if (map_path && mn_retarget_map_read(map_path, &map, &err) != MN_OK) goto fail;
     rt = mn_retarget_create(S, T, map_path ? &map : NULL, &opt, &err);
     if (!rt) goto fail;
@@ -148,6 +124,8 @@ int mn_cmd_retarget(int argc, char** argv) {
              : mn_bvh_write(out, T, &res, &err)) != MN_OK)
         goto fail;
 
+    rc = MN_OK;
+    if (!ctx->print) goto done;
     mn_retarget_info info;
     mn_retarget_get_info(rt, &info);
     printf("source=%s\ntarget=%s\n", mn_cli_safe(src), mn_cli_safe(to));
@@ -160,10 +138,10 @@ int mn_cmd_retarget(int argc, char** argv) {
     print_metrics("naive", &mn_);
     print_metrics("retarget", &mr);
     printf("unconverged_frames=%d\nout=%s\n", unmet, mn_cli_safe(out));
-    rc = MN_EXIT_OK;
     goto done;
 fail:
-    rc = mn_cli_input_error(&err);
+    *errp = err;
+    rc = err.status ? err.status : MN_ERR_ARG;
 done:
     free(q);
     free(qn);
@@ -173,5 +151,99 @@ done:
     mn_motion_free(&tmo);
     mn_model_destroy(S);
     mn_model_destroy(T);
+    return rc;
+}
+
+int mn_cmd_retarget(int argc, char** argv) {
+    if (mn_cli_wants_help(argc, argv)) {
+        usage(stdout);
+        return MN_EXIT_OK;
+    }
+    const char *src = NULL, *to = NULL, *map_path = NULL, *out = NULL, *out_dir = NULL;
+    const char* fmt = NULL;
+    mn_retarget_options opt = mn_retarget_options_default();
+    int jobs = 0, nsrc = 0;
+    char** srcs = calloc((size_t)argc + 1, sizeof *srcs);
+    if (!srcs) return MN_EXIT_INPUT;
+    for (int i = 1; i < argc; i++) {
+        const char* a = argv[i];
+        int jr = mn_cli_parse_jobs(argc, argv, &i, &jobs);
+        if (jr < 0) {
+            free(srcs);
+            return mn_cli_usage_error("retarget", "-j needs a number of workers >= 1");
+        }
+        if (jr > 0) continue;
+        if (!strcmp(a, "--out-dir") || !strcmp(a, "--format")) {
+            if (i + 1 >= argc) {
+                free(srcs);
+                return mn_cli_usage_error("retarget", "%s needs a value", a);
+            }
+            *(!strcmp(a, "--out-dir") ? &out_dir : &fmt) = argv[++i];
+            continue;
+        }
+        if (!strcmp(a, "--to") || !strcmp(a, "--map") || !strcmp(a, "--out") ||
+            !strcmp(a, "--contact-height") || !strcmp(a, "--contact-speed")) {
+            if (i + 1 >= argc) {
+                free(srcs);
+                return mn_cli_usage_error("retarget", "%s needs a value", a);
+            }
+            const char* v = argv[++i];
+            if (!strcmp(a, "--to"))
+                to = v;
+            else if (!strcmp(a, "--map"))
+                map_path = v;
+            else if (!strcmp(a, "--out"))
+                out = v;
+            else {
+                double x;
+                if (!mn_cli_parse_double(v, &x) || x < 0) {
+                    free(srcs);
+                    return mn_cli_usage_error("retarget", "%s needs a number >= 0", a);
+                }
+                if (!strcmp(a, "--contact-height"))
+                    opt.contact_height = x;
+                else
+                    opt.contact_speed = x;
+            }
+        } else if (!strcmp(a, "--no-cleanup"))
+            opt.cleanup = 0;
+        else if (!strcmp(a, "--no-hands"))
+            opt.hands = 0;
+        else if (a[0] == '-' && a[1]) {
+            free(srcs);
+            return mn_cli_usage_error("retarget", "unknown option '%s'", a);
+        } else
+            srcs[nsrc++] = argv[i];
+    }
+    src = nsrc ? srcs[0] : NULL;
+    retarget_ctx ctx = {to, map_path, opt, 1};
+    int rc;
+    if (!src)
+        rc = mn_cli_usage_error("retarget", "missing SRC");
+    else if (!to)
+        rc = mn_cli_usage_error("retarget", "missing --to TARGET");
+    else if (out_dir) {
+        if (out || (fmt && strcmp(fmt, "bvh") && strcmp(fmt, "glb")))
+            rc = mn_cli_usage_error("retarget", out ? "--out and --out-dir exclude each other"
+                                                    : "--format must be bvh or glb");
+        else {
+            ctx.print = 0;
+            rc = mn_cli_batch("retarget", srcs, nsrc, out_dir,
+                              fmt && !strcmp(fmt, "glb") ? ".glb" : ".bvh", jobs, retarget_one,
+                              &ctx);
+        }
+    } else if (nsrc > 1)
+        rc = mn_cli_usage_error("retarget", "one SRC only (many go with --out-dir DIR)");
+    else if (jobs || fmt)
+        rc = mn_cli_usage_error("retarget", "-j and --format go with --out-dir");
+    else if (!out)
+        rc = mn_cli_usage_error("retarget", "missing --out OUT.bvh or OUT.glb");
+    else if (!ends_with(out, ".bvh") && !ends_with(out, ".glb"))
+        rc = mn_cli_usage_error("retarget", "OUT must end in .bvh or .glb (glTF binary)");
+    else {
+        mn_error err;
+        rc = retarget_one(src, out, &ctx, &err) == MN_OK ? MN_EXIT_OK : mn_cli_input_error(&err);
+    }
+    free(srcs);
     return rc;
 }

@@ -6,9 +6,11 @@
 #include <marionette/meshio.h>
 #include <marionette/skin.h>
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 
 #include "cli.h"
@@ -29,7 +31,8 @@ static void usage(FILE* f) {
             "Every frame: XPBD step (distance + volume constraints, gravity, ground, substeps),\n"
             "then the fit with the driven bone fixed (warm-started from the previous frame).\n"
             "\n"
-            "Writes into DIR (default sim-out, must exist): tracks.json (per frame: time, fit\n"
+            "Writes into DIR (default sim-out, created when missing): tracks.json (per frame: "
+            "time, fit\n"
             "error, every bone's R and p), tracks.bvh (the bone chain as a skeleton), and every\n"
             "K-th frame (default 10, 0 for none) sim-NNNN.obj (simulated mesh) and fit-NNNN.obj\n"
             "(the rig's reproduction). Prints one key=value summary line.\n");
@@ -292,6 +295,12 @@ int mn_cmd_sim(int argc, char** argv) {
         }
     }
 
+    /* the output folder (one level) is made when missing */
+    if (mkdir(out, 0777) != 0 && errno != EEXIST) {
+        fprintf(stderr, "marionette sim: %s: cannot create the output folder: %s\n",
+                mn_cli_safe(out), strerror(errno));
+        return MN_EXIT_INPUT;
+    }
     mn_error err;
     mn_error_clear(&err);
     int rc = MN_EXIT_INPUT, n = 0, nt = 0;

@@ -16,12 +16,14 @@ static void usage(FILE* f) {
         "usage: marionette solve MODEL --base B --tip T --target x,y,z[,qw,qx,qy,qz]\n"
         "                        [--point x,y,z] [--seed-q v1,...] [--method M] [--tol 1e-5]\n"
         "                        [--timeout-ms 5] [--max-iters N] [--restarts N] [--seed S]\n"
-        "                        [--no-limits] [--free-translations] [--json]\n"
+        "                        [--no-limits] [--free-translations] [--world] [--json]\n"
         "\n"
         "Moves the joints from B (exclusive; 'world' for the figure's root) down to T so that\n"
         "the end-effector point (--point, in T's frame; default its origin) reaches the target,\n"
         "given in B's frame: a position, and with 7 numbers also the orientation of T's frame\n"
-        "as a quaternion w,x,y,z. MODEL is any figure file (skeleton text, BVH, URDF, glTF).\n"
+        "as a quaternion w,x,y,z. With --world the target is in world coordinates instead,\n"
+        "as `marionette fk --json` prints a joint's position and orientation (B's frame is\n"
+        "taken at the seed pose). MODEL is any figure file (skeleton text, BVH, URDF, glTF).\n"
         "\n"
         "  --method    lm (default) | dls | pinv | jt | ccd | fabrik | analytic\n"
         "  --seed-q    the starting values of the chain's state, root to tip (hinge angles in\n"
@@ -75,7 +77,7 @@ int mn_cmd_solve(int argc, char** argv) {
                *seed_text = NULL, *point_text = NULL;
     mn_ik_options o = mn_ik_default();
     o.timeout_ms = 5;
-    int json = 0;
+    int json = 0, world = 0;
     for (int i = 1; i < argc; i++) {
         const char* a = argv[i];
         int more = i + 1 < argc;
@@ -85,6 +87,8 @@ int mn_cmd_solve(int argc, char** argv) {
             o.respect_limits = 0;
         else if (!strcmp(a, "--free-translations"))
             o.free_locked = 1;
+        else if (!strcmp(a, "--world"))
+            world = 1;
         else if (!strcmp(a, "--base") && more)
             base_name = argv[++i];
         else if (!strcmp(a, "--tip") && more)
@@ -134,26 +138,20 @@ int mn_cmd_solve(int argc, char** argv) {
     mn_ik_problem p = mn_ik_problem_default();
     double t[8];
     int nt = mn_cli_parse_list(target_text, t, 8);
-    if (nt != 3 && nt != 7) {
-        fprintf(stderr,
-                "marionette solve: --target: needs x,y,z or x,y,z,qw,qx,qy,qz (finite numbers)\n");
-        return MN_EXIT_INPUT;
-    }
+    if (nt != 3 && nt != 7)
+        return mn_cli_usage_error("solve",
+                                  "--target: needs x,y,z or x,y,z,qw,qx,qy,qz (finite numbers)");
     p.target_pos = mn_v3(t[0], t[1], t[2]);
     if (nt == 7) {
         p.use_orientation = 1;
         p.target_rot = mn_q4(t[3], t[4], t[5], t[6]);
-        if (!(mn_quat_norm(p.target_rot) > 1e-9)) {
-            fprintf(stderr, "marionette solve: --target: the quaternion is zero\n");
-            return MN_EXIT_INPUT;
-        }
+        if (!(mn_quat_norm(p.target_rot) > 1e-9))
+            return mn_cli_usage_error("solve", "--target: the quaternion is zero");
     }
     if (point_text) {
         double v[4];
-        if (mn_cli_parse_list(point_text, v, 4) != 3) {
-            fprintf(stderr, "marionette solve: --point: needs x,y,z (finite numbers)\n");
-            return MN_EXIT_INPUT;
-        }
+        if (mn_cli_parse_list(point_text, v, 4) != 3)
+            return mn_cli_usage_error("solve", "--point: needs x,y,z (finite numbers)");
         p.point = mn_v3(v[0], v[1], v[2]);
     }
 
@@ -211,6 +209,16 @@ int mn_cmd_solve(int argc, char** argv) {
         }
     }
 
+    if (world && p.base >= 0) {
+        /* a world-frame target (what `marionette fk --json` prints) into B's frame, which
+         * the solve does not move: B is above the chain */
+        mn_fk(m, d);
+        mn_xform inv = mn_xform_inverse(&d->xf[p.base]);
+        p.target_pos = mn_xform_apply(&inv, p.target_pos);
+        if (p.use_orientation)
+            p.target_rot =
+                mn_quat_mul(mn_quat_conj(mn_quat_from_mat3(&d->xf[p.base].R)), p.target_rot);
+    }
     mn_ik_result r;
     mn_status s = mn_ik_solve(m, d, &p, &o, &r);
     if (s == MN_ERR_ARG || s == MN_ERR_NOMEM) {

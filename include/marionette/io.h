@@ -42,8 +42,12 @@ void mn_motion_free(mn_motion* mo);
 /* ---- BVH ------------------------------------------------------------------------------- */
 typedef struct mn_bvh_options {
     double scale; /* multiply every length by this (1 keeps the file's units) */
+    /* The figure the file was written from, when known: a joint named as mn_bvh_write
+     * writes one of its joint names (whitespace as '_') takes that name back ("right_arm"
+     * -> "right arm"). NULL keeps the file's names. */
+    const mn_model* names_of;
 } mn_bvh_options;
-/* scale 1. */
+/* scale 1, names_of NULL. */
 mn_bvh_options mn_bvh_default(void);
 
 /* Reads a BVH file: the HIERARCHY becomes a model (one joint per BVH joint: 3 rotation
@@ -59,8 +63,10 @@ mn_status mn_bvh_read(const char* path, const mn_bvh_options* opt, mn_model** mo
 mn_status mn_bvh_read_mem(const char* text, size_t len, const char* name, const mn_bvh_options* opt,
                           mn_model** model, mn_motion* motion, mn_warnings* warn, mn_error* err);
 /* Writes a model and its motion (NULL: one frame, the rest pose) as BVH. Any model: a
- * joint's channels follow its type (see docs/bvh.md); FIXED leaves become End Sites. A
- * model read from BVH is written back with its original joints and channel orders. */
+ * joint's channels follow its type (see docs/bvh.md); FIXED leaves become End Sites; a
+ * compound joint of hinges ("j.1", "j.2", "j") is one BVH joint with three rotation
+ * channels; names are written with '_' for whitespace. A model read from BVH is written
+ * back with its original joints and channel orders. */
 mn_status mn_bvh_write(const char* path, const mn_model* m, const mn_motion* motion, mn_error* err);
 
 /* A model and its motion as a glTF 2.0 binary: mn_gltf_write in gltf.h. */

@@ -49,4 +49,10 @@ extern const char* const mn_bvh_channel_names[6];
  * *base_len (length of <base>), *index and *channel. */
 int mn_bvh_series_name_parse(const char* name, size_t* base_len, int* index, int* channel);
 
+/* The name a joint is written under in BVH: every whitespace character (ASCII or
+ * Unicode, as Python's str.split() sees it) replaced by '_', so that readers that split
+ * lines on whitespace read one word (docs/bvh.md, "Names"). A malloc'd string, NULL when
+ * out of memory. */
+char* mn_bvh_name_written(const char* name);
+
 #endif

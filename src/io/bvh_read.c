@@ -72,6 +72,11 @@ typedef struct bvh_parser {
     int nnames;
     int* spec_name;         /* spec joint -> index into names */
     mn_name_map name_index; /* name -> index into names */
+
+    /* mn_bvh_options.names_of: its names as written in BVH -> its joint index */
+    const mn_model* names_of;
+    char** written_names;
+    mn_name_map written;
 } bvh_parser;
 
 /* ---- errors ----------------------------------------------------------------------------- */
@@ -629,6 +634,13 @@ static mn_status build_spec(bvh_parser* P, mn_spec** out) {
         if (nd->kind == KIND_END) continue;
         char* s = dup_name(nd->name, nd->name_len, 0);
         if (!s) return fail_nomem(P);
+        int fj = P->names_of ? mn_name_map_get(&P->written, s) : -1;
+        if (fj >= 0) { /* the figure's own name, as it was before writing */
+            char* own = dup_name(P->names_of->jnt_name[fj], strlen(P->names_of->jnt_name[fj]), 0);
+            free(s);
+            if (!own) return fail_nomem(P);
+            s = own;
+        }
         nd->name_index = P->nnames;
         if (!name_add(P, s)) {
             free(s);
@@ -1022,6 +1034,25 @@ static void parser_free(bvh_parser* P) {
     free(P->names);
     free(P->spec_name);
     mn_name_map_free(&P->name_index);
+    for (int j = 0; P->written_names && j < P->names_of->njoint; j++)
+        free(P->written_names[j]);
+    free(P->written_names);
+    mn_name_map_free(&P->written);
+}
+
+/* The written form of each of names_of's joint names -> the joint (the first one when two
+ * write alike, which mn_bvh_write refuses anyway). */
+static mn_status written_names_init(bvh_parser* P, const mn_model* f) {
+    P->names_of = f;
+    P->written_names = calloc((size_t)f->njoint + 1, sizeof *P->written_names);
+    if (!P->written_names || !mn_name_map_init(&P->written, (size_t)f->njoint + 1))
+        return fail_nomem(P);
+    for (int j = 0; j < f->njoint; j++) {
+        P->written_names[j] = mn_bvh_name_written(f->jnt_name[j]);
+        if (!P->written_names[j]) return fail_nomem(P);
+        mn_name_map_put(&P->written, P->written_names[j], j);
+    }
+    return MN_OK;
 }
 
 mn_status mn_bvh_read_mem(const char* text, size_t len, const char* name, const mn_bvh_options* opt,
@@ -1059,7 +1090,8 @@ mn_status mn_bvh_read_mem(const char* text, size_t len, const char* name, const 
     int nops = 0;
     mn_motion mo;
     memset(&mo, 0, sizeof mo);
-    mn_status st = read_hierarchy(&P, &has_motion);
+    mn_status st = o.names_of ? written_names_init(&P, o.names_of) : MN_OK;
+    if (!st) st = read_hierarchy(&P, &has_motion);
     if (!st) {
         for (int i = 0; i < P.nnodes; i++)
             P.total_channels += P.nodes[i].nch;

@@ -56,8 +56,10 @@ typedef struct wnode {
     int has_pos, has_rot;
     int nmember; /* W_SERIES: members[0..nmember) in chain order */
     int members[MN_BVH_MAX_JOINT_CHANNELS];
-    int member_ch[MN_BVH_MAX_JOINT_CHANNELS]; /* channel index of each member */
+    int member_ch[MN_BVH_MAX_JOINT_CHANNELS];           /* channel index of each member */
+    signed char member_sign[MN_BVH_MAX_JOINT_CHANNELS]; /* -1 for a hinge about -x, -y, -z */
     unsigned char codes[MN_BVH_MAX_JOINT_CHANNELS];
+    char* name; /* the name as written (whitespace as '_') */
 } wnode;
 
 typedef struct writer {
@@ -146,20 +148,77 @@ static int series_detect(writer* W, int j, wnode* node) {
     return cur;
 }
 
+/* The axis (0 x, 1 y, 2 z) of a HINGE about +x, -x, +y, -y, +z or -z with no rest
+ * orientation, its sign in *sign; -1 for any other joint. */
+static int signed_hinge_axis(const mn_model* m, int j, int* sign) {
+    if (m->jnt_type[j] != MN_JOINT_HINGE || !m->jnt_orient_ident[j]) return -1;
+    mn_vec3 a = m->jnt_axis[j];
+    double v[3] = {a.x, a.y, a.z};
+    for (int k = 0; k < 3; k++)
+        if ((v[k] == 1 || v[k] == -1) && v[(k + 1) % 3] == 0 && v[(k + 2) % 3] == 0) {
+            *sign = v[k] > 0 ? 1 : -1;
+            return k;
+        }
+    return -1;
+}
+
+/* Is name exactly "<base>.<k>" (base of base_len bytes)? */
+static int is_member_name(const char* name, const char* base, size_t base_len, int k) {
+    char suffix[16];
+    int n = snprintf(suffix, sizeof suffix, ".%d", k);
+    return strlen(name) == base_len + (size_t)n && strncmp(name, base, base_len) == 0 &&
+           strcmp(name + base_len, suffix) == 0;
+}
+
+/* A compound joint of the skeleton format (Welman 6.1.1: single-DOF hinges at one
+ * location), frames named "<j>.1", ..., "<j>.(n-1)", "<j>", as one BVH joint with its
+ * rotation channels in the hinges' order (R = R1(q1) R2(q2) R3(q3), the order a BVH
+ * channel list is applied in), padded with the axes not used to three distinct rotation
+ * channels: what Blender's and MotionBuilder-style readers need. Also a single hinge
+ * about a coordinate axis (n = 1). Fills node and returns the last joint, or -1 when j
+ * does not start such a run. */
+static int compound_detect(const writer* W, int j, int single, wnode* node) {
+    const mn_model* m = W->m;
+    int sign, a = signed_hinge_axis(m, j, &sign);
+    if (a < 0) return -1;
+    const char* name = m->jnt_name[j];
+    const char* dot = strrchr(name, '.');
+    size_t blen = dot ? (size_t)(dot - name) : 0;
+    int n = 0, used = 0, cur = j;
+    if (!single && (blen == 0 || !is_member_name(name, name, blen, 1))) return -1;
+    for (;;) {
+        node->members[n] = cur;
+        node->member_ch[n] = n;
+        node->member_sign[n] = (signed char)sign;
+        node->codes[n] = (unsigned char)(MN_BVH_XROT + a);
+        used |= 1 << a;
+        n++;
+        if (single || (n > 1 && strlen(m->jnt_name[cur]) == blen)) break; /* "<base>" ends it */
+        if (n == 3 || m->jnt_nchild[cur] != 1) return -1;
+        int c = W->first_child[cur];
+        a = signed_hinge_axis(m, c, &sign);
+        if (a < 0 || (used >> a) & 1 || !vec_is_zero(m->jnt_offset[c])) return -1;
+        const char* cn = m->jnt_name[c];
+        if (!(strlen(cn) == blen && strncmp(cn, name, blen) == 0) &&
+            !is_member_name(cn, name, blen, n + 1))
+            return -1;
+        cur = c;
+    }
+    node->nmember = n;
+    for (int k = 0; k < 3; k++)
+        if (!((used >> k) & 1)) node->codes[n++] = (unsigned char)(MN_BVH_XROT + k);
+    node->mode = W_SERIES;
+    node->first = j;
+    node->joint = cur;
+    node->nch = 3;
+    return cur;
+}
+
 /* Plans the BVH joint of model joint j (not a folded series member, not an End Site). */
 static void plan_xform(const mn_model* m, int j, wnode* node) {
     node->mode = W_XFORM;
     node->joint = node->first = j;
-    int t = m->jnt_type[j], c = channel_of_joint(m, j);
-    if (c >= 0) {
-        /* one channel along or about a coordinate axis: a series of one */
-        node->mode = W_SERIES;
-        node->nmember = node->nch = 1;
-        node->members[0] = j;
-        node->member_ch[0] = 0;
-        node->codes[0] = (unsigned char)c;
-        return;
-    }
+    int t = m->jnt_type[j];
     node->has_pos = t == MN_JOINT_SLIDE || t == MN_JOINT_FREE;
     node->has_rot =
         t == MN_JOINT_HINGE || t == MN_JOINT_BALL || t == MN_JOINT_FREE || !m->jnt_orient_ident[j];
@@ -179,16 +238,6 @@ static void plan_xform(const mn_model* m, int j, wnode* node) {
 
 static int is_end_site(const mn_model* m, int j) {
     return m->jnt_type[j] == MN_JOINT_FIXED && m->jnt_nchild[j] == 0 && m->jnt_parent[j] >= 0;
-}
-
-/* A name BVH can carry: non-empty valid text on one line, no surrounding blanks, not
- * ending in '{' (the reader would take it for the brace). */
-static int writable_name(const char* s) {
-    size_t n = strlen(s);
-    if (n == 0 || s[0] == ' ' || s[0] == '\t' || s[n - 1] == ' ' || s[n - 1] == '\t' ||
-        s[n - 1] == '{')
-        return 0;
-    return mn_utf8_text(s, n); /* the reader's rule */
 }
 
 /* Lengths and times: 14 significant digits ("-0" written as "0"). A file's own numbers
@@ -289,7 +338,7 @@ static mn_status write_hierarchy(writer* W, mn_strbuf* b, mn_error* err, const c
         col += node->nch;
         put_indent(b, depth);
         mn_strbuf_printf(b, "%s ", m->jnt_parent[e] < 0 ? "ROOT" : "JOINT");
-        mn_strbuf_append(b, m->jnt_name[j], strlen(m->jnt_name[j]));
+        mn_strbuf_append(b, node->name, strlen(node->name));
         mn_strbuf_append(b, "\n", 1);
         put_indent(b, depth);
         mn_strbuf_append(b, "{\n", 2);
@@ -332,9 +381,11 @@ static void frame_values(const writer* W, const double* q, double* row) {
         if (node->mode == W_SERIES) {
             mn_vec3 off = m->jnt_offset[node->first];
             double o[3] = {off.x, off.y, off.z};
+            for (int k = node->nmember; k < node->nch; k++)
+                out[k] = 0; /* the rotation channels a compound joint is padded with */
             for (int k = 0; k < node->nmember; k++) {
                 int j = node->members[k], c = node->codes[node->member_ch[k]];
-                double v = q[m->jnt_qadr[j]];
+                double v = node->member_sign[k] < 0 ? -q[m->jnt_qadr[j]] : q[m->jnt_qadr[j]];
                 out[node->member_ch[k]] = c < 3 ? o[c] + v : v * (180.0 / MN_PI);
             }
             continue;
@@ -371,6 +422,8 @@ static void frame_values(const writer* W, const double* q, double* row) {
 }
 
 static void writer_free(writer* W) {
+    for (int i = 0; W->nodes && i < W->nnodes; i++)
+        free(W->nodes[i].name);
     free(W->first_child);
     free(W->next_sibling);
     free(W->series_final);
@@ -441,23 +494,59 @@ mn_status mn_bvh_write(const char* path, const mn_model* m, const mn_motion* mot
         W.node_of[last] = W.nnodes;
         W.nodes[W.nnodes++] = tmp;
     }
-    mn_status st = MN_OK;
-    for (int j = 0; j < (int)nj && !st; j++) {
+    /* Compound joints ("<j>.1", ..., "<j>") next, then one BVH joint per remaining joint. */
+    for (int j = 0; j < (int)nj; j++) {
+        if (W.folded[j] || W.node_of[j] >= 0 || W.series_final[j] >= 0) continue;
+        wnode tmp;
+        memset(&tmp, 0, sizeof tmp);
+        int last = compound_detect(&W, j, 0, &tmp);
+        if (last < 0) continue;
+        int free_run = 1;
+        for (int k = 0; k < tmp.nmember; k++)
+            free_run &= !W.folded[tmp.members[k]] && W.node_of[tmp.members[k]] < 0 &&
+                        W.series_final[tmp.members[k]] < 0;
+        if (!free_run) continue;
+        W.series_final[j] = last;
+        for (int k = 0; k + 1 < tmp.nmember; k++)
+            W.folded[tmp.members[k]] = 1;
+        W.node_of[last] = W.nnodes;
+        W.nodes[W.nnodes++] = tmp;
+    }
+    for (int j = 0; j < (int)nj; j++) {
         if (W.folded[j] || W.node_of[j] >= 0 || is_end_site(m, j)) continue;
-        if (!writable_name(m->jnt_name[j])) {
+        wnode* node = &W.nodes[W.nnodes];
+        memset(node, 0, sizeof *node);
+        if (compound_detect(&W, j, 1, node) < 0) plan_xform(m, j, node);
+        W.node_of[j] = W.nnodes++;
+    }
+    /* Names as written: whitespace as '_', unique. */
+    mn_status st = MN_OK;
+    mn_name_map written;
+    memset(&written, 0, sizeof written);
+    if (!mn_name_map_init(&written, (size_t)W.nnodes + 1))
+        st = mn_error_set(err, MN_ERR_NOMEM, path, 0, "", "out of memory");
+    for (int i = 0; i < W.nnodes && !st; i++) {
+        int j = W.nodes[i].joint;
+        const char* name = m->jnt_name[j];
+        size_t n = strlen(name);
+        if (n == 0 || name[n - 1] == '{' || !mn_utf8_text(name, n)) {
             st = mn_error_set(err, MN_ERR_ARG, path, 0, "name",
                               "joint %d: its name cannot be written as BVH", j);
             break;
         }
-        wnode* node = &W.nodes[W.nnodes];
-        memset(node, 0, sizeof *node);
-        plan_xform(m, j, node);
-        W.node_of[j] = W.nnodes++;
-    }
-    for (int i = 0; i < W.nnodes && !st; i++)
-        if (!writable_name(m->jnt_name[W.nodes[i].joint]))
+        W.nodes[i].name = mn_bvh_name_written(name);
+        if (!W.nodes[i].name) {
+            st = mn_error_set(err, MN_ERR_NOMEM, path, 0, "", "out of memory");
+            break;
+        }
+        int other = mn_name_map_put(&written, W.nodes[i].name, j);
+        if (other >= 0)
             st = mn_error_set(err, MN_ERR_ARG, path, 0, "name",
-                              "joint %d: its name cannot be written as BVH", W.nodes[i].joint);
+                              "joints %d and %d: their names are both '%s' in BVH (whitespace "
+                              "written as '_')",
+                              other, j, W.nodes[i].name);
+    }
+    mn_name_map_free(&written);
     mn_strbuf b;
     mn_strbuf_init(&b);
     if (!st) st = write_hierarchy(&W, &b, err, path);

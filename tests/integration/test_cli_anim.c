@@ -66,7 +66,12 @@ static double drift(const char* bvh, const char* joint) {
     mn_model* m = NULL;
     mn_motion mo;
     mn_error e;
-    if (mn_bvh_read(bvh, NULL, &m, &mo, NULL, &e) != MN_OK) {
+    mn_model* stick = mn_stickman_model(&e);
+    mn_bvh_options opt = mn_bvh_default();
+    opt.names_of = stick; /* the file's "left_foot" is the figure's "left foot" */
+    mn_status st = mn_bvh_read(bvh, &opt, &m, &mo, NULL, &e);
+    mn_model_destroy(stick);
+    if (st != MN_OK) {
         fprintf(stderr, "%s\n", e.message);
         return -1;
     }

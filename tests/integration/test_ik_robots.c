@@ -263,16 +263,18 @@ static void test_cli_solve(void) {
         panda);
     CHECK(run_cli(args, out, sizeof out) == 1);
     CHECK(strstr(out, "status UNREACHABLE") != NULL);
-    /* Bad input and usage. */
+    /* Bad input (exit 1) and usage: a malformed --target is a usage error (exit 2), like
+     * every other malformed option. */
     const char* bad[] = {"--target 0,0,nan", "--target 1,2", "--target 0,0,0,0,0,0,0",
                          "--tip nope --target 0,0,0", "--target 0.3,0,0.5 --seed-q 1,2"};
+    const int code[] = {2, 2, 2, 1, 1};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         if (!strncmp(bad[i], "--tip", 5))
             snprintf(args, sizeof args, "solve %s --base panda_link0 %s", panda, bad[i]);
         else
             snprintf(args, sizeof args, "solve %s --base panda_link0 --tip panda_link8 %s", panda,
                      bad[i]);
-        CHECK(run_cli(args, out, sizeof out) == 1);
+        CHECK(run_cli(args, out, sizeof out) == code[i]);
     }
     snprintf(args, sizeof args, "solve %s --base panda_link8 --tip panda_link0 --target 0,0,0",
              panda);

@@ -536,7 +536,11 @@ static void test_unusual_channels(void) {
               NULL);
         CHECK(strstr(text, "CHANNELS 3 Xposition Yposition Zposition\n") != NULL);
         CHECK(strstr(text, "CHANNELS 3 Zrotation Xrotation Zrotation\n") != NULL);
-        CHECK(strstr(text, "CHANNELS 1 Yposition\n") != NULL);
+        /* a lone position channel is written as all three (readers such as Blender's
+         * take a missing one as 0, not as the OFFSET) */
+        CHECK(strstr(text, "CHANNELS 1 Yposition\n") == NULL);
+        CHECK(strstr(text, "JOINT OneSlide\n\t\t{\n\t\t\tOFFSET -2 0 0\n\t\t\tCHANNELS 3 "
+                           "Xposition Yposition Zposition\n") != NULL);
         CHECK(strstr(text, "JOINT Still\n") != NULL && strstr(text, "CHANNELS 0\n") != NULL);
         CHECK(strstr(text, ":0:") == NULL); /* no series name leaks into the file */
         free(text);
@@ -545,7 +549,8 @@ static void test_unusual_channels(void) {
     mn_motion mo2;
     CHECK(mn_bvh_read(out, NULL, &m2, &mo2, NULL, &err) == MN_OK);
     if (m2) {
-        CHECK(m2->njoint == m->njoint);
+        /* OneSlide's three position channels read back as three slides */
+        CHECK(m2->njoint == m->njoint + 2);
         check_against_ref(m2, &mo2);
         compare_motions(m, &mo, m2, &mo2, 1, 1e-12);
         mn_motion_free(&mo2);
@@ -664,7 +669,10 @@ static void test_write_any_model(void) {
     mn_motion mo2;
     CHECK(mn_bvh_read(out, NULL, &m2, &mo2, NULL, &err) == MN_OK);
     if (m2) {
-        CHECK(m2->njoint == m->njoint);
+        /* slide_x's three position channels (a reader needs all three) read back as three
+         * slides, the hinges as balls */
+        CHECK(m2->njoint == m->njoint + 2);
+        CHECK(m2->jnt_type[mn_model_find_joint(m2, "hinge_z")] == MN_JOINT_BALL);
         /* End Sites come back named after their parent. */
         CHECK(mn_model_find_joint(m2, "hinge_z_end") >= 0);
         CHECK(mn_model_find_joint(m2, "ball_end") >= 0);
@@ -735,6 +743,220 @@ static void test_write_any_model(void) {
     free(before);
     free(after);
     mn_motion_free(&mo);
+    mn_model_destroy(m);
+}
+
+/* ---- files every reader opens ------------------------------------------------------------ */
+
+/* Every HIERARCHY line of text, split on whitespace as Blender's importer and other
+ * tokenising readers split it, reads as BVH: ROOT/JOINT and one name word, CHANNELS with
+ * its count of names, no or three position channels (X Y Z) and no or three rotation
+ * channels about three different axes. Returns the number of joints. */
+static int check_tokenised(const char* text) {
+    int joints = 0;
+    char line[1024];
+    const char* p = text;
+    while (*p) {
+        size_t n = strcspn(p, "\n");
+        if (n >= sizeof line) n = sizeof line - 1;
+        memcpy(line, p, n);
+        line[n] = 0;
+        p += n + (p[n] == '\n');
+        char* words[80];
+        int nw = 0;
+        for (char* w = strtok(line, " \t\r"); w && nw < 80; w = strtok(NULL, " \t\r"))
+            words[nw++] = w;
+        if (nw == 0) continue;
+        if (!strcmp(words[0], "MOTION")) break;
+        if (!strcmp(words[0], "ROOT") || !strcmp(words[0], "JOINT")) {
+            CHECK(nw == 2); /* the name is one word */
+            joints++;
+        } else if (!strcmp(words[0], "CHANNELS")) {
+            int count = atoi(words[1]), pos = 0, rot = 0, axes = 0;
+            CHECK(count == nw - 2);
+            for (int k = 2; k < nw; k++) {
+                int is_pos = strstr(words[k], "position") != NULL;
+                int axis = words[k][0] - 'X';
+                CHECK(axis >= 0 && axis < 3);
+                if (is_pos) {
+                    CHECK(rot == 0 && axis == pos); /* X Y Z, before the rotations */
+                    pos++;
+                } else {
+                    CHECK(!((axes >> axis) & 1));
+                    axes |= 1 << axis;
+                    rot++;
+                }
+            }
+            CHECK(pos == 0 || pos == 3);
+            CHECK(rot == 0 || rot == 3);
+        }
+    }
+    return joints;
+}
+
+/* The joint of b that carries joint j of a: the same name, or for a hinge of a compound
+ * joint folded into one BVH joint ("torso.1"), the joint at the end of its run. */
+static int carrier(const mn_model* a, int j, const mn_model* b) {
+    for (int k = 0; k < 4 && j >= 0; k++) {
+        int c = mn_model_find_joint(b, a->jnt_name[j]);
+        if (c >= 0) return c;
+        int next = -1;
+        for (int i = j + 1; i < a->njoint; i++)
+            if (a->jnt_parent[i] == j) {
+                next = i;
+                break;
+            }
+        j = next;
+    }
+    return -1;
+}
+
+/* a's motion against b's: every joint of a (through carrier()) at every frame, to tol of
+ * the figure's size; returns the worst relative error. */
+static double fk_agreement(const mn_model* a, const mn_motion* ma, const mn_model* b,
+                           const mn_motion* mb) {
+    CHECK(ma->nframes == mb->nframes);
+    mn_data* da = mn_data_create(a, 0);
+    mn_data* db = mn_data_create(b, 0);
+    double size = figure_size(a, da), worst = 0;
+    for (int f = 0; f < ma->nframes && f < mb->nframes; f++) {
+        memcpy(da->q, ma->q + (size_t)f * (size_t)a->nq, (size_t)a->nq * sizeof(double));
+        memcpy(db->q, mb->q + (size_t)f * (size_t)b->nq, (size_t)b->nq * sizeof(double));
+        mn_fk(a, da);
+        mn_fk(b, db);
+        for (int j = 0; j < a->njoint; j++) {
+            int k = carrier(a, j, b);
+            if (k < 0 && a->jnt_type[j] == MN_JOINT_FIXED && a->jnt_nchild[j] == 0)
+                continue; /* an End Site: it comes back named after its parent */
+            CHECK(k >= 0);
+            if (k < 0) continue;
+            double e = mn_vec3_dist(da->xf[j].p, db->xf[k].p) / size;
+            if (e > worst) worst = e;
+        }
+    }
+    mn_data_destroy(da);
+    mn_data_destroy(db);
+    return worst;
+}
+
+/* A motion of nframes random poses of m (hinges and slides within +-1, random rotations). */
+static mn_motion random_motion(const mn_model* m, int nframes, uint64_t seed) {
+    mn_motion mo = {nframes, m->nq, 1.0 / 30, calloc((size_t)nframes * (size_t)m->nq + 1, 8)};
+    for (int f = 0; f < nframes; f++) {
+        double* q = mo.q + (size_t)f * (size_t)m->nq;
+        for (int j = 0; j < m->njoint; j++) {
+            double* a = q + m->jnt_qadr[j];
+            int t = m->jnt_type[j];
+            if (t == MN_JOINT_HINGE || t == MN_JOINT_SLIDE) a[0] = 2 * urand(&seed) - 1;
+            if (t == MN_JOINT_FREE)
+                for (int k = 0; k < 3; k++)
+                    *a++ = urand(&seed) - 0.5;
+            if (t == MN_JOINT_FREE || t == MN_JOINT_BALL) {
+                mn_quat r = mn_quat_normalize(mn_q4(urand(&seed) - 0.5, urand(&seed) - 0.5,
+                                                    urand(&seed) - 0.5, urand(&seed) - 0.5));
+                a[0] = r.w, a[1] = r.x, a[2] = r.y, a[3] = r.z;
+            }
+        }
+    }
+    return mo;
+}
+
+/* The stick figure (compound joints of hinges, mirrored axes, names with spaces), a URDF
+ * arm and a CMU take: written as BVH that whitespace-tokenising readers (Blender's) open,
+ * read back to the same forward kinematics at every frame, and the figure's names. */
+static void test_files_every_reader_opens(void) {
+    mn_error err;
+    for (int c = 0; c < 3; c++) {
+        mn_model* m = NULL;
+        mn_motion mo;
+        memset(&mo, 0, sizeof mo);
+        const char* what = c == 0 ? "stick figure" : c == 1 ? "UR5 arm" : "CMU walk";
+        if (c == 0) m = mn_stickman_model(&err);
+        if (c == 1) CHECK(mn_urdf_read(MN_DATA "/robots/ur5/ur5_robot.urdf", &m, NULL, &err) == 0);
+        if (c == 2) CHECK(mn_bvh_read(cases[0].path, NULL, &m, &mo, NULL, &err) == MN_OK);
+        CHECK(m != NULL);
+        if (!m) continue;
+        if (c < 2) mo = random_motion(m, 25, 11 + (uint64_t)c);
+        const char* out = mn_test_write_temp(".bvh", "", 0);
+        CHECK(mn_bvh_write(out, m, &mo, &err) == MN_OK);
+        size_t n;
+        char* text = mn_test_read_file(out, &n);
+        CHECK(text != NULL);
+        int bvh_joints = text ? check_tokenised(text) : 0;
+        if (c == 0 && text) {
+            /* a compound joint is one BVH joint: 15 joints for the 31 frames */
+            CHECK(bvh_joints == 15);
+            CHECK(strstr(text, "JOINT right_arm\n") && !strstr(text, "right_arm.1"));
+            CHECK(strstr(text, "\tJOINT torso\n\t{\n\t\tOFFSET 0 0.1 0\n\t\tCHANNELS 3 Zrotation "
+                               "Xrotation Yrotation\n"));
+            /* the wrist, two hinges (x, z), padded with y */
+            CHECK(strstr(text, "JOINT right_hand\n") &&
+                  strstr(text, "CHANNELS 3 Xrotation Zrotation Yrotation\n"));
+        }
+        if (c == 2 && text) {
+            /* a mocap rig keeps its joints and channel lists */
+            size_t n0;
+            char* orig = mn_test_read_file(cases[0].path, &n0);
+            CHECK(bvh_joints == cases[0].bvh_joints);
+            const char* a = orig;
+            const char* b = text;
+            int lines = 0;
+            while (orig && (a = strstr(a, "CHANNELS")) && (b = strstr(b, "CHANNELS"))) {
+                size_t la = strcspn(a, "\r\n"), lb = strcspn(b, "\r\n");
+                while (la > 0 && (a[la - 1] == ' '))
+                    la--;
+                CHECK(la == lb && memcmp(a, b, la) == 0);
+                a += la, b += lb, lines++;
+            }
+            CHECK(lines == cases[0].bvh_joints);
+            free(orig);
+        }
+        free(text);
+        /* read back with the figure's names */
+        mn_bvh_options opt = mn_bvh_default();
+        opt.names_of = m;
+        mn_model* m2 = NULL;
+        mn_motion mo2;
+        CHECK(mn_bvh_read(out, &opt, &m2, &mo2, NULL, &err) == MN_OK);
+        if (m2) {
+            double worst = fk_agreement(m, &mo, m2, &mo2);
+            printf("  %s: %d joints -> %d, worst position error %.3g of the figure's size\n", what,
+                   m->njoint, m2->njoint, worst);
+            CHECK(worst <= 1e-9);
+            /* every BVH joint has the figure's name back ("right arm", not "right_arm") */
+            for (int j = 0; j < m2->njoint; j++)
+                CHECK(mn_model_find_joint(m, m2->jnt_name[j]) >= 0 ||
+                      strstr(m2->jnt_name[j], "_end") != NULL);
+            if (c == 0) CHECK(mn_model_find_joint(m2, "right arm") >= 0);
+            mn_motion_free(&mo2);
+            mn_model_destroy(m2);
+        }
+        /* without the figure the names are the file's */
+        CHECK(mn_bvh_read(out, NULL, &m2, &mo2, NULL, &err) == MN_OK);
+        if (m2 && c == 0)
+            CHECK(mn_model_find_joint(m2, "right_arm") >= 0 &&
+                  mn_model_find_joint(m2, "right arm") < 0);
+        mn_motion_free(&mo2);
+        mn_model_destroy(m2);
+        mn_motion_free(&mo);
+        mn_model_destroy(m);
+    }
+    /* two names that write alike are refused, naming both joints */
+    mn_spec* s = mn_spec_create("alike");
+    mn_joint_def d = mn_joint_default();
+    d.name = "a b";
+    d.type = MN_JOINT_BALL;
+    mn_spec_add_joint(s, &d, NULL);
+    d.name = "a_b";
+    d.parent = 0;
+    d.offset = mn_v3(0, 1, 0);
+    mn_spec_add_joint(s, &d, NULL);
+    mn_model* m = mn_model_compile(s, &err);
+    mn_spec_destroy(s);
+    CHECK(m != NULL);
+    const char* out = mn_test_write_temp(".bvh", "", 0);
+    CHECK(m && mn_bvh_write(out, m, NULL, &err) == MN_ERR_ARG);
+    CHECK(strstr(err.message, "'a_b'") != NULL);
     mn_model_destroy(m);
 }
 
@@ -1050,6 +1272,7 @@ int main(int argc, char** argv) {
     RUN(test_scale);
     RUN(test_unusual_channels);
     RUN(test_write_any_model);
+    RUN(test_files_every_reader_opens);
     RUN(test_numbers_exact);
     RUN(test_malformed);
     RUN(test_frames_mismatch);

@@ -1,0 +1,204 @@
+/* The batch runner: a pool of threads taking the next input from an atomic counter; the
+ * main thread draws the progress and collects the failures. */
+#include "batch.h"
+
+#include "cli.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+typedef struct batch {
+    char** inputs;
+    char** outputs;
+    int n;
+    mn_cli_job job;
+    void* ctx;
+    atomic_int next;
+    atomic_int done;
+    mn_error* errs; /* per input; status MN_OK when it converted */
+    atomic_char* finished;
+} batch;
+
+static void* worker(void* arg) {
+    batch* b = arg;
+    for (;;) {
+        int i = atomic_fetch_add(&b->next, 1);
+        if (i >= b->n) break;
+        mn_error* e = &b->errs[i];
+        mn_error_clear(e);
+        mn_status s = b->job(b->inputs[i], b->outputs[i], b->ctx, e);
+        if (s != MN_OK && e->status == MN_OK) e->status = s;
+        atomic_store(&b->finished[i], 1);
+        atomic_fetch_add(&b->done, 1);
+    }
+    return NULL;
+}
+
+static double now_s(void) {
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+static void fmt_time(double s, char* buf, size_t cap) {
+    long t = (long)(s + 0.5);
+    if (t >= 3600)
+        snprintf(buf, cap, "%ld:%02ld:%02ld", t / 3600, t / 60 % 60, t % 60);
+    else
+        snprintf(buf, cap, "%ld:%02ld", t / 60, t % 60);
+}
+
+static void draw_bar(int done, int n, int failed, double elapsed) {
+    const int width = 30;
+    int fill = n ? (int)((long)done * width / n) : width;
+    char bar[64], left[32];
+    for (int k = 0; k < width; k++)
+        bar[k] = k < fill ? '#' : '.';
+    bar[width] = 0;
+    double rate = elapsed > 0 ? done / elapsed : 0;
+    if (done > 0 && rate > 0)
+        fmt_time((n - done) / rate, left, sizeof left);
+    else
+        snprintf(left, sizeof left, "?");
+    fprintf(stderr, "\r[%s] %d/%d files, %.1f files/s, %s left%s", bar, done, n, rate, left,
+            failed ? ", some failed" : "");
+    fflush(stderr);
+}
+
+/* base name of path without its extension */
+static void stem(const char* path, char* out, size_t cap) {
+    const char* s = strrchr(path, '/');
+    s = s ? s + 1 : path;
+    snprintf(out, cap, "%s", s);
+    char* dot = strrchr(out, '.');
+    if (dot && dot != out) *dot = 0;
+}
+
+int mn_cli_parse_jobs(int argc, char** argv, int* i, int* jobs) {
+    const char* a = argv[*i];
+    const char* v = NULL;
+    if (!strcmp(a, "-j") || !strcmp(a, "--jobs")) {
+        if (*i + 1 >= argc) return -1;
+        v = argv[++*i];
+    } else if (!strncmp(a, "-j", 2) && a[2]) {
+        v = a + 2;
+    } else {
+        return 0;
+    }
+    return mn_cli_parse_int(v, jobs) && *jobs >= 1 ? 1 : -1;
+}
+
+int mn_cli_batch(const char* cmd, char** inputs, int n, const char* out_dir, const char* ext,
+                 int jobs, mn_cli_job job, void* ctx) {
+    if (n < 1) return mn_cli_usage_error(cmd, "no input files");
+    if (mkdir(out_dir, 0777) != 0 && errno != EEXIST) {
+        fprintf(stderr, "marionette %s: %s: cannot create the output folder: %s\n", cmd,
+                mn_cli_safe(out_dir), strerror(errno));
+        return MN_EXIT_INPUT;
+    }
+    struct stat st;
+    if (stat(out_dir, &st) != 0 || !S_ISDIR(st.st_mode)) {
+        fprintf(stderr, "marionette %s: %s: not a folder\n", cmd, mn_cli_safe(out_dir));
+        return MN_EXIT_INPUT;
+    }
+    batch b;
+    memset(&b, 0, sizeof b);
+    b.inputs = inputs;
+    b.n = n;
+    b.job = job;
+    b.ctx = ctx;
+    b.outputs = calloc((size_t)n, sizeof *b.outputs);
+    b.errs = calloc((size_t)n, sizeof *b.errs);
+    b.finished = calloc((size_t)n, sizeof *b.finished);
+    int rc = MN_EXIT_OK;
+    if (!b.outputs || !b.errs || !b.finished) {
+        fprintf(stderr, "marionette %s: out of memory\n", cmd);
+        rc = MN_EXIT_INPUT;
+        goto out;
+    }
+    for (int i = 0; i < n && rc == MN_EXIT_OK; i++) {
+        char s[1024];
+        stem(inputs[i], s, sizeof s);
+        size_t cap = strlen(out_dir) + strlen(s) + strlen(ext) + 2;
+        b.outputs[i] = malloc(cap);
+        if (!b.outputs[i]) {
+            rc = MN_EXIT_INPUT;
+            break;
+        }
+        snprintf(b.outputs[i], cap, "%s/%s%s", out_dir, s, ext);
+        for (int k = 0; k < i; k++)
+            if (!strcmp(b.outputs[k], b.outputs[i])) {
+                rc = mn_cli_usage_error(cmd, "%s and %s would both write %s", inputs[k], inputs[i],
+                                        b.outputs[i]);
+                break;
+            }
+    }
+    if (rc != MN_EXIT_OK) goto out;
+    if (jobs <= 0) {
+        long cores = sysconf(_SC_NPROCESSORS_ONLN);
+        jobs = cores > 0 ? (int)cores : 1;
+    }
+    if (jobs > n) jobs = n;
+    pthread_t* th = calloc((size_t)jobs, sizeof *th);
+    int started = 0;
+    double t0 = now_s();
+    for (int k = 0; th && k < jobs; k++)
+        if (pthread_create(&th[k], NULL, worker, &b) == 0) started++;
+    if (started == 0) worker(&b); /* no threads: do it here */
+    int tty = isatty(STDERR_FILENO), reported = 0, failed = 0;
+    /* progress: the main thread looks every 50 ms; on a terminal a bar, else a line per file
+     * in input order as they finish */
+    for (;;) {
+        int done = atomic_load(&b.done);
+        while (reported < n && atomic_load(&b.finished[reported])) {
+            const mn_error* e = &b.errs[reported];
+            if (e->status != MN_OK) failed++;
+            if (!tty) {
+                if (e->status == MN_OK)
+                    fprintf(stderr, "ok %s -> %s\n", mn_cli_safe(inputs[reported]),
+                            mn_cli_safe(b.outputs[reported]));
+                else
+                    fprintf(stderr, "FAILED %s: %s\n", mn_cli_safe(inputs[reported]),
+                            mn_cli_safe(e->message[0] ? e->message : mn_status_name(e->status)));
+            }
+            reported++;
+        }
+        if (tty) draw_bar(done, n, failed, now_s() - t0);
+        if (done >= n && reported >= n) break;
+        struct timespec ts = {0, 50 * 1000 * 1000};
+        nanosleep(&ts, NULL);
+    }
+    for (int k = 0; k < started; k++)
+        pthread_join(th[k], NULL);
+    free(th);
+    double elapsed = now_s() - t0;
+    if (tty) fprintf(stderr, "\n");
+    fprintf(stderr, "marionette %s: %d of %d files written to %s in %.2f s (%.1f files/s, %d %s)",
+            cmd, n - failed, n, mn_cli_safe(out_dir), elapsed, elapsed > 0 ? n / elapsed : 0,
+            started ? started : 1, started == 1 || !started ? "worker" : "workers");
+    if (failed) {
+        fprintf(stderr, "; %d failed:\n", failed);
+        for (int i = 0; i < n; i++)
+            if (b.errs[i].status != MN_OK)
+                fprintf(stderr, "  %s: %s\n", mn_cli_safe(inputs[i]),
+                        mn_cli_safe(b.errs[i].message[0] ? b.errs[i].message
+                                                         : mn_status_name(b.errs[i].status)));
+        rc = MN_EXIT_INPUT;
+    } else {
+        fprintf(stderr, "\n");
+    }
+out:
+    for (int i = 0; b.outputs && i < n; i++)
+        free(b.outputs[i]);
+    free(b.outputs);
+    free(b.errs);
+    free((void*)b.finished);
+    return rc;
+}

@@ -1,0 +1,24 @@
+/* Many inputs, one output folder, every core: the runner behind `convert` and `retarget`
+ * when they are given several inputs (docs/batch.md). */
+#ifndef MN_CLI_BATCH_H
+#define MN_CLI_BATCH_H
+
+#include <marionette/base.h>
+
+/* One job: reads in, writes out; on failure returns the status with err set. Called from
+ * several threads at once: it must touch no shared state (each call has its own data). */
+typedef mn_status (*mn_cli_job)(const char* in, const char* out, void* ctx, mn_error* err);
+
+/* Runs job over inputs[0..n) with jobs threads (<= 0: one per core), writing
+ * out_dir/<input's base name without extension><ext>, creating out_dir. On a terminal
+ * (stderr) a progress bar with the rate and the time left, else one line per file; then a
+ * summary of the failures and why. Two inputs with the same base name are a usage error
+ * (one would overwrite the other). Returns the exit status: 0 when every file converted, 1
+ * when any failed, 2 for a usage error. */
+int mn_cli_batch(const char* cmd, char** inputs, int n, const char* out_dir, const char* ext,
+                 int jobs, mn_cli_job job, void* ctx);
+
+/* Parses -j N / --jobs N at argv[*i] (advancing *i); 1 when it was one, -1 on a bad value. */
+int mn_cli_parse_jobs(int argc, char** argv, int* i, int* jobs);
+
+#endif

@@ -1,0 +1,130 @@
+/* The command line as a new user meets it: fk --json with orientations and every frame,
+ * sim making its output folder, a malformed --target as a usage error (exit 2), the demo
+ * explaining its listing, fk's world frames as solve's targets (--world). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+
+#include "test.h"
+
+static int run_cli(const char* args, char** out, char** err) {
+    char opath[256], epath[256];
+    snprintf(opath, sizeof opath, "%s", mn_test_write_temp(".out", "", 0));
+    snprintf(epath, sizeof epath, "%s", mn_test_write_temp(".err", "", 0));
+    char cmd[4096];
+    snprintf(cmd, sizeof cmd, "'%s' %s > '%s' 2> '%s' < /dev/null", MN_CLI, args, opath, epath);
+    int st = system(cmd);
+    *out = mn_test_read_file(opath, NULL);
+    *err = mn_test_read_file(epath, NULL);
+    remove(opath);
+    remove(epath);
+    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+static void test_fk_json_orientations(void) {
+    char *out, *err;
+    CHECK(run_cli("fk stickman --json", &out, &err) == 0);
+    /* the rest pose: every frame unrotated, positions in full precision */
+    CHECK(out && strstr(out, "{\"name\":\"pelvis\",\"position\":[0,0.94999999999999996,0],"
+                             "\"orientation\":[1,0,0,0]}"));
+    free(out), free(err);
+    /* a turned joint: the UR5's upper arm is turned 90 degrees about y at rest */
+    CHECK(run_cli("fk '" MN_DATA "/robots/ur5/ur5_robot.urdf' --json", &out, &err) == 0);
+    const char* p = out ? strstr(out, "\"name\":\"upper_arm_link\"") : NULL;
+    const char* o = p ? strstr(p, "\"orientation\":[") : NULL;
+    double w = 0, x = 0, y = 0, z = 0;
+    CHECK(o && sscanf(o, "\"orientation\":[%lf,%lf,%lf,%lf]", &w, &x, &y, &z) == 4);
+    CHECK(fabs(w - sqrt(0.5)) < 1e-9 && fabs(y - sqrt(0.5)) < 1e-9 && fabs(x) < 1e-9 &&
+          fabs(z) < 1e-9);
+    free(out), free(err);
+    /* text: 9 significant digits */
+    CHECK(run_cli("fk stickman", &out, &err) == 0);
+    CHECK(out && strstr(out, "pelvis 0 0.95 0\n"));
+    free(out), free(err);
+    /* every frame of a take */
+    CHECK(run_cli("fk '" MN_DATA
+                  "/mocap/cmu_motionbuilder/cmu_02_01_walk.bvh' --every-frame --json",
+                  &out, &err) == 0);
+    CHECK(out && strstr(out, "{\"frame\":343,\"time\":") && !strstr(out, "{\"frame\":344,"));
+    free(out), free(err);
+    CHECK(run_cli("fk stickman --every-frame --frame 2", &out, &err) == 2);
+    free(out), free(err);
+}
+
+static void test_sim_makes_its_folder(void) {
+    char dir[512], args[700], *out, *err;
+    snprintf(dir, sizeof dir, "%s/sim-out", mn_test_temp_dir());
+    snprintf(args, sizeof args, "sim --frames 2 --out '%s'", dir);
+    CHECK(run_cli(args, &out, &err) == 0);
+    free(out), free(err);
+    char f[600];
+    snprintf(f, sizeof f, "%s/tracks.json", dir);
+    struct stat st;
+    CHECK(stat(f, &st) == 0 && st.st_size > 0);
+    CHECK(run_cli("sim --frames 2 --out /proc/nope/sim-out", &out, &err) == 1 && err &&
+          strstr(err, "cannot create the output folder"));
+    free(out), free(err);
+}
+
+static void test_malformed_target_is_usage(void) {
+    char *out, *err;
+    const char* bad[] = {"1,2", "1,2,x", "1,2,3,4", "1,2,3,0,0,0,0"};
+    for (int k = 0; k < 4; k++) {
+        char args[300];
+        snprintf(args, sizeof args, "solve stickman --base torso --tip 'left hand' --target %s",
+                 bad[k]);
+        CHECK(run_cli(args, &out, &err) == 2 && err && strstr(err, "--target"));
+        free(out), free(err);
+    }
+}
+
+/* fk's output feeds solve: a world position and orientation printed by `fk --json` for a
+ * bent figure, reached from the rest pose with --world; read in the base's frame (without
+ * --world) the same numbers are another place, out of reach. */
+static void test_fk_feeds_solve(void) {
+    char *out, *err, args[1024];
+    const char* q =
+        "0,0.95,0,1,0,0,0,0.2,0.3,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0";
+    snprintf(args, sizeof args, "fk stickman --json --q %s", q);
+    CHECK(run_cli(args, &out, &err) == 0);
+    const char* p = out ? strstr(out, "\"name\":\"left hand\"") : NULL;
+    double v[7];
+    CHECK(p &&
+          sscanf(
+              p,
+              "\"name\":\"left hand\",\"position\":[%lf,%lf,%lf],\"orientation\":[%lf,%lf,%lf,%lf]",
+              &v[0], &v[1], &v[2], &v[3], &v[4], &v[5], &v[6]) == 7);
+    free(out), free(err);
+    snprintf(args, sizeof args,
+             "solve stickman --base pelvis --tip 'left hand' --target %.17g,%.17g,%.17g --world "
+             "--timeout-ms 0",
+             v[0], v[1], v[2]);
+    CHECK(run_cli(args, &out, &err) == 0 && out && strstr(out, "status OK"));
+    free(out), free(err);
+    snprintf(args, sizeof args,
+             "solve stickman --base pelvis --tip 'left hand' --target %.17g,%.17g,%.17g "
+             "--timeout-ms 0",
+             v[0], v[1], v[2]);
+    CHECK(run_cli(args, &out, &err) == 1 && out && strstr(out, "status UNREACHABLE"));
+    free(out), free(err);
+}
+
+static void test_demo_explains(void) {
+    char *out, *err;
+    CHECK(run_cli("demo", &out, &err) == 0);
+    CHECK(out && strstr(out, "36 DOF, state size 37") && strstr(out, "'torso.1' and 'torso.2'") &&
+          strstr(out, "unit quaternion"));
+    free(out), free(err);
+}
+
+int main(int argc, char** argv) {
+    mn_test_init(argc, argv);
+    RUN(test_fk_json_orientations);
+    RUN(test_sim_makes_its_folder);
+    RUN(test_malformed_target_is_usage);
+    RUN(test_fk_feeds_solve);
+    RUN(test_demo_explains);
+    return mn_test_report();
+}
