@@ -1,6 +1,7 @@
 """Nothing leaks across 10,000 create/destroy cycles: Python's own allocations (tracemalloc)
-and the C heap the library allocates from (glibc's mallinfo2: bytes in use), both measured
-after a warm-up so that caches and free lists are already in place."""
+and the C heap the library allocates from (bytes in use: glibc's mallinfo2, or under
+AddressSanitizer, whose allocator replaces glibc's, the sanitizer's own count), both
+measured after a warm-up so that caches and free lists are already in place."""
 import ctypes
 import gc
 import tracemalloc
@@ -21,9 +22,16 @@ class _Mallinfo2(ctypes.Structure):
 
 
 _libc.mallinfo2.restype = _Mallinfo2
+try:  # loaded with the sanitizer runtimes (LD_PRELOAD in the sanitized build's ctest)
+    _asan_bytes = ctypes.CDLL(None).__sanitizer_get_current_allocated_bytes
+    _asan_bytes.restype = ctypes.c_size_t
+except AttributeError:
+    _asan_bytes = None
 
 
 def c_heap_in_use():
+    if _asan_bytes is not None:
+        return _asan_bytes()
     info = _libc.mallinfo2()
     return info.uordblks + info.hblkhd
 
