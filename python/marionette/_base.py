@@ -58,6 +58,11 @@ def check(status, err):
 
 
 def fail(status, message, field=""):
+    """A result's message as an exception; "ik: target_pos: not finite" names its field."""
+    if not field:
+        parts = message.split(": ")
+        if len(parts) >= 3 and " " not in parts[1]:
+            field = parts[1]
     raise MarionetteError(status, message, field=field)
 
 
