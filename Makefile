@@ -8,7 +8,7 @@ PREFIX     ?= /usr/local
 JOBS       ?= $(shell nproc 2>/dev/null || echo 2)
 FUZZ_SECONDS ?= 15
 
-.PHONY: all deps build install run test test-release test-sanitize fuzz bench bench-peers check-format \
+.PHONY: all deps build install run test test-release test-sanitize fuzz bench bench-python bench-peers check-format \
         check-includes clean web test-web bench-web
 
 all: build
@@ -51,6 +51,11 @@ fuzz: deps
 
 bench: build
 	@scripts/run_bench.sh $(BUILD)
+
+# The Python package: one IK solve per call from Python against the library's own time,
+# and a batch of targets in one call (python/bench/bench_python.py; docs/python.md).
+bench-python: build
+	@MARIONETTE_LIBRARY=$(CURDIR)/$(BUILD)/lib/libmarionette.so.0 /usr/bin/python3 python/bench/bench_python.py
 
 # The optional peers (KDL's IK solvers on the same robot protocol): installs them first.
 bench-peers:

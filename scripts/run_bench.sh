@@ -25,3 +25,6 @@ run bench ik --compare --svg "$build/ik_compare.svg"
 run bench drag
 run bench fit
 run bench anim --bvh "$data/mocap/cmu_motionbuilder/cmu_02_01_walk.bvh"
+# The Python package's call overhead and batch (python/bench/bench_python.py), on this build's library.
+echo "# python/bench/bench_python.py"
+MARIONETTE_LIBRARY="$(cd "$build" && pwd)/lib/libmarionette.so.0" /usr/bin/python3 "$top/python/bench/bench_python.py" || echo "# (exit $?)"

@@ -112,6 +112,36 @@ typedef struct mn_ik_result {
 mn_status mn_ik_solve(const mn_model* m, mn_data* d, const mn_ik_problem* p, const mn_ik_options* o,
                       mn_ik_result* r);
 
+/* ---- many targets in one call ------------------------------------------------------------ */
+
+typedef struct mn_ik_batch_result {
+    mn_status status;   /* OK when every target was met; ARG for bad input (nothing solved, d->q
+                           unchanged); else the status of the first target not met */
+    int iterations;     /* iterations over all targets */
+    int solved;         /* targets met within tolerance */
+    int first_unmet;    /* index of the first target not met; -1 when none */
+    double max_pos_err; /* largest final position error over the targets */
+    double max_rot_err; /* largest final rotation error (rad) */
+    double time_us;     /* wall time of the whole batch */
+    char message[160];  /* why, when status is not OK: "targets[k]: ..." */
+} mn_ik_batch_result;
+
+/* Solves p's chain for n targets in one call, each exactly as mn_ik_solve would (a loop in
+ * the library, for callers whose own per-call cost would dominate: Python, WebAssembly).
+ * targets holds n rows of width numbers: width 3 a position (it replaces p->target_pos),
+ * width 7 a position then a quaternion w x y z (it replaces target_rot too); which goals
+ * count stays p's use_position and use_orientation. Each target starts from the state d->q
+ * holds at the call (the seed), or when follow is 1 from the previous target's answer (a
+ * path tracked). q_out (n x nq, may be NULL) receives each answer and status_out (n, may be
+ * NULL) each status; d->q is left at the last answer. Bad input (NULL targets with n > 0,
+ * n < 0, width not 3 or 7, a target that is not finite or a zero quaternion where it is
+ * used, anything mn_ik_solve refuses) returns MN_ERR_ARG before any solve, with d->q and the
+ * outputs unchanged. No heap allocation (the seed is kept in d->arena). r may be NULL. */
+mn_status mn_ik_solve_batch(const mn_model* m, mn_data* d, const mn_ik_problem* p,
+                            const double* targets, int n, int width, int follow,
+                            const mn_ik_options* o, double* q_out, mn_status* status_out,
+                            mn_ik_batch_result* r);
+
 #ifdef __cplusplus
 }
 #endif

@@ -1,0 +1,193 @@
+"""Reading and writing figures and motion (io.h): BVH, URDF, the skeleton text format,
+glTF, the figure document and the built-in stick figure."""
+import os
+
+import numpy as np
+
+from ._base import (Status, _s, arg_error, as_array, check, dptr, emit_warnings, encode,
+                    fail, new_error)
+from ._ffi import ffi, lib
+from .model import Model
+
+
+class Motion:
+    """A sampled motion: q (nframes x nq, one state per row) frame_time seconds apart."""
+
+    def __init__(self, q, frame_time):
+        self.q = as_array(q, (None, None), "motion.q")
+        ft = float(frame_time)
+        if not (np.isfinite(ft) and ft > 0):
+            arg_error("motion.frame_time", "must be finite and > 0")
+        self.frame_time = ft
+
+    @property
+    def nframes(self):
+        return self.q.shape[0]
+
+    def __repr__(self):
+        return f"<marionette.Motion {self.q.shape[0]} frames of {self.q.shape[1]} numbers, " \
+               f"{self.frame_time:g} s apart>"
+
+
+def _take(mo):
+    """A Motion from an mn_motion (copied; the C one is freed), None when it has no frames."""
+    try:
+        if mo.nframes <= 0:
+            return None
+        q = np.frombuffer(ffi.buffer(mo.q, 8 * mo.nframes * mo.nq), dtype=np.float64)
+        return Motion(q.reshape(mo.nframes, mo.nq).copy(), mo.frame_time)
+    finally:
+        lib.mn_motion_free(mo)
+
+
+def _read(fn, *args, motion=True):
+    pm = ffi.new("mn_model**")
+    mo = ffi.new("mn_motion*") if motion else None
+    w = ffi.new("mn_warnings*")
+    err = new_error()
+    if motion:
+        s = fn(*args, pm, mo, w, err)
+    else:
+        s = fn(*args, pm, w, err)
+    check(s, err)
+    emit_warnings(w)
+    m = Model(pm[0])
+    return m, (_take(mo) if motion else None)
+
+
+def _path(path):
+    return encode(path, "path")
+
+
+def load(path):
+    """Any figure file (skeleton text, BVH, URDF, glTF, by extension then content), or
+    "stickman" for the built-in figure: a Model. load_motion gives its motion too."""
+    return load_motion(path)[0]
+
+
+def load_motion(path):
+    """(Model, Motion or None) of any figure file (mn_figure_read): a BVH take's frames, a
+    glTF file's first animation; URDF and skeleton files have none."""
+    return _read(lib.mn_figure_read, _path(path))
+
+
+def read_bvh(path, scale=1.0):
+    """(Model, Motion or None) of a BVH file; every length multiplied by scale."""
+    o = ffi.new("mn_bvh_options*", lib.mn_bvh_default())
+    o.scale = float(scale)
+    return _read(lib.mn_bvh_read, _path(path), o)
+
+
+def read_urdf(path):
+    return _read(lib.mn_urdf_read, _path(path), motion=False)[0]
+
+
+def read_skeleton(path):
+    """A figure in the thesis skeleton text format (docs/skeleton-format.md)."""
+    return _read(lib.mn_skel_read, _path(path), motion=False)[0]
+
+
+def read_figure_document(path):
+    """(Model, Motion or None) of a figure document (JSON, docs/figure-document.md)."""
+    pm = ffi.new("mn_model**")
+    mo = ffi.new("mn_motion*")
+    err = new_error()
+    check(lib.mn_figure_doc_read(_path(path), pm, mo, err), err)
+    return Model(pm[0]), _take(mo)
+
+
+def from_text(text, format, name="<text>", scale=1.0):
+    """A figure from text in memory: format "bvh" (returns (Model, Motion or None)),
+    "urdf", "skel" or "json" (a figure document: (Model, Motion or None)). name is used in
+    messages."""
+    b = encode(text, "text")
+    n = encode(name, "name")
+    if format == "bvh":
+        o = ffi.new("mn_bvh_options*", lib.mn_bvh_default())
+        o.scale = float(scale)
+        return _read(lib.mn_bvh_read_mem, b, len(b), n, o)
+    if format == "urdf":
+        return _read(lib.mn_urdf_read_mem, b, len(b), n, motion=False)[0]
+    if format in ("skel", "skeleton"):
+        return _read(lib.mn_skel_read_mem, b, len(b), n, motion=False)[0]
+    if format == "json":
+        pm = ffi.new("mn_model**")
+        mo = ffi.new("mn_motion*")
+        err = new_error()
+        check(lib.mn_figure_doc_read_mem(b, len(b), n, pm, mo, err), err)
+        return Model(pm[0]), _take(mo)
+    arg_error("format", f"{format!r} is not one of bvh, urdf, skel, json")
+
+
+def stickman():
+    """The built-in default figure: the thesis stick figure."""
+    err = new_error()
+    p = lib.mn_stickman_model(err)
+    if p == ffi.NULL:
+        check(err.status or Status.NOMEM, err)
+    return Model(p)
+
+
+def _c_motion(model, motion):
+    """An mn_motion over the numbers of a Motion (kept alive by the caller)."""
+    if motion is None:
+        return ffi.NULL, None
+    if not isinstance(motion, Motion):
+        arg_error("motion", f"expected a marionette.Motion, got {type(motion).__name__}")
+    q = as_array(motion.q, (None, model.nq), "motion.q")
+    if not np.all(np.isfinite(q)):
+        arg_error("motion.q", "not finite")
+    mo = ffi.new("mn_motion*")
+    mo.nframes, mo.nq, mo.frame_time, mo.q = q.shape[0], model.nq, motion.frame_time, dptr(q)
+    return (mo if q.shape[0] > 0 else ffi.NULL), q
+
+
+def write_bvh(path, model, motion=None):
+    """Writes a figure and its motion (None: the rest pose) as BVH, atomically."""
+    mo, keep = _c_motion(model, motion)
+    err = new_error()
+    check(lib.mn_bvh_write(_path(path), model._ptr, mo, err), err)
+    del keep
+
+
+def write_gltf(path, model, motion=None):
+    """Writes a figure and its motion as a glTF 2.0 binary (.glb), atomically."""
+    mo, keep = _c_motion(model, motion)
+    err = new_error()
+    check(lib.mn_gltf_write(_path(path), model._ptr, mo, ffi.NULL, err), err)
+    del keep
+
+
+def write_figure_document(path, model, motion=None):
+    mo, keep = _c_motion(model, motion)
+    err = new_error()
+    check(lib.mn_figure_doc_write(_path(path), model._ptr, mo, ffi.NULL, err), err)
+    del keep
+
+
+def write_skeleton(path, model):
+    err = new_error()
+    check(lib.mn_skel_write(_path(path), model._ptr, err), err)
+
+
+def convert(src, dst):
+    """Converts a figure file as `marionette convert SRC DST` does, by DST's extension:
+    .bvh (figure and every frame), .skel (the figure), .glb (figure and motion) or .json
+    (the figure document, with a glTF file's skin). Warnings go to the warnings module."""
+    d = os.fspath(dst).lower()
+    if d.endswith(".json"):
+        w = ffi.new("mn_warnings*")
+        err = new_error()
+        check(lib.mn_figure_doc_convert(_path(src), _path(dst), w, err), err)
+        emit_warnings(w)
+        return
+    if not d.endswith((".bvh", ".skel", ".scr", ".glb")):
+        arg_error("dst", "must end in .bvh, .skel, .glb or .json")
+    model, motion = load_motion(src)
+    with model:
+        if d.endswith(".bvh"):
+            write_bvh(dst, model, motion)
+        elif d.endswith(".glb"):
+            write_gltf(dst, model, motion)
+        else:
+            write_skeleton(dst, model)
