@@ -490,7 +490,7 @@ typedef struct mn_motion {
     double* q;
 } mn_motion;
 void mn_motion_free(mn_motion* mo);
-typedef struct mn_bvh_options { double scale; } mn_bvh_options;
+typedef struct mn_bvh_options { double scale; const mn_model* names_of; } mn_bvh_options;
 mn_bvh_options mn_bvh_default(void);
 mn_status mn_bvh_read(const char* path, const mn_bvh_options* opt, mn_model** model,
                       mn_motion* motion, mn_warnings* warn, mn_error* err);
@@ -517,7 +517,7 @@ mn_status mn_gltf_write(const char* path, const mn_model* m, const mn_motion* mo
                         const void* skin, mn_error* err);
 """
 
-# The structs whose layout the tests check against the C compiler's (tests/test_layout.py).
+# The structs whose layout the tests check against the C compiler's (tests/test_abi_layout.py).
 STRUCTS = [
     "mn_error", "mn_arena", "mn_xform", "mn_joint_def", "mn_model", "mn_data",
     "mn_ik_problem", "mn_ik_options", "mn_ik_result", "mn_ik_batch_result", "mn_handle_def",

@@ -1,4 +1,5 @@
-"""Every struct that crosses the boundary has the C compiler's size and field offsets."""
+"""Every struct that crosses the boundary has the C compiler's size and field offsets (named to run
+first: a stale declaration would make later tests crash instead of fail)."""
 import os
 import subprocess
 
