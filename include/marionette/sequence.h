@@ -63,6 +63,11 @@ mn_status mn_seq_read_mem(const char* text, size_t len, const char* name, const 
                           const mn_seq_read_options* opt, const mn_model* figure, mn_model** model,
                           mn_seq** seq, mn_seq_doc_info* info, mn_error* err);
 
+/* mn_seq_read_skin from memory (name and base_dir as mn_seq_read_mem). */
+mn_status mn_seq_read_skin_mem(const char* text, size_t len, const char* name, const char* base_dir,
+                               const mn_seq_read_options* opt, mn_model** model, mn_seq** seq,
+                               mn_seq_doc_info* info, struct mn_gltf* skin, mn_error* err);
+
 /* Writes s as a sequence document naming `figure` (and scale when > 0). The file is
  * replaced atomically. */
 mn_status mn_seq_write(const char* path, const mn_seq* s, const char* figure, double scale,

@@ -660,6 +660,12 @@ mn_status mn_seq_read_mem(const char* text, size_t len, const char* name, const 
     return read_mem(text, len, name, base_dir, opt, figure, model, seq, info, NULL, err);
 }
 
+mn_status mn_seq_read_skin_mem(const char* text, size_t len, const char* name, const char* base_dir,
+                               const mn_seq_read_options* opt, mn_model** model, mn_seq** seq,
+                               mn_seq_doc_info* info, mn_gltf* skin, mn_error* err) {
+    return read_mem(text, len, name, base_dir, opt, NULL, model, seq, info, skin, err);
+}
+
 typedef struct read_args {
     const mn_seq_read_options* opt;
     mn_model** model;
