@@ -237,6 +237,7 @@ typedef struct mn_constraint_def {
     int priority;
     int enabled;
     const char* name;
+    int axis;
 } mn_constraint_def;
 mn_constraint_def mn_constraint_default(void);
 typedef struct mn_figure { const mn_model* model; mn_data* data; } mn_figure;
@@ -261,6 +262,9 @@ mn_status mn_csys_set_target_rot(mn_csys* s, int c, mn_quat target);
 mn_status mn_csys_set_plane(mn_csys* s, int c, mn_vec3 origin, mn_vec3 dir);
 mn_status mn_csys_set_enabled(mn_csys* s, int c, int enabled);
 mn_status mn_csys_set_weight(mn_csys* s, int c, double weight);
+mn_status mn_csys_set_joint_scale(mn_csys* s, int figure, int joint, double scale);
+double mn_csys_joint_scale(const mn_csys* s, int figure, int joint);
+void mn_csys_reset_joint_scales(mn_csys* s);
 mn_status mn_csys_drag(mn_csys* s, int h, mn_vec3 target, double weight, int priority);
 mn_status mn_csys_drag_rot(mn_csys* s, int h, mn_quat target, double weight, int priority);
 mn_status mn_csys_push(mn_csys* s, int h, mn_vec3 force);

@@ -66,8 +66,9 @@ def fill_handle(c, figures, type="point", figure=0, joint=0, point=(0, 0, 0), na
 
 def fill_constraint(c, type="pin", handle=0, handle2=-1, target=None, target_rot=None,
                     origin=None, dir=None, polygon=None, up=None, margin=None, weight=None,
-                    priority=None, enabled=None, name=None):
-    """An mn_constraint_def from keywords (unset ones keep mn_constraint_default)."""
+                    priority=None, enabled=None, name=None, axis=None):
+    """An mn_constraint_def from keywords (unset ones keep mn_constraint_default). axis
+    ("x", "y", "z" or 1-3) makes an orient constraint hold only that axis's direction."""
     c.type = _pick(type, CONSTRAINT_TYPES, "constraint.type")
     c.handle, c.handle2 = int(handle), int(handle2)
     for k, v in (("target", target), ("origin", origin), ("dir", dir), ("up", up)):
@@ -90,6 +91,8 @@ def fill_constraint(c, type="pin", handle=0, handle2=-1, target=None, target_rot
         c.priority = int(priority)
     if enabled is not None:
         c.enabled = int(bool(enabled))
+    if axis is not None:
+        c.axis = _pick(axis, ("whole", "x", "y", "z"), "constraint.axis")
     keep = None
     if name is not None:
         keep = ffi.new("char[]", encode(name, "constraint.name"))
@@ -162,7 +165,7 @@ class ConstraintSystem(Closable):
     def add_constraint(self, type="pin", handle=0, **fields):
         """A constraint of a type ("pin", "plane", "line", "orient", "equal", "balance") on
         a handle; the other fields of mn_constraint_def as keywords (handle2, target,
-        target_rot, origin, dir, polygon, up, margin, weight, priority, enabled, name).
+        target_rot, origin, dir, polygon, up, margin, weight, priority, enabled, name, axis).
         Returns its index."""
         c = ffi.new("mn_constraint_def*", lib.mn_constraint_default())
         keep = fill_constraint(c, type, handle, **fields)
@@ -207,6 +210,20 @@ class ConstraintSystem(Closable):
 
     def set_weight(self, c, weight):
         self._status(lib.mn_csys_set_weight(self._ptr, int(c), float(weight)), "weight")
+
+    def set_joint_scale(self, figure, joint, scale):
+        """How readily a joint moves in every solver (Welman 4.1.4's K): 1 as built from the
+        figure's stiffness, 0 freezes it (mn_csys_set_joint_scale)."""
+        self._status(lib.mn_csys_set_joint_scale(self._ptr, int(figure), int(joint), float(scale)),
+                     "joint scale")
+        return self
+
+    def joint_scale(self, figure, joint):
+        return lib.mn_csys_joint_scale(self._ptr, int(figure), int(joint))
+
+    def reset_joint_scales(self):
+        lib.mn_csys_reset_joint_scales(self._ptr)
+        return self
 
     def drag(self, h, target, weight=1.0, priority=1):
         """Pulls handle h toward a world target while every constraint holds."""

@@ -142,6 +142,33 @@ def test_constraint_system_pins_and_drags():
             assert cs.solve(method=method, max_iters=5).status != mn.Status.ARG
 
 
+def test_frozen_joint_and_axis_lock():
+    m = mn.stickman()
+    d = m.data()
+    d.fk()
+    elbow = m.joint("right elbow")
+    q0 = d.q.copy()
+    with mn.ConstraintSystem(d) as cs:
+        cs.set_joint_scale(0, elbow, 0.0)
+        assert cs.joint_scale(0, elbow) == 0.0
+        hh = cs.add_handle(joint="right hand")
+        hf = cs.add_handle(type="orientation", joint="left foot")
+        c = cs.add_constraint("orient", handle=hf, target_rot=d.orientations()[m.joint("left foot")],
+                              axis="y")
+        cs.drag(hh, d.positions[m.joint("right hand")] + (0.1, 0.2, 0.1))
+        for _ in range(5):
+            cs.solve()
+        assert d.q[m.qadr[elbow]] == q0[m.qadr[elbow]]  # frozen: not moved at all
+        assert np.abs(d.q - q0).max() > 1e-3  # the rest of the arm did move
+        assert cs.residual(c) < 1e-6
+        with pytest.raises(mn.MarionetteError):
+            cs.set_joint_scale(0, elbow, -1.0)
+        with pytest.raises(mn.MarionetteError):
+            cs.add_constraint("orient", handle=hf, axis="w")
+        cs.reset_joint_scales()
+        assert cs.joint_scale(0, elbow) == 1.0
+
+
 def test_skinning_fit_recovers_a_pose():
     # a strip of vertices on two bones; the targets are a known pose of the rig
     xs = np.linspace(0, 2, 21)
