@@ -58,6 +58,12 @@ static enum MHD_Result respond(struct MHD_Connection* c, const ed_response* rs) 
     MHD_add_response_header(r, "Content-Type", rs->type ? rs->type : "application/json");
     MHD_add_response_header(r, "Cache-Control", "no-cache");
     MHD_add_response_header(r, "X-Content-Type-Options", "nosniff");
+    /* The page is cross-origin isolated (it loads nothing from elsewhere): no other site can
+     * embed or open it with a handle, and its clock (performance.now) resolves microseconds,
+     * which the solver timings of window.marionette.stats() need. */
+    MHD_add_response_header(r, "Cross-Origin-Opener-Policy", "same-origin");
+    MHD_add_response_header(r, "Cross-Origin-Embedder-Policy", "require-corp");
+    MHD_add_response_header(r, "Cross-Origin-Resource-Policy", "same-origin");
     if (rs->etag[0]) MHD_add_response_header(r, "ETag", rs->etag);
     if (rs->disposition[0]) MHD_add_response_header(r, "Content-Disposition", rs->disposition);
     if (rs->allow) MHD_add_response_header(r, "Allow", rs->allow);
