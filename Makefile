@@ -9,7 +9,7 @@ JOBS       ?= $(shell nproc 2>/dev/null || echo 2)
 FUZZ_SECONDS ?= 15
 
 .PHONY: all deps build install run test test-release test-sanitize fuzz bench bench-peers check-format \
-        check-includes clean web test-web bench-web
+        check-includes clean web editor test-web bench-web bench-editor
 
 all: build
 
@@ -70,10 +70,20 @@ check-includes:
 
 # The WebAssembly module (clang for wasm32, wasi-libc, lld: web/cmake/wasm32-wasi.cmake),
 # copied into web/ next to the JavaScript API.
-web: deps
+# Then the editor's page (docs/editor.md): web/editor/src/main.js bundled by esbuild with
+# three.js into web/editor/dist/editor.js, next to index.html, editor.css and the module.
+web: deps web/node_modules/.package-lock.json
 	@cmake -S web -B $(WEB_BUILD) -DCMAKE_TOOLCHAIN_FILE=$(CURDIR)/web/cmake/wasm32-wasi.cmake -DCMAKE_BUILD_TYPE=Release > /dev/null
 	@cmake --build $(WEB_BUILD) -j$(JOBS)
 	@cp $(WEB_BUILD)/marionette.wasm web/marionette.wasm
+	@$(MAKE) --no-print-directory editor
+
+EDITOR_DIST = web/editor/dist
+editor: web/node_modules/.package-lock.json
+	@mkdir -p $(EDITOR_DIST)
+	@cd web && node_modules/.bin/esbuild editor/src/main.js --bundle --format=esm --target=es2020 \
+		--external:node:* --sourcemap --log-level=warning --outfile=editor/dist/editor.js
+	@cp web/editor/index.html web/editor/editor.css web/marionette.wasm $(EDITOR_DIST)/
 
 # web/'s npm packages (playwright-core for the browser test, the benchmark's peers), from
 # the lockfile: npm ci when node_modules is missing or older than package.json or the lockfile.

@@ -1,0 +1,122 @@
+// The sequence document (docs/sequence.md) and the module's definitions: pure functions
+// shared by the posing UI and the animation UI. No DOM, no state.
+
+/** The number of state values of a joint type. */
+export function jointQSize(type) {
+  return { fixed: 0, hinge: 1, slide: 1, ball: 4, free: 7 }[type];
+}
+
+function finite(x, what) {
+  if (typeof x !== 'number' || !Number.isFinite(x)) throw new Error(`${what}: expected a finite number`);
+  return x;
+}
+
+function quat(v, what) {
+  if (!Array.isArray(v) || v.length !== 4) throw new Error(`${what}: expected [w, x, y, z]`);
+  const q = v.map((x, i) => finite(x, `${what}[${i}]`));
+  const n = Math.hypot(...q);
+  if (n === 0) throw new Error(`${what}: a zero quaternion`);
+  return n === 1 ? q : q.map((x) => x / n);
+}
+
+/**
+ * A key's pose map (joint name -> value, docs/sequence.md "Keys") as a state q of the
+ * figure: joints left out keep their rest values. Throws on unknown joints or bad values.
+ */
+export function poseToQ(figure, pose) {
+  const q = new Float64Array(figure.restQ);
+  const byName = new Map(figure.joints.map((j) => [j.name, j]));
+  for (const [name, value] of Object.entries(pose ?? {})) {
+    const j = byName.get(name);
+    if (!j) throw new Error(`pose.${name}: no joint named "${name}" in ${figure.name}`);
+    const at = j.qadr, what = `pose.${name}`;
+    switch (j.type) {
+      case 'hinge':
+      case 'slide':
+        q[at] = finite(value, what);
+        break;
+      case 'ball':
+        q.set(quat(value, what), at);
+        break;
+      case 'free':
+        if (typeof value !== 'object' || value === null) throw new Error(`${what}: expected {position, rotation}`);
+        if (value.position !== undefined) {
+          if (!Array.isArray(value.position) || value.position.length !== 3) throw new Error(`${what}.position: expected [x, y, z]`);
+          value.position.forEach((x, i) => { q[at + i] = finite(x, `${what}.position[${i}]`); });
+        }
+        if (value.rotation !== undefined) q.set(quat(value.rotation, `${what}.rotation`), at + 3);
+        break;
+      default:
+        throw new Error(`${what}: a fixed joint has no value`);
+    }
+  }
+  return q;
+}
+
+/** A state q as a key's pose map: every joint that has a value. */
+export function qToPose(figure, q) {
+  const pose = {};
+  for (const j of figure.joints) {
+    const at = j.qadr;
+    if (j.type === 'hinge' || j.type === 'slide') pose[j.name] = q[at];
+    else if (j.type === 'ball') pose[j.name] = Array.from(q.subarray ? q.subarray(at, at + 4) : q.slice(at, at + 4));
+    else if (j.type === 'free') {
+      pose[j.name] = { position: [q[at], q[at + 1], q[at + 2]], rotation: [q[at + 3], q[at + 4], q[at + 5], q[at + 6]] };
+    }
+  }
+  return pose;
+}
+
+/** A document handle ({name, type, joint, point}) as a ConstraintSystem.addHandle def. */
+export function handleDef(h) {
+  const def = { type: h.type ?? 'point', name: h.name };
+  if (h.joint !== undefined) def.joint = h.joint;
+  else if (def.type === 'com') def.joint = -1;
+  if (h.point !== undefined) def.point = h.point;
+  return def;
+}
+
+/**
+ * A document constraint as a ConstraintSystem.addConstraint def. handleIndexByName maps a
+ * handle's name to its index (a Map or a plain object). The document's `normal` (plane) and
+ * `direction` (line) are the module's `dir`; `target` of an orient is `targetRotation`;
+ * `axes` (orient, per-axis lock) is passed on. Frame ranges, locks and target keys are the
+ * sequence's business and are not part of a single-frame def.
+ */
+export function constraintDef(c, handleIndexByName) {
+  const index = (name, what) => {
+    const i = handleIndexByName instanceof Map ? handleIndexByName.get(name) : handleIndexByName[name];
+    if (i === undefined) throw new Error(`${what}: no handle named "${name}"`);
+    return i;
+  };
+  const def = { type: c.type, handle: index(c.handle, 'constraint.handle') };
+  if (c.handle2 !== undefined) def.handle2 = index(c.handle2, 'constraint.handle2');
+  if (c.type === 'orient') {
+    if (c.target !== undefined) def.targetRotation = c.target;
+    if (c.axes !== undefined) def.axes = c.axes;
+  } else if (c.target !== undefined) def.target = c.target;
+  if (c.origin !== undefined) def.origin = c.origin;
+  if (c.normal !== undefined) def.dir = c.normal;
+  if (c.direction !== undefined) def.dir = c.direction;
+  for (const k of ['polygon', 'up', 'margin', 'weight', 'priority', 'enabled', 'name']) {
+    if (c[k] !== undefined) def[k] = c[k];
+  }
+  return def;
+}
+
+/** A fresh sequence document for a figure path: one key at frame 0 (the rest pose). */
+export function newSequenceDoc(figurePath = 'stickman') {
+  return { figure: figurePath, fps: 30, keys: [{ frame: 0, pose: {} }], handles: [], constraints: [] };
+}
+
+/** Is a constraint active at a frame (its `frames` range, default every frame)? */
+export function activeAt(c, frame) {
+  return !c.frames || (frame >= c.frames[0] && frame <= c.frames[1]);
+}
+
+/** A name not yet used among `names`: base, then "base 2", "base 3", ... */
+export function uniqueName(base, names) {
+  const taken = new Set(names);
+  if (!taken.has(base)) return base;
+  for (let i = 2; ; i++) if (!taken.has(`${base} ${i}`)) return `${base} ${i}`;
+}

@@ -1,0 +1,359 @@
+// The editor's state: the figure being posed, the sequence document, the settings
+// (editor.json), undo and redo, and the autosave to the server (docs/editor.md "Saving").
+// Every change goes through apply() (the document) or commitPose() (the pose): each pushes an
+// undo snapshot and is written to the server at once with the version it was read at
+// (If-Match), so a second tab editing the same project gets a conflict, never an overwrite.
+import { poseToQ, qToPose, newSequenceDoc } from './docmodel.js';
+
+const UNDO_LIMIT = 200;
+
+export class Store {
+  /** m: the Marionette module (load()); fetchFn: fetch, replaceable for tests. */
+  constructor(m, fetchFn = globalThis.fetch.bind(globalThis)) {
+    this.m = m;
+    this._fetch = fetchFn;
+    this.figure = null; // the wasm Figure being posed
+    this.figureDoc = null; // the figure document of /api/figure
+    this.doc = null; // the sequence document (docs/sequence.md), plain JSON
+    this.settings = {}; // editor.json
+    this.project = null; // /api/project
+    this.sequencePath = 'sequence.json';
+    this.ui = { frame: 0, selection: { joint: null, keys: [] }, playing: false };
+    this.saveStatus = 'saved';
+    this.saveError = '';
+    this.actions = {};
+    this._listeners = new Map();
+    this._undo = [];
+    this._redo = [];
+    this._versions = new Map(); // path -> version ("" : to be created)
+    this._dirty = new Set(); // paths with changes not yet acknowledged
+    this._inflight = new Map(); // path -> promise of the running PUT
+    this._seq = null; // the wasm Sequence of doc (rebuilt lazily)
+    this._seqFigure = null;
+    this._settingsTimer = 0;
+    this.actions.undo = () => this.undo();
+    this.actions.redo = () => this.redo();
+    this.actions.save = () => this.save();
+  }
+
+  // ---- events ----
+  on(event, cb) {
+    if (!this._listeners.has(event)) this._listeners.set(event, new Set());
+    this._listeners.get(event).add(cb);
+    return () => this._listeners.get(event).delete(cb);
+  }
+  emit(event, detail) {
+    for (const cb of this._listeners.get(event) ?? []) {
+      try {
+        cb(detail);
+      } catch (e) {
+        console.error(e);
+      }
+    }
+  }
+
+  // ---- loading ----
+  async _json(url, options) {
+    const r = await this._fetch(url, options);
+    const text = await r.text();
+    let body = null;
+    try {
+      body = text ? JSON.parse(text) : null;
+    } catch {
+      body = null;
+    }
+    return { ok: r.ok, status: r.status, body, text, etag: r.headers.get('ETag') };
+  }
+
+  async _readFile(path) {
+    const r = await this._json(`/api/file?path=${encodeURIComponent(path)}`);
+    if (r.status === 404) return null;
+    if (!r.ok) throw new Error(`${path}: ${r.body?.error ?? `HTTP ${r.status}`}`);
+    if (r.body === null) throw new Error(`${path}: not JSON`);
+    this._versions.set(path, unquote(r.etag));
+    return r.body;
+  }
+
+  /** Reads the project, its settings, sequence and figure. */
+  async open() {
+    const p = await this._json('/api/project');
+    if (!p.ok) throw new Error(`/api/project: ${p.body?.error ?? `HTTP ${p.status}`}`);
+    this.project = p.body;
+    this.settings = (await this._readFile('editor.json')) ?? {};
+    if (typeof this.settings !== 'object' || Array.isArray(this.settings)) this.settings = {};
+    if (!this._versions.has('editor.json')) this._versions.set('editor.json', '');
+    this.sequencePath = this.settings.sequence ?? this.project.sequence ?? 'sequence.json';
+    let doc = await this._readFile(this.sequencePath);
+    if (!doc) {
+      doc = newSequenceDoc(this.project.figure ?? 'stickman');
+      this._versions.set(this.sequencePath, '');
+    }
+    doc.handles ??= [];
+    doc.constraints ??= [];
+    this.doc = doc;
+    await this._loadFigure(doc.figure);
+    const frame = Number.isFinite(this.settings.frame) ? this.settings.frame : (doc.keys[0]?.frame ?? 0);
+    this.ui.frame = frame;
+    let q = this.poseAt(frame);
+    if (this.settings.pose && this.settings.pose.frame === frame && this.keyIndexAt(frame) < 0) {
+      try {
+        q = poseToQ(this.figure, this.settings.pose.pose);
+      } catch (e) {
+        console.warn(`editor.json pose: ${e.message}`);
+      }
+    }
+    this.setPose(q);
+    if (!this._versions.get(this.sequencePath)) this._markDirty(this.sequencePath);
+    this.emit('doc', { label: 'open' });
+    this.emit('frame', frame);
+    this.emit('settings', this.settings);
+  }
+
+  async _loadFigure(path) {
+    const r = await this._json(`/api/figure?path=${encodeURIComponent(path)}`);
+    if (r.ok && r.body) {
+      this.figureDoc = r.body;
+      this.figure = this.m.figureFromDocument(r.body);
+      this._seqFigure = this.m.figureFromDocument(r.body);
+    } else if (path === 'stickman') {
+      this.figure = this.m.stickman();
+      this._seqFigure = this.m.stickman();
+      this.figureDoc = null;
+    } else {
+      throw new Error(`${path}: ${r.body?.error ?? `HTTP ${r.status}`}`);
+    }
+    this.figure.fk();
+  }
+
+  // ---- the document and undo ----
+  _snapshot(label, q) {
+    return { label, doc: JSON.stringify(this.doc), q: Array.from(q ?? this.figure.q) };
+  }
+  _push(entry) {
+    this._undo.push(entry);
+    if (this._undo.length > UNDO_LIMIT) this._undo.shift();
+    this._redo.length = 0;
+  }
+
+  /** mutate(doc) edits the document in place: an undo step, an autosave, a 'doc' event. */
+  apply(label, mutate) {
+    const entry = this._snapshot(label);
+    const result = mutate(this.doc);
+    this._push(entry);
+    this._docChanged(label);
+    return result;
+  }
+
+  /**
+   * The pose was edited (a drag, a slider, a solve): one undo step back to qBefore. At a frame
+   * with a key the key takes the pose (saved in the sequence); elsewhere the pose is the
+   * unkeyed pose of editor.json.
+   */
+  commitPose(label, qBefore) {
+    const entry = this._snapshot(label, qBefore);
+    const k = this.keyIndexAt(this.ui.frame);
+    this._push(entry);
+    if (k >= 0) {
+      this.doc.keys[k].pose = qToPose(this.figure, this.figure.q);
+      this._docChanged(label);
+    } else {
+      this._saveUnkeyedPose();
+    }
+  }
+
+  _docChanged(label) {
+    this._invalidateSequence();
+    this._markDirty(this.sequencePath);
+    this.emit('doc', { label });
+  }
+
+  _restore(entry) {
+    const back = this._snapshot(entry.label);
+    const docChanged = back.doc !== entry.doc;
+    this.doc = JSON.parse(entry.doc);
+    this.setPose(Float64Array.from(entry.q));
+    if (docChanged) this._docChanged(entry.label);
+    this._saveUnkeyedPose();
+    return back;
+  }
+  canUndo() { return this._undo.length > 0; }
+  canRedo() { return this._redo.length > 0; }
+  undoLabel() { return this._undo.at(-1)?.label ?? ''; }
+  redoLabel() { return this._redo.at(-1)?.label ?? ''; }
+  undo() {
+    if (!this._undo.length) return false;
+    this._redo.push(this._restore(this._undo.pop()));
+    return true;
+  }
+  redo() {
+    if (!this._redo.length) return false;
+    this._undo.push(this._restore(this._redo.pop()));
+    return true;
+  }
+
+  // ---- frames and poses ----
+  keyIndexAt(frame) { return this.doc.keys.findIndex((k) => k.frame === frame); }
+
+  _invalidateSequence() {
+    if (this._seq) this._seq.dispose();
+    this._seq = null;
+  }
+  _sequence() {
+    if (this._seq) return this._seq;
+    const d = this.doc, interp = d.interpolation ?? {};
+    const seq = this.m.createSequence(this._seqFigure, {
+      fps: d.fps ?? 30, rotation: interp.rotation ?? 'default', translation: interp.translation ?? 'default',
+    });
+    for (const [joint, modes] of Object.entries(interp.joints ?? {})) seq.setInterpolation(modes, joint);
+    for (const key of d.keys) {
+      const k = seq.setKey(key.frame, poseToQ(this._seqFigure, key.pose));
+      if (key.tcb) seq.setKeyTCB(k, key.tcb);
+    }
+    this._seq = seq;
+    return seq;
+  }
+
+  /** The document's sampled pose at a frame (interpolated keys) as a new Float64Array. */
+  poseAt(frame) {
+    if (!this.doc.keys.length) return new Float64Array(this.figure.restQ);
+    return new Float64Array(this._sequence().sampleQ(frame));
+  }
+
+  /** Sets the figure's state, runs forward kinematics, emits 'pose'. */
+  setPose(q) {
+    this.figure.setQ(q).fk();
+    this.emit('pose', this.figure.q);
+  }
+
+  setFrame(frame) {
+    if (!Number.isFinite(frame)) return;
+    this.ui.frame = frame;
+    this.setPose(this.poseAt(frame));
+    this.settings.frame = frame;
+    delete this.settings.pose;
+    this._scheduleSettings();
+    this.emit('frame', frame);
+  }
+
+  select(joint) {
+    this.ui.selection.joint = joint;
+    this.emit('selection', this.ui.selection);
+  }
+
+  // ---- settings (editor.json) ----
+  /** Merges patch into the settings, saves editor.json shortly, emits 'settings'. */
+  setSettings(patch) {
+    Object.assign(this.settings, patch);
+    this._scheduleSettings();
+    this.emit('settings', this.settings);
+  }
+  _saveUnkeyedPose() {
+    if (this.keyIndexAt(this.ui.frame) >= 0) delete this.settings.pose;
+    else this.settings.pose = { frame: this.ui.frame, pose: qToPose(this.figure, this.figure.q) };
+    this.settings.frame = this.ui.frame;
+    this._markDirty('editor.json');
+  }
+  _scheduleSettings() {
+    clearTimeout(this._settingsTimer);
+    this._dirty.add('editor.json');
+    this._setStatus(this.saveStatus === 'conflict' ? 'conflict' : 'unsaved');
+    this._settingsTimer = setTimeout(() => this._flush('editor.json'), 250);
+  }
+
+  // ---- saving ----
+  _content(path) {
+    if (path === 'editor.json') return JSON.stringify(this.settings, null, 2) + '\n';
+    return JSON.stringify(this.doc, null, 1) + '\n';
+  }
+  _markDirty(path) {
+    this._dirty.add(path);
+    if (this.saveStatus !== 'conflict') this._setStatus('unsaved');
+    this._flush(path);
+  }
+  _setStatus(s, error = '') {
+    this.saveStatus = s;
+    this.saveError = error;
+    this.emit('save', { status: s, error });
+  }
+  _updateStatus() {
+    if (this.saveStatus === 'conflict' || this.saveStatus === 'error') return;
+    if (this._inflight.size) this._setStatus('saving');
+    else this._setStatus(this._dirty.size ? 'unsaved' : 'saved');
+  }
+
+  /** Writes one file if it has changes; one PUT per file at a time. */
+  _flush(path) {
+    if (this.saveStatus === 'conflict') return Promise.resolve();
+    if (this._inflight.has(path)) {
+      const running = this._inflight.get(path);
+      return running.then(() => this._flush(path));
+    }
+    if (!this._dirty.has(path)) return Promise.resolve();
+    this._dirty.delete(path);
+    const version = this._versions.get(path) ?? '';
+    const headers = { 'Content-Type': 'application/json' };
+    if (version) headers['If-Match'] = `"${version}"`;
+    else headers['If-None-Match'] = '*';
+    const body = this._content(path);
+    const run = this._json(`/api/file?path=${encodeURIComponent(path)}`, { method: 'PUT', headers, body })
+      .then((r) => {
+        if (r.ok) {
+          this._versions.set(path, r.body.version);
+        } else if (r.status === 409 || r.status === 412) {
+          this._dirty.add(path);
+          this._setStatus('conflict', `${path} was changed elsewhere (another tab or program)`);
+        } else {
+          this._dirty.add(path);
+          this._setStatus('error', `${path}: ${r.body?.error ?? `HTTP ${r.status}`}`);
+        }
+      })
+      .catch((e) => {
+        this._dirty.add(path);
+        this._setStatus('error', `${path}: ${e.message}`);
+      })
+      .finally(() => {
+        this._inflight.delete(path);
+        this._updateStatus();
+      });
+    this._inflight.set(path, run);
+    this._updateStatus();
+    return run;
+  }
+
+  /** Saves every changed file now (Ctrl+S); resolves when the server has answered. */
+  async save() {
+    clearTimeout(this._settingsTimer);
+    if (this.saveStatus === 'error') this.saveStatus = 'unsaved';
+    await Promise.all([this.sequencePath, 'editor.json'].map((p) => this._flush(p)));
+    // a change made while the first PUT ran
+    await Promise.all([this.sequencePath, 'editor.json'].map((p) => this._flush(p)));
+    this._updateStatus();
+    return this.saveStatus;
+  }
+
+  /** After a conflict: drops local changes and reads everything again. */
+  async reload() {
+    this._dirty.clear();
+    this._undo.length = 0;
+    this._redo.length = 0;
+    this._invalidateSequence();
+    this.saveStatus = 'saved';
+    await this.open();
+    this._setStatus('saved');
+  }
+
+  /** After a conflict: writes ours over theirs (explicit, never silent). */
+  async overwrite() {
+    for (const path of [this.sequencePath, 'editor.json']) {
+      const r = await this._fetch(`/api/file?path=${encodeURIComponent(path)}`, { method: 'GET' });
+      if (r.ok) this._versions.set(path, unquote(r.headers.get('ETag')));
+      this._dirty.add(path);
+    }
+    this.saveStatus = 'unsaved';
+    return this.save();
+  }
+}
+
+function unquote(etag) {
+  return etag ? etag.replace(/^W\//, '').replace(/^"|"$/g, '') : '';
+}
