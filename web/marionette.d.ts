@@ -76,6 +76,8 @@ export interface ConstraintDef {
   type: 'pin' | 'plane' | 'line' | 'orient' | 'equal' | 'balance'; handle: number; handle2?: number;
   target?: Vec3; targetRotation?: Quat; origin?: Vec3; dir?: Vec3; polygon?: Vec3[]; up?: Vec3; margin?: number;
   weight?: number; priority?: number; enabled?: boolean; name?: string;
+  /** orient only: hold just this axis of the frame along the target's (Welman 6.3) */
+  axis?: 'x' | 'y' | 'z';
 }
 export interface CSolveOptions {
   method?: CSolver; tol?: number; tolRot?: number; dragTol?: number; maxIters?: number; rcond?: number;
@@ -92,6 +94,9 @@ export class ConstraintSystem {
   addConstraint(def: ConstraintDef): number;
   setTarget(c: number, target: Vec3): this; setTargetRotation(c: number, q: Quat): this;
   setEnabled(c: number, on: boolean): this; setWeight(c: number, w: number): this;
+  setJointScale(joint: number | string, scale: number, figure?: number): this;
+  jointScale(joint: number | string, figure?: number): number;
+  resetJointScales(): this;
   drag(h: number, target: Vec3, options?: { weight?: number; priority?: number }): this;
   dragRotation(h: number, q: Quat, options?: { weight?: number; priority?: number }): this;
   push(h: number, force: Vec3): this; release(h: number): this; dragError(h: number): number;

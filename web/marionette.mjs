@@ -362,8 +362,15 @@ function constraintArgs(def, handle) {
   v[67] = def.end === undefined ? NaN : num(def.end, 'constraint.end');
   const iv = [type, h, h2, poly.length, def.priority === undefined ? 0 : int(def.priority, 'constraint.priority', 0),
     def.enabled === undefined ? 1 : bool(def.enabled, 'constraint.enabled'),
-    def.lock === undefined ? 0 : bool(def.lock, 'constraint.lock')];
+    def.lock === undefined ? 0 : bool(def.lock, 'constraint.lock'), axisOf(def.axis)];
   return { iv, v };
+}
+// orient: 0 the whole orientation, 'x' | 'y' | 'z' (or 1..3) only that axis's direction
+function axisOf(a) {
+  if (a === undefined || a === 0 || a === null) return 0;
+  const i = typeof a === 'string' ? ['x', 'y', 'z'].indexOf(a) + 1 : (Number.isInteger(a) ? a : -1);
+  if (i < 1 || i > 3) fail('constraint.axis', "expected 'x', 'y' or 'z'");
+  return i;
 }
 function constraintError(mn) {
   const e = mn._error('constraint');
@@ -655,6 +662,25 @@ class ConstraintSystem extends Owned {
   setTargetRotation(c, q) { return this._edit(c, 1, vec(q, 4, 'targetRotation'), 0, 'targetRotation'); }
   setEnabled(c, on) { return this._edit(c, 2, null, bool(on, 'enabled'), 'enabled'); }
   setWeight(c, w) { return this._edit(c, 3, [num(w, 'weight')], 0, 'weight'); }
+
+  /** Per-joint mobility (Welman 4.1.4, 6.2): the joint's DOFs move `scale` times as readily;
+   * 0 freezes it for every solver, small values make a stiff rod, large ones loose links. */
+  setJointScale(joint, scale, figure = 0) {
+    this._live();
+    const fig = this._figure(figure, 'figure');
+    const j = fig.joint(joint, 'joint');
+    const s = num(scale, 'scale');
+    if (!(s >= 0)) fail('scale', 'expected a number >= 0');
+    if (this._mn._x.mnw_csys_set_joint_scale(this._p, figure, j, s) !== 0) throw this._mn._error('scale');
+    return this;
+  }
+  jointScale(joint, figure = 0) {
+    this._live();
+    const fig = this._figure(figure, 'figure');
+    return this._mn._x.mnw_csys_joint_scale(this._p, figure, fig.joint(joint, 'joint'));
+  }
+  /** Every joint back to scale 1. */
+  resetJointScales() { this._live(); this._mn._x.mnw_csys_set_joint_scale(this._p, 0, 0, -1); return this; }
 
   _drag(h, what, vals, priority, arg) {
     this._live();

@@ -102,6 +102,9 @@ typedef struct mn_constraint_def {
     int priority;     /* DLS: 0 is the highest; lower levels move in the null space of higher */
     int enabled;      /* 0: kept but ignored */
     const char* name; /* optional, copied; used in messages and reports */
+    int axis;         /* ORIENT: 0 holds the whole orientation; 1, 2, 3 hold only the direction
+                         of the frame's x, y or z axis (the target's same axis; 2 rows, the turn
+                         about that axis stays free: Welman 6.3, "lock Y orientation only") */
 } mn_constraint_def;
 
 /* A PIN with target 0, identity orientation, up +y, margin 0, weight 1, priority 0, enabled,
@@ -165,6 +168,17 @@ mn_status mn_csys_set_target_rot(mn_csys* s, int c, mn_quat target);
 mn_status mn_csys_set_plane(mn_csys* s, int c, mn_vec3 origin, mn_vec3 dir);
 mn_status mn_csys_set_enabled(mn_csys* s, int c, int enabled);
 mn_status mn_csys_set_weight(mn_csys* s, int c, double weight);
+
+/* Per-joint mobility (Welman 4.1.4, 6.2): the joint's DOFs move scale times as readily as
+ * their stiffness says (K_i = scale / stiffness_i). 0 freezes the joint: no solver (Lagrange,
+ * DLS, CCD-penalty) moves it; large values make loose links, small ones a stiff rod. The
+ * editor's drag modes freeze every joint outside the dragged chain. scale >= 0 and finite;
+ * the default is 1. figure indexes the system's figures. */
+mn_status mn_csys_set_joint_scale(mn_csys* s, int figure, int joint, double scale);
+/* The joint's scale (1 unless set), or -1 for a bad figure or joint. */
+double mn_csys_joint_scale(const mn_csys* s, int figure, int joint);
+/* Every joint of every figure back to scale 1. */
+void mn_csys_reset_joint_scales(mn_csys* s);
 
 /* Dragging: pull handle h (POINT or COM) toward a world target while every constraint
  * holds. The drag is a soft goal with the given weight (> 0) and priority (DLS); it

@@ -154,10 +154,18 @@ static void line_jacobian(const csys_con* c, mn_vec3 h, const mn_mat3* R, const 
     rows_of(G, 2, c->u1, c->u2, c->u2);
 }
 
-/* Orientation: c = log(R R_t^T), a world rotation vector. */
+/* Orientation: c = log(R R_t^T), a world rotation vector. With an axis (Welman 6.3: a
+ * partial lock of one direction), c = (u1 . a, u2 . a) for the frame's axis a = R e_k and
+ * u1, u2 across its target direction R_t e_k: zero when a lies along it. */
 static int orient_con_value(const csys_con* c, mn_vec3 h, const mn_mat3* R, mn_vec3 h2,
                             double* out) {
     (void)h, (void)h2;
+    if (c->def.axis) {
+        mn_vec3 a = mn_mat3_col(R, c->def.axis - 1);
+        out[0] = mn_vec3_dot(c->u1, a);
+        out[1] = mn_vec3_dot(c->u2, a);
+        return 2;
+    }
     mn_mat3 Rt = mn_quat_to_mat3(c->def.target_rot);
     return vec_out(mn_rotation_error(R, &Rt), out);
 }
@@ -176,9 +184,15 @@ void mn_so3_jl_inv(mn_vec3 phi, double* G) {
         G[i] = I.m[i] - 0.5 * S.m[i] + k * S2.m[i];
 }
 
+/* With an axis: d/dt (u . a) = u . (w x a) = (a x u) . w. */
 static void orient_con_jacobian(const csys_con* c, mn_vec3 h, const mn_mat3* R, const double* cv,
                                 double* G) {
-    (void)c, (void)h, (void)R;
+    (void)h;
+    if (c->def.axis) {
+        mn_vec3 a = mn_mat3_col(R, c->def.axis - 1);
+        rows_of(G, 2, mn_vec3_cross(a, c->u1), mn_vec3_cross(a, c->u2), c->u2);
+        return;
+    }
     mn_so3_jl_inv(mn_v3(cv[0], cv[1], cv[2]), G);
 }
 

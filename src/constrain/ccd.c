@@ -34,6 +34,7 @@ typedef struct ccd_goal {
     int fig, joint; /* joint: the handle's joint; for a centre of mass its subtree root or -1 */
     int com;        /* the effector is a centre of mass */
     int rot;        /* an orientation goal (G_ROT, or a drag of an orientation handle) */
+    int axis;       /* G_ROT: 0 the whole frame, 1..3 only that axis's direction */
     int handle;     /* the handle whose point or frame is the end-effector */
     int con;        /* constraint index, -1 for a drag */
     int other;      /* G_EQUAL: partner goal */
@@ -71,6 +72,7 @@ static int build_goals(mn_csys* s, ccd_goal* g) {
             continue;
         ccd_goal* a = &g[n];
         a->fig = h->fig, a->joint = h->joint, a->com = h->type == MN_HANDLE_COM, a->rot = 0;
+        a->axis = 0;
         a->handle = d->handle, a->con = i, a->other = -1, a->w = d->weight;
         switch (d->type) {
         case MN_CON_PIN:
@@ -87,6 +89,7 @@ static int build_goals(mn_csys* s, ccd_goal* g) {
             break;
         case MN_CON_ORIENT:
             a->mode = G_ROT, a->rot = 1, a->Rt = mn_quat_to_mat3(d->target_rot);
+            a->axis = d->axis;
             break;
         case MN_CON_EQUAL: {
             const csys_handle* h2 = &s->h[d->handle2];
@@ -107,7 +110,7 @@ static int build_goals(mn_csys* s, ccd_goal* g) {
         if (h->drag == DRAG_NONE) continue;
         ccd_goal* a = &g[n++];
         a->mode = G_DRAG, a->fig = h->fig, a->joint = h->joint, a->com = h->type == MN_HANDLE_COM;
-        a->rot = h->type == MN_HANDLE_ORIENT;
+        a->rot = h->type == MN_HANDLE_ORIENT, a->axis = 0;
         if (a->rot) a->Rt = h->drag_R;
         a->handle = i, a->con = -1, a->other = -1;
         a->w = h->drag == DRAG_TARGET ? h->drag_weight : 1;
@@ -232,7 +235,11 @@ static double best_angle(const ccd_ctx* x, int f, int js, int je, mn_vec3 ax, mn
         const ccd_goal* a = &x->g[i];
         if (a->rot) {
             if (a->fig != f || a->joint < js || a->joint >= je) continue;
-            mn_ccd_hinge_add_frame(&k, ax, &a->R, &a->Rt, a->w);
+            if (a->axis) /* one axis held: its direction as a point about o */
+                mn_ccd_hinge_add_point(&k, ax, mn_mat3_col(&a->R, a->axis - 1),
+                                       mn_mat3_col(&a->Rt, a->axis - 1), a->w);
+            else
+                mn_ccd_hinge_add_frame(&k, ax, &a->R, &a->Rt, a->w);
             continue;
         }
         mn_vec3 P, D;
@@ -301,7 +308,10 @@ static void sweep(ccd_ctx* x, int f, int limits) {
         /* a held joint takes no step; a free joint may hold its position only */
         if (s->hold && mn_csys_joint_held(m, j)) continue;
         int hold_pos = s->hold && type == MN_JOINT_FREE && m->dof_locked[m->jnt_dofadr[j]];
-        double wi = fmin(1.0, 1.0 / m->jnt_stiffness[j]);
+        /* the joint's mobility (mn_csys_set_joint_scale): 0 freezes it (Welman 6.2) */
+        double sc = mn_csys_joint_scale(s, f, j);
+        if (!(sc > 0)) continue;
+        double wi = fmin(1.0, sc / m->jnt_stiffness[j]);
         double* qj = d->q + m->jnt_qadr[j];
         mn_mat3 Rj = d->xf[j].R;
         mn_vec3 o = d->xf[j].p;

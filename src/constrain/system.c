@@ -333,6 +333,15 @@ static void basis_across(mn_vec3 n, mn_vec3* u1, mn_vec3* u2) {
     *u2 = mn_vec3_cross(n, *u1);
 }
 
+/* ORIENT with an axis: n is the target direction of that axis, u1 and u2 span the plane
+ * across it (the two rows measure the axis's departure along them). */
+static void orient_axis_basis(const mn_constraint_def* d, csys_con* out) {
+    if (d->axis < 1 || d->axis > 3) return;
+    mn_mat3 Rt = mn_quat_to_mat3(mn_quat_normalize(d->target_rot));
+    out->n = mn_mat3_col(&Rt, d->axis - 1);
+    basis_across(out->n, &out->u1, &out->u2);
+}
+
 static int point_like(const csys_handle* h) {
     return h->type != MN_HANDLE_ORIENT;
 }
@@ -358,6 +367,9 @@ static mn_status check_con(mn_csys* s, const mn_constraint_def* d, csys_con* out
         return mn_error_set(err, MN_ERR_ARG, NULL, 0, "handle",
                             "%s constraint '%s': handle '%s' is a %s handle", tn, nm, h->name,
                             mn_handle_type_name(h->type));
+    if (d->type != MN_CON_ORIENT && d->axis != 0)
+        return mn_error_set(err, MN_ERR_ARG, NULL, 0, "axis",
+                            "%s constraint '%s': an axis belongs to orient constraints", tn, nm);
     memset(out->poly, 0, sizeof out->poly);
     out->n = out->u1 = out->u2 = mn_v3(0, 0, 0);
     out->is_rot = d->type == MN_CON_ORIENT;
@@ -372,6 +384,11 @@ static mn_status check_con(mn_csys* s, const mn_constraint_def* d, csys_con* out
         if (!mn_quat_isfinite(d->target_rot) || fabs(qn - 1) > 1e-6)
             return mn_error_set(err, MN_ERR_ARG, NULL, 0, "target",
                                 "orient constraint '%s': target is not a unit quaternion", nm);
+        if (d->axis < 0 || d->axis > 3)
+            return mn_error_set(err, MN_ERR_ARG, NULL, 0, "axis",
+                                "orient constraint '%s': axis must be 0 (all), 1, 2 or 3 (x, y, z)",
+                                nm);
+        orient_axis_basis(d, out);
         break;
     }
     case MN_CON_PLANE:
@@ -538,8 +555,38 @@ mn_status mn_csys_set_target_rot(mn_csys* s, int c, mn_quat target) {
         !mn_quat_isfinite(target) || fabs(mn_quat_norm(target) - 1) > 1e-6)
         return MN_ERR_ARG;
     s->c[c].def.target_rot = mn_quat_normalize(target);
+    orient_axis_basis(&s->c[c].def, &s->c[c]);
     s->c[c].valid = 0;
     return MN_OK;
+}
+
+mn_status mn_csys_set_joint_scale(mn_csys* s, int figure, int joint, double scale) {
+    if (!s || figure < 0 || figure >= s->nfig || !(scale >= 0) || !isfinite(scale))
+        return MN_ERR_ARG;
+    const mn_model* m = s->fig[figure].m;
+    if (joint < 0 || joint >= m->njoint) return MN_ERR_ARG;
+    int a = m->jnt_dofadr[joint], n = mn_joint_type_nv((mn_joint_type)m->jnt_type[joint]);
+    for (int k = a; k < a + n; k++)
+        s->K0[s->fig[figure].dof0 + k] = scale / m->dof_stiffness[k];
+    return MN_OK;
+}
+
+double mn_csys_joint_scale(const mn_csys* s, int figure, int joint) {
+    if (!s || figure < 0 || figure >= s->nfig) return -1;
+    const mn_model* m = s->fig[figure].m;
+    if (joint < 0 || joint >= m->njoint) return -1;
+    if (mn_joint_type_nv((mn_joint_type)m->jnt_type[joint]) == 0) return 1;
+    int k = m->jnt_dofadr[joint];
+    return s->K0[s->fig[figure].dof0 + k] * m->dof_stiffness[k];
+}
+
+void mn_csys_reset_joint_scales(mn_csys* s) {
+    if (!s) return;
+    for (int f = 0; f < s->nfig; f++) {
+        const mn_model* m = s->fig[f].m;
+        for (int k = 0; k < m->nv; k++)
+            s->K0[s->fig[f].dof0 + k] = 1.0 / m->dof_stiffness[k];
+    }
 }
 
 /* Moves a PLANE (origin, normal) or a LINE (origin, direction) between frames: animated

@@ -394,7 +394,17 @@ static inline mn_status get_con_common(ctx* x, const cJSON* o, const char* type,
     mn_status st;
     if ((st = get_num(x, o, "weight", &d->weight, 1e-12, 1e12)) != MN_OK) return st;
     if ((st = get_int(x, o, "priority", &d->priority, 0, 1000)) != MN_OK) return st;
-    return get_bool(x, o, "enabled", &d->enabled);
+    if ((st = get_bool(x, o, "enabled", &d->enabled)) != MN_OK) return st;
+    /* orient: "axis" "x", "y" or "z" holds only that axis's direction (Welman 6.3) */
+    const cJSON* a = cJSON_GetObjectItemCaseSensitive(o, "axis");
+    if (!a || d->type != MN_CON_ORIENT) return MN_OK;
+    push_key(x, "axis");
+    const char* s = cJSON_IsString(a) ? a->valuestring : NULL;
+    if (!s || !s[0] || s[1] || !strchr("xyz", s[0]))
+        return fail(x, MN_ERR_PARSE, "expected \"x\", \"y\" or \"z\"");
+    d->axis = 1 + (int)(strchr("xyz", s[0]) - "xyz");
+    pop(x);
+    return MN_OK;
 }
 
 /* A balance constraint's members: the support polygon (3 to MN_MAX_POLYGON [x, y, z]

@@ -89,8 +89,8 @@ static mn_status read_handle(ctx* x, mn_scene* sc, const cJSON* o, sc_handle* h)
 }
 
 static const char* const con_keys[] = {
-    "name",    "type", "handle", "handle2", "target",   "origin",  "normal",  "direction",
-    "polygon", "up",   "margin", "weight",  "priority", "enabled", "comment", NULL};
+    "name", "type",   "handle", "handle2",  "target",  "origin", "normal",  "direction", "polygon",
+    "up",   "margin", "weight", "priority", "enabled", "axis",   "comment", NULL};
 
 static int uf_root(int* uf, int i) {
     while (uf[i] != i)
@@ -160,10 +160,10 @@ static mn_status read_con(ctx* x, mn_scene* sc, const cJSON* o, sc_con* c, int* 
     }
     if (st != MN_OK) return st;
     /* members that belong to other types are errors, not silently ignored */
-    static const char* const only[][2] = {{"target", "pin/orient"}, {"origin", "plane/line"},
-                                          {"normal", "plane"},      {"direction", "line"},
-                                          {"handle2", "equal"},     {"polygon", "balance"},
-                                          {"up", "balance"},        {"margin", "balance"}};
+    static const char* const only[][2] = {
+        {"target", "pin/orient"}, {"origin", "plane/line"}, {"normal", "plane"},
+        {"direction", "line"},    {"handle2", "equal"},     {"polygon", "balance"},
+        {"up", "balance"},        {"margin", "balance"},    {"axis", "orient"}};
     return check_con_members(x, o, type, only, sizeof only / sizeof only[0]);
 }
 

@@ -30,7 +30,7 @@ static const char* const con_keys[] = {
     "name",     "type",      "handle",  "handle2", "target",      "origin",
     "normal",   "direction", "polygon", "up",      "margin",      "weight",
     "priority", "enabled",   "frames",  "lock",    "target_keys", "target_interpolation",
-    "comment",  NULL};
+    "axis",     "comment",   NULL};
 static const char* const tk_keys[] = {"frame",     "target",  "origin", "normal",
                                       "direction", "comment", NULL};
 
@@ -413,10 +413,11 @@ static mn_status read_constraint(reader* r, const cJSON* o) {
         break;
     }
     if (st != MN_OK) return st;
-    static const char* const only[][2] = {
-        {"target", "pin/orient"}, {"origin", "plane/line"}, {"normal", "plane"},
-        {"direction", "line"},    {"handle2", "equal"},     {"polygon", "balance"},
-        {"up", "balance"},        {"margin", "balance"},    {"lock", "pin/orient"}};
+    static const char* const only[][2] = {{"target", "pin/orient"}, {"origin", "plane/line"},
+                                          {"normal", "plane"},      {"direction", "line"},
+                                          {"handle2", "equal"},     {"polygon", "balance"},
+                                          {"up", "balance"},        {"margin", "balance"},
+                                          {"lock", "pin/orient"},   {"axis", "orient"}};
     if ((st = check_con_members(x, o, type, only, sizeof only / sizeof only[0])) != MN_OK)
         return st;
     if (lock && (has_target || tks)) {
@@ -816,6 +817,8 @@ static void write_constraint(mn_strbuf* b, const mn_seq* s, int c) {
             mn_strbuf_printf(b, ", \"target\": "), w_v3(b, d->target);
         break;
     case MN_CON_ORIENT:
+        if (d->axis >= 1 && d->axis <= 3)
+            mn_strbuf_printf(b, ", \"axis\": \"%c\"", "xyz"[d->axis - 1]);
         if (sd->lock && !ntk)
             mn_strbuf_printf(b, ", \"lock\": true");
         else if (!ntk)

@@ -992,6 +992,202 @@ static void test_null_options(void) {
     mn_model_destroy(m);
 }
 
+/* ---- per-joint mobility (Welman 4.1.4, 6.2) and one-axis orientation locks (6.3) ------- */
+
+/* The joint's state values, to see whether a solve moved it. */
+static double joint_change(const mn_model* m, const double* qa, const double* qb, int j) {
+    double s = 0;
+    int a = m->jnt_qadr[j], n = mn_joint_type_nq((mn_joint_type)m->jnt_type[j]);
+    for (int k = a; k < a + n; k++)
+        s += fabs(qa[k] - qb[k]);
+    return s;
+}
+
+/* A frozen joint (scale 0) does not move under any solver; the others carry the drag and
+ * the lock holds. */
+static void test_joint_scale_freeze(void) {
+    for (int method = 0; method < MN_CSOLVE_COUNT; method++) {
+        mn_model* m = figure();
+        mn_data* d = mn_data_create(m, 0);
+        bend(m, d);
+        mn_figure fig = {m, d};
+        mn_csys* s = mn_csys_create(&fig, 1, NULL, NULL);
+        pin_here(s, point_handle(s, 0, jnt(m, "left foot"), mn_v3(0, 0, 0), "lf"));
+        int rh = point_handle(s, 0, jnt(m, "right hand"), mn_v3(0, 0, 0), "rh");
+        int ra = jnt(m, "right arm"), rf = jnt(m, "right forearm"), pel = jnt(m, "pelvis");
+        CHECK(mn_csys_joint_scale(s, 0, ra) == 1);
+        CHECK(mn_csys_set_joint_scale(s, 0, ra, 0) == MN_OK);
+        CHECK(mn_csys_set_joint_scale(s, 0, pel, 0) == MN_OK);
+        CHECK(mn_csys_joint_scale(s, 0, ra) == 0);
+        mn_vec3 p;
+        mn_csys_handle_value(s, rh, &p, NULL);
+        CHECK(mn_csys_drag(s, rh, mn_vec3_add(p, mn_v3(0.05, 0.1, 0.15)), 1, 1) == MN_OK);
+        double* q0 = malloc(sizeof(double) * (size_t)m->nq);
+        memcpy(q0, d->q, sizeof(double) * (size_t)m->nq);
+        mn_csolve_options o = mn_csolve_default();
+        o.method = (mn_csolver)method;
+        mn_csolve_result r;
+        for (int f = 0; f < 5; f++)
+            mn_csys_solve(s, &o, &r);
+        CHECK(joint_change(m, q0, d->q, ra) == 0);
+        CHECK(joint_change(m, q0, d->q, pel) == 0);
+        CHECK(joint_change(m, q0, d->q, rf) > 1e-3); /* the forearm and torso took the drag */
+        CHECK(mn_csys_residual(s, 0) < 2e-3);
+        CHECK(q_finite(m, d));
+        mn_csys_reset_joint_scales(s);
+        CHECK(mn_csys_joint_scale(s, 0, ra) == 1);
+        free(q0);
+        mn_csys_destroy(s);
+        mn_data_destroy(d);
+        mn_model_destroy(m);
+    }
+}
+
+/* Weights share the motion: a stiff forearm (scale 0.05) turns less and the shoulder more
+ * than with loose links (scale 20), for the same drag. */
+static void test_joint_scale_share(void) {
+    for (int method = 0; method < MN_CSOLVE_COUNT; method++) {
+        double ratio[2];
+        for (int pass = 0; pass < 2; pass++) {
+            mn_model* m = figure();
+            mn_data* d = mn_data_create(m, 0);
+            bend(m, d);
+            mn_figure fig = {m, d};
+            mn_csys* s = mn_csys_create(&fig, 1, NULL, NULL);
+            int rh = point_handle(s, 0, jnt(m, "right hand"), mn_v3(0, 0, 0), "rh");
+            int ra = jnt(m, "right arm"), rf = jnt(m, "right forearm");
+            for (int j = 0; j < m->njoint; j++) /* only the arm's chain moves */
+                if (j != ra && j != rf) CHECK(mn_csys_set_joint_scale(s, 0, j, 0) == MN_OK);
+            CHECK(mn_csys_set_joint_scale(s, 0, rf, pass ? 20 : 0.05) == MN_OK);
+            /* across the line from the shoulder: the shoulder alone could follow, so how
+             * much the forearm turns is the weights' choice */
+            mn_vec3 p, sh = d->xf[ra].p;
+            mn_csys_handle_value(s, rh, &p, NULL);
+            mn_vec3 t = mn_vec3_normalize(mn_vec3_cross(mn_vec3_sub(p, sh), mn_v3(0.3, 0.2, 1)));
+            CHECK(mn_csys_drag(s, rh, mn_vec3_madd(p, 0.05, t), 1, 1) == MN_OK);
+            double* q0 = malloc(sizeof(double) * (size_t)m->nq);
+            memcpy(q0, d->q, sizeof(double) * (size_t)m->nq);
+            mn_csolve_options o = mn_csolve_default();
+            o.method = (mn_csolver)method;
+            o.max_iters = 1; /* one step: how the first motion is shared */
+            mn_csolve_result r;
+            mn_csys_solve(s, &o, &r);
+            ratio[pass] = joint_change(m, q0, d->q, rf) / joint_change(m, q0, d->q, ra);
+            CHECK(q_finite(m, d));
+            free(q0);
+            mn_csys_destroy(s);
+            mn_data_destroy(d);
+            mn_model_destroy(m);
+        }
+        CHECK(ratio[0] < 0.5 * ratio[1]);
+        if (!(ratio[0] < 0.5 * ratio[1]))
+            fprintf(stderr, "method %d: forearm/shoulder stiff %g loose %g\n", method, ratio[0],
+                    ratio[1]);
+    }
+}
+
+/* One axis of an orientation held (axis = 1..3): 2 rows whose Jacobian matches central
+ * differences; a solve keeps that axis's direction while the frame turns about it. */
+static void test_orient_axis(void) {
+    for (int axis = 1; axis <= 3; axis++) {
+        mn_model* m = figure();
+        mn_data* d = mn_data_create(m, 0);
+        bend(m, d);
+        mn_figure fig = {m, d};
+        mn_csys* s = mn_csys_create(&fig, 1, NULL, NULL);
+        int lfo = typed_handle(s, MN_HANDLE_ORIENT, jnt(m, "left foot"), "lfo");
+        mn_constraint_def c = mn_constraint_default();
+        c.type = MN_CON_ORIENT;
+        c.handle = lfo;
+        c.axis = axis;
+        c.target_rot = mn_quat_normalize(mn_q4(0.9, 0.2, -0.3, 0.1));
+        CHECK(mn_csys_add_constraint(s, &c, NULL) == 0);
+        int nv = m->nv;
+        mn_csys_evaluate(s);
+        CHECK(mn_csys_row_count(s) == 2);
+        mn_jac_block b[4];
+        CHECK(mn_csys_jacobian(s, b, 4) == 1);
+        double* q0 = malloc(sizeof(double) * (size_t)m->nq);
+        double* v = calloc((size_t)nv, sizeof(double));
+        double* J = calloc((size_t)2 * nv, sizeof(double));
+        for (int r = 0; r < 2; r++)
+            for (int k = 0; k < b[0].ncols; k++)
+                J[(size_t)r * nv + b[0].cols[k]] = b[0].val[r * b[0].ncols + k];
+        memcpy(q0, d->q, sizeof(double) * (size_t)m->nq);
+        double h = 1e-6, worst = 0, Cp[2], Cm[2];
+        for (int k = 0; k < nv; k++) {
+            v[k] = h;
+            mn_integrate(m, d->q, v, 1.0);
+            mn_csys_invalidate(s);
+            CHECK(gather_C(s, Cp) == 2);
+            memcpy(d->q, q0, sizeof(double) * (size_t)m->nq);
+            mn_integrate(m, d->q, v, -1.0);
+            mn_csys_invalidate(s);
+            CHECK(gather_C(s, Cm) == 2);
+            memcpy(d->q, q0, sizeof(double) * (size_t)m->nq);
+            v[k] = 0;
+            for (int i = 0; i < 2; i++)
+                worst = fmax(worst, fabs((Cp[i] - Cm[i]) / (2 * h) - J[(size_t)i * nv + k]));
+        }
+        CHECK(worst < 1e-7);
+        mn_csys_invalidate(s);
+        /* every solver brings the axis onto its target direction */
+        for (int method = 0; method < MN_CSOLVE_COUNT; method++) {
+            memcpy(d->q, q0, sizeof(double) * (size_t)m->nq);
+            mn_csys_invalidate(s);
+            mn_csolve_options o = mn_csolve_default();
+            o.method = (mn_csolver)method;
+            o.max_iters = method == MN_CSOLVE_CCD ? 200 : 30;
+            mn_csolve_result r;
+            mn_csys_solve(s, &o, &r);
+            mn_mat3 R, Rt = mn_quat_to_mat3(c.target_rot);
+            mn_csys_handle_value(s, lfo, NULL, &R);
+            mn_vec3 a = mn_mat3_col(&R, axis - 1), t = mn_mat3_col(&Rt, axis - 1);
+            CHECK(mn_vec3_dot(a, t) > 1 - 1e-6);
+            CHECK(mn_csys_residual(s, 0) < 1e-3);
+            /* the turn about the axis is free: the whole frame need not match */
+            CHECK(q_finite(m, d));
+        }
+        /* a new target rotates the held direction with it */
+        mn_quat turn = mn_quat_mul(mn_quat_axis_angle(mn_v3(1, 0, 0), 0.3), c.target_rot);
+        CHECK(mn_csys_set_target_rot(s, 0, turn) == MN_OK);
+        mn_csolve_result r;
+        mn_csys_solve(s, NULL, &r);
+        mn_mat3 R, Rt = mn_quat_to_mat3(turn);
+        mn_csys_handle_value(s, lfo, NULL, &R);
+        CHECK(mn_vec3_dot(mn_mat3_col(&R, axis - 1), mn_mat3_col(&Rt, axis - 1)) > 1 - 1e-6);
+        free(q0), free(v), free(J);
+        mn_csys_destroy(s);
+        mn_data_destroy(d);
+        mn_model_destroy(m);
+    }
+    /* bad input: an axis out of range, an axis on a pin, a bad scale */
+    mn_model* m = figure();
+    mn_data* d = mn_data_create(m, 0);
+    mn_figure fig = {m, d};
+    mn_csys* s = mn_csys_create(&fig, 1, NULL, NULL);
+    int o = typed_handle(s, MN_HANDLE_ORIENT, 1, "o");
+    int p = point_handle(s, 0, 1, mn_v3(0, 0, 0), "p");
+    mn_constraint_def c = mn_constraint_default();
+    c.type = MN_CON_ORIENT;
+    c.handle = o;
+    c.axis = 4;
+    mn_error err;
+    CHECK(mn_csys_add_constraint(s, &c, &err) < 0 && strcmp(err.field, "axis") == 0);
+    c.type = MN_CON_PIN;
+    c.handle = p;
+    c.axis = 1;
+    CHECK(mn_csys_add_constraint(s, &c, &err) < 0 && strcmp(err.field, "axis") == 0);
+    CHECK(mn_csys_set_joint_scale(s, 0, 1, -1) == MN_ERR_ARG);
+    CHECK(mn_csys_set_joint_scale(s, 0, 1, NAN) == MN_ERR_ARG);
+    CHECK(mn_csys_set_joint_scale(s, 0, m->njoint, 1) == MN_ERR_ARG);
+    CHECK(mn_csys_set_joint_scale(s, 1, 0, 1) == MN_ERR_ARG);
+    CHECK(mn_csys_joint_scale(s, 0, -1) == -1);
+    mn_csys_destroy(s);
+    mn_data_destroy(d);
+    mn_model_destroy(m);
+}
+
 int main(int argc, char** argv) {
     mn_test_init(argc, argv);
     RUN(test_point_in_plane);
@@ -1010,5 +1206,8 @@ int main(int argc, char** argv) {
     RUN(test_limits);
     RUN(test_bad_input);
     RUN(test_null_options);
+    RUN(test_joint_scale_freeze);
+    RUN(test_joint_scale_share);
+    RUN(test_orient_axis);
     return mn_test_report();
 }

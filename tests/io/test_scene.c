@@ -130,6 +130,14 @@ static const bad_case bad[] = {
         "  {\"type\": \"equal\", \"handle\": \"b\", \"handle2\": \"c\"},\n"
         "  {\"type\": \"equal\", \"handle\": \"c\",\n \"handle2\": \"a\"}]}\n",
      "constraints[2].handle2", 9, 0},
+    {"orient axis not x, y or z",
+     "{\"handles\": [{\"name\": \"o\", \"type\": \"orientation\", \"joint\": \"head\"}],\n "
+     "\"constraints\": [\n {\"type\": \"orient\", \"handle\": \"o\",\n \"axis\": \"xy\"}]}\n",
+     "constraints[0].axis", 4, 0},
+    {"axis on a pin",
+     H2 " {\"name\": \"c\", \"joint\": \"head\"}],\n \"constraints\": [\n  {\"type\": \"pin\", "
+        "\"handle\": \"a\",\n \"axis\": \"x\"}]}\n",
+     "constraints[0].axis", 7, 0},
     {"empty support polygon",
      "{\"handles\": [{\"name\": \"com\", \"type\": \"com\"}],\n \"constraints\": [\n {\"type\": "
      "\"balance\", \"handle\": \"com\",\n \"polygon\": []}]}\n",

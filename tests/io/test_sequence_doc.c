@@ -70,6 +70,9 @@ static mn_seq* build(const mn_model* m) {
     c.con.target_rot = mn_quat_axis_angle(mn_v3(0, 0, 1), 0.7);
     c.start = 5, c.end = 9.5;
     mn_seq_add_constraint(s, &c, NULL);
+    c.con.axis = 2; /* only the y axis's direction (Welman 6.3) */
+    c.con.weight = 0.25;
+    CHECK(mn_seq_add_constraint(s, &c, NULL) >= 0);
     c = mn_seq_constraint_default();
     c.con.type = MN_CON_PLANE;
     c.con.handle = hh;
@@ -123,6 +126,7 @@ static void test_round_trip(void) {
     for (int c = 0; c < mn_seq_constraint_count(s); c++) {
         const mn_seq_constraint_def *a = mn_seq_constraint(s, c), *b = mn_seq_constraint(s2, c);
         CHECK(a->con.type == b->con.type && a->con.handle == b->con.handle && a->lock == b->lock);
+        CHECK(a->con.axis == b->con.axis);
         CHECK(a->con.weight == b->con.weight && a->con.enabled == b->con.enabled &&
               a->target_interp == b->target_interp);
         CHECK(mn_seq_target_key_count(s, c) == mn_seq_target_key_count(s2, c));
@@ -292,6 +296,18 @@ static void test_malformed(void) {
          "[{\"name\": \"h\", \"joint\": \"head\"}],\n \"constraints\": [{\"type\": \"equal\", "
          "\"handle\": \"h\", \"handle2\": \"h\"}]}",
          3, "constraints[0]"},
+        {"{\"figure\": \"stickman\", \"keys\": [{\"frame\": 0, \"pose\": {}}],\n \"handles\": "
+         "[{\"name\": \"h\", \"type\": \"orientation\", \"joint\": \"head\"}],\n "
+         "\"constraints\": [{\"type\": \"orient\", \"handle\": \"h\",\n \"axis\": \"w\"}]}",
+         4, "constraints[0].axis"},
+        {"{\"figure\": \"stickman\", \"keys\": [{\"frame\": 0, \"pose\": {}}],\n \"handles\": "
+         "[{\"name\": \"h\", \"type\": \"orientation\", \"joint\": \"head\"}],\n "
+         "\"constraints\": [{\"type\": \"orient\", \"handle\": \"h\",\n \"axis\": 2}]}",
+         4, "constraints[0].axis"},
+        {"{\"figure\": \"stickman\", \"keys\": [{\"frame\": 0, \"pose\": {}}],\n \"handles\": "
+         "[{\"name\": \"h\", \"joint\": \"head\"}],\n \"constraints\": [{\"type\": \"pin\", "
+         "\"handle\": \"h\",\n \"axis\": \"y\"}]}",
+         4, "constraints[0].axis"},
     };
     for (size_t i = 0; i < sizeof table / sizeof table[0]; i++) {
         mn_model* m = (mn_model*)1;

@@ -453,6 +453,7 @@ int mnw_csys_add_constraint(mnw_csys* c, const int* iv, const double* v, const c
     d.npolygon = iv[3];
     d.priority = iv[4];
     d.enabled = iv[5];
+    d.axis = iv[7];
     d.target = mn_v3(v[0], v[1], v[2]);
     d.target_rot = (mn_quat){v[3], v[4], v[5], v[6]};
     d.origin = mn_v3(v[7], v[8], v[9]);
@@ -518,6 +519,21 @@ EXPORT(mnw_csys_drag_error) double mnw_csys_drag_error(mnw_csys* c, int h) {
 }
 EXPORT(mnw_csys_invalidate) void mnw_csys_invalidate(mnw_csys* c) {
     if (c) mn_csys_invalidate(c->s);
+}
+/* Per-joint mobility (Welman 4.1.4, 6.2): scale >= 0 sets it, scale < 0 resets every joint;
+ * mnw_csys_joint_scale reads it (-1: no such figure or joint). */
+EXPORT(mnw_csys_set_joint_scale)
+int mnw_csys_set_joint_scale(mnw_csys* c, int figure, int joint, double scale) {
+    if (!c) return arg_error("system", "NULL");
+    if (scale < 0) {
+        mn_csys_reset_joint_scales(c->s);
+        return 0;
+    }
+    return status_of(mn_csys_set_joint_scale(c->s, figure, joint, scale), "scale");
+}
+EXPORT(mnw_csys_joint_scale)
+double mnw_csys_joint_scale(const mnw_csys* c, int figure, int joint) {
+    return c ? mn_csys_joint_scale(c->s, figure, joint) : -1;
 }
 EXPORT(mnw_csys_count) int mnw_csys_count(const mnw_csys* c, int what) {
     if (!c) return -1;
@@ -816,9 +832,9 @@ EXPORT(mnw_seq_sample_q) int mnw_seq_sample_q(const mnw_seq* q, double frame, do
     return status_of(mn_seq_sample(q->s, frame, out), "frame");
 }
 
-/* Handles and constraints over frame ranges; iv as mnw_csys_add_constraint plus lock and
- * the target keys' interpolation (0: linear); v as
- * there plus start, end (the last two numbers after the polygon: v[18 + 3 * 16], +1). */
+/* Handles and constraints over frame ranges; iv as mnw_csys_add_constraint plus lock, the
+ * orientation axis (iv[7]) and the target keys' interpolation (iv[8], 0: linear); v as there
+ * plus start, end (the last two numbers after the polygon: v[18 + 3 * 16], +1). */
 EXPORT(mnw_seq_add_handle)
 int mnw_seq_add_handle(mnw_seq* q, int type, int joint, double x, double y, double z,
                        const char* name) {
@@ -847,7 +863,8 @@ int mnw_seq_add_constraint(mnw_seq* q, const int* iv, const double* v, const cha
     d.con.priority = iv[4];
     d.con.enabled = iv[5];
     d.lock = iv[6];
-    if (iv[7]) d.target_interp = (mn_interp)iv[7];
+    d.con.axis = iv[7];
+    if (iv[8]) d.target_interp = (mn_interp)iv[8];
     d.con.target = mn_v3(v[0], v[1], v[2]);
     d.con.target_rot = (mn_quat){v[3], v[4], v[5], v[6]};
     d.con.origin = mn_v3(v[7], v[8], v[9]);

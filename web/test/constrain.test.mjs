@@ -107,3 +107,47 @@ test('a figure in use by a system cannot be disposed first; edits are checked', 
   fig.dispose();
   assert.throws(() => fig.fk(), /figure: this figure was disposed/);
 });
+
+// Per-joint mobility and one-axis orientation locks (the editor's drag modes, weights and
+// partial locks, Welman 6.2, 6.3): the same behaviour as the native tests, and the native
+// pose command on a scene with an axis lock.
+test('a frozen joint does not move under any solver; axis locks hold one direction', () => {
+  for (const method of CSOLVERS) {
+    const fig = mn.stickman().fk();
+    const sys = mn.createConstraintSystem([fig]);
+    const lf = sys.addHandle({ joint: 'left foot', name: 'lf' });
+    sys.addConstraint({ type: 'pin', handle: lf, target: sys.handleValue(lf).position });
+    const sole = sys.addHandle({ type: 'orientation', joint: 'right foot' });
+    const R = sys.handleValue(sole).rotation; // row-major
+    const yAxis = [R[1], R[4], R[7]];
+    // the target: the foot's frame now (w, x, y, z from R)
+    const w = Math.sqrt(Math.max(0, 1 + R[0] + R[4] + R[8])) / 2;
+    const qt = [w, (R[7] - R[5]) / (4 * w), (R[2] - R[6]) / (4 * w), (R[3] - R[1]) / (4 * w)];
+    sys.addConstraint({ type: 'orient', handle: sole, targetRotation: qt, axis: 'y' });
+    const hand = sys.addHandle({ joint: 'right hand' });
+    assert.equal(sys.jointScale('pelvis'), 1);
+    sys.setJointScale('pelvis', 0).setJointScale('torso.1', 0).setJointScale('torso.2', 0).setJointScale('torso', 0);
+    assert.equal(sys.jointScale('pelvis'), 0);
+    const q0 = Float64Array.from(fig.q);
+    const p = sys.handleValue(hand).position;
+    sys.drag(hand, [p[0] + 0.1, p[1] + 0.15, p[2] + 0.1]);
+    for (let i = 0; i < 5; i++) sys.solve({ method });
+    const pelvis = fig.joints[fig.joint('pelvis')], torso = fig.joints[fig.joint('torso.2')];
+    for (let k = 0; k < 7; k++) assert.equal(fig.q[pelvis.qadr + k], q0[pelvis.qadr + k], `${method} pelvis`);
+    assert.equal(fig.q[torso.qadr], q0[torso.qadr], `${method} torso`);
+    const elbow = fig.joints[fig.joint('right elbow')];
+    assert.ok(Math.abs(fig.q[elbow.qadr] - q0[elbow.qadr]) > 1e-3, `${method}: the arm took the drag`);
+    assert.ok(sys.residual(0) < 2e-3, `${method} pin ${sys.residual(0)}`);
+    const R2 = sys.handleValue(sole).rotation;
+    const dot = R2[1] * yAxis[0] + R2[4] * yAxis[1] + R2[7] * yAxis[2];
+    assert.ok(dot > 1 - 1e-5, `${method}: the sole's y axis held (${dot})`);
+    sys.resetJointScales();
+    assert.equal(sys.jointScale('pelvis'), 1);
+    assert.throws(() => sys.setJointScale('pelvis', -1), /^Error: scale/);
+    assert.throws(() => sys.setJointScale('nosuch', 1), /joint/);
+    assert.throws(() => sys.addConstraint({ type: 'orient', handle: sole, axis: 'w' }), /constraint.axis/);
+    assert.throws(() => sys.addConstraint({ type: 'pin', handle: lf, axis: 'x' }), /axis/);
+    sys.dispose();
+    fig.dispose();
+  }
+});
