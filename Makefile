@@ -25,8 +25,10 @@ build: deps
 install: build
 	cmake --install $(BUILD) --prefix $(PREFIX)
 
-run: build
-	./$(BUILD)/marionette demo
+# The editor: the command, the WebAssembly module and the page (web/editor/dist), then the
+# server on the scratch project; open the URL it prints (http://127.0.0.1:8765/).
+run: build web
+	./$(BUILD)/marionette editor
 
 # Every test: the release build, the fuzz targets briefly, then the whole suite
 # again under AddressSanitizer + UndefinedBehaviorSanitizer.
@@ -59,8 +61,8 @@ bench-peers:
 	@cmake --build $(BUILD) -j$(JOBS) --target kdl_peer
 	@bench/peers/kdl/run.sh $(BUILD)
 
-# clang-format --dry-run --Werror over src, include, cli, tests, bench, fuzz, examples and
-# web/src (also run by ctest as guard.check_format). FILES=... checks only those.
+# clang-format --dry-run --Werror over src, include, cli, tests, bench, fuzz, examples,
+# editor and web/src (also run by ctest as guard.check_format). FILES=... checks only those.
 check-format:
 	@scripts/check-format.sh $(FILES)
 

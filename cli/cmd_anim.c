@@ -145,33 +145,30 @@ static int info(const char* path, const char* script) {
 
 static int bake(int argc, char** argv) {
     const char *in = NULL, *out = NULL, *script = NULL;
-    int plain = 0;
-    mn_seq_solve_options o = mn_seq_solve_options_default();
-    o.solve.tol = 1e-5;
-    o.solve.tol_rot = 1e-5;
-    double step = 1;
+    mn_seq_bake_options o = mn_seq_bake_default();
     for (int i = 2; i < argc; i++) {
         if (!strcmp(argv[i], "--out") && i + 1 < argc)
             out = argv[++i];
         else if (!strcmp(argv[i], "--script") && i + 1 < argc)
             script = argv[++i];
         else if (!strcmp(argv[i], "--plain"))
-            plain = 1;
+            o.plain = 1;
         else if (!strcmp(argv[i], "--solver") && i + 1 < argc) {
             int sv = mn_csolver_parse(argv[++i]);
             if (sv < 0)
                 return mn_cli_usage_error("anim", "unknown solver '%s' (lagrange, ccd, dls)",
                                           argv[i]);
-            o.solve.method = (mn_csolver)sv;
+            o.solve.solve.method = (mn_csolver)sv;
         } else if (!strcmp(argv[i], "--iters") && i + 1 < argc) {
-            if (!mn_cli_parse_int(argv[++i], &o.solve.max_iters) || o.solve.max_iters < 1)
+            if (!mn_cli_parse_int(argv[++i], &o.solve.solve.max_iters) ||
+                o.solve.solve.max_iters < 1)
                 return mn_cli_usage_error("anim", "--iters needs a positive integer");
         } else if (!strcmp(argv[i], "--tol") && i + 1 < argc) {
-            if (!mn_cli_parse_double(argv[++i], &o.solve.tol) || !(o.solve.tol > 0))
+            if (!mn_cli_parse_double(argv[++i], &o.solve.solve.tol) || !(o.solve.solve.tol > 0))
                 return mn_cli_usage_error("anim", "--tol needs a positive number");
-            o.solve.tol_rot = o.solve.tol;
+            o.solve.solve.tol_rot = o.solve.solve.tol;
         } else if (!strcmp(argv[i], "--step") && i + 1 < argc) {
-            if (!mn_cli_parse_double(argv[++i], &step) || !(step > 0))
+            if (!mn_cli_parse_double(argv[++i], &o.step) || !(o.step > 0))
                 return mn_cli_usage_error("anim", "--step needs a positive number");
         } else if (argv[i][0] == '-' && argv[i][1])
             return mn_cli_usage_error("anim", "unknown option '%s'", argv[i]);
@@ -192,62 +189,29 @@ static int bake(int argc, char** argv) {
     int code = read_seq(in, script, &m, &s, NULL, glb ? &skin : NULL);
     if (code != MN_EXIT_OK) return code;
     if (!glb) memset(&skin, 0, sizeof skin);
-    double f0 = mn_seq_start(s), f1 = mn_seq_end(s);
-    long nf = (long)floor((f1 - f0) / step + 1e-9) + 1;
-    if (nf > 10000000) {
-        mn_gltf_free(&skin);
-        mn_seq_destroy(s);
-        mn_model_destroy(m);
-        return mn_cli_usage_error("anim", "more than 10000000 frames: use a larger --step");
-    }
     mn_motion mo;
-    mo.nframes = (int)nf;
-    mo.nq = m->nq;
-    mo.frame_time = step / mn_seq_fps(s);
-    mo.q = malloc(sizeof(double) * (size_t)nf * (size_t)(m->nq ? m->nq : 1));
-    mn_data* d = mn_data_create(m, 0);
-    mn_seq_solver* v = d && !plain ? mn_seq_solver_create(s, d, &err) : NULL;
-    if (!mo.q || !d || (!plain && !v)) {
-        free(mo.q);
-        mn_data_destroy(d);
-        mn_seq_destroy(s);
-        mn_model_destroy(m);
-        mn_gltf_free(&skin);
-        if (!plain && d) return mn_cli_input_error(&err);
-        fprintf(stderr, "marionette: %s: out of memory for %ld frames of %d numbers\n",
-                mn_cli_safe(in), nf, m ? m->nq : 0);
-        return MN_EXIT_INPUT;
+    mn_seq_bake_result r;
+    mn_status st = mn_seq_bake(s, m, &o, &mo, &r, &err);
+    if (st == MN_OK) {
+        st = glb ? mn_gltf_write(out, m, &mo, skin.nverts > 0 ? &skin : NULL, &err)
+                 : mn_bvh_write(out, m, &mo, &err);
+        printf("file=%s out=%s frames=%ld fps=%g mode=%s constrained_frames=%ld mean_iters=%.2f "
+               "max_violation_m=%.2e "
+               "unmet_frames=%ld\n",
+               mn_cli_safe(in), mn_cli_safe(out), r.frames, mn_seq_fps(s) / o.step,
+               o.plain ? "plain" : mn_csolver_name(o.solve.solve.method), r.constrained,
+               r.frames ? (double)r.iters / (double)r.frames : 0.0, r.max_violation, r.unmet);
     }
-    long iters = 0, constrained = 0, unmet = 0;
-    double worst = 0;
-    for (long f = 0; f < nf; f++) {
-        double t = f0 + step * (double)f;
-        if (plain) {
-            mn_seq_sample(s, t, d->q);
-        } else {
-            mn_csolve_result r;
-            mn_status st = mn_seq_solve_frame(v, t, &o, &r);
-            if (r.iterations > 0 || r.rows > 0) constrained++;
-            iters += r.iterations;
-            if (st != MN_OK) unmet++;
-            if (r.max_violation > worst) worst = r.max_violation;
-        }
-        memcpy(mo.q + (size_t)f * (size_t)m->nq, d->q, sizeof(double) * (size_t)m->nq);
-    }
-    mn_status st = glb ? mn_gltf_write(out, m, &mo, skin.nverts > 0 ? &skin : NULL, &err)
-                       : mn_bvh_write(out, m, &mo, &err);
-    printf("file=%s out=%s frames=%ld fps=%g mode=%s constrained_frames=%ld mean_iters=%.2f "
-           "max_violation_m=%.2e "
-           "unmet_frames=%ld\n",
-           mn_cli_safe(in), mn_cli_safe(out), nf, mn_seq_fps(s) / step,
-           plain ? "plain" : mn_csolver_name(o.solve.method), constrained,
-           nf ? (double)iters / (double)nf : 0.0, worst, unmet);
-    free(mo.q);
+    mn_motion_free(&mo);
     mn_gltf_free(&skin);
-    mn_seq_solver_destroy(v);
-    mn_data_destroy(d);
     mn_seq_destroy(s);
     mn_model_destroy(m);
+    if (st == MN_ERR_ARG && !strcmp(err.field, "step"))
+        return mn_cli_usage_error("anim", "%s (--step)", err.message);
+    if (st != MN_OK && !err.file[0]) {
+        fprintf(stderr, "marionette: %s: %s\n", mn_cli_safe(in), err.message);
+        return MN_EXIT_INPUT;
+    }
     return st == MN_OK ? MN_EXIT_OK : mn_cli_input_error(&err);
 }
 

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Checks that the C sources follow the repository's .clang-format: runs
 # `clang-format --dry-run --Werror` on every .c and .h file under src, include, cli, tests,
-# bench, fuzz, examples and web/src (or on the files given as arguments) and fails listing
+# bench, fuzz, examples, editor and web/src (or on the files given as arguments) and fails listing
 # the files that differ.
 # Nothing is rewritten; to fix a file, run `clang-format -i FILE`.
 #
@@ -29,7 +29,7 @@ if (($#)); then
     files=("$@")
 else
     while IFS= read -r -d '' f; do files+=("$f"); done < <(
-        find src include cli tests bench fuzz examples web/src -type f \( -name '*.c' -o -name '*.h' \) -print0 | sort -z)
+        find src include cli tests bench fuzz examples editor web/src -type f \( -name '*.c' -o -name '*.h' \) -print0 | sort -z)
 fi
 
 bad=()

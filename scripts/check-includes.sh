@@ -8,7 +8,7 @@
 #      layer that A may not use: dependencies point downward only,
 #        core <- model <- {ik, constrain, skin} <- anim <- io <- cli
 #      (ik, constrain and skin do not use each other);
-#   3. a file under cli/, bench/, examples/ or fuzz/, a public header, or a test of
+#   3. a file under cli/, bench/, examples/, fuzz/ or editor/, a public header, or a test of
 #      tests/integration or tests/peer includes any header under src/ (public headers only);
 #      a test of tests/A may include the private headers of src/A (and src/core) to test
 #      its own layer from inside.
@@ -130,7 +130,7 @@ for f in include/marionette/*.h; do
     check_file "$f" public "${header_layer[$h]}"
     nfiles=$((nfiles + 1))
 done
-for dir in cli bench examples fuzz; do
+for dir in cli bench examples fuzz editor; do
     for f in "$dir"/**/*.[ch] "$dir"/**/*.cpp; do
         check_file "$f" "$dir" ""
         nfiles=$((nfiles + 1))

@@ -9,6 +9,7 @@ pkgs=(
   clang-format-14              # the format guard (scripts/check-format.sh, ctest guard.check_format)
   libxml2-dev                  # URDF reader
   libcjson-dev                 # glTF and JSON documents
+  libmicrohttpd-dev            # the editor's local server (marionette editor)
   libassimp-dev                # independent BVH importer the tests compare against
   lld wasi-libc libclang-rt-14-dev-wasm32   # the WebAssembly module (make web)
   chromium                     # the module's browser test (headless, driven by playwright-core)

@@ -161,6 +161,12 @@ mn_status mn_gltf_motion_keys(const mn_gltf* g, const mn_model* m, int anim, con
 mn_status mn_figure_read_skin(const char* path, mn_model** model, mn_motion* motion, mn_gltf* skin,
                               mn_warnings* warn, mn_error* err);
 
+/* The same from memory (mn_figure_read_mem): name picks the reader and names the input; a
+ * glTF file's external buffers are read beneath name's folder. */
+mn_status mn_figure_read_skin_mem(const void* data, size_t len, const char* name, mn_model** model,
+                                  mn_motion* motion, mn_gltf* skin, mn_warnings* warn,
+                                  mn_error* err);
+
 /* Index of the animation named name, -1 when none. */
 int mn_gltf_find_anim(const mn_gltf* g, const char* name);
 

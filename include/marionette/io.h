@@ -102,6 +102,12 @@ mn_file_kind mn_file_kind_of(const char* path);
  * no file has that name, is the built-in default figure. */
 mn_status mn_figure_read(const char* path, mn_model** model, mn_motion* motion, mn_warnings* warn,
                          mn_error* err);
+/* The same from memory: name (its extension, else the content) picks the reader and names
+ * the input in messages; a glTF file's external buffers are read beneath name's folder
+ * through mn_read_file_beneath (none may lead out of it). No built-in "stickman" here: pass
+ * mn_stickman_text() with the name "stickman". */
+mn_status mn_figure_read_mem(const void* data, size_t len, const char* name, mn_model** model,
+                             mn_motion* motion, mn_warnings* warn, mn_error* err);
 
 /* ---- the figure document (JSON; docs/figure-document.md) ------------------------------ */
 /* The skin part of a figure document: a skinning rig (skin.h), the model joint each
@@ -120,6 +126,15 @@ mn_status mn_figure_doc_write(const char* path, const mn_model* m, const mn_moti
 /* Reads any figure file (mn_figure_read) and writes it as a figure document; a glTF file's
  * skin (mn_rig_from_gltf) and triangles go with it. */
 mn_status mn_figure_doc_convert(const char* in, const char* out, mn_warnings* warn, mn_error* err);
+/* The figure document into a malloc'd, NUL-terminated text (free it with free): what
+ * mn_figure_doc_write writes, without a file. */
+mn_status mn_figure_doc_write_mem(const mn_model* m, const mn_motion* motion,
+                                  const mn_figure_skin* skin, char** text, size_t* len,
+                                  mn_error* err);
+/* mn_figure_doc_convert from memory: the figure file's bytes (named as mn_figure_read_mem
+ * says) to the figure document's text (malloc'd, NUL-terminated; free it with free). */
+mn_status mn_figure_doc_convert_mem(const void* data, size_t len, const char* name, char** text,
+                                    size_t* text_len, mn_warnings* warn, mn_error* err);
 /* Reads a figure document's figure and motion (motion may be NULL; the skin is skipped).
  * err names the field ("joints[3].axis"). */
 mn_status mn_figure_doc_read(const char* path, mn_model** model, mn_motion* motion, mn_error* err);
@@ -127,7 +142,8 @@ mn_status mn_figure_doc_read_mem(const char* text, size_t len, const char* name,
                                  mn_motion* motion, mn_error* err);
 
 /* ---- helpers shared by the writers ----------------------------------------------------- */
-/* Atomically replaces path with len bytes of data (temp file, fsync, rename). Only a
+/* Atomically replaces path with len bytes of data (temp file, fsync, rename, fsync of the
+ * folder: once it returns MN_OK the new content survives a crash). Only a
  * regular file is replaced, keeping its mode (a new file gets 0666 less the umask): a
  * symlink is neither followed nor replaced, and a device, FIFO or folder is refused, each
  * with a message saying so. The temporary (path.tmpXXXXXX) is removed on every failure,

@@ -13,6 +13,7 @@
 
 #include "anim.h"
 #include "base.h"
+#include "io.h"
 #include "model.h"
 
 #ifdef __cplusplus
@@ -62,6 +63,11 @@ mn_status mn_seq_read_mem(const char* text, size_t len, const char* name, const 
                           const mn_seq_read_options* opt, const mn_model* figure, mn_model** model,
                           mn_seq** seq, mn_seq_doc_info* info, mn_error* err);
 
+/* mn_seq_read_skin from memory (name and base_dir as mn_seq_read_mem). */
+mn_status mn_seq_read_skin_mem(const char* text, size_t len, const char* name, const char* base_dir,
+                               const mn_seq_read_options* opt, mn_model** model, mn_seq** seq,
+                               mn_seq_doc_info* info, struct mn_gltf* skin, mn_error* err);
+
 /* Writes s as a sequence document naming `figure` (and scale when > 0). The file is
  * replaced atomically. */
 mn_status mn_seq_write(const char* path, const mn_seq* s, const char* figure, double scale,
@@ -69,6 +75,33 @@ mn_status mn_seq_write(const char* path, const mn_seq* s, const char* figure, do
 /* The same into a malloc'd, NUL-terminated text (free it with free). */
 mn_status mn_seq_write_mem(const mn_seq* s, const char* figure, double scale, char** text,
                            size_t* len, mn_error* err);
+
+/* ---- baking: every frame of a sequence, its constraints re-satisfied --------------------- */
+
+typedef struct mn_seq_bake_options {
+    double step;                /* frames between samples (default 1) */
+    int plain;                  /* 1: the plain in-betweens, no constraint solve */
+    mn_seq_solve_options solve; /* default: mn_seq_solve_options_default(), tolerances 1e-5 */
+} mn_seq_bake_options;
+mn_seq_bake_options mn_seq_bake_default(void);
+
+/* What a bake did: frames sampled, frames with an active constraint, the solver steps in
+ * all, frames whose constraints were not met within the budget, and the largest residual of
+ * an active position constraint (metres). */
+typedef struct mn_seq_bake_result {
+    long frames, constrained, iters, unmet;
+    double max_violation;
+} mn_seq_bake_result;
+
+/* The most frames a bake samples (a larger step is needed beyond). */
+#define MN_SEQ_BAKE_MAX_FRAMES 10000000L
+
+/* Samples s (of the model m) from its first key to its last, every opt->step frames, and at
+ * each frame re-satisfies the active constraints (warm-started from the last frame) unless
+ * opt->plain: *out receives the motion (free it with mn_motion_free), at fps / step frames
+ * per second. opt and result may be NULL. On failure *out is empty. */
+mn_status mn_seq_bake(const mn_seq* s, const mn_model* m, const mn_seq_bake_options* opt,
+                      mn_motion* out, mn_seq_bake_result* result, mn_error* err);
 
 /* ---- motion scripts (docs/motion-script.md; Welman 7.2.1) --------------------------------- */
 

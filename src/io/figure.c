@@ -3,10 +3,10 @@
 
 #include <marionette/gltf.h>
 
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 #include <strings.h>
-#include <errno.h>
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -16,21 +16,16 @@ static int has_ext(const char* path, const char* ext) {
     return n > e && !strcasecmp(path + n - e, ext);
 }
 
-mn_file_kind mn_file_kind_of(const char* path) {
-    if (!path) return MN_FILE_UNKNOWN;
-    if (has_ext(path, ".bvh")) return MN_FILE_BVH;
-    if (has_ext(path, ".urdf")) return MN_FILE_URDF;
-    if (has_ext(path, ".gltf") || has_ext(path, ".glb")) return MN_FILE_GLTF;
-    if (has_ext(path, ".skel") || has_ext(path, ".scr")) return MN_FILE_SKEL;
-    /* Sniff the first bytes of a regular file (opened non-blocking: a FIFO would wait). */
-    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-    if (fd < 0) return MN_FILE_UNKNOWN;
-    struct stat st;
+mn_file_kind mn_file_kind_of_mem(const char* name, const void* data, size_t len) {
+    if (name) {
+        if (has_ext(name, ".bvh")) return MN_FILE_BVH;
+        if (has_ext(name, ".urdf")) return MN_FILE_URDF;
+        if (has_ext(name, ".gltf") || has_ext(name, ".glb")) return MN_FILE_GLTF;
+        if (has_ext(name, ".skel") || has_ext(name, ".scr")) return MN_FILE_SKEL;
+    }
     char head[513];
-    ssize_t got = fstat(fd, &st) == 0 && S_ISREG(st.st_mode) ? read(fd, head, sizeof head - 1) : -1;
-    close(fd);
-    if (got < 0) return MN_FILE_UNKNOWN;
-    size_t n = (size_t)got;
+    size_t n = len < sizeof head - 1 ? len : sizeof head - 1;
+    if (n) memcpy(head, data, n);
     head[n] = 0;
     if (n >= 4 && !memcmp(head, "glTF", 4)) return MN_FILE_GLTF;
     if (strstr(head, "HIERARCHY")) return MN_FILE_BVH;
@@ -40,16 +35,51 @@ mn_file_kind mn_file_kind_of(const char* path) {
     return MN_FILE_UNKNOWN;
 }
 
-mn_status mn_figure_read_skin(const char* path, mn_model** model, mn_motion* motion, mn_gltf* skin,
-                              mn_warnings* warn, mn_error* err) {
+mn_file_kind mn_file_kind_of(const char* path) {
+    if (!path) return MN_FILE_UNKNOWN;
+    mn_file_kind k = mn_file_kind_of_mem(path, "", 0);
+    if (k != MN_FILE_UNKNOWN) return k;
+    /* Sniff the first bytes of a regular file (opened non-blocking: a FIFO would wait). */
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0) return MN_FILE_UNKNOWN;
+    struct stat st;
+    char head[512];
+    ssize_t got = fstat(fd, &st) == 0 && S_ISREG(st.st_mode) ? read(fd, head, sizeof head) : -1;
+    close(fd);
+    if (got < 0) return MN_FILE_UNKNOWN;
+    return mn_file_kind_of_mem(NULL, head, (size_t)got);
+}
+
+mn_status mn_io_figure_read_mem(const void* data, size_t len, const char* name, double scale,
+                                mn_model** model, mn_motion* motion, mn_gltf* skin,
+                                mn_warnings* warn, mn_error* err) {
     if (model) *model = NULL;
     if (motion) memset(motion, 0, sizeof *motion);
     if (skin) memset(skin, 0, sizeof *skin);
-    if (!path || !model) return mn_error_set(err, MN_ERR_ARG, "", 0, "path", "no file given");
-    if (mn_file_kind_of(path) != MN_FILE_GLTF)
-        return mn_figure_read(path, model, motion, warn, err);
+    if (!name) name = "<memory>";
+    if (!data || !model) return mn_error_set(err, MN_ERR_ARG, name, 0, "", "NULL argument");
+    mn_file_kind kind = mn_file_kind_of_mem(name, data, len);
+    if (scale > 0 && scale != 1 && kind != MN_FILE_BVH)
+        return mn_error_set(err, MN_ERR_PARSE, name, 0, "scale",
+                            "a scale applies to BVH figures only");
+    switch (kind) {
+    case MN_FILE_BVH: {
+        mn_bvh_options bo = mn_bvh_default();
+        if (scale > 0) bo.scale = scale;
+        return mn_bvh_read_mem(data, len, name, &bo, model, motion, warn, err);
+    }
+    case MN_FILE_URDF:
+        return mn_urdf_read_mem(data, len, name, model, warn, err);
+    case MN_FILE_SKEL:
+        return mn_skel_read_mem(data, len, name, model, warn, err);
+    case MN_FILE_GLTF:
+        break;
+    default:
+        return mn_error_set(err, MN_ERR_PARSE, name, 0, "",
+                            "unknown figure format (expected .bvh, .urdf, .skel, .gltf or .glb)");
+    }
     mn_gltf g;
-    mn_status s = mn_gltf_read(path, &g, warn, err);
+    mn_status s = mn_gltf_read_mem(data, len, name, &g, warn, err);
     if (s != MN_OK) return s;
     /* the model is built from the same mn_gltf the skin is kept from: its joints are the
      * skin's, in the skin's order */
@@ -60,7 +90,7 @@ mn_status mn_figure_read_skin(const char* path, mn_model** model, mn_motion* mot
     }
     /* The first animation is the file's motion (mn_gltf_motion_keys). */
     if (motion && g.nanims > 0) {
-        s = mn_gltf_motion_keys(&g, *model, 0, path, motion, warn, err);
+        s = mn_gltf_motion_keys(&g, *model, 0, name, motion, warn, err);
         if (s != MN_OK) {
             mn_model_destroy(*model);
             *model = NULL;
@@ -73,6 +103,42 @@ mn_status mn_figure_read_skin(const char* path, mn_model** model, mn_motion* mot
     else
         mn_gltf_free(&g);
     return MN_OK;
+}
+
+mn_status mn_figure_read_skin_mem(const void* data, size_t len, const char* name, mn_model** model,
+                                  mn_motion* motion, mn_gltf* skin, mn_warnings* warn,
+                                  mn_error* err) {
+    return mn_io_figure_read_mem(data, len, name, 0, model, motion, skin, warn, err);
+}
+
+mn_status mn_figure_read_mem(const void* data, size_t len, const char* name, mn_model** model,
+                             mn_motion* motion, mn_warnings* warn, mn_error* err) {
+    return mn_io_figure_read_mem(data, len, name, 0, model, motion, NULL, warn, err);
+}
+
+typedef struct skin_args {
+    mn_model** model;
+    mn_motion* motion;
+    mn_gltf* skin;
+    mn_warnings* warn;
+} skin_args;
+
+static mn_status skin_text(const char* text, size_t len, const char* name, void* args,
+                           mn_error* err) {
+    skin_args* a = args;
+    return mn_io_figure_read_mem(text, len, name, 0, a->model, a->motion, a->skin, a->warn, err);
+}
+
+mn_status mn_figure_read_skin(const char* path, mn_model** model, mn_motion* motion, mn_gltf* skin,
+                              mn_warnings* warn, mn_error* err) {
+    if (model) *model = NULL;
+    if (motion) memset(motion, 0, sizeof *motion);
+    if (skin) memset(skin, 0, sizeof *skin);
+    if (!path || !model) return mn_error_set(err, MN_ERR_ARG, "", 0, "path", "no file given");
+    if (mn_file_kind_of(path) != MN_FILE_GLTF)
+        return mn_figure_read(path, model, motion, warn, err);
+    skin_args a = {model, motion, skin, warn};
+    return mn_io_read_path(path, skin_text, &a, err);
 }
 
 mn_status mn_figure_read(const char* path, mn_model** model, mn_motion* motion, mn_warnings* warn,

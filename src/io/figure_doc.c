@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 /* ---- writer ---------------------------------------------------------------------------- */
 
@@ -121,59 +122,80 @@ static void put_skin(mn_strbuf* b, const mn_figure_skin* sk) {
     mn_strbuf_printf(b, "]}");
 }
 
+/* The document's text into b; the arguments checked first (name in messages). */
+static mn_status doc_text(mn_strbuf* b, const char* name, const mn_model* m,
+                          const mn_motion* motion, const mn_figure_skin* skin, mn_error* err) {
+    mn_strbuf_init(b);
+    if (!m) return mn_error_set(err, MN_ERR_ARG, name, 0, "model", "NULL");
+    if (motion && motion->nframes > 0 && motion->nq != m->nq)
+        return mn_error_set(err, MN_ERR_ARG, name, 0, "motion",
+                            "%d numbers per frame, the model has nq %d", motion->nq, m->nq);
+    if (skin && !skin->rig) return mn_error_set(err, MN_ERR_ARG, name, 0, "skin.rig", "NULL");
+    mn_strbuf_printf(b, "{\"format\":\"marionette-figure\",\"version\":1,\"name\":");
+    put_string(b, m->name ? m->name : "");
+    mn_strbuf_printf(b, ",\"nq\":%d,\"nv\":%d,\n  \"joints\":[\n", m->nq, m->nv);
+    for (int j = 0; j < m->njoint; j++) {
+        put_joint(b, m, j);
+        mn_strbuf_printf(b, "%s\n", j + 1 < m->njoint ? "," : "");
+    }
+    mn_strbuf_printf(b, "  ]");
+    if (motion && motion->nframes > 0) {
+        mn_strbuf_printf(b, ",\n  \"motion\":{\"frame_time\":");
+        mn_strbuf_double(b, motion->frame_time);
+        mn_strbuf_printf(b, ",\"frames\":[");
+        for (int f = 0; f < motion->nframes; f++) {
+            mn_strbuf_printf(b, "%s\n    ", f ? "," : "");
+            put_doubles(b, motion->q + (size_t)f * (size_t)m->nq, (size_t)m->nq);
+        }
+        mn_strbuf_printf(b, "]}");
+    }
+    if (skin) put_skin(b, skin);
+    mn_strbuf_printf(b, "}\n");
+    if (b->failed) {
+        mn_strbuf_free(b);
+        return mn_error_set(err, MN_ERR_NOMEM, name, 0, "", "out of memory");
+    }
+    return MN_OK;
+}
+
 mn_status mn_figure_doc_write(const char* path, const mn_model* m, const mn_motion* motion,
                               const mn_figure_skin* skin, mn_error* err) {
     if (!path) return mn_error_set(err, MN_ERR_ARG, "", 0, "path", "NULL");
-    if (!m) return mn_error_set(err, MN_ERR_ARG, path, 0, "model", "NULL");
-    if (motion && motion->nframes > 0 && motion->nq != m->nq)
-        return mn_error_set(err, MN_ERR_ARG, path, 0, "motion",
-                            "%d numbers per frame, the model has nq %d", motion->nq, m->nq);
-    if (skin && !skin->rig) return mn_error_set(err, MN_ERR_ARG, path, 0, "skin.rig", "NULL");
     mn_strbuf b;
-    mn_strbuf_init(&b);
-    mn_strbuf_printf(&b, "{\"format\":\"marionette-figure\",\"version\":1,\"name\":");
-    put_string(&b, m->name ? m->name : "");
-    mn_strbuf_printf(&b, ",\"nq\":%d,\"nv\":%d,\n  \"joints\":[\n", m->nq, m->nv);
-    for (int j = 0; j < m->njoint; j++) {
-        put_joint(&b, m, j);
-        mn_strbuf_printf(&b, "%s\n", j + 1 < m->njoint ? "," : "");
-    }
-    mn_strbuf_printf(&b, "  ]");
-    if (motion && motion->nframes > 0) {
-        mn_strbuf_printf(&b, ",\n  \"motion\":{\"frame_time\":");
-        mn_strbuf_double(&b, motion->frame_time);
-        mn_strbuf_printf(&b, ",\"frames\":[");
-        for (int f = 0; f < motion->nframes; f++) {
-            mn_strbuf_printf(&b, "%s\n    ", f ? "," : "");
-            put_doubles(&b, motion->q + (size_t)f * (size_t)m->nq, (size_t)m->nq);
-        }
-        mn_strbuf_printf(&b, "]}");
-    }
-    if (skin) put_skin(&b, skin);
-    mn_strbuf_printf(&b, "}\n");
-    mn_status s;
-    if (b.failed)
-        s = mn_error_set(err, MN_ERR_NOMEM, path, 0, "", "out of memory");
-    else
-        s = mn_write_file_atomic(path, b.data, b.len, err);
-    mn_strbuf_free(&b);
-    return s;
+    mn_status s = doc_text(&b, path, m, motion, skin, err);
+    if (s != MN_OK) return s;
+    return mn_strbuf_write(&b, path, err);
 }
 
-mn_status mn_figure_doc_convert(const char* in, const char* out, mn_warnings* warn, mn_error* err) {
+mn_status mn_figure_doc_write_mem(const mn_model* m, const mn_motion* motion,
+                                  const mn_figure_skin* skin, char** text, size_t* len,
+                                  mn_error* err) {
+    if (text) *text = NULL;
+    if (len) *len = 0;
+    if (!text) return mn_error_set(err, MN_ERR_ARG, "", 0, "text", "NULL");
+    mn_strbuf b;
+    mn_status s = doc_text(&b, "", m, motion, skin, err);
+    if (s != MN_OK) return s;
+    *text = b.data;
+    if (len) *len = b.len;
+    return MN_OK;
+}
+
+mn_status mn_figure_doc_convert_mem(const void* data, size_t len, const char* name, char** text,
+                                    size_t* text_len, mn_warnings* warn, mn_error* err) {
+    if (text) *text = NULL;
+    if (text_len) *text_len = 0;
+    if (!text) return mn_error_set(err, MN_ERR_ARG, name ? name : "", 0, "text", "NULL");
     mn_model* m = NULL;
     mn_motion mo;
-    mn_status s = mn_figure_read(in, &m, &mo, warn, err);
-    if (s != MN_OK) return s;
     mn_gltf g;
-    memset(&g, 0, sizeof g);
+    mn_status s = mn_figure_read_skin_mem(data, len, name, &m, &mo, &g, warn, err);
+    if (s != MN_OK) return s;
     mn_rig* rig = NULL;
     int* cj = NULL;
     mn_figure_skin skin = {0};
-    int has_skin = 0;
-    if (mn_file_kind_of(in) == MN_FILE_GLTF) {
-        s = mn_gltf_read(in, &g, NULL, err);
-        if (s == MN_OK) s = mn_rig_from_gltf(&g, &rig, &cj, err);
+    if (g.nverts > 0) {
+        s = mn_rig_from_gltf(&g, &rig, &cj, err);
         if (s == MN_OK) {
             /* controllers carry the skin joint index; the document names model joints */
             for (int c = 0; c < rig->nctrl; c++)
@@ -182,15 +204,39 @@ mn_status mn_figure_doc_convert(const char* in, const char* out, mn_warnings* wa
             skin.ctrl_joint = cj;
             skin.ntris = g.ntris;
             skin.tris = g.tris;
-            has_skin = 1;
         }
     }
-    if (s == MN_OK) s = mn_figure_doc_write(out, m, &mo, has_skin ? &skin : NULL, err);
+    if (s == MN_OK)
+        s = mn_figure_doc_write_mem(m, &mo, skin.rig ? &skin : NULL, text, text_len, err);
     free(cj);
     mn_rig_destroy(rig);
     mn_gltf_free(&g);
     mn_motion_free(&mo);
     mn_model_destroy(m);
+    return s;
+}
+
+mn_status mn_figure_doc_convert(const char* in, const char* out, mn_warnings* warn, mn_error* err) {
+    if (!in || !out) return mn_error_set(err, MN_ERR_ARG, "", 0, "path", "NULL");
+    char* data = NULL;
+    size_t len = 0;
+    mn_status s;
+    /* "stickman", when no file has that name, is the built-in default figure */
+    int builtin = !strcmp(in, "stickman") && access(in, F_OK) != 0;
+    if (builtin) {
+        len = strlen(mn_stickman_text());
+        s = MN_OK;
+    } else {
+        s = mn_read_file(in, &data, &len, err);
+    }
+    char* text = NULL;
+    size_t tlen = 0;
+    if (s == MN_OK)
+        s = mn_figure_doc_convert_mem(builtin ? mn_stickman_text() : data, len,
+                                      builtin ? "stickman" : in, &text, &tlen, warn, err);
+    free(data);
+    if (s == MN_OK) s = mn_write_file_atomic(out, text, tlen, err);
+    free(text);
     return s;
 }
 

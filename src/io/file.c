@@ -410,6 +410,37 @@ static mn_status write_temp(const char* path, const char* data, size_t len, mode
     return MN_OK;
 }
 
+/* fsync of the folder holding path (its entries: a rename is durable only after it). */
+static mn_status sync_folder(const char* path, mn_error* err) {
+#if defined(__wasi__) /* no folders to sync there */
+    (void)path, (void)err;
+    return MN_OK;
+#else
+    const char* slash = strrchr(path, '/');
+    size_t n = slash ? (size_t)(slash - path) : 0;
+    char* dir = malloc(n + 2);
+    if (!dir) return mn_error_set(err, MN_ERR_NOMEM, path, 0, "", "out of memory");
+    if (!slash)
+        strcpy(dir, ".");
+    else if (n == 0)
+        strcpy(dir, "/");
+    else {
+        memcpy(dir, path, n);
+        dir[n] = 0;
+    }
+    int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    free(dir);
+    int e = fd < 0 ? errno : 0;
+    /* EINVAL: a file system that cannot sync folders (nothing more to do there) */
+    if (fd >= 0 && fsync(fd) != 0 && errno != EINVAL) e = errno;
+    if (fd >= 0) close(fd);
+    if (e)
+        return mn_error_set(err, MN_ERR_IO, path, 0, "", "sync of its folder failed: %s",
+                            strerror(e));
+    return MN_OK;
+#endif
+}
+
 mn_status mn_write_files_atomic(int n, const char* const* paths, const char* const* data,
                                 const size_t* lens, mn_error* err) {
     if (n < 0 || (n > 0 && (!paths || !data || !lens)))
@@ -446,6 +477,10 @@ mn_status mn_write_files_atomic(int n, const char* const* paths, const char* con
         }
     for (int i = renamed; i < n; i++)
         if (tmp[i]) unlink(tmp[i]);
+    /* The renames themselves are made durable: each folder is synced, so that a file the
+     * caller was told is written survives a crash of the machine right after. */
+    for (int i = 0; !st && i < n; i++)
+        st = sync_folder(paths[i], err);
 #if !defined(__wasi__)
     pthread_sigmask(SIG_SETMASK, &old, NULL);
 #endif

@@ -96,6 +96,17 @@ int mn_name_map_of_model(mn_name_map* map, const mn_model* m);
  * backslash, a ".." segment: MN_ERR_UNSUPPORTED; bad percent-encoding: MN_ERR_PARSE). */
 mn_status mn_uri_relative(const char* uri, char** rel, mn_error* err);
 
+/* mn_file_kind_of on bytes already read: by name's extension (name may be NULL), then by the
+ * first bytes. */
+mn_file_kind mn_file_kind_of_mem(const char* name, const void* data, size_t len);
+/* The one in-memory figure reader behind mn_figure_read_mem and mn_figure_read_skin(_mem):
+ * the reader picked by mn_file_kind_of_mem; scale > 0 scales a BVH figure (any other kind
+ * with a scale other than 1 is refused, field "scale"); skin as mn_figure_read_skin. */
+struct mn_gltf;
+mn_status mn_io_figure_read_mem(const void* data, size_t len, const char* name, double scale,
+                                mn_model** model, mn_motion* motion, struct mn_gltf* skin,
+                                mn_warnings* warn, mn_error* err);
+
 /* Tests only: makes mn_read_file_beneath use its realpath check instead of openat2. */
 void mn_io_beneath_force_fallback(int on);
 

@@ -487,29 +487,6 @@ static const char* figure_problem(const mn_error* e, char* buf, size_t cap) {
     return buf;
 }
 
-static int has_ext(const char* path, const char* ext) {
-    size_t n = strlen(path), e = strlen(ext);
-    return n > e && !strcasecmp(path + n - e, ext);
-}
-
-/* mn_file_kind_of on bytes already read: by extension, then by the first bytes. */
-static mn_file_kind kind_of_mem(const char* rel, const char* data, size_t len) {
-    if (has_ext(rel, ".bvh")) return MN_FILE_BVH;
-    if (has_ext(rel, ".urdf")) return MN_FILE_URDF;
-    if (has_ext(rel, ".gltf") || has_ext(rel, ".glb")) return MN_FILE_GLTF;
-    if (has_ext(rel, ".skel") || has_ext(rel, ".scr")) return MN_FILE_SKEL;
-    char head[513];
-    size_t n = len < sizeof head - 1 ? len : sizeof head - 1;
-    memcpy(head, data, n);
-    head[n] = 0;
-    if (n >= 4 && !memcmp(head, "glTF", 4)) return MN_FILE_GLTF;
-    if (strstr(head, "HIERARCHY")) return MN_FILE_BVH;
-    if (strstr(head, "<robot")) return MN_FILE_URDF;
-    if (strstr(head, "define skeleton")) return MN_FILE_SKEL;
-    if (strstr(head, "\"asset\"")) return MN_FILE_GLTF;
-    return MN_FILE_UNKNOWN;
-}
-
 /* An untrusted document's figure: read through the one safe opener (mn_read_file_beneath:
  * percent-decoded first; no absolute path, scheme, backslash or ".." segment; opened beneath
  * the document's folder, a regular file only), then parsed from memory. Messages name the
@@ -532,8 +509,7 @@ static mn_status load_figure_confined(ctx* x, const char* figure, double scale,
         return fail(x, st, "cannot read the figure \"%s\": %s", shown(figure, sh, sizeof sh),
                     figure_problem(&e, why, sizeof why));
     }
-    mn_file_kind kind = kind_of_mem(rel, data, len);
-    if (scale > 0 && scale != 1 && kind != MN_FILE_BVH) {
+    if (scale > 0 && scale != 1 && mn_file_kind_of_mem(rel, data, len) != MN_FILE_BVH) {
         free(rel);
         free(data);
         push_key(x, "scale");
@@ -552,39 +528,7 @@ static mn_status load_figure_confined(ctx* x, const char* figure, double scale,
     else
         snprintf(name, nl, "%s", rel);
     free(rel);
-    switch (kind) {
-    case MN_FILE_BVH: {
-        mn_bvh_options bo = mn_bvh_default();
-        if (scale > 0) bo.scale = scale;
-        st = mn_bvh_read_mem(data, len, name, &bo, out, NULL, NULL, &e);
-        break;
-    }
-    case MN_FILE_URDF:
-        st = mn_urdf_read_mem(data, len, name, out, NULL, &e);
-        break;
-    case MN_FILE_SKEL:
-        st = mn_skel_read_mem(data, len, name, out, NULL, &e);
-        break;
-    case MN_FILE_GLTF: {
-        mn_gltf g;
-        st = mn_gltf_read_mem(data, len, name, &g, NULL, &e);
-        if (st != MN_OK) break;
-        *out = mn_gltf_model(&g, &e);
-        if (!*out) {
-            st = e.status;
-            mn_gltf_free(&g);
-        } else if (skin && g.nverts > 0) {
-            *skin = g;
-        } else {
-            mn_gltf_free(&g);
-        }
-        break;
-    }
-    default:
-        st = mn_error_set(&e, MN_ERR_PARSE, name, 0, "",
-                          "unknown figure format (expected .bvh, .urdf, .skel, .gltf or .glb)");
-        break;
-    }
+    st = mn_io_figure_read_mem(data, len, name, scale, out, NULL, skin, NULL, &e);
     free(name);
     free(data);
     if (st != MN_OK)
@@ -715,6 +659,12 @@ mn_status mn_seq_read_mem(const char* text, size_t len, const char* name, const 
                           const mn_seq_read_options* opt, const mn_model* figure, mn_model** model,
                           mn_seq** seq, mn_seq_doc_info* info, mn_error* err) {
     return read_mem(text, len, name, base_dir, opt, figure, model, seq, info, NULL, err);
+}
+
+mn_status mn_seq_read_skin_mem(const char* text, size_t len, const char* name, const char* base_dir,
+                               const mn_seq_read_options* opt, mn_model** model, mn_seq** seq,
+                               mn_seq_doc_info* info, mn_gltf* skin, mn_error* err) {
+    return read_mem(text, len, name, base_dir, opt, NULL, model, seq, info, skin, err);
 }
 
 typedef struct read_args {

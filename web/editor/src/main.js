@@ -1,19 +1,137 @@
-// The editor page: loads the module, opens the project through the server, and builds the
-// views and panels (docs/editor.md).
+// The editor page: loads the module, opens the project through the server, builds the
+// views and panels, and exposes window.marionette (docs/editor.md).
 import { load } from '../../marionette.mjs';
 import { Store } from './store.js';
+import { Viewport } from './viewport.js';
+import { Poser } from './posing.js';
+import { installPanels, status } from './panels.js';
+import { installKeyboard } from './keyboard.js';
+import { qToPose } from './docmodel.js';
+
+function installMouse(store, viewport, poser) {
+  const el = viewport.container;
+  let nav = null;
+  el.addEventListener('contextmenu', (e) => e.preventDefault());
+  el.addEventListener('pointerdown', (e) => {
+    if (e.target.closest('.view-bar')) return;
+    const hit = viewport.pick(e.clientX, e.clientY);
+    if (!hit) return;
+    el.setPointerCapture(e.pointerId);
+    if (e.button === 0 && hit.joint !== null && !e.altKey) {
+      store.select(hit.joint);
+      poser.begin(hit.joint, hit.view, hit.ndc);
+      return;
+    }
+    if (e.button === 0 && hit.joint === null && !e.altKey && hit.view !== 'perspective') {
+      store.select(null);
+    }
+    // navigation: perspective orbits (left/right drag), every view pans (middle, shift)
+    const panning = e.button === 1 || e.shiftKey || (hit.view !== 'perspective');
+    nav = { view: hit.view, x: e.clientX, y: e.clientY, pan: panning };
+  });
+  el.addEventListener('pointermove', (e) => {
+    if (poser.session) {
+      const v = viewport.viewAt(e.clientX, e.clientY);
+      const s = poser.session;
+      // the ray of the view the drag started in, even when the mouse leaves it
+      const r = viewport.rects()[s.view], box = el.getBoundingClientRect();
+      const ndc = { x: ((e.clientX - box.left - r.x) / r.w) * 2 - 1, y: -((e.clientY - box.top - r.y) / r.h) * 2 + 1 };
+      void v;
+      poser.move(ndc);
+      return;
+    }
+    if (nav) {
+      const dx = e.clientX - nav.x, dy = e.clientY - nav.y;
+      nav.x = e.clientX; nav.y = e.clientY;
+      if (nav.pan) viewport.pan(nav.view, dx, dy);
+      else viewport.orbitBy(dx, dy);
+    }
+  });
+  const up = () => {
+    if (poser.session) poser.end();
+    nav = null;
+  };
+  el.addEventListener('pointerup', up);
+  el.addEventListener('pointercancel', up);
+  el.addEventListener('wheel', (e) => {
+    e.preventDefault();
+    const s = poser.session;
+    if (s) {
+      // Welman 6.2: in perspective the goal is pushed and pulled along the view ray
+      if (s.view === 'perspective') poser.move(null, (e.deltaY > 0 ? 1 : -1) * viewport.size * 0.03);
+      return;
+    }
+    const v = viewport.viewAt(e.clientX, e.clientY);
+    if (v) viewport.zoom(v.view, e.deltaY > 0 ? 1.1 : 1 / 1.1);
+  }, { passive: false });
+}
 
 async function boot() {
   const m = await load({ wasm: new URL('marionette.wasm', document.baseURI) });
   const store = new Store(m);
   await store.open();
-  return { store };
+  const viewport = new Viewport(document.getElementById('views'), store);
+  const poser = new Poser(store, viewport);
+  store.on('selection', (sel) => viewport.setHighlight({ selected: sel.joint }));
+  store.on('frame', () => viewport.updateLocks());
+  const panels = installPanels(store, viewport, poser);
+  installKeyboard(store, viewport);
+  installMouse(store, viewport, poser);
+  store.on('doc', () => viewport.updateLocks());
+  window.addEventListener('beforeunload', (e) => {
+    if (store.saveStatus !== 'saved') e.preventDefault();
+  });
+  const fig = store.figure;
+  const api = window.marionette;
+  Object.assign(api, {
+    store, viewport, poser, panels,
+    state() {
+      return {
+        figure: fig.name,
+        frame: store.ui.frame,
+        pose: qToPose(fig, fig.q),
+        keys: store.doc.keys.map((k) => ({ frame: k.frame, pose: k.pose })),
+        handles: structuredClone(store.doc.handles ?? []),
+        constraints: structuredClone(store.doc.constraints ?? []),
+        selection: store.ui.selection.joint === null ? null : fig.jointNames[store.ui.selection.joint],
+        saveStatus: store.saveStatus,
+        settings: structuredClone(store.settings),
+      };
+    },
+    screen(joint, view = 'front') {
+      const j = typeof joint === 'number' ? joint : fig.jointNames.indexOf(joint);
+      if (j < 0) throw new Error(`screen: no joint named "${joint}"`);
+      viewport.render();
+      return viewport.screen(j, view);
+    },
+    /** World position of a joint. */
+    position(joint) {
+      const j = typeof joint === 'number' ? joint : fig.jointNames.indexOf(joint);
+      return Array.from(fig.positions.subarray(3 * j, 3 * j + 3));
+    },
+    stats() {
+      return { dragMs: poser.stats.dragMs.slice(-300), maxViolation: poser.stats.maxViolation };
+    },
+    views() { return { layout: viewport.layout, rects: viewport.rects() }; },
+    select(joint) { store.select(joint === null ? null : fig.jointNames.indexOf(joint)); },
+    addLock(kind, joint) { return poser.addLock(kind, joint); },
+    solve() { return poser.solveLocks(200); },
+    save() { return store.save(); },
+    undo() { return store.undo(); },
+    redo() { return store.redo(); },
+    setSettings(patch) { store.setSettings(patch); },
+  });
+  status(`Opened ${store.sequencePath}`);
+  return api;
 }
 
 let resolveReady, rejectReady;
 const ready = new Promise((res, rej) => { resolveReady = res; rejectReady = rej; });
 window.marionette = { ready };
 boot().then(resolveReady, (e) => {
-  document.getElementById('status-line').textContent = `Could not open the project: ${e.message}`;
+  console.error(e);
+  const el = document.getElementById('status-line');
+  el.textContent = `Could not open the project: ${e.message}`;
+  el.classList.add('show', 'error');
   rejectReady(e);
 });

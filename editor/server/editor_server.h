@@ -1,0 +1,115 @@
+/* The server of `marionette editor`: a project folder and the page's files over HTTP on
+ * 127.0.0.1 (docs/editor-server.md). A request is handled by a plain function (ed_handle)
+ * that knows nothing of sockets, so the routing, the checks and the answers can be tested
+ * and fuzzed without a network; server.c is the libmicrohttpd daemon around it.
+ * Public headers of the library only. */
+#ifndef MN_EDITOR_SERVER_H
+#define MN_EDITOR_SERVER_H
+
+#include <pthread.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* The largest request body (413 beyond) and the longest project path (bytes). */
+#define ED_MAX_BODY ((size_t)32 << 20)
+#define ED_MAX_REL 255
+
+/* One server: the project folder, the page's files, what is opened first. */
+typedef struct ed_server {
+    char* project;              /* the project folder, absolute, no trailing '/' (malloc'd) */
+    char* name;                 /* its last component */
+    char* assets;               /* the page's folder, NULL when none was found (malloc'd) */
+    char* assets_tried;         /* the folders tried, for the message when none was found */
+    char* figure;               /* the default figure (a project path or "stickman") */
+    char* sequence;             /* the sequence opened (a project path) */
+    int port;                   /* for the Host and Origin checks */
+    pthread_mutex_t write_lock; /* every write of the project, one at a time */
+} ed_server;
+
+/* Fills sv for the project folder `project` (made absolute; it must exist), the page's
+ * folder `assets` (may be NULL), and the figure and sequence opened (project paths; NULL:
+ * found as docs/editor-server.md says). Returns 0, or -1 with why[] filled. */
+int ed_server_init(ed_server* sv, const char* project, const char* assets, const char* figure,
+                   const char* sequence, int port, char* why, size_t cap);
+void ed_server_free(ed_server* sv);
+
+/* A request's name=value pairs (query arguments, headers); len is the value's length (a
+ * value holding a NUL byte is refused). */
+typedef struct ed_pair {
+    const char* key;
+    const char* value;
+    size_t len;
+} ed_pair;
+
+/* A request as it came: the path and the query arguments still percent-encoded (ed_handle
+ * decodes them, refusing a NUL byte), the headers as sent. */
+typedef struct ed_request {
+    const char* method;
+    const char* path; /* the URL's path, percent-encoded, without the query */
+    size_t path_len;
+    const ed_pair* args;
+    int nargs;
+    const ed_pair* headers;
+    int nheaders;
+    const char* body;
+    size_t body_len;
+    int body_too_large; /* the transport dropped a body larger than ED_MAX_BODY */
+} ed_request;
+
+typedef struct ed_response {
+    int status;
+    const char* type; /* Content-Type */
+    char* body;       /* malloc'd */
+    size_t len;
+    char etag[24];         /* "\"<version>\"" or "" */
+    char disposition[600]; /* Content-Disposition or "" */
+    const char* allow;     /* for a 405: the methods allowed */
+} ed_response;
+
+/* Handles one request: fills rs (free it with ed_response_free). Never fails: every
+ * problem is an answer with a 4xx or 5xx status and {"error": "..."}. */
+void ed_handle(ed_server* sv, const ed_request* rq, ed_response* rs);
+void ed_response_free(ed_response* rs);
+
+/* ---- project.c: paths, versions, listing and writes inside the project ------------------ */
+
+/* 64-bit FNV-1a of the bytes as 16 lower-case hex digits (out: 17 bytes). */
+void ed_version(const void* data, size_t len, char out[17]);
+/* Is rel a project path? NULL when it is, else why not (a static message). */
+const char* ed_path_problem(const char* rel, size_t len);
+/* Reads the project file rel (a checked path) beneath the project folder. Returns 200, 404
+ * (missing), 403 (leads out of the folder) or 4xx/500 with msg filled. */
+int ed_read(const ed_server* sv, const char* dir, const char* rel, char** data, size_t* len,
+            char* msg, size_t cap);
+/* The status of rel's parent folders for a write: 0 when each is a real folder inside the
+ * project (made when missing and make is 1), else 403/404/500 with msg. The last component
+ * may not be a symbolic link or anything but a regular file either. */
+int ed_check_write_path(const ed_server* sv, const char* rel, int make, char* msg, size_t cap);
+/* "<project>/<rel>" (malloc'd). */
+char* ed_join(const char* dir, const char* rel);
+/* Writes data to rel atomically (temp file, fsync, rename, fsync of the folder). 0 or a
+ * status with msg. The caller holds write_lock. */
+int ed_write(const ed_server* sv, const char* rel, const char* data, size_t len, char* msg,
+             size_t cap);
+/* Removes rel (then syncs its folder). 0 or a status with msg. */
+int ed_remove(const ed_server* sv, const char* rel, char* msg, size_t cap);
+/* Removes the project folder's own path from msg (messages name project paths only). */
+void ed_strip_project(const ed_server* sv, char* msg);
+/* Does rel exist beneath the project (any kind of file)? */
+int ed_exists(const ed_server* sv, const char* rel);
+
+/* The kind /api/project gives a file: "sequence", "figure", "scene", "settings", "export"
+ * or "other". */
+const char* ed_kind(const char* rel, const char* data, size_t len);
+/* The project's files as a JSON array text (malloc'd): recursive, sorted, hidden files and
+ * temporaries skipped, symbolic links not followed. NULL when out of memory. */
+struct cJSON;
+struct cJSON* ed_list(const ed_server* sv);
+
+/* ---- server.c: the daemon ---------------------------------------------------------------- */
+
+/* Serves sv on 127.0.0.1:port (0: a free one) until SIGINT or SIGTERM: prints the URL as the
+ * first line on stdout, then log lines. Returns the process exit status. */
+int ed_serve(ed_server* sv, int port);
+
+#endif

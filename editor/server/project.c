@@ -1,0 +1,356 @@
+/* The project folder: which paths are project paths, reading beneath the folder, writing
+ * only through real folders inside it, versions, and the listing of /api/project
+ * (docs/editor-server.md). */
+#define _GNU_SOURCE /* O_NOFOLLOW, O_DIRECTORY, fdopendir, openat, mkdirat */
+#include "editor_server.h"
+
+#include <marionette/io.h>
+
+#include <cjson/cJSON.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+void ed_version(const void* data, size_t len, char out[17]) {
+    const unsigned char* p = data;
+    uint64_t h = 14695981039346656037ull; /* 64-bit FNV-1a */
+    for (size_t i = 0; i < len; i++)
+        h = (h ^ p[i]) * 1099511628211ull;
+    snprintf(out, 17, "%016llx", (unsigned long long)h);
+}
+
+const char* ed_path_problem(const char* rel, size_t len) {
+    if (!rel || len == 0) return "an empty path";
+    if (len > ED_MAX_REL) return "a path longer than 255 bytes";
+    if (strlen(rel) != len) return "a NUL byte in the path";
+    if (rel[0] == '/') return "an absolute path: paths are relative to the project folder";
+    if (memchr(rel, '\\', len)) return "a backslash: only '/' separates folders";
+    const unsigned char* u = (const unsigned char*)rel;
+    for (size_t i = 0; i < len;) {
+        if (u[i] < 0x20 || u[i] == 0x7F) return "a control character in the path";
+        int l = mn_utf8_len(u + i, len - i);
+        if (!l) return "a path that is not UTF-8";
+        i += (size_t)l;
+    }
+    for (const char* seg = rel; *seg;) {
+        size_t sl = strcspn(seg, "/");
+        if (sl == 0) return "an empty folder name ('//' or a trailing '/')";
+        if (sl == 2 && seg[0] == '.' && seg[1] == '.')
+            return "a '..' segment: only paths inside the project folder are served";
+        if (sl == 1 && seg[0] == '.') return "a '.' segment";
+        seg += sl;
+        if (*seg) {
+            seg++;
+            if (!*seg) return "an empty folder name ('//' or a trailing '/')";
+        }
+    }
+    return NULL;
+}
+
+char* ed_join(const char* dir, const char* rel) {
+    size_t n = strlen(dir) + strlen(rel) + 2;
+    char* p = malloc(n);
+    if (p) snprintf(p, n, "%s/%s", dir, rel);
+    return p;
+}
+
+int ed_read(const ed_server* sv, const char* dir, const char* rel, char** data, size_t* len,
+            char* msg, size_t cap) {
+    (void)sv;
+    *data = NULL;
+    *len = 0;
+    /* mn_read_file_beneath takes a URI reference: '%' and ':' are written encoded so that the
+     * path reaches the opener as it is. */
+    char uri[3 * ED_MAX_REL + 1];
+    size_t o = 0;
+    for (const char* p = rel; *p && o + 4 < sizeof uri; p++) {
+        if (*p == '%' || *p == ':')
+            o += (size_t)snprintf(uri + o, sizeof uri - o, "%%%02X", (unsigned char)*p);
+        else
+            uri[o++] = *p;
+    }
+    uri[o] = 0;
+    mn_error err;
+    if (mn_read_file_beneath(dir, uri, MN_IO_MAX_FILE_BYTES, data, len, &err) == MN_OK) return 200;
+    const char* m = err.message;
+    if (strstr(m, "leads out")) {
+        snprintf(msg, cap, "refused: %s leads out of the folder (a symbolic link)", rel);
+        return 403;
+    }
+    if (strstr(m, strerror(ENOENT)) || strstr(m, strerror(ENOTDIR))) {
+        snprintf(msg, cap, "%s: no such file", rel);
+        return 404;
+    }
+    if (strstr(m, "not a regular file")) {
+        snprintf(msg, cap, "refused: %s is not a regular file", rel);
+        return 403;
+    }
+    if (strstr(m, "too large")) {
+        snprintf(msg, cap, "refused: %s is larger than the largest file read", rel);
+        return 403;
+    }
+    if (err.status == MN_ERR_NOMEM) {
+        snprintf(msg, cap, "%s: out of memory", rel);
+        return 500;
+    }
+    snprintf(msg, cap, "%s: cannot read: %s", rel, strchr(m, ' ') ? strchr(m, ' ') + 1 : m);
+    return 403;
+}
+
+/* Opens the folder holding rel beneath the project, one real folder at a time (a symbolic
+ * link is never followed: O_NOFOLLOW), making missing ones when make is 1. Returns the
+ * folder's descriptor and *base (rel's last component), or -status with msg. */
+static int open_parent(const ed_server* sv, const char* rel, int make, const char** base, char* msg,
+                       size_t cap) {
+    int dfd = open(sv->project, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (dfd < 0) {
+        snprintf(msg, cap, "the project folder cannot be opened: %s", strerror(errno));
+        return -500;
+    }
+    const char* seg = rel;
+    char name[ED_MAX_REL + 1];
+    for (;;) {
+        size_t sl = strcspn(seg, "/");
+        if (!seg[sl]) break; /* the last component */
+        memcpy(name, seg, sl);
+        name[sl] = 0;
+        int fd = openat(dfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+        if (fd < 0 && errno == ENOENT && make) {
+            if (mkdirat(dfd, name, 0777) != 0 && errno != EEXIST) {
+                snprintf(msg, cap, "%s: cannot make the folder %.*s: %s", rel,
+                         (int)(seg - rel + (long)sl), rel, strerror(errno));
+                close(dfd);
+                return -500;
+            }
+            fd = openat(dfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+        }
+        if (fd < 0) {
+            int e = errno;
+            struct stat st;
+            int is_link = fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISLNK(st.st_mode);
+            close(dfd);
+            if (is_link || e == ELOOP) {
+                snprintf(msg, cap,
+                         "refused: %.*s is a symbolic link: writes go through real folders only",
+                         (int)(seg - rel + (long)sl), rel);
+                return -403;
+            }
+            if (e == ENOENT) {
+                snprintf(msg, cap, "%s: no such folder %.*s", rel, (int)(seg - rel + (long)sl),
+                         rel);
+                return -404;
+            }
+            snprintf(msg, cap, "refused: %.*s is not a folder (%s)", (int)(seg - rel + (long)sl),
+                     rel, strerror(e));
+            return -403;
+        }
+        close(dfd);
+        dfd = fd;
+        seg += sl + 1;
+    }
+    *base = seg;
+    struct stat st;
+    if (fstatat(dfd, seg, &st, AT_SYMLINK_NOFOLLOW) == 0) {
+        if (S_ISLNK(st.st_mode)) {
+            snprintf(msg, cap, "refused: %s is a symbolic link: not followed nor replaced", rel);
+            close(dfd);
+            return -403;
+        }
+        if (!S_ISREG(st.st_mode)) {
+            snprintf(msg, cap, "refused: %s is not a regular file", rel);
+            close(dfd);
+            return -403;
+        }
+    }
+    return dfd;
+}
+
+int ed_check_write_path(const ed_server* sv, const char* rel, int make, char* msg, size_t cap) {
+    const char* base;
+    int fd = open_parent(sv, rel, make, &base, msg, cap);
+    if (fd < 0) return -fd;
+    close(fd);
+    return 0;
+}
+
+int ed_exists(const ed_server* sv, const char* rel) {
+    const char* base;
+    char msg[16];
+    int fd = open_parent(sv, rel, 0, &base, msg, sizeof msg);
+    if (fd < 0) return fd != -404; /* a link or a folder in the way: taken */
+    struct stat st;
+    int there = fstatat(fd, base, &st, AT_SYMLINK_NOFOLLOW) == 0;
+    close(fd);
+    return there;
+}
+
+/* msg without the project folder's own path (messages name project paths only). */
+static void strip_project(const ed_server* sv, char* msg) {
+    size_t n = strlen(sv->project);
+    for (char* p = strstr(msg, sv->project); p; p = strstr(p, sv->project)) {
+        size_t skip = n + (p[n] == '/' ? 1 : 0);
+        memmove(p, p + skip, strlen(p + skip) + 1);
+    }
+}
+
+int ed_write(const ed_server* sv, const char* rel, const char* data, size_t len, char* msg,
+             size_t cap) {
+    int st = ed_check_write_path(sv, rel, 1, msg, cap);
+    if (st) return st;
+    char* path = ed_join(sv->project, rel);
+    if (!path) {
+        snprintf(msg, cap, "out of memory");
+        return 500;
+    }
+    mn_error err;
+    mn_status s = mn_write_file_atomic(path, data, len, &err);
+    free(path);
+    if (s != MN_OK) {
+        snprintf(msg, cap, "%s", err.message);
+        strip_project(sv, msg);
+        return 500;
+    }
+    return 0;
+}
+
+int ed_remove(const ed_server* sv, const char* rel, char* msg, size_t cap) {
+    const char* base;
+    int fd = open_parent(sv, rel, 0, &base, msg, cap);
+    if (fd < 0) return -fd;
+    int st = 0;
+    if (unlinkat(fd, base, 0) != 0) {
+        snprintf(msg, cap, "%s: cannot remove: %s", rel, strerror(errno));
+        st = errno == ENOENT ? 404 : 500;
+    } else if (fsync(fd) != 0 && errno != EINVAL) {
+        snprintf(msg, cap, "%s: removed, but the folder could not be synced: %s", rel,
+                 strerror(errno));
+        st = 500;
+    }
+    close(fd);
+    return st;
+}
+
+void ed_strip_project(const ed_server* sv, char* msg) {
+    strip_project(sv, msg);
+}
+
+static int has_ext(const char* s, const char* e) {
+    size_t n = strlen(s), k = strlen(e);
+    return n > k && !strcasecmp(s + n - k, e);
+}
+
+const char* ed_kind(const char* rel, const char* data, size_t len) {
+    if (!strncmp(rel, "exports/", 8)) return "export";
+    const char* figs[] = {".skel", ".scr", ".bvh", ".urdf", ".gltf", ".glb"};
+    for (size_t i = 0; i < sizeof figs / sizeof figs[0]; i++)
+        if (has_ext(rel, figs[i])) return "figure";
+    const char* slash = strrchr(rel, '/');
+    if (!strcmp(slash ? slash + 1 : rel, "editor.json")) return "settings";
+    if (!has_ext(rel, ".json") || !data || len > ((size_t)8 << 20)) return "other";
+    cJSON* root = cJSON_ParseWithLength(data, len);
+    const char* kind = "other";
+    if (cJSON_IsObject(root)) {
+        const cJSON* fmt = cJSON_GetObjectItemCaseSensitive(root, "format");
+        if (cJSON_GetObjectItemCaseSensitive(root, "keys"))
+            kind = "sequence";
+        else if (cJSON_IsString(fmt) && !strcmp(fmt->valuestring, "marionette-figure"))
+            kind = "figure";
+        else if (cJSON_GetObjectItemCaseSensitive(root, "handles") ||
+                 cJSON_GetObjectItemCaseSensitive(root, "constraints"))
+            kind = "scene";
+    }
+    cJSON_Delete(root);
+    return kind;
+}
+
+/* A temporary of mn_write_file_atomic: NAME.tmpXXXXXX. */
+static int is_temporary(const char* name) {
+    const char* t = strstr(name, ".tmp");
+    while (t) {
+        if (strlen(t) == 10) return 1;
+        t = strstr(t + 1, ".tmp");
+    }
+    return 0;
+}
+
+typedef struct listing {
+    char** paths;
+    int n, cap;
+} listing;
+
+enum { LIST_MAX_FILES = 10000, LIST_MAX_DEPTH = 32 };
+
+/* Collects the regular files beneath the folder dfd (closed here), named prefix/... */
+static void walk(int dfd, const char* prefix, int depth, listing* l) {
+    DIR* d = fdopendir(dfd);
+    if (!d) {
+        close(dfd);
+        return;
+    }
+    struct dirent* e;
+    while ((e = readdir(d)) && l->n < LIST_MAX_FILES) {
+        if (e->d_name[0] == '.' || is_temporary(e->d_name)) continue;
+        char rel[ED_MAX_REL + 2];
+        int n = snprintf(rel, sizeof rel, "%s%s%s", prefix, prefix[0] ? "/" : "", e->d_name);
+        if (n < 0 || n > ED_MAX_REL) continue;
+        struct stat st;
+        if (fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0) continue;
+        if (S_ISDIR(st.st_mode) && depth < LIST_MAX_DEPTH) {
+            int sub = openat(dirfd(d), e->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+            if (sub >= 0) walk(sub, rel, depth + 1, l);
+        } else if (S_ISREG(st.st_mode) && !ed_path_problem(rel, strlen(rel))) {
+            if (l->n == l->cap) {
+                int cap = l->cap ? 2 * l->cap : 64;
+                char** p = realloc(l->paths, sizeof *p * (size_t)cap);
+                if (!p) break;
+                l->paths = p;
+                l->cap = cap;
+            }
+            char* copy = strdup(rel);
+            if (!copy) break;
+            l->paths[l->n++] = copy;
+        }
+    }
+    closedir(d);
+}
+
+static int by_path(const void* a, const void* b) {
+    return strcmp(*(char* const*)a, *(char* const*)b);
+}
+
+cJSON* ed_list(const ed_server* sv) {
+    listing l = {NULL, 0, 0};
+    int dfd = open(sv->project, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (dfd >= 0) walk(dfd, "", 0, &l);
+    if (l.n) qsort(l.paths, (size_t)l.n, sizeof *l.paths, by_path);
+    cJSON* arr = cJSON_CreateArray();
+    for (int i = 0; i < l.n && arr; i++) {
+        char* data;
+        size_t len;
+        char msg[300];
+        if (ed_read(sv, sv->project, l.paths[i], &data, &len, msg, sizeof msg) != 200) continue;
+        char ver[17];
+        ed_version(data, len, ver);
+        cJSON* o = cJSON_CreateObject();
+        if (!o || !cJSON_AddItemToArray(arr, o)) {
+            cJSON_Delete(o);
+            free(data);
+            break;
+        }
+        cJSON_AddStringToObject(o, "path", l.paths[i]);
+        cJSON_AddStringToObject(o, "kind", ed_kind(l.paths[i], data, len));
+        cJSON_AddNumberToObject(o, "size", (double)len);
+        cJSON_AddStringToObject(o, "version", ver);
+        free(data);
+    }
+    for (int i = 0; i < l.n; i++)
+        free(l.paths[i]);
+    free(l.paths);
+    return arr;
+}

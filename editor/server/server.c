@@ -1,0 +1,169 @@
+/* The libmicrohttpd daemon around ed_handle: bound to 127.0.0.1 only, bodies collected up
+ * to ED_MAX_BODY (413 beyond, from Content-Length before anything is read), the URL and
+ * query left percent-encoded for ed_handle to decode, every answer marked no-cache. Runs
+ * until SIGINT or SIGTERM. */
+#include "editor_server.h"
+
+#include <arpa/inet.h>
+#include <microhttpd.h>
+#include <netinet/in.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+
+/* One request's collected body. */
+typedef struct body {
+    char* data;
+    size_t len, cap;
+    int too_large;
+} body;
+
+/* Leaves the URL and the query as they were sent: ed_handle decodes them (and refuses an
+ * encoded NUL byte, which a decoded C string could not show). */
+static size_t keep_encoded(void* cls, struct MHD_Connection* c, char* s) {
+    (void)cls, (void)c;
+    return strlen(s);
+}
+
+typedef struct pairs {
+    ed_pair* p;
+    int n, cap;
+} pairs;
+
+static enum MHD_Result collect(void* cls, enum MHD_ValueKind kind, const char* key, size_t key_size,
+                               const char* value, size_t value_size) {
+    (void)kind, (void)key_size;
+    pairs* ps = cls;
+    if (ps->n == ps->cap) {
+        int cap = ps->cap ? 2 * ps->cap : 16;
+        if (cap > 4096) return MHD_NO;
+        ed_pair* p = realloc(ps->p, sizeof *p * (size_t)cap);
+        if (!p) return MHD_NO;
+        ps->p = p;
+        ps->cap = cap;
+    }
+    ps->p[ps->n].key = key;
+    ps->p[ps->n].value = value;
+    ps->p[ps->n].len = value ? value_size : 0;
+    ps->n++;
+    return MHD_YES;
+}
+
+static enum MHD_Result respond(struct MHD_Connection* c, const ed_response* rs) {
+    struct MHD_Response* r =
+        MHD_create_response_from_buffer(rs->len, rs->body, MHD_RESPMEM_MUST_COPY);
+    if (!r) return MHD_NO;
+    MHD_add_response_header(r, "Content-Type", rs->type ? rs->type : "application/json");
+    MHD_add_response_header(r, "Cache-Control", "no-cache");
+    MHD_add_response_header(r, "X-Content-Type-Options", "nosniff");
+    if (rs->etag[0]) MHD_add_response_header(r, "ETag", rs->etag);
+    if (rs->disposition[0]) MHD_add_response_header(r, "Content-Disposition", rs->disposition);
+    if (rs->allow) MHD_add_response_header(r, "Allow", rs->allow);
+    enum MHD_Result ok = MHD_queue_response(c, (unsigned)rs->status, r);
+    MHD_destroy_response(r);
+    return ok;
+}
+
+static enum MHD_Result on_request(void* cls, struct MHD_Connection* c, const char* url,
+                                  const char* method, const char* version, const char* upload_data,
+                                  size_t* upload_data_size, void** con_cls) {
+    (void)version;
+    ed_server* sv = cls;
+    body* b = *con_cls;
+    if (!b) {
+        b = calloc(1, sizeof *b);
+        if (!b) return MHD_NO;
+        *con_cls = b;
+        /* a declared body too large is refused before any of it is read */
+        const char* cl = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Content-Length");
+        if (cl && strtoull(cl, NULL, 10) > ED_MAX_BODY) b->too_large = 1;
+        if (!b->too_large) return MHD_YES;
+    } else if (*upload_data_size) {
+        size_t n = *upload_data_size;
+        *upload_data_size = 0;
+        if (b->too_large) return MHD_YES; /* dropped */
+        if (n > ED_MAX_BODY - b->len) {
+            b->too_large = 1;
+            free(b->data);
+            b->data = NULL;
+            b->len = b->cap = 0;
+            return MHD_YES;
+        }
+        if (b->len + n > b->cap) {
+            size_t cap = b->cap ? b->cap : 65536;
+            while (cap < b->len + n)
+                cap *= 2;
+            char* p = realloc(b->data, cap);
+            if (!p) return MHD_NO;
+            b->data = p;
+            b->cap = cap;
+        }
+        memcpy(b->data + b->len, upload_data, n);
+        b->len += n;
+        return MHD_YES;
+    }
+    pairs args = {NULL, 0, 0}, heads = {NULL, 0, 0};
+    MHD_get_connection_values_n(c, MHD_GET_ARGUMENT_KIND, collect, &args);
+    MHD_get_connection_values_n(c, MHD_HEADER_KIND, collect, &heads);
+    ed_request rq = {method,  url,     strlen(url), args.p, args.n,
+                     heads.p, heads.n, b->data,     b->len, b->too_large};
+    ed_response rs;
+    ed_handle(sv, &rq, &rs);
+    enum MHD_Result ok = respond(c, &rs);
+    printf("%s %s %d\n", method, url, rs.status);
+    fflush(stdout);
+    ed_response_free(&rs);
+    free(args.p);
+    free(heads.p);
+    return ok;
+}
+
+static void on_completed(void* cls, struct MHD_Connection* c, void** con_cls,
+                         enum MHD_RequestTerminationCode code) {
+    (void)cls, (void)c, (void)code;
+    body* b = *con_cls;
+    if (b) free(b->data);
+    free(b);
+    *con_cls = NULL;
+}
+
+int ed_serve(ed_server* sv, int port) {
+    /* SIGINT and SIGTERM are waited for here: blocked before the daemon's threads start, so
+     * that they inherit the mask and only this thread takes them. */
+    sigset_t stop;
+    sigemptyset(&stop);
+    sigaddset(&stop, SIGINT);
+    sigaddset(&stop, SIGTERM);
+    pthread_sigmask(SIG_BLOCK, &stop, NULL);
+    signal(SIGPIPE, SIG_IGN);
+    struct sockaddr_in addr;
+    memset(&addr, 0, sizeof addr);
+    addr.sin_family = AF_INET;
+    addr.sin_port = htons((unsigned short)port);
+    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    struct MHD_Daemon* d = MHD_start_daemon(
+        MHD_USE_AUTO_INTERNAL_THREAD | MHD_USE_ERROR_LOG, 0, NULL, NULL, on_request, sv,
+        MHD_OPTION_SOCK_ADDR, (struct sockaddr*)&addr, MHD_OPTION_THREAD_POOL_SIZE, (unsigned)4,
+        MHD_OPTION_CONNECTION_LIMIT, (unsigned)64, MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)60,
+        MHD_OPTION_UNESCAPE_CALLBACK, keep_encoded, NULL, MHD_OPTION_NOTIFY_COMPLETED, on_completed,
+        NULL, MHD_OPTION_END);
+    if (!d) {
+        fprintf(stderr, "marionette editor: cannot listen on 127.0.0.1:%d (in use?)\n", port);
+        return 1;
+    }
+    const union MHD_DaemonInfo* info = MHD_get_daemon_info(d, MHD_DAEMON_INFO_BIND_PORT);
+    sv->port = info ? (int)info->port : port;
+    printf("http://127.0.0.1:%d/\n", sv->port);
+    fflush(stdout);
+    int sig = 0;
+    sigwait(&stop, &sig);
+    MHD_stop_daemon(d);
+    /* a write under way has finished: the lock is free only between writes */
+    pthread_mutex_lock(&sv->write_lock);
+    pthread_mutex_unlock(&sv->write_lock);
+    printf("stopped (%s)\n", sig == SIGINT ? "SIGINT" : "SIGTERM");
+    fflush(stdout);
+    return 0;
+}

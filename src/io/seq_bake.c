@@ -1,0 +1,72 @@
+/* Baking a sequence: every frame sampled from the first key to the last, the active
+ * constraints re-satisfied at each (Welman 6.4: the in-betweens keep the locks), as the
+ * motion the BVH and glTF writers take. */
+#include <marionette/sequence.h>
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+mn_seq_bake_options mn_seq_bake_default(void) {
+    mn_seq_bake_options o;
+    memset(&o, 0, sizeof o);
+    o.step = 1;
+    o.solve = mn_seq_solve_options_default();
+    o.solve.solve.tol = 1e-5;
+    o.solve.solve.tol_rot = 1e-5;
+    return o;
+}
+
+mn_status mn_seq_bake(const mn_seq* s, const mn_model* m, const mn_seq_bake_options* opt,
+                      mn_motion* out, mn_seq_bake_result* result, mn_error* err) {
+    if (out) memset(out, 0, sizeof *out);
+    if (result) memset(result, 0, sizeof *result);
+    if (!s || !m || !out) return mn_error_set(err, MN_ERR_ARG, "", 0, "", "NULL argument");
+    mn_seq_bake_options o = opt ? *opt : mn_seq_bake_default();
+    if (!(o.step > 0) || !isfinite(o.step))
+        return mn_error_set(err, MN_ERR_ARG, "", 0, "step", "must be a positive number");
+    double f0 = mn_seq_start(s), f1 = mn_seq_end(s);
+    double span = floor((f1 - f0) / o.step + 1e-9);
+    if (!(span >= 0) || span >= (double)MN_SEQ_BAKE_MAX_FRAMES)
+        return mn_error_set(err, MN_ERR_ARG, "", 0, "step",
+                            "more than %ld frames: use a larger step", MN_SEQ_BAKE_MAX_FRAMES);
+    long nf = (long)span + 1;
+    mn_motion mo;
+    mo.nframes = (int)nf;
+    mo.nq = m->nq;
+    mo.frame_time = o.step / mn_seq_fps(s);
+    mo.q = malloc(sizeof(double) * (size_t)nf * (size_t)(m->nq ? m->nq : 1));
+    mn_data* d = mn_data_create(m, 0);
+    mn_error e;
+    mn_seq_solver* v = d && !o.plain ? mn_seq_solver_create(s, d, &e) : NULL;
+    if (!mo.q || !d || (!o.plain && !v)) {
+        free(mo.q);
+        mn_data_destroy(d);
+        if (!o.plain && d)
+            return mn_error_set(err, e.status, e.file, e.line, e.field, "%s", e.message);
+        return mn_error_set(err, MN_ERR_NOMEM, "", 0, "",
+                            "out of memory for %ld frames of %d numbers", nf, m->nq);
+    }
+    mn_seq_bake_result r;
+    memset(&r, 0, sizeof r);
+    r.frames = nf;
+    for (long f = 0; f < nf; f++) {
+        double t = f0 + o.step * (double)f;
+        if (o.plain) {
+            mn_seq_sample(s, t, d->q);
+        } else {
+            mn_csolve_result cr;
+            mn_status st = mn_seq_solve_frame(v, t, &o.solve, &cr);
+            if (cr.iterations > 0 || cr.rows > 0) r.constrained++;
+            r.iters += cr.iterations;
+            if (st != MN_OK) r.unmet++;
+            if (cr.max_violation > r.max_violation) r.max_violation = cr.max_violation;
+        }
+        memcpy(mo.q + (size_t)f * (size_t)m->nq, d->q, sizeof(double) * (size_t)m->nq);
+    }
+    mn_seq_solver_destroy(v);
+    mn_data_destroy(d);
+    *out = mo;
+    if (result) *result = r;
+    return MN_OK;
+}

@@ -1,0 +1,327 @@
+// The panels around the views: the joint list, the forward-kinematic sliders with their
+// limits and the joint's weight (Welman 6.1.3, 6.2), the locks (6.3), the settings, the
+// toolbar (undo, redo, drag mode, lock menu, solve) and the save indicator.
+import { IK_METHODS } from '../../marionette.mjs';
+import { posingSettings } from './posing.js';
+
+const $ = (id) => document.getElementById(id);
+const fmt = (x, d = 3) => (Math.abs(x) < 1e-12 ? 0 : x).toFixed(d);
+
+export function installPanels(store, viewport, poser) {
+  const fig = store.figure;
+  const vp = viewport;
+
+  // ---- the joint list: sites (compound joints as one entry), indented by depth ----
+  const list = $('joint-list');
+  const depth = (s) => { let d = 0; for (let p = vp.sites[s].parent; p >= 0; p = vp.sites[p].parent) d++; return d; };
+  const order = [];
+  const visit = (s) => { order.push(s); for (const c of vp.sites[s].children) visit(c); };
+  vp.sites.forEach((s, i) => { if (s.parent < 0) visit(i); });
+  for (const s of order) {
+    const site = vp.sites[s];
+    const li = document.createElement('li');
+    li.textContent = fig.jointNames[site.joint].replace(/\.\d+$/, '');
+    li.style.paddingLeft = `${6 + 10 * depth(s)}px`;
+    li.dataset.joint = fig.jointNames[site.joint];
+    li.addEventListener('click', () => store.select(site.joint));
+    list.append(li);
+  }
+
+  // ---- sliders of the selected site's joints ----
+  const sliders = $('sliders');
+  let fkBefore = null;
+  function buildSliders() {
+    sliders.textContent = '';
+    const j = store.ui.selection.joint;
+    $('joint-name').textContent = j === null ? '\u2013' : fig.jointNames[j];
+    for (const li of list.children) li.classList.toggle('selected', j !== null && li.dataset.joint === fig.jointNames[j]);
+    if (j === null) return;
+    const site = vp.sites[vp.siteOf[j]];
+    for (const jj of site.joints) {
+      const info = fig.joints[jj];
+      const vars = info.type === 'hinge' || info.type === 'slide' ? [0]
+        : info.type === 'free' ? [0, 1, 2] : [];
+      for (const k of vars) {
+        const row = document.createElement('div');
+        row.className = 'slider-row';
+        const unit = info.type === 'hinge' ? '\u00b0' : ' m';
+        const toUi = (x) => (info.type === 'hinge' ? (x * 180) / Math.PI : x);
+        const fromUi = (x) => (info.type === 'hinge' ? (x * Math.PI) / 180 : x);
+        const lo = info.limited ? info.range[0] : info.type === 'hinge' ? -Math.PI : -2;
+        const hi = info.limited ? info.range[1] : info.type === 'hinge' ? Math.PI : 2;
+        const label = document.createElement('label');
+        label.textContent = info.type === 'free' ? `${info.name} ${'xyz'[k]}` : info.name;
+        const input = document.createElement('input');
+        input.type = 'range';
+        input.min = String(toUi(lo));
+        input.max = String(toUi(hi));
+        input.step = 'any';
+        input.dataset.joint = info.name;
+        input.dataset.index = String(k);
+        const out = document.createElement('output');
+        const lim = document.createElement('div');
+        lim.className = 'limits';
+        lim.textContent = info.limited ? `${fmt(toUi(lo), 0)}${unit} \u2026 ${fmt(toUi(hi), 0)}${unit}` : 'no limits';
+        const sync = () => {
+          const v = fig.q[info.qadr + k];
+          input.value = String(toUi(v));
+          out.textContent = `${fmt(toUi(v), info.type === 'hinge' ? 1 : 3)}${unit}`;
+        };
+        sync();
+        input.addEventListener('input', () => {
+          if (!fkBefore) fkBefore = Float64Array.from(fig.q);
+          const q = Float64Array.from(fig.q);
+          q[info.qadr + k] = fromUi(Number(input.value));
+          store.setPose(q);
+          if (poser.activeLocks().length) poser.solveLocks(1);
+        });
+        input.addEventListener('change', () => {
+          if (fkBefore) store.commitPose(`set ${info.name}`, fkBefore);
+          fkBefore = null;
+        });
+        row._sync = sync;
+        const track = document.createElement('div');
+        track.className = 'track';
+        track.append(input, lim);
+        row.append(label, track, out);
+        sliders.append(row);
+      }
+    }
+    if (!sliders.children.length) sliders.textContent = 'This joint has no slider variables (a ball joint: drag it).';
+    syncWeight();
+  }
+  function syncSliders() { for (const r of sliders.children) r._sync?.(); }
+
+  // ---- per-joint weight (stiff rod .. loose links), log scale ----
+  const weight = $('joint-weight'), weightOut = $('joint-weight-value');
+  function syncWeight() {
+    const j = store.ui.selection.joint;
+    weight.disabled = j === null;
+    const w = j === null ? 1 : (posingSettings(store.settings).weights[fig.jointNames[vp.sites[vp.siteOf[j]].joints[0]]] ?? 1);
+    weight.value = String(Math.log10(w));
+    weightOut.textContent = fmt(w, 2);
+  }
+  weight.addEventListener('input', () => {
+    const j = store.ui.selection.joint;
+    if (j === null) return;
+    const w = 10 ** Number(weight.value);
+    const weights = { ...posingSettings(store.settings).weights };
+    for (const jj of vp.sites[vp.siteOf[j]].joints) weights[fig.jointNames[jj]] = w;
+    weightOut.textContent = fmt(w, 2);
+    store.setSettings({ weights });
+  });
+
+  store.on('selection', () => { buildSliders(); updateDragBase(); });
+  store.on('pose', syncSliders);
+  buildSliders();
+
+  // ---- toolbar ----
+  const undo = $('undo'), redo = $('redo');
+  const syncUndo = () => {
+    undo.disabled = !store.canUndo();
+    redo.disabled = !store.canRedo();
+    undo.title = `Undo ${store.undoLabel()} (Ctrl+Z)`;
+    redo.title = `Redo ${store.redoLabel()} (Ctrl+Shift+Z)`;
+  };
+  undo.addEventListener('click', () => store.undo());
+  redo.addEventListener('click', () => store.redo());
+  for (const ev of ['doc', 'pose', 'save']) store.on(ev, syncUndo);
+  syncUndo();
+
+  const mode = $('drag-mode'), base = $('drag-base');
+  for (const name of fig.jointNames) {
+    const o = document.createElement('option');
+    o.value = name;
+    o.textContent = name;
+    base.append(o);
+  }
+  function updateDragBase() {
+    const st = posingSettings(store.settings);
+    mode.value = st.dragMode;
+    base.hidden = st.dragMode !== 'named';
+    base.value = st.dragBase ?? fig.jointNames[0];
+  }
+  mode.addEventListener('change', () => {
+    const patch = { dragMode: mode.value };
+    if (mode.value === 'named' && !store.settings.dragBase) patch.dragBase = fig.jointNames[0];
+    store.setSettings(patch);
+    updateDragBase();
+  });
+  base.addEventListener('change', () => store.setSettings({ dragBase: base.value }));
+  updateDragBase();
+
+  // lock menu
+  const menu = $('lock-menu'), menuButton = $('lock-menu-button');
+  menuButton.addEventListener('click', (e) => {
+    e.stopPropagation();
+    const r = menuButton.getBoundingClientRect();
+    menu.style.left = `${r.left}px`;
+    menu.style.top = `${r.bottom + 2}px`;
+    menu.hidden = !menu.hidden;
+    for (const b of menu.querySelectorAll('button')) b.disabled = store.ui.selection.joint === null;
+  });
+  document.addEventListener('click', () => { menu.hidden = true; });
+  menu.addEventListener('click', (e) => {
+    const kind = e.target.dataset?.lock;
+    const j = store.ui.selection.joint;
+    if (!kind || j === null) return;
+    const names = poser.addLock(kind, fig.jointNames[j]);
+    selectedLock = names[0];
+    renderLocks();
+    menu.hidden = true;
+  });
+  $('solve').addEventListener('click', () => {
+    const before = Float64Array.from(fig.q);
+    const r = poser.solveLocks(200);
+    status(r.ok ? `Locks satisfied (worst ${r.maxViolation.toExponential(1)})` : `Locks not all met: ${r.status}, worst ${r.maxViolation.toExponential(2)}`);
+    store.commitPose('solve', before);
+  });
+
+  // ---- the locks panel ----
+  let selectedLock = null;
+  const lockList = $('lock-list'), editor = $('lock-editor');
+  function renderLocks() {
+    lockList.textContent = '';
+    const doc = store.doc;
+    const handles = new Map((doc.handles ?? []).map((h) => [h.name, h]));
+    for (const c of doc.constraints ?? []) {
+      const li = document.createElement('li');
+      li.className = `lock lock-${c.type}`;
+      if (c.name === selectedLock) li.classList.add('selected');
+      const h = handles.get(c.handle);
+      const kind = c.type === 'orient' ? (c.axis ? `orient ${c.axis}` : 'orient') : c.type;
+      li.innerHTML = '<span class="swatch"></span><span class="lname"></span><span class="lkind"></span>';
+      li.querySelector('.lname').textContent = c.name ?? c.handle;
+      li.querySelector('.lkind').textContent = `${kind} \u00b7 ${h?.joint ?? ''}`;
+      const del = document.createElement('button');
+      del.className = 'del';
+      del.title = 'Delete this lock';
+      del.textContent = '\u2715';
+      del.addEventListener('click', (e) => { e.stopPropagation(); poser.deleteLock(c.name); });
+      li.append(del);
+      li.addEventListener('click', () => { selectedLock = c.name; renderLocks(); });
+      lockList.append(li);
+    }
+    if (!(doc.constraints ?? []).length) lockList.innerHTML = '<li class="empty">No locks. Select a part, then Lock \u25be.</li>';
+    renderLockEditor();
+  }
+  function renderLockEditor() {
+    editor.textContent = '';
+    const c = (store.doc.constraints ?? []).find((x) => x.name === selectedLock);
+    if (!c) return;
+    const h = (store.doc.handles ?? []).find((x) => x.name === c.handle);
+    const row = (label, el) => {
+      const l = document.createElement('label');
+      l.className = 'row';
+      l.append(label, el);
+      editor.append(l);
+    };
+    // weight
+    const w = document.createElement('input');
+    w.type = 'number'; w.min = '0.01'; w.step = '0.1'; w.value = String(c.weight ?? 1);
+    w.addEventListener('change', () => {
+      const v = Number(w.value);
+      if (v > 0) store.apply(`lock weight ${c.name}`, (doc) => { doc.constraints.find((x) => x.name === c.name).weight = v; });
+    });
+    row('Weight', w);
+    // contributing joints: the chain from the part up to a joint
+    if (h?.joint) {
+      const sel = document.createElement('select');
+      const anc = [];
+      for (let a = fig.joints[fig.jointNames.indexOf(h.joint)].parent; a >= 0; a = fig.joints[a].parent) anc.push(fig.jointNames[a]);
+      for (const n of anc) {
+        const o = document.createElement('option');
+        o.value = n; o.textContent = `from ${n}`;
+        sel.append(o);
+      }
+      const locks = posingSettings(store.settings).locks;
+      sel.value = locks[c.name]?.from ?? anc[anc.length - 1];
+      sel.addEventListener('change', () => {
+        store.setSettings({ locks: { ...posingSettings(store.settings).locks, [c.name]: { from: sel.value } } });
+      });
+      row('Joints holding it', sel);
+    }
+    // the target by sliders (pin target, plane origin)
+    const vec = c.type === 'pin' ? 'target' : c.type === 'plane' ? 'origin' : null;
+    if (vec && c[vec]) {
+      ['x', 'y', 'z'].forEach((axis, i) => {
+        const s = document.createElement('input');
+        s.type = 'range';
+        const v0 = c[vec][i];
+        s.min = String(v0 - 0.5); s.max = String(v0 + 0.5); s.step = 'any'; s.value = String(v0);
+        s.dataset.lockAxis = axis;
+        let before = null;
+        s.addEventListener('input', () => {
+          if (!before) before = JSON.stringify(store.doc);
+          const cc = store.doc.constraints.find((x) => x.name === c.name);
+          cc[vec][i] = Number(s.value);
+          vp.updateLocks();
+          poser.solveLocks(2);
+        });
+        s.addEventListener('change', () => {
+          const val = Number(s.value);
+          // one undo step: back to the document before the slider moved, then apply
+          const cc = store.doc.constraints.find((x) => x.name === c.name);
+          cc[vec][i] = JSON.parse(before).constraints.find((x) => x.name === c.name)[vec][i];
+          before = null;
+          store.apply(`move lock ${c.name}`, (doc) => { doc.constraints.find((x) => x.name === c.name)[vec][i] = val; });
+        });
+        row(`${vec} ${axis}`, s);
+      });
+    }
+  }
+  store.on('doc', () => { renderLocks(); });
+  renderLocks();
+
+  // ---- settings ----
+  const ik = $('ik-method');
+  for (const m of IK_METHODS) {
+    const o = document.createElement('option');
+    o.value = m; o.textContent = m.toUpperCase();
+    ik.append(o);
+  }
+  const cs = $('csolver'), iters = $('iterations');
+  function syncSettings() {
+    const st = posingSettings(store.settings);
+    ik.value = st.ikMethod;
+    cs.value = st.csolver;
+    iters.value = String(st.iterations);
+    updateDragBase();
+  }
+  ik.addEventListener('change', () => store.setSettings({ ikMethod: ik.value }));
+  cs.addEventListener('change', () => store.setSettings({ csolver: cs.value }));
+  iters.addEventListener('change', () => {
+    const n = Math.round(Number(iters.value));
+    if (n >= 1) store.setSettings({ iterations: n });
+  });
+  store.on('settings', syncSettings);
+  syncSettings();
+
+  // ---- save indicator and conflicts ----
+  const save = $('save-status');
+  const text = { saved: 'Saved', saving: 'Saving\u2026', unsaved: 'Unsaved changes', conflict: 'Conflict', error: 'Not saved' };
+  store.on('save', ({ status: s, error }) => {
+    save.textContent = text[s] ?? s;
+    save.className = `save ${s}`;
+    save.title = error || 'Ctrl+S saves now';
+    const banner = $('conflict');
+    banner.hidden = s !== 'conflict';
+    if (s === 'conflict') $('conflict-text').textContent = `${error}. Your last change is not saved.`;
+    if (s === 'error') status(error);
+  });
+  $('conflict-reload').addEventListener('click', () => store.reload().then(() => location.reload()));
+  $('conflict-overwrite').addEventListener('click', () => store.overwrite());
+
+  const name = $('project-name');
+  name.textContent = `${store.project?.name ?? ''} \u00b7 ${store.sequencePath} \u00b7 ${fig.name}`;
+  return { renderLocks, buildSliders, selectLock: (n) => { selectedLock = n; renderLocks(); } };
+}
+
+let statusTimer = 0;
+export function status(msg) {
+  const el = document.getElementById('status-line');
+  el.textContent = msg;
+  el.classList.add('show');
+  clearTimeout(statusTimer);
+  statusTimer = setTimeout(() => el.classList.remove('show'), 4000);
+}

@@ -1,0 +1,337 @@
+// Posing (Welman 6.2, 6.3): the chain a drag moves (three modes), the goal found by casting a
+// ray (Fig. 6.3), the solve of every refresh (single-chain IK, or the constraint solver when
+// locks are involved), per-joint weights, and locks held during every edit.
+import * as THREE from 'three';
+import { handleDef, constraintDef, activeAt, uniqueName } from './docmodel.js';
+
+export const DRAG_MODES = ['part', 'branch', 'named'];
+
+/** Editing settings with their defaults (editor.json). */
+export function posingSettings(settings) {
+  return {
+    dragMode: DRAG_MODES.includes(settings.dragMode) ? settings.dragMode : 'branch',
+    dragBase: settings.dragBase ?? null,
+    ikMethod: settings.ikMethod ?? 'dls',
+    csolver: settings.csolver ?? 'lagrange',
+    iterations: Number.isInteger(settings.iterations) && settings.iterations > 0 ? settings.iterations : 20,
+    weights: settings.weights ?? {},
+    locks: settings.locks ?? {},
+  };
+}
+
+/**
+ * The joints a drag of joint `joint` moves (Welman 6.2), as joint indices, ordered root to
+ * tip. sites/siteOf group compound joints. The dragged point is the joint's origin, so the
+ * joints at that point (its own site) do not move it: the chain starts at the parent site.
+ * part: that site only; branch: up the tree while the parent site has a single child;
+ * named: up to and including the site of `base` (when it is an ancestor; else as branch).
+ */
+export function dragChain(sites, siteOf, joint, mode, base = null, figure = null) {
+  let s = sites[siteOf[joint]].parent;
+  if (s < 0) return [];
+  const chain = [s];
+  if (mode === 'part') return expand(sites, chain);
+  let baseSite = -1;
+  if (mode === 'named' && base !== null && figure) {
+    const b = typeof base === 'number' ? base : figure.jointNames.indexOf(base);
+    if (b >= 0) baseSite = siteOf[b];
+    // only an ancestor site is a base
+    let a = s, isAnc = false;
+    while (a >= 0) { if (a === baseSite) { isAnc = true; break; } a = sites[a].parent; }
+    if (!isAnc) baseSite = -1;
+  }
+  for (;;) {
+    if (baseSite >= 0) {
+      if (s === baseSite) break;
+    } else {
+      const g = sites[s].parent;
+      if (g < 0 || sites[g].children.length !== 1) break;
+    }
+    s = sites[s].parent;
+    if (s < 0) break;
+    chain.push(s);
+  }
+  return expand(sites, chain.reverse());
+}
+function expand(sites, siteList) {
+  return siteList.flatMap((s) => sites[s].joints);
+}
+
+/** Ancestor joints of a joint (root first), excluding the joint's own site. */
+export function ancestorsOf(sites, siteOf, joint) {
+  const out = [];
+  let s = sites[siteOf[joint]].parent;
+  while (s >= 0) { out.push(...sites[s].joints.slice().reverse()); s = sites[s].parent; }
+  return out.reverse();
+}
+
+/** Welman 6.3: the goal on the ray closest to the end-effector point p (Fig. 6.3), pushed
+ * along the ray by `push` (the mouse wheel in perspective). */
+export function goalOnRay(ray, p, push = 0) {
+  const o = ray.origin, d = ray.direction;
+  const t = d.dot(p.clone().sub(o));
+  return o.clone().add(d.clone().multiplyScalar(t + push));
+}
+
+/** The lock kinds of the menu -> the handles and constraints they add to the document. */
+export function lockRecipe(kind, jointName, figure, at) {
+  const q = quatOfFrame(figure, figure.jointNames.indexOf(jointName));
+  const pos = Array.from(at);
+  switch (kind) {
+    case 'position': return { handles: [{ type: 'point' }], constraints: [{ type: 'pin', target: pos }] };
+    case 'orientation': return { handles: [{ type: 'orientation' }], constraints: [{ type: 'orient', target: q }] };
+    case 'orientation-x': case 'orientation-y': case 'orientation-z':
+      return { handles: [{ type: 'orientation' }], constraints: [{ type: 'orient', target: q, axis: kind.slice(-1) }] };
+    case 'combined':
+      return { handles: [{ type: 'point' }, { type: 'orientation' }],
+        constraints: [{ type: 'pin', target: pos, weight: 1 }, { type: 'orient', target: q, weight: 0.5, handleIndex: 1 }] };
+    case 'plane':
+      return { handles: [{ type: 'point' }], constraints: [{ type: 'plane', origin: pos, normal: [0, 1, 0] }] };
+    default: throw new Error(`unknown lock kind ${kind}`);
+  }
+}
+
+/** The unit quaternion (w, x, y, z) of a joint frame (rotation row-major in figure.frames). */
+export function quatOfFrame(figure, j) {
+  const f = figure.frames, b = 12 * j;
+  const m = new THREE.Matrix4().set(f[b], f[b + 1], f[b + 2], 0, f[b + 3], f[b + 4], f[b + 5], 0,
+    f[b + 6], f[b + 7], f[b + 8], 0, 0, 0, 0, 1);
+  const q = new THREE.Quaternion().setFromRotationMatrix(m).normalize();
+  return [q.w, q.x, q.y, q.z];
+}
+
+/**
+ * A drag session and the locks: builds a constraint system from the document's locks
+ * active at the current frame plus the dragged handle, freezes every joint outside the
+ * chain and the contributing joints of the locks the chain moves, applies the weights.
+ */
+export class Poser {
+  constructor(store, viewport) {
+    this.store = store;
+    this.viewport = viewport;
+    this.stats = { dragMs: [], maxViolation: 0 };
+    this.session = null;
+  }
+  get settings() { return posingSettings(this.store.settings); }
+
+  /** The joints that maintain a lock (Welman 6.3 "the joints which can contribute"): the
+   * chain from the locked part up to the lock's `from` joint (default: the root). */
+  lockJoints(lockName, jointName) {
+    const fig = this.store.figure, vp = this.viewport;
+    const j = fig.jointNames.indexOf(jointName);
+    if (j < 0) return [];
+    const from = this.settings.locks[lockName]?.from ?? null;
+    const anc = ancestorsOf(vp.sites, vp.siteOf, j);
+    // a lock's own site turns the locked frame (orientation locks): include it
+    const own = vp.sites[vp.siteOf[j]].joints;
+    let list = anc;
+    if (from !== null) {
+      const f = fig.jointNames.indexOf(from);
+      const at = anc.indexOf(f);
+      if (at >= 0) {
+        const s = vp.siteOf[f];
+        const first = anc.findIndex((x) => vp.siteOf[x] === s);
+        list = anc.slice(first);
+      }
+    }
+    return [...list, ...own];
+  }
+
+  /** The document's locks active at a frame, each {constraint, handle, joints}. */
+  activeLocks(frame = this.store.ui.frame) {
+    const doc = this.store.doc, handles = new Map((doc.handles ?? []).map((h) => [h.name, h]));
+    return (doc.constraints ?? []).filter((c) => c.enabled !== false && activeAt(c, frame) && c.type !== 'balance'
+      && c.type !== 'equal' && handles.has(c.handle) && handles.get(c.handle).joint !== undefined)
+      .map((c) => ({ constraint: c, handle: handles.get(c.handle),
+        joints: this.lockJoints(c.name ?? c.handle, handles.get(c.handle).joint) }));
+  }
+
+  /** A constraint system over the figure with the given locks (targets as in the document;
+   * a `lock` without target holds where the handle is now). Returns {sys, cons}. */
+  buildSystem(locks) {
+    const fig = this.store.figure, m = this.store.m;
+    const sys = m.createConstraintSystem([fig], { maxHandles: 2 * locks.length + 4, maxConstraints: locks.length + 2 });
+    const idx = new Map();
+    const cons = [];
+    for (const l of locks) {
+      if (!idx.has(l.handle.name)) idx.set(l.handle.name, sys.addHandle(handleDef(l.handle)));
+      const def = constraintDef(l.constraint, idx);
+      delete def.name;
+      if (l.constraint.type === 'pin' && !def.target) def.target = sys.handleValue(idx.get(l.handle.name)).position;
+      if (l.constraint.type === 'orient' && !def.targetRotation) def.targetRotation = quatOfFrame(fig, fig.jointNames.indexOf(l.handle.joint));
+      cons.push(sys.addConstraint(def));
+    }
+    return { sys, cons, handleIndex: idx };
+  }
+
+  /** Mobility of every joint: frozen outside `moving`, else the user's weight. */
+  applyScales(sys, moving) {
+    const fig = this.store.figure, w = this.settings.weights;
+    for (let j = 0; j < fig.jointCount; j++) {
+      if (fig.joints[j].type === 'fixed') continue;
+      sys.setJointScale(j, moving.has(j) ? (w[fig.jointNames[j]] ?? 1) : 0);
+    }
+  }
+
+  /** Starts dragging joint j: the chain, the locks it disturbs, the system. */
+  begin(joint, view, ndc) {
+    const st = this.settings, vp = this.viewport, fig = this.store.figure;
+    const chain = dragChain(vp.sites, vp.siteOf, joint, st.dragMode, st.dragBase, fig);
+    if (!chain.length) return null;
+    const moving = new Set(chain);
+    // locks whose part the chain moves: their contributing joints may move to hold them
+    const locks = this.activeLocks();
+    const moved = new Set();
+    for (const j of chain) for (let k = j; k < fig.jointCount; k++) if (isBelow(fig, k, j)) moved.add(k);
+    const held = locks.filter((l) => moved.has(fig.jointNames.indexOf(l.handle.joint)));
+    for (const l of held) for (const j of l.joints) moving.add(j);
+    const qBefore = Float64Array.from(fig.q);
+    const useIK = held.length === 0;
+    const s = { joint, view, chain, moving, qBefore, push: 0, useIK, locks: held, ndc, goal: null, moved: false };
+    if (!useIK) {
+      const { sys, cons } = this.buildSystem(held);
+      s.sys = sys;
+      s.cons = cons;
+      s.hand = sys.addHandle({ joint });
+      this.applyScales(sys, moving);
+    }
+    this.session = s;
+    this.stats.dragMs = [];
+    vp.setHighlight({ selected: joint, chain: moving, locked: new Set(held.map((l) => fig.jointNames.indexOf(l.handle.joint))) });
+    return s;
+  }
+
+  /** One refresh of the drag: the goal from the ray, one solve. */
+  move(ndc, pushDelta = 0) {
+    const s = this.session;
+    if (!s) return;
+    if (ndc) s.ndc = ndc;
+    s.push += pushDelta;
+    const vp = this.viewport, fig = this.store.figure;
+    const ray = vp.rayAt(s.view, s.ndc).ray;
+    const p = vp.jointPosition(s.joint);
+    const goal = goalOnRay(ray, p, s.view === 'perspective' ? s.push : 0);
+    if (s.view === 'perspective') s.push = 0; // the push moved the goal; the next ray starts there
+    s.goal = goal;
+    const st = this.settings;
+    const t0 = performance.now();
+    if (s.useIK) {
+      const top = s.chain[0], base = fig.joints[top].parent;
+      fig.solveIK({ base, tip: s.joint, target: toFrame(fig, base, goal) },
+        { method: st.ikMethod, maxIters: st.iterations, respectLimits: true, timeoutMs: 0 });
+      this._restoreFrozen(s);
+    } else {
+      s.sys.drag(s.hand, [goal.x, goal.y, goal.z]);
+      s.sys.solve({ method: st.csolver, maxIters: st.iterations });
+      let worst = 0;
+      for (const c of s.cons) worst = Math.max(worst, s.sys.residual(c));
+      this.stats.maxViolation = worst;
+    }
+    const ms = performance.now() - t0;
+    this.stats.dragMs.push(ms);
+    if (this.stats.dragMs.length > 1000) this.stats.dragMs.shift();
+    s.moved = true;
+    vp.showGoal(goal);
+    this.store.setPose(fig.q);
+  }
+
+  // a single-chain IK solve moves only the chain (base..tip); nothing else changes
+  _restoreFrozen() {}
+
+  end() {
+    const s = this.session;
+    if (!s) return;
+    this.session = null;
+    if (s.sys) {
+      s.sys.release(s.hand);
+      s.sys.dispose();
+    }
+    this.viewport.showGoal(null);
+    this.viewport.setHighlight({ selected: s.joint, chain: new Set(), locked: new Set() });
+    if (s.moved) this.store.commitPose('drag', s.qBefore);
+  }
+
+  /** The "Solve" button and the refresh after an FK edit: iterate until the locks hold. */
+  solveLocks(maxRounds = 50) {
+    const locks = this.activeLocks();
+    if (!locks.length) return { ok: true, maxViolation: 0 };
+    const fig = this.store.figure;
+    const { sys, cons } = this.buildSystem(locks);
+    const moving = new Set();
+    for (const l of locks) for (const j of l.joints) moving.add(j);
+    this.applyScales(sys, moving);
+    let r = null;
+    for (let i = 0; i < maxRounds; i++) {
+      r = sys.solve({ method: this.settings.csolver, maxIters: this.settings.iterations });
+      if (r.ok) break;
+    }
+    let worst = 0;
+    for (const c of cons) worst = Math.max(worst, sys.residual(c));
+    sys.dispose();
+    this.stats.maxViolation = worst;
+    this.store.setPose(fig.q);
+    return { ok: r.ok, maxViolation: worst, status: r.status };
+  }
+
+  /** Adds a lock of a kind on a joint at its current place; returns the constraint names. */
+  addLock(kind, jointName) {
+    const fig = this.store.figure, j = fig.jointNames.indexOf(jointName);
+    const at = fig.positions.subarray(3 * j, 3 * j + 3);
+    const recipe = lockRecipe(kind, jointName, fig, at);
+    return this.store.apply(`lock ${jointName}`, (doc) => {
+      doc.handles ??= [];
+      doc.constraints ??= [];
+      const hn = doc.handles.map((h) => h.name), cn = doc.constraints.map((c) => c.name).filter(Boolean);
+      const label = { position: 'position', orientation: 'orientation', combined: 'lock', plane: 'plane' }[kind] ?? `orientation ${kind.slice(-1)}`;
+      const handleNames = recipe.handles.map((h) => {
+        const name = uniqueName(`${jointName} ${h.type === 'orientation' ? 'frame' : 'point'}`, hn);
+        hn.push(name);
+        const existing = doc.handles.find((x) => x.name === name);
+        if (!existing) doc.handles.push({ name, ...(h.type === 'point' ? {} : { type: h.type }), joint: jointName });
+        return name;
+      });
+      const base = uniqueName(`${jointName} ${label}`, cn);
+      return recipe.constraints.map((c, i) => {
+        const { handleIndex, ...rest } = c;
+        const name = recipe.constraints.length > 1 ? uniqueName(`${base} ${c.type}`, cn) : base;
+        cn.push(name);
+        doc.constraints.push({ type: rest.type, name, handle: handleNames[handleIndex ?? 0], ...withoutType(rest) });
+        void i;
+        return name;
+      });
+    });
+  }
+
+  deleteLock(name) {
+    this.store.apply(`delete lock ${name}`, (doc) => {
+      const c = doc.constraints.find((x) => x.name === name);
+      if (!c) return;
+      doc.constraints = doc.constraints.filter((x) => x !== c);
+      // a handle no constraint uses any more goes too
+      const used = new Set(doc.constraints.flatMap((x) => [x.handle, x.handle2]).filter(Boolean));
+      doc.handles = doc.handles.filter((h) => used.has(h.name));
+    });
+  }
+}
+
+function withoutType(c) {
+  const { type, ...rest } = c;
+  void type;
+  return rest;
+}
+
+// is joint k in the subtree of joint j (or j itself)?
+function isBelow(fig, k, j) {
+  for (let a = k; a >= 0; a = fig.joints[a].parent) if (a === j) return true;
+  return false;
+}
+
+// a world point in a joint's frame (the IK target is given in the base frame); -1: world
+function toFrame(fig, j, p) {
+  if (j < 0) return [p.x, p.y, p.z];
+  const f = fig.frames, b = 12 * j;
+  const d = [p.x - f[b + 9], p.y - f[b + 10], p.z - f[b + 11]];
+  // R^T d with R row-major
+  return [f[b] * d[0] + f[b + 3] * d[1] + f[b + 6] * d[2], f[b + 1] * d[0] + f[b + 4] * d[1] + f[b + 7] * d[2],
+    f[b + 2] * d[0] + f[b + 5] * d[1] + f[b + 8] * d[2]];
+}

@@ -1,0 +1,507 @@
+// The views (Welman 6.1.3): three orthographic views (front, side, top) and one perspective
+// view in a 2x2 layout, any of which can take the whole work area. One WebGL canvas, one
+// scene, four cameras drawn with the scissor. The figure is drawn as bones and joint spheres
+// (its skinned mesh too when the figure document has a skin), locks as markers.
+import * as THREE from 'three';
+
+export const VIEW_NAMES = ['front', 'side', 'top', 'perspective'];
+const LABELS = { front: 'Front', side: 'Side', top: 'Top', perspective: 'Perspective' };
+
+const COLORS = {
+  background: 0x1d2126,
+  backgroundPersp: 0x23282e,
+  bone: 0xc9ced6,
+  joint: 0x8fa3b8,
+  selected: 0xffb02e,
+  chain: 0x5fb3ff,
+  locked: 0xe0566b,
+  grid: 0x3a4048,
+  gridCenter: 0x56606b,
+  pin: 0xe0566b,
+  plane: 0x4fc08d,
+  orient: 0xc678dd,
+  goal: 0xffe066,
+};
+
+/** Joints at one place (a compound joint: zero offsets) drawn and picked as one "site". */
+export function jointSites(figure) {
+  const pos = figure.positions, joints = figure.joints;
+  const siteOf = new Int32Array(joints.length);
+  const sites = [];
+  for (let j = 0; j < joints.length; j++) {
+    const p = joints[j].parent;
+    const same = p >= 0 && Math.hypot(pos[3 * j] - pos[3 * p], pos[3 * j + 1] - pos[3 * p + 1],
+      pos[3 * j + 2] - pos[3 * p + 2]) < 1e-9 && figureOffsetZero(figure, j);
+    if (same) {
+      siteOf[j] = siteOf[p];
+      sites[siteOf[p]].joints.push(j);
+    } else {
+      siteOf[j] = sites.length;
+      sites.push({ joints: [j], parent: p >= 0 ? siteOf[p] : -1, children: [] });
+    }
+  }
+  for (let s = 0; s < sites.length; s++) if (sites[s].parent >= 0) sites[sites[s].parent].children.push(s);
+  // the site's name and joint: its last joint (the one carrying the body part)
+  for (const s of sites) s.joint = s.joints[s.joints.length - 1];
+  return { sites, siteOf };
+}
+
+// the offset is zero in every pose (the rest pose tells, independently of q)
+function figureOffsetZero(figure, j) {
+  return figure._zeroOffset ? figure._zeroOffset[j] : true;
+}
+
+export class Viewport {
+  constructor(container, store) {
+    this.store = store;
+    this.container = container;
+    this.layout = store.settings.layout ?? 'quad'; // 'quad' or a view name
+    this.renderer = new THREE.WebGLRenderer({ antialias: true, preserveDrawingBuffer: true });
+    this.renderer.setPixelRatio(window.devicePixelRatio || 1);
+    this.renderer.setScissorTest(true);
+    this.canvas = this.renderer.domElement;
+    this.canvas.id = 'view-canvas';
+    container.appendChild(this.canvas);
+    this.overlay = document.createElement('div');
+    this.overlay.id = 'view-overlay';
+    container.appendChild(this.overlay);
+    this.scene = new THREE.Scene();
+    this._dirty = true;
+    this._ghosts = [];
+    this.highlight = { selected: null, chain: new Set(), locked: new Set() };
+    this._buildLights();
+    this._buildGrid();
+    this._buildCameras();
+    this._buildCells();
+    this.figureGroup = new THREE.Group();
+    this.scene.add(this.figureGroup);
+    this.lockGroup = new THREE.Group();
+    this.scene.add(this.lockGroup);
+    this.goalMarker = new THREE.Mesh(new THREE.SphereGeometry(1, 16, 12),
+      new THREE.MeshBasicMaterial({ color: COLORS.goal, transparent: true, opacity: 0.85, depthTest: false }));
+    this.goalMarker.renderOrder = 10;
+    this.goalMarker.visible = false;
+    this.scene.add(this.goalMarker);
+    this.setFigure(store.figure);
+    store.on('pose', () => { this.updatePose(); });
+    store.on('doc', () => { this.updateLocks(); });
+    new ResizeObserver(() => this.resize()).observe(container);
+    this.resize();
+    const loop = () => {
+      if (this._dirty) this.render();
+      requestAnimationFrame(loop);
+    };
+    requestAnimationFrame(loop);
+  }
+
+  // ---- scene set-up ----
+  _buildLights() {
+    this.scene.add(new THREE.HemisphereLight(0xdde6f0, 0x2a2f36, 1.6));
+    const sun = new THREE.DirectionalLight(0xffffff, 1.4);
+    sun.position.set(2, 4, 3);
+    this.scene.add(sun);
+  }
+  _buildGrid() {
+    this.grid = new THREE.GridHelper(4, 40, COLORS.gridCenter, COLORS.grid);
+    this.grid.material.transparent = true;
+    this.grid.material.opacity = 0.9;
+    this.scene.add(this.grid);
+    const axes = new THREE.AxesHelper(0.25);
+    axes.material.depthTest = false;
+    axes.renderOrder = 1;
+    this.scene.add(axes);
+  }
+  _buildCameras() {
+    const ortho = () => new THREE.OrthographicCamera(-1, 1, 1, -1, -100, 100);
+    this.cameras = { front: ortho(), side: ortho(), top: ortho(), perspective: new THREE.PerspectiveCamera(40, 1, 0.01, 200) };
+    this.orbit = { target: new THREE.Vector3(0, 0.9, 0), yaw: 0.6, pitch: 0.25, dist: 4.2 };
+    this.orthoState = {
+      front: { center: new THREE.Vector3(0, 0.9, 0), size: 2.2 },
+      side: { center: new THREE.Vector3(0, 0.9, 0), size: 2.2 },
+      top: { center: new THREE.Vector3(0, 0, 0), size: 2.2 },
+    };
+  }
+  _buildCells() {
+    this.cells = {};
+    for (const name of VIEW_NAMES) {
+      const cell = document.createElement('div');
+      cell.className = 'view-cell';
+      cell.dataset.view = name;
+      const bar = document.createElement('div');
+      bar.className = 'view-bar';
+      const label = document.createElement('span');
+      label.className = 'view-label';
+      label.textContent = LABELS[name];
+      label.title = 'Double-click: this view takes the work area (keys 1-4, 0 for all four)';
+      label.addEventListener('dblclick', () => this.toggleMaximize(name));
+      const max = document.createElement('button');
+      max.className = 'view-max';
+      max.title = 'Maximise / restore (keys 1-4, 0)';
+      max.textContent = '\u2922';
+      max.addEventListener('click', () => this.toggleMaximize(name));
+      bar.append(label, max);
+      cell.append(bar);
+      this.overlay.append(cell);
+      this.cells[name] = cell;
+    }
+  }
+
+  /** The figure's meshes: a bone per segment, a sphere per site, the skin if any. */
+  setFigure(figure) {
+    this.figure = figure;
+    this.figureGroup.clear();
+    const q = Float64Array.from(figure.q);
+    figure.reset().fk();
+    // zero offsets: the joint's origin coincides with its parent's at rest
+    const pos = figure.positions;
+    figure._zeroOffset = figure.joints.map((j, i) => j.parent >= 0 && Math.hypot(pos[3 * i] - pos[3 * j.parent],
+      pos[3 * i + 1] - pos[3 * j.parent + 1], pos[3 * i + 2] - pos[3 * j.parent + 2]) < 1e-9);
+    const { sites, siteOf } = jointSites(figure);
+    let height = 0;
+    for (let j = 0; j < figure.jointCount; j++) height = Math.max(height, pos[3 * j + 1]);
+    let lo = Infinity;
+    for (let j = 0; j < figure.jointCount; j++) lo = Math.min(lo, pos[3 * j + 1]);
+    figure.setQ(q).fk();
+    this.sites = sites;
+    this.siteOf = siteOf;
+    const size = Math.max(0.2, height - Math.min(0, lo));
+    this.size = size;
+    this.jointRadius = size * 0.018;
+    // frame the figure in every view
+    const c = new THREE.Vector3(0, (height + Math.min(0, lo)) / 2, 0);
+    for (const v of ['front', 'side']) this.orthoState[v] = { center: c.clone(), size: size * 1.25 };
+    this.orthoState.top = { center: new THREE.Vector3(0, 0, 0), size: size * 1.1 };
+    this.orbit = { target: c.clone(), yaw: 0.6, pitch: 0.22, dist: size * 2.4 };
+    this.grid.scale.setScalar(size / 1.8);
+    this.boneMat = new THREE.MeshStandardMaterial({ color: COLORS.bone, roughness: 0.55, metalness: 0.05 });
+    const boneGeo = new THREE.CylinderGeometry(1, 1, 1, 10, 1);
+    boneGeo.translate(0, 0.5, 0);
+    this.bones = [];
+    for (const s of sites) {
+      if (s.parent < 0) continue;
+      const mesh = new THREE.Mesh(boneGeo, this.boneMat.clone());
+      mesh.userData = { site: s, kind: 'bone' };
+      this.bones.push(mesh);
+      this.figureGroup.add(mesh);
+    }
+    const sphere = new THREE.SphereGeometry(1, 20, 14);
+    this.spheres = sites.map((s, i) => {
+      const mesh = new THREE.Mesh(sphere, new THREE.MeshStandardMaterial({ color: COLORS.joint, roughness: 0.4 }));
+      mesh.userData = { site: i, joint: s.joint, kind: 'joint' };
+      mesh.scale.setScalar(this.jointRadius);
+      this.figureGroup.add(mesh);
+      return mesh;
+    });
+    this._buildSkin();
+    this.updatePose();
+    this.updateLocks();
+  }
+
+  _buildSkin() {
+    this.skin = null;
+    const doc = this.store.figureDoc;
+    if (!doc || !doc.skin || !this.store.m.createRig) return;
+    try {
+      const rig = this.store.m.createRig(doc.skin);
+      const geo = new THREE.BufferGeometry();
+      const verts = rig.deform(rig.restPose());
+      geo.setAttribute('position', new THREE.BufferAttribute(new Float32Array(verts.length), 3));
+      if (doc.skin.triangles) geo.setIndex(Array.from(doc.skin.triangles));
+      const mesh = new THREE.Mesh(geo, new THREE.MeshStandardMaterial({
+        color: 0xb9a58f, roughness: 0.7, transparent: true, opacity: 0.55, side: THREE.DoubleSide, depthWrite: false,
+      }));
+      this.figureGroup.add(mesh);
+      const ctrlJoint = doc.skin.controllers.map((c) => c.joint ?? -1);
+      this.skin = { rig, mesh, geo, ctrlJoint, rest: rig.restPose() };
+    } catch (e) {
+      console.warn(`skin: ${e.message}`);
+    }
+  }
+
+  _updateSkin() {
+    const sk = this.skin;
+    if (!sk) return;
+    const frames = this.figure.frames, pose = new Float64Array(sk.rest);
+    sk.ctrlJoint.forEach((j, c) => { if (j >= 0) pose.set(frames.subarray(12 * j, 12 * j + 12), 12 * c); });
+    const v = sk.rig.deform(pose), attr = sk.geo.getAttribute('position');
+    for (let i = 0; i < v.length; i++) attr.array[i] = v[i];
+    attr.needsUpdate = true;
+    sk.geo.computeVertexNormals();
+  }
+
+  jointPosition(j) {
+    const p = this.figure.positions;
+    return new THREE.Vector3(p[3 * j], p[3 * j + 1], p[3 * j + 2]);
+  }
+
+  updatePose() {
+    const up = new THREE.Vector3(0, 1, 0);
+    for (const mesh of this.bones) {
+      const s = mesh.userData.site;
+      const a = this.jointPosition(this.sites[s.parent].joint), b = this.jointPosition(s.joints[0]);
+      const d = b.clone().sub(a), len = d.length();
+      mesh.position.copy(a);
+      mesh.quaternion.setFromUnitVectors(up, len > 1e-12 ? d.divideScalar(len) : up);
+      const r = this.jointRadius * 0.55;
+      mesh.scale.set(r, Math.max(len, 1e-6), r);
+    }
+    this.spheres.forEach((m, i) => m.position.copy(this.jointPosition(this.sites[i].joint)));
+    this._updateSkin();
+    this._applyColors();
+    this.requestRender();
+  }
+
+  /** Colours: the selected site, the chain a drag moves, locked parts. */
+  setHighlight({ selected = null, chain = new Set(), locked = new Set() } = {}) {
+    this.highlight = { selected, chain, locked };
+    this._applyColors();
+    this.requestRender();
+  }
+  _applyColors() {
+    const { selected, chain, locked } = this.highlight;
+    this.spheres.forEach((m, i) => {
+      const j = this.sites[i].joint;
+      const c = j === selected ? COLORS.selected : locked.has(j) ? COLORS.locked : chain.has(j) ? COLORS.chain : COLORS.joint;
+      m.material.color.setHex(c);
+      m.scale.setScalar(this.jointRadius * (j === selected ? 1.45 : 1));
+    });
+    for (const b of this.bones) {
+      const s = b.userData.site;
+      const moving = s.joints.some((j) => chain.has(j)) || this.sites[s.parent].joints.some((j) => chain.has(j));
+      b.material.color.setHex(moving ? 0xa9cdf0 : COLORS.bone);
+    }
+  }
+
+  /** Lock markers: pins (a diamond and a ring), planes (a translucent square), orientations (axes). */
+  updateLocks(liveTargets) {
+    this.lockGroup.clear();
+    const doc = this.store.doc;
+    if (!doc) return;
+    const handles = new Map((doc.handles ?? []).map((h) => [h.name, h]));
+    const r = this.jointRadius;
+    for (const c of doc.constraints ?? []) {
+      const h = handles.get(c.handle);
+      if (!h) continue;
+      const j = h.joint !== undefined ? this.figure.joints.findIndex((x) => x.name === h.joint) : -1;
+      const at = liveTargets?.get(c.name) ?? (c.target && c.type === 'pin' ? new THREE.Vector3(...c.target)
+        : j >= 0 ? this.jointPosition(j) : new THREE.Vector3());
+      if (c.type === 'pin') {
+        const m = new THREE.Mesh(new THREE.OctahedronGeometry(r * 1.6),
+          new THREE.MeshBasicMaterial({ color: COLORS.pin, wireframe: false, transparent: true, opacity: 0.9, depthTest: false }));
+        m.position.copy(at);
+        m.renderOrder = 5;
+        m.userData = { lock: c.name, kind: 'lock' };
+        this.lockGroup.add(m);
+        const ring = new THREE.Mesh(new THREE.TorusGeometry(r * 2.6, r * 0.25, 8, 32),
+          new THREE.MeshBasicMaterial({ color: COLORS.pin, depthTest: false }));
+        ring.rotation.x = Math.PI / 2;
+        ring.position.copy(at);
+        ring.renderOrder = 5;
+        this.lockGroup.add(ring);
+      } else if (c.type === 'plane') {
+        const n = new THREE.Vector3(...(c.normal ?? [0, 1, 0])).normalize();
+        const m = new THREE.Mesh(new THREE.PlaneGeometry(this.size * 0.35, this.size * 0.35),
+          new THREE.MeshBasicMaterial({ color: COLORS.plane, transparent: true, opacity: 0.28, side: THREE.DoubleSide, depthWrite: false }));
+        m.quaternion.setFromUnitVectors(new THREE.Vector3(0, 0, 1), n);
+        m.position.copy(c.origin ? new THREE.Vector3(...c.origin) : at);
+        this.lockGroup.add(m);
+        const edge = new THREE.LineSegments(new THREE.EdgesGeometry(m.geometry), new THREE.LineBasicMaterial({ color: COLORS.plane }));
+        edge.quaternion.copy(m.quaternion);
+        edge.position.copy(m.position);
+        this.lockGroup.add(edge);
+      } else if (c.type === 'orient' && j >= 0) {
+        const f = this.figure.frames, p = this.jointPosition(j);
+        const len = r * 5;
+        for (let k = 0; k < 3; k++) {
+          if (c.axis && 'xyz'[k] !== c.axis) continue;
+          const dir = new THREE.Vector3(f[12 * j + k], f[12 * j + 3 + k], f[12 * j + 6 + k]);
+          const arrow = new THREE.ArrowHelper(dir, p, len, [0xff5f56, 0x4fc08d, 0x5fa8ff][k], r * 1.4, r * 0.9);
+          arrow.traverse((o) => { if (o.material) { o.material.depthTest = false; } o.renderOrder = 6; });
+          this.lockGroup.add(arrow);
+        }
+      }
+    }
+    this.requestRender();
+  }
+
+  /** Onion skin (used by the animation UI): translucent figures at the given states. */
+  setGhosts(qs, opacity = 0.25) {
+    for (const g of this._ghosts) this.scene.remove(g);
+    this._ghosts = [];
+    if (!qs || !qs.length) { this.requestRender(); return; }
+    const fig = this.figure, keep = Float64Array.from(fig.q);
+    const mat = new THREE.LineBasicMaterial({ color: 0x9ab8d8, transparent: true, opacity });
+    for (const q of qs) {
+      fig.setQ(q).fk();
+      const pts = [];
+      for (const s of this.sites) {
+        if (s.parent < 0) continue;
+        pts.push(this.jointPosition(this.sites[s.parent].joint), this.jointPosition(s.joints[0]));
+      }
+      const g = new THREE.LineSegments(new THREE.BufferGeometry().setFromPoints(pts), mat);
+      this._ghosts.push(g);
+      this.scene.add(g);
+    }
+    fig.setQ(keep).fk();
+    this.requestRender();
+  }
+
+  showGoal(p) {
+    if (!p) this.goalMarker.visible = false;
+    else {
+      this.goalMarker.visible = true;
+      this.goalMarker.position.copy(p);
+      this.goalMarker.scale.setScalar(this.jointRadius * 0.7);
+    }
+    this.requestRender();
+  }
+
+  // ---- layout and cameras ----
+  toggleMaximize(name) {
+    this.setLayout(this.layout === name ? 'quad' : name);
+  }
+  setLayout(layout) {
+    this.layout = layout;
+    this.store.setSettings({ layout });
+    this.resize();
+  }
+  /** Each view's rectangle in CSS pixels relative to the container. */
+  rects() {
+    const w = this.container.clientWidth, h = this.container.clientHeight, out = {};
+    if (this.layout !== 'quad') {
+      for (const n of VIEW_NAMES) out[n] = n === this.layout ? { x: 0, y: 0, w, h } : null;
+      return out;
+    }
+    const hw = Math.floor(w / 2), hh = Math.floor(h / 2);
+    out.front = { x: 0, y: 0, w: hw - 1, h: hh - 1 };
+    out.side = { x: hw + 1, y: 0, w: w - hw - 1, h: hh - 1 };
+    out.top = { x: 0, y: hh + 1, w: hw - 1, h: h - hh - 1 };
+    out.perspective = { x: hw + 1, y: hh + 1, w: w - hw - 1, h: h - hh - 1 };
+    return out;
+  }
+  resize() {
+    const w = this.container.clientWidth, h = this.container.clientHeight;
+    if (!w || !h) return;
+    this.renderer.setSize(w, h, false);
+    this.canvas.style.width = `${w}px`;
+    this.canvas.style.height = `${h}px`;
+    const rects = this.rects();
+    for (const n of VIEW_NAMES) {
+      const r = rects[n], cell = this.cells[n];
+      cell.hidden = !r;
+      if (r) Object.assign(cell.style, { left: `${r.x}px`, top: `${r.y}px`, width: `${r.w}px`, height: `${r.h}px` });
+      cell.classList.toggle('maximized', this.layout === n);
+    }
+    this.requestRender();
+  }
+  _updateCamera(name, r) {
+    const cam = this.cameras[name], aspect = r.w / r.h;
+    if (name === 'perspective') {
+      const o = this.orbit;
+      cam.aspect = aspect;
+      cam.position.set(o.target.x + o.dist * Math.cos(o.pitch) * Math.sin(o.yaw), o.target.y + o.dist * Math.sin(o.pitch),
+        o.target.z + o.dist * Math.cos(o.pitch) * Math.cos(o.yaw));
+      cam.up.set(0, 1, 0);
+      cam.lookAt(o.target);
+    } else {
+      const st = this.orthoState[name], half = st.size / 2;
+      cam.left = -half * aspect; cam.right = half * aspect; cam.top = half; cam.bottom = -half;
+      const c = st.center;
+      if (name === 'front') { cam.position.set(c.x, c.y, c.z + 10); cam.up.set(0, 1, 0); }
+      if (name === 'side') { cam.position.set(c.x + 10, c.y, c.z); cam.up.set(0, 1, 0); }
+      if (name === 'top') { cam.position.set(c.x, c.y + 10, c.z); cam.up.set(0, 0, -1); }
+      cam.lookAt(c);
+    }
+    cam.updateProjectionMatrix();
+    cam.updateMatrixWorld();
+  }
+  requestRender() { this._dirty = true; }
+  render() {
+    this._dirty = false;
+    const rects = this.rects(), H = this.container.clientHeight;
+    for (const n of VIEW_NAMES) {
+      const r = rects[n];
+      if (!r || r.w < 2 || r.h < 2) continue;
+      this._updateCamera(n, r);
+      const y = H - r.y - r.h;
+      this.renderer.setViewport(r.x, y, r.w, r.h);
+      this.renderer.setScissor(r.x, y, r.w, r.h);
+      this.renderer.setClearColor(n === 'perspective' ? COLORS.backgroundPersp : COLORS.background);
+      this.renderer.clear();
+      this.grid.visible = true;
+      this.renderer.render(this.scene, this.cameras[n]);
+    }
+  }
+
+  // ---- picking and projection ----
+  /** The view under a page point, with normalised device coordinates. */
+  viewAt(clientX, clientY) {
+    const box = this.container.getBoundingClientRect(), rects = this.rects();
+    const x = clientX - box.left, y = clientY - box.top;
+    for (const n of VIEW_NAMES) {
+      const r = rects[n];
+      if (r && x >= r.x && x < r.x + r.w && y >= r.y && y < r.y + r.h) {
+        this._updateCamera(n, r);
+        return { view: n, ndc: new THREE.Vector2(((x - r.x) / r.w) * 2 - 1, -((y - r.y) / r.h) * 2 + 1), rect: r };
+      }
+    }
+    return null;
+  }
+  /** The ray through a page point in a view (Welman Fig. 6.3). */
+  rayAt(view, ndc) {
+    const ray = new THREE.Raycaster();
+    ray.setFromCamera(ndc, this.cameras[view]);
+    return ray;
+  }
+  /** The joint (site) under a page point: the nearest sphere within a few pixels. */
+  pick(clientX, clientY) {
+    const v = this.viewAt(clientX, clientY);
+    if (!v) return null;
+    let best = null, bestD = 14; // pixels
+    const box = this.container.getBoundingClientRect();
+    for (let i = 0; i < this.sites.length; i++) {
+      const s = this.screen(this.sites[i].joint, v.view);
+      if (!s) continue;
+      const d = Math.hypot(s.x - clientX, s.y - clientY);
+      if (d < bestD) { bestD = d; best = this.sites[i].joint; }
+    }
+    void box;
+    return best === null ? { view: v.view, joint: null, ndc: v.ndc } : { view: v.view, joint: best, ndc: v.ndc };
+  }
+  /** Page pixels of a world point in a view, or null when the view is hidden. */
+  project(p, view) {
+    const r = this.rects()[view];
+    if (!r) return null;
+    this._updateCamera(view, r);
+    const v = p.clone().project(this.cameras[view]);
+    const box = this.container.getBoundingClientRect();
+    return { x: box.left + r.x + ((v.x + 1) / 2) * r.w, y: box.top + r.y + ((1 - v.y) / 2) * r.h };
+  }
+  screen(joint, view) {
+    return this.project(this.jointPosition(joint), view);
+  }
+
+  // ---- navigation: the perspective view orbits, every view pans and zooms ----
+  orbitBy(dx, dy) {
+    this.orbit.yaw -= dx * 0.008;
+    this.orbit.pitch = Math.max(-1.45, Math.min(1.45, this.orbit.pitch + dy * 0.008));
+    this.requestRender();
+  }
+  zoom(view, factor) {
+    if (view === 'perspective') this.orbit.dist = Math.max(0.05, this.orbit.dist * factor);
+    else this.orthoState[view].size = Math.max(0.01, this.orthoState[view].size * factor);
+    this.requestRender();
+  }
+  pan(view, dxPix, dyPix) {
+    const r = this.rects()[view];
+    if (!r) return;
+    const cam = this.cameras[view];
+    const right = new THREE.Vector3().setFromMatrixColumn(cam.matrixWorld, 0);
+    const up = new THREE.Vector3().setFromMatrixColumn(cam.matrixWorld, 1);
+    const scale = view === 'perspective' ? (2 * this.orbit.dist * Math.tan((cam.fov * Math.PI) / 360)) / r.h
+      : this.orthoState[view].size / r.h;
+    const d = right.multiplyScalar(-dxPix * scale).add(up.multiplyScalar(dyPix * scale));
+    (view === 'perspective' ? this.orbit.target : this.orthoState[view].center).add(d);
+    this.requestRender();
+  }
+}
