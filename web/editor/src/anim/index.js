@@ -261,7 +261,7 @@ export function installAnimation(store, viewport) {
     store.actions[name] = (...args) => anim.run(name, ...args);
   const el = (id) => document.getElementById(id);
   if (el('timeline')) anim.timeline = new Timeline(anim, el('timeline'));
-  if (el('anim-toolbar')) anim.transport = new Transport(anim, el('anim-toolbar'));
+  if (el('anim-toolbar')) anim.transport = new Transport(anim, el('anim-toolbar'), anim.timeline?.bar);
   if (el('graph')) anim.graph = new Graph(anim, el('graph'));
   if (anim.transport) {
     anim.flipbook = new Flipbook(anim, anim.transport.menus);

@@ -17,16 +17,17 @@ const CSS = `
 #timeline .tl-check { display: flex; gap: 3px; align-items: center; margin-left: 4px; }
 #timeline .tl-canvas { width: 100%; height: 74px; display: block; cursor: crosshair; touch-action: none; }
 .anim-transport { display: flex; gap: 2px; align-items: center; font: 12px system-ui, sans-serif; }
-.anim-transport .vcr { min-width: 28px; padding: 2px 5px; font-size: 13px; }
+.anim-transport .vcr { min-width: 26px; height: 24px; padding: 2px 5px; display: inline-flex; align-items: center; justify-content: center; }
 .anim-transport .vcr.on { background: #2563eb; border-color: #3b82f6; }
 .anim-transport .vcr.toggle:not(.on) { color: #6b7280; }
 .anim-transport .vcr-frame { display: flex; gap: 3px; align-items: center; margin-left: 6px; }
-.anim-transport .vcr-frame input { width: 52px; background: #0f131a; color: #e5e7eb; border: 1px solid #374151; border-radius: 3px; }
+.anim-transport .vcr-frame input { width: 50px; background: #0f131a; color: #e5e7eb; border: 1px solid #374151; border-radius: 3px; }
 .anim-transport .vcr-extent { color: #9ca3af; margin: 0 6px; font-variant-numeric: tabular-nums; }
-.anim-transport .vcr-keep { display: flex; gap: 3px; align-items: center; }
-.anim-menus { display: flex; gap: 3px; position: relative; }
+.anim-transport .vcr-keep { display: flex; gap: 3px; align-items: center; white-space: nowrap; margin-left: 4px; }
+.anim-menus { display: flex; gap: 4px; position: relative; align-items: center; margin-left: auto; }
+.anim-menus .vcr-extent { color: #9ca3af; margin-right: 6px; font-variant-numeric: tabular-nums; white-space: nowrap; }
 .anim-menu-wrap { position: relative; }
-.anim-menu { position: absolute; top: 100%; left: 0; z-index: 50; margin-top: 4px; min-width: 220px; max-height: 70vh;
+.anim-menu { position: absolute; bottom: 100%; right: 0; z-index: 50; margin-bottom: 4px; min-width: 240px; max-height: 70vh;
   overflow: auto; background: #1b202b; border: 1px solid #374151; border-radius: 5px; padding: 6px;
   box-shadow: 0 8px 24px rgba(0,0,0,.45); display: flex; flex-direction: column; gap: 4px; color: #e5e7eb; font: 12px system-ui, sans-serif; }
 .anim-menu[hidden] { display: none; }

@@ -28,32 +28,55 @@ export class Menus {
   }
 }
 
+// VCR icons as SVG paths (fonts differ in which media symbols they have)
+const ICONS = {
+  start: 'M3 2h2v12H3zM14 2v12L6 8z',
+  back: 'M2 2h2v12H2zM13 2v12L5 8z',
+  play: 'M4 2v12l10-6z',
+  pause: 'M3 2h4v12H3zM9 2h4v12H9z',
+  forward: 'M12 2h2v12h-2zM3 2v12l8-6z',
+  end: 'M11 2h2v12h-2zM2 2v12l8-6z',
+  loop: 'M4 5h7V3l3 3-3 3V7H5v3H3V6a1 1 0 0 1 1-1zm8 6H5v2l-3-3 3-3v2h6V6h2v4a1 1 0 0 1-1 1z',
+};
+function icon(name) {
+  const svg = document.createElementNS('http://www.w3.org/2000/svg', 'svg');
+  svg.setAttribute('viewBox', '0 0 16 16');
+  svg.setAttribute('width', '14');
+  svg.setAttribute('height', '14');
+  const path = document.createElementNS('http://www.w3.org/2000/svg', 'path');
+  path.setAttribute('d', ICONS[name]);
+  path.setAttribute('fill', 'currentColor');
+  svg.append(path);
+  return svg;
+}
+
 export class Transport {
-  constructor(anim, root) {
+  constructor(anim, root, menuRoot) {
     this.anim = anim;
     const s = anim.store, p = anim.player, act = (n) => () => anim.run(n);
-    const b = (text, title, name, id) => h('button', { class: 'vcr', title, id, onclick: act(name) }, text);
-    this.playButton = b('\u25B6', 'Play / pause (Space)', 'togglePlay', 'vcr-play');
+    const b = (name, title, action, id) => h('button', { class: 'vcr', title, id, onclick: act(action) }, icon(name));
+    this.playButton = b('play', 'Play / pause (Space)', 'togglePlay', 'vcr-play');
     this.loop = h('button', { class: 'vcr toggle', id: 'vcr-loop', title: 'Loop', onclick: () => {
       p.loop = !p.loop;
       this.update();
-    } }, '\u21BB');
+    } }, icon('loop'));
     this.frameInput = h('input', { id: 'vcr-frame', type: 'number', step: '1', title: 'Current frame',
       onchange: (e) => { const f = Number(e.target.value); if (Number.isFinite(f)) p.show(f); } });
-    this.extent = h('span', { class: 'vcr-extent', id: 'vcr-extent' });
     this.keep = h('input', { type: 'checkbox', id: 'vcr-keep', onchange: (e) => { p.keepConstraints = e.target.checked; } });
     const group = h('div', { class: 'group anim-transport' },
-      b('\u23EE', 'To the first key', 'toStart', 'vcr-start'),
-      b('\u23F4', 'Step back a frame', 'stepBack', 'vcr-back'),
+      b('start', 'To the first key', 'toStart', 'vcr-start'),
+      b('back', 'Step back a frame', 'stepBack', 'vcr-back'),
       this.playButton,
-      b('\u23F5', 'Step forward a frame', 'stepForward', 'vcr-forward'),
-      b('\u23ED', 'To the last key', 'toEnd', 'vcr-end'),
+      b('forward', 'Step forward a frame', 'stepForward', 'vcr-forward'),
+      b('end', 'To the last key', 'toEnd', 'vcr-end'),
       this.loop,
-      h('label', { class: 'vcr-frame' }, 'Frame', this.frameInput), this.extent,
+      h('label', { class: 'vcr-frame' }, this.frameInput),
       h('label', { class: 'vcr-keep', title: 'Keep the locks at in-between frames: each frame is interpolated, then the locks active there are satisfied again (Welman 6.3, Fig. 6.5)' },
         this.keep, 'Keep locks'));
-    this.menus = new Menus(h('div', { class: 'group anim-menus' }));
-    root.append(group, this.menus.root);
+    root.append(group);
+    this.extent = h('span', { class: 'vcr-extent', id: 'vcr-extent' });
+    this.menus = new Menus(h('div', { class: 'anim-menus' }, this.extent));
+    (menuRoot ?? root).append(this.menus.root);
     this.menus.add('Export', 'export', 'Export the sequence (baked, locks kept) as BVH or glTF', (panel) => {
       panel.append(
         h('button', { id: 'export-bvh', onclick: () => { panel.hidden = true; anim.run('exportBVH'); } }, 'BVH motion (.bvh)'),
@@ -64,12 +87,12 @@ export class Transport {
   }
   update() {
     const s = this.anim.store, p = this.anim.player;
-    this.playButton.textContent = p.playing ? '\u23F8' : '\u25B6';
+    this.playButton.replaceChildren(icon(p.playing ? 'pause' : 'play'));
     this.playButton.classList.toggle('on', p.playing);
     this.loop.classList.toggle('on', p.loop);
     if (document.activeElement !== this.frameInput) this.frameInput.value = String(Math.round(s.ui.frame * 100) / 100);
     const [lo, hi] = p.range();
-    this.extent.textContent = `${lo}\u2013${hi} @ ${p.fps()} fps`;
+    this.extent.textContent = `keys ${lo}\u2013${hi} \u00B7 ${p.fps()} fps`;
     this.keep.checked = p.keepConstraints;
   }
 }
