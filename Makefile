@@ -9,7 +9,7 @@ JOBS       ?= $(shell nproc 2>/dev/null || echo 2)
 FUZZ_SECONDS ?= 15
 
 .PHONY: all deps build install run test test-release test-sanitize fuzz bench bench-peers check-format \
-        check-includes clean web editor test-web bench-web bench-editor
+        check-includes clean web editor test-web bench-web bench-editor editor-screenshots
 
 all: build
 
@@ -95,15 +95,27 @@ web/node_modules/.package-lock.json: web/package.json web/package-lock.json
 
 # The module's tests (node --test), against the native build's results: in Node, then in
 # Debian's Chromium, headless (test/browser.test.mjs).
-NODE_TESTS = $(patsubst web/%,%,$(filter-out web/test/browser.test.mjs,$(wildcard web/test/*.test.mjs)))
+# The editor's tests (test/editor*.test.mjs) start the real `marionette editor` (MN_CLI) on
+# temporary projects and drive the page in Chromium.
+BROWSER_TESTS = web/test/browser.test.mjs $(wildcard web/test/editor*.test.mjs)
+NODE_TESTS = $(patsubst web/%,%,$(filter-out $(BROWSER_TESTS),$(wildcard web/test/*.test.mjs)))
 test-web: build web web/node_modules/.package-lock.json
 	cd web && MN_CLI=$(CURDIR)/$(BUILD)/marionette node --test --test-reporter=tap $(NODE_TESTS)
-	cd web && MN_CLI=$(CURDIR)/$(BUILD)/marionette node --test --test-reporter=tap test/browser.test.mjs
+	cd web && MN_CLI=$(CURDIR)/$(BUILD)/marionette node --test --test-reporter=tap --test-concurrency=1 \
+		$(patsubst web/%,%,$(BROWSER_TESTS))
 
 # The module against three.js's CCDIKSolver and closed-chain-ik (installed with the
 # lockfile), and the native build on the same targets.
 bench-web: build web web/node_modules/.package-lock.json
 	cd web && MN_CLI=$(CURDIR)/$(BUILD)/marionette node bench/bench_ik.mjs
+
+# The editor's drag benchmark in Chromium (web/bench/bench_editor.mjs): key=value lines.
+bench-editor: build web web/node_modules/.package-lock.json
+	cd web && MN_CLI=$(CURDIR)/$(BUILD)/marionette node bench/bench_editor.mjs
+
+# The screenshots of docs/editor.md, taken again.
+editor-screenshots: build web web/node_modules/.package-lock.json
+	cd web && MN_CLI=$(CURDIR)/$(BUILD)/marionette node test/screenshots.mjs ../docs/images/editor
 
 clean:
 	rm -rf $(BUILD) $(ASAN_BUILD) $(FUZZ_BUILD) $(WEB_BUILD)

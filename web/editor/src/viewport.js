@@ -166,7 +166,7 @@ export class Viewport {
     this.siteOf = siteOf;
     const size = Math.max(0.2, height - Math.min(0, lo));
     this.size = size;
-    this.jointRadius = size * 0.018;
+    this.jointRadius = size * 0.02;
     // frame the figure in every view
     const c = new THREE.Vector3(0, (height + Math.min(0, lo)) / 2, 0);
     for (const v of ['front', 'side']) this.orthoState[v] = { center: c.clone(), size: size * 1.25 };
@@ -242,7 +242,7 @@ export class Viewport {
       const d = b.clone().sub(a), len = d.length();
       mesh.position.copy(a);
       mesh.quaternion.setFromUnitVectors(up, len > 1e-12 ? d.divideScalar(len) : up);
-      const r = this.jointRadius * 0.55;
+      const r = this.jointRadius * 0.62;
       mesh.scale.set(r, Math.max(len, 1e-6), r);
     }
     this.spheres.forEach((m, i) => m.position.copy(this.jointPosition(this.sites[i].joint)));

@@ -1,0 +1,208 @@
+// The editor end to end: the real `marionette editor` binary on a temporary project, the
+// page in Debian's Chromium (headless), driven with the mouse and keyboard. Dragging with
+// locks, the FK sliders, the drag modes of Welman 6.2, undo and redo, the autosave with its
+// indicator and the file on disk, a conflict between two tabs, and a server killed with
+// SIGKILL that loses nothing it acknowledged.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync, existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { makeScratch, startServer, launchBrowser, openEditor, dragJoint, waitSaved, removeScratch } from './editor-harness.mjs';
+
+let scratch, server, context, page;
+const errors = [];
+// a fresh project has no editor.json or sequence.json yet: their 404s are expected
+const realErrors = () => errors.filter((e) => !/status of 404/.test(e));
+
+before(async () => {
+  scratch = makeScratch();
+  server = await startServer(scratch.project, scratch);
+  context = await launchBrowser(scratch);
+  page = await openEditor(context, server.url, errors);
+});
+
+after(async () => {
+  try {
+    if (context) await context.close();
+  } finally {
+    if (server) await server.stop('SIGKILL');
+    removeScratch(scratch);
+  }
+});
+
+const dist = (a, b) => Math.hypot(a[0] - b[0], a[1] - b[1], a[2] - b[2]);
+const state = () => page.evaluate(() => window.marionette.state());
+const pos = (j) => page.evaluate((jj) => window.marionette.position(jj), j);
+const settings = (patch) => page.evaluate((p) => window.marionette.setSettings(p), patch);
+const q = async () => (await state()).pose;
+
+test('the page opens the project: the stick figure at rest, four views, Saved', async () => {
+  const s = await state();
+  assert.equal(s.figure, 'stickman');
+  assert.equal(s.keys.length, 1);
+  const v = await page.evaluate(() => window.marionette.views());
+  assert.equal(v.layout, 'quad');
+  for (const n of ['front', 'side', 'top', 'perspective']) assert.ok(v.rects[n].w > 100 && v.rects[n].h > 100, n);
+  await waitSaved(page);
+  assert.ok(existsSync(join(scratch.project, 'sequence.json')), 'the new sequence is on disk');
+  assert.deepEqual(realErrors(), []);
+});
+
+test('a view takes the work area (double-click its label, keys) and gives it back', async () => {
+  await page.dblclick('.view-cell[data-view=side] .view-label');
+  let v = await page.evaluate(() => window.marionette.views());
+  assert.equal(v.layout, 'side');
+  assert.equal(v.rects.front, null);
+  await page.keyboard.press('0');
+  await page.keyboard.press('4');
+  v = await page.evaluate(() => window.marionette.views());
+  assert.equal(v.layout, 'perspective');
+  await page.keyboard.press('4');
+  v = await page.evaluate(() => window.marionette.views());
+  assert.equal(v.layout, 'quad');
+});
+
+test('an FK slider moves its joint, within the limits shown', async () => {
+  await page.evaluate(() => window.marionette.select('right elbow'));
+  const slider = page.locator('#sliders input[data-joint="right elbow"]');
+  const box = await slider.boundingBox();
+  const before = (await q())['right elbow'];
+  const elbowBefore = await pos('right hand');
+  await page.mouse.click(box.x + box.width * 0.25, box.y + box.height / 2);
+  const after = (await q())['right elbow'];
+  assert.notEqual(after, before);
+  const lim = await page.evaluate(() => {
+    const f = window.marionette.store.figure;
+    return f.joints[f.joint('right elbow')].range;
+  });
+  assert.ok(after >= lim[0] && after <= lim[1]);
+  assert.ok(dist(await pos('right hand'), elbowBefore) > 0.01, 'the hand moved with the elbow');
+  assert.match(await page.textContent('#sliders .limits'), /\u2026/);
+});
+
+test('dragging the hand with both feet locked: the feet stay, the hand follows the mouse', async () => {
+  await page.evaluate(() => {
+    window.marionette.addLock('position', 'left foot');
+    window.marionette.addLock('position', 'right foot');
+  });
+  await settings({ dragMode: 'named', dragBase: 'pelvis', csolver: 'lagrange', iterations: 20 });
+  const lf = await pos('left foot'), rf = await pos('right foot'), hand = await pos('right hand');
+  const pelvis = await pos('pelvis');
+  // the mouse goes 90 px right and 120 px up in the front view
+  const start = await dragJoint(page, 'right hand', 'front', 90, -120, 30);
+  const end = await page.evaluate(() => window.marionette.screen('right hand', 'front'));
+  assert.ok(dist(await pos('left foot'), lf) < 1e-4, `left foot moved ${dist(await pos('left foot'), lf)}`);
+  assert.ok(dist(await pos('right foot'), rf) < 1e-4, `right foot moved ${dist(await pos('right foot'), rf)}`);
+  const h2 = await pos('right hand');
+  assert.ok(dist(h2, hand) > 0.1, 'the hand moved');
+  // toward the mouse: closer on screen to where the mouse let go than where it started
+  const goal = { x: start.x + 90, y: start.y - 120 };
+  assert.ok(Math.hypot(end.x - goal.x, end.y - goal.y) < 0.5 * Math.hypot(start.x - goal.x, start.y - goal.y));
+  assert.ok(dist(await pos('pelvis'), pelvis) > 1e-3, 'the chain from the pelvis moved the body');
+  const st = await page.evaluate(() => window.marionette.stats());
+  assert.ok(st.dragMs.length >= 20 && st.dragMs.every((x) => x >= 0));
+  assert.ok(st.maxViolation < 1e-4);
+});
+
+test('the three drag modes move what Welman 6.2 says', async () => {
+  const moved = async (mode, base) => {
+    await page.evaluate(() => window.marionette.store.setPose(window.marionette.store.figure.restQ));
+    await settings({ dragMode: mode, dragBase: base });
+    const a = await q();
+    await dragJoint(page, 'right hand', 'front', -40, -50, 12);
+    const b = await q();
+    const changed = (n) => Math.abs(b[n] - a[n]) > 1e-6;
+    return { elbow: changed('right elbow'), shoulder: ['right arm.1', 'right arm.2', 'right arm'].some(changed),
+      torso: ['torso.1', 'torso.2', 'torso'].some(changed), pelvis: JSON.stringify(a.pelvis) !== JSON.stringify(b.pelvis) };
+  };
+  assert.deepEqual(await moved('part', null), { elbow: true, shoulder: false, torso: false, pelvis: false });
+  assert.deepEqual(await moved('branch', null), { elbow: true, shoulder: true, torso: false, pelvis: false });
+  const named = await moved('named', 'torso.1');
+  assert.ok(named.torso && named.shoulder && !named.pelvis, JSON.stringify(named));
+});
+
+test('undo and redo (buttons and keys) restore poses and locks exactly', async () => {
+  await settings({ dragMode: 'branch' });
+  const a = await state();
+  await dragJoint(page, 'left hand', 'front', 50, -40, 10);
+  const b = await state();
+  assert.notDeepEqual(b.pose, a.pose);
+  await page.keyboard.press('Control+z');
+  assert.deepEqual((await state()).pose, a.pose);
+  await page.keyboard.press('Control+Shift+z');
+  assert.deepEqual((await state()).pose, b.pose);
+  // a lock added, undone, redone
+  const n = b.constraints.length;
+  await page.evaluate(() => window.marionette.addLock('plane', 'head'));
+  assert.equal((await state()).constraints.length, n + 1);
+  await page.click('#undo');
+  assert.equal((await state()).constraints.length, n);
+  await page.click('#redo');
+  assert.equal((await state()).constraints.length, n + 1);
+});
+
+test('the save indicator reaches Saved and the files on disk hold the change', async () => {
+  await page.evaluate(() => window.marionette.addLock('orientation-y', 'left foot'));
+  assert.notEqual(await page.textContent('#save-status'), 'Saved');
+  await page.keyboard.press('Control+s');
+  await waitSaved(page);
+  const doc = JSON.parse(readFileSync(join(scratch.project, 'sequence.json'), 'utf8'));
+  const c = doc.constraints.find((x) => x.type === 'orient');
+  assert.equal(c.axis, 'y');
+  assert.equal(doc.handles.find((h) => h.name === c.handle).joint, 'left foot');
+  // frame 0 has a key: the posed figure is that key's pose (docs/editor.md)
+  const s = await state();
+  assert.deepEqual(doc.keys.find((k) => k.frame === 0).pose, s.pose);
+  const ed = JSON.parse(readFileSync(join(scratch.project, 'editor.json'), 'utf8'));
+  assert.equal(ed.dragMode, 'branch');
+  // at a frame without a key the pose is editor.json's unkeyed pose
+  await page.evaluate(() => window.marionette.store.setFrame(12));
+  await dragJoint(page, 'right hand', 'front', 30, -30, 8);
+  await waitSaved(page);
+  const ed2 = JSON.parse(readFileSync(join(scratch.project, 'editor.json'), 'utf8'));
+  assert.equal(ed2.frame, 12);
+  assert.deepEqual(ed2.pose.pose, (await state()).pose);
+  await page.evaluate(() => window.marionette.store.setFrame(0));
+  await waitSaved(page);
+});
+
+test('a second tab editing the same project gets a conflict, not an overwrite', async () => {
+  const errors2 = [];
+  const page2 = await openEditor(context, server.url, errors2);
+  try {
+    // the first tab saves a change; the second, opened before it, then edits
+    await page.evaluate(() => window.marionette.addLock('position', 'head'));
+    await waitSaved(page);
+    const onDisk = readFileSync(join(scratch.project, 'sequence.json'), 'utf8');
+    await page2.evaluate(() => window.marionette.addLock('position', 'left hand'));
+    await page2.waitForFunction(() => window.marionette.state().saveStatus === 'conflict');
+    assert.equal(await page2.textContent('#save-status'), 'Conflict');
+    assert.ok(await page2.isVisible('#conflict'));
+    assert.equal(readFileSync(join(scratch.project, 'sequence.json'), 'utf8'), onDisk, 'nothing overwritten');
+    // reload from disk: the second tab now sees the first tab's lock
+    await Promise.all([page2.waitForNavigation(), page2.click('#conflict-reload')]);
+    await page2.evaluate(() => window.marionette.ready);
+    const names = (await page2.evaluate(() => window.marionette.state())).constraints.map((c) => c.name);
+    assert.ok(names.includes('head position'), names.join(', '));
+    assert.ok(!names.includes('left hand position'));
+  } finally {
+    await page2.close();
+  }
+});
+
+test('a server killed with SIGKILL and restarted loses nothing it acknowledged', async () => {
+  await dragJoint(page, 'left hand', 'front', -30, -60, 10);
+  await page.keyboard.press('Control+s');
+  await waitSaved(page);
+  const s = await state();
+  await server.stop('SIGKILL');
+  server = await startServer(scratch.project, scratch);
+  await page.goto(server.url);
+  await page.waitForFunction(() => window.marionette && window.marionette.state, null, { timeout: 30000 });
+  await page.evaluate(() => window.marionette.ready);
+  const t = await state();
+  assert.deepEqual(t.constraints, s.constraints);
+  assert.deepEqual(t.handles, s.handles);
+  for (const [name, v] of Object.entries(s.pose)) assert.deepEqual(t.pose[name], v, name);
+  assert.deepEqual(realErrors(), []);
+});
