@@ -57,11 +57,13 @@ export class Animate {
     this.anim = anim;
     this.store = anim.store;
     this.panel = menus.add('Animate', 'animate', 'Locks over time: frames, targets keyed at frames, balance', (panel) => this.fill(panel));
-    this.store.on('doc', () => {
-      if (this.panel.hidden) return;
+    const refill = () => {
+      if (this.panel.hidden || this.panel.contains(document.activeElement)) return;
       this.panel.replaceChildren();
       this.fill(this.panel);
-    });
+    };
+    this.store.on('doc', refill);
+    this.store.on('frame', () => { if (!this.anim.player.playing) refill(); });
   }
 
   fill(panel) {
@@ -89,7 +91,7 @@ export class Animate {
     const hasBalance = (doc.constraints ?? []).some((c) => c.type === 'balance');
     panel.append(
       h('div', { class: 'anim-head' }, 'Locks over time'),
-      rows.length ? rows : h('div', { class: 'anim-dim anim-pad' }, 'No locks yet: lock a part first (Lock menu).'),
+      ...(rows.length ? rows : [h('div', { class: 'anim-dim anim-pad' }, 'No locks yet: lock a part first (Lock menu).')]),
       h('div', { class: 'anim-head' }, 'Balance'),
       h('div', { class: 'anim-row anim-pad' },
         h('button', { id: 'anim-balance', onclick: () => { this.anim.run(hasBalance ? 'removeBalance' : 'addBalance'); } },

@@ -58,6 +58,8 @@ export function installApi(anim) {
       keepConstraints: p.keepConstraints, status: anim.lastStatus ?? '',
     }),
     resetAnimStats: () => { p.solveMs.length = 0; },
+    /** The timeline's x (CSS pixels in #tl-canvas) of a frame. */
+    timelineX: (f) => anim.timeline.xOf(f),
     /** The flipbook menu's sequences once opened: [{ path, keys, shown }]. */
     flipbooks: () => anim.flipbook?.books.map((b) => ({ path: b.path, keys: b.keys, shown: b.shown ?? null, error: b.error ?? null })) ?? [],
   });

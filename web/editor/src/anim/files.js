@@ -56,13 +56,20 @@ export async function openFigureFile(anim, file) {
     if ((r.status !== 409 && r.status !== 412) || n > 50) await answer(r, path);
     path = `${stem}-${n}.sequence.json`;
   }
+  await switchSequence(anim, path);
+  return path;
+}
+
+/** Makes `path` the project's open sequence (editor.json) and loads the page again: the
+ * views, panels and figure are built afresh for its figure. */
+export async function switchSequence(anim, path) {
+  const s = anim.store;
   anim.player.pause();
   await s.save();
   s.setSettings({ sequence: path });
-  await s.save();
-  await s.reload();
-  anim.status(`Opened ${up.path} as ${path}`);
-  return path;
+  const st = await s.save();
+  if (st !== 'saved') throw new Error(`cannot open ${path}: the settings are not saved (${s.saveError || st})`);
+  setTimeout(() => location.reload(), 0);
 }
 
 export function installDrop(anim) {

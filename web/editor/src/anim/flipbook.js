@@ -2,6 +2,7 @@
 // its key poses (drawn from the front), with its name and key count. Choosing one opens it.
 import { h } from './dom.js';
 import { poseToQ } from '../docmodel.js';
+import { switchSequence } from './files.js';
 
 const SIZE = 56, PERIOD = 400;
 
@@ -118,13 +119,7 @@ export class Flipbook {
   }
 
   /** Opens another sequence document of the project. */
-  async open(path) {
-    const s = this.store;
-    this.anim.player.pause();
-    await s.save();
-    s.setSettings({ sequence: path });
-    await s.save();
-    await s.reload();
-    this.anim.status(`Opened ${path}`);
+  open(path) {
+    return switchSequence(this.anim, path).catch((e) => this.anim.status(e.message));
   }
 }

@@ -4,7 +4,7 @@
 // the selected joint, or is picked in the list (hinges and slides: their value; balls and
 // free joints: the rotation vector's components, and a free joint's position).
 import { h } from './dom.js';
-import { keysSequence, hasConstraints } from './sequence.js';
+import { keysSequence, fullSequence, hasConstraints } from './sequence.js';
 
 /** The variables of a figure's joints: [{ label, joint, get(q) }]. */
 export function variables(figure) {
@@ -45,7 +45,9 @@ export class Graph {
     this.info = h('span', { class: 'graph-info', id: 'graph-info' });
     this.canvas = h('canvas', { class: 'graph-canvas', id: 'graph-canvas' });
     root.append(h('div', { class: 'graph-bar' }, h('label', {}, 'Variable ', this.select), this.info), this.canvas);
+    this._version = 0; // counts document changes: the curves are sampled once per change
     this.store.on('doc', (d) => {
+      this._version++;
       this._seq?.dispose();
       this._seq = null;
       if (d?.label === 'open') { this._fig?.dispose(); this._fig = null; this._vars = null; }
@@ -88,6 +90,44 @@ export class Graph {
     this.anim.player.pause();
     this.anim.player.show(f);
   }
+  /** The curve of variable v over frames a..b: plain in-betweens (several per frame), the
+   * constrained ones (each frame, played in order from the start as the export bakes them, on
+   * a sequence of the graph's own so playback's warm start is left alone), the keys. */
+  sample(v, a, b, keep) {
+    const doc = this.store.doc, m = this.store.m;
+    if (!this._fig) this._fig = this.anim.newFigure();
+    if (!this._seq) this._seq = keysSequence(m, this._fig, doc);
+    const n = Math.min(1200, Math.max(60, Math.round((b - a) * 4)));
+    const plain = [], q = new Float64Array(this._fig.nq);
+    for (let i = 0; i <= n; i++) {
+      const f = a + ((b - a) * i) / n;
+      plain.push([f, v.get(this._seq.sampleQ(f, q))]);
+    }
+    let solved = null;
+    if (keep) {
+      solved = [];
+      const fig = this.anim.newFigure();
+      try {
+        const seq = fullSequence(m, fig, doc);
+        try {
+          for (let f = Math.ceil(a); f <= b; f++) {
+            seq.solveFrame(f, { tol: 1e-5, tolRot: 1e-5 });
+            solved.push([f, v.get(fig.q)]);
+          }
+        } finally {
+          seq.dispose();
+        }
+      } catch (e) {
+        this.anim.status(`Graph: ${e.message}`);
+        solved = null;
+      } finally {
+        fig.dispose();
+      }
+    }
+    const keys = doc.keys.map((k) => [k.frame, v.get(this._seq.sampleQ(k.frame, q))]);
+    return { plain, solved, keys, n };
+  }
+
   draw() {
     const c = this.canvas, details = this.root.closest('details');
     if (details && !details.open) return;
@@ -101,24 +141,11 @@ export class Graph {
     const doc = this.store.doc, v = this.current();
     if (!v || !doc.keys.length) return;
     this.select.value = v.label;
-    if (!this._fig) this._fig = this.anim.newFigure();
-    if (!this._seq) this._seq = keysSequence(this.store.m, this._fig, doc);
     const [lo, hi] = this.anim.player.range(), a = lo, b = Math.max(hi, lo + 1);
-    const n = Math.min(1200, Math.max(60, Math.round((b - a) * 4)));
-    const plain = [], q = new Float64Array(this._fig.nq);
-    for (let i = 0; i <= n; i++) {
-      const f = a + ((b - a) * i) / n;
-      plain.push([f, v.get(this._seq.sampleQ(f, q))]);
-    }
-    let solved = null;
-    if (this.anim.player.keepConstraints && hasConstraints(doc)) {
-      solved = [];
-      for (let f = Math.ceil(a); f <= b; f++) {
-        const s = this.anim.player.constrainedQ(f);
-        if (s) solved.push([f, v.get(s)]);
-      }
-    }
-    const keys = doc.keys.map((k) => [k.frame, v.get(this._seq.sampleQ(k.frame, q))]);
+    const keep = this.anim.player.keepConstraints && hasConstraints(doc);
+    const id = `${this._version}|${v.label}|${keep}`;
+    if (this._data?.id !== id) this._data = { id, ...this.sample(v, a, b, keep) };
+    const { plain, solved, keys, n } = this._data;
     let ymin = Infinity, ymax = -Infinity;
     for (const [, y] of [...plain, ...(solved ?? [])]) { ymin = Math.min(ymin, y); ymax = Math.max(ymax, y); }
     if (ymax - ymin < 1e-6) { ymin -= 0.5; ymax += 0.5; }

@@ -57,7 +57,9 @@ export class Player {
     }
     const o = this.store.settings;
     const t0 = performance.now();
-    const r = seq.solveFrame(frame, { method: o.csolver ?? 'lagrange', maxIters: Math.max(20, o.iterations ?? 20) });
+    // the tolerances of the export's bake (mn_seq_bake_default): what plays is what is exported
+    const r = seq.solveFrame(frame, { method: o.csolver ?? 'lagrange', maxIters: Math.max(20, o.iterations ?? 20),
+      tol: 1e-5, tolRot: 1e-5 });
     const ms = performance.now() - t0;
     this.solveMs.push(ms);
     if (this.solveMs.length > STATS) this.solveMs.shift();

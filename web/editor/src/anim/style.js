@@ -5,10 +5,10 @@ const CSS = `
   border-top: 1px solid #2b3140; font: 12px system-ui, sans-serif; user-select: none;
   --tl-fg: #c8ccd4; --tl-dim: #4b5563; --tl-accent: #f59e0b; --tl-ruler: #1c212c; --tl-grid: #262c3a;
   --tl-range: rgba(59,130,246,0.25); --tl-key: #e5e7eb; --tl-playhead: #ef4444; --tl-con: #10b981; }
-#timeline .tl-bar { display: flex; flex-wrap: wrap; gap: 4px 14px; align-items: center; padding: 4px 8px 0; }
+#timeline .tl-bar { display: flex; flex-wrap: wrap; gap: 4px 12px; align-items: center; padding: 4px 8px 0; }
 #timeline .tl-group { display: flex; gap: 3px; align-items: center; }
 #timeline .tl-label { color: #9ca3af; margin-right: 3px; }
-#timeline .tl-range { color: #93c5fd; min-width: 86px; font-variant-numeric: tabular-nums; }
+#timeline .tl-range { color: #93c5fd; min-width: 78px; font-variant-numeric: tabular-nums; }
 #timeline .tl-x { color: #9ca3af; }
 #timeline input[type=number] { width: 48px; background: #0f131a; color: #e5e7eb; border: 1px solid #374151; border-radius: 3px; padding: 1px 3px; }
 #timeline button, .anim-transport button, .anim-menus button, #graph-panel select {

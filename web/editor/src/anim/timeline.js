@@ -32,7 +32,7 @@ export class Timeline {
       h('div', { class: 'tl-group' },
         btn('\u25C6 Key', 'Insert a key at the current frame from the current pose (I)', 'insertKey', 'tl-key'),
         btn('Delete keys', 'Delete the selected keys (Delete)', 'deleteSelectedKeys', 'tl-delete-keys')),
-      h('div', { class: 'tl-group' }, h('span', { class: 'tl-label' }, 'Range'), this.rangeLabel,
+      h('div', { class: 'tl-group' }, this.rangeLabel,
         btn('Copy', 'Copy the keys of the range', 'copyRange', 'tl-copy'),
         btn('Cut', 'Cut the keys of the range (later keys stay put)', 'cutRange', 'tl-cut'),
         btn('Paste', 'Paste at the current frame, over the keys there', 'pasteRange', 'tl-paste'),
@@ -229,6 +229,7 @@ export class Timeline {
     // the bar: the range the edits act on
     const [r0, r1] = this.anim.editRange();
     this.rangeLabel.textContent = r0 === r1 ? `frame ${r0}` : `frames ${r0}\u2013${r1}`;
+    this.rangeLabel.title = 'The frames the range edits act on: the selected range (Shift-drag), else the selected keys, else the current frame';
     this.onion.checked = this.anim.onion.on;
   }
 }

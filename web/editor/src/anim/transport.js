@@ -71,11 +71,11 @@ export class Transport {
       b('end', 'To the last key', 'toEnd', 'vcr-end'),
       this.loop,
       h('label', { class: 'vcr-frame' }, this.frameInput),
+      this.extent = h('span', { class: 'vcr-extent', id: 'vcr-extent' }),
       h('label', { class: 'vcr-keep', title: 'Keep the locks at in-between frames: each frame is interpolated, then the locks active there are satisfied again (Welman 6.3, Fig. 6.5)' },
         this.keep, 'Keep locks'));
     root.append(group);
-    this.extent = h('span', { class: 'vcr-extent', id: 'vcr-extent' });
-    this.menus = new Menus(h('div', { class: 'anim-menus' }, this.extent));
+    this.menus = new Menus(h('div', { class: 'anim-menus' }));
     (menuRoot ?? root).append(this.menus.root);
     this.menus.add('Export', 'export', 'Export the sequence (baked, locks kept) as BVH or glTF', (panel) => {
       panel.append(
@@ -92,7 +92,7 @@ export class Transport {
     this.loop.classList.toggle('on', p.loop);
     if (document.activeElement !== this.frameInput) this.frameInput.value = String(Math.round(s.ui.frame * 100) / 100);
     const [lo, hi] = p.range();
-    this.extent.textContent = `keys ${lo}\u2013${hi} \u00B7 ${p.fps()} fps`;
+    this.extent.textContent = `${lo}\u2013${hi} \u00B7 ${p.fps()} fps`;
     this.keep.checked = p.keepConstraints;
   }
 }
