@@ -29,7 +29,7 @@ export function mirrorName(name) {
   return null;
 }
 
-// 3x3 row-major and quaternion (w, x, y, z) helpers
+// quaternions (w, x, y, z) and 3x3 row-major matrices
 const qmul = (a, b) => [
   a[0] * b[0] - a[1] * b[1] - a[2] * b[2] - a[3] * b[3],
   a[0] * b[1] + a[1] * b[0] + a[2] * b[3] - a[3] * b[2],
