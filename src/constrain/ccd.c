@@ -309,7 +309,8 @@ static void sweep(ccd_ctx* x, int f, int limits) {
         if (s->hold && mn_csys_joint_held(m, j)) continue;
         int hold_pos = s->hold && type == MN_JOINT_FREE && m->dof_locked[m->jnt_dofadr[j]];
         /* the joint's mobility (mn_csys_set_joint_scale): 0 freezes it (Welman 6.2) */
-        double sc = mn_csys_joint_scale(s, f, j);
+        int dof = m->jnt_dofadr[j];
+        double sc = s->K0[s->fig[f].dof0 + dof] * m->dof_stiffness[dof];
         if (!(sc > 0)) continue;
         double wi = fmin(1.0, sc / m->jnt_stiffness[j]);
         double* qj = d->q + m->jnt_qadr[j];

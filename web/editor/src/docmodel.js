@@ -120,3 +120,29 @@ export function uniqueName(base, names) {
   if (!taken.has(base)) return base;
   for (let i = 2; ; i++) if (!taken.has(`${base} ${i}`)) return `${base} ${i}`;
 }
+
+/**
+ * A figure document with every length multiplied by s: the sequence document's `scale`
+ * (BVH figures, docs/sequence.md). Offsets, centres of mass, slide ranges and the
+ * translations of the rest state and of the motion.
+ */
+export function scaleFigureDoc(fd, s) {
+  if (!(s > 0) || s === 1) return fd;
+  const out = structuredClone(fd);
+  const trans = []; // indices into a state that are lengths
+  let at = 0;
+  for (const j of out.joints) {
+    j.offset = j.offset?.map((x) => x * s);
+    if (j.com) j.com = j.com.map((x) => x * s);
+    const n = jointQSize(j.type);
+    if (j.type === 'slide') {
+      if (j.range) j.range = j.range.map((x) => x * s);
+      trans.push(at);
+    }
+    if (j.type === 'free') trans.push(at, at + 1, at + 2);
+    if (j.q0) for (const k of trans.filter((t) => t >= at && t < at + n)) j.q0[k - at] *= s;
+    at += n;
+  }
+  if (out.motion?.frames) out.motion.frames = out.motion.frames.map((f) => { const g = f.slice(); for (const k of trans) g[k] *= s; return g; });
+  return out;
+}

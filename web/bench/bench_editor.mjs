@@ -1,0 +1,87 @@
+// The editor's drag in headless Chromium (issue 10's performance goals): the real server on
+// a temporary project, a smooth 300-frame mouse drag of a hand with both feet locked. Prints
+// key=value lines: the solver's ms per frame (median, max), the worst lock error over the
+// drag, the largest per-frame joint change. Then the CMU skeleton with four locks.
+//   node bench/bench_editor.mjs      (make bench-editor)
+import { copyFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { root, makeScratch, startServer, launchBrowser, openEditor, removeScratch } from '../test/editor-harness.mjs';
+
+const FRAMES = Number(process.env.MN_BENCH_FRAMES ?? 300);
+
+async function run(name, project, setup) {
+  const scratch = makeScratch('mn_editor_bench_');
+  let server, context;
+  try {
+    setup(scratch.project);
+    server = await startServer(scratch.project, scratch);
+    context = await launchBrowser(scratch);
+    const page = await openEditor(context, server.url);
+    const info = await page.evaluate(({ locks, hand, base }) => {
+      const m = window.marionette;
+      for (const [kind, joint] of locks) m.addLock(kind, joint);
+      m.setSettings({ dragMode: 'named', dragBase: base, csolver: 'lagrange', iterations: 20 });
+      const fig = m.store.figure;
+      const feet = locks.filter(([k]) => k === 'position').map(([, j]) => fig.joint(j));
+      const rec = { q: [], err: [] };
+      const start = feet.map((j) => Array.from(fig.positions.subarray(3 * j, 3 * j + 3)));
+      m.store.on('pose', () => {
+        if (!m.poser.session) return;
+        rec.q.push(Array.from(fig.q));
+        let e = 0;
+        feet.forEach((j, i) => {
+          const p = fig.positions;
+          e = Math.max(e, Math.hypot(p[3 * j] - start[i][0], p[3 * j + 1] - start[i][1], p[3 * j + 2] - start[i][2]));
+        });
+        rec.err.push(e);
+      });
+      window.__rec = rec;
+      return { joints: fig.joints.map((j) => ({ type: j.type, qadr: j.qadr })), hand: m.screen(hand, 'front'), size: m.viewport.size };
+    }, project);
+    // a smooth arc: 300 mouse moves, about a quarter of the figure's height on screen
+    const p = info.hand;
+    await page.mouse.move(p.x, p.y);
+    await page.mouse.down();
+    for (let i = 1; i <= FRAMES; i++) {
+      const t = i / FRAMES;
+      await page.mouse.move(p.x + 110 * Math.sin(Math.PI * t), p.y - 140 * t);
+    }
+    await page.mouse.up();
+    const { stats, rec } = await page.evaluate(() => ({ stats: window.marionette.stats(), rec: window.__rec }));
+    const ms = stats.dragMs.slice(-FRAMES).sort((a, b) => a - b);
+    let jump = 0;
+    for (let f = 1; f < rec.q.length; f++) {
+      const a = rec.q[f - 1], b = rec.q[f];
+      for (const j of info.joints) {
+        const at = j.qadr;
+        if (j.type === 'hinge') jump = Math.max(jump, Math.abs(b[at] - a[at]));
+        else if (j.type === 'ball' || j.type === 'free') {
+          const o = j.type === 'free' ? at + 3 : at;
+          const d = Math.abs(a[o] * b[o] + a[o + 1] * b[o + 1] + a[o + 2] * b[o + 2] + a[o + 3] * b[o + 3]);
+          jump = Math.max(jump, 2 * Math.acos(Math.min(1, d)));
+        }
+      }
+    }
+    const med = ms[Math.floor(ms.length / 2)];
+    console.log(`${name}.frames=${ms.length}`);
+    console.log(`${name}.solver_ms_median=${med.toFixed(3)}`);
+    console.log(`${name}.solver_ms_max=${ms[ms.length - 1].toFixed(3)}`);
+    console.log(`${name}.lock_error_max_m=${Math.max(...rec.err).toExponential(2)}`);
+    console.log(`${name}.joint_jump_max_rad=${jump.toFixed(4)}`);
+  } finally {
+    if (context) await context.close();
+    if (server) await server.stop('SIGKILL');
+    removeScratch(scratch);
+  }
+}
+
+await run('stickman', { locks: [['position', 'left foot'], ['position', 'right foot']], hand: 'right hand', base: 'pelvis' },
+  () => {});
+await run('cmu', {
+  locks: [['position', 'LeftFoot'], ['position', 'RightFoot'], ['orientation', 'LeftFoot'], ['orientation', 'RightFoot']],
+  hand: 'LeftHand', base: 'Hips',
+}, (project) => {
+  copyFileSync(join(root, 'data/mocap/cmu_motionbuilder/cmu_02_01_walk.bvh'), join(project, 'walk.bvh'));
+  writeFileSync(join(project, 'walk.json'), JSON.stringify({ figure: 'walk.bvh', scale: 0.056444, fps: 30,
+    keys: [{ frame: 0, pose: {} }] }));
+});
