@@ -112,6 +112,11 @@ test('Space plays at the sequence\'s fps: frames advance, the locked feet stay w
   }
   await M(() => window.marionette.keepConstraints(true));
   assert.ok(plain > 1e-3, `plain in-betweens leave the locks (${plain})`);
+  // the play button, then Space (the button let the focus go: Space pauses, not clicks it again)
+  await page.click('#vcr-play');
+  assert.equal(await M(() => window.marionette.playing()), true);
+  await page.keyboard.press(' ');
+  assert.equal(await M(() => window.marionette.playing()), false);
   // step and ends
   await page.click('#vcr-end');
   assert.equal(await M(() => window.marionette.frame()), 30);

@@ -4,6 +4,7 @@
 // balance: the centre of mass kept over the support polygon of the feet.
 import { h } from './dom.js';
 import { uniqueName } from '../docmodel.js';
+import { quatOfMatrix } from './mirror.js';
 
 /** The world position and rotation (w, x, y, z) of a handle in the figure's current pose. */
 export function handleValue(figure, handle) {
@@ -11,19 +12,8 @@ export function handleValue(figure, handle) {
   if (j < 0) return null;
   const F = figure.frames.subarray(12 * j, 12 * j + 12), p = handle.point ?? [0, 0, 0];
   const pos = [0, 1, 2].map((r) => F[9 + r] + F[3 * r] * p[0] + F[3 * r + 1] * p[1] + F[3 * r + 2] * p[2]);
-  return { pos, rot: quatOf(F) };
+  return { pos, rot: quatOfMatrix(F.subarray(0, 9)) };
 }
-function quatOf(m) {
-  const [a, b, c, d, e, f, g, hh, i] = m, t = a + e + i;
-  let q;
-  if (t > 0) { const s = 2 * Math.sqrt(1 + t); q = [s / 4, (hh - f) / s, (c - g) / s, (d - b) / s]; }
-  else if (a > e && a > i) { const s = 2 * Math.sqrt(1 + a - e - i); q = [(hh - f) / s, s / 4, (b + d) / s, (c + g) / s]; }
-  else if (e > i) { const s = 2 * Math.sqrt(1 + e - a - i); q = [(c - g) / s, (b + d) / s, s / 4, (f + hh) / s]; }
-  else { const s = 2 * Math.sqrt(1 + i - a - e); q = [(d - b) / s, (c + g) / s, (f + hh) / s, s / 4]; }
-  const n = Math.hypot(...q);
-  return q.map((x) => x / n);
-}
-
 /** The support polygon of the feet in the current pose: the convex hull, on the ground, of
  * discs around every foot and toe joint (radius 3 % of the figure's height). */
 export function feetPolygon(figure) {

@@ -42,7 +42,7 @@ function qnorm(a) {
   return a.map((x) => x / n);
 }
 /** The unit quaternion of a row-major rotation matrix (Shepperd's method). */
-function quatOfMatrix(m) {
+export function quatOfMatrix(m) {
   const [a, b, c, d, e, f, g, h, i] = m, t = a + e + i;
   let q;
   if (t > 0) {

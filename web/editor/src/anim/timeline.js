@@ -22,12 +22,13 @@ export class Timeline {
   }
 
   build() {
-    const a = this.anim, act = (name) => () => a.run(name);
+    // a clicked button gives the focus back, so Space and Delete reach the editor's keys
+    const a = this.anim, act = (name) => (e) => { e.currentTarget.blur(); a.run(name); };
     const btn = (label, title, name, id) => h('button', { title, onclick: act(name), id }, label);
     this.factor = h('input', { id: 'tl-factor', type: 'number', value: '2', step: '0.1', min: '0.05', title: 'Stretch factor (below 1 shrinks)' });
     this.delta = h('input', { id: 'tl-delta', type: 'number', value: '5', step: '1', title: 'Slide by frames (negative: earlier)' });
     this.rangeLabel = h('span', { class: 'tl-range', id: 'tl-range' });
-    this.onion = h('input', { type: 'checkbox', id: 'tl-onion', onchange: (e) => { a.onion.on = e.target.checked; } });
+    this.onion = h('input', { type: 'checkbox', id: 'tl-onion', onchange: (e) => { a.onion.on = e.target.checked; e.target.blur(); } });
     this.bar = h('div', { class: 'tl-bar' },
       h('div', { class: 'tl-group' },
         btn('\u25C6 Key', 'Insert a key at the current frame from the current pose (I)', 'insertKey', 'tl-key'),

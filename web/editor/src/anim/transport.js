@@ -14,7 +14,8 @@ export class Menus {
   /** A menu button; fill(panel) is called each time it opens. */
   add(label, id, title, fill) {
     const panel = h('div', { class: 'anim-menu', id: `${id}-menu`, hidden: true });
-    const button = h('button', { id, title, onclick: () => {
+    const button = h('button', { id, title, onclick: (e) => {
+      e.currentTarget.blur();
       const open = panel.hidden;
       for (const m of this.root.querySelectorAll('.anim-menu')) m.hidden = true;
       if (open) {
@@ -54,15 +55,17 @@ export class Transport {
   constructor(anim, root, menuRoot) {
     this.anim = anim;
     const s = anim.store, p = anim.player, act = (n) => () => anim.run(n);
-    const b = (name, title, action, id) => h('button', { class: 'vcr', title, id, onclick: act(action) }, icon(name));
+    // a clicked button gives the focus back, so Space plays and pauses (rather than pressing it again)
+    const b = (name, title, action, id) => h('button', { class: 'vcr', title, id, onclick: (e) => { e.currentTarget.blur(); act(action)(); } }, icon(name));
     this.playButton = b('play', 'Play / pause (Space)', 'togglePlay', 'vcr-play');
-    this.loop = h('button', { class: 'vcr toggle', id: 'vcr-loop', title: 'Loop', onclick: () => {
+    this.loop = h('button', { class: 'vcr toggle', id: 'vcr-loop', title: 'Loop', onclick: (e) => {
+      e.currentTarget.blur();
       p.loop = !p.loop;
       this.update();
     } }, icon('loop'));
     this.frameInput = h('input', { id: 'vcr-frame', type: 'number', step: '1', title: 'Current frame',
       onchange: (e) => { const f = Number(e.target.value); if (Number.isFinite(f)) p.show(f); } });
-    this.keep = h('input', { type: 'checkbox', id: 'vcr-keep', onchange: (e) => { p.keepConstraints = e.target.checked; } });
+    this.keep = h('input', { type: 'checkbox', id: 'vcr-keep', onchange: (e) => { p.keepConstraints = e.target.checked; e.target.blur(); } });
     const group = h('div', { class: 'group anim-transport' },
       b('start', 'To the first key', 'toStart', 'vcr-start'),
       b('back', 'Step back a frame', 'stepBack', 'vcr-back'),
@@ -87,7 +90,8 @@ export class Transport {
   }
   update() {
     const s = this.anim.store, p = this.anim.player;
-    this.playButton.replaceChildren(icon(p.playing ? 'pause' : 'play'));
+    if (this._shownPlaying !== p.playing) this.playButton.replaceChildren(icon(p.playing ? 'pause' : 'play'));
+    this._shownPlaying = p.playing;
     this.playButton.classList.toggle('on', p.playing);
     this.loop.classList.toggle('on', p.loop);
     if (document.activeElement !== this.frameInput) this.frameInput.value = String(Math.round(s.ui.frame * 100) / 100);
