@@ -137,6 +137,10 @@ test('an inserted key is undone and redone', async () => {
   await M(() => window.marionette.selectKeys([40]));
   await page.keyboard.press('Delete');
   assert.deepEqual(await frames(), [0, 15, 30]);
+  // the last key stays: a sequence document holds at least one
+  await M(() => window.marionette.selectKeys([0, 15, 30]));
+  await assert.rejects(M(() => window.marionette.deleteSelectedKeys()), /a sequence keeps at least one key/);
+  assert.deepEqual(await frames(), [0, 15, 30]);
 });
 
 test('ranges: cut and paste, insert, stretch and shrink, slide, delete; each one undo step', async () => {

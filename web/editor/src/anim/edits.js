@@ -34,6 +34,9 @@ export function runEdit(anim, label, op, known = []) {
     seq.dispose();
   }
   if (!removed.length && !added.length) throw new NothingToDo(`${label}: no keys in the range`);
+  // a sequence document holds at least one key (docs/sequence.md): the server refuses less
+  if (store.doc.keys.length - removed.length + added.length < 1)
+    throw new NothingToDo(`${label}: a sequence keeps at least one key`);
   store.apply(label, (doc) => {
     const gone = new Set(removed.map((k) => k.frame));
     const keys = doc.keys.filter((k) => !gone.has(k.frame));
