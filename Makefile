@@ -117,6 +117,7 @@ bench-web: build web web/node_modules/.package-lock.json
 # The editor's drag benchmark in Chromium (web/bench/bench_editor.mjs): key=value lines.
 bench-editor: build web web/node_modules/.package-lock.json
 	cd web && MN_CLI=$(CURDIR)/$(BUILD)/marionette node bench/bench_editor.mjs
+	cd web && MN_CLI=$(CURDIR)/$(BUILD)/marionette node bench/bench_editor_anim.mjs
 
 # The screenshots of docs/editor.md, taken again.
 editor-screenshots: build web web/node_modules/.package-lock.json

@@ -36,6 +36,8 @@ export class Marionette {
   createRig(skin: SkinDoc): Rig;
   createSequence(figure: Figure, options?: { fps?: number; rotation?: Interpolation; translation?: Interpolation }):
     Sequence;
+  createClip(figure: Figure, clip: { span: number; keys: { frame: number; q: ArrayLike<number>; tcb?: [number, number, number] }[] }):
+    Clip;
 }
 
 export interface IKProblem {
@@ -121,7 +123,22 @@ export class Fitter {
   dispose(): void;
 }
 
-export interface SequenceConstraintDef extends ConstraintDef { start?: number; end?: number; lock?: boolean }
+export interface SequenceConstraintDef extends ConstraintDef {
+  start?: number; end?: number; lock?: boolean; targetInterpolation?: 'linear' | 'catmull-rom';
+}
+export interface TargetKey {
+  frame: number; target?: Vec3; targetRotation?: Quat; origin?: Vec3; normal?: Vec3; dir?: Vec3;
+}
+export interface Key { frame: number; q: Float64Array; tcb: [number, number, number] }
+export class Clip {
+  readonly span: number; readonly count: number; readonly nq: number; readonly disposed: boolean;
+  keys(): Key[];
+  dispose(): void;
+}
+export class SequenceEdit {
+  readonly sequence: Sequence; readonly removed: Key[]; readonly added: Key[]; readonly disposed: boolean;
+  dispose(): void;
+}
 export interface SequenceSolveOptions extends CSolveOptions {
   relax?: number; warmStart?: boolean; balance?: boolean; constraints?: boolean;
 }
@@ -138,6 +155,21 @@ export class Sequence {
   sampleQ(frame: number, out?: Float64Array): Float64Array;
   addHandle(def: Omit<HandleDef, 'figure'>): number;
   addConstraint(def: SequenceConstraintDef): number;
+  readonly handleCount: number; readonly constraintCount: number;
+  setTargetKey(c: number, key: TargetKey): this;
+  targetKeyCount(c: number): number;
+  targetKey(c: number, k: number): { frame: number; position: number[]; dir: number[]; rotation: number[] };
+  targetAt(c: number, frame: number): { frame: number; position: number[]; dir: number[]; rotation: number[] };
+  addBalance(def: { polygon: Vec3[]; up?: Vec3; margin?: number; start?: number; end?: number }): number;
+  copy(f0: number, f1: number): Clip;
+  cut(f0: number, f1: number): { clip: Clip; edit: SequenceEdit };
+  paste(clip: Clip, at: number): SequenceEdit;
+  insert(clip: Clip, at: number): SequenceEdit;
+  delete(f0: number, f1: number): SequenceEdit;
+  stretch(f0: number, f1: number, factor: number): SequenceEdit;
+  slide(f0: number, f1: number, delta: number): SequenceEdit;
+  undo(edit: SequenceEdit): this;
+  redo(edit: SequenceEdit): this;
   solveFrame(frame: number, options?: SequenceSolveOptions): CSolveResult;
   dispose(): void;
 }

@@ -978,6 +978,8 @@ class Sequence extends Owned {
     this._live();
     const mn = this._mn, x = mn._x;
     const { iv, v } = constraintArgs(def, (h, arg) => int(h, arg, 0, x.mnw_seq_count(this._p, 1) - 1));
+    iv.push(def.targetInterpolation === undefined ? 0
+      : [2, 5][pick(def.targetInterpolation, ['linear', 'catmull-rom'], 'constraint.targetInterpolation')]);
     mn._f64(this._io, v.length).set(v);
     const ip = mn._ints(iv, 'constraint'), np = def.name ? mn._cstr(def.name, 'constraint.name') : 0;
     return mn._with([ip, np], () => {
@@ -985,6 +987,153 @@ class Sequence extends Owned {
       if (c < 0) throw constraintError(mn);
       return c;
     });
+  }
+  get handleCount() { this._live(); return this._mn._x.mnw_seq_count(this._p, 1); }
+  get constraintCount() { this._live(); return this._mn._x.mnw_seq_count(this._p, 2); }
+  _con(c) { return int(c, 'constraint', 0, this._mn._x.mnw_seq_count(this._p, 2) - 1); }
+
+  /** An animated constraint's target key (Welman 7.2.1) at key.frame: pin { frame, target },
+   * orient { frame, targetRotation }, plane { frame, origin, normal | dir }, line { frame,
+   * origin, dir }. Replaces a target key at the same frame. */
+  setTargetKey(c, key) {
+    this._live();
+    c = this._con(c);
+    object(key, 'key');
+    const v = this._mn._f64(this._io, 11);
+    v.fill(0);
+    v[0] = num(key.frame, 'key.frame');
+    if (key.target !== undefined) v.set(vec(key.target, 3, 'key.target'), 1);
+    if (key.origin !== undefined) v.set(vec(key.origin, 3, 'key.origin'), 1);
+    const dir = key.normal ?? key.dir;
+    if (dir !== undefined) v.set(vec(dir, 3, key.normal !== undefined ? 'key.normal' : 'key.dir'), 4);
+    v.set(key.targetRotation === undefined ? [1, 0, 0, 0] : vec(key.targetRotation, 4, 'key.targetRotation'), 7);
+    if (this._mn._x.mnw_seq_set_target_key(this._p, c, this._io) !== 0) throw this._fail('key');
+    return this;
+  }
+  targetKeyCount(c) { this._live(); return this._mn._x.mnw_seq_target_key_count(this._p, this._con(c)); }
+  _target(c, k, frame, arg) {
+    if (this._mn._x.mnw_seq_target(this._p, this._con(c), k, frame, this._io) !== 0) throw this._fail(arg);
+    const o = this._mn._f64(this._io, 11);
+    return { frame: o[0], position: Array.from(o.subarray(1, 4)), dir: Array.from(o.subarray(4, 7)),
+      rotation: Array.from(o.subarray(7, 11)) };
+  }
+  /** Target key k of constraint c: { frame, position, dir, rotation } (a pin's target and a
+   * plane's or line's origin are `position`). */
+  targetKey(c, k) {
+    this._live();
+    return this._target(c, int(k, 'key', 0, Math.max(0, this.targetKeyCount(c) - 1)), 0, 'key');
+  }
+  /** Constraint c's target at a frame, interpolated between its target keys. */
+  targetAt(c, frame) { this._live(); return this._target(c, -1, num(frame, 'frame'), 'frame'); }
+  /** Balance over a sequence (Welman 7.2.1): a centre-of-mass handle and a balance
+   * constraint over [start, end] (default every frame). { polygon: 3..16 points, up =
+   * [0, 1, 0], margin = 0, start, end }. Returns the constraint's index. */
+  addBalance(def) {
+    this._live();
+    object(def, 'balance');
+    const poly = def.polygon;
+    if (!Array.isArray(poly) || poly.length < 3 || poly.length > 16) fail('balance.polygon', 'expected 3 to 16 points');
+    const v = [...(def.up === undefined ? [0, 1, 0] : vec(def.up, 3, 'balance.up')),
+      def.margin === undefined ? 0 : num(def.margin, 'balance.margin'),
+      def.start === undefined ? -Infinity : num(def.start, 'balance.start'),
+      def.end === undefined ? Infinity : num(def.end, 'balance.end')];
+    poly.forEach((pt, i) => v.push(...vec(pt, 3, `balance.polygon[${i}]`)));
+    const mn = this._mn, p = mn._doubles(v, 'balance');
+    return mn._with([p], () => {
+      const c = mn._x.mnw_seq_add_balance(this._p, p, poly.length);
+      if (c < 0) throw this._fail('balance');
+      return c;
+    });
+  }
+
+  // ---- edits (Welman 6.1.2): half-open ranges [f0, f1); each returns the edit's record
+  _range(f0, f1) {
+    num(f0, 'f0');
+    num(f1, 'f1');
+    if (!(f1 > f0)) fail('range', 'empty: f1 must be after f0');
+  }
+  _edit(p, arg) {
+    if (!p) throw this._fail(arg);
+    return new SequenceEdit(this._mn, p, this);
+  }
+  _clip(clip) {
+    if (!(clip instanceof Clip) || clip._mn !== this._mn) fail('clip', 'expected a Clip of this module');
+    clip._live('clip');
+    if (clip.nq !== this.figure.nq) fail('clip', 'its keys are states of another figure');
+    return clip._p;
+  }
+  /** The keys of [f0, f1) as a clip (frames relative to f0, span f1 - f0). */
+  copy(f0, f1) {
+    this._live();
+    this._range(f0, f1);
+    const p = this._mn._x.mnw_seq_copy(this._p, f0, f1);
+    if (!p) throw this._fail('range');
+    return new Clip(this._mn, p);
+  }
+  /** Copies the keys of [f0, f1) and removes them (later keys stay put): { clip, edit }. */
+  cut(f0, f1) {
+    this._live();
+    this._range(f0, f1);
+    const x = this._mn._x, out = this._io;
+    const e = x.mnw_seq_cut(this._p, f0, f1, out);
+    const edit = this._edit(e, 'range');
+    return { clip: new Clip(this._mn, this._mn._i32(out, 1)[0]), edit };
+  }
+  /** Places the clip's keys at `at` + their frames, replacing the keys of [at, at + span). */
+  paste(clip, at) {
+    this._live();
+    const c = this._clip(clip);
+    return this._edit(this._mn._x.mnw_seq_paste(this._p, c, num(at, 'at')), 'clip');
+  }
+  /** Opens a gap of the clip's span at `at` (later keys move) and places the clip in it. */
+  insert(clip, at) {
+    this._live();
+    const c = this._clip(clip);
+    return this._edit(this._mn._x.mnw_seq_insert(this._p, c, num(at, 'at')), 'clip');
+  }
+  /** Removes the keys of [f0, f1) and closes the gap. */
+  delete(f0, f1) {
+    this._live();
+    this._range(f0, f1);
+    return this._edit(this._mn._x.mnw_seq_range_edit(this._p, 0, f0, f1, 0), 'range');
+  }
+  /** Stretches (factor > 1) or shrinks (0 < factor < 1) [f0, f1) about f0; later keys move
+   * by (factor - 1)(f1 - f0). */
+  stretch(f0, f1, factor) {
+    this._live();
+    this._range(f0, f1);
+    num(factor, 'factor');
+    if (!(factor > 0)) fail('factor', 'must be > 0');
+    return this._edit(this._mn._x.mnw_seq_range_edit(this._p, 1, f0, f1, factor), 'factor');
+  }
+  /** Moves the keys of [f0, f1) by delta frames, replacing keys where they land. */
+  slide(f0, f1, delta) {
+    this._live();
+    this._range(f0, f1);
+    return this._edit(this._mn._x.mnw_seq_range_edit(this._p, 2, f0, f1, num(delta, 'delta')), 'delta');
+  }
+  /** Undoes an edit of this sequence (bit for bit); throws, changing nothing, when the
+   * sequence is no longer as the edit left it. */
+  undo(edit) {
+    this._live();
+    this._record(edit);
+    if (this._mn._x.mnw_seq_undo(this._p, edit._p) !== 0) throw this._fail('edit');
+    return this;
+  }
+  /** Does an undone edit again. */
+  redo(edit) {
+    this._live();
+    this._record(edit);
+    const x = this._mn._x;
+    x.mnw_edit_invert(edit._p);
+    const s = x.mnw_seq_undo(this._p, edit._p);
+    x.mnw_edit_invert(edit._p);
+    if (s !== 0) throw this._fail('edit');
+    return this;
+  }
+  _record(edit) {
+    if (!(edit instanceof SequenceEdit) || edit.sequence !== this) fail('edit', 'expected an edit of this sequence');
+    edit._live('edit');
   }
   /** The constrained in-between at a frame into the figure (warm-started from the last
    * frame solved). options: ConstraintSystem.solve's, plus relax, warmStart, balance,
@@ -1001,12 +1150,86 @@ class Sequence extends Owned {
   }
   dispose() {
     if (!this._p) return;
+    for (const e of this._users) e.dispose();
     this._mn._x.mnw_seq_destroy(this._p);
     this._mn._x.mnw_free(this._io);
     this.figure._users.delete(this);
     this._p = 0;
   }
 }
+
+// The keys of a clip or of an edit's record, read from module memory: [{ frame, q, tcb }].
+function keysOf(mn, ks) {
+  const x = mn._x, n = x.mnw_keyset_int(ks, 0), nq = x.mnw_keyset_int(ks, 1);
+  const fr = mn._f64(x.mnw_keyset_ptr(ks, 0), n), q = mn._f64(x.mnw_keyset_ptr(ks, 1), n * nq);
+  const tcb = mn._f64(x.mnw_keyset_ptr(ks, 2), 3 * n), out = [];
+  for (let i = 0; i < n; i++)
+    out.push({ frame: fr[i], q: new Float64Array(q.subarray(i * nq, (i + 1) * nq)),
+      tcb: Array.from(tcb.subarray(3 * i, 3 * i + 3)) });
+  return out;
+}
+
+/** Keys taken from a range (Sequence.copy, cut) or made by Marionette.createClip: frames
+ * relative to the range's start, and the range's span. Pasted or inserted by a sequence of
+ * a figure with the same state size. */
+class Clip extends Owned {
+  constructor(mn, p) {
+    super(mn, p, 'clip');
+  }
+  get span() { this._live(); return this._mn._x.mnw_keyset_span(this._p); }
+  get count() { this._live(); return this._mn._x.mnw_keyset_int(this._p, 0); }
+  get nq() { this._live(); return this._mn._x.mnw_keyset_int(this._p, 1); }
+  /** [{ frame, q, tcb }] (copies). */
+  keys() { this._live(); return keysOf(this._mn, this._p); }
+  dispose() {
+    if (!this._p) return;
+    this._mn._x.mnw_keyset_destroy(this._p);
+    this._p = 0;
+  }
+}
+
+/** What an edit did: the keys it removed (as they were) and the keys it added, absolute
+ * frames; Sequence.undo(edit) and redo(edit) apply it backwards and forwards. Disposed with
+ * its sequence. */
+class SequenceEdit extends Owned {
+  constructor(mn, p, seq) {
+    super(mn, p, 'edit');
+    this.sequence = seq;
+    seq._users.add(this);
+  }
+  get removed() { this._live(); return keysOf(this._mn, this._mn._x.mnw_edit_keys(this._p, 0)); }
+  get added() { this._live(); return keysOf(this._mn, this._mn._x.mnw_edit_keys(this._p, 1)); }
+  dispose() {
+    if (!this._p) return;
+    this._mn._x.mnw_edit_destroy(this._p);
+    this.sequence._users.delete(this);
+    this._p = 0;
+  }
+}
+
+/** A clip from keys: { span, keys: [{ frame (0 <= frame < span), q (nq numbers), tcb }] }
+ * for a figure (its nq). */
+Marionette.prototype.createClip = function createClip(figure, def) {
+  if (!(figure instanceof Figure) || figure._mn !== this) fail('figure', 'not a figure of this module');
+  figure._live('figure');
+  object(def, 'clip');
+  const span = num(def.span, 'clip.span');
+  if (!(span > 0)) fail('clip.span', 'must be > 0');
+  if (!Array.isArray(def.keys)) fail('clip.keys', 'expected an array');
+  const nq = figure.nq, n = def.keys.length;
+  const rows = def.keys.map((k, i) => {
+    object(k, `clip.keys[${i}]`);
+    const f = num(k.frame, `clip.keys[${i}].frame`);
+    if (!(f >= 0 && f < span)) fail(`clip.keys[${i}].frame`, `expected 0 <= frame < span (${span})`);
+    return [f, vec(k.q, nq, `clip.keys[${i}].q`), k.tcb === undefined ? [0, 0, 0] : vec(k.tcb, 3, `clip.keys[${i}].tcb`)];
+  });
+  const x = this._x, p = x.mnw_keyset_create(n, nq, span);
+  if (!p) throw this._error('clip');
+  const fr = this._f64(x.mnw_keyset_ptr(p, 0), n), q = this._f64(x.mnw_keyset_ptr(p, 1), n * nq);
+  const tcb = this._f64(x.mnw_keyset_ptr(p, 2), 3 * n);
+  rows.forEach(([f, s, t], i) => { fr[i] = f; q.set(s, i * nq); tcb.set(t, 3 * i); });
+  return new Clip(this, p);
+};
 
 /** A sequence of a figure: options { fps = 30, rotation = 'slerp', translation = 'linear' }. */
 Marionette.prototype.createSequence = function createSequence(figure, options = {}) {
@@ -1022,4 +1245,4 @@ Marionette.prototype.createSequence = function createSequence(figure, options = 
   return new Sequence(this, p, figure);
 };
 
-export { Sequence };
+export { Sequence, Clip, SequenceEdit };

@@ -832,8 +832,9 @@ EXPORT(mnw_seq_sample_q) int mnw_seq_sample_q(const mnw_seq* q, double frame, do
     return status_of(mn_seq_sample(q->s, frame, out), "frame");
 }
 
-/* Handles and constraints over frame ranges; iv as mnw_csys_add_constraint plus lock; v as
- * there plus start, end (the last two numbers after the polygon: v[18 + 3 * 16], +1). */
+/* Handles and constraints over frame ranges; iv as mnw_csys_add_constraint plus lock, the
+ * orientation axis (iv[7]) and the target keys' interpolation (iv[8], 0: linear); v as there
+ * plus start, end (the last two numbers after the polygon: v[18 + 3 * 16], +1). */
 EXPORT(mnw_seq_add_handle)
 int mnw_seq_add_handle(mnw_seq* q, int type, int joint, double x, double y, double z,
                        const char* name) {
@@ -863,6 +864,7 @@ int mnw_seq_add_constraint(mnw_seq* q, const int* iv, const double* v, const cha
     d.con.enabled = iv[5];
     d.lock = iv[6];
     d.con.axis = iv[7];
+    if (iv[8]) d.target_interp = (mn_interp)iv[8];
     d.con.target = mn_v3(v[0], v[1], v[2]);
     d.con.target_rot = (mn_quat){v[3], v[4], v[5], v[6]};
     d.con.origin = mn_v3(v[7], v[8], v[9]);
@@ -926,4 +928,200 @@ EXPORT(mnw_seq_solve_defaults) void mnw_seq_solve_defaults(double* dv, int* iv) 
                       o.warm_start,        o.balance,         o.constraints};
     memcpy(dv, d, sizeof d);
     memcpy(iv, i, sizeof i);
+}
+
+/* ---- sequence edits (Welman 6.1.2): clips, invertible edit records, undo -------------- */
+/* A clip or an edit's key set crosses as a pointer to its mn_keyset: n, nq (ints), span,
+ * and the frame (n), q (n x nq) and tcb (n x 3) arrays, read in place. */
+EXPORT(mnw_keyset_create) mn_keyset* mnw_keyset_create(int n, int nq, double span) {
+    if (n < 0 || nq < 0) return (void)arg_error("clip", "negative size"), NULL;
+    mn_keyset* k = calloc(1, sizeof *k);
+    if (k) {
+        k->frame = malloc(sizeof(double) * (size_t)(n + 1));
+        k->q = malloc(sizeof(double) * (size_t)(n + 1) * (size_t)(nq ? nq : 1));
+        k->tcb = calloc(3 * (size_t)(n + 1), sizeof(double));
+    }
+    if (!k || !k->frame || !k->q || !k->tcb) {
+        if (k) mn_keyset_free(k);
+        free(k);
+        return (void)mn_error_set(&g_err, MN_ERR_NOMEM, "", 0, "", "out of memory"), NULL;
+    }
+    k->n = n;
+    k->nq = nq;
+    k->span = span;
+    return k;
+}
+EXPORT(mnw_keyset_destroy) void mnw_keyset_destroy(mn_keyset* k) {
+    mn_keyset_free(k);
+    free(k);
+}
+/* what: 0 n, 1 nq. */
+EXPORT(mnw_keyset_int) int mnw_keyset_int(const mn_keyset* k, int what) {
+    return !k ? -1 : what == 0 ? k->n : k->nq;
+}
+EXPORT(mnw_keyset_span) double mnw_keyset_span(const mn_keyset* k) {
+    return k ? k->span : NAN;
+}
+/* what: 0 frame, 1 q, 2 tcb. */
+EXPORT(mnw_keyset_ptr) double* mnw_keyset_ptr(mn_keyset* k, int what) {
+    return !k ? NULL : what == 0 ? k->frame : what == 1 ? k->q : k->tcb;
+}
+EXPORT(mnw_edit_destroy) void mnw_edit_destroy(mn_seq_edit* e) {
+    mn_seq_edit_free(e);
+    free(e);
+}
+/* which: 0 the keys removed (as they were), 1 the keys added. */
+EXPORT(mnw_edit_keys) mn_keyset* mnw_edit_keys(mn_seq_edit* e, int which) {
+    return !e ? NULL : which == 0 ? &e->removed : &e->added;
+}
+EXPORT(mnw_edit_invert) void mnw_edit_invert(mn_seq_edit* e) {
+    mn_seq_edit_invert(e);
+}
+
+static int range_args(double f0, double f1) {
+    if (!isfinite(f0) || !isfinite(f1)) return arg_error("range", "expected finite frames");
+    if (!(f1 > f0)) return arg_error("range", "empty: the end must be after the start");
+    return 0;
+}
+static mn_seq_edit* new_edit(void) {
+    mn_seq_edit* e = calloc(1, sizeof *e);
+    if (!e) mn_error_set(&g_err, MN_ERR_NOMEM, "", 0, "", "out of memory");
+    return e;
+}
+/* An edit's outcome: the record (owned by the caller) or NULL with the error set. */
+static mn_seq_edit* edit_done(mn_status s, mn_seq_edit* e, const char* field, const char* what) {
+    if (s == MN_OK) return e;
+    free(e);
+    if (s == MN_ERR_NOMEM)
+        mn_error_set(&g_err, s, "", 0, "", "out of memory");
+    else
+        mn_error_set(&g_err, s, "", 0, field, "%s", what);
+    return NULL;
+}
+
+/* The keys of [f0, f1) as a new clip (frames relative to f0). */
+EXPORT(mnw_seq_copy) mn_keyset* mnw_seq_copy(const mnw_seq* q, double f0, double f1) {
+    if (!q) return (void)arg_error("sequence", "NULL"), NULL;
+    if (range_args(f0, f1)) return NULL;
+    mn_keyset* k = calloc(1, sizeof *k);
+    if (!k || mn_seq_copy(q->s, f0, f1, k) != MN_OK) {
+        free(k);
+        return (void)mn_error_set(&g_err, MN_ERR_NOMEM, "", 0, "", "out of memory"), NULL;
+    }
+    return k;
+}
+/* Cut: *clip receives the clip (a new keyset), the result is the edit record. */
+EXPORT(mnw_seq_cut) mn_seq_edit* mnw_seq_cut(mnw_seq* q, double f0, double f1, mn_keyset** clip) {
+    if (!q || !clip) return (void)arg_error("sequence", "NULL"), NULL;
+    if (range_args(f0, f1)) return NULL;
+    mn_seq_edit* e = new_edit();
+    mn_keyset* k = calloc(1, sizeof *k);
+    if (!e || !k) {
+        free(e);
+        free(k);
+        return (void)mn_error_set(&g_err, MN_ERR_NOMEM, "", 0, "", "out of memory"), NULL;
+    }
+    drop_solver(q);
+    mn_status s = mn_seq_cut(q->s, f0, f1, k, e);
+    if (s != MN_OK)
+        free(k);
+    else
+        *clip = k;
+    return edit_done(s, e, "range", "refused");
+}
+static mn_seq_edit* place(mnw_seq* q, const mn_keyset* clip, double at, int insert) {
+    if (!q || !clip) return (void)arg_error("clip", "NULL"), NULL;
+    if (!isfinite(at)) return (void)arg_error("at", "expected a finite frame"), NULL;
+    if (clip->nq != q->f->m->nq)
+        return (void)arg_error("clip", "its keys are states of another figure"), NULL;
+    mn_seq_edit* e = new_edit();
+    if (!e) return NULL;
+    drop_solver(q);
+    mn_status s = insert ? mn_seq_insert(q->s, clip, at, e) : mn_seq_paste(q->s, clip, at, e);
+    return edit_done(s, e, "clip",
+                     "refused: the span must be > 0, every key's frame in [0, span) and "
+                     "once only, every state finite");
+}
+/* Paste replaces the keys of [at, at + span); insert opens a gap of span at `at` first. */
+EXPORT(mnw_seq_paste) mn_seq_edit* mnw_seq_paste(mnw_seq* q, const mn_keyset* clip, double at) {
+    return place(q, clip, at, 0);
+}
+EXPORT(mnw_seq_insert) mn_seq_edit* mnw_seq_insert(mnw_seq* q, const mn_keyset* clip, double at) {
+    return place(q, clip, at, 1);
+}
+/* what: 0 delete [f0, f1) and close the gap, 1 stretch about f0 by x, 2 slide by x. */
+EXPORT(mnw_seq_range_edit)
+mn_seq_edit* mnw_seq_range_edit(mnw_seq* q, int what, double f0, double f1, double x) {
+    if (!q) return (void)arg_error("sequence", "NULL"), NULL;
+    if (range_args(f0, f1)) return NULL;
+    if (what == 1 && !(x > 0 && isfinite(x)))
+        return (void)arg_error("factor", "expected a finite number > 0"), NULL;
+    if (what == 2 && !isfinite(x))
+        return (void)arg_error("delta", "expected a finite number"), NULL;
+    if (what < 0 || what > 2) return (void)arg_error("what", "unknown edit"), NULL;
+    mn_seq_edit* e = new_edit();
+    if (!e) return NULL;
+    drop_solver(q);
+    mn_status s = what == 0   ? mn_seq_delete(q->s, f0, f1, e)
+                  : what == 1 ? mn_seq_stretch(q->s, f0, f1, x, e)
+                              : mn_seq_slide(q->s, f0, f1, x, e);
+    return edit_done(s, e, "range", "refused");
+}
+/* Applies the inverse of e (the sequence must be as e left it; else nothing changes). */
+EXPORT(mnw_seq_undo) int mnw_seq_undo(mnw_seq* q, const mn_seq_edit* e) {
+    if (!q || !e) return arg_error("edit", "NULL");
+    drop_solver(q);
+    mn_status s = mn_seq_undo(q->s, e);
+    if (s == MN_ERR_ARG)
+        mn_error_set(&g_err, s, "", 0, "edit", "%s",
+                     "the sequence is not as this edit left it: nothing changed");
+    else if (s != MN_OK)
+        mn_error_set(&g_err, s, "", 0, "edit", "%s", "out of memory");
+    return s;
+}
+
+/* ---- animated constraint targets and balance (Welman 7.2.1) --------------------------- */
+/* v: frame, pos 3, dir 3, rot 4 (w x y z) (11 numbers). */
+EXPORT(mnw_seq_set_target_key) int mnw_seq_set_target_key(mnw_seq* q, int c, const double* v) {
+    if (!q || !v) return arg_error("sequence", "NULL");
+    if (c < 0 || c >= mn_seq_constraint_count(q->s))
+        return arg_error("constraint", "no such constraint");
+    drop_solver(q);
+    mn_target_key k = {v[0], mn_v3(v[1], v[2], v[3]), mn_v3(v[4], v[5], v[6]),
+                       (mn_quat){v[7], v[8], v[9], v[10]}};
+    return mn_seq_set_target_key(q->s, c, &k, &g_err);
+}
+EXPORT(mnw_seq_target_key_count) int mnw_seq_target_key_count(const mnw_seq* q, int c) {
+    return q ? mn_seq_target_key_count(q->s, c) : -1;
+}
+/* Target key k of constraint c (k >= 0), or the target at frame x (k < 0), into out as v
+ * of mnw_seq_set_target_key. */
+EXPORT(mnw_seq_target) int mnw_seq_target(const mnw_seq* q, int c, int k, double x, double* out) {
+    if (!q || !out) return arg_error("sequence", "NULL");
+    if (c < 0 || c >= mn_seq_constraint_count(q->s))
+        return arg_error("constraint", "no such constraint");
+    mn_target_key t;
+    if (k >= 0) {
+        const mn_target_key* p = mn_seq_target_key(q->s, c, k);
+        if (!p) return arg_error("key", "no such target key");
+        t = *p;
+    } else if (mn_seq_target_at(q->s, c, x, &t) != MN_OK) {
+        return arg_error("frame", "the constraint has no target keys, or the frame is not finite");
+    }
+    const double o[11] = {t.frame, t.pos.x, t.pos.y, t.pos.z, t.dir.x, t.dir.y,
+                          t.dir.z, t.rot.w, t.rot.x, t.rot.y, t.rot.z};
+    memcpy(out, o, sizeof o);
+    return MN_OK;
+}
+/* v: up 3, margin, start, end, then npolygon x 3 points. */
+EXPORT(mnw_seq_add_balance) int mnw_seq_add_balance(mnw_seq* q, const double* v, int npolygon) {
+    if (!q || !v) return arg_error("sequence", "NULL");
+    if (npolygon < 3 || npolygon > MN_MAX_POLYGON)
+        return arg_error("polygon", "expected 3 to 16 points");
+    drop_solver(q);
+    mn_vec3 poly[MN_MAX_POLYGON];
+    for (int i = 0; i < npolygon; i++)
+        poly[i] = mn_v3(v[6 + 3 * i], v[7 + 3 * i], v[8 + 3 * i]);
+    return mn_seq_add_balance(q->s, poly, npolygon, mn_v3(v[0], v[1], v[2]), v[3], v[4], v[5],
+                              &g_err);
 }

@@ -4,7 +4,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { load } from '../marionette.mjs';
-import { native, tempDir, writeFileSync, readFileSync, join, data } from './helpers.mjs';
+import { native, tempDir, writeFileSync, readFileSync, join, data, stateOf } from './helpers.mjs';
 
 const mn = await load();
 
@@ -33,20 +33,6 @@ const doc = {
     { type: 'plane', handle: 'palm', frames: [8, 24], origin: [0, 0, 0.25], normal: [0, 0, 1] },
   ],
 };
-
-function stateOf(fig, pose) {
-  const q = fig.restQ;
-  for (const [name, v] of Object.entries(pose)) {
-    const j = fig.joints[fig.jointNames.indexOf(name)];
-    if (j.type === 'hinge' || j.type === 'slide') q[j.qadr] = v;
-    else if (j.type === 'ball') q.set(v, j.qadr);
-    else if (j.type === 'free') {
-      if (v.position) q.set(v.position, j.qadr);
-      if (v.rotation) q.set(v.rotation, j.qadr + 3);
-    }
-  }
-  return q;
-}
 
 function build(fig) {
   const seq = mn.createSequence(fig, { fps: doc.fps, rotation: doc.interpolation.rotation,

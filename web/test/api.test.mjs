@@ -90,6 +90,20 @@ test('a thousand create/dispose cycles leak nothing', () => {
     seq.addConstraint({ type: 'pin', handle: knee, lock: true, start: 0, end: 1 });
     seq.sample(0.5);
     seq.solveFrame(0.5);
+    // edits, clips and records (an undone cut, a paste, a refused undo, one left to dispose)
+    const { clip, edit } = seq.cut(0, 1);
+    seq.undo(edit);
+    const paste = seq.paste(clip, 5);
+    try {
+      seq.undo(edit);
+    } catch {}
+    seq.undo(paste);
+    paste.dispose();
+    clip.dispose();
+    seq.stretch(0, 2, 2);
+    const c = seq.addConstraint({ type: 'pin', handle: knee, start: 0, end: 1 });
+    seq.setTargetKey(c, { frame: 0, target: [0, 0, 0] });
+    seq.solveFrame(0.5);
     seq.dispose();
     b.dispose();
     try {

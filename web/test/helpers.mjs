@@ -88,6 +88,8 @@ export function randomState(fig, rand) {
   return q;
 }
 
+export { stateOf } from './pose.mjs';
+
 /** The values of the moving joints from below base down to tip, root first: the native
  * `solve`'s "q". */
 export function chainQ(fig, tipName, baseName) {

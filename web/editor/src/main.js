@@ -7,6 +7,7 @@ import { Poser } from './posing.js';
 import { installPanels, status } from './panels.js';
 import { installKeyboard } from './keyboard.js';
 import { qToPose } from './docmodel.js';
+import { installAnimation } from './anim/index.js';
 
 function installMouse(store, viewport, poser) {
   const el = viewport.container;
@@ -77,6 +78,7 @@ async function boot() {
   const panels = installPanels(store, viewport, poser);
   installKeyboard(store, viewport);
   installMouse(store, viewport, poser);
+  installAnimation(store, viewport);
   store.on('doc', () => viewport.updateLocks());
   window.addEventListener('beforeunload', (e) => {
     if (store.saveStatus !== 'saved') e.preventDefault();

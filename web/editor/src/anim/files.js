@@ -1,0 +1,93 @@
+// Files in and out: the sequence exported as BVH or glTF (the server bakes the stored document
+// as `marionette anim bake` does, locks kept, then the page downloads the file), and a figure
+// file dropped on the page (.bvh, .skel, .urdf, .gltf, .glb) uploaded into the project and
+// opened as a new sequence document of that figure.
+import { newSequenceDoc } from '../docmodel.js';
+
+async function answer(r, what) {
+  let body = null;
+  try {
+    body = await r.json();
+  } catch {
+    body = null;
+  }
+  if (!r.ok) throw new Error(`${what}: ${body?.error ?? `HTTP ${r.status}`}`);
+  return body;
+}
+
+/** Saves, exports the sequence (format 'bvh' or 'glb'), downloads it; resolves to its path. */
+export async function exportSequence(anim, format) {
+  const s = anim.store;
+  anim.status(`Exporting ${format === 'bvh' ? 'BVH' : 'glTF'}\u2026`);
+  const saved = await s.save();
+  if (saved !== 'saved') throw new Error(`export: the sequence is not saved (${s.saveError || saved})`);
+  const r = await fetch(`/api/export?sequence=${encodeURIComponent(s.sequencePath)}&format=${format}`, { method: 'POST' });
+  const { path } = await answer(r, 'export');
+  const a = document.createElement('a');
+  a.href = `/api/file?path=${encodeURIComponent(path)}&download=1`;
+  a.download = path.split('/').pop();
+  document.body.append(a);
+  a.click();
+  a.remove();
+  anim.status(`Exported ${path}`);
+  anim.lastExport = path;
+  return path;
+}
+
+const FIGURE = /\.(bvh|skel|urdf|gltf|glb)$/i;
+
+/** Uploads a figure file and opens a new sequence of it; resolves to the sequence's path. */
+export async function openFigureFile(anim, file) {
+  const s = anim.store;
+  if (!FIGURE.test(file.name)) throw new Error(`${file.name}: not a figure file (.bvh, .skel, .urdf, .gltf, .glb)`);
+  anim.status(`Opening ${file.name}\u2026`);
+  const up = await answer(await fetch(`/api/upload?name=${encodeURIComponent(file.name)}`, {
+    method: 'POST', body: await file.arrayBuffer(), headers: { 'Content-Type': 'application/octet-stream' },
+  }), file.name);
+  const stem = up.path.replace(/\.[^./]+$/, '');
+  let path = `${stem}.sequence.json`;
+  const doc = newSequenceDoc(up.path);
+  for (let n = 2; ; n++) {
+    const r = await fetch(`/api/file?path=${encodeURIComponent(path)}`, {
+      method: 'PUT', headers: { 'If-None-Match': '*', 'Content-Type': 'application/json' },
+      body: JSON.stringify(doc, null, 1) + '\n',
+    });
+    if (r.ok) break;
+    if ((r.status !== 409 && r.status !== 412) || n > 50) await answer(r, path);
+    path = `${stem}-${n}.sequence.json`;
+  }
+  await switchSequence(anim, path);
+  return path;
+}
+
+/** Makes `path` the project's open sequence (editor.json) and loads the page again: the
+ * views, panels and figure are built afresh for its figure. */
+export async function switchSequence(anim, path) {
+  const s = anim.store;
+  anim.player.pause();
+  await s.save();
+  s.setSettings({ sequence: path });
+  const st = await s.save();
+  if (st !== 'saved') throw new Error(`cannot open ${path}: the settings are not saved (${s.saveError || st})`);
+  setTimeout(() => location.reload(), 0);
+}
+
+export function installDrop(anim) {
+  const over = (e) => {
+    if (![...(e.dataTransfer?.types ?? [])].includes('Files')) return;
+    e.preventDefault();
+    document.body.classList.add('anim-drop');
+  };
+  window.addEventListener('dragover', over);
+  window.addEventListener('dragenter', over);
+  window.addEventListener('dragleave', (e) => {
+    if (!e.relatedTarget) document.body.classList.remove('anim-drop');
+  });
+  window.addEventListener('drop', (e) => {
+    document.body.classList.remove('anim-drop');
+    const file = e.dataTransfer?.files?.[0];
+    if (!file) return;
+    e.preventDefault();
+    openFigureFile(anim, file).catch((err) => anim.status(err.message));
+  });
+}
