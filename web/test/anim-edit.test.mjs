@@ -5,7 +5,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { load } from '../marionette.mjs';
-import { native, tempDir, writeFileSync, join, stateOf, rng, randomState } from './helpers.mjs';
+import { native, tempDir, writeFileSync, join, stateOf, rng, randomState, bvhDistance } from './helpers.mjs';
 
 const mn = await load();
 const FRAMES = [0, 10, 20, 25.5, 30, 40, 50, 60];
@@ -213,10 +213,7 @@ test('animated targets and balance agree with marionette anim bake', () => {
       const r = seq.solveFrame(f, { maxIters: 20, tol: 1e-5, tolRot: 1e-5 });
       assert.ok(r.ok, `frame ${f}: ${r.message}`);
       const ref = JSON.parse(native(['fk', out, '--json', '--frame', String(f)]));
-      let worst = 0;
-      ref.joints.forEach((j, i) => {
-        for (let k = 0; k < 3; k++) worst = Math.max(worst, Math.abs(j.position[k] - fig.positions[3 * i + k]));
-      });
+      const worst = bvhDistance(fig, ref);
       assert.ok(worst <= 1e-9, `frame ${f}: largest difference ${worst}`);
       if (f >= 3 && f <= 14) {
         const p = palmAt(), t = seq.targetAt(reach, f).position;

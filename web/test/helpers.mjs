@@ -5,6 +5,7 @@ import { mkdtempSync, rmSync, writeFileSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import assert from 'node:assert/strict';
 
 export const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 export const cli = process.env.MN_CLI ?? join(root, 'build', 'marionette');
@@ -40,6 +41,21 @@ export function native(args, { ok = [0] } = {}) {
 }
 
 /** A private temporary folder, removed by the returned cleanup. */
+// Largest distance between the joint origins `marionette fk --json` printed for a BVH that
+// marionette wrote from fig (ref) and fig's own positions. A BVH joint carries the name of the
+// figure joint it was written from, whitespace as '_' (a compound joint of hinges is one BVH
+// joint, at the origin of its last hinge: docs/bvh.md), so joints are matched by that name.
+export function bvhDistance(fig, ref) {
+  const index = new Map(fig.jointNames.map((n, i) => [n.replace(/\s/g, '_'), i]));
+  let worst = 0;
+  for (const j of ref.joints) {
+    const i = index.get(j.name);
+    assert.ok(i !== undefined, `the BVH joint ${j.name} names no joint of the figure`);
+    for (let k = 0; k < 3; k++) worst = Math.max(worst, Math.abs(j.position[k] - fig.positions[3 * i + k]));
+  }
+  return worst;
+}
+
 export function tempDir() {
   const dir = mkdtempSync(join(tmpdir(), 'mn_web_'));
   return { dir, cleanup: () => rmSync(dir, { recursive: true, force: true }) };
