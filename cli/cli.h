@@ -59,6 +59,11 @@ void mn_cli_json_string(FILE* f, const char* s);
  * to stderr and returns 0: no output format carries inf or NaN, the command fails instead
  * (exit status 1). */
 int mn_cli_finite(const char* file, const char* what, const double* v, size_t n);
+/* The joint that name (a joint's name or alias: a URDF joint's name) finds in figure m, read
+ * from file; on a miss -1, after printing to stderr
+ *     marionette: no joint "NAME" in FILE (FIELD); did you mean "..." (link ...)?
+ * with the nearest names (mn_model_joint_hint). Every command taking joint names uses it. */
+int mn_cli_find_joint(const mn_model* m, const char* file, const char* field, const char* name);
 /* Prints a warning line to stderr when w has any. */
 void mn_cli_print_warnings(const mn_warnings* w);
 

@@ -144,6 +144,17 @@ int mn_cli_finite(const char* file, const char* what, const double* v, size_t n)
     return 1;
 }
 
+int mn_cli_find_joint(const mn_model* m, const char* file, const char* field, const char* name) {
+    int j = mn_model_find_joint(m, name);
+    if (j >= 0) return j;
+    char hint[256];
+    mn_model_joint_hint(m, name, hint, sizeof hint);
+    /* each part escaped on its own: the hint's names come from the file */
+    fprintf(stderr, "marionette: no joint \"%s\" in %s", mn_cli_safe(name), mn_cli_safe(file));
+    fprintf(stderr, " (%s)%s\n", field, mn_cli_safe(hint));
+    return -1;
+}
+
 void mn_cli_print_warnings(const mn_warnings* w) {
     if (!w || w->count == 0) return;
     if (w->count == 1)

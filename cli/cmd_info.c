@@ -54,6 +54,10 @@ static void print_json(const char* file, mn_file_kind kind, const mn_model* m, c
         int t = m->jnt_type[j];
         printf("%s{\"name\":", j ? "," : "");
         mn_cli_json_string(stdout, m->jnt_name[j]);
+        if (m->jnt_alias[j]) {
+            printf(",\"alias\":");
+            mn_cli_json_string(stdout, m->jnt_alias[j]);
+        }
         printf(",\"parent\":");
         if (m->jnt_parent[j] >= 0)
             mn_cli_json_string(stdout, m->jnt_name[m->jnt_parent[j]]);

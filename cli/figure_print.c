@@ -31,7 +31,9 @@ void mn_cli_print_tree(FILE* f, const mn_model* m) {
             fprintf(f, "%*s", 2 * depth, "");
         else
             fprintf(f, "%*s(depth %d) ", 2 * MAX_INDENT, "", depth);
-        fprintf(f, "%s  %s", mn_cli_safe(m->jnt_name[j]), mn_joint_type_name(t));
+        fprintf(f, "%s", mn_cli_safe(m->jnt_name[j]));
+        if (m->jnt_alias[j]) fprintf(f, " (joint %s)", mn_cli_safe(m->jnt_alias[j]));
+        fprintf(f, "  %s", mn_joint_type_name(t));
         mn_vec3 a = m->jnt_axis[j];
         if (t == MN_JOINT_HINGE || t == MN_JOINT_SLIDE) /* + 0.0 prints -0 as 0 */
             fprintf(f, " axis (%g %g %g)", a.x + 0.0, a.y + 0.0, a.z + 0.0);

@@ -340,9 +340,11 @@ int mn_name_map_put(mn_name_map* m, const char* key, int val) {
 }
 
 int mn_name_map_of_model(mn_name_map* map, const mn_model* m) {
-    if (!mn_name_map_init(map, (size_t)m->njoint)) return 0;
+    if (!mn_name_map_init(map, 2 * (size_t)m->njoint)) return 0;
     for (int j = 0; j < m->njoint; j++)
         mn_name_map_put(map, m->jnt_name[j], j);
+    for (int j = 0; j < m->njoint; j++) /* as mn_model_find_joint: names first */
+        if (m->jnt_alias[j]) mn_name_map_put(map, m->jnt_alias[j], j);
     return 1;
 }
 

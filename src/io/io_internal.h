@@ -87,8 +87,8 @@ int mn_name_map_get(const mn_name_map* m, const char* key);
  * and changes nothing. At most the n of mn_name_map_init names may be put. */
 int mn_name_map_put(mn_name_map* m, const char* key, int val);
 
-/* m's joint names -> joint indices (for many look-ups: mn_model_find_joint scans). 0 when
- * out of memory. */
+/* m's joint names, then their aliases -> joint indices (mn_model_find_joint's answers, for
+ * many look-ups: it scans). 0 when out of memory. */
 int mn_name_map_of_model(mn_name_map* map, const mn_model* m);
 
 /* The checks of mn_read_file_beneath without the opening: uri percent-decoded into *rel

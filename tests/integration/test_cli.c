@@ -87,9 +87,10 @@ static void test_info_deep_chain(void) {
     CHECK(run_cli(args, &out, &err) == 0);
     /* one line per link of at most 64 spaces, the depth, the name and the axis */
     CHECK(out && strlen(out) < (size_t)(N + 1) * 160);
-    CHECK(out && strstr(out, "(depth 3000) l3000  hinge"));
+    /* each link with its URDF joint's name */
+    CHECK(out && strstr(out, "(depth 3000) l3000 (joint j3000)  hinge"));
     CHECK(out && strstr(out, "\n"
-                             "                                l16  hinge"));
+                             "                                l16 (joint j16)  hinge"));
     free(out), free(err);
     remove(path);
 }

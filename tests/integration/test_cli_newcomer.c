@@ -111,6 +111,52 @@ static void test_fk_feeds_solve(void) {
     free(out), free(err);
 }
 
+/* A URDF joint's own name is accepted wherever a joint is named, and a miss names the
+ * nearest joints, in the command line's checks and in the files' readers alike. */
+static void test_urdf_joint_names(void) {
+    char *out, *err, *out2, *err2;
+    const char* ur5 = "'" MN_DATA "/robots/ur5/ur5_robot.urdf'";
+    char args[1024];
+    snprintf(args, sizeof args,
+             "solve %s --base base_link --tip wrist_3_joint --target 0.3,0.2,0.4 --timeout-ms 0",
+             ur5);
+    CHECK(run_cli(args, &out, &err) == 0 && out && strstr(out, "status OK"));
+    snprintf(args, sizeof args,
+             "solve %s --base base_link --tip wrist_3_link --target 0.3,0.2,0.4 --timeout-ms 0",
+             ur5);
+    CHECK(run_cli(args, &out2, &err2) == 0);
+    /* the same joint: the same answer */
+    const char *q1 = out ? strstr(out, "\nq ") : NULL, *q2 = out2 ? strstr(out2, "\nq ") : NULL;
+    CHECK(q1 && q2 && strncmp(q1, q2, (size_t)(strchr(q1 + 1, '\n') - q1)) == 0);
+    free(out), free(err), free(out2), free(err2);
+    snprintf(args, sizeof args,
+             "solve %s --base base_link --tip wrist3_joint --target 0.3,0.2,0.4 --timeout-ms 0",
+             ur5);
+    CHECK(run_cli(args, &out, &err) == 1 && out && !out[0]);
+    CHECK(err && strstr(err, "marionette: no joint \"wrist3_joint\" in ") &&
+          strstr(err, "ur5_robot.urdf (--tip); did you mean \"wrist_3_joint\" (link "
+                      "wrist_3_link)?\n"));
+    free(out), free(err);
+    /* the stick figure: a name typed with an underscore for the space */
+    CHECK(run_cli("solve stickman --base pelvis --tip left_hand --target 0.3,0.2,0.4", &out,
+                  &err) == 1);
+    CHECK(err && strstr(err, "no joint \"left_hand\" in stickman (--tip); did you mean "
+                             "\"left hand\"?"));
+    free(out), free(err);
+    /* a scene naming a URDF joint, and one with a typo */
+    const char* text = "{\"handles\": [{\"name\": \"h\", \"joint\": \"wrist_3_joint\"}]}";
+    const char* scene = mn_test_write_temp(".json", text, strlen(text));
+    snprintf(args, sizeof args, "pose %s --scene '%s'", ur5, scene);
+    CHECK(run_cli(args, &out, &err) == 0);
+    free(out), free(err);
+    text = "{\"handles\": [{\"name\": \"h\", \"joint\": \"wrist_3_jiont\"}]}";
+    scene = mn_test_write_temp(".json", text, strlen(text));
+    snprintf(args, sizeof args, "pose %s --scene '%s'", ur5, scene);
+    CHECK(run_cli(args, &out, &err) == 1 && err && strstr(err, "handles[0].joint") &&
+          strstr(err, "did you mean \"wrist_3_joint\" (link wrist_3_link)?"));
+    free(out), free(err);
+}
+
 static void test_demo_explains(void) {
     char *out, *err;
     CHECK(run_cli("demo", &out, &err) == 0);
@@ -125,6 +171,7 @@ int main(int argc, char** argv) {
     RUN(test_sim_makes_its_folder);
     RUN(test_malformed_target_is_usage);
     RUN(test_fk_feeds_solve);
+    RUN(test_urdf_joint_names);
     RUN(test_demo_explains);
     return mn_test_report();
 }
