@@ -157,6 +157,42 @@ static void test_urdf_joint_names(void) {
     free(out), free(err);
 }
 
+/* fit's text output prints what its --help promises: every controller's skinning matrix,
+ * the same (to 9 digits) as --json gives. */
+static void test_fit_prints_matrices(void) {
+    char *out, *err, *jout, *jerr;
+    const char* args = "fit --rig '" MN_DATA "/meshseq/cylinder/cylinder.obj' --frames '" MN_DATA
+                       "/meshseq/cylinder/poses-1/cylinder-1.obj' '" MN_DATA
+                       "/meshseq/cylinder/poses-1/cylinder-2.obj'";
+    CHECK(run_cli(args, &out, &err) == 0);
+    char jargs[1024];
+    snprintf(jargs, sizeof jargs, "%s --json", args);
+    CHECK(run_cli(jargs, &jout, &jerr) == 0);
+    /* two frames of four bones: eight controller lines, each after its frame's line */
+    int lines = 0;
+    for (const char* p = out; p && (p = strstr(p, "\n  controller=")) != NULL; p++)
+        lines++;
+    CHECK(lines == 8);
+    const char* f2 = out ? strstr(out, "frame=2 ") : NULL;
+    const char* t = f2 ? strstr(f2, "  controller=bone1 R=") : NULL;
+    const char* jf2 = jout ? strstr(jout, "cylinder-2.obj") : NULL;
+    const char* j = jf2 ? strstr(jf2, "{\"name\": \"bone1\", \"R\": [") : NULL;
+    double a[12], b[12];
+    CHECK(t && sscanf(t, "  controller=bone1 R=%lf,%lf,%lf,%lf,%lf,%lf,%lf,%lf,%lf t=%lf,%lf,%lf",
+                      &a[0], &a[1], &a[2], &a[3], &a[4], &a[5], &a[6], &a[7], &a[8], &a[9], &a[10],
+                      &a[11]) == 12);
+    CHECK(j && sscanf(j,
+                      "{\"name\": \"bone1\", \"R\": [%lf, %lf, %lf, %lf, %lf, %lf, %lf, %lf, "
+                      "%lf], \"t\": [%lf, %lf, %lf]",
+                      &b[0], &b[1], &b[2], &b[3], &b[4], &b[5], &b[6], &b[7], &b[8], &b[9], &b[10],
+                      &b[11]) == 12);
+    for (int k = 0; k < 12; k++)
+        CHECK(fabs(a[k] - b[k]) <= 1e-8 * (fabs(b[k]) + 1e-30));
+    free(out), free(err), free(jout), free(jerr);
+    CHECK(run_cli("fit --help", &out, &err) == 0 && out && strstr(out, "controller=NAME R="));
+    free(out), free(err);
+}
+
 static void test_demo_explains(void) {
     char *out, *err;
     CHECK(run_cli("demo", &out, &err) == 0);
@@ -172,6 +208,7 @@ int main(int argc, char** argv) {
     RUN(test_malformed_target_is_usage);
     RUN(test_fk_feeds_solve);
     RUN(test_urdf_joint_names);
+    RUN(test_fit_prints_matrices);
     RUN(test_demo_explains);
     return mn_test_report();
 }
