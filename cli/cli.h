@@ -54,6 +54,10 @@ const char* mn_cli_safe(const char* s);
 /* Prints a JSON string literal (quotes and escapes; control characters, DEL and C1 as
  * \u00XX, bytes that are not UTF-8 as U+FFFD). */
 void mn_cli_json_string(FILE* f, const char* s);
+/* v for JSON: the shortest form that reads back to the same double (mn_format_double), so
+ * --json keeps full precision without printing 0.94999999999999996 for 0.95. A string in
+ * one of 16 buffers reused in turn (up to 16 in one printf). v must be finite. */
+const char* mn_cli_json_num(double v);
 /* Are the n values all finite? When one is not (inf or NaN: an input so large that the
  * arithmetic overflowed), prints "marionette: FILE: WHAT: the result is not finite ..."
  * to stderr and returns 0: no output format carries inf or NaN, the command fails instead

@@ -131,6 +131,13 @@ void mn_cli_json_string(FILE* f, const char* s) {
     fputc('"', f);
 }
 
+const char* mn_cli_json_num(double v) {
+    static char ring[16][MN_DOUBLE_CHARS];
+    static int slot;
+    slot = (slot + 1) % 16;
+    return mn_format_double(v, ring[slot]);
+}
+
 int mn_cli_finite(const char* file, const char* what, const double* v, size_t n) {
     for (size_t i = 0; i < n; i++)
         if (!isfinite(v[i])) {

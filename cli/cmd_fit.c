@@ -246,8 +246,8 @@ int mn_cmd_fit(int argc, char** argv) {
     if (json) {
         fprintf(mem, "{\n  \"rig\": ");
         mn_cli_json_string(mem, rig_path);
-        fprintf(mem, ",\n  \"vertices\": %d,\n  \"bbox_diagonal\": %.17g,\n  \"controllers\": [",
-                rig->nverts, diag);
+        fprintf(mem, ",\n  \"vertices\": %d,\n  \"bbox_diagonal\": %s,\n  \"controllers\": [",
+                rig->nverts, mn_cli_json_num(diag));
         for (int j = 0; j < rig->nctrl; j++) {
             fprintf(mem, j ? ", " : "");
             mn_cli_json_string(mem, rig->ctrl_name[j]);
@@ -260,17 +260,19 @@ int mn_cmd_fit(int argc, char** argv) {
             fprintf(mem, "    {\"file\": ");
             mn_cli_json_string(mem, frames[k]);
             fprintf(mem,
-                    ", \"rms\": %.9g, \"max_err\": %.9g, \"iterations\": %d, \"status\": \"%s\",\n "
+                    ", \"rms\": %s, \"max_err\": %s, \"iterations\": %d, \"status\": \"%s\",\n "
                     "    \"transforms\": [",
-                    r->rms, r->max_err, r->iterations, mn_status_name(r->status));
+                    mn_cli_json_num(r->rms), mn_cli_json_num(r->max_err), r->iterations,
+                    mn_status_name(r->status));
             for (int j = 0; j < rig->nctrl; j++) {
                 mn_xform S = mn_rig_skin_xform(rig, outs[k].pose, j);
                 fprintf(mem, "%s\n       {\"name\": ", j ? "," : "");
                 mn_cli_json_string(mem, rig->ctrl_name[j]);
                 fprintf(mem, ", \"R\": [");
                 for (int q = 0; q < 9; q++)
-                    fprintf(mem, "%s%.17g", q ? ", " : "", S.R.m[q]);
-                fprintf(mem, "], \"t\": [%.17g, %.17g, %.17g]}", S.p.x, S.p.y, S.p.z);
+                    fprintf(mem, "%s%s", q ? ", " : "", mn_cli_json_num(S.R.m[q]));
+                fprintf(mem, "], \"t\": [%s, %s, %s]}", mn_cli_json_num(S.p.x),
+                        mn_cli_json_num(S.p.y), mn_cli_json_num(S.p.z));
             }
             fprintf(mem, "]}%s\n", k + 1 < nframes ? "," : "");
         } else {

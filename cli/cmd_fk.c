@@ -8,6 +8,8 @@
 
 #include "cli.h"
 
+#define J mn_cli_json_num
+
 const char mn_cmd_fk_summary[] =
     "world position of every joint (or URDF link) for a frame or a state";
 
@@ -48,8 +50,8 @@ static int print_pose(const char* file, const mn_model* m, const mn_data* d, int
             if (r.w < 0) r = mn_q4(-r.w, -r.x, -r.y, -r.z);
             printf("%s{\"name\":", j ? "," : "");
             mn_cli_json_string(stdout, m->jnt_name[j]);
-            printf(",\"position\":[%.17g,%.17g,%.17g],\"orientation\":[%.17g,%.17g,%.17g,%.17g]}",
-                   p.x, p.y, p.z, r.w, r.x, r.y, r.z);
+            printf(",\"position\":[%s,%s,%s],\"orientation\":[%s,%s,%s,%s]}", J(p.x), J(p.y),
+                   J(p.z), J(r.w), J(r.x), J(r.y), J(r.z));
         } else {
             printf("%s %.9g %.9g %.9g\n", mn_cli_safe(m->jnt_name[j]), p.x, p.y, p.z);
         }
@@ -199,7 +201,7 @@ int mn_cmd_fk(int argc, char** argv) {
         if (every) {
             double t = anim >= 0 ? g.anims[anim].key_times[f] : f * mo.frame_time;
             if (json)
-                printf("%s{\"frame\":%d,\"time\":%.17g,\"joints\":", f > first ? "," : "", f, t);
+                printf("%s{\"frame\":%d,\"time\":%s,\"joints\":", f > first ? "," : "", f, J(t));
             else
                 printf("frame %d\n", f);
         }

@@ -249,13 +249,19 @@ int mn_cmd_solve(int argc, char** argv) {
     }
     for (int i = 0, k = 0; i < nj; i++) {
         int nq = mn_joint_type_nq((mn_joint_type)m->jnt_type[jnt[i]]);
-        for (int a = 0; a < nq; a++, k++)
-            printf("%s%.17g", k ? (json ? ", " : ",") : "", d->q[m->jnt_qadr[jnt[i]] + a]);
+        for (int a = 0; a < nq; a++, k++) {
+            double v = d->q[m->jnt_qadr[jnt[i]] + a];
+            if (json)
+                printf("%s%s", k ? ", " : "", mn_cli_json_num(v));
+            else
+                printf("%s%.9g", k ? "," : "", v + 0.0);
+        }
     }
     if (json) {
-        printf("], \"pos_err\": %.6g, \"rot_err\": %.6g, \"iterations\": %d, \"restarts\": %d, "
+        printf("], \"pos_err\": %s, \"rot_err\": %s, \"iterations\": %d, \"restarts\": %d, "
                "\"microseconds\": %.3f, \"message\": ",
-               r.pos_err, r.rot_err, r.iterations, r.restarts, r.time_us);
+               mn_cli_json_num(r.pos_err), mn_cli_json_num(r.rot_err), r.iterations, r.restarts,
+               r.time_us);
         mn_cli_json_string(stdout, r.message);
         printf("}\n");
     } else {

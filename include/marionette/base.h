@@ -64,6 +64,13 @@ mn_status mn_error_set(mn_error* err, mn_status s, const char* file, int line, c
     ;
 void mn_error_clear(mn_error* err);
 
+/* The shortest decimal form of v that reads back (strtod) to the same double: at most 17
+ * significant digits, fewer when they suffice (0.95, not 0.94999999999999996); "-0" is
+ * written "0". What the writers and the command line's JSON print. buf holds at least
+ * MN_DOUBLE_CHARS bytes; returns buf. */
+#define MN_DOUBLE_CHARS 32
+const char* mn_format_double(double v, char* buf);
+
 /* Bump allocator over one caller-owned block (MuJoCo's stack arena, Box2D's step arena).
  * Allocations are 16-byte aligned; a mark taken before a solve and reset after frees all
  * the solve's scratch at once. peak records the high-water mark. */

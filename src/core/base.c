@@ -4,7 +4,17 @@
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+
+const char* mn_format_double(double v, char* buf) {
+    for (int prec = 6; prec <= 17; prec++) {
+        snprintf(buf, MN_DOUBLE_CHARS, "%.*g", prec, v);
+        if (strtod(buf, NULL) == v) break;
+    }
+    if (strcmp(buf, "-0") == 0) strcpy(buf, "0");
+    return buf;
+}
 
 const char* mn_status_name(mn_status s) {
     switch (s) {

@@ -523,12 +523,8 @@ mn_status mn_strbuf_write(mn_strbuf* b, const char* path, mn_error* err) {
 }
 
 void mn_strbuf_double(mn_strbuf* b, double v) {
-    char s[40];
-    for (int prec = 6; prec <= 17; prec++) {
-        snprintf(s, sizeof s, "%.*g", prec, v);
-        if (strtod(s, NULL) == v) break;
-    }
-    if (strcmp(s, "-0") == 0) strcpy(s, "0");
+    char s[MN_DOUBLE_CHARS];
+    mn_format_double(v, s);
     mn_strbuf_append(b, s, strlen(s));
 }
 

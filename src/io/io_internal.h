@@ -26,8 +26,8 @@ void mn_strbuf_printf(mn_strbuf* b, const char* fmt, ...)
 /* Writes the text to path (mn_write_file_atomic; MN_ERR_NOMEM, "out of memory", when the
  * buffer failed) and frees the buffer: the end of every writer. */
 mn_status mn_strbuf_write(mn_strbuf* b, const char* path, mn_error* err);
-/* Appends a double so that it reads back to the same value ("%.17g", shortened when a
- * shorter form is exact). */
+/* Appends a double so that it reads back to the same value (mn_format_double: "%.17g",
+ * shortened when a shorter form is exact). */
 void mn_strbuf_double(mn_strbuf* b, double v);
 /* Appends s as a JSON string: quoted, with '"' and '\\' escaped and control characters
  * written as \u00XX. */

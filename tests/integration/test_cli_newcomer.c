@@ -26,8 +26,9 @@ static int run_cli(const char* args, char** out, char** err) {
 static void test_fk_json_orientations(void) {
     char *out, *err;
     CHECK(run_cli("fk stickman --json", &out, &err) == 0);
-    /* the rest pose: every frame unrotated, positions in full precision */
-    CHECK(out && strstr(out, "{\"name\":\"pelvis\",\"position\":[0,0.94999999999999996,0],"
+    /* the rest pose: every frame unrotated, positions in full precision, in the shortest
+     * form that reads back to the same double */
+    CHECK(out && strstr(out, "{\"name\":\"pelvis\",\"position\":[0,0.95,0],"
                              "\"orientation\":[1,0,0,0]}"));
     free(out), free(err);
     /* a turned joint: the UR5's upper arm is turned 90 degrees about y at rest */
@@ -193,6 +194,83 @@ static void test_fit_prints_matrices(void) {
     free(out), free(err);
 }
 
+/* The most significant digits of any number in text: a number is a token between
+ * separators (start, space, '=', ',', '[', '(' before; end, space, newline, ',', ']', ')'
+ * after) that strtod reads whole; digits of the mantissa from the first non-zero one. */
+static int max_digits(const char* text) {
+    int most = 0;
+    for (const char* p = text; p && *p; p++) {
+        if (p != text && !strchr(" =,[(\n", p[-1])) continue;
+        char* e;
+        strtod(p, &e);
+        if (e == p || (*e && !strchr(" \n,])", *e))) continue;
+        int n = 0, started = 0;
+        for (const char* c = p; c < e && *c != 'e' && *c != 'E'; c++)
+            if (*c >= '0' && *c <= '9') {
+                if (*c != '0') started = 1;
+                if (started) n++;
+            }
+        /* trailing zeros of an integer part count ("360" has 3) */
+        if (n > most) most = n;
+        p = e - 1;
+    }
+    return most;
+}
+
+/* Text output is for people: 9 significant digits at most, in every command that prints
+ * numbers; --json keeps full precision, in the shortest form that reads back. */
+static void test_nine_digits(void) {
+    char out_bvh[600], args[1500], *out, *err;
+    snprintf(out_bvh, sizeof out_bvh, "%s/walk_stick.bvh", mn_test_temp_dir());
+    const char* ur5 = "'" MN_DATA "/robots/ur5/ur5_robot.urdf'";
+    char cmds[7][1400];
+    snprintf(cmds[0], sizeof cmds[0],
+             "solve %s --base base_link --tip wrist_3_joint --target 0.3,0.2,0.4 --timeout-ms 0",
+             ur5);
+    snprintf(cmds[1], sizeof cmds[1],
+             "pose stickman --scene '%s/../docs/examples/hands_on_hips.json'", MN_DATA);
+    snprintf(cmds[2], sizeof cmds[2],
+             "fit --rig '%s/meshseq/cylinder/cylinder.obj' --frames "
+             "'%s/meshseq/cylinder/poses-1/cylinder-2.obj'",
+             MN_DATA, MN_DATA);
+    snprintf(cmds[3], sizeof cmds[3], "fk %s --q 0.1,0.2,0.3,0.4,0.5,0.6", ur5);
+    snprintf(cmds[4], sizeof cmds[4], "info %s", ur5);
+    snprintf(cmds[5], sizeof cmds[5],
+             "retarget '%s/mocap/cmu_motionbuilder/cmu_02_01_walk.bvh' --to stickman --out '%s'",
+             MN_DATA, out_bvh);
+    snprintf(cmds[6], sizeof cmds[6], "anim info '%s/../docs/examples/crouch_sequence.json'",
+             MN_DATA);
+    for (int k = 0; k < 7; k++) {
+        int rc = run_cli(cmds[k], &out, &err);
+        int most = out ? max_digits(out) : 99;
+        int least = k == 6 ? 1 : 4; /* anim info: frame numbers and counts only */
+        if (rc != 0 || most > 9 || most < least)
+            printf("     %s: exit %d, %d digits\n%s%s", cmds[k], rc, most, out ? out : "",
+                   err ? err : "");
+        CHECK(rc == 0 && most <= 9 && most >= least); /* and some real numbers were printed */
+        free(out), free(err);
+    }
+    remove(out_bvh);
+    /* --json: full precision, and it reads back to the same values text rounds */
+    snprintf(args, sizeof args, "%s --json", cmds[0]);
+    CHECK(run_cli(args, &out, &err) == 0 && out && max_digits(out) > 9);
+    double jq[6], tq[6];
+    const char* p = out ? strstr(out, "\"q\": [") : NULL;
+    CHECK(p && sscanf(p, "\"q\": [%lf, %lf, %lf, %lf, %lf, %lf]", &jq[0], &jq[1], &jq[2], &jq[3],
+                      &jq[4], &jq[5]) == 6);
+    free(out), free(err);
+    CHECK(run_cli(cmds[0], &out, &err) == 0);
+    p = out ? strstr(out, "\nq ") : NULL;
+    CHECK(p && sscanf(p, "\nq %lf,%lf,%lf,%lf,%lf,%lf", &tq[0], &tq[1], &tq[2], &tq[3], &tq[4],
+                      &tq[5]) == 6);
+    for (int k = 0; k < 6; k++)
+        CHECK(fabs(tq[k] - jq[k]) <= 1e-8 * fabs(jq[k]) + 1e-300);
+    free(out), free(err);
+    snprintf(args, sizeof args, "info %s --json", ur5);
+    CHECK(run_cli(args, &out, &err) == 0 && out && strstr(out, "\"offset\":[0,0,0.089159]"));
+    free(out), free(err);
+}
+
 static void test_demo_explains(void) {
     char *out, *err;
     CHECK(run_cli("demo", &out, &err) == 0);
@@ -209,6 +287,7 @@ int main(int argc, char** argv) {
     RUN(test_fk_feeds_solve);
     RUN(test_urdf_joint_names);
     RUN(test_fit_prints_matrices);
+    RUN(test_nine_digits);
     RUN(test_demo_explains);
     return mn_test_report();
 }
