@@ -271,6 +271,52 @@ static void test_nine_digits(void) {
     free(out), free(err);
 }
 
+/* fk --every-frame stops at a pose it cannot print (here a glTF whose animated scales
+ * reach 3e38 on nine nested nodes at the second key) before printing anything: no half
+ * JSON document on stdout, one message naming the file, exit status 1. */
+static void test_fk_fails_whole(void) {
+    /* ten nodes in a chain, one unit apart; one sampler scales the first nine by 1 at 0 s
+     * and by 3e38 at 1 s (the buffer: times 0, 1 and the two scales as floats) */
+    char text[4096];
+    size_t n =
+        (size_t)snprintf(text, sizeof text,
+                         "{\"asset\":{\"version\":\"2.0\"},\"scene\":0,\"scenes\":[{\"nodes\":"
+                         "[0]}],\"nodes\":[");
+    for (int k = 0; k < 10; k++)
+        n += (size_t)snprintf(
+            text + n, sizeof text - n, "%s{\"name\":\"j%d\",\"translation\":[1,0,0]%s%.0d%s}",
+            k ? "," : "", k, k < 9 ? ",\"children\":[" : "", k < 9 ? k + 1 : 0, k < 9 ? "]" : "");
+    n += (size_t)snprintf(text + n, sizeof text - n,
+                          "],\"animations\":[{\"name\":\"grow\",\"channels\":[");
+    for (int k = 0; k < 9; k++)
+        n += (size_t)snprintf(text + n, sizeof text - n,
+                              "%s{\"sampler\":0,\"target\":{\"node\":%d,\"path\":\"scale\"}}",
+                              k ? "," : "", k);
+    n += (size_t)snprintf(
+        text + n, sizeof text - n,
+        "],\"samplers\":[{\"input\":0,\"output\":1}]}],\"buffers\":[{\"uri\":\"data:application/"
+        "octet-stream;base64,AAAAAAAAgD8AAIA/AACAPwAAgD/msWF/5rFhf+axYX8=\",\"byteLength\":32}],"
+        "\"bufferViews\":[{\"buffer\":0,\"byteOffset\":0,\"byteLength\":32}],\"accessors\":["
+        "{\"bufferView\":0,\"byteOffset\":0,\"componentType\":5126,\"count\":2,\"type\":"
+        "\"SCALAR\",\"min\":[0],\"max\":[1]},{\"bufferView\":0,\"byteOffset\":8,"
+        "\"componentType\":5126,\"count\":2,\"type\":\"VEC3\"}]}");
+    CHECK(n < sizeof text);
+    char path[512], args[1200], *out, *err;
+    snprintf(path, sizeof path, "%s", mn_test_write_temp("grow.gltf", text, n));
+    const char* how[] = {"--every-frame --json", "--every-frame", "--time 1 --json"};
+    for (int k = 0; k < 3; k++) {
+        snprintf(args, sizeof args, "fk '%s' %s", path, how[k]);
+        CHECK(run_cli(args, &out, &err) == 1 && out && !out[0] && err &&
+              strstr(err, "grow.gltf: ") && !strchr(strchr(err, '\n') + 1, '\n'));
+        free(out), free(err);
+    }
+    /* the first key alone is a pose like any other */
+    snprintf(args, sizeof args, "fk '%s' --frame 0 --json", path);
+    CHECK(run_cli(args, &out, &err) == 0 && out &&
+          strstr(out, "\"name\":\"j9\",\"position\":[10,0,0]"));
+    free(out), free(err);
+}
+
 static void test_demo_explains(void) {
     char *out, *err;
     CHECK(run_cli("demo", &out, &err) == 0);
@@ -288,6 +334,7 @@ int main(int argc, char** argv) {
     RUN(test_urdf_joint_names);
     RUN(test_fit_prints_matrices);
     RUN(test_nine_digits);
+    RUN(test_fk_fails_whole);
     RUN(test_demo_explains);
     return mn_test_report();
 }
