@@ -317,6 +317,67 @@ static void test_fk_fails_whole(void) {
     free(out), free(err);
 }
 
+/* A BVH written from the built-in figure reads back with its names ("right arm", not
+ * "right_arm") in every command; --names-from gives any other figure's names back. */
+static void test_bvh_names_back(void) {
+    char dir[512], args[2600], *out, *err;
+    snprintf(dir, sizeof dir, "%s", mn_test_temp_dir());
+    snprintf(args, sizeof args, "convert stickman '%s/s.bvh'", dir);
+    CHECK(run_cli(args, &out, &err) == 0);
+    free(out), free(err);
+    snprintf(args, sizeof args, "info '%s/s.bvh'", dir);
+    CHECK(run_cli(args, &out, &err) == 0 && out && strstr(out, "\n    right arm  ball") &&
+          !strstr(out, "right_arm"));
+    free(out), free(err);
+    snprintf(args, sizeof args,
+             "solve '%s/s.bvh' --base pelvis --tip 'left hand' --target 0.2,0.3,0.1 --timeout-ms 0",
+             dir);
+    CHECK(run_cli(args, &out, &err) == 0 && out && strstr(out, "status OK"));
+    free(out), free(err);
+    /* a figure of its own with a space in a name: skeleton -> BVH -> figure document */
+    snprintf(args, sizeof args, "convert stickman '%s/own.skel'", dir);
+    CHECK(run_cli(args, &out, &err) == 0);
+    free(out), free(err);
+    char path[600];
+    snprintf(path, sizeof path, "%s/own.skel", dir);
+    char* text = mn_test_read_file(path, NULL);
+    /* rename the figure's "right arm" to "right upper": no longer the built-in figure */
+    for (char* p = text; p && (p = strstr(p, "right arm")) != NULL;)
+        memcpy(p, "right upp", 9);
+    FILE* f = text ? fopen(path, "wb") : NULL;
+    if (f) fputs(text, f), fclose(f);
+    free(text);
+    snprintf(args, sizeof args, "convert '%s/own.skel' '%s/own.bvh'", dir, dir);
+    CHECK(run_cli(args, &out, &err) == 0);
+    free(out), free(err);
+    snprintf(args, sizeof args, "info '%s/own.bvh' --json", dir);
+    CHECK(run_cli(args, &out, &err) == 0 && out && strstr(out, "\"name\":\"right_upp\""));
+    free(out), free(err);
+    snprintf(args, sizeof args, "convert '%s/own.bvh' '%s/back.json' --names-from '%s/own.skel'",
+             dir, dir, dir);
+    CHECK(run_cli(args, &out, &err) == 0);
+    free(out), free(err);
+    snprintf(path, sizeof path, "%s/back.json", dir);
+    text = mn_test_read_file(path, NULL);
+    CHECK(text && strstr(text, "\"name\":\"right upp\"") && strstr(text, "\"name\":\"left arm\"") &&
+          !strstr(text, "right_upp"));
+    free(text);
+    /* in a batch too */
+    snprintf(args, sizeof args,
+             "convert '%s/own.bvh' --out-dir '%s/skels' --to skel --names-from '%s/own.skel' -j 1",
+             dir, dir, dir);
+    CHECK(run_cli(args, &out, &err) == 0);
+    free(out), free(err);
+    snprintf(path, sizeof path, "%s/skels/own.skel", dir);
+    text = mn_test_read_file(path, NULL);
+    CHECK(text && strstr(text, "\"right upp\""));
+    free(text);
+    /* a figure that is not a BVH has its own names: --names-from is for BVH input */
+    snprintf(args, sizeof args, "convert stickman '%s/x.skel' --names-from stickman", dir);
+    CHECK(run_cli(args, &out, &err) == 2);
+    free(out), free(err);
+}
+
 static void test_demo_explains(void) {
     char *out, *err;
     CHECK(run_cli("demo", &out, &err) == 0);
@@ -335,6 +396,7 @@ int main(int argc, char** argv) {
     RUN(test_fit_prints_matrices);
     RUN(test_nine_digits);
     RUN(test_fk_fails_whole);
+    RUN(test_bvh_names_back);
     RUN(test_demo_explains);
     return mn_test_report();
 }
