@@ -179,8 +179,16 @@ int mn_cmd_fit(int argc, char** argv) {
         for (char* tok = strtok(list, ","); tok; tok = strtok(NULL, ",")) {
             int j = mn_rig_find_ctrl(rig, tok);
             if (j < 0) {
-                mn_error_set(&err, MN_ERR_NOTFOUND, "", 0, "--fixed", "no controller named '%s'",
-                             tok);
+                /* the nearest controller name, as joint names are suggested */
+                int limit = mn_name_distance_limit(tok), best = limit + 1, near = -1;
+                for (int c = 0; c < rig->nctrl; c++) {
+                    int dist = mn_name_distance(tok, rig->ctrl_name[c], limit);
+                    if (dist < best) best = dist, near = c;
+                }
+                mn_error_set(&err, MN_ERR_NOTFOUND, rig_path, 0, "--fixed",
+                             "no controller named \"%s\"%s%s%s", tok,
+                             near >= 0 ? "; did you mean \"" : "",
+                             near >= 0 ? rig->ctrl_name[near] : "", near >= 0 ? "\"?" : "");
                 free(list);
                 goto input_error;
             }

@@ -355,66 +355,13 @@ int mn_model_find_joint(const mn_model* m, const char* name) {
     return -1;
 }
 
-enum { NAME_MAX_LEN = 255 }; /* mn_def_check's limit, and the alias's */
-
-/* s in lower case (ASCII) into out[NAME_MAX_LEN + 1]; its length, or -1 when too long. */
-static int fold(const char* s, char* out) {
-    int n = 0;
-    for (; s[n]; n++) {
-        if (n >= NAME_MAX_LEN) return -1;
-        char c = s[n];
-        out[n] = (char)(c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c);
-    }
-    out[n] = 0;
-    return n;
-}
-
-/* Edit distance of a and b with swaps of neighbours (optimal string alignment), or limit + 1
- * when it exceeds limit. Three rows on the stack: no allocation. */
-static int edit_distance(const char* a, int na, const char* b, int nb, int limit) {
-    if (na - nb > limit || nb - na > limit) return limit + 1;
-    int rows[3][NAME_MAX_LEN + 1];
-    int *pp = rows[0], *p = rows[1], *c = rows[2];
-    for (int j = 0; j <= nb; j++)
-        p[j] = j;
-    for (int i = 1; i <= na; i++) {
-        c[0] = i;
-        int best = c[0];
-        for (int j = 1; j <= nb; j++) {
-            int cost = a[i - 1] != b[j - 1];
-            int v = p[j - 1] + cost;
-            if (p[j] + 1 < v) v = p[j] + 1;
-            if (c[j - 1] + 1 < v) v = c[j - 1] + 1;
-            if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] && pp[j - 2] + 1 < v)
-                v = pp[j - 2] + 1;
-            c[j] = v;
-            if (v < best) best = v;
-        }
-        if (best > limit) return limit + 1;
-        int* t = pp;
-        pp = p, p = c, c = t;
-    }
-    return p[nb] <= limit ? p[nb] : limit + 1;
-}
-
-/* Distance of the folded query q (length nq) from candidate name s, at most limit + 1. */
-static int name_distance(const char* q, int nq, const char* s, int limit) {
-    char f[NAME_MAX_LEN + 1];
-    int n = s ? fold(s, f) : -1;
-    if (n < 0) return limit + 1;
-    if (nq >= 3 && n >= 3 && (strstr(f, q) || strstr(q, f))) return nq == n ? 0 : 1;
-    return edit_distance(q, nq, f, n, limit);
-}
-
 int mn_model_similar_joints(const mn_model* m, const char* name, int* out, int cap) {
-    char q[NAME_MAX_LEN + 1];
-    int nq = m && name && cap > 0 ? fold(name, q) : -1;
-    if (nq < 0) return 0;
-    int limit = nq / 3 > 2 ? nq / 3 : 2, best = limit + 1, count = 0;
+    if (!m || !name || cap <= 0) return 0;
+    int limit = mn_name_distance_limit(name), best = limit + 1, count = 0;
     for (int pass = 0; pass < 2; pass++) /* the nearest distance, then the joints at it */
         for (int j = 0; j < m->njoint; j++) {
-            int d = name_distance(q, nq, m->jnt_name[j], limit);
-            int da = name_distance(q, nq, m->jnt_alias[j], limit);
+            int d = mn_name_distance(name, m->jnt_name[j], limit);
+            int da = mn_name_distance(name, m->jnt_alias[j], limit);
             if (da < d) d = da;
             if (pass == 0 && d < best) best = d;
             if (pass == 1 && d == best && best <= limit && count < cap) out[count++] = j;
@@ -430,12 +377,11 @@ const char* mn_model_joint_hint(const mn_model* m, const char* name, char* buf, 
     size_t len = 0;
     for (int i = 0; i < n && len < cap; i++) {
         int j = near[i];
-        char q[NAME_MAX_LEN + 1];
-        int nq = fold(name, q), limit = nq / 3 > 2 ? nq / 3 : 2;
+        int limit = mn_name_distance_limit(name);
         /* the name the user most likely meant: the alias when it is the nearer */
         const char* a = m->jnt_alias[j];
         int use_alias =
-            a && name_distance(q, nq, a, limit) < name_distance(q, nq, m->jnt_name[j], limit);
+            a && mn_name_distance(name, a, limit) < mn_name_distance(name, m->jnt_name[j], limit);
         const char* sep = i == 0 ? "; did you mean " : i == n - 1 ? " or " : ", ";
         int w = use_alias
                     ? snprintf(buf + len, cap - len, "%s\"%s\" (link %s)", sep, a, m->jnt_name[j])
