@@ -192,6 +192,13 @@ static void test_fit_prints_matrices(void) {
     free(out), free(err), free(jout), free(jerr);
     CHECK(run_cli("fit --help", &out, &err) == 0 && out && strstr(out, "controller=NAME R="));
     free(out), free(err);
+    /* a misspelt controller gets the nearest name */
+    CHECK(run_cli("fit --rig '" MN_DATA
+                  "/meshseq/cylinder/cylinder.obj' --fixed bone_1 --frames '" MN_DATA
+                  "/meshseq/cylinder/poses-1/cylinder-1.obj'",
+                  &out, &err) == 1);
+    CHECK(err && strstr(err, "--fixed: no controller named \"bone_1\"; did you mean \"bone1\"?"));
+    free(out), free(err);
 }
 
 /* The most significant digits of any number in text: a number is a token between
