@@ -20,7 +20,9 @@ static void usage(FILE* f) {
            "number of degrees of freedom, and the number of motion frames (BVH). For glTF, every\n"
            "animation with its name, duration and number of key times (the times at which\n"
            "`marionette fk --anim NAME --frame K` poses the figure). --json prints the same as\n"
-           "one JSON object (angles in radians).\n");
+           "one JSON object (angles in radians). A URDF figure's joints are named by their\n"
+           "links, each followed by its URDF joint's name, which commands accept too\n"
+           "('(joint NAME)'; JSON: \"alias\").\n");
 }
 
 static void print_vec(FILE* f, mn_vec3 v) {
