@@ -72,10 +72,9 @@ int mn_bench_fk(int argc, char** argv) {
     int dof, joints;
     volatile double sink = 0;
     if (base_name) {
-        int base = mn_model_find_joint(m, base_name), tip = mn_model_find_joint(m, tip_name);
+        int base = mn_cli_find_joint(m, file, "--base", base_name);
+        int tip = base < 0 ? -1 : mn_cli_find_joint(m, file, "--tip", tip_name);
         if (base < 0 || tip < 0) {
-            fprintf(stderr, "marionette: %s: no joint or link named '%s'\n", file,
-                    base < 0 ? base_name : tip_name);
             mn_data_destroy(d);
             mn_model_destroy(m);
             return MN_EXIT_INPUT;

@@ -42,7 +42,9 @@ static void usage(FILE* f) {
             "usage: marionette bench ik --urdf FILE --base LINK --tip LINK [--n 10000] [--seed S]\n"
             "                           [--timeout-ms 5] [--tol 1e-5] [--method lm] [--near]\n"
             "                           [--cpu-time] [--dump results.csv]\n"
-            "       marionette bench ik --compare ...   (every method on the same problems)\n"
+            "       marionette bench ik --compare [--urdf FILE --base LINK --tip LINK] ...\n"
+            "                           (every method on the same problems: Welman's 7-DOF\n"
+            "                           chain, or a robot arm's; bench ik --compare --help)\n"
             "\n"
             "Runs the TRAC-IK protocol: N joint vectors drawn uniformly within the limits\n"
             "(continuous joints in [-pi, pi]), targets by forward kinematics, every solve seeded\n"
@@ -368,12 +370,11 @@ int mn_bench_ik(int argc, char** argv) {
     mn_model* m = NULL;
     mn_warnings warn = {0};
     if (mn_urdf_read(urdf, &m, &warn, &err) != MN_OK) return mn_cli_input_error(&err);
-    int base = mn_model_find_joint(m, base_name), tip = mn_model_find_joint(m, tip_name);
+    int base = mn_cli_find_joint(m, urdf, "--base", base_name);
+    int tip = base < 0 ? -1 : mn_cli_find_joint(m, urdf, "--tip", tip_name);
     if (base < 0 || tip < 0) {
-        mn_error_set(&err, MN_ERR_NOTFOUND, urdf, 0, base < 0 ? "--base" : "--tip",
-                     "no link named '%s'", base < 0 ? base_name : tip_name);
         mn_model_destroy(m);
-        return mn_cli_input_error(&err);
+        return MN_EXIT_INPUT;
     }
     bench_chain bc;
     int cs = chain_make(m, base, tip, &bc);

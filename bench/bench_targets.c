@@ -69,18 +69,21 @@ int mn_bench_targets(int argc, char** argv) {
     mn_error err;
     mn_model* m = NULL;
     if (mn_figure_read(file, &m, NULL, NULL, &err) != MN_OK) return mn_cli_input_error(&err);
-    int base = strcmp(base_name, "world") ? mn_model_find_joint(m, base_name) : -1;
-    int tip = mn_model_find_joint(m, tip_name);
+    int world = !strcmp(base_name, "world");
+    int base = world ? -1 : mn_cli_find_joint(m, file, "--base", base_name);
+    int tip = world || base >= 0 ? mn_cli_find_joint(m, file, "--tip", tip_name) : -1;
+    if ((base < 0 && !world) || tip < 0) {
+        mn_model_destroy(m);
+        return MN_EXIT_INPUT;
+    }
     FILE* f = fopen(targets, "r");
     mn_data* d = mn_data_create(m, 0);
     double* t = NULL;
     double* us = NULL;
     int rc = MN_EXIT_OK, n = 0, cap = 0, orient = -1;
-    if ((base < 0 && strcmp(base_name, "world")) || tip < 0 || !f || !d) {
+    if (!f || !d) {
         fprintf(stderr, "marionette: bench targets: %s\n",
-                !f   ? "cannot open the targets file"
-                : !d ? "out of memory"
-                     : "no such base or tip joint");
+                !f ? "cannot open the targets file" : "out of memory");
         rc = MN_EXIT_INPUT;
         goto done;
     }

@@ -23,6 +23,13 @@
  * the CPU time. A method this build or this chain does not support reports its
  * status and is left out of the plot.
  *
+ * With --urdf FILE --base B --tip T the same experiment runs on a robot arm's chain from B
+ * to T: the poses take the same joint values, joint by joint root to tip (the eighth joint
+ * onwards repeating the first seven), each clamped into its joint's limits, with the rest
+ * of the figure at its rest pose; the targets are in B's frame and the limits are respected.
+ * Welman's "edge" pose, all angles near zero, is the arm near its URDF zero configuration:
+ * stretched out for many arms (the UR5), near the edge of the reach.
+ *
  * Output: one key=value line per (method, target, tol):
  *     method=ccd target=inside tol=1e-03 solved=1 status=OK iters=24 us=16.2 cpu_us=15.9
  * pos_err=8.2e-04 then the same as a table on lines starting with '#', and an SVG plot (--svg FILE)
@@ -69,10 +76,14 @@ static void usage(FILE* f) {
     fprintf(f,
             "usage: marionette bench ik --compare [--svg ik_compare.svg] [--repeat 5]\n"
             "                                     [--timeout-ms 2000] [--method NAME]\n"
+            "                                     [--urdf FILE --base LINK --tip LINK]\n"
             "\n"
             "Welman 1993, 4.3 (Fig. 4.4, 4.5): a 7-DOF chain (unit links, hinges alternating\n"
             "about z and y, no limits), a position target inside the reach and one near its\n"
             "edge, solved to tolerances 1e-1 .. 1e-6 by every method from the same initial pose.\n"
+            "--urdf FILE --base LINK --tip LINK: the chain of a robot arm instead, its joints\n"
+            "given the same values (root to tip, clamped into their limits), limits respected,\n"
+            "targets in LINK's frame (the 'edge' pose is near the URDF zero configuration).\n"
             "Prints one line per case:\n"
             "  method target tol solved status iters us cpu_us (medians of --repeat) pos_err\n"
             "then a table (lines starting with '#') and writes an SVG plot of time against\n"
@@ -160,8 +171,8 @@ static const char* const colors[MN_IK_METHOD_COUNT] = {"#1f77b4", "#ff7f0e", "#2
 
 /* Time (us) against tolerance, log-log; tolerance decreasing to the right as in Welman's
  * plots. One panel per target, a shared legend. */
-static int write_svg(const char* path, cell res[MN_IK_METHOD_COUNT][NTARGET][NTOL],
-                     const int* run) {
+static int write_svg(const char* path, cell res[MN_IK_METHOD_COUNT][NTARGET][NTOL], const int* run,
+                     const char* chain, int dof) {
     const double W = 900, H = 420, pw = 360, ph = 280, top = 50, left[2] = {80, 500};
     double lo = INFINITY, hi = 0;
     for (int mth = 0; mth < MN_IK_METHOD_COUNT; mth++)
@@ -183,8 +194,8 @@ static int write_svg(const char* path, cell res[MN_IK_METHOD_COUNT][NTARGET][NTO
               "<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n"
               "<text x=\"%.0f\" y=\"24\" text-anchor=\"middle\" font-size=\"15\">Welman Fig. "
               "4.4/4.5: time against "
-              "accuracy, 7-DOF chain</text>\n",
-              W, H, W, H, W / 2);
+              "accuracy, %d-DOF chain (%s)</text>\n",
+              W, H, W, H, W / 2, dof, chain);
     for (int t = 0; t < NTARGET; t++) {
         double x0 = left[t], y0 = top;
         sb_printf(&b, "<g>\n<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">target %s</text>\n",
@@ -273,12 +284,54 @@ static int write_svg(const char* path, cell res[MN_IK_METHOD_COUNT][NTARGET][NTO
 
 /* ---- the experiment ---------------------------------------------------------------------- */
 
+/* The chain's moving joints from below base down to tip, root to tip; their number (at most
+ * cap), 0 when tip is not below base. */
+static int chain_moving(const mn_model* m, int base, int tip, int* out, int cap) {
+    if (base >= 0 && (base == tip || !mn_model_is_ancestor(m, base, tip))) return 0;
+    int n = 0;
+    for (int j = tip; j >= 0 && j != base; j = m->jnt_parent[j])
+        if (m->jnt_type[j] == MN_JOINT_HINGE || m->jnt_type[j] == MN_JOINT_SLIDE) n++;
+    if (n > cap) return 0;
+    int i = n - 1;
+    for (int j = tip; j >= 0 && j != base; j = m->jnt_parent[j])
+        if (m->jnt_type[j] == MN_JOINT_HINGE || m->jnt_type[j] == MN_JOINT_SLIDE) out[i--] = j;
+    return n;
+}
+
+/* Poses the chain's joints with Welman's values (repeating after the seventh), each clamped
+ * into its limits; the rest of the figure at its rest pose. */
+static void set_pose(const mn_model* m, mn_data* d, const int* jnt, int n, const double* q7) {
+    memcpy(d->q, m->q0, sizeof(double) * (size_t)m->nq);
+    for (int i = 0; i < n; i++) {
+        int j = jnt[i];
+        double v = q7[i % NDOF];
+        if (m->jnt_limited[j]) {
+            if (v < m->jnt_range[2 * j]) v = m->jnt_range[2 * j];
+            if (v > m->jnt_range[2 * j + 1]) v = m->jnt_range[2 * j + 1];
+        }
+        d->q[m->jnt_qadr[j]] = v;
+    }
+}
+
+/* A label safe inside SVG text: letters, digits and "_-. /" kept, anything else '_'. */
+static void svg_label(const char* s, char* out, size_t cap) {
+    size_t n = 0;
+    for (; s && *s && n + 1 < cap; s++) {
+        char c = *s;
+        int ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+                 strchr("_-. /", c);
+        out[n++] = ok ? c : '_';
+    }
+    out[n] = 0;
+}
+
 int mn_bench_ik_compare(int argc, char** argv) {
     if (mn_cli_wants_help(argc, argv)) {
         usage(stdout);
         return MN_EXIT_OK;
     }
     const char* svg = "ik_compare.svg";
+    const char *urdf = NULL, *base_name = NULL, *tip_name = NULL;
     int repeat = 5, only = -1;
     double timeout_ms = 2000;
     for (int i = 1; i < argc; i++) {
@@ -289,6 +342,12 @@ int mn_bench_ik_compare(int argc, char** argv) {
         const char* v = argv[++i];
         if (!strcmp(a, "--svg")) {
             svg = v;
+        } else if (!strcmp(a, "--urdf")) {
+            urdf = v;
+        } else if (!strcmp(a, "--base")) {
+            base_name = v;
+        } else if (!strcmp(a, "--tip")) {
+            tip_name = v;
         } else if (!strcmp(a, "--repeat")) {
             if (!mn_cli_parse_int(v, &repeat) || repeat < 1 || repeat > 1000)
                 return mn_cli_usage_error("bench ik",
@@ -305,28 +364,66 @@ int mn_bench_ik_compare(int argc, char** argv) {
         }
     }
 
-    mn_model* m = welman_chain();
+    if ((base_name || tip_name) && !urdf)
+        return mn_cli_usage_error("bench ik", "--base and --tip go with --urdf");
+    if (urdf && (!base_name || !tip_name))
+        return mn_cli_usage_error("bench ik", "--urdf needs --base and --tip");
+
+    mn_model* m = NULL;
+    if (urdf) {
+        mn_error err;
+        mn_warnings warn = {0};
+        if (mn_urdf_read(urdf, &m, &warn, &err) != MN_OK) return mn_cli_input_error(&err);
+        mn_cli_print_warnings(&warn);
+    } else {
+        m = welman_chain();
+    }
     mn_data* d = m ? mn_data_create(m, 0) : NULL;
     double* times = malloc(sizeof(double) * 2 * (size_t)repeat);
+    int* jnt = m ? malloc(sizeof(int) * (size_t)(m->njoint + 1)) : NULL;
     static cell res[MN_IK_METHOD_COUNT][NTARGET][NTOL];
     int run[MN_IK_METHOD_COUNT];
-    if (!m || !d || !times) {
-        fprintf(stderr, "marionette bench ik: could not build the 7-DOF chain\n");
-        free(times);
-        mn_data_destroy(d);
-        mn_model_destroy(m);
-        return MN_EXIT_INPUT;
+    int rc = MN_EXIT_INPUT, base = -1, tip = -1, ndof = 0;
+    if (!m || !d || !times || !jnt) {
+        fprintf(stderr, "marionette bench ik: %s\n",
+                urdf ? "out of memory" : "could not build the 7-DOF chain");
+        goto done;
     }
-    int tip = mn_model_find_joint(m, "end");
+    if (urdf) {
+        base = mn_cli_find_joint(m, urdf, "--base", base_name);
+        tip = base < 0 ? -1 : mn_cli_find_joint(m, urdf, "--tip", tip_name);
+        if (base < 0 || tip < 0) goto done;
+    } else {
+        tip = mn_model_find_joint(m, "end");
+    }
+    ndof = chain_moving(m, base, tip, jnt, m->njoint);
+    if (ndof == 0) {
+        mn_error err;
+        mn_error_set(&err, MN_ERR_ARG, urdf, 0, "--tip",
+                     "'%s' is not below '%s' with a moving joint between", tip_name, base_name);
+        mn_cli_input_error(&err);
+        goto done;
+    }
+    /* the chain's length when stretched: the offsets from below the base to the tip */
+    double reach = 0;
+    for (int j = tip; j >= 0 && j != base; j = m->jnt_parent[j])
+        reach += mn_vec3_norm(m->jnt_offset[j]);
+    char chain[128];
+    svg_label(urdf ? m->name : "welman7", chain, sizeof chain);
     mn_vec3 targets[NTARGET];
     for (int t = 0; t < NTARGET; t++) {
-        memcpy(d->q, q_targets[t], sizeof q_targets[t]);
+        set_pose(m, d, jnt, ndof, q_targets[t]);
         mn_fk(m, d);
         targets[t] = d->xf[tip].p;
+        if (base >= 0) { /* in the base's frame, as the solve takes it */
+            mn_xform inv = mn_xform_inverse(&d->xf[base]);
+            targets[t] = mn_xform_apply(&inv, targets[t]);
+        }
     }
-    printf("bench=ik_compare chain=welman7 dof=%d reach=7 inside_dist=%.4f edge_dist=%.4f "
+    printf("bench=ik_compare chain=%s dof=%d reach=%.4g inside_dist=%.4f edge_dist=%.4f "
            "repeat=%d timeout_ms=%g\n",
-           NDOF, mn_vec3_norm(targets[0]), mn_vec3_norm(targets[1]), repeat, timeout_ms);
+           chain, ndof, reach, mn_vec3_norm(targets[0]), mn_vec3_norm(targets[1]), repeat,
+           timeout_ms);
 
     for (int mth = 0; mth < MN_IK_METHOD_COUNT; mth++) {
         run[mth] = only < 0 || only == mth;
@@ -334,7 +431,7 @@ int mn_bench_ik_compare(int argc, char** argv) {
         for (int t = 0; t < NTARGET; t++)
             for (int k = 0; k < NTOL; k++) {
                 mn_ik_problem p = mn_ik_problem_default();
-                p.base = -1;
+                p.base = base;
                 p.tip = tip;
                 p.target_pos = targets[t];
                 mn_ik_options o = mn_ik_default();
@@ -343,12 +440,12 @@ int mn_bench_ik_compare(int argc, char** argv) {
                 o.max_iters = 1000000;
                 o.timeout_ms = timeout_ms;
                 o.timeout_cpu = 1; /* a solve preempted by other jobs is not cut short */
-                o.respect_limits = 0;
+                o.respect_limits = urdf != NULL; /* Welman's chain has none */
                 mn_ik_result r;
                 cell* c = &res[mth][t][k];
                 double* cpu = times + repeat;
                 for (int rep = 0; rep < repeat; rep++) {
-                    memcpy(d->q, q_initial, sizeof q_initial);
+                    set_pose(m, d, jnt, ndof, q_initial);
                     double c0 = thread_cpu_us();
                     mn_ik_solve(m, d, &p, &o, &r);
                     cpu[rep] = thread_cpu_us() - c0;
@@ -372,9 +469,9 @@ int mn_bench_ik_compare(int argc, char** argv) {
 
     /* the table: microseconds (or the status when not solved), one row per method */
     for (int t = 0; t < NTARGET; t++) {
-        printf("# target %s (%.4f from the base, reach 7): median CPU microseconds to tolerance\n# "
-               "%-9s",
-               target_names[t], mn_vec3_norm(targets[t]), "method");
+        printf("# target %s (%.4f from the base, reach %.4g): median CPU microseconds to "
+               "tolerance\n# %-9s",
+               target_names[t], mn_vec3_norm(targets[t]), reach, "method");
         for (int k = 0; k < NTOL; k++)
             printf(" %12.0e", tols[k]);
         printf("\n");
@@ -391,8 +488,10 @@ int mn_bench_ik_compare(int argc, char** argv) {
             printf("\n");
         }
     }
-    int rc = write_svg(svg, res, run);
+    rc = write_svg(svg, res, run, chain, ndof);
     if (rc == MN_EXIT_OK) printf("# plot written to %s\n", svg);
+done:
+    free(jnt);
     free(times);
     mn_data_destroy(d);
     mn_model_destroy(m);

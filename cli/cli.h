@@ -54,11 +54,20 @@ const char* mn_cli_safe(const char* s);
 /* Prints a JSON string literal (quotes and escapes; control characters, DEL and C1 as
  * \u00XX, bytes that are not UTF-8 as U+FFFD). */
 void mn_cli_json_string(FILE* f, const char* s);
+/* v for JSON: the shortest form that reads back to the same double (mn_format_double), so
+ * --json keeps full precision without printing 0.94999999999999996 for 0.95. A string in
+ * one of 16 buffers reused in turn (up to 16 in one printf). v must be finite. */
+const char* mn_cli_json_num(double v);
 /* Are the n values all finite? When one is not (inf or NaN: an input so large that the
  * arithmetic overflowed), prints "marionette: FILE: WHAT: the result is not finite ..."
  * to stderr and returns 0: no output format carries inf or NaN, the command fails instead
  * (exit status 1). */
 int mn_cli_finite(const char* file, const char* what, const double* v, size_t n);
+/* The joint that name (a joint's name or alias: a URDF joint's name) finds in figure m, read
+ * from file; on a miss -1, after printing to stderr
+ *     marionette: no joint "NAME" in FILE (FIELD); did you mean "..." (link ...)?
+ * with the nearest names (mn_model_joint_hint). Every command taking joint names uses it. */
+int mn_cli_find_joint(const mn_model* m, const char* file, const char* field, const char* name);
 /* Prints a warning line to stderr when w has any. */
 void mn_cli_print_warnings(const mn_warnings* w);
 

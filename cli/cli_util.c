@@ -131,6 +131,13 @@ void mn_cli_json_string(FILE* f, const char* s) {
     fputc('"', f);
 }
 
+const char* mn_cli_json_num(double v) {
+    static char ring[16][MN_DOUBLE_CHARS];
+    static int slot;
+    slot = (slot + 1) % 16;
+    return mn_format_double(v, ring[slot]);
+}
+
 int mn_cli_finite(const char* file, const char* what, const double* v, size_t n) {
     for (size_t i = 0; i < n; i++)
         if (!isfinite(v[i])) {
@@ -142,6 +149,17 @@ int mn_cli_finite(const char* file, const char* what, const double* v, size_t n)
             return 0;
         }
     return 1;
+}
+
+int mn_cli_find_joint(const mn_model* m, const char* file, const char* field, const char* name) {
+    int j = mn_model_find_joint(m, name);
+    if (j >= 0) return j;
+    char hint[256];
+    mn_model_joint_hint(m, name, hint, sizeof hint);
+    /* each part escaped on its own: the hint's names come from the file */
+    fprintf(stderr, "marionette: no joint \"%s\" in %s", mn_cli_safe(name), mn_cli_safe(file));
+    fprintf(stderr, " (%s)%s\n", field, mn_cli_safe(hint));
+    return -1;
 }
 
 void mn_cli_print_warnings(const mn_warnings* w) {

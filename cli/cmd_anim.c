@@ -62,7 +62,7 @@ static int ends_with(const char* s, const char* e) {
 
 static const char* fmt_frame(double f, char* buf) {
     if (f <= -1e299 || f >= 1e299 || !isfinite(f)) return f < 0 ? "-inf" : "inf";
-    snprintf(buf, 32, "%g", f);
+    snprintf(buf, 32, "%.9g", f);
     return buf;
 }
 
@@ -101,10 +101,10 @@ static int info(const char* path, const char* script) {
     printf("file: %s\n", mn_cli_safe(path));
     printf("figure: %s (%s), %d joints, %d DOF\n", mn_cli_safe(di.figure), mn_cli_safe(m->name),
            m->njoint, m->nv);
-    printf("fps: %g\nkeys: %d, frames %g to %g (%g s)\n", fps, nk, f0, f1, (f1 - f0) / fps);
+    printf("fps: %.9g\nkeys: %d, frames %.9g to %.9g (%.9g s)\n", fps, nk, f0, f1, (f1 - f0) / fps);
     printf("key frames:");
     for (int k = 0; k < nk && k < 40; k++)
-        printf(" %g", mn_seq_key_frame(s, k));
+        printf(" %.9g", mn_seq_key_frame(s, k));
     printf("%s\n", nk > 40 ? " ..." : "");
     printf("interpolation: rotation %s, translation %s\n", mn_interp_name(rot),
            mn_interp_name(trans));
@@ -200,7 +200,7 @@ static int bake(int argc, char** argv) {
     if (st == MN_OK) {
         st = glb ? mn_gltf_write(out, m, &mo, skin.nverts > 0 ? &skin : NULL, &err)
                  : mn_bvh_write(out, m, &mo, &err);
-        printf("file=%s out=%s frames=%ld fps=%g mode=%s constrained_frames=%ld mean_iters=%.2f "
+        printf("file=%s out=%s frames=%ld fps=%.9g mode=%s constrained_frames=%ld mean_iters=%.2f "
                "max_violation_m=%.2e "
                "unmet_frames=%ld\n",
                mn_cli_safe(in), mn_cli_safe(out), r.frames, mn_seq_fps(s) / o.step,
@@ -405,7 +405,7 @@ static int compress_take(int argc, char** argv) {
                 }
             }
             if (code == MN_EXIT_OK)
-                printf("file=%s frames=%d fps=%g tracks=%d rest=%d constant=%d sparse=%d "
+                printf("file=%s frames=%d fps=%.9g tracks=%d rest=%d constant=%d sparse=%d "
                        "dense=%d keys=%ld raw_bytes=%zu bytes=%zu ratio=%.2f tol=%g shell=%g "
                        "max_error=%.4g worst_joint=%s worst_frame=%d\n",
                        mn_cli_safe(in), st.frames, fps, st.tracks, st.rest, st.constant, st.sparse,

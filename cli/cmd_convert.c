@@ -13,8 +13,9 @@ const char mn_cmd_convert_summary[] = "convert a figure to skeleton text (.skel)
 
 static void usage(FILE* f) {
     fprintf(f,
-            "usage: marionette convert IN OUT [--anim NAME]\n"
+            "usage: marionette convert IN OUT [--anim NAME] [--names-from FIGURE]\n"
             "       marionette convert IN... --out-dir DIR [--to bvh|skel|glb|json] [-j N]\n"
+            "                                [--names-from FIGURE]\n"
             "\n"
             "Reads IN (.skel, .bvh, .urdf, .gltf/.glb) and writes OUT by its extension:\n"
             "  .bvh   the figure and, when IN has motion, every frame (else the rest pose)\n"
@@ -26,6 +27,9 @@ static void usage(FILE* f) {
             "A glTF IN gives its first animation, or the one named by --anim, one frame per key\n"
             "when its keys are evenly spaced (else 30 Hz; see docs/gltf.md).\n"
             "OUT is replaced atomically: on any error it is left as it was.\n"
+            "BVH names have no spaces ('right arm' is written 'right_arm'). A BVH written from\n"
+            "the built-in figure gets its names back by itself; --names-from FIGURE (any figure\n"
+            "file) gives a BVH IN the names of the figure it was written from (docs/bvh.md).\n"
             "\n"
             "With --out-dir, every IN is converted to DIR/<IN's name>.EXT (EXT from --to,\n"
             "default bvh; DIR is created) by N worker threads (-j N, default one per core).\n"
@@ -41,7 +45,8 @@ static int ends_with(const char* s, const char* e) {
 
 typedef struct convert_ctx {
     const char* anim;
-    int quiet; /* a batch: no warnings or notes on stderr */
+    const mn_model* names_of; /* --names-from: the figure whose names a BVH IN gets back */
+    int quiet;                /* a batch: no warnings or notes on stderr */
 } convert_ctx;
 
 /* One conversion, by OUT's extension. */
@@ -49,7 +54,8 @@ static mn_status convert_one(const char* in, const char* out, void* ctxp, mn_err
     const convert_ctx* ctx = ctxp;
     const char* anim = ctx->anim;
     mn_warnings w = {0};
-    if (ends_with(out, ".json")) {
+    int named = ctx->names_of && mn_file_kind_of(in) == MN_FILE_BVH;
+    if (ends_with(out, ".json") && !named) {
         mn_status s = mn_figure_doc_convert(in, out, &w, err);
         if (s == MN_OK && !ctx->quiet) mn_cli_print_warnings(&w);
         return s;
@@ -78,12 +84,18 @@ static mn_status convert_one(const char* in, const char* out, void* ctxp, mn_err
             mn_gltf_free(&g);
             return rs;
         }
+    } else if (named) {
+        mn_bvh_options o = mn_bvh_default();
+        o.names_of = ctx->names_of;
+        if (mn_bvh_read(in, &o, &m, &mo, &w, err) != MN_OK) return err->status;
     } else if (mn_figure_read(in, &m, &mo, &w, err) != MN_OK) {
         return err->status;
     }
     if (!ctx->quiet) mn_cli_print_warnings(&w);
     mn_status s =
-        to_bvh   ? mn_bvh_write(out, m, mo.nframes > 0 ? &mo : NULL, err)
+        ends_with(out, ".json")
+            ? mn_figure_doc_write(out, m, mo.nframes > 0 ? &mo : NULL, NULL, err)
+        : to_bvh ? mn_bvh_write(out, m, mo.nframes > 0 ? &mo : NULL, err)
         : to_glb ? mn_gltf_write(out, m, mo.nframes > 0 ? &mo : NULL, g.nverts > 0 ? &g : NULL, err)
                  : mn_skel_write(out, m, err);
     mn_gltf_free(&g);
@@ -102,7 +114,7 @@ int mn_cmd_convert(int argc, char** argv) {
         usage(stdout);
         return MN_EXIT_OK;
     }
-    const char *anim = NULL, *out_dir = NULL, *to = NULL;
+    const char *anim = NULL, *out_dir = NULL, *to = NULL, *names_from = NULL;
     int jobs = 0, npos = 0;
     char** pos = calloc((size_t)argc + 1, sizeof *pos);
     if (!pos) return MN_EXIT_INPUT;
@@ -114,14 +126,15 @@ int mn_cmd_convert(int argc, char** argv) {
         } else if (j > 0) {
             continue;
         } else if (!strcmp(argv[i], "--anim") || !strcmp(argv[i], "--out-dir") ||
-                   !strcmp(argv[i], "--to")) {
+                   !strcmp(argv[i], "--to") || !strcmp(argv[i], "--names-from")) {
             if (i + 1 >= argc) {
                 rc = mn_cli_usage_error("convert", "%s needs a value", argv[i]);
                 break;
             }
             const char** dst = !strcmp(argv[i], "--anim")      ? &anim
                                : !strcmp(argv[i], "--out-dir") ? &out_dir
-                                                               : &to;
+                               : !strcmp(argv[i], "--to")      ? &to
+                                                               : &names_from;
             *dst = argv[++i];
         } else if (argv[i][0] == '-' && argv[i][1]) {
             rc = mn_cli_usage_error("convert", "unknown option '%s'", argv[i]);
@@ -133,7 +146,9 @@ int mn_cmd_convert(int argc, char** argv) {
         free(pos);
         return rc;
     }
-    convert_ctx ctx = {anim, 0};
+    convert_ctx ctx = {anim, NULL, 0};
+    mn_model* names_of = NULL;
+    mn_error err;
     if (out_dir) {
         char ext[16];
         if (!to) to = "bvh";
@@ -141,12 +156,17 @@ int mn_cmd_convert(int argc, char** argv) {
             rc = mn_cli_usage_error("convert", "--to must be bvh, skel, glb or json");
         else if (npos == 0)
             rc = mn_cli_usage_error("convert", "need input files");
+        if (rc < 0 && names_from &&
+            mn_figure_read(names_from, &names_of, NULL, NULL, &err) != MN_OK)
+            rc = mn_cli_input_error(&err);
         if (rc < 0) {
             snprintf(ext, sizeof ext, ".%s", to);
             ctx.quiet = 1;
+            ctx.names_of = names_of;
             rc = mn_cli_batch("convert", pos, npos, out_dir, ext, jobs, convert_one, &ctx);
         }
         free(pos);
+        mn_model_destroy(names_of);
         return rc;
     }
     const char* in = npos > 0 ? pos[0] : NULL;
@@ -165,6 +185,12 @@ int mn_cmd_convert(int argc, char** argv) {
         return mn_cli_usage_error("convert", "OUT must end in .bvh, .skel, .glb or .json");
     if (anim && !to_json && mn_file_kind_of(in) != MN_FILE_GLTF)
         return mn_cli_usage_error("convert", "--anim is for glTF input");
-    mn_error err;
-    return convert_one(in, out, &ctx, &err) == MN_OK ? MN_EXIT_OK : mn_cli_input_error(&err);
+    if (names_from && mn_file_kind_of(in) != MN_FILE_BVH)
+        return mn_cli_usage_error("convert", "--names-from is for a BVH IN");
+    if (names_from && mn_figure_read(names_from, &names_of, NULL, NULL, &err) != MN_OK)
+        return mn_cli_input_error(&err);
+    ctx.names_of = names_of;
+    rc = convert_one(in, out, &ctx, &err) == MN_OK ? MN_EXIT_OK : mn_cli_input_error(&err);
+    mn_model_destroy(names_of);
+    return rc;
 }

@@ -14,28 +14,34 @@
 const char mn_cmd_fit_summary[] = "fit skinning controllers (bones, points) to a mesh sequence";
 
 static void usage(FILE* f) {
-    fprintf(f,
-            "usage: marionette fit --rig RIG --frames F1.obj [F2.obj ...] [options]\n"
-            "\n"
-            "RIG is a glTF skinned mesh (.gltf/.glb: one controller per weighting joint) or\n"
-            "libigl's triple OBJ DMAT TGF (rest mesh, weights, skeleton: one bone per TGF edge;\n"
-            "'--rig X.obj' alone looks for X.DMAT and X.tgf). Each frame is an OBJ with the\n"
-            "rig's vertex count. Frames are fitted in order, each warm-started from the one\n"
-            "before (the first from a per-bone Kabsch fit).\n"
-            "\n"
-            "options:\n"
-            "  --fixed NAMES    comma-separated controllers held at their rest pose\n"
-            "  --attach         libigl rigs: keep each bone's head on its parent bone's tail\n"
-            "  --iters N        iteration budget per frame (default 50)\n"
-            "  --json           print a JSON document instead of key=value lines\n"
-            "  --out FILE       write the output to FILE (atomically) instead of stdout\n"
-            "  --tmat DIR       also write DIR/<frame>.Tmat (libigl layout [R^T; t] per bone);\n"
-            "                   frames must have different base names, and the Tmat set\n"
-            "                   and --out are written all or none\n"
-            "\n"
-            "Output per frame: rms and max vertex error, iterations, and every controller's\n"
-            "skinning matrix x -> R x + t (JSON: \"R\" row-major, \"t\"). Nothing is written\n"
-            "when any input is bad.\n");
+    fprintf(
+        f,
+        "usage: marionette fit --rig RIG --frames F1.obj [F2.obj ...] [options]\n"
+        "\n"
+        "RIG is a glTF skinned mesh (.gltf/.glb: one controller per weighting joint) or\n"
+        "libigl's triple OBJ DMAT TGF (rest mesh, weights, skeleton: one bone per TGF edge;\n"
+        "'--rig X.obj' alone looks for X.DMAT and X.tgf). Each frame is an OBJ with the\n"
+        "rig's vertex count. Frames are fitted in order, each warm-started from the one\n"
+        "before (the first from a per-bone Kabsch fit).\n"
+        "\n"
+        "options:\n"
+        "  --fixed NAMES    comma-separated controllers held at their rest pose\n"
+        "  --attach         libigl rigs: keep each bone's head on its parent bone's tail\n"
+        "  --iters N        iteration budget per frame (default 50)\n"
+        "  --json           print a JSON document instead of key=value lines\n"
+        "  --out FILE       write the output to FILE (atomically) instead of stdout\n"
+        "  --tmat DIR       also write DIR/<frame>.Tmat (libigl layout [R^T; t] per bone);\n"
+        "                   frames must have different base names, and the Tmat set\n"
+        "                   and --out are written all or none\n"
+        "\n"
+        "Output per frame: a line 'frame=K file=F rms=.. rms_rel=.. max_err=.. iterations=..\n"
+        "status=..' (vertex errors in the mesh's units; rms_rel relative to the rig's\n"
+        "bounding-box diagonal), then one line per controller with its skinning matrix\n"
+        "x -> R x + t: '  controller=NAME R=r11,r12,r13,r21,..,r33 t=x,y,z' (R row-major,\n"
+        "9 significant digits). --json: the same with full precision, {\"rig\",\n"
+        "\"vertices\", \"bbox_diagonal\", \"controllers\", \"frames\": [{\"file\", \"rms\",\n"
+        "\"max_err\", \"iterations\", \"status\", \"transforms\": [{\"name\", \"R\", \"t\"}]}]}.\n"
+        "Nothing is written when any input is bad.\n");
 }
 
 static int ends_with(const char* s, const char* suf) {
@@ -173,8 +179,16 @@ int mn_cmd_fit(int argc, char** argv) {
         for (char* tok = strtok(list, ","); tok; tok = strtok(NULL, ",")) {
             int j = mn_rig_find_ctrl(rig, tok);
             if (j < 0) {
-                mn_error_set(&err, MN_ERR_NOTFOUND, "", 0, "--fixed", "no controller named '%s'",
-                             tok);
+                /* the nearest controller name, as joint names are suggested */
+                int limit = mn_name_distance_limit(tok), best = limit + 1, near = -1;
+                for (int c = 0; c < rig->nctrl; c++) {
+                    int dist = mn_name_distance(tok, rig->ctrl_name[c], limit);
+                    if (dist < best) best = dist, near = c;
+                }
+                mn_error_set(&err, MN_ERR_NOTFOUND, rig_path, 0, "--fixed",
+                             "no controller named \"%s\"%s%s%s", tok,
+                             near >= 0 ? "; did you mean \"" : "",
+                             near >= 0 ? rig->ctrl_name[near] : "", near >= 0 ? "\"?" : "");
                 free(list);
                 goto input_error;
             }
@@ -240,8 +254,8 @@ int mn_cmd_fit(int argc, char** argv) {
     if (json) {
         fprintf(mem, "{\n  \"rig\": ");
         mn_cli_json_string(mem, rig_path);
-        fprintf(mem, ",\n  \"vertices\": %d,\n  \"bbox_diagonal\": %.17g,\n  \"controllers\": [",
-                rig->nverts, diag);
+        fprintf(mem, ",\n  \"vertices\": %d,\n  \"bbox_diagonal\": %s,\n  \"controllers\": [",
+                rig->nverts, mn_cli_json_num(diag));
         for (int j = 0; j < rig->nctrl; j++) {
             fprintf(mem, j ? ", " : "");
             mn_cli_json_string(mem, rig->ctrl_name[j]);
@@ -254,24 +268,33 @@ int mn_cmd_fit(int argc, char** argv) {
             fprintf(mem, "    {\"file\": ");
             mn_cli_json_string(mem, frames[k]);
             fprintf(mem,
-                    ", \"rms\": %.9g, \"max_err\": %.9g, \"iterations\": %d, \"status\": \"%s\",\n "
+                    ", \"rms\": %s, \"max_err\": %s, \"iterations\": %d, \"status\": \"%s\",\n "
                     "    \"transforms\": [",
-                    r->rms, r->max_err, r->iterations, mn_status_name(r->status));
+                    mn_cli_json_num(r->rms), mn_cli_json_num(r->max_err), r->iterations,
+                    mn_status_name(r->status));
             for (int j = 0; j < rig->nctrl; j++) {
                 mn_xform S = mn_rig_skin_xform(rig, outs[k].pose, j);
                 fprintf(mem, "%s\n       {\"name\": ", j ? "," : "");
                 mn_cli_json_string(mem, rig->ctrl_name[j]);
                 fprintf(mem, ", \"R\": [");
                 for (int q = 0; q < 9; q++)
-                    fprintf(mem, "%s%.17g", q ? ", " : "", S.R.m[q]);
-                fprintf(mem, "], \"t\": [%.17g, %.17g, %.17g]}", S.p.x, S.p.y, S.p.z);
+                    fprintf(mem, "%s%s", q ? ", " : "", mn_cli_json_num(S.R.m[q]));
+                fprintf(mem, "], \"t\": [%s, %s, %s]}", mn_cli_json_num(S.p.x),
+                        mn_cli_json_num(S.p.y), mn_cli_json_num(S.p.z));
             }
             fprintf(mem, "]}%s\n", k + 1 < nframes ? "," : "");
         } else {
             fprintf(mem,
-                    "frame=%d file=%s rms=%.6g rms_rel=%.3g max_err=%.6g iterations=%d status=%s\n",
+                    "frame=%d file=%s rms=%.9g rms_rel=%.3g max_err=%.9g iterations=%d status=%s\n",
                     k + 1, mn_cli_safe(frames[k]), r->rms, r->rms / diag, r->max_err, r->iterations,
                     mn_status_name(r->status));
+            for (int j = 0; j < rig->nctrl; j++) {
+                mn_xform S = mn_rig_skin_xform(rig, outs[k].pose, j);
+                fprintf(mem, "  controller=%s R=", mn_cli_safe(rig->ctrl_name[j]));
+                for (int q = 0; q < 9; q++)
+                    fprintf(mem, "%s%.9g", q ? "," : "", S.R.m[q] + 0.0);
+                fprintf(mem, " t=%.9g,%.9g,%.9g\n", S.p.x + 0.0, S.p.y + 0.0, S.p.z + 0.0);
+            }
         }
     }
     if (json) fprintf(mem, "  ]\n}\n");

@@ -8,6 +8,8 @@
 
 #include "cli.h"
 
+#define J mn_cli_json_num
+
 const char mn_cmd_fk_summary[] =
     "world position of every joint (or URDF link) for a frame or a state";
 
@@ -33,13 +35,17 @@ static void usage(FILE* f) {
                "\"time\" (seconds), \"joints\"}]}.\n");
 }
 
-/* One pose: the joints' world frames, as text or as a JSON array. 0 when a value is not
- * finite (printed nothing, said so). */
-static int print_pose(const char* file, const mn_model* m, const mn_data* d, int json) {
+/* Are the pose's world positions finite? 0 after saying which is not. */
+static int pose_finite(const char* file, const mn_model* m, const mn_data* d) {
     for (int j = 0; j < m->njoint; j++) {
         double p[3] = {d->xf[j].p.x, d->xf[j].p.y, d->xf[j].p.z};
         if (!mn_cli_finite(file, m->jnt_name[j], p, 3)) return 0;
     }
+    return 1;
+}
+
+/* One pose (checked by pose_finite): the joints' world frames, as text or a JSON array. */
+static void print_pose(const mn_model* m, const mn_data* d, int json) {
     if (json) printf("[");
     for (int j = 0; j < m->njoint; j++) {
         mn_vec3 p = d->xf[j].p;
@@ -48,13 +54,45 @@ static int print_pose(const char* file, const mn_model* m, const mn_data* d, int
             if (r.w < 0) r = mn_q4(-r.w, -r.x, -r.y, -r.z);
             printf("%s{\"name\":", j ? "," : "");
             mn_cli_json_string(stdout, m->jnt_name[j]);
-            printf(",\"position\":[%.17g,%.17g,%.17g],\"orientation\":[%.17g,%.17g,%.17g,%.17g]}",
-                   p.x, p.y, p.z, r.w, r.x, r.y, r.z);
+            printf(",\"position\":[%s,%s,%s],\"orientation\":[%s,%s,%s,%s]}", J(p.x), J(p.y),
+                   J(p.z), J(r.w), J(r.x), J(r.y), J(r.z));
         } else {
             printf("%s %.9g %.9g %.9g\n", mn_cli_safe(m->jnt_name[j]), p.x, p.y, p.z);
         }
     }
     if (json) printf("]");
+}
+
+/* What fk prints frames of: the figure, its motion or its glTF animation. */
+typedef struct fk_source {
+    const char* file;
+    const mn_model* m;
+    const mn_motion* mo;
+    const mn_gltf* g;
+    int anim; /* the glTF animation, -1 for none */
+    int use_frames, has_time;
+    double time;
+    double* work;
+} fk_source;
+
+/* Poses d at frame f (the state given, else the rest pose, when there are no frames) and
+ * computes its world frames; 0 after a message naming the file when it cannot. */
+static int pose_frame(const fk_source* s, mn_data* d, int f) {
+    const mn_model* m = s->m;
+    if (s->anim >= 0) {
+        double t = s->has_time ? s->time : s->g->anims[s->anim].key_times[f];
+        mn_error err;
+        if (mn_gltf_state(s->g, m, s->anim, t, NULL, d->q, s->work, &err) != MN_OK) {
+            mn_error named;
+            mn_error_set(&named, err.status, s->file, 0, "", "%s", err.message);
+            mn_cli_input_error(err.file[0] ? &err : &named);
+            return 0;
+        }
+    } else if (s->use_frames && m->nq) {
+        /* a figure without channels has no numbers (and mo.q is NULL) */
+        memcpy(d->q, s->mo->q + (size_t)f * (size_t)m->nq, sizeof(double) * (size_t)m->nq);
+    }
+    mn_fk(m, d);
     return 1;
 }
 
@@ -179,34 +217,41 @@ int mn_cmd_fk(int argc, char** argv) {
         memcpy(d->q, q, sizeof(double) * (size_t)m->nq);
         free(q);
     }
+    fk_source src = {file, m, &mo, &g, anim, frame >= 0 || every, has_time, time, work};
+    /* Every pose is computed and checked before anything is printed, so a failure partway
+     * (a value that is not finite, a glTF pose that cannot be sampled) leaves no half-printed
+     * output: nothing on stdout, one message naming the file, exit status 1. The state set
+     * with --q is kept aside for the second pass. */
+    double* q_given = malloc(sizeof(double) * (size_t)(m->nq + 1));
+    if (!q_given) {
+        mn_error_set(&err, MN_ERR_NOMEM, file, 0, "", "out of memory");
+        rc = mn_cli_input_error(&err);
+        goto done;
+    }
+    memcpy(q_given, d->q, sizeof(double) * (size_t)m->nq);
+    for (int f = first; f <= last; f++)
+        if (!pose_frame(&src, d, f) || !pose_finite(file, m, d)) {
+            free(q_given);
+            rc = MN_EXIT_INPUT;
+            goto done;
+        }
+    memcpy(d->q, q_given, sizeof(double) * (size_t)m->nq);
+    free(q_given);
     if (json) {
         printf("{\"file\":");
         mn_cli_json_string(stdout, file);
         printf(every ? ",\"frames\":[" : ",\"joints\":");
     }
     for (int f = first; f <= last; f++) {
-        if (anim >= 0) {
-            double t = has_time ? time : g.anims[anim].key_times[f];
-            if (mn_gltf_state(&g, m, anim, t, NULL, d->q, work, &err) != MN_OK) {
-                rc = mn_cli_input_error(&err);
-                goto done;
-            }
-        } else if ((frame >= 0 || every) && m->nq) {
-            /* a figure without channels has no numbers (and mo.q is NULL) */
-            memcpy(d->q, mo.q + (size_t)f * (size_t)m->nq, sizeof(double) * (size_t)m->nq);
-        }
-        mn_fk(m, d);
+        pose_frame(&src, d, f); /* as in the first pass: it succeeds */
         if (every) {
             double t = anim >= 0 ? g.anims[anim].key_times[f] : f * mo.frame_time;
             if (json)
-                printf("%s{\"frame\":%d,\"time\":%.17g,\"joints\":", f > first ? "," : "", f, t);
+                printf("%s{\"frame\":%d,\"time\":%s,\"joints\":", f > first ? "," : "", f, J(t));
             else
                 printf("frame %d\n", f);
         }
-        if (!print_pose(file, m, d, json)) {
-            rc = MN_EXIT_INPUT;
-            goto done;
-        }
+        print_pose(m, d, json);
         if (every && json) printf("}");
     }
     if (json) printf(every ? "]}\n" : "}\n");

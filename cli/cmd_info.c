@@ -6,6 +6,8 @@
 #include "cli.h"
 #include "figure_print.h"
 
+#define J mn_cli_json_num
+
 const char mn_cmd_info_summary[] =
     "joints as a tree, DOF count, limits, frame count of a figure file";
 
@@ -18,11 +20,13 @@ static void usage(FILE* f) {
            "number of degrees of freedom, and the number of motion frames (BVH). For glTF, every\n"
            "animation with its name, duration and number of key times (the times at which\n"
            "`marionette fk --anim NAME --frame K` poses the figure). --json prints the same as\n"
-           "one JSON object (angles in radians).\n");
+           "one JSON object (angles in radians). A URDF figure's joints are named by their\n"
+           "links, each followed by its URDF joint's name, which commands accept too\n"
+           "('(joint NAME)'; JSON: \"alias\").\n");
 }
 
 static void print_vec(FILE* f, mn_vec3 v) {
-    printf("[%.17g,%.17g,%.17g]", v.x, v.y, v.z);
+    printf("[%s,%s,%s]", J(v.x), J(v.y), J(v.z));
     (void)f;
 }
 
@@ -37,15 +41,15 @@ static void print_json(const char* file, mn_file_kind kind, const mn_model* m, c
     mn_cli_json_string(stdout, file);
     printf(",\"format\":\"%s\",\"name\":", mn_cli_kind_name(kind));
     mn_cli_json_string(stdout, m->name);
-    printf(",\"joints\":%d,\"dof\":%d,\"nq\":%d,\"mass\":%.17g", m->njoint, m->nv, m->nq,
-           m->total_mass);
-    printf(",\"frames\":%d,\"frame_time\":%.17g", mo->nframes, mo->frame_time);
+    printf(",\"joints\":%d,\"dof\":%d,\"nq\":%d,\"mass\":%s", m->njoint, m->nv, m->nq,
+           J(m->total_mass));
+    printf(",\"frames\":%d,\"frame_time\":%s", mo->nframes, J(mo->frame_time));
     if (g) {
         printf(",\"animations\":[");
         for (int a = 0; a < g->nanims; a++) {
             printf("%s{\"name\":", a ? "," : "");
             mn_cli_json_string(stdout, g->anims[a].name);
-            printf(",\"duration\":%.17g,\"keys\":%d}", g->anims[a].duration, g->anims[a].nkeys);
+            printf(",\"duration\":%s,\"keys\":%d}", J(g->anims[a].duration), g->anims[a].nkeys);
         }
         printf("]");
     }
@@ -54,6 +58,10 @@ static void print_json(const char* file, mn_file_kind kind, const mn_model* m, c
         int t = m->jnt_type[j];
         printf("%s{\"name\":", j ? "," : "");
         mn_cli_json_string(stdout, m->jnt_name[j]);
+        if (m->jnt_alias[j]) {
+            printf(",\"alias\":");
+            mn_cli_json_string(stdout, m->jnt_alias[j]);
+        }
         printf(",\"parent\":");
         if (m->jnt_parent[j] >= 0)
             mn_cli_json_string(stdout, m->jnt_name[m->jnt_parent[j]]);
@@ -63,17 +71,17 @@ static void print_json(const char* file, mn_file_kind kind, const mn_model* m, c
                mn_joint_type_nv(t), m->jnt_qadr[j]);
         print_vec(stdout, m->jnt_offset[j]);
         mn_quat o = m->jnt_orient[j];
-        printf(",\"orient\":[%.17g,%.17g,%.17g,%.17g]", o.w, o.x, o.y, o.z);
+        printf(",\"orient\":[%s,%s,%s,%s]", J(o.w), J(o.x), J(o.y), J(o.z));
         if (t != MN_JOINT_FIXED && t != MN_JOINT_FREE) {
             printf(",\"axis\":");
             print_vec(stdout, m->jnt_axis[j]);
         }
         if (m->jnt_limited[j] && (t == MN_JOINT_HINGE || t == MN_JOINT_SLIDE))
-            printf(",\"limits\":[%.17g,%.17g]", m->jnt_range[2 * j], m->jnt_range[2 * j + 1]);
+            printf(",\"limits\":[%s,%s]", J(m->jnt_range[2 * j]), J(m->jnt_range[2 * j + 1]));
         if (m->jnt_limited[j] && t == MN_JOINT_BALL)
-            printf(",\"swing\":%.17g,\"twist\":[%.17g,%.17g]", m->jnt_swing[j], m->jnt_twist[2 * j],
-                   m->jnt_twist[2 * j + 1]);
-        if (m->jnt_mass[j] > 0) printf(",\"mass\":%.17g", m->jnt_mass[j]);
+            printf(",\"swing\":%s,\"twist\":[%s,%s]", J(m->jnt_swing[j]), J(m->jnt_twist[2 * j]),
+                   J(m->jnt_twist[2 * j + 1]));
+        if (m->jnt_mass[j] > 0) printf(",\"mass\":%s", J(m->jnt_mass[j]));
         printf("}");
     }
     printf("]}\n");
@@ -130,14 +138,14 @@ int mn_cmd_info(int argc, char** argv) {
         printf("file: %s (%s)\n", mn_cli_safe(file), mn_cli_kind_name(kind));
         mn_cli_print_summary(stdout, m);
         if (mo.nframes > 0)
-            printf("frames: %d at %g Hz (%g s)\n", mo.nframes,
+            printf("frames: %d at %.9g Hz (%.9g s)\n", mo.nframes,
                    mo.frame_time > 0 ? 1.0 / mo.frame_time : 0.0, mo.nframes * mo.frame_time);
         if (gp) {
             printf("animations: %d\n", gp->nanims);
             for (int a = 0; a < gp->nanims; a++) {
                 printf("  ");
                 print_name(gp->anims[a].name);
-                printf(": %g s, %d keys\n", gp->anims[a].duration, gp->anims[a].nkeys);
+                printf(": %.9g s, %d keys\n", gp->anims[a].duration, gp->anims[a].nkeys);
             }
         }
         printf("joints:\n");

@@ -12,6 +12,8 @@
 
 #include "cli.h"
 
+#define J mn_cli_json_num
+
 const char mn_cmd_pose_summary[] = "pose a figure under the constraints and drags of a scene file";
 
 static void usage(FILE* f) {
@@ -131,14 +133,14 @@ static void print_json(const mn_model* m, const mn_data* d, mn_csys* s, const mn
     printf("{\"model\": ");
     mn_cli_json_string(stdout, model_name);
     printf(", \"solver\": \"%s\", \"frames\": %d, \"status\": \"%s\", \"iters\": %d, "
-           "\"max_violation\": %.6g, "
-           "\"max_rot_violation\": %.6g, \"max_drag_error\": %.6g, \"message\": ",
-           solver, frames, mn_status_name(r->status), r->iterations, r->max_violation,
-           r->max_rot_violation, r->max_drag_error);
+           "\"max_violation\": %s, "
+           "\"max_rot_violation\": %s, \"max_drag_error\": %s, \"message\": ",
+           solver, frames, mn_status_name(r->status), r->iterations, J(r->max_violation),
+           J(r->max_rot_violation), J(r->max_drag_error));
     mn_cli_json_string(stdout, r->status == MN_OK ? "" : r->message);
     printf(",\n \"q\": [");
     for (int k = 0; k < m->nq; k++)
-        printf("%s%.17g", k ? ", " : "", d->q[k]);
+        printf("%s%s", k ? ", " : "", J(d->q[k]));
     printf("],\n \"joints\": [");
     int first = 1;
     for (int j = 0; j < m->njoint; j++) {
@@ -148,17 +150,17 @@ static void print_json(const mn_model* m, const mn_data* d, mn_csys* s, const mn
         mn_cli_json_string(stdout, m->jnt_name[j]);
         printf(", \"type\": \"%s\", \"q\": [", mn_joint_type_name((mn_joint_type)m->jnt_type[j]));
         for (int k = 0; k < nq; k++)
-            printf("%s%.17g", k ? ", " : "", d->q[m->jnt_qadr[j] + k]);
+            printf("%s%s", k ? ", " : "", J(d->q[m->jnt_qadr[j] + k]));
         printf("]}");
         first = 0;
     }
     printf("],\n \"constraints\": [");
     for (int c = 0; c < mn_csys_constraint_count(s); c++) {
         const mn_constraint_def* cd = mn_csys_constraint(s, c);
-        printf("%s\n  {\"index\": %d, \"type\": \"%s\", \"enabled\": %s, \"residual\": %.6g, "
+        printf("%s\n  {\"index\": %d, \"type\": \"%s\", \"enabled\": %s, \"residual\": %s, "
                "\"met\": %s}",
                c ? "," : "", c, mn_constraint_type_name(cd->type), cd->enabled ? "true" : "false",
-               mn_csys_residual(s, c), mn_csys_unmet(s, c) ? "false" : "true");
+               J(mn_csys_residual(s, c)), mn_csys_unmet(s, c) ? "false" : "true");
     }
     printf("]}\n");
 }

@@ -131,7 +131,7 @@ static mn_status retarget_one(const char* src, const char* out, void* ctxp, mn_e
     printf("source=%s\ntarget=%s\n", mn_cli_safe(src), mn_cli_safe(to));
     printf("source_rig=%s\ntarget_rig=%s\n", info.rig[0] ? mn_cli_safe(info.rig[0]) : "map",
            info.rig[1] ? mn_cli_safe(info.rig[1]) : "map");
-    printf("frames=%d\nfps=%.6g\nroles=%d\nscale=%.6g\n", mo.nframes, 1.0 / mo.frame_time,
+    printf("frames=%d\nfps=%.9g\nroles=%d\nscale=%.9g\n", mo.nframes, 1.0 / mo.frame_time,
            info.mapped_roles, info.scale);
     printf("contacts_left=%d\ncontacts_right=%d\ncleanup=%d\n", info.contacts[0], info.contacts[1],
            opt.cleanup);

@@ -54,18 +54,15 @@ static int chain_joints(const mn_model* m, int base, int tip, int* out, int cap)
     return n;
 }
 
-static int find(const mn_model* m, const char* name, const char* file, const char* field, int* out,
-                mn_error* err) {
+/* The joint named, or -1 for --base world; 0 after saying so when there is none. */
+static int find(const mn_model* m, const char* name, const char* file, const char* field,
+                int* out) {
     if (!strcmp(field, "--base") && !strcmp(name, "world")) {
         *out = -1;
         return 1;
     }
-    *out = mn_model_find_joint(m, name);
-    if (*out < 0) {
-        mn_error_set(err, MN_ERR_NOTFOUND, file, 0, field, "no joint named '%s'", name);
-        return 0;
-    }
-    return 1;
+    *out = mn_cli_find_joint(m, file, field, name);
+    return *out >= 0;
 }
 
 int mn_cmd_solve(int argc, char** argv) {
@@ -164,9 +161,8 @@ int mn_cmd_solve(int argc, char** argv) {
     mn_data* d = NULL;
     int* jnt = malloc(sizeof(int) * (size_t)(m->njoint + 1));
     double* seed = malloc(sizeof(double) * (size_t)(m->nq + 1));
-    if (!find(m, base_name, file, "--base", &p.base, &err) ||
-        !find(m, tip_name, file, "--tip", &p.tip, &err)) {
-        rc = mn_cli_input_error(&err);
+    if (!find(m, base_name, file, "--base", &p.base) || !find(m, tip_name, file, "--tip", &p.tip)) {
+        rc = MN_EXIT_INPUT;
         goto done;
     }
     int nj = chain_joints(m, p.base, p.tip, jnt, m->njoint);
@@ -253,13 +249,19 @@ int mn_cmd_solve(int argc, char** argv) {
     }
     for (int i = 0, k = 0; i < nj; i++) {
         int nq = mn_joint_type_nq((mn_joint_type)m->jnt_type[jnt[i]]);
-        for (int a = 0; a < nq; a++, k++)
-            printf("%s%.17g", k ? (json ? ", " : ",") : "", d->q[m->jnt_qadr[jnt[i]] + a]);
+        for (int a = 0; a < nq; a++, k++) {
+            double v = d->q[m->jnt_qadr[jnt[i]] + a];
+            if (json)
+                printf("%s%s", k ? ", " : "", mn_cli_json_num(v));
+            else
+                printf("%s%.9g", k ? "," : "", v + 0.0);
+        }
     }
     if (json) {
-        printf("], \"pos_err\": %.6g, \"rot_err\": %.6g, \"iterations\": %d, \"restarts\": %d, "
+        printf("], \"pos_err\": %s, \"rot_err\": %s, \"iterations\": %d, \"restarts\": %d, "
                "\"microseconds\": %.3f, \"message\": ",
-               r.pos_err, r.rot_err, r.iterations, r.restarts, r.time_us);
+               mn_cli_json_num(r.pos_err), mn_cli_json_num(r.rot_err), r.iterations, r.restarts,
+               r.time_us);
         mn_cli_json_string(stdout, r.message);
         printf("}\n");
     } else {

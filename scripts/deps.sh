@@ -38,6 +38,26 @@ if [ ${#missing[@]} -gt 0 ]; then
   $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"
 fi
 
+# Optional: Debian's Blender, for the round trips of tests/peer/test_blender.sh (skipped with
+# a message where Blender is missing). A large package that some machines cannot install (no
+# room, an architecture without it, a mirror without it): a failure here is reported and
+# the set-up goes on.
+if ! command -v blender > /dev/null 2>&1 && [ "${MN_SKIP_BLENDER:-0}" != 1 ]; then
+  sudo=""
+  [ "$(id -u)" -ne 0 ] && command -v sudo > /dev/null 2>&1 && sudo="sudo"
+  if [ "$(id -u)" -eq 0 ] || [ -n "$sudo" ]; then
+    echo "installing (optional): blender"
+    # (once more after refreshing the package lists, which may be stale)
+    export DEBIAN_FRONTEND=noninteractive
+    { $sudo apt-get install -y -qq --no-install-recommends blender ||
+      { $sudo apt-get update -qq &&
+        $sudo apt-get install -y -qq --no-install-recommends blender; }; } > /dev/null 2>&1 ||
+      echo "note: blender could not be installed; peer.test_blender will be skipped" >&2
+  else
+    echo "note: no root or sudo to install blender; peer.test_blender will be skipped" >&2
+  fi
+fi
+
 top=$(cd "$(dirname "$0")/.." && pwd)
 # Independent glTF consumers for tests/peer/test_gltf_three.sh (the Khronos validator and
 # three.js, pinned in tests/peer/js/package-lock.json), from the npm registry with the

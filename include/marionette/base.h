@@ -64,6 +64,22 @@ mn_status mn_error_set(mn_error* err, mn_status s, const char* file, int line, c
     ;
 void mn_error_clear(mn_error* err);
 
+/* How far the name asked for is from a name, to suggest the nearest on a miss: the edit
+ * distance (insertions, deletions, substitutions and swaps of neighbours) with ASCII letter
+ * case ignored; a name that contains the other (both at least 3 bytes) counts as 1 (0 when
+ * they are equal but for case). Stops early: returns limit + 1 when the distance exceeds
+ * limit, and for a NULL name or one longer than 255 bytes. No allocation. */
+int mn_name_distance(const char* asked, const char* name, int limit);
+/* The most edits a suggestion for name may be away: a third of its length, at least 2. */
+int mn_name_distance_limit(const char* name);
+
+/* The shortest decimal form of v that reads back (strtod) to the same double: at most 17
+ * significant digits, fewer when they suffice (0.95, not 0.94999999999999996); "-0" is
+ * written "0". What the writers and the command line's JSON print. buf holds at least
+ * MN_DOUBLE_CHARS bytes; returns buf. */
+#define MN_DOUBLE_CHARS 32
+const char* mn_format_double(double v, char* buf);
+
 /* Bump allocator over one caller-owned block (MuJoCo's stack arena, Box2D's step arena).
  * Allocations are 16-byte aligned; a mark taken before a solve and reset after frees all
  * the solve's scratch at once. peak records the high-water mark. */

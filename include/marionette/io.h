@@ -105,7 +105,9 @@ mn_file_kind mn_file_kind_of(const char* path);
  * file's motion is its first animation as mn_gltf_motion_keys gives it: at its own key
  * times when they are evenly spaced, else at 30 frames per second within a bound; gltf.h
  * reaches every animation at its own key times). The name "stickman", when
- * no file has that name, is the built-in default figure. */
+ * no file has that name, is the built-in default figure; a BVH file written from it
+ * (its joints named as mn_bvh_write writes the figure's: "right_arm") is read with the
+ * figure's names ("right arm"; mn_bvh_options.names_of). */
 mn_status mn_figure_read(const char* path, mn_model** model, mn_motion* motion, mn_warnings* warn,
                          mn_error* err);
 /* The same from memory: name (its extension, else the content) picks the reader and names

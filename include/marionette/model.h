@@ -112,6 +112,11 @@ mn_joint_def* mn_spec_joint(mn_spec* s, int i);
 const mn_joint_def* mn_spec_joint_const(const mn_spec* s, int i);
 mn_status mn_spec_rename(mn_spec* s, int i, const char* name, mn_error* err);
 mn_status mn_spec_set_object(mn_spec* s, int i, const char* object);
+/* Another name joint i answers to (mn_model_find_joint), NULL for none: a URDF joint's own
+ * name, where the figure's joint is named by the link it moves ("wrist_3_joint" for
+ * "wrist_3_link"). Copied by the spec; not checked for uniqueness (names are found first). */
+mn_status mn_spec_set_alias(mn_spec* s, int i, const char* alias);
+const char* mn_spec_alias(const mn_spec* s, int i);
 /* Index of the joint of that name, or -1. */
 int mn_spec_find(const mn_spec* s, const char* name);
 
@@ -167,6 +172,10 @@ typedef struct mn_model {
     size_t nbytes; /* size of the block */
     void* block;
     void* jnt_ops; /* private: the joints packed for the FK loops */
+
+    /* per joint (njoint), after the rest so the fields above keep their places: the other
+     * name each joint answers to (mn_spec_set_alias: a URDF joint's own name), NULL when none */
+    const char** jnt_alias;
 } mn_model;
 
 /* Compiles a spec: checks it (names, parents, cycles, finite numbers, limits in order),
@@ -175,7 +184,18 @@ mn_model* mn_model_compile(const mn_spec* s, mn_error* err);
 void mn_model_destroy(mn_model* m);
 /* A spec that compiles back to the same model (for editing a loaded figure). */
 mn_spec* mn_model_decompile(const mn_model* m);
+/* Index of the joint of that name, else of that alias (a URDF joint's name), else -1. */
 int mn_model_find_joint(const mn_model* m, const char* name);
+/* For a message when mn_model_find_joint missed: the joints whose name or alias is nearest to
+ * name by edit distance (insertions, deletions, substitutions and swaps of neighbours, letter
+ * case ignored; a name that contains the one asked for, or is contained in it, counts as one
+ * edit away), when within a third of the name's length (at least 2 edits). Writes at most cap
+ * joint indices, all at the nearest distance, in joint order; returns their number. */
+int mn_model_similar_joints(const mn_model* m, const char* name, int* out, int cap);
+/* The same as text for the end of a message: "; did you mean \"wrist_3_joint\" (link
+ * wrist_3_link)?" (an alias is followed by the joint's name), or "" when nothing is near.
+ * Always NUL-terminated within cap; returns buf. */
+const char* mn_model_joint_hint(const mn_model* m, const char* name, char* buf, size_t cap);
 /* Is a an ancestor of b (or b itself)? */
 int mn_model_is_ancestor(const mn_model* m, int a, int b);
 

@@ -114,6 +114,7 @@ typedef struct mn_model {
     size_t nbytes;
     void* block;
     void* jnt_ops;
+    const char** jnt_alias;
 } mn_model;
 mn_model* mn_model_compile(const mn_spec* s, mn_error* err);
 void mn_model_destroy(mn_model* m);

@@ -161,15 +161,25 @@ static mn_status map_error(mn_error* err, const mn_retarget_map* map, int role, 
     return mn_error_set(err, MN_ERR_NOTFOUND, map->file, map->line[role], field, fmt, name);
 }
 
+/* The map names a joint figure m does not have: say so, with the nearest names. */
+static mn_status missing_joint(mn_error* err, const mn_retarget_map* map, int role, int side,
+                               const mn_model* m, const char* name) {
+    char field[64], hint[256];
+    snprintf(field, sizeof field, "%s %s", mn_role_name((mn_role)role), side ? "target" : "source");
+    return mn_error_set(err, MN_ERR_NOTFOUND, map->file, map->line[role], field,
+                        "the %s figure has no joint '%s'%s", side ? "target" : "source", name,
+                        mn_model_joint_hint(m, name, hint, sizeof hint));
+}
+
 /* Checks the map against the figures and fills the role joints. */
 static mn_status resolve_map(mn_retarget* rt, const mn_retarget_map* map, mn_error* err) {
     for (int r = 0; r < MN_ROLE_COUNT; r++) {
         rt->sj[r] = role_joint(rt->src, map->source[r]);
         rt->tj[r] = role_joint(rt->dst, map->target[r]);
         if (map->source[r][0] && rt->sj[r] < 0)
-            return map_error(err, map, r, 0, "the source figure has no joint '%s'", map->source[r]);
+            return missing_joint(err, map, r, 0, rt->src, map->source[r]);
         if (map->target[r][0] && rt->tj[r] < 0)
-            return map_error(err, map, r, 1, "the target figure has no joint '%s'", map->target[r]);
+            return missing_joint(err, map, r, 1, rt->dst, map->target[r]);
     }
     static const int req[] = {MN_ROLE_HIPS,   MN_ROLE_L_THIGH, MN_ROLE_R_THIGH, MN_ROLE_L_SHIN,
                               MN_ROLE_R_SHIN, MN_ROLE_L_FOOT,  MN_ROLE_R_FOOT};

@@ -4,7 +4,72 @@
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+
+enum { NAME_MAX_LEN = 255 }; /* mn_def_check's limit, and the alias's */
+
+/* s in lower case (ASCII) into out[NAME_MAX_LEN + 1]; its length, or -1 when too long. */
+static int fold(const char* s, char* out) {
+    int n = 0;
+    for (; s[n]; n++) {
+        if (n >= NAME_MAX_LEN) return -1;
+        char c = s[n];
+        out[n] = (char)(c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c);
+    }
+    out[n] = 0;
+    return n;
+}
+
+/* Edit distance of a and b with swaps of neighbours (optimal string alignment), or limit + 1
+ * when it exceeds limit. Three rows on the stack: no allocation. */
+static int edit_distance(const char* a, int na, const char* b, int nb, int limit) {
+    if (na - nb > limit || nb - na > limit) return limit + 1;
+    int rows[3][NAME_MAX_LEN + 1];
+    int *pp = rows[0], *p = rows[1], *c = rows[2];
+    for (int j = 0; j <= nb; j++)
+        p[j] = j;
+    for (int i = 1; i <= na; i++) {
+        c[0] = i;
+        int best = c[0];
+        for (int j = 1; j <= nb; j++) {
+            int cost = a[i - 1] != b[j - 1];
+            int v = p[j - 1] + cost;
+            if (p[j] + 1 < v) v = p[j] + 1;
+            if (c[j - 1] + 1 < v) v = c[j - 1] + 1;
+            if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] && pp[j - 2] + 1 < v)
+                v = pp[j - 2] + 1;
+            c[j] = v;
+            if (v < best) best = v;
+        }
+        if (best > limit) return limit + 1;
+        int* t = pp;
+        pp = p, p = c, c = t;
+    }
+    return p[nb] <= limit ? p[nb] : limit + 1;
+}
+
+int mn_name_distance(const char* asked, const char* name, int limit) {
+    char q[NAME_MAX_LEN + 1], f[NAME_MAX_LEN + 1];
+    int nq = asked ? fold(asked, q) : -1, n = name ? fold(name, f) : -1;
+    if (nq < 0 || n < 0 || limit < 0) return limit + 1;
+    if (nq >= 3 && n >= 3 && (strstr(f, q) || strstr(q, f))) return nq == n ? 0 : 1;
+    return edit_distance(q, nq, f, n, limit);
+}
+
+int mn_name_distance_limit(const char* name) {
+    int n = name ? (int)strnlen(name, NAME_MAX_LEN + 1) : 0;
+    return n / 3 > 2 ? n / 3 : 2;
+}
+
+const char* mn_format_double(double v, char* buf) {
+    for (int prec = 6; prec <= 17; prec++) {
+        snprintf(buf, MN_DOUBLE_CHARS, "%.*g", prec, v);
+        if (strtod(buf, NULL) == v) break;
+    }
+    if (strcmp(buf, "-0") == 0) strcpy(buf, "0");
+    return buf;
+}
 
 const char* mn_status_name(mn_status s) {
     switch (s) {

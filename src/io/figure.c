@@ -1,10 +1,12 @@
 /* Any figure file: pick the reader by extension, then by content. */
+#include "io/bvh_internal.h"
 #include "io/io_internal.h"
 
 #include <marionette/gltf.h>
 
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 #include <fcntl.h>
@@ -50,6 +52,62 @@ mn_file_kind mn_file_kind_of(const char* path) {
     return mn_file_kind_of_mem(NULL, head, (size_t)got);
 }
 
+/* Was m read from a BVH that mn_bvh_write wrote from figure f? Every joint is one of f's
+ * joints by its name as written (End Sites aside: FIXED leaves "<parent>_end"), and at least
+ * one name was changed by the writing (whitespace written '_'), so reading with f's names
+ * changes something. */
+static int written_from(const mn_model* m, const mn_model* f) {
+    char** w = calloc((size_t)f->njoint + 1, sizeof *w);
+    int ok = w != NULL, changed = 0;
+    for (int k = 0; ok && k < f->njoint; k++)
+        ok = (w[k] = mn_bvh_name_written(f->jnt_name[k])) != NULL;
+    for (int j = 0; ok && j < m->njoint; j++) {
+        const char* n = m->jnt_name[j];
+        size_t len = strlen(n);
+        if (m->jnt_type[j] == MN_JOINT_FIXED && m->jnt_nchild[j] == 0 && len > 4 &&
+            !strcmp(n + len - 4, "_end"))
+            continue;
+        int hit = 0;
+        for (int k = 0; k < f->njoint && !hit; k++)
+            if (!strcmp(w[k], n)) hit = 1, changed |= strcmp(w[k], f->jnt_name[k]) != 0;
+        ok = hit;
+    }
+    for (int k = 0; w && k < f->njoint; k++)
+        free(w[k]);
+    free(w);
+    return ok && changed;
+}
+
+/* A BVH file (path, or data of len bytes named name); one written from the built-in figure
+ * ("right_arm") is read back with the figure's names ("right arm", mn_bvh_options.names_of). */
+static mn_status read_bvh(const char* path, const void* data, size_t len, const char* name,
+                          mn_bvh_options opt, mn_model** model, mn_motion* motion,
+                          mn_warnings* warn, mn_error* err) {
+    mn_status s = path ? mn_bvh_read(path, &opt, model, motion, warn, err)
+                       : mn_bvh_read_mem(data, len, name, &opt, model, motion, warn, err);
+    if (s != MN_OK) return s;
+    mn_model* stick = mn_stickman_model(NULL);
+    if (stick && written_from(*model, stick)) {
+        opt.names_of = stick;
+        mn_model* named = NULL;
+        mn_motion mo;
+        mn_error e;
+        /* the same file again (its warnings were given the first time) */
+        s = path ? mn_bvh_read(path, &opt, &named, motion ? &mo : NULL, NULL, &e)
+                 : mn_bvh_read_mem(data, len, name, &opt, &named, motion ? &mo : NULL, NULL, &e);
+        if (s == MN_OK) {
+            mn_model_destroy(*model);
+            *model = named;
+            if (motion) {
+                mn_motion_free(motion);
+                *motion = mo;
+            }
+        }
+    }
+    mn_model_destroy(stick);
+    return MN_OK;
+}
+
 mn_status mn_io_figure_read_mem(const void* data, size_t len, const char* name, double scale,
                                 mn_model** model, mn_motion* motion, mn_gltf* skin,
                                 mn_warnings* warn, mn_error* err) {
@@ -66,7 +124,7 @@ mn_status mn_io_figure_read_mem(const void* data, size_t len, const char* name, 
     case MN_FILE_BVH: {
         mn_bvh_options bo = mn_bvh_default();
         if (scale > 0) bo.scale = scale;
-        return mn_bvh_read_mem(data, len, name, &bo, model, motion, warn, err);
+        return read_bvh(NULL, data, len, name, bo, model, motion, warn, err);
     }
     case MN_FILE_URDF:
         return mn_urdf_read_mem(data, len, name, model, warn, err);
@@ -153,7 +211,7 @@ mn_status mn_figure_read(const char* path, mn_model** model, mn_motion* motion, 
     }
     switch (mn_file_kind_of(path)) {
     case MN_FILE_BVH:
-        return mn_bvh_read(path, NULL, model, motion, warn, err);
+        return read_bvh(path, NULL, 0, NULL, mn_bvh_default(), model, motion, warn, err);
     case MN_FILE_URDF:
         return mn_urdf_read(path, model, warn, err);
     case MN_FILE_SKEL:

@@ -340,9 +340,11 @@ int mn_name_map_put(mn_name_map* m, const char* key, int val) {
 }
 
 int mn_name_map_of_model(mn_name_map* map, const mn_model* m) {
-    if (!mn_name_map_init(map, (size_t)m->njoint)) return 0;
+    if (!mn_name_map_init(map, 2 * (size_t)m->njoint)) return 0;
     for (int j = 0; j < m->njoint; j++)
         mn_name_map_put(map, m->jnt_name[j], j);
+    for (int j = 0; j < m->njoint; j++) /* as mn_model_find_joint: names first */
+        if (m->jnt_alias[j]) mn_name_map_put(map, m->jnt_alias[j], j);
     return 1;
 }
 
@@ -556,12 +558,8 @@ mn_status mn_strbuf_write(mn_strbuf* b, const char* path, mn_error* err) {
 }
 
 void mn_strbuf_double(mn_strbuf* b, double v) {
-    char s[40];
-    for (int prec = 6; prec <= 17; prec++) {
-        snprintf(s, sizeof s, "%.*g", prec, v);
-        if (strtod(s, NULL) == v) break;
-    }
-    if (strcmp(s, "-0") == 0) strcpy(s, "0");
+    char s[MN_DOUBLE_CHARS];
+    mn_format_double(v, s);
     mn_strbuf_append(b, s, strlen(s));
 }
 

@@ -26,8 +26,8 @@ void mn_strbuf_printf(mn_strbuf* b, const char* fmt, ...)
 /* Writes the text to path (mn_write_file_atomic; MN_ERR_NOMEM, "out of memory", when the
  * buffer failed) and frees the buffer: the end of every writer. */
 mn_status mn_strbuf_write(mn_strbuf* b, const char* path, mn_error* err);
-/* Appends a double so that it reads back to the same value ("%.17g", shortened when a
- * shorter form is exact). */
+/* Appends a double so that it reads back to the same value (mn_format_double: "%.17g",
+ * shortened when a shorter form is exact). */
 void mn_strbuf_double(mn_strbuf* b, double v);
 /* Appends s as a JSON string: quoted, with '"' and '\\' escaped and control characters
  * written as \u00XX. */
@@ -87,8 +87,8 @@ int mn_name_map_get(const mn_name_map* m, const char* key);
  * and changes nothing. At most the n of mn_name_map_init names may be put. */
 int mn_name_map_put(mn_name_map* m, const char* key, int val);
 
-/* m's joint names -> joint indices (for many look-ups: mn_model_find_joint scans). 0 when
- * out of memory. */
+/* m's joint names, then their aliases -> joint indices (mn_model_find_joint's answers, for
+ * many look-ups: it scans). 0 when out of memory. */
 int mn_name_map_of_model(mn_name_map* map, const mn_model* m);
 
 /* The checks of mn_read_file_beneath without the opening: uri percent-decoded into *rel

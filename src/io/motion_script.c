@@ -242,9 +242,11 @@ static mn_status st_handle(sp* p) {
     if (h.type != MN_HANDLE_COM || more(p)) {
         if ((st = get_name(p, "joint", &joint)) != MN_OK) return st;
         h.joint = mn_model_find_joint(p->m, joint);
+        char hint[256];
         if (h.joint < 0)
-            return fail(p, "joint", "no joint named \"%s\" in %s", joint,
-                        p->m->name ? p->m->name : "the figure");
+            return fail(p, "joint", "no joint named \"%s\" in %s%s", joint,
+                        p->m->name ? p->m->name : "the figure",
+                        mn_model_joint_hint(p->m, joint, hint, sizeof hint));
     }
     if (h.type == MN_HANDLE_POINT && more(p) && (st = get_vec(p, "point", &h.point.x, 3)) != MN_OK)
         return st;

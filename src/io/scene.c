@@ -424,8 +424,10 @@ mn_status mn_scene_bind(mn_scene* sc, const mn_model* m, mn_data* d, mn_csys** o
             push_key(&x, "handles");
             push_index(&x, i);
             push_key(&x, "joint");
-            return fail(&x, MN_ERR_NOTFOUND, "no joint named \"%s\" in %s", sc->h[i].joint,
-                        m->name ? m->name : "the figure");
+            char hint[256];
+            return fail(&x, MN_ERR_NOTFOUND, "no joint named \"%s\" in %s%s", sc->h[i].joint,
+                        m->name ? m->name : "the figure",
+                        mn_model_joint_hint(m, sc->h[i].joint, hint, sizeof hint));
         }
     }
     mn_name_map_free(&names);

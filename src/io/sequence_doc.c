@@ -86,7 +86,10 @@ static mn_status read_interpolation(reader* r, const cJSON* o) {
         cJSON_ArrayForEach(it, js) {
             push_key(x, it->string);
             int j = mn_model_find_joint(r->m, it->string);
-            if (j < 0) return fail(x, MN_ERR_NOTFOUND, "no joint named \"%s\"", it->string);
+            char hint[256];
+            if (j < 0)
+                return fail(x, MN_ERR_NOTFOUND, "no joint named \"%s\"%s", it->string,
+                            mn_model_joint_hint(r->m, it->string, hint, sizeof hint));
             if (!cJSON_IsObject(it)) return fail(x, MN_ERR_PARSE, "expected an object");
             if ((st = check_keys(x, it, joint_interp_keys)) != MN_OK) return st;
             if ((st = get_interp(x, it, "rotation", &rot)) != MN_OK) return st;
@@ -114,9 +117,11 @@ static mn_status read_pose(reader* r, const cJSON* o, double* q) {
     cJSON_ArrayForEach(it, o) {
         push_key(x, it->string);
         int j = mn_model_find_joint(m, it->string);
+        char hint[256];
         if (j < 0)
-            return fail(x, MN_ERR_NOTFOUND, "no joint named \"%s\" in %s", it->string,
-                        m->name ? m->name : "the figure");
+            return fail(x, MN_ERR_NOTFOUND, "no joint named \"%s\" in %s%s", it->string,
+                        m->name ? m->name : "the figure",
+                        mn_model_joint_hint(m, it->string, hint, sizeof hint));
         double* qj = q + m->jnt_qadr[j];
         int t = m->jnt_type[j];
         if (t == MN_JOINT_HINGE || t == MN_JOINT_SLIDE) {
@@ -246,9 +251,11 @@ static mn_status read_handles(reader* r, const cJSON* a) {
         if (has_joint) {
             h.joint = mn_model_find_joint(r->m, joint);
             if (h.joint < 0) {
+                char hint[256];
                 push_key(x, "joint");
-                return fail(x, MN_ERR_NOTFOUND, "no joint named \"%s\" in %s", joint,
-                            r->m->name ? r->m->name : "the figure");
+                return fail(x, MN_ERR_NOTFOUND, "no joint named \"%s\" in %s%s", joint,
+                            r->m->name ? r->m->name : "the figure",
+                            mn_model_joint_hint(r->m, joint, hint, sizeof hint));
             }
         }
         if ((st = get_handle_point(x, o, h.type, &h.point)) != MN_OK) return st;

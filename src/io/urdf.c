@@ -1,6 +1,7 @@
 /* URDF reader (libxml2): robot descriptions as used by ROS, MoveIt, TRAC-IK and Pinocchio.
  *
- * Mapping (see docs/urdf.md): one model joint per URDF link, named by the link. The root
+ * Mapping (see docs/urdf.md): one model joint per URDF link, named by the link, with the
+ * URDF joint's own name as its alias (mn_model_find_joint finds either). The root
  * link becomes a FIXED root; every other link carries the URDF joint whose child it is:
  *
  *     revolute   -> HINGE, limited by <limit lower upper> (radians; required)
@@ -592,7 +593,8 @@ static mn_status parse_xml(urdf_ctx* c, const char* text, size_t len) {
 
 /* Adds the links to the spec depth-first from the root, parents before children, with an
  * explicit stack (no recursion: a deep chain in a hostile file cannot overflow). */
-static mn_status build_spec(urdf_ctx* c, int root, mn_spec* spec, int* spec_index) {
+static mn_status build_spec(urdf_ctx* c, int root, mn_spec* spec, int* spec_index,
+                            const mn_name_map* links) {
     int* stack = malloc(sizeof(int) * (size_t)c->nlink);
     if (!stack) return mn_error_set(c->err, MN_ERR_NOMEM, c->file, 0, "", "out of memory");
     int top = 0;
@@ -631,6 +633,15 @@ static mn_status build_spec(urdf_ctx* c, int root, mn_spec* spec, int* spec_inde
             break;
         }
         spec_index[li] = idx;
+        /* The URDF joint's own name is the model joint's alias, so either name finds it;
+         * a link of that name keeps it (names are looked up first). */
+        if (L->parent_joint >= 0) {
+            const char* jn = c->joints[L->parent_joint].name;
+            if (mn_name_map_get(links, jn) < 0 && mn_spec_set_alias(spec, idx, jn) != MN_OK) {
+                st = mn_error_set(c->err, MN_ERR_NOMEM, c->file, 0, "", "out of memory");
+                break;
+            }
+        }
         /* Push children in reverse so they come out in document order. Each link is
          * pushed at most once (it has one parent joint), so the stack never overflows. */
         int cnt = 0;
@@ -747,7 +758,7 @@ static mn_status read_robot(urdf_ctx* c, mn_model** model) {
         s = mn_error_set(c->err, MN_ERR_NOMEM, c->file, 0, "", "out of memory");
         goto done;
     }
-    s = build_spec(c, rootlink, spec, spec_index);
+    s = build_spec(c, rootlink, spec, spec_index, &links);
     if (!s) {
         for (int i = 0; i < nl; i++) {
             if (spec_index[i] >= 0) continue;

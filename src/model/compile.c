@@ -3,6 +3,7 @@
  * one memory block for every array. */
 #include "model/model_internal.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -49,6 +50,7 @@ static void carve(layout* L, mn_model* m, int n, int nv, int nq, size_t names) {
     m->dof_stiffness = take(L, (size_t)(nv ? nv : 1) * sizeof(double));
     m->q0 = take(L, (size_t)(nq ? nq : 1) * sizeof(double));
     m->jnt_ops = take(L, (size_t)n * sizeof(mn_jop));
+    m->jnt_alias = take(L, (size_t)n * sizeof(char*));
     m->name = take(L, names);
 }
 
@@ -172,7 +174,9 @@ mn_model* mn_model_compile(const mn_spec* s, mn_error* err) {
         const mn_joint_def* d = mn_spec_joint_const(s, i);
         nq += mn_joint_type_nq(d->type);
         nv += mn_joint_type_nv(d->type);
-        names += strlen(d->name) + 1 + (d->object ? strlen(d->object) + 1 : 0);
+        const char* alias = mn_spec_alias(s, i);
+        names += strlen(d->name) + 1 + (d->object ? strlen(d->object) + 1 : 0) +
+                 (alias ? strlen(alias) + 1 : 0);
     }
     mn_model tmp;
     memset(&tmp, 0, sizeof tmp);
@@ -209,6 +213,13 @@ mn_model* mn_model_compile(const mn_spec* s, mn_error* err) {
         if (d->object) {
             m->jnt_object[k] = str;
             strcpy(str, d->object);
+            str += strlen(str) + 1;
+        }
+        const char* alias = mn_spec_alias(s, order[k]);
+        m->jnt_alias[k] = NULL;
+        if (alias) {
+            m->jnt_alias[k] = str;
+            strcpy(str, alias);
             str += strlen(str) + 1;
         }
         int p = d->parent >= 0 ? newidx[d->parent] : -1;
@@ -326,7 +337,8 @@ mn_spec* mn_model_decompile(const mn_model* m) {
         int nq = mn_joint_type_nq(d.type);
         for (int i = 0; i < nq; i++)
             d.q0[i] = m->q0[m->jnt_qadr[j] + i];
-        if (mn_spec_add_joint(s, &d, NULL) < 0) {
+        if (mn_spec_add_joint(s, &d, NULL) < 0 ||
+            mn_spec_set_alias(s, j, m->jnt_alias[j]) != MN_OK) {
             mn_spec_destroy(s);
             return NULL;
         }
@@ -338,7 +350,52 @@ int mn_model_find_joint(const mn_model* m, const char* name) {
     if (!m || !name) return -1;
     for (int j = 0; j < m->njoint; j++)
         if (!strcmp(m->jnt_name[j], name)) return j;
+    for (int j = 0; j < m->njoint; j++)
+        if (m->jnt_alias[j] && !strcmp(m->jnt_alias[j], name)) return j;
     return -1;
+}
+
+int mn_model_similar_joints(const mn_model* m, const char* name, int* out, int cap) {
+    if (!m || !name || cap <= 0) return 0;
+    int limit = mn_name_distance_limit(name), best = limit + 1, count = 0;
+    for (int pass = 0; pass < 2; pass++) /* the nearest distance, then the joints at it */
+        for (int j = 0; j < m->njoint; j++) {
+            int d = mn_name_distance(name, m->jnt_name[j], limit);
+            int da = mn_name_distance(name, m->jnt_alias[j], limit);
+            if (da < d) d = da;
+            if (pass == 0 && d < best) best = d;
+            if (pass == 1 && d == best && best <= limit && count < cap) out[count++] = j;
+        }
+    return count;
+}
+
+const char* mn_model_joint_hint(const mn_model* m, const char* name, char* buf, size_t cap) {
+    if (!buf || cap == 0) return buf;
+    buf[0] = 0;
+    int near[3];
+    int n = mn_model_similar_joints(m, name, near, 3);
+    size_t len = 0;
+    for (int i = 0; i < n && len < cap; i++) {
+        int j = near[i];
+        int limit = mn_name_distance_limit(name);
+        /* the name the user most likely meant: the alias when it is the nearer */
+        const char* a = m->jnt_alias[j];
+        int use_alias =
+            a && mn_name_distance(name, a, limit) < mn_name_distance(name, m->jnt_name[j], limit);
+        const char* sep = i == 0 ? "; did you mean " : i == n - 1 ? " or " : ", ";
+        int w = use_alias
+                    ? snprintf(buf + len, cap - len, "%s\"%s\" (link %s)", sep, a, m->jnt_name[j])
+                    : snprintf(buf + len, cap - len, "%s\"%s\"", sep, m->jnt_name[j]);
+        if (w < 0) break;
+        len += (size_t)w;
+    }
+    if (n > 0 && len + 1 < cap) {
+        buf[len] = '?';
+        buf[len + 1] = 0;
+    } else {
+        buf[0] = 0; /* too long for buf: no hint rather than half of one */
+    }
+    return buf;
 }
 
 int mn_model_is_ancestor(const mn_model* m, int a, int b) {

@@ -8,6 +8,7 @@ struct mn_spec {
     char* name;
     int n, cap;
     mn_joint_def* joints;
+    char** alias; /* per joint (cap): mn_spec_set_alias, NULL when none */
     /* open-addressing name index: slot -> joint index + 1 (0 = empty) */
     int* index;
     int index_cap;
@@ -158,8 +159,10 @@ void mn_spec_destroy(mn_spec* s) {
     for (int i = 0; i < s->n; i++) {
         free((char*)s->joints[i].name);
         free((char*)s->joints[i].object);
+        free(s->alias[i]);
     }
     free(s->joints);
+    free(s->alias);
     free(s->index);
     free(s->name);
     free(s);
@@ -219,6 +222,12 @@ int mn_spec_add_joint(mn_spec* s, const mn_joint_def* def, mn_error* err) {
             return -1;
         }
         s->joints = j;
+        char** a = realloc(s->alias, (size_t)cap * sizeof *a);
+        if (!a) {
+            mn_error_set(err, MN_ERR_NOMEM, "", 0, def->name, "out of memory");
+            return -1;
+        }
+        s->alias = a;
         s->cap = cap;
     }
     mn_joint_def d = *def;
@@ -230,6 +239,7 @@ int mn_spec_add_joint(mn_spec* s, const mn_joint_def* def, mn_error* err) {
         mn_error_set(err, MN_ERR_NOMEM, "", 0, def->name, "out of memory");
         return -1;
     }
+    s->alias[s->n] = NULL;
     s->joints[s->n++] = d;
     if (2 * s->n > s->index_cap) {
         if (!index_rebuild(s, 2 * s->index_cap)) {
@@ -272,12 +282,27 @@ mn_status mn_spec_set_object(mn_spec* s, int i, const char* object) {
     return MN_OK;
 }
 
+mn_status mn_spec_set_alias(mn_spec* s, int i, const char* alias) {
+    if (!s || i < 0 || i >= s->n) return MN_ERR_ARG;
+    if (alias && (!alias[0] || strlen(alias) > 255)) return MN_ERR_ARG;
+    char* a = alias ? strdup(alias) : NULL;
+    if (alias && !a) return MN_ERR_NOMEM;
+    free(s->alias[i]);
+    s->alias[i] = a;
+    return MN_OK;
+}
+
+const char* mn_spec_alias(const mn_spec* s, int i) {
+    return (s && i >= 0 && i < s->n) ? s->alias[i] : NULL;
+}
+
 mn_spec* mn_spec_clone(const mn_spec* src) {
     if (!src) return NULL;
     mn_spec* s = mn_spec_create(src->name);
     if (!s) return NULL;
     for (int i = 0; i < src->n; i++) {
-        if (mn_spec_add_joint(s, &src->joints[i], NULL) < 0) {
+        if (mn_spec_add_joint(s, &src->joints[i], NULL) < 0 ||
+            mn_spec_set_alias(s, i, src->alias[i]) != MN_OK) {
             mn_spec_destroy(s);
             return NULL;
         }

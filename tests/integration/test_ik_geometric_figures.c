@@ -160,6 +160,34 @@ static void test_compare_bench(void) {
     snprintf(cmd, sizeof cmd, "'%s' bench ik --compare --repeat zero > /dev/null 2>&1", MN_CLI);
     st = system(cmd);
     CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 2);
+    /* a URDF arm: the UR5's chain, its limits respected, targets in the base link's frame */
+    snprintf(cmd, sizeof cmd,
+             "'%s' bench ik --compare --urdf '%s/robots/ur5/ur5_robot.urdf' --base base_link "
+             "--tip wrist_3_joint --method lm --repeat 1 --svg '%s' > '%s'",
+             MN_CLI, MN_DATA, path, out);
+    st = system(cmd);
+    CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+    text = mn_test_read_file(out, NULL);
+    plot = mn_test_read_file(path, NULL);
+    CHECK(text && strstr(text, "bench=ik_compare chain=ur5 dof=6 reach=1.246 "));
+    CHECK(text && strstr(text, "method=lm target=inside tol=1e-06 solved=1"));
+    CHECK(text && strstr(text, "method=lm target=edge tol=1e-06 solved=1"));
+    CHECK(text && !strstr(text, "method=ccd")); /* --method lm only */
+    CHECK(plot && strstr(plot, "6-DOF chain (ur5)") && strstr(plot, "<polyline"));
+    free(text);
+    free(plot);
+    remove(path);
+    remove(out);
+    /* --urdf without --tip, --tip without --urdf: usage errors */
+    snprintf(cmd, sizeof cmd,
+             "'%s' bench ik --compare --urdf '%s/robots/ur5/ur5_robot.urdf' --base base_link > "
+             "/dev/null 2>&1",
+             MN_CLI, MN_DATA);
+    st = system(cmd);
+    CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 2);
+    snprintf(cmd, sizeof cmd, "'%s' bench ik --compare --tip end > /dev/null 2>&1", MN_CLI);
+    st = system(cmd);
+    CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 2);
 }
 
 int main(int argc, char** argv) {

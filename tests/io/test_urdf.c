@@ -304,6 +304,50 @@ static void test_limits_and_axes(void) {
     }
 }
 
+/* The URDF joints' own names find the joints too (aliases), a link's name wins over a joint
+ * of that name, aliases survive decompiling, and a miss gets the nearest names. */
+static void test_joint_aliases(void) {
+    mn_model* m = load("ur5/ur5_robot.urdf", NULL);
+    if (!m) return;
+    int w3 = mn_model_find_joint(m, "wrist_3_link");
+    CHECK(w3 >= 0 && mn_model_find_joint(m, "wrist_3_joint") == w3);
+    CHECK(m->jnt_alias[w3] && !strcmp(m->jnt_alias[w3], "wrist_3_joint"));
+    CHECK(mn_model_find_joint(m, "elbow_joint") == mn_model_find_joint(m, "forearm_link"));
+    CHECK(m->jnt_alias[mn_model_find_joint(m, "world")] == NULL); /* the root has no joint */
+    char hint[256];
+    CHECK(!strcmp(mn_model_joint_hint(m, "wrist3_joint", hint, sizeof hint),
+                  "; did you mean \"wrist_3_joint\" (link wrist_3_link)?"));
+    CHECK(!strcmp(mn_model_joint_hint(m, "Forearm_Lnik", hint, sizeof hint),
+                  "; did you mean \"forearm_link\"?")); /* case and a swap */
+    CHECK(!strcmp(mn_model_joint_hint(m, "gripper", hint, sizeof hint), ""));
+    CHECK(!strcmp(mn_model_joint_hint(m, "wrist3_joint", hint, 20), "")); /* no half hint */
+    int near[8];
+    int n = mn_model_similar_joints(m, "wrist_joint", near, 8);
+    CHECK(n == 3); /* wrist_1_joint, wrist_2_joint, wrist_3_joint: one edit each */
+    /* decompiled and compiled again, the aliases stay */
+    mn_spec* s = mn_model_decompile(m);
+    mn_error err;
+    mn_model* m2 = s ? mn_model_compile(s, &err) : NULL;
+    CHECK(m2 && mn_model_find_joint(m2, "wrist_3_joint") == w3);
+    mn_spec* c = s ? mn_spec_clone(s) : NULL;
+    CHECK(c && mn_spec_alias(c, w3) && !strcmp(mn_spec_alias(c, w3), "wrist_3_joint"));
+    mn_spec_destroy(c);
+    mn_spec_destroy(s);
+    mn_model_destroy(m2);
+    mn_model_destroy(m);
+    /* a joint named like another link: that link keeps the name */
+    const char* text = "<robot name=\"r\"><link name=\"a\"/><link name=\"b\"/><link name=\"c\"/>"
+                       "<joint name=\"c\" type=\"fixed\"><parent link=\"a\"/><child link=\"b\"/>"
+                       "</joint><joint name=\"j2\" type=\"fixed\"><parent link=\"b\"/>"
+                       "<child link=\"c\"/></joint></robot>";
+    CHECK(mn_urdf_read_mem(text, strlen(text), "r.urdf", &m, NULL, &err) == MN_OK);
+    if (!m) return;
+    int b = mn_model_find_joint(m, "b"), cj = mn_model_find_joint(m, "c");
+    CHECK(b >= 0 && cj >= 0 && cj != b && m->jnt_alias[b] == NULL);
+    CHECK(mn_model_find_joint(m, "j2") == cj);
+    mn_model_destroy(m);
+}
+
 /* A small URDF whose joints exercise every supported type, read from memory. */
 static void test_small_mem(void) {
     const char* text =
@@ -524,6 +568,7 @@ int main(int argc, char** argv) {
     RUN(test_chains);
     RUN(test_fk_matches_xml);
     RUN(test_limits_and_axes);
+    RUN(test_joint_aliases);
     RUN(test_small_mem);
     RUN(test_malformed);
     RUN(test_deep_chain);

@@ -29,16 +29,23 @@ def figure_size(frame):
     return size if size > 0 else 1.0
 
 
-def worst_error(ref, got, label, tol=TOL):
+def bvh_name(name):
+    """A joint's name as a BVH file carries it: whitespace written '_' (Blender names the
+    bones so; marionette reads a BVH of its built-in figure with the spaces back)."""
+    return re.sub(r"\s", "_", name)
+
+
+def worst_error(ref, got, label, tol=TOL, name_of=lambda n: n):
     """ref: frames of {name: (x, y, z)}; got: the same from the other side (a subset of
-    names may be missing only for End Sites). Returns the worst relative error."""
+    names may be missing only for End Sites; name_of maps marionette's names to got's).
+    Returns the worst relative error."""
     size = figure_size(ref["frames"][0])
     if len(got) != len(ref["frames"]):
         raise SystemExit("%s: %d frames, marionette has %d" % (label, len(got), len(ref["frames"])))
     worst, compared = 0.0, 0
     for f, frame in enumerate(ref["frames"]):
         for j in frame["joints"]:
-            p = got[f].get(j["name"])
+            p = got[f].get(name_of(j["name"]))
             if p is None:
                 if re.search(r"_end\d*$", j["name"]):
                     continue  # an End Site Blender has no bone for (a second one, or none)
@@ -57,9 +64,10 @@ def compare_exported(ref_path, other_path, tol):
     ref = json.load(open(ref_path))
     other = json.load(open(other_path))
     # Blender's BVH exporter writes its own z-up world: back to y up, (x, y, z) -> (x, z, -y)
-    got = [{j["name"]: (j["position"][0], j["position"][2], -j["position"][1])
+    got = [{bvh_name(j["name"]): (j["position"][0], j["position"][2], -j["position"][1])
             for j in fr["joints"]} for fr in other["frames"]]
-    worst_error(ref, got, "marionette reads Blender's BVH " + other_path.split("/")[-1], tol)
+    worst_error(ref, got, "marionette reads Blender's BVH " + other_path.split("/")[-1], tol,
+                bvh_name)
 
 
 def in_blender(args):
@@ -111,7 +119,8 @@ def in_blender(args):
         got.append(pos)
     # A bone's tail is an End Site where the file had one, unless the End Site sits on
     # the joint: Blender then lengthens the bone (its importer's 0.001 rule).
-    rest = {j["name"]: j["position"] for j in ref["frames"][0]["joints"]}
+    name_of = bvh_name if kind == "bvh" else (lambda n: n)
+    rest = {name_of(j["name"]): j["position"] for j in ref["frames"][0]["joints"]}
 
     def tail_is_end_site(k):
         b = k[:-len("_end")]
@@ -120,7 +129,7 @@ def in_blender(args):
     for pos in got:
         for k in [k for k in pos if k.endswith("_end") and not tail_is_end_site(k)]:
             del pos[k]
-    worst_error(ref, got, "Blender imports %s" % path.split("/")[-1])
+    worst_error(ref, got, "Blender imports %s" % path.split("/")[-1], name_of=name_of)
     if kind == "bvh" and len(args) > 3:
         arm = arms[0]
         bpy.ops.object.select_all(action="DESELECT")
