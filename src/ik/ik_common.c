@@ -23,8 +23,11 @@ mn_status mn_ikc_build(const mn_model* m, const mn_data* d, int base, int tip, m
     mn_xform* xf = mn_arena_alloc(a, sizeof(mn_xform) * (size_t)(nj + 1));
     if (!isqs || !xf) return MN_ERR_NOMEM;
     double* w = isqs + nd;
-    for (int k = 0; k < nd; k++)
+    c->unit_stiffness = 1;
+    for (int k = 0; k < nd; k++) {
         isqs[k] = 1.0 / sqrt(c->ch.stiffness[k]);
+        if (isqs[k] != 1.0) c->unit_stiffness = 0;
+    }
     double reach = mn_vec3_norm(point);
     for (int i = 0; i < nj; i++) {
         int j = c->ch.jnt[i], type = m->jnt_type[j];
@@ -100,6 +103,26 @@ static int pose_finite(const mn_xform* T, mn_vec3 p) {
     return isfinite(s) && isfinite(T->p.x + T->p.y + T->p.z);
 }
 
+/* log(A B^T), the rotation vector carrying B onto A (mn_rotation_error), without the
+ * quaternion: for an angle below 90 degrees (every iteration near the goal) the axis times
+ * the sine is the skew part of E = A B^T and the cosine (trace E - 1) / 2, both well
+ * conditioned; larger angles take mn_rotation_error's robust path. */
+static mn_vec3 rotation_error(const mn_mat3* A, const mn_mat3* B) {
+    const double *a = A->m, *b = B->m;
+    double E[9];
+    for (int i = 0; i < 3; i++)
+        for (int j = 0; j < 3; j++)
+            E[3 * i + j] =
+                a[3 * i] * b[3 * j] + a[3 * i + 1] * b[3 * j + 1] + a[3 * i + 2] * b[3 * j + 2];
+    double c = 0.5 * (E[0] + E[4] + E[8] - 1.0);
+    if (!(c > 0)) return mn_rotation_error(A, B);
+    mn_vec3 v = mn_v3(0.5 * (E[7] - E[5]), 0.5 * (E[2] - E[6]), 0.5 * (E[3] - E[1]));
+    double s = mn_vec3_norm(v);
+    /* angle / sin(angle): 1 + s^2 / 6 to double precision below s = 1e-4 */
+    double k = s < 1e-4 ? 1.0 + s * s / 6.0 : atan2(s, c) / s;
+    return mn_vec3_scale(v, k);
+}
+
 double mn_ik_goal_error(const mn_ik_goal* g, const mn_xform* tip, mn_vec3 p, double* e,
                         double* pos_err, double* rot_err) {
     double pe = 0, re = 0, e2 = 0;
@@ -120,7 +143,7 @@ double mn_ik_goal_error(const mn_ik_goal* g, const mn_xform* tip, mn_vec3 p, dou
         k = 3;
     }
     if (g->use_rot) {
-        mn_vec3 w = mn_rotation_error(&g->R, &tip->R);
+        mn_vec3 w = rotation_error(&g->R, &tip->R);
         re = mn_vec3_norm(w);
         e[k] = g->wr * w.x;
         e[k + 1] = g->wr * w.y;
@@ -444,7 +467,8 @@ mn_status mn_ik_drive(const mn_ik_loop* L, const mn_ik_options* o, mn_ik_result*
     while (!met) {
         int end = SPENT;
         if (ait < o->max_iters) {
-            if ((it & mask) == 0 && mn_ik_timed_out(deadline, o->timeout_cpu)) {
+            /* not at it == 0: the deadline was read from the clock just before */
+            if (it && (it & mask) == 0 && mn_ik_timed_out(deadline, o->timeout_cpu)) {
                 timed_out = 1;
                 break;
             }

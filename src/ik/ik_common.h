@@ -28,6 +28,7 @@ typedef struct mn_ikc {
     double reach;       /* sum of link lengths on the path plus |end-effector point| */
     int has_slide;      /* a translation DOF that is not held is on the path (a slide or a
                            free joint) */
+    int unit_stiffness; /* every DOF's stiffness is 1: isqs is all ones (no column scaling) */
     mn_xform* xf;       /* njoint scratch: joint frames relative to the base, after fk */
 } mn_ikc;
 
