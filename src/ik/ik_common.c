@@ -464,7 +464,22 @@ mn_status mn_ik_drive(const mn_ik_loop* L, const mn_ik_options* o, mn_ik_result*
     int it = 0, ait = 0, since = 0, moves = 0, escapes = 0, polish = 0;
     int unreachable = 0, timed_out = 0;
     int met = goals_met(L, o, pe, re);
-    while (!met) {
+    /* The modes' search (mn_ik_mode): the answers the attempts reach, kept by found. A seed
+     * that meets the goal is the answer as it is. */
+    int search = o->mode != MN_IK_SPEED && L->found && L->take_found && L->restart, nfound = 0;
+    for (;;) {
+        if (met) {
+            if (!search || it == 0) break;
+            L->found(L->ctx);
+            nfound++;
+            if (moves >= o->max_restarts || mn_ik_timed_out(deadline, o->timeout_cpu)) break;
+            moves++; /* the next attempt */
+            L->restart(L->ctx, &rng);
+            ait = since = 0;
+            prev = ref = merit = L->measure(L->ctx, &pe, &re);
+            met = goals_met(L, o, pe, re);
+            continue;
+        }
         int end = SPENT;
         if (ait < o->max_iters) {
             /* not at it == 0: the deadline was read from the clock just before */
@@ -480,7 +495,7 @@ mn_status mn_ik_drive(const mn_ik_loop* L, const mn_ik_options* o, mn_ik_result*
                 best = merit;
                 L->save(L->ctx);
             }
-            if ((met = goals_met(L, o, pe, re))) break;
+            if ((met = goals_met(L, o, pe, re))) continue;
             if (merit < MN_IK_PROGRESS * ref) {
                 ref = merit;
                 since = 0;
@@ -530,6 +545,8 @@ mn_status mn_ik_drive(const mn_ik_loop* L, const mn_ik_options* o, mn_ik_result*
             if (!unreachable && moves < o->max_restarts) {
                 moves++;
                 L->restart(L->ctx, &rng);
+            } else if (nfound) {
+                break; /* the search is over: no polish */
             } else {
                 polish = 1;
                 L->restore(L->ctx);
@@ -549,7 +566,11 @@ mn_status mn_ik_drive(const mn_ik_loop* L, const mn_ik_options* o, mn_ik_result*
         }
         met = goals_met(L, o, pe, re);
     }
-    if (!met && merit > best) {
+    if (nfound) { /* the search's best answer */
+        L->take_found(L->ctx);
+        merit = L->measure(L->ctx, &pe, &re);
+        met = 1;
+    } else if (!met && merit > best) {
         L->restore(L->ctx);
         merit = L->measure(L->ctx, &pe, &re);
     }

@@ -62,6 +62,8 @@ typedef struct lm_work {
     double* dqfix;        /* n: steps of the DOFs held at a limit */
     unsigned char* fixed; /* n */
     unsigned char* wrap;  /* n: a hinge whose range spans a whole turn (lm_wraps) */
+    double* qseed;        /* nqc: the seed (DISTANCE) */
+    double* qfound;       /* nqc: the best answer of the modes' search */
     int nwrap;            /* how many */
     mn_xform* xf2;        /* njnt: the trial pose's frames */
 } lm_work;
@@ -217,6 +219,7 @@ typedef struct lm_loop {
     double bias;              /* damping floor b L^2 */
     double kappa;             /* the adaptive factor of the damping */
     double e[6], err, pe, re; /* the current pose's weighted error, |e|^2 and the errors */
+    double found_score;       /* the best answer's score (lower is better) */
     mn_vec3 pt;               /* its effector position */
 } lm_loop;
 
@@ -300,6 +303,78 @@ static void lm_restart(void* vx, mn_rng* rng) {
     x->kappa = LM_KAPPA_START;
 }
 
+/* ---- the modes' search (mn_ik_mode) -------------------------------------------------- */
+
+/* A hinge of a whole turn or more (lm_wraps), or a continuous one, taken at its turn nearest
+ * the seed within its range: the same pose, less joint motion (DISTANCE). */
+static void lm_nearest_turns(const mn_ikc* c, const unsigned char* wrap, const double* seed,
+                             double* q) {
+    for (int k = 0; k < c->ch.ndof; k++) {
+        int j = c->ch.jnt[c->ch.dof_path[k]];
+        double lo = c->ch.lo[k], hi = c->ch.hi[k];
+        int continuous = c->m->jnt_type[j] == MN_JOINT_HINGE && !isfinite(lo) && !isfinite(hi);
+        if (!wrap[k] && !continuous) continue;
+        double t = q[k] + 2 * MN_PI * nearbyint((seed[k] - q[k]) / (2 * MN_PI));
+        if (t > hi) t -= 2 * MN_PI;
+        if (t < lo) t += 2 * MN_PI;
+        if (t >= lo && t <= hi) q[k] = t;
+    }
+}
+
+/* Manipulability sqrt(det(J J^T)) of the goal's Jacobian at the current pose (Yoshikawa
+ * 1985), J J^T (or J^T J for a chain of fewer DOFs than rows) by the same Cholesky as the
+ * step: the product of its pivots; 0 at a singular pose. */
+static double lm_manipulability(lm_loop* x) {
+    const mn_ikc* c = &x->cur;
+    lm_work* w = &x->w;
+    int n = c->ch.ndof, rows = x->g->rows, k = n < rows ? n : rows;
+    mn_ikc_jacobian(c, x->g, x->pt, w->J);
+    double* A = w->A;
+    for (int i = 0; i < k; i++)
+        for (int j = 0; j <= i; j++) {
+            double s = 0;
+            if (n >= rows)
+                for (int l = 0; l < n; l++)
+                    s += w->J[i * n + l] * w->J[j * n + l];
+            else
+                for (int r = 0; r < rows; r++)
+                    s += w->J[r * n + i] * w->J[r * n + j];
+            A[i * k + j] = s;
+        }
+    for (int i = 0; i < k; i++)
+        w->y[i] = 0;
+    if (mn_ik_spd_solve(A, k, w->y) != 0) return 0;
+    double det = 1;
+    for (int i = 0; i < k; i++)
+        det /= A[i * k + i]; /* the factor keeps 1 / d_i on the diagonal */
+    return det > 0 ? sqrt(det) : 0;
+}
+
+static void lm_found(void* vx) {
+    lm_loop* x = vx;
+    lm_work* w = &x->w;
+    int nq = x->cur.ch.nq;
+    double score;
+    if (x->o->mode == MN_IK_DISTANCE) {
+        if (x->cur.ch.simple) lm_nearest_turns(&x->cur, w->wrap, w->qseed, w->q);
+        score = 0;
+        for (int k = 0; k < nq; k++)
+            score += (w->q[k] - w->qseed[k]) * (w->q[k] - w->qseed[k]);
+    } else {
+        score = -lm_manipulability(x);
+    }
+    if (score < x->found_score) {
+        x->found_score = score;
+        memcpy(w->qfound, w->q, sizeof(double) * (size_t)nq);
+    }
+}
+
+static void lm_take_found(void* vx) {
+    lm_loop* x = vx;
+    memcpy(x->w.q, x->w.qfound, sizeof(double) * (size_t)x->cur.ch.nq);
+    lm_pose(x);
+}
+
 mn_status mn_ik_lm(MN_IK_METHOD_ARGS) {
     size_t mark = mn_arena_mark(&d->arena);
     mn_ikc c;
@@ -314,7 +389,7 @@ mn_status mn_ik_lm(MN_IK_METHOD_ARGS) {
     w->A = mn_arena_alloc(&d->arena, sizeof(double) * (size_t)(big * big));
     w->y = mn_arena_alloc(&d->arena, sizeof(double) * (size_t)big);
     w->dq = mn_arena_alloc(&d->arena, sizeof(double) * (size_t)n);
-    w->q = mn_arena_alloc(&d->arena, sizeof(double) * (size_t)(3 * c.ch.nq));
+    w->q = mn_arena_alloc(&d->arena, sizeof(double) * (size_t)(5 * c.ch.nq));
     w->J0 = mn_arena_alloc(&d->arena, sizeof(double) * (size_t)(6 * n));
     w->dqfix = mn_arena_alloc(&d->arena, sizeof(double) * (size_t)n);
     w->fixed = mn_arena_alloc(&d->arena, (size_t)(2 * n));
@@ -328,6 +403,8 @@ mn_status mn_ik_lm(MN_IK_METHOD_ARGS) {
     w->nwrap = lm_wraps(&c, o->respect_limits, w->wrap);
     w->qt = w->q + c.ch.nq;
     w->qbest = w->qt + c.ch.nq;
+    w->qseed = w->qbest + c.ch.nq;
+    w->qfound = w->qseed + c.ch.nq;
     x.cur = c;
     x.trial = c;
     x.trial.xf = w->xf2;
@@ -338,6 +415,8 @@ mn_status mn_ik_lm(MN_IK_METHOD_ARGS) {
     x.kappa = LM_KAPPA_START;
     mn_chain_gather(&c.ch, d->q, w->q);
     if (o->respect_limits) mn_ikc_clamp(&c, w->q);
+    memcpy(w->qseed, w->q, sizeof(double) * (size_t)c.ch.nq);
+    x.found_score = INFINITY;
     /* The seed is the first "best" pose: with an error that overflows (a target at 1e300)
      * nothing compares smaller, and the seed is what comes back. */
     lm_pose(&x);
@@ -347,6 +426,8 @@ mn_status mn_ik_lm(MN_IK_METHOD_ARGS) {
                      .save = lm_save,
                      .restore = lm_restore,
                      .restart = lm_restart,
+                     .found = lm_found,
+                     .take_found = lm_take_found,
                      .same_abs = x.bias * 1e-9,
                      .use_pos = g.use_pos,
                      .use_rot = g.use_rot,
