@@ -41,7 +41,7 @@ static void usage(FILE* f) {
     fprintf(f,
             "usage: marionette bench ik --urdf FILE --base LINK --tip LINK [--n 10000] [--seed S]\n"
             "                           [--timeout-ms 5] [--tol 1e-5] [--method lm] [--near]\n"
-            "                           [--cpu-time] [--dump results.csv]\n"
+            "                           [--cpu-time] [--mode speed] [--dump results.csv]\n"
             "       marionette bench ik --compare [--urdf FILE --base LINK --tip LINK] ...\n"
             "                           (every method on the same problems: Welman's 7-DOF\n"
             "                           chain, or a robot arm's; bench ik --compare --help)\n"
@@ -60,6 +60,8 @@ static void usage(FILE* f) {
             "  both methods solved (both_solved).\n"
             "--cpu-time: count the timeout and the times in this thread's CPU time (on a loaded\n"
             "  machine, wall time charges preemption to the solver)\n"
+            "--mode M: speed (default) | distance | manipulability (mn_ik_mode); adds\n"
+            "  mean_seed_distance, |q - seed| averaged over the solved queries\n"
             "--dump FILE: one CSV row per query: target pose, returned q, status, iterations,\n"
             "  restarts, position and rotation error, microseconds.\n");
 }
@@ -306,7 +308,7 @@ static double now_ns(int cpu) {
 
 typedef struct run_stats {
     int ok;
-    double sum_us, sum_iters, motion;
+    double sum_us, sum_iters, motion, seed_dist;
     int nmotion;
     double* ok_us;   /* n */
     double* motions; /* n: joint motion of each query both methods solved (--near) */
@@ -327,7 +329,7 @@ int mn_bench_ik(int argc, char** argv) {
         return MN_EXIT_OK;
     }
     const char *urdf = NULL, *base_name = NULL, *tip_name = NULL, *dump = NULL;
-    int n = 10000, near = 0, method = MN_IK_LM, cpu = 0;
+    int n = 10000, near = 0, method = MN_IK_LM, cpu = 0, mode = MN_IK_SPEED, mode_given = 0;
     double timeout_ms = 5, tol = 1e-5, seedd = 42;
     for (int i = 1; i < argc; i++) {
         const char* a = argv[i];
@@ -356,6 +358,10 @@ int mn_bench_ik(int argc, char** argv) {
         } else if (!strcmp(a, "--tol") && more) {
             if (!mn_cli_parse_double(argv[++i], &tol) || !(tol > 0))
                 return mn_cli_usage_error("bench ik", "--tol needs a positive number");
+        } else if (!strcmp(a, "--mode") && more) {
+            mode = mn_ik_mode_parse(argv[++i]);
+            mode_given = 1;
+            if (mode < 0) return mn_cli_usage_error("bench ik", "unknown mode '%s'", argv[i]);
         } else if (!strcmp(a, "--method") && more) {
             method = mn_ik_method_parse(argv[++i]);
             if (method < 0) return mn_cli_usage_error("bench ik", "unknown method '%s'", argv[i]);
@@ -421,6 +427,7 @@ int mn_bench_ik(int argc, char** argv) {
     o.timeout_ms = timeout_ms;
     o.max_restarts = 1000000; /* bounded by the timeout, as in TRAC-IK */
     o.timeout_cpu = cpu;
+    o.mode = (mn_ik_mode)mode;
     mn_ik_problem p = mn_ik_problem_default();
     p.base = base;
     p.tip = tip;
@@ -482,6 +489,10 @@ int mn_bench_ik(int argc, char** argv) {
             if (ok) {
                 S->ok_us[S->ok++] = us;
                 S->sum_us += us;
+                double sd = 0;
+                for (int k = 0; k < nd; k++)
+                    sd += (qs[k] - seed[k]) * (qs[k] - seed[k]);
+                S->seed_dist += sqrt(sd);
                 if (near) {
                     /* Joint motion is compared on the queries both methods solved. */
                     double mv = 0;
@@ -521,6 +532,9 @@ int mn_bench_ik(int argc, char** argv) {
            m->name ? m->name : "?", nd, n, mn_ik_method_name((mn_ik_method)method), tol, timeout_ms,
            cpu ? "cpu" : "wall", 100.0 * st[0].ok / n, st[0].sum_us / n, stat_median(&st[0]),
            stat_p99(&st[0]), st[0].sum_iters / n);
+    if (mode_given)
+        printf(" mode=%s mean_seed_distance=%.5f", mn_ik_mode_name((mn_ik_mode)mode),
+               st[0].ok ? st[0].seed_dist / st[0].ok : NAN);
     if (near)
         printf(" near=1 both_solved=%d mean_joint_motion=%.5f median_joint_motion=%.5f "
                "dls_solve_rate=%.4f dls_mean_us=%.2f"

@@ -14,7 +14,8 @@ static void usage(FILE* f) {
     fprintf(
         f,
         "usage: marionette solve MODEL --base B --tip T --target x,y,z[,qw,qx,qy,qz]\n"
-        "                        [--point x,y,z] [--seed-q v1,...] [--method M] [--tol 1e-5]\n"
+        "                        [--point x,y,z] [--seed-q v1,...] [--method M] [--mode M]\n"
+        "                        [--tol 1e-5]\n"
         "                        [--timeout-ms 5] [--max-iters N] [--restarts N] [--seed S]\n"
         "                        [--no-limits] [--free-translations] [--world] [--json]\n"
         "\n"
@@ -26,6 +27,9 @@ static void usage(FILE* f) {
         "taken at the seed pose). MODEL is any figure file (skeleton text, BVH, URDF, glTF).\n"
         "\n"
         "  --method    lm (default) | dls | pinv | jt | ccd | fabrik | analytic\n"
+        "  --mode      speed (default: the first answer) | distance (the answer closest to the\n"
+        "              seed) | manipulability: lm only; the last two search with restarts\n"
+        "              until --restarts or --timeout-ms is spent (docs/ik.md)\n"
         "  --seed-q    the starting values of the chain's state, root to tip (hinge angles in\n"
         "              radians, slide lengths, balls as quaternions w,x,y,z), or a whole state\n"
         "              of the figure; default: the rest pose\n"
@@ -96,7 +100,11 @@ int mn_cmd_solve(int argc, char** argv) {
             seed_text = argv[++i];
         else if (!strcmp(a, "--point") && more)
             point_text = argv[++i];
-        else if (!strcmp(a, "--method") && more) {
+        else if (!strcmp(a, "--mode") && more) {
+            int md = mn_ik_mode_parse(argv[++i]);
+            if (md < 0) return mn_cli_usage_error("solve", "--mode: unknown mode '%s'", argv[i]);
+            o.mode = (mn_ik_mode)md;
+        } else if (!strcmp(a, "--method") && more) {
             int mth = mn_ik_method_parse(argv[++i]);
             if (mth < 0)
                 return mn_cli_usage_error("solve", "--method: unknown method '%s'", argv[i]);

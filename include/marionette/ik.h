@@ -64,6 +64,27 @@ mn_ik_problem mn_ik_problem_default(void);
  * meaningful on a figure of any size. */
 #define MN_IK_TOL_REL 1e-3
 
+/* Which answer LM returns (TRAC-IK's solve types, Beeson and Ames 2015). SPEED: the first
+ * pose within tolerance. DISTANCE and MANIPULABILITY go on searching after it, by random
+ * restarts, until max_restarts restarts or timeout_ms are spent (whichever comes first),
+ * and return the best pose found within tolerance: DISTANCE the closest to the seed (the
+ * sum of squared joint differences, a hinge whose range spans a whole turn or more taken
+ * at its turn nearest the seed), MANIPULABILITY the largest sqrt(det(J J^T)) (Yoshikawa
+ * 1985), J the goal's Jacobian. A seed that already meets the goal is returned as it is.
+ * On a chain with ball or free joints DISTANCE sums the squared differences of the state
+ * numbers (quaternion components for the rotations). */
+typedef enum mn_ik_mode {
+    MN_IK_SPEED = 0,
+    MN_IK_DISTANCE,
+    MN_IK_MANIPULABILITY,
+    MN_IK_MODE_COUNT
+} mn_ik_mode;
+
+/* "speed", "distance", "manipulability". */
+const char* mn_ik_mode_name(mn_ik_mode mode);
+/* -1 when not a mode name. */
+int mn_ik_mode_parse(const char* name);
+
 typedef struct mn_ik_options {
     mn_ik_method method;
     double tol_pos;     /* success when |position error| <= tol_pos (model length units),
@@ -84,11 +105,12 @@ typedef struct mn_ik_options {
                         a solve preempted on a loaded machine is not cut short (default 0) */
     int free_locked; /* 1: move the DOFs the model holds (mn_joint_def.locked: a BVH rig's
                         position channels below the root) like any other (default 0) */
+    mn_ik_mode mode; /* LM: which answer (mn_ik_mode; default SPEED); other methods: SPEED */
 } mn_ik_options;
 
 /* Zeroed, then: LM, tol 1e-5 / 1e-5, 100 iterations, no timeout (wall clock), seed 1, 100
  * restarts, limits on, max_step 0.5, damping 1e-3, null space off with gain 0.1, held
- * DOFs held. */
+ * DOFs held, mode SPEED. */
 mn_ik_options mn_ik_default(void);
 
 typedef struct mn_ik_result {

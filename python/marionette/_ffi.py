@@ -164,6 +164,11 @@ typedef struct mn_ik_problem {
     mn_vec3 pole;
 } mn_ik_problem;
 mn_ik_problem mn_ik_problem_default(void);
+typedef enum mn_ik_mode {
+    MN_IK_SPEED = 0, MN_IK_DISTANCE, MN_IK_MANIPULABILITY, MN_IK_MODE_COUNT
+} mn_ik_mode;
+const char* mn_ik_mode_name(mn_ik_mode mode);
+int mn_ik_mode_parse(const char* name);
 typedef struct mn_ik_options {
     mn_ik_method method;
     double tol_pos;
@@ -179,6 +184,7 @@ typedef struct mn_ik_options {
     double nullspace_gain;
     int timeout_cpu;
     int free_locked;
+    mn_ik_mode mode;
 } mn_ik_options;
 mn_ik_options mn_ik_default(void);
 typedef struct mn_ik_result {

@@ -8,7 +8,8 @@ from ._ffi import ffi, lib
 from .model import Data, Model
 
 METHODS = ("lm", "dls", "pinv", "jt", "ccd", "fabrik", "analytic")
-_ENUMS = {"method": METHODS}
+MODES = ("speed", "distance", "manipulability")
+_ENUMS = {"method": METHODS, "mode": MODES}
 
 
 def ik_defaults():
@@ -82,7 +83,8 @@ class IK:
     for the world. point: the end effector in the tip's frame. Keyword options are the
     fields of mn_ik_options with the C defaults (ik_defaults()): method, tol_pos, tol_rot,
     max_iters, timeout_ms, seed, max_restarts, respect_limits, max_step, damping,
-    nullspace, nullspace_gain, timeout_cpu, free_locked."""
+    nullspace, nullspace_gain, timeout_cpu, free_locked, mode ("speed", "distance",
+    "manipulability": which answer LM returns, docs/ik.md)."""
 
     def __init__(self, model, base=None, tip=None, *, point=(0, 0, 0), use_position=True,
                  use_orientation=False, w_pos=1.0, w_rot=1.0, pole=(0, 0, 0), **options):

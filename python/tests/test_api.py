@@ -233,3 +233,25 @@ def test_write_and_read_back(tmpdir_clean):
         d1.fk(motion.q[40])
         d2.fk(mo2.q[40])
         np.testing.assert_allclose(d1.positions[:len(d2.positions)], d2.positions, atol=1e-4)
+
+
+def test_ik_mode_distance_is_no_farther_than_speed():
+    rel, base, tip = ROBOTS[0]
+    m = mn.load(data(rel))
+    assert mn.ik_defaults()["mode"] == "speed"
+    rng = np.random.default_rng(3)
+    targets = np.column_stack([rng.uniform(0.2, 0.5, 6), rng.uniform(-0.3, 0.3, 6),
+                               rng.uniform(0.2, 0.7, 6)])
+    fast = mn.IK(m, base, tip, timeout_ms=0)
+    near = mn.IK(m, base, tip, timeout_ms=0, mode="distance", max_restarts=30)
+    d = m.data()
+    seed = d.q.copy()
+    for t in targets:
+        d.q = seed
+        assert fast.solve(d, t).ok
+        a = np.linalg.norm(d.q - seed)
+        d.q = seed
+        assert near.solve(d, t).ok
+        assert np.linalg.norm(d.q - seed) <= a + 1e-12
+    with pytest.raises(Exception):
+        mn.IK(m, base, tip, mode="closest")

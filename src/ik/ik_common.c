@@ -23,8 +23,11 @@ mn_status mn_ikc_build(const mn_model* m, const mn_data* d, int base, int tip, m
     mn_xform* xf = mn_arena_alloc(a, sizeof(mn_xform) * (size_t)(nj + 1));
     if (!isqs || !xf) return MN_ERR_NOMEM;
     double* w = isqs + nd;
-    for (int k = 0; k < nd; k++)
+    c->unit_stiffness = 1;
+    for (int k = 0; k < nd; k++) {
         isqs[k] = 1.0 / sqrt(c->ch.stiffness[k]);
+        if (isqs[k] != 1.0) c->unit_stiffness = 0;
+    }
     double reach = mn_vec3_norm(point);
     for (int i = 0; i < nj; i++) {
         int j = c->ch.jnt[i], type = m->jnt_type[j];
@@ -100,6 +103,26 @@ static int pose_finite(const mn_xform* T, mn_vec3 p) {
     return isfinite(s) && isfinite(T->p.x + T->p.y + T->p.z);
 }
 
+/* log(A B^T), the rotation vector carrying B onto A (mn_rotation_error), without the
+ * quaternion: for an angle below 90 degrees (every iteration near the goal) the axis times
+ * the sine is the skew part of E = A B^T and the cosine (trace E - 1) / 2, both well
+ * conditioned; larger angles take mn_rotation_error's robust path. */
+static mn_vec3 rotation_error(const mn_mat3* A, const mn_mat3* B) {
+    const double *a = A->m, *b = B->m;
+    double E[9];
+    for (int i = 0; i < 3; i++)
+        for (int j = 0; j < 3; j++)
+            E[3 * i + j] =
+                a[3 * i] * b[3 * j] + a[3 * i + 1] * b[3 * j + 1] + a[3 * i + 2] * b[3 * j + 2];
+    double c = 0.5 * (E[0] + E[4] + E[8] - 1.0);
+    if (!(c > 0)) return mn_rotation_error(A, B);
+    mn_vec3 v = mn_v3(0.5 * (E[7] - E[5]), 0.5 * (E[2] - E[6]), 0.5 * (E[3] - E[1]));
+    double s = mn_vec3_norm(v);
+    /* angle / sin(angle): 1 + s^2 / 6 to double precision below s = 1e-4 */
+    double k = s < 1e-4 ? 1.0 + s * s / 6.0 : atan2(s, c) / s;
+    return mn_vec3_scale(v, k);
+}
+
 double mn_ik_goal_error(const mn_ik_goal* g, const mn_xform* tip, mn_vec3 p, double* e,
                         double* pos_err, double* rot_err) {
     double pe = 0, re = 0, e2 = 0;
@@ -120,7 +143,7 @@ double mn_ik_goal_error(const mn_ik_goal* g, const mn_xform* tip, mn_vec3 p, dou
         k = 3;
     }
     if (g->use_rot) {
-        mn_vec3 w = mn_rotation_error(&g->R, &tip->R);
+        mn_vec3 w = rotation_error(&g->R, &tip->R);
         re = mn_vec3_norm(w);
         e[k] = g->wr * w.x;
         e[k + 1] = g->wr * w.y;
@@ -441,10 +464,26 @@ mn_status mn_ik_drive(const mn_ik_loop* L, const mn_ik_options* o, mn_ik_result*
     int it = 0, ait = 0, since = 0, moves = 0, escapes = 0, polish = 0;
     int unreachable = 0, timed_out = 0;
     int met = goals_met(L, o, pe, re);
-    while (!met) {
+    /* The modes' search (mn_ik_mode): the answers the attempts reach, kept by found. A seed
+     * that meets the goal is the answer as it is. */
+    int search = o->mode != MN_IK_SPEED && L->found && L->take_found && L->restart, nfound = 0;
+    for (;;) {
+        if (met) {
+            if (!search || it == 0) break;
+            L->found(L->ctx);
+            nfound++;
+            if (moves >= o->max_restarts || mn_ik_timed_out(deadline, o->timeout_cpu)) break;
+            moves++; /* the next attempt */
+            L->restart(L->ctx, &rng);
+            ait = since = 0;
+            prev = ref = merit = L->measure(L->ctx, &pe, &re);
+            met = goals_met(L, o, pe, re);
+            continue;
+        }
         int end = SPENT;
         if (ait < o->max_iters) {
-            if ((it & mask) == 0 && mn_ik_timed_out(deadline, o->timeout_cpu)) {
+            /* not at it == 0: the deadline was read from the clock just before */
+            if (it && (it & mask) == 0 && mn_ik_timed_out(deadline, o->timeout_cpu)) {
                 timed_out = 1;
                 break;
             }
@@ -456,7 +495,7 @@ mn_status mn_ik_drive(const mn_ik_loop* L, const mn_ik_options* o, mn_ik_result*
                 best = merit;
                 L->save(L->ctx);
             }
-            if ((met = goals_met(L, o, pe, re))) break;
+            if ((met = goals_met(L, o, pe, re))) continue;
             if (merit < MN_IK_PROGRESS * ref) {
                 ref = merit;
                 since = 0;
@@ -506,6 +545,8 @@ mn_status mn_ik_drive(const mn_ik_loop* L, const mn_ik_options* o, mn_ik_result*
             if (!unreachable && moves < o->max_restarts) {
                 moves++;
                 L->restart(L->ctx, &rng);
+            } else if (nfound) {
+                break; /* the search is over: no polish */
             } else {
                 polish = 1;
                 L->restore(L->ctx);
@@ -525,7 +566,11 @@ mn_status mn_ik_drive(const mn_ik_loop* L, const mn_ik_options* o, mn_ik_result*
         }
         met = goals_met(L, o, pe, re);
     }
-    if (!met && merit > best) {
+    if (nfound) { /* the search's best answer */
+        L->take_found(L->ctx);
+        merit = L->measure(L->ctx, &pe, &re);
+        met = 1;
+    } else if (!met && merit > best) {
         L->restore(L->ctx);
         merit = L->measure(L->ctx, &pe, &re);
     }

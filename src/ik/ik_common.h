@@ -28,6 +28,7 @@ typedef struct mn_ikc {
     double reach;       /* sum of link lengths on the path plus |end-effector point| */
     int has_slide;      /* a translation DOF that is not held is on the path (a slide or a
                            free joint) */
+    int unit_stiffness; /* every DOF's stiffness is 1: isqs is all ones (no column scaling) */
     mn_xform* xf;       /* njoint scratch: joint frames relative to the base, after fk */
 } mn_ikc;
 
@@ -162,6 +163,11 @@ typedef struct mn_ik_loop {
     void (*escape)(void* ctx);
     int (*may_escape)(void* ctx);
     void (*restart)(void* ctx, mn_rng* rng);
+    /* The search of the modes other than SPEED (mn_ik_mode), NULL for a method without it:
+     * found: the current state meets the goal, keep it if it is the best answer so far;
+     * take_found: make the best answer kept the current state. */
+    void (*found)(void* ctx);
+    void (*take_found)(void* ctx);
     double same_abs;      /* two merits closer than this (absolute) are the same residual */
     int use_pos, use_rot; /* the active goals, met within o->tol_pos and o->tol_rot */
     int cheap;            /* iterations are cheap: read the clock every 4th (CPU time: 32nd) */
@@ -189,6 +195,11 @@ typedef struct mn_ik_loop {
  *     residual an attempt ended at (to 1e-3) has come back from max(MN_IK_SAME_MINIMA,
  *     o->max_restarts / 4) attempts: then the goal is out of reach.
  * Escapes and restarts together are at most o->max_restarts (counted in r->restarts).
+ *
+ * A method with found and restart and a mode other than SPEED goes on after the goal is met:
+ * found keeps the answer, and a restart starts the next attempt, until o->max_restarts
+ * moves or the time budget are spent; then take_found brings the best answer back and the
+ * solve is OK.
  *
  * With no way out left, the solve ends as UNREACHABLE: a method without restarts at once;
  * a method with restarts (whose attempts were cut short) after the polish, which goes back

@@ -20,7 +20,9 @@
  * method: a step that does not lower the error is rejected and kappa grows; an accepted
  * step lets it shrink. Joint limits are kept by an active set (limited_step): a DOF whose
  * step would cross its limit stops at it and the others are solved again without it;
- * ball limits are projected after the step, as Welman 4.1.6 clamps after integrating.
+ * ball limits are projected after the step, as Welman 4.1.6 clamps after integrating. A
+ * hinge whose range spans a whole turn is the exception: its limit is no barrier to the
+ * pose, and a step past it goes on a turn back inside the range (lm_wrap).
  *
  * The iteration runs under the one driver (mn_ik_drive, ik_common.h), which holds the
  * budgets, the best state and the way out of a stationary point. LM judges stationarity
@@ -59,6 +61,10 @@ typedef struct lm_work {
     double* J0;           /* rows x n: the weighted Jacobian before scaling */
     double* dqfix;        /* n: steps of the DOFs held at a limit */
     unsigned char* fixed; /* n */
+    unsigned char* wrap;  /* n: a hinge whose range spans a whole turn (lm_wraps) */
+    double* qseed;        /* nqc: the seed (DISTANCE) */
+    double* qfound;       /* nqc: the best answer of the modes' search */
+    int nwrap;            /* how many */
     mn_xform* xf2;        /* njnt: the trial pose's frames */
 } lm_work;
 
@@ -71,10 +77,11 @@ static inline int
 damped_step_n(const mn_ikc* c, int rows, const double* e, double lambda, lm_work* w) {
     int n = c->ch.ndof;
     double* J = w->J;
-    /* Column scaling by stiffness. */
-    for (int r = 0; r < rows; r++)
-        for (int k = 0; k < n; k++)
-            J[r * n + k] *= c->isqs[k];
+    /* Column scaling by stiffness (none when every stiffness is 1). */
+    if (!c->unit_stiffness)
+        for (int r = 0; r < rows; r++)
+            for (int k = 0; k < n; k++)
+                J[r * n + k] *= c->isqs[k];
     if (n >= rows) {
         double* A = w->A;
         for (int i = 0; i < rows; i++) {
@@ -128,7 +135,9 @@ static int damped_step(const mn_ikc* c, int rows, const double* e, double lambda
  * out of the error, and the step of the other DOFs is solved again without its column.
  * Plain clipping after the step (Welman 4.1.6) leaves the other joints moving as if the
  * clipped one had moved, which stalls near limits; this is the projected step that keeps
- * the remaining joints doing the clipped joint's share. Up to three passes. */
+ * the remaining joints doing the clipped joint's share. Up to three passes. A hinge whose
+ * range spans a whole turn is never held: its limit is no barrier to the pose, and
+ * lm_wrap takes it a turn back into its range (the same pose). */
 static int limited_step(const mn_ikc* c, int rows, const double* e, double lambda, lm_work* w,
                         const double* q, int limits) {
     int n = c->ch.ndof;
@@ -140,7 +149,7 @@ static int limited_step(const mn_ikc* c, int rows, const double* e, double lambd
         int any = 0;
         for (int k = 0; k < n; k++) {
             double t = q[k] + w->dq[k];
-            if (w->fixed[k] || (t <= c->ch.hi[k] && t >= c->ch.lo[k])) continue;
+            if (w->fixed[k] || w->wrap[k] || (t <= c->ch.hi[k] && t >= c->ch.lo[k])) continue;
             w->fixed[k] = 1;
             w->dqfix[k] = (t > c->ch.hi[k] ? c->ch.hi[k] : c->ch.lo[k]) - q[k];
             any = 1;
@@ -170,6 +179,35 @@ static int limited_step(const mn_ikc* c, int rows, const double* e, double lambd
     return 0;
 }
 
+/* Hinges whose range spans a whole turn or more (a UR arm's +-2 pi, an elbow's +-pi): the
+ * pose repeats every 2 pi, so a limit of such a hinge is no barrier. Held at it, the chain
+ * stalls at a minimum that exists only in the joint coordinates (a third of the attempts
+ * that end without the goal on the UR5 and the xArm6 of bench ik end so). Returns how many;
+ * 0 unless limits are respected on a chain of hinges and slides. */
+static int lm_wraps(const mn_ikc* c, int limits, unsigned char* wrap) {
+    int n = c->ch.ndof, nw = 0;
+    for (int k = 0; k < n; k++) {
+        int j = c->ch.jnt[c->ch.dof_path[k]];
+        wrap[k] = limits && c->ch.simple && c->m->jnt_type[j] == MN_JOINT_HINGE &&
+                  isfinite(c->ch.lo[k]) && isfinite(c->ch.hi[k]) &&
+                  c->ch.hi[k] - c->ch.lo[k] >= 2 * MN_PI - 1e-9;
+        nw += wrap[k];
+    }
+    return nw;
+}
+
+/* A wrapping hinge stepped past a limit goes a whole turn back (then the projection onto
+ * the limits, which it now meets, as any other DOF). */
+static void lm_wrap(const mn_ikc* c, const unsigned char* wrap, double* q) {
+    for (int k = 0; k < c->ch.ndof; k++) {
+        if (!wrap[k]) continue;
+        if (q[k] > c->ch.hi[k])
+            q[k] -= 2 * MN_PI;
+        else if (q[k] < c->ch.lo[k])
+            q[k] += 2 * MN_PI;
+    }
+}
+
 /* The state of one solve: the current pose (state, frames, error) and the damping. */
 typedef struct lm_loop {
     /* Two chain views that differ only in their frame buffers: the current pose's frames
@@ -181,6 +219,7 @@ typedef struct lm_loop {
     double bias;              /* damping floor b L^2 */
     double kappa;             /* the adaptive factor of the damping */
     double e[6], err, pe, re; /* the current pose's weighted error, |e|^2 and the errors */
+    double found_score;       /* the best answer's score (lower is better) */
     mn_vec3 pt;               /* its effector position */
 } lm_loop;
 
@@ -211,6 +250,7 @@ static int lm_iterate(void* vx) {
     double scale = (o->max_step > 0 && mx > o->max_step) ? o->max_step / mx : 1.0;
     memcpy(w->qt, w->q, sizeof(double) * (size_t)c->ch.nq);
     mn_ikc_integrate(c, w->qt, w->dq, scale);
+    if (w->nwrap) lm_wrap(c, w->wrap, w->qt);
     if (o->respect_limits) mn_ikc_clamp(c, w->qt);
     double et[6], pet, ret;
     mn_xform tipt;
@@ -263,6 +303,78 @@ static void lm_restart(void* vx, mn_rng* rng) {
     x->kappa = LM_KAPPA_START;
 }
 
+/* ---- the modes' search (mn_ik_mode) -------------------------------------------------- */
+
+/* A hinge of a whole turn or more (lm_wraps), or a continuous one, taken at its turn nearest
+ * the seed within its range: the same pose, less joint motion (DISTANCE). */
+static void lm_nearest_turns(const mn_ikc* c, const unsigned char* wrap, const double* seed,
+                             double* q) {
+    for (int k = 0; k < c->ch.ndof; k++) {
+        int j = c->ch.jnt[c->ch.dof_path[k]];
+        double lo = c->ch.lo[k], hi = c->ch.hi[k];
+        int continuous = c->m->jnt_type[j] == MN_JOINT_HINGE && !isfinite(lo) && !isfinite(hi);
+        if (!wrap[k] && !continuous) continue;
+        double t = q[k] + 2 * MN_PI * nearbyint((seed[k] - q[k]) / (2 * MN_PI));
+        if (t > hi) t -= 2 * MN_PI;
+        if (t < lo) t += 2 * MN_PI;
+        if (t >= lo && t <= hi) q[k] = t;
+    }
+}
+
+/* Manipulability sqrt(det(J J^T)) of the goal's Jacobian at the current pose (Yoshikawa
+ * 1985), J J^T (or J^T J for a chain of fewer DOFs than rows) by the same Cholesky as the
+ * step: the product of its pivots; 0 at a singular pose. */
+static double lm_manipulability(lm_loop* x) {
+    const mn_ikc* c = &x->cur;
+    lm_work* w = &x->w;
+    int n = c->ch.ndof, rows = x->g->rows, k = n < rows ? n : rows;
+    mn_ikc_jacobian(c, x->g, x->pt, w->J);
+    double* A = w->A;
+    for (int i = 0; i < k; i++)
+        for (int j = 0; j <= i; j++) {
+            double s = 0;
+            if (n >= rows)
+                for (int l = 0; l < n; l++)
+                    s += w->J[i * n + l] * w->J[j * n + l];
+            else
+                for (int r = 0; r < rows; r++)
+                    s += w->J[r * n + i] * w->J[r * n + j];
+            A[i * k + j] = s;
+        }
+    for (int i = 0; i < k; i++)
+        w->y[i] = 0;
+    if (mn_ik_spd_solve(A, k, w->y) != 0) return 0;
+    double det = 1;
+    for (int i = 0; i < k; i++)
+        det /= A[i * k + i]; /* the factor keeps 1 / d_i on the diagonal */
+    return det > 0 ? sqrt(det) : 0;
+}
+
+static void lm_found(void* vx) {
+    lm_loop* x = vx;
+    lm_work* w = &x->w;
+    int nq = x->cur.ch.nq;
+    double score;
+    if (x->o->mode == MN_IK_DISTANCE) {
+        if (x->cur.ch.simple) lm_nearest_turns(&x->cur, w->wrap, w->qseed, w->q);
+        score = 0;
+        for (int k = 0; k < nq; k++)
+            score += (w->q[k] - w->qseed[k]) * (w->q[k] - w->qseed[k]);
+    } else {
+        score = -lm_manipulability(x);
+    }
+    if (score < x->found_score) {
+        x->found_score = score;
+        memcpy(w->qfound, w->q, sizeof(double) * (size_t)nq);
+    }
+}
+
+static void lm_take_found(void* vx) {
+    lm_loop* x = vx;
+    memcpy(x->w.q, x->w.qfound, sizeof(double) * (size_t)x->cur.ch.nq);
+    lm_pose(x);
+}
+
 mn_status mn_ik_lm(MN_IK_METHOD_ARGS) {
     size_t mark = mn_arena_mark(&d->arena);
     mn_ikc c;
@@ -277,18 +389,22 @@ mn_status mn_ik_lm(MN_IK_METHOD_ARGS) {
     w->A = mn_arena_alloc(&d->arena, sizeof(double) * (size_t)(big * big));
     w->y = mn_arena_alloc(&d->arena, sizeof(double) * (size_t)big);
     w->dq = mn_arena_alloc(&d->arena, sizeof(double) * (size_t)n);
-    w->q = mn_arena_alloc(&d->arena, sizeof(double) * (size_t)(3 * c.ch.nq));
+    w->q = mn_arena_alloc(&d->arena, sizeof(double) * (size_t)(5 * c.ch.nq));
     w->J0 = mn_arena_alloc(&d->arena, sizeof(double) * (size_t)(6 * n));
     w->dqfix = mn_arena_alloc(&d->arena, sizeof(double) * (size_t)n);
-    w->fixed = mn_arena_alloc(&d->arena, (size_t)n);
+    w->fixed = mn_arena_alloc(&d->arena, (size_t)(2 * n));
     w->xf2 = mn_arena_alloc(&d->arena, sizeof(mn_xform) * (size_t)(c.ch.njoint + 1));
     if (!w->J || !w->A || !w->y || !w->dq || !w->q || !w->J0 || !w->dqfix || !w->fixed || !w->xf2) {
         mn_arena_reset(&d->arena, mark);
         return mn_ik_fail(r, MN_ERR_NOMEM, "ik: arena too small for the chain");
     }
     memset(w->fixed, 0, (size_t)n);
+    w->wrap = w->fixed + n;
+    w->nwrap = lm_wraps(&c, o->respect_limits, w->wrap);
     w->qt = w->q + c.ch.nq;
     w->qbest = w->qt + c.ch.nq;
+    w->qseed = w->qbest + c.ch.nq;
+    w->qfound = w->qseed + c.ch.nq;
     x.cur = c;
     x.trial = c;
     x.trial.xf = w->xf2;
@@ -299,6 +415,8 @@ mn_status mn_ik_lm(MN_IK_METHOD_ARGS) {
     x.kappa = LM_KAPPA_START;
     mn_chain_gather(&c.ch, d->q, w->q);
     if (o->respect_limits) mn_ikc_clamp(&c, w->q);
+    memcpy(w->qseed, w->q, sizeof(double) * (size_t)c.ch.nq);
+    x.found_score = INFINITY;
     /* The seed is the first "best" pose: with an error that overflows (a target at 1e300)
      * nothing compares smaller, and the seed is what comes back. */
     lm_pose(&x);
@@ -308,6 +426,8 @@ mn_status mn_ik_lm(MN_IK_METHOD_ARGS) {
                      .save = lm_save,
                      .restore = lm_restore,
                      .restart = lm_restart,
+                     .found = lm_found,
+                     .take_found = lm_take_found,
                      .same_abs = x.bias * 1e-9,
                      .use_pos = g.use_pos,
                      .use_rot = g.use_rot,

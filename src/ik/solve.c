@@ -37,6 +37,19 @@ int mn_ik_method_parse(const char* name) {
     return -1;
 }
 
+static const char* const mode_names[MN_IK_MODE_COUNT] = {"speed", "distance", "manipulability"};
+
+const char* mn_ik_mode_name(mn_ik_mode mode) {
+    return (mode >= 0 && mode < MN_IK_MODE_COUNT) ? mode_names[mode] : "unknown";
+}
+
+int mn_ik_mode_parse(const char* name) {
+    if (!name) return -1;
+    for (int i = 0; i < MN_IK_MODE_COUNT; i++)
+        if (!strcmp(name, mode_names[i])) return i;
+    return -1;
+}
+
 mn_ik_problem mn_ik_problem_default(void) {
     mn_ik_problem p;
     memset(&p, 0, sizeof p); /* zeroed first, then the defaults */
@@ -66,6 +79,7 @@ mn_ik_options mn_ik_default(void) {
     o.nullspace = 0;
     o.nullspace_gain = 0.1;
     o.timeout_cpu = 0;
+    o.mode = MN_IK_SPEED;
     return o;
 }
 
@@ -83,6 +97,12 @@ static mn_status check(const mn_model* m, const mn_data* d, const mn_ik_problem*
         return mn_ik_fail(r, MN_ERR_ARG, "ik: data: made for another model");
     if ((int)o->method < 0 || o->method >= MN_IK_METHOD_COUNT)
         return mn_ik_fail(r, MN_ERR_ARG, "ik: method: %d is not a method", (int)o->method);
+    if ((int)o->mode < 0 || o->mode >= MN_IK_MODE_COUNT)
+        return mn_ik_fail(r, MN_ERR_ARG, "ik: mode: %d is not a mode", (int)o->mode);
+    if (o->mode != MN_IK_SPEED && o->method != MN_IK_LM)
+        return mn_ik_fail(r, MN_ERR_ARG,
+                          "ik: mode: %s needs method lm (the only one that restarts)",
+                          mn_ik_mode_name(o->mode));
     if (p->tip < 0 || p->tip >= m->njoint)
         return mn_ik_fail(r, MN_ERR_ARG, "ik: tip: joint %d out of range [0, %d)", p->tip,
                           m->njoint);

@@ -286,6 +286,44 @@ static void test_limits(void) {
     mn_model_destroy(m);
 }
 
+/* A hinge whose range spans a whole turn is not held at its limit: the pose repeats every
+ * 2 pi, and LM takes it a turn back into its range. One unit link on a hinge limited to
+ * [-pi, pi], seeded just below pi, target a little past pi: the short way is through the
+ * limit. Without restarts (no way around by a random state) the solve must still meet it,
+ * with the answer a turn back, within the limits. A range just short of a turn keeps its
+ * limit as a barrier: the answer stays within it. */
+static void test_wrap_whole_turn(void) {
+    for (int turn = 1; turn >= 0; turn--) {
+        double lim = turn ? MN_PI : MN_PI - 0.2;
+        mn_spec* s = mn_spec_create("wrap1");
+        int b = add(s, "base", -1, MN_JOINT_FIXED, mn_v3(0, 0, 0), mn_v3(0, 0, 1), 0, 0);
+        int j = add(s, "j", b, MN_JOINT_HINGE, mn_v3(0, 0, 0), mn_v3(0, 0, 1), -lim, lim);
+        add(s, "tip", j, MN_JOINT_FIXED, mn_v3(1, 0, 0), mn_v3(0, 0, 1), 0, 0);
+        mn_model* m = mn_model_compile(s, NULL);
+        mn_spec_destroy(s);
+        CHECK(m != NULL);
+        mn_data* d = mn_data_create(m, 0);
+        mn_ik_problem p = mn_ik_problem_default();
+        p.base = b;
+        p.tip = mn_model_find_joint(m, "tip");
+        double goal = MN_PI + 0.4; /* = -pi + 0.4 */
+        p.target_pos = mn_v3(cos(goal), sin(goal), 0);
+        mn_ik_options o = mn_ik_default();
+        o.max_restarts = 0;
+        d->q[m->jnt_qadr[j]] = lim - 0.05;
+        mn_ik_result r;
+        mn_status st = mn_ik_solve(m, d, &p, &o, &r);
+        double q = d->q[m->jnt_qadr[j]];
+        CHECK(q >= -lim && q <= lim);
+        if (turn) {
+            CHECK(st == MN_OK);
+            CHECK(fabs(q - (-MN_PI + 0.4)) < 1e-4);
+        }
+        mn_data_destroy(d);
+        mn_model_destroy(m);
+    }
+}
+
 /* A stiffer first joint moves less: same seed, same target, stiffness 1 then 50. */
 static void test_stiffness(void) {
     for (int k = 0; k < NNUMERIC; k++) {
@@ -585,6 +623,7 @@ int main(int argc, char** argv) {
     RUN(test_planar_reach);
     RUN(test_chain7_reach);
     RUN(test_limits);
+    RUN(test_wrap_whole_turn);
     RUN(test_stiffness);
     RUN(test_determinism);
     RUN(test_pinv_nullspace);

@@ -4,6 +4,7 @@
  * nothing, and `marionette solve` prints and exits as documented. */
 #include <marionette/ik.h>
 #include <marionette/io.h>
+#include <marionette/linalg.h>
 #include <marionette/model.h>
 
 #include <stdint.h>
@@ -115,6 +116,107 @@ static void test_lm_all_robots(void) {
         mn_data_destroy(d);
         mn_model_destroy(m);
     }
+}
+
+/* Yoshikawa's manipulability sqrt(det(J J^T)) of the chain's 6-row Jacobian at d->q, as
+ * the product of its singular values (an SVD here, the solver uses a Cholesky). */
+static double manipulability(const mn_model* m, const mn_chain* c, const mn_data* d) {
+    double qc[16], J[6 * 16], s[6], work[4096];
+    CHECK(c->ndof <= 16 && mn_svd_work_size(6, c->ndof) <= 4096);
+    mn_chain_gather(c, d->q, qc);
+    mn_xform X;
+    mn_chain_fk_jacobian(m, c, qc, mn_v3(0, 0, 0), &X, J);
+    CHECK(mn_svd(J, 6, c->ndof, s, NULL, NULL, work) == MN_OK);
+    double p = 1;
+    for (int i = 0; i < 6; i++)
+        p *= s[i];
+    return p;
+}
+
+/* The modes (TRAC-IK's Speed, Distance, Manip1) on every arm, from random seeds: DISTANCE
+ * returns an answer no farther from the seed than SPEED's (and closer on some targets),
+ * MANIPULABILITY one with no lower manipulability (and higher on some), every answer within
+ * tolerance and limits. */
+static void test_modes(void) {
+    for (size_t k = 0; k < sizeof robots / sizeof robots[0]; k++) {
+        int base, tip;
+        mn_model* m = load(&robots[k], &base, &tip);
+        CHECK(m != NULL);
+        if (!m) continue;
+        mn_error err;
+        mn_chain* c = mn_chain_create(m, base, tip, &err);
+        CHECK(c != NULL);
+        mn_data* d = mn_data_create(m, 0);
+        double* seed = malloc(sizeof(double) * (size_t)m->nq);
+        int closer = 0, higher = 0;
+        const int n = 12;
+        for (int t = 0; t < n; t++) {
+            random_pose(m, d, base, tip);
+            memcpy(seed, d->q, sizeof(double) * (size_t)m->nq);
+            mn_xform T = random_pose(m, d, base, tip);
+            mn_ik_problem p = mn_ik_problem_default();
+            p.base = base;
+            p.tip = tip;
+            p.use_orientation = 1;
+            p.target_pos = T.p;
+            p.target_rot = mn_quat_from_mat3(&T.R);
+            double dist[3], manip[3];
+            for (int mode = MN_IK_SPEED; mode <= MN_IK_MANIPULABILITY; mode++) {
+                memcpy(d->q, seed, sizeof(double) * (size_t)m->nq);
+                mn_ik_options o = mn_ik_default();
+                o.mode = (mn_ik_mode)mode;
+                o.max_restarts = 40;
+                mn_ik_result r;
+                CHECK(mn_ik_solve(m, d, &p, &o, &r) == MN_OK);
+                CHECK(pose_met(m, d, base, tip, &T, 1.01e-5));
+                dist[mode] = 0;
+                for (int i = 0; i < c->ndof; i++) {
+                    double dq = d->q[c->qadr[i]] - seed[c->qadr[i]];
+                    dist[mode] += dq * dq;
+                }
+                manip[mode] = manipulability(m, c, d);
+            }
+            CHECK(dist[MN_IK_DISTANCE] <= dist[MN_IK_SPEED] + 1e-12);
+            CHECK(manip[MN_IK_MANIPULABILITY] >= manip[MN_IK_SPEED] * (1 - 1e-9));
+            closer += dist[MN_IK_DISTANCE] < 0.99 * dist[MN_IK_SPEED];
+            higher += manip[MN_IK_MANIPULABILITY] > 1.01 * manip[MN_IK_SPEED];
+        }
+        CHECK(closer > 0);
+        CHECK(higher > 0);
+        free(seed);
+        mn_data_destroy(d);
+        mn_chain_destroy(c);
+        mn_model_destroy(m);
+    }
+}
+
+/* A mode other than SPEED needs LM; a mode out of range is refused. */
+static void test_mode_args(void) {
+    int base, tip;
+    mn_model* m = load(&robots[0], &base, &tip);
+    CHECK(m != NULL);
+    if (!m) return;
+    mn_data* d = mn_data_create(m, 0);
+    mn_ik_problem p = mn_ik_problem_default();
+    p.base = base;
+    p.tip = tip;
+    p.target_pos = mn_v3(0.4, 0.1, 0.5);
+    mn_ik_options o = mn_ik_default();
+    o.method = MN_IK_DLS;
+    o.mode = MN_IK_DISTANCE;
+    mn_ik_result r;
+    CHECK(mn_ik_solve(m, d, &p, &o, &r) == MN_ERR_ARG);
+    CHECK(strstr(r.message, "mode") != NULL);
+    o = mn_ik_default();
+    o.mode = (mn_ik_mode)7;
+    CHECK(mn_ik_solve(m, d, &p, &o, &r) == MN_ERR_ARG);
+    CHECK(strstr(r.message, "mode") != NULL);
+    CHECK(mn_ik_mode_parse("distance") == MN_IK_DISTANCE);
+    CHECK(mn_ik_mode_parse("manipulability") == MN_IK_MANIPULABILITY);
+    CHECK(mn_ik_mode_parse("fast") == -1);
+    CHECK(!strcmp(mn_ik_mode_name(MN_IK_SPEED), "speed"));
+    mn_data_destroy(d);
+    mn_model_destroy(m);
 }
 
 /* Every numeric method from a nearby seed (tracking), on the panda. */
@@ -292,6 +394,8 @@ int main(int argc, char** argv) {
     RUN(test_panda_jacobian);
     RUN(test_lm_all_robots);
     RUN(test_panda_methods);
+    RUN(test_modes);
+    RUN(test_mode_args);
     RUN(test_no_allocation);
     RUN(test_cli_solve);
     return mn_test_report();
