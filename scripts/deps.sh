@@ -15,7 +15,7 @@ pkgs=(
   chromium                     # the module's browser test (headless, driven by playwright-core)
   groff-base                   # the install test renders the man page
   python3 python3-numpy python3-cffi python3-pytest   # the Python package (python/) and its tests
-  python3-setuptools python3-pip python3-venv          # pip install ./python, offline
+  python3-pip python3-venv                             # pip install ./python, offline
   python3-dask python3-distributed                     # the corpus example over a local cluster
 )
 # Node for the module's tests and npm for its package: Debian's, unless a node is there.

@@ -25,13 +25,12 @@ def test_pip_install_offline_and_find_the_library(tmpdir_clean):
     env = dict(os.environ, PIP_NO_CACHE_DIR="1", PIP_DISABLE_PIP_VERSION_CHECK="1",
                TMPDIR=tmpdir_clean, PYTHONDONTWRITEBYTECODE="1")
     env.pop("PYTHONPATH", None)
-    # a copy of python/: setuptools writes build/ and marionette.egg-info/ next to the
-    # sources, and the checkout is not to be touched by a test
+    # a copy of python/ (the checkout is not to be touched by a test); --no-index: nothing
+    # comes from a package index, the build backend included (python/_build)
     src = os.path.join(tmpdir_clean, "python")
     shutil.copytree(os.path.join(TOP, "python"), src,
                     ignore=shutil.ignore_patterns("tests", "bench", "__pycache__"))
-    p = subprocess.run([py, "-m", "pip", "install", "--no-index", "--no-build-isolation",
-                        src], env=env, cwd=tmpdir_clean, capture_output=True, text=True)
+    p = subprocess.run([py, "-m", "pip", "install", "--no-index", src], env=env, cwd=tmpdir_clean, capture_output=True, text=True)
     assert p.returncode == 0, p.stdout + p.stderr
     assert "Successfully installed marionette-0.1.0" in p.stdout
     lib = os.path.abspath(library_path)
