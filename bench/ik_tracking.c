@@ -132,8 +132,8 @@ int mn_bench_ik_tracking(int argc, char** argv) {
     mn_status* sa = malloc(sizeof(mn_status) * (size_t)n);
     double seedq[16], qg[16];
     for (int k = 0; k < nd; k++) /* the middle of the limits, continuous joints at 0 */
-        seedq[k] = qg[k] = isfinite(c->lo[k]) && isfinite(c->hi[k]) ? 0.5 * (c->lo[k] + c->hi[k])
-                                                                    : 0.0;
+        seedq[k] = qg[k] =
+            isfinite(c->lo[k]) && isfinite(c->hi[k]) ? 0.5 * (c->lo[k] + c->hi[k]) : 0.0;
     /* ---- the trajectory ---- */
     sm_state = (uint64_t)seedd;
     double sum_dp = 0, sum_da = 0;
