@@ -46,73 +46,99 @@ size_t mn_chain_bytes(int njoint, int ndof, int nq) {
  *   slide        R a q = S (P a) q.
  * Every value is the one the joint-by-joint step gives (mn_jop_step) up to exact sign
  * changes, or, for general orientations and axes, to rounding. */
-/* One pass. With pi_end NULL: from P = I, a general orientation resetting P to I; returns
- * the index of the last general orientation (-1 when none). With pi_end (P at the end of
- * that pass, Pend): P restarts at Pend^-1, from the start when there is no general
- * orientation, else at the last one (whose M becomes M Pend), so P is I at the end. */
-static int compile_pass(const mn_model* m, const mn_chain* c, mn_cstep* prog, const int* pi_end,
-                        const double* sg_end, int last_general) {
+/* The perm part of P through the chain from P = I (a general orientation resets it to I):
+ * P at the end (pi, sg) and the index of the last general orientation (-1 when none). */
+static int prog_end(const mn_model* m, const mn_chain* c, int* pi, int* sg) {
     const mn_jop* ops = m->jnt_ops;
-    int pi[3] = {0, 1, 2};
-    double sg[3] = {1, 1, 1};
-    int found = -1;
-    if (pi_end && last_general < 0)
-        for (int k = 0; k < 3; k++)
-            pi[pi_end[k]] = k, sg[pi_end[k]] = sg_end[k];
+    int last = -1;
+    pi[0] = 0, pi[1] = 1, pi[2] = 2, sg[0] = sg[1] = sg[2] = 1;
     for (int i = 0; i < c->njoint; i++) {
         const mn_jop* op = &ops[c->jnt[i]];
-        mn_cstep* st = &prog[i];
-        memset(st, 0, sizeof *st);
+        if (op->orient == 1) {
+            int npi[3], nsg[3];
+            for (int k = 0; k < 3; k++) {
+                int v = op->perm[k], from = (v > 0 ? v : -v) - 1;
+                npi[k] = pi[from], nsg[k] = (v > 0 ? 1 : -1) * sg[from];
+            }
+            for (int k = 0; k < 3; k++)
+                pi[k] = npi[k], sg[k] = nsg[k];
+        } else if (op->orient == 2) {
+            pi[0] = 0, pi[1] = 1, pi[2] = 2, sg[0] = sg[1] = sg[2] = 1;
+            last = i;
+        }
+    }
+    return last;
+}
+
+/* The chain's program (mn_cstep, the derivation above). P starts at Pend^-1, from the
+ * start when there is no general orientation (S0 = Pend), else at the last general one
+ * (whose M becomes M Pend; S0 = I): then P is the identity after the last step and the
+ * walk ends on the true tip frame. Built once per chain view, in mn_chain_init. */
+static void compile_prog(const mn_model* m, const mn_chain* c, mn_cprog* prog) {
+    const mn_jop* ops = m->jnt_ops;
+    int pe[3], se[3];
+    int last = prog_end(m, c, pe, se);
+    int pi[3] = {0, 1, 2}, sg[3] = {1, 1, 1};
+    for (int e = 0; e < 9; e++)
+        prog->S0[e] = (e % 4 == 0 && last >= 0) ? 1.0 : 0.0;
+    if (last < 0)
+        for (int k = 0; k < 3; k++) {
+            pi[pe[k]] = k, sg[pe[k]] = se[k];
+            prog->S0[3 * pe[k] + k] = se[k];
+        }
+    for (int i = 0; i < c->njoint; i++) {
+        const mn_jop* op = &ops[c->jnt[i]];
+        mn_cstep* st = &prog->step[i];
+        st->off[0] = st->off[1] = st->off[2] = 0;
         for (int k = 0; k < 3; k++)
-            st->off[pi[k]] += sg[k] * op->off[k];
+            st->off[pi[k]] = sg[k] * op->off[k];
         int nz = (st->off[0] != 0) + (st->off[1] != 0) + (st->off[2] != 0);
         st->has_off = nz == 0           ? MN_CS_OFF_NONE
                       : nz > 1          ? MN_CS_OFF_FULL
                       : st->off[0] != 0 ? MN_CS_OFF_X
                       : st->off[1] != 0 ? MN_CS_OFF_Y
                                         : MN_CS_OFF_Z;
+        st->general = op->orient == 2;
         if (op->orient == 1) { /* (R O) column k = sign * R column from */
-            int npi[3];
-            double nsg[3];
+            int npi[3], nsg[3];
             for (int k = 0; k < 3; k++) {
-                int from = op->perm[k] > 0 ? op->perm[k] - 1 : -op->perm[k] - 1;
-                npi[k] = pi[from];
-                nsg[k] = (op->perm[k] > 0 ? 1.0 : -1.0) * sg[from];
+                int v = op->perm[k], from = (v > 0 ? v : -v) - 1;
+                npi[k] = pi[from], nsg[k] = (v > 0 ? 1 : -1) * sg[from];
             }
             for (int k = 0; k < 3; k++)
                 pi[k] = npi[k], sg[k] = nsg[k];
         } else if (op->orient == 2) { /* M = P O: row pi[k] of M is sg[k] times row k of O */
-            st->general = 1;
+            double M[9];
             for (int k = 0; k < 3; k++)
                 for (int col = 0; col < 3; col++)
-                    st->M[3 * pi[k] + col] = sg[k] * op->O[3 * k + col];
+                    M[3 * pi[k] + col] = sg[k] * op->O[3 * k + col];
             for (int k = 0; k < 3; k++)
                 pi[k] = k, sg[k] = 1;
-            found = i;
-            if (pi_end && i == last_general) { /* P <- Pend^-1, M <- M Pend */
-                double MP[9] = {0};
+            if (i ==
+                last) { /* P <- Pend^-1, M <- M Pend: (M Pend) column k = se[k] M column pe[k] */
                 for (int r = 0; r < 3; r++)
-                    for (int k = 0; k < 3;
-                         k++) /* (M Pend) column k = sg_end[k] M column pi_end[k] */
-                        MP[3 * r + k] = sg_end[k] * st->M[3 * r + pi_end[k]];
-                for (int e = 0; e < 9; e++)
-                    st->M[e] = MP[e];
+                    for (int k = 0; k < 3; k++)
+                        st->M[3 * r + k] = se[k] * M[3 * r + pe[k]];
                 for (int k = 0; k < 3; k++)
-                    pi[pi_end[k]] = k, sg[pi_end[k]] = sg_end[k];
+                    pi[pe[k]] = k, sg[pe[k]] = se[k];
+            } else {
+                for (int e = 0; e < 9; e++)
+                    st->M[e] = M[e];
             }
         }
-        double pa[3] = {0, 0, 0}; /* P axis */
+        st->axis[0] = st->axis[1] = st->axis[2] = 0; /* P axis */
         for (int k = 0; k < 3; k++)
-            pa[pi[k]] += sg[k] * op->axis[k];
+            st->axis[pi[k]] = sg[k] * op->axis[k];
+        st->sgn = 1;
         if (op->type == MN_JOINT_HINGE && op->kind >= 0) {
             int a = op->kind % 3, u = (a + 1) % 3, v = (a + 2) % 3;
-            double sgn = (op->kind >= 3 ? -1.0 : 1.0) * sg[u] * sg[v];
             int U = pi[u], V = pi[v];
-            /* S_U <- c S_U + s' S_V, S_V <- c S_V - s' S_U: a turn about S's column w by
-             * the sine s' when (U, V) is in cyclic order, by -s' otherwise */
-            int w = 3 - U - V;
+            /* S_U <- c S_U + s' S_V, S_V <- c S_V - s' S_U with s' = sign(axis) sg[u] sg[v]
+             * s: a turn about S's column w by s' when (U, V) is in cyclic order, by -s'
+             * otherwise */
+            int sgn = (op->kind >= 3 ? -1 : 1) * sg[u] * sg[v];
             if (V != (U + 1) % 3) sgn = -sgn;
-            st->op = (int8_t)(MN_CS_ROT_X + w);
+            st->op = (int8_t)(MN_CS_ROT_X + (3 - U - V));
             st->sgn = sgn;
         } else if (op->type == MN_JOINT_HINGE) {
             st->op = MN_CS_ROT_AXIS;
@@ -121,35 +147,10 @@ static int compile_pass(const mn_model* m, const mn_chain* c, mn_cstep* prog, co
         } else {
             st->op = MN_CS_FIXED;
         }
+        st->ident = pi[0] == 0 && pi[1] == 1 && pi[2] == 2 && sg[0] > 0 && sg[1] > 0 && sg[2] > 0;
         for (int k = 0; k < 3; k++)
-            st->axis[k] = pa[k];
-        st->ident = 1;
-        for (int k = 0; k < 3; k++) {
-            st->perm[k] = (int8_t)((pi[k] + 1) * (sg[k] > 0 ? 1 : -1));
-            if (pi[k] != k || sg[k] < 0) st->ident = 0;
-        }
+            st->perm[k] = (int8_t)((pi[k] + 1) * sg[k]);
     }
-    return found;
-}
-
-/* The chain's program in two passes (compile_pass): the walk ends with P the identity, its
- * S the true tip frame. S0 = P0^-1: Pend when P starts at Pend^-1, else the identity. */
-static void compile_prog(const mn_model* m, const mn_chain* c, mn_cprog* prog) {
-    int last = compile_pass(m, c, prog->step, NULL, NULL, -1);
-    const mn_cstep* end = &prog->step[c->njoint - 1];
-    int pi_end[3];
-    double sg_end[3];
-    for (int k = 0; k < 3; k++) {
-        int v = end->perm[k];
-        pi_end[k] = (v > 0 ? v : -v) - 1;
-        sg_end[k] = v > 0 ? 1.0 : -1.0;
-    }
-    compile_pass(m, c, prog->step, pi_end, sg_end, last);
-    for (int e = 0; e < 9; e++)
-        prog->S0[e] = (e % 4 == 0 && last >= 0) ? 1.0 : 0.0;
-    if (last < 0)
-        for (int k = 0; k < 3; k++)
-            prog->S0[3 * pi_end[k] + k] = sg_end[k];
 }
 
 mn_status mn_chain_init(const mn_model* m, int base, int tip, mn_arena* a, mn_chain* c) {

@@ -53,8 +53,6 @@ typedef struct mn_cstep {
     int8_t general; /* 1: apply M */
     int8_t has_off; /* MN_CS_OFF_* */
     int8_t ident;   /* 1: P is the identity after this step (S is the true frame) */
-    int8_t fast;    /* 3 * has_off + w for a turn about S's column w after an offset along
-                       a column (or none) and no general orientation; -1 otherwise */
     int8_t perm[3]; /* P after this step: true column k = sign * S column |perm[k]| - 1 */
 } mn_cstep;
 /* A chain's program: the start S0 (a signed permutation chosen so that P is the identity
