@@ -43,6 +43,7 @@ static void usage(FILE* f) {
                "  solver (lagrange, dls, ccd):\n"
                "    case=csys solver constraints rows us_per_solve us_per_iter mean_iters\n"
                "    solve_rate, and case=csys-exponent k_solve k_iter (time ~ constraints^k).\n"
+               "  --solver NAME runs that solver only (the others' lines are placeholders).\n"
                "Thread CPU time, median over --rounds alternating rounds (default 3). --svg DIR\n"
                "writes scale-chain.svg, scale-chain-iter.svg and scale-csys.svg there.\n");
 }
@@ -341,7 +342,7 @@ static void run_csys(const mn_model* m, mn_data* d, const int* ends, int k, int 
     mn_csys_destroy(s);
 }
 
-static void bench_csys(int rounds, const char* svg) {
+static void bench_csys(int rounds, const char* svg, int only) {
     int ends[NLIMB];
     mn_model* m = many_limbs(ends);
     if (!m) {
@@ -360,7 +361,10 @@ static void bench_csys(int rounds, const char* svg) {
         int rows = 0;
         for (int round = 0; round < rounds; round++)
             for (int sv = 0; sv < NSOLVER; sv++)
-                run_csys(m, d, ends, k, sv, moves, &r[sv][round], &rows);
+                if (only < 0 || solver_of[sv] == (mn_csolver)only)
+                    run_csys(m, d, ends, k, sv, moves, &r[sv][round], &rows);
+                else
+                    r[sv][round] = (figures){1, 1, 1, 0};
         for (int sv = 0; sv < NSOLVER; sv++) {
             figures f = median_figures(r[sv], rounds);
             solve[sv][c] = f.us_solve;
@@ -403,7 +407,7 @@ int mn_bench_scale(int argc, char** argv) {
         return MN_EXIT_OK;
     }
     const char *which = "all", *svg = NULL;
-    int rounds = 3;
+    int rounds = 3, only = -1;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--case") && i + 1 < argc) {
             which = argv[++i];
@@ -413,6 +417,11 @@ int mn_bench_scale(int argc, char** argv) {
         } else if (!strcmp(argv[i], "--rounds") && i + 1 < argc) {
             if (!mn_cli_parse_int(argv[++i], &rounds) || rounds < 1 || rounds > 16)
                 return mn_cli_usage_error("bench scale", "--rounds needs an integer in 1..16");
+        } else if (!strcmp(argv[i], "--solver") && i + 1 < argc) {
+            only = mn_csolver_parse(argv[++i]);
+            if (only < 0)
+                return mn_cli_usage_error("bench scale", "--solver: lagrange, dls or ccd, not '%s'",
+                                          argv[i]);
         } else if (!strcmp(argv[i], "--svg") && i + 1 < argc) {
             svg = argv[++i];
         } else {
@@ -420,6 +429,6 @@ int mn_bench_scale(int argc, char** argv) {
         }
     }
     if (!strcmp(which, "chain") || !strcmp(which, "all")) bench_chain(rounds, svg);
-    if (!strcmp(which, "csys") || !strcmp(which, "all")) bench_csys(rounds, svg);
+    if (!strcmp(which, "csys") || !strcmp(which, "all")) bench_csys(rounds, svg, only);
     return MN_EXIT_OK;
 }
