@@ -22,6 +22,8 @@ typedef struct mn_jop {
     int8_t kind;   /* hinge axis: 0-2 = +x,+y,+z; 3-5 = -x,-y,-z; -1 general */
     int8_t orient; /* 0 identity, 1 signed permutation (perm), 2 general (O) */
     int8_t perm[3];
+    int8_t from[3]; /* orient 1: column k of R O is sgn[k] times column from[k] of R */
+    double sgn[3];
 } mn_jop;
 
 /* A step of a chain's FK program (chain.c, built by mn_chain_init for a chain of 1-DOF
@@ -84,8 +86,8 @@ mn_jop_step(const mn_jop* op, const double* qj, double s, double c, double* R, d
     double M[9];
     if (op->orient == 1) { /* (R O) column k = sign * R column |perm|-1 */
         for (int k = 0; k < 3; k++) {
-            int from = op->perm[k] > 0 ? op->perm[k] - 1 : -op->perm[k] - 1;
-            double sg = op->perm[k] > 0 ? 1.0 : -1.0;
+            int from = op->from[k];
+            double sg = op->sgn[k];
             M[k] = sg * R[from], M[3 + k] = sg * R[3 + from], M[6 + k] = sg * R[6 + from];
         }
         for (int i = 0; i < 9; i++)
