@@ -34,7 +34,8 @@ size_t mn_chain_bytes(int njoint, int ndof, int nq) {
 }
 
 /* ---- the FK program of a chain of 1-DOF joints ---------------------------------------------
- * R = S P with P a signed permutation (model_internal.h, mn_cstep): true column k of R is
+ * Forward kinematics along one path (Parent ch. 5), compiled for the path. R = S P with P a
+ * signed permutation (model_internal.h, mn_cstep): true column k of R is
  * sg[k] * column pi[k] of S. Composing T_j = Trans(offset) Rot(orient) Motion(q) (model.h)
  * onto R = S P, for each joint:
  *   offset       R o = S (P o): the offset in S's columns;
@@ -46,6 +47,18 @@ size_t mn_chain_bytes(int njoint, int ndof, int nq) {
  *   slide        R a q = S (P a) q.
  * Every value is the one the joint-by-joint step gives (mn_jop_step) up to exact sign
  * changes, or, for general orientations and axes, to rounding. */
+
+/* P <- P O for a quarter-turn orientation O: (R O) column k is sign * R column from. */
+static void compose_perm(const mn_jop* op, int* pi, int* sg) {
+    int npi[3], nsg[3];
+    for (int k = 0; k < 3; k++) {
+        npi[k] = pi[op->from[k]];
+        nsg[k] = (int)op->sgn[k] * sg[op->from[k]];
+    }
+    for (int k = 0; k < 3; k++)
+        pi[k] = npi[k], sg[k] = nsg[k];
+}
+
 /* The perm part of P through the chain from P = I (a general orientation resets it to I):
  * P at the end (pi, sg) and the index of the last general orientation (-1 when none). */
 static int prog_end(const mn_model* m, const mn_chain* c, int* pi, int* sg) {
@@ -55,13 +68,7 @@ static int prog_end(const mn_model* m, const mn_chain* c, int* pi, int* sg) {
     for (int i = 0; i < c->njoint; i++) {
         const mn_jop* op = &ops[c->jnt[i]];
         if (op->orient == 1) {
-            int npi[3], nsg[3];
-            for (int k = 0; k < 3; k++) {
-                int v = op->perm[k], from = (v > 0 ? v : -v) - 1;
-                npi[k] = pi[from], nsg[k] = (v > 0 ? 1 : -1) * sg[from];
-            }
-            for (int k = 0; k < 3; k++)
-                pi[k] = npi[k], sg[k] = nsg[k];
+            compose_perm(op, pi, sg);
         } else if (op->orient == 2) {
             pi[0] = 0, pi[1] = 1, pi[2] = 2, sg[0] = sg[1] = sg[2] = 1;
             last = i;
@@ -99,14 +106,8 @@ static void compile_prog(const mn_model* m, const mn_chain* c, mn_cprog* prog) {
                       : st->off[1] != 0 ? MN_CS_OFF_Y
                                         : MN_CS_OFF_Z;
         st->general = op->orient == 2;
-        if (op->orient == 1) { /* (R O) column k = sign * R column from */
-            int npi[3], nsg[3];
-            for (int k = 0; k < 3; k++) {
-                int v = op->perm[k], from = (v > 0 ? v : -v) - 1;
-                npi[k] = pi[from], nsg[k] = (v > 0 ? 1 : -1) * sg[from];
-            }
-            for (int k = 0; k < 3; k++)
-                pi[k] = npi[k], sg[k] = nsg[k];
+        if (op->orient == 1) {
+            compose_perm(op, pi, sg);
         } else if (op->orient == 2) { /* M = P O: row pi[k] of M is sg[k] times row k of O */
             double M[9];
             for (int k = 0; k < 3; k++)
@@ -114,8 +115,9 @@ static void compile_prog(const mn_model* m, const mn_chain* c, mn_cprog* prog) {
                     M[3 * pi[k] + col] = sg[k] * op->O[3 * k + col];
             for (int k = 0; k < 3; k++)
                 pi[k] = k, sg[k] = 1;
-            if (i ==
-                last) { /* P <- Pend^-1, M <- M Pend: (M Pend) column k = se[k] M column pe[k] */
+            /* at the last one: P <- Pend^-1 and M <- M Pend, (M Pend) column k = se[k] M
+             * column pe[k] */
+            if (i == last) {
                 for (int r = 0; r < 3; r++)
                     for (int k = 0; k < 3; k++)
                         st->M[3 * r + k] = se[k] * M[3 * r + pe[k]];
