@@ -19,6 +19,7 @@
 #include <time.h>
 
 #include "bench_util.h"
+#include "plot.h"
 #include "cli.h"
 
 const char mn_bench_fit_summary[] = "LBS fit per frame: cylinder, CesiumMan, Fox (clean and "
@@ -442,88 +443,14 @@ static double time_lbs(const mn_rig* rig, const mn_xform* pose, double* out, int
     return med;
 }
 
-/* Least-squares slope of log y against log x: the exponent k of y ~ x^k. */
-static double fit_exponent(const double* x, const double* y, int n) {
-    double sx = 0, sy = 0, sxx = 0, sxy = 0;
-    for (int i = 0; i < n; i++) {
-        double lx = log(x[i]), ly = log(y[i]);
-        sx += lx;
-        sy += ly;
-        sxx += lx * lx;
-        sxy += lx * ly;
-    }
-    double den = n * sxx - sx * sx;
-    return den != 0 ? (n * sxy - sx * sy) / den : 0;
-}
-
 /* Log-log plot of time against vertices: the fit per frame and one LBS pass. */
 static int write_scaling_svg(const char* path, int n, const double* verts, const double* fit,
                              const double* lbs, int m) {
-    FILE* fp = fopen(path, "w");
-    if (!fp) return -1;
-    const double W = 640, H = 420, L = 70, R = 20, T = 40, B = 50;
-    double x0 = floor(log10(verts[0])), x1 = ceil(log10(verts[n - 1]));
-    double ylo = 1e300, yhi = 0;
-    for (int i = 0; i < n; i++) {
-        ylo = fmin(ylo, fmin(fit[i], lbs[i]));
-        yhi = fmax(yhi, fmax(fit[i], lbs[i]));
-    }
-    double y0 = floor(log10(ylo)), y1 = ceil(log10(yhi));
-    if (y1 <= y0) y1 = y0 + 1;
-    if (x1 <= x0) x1 = x0 + 1;
-#define SX(v) (L + (log10(v) - x0) / (x1 - x0) * (W - L - R))
-#define SY(v) (H - B - (log10(v) - y0) / (y1 - y0) * (H - T - B))
-    fprintf(fp,
-            "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" height=\"%.0f\" viewBox=\"0 "
-            "0 %.0f %.0f\" "
-            "font-family=\"sans-serif\" font-size=\"12\">\n<rect width=\"100%%\" height=\"100%%\" "
-            "fill=\"white\"/>\n",
-            W, H, W, H);
-    fprintf(fp,
-            "<text x=\"%.0f\" y=\"22\" font-size=\"14\">LBS fit per frame and one forward LBS "
-            "pass, tube with a %d-bone chain</text>\n",
-            L, m);
-    for (int e = (int)x0; e <= (int)x1; e++) {
-        double px = SX(pow(10, e));
-        fprintf(fp, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#ddd\"/>\n", px,
-                T, px, H - B);
-        fprintf(fp, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">1e%d</text>\n", px,
-                H - B + 18, e);
-    }
-    for (int e = (int)y0; e <= (int)y1; e++) {
-        double py = SY(pow(10, e));
-        fprintf(fp, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#ddd\"/>\n", L,
-                py, W - R, py);
-        fprintf(fp, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\">1e%d</text>\n", L - 6, py + 4,
-                e);
-    }
-    fprintf(fp, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">vertices</text>\n",
-            (L + W - R) / 2, H - 12);
-    fprintf(fp,
-            "<text x=\"16\" y=\"%.1f\" transform=\"rotate(-90 16 %.1f)\" "
-            "text-anchor=\"middle\">microseconds (thread CPU)</text>\n",
-            (T + H - B) / 2, (T + H - B) / 2);
-    const double* ys[2] = {fit, lbs};
-    const char* col[2] = {"#c0392b", "#2c7fb8"};
-    const char* name[2] = {"fit per frame", "one LBS pass"};
-    for (int c = 0; c < 2; c++) {
-        fprintf(fp, "<polyline fill=\"none\" stroke=\"%s\" stroke-width=\"2\" points=\"", col[c]);
-        for (int i = 0; i < n; i++)
-            fprintf(fp, "%.1f,%.1f ", SX(verts[i]), SY(ys[c][i]));
-        fprintf(fp, "\"/>\n");
-        for (int i = 0; i < n; i++)
-            fprintf(fp, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"3.5\" fill=\"%s\"/>\n", SX(verts[i]),
-                    SY(ys[c][i]), col[c]);
-        fprintf(fp,
-                "<line x1=\"%.0f\" y1=\"%.0f\" x2=\"%.0f\" y2=\"%.0f\" stroke=\"%s\" "
-                "stroke-width=\"2\"/>",
-                L + 16, T + 14 + 18 * c, L + 40, T + 14 + 18 * c, col[c]);
-        fprintf(fp, "<text x=\"%.0f\" y=\"%.0f\">%s</text>\n", L + 46, T + 18 + 18 * c, name[c]);
-    }
-#undef SX
-#undef SY
-    fprintf(fp, "</svg>\n");
-    return fclose(fp) == 0 ? 0 : -1;
+    char title[128];
+    snprintf(title, sizeof title,
+             "LBS fit per frame and one forward LBS pass, tube with a %d-bone chain", m);
+    mn_plot_series series[2] = {{"fit per frame", n, verts, fit}, {"one LBS pass", n, verts, lbs}};
+    return mn_bench_loglog_svg(path, title, "vertices", "microseconds (thread CPU)", series, 2);
 }
 
 /* How the fit's time grows with the mesh: the tube with a chain of bones at 1k to 200k
@@ -567,8 +494,9 @@ static void bench_scaling(int reps, const char* svg) {
     if (done >= 2)
         printf("bench=fit case=scaling-exponent sizes=%d exponent_fit=%.3f exponent_lbs=%.3f "
                "exponent_fit_large=%.3f\n",
-               done, fit_exponent(verts, fit, done), fit_exponent(verts, lbs, done),
-               fit_exponent(verts + done - 2, fit + done - 2, 2));
+               done, mn_bench_fit_exponent(verts, fit, done),
+               mn_bench_fit_exponent(verts, lbs, done),
+               mn_bench_fit_exponent(verts + done - 2, fit + done - 2, 2));
     if (svg && done >= 2) {
         if (write_scaling_svg(svg, done, verts, fit, lbs, m) != 0)
             fprintf(stderr, "marionette bench fit: %s: cannot write the plot\n", svg);

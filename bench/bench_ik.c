@@ -33,6 +33,7 @@
 #include "bench_util.h"
 #include "cli.h"
 #include "ik_compare.h"
+#include "ik_tracking.h"
 
 const char mn_bench_ik_summary[] =
     "robot-arm IK, TRAC-IK protocol: solve rate and time per query (--compare: all methods)";
@@ -45,6 +46,7 @@ static void usage(FILE* f) {
             "       marionette bench ik --compare [--urdf FILE --base LINK --tip LINK] ...\n"
             "                           (every method on the same problems: Welman's 7-DOF\n"
             "                           chain, or a robot arm's; bench ik --compare --help)\n"
+            "       marionette bench ik --tracking-batch ...   (tracking solves per second)\n"
             "\n"
             "Runs the TRAC-IK protocol: N joint vectors drawn uniformly within the limits\n"
             "(continuous joints in [-pi, pi]), targets by forward kinematics, every solve seeded\n"
@@ -324,6 +326,8 @@ static double stat_p99(run_stats* s) {
 int mn_bench_ik(int argc, char** argv) {
     for (int i = 1; i < argc; i++)
         if (!strcmp(argv[i], "--compare")) return mn_bench_ik_compare(argc, argv);
+    for (int i = 1; i < argc; i++)
+        if (!strcmp(argv[i], "--tracking-batch")) return mn_bench_ik_tracking(argc, argv);
     if (mn_cli_wants_help(argc, argv)) {
         usage(stdout);
         return MN_EXIT_OK;

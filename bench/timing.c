@@ -9,6 +9,12 @@ double mn_bench_now_ns(void) {
     return (double)t.tv_sec * 1e9 + (double)t.tv_nsec;
 }
 
+double mn_bench_cpu_ns(void) {
+    struct timespec t;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+    return (double)t.tv_sec * 1e9 + (double)t.tv_nsec;
+}
+
 static int cmp_double(const void* a, const void* b) {
     double x = *(const double*)a, y = *(const double*)b;
     return (x > y) - (x < y);

@@ -435,6 +435,7 @@ typedef struct mn_chain {
                               none is held on the chain, or after mn_chain_free_locked */
     int nlocked;           /* held DOFs on the chain */
     void* block;           /* mn_chain_create's allocation; NULL for mn_chain_init */
+    const void* fk_prog;   /* private: the chain's forward-kinematics program (simple chains) */
 } mn_chain;
 
 /* Counts the joints, DOFs and state numbers on the path from below base to tip (each may

@@ -64,11 +64,7 @@ mn_status mn_ik_begin(const mn_model* m, mn_data* d, const mn_ik_problem* p, con
 void mn_ikc_fk(const mn_ikc* c, const double* qc, mn_vec3 point, mn_xform* tip, mn_vec3* p) {
     mn_xform X = mn_xform_identity();
     if (c->ch.njoint > 0) {
-        /* mn_chain_frames, with its 1-DOF fast path called directly (the solvers' hot loop) */
-        if (c->ch.simple)
-            mn_path_fk(c->m, c->ch.jnt, c->ch.njoint, qc, c->xf);
-        else
-            mn_chain_frames(c->m, &c->ch, qc, c->xf);
+        mn_chain_frames(c->m, &c->ch, qc, c->xf);
         X = c->xf[c->ch.njoint - 1];
     }
     if (tip) *tip = X;

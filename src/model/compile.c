@@ -299,8 +299,11 @@ void mn_model_pack_ops(mn_model* m) {
         op->kind = m->jnt_axis_kind[j];
         const int8_t* perm = m->jnt_orient_perm + 3 * j;
         op->orient = m->jnt_orient_ident[j] ? 0 : perm[0] ? 1 : 2;
-        for (int c = 0; c < 3; c++)
+        for (int c = 0; c < 3; c++) {
             op->perm[c] = perm[c];
+            op->from[c] = (int8_t)(perm[c] > 0 ? perm[c] - 1 : perm[c] < 0 ? -perm[c] - 1 : c);
+            op->sgn[c] = perm[c] < 0 ? -1.0 : 1.0;
+        }
     }
 }
 

@@ -22,7 +22,47 @@ typedef struct mn_jop {
     int8_t kind;   /* hinge axis: 0-2 = +x,+y,+z; 3-5 = -x,-y,-z; -1 general */
     int8_t orient; /* 0 identity, 1 signed permutation (perm), 2 general (O) */
     int8_t perm[3];
+    int8_t from[3]; /* orient 1: column k of R O is sgn[k] times column from[k] of R */
+    double sgn[3];
 } mn_jop;
+
+/* A step of a chain's FK program (chain.c, built by mn_chain_init for a chain of 1-DOF
+ * joints). The walk keeps the running frame as a matrix S whose columns are those of the
+ * true rotation R up to a signed permutation P known when the chain is built (R = S P):
+ * the rest orientations of URDF joints are mostly quarter turns, which then cost nothing
+ * at run time, and a hinge about a coordinate axis turns two columns of S in place. */
+enum {
+    MN_CS_FIXED = 0, /* no motion */
+    MN_CS_ROT_X,     /* a hinge turning S about its own x, y or z column (sine times sgn) */
+    MN_CS_ROT_Y,
+    MN_CS_ROT_Z,
+    MN_CS_ROT_AXIS, /* a hinge about a general axis (Rodrigues) */
+    MN_CS_SLIDE
+};
+enum { /* mn_cstep.has_off: the offset is zero, along one of S's columns, or general */
+       MN_CS_OFF_NONE = 0,
+       MN_CS_OFF_X,
+       MN_CS_OFF_Y,
+       MN_CS_OFF_Z,
+       MN_CS_OFF_FULL
+};
+typedef struct mn_cstep {
+    double off[3];  /* the offset in S's columns: p += S off */
+    double M[9];    /* general orientation in S's columns, S <- S M (when general) */
+    double axis[3]; /* ROT_AXIS and SLIDE: the axis in S's columns after the orientation */
+    double sgn;     /* ROT_X/Y/Z: +-1, the sign of the sine */
+    int8_t op;      /* MN_CS_* */
+    int8_t general; /* 1: apply M */
+    int8_t has_off; /* MN_CS_OFF_* */
+    int8_t ident;   /* 1: P is the identity after this step (S is the true frame) */
+    int8_t perm[3]; /* P after this step: true column k = sign * S column |perm[k]| - 1 */
+} mn_cstep;
+/* A chain's program: the start S0 (a signed permutation chosen so that P is the identity
+ * after the last step, and the walk ends on the true tip frame) and one step per joint. */
+typedef struct mn_cprog {
+    double S0[9];
+    mn_cstep step[];
+} mn_cprog;
 
 /* Fills m->jnt_ops from the model's arrays. */
 void mn_model_pack_ops(mn_model* m);
@@ -46,8 +86,8 @@ mn_jop_step(const mn_jop* op, const double* qj, double s, double c, double* R, d
     double M[9];
     if (op->orient == 1) { /* (R O) column k = sign * R column |perm|-1 */
         for (int k = 0; k < 3; k++) {
-            int from = op->perm[k] > 0 ? op->perm[k] - 1 : -op->perm[k] - 1;
-            double sg = op->perm[k] > 0 ? 1.0 : -1.0;
+            int from = op->from[k];
+            double sg = op->sgn[k];
             M[k] = sg * R[from], M[3 + k] = sg * R[3 + from], M[6 + k] = sg * R[6 + from];
         }
         for (int i = 0; i < 9; i++)

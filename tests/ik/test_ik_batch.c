@@ -4,6 +4,8 @@
 #include <marionette/ik.h>
 #include <marionette/model.h>
 
+#include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "test.h"
@@ -143,6 +145,97 @@ static void test_orientation_and_no_alloc(void) {
     mn_model_destroy(m);
 }
 
+/* A Panda-like arm: seven hinges about z, rest orientations quarter turns about x (the
+ * chain FK program's common case), limits as the Panda's. */
+static mn_model* panda_like(void) {
+    static const double off[8][3] = {{0, 0, 0.333},       {0, 0, 0}, {0, -0.316, 0}, {0.0825, 0, 0},
+                                     {-0.0825, 0.384, 0}, {0, 0, 0}, {0.088, 0, 0},  {0, 0, 0.107}};
+    static const double rx[8] = {0, -1, 1, 1, -1, 1, 1, 0}; /* quarter turns about x */
+    static const double lo[7] = {-2.8973, -1.7628, -2.8973, -3.0718, -2.8973, -0.0175, -2.8973};
+    static const double hi[7] = {2.8973, 1.7628, 2.8973, -0.0698, 2.8973, 3.7525, 2.8973};
+    mn_spec* s = mn_spec_create("panda_like");
+    char name[16];
+    for (int i = 0; i < 8; i++) {
+        mn_joint_def d = mn_joint_default();
+        snprintf(name, sizeof name, "j%d", i + 1);
+        d.name = name;
+        d.parent = i - 1;
+        d.type = i < 7 ? MN_JOINT_HINGE : MN_JOINT_FIXED;
+        d.offset = mn_v3(off[i][0], off[i][1], off[i][2]);
+        d.orient = mn_quat_axis_angle(mn_v3(1, 0, 0), rx[i] * 0.5 * MN_PI);
+        if (i < 7) {
+            d.limited = 1;
+            d.range[0] = lo[i];
+            d.range[1] = hi[i];
+        }
+        CHECK(mn_spec_add_joint(s, &d, NULL) == i);
+    }
+    mn_model* m = mn_model_compile(s, NULL);
+    mn_spec_destroy(s);
+    CHECK(m != NULL);
+    return m;
+}
+
+/* Tracking: a trajectory of poses about 1 cm and 3 degrees apart, solved in follow mode,
+ * meets every target, gives bitwise the answers of one mn_ik_solve per target from the
+ * previous answer, allocates nothing, and stays on its branch (no joint jumps). */
+static void test_tracking_trajectory(void) {
+    enum { NTRACK = 300 };
+    mn_model* m = panda_like();
+    if (!m) return;
+    mn_data* d = mn_data_create(m, 0);
+    mn_data* e = mn_data_create(m, 0);
+    mn_ik_problem p = mn_ik_problem_default();
+    p.base = -1;
+    p.tip = 7;
+    p.use_orientation = 1;
+    static double t[7 * NTRACK], qo[NTRACK * 7];
+    static mn_status st[NTRACK];
+    const double q0[7] = {0, -0.3, 0, -2.2, 0, 2.0, 0.8};
+    double step_p = 0, step_r = 0;
+    mn_xform prev = mn_xform_identity();
+    for (int k = 0; k < NTRACK; k++) { /* a smooth joint path and its poses */
+        for (int i = 0; i < 7; i++)
+            d->q[i] = q0[i] + 0.5 * sin(0.02 * k * (1 + 0.3 * i) + i);
+        mn_fk(m, d);
+        mn_xform X = d->xf[p.tip];
+        mn_quat r = mn_quat_from_mat3(&X.R);
+        double row[7] = {X.p.x, X.p.y, X.p.z, r.w, r.x, r.y, r.z};
+        memcpy(t + 7 * k, row, sizeof row);
+        if (k > 0) {
+            step_p = fmax(step_p, mn_vec3_dist(X.p, prev.p));
+            step_r = fmax(step_r, mn_vec3_norm(mn_rotation_error(&X.R, &prev.R)));
+        }
+        prev = X;
+    }
+    CHECK(step_p < 0.03 && step_r < 0.1); /* centimetres and degrees apart */
+    for (int i = 0; i < 7; i++)
+        d->q[i] = e->q[i] = q0[i] + 0.5 * sin(i); /* the first pose's joints */
+    mn_ik_batch_result r;
+    long before = mn_alloc_count();
+    mn_status s = mn_ik_solve_batch(m, d, &p, t, NTRACK, 7, 1, NULL, qo, st, &r);
+    CHECK(mn_alloc_count() == before);
+    CHECK(s == MN_OK && r.solved == NTRACK);
+    CHECK(r.max_pos_err <= 1e-5 && r.max_rot_err <= 1e-5);
+    double jump = 0;
+    for (int k = 0; k < NTRACK; k++) {
+        mn_ik_problem pk = p;
+        pk.target_pos = mn_v3(t[7 * k], t[7 * k + 1], t[7 * k + 2]);
+        pk.target_rot = mn_q4(t[7 * k + 3], t[7 * k + 4], t[7 * k + 5], t[7 * k + 6]);
+        CHECK(mn_ik_solve(m, e, &pk, NULL, NULL) == st[k]);
+        CHECK(!memcmp(qo + 7 * k, e->q, sizeof(double) * 7));
+        for (int i = 0; k > 0 && i < 7; i++)
+            jump = fmax(jump, fabs(qo[7 * k + i] - qo[7 * (k - 1) + i]));
+        /* the pose reached, by the whole-figure FK */
+        mn_fk(m, e);
+        CHECK(mn_vec3_dist(e->xf[p.tip].p, pk.target_pos) <= 1.01e-5);
+    }
+    CHECK(jump < 0.2);
+    mn_data_destroy(d);
+    mn_data_destroy(e);
+    mn_model_destroy(m);
+}
+
 typedef struct bad_case {
     const char* what;
     const char* message; /* expected in the message */
@@ -206,6 +299,7 @@ int main(int argc, char** argv) {
     mn_test_init(argc, argv);
     RUN(test_same_as_single_solves);
     RUN(test_orientation_and_no_alloc);
+    RUN(test_tracking_trajectory);
     RUN(test_bad_input);
     return mn_test_report();
 }

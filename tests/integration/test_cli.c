@@ -38,7 +38,9 @@ static void test_help_and_usage(void) {
     free(out), free(err);
     CHECK(run_cli("nosuchcommand", &out, &err) == 2 && strstr(err, "nosuchcommand"));
     free(out), free(err);
-    const char* cmds[] = {"info", "fk", "convert", "demo", "solve", "bench fk", "bench ik"};
+    const char* cmds[] = {"info",     "fk",          "convert",
+                          "demo",     "solve",       "bench fk",
+                          "bench ik", "bench scale", "bench ik --tracking-batch"};
     for (size_t i = 0; i < sizeof cmds / sizeof *cmds; i++) {
         char a[64];
         snprintf(a, sizeof a, "%s --help", cmds[i]);
@@ -614,9 +616,46 @@ static void test_held_translations(void) {
     remove(sc);
 }
 
+/* The speed benchmarks' figures that are not times: the hand-unrolled Panda reference
+ * reproduces the library's chain FK (bench fk prints ref_ns only then) and the flop count;
+ * the tracking batch gives the loop's answers and meets every target; bench scale fits
+ * its exponents and writes its plot. */
+static void test_speed_benches(void) {
+    char *out, *err, a[1024];
+    CHECK(run_cli("bench fk '" PANDA "' --base panda_link0 --tip panda_link8 --reps 50", &out,
+                  &err) == 0);
+    CHECK(out && strstr(out, "flops=405 sincos_flops=224") && strstr(out, " ref_ns="));
+    free(out), free(err);
+    CHECK(run_cli("bench fk '" PANDA "' --base panda_link0 --tip panda_link4 --reps 50", &out,
+                  &err) == 0);
+    CHECK(out && strstr(out, "flops=") && !strstr(out, "ref_ns=")); /* not the Panda's chain */
+    free(out), free(err);
+    CHECK(run_cli("bench ik --tracking-batch --urdf '" PANDA
+                  "' --base panda_link0 --tip panda_link8 --n 200 --runs 1",
+                  &out, &err) == 0);
+    CHECK(out && strstr(out, "solve_rate=100.0000") && strstr(out, "same_answers=1"));
+    free(out), free(err);
+    CHECK(run_cli("bench scale --bogus", &out, &err) == 2);
+    free(out), free(err);
+    snprintf(a, sizeof a, "bench scale --case csys --rounds 1 --solver lagrange --svg '%s'",
+             mn_test_temp_dir());
+    CHECK(run_cli(a, &out, &err) == 0);
+    CHECK(out && strstr(out, "case=csys-exponent solver=lagrange") && strstr(out, "k_solve="));
+    free(out), free(err);
+    snprintf(a, sizeof a, "%s/scale-csys.svg", mn_test_temp_dir());
+    FILE* f = fopen(a, "r");
+    CHECK(f != NULL);
+    if (f) {
+        char head[16] = {0};
+        CHECK(fread(head, 1, 4, f) == 4 && !strncmp(head, "<svg", 4));
+        fclose(f);
+    }
+}
+
 int main(int argc, char** argv) {
     mn_test_init(argc, argv);
     RUN(test_help_and_usage);
+    RUN(test_speed_benches);
     RUN(test_info);
     RUN(test_info_deep_chain);
     RUN(test_fk);

@@ -2,7 +2,9 @@
  * implementation, every Jacobian against finite differences, state operations, limits. */
 #include <marionette/model.h>
 
+#include <math.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -894,6 +896,116 @@ static void test_chain_held(void) {
     mn_model_destroy(m);
 }
 
+/* A random serial chain of n FIXED, HINGE and SLIDE joints whose rest orientations are
+ * the identity, quarter turns about the axes (as URDF's rpy of +-pi/2 give) or general
+ * rotations, whose axes are +-x, +-y, +-z or general, and whose offsets have zero
+ * components: every case of the chain FK program (src/model/chain.c). */
+static mn_model* random_serial_chain(int n) {
+    mn_spec* s = mn_spec_create("serial");
+    char name[32];
+    const mn_vec3 e[3] = {{1, 0, 0}, {0, 1, 0}, {0, 0, 1}};
+    for (int i = 0; i < n; i++) {
+        mn_joint_def d = mn_joint_default();
+        snprintf(name, sizeof name, "s%d", i);
+        d.name = name;
+        d.parent = i - 1;
+        double u = urand();
+        d.type = u < 0.7 ? MN_JOINT_HINGE : u < 0.85 ? MN_JOINT_SLIDE : MN_JOINT_FIXED;
+        d.offset = mn_v3(urand() < 0.5 ? 0 : srand1(), urand() < 0.5 ? 0 : srand1(),
+                         urand() < 0.5 ? 0 : srand1());
+        u = urand();
+        if (u < 0.2) {
+            d.orient = mn_quat_identity();
+        } else if (u < 0.85) { /* one to three quarter turns about coordinate axes */
+            d.orient = mn_quat_identity();
+            int turns = 1 + (int)(urand() * 3);
+            for (int t = 0; t < turns; t++)
+                d.orient = mn_quat_mul(d.orient,
+                                       mn_quat_axis_angle(e[(int)(urand() * 3)],
+                                                          (urand() < 0.5 ? 1 : -1) *
+                                                              (urand() < 0.8 ? 0.5 : 1.0) * MN_PI));
+        } else {
+            d.orient = rand_quat();
+        }
+        u = urand();
+        if (u < 0.8)
+            d.axis = mn_vec3_scale(e[(int)(urand() * 3)], urand() < 0.5 ? 1 : -1);
+        else
+            d.axis = mn_vec3_normalize(mn_v3(srand1(), srand1(), srand1()));
+        mn_spec_add_joint(s, &d, NULL);
+    }
+    mn_model* m = mn_model_compile(s, NULL);
+    mn_spec_destroy(s);
+    return m;
+}
+
+/* The chain FK program (frames kept up to a signed permutation, quarter-turn orientations
+ * folded away) gives the frames of the joint-by-joint step mn_joint_apply, the previous
+ * implementation, to 1e-15, and the Jacobian of mn_jacobian_chain; no allocation. */
+static void test_chain_program(void) {
+    int checked = 0;
+    for (int trial = 0; trial < 300; trial++) {
+        int n = 1 + (int)(urand() * 12);
+        mn_model* m = random_serial_chain(n);
+        CHECK(m != NULL);
+        if (!m) continue;
+        mn_chain* c = mn_chain_create(m, -1, n - 1, NULL);
+        CHECK(c != NULL);
+        mn_data* d = mn_data_create(m, 0);
+        double qc[16];
+        for (int k = 0; k < c->ndof; k++) /* small, reduced and large angles */
+            qc[k] = d->q[c->qadr[k]] = (trial % 3 == 0   ? 0.5
+                                        : trial % 3 == 1 ? 4.0
+                                                         : 40.0) *
+                                       srand1();
+        mn_xform ref[16], fr[16], T, T2;
+        mn_xform X = mn_xform_identity();
+        int v = 0;
+        for (int i = 0; i < c->njoint; i++) {
+            int j = c->jnt[i];
+            mn_joint_apply(m, j, m->jnt_type[j] == MN_JOINT_FIXED ? NULL : qc + v, &X);
+            v += m->jnt_type[j] != MN_JOINT_FIXED;
+            ref[i] = X;
+        }
+        double J[6 * 16], Jref[6 * 16];
+        mn_vec3 local = mn_v3(0.1, -0.2, 0.3);
+        long before = mn_alloc_count();
+        mn_chain_frames(m, c, qc, fr);
+        mn_chain_fk(m, c, qc, &T);
+        mn_chain_fk_jacobian(m, c, qc, local, &T2, J);
+        CHECK(mn_alloc_count() == before);
+        /* rotations to 1e-15; positions to 1e-15 of the chain's size (the largest |p| on
+         * it, at least 1): a different order of the same sums moves a position of size L
+         * by an ulp of L */
+        double dev = 0, devp = 0, size = 1;
+        for (int i = 0; i < c->njoint; i++) {
+            for (int k = 0; k < 9; k++)
+                dev = fmax(dev, fabs(fr[i].R.m[k] - ref[i].R.m[k]));
+            devp = fmax(devp, mn_vec3_dist(fr[i].p, ref[i].p));
+            size = fmax(size, mn_vec3_norm(ref[i].p));
+        }
+        const mn_xform* tip = &ref[c->njoint - 1];
+        for (int k = 0; k < 9; k++)
+            dev = fmax(dev, fmax(fabs(T.R.m[k] - tip->R.m[k]), fabs(T2.R.m[k] - tip->R.m[k])));
+        devp = fmax(devp, fmax(mn_vec3_dist(T.p, tip->p), mn_vec3_dist(T2.p, tip->p)));
+        CHECK(dev <= 1e-15 && devp <= 1e-15 * size);
+        if (!(dev <= 1e-15 && devp <= 1e-15 * size))
+            printf("  chain of %d joints: rotation %.3g, position %.3g of size %.3g\n", n, dev,
+                   devp, size);
+        mn_fk(m, d);
+        if (c->ndof > 0) {
+            mn_jacobian_chain(m, d, -1, n - 1, local, Jref);
+            for (int k = 0; k < 6 * c->ndof; k++)
+                CHECK_NEAR(J[k], Jref[k], 1e-14);
+        }
+        checked++;
+        mn_chain_destroy(c);
+        mn_data_destroy(d);
+        mn_model_destroy(m);
+    }
+    CHECK(checked == 300);
+}
+
 int main(int argc, char** argv) {
     mn_test_init(argc, argv);
     RUN(test_compile_errors);
@@ -902,6 +1014,7 @@ int main(int argc, char** argv) {
     RUN(test_jacobian_fd);
     RUN(test_com_jacobian_fd);
     RUN(test_chain);
+    RUN(test_chain_program);
     RUN(test_partial_fk);
     RUN(test_state_ops);
     RUN(test_limits);

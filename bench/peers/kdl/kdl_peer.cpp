@@ -44,6 +44,8 @@
 #include <marionette/io.h>
 #include <marionette/model.h>
 
+#include "fk_reference.h"
+
 #include <kdl/chain.hpp>
 #include <kdl/chainfksolverpos_recursive.hpp>
 #include <kdl/chainiksolverpos_lma.hpp>
@@ -99,7 +101,12 @@ void usage(FILE* f) {
                  "  restarted from a random joint vector within the limits whenever an iteration\n"
                  "  leaves q unchanged (TRAC-IK's KDL-RR).\n"
                  "--no-nr-jl: leaves out kdl_nr_jl (its failures cost the whole timeout: most of the\n"
-                 "  run's time), for runs that compare marionette with kdl_lma only.\n");
+                 "  run's time), for runs that compare marionette with kdl_lma only.\n"
+                 "--fk: times forward kinematics instead of IK, in 7 alternating rounds on this\n"
+                 "  thread's CPU time: KDL's ChainFkSolverPos_recursive::JntToCart, mn_chain_fk and,\n"
+                 "  on the Panda, the hand-unrolled reference of bench/fk_reference.c. One line:\n"
+                 "  fk robot dof kdl_fk_ns mn_fk_ns ref_ns (medians, with _min and _max)\n"
+                 "  mn_over_kdl mn_over_ref.\n");
 }
 
 /* One line on stderr, exit status 2 (usage). */
@@ -422,6 +429,88 @@ struct Stats {
     }
 };
 
+/* ---- forward kinematics timing (--fk) ------------------------------------------------------ */
+double cpu_ns() { return now_ns(true); }
+
+/* Median, min and max of v (reorders it). */
+struct Spread {
+    double med, lo, hi;
+};
+Spread spread(std::vector<double>& v) {
+    double med = quantile(v, 0.5);
+    return Spread{med, v.front(), v.back()};
+}
+
+void fk_timing(const mn_model* m, const mn_chain* mc, const PeerChain& pc, const KDL::Chain& chain, const char* robot,
+               double seedd) {
+    const int nd = (int)pc.dof_jnt.size(), reps = 20000, batches = 15, rounds = 7;
+    KDL::ChainFkSolverPos_recursive fk(chain);
+    std::vector<double> q(nd);
+    KDL::JntArray kq(nd);
+    SplitMix rng{(uint64_t)seedd ^ 0x666b74696d650000ull};
+    for (int k = 0; k < nd; k++) q[k] = kq(k) = pc.lo[k] + (pc.hi[k] - pc.lo[k]) * rng.next();
+    /* The reference applies when it gives the library's tip frame (the Panda). */
+    bool panda = nd == 7;
+    for (int t = 0; t < 100 && panda; t++) {
+        double qr[7], R[9], P[3];
+        for (int k = 0; k < 7; k++) qr[k] = pc.lo[k] + (pc.hi[k] - pc.lo[k]) * rng.next();
+        mn_xform X;
+        mn_chain_fk(m, mc, qr, &X);
+        mn_bench_panda_fk_mn(qr, R, P);
+        for (int i = 0; i < 9; i++) panda = panda && std::fabs(R[i] - X.R.m[i]) <= 1e-12;
+        panda = panda && std::fabs(P[0] - X.p.x) <= 1e-12 && std::fabs(P[1] - X.p.y) <= 1e-12 &&
+                std::fabs(P[2] - X.p.z) <= 1e-12;
+    }
+    volatile double sink = 0;
+    std::vector<double> t_kdl, t_mn, t_ref, samples(batches);
+    int k = 0;
+    auto nudge = [&]() {
+        q[k] += 1e-9;
+        kq(k) = q[k];
+        if (++k == nd) k = 0;
+    };
+    auto time_it = [&](auto&& body) {
+        for (int b = 0; b < batches; b++) {
+            double t0 = cpu_ns();
+            for (int r = 0; r < reps; r++) body();
+            samples[b] = (cpu_ns() - t0) / reps;
+        }
+        std::vector<double> s = samples;
+        return quantile(s, 0.5);
+    };
+    KDL::Frame F;
+    mn_xform X;
+    double R[9], P[3];
+    for (int round = 0; round < rounds; round++) {
+        t_kdl.push_back(time_it([&] {
+            nudge();
+            fk.JntToCart(kq, F);
+            sink = sink + F.p(0);
+        }));
+        t_mn.push_back(time_it([&] {
+            nudge();
+            mn_chain_fk(m, mc, q.data(), &X);
+            sink = sink + X.p.x;
+        }));
+        if (panda)
+            t_ref.push_back(time_it([&] {
+                nudge();
+                mn_bench_panda_fk_mn(q.data(), R, P);
+                sink = sink + P[0];
+            }));
+    }
+    Spread a = spread(t_kdl), b = spread(t_mn);
+    std::printf("fk robot=%s dof=%d clock=cpu rounds=%d kdl_fk_ns=%.1f kdl_fk_ns_min=%.1f kdl_fk_ns_max=%.1f "
+                "mn_fk_ns=%.1f mn_fk_ns_min=%.1f mn_fk_ns_max=%.1f mn_over_kdl=%.3f",
+                robot, nd, rounds, a.med, a.lo, a.hi, b.med, b.lo, b.hi, b.med / a.med);
+    if (panda) {
+        Spread c = spread(t_ref);
+        std::printf(" ref_ns=%.1f ref_ns_min=%.1f ref_ns_max=%.1f mn_over_ref=%.2f", c.med, c.lo, c.hi,
+                    b.med / c.med);
+    }
+    std::printf("\n");
+}
+
 } // namespace
 
 int main(int argc, char** argv) {
@@ -431,6 +520,7 @@ int main(int argc, char** argv) {
     bool cpu = false;
     int kdl_iters = 100;
     bool nr_rr = false, nr = true;
+    bool fk_only = false;
     for (int i = 1; i < argc; i++)
         if (!std::strcmp(argv[i], "--help") || !std::strcmp(argv[i], "-h")) {
             usage(stdout);
@@ -449,6 +539,8 @@ int main(int argc, char** argv) {
             cpu = true;
         } else if (!std::strcmp(a, "--no-nr-jl")) {
             nr = false;
+        } else if (!std::strcmp(a, "--fk")) {
+            fk_only = true;
         } else if (!std::strcmp(a, "--nr-jl-restarts")) {
             nr_rr = true;
         } else if (!std::strcmp(a, "--n") && more) {
@@ -551,6 +643,13 @@ int main(int argc, char** argv) {
         std::printf("fk_check=ok robot=%s dof=%d samples=%d max_dev_kdl=%.3g max_dev_independent=%.3g\n", robot, nd,
                     samples, dev_kdl, dev_indep);
         std::fflush(stdout);
+    }
+
+    if (fk_only) {
+        fk_timing(m, mc, pc, chain, robot, seedd);
+        mn_chain_destroy(mc);
+        mn_model_destroy(m);
+        return kExitOk;
     }
 
     /* ---- the solvers ---- */
