@@ -44,9 +44,10 @@ export function native(args, { ok = [0] } = {}) {
 // Largest distance between the joint origins `marionette fk --json` printed for a BVH that
 // marionette wrote from fig (ref) and fig's own positions. A BVH joint carries the name of the
 // figure joint it was written from, whitespace as '_' (a compound joint of hinges is one BVH
-// joint, at the origin of its last hinge: docs/bvh.md), so joints are matched by that name.
+// joint, at the origin of its last hinge: docs/bvh.md), so joints are matched by that name, or
+// by the figure's own name where the reader gave it back (the built-in figure's files).
 export function bvhDistance(fig, ref) {
-  const index = new Map(fig.jointNames.map((n, i) => [n.replace(/\s/g, '_'), i]));
+  const index = new Map(fig.jointNames.flatMap((n, i) => [[n, i], [n.replace(/\s/g, '_'), i]]));
   let worst = 0;
   for (const j of ref.joints) {
     const i = index.get(j.name);
