@@ -80,8 +80,8 @@ export function handleDef(h) {
  * A document constraint as a ConstraintSystem.addConstraint def. handleIndexByName maps a
  * handle's name to its index (a Map or a plain object). The document's `normal` (plane) and
  * `direction` (line) are the module's `dir`; `target` of an orient is `targetRotation`;
- * `axes` (orient, per-axis lock) is passed on. Frame ranges, locks and target keys are the
- * sequence's business and are not part of a single-frame def.
+ * `axis` (orient, per-axis lock: only that axis of the frame is held) is passed on. Frame
+ * ranges, locks and target keys are the sequence's business and are not part of a single-frame def.
  */
 export function constraintDef(c, handleIndexByName) {
   const index = (name, what) => {
@@ -93,7 +93,7 @@ export function constraintDef(c, handleIndexByName) {
   if (c.handle2 !== undefined) def.handle2 = index(c.handle2, 'constraint.handle2');
   if (c.type === 'orient') {
     if (c.target !== undefined) def.targetRotation = c.target;
-    if (c.axes !== undefined) def.axes = c.axes;
+    if (c.axis !== undefined) def.axis = c.axis;
   } else if (c.target !== undefined) def.target = c.target;
   if (c.origin !== undefined) def.origin = c.origin;
   if (c.normal !== undefined) def.dir = c.normal;

@@ -111,6 +111,7 @@ export class Poser {
     this.viewport = viewport;
     this.stats = { dragMs: [], maxViolation: 0 };
     this.session = null;
+    this.lockEdit = null; // a lock's target being moved (marker drag or sliders)
   }
   get settings() { return posingSettings(this.store.settings); }
 
@@ -271,6 +272,73 @@ export class Poser {
     this.stats.maxViolation = worst;
     this.store.setPose(fig.q);
     return { ok: r.ok, maxViolation: worst, status: r.status };
+  }
+
+  // ---- a lock's target moved (Welman 6.3): its marker dragged, or its sliders ----
+
+  /** The point a lock's marker stands at: a pin's target, a plane's origin, else the part. */
+  lockPoint(c) {
+    if (c.type === 'pin' && c.target) return new THREE.Vector3(...c.target);
+    if (c.type === 'plane' && c.origin) return new THREE.Vector3(...c.origin);
+    const h = (this.store.doc.handles ?? []).find((x) => x.name === c.handle);
+    const j = h?.joint !== undefined ? this.store.figure.jointNames.indexOf(h.joint) : -1;
+    return j >= 0 ? this.viewport.jointPosition(j) : null;
+  }
+
+  /** Starts an edit of lock `name`'s target: remembers the document and pose for undo. */
+  beginLockEdit(name) {
+    if (this.lockEdit?.name === name) return this.lockEdit;
+    const c = (this.store.doc.constraints ?? []).find((x) => x.name === name);
+    if (!c) return null;
+    this.lockEdit = { name, docBefore: JSON.stringify(this.store.doc), qBefore: Float64Array.from(this.store.figure.q), moved: false };
+    this.stats.dragMs = [];
+    return this.lockEdit;
+  }
+
+  /** Changes the lock's target live (edit(c) mutates the constraint) and lets the figure
+   * follow: every active lock held by the chosen solver. */
+  editLock(edit) {
+    const e = this.lockEdit;
+    if (!e) return;
+    const c = this.store.doc.constraints.find((x) => x.name === e.name);
+    if (!c) return;
+    edit(c);
+    e.moved = true;
+    this.store._invalidateSequence();
+    const t0 = performance.now();
+    this.solveLocks(5);
+    this.stats.dragMs.push(performance.now() - t0);
+    this.viewport.updateLocks();
+  }
+
+  /** A marker drag: the new target is the point on the ray under the mouse closest to the
+   * marker (Fig. 6.3, as a part's drag): in an orthographic view it moves parallel to the screen. */
+  beginLockDrag(name, view) {
+    const e = this.beginLockEdit(name);
+    if (!e) return null;
+    const c = this.store.doc.constraints.find((x) => x.name === name);
+    if (c.type !== 'pin' && c.type !== 'plane') { this.lockEdit = null; return null; }
+    e.view = view;
+    e.key = c.type === 'pin' ? 'target' : 'origin';
+    e.point = this.lockPoint(c);
+    return e;
+  }
+  moveLockDrag(ndc, push = 0) {
+    const e = this.lockEdit;
+    if (!e?.view) return;
+    const ray = this.viewport.rayAt(e.view, ndc).ray;
+    const goal = goalOnRay(ray, e.point, e.view === 'perspective' ? push : 0);
+    e.point = goal;
+    this.editLock((c) => { c[e.key] = [goal.x, goal.y, goal.z]; });
+    this.viewport.showGoal(goal);
+  }
+
+  /** Ends a lock edit: one undo step (target and pose), saved. */
+  endLockEdit(label = 'move lock') {
+    const e = this.lockEdit;
+    this.lockEdit = null;
+    this.viewport.showGoal(null);
+    if (e?.moved) this.store.commitEdit(`${label} ${e.name}`, e.docBefore, e.qBefore);
   }
 
   /** Adds a lock of a kind on a joint at its current place; returns the constraint names. */

@@ -275,6 +275,7 @@ export class Viewport {
   /** Lock markers: pins (a diamond and a ring), planes (a translucent square), orientations (axes). */
   updateLocks(liveTargets) {
     this.lockGroup.clear();
+    this.lockMarkers = []; // {name, point}: what a press on a marker picks
     const doc = this.store.doc;
     if (!doc) return;
     const handles = new Map((doc.handles ?? []).map((h) => [h.name, h]));
@@ -292,6 +293,7 @@ export class Viewport {
         m.renderOrder = 5;
         m.userData = { lock: c.name, kind: 'lock' };
         this.lockGroup.add(m);
+        this.lockMarkers.push({ name: c.name, point: at.clone() });
         const ring = new THREE.Mesh(new THREE.TorusGeometry(r * 2.6, r * 0.25, 8, 32),
           new THREE.MeshBasicMaterial({ color: COLORS.pin, depthTest: false }));
         ring.rotation.x = Math.PI / 2;
@@ -309,12 +311,16 @@ export class Viewport {
         edge.quaternion.copy(m.quaternion);
         edge.position.copy(m.position);
         this.lockGroup.add(edge);
+        this.lockMarkers.push({ name: c.name, point: m.position.clone() });
       } else if (c.type === 'orient' && j >= 0) {
+        // the target's axes (the frame the lock holds), at the part
         const f = this.figure.frames, p = this.jointPosition(j);
+        const t = c.target ? new THREE.Quaternion(c.target[1], c.target[2], c.target[3], c.target[0]).normalize() : null;
         const len = r * 5;
         for (let k = 0; k < 3; k++) {
           if (c.axis && 'xyz'[k] !== c.axis) continue;
-          const dir = new THREE.Vector3(f[12 * j + k], f[12 * j + 3 + k], f[12 * j + 6 + k]);
+          const dir = t ? new THREE.Vector3(k === 0 ? 1 : 0, k === 1 ? 1 : 0, k === 2 ? 1 : 0).applyQuaternion(t)
+            : new THREE.Vector3(f[12 * j + k], f[12 * j + 3 + k], f[12 * j + 6 + k]);
           const arrow = new THREE.ArrowHelper(dir, p, len, [0xff5f56, 0x4fc08d, 0x5fa8ff][k], r * 1.4, r * 0.9);
           arrow.traverse((o) => { if (o.material) { o.material.depthTest = false; } o.renderOrder = 6; });
           this.lockGroup.add(arrow);
@@ -479,6 +485,23 @@ export class Viewport {
   }
   screen(joint, view) {
     return this.project(this.jointPosition(joint), view);
+  }
+  /** Page pixels of a lock's marker (a pin's target, a plane's origin) in a view. */
+  lockScreen(name, view) {
+    const m = (this.lockMarkers ?? []).find((x) => x.name === name);
+    return m ? this.project(m.point, view) : null;
+  }
+  /** The lock markers within a few pixels of a page point, nearest first: [{name, d}]. */
+  pickLocks(clientX, clientY) {
+    const v = this.viewAt(clientX, clientY);
+    if (!v) return [];
+    const out = [];
+    for (const m of this.lockMarkers ?? []) {
+      const s = this.project(m.point, v.view);
+      const d = s ? Math.hypot(s.x - clientX, s.y - clientY) : Infinity;
+      if (d < 14) out.push({ name: m.name, d });
+    }
+    return out.sort((a, b) => a.d - b.d);
   }
 
   // ---- navigation: the perspective view orbits, every view pans and zooms ----
