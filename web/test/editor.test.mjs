@@ -5,9 +5,9 @@
 // SIGKILL that loses nothing it acknowledged.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync, existsSync } from 'node:fs';
+import { readFileSync, existsSync, mkdirSync, copyFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { makeScratch, startServer, launchBrowser, openEditor, dragJoint, waitSaved, removeScratch } from './editor-harness.mjs';
+import { root, makeScratch, startServer, launchBrowser, openEditor, dragJoint, waitSaved, removeScratch } from './editor-harness.mjs';
 import { constraintDef } from '../editor/src/docmodel.js';
 
 let scratch, server, context, page;
@@ -333,4 +333,86 @@ test('a lock\'s weight and contributing joints are edited, undone and saved', as
   const ed = JSON.parse(readFileSync(join(scratch.project, 'editor.json'), 'utf8'));
   assert.equal(ed.locks[foot].from, 'left leg.1');
   assert.deepEqual(realErrors(), []);
+});
+
+// ---- the views frame the figure, whatever its size; the cameras orbit, pan and zoom ----
+
+// every joint's screen() in each view, the views' page rectangles
+const layoutOf = (p) => p.evaluate(() => {
+  const m = window.marionette, f = m.store.figure, box = m.viewport.container.getBoundingClientRect();
+  const rects = m.views().rects, out = {};
+  for (const [v, r] of Object.entries(rects)) {
+    out[v] = { rect: { x: box.left + r.x, y: box.top + r.y, w: r.w, h: r.h }, points: f.jointNames.map((n, j) => m.viewport.screen(j, v)) };
+  }
+  return out;
+});
+function assertFramed(views, what) {
+  for (const [v, { rect, points }] of Object.entries(views)) {
+    for (const [i, s] of points.entries()) {
+      assert.ok(s.x > rect.x && s.x < rect.x + rect.w && s.y > rect.y && s.y < rect.y + rect.h,
+        `${what}: joint ${i} at ${s.x.toFixed(0)},${s.y.toFixed(0)} is outside the ${v} view ${JSON.stringify(rect)}`);
+    }
+    // and fills it: the figure spans at least half the view's width or height
+    const xs = points.map((s) => s.x), ys = points.map((s) => s.y);
+    const span = Math.max((Math.max(...xs) - Math.min(...xs)) / rect.w, (Math.max(...ys) - Math.min(...ys)) / rect.h);
+    if (v !== 'top') assert.ok(span > 0.5, `${what}: the figure spans ${span.toFixed(2)} of the ${v} view`);
+  }
+}
+
+async function withFigure(file, fn) {
+  const dir = join(scratch.dir, `figure-${file.split('/').pop()}`);
+  mkdirSync(dir);
+  const path = join(dir, file.split('/').pop());
+  copyFileSync(join(root, file), path);
+  const srv = await startServer(path, scratch);
+  const errs = [];
+  let p;
+  try {
+    p = await openEditor(context, srv.url, errs);
+    await fn(p);
+    assert.deepEqual(errs.filter((e) => !/status of 404/.test(e)), []);
+  } finally {
+    if (p) await p.close();
+    await srv.stop('SIGKILL');
+  }
+}
+
+test('a CMU skeleton in its own units and a robot arm fill every view on open and after F', async () => {
+  await withFigure('data/mocap/cmu_motionbuilder/cmu_02_01_walk.bvh', async (p) => {
+    const a = await layoutOf(p);
+    assertFramed(a, 'CMU on open');
+    // the perspective view orbits (right drag) and zooms (wheel); the front view pans
+    const r = a.perspective.rect, corner = { x: r.x + 12, y: r.y + r.h - 12 };
+    await p.mouse.move(corner.x, corner.y);
+    await p.mouse.down({ button: 'right' });
+    await p.mouse.move(corner.x + 120, corner.y - 40, { steps: 6 });
+    await p.mouse.up({ button: 'right' });
+    const b = await layoutOf(p);
+    assert.ok(b.perspective.points.some((s, i) => Math.hypot(s.x - a.perspective.points[i].x, s.y - a.perspective.points[i].y) > 10), 'orbited');
+    await p.mouse.move(r.x + r.w / 2, r.y + r.h / 2);
+    await p.mouse.wheel(0, -400);
+    const f = a.front.rect;
+    await p.mouse.move(f.x + 12, f.y + f.h - 12);
+    await p.mouse.down();
+    await p.mouse.move(f.x + 212, f.y + f.h - 12, { steps: 5 });
+    await p.mouse.up();
+    const c = await layoutOf(p);
+    assert.ok(Math.abs(c.front.points[0].x - a.front.points[0].x - 200) < 1, 'the front view panned with the mouse');
+    const spread = (v) => Math.max(...v.points.map((s) => s.y)) - Math.min(...v.points.map((s) => s.y));
+    assert.ok(spread(c.perspective) > spread(b.perspective) * 1.1, 'the wheel zoomed in');
+    await p.keyboard.press('f');
+    const d = await layoutOf(p);
+    assertFramed(d, 'CMU after F');
+    for (const [i, s] of d.front.points.entries()) assert.ok(Math.hypot(s.x - a.front.points[i].x, s.y - a.front.points[i].y) < 1);
+    // a pose of the take, far from where the rest pose stood: F frames it
+    const moved = await p.evaluate(() => {
+      const m = window.marionette, mo = m.store.figureDoc.motion;
+      m.store.setPose(Float64Array.from(mo.frames[mo.frames.length - 1]));
+      return m.position('Hips');
+    });
+    assert.ok(Math.hypot(moved[0], moved[2]) > 20, `the walk ends away from the origin: ${moved}`);
+    await p.keyboard.press('Home');
+    assertFramed(await layoutOf(p), 'CMU at the end of its walk after Home');
+  });
+  await withFigure('data/robots/ur5/ur5_robot.urdf', async (p) => assertFramed(await layoutOf(p), 'UR5'));
 });

@@ -35,8 +35,9 @@ function installMouse(store, viewport, poser, panels) {
     if (e.button === 0 && hit.joint === null && !e.altKey && hit.view !== 'perspective') {
       store.select(null);
     }
-    // navigation: perspective orbits (left/right drag), every view pans (middle, shift)
-    const panning = e.button === 1 || e.shiftKey || (hit.view !== 'perspective');
+    // navigation: the perspective view orbits (left drag on empty space, middle, right or
+    // Alt+drag), Shift+drag pans it; an orthographic view pans
+    const panning = e.shiftKey || hit.view !== 'perspective';
     nav = { view: hit.view, x: e.clientX, y: e.clientY, pan: panning };
   });
   // page point -> normalised device coordinates of a view (even outside it)
@@ -126,6 +127,8 @@ async function boot() {
       return viewport.lockScreen(name, view);
     },
     selectLock(name) { panels.selectLock(name); },
+    /** Every view fits the figure (the F key). */
+    fitViews() { viewport.frameAll(); viewport.render(); },
     screen(joint, view = 'front') {
       const j = typeof joint === 'number' ? joint : fig.jointNames.indexOf(joint);
       if (j < 0) throw new Error(`screen: no joint named "${joint}"`);
