@@ -152,7 +152,10 @@ async function boot() {
     redo() { return store.redo(); },
     setSettings(patch) { store.setSettings(patch); },
   });
-  status(`Opened ${store.sequencePath}`);
+  // a message left by the page before it loaded again (a dropped figure's units, a new scale)
+  const notice = sessionStorage.getItem('marionette.notice');
+  sessionStorage.removeItem('marionette.notice');
+  status(notice || `Opened ${store.sequencePath}`, notice ? 12000 : 4000);
   return api;
 }
 

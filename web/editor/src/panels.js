@@ -4,6 +4,7 @@
 import { IK_METHODS } from '../../marionette.mjs';
 import * as THREE from 'three';
 import { posingSettings, quatOfFrame } from './posing.js';
+import { rescaleDoc, restHeight } from './docmodel.js';
 
 const $ = (id) => document.getElementById(id);
 const fmt = (x, d = 3) => (Math.abs(x) < 1e-12 ? 0 : x).toFixed(d);
@@ -350,6 +351,27 @@ export function installPanels(store, viewport, poser) {
   store.on('settings', syncSettings);
   syncSettings();
 
+  // ---- a BVH figure's scale (docs/sequence.md `scale`): its lengths times this are metres ----
+  const scaleRow = $('figure-scale-row'), scaleIn = $('figure-scale');
+  scaleRow.hidden = !/\.bvh$/i.test(store.doc.figure ?? '');
+  scaleIn.value = String(store.doc.scale ?? 1);
+  scaleIn.addEventListener('change', async () => {
+    const v = Number(scaleIn.value), old = store.doc.scale ?? 1;
+    if (!(v > 0) || !Number.isFinite(v) || v === old) { scaleIn.value = String(old); return; }
+    // every length of the document follows (key positions, lock targets), then the page
+    // loads again with the figure at its new size
+    store.apply('figure scale', (doc) => {
+      rescaleDoc(doc, fig, v / old);
+      if (v === 1) delete doc.scale; else doc.scale = v;
+    });
+    if (store.settings.pose) rescaleDoc({ keys: [store.settings.pose] }, fig, v / old);
+    store.setSettings({});
+    const st = await store.save();
+    if (st !== 'saved') { status(`Figure scale: not saved (${store.saveError || st})`); return; }
+    sessionStorage.setItem('marionette.notice', `Figure scale ${v}: ${(restHeight(fig) * v / old).toFixed(2)} m tall`);
+    location.reload();
+  });
+
   // ---- save indicator and conflicts ----
   const save = $('save-status');
   const text = { saved: 'Saved', saving: 'Saving\u2026', unsaved: 'Unsaved changes', conflict: 'Conflict', error: 'Not saved' };
@@ -382,10 +404,10 @@ function targetQuat(c, fig, doc) {
 }
 
 let statusTimer = 0;
-export function status(msg) {
+export function status(msg, ms = 4000) {
   const el = document.getElementById('status-line');
   el.textContent = msg;
   el.classList.add('show');
   clearTimeout(statusTimer);
-  statusTimer = setTimeout(() => el.classList.remove('show'), 4000);
+  statusTimer = setTimeout(() => el.classList.remove('show'), ms);
 }
