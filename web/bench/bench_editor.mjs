@@ -36,7 +36,7 @@ async function run(name, project, setup) {
         rec.err.push(e);
       });
       window.__rec = rec;
-      return { joints: fig.joints.map((j) => ({ type: j.type, qadr: j.qadr })), hand: m.screen(hand, 'front'), size: m.viewport.size };
+      return { joints: fig.joints.map((j) => ({ name: j.name, type: j.type, qadr: j.qadr })), hand: m.screen(hand, 'front'), size: m.viewport.size };
     }, project);
     // a smooth arc: 300 mouse moves, about a quarter of the figure's height on screen
     const p = info.hand;
@@ -49,17 +49,18 @@ async function run(name, project, setup) {
     await page.mouse.up();
     const { stats, rec } = await page.evaluate(() => ({ stats: window.marionette.stats(), rec: window.__rec }));
     const ms = stats.dragMs.slice(-FRAMES).sort((a, b) => a - b);
-    let jump = 0;
+    let jump = 0, jumpAt = '';
     for (let f = 1; f < rec.q.length; f++) {
       const a = rec.q[f - 1], b = rec.q[f];
       for (const j of info.joints) {
         const at = j.qadr;
-        if (j.type === 'hinge') jump = Math.max(jump, Math.abs(b[at] - a[at]));
+        let d = 0;
+        if (j.type === 'hinge') d = Math.abs(b[at] - a[at]);
         else if (j.type === 'ball' || j.type === 'free') {
           const o = j.type === 'free' ? at + 3 : at;
-          const d = Math.abs(a[o] * b[o] + a[o + 1] * b[o + 1] + a[o + 2] * b[o + 2] + a[o + 3] * b[o + 3]);
-          jump = Math.max(jump, 2 * Math.acos(Math.min(1, d)));
+          d = 2 * Math.acos(Math.min(1, Math.abs(a[o] * b[o] + a[o + 1] * b[o + 1] + a[o + 2] * b[o + 2] + a[o + 3] * b[o + 3])));
         }
+        if (d > jump) { jump = d; jumpAt = `${f}:${j.name.replace(/\s/g, '_')}`; }
       }
     }
     const med = ms[Math.floor(ms.length / 2)];
@@ -68,6 +69,7 @@ async function run(name, project, setup) {
     console.log(`${name}.solver_ms_max=${ms[ms.length - 1].toFixed(3)}`);
     console.log(`${name}.lock_error_max_m=${Math.max(...rec.err).toExponential(2)}`);
     console.log(`${name}.joint_jump_max_rad=${jump.toFixed(4)}`);
+    console.log(`${name}.joint_jump_at=${jumpAt}`);
   } finally {
     if (context) await context.close();
     if (server) await server.stop('SIGKILL');

@@ -357,6 +357,26 @@ test('a BVH file dropped on the page opens as a new sequence; the flipbook menu 
   assert.equal(s.keys.length, 1);
   assert.ok(s.pose.Hips, 'the figure is the dropped skeleton');
   assert.ok(existsSync(join(scratch.project, 'walk.bvh')) && existsSync(join(scratch.project, 'walk.sequence.json')));
+  // its height says CMU units: the sequence's scale makes it metres, and the page says so
+  assert.equal(JSON.parse(readFileSync(join(scratch.project, 'walk.sequence.json'), 'utf8')).scale, 0.056444);
+  assert.match(await page.textContent('#status-line'), /read as CMU units: scale 0\.056444 \(1\.4\d m\)/);
+  const tall = () => M(() => {
+    const p = window.marionette.store.figure.positions, ys = [];
+    for (let i = 1; i < p.length; i += 3) ys.push(p[i]);
+    return Math.max(...ys) - Math.min(...ys);
+  });
+  const h = await tall();
+  assert.ok(h > 1.2 && h < 1.6, `a person's height in metres: ${h}`);
+  // the scale offered in the settings: another one loads the figure at that size
+  assert.ok(await page.isVisible('#figure-scale'));
+  const rescaled = page.waitForEvent('load');
+  await page.fill('#figure-scale', '0.0254');
+  await page.press('#figure-scale', 'Enter');
+  await rescaled;
+  await page.waitForFunction(() => window.marionette && window.marionette.state, null, { timeout: 30000 });
+  await M(() => window.marionette.ready);
+  assert.equal(JSON.parse(readFileSync(join(scratch.project, 'walk.sequence.json'), 'utf8')).scale, 0.0254);
+  assert.ok(Math.abs((await tall()) - (h * 0.0254) / 0.056444) < 1e-6);
   // mirror on a CMU skeleton from the page
   await M(() => window.marionette.mirrorPose());
   assert.match(await M(() => window.marionette.animStats().status), /Mirrored the pose \(15 joint pairs\)/);

@@ -100,6 +100,12 @@ export async function dragJoint(page, joint, view, dx, dy, steps = 20) {
   return p;
 }
 
+/** Hides the status line's passing message (a screenshot shows the page, not the toast). */
+export async function hideStatus(page) {
+  await page.evaluate(() => document.getElementById('status-line')?.classList.remove('show'));
+  await page.waitForTimeout(350);
+}
+
 export function removeScratch(scratch) {
   if (scratch) rmSync(scratch.dir, { recursive: true, force: true });
 }

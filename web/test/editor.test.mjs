@@ -5,9 +5,10 @@
 // SIGKILL that loses nothing it acknowledged.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync, existsSync } from 'node:fs';
+import { readFileSync, existsSync, mkdirSync, copyFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { makeScratch, startServer, launchBrowser, openEditor, dragJoint, waitSaved, removeScratch } from './editor-harness.mjs';
+import { root, makeScratch, startServer, launchBrowser, openEditor, dragJoint, waitSaved, removeScratch } from './editor-harness.mjs';
+import { constraintDef } from '../editor/src/docmodel.js';
 
 let scratch, server, context, page;
 const errors = [];
@@ -205,4 +206,213 @@ test('a server killed with SIGKILL and restarted loses nothing it acknowledged',
   assert.deepEqual(t.handles, s.handles);
   for (const [name, v] of Object.entries(s.pose)) assert.deepEqual(t.pose[name], v, name);
   assert.deepEqual(realErrors(), []);
+});
+
+// ---- locks edited (Welman 6.3): targets dragged and set by sliders, weight, joints ----
+
+// no locks, the rest pose, Lagrange
+const clearLocks = () => page.evaluate(() => {
+  const m = window.marionette;
+  m.store.apply('clear locks', (d) => { d.constraints = []; d.handles = []; });
+  m.store.setPose(m.store.figure.restQ);
+  m.setSettings({ csolver: 'lagrange', iterations: 20, locks: {} });
+});
+const constraint = async (name) => (await state()).constraints.find((c) => c.name === name);
+const lockScreen = (name, view) => page.evaluate(([n, v]) => window.marionette.lockScreen(n, v), [name, view]);
+const angleBetween = (a, b) => 2 * Math.acos(Math.min(1, Math.abs(a[0] * b[0] + a[1] * b[1] + a[2] * b[2] + a[3] * b[3])));
+const frameQuat = (joint) => page.evaluate(async (j) => {
+  const m = window.marionette, f = m.store.figure;
+  const { quatOfFrame } = m.posing;
+  return quatOfFrame(f, f.joint(j));
+}, joint);
+const frameAxis = (joint, k) => page.evaluate(([j, kk]) => {
+  const f = window.marionette.store.figure, b = 12 * f.joint(j), fr = f.frames;
+  return [fr[b + kk], fr[b + 3 + kk], fr[b + 6 + kk]];
+}, [joint, k]);
+async function mouseDrag(from, dx, dy, steps = 15) {
+  await page.mouse.move(from.x, from.y);
+  await page.mouse.down();
+  for (let i = 1; i <= steps; i++) await page.mouse.move(from.x + (dx * i) / steps, from.y + (dy * i) / steps);
+  await page.mouse.up();
+}
+
+test('a pin\'s marker dragged in the front view moves its target; the figure follows; undo; saved', async () => {
+  await clearLocks();
+  const [left] = await page.evaluate(() => window.marionette.addLock('position', 'left foot'));
+  const [right] = await page.evaluate(() => window.marionette.addLock('position', 'right foot'));
+  await page.click(`#lock-list li[data-lock="${left}"]`);
+  const t0 = (await constraint(left)).target, rf = await pos('right foot');
+  const s0 = await lockScreen(left, 'front');
+  await mouseDrag(s0, 30, -36);
+  const t1 = (await constraint(left)).target;
+  assert.ok(dist(t1, t0) > 0.05, `the target moved ${dist(t1, t0)}`);
+  assert.ok(Math.abs(t1[2] - t0[2]) < 1e-9, 'in the plane of the screen (Fig. 6.3)');
+  const s1 = await lockScreen(left, 'front');
+  assert.ok(Math.hypot(s1.x - s0.x - 30, s1.y - s0.y + 36) < 1.5, `the marker is under the mouse: ${JSON.stringify(s1)}`);
+  assert.ok(dist(await pos('left foot'), t1) < 1e-4, 'the foot followed its target');
+  assert.ok(dist(await pos('right foot'), rf) < 1e-4, 'the other lock held');
+  const moved = await q();
+  await page.keyboard.press('Control+z');
+  assert.deepEqual((await constraint(left)).target, t0);
+  assert.ok(dist(await pos('left foot'), t0) < 1e-4, 'undo put the foot back');
+  await page.keyboard.press('Control+Shift+z');
+  assert.deepEqual((await constraint(left)).target, t1);
+  assert.deepEqual(await q(), moved);
+  await page.keyboard.press('Control+s');
+  await waitSaved(page);
+  const doc = JSON.parse(readFileSync(join(scratch.project, 'sequence.json'), 'utf8'));
+  assert.deepEqual(doc.constraints.find((c) => c.name === left).target, t1);
+  void right;
+});
+
+test('a plane\'s origin dragged in the side view: the hand follows it up', async () => {
+  const [plane] = await page.evaluate(() => window.marionette.addLock('plane', 'left hand'));
+  await page.click(`#lock-list li[data-lock="${plane}"]`);
+  const o0 = (await constraint(plane)).origin;
+  await mouseDrag(await lockScreen(plane, 'side'), -10, -25);
+  const o1 = (await constraint(plane)).origin;
+  assert.ok(o1[1] - o0[1] > 0.03, `the origin went up ${o1[1] - o0[1]}`);
+  assert.ok(Math.abs(o1[0] - o0[0]) < 1e-9, 'in the plane of the side view');
+  assert.ok(Math.abs((await pos('left hand'))[1] - o1[1]) < 1e-4, 'the hand is on the moved plane');
+  await page.keyboard.press('Control+z');
+  assert.deepEqual((await constraint(plane)).origin, o0);
+});
+
+test('an orientation lock turned by its angle sliders, a one-axis lock\'s direction, each undoable', async () => {
+  await clearLocks();
+  const [head] = await page.evaluate(() => window.marionette.addLock('orientation', 'head'));
+  await page.click(`#lock-list li[data-lock="${head}"]`);
+  const before = (await constraint(head)).target;
+  await page.locator('[data-lock-field="rot-y"]').fill('35');
+  const t = (await constraint(head)).target;
+  assert.ok(angleBetween(t, before) > 0.3, 'the target turned');
+  assert.ok(angleBetween(await frameQuat('head'), t) < 1e-3, 'the head turned with it');
+  await page.keyboard.press('Control+z');
+  assert.deepEqual((await constraint(head)).target, before);
+  assert.ok(angleBetween(await frameQuat('head'), before) < 1e-3);
+
+  // a one-axis lock reaches the solver as one (only that axis held), not as a whole orientation
+  assert.equal(constraintDef({ type: 'orient', handle: 'h', axis: 'y', target: [1, 0, 0, 0] }, { h: 0 }).axis, 'y');
+  const [axis] = await page.evaluate(() => window.marionette.addLock('orientation-y', 'left hand'));
+  await page.click(`#lock-list li[data-lock="${axis}"]`);
+  await page.locator('[data-lock-field="dir-elevation"]').fill('40');
+  await page.locator('[data-lock-field="dir-azimuth"]').fill('60');
+  const e = (40 * Math.PI) / 180, a = (60 * Math.PI) / 180;
+  const want = [Math.cos(e) * Math.sin(a), Math.sin(e), Math.cos(e) * Math.cos(a)];
+  const y = await frameAxis('left hand', 1);
+  assert.ok(dist(y, want) < 1e-3, `the hand's y axis ${y} points along ${want}`);
+  await page.keyboard.press('Control+z');
+  await page.keyboard.press('Control+z');
+  assert.ok(dist(await frameAxis('left hand', 1), want) > 0.1, 'two undo steps back');
+});
+
+test('a lock\'s weight and contributing joints are edited, undone and saved', async () => {
+  await clearLocks();
+  const [foot] = await page.evaluate(() => window.marionette.addLock('position', 'left foot'));
+  await page.click(`#lock-list li[data-lock="${foot}"]`);
+  await page.locator('#lock-weight').fill('2.5');
+  await page.locator('#lock-weight').press('Enter');
+  assert.equal((await constraint(foot)).weight, 2.5);
+  await page.keyboard.press('Control+z');
+  assert.equal((await constraint(foot)).weight, undefined);
+  // only the leg holds it: moving its target moves the leg, not the pelvis
+  await page.selectOption('#lock-from', 'left leg.1');
+  assert.equal((await state()).settings.locks[foot].from, 'left leg.1');
+  const a = await q();
+  await page.locator('[data-lock-field="target-x"]').fill(String((await constraint(foot)).target[0] + 0.04));
+  const b = await q();
+  assert.deepEqual(b.pelvis, a.pelvis, 'the pelvis does not hold this lock');
+  assert.notEqual(b['left knee'], a['left knee']);
+  assert.ok(dist(await pos('left foot'), (await constraint(foot)).target) < 1e-4);
+  await page.keyboard.press('Control+z'); // the target
+  await page.keyboard.press('Control+z'); // the joints
+  assert.equal((await state()).settings.locks[foot]?.from, undefined);
+  await page.keyboard.press('Control+Shift+z');
+  await page.keyboard.press('Control+s');
+  await waitSaved(page);
+  const ed = JSON.parse(readFileSync(join(scratch.project, 'editor.json'), 'utf8'));
+  assert.equal(ed.locks[foot].from, 'left leg.1');
+  assert.deepEqual(realErrors(), []);
+});
+
+// ---- the views frame the figure, whatever its size; the cameras orbit, pan and zoom ----
+
+// every joint's screen() in each view, the views' page rectangles
+const layoutOf = (p) => p.evaluate(() => {
+  const m = window.marionette, f = m.store.figure, box = m.viewport.container.getBoundingClientRect();
+  const rects = m.views().rects, out = {};
+  for (const [v, r] of Object.entries(rects)) {
+    out[v] = { rect: { x: box.left + r.x, y: box.top + r.y, w: r.w, h: r.h }, points: f.jointNames.map((n, j) => m.viewport.screen(j, v)) };
+  }
+  return out;
+});
+function assertFramed(views, what) {
+  for (const [v, { rect, points }] of Object.entries(views)) {
+    for (const [i, s] of points.entries()) {
+      assert.ok(s.x > rect.x && s.x < rect.x + rect.w && s.y > rect.y && s.y < rect.y + rect.h,
+        `${what}: joint ${i} at ${s.x.toFixed(0)},${s.y.toFixed(0)} is outside the ${v} view ${JSON.stringify(rect)}`);
+    }
+    // and fills it: the figure spans at least half the view's width or height
+    const xs = points.map((s) => s.x), ys = points.map((s) => s.y);
+    const span = Math.max((Math.max(...xs) - Math.min(...xs)) / rect.w, (Math.max(...ys) - Math.min(...ys)) / rect.h);
+    if (v !== 'top') assert.ok(span > 0.5, `${what}: the figure spans ${span.toFixed(2)} of the ${v} view`);
+  }
+}
+
+async function withFigure(file, fn) {
+  const dir = join(scratch.dir, `figure-${file.split('/').pop()}`);
+  mkdirSync(dir);
+  const path = join(dir, file.split('/').pop());
+  copyFileSync(join(root, file), path);
+  const srv = await startServer(path, scratch);
+  const errs = [];
+  let p;
+  try {
+    p = await openEditor(context, srv.url, errs);
+    await fn(p);
+    assert.deepEqual(errs.filter((e) => !/status of 404/.test(e)), []);
+  } finally {
+    if (p) await p.close();
+    await srv.stop('SIGKILL');
+  }
+}
+
+test('a CMU skeleton in its own units and a robot arm fill every view on open and after F', async () => {
+  await withFigure('data/mocap/cmu_motionbuilder/cmu_02_01_walk.bvh', async (p) => {
+    const a = await layoutOf(p);
+    assertFramed(a, 'CMU on open');
+    // the perspective view orbits (right drag) and zooms (wheel); the front view pans
+    const r = a.perspective.rect, corner = { x: r.x + 12, y: r.y + r.h - 12 };
+    await p.mouse.move(corner.x, corner.y);
+    await p.mouse.down({ button: 'right' });
+    await p.mouse.move(corner.x + 120, corner.y - 40, { steps: 6 });
+    await p.mouse.up({ button: 'right' });
+    const b = await layoutOf(p);
+    assert.ok(b.perspective.points.some((s, i) => Math.hypot(s.x - a.perspective.points[i].x, s.y - a.perspective.points[i].y) > 10), 'orbited');
+    await p.mouse.move(r.x + r.w / 2, r.y + r.h / 2);
+    await p.mouse.wheel(0, -400);
+    const f = a.front.rect;
+    await p.mouse.move(f.x + 12, f.y + f.h - 12);
+    await p.mouse.down();
+    await p.mouse.move(f.x + 212, f.y + f.h - 12, { steps: 5 });
+    await p.mouse.up();
+    const c = await layoutOf(p);
+    assert.ok(Math.abs(c.front.points[0].x - a.front.points[0].x - 200) < 1, 'the front view panned with the mouse');
+    const spread = (v) => Math.max(...v.points.map((s) => s.y)) - Math.min(...v.points.map((s) => s.y));
+    assert.ok(spread(c.perspective) > spread(b.perspective) * 1.1, 'the wheel zoomed in');
+    await p.keyboard.press('f');
+    const d = await layoutOf(p);
+    assertFramed(d, 'CMU after F');
+    for (const [i, s] of d.front.points.entries()) assert.ok(Math.hypot(s.x - a.front.points[i].x, s.y - a.front.points[i].y) < 1);
+    // a pose of the take, far from where the rest pose stood: F frames it
+    const moved = await p.evaluate(() => {
+      const m = window.marionette, mo = m.store.figureDoc.motion;
+      m.store.setPose(Float64Array.from(mo.frames[mo.frames.length - 1]));
+      return m.position('Hips');
+    });
+    assert.ok(Math.hypot(moved[0], moved[2]) > 20, `the walk ends away from the origin: ${moved}`);
+    await p.keyboard.press('Home');
+    assertFramed(await layoutOf(p), 'CMU at the end of its walk after Home');
+  });
+  await withFigure('data/robots/ur5/ur5_robot.urdf', async (p) => assertFramed(await layoutOf(p), 'UR5'));
 });

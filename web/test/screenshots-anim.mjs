@@ -1,4 +1,4 @@
-// The screenshots of docs/editor-anim.md: `node web/test/screenshots-anim.mjs [OUTDIR]`
+// The animation screenshots of docs/editor.md: `node web/test/screenshots-anim.mjs [OUTDIR]`
 // (default docs/images/editor-anim). Starts the real server on a temporary project, makes a
 // three-key sequence of the stick figure with both feet locked (a crouch at frame 15, a reach
 // at 30), and captures the page at an in-between with onion skin and the graph, the timeline
@@ -6,7 +6,7 @@
 // with and without the locks kept (Welman Fig. 6.5).
 import { mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { root, makeScratch, startServer, launchBrowser, openEditor, dragJoint, waitSaved, removeScratch } from './editor-harness.mjs';
+import { root, makeScratch, startServer, launchBrowser, openEditor, dragJoint, waitSaved, removeScratch, hideStatus } from './editor-harness.mjs';
 
 const out = resolve(process.argv[2] ?? join(root, 'docs/images/editor-anim'));
 mkdirSync(out, { recursive: true });
@@ -34,6 +34,8 @@ try {
   await dragJoint(page, 'left hand', 'front', 50, -80, 20);
   await dragJoint(page, 'right hand', 'front', -20, -60, 20);
   await page.keyboard.press('i');
+  // the views frame the widest pose (the reach of frame 30), F
+  await page.keyboard.press('f');
   // a second sequence for the flipbook menu: a copy of this one, shrunk
   await waitSaved(page);
   await M(async () => {
@@ -51,6 +53,7 @@ try {
     m.graph();
   });
   await page.waitForTimeout(400);
+  await hideStatus(page);
   await page.screenshot({ path: join(out, 'editor-anim.png') });
   // the timeline with a range selected (Shift-drag)
   const box = await page.locator('#tl-canvas').boundingBox();

@@ -3,7 +3,7 @@
 // figure, adds locks, and captures the whole page, each view maximised and the panels.
 import { mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { root, makeScratch, startServer, launchBrowser, openEditor, dragJoint, waitSaved, removeScratch } from './editor-harness.mjs';
+import { root, makeScratch, startServer, launchBrowser, openEditor, dragJoint, waitSaved, removeScratch, hideStatus } from './editor-harness.mjs';
 
 const out = resolve(process.argv[2] ?? join(root, 'docs/images/editor'));
 mkdirSync(out, { recursive: true });
@@ -20,12 +20,16 @@ try {
     m.addLock('position', 'right foot');
     m.addLock('orientation-y', 'left foot');
     m.addLock('plane', 'left hand');
-    m.setSettings({ dragMode: 'named', dragBase: 'pelvis' });
+    m.setSettings({ dragMode: 'branch' });
   });
-  await dragJoint(page, 'right hand', 'front', -60, -110, 25);
+  // a natural pose: the right hand reaching out and up, the left forward a little
+  await dragJoint(page, 'right hand', 'front', -45, -70, 25);
+  await dragJoint(page, 'left hand', 'side', -25, -15, 15);
   await page.evaluate(() => window.marionette.select('right elbow'));
+  await page.keyboard.press('f'); // the views frame the posed figure
   await waitSaved(page);
   await page.waitForTimeout(300);
+  await hideStatus(page);
   await page.screenshot({ path: join(out, 'editor.png') });
   for (const [k, v] of [['1', 'front'], ['2', 'side'], ['3', 'top'], ['4', 'perspective']]) {
     await page.keyboard.press(k);

@@ -80,8 +80,8 @@ export function handleDef(h) {
  * A document constraint as a ConstraintSystem.addConstraint def. handleIndexByName maps a
  * handle's name to its index (a Map or a plain object). The document's `normal` (plane) and
  * `direction` (line) are the module's `dir`; `target` of an orient is `targetRotation`;
- * `axes` (orient, per-axis lock) is passed on. Frame ranges, locks and target keys are the
- * sequence's business and are not part of a single-frame def.
+ * `axis` (orient, per-axis lock: only that axis of the frame is held) is passed on. Frame
+ * ranges, locks and target keys are the sequence's business and are not part of a single-frame def.
  */
 export function constraintDef(c, handleIndexByName) {
   const index = (name, what) => {
@@ -93,7 +93,7 @@ export function constraintDef(c, handleIndexByName) {
   if (c.handle2 !== undefined) def.handle2 = index(c.handle2, 'constraint.handle2');
   if (c.type === 'orient') {
     if (c.target !== undefined) def.targetRotation = c.target;
-    if (c.axes !== undefined) def.axes = c.axes;
+    if (c.axis !== undefined) def.axis = c.axis;
   } else if (c.target !== undefined) def.target = c.target;
   if (c.origin !== undefined) def.origin = c.origin;
   if (c.normal !== undefined) def.dir = c.normal;
@@ -145,4 +145,61 @@ export function scaleFigureDoc(fd, s) {
   }
   if (out.motion?.frames) out.motion.frames = out.motion.frames.map((f) => { const g = f.slice(); for (const k of trans) g[k] *= s; return g; });
   return out;
+}
+
+/**
+ * The units of a figure file guessed from its height at rest (the vertical extent of its
+ * joints, or its largest extent when that is flat), for a BVH file whose lengths are not in
+ * metres: returns {scale, units} with scale the sequence document's `scale` (docs/sequence.md)
+ * that makes it metres. A person is 1 to 2.2 m tall, so: 0.3 to 3: metres (scale 1);
+ * 15 to 45: CMU units (the CMU database's 1/0.45 inch, scale 0.056444: 25 units are 1.4 m
+ * of joints, the head's top above); 45 to 80: inches (0.0254); 80 to 300: centimetres
+ * (0.01); 800 to 3000: millimetres (0.001); anything else is left as it is.
+ */
+export function guessUnits(height) {
+  const table = [[0.3, 3, 1, 'metres'], [15, 45, 0.056444, 'CMU units'], [45, 80, 0.0254, 'inches'],
+    [80, 300, 0.01, 'centimetres'], [800, 3000, 0.001, 'millimetres']];
+  for (const [lo, hi, scale, units] of table) if (height >= lo && height <= hi) return { scale, units };
+  return { scale: 1, units: 'unknown units' };
+}
+
+/** The height of a figure at rest (see guessUnits). */
+export function restHeight(figure) {
+  const q = Float64Array.from(figure.q);
+  figure.reset().fk();
+  const p = figure.positions, lo = [Infinity, Infinity, Infinity], hi = [-Infinity, -Infinity, -Infinity];
+  for (let j = 0; j < figure.jointCount; j++) {
+    for (let k = 0; k < 3; k++) { lo[k] = Math.min(lo[k], p[3 * j + k]); hi[k] = Math.max(hi[k], p[3 * j + k]); }
+  }
+  figure.setQ(q).fk();
+  const ext = hi.map((h, k) => h - lo[k]);
+  return ext[1] >= 0.25 * Math.max(...ext) ? ext[1] : Math.max(...ext);
+}
+
+/**
+ * Every length of a sequence document multiplied by r (its `scale` changed by r): the free
+ * joints' positions and slides of the keys, the targets, origins and handle points of the
+ * constraints and their target keys. figure: the wasm figure (joint types by name).
+ */
+export function rescaleDoc(doc, figure, r) {
+  const types = new Map(figure.joints.map((j) => [j.name, j.type]));
+  const mul = (v) => v.map((x) => x * r);
+  for (const k of doc.keys) {
+    for (const [name, v] of Object.entries(k.pose ?? {})) {
+      if (types.get(name) === 'slide') k.pose[name] = v * r;
+      else if (types.get(name) === 'free' && v.position) v.position = mul(v.position);
+    }
+  }
+  for (const h of doc.handles ?? []) if (h.point) h.point = mul(h.point);
+  const lengths = (c, type) => {
+    if (type === 'pin' && c.target) c.target = mul(c.target);
+    if ((type === 'plane' || type === 'line') && c.origin) c.origin = mul(c.origin);
+    if (c.margin !== undefined) c.margin *= r;
+    if (c.polygon) c.polygon = c.polygon.map(mul);
+  };
+  for (const c of doc.constraints ?? []) {
+    lengths(c, c.type);
+    for (const tk of c.target_keys ?? []) lengths(tk, c.type);
+  }
+  return doc;
 }

@@ -24,5 +24,6 @@ export function installKeyboard(store, viewport) {
     else if (e.key === 'Delete' || e.key === 'Backspace') call('deleteSelectedKeys');
     else if (e.key >= '1' && e.key <= '4') viewport.toggleMaximize(VIEW_NAMES[Number(e.key) - 1]);
     else if (e.key === '0') viewport.setLayout('quad');
+    else if (e.key === 'f' || e.key === 'F' || e.key === 'Home') { e.preventDefault(); viewport.frameAll(); }
   });
 }

@@ -3,13 +3,13 @@
 import { load } from '../../marionette.mjs';
 import { Store } from './store.js';
 import { Viewport } from './viewport.js';
-import { Poser } from './posing.js';
+import { Poser, quatOfFrame } from './posing.js';
 import { installPanels, status } from './panels.js';
 import { installKeyboard } from './keyboard.js';
 import { qToPose } from './docmodel.js';
 import { installAnimation } from './anim/index.js';
 
-function installMouse(store, viewport, poser) {
+function installMouse(store, viewport, poser, panels) {
   const el = viewport.container;
   let nav = null;
   el.addEventListener('contextmenu', (e) => e.preventDefault());
@@ -18,6 +18,15 @@ function installMouse(store, viewport, poser) {
     const hit = viewport.pick(e.clientX, e.clientY);
     if (!hit) return;
     el.setPointerCapture(e.pointerId);
+    // a lock's marker (Welman 6.3): the selected lock's first, else one not on a joint
+    if (e.button === 0 && !e.altKey && !e.shiftKey) {
+      const markers = viewport.pickLocks(e.clientX, e.clientY), sel = store.ui.selection.lock;
+      const name = markers.some((m) => m.name === sel) ? sel : hit.joint === null ? markers[0]?.name : null;
+      if (name && poser.beginLockDrag(name, hit.view)) {
+        if (sel !== name) panels.selectLock(name);
+        return;
+      }
+    }
     if (e.button === 0 && hit.joint !== null && !e.altKey) {
       store.select(hit.joint);
       poser.begin(hit.joint, hit.view, hit.ndc);
@@ -26,11 +35,21 @@ function installMouse(store, viewport, poser) {
     if (e.button === 0 && hit.joint === null && !e.altKey && hit.view !== 'perspective') {
       store.select(null);
     }
-    // navigation: perspective orbits (left/right drag), every view pans (middle, shift)
-    const panning = e.button === 1 || e.shiftKey || (hit.view !== 'perspective');
+    // navigation: the perspective view orbits (left drag on empty space, middle, right or
+    // Alt+drag), Shift+drag pans it; an orthographic view pans
+    const panning = e.shiftKey || hit.view !== 'perspective';
     nav = { view: hit.view, x: e.clientX, y: e.clientY, pan: panning };
   });
+  // page point -> normalised device coordinates of a view (even outside it)
+  const ndcIn = (view, e) => {
+    const r = viewport.rects()[view], box = el.getBoundingClientRect();
+    return { x: ((e.clientX - box.left - r.x) / r.w) * 2 - 1, y: -((e.clientY - box.top - r.y) / r.h) * 2 + 1 };
+  };
   el.addEventListener('pointermove', (e) => {
+    if (poser.lockEdit?.view) {
+      poser.moveLockDrag(ndcIn(poser.lockEdit.view, e));
+      return;
+    }
     if (poser.session) {
       const v = viewport.viewAt(e.clientX, e.clientY);
       const s = poser.session;
@@ -49,6 +68,7 @@ function installMouse(store, viewport, poser) {
     }
   });
   const up = () => {
+    if (poser.lockEdit?.view) poser.endLockEdit('move lock');
     if (poser.session) poser.end();
     nav = null;
   };
@@ -57,6 +77,7 @@ function installMouse(store, viewport, poser) {
   el.addEventListener('wheel', (e) => {
     e.preventDefault();
     const s = poser.session;
+    if (poser.lockEdit?.view) return;
     if (s) {
       // Welman 6.2: in perspective the goal is pushed and pulled along the view ray
       if (s.view === 'perspective') poser.move(null, (e.deltaY > 0 ? 1 : -1) * viewport.size * 0.03);
@@ -77,7 +98,7 @@ async function boot() {
   store.on('frame', () => viewport.updateLocks());
   const panels = installPanels(store, viewport, poser);
   installKeyboard(store, viewport);
-  installMouse(store, viewport, poser);
+  installMouse(store, viewport, poser, panels);
   installAnimation(store, viewport);
   store.on('doc', () => viewport.updateLocks());
   window.addEventListener('beforeunload', (e) => {
@@ -86,7 +107,7 @@ async function boot() {
   const fig = store.figure;
   const api = window.marionette;
   Object.assign(api, {
-    store, viewport, poser, panels,
+    store, viewport, poser, panels, posing: { quatOfFrame },
     state() {
       return {
         figure: fig.name,
@@ -100,6 +121,14 @@ async function boot() {
         settings: structuredClone(store.settings),
       };
     },
+    /** Page pixels of a lock's marker (a pin's target, a plane's origin) in a view. */
+    lockScreen(name, view = 'front') {
+      viewport.render();
+      return viewport.lockScreen(name, view);
+    },
+    selectLock(name) { panels.selectLock(name); },
+    /** Every view fits the figure (the F key). */
+    fitViews() { viewport.frameAll(); viewport.render(); },
     screen(joint, view = 'front') {
       const j = typeof joint === 'number' ? joint : fig.jointNames.indexOf(joint);
       if (j < 0) throw new Error(`screen: no joint named "${joint}"`);
@@ -123,7 +152,10 @@ async function boot() {
     redo() { return store.redo(); },
     setSettings(patch) { store.setSettings(patch); },
   });
-  status(`Opened ${store.sequencePath}`);
+  // a message left by the page before it loaded again (a dropped figure's units, a new scale)
+  const notice = sessionStorage.getItem('marionette.notice');
+  sessionStorage.removeItem('marionette.notice');
+  status(notice || `Opened ${store.sequencePath}`, notice ? 12000 : 4000);
   return api;
 }
 

@@ -2,7 +2,9 @@
 // limits and the joint's weight (Welman 6.1.3, 6.2), the locks (6.3), the settings, the
 // toolbar (undo, redo, drag mode, lock menu, solve) and the save indicator.
 import { IK_METHODS } from '../../marionette.mjs';
-import { posingSettings } from './posing.js';
+import * as THREE from 'three';
+import { posingSettings, quatOfFrame } from './posing.js';
+import { rescaleDoc, restHeight } from './docmodel.js';
 
 const $ = (id) => document.getElementById(id);
 const fmt = (x, d = 3) => (Math.abs(x) < 1e-12 ? 0 : x).toFixed(d);
@@ -166,7 +168,7 @@ export function installPanels(store, viewport, poser) {
     const j = store.ui.selection.joint;
     if (!kind || j === null) return;
     const names = poser.addLock(kind, fig.jointNames[j]);
-    selectedLock = names[0];
+    setSelectedLock(names[0]);
     renderLocks();
     menu.hidden = true;
   });
@@ -180,13 +182,16 @@ export function installPanels(store, viewport, poser) {
   // ---- the locks panel ----
   let selectedLock = null;
   const lockList = $('lock-list'), editor = $('lock-editor');
+  const setSelectedLock = (name) => { selectedLock = name; store.selectLock(name); };
   function renderLocks() {
     lockList.textContent = '';
     const doc = store.doc;
     const handles = new Map((doc.handles ?? []).map((h) => [h.name, h]));
+    if (selectedLock && !(doc.constraints ?? []).some((c) => c.name === selectedLock)) setSelectedLock(null);
     for (const c of doc.constraints ?? []) {
       const li = document.createElement('li');
       li.className = `lock lock-${c.type}`;
+      li.dataset.lock = c.name;
       if (c.name === selectedLock) li.classList.add('selected');
       const h = handles.get(c.handle);
       const kind = c.type === 'orient' ? (c.axis ? `orient ${c.axis}` : 'orient') : c.type;
@@ -199,13 +204,40 @@ export function installPanels(store, viewport, poser) {
       del.textContent = '\u2715';
       del.addEventListener('click', (e) => { e.stopPropagation(); poser.deleteLock(c.name); });
       li.append(del);
-      li.addEventListener('click', () => { selectedLock = c.name; renderLocks(); });
+      li.addEventListener('click', () => { setSelectedLock(c.name); renderLocks(); });
       lockList.append(li);
     }
     if (!(doc.constraints ?? []).length) lockList.innerHTML = '<li class="empty">No locks. Select a part, then Lock \u25be.</li>';
     renderLockEditor();
   }
+
+  // a slider that edits the selected lock live (the figure following, Welman 6.3) and
+  // makes one undo step when let go
+  function lockSlider(c, { min, max, value, data, label, unit = '', digits = 3 }, set) {
+    const s = document.createElement('input');
+    s.type = 'range';
+    s.min = String(min); s.max = String(max); s.step = 'any'; s.value = String(value);
+    s.dataset.lockField = data;
+    const out = document.createElement('output');
+    const show = () => { out.textContent = `${fmt(Number(s.value), digits)}${unit}`; };
+    show();
+    s.addEventListener('input', () => {
+      poser.beginLockEdit(c.name);
+      poser.editLock((cc) => set(cc, Number(s.value)));
+      show();
+    });
+    s.addEventListener('change', () => poser.endLockEdit(`${label} of`));
+    const l = document.createElement('label');
+    l.className = 'row lock-slider';
+    const span = document.createElement('span');
+    span.textContent = label;
+    l.append(span, s, out);
+    editor.append(l);
+    return s;
+  }
+
   function renderLockEditor() {
+    if (poser.lockEdit) return; // not while its sliders are being moved
     editor.textContent = '';
     const c = (store.doc.constraints ?? []).find((x) => x.name === selectedLock);
     if (!c) return;
@@ -219,6 +251,7 @@ export function installPanels(store, viewport, poser) {
     // weight
     const w = document.createElement('input');
     w.type = 'number'; w.min = '0.01'; w.step = '0.1'; w.value = String(c.weight ?? 1);
+    w.id = 'lock-weight';
     w.addEventListener('change', () => {
       const v = Number(w.value);
       if (v > 0) store.apply(`lock weight ${c.name}`, (doc) => { doc.constraints.find((x) => x.name === c.name).weight = v; });
@@ -227,6 +260,7 @@ export function installPanels(store, viewport, poser) {
     // contributing joints: the chain from the part up to a joint
     if (h?.joint) {
       const sel = document.createElement('select');
+      sel.id = 'lock-from';
       const anc = [];
       for (let a = fig.joints[fig.jointNames.indexOf(h.joint)].parent; a >= 0; a = fig.joints[a].parent) anc.push(fig.jointNames[a]);
       for (const n of anc) {
@@ -237,40 +271,60 @@ export function installPanels(store, viewport, poser) {
       const locks = posingSettings(store.settings).locks;
       sel.value = locks[c.name]?.from ?? anc[anc.length - 1];
       sel.addEventListener('change', () => {
-        store.setSettings({ locks: { ...posingSettings(store.settings).locks, [c.name]: { from: sel.value } } });
+        store.applySettings(`joints of ${c.name}`, { locks: { ...posingSettings(store.settings).locks, [c.name]: { from: sel.value } } });
       });
       row('Joints holding it', sel);
     }
-    // the target by sliders (pin target, plane origin)
+    const reach = Math.max(0.5, vp.size * 0.5);
+    // a pin's target, a plane's origin: three sliders (or drag the marker in a view)
     const vec = c.type === 'pin' ? 'target' : c.type === 'plane' ? 'origin' : null;
-    if (vec && c[vec]) {
+    if (vec) {
+      const p0 = c[vec] ?? poser.lockPoint(c).toArray();
       ['x', 'y', 'z'].forEach((axis, i) => {
-        const s = document.createElement('input');
-        s.type = 'range';
-        const v0 = c[vec][i];
-        s.min = String(v0 - 0.5); s.max = String(v0 + 0.5); s.step = 'any'; s.value = String(v0);
-        s.dataset.lockAxis = axis;
-        let before = null;
-        s.addEventListener('input', () => {
-          if (!before) before = JSON.stringify(store.doc);
-          const cc = store.doc.constraints.find((x) => x.name === c.name);
-          cc[vec][i] = Number(s.value);
-          vp.updateLocks();
-          poser.solveLocks(2);
-        });
-        s.addEventListener('change', () => {
-          const val = Number(s.value);
-          // one undo step: back to the document before the slider moved, then apply
-          const cc = store.doc.constraints.find((x) => x.name === c.name);
-          cc[vec][i] = JSON.parse(before).constraints.find((x) => x.name === c.name)[vec][i];
-          before = null;
-          store.apply(`move lock ${c.name}`, (doc) => { doc.constraints.find((x) => x.name === c.name)[vec][i] = val; });
-        });
-        row(`${vec} ${axis}`, s);
+        lockSlider(c, { min: p0[i] - reach, max: p0[i] + reach, value: p0[i], data: `${vec}-${axis}`, label: `${vec} ${axis}`, unit: ' m' },
+          (cc, v) => { cc[vec] = (cc[vec] ?? poser.lockPoint(cc).toArray()).slice(); cc[vec][i] = v; });
+      });
+    }
+    // a direction: a plane's normal, the held axis of a one-axis orientation lock
+    const dirOf = (cc) => (cc.type === 'plane' ? new THREE.Vector3(...(cc.normal ?? [0, 1, 0]))
+      : axisVector(cc.axis).applyQuaternion(targetQuat(cc, fig, store.doc))).normalize();
+    if (c.type === 'plane' || (c.type === 'orient' && c.axis)) {
+      const d = dirOf(c);
+      // azimuth about the vertical from +z toward +x, elevation above the horizontal
+      const az = (Math.atan2(d.x, d.z) * 180) / Math.PI, el = (Math.asin(Math.max(-1, Math.min(1, d.y))) * 180) / Math.PI;
+      const setDir = (cc, azDeg, elDeg) => {
+        const a = (azDeg * Math.PI) / 180, e = (elDeg * Math.PI) / 180;
+        const nd = new THREE.Vector3(Math.cos(e) * Math.sin(a), Math.sin(e), Math.cos(e) * Math.cos(a));
+        if (cc.type === 'plane') cc.normal = nd.toArray();
+        else {
+          // the smallest turn of the target taking its held axis onto the new direction
+          const t = targetQuat(cc, fig, store.doc), r = new THREE.Quaternion().setFromUnitVectors(dirOf(cc), nd);
+          const n = r.multiply(t).normalize();
+          cc.target = [n.w, n.x, n.y, n.z];
+        }
+      };
+      const label = c.type === 'plane' ? 'normal' : `${c.axis} axis`;
+      const sa = lockSlider(c, { min: -180, max: 180, value: az, data: 'dir-azimuth', label: `${label} azimuth`, unit: '\u00b0', digits: 1 },
+        (cc, v) => setDir(cc, v, Number(se.value)));
+      const se = lockSlider(c, { min: -90, max: 90, value: el, data: 'dir-elevation', label: `${label} elevation`, unit: '\u00b0', digits: 1 },
+        (cc, v) => setDir(cc, Number(sa.value), v));
+    } else if (c.type === 'orient') {
+      // the whole orientation: three angles (x, y, z Euler angles of the target, degrees)
+      const e = new THREE.Euler().setFromQuaternion(targetQuat(c, fig, store.doc), 'XYZ');
+      const sliders = [];
+      const setRot = (cc) => {
+        const [x, y, z] = sliders.map((s) => (Number(s.value) * Math.PI) / 180);
+        const n = new THREE.Quaternion().setFromEuler(new THREE.Euler(x, y, z, 'XYZ'));
+        cc.target = [n.w, n.x, n.y, n.z];
+      };
+      ['x', 'y', 'z'].forEach((axis) => {
+        sliders.push(lockSlider(c, { min: -180, max: 180, value: (e[axis] * 180) / Math.PI, data: `rot-${axis}`,
+          label: `turn ${axis}`, unit: '\u00b0', digits: 1 }, setRot));
       });
     }
   }
   store.on('doc', () => { renderLocks(); });
+  store.on('settings', () => renderLockEditor());
   renderLocks();
 
   // ---- settings ----
@@ -297,6 +351,27 @@ export function installPanels(store, viewport, poser) {
   store.on('settings', syncSettings);
   syncSettings();
 
+  // ---- a BVH figure's scale (docs/sequence.md `scale`): its lengths times this are metres ----
+  const scaleRow = $('figure-scale-row'), scaleIn = $('figure-scale');
+  scaleRow.hidden = !/\.bvh$/i.test(store.doc.figure ?? '');
+  scaleIn.value = String(store.doc.scale ?? 1);
+  scaleIn.addEventListener('change', async () => {
+    const v = Number(scaleIn.value), old = store.doc.scale ?? 1;
+    if (!(v > 0) || !Number.isFinite(v) || v === old) { scaleIn.value = String(old); return; }
+    // every length of the document follows (key positions, lock targets), then the page
+    // loads again with the figure at its new size
+    store.apply('figure scale', (doc) => {
+      rescaleDoc(doc, fig, v / old);
+      if (v === 1) delete doc.scale; else doc.scale = v;
+    });
+    if (store.settings.pose) rescaleDoc({ keys: [store.settings.pose] }, fig, v / old);
+    store.setSettings({});
+    const st = await store.save();
+    if (st !== 'saved') { status(`Figure scale: not saved (${store.saveError || st})`); return; }
+    sessionStorage.setItem('marionette.notice', `Figure scale ${v}: ${(restHeight(fig) * v / old).toFixed(2)} m tall`);
+    location.reload();
+  });
+
   // ---- save indicator and conflicts ----
   const save = $('save-status');
   const text = { saved: 'Saved', saving: 'Saving\u2026', unsaved: 'Unsaved changes', conflict: 'Conflict', error: 'Not saved' };
@@ -314,14 +389,25 @@ export function installPanels(store, viewport, poser) {
 
   const name = $('project-name');
   name.textContent = `${store.project?.name ?? ''} \u00b7 ${store.sequencePath} \u00b7 ${fig.name}`;
-  return { renderLocks, buildSliders, selectLock: (n) => { selectedLock = n; renderLocks(); } };
+  return { renderLocks, buildSliders, selectLock: (n) => { setSelectedLock(n); renderLocks(); } };
+}
+
+const axisVector = (a) => new THREE.Vector3(a === 'x' ? 1 : 0, a === 'y' ? 1 : 0, a === 'z' ? 1 : 0);
+// an orient lock's target rotation (the part's frame now when it has none)
+function targetQuat(c, fig, doc) {
+  let t = c.target;
+  if (!t) {
+    const h = (doc?.handles ?? []).find((x) => x.name === c.handle);
+    t = h ? quatOfFrame(fig, fig.jointNames.indexOf(h.joint)) : [1, 0, 0, 0];
+  }
+  return new THREE.Quaternion(t[1], t[2], t[3], t[0]).normalize();
 }
 
 let statusTimer = 0;
-export function status(msg) {
+export function status(msg, ms = 4000) {
   const el = document.getElementById('status-line');
   el.textContent = msg;
   el.classList.add('show');
   clearTimeout(statusTimer);
-  statusTimer = setTimeout(() => el.classList.remove('show'), 4000);
+  statusTimer = setTimeout(() => el.classList.remove('show'), ms);
 }

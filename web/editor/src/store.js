@@ -18,7 +18,7 @@ export class Store {
     this.settings = {}; // editor.json
     this.project = null; // /api/project
     this.sequencePath = 'sequence.json';
-    this.ui = { frame: 0, selection: { joint: null, keys: [] }, playing: false };
+    this.ui = { frame: 0, selection: { joint: null, keys: [], lock: null }, playing: false };
     this.saveStatus = 'saved';
     this.saveError = '';
     this.actions = {};
@@ -126,8 +126,10 @@ export class Store {
   }
 
   // ---- the document and undo ----
+  // the document, the pose and the locks' contributing joints (editor.json `locks`)
   _snapshot(label, q) {
-    return { label, doc: JSON.stringify(this.doc), q: Array.from(q ?? this.figure.q) };
+    return { label, doc: JSON.stringify(this.doc), q: Array.from(q ?? this.figure.q),
+      locks: JSON.stringify(this.settings.locks ?? {}) };
   }
   _push(entry) {
     this._undo.push(entry);
@@ -161,6 +163,27 @@ export class Store {
     }
   }
 
+  /**
+   * An edit already made live (a lock's target dragged or moved by a slider, the figure
+   * following): one undo step back to docBefore (its JSON) and qBefore. The pose goes into
+   * the key at this frame, else into editor.json's unkeyed pose, as commitPose does.
+   */
+  commitEdit(label, docBefore, qBefore) {
+    this._push({ label, doc: docBefore, q: Array.from(qBefore), locks: JSON.stringify(this.settings.locks ?? {}) });
+    const k = this.keyIndexAt(this.ui.frame);
+    if (k >= 0) this.doc.keys[k].pose = qToPose(this.figure, this.figure.q);
+    else this._saveUnkeyedPose();
+    this._docChanged(label);
+  }
+
+  /** Settings that are part of the document's meaning (a lock's contributing joints):
+   * merged like setSettings, and one undo step. */
+  applySettings(label, patch) {
+    this._push(this._snapshot(label));
+    this.setSettings(patch);
+    this.emit('doc', { label });
+  }
+
   _docChanged(label) {
     this._invalidateSequence();
     this._markDirty(this.sequencePath);
@@ -171,6 +194,11 @@ export class Store {
     const back = this._snapshot(entry.label);
     const docChanged = back.doc !== entry.doc;
     this.doc = JSON.parse(entry.doc);
+    if (entry.locks !== undefined && entry.locks !== back.locks) {
+      this.settings.locks = JSON.parse(entry.locks);
+      this._scheduleSettings();
+      this.emit('settings', this.settings);
+    }
     this.setPose(Float64Array.from(entry.q));
     if (docChanged) this._docChanged(entry.label);
     this._saveUnkeyedPose();
@@ -237,6 +265,11 @@ export class Store {
 
   select(joint) {
     this.ui.selection.joint = joint;
+    this.emit('selection', this.ui.selection);
+  }
+  /** The lock (a constraint's name) edited in the Locks panel; its marker is dragged first. */
+  selectLock(name) {
+    this.ui.selection.lock = name;
     this.emit('selection', this.ui.selection);
   }
 

@@ -157,22 +157,17 @@ export class Viewport {
     figure._zeroOffset = figure.joints.map((j, i) => j.parent >= 0 && Math.hypot(pos[3 * i] - pos[3 * j.parent],
       pos[3 * i + 1] - pos[3 * j.parent + 1], pos[3 * i + 2] - pos[3 * j.parent + 2]) < 1e-9);
     const { sites, siteOf } = jointSites(figure);
-    let height = 0;
-    for (let j = 0; j < figure.jointCount; j++) height = Math.max(height, pos[3 * j + 1]);
-    let lo = Infinity;
-    for (let j = 0; j < figure.jointCount; j++) lo = Math.min(lo, pos[3 * j + 1]);
     figure.setQ(q).fk();
     this.sites = sites;
     this.siteOf = siteOf;
-    const size = Math.max(0.2, height - Math.min(0, lo));
+    // the figure's size now (a capture skeleton in centimetres is a hundred times the stick
+    // figure): joints and markers are drawn, and the views framed, in proportion
+    const box = this.figureBounds(), ext = box.getSize(new THREE.Vector3());
+    const size = Math.max(ext.x, ext.y, ext.z) || 1;
     this.size = size;
     this.jointRadius = size * 0.02;
-    // frame the figure in every view
-    const c = new THREE.Vector3(0, (height + Math.min(0, lo)) / 2, 0);
-    for (const v of ['front', 'side']) this.orthoState[v] = { center: c.clone(), size: size * 1.25 };
-    this.orthoState.top = { center: new THREE.Vector3(0, 0, 0), size: size * 1.1 };
-    this.orbit = { target: c.clone(), yaw: 0.6, pitch: 0.22, dist: size * 2.4 };
     this.grid.scale.setScalar(size / 1.8);
+    this.grid.position.set(0, Math.min(0, box.min.y), 0);
     this.boneMat = new THREE.MeshStandardMaterial({ color: COLORS.bone, roughness: 0.55, metalness: 0.05 });
     const boneGeo = new THREE.CylinderGeometry(1, 1, 1, 10, 1);
     boneGeo.translate(0, 0.5, 0);
@@ -195,6 +190,50 @@ export class Viewport {
     this._buildSkin();
     this.updatePose();
     this.updateLocks();
+    this._navigated = false;
+    this.frameAll();
+  }
+
+  /** The box holding the figure now: its joints, and its skin when it has one. */
+  figureBounds() {
+    const box = new THREE.Box3(), p = this.figure.positions, v = new THREE.Vector3();
+    for (let j = 0; j < this.figure.jointCount; j++) box.expandByPoint(v.set(p[3 * j], p[3 * j + 1], p[3 * j + 2]));
+    if (this.skin) {
+      this.skin.geo.computeBoundingBox();
+      if (!this.skin.geo.boundingBox.isEmpty()) box.union(this.skin.geo.boundingBox);
+    }
+    if (box.isEmpty()) box.set(new THREE.Vector3(-0.5, 0, -0.5), new THREE.Vector3(0.5, 1, 0.5));
+    return box;
+  }
+
+  /**
+   * Every view fits the figure (on open, and the F or Home key): each orthographic view
+   * centred on the figure's box, the larger of its extents across and up the view filling
+   * 80 % of it (at most three times closer than the largest view's scale); the
+   * perspective camera looking at the box's centre from as far as holds its bounding sphere.
+   */
+  frameAll(box = this.figureBounds()) {
+    this._fitBox = box.clone(); // a change of the views' shapes frames this box again
+    const c = box.getCenter(new THREE.Vector3()), e = box.getSize(new THREE.Vector3());
+    const pad = 4 * this.jointRadius, rects = this.rects();
+    const aspect = (n) => { const r = rects[n]; return r && r.w > 1 && r.h > 1 ? r.w / r.h : 1; };
+    const across = { front: [e.x, e.y], side: [e.z, e.y], top: [e.x, e.z] };
+    // each view fits what it sees, but not closer than a third of the largest view's
+    // scale: a figure seen end-on (an arm along x from the side, a stick figure's footprint
+    // from the top) is not blown up to a few joints filling the view
+    const need = {};
+    for (const n of ['front', 'side', 'top']) {
+      const [w, h] = across[n];
+      need[n] = Math.max(h + pad, (w + pad) / aspect(n)) / 0.8;
+    }
+    const floor = Math.max(need.front, need.side, need.top) / 3;
+    for (const n of ['front', 'side', 'top']) this.orthoState[n] = { center: c.clone(), size: Math.max(need[n], floor) };
+    const cam = this.cameras.perspective, radius = Math.max(0.5 * e.length(), this.jointRadius * 5);
+    const half = (cam.fov * Math.PI) / 360, halfH = Math.atan(Math.tan(half) * aspect('perspective'));
+    const dist = radius / Math.sin(Math.min(half, halfH)) * 1.05;
+    this.orbit = { target: c.clone(), yaw: this.orbit?.yaw ?? 0.6, pitch: this.orbit?.pitch ?? 0.22, dist };
+    this._navigated = false;
+    this.requestRender();
   }
 
   _buildSkin() {
@@ -275,6 +314,7 @@ export class Viewport {
   /** Lock markers: pins (a diamond and a ring), planes (a translucent square), orientations (axes). */
   updateLocks(liveTargets) {
     this.lockGroup.clear();
+    this.lockMarkers = []; // {name, point}: what a press on a marker picks
     const doc = this.store.doc;
     if (!doc) return;
     const handles = new Map((doc.handles ?? []).map((h) => [h.name, h]));
@@ -292,6 +332,7 @@ export class Viewport {
         m.renderOrder = 5;
         m.userData = { lock: c.name, kind: 'lock' };
         this.lockGroup.add(m);
+        this.lockMarkers.push({ name: c.name, point: at.clone() });
         const ring = new THREE.Mesh(new THREE.TorusGeometry(r * 2.6, r * 0.25, 8, 32),
           new THREE.MeshBasicMaterial({ color: COLORS.pin, depthTest: false }));
         ring.rotation.x = Math.PI / 2;
@@ -309,12 +350,16 @@ export class Viewport {
         edge.quaternion.copy(m.quaternion);
         edge.position.copy(m.position);
         this.lockGroup.add(edge);
+        this.lockMarkers.push({ name: c.name, point: m.position.clone() });
       } else if (c.type === 'orient' && j >= 0) {
+        // the target's axes (the frame the lock holds), at the part
         const f = this.figure.frames, p = this.jointPosition(j);
+        const t = c.target ? new THREE.Quaternion(c.target[1], c.target[2], c.target[3], c.target[0]).normalize() : null;
         const len = r * 5;
         for (let k = 0; k < 3; k++) {
           if (c.axis && 'xyz'[k] !== c.axis) continue;
-          const dir = new THREE.Vector3(f[12 * j + k], f[12 * j + 3 + k], f[12 * j + 6 + k]);
+          const dir = t ? new THREE.Vector3(k === 0 ? 1 : 0, k === 1 ? 1 : 0, k === 2 ? 1 : 0).applyQuaternion(t)
+            : new THREE.Vector3(f[12 * j + k], f[12 * j + 3 + k], f[12 * j + 6 + k]);
           const arrow = new THREE.ArrowHelper(dir, p, len, [0xff5f56, 0x4fc08d, 0x5fa8ff][k], r * 1.4, r * 0.9);
           arrow.traverse((o) => { if (o.material) { o.material.depthTest = false; } o.renderOrder = 6; });
           this.lockGroup.add(arrow);
@@ -392,6 +437,7 @@ export class Viewport {
       if (r) Object.assign(cell.style, { left: `${r.x}px`, top: `${r.y}px`, width: `${r.w}px`, height: `${r.h}px` });
       cell.classList.toggle('maximized', this.layout === n);
     }
+    if (!this._navigated && this._fitBox) this.frameAll(this._fitBox); // the views' shapes changed
     this.requestRender();
   }
   _updateCamera(name, r) {
@@ -399,6 +445,8 @@ export class Viewport {
     if (name === 'perspective') {
       const o = this.orbit;
       cam.aspect = aspect;
+      cam.near = o.dist / 200;
+      cam.far = o.dist * 200;
       cam.position.set(o.target.x + o.dist * Math.cos(o.pitch) * Math.sin(o.yaw), o.target.y + o.dist * Math.sin(o.pitch),
         o.target.z + o.dist * Math.cos(o.pitch) * Math.cos(o.yaw));
       cam.up.set(0, 1, 0);
@@ -406,10 +454,12 @@ export class Viewport {
     } else {
       const st = this.orthoState[name], half = st.size / 2;
       cam.left = -half * aspect; cam.right = half * aspect; cam.top = half; cam.bottom = -half;
-      const c = st.center;
-      if (name === 'front') { cam.position.set(c.x, c.y, c.z + 10); cam.up.set(0, 1, 0); }
-      if (name === 'side') { cam.position.set(c.x + 10, c.y, c.z); cam.up.set(0, 1, 0); }
-      if (name === 'top') { cam.position.set(c.x, c.y + 10, c.z); cam.up.set(0, 0, -1); }
+      const c = st.center, back = 50 * this.size; // the whole figure between near and far
+      cam.near = -back;
+      cam.far = 3 * back;
+      if (name === 'front') { cam.position.set(c.x, c.y, c.z + back); cam.up.set(0, 1, 0); }
+      if (name === 'side') { cam.position.set(c.x + back, c.y, c.z); cam.up.set(0, 1, 0); }
+      if (name === 'top') { cam.position.set(c.x, c.y + back, c.z); cam.up.set(0, 0, -1); }
       cam.lookAt(c);
     }
     cam.updateProjectionMatrix();
@@ -480,14 +530,33 @@ export class Viewport {
   screen(joint, view) {
     return this.project(this.jointPosition(joint), view);
   }
+  /** Page pixels of a lock's marker (a pin's target, a plane's origin) in a view. */
+  lockScreen(name, view) {
+    const m = (this.lockMarkers ?? []).find((x) => x.name === name);
+    return m ? this.project(m.point, view) : null;
+  }
+  /** The lock markers within a few pixels of a page point, nearest first: [{name, d}]. */
+  pickLocks(clientX, clientY) {
+    const v = this.viewAt(clientX, clientY);
+    if (!v) return [];
+    const out = [];
+    for (const m of this.lockMarkers ?? []) {
+      const s = this.project(m.point, v.view);
+      const d = s ? Math.hypot(s.x - clientX, s.y - clientY) : Infinity;
+      if (d < 14) out.push({ name: m.name, d });
+    }
+    return out.sort((a, b) => a.d - b.d);
+  }
 
   // ---- navigation: the perspective view orbits, every view pans and zooms ----
   orbitBy(dx, dy) {
+    this._navigated = true;
     this.orbit.yaw -= dx * 0.008;
     this.orbit.pitch = Math.max(-1.45, Math.min(1.45, this.orbit.pitch + dy * 0.008));
     this.requestRender();
   }
   zoom(view, factor) {
+    this._navigated = true;
     if (view === 'perspective') this.orbit.dist = Math.max(0.05, this.orbit.dist * factor);
     else this.orthoState[view].size = Math.max(0.01, this.orthoState[view].size * factor);
     this.requestRender();
@@ -495,6 +564,7 @@ export class Viewport {
   pan(view, dxPix, dyPix) {
     const r = this.rects()[view];
     if (!r) return;
+    this._navigated = true;
     const cam = this.cameras[view];
     const right = new THREE.Vector3().setFromMatrixColumn(cam.matrixWorld, 0);
     const up = new THREE.Vector3().setFromMatrixColumn(cam.matrixWorld, 1);

@@ -1,4 +1,4 @@
-// window.marionette's animation members (docs/editor-anim.md): what a test or a script needs to
+// window.marionette's animation members (docs/editor.md, "Animating"): what a test or a script needs to
 // drive the timeline, playback and the animation tools without the mouse.
 export function installApi(anim) {
   const s = anim.store, p = anim.player, act = (name) => (...args) => anim.actions[name](...args);

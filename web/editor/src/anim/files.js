@@ -2,7 +2,7 @@
 // as `marionette anim bake` does, locks kept, then the page downloads the file), and a figure
 // file dropped on the page (.bvh, .skel, .urdf, .gltf, .glb) uploaded into the project and
 // opened as a new sequence document of that figure.
-import { newSequenceDoc } from '../docmodel.js';
+import { newSequenceDoc, guessUnits, restHeight } from '../docmodel.js';
 
 async function answer(r, what) {
   let body = null;
@@ -47,6 +47,22 @@ export async function openFigureFile(anim, file) {
   const stem = up.path.replace(/\.[^./]+$/, '');
   let path = `${stem}.sequence.json`;
   const doc = newSequenceDoc(up.path);
+  // a BVH file's lengths are in whatever units it was captured in: opened at its own size,
+  // made metres by the sequence's `scale` when its height says which units they are
+  // (docs/editor.md "Opening a figure file"), so that locks' tolerances in metres hold
+  let notice = `Opened ${up.path}`;
+  if (/\.bvh$/i.test(up.path)) {
+    const fig = s.m.figureFromDocument(up.figure);
+    try {
+      const h = restHeight(fig), { scale, units } = guessUnits(h);
+      if (scale !== 1) doc.scale = scale;
+      notice = scale !== 1
+        ? `${up.path}: ${h.toFixed(1)} units tall, read as ${units}: scale ${scale} (${(h * scale).toFixed(2)} m). Settings \u2192 Figure scale changes it.`
+        : `${up.path}: ${h.toFixed(2)} units tall, read as ${units} (scale 1). Settings \u2192 Figure scale changes it.`;
+    } finally {
+      fig.dispose();
+    }
+  }
   for (let n = 2; ; n++) {
     const r = await fetch(`/api/file?path=${encodeURIComponent(path)}`, {
       method: 'PUT', headers: { 'If-None-Match': '*', 'Content-Type': 'application/json' },
@@ -56,19 +72,22 @@ export async function openFigureFile(anim, file) {
     if ((r.status !== 409 && r.status !== 412) || n > 50) await answer(r, path);
     path = `${stem}-${n}.sequence.json`;
   }
-  await switchSequence(anim, path);
+  anim.scaleNotice = notice;
+  await switchSequence(anim, path, notice);
   return path;
 }
 
 /** Makes `path` the project's open sequence (editor.json) and loads the page again: the
  * views, panels and figure are built afresh for its figure. */
-export async function switchSequence(anim, path) {
+export async function switchSequence(anim, path, notice = '') {
   const s = anim.store;
   anim.player.pause();
   await s.save();
   s.setSettings({ sequence: path });
   const st = await s.save();
   if (st !== 'saved') throw new Error(`cannot open ${path}: the settings are not saved (${s.saveError || st})`);
+  // shown by the page once loaded again (main.js)
+  if (notice) sessionStorage.setItem('marionette.notice', notice);
   setTimeout(() => location.reload(), 0);
 }
 

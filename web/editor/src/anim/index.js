@@ -1,4 +1,4 @@
-// The animation half of the editor (docs/editor-anim.md): the timeline and its edits, VCR
+// The animation half of the editor (docs/editor.md, "Animating"): the timeline and its edits, VCR
 // transport and playback with the locks kept at in-betweens, keys from the current pose,
 // copy and mirror of poses, onion skin, the graph of one joint variable, the flipbook menu of
 // the project's sequences, locks animated over time and balance, export to BVH and glTF,
