@@ -3,8 +3,7 @@
 // real page and server: the stick figure, 30 s at 30 fps (901 frames), a key every 5 s
 // alternating standing and a crouch 20 cm lower, both feet locked (position pins).
 // Two runs: every frame in order (each one solved, warm-started from the one before; the sweep
-// is made ten times after one untimed, and each frame's times averaged, since the page's clock
-// has a 0.1 ms step),
+// is made ten times after one untimed, and each frame's times averaged),
 // and real playback with requestAnimationFrame for the whole 30 s. Prints key=value lines: the
 // solver's time per frame (median, 99th percentile, max), whether that stays under a 60 Hz
 // frame (16.7 ms), the worst foot drift, and while playing the frames shown and skipped and the
