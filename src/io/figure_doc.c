@@ -327,8 +327,10 @@ static mn_status read_joint(const cJSON* jj, int j, const char* name, mn_spec* s
     else if (obj && !cJSON_IsNull(obj))
         return bad(err, name, FIELD("object"), "expected a string or null");
     mn_error e2;
+    /* a joint the model refuses is a malformed document (PARSE), unless memory ran out */
     if (mn_spec_add_joint(spec, &d, &e2) < 0)
-        return mn_error_set(err, e2.status, name, 0, FIELD(e2.field), "%s", e2.message);
+        return mn_error_set(err, e2.status == MN_ERR_NOMEM ? MN_ERR_NOMEM : MN_ERR_PARSE, name, 0,
+                            FIELD(e2.field), "%s", e2.message);
 #undef FIELD
     return MN_OK;
 }
@@ -373,7 +375,8 @@ mn_status mn_figure_doc_read_mem(const char* text, size_t len, const char* name,
     mn_error e2;
     m = mn_model_compile(spec, &e2);
     if (!m) {
-        s = mn_error_set(err, e2.status, name, 0, e2.field, "%s", e2.message);
+        s = mn_error_set(err, e2.status == MN_ERR_NOMEM ? MN_ERR_NOMEM : MN_ERR_PARSE, name, 0,
+                         e2.field, "%s", e2.message);
         goto done;
     }
     const cJSON* mo = cJSON_GetObjectItemCaseSensitive(root, "motion");

@@ -54,11 +54,16 @@ mn_status mn_def_check(const mn_joint_def* d, int njoint, mn_error* err) {
         return mn_error_set(err, MN_ERR_ARG, "", 0, nm, "parent: index %d out of range", d->parent);
     if (!mn_vec3_isfinite(d->offset))
         return mn_error_set(err, MN_ERR_ARG, "", 0, nm, "offset: not finite");
-    if (!mn_quat_isfinite(d->orient) || mn_quat_norm(d->orient) < 1e-12)
+    /* the norms too: a vector of finite numbers whose length overflows (1e300) would be
+     * normalised to zero */
+    if (!mn_quat_isfinite(d->orient) || !(mn_quat_norm(d->orient) >= 1e-12) ||
+        !isfinite(mn_quat_norm(d->orient)))
         return mn_error_set(err, MN_ERR_ARG, "", 0, nm, "orientation: zero or not finite");
     if (!mn_vec3_isfinite(d->axis))
         return mn_error_set(err, MN_ERR_ARG, "", 0, nm, "axis: not finite");
     int t = d->type;
+    if (!isfinite(mn_vec3_norm(d->axis)))
+        return mn_error_set(err, MN_ERR_ARG, "", 0, nm, "axis: its length is not finite");
     if ((t == MN_JOINT_HINGE || t == MN_JOINT_SLIDE || t == MN_JOINT_BALL) &&
         mn_vec3_norm(d->axis) < 1e-12)
         return mn_error_set(err, MN_ERR_ARG, "", 0, nm, "axis: zero length");
