@@ -251,7 +251,8 @@ class ConstraintSystem(Closable):
         """Evaluates every constraint; returns C (the stacked constraint values)."""
         self._status(lib.mn_csys_evaluate(self._ptr), "evaluate")
         C = np.zeros(self.row_count)
-        for b in self._blocks():
+        keep, items = self._blocks()
+        for b in items:
             C[b.row:b.row + b.nrows] = [b.c[i] for i in range(b.nrows)]
         return C
 
@@ -260,15 +261,18 @@ class ConstraintSystem(Closable):
         return lib.mn_csys_row_count(self._ptr)
 
     def _blocks(self):
+        """The Jacobian's blocks. The items of a cffi array do not keep the array alive, so
+        the array is returned too: the caller holds it while it reads the items."""
         n = lib.mn_csys_jacobian(self._ptr, ffi.NULL, 0)
         blocks = ffi.new("mn_jac_block[]", max(n, 1))
         lib.mn_csys_jacobian(self._ptr, blocks, n)
-        return [blocks[i] for i in range(n)]
+        return blocks, [blocks[i] for i in range(n)]
 
     def jacobian(self):
         """The constraint Jacobian J_c after evaluate(), dense (rows x nv)."""
         J = np.zeros((self.row_count, self.nv))
-        for b in self._blocks():
+        keep, items = self._blocks()
+        for b in items:
             cols = [b.cols[k] for k in range(b.ncols)]
             for r in range(b.nrows):
                 J[b.row + r, cols] = [b.val[r * b.ncols + k] for k in range(b.ncols)]
