@@ -22,9 +22,9 @@
  * quantised to the fewest bits (per track) over the track's range.
  *
  * A dense track's segments (8, 16 or 32 frames) each choose their own step per component, a
- * power of two times the track's: the fewest bits that keep the object-space error within
- * `tol` on the segment's frames (a per-segment search, as the Animation Compression
- * Library's per-segment bit rates).
+ * level of the track's ((8 + m) 2^(s - 3) times it, m < 8, s < 16): the fewest bits that keep the
+ * object-space error within `tol` on the segment's frames (a per-segment search, as the Animation
+ * Compression Library's per-segment bit rates).
  *
  * The block (little-endian, version 2; a block of another version is refused, naming it):
  *   "MNC2", u32 frames, f32 fps, u16 nq, u16 tracks, u8 frame-index bits;
@@ -32,9 +32,9 @@
  *   bits 3-7: value bits - 1), then constant: d f32; sparse: u16 keys, d f32 low, d f32 step,
  *   key frames and values bit-packed (byte-aligned at the end); dense: d f32 low, d f32 step,
  *   u8 (segment length log2, bits of a table entry << 3), the segments' bit offsets, then per
- *   segment d bases (value bits each), d (offset width, 5 bits | step shift, 4 bits) and the
- *   frames' offsets: value = low + (base + offset << shift) step. d is the track's
- *   dimension (1 or 3). */
+ *   segment d bases (value bits each), d (offset width, 5 bits | level m + 8 s, 7 bits) and
+ *   the frames' offsets: value = low + (base + offset (8 + m) 2^(s - 3)) step. d is the
+ *   track's dimension (1 or 3). */
 #ifndef MARIONETTE_CLIP_H
 #define MARIONETTE_CLIP_H
 

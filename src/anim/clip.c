@@ -22,7 +22,8 @@
  * Dense tracks are cut into segments (8, 16 or 32 frames, whichever is smallest), each with
  * its own base and bit width per component on the track's grid: the range reduction of the
  * Animation Compression Library's segments, without changing the quantisation error. Then
- * each segment's step is coarsened component by component (by powers of two) while the
+ * each segment's step is coarsened component by component (to the finest of 128 levels,
+ * (8 + m) 2^(s - 3) times the track's step, that needs a bit fewer per value) while the
  * object-space error over that segment's frames stays within tol: the error a track is
  * allowed varies over the take with what the other tracks leave of the budget there.
  *
@@ -44,6 +45,17 @@ enum { MODE_REST = 0, MODE_CONST, MODE_SPARSE, MODE_DENSE };
 #define CLIP_MAGIC "MNC2" /* version 2: segments with their own step */
 #define HEADER_BYTES 17
 #define MAX_BITS 24
+/* a dense segment's component: its offsets' width (5 bits) and its step's level (7 bits:
+ * the track's step times (8 + m) 2^(s - 3), m the low 3 bits, s the high 4) */
+#define SEG_BITS 12
+#define MAX_LEVEL 127
+
+static const double pow2_minus3[16] = {0x1p-3, 0x1p-2, 0x1p-1, 0x1p0, 0x1p1, 0x1p2,
+                                       0x1p3,  0x1p4,  0x1p5,  0x1p6, 0x1p7, 0x1p8,
+                                       0x1p9,  0x1p10, 0x1p11, 0x1p12};
+static inline double level_mult(unsigned lv) {
+    return (double)(8 + (lv & 7)) * pow2_minus3[lv >> 3 & 15];
+}
 
 typedef struct clip_track {
     int kind, dim, qadr, joint;
@@ -349,7 +361,7 @@ static size_t dense_cost(const uint32_t* qv, int n, int d, int bits, int sl, int
     size_t body = 0;
     for (int g = 0; g < nseg; g++) {
         int f0 = g * S, f1 = f0 + S < n ? f0 + S : n;
-        body += (size_t)d * ((size_t)bits + 9);
+        body += (size_t)d * ((size_t)bits + SEG_BITS);
         for (int c = 0; c < d; c++) {
             uint32_t mn = UINT32_MAX, mx = 0;
             for (int f = f0; f < f1; f++) {
@@ -366,8 +378,8 @@ static size_t dense_cost(const uint32_t* qv, int n, int d, int bits, int sl, int
 }
 
 /* Segment g, component c of dense track t (values v, n x d): its base (the smallest grid
- * index of its frames), its offsets in steps of 2^sh grid steps (rounded from the values
- * themselves) and their width. Returns the width. */
+ * index of its frames), its offsets in steps of level_mult(level) grid steps (rounded from
+ * the values themselves) and their width. Returns the width. */
 static int seg_layout(const double* v, track_code* t, int d, int n, int g, int c) {
     int S = 1 << t->seg_log2, f0 = g * S, f1 = f0 + S < n ? f0 + S : n, s = t->sh[g * d + c];
     uint32_t mn = UINT32_MAX, mx = 0;
@@ -380,10 +392,9 @@ static int seg_layout(const double* v, track_code* t, int d, int n, int g, int c
             if (k > mx) mx = k;
         }
     } else {
-        double step = ldexp((double)t->step[c], s);
-        double b0 = (double)t->lo[c] + (double)mn * (double)t->step[c];
+        double mult = level_mult((unsigned)s);
         for (int f = f0; f < f1; f++) {
-            double x = (v[(size_t)f * d + c] - b0) / step;
+            double x = ((v[(size_t)f * d + c] - (double)t->lo[c]) / (double)t->step[c] - mn) / mult;
             long k = lround(x);
             if (k < 0) k = 0;
             t->off[(size_t)f * d + c] = (uint32_t)k;
@@ -399,9 +410,9 @@ static int seg_layout(const double* v, track_code* t, int d, int n, int g, int c
  * computes it, bit for bit). */
 static double seg_value(const track_code* t, int d, int f, int c) {
     int g = f >> t->seg_log2;
-    uint64_t x =
-        (uint64_t)t->sbase[g * d + c] + ((uint64_t)t->off[(size_t)f * d + c] << t->sh[g * d + c]);
-    return (double)t->lo[c] + (double)x * (double)t->step[c];
+    double x = (double)t->sbase[g * d + c] +
+               (double)t->off[(size_t)f * d + c] * level_mult(t->sh[g * d + c]);
+    return (double)t->lo[c] + x * (double)t->step[c];
 }
 
 /* The bits of a laid-out dense track's segments (offset table excluded) and the table's
@@ -411,7 +422,7 @@ static size_t dense_body(const track_code* t, int d, int n, int* obits) {
     size_t body = 0;
     for (int g = 0; g < nseg; g++) {
         int len = g * S + S < n ? S : n - g * S;
-        body += (size_t)d * ((size_t)t->bits + 9);
+        body += (size_t)d * ((size_t)t->bits + SEG_BITS);
         for (int c = 0; c < d; c++)
             body += (size_t)len * t->swd[g * d + c];
     }
@@ -548,7 +559,7 @@ static void write_track(bitbuf* b, const track_code* t, int d, int tbits) {
                 for (int c = 0; c < d; c++)
                     put_bits(b, t->sbase[g * d + c], t->bits);
                 for (int c = 0; c < d; c++)
-                    put_bits(b, t->swd[g * d + c] | (uint32_t)t->sh[g * d + c] << 5, 9);
+                    put_bits(b, t->swd[g * d + c] | (uint32_t)t->sh[g * d + c] << 5, SEG_BITS);
                 for (int f = f0; f < f1; f++)
                     for (int c = 0; c < d; c++)
                         put_bits(b, t->off[(size_t)f * d + c], t->swd[g * d + c]);
@@ -653,15 +664,16 @@ static mn_status parse(mn_clip* c, mn_error* err) {
             t->table = 8, t->body = 8 + (size_t)nseg * (size_t)t->obits;
             size_t avail = (n - o) * 8, pos = t->body;
             for (int g = 0; g < nseg; g++) {
-                size_t hdr = (size_t)d * ((size_t)t->bits + 9);
+                size_t hdr = (size_t)d * ((size_t)t->bits + SEG_BITS);
                 if (pos + hdr > avail) return BAD(o, "segments", "track %d: the block ends", i);
                 if (read_bits(p + o, t->table + (size_t)g * t->obits, t->obits) != pos - t->body)
                     return BAD(o, "segments", "track %d: segment %d is not where its offset says",
                                i, g);
                 size_t stride = 0;
                 for (int k = 0; k < d; k++) {
-                    uint32_t x = read_bits(p + o, pos + (size_t)d * t->bits + 9 * (size_t)k, 9);
-                    uint32_t w = x & 31, sh = x >> 5;
+                    uint32_t x = read_bits(p + o, pos + (size_t)d * t->bits + SEG_BITS * (size_t)k,
+                                           SEG_BITS);
+                    uint32_t w = x & 31, sh = x >> 8; /* the level's power */
                     if ((int)w > t->bits || (int)sh > t->bits)
                         return BAD(o, "segments",
                                    "track %d: segment %d is wider or coarser than the track", i, g);
@@ -709,17 +721,17 @@ static inline void dense_at(const mn_clip* c, const clip_track* t, int f, double
     const uint8_t* p = c->block + t->data;
     int g = f >> t->seg_log2, r = f & ((1 << t->seg_log2) - 1), d = t->dim, b = t->bits;
     size_t rec = t->body + read_bits(p, t->table + (size_t)g * t->obits, t->obits);
-    uint32_t w[3], sh[3];
+    uint32_t w[3], lv[3];
     size_t stride = 0;
     for (int i = 0; i < d; i++) {
-        uint32_t x = read_bits(p, rec + (size_t)d * b + 9 * (size_t)i, 9);
-        w[i] = x & 31, sh[i] = x >> 5, stride += w[i];
+        uint32_t x = read_bits(p, rec + (size_t)d * b + SEG_BITS * (size_t)i, SEG_BITS);
+        w[i] = x & 31, lv[i] = x >> 5, stride += w[i];
     }
-    size_t pos = rec + (size_t)d * (b + 9) + (size_t)r * stride;
+    size_t pos = rec + (size_t)d * (b + SEG_BITS) + (size_t)r * stride;
     for (int i = 0; i < d; i++) {
-        uint64_t base = read_bits(p, rec + (size_t)i * b, b);
+        double base = read_bits(p, rec + (size_t)i * b, b);
         out[i] = t->lo[i] +
-                 (double)(base + ((uint64_t)read_bits(p, pos, (int)w[i]) << sh[i])) * t->step[i];
+                 (base + (double)read_bits(p, pos, (int)w[i]) * level_mult(lv[i])) * t->step[i];
         pos += w[i];
     }
 }
@@ -1039,16 +1051,18 @@ static void segment_search(enc* e, mn_data* d, const double* V, double* Q, doubl
                 int f0 = g * S, f1 = f0 + S < n ? f0 + S : n;
                 for (int c = 0; c < dim; c++) {
                     int k = g * dim + c, sh0 = t->sh[k], w0 = t->swd[k];
-                    if (w0 == 0 || sh0 >= t->bits) continue;
+                    if (w0 == 0 || sh0 >= MAX_LEVEL || (sh0 >> 3) >= t->bits) continue;
                     uint32_t base0 = t->sbase[k], off0[32];
                     for (int f = f0; f < f1; f++)
                         off0[f - f0] = t->off[(size_t)f * dim + c];
                     int ok = 0;
-                    for (int s = sh0 + 1; s <= sh0 + 2 && s <= t->bits && !ok; s++) {
+                    /* the finest level whose offsets need a bit fewer */
+                    for (int s = sh0 + 1; s <= MAX_LEVEL && (s >> 3) <= t->bits; s++) {
                         t->sh[k] = (uint8_t)s;
                         if (seg_layout(e->val[i], t, dim, n, g, c) >= w0) continue;
                         put_decoded(e, i, f0, f1, Q);
                         ok = frames_ok(e, d, V, Q, f0, f1, shell, tol, tmp);
+                        break;
                     }
                     if (ok) {
                         changed = 1;
