@@ -21,7 +21,11 @@
  *
  * Dense tracks are cut into segments (8, 16 or 32 frames, whichever is smallest), each with
  * its own base and bit width per component on the track's grid: the range reduction of the
- * Animation Compression Library's segments, without changing the quantisation error.
+ * Animation Compression Library's segments, without changing the quantisation error. Then
+ * each segment's step is coarsened component by component (to the finest of 128 levels,
+ * (8 + m) 2^(s - 3) times the track's step, that needs a bit fewer per value) while the
+ * object-space error over that segment's frames stays within tol: the error a track is
+ * allowed varies over the take with what the other tracks leave of the budget there.
  *
  * A track's keys: greedy insertion (the frame of largest error becomes the next key) on the
  * quantised values, for linear and for Catmull-Rom interpolation and three splits of the
@@ -38,9 +42,20 @@
 
 enum { TK_SCALAR = 0, TK_VEC3, TK_ROT };
 enum { MODE_REST = 0, MODE_CONST, MODE_SPARSE, MODE_DENSE };
-#define CLIP_MAGIC "MNC1"
+#define CLIP_MAGIC "MNC2" /* version 2: segments with their own step */
 #define HEADER_BYTES 17
 #define MAX_BITS 24
+/* a dense segment's component: its offsets' width (5 bits) and its step's level (7 bits:
+ * the track's step times (8 + m) 2^(s - 3), m the low 3 bits, s the high 4) */
+#define SEG_BITS 12
+#define MAX_LEVEL 127
+
+static const double pow2_minus3[16] = {0x1p-3, 0x1p-2, 0x1p-1, 0x1p0, 0x1p1, 0x1p2,
+                                       0x1p3,  0x1p4,  0x1p5,  0x1p6, 0x1p7, 0x1p8,
+                                       0x1p9,  0x1p10, 0x1p11, 0x1p12};
+static inline double level_mult(unsigned lv) {
+    return (double)(8 + (lv & 7)) * pow2_minus3[lv >> 3 & 15];
+}
 
 typedef struct clip_track {
     int kind, dim, qadr, joint;
@@ -237,6 +252,11 @@ typedef struct track_code {
     uint32_t* qv; /* quantised values: nframes x dim (all frames; keys pick theirs) */
     size_t nbits; /* encoded size in bits (without the mode byte) */
     int seg_log2; /* dense: segments of 2^seg_log2 frames */
+    /* dense, per segment g and component c (index g d + c): the shift of the segment's step
+     * (2^sh steps of the track's grid), its base on the grid and its offsets' width; off: the
+     * offsets of every frame (n x d) */
+    uint8_t *sh, *swd;
+    uint32_t *sbase, *off;
 } track_code;
 
 /* Quantisation of v (n x d) to `bits` over its range: lo rounded down and step rounded up
@@ -341,7 +361,7 @@ static size_t dense_cost(const uint32_t* qv, int n, int d, int bits, int sl, int
     size_t body = 0;
     for (int g = 0; g < nseg; g++) {
         int f0 = g * S, f1 = f0 + S < n ? f0 + S : n;
-        body += (size_t)d * ((size_t)bits + 5);
+        body += (size_t)d * ((size_t)bits + SEG_BITS);
         for (int c = 0; c < d; c++) {
             uint32_t mn = UINT32_MAX, mx = 0;
             for (int f = f0; f < f1; f++) {
@@ -355,6 +375,66 @@ static size_t dense_cost(const uint32_t* qv, int n, int d, int bits, int sl, int
     int obits = bits_for((uint32_t)body);
     if (obits_out) *obits_out = obits;
     return 8 + (size_t)nseg * obits + body;
+}
+
+/* Segment g, component c of dense track t (values v, n x d): its base (the smallest grid
+ * index of its frames), its offsets in steps of level_mult(level) grid steps (rounded from
+ * the values themselves) and their width. Returns the width. */
+static int seg_layout(const double* v, track_code* t, int d, int n, int g, int c) {
+    int S = 1 << t->seg_log2, f0 = g * S, f1 = f0 + S < n ? f0 + S : n, s = t->sh[g * d + c];
+    uint32_t mn = UINT32_MAX, mx = 0;
+    for (int f = f0; f < f1; f++)
+        if (t->qv[(size_t)f * d + c] < mn) mn = t->qv[(size_t)f * d + c];
+    if (s == 0) {
+        for (int f = f0; f < f1; f++) {
+            uint32_t k = t->qv[(size_t)f * d + c] - mn;
+            t->off[(size_t)f * d + c] = k;
+            if (k > mx) mx = k;
+        }
+    } else {
+        double mult = level_mult((unsigned)s);
+        for (int f = f0; f < f1; f++) {
+            double x = ((v[(size_t)f * d + c] - (double)t->lo[c]) / (double)t->step[c] - mn) / mult;
+            long k = lround(x);
+            if (k < 0) k = 0;
+            t->off[(size_t)f * d + c] = (uint32_t)k;
+            if ((uint32_t)k > mx) mx = (uint32_t)k;
+        }
+    }
+    t->sbase[g * d + c] = mn;
+    t->swd[g * d + c] = (uint8_t)seg_width(mx);
+    return t->swd[g * d + c];
+}
+
+/* The decoded value of frame f, component c of a laid-out dense track (as the sampler
+ * computes it, bit for bit). */
+static double seg_value(const track_code* t, int d, int f, int c) {
+    int g = f >> t->seg_log2;
+    double x = (double)t->sbase[g * d + c] +
+               (double)t->off[(size_t)f * d + c] * level_mult(t->sh[g * d + c]);
+    return (double)t->lo[c] + x * (double)t->step[c];
+}
+
+/* The bits of a laid-out dense track's segments (offset table excluded) and the table's
+ * entry width. */
+static size_t dense_body(const track_code* t, int d, int n, int* obits) {
+    int S = 1 << t->seg_log2, nseg = (n + S - 1) / S;
+    size_t body = 0;
+    for (int g = 0; g < nseg; g++) {
+        int len = g * S + S < n ? S : n - g * S;
+        body += (size_t)d * ((size_t)t->bits + SEG_BITS);
+        for (int c = 0; c < d; c++)
+            body += (size_t)len * t->swd[g * d + c];
+    }
+    *obits = bits_for((uint32_t)body);
+    return body;
+}
+
+static void dense_layout(const double* v, track_code* t, int d, int n) {
+    int S = 1 << t->seg_log2, nseg = (n + S - 1) / S;
+    for (int g = 0; g < nseg; g++)
+        for (int c = 0; c < d; c++)
+            seg_layout(v, t, d, n, g, c);
 }
 
 /* The smallest encoding of track values v (n x d) within eps. rest: the model's value. */
@@ -410,6 +490,7 @@ static void fit_track(const double* v, int n, int d, const double* rest, double 
         }
         memcpy(out->lo, lo, sizeof lo), memcpy(out->step, st, sizeof st);
         memcpy(out->qv, w->qv, sizeof(uint32_t) * (size_t)n * d);
+        memset(out->sh, 0, (size_t)n * d);
         break;
     }
     /* sparse: split eps between quantisation and interpolation */
@@ -462,7 +543,7 @@ static void write_track(bitbuf* b, const track_code* t, int d, int tbits) {
                     put_bits(b, t->qv[(size_t)t->key[k] * d + c], t->bits);
         } else {
             int n = t->nkeys, sl = t->seg_log2, S = 1 << sl, nseg = (n + S - 1) / S, obits;
-            dense_cost(t->qv, n, d, t->bits, sl, &obits);
+            dense_body(t, d, n, &obits);
             uint8_t h = (uint8_t)(sl | obits << 3);
             put_bits(b, h, 8);
             size_t table = b->nbit, off = 0;
@@ -475,22 +556,13 @@ static void write_track(bitbuf* b, const track_code* t, int d, int tbits) {
                 b->nbit = table + (size_t)g * obits;
                 put_bits(b, (uint32_t)off, obits);
                 b->nbit = save;
-                uint32_t mn[3], wd[3];
-                for (int c = 0; c < d; c++) {
-                    uint32_t lo = UINT32_MAX, hi = 0;
-                    for (int f = f0; f < f1; f++) {
-                        uint32_t x = t->qv[(size_t)f * d + c];
-                        if (x < lo) lo = x;
-                        if (x > hi) hi = x;
-                    }
-                    mn[c] = lo, wd[c] = (uint32_t)seg_width(hi - lo);
-                    put_bits(b, lo, t->bits);
-                }
                 for (int c = 0; c < d; c++)
-                    put_bits(b, wd[c], 5);
+                    put_bits(b, t->sbase[g * d + c], t->bits);
+                for (int c = 0; c < d; c++)
+                    put_bits(b, t->swd[g * d + c] | (uint32_t)t->sh[g * d + c] << 5, SEG_BITS);
                 for (int f = f0; f < f1; f++)
                     for (int c = 0; c < d; c++)
-                        put_bits(b, t->qv[(size_t)f * d + c] - mn[c], (int)wd[c]);
+                        put_bits(b, t->off[(size_t)f * d + c], t->swd[g * d + c]);
                 off = b->nbit - body;
             }
         }
@@ -518,8 +590,13 @@ static mn_status parse(mn_clip* c, mn_error* err) {
     const uint8_t* p = c->block;
     size_t n = c->size;
 #define BAD(off, field, ...) bad(err, (size_t)(off), field, __VA_ARGS__)
+    if (n >= 4 && !memcmp(p, "MNC", 3) && p[3] != CLIP_MAGIC[3])
+        return BAD((size_t)3, "version",
+                   "a clip of format version %c; this library reads version %c only (compress "
+                   "the take again)",
+                   p[3], CLIP_MAGIC[3]);
     if (n < HEADER_BYTES || memcmp(p, CLIP_MAGIC, 4))
-        return BAD((size_t)0, "magic", "not a marionette clip (no MNC1 header)");
+        return BAD((size_t)0, "magic", "not a marionette clip (no " CLIP_MAGIC " header)");
     c->nframes = (int)get_u32(p + 4);
     if (get_u32(p + 4) < 1 || get_u32(p + 4) > (1u << 24))
         return BAD(4, "frames", "frame count %u out of range (1 to 2^24)", get_u32(p + 4));
@@ -587,17 +664,19 @@ static mn_status parse(mn_clip* c, mn_error* err) {
             t->table = 8, t->body = 8 + (size_t)nseg * (size_t)t->obits;
             size_t avail = (n - o) * 8, pos = t->body;
             for (int g = 0; g < nseg; g++) {
-                size_t hdr = (size_t)d * ((size_t)t->bits + 5);
+                size_t hdr = (size_t)d * ((size_t)t->bits + SEG_BITS);
                 if (pos + hdr > avail) return BAD(o, "segments", "track %d: the block ends", i);
                 if (read_bits(p + o, t->table + (size_t)g * t->obits, t->obits) != pos - t->body)
                     return BAD(o, "segments", "track %d: segment %d is not where its offset says",
                                i, g);
                 size_t stride = 0;
                 for (int k = 0; k < d; k++) {
-                    uint32_t w = read_bits(p + o, pos + (size_t)d * t->bits + 5 * (size_t)k, 5);
-                    if ((int)w > t->bits)
-                        return BAD(o, "segments", "track %d: segment %d is wider than the track", i,
-                                   g);
+                    uint32_t x = read_bits(p + o, pos + (size_t)d * t->bits + SEG_BITS * (size_t)k,
+                                           SEG_BITS);
+                    uint32_t w = x & 31, sh = x >> 8; /* the level's power */
+                    if ((int)w > t->bits || (int)sh > t->bits)
+                        return BAD(o, "segments",
+                                   "track %d: segment %d is wider or coarser than the track", i, g);
                     stride += w;
                 }
                 int len = g == nseg - 1 ? c->nframes - g * S : S;
@@ -642,14 +721,17 @@ static inline void dense_at(const mn_clip* c, const clip_track* t, int f, double
     const uint8_t* p = c->block + t->data;
     int g = f >> t->seg_log2, r = f & ((1 << t->seg_log2) - 1), d = t->dim, b = t->bits;
     size_t rec = t->body + read_bits(p, t->table + (size_t)g * t->obits, t->obits);
-    uint32_t w[3];
+    uint32_t w[3], lv[3];
     size_t stride = 0;
-    for (int i = 0; i < d; i++)
-        w[i] = read_bits(p, rec + (size_t)d * b + 5 * (size_t)i, 5), stride += w[i];
-    size_t pos = rec + (size_t)d * (b + 5) + (size_t)r * stride;
     for (int i = 0; i < d; i++) {
-        uint32_t base = read_bits(p, rec + (size_t)i * b, b);
-        out[i] = t->lo[i] + (double)(base + read_bits(p, pos, (int)w[i])) * t->step[i];
+        uint32_t x = read_bits(p, rec + (size_t)d * b + SEG_BITS * (size_t)i, SEG_BITS);
+        w[i] = x & 31, lv[i] = x >> 5, stride += w[i];
+    }
+    size_t pos = rec + (size_t)d * (b + SEG_BITS) + (size_t)r * stride;
+    for (int i = 0; i < d; i++) {
+        double base = read_bits(p, rec + (size_t)i * b, b);
+        out[i] = t->lo[i] +
+                 (base + (double)read_bits(p, pos, (int)w[i]) * level_mult(lv[i])) * t->step[i];
         pos += w[i];
     }
 }
@@ -894,8 +976,11 @@ static mn_status assemble(enc* e, mn_clip* c) {
     put_u16(&b, (unsigned)e->nt);
     uint8_t tb = (uint8_t)e->tbits;
     put_bytes(&b, &tb, 1);
-    for (int i = 0; i < e->nt; i++)
+    for (int i = 0; i < e->nt; i++) {
+        if (e->code[i].mode == MODE_DENSE)
+            dense_layout(e->val[i], &e->code[i], e->trk[i].dim, e->n);
         write_track(&b, &e->code[i], e->trk[i].dim, e->tbits);
+    }
     if (b.oom) {
         free(b.p);
         return MN_ERR_NOMEM;
@@ -912,13 +997,95 @@ static mn_status assemble(enc* e, mn_clip* c) {
     return parse(c, NULL);
 }
 
+/* Writes dense track i's decoded values at frames f0..f1-1 into the states Q (n x nq). */
+static void put_decoded(enc* e, int i, int f0, int f1, double* Q) {
+    const clip_track* t = &e->trk[i];
+    int d = t->dim, nq = e->m->nq;
+    for (int f = f0; f < f1; f++) {
+        double v[3];
+        for (int c = 0; c < d; c++)
+            v[c] = seg_value(&e->code[i], d, f, c);
+        double* o = Q + (size_t)f * nq + t->qadr;
+        if (t->kind == TK_ROT)
+            rotvec_to_quat(v, o);
+        else
+            memcpy(o, v, sizeof(double) * (size_t)d);
+    }
+}
+
+/* Whether frames f0..f1-1 of the states Q are within tol of the take's vertices V. */
+static int frames_ok(enc* e, mn_data* d, const double* V, const double* Q, int f0, int f1,
+                     double shell, double tol, double* tmp) {
+    const mn_model* m = e->m;
+    for (int f = f0; f < f1; f++) {
+        memcpy(d->q, Q + (size_t)f * m->nq, sizeof(double) * (size_t)m->nq);
+        mn_fk(m, d);
+        vertices(m, d, shell, tmp);
+        const double* r = V + (size_t)f * (size_t)m->njoint * 6;
+        for (int k = 0; k < 2 * m->njoint; k++) {
+            const double *x = tmp + 3 * k, *y = r + 3 * k;
+            double e2 = (x[0] - y[0]) * (x[0] - y[0]) + (x[1] - y[1]) * (x[1] - y[1]) +
+                        (x[2] - y[2]) * (x[2] - y[2]);
+            if (!(e2 <= tol * tol)) return 0;
+        }
+    }
+    return 1;
+}
+
+/* The per-segment search (the Animation Compression Library's per-segment bit rates): each
+ * component of each segment of each dense track coarsens its step by a factor of 2 (one bit
+ * fewer per value) while the object-space error over the segment's frames stays within tol.
+ * A dense track's value at a frame is read from that frame's own record, so the segment's
+ * frames are the only ones a change can move: the check is exact. Round-robin passes over
+ * all of them, so that no track takes a segment's whole slack first. Q holds the clip's
+ * states at every frame, kept current. */
+static void segment_search(enc* e, mn_data* d, const double* V, double* Q, double shell, double tol,
+                           double* tmp) {
+    for (int pass = 0, changed = 1; changed && pass < 32; pass++) {
+        changed = 0;
+        for (int i = 0; i < e->nt; i++) {
+            track_code* t = &e->code[i];
+            if (t->mode != MODE_DENSE) continue;
+            int dim = e->trk[i].dim, n = e->n, S = 1 << t->seg_log2, nseg = (n + S - 1) / S;
+            for (int g = 0; g < nseg; g++) {
+                int f0 = g * S, f1 = f0 + S < n ? f0 + S : n;
+                for (int c = 0; c < dim; c++) {
+                    int k = g * dim + c, sh0 = t->sh[k], w0 = t->swd[k];
+                    if (w0 == 0 || sh0 >= MAX_LEVEL || (sh0 >> 3) >= t->bits) continue;
+                    uint32_t base0 = t->sbase[k], off0[32];
+                    for (int f = f0; f < f1; f++)
+                        off0[f - f0] = t->off[(size_t)f * dim + c];
+                    int ok = 0;
+                    /* the finest level whose offsets need a bit fewer */
+                    for (int s = sh0 + 1; s <= MAX_LEVEL && (s >> 3) <= t->bits; s++) {
+                        t->sh[k] = (uint8_t)s;
+                        if (seg_layout(e->val[i], t, dim, n, g, c) >= w0) continue;
+                        put_decoded(e, i, f0, f1, Q);
+                        ok = frames_ok(e, d, V, Q, f0, f1, shell, tol, tmp);
+                        break;
+                    }
+                    if (ok) {
+                        changed = 1;
+                        continue;
+                    }
+                    t->sh[k] = (uint8_t)sh0, t->sbase[k] = base0, t->swd[k] = (uint8_t)w0;
+                    for (int f = f0; f < f1; f++)
+                        t->off[(size_t)f * dim + c] = off0[f - f0];
+                    put_decoded(e, i, f0, f1, Q);
+                }
+            }
+        }
+    }
+}
+
 static void enc_free(enc* e) {
     if (e->val)
         for (int i = 0; i < e->nt; i++)
             free(e->val[i]), free(e->rest[i]);
     if (e->code)
         for (int i = 0; i < e->nt; i++)
-            free(e->code[i].key), free(e->code[i].qv);
+            free(e->code[i].key), free(e->code[i].qv), free(e->code[i].sh), free(e->code[i].swd),
+                free(e->code[i].sbase), free(e->code[i].off);
     free(e->val), free(e->rest), free(e->base), free(e->mult), free(e->code);
     free(e->w.dq), free(e->w.err), free(e->w.qv), free(e->w.key);
 }
@@ -972,7 +1139,13 @@ mn_clip* mn_clip_compress(const mn_model* m, const double* q, int nframes, doubl
         e.rest[i] = malloc(sizeof(double) * 3);
         e.code[i].key = malloc(sizeof(int) * (size_t)nframes);
         e.code[i].qv = malloc(sizeof(uint32_t) * (size_t)nframes * dim);
-        if (!e.val[i] || !e.rest[i] || !e.code[i].key || !e.code[i].qv) goto done;
+        e.code[i].off = malloc(sizeof(uint32_t) * (size_t)nframes * dim);
+        e.code[i].sbase = malloc(sizeof(uint32_t) * (size_t)nframes * dim);
+        e.code[i].sh = calloc((size_t)nframes * dim, 1);
+        e.code[i].swd = calloc((size_t)nframes * dim, 1);
+        if (!e.val[i] || !e.rest[i] || !e.code[i].key || !e.code[i].qv || !e.code[i].off ||
+            !e.code[i].sbase || !e.code[i].sh || !e.code[i].swd)
+            goto done;
         track_values(&e.trk[i], q, m->nq, nframes, e.val[i]);
         track_values(&e.trk[i], m->q0, m->nq, 1, e.rest[i]);
         e.mult[i] = 1;
@@ -1085,6 +1258,18 @@ mn_clip* mn_clip_compress(const mn_model* m, const double* q, int nframes, doubl
             }
             free(key), free(qv);
         }
+    }
+    if ((st = assemble(&e, c)) != MN_OK) goto done;
+    {
+        double* Q = malloc(sizeof(double) * (size_t)nframes * (size_t)m->nq);
+        if (!Q) goto done;
+        for (int f = 0; f < nframes; f++)
+            mn_clip_sample(c, f, Q + (size_t)f * m->nq);
+        for (int i = 0; i < e.nt; i++) /* the search keeps the layout current itself */
+            if (e.code[i].mode == MODE_DENSE)
+                dense_layout(e.val[i], &e.code[i], e.trk[i].dim, nframes);
+        segment_search(&e, d, V, Q, opt.shell, opt.tol, tmp);
+        free(Q);
     }
     if ((st = assemble(&e, c)) != MN_OK) goto done;
     errv = clip_error_v(c, d, V, opt.shell, tmp, &wj, &wf);

@@ -239,6 +239,7 @@ static void test_malformed(void) {
         const char* field;
     } table[] = {
         {"wrong magic", 0, 'X', "magic"},
+        {"a block of format version 1", 3, '1', "version"},
         {"zero frames", 4, -1, "frames"},
         {"frame rate not a number", 8, -2, "fps"},
         {"state size of another figure", 12, 3, "nq"},
@@ -261,6 +262,11 @@ static void test_malformed(void) {
         CHECK(strstr(err.message, "byte ") != NULL);
         mn_clip_destroy(x);
     }
+    memcpy(b, good, size);
+    b[3] = '1';
+    mn_clip* v1 = mn_clip_load(m, b, size, &err);
+    CHECK(v1 == NULL && strstr(err.message, "version 1") != NULL);
+    mn_clip_destroy(v1);
     /* every shorter block, and a byte too many */
     int refused = 1;
     for (size_t k = 0; k < size; k++) {
