@@ -359,8 +359,9 @@ function assertFramed(views, what) {
   }
 }
 
+let figureDirs = 0;
 async function withFigure(file, fn) {
-  const dir = join(scratch.dir, `figure-${file.split('/').pop()}`);
+  const dir = join(scratch.dir, `figure-${++figureDirs}-${file.split('/').pop()}`);
   mkdirSync(dir);
   const path = join(dir, file.split('/').pop());
   copyFileSync(join(root, file), path);
@@ -369,7 +370,7 @@ async function withFigure(file, fn) {
   let p;
   try {
     p = await openEditor(context, srv.url, errs);
-    await fn(p);
+    await fn(p, dir);
     assert.deepEqual(errs.filter((e) => !/status of 404/.test(e)), []);
   } finally {
     if (p) await p.close();
@@ -415,6 +416,101 @@ test('a CMU skeleton in its own units and a robot arm fill every view on open an
     assertFramed(await layoutOf(p), 'CMU at the end of its walk after Home');
   });
   await withFigure('data/robots/ur5/ur5_robot.urdf', async (p) => assertFramed(await layoutOf(p), 'UR5'));
+});
+
+// ---- a ball joint's angle sliders in its own Euler order ----
+
+// the rotation of Euler angles (radians) in order, R = R1(e0) R2(e1) R3(e2), composed here
+// from the three axis rotations (w, x, y, z), independent of the module
+function eulerQuat(order, e) {
+  const mul = (a, b) => [a[0] * b[0] - a[1] * b[1] - a[2] * b[2] - a[3] * b[3], a[0] * b[1] + a[1] * b[0] + a[2] * b[3] - a[3] * b[2],
+    a[0] * b[2] - a[1] * b[3] + a[2] * b[0] + a[3] * b[1], a[0] * b[3] + a[1] * b[2] - a[2] * b[1] + a[3] * b[0]];
+  let q = [1, 0, 0, 0];
+  for (let k = 0; k < 3; k++) {
+    const r = [Math.cos(e[k] / 2), 0, 0, 0];
+    r[1 + 'XYZ'.indexOf(order[k])] = Math.sin(e[k] / 2);
+    q = mul(q, r);
+  }
+  return q;
+}
+const sameRotation = (a, b) => 1 - Math.abs(a[0] * b[0] + a[1] * b[1] + a[2] * b[2] + a[3] * b[3]);
+
+test('a CMU ball joint is posed by three angle sliders in its channel order, without jumps; undo; saved', async () => {
+  await withFigure('data/mocap/cmu_motionbuilder/cmu_02_01_walk.bvh', async (p, dir) => {
+    const joint = 'LeftUpLeg';
+    await p.evaluate((j) => window.marionette.select(j), joint);
+    const info = await p.evaluate((j) => { const f = window.marionette.store.figure; return f.joints[f.joint(j)]; }, joint);
+    assert.equal(info.type, 'ball');
+    assert.equal(info.rotOrder, 'ZYX', 'the channels of the file: Zrotation Yrotation Xrotation');
+    const sliders = p.locator(`#sliders input[data-joint="${joint}"][data-euler]`);
+    assert.equal(await sliders.count(), 3);
+    assert.deepEqual(await sliders.evaluateAll((els) => els.map((e) => [e.min, e.max])), [['-180', '180'], ['-180', '180'], ['-180', '180']]);
+    assert.match(await p.textContent(`#sliders .ball-limits[data-joint="${joint}"]`), /swing .* twist .* no limits/);
+    const angles = async () => (await sliders.evaluateAll((els) => els.map((e) => Number(e.value)))).map((d) => (d * Math.PI) / 180);
+    const quat = async () => (await p.evaluate(() => window.marionette.state())).pose[joint];
+    const q0 = await quat(), before = (await p.evaluate(() => window.marionette.state())).pose;
+    // the angles shown at open are the pose's
+    assert.ok(sameRotation(eulerQuat('ZYX', await angles()), q0) < 1e-12);
+    const click = async (k, deg) => {
+      const box = await sliders.nth(k).boundingBox();
+      await p.mouse.click(box.x + box.width * ((deg + 180) / 360), box.y + box.height / 2);
+    };
+    // each slider in turn; the middle one past 90 degrees, where the angles read back from a
+    // quaternion would flip the other two by 180 unless read nearest the previous ones
+    for (const [k, deg] of [[0, 40], [1, 125], [2, -70]]) {
+      const prev = await angles();
+      await click(k, deg);
+      const e = await angles();
+      // near where it was clicked (the thumb's width on a narrow track offsets it a little)
+      assert.ok(Math.abs((e[k] * 180) / Math.PI - deg) < 25 && Math.abs(e[k] - prev[k]) > 0.1, `slider ${k} at ${(e[k] * 180) / Math.PI}, clicked at ${deg}`);
+      for (let i = 0; i < 3; i++) if (i !== k) assert.ok(Math.abs(e[i] - prev[i]) < 1e-9, `slider ${i} stayed while ${k} moved`);
+      const q = await quat();
+      assert.ok(sameRotation(eulerQuat('ZYX', e), q) < 1e-9 && Math.abs(Math.hypot(...q) - 1) < 1e-12,
+        `the joint's quaternion ${q} is the rotation of its ZYX angles ${e}`);
+    }
+    assert.ok((await angles())[1] > (95 * Math.PI) / 180, 'the middle angle went past 90 degrees');
+    const posed = (await p.evaluate(() => window.marionette.state())).pose;
+    // each slider change is one undo step
+    for (let i = 0; i < 3; i++) await p.click('#undo');
+    assert.deepEqual((await p.evaluate(() => window.marionette.state())).pose, before);
+    assert.ok(sameRotation(eulerQuat('ZYX', await angles()), q0) < 1e-12, 'the sliders follow the undo');
+    for (let i = 0; i < 3; i++) await p.click('#redo');
+    assert.deepEqual((await p.evaluate(() => window.marionette.state())).pose, posed);
+    // saved: the key at this frame, or editor.json's unkeyed pose
+    await p.keyboard.press('Control+s');
+    await waitSaved(p);
+    const s = await p.evaluate(() => window.marionette.state());
+    const seq = await p.evaluate(() => window.marionette.store.sequencePath);
+    const doc = JSON.parse(readFileSync(join(dir, seq), 'utf8'));
+    const key = doc.keys.find((k) => k.frame === s.frame);
+    const onDisk = key ? key.pose : JSON.parse(readFileSync(join(dir, 'editor.json'), 'utf8')).pose.pose;
+    assert.deepEqual(onDisk[joint], posed[joint]);
+  });
+});
+
+test('a limited ball\'s sliders clamp to its swing cone and shade where the pose leaves it', async () => {
+  await withFigure('data/mocap/cmu_motionbuilder/cmu_02_01_walk.bvh', async (p) => {
+    // the same figure with a 30 degree cone and +-20 degrees of twist on the thigh
+    const r = await p.evaluate(() => {
+      const m = window.marionette, fig = m.store.figure, j = fig.joint('LeftUpLeg'), info = fig.joints[j];
+      Object.assign(info, { limited: true, swing: Math.PI / 6, twist: [-Math.PI / 9, Math.PI / 9] });
+      m.select('Hips');
+      m.select('LeftUpLeg');
+      return { axis: info.axis };
+    });
+    const sliders = p.locator('#sliders input[data-joint="LeftUpLeg"][data-euler]');
+    const reach = await p.locator('#sliders .reach').first().evaluate((e) => getComputedStyle(e).backgroundImage);
+    assert.match(reach, /linear-gradient/);
+    const box = await sliders.nth(1).boundingBox();
+    await p.mouse.click(box.x + box.width * 0.95, box.y + box.height / 2);
+    const st = await p.evaluate((axis) => {
+      const m = window.marionette, q = m.state().pose.LeftUpLeg;
+      return { ...m.store.m.swingTwist(q, axis), text: document.querySelector('#sliders .ball-limits').textContent };
+    }, r.axis);
+    assert.ok(st.swingAngle <= Math.PI / 6 + 1e-9, `swing ${st.swingAngle} within the cone`);
+    assert.ok(Math.abs(st.twist) <= Math.PI / 9 + 1e-9, `twist ${st.twist} within its range`);
+    assert.match(st.text, /of 30\u00b0 .* in -20\u00b0 \u2026 20\u00b0/);
+  });
 });
 
 // ---- a skinned glTF figure drawn as its mesh, deformed by the module's rig ----
