@@ -16,7 +16,14 @@ export interface Motion { frameTime: number; nframes: number; frames: Float64Arr
 export interface JointInfo {
   name: string; parent: number; type: 'fixed' | 'hinge' | 'slide' | 'ball' | 'free';
   qadr: number; dofadr: number; limited: boolean; range: [number, number];
+  /** ball: the swing cone's half-angle and the twist range (radians), about axis */
+  swing: number; twist: [number, number];
+  /** a hinge's or slide's axis, a ball's twist axis (unit, joint frame) */
+  axis: [number, number, number];
+  /** the Euler order of the joint's BVH rotation channels */
+  rotOrder: EulerOrder;
 }
+export type EulerOrder = 'XYZ' | 'XZY' | 'YXZ' | 'YZX' | 'ZXY' | 'ZYX';
 export interface SkinDoc {
   dim?: 2 | 3; vertices: ArrayLike<number>; masses?: ArrayLike<number>; triangles?: number[];
   controllers: { name: string; kind?: 'point' | 'bone' | 'cage'; pivot: Vec3; tail?: Vec3; parent?: number;
@@ -36,6 +43,14 @@ export class Marionette {
   createRig(skin: SkinDoc): Rig;
   createSequence(figure: Figure, options?: { fps?: number; rotation?: Interpolation; translation?: Interpolation }):
     Sequence;
+  /** Euler angles (radians) in order, R = R1(e[0]) R2(e[1]) R3(e[2]), -> quaternion (w, x, y, z). */
+  eulerToQuat(order: EulerOrder, e: Vec3): number[];
+  /** Euler angles of q; with ref, the solution nearest ref (both branches, whole turns). */
+  eulerFromQuat(order: EulerOrder, q: Quat, ref?: Vec3): number[];
+  /** q = swing * twist about the unit axis. */
+  swingTwist(q: Quat, axis: Vec3): { twist: number; swing: number[]; swingAngle: number };
+  /** q projected onto a ball's swing cone and twist range. */
+  ballClamp(q: Quat, axis: Vec3, cone: number, lo: number, hi: number): number[];
   createClip(figure: Figure, clip: { span: number; keys: { frame: number; q: ArrayLike<number>; tcb?: [number, number, number] }[] }):
     Clip;
 }

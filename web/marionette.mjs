@@ -161,6 +161,42 @@ class Marionette {
   /** Bytes of the module's linear memory. */
   memoryBytes() { return this._x.memory.buffer.byteLength; }
 
+  // ---- rotations (docs/web.md): Euler angles in radians, quaternions (w, x, y, z)
+  /** The rotation of Euler angles e in order ('XYZ' ... 'ZYX': R = R1(e[0]) R2(e[1]) R3(e[2])). */
+  eulerToQuat(order, e) {
+    const o = pick(order, EULER, 'order'), s = this._scratch;
+    this._f64(s, 3).set(vec(e, 3, 'e'));
+    if (this._x.mnw_euler_to_quat(o, s, s + 32) !== 0) throw this._error('order');
+    return Array.from(this._f64(s + 32, 4));
+  }
+  /** The Euler angles in order of the rotation q; given ref, the solution nearest ref (both
+   * Tait-Bryan branches, each angle moved by whole turns), else the middle angle in [-pi/2, pi/2]. */
+  eulerFromQuat(order, q, ref) {
+    const o = pick(order, EULER, 'order'), s = this._scratch;
+    this._f64(s, 4).set(vec(q, 4, 'q'));
+    if (ref != null) this._f64(s + 32, 3).set(vec(ref, 3, 'ref'));
+    if (this._x.mnw_euler_from_quat(o, s, ref != null ? s + 32 : 0, s + 64) !== 0) throw this._error('q');
+    return Array.from(this._f64(s + 64, 3));
+  }
+  /** q = swing * twist about the unit axis: the twist angle in [-pi, pi), the swing's
+   * rotation vector and its angle (what a ball's cone limits). */
+  swingTwist(q, axis) {
+    const s = this._scratch;
+    this._f64(s, 4).set(vec(q, 4, 'q'));
+    this._f64(s + 32, 3).set(vec(axis, 3, 'axis'));
+    this._x.mnw_swing_twist(s, s + 32, s + 64);
+    const r = this._f64(s + 64, 4);
+    return { twist: r[0], swing: [r[1], r[2], r[3]], swingAngle: Math.hypot(r[1], r[2], r[3]) };
+  }
+  /** q projected onto a ball's limits: swing angle within cone, twist about axis within [lo, hi]. */
+  ballClamp(q, axis, cone, lo, hi) {
+    const s = this._scratch;
+    this._f64(s, 4).set(vec(q, 4, 'q'));
+    this._f64(s + 32, 3).set(vec(axis, 3, 'axis'));
+    this._x.mnw_ball_clamp(s, s + 32, num(cone, 'cone'), num(lo, 'lo'), num(hi, 'hi'));
+    return Array.from(this._f64(s, 4));
+  }
+
   /** The built-in stick figure of the thesis. */
   stickman() {
     const f = this._x.mnw_figure_stickman();
@@ -437,6 +473,10 @@ class Figure extends Owned {
         dofadr: x.mnw_joint_int(p, j, 3),
         limited: x.mnw_joint_int(p, j, 4) === 1,
         range: [x.mnw_joint_range(p, j, 0), x.mnw_joint_range(p, j, 1)],
+        swing: x.mnw_joint_range(p, j, 2),
+        twist: [x.mnw_joint_range(p, j, 3), x.mnw_joint_range(p, j, 4)],
+        axis: [x.mnw_joint_range(p, j, 5), x.mnw_joint_range(p, j, 6), x.mnw_joint_range(p, j, 7)],
+        rotOrder: EULER[x.mnw_joint_int(p, j, 5)].toUpperCase(),
       });
     }
     this.jointNames = this.joints.map((j) => j.name);

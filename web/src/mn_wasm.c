@@ -230,7 +230,7 @@ EXPORT(mnw_figure_name) const char* mnw_figure_name(const mnw_figure* f) {
 EXPORT(mnw_joint_name) const char* mnw_joint_name(const mnw_figure* f, int j) {
     return f && j >= 0 && j < f->m->njoint ? f->m->jnt_name[j] : "";
 }
-/* Joint facts: 0 parent, 1 type, 2 qadr, 3 dofadr, 4 limited. */
+/* Joint facts: 0 parent, 1 type, 2 qadr, 3 dofadr, 4 limited, 5 Euler order (mn_euler_order). */
 EXPORT(mnw_joint_int) int mnw_joint_int(const mnw_figure* f, int j, int what) {
     if (!f || j < 0 || j >= f->m->njoint) return -2;
     switch (what) {
@@ -244,16 +244,60 @@ EXPORT(mnw_joint_int) int mnw_joint_int(const mnw_figure* f, int j, int what) {
         return f->m->jnt_dofadr[j];
     case 4:
         return f->m->jnt_limited[j];
+    case 5:
+        return f->m->jnt_rot_order[j];
     default:
         return -2;
     }
 }
-/* Joint range: lower (0) and upper (1); swing (2); twist lower (3), upper (4). */
+/* Joint range: lower (0) and upper (1); swing (2); twist lower (3), upper (4); the unit
+ * axis x, y, z (5, 6, 7: a hinge's or slide's axis, a ball's twist axis). */
 EXPORT(mnw_joint_range) double mnw_joint_range(const mnw_figure* f, int j, int what) {
-    if (!f || j < 0 || j >= f->m->njoint || what < 0 || what > 4) return NAN;
+    if (!f || j < 0 || j >= f->m->njoint || what < 0 || what > 7) return NAN;
     if (what < 2) return f->m->jnt_range[2 * j + what];
     if (what == 2) return f->m->jnt_swing[j];
-    return f->m->jnt_twist[2 * j + what - 3];
+    if (what < 5) return f->m->jnt_twist[2 * j + what - 3];
+    const mn_vec3 a = f->m->jnt_axis[j];
+    return what == 5 ? a.x : what == 6 ? a.y : a.z;
+}
+
+/* ---- rotations: Euler angles, swing and twist ------------------------------------------
+ * Euler angles (radians) e[3] in order -> the unit quaternion q[4] (w first). */
+EXPORT(mnw_euler_to_quat) int mnw_euler_to_quat(int order, const double* e, double* q) {
+    if (order < MN_EULER_XYZ || order > MN_EULER_ZYX)
+        return arg_error("order", "not an Euler order");
+    const mn_quat r = mn_euler_to_quat((mn_euler_order)order, e);
+    q[0] = r.w, q[1] = r.x, q[2] = r.y, q[3] = r.z;
+    return MN_OK;
+}
+/* The Euler angles of the rotation q[4] in order; when ref is given, the solution nearest
+ * it, each angle moved by whole turns (mn_euler_nearest over all three angles). */
+EXPORT(mnw_euler_from_quat)
+int mnw_euler_from_quat(int order, const double* q, const double* ref, double* e) {
+    if (order < MN_EULER_XYZ || order > MN_EULER_ZYX)
+        return arg_error("order", "not an Euler order");
+    const double n = sqrt(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3]);
+    if (!(n > 0) || !isfinite(n)) return arg_error("q", "not a finite non-zero quaternion");
+    const mn_quat r = {q[0] / n, q[1] / n, q[2] / n, q[3] / n};
+    mn_euler_from_quat((mn_euler_order)order, r, e);
+    if (ref) mn_euler_nearest(e, ref, 3, NULL, NULL, e);
+    return MN_OK;
+}
+/* Swing-twist split of q[4] about the unit axis a[3] (mn_swing_twist): out gets the twist
+ * angle, then the swing's rotation vector (4 numbers). */
+EXPORT(mnw_swing_twist) int mnw_swing_twist(const double* q, const double* a, double* out) {
+    const mn_quat r = {q[0], q[1], q[2], q[3]};
+    mn_vec3 sw;
+    mn_swing_twist(r, mn_v3(a[0], a[1], a[2]), &out[0], &sw);
+    out[1] = sw.x, out[2] = sw.y, out[3] = sw.z;
+    return MN_OK;
+}
+/* q[4] projected onto a ball's limits (mn_ball_clamp): swing cone, twist [lo, hi] about a. */
+EXPORT(mnw_ball_clamp)
+void mnw_ball_clamp(double* q, const double* a, double cone, double lo, double hi) {
+    const mn_quat r =
+        mn_ball_clamp((mn_quat){q[0], q[1], q[2], q[3]}, mn_v3(a[0], a[1], a[2]), cone, lo, hi);
+    q[0] = r.w, q[1] = r.x, q[2] = r.y, q[3] = r.z;
 }
 EXPORT(mnw_figure_q) double* mnw_figure_q(mnw_figure* f) {
     return f ? f->d->q : NULL;

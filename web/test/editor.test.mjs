@@ -7,7 +7,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync, existsSync, mkdirSync, copyFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { root, makeScratch, startServer, launchBrowser, openEditor, dragJoint, waitSaved, removeScratch } from './editor-harness.mjs';
+import { root, makeScratch, startServer, launchBrowser, openEditor, dragJoint, waitSaved, removeScratch, hideStatus } from './editor-harness.mjs';
 import { constraintDef } from '../editor/src/docmodel.js';
 
 let scratch, server, context, page;
@@ -359,8 +359,9 @@ function assertFramed(views, what) {
   }
 }
 
+let figureDirs = 0;
 async function withFigure(file, fn) {
-  const dir = join(scratch.dir, `figure-${file.split('/').pop()}`);
+  const dir = join(scratch.dir, `figure-${++figureDirs}-${file.split('/').pop()}`);
   mkdirSync(dir);
   const path = join(dir, file.split('/').pop());
   copyFileSync(join(root, file), path);
@@ -369,7 +370,7 @@ async function withFigure(file, fn) {
   let p;
   try {
     p = await openEditor(context, srv.url, errs);
-    await fn(p);
+    await fn(p, dir);
     assert.deepEqual(errs.filter((e) => !/status of 404/.test(e)), []);
   } finally {
     if (p) await p.close();
@@ -415,4 +416,275 @@ test('a CMU skeleton in its own units and a robot arm fill every view on open an
     assertFramed(await layoutOf(p), 'CMU at the end of its walk after Home');
   });
   await withFigure('data/robots/ur5/ur5_robot.urdf', async (p) => assertFramed(await layoutOf(p), 'UR5'));
+});
+
+// ---- a ball joint's angle sliders in its own Euler order ----
+
+// the rotation of Euler angles (radians) in order, R = R1(e0) R2(e1) R3(e2), composed here
+// from the three axis rotations (w, x, y, z), independent of the module
+function eulerQuat(order, e) {
+  const mul = (a, b) => [a[0] * b[0] - a[1] * b[1] - a[2] * b[2] - a[3] * b[3], a[0] * b[1] + a[1] * b[0] + a[2] * b[3] - a[3] * b[2],
+    a[0] * b[2] - a[1] * b[3] + a[2] * b[0] + a[3] * b[1], a[0] * b[3] + a[1] * b[2] - a[2] * b[1] + a[3] * b[0]];
+  let q = [1, 0, 0, 0];
+  for (let k = 0; k < 3; k++) {
+    const r = [Math.cos(e[k] / 2), 0, 0, 0];
+    r[1 + 'XYZ'.indexOf(order[k])] = Math.sin(e[k] / 2);
+    q = mul(q, r);
+  }
+  return q;
+}
+const sameRotation = (a, b) => 1 - Math.abs(a[0] * b[0] + a[1] * b[1] + a[2] * b[2] + a[3] * b[3]);
+
+test('a CMU ball joint is posed by three angle sliders in its channel order, without jumps; undo; saved', async () => {
+  await withFigure('data/mocap/cmu_motionbuilder/cmu_02_01_walk.bvh', async (p, dir) => {
+    const joint = 'LeftUpLeg';
+    await p.evaluate((j) => window.marionette.select(j), joint);
+    const info = await p.evaluate((j) => { const f = window.marionette.store.figure; return f.joints[f.joint(j)]; }, joint);
+    assert.equal(info.type, 'ball');
+    assert.equal(info.rotOrder, 'ZYX', 'the channels of the file: Zrotation Yrotation Xrotation');
+    const sliders = p.locator(`#sliders input[data-joint="${joint}"][data-euler]`);
+    assert.equal(await sliders.count(), 3);
+    assert.deepEqual(await sliders.evaluateAll((els) => els.map((e) => [e.min, e.max])), [['-180', '180'], ['-180', '180'], ['-180', '180']]);
+    assert.match(await p.textContent(`#sliders .ball-limits[data-joint="${joint}"]`), /swing .* twist .* no limits/);
+    const angles = async () => (await sliders.evaluateAll((els) => els.map((e) => Number(e.value)))).map((d) => (d * Math.PI) / 180);
+    const quat = async () => (await p.evaluate(() => window.marionette.state())).pose[joint];
+    const q0 = await quat(), before = (await p.evaluate(() => window.marionette.state())).pose;
+    // the angles shown at open are the pose's
+    assert.ok(sameRotation(eulerQuat('ZYX', await angles()), q0) < 1e-12);
+    const click = async (k, deg) => {
+      const box = await sliders.nth(k).boundingBox();
+      await p.mouse.click(box.x + box.width * ((deg + 180) / 360), box.y + box.height / 2);
+    };
+    // each slider in turn; the middle one past 90 degrees, where the angles read back from a
+    // quaternion would flip the other two by 180 unless read nearest the previous ones
+    for (const [k, deg] of [[0, 40], [1, 125], [2, -70]]) {
+      const prev = await angles();
+      await click(k, deg);
+      const e = await angles();
+      // near where it was clicked (the thumb's width on a narrow track offsets it a little)
+      assert.ok(Math.abs((e[k] * 180) / Math.PI - deg) < 25 && Math.abs(e[k] - prev[k]) > 0.1, `slider ${k} at ${(e[k] * 180) / Math.PI}, clicked at ${deg}`);
+      for (let i = 0; i < 3; i++) if (i !== k) assert.ok(Math.abs(e[i] - prev[i]) < 1e-9, `slider ${i} stayed while ${k} moved`);
+      const q = await quat();
+      assert.ok(sameRotation(eulerQuat('ZYX', e), q) < 1e-9 && Math.abs(Math.hypot(...q) - 1) < 1e-12,
+        `the joint's quaternion ${q} is the rotation of its ZYX angles ${e}`);
+    }
+    assert.ok((await angles())[1] > (95 * Math.PI) / 180, 'the middle angle went past 90 degrees');
+    const posed = (await p.evaluate(() => window.marionette.state())).pose;
+    // each slider change is one undo step
+    for (let i = 0; i < 3; i++) await p.click('#undo');
+    assert.deepEqual((await p.evaluate(() => window.marionette.state())).pose, before);
+    assert.ok(sameRotation(eulerQuat('ZYX', await angles()), q0) < 1e-12, 'the sliders follow the undo');
+    for (let i = 0; i < 3; i++) await p.click('#redo');
+    assert.deepEqual((await p.evaluate(() => window.marionette.state())).pose, posed);
+    // saved: the key at this frame, or editor.json's unkeyed pose
+    await p.keyboard.press('Control+s');
+    await waitSaved(p);
+    const s = await p.evaluate(() => window.marionette.state());
+    const seq = await p.evaluate(() => window.marionette.store.sequencePath);
+    const doc = JSON.parse(readFileSync(join(dir, seq), 'utf8'));
+    const key = doc.keys.find((k) => k.frame === s.frame);
+    const onDisk = key ? key.pose : JSON.parse(readFileSync(join(dir, 'editor.json'), 'utf8')).pose.pose;
+    assert.deepEqual(onDisk[joint], posed[joint]);
+  });
+});
+
+test('a limited ball\'s sliders clamp to its swing cone and shade where the pose leaves it', async () => {
+  await withFigure('data/mocap/cmu_motionbuilder/cmu_02_01_walk.bvh', async (p) => {
+    // the same figure with a 30 degree cone and +-20 degrees of twist on the thigh
+    const r = await p.evaluate(() => {
+      const m = window.marionette, fig = m.store.figure, j = fig.joint('LeftUpLeg'), info = fig.joints[j];
+      Object.assign(info, { limited: true, swing: Math.PI / 6, twist: [-Math.PI / 9, Math.PI / 9] });
+      m.select('Hips');
+      m.select('LeftUpLeg');
+      return { axis: info.axis };
+    });
+    const sliders = p.locator('#sliders input[data-joint="LeftUpLeg"][data-euler]');
+    const reach = await p.locator('#sliders .reach').first().evaluate((e) => getComputedStyle(e).backgroundImage);
+    assert.match(reach, /linear-gradient/);
+    const box = await sliders.nth(1).boundingBox();
+    await p.mouse.click(box.x + box.width * 0.95, box.y + box.height / 2);
+    const st = await p.evaluate((axis) => {
+      const m = window.marionette, q = m.state().pose.LeftUpLeg;
+      return { ...m.store.m.swingTwist(q, axis), text: document.querySelector('#sliders .ball-limits').textContent };
+    }, r.axis);
+    assert.ok(st.swingAngle <= Math.PI / 6 + 1e-9, `swing ${st.swingAngle} within the cone`);
+    assert.ok(Math.abs(st.twist) <= Math.PI / 9 + 1e-9, `twist ${st.twist} within its range`);
+    assert.match(st.text, /of 30\u00b0 .* in -20\u00b0 \u2026 20\u00b0/);
+  });
+});
+
+// ---- a skinned glTF figure drawn as its mesh, deformed by the module's rig ----
+
+// the GLB's JSON chunk (glTF 2.0 binary, 4.4)
+function glbJson(file) {
+  const b = readFileSync(join(root, file));
+  return JSON.parse(b.subarray(20, 20 + b.readUInt32LE(12)).toString('utf8'));
+}
+// row-major 3x4 affine transforms [R | p] as 12 numbers
+const affMul = (a, b) => {
+  const o = new Array(12);
+  for (let r = 0; r < 3; r++) {
+    for (let c = 0; c < 4; c++) o[4 * r + c] = a[4 * r] * b[c] + a[4 * r + 1] * b[4 + c] + a[4 * r + 2] * b[8 + c] + (c === 3 ? a[4 * r + 3] : 0);
+  }
+  return o;
+};
+const affInv = (a) => {
+  const R = [a[0], a[4], a[8], a[1], a[5], a[9], a[2], a[6], a[10]]; // rotation: the inverse is the transpose
+  const p = [a[3], a[7], a[11]];
+  return [R[0], R[1], R[2], -(R[0] * p[0] + R[1] * p[1] + R[2] * p[2]), R[3], R[4], R[5], -(R[3] * p[0] + R[4] * p[1] + R[5] * p[2]),
+    R[6], R[7], R[8], -(R[6] * p[0] + R[7] * p[1] + R[8] * p[2])];
+};
+const affApply = (a, v) => [0, 1, 2].map((r) => a[4 * r] * v[0] + a[4 * r + 1] * v[1] + a[4 * r + 2] * v[2] + a[4 * r + 3]);
+
+test('a skinned glTF figure (CesiumMan) is drawn as its mesh, deformed by the rig as the pose changes', async () => {
+  const file = 'data/skinned/CesiumMan.glb', gl = glbJson(file);
+  const prim = gl.meshes[0].primitives[0], nverts = gl.accessors[prim.attributes.POSITION].count;
+  // the scene's root turns the Z-up file to Y-up (column-major 4x4) -> row-major 3x4
+  const m = gl.nodes[gl.scenes[0].nodes[0]].matrix, root4 = [m[0], m[4], m[8], m[12], m[1], m[5], m[9], m[13], m[2], m[6], m[10], m[14]];
+  await withFigure(file, async (p) => {
+    const mesh = () => p.evaluate(() => {
+      const vp = window.marionette.viewport, sk = vp.scene.getObjectByName('skin');
+      return sk && { visible: sk.visible, parentVisible: sk.parent === vp.figureGroup, count: sk.geometry.getAttribute('position').count,
+        v: Array.from(sk.geometry.getAttribute('position').array) };
+    });
+    const a = await mesh();
+    assert.ok(a && a.visible && a.parentVisible, 'the page has a skinned mesh in the scene');
+    assert.equal(a.count, nverts, 'with the file\'s vertex count');
+    // at rest (the bind pose of this file) the mesh is the file's vertices under the scene's root
+    const data = await p.evaluate(() => {
+      const mm = window.marionette, sk = mm.store.figureDoc.skin;
+      return { bindVerts: sk.vertices, pivots: sk.controllers.map((c) => c.pivot), joints: sk.controllers.map((c) => c.joint) };
+    });
+    let worst = 0;
+    for (let i = 0; i < nverts; i++) {
+      const w = affApply(root4, data.bindVerts.slice(3 * i, 3 * i + 3));
+      worst = Math.max(worst, Math.hypot(w[0] - a.v[3 * i], w[1] - a.v[3 * i + 1], w[2] - a.v[3 * i + 2]));
+    }
+    assert.ok(worst < 1e-4, `the rest mesh stands where the file puts it (${worst} m off)`);
+
+    // turn a thigh by dragging its knee (only the part: one ball joint moves)
+    await p.evaluate(() => window.marionette.setSettings({ dragMode: 'part' }));
+    const names = await p.evaluate(() => window.marionette.store.figure.jointNames);
+    const q0 = (await p.evaluate(() => window.marionette.state())).pose;
+    await dragJoint(p, 'joint15', 'side', 40, 60, 12);
+    const q1 = (await p.evaluate(() => window.marionette.state())).pose;
+    const changed = names.filter((n) => JSON.stringify(q1[n]) !== JSON.stringify(q0[n]));
+    // only the part: the thigh (and the dragged joint's own free offset: the file animates it)
+    const arm = await p.evaluate(() => { const f = window.marionette.store.figure; return f.jointNames[f.joints[f.joint('joint15')].parent]; });
+    assert.ok(changed.includes(arm) && changed.every((n) => n === arm || n === 'joint15'), `the part turned: ${changed}`);
+    const b = await mesh();
+    // the controllers hanging below the turned joint
+    const below = await p.evaluate((j) => {
+      const f = window.marionette.store.figure, top = f.joint(j);
+      return f.jointNames.map((_, k) => { for (let x = k; x >= 0; x = f.joints[x].parent) if (x === top) return true; return false; });
+    }, arm);
+    const w = await p.evaluate(() => {
+      const sk = window.marionette.store.figureDoc.skin;
+      return { k: sk.influences, idx: sk.weight_index ?? sk.weightIndex, val: sk.weight };
+    });
+    let nearMax = 0, farMax = 0, nNear = 0, nFar = 0;
+    for (let i = 0; i < nverts; i++) {
+      let on = 0;
+      for (let s = 0; s < w.k; s++) {
+        const c = w.idx[i * w.k + s];
+        if (c >= 0 && w.val[i * w.k + s] > 0 && below[data.joints[c]]) on += w.val[i * w.k + s];
+      }
+      const d = Math.hypot(b.v[3 * i] - a.v[3 * i], b.v[3 * i + 1] - a.v[3 * i + 1], b.v[3 * i + 2] - a.v[3 * i + 2]);
+      if (on > 0.999) { nearMax = Math.max(nearMax, d); nNear++; }
+      if (on === 0) { farMax = Math.max(farMax, d); nFar++; }
+    }
+    assert.ok(nNear > 50 && nFar > 1000, `${nNear} vertices on the leg, ${nFar} off it`);
+    assert.ok(nearMax > 0.05, `the leg's vertices moved (${nearMax} m)`);
+    assert.ok(farMax < 1e-6, `the vertices away from the leg stayed (${farMax} m)`);
+
+    // the mesh is the module's Rig.deform of the pose glTF 3.7.3 gives: each joint's skinning
+    // transform is its world frame now times its inverse bind (the rest frame's inverse
+    // under the scene's root); the rig's controller pose is that transform's rotation and its
+    // pivot's image
+    const frames1 = await p.evaluate(() => Array.from(window.marionette.store.figure.frames));
+    const aff = (fr, j) => [fr[12 * j], fr[12 * j + 1], fr[12 * j + 2], fr[12 * j + 9], fr[12 * j + 3], fr[12 * j + 4], fr[12 * j + 5],
+      fr[12 * j + 10], fr[12 * j + 6], fr[12 * j + 7], fr[12 * j + 8], fr[12 * j + 11]];
+    const rest = await p.evaluate(() => {
+      const f = window.marionette.store.figure, keep = Float64Array.from(f.q);
+      f.setQ(f.restQ).fk();
+      const out = Array.from(f.frames);
+      f.setQ(keep).fk();
+      return out;
+    });
+    const pose = [];
+    data.joints.forEach((j, c) => {
+      const S = affMul(affMul(aff(frames1, j), affInv(aff(rest, j))), root4);
+      const pv = affApply(S, data.pivots[c]);
+      pose.push(S[0], S[1], S[2], S[4], S[5], S[6], S[8], S[9], S[10], ...pv);
+    });
+    const want = await p.evaluate((ps) => {
+      const mm = window.marionette, rig = mm.store.m.createRig(mm.store.figureDoc.skin);
+      try { return Array.from(rig.deform(ps)); } finally { rig.dispose(); }
+    }, pose);
+    let off = 0;
+    for (let i = 0; i < want.length; i++) off = Math.max(off, Math.abs(want[i] - b.v[i]));
+    assert.ok(off < 1e-4, `the drawn mesh is Rig.deform of the pose (${off} m off)`);
+
+    // a look at it: the mesh drawn, framed in every view (F: the posed figure)
+    await p.keyboard.press('f');
+    await hideStatus(p);
+    const shot = join(scratch.dir, 'cesium.png');
+    await p.screenshot({ path: shot });
+    if (process.env.MN_KEEP_SCREENSHOT) copyFileSync(shot, process.env.MN_KEEP_SCREENSHOT);
+    assertFramed(await layoutOf(p), 'CesiumMan');
+  });
+});
+
+// ---- Welman Fig. 6.3: in perspective the goal is pushed and pulled along the view ray ----
+
+test('the wheel during a drag pushes and pulls the hand along the perspective ray; orthographic drags stay in the screen plane', async () => {
+  await clearLocks();
+  await settings({ dragMode: 'branch' });
+  const handScreen = (v) => page.evaluate((vv) => window.marionette.screen('right hand', vv), v);
+  const camDist = () => page.evaluate(() => {
+    const m = window.marionette;
+    m.viewport.render();
+    const c = m.viewport.cameras.perspective.position, h = m.position('right hand');
+    return Math.hypot(h[0] - c.x, h[1] - c.y, h[2] - c.z);
+  });
+  // bend the arm first (toward the body) so that it can reach both ways
+  const s0 = await handScreen('perspective');
+  await page.mouse.move(s0.x, s0.y);
+  await page.mouse.down();
+  const mouse = { x: s0.x - 20, y: s0.y - 25 };
+  for (let i = 1; i <= 8; i++) await page.mouse.move(s0.x + ((mouse.x - s0.x) * i) / 8, s0.y + ((mouse.y - s0.y) * i) / 8);
+  try {
+    const d0 = await camDist();
+    const under = async (what) => {
+      const s = await handScreen('perspective');
+      assert.ok(Math.hypot(s.x - mouse.x, s.y - mouse.y) < 3, `${what}: the hand at ${s.x},${s.y} is under the mouse ${mouse.x},${mouse.y}`);
+    };
+    await under('before the wheel');
+    for (let i = 0; i < 3; i++) await page.mouse.wheel(0, 100); // away from the camera
+    const d1 = await camDist();
+    assert.ok(d1 - d0 > 0.05, `pushed away: ${d0} -> ${d1}`);
+    await under('pushed');
+    for (let i = 0; i < 6; i++) await page.mouse.wheel(0, -100); // toward it
+    const d2 = await camDist();
+    assert.ok(d1 - d2 > 0.1 && d2 < d0 - 0.05, `pulled in: ${d1} -> ${d2}`);
+    await under('pulled');
+  } finally {
+    await page.mouse.up();
+  }
+  // in the front view the hand moves parallel to the screen: its depth (z) stays, the wheel too
+  const f0 = await handScreen('front'), z0 = (await pos('right hand'))[2];
+  await page.mouse.move(f0.x, f0.y);
+  await page.mouse.down();
+  try {
+    for (let i = 1; i <= 8; i++) await page.mouse.move(f0.x - 3 * i, f0.y - 4 * i);
+    await page.mouse.wheel(0, 100);
+    await page.mouse.wheel(0, -300);
+    await page.mouse.move(f0.x - 30, f0.y - 40);
+    const h = await pos('right hand');
+    assert.ok(Math.abs(h[2] - z0) < 1e-3, `the hand's depth stayed: ${z0} -> ${h[2]}`);
+    const f1 = await handScreen('front');
+    assert.ok(Math.hypot(f1.x - f0.x + 30, f1.y - f0.y + 40) < 3, 'the hand is under the mouse');
+  } finally {
+    await page.mouse.up();
+  }
 });

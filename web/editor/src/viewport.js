@@ -46,6 +46,49 @@ export function jointSites(figure) {
   return { sites, siteOf };
 }
 
+/**
+ * The rest rotations' transposes of the joints a skin's controllers follow, and the rotation
+ * B taking the rig's bind space to the world: the frame of three far apart pivots matched to
+ * the frame of their joints' rest places (exact when the mesh has one bind transform).
+ */
+export function skinBind(figure, controllers, ctrlJoint) {
+  const keep = Float64Array.from(figure.q);
+  figure.setQ(figure.restQ).fk();
+  const f = figure.frames, p = figure.positions;
+  const restRot = ctrlJoint.map((j) => {
+    if (j < 0) return new THREE.Matrix3();
+    const b = 12 * j;
+    return new THREE.Matrix3().set(f[b], f[b + 1], f[b + 2], f[b + 3], f[b + 4], f[b + 5], f[b + 6], f[b + 7], f[b + 8]).transpose();
+  });
+  const pairs = controllers.map((c, i) => ctrlJoint[i] < 0 ? null
+    : [new THREE.Vector3(...c.pivot), new THREE.Vector3(p[3 * ctrlJoint[i]], p[3 * ctrlJoint[i] + 1], p[3 * ctrlJoint[i] + 2])])
+    .filter(Boolean);
+  figure.setQ(keep).fk();
+  const bind = new THREE.Matrix3();
+  if (pairs.length < 3) return { restRot, bind };
+  // three pivots spanning the largest triangle
+  let best = null, area = 0;
+  const n = pairs.length, e1 = new THREE.Vector3(), e2 = new THREE.Vector3();
+  for (let a = 0; a < n; a++) {
+    for (let b = a + 1; b < n; b++) {
+      for (let c = b + 1; c < n; c++) {
+        e1.subVectors(pairs[b][0], pairs[a][0]);
+        e2.subVectors(pairs[c][0], pairs[a][0]);
+        const s = e1.cross(e2).length();
+        if (s > area) { area = s; best = [a, b, c]; }
+      }
+    }
+  }
+  if (!best) return { restRot, bind };
+  const frameOf = (k) => {
+    const [a, b, c] = best.map((i) => pairs[i][k]);
+    const x = b.clone().sub(a).normalize(), z = x.clone().cross(c.clone().sub(a)).normalize(), y = z.clone().cross(x);
+    return new THREE.Matrix3().set(x.x, y.x, z.x, x.y, y.y, z.y, x.z, y.z, z.z);
+  };
+  bind.multiplyMatrices(frameOf(1), frameOf(0).transpose());
+  return { restRot, bind };
+}
+
 // the offset is zero in every pose (the rest pose tells, independently of q)
 function figureOffsetZero(figure, j) {
   return figure._zeroOffset ? figure._zeroOffset[j] : true;
@@ -236,6 +279,16 @@ export class Viewport {
     this.requestRender();
   }
 
+  /**
+   * The skinned mesh (a glTF figure). The rig's vertices and pivots are in the mesh's bind
+   * space (glTF POSITION, and each joint's place from its inverse bind matrix), which is not
+   * the figure's world when the file turns its scene (a Z-up file under a Y-up root); the
+   * rig's pose of a controller is its rotation from the bind pose and its pivot's place.
+   * So, with the bind pose the figure's rest pose (as the glTF reader builds the figure), a
+   * controller following joint j is posed at R_j(q) R_j(rest)^T B and the joint's place,
+   * B the rotation taking bind space to the world, fitted from the pivots and the joints'
+   * rest places (glTF 3.7.3: joint world x inverse bind).
+   */
   _buildSkin() {
     this.skin = null;
     const doc = this.store.figureDoc;
@@ -249,23 +302,41 @@ export class Viewport {
       const mesh = new THREE.Mesh(geo, new THREE.MeshStandardMaterial({
         color: 0xb9a58f, roughness: 0.7, transparent: true, opacity: 0.55, side: THREE.DoubleSide, depthWrite: false,
       }));
+      mesh.name = 'skin';
       this.figureGroup.add(mesh);
       const ctrlJoint = doc.skin.controllers.map((c) => c.joint ?? -1);
-      this.skin = { rig, mesh, geo, ctrlJoint, rest: rig.restPose() };
+      const { restRot, bind } = skinBind(this.figure, doc.skin.controllers, ctrlJoint);
+      this.skin = { rig, mesh, geo, ctrlJoint, rest: rig.restPose(), restRot, bind };
     } catch (e) {
       console.warn(`skin: ${e.message}`);
     }
   }
 
+  /** The rig's pose of the figure's pose (see _buildSkin): controllerCount x 12. */
+  skinPose() {
+    const sk = this.skin;
+    if (!sk) return null;
+    const f = this.figure.frames, p = this.figure.positions, pose = new Float64Array(sk.rest);
+    const R = new THREE.Matrix3(), M = new THREE.Matrix3();
+    sk.ctrlJoint.forEach((j, c) => {
+      if (j < 0) return;
+      const b = 12 * j;
+      R.set(f[b], f[b + 1], f[b + 2], f[b + 3], f[b + 4], f[b + 5], f[b + 6], f[b + 7], f[b + 8]);
+      M.multiplyMatrices(R, sk.restRot[c]).multiply(sk.bind); // row-major out of column-major
+      const e = M.elements;
+      pose.set([e[0], e[3], e[6], e[1], e[4], e[7], e[2], e[5], e[8], p[3 * j], p[3 * j + 1], p[3 * j + 2]], 12 * c);
+    });
+    return pose;
+  }
+
   _updateSkin() {
     const sk = this.skin;
     if (!sk) return;
-    const frames = this.figure.frames, pose = new Float64Array(sk.rest);
-    sk.ctrlJoint.forEach((j, c) => { if (j >= 0) pose.set(frames.subarray(12 * j, 12 * j + 12), 12 * c); });
-    const v = sk.rig.deform(pose), attr = sk.geo.getAttribute('position');
+    const v = sk.rig.deform(this.skinPose()), attr = sk.geo.getAttribute('position');
     for (let i = 0; i < v.length; i++) attr.array[i] = v[i];
     attr.needsUpdate = true;
     sk.geo.computeVertexNormals();
+    sk.geo.computeBoundingSphere();
   }
 
   jointPosition(j) {
