@@ -143,8 +143,12 @@ test('undo and redo (buttons and keys) restore poses and locks exactly', async (
 });
 
 test('the save indicator reaches Saved and the files on disk hold the change', async () => {
-  await page.evaluate(() => window.marionette.addLock('orientation-y', 'left foot'));
-  assert.notEqual(await page.textContent('#save-status'), 'Saved');
+  // read in the same turn as the change: the server may answer before another round trip
+  const right = await page.evaluate(() => {
+    window.marionette.addLock('orientation-y', 'left foot');
+    return document.querySelector('#save-status').textContent;
+  });
+  assert.notEqual(right, 'Saved', 'a change is not shown saved before the server has it');
   await page.keyboard.press('Control+s');
   await waitSaved(page);
   const doc = JSON.parse(readFileSync(join(scratch.project, 'sequence.json'), 'utf8'));
