@@ -22,17 +22,7 @@ static const char* const stems[4] = {"cmu_02_01_walk", "cmu_01_01_forward_jumps"
 static const int frames[4] = {344, 2752, 994, 1102};
 
 static int run_cli(const char* args, char** out, char** err) {
-    char opath[256], epath[256];
-    snprintf(opath, sizeof opath, "%s", mn_test_write_temp(".out", "", 0));
-    snprintf(epath, sizeof epath, "%s", mn_test_write_temp(".err", "", 0));
-    char cmd[8192];
-    snprintf(cmd, sizeof cmd, "'%s' %s > '%s' 2> '%s' < /dev/null", MN_CLI, args, opath, epath);
-    int st = system(cmd);
-    *out = mn_test_read_file(opath, NULL);
-    *err = mn_test_read_file(epath, NULL);
-    remove(opath);
-    remove(epath);
-    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+    return mn_test_run_program(MN_CLI, args, out, err);
 }
 
 /* A truncated take: the batch reports it and goes on. */

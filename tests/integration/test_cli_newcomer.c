@@ -10,17 +10,7 @@
 #include "test.h"
 
 static int run_cli(const char* args, char** out, char** err) {
-    char opath[256], epath[256];
-    snprintf(opath, sizeof opath, "%s", mn_test_write_temp(".out", "", 0));
-    snprintf(epath, sizeof epath, "%s", mn_test_write_temp(".err", "", 0));
-    char cmd[4096];
-    snprintf(cmd, sizeof cmd, "'%s' %s > '%s' 2> '%s' < /dev/null", MN_CLI, args, opath, epath);
-    int st = system(cmd);
-    *out = mn_test_read_file(opath, NULL);
-    *err = mn_test_read_file(epath, NULL);
-    remove(opath);
-    remove(epath);
-    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+    return mn_test_run_program(MN_CLI, args, out, err);
 }
 
 static void test_fk_json_orientations(void) {

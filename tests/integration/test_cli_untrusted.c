@@ -20,22 +20,7 @@
 /* Runs the CLI with args (a shell-quoted string); captures stdout and stderr separately
  * (each NULL-safe, malloc'd). */
 static int run_cli(const char* args, char** out, char** err) {
-    char opath[600], epath[600];
-    snprintf(opath, sizeof opath, "%s", mn_test_write_temp(".out", "", 0));
-    snprintf(epath, sizeof epath, "%s", mn_test_write_temp(".err", "", 0));
-    size_t cap = strlen(args) + 2048;
-    char* cmd = malloc(cap);
-    if (!cmd) return -1;
-    snprintf(cmd, cap, "'%s' %s > '%s' 2> '%s' < /dev/null", MN_CLI, args, opath, epath);
-    int st = system(cmd);
-    free(cmd);
-    *out = mn_test_read_file(opath, NULL);
-    *err = mn_test_read_file(epath, NULL);
-    if (!*out) *out = calloc(1, 1);
-    if (!*err) *err = calloc(1, 1);
-    remove(opath);
-    remove(epath);
-    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+    return mn_test_run_program(MN_CLI, args, out, err);
 }
 
 static char tdir[600];

@@ -56,4 +56,9 @@ const char* mn_test_temp_dir(void);
  * folder; a test may remove it sooner. */
 const char* mn_test_write_temp(const char* suffix, const char* text, size_t len);
 
+/* Runs the program exe with args (a shell-quoted string, any length), stdin from /dev/null;
+ * *out and *err receive what it wrote to stdout and stderr (malloc'd, "" when nothing; free
+ * them). Returns its exit status, -1 when it did not exit normally. */
+int mn_test_run_program(const char* exe, const char* args, char** out, char** err);
+
 #endif

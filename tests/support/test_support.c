@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 int mn_test_failures, mn_test_passed, mn_test_failed;
@@ -144,4 +145,25 @@ const char* mn_test_write_temp(const char* suffix, const char* text, size_t len)
     }
     close(fd);
     return path;
+}
+
+int mn_test_run_program(const char* exe, const char* args, char** out, char** err) {
+    char opath[600], epath[600];
+    snprintf(opath, sizeof opath, "%s", mn_test_write_temp(".out", "", 0));
+    snprintf(epath, sizeof epath, "%s", mn_test_write_temp(".err", "", 0));
+    size_t cap = strlen(exe) + strlen(args) + 2048;
+    char* cmd = malloc(cap);
+    int st = -1;
+    if (cmd) {
+        snprintf(cmd, cap, "'%s' %s > '%s' 2> '%s' < /dev/null", exe, args, opath, epath);
+        st = system(cmd);
+        free(cmd);
+    }
+    *out = mn_test_read_file(opath, NULL);
+    *err = mn_test_read_file(epath, NULL);
+    remove(opath);
+    remove(epath);
+    if (!*out) *out = calloc(1, 1);
+    if (!*err) *err = calloc(1, 1);
+    return st != -1 && WIFEXITED(st) ? WEXITSTATUS(st) : -1;
 }
