@@ -40,11 +40,12 @@ static void usage(FILE* f) {
         "          (a node per joint, one animation, and the skinned mesh when the figure is a\n"
         "          skinned glTF file). At each frame the active constraints are re-satisfied\n"
         "          (warm-started from the last frame) with the solver (default lagrange), at\n"
-        "          most N steps (default 20) to the tolerance T (metres and radians, default\n"
-        "          1e-5); --plain writes the plain in-betweens. Prints one key=value line:\n"
-        "          frames, fps, constrained frames, mean_iters, max_violation_m (largest\n"
-        "          residual of an active position constraint), unmet_frames. OUT is replaced\n"
-        "          atomically.\n"
+        "          most N steps (default 20) to the tolerance T (the figure's length unit and\n"
+        "          radians, default 1e-5); --plain writes the plain in-betweens. Prints one\n"
+        "          key=value line: frames, fps, constrained frames, mean_iters, max_violation\n"
+        "          (largest residual of an active position constraint, in the figure's length\n"
+        "          unit: metres once the document's scale is applied), unmet_frames. OUT is\n"
+        "          replaced atomically.\n"
         "  import  opens a BVH take as a sequence: every frame a key, or with --tol the\n"
         "          whole-pose keys (greedy insertion, then a removal pass) whose in-betweens\n"
         "          put every joint within METRES of the take (lengths scaled by S first).\n"
@@ -201,7 +202,7 @@ static int bake(int argc, char** argv) {
         st = glb ? mn_gltf_write(out, m, &mo, skin.nverts > 0 ? &skin : NULL, &err)
                  : mn_bvh_write(out, m, &mo, &err);
         printf("file=%s out=%s frames=%ld fps=%.9g mode=%s constrained_frames=%ld mean_iters=%.2f "
-               "max_violation_m=%.2e "
+               "max_violation=%.2e "
                "unmet_frames=%ld\n",
                mn_cli_safe(in), mn_cli_safe(out), r.frames, mn_seq_fps(s) / o.step,
                o.plain ? "plain" : mn_csolver_name(o.solve.solve.method), r.constrained,

@@ -21,8 +21,8 @@ static void usage(FILE* f) {
         f,
         "usage: marionette pose MODEL --scene SCENE.json [--solver lagrange|ccd|dls] [--json]\n"
         "                       [--iters N] [--tol T] [--scale S] [--frame N] "
-        "[--free-translations]\n"
-        "                       [--out OUT.bvh|OUT.glb] [--fps F]\n"
+        "[--anim NAME]\n"
+        "                       [--free-translations] [--out OUT.bvh|OUT.glb] [--fps F]\n"
         "\n"
         "Reads a figure (skeleton text, BVH, URDF, glTF; MODEL \"stickman\" is the built-in\n"
         "stick figure when no file of that name exists) and a scene naming handles,\n"
@@ -37,7 +37,10 @@ static void usage(FILE* f) {
         "  --iters N      steps per frame (default: the scene's \"iterations\", else 50)\n"
         "  --tol T        tolerance in metres and radians (default 1e-4)\n"
         "  --scale S      multiply BVH lengths by S (CMU files: 0.056444 for metres)\n"
-        "  --frame N      start from frame N of a BVH file's motion (default: the rest pose)\n"
+        "  --frame N      start from frame N of the figure's motion: a BVH file's frame, a\n"
+        "                 glTF file's N-th key time of its animation (default: the rest pose)\n"
+        "  --anim NAME    glTF: the animation --frame reads (default: the first; alone: its\n"
+        "                 first key)\n"
         "  --free-translations  also move the joints the figure holds: the position channels\n"
         "                 of a BVH rig below its root (bone lengths), held by default\n"
         "  --out OUT      also write every frame's solved state as a BVH motion (.bvh) or a\n"
@@ -51,17 +54,69 @@ static void usage(FILE* f) {
         "1 for a bad figure or scene (the message names file, line and field), 2 for usage.\n");
 }
 
+/* Where pose starts: frame N of the figure's motion (a BVH file's frames, a glTF file's
+ * key times of one animation), or the rest pose when frame < 0. */
+typedef struct start_pose {
+    int frame;
+    const char* anim; /* glTF: the animation's name, NULL for the first */
+} start_pose;
+
+/* Poses *d (created here) at frame sp->frame of a glTF file's animation, read from its key
+ * times (nothing is resampled, as `marionette fk --frame`). */
+static int gltf_start(const char* path, const mn_gltf* g, const mn_model* m, const start_pose* sp,
+                      mn_data* d) {
+    mn_error err;
+    int anim = sp->anim ? mn_gltf_find_anim(g, sp->anim) : 0;
+    if (anim < 0 || anim >= g->nanims) {
+        mn_error_set(&err, MN_ERR_ARG, path, 0, sp->anim ? "--anim" : "--frame", "%s",
+                     g->nanims ? "no animation of that name (see marionette info)"
+                               : "the file has no animation");
+        return mn_cli_input_error(&err);
+    }
+    const mn_gltf_anim* an = &g->anims[anim];
+    if (sp->frame >= an->nkeys) {
+        mn_error_set(&err, MN_ERR_ARG, path, 0, "--frame", "animation %d has %d key times, no %d",
+                     anim, an->nkeys, sp->frame);
+        return mn_cli_input_error(&err);
+    }
+    double* work = malloc(sizeof(double) * 16 * (size_t)g->njoints + 1);
+    if (!work) {
+        mn_error_set(&err, MN_ERR_NOMEM, path, 0, "", "out of memory");
+        return mn_cli_input_error(&err);
+    }
+    mn_status st = mn_gltf_state(g, m, anim, an->key_times[sp->frame], NULL, d->q, work, &err);
+    free(work);
+    if (st != MN_OK) return mn_cli_input_error(&err);
+    mn_fk(m, d);
+    return MN_EXIT_OK;
+}
+
 /* Reads the figure and its start state into d (created here); *frame_time gets the BVH
- * motion's frame time (left as it is for other files). With skin non-NULL, a skinned glTF
- * figure's mesh and skin go there (zeroed otherwise). */
-static int load(const char* path, double scale, int frame, mn_model** m, mn_data** d,
+ * motion's frame time (left as it is for other files). With skin non-NULL, a skinned glTF figure's
+ * mesh and skin go there (zeroed otherwise). */
+static int load(const char* path, double scale, const start_pose* sp, mn_model** m, mn_data** d,
                 double* frame_time, mn_gltf* skin) {
     mn_error err;
     mn_error_clear(&err);
     mn_motion mo;
     memset(&mo, 0, sizeof mo);
+    mn_gltf own; /* a glTF file, kept for its animations and its skin */
+    memset(&own, 0, sizeof own);
+    if (skin) memset(skin, 0, sizeof *skin);
+    int is_gltf = mn_file_kind_of(path) == MN_FILE_GLTF;
     mn_status st;
-    if (mn_file_kind_of(path) == MN_FILE_BVH) {
+    if (sp->anim && !is_gltf) return mn_cli_usage_error("pose", "--anim is for glTF files");
+    if (is_gltf) {
+        if (scale != 1.0) return mn_cli_usage_error("pose", "--scale applies to BVH files only");
+        mn_warnings w;
+        memset(&w, 0, sizeof w);
+        st = mn_gltf_read(path, &own, &w, &err);
+        mn_cli_print_warnings(&w);
+        /* the model is built from the same file the skin is kept from, so its joints are
+         * the skin's, in the skin's order (as mn_figure_read_skin) */
+        if (st == MN_OK && !(*m = mn_gltf_model(&own, &err))) st = err.status;
+        if (st != MN_OK) mn_gltf_free(&own);
+    } else if (mn_file_kind_of(path) == MN_FILE_BVH) {
         mn_bvh_options bo = mn_bvh_default();
         bo.scale = scale;
         mn_warnings w;
@@ -71,37 +126,47 @@ static int load(const char* path, double scale, int frame, mn_model** m, mn_data
         if (st == MN_OK && mo.frame_time > 0) *frame_time = mo.frame_time;
     } else {
         if (scale != 1.0) return mn_cli_usage_error("pose", "--scale applies to BVH files only");
-        st = mn_figure_read_skin(path, m, NULL, skin, NULL, &err);
+        st = mn_figure_read(path, m, NULL, NULL, &err);
     }
     if (st != MN_OK) {
         mn_motion_free(&mo);
         return mn_cli_input_error(&err);
     }
-    if (frame >= 0 && frame >= mo.nframes) {
-        mn_motion_free(&mo);
-        mn_gltf_free(skin);
-        mn_model_destroy(*m);
-        *m = NULL;
+    int rc = MN_EXIT_OK;
+    if (sp->frame >= 0 && !is_gltf && sp->frame >= mo.nframes) {
         mn_error_set(&err, MN_ERR_ARG, path, 0, "--frame", "the motion has %d frames, no frame %d",
-                     mo.nframes, frame);
-        return mn_cli_input_error(&err);
+                     mo.nframes, sp->frame);
+        rc = mn_cli_input_error(&err);
+        goto fail;
     }
     *d = mn_data_create(*m, 0);
     if (!*d) {
-        mn_motion_free(&mo);
-        mn_gltf_free(skin);
-        mn_model_destroy(*m);
-        *m = NULL;
         fprintf(stderr, "marionette: %s: out of memory for the figure's data\n", mn_cli_safe(path));
-        return MN_EXIT_INPUT;
+        rc = MN_EXIT_INPUT;
+        goto fail;
     }
-    if (frame >= 0) {
+    if (sp->frame >= 0 && is_gltf) {
+        rc = gltf_start(path, &own, *m, sp, *d);
+        if (rc != MN_EXIT_OK) goto fail;
+    } else if (sp->frame >= 0) {
         if ((*m)->nq) /* a figure without channels has no numbers (and mo.q is NULL) */
-            memcpy((*d)->q, mo.q + (size_t)frame * (*m)->nq, sizeof(double) * (size_t)(*m)->nq);
+            memcpy((*d)->q, mo.q + (size_t)sp->frame * (*m)->nq, sizeof(double) * (size_t)(*m)->nq);
         mn_fk(*m, *d);
     }
     mn_motion_free(&mo);
+    if (skin && own.nverts > 0)
+        *skin = own; /* the skinned mesh, for --out OUT.glb */
+    else
+        mn_gltf_free(&own);
     return MN_EXIT_OK;
+fail:
+    mn_data_destroy(*d);
+    *d = NULL;
+    mn_motion_free(&mo);
+    mn_gltf_free(&own);
+    mn_model_destroy(*m);
+    *m = NULL;
+    return rc;
 }
 
 static void print_text(const mn_model* m, const mn_data* d, mn_csys* s, const mn_csolve_result* r,
@@ -172,7 +237,8 @@ int mn_cmd_pose(int argc, char** argv) {
     }
     const char *model_path = NULL, *scene_path = NULL, *solver_name = NULL;
     const char* out_path = NULL;
-    int json = 0, iters = 0, frame = -1, free_locked = 0;
+    int json = 0, iters = 0, free_locked = 0;
+    start_pose sp = {-1, NULL};
     double tol = 1e-4, scale = 1.0, fps = 0;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--scene") && i + 1 < argc)
@@ -198,8 +264,10 @@ int mn_cmd_pose(int argc, char** argv) {
             if (!mn_cli_parse_double(argv[++i], &scale) || !(scale > 0))
                 return mn_cli_usage_error("pose", "--scale needs a number > 0");
         } else if (!strcmp(argv[i], "--frame") && i + 1 < argc) {
-            if (!mn_cli_parse_int(argv[++i], &frame) || frame < 0)
+            if (!mn_cli_parse_int(argv[++i], &sp.frame) || sp.frame < 0)
                 return mn_cli_usage_error("pose", "--frame needs an integer >= 0");
+        } else if (!strcmp(argv[i], "--anim") && i + 1 < argc) {
+            sp.anim = argv[++i];
         } else if (argv[i][0] == '-')
             return mn_cli_usage_error("pose", "unknown option '%s'", argv[i]);
         else if (!model_path)
@@ -208,6 +276,7 @@ int mn_cmd_pose(int argc, char** argv) {
             return mn_cli_usage_error("pose", "one MODEL only");
     }
     if (!model_path) return mn_cli_usage_error("pose", "missing MODEL");
+    if (sp.anim && sp.frame < 0) sp.frame = 0; /* --anim alone: its first key */
     if (!scene_path) return mn_cli_usage_error("pose", "missing --scene SCENE.json");
     if (out_path) {
         const char* ext = strrchr(out_path, '.');
@@ -234,7 +303,7 @@ int mn_cmd_pose(int argc, char** argv) {
     mn_gltf skin;
     memset(&skin, 0, sizeof skin);
     int to_glb = out_path && strcasecmp(strrchr(out_path, '.'), ".glb") == 0;
-    int rc = load(model_path, scale, frame, &m, &d, &frame_time, to_glb ? &skin : NULL);
+    int rc = load(model_path, scale, &sp, &m, &d, &frame_time, to_glb ? &skin : NULL);
     if (rc != MN_EXIT_OK) {
         mn_scene_destroy(sc);
         return rc;

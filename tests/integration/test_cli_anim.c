@@ -346,6 +346,65 @@ static void test_pose_out_skinned(void) {
     remove(bvh);
 }
 
+/* pose --frame N on a glTF file starts from the N-th key time of its animation (--anim
+ * picks which one): the pinned paws hold where they stand at that key, not at the rest
+ * pose. */
+static void test_pose_gltf_frame(void) {
+    char *out, *err, args[1024], glb[300];
+    snprintf(glb, sizeof glb, "%s", mn_test_write_temp(".glb", "", 0));
+    snprintf(args, sizeof args,
+             "pose '" FOX "' --scene '" MN_SOURCE
+             "/docs/examples/fox_sniff.json' --anim Walk --frame 5 --out '%s'",
+             glb);
+    CHECK(run_cli(args, &out, &err) == 0 && out && strstr(out, "frames=24 status=OK"));
+    free(out), free(err);
+    mn_gltf fox, g;
+    mn_error e;
+    int have_fox = mn_gltf_read(FOX, &fox, NULL, &e) == MN_OK;
+    CHECK(have_fox);
+    if (have_fox && mn_gltf_read(glb, &g, NULL, &e) == MN_OK) {
+        int walk = mn_gltf_find_anim(&fox, "Walk");
+        double ws[12 * 24], w0[12 * 24], wr[12 * 24];
+        CHECK(walk == 1 && g.njoints == 24 && fox.njoints == 24 &&
+              mn_gltf_sample(&fox, walk, fox.anims[walk].key_times[5], ws) == MN_OK &&
+              mn_gltf_sample(&g, 0, g.anims[0].duration, w0) == MN_OK &&
+              mn_gltf_sample(&fox, -1, 0, wr) == MN_OK);
+        int paws = 0;
+        for (int j = 0; j < g.njoints; j++) {
+            if (strcmp(g.joint_name[j], "b_LeftFoot02_018") != 0 &&
+                strcmp(g.joint_name[j], "b_RightHand_08") != 0)
+                continue;
+            paws++;
+            double d = 0, dr = 0;
+            for (int k = 0; k < 3; k++) {
+                double a = w0[12 * j + 4 * k + 3], b = ws[12 * j + 4 * k + 3];
+                d += (a - b) * (a - b);
+                dr += (wr[12 * j + 4 * k + 3] - b) * (wr[12 * j + 4 * k + 3] - b);
+            }
+            CHECK(sqrt(d) < 1e-3); /* held where Walk's key 5 put it */
+            CHECK(sqrt(dr) > 1);   /* and that is not where the rest pose has it */
+        }
+        CHECK(paws == 2);
+        mn_gltf_free(&g);
+    }
+    if (have_fox) mn_gltf_free(&fox);
+    /* a key the animation does not have, an animation the file does not have */
+    const char* bad[] = {"--anim Walk --frame 18", "--anim Nope", "--frame 83"};
+    for (int i = 0; i < 3; i++) {
+        snprintf(args, sizeof args,
+                 "pose '" FOX "' --scene '" MN_SOURCE "/docs/examples/fox_sniff.json' %s", bad[i]);
+        CHECK(run_cli(args, &out, &err) == 1 && err && strstr(err, "Fox.glb") &&
+              strstr(err, i == 1 ? "--anim" : "--frame"));
+        free(out), free(err);
+    }
+    /* --anim is for glTF files */
+    CHECK(run_cli("pose stickman --scene '" MN_SOURCE
+                  "/docs/examples/crouch_stickman.json' --anim Walk",
+                  &out, &err) == 2);
+    free(out), free(err);
+    remove(glb);
+}
+
 int main(int argc, char** argv) {
     mn_test_init(argc, argv);
     RUN(test_usage);
@@ -357,5 +416,6 @@ int main(int argc, char** argv) {
     RUN(test_compress);
     RUN(test_pose_out);
     RUN(test_pose_out_skinned);
+    RUN(test_pose_gltf_frame);
     return mn_test_report();
 }
