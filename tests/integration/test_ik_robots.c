@@ -1,7 +1,8 @@
 /* Chain IK on the robot arms of data/robots (URDF): every numeric method reaches pose
  * targets on the Franka Panda, LM reaches random pose targets from the middle of the limits
- * on all four arms, the chain Jacobian agrees with finite differences, a solve allocates
- * nothing, and `marionette solve` prints and exits as documented. */
+ * on all five arms (the four of data/robots and the Kinova Jaco 2), the chain Jacobian agrees with
+ * finite differences, a solve allocates nothing, and `marionette solve` prints and exits as
+ * documented. */
 #include <marionette/ik.h>
 #include <marionette/io.h>
 #include <marionette/linalg.h>
@@ -25,6 +26,8 @@ static const robot robots[] = {
     {MN_DATA "/robots/kuka_iiwa/model.urdf", "lbr_iiwa_link_0", "lbr_iiwa_link_7"},
     {MN_DATA "/robots/ur5/ur5_robot.urdf", "base_link", "tool0"},
     {MN_DATA "/robots/xarm6/xarm6_robot.urdf", "link_base", "link6"},
+    {MN_DATA "/robots/kinova_j2s6s200/j2s6s200.urdf", "j2s6s200_link_base",
+     "j2s6s200_end_effector"},
 };
 
 static uint64_t rng_state = 2024;
