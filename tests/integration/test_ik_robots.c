@@ -1,6 +1,6 @@
 /* Chain IK on the robot arms of data/robots (URDF): every numeric method reaches pose
  * targets on the Franka Panda, LM reaches random pose targets from the middle of the limits
- * on all five arms (the four of data/robots and the Kinova Jaco 2), the chain Jacobian agrees with
+ * on all six arms of data/robots, the chain Jacobian agrees with
  * finite differences, a solve allocates nothing, and `marionette solve` prints and exits as
  * documented. */
 #include <marionette/ik.h>
@@ -28,6 +28,7 @@ static const robot robots[] = {
     {MN_DATA "/robots/xarm6/xarm6_robot.urdf", "link_base", "link6"},
     {MN_DATA "/robots/kinova_j2s6s200/j2s6s200.urdf", "j2s6s200_link_base",
      "j2s6s200_end_effector"},
+    {MN_DATA "/robots/xarm7/xarm7.urdf", "link_base", "link7"},
 };
 
 static uint64_t rng_state = 2024;
