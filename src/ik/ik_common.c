@@ -462,7 +462,8 @@ mn_status mn_ik_drive(const mn_ik_loop* L, const mn_ik_options* o, mn_ik_result*
     int met = goals_met(L, o, pe, re);
     /* The modes' search (mn_ik_mode): the answers the attempts reach, kept by found. A seed
      * that meets the goal is the answer as it is. */
-    int search = o->mode != MN_IK_SPEED && L->found && L->take_found && L->restart, nfound = 0;
+    int search = o->mode != MN_IK_SPEED && L->found && L->take_found && L->restart;
+    int nfound = search ? L->found_before : 0;
     for (;;) {
         if (met) {
             if (!search || it == 0) break;

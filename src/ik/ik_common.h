@@ -168,6 +168,8 @@ typedef struct mn_ik_loop {
      * take_found: make the best answer kept the current state. */
     void (*found)(void* ctx);
     void (*take_found)(void* ctx);
+    int found_before;     /* found already kept answers before the first iteration (LM's
+                             closed form); only when the start does not meet the goal */
     double same_abs;      /* two merits closer than this (absolute) are the same residual */
     int use_pos, use_rot; /* the active goals, met within o->tol_pos and o->tol_rot */
     int cheap;            /* iterations are cheap: read the clock every 4th (CPU time: 32nd) */

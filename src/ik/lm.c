@@ -39,6 +39,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "ik/closed_form.h"
 #include "ik/ik_common.h"
 #include "ik/ik_methods.h"
 
@@ -375,6 +376,123 @@ static void lm_take_found(void* vx) {
     lm_pose(x);
 }
 
+/* ---- the closed form's start (closed_form.h) ------------------------------------------ */
+
+/* Angle v (a closed form's, in (-pi, pi]) at its turn nearest the seed's value s within
+ * [lo, hi]; 0 when no turn of it is within the range. */
+static int cf_turn(double v, double s, double lo, double hi, double* out) {
+    double k0 = nearbyint((s - v) / (2 * MN_PI)), best = INFINITY;
+    for (int d = -1; d <= 1; d++) {
+        double t = v + 2 * MN_PI * (k0 + d);
+        if (t >= lo && t <= hi && fabs(t - s) < fabs(best - s)) best = t;
+    }
+    if (!isfinite(best)) return 0;
+    *out = best;
+    return 1;
+}
+
+/* The closed-form answers of the goal with the fixed DOF (if any) at qf, each at the turns
+ * nearest the seed within the limits (answers out of them dropped): written to out, their
+ * count returned. */
+static int cf_answers(const lm_loop* x, const mn_ik_cf* cf, const mn_xform* T, double qf,
+                      const double* seed, double out[MN_IK_CF_MAX][7]) {
+    double q[MN_IK_CF_MAX][7];
+    int ns = mn_ik_cf_solve(cf, T, qf, q), nk = 0;
+    const mn_chain* ch = &x->cur.ch;
+    int limits = x->o->respect_limits;
+    for (int s = 0; s < ns; s++) {
+        int ok = 1;
+        for (int k = 0; k < cf->n && ok; k++) {
+            double lo = limits ? ch->lo[k] : -INFINITY, hi = limits ? ch->hi[k] : INFINITY;
+            if (k == cf->fixed)
+                out[nk][k] = q[s][k];
+            else
+                ok = cf_turn(q[s][k], seed[k], lo, hi, &out[nk][k]);
+        }
+        nk += ok;
+    }
+    return nk;
+}
+
+static double cf_dist2(const double* a, const double* b, int n) {
+    double s = 0;
+    for (int k = 0; k < n; k++)
+        s += (a[k] - b[k]) * (a[k] - b[k]);
+    return s;
+}
+
+/* A closed form for the chain's family (a pose goal on a 6R arm with a spherical wrist or an
+ * S-R-S 7R arm, closed_form.h) as LM's start. The answer nearest the seed within the limits,
+ * with an S-R-S arm's given joint at the seed's value or, when no answer there is within the
+ * limits, at the nearest of 16 values across its range, becomes the current pose when the
+ * chain's own FK says it meets the goal (the driver then returns it without an iteration),
+ * or when it is at least closer to the goal than the seed (LM iterates from it). In the
+ * searching modes every answer at the seed's value that meets the goal is kept by found
+ * instead, and the search starts from the seed as before. Returns 1 when answers were kept
+ * that way. */
+static int lm_closed_form(lm_loop* x) {
+    const mn_ik_goal* g = x->g;
+    lm_work* w = &x->w;
+    if (!g->use_pos || !g->use_rot) return 0;
+    mn_ik_cf cf;
+    if (mn_ik_cf_detect(&x->cur, &cf) == MN_IK_CF_NONE) return 0;
+    int n = cf.n;
+    double seed[7];
+    memcpy(seed, w->q, sizeof(double) * (size_t)n);
+    mn_xform T;
+    T.R = g->R;
+    T.p = mn_vec3_sub(g->pos, mn_mat3_mulv(&g->R, g->point)); /* the tip frame's origin */
+    double ans[MN_IK_CF_MAX][7];
+    int search = x->o->mode != MN_IK_SPEED, kept = 0;
+    if (search) {
+        if (mn_ik_goal_met(g, x->pe, x->re, x->o)) return 0; /* the seed is the answer */
+        int na = cf_answers(x, &cf, &T, cf.fixed >= 0 ? seed[cf.fixed] : 0, seed, ans);
+        for (int s = 0; s < na; s++) {
+            memcpy(w->q, ans[s], sizeof(double) * (size_t)n);
+            lm_pose(x);
+            if (mn_ik_goal_met(g, x->pe, x->re, x->o)) {
+                lm_found(x);
+                kept = 1;
+            }
+        }
+        memcpy(w->q, seed, sizeof(double) * (size_t)n);
+        lm_pose(x);
+        return kept;
+    }
+    /* the given joint's values: the seed's, then 16 across its range nearest it first */
+    double vals[17];
+    int nv = 1;
+    vals[0] = cf.fixed >= 0 ? seed[cf.fixed] : 0;
+    if (cf.fixed >= 0) {
+        double lo = x->cur.ch.lo[cf.fixed], hi = x->cur.ch.hi[cf.fixed];
+        if (!x->o->respect_limits || !isfinite(lo) || !isfinite(hi)) lo = -MN_PI, hi = MN_PI;
+        for (int i = 0; i < 16; i++) {
+            double v = lo + (hi - lo) * (i + 0.5) / 16, dv = fabs(v - vals[0]);
+            int at = nv++;
+            while (at > 1 && fabs(vals[at - 1] - vals[0]) > dv) {
+                vals[at] = vals[at - 1];
+                at--;
+            }
+            vals[at] = v;
+        }
+    }
+    for (int iv = 0; iv < nv; iv++) {
+        int na = cf_answers(x, &cf, &T, vals[iv], seed, ans);
+        if (na == 0) continue;
+        int best = 0;
+        for (int s = 1; s < na; s++)
+            if (cf_dist2(ans[s], seed, n) < cf_dist2(ans[best], seed, n)) best = s;
+        double e0 = x->err;
+        memcpy(w->q, ans[best], sizeof(double) * (size_t)n);
+        lm_pose(x);
+        if (mn_ik_goal_met(g, x->pe, x->re, x->o) || x->err < e0) return 0;
+        memcpy(w->q, seed, sizeof(double) * (size_t)n); /* no better than the seed */
+        lm_pose(x);
+        return 0;
+    }
+    return 0;
+}
+
 mn_status mn_ik_lm(MN_IK_METHOD_ARGS) {
     size_t mark = mn_arena_mark(&d->arena);
     mn_ikc c;
@@ -420,6 +538,7 @@ mn_status mn_ik_lm(MN_IK_METHOD_ARGS) {
     /* The seed is the first "best" pose: with an error that overflows (a target at 1e300)
      * nothing compares smaller, and the seed is what comes back. */
     lm_pose(&x);
+    int found_before = lm_closed_form(&x);
     mn_ik_loop lp = {.ctx = &x,
                      .iterate = lm_iterate,
                      .measure = lm_measure,
@@ -428,6 +547,7 @@ mn_status mn_ik_lm(MN_IK_METHOD_ARGS) {
                      .restart = lm_restart,
                      .found = lm_found,
                      .take_found = lm_take_found,
+                     .found_before = found_before,
                      .same_abs = x.bias * 1e-9,
                      .use_pos = g.use_pos,
                      .use_rot = g.use_rot,

@@ -1,0 +1,279 @@
+/* Closed-form IK of 6R arms with a spherical wrist and of S-R-S 7R arms: see closed_form.h.
+ *
+ * The solve follows the product-of-exponentials reduction of Murray, Li and Sastry (1994,
+ * sec. 3.3.2, the elbow manipulator's example): with g = T M^-1 the motion the joints must
+ * make, the shoulder's axes keep S and the wrist's keep W, so
+ *   1. |g W - S| depends on the elbow alone: Paden-Kahan subproblem 3 (rotation about one
+ *      axis to a given distance) gives its two angles;
+ *   2. the shoulder's two rotations carry the elbow-turned W onto g W: subproblem 2
+ *      (rotations about two meeting axes), two answers;
+ *   3. the wrist's first two rotations carry a point of its last axis where the rest of g
+ *      takes it (subproblem 2, two answers), and its last rotation follows from a point off
+ *      its axis (subproblem 1).
+ * Pieper (1968, "The kinematics of manipulators under computer control") showed such arms
+ * solvable in closed form; the subproblems make the solve independent of how the URDF
+ * places the frames. A seventh joint held at a given value (SRS7) is a known factor before
+ * the shoulder or next to the elbow. */
+#include "ik/closed_form.h"
+
+#include <math.h>
+#include <string.h>
+
+static mn_vec3 v3(const double* a) {
+    return mn_v3(a[0], a[1], a[2]);
+}
+
+/* exp(xi theta) for the hinge of unit axis w through r, from c = cos theta and s = sin
+ * theta: R = I + s [w] + (1 - c) [w]^2 (Rodrigues), p = r - R r (Murray, Li and Sastry
+ * eq. 2.36). */
+static mn_xform hinge_exp_cs(const double* w, const double* r, double c, double s) {
+    mn_xform X;
+    double t = 1.0 - c, x = w[0], y = w[1], z = w[2];
+    double* R = X.R.m;
+    R[0] = t * x * x + c, R[1] = t * x * y - s * z, R[2] = t * x * z + s * y;
+    R[3] = t * x * y + s * z, R[4] = t * y * y + c, R[5] = t * y * z - s * x;
+    R[6] = t * x * z - s * y, R[7] = t * y * z + s * x, R[8] = t * z * z + c;
+    X.p = mn_v3(r[0] - (R[0] * r[0] + R[1] * r[1] + R[2] * r[2]),
+                r[1] - (R[3] * r[0] + R[4] * r[1] + R[5] * r[2]),
+                r[2] - (R[6] * r[0] + R[7] * r[1] + R[8] * r[2]));
+    return X;
+}
+
+static mn_xform hinge_exp(const double* w, const double* r, double th) {
+    return hinge_exp_cs(w, r, cos(th), sin(th));
+}
+
+/* An angle's cosine and sine, and the angle. */
+typedef struct angle {
+    double t, c, s;
+} angle;
+
+/* Subproblem 1: the rotation about (w, r) carrying p to q (projected onto the plane
+ * normal to w). */
+static angle sub1(mn_vec3 w, mn_vec3 r, mn_vec3 p, mn_vec3 q) {
+    mn_vec3 u = mn_vec3_sub(p, r), v = mn_vec3_sub(q, r);
+    u = mn_vec3_sub(u, mn_vec3_scale(w, mn_vec3_dot(w, u)));
+    v = mn_vec3_sub(v, mn_vec3_scale(w, mn_vec3_dot(w, v)));
+    double y = mn_vec3_dot(w, mn_vec3_cross(u, v)), x = mn_vec3_dot(u, v), h = hypot(x, y);
+    angle a = {atan2(y, x), 1, 0};
+    if (h > 0) a.c = x / h, a.s = y / h;
+    return a;
+}
+
+/* Subproblem 2: exp(w1 t1) exp(w2 t2) p = q for the two axes through r. Writes up to two
+ * (t1, t2) and returns how many (0 when q is farther from the axes' reach than rounding
+ * explains). */
+static int sub2(mn_vec3 w1, mn_vec3 w2, mn_vec3 r, mn_vec3 p, mn_vec3 q, angle* t1, angle* t2) {
+    mn_vec3 u = mn_vec3_sub(p, r), v = mn_vec3_sub(q, r);
+    double k = mn_vec3_dot(w1, w2), den = k * k - 1.0;
+    mn_vec3 x = mn_vec3_cross(w1, w2);
+    double x2 = mn_vec3_dot(x, x);
+    if (!(x2 > 1e-12)) return 0;
+    double a = (k * mn_vec3_dot(w2, u) - mn_vec3_dot(w1, v)) / den;
+    double b = (k * mn_vec3_dot(w1, v) - mn_vec3_dot(w2, u)) / den;
+    double uu = mn_vec3_dot(u, u);
+    double g2 = (uu - a * a - b * b - 2 * a * b * k) / x2;
+    if (g2 < -1e-9 * (uu + 1e-300)) return 0;
+    double g = g2 > 0 ? sqrt(g2) : 0;
+    int ns = g > 0 ? 2 : 1;
+    for (int s = 0; s < ns; s++) {
+        mn_vec3 z = mn_vec3_add(mn_vec3_add(mn_vec3_scale(w1, a), mn_vec3_scale(w2, b)),
+                                mn_vec3_scale(x, s ? -g : g));
+        mn_vec3 c = mn_vec3_add(z, r);
+        t2[s] = sub1(w2, r, p, c);
+        t1[s] = sub1(w1, r, c, q);
+    }
+    return ns;
+}
+
+/* Subproblem 3: the angles t of the rotation about (w, r) with |exp(w t) p - q| = d. */
+static int sub3(mn_vec3 w, mn_vec3 r, mn_vec3 p, mn_vec3 q, double d, angle* t) {
+    mn_vec3 u = mn_vec3_sub(p, r), v = mn_vec3_sub(q, r);
+    double wu = mn_vec3_dot(w, u), wv = mn_vec3_dot(w, v);
+    mn_vec3 up = mn_vec3_sub(u, mn_vec3_scale(w, wu)), vp = mn_vec3_sub(v, mn_vec3_scale(w, wv));
+    double d2 = d * d - (wu - wv) * (wu - wv);
+    double nu = mn_vec3_norm(up), nv = mn_vec3_norm(vp);
+    if (!(nu * nv > 1e-300)) return 0;
+    double t0 = atan2(mn_vec3_dot(w, mn_vec3_cross(up, vp)), mn_vec3_dot(up, vp));
+    double c = (nu * nu + nv * nv - d2) / (2 * nu * nv);
+    if (c > 1 + 1e-9 || c < -1 - 1e-9 || isnan(c)) return 0;
+    double a = c >= 1 ? 0 : c <= -1 ? MN_PI : acos(c);
+    t[0].t = t0 - a;
+    t[1].t = t0 + a;
+    for (int k = 0; k < 2; k++)
+        t[k].c = cos(t[k].t), t[k].s = sin(t[k].t);
+    return a > 0 ? 2 : 1;
+}
+
+/* ---- the family of a chain ------------------------------------------------------------ */
+
+/* The closest points of the lines (r0, w0) and (r1, w1) (unit axes): their midpoint in
+ * *mid, their distance returned; -1 for parallel lines. */
+static double lines_meet(mn_vec3 r0, mn_vec3 w0, mn_vec3 r1, mn_vec3 w1, mn_vec3* mid) {
+    double b = mn_vec3_dot(w0, w1), den = 1 - b * b;
+    if (!(den > 1e-10)) return -1;
+    mn_vec3 d = mn_vec3_sub(r0, r1);
+    double s = (b * mn_vec3_dot(w1, d) - mn_vec3_dot(w0, d)) / den;
+    double t = (mn_vec3_dot(w1, d) - b * mn_vec3_dot(w0, d)) / den;
+    mn_vec3 a = mn_vec3_add(r0, mn_vec3_scale(w0, s)), c = mn_vec3_add(r1, mn_vec3_scale(w1, t));
+    *mid = mn_vec3_scale(mn_vec3_add(a, c), 0.5);
+    return mn_vec3_dist(a, c);
+}
+
+static double point_line(mn_vec3 p, mn_vec3 r, mn_vec3 w) {
+    mn_vec3 u = mn_vec3_sub(p, r);
+    return mn_vec3_norm(mn_vec3_sub(u, mn_vec3_scale(w, mn_vec3_dot(w, u))));
+}
+
+/* Does the layout with `fixed` given (-1: none) fit: the first two solved DOFs adjacent
+ * and meeting at S, the last three meeting at W (no two parallel), the one left between
+ * them (the elbow) off both points, the fixed DOF before the shoulder or among the elbow's
+ * neighbours? */
+static int layout(mn_ik_cf* cf, int fixed, double tol) {
+    int n = cf->n, solved[7], ns = 0;
+    for (int k = 0; k < n; k++)
+        if (k != fixed) solved[ns++] = k;
+    if (ns != 6) return 0;
+    int p0 = solved[0], p1 = solved[1], e = solved[2];
+    if (p1 != p0 + 1 || solved[3] != n - 3 || (fixed > p0 && fixed < p1) || fixed >= n - 3)
+        return 0;
+#define AX(k) v3(cf->w[k])
+#define PT(k) v3(cf->r[k])
+    mn_vec3 S, W, W2;
+    double ds = lines_meet(PT(p0), AX(p0), PT(p1), AX(p1), &S);
+    if (ds < 0 || ds > tol) return 0;
+    double dw = lines_meet(PT(n - 3), AX(n - 3), PT(n - 2), AX(n - 2), &W);
+    if (dw < 0 || dw > tol) return 0;
+    if (lines_meet(PT(n - 2), AX(n - 2), PT(n - 1), AX(n - 1), &W2) < 0) return 0;
+    if (point_line(W, PT(n - 1), AX(n - 1)) > tol) return 0;
+    if (point_line(S, PT(e), AX(e)) < 1e3 * tol || point_line(W, PT(e), AX(e)) < 1e3 * tol)
+        return 0;
+#undef AX
+#undef PT
+    cf->fixed = fixed;
+    cf->pair[0] = p0, cf->pair[1] = p1, cf->elbow = e;
+    cf->wrist[0] = n - 3, cf->wrist[1] = n - 2, cf->wrist[2] = n - 1;
+    cf->S[0] = S.x, cf->S[1] = S.y, cf->S[2] = S.z;
+    cf->W[0] = W.x, cf->W[1] = W.y, cf->W[2] = W.z;
+    return 1;
+}
+
+int mn_ik_cf_detect(const mn_ikc* c, mn_ik_cf* cf) {
+    memset(cf, 0, sizeof *cf);
+    cf->fixed = -1;
+    const mn_model* m = c->m;
+    int n = c->ch.ndof;
+    if ((n != 6 && n != 7) || !c->ch.simple || c->ch.locked || c->ch.nq != n) return 0;
+    for (int i = 0; i < c->ch.njoint; i++) {
+        int t = m->jnt_type[c->ch.jnt[i]];
+        if (t != MN_JOINT_HINGE && t != MN_JOINT_FIXED) return 0;
+    }
+    double zero[7] = {0, 0, 0, 0, 0, 0, 0};
+    mn_chain_frames(m, &c->ch, zero, c->xf);
+    cf->n = n;
+    for (int k = 0; k < n; k++) {
+        int i = c->ch.dof_path[k];
+        mn_vec3 w = mn_vec3_normalize(mn_mat3_mulv(&c->xf[i].R, m->jnt_axis[c->ch.jnt[i]]));
+        mn_vec3 r = c->xf[i].p;
+        cf->w[k][0] = w.x, cf->w[k][1] = w.y, cf->w[k][2] = w.z;
+        cf->r[k][0] = r.x, cf->r[k][1] = r.y, cf->r[k][2] = r.z;
+    }
+    cf->M = c->xf[c->ch.njoint - 1];
+    double tol = 1e-7 * (c->reach > 0 ? c->reach : 1.0);
+    if (n == 6) {
+        if (layout(cf, -1, tol)) cf->family = MN_IK_CF_WRIST6;
+        return cf->family;
+    }
+    /* the joint next to the elbow first (an S-R-S arm's third), then the first */
+    static const int order[3] = {2, 3, 0};
+    for (int k = 0; k < 3; k++)
+        if (layout(cf, order[k], tol)) {
+            cf->family = MN_IK_CF_SRS7;
+            break;
+        }
+    return cf->family;
+}
+
+/* ---- the solve ------------------------------------------------------------------------ */
+
+/* An angle of atan2 (or of two, summed) in (-pi, pi]. */
+static double wrap_pi(double a) {
+    if (a > MN_PI) return a - 2 * MN_PI;
+    if (a <= -MN_PI) return a + 2 * MN_PI;
+    return a;
+}
+
+int mn_ik_cf_solve(const mn_ik_cf* cf, const mn_xform* T, double qfixed,
+                   double q[MN_IK_CF_MAX][7]) {
+    if (cf->family == MN_IK_CF_NONE) return 0;
+    const int f = cf->fixed, e = cf->elbow, a = cf->pair[0], b = cf->pair[1];
+    const int w0 = cf->wrist[0], w1 = cf->wrist[1], w2 = cf->wrist[2];
+    mn_xform Minv = mn_xform_inverse(&cf->M);
+    mn_xform g = mn_xform_mul(T, &Minv);
+    /* the known factors: before the shoulder (into g), or before (A) or after (B) the elbow */
+    mn_xform A = mn_xform_identity(), B = mn_xform_identity();
+    if (f >= 0) {
+        mn_xform F = hinge_exp(cf->w[f], cf->r[f], qfixed);
+        if (f < a) {
+            mn_xform Fi = mn_xform_inverse(&F);
+            g = mn_xform_mul(&Fi, &g);
+        } else if (f < e) {
+            A = F;
+        } else {
+            B = F;
+        }
+    }
+    mn_vec3 S = v3(cf->S), W = v3(cf->W);
+    mn_vec3 gW = mn_xform_apply(&g, W);
+    mn_xform Ai = mn_xform_inverse(&A);
+    angle te[2];
+    int ne = sub3(v3(cf->w[e]), v3(cf->r[e]), mn_xform_apply(&B, W), mn_xform_apply(&Ai, S),
+                  mn_vec3_dist(gW, S), te);
+    int count = 0;
+    mn_vec3 p3 = mn_vec3_add(W, v3(cf->w[w2]));                        /* on the last axis */
+    mn_vec3 p4 = mn_vec3_add(W, mn_vec3_perpendicular(v3(cf->w[w2]))); /* off it */
+    for (int ie = 0; ie < ne; ie++) {
+        mn_xform E = hinge_exp_cs(cf->w[e], cf->r[e], te[ie].c, te[ie].s);
+        mn_xform Y = mn_xform_mul(&A, &E);
+        Y = mn_xform_mul(&Y, &B);
+        angle ta[2], tb[2];
+        int ns = sub2(v3(cf->w[a]), v3(cf->w[b]), S, mn_xform_apply(&Y, W), gW, ta, tb);
+        for (int is = 0; is < ns; is++) {
+            mn_xform Ea = hinge_exp_cs(cf->w[a], cf->r[a], ta[is].c, ta[is].s);
+            mn_xform Eb = hinge_exp_cs(cf->w[b], cf->r[b], tb[is].c, tb[is].s);
+            mn_xform P = mn_xform_mul(&Ea, &Eb);
+            P = mn_xform_mul(&P, &Y);
+            mn_xform Pi = mn_xform_inverse(&P);
+            mn_xform H = mn_xform_mul(&Pi, &g); /* what the wrist must do */
+            angle t0[2], t1[2];
+            int nw = sub2(v3(cf->w[w0]), v3(cf->w[w1]), W, p3, mn_xform_apply(&H, p3), t0, t1);
+            for (int iw = 0; iw < nw && count < MN_IK_CF_MAX; iw++) {
+                /* K = (E0 E1)^-1 H, applied to p4: E1^-1 (E0^-1 (H p4)) */
+                mn_xform E0 = hinge_exp_cs(cf->w[w0], cf->r[w0], t0[iw].c, t0[iw].s);
+                mn_xform E1 = hinge_exp_cs(cf->w[w1], cf->r[w1], t1[iw].c, t1[iw].s);
+                mn_xform K = mn_xform_mul(&E0, &E1);
+                K = mn_xform_inverse(&K);
+                K = mn_xform_mul(&K, &H);
+                angle t2 = sub1(v3(cf->w[w2]), W, p4, mn_xform_apply(&K, p4));
+                double* out = q[count++];
+                if (f >= 0) out[f] = qfixed;
+                out[e] = wrap_pi(te[ie].t);
+                out[a] = wrap_pi(ta[is].t);
+                out[b] = wrap_pi(tb[is].t);
+                out[w0] = wrap_pi(t0[iw].t);
+                out[w1] = wrap_pi(t1[iw].t);
+                out[w2] = wrap_pi(t2.t);
+            }
+        }
+    }
+    return count;
+}
+
+mn_xform mn_ik_cf_fk(const mn_ik_cf* cf, const double* q) {
+    mn_xform X = mn_xform_identity();
+    for (int k = 0; k < cf->n; k++) {
+        mn_xform E = hinge_exp(cf->w[k], cf->r[k], q[k]);
+        X = mn_xform_mul(&X, &E);
+    }
+    return mn_xform_mul(&X, &cf->M);
+}
