@@ -158,6 +158,28 @@ static int layout(mn_ik_cf* cf, int fixed, double tol) {
     return 1;
 }
 
+static int parallel(const double* a, const double* b) {
+    return mn_vec3_norm(mn_vec3_cross(v3(a), v3(b))) < 1e-9;
+}
+
+/* The UR6 layout: axes 2-4 parallel (the first not), 5 and 6 meeting at W (not parallel),
+ * the fifth not parallel to the second (it sets the last axis's tilt), the planar arm's
+ * points off its middle axis. */
+static int layout_ur(mn_ik_cf* cf, double tol) {
+    if (!parallel(cf->w[1], cf->w[2]) || !parallel(cf->w[1], cf->w[3])) return 0;
+    if (parallel(cf->w[0], cf->w[1]) || parallel(cf->w[4], cf->w[1])) return 0;
+    mn_vec3 W;
+    double dw = lines_meet(v3(cf->r[4]), v3(cf->w[4]), v3(cf->r[5]), v3(cf->w[5]), &W);
+    if (dw < 0 || dw > tol) return 0;
+    mn_vec3 w3 = v3(cf->w[2]), r3 = v3(cf->r[2]);
+    if (point_line(v3(cf->r[1]), r3, w3) < 1e3 * tol ||
+        point_line(v3(cf->r[3]), r3, w3) < 1e3 * tol)
+        return 0;
+    cf->fixed = -1;
+    cf->W[0] = W.x, cf->W[1] = W.y, cf->W[2] = W.z;
+    return 1;
+}
+
 int mn_ik_cf_detect(const mn_ikc* c, mn_ik_cf* cf) {
     memset(cf, 0, sizeof *cf);
     cf->fixed = -1;
@@ -181,7 +203,10 @@ int mn_ik_cf_detect(const mn_ikc* c, mn_ik_cf* cf) {
     cf->M = c->xf[c->ch.njoint - 1];
     double tol = 1e-7 * (c->reach > 0 ? c->reach : 1.0);
     if (n == 6) {
-        if (layout(cf, -1, tol)) cf->family = MN_IK_CF_WRIST6;
+        if (layout(cf, -1, tol))
+            cf->family = MN_IK_CF_WRIST6;
+        else if (layout_ur(cf, tol))
+            cf->family = MN_IK_CF_UR6;
         return cf->family;
     }
     /* the joint next to the elbow first (an S-R-S arm's third), then the first */
@@ -203,9 +228,101 @@ static double wrap_pi(double a) {
     return a;
 }
 
-int mn_ik_cf_solve(const mn_ik_cf* cf, const mn_xform* T, double qfixed,
+/* A cos t + B sin t = C: up to two t. */
+static int cos_sin_eq(double A, double B, double C, angle* t) {
+    double h = hypot(A, B);
+    if (!(h > 1e-12)) return 0;
+    double x = C / h;
+    if (!(x <= 1 + 1e-9 && x >= -1 - 1e-9)) return 0;
+    double a = x >= 1 ? 0 : x <= -1 ? MN_PI : acos(x), ph = atan2(B, A);
+    t[0].t = ph + a;
+    t[1].t = ph - a;
+    for (int k = 0; k < 2; k++)
+        t[k].c = cos(t[k].t), t[k].s = sin(t[k].t);
+    return a > 0 ? 2 : 1;
+}
+
+/* exp(w t) v for a direction v (Rodrigues). */
+static mn_vec3 turn(mn_vec3 w, angle t, mn_vec3 v) {
+    double k = mn_vec3_dot(w, v) * (1 - t.c);
+    return mn_vec3_add(mn_vec3_add(mn_vec3_scale(v, t.c), mn_vec3_scale(mn_vec3_cross(w, v), t.s)),
+                       mn_vec3_scale(w, k));
+}
+
+/* w . exp(a t) b = C for the angle t: a cos t + b sin t form of Rodrigues. */
+static int turn_dot(mn_vec3 w, mn_vec3 a, mn_vec3 b, double C, angle* t) {
+    double ab = mn_vec3_dot(a, b), aw = mn_vec3_dot(a, w);
+    return cos_sin_eq(mn_vec3_dot(w, b) - ab * aw, mn_vec3_dot(w, mn_vec3_cross(a, b)), C - ab * aw,
+                      t);
+}
+
+/* The UR6 solve (Hawkins 2013's steps, in subproblems). With g = T M^-1 and P where the
+ * last two axes meet:
+ *   1. joints 2-4 turn about parallel axes, so the component along them of g P, after the
+ *      first joint turned them, is that of P at q = 0: the first angle (two);
+ *   2. the same component of the last axis, g's image of it, is set by the fifth angle
+ *      alone (two);
+ *   3. the sixth turns R5^T w2 onto g^T R1 w2 (subproblem 1; free at the singular wrist,
+ *      where it takes qlast);
+ *   4. what is left, e2 e3 e4 = e1^-1 g e6^-1 e5^-1, is the planar arm: the third angle by
+ *      subproblem 3 (two), the second and the fourth by subproblem 1. */
+static int solve_ur(const mn_ik_cf* cf, const mn_xform* T, double qlast,
+                    double q[MN_IK_CF_MAX][7]) {
+    mn_xform Minv = mn_xform_inverse(&cf->M);
+    mn_xform g = mn_xform_mul(T, &Minv);
+    mn_vec3 w1 = v3(cf->w[0]), w2 = v3(cf->w[1]), w3 = v3(cf->w[2]), w4 = v3(cf->w[3]);
+    mn_vec3 w5 = v3(cf->w[4]), w6 = v3(cf->w[5]);
+    mn_vec3 r1 = v3(cf->r[0]), r2 = v3(cf->r[1]), r3 = v3(cf->r[2]), r4 = v3(cf->r[3]);
+    mn_vec3 P = v3(cf->W);
+    mn_vec3 d = mn_vec3_sub(mn_xform_apply(&g, P), r1);
+    angle t1[2];
+    int n1 = turn_dot(d, w1, w2, mn_vec3_dot(w2, mn_vec3_sub(P, r1)), t1);
+    mn_vec3 g6 = mn_mat3_mulv(&g.R, w6);
+    mn_vec3 p4 = mn_vec3_add(r4, mn_vec3_perpendicular(w4));
+    int count = 0;
+    for (int i1 = 0; i1 < n1; i1++) {
+        mn_vec3 n2 = turn(w1, t1[i1], w2); /* the parallel axes' direction after joint 1 */
+        angle t5[2];
+        int n5 = turn_dot(w2, w5, w6, mn_vec3_dot(n2, g6), t5);
+        mn_xform E1 = hinge_exp_cs(cf->w[0], cf->r[0], t1[i1].c, t1[i1].s);
+        mn_xform E1i = mn_xform_inverse(&E1);
+        mn_xform G1 = mn_xform_mul(&E1i, &g);
+        for (int i5 = 0; i5 < n5; i5++) {
+            angle m5 = {-t5[i5].t, t5[i5].c, -t5[i5].s};
+            mn_vec3 v = turn(w5, m5, w2);        /* R5^T w2 */
+            mn_vec3 u = mn_mat3_tmulv(&g.R, n2); /* g^T R1 w2 */
+            angle t6 = sub1(w6, mn_v3(0, 0, 0), u, v);
+            mn_vec3 vp = mn_vec3_sub(v, mn_vec3_scale(w6, mn_vec3_dot(w6, v)));
+            if (mn_vec3_norm(vp) < 1e-9) t6 = (angle){qlast, cos(qlast), sin(qlast)};
+            mn_xform E5 = hinge_exp_cs(cf->w[4], cf->r[4], t5[i5].c, t5[i5].s);
+            mn_xform E6 = hinge_exp_cs(cf->w[5], cf->r[5], t6.c, t6.s);
+            mn_xform E56 = mn_xform_mul(&E5, &E6);
+            mn_xform E56i = mn_xform_inverse(&E56);
+            mn_xform Q = mn_xform_mul(&G1, &E56i); /* e2 e3 e4 */
+            mn_vec3 Qr4 = mn_xform_apply(&Q, r4);
+            angle t3[2];
+            int n3 = sub3(w3, r3, r4, r2, mn_vec3_dist(Qr4, r2), t3);
+            for (int i3 = 0; i3 < n3 && count < MN_IK_CF_MAX; i3++) {
+                mn_xform E3 = hinge_exp_cs(cf->w[2], cf->r[2], t3[i3].c, t3[i3].s);
+                angle t2 = sub1(w2, r2, mn_xform_apply(&E3, r4), Qr4);
+                mn_xform E2 = hinge_exp_cs(cf->w[1], cf->r[1], t2.c, t2.s);
+                mn_xform E23 = mn_xform_mul(&E2, &E3);
+                mn_xform E23i = mn_xform_inverse(&E23);
+                mn_xform E4 = mn_xform_mul(&E23i, &Q);
+                angle t4 = sub1(w4, r4, p4, mn_xform_apply(&E4, p4));
+                double* out = q[count++];
+                out[0] = wrap_pi(t1[i1].t), out[1] = wrap_pi(t2.t), out[2] = wrap_pi(t3[i3].t);
+                out[3] = wrap_pi(t4.t), out[4] = wrap_pi(t5[i5].t), out[5] = wrap_pi(t6.t);
+            }
+        }
+    }
+    return count;
+}
+
+int mn_ik_cf_solve(const mn_ik_cf* cf, const mn_xform* T, double qfixed, double qlast,
                    double q[MN_IK_CF_MAX][7]) {
     if (cf->family == MN_IK_CF_NONE) return 0;
+    if (cf->family == MN_IK_CF_UR6) return solve_ur(cf, T, qlast, q);
     const int f = cf->fixed, e = cf->elbow, a = cf->pair[0], b = cf->pair[1];
     const int w0 = cf->wrist[0], w1 = cf->wrist[1], w2 = cf->wrist[2];
     mn_xform Minv = mn_xform_inverse(&cf->M);

@@ -25,7 +25,12 @@ enum {
      * axes 5-7 concurrent), the redundancy parameterised by joint 3 instead of the arm
      * angle of Shimizu et al. 2008 ("Analytical inverse kinematic computation for 7-DOF
      * redundant manipulators with joint limits") */
-    MN_IK_CF_SRS7
+    MN_IK_CF_SRS7,
+    /* six hinges, the second, third and fourth parallel (a planar 3R arm turned by the
+     * first), the fifth and sixth meeting: the Universal Robots family, whose wrist is not
+     * spherical (Hawkins 2013, "Analytic inverse kinematics for the Universal Robots UR-5/
+     * UR-10 arms"), here in the same subproblems */
+    MN_IK_CF_UR6
 };
 
 #define MN_IK_CF_MAX 8 /* answers of one solve: 2 elbows x 2 shoulders x 2 wrists */
@@ -38,8 +43,9 @@ typedef struct mn_ik_cf {
     int elbow;               /* the elbow's DOF */
     int wrist[3];            /* the wrist's three DOFs, meeting at W */
     double w[7][3], r[7][3]; /* each DOF's unit axis and a point on it at q = 0, base frame */
-    double S[3], W[3];
-    mn_xform M; /* the tip frame at q = 0 */
+    double S[3], W[3];       /* WRIST6, SRS7: the shoulder and wrist points; UR6: W where the
+                                last two axes meet */
+    mn_xform M;              /* the tip frame at q = 0 */
 } mn_ik_cf;
 
 /* The family of chain c (a chain of hinges only, nothing held), its geometry in cf; returns
@@ -50,8 +56,10 @@ int mn_ik_cf_detect(const mn_ikc* c, mn_ik_cf* cf);
 /* The answers for the tip frame T (base frame; the frame itself, not an effector point):
  * writes up to MN_IK_CF_MAX joint vectors of cf->n angles in (-pi, pi] (the fixed DOF is
  * qfixed) and returns how many. Each answer is exact when T is reachable and the pose not
- * singular; answers are not checked against limits or by FK here. */
-int mn_ik_cf_solve(const mn_ik_cf* cf, const mn_xform* T, double qfixed, double q[MN_IK_CF_MAX][7]);
+ * singular; answers are not checked against limits or by FK here. qlast is the last
+ * joint's angle where the pose leaves it free (UR6 with the last two axes aligned). */
+int mn_ik_cf_solve(const mn_ik_cf* cf, const mn_xform* T, double qfixed, double qlast,
+                   double q[MN_IK_CF_MAX][7]);
 
 /* The tip frame of cf's product of exponentials at q (n angles), for the tests. */
 mn_xform mn_ik_cf_fk(const mn_ik_cf* cf, const double* q);

@@ -397,7 +397,7 @@ static int cf_turn(double v, double s, double lo, double hi, double* out) {
 static int cf_answers(const lm_loop* x, const mn_ik_cf* cf, const mn_xform* T, double qf,
                       const double* seed, double out[MN_IK_CF_MAX][7]) {
     double q[MN_IK_CF_MAX][7];
-    int ns = mn_ik_cf_solve(cf, T, qf, q), nk = 0;
+    int ns = mn_ik_cf_solve(cf, T, qf, seed[cf->n - 1], q), nk = 0;
     const mn_chain* ch = &x->cur.ch;
     int limits = x->o->respect_limits;
     for (int s = 0; s < ns; s++) {
@@ -422,14 +422,13 @@ static double cf_dist2(const double* a, const double* b, int n) {
 }
 
 /* A closed form for the chain's family (a pose goal on a 6R arm with a spherical wrist or an
- * S-R-S 7R arm, closed_form.h) as LM's start. The answer nearest the seed within the limits,
- * with an S-R-S arm's given joint at the seed's value or, when no answer there is within the
- * limits, at the nearest of 16 values across its range, becomes the current pose when the
- * chain's own FK says it meets the goal (the driver then returns it without an iteration),
- * or when it is at least closer to the goal than the seed (LM iterates from it). In the
- * searching modes every answer at the seed's value that meets the goal is kept by found
- * instead, and the search starts from the seed as before. Returns 1 when answers were kept
- * that way. */
+ * S-R-S 7R arm or a Universal Robots arm, closed_form.h) as LM's start. The answer nearest the seed
+ * within the limits, with an S-R-S arm's given joint at the seed's value or, when no answer there
+ * is within the limits, at the nearest of 16 values across its range, becomes the current pose when
+ * the chain's own FK says it meets the goal (the driver then returns it without an iteration), or
+ * when it is at least closer to the goal than the seed (LM iterates from it). In the searching
+ * modes every answer at the seed's value that meets the goal is kept by found instead, and the
+ * search starts from the seed as before. Returns 1 when answers were kept that way. */
 static int lm_closed_form(lm_loop* x) {
     const mn_ik_goal* g = x->g;
     lm_work* w = &x->w;
