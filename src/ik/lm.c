@@ -421,18 +421,21 @@ static double cf_dist2(const double* a, const double* b, int n) {
     return s;
 }
 
-/* A closed form for the chain's family (a pose goal on a 6R arm with a spherical wrist or an
- * S-R-S 7R arm or a Universal Robots arm, closed_form.h) as LM's start. The answer nearest the seed
- * within the limits, with an S-R-S arm's given joint at the seed's value or, when no answer there
- * is within the limits, at the nearest of 16 values across its range, becomes the current pose when
- * the chain's own FK says it meets the goal (the driver then returns it without an iteration), or
- * when it is at least closer to the goal than the seed (LM iterates from it). In the searching
- * modes every answer at the seed's value that meets the goal is kept by found instead, and the
- * search starts from the seed as before. Returns 1 when answers were kept that way. */
+/* A closed form for the chain's family (a pose goal on a 6R arm with a spherical wrist, an
+ * S-R-S 7R arm or a Universal Robots arm, closed_form.h) as LM's start. The answers come with
+ * an S-R-S arm's given joint at the seed's value or, when no answer there is within the
+ * limits, at the nearest of 16 values across its range that gives one. In SPEED the answer
+ * nearest the seed becomes the current pose when the chain's own FK says it meets the goal
+ * (the driver then returns it without an iteration), or when it is at least closer to the
+ * goal than the seed (LM iterates from it). In the searching modes every one of those answers
+ * that meets the goal is kept by found, and the search starts from the seed as before.
+ * Returns 1 when answers were kept that way. */
 static int lm_closed_form(lm_loop* x) {
     const mn_ik_goal* g = x->g;
     lm_work* w = &x->w;
     if (!g->use_pos || !g->use_rot) return 0;
+    int search = x->o->mode != MN_IK_SPEED;
+    if (search && mn_ik_goal_met(g, x->pe, x->re, x->o)) return 0; /* the seed is the answer */
     mn_ik_cf cf;
     if (mn_ik_cf_detect(&x->cur, &cf) == MN_IK_CF_NONE) return 0;
     int n = cf.n;
@@ -442,22 +445,6 @@ static int lm_closed_form(lm_loop* x) {
     T.R = g->R;
     T.p = mn_vec3_sub(g->pos, mn_mat3_mulv(&g->R, g->point)); /* the tip frame's origin */
     double ans[MN_IK_CF_MAX][7];
-    int search = x->o->mode != MN_IK_SPEED, kept = 0;
-    if (search) {
-        if (mn_ik_goal_met(g, x->pe, x->re, x->o)) return 0; /* the seed is the answer */
-        int na = cf_answers(x, &cf, &T, cf.fixed >= 0 ? seed[cf.fixed] : 0, seed, ans);
-        for (int s = 0; s < na; s++) {
-            memcpy(w->q, ans[s], sizeof(double) * (size_t)n);
-            lm_pose(x);
-            if (mn_ik_goal_met(g, x->pe, x->re, x->o)) {
-                lm_found(x);
-                kept = 1;
-            }
-        }
-        memcpy(w->q, seed, sizeof(double) * (size_t)n);
-        lm_pose(x);
-        return kept;
-    }
     /* the given joint's values: the seed's, then 16 across its range nearest it first */
     double vals[17];
     int nv = 1;
@@ -478,6 +465,20 @@ static int lm_closed_form(lm_loop* x) {
     for (int iv = 0; iv < nv; iv++) {
         int na = cf_answers(x, &cf, &T, vals[iv], seed, ans);
         if (na == 0) continue;
+        if (search) {
+            int kept = 0;
+            for (int s = 0; s < na; s++) {
+                memcpy(w->q, ans[s], sizeof(double) * (size_t)n);
+                lm_pose(x);
+                if (mn_ik_goal_met(g, x->pe, x->re, x->o)) {
+                    lm_found(x);
+                    kept = 1;
+                }
+            }
+            memcpy(w->q, seed, sizeof(double) * (size_t)n);
+            lm_pose(x);
+            return kept;
+        }
         int best = 0;
         for (int s = 1; s < na; s++)
             if (cf_dist2(ans[s], seed, n) < cf_dist2(ans[best], seed, n)) best = s;
