@@ -54,7 +54,7 @@ static angle sub1(mn_vec3 w, mn_vec3 r, mn_vec3 p, mn_vec3 q) {
     mn_vec3 u = mn_vec3_sub(p, r), v = mn_vec3_sub(q, r);
     u = mn_vec3_sub(u, mn_vec3_scale(w, mn_vec3_dot(w, u)));
     v = mn_vec3_sub(v, mn_vec3_scale(w, mn_vec3_dot(w, v)));
-    double y = mn_vec3_dot(w, mn_vec3_cross(u, v)), x = mn_vec3_dot(u, v), h = hypot(x, y);
+    double y = mn_vec3_dot(w, mn_vec3_cross(u, v)), x = mn_vec3_dot(u, v), h = sqrt(x * x + y * y);
     angle a = {atan2(y, x), 1, 0};
     if (h > 0) a.c = x / h, a.s = y / h;
     return a;
@@ -221,6 +221,15 @@ int mn_ik_cf_detect(const mn_ikc* c, mn_ik_cf* cf) {
 
 /* ---- the solve ------------------------------------------------------------------------ */
 
+/* Is some turn of angle v within DOF k's limits (if any)? */
+static int fits(const mn_ik_cf* cf, int k, double v) {
+    if (!cf->lo) return 1;
+    double lo = cf->lo[k], hi = cf->hi[k];
+    if (!(hi - lo < 2 * MN_PI)) return 1;                    /* a whole turn, or unlimited */
+    double t = v + 2 * MN_PI * ceil((lo - v) / (2 * MN_PI)); /* the first turn >= lo */
+    return t <= hi;
+}
+
 /* An angle of atan2 (or of two, summed) in (-pi, pi]. */
 static double wrap_pi(double a) {
     if (a > MN_PI) return a - 2 * MN_PI;
@@ -230,7 +239,7 @@ static double wrap_pi(double a) {
 
 /* A cos t + B sin t = C: up to two t. */
 static int cos_sin_eq(double A, double B, double C, angle* t) {
-    double h = hypot(A, B);
+    double h = sqrt(A * A + B * B);
     if (!(h > 1e-12)) return 0;
     double x = C / h;
     if (!(x <= 1 + 1e-9 && x >= -1 - 1e-9)) return 0;
@@ -281,6 +290,7 @@ static int solve_ur(const mn_ik_cf* cf, const mn_xform* T, double qlast,
     mn_vec3 p4 = mn_vec3_add(r4, mn_vec3_perpendicular(w4));
     int count = 0;
     for (int i1 = 0; i1 < n1; i1++) {
+        if (!fits(cf, 0, t1[i1].t)) continue;
         mn_vec3 n2 = turn(w1, t1[i1], w2); /* the parallel axes' direction after joint 1 */
         angle t5[2];
         int n5 = turn_dot(w2, w5, w6, mn_vec3_dot(n2, g6), t5);
@@ -288,12 +298,14 @@ static int solve_ur(const mn_ik_cf* cf, const mn_xform* T, double qlast,
         mn_xform E1i = mn_xform_inverse(&E1);
         mn_xform G1 = mn_xform_mul(&E1i, &g);
         for (int i5 = 0; i5 < n5; i5++) {
+            if (!fits(cf, 4, t5[i5].t)) continue;
             angle m5 = {-t5[i5].t, t5[i5].c, -t5[i5].s};
             mn_vec3 v = turn(w5, m5, w2);        /* R5^T w2 */
             mn_vec3 u = mn_mat3_tmulv(&g.R, n2); /* g^T R1 w2 */
             angle t6 = sub1(w6, mn_v3(0, 0, 0), u, v);
             mn_vec3 vp = mn_vec3_sub(v, mn_vec3_scale(w6, mn_vec3_dot(w6, v)));
             if (mn_vec3_norm(vp) < 1e-9) t6 = (angle){qlast, cos(qlast), sin(qlast)};
+            if (!fits(cf, 5, t6.t)) continue;
             mn_xform E5 = hinge_exp_cs(cf->w[4], cf->r[4], t5[i5].c, t5[i5].s);
             mn_xform E6 = hinge_exp_cs(cf->w[5], cf->r[5], t6.c, t6.s);
             mn_xform E56 = mn_xform_mul(&E5, &E6);
@@ -303,13 +315,16 @@ static int solve_ur(const mn_ik_cf* cf, const mn_xform* T, double qlast,
             angle t3[2];
             int n3 = sub3(w3, r3, r4, r2, mn_vec3_dist(Qr4, r2), t3);
             for (int i3 = 0; i3 < n3 && count < MN_IK_CF_MAX; i3++) {
+                if (!fits(cf, 2, t3[i3].t)) continue;
                 mn_xform E3 = hinge_exp_cs(cf->w[2], cf->r[2], t3[i3].c, t3[i3].s);
                 angle t2 = sub1(w2, r2, mn_xform_apply(&E3, r4), Qr4);
+                if (!fits(cf, 1, t2.t)) continue;
                 mn_xform E2 = hinge_exp_cs(cf->w[1], cf->r[1], t2.c, t2.s);
                 mn_xform E23 = mn_xform_mul(&E2, &E3);
                 mn_xform E23i = mn_xform_inverse(&E23);
                 mn_xform E4 = mn_xform_mul(&E23i, &Q);
                 angle t4 = sub1(w4, r4, p4, mn_xform_apply(&E4, p4));
+                if (!fits(cf, 3, t4.t)) continue;
                 double* out = q[count++];
                 out[0] = wrap_pi(t1[i1].t), out[1] = wrap_pi(t2.t), out[2] = wrap_pi(t3[i3].t);
                 out[3] = wrap_pi(t4.t), out[4] = wrap_pi(t5[i5].t), out[5] = wrap_pi(t6.t);
@@ -350,12 +365,14 @@ int mn_ik_cf_solve(const mn_ik_cf* cf, const mn_xform* T, double qfixed, double 
     mn_vec3 p3 = mn_vec3_add(W, v3(cf->w[w2]));                        /* on the last axis */
     mn_vec3 p4 = mn_vec3_add(W, mn_vec3_perpendicular(v3(cf->w[w2]))); /* off it */
     for (int ie = 0; ie < ne; ie++) {
+        if (!fits(cf, e, te[ie].t)) continue;
         mn_xform E = hinge_exp_cs(cf->w[e], cf->r[e], te[ie].c, te[ie].s);
         mn_xform Y = mn_xform_mul(&A, &E);
         Y = mn_xform_mul(&Y, &B);
         angle ta[2], tb[2];
         int ns = sub2(v3(cf->w[a]), v3(cf->w[b]), S, mn_xform_apply(&Y, W), gW, ta, tb);
         for (int is = 0; is < ns; is++) {
+            if (!fits(cf, a, ta[is].t) || !fits(cf, b, tb[is].t)) continue;
             mn_xform Ea = hinge_exp_cs(cf->w[a], cf->r[a], ta[is].c, ta[is].s);
             mn_xform Eb = hinge_exp_cs(cf->w[b], cf->r[b], tb[is].c, tb[is].s);
             mn_xform P = mn_xform_mul(&Ea, &Eb);
@@ -365,6 +382,7 @@ int mn_ik_cf_solve(const mn_ik_cf* cf, const mn_xform* T, double qfixed, double 
             angle t0[2], t1[2];
             int nw = sub2(v3(cf->w[w0]), v3(cf->w[w1]), W, p3, mn_xform_apply(&H, p3), t0, t1);
             for (int iw = 0; iw < nw && count < MN_IK_CF_MAX; iw++) {
+                if (!fits(cf, w0, t0[iw].t) || !fits(cf, w1, t1[iw].t)) continue;
                 /* K = (E0 E1)^-1 H, applied to p4: E1^-1 (E0^-1 (H p4)) */
                 mn_xform E0 = hinge_exp_cs(cf->w[w0], cf->r[w0], t0[iw].c, t0[iw].s);
                 mn_xform E1 = hinge_exp_cs(cf->w[w1], cf->r[w1], t1[iw].c, t1[iw].s);
@@ -372,6 +390,7 @@ int mn_ik_cf_solve(const mn_ik_cf* cf, const mn_xform* T, double qfixed, double 
                 K = mn_xform_inverse(&K);
                 K = mn_xform_mul(&K, &H);
                 angle t2 = sub1(v3(cf->w[w2]), W, p4, mn_xform_apply(&K, p4));
+                if (!fits(cf, w2, t2.t)) continue;
                 double* out = q[count++];
                 if (f >= 0) out[f] = qfixed;
                 out[e] = wrap_pi(te[ie].t);

@@ -46,6 +46,9 @@ typedef struct mn_ik_cf {
     double S[3], W[3];       /* WRIST6, SRS7: the shoulder and wrist points; UR6: W where the
                                 last two axes meet */
     mn_xform M;              /* the tip frame at q = 0 */
+    /* per DOF limits, NULL for none (set by the caller after mn_ik_cf_detect): a branch of
+     * the solve with an angle no turn of which is within them is dropped at once */
+    const double *lo, *hi;
 } mn_ik_cf;
 
 /* The family of chain c (a chain of hinges only, nothing held), its geometry in cf; returns

@@ -446,7 +446,6 @@ mn_status mn_ik_drive(const mn_ik_loop* L, const mn_ik_options* o, mn_ik_result*
     double pe, re;
     double merit = L->measure(L->ctx, &pe, &re), best = merit, prev = merit, ref = merit;
     L->save(L->ctx);
-    int64_t deadline = mn_ik_deadline(o->timeout_ms, o->timeout_cpu);
     /* the wall clock is a vDSO call (~20 ns), the CPU-time clock a system call (~0.5 us):
      * cheap iterations read them every 4th and 32nd time */
     int mask = L->cheap ? (o->timeout_cpu ? 31 : 3) : 0;
@@ -464,6 +463,8 @@ mn_status mn_ik_drive(const mn_ik_loop* L, const mn_ik_options* o, mn_ik_result*
      * that meets the goal is the answer as it is. */
     int search = o->mode != MN_IK_SPEED && L->found && L->take_found && L->restart;
     int nfound = search ? L->found_before : 0;
+    /* a start that is the answer needs no clock (a closed form's, LM) */
+    int64_t deadline = met ? INT64_MAX : mn_ik_deadline(o->timeout_ms, o->timeout_cpu);
     for (;;) {
         if (met) {
             if (!search || it == 0) break;
