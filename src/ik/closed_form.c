@@ -190,17 +190,20 @@ int mn_ik_cf_detect(const mn_ikc* c, mn_ik_cf* cf) {
         int t = m->jnt_type[c->ch.jnt[i]];
         if (t != MN_JOINT_HINGE && t != MN_JOINT_FIXED) return 0;
     }
+    /* frames of its own: the chain view's hold the caller's pose */
+    mn_xform xf[MN_IK_CF_MAX_JOINTS];
+    if (c->ch.njoint > MN_IK_CF_MAX_JOINTS) return 0;
     double zero[7] = {0, 0, 0, 0, 0, 0, 0};
-    mn_chain_frames(m, &c->ch, zero, c->xf);
+    mn_chain_frames(m, &c->ch, zero, xf);
     cf->n = n;
     for (int k = 0; k < n; k++) {
         int i = c->ch.dof_path[k];
-        mn_vec3 w = mn_vec3_normalize(mn_mat3_mulv(&c->xf[i].R, m->jnt_axis[c->ch.jnt[i]]));
-        mn_vec3 r = c->xf[i].p;
+        mn_vec3 w = mn_vec3_normalize(mn_mat3_mulv(&xf[i].R, m->jnt_axis[c->ch.jnt[i]]));
+        mn_vec3 r = xf[i].p;
         cf->w[k][0] = w.x, cf->w[k][1] = w.y, cf->w[k][2] = w.z;
         cf->r[k][0] = r.x, cf->r[k][1] = r.y, cf->r[k][2] = r.z;
     }
-    cf->M = c->xf[c->ch.njoint - 1];
+    cf->M = xf[c->ch.njoint - 1];
     double tol = 1e-7 * (c->reach > 0 ? c->reach : 1.0);
     if (n == 6) {
         if (layout(cf, -1, tol))

@@ -33,7 +33,8 @@ enum {
     MN_IK_CF_UR6
 };
 
-#define MN_IK_CF_MAX 8 /* answers of one solve: 2 elbows x 2 shoulders x 2 wrists */
+#define MN_IK_CF_MAX_JOINTS 32 /* joints on the path, fixed ones included; more: no family */
+#define MN_IK_CF_MAX 8         /* answers of one solve: 2 elbows x 2 shoulders x 2 wrists */
 
 typedef struct mn_ik_cf {
     int family;              /* MN_IK_CF_* */
@@ -52,7 +53,7 @@ typedef struct mn_ik_cf {
 } mn_ik_cf;
 
 /* The family of chain c (a chain of hinges only, nothing held), its geometry in cf; returns
- * cf->family (MN_IK_CF_NONE for none). Uses c->xf as scratch. Axes that meet within
+ * cf->family (MN_IK_CF_NONE for none). Axes that meet within
  * 1e-7 of the chain's reach count as meeting: the answer is verified by the caller. */
 int mn_ik_cf_detect(const mn_ikc* c, mn_ik_cf* cf);
 
