@@ -67,6 +67,7 @@ typedef struct lm_work {
     double* qfound;       /* nqc: the best answer of the modes' search */
     int nwrap;            /* how many */
     mn_xform* xf2;        /* njnt: the trial pose's frames */
+    double* ax2;          /* 6 x n: the trial pose's axes and origins (mn_ikc.ax) */
 } lm_work;
 
 /* The damped step dq for error e (rows) and the weighted Jacobian in w->J. Returns 0, or
@@ -224,10 +225,27 @@ typedef struct lm_loop {
     mn_vec3 pt;               /* its effector position */
 } lm_loop;
 
+/* A pose's FK for the Jacobian that follows: the fused walk on a robot arm (mn_ikc.ax), the
+ * frames otherwise. */
+static inline void lm_fk(const mn_ikc* c, const double* q, mn_vec3 point, mn_xform* tip,
+                         mn_vec3* pt) {
+    if (c->ax)
+        mn_ikc_fk_axes(c, q, point, tip, pt);
+    else
+        mn_ikc_fk(c, q, point, tip, pt);
+}
+
+static inline void lm_jacobian(const mn_ikc* c, const mn_ik_goal* g, mn_vec3 pt, double* J) {
+    if (c->ax)
+        mn_ikc_jacobian_axes(c, g, pt, J);
+    else
+        mn_ikc_jacobian(c, g, pt, J);
+}
+
 /* The current pose's frames and error, after its state changed wholesale. */
 static void lm_pose(lm_loop* x) {
     mn_xform tip;
-    mn_ikc_fk(&x->cur, x->w.q, x->g->point, &tip, &x->pt);
+    lm_fk(&x->cur, x->w.q, x->g->point, &tip, &x->pt);
     x->err = mn_ik_goal_error(x->g, &tip, x->pt, x->e, &x->pe, &x->re);
 }
 
@@ -241,7 +259,7 @@ static int lm_iterate(void* vx) {
     const mn_ik_options* o = x->o;
     lm_work* w = &x->w;
     int n = c->ch.ndof, rows = g->rows;
-    mn_ikc_jacobian(c, g, x->pt, w->J);
+    lm_jacobian(c, g, x->pt, w->J);
     double lambda = x->kappa * (0.5 * x->err + x->bias);
     if (limited_step(c, rows, x->e, lambda, w, w->q, o->respect_limits) != 0) {
         x->kappa = x->kappa * 10 + 1;
@@ -256,7 +274,7 @@ static int lm_iterate(void* vx) {
     double et[6], pet, ret;
     mn_xform tipt;
     mn_vec3 ptt;
-    mn_ikc_fk(&x->trial, w->qt, g->point, &tipt, &ptt);
+    lm_fk(&x->trial, w->qt, g->point, &tipt, &ptt);
     double errt = mn_ik_goal_error(g, &tipt, ptt, et, &pet, &ret);
     if (!(errt < x->err)) {
         x->kappa *= LM_KAPPA_UP;
@@ -268,6 +286,12 @@ static int lm_iterate(void* vx) {
     mn_xform* xswap = x->cur.xf;
     x->cur.xf = x->trial.xf;
     x->trial.xf = xswap;
+    double* aswap = x->cur.ax;
+    x->cur.ax = x->trial.ax;
+    x->trial.ax = aswap;
+    aswap = x->cur.org;
+    x->cur.org = x->trial.org;
+    x->trial.org = aswap;
     x->pt = ptt;
     memcpy(x->e, et, sizeof(double) * (size_t)rows);
     x->err = errt;
@@ -329,7 +353,7 @@ static double lm_manipulability(lm_loop* x) {
     const mn_ikc* c = &x->cur;
     lm_work* w = &x->w;
     int n = c->ch.ndof, rows = x->g->rows, k = n < rows ? n : rows;
-    mn_ikc_jacobian(c, x->g, x->pt, w->J);
+    lm_jacobian(c, x->g, x->pt, w->J);
     double* A = w->A;
     for (int i = 0; i < k; i++)
         for (int j = 0; j <= i; j++) {
@@ -513,7 +537,9 @@ mn_status mn_ik_lm(MN_IK_METHOD_ARGS) {
     w->dqfix = mn_arena_alloc(&d->arena, sizeof(double) * (size_t)n);
     w->fixed = mn_arena_alloc(&d->arena, (size_t)(2 * n));
     w->xf2 = mn_arena_alloc(&d->arena, sizeof(mn_xform) * (size_t)(c.ch.njoint + 1));
-    if (!w->J || !w->A || !w->y || !w->dq || !w->q || !w->J0 || !w->dqfix || !w->fixed || !w->xf2) {
+    w->ax2 = mn_arena_alloc(&d->arena, sizeof(double) * (size_t)(6 * n));
+    if (!w->ax2 || !w->J || !w->A || !w->y || !w->dq || !w->q || !w->J0 || !w->dqfix || !w->fixed ||
+        !w->xf2) {
         mn_arena_reset(&d->arena, mark);
         return mn_ik_fail(r, MN_ERR_NOMEM, "ik: arena too small for the chain");
     }
@@ -527,6 +553,7 @@ mn_status mn_ik_lm(MN_IK_METHOD_ARGS) {
     x.cur = c;
     x.trial = c;
     x.trial.xf = w->xf2;
+    if (c.ax) x.trial.ax = w->ax2, x.trial.org = w->ax2 + 3 * n;
     x.g = &g;
     x.o = o;
     double L = c.reach > 0 ? c.reach : 1.0;
