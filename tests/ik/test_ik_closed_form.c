@@ -412,6 +412,44 @@ static void test_modes_keep_closed_form(void) {
     mn_model_destroy(m);
 }
 
+/* LM's Jacobian on a robot arm (mn_ikc_jacobian_axes, from the fused walk's axes and
+ * origins) equals the frames' (mn_ikc_jacobian after mn_ikc_fk), for pose and position goals,
+ * on the Panda and the UR5 (a fixed joint at its tip). */
+static void test_fused_jacobian(void) {
+    const arm* which[2] = {&arms[3], &arms[1]};
+    for (int a = 0; a < 2; a++) {
+        mn_model* m = build(which[a]->name, which[a]->js, which[a]->njs);
+        if (!m) continue;
+        mn_data* d = mn_data_create(m, 0);
+        mn_fk(m, d);
+        mn_ikc c;
+        CHECK(mn_ikc_build(m, d, -1, which[a]->njs - 1, mn_v3(0.01, 0.02, 0.1), 0, &d->arena, &c) ==
+              MN_OK);
+        CHECK(c.ax != NULL);
+        int n = c.ch.ndof;
+        for (int t = 0; t < 20; t++) {
+            double q[7], J1[6 * 7], J2[6 * 7];
+            random_q(&c.ch, q);
+            mn_ik_problem p = mn_ik_problem_default();
+            p.point = mn_v3(0.01, 0.02, 0.1);
+            p.use_orientation = t % 2;
+            p.w_rot = 0.7;
+            mn_ik_goal g = mn_ik_goal_make(&p, &c);
+            mn_xform T1, T2;
+            mn_vec3 p1, p2;
+            mn_ikc_fk(&c, q, g.point, &T1, &p1);
+            mn_ikc_jacobian(&c, &g, p1, J1);
+            mn_ikc_fk_axes(&c, q, g.point, &T2, &p2);
+            mn_ikc_jacobian_axes(&c, &g, p2, J2);
+            CHECK_NEAR(mn_vec3_dist(p1, p2), 0, 1e-15);
+            for (int i = 0; i < g.rows * n; i++)
+                CHECK_NEAR(J1[i], J2[i], 1e-12);
+        }
+        mn_data_destroy(d);
+        mn_model_destroy(m);
+    }
+}
+
 int main(int argc, char** argv) {
     mn_test_init(argc, argv);
     RUN(test_families_against_fk);
@@ -419,5 +457,6 @@ int main(int argc, char** argv) {
     RUN(test_lm_takes_closed_form);
     RUN(test_singular_poses);
     RUN(test_modes_keep_closed_form);
+    RUN(test_fused_jacobian);
     return mn_test_report();
 }
