@@ -129,7 +129,19 @@ static double point_line(mn_vec3 p, mn_vec3 r, mn_vec3 w) {
  * and meeting at S, the last three meeting at W (no two parallel), the one left between
  * them (the elbow) off both points, the fixed DOF before the shoulder or among the elbow's
  * neighbours? */
-static int layout(mn_ik_cf* cf, int fixed, double tol) {
+/* The last three axes meet (at *W), no two parallel: a spherical wrist. */
+static int wrist_point(const mn_ik_cf* cf, double tol, mn_vec3* W) {
+    int n = cf->n;
+    mn_vec3 W2;
+    double dw =
+        lines_meet(v3(cf->r[n - 3]), v3(cf->w[n - 3]), v3(cf->r[n - 2]), v3(cf->w[n - 2]), W);
+    if (dw < 0 || dw > tol) return 0;
+    if (lines_meet(v3(cf->r[n - 2]), v3(cf->w[n - 2]), v3(cf->r[n - 1]), v3(cf->w[n - 1]), &W2) < 0)
+        return 0;
+    return point_line(*W, v3(cf->r[n - 1]), v3(cf->w[n - 1])) <= tol;
+}
+
+static int layout(mn_ik_cf* cf, int fixed, double tol, mn_vec3 W) {
     int n = cf->n, solved[7], ns = 0;
     for (int k = 0; k < n; k++)
         if (k != fixed) solved[ns++] = k;
@@ -139,13 +151,9 @@ static int layout(mn_ik_cf* cf, int fixed, double tol) {
         return 0;
 #define AX(k) v3(cf->w[k])
 #define PT(k) v3(cf->r[k])
-    mn_vec3 S, W, W2;
+    mn_vec3 S;
     double ds = lines_meet(PT(p0), AX(p0), PT(p1), AX(p1), &S);
     if (ds < 0 || ds > tol) return 0;
-    double dw = lines_meet(PT(n - 3), AX(n - 3), PT(n - 2), AX(n - 2), &W);
-    if (dw < 0 || dw > tol) return 0;
-    if (lines_meet(PT(n - 2), AX(n - 2), PT(n - 1), AX(n - 1), &W2) < 0) return 0;
-    if (point_line(W, PT(n - 1), AX(n - 1)) > tol) return 0;
     if (point_line(S, PT(e), AX(e)) < 1e3 * tol || point_line(W, PT(e), AX(e)) < 1e3 * tol)
         return 0;
 #undef AX
@@ -190,23 +198,17 @@ int mn_ik_cf_detect(const mn_ikc* c, mn_ik_cf* cf) {
         int t = m->jnt_type[c->ch.jnt[i]];
         if (t != MN_JOINT_HINGE && t != MN_JOINT_FIXED) return 0;
     }
-    /* frames of its own: the chain view's hold the caller's pose */
-    mn_xform xf[MN_IK_CF_MAX_JOINTS];
-    if (c->ch.njoint > MN_IK_CF_MAX_JOINTS) return 0;
+    /* the axes and origins at q = 0 from one walk of the chain's program (its own arrays:
+     * the chain view's hold the caller's pose) */
+    if (!c->ch.fk_prog) return 0;
     double zero[7] = {0, 0, 0, 0, 0, 0, 0};
-    mn_chain_frames(m, &c->ch, zero, xf);
+    mn_chain_fk_axes(m, &c->ch, zero, &cf->M, &cf->w[0][0], &cf->r[0][0]);
     cf->n = n;
-    for (int k = 0; k < n; k++) {
-        int i = c->ch.dof_path[k];
-        mn_vec3 w = mn_vec3_normalize(mn_mat3_mulv(&xf[i].R, m->jnt_axis[c->ch.jnt[i]]));
-        mn_vec3 r = xf[i].p;
-        cf->w[k][0] = w.x, cf->w[k][1] = w.y, cf->w[k][2] = w.z;
-        cf->r[k][0] = r.x, cf->r[k][1] = r.y, cf->r[k][2] = r.z;
-    }
-    cf->M = xf[c->ch.njoint - 1];
     double tol = 1e-7 * (c->reach > 0 ? c->reach : 1.0);
+    mn_vec3 W;
+    int wrist = wrist_point(cf, tol, &W);
     if (n == 6) {
-        if (layout(cf, -1, tol))
+        if (wrist && layout(cf, -1, tol, W))
             cf->family = MN_IK_CF_WRIST6;
         else if (layout_ur(cf, tol))
             cf->family = MN_IK_CF_UR6;
@@ -214,8 +216,8 @@ int mn_ik_cf_detect(const mn_ikc* c, mn_ik_cf* cf) {
     }
     /* the joint next to the elbow first (an S-R-S arm's third), then the first */
     static const int order[3] = {2, 3, 0};
-    for (int k = 0; k < 3; k++)
-        if (layout(cf, order[k], tol)) {
+    for (int k = 0; k < 3 && wrist; k++)
+        if (layout(cf, order[k], tol, W)) {
             cf->family = MN_IK_CF_SRS7;
             break;
         }

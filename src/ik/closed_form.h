@@ -33,8 +33,7 @@ enum {
     MN_IK_CF_UR6
 };
 
-#define MN_IK_CF_MAX_JOINTS 32 /* joints on the path, fixed ones included; more: no family */
-#define MN_IK_CF_MAX 8         /* answers of one solve: 2 elbows x 2 shoulders x 2 wrists */
+#define MN_IK_CF_MAX 8 /* answers of one solve: 2 elbows x 2 shoulders x 2 wrists */
 
 typedef struct mn_ik_cf {
     int family;              /* MN_IK_CF_* */
