@@ -286,7 +286,9 @@ static void test_lm_takes_closed_form(void) {
             mn_ik_problem p = mn_ik_problem_default();
             p.tip = tip;
             p.use_orientation = 1;
-            p.target_pos = T.p;
+            /* every other target: an effector point off the tip frame's origin */
+            p.point = t % 2 ? mn_v3(0.01, -0.02, 0.05) : mn_v3(0, 0, 0);
+            p.target_pos = mn_xform_apply(&T, p.point);
             p.target_rot = mn_quat_from_mat3(&T.R);
             mn_ik_options o = mn_ik_default();
             mn_ik_result r;
@@ -296,7 +298,7 @@ static void test_lm_takes_closed_form(void) {
             CHECK(r.pos_err <= 1e-5 && r.rot_err <= 1e-5);
             CHECK(mn_q_within_limits(m, d->q, 0));
             mn_xform X = d->xf[tip];
-            CHECK(mn_vec3_dist(X.p, T.p) <= 1e-5);
+            CHECK(mn_vec3_dist(X.p, T.p) <= 1e-5); /* the tip frame where the point puts it */
             zero_iters += r.iterations == 0;
             /* no closed-form answer at the seed's given joint within the limits is nearer */
             size_t mark2 = mn_arena_mark(ar);
