@@ -188,26 +188,12 @@ static int layout_ur(mn_ik_cf* cf, double tol) {
     return 1;
 }
 
-int mn_ik_cf_detect(const mn_ikc* c, mn_ik_cf* cf) {
-    memset(cf, 0, sizeof *cf);
-    cf->fixed = -1;
-    const mn_model* m = c->m;
-    int n = c->ch.ndof;
-    if ((n != 6 && n != 7) || !c->ch.simple || c->ch.locked || c->ch.nq != n) return 0;
-    for (int i = 0; i < c->ch.njoint; i++) {
-        int t = m->jnt_type[c->ch.jnt[i]];
-        if (t != MN_JOINT_HINGE && t != MN_JOINT_FIXED) return 0;
-    }
-    /* the axes and origins at q = 0 from one walk of the chain's program (its own arrays:
-     * the chain view's hold the caller's pose) */
-    if (!c->ch.fk_prog) return 0;
-    double zero[7] = {0, 0, 0, 0, 0, 0, 0};
-    mn_chain_fk_axes(m, &c->ch, zero, &cf->M, &cf->w[0][0], &cf->r[0][0]);
-    cf->n = n;
-    double tol = 1e-7 * (c->reach > 0 ? c->reach : 1.0);
+/* The family of the axes in cf->w, cf->r (cf->n of them), with S, W and the DOFs' roles. */
+static int family(mn_ik_cf* cf, double tol) {
     mn_vec3 W;
     int wrist = wrist_point(cf, tol, &W);
-    if (n == 6) {
+    cf->family = MN_IK_CF_NONE;
+    if (cf->n == 6) {
         if (wrist && layout(cf, -1, tol, W))
             cf->family = MN_IK_CF_WRIST6;
         else if (layout_ur(cf, tol))
@@ -222,6 +208,34 @@ int mn_ik_cf_detect(const mn_ikc* c, mn_ik_cf* cf) {
             break;
         }
     return cf->family;
+}
+
+int mn_ik_cf_detect(const mn_ikc* c, const double* axis, const double* origin, mn_ik_cf* cf) {
+    memset(cf, 0, sizeof *cf);
+    cf->fixed = -1;
+    const mn_model* m = c->m;
+    int n = c->ch.ndof;
+    if ((n != 6 && n != 7) || !c->ch.simple || c->ch.locked || c->ch.nq != n || !c->ch.fk_prog)
+        return 0;
+    for (int i = 0; i < c->ch.njoint; i++) {
+        int t = m->jnt_type[c->ch.jnt[i]];
+        if (t != MN_JOINT_HINGE && t != MN_JOINT_FIXED) return 0;
+    }
+    cf->n = n;
+    double tol = 1e-7 * (c->reach > 0 ? c->reach : 1.0);
+    /* Whether axes meet, are parallel or pass a point of other axes does not change as the
+     * joints move (each joint turns the axes beyond it rigidly about its own): the axes of
+     * the pose at hand, when given, turn a chain of no family away without a walk. */
+    if (axis) {
+        memcpy(&cf->w[0][0], axis, sizeof(double) * (size_t)(3 * n));
+        memcpy(&cf->r[0][0], origin, sizeof(double) * (size_t)(3 * n));
+        if (family(cf, tol) == MN_IK_CF_NONE) return 0;
+    }
+    /* the axes and origins at q = 0 from one walk of the chain's program (arrays of its
+     * own: the chain view's hold the caller's pose) */
+    double zero[7] = {0, 0, 0, 0, 0, 0, 0};
+    mn_chain_fk_axes(m, &c->ch, zero, &cf->M, &cf->w[0][0], &cf->r[0][0]);
+    return family(cf, tol);
 }
 
 /* ---- the solve ------------------------------------------------------------------------ */

@@ -52,9 +52,11 @@ typedef struct mn_ik_cf {
 } mn_ik_cf;
 
 /* The family of chain c (a chain of hinges only, nothing held), its geometry in cf; returns
- * cf->family (MN_IK_CF_NONE for none). Axes that meet within
- * 1e-7 of the chain's reach count as meeting: the answer is verified by the caller. */
-int mn_ik_cf_detect(const mn_ikc* c, mn_ik_cf* cf);
+ * cf->family (MN_IK_CF_NONE for none). Axes that meet within 1e-7 of the chain's reach
+ * count as meeting: the answer is verified by the caller. axis and origin (may be NULL):
+ * the chain's axes and origins at any pose (mn_ikc_fk_axes), which settle a chain of no
+ * family without a walk of its own. */
+int mn_ik_cf_detect(const mn_ikc* c, const double* axis, const double* origin, mn_ik_cf* cf);
 
 /* The answers for the tip frame T (base frame; the frame itself, not an effector point):
  * writes up to MN_IK_CF_MAX joint vectors of cf->n angles in (-pi, pi] (the fixed DOF is

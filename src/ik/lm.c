@@ -461,7 +461,7 @@ static int lm_closed_form(lm_loop* x) {
     int search = x->o->mode != MN_IK_SPEED;
     if (search && mn_ik_goal_met(g, x->pe, x->re, x->o)) return 0; /* the seed is the answer */
     mn_ik_cf cf;
-    if (mn_ik_cf_detect(&x->cur, &cf) == MN_IK_CF_NONE) return 0;
+    if (mn_ik_cf_detect(&x->cur, x->cur.ax, x->cur.org, &cf) == MN_IK_CF_NONE) return 0;
     if (x->o->respect_limits) cf.lo = x->cur.ch.lo, cf.hi = x->cur.ch.hi;
     int n = cf.n;
     double seed[7];

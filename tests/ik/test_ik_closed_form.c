@@ -160,9 +160,19 @@ static void test_families_against_fk(void) {
         mn_ikc c;
         CHECK(mn_ikc_build(m, d, -1, arms[a].njs - 1, mn_v3(0, 0, 0), 0, &d->arena, &c) == MN_OK);
         mn_ik_cf cf;
-        int fam = mn_ik_cf_detect(&c, &cf);
+        int fam = mn_ik_cf_detect(&c, NULL, NULL, &cf);
         CHECK(fam == arms[a].family);
         if (fam != arms[a].family) fprintf(stderr, "%s: family %d\n", arms[a].name, fam);
+        /* the same from the axes of any pose */
+        for (int t = 0; t < 20 && c.ax; t++) {
+            double q[7];
+            random_q(&c.ch, q);
+            mn_ikc_fk_axes(&c, q, mn_v3(0, 0, 0), NULL, NULL);
+            mn_ik_cf cf2;
+            CHECK(mn_ik_cf_detect(&c, c.ax, c.org, &cf2) == fam);
+            CHECK(cf2.fixed == cf.fixed && cf2.elbow == cf.elbow);
+            if (fam != MN_IK_CF_NONE) CHECK(memcmp(&cf2.M, &cf.M, sizeof cf.M) == 0);
+        }
         if (fam != MN_IK_CF_NONE) {
             if (fam == MN_IK_CF_SRS7) CHECK(cf.fixed == 2); /* the third joint, as the arm angle */
             int found_self = 0;
@@ -249,7 +259,12 @@ static void test_no_family(void) {
         mn_ikc c;
         CHECK(mn_ikc_build(m, d, -1, cases[k].tip, mn_v3(0, 0, 0), 0, &d->arena, &c) == MN_OK);
         mn_ik_cf cf;
-        CHECK(mn_ik_cf_detect(&c, &cf) == MN_IK_CF_NONE);
+        CHECK(mn_ik_cf_detect(&c, NULL, NULL, &cf) == MN_IK_CF_NONE);
+        if (c.ax) { /* and from the axes of a pose */
+            double qa[7] = {0.3, -0.2, 0.9, 1.1, -0.4, 0.5, 0.6};
+            mn_ikc_fk_axes(&c, qa, mn_v3(0, 0, 0), NULL, NULL);
+            CHECK(mn_ik_cf_detect(&c, c.ax, c.org, &cf) == MN_IK_CF_NONE);
+        }
         double q[7] = {0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7}, sol[MN_IK_CF_MAX][7];
         mn_xform T = mn_xform_identity();
         CHECK(mn_ik_cf_solve(&cf, &T, 0, 0, sol) == 0);
@@ -306,7 +321,7 @@ static void test_lm_takes_closed_form(void) {
             mn_fk(m, d);
             CHECK(mn_ikc_build(m, d, -1, tip, mn_v3(0, 0, 0), 0, ar, &c) == MN_OK);
             mn_ik_cf cf;
-            mn_ik_cf_detect(&c, &cf);
+            mn_ik_cf_detect(&c, NULL, NULL, &cf);
             double sol[MN_IK_CF_MAX][7], got = 0;
             for (int k = 0; k < n; k++)
                 got += (d->q[k] - seed[k]) * (d->q[k] - seed[k]);
