@@ -35,7 +35,12 @@
  * Welman Fig. 4.2's as surely, and a local minimum too, which the escape's small bend
  * falls back into. The driver polishes the best pose to its stationary point when
  * the restarts are spent, which for a target out of reach is the chain stretched towards
- * it. */
+ * it.
+ *
+ * Before the first iteration a pose goal on an arm of a family with a closed form (a 6R arm
+ * with a spherical wrist, an S-R-S 7R arm, a Universal Robots arm: closed_form.h) is solved
+ * in closed form, and the answer nearest the seed, checked by the chain's FK, is the start
+ * (lm_closed_form): when it meets the goal the driver returns it without an iteration. */
 #include <math.h>
 #include <string.h>
 
@@ -459,7 +464,7 @@ static int lm_closed_form(lm_loop* x) {
     lm_work* w = &x->w;
     if (!g->use_pos || !g->use_rot) return 0;
     int search = x->o->mode != MN_IK_SPEED;
-    if (search && mn_ik_goal_met(g, x->pe, x->re, x->o)) return 0; /* the seed is the answer */
+    if (mn_ik_goal_met(g, x->pe, x->re, x->o)) return 0; /* the seed is the answer as it is */
     mn_ik_cf cf;
     if (mn_ik_cf_detect(&x->cur, x->cur.ax, x->cur.org, &cf) == MN_IK_CF_NONE) return 0;
     if (x->o->respect_limits) cf.lo = x->cur.ch.lo, cf.hi = x->cur.ch.hi;
