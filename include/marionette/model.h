@@ -479,6 +479,11 @@ void mn_chain_fk(const mn_model* m, const mn_chain* c, const double* qc, mn_xfor
  * kinematics; a solver reads c->locked). */
 void mn_chain_fk_jacobian(const mn_model* m, const mn_chain* c, const double* qc, mn_vec3 local,
                           mn_xform* tip, double* jac);
+/* Tip frame (as mn_chain_fk) and, for each DOF k, its joint's axis (axis[3k..3k+2], unit)
+ * and origin (origin[3k..3k+2]) in base coordinates: what the chain's Jacobian is made of,
+ * from the same walk, without writing the frames. */
+void mn_chain_fk_axes(const mn_model* m, const mn_chain* c, const double* qc, mn_xform* tip,
+                      double* axis, double* origin);
 
 #ifdef __cplusplus
 }

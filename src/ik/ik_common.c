@@ -38,6 +38,17 @@ mn_status mn_ikc_build(const mn_model* m, const mn_data* d, int base, int tip, m
             c->has_slide = 1;
         reach += mn_vec3_norm(m->jnt_offset[j]);
     }
+    /* a robot arm: hinges only (fixed joints aside), an FK program, nothing held */
+    int arm = c->ch.simple && c->ch.fk_prog && !c->ch.locked && nd <= 64;
+    for (int i = 0; i < nj && arm; i++)
+        if (m->jnt_type[c->ch.jnt[i]] != MN_JOINT_HINGE &&
+            m->jnt_type[c->ch.jnt[i]] != MN_JOINT_FIXED)
+            arm = 0;
+    if (arm) {
+        c->ax = mn_arena_alloc(a, sizeof(double) * (size_t)(6 * nd));
+        if (!c->ax) return MN_ERR_NOMEM;
+        c->org = c->ax + 3 * nd;
+    }
     c->m = m;
     c->isqs = isqs;
     c->w = w;
@@ -67,6 +78,13 @@ void mn_ikc_fk(const mn_ikc* c, const double* qc, mn_vec3 point, mn_xform* tip, 
         mn_chain_frames(c->m, &c->ch, qc, c->xf);
         X = c->xf[c->ch.njoint - 1];
     }
+    if (tip) *tip = X;
+    if (p) *p = mn_xform_apply(&X, point);
+}
+
+void mn_ikc_fk_axes(const mn_ikc* c, const double* qc, mn_vec3 point, mn_xform* tip, mn_vec3* p) {
+    mn_xform X;
+    mn_chain_fk_axes(c->m, &c->ch, qc, &X, c->ax, c->org);
     if (tip) *tip = X;
     if (p) *p = mn_xform_apply(&X, point);
 }
@@ -225,6 +243,16 @@ void mn_ikc_jacobian(const mn_ikc* c, const mn_ik_goal* g, mn_vec3 p, double* J)
         }
     }
     if (c->ch.locked) zero_held_columns(c, g->rows, J);
+}
+
+void mn_ikc_jacobian_axes(const mn_ikc* c, const mn_ik_goal* g, mn_vec3 p, double* J) {
+    int n = c->ch.ndof;
+    const double *ax = c->ax, *o = c->org;
+    for (int k = 0; k < n; k++) {
+        mn_vec3 a = mn_v3(ax[3 * k], ax[3 * k + 1], ax[3 * k + 2]), lin, ang;
+        mn_dof_rotation_column(a, mn_v3(o[3 * k], o[3 * k + 1], o[3 * k + 2]), p, &lin, &ang);
+        put_column(g, J, n, k, lin, ang);
+    }
 }
 
 double mn_ik_max_abs(const double* v, int n) {
@@ -446,7 +474,6 @@ mn_status mn_ik_drive(const mn_ik_loop* L, const mn_ik_options* o, mn_ik_result*
     double pe, re;
     double merit = L->measure(L->ctx, &pe, &re), best = merit, prev = merit, ref = merit;
     L->save(L->ctx);
-    int64_t deadline = mn_ik_deadline(o->timeout_ms, o->timeout_cpu);
     /* the wall clock is a vDSO call (~20 ns), the CPU-time clock a system call (~0.5 us):
      * cheap iterations read them every 4th and 32nd time */
     int mask = L->cheap ? (o->timeout_cpu ? 31 : 3) : 0;
@@ -462,7 +489,10 @@ mn_status mn_ik_drive(const mn_ik_loop* L, const mn_ik_options* o, mn_ik_result*
     int met = goals_met(L, o, pe, re);
     /* The modes' search (mn_ik_mode): the answers the attempts reach, kept by found. A seed
      * that meets the goal is the answer as it is. */
-    int search = o->mode != MN_IK_SPEED && L->found && L->take_found && L->restart, nfound = 0;
+    int search = o->mode != MN_IK_SPEED && L->found && L->take_found && L->restart;
+    int nfound = search ? L->found_before : 0;
+    /* a start that is the answer needs no clock (a closed form's, LM) */
+    int64_t deadline = met ? INT64_MAX : mn_ik_deadline(o->timeout_ms, o->timeout_cpu);
     for (;;) {
         if (met) {
             if (!search || it == 0) break;

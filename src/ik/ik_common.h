@@ -30,6 +30,10 @@ typedef struct mn_ikc {
                            free joint) */
     int unit_stiffness; /* every DOF's stiffness is 1: isqs is all ones (no column scaling) */
     mn_xform* xf;       /* njoint scratch: joint frames relative to the base, after fk */
+    /* A chain of hinges with an FK program, nothing held (a robot arm): mn_ikc_fk_axes
+     * gives each DOF's axis and origin (3 x ndof each, base frame) in one walk without the
+     * frames, and mn_ikc_jacobian_axes the Jacobian from them. NULL otherwise. */
+    double *ax, *org;
 } mn_ikc;
 
 /* Builds the chain in arena a for base..tip; the base frame is taken from d's frames
@@ -43,6 +47,11 @@ mn_status mn_ikc_build(const mn_model* m, const mn_data* d, int base, int tip, m
  * composition along one path, mn_chain_frames): fills c->xf, the tip frame *tip and the
  * base-frame position *p of the end-effector point (tip and p may be NULL). */
 void mn_ikc_fk(const mn_ikc* c, const double* qc, mn_vec3 point, mn_xform* tip, mn_vec3* p);
+
+/* The fused forward kinematics of a chain with c->ax (mn_chain_fk_axes): the tip frame, the
+ * effector position, and every DOF's axis and origin in c->ax, c->org; c->xf is not
+ * written. */
+void mn_ikc_fk_axes(const mn_ikc* c, const double* qc, mn_vec3 point, mn_xform* tip, mn_vec3* p);
 
 /* ---- a goal in the base frame ---------------------------------------------------------- */
 typedef struct mn_ik_goal {
@@ -76,6 +85,10 @@ double mn_ik_goal_error(const mn_ik_goal* g, const mn_xform* tip, mn_vec3 p, dou
  * mn_joint_jacobian_columns in base coordinates (Welman 4.1.3 eq. 4.7-4.8). The column of
  * a held DOF is zero, so no method's step moves it. */
 void mn_ikc_jacobian(const mn_ikc* c, const mn_ik_goal* g, mn_vec3 p, double* J);
+
+/* mn_ikc_jacobian from the axes and origins of the last mn_ikc_fk_axes (hinge columns
+ * (a x (p - o), a)). */
+void mn_ikc_jacobian_axes(const mn_ikc* c, const mn_ik_goal* g, mn_vec3 p, double* J);
 
 /* Is the pose within tolerance for every active goal? */
 int mn_ik_goal_met(const mn_ik_goal* g, double pos_err, double rot_err, const mn_ik_options* o);
@@ -168,6 +181,8 @@ typedef struct mn_ik_loop {
      * take_found: make the best answer kept the current state. */
     void (*found)(void* ctx);
     void (*take_found)(void* ctx);
+    int found_before;     /* found already kept answers before the first iteration (LM's
+                             closed form); only when the start does not meet the goal */
     double same_abs;      /* two merits closer than this (absolute) are the same residual */
     int use_pos, use_rot; /* the active goals, met within o->tol_pos and o->tol_rot */
     int cheap;            /* iterations are cheap: read the clock every 4th (CPU time: 32nd) */

@@ -35,10 +35,16 @@
  * Welman Fig. 4.2's as surely, and a local minimum too, which the escape's small bend
  * falls back into. The driver polishes the best pose to its stationary point when
  * the restarts are spent, which for a target out of reach is the chain stretched towards
- * it. */
+ * it.
+ *
+ * Before the first iteration a pose goal on an arm of a family with a closed form (a 6R arm
+ * with a spherical wrist, an S-R-S 7R arm, a Universal Robots arm: closed_form.h) is solved
+ * in closed form, and the answer nearest the seed, checked by the chain's FK, is the start
+ * (lm_closed_form): when it meets the goal the driver returns it without an iteration. */
 #include <math.h>
 #include <string.h>
 
+#include "ik/closed_form.h"
 #include "ik/ik_common.h"
 #include "ik/ik_methods.h"
 
@@ -66,6 +72,7 @@ typedef struct lm_work {
     double* qfound;       /* nqc: the best answer of the modes' search */
     int nwrap;            /* how many */
     mn_xform* xf2;        /* njnt: the trial pose's frames */
+    double* ax2;          /* 6 x n: the trial pose's axes and origins (mn_ikc.ax) */
 } lm_work;
 
 /* The damped step dq for error e (rows) and the weighted Jacobian in w->J. Returns 0, or
@@ -223,10 +230,27 @@ typedef struct lm_loop {
     mn_vec3 pt;               /* its effector position */
 } lm_loop;
 
+/* A pose's FK for the Jacobian that follows: the fused walk on a robot arm (mn_ikc.ax), the
+ * frames otherwise. */
+static inline void lm_fk(const mn_ikc* c, const double* q, mn_vec3 point, mn_xform* tip,
+                         mn_vec3* pt) {
+    if (c->ax)
+        mn_ikc_fk_axes(c, q, point, tip, pt);
+    else
+        mn_ikc_fk(c, q, point, tip, pt);
+}
+
+static inline void lm_jacobian(const mn_ikc* c, const mn_ik_goal* g, mn_vec3 pt, double* J) {
+    if (c->ax)
+        mn_ikc_jacobian_axes(c, g, pt, J);
+    else
+        mn_ikc_jacobian(c, g, pt, J);
+}
+
 /* The current pose's frames and error, after its state changed wholesale. */
 static void lm_pose(lm_loop* x) {
     mn_xform tip;
-    mn_ikc_fk(&x->cur, x->w.q, x->g->point, &tip, &x->pt);
+    lm_fk(&x->cur, x->w.q, x->g->point, &tip, &x->pt);
     x->err = mn_ik_goal_error(x->g, &tip, x->pt, x->e, &x->pe, &x->re);
 }
 
@@ -240,7 +264,7 @@ static int lm_iterate(void* vx) {
     const mn_ik_options* o = x->o;
     lm_work* w = &x->w;
     int n = c->ch.ndof, rows = g->rows;
-    mn_ikc_jacobian(c, g, x->pt, w->J);
+    lm_jacobian(c, g, x->pt, w->J);
     double lambda = x->kappa * (0.5 * x->err + x->bias);
     if (limited_step(c, rows, x->e, lambda, w, w->q, o->respect_limits) != 0) {
         x->kappa = x->kappa * 10 + 1;
@@ -255,7 +279,7 @@ static int lm_iterate(void* vx) {
     double et[6], pet, ret;
     mn_xform tipt;
     mn_vec3 ptt;
-    mn_ikc_fk(&x->trial, w->qt, g->point, &tipt, &ptt);
+    lm_fk(&x->trial, w->qt, g->point, &tipt, &ptt);
     double errt = mn_ik_goal_error(g, &tipt, ptt, et, &pet, &ret);
     if (!(errt < x->err)) {
         x->kappa *= LM_KAPPA_UP;
@@ -267,6 +291,12 @@ static int lm_iterate(void* vx) {
     mn_xform* xswap = x->cur.xf;
     x->cur.xf = x->trial.xf;
     x->trial.xf = xswap;
+    double* aswap = x->cur.ax;
+    x->cur.ax = x->trial.ax;
+    x->trial.ax = aswap;
+    aswap = x->cur.org;
+    x->cur.org = x->trial.org;
+    x->trial.org = aswap;
     x->pt = ptt;
     memcpy(x->e, et, sizeof(double) * (size_t)rows);
     x->err = errt;
@@ -328,7 +358,7 @@ static double lm_manipulability(lm_loop* x) {
     const mn_ikc* c = &x->cur;
     lm_work* w = &x->w;
     int n = c->ch.ndof, rows = x->g->rows, k = n < rows ? n : rows;
-    mn_ikc_jacobian(c, x->g, x->pt, w->J);
+    lm_jacobian(c, x->g, x->pt, w->J);
     double* A = w->A;
     for (int i = 0; i < k; i++)
         for (int j = 0; j <= i; j++) {
@@ -375,6 +405,124 @@ static void lm_take_found(void* vx) {
     lm_pose(x);
 }
 
+/* ---- the closed form's start (closed_form.h) ------------------------------------------ */
+
+/* Angle v (a closed form's, in (-pi, pi]) at its turn nearest the seed's value s within
+ * [lo, hi]; 0 when no turn of it is within the range. */
+static int cf_turn(double v, double s, double lo, double hi, double* out) {
+    double k0 = nearbyint((s - v) / (2 * MN_PI)), best = INFINITY;
+    for (int d = -1; d <= 1; d++) {
+        double t = v + 2 * MN_PI * (k0 + d);
+        if (t >= lo && t <= hi && fabs(t - s) < fabs(best - s)) best = t;
+    }
+    if (!isfinite(best)) return 0;
+    *out = best;
+    return 1;
+}
+
+/* The closed-form answers of the goal with the fixed DOF (if any) at qf, each at the turns
+ * nearest the seed within the limits (answers out of them dropped): written to out, their
+ * count returned. */
+static int cf_answers(const lm_loop* x, const mn_ik_cf* cf, const mn_xform* T, double qf,
+                      const double* seed, double out[MN_IK_CF_MAX][7]) {
+    double q[MN_IK_CF_MAX][7];
+    int ns = mn_ik_cf_solve(cf, T, qf, seed[cf->n - 1], q), nk = 0;
+    const mn_chain* ch = &x->cur.ch;
+    int limits = x->o->respect_limits;
+    for (int s = 0; s < ns; s++) {
+        int ok = 1;
+        for (int k = 0; k < cf->n && ok; k++) {
+            double lo = limits ? ch->lo[k] : -INFINITY, hi = limits ? ch->hi[k] : INFINITY;
+            if (k == cf->fixed)
+                out[nk][k] = q[s][k];
+            else
+                ok = cf_turn(q[s][k], seed[k], lo, hi, &out[nk][k]);
+        }
+        nk += ok;
+    }
+    return nk;
+}
+
+static double cf_dist2(const double* a, const double* b, int n) {
+    double s = 0;
+    for (int k = 0; k < n; k++)
+        s += (a[k] - b[k]) * (a[k] - b[k]);
+    return s;
+}
+
+/* A closed form for the chain's family (a pose goal on a 6R arm with a spherical wrist, an
+ * S-R-S 7R arm or a Universal Robots arm, closed_form.h) as LM's start. The answers come with
+ * an S-R-S arm's given joint at the seed's value or, when no answer there is within the
+ * limits, at the nearest of 16 values across its range that gives one. In SPEED the answer
+ * nearest the seed becomes the current pose when the chain's own FK says it meets the goal
+ * (the driver then returns it without an iteration), or when it is at least closer to the
+ * goal than the seed (LM iterates from it). In the searching modes every one of those answers
+ * that meets the goal is kept by found, and the search starts from the seed as before.
+ * Returns 1 when answers were kept that way. */
+static int lm_closed_form(lm_loop* x) {
+    const mn_ik_goal* g = x->g;
+    lm_work* w = &x->w;
+    if (!g->use_pos || !g->use_rot) return 0;
+    int search = x->o->mode != MN_IK_SPEED;
+    if (mn_ik_goal_met(g, x->pe, x->re, x->o)) return 0; /* the seed is the answer as it is */
+    mn_ik_cf cf;
+    if (mn_ik_cf_detect(&x->cur, x->cur.ax, x->cur.org, &cf) == MN_IK_CF_NONE) return 0;
+    if (x->o->respect_limits) cf.lo = x->cur.ch.lo, cf.hi = x->cur.ch.hi;
+    int n = cf.n;
+    double seed[7];
+    memcpy(seed, w->q, sizeof(double) * (size_t)n);
+    mn_xform T;
+    T.R = g->R;
+    T.p = mn_vec3_sub(g->pos, mn_mat3_mulv(&g->R, g->point)); /* the tip frame's origin */
+    double ans[MN_IK_CF_MAX][7];
+    /* the given joint's values: the seed's, then 16 across its range nearest it first */
+    double vals[17];
+    int nv = 1;
+    vals[0] = cf.fixed >= 0 ? seed[cf.fixed] : 0;
+    if (cf.fixed >= 0) {
+        double lo = x->cur.ch.lo[cf.fixed], hi = x->cur.ch.hi[cf.fixed];
+        if (!x->o->respect_limits || !isfinite(lo) || !isfinite(hi)) lo = -MN_PI, hi = MN_PI;
+        for (int i = 0; i < 16; i++) {
+            double v = lo + (hi - lo) * (i + 0.5) / 16, dv = fabs(v - vals[0]);
+            int at = nv++;
+            while (at > 1 && fabs(vals[at - 1] - vals[0]) > dv) {
+                vals[at] = vals[at - 1];
+                at--;
+            }
+            vals[at] = v;
+        }
+    }
+    for (int iv = 0; iv < nv; iv++) {
+        int na = cf_answers(x, &cf, &T, vals[iv], seed, ans);
+        if (na == 0) continue;
+        if (search) {
+            int kept = 0;
+            for (int s = 0; s < na; s++) {
+                memcpy(w->q, ans[s], sizeof(double) * (size_t)n);
+                lm_pose(x);
+                if (mn_ik_goal_met(g, x->pe, x->re, x->o)) {
+                    lm_found(x);
+                    kept = 1;
+                }
+            }
+            memcpy(w->q, seed, sizeof(double) * (size_t)n);
+            lm_pose(x);
+            return kept;
+        }
+        int best = 0;
+        for (int s = 1; s < na; s++)
+            if (cf_dist2(ans[s], seed, n) < cf_dist2(ans[best], seed, n)) best = s;
+        double e0 = x->err;
+        memcpy(w->q, ans[best], sizeof(double) * (size_t)n);
+        lm_pose(x);
+        if (mn_ik_goal_met(g, x->pe, x->re, x->o) || x->err < e0) return 0;
+        memcpy(w->q, seed, sizeof(double) * (size_t)n); /* no better than the seed */
+        lm_pose(x);
+        return 0;
+    }
+    return 0;
+}
+
 mn_status mn_ik_lm(MN_IK_METHOD_ARGS) {
     size_t mark = mn_arena_mark(&d->arena);
     mn_ikc c;
@@ -394,7 +542,9 @@ mn_status mn_ik_lm(MN_IK_METHOD_ARGS) {
     w->dqfix = mn_arena_alloc(&d->arena, sizeof(double) * (size_t)n);
     w->fixed = mn_arena_alloc(&d->arena, (size_t)(2 * n));
     w->xf2 = mn_arena_alloc(&d->arena, sizeof(mn_xform) * (size_t)(c.ch.njoint + 1));
-    if (!w->J || !w->A || !w->y || !w->dq || !w->q || !w->J0 || !w->dqfix || !w->fixed || !w->xf2) {
+    w->ax2 = mn_arena_alloc(&d->arena, sizeof(double) * (size_t)(6 * n));
+    if (!w->ax2 || !w->J || !w->A || !w->y || !w->dq || !w->q || !w->J0 || !w->dqfix || !w->fixed ||
+        !w->xf2) {
         mn_arena_reset(&d->arena, mark);
         return mn_ik_fail(r, MN_ERR_NOMEM, "ik: arena too small for the chain");
     }
@@ -408,6 +558,7 @@ mn_status mn_ik_lm(MN_IK_METHOD_ARGS) {
     x.cur = c;
     x.trial = c;
     x.trial.xf = w->xf2;
+    if (c.ax) x.trial.ax = w->ax2, x.trial.org = w->ax2 + 3 * n;
     x.g = &g;
     x.o = o;
     double L = c.reach > 0 ? c.reach : 1.0;
@@ -420,6 +571,7 @@ mn_status mn_ik_lm(MN_IK_METHOD_ARGS) {
     /* The seed is the first "best" pose: with an error that overflows (a target at 1e300)
      * nothing compares smaller, and the seed is what comes back. */
     lm_pose(&x);
+    int found_before = lm_closed_form(&x);
     mn_ik_loop lp = {.ctx = &x,
                      .iterate = lm_iterate,
                      .measure = lm_measure,
@@ -428,6 +580,7 @@ mn_status mn_ik_lm(MN_IK_METHOD_ARGS) {
                      .restart = lm_restart,
                      .found = lm_found,
                      .take_found = lm_take_found,
+                     .found_before = found_before,
                      .same_abs = x.bias * 1e-9,
                      .use_pos = g.use_pos,
                      .use_rot = g.use_rot,

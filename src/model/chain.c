@@ -595,3 +595,16 @@ void mn_chain_fk_jacobian(const mn_model* m, const mn_chain* c, const double* qc
         jac[3 * n + k] = ang.x, jac[4 * n + k] = ang.y, jac[5 * n + k] = ang.z;
     }
 }
+
+void mn_chain_fk_axes(const mn_model* m, const mn_chain* c, const double* qc, mn_xform* tip,
+                      double* axis, double* origin) {
+    (void)m;
+    if (c->njoint == 0) {
+        *tip = mn_xform_identity();
+        return;
+    }
+    int kind[MN_CHAIN_MAX];
+    double p[3];
+    prog_walk(c, qc, tip->R.m, p, NULL, axis, origin, kind);
+    tip->p = mn_v3(p[0], p[1], p[2]);
+}

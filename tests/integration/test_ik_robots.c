@@ -152,7 +152,7 @@ static void test_modes(void) {
         CHECK(c != NULL);
         mn_data* d = mn_data_create(m, 0);
         double* seed = malloc(sizeof(double) * (size_t)m->nq);
-        int closer = 0, higher = 0;
+        int closer = 0, higher = 0, speed_closed = 1;
         const int n = 12;
         for (int t = 0; t < n; t++) {
             random_pose(m, d, base, tip);
@@ -173,6 +173,7 @@ static void test_modes(void) {
                 mn_ik_result r;
                 CHECK(mn_ik_solve(m, d, &p, &o, &r) == MN_OK);
                 CHECK(pose_met(m, d, base, tip, &T, 1.01e-5));
+                if (mode == MN_IK_SPEED && r.iterations > 0) speed_closed = 0;
                 dist[mode] = 0;
                 for (int i = 0; i < c->ndof; i++) {
                     double dq = d->q[c->qadr[i]] - seed[c->qadr[i]];
@@ -185,7 +186,14 @@ static void test_modes(void) {
             closer += dist[MN_IK_DISTANCE] < 0.99 * dist[MN_IK_SPEED];
             higher += manip[MN_IK_MANIPULABILITY] > 1.01 * manip[MN_IK_SPEED];
         }
-        CHECK(closer > 0);
+        /* A 6-DOF arm whose SPEED answers all came from its closed form (src/ik/closed_form.h,
+         * the UR5) already gets the nearest of its finitely many answers: DISTANCE is then
+         * never clearly closer. Otherwise (the iiwa's closed form fixes its third joint at the
+         * seed's value: DISTANCE may move it) it is on some targets. */
+        if (speed_closed && c->ndof == 6)
+            CHECK(closer == 0);
+        else
+            CHECK(closer > 0);
         CHECK(higher > 0);
         free(seed);
         mn_data_destroy(d);
