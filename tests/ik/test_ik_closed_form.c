@@ -1,6 +1,6 @@
 /* The closed forms of src/ik/closed_form.c and LM's use of them: each family found on the
- * arms that have it (the kinematics of data/robots' LBR iiwa and UR5 and of the Kinova
- * Jaco 2 j2s6s200, transcribed here joint by joint from their URDFs) and on no other chain;
+ * arms that have it (the kinematics of data/robots' LBR iiwa, UR5 and Kinova Jaco 2
+ * j2s6s200, transcribed here joint by joint from their URDFs) and on no other chain;
  * the product of exponentials equal to the chain's FK; every answer's FK the target, the
  * configuration the target came from among the answers; LM meeting such goals with no
  * iteration, within the limits, without heap allocation; and the numeric path still taking
@@ -79,7 +79,7 @@ static const ujoint ur5[7] = {
     {{0, 0.0823, 0}, {-PI_2, 0, 0}, {0, 0, 1}, 0, 0, 0},
 };
 
-/* Kinova Jaco 2 j2s6s200 (Gepetto/example-robot-data, kinova_description/robots/kinova.urdf),
+/* data/robots/kinova_j2s6s200/j2s6s200.urdf (Kinova Jaco 2 j2s6s200),
  * j2s6s200_link_base -> j2s6s200_end_effector; joints 1, 4 and 6 continuous */
 static const ujoint jaco[7] = {
     {{0, 0, 0.15675}, {0, PI_, 0}, {0, 0, 1}, 0, 0, 1},
