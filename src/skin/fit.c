@@ -38,6 +38,8 @@
 #include <marionette/linalg.h>
 #include <marionette/skin.h>
 
+#include "skin/dense.h"
+
 #include <float.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -46,6 +48,12 @@
 /* Up to this many controllers the rotation metric is assembled densely (m x m sums,
  * with the free translations eliminated); beyond it pair by pair. */
 #define DENSE_MAX 160
+
+/* A rotation step reuses the metric of an earlier iteration while the decrease it predicts
+ * shrinks at least this fast from one step to the next (see mn_fit). */
+#ifndef REUSE_RATE
+#define REUSE_RATE 1e-4
+#endif
 
 struct mn_fitter {
     const mn_rig* rig;
@@ -95,7 +103,9 @@ struct mn_fitter {
     double con_scale; /* constraint rows are scaled by this to balance the KKT */
     double* kkt;      /* (m + ncap)^2 */
     int* piv_kkt;
-    double* rhs; /* 3 x (m + ncap) */
+    double* rhs;     /* 3 x (m + ncap) */
+    double* sol;     /* 3 x (m + ncap) */
+    double* kkt_inv; /* (m + nc)^2: the inverse of the KKT matrix */
 
     /* frame */
     mn_vec3 target_origin;
@@ -104,19 +114,21 @@ struct mn_fitter {
     int have_targets;
 
     /* iteration state and scratch */
-    mn_mat3* R;     /* m */
-    mn_vec3* d;     /* m: positions relative to target_origin */
-    mn_mat3* Rt;    /* m: trial rotations */
-    mn_vec3* dt;    /* m: trial positions */
-    double* GA;     /* m x 12: dg/dA_j */
-    double* Abuf;   /* m x 12: the A_j of the last evaluation */
-    double* A0;     /* m x 12: A_j at the start of a rotation step */
-    double* GA0;    /* m x 12: the gradient there */
-    double* dA;     /* m x 12: scratch */
-    double* lambda; /* 3 x ncap */
-    double* grad;   /* nrot */
-    double* dir;    /* nrot */
-    double* H;      /* nrot x nrot */
+    mn_mat3* R;      /* m */
+    mn_vec3* d;      /* m: positions relative to target_origin */
+    mn_mat3* Rt;     /* m: trial rotations */
+    mn_vec3* dt;     /* m: trial positions */
+    double* GA;      /* m x 12: dg/dA_j */
+    double* Abuf;    /* m x 12: the A_j of the last evaluation */
+    double* A0;      /* m x 12: A_j at the start of a rotation step */
+    double* GA0;     /* m x 12: the gradient there */
+    double* dA;      /* m x 12: scratch */
+    double* lambda;  /* 3 x ncap */
+    double* lambda0; /* 3 x ncap: lambda at the start of a rotation step */
+    double* grad;    /* nrot */
+    double* dir;     /* nrot */
+    double* H;       /* nrot x nrot */
+    double* Hdinv;   /* nrot: 1 / the diagonal of H's factor */
     double* svd_work;
 };
 
@@ -164,6 +176,8 @@ void mn_fitter_destroy(mn_fitter* f) {
     free(f->kkt);
     free(f->piv_kkt);
     free(f->rhs);
+    free(f->sol);
+    free(f->kkt_inv);
     free(f->B);
     free(f->R);
     free(f->d);
@@ -175,9 +189,11 @@ void mn_fitter_destroy(mn_fitter* f) {
     free(f->GA0);
     free(f->dA);
     free(f->lambda);
+    free(f->lambda0);
     free(f->grad);
     free(f->dir);
     free(f->H);
+    free(f->Hdinv);
     free(f->svd_work);
     free(f);
 }
@@ -368,6 +384,16 @@ static mn_status factor_kkt(mn_fitter* f, const uint8_t* fixed, mn_error* err) {
     if (st != MN_OK)
         return mn_error_set(err, MN_ERR_SINGULAR, "", 0, "fixed",
                             "the translation system is singular");
+    /* The matrix is constant per rig and fixed set, and a step solves it for three axes:
+     * its inverse, column by column from the factors, turns each step's three
+     * back-substitutions (2 n^2 multiply-adds each, pivoting included) into one pass over
+     * an n x n matrix for the three axes at once (mn_matvec3). */
+    for (int c = 0; c < n; c++) {
+        double* col = f->kkt_inv + (size_t)c * n; /* symmetric: column c = row c */
+        memset(col, 0, (size_t)n * sizeof(double));
+        col[c] = 1;
+        mn_ldlt_solve(A, n, f->piv_kkt, col);
+    }
     f->nc = nc;
     memcpy(f->fixed, fixed, (size_t)m);
     return MN_OK;
@@ -459,38 +485,40 @@ static void translation_grad(mn_fitter* f, const mn_mat3* R, const mn_vec3* d) {
 }
 
 /* The translation step (seed "Find Optimized Translation"): d <- d + dd with
- * [K sG^T; sG 0][dd; lambda/s] = [-dg/dd; s (h - G d)], per axis. Needs GA at (R, d).
- * Stores the multipliers in f->lambda. */
+ * [K sG^T; sG 0][dd; lambda/s] = [-dg/dd; s (h - G d)], per axis, by the inverse of that
+ * constant matrix (factor_kkt), the three axes in one pass. Needs GA at (R, d). Stores the
+ * multipliers in f->lambda. */
 static void translation_solve(mn_fitter* f, const mn_mat3* R, mn_vec3* d) {
-    const mn_rig* r = f->rig;
     int m = f->m, n = m + f->nc;
     double s = f->con_scale;
-    for (int ax = 0; ax < f->dim; ax++) {
+    for (int ax = 0; ax < 3; ax++) { /* the z axis of a 2D rig solves to zero */
         double* b = f->rhs + (size_t)ax * (size_t)n;
         for (int j = 0; j < m; j++)
-            b[j] = -f->GA[12 * j + 4 * ax + 3];
-        for (int c = 0; c < f->nc; c++) {
-            int a = f->con_a[c], p = f->con_b[c];
-            double res = 0;
-            if (p >= 0) {
-                mn_vec3 e = mn_vec3_sub(f->piv[a], f->piv[p]);
-                mn_vec3 h = mn_vec3_add(d[p], mn_mat3_mulv(&R[p], e));
-                double hv[3] = {h.x, h.y, h.z}, dv[3] = {d[a].x, d[a].y, d[a].z};
-                res = hv[ax] - dv[ax];
-            }
-            b[m + c] = s * res;
+            b[j] = ax < f->dim ? -f->GA[12 * j + 4 * ax + 3] : 0;
+    }
+    for (int c = 0; c < f->nc; c++) {
+        int a = f->con_a[c], p = f->con_b[c];
+        mn_vec3 res = mn_v3(0, 0, 0);
+        if (p >= 0) {
+            mn_vec3 e = mn_vec3_sub(f->piv[a], f->piv[p]);
+            mn_vec3 h = mn_vec3_add(d[p], mn_mat3_mulv(&R[p], e));
+            res = mn_vec3_sub(h, d[a]);
         }
-        mn_ldlt_solve(f->kkt, n, f->piv_kkt, b);
+        f->rhs[m + c] = s * res.x;
+        f->rhs[(size_t)n + m + c] = s * res.y;
+        f->rhs[2 * (size_t)n + m + c] = f->dim == 3 ? s * res.z : 0;
+    }
+    mn_matvec3(f->kkt_inv, n, f->rhs, f->sol);
+    for (int ax = 0; ax < 3; ax++) {
+        const double* x = f->sol + (size_t)ax * (size_t)n;
         for (int c = 0; c < f->nc; c++)
-            f->lambda[(size_t)ax * (size_t)f->ncap + (size_t)c] = s * b[m + c];
+            f->lambda[(size_t)ax * (size_t)f->ncap + (size_t)c] = s * x[m + c];
     }
-    for (int j = 0; j < m; j++) {
-        double dd[3] = {0, 0, 0};
-        for (int ax = 0; ax < f->dim; ax++)
-            dd[ax] = f->rhs[(size_t)ax * (size_t)n + (size_t)j];
-        d[j] = mn_vec3_add(d[j], mn_v3(dd[0], dd[1], dd[2]));
-    }
-    (void)r;
+    const double* x0 = f->sol;
+    const double* x1 = f->sol + n;
+    const double* x2 = f->sol + 2 * (size_t)n;
+    for (int j = 0; j < m; j++)
+        d[j] = mn_vec3_add(d[j], mn_v3(x0[j], x1[j], f->dim == 3 ? x2[j] : 0));
 }
 
 /* Partial gradient of g with respect to the left-multiplied rotation vector of j (needs
@@ -561,16 +589,16 @@ static int load_targets(mn_fitter* f, const double* x) {
         sy += mx[1];
         sz += mx[2];
         c0 += mx[0] * xv[0] + mx[1] * xv[1] + mx[2] * xv[2];
+        /* m_i (x_i - oa) z_i^T (row-major 3 x 4) as six two-lane vectors, added into B_j
+         * times w_ij for each influence */
         const double* z = f->z4 + 4 * i;
-        double P[12]; /* m_i (x_i - oa) z_i^T, row-major 3 x 4 */
-        for (int rr = 0; rr < 3; rr++)
-            for (int c = 0; c < 4; c++)
-                P[4 * rr + c] = mx[rr] * z[c];
+        mn_v2d za = mn_v2d_load(z), zb = mn_v2d_load(z + 2);
+        mn_v2d P[6] = {mx[0] * za, mx[0] * zb, mx[1] * za, mx[1] * zb, mx[2] * za, mx[2] * zb};
         for (int s = f->csr_off[i]; s < f->csr_off[i + 1]; s++) {
             double w = f->csr_w[s];
             double* Bj = B + 12 * f->csr_j[s];
-            for (int u = 0; u < 12; u++)
-                Bj[u] += w * P[u];
+            for (int u = 0; u < 6; u++)
+                mn_v2d_store(Bj + 2 * u, mn_v2d_load(Bj + 2 * u) + w * P[u]);
         }
     }
     double im = 1.0 / f->total_mass;
@@ -729,7 +757,10 @@ mn_fitter* mn_fitter_create(const mn_rig* r, const uint8_t* fixed, mn_error* err
     f->kkt = malloc(nmax * nmax * sizeof(double));
     f->piv_kkt = malloc(nmax * sizeof(int));
     f->rhs = malloc(3 * nmax * sizeof(double));
+    f->sol = malloc(3 * nmax * sizeof(double));
+    f->kkt_inv = malloc(nmax * nmax * sizeof(double));
     f->lambda = calloc(3 * (size_t)f->ncap, sizeof(double));
+    f->lambda0 = calloc(3 * (size_t)f->ncap, sizeof(double));
     f->B = calloc((size_t)m * 12, sizeof(double));
     f->GA = malloc((size_t)m * 12 * sizeof(double));
     f->Abuf = malloc((size_t)m * 12 * sizeof(double));
@@ -744,10 +775,12 @@ mn_fitter* mn_fitter_create(const mn_rig* r, const uint8_t* fixed, mn_error* err
     f->grad = malloc(nrot_max * sizeof(double));
     f->dir = malloc(nrot_max * sizeof(double));
     f->H = malloc(nrot_max * nrot_max * sizeof(double) + 8);
+    f->Hdinv = malloc(nrot_max * sizeof(double) + 8);
     f->svd_work = malloc(mn_svd_work_size(3, 3) * sizeof(double) + 64);
-    if (!f->con_a || !f->con_b || !f->kkt || !f->piv_kkt || !f->rhs || !f->lambda || !f->B ||
-        !f->GA || !f->Abuf || !f->A0 || !f->GA0 || !f->dA || !f->R || !f->Rt || !f->d || !f->dt ||
-        !f->grad || !f->dir || !f->H || !f->svd_work)
+    if (!f->con_a || !f->con_b || !f->kkt || !f->piv_kkt || !f->rhs || !f->sol || !f->kkt_inv ||
+        !f->lambda || !f->lambda0 || !f->B || !f->GA || !f->Abuf || !f->A0 || !f->GA0 || !f->dA ||
+        !f->R || !f->Rt || !f->d || !f->dt || !f->grad || !f->dir || !f->H || !f->Hdinv ||
+        !f->svd_work)
         goto nomem;
     uint8_t* none = calloc((size_t)m, 1);
     if (!none) goto nomem;
@@ -937,14 +970,14 @@ static void add_block(mn_fitter* f, int P, int Qc, const double N[9], double sig
     }
 }
 
-/* Per pair (a, b): M1 = A_a Q A_b^T, va = A_a q, vb = A_b q, s. */
-static void pair_terms(const mn_fitter* f, const mn_mat3* R, const mn_vec3* d, int pr, double M1[9],
-                       double va[3], double vb[3], double* s) {
+/* Per pair (a, b): M1 = A_a Q A_b^T, va = A_a q, vb = A_b q, s; A holds every A_j. */
+static void pair_terms(const mn_fitter* f, const double* A, int pr, double M1[9], double va[3],
+                       double vb[3], double* s) {
     int a = f->pair_a[pr], b = f->pair_b[pr];
     const double* Q = f->Q + 16 * pr;
-    double Aa[12], Ab[12], AaQ[12];
-    make_A(f, R, d, a, Aa);
-    make_A(f, R, d, b, Ab);
+    const double* Aa = A + 12 * a;
+    const double* Ab = A + 12 * b;
+    double AaQ[12];
     for (int r = 0; r < 3; r++)
         for (int c = 0; c < 4; c++)
             AaQ[4 * r + c] = Aa[4 * r] * Q[c] + Aa[4 * r + 1] * Q[4 + c] +
@@ -974,7 +1007,7 @@ static void build_metric_dense(mn_fitter* f, const mn_mat3* R, const mn_vec3* d,
     for (int pr = 0; pr < f->npairs; pr++) {
         int a = f->pair_a[pr], b = f->pair_b[pr];
         double M1[9], va[3], vb[3], s;
-        pair_terms(f, R, d, pr, M1, va, vb, &s);
+        pair_terms(f, f->dA, pr, M1, va, vb, &s);
         double* e = X + 16 * ((size_t)a * m + b);
         for (int u = 0; u < 9; u++)
             e[u] += M1[u];
@@ -1095,7 +1128,7 @@ static void build_metric_pairs(mn_fitter* f, const mn_mat3* R, const mn_vec3* d,
     for (int pr = 0; pr < f->npairs; pr++) {
         int a = f->pair_a[pr], b = f->pair_b[pr];
         double X[16];
-        pair_terms(f, R, d, pr, X, X + 9, X + 12, X + 15);
+        pair_terms(f, f->dA, pr, X, X + 9, X + 12, X + 15);
         for (int P = a; P >= 0; P = f->up[P]) {
             if (f->rot_off[P] < 0) continue;
             for (int Qc = b; Qc >= 0; Qc = f->up[Qc]) {
@@ -1116,6 +1149,8 @@ static void build_metric_pairs(mn_fitter* f, const mn_mat3* R, const mn_vec3* d,
 
 static void build_metric(mn_fitter* f, const mn_mat3* R, const mn_vec3* d, int coupled) {
     memset(f->H, 0, (size_t)f->nrot * (size_t)f->nrot * sizeof(double));
+    for (int j = 0; j < f->m; j++) /* every A_j once (dA is free scratch here) */
+        make_A(f, R, d, j, f->dA + 12 * j);
     if (f->X)
         build_metric_dense(f, R, d, coupled);
     else
@@ -1133,15 +1168,27 @@ static int rotation_direction(mn_fitter* f) {
     /* H is rebuilt before every call, so it is factorised in place. */
     for (int i = 0; i < nr; i++)
         f->H[(size_t)i * nr + (size_t)i] += 1e-10 * dmax;
-    if (mn_cholesky_factor(f->H, nr) == MN_OK) {
+    if (mn_chol_factor(f->H, nr, f->Hdinv)) {
         for (int i = 0; i < nr; i++)
             f->dir[i] = -f->grad[i];
-        mn_cholesky_solve(f->H, nr, f->dir);
+        mn_chol_solve(f->H, f->Hdinv, nr, f->dir);
         return 1;
     }
     for (int i = 0; i < nr; i++)
         f->dir[i] = -f->grad[i] / dmax;
     return 0;
+}
+
+/* The nearest rotation to a matrix P that is one to rounding (a product of rotations):
+ * one Newton-Schulz step of the polar decomposition, P (3 I - P^T P) / 2 (Higham,
+ * "Functions of Matrices", 2008, eq. 8.20; Bjorck & Bowie 1971), which squares the
+ * distance to the rotation, where mn_mat3_orthonormalize takes any matrix and three
+ * quaternion round trips. */
+static mn_mat3 reorthonormalize(const mn_mat3* P) {
+    mn_mat3 S = mn_mat3_tmul(P, P), T;
+    for (int k = 0; k < 9; k++)
+        T.m[k] = (k % 4 == 0 ? 1.5 : 0.0) - 0.5 * S.m[k];
+    return mn_mat3_mul(P, &T);
 }
 
 /* Applies alpha * dir, root to leaves: controller j moves by M_j = M_up(j) o G_j where
@@ -1168,7 +1215,7 @@ static void apply_rotation(mn_fitter* f, const mn_mat3* R, const mn_vec3* d, dou
             f->tau[j] = tau;
         }
         mn_mat3 P = mn_mat3_mul(&f->phi[j], &R[j]);
-        Rout[j] = (o >= 0 || u >= 0) ? mn_mat3_orthonormalize(&P) : R[j];
+        Rout[j] = (o >= 0 || u >= 0) ? reorthonormalize(&P) : R[j];
         dout[j] = mn_vec3_add(mn_mat3_mulv(&f->phi[j], d[j]), f->tau[j]);
     }
 }
@@ -1252,26 +1299,28 @@ mn_status mn_fit(mn_fitter* f, mn_xform* pose, const double* targets, const mn_f
     }
 
     /* first translation step */
-    energy_and_grad(f, f->R, f->d, 1);
+    translation_grad(f, f->R, f->d);
     translation_solve(f, f->R, f->d);
     double g = energy_and_grad(f, f->R, f->d, 1);
     double floor_abs = 1e-30 * (f->c0 + DBL_MIN);
     mn_status st = MN_ERR_NOCONVERGE;
     int it = 0;
     if (f->nrot == 0 || g <= floor_abs) st = MN_OK;
-    int have_factor = 0; /* f->H holds the factorised metric of the previous iteration */
+    int have_factor = 0;  /* f->H holds the factorised metric of an earlier iteration */
+    double pred_prev = 0; /* the decrease the last step's model predicted, if a full step */
     for (; it < o.max_iters && st != MN_OK; it++) {
         /* GA and lambda are those of (R, d) after the translation step */
         rotation_gradient(f, f->R, f->d);
+        double slope = 0;
+        int reuse = 0;
         if (have_factor) {
-            /* The convergence test below, first with the previous iteration's metric: near
-             * convergence the steps are tiny and the metric barely changes, so when that
-             * metric predicts a decrease a hundred times below the tolerance the fit has
-             * converged, and the last metric (most of an iteration's cost) is not built.
-             * Otherwise the test is made as before with the new metric. */
+            /* The direction from the factorised metric of an earlier iteration. First the
+             * convergence test below with it: near convergence the steps are tiny and the
+             * metric barely changes, so when that metric predicts a decrease a hundred
+             * times below the tolerance the fit has converged. */
             for (int i = 0; i < f->nrot; i++)
                 f->dir[i] = -f->grad[i];
-            mn_cholesky_solve(f->H, f->nrot, f->dir);
+            mn_chol_solve(f->H, f->Hdinv, f->nrot, f->dir);
             double s0 = 0;
             for (int i = 0; i < f->nrot; i++)
                 s0 += f->grad[i] * f->dir[i];
@@ -1279,22 +1328,35 @@ mn_status mn_fit(mn_fitter* f, mn_xform* pose, const double* targets, const mn_f
                 st = MN_OK;
                 break;
             }
+            /* Otherwise the old metric is kept while it still contracts (the chord
+             * method, Kelley, "Iterative Methods for Linear and Nonlinear Equations" 5.4,
+             * Shamanskii's variant: Newton's method that refactors only every few
+             * steps): after a full step, when the decrease it now predicts is below
+             * REUSE_RATE of the one it predicted before, the metric still describes the
+             * energy and the step is taken with it, without building the metric (most of
+             * an iteration's cost). Otherwise it is rebuilt at the current pose. */
+            if (pred_prev > 0 && -0.5 * s0 <= REUSE_RATE * pred_prev && -0.5 * s0 > o.tol * g) {
+                reuse = 1;
+                slope = s0;
+            }
         }
-        build_metric(f, f->R, f->d, o.coupled_rotation);
-        have_factor = rotation_direction(f);
-        double slope = 0;
-        for (int i = 0; i < f->nrot; i++)
-            slope += f->grad[i] * f->dir[i];
-        /* the Gauss-Newton model predicts a decrease of -slope / 2: when that is below the
-         * tolerance (or 1e-20 c0: the slope comes from gradients, which carry no
-         * cancellation), the fit has converged */
-        if (!(slope < 0) || -0.5 * slope <= o.tol * g || -0.5 * slope <= 1e-20 * f->c0) {
-            st = MN_OK;
-            break;
+        if (!reuse) {
+            build_metric(f, f->R, f->d, o.coupled_rotation);
+            have_factor = rotation_direction(f);
+            for (int i = 0; i < f->nrot; i++)
+                slope += f->grad[i] * f->dir[i];
+            /* the Gauss-Newton model predicts a decrease of -slope / 2: when that is below
+             * the tolerance (or 1e-20 c0: the slope comes from gradients, which carry no
+             * cancellation), the fit has converged */
+            if (!(slope < 0) || -0.5 * slope <= o.tol * g || -0.5 * slope <= 1e-20 * f->c0) {
+                st = MN_OK;
+                break;
+            }
         }
         /* the current point's A and gradient, for the energy differences */
         memcpy(f->A0, f->Abuf, (size_t)f->m * 12 * sizeof(double));
         memcpy(f->GA0, f->GA, (size_t)f->m * 12 * sizeof(double));
+        if (reuse) memcpy(f->lambda0, f->lambda, 3 * (size_t)f->ncap * sizeof(double));
         double alpha = 1, dg = 0;
         int ok = 0;
         for (int h = 0; h <= o.max_halvings; h++, alpha *= 0.5) {
@@ -1305,10 +1367,20 @@ mn_status mn_fit(mn_fitter* f, mn_xform* pose, const double* targets, const mn_f
                 break;
             }
         }
+        if (!ok && reuse) {
+            /* the old metric's direction found no decrease: back to the current point's
+             * gradient and multipliers, and a new metric */
+            memcpy(f->Abuf, f->A0, (size_t)f->m * 12 * sizeof(double));
+            memcpy(f->GA, f->GA0, (size_t)f->m * 12 * sizeof(double));
+            memcpy(f->lambda, f->lambda0, 3 * (size_t)f->ncap * sizeof(double));
+            pred_prev = 0;
+            continue;
+        }
         if (!ok) {
             st = MN_OK; /* no decrease left: converged */
             break;
         }
+        pred_prev = alpha == 1 ? -0.5 * slope : 0;
         memcpy(f->R, f->Rt, (size_t)f->m * sizeof *f->R);
         memcpy(f->d, f->dt, (size_t)f->m * sizeof *f->d);
         double dec = -dg;
