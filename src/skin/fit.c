@@ -51,6 +51,9 @@
 
 /* A rotation step reuses the metric of an earlier iteration while the decrease it predicts
  * shrinks at least this fast from one step to the next (see mn_fit). */
+#ifndef RIGID_ITERS
+#define RIGID_ITERS 2
+#endif
 #ifndef REUSE_RATE
 #define REUSE_RATE 1e-4
 #endif
@@ -1264,6 +1267,75 @@ static int pose_finite(const mn_xform* pose, int m) {
     return 1;
 }
 
+/* A second start beside the warm one: every rotating controller turned to its own best
+ * rigid fit of the targets under its weights (the cold start's Kabsch fit, mn_fit_kabsch,
+ * but reached from the current rotation by the iteration of Mueller, Bender, Chentanez
+ * and Macklin, "A Robust Method to Extract the Rotational Part of Deformations", MIG
+ * 2016: R <- exp(w) R with w = sum_c r_c x a_c / |sum_c r_c . a_c|, r_c and a_c the
+ * columns of R and of the weighted cross-covariance; a few steps, no SVD), then the
+ * translation step. When a pose moves much between frames, the bones' own rotations are a
+ * far better start than the last frame's (on the scaling benchmark's travelling wave the
+ * energy after the translation step is 0.2 instead of 25 to 80) and save an iteration.
+ * The start with the lower energy is kept, the warm one unless the other halves it, so
+ * that a slowly moving pose is tracked as before. Needs GA, Abuf, lambda at (R, d) after
+ * the translation step, and returns g of the start kept, with those at it. */
+static double rigid_start(mn_fitter* f, double g) {
+    int m = f->m;
+    for (int j = 0; j < m; j++) {
+        f->Rt[j] = f->R[j];
+        f->dt[j] = f->d[j];
+        if (f->rot_off[j] < 0) continue;
+        const double* S = f->S1 + 4 * j;
+        const double* B = f->B + 12 * j;
+        double W = S[3];
+        if (!(W > 0)) continue;
+        /* C = sum m w (x - mt)(z - mr)^T = B[:, 0:3] - W mt mr^T */
+        double C[9];
+        for (int r = 0; r < 3; r++)
+            for (int c = 0; c < 3; c++)
+                C[3 * r + c] = B[4 * r + c] - B[4 * r + 3] * S[c] / W;
+        if (f->dim == 2) {
+            f->Rt[j] = mn_mat3_axis_angle(mn_v3(0, 0, 1), atan2(C[3] - C[1], C[0] + C[4]));
+            continue;
+        }
+        mn_mat3 Rj = f->R[j];
+        for (int k = 0; k < RIGID_ITERS; k++) {
+            const double* Rm = Rj.m;
+            mn_vec3 w = mn_v3(0, 0, 0);
+            double dot = 0;
+            for (int c = 0; c < 3; c++) {
+                mn_vec3 rc = mn_v3(Rm[c], Rm[3 + c], Rm[6 + c]);
+                mn_vec3 ac = mn_v3(C[c], C[3 + c], C[6 + c]);
+                w = mn_vec3_add(w, mn_vec3_cross(rc, ac));
+                dot += mn_vec3_dot(rc, ac);
+            }
+            w = mn_vec3_scale(w, 1.0 / (fabs(dot) + 1e-300));
+            double w2 = mn_vec3_dot(w, w);
+            if (!(w2 < 1.0)) w = mn_vec3_scale(w, 1.0 / sqrt(w2)); /* at most a radian */
+            mn_mat3 E = mn_mat3_exp(w), P = mn_mat3_mul(&E, &Rj);
+            Rj = reorthonormalize(&P);
+            if (!(w2 > 1e-12)) break;
+        }
+        f->Rt[j] = Rj;
+    }
+    /* the warm start's state, in case it is kept */
+    memcpy(f->A0, f->Abuf, (size_t)m * 12 * sizeof(double));
+    memcpy(f->GA0, f->GA, (size_t)m * 12 * sizeof(double));
+    memcpy(f->lambda0, f->lambda, 3 * (size_t)f->ncap * sizeof(double));
+    translation_grad(f, f->Rt, f->dt);
+    translation_solve(f, f->Rt, f->dt);
+    double gk = energy_and_grad(f, f->Rt, f->dt, 1);
+    if (gk < 0.5 * g) {
+        memcpy(f->R, f->Rt, (size_t)m * sizeof *f->R);
+        memcpy(f->d, f->dt, (size_t)m * sizeof *f->d);
+        return gk;
+    }
+    memcpy(f->Abuf, f->A0, (size_t)m * 12 * sizeof(double));
+    memcpy(f->GA, f->GA0, (size_t)m * 12 * sizeof(double));
+    memcpy(f->lambda, f->lambda0, 3 * (size_t)f->ncap * sizeof(double));
+    return g;
+}
+
 /* Refuses a call: the result says which argument or option is at fault. */
 static mn_status fit_refuse(mn_fit_result* res, const char* fmt, const char* what) {
     if (res) {
@@ -1302,6 +1374,7 @@ mn_status mn_fit(mn_fitter* f, mn_xform* pose, const double* targets, const mn_f
     translation_grad(f, f->R, f->d);
     translation_solve(f, f->R, f->d);
     double g = energy_and_grad(f, f->R, f->d, 1);
+    if (f->nrot > 0 && !(g <= 1e-12 * f->c0)) g = rigid_start(f, g);
     double floor_abs = 1e-30 * (f->c0 + DBL_MIN);
     mn_status st = MN_ERR_NOCONVERGE;
     int it = 0;
