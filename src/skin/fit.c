@@ -415,6 +415,21 @@ static void make_A(const mn_fitter* f, const mn_mat3* R, const mn_vec3* d, int j
     }
 }
 
+/* G += A Q for a 3 x 4 A and a symmetric 4 x 4 Q (row-major), on two-lane vectors. */
+static inline void add_AQ(double* G, const double* A, const double* Q) {
+    mn_v2d q[8];
+    for (int k = 0; k < 8; k++)
+        q[k] = mn_v2d_load(Q + 2 * k);
+    for (int r = 0; r < 3; r++) {
+        const double* a = A + 4 * r;
+        mn_v2d lo = mn_v2d_load(G + 4 * r), hi = mn_v2d_load(G + 4 * r + 2);
+        lo += a[0] * q[0] + a[1] * q[2] + a[2] * q[4] + a[3] * q[6];
+        hi += a[0] * q[1] + a[1] * q[3] + a[2] * q[5] + a[3] * q[7];
+        mn_v2d_store(G + 4 * r, lo);
+        mn_v2d_store(G + 4 * r + 2, hi);
+    }
+}
+
 /* GA_j = dg/dA_j = sum_k A_k Q_kj - B_j for every j (when want_grad); returns g. */
 static double energy_and_grad(mn_fitter* f, const mn_mat3* R, const mn_vec3* d, int want_grad) {
     int m = f->m;
@@ -426,8 +441,16 @@ static double energy_and_grad(mn_fitter* f, const mn_mat3* R, const mn_vec3* d, 
         for (int u = 0; u < 12; u++)
             lin += A[12 * j + u] * f->B[12 * j + u];
     }
-    if (want_grad) memset(GA, 0, (size_t)m * 12 * sizeof(double));
-    for (int p = 0; p < f->npairs; p++) {
+    if (want_grad) {
+        memset(GA, 0, (size_t)m * 12 * sizeof(double));
+        for (int p = 0; p < f->npairs; p++) {
+            int a = f->pair_a[p], b = f->pair_b[p];
+            const double* Q = f->Q + 16 * p;
+            add_AQ(GA + 12 * b, A + 12 * a, Q);             /* A_a Q_ab into GA_b */
+            if (a != b) add_AQ(GA + 12 * a, A + 12 * b, Q); /* Q_ab is symmetric */
+        }
+    }
+    for (int p = 0; p < f->npairs && !want_grad; p++) {
         int a = f->pair_a[p], b = f->pair_b[p];
         const double* Q = f->Q + 16 * p;
         const double* Aa = A + 12 * a;
@@ -437,20 +460,10 @@ static double energy_and_grad(mn_fitter* f, const mn_mat3* R, const mn_vec3* d, 
             for (int c = 0; c < 4; c++)
                 AaQ[4 * r + c] = Aa[4 * r] * Q[c] + Aa[4 * r + 1] * Q[4 + c] +
                                  Aa[4 * r + 2] * Q[8 + c] + Aa[4 * r + 3] * Q[12 + c];
-        if (!want_grad) {
-            double dot = 0;
-            for (int u = 0; u < 12; u++)
-                dot += AaQ[u] * Ab[u];
-            quad += (a == b ? 1.0 : 2.0) * dot;
-            continue;
-        }
+        double dot = 0;
         for (int u = 0; u < 12; u++)
-            GA[12 * b + u] += AaQ[u]; /* A_a Q_ab into GA_b */
-        if (a != b)
-            for (int r = 0; r < 3; r++)
-                for (int c = 0; c < 4; c++)
-                    GA[12 * a + 4 * r + c] += Ab[4 * r] * Q[c] + Ab[4 * r + 1] * Q[4 + c] +
-                                              Ab[4 * r + 2] * Q[8 + c] + Ab[4 * r + 3] * Q[12 + c];
+            dot += AaQ[u] * Ab[u];
+        quad += (a == b ? 1.0 : 2.0) * dot;
     }
     if (want_grad) /* quad = sum_j <A_j, sum_k A_k Q_kj>; then GA_j -= B_j */
         for (int u = 0; u < m * 12; u++) {
@@ -1052,13 +1065,28 @@ static void build_metric_dense(mn_fitter* f, const mn_mat3* R, const mn_vec3* d,
     }
     /* H is symmetric and the Cholesky factorisation reads its lower triangle only: the
      * blocks q <= p suffice (rot_off grows with the controller index) */
+    int nr = f->nrot;
     for (int p = 0; p < m; p++) {
-        if (f->rot_off[p] < 0) continue;
+        int op = f->rot_off[p];
+        if (op < 0) continue;
         for (int q = 0; q <= p; q++) {
-            if (f->rot_off[q] < 0 || (!coupled && p != q)) continue;
+            int oq = f->rot_off[q];
+            if (oq < 0 || (!coupled && p != q)) continue;
+            /* H_pq = tr(N) I - N^T (add_block), written in place: every block of the
+             * lower triangle is visited once, so H needs no clearing here */
             double N[9];
             n_block(X + 16 * ((size_t)p * m + q), d[p], d[q], N);
-            add_block(f, p, q, N, 1.0);
+            double tr = N[0] + N[4] + N[8];
+            if (f->dim == 3) {
+                double* h = f->H + (size_t)op * nr + oq;
+                h[0] = tr - N[0], h[1] = -N[3], h[2] = -N[6];
+                h += nr;
+                h[0] = -N[1], h[1] = tr - N[4], h[2] = -N[7];
+                h += nr;
+                h[0] = -N[2], h[1] = -N[5], h[2] = tr - N[8];
+            } else {
+                f->H[(size_t)op * nr + oq] = tr - N[8];
+            }
         }
     }
     if (!coupled || !f->kinv_ok || f->nfree == 0) return;
@@ -1151,7 +1179,7 @@ static void build_metric_pairs(mn_fitter* f, const mn_mat3* R, const mn_vec3* d,
 }
 
 static void build_metric(mn_fitter* f, const mn_mat3* R, const mn_vec3* d, int coupled) {
-    memset(f->H, 0, (size_t)f->nrot * (size_t)f->nrot * sizeof(double));
+    if (!f->X || !coupled) memset(f->H, 0, (size_t)f->nrot * (size_t)f->nrot * sizeof(double));
     for (int j = 0; j < f->m; j++) /* every A_j once (dA is free scratch here) */
         make_A(f, R, d, j, f->dA + 12 * j);
     if (f->X)
