@@ -120,13 +120,34 @@ int mn_chol_factor(double* A, int n, double* dinv) {
 
 void mn_chol_solve(const double* L, const double* dinv, int n, double* b) {
     if (!L || !dinv || !b || n <= 0) return;
-    /* L y = b: dot products of rows */
-    for (int i = 0; i < n; i++) {
+    /* L y = b: dot products of rows, two rows at a time (one chain of dependent dot
+     * products for every two rows: row i + 1 takes row i's unknown separately) */
+    int i = 0;
+    for (; i + 2 <= n; i += 2) {
+        const double* r0 = L + (size_t)i * n;
+        const double* r1 = r0 + n;
+        v2d a0 = {0, 0}, a1 = {0, 0};
+        int k = 0;
+        for (; k + 2 <= i; k += 2) {
+            v2d bk = load2(b + k);
+            a0 += load2(r0 + k) * bk;
+            a1 += load2(r1 + k) * bk;
+        }
+        double s0 = hsum(a0), s1 = hsum(a1);
+        if (k < i) {
+            s0 += r0[k] * b[k];
+            s1 += r1[k] * b[k];
+        }
+        double y0 = (b[i] - s0) * dinv[i];
+        b[i] = y0;
+        b[i + 1] = (b[i + 1] - s1 - r1[i] * y0) * dinv[i + 1];
+    }
+    if (i < n) {
         const double* ri = L + (size_t)i * n;
         b[i] = (b[i] - dot_v(ri, b, i)) * dinv[i];
     }
     /* L^T x = y: column access of L, done as row-wise axpys to stay contiguous */
-    for (int i = n - 1; i >= 0; i--) {
+    for (i = n - 1; i >= 0; i--) {
         const double* ri = L + (size_t)i * n;
         double xi = b[i] * dinv[i];
         b[i] = xi;

@@ -1112,6 +1112,33 @@ static void build_metric_dense(mn_fitter* f, const mn_mat3* R, const mn_vec3* d,
             row[3 * l + 2] = x[11] - x[15] * d[p].z;
         }
     }
+    if (nf == 1) {
+        /* one free controller (a skeleton's root): T = k v v^T, so the blocks are made
+         * directly, H_pq -= k ((v_p . v_q) I - v_q v_p^T), without the products above */
+        double k = f->Kinv[0];
+        const int* pl = f->vpat;
+        for (int e1 = 0; e1 < f->vpat_n[0]; e1++)
+            for (int e2 = 0; e2 <= e1; e2++) {
+                int lp = pl[e1], lq = pl[e2];
+                const double* vp = Vm + 3 * lp;
+                const double* vq = Vm + 3 * lq;
+                if (f->dim != 3) {
+                    double Z[9];
+                    for (int r = 0; r < 3; r++)
+                        for (int c = 0; c < 3; c++)
+                            Z[3 * r + c] = k * vp[r] * vq[c];
+                    add_block(f, f->rot_list[lp], f->rot_list[lq], Z, -1.0);
+                    continue;
+                }
+                double tr = k * (vp[0] * vq[0] + vp[1] * vq[1] + vp[2] * vq[2]);
+                double* h =
+                    f->H + (size_t)f->rot_off[f->rot_list[lp]] * nr + f->rot_off[f->rot_list[lq]];
+                for (int r = 0; r < 3; r++, h += nr)
+                    for (int c = 0; c < 3; c++)
+                        h[c] += k * vp[c] * vq[r] - (r == c ? tr : 0.0);
+            }
+        return;
+    }
     memset(Wm, 0, (size_t)nf * w3 * sizeof(double));
     for (int t = 0; t < nf; t++) {
         const double* vt = Vm + (size_t)t * w3;
