@@ -68,6 +68,7 @@ struct mn_fitter {
     int* up;             /* m: the controller whose increments carry j (see below), -1 */
     mn_mat3* phi;        /* m: scratch, accumulated increments */
     mn_vec3* tau;
+    mn_vec3* gsum;  /* 2 m: scratch of rotation_gradient */
     int nrot;       /* rotation unknowns (3 per controller in 3D, 1 in 2D) */
     int nrl;        /* rotating controllers */
     int* rot_list;  /* nrl: their indices, increasing */
@@ -163,6 +164,7 @@ void mn_fitter_destroy(mn_fitter* f) {
     free(f->Wv);
     free(f->phi);
     free(f->tau);
+    free(f->gsum);
     free(f->piv);
     free(f->zc);
     free(f->z4);
@@ -428,6 +430,20 @@ static inline void add_AQ(double* G, const double* A, const double* Q) {
         mn_v2d_store(G + 4 * r, lo);
         mn_v2d_store(G + 4 * r + 2, hi);
     }
+}
+
+/* <A Q, B> for 3 x 4 A, B and a symmetric 4 x 4 Q, on two-lane vectors. */
+static inline double dot_AQB(const double* A, const double* Q, const double* B) {
+    mn_v2d q[8], acc = {0, 0};
+    for (int k = 0; k < 8; k++)
+        q[k] = mn_v2d_load(Q + 2 * k);
+    for (int r = 0; r < 3; r++) {
+        const double* a = A + 4 * r;
+        mn_v2d lo = a[0] * q[0] + a[1] * q[2] + a[2] * q[4] + a[3] * q[6];
+        mn_v2d hi = a[0] * q[1] + a[1] * q[3] + a[2] * q[5] + a[3] * q[7];
+        acc += lo * mn_v2d_load(B + 4 * r) + hi * mn_v2d_load(B + 4 * r + 2);
+    }
+    return acc[0] + acc[1];
 }
 
 /* GA_j = dg/dA_j = sum_k A_k Q_kj - B_j for every j (when want_grad); returns g. */
@@ -718,10 +734,11 @@ mn_fitter* mn_fitter_create(const mn_rig* r, const uint8_t* fixed, mn_error* err
     }
     f->phi = malloc((size_t)m * sizeof(mn_mat3));
     f->tau = malloc((size_t)m * sizeof(mn_vec3));
+    f->gsum = malloc(2 * (size_t)m * sizeof(mn_vec3));
     f->piv = malloc((size_t)m * sizeof(mn_vec3));
     f->zc = malloc((size_t)r->nverts * 3 * sizeof(double));
     if (!f->fixed || !f->fixed_prev || !f->rot_off || !f->up || !f->rot_list || !f->top ||
-        !f->free_list || !f->Kinv || !f->phi || !f->tau || !f->piv || !f->zc)
+        !f->free_list || !f->Kinv || !f->phi || !f->tau || !f->gsum || !f->piv || !f->zc)
         goto nomem;
     mn_vec3 o = mn_v3(0, 0, 0);
     double tm = 0;
@@ -916,21 +933,33 @@ mn_status mn_fitter_set_fixed(mn_fitter* f, const uint8_t* fixed, mn_error* err)
  * the multipliers do not enter). Needs GA at (R, d). */
 static void rotation_gradient(mn_fitter* f, const mn_mat3* R, const mn_vec3* d) {
     memset(f->grad, 0, (size_t)f->nrot * sizeof(double));
+    /* The sum over the carried set in O(m), children into parents (a child's index is
+     * larger than its parent's): with g1_p = sum_j (gR_j + (d_j - d_p) x gd_j) and
+     * G_p = sum_j gd_j over the controllers j carried by p, a child c of p brings
+     * g1_c + (d_c - d_p) x G_c. */
+    mn_vec3* g1 = f->gsum;
+    mn_vec3* G2 = f->gsum + f->m;
     for (int j = 0; j < f->m; j++) {
-        mn_vec3 gR = rot_grad(f, R, j);
         const double* G = f->GA + 12 * j;
-        mn_vec3 gd = mn_v3(G[3], G[7], G[11]);
-        for (int p = j; p >= 0; p = f->up[p]) {
-            int o = f->rot_off[p];
-            if (o < 0) continue;
-            mn_vec3 g = mn_vec3_add(gR, mn_vec3_cross(mn_vec3_sub(d[j], d[p]), gd));
-            if (f->dim == 3) {
-                f->grad[o] += g.x;
-                f->grad[o + 1] += g.y;
-                f->grad[o + 2] += g.z;
-            } else {
-                f->grad[o] += g.z;
-            }
+        g1[j] = rot_grad(f, R, j);
+        G2[j] = mn_v3(G[3], G[7], G[11]);
+    }
+    for (int j = f->m - 1; j >= 0; j--) {
+        int p = f->up[j];
+        if (p < 0) continue;
+        g1[p] =
+            mn_vec3_add(g1[p], mn_vec3_add(g1[j], mn_vec3_cross(mn_vec3_sub(d[j], d[p]), G2[j])));
+        G2[p] = mn_vec3_add(G2[p], G2[j]);
+    }
+    for (int j = 0; j < f->m; j++) {
+        int o = f->rot_off[j];
+        if (o < 0) continue;
+        if (f->dim == 3) {
+            f->grad[o] = g1[j].x;
+            f->grad[o + 1] = g1[j].y;
+            f->grad[o + 2] = g1[j].z;
+        } else {
+            f->grad[o] = g1[j].z;
         }
     }
     /* A fixed controller attached to a free parent is not carried by the increments: its
@@ -1300,15 +1329,7 @@ static double delta_energy(const mn_fitter* f) {
     for (int p = 0; p < f->npairs; p++) {
         int a = f->pair_a[p], b = f->pair_b[p];
         const double* Q = f->Q + 16 * p;
-        const double* Da = dA + 12 * a;
-        const double* Db = dA + 12 * b;
-        double dot = 0;
-        for (int r = 0; r < 3; r++)
-            for (int c = 0; c < 4; c++)
-                dot += (Da[4 * r] * Q[c] + Da[4 * r + 1] * Q[4 + c] + Da[4 * r + 2] * Q[8 + c] +
-                        Da[4 * r + 3] * Q[12 + c]) *
-                       Db[4 * r + c];
-        quad += (a == b ? 1.0 : 2.0) * dot;
+        quad += (a == b ? 1.0 : 2.0) * dot_AQB(dA + 12 * a, Q, dA + 12 * b);
     }
     return lin + 0.5 * quad;
 }
