@@ -51,12 +51,12 @@
 
 /* A rotation step reuses the metric of an earlier iteration while the decrease it predicts
  * shrinks at least this fast from one step to the next (see mn_fit). */
-#ifndef RIGID_ITERS
-#define RIGID_ITERS 2
-#endif
-#ifndef REUSE_RATE
 #define REUSE_RATE 1e-4
-#endif
+
+/* The second start (rigid_start): tried when the warm start leaves more than this share of
+ * the targets' spread c0, with this many rotation-extraction steps per controller. */
+#define RIGID_TRY 1e-4
+#define RIGID_ITERS 2
 
 struct mn_fitter {
     const mn_rig* rig;
@@ -1348,13 +1348,17 @@ static int pose_finite(const mn_xform* pose, int m) {
  * but reached from the current rotation by the iteration of Mueller, Bender, Chentanez
  * and Macklin, "A Robust Method to Extract the Rotational Part of Deformations", MIG
  * 2016: R <- exp(w) R with w = sum_c r_c x a_c / |sum_c r_c . a_c|, r_c and a_c the
- * columns of R and of the weighted cross-covariance; a few steps, no SVD), then the
+ * columns of R and of the weighted cross-covariance; RIGID_ITERS steps, no SVD), then the
  * translation step. When a pose moves much between frames, the bones' own rotations are a
  * far better start than the last frame's (on the scaling benchmark's travelling wave the
  * energy after the translation step is 0.2 instead of 25 to 80) and save an iteration.
  * The start with the lower energy is kept, the warm one unless the other halves it, so
- * that a slowly moving pose is tracked as before. Needs GA, Abuf, lambda at (R, d) after
- * the translation step, and returns g of the start kept, with those at it. */
+ * that a slowly moving pose is tracked as before. It is tried only when the warm start
+ * leaves more than RIGID_TRY c0: rigid fits per bone cannot represent the blend between
+ * bones and leave 5e-6 to 5e-5 c0 on the rigs measured (the benchmark's tube, CesiumMan,
+ * Fox), so below that they could not halve the energy and the try would only cost time.
+ * Needs GA, Abuf, lambda at (R, d) after the translation step; returns g of the start
+ * kept, with those at it. */
 static double rigid_start(mn_fitter* f, double g) {
     int m = f->m;
     for (int j = 0; j < m; j++) {
@@ -1450,7 +1454,7 @@ mn_status mn_fit(mn_fitter* f, mn_xform* pose, const double* targets, const mn_f
     translation_grad(f, f->R, f->d);
     translation_solve(f, f->R, f->d);
     double g = energy_and_grad(f, f->R, f->d, 1);
-    if (f->nrot > 0 && !(g <= 1e-12 * f->c0)) g = rigid_start(f, g);
+    if (f->nrot > 0 && !(g <= RIGID_TRY * f->c0)) g = rigid_start(f, g);
     double floor_abs = 1e-30 * (f->c0 + DBL_MIN);
     mn_status st = MN_ERR_NOCONVERGE;
     int it = 0;
