@@ -584,7 +584,7 @@ static int check_targets(const mn_fitter* f, const double* x) {
  * with o the targets' mass-weighted centroid. The pass runs over the sparse influence
  * lists (csr_*) relative to an origin oa taken from 16 evenly spaced targets (inside the
  * figure, which is all the sums' conditioning needs; a full pass for the centroid first
- * cost a third of a 200,000-vertex frame). The pass's own sums give o, and the
+ * cost a sixth to a third of a 200,000-vertex frame). The pass's own sums give o, and the
  * difference is removed by exact algebra on m-sized sums (B_j -= (o - oa) S1_j^T,
  * c0 -= 1/2 M |o - oa|^2). The sums go to a second buffer that replaces B only when c0,
  * a sum of squares, is finite: a non-finite target makes it NaN or infinite, and only then
