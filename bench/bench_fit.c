@@ -457,8 +457,8 @@ static int write_scaling_svg(const char* path, int n, const double* verts, const
  * vertices (the controllers fixed), the fit per warm-started frame beside one forward LBS
  * pass of the same mesh in the same run. */
 static void bench_scaling(int reps, const char* svg) {
-    enum { NS = 4 };
-    const int sizes[NS] = {1000, 10000, 50000, 200000};
+    enum { NS = 5 };
+    const int sizes[NS] = {1000, 10000, 50000, 100000, 200000};
     const int nseg = 20, m = 24;
     double verts[NS], fit[NS], lbs[NS];
     int done = 0;

@@ -2,6 +2,8 @@
  * (seed, "x_i^r = sum_j w_ij [R_j (xbar_i - dbar_j) + d_j]"). */
 #include <marionette/skin.h>
 
+#include "skin/dense.h"
+
 #include <stdlib.h>
 #include <string.h>
 
@@ -340,13 +342,52 @@ static inline mn_vec3 blend_vertex(const mn_rig* r, const mn_xform* pose, int i)
     return x;
 }
 
+/* Forward LBS. Up to DEFORM_STACK controllers, their skinning matrices S_j = [R_j | p_j -
+ * R_j dbar_j] are made once and each vertex blends them, sum_s w_s S_j (six two-lane
+ * multiply-adds per influence), then applies the blend to its rest position: the same
+ * x_i = sum_j w_ij (R_j (xbar_i - dbar_j) + p_j), grouped as the usual GPU skinning does.
+ * Beyond that many controllers, vertex by vertex as blend_vertex. */
+#define DEFORM_STACK 128
 void mn_rig_deform(const mn_rig* r, const mn_xform* pose, double* out) {
-    int dim = r->dim;
+    int dim = r->dim, k = r->k, m = r->nctrl;
+    if (m > DEFORM_STACK) {
+        for (int i = 0; i < r->nverts; i++) {
+            mn_vec3 x = blend_vertex(r, pose, i);
+            out[dim * i] = x.x;
+            out[dim * i + 1] = x.y;
+            if (dim == 3) out[dim * i + 2] = x.z;
+        }
+        return;
+    }
+    double S[DEFORM_STACK * 12]; /* per controller, rows (R_r0 R_r1 | R_r2 t_r) */
+    for (int j = 0; j < m; j++) {
+        mn_vec3 t = mn_vec3_sub(pose[j].p, mn_mat3_mulv(&pose[j].R, r->ctrl_pivot[j]));
+        const double* R = pose[j].R.m;
+        double tv[3] = {t.x, t.y, t.z};
+        for (int q = 0; q < 3; q++) {
+            S[12 * j + 4 * q] = R[3 * q];
+            S[12 * j + 4 * q + 1] = R[3 * q + 1];
+            S[12 * j + 4 * q + 2] = R[3 * q + 2];
+            S[12 * j + 4 * q + 3] = tv[q];
+        }
+    }
     for (int i = 0; i < r->nverts; i++) {
-        mn_vec3 x = blend_vertex(r, pose, i);
-        out[dim * i] = x.x;
-        out[dim * i + 1] = x.y;
-        if (dim == 3) out[dim * i + 2] = x.z;
+        const double* xb = r->rest + 3 * (size_t)i;
+        const int* idx = r->w_idx + (size_t)i * k;
+        const double* wv = r->w_val + (size_t)i * k;
+        mn_v2d M[6] = {{0, 0}, {0, 0}, {0, 0}, {0, 0}, {0, 0}, {0, 0}};
+        for (int s = 0; s < k; s++) {
+            double w = wv[s];
+            if (w == 0) continue;
+            const double* Sj = S + 12 * idx[s];
+            for (int u = 0; u < 6; u++)
+                M[u] += w * mn_v2d_load(Sj + 2 * u);
+        }
+        mn_v2d xa = {xb[0], xb[1]}, xc = {xb[2], 1.0};
+        mn_v2d r0 = M[0] * xa + M[1] * xc, r1 = M[2] * xa + M[3] * xc, r2 = M[4] * xa + M[5] * xc;
+        out[dim * i] = r0[0] + r0[1];
+        out[dim * i + 1] = r1[0] + r1[1];
+        if (dim == 3) out[dim * i + 2] = r2[0] + r2[1];
     }
 }
 

@@ -142,6 +142,37 @@ static void test_deform(void) {
     mn_rig_destroy(rig);
 }
 
+/* Both paths of mn_rig_deform (blended skinning matrices up to 128 controllers, vertex by
+ * vertex beyond), 3D and 2D, against the blend by hand at every vertex. */
+static void test_deform_paths(void) {
+    const int counts[2] = {7, 140};
+    for (int dim = 2; dim <= 3; dim++)
+        for (int c = 0; c < 2; c++) {
+            int m = counts[c];
+            mn_rig* rig = make_tube(dim, m, 2 * m + 1, dim == 3 ? 5 : 3, MN_CTRL_POINT, 0);
+            mn_xform* pose = malloc((size_t)m * sizeof *pose);
+            random_pose(rig, pose, 1.0, 0.3);
+            double* out = malloc((size_t)rig->nverts * (size_t)dim * sizeof(double));
+            mn_rig_deform(rig, pose, out);
+            for (int i = 0; i < rig->nverts; i++) {
+                mn_vec3 xb = mn_v3(rig->rest[3 * i], rig->rest[3 * i + 1], rig->rest[3 * i + 2]);
+                mn_vec3 x = mn_v3(0, 0, 0);
+                for (int s = 0; s < rig->k; s++) {
+                    double w = rig->w_val[i * rig->k + s];
+                    if (w == 0) continue;
+                    mn_xform S = mn_rig_skin_xform(rig, pose, rig->w_idx[i * rig->k + s]);
+                    x = mn_vec3_madd(x, w, mn_xform_apply(&S, xb));
+                }
+                CHECK_NEAR(out[dim * i], x.x, 1e-12 * m);
+                CHECK_NEAR(out[dim * i + 1], x.y, 1e-12 * m);
+                if (dim == 3) CHECK_NEAR(out[dim * i + 2], x.z, 1e-12 * m);
+            }
+            free(out);
+            free(pose);
+            mn_rig_destroy(rig);
+        }
+}
+
 /* The energy from the per-controller sums equals 1/2 sum m |x - x^r|^2 computed
  * directly, and its gradients match central differences. */
 static void test_energy_gradient(void) {
@@ -639,6 +670,7 @@ static void test_targets_refused_and_far(void) {
 int main(int argc, char** argv) {
     mn_test_init(argc, argv);
     RUN(test_deform);
+    RUN(test_deform_paths);
     RUN(test_energy_gradient);
     RUN(test_recover_points_3d);
     RUN(test_recover_bones_3d);

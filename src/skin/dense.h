@@ -1,0 +1,39 @@
+/* Dense kernels of the fit (private to the skin layer): a Cholesky for its rotation
+ * metric, and a product with three right-hand sides for its translation step.
+ *
+ * The Cholesky is the same factorisation as mn_cholesky_factor / mn_cholesky_solve (Golub & Van
+ * Loan, "Matrix Computations", alg. 4.2.1, by columns), arranged for the metric's size (3 x the
+ * rotating controllers, 30 to 100): each column's dot products are taken four rows at a
+ * time on two-lane vectors, so the column of L costs about a quarter of the loads. The
+ * sums are grouped differently, so the factors agree with mn_cholesky_factor's to
+ * rounding, not bit for bit. No allocation. */
+#ifndef MARIONETTE_SKIN_DENSE_H
+#define MARIONETTE_SKIN_DENSE_H
+
+/* A = L L^T of a symmetric n x n A (row-major; only the lower triangle is read, L is
+ * written there, 1 / L_ii into dinv (n)). Returns 1, or 0 when A is not positive definite
+ * to working precision (a pivot <= n DBL_EPSILON max_i A_ii) or holds a NaN or an
+ * infinity. */
+int mn_chol_factor(double* A, int n, double* dinv);
+/* Solves L L^T x = b with the factor and dinv of a call that returned 1; b (n) becomes x. */
+void mn_chol_solve(const double* L, const double* dinv, int n, double* b);
+
+/* x_a = Z b_a for the three vectors b_a = b + a n and x_a = x + a n (a = 0, 1, 2) and a
+ * row-major n x n Z: each row of Z is read once for the three. x must not overlap b. */
+void mn_matvec3(const double* Z, int n, const double* b, double* x);
+
+/* Two-lane vectors (GCC/Clang vector extensions: SSE2 on x86-64, scalar code where there
+ * is no vector unit) for the fit's per-vertex pass. */
+typedef double mn_v2d __attribute__((vector_size(16)));
+
+static inline mn_v2d mn_v2d_load(const double* p) {
+    mn_v2d v;
+    __builtin_memcpy(&v, p, sizeof v);
+    return v;
+}
+
+static inline void mn_v2d_store(double* p, mn_v2d v) {
+    __builtin_memcpy(p, &v, sizeof v);
+}
+
+#endif
