@@ -296,6 +296,29 @@ typedef struct track_code {
     uint32_t *scost, *off;
 } track_code;
 
+/* A track's range is stored in 5 bytes per component: its low end in the 24 high bits of a
+ * float32 (rounded down), its step in the 16 high bits (rounded up). */
+static uint32_t f32_u(float f) {
+    uint32_t u;
+    memcpy(&u, &f, 4);
+    return u;
+}
+static float f32_bits(uint32_t u) {
+    float f;
+    memcpy(&f, &u, 4);
+    return f;
+}
+static uint32_t lo_bits(float l) { /* the low 8 bits dropped, rounded down */
+    uint32_t u = f32_u(l);
+    if ((u & 0xff) && (u >> 31)) u += 0x100; /* a negative number: away from zero */
+    return u & ~0xffu;
+}
+static uint32_t step_bits(float s) { /* s > 0: the low 16 bits dropped, rounded up */
+    uint32_t u = f32_u(s);
+    if (u & 0xffff) u += 0x10000;
+    return u & ~0xffffu;
+}
+
 /* Quantisation of v (n x d) to `bits` over its range: lo rounded down and step rounded up
  * in float32 so that lo + (2^bits - 1) step covers the range. */
 static void quantise(const double* v, int n, int d, int bits, float* lo, float* step, uint32_t* qv,
@@ -307,10 +330,12 @@ static void quantise(const double* v, int n, int d, int bits, float* lo, float* 
             mn = fmin(mn, v[(size_t)f * d + c]), mx = fmax(mx, v[(size_t)f * d + c]);
         float l = (float)mn;
         if (l > mn) l = nextafterf(l, -INFINITY);
+        l = f32_bits(lo_bits(l));
         float s = (float)((mx - l) / top);
         while ((double)l + (double)top * (double)s < mx)
             s = nextafterf(s, INFINITY);
         if (!(s > 0)) s = 1e-30f;
+        s = f32_bits(step_bits(s));
         lo[c] = l, step[c] = s;
         for (int f = 0; f < n; f++) {
             double x = (v[(size_t)f * d + c] - (double)l) / (double)s;
@@ -559,7 +584,7 @@ static void fit_track(const double* v, int n, int d, const double* rest, double 
     for (int c = 0; c < d; c++)
         range = fmax(range, mx[c] - mn[c]);
     /* dense: the fewest bits whose quantisation error is within eps */
-    size_t hdr = (size_t)64 * d;
+    size_t hdr = (size_t)40 * d;
     out->mode = -1;
     out->nbits = SIZE_MAX;
     int b0 = (int)floor(log2(range * sqrt((double)d) / (2 * eps) + 1));
@@ -619,10 +644,16 @@ static void write_track(bitbuf* b, const track_code* t, int d, int tbits) {
             put_f32(b, t->value[c]);
     } else if (t->mode >= MODE_SPARSE) {
         if (t->mode == MODE_SPARSE) put_u16(b, (unsigned)t->nkeys);
-        for (int c = 0; c < d; c++)
-            put_f32(b, t->lo[c]);
-        for (int c = 0; c < d; c++)
-            put_f32(b, t->step[c]);
+        for (int c = 0; c < d; c++) {
+            uint32_t u = f32_u(t->lo[c]);
+            uint8_t x[3] = {(uint8_t)(u >> 8), (uint8_t)(u >> 16), (uint8_t)(u >> 24)};
+            put_bytes(b, x, 3);
+        }
+        for (int c = 0; c < d; c++) {
+            uint32_t u = f32_u(t->step[c]);
+            uint8_t x[2] = {(uint8_t)(u >> 16), (uint8_t)(u >> 24)};
+            put_bytes(b, x, 2);
+        }
         b->nbit = (b->nbit + 7) & ~(size_t)7;
         if (t->mode == MODE_SPARSE) {
             for (int k = 0; k < t->nkeys; k++)
@@ -753,14 +784,16 @@ static mn_status parse(mn_clip* c, mn_error* err) {
         } else {
             t->nkeys = c->nframes;
         }
-        if (o + 8 * (size_t)d > n) return BAD(o, "range", "track %d: the block ends", i);
+        if (o + 5 * (size_t)d > n) return BAD(o, "range", "track %d: the block ends", i);
         for (int k = 0; k < d; k++) {
-            t->lo[k] = get_f32(p + o + 4 * (size_t)k);
-            t->step[k] = get_f32(p + o + 4 * (size_t)(d + k));
+            const uint8_t* x = p + o + 3 * (size_t)k;
+            const uint8_t* y = p + o + 3 * (size_t)d + 2 * (size_t)k;
+            t->lo[k] = f32_bits((uint32_t)x[0] << 8 | (uint32_t)x[1] << 16 | (uint32_t)x[2] << 24);
+            t->step[k] = f32_bits((uint32_t)y[0] << 16 | (uint32_t)y[1] << 24);
             if (!isfinite(t->lo[k]) || !isfinite(t->step[k]) || !(t->step[k] >= 0))
                 return BAD(o, "range", "track %d: a range is not finite", i);
         }
-        o += 8 * (size_t)d;
+        o += 5 * (size_t)d;
         t->data = o;
         if (t->mode == MODE_DENSE) {
             if (o + 1 > n) return BAD(o, "segments", "track %d: the block ends", i);
