@@ -19,13 +19,17 @@
  * 1.5, 1.25, 1.25, 1.1 in six passes), each step kept only when the error measured in object
  * space over the whole take stays within tol.
  *
- * Dense tracks are cut into segments (8, 16 or 32 frames, whichever is smallest), each with
- * its own base and bit width per component on the track's grid: the range reduction of the
- * Animation Compression Library's segments, without changing the quantisation error. Then
- * each segment's step is coarsened component by component (to the finest of 128 levels,
- * (8 + m) 2^(s - 3) times the track's step, that needs a bit fewer per value) while the
- * object-space error over that segment's frames stays within tol: the error a track is
- * allowed varies over the take with what the other tracks leave of the budget there.
+ * Dense tracks are cut into segments (8 to 64 frames, whichever is smallest), each with its
+ * own step per component, a level of the track's grid: (8 + m) 2^(s - 3) times its step.
+ * Each segment's levels are coarsened (level_mult, in jumps of 24 levels down to 1, the
+ * largest that passes, round after round over all tracks) while the object-space error over
+ * that segment's frames stays within tol and the segment gets smaller: the error a track is
+ * allowed varies over the take with what the other tracks leave of the budget there (the
+ * Animation Compression Library's per-segment bit rates, searched against the same error).
+ * A segment's values are coded losslessly on their grids: each frame's index predicted from
+ * the frames before it in the segment, the residual Rice-coded (Robinson's SHORTEN, 1994:
+ * fixed polynomial predictors and Rice codes per block, as FLAC), so the quantisation is the
+ * only error and it does not accumulate along the segment.
  *
  * A track's keys: greedy insertion (the frame of largest error becomes the next key) on the
  * quantised values, for linear and for Catmull-Rom interpolation and three splits of the
@@ -417,9 +421,10 @@ typedef struct fit_work {
  * frame's index on the level's grid (level_width bits), then the residuals of its other frames,
  * frame by frame, each Rice-coded: the index minus its prediction from the frames decoded
  * before it in the segment, order 0 the first frame, order 1 the previous frame, order 2 the
- * line through the two previous ones (Fraser: second-order polynomial predictors, as in
- * lossless audio coders; Robinson, "SHORTEN", 1994), zigzag-mapped to 0, 1, 2, ... (0, -1,
- * 1, -2, ...) and written as Rice's code (Rice 1979; Golomb 1966 with m = 2^k): the quotient
+ * line through the two previous ones (the fixed polynomial predictors of Robinson's SHORTEN,
+ * 1994, and FLAC), order 3 the previous frame plus half the last difference (motion that
+ * slows), zigzag-mapped to 0, 1, 2, ... (0, -1, 1, -2, ...) and written as Rice's code (Rice,
+ * JPL publication 79-22, 1979; Golomb 1966 with m = 2^k, as SHORTEN and FLAC): the quotient
  * z >> k in unary (q zeros and a one), then the k low bits. A quotient of RICE_QMAX or more is
  * RICE_QMAX zeros and z in ESC_BITS bits. Order and k are chosen per segment and component for
  * the fewest bits. A table of the segments' bit offsets (obits each) comes first. */
