@@ -57,7 +57,7 @@ enum { MODE_REST = 0, MODE_CONST, MODE_SPARSE, MODE_DENSE };
 #define RICE_BITS 5
 #define SEG_HDR (LEVEL_BITS + ORDER_BITS + RICE_BITS)
 #define MAX_LEVEL 127
-#define MAX_SEG_LOG2 6
+#define MAX_SEG_LOG2 5
 #define RICE_QMAX 20 /* a quotient of 20 or more is escaped: 20 zeros, then the value */
 #define ESC_BITS 27  /* holds any residual of indices below 2^24 (|r| < 3 2^24) */
 #define RICE_KMAX 26
@@ -503,6 +503,18 @@ static size_t dense_cost(const uint32_t* qv, int n, int d, int bits, int sl, int
     return 8 + (size_t)nseg * obits + body;
 }
 
+/* The order and k of the fewest bits for segment g, component c of dense track t as its
+ * indices are, and its size in bits (returned). */
+static size_t seg_code(track_code* t, int d, int n, int g, int c) {
+    int S = 1 << t->seg_log2, f0 = g * S, f1 = f0 + S < n ? f0 + S : n, s = t->sh[g * d + c];
+    int order, k;
+    size_t bits = SEG_HDR + (size_t)level_width(t->bits, (unsigned)s) +
+                  residual_bits(t->off + (size_t)f0 * d + c, (size_t)d, f1 - f0, &order, &k);
+    t->ord[g * d + c] = (uint8_t)order, t->rk[g * d + c] = (uint8_t)k;
+    t->scost[g * d + c] = (uint32_t)bits;
+    return bits;
+}
+
 /* Segment g, component c of dense track t (values v, n x d) at its level: every frame's index
  * on the level's grid (rounded from the values themselves), the order and k of the fewest
  * bits, and the segment component's size. Returns the size in bits. */
@@ -522,12 +534,7 @@ static size_t seg_layout(const double* v, track_code* t, int d, int n, int g, in
             t->off[(size_t)f * d + c] = (uint32_t)k;
         }
     }
-    int order, k;
-    size_t bits = SEG_HDR + (size_t)level_width(t->bits, (unsigned)s) +
-                  residual_bits(t->off + (size_t)f0 * d + c, (size_t)d, f1 - f0, &order, &k);
-    t->ord[g * d + c] = (uint8_t)order, t->rk[g * d + c] = (uint8_t)k;
-    t->scost[g * d + c] = (uint32_t)bits;
-    return bits;
+    return seg_code(t, d, n, g, c);
 }
 
 /* The decoded value of frame f, component c of a laid-out dense track (as the sampler
@@ -1146,6 +1153,7 @@ typedef struct enc {
     double* mult;  /* per track: widening */
     track_code* code;
     fit_work w;
+    int searched; /* the dense layouts are the search's: assemble keeps them */
 } enc;
 
 static void fit(enc* e, int i, double scale) {
@@ -1167,7 +1175,7 @@ static mn_status assemble(enc* e, mn_clip* c) {
     put_bytes(&b, &tb, 1);
     for (int i = 0; i < e->nt; i++) {
         if (e->code[i].mode == MODE_DENSE)
-            dense_layout(e->val[i], &e->code[i], e->trk[i].dim, e->n);
+            if (!e->searched) dense_layout(e->val[i], &e->code[i], e->trk[i].dim, e->n);
         write_track(&b, &e->code[i], e->trk[i].dim, e->tbits);
     }
     if (b.oom) {
@@ -1243,8 +1251,32 @@ static int try_level(enc* e, int i, int g, int c, int s, mn_data* d, const doubl
         off0[f - f0] = t->off[(size_t)f * dim + c];
     t->sh[k] = (uint8_t)s;
     if (seg_layout(e->val[i], t, dim, n, g, c) < cost0) {
-        put_decoded(e, i, f0, f1, Q);
-        if (frames_ok(e, d, V, Q, f0, f1, shell, tol, tmp)) return 1;
+        /* a frame beyond tol tries the index on the value's other side, then one step beyond
+         * the nearest on its own side: the error at a frame is that of all its tracks
+         * together, and another index of this one can offset the others' (the indices of a
+         * frame are chosen jointly against the object-space error, as a vector quantiser
+         * chooses its code vector, instead of each rounded on its own) */
+        double mult = level_mult((unsigned)s);
+        uint32_t top = level_top(t->bits, (unsigned)s);
+        int ok = 1;
+        for (int f = f0; f < f1 && ok; f++) {
+            put_decoded(e, i, f, f + 1, Q);
+            if (frames_ok(e, d, V, Q, f, f + 1, shell, tol, tmp)) continue;
+            uint32_t* x = &t->off[(size_t)f * dim + c];
+            double want =
+                (e->val[i][(size_t)f * dim + c] - (double)t->lo[c]) / (double)t->step[c] / mult;
+            int64_t x0 = *x, sg = want > (double)x0 ? 1 : -1;
+            static const int tries[2] = {1, -1};
+            ok = 0;
+            for (int r = 0; r < 2 && !ok; r++) {
+                int64_t y = x0 + sg * tries[r];
+                if (y < 0 || y > (int64_t)top) continue;
+                *x = (uint32_t)y;
+                put_decoded(e, i, f, f + 1, Q);
+                ok = frames_ok(e, d, V, Q, f, f + 1, shell, tol, tmp);
+            }
+        }
+        if (ok && seg_code(t, dim, n, g, c) < cost0) return 1;
     }
     t->sh[k] = (uint8_t)sh0, t->scost[k] = cost0, t->ord[k] = ord0, t->rk[k] = rk0;
     for (int f = f0; f < f1; f++)
@@ -1465,6 +1497,7 @@ mn_clip* mn_clip_compress(const mn_model* m, const double* q, int nframes, doubl
         for (int i = 0; i < e.nt; i++) /* the search keeps the layout current itself */
             if (e.code[i].mode == MODE_DENSE)
                 dense_layout(e.val[i], &e.code[i], e.trk[i].dim, nframes);
+        e.searched = 1;
         segment_search(&e, d, V, Q, opt.shell, opt.tol, tmp);
         free(Q);
     }
