@@ -1285,6 +1285,42 @@ static int try_level(enc* e, int i, int g, int c, int s, mn_data* d, const doubl
     return 0;
 }
 
+/* After the search: each frame's index moved by one towards fewer bits where the frame stays
+ * within tol (rate-distortion optimised quantisation, as video coders choose their levels). */
+static void index_polish(enc* e, mn_data* d, const double* V, double* Q, double shell, double tol,
+                         double* tmp) {
+    for (int i = 0; i < e->nt; i++) {
+        track_code* t = &e->code[i];
+        if (t->mode != MODE_DENSE) continue;
+        int dim = e->trk[i].dim, n = e->n, S = 1 << t->seg_log2, nseg = (n + S - 1) / S;
+        for (int g = 0; g < nseg; g++)
+            for (int c = 0; c < dim; c++) {
+                int k = g * dim + c, f0 = g * S, f1 = f0 + S < n ? f0 + S : n;
+                uint32_t top = level_top(t->bits, t->sh[k]);
+                for (int f = f0; f < f1; f++) {
+                    uint32_t* x = &t->off[(size_t)f * dim + c];
+                    uint32_t x0 = *x, cost0 = t->scost[k];
+                    uint8_t ord0 = t->ord[k], rk0 = t->rk[k];
+                    int kept = 0;
+                    for (int dx = -1; dx <= 1 && !kept; dx += 2) {
+                        if ((dx < 0 && x0 == 0) || (dx > 0 && x0 >= top)) continue;
+                        *x = x0 + (uint32_t)dx;
+                        if (seg_code(t, dim, n, g, c) < cost0) {
+                            put_decoded(e, i, f, f + 1, Q);
+                            if (frames_ok(e, d, V, Q, f, f + 1, shell, tol, tmp)) {
+                                kept = 1;
+                                break;
+                            }
+                        }
+                        *x = x0;
+                        t->scost[k] = cost0, t->ord[k] = ord0, t->rk[k] = rk0;
+                        put_decoded(e, i, f, f + 1, Q);
+                    }
+                }
+            }
+    }
+}
+
 static void segment_search(enc* e, mn_data* d, const double* V, double* Q, double shell, double tol,
                            double* tmp) {
     static const int jumps[9] = {24, 16, 12, 8, 6, 4, 3, 2, 1};
@@ -1499,6 +1535,7 @@ mn_clip* mn_clip_compress(const mn_model* m, const double* q, int nframes, doubl
                 dense_layout(e.val[i], &e.code[i], e.trk[i].dim, nframes);
         e.searched = 1;
         segment_search(&e, d, V, Q, opt.shell, opt.tol, tmp);
+        index_polish(&e, d, V, Q, opt.shell, opt.tol, tmp);
         free(Q);
     }
     if ((st = assemble(&e, c)) != MN_OK) goto done;
