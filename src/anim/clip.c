@@ -78,6 +78,8 @@ typedef struct clip_track {
     size_t data;         /* byte offset of the bit-packed part in the block */
     int seg_log2, obits; /* dense: segment length (log2) and bits of a segment's offset */
     size_t table, body;  /* dense: bit offsets (from data) of the segment table and records */
+    uint8_t width[MAX_LEVEL + 1]; /* dense: level_width of each level (no division when
+                                     sampling) */
 } clip_track;
 
 struct mn_clip {
@@ -431,8 +433,8 @@ typedef struct fit_work {
 static inline uint32_t zigzag(int64_t r) {
     return r >= 0 ? (uint32_t)(2 * r) : (uint32_t)(-2 * r - 1);
 }
-static inline int64_t unzigzag(uint64_t z) {
-    return (z & 1) ? -(int64_t)(z >> 1) - 1 : (int64_t)(z >> 1);
+static inline int64_t unzigzag(uint64_t z) { /* without a branch: the sign is a coin toss */
+    return (int64_t)(z >> 1) ^ -(int64_t)(z & 1);
 }
 static inline size_t rice_len(uint32_t z, int k) {
     uint32_t q = z >> k;
@@ -808,6 +810,8 @@ static mn_status parse(mn_clip* c, mn_error* err) {
         o += 5 * (size_t)d;
         t->data = o;
         if (t->mode == MODE_DENSE) {
+            for (unsigned lv = 0; lv <= MAX_LEVEL; lv++)
+                t->width[lv] = (uint8_t)level_width(t->bits, lv);
             if (o + 1 > n) return BAD(o, "segments", "track %d: the block ends", i);
             t->seg_log2 = p[o] & 7, t->obits = p[o] >> 3;
             if (t->seg_log2 < 1 || t->seg_log2 > MAX_SEG_LOG2 || t->obits < 1)
@@ -894,9 +898,35 @@ static inline void value_at(const mn_clip* c, const clip_track* t, size_t vbase,
 /* Frame f of a dense track into out, and frame f + 1 of the same segment into nx when nx is
  * not NULL: the segment's record, then the residuals of its frames up to f (or f + 1) decoded
  * in turn. */
+/* A reader of Rice codes that keeps the next bits in a word (one memory read per few codes). */
+typedef struct rice_reader {
+    const uint8_t* p;
+    size_t pos;
+    uint64_t w; /* the bits from pos on, nb of them valid */
+    int nb;
+} rice_reader;
+
+static inline uint64_t rice_next(rice_reader* b, int k) {
+    if (b->nb < RICE_QMAX + ESC_BITS) {
+        b->w = read_word(b->p, b->pos);
+        b->nb = 64 - (int)(b->pos & 7);
+    }
+    uint64_t w = b->w, z;
+    int q = low_zeros(w | 1ull << RICE_QMAX), len;
+    if (q < RICE_QMAX) {
+        len = q + 1 + k;
+        z = (uint64_t)q << k | ((w >> (q + 1)) & ((1ull << k) - 1));
+    } else {
+        len = RICE_QMAX + ESC_BITS;
+        z = (w >> RICE_QMAX) & ((1ull << ESC_BITS) - 1);
+    }
+    b->w = w >> len, b->nb -= len, b->pos += (size_t)len;
+    return z;
+}
+
 static inline void dense_at(const mn_clip* c, const clip_track* t, int f, double* out, double* nx) {
     const uint8_t* p = c->block + t->data;
-    int g = f >> t->seg_log2, r = f & ((1 << t->seg_log2) - 1), d = t->dim, b = t->bits;
+    int g = f >> t->seg_log2, r = f & ((1 << t->seg_log2) - 1), d = t->dim;
     size_t pos = t->body + read_bits(p, t->table + (size_t)g * t->obits, t->obits);
     int ord[3], rk[3];
     double mult[3];
@@ -906,22 +936,21 @@ static inline void dense_at(const mn_clip* c, const clip_track* t, int f, double
         unsigned lv = h & MAX_LEVEL;
         ord[i] = h >> LEVEL_BITS & 3, rk[i] = (int)(h >> (LEVEL_BITS + ORDER_BITS));
         mult[i] = level_mult(lv);
-        int fw = level_width(b, lv);
+        int fw = t->width[lv];
         first[i] = x[i] = y[i] = read_bits(p, pos + SEG_HDR, fw);
         pos += SEG_HDR + (size_t)fw;
     }
+    rice_reader rd = {p, pos, 0, 0};
     for (int k = 1; k <= r; k++)
         for (int i = 0; i < d; i++) {
-            int64_t v =
-                predict(ord[i], k, first[i], x[i], y[i]) + unzigzag(rice_get(p, &pos, rk[i]));
+            int64_t v = predict(ord[i], k, first[i], x[i], y[i]) + unzigzag(rice_next(&rd, rk[i]));
             y[i] = x[i], x[i] = v;
         }
     for (int i = 0; i < d; i++)
         out[i] = t->lo[i] + (double)x[i] * mult[i] * t->step[i];
     if (!nx) return;
     for (int i = 0; i < d; i++) {
-        int64_t v =
-            predict(ord[i], r + 1, first[i], x[i], y[i]) + unzigzag(rice_get(p, &pos, rk[i]));
+        int64_t v = predict(ord[i], r + 1, first[i], x[i], y[i]) + unzigzag(rice_next(&rd, rk[i]));
         nx[i] = t->lo[i] + (double)v * mult[i] * t->step[i];
     }
 }
