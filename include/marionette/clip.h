@@ -21,7 +21,7 @@
  * linear or Catmull-Rom interpolation between them, or a value at every frame. Values are
  * quantised to the fewest bits (per track) over the track's range.
  *
- * A dense track's segments (8 to 64 frames) each choose their own step per component, a level
+ * A dense track's segments (8 to 32 frames) each choose their own step per component, a level
  * of the track's ((8 + m) 2^(s - 3) times it, m < 8, s < 16): the coarsest the search finds
  * that keeps the object-space error within `tol` on the segment's frames (a per-segment
  * search, as the Animation Compression Library's per-segment bit rates). Within a segment a

@@ -19,13 +19,19 @@
  * 1.5, 1.25, 1.25, 1.1 in six passes), each step kept only when the error measured in object
  * space over the whole take stays within tol.
  *
- * Dense tracks are cut into segments (8 to 64 frames, whichever is smallest), each with its
+ * Dense tracks are cut into segments (8 to 32 frames, whichever is smallest), each with its
  * own step per component, a level of the track's grid: (8 + m) 2^(s - 3) times its step.
  * Each segment's levels are coarsened (level_mult, in jumps of 24 levels down to 1, the
  * largest that passes, round after round over all tracks) while the object-space error over
  * that segment's frames stays within tol and the segment gets smaller: the error a track is
  * allowed varies over the take with what the other tracks leave of the budget there (the
  * Animation Compression Library's per-segment bit rates, searched against the same error).
+ * A frame that a coarser level puts beyond tol may take the index on its value's other side
+ * (or one beyond the nearest) when that brings it back: the frame's indices over all tracks
+ * are chosen together against the object-space error (as a vector quantiser picks a code
+ * vector) rather than each rounded on its own. After the search each index moves by one
+ * where that shortens its segment's code and keeps its frame within tol (rate-distortion
+ * optimised quantisation, as video coders choose their levels).
  * A segment's values are coded losslessly on their grids: each frame's index predicted from
  * the frames before it in the segment, the residual Rice-coded (Robinson's SHORTEN, 1994:
  * fixed polynomial predictors and Rice codes per block, as FLAC), so the quantisation is the
@@ -416,7 +422,7 @@ typedef struct fit_work {
     int* key;
 } fit_work;
 
-/* Dense tracks are cut into segments of 2^sl frames (8 to 64; the last may be shorter), each
+/* Dense tracks are cut into segments of 2^sl frames (8 to 32; the last may be shorter), each
  * decodable on its own (random access per segment, as the Animation Compression Library's
  * segments). A segment's component c stores the level of its step (7 bits: the track's step
  * times level_mult), its predictor order (2 bits) and Rice parameter k (5 bits), its first
