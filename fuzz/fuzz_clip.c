@@ -1,8 +1,10 @@
 /* libFuzzer target for compressed clips (clip.h): any block loads onto the stick figure or
  * is refused with a message, without crashing, hanging or leaking; a block that loads
- * samples to a finite state at any frame. Seed corpus: fuzz/corpus/fuzz_clip/stickman.mnc, a
- * clip of the stick figure over 21 frames of three keyed poses (one hinge made noisy, so it
- * holds rest, sparse and dense tracks), compressed with a tolerance of 1 mm. */
+ * samples to a finite state at any frame (every frame and half frame of the first 512, so
+ * that every segment's predicted, Rice-coded values are decoded). Seed corpus:
+ * fuzz/corpus/fuzz_clip/stickman.mnc, a clip of the stick figure over 21 frames of three
+ * keyed poses (one hinge made noisy, so it holds rest, sparse and dense tracks), compressed
+ * with a tolerance of 1 mm. */
 #include <marionette/anim.h>
 #include <marionette/clip.h>
 #include <marionette/io.h>
@@ -34,6 +36,13 @@ int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     int n = mn_clip_frames(c);
     for (int i = -1; i <= 8; i++) {
         if (mn_clip_sample(c, (n - 1) * i / 7.0, q) != MN_OK) abort();
+        for (int k = 0; k < m->nq; k++)
+            if (!isfinite(q[k])) abort();
+    }
+    /* every frame and half frame of the first 512: each Rice code of their segments decoded
+     * (a dense frame is decoded from its segment's start), across segment boundaries too */
+    for (int i = 0; i < 2 * n - 1 && i < 1024; i++) {
+        if (mn_clip_sample(c, 0.5 * i, q) != MN_OK) abort();
         for (int k = 0; k < m->nq; k++)
             if (!isfinite(q[k])) abort();
     }

@@ -21,20 +21,26 @@
  * linear or Catmull-Rom interpolation between them, or a value at every frame. Values are
  * quantised to the fewest bits (per track) over the track's range.
  *
- * A dense track's segments (8, 16 or 32 frames) each choose their own step per component, a
- * level of the track's ((8 + m) 2^(s - 3) times it, m < 8, s < 16): the fewest bits that keep the
- * object-space error within `tol` on the segment's frames (a per-segment search, as the Animation
- * Compression Library's per-segment bit rates).
+ * A dense track's segments (8 to 32 frames) each choose their own step per component, a level
+ * of the track's ((8 + m) 2^(s - 3) times it, m < 8, s < 16): the coarsest the search finds
+ * that keeps the object-space error within `tol` on the segment's frames (a per-segment
+ * search, as the Animation Compression Library's per-segment bit rates). Within a segment a
+ * frame's index on that grid is predicted from the frames before it and the residual is
+ * Rice-coded, so sampling a frame decodes its segment from the start (allocation-free).
  *
- * The block (little-endian, version 2; a block of another version is refused, naming it):
- *   "MNC2", u32 frames, f32 fps, u16 nq, u16 tracks, u8 frame-index bits;
+ * The block (little-endian, version 3; a block of another version is refused, naming it):
+ *   "MNC3", u32 frames, f32 fps, u16 nq, u16 tracks, u8 frame-index bits;
  *   per track: u8 mode (bits 0-1: 0 rest, 1 constant, 2 sparse, 3 dense; bit 2: Catmull-Rom;
- *   bits 3-7: value bits - 1), then constant: d f32; sparse: u16 keys, d f32 low, d f32 step,
- *   key frames and values bit-packed (byte-aligned at the end); dense: d f32 low, d f32 step,
- *   u8 (segment length log2, bits of a table entry << 3), the segments' bit offsets, then per
- *   segment d bases (value bits each), d (offset width, 5 bits | level m + 8 s, 7 bits) and
- *   the frames' offsets: value = low + (base + offset (8 + m) 2^(s - 3)) step. d is the
- *   track's dimension (1 or 3). */
+ *   bits 3-7: value bits - 1), then constant: d f32; sparse: u16 keys, d u24 low (a float32's
+ *   high 24 bits), d u16 step (a float32's high 16 bits), key frames and values bit-packed
+ *   (byte-aligned at the end); dense: the same low and step, u8 (segment length log2, bits of
+ *   a table entry << 3), the segments' bit offsets, then per segment and component a record
+ *   (level 7 bits, predictor order 2 bits, Rice parameter k 5 bits, the first frame's index
+ *   on the level's grid), then per further frame and component the residual (index less its
+ *   prediction: 0 the first frame, 1 the previous, 2 the line through the previous two, 3
+ *   the previous plus half their difference), zigzag-mapped and Rice-coded (the quotient in
+ *   unary, zeros ended by a one, then k bits; 20 zeros escape to 27 bits):
+ *   value = low + index (8 + m) 2^(s - 3) step. d is the track's dimension (1 or 3). */
 #ifndef MARIONETTE_CLIP_H
 #define MARIONETTE_CLIP_H
 

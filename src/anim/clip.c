@@ -19,13 +19,23 @@
  * 1.5, 1.25, 1.25, 1.1 in six passes), each step kept only when the error measured in object
  * space over the whole take stays within tol.
  *
- * Dense tracks are cut into segments (8, 16 or 32 frames, whichever is smallest), each with
- * its own base and bit width per component on the track's grid: the range reduction of the
- * Animation Compression Library's segments, without changing the quantisation error. Then
- * each segment's step is coarsened component by component (to the finest of 128 levels,
- * (8 + m) 2^(s - 3) times the track's step, that needs a bit fewer per value) while the
- * object-space error over that segment's frames stays within tol: the error a track is
- * allowed varies over the take with what the other tracks leave of the budget there.
+ * Dense tracks are cut into segments (8 to 32 frames, whichever is smallest), each with its
+ * own step per component, a level of the track's grid: (8 + m) 2^(s - 3) times its step.
+ * Each segment's levels are coarsened (level_mult, in jumps of 24 levels down to 1, the
+ * largest that passes, round after round over all tracks) while the object-space error over
+ * that segment's frames stays within tol and the segment gets smaller: the error a track is
+ * allowed varies over the take with what the other tracks leave of the budget there (the
+ * Animation Compression Library's per-segment bit rates, searched against the same error).
+ * A frame that a coarser level puts beyond tol may take the index on its value's other side
+ * (or one beyond the nearest) when that brings it back: the frame's indices over all tracks
+ * are chosen together against the object-space error (as a vector quantiser picks a code
+ * vector) rather than each rounded on its own. After the search each index moves by one
+ * where that shortens its segment's code and keeps its frame within tol (rate-distortion
+ * optimised quantisation, as video coders choose their levels).
+ * A segment's values are coded losslessly on their grids: each frame's index predicted from
+ * the frames before it in the segment, the residual Rice-coded (Robinson's SHORTEN, 1994:
+ * fixed polynomial predictors and Rice codes per block, as FLAC), so the quantisation is the
+ * only error and it does not accumulate along the segment.
  *
  * A track's keys: greedy insertion (the frame of largest error becomes the next key) on the
  * quantised values, for linear and for Catmull-Rom interpolation and three splits of the
@@ -42,13 +52,22 @@
 
 enum { TK_SCALAR = 0, TK_VEC3, TK_ROT };
 enum { MODE_REST = 0, MODE_CONST, MODE_SPARSE, MODE_DENSE };
-#define CLIP_MAGIC "MNC2" /* version 2: segments with their own step */
+#define CLIP_MAGIC "MNC3" /* version 3: predicted, Rice-coded segments */
 #define HEADER_BYTES 17
 #define MAX_BITS 24
-/* a dense segment's component: its offsets' width (5 bits) and its step's level (7 bits:
- * the track's step times (8 + m) 2^(s - 3), m the low 3 bits, s the high 4) */
-#define SEG_BITS 12
+/* a dense segment's component: its step's level (7 bits: the track's step times
+ * (8 + m) 2^(s - 3), m the low 3 bits, s the high 4), its predictor order (2 bits) and its
+ * Rice parameter (5 bits) */
+#define LEVEL_BITS 7
+#define ORDER_BITS 2
+#define RICE_BITS 5
+#define SEG_HDR (LEVEL_BITS + ORDER_BITS + RICE_BITS)
 #define MAX_LEVEL 127
+#define MAX_SEG_LOG2 5
+#define RICE_QMAX 20 /* a quotient of 20 or more is escaped: 20 zeros, then the value */
+#define ESC_BITS 27  /* holds any residual of indices below 2^24 (|r| < 3 2^24) */
+#define RICE_KMAX 26
+#define PAD 16 /* zero bytes after the block, for the 64-bit reads */
 
 static const double pow2_minus3[16] = {0x1p-3, 0x1p-2, 0x1p-1, 0x1p0, 0x1p1, 0x1p2,
                                        0x1p3,  0x1p4,  0x1p5,  0x1p6, 0x1p7, 0x1p8,
@@ -65,6 +84,8 @@ typedef struct clip_track {
     size_t data;         /* byte offset of the bit-packed part in the block */
     int seg_log2, obits; /* dense: segment length (log2) and bits of a segment's offset */
     size_t table, body;  /* dense: bit offsets (from data) of the segment table and records */
+    uint8_t width[MAX_LEVEL + 1]; /* dense: level_width of each level (no division when
+                                     sampling) */
 } clip_track;
 
 struct mn_clip {
@@ -72,22 +93,50 @@ struct mn_clip {
     int nframes, ntrack, tbits;
     double fps;
     clip_track* trk;
-    uint8_t* block; /* size + 8 zero bytes of padding for the 64-bit reads */
+    uint8_t* block; /* size + PAD zero bytes */
     size_t size;
 };
 
 /* ---- bits ------------------------------------------------------------------------------ */
 
-static inline uint32_t read_bits(const uint8_t* p, size_t bit, int n) {
+/* The 57 or more bits from `bit` on, the first in the lowest bit. */
+static inline uint64_t read_word(const uint8_t* p, size_t bit) {
     const uint8_t* b = p + (bit >> 3);
     uint64_t w = 0;
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-    memcpy(&w, b, 8); /* the block carries 8 bytes of padding */
+    memcpy(&w, b, 8); /* the block carries PAD bytes of padding */
 #else
     for (int i = 7; i >= 0; i--)
         w = (w << 8) | b[i];
 #endif
-    return (uint32_t)((w >> (bit & 7)) & ((1ull << n) - 1));
+    return w >> (bit & 7);
+}
+
+static inline uint32_t read_bits(const uint8_t* p, size_t bit, int n) {
+    return (uint32_t)(read_word(p, bit) & ((1ull << n) - 1));
+}
+
+static inline int low_zeros(uint64_t w) { /* w != 0 */
+#if defined(__GNUC__) || defined(__clang__)
+    return __builtin_ctzll(w);
+#else
+    int n = 0;
+    while (!(w & 1))
+        w >>= 1, n++;
+    return n;
+#endif
+}
+
+/* A Rice code of parameter k at *bit (the format is at dense_cost below); advances *bit. */
+static inline uint64_t rice_get(const uint8_t* p, size_t* bit, int k) {
+    uint64_t w = read_word(p, *bit);
+    int q = low_zeros(w | 1ull << RICE_QMAX);
+    if (q < RICE_QMAX) {
+        *bit += (size_t)(q + 1 + k);
+        return (uint64_t)q << k | ((w >> (q + 1)) & ((1ull << k) - 1));
+    }
+    *bit += RICE_QMAX + ESC_BITS;
+    return (w >> RICE_QMAX) & ((1ull << ESC_BITS) - 1);
 }
 
 typedef struct bitbuf {
@@ -97,7 +146,7 @@ typedef struct bitbuf {
 } bitbuf;
 
 static void put_bits(bitbuf* b, uint32_t v, int n) {
-    size_t need = (b->nbit + (size_t)n + 7) / 8 + 8;
+    size_t need = (b->nbit + (size_t)n + 7) / 8 + PAD;
     if (need > b->cap) {
         size_t cap = b->cap ? b->cap * 2 : 256;
         while (cap < need)
@@ -252,12 +301,35 @@ typedef struct track_code {
     uint32_t* qv; /* quantised values: nframes x dim (all frames; keys pick theirs) */
     size_t nbits; /* encoded size in bits (without the mode byte) */
     int seg_log2; /* dense: segments of 2^seg_log2 frames */
-    /* dense, per segment g and component c (index g d + c): the shift of the segment's step
-     * (2^sh steps of the track's grid), its base on the grid and its offsets' width; off: the
-     * offsets of every frame (n x d) */
-    uint8_t *sh, *swd;
-    uint32_t *sbase, *off;
+    /* dense, per segment g and component c (index g d + c): the level of the segment's step
+     * (level_mult(sh) steps of the track's grid), its predictor order and Rice parameter, and
+     * its size in bits; off: every frame's index on its segment's grid (n x d) */
+    uint8_t *sh, *ord, *rk;
+    uint32_t *scost, *off;
 } track_code;
+
+/* A track's range is stored in 5 bytes per component: its low end in the 24 high bits of a
+ * float32 (rounded down), its step in the 16 high bits (rounded up). */
+static uint32_t f32_u(float f) {
+    uint32_t u;
+    memcpy(&u, &f, 4);
+    return u;
+}
+static float f32_bits(uint32_t u) {
+    float f;
+    memcpy(&f, &u, 4);
+    return f;
+}
+static uint32_t lo_bits(float l) { /* the low 8 bits dropped, rounded down */
+    uint32_t u = f32_u(l);
+    if ((u & 0xff) && (u >> 31)) u += 0x100; /* a negative number: away from zero */
+    return u & ~0xffu;
+}
+static uint32_t step_bits(float s) { /* s > 0: the low 16 bits dropped, rounded up */
+    uint32_t u = f32_u(s);
+    if (u & 0xffff) u += 0x10000;
+    return u & ~0xffffu;
+}
 
 /* Quantisation of v (n x d) to `bits` over its range: lo rounded down and step rounded up
  * in float32 so that lo + (2^bits - 1) step covers the range. */
@@ -270,10 +342,12 @@ static void quantise(const double* v, int n, int d, int bits, float* lo, float* 
             mn = fmin(mn, v[(size_t)f * d + c]), mx = fmax(mx, v[(size_t)f * d + c]);
         float l = (float)mn;
         if (l > mn) l = nextafterf(l, -INFINITY);
+        l = f32_bits(lo_bits(l));
         float s = (float)((mx - l) / top);
         while ((double)l + (double)top * (double)s < mx)
             s = nextafterf(s, INFINITY);
         if (!(s > 0)) s = 1e-30f;
+        s = f32_bits(step_bits(s));
         lo[c] = l, step[c] = s;
         for (int f = 0; f < n; f++) {
             double x = (v[(size_t)f * d + c] - (double)l) / (double)s;
@@ -348,28 +422,88 @@ typedef struct fit_work {
     int* key;
 } fit_work;
 
-/* Dense tracks are cut into segments of 2^sl frames (the last may be shorter); a segment
- * stores, per component, its smallest value (in steps of the track's grid, `bits` bits) and
- * the width w_c (5 bits) that holds its values less that base; then its frames, each the d
- * offsets of w_c bits. A table of the segments' bit offsets (obits each) comes first. */
-static int seg_width(uint32_t span) {
-    return span ? bits_for(span) : 0;
+/* Dense tracks are cut into segments of 2^sl frames (8 to 32; the last may be shorter), each
+ * decodable on its own (random access per segment, as the Animation Compression Library's
+ * segments). A segment's component c stores the level of its step (7 bits: the track's step
+ * times level_mult), its predictor order (2 bits) and Rice parameter k (5 bits), its first
+ * frame's index on the level's grid (level_width bits), then the residuals of its other frames,
+ * frame by frame, each Rice-coded: the index minus its prediction from the frames decoded
+ * before it in the segment, order 0 the first frame, order 1 the previous frame, order 2 the
+ * line through the two previous ones (the fixed polynomial predictors of Robinson's SHORTEN,
+ * 1994, and FLAC), order 3 the previous frame plus half the last difference (motion that
+ * slows), zigzag-mapped to 0, 1, 2, ... (0, -1, 1, -2, ...) and written as Rice's code (Rice,
+ * JPL publication 79-22, 1979; Golomb 1966 with m = 2^k, as SHORTEN and FLAC): the quotient
+ * z >> k in unary (q zeros and a one), then the k low bits. A quotient of RICE_QMAX or more is
+ * RICE_QMAX zeros and z in ESC_BITS bits. Order and k are chosen per segment and component for
+ * the fewest bits. A table of the segments' bit offsets (obits each) comes first. */
+static inline uint32_t zigzag(int64_t r) {
+    return r >= 0 ? (uint32_t)(2 * r) : (uint32_t)(-2 * r - 1);
+}
+static inline int64_t unzigzag(uint64_t z) { /* without a branch: the sign is a coin toss */
+    return (int64_t)(z >> 1) ^ -(int64_t)(z & 1);
+}
+static inline size_t rice_len(uint32_t z, int k) {
+    uint32_t q = z >> k;
+    return q < RICE_QMAX ? q + 1 + (size_t)k : RICE_QMAX + ESC_BITS;
+}
+
+/* The largest index of a level's grid over the track's range (0 .. 2^bits - 1 steps), and the
+ * bits of a first frame's index. */
+static inline uint32_t level_top(int bits, unsigned lv) {
+    uint64_t num = ((1ull << bits) - 1) << 3, den = (uint64_t)(8 + (lv & 7)) << (lv >> 3 & 15);
+    return (uint32_t)((num + den - 1) / den);
+}
+static inline int level_width(int bits, unsigned lv) {
+    return bits_for(level_top(bits, lv));
+}
+
+/* The prediction of frame r (r >= 1) of a segment from the frames decoded before it: first,
+ * the segment's first index; a and b, the previous two (b the older; at r = 1 both first). */
+static inline int64_t predict(int order, int r, int64_t first, int64_t a, int64_t b) {
+    if (order == 0) return first;
+    if (order == 1 || r == 1) return a;
+    if (order == 2) return 2 * a - b;
+    return a + (a - b) / 2; /* 3: half the slope, for motion that slows */
+}
+
+/* The fewest bits of a segment component's residuals (indices x[0], x[stride], ..., len of
+ * them), its order and k; the header and first index excluded. */
+static size_t residual_bits(const uint32_t* x, size_t stride, int len, int* order_out, int* k_out) {
+    size_t best = SIZE_MAX;
+    *order_out = 0, *k_out = 0;
+    for (int order = 0; order <= 3; order++) {
+        uint32_t z[1 << MAX_SEG_LOG2];
+        uint64_t sum = 0;
+        int64_t first = x[0], a = first, b = first;
+        for (int r = 1; r < len; r++) {
+            int64_t v = x[(size_t)r * stride];
+            z[r] = zigzag(v - predict(order, r, first, a, b));
+            sum += z[r];
+            b = a, a = v;
+        }
+        /* the best k is near log2 of the mean (Rice's rule); try around it */
+        int k0 = 0;
+        while (k0 < RICE_KMAX && ((uint64_t)(len > 1 ? len - 1 : 1) << (k0 + 1)) <= sum)
+            k0++;
+        for (int k = k0 > 2 ? k0 - 2 : 0; k <= k0 + 1 && k <= RICE_KMAX; k++) {
+            size_t bits = 0;
+            for (int r = 1; r < len; r++)
+                bits += rice_len(z[r], k);
+            if (bits < best) best = bits, *order_out = order, *k_out = k;
+        }
+    }
+    return best;
 }
 
 static size_t dense_cost(const uint32_t* qv, int n, int d, int bits, int sl, int* obits_out) {
     int S = 1 << sl, nseg = (n + S - 1) / S;
     size_t body = 0;
     for (int g = 0; g < nseg; g++) {
-        int f0 = g * S, f1 = f0 + S < n ? f0 + S : n;
-        body += (size_t)d * ((size_t)bits + SEG_BITS);
+        int f0 = g * S, len = f0 + S < n ? S : n - f0;
         for (int c = 0; c < d; c++) {
-            uint32_t mn = UINT32_MAX, mx = 0;
-            for (int f = f0; f < f1; f++) {
-                uint32_t x = qv[(size_t)f * d + c];
-                if (x < mn) mn = x;
-                if (x > mx) mx = x;
-            }
-            body += (size_t)(f1 - f0) * (size_t)seg_width(mx - mn);
+            int order, k;
+            body += SEG_HDR + (size_t)bits +
+                    residual_bits(qv + (size_t)f0 * d + c, (size_t)d, len, &order, &k);
         }
     }
     int obits = bits_for((uint32_t)body);
@@ -377,42 +511,46 @@ static size_t dense_cost(const uint32_t* qv, int n, int d, int bits, int sl, int
     return 8 + (size_t)nseg * obits + body;
 }
 
-/* Segment g, component c of dense track t (values v, n x d): its base (the smallest grid
- * index of its frames), its offsets in steps of level_mult(level) grid steps (rounded from
- * the values themselves) and their width. Returns the width. */
-static int seg_layout(const double* v, track_code* t, int d, int n, int g, int c) {
+/* The order and k of the fewest bits for segment g, component c of dense track t as its
+ * indices are, and its size in bits (returned). */
+static size_t seg_code(track_code* t, int d, int n, int g, int c) {
     int S = 1 << t->seg_log2, f0 = g * S, f1 = f0 + S < n ? f0 + S : n, s = t->sh[g * d + c];
-    uint32_t mn = UINT32_MAX, mx = 0;
-    for (int f = f0; f < f1; f++)
-        if (t->qv[(size_t)f * d + c] < mn) mn = t->qv[(size_t)f * d + c];
+    int order, k;
+    size_t bits = SEG_HDR + (size_t)level_width(t->bits, (unsigned)s) +
+                  residual_bits(t->off + (size_t)f0 * d + c, (size_t)d, f1 - f0, &order, &k);
+    t->ord[g * d + c] = (uint8_t)order, t->rk[g * d + c] = (uint8_t)k;
+    t->scost[g * d + c] = (uint32_t)bits;
+    return bits;
+}
+
+/* Segment g, component c of dense track t (values v, n x d) at its level: every frame's index
+ * on the level's grid (rounded from the values themselves), the order and k of the fewest
+ * bits, and the segment component's size. Returns the size in bits. */
+static size_t seg_layout(const double* v, track_code* t, int d, int n, int g, int c) {
+    int S = 1 << t->seg_log2, f0 = g * S, f1 = f0 + S < n ? f0 + S : n, s = t->sh[g * d + c];
     if (s == 0) {
-        for (int f = f0; f < f1; f++) {
-            uint32_t k = t->qv[(size_t)f * d + c] - mn;
-            t->off[(size_t)f * d + c] = k;
-            if (k > mx) mx = k;
-        }
+        for (int f = f0; f < f1; f++)
+            t->off[(size_t)f * d + c] = t->qv[(size_t)f * d + c];
     } else {
         double mult = level_mult((unsigned)s);
+        uint32_t top = level_top(t->bits, (unsigned)s);
         for (int f = f0; f < f1; f++) {
-            double x = ((v[(size_t)f * d + c] - (double)t->lo[c]) / (double)t->step[c] - mn) / mult;
+            double x = (v[(size_t)f * d + c] - (double)t->lo[c]) / (double)t->step[c] / mult;
             long k = lround(x);
             if (k < 0) k = 0;
+            if (k > (long)top) k = (long)top;
             t->off[(size_t)f * d + c] = (uint32_t)k;
-            if ((uint32_t)k > mx) mx = (uint32_t)k;
         }
     }
-    t->sbase[g * d + c] = mn;
-    t->swd[g * d + c] = (uint8_t)seg_width(mx);
-    return t->swd[g * d + c];
+    return seg_code(t, d, n, g, c);
 }
 
 /* The decoded value of frame f, component c of a laid-out dense track (as the sampler
  * computes it, bit for bit). */
 static double seg_value(const track_code* t, int d, int f, int c) {
     int g = f >> t->seg_log2;
-    double x = (double)t->sbase[g * d + c] +
-               (double)t->off[(size_t)f * d + c] * level_mult(t->sh[g * d + c]);
-    return (double)t->lo[c] + x * (double)t->step[c];
+    return (double)t->lo[c] +
+           (double)t->off[(size_t)f * d + c] * level_mult(t->sh[g * d + c]) * (double)t->step[c];
 }
 
 /* The bits of a laid-out dense track's segments (offset table excluded) and the table's
@@ -420,12 +558,8 @@ static double seg_value(const track_code* t, int d, int f, int c) {
 static size_t dense_body(const track_code* t, int d, int n, int* obits) {
     int S = 1 << t->seg_log2, nseg = (n + S - 1) / S;
     size_t body = 0;
-    for (int g = 0; g < nseg; g++) {
-        int len = g * S + S < n ? S : n - g * S;
-        body += (size_t)d * ((size_t)t->bits + SEG_BITS);
-        for (int c = 0; c < d; c++)
-            body += (size_t)len * t->swd[g * d + c];
-    }
+    for (int k = 0; k < nseg * d; k++)
+        body += t->scost[k];
     *obits = bits_for((uint32_t)body);
     return body;
 }
@@ -470,7 +604,7 @@ static void fit_track(const double* v, int n, int d, const double* rest, double 
     for (int c = 0; c < d; c++)
         range = fmax(range, mx[c] - mn[c]);
     /* dense: the fewest bits whose quantisation error is within eps */
-    size_t hdr = (size_t)64 * d;
+    size_t hdr = (size_t)40 * d;
     out->mode = -1;
     out->nbits = SIZE_MAX;
     int b0 = (int)floor(log2(range * sqrt((double)d) / (2 * eps) + 1));
@@ -484,7 +618,7 @@ static void fit_track(const double* v, int n, int d, const double* rest, double 
         if (q > eps) continue;
         out->mode = MODE_DENSE, out->cubic = 0, out->bits = b, out->nkeys = n;
         out->nbits = SIZE_MAX;
-        for (int sl = 3; sl <= 5; sl++) {
+        for (int sl = 3; sl <= MAX_SEG_LOG2; sl++) {
             size_t cost = hdr + dense_cost(w->qv, n, d, b, sl, NULL);
             if (cost < out->nbits) out->nbits = cost, out->seg_log2 = sl;
         }
@@ -530,10 +664,16 @@ static void write_track(bitbuf* b, const track_code* t, int d, int tbits) {
             put_f32(b, t->value[c]);
     } else if (t->mode >= MODE_SPARSE) {
         if (t->mode == MODE_SPARSE) put_u16(b, (unsigned)t->nkeys);
-        for (int c = 0; c < d; c++)
-            put_f32(b, t->lo[c]);
-        for (int c = 0; c < d; c++)
-            put_f32(b, t->step[c]);
+        for (int c = 0; c < d; c++) {
+            uint32_t u = f32_u(t->lo[c]);
+            uint8_t x[3] = {(uint8_t)(u >> 8), (uint8_t)(u >> 16), (uint8_t)(u >> 24)};
+            put_bytes(b, x, 3);
+        }
+        for (int c = 0; c < d; c++) {
+            uint32_t u = f32_u(t->step[c]);
+            uint8_t x[2] = {(uint8_t)(u >> 16), (uint8_t)(u >> 24)};
+            put_bytes(b, x, 2);
+        }
         b->nbit = (b->nbit + 7) & ~(size_t)7;
         if (t->mode == MODE_SPARSE) {
             for (int k = 0; k < t->nkeys; k++)
@@ -556,13 +696,31 @@ static void write_track(bitbuf* b, const track_code* t, int d, int tbits) {
                 b->nbit = table + (size_t)g * obits;
                 put_bits(b, (uint32_t)off, obits);
                 b->nbit = save;
-                for (int c = 0; c < d; c++)
-                    put_bits(b, t->sbase[g * d + c], t->bits);
-                for (int c = 0; c < d; c++)
-                    put_bits(b, t->swd[g * d + c] | (uint32_t)t->sh[g * d + c] << 5, SEG_BITS);
-                for (int f = f0; f < f1; f++)
-                    for (int c = 0; c < d; c++)
-                        put_bits(b, t->off[(size_t)f * d + c], t->swd[g * d + c]);
+                for (int c = 0; c < d; c++) {
+                    int k = g * d + c;
+                    put_bits(b, t->sh[k], LEVEL_BITS);
+                    put_bits(b, t->ord[k], ORDER_BITS);
+                    put_bits(b, t->rk[k], RICE_BITS);
+                    put_bits(b, t->off[(size_t)f0 * d + c], level_width(t->bits, t->sh[k]));
+                }
+                for (int f = f0 + 1; f < f1; f++)
+                    for (int c = 0; c < d; c++) {
+                        const uint32_t* x = t->off + c;
+                        int64_t first = x[(size_t)f0 * d], a = x[(size_t)(f - 1) * d];
+                        int64_t bb = f - 2 >= f0 ? x[(size_t)(f - 2) * d] : first;
+                        uint32_t z = zigzag((int64_t)x[(size_t)f * d] -
+                                            predict(t->ord[g * d + c], f - f0, first, a, bb));
+                        int k = t->rk[g * d + c];
+                        uint32_t q = z >> k;
+                        if (q < RICE_QMAX) {
+                            put_bits(b, 0, (int)q);
+                            put_bits(b, 1, 1);
+                            put_bits(b, z & ((1u << k) - 1), k);
+                        } else {
+                            put_bits(b, 0, RICE_QMAX);
+                            put_bits(b, z, ESC_BITS);
+                        }
+                    }
                 off = b->nbit - body;
             }
         }
@@ -646,42 +804,69 @@ static mn_status parse(mn_clip* c, mn_error* err) {
         } else {
             t->nkeys = c->nframes;
         }
-        if (o + 8 * (size_t)d > n) return BAD(o, "range", "track %d: the block ends", i);
+        if (o + 5 * (size_t)d > n) return BAD(o, "range", "track %d: the block ends", i);
         for (int k = 0; k < d; k++) {
-            t->lo[k] = get_f32(p + o + 4 * (size_t)k);
-            t->step[k] = get_f32(p + o + 4 * (size_t)(d + k));
+            const uint8_t* x = p + o + 3 * (size_t)k;
+            const uint8_t* y = p + o + 3 * (size_t)d + 2 * (size_t)k;
+            t->lo[k] = f32_bits((uint32_t)x[0] << 8 | (uint32_t)x[1] << 16 | (uint32_t)x[2] << 24);
+            t->step[k] = f32_bits((uint32_t)y[0] << 16 | (uint32_t)y[1] << 24);
             if (!isfinite(t->lo[k]) || !isfinite(t->step[k]) || !(t->step[k] >= 0))
                 return BAD(o, "range", "track %d: a range is not finite", i);
         }
-        o += 8 * (size_t)d;
+        o += 5 * (size_t)d;
         t->data = o;
         if (t->mode == MODE_DENSE) {
+            for (unsigned lv = 0; lv <= MAX_LEVEL; lv++)
+                t->width[lv] = (uint8_t)level_width(t->bits, lv);
             if (o + 1 > n) return BAD(o, "segments", "track %d: the block ends", i);
             t->seg_log2 = p[o] & 7, t->obits = p[o] >> 3;
-            if (t->seg_log2 < 1 || t->obits < 1)
+            if (t->seg_log2 < 1 || t->seg_log2 > MAX_SEG_LOG2 || t->obits < 1)
                 return BAD(o, "segments", "track %d: bad segment length or offset bits", i);
             int S = 1 << t->seg_log2, nseg = (c->nframes + S - 1) / S;
             t->table = 8, t->body = 8 + (size_t)nseg * (size_t)t->obits;
             size_t avail = (n - o) * 8, pos = t->body;
+            if (pos > avail) return BAD(o, "segments", "track %d: the block ends", i);
             for (int g = 0; g < nseg; g++) {
-                size_t hdr = (size_t)d * ((size_t)t->bits + SEG_BITS);
-                if (pos + hdr > avail) return BAD(o, "segments", "track %d: the block ends", i);
                 if (read_bits(p + o, t->table + (size_t)g * t->obits, t->obits) != pos - t->body)
                     return BAD(o, "segments", "track %d: segment %d is not where its offset says",
                                i, g);
-                size_t stride = 0;
+                int ord[3], rk[3];
+                uint32_t top[3];
+                int64_t first[3], a[3], b[3];
                 for (int k = 0; k < d; k++) {
-                    uint32_t x = read_bits(p + o, pos + (size_t)d * t->bits + SEG_BITS * (size_t)k,
-                                           SEG_BITS);
-                    uint32_t w = x & 31, sh = x >> 8; /* the level's power */
-                    if ((int)w > t->bits || (int)sh > t->bits)
+                    if (pos + SEG_HDR > avail)
+                        return BAD(o, "segments", "track %d: the block ends", i);
+                    unsigned lv = read_bits(p + o, pos, LEVEL_BITS);
+                    ord[k] = (int)read_bits(p + o, pos + LEVEL_BITS, ORDER_BITS);
+                    rk[k] = (int)read_bits(p + o, pos + LEVEL_BITS + ORDER_BITS, RICE_BITS);
+                    pos += SEG_HDR;
+                    if ((int)(lv >> 3) > t->bits || rk[k] > RICE_KMAX)
                         return BAD(o, "segments",
-                                   "track %d: segment %d is wider or coarser than the track", i, g);
-                    stride += w;
+                                   "track %d: segment %d: a step coarser than the track or a "
+                                   "Rice parameter above %d",
+                                   i, g, RICE_KMAX);
+                    top[k] = level_top(t->bits, lv);
+                    int fw = level_width(t->bits, lv);
+                    if (pos + (size_t)fw > avail)
+                        return BAD(o, "segments", "track %d: the block ends", i);
+                    first[k] = a[k] = b[k] = read_bits(p + o, pos, fw);
+                    pos += (size_t)fw;
+                    if (first[k] > top[k])
+                        return BAD(o, "segments", "track %d: segment %d starts off its grid", i, g);
                 }
                 int len = g == nseg - 1 ? c->nframes - g * S : S;
-                pos += hdr + (size_t)len * stride;
-                if (pos > avail) return BAD(o, "segments", "track %d: the block ends", i);
+                for (int r = 1; r < len; r++)
+                    for (int k = 0; k < d; k++) {
+                        if (pos >= avail) return BAD(o, "segments", "track %d: the block ends", i);
+                        uint64_t z = rice_get(p + o, &pos, rk[k]);
+                        if (pos > avail) return BAD(o, "segments", "track %d: the block ends", i);
+                        int64_t v = predict(ord[k], r, first[k], a[k], b[k]) + unzigzag(z);
+                        if (v < 0 || v > (int64_t)top[k])
+                            return BAD(o, "segments",
+                                       "track %d: frame %d leaves its segment's grid", i,
+                                       g * S + r);
+                        b[k] = a[k], a[k] = v;
+                    }
             }
             o += (pos + 7) / 8;
             continue;
@@ -716,23 +901,63 @@ static inline void value_at(const mn_clip* c, const clip_track* t, size_t vbase,
             (double)read_bits(p, vbase + ((size_t)k * t->dim + i) * t->bits, t->bits) * t->step[i];
 }
 
-/* Frame f of a dense track: its segment's record, then the frame's offsets. */
-static inline void dense_at(const mn_clip* c, const clip_track* t, int f, double* out) {
-    const uint8_t* p = c->block + t->data;
-    int g = f >> t->seg_log2, r = f & ((1 << t->seg_log2) - 1), d = t->dim, b = t->bits;
-    size_t rec = t->body + read_bits(p, t->table + (size_t)g * t->obits, t->obits);
-    uint32_t w[3], lv[3];
-    size_t stride = 0;
-    for (int i = 0; i < d; i++) {
-        uint32_t x = read_bits(p, rec + (size_t)d * b + SEG_BITS * (size_t)i, SEG_BITS);
-        w[i] = x & 31, lv[i] = x >> 5, stride += w[i];
+/* Frame f of a dense track into out, and frame f + 1 of the same segment into nx when nx is
+ * not NULL: the segment's record, then the residuals of its frames up to f (or f + 1) decoded
+ * in turn. */
+/* A reader of Rice codes that keeps the next bits in a word (one memory read per few codes). */
+typedef struct rice_reader {
+    const uint8_t* p;
+    size_t pos;
+    uint64_t w; /* the bits from pos on, nb of them valid */
+    int nb;
+} rice_reader;
+
+static inline uint64_t rice_next(rice_reader* b, int k) {
+    if (b->nb < RICE_QMAX + ESC_BITS) {
+        b->w = read_word(b->p, b->pos);
+        b->nb = 64 - (int)(b->pos & 7);
     }
-    size_t pos = rec + (size_t)d * (b + SEG_BITS) + (size_t)r * stride;
+    uint64_t w = b->w, z;
+    int q = low_zeros(w | 1ull << RICE_QMAX), len;
+    if (q < RICE_QMAX) {
+        len = q + 1 + k;
+        z = (uint64_t)q << k | ((w >> (q + 1)) & ((1ull << k) - 1));
+    } else {
+        len = RICE_QMAX + ESC_BITS;
+        z = (w >> RICE_QMAX) & ((1ull << ESC_BITS) - 1);
+    }
+    b->w = w >> len, b->nb -= len, b->pos += (size_t)len;
+    return z;
+}
+
+static inline void dense_at(const mn_clip* c, const clip_track* t, int f, double* out, double* nx) {
+    const uint8_t* p = c->block + t->data;
+    int g = f >> t->seg_log2, r = f & ((1 << t->seg_log2) - 1), d = t->dim;
+    size_t pos = t->body + read_bits(p, t->table + (size_t)g * t->obits, t->obits);
+    int ord[3], rk[3];
+    double mult[3];
+    int64_t first[3], x[3], y[3];
     for (int i = 0; i < d; i++) {
-        double base = read_bits(p, rec + (size_t)i * b, b);
-        out[i] = t->lo[i] +
-                 (base + (double)read_bits(p, pos, (int)w[i]) * level_mult(lv[i])) * t->step[i];
-        pos += w[i];
+        uint32_t h = read_bits(p, pos, SEG_HDR);
+        unsigned lv = h & MAX_LEVEL;
+        ord[i] = h >> LEVEL_BITS & 3, rk[i] = (int)(h >> (LEVEL_BITS + ORDER_BITS));
+        mult[i] = level_mult(lv);
+        int fw = t->width[lv];
+        first[i] = x[i] = y[i] = read_bits(p, pos + SEG_HDR, fw);
+        pos += SEG_HDR + (size_t)fw;
+    }
+    rice_reader rd = {p, pos, 0, 0};
+    for (int k = 1; k <= r; k++)
+        for (int i = 0; i < d; i++) {
+            int64_t v = predict(ord[i], k, first[i], x[i], y[i]) + unzigzag(rice_next(&rd, rk[i]));
+            y[i] = x[i], x[i] = v;
+        }
+    for (int i = 0; i < d; i++)
+        out[i] = t->lo[i] + (double)x[i] * mult[i] * t->step[i];
+    if (!nx) return;
+    for (int i = 0; i < d; i++) {
+        int64_t v = predict(ord[i], r + 1, first[i], x[i], y[i]) + unzigzag(rice_next(&rd, rk[i]));
+        nx[i] = t->lo[i] + (double)v * mult[i] * t->step[i];
     }
 }
 
@@ -746,11 +971,17 @@ static inline void track_at(const mn_clip* c, const clip_track* t, double frame,
         int k = (int)frame;
         if (k >= c->nframes - 1) k = c->nframes - 1;
         double u = frame - k, a[3], b[3];
-        dense_at(c, t, k, a);
         if (u > 0 && k + 1 < c->nframes) {
-            dense_at(c, t, k + 1, b);
+            if ((k + 1) >> t->seg_log2 == k >> t->seg_log2) {
+                dense_at(c, t, k, a, b);
+            } else {
+                dense_at(c, t, k, a, NULL);
+                dense_at(c, t, k + 1, b, NULL);
+            }
             for (int i = 0; i < t->dim; i++)
                 a[i] += u * (b[i] - a[i]);
+        } else {
+            dense_at(c, t, k, a, NULL);
         }
         memcpy(v, a, sizeof(double) * (size_t)t->dim);
         return;
@@ -844,7 +1075,7 @@ mn_clip* mn_clip_load(const mn_model* m, const void* bytes, size_t nbytes, mn_er
         return NULL;
     }
     mn_clip* c = clip_new(m);
-    uint8_t* b = c ? calloc(nbytes + 8, 1) : NULL;
+    uint8_t* b = c ? calloc(nbytes + PAD, 1) : NULL;
     if (!b) {
         mn_clip_destroy(c);
         mn_error_set(err, MN_ERR_NOMEM, NULL, 0, "clip", "out of memory");
@@ -957,6 +1188,7 @@ typedef struct enc {
     double* mult;  /* per track: widening */
     track_code* code;
     fit_work w;
+    int searched; /* the dense layouts are the search's: assemble keeps them */
 } enc;
 
 static void fit(enc* e, int i, double scale) {
@@ -978,7 +1210,7 @@ static mn_status assemble(enc* e, mn_clip* c) {
     put_bytes(&b, &tb, 1);
     for (int i = 0; i < e->nt; i++) {
         if (e->code[i].mode == MODE_DENSE)
-            dense_layout(e->val[i], &e->code[i], e->trk[i].dim, e->n);
+            if (!e->searched) dense_layout(e->val[i], &e->code[i], e->trk[i].dim, e->n);
         write_track(&b, &e->code[i], e->trk[i].dim, e->tbits);
     }
     if (b.oom) {
@@ -986,12 +1218,12 @@ static mn_status assemble(enc* e, mn_clip* c) {
         return MN_ERR_NOMEM;
     }
     size_t size = b.nbit / 8;
-    uint8_t* blk = realloc(b.p, size + 8);
+    uint8_t* blk = realloc(b.p, size + PAD);
     if (!blk) {
         free(b.p);
         return MN_ERR_NOMEM;
     }
-    memset(blk + size, 0, 8);
+    memset(blk + size, 0, PAD);
     free(c->block);
     c->block = blk, c->size = size;
     return parse(c, NULL);
@@ -1033,47 +1265,114 @@ static int frames_ok(enc* e, mn_data* d, const double* V, const double* Q, int f
 }
 
 /* The per-segment search (the Animation Compression Library's per-segment bit rates): each
- * component of each segment of each dense track coarsens its step by a factor of 2 (one bit
- * fewer per value) while the object-space error over the segment's frames stays within tol.
- * A dense track's value at a frame is read from that frame's own record, so the segment's
- * frames are the only ones a change can move: the check is exact. Round-robin passes over
- * all of them, so that no track takes a segment's whole slack first. Q holds the clip's
- * states at every frame, kept current. */
+ * component of each segment of each dense track coarsens its step level by level while the
+ * object-space error over the segment's frames stays within tol and the segment gets
+ * smaller. A dense track's value at a frame depends on its own segment only, so the
+ * segment's frames are the only ones a change can move: the check is exact. Round-robin
+ * passes over all of them, so that no track takes a segment's whole slack first: steps of 8
+ * levels (a factor of 2) until none is taken, then 4, 2 and 1. Q holds the clip's states at
+ * every frame, kept current. */
+/* Segment g, component c of dense track i at level s: kept when it is smaller and the
+ * segment's frames stay within tol, else put back. Returns whether it was kept. */
+static int try_level(enc* e, int i, int g, int c, int s, mn_data* d, const double* V, double* Q,
+                     double shell, double tol, double* tmp) {
+    track_code* t = &e->code[i];
+    int dim = e->trk[i].dim, n = e->n, S = 1 << t->seg_log2;
+    int f0 = g * S, f1 = f0 + S < n ? f0 + S : n, k = g * dim + c, sh0 = t->sh[k];
+    if (s > MAX_LEVEL || (s >> 3) > t->bits) return 0;
+    uint32_t cost0 = t->scost[k], off0[1 << MAX_SEG_LOG2];
+    uint8_t ord0 = t->ord[k], rk0 = t->rk[k];
+    for (int f = f0; f < f1; f++)
+        off0[f - f0] = t->off[(size_t)f * dim + c];
+    t->sh[k] = (uint8_t)s;
+    if (seg_layout(e->val[i], t, dim, n, g, c) < cost0) {
+        /* a frame beyond tol tries the index on the value's other side, then one step beyond
+         * the nearest on its own side: the error at a frame is that of all its tracks
+         * together, and another index of this one can offset the others' (the indices of a
+         * frame are chosen jointly against the object-space error, as a vector quantiser
+         * chooses its code vector, instead of each rounded on its own) */
+        double mult = level_mult((unsigned)s);
+        uint32_t top = level_top(t->bits, (unsigned)s);
+        int ok = 1;
+        for (int f = f0; f < f1 && ok; f++) {
+            put_decoded(e, i, f, f + 1, Q);
+            if (frames_ok(e, d, V, Q, f, f + 1, shell, tol, tmp)) continue;
+            uint32_t* x = &t->off[(size_t)f * dim + c];
+            double want =
+                (e->val[i][(size_t)f * dim + c] - (double)t->lo[c]) / (double)t->step[c] / mult;
+            int64_t x0 = *x, sg = want > (double)x0 ? 1 : -1;
+            static const int tries[2] = {1, -1};
+            ok = 0;
+            for (int r = 0; r < 2 && !ok; r++) {
+                int64_t y = x0 + sg * tries[r];
+                if (y < 0 || y > (int64_t)top) continue;
+                *x = (uint32_t)y;
+                put_decoded(e, i, f, f + 1, Q);
+                ok = frames_ok(e, d, V, Q, f, f + 1, shell, tol, tmp);
+            }
+        }
+        if (ok && seg_code(t, dim, n, g, c) < cost0) return 1;
+    }
+    t->sh[k] = (uint8_t)sh0, t->scost[k] = cost0, t->ord[k] = ord0, t->rk[k] = rk0;
+    for (int f = f0; f < f1; f++)
+        t->off[(size_t)f * dim + c] = off0[f - f0];
+    put_decoded(e, i, f0, f1, Q);
+    return 0;
+}
+
+/* After the search: each frame's index moved by one towards fewer bits where the frame stays
+ * within tol (rate-distortion optimised quantisation, as video coders choose their levels). */
+static void index_polish(enc* e, mn_data* d, const double* V, double* Q, double shell, double tol,
+                         double* tmp) {
+    for (int i = 0; i < e->nt; i++) {
+        track_code* t = &e->code[i];
+        if (t->mode != MODE_DENSE) continue;
+        int dim = e->trk[i].dim, n = e->n, S = 1 << t->seg_log2, nseg = (n + S - 1) / S;
+        for (int g = 0; g < nseg; g++)
+            for (int c = 0; c < dim; c++) {
+                int k = g * dim + c, f0 = g * S, f1 = f0 + S < n ? f0 + S : n;
+                uint32_t top = level_top(t->bits, t->sh[k]);
+                for (int f = f0; f < f1; f++) {
+                    uint32_t* x = &t->off[(size_t)f * dim + c];
+                    uint32_t x0 = *x, cost0 = t->scost[k];
+                    uint8_t ord0 = t->ord[k], rk0 = t->rk[k];
+                    int kept = 0;
+                    for (int dx = -1; dx <= 1 && !kept; dx += 2) {
+                        if ((dx < 0 && x0 == 0) || (dx > 0 && x0 >= top)) continue;
+                        *x = x0 + (uint32_t)dx;
+                        if (seg_code(t, dim, n, g, c) < cost0) {
+                            put_decoded(e, i, f, f + 1, Q);
+                            if (frames_ok(e, d, V, Q, f, f + 1, shell, tol, tmp)) {
+                                kept = 1;
+                                break;
+                            }
+                        }
+                        *x = x0;
+                        t->scost[k] = cost0, t->ord[k] = ord0, t->rk[k] = rk0;
+                        put_decoded(e, i, f, f + 1, Q);
+                    }
+                }
+            }
+    }
+}
+
 static void segment_search(enc* e, mn_data* d, const double* V, double* Q, double shell, double tol,
                            double* tmp) {
-    for (int pass = 0, changed = 1; changed && pass < 32; pass++) {
+    static const int jumps[9] = {24, 16, 12, 8, 6, 4, 3, 2, 1};
+    for (int pass = 0, changed = 1; changed && pass < 64; pass++) {
         changed = 0;
         for (int i = 0; i < e->nt; i++) {
             track_code* t = &e->code[i];
             if (t->mode != MODE_DENSE) continue;
             int dim = e->trk[i].dim, n = e->n, S = 1 << t->seg_log2, nseg = (n + S - 1) / S;
-            for (int g = 0; g < nseg; g++) {
-                int f0 = g * S, f1 = f0 + S < n ? f0 + S : n;
-                for (int c = 0; c < dim; c++) {
-                    int k = g * dim + c, sh0 = t->sh[k], w0 = t->swd[k];
-                    if (w0 == 0 || sh0 >= MAX_LEVEL || (sh0 >> 3) >= t->bits) continue;
-                    uint32_t base0 = t->sbase[k], off0[32];
-                    for (int f = f0; f < f1; f++)
-                        off0[f - f0] = t->off[(size_t)f * dim + c];
-                    int ok = 0;
-                    /* the finest level whose offsets need a bit fewer */
-                    for (int s = sh0 + 1; s <= MAX_LEVEL && (s >> 3) <= t->bits; s++) {
-                        t->sh[k] = (uint8_t)s;
-                        if (seg_layout(e->val[i], t, dim, n, g, c) >= w0) continue;
-                        put_decoded(e, i, f0, f1, Q);
-                        ok = frames_ok(e, d, V, Q, f0, f1, shell, tol, tmp);
-                        break;
-                    }
-                    if (ok) {
-                        changed = 1;
-                        continue;
-                    }
-                    t->sh[k] = (uint8_t)sh0, t->sbase[k] = base0, t->swd[k] = (uint8_t)w0;
-                    for (int f = f0; f < f1; f++)
-                        t->off[(size_t)f * dim + c] = off0[f - f0];
-                    put_decoded(e, i, f0, f1, Q);
-                }
-            }
+            for (int g = 0; g < nseg; g++)
+                for (int c = 0; c < dim; c++)
+                    for (int j = 0; j < 9; j++)
+                        if (try_level(e, i, g, c, t->sh[g * dim + c] + jumps[j], d, V, Q, shell,
+                                      tol, tmp)) {
+                            changed = 1;
+                            break;
+                        }
         }
     }
 }
@@ -1084,8 +1383,8 @@ static void enc_free(enc* e) {
             free(e->val[i]), free(e->rest[i]);
     if (e->code)
         for (int i = 0; i < e->nt; i++)
-            free(e->code[i].key), free(e->code[i].qv), free(e->code[i].sh), free(e->code[i].swd),
-                free(e->code[i].sbase), free(e->code[i].off);
+            free(e->code[i].key), free(e->code[i].qv), free(e->code[i].sh), free(e->code[i].ord),
+                free(e->code[i].rk), free(e->code[i].scost), free(e->code[i].off);
     free(e->val), free(e->rest), free(e->base), free(e->mult), free(e->code);
     free(e->w.dq), free(e->w.err), free(e->w.qv), free(e->w.key);
 }
@@ -1140,11 +1439,12 @@ mn_clip* mn_clip_compress(const mn_model* m, const double* q, int nframes, doubl
         e.code[i].key = malloc(sizeof(int) * (size_t)nframes);
         e.code[i].qv = malloc(sizeof(uint32_t) * (size_t)nframes * dim);
         e.code[i].off = malloc(sizeof(uint32_t) * (size_t)nframes * dim);
-        e.code[i].sbase = malloc(sizeof(uint32_t) * (size_t)nframes * dim);
+        e.code[i].scost = calloc((size_t)nframes * dim, sizeof(uint32_t));
         e.code[i].sh = calloc((size_t)nframes * dim, 1);
-        e.code[i].swd = calloc((size_t)nframes * dim, 1);
+        e.code[i].ord = calloc((size_t)nframes * dim, 1);
+        e.code[i].rk = calloc((size_t)nframes * dim, 1);
         if (!e.val[i] || !e.rest[i] || !e.code[i].key || !e.code[i].qv || !e.code[i].off ||
-            !e.code[i].sbase || !e.code[i].sh || !e.code[i].swd)
+            !e.code[i].scost || !e.code[i].sh || !e.code[i].ord || !e.code[i].rk)
             goto done;
         track_values(&e.trk[i], q, m->nq, nframes, e.val[i]);
         track_values(&e.trk[i], m->q0, m->nq, 1, e.rest[i]);
@@ -1268,7 +1568,9 @@ mn_clip* mn_clip_compress(const mn_model* m, const double* q, int nframes, doubl
         for (int i = 0; i < e.nt; i++) /* the search keeps the layout current itself */
             if (e.code[i].mode == MODE_DENSE)
                 dense_layout(e.val[i], &e.code[i], e.trk[i].dim, nframes);
+        e.searched = 1;
         segment_search(&e, d, V, Q, opt.shell, opt.tol, tmp);
+        index_polish(&e, d, V, Q, opt.shell, opt.tol, tmp);
         free(Q);
     }
     if ((st = assemble(&e, c)) != MN_OK) goto done;
