@@ -27,7 +27,7 @@ static void usage(FILE* f) {
         "       marionette anim import TAKE.bvh --out SEQ.json [--tol METRES] [--scale S]\n"
         "                            [--rotation MODE] [--translation MODE]\n"
         "       marionette anim compress TAKE.bvh [--scale S] [--tol T] [--shell D] [--every K]\n"
-        "                            [--out CLIP.mnc]\n"
+        "                            [--max-segment N] [--out CLIP.mnc]\n"
         "\n"
         "A sequence document (docs/sequence.md) holds the keys of one figure and the\n"
         "constraints over frame ranges that its in-betweens keep; a motion script\n"
@@ -53,7 +53,13 @@ static void usage(FILE* f) {
         "          (default squad) and --translation (default catmull-rom). Writes SEQ.json\n"
         "          naming the take as its figure (relative to SEQ's folder when the take is\n"
         "          inside it) and prints one key=value line: frames, keys, ratio (frames\n"
-        "          per key), max_error_m.\n");
+        "          per key), max_error_m.\n"
+        "  compress  a BVH take (every K-th frame, lengths scaled by S) as a compressed clip\n"
+        "          (docs/animation.md) whose joints stay within T (figure units, default\n"
+        "          1e-4) of the take at every frame, measured at virtual vertices D from each\n"
+        "          joint (default 0.03); --max-segment N (8, 16 or 32, the default) caps a\n"
+        "          track's segment: shorter segments sample faster and compress less. Prints\n"
+        "          one key=value line; --out writes the clip.\n");
 }
 
 static int ends_with(const char* s, const char* e) {
@@ -359,6 +365,10 @@ static int compress_take(int argc, char** argv) {
         } else if (!strcmp(argv[i], "--every") && i + 1 < argc) {
             if (!mn_cli_parse_int(argv[++i], &every) || every < 1)
                 return mn_cli_usage_error("anim", "--every needs a positive integer");
+        } else if (!strcmp(argv[i], "--max-segment") && i + 1 < argc) {
+            if (!mn_cli_parse_int(argv[++i], &co.max_segment) ||
+                (co.max_segment != 8 && co.max_segment != 16 && co.max_segment != 32))
+                return mn_cli_usage_error("anim", "--max-segment needs 8, 16 or 32");
         } else if (argv[i][0] == '-' && argv[i][1])
             return mn_cli_usage_error("anim", "unknown option '%s'", argv[i]);
         else if (!in)

@@ -56,9 +56,12 @@ extern "C" {
 typedef struct mn_clip mn_clip;
 
 typedef struct mn_clip_options {
-    double tol;   /* largest error of a virtual vertex at any frame (figure units; default
-                     1e-4, the Animation Compression Library's 0.01 cm on a figure in metres) */
-    double shell; /* distance of the virtual vertices from their joint (default 0.03: 3 cm) */
+    double tol;      /* largest error of a virtual vertex at any frame (figure units; default
+                        1e-4, the Animation Compression Library's 0.01 cm on a figure in metres) */
+    double shell;    /* distance of the virtual vertices from their joint (default 0.03: 3 cm) */
+    int max_segment; /* the longest segment of a dense track, in frames: 8, 16 or 32 (0, the
+                        default: 32). Sampling a frame decodes its segment from the start, so
+                        shorter segments sample faster and compress less (docs/animation.md) */
 } mn_clip_options;
 mn_clip_options mn_clip_default(void);
 

@@ -420,6 +420,7 @@ typedef struct fit_work {
     double *dq, *err;
     uint32_t* qv;
     int* key;
+    int seg_max_log2; /* the longest segment a dense track may take (mn_clip_options) */
 } fit_work;
 
 /* Dense tracks are cut into segments of 2^sl frames (8 to 32; the last may be shorter), each
@@ -618,7 +619,7 @@ static void fit_track(const double* v, int n, int d, const double* rest, double 
         if (q > eps) continue;
         out->mode = MODE_DENSE, out->cubic = 0, out->bits = b, out->nkeys = n;
         out->nbits = SIZE_MAX;
-        for (int sl = 3; sl <= MAX_SEG_LOG2; sl++) {
+        for (int sl = 3; sl <= w->seg_max_log2; sl++) {
             size_t cost = hdr + dense_cost(w->qv, n, d, b, sl, NULL);
             if (cost < out->nbits) out->nbits = cost, out->seg_log2 = sl;
         }
@@ -1398,6 +1399,14 @@ mn_clip* mn_clip_compress(const mn_model* m, const double* q, int nframes, doubl
                      "no model or take, or a bad frame count, fps, tolerance or shell");
         return NULL;
     }
+    int seg_max_log2 = opt.max_segment == 0 ? MAX_SEG_LOG2 : 0;
+    for (int sl = 3; sl <= MAX_SEG_LOG2; sl++)
+        if (opt.max_segment == 1 << sl) seg_max_log2 = sl;
+    if (!seg_max_log2) {
+        mn_error_set(err, MN_ERR_ARG, NULL, 0, "max_segment",
+                     "max_segment %d: 8, 16 or 32 frames (0: 32)", opt.max_segment);
+        return NULL;
+    }
     if (m->nq > 65535) {
         mn_error_set(err, MN_ERR_ARG, NULL, 0, "clip", "more than 65535 state numbers");
         return NULL;
@@ -1412,6 +1421,7 @@ mn_clip* mn_clip_compress(const mn_model* m, const double* q, int nframes, doubl
     enc e;
     memset(&e, 0, sizeof e);
     e.m = m, e.n = nframes, e.fps = fps, e.tbits = bits_for((uint32_t)nframes - 1);
+    e.w.seg_max_log2 = seg_max_log2;
     double *V = NULL, *tmp = NULL;
     mn_status st = MN_ERR_NOMEM;
     if (!c || !d) goto done;

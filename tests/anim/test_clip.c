@@ -140,6 +140,42 @@ static void test_cmu_against_acl(void) {
     CHECK((double)raw / (double)(bytes + 4 * 31 * 12) > 21.77);
 }
 
+/* max_segment caps a dense track's segments: every cap keeps the bound, and the shortest
+ * segments cost bytes (each segment starts its prediction afresh). */
+static void test_max_segment(void) {
+    mn_bvh_options bo = mn_bvh_default();
+    bo.scale = CMU_SCALE;
+    mn_model* m = NULL;
+    mn_motion mo;
+    mn_error err;
+    CHECK(mn_bvh_read(MN_DATA "/mocap/cmu_motionbuilder/cmu_02_01_walk.bvh", &bo, &m, &mo, NULL,
+                      &err) == MN_OK);
+    if (!m) return;
+    int n;
+    double* q = subsample(&mo, 5, &n);
+    size_t bytes[3] = {0, 0, 0};
+    int caps[3] = {8, 16, 0};
+    for (int k = 0; k < 3; k++) {
+        mn_clip_options o = mn_clip_default();
+        o.tol = 5e-4;
+        o.max_segment = caps[k];
+        mn_clip_stats st;
+        mn_clip* c = mn_clip_compress(m, q, n, 24, &o, &st, &err);
+        CHECK(c != NULL);
+        if (!c) continue;
+        bytes[k] = st.bytes;
+        CHECK(measured_error(m, c, q, n, o.shell) <= o.tol * (1 + 1e-9));
+        mn_clip_destroy(c);
+    }
+    printf("walk at 24 Hz within 0.05 cm, segments of at most 8 / 16 / 32 frames: %zu / %zu / "
+           "%zu bytes\n",
+           bytes[0], bytes[1], bytes[2]);
+    CHECK(bytes[0] > bytes[2] && bytes[1] > bytes[2]);
+    free(q);
+    mn_motion_free(&mo);
+    mn_model_destroy(m);
+}
+
 static void test_cmu_3dsmax_bound(void) {
     /* another CMU skeleton (3ds Max naming, ZXY and ZYX rotations) */
     take_bound(MN_DATA "/mocap/cmu_3dsmax/cmu_131_03_start_hop_stop.bvh", 5, 1e-4, 16, NULL, NULL);
@@ -450,6 +486,13 @@ static void test_bad_arguments(void) {
     o = mn_clip_default();
     o.shell = -1;
     CHECK(mn_clip_compress(m, q, 3, 30, &o, NULL, &err) == NULL);
+    int segs[] = {7, 64, -8, 1};
+    for (int k = 0; k < 4; k++) {
+        o = mn_clip_default();
+        o.max_segment = segs[k];
+        CHECK(mn_clip_compress(m, q, 3, 30, &o, NULL, &err) == NULL &&
+              !strcmp(err.field, "max_segment"));
+    }
     o = mn_clip_default();
     q[m->nq + 4] = NAN;
     CHECK(mn_clip_compress(m, q, 3, 30, &o, NULL, &err) == NULL);
@@ -495,6 +538,7 @@ int main(int argc, char** argv) {
     RUN(test_cmu_walk_bound);
     RUN(test_cmu_3dsmax_bound);
     RUN(test_cmu_against_acl);
+    RUN(test_max_segment);
     RUN(test_stickman_bound);
     RUN(test_round_trip);
     RUN(test_malformed);
