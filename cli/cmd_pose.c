@@ -92,12 +92,14 @@ static int gltf_start(const char* path, const mn_gltf* g, const mn_model* m, con
 }
 
 /* Reads the figure and its start state into d (created here); *frame_time gets the BVH
- * motion's frame time (left as it is for other files). With skin non-NULL, a skinned glTF figure's
- * mesh and skin go there (zeroed otherwise). */
+ * motion's frame time (left as it is for other files). With skin non-NULL, a skinned glTF
+ * figure's mesh and skin go there (zeroed otherwise). */
 static int load(const char* path, double scale, const start_pose* sp, mn_model** m, mn_data** d,
                 double* frame_time, mn_gltf* skin) {
     mn_error err;
     mn_error_clear(&err);
+    *m = NULL;
+    *d = NULL;
     mn_motion mo;
     memset(&mo, 0, sizeof mo);
     mn_gltf own; /* a glTF file, kept for its animations and its skin */
