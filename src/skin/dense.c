@@ -118,47 +118,85 @@ int mn_chol_factor(double* A, int n, double* dinv) {
     return 1;
 }
 
-void mn_chol_solve(const double* L, const double* dinv, int n, double* b) {
-    if (!L || !dinv || !b || n <= 0) return;
-    /* L y = b: dot products of rows, two rows at a time (one chain of dependent dot
-     * products for every two rows: row i + 1 takes row i's unknown separately) */
-    int i = 0;
-    for (; i + 2 <= n; i += 2) {
-        const double* r0 = L + (size_t)i * n;
-        const double* r1 = r0 + n;
-        v2d a0 = {0, 0}, a1 = {0, 0};
-        int k = 0;
-        for (; k + 2 <= i; k += 2) {
-            v2d bk = load2(b + k);
-            a0 += load2(r0 + k) * bk;
-            a1 += load2(r1 + k) * bk;
-        }
-        double s0 = hsum(a0), s1 = hsum(a1);
-        if (k < i) {
-            s0 += r0[k] * b[k];
-            s1 += r1[k] * b[k];
-        }
-        double y0 = (b[i] - s0) * dinv[i];
-        b[i] = y0;
-        b[i + 1] = (b[i + 1] - s1 - r1[i] * y0) * dinv[i + 1];
+/* Four rows r0..r3 against one vector x over len entries: s[r] = rows[r] . x, four
+ * independent sums sharing the loads of x. */
+static inline void dot4x1(const double* r0, const double* r1, const double* r2, const double* r3,
+                          const double* x, int len, double s[4]) {
+    v2d a0 = {0, 0}, a1 = {0, 0}, a2 = {0, 0}, a3 = {0, 0};
+    int k = 0;
+    for (; k + 2 <= len; k += 2) {
+        v2d xk = load2(x + k);
+        a0 += load2(r0 + k) * xk;
+        a1 += load2(r1 + k) * xk;
+        a2 += load2(r2 + k) * xk;
+        a3 += load2(r3 + k) * xk;
     }
-    if (i < n) {
-        const double* ri = L + (size_t)i * n;
-        b[i] = (b[i] - dot_v(ri, b, i)) * dinv[i];
-    }
-    /* L^T x = y: column access of L, done as row-wise axpys to stay contiguous */
-    for (i = n - 1; i >= 0; i--) {
-        const double* ri = L + (size_t)i * n;
-        double xi = b[i] * dinv[i];
-        b[i] = xi;
-        for (int j = 0; j < i; j++)
-            b[j] -= ri[j] * xi;
+    s[0] = hsum(a0), s[1] = hsum(a1), s[2] = hsum(a2), s[3] = hsum(a3);
+    if (k < len) {
+        s[0] += r0[k] * x[k];
+        s[1] += r1[k] * x[k];
+        s[2] += r2[k] * x[k];
+        s[3] += r3[k] * x[k];
     }
 }
 
-void mn_matvec3(const double* Z, int n, const double* b, double* x) {
+void mn_chol_solve(const double* L, const double* dinv, int n, double* b) {
+    if (!L || !dinv || !b || n <= 0) return;
+    /* Both triangular solves go by blocks of four rows (the last one shorter), so that
+     * four independent sums run side by side and b is read or written once per block. */
+    /* L y = b: the block's dot products with the solved part, then the block itself */
+    for (int i = 0; i < n; i += 4) {
+        int bs = n - i < 4 ? n - i : 4;
+        const double* r0 = L + (size_t)i * n;
+        double s[4];
+        if (bs == 4)
+            dot4x1(r0, r0 + n, r0 + 2 * (size_t)n, r0 + 3 * (size_t)n, b, i, s);
+        else
+            for (int q = 0; q < bs; q++)
+                s[q] = dot_v(r0 + (size_t)q * n, b, i);
+        for (int q = 0; q < bs; q++) {
+            const double* rq = r0 + (size_t)q * n;
+            double v = b[i + q] - s[q];
+            for (int t = 0; t < q; t++)
+                v -= rq[i + t] * b[i + t];
+            b[i + q] = v * dinv[i + q];
+        }
+    }
+    /* L^T x = y: column access of L, done as row-wise updates to stay contiguous: the
+     * block itself from its last row up, then b[0, i) -= L[block, 0:i]^T x[block] */
+    for (int i = ((n - 1) / 4) * 4; i >= 0; i -= 4) {
+        int bs = n - i < 4 ? n - i : 4;
+        const double* r0 = L + (size_t)i * n;
+        for (int q = bs - 1; q >= 0; q--) {
+            double v = b[i + q];
+            for (int t = q + 1; t < bs; t++)
+                v -= r0[(size_t)t * n + (size_t)(i + q)] * b[i + t];
+            b[i + q] = v * dinv[i + q];
+        }
+        if (bs == 4) {
+            const double *r1 = r0 + n, *r2 = r0 + 2 * (size_t)n, *r3 = r0 + 3 * (size_t)n;
+            double x0 = b[i], x1 = b[i + 1], x2 = b[i + 2], x3 = b[i + 3];
+            int k = 0;
+            for (; k + 2 <= i; k += 2) {
+                v2d v = load2(b + k) - (x0 * load2(r0 + k) + x1 * load2(r1 + k) +
+                                        x2 * load2(r2 + k) + x3 * load2(r3 + k));
+                memcpy(b + k, &v, sizeof v);
+            }
+            if (k < i) b[k] -= x0 * r0[k] + x1 * r1[k] + x2 * r2[k] + x3 * r3[k];
+        } else {
+            for (int q = 0; q < bs; q++) {
+                const double* rq = r0 + (size_t)q * n;
+                double xq = b[i + q];
+                for (int k = 0; k < i; k++)
+                    b[k] -= rq[k] * xq;
+            }
+        }
+    }
+}
+
+void mn_matvec3(const double* Z, int n, int rows, const double* b, double* x) {
     const double *b0 = b, *b1 = b + n, *b2 = b + 2 * (size_t)n;
-    for (int i = 0; i < n; i++) {
+    for (int i = 0; i < rows; i++) {
         const double* z = Z + (size_t)i * n;
         v2d s0 = {0, 0}, s1 = {0, 0}, s2 = {0, 0};
         int k = 0;

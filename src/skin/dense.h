@@ -19,8 +19,9 @@ int mn_chol_factor(double* A, int n, double* dinv);
 void mn_chol_solve(const double* L, const double* dinv, int n, double* b);
 
 /* x_a = Z b_a for the three vectors b_a = b + a n and x_a = x + a n (a = 0, 1, 2) and a
- * row-major n x n Z: each row of Z is read once for the three. x must not overlap b. */
-void mn_matvec3(const double* Z, int n, const double* b, double* x);
+ * row-major n x n Z, the first rows entries of each x_a only (rows <= n; the rest are
+ * left as they are): each row of Z is read once for the three. x must not overlap b. */
+void mn_matvec3(const double* Z, int n, int rows, const double* b, double* x);
 
 /* Two-lane vectors (GCC/Clang vector extensions: SSE2 on x86-64, scalar code where there
  * is no vector unit) for the fit's per-vertex pass. */

@@ -39,6 +39,7 @@
 #include <marionette/skin.h>
 
 #include "skin/dense.h"
+#include "skin/fit_internal.h"
 
 #include <float.h>
 #include <stdio.h>
@@ -49,9 +50,18 @@
  * with the free translations eliminated); beyond it pair by pair. */
 #define DENSE_MAX 160
 
-/* A rotation step reuses the metric of an earlier iteration while the decrease it predicts
- * shrinks at least this fast from one step to the next (see mn_fit). */
-#define REUSE_RATE 1e-4
+/* After the first iteration of a fit, a rotation step takes its direction by conjugate
+ * gradients preconditioned with the metric of an earlier iteration (pcg_direction) when
+ * they bring the preconditioned residual to eta of its start within PCG_MAX products;
+ * otherwise it builds the metric. eta = min(PCG_ETA, sqrt(g / c0)), but no smaller than
+ * the convergence test needs: a forcing term that shrinks with the energy, so that the
+ * inexact steps keep Gauss-Newton's fast convergence on a small residual (Dembo,
+ * Eisenstat and Steihaug 1982, theorem 3.3; Eisenstat and Walker, "Choosing the Forcing
+ * Terms in an Inexact Newton Method", SIAM J. Sci. Comput. 17, 1996). Below PCG_MIN_NROT
+ * rotation unknowns, building and factorising the metric costs less than the products. */
+#define PCG_ETA 1e-2
+#define PCG_MAX 6
+#define PCG_MIN_NROT 30
 
 /* The second start (rigid_start): tried when the warm start leaves more than this share of
  * the targets' spread c0, with this many rotation-extraction steps per controller. */
@@ -89,9 +99,9 @@ struct mn_fitter {
     mn_vec3* piv;        /* m: pivots relative to rest_origin */
     double* zc;          /* nverts x 3: rest positions relative to rest_origin */
     double* z4;          /* nverts x 4: (zc_i, 1) */
-    int* csr_off;        /* nverts + 1: vertex i's influences are csr_off[i] .. [i + 1) */
-    int* csr_j;          /* nnz: controller */
-    double* csr_w;       /* nnz: weight (> 0) */
+    int* col_off;        /* m + 1: controller j's vertices are col_off[j] .. [j + 1) */
+    int* col_i;          /* nnz: vertex */
+    double* col_w;       /* nnz: its weight times its mass (> 0) */
     int npairs;
     int* pair_a; /* npairs, a <= b */
     int* pair_b;
@@ -130,10 +140,22 @@ struct mn_fitter {
     double* dA;      /* m x 12: scratch */
     double* lambda;  /* 3 x ncap */
     double* lambda0; /* 3 x ncap: lambda at the start of a rotation step */
+    int need_lambda; /* some fixed controller hangs from a free one: rotation_gradient
+                        reads lambda, so the translation step computes it */
     double* grad;    /* nrot */
     double* dir;     /* nrot */
     double* H;       /* nrot x nrot */
     double* Hdinv;   /* nrot: 1 / the diagonal of H's factor */
+
+    /* the metric's product (metric_apply) and the conjugate gradients (pcg_direction) */
+    double* dAv;   /* m x 12: the rate of every A_j along the increments */
+    double* GdA;   /* m x 12: its derivative sum_k dA_k Q_kj */
+    mn_vec3* omg;  /* m: angular rate of every controller */
+    mn_vec3* tv;   /* m: and the rate of its origin */
+    double* wfree; /* 2 x 3 x nfree: the free translations' derivatives, then rates */
+    double* Qt;    /* nfree x m x 4: sum of Q_jk's last row over the j carried by a free one */
+    double* cg;    /* 4 x nrot: x, r, z, p of the conjugate gradients */
+    double* Hp;    /* nrot */
     double* svd_work;
 };
 
@@ -169,9 +191,9 @@ void mn_fitter_destroy(mn_fitter* f) {
     free(f->piv);
     free(f->zc);
     free(f->z4);
-    free(f->csr_off);
-    free(f->csr_j);
-    free(f->csr_w);
+    free(f->col_off);
+    free(f->col_i);
+    free(f->col_w);
     free(f->pair_a);
     free(f->pair_b);
     free(f->Q);
@@ -202,6 +224,14 @@ void mn_fitter_destroy(mn_fitter* f) {
     free(f->H);
     free(f->Hdinv);
     free(f->svd_work);
+    free(f->dAv);
+    free(f->GdA);
+    free(f->omg);
+    free(f->tv);
+    free(f->wfree);
+    free(f->Qt);
+    free(f->cg);
+    free(f->Hp);
     free(f);
 }
 
@@ -542,8 +572,8 @@ static void translation_solve(mn_fitter* f, const mn_mat3* R, mn_vec3* d) {
         f->rhs[(size_t)n + m + c] = s * res.y;
         f->rhs[2 * (size_t)n + m + c] = f->dim == 3 ? s * res.z : 0;
     }
-    mn_matvec3(f->kkt_inv, n, f->rhs, f->sol);
-    for (int ax = 0; ax < 3; ax++) {
+    mn_matvec3(f->kkt_inv, n, f->need_lambda ? n : m, f->rhs, f->sol);
+    for (int ax = 0; ax < 3 && f->need_lambda; ax++) {
         const double* x = f->sol + (size_t)ax * (size_t)n;
         for (int c = 0; c < f->nc; c++)
             f->lambda[(size_t)ax * (size_t)f->ncap + (size_t)c] = s * x[m + c];
@@ -555,13 +585,12 @@ static void translation_solve(mn_fitter* f, const mn_mat3* R, mn_vec3* d) {
         d[j] = mn_vec3_add(d[j], mn_v3(x0[j], x1[j], f->dim == 3 ? x2[j] : 0));
 }
 
-/* Partial gradient of g with respect to the left-multiplied rotation vector of j (needs
- * GA): with M = GA_j E_j^T R_j^T, E_j = [I | -piv_j], dg/dp = vee(M - M^T). */
-static mn_vec3 rot_grad(const mn_fitter* f, const mn_mat3* R, int j) {
-    const double* G = f->GA + 12 * j;
+/* Partial gradient of g with respect to the left-multiplied rotation vector of j, from
+ * G = dg/dA_j: with M = G E_j^T R_j^T, E_j = [I | -piv_j], dg/dp = vee(M - M^T). */
+static mn_vec3 rot_grad(const mn_fitter* f, const double* G, const mn_mat3* R, int j) {
     mn_vec3 pv = f->piv[j];
     double pj[3] = {pv.x, pv.y, pv.z};
-    mn_mat3 GE; /* GA_j E_j^T = GA[:, 0:3] - GA[:, 3] piv^T */
+    mn_mat3 GE; /* G E_j^T = G[:, 0:3] - G[:, 3] piv^T */
     for (int r = 0; r < 3; r++)
         for (int c = 0; c < 3; c++)
             GE.m[3 * r + c] = G[4 * r + c] - G[4 * r + 3] * pj[c];
@@ -581,8 +610,10 @@ static int check_targets(const mn_fitter* f, const double* x) {
 /* The one pass over the vertices per frame (seed "Find Optimized Translation": the
  * right-hand side W^T M X', here for every A_j at once):
  *   B_j = sum_i m_i w_ij (x_i - o) z_i^T,  c0 = 1/2 sum_i m_i |x_i - o|^2,
- * with o the targets' mass-weighted centroid. The pass runs over the sparse influence
- * lists (csr_*) relative to an origin oa taken from 16 evenly spaced targets (inside the
+ * with o the targets' mass-weighted centroid. c0 and the centroid take a pass over the
+ * vertices, and each B_j one over its controller's vertices (col_*), summed in registers
+ * rather than added into memory vertex by vertex. Both are taken relative to an origin oa
+ * from 16 evenly spaced targets (inside the
  * figure, which is all the sums' conditioning needs; a full pass for the centroid first
  * cost a sixth to a third of a 200,000-vertex frame). The pass's own sums give o, and the
  * difference is removed by exact algebra on m-sized sums (B_j -= (o - oa) S1_j^T,
@@ -602,11 +633,9 @@ static int load_targets(mn_fitter* f, const double* x) {
         ms += mass[i];
     }
     mn_vec3 oa = mn_vec3_scale(mn_v3(ox, oy, oz), 1.0 / ms);
-    double* B = f->Bnew;
-    memset(B, 0, (size_t)m * 12 * sizeof(double));
     double c0 = 0, sx = 0, sy = 0, sz = 0;
     for (i = 0; i < n; i++) {
-        const double* p = x + dim * i;
+        const double* p = x + (size_t)dim * (size_t)i;
         double mi = mass[i];
         double xv[3] = {p[0] - oa.x, p[1] - oa.y, dim == 3 ? p[2] - oa.z : 0};
         double mx[3] = {mi * xv[0], mi * xv[1], mi * xv[2]};
@@ -614,17 +643,45 @@ static int load_targets(mn_fitter* f, const double* x) {
         sy += mx[1];
         sz += mx[2];
         c0 += mx[0] * xv[0] + mx[1] * xv[1] + mx[2] * xv[2];
-        /* m_i (x_i - oa) z_i^T (row-major 3 x 4) as six two-lane vectors, added into B_j
-         * times w_ij for each influence */
-        const double* z = f->z4 + 4 * i;
-        mn_v2d za = mn_v2d_load(z), zb = mn_v2d_load(z + 2);
-        mn_v2d P[6] = {mx[0] * za, mx[0] * zb, mx[1] * za, mx[1] * zb, mx[2] * za, mx[2] * zb};
-        for (int s = f->csr_off[i]; s < f->csr_off[i + 1]; s++) {
-            double w = f->csr_w[s];
-            double* Bj = B + 12 * f->csr_j[s];
-            for (int u = 0; u < 6; u++)
-                mn_v2d_store(Bj + 2 * u, mn_v2d_load(Bj + 2 * u) + w * P[u]);
+    }
+    /* B_j controller by controller over its vertices, in registers: m_i w_ij (x_i - oa) z_i^T
+     * (row-major 3 x 4) as six two-lane vectors, two entries at a time into two sets of
+     * sums so that no sum waits on the one before */
+    double* B = f->Bnew;
+    mn_v2d o01 = {oa.x, oa.y};
+    for (int j = 0; j < m; j++) {
+        mn_v2d a0 = {0, 0}, a1 = a0, a2 = a0, a3 = a0, a4 = a0, a5 = a0;
+        mn_v2d b0 = a0, b1 = a0, b2 = a0, b3 = a0, b4 = a0, b5 = a0;
+        int s = f->col_off[j], e = f->col_off[j + 1];
+#define MN_B_TERM(S, c0_, c1_, c2_, c3_, c4_, c5_)                                                 \
+    do {                                                                                           \
+        int v_ = f->col_i[S];                                                                      \
+        double w_ = f->col_w[S];                                                                   \
+        const double* p_ = x + (size_t)dim * (size_t)v_;                                           \
+        mn_v2d q_ = w_ * (mn_v2d){p_[0], p_[1]} - w_ * o01;                                        \
+        double x2_ = dim == 3 ? w_ * (p_[2] - oa.z) : 0;                                           \
+        const double* z_ = f->z4 + 4 * (size_t)v_;                                                 \
+        mn_v2d za_ = mn_v2d_load(z_), zb_ = mn_v2d_load(z_ + 2);                                   \
+        c0_ += q_[0] * za_;                                                                        \
+        c1_ += q_[0] * zb_;                                                                        \
+        c2_ += q_[1] * za_;                                                                        \
+        c3_ += q_[1] * zb_;                                                                        \
+        c4_ += x2_ * za_;                                                                          \
+        c5_ += x2_ * zb_;                                                                          \
+    } while (0)
+        for (; s + 2 <= e; s += 2) {
+            MN_B_TERM(s, a0, a1, a2, a3, a4, a5);
+            MN_B_TERM(s + 1, b0, b1, b2, b3, b4, b5);
         }
+        if (s < e) MN_B_TERM(s, a0, a1, a2, a3, a4, a5);
+#undef MN_B_TERM
+        double* Bj = B + 12 * j;
+        mn_v2d_store(Bj, a0 + b0);
+        mn_v2d_store(Bj + 2, a1 + b1);
+        mn_v2d_store(Bj + 4, a2 + b2);
+        mn_v2d_store(Bj + 6, a3 + b3);
+        mn_v2d_store(Bj + 8, a4 + b4);
+        mn_v2d_store(Bj + 10, a5 + b5);
     }
     if (!isfinite(c0) && !check_targets(f, x)) return 0;
     f->Bnew = f->B; /* the new sums become B */
@@ -678,7 +735,7 @@ void mn_fit_gradient(mn_fitter* f, const mn_xform* pose, double* grad_rot, doubl
     load_pose(f, pose);
     energy_and_grad(f, f->R, f->d, 1);
     for (int j = 0; j < f->m; j++) {
-        mn_vec3 g = rot_grad(f, f->R, j);
+        mn_vec3 g = rot_grad(f, f->GA + 12 * j, f->R, j);
         if (grad_rot) {
             grad_rot[3 * j] = g.x;
             grad_rot[3 * j + 1] = g.y;
@@ -726,7 +783,8 @@ mn_fitter* mn_fitter_create(const mn_rig* r, const uint8_t* fixed, mn_error* err
         f->Wv = malloc((size_t)m * (size_t)m * 3 * sizeof(double));
         f->vpat = malloc((size_t)m * (size_t)m * sizeof(int));
         f->vpat_n = malloc((size_t)m * sizeof(int));
-        if (!f->X || !f->V || !f->Wv || !f->vpat || !f->vpat_n) goto nomem;
+        f->Qt = malloc((size_t)m * (size_t)m * 4 * sizeof(double));
+        if (!f->X || !f->V || !f->Wv || !f->vpat || !f->vpat_n || !f->Qt) goto nomem;
     }
     f->phi = malloc((size_t)m * sizeof(mn_mat3));
     f->tau = malloc((size_t)m * sizeof(mn_vec3));
@@ -749,29 +807,37 @@ mn_fitter* mn_fitter_create(const mn_rig* r, const uint8_t* fixed, mn_error* err
     for (int i = 0; i < r->nverts; i++)
         for (int c = 0; c < 3; c++)
             f->zc[3 * i + c] = r->rest[3 * i + c] - (&o.x)[c];
-    /* the per-frame pass's data: (z_i, 1) and the influence lists without empty slots */
+    /* the per-frame pass's data: (z_i, 1) and, per controller, its vertices with their
+     * weights times their masses (no empty slots) */
     f->z4 = malloc((size_t)r->nverts * 4 * sizeof(double));
-    f->csr_off = malloc(((size_t)r->nverts + 1) * sizeof(int));
+    f->col_off = calloc((size_t)m + 1, sizeof(int));
     size_t nnz = 0;
     for (size_t t = 0; t < (size_t)r->nverts * (size_t)r->k; t++)
         nnz += r->w_val[t] != 0;
-    f->csr_j = malloc((nnz ? nnz : 1) * sizeof(int));
-    f->csr_w = malloc((nnz ? nnz : 1) * sizeof(double));
-    if (!f->z4 || !f->csr_off || !f->csr_j || !f->csr_w) goto nomem;
-    nnz = 0;
+    f->col_i = malloc((nnz ? nnz : 1) * sizeof(int));
+    f->col_w = malloc((nnz ? nnz : 1) * sizeof(double));
+    if (!f->z4 || !f->col_off || !f->col_i || !f->col_w) goto nomem;
     for (int i = 0; i < r->nverts; i++) {
         for (int c = 0; c < 3; c++)
             f->z4[4 * i + c] = f->zc[3 * i + c];
         f->z4[4 * i + 3] = 1.0;
-        f->csr_off[i] = (int)nnz;
+        for (int s = 0; s < r->k; s++)
+            if (r->w_val[(size_t)i * r->k + s] != 0)
+                f->col_off[r->w_idx[(size_t)i * r->k + s] + 1]++;
+    }
+    for (int j = 0; j < m; j++)
+        f->col_off[j + 1] += f->col_off[j];
+    for (int i = 0; i < r->nverts; i++) /* vertices in increasing order within a column */
         for (int s = 0; s < r->k; s++) {
             double w = r->w_val[(size_t)i * r->k + s];
             if (w == 0) continue;
-            f->csr_j[nnz] = r->w_idx[(size_t)i * r->k + s];
-            f->csr_w[nnz++] = w;
+            int j = r->w_idx[(size_t)i * r->k + s], at = f->col_off[j]++;
+            f->col_i[at] = i;
+            f->col_w[at] = w * r->mass[i];
         }
-    }
-    f->csr_off[r->nverts] = (int)nnz;
+    for (int j = m; j > 0; j--) /* the filling moved every start to the next one's */
+        f->col_off[j] = f->col_off[j - 1];
+    f->col_off[0] = 0;
     for (int j = 0; j < m; j++)
         f->piv[j] = mn_vec3_sub(r->ctrl_pivot[j], o);
     if (!build_pairs(f)) goto nomem;
@@ -807,6 +873,14 @@ mn_fitter* mn_fitter_create(const mn_rig* r, const uint8_t* fixed, mn_error* err
     f->H = malloc(nrot_max * nrot_max * sizeof(double) + 8);
     f->Hdinv = malloc(nrot_max * sizeof(double) + 8);
     f->svd_work = malloc(mn_svd_work_size(3, 3) * sizeof(double) + 64);
+    f->dAv = malloc((size_t)m * 12 * sizeof(double));
+    f->GdA = malloc((size_t)m * 12 * sizeof(double));
+    f->omg = malloc((size_t)m * sizeof(mn_vec3));
+    f->tv = malloc((size_t)m * sizeof(mn_vec3));
+    f->wfree = malloc(6 * (size_t)m * sizeof(double));
+    f->cg = malloc(4 * nrot_max * sizeof(double));
+    f->Hp = malloc(nrot_max * sizeof(double));
+    if (!f->dAv || !f->GdA || !f->omg || !f->tv || !f->wfree || !f->cg || !f->Hp) goto nomem;
     if (!f->con_a || !f->con_b || !f->kkt || !f->piv_kkt || !f->rhs || !f->sol || !f->kkt_inv ||
         !f->lambda || !f->lambda0 || !f->B || !f->Bnew || !f->GA || !f->Abuf || !f->A0 || !f->GA0 ||
         !f->dA || !f->R || !f->Rt || !f->d || !f->dt || !f->grad || !f->dir || !f->H || !f->Hdinv ||
@@ -855,6 +929,9 @@ mn_status mn_fitter_set_fixed(mn_fitter* f, const uint8_t* fixed, mn_error* err)
     }
     f->nrot = nrot;
     f->nrl = nrl;
+    f->need_lambda = 0;
+    for (int k = 0; k < f->nc; k++)
+        if (f->con_b[k] >= 0 && f->up[f->con_a[k]] != f->con_b[k]) f->need_lambda = 1;
     /* the free controllers and the inverse of their translations' metric (sums of
      * s_jk over the controllers each carries); without it the Schur step is skipped */
     int nfree = 0;
@@ -900,6 +977,16 @@ mn_status mn_fitter_set_fixed(mn_fitter* f, const uint8_t* fixed, mn_error* err)
             S[(size_t)ta * nfree + tb] += sv;
             if (f->pair_a[p] != f->pair_b[p]) S[(size_t)tb * nfree + ta] += sv;
         }
+        /* the pairs' sums of a free controller's translation, for metric_apply */
+        memset(f->Qt, 0, (size_t)nfree * (size_t)m * 4 * sizeof(double));
+        for (int p = 0; p < f->npairs; p++) {
+            int a = f->pair_a[p], b = f->pair_b[p], ta = f->top[a], tb = f->top[b];
+            const double* q = f->Q + 16 * p + 12;
+            for (int c = 0; c < 4; c++) {
+                if (ta >= 0) f->Qt[((size_t)ta * m + b) * 4 + c] += q[c];
+                if (a != b && tb >= 0) f->Qt[((size_t)tb * m + a) * 4 + c] += q[c];
+            }
+        }
         if (mn_cholesky_factor(S, nfree) == MN_OK) {
             for (int u = 0; u < nfree; u++) {
                 double* col = f->Kinv + (size_t)u * nfree; /* symmetric: row u = column u */
@@ -923,22 +1010,19 @@ mn_status mn_fitter_set_fixed(mn_fitter* f, const uint8_t* fixed, mn_error* err)
  * unknowns of the rotation step are these increments; attachments hold by construction,
  * and the translation step then moves the free controllers. */
 
-/* Directional derivative of g along the increments: for each p,
- *   dg/dp_p = sum over j carried by p (p itself included) of gR_j + (d_j - d_p) x gd_j,
- * with gR_j the rotation gradient and gd_j = dg/dd_j. At the translation step's minimiser
- * this is the gradient of the reduced energy (the increments keep every attachment, so
- * the multipliers do not enter). Needs GA at (R, d). */
-static void rotation_gradient(mn_fitter* f, const mn_mat3* R, const mn_vec3* d) {
-    memset(f->grad, 0, (size_t)f->nrot * sizeof(double));
-    /* The sum over the carried set in O(m), children into parents (a child's index is
-     * larger than its parent's): with g1_p = sum_j (gR_j + (d_j - d_p) x gd_j) and
-     * G_p = sum_j gd_j over the controllers j carried by p, a child c of p brings
-     * g1_c + (d_c - d_p) x G_c. */
+/* out_p = sum over j carried by p (p included) of gR_j + (d_j - d_p) x gd_j, at the rotation
+ * unknowns' offsets, for per-controller derivatives GA_j = dg/dA_j (3 x 4): gR_j the
+ * derivative for a turn of j about its own pivot, gd_j = GA_j's last column. The sum over
+ * the carried set in O(m), children into parents (a child's index is larger than its
+ * parent's): with g1_p = sum_j (gR_j + (d_j - d_p) x gd_j) and G_p = sum_j gd_j over the
+ * controllers j carried by p, a child c of p brings g1_c + (d_c - d_p) x G_c. */
+static void carried_contract(mn_fitter* f, const mn_mat3* R, const mn_vec3* d, const double* GA,
+                             double* out) {
     mn_vec3* g1 = f->gsum;
     mn_vec3* G2 = f->gsum + f->m;
     for (int j = 0; j < f->m; j++) {
-        const double* G = f->GA + 12 * j;
-        g1[j] = rot_grad(f, R, j);
+        const double* G = GA + 12 * j;
+        g1[j] = rot_grad(f, G, R, j);
         G2[j] = mn_v3(G[3], G[7], G[11]);
     }
     for (int j = f->m - 1; j >= 0; j--) {
@@ -952,13 +1036,25 @@ static void rotation_gradient(mn_fitter* f, const mn_mat3* R, const mn_vec3* d) 
         int o = f->rot_off[j];
         if (o < 0) continue;
         if (f->dim == 3) {
-            f->grad[o] = g1[j].x;
-            f->grad[o + 1] = g1[j].y;
-            f->grad[o + 2] = g1[j].z;
+            out[o] = g1[j].x;
+            out[o + 1] = g1[j].y;
+            out[o + 2] = g1[j].z;
         } else {
-            f->grad[o] = g1[j].z;
+            out[o] = g1[j].z;
         }
     }
+}
+
+/* Directional derivative of g along the increments: for each p,
+ *   dg/dp_p = sum over j carried by p (p itself included) of gR_j + (d_j - d_p) x gd_j,
+ * with gR_j the rotation gradient and gd_j = dg/dd_j. At the translation step's minimiser
+ * this is the gradient of the reduced energy (the increments keep every attachment, so
+ * the multipliers do not enter). Needs GA at (R, d). */
+static void carried_contract(mn_fitter* f, const mn_mat3* R, const mn_vec3* d, const double* GA,
+                             double* out);
+
+static void rotation_gradient(mn_fitter* f, const mn_mat3* R, const mn_vec3* d) {
+    carried_contract(f, R, d, f->GA, f->grad);
     /* A fixed controller attached to a free parent is not carried by the increments: its
      * attachment row then moves with them, and the multiplier adds its share (envelope
      * theorem: the constraint d_c - d_p - R_p e = 0 changes by -dq x (d_c - d_q) when q
@@ -1241,6 +1337,166 @@ static void build_metric(mn_fitter* f, const mn_mat3* R, const mn_vec3* d, int c
         build_metric_pairs(f, R, d, coupled);
 }
 
+/* out = H v, the product with the metric build_metric assembles (coupled), without
+ * assembling it: v turns every controller by the increments (a point y moving with
+ * controller j moves at w_j x y + t_j, with w_j and t_j = -v_q x d_q summed over the
+ * controllers q carrying j, j included), so A_j changes at dA_j = [w_j]x A_j + [0 | t_j];
+ * the free translations take the rates that minimise the vertices' kinetic
+ * energy 1/2 sum_jk <dA_j Q_jk, dA_k> (their Schur complement, as in build_metric_dense),
+ * and H v is that energy's derivative with respect to the increments: the pairs' sums
+ * GdA_j = sum_k dA_k Q_kj contracted over the carried sets like the gradient
+ * (carried_contract). O(pairs + m) per product, where assembling H costs O(pairs + m^2)
+ * and factorising it O(m^3). A holds the A_j at (R, d). */
+static void metric_apply(mn_fitter* f, const mn_mat3* R, const mn_vec3* d, const double* A,
+                         const double* v, double* out) {
+    int m = f->m;
+    for (int j = 0; j < m; j++) {
+        int u = f->up[j], o = f->rot_off[j];
+        mn_vec3 w = u >= 0 ? f->omg[u] : mn_v3(0, 0, 0);
+        mn_vec3 t = u >= 0 ? f->tv[u] : mn_v3(0, 0, 0);
+        if (o >= 0) {
+            mn_vec3 vj = f->dim == 3 ? mn_v3(v[o], v[o + 1], v[o + 2]) : mn_v3(0, 0, v[o]);
+            w = mn_vec3_add(w, vj);
+            t = mn_vec3_sub(t, mn_vec3_cross(vj, d[j]));
+        }
+        f->omg[j] = w;
+        f->tv[j] = t;
+        const double* a = A + 12 * j;
+        double* da = f->dAv + 12 * j;
+        for (int c = 0; c < 4; c++) {
+            mn_vec3 r = mn_vec3_cross(w, mn_v3(a[c], a[4 + c], a[8 + c]));
+            if (c == 3) r = mn_vec3_add(r, t);
+            da[c] = r.x;
+            da[4 + c] = r.y;
+            da[8 + c] = r.z;
+        }
+    }
+    double* G = f->GdA;
+    memset(G, 0, (size_t)m * 12 * sizeof(double));
+    for (int p = 0; p < f->npairs; p++) {
+        int a = f->pair_a[p], b = f->pair_b[p];
+        const double* Q = f->Q + 16 * p;
+        add_AQ(G + 12 * b, f->dAv + 12 * a, Q);
+        if (a != b) add_AQ(G + 12 * a, f->dAv + 12 * b, Q);
+    }
+    int nf = f->nfree;
+    if (f->X && f->kinv_ok && nf > 0) {
+        /* the free translations' derivatives gt, their rates wt = -K^-1 gt (per axis), and
+         * the pairs' sums of the rates: [0 | wt] Q_jk adds wt Q_jk's last row, summed
+         * beforehand over the j that t carries (Qt) */
+        double* gt = f->wfree;
+        double* wt = f->wfree + 3 * (size_t)nf;
+        memset(gt, 0, 3 * (size_t)nf * sizeof(double));
+        for (int j = 0; j < m; j++) {
+            int t = f->top[j];
+            if (t < 0) continue;
+            for (int ax = 0; ax < 3; ax++)
+                gt[(size_t)ax * nf + t] += G[12 * j + 4 * ax + 3];
+        }
+        for (int ax = 0; ax < 3; ax++)
+            for (int t = 0; t < nf; t++) {
+                double sum = 0;
+                if (ax < f->dim)
+                    for (int q = 0; q < nf; q++)
+                        sum += f->Kinv[(size_t)t * nf + q] * gt[(size_t)ax * nf + q];
+                wt[(size_t)ax * nf + t] = -sum;
+            }
+        for (int t = 0; t < nf; t++)
+            for (int k = 0; k < m; k++) {
+                const double* q = f->Qt + ((size_t)t * m + k) * 4;
+                double* Gk = G + 12 * k;
+                for (int r = 0; r < 3; r++) {
+                    double w = wt[(size_t)r * nf + t];
+                    for (int c = 0; c < 4; c++)
+                        Gk[4 * r + c] += w * q[c];
+                }
+            }
+    }
+    carried_contract(f, R, d, G, out);
+}
+
+/* The rotation step's direction from an earlier metric: conjugate gradients on
+ * H dir = -grad with the current metric's product (metric_apply) and, as preconditioner,
+ * the factor of the metric built at an earlier iterate (in f->H). An inexact Newton step
+ * (Dembo, Eisenstat and Steihaug, "Inexact Newton Methods", SIAM J. Numer. Anal. 19, 1982;
+ * Kelley, "Iterative Methods for Linear and Nonlinear Equations", 1995, 6.1 and 7.2,
+ * Newton-Krylov with a frozen preconditioner): the metric changes little between
+ * iterates, so the preconditioned system is close to the identity and a few products,
+ * each O(pairs + m), replace assembling and factorising the metric. floor is the decrease
+ * below which the fit has converged: when the earlier metric's own step predicts less than
+ * a tenth of it, that step is returned without products (returns 1), and eta is raised to
+ * what brings the decrease left to a tenth of floor. The iteration stops when the
+ * preconditioned residual falls to eta of its start (returns 1) or after maxit products
+ * (returns 0; dir holds the last iterate, a descent direction). */
+static int pcg_direction(mn_fitter* f, const mn_mat3* R, const mn_vec3* d, double eta, int maxit,
+                         double floor) {
+    int n = f->nrot;
+    double *x = f->cg, *r = x + n, *z = r + n, *p = z + n, *Hp = f->Hp;
+    for (int i = 0; i < n; i++) {
+        x[i] = 0;
+        r[i] = z[i] = -f->grad[i];
+    }
+    mn_chol_solve(f->H, f->Hdinv, n, z);
+    double rz = 0;
+    for (int i = 0; i < n; i++)
+        rz += r[i] * z[i];
+    memcpy(p, z, (size_t)n * sizeof(double));
+    int ok = 0, k = 0;
+    if (!(0.5 * rz > 0.1 * floor)) {
+        memcpy(f->dir, z, (size_t)n * sizeof(double));
+        return 1;
+    }
+    /* (the step's error in the metric's norm is about eta times the step) */
+    eta = fmin(PCG_ETA, fmax(eta, sqrt(0.1 * floor / (0.5 * rz))));
+    double stop = eta * eta * rz;
+    while (rz > 0 && k < maxit) {
+        metric_apply(f, R, d, f->Abuf, p, Hp);
+        k++;
+        double pHp = 0;
+        for (int i = 0; i < n; i++)
+            pHp += p[i] * Hp[i];
+        if (!(pHp > 0)) break;
+        double al = rz / pHp, rzn = 0;
+        for (int i = 0; i < n; i++) {
+            x[i] += al * p[i];
+            r[i] -= al * Hp[i];
+            z[i] = r[i];
+        }
+        mn_chol_solve(f->H, f->Hdinv, n, z);
+        for (int i = 0; i < n; i++)
+            rzn += r[i] * z[i];
+        if (rzn <= stop) {
+            ok = 1;
+            break;
+        }
+        double be = rzn / rz;
+        for (int i = 0; i < n; i++)
+            p[i] = z[i] + be * p[i];
+        rz = rzn;
+    }
+    memcpy(f->dir, x, (size_t)n * sizeof(double));
+    return ok;
+}
+
+int mn_fit_metric_products(mn_fitter* f, const mn_xform* pose, const double* v, double* dense,
+                           double* implicit) {
+    if (!f || !pose || !v || !dense || !implicit || !f->have_targets || f->nrot == 0) return 0;
+    load_pose(f, pose);
+    translation_grad(f, f->R, f->d);
+    translation_solve(f, f->R, f->d);
+    energy_and_grad(f, f->R, f->d, 1);
+    build_metric(f, f->R, f->d, 1);
+    int n = f->nrot;
+    for (int i = 0; i < n; i++) { /* H's lower triangle holds it */
+        double s = 0;
+        for (int k = 0; k < n; k++)
+            s += (k <= i ? f->H[(size_t)i * n + k] : f->H[(size_t)k * n + i]) * v[k];
+        dense[i] = s;
+    }
+    metric_apply(f, f->R, f->d, f->Abuf, v, implicit);
+    return n;
+}
+
 /* Solves H dir = -grad with a little Levenberg damping (a controller whose vertices lie
  * on a line cannot sense rotation about it). Falls back to the scaled gradient. */
 static int rotation_direction(mn_fitter* f) {
@@ -1275,9 +1531,22 @@ static mn_mat3 reorthonormalize(const mn_mat3* P) {
     return mn_mat3_mul(P, &T);
 }
 
+/* The Cayley transform (I - [v]x / 2)^-1 (I + [v]x / 2), the rotation of the unit
+ * quaternion along (1, v / 2): the angle 2 atan(|v| / 2) = |v| - |v|^3 / 12 + ... about
+ * v's axis, so it agrees with exp([v]x) to second order, without a sine or a cosine. */
+static mn_mat3 cayley(mn_vec3 v) {
+    double s = 1.0 / sqrt(1.0 + 0.25 * mn_vec3_dot(v, v));
+    mn_quat q = {s, 0.5 * s * v.x, 0.5 * s * v.y, 0.5 * s * v.z};
+    return mn_quat_to_mat3(q);
+}
+
 /* Applies alpha * dir, root to leaves: controller j moves by M_j = M_up(j) o G_j where
- * G_j turns about j's pivot by exp([alpha dir_j]x) (identity for a controller without a
- * rotation unknown). R_j <- Phi_j R_j (re-orthonormalised), d_j <- M_j(d_j). */
+ * G_j turns about j's pivot by cayley(alpha dir_j) (identity for a controller without a
+ * rotation unknown). R_j <- Phi_j R_j (re-orthonormalised), d_j <- M_j(d_j). Any map of the
+ * increments to rotations that agrees with exp to first order keeps the Gauss-Newton
+ * step's convergence (a retraction: Absil, Mahony and Sepulchre, "Optimization Algorithms
+ * on Matrix Manifolds", 2008, 4.1 and 8.4); the line search measures the energy where the
+ * map leads. */
 static void apply_rotation(mn_fitter* f, const mn_mat3* R, const mn_vec3* d, double alpha,
                            mn_mat3* Rout, mn_vec3* dout) {
     for (int j = 0; j < f->m; j++) {
@@ -1287,7 +1556,7 @@ static void apply_rotation(mn_fitter* f, const mn_mat3* R, const mn_vec3* d, dou
             mn_vec3 dp =
                 f->dim == 3 ? mn_v3(alpha * f->dir[o], alpha * f->dir[o + 1], alpha * f->dir[o + 2])
                             : mn_v3(0, 0, alpha * f->dir[o]);
-            E = mn_mat3_exp(dp);
+            E = cayley(dp);
         }
         mn_vec3 tau = mn_vec3_sub(d[j], mn_mat3_mulv(&E, d[j]));
         int u = f->up[j];
@@ -1312,23 +1581,15 @@ static double reduced_energy(mn_fitter* f, double alpha) {
     return energy_and_grad(f, f->Rt, f->dt, 1); /* GA for the next gradient, if accepted */
 }
 
-/* g(trial) - g(current) without the cancellation of g itself: with dA = A' - A and GA the
- * gradient at the current point, dg = sum_j <dA_j, GA_j> + 1/2 sum_jk <dA_j Q_jk, dA_k>
- * (g is quadratic in the A_j). Needs A0/GA0 of the current point and Abuf of the trial. */
+/* g(trial) - g(current) without the cancellation of g itself: g is quadratic in the A_j,
+ * so with dA = A' - A, dg = sum_j <dA_j, (GA_j + GA'_j) / 2> exactly (the gradient changes
+ * by dA Q), from the gradients at both points, which hold no cancellation. Needs A0/GA0 of
+ * the current point and Abuf/GA of the trial. */
 static double delta_energy(const mn_fitter* f) {
-    int m = f->m;
-    double* dA = f->dA;
-    double lin = 0, quad = 0;
-    for (int u = 0; u < 12 * m; u++) {
-        dA[u] = f->Abuf[u] - f->A0[u];
-        lin += dA[u] * f->GA0[u];
-    }
-    for (int p = 0; p < f->npairs; p++) {
-        int a = f->pair_a[p], b = f->pair_b[p];
-        const double* Q = f->Q + 16 * p;
-        quad += (a == b ? 1.0 : 2.0) * dot_AQB(dA + 12 * a, Q, dA + 12 * b);
-    }
-    return lin + 0.5 * quad;
+    double s = 0;
+    for (int u = 0; u < 12 * f->m; u++)
+        s += (f->Abuf[u] - f->A0[u]) * (f->GA0[u] + f->GA[u]);
+    return 0.5 * s;
 }
 
 static int pose_finite(const mn_xform* pose, int m) {
@@ -1456,43 +1717,36 @@ mn_status mn_fit(mn_fitter* f, mn_xform* pose, const double* targets, const mn_f
     mn_status st = MN_ERR_NOCONVERGE;
     int it = 0;
     if (f->nrot == 0 || g <= floor_abs) st = MN_OK;
-    int have_factor = 0;  /* f->H holds the factorised metric of an earlier iteration */
-    double pred_prev = 0; /* the decrease the last step's model predicted, if a full step */
+    int have_factor = 0; /* f->H holds the factorised metric of an earlier iteration */
+    int rebuild = 0;     /* the last inexact direction failed: build the metric */
     for (; it < o.max_iters && st != MN_OK; it++) {
         /* GA and lambda are those of (R, d) after the translation step */
         rotation_gradient(f, f->R, f->d);
         double slope = 0;
-        int reuse = 0;
-        if (have_factor) {
-            /* The direction from the factorised metric of an earlier iteration. First the
-             * convergence test below with it: near convergence the steps are tiny and the
-             * metric barely changes, so when that metric predicts a decrease a hundred
-             * times below the tolerance the fit has converged. */
-            for (int i = 0; i < f->nrot; i++)
-                f->dir[i] = -f->grad[i];
-            mn_chol_solve(f->H, f->Hdinv, f->nrot, f->dir);
-            double s0 = 0;
-            for (int i = 0; i < f->nrot; i++)
-                s0 += f->grad[i] * f->dir[i];
-            if (!(s0 < 0) || -0.5 * s0 <= 0.01 * o.tol * g || -0.5 * s0 <= 1e-22 * f->c0) {
-                st = MN_OK;
-                break;
-            }
-            /* Otherwise the old metric is kept while it still contracts (the chord
-             * method, Kelley, "Iterative Methods for Linear and Nonlinear Equations" 5.4,
-             * Shamanskii's variant: Newton's method that refactors only every few
-             * steps): after a full step, when the decrease it now predicts is below
-             * REUSE_RATE of the one it predicted before, the metric still describes the
-             * energy and the step is taken with it, without building the metric (most of
-             * an iteration's cost). Otherwise it is rebuilt at the current pose. */
-            if (pred_prev > 0 && -0.5 * s0 <= REUSE_RATE * pred_prev && -0.5 * s0 > o.tol * g) {
-                reuse = 1;
-                slope = s0;
+        int inexact = 0;
+        if (have_factor && !rebuild && f->nrot >= PCG_MIN_NROT) {
+            /* The direction by conjugate gradients preconditioned with the earlier metric
+             * (pcg_direction); when they do not converge within PCG_MAX products the
+             * metric is built at the current pose instead. */
+            double eta = sqrt(g / (f->c0 + DBL_MIN));
+            double floor = fmax(o.tol * g, 1e-20 * f->c0);
+            if (pcg_direction(f, f->R, f->d, eta, PCG_MAX, floor)) {
+                for (int i = 0; i < f->nrot; i++)
+                    slope += f->grad[i] * f->dir[i];
+                /* the convergence test of a built metric's step (below): the decrease the
+                 * conjugate gradients predict is that step's to a share of about eta^2 */
+                if (!(slope < 0) || -0.5 * slope <= o.tol * g || -0.5 * slope <= 1e-20 * f->c0) {
+                    st = MN_OK;
+                    break;
+                }
+                inexact = 1;
             }
         }
-        if (!reuse) {
+        rebuild = 0;
+        if (!inexact) {
+            slope = 0;
             build_metric(f, f->R, f->d, o.coupled_rotation);
-            have_factor = rotation_direction(f);
+            have_factor = rotation_direction(f) && o.coupled_rotation;
             for (int i = 0; i < f->nrot; i++)
                 slope += f->grad[i] * f->dir[i];
             /* the Gauss-Newton model predicts a decrease of -slope / 2: when that is below
@@ -1506,7 +1760,7 @@ mn_status mn_fit(mn_fitter* f, mn_xform* pose, const double* targets, const mn_f
         /* the current point's A and gradient, for the energy differences */
         memcpy(f->A0, f->Abuf, (size_t)f->m * 12 * sizeof(double));
         memcpy(f->GA0, f->GA, (size_t)f->m * 12 * sizeof(double));
-        if (reuse) memcpy(f->lambda0, f->lambda, 3 * (size_t)f->ncap * sizeof(double));
+        if (inexact) memcpy(f->lambda0, f->lambda, 3 * (size_t)f->ncap * sizeof(double));
         double alpha = 1, dg = 0;
         int ok = 0;
         for (int h = 0; h <= o.max_halvings; h++, alpha *= 0.5) {
@@ -1517,20 +1771,19 @@ mn_status mn_fit(mn_fitter* f, mn_xform* pose, const double* targets, const mn_f
                 break;
             }
         }
-        if (!ok && reuse) {
-            /* the old metric's direction found no decrease: back to the current point's
+        if (!ok && inexact) {
+            /* the inexact direction found no decrease: back to the current point's
              * gradient and multipliers, and a new metric */
             memcpy(f->Abuf, f->A0, (size_t)f->m * 12 * sizeof(double));
             memcpy(f->GA, f->GA0, (size_t)f->m * 12 * sizeof(double));
             memcpy(f->lambda, f->lambda0, 3 * (size_t)f->ncap * sizeof(double));
-            pred_prev = 0;
+            rebuild = 1;
             continue;
         }
         if (!ok) {
             st = MN_OK; /* no decrease left: converged */
             break;
         }
-        pred_prev = alpha == 1 ? -0.5 * slope : 0;
         memcpy(f->R, f->Rt, (size_t)f->m * sizeof *f->R);
         memcpy(f->d, f->dt, (size_t)f->m * sizeof *f->d);
         double dec = -dg;

@@ -108,21 +108,24 @@ static void test_cholesky_refusals(void) {
 }
 
 static void test_matvec3(void) {
-    for (int n = 1; n <= 13; n++) {
-        double Z[169], b[39], x[39];
-        for (int i = 0; i < n * n; i++)
-            Z[i] = rnd();
-        for (int i = 0; i < 3 * n; i++)
-            b[i] = rnd();
-        mn_matvec3(Z, n, b, x);
-        for (int a = 0; a < 3; a++)
-            for (int i = 0; i < n; i++) {
-                double s = 0;
-                for (int k = 0; k < n; k++)
-                    s += Z[i * n + k] * b[a * n + k];
-                CHECK_NEAR(x[a * n + i], s, 1e-14 * n);
+    for (int n = 1; n <= 13; n++)
+        for (int rows = 0; rows <= n; rows++) {
+            double Z[169], b[39], x[39];
+            for (int i = 0; i < n * n; i++)
+                Z[i] = rnd();
+            for (int i = 0; i < 3 * n; i++) {
+                b[i] = rnd();
+                x[i] = 7.0; /* rows past the first rows stay as they are */
             }
-    }
+            mn_matvec3(Z, n, rows, b, x);
+            for (int a = 0; a < 3; a++)
+                for (int i = 0; i < n; i++) {
+                    double s = 0;
+                    for (int k = 0; k < n; k++)
+                        s += Z[i * n + k] * b[a * n + k];
+                    CHECK_NEAR(x[a * n + i], i < rows ? s : 7.0, 1e-14 * n);
+                }
+        }
 }
 
 int main(int argc, char** argv) {

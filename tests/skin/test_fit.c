@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "skin/fit_internal.h"
 #include "test.h"
 
 /* Deterministic pseudo-random numbers in [-1, 1). */
@@ -298,6 +299,66 @@ static void test_recover_bones_2d(void) {
 }
 static void test_recover_cage(void) {
     recover(3, MN_CTRL_CAGE, 0, 5);
+}
+
+/* The rotation step's metric applied without assembling it (the product the conjugate
+ * gradients use) equals the assembled metric times a vector: free points (one free
+ * translation each, eliminated through their Schur complement), an attached bone chain
+ * (one free root), a fixed bone in the middle of the chain, a 2D chain, cages (no rotation
+ * unknowns) and more controllers than the dense assembly takes (assembled pair by pair). */
+static void metric_products(int dim, mn_ctrl_kind kind, int attach, int nctrl,
+                            const uint8_t* fixed) {
+    mn_rig* rig = make_tube(dim, nctrl, 2 * nctrl + 3, dim == 3 ? 6 : 4, kind, attach);
+    int n = rig->nverts, m = rig->nctrl;
+    mn_xform* pose = malloc((size_t)m * sizeof *pose);
+    double* x = malloc((size_t)n * (size_t)dim * sizeof(double));
+    double* buf = malloc(3 * 3 * (size_t)m * sizeof(double));
+    random_pose(rig, pose, 0.6, attach ? 0 : 0.2);
+    mn_rig_deform(rig, pose, x);
+    for (int i = 0; i < n * dim; i++)
+        x[i] += 0.05 * rnd();
+    random_pose(rig, pose, 0.6, attach ? 0 : 0.2);
+    mn_fitter* f = mn_fitter_create(rig, fixed, NULL);
+    CHECK(f != NULL);
+    CHECK(f && mn_fit_set_targets(f, x) == MN_OK);
+    double *v = buf, *dense = buf + 3 * m, *implicit = buf + 6 * m;
+    for (int i = 0; i < 3 * m; i++)
+        v[i] = rnd();
+    int nr = f ? mn_fit_metric_products(f, pose, v, dense, implicit) : 0;
+    int expect = 0;
+    for (int j = 0; j < m; j++)
+        expect += (!fixed || !fixed[j]) && kind != MN_CTRL_CAGE ? (dim == 3 ? 3 : 1) : 0;
+    CHECK(nr == expect);
+    double scale = 0, diff = 0;
+    for (int i = 0; i < nr; i++) {
+        scale = fmax(scale, fabs(dense[i]));
+        diff = fmax(diff, fabs(dense[i] - implicit[i]));
+    }
+    /* both round differently: the assembly's terms s_jk d_p d_q^T reach the tube's squared
+     * length (170 controllers: 7e3) times the product, so 1e-10 of it; a wrong term would
+     * differ by the product's own size */
+    if (getenv("MN_VERBOSE") || !(diff <= 1e-10 * scale))
+        fprintf(stderr, "  metric product dim %d kind %d attach %d m %d: |Hv| %g, difference %g\n",
+                dim, kind, attach, m, scale, diff);
+    CHECK(nr == 0 || scale > 0);
+    CHECK(diff <= 1e-10 * scale);
+    mn_fitter_destroy(f);
+    free(buf);
+    free(x);
+    free(pose);
+    mn_rig_destroy(rig);
+}
+
+static void test_metric_product(void) {
+    metric_products(3, MN_CTRL_POINT, 0, 6, NULL);
+    metric_products(3, MN_CTRL_BONE, 1, 7, NULL);
+    uint8_t fixed[5] = {0, 0, 1, 0, 0};
+    metric_products(3, MN_CTRL_BONE, 1, 5, fixed);
+    metric_products(2, MN_CTRL_BONE, 1, 6, NULL);
+    metric_products(2, MN_CTRL_POINT, 0, 5, NULL);
+    metric_products(3, MN_CTRL_CAGE, 0, 5, NULL);
+    metric_products(3, MN_CTRL_POINT, 0, 170, NULL);
+    metric_products(3, MN_CTRL_BONE, 1, 170, NULL);
 }
 
 /* Warm-started from the previous frame: a slowly moving pose is tracked, every frame
@@ -677,6 +738,7 @@ int main(int argc, char** argv) {
     RUN(test_recover_points_2d);
     RUN(test_recover_bones_2d);
     RUN(test_recover_cage);
+    RUN(test_metric_product);
     RUN(test_track_fixed_no_alloc);
     RUN(test_fixed_middle_of_chain);
     RUN(test_hierarchy_from_model);

@@ -1,0 +1,15 @@
+/* The fit's internals that its tests check directly (private to the skin layer). */
+#ifndef MARIONETTE_SKIN_FIT_INTERNAL_H
+#define MARIONETTE_SKIN_FIT_INTERNAL_H
+
+#include <marionette/skin.h>
+
+/* At pose (after the translation step): the rotation step's metric H assembled as the fit
+ * builds it, times v, into dense, and the same product without assembling H (the one the
+ * conjugate gradients use), into implicit; v, dense and implicit have the fitter's number
+ * of rotation unknowns, which is returned (0 when the fitter has no targets or no
+ * rotation unknowns). Allocates nothing. */
+int mn_fit_metric_products(mn_fitter* f, const mn_xform* pose, const double* v, double* dense,
+                           double* implicit);
+
+#endif
