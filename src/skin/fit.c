@@ -1138,6 +1138,12 @@ static void n_block(const double* X, mn_vec3 dp, mn_vec3 dq, double N[9]) {
             N[3 * r + c] = X[3 * r + c] - X[9 + r] * q[c] - p[r] * X[12 + c] + X[15] * p[r] * q[c];
 }
 
+/* dst[0, n) += src[0, n) for an even n, the two not overlapping */
+static inline void add_into(double* dst, const double* src, int n) {
+    for (int t = 0; t < n; t += 2)
+        mn_v2d_store(dst + t, mn_v2d_load(dst + t) + mn_v2d_load(src + t));
+}
+
 static void build_metric_dense(mn_fitter* f, const mn_mat3* R, const mn_vec3* d, int coupled) {
     int m = f->m;
     double* X = f->X;
@@ -1166,23 +1172,17 @@ static void build_metric_dense(mn_fitter* f, const mn_mat3* R, const mn_vec3* d,
             t[15] += s;
         }
     }
-    /* sums over the carried sets: rows, then columns, children into parents */
+    /* sums over the carried sets: rows, then columns, children into parents (the
+     * columns row by row, to stay in the cache) */
     for (int j = m - 1; j >= 0; j--) {
         int u = f->up[j];
-        if (u < 0) continue;
-        double* dst = X + 16 * (size_t)u * m;
-        const double* src = X + 16 * (size_t)j * m;
-        for (int t = 0; t < 16 * m; t++)
-            dst[t] += src[t];
+        if (u >= 0) add_into(X + 16 * (size_t)u * m, X + 16 * (size_t)j * m, 16 * m);
     }
-    for (int k = m - 1; k >= 0; k--) {
-        int u = f->up[k];
-        if (u < 0) continue;
-        for (int p = 0; p < m; p++) {
-            double* dst = X + 16 * ((size_t)p * m + u);
-            const double* src = X + 16 * ((size_t)p * m + k);
-            for (int t = 0; t < 16; t++)
-                dst[t] += src[t];
+    for (int p = 0; p < m; p++) {
+        double* row = X + 16 * (size_t)p * m;
+        for (int k = m - 1; k >= 0; k--) {
+            int u = f->up[k];
+            if (u >= 0) add_into(row + 16 * (size_t)u, row + 16 * (size_t)k, 16);
         }
     }
     /* H is symmetric and the Cholesky factorisation reads its lower triangle only: the
@@ -1724,7 +1724,7 @@ mn_status mn_fit(mn_fitter* f, mn_xform* pose, const double* targets, const mn_f
         rotation_gradient(f, f->R, f->d);
         double slope = 0;
         int inexact = 0;
-        if (have_factor && !rebuild && f->nrot >= PCG_MIN_NROT) {
+        if (have_factor && !rebuild) {
             /* The direction by conjugate gradients preconditioned with the earlier metric
              * (pcg_direction); when they do not converge within PCG_MAX products the
              * metric is built at the current pose instead. */
@@ -1746,7 +1746,7 @@ mn_status mn_fit(mn_fitter* f, mn_xform* pose, const double* targets, const mn_f
         if (!inexact) {
             slope = 0;
             build_metric(f, f->R, f->d, o.coupled_rotation);
-            have_factor = rotation_direction(f) && o.coupled_rotation;
+            have_factor = rotation_direction(f) && o.coupled_rotation && f->nrot >= PCG_MIN_NROT;
             for (int i = 0; i < f->nrot; i++)
                 slope += f->grad[i] * f->dir[i];
             /* the Gauss-Newton model predicts a decrease of -slope / 2: when that is below
