@@ -20,9 +20,10 @@
  *     pivot; the unknowns of the step are these increments (rotation_gradient below).
  *     The step follows the gradient of the energy reached after the translation step,
  *     scaled by the Gauss-Newton metric of the increments with the free translations
- *     eliminated (build_metric), with a backtracking line search, and is applied as
- *     R <- exp([dp]x) R (the seed's first-order (I + [dp]x) R would need
- *     re-orthonormalising).
+ *     eliminated (build_metric; after the first iteration by conjugate gradients on its
+ *     product, pcg_direction), with a backtracking line search, and is applied as
+ *     R <- cay(dp) R, the Cayley transform, a rotation that agrees with exp([dp]x) to second
+ *     order (the seed's first-order (I + [dp]x) R would need re-orthonormalising).
  *
  * Speed: g and its derivatives depend on the vertices only through per-controller sums.
  * With z_i = [xbar_i; 1] and A_j = [R_j | d_j - R_j dbar_j] (3 x 4),
@@ -30,8 +31,8 @@
  *     Q_jk = sum_i m_i w_ij w_ik z_i z_i^T (4 x 4, per rig),
  *     B_j  = sum_i m_i w_ij x_i z_i^T     (3 x 4, per frame: the one O(nnz) pass),
  * so an iteration of the fit costs O(controller pairs + m^2) sums and a dense 3m x 3m
- * factorisation, not O(vertices); the B_j pass runs over compact influence lists
- * (load_targets).
+ * factorisation, not O(vertices), and a product with the metric O(controller pairs + m)
+ * (metric_apply); the B_j pass runs over each controller's vertices (load_targets).
  * Coordinates are taken relative to the rest centroid and the targets' centroid to keep
  * those sums well conditioned, and the line search compares energies through their
  * difference (delta_energy), which has no cancellation. */
@@ -66,7 +67,7 @@
 /* The second start (rigid_start): tried when the warm start leaves more than this share of
  * the targets' spread c0, with this many rotation-extraction steps per controller. */
 #define RIGID_TRY 1e-4
-#define RIGID_ITERS 2
+#define RIGID_ITERS 4
 
 struct mn_fitter {
     const mn_rig* rig;
@@ -1606,7 +1607,8 @@ static int pose_finite(const mn_xform* pose, int m) {
  * but reached from the current rotation by the iteration of Mueller, Bender, Chentanez
  * and Macklin, "A Robust Method to Extract the Rotational Part of Deformations", MIG
  * 2016: R <- exp(w) R with w = sum_c r_c x a_c / |sum_c r_c . a_c|, r_c and a_c the
- * columns of R and of the weighted cross-covariance; RIGID_ITERS steps, no SVD), then the
+ * columns of R and of the weighted cross-covariance, here with cayley(w) for exp(w), which
+ * has the same fixed point w = 0; RIGID_ITERS steps, no SVD), then the
  * translation step. When a pose moves much between frames, the bones' own rotations are a
  * far better start than the last frame's (on the scaling benchmark's travelling wave the
  * energy after the translation step is 0.2 instead of 25 to 80) and save an iteration.
@@ -1650,7 +1652,7 @@ static double rigid_start(mn_fitter* f, double g) {
             w = mn_vec3_scale(w, 1.0 / (fabs(dot) + 1e-300));
             double w2 = mn_vec3_dot(w, w);
             if (!(w2 < 1.0)) w = mn_vec3_scale(w, 1.0 / sqrt(w2)); /* at most a radian */
-            mn_mat3 E = mn_mat3_exp(w), P = mn_mat3_mul(&E, &Rj);
+            mn_mat3 E = cayley(w), P = mn_mat3_mul(&E, &Rj);
             Rj = reorthonormalize(&P);
             if (!(w2 > 1e-12)) break;
         }
