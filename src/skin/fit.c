@@ -611,9 +611,9 @@ static int check_targets(const mn_fitter* f, const double* x) {
 /* The one pass over the vertices per frame (seed "Find Optimized Translation": the
  * right-hand side W^T M X', here for every A_j at once):
  *   B_j = sum_i m_i w_ij (x_i - o) z_i^T,  c0 = 1/2 sum_i m_i |x_i - o|^2,
- * with o the targets' mass-weighted centroid. c0 and the centroid take a pass over the
- * vertices, and each B_j one over its controller's vertices (col_*), summed in registers
- * rather than added into memory vertex by vertex. Both are taken relative to an origin oa
+ * with o the targets' mass-weighted centroid. Each B_j is a pass over its controller's
+ * vertices (col_*), summed in registers rather than added into memory vertex by vertex,
+ * and c0 and the centroid come out of the same sums. All are taken relative to an origin oa
  * from 16 evenly spaced targets (inside the
  * figure, which is all the sums' conditioning needs; a full pass for the centroid first
  * cost a sixth to a third of a 200,000-vertex frame). The pass's own sums give o, and the
@@ -634,33 +634,26 @@ static int load_targets(mn_fitter* f, const double* x) {
         ms += mass[i];
     }
     mn_vec3 oa = mn_vec3_scale(mn_v3(ox, oy, oz), 1.0 / ms);
-    double c0 = 0, sx = 0, sy = 0, sz = 0;
-    for (i = 0; i < n; i++) {
-        const double* p = x + (size_t)dim * (size_t)i;
-        double mi = mass[i];
-        double xv[3] = {p[0] - oa.x, p[1] - oa.y, dim == 3 ? p[2] - oa.z : 0};
-        double mx[3] = {mi * xv[0], mi * xv[1], mi * xv[2]};
-        sx += mx[0];
-        sy += mx[1];
-        sz += mx[2];
-        c0 += mx[0] * xv[0] + mx[1] * xv[1] + mx[2] * xv[2];
-    }
     /* B_j controller by controller over its vertices, in registers: m_i w_ij (x_i - oa) z_i^T
      * (row-major 3 x 4) as six two-lane vectors, two entries at a time into two sets of
-     * sums so that no sum waits on the one before */
+     * sums so that no sum waits on the one before. A vertex's weights sum to one (the rig
+     * normalises them), so the same pass gives c0 = sum_j sum_i m_i w_ij |x_i - oa|^2, and
+     * B_j's last columns sum to sum_i m_i (x_i - oa). */
     double* B = f->Bnew;
-    mn_v2d o01 = {oa.x, oa.y};
+    mn_v2d o01 = {oa.x, oa.y}, cxy = {0, 0};
+    double cz = 0;
     for (int j = 0; j < m; j++) {
-        mn_v2d a0 = {0, 0}, a1 = a0, a2 = a0, a3 = a0, a4 = a0, a5 = a0;
-        mn_v2d b0 = a0, b1 = a0, b2 = a0, b3 = a0, b4 = a0, b5 = a0;
+        mn_v2d a0 = {0, 0}, a1 = a0, a2 = a0, a3 = a0, a4 = a0, a5 = a0, ac = a0;
+        mn_v2d b0 = a0, b1 = a0, b2 = a0, b3 = a0, b4 = a0, b5 = a0, bc = a0;
+        double az = 0, bz = 0;
         int s = f->col_off[j], e = f->col_off[j + 1];
-#define MN_B_TERM(S, c0_, c1_, c2_, c3_, c4_, c5_)                                                 \
+#define MN_B_TERM(S, c0_, c1_, c2_, c3_, c4_, c5_, cc_, cz_)                                       \
     do {                                                                                           \
         int v_ = f->col_i[S];                                                                      \
         double w_ = f->col_w[S];                                                                   \
         const double* p_ = x + (size_t)dim * (size_t)v_;                                           \
-        mn_v2d q_ = w_ * (mn_v2d){p_[0], p_[1]} - w_ * o01;                                        \
-        double x2_ = dim == 3 ? w_ * (p_[2] - oa.z) : 0;                                           \
+        mn_v2d xv_ = (mn_v2d){p_[0], p_[1]} - o01, q_ = w_ * xv_;                                  \
+        double z2_ = dim == 3 ? p_[2] - oa.z : 0, x2_ = w_ * z2_;                                  \
         const double* z_ = f->z4 + 4 * (size_t)v_;                                                 \
         mn_v2d za_ = mn_v2d_load(z_), zb_ = mn_v2d_load(z_ + 2);                                   \
         c0_ += q_[0] * za_;                                                                        \
@@ -669,13 +662,17 @@ static int load_targets(mn_fitter* f, const double* x) {
         c3_ += q_[1] * zb_;                                                                        \
         c4_ += x2_ * za_;                                                                          \
         c5_ += x2_ * zb_;                                                                          \
+        cc_ += q_ * xv_;                                                                           \
+        cz_ += x2_ * z2_;                                                                          \
     } while (0)
         for (; s + 2 <= e; s += 2) {
-            MN_B_TERM(s, a0, a1, a2, a3, a4, a5);
-            MN_B_TERM(s + 1, b0, b1, b2, b3, b4, b5);
+            MN_B_TERM(s, a0, a1, a2, a3, a4, a5, ac, az);
+            MN_B_TERM(s + 1, b0, b1, b2, b3, b4, b5, bc, bz);
         }
-        if (s < e) MN_B_TERM(s, a0, a1, a2, a3, a4, a5);
+        if (s < e) MN_B_TERM(s, a0, a1, a2, a3, a4, a5, ac, az);
 #undef MN_B_TERM
+        cxy += ac + bc;
+        cz += az + bz;
         double* Bj = B + 12 * j;
         mn_v2d_store(Bj, a0 + b0);
         mn_v2d_store(Bj + 2, a1 + b1);
@@ -683,6 +680,12 @@ static int load_targets(mn_fitter* f, const double* x) {
         mn_v2d_store(Bj + 6, a3 + b3);
         mn_v2d_store(Bj + 8, a4 + b4);
         mn_v2d_store(Bj + 10, a5 + b5);
+    }
+    double c0 = cxy[0] + cxy[1] + cz, sx = 0, sy = 0, sz = 0;
+    for (int j = 0; j < m; j++) {
+        sx += B[12 * j + 3];
+        sy += B[12 * j + 7];
+        sz += B[12 * j + 11];
     }
     if (!isfinite(c0) && !check_targets(f, x)) return 0;
     f->Bnew = f->B; /* the new sums become B */
