@@ -154,9 +154,11 @@ struct mn_fitter {
     mn_vec3* omg;  /* m: angular rate of every controller */
     mn_vec3* tv;   /* m: and the rate of its origin */
     double* wfree; /* 2 x 3 x nfree: the free translations' derivatives, then rates */
-    double* Qt;    /* nfree x m x 4: sum of Q_jk's last row over the j carried by a free one */
-    double* cg;    /* 4 x nrot: x, r, z, p of the conjugate gradients */
-    double* Hp;    /* nrot */
+    double* Qt;    /* qt_n x 4: sum of Q_jk's last row over the j carried by a free one t */
+    int* qt_tk;    /* 2 x qt_n: t and k of each nonzero Qt entry */
+    int qt_n;
+    double* cg; /* 4 x nrot: x, r, z, p of the conjugate gradients */
+    double* Hp; /* nrot */
     double* svd_work;
 };
 
@@ -231,6 +233,7 @@ void mn_fitter_destroy(mn_fitter* f) {
     free(f->tv);
     free(f->wfree);
     free(f->Qt);
+    free(f->qt_tk);
     free(f->cg);
     free(f->Hp);
     free(f);
@@ -788,7 +791,8 @@ mn_fitter* mn_fitter_create(const mn_rig* r, const uint8_t* fixed, mn_error* err
         f->vpat = malloc((size_t)m * (size_t)m * sizeof(int));
         f->vpat_n = malloc((size_t)m * sizeof(int));
         f->Qt = malloc((size_t)m * (size_t)m * 4 * sizeof(double));
-        if (!f->X || !f->V || !f->Wv || !f->vpat || !f->vpat_n || !f->Qt) goto nomem;
+        f->qt_tk = malloc((size_t)m * (size_t)m * 2 * sizeof(int));
+        if (!f->X || !f->V || !f->Wv || !f->vpat || !f->vpat_n || !f->Qt || !f->qt_tk) goto nomem;
     }
     f->phi = malloc((size_t)m * sizeof(mn_mat3));
     f->tau = malloc((size_t)m * sizeof(mn_vec3));
@@ -991,6 +995,17 @@ mn_status mn_fitter_set_fixed(mn_fitter* f, const uint8_t* fixed, mn_error* err)
                 if (a != b && tb >= 0) f->Qt[((size_t)tb * m + a) * 4 + c] += q[c];
             }
         }
+        /* kept where t's carried set meets k's vertices, in place (the list only shrinks) */
+        f->qt_n = 0;
+        for (int t = 0; t < nfree; t++)
+            for (int k = 0; k < m; k++) {
+                const double* q = f->Qt + ((size_t)t * m + k) * 4;
+                if (q[0] == 0 && q[1] == 0 && q[2] == 0 && q[3] == 0) continue;
+                memmove(f->Qt + 4 * (size_t)f->qt_n, q, 4 * sizeof(double));
+                f->qt_tk[2 * f->qt_n] = t;
+                f->qt_tk[2 * f->qt_n + 1] = k;
+                f->qt_n++;
+            }
         if (mn_cholesky_factor(S, nfree) == MN_OK) {
             for (int u = 0; u < nfree; u++) {
                 double* col = f->Kinv + (size_t)u * nfree; /* symmetric: row u = column u */
@@ -1405,16 +1420,16 @@ static void metric_apply(mn_fitter* f, const mn_mat3* R, const mn_vec3* d, const
                         sum += f->Kinv[(size_t)t * nf + q] * gt[(size_t)ax * nf + q];
                 wt[(size_t)ax * nf + t] = -sum;
             }
-        for (int t = 0; t < nf; t++)
-            for (int k = 0; k < m; k++) {
-                const double* q = f->Qt + ((size_t)t * m + k) * 4;
-                double* Gk = G + 12 * k;
-                for (int r = 0; r < 3; r++) {
-                    double w = wt[(size_t)r * nf + t];
-                    for (int c = 0; c < 4; c++)
-                        Gk[4 * r + c] += w * q[c];
-                }
+        for (int e = 0; e < f->qt_n; e++) {
+            int t = f->qt_tk[2 * e];
+            const double* q = f->Qt + 4 * (size_t)e;
+            double* Gk = G + 12 * f->qt_tk[2 * e + 1];
+            for (int r = 0; r < 3; r++) {
+                double w = wt[(size_t)r * nf + t];
+                for (int c = 0; c < 4; c++)
+                    Gk[4 * r + c] += w * q[c];
             }
+        }
     }
     carried_contract(f, R, d, G, out);
 }
