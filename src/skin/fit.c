@@ -64,6 +64,9 @@
 #define PCG_MAX 6
 #define PCG_MIN_NROT 30
 
+/* The per-frame pass over the targets goes by blocks of this many vertices (load_targets). */
+#define SEG_VERTS 256
+
 /* The second start (rigid_start): tried when the warm start leaves more than this share of
  * the targets' spread c0, with this many rotation-extraction steps per controller. */
 #define RIGID_TRY 1e-4
@@ -100,7 +103,9 @@ struct mn_fitter {
     mn_vec3* piv;        /* m: pivots relative to rest_origin */
     double* zc;          /* nverts x 3: rest positions relative to rest_origin */
     double* z4;          /* nverts x 4: (zc_i, 1) */
-    int* col_off;        /* m + 1: controller j's vertices are col_off[j] .. [j + 1) */
+    int nseg;            /* segments: a controller's influences within a block of vertices */
+    int* seg_j;          /* nseg: the controller */
+    int* seg_off;        /* nseg + 1: its influences are col_*[seg_off[s] .. seg_off[s + 1]) */
     int* col_i;          /* nnz: vertex */
     double* col_w;       /* nnz: its weight times its mass (> 0) */
     int npairs;
@@ -194,7 +199,8 @@ void mn_fitter_destroy(mn_fitter* f) {
     free(f->piv);
     free(f->zc);
     free(f->z4);
-    free(f->col_off);
+    free(f->seg_j);
+    free(f->seg_off);
     free(f->col_i);
     free(f->col_w);
     free(f->pair_a);
@@ -614,16 +620,15 @@ static int check_targets(const mn_fitter* f, const double* x) {
 /* The one pass over the vertices per frame (seed "Find Optimized Translation": the
  * right-hand side W^T M X', here for every A_j at once):
  *   B_j = sum_i m_i w_ij (x_i - o) z_i^T,  c0 = 1/2 sum_i m_i |x_i - o|^2,
- * with o the targets' mass-weighted centroid. Each B_j is a pass over its controller's
- * vertices (col_*), summed in registers rather than added into memory vertex by vertex,
- * and c0 and the centroid come out of the same sums. All are taken relative to an origin oa
- * from 16 evenly spaced targets (inside the
- * figure, which is all the sums' conditioning needs; a full pass for the centroid first
- * cost a sixth to a third of a 200,000-vertex frame). The pass's own sums give o, and the
- * difference is removed by exact algebra on m-sized sums (B_j -= (o - oa) S1_j^T,
- * c0 -= 1/2 M |o - oa|^2). The sums go to a second buffer that replaces B only when c0,
- * a sum of squares, is finite: a non-finite target makes it NaN or infinite, and only then
- * are the targets checked one by one, f keeping its previous targets. */
+ * with o the targets' mass-weighted centroid. The pass goes by blocks of vertices and within
+ * a block by controller (seg_*, col_*), summed in registers rather than added into memory
+ * vertex by vertex, and c0 and the centroid come out of the same sums. All are taken relative to an
+ * origin oa from 16 evenly spaced targets (inside the figure, which is all the sums' conditioning
+ * needs; a full pass for the centroid first cost a sixth to a third of a 200,000-vertex frame). The
+ * pass's own sums give o, and the difference is removed by exact algebra on m-sized sums (B_j -= (o
+ * - oa) S1_j^T, c0 -= 1/2 M |o - oa|^2). The sums go to a second buffer that replaces B only when
+ * c0, a sum of squares, is finite: a non-finite target makes it NaN or infinite, and only then are
+ * the targets checked one by one, f keeping its previous targets. */
 static int load_targets(mn_fitter* f, const double* x) {
     int dim = f->dim, m = f->m, n = f->nverts;
     const double* mass = f->rig->mass;
@@ -637,19 +642,23 @@ static int load_targets(mn_fitter* f, const double* x) {
         ms += mass[i];
     }
     mn_vec3 oa = mn_vec3_scale(mn_v3(ox, oy, oz), 1.0 / ms);
-    /* B_j controller by controller over its vertices, in registers: m_i w_ij (x_i - oa) z_i^T
-     * (row-major 3 x 4) as six two-lane vectors, two entries at a time into two sets of
-     * sums so that no sum waits on the one before. A vertex's weights sum to one (the rig
-     * normalises them), so the same pass gives c0 = sum_j sum_i m_i w_ij |x_i - oa|^2, and
-     * B_j's last columns sum to sum_i m_i (x_i - oa). */
+    /* B_j segment by segment (a controller's influences within a block of vertices, whose
+     * targets stay in the cache while the block's segments read them), in registers:
+     * m_i w_ij (x_i - oa) z_i^T (row-major 3 x 4) as six two-lane vectors, two entries at a
+     * time into two sets of sums so that no sum waits on the one before, then added into
+     * B_j. A vertex's weights sum to one (the rig normalises them), so the same pass gives
+     * c0 = sum_j sum_i m_i w_ij |x_i - oa|^2, and B_j's last columns sum to
+     * sum_i m_i (x_i - oa). */
     double* B = f->Bnew;
+    memset(B, 0, (size_t)m * 12 * sizeof(double));
     mn_v2d o01 = {oa.x, oa.y}, cxy = {0, 0};
     double cz = 0;
-    for (int j = 0; j < m; j++) {
+    for (int sg = 0; sg < f->nseg; sg++) {
+        int j = f->seg_j[sg];
         mn_v2d a0 = {0, 0}, a1 = a0, a2 = a0, a3 = a0, a4 = a0, a5 = a0, ac = a0;
         mn_v2d b0 = a0, b1 = a0, b2 = a0, b3 = a0, b4 = a0, b5 = a0, bc = a0;
         double az = 0, bz = 0;
-        int s = f->col_off[j], e = f->col_off[j + 1];
+        int s = f->seg_off[sg], e = f->seg_off[sg + 1];
 #define MN_B_TERM(S, c0_, c1_, c2_, c3_, c4_, c5_, cc_, cz_)                                       \
     do {                                                                                           \
         int v_ = f->col_i[S];                                                                      \
@@ -677,12 +686,12 @@ static int load_targets(mn_fitter* f, const double* x) {
         cxy += ac + bc;
         cz += az + bz;
         double* Bj = B + 12 * j;
-        mn_v2d_store(Bj, a0 + b0);
-        mn_v2d_store(Bj + 2, a1 + b1);
-        mn_v2d_store(Bj + 4, a2 + b2);
-        mn_v2d_store(Bj + 6, a3 + b3);
-        mn_v2d_store(Bj + 8, a4 + b4);
-        mn_v2d_store(Bj + 10, a5 + b5);
+        mn_v2d_store(Bj, mn_v2d_load(Bj) + (a0 + b0));
+        mn_v2d_store(Bj + 2, mn_v2d_load(Bj + 2) + (a1 + b1));
+        mn_v2d_store(Bj + 4, mn_v2d_load(Bj + 4) + (a2 + b2));
+        mn_v2d_store(Bj + 6, mn_v2d_load(Bj + 6) + (a3 + b3));
+        mn_v2d_store(Bj + 8, mn_v2d_load(Bj + 8) + (a4 + b4));
+        mn_v2d_store(Bj + 10, mn_v2d_load(Bj + 10) + (a5 + b5));
     }
     double c0 = cxy[0] + cxy[1] + cz, sx = 0, sy = 0, sz = 0;
     for (int j = 0; j < m; j++) {
@@ -815,37 +824,68 @@ mn_fitter* mn_fitter_create(const mn_rig* r, const uint8_t* fixed, mn_error* err
     for (int i = 0; i < r->nverts; i++)
         for (int c = 0; c < 3; c++)
             f->zc[3 * i + c] = r->rest[3 * i + c] - (&o.x)[c];
-    /* the per-frame pass's data: (z_i, 1) and, per controller, its vertices with their
-     * weights times their masses (no empty slots) */
+    /* the per-frame pass's data: (z_i, 1) and the influences (weight times mass, no empty
+     * slots) by blocks of SEG_VERTS vertices, within a block by controller (segments), within
+     * a controller by vertex */
     f->z4 = malloc((size_t)r->nverts * 4 * sizeof(double));
-    f->col_off = calloc((size_t)m + 1, sizeof(int));
     size_t nnz = 0;
     for (size_t t = 0; t < (size_t)r->nverts * (size_t)r->k; t++)
         nnz += r->w_val[t] != 0;
     f->col_i = malloc((nnz ? nnz : 1) * sizeof(int));
     f->col_w = malloc((nnz ? nnz : 1) * sizeof(double));
-    if (!f->z4 || !f->col_off || !f->col_i || !f->col_w) goto nomem;
+    int* cnt = malloc(((size_t)m + 1) * sizeof(int));
+    if (!f->z4 || !f->col_i || !f->col_w || !cnt) {
+        free(cnt);
+        goto nomem;
+    }
     for (int i = 0; i < r->nverts; i++) {
         for (int c = 0; c < 3; c++)
             f->z4[4 * i + c] = f->zc[3 * i + c];
         f->z4[4 * i + 3] = 1.0;
-        for (int s = 0; s < r->k; s++)
-            if (r->w_val[(size_t)i * r->k + s] != 0)
-                f->col_off[r->w_idx[(size_t)i * r->k + s] + 1]++;
     }
-    for (int j = 0; j < m; j++)
-        f->col_off[j + 1] += f->col_off[j];
-    for (int i = 0; i < r->nverts; i++) /* vertices in increasing order within a column */
-        for (int s = 0; s < r->k; s++) {
-            double w = r->w_val[(size_t)i * r->k + s];
-            if (w == 0) continue;
-            int j = r->w_idx[(size_t)i * r->k + s], at = f->col_off[j]++;
-            f->col_i[at] = i;
-            f->col_w[at] = w * r->mass[i];
+    f->nseg = 0;
+    for (int pass = 0; pass < 2; pass++) { /* count the segments, then fill */
+        int ns = 0, at = 0;
+        for (int i0 = 0; i0 < r->nverts; i0 += SEG_VERTS) {
+            int i1 = r->nverts - i0 < SEG_VERTS ? r->nverts : i0 + SEG_VERTS;
+            memset(cnt, 0, ((size_t)m + 1) * sizeof(int));
+            for (int i = i0; i < i1; i++)
+                for (int s = 0; s < r->k; s++)
+                    if (r->w_val[(size_t)i * r->k + s] != 0)
+                        cnt[r->w_idx[(size_t)i * r->k + s] + 1]++;
+            for (int j = 0; j < m; j++) {
+                if (pass && cnt[j + 1] > 0) {
+                    f->seg_j[ns] = j;
+                    f->seg_off[ns] = at;
+                }
+                ns += cnt[j + 1] > 0;
+                int c = cnt[j + 1];
+                cnt[j + 1] = at; /* the block's start of controller j */
+                at += c;
+            }
+            if (!pass) continue;
+            for (int i = i0; i < i1; i++)
+                for (int s = 0; s < r->k; s++) {
+                    double w = r->w_val[(size_t)i * r->k + s];
+                    if (w == 0) continue;
+                    int e = cnt[r->w_idx[(size_t)i * r->k + s] + 1]++;
+                    f->col_i[e] = i;
+                    f->col_w[e] = w * r->mass[i];
+                }
         }
-    for (int j = m; j > 0; j--) /* the filling moved every start to the next one's */
-        f->col_off[j] = f->col_off[j - 1];
-    f->col_off[0] = 0;
+        if (!pass) {
+            f->nseg = ns;
+            f->seg_j = malloc((ns ? (size_t)ns : 1) * sizeof(int));
+            f->seg_off = malloc(((size_t)ns + 1) * sizeof(int));
+            if (!f->seg_j || !f->seg_off) {
+                free(cnt);
+                goto nomem;
+            }
+        } else {
+            f->seg_off[ns] = at;
+        }
+    }
+    free(cnt);
     for (int j = 0; j < m; j++)
         f->piv[j] = mn_vec3_sub(r->ctrl_pivot[j], o);
     if (!build_pairs(f)) goto nomem;
