@@ -617,31 +617,10 @@ static int check_targets(const mn_fitter* f, const double* x) {
     return 1;
 }
 
-/* The one pass over the vertices per frame (seed "Find Optimized Translation": the
- * right-hand side W^T M X', here for every A_j at once):
- *   B_j = sum_i m_i w_ij (x_i - o) z_i^T,  c0 = 1/2 sum_i m_i |x_i - o|^2,
- * with o the targets' mass-weighted centroid. The pass goes by blocks of vertices and within
- * a block by controller (seg_*, col_*), summed in registers rather than added into memory
- * vertex by vertex, and c0 and the centroid come out of the same sums. All are taken relative to an
- * origin oa from 16 evenly spaced targets (inside the figure, which is all the sums' conditioning
- * needs; a full pass for the centroid first cost a sixth to a third of a 200,000-vertex frame). The
- * pass's own sums give o, and the difference is removed by exact algebra on m-sized sums (B_j -= (o
- * - oa) S1_j^T, c0 -= 1/2 M |o - oa|^2). The sums go to a second buffer that replaces B only when
- * c0, a sum of squares, is finite: a non-finite target makes it NaN or infinite, and only then are
- * the targets checked one by one, f keeping its previous targets. */
-static int load_targets(mn_fitter* f, const double* x) {
-    int dim = f->dim, m = f->m, n = f->nverts;
-    const double* mass = f->rig->mass;
-    double ox = 0, oy = 0, oz = 0, ms = 0;
-    int step = n > 16 ? n / 16 : 1, i;
-    for (i = 0; i < n; i += step) {
-        const double* p = x + (size_t)dim * (size_t)i;
-        ox += mass[i] * p[0];
-        oy += mass[i] * p[1];
-        oz += dim == 3 ? mass[i] * p[2] : 0;
-        ms += mass[i];
-    }
-    mn_vec3 oa = mn_vec3_scale(mn_v3(ox, oy, oz), 1.0 / ms);
+/* The pass of load_targets for dim 2 or 3 (a constant where it is called, so that each
+ * gets its own loop): B (m x 12) and returns c0 relative to oa. */
+static inline __attribute__((always_inline)) double
+targets_pass(const mn_fitter* f, const double* x, mn_vec3 oa, int dim, double* B) {
     /* B_j segment by segment (a controller's influences within a block of vertices, whose
      * targets stay in the cache while the block's segments read them), in registers:
      * m_i w_ij (x_i - oa) z_i^T (row-major 3 x 4) as six two-lane vectors, two entries at a
@@ -649,8 +628,7 @@ static int load_targets(mn_fitter* f, const double* x) {
      * B_j. A vertex's weights sum to one (the rig normalises them), so the same pass gives
      * c0 = sum_j sum_i m_i w_ij |x_i - oa|^2, and B_j's last columns sum to
      * sum_i m_i (x_i - oa). */
-    double* B = f->Bnew;
-    memset(B, 0, (size_t)m * 12 * sizeof(double));
+    memset(B, 0, (size_t)f->m * 12 * sizeof(double));
     mn_v2d o01 = {oa.x, oa.y}, cxy = {0, 0};
     double cz = 0;
     for (int sg = 0; sg < f->nseg; sg++) {
@@ -693,7 +671,37 @@ static int load_targets(mn_fitter* f, const double* x) {
         mn_v2d_store(Bj + 8, mn_v2d_load(Bj + 8) + (a4 + b4));
         mn_v2d_store(Bj + 10, mn_v2d_load(Bj + 10) + (a5 + b5));
     }
-    double c0 = cxy[0] + cxy[1] + cz, sx = 0, sy = 0, sz = 0;
+    return cxy[0] + cxy[1] + cz;
+}
+
+/* The one pass over the vertices per frame (seed "Find Optimized Translation": the
+ * right-hand side W^T M X', here for every A_j at once):
+ *   B_j = sum_i m_i w_ij (x_i - o) z_i^T,  c0 = 1/2 sum_i m_i |x_i - o|^2,
+ * with o the targets' mass-weighted centroid. The pass goes by blocks of vertices and within
+ * a block by controller (seg_*, col_*), summed in registers rather than added into memory
+ * vertex by vertex, and c0 and the centroid come out of the same sums. All are taken relative to an
+ * origin oa from 16 evenly spaced targets (inside the figure, which is all the sums' conditioning
+ * needs; a full pass for the centroid first cost a sixth to a third of a 200,000-vertex frame). The
+ * pass's own sums give o, and the difference is removed by exact algebra on m-sized sums (B_j -= (o
+ * - oa) S1_j^T, c0 -= 1/2 M |o - oa|^2). The sums go to a second buffer that replaces B only when
+ * c0, a sum of squares, is finite: a non-finite target makes it NaN or infinite, and only then are
+ * the targets checked one by one, f keeping its previous targets. */
+static int load_targets(mn_fitter* f, const double* x) {
+    int dim = f->dim, m = f->m, n = f->nverts;
+    const double* mass = f->rig->mass;
+    double ox = 0, oy = 0, oz = 0, ms = 0;
+    int step = n > 16 ? n / 16 : 1, i;
+    for (i = 0; i < n; i += step) {
+        const double* p = x + (size_t)dim * (size_t)i;
+        ox += mass[i] * p[0];
+        oy += mass[i] * p[1];
+        oz += dim == 3 ? mass[i] * p[2] : 0;
+        ms += mass[i];
+    }
+    mn_vec3 oa = mn_vec3_scale(mn_v3(ox, oy, oz), 1.0 / ms);
+    double* B = f->Bnew;
+    double c0 = dim == 3 ? targets_pass(f, x, oa, 3, B) : targets_pass(f, x, oa, 2, B);
+    double sx = 0, sy = 0, sz = 0;
     for (int j = 0; j < m; j++) {
         sx += B[12 * j + 3];
         sy += B[12 * j + 7];
@@ -731,10 +739,15 @@ static void load_pose(mn_fitter* f, const mn_xform* pose) {
     }
 }
 
+static mn_mat3 reorthonormalize(const mn_mat3* P);
+
+/* (A turned controller's rotation is a product of the fit's rotations, exact to rounding,
+ * which a fit's few dozen steps grow to 1e-14 at most; it is brought back to a rotation
+ * here, once per fit.) */
 static void store_pose(const mn_fitter* f, mn_xform* pose) {
     for (int j = 0; j < f->m; j++) {
         if (f->fixed[j]) continue; /* bit for bit as given */
-        pose[j].R = f->R[j];
+        pose[j].R = f->rot_off[j] >= 0 || f->up[j] >= 0 ? reorthonormalize(&f->R[j]) : f->R[j];
         pose[j].p = mn_vec3_add(f->d[j], f->target_origin);
         if (f->dim == 2) pose[j].p.z = 0;
     }
@@ -1601,7 +1614,7 @@ static mn_mat3 cayley(mn_vec3 v) {
 
 /* Applies alpha * dir, root to leaves: controller j moves by M_j = M_up(j) o G_j where
  * G_j turns about j's pivot by cayley(alpha dir_j) (identity for a controller without a
- * rotation unknown). R_j <- Phi_j R_j (re-orthonormalised), d_j <- M_j(d_j). Any map of the
+ * rotation unknown). R_j <- Phi_j R_j, d_j <- M_j(d_j). Any map of the
  * increments to rotations that agrees with exp to first order keeps the Gauss-Newton
  * step's convergence (a retraction: Absil, Mahony and Sepulchre, "Optimization Algorithms
  * on Matrix Manifolds", 2008, 4.1 and 8.4); the line search measures the energy where the
@@ -1626,8 +1639,7 @@ static void apply_rotation(mn_fitter* f, const mn_mat3* R, const mn_vec3* d, dou
             f->phi[j] = E;
             f->tau[j] = tau;
         }
-        mn_mat3 P = mn_mat3_mul(&f->phi[j], &R[j]);
-        Rout[j] = (o >= 0 || u >= 0) ? reorthonormalize(&P) : R[j];
+        Rout[j] = (o >= 0 || u >= 0) ? mn_mat3_mul(&f->phi[j], &R[j]) : R[j];
         dout[j] = mn_vec3_add(mn_mat3_mulv(&f->phi[j], d[j]), f->tau[j]);
     }
 }
@@ -1710,11 +1722,11 @@ static double rigid_start(mn_fitter* f, double g) {
             w = mn_vec3_scale(w, 1.0 / (fabs(dot) + 1e-300));
             double w2 = mn_vec3_dot(w, w);
             if (!(w2 < 1.0)) w = mn_vec3_scale(w, 1.0 / sqrt(w2)); /* at most a radian */
-            mn_mat3 E = cayley(w), P = mn_mat3_mul(&E, &Rj);
-            Rj = reorthonormalize(&P);
+            mn_mat3 E = cayley(w);
+            Rj = mn_mat3_mul(&E, &Rj); /* a product of rotations: brought back once below */
             if (!(w2 > 1e-12)) break;
         }
-        f->Rt[j] = Rj;
+        f->Rt[j] = reorthonormalize(&Rj);
     }
     /* the warm start's state, in case it is kept */
     memcpy(f->A0, f->Abuf, (size_t)m * 12 * sizeof(double));
