@@ -1204,10 +1204,12 @@ static void pair_terms(const mn_fitter* f, const double* A, int pr, double M1[9]
 }
 
 static void n_block(const double* X, mn_vec3 dp, mn_vec3 dq, double N[9]) {
+    /* X - X[9:12] q^T - p (X[12:15] - X[15] q)^T */
     double p[3] = {dp.x, dp.y, dp.z}, q[3] = {dq.x, dq.y, dq.z};
+    double u[3] = {X[12] - X[15] * q[0], X[13] - X[15] * q[1], X[14] - X[15] * q[2]};
     for (int r = 0; r < 3; r++)
         for (int c = 0; c < 3; c++)
-            N[3 * r + c] = X[3 * r + c] - X[9 + r] * q[c] - p[r] * X[12 + c] + X[15] * p[r] * q[c];
+            N[3 * r + c] = X[3 * r + c] - X[9 + r] * q[c] - p[r] * u[c];
 }
 
 /* dst[0, n) += src[0, n) for an even n, the two not overlapping */
