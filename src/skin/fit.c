@@ -474,20 +474,6 @@ static inline void add_AQ(double* G, const double* A, const double* Q) {
     }
 }
 
-/* <A Q, B> for 3 x 4 A, B and a symmetric 4 x 4 Q, on two-lane vectors. */
-static inline double dot_AQB(const double* A, const double* Q, const double* B) {
-    mn_v2d q[8], acc = {0, 0};
-    for (int k = 0; k < 8; k++)
-        q[k] = mn_v2d_load(Q + 2 * k);
-    for (int r = 0; r < 3; r++) {
-        const double* a = A + 4 * r;
-        mn_v2d lo = a[0] * q[0] + a[1] * q[2] + a[2] * q[4] + a[3] * q[6];
-        mn_v2d hi = a[0] * q[1] + a[1] * q[3] + a[2] * q[5] + a[3] * q[7];
-        acc += lo * mn_v2d_load(B + 4 * r) + hi * mn_v2d_load(B + 4 * r + 2);
-    }
-    return acc[0] + acc[1];
-}
-
 /* GA_j = dg/dA_j = sum_k A_k Q_kj - B_j for every j (when want_grad); returns g. */
 static double energy_and_grad(mn_fitter* f, const mn_mat3* R, const mn_vec3* d, int want_grad) {
     int m = f->m;
