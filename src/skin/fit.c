@@ -162,8 +162,9 @@ struct mn_fitter {
     double* Qt;    /* qt_n x 4: sum of Q_jk's last row over the j carried by a free one t */
     int* qt_tk;    /* 2 x qt_n: t and k of each nonzero Qt entry */
     int qt_n;
-    double* cg; /* 4 x nrot: x, r, z, p of the conjugate gradients */
-    double* Hp; /* nrot */
+    double* cg;               /* 4 x nrot: x, r, z, p of the conjugate gradients */
+    int n_builds, n_products; /* of the last mn_fit: metrics built, products taken */
+    double* Hp;               /* nrot */
     double* svd_work;
 };
 
@@ -1512,6 +1513,7 @@ static int pcg_direction(mn_fitter* f, const mn_mat3* R, const mn_vec3* d, doubl
     while (rz > 0 && k < maxit) {
         metric_apply(f, R, d, f->Abuf, p, Hp);
         k++;
+        f->n_products++;
         double pHp = 0;
         for (int i = 0; i < n; i++)
             pHp += p[i] * Hp[i];
@@ -1536,6 +1538,11 @@ static int pcg_direction(mn_fitter* f, const mn_mat3* R, const mn_vec3* d, doubl
     }
     memcpy(f->dir, x, (size_t)n * sizeof(double));
     return ok;
+}
+
+void mn_fit_counts(const mn_fitter* f, int* builds, int* products) {
+    if (builds) *builds = f ? f->n_builds : 0;
+    if (products) *products = f ? f->n_products : 0;
 }
 
 int mn_fit_metric_products(mn_fitter* f, const mn_xform* pose, const double* v, double* dense,
@@ -1758,6 +1765,7 @@ mn_status mn_fit(mn_fitter* f, mn_xform* pose, const double* targets, const mn_f
     if (o.max_halvings < 0) return fit_refuse(res, "options.%s: must be >= 0", "max_halvings");
     if (!load_targets(f, targets)) return fit_refuse(res, "%s: not finite", "targets");
     load_pose(f, pose);
+    f->n_builds = f->n_products = 0;
     for (int j = 0; j < f->m; j++) {
         if (f->fixed[j]) continue;
         if (f->dim == 2) { /* a rotation about z, whatever the warm start holds */
@@ -1806,6 +1814,7 @@ mn_status mn_fit(mn_fitter* f, mn_xform* pose, const double* targets, const mn_f
         if (!inexact) {
             slope = 0;
             build_metric(f, f->R, f->d, o.coupled_rotation);
+            f->n_builds++;
             have_factor = rotation_direction(f) && o.coupled_rotation && f->nrot >= PCG_MIN_NROT;
             for (int i = 0; i < f->nrot; i++)
                 slope += f->grad[i] * f->dir[i];

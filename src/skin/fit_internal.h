@@ -12,4 +12,8 @@
 int mn_fit_metric_products(mn_fitter* f, const mn_xform* pose, const double* v, double* dense,
                            double* implicit);
 
+/* What the last mn_fit did: the metrics it built and factorised, and the products with the
+ * metric its conjugate gradients took. */
+void mn_fit_counts(const mn_fitter* f, int* builds, int* products);
+
 #endif
