@@ -32,7 +32,8 @@
  *     B_j  = sum_i m_i w_ij x_i z_i^T     (3 x 4, per frame: the one O(nnz) pass),
  * so an iteration of the fit costs O(controller pairs + m^2) sums and a dense 3m x 3m
  * factorisation, not O(vertices), and a product with the metric O(controller pairs + m)
- * (metric_apply); the B_j pass runs over each controller's vertices (load_targets).
+ * (metric_apply); the B_j pass goes by blocks of vertices, within a block by controller
+ * (load_targets).
  * Coordinates are taken relative to the rest centroid and the targets' centroid to keep
  * those sums well conditioned, and the line search compares energies through their
  * difference (delta_energy), which has no cancellation. */
@@ -664,15 +665,16 @@ targets_pass(const mn_fitter* f, const double* x, mn_vec3 oa, int dim, double* B
 /* The one pass over the vertices per frame (seed "Find Optimized Translation": the
  * right-hand side W^T M X', here for every A_j at once):
  *   B_j = sum_i m_i w_ij (x_i - o) z_i^T,  c0 = 1/2 sum_i m_i |x_i - o|^2,
- * with o the targets' mass-weighted centroid. The pass goes by blocks of vertices and within
- * a block by controller (seg_*, col_*), summed in registers rather than added into memory
- * vertex by vertex, and c0 and the centroid come out of the same sums. All are taken relative to an
- * origin oa from 16 evenly spaced targets (inside the figure, which is all the sums' conditioning
- * needs; a full pass for the centroid first cost a sixth to a third of a 200,000-vertex frame). The
- * pass's own sums give o, and the difference is removed by exact algebra on m-sized sums (B_j -= (o
- * - oa) S1_j^T, c0 -= 1/2 M |o - oa|^2). The sums go to a second buffer that replaces B only when
- * c0, a sum of squares, is finite: a non-finite target makes it NaN or infinite, and only then are
- * the targets checked one by one, f keeping its previous targets. */
+ * with o the targets' mass-weighted centroid. The pass goes by blocks of vertices and
+ * within a block by controller (seg_*, col_*, targets_pass), summed in registers rather
+ * than added into memory vertex by vertex, and c0 and the centroid come out of the same
+ * sums. All are taken relative to an origin oa from 16 evenly spaced targets (inside the
+ * figure, which is all the sums' conditioning needs; a full pass for the centroid first
+ * cost a sixth to a third of a 200,000-vertex frame). The pass's own sums give o, and the
+ * difference is removed by exact algebra on m-sized sums (B_j -= (o - oa) S1_j^T,
+ * c0 -= 1/2 M |o - oa|^2). The sums go to a second buffer that replaces B only when c0,
+ * a sum of squares, is finite: a non-finite target makes it NaN or infinite, and only then
+ * are the targets checked one by one, f keeping its previous targets. */
 static int load_targets(mn_fitter* f, const double* x) {
     int dim = f->dim, m = f->m, n = f->nverts;
     const double* mass = f->rig->mass;
@@ -1109,9 +1111,6 @@ static void carried_contract(mn_fitter* f, const mn_mat3* R, const mn_vec3* d, c
  * with gR_j the rotation gradient and gd_j = dg/dd_j. At the translation step's minimiser
  * this is the gradient of the reduced energy (the increments keep every attachment, so
  * the multipliers do not enter). Needs GA at (R, d). */
-static void carried_contract(mn_fitter* f, const mn_mat3* R, const mn_vec3* d, const double* GA,
-                             double* out);
-
 static void rotation_gradient(mn_fitter* f, const mn_mat3* R, const mn_vec3* d) {
     carried_contract(f, R, d, f->GA, f->grad);
     /* A fixed controller attached to a free parent is not carried by the increments: its
