@@ -135,6 +135,8 @@ export class Fitter {
   readonly rig: Rig;
   fit(pose: Float64Array, targets: ArrayLike<number>, options?: FitOptions):
     { status: Status; ok: boolean; iterations: number; energy: number; rms: number; maxErr: number; message: string };
+  /** Forgets what earlier fits taught the fitter: the next fit depends on its arguments only. */
+  reset(): void;
   dispose(): void;
 }
 

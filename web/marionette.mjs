@@ -887,6 +887,12 @@ class Fitter extends Owned {
       };
     });
   }
+  /** Forgets what earlier fits taught the fitter (the corrections its rigid start predicts
+   * from along a motion), so that the next fit depends on its arguments only. */
+  reset() {
+    this._live();
+    this._mn._x.mnw_fitter_reset(this._p);
+  }
   dispose() {
     if (!this._p) return;
     this._mn._x.mnw_fitter_destroy(this._p);

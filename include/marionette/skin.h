@@ -158,11 +158,18 @@ mn_fitter* mn_fitter_create(const mn_rig* rig, const uint8_t* fixed, mn_error* e
 void mn_fitter_destroy(mn_fitter* f);
 /* Changes the fixed set (refactorises; no allocation). On failure the old set is kept. */
 mn_status mn_fitter_set_fixed(mn_fitter* f, const uint8_t* fixed, mn_error* err);
+/* Forgets what earlier fits taught the fitter (the corrections its rigid start predicts
+ * from, see mn_fit), so that the next mn_fit depends on its arguments only; for fits of
+ * unrelated poses, or to repeat a fit bit for bit. Changing the fixed set forgets too. */
+void mn_fitter_reset(mn_fitter* f);
 
 /* Fits pose (nctrl, in: the warm start, e.g. the previous time step; out: the fit) to
  * targets (nverts x dim): alternates the translation step (one KKT back-substitution) and
  * the rotation step (gradient of the infinitesimal rotations, Gauss-Newton metric, line
- * search, R <- exp([dp]x) R) until the energy stops improving. Fixed controllers keep
+ * search, R <- cay(dp) R) until the energy stops improving. When the warm start is far,
+ * every bone's own rigid fit is tried as a start, corrected by what the last fits found
+ * (a fitter tracking a motion learns how far each bone's fit lies from its rigid one and
+ * predicts the next frame's; mn_fitter_reset forgets it). Fixed controllers keep
  * the pose given. No allocation. opt NULL means mn_fit_default(); res may be NULL.
  * MN_ERR_ARG (nothing changed, the message names the field) on a NaN target or pose or an
  * option out of range. */

@@ -382,6 +382,7 @@ typedef struct mn_fitter mn_fitter;
 mn_fitter* mn_fitter_create(const mn_rig* rig, const uint8_t* fixed, mn_error* err);
 void mn_fitter_destroy(mn_fitter* f);
 mn_status mn_fitter_set_fixed(mn_fitter* f, const uint8_t* fixed, mn_error* err);
+void mn_fitter_reset(mn_fitter* f);
 mn_status mn_fit(mn_fitter* f, mn_xform* pose, const double* targets, const mn_fit_options* opt,
                  mn_fit_result* res);
 mn_status mn_fit_kabsch(mn_fitter* f, mn_xform* pose, const double* targets, int then_translate);

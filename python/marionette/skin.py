@@ -196,6 +196,11 @@ class Fitter(Closable):
             self._fixed = old
             check(s, err)
 
+    def reset(self):
+        """Forgets what earlier fits taught the fitter (mn_fitter_reset): the next fit
+        depends on its arguments only."""
+        lib.mn_fitter_reset(self._ptr)
+
     def fit(self, pose, targets, **options):
         """Fits pose (a C-contiguous float64 (nctrl, 12) array, updated in place: in, the
         warm start; out, the fit) to targets (nverts x dim). Options: the fields of

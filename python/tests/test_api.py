@@ -191,6 +191,14 @@ def test_skinning_fit_recovers_a_pose():
             assert r.rms < 1e-6
             np.testing.assert_allclose(rig.deform(guess), targets, atol=1e-5)
             assert rig.error(guess, targets)[1] < 1e-5
+            # forgotten what the fits before taught it, a fit repeats bit for bit
+            again = []
+            for _ in range(2):
+                fitter.reset()
+                g = rig.rest_pose()
+                again.append((g, fitter.fit(g, targets, max_iters=200).iterations))
+            np.testing.assert_array_equal(again[0][0], again[1][0])
+            assert again[0][1] == again[1][1]
 
 
 def test_sequence_keys_and_constrained_inbetweens():

@@ -16,4 +16,8 @@ int mn_fit_metric_products(mn_fitter* f, const mn_xform* pose, const double* v, 
  * metric its conjugate gradients took. */
 void mn_fit_counts(const mn_fitter* f, int* builds, int* products);
 
+/* The start the last mn_fit took: 0 the warm one (the pose given), 1 the rigid fit of every
+ * bone, 2 that fit with the predicted corrections (rigid_start in fit.c). */
+int mn_fit_start_taken(const mn_fitter* f);
+
 #endif

@@ -713,6 +713,9 @@ EXPORT(mnw_fitter_create) mn_fitter* mnw_fitter_create(const mn_rig* r, const ui
 EXPORT(mnw_fitter_destroy) void mnw_fitter_destroy(mn_fitter* f) {
     mn_fitter_destroy(f);
 }
+EXPORT(mnw_fitter_reset) void mnw_fitter_reset(mn_fitter* f) {
+    mn_fitter_reset(f);
+}
 
 /* iv: max_iters, max_halvings, coupled_rotation, vertex_error, cold start (1: per-controller
  * Kabsch then the translation step first); dv: tol. out: status, iterations, energy, rms,

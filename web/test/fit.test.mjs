@@ -49,6 +49,12 @@ for (const name of ['RiggedSimple.glb', 'RiggedFigure.glb']) {
           assert.ok(Math.abs(tk - c.t[k]) <= 1e-9, `t[${k}] of ${c.name}`);
         }
       });
+      // forgotten what the fit before taught it, the fitter repeats that fit bit for bit
+      fitter.reset();
+      const again = rig.restPose();
+      const r2 = fitter.fit(again, targets, { coldStart: true });
+      assert.equal(r2.iterations, r.iterations);
+      assert.deepEqual(Array.from(again), Array.from(fit));
       assert.throws(() => fitter.fit(fit, targets.subarray(1)), /targets: expected/);
       assert.throws(() => rig.dispose(), /rig: still used by a fitter/);
     } finally {
