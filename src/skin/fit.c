@@ -69,13 +69,15 @@
 #define SEG_VERTS 256
 
 /* The second start (rigid_start): tried when the warm start leaves more than this share of
- * the targets' spread c0, with this many rotation-extraction steps per controller. */
+ * the targets' spread c0 (and more than twice what the last converged fit left: no start
+ * can halve the energy of noisy targets near the noise's own), with this many
+ * rotation-extraction steps per controller. */
 #define RIGID_TRY 1e-4
 #define RIGID_ITERS 4
 
 /* The predicted start (rigid_start) is kept without trying the plain rigid one when it
- * leaves at most this share of c0, a fifth of the least that plain rigid fits leave on the
- * rigs measured (5e-6 to 5e-5 c0). */
+ * leaves at most this share of c0 above what the last converged fit left, a fifth of the
+ * least that plain rigid fits leave on the rigs measured (5e-6 to 5e-5 c0). */
 #define PREDICT_KEEP 1e-6
 
 struct mn_fitter {
@@ -169,7 +171,8 @@ struct mn_fitter {
     int* qt_tk;    /* 2 x qt_n: t and k of each nonzero Qt entry */
     int qt_n;
     double* cg;               /* 4 x nrot: x, r, z, p of the conjugate gradients */
-    int n_builds, n_products; /* of the last mn_fit: metrics built, products taken */
+    int n_builds, n_products; /* of the last mn_fit: metrics built, products taken, */
+    int n_starts;             /* starts tried beside the warm one */
     double* Hp;               /* nrot */
     double* svd_work;
 
@@ -179,6 +182,7 @@ struct mn_fitter {
     mn_mat3* corr;  /* 2 m: the last two fits' corrections Rext^T R (newest first) */
     int ncorr;      /* how many of them follow one another: 0, 1 or 2 */
     int start_kind; /* the start this fit took: 0 warm, 1 rigid, 2 predicted */
+    double last_g;  /* the energy the last fit converged to over its c0; 0 if it did not */
 };
 
 mn_fit_options mn_fit_default(void) {
@@ -970,7 +974,9 @@ nomem:
 }
 
 void mn_fitter_reset(mn_fitter* f) {
-    if (f) f->ncorr = 0;
+    if (!f) return;
+    f->ncorr = 0;
+    f->last_g = 0;
 }
 
 mn_status mn_fitter_set_fixed(mn_fitter* f, const uint8_t* fixed, mn_error* err) {
@@ -989,6 +995,7 @@ mn_status mn_fitter_set_fixed(mn_fitter* f, const uint8_t* fixed, mn_error* err)
     }
     f->have_fixed = 1;
     f->ncorr = 0; /* the corrections were taken with the other set */
+    f->last_g = 0;
     int nrot = 0, nrl = 0;
     for (int j = 0; j < m; j++) {
         f->up[j] = f->rig->ctrl_attached[j] && !fixed[j] ? f->rig->ctrl_parent[j] : -1;
@@ -1562,9 +1569,10 @@ static int pcg_direction(mn_fitter* f, const mn_mat3* R, const mn_vec3* d, doubl
     return ok;
 }
 
-void mn_fit_counts(const mn_fitter* f, int* builds, int* products) {
+void mn_fit_counts(const mn_fitter* f, int* builds, int* products, int* starts) {
     if (builds) *builds = f ? f->n_builds : 0;
     if (products) *products = f ? f->n_products : 0;
+    if (starts) *starts = f ? f->n_starts : 0;
 }
 
 int mn_fit_start_taken(const mn_fitter* f) {
@@ -1695,6 +1703,7 @@ static int pose_finite(const mn_xform* pose, int m) {
 
 /* A start's energy: the translation step at (Rt, dt), then g with GA, Abuf and lambda. */
 static double try_start(mn_fitter* f) {
+    f->n_starts++;
     translation_grad(f, f->Rt, f->dt);
     translation_solve(f, f->Rt, f->dt);
     return energy_and_grad(f, f->Rt, f->dt, 1);
@@ -1737,6 +1746,9 @@ static void take_start(mn_fitter* f) {
  * leaves more than RIGID_TRY c0: rigid fits per bone cannot represent the blend between
  * bones and leave 5e-6 to 5e-5 c0 on the rigs measured (the benchmark's tube, CesiumMan,
  * Fox), so below that they could not halve the energy and the try would only cost time.
+ * Nor is it tried when the warm start leaves less than twice the energy the last fit
+ * converged to: with noisy targets no start can halve an energy near the noise's own (on
+ * CesiumMan's and Fox's noisy frames every try was refused).
  *
  * What the rigid fit misses, the blend, changes little from one frame of a motion to the
  * next. So each converged fit that computed the rigid fits Rext_j keeps its correction in
@@ -1810,7 +1822,7 @@ static double rigid_start(mn_fitter* f, double g) {
             take_start(f);
             best = gp;
             f->start_kind = 2;
-            if (gp <= PREDICT_KEEP * f->c0) return gp;
+            if (gp <= (f->last_g + PREDICT_KEEP) * f->c0) return gp;
         }
     }
     for (int j = 0; j < m; j++) {
@@ -1827,13 +1839,15 @@ static double rigid_start(mn_fitter* f, double g) {
     return best;
 }
 
-/* After a fit: a converged fit that computed the rigid fits keeps its corrections for the
- * next one's prediction (rigid_start), the last one's moving to second place; any other
- * fit leaves none. The corrections are brought back to rotations: an error of scale or
- * shear would grow by 1 + sqrt 2 a frame through the extrapolation, and the fit, whose
- * increments are rotations, would converge to a pose off by it. */
-static void keep_corrections(mn_fitter* f, int converged) {
+/* After a fit: the energy it converged to (over c0; 0 if it did not), and, when it
+ * converged and computed the rigid fits, its corrections for the next one's prediction
+ * (rigid_start), the last one's moving to second place; any other fit leaves none. The corrections
+ * are brought back to rotations: an error of scale or shear would grow by 1 + sqrt 2 a frame
+ * through the extrapolation, and the fit, whose increments are rotations, would converge to a pose
+ * off by it. */
+static void keep_corrections(mn_fitter* f, int converged, double g) {
     int m = f->m;
+    f->last_g = converged ? g / (f->c0 + DBL_MIN) : 0;
     if (!f->have_ext || !converged) {
         f->ncorr = 0;
         return;
@@ -1870,7 +1884,7 @@ mn_status mn_fit(mn_fitter* f, mn_xform* pose, const double* targets, const mn_f
     if (o.max_halvings < 0) return fit_refuse(res, "options.%s: must be >= 0", "max_halvings");
     if (!load_targets(f, targets)) return fit_refuse(res, "%s: not finite", "targets");
     load_pose(f, pose);
-    f->n_builds = f->n_products = 0;
+    f->n_builds = f->n_products = f->n_starts = 0;
     f->have_ext = 0;
     f->start_kind = 0;
     for (int j = 0; j < f->m; j++) {
@@ -1887,7 +1901,7 @@ mn_status mn_fit(mn_fitter* f, mn_xform* pose, const double* targets, const mn_f
     translation_grad(f, f->R, f->d);
     translation_solve(f, f->R, f->d);
     double g = energy_and_grad(f, f->R, f->d, 1);
-    if (f->nrot > 0 && !(g <= RIGID_TRY * f->c0)) g = rigid_start(f, g);
+    if (f->nrot > 0 && !(g <= fmax(RIGID_TRY, 2 * f->last_g) * f->c0)) g = rigid_start(f, g);
     double floor_abs = 1e-30 * (f->c0 + DBL_MIN);
     mn_status st = MN_ERR_NOCONVERGE;
     int it = 0;
@@ -1972,7 +1986,7 @@ mn_status mn_fit(mn_fitter* f, mn_xform* pose, const double* targets, const mn_f
             break;
         }
     }
-    keep_corrections(f, st == MN_OK);
+    keep_corrections(f, st == MN_OK, g);
     store_pose(f, pose);
     rr.status = st;
     rr.iterations = it;

@@ -12,9 +12,10 @@
 int mn_fit_metric_products(mn_fitter* f, const mn_xform* pose, const double* v, double* dense,
                            double* implicit);
 
-/* What the last mn_fit did: the metrics it built and factorised, and the products with the
- * metric its conjugate gradients took. */
-void mn_fit_counts(const mn_fitter* f, int* builds, int* products);
+/* What the last mn_fit did: the metrics it built and factorised, the products with the
+ * metric its conjugate gradients took, and the starts it tried beside the warm one (the
+ * rigid fits, the predicted start: 0 to 2). Any pointer may be NULL. */
+void mn_fit_counts(const mn_fitter* f, int* builds, int* products, int* starts);
 
 /* The start the last mn_fit took: 0 the warm one (the pose given), 1 the rigid fit of every
  * bone, 2 that fit with the predicted corrections (rigid_start in fit.c). */
