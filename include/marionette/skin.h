@@ -159,14 +159,16 @@ void mn_fitter_destroy(mn_fitter* f);
 /* Changes the fixed set (refactorises; no allocation). On failure the old set is kept. */
 mn_status mn_fitter_set_fixed(mn_fitter* f, const uint8_t* fixed, mn_error* err);
 /* Forgets what earlier fits taught the fitter (the corrections its rigid start predicts
- * from, see mn_fit), so that the next mn_fit depends on its arguments only; for fits of
- * unrelated poses, or to repeat a fit bit for bit. Changing the fixed set forgets too. */
+ * from, and the energy the last fit reached, below which no second start is tried; see
+ * mn_fit), so that the next mn_fit depends on its arguments only: for fits of unrelated
+ * poses, or to repeat a fit bit for bit. Changing the fixed set forgets too. */
 void mn_fitter_reset(mn_fitter* f);
 
 /* Fits pose (nctrl, in: the warm start, e.g. the previous time step; out: the fit) to
  * targets (nverts x dim): alternates the translation step (one KKT back-substitution) and
  * the rotation step (gradient of the infinitesimal rotations, Gauss-Newton metric, line
- * search, R <- cay(dp) R) until the energy stops improving. When the warm start is far,
+ * search, R <- cay(dp) R) until the energy stops improving. When the warm start is far
+ * (above 1e-4 of the targets' spread, and above twice what the last fit converged to),
  * every bone's own rigid fit is tried as a start, corrected by what the last fits found
  * (a fitter tracking a motion learns how far each bone's fit lies from its rigid one and
  * predicts the next frame's; mn_fitter_reset forgets it). Fixed controllers keep
