@@ -14,23 +14,28 @@ static const double PIO2_3 = 2.02226624871116645580e-21;  /* next 33 bits */
 static const double PIO2_3T = 8.47842766036889956997e-32; /* pi/2 - (PIO2_1 + PIO2_2 + PIO2_3) */
 static const double INV_PIO2 = 6.36619772367581382433e-01;
 
-static inline double poly_sin(double x) {
+/* The two kernels on [-pi/4, pi/4]:
+ *   sin x = x + x^3 (S1 + z (S2 + z (S3 + z (S4 + z (S5 + z S6))))),  z = x^2,
+ *   cos x = w + (((1 - w) - z/2) + z^2 (C1 + z (C2 + ... + z C6))),   w = 1 - z/2,
+ * computed at once: the two Horner recurrences have the same degree and go in the two lanes
+ * of one vector (the same operations in the same order as one at a time, so the same bits,
+ * for half the multiplies and adds; the chain FK 5 % faster). */
+typedef double mn_sc2 __attribute__((vector_size(16)));
+static inline void poly_sincos(double x, double* ps, double* pc) {
     const double S1 = -1.66666666666666324348e-01, S2 = 8.33333333332248946124e-03,
                  S3 = -1.98412698298579493134e-04, S4 = 2.75573137070700676789e-06,
                  S5 = -2.50507602534068634195e-08, S6 = 1.58969099521155010221e-10;
-    double z = x * x, v = z * x;
-    double r = S2 + z * (S3 + z * (S4 + z * (S5 + z * S6)));
-    return x + v * (S1 + z * r);
-}
-
-static inline double poly_cos(double x) {
     const double C1 = 4.16666666666666019037e-02, C2 = -1.38888888888741095749e-03,
                  C3 = 2.48015872894767294178e-05, C4 = -2.75573143513906633035e-07,
                  C5 = 2.08757232129817482790e-09, C6 = -1.13596475577881948265e-11;
-    double z = x * x;
-    double r = z * (C1 + z * (C2 + z * (C3 + z * (C4 + z * (C5 + z * C6)))));
-    double hz = 0.5 * z, w = 1.0 - hz;
-    return w + (((1.0 - w) - hz) + z * r);
+    const mn_sc2 K1 = {S1, C1}, K2 = {S2, C2}, K3 = {S3, C3}, K4 = {S4, C4}, K5 = {S5, C5},
+                 K6 = {S6, C6};
+    double z = x * x, v = z * x;
+    mn_sc2 zz = {z, z};
+    mn_sc2 r = K1 + zz * (K2 + zz * (K3 + zz * (K4 + zz * (K5 + zz * K6))));
+    *ps = x + v * r[0];
+    double rc = z * r[1], hz = 0.5 * z, w = 1.0 - hz;
+    *pc = w + (((1.0 - w) - hz) + z * rc);
 }
 
 static inline void mn_sincos_inline(double x, double* s, double* c) {
@@ -41,8 +46,7 @@ static inline void mn_sincos_inline(double x, double* s, double* c) {
             *c = 1.0;
             return;
         }
-        *s = poly_sin(x);
-        *c = poly_cos(x);
+        poly_sincos(x, s, c);
         return;
     }
     if (!(ax < 1e5)) { /* large, inf or NaN: libm */
@@ -62,7 +66,8 @@ static inline void mn_sincos_inline(double x, double* s, double* c) {
     double hi = r - w, bb = hi - r;
     double lo = (r - (hi - bb)) - (w + bb);
     double y = hi + ((lo - fn * PIO2_3) - fn * PIO2_3T);
-    double ps = poly_sin(y), pc = poly_cos(y);
+    double ps, pc;
+    poly_sincos(y, &ps, &pc);
     /* quadrant n = fn mod 4: (s, c) = (ps, pc), (pc, -ps), (-ps, -pc), (-pc, ps); selected
      * without a branch (random angles would mispredict one) */
     long n = (long)fn;
@@ -81,8 +86,9 @@ static inline void mn_sincos_inline(double x, double* s, double* c) {
  * mn_sincos_inline. */
 static inline void mn_sincos_fast(double x, double* s, double* c) {
     if (fabs(x) <= 0.78539816339744830962) { /* no reduction: as mn_sincos_inline */
-        *s = x == 0 ? x : poly_sin(x);
-        *c = poly_cos(x);
+        double ps;
+        poly_sincos(x, &ps, c);
+        *s = x == 0 ? x : ps;
         return;
     }
     if (!(fabs(x) < 1e5)) {
@@ -94,7 +100,8 @@ static inline void mn_sincos_fast(double x, double* s, double* c) {
     double t = x * INV_PIO2 + round_magic;
     double fn = t - round_magic;
     double y = (x - fn * PIO2_1) - fn * PIO2_2;
-    double pp[2] = {poly_sin(y), poly_cos(y)};
+    double pp[2];
+    poly_sincos(y, &pp[0], &pp[1]);
     /* fn's low bits are those of t's mantissa (t = 1.5 2^52 + fn, ulp 1) */
     union {
         double d;
