@@ -504,7 +504,7 @@ static void test_predicted_start(void) {
             CHECK(mn_fit(f, pf, x, &o, &rf) == MN_OK);
             CHECK(pose_distance(pf, truth, m) < 1e-6);
         }
-        /* forgotten, a fit repeats bit for bit; remembered, it need not */
+        /* forgotten what came before, a fit repeats bit for bit */
         wave_pose(rig, 3, truth);
         mn_rig_deform(rig, truth, x);
         wave_pose(rig, 2, a);
