@@ -4,6 +4,8 @@
 
 #include <math.h>
 
+#include "core/v2d.h"
+
 /* ---- sincos ----------------------------------------------------------------------------
  * Cody-Waite reduction by pi/2 with a three-part constant, then minimax polynomials on
  * [-pi/4, pi/4] (the classic coefficients of Sun's fdlibm kernels). Forward kinematics calls
@@ -20,7 +22,6 @@ static const double INV_PIO2 = 6.36619772367581382433e-01;
  * computed at once: the two Horner recurrences have the same degree and go in the two lanes
  * of one vector (the same operations in the same order as one at a time, so the same bits,
  * for half the multiplies and adds; the chain FK 5 % faster). */
-typedef double mn_sc2 __attribute__((vector_size(16)));
 static inline void poly_sincos(double x, double* ps, double* pc) {
     const double S1 = -1.66666666666666324348e-01, S2 = 8.33333333332248946124e-03,
                  S3 = -1.98412698298579493134e-04, S4 = 2.75573137070700676789e-06,
@@ -28,11 +29,11 @@ static inline void poly_sincos(double x, double* ps, double* pc) {
     const double C1 = 4.16666666666666019037e-02, C2 = -1.38888888888741095749e-03,
                  C3 = 2.48015872894767294178e-05, C4 = -2.75573143513906633035e-07,
                  C5 = 2.08757232129817482790e-09, C6 = -1.13596475577881948265e-11;
-    const mn_sc2 K1 = {S1, C1}, K2 = {S2, C2}, K3 = {S3, C3}, K4 = {S4, C4}, K5 = {S5, C5},
+    const mn_v2d K1 = {S1, C1}, K2 = {S2, C2}, K3 = {S3, C3}, K4 = {S4, C4}, K5 = {S5, C5},
                  K6 = {S6, C6};
     double z = x * x, v = z * x;
-    mn_sc2 zz = {z, z};
-    mn_sc2 r = K1 + zz * (K2 + zz * (K3 + zz * (K4 + zz * (K5 + zz * K6))));
+    mn_v2d zz = {z, z};
+    mn_v2d r = K1 + zz * (K2 + zz * (K3 + zz * (K4 + zz * (K5 + zz * K6))));
     *ps = x + v * r[0];
     double rc = z * r[1], hz = 0.5 * z, w = 1.0 - hz;
     *pc = w + (((1.0 - w) - hz) + z * rc);

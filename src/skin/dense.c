@@ -9,30 +9,22 @@
 
 #include <float.h>
 #include <math.h>
-#include <string.h>
+#include <stddef.h>
 
-typedef double v2d __attribute__((vector_size(16)));
-
-static inline v2d load2(const double* p) {
-    v2d v;
-    memcpy(&v, p, sizeof v);
-    return v;
-}
-
-static inline double hsum(v2d a) {
+static inline double hsum(mn_v2d a) {
     return a[0] + a[1];
 }
 
 /* a . b over len entries */
 static inline double dot_v(const double* a, const double* b, int len) {
-    v2d s0 = {0, 0}, s1 = {0, 0};
+    mn_v2d s0 = {0, 0}, s1 = {0, 0};
     int k = 0;
     for (; k + 4 <= len; k += 4) {
-        s0 += load2(a + k) * load2(b + k);
-        s1 += load2(a + k + 2) * load2(b + k + 2);
+        s0 += mn_v2d_load(a + k) * mn_v2d_load(b + k);
+        s1 += mn_v2d_load(a + k + 2) * mn_v2d_load(b + k + 2);
     }
     if (k + 2 <= len) {
-        s0 += load2(a + k) * load2(b + k);
+        s0 += mn_v2d_load(a + k) * mn_v2d_load(b + k);
         k += 2;
     }
     double s = hsum(s0 + s1);
@@ -44,12 +36,13 @@ static inline double dot_v(const double* a, const double* b, int len) {
  * sx[r] = rows[r] . x, sy[r] = rows[r] . y. Six loads for eight two-lane multiply-adds. */
 static inline void dot4x2(const double* r0, const double* r1, const double* r2, const double* r3,
                           const double* x, const double* y, int len, double sx[4], double sy[4]) {
-    v2d a0 = {0, 0}, a1 = {0, 0}, a2 = {0, 0}, a3 = {0, 0};
-    v2d b0 = {0, 0}, b1 = {0, 0}, b2 = {0, 0}, b3 = {0, 0};
+    mn_v2d a0 = {0, 0}, a1 = {0, 0}, a2 = {0, 0}, a3 = {0, 0};
+    mn_v2d b0 = {0, 0}, b1 = {0, 0}, b2 = {0, 0}, b3 = {0, 0};
     int k = 0;
     for (; k + 2 <= len; k += 2) {
-        v2d xk = load2(x + k), yk = load2(y + k);
-        v2d q0 = load2(r0 + k), q1 = load2(r1 + k), q2 = load2(r2 + k), q3 = load2(r3 + k);
+        mn_v2d xk = mn_v2d_load(x + k), yk = mn_v2d_load(y + k);
+        mn_v2d q0 = mn_v2d_load(r0 + k), q1 = mn_v2d_load(r1 + k), q2 = mn_v2d_load(r2 + k),
+               q3 = mn_v2d_load(r3 + k);
         a0 += q0 * xk;
         b0 += q0 * yk;
         a1 += q1 * xk;
@@ -122,14 +115,14 @@ int mn_chol_factor(double* A, int n, double* dinv) {
  * independent sums sharing the loads of x. */
 static inline void dot4x1(const double* r0, const double* r1, const double* r2, const double* r3,
                           const double* x, int len, double s[4]) {
-    v2d a0 = {0, 0}, a1 = {0, 0}, a2 = {0, 0}, a3 = {0, 0};
+    mn_v2d a0 = {0, 0}, a1 = {0, 0}, a2 = {0, 0}, a3 = {0, 0};
     int k = 0;
     for (; k + 2 <= len; k += 2) {
-        v2d xk = load2(x + k);
-        a0 += load2(r0 + k) * xk;
-        a1 += load2(r1 + k) * xk;
-        a2 += load2(r2 + k) * xk;
-        a3 += load2(r3 + k) * xk;
+        mn_v2d xk = mn_v2d_load(x + k);
+        a0 += mn_v2d_load(r0 + k) * xk;
+        a1 += mn_v2d_load(r1 + k) * xk;
+        a2 += mn_v2d_load(r2 + k) * xk;
+        a3 += mn_v2d_load(r3 + k) * xk;
     }
     s[0] = hsum(a0), s[1] = hsum(a1), s[2] = hsum(a2), s[3] = hsum(a3);
     if (k < len) {
@@ -178,9 +171,10 @@ void mn_chol_solve(const double* L, const double* dinv, int n, double* b) {
             double x0 = b[i], x1 = b[i + 1], x2 = b[i + 2], x3 = b[i + 3];
             int k = 0;
             for (; k + 2 <= i; k += 2) {
-                v2d v = load2(b + k) - (x0 * load2(r0 + k) + x1 * load2(r1 + k) +
-                                        x2 * load2(r2 + k) + x3 * load2(r3 + k));
-                memcpy(b + k, &v, sizeof v);
+                mn_v2d v =
+                    mn_v2d_load(b + k) - (x0 * mn_v2d_load(r0 + k) + x1 * mn_v2d_load(r1 + k) +
+                                          x2 * mn_v2d_load(r2 + k) + x3 * mn_v2d_load(r3 + k));
+                mn_v2d_store(b + k, v);
             }
             if (k < i) b[k] -= x0 * r0[k] + x1 * r1[k] + x2 * r2[k] + x3 * r3[k];
         } else {
@@ -198,13 +192,13 @@ void mn_matvec3(const double* Z, int n, int rows, const double* b, double* x) {
     const double *b0 = b, *b1 = b + n, *b2 = b + 2 * (size_t)n;
     for (int i = 0; i < rows; i++) {
         const double* z = Z + (size_t)i * n;
-        v2d s0 = {0, 0}, s1 = {0, 0}, s2 = {0, 0};
+        mn_v2d s0 = {0, 0}, s1 = {0, 0}, s2 = {0, 0};
         int k = 0;
         for (; k + 2 <= n; k += 2) {
-            v2d zk = load2(z + k);
-            s0 += zk * load2(b0 + k);
-            s1 += zk * load2(b1 + k);
-            s2 += zk * load2(b2 + k);
+            mn_v2d zk = mn_v2d_load(z + k);
+            s0 += zk * mn_v2d_load(b0 + k);
+            s1 += zk * mn_v2d_load(b1 + k);
+            s2 += zk * mn_v2d_load(b2 + k);
         }
         double x0 = hsum(s0), x1 = hsum(s1), x2 = hsum(s2);
         if (k < n) {

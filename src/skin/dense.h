@@ -10,6 +10,8 @@
 #ifndef MARIONETTE_SKIN_DENSE_H
 #define MARIONETTE_SKIN_DENSE_H
 
+#include "core/v2d.h" /* mn_v2d, for the kernels here and the fit's per-vertex pass */
+
 /* A = L L^T of a symmetric n x n A (row-major; only the lower triangle is read, L is
  * written there, 1 / L_ii into dinv (n)). Returns 1, or 0 when A is not positive definite
  * to working precision (a pivot <= n DBL_EPSILON max_i A_ii) or holds a NaN or an
@@ -22,19 +24,5 @@ void mn_chol_solve(const double* L, const double* dinv, int n, double* b);
  * row-major n x n Z, the first rows entries of each x_a only (rows <= n; the rest are
  * left as they are): each row of Z is read once for the three. x must not overlap b. */
 void mn_matvec3(const double* Z, int n, int rows, const double* b, double* x);
-
-/* Two-lane vectors (GCC/Clang vector extensions: SSE2 on x86-64, scalar code where there
- * is no vector unit) for the fit's per-vertex pass. */
-typedef double mn_v2d __attribute__((vector_size(16)));
-
-static inline mn_v2d mn_v2d_load(const double* p) {
-    mn_v2d v;
-    __builtin_memcpy(&v, p, sizeof v);
-    return v;
-}
-
-static inline void mn_v2d_store(double* p, mn_v2d v) {
-    __builtin_memcpy(p, &v, sizeof v);
-}
 
 #endif
