@@ -326,6 +326,12 @@ mn_status mn_gltf_parse_container(gltf_ctx* c, const unsigned char* data, size_t
     const cJSON* buffers;
     s = mn_gltf_json_array(c, c->root, "buffers", "", &buffers, &c->nbuffers);
     if (s) return s;
+    /* the arrays read by index (mn_gltf_item): arrays or absent */
+    const cJSON* arr;
+    int narr;
+    s = mn_gltf_json_array(c, c->root, "bufferViews", "", &arr, &narr);
+    if (!s) s = mn_gltf_json_array(c, c->root, "accessors", "", &arr, &narr);
+    if (s) return s;
     if (c->nbuffers) {
         c->buffers = calloc((size_t)c->nbuffers, sizeof *c->buffers);
         if (!c->buffers) return mn_gltf_fail(c, MN_ERR_NOMEM, "buffers", "out of memory");
@@ -339,9 +345,11 @@ static void items_build(gltf_items* v, const cJSON* array) {
     v->n = cJSON_IsArray(array) ? cJSON_GetArraySize(array) : 0;
     v->item = malloc(sizeof *v->item * (size_t)(v->n ? v->n : 1));
     if (!v->item) return; /* then look-ups walk the list: slow but right */
+    /* only an array's elements: an object in its place (a malformed file) has children too,
+     * which are no items and were once written past the n = 0 slots */
     int k = 0;
     const cJSON* e;
-    cJSON_ArrayForEach(e, array) v->item[k++] = e;
+    if (v->n) cJSON_ArrayForEach(e, array) v->item[k++] = e;
 }
 
 const cJSON* mn_gltf_item(gltf_items* v, const cJSON* array, int i) {
