@@ -199,15 +199,17 @@ void mn_fit_translation_step(mn_fitter* f, mn_xform* pose);
 
 typedef struct mn_softbody_options {
     double edge_compliance; /* distance constraints on mesh edges (m/N; 0 = rigid), default 1e-6 */
-    double volume_compliance; /* the closed mesh's volume (default 0) */
-    mn_vec3 gravity;          /* default (0, -9.81, 0) */
-    double ground;            /* y of the ground plane (default -inf: none) */
-    double damping;           /* velocity damping per second (default 0.5) */
-    int substeps;             /* per step (default 10) */
+    double volume_compliance;  /* the closed mesh's volume (default 0) */
+    mn_vec3 gravity;           /* default (0, -9.81, 0) */
+    double ground;             /* y of the ground plane (default -inf: none) */
+    double damping;            /* velocity damping per second (default 0.5) */
+    int substeps;              /* per step (default 10) */
+    double element_compliance; /* the elements' volumes or areas (mn_softbody_add_elements),
+                                  default 0 */
 } mn_softbody_options;
 
 /* Edge compliance 1e-6, volume compliance 0, gravity (0, -9.81, 0), no ground, damping
- * 0.5, 10 substeps. */
+ * 0.5, 10 substeps, element compliance 0. */
 mn_softbody_options mn_softbody_default(void);
 
 typedef struct mn_softbody_result {
@@ -217,6 +219,9 @@ typedef struct mn_softbody_result {
     double max_speed;  /* largest vertex speed at the end of the step */
     char message[160]; /* why, when status is not OK; names the field at fault */
 } mn_softbody_result;
+
+/* Vertices held by springs at once (the mouse's grab of a mesh). */
+#define MN_SOFTBODY_MAX_GRABS 64
 
 typedef struct mn_softbody {
     int nverts, ntris, nedges;
@@ -232,8 +237,15 @@ typedef struct mn_softbody {
     double* prev;
     double rest_volume;
     double* mass;
-    double* grad;  /* nverts x 3: volume gradient scratch */
-    double* saved; /* nverts x 6: x and v at the start of a step */
+    double* grad;            /* nverts x 3: volume gradient scratch */
+    double* saved;           /* nverts x 6: x and v at the start of a step */
+    int nelem, elem_corners; /* volume elements: 4 (tetrahedra) or 3 (triangles in 2D) */
+    int* elem;               /* nelem x elem_corners */
+    double* elem_rest;       /* nelem: rest signed volume or area */
+    int ngrab;               /* grabbed vertices (mn_softbody_grab) */
+    int grab_idx[MN_SOFTBODY_MAX_GRABS];
+    double grab_target[3 * MN_SOFTBODY_MAX_GRABS];
+    double grab_compliance[MN_SOFTBODY_MAX_GRABS];
 } mn_softbody;
 
 /* From a triangle mesh (positions nverts x 3, triangles ntris x 3) with vertex masses
@@ -255,6 +267,129 @@ void mn_softbody_pin(mn_softbody* sb, int i, int pinned);
 mn_status mn_softbody_step(mn_softbody* sb, double dt, mn_softbody_result* r);
 /* Current enclosed volume. */
 double mn_softbody_volume(const mn_softbody* sb);
+
+/* Adds volume elements whose rest measure is kept with opt.element_compliance (XPBD, as
+ * the edges): tetrahedra (corners 4, idx n x 4; the signed volume
+ * det[x1-x0, x2-x0, x3-x0] / 6, made positive by reordering a negative one) for a
+ * volumetric body in 3D, or triangles (corners 3; the signed area in the xy-plane) for a
+ * soft body in the plane (2D: positions with z = 0 and a gravity without z stay in the
+ * plane). The elements' edges not yet constrained become distance constraints. One kind
+ * per body; degenerate elements (zero measure) are refused with their index. Setup time
+ * (allocates). */
+mn_status mn_softbody_add_elements(mn_softbody* sb, int corners, int n, const int* idx,
+                                   mn_error* err);
+/* Lumped masses from elements (corners 3 or 4, as above): each element's |measure| times
+ * density shared equally by its corners. A vertex of no element gets the smallest mass
+ * of the others. MN_ERR_ARG on an index out of range or a non-positive density. */
+mn_status mn_softbody_element_masses(int nverts, const double* pos, int corners, int n,
+                                     const int* idx, double density, double* mass, mn_error* err);
+/* Holds vertex i by a zero-length spring to target (compliance >= 0, m/N; 0 pins it
+ * through the constraint, keeping its mass): the mouse's grab of a mesh. Grabbing a
+ * grabbed vertex moves its target. MN_ERR_NOMEM when MN_SOFTBODY_MAX_GRABS are held, MN_ERR_ARG on
+ * a bad index, target or compliance. */
+mn_status mn_softbody_grab(mn_softbody* sb, int i, mn_vec3 target, double compliance);
+/* Releases vertex i's grab (-1: every grab). */
+void mn_softbody_release(mn_softbody* sb, int i);
+
+/* ---- volumes for a closed surface: a lattice of tetrahedra (lattice.c) ----------------
+ *
+ * The surface (a character's mesh) is embedded in a lattice of cubes of edge cell = the
+ * bounding box's longest side / resolution, each cut into six tetrahedra; a cube is kept
+ * when it holds a surface vertex or its centre is inside the surface (generalised winding
+ * number above 1/2, so small holes do no harm). Every surface vertex is carried by the
+ * barycentric coordinates of its tetrahedron. No tetrahedralisation tool is needed; the
+ * resolution trades detail of the volume for speed (docs/softbody.md). */
+typedef struct mn_lattice {
+    int nnodes;
+    double* nodes; /* nnodes x 3: rest positions */
+    int ntets;
+    int* tets; /* ntets x 4, positive volume */
+    int nsurf;
+    int* surf_tet;     /* nsurf: the tetrahedron carrying each surface vertex */
+    double* surf_bary; /* nsurf x 4: its barycentric coordinates (each in [0, 1]) */
+    double cell;       /* a cube's edge */
+    int dims[3];       /* cubes along x, y, z */
+    double origin[3];  /* the lattice's lowest corner */
+    int* node_cell;    /* nnodes x 3: each node's lattice coordinates */
+} mn_lattice;
+
+/* From a surface (nverts x 3 positions, ntris x 3 triangles; resolution 1..256 cubes along
+ * the longest side, at most 2^22 in the box). */
+mn_lattice* mn_lattice_create(int nverts, const double* pos, int ntris, const int* tris,
+                              int resolution, mn_error* err);
+void mn_lattice_destroy(mn_lattice* L);
+/* The surface vertices (nsurf x 3) carried by node positions nodes_x (nnodes x 3). */
+void mn_lattice_surface(const mn_lattice* L, const double* nodes_x, double* out);
+/* A rig over the lattice's nodes with the controllers of a rig over its surface: a node of
+ * a surface vertex's tetrahedron takes the surface weights shared back by the barycentric
+ * coordinates, the nodes inside take the mean of their weighted neighbours, layer by layer
+ * (the largest MN_SKIN_MAX_INFLUENCES kept). node_mass: nnodes (NULL: all 1). */
+mn_rig* mn_lattice_rig(const mn_lattice* L, const mn_rig* surface, const double* node_mass,
+                       mn_error* err);
+
+/* ---- the coupling of skinning and the soft body (Wu & Umetani 2023) -------------------
+ *
+ * A rig over the soft body's own vertices (same count and rest positions) is coupled to
+ * it both ways. Every substep, after the body's own constraints:
+ *   1. the free controllers are fitted to the body (the seed's IK, mn_fit), the driven
+ *      ones are where the user, a key or an animation puts them (moved linearly over the
+ *      step from where they were to their targets);
+ *   2. the complementary constraint C_j = sum_i m_i w_ij (x_i - x_i^r) = 0 for every
+ *      controller j (the body's deviation from the rig's reproduction x^r is
+ *      mass-orthogonal to the span of the skinning weights) is projected exactly, with the
+ *      precomputed factor of W^T M W, the top-left block of the seed's KKT system;
+ *      the driven controllers' rotations are held by the constraint on the rotational
+ *      moments of their deviation (the paper's rotation rows).
+ * So the driven controllers move the body, and the body moves the free controllers.
+ * docs/softbody.md derives it. With enabled = 0 the coupling is one-way, as marionette
+ * sim did before: the vertices that the driven controllers alone move are pinned to them,
+ * the body steps, and the rig is fitted once per step. */
+
+typedef struct mn_coupling_options {
+    int enabled;              /* 1 (default): two-way; 0: one-way (pins, one fit a step) */
+    double compliance_driven; /* of the driven controllers' rows (default 0: hard) */
+    double compliance_free;   /* of the free controllers' rows (default 0); < 0: no rows */
+    int driven_rotation;      /* 1 (default): hold the driven controllers' rotations too */
+    mn_fit_options fit;       /* the fit of every substep (default: mn_fit_default with
+                                 max_iters 8 and no vertex error) */
+} mn_coupling_options;
+
+mn_coupling_options mn_coupling_default(void);
+
+typedef struct mn_coupled_result {
+    mn_status status;   /* MN_OK, MN_ERR_ARG, MN_ERR_NOCONVERGE (state restored) */
+    int iterations;     /* substeps done */
+    int fit_iterations; /* fit iterations summed over the substeps */
+    double residual;    /* the complementary constraint after the step (mn_coupled_residual) */
+    double fit_rms;     /* the last fit's mass-weighted RMS error */
+    double max_speed;
+    double us_sim, us_fit, us_couple; /* thread CPU time of the three parts, microseconds */
+    char message[160];
+} mn_coupled_result;
+
+typedef struct mn_coupled mn_coupled;
+
+/* Couples sb and rig (rig->nverts == sb->nverts, the same rest positions and masses
+ * are the caller's business: the rig's masses weight the fit and the constraint). driven:
+ * nctrl flags (NULL: none). Both must outlive it. Factorises W^T M W (MN_ERR_SINGULAR
+ * when a controller moves no vertex). */
+mn_coupled* mn_coupled_create(mn_softbody* sb, const mn_rig* rig, const uint8_t* driven,
+                              const mn_coupling_options* opt, mn_error* err);
+void mn_coupled_destroy(mn_coupled* c);
+/* Changes the driven set (refactorises; no allocation). */
+mn_status mn_coupled_set_driven(mn_coupled* c, const uint8_t* driven, mn_error* err);
+/* The controllers' poses (nctrl): driven ones where they are, free ones as last fitted. */
+mn_xform* mn_coupled_pose(mn_coupled* c);
+/* Where driven controller j is to be at the end of the next step. */
+void mn_coupled_drive(mn_coupled* c, int j, const mn_xform* target);
+/* One step of dt seconds in sb->opt.substeps substeps. No allocation. A step that
+ * produces a non-finite position restores the body and the poses and says so. */
+mn_status mn_coupled_step(mn_coupled* c, double dt, mn_coupled_result* r);
+/* max_j |C_j| / (L M): the complementary constraint's largest translation row, relative to
+ * the rest bounding-box diagonal L times the total mass M (0 when it holds exactly). */
+double mn_coupled_residual(mn_coupled* c);
+/* The rig's reproduction of the body at the current poses (nverts x 3). */
+const double* mn_coupled_rigged(const mn_coupled* c);
 
 #ifdef __cplusplus
 }

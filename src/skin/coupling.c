@@ -1,0 +1,584 @@
+/* The two-way coupling of skinning and the soft body: Wu & Umetani, "Two-Way Coupling of
+ * Skinning Transformations and Position Based Dynamics" (SCA 2023), on the fit of the seed
+ * (lbs-inverse-kinematics.md).
+ *
+ * The body's positions x split into the rig's reproduction x^r(theta) and a deviation
+ * u = x - x^r. The seed's fit makes theta minimise g = 1/2 u^T M u; its translation step
+ * ("Find Optimized Translation") is the stationarity W^T M u = 0 over the free
+ * translations. The paper's complementary constraint asks the same of every controller,
+ * driven ones included:
+ *
+ *     C_j(x) = sum_i m_i w_ij (x_i - x_i^r) = 0        (one row per controller and axis)
+ *
+ * so the deviation stays in the M-orthogonal complement of the span of the skinning
+ * weights: the body carries its own (elastic, secondary) motion there, and its motion in
+ * the span belongs to the controllers. C is linear in x with gradient W^T M, so one XPBD
+ * projection (Macklin et al. 2016, eq. 18; lambda = 0 at a substep's start) is exact:
+ *
+ *     (W^T M M^-1 M W + alpha~) dlambda = -C,   dx = M^-1 M W dlambda = W dlambda,
+ *
+ * and W^T M W is the top-left block of the seed's KKT matrix: constant, factorised once
+ * (here with the per-row compliance alpha / h^2 on its diagonal) and only back-substituted
+ * per substep. Pinned vertices (infinite mass) drop out of the block; a change of the
+ * pinned or driven set refactorises, with no allocation.
+ *
+ * The translation rows hold where a driven controller's vertices are, not how they are
+ * turned; the paper's rotation rows do (its 2D reference solves them per controller):
+ * with a_i = R_j (xbar_i - dbar_j),
+ *
+ *     C_j^rot = sum_i m_i w_ij a_i x (x_i - x_i^r),     dx_i = w_ij dlambda x a_i,
+ *     K_j dlambda = -C_j^rot,   K_j = sum_i m_i w_ij^2 (|a_i|^2 I - a_i a_i^T)
+ *
+ * (a 3 x 3 system per driven controller, a scalar in 2D), projected before the translation
+ * rows so that those hold exactly at the end of the substep.
+ *
+ * A substep: the body's prediction and constraints (softbody.c), the fit of the free
+ * controllers to x warm-started from the last substep (the seed: "the inverse kinematics
+ * step is performed in each time step"), x^r from the poses, the rotation rows, the
+ * translation rows, the velocity update. */
+#include <marionette/linalg.h>
+#include <marionette/skin.h>
+
+#include "skin/softbody_internal.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+struct mn_coupled {
+    mn_softbody* sb;
+    const mn_rig* rig;
+    mn_fitter* fit;
+    mn_coupling_options opt;
+    int n, m, dim;
+    uint8_t* driven;  /* m */
+    mn_xform* pose;   /* m */
+    mn_xform* start;  /* m: the driven poses at the start of a step */
+    mn_xform* target; /* m: and at its end */
+    mn_xform* saved;  /* m: the poses at the start of a step, restored on failure */
+    double* xr;       /* n x 3: the rig's reproduction */
+    double* tg;       /* n x dim: the fit's targets (2D: x packed to pairs) */
+    /* controllers' influences, by controller (CSR) */
+    int* cptr;   /* m + 1 */
+    int* cvert;  /* nnz */
+    double* cwt; /* nnz */
+    /* the translation rows */
+    int nrows;
+    int* row_ctrl; /* nrows */
+    int* ctrl_row; /* m: row or -1 */
+    double* S;     /* m x m: factor of W^T M W + alpha~ over the rows */
+    double* C;     /* 3 x m: right-hand sides */
+    double factored_h;
+    uint8_t* pinned; /* n: the pinned set the factor was made for */
+    double scale;    /* L * M */
+    int nfit;        /* fit iterations of the last step */
+    double fit_rms;
+};
+
+mn_coupling_options mn_coupling_default(void) {
+    mn_coupling_options o;
+    memset(&o, 0, sizeof o);
+    o.enabled = 1;
+    o.compliance_driven = 0;
+    o.compliance_free = 0;
+    o.driven_rotation = 1;
+    o.fit = mn_fit_default();
+    o.fit.max_iters = 8;
+    o.fit.vertex_error = 0;
+    return o;
+}
+
+static double cpu_us(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return (double)ts.tv_sec * 1e6 + (double)ts.tv_nsec / 1e3;
+}
+
+void mn_coupled_destroy(mn_coupled* c) {
+    if (!c) return;
+    mn_fitter_destroy(c->fit);
+    free(c->driven);
+    free(c->pose);
+    free(c->start);
+    free(c->target);
+    free(c->saved);
+    free(c->xr);
+    free(c->tg);
+    free(c->cptr);
+    free(c->cvert);
+    free(c->cwt);
+    free(c->row_ctrl);
+    free(c->ctrl_row);
+    free(c->S);
+    free(c->C);
+    free(c->pinned);
+    free(c);
+}
+
+/* Builds and factorises W^T M W + alpha~ over the rows (controllers with a row: driven ones,
+ * and free ones unless compliance_free < 0; a controller whose vertices are all pinned has
+ * nothing to move and no row). No allocation. */
+static mn_status factor_rows(mn_coupled* c, double h, mn_error* err) {
+    const mn_rig* rig = c->rig;
+    const mn_softbody* sb = c->sb;
+    int m = c->m, k = rig->k;
+    for (int i = 0; i < c->n; i++)
+        c->pinned[i] = sb->inv_mass[i] == 0;
+    c->nrows = 0;
+    for (int j = 0; j < m; j++) {
+        c->ctrl_row[j] = -1;
+        if (!c->driven[j] && c->opt.compliance_free < 0) continue;
+        double free_w = 0;
+        for (int p = c->cptr[j]; p < c->cptr[j + 1]; p++)
+            if (!c->pinned[c->cvert[p]]) free_w += c->cwt[p];
+        if (!(free_w > 0)) continue;
+        c->ctrl_row[j] = c->nrows;
+        c->row_ctrl[c->nrows++] = j;
+    }
+    int nr = c->nrows;
+    double* S = c->S;
+    memset(S, 0, (size_t)nr * nr * sizeof(double));
+    for (int i = 0; i < c->n; i++) {
+        if (c->pinned[i]) continue;
+        const int* idx = rig->w_idx + (size_t)i * k;
+        const double* w = rig->w_val + (size_t)i * k;
+        double mi = sb->mass[i];
+        for (int a = 0; a < k; a++) {
+            int ra = w[a] > 0 ? c->ctrl_row[idx[a]] : -1;
+            if (ra < 0) continue;
+            for (int b = 0; b < k; b++) {
+                int rb = w[b] > 0 ? c->ctrl_row[idx[b]] : -1;
+                if (rb >= 0) S[(size_t)ra * nr + rb] += mi * w[a] * w[b];
+            }
+        }
+    }
+    for (int r = 0; r < nr; r++) {
+        int j = c->row_ctrl[r];
+        double alpha = c->driven[j] ? c->opt.compliance_driven : c->opt.compliance_free;
+        S[(size_t)r * nr + r] += alpha / (h * h);
+    }
+    c->factored_h = h;
+    if (nr > 0 && mn_cholesky_factor(S, nr) != MN_OK) {
+        c->factored_h = 0;
+        return mn_error_set(err, MN_ERR_SINGULAR, "", 0, "rig",
+                            "W^T M W is singular: controllers share exactly the same weights");
+    }
+    return MN_OK;
+}
+
+static int pins_changed(const mn_coupled* c) {
+    for (int i = 0; i < c->n; i++)
+        if (c->pinned[i] != (c->sb->inv_mass[i] == 0)) return 1;
+    return 0;
+}
+
+mn_coupled* mn_coupled_create(mn_softbody* sb, const mn_rig* rig, const uint8_t* driven,
+                              const mn_coupling_options* opt, mn_error* err) {
+    if (!sb || !rig) {
+        mn_error_set(err, MN_ERR_ARG, "", 0, "coupling", "NULL body or rig");
+        return NULL;
+    }
+    if (rig->nverts != sb->nverts) {
+        mn_error_set(err, MN_ERR_ARG, "", 0, "rig", "%d vertices, the body has %d", rig->nverts,
+                     sb->nverts);
+        return NULL;
+    }
+    if (rig->nctrl < 1 || rig->k < 1) {
+        mn_error_set(err, MN_ERR_ARG, "", 0, "rig", "no controllers or no weights");
+        return NULL;
+    }
+    mn_coupling_options o = opt ? *opt : mn_coupling_default();
+    if (!(o.compliance_driven >= 0) || !isfinite(o.compliance_driven) ||
+        !isfinite(o.compliance_free)) {
+        mn_error_set(err, MN_ERR_ARG, "", 0, "options",
+                     "compliance_driven >= 0, compliances finite");
+        return NULL;
+    }
+    mn_coupled* c = calloc(1, sizeof *c);
+    if (!c) goto nomem;
+    c->sb = sb;
+    c->rig = rig;
+    c->opt = o;
+    int n = sb->nverts, m = rig->nctrl, k = rig->k;
+    c->n = n;
+    c->m = m;
+    c->dim = rig->dim;
+    c->driven = calloc((size_t)m, 1);
+    c->pose = malloc((size_t)m * sizeof *c->pose);
+    c->start = malloc((size_t)m * sizeof *c->start);
+    c->target = malloc((size_t)m * sizeof *c->target);
+    c->saved = malloc((size_t)m * sizeof *c->saved);
+    c->xr = malloc((size_t)n * 3 * sizeof(double));
+    c->tg = malloc((size_t)n * rig->dim * sizeof(double));
+    c->cptr = calloc((size_t)m + 1, sizeof(int));
+    c->row_ctrl = malloc((size_t)m * sizeof(int));
+    c->ctrl_row = malloc((size_t)m * sizeof(int));
+    c->S = malloc((size_t)m * m * sizeof(double));
+    c->C = malloc((size_t)3 * m * sizeof(double));
+    c->pinned = malloc((size_t)n);
+    if (!c->driven || !c->pose || !c->start || !c->target || !c->saved || !c->xr || !c->tg ||
+        !c->cptr || !c->row_ctrl || !c->ctrl_row || !c->S || !c->C || !c->pinned)
+        goto nomem;
+    if (driven) memcpy(c->driven, driven, (size_t)m);
+    for (int j = 0; j < m; j++)
+        c->driven[j] = c->driven[j] != 0;
+    /* the influences by controller */
+    int nnz = 0;
+    for (int i = 0; i < n; i++)
+        for (int a = 0; a < k; a++)
+            if (rig->w_val[(size_t)i * k + a] > 0)
+                c->cptr[rig->w_idx[(size_t)i * k + a] + 1]++, nnz++;
+    for (int j = 0; j < m; j++)
+        c->cptr[j + 1] += c->cptr[j];
+    c->cvert = malloc((size_t)(nnz > 0 ? nnz : 1) * sizeof(int));
+    c->cwt = malloc((size_t)(nnz > 0 ? nnz : 1) * sizeof(double));
+    int* fill = calloc((size_t)m, sizeof(int));
+    if (!c->cvert || !c->cwt || !fill) {
+        free(fill);
+        goto nomem;
+    }
+    for (int i = 0; i < n; i++)
+        for (int a = 0; a < k; a++) {
+            double w = rig->w_val[(size_t)i * k + a];
+            if (!(w > 0)) continue;
+            int j = rig->w_idx[(size_t)i * k + a], p = c->cptr[j] + fill[j]++;
+            c->cvert[p] = i;
+            c->cwt[p] = w;
+        }
+    free(fill);
+    double M = 0;
+    for (int i = 0; i < n; i++)
+        M += sb->mass[i];
+    c->scale = mn_rig_bbox_diagonal(rig) * M;
+    if (!(c->scale > 0)) c->scale = 1;
+    c->fit = mn_fitter_create(rig, c->driven, err);
+    if (!c->fit) {
+        mn_coupled_destroy(c);
+        return NULL;
+    }
+    mn_rig_rest_pose(rig, c->pose);
+    memcpy(c->target, c->pose, (size_t)m * sizeof *c->pose);
+    if (o.enabled && factor_rows(c, 1.0 / 600, err) != MN_OK) {
+        mn_coupled_destroy(c);
+        return NULL;
+    }
+    return c;
+nomem:
+    mn_coupled_destroy(c);
+    mn_error_set(err, MN_ERR_NOMEM, "", 0, "coupling", "out of memory");
+    return NULL;
+}
+
+mn_status mn_coupled_set_driven(mn_coupled* c, const uint8_t* driven, mn_error* err) {
+    if (!c) return mn_error_set(err, MN_ERR_ARG, "", 0, "coupling", "NULL");
+    mn_status st = mn_fitter_set_fixed(c->fit, driven, err);
+    if (st != MN_OK) return st;
+    for (int j = 0; j < c->m; j++) {
+        c->driven[j] = driven && driven[j] ? 1 : 0;
+        c->target[j] = c->pose[j];
+    }
+    if (c->opt.enabled) return factor_rows(c, c->factored_h > 0 ? c->factored_h : 1.0 / 600, err);
+    return MN_OK;
+}
+
+mn_xform* mn_coupled_pose(mn_coupled* c) {
+    return c ? c->pose : NULL;
+}
+
+void mn_coupled_drive(mn_coupled* c, int j, const mn_xform* target) {
+    if (!c || j < 0 || j >= c->m || !target || !c->driven[j]) return;
+    c->target[j] = *target;
+}
+
+const double* mn_coupled_rigged(const mn_coupled* c) {
+    return c ? c->xr : NULL;
+}
+
+/* The driven poses a share t of the way from the step's start to its targets: positions
+ * linearly, rotations along the shortest arc. */
+static void driven_at(mn_coupled* c, double t) {
+    for (int j = 0; j < c->m; j++) {
+        if (!c->driven[j]) continue;
+        if (t >= 1) {
+            c->pose[j] = c->target[j];
+            continue;
+        }
+        mn_quat a = mn_quat_from_mat3(&c->start[j].R), b = mn_quat_from_mat3(&c->target[j].R);
+        mn_quat q = mn_quat_slerp(a, b, t);
+        c->pose[j].R = mn_quat_to_mat3(q);
+        c->pose[j].p = mn_vec3_lerp(c->start[j].p, c->target[j].p, t);
+    }
+}
+
+/* x^r into xr (n x 3) from the poses (seed eq. "x_i^r"). */
+static void rig_positions(mn_coupled* c) {
+    const mn_rig* rig = c->rig;
+    int k = rig->k;
+    for (int i = 0; i < c->n; i++) {
+        const double* xb = rig->rest + 3 * (size_t)i;
+        double y[3] = {0, 0, 0};
+        for (int a = 0; a < k; a++) {
+            double w = rig->w_val[(size_t)i * k + a];
+            if (!(w > 0)) continue;
+            int j = rig->w_idx[(size_t)i * k + a];
+            mn_vec3 d = mn_v3(xb[0] - rig->ctrl_pivot[j].x, xb[1] - rig->ctrl_pivot[j].y,
+                              xb[2] - rig->ctrl_pivot[j].z);
+            mn_vec3 r = mn_vec3_add(mn_mat3_mulv(&c->pose[j].R, d), c->pose[j].p);
+            y[0] += w * r.x;
+            y[1] += w * r.y;
+            y[2] += w * r.z;
+        }
+        memcpy(c->xr + 3 * (size_t)i, y, sizeof y);
+    }
+}
+
+/* The translation rows' values C (3 x m, row-major by axis) at the current x and x^r. */
+static void row_values(mn_coupled* c) {
+    const mn_rig* rig = c->rig;
+    const double* x = c->sb->x;
+    int k = rig->k, nr = c->nrows;
+    memset(c->C, 0, (size_t)3 * nr * sizeof(double));
+    for (int i = 0; i < c->n; i++) {
+        double mi = c->sb->mass[i];
+        double u[3] = {mi * (x[3 * i] - c->xr[3 * i]), mi * (x[3 * i + 1] - c->xr[3 * i + 1]),
+                       mi * (x[3 * i + 2] - c->xr[3 * i + 2])};
+        for (int a = 0; a < k; a++) {
+            double w = rig->w_val[(size_t)i * k + a];
+            int r = w > 0 ? c->ctrl_row[rig->w_idx[(size_t)i * k + a]] : -1;
+            if (r < 0) continue;
+            c->C[r] += w * u[0];
+            c->C[nr + r] += w * u[1];
+            c->C[2 * nr + r] += w * u[2];
+        }
+    }
+}
+
+/* The rotation rows of the driven controllers, one after the other (Gauss-Seidel). */
+static void project_rotations(mn_coupled* c, double h) {
+    const mn_rig* rig = c->rig;
+    double* x = c->sb->x;
+    const double* mass = c->sb->mass;
+    double alpha = c->opt.compliance_driven / (h * h);
+    for (int j = 0; j < c->m; j++) {
+        if (!c->driven[j]) continue;
+        const mn_mat3* R = &c->pose[j].R;
+        mn_vec3 piv = rig->ctrl_pivot[j];
+        double Cr[3] = {0, 0, 0}, K[9] = {0};
+        for (int p = c->cptr[j]; p < c->cptr[j + 1]; p++) {
+            int i = c->cvert[p];
+            if (c->pinned[i]) continue;
+            double w = c->cwt[p], mw = mass[i] * w;
+            const double* xb = rig->rest + 3 * (size_t)i;
+            mn_vec3 a = mn_mat3_mulv(R, mn_v3(xb[0] - piv.x, xb[1] - piv.y, xb[2] - piv.z));
+            mn_vec3 u = mn_v3(x[3 * i] - c->xr[3 * i], x[3 * i + 1] - c->xr[3 * i + 1],
+                              x[3 * i + 2] - c->xr[3 * i + 2]);
+            mn_vec3 au = mn_vec3_cross(a, u);
+            Cr[0] += mw * au.x, Cr[1] += mw * au.y, Cr[2] += mw * au.z;
+            double mw2 = mw * w, aa = mn_vec3_dot(a, a), av[3] = {a.x, a.y, a.z};
+            for (int r = 0; r < 3; r++)
+                for (int s = 0; s < 3; s++)
+                    K[3 * r + s] += mw2 * ((r == s ? aa : 0) - av[r] * av[s]);
+        }
+        double dl[3];
+        if (c->dim == 2) { /* about z only: K_zz dl_z = -C_z */
+            double den = K[8] + alpha;
+            if (!(den > 0)) continue;
+            dl[0] = dl[1] = 0;
+            dl[2] = -Cr[2] / den;
+        } else {
+            for (int r = 0; r < 3; r++)
+                K[4 * r] += alpha;
+            if (mn_cholesky_factor(K, 3) != MN_OK) continue;
+            dl[0] = -Cr[0], dl[1] = -Cr[1], dl[2] = -Cr[2];
+            mn_cholesky_solve(K, 3, dl);
+        }
+        mn_vec3 L = mn_v3(dl[0], dl[1], dl[2]);
+        for (int p = c->cptr[j]; p < c->cptr[j + 1]; p++) {
+            int i = c->cvert[p];
+            if (c->pinned[i]) continue;
+            const double* xb = rig->rest + 3 * (size_t)i;
+            mn_vec3 a = mn_mat3_mulv(R, mn_v3(xb[0] - piv.x, xb[1] - piv.y, xb[2] - piv.z));
+            mn_vec3 dx = mn_vec3_scale(mn_vec3_cross(L, a), c->cwt[p]);
+            x[3 * i] += dx.x, x[3 * i + 1] += dx.y, x[3 * i + 2] += dx.z;
+        }
+    }
+}
+
+/* The translation rows, exactly: S dlambda = -C with the prefactorised S, dx = W dlambda. */
+static void project_translations(mn_coupled* c) {
+    const mn_rig* rig = c->rig;
+    int nr = c->nrows, k = rig->k;
+    if (nr == 0) return;
+    row_values(c);
+    for (int ax = 0; ax < 3; ax++) {
+        double* b = c->C + (size_t)ax * nr;
+        for (int r = 0; r < nr; r++)
+            b[r] = -b[r];
+        mn_cholesky_solve(c->S, nr, b);
+    }
+    double* x = c->sb->x;
+    for (int i = 0; i < c->n; i++) {
+        if (c->pinned[i]) continue;
+        for (int a = 0; a < k; a++) {
+            double w = rig->w_val[(size_t)i * k + a];
+            int r = w > 0 ? c->ctrl_row[rig->w_idx[(size_t)i * k + a]] : -1;
+            if (r < 0) continue;
+            x[3 * i] += w * c->C[r];
+            x[3 * i + 1] += w * c->C[nr + r];
+            x[3 * i + 2] += w * c->C[2 * nr + r];
+        }
+    }
+}
+
+double mn_coupled_residual(mn_coupled* c) {
+    if (!c || !c->opt.enabled) return 0;
+    rig_positions(c);
+    row_values(c);
+    double worst = 0;
+    for (int r = 0; r < c->nrows; r++) {
+        double v = sqrt(c->C[r] * c->C[r] + c->C[c->nrows + r] * c->C[c->nrows + r] +
+                        c->C[2 * c->nrows + r] * c->C[2 * c->nrows + r]);
+        if (v > worst) worst = v;
+    }
+    return worst / c->scale;
+}
+
+static void fit_now(mn_coupled* c, mn_coupled_result* r) {
+    const double* tg = c->sb->x;
+    if (c->dim == 2) {
+        for (int i = 0; i < c->n; i++) {
+            c->tg[2 * i] = c->sb->x[3 * i];
+            c->tg[2 * i + 1] = c->sb->x[3 * i + 1];
+        }
+        tg = c->tg;
+    }
+    mn_fit_result fr;
+    mn_fit(c->fit, c->pose, tg, &c->opt.fit, &fr);
+    r->fit_iterations += fr.iterations;
+    c->fit_rms = fr.rms;
+}
+
+/* One-way (enabled = 0): the vertices that driven controllers alone move (weight above
+ * 0.999) are pinned and driven to where those controllers take them, the body steps, and
+ * the free controllers are fitted once (marionette sim's scheme before the coupling). */
+static void one_way_pins(mn_coupled* c) {
+    const mn_rig* rig = c->rig;
+    int k = rig->k;
+    for (int i = 0; i < c->n; i++)
+        for (int a = 0; a < k; a++) {
+            int j = rig->w_idx[(size_t)i * k + a];
+            if (!c->driven[j] || !(rig->w_val[(size_t)i * k + a] > 0.999)) continue;
+            if (c->sb->inv_mass[i] != 0) mn_softbody_pin(c->sb, i, 1);
+            const double* xb = rig->rest + 3 * (size_t)i;
+            mn_vec3 d = mn_v3(xb[0] - rig->ctrl_pivot[j].x, xb[1] - rig->ctrl_pivot[j].y,
+                              xb[2] - rig->ctrl_pivot[j].z);
+            mn_vec3 y = mn_vec3_add(mn_mat3_mulv(&c->target[j].R, d), c->target[j].p);
+            c->sb->pin_target[3 * i] = y.x;
+            c->sb->pin_target[3 * i + 1] = y.y;
+            c->sb->pin_target[3 * i + 2] = y.z;
+        }
+}
+
+static int poses_finite(const mn_coupled* c) {
+    for (int j = 0; j < c->m; j++) {
+        const mn_xform* P = c->pose + j;
+        for (int q = 0; q < 9; q++)
+            if (!isfinite(P->R.m[q])) return 0;
+        if (!mn_vec3_isfinite(P->p)) return 0;
+    }
+    return 1;
+}
+
+mn_status mn_coupled_step(mn_coupled* c, double dt, mn_coupled_result* r) {
+    mn_coupled_result dummy;
+    if (!r) r = &dummy;
+    memset(r, 0, sizeof *r);
+    if (!c || !(dt > 0) || !isfinite(dt)) {
+        r->status = MN_ERR_ARG;
+        snprintf(r->message, sizeof r->message, "%s",
+                 c ? "dt: must be finite and > 0" : "coupling: NULL");
+        return r->status;
+    }
+    for (int j = 0; j < c->m; j++) {
+        if (!c->driven[j]) continue;
+        const mn_xform* T = c->target + j;
+        int ok = mn_vec3_isfinite(T->p);
+        for (int q = 0; q < 9; q++)
+            ok = ok && isfinite(T->R.m[q]);
+        if (!ok) {
+            r->status = MN_ERR_ARG;
+            snprintf(r->message, sizeof r->message,
+                     "target: driven controller %d is not finite (nothing changed)", j);
+            return r->status;
+        }
+    }
+    mn_softbody* sb = c->sb;
+    int ns = sb->opt.substeps;
+    double h = dt / ns;
+    double damp = fmax(0.0, 1.0 - sb->opt.damping * h);
+    memcpy(c->saved, c->pose, (size_t)c->m * sizeof *c->pose);
+    memcpy(c->start, c->pose, (size_t)c->m * sizeof *c->pose);
+    double t0 = cpu_us();
+    if (!c->opt.enabled) {
+        one_way_pins(c);
+        mn_softbody_result sr;
+        mn_softbody_step(sb, dt, &sr);
+        double t1 = cpu_us();
+        r->us_sim = t1 - t0;
+        r->iterations = sr.iterations;
+        if (sr.status != MN_OK) {
+            memcpy(c->pose, c->saved, (size_t)c->m * sizeof *c->pose);
+            r->status = sr.status;
+            memcpy(r->message, sr.message, sizeof r->message);
+            return r->status;
+        }
+        driven_at(c, 1);
+        fit_now(c, r);
+        r->us_fit = cpu_us() - t1;
+        r->fit_rms = c->fit_rms;
+        r->max_speed = sr.max_speed;
+        r->status = MN_OK;
+        return MN_OK;
+    }
+    if (h != c->factored_h || pins_changed(c)) factor_rows(c, h, NULL);
+    mn_sb_save(sb);
+    for (int s = 0; s < ns; s++) {
+        double a = cpu_us();
+        mn_sb_predict(sb, h, s, ns);
+        mn_sb_project(sb, h);
+        double b = cpu_us();
+        driven_at(c, (double)(s + 1) / ns);
+        fit_now(c, r);
+        double d = cpu_us();
+        rig_positions(c);
+        if (c->opt.driven_rotation) project_rotations(c, h);
+        project_translations(c);
+        double e = cpu_us();
+        mn_sb_velocities(sb, h, damp);
+        r->us_sim += (b - a) + (cpu_us() - e);
+        r->us_fit += d - b;
+        r->us_couple += e - d;
+    }
+    r->iterations = ns;
+    mn_softbody_result sr;
+    memset(&sr, 0, sizeof sr);
+    if (!mn_sb_finish(sb, &sr) || !poses_finite(c)) {
+        if (sr.status == MN_OK) {
+            memcpy(sb->x, sb->saved, (size_t)c->n * 3 * sizeof(double));
+            memcpy(sb->v, sb->saved + (size_t)c->n * 3, (size_t)c->n * 3 * sizeof(double));
+            snprintf(sr.message, sizeof sr.message,
+                     "pose: a fitted controller is not finite (state restored)");
+        }
+        memcpy(c->pose, c->saved, (size_t)c->m * sizeof *c->pose);
+        mn_fitter_reset(c->fit);
+        r->status = MN_ERR_NOCONVERGE;
+        memcpy(r->message, sr.message, sizeof r->message);
+        return r->status;
+    }
+    r->max_speed = sr.max_speed;
+    r->fit_rms = c->fit_rms;
+    r->residual = mn_coupled_residual(c);
+    r->status = MN_OK;
+    return MN_OK;
+}
