@@ -1,187 +1,50 @@
-/* marionette sim: a soft body under gravity with one controller driven along a path; the
- * LBS fit recovers the other controllers from the simulated mesh at every time step
- * (seed lbs-inverse-kinematics.md: the inverse kinematics step runs in each time step of
- * a position-based simulation), so the result is a rig animation that reproduces the
- * simulated motion. Headless: writes the controller tracks (JSON and BVH) and OBJ frames. */
+/* marionette sim: a soft-body scene (docs/softbody.md) run headless: the body coupled both
+ * ways to its rig (Wu & Umetani 2023; the fit of seed lbs-inverse-kinematics.md runs in
+ * every substep), frame after frame, written as the simulated mesh (OBJ), the controllers'
+ * tracks (JSON, and BVH for a chain of bones) and a glTF binary with the controllers baked
+ * as its animation. */
 #include <marionette/meshio.h>
-#include <marionette/skin.h>
+#include <marionette/simscene.h>
 
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <time.h>
 
 #include "cli.h"
+#include "sim_scenes.inc"
 
 const char mn_cmd_sim_summary[] =
-    "soft-body scene with a bone chain: simulate, fit the rig each step, write tracks";
+    "soft-body scene coupled to its rig: simulate, fit every substep, bake the controllers";
 
 static void usage(FILE* f) {
-    fprintf(f,
-            "usage: marionette sim [--scene cylinder|jelly] [--frames N] [--dt S] [--out DIR]\n"
-            "                      [--obj-every K] [--substeps N]\n"
-            "\n"
-            "Scenes (built in):\n"
-            "  cylinder  a soft tube (4 bones along it) hanging from its top bone, which is\n"
-            "            swung along a circle; the rest swings and follows under gravity.\n"
-            "  jelly     a soft squat jelly figure (3 bones) standing on the ground, its base\n"
-            "            driven back and forth; volume preserved.\n"
-            "Every frame: XPBD step (distance + volume constraints, gravity, ground, substeps),\n"
-            "then the fit with the driven bone fixed (warm-started from the previous frame).\n"
-            "\n"
-            "Writes into DIR (default sim-out, created when missing): tracks.json (per frame: "
-            "time, fit\n"
-            "error, every bone's R and p), tracks.bvh (the bone chain as a skeleton), and every\n"
-            "K-th frame (default 10, 0 for none) sim-NNNN.obj (simulated mesh) and fit-NNNN.obj\n"
-            "(the rig's reproduction). Prints one key=value summary line.\n");
-}
-
-typedef struct scene {
-    const char* name;
-    int axis; /* 0: along x, 1: along y */
-    int hang; /* bones run down from the top end (the driven bone there) */
-    double length, radius;
-    int nbones, nring, nseg;
-    double edge_compliance, volume_compliance, ground;
-} scene;
-
-/* A closed tube along the scene's axis: nring rings of nseg vertices and two cap
- * centres; outward-facing triangles. */
-static void tube_mesh(const scene* sc, double** pos_out, int* nverts, int** tris_out, int* ntris) {
-    int nr = sc->nring, ns = sc->nseg, n = nr * ns + 2, nt = 2 * ns * (nr - 1) + 2 * ns;
-    double* pos = malloc((size_t)n * 3 * sizeof(double));
-    int* tris = malloc((size_t)nt * 3 * sizeof(int));
-    if (!pos || !tris) {
-        free(pos);
-        free(tris);
-        *pos_out = NULL;
-        *tris_out = NULL;
-        return;
-    }
-    for (int r = 0; r < nr; r++)
-        for (int s = 0; s < ns; s++) {
-            double a = 2 * MN_PI * s / ns, u = sc->length * r / (nr - 1);
-            double c = sc->radius * cos(a), d = sc->radius * sin(a);
-            double* p = pos + 3 * (r * ns + s);
-            if (sc->axis == 0) {
-                p[0] = u;
-                p[1] = c;
-                p[2] = d;
-            } else {
-                p[0] = d;
-                p[1] = u;
-                p[2] = c;
-            }
-        }
-    int c0 = nr * ns, c1 = c0 + 1;
-    for (int k = 0; k < 3; k++) {
-        pos[3 * c0 + k] = 0;
-        pos[3 * c1 + k] = 0;
-    }
-    pos[3 * c1 + sc->axis] = sc->length;
-    int t = 0;
-    for (int r = 0; r + 1 < nr; r++)
-        for (int s = 0; s < ns; s++) {
-            int a = r * ns + s, b = r * ns + (s + 1) % ns, c = a + ns, d = b + ns;
-            int* T = tris + 3 * t;
-            T[0] = a, T[1] = b, T[2] = d;
-            T[3] = a, T[4] = d, T[5] = c;
-            t += 2;
-        }
-    for (int s = 0; s < ns; s++) {
-        int* T = tris + 3 * t;
-        T[0] = c0, T[1] = (s + 1) % ns, T[2] = s;
-        T[3] = c1, T[4] = (nr - 1) * ns + s, T[5] = (nr - 1) * ns + (s + 1) % ns;
-        t += 2;
-    }
-    /* make the winding outward (positive volume) */
-    double v = 0;
-    for (int k = 0; k < nt; k++) {
-        const double *A = pos + 3 * tris[3 * k], *B = pos + 3 * tris[3 * k + 1],
-                     *C = pos + 3 * tris[3 * k + 2];
-        v += A[0] * (B[1] * C[2] - B[2] * C[1]) + A[1] * (B[2] * C[0] - B[0] * C[2]) +
-             A[2] * (B[0] * C[1] - B[1] * C[0]);
-    }
-    if (v < 0)
-        for (int k = 0; k < nt; k++) {
-            int tmp = tris[3 * k + 1];
-            tris[3 * k + 1] = tris[3 * k + 2];
-            tris[3 * k + 2] = tmp;
-        }
-    *pos_out = pos;
-    *nverts = n;
-    *tris_out = tris;
-    *ntris = nt;
-}
-
-/* A chain of bones along the axis, each attached to the one before, and weights to the
- * two nearest bone centres with a smooth step between them. */
-static mn_rig* scene_rig(const scene* sc, const double* pos, int n, mn_error* err) {
-    mn_rig* rig = mn_rig_create(3, n, pos, NULL, err);
-    if (!rig) return NULL;
-    double bl = sc->length / sc->nbones;
-    for (int b = 0; b < sc->nbones; b++) {
-        char name[16];
-        snprintf(name, sizeof name, "bone%d", b);
-        mn_ctrl_def d = mn_ctrl_default();
-        d.name = name;
-        d.kind = MN_CTRL_BONE;
-        double h[3] = {0, 0, 0}, t[3] = {0, 0, 0};
-        h[sc->axis] = sc->hang ? sc->length - b * bl : b * bl;
-        t[sc->axis] = sc->hang ? sc->length - (b + 1) * bl : (b + 1) * bl;
-        d.pivot = mn_v3(h[0], h[1], h[2]);
-        d.tail = mn_v3(t[0], t[1], t[2]);
-        d.parent = b - 1;
-        d.attached = b > 0;
-        if (mn_rig_add_ctrl(rig, &d, err) < 0) {
-            mn_rig_destroy(rig);
-            return NULL;
-        }
-    }
-    int* idx = malloc((size_t)n * 2 * sizeof(int));
-    double* w = malloc((size_t)n * 2 * sizeof(double));
-    mn_status st = MN_ERR_NOMEM;
-    if (idx && w) {
-        for (int i = 0; i < n; i++) {
-            double along = sc->hang ? sc->length - pos[3 * i + sc->axis] : pos[3 * i + sc->axis];
-            double u = along / bl - 0.5; /* in bone-centre units */
-            int j0 = (int)floor(u);
-            if (j0 < 0) j0 = 0;
-            if (j0 > sc->nbones - 2) j0 = sc->nbones - 2;
-            double s = u - j0;
-            s = s < 0 ? 0 : s > 1 ? 1 : s;
-            s = s * s * (3 - 2 * s);
-            idx[2 * i] = j0;
-            idx[2 * i + 1] = j0 + 1;
-            w[2 * i] = 1 - s;
-            w[2 * i + 1] = s;
-        }
-        st = mn_rig_set_weights(rig, 2, idx, w, NULL, err);
-    }
-    free(idx);
-    free(w);
-    if (st != MN_OK) {
-        mn_rig_destroy(rig);
-        return NULL;
-    }
-    return rig;
-}
-
-/* The driven bone's pose at time t: the hanging tube's top swings along a circle and
- * rocks; the jelly's base slides back and forth and rocks. */
-static mn_xform driven_pose(const scene* sc, double t) {
-    mn_xform X;
-    double w = 2 * MN_PI * 0.5; /* 0.5 Hz */
-    if (sc->hang) {
-        X.R = mn_mat3_axis_angle(mn_v3(0, 0, 1), 0.3 * sin(w * t));
-        X.p = mn_v3(0.5 * sin(w * t), sc->length, 0.5 * (cos(w * t) - 1));
-    } else {
-        X.R = mn_mat3_axis_angle(mn_v3(0, 0, 1), 0.15 * sin(w * t));
-        X.p = mn_v3(0.3 * sin(w * t), 0, 0);
-    }
-    return X;
+    fprintf(
+        f,
+        "usage: marionette sim [SCENE.json | --scene tube|jelly] [--frames N] [--dt S]\n"
+        "                      [--substeps N] [--one-way] [--out DIR] [--obj-every K]\n"
+        "\n"
+        "SCENE.json is a soft-body scene document (docs/softbody.md): a mesh (OBJ, a skinned\n"
+        "glTF, or a generated tube), the body made of it (a lattice of tetrahedra, the\n"
+        "surface, or triangles in the plane), the controllers, which are driven and how\n"
+        "(keyed paths, the glTF's own animation), the material, the time step and the\n"
+        "coupling. Without one, the built-in scene tube (also docs/examples/sim/tube.json):\n"
+        "  tube   a soft tube hanging from its top bone, swung along a circle;\n"
+        "  jelly  a squat jelly on the ground, its base bone slid back and forth\n"
+        "  (cylinder is the old name of tube).\n"
+        "\n"
+        "Every frame the driven controllers go where their drives put them, and in every\n"
+        "substep the body's constraints are projected, the free controllers fitted to it and\n"
+        "the complementary constraint projected (--one-way: instead, the vertices of driven\n"
+        "controllers pinned and one fit a frame, as before the coupling). --frames, --dt and\n"
+        "--substeps override the scene's.\n"
+        "\n"
+        "Writes into DIR (default sim-out, created when missing): tracks.json (per frame: time,\n"
+        "fit error, residual, every controller's R and p), anim.glb (the controllers baked as\n"
+        "an animation: a glTF character's own skeleton and mesh, else one joint per\n"
+        "controller), tracks.bvh (when the controllers are a chain of bones), and every K-th\n"
+        "frame (default 10, 0 for none) sim-NNNN.obj (the simulated mesh) and fit-NNNN.obj (the\n"
+        "rig's reproduction of the body). Prints one key=value summary line.\n");
 }
 
 static void json_pose(FILE* f, const mn_xform* P) {
@@ -191,45 +54,33 @@ static void json_pose(FILE* f, const mn_xform* P) {
     fprintf(f, "], \"p\": [%.10g, %.10g, %.10g]}", P->p.x, P->p.y, P->p.z);
 }
 
+/* Is the rig a chain of bones (each controller's parent the one before)? */
+static int is_chain(const mn_rig* rig) {
+    for (int j = 0; j < rig->nctrl; j++)
+        if (rig->ctrl_kind[j] != MN_CTRL_BONE || rig->ctrl_parent[j] != j - 1) return 0;
+    return 1;
+}
+
 /* The bone chain as BVH: the root bone with position and rotation channels, each child
  * with rotations relative to its parent (ZXY, degrees), an End Site at the last tail. */
 static void write_bvh(FILE* f, const mn_rig* rig, const mn_xform* track, int nframes, double dt) {
     int m = rig->nctrl;
     fprintf(f, "HIERARCHY\n");
     for (int j = 0; j < m; j++) {
-        for (int k = 0; k < j; k++)
-            fputc('\t', f);
         mn_vec3 off =
             j == 0 ? rig->ctrl_pivot[0] : mn_vec3_sub(rig->ctrl_pivot[j], rig->ctrl_pivot[j - 1]);
-        fprintf(f, "%s %s\n", j == 0 ? "ROOT" : "JOINT", rig->ctrl_name[j]);
-        for (int k = 0; k < j; k++)
-            fputc('\t', f);
-        fprintf(f, "{\n");
-        for (int k = 0; k <= j; k++)
-            fputc('\t', f);
-        fprintf(f, "OFFSET %.9g %.9g %.9g\n", off.x, off.y, off.z);
-        for (int k = 0; k <= j; k++)
-            fputc('\t', f);
+        fprintf(f, "%*s%s %s\n%*s{\n%*sOFFSET %.9g %.9g %.9g\n%*s", j, "", j ? "JOINT" : "ROOT",
+                rig->ctrl_name[j], j, "", j + 1, "", off.x, off.y, off.z, j + 1, "");
         if (j == 0)
             fprintf(f, "CHANNELS 6 Xposition Yposition Zposition Zrotation Xrotation Yrotation\n");
         else
             fprintf(f, "CHANNELS 3 Zrotation Xrotation Yrotation\n");
     }
     mn_vec3 end = mn_vec3_sub(rig->ctrl_tail[m - 1], rig->ctrl_pivot[m - 1]);
-    for (int k = 0; k < m; k++)
-        fputc('\t', f);
-    fprintf(f, "End Site\n");
-    for (int k = 0; k < m; k++)
-        fputc('\t', f);
-    fprintf(f, "{\n");
-    for (int k = 0; k <= m; k++)
-        fputc('\t', f);
-    fprintf(f, "OFFSET %.9g %.9g %.9g\n", end.x, end.y, end.z);
-    for (int j = m; j >= 0; j--) {
-        for (int k = 0; k < j; k++)
-            fputc('\t', f);
-        fprintf(f, "}\n");
-    }
+    fprintf(f, "%*sEnd Site\n%*s{\n%*sOFFSET %.9g %.9g %.9g\n", m, "", m, "", m + 1, "", end.x,
+            end.y, end.z);
+    for (int j = m; j >= 0; j--)
+        fprintf(f, "%*s}\n", j, "");
     fprintf(f, "MOTION\nFrames: %d\nFrame Time: %.9g\n", nframes, dt);
     for (int t = 0; t < nframes; t++) {
         const mn_xform* P = track + (size_t)t * m;
@@ -245,15 +96,67 @@ static void write_bvh(FILE* f, const mn_rig* rig, const mn_xform* track, int nfr
     }
 }
 
-static double cpu_us(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-    return (double)ts.tv_sec * 1e6 + (double)ts.tv_nsec / 1e3;
+typedef struct frame_out {
+    double t, rms, residual;
+    int fit_iters;
+} frame_out;
+
+/* The tracks as JSON into a memory stream, then written atomically. */
+static mn_status write_tracks(const char* path, const char* scene, const mn_sim* s,
+                              const mn_xform* track, const frame_out* fr, int nframes,
+                              mn_error* err) {
+    char* text = NULL;
+    size_t len = 0;
+    FILE* mem = open_memstream(&text, &len);
+    if (!mem) return mn_error_set(err, MN_ERR_NOMEM, path, 0, "", "out of memory");
+    const mn_rig* rig = s->rig;
+    fprintf(mem, "{\n  \"scene\": ");
+    mn_cli_json_string(mem, scene);
+    fprintf(mem, ",\n  \"dt\": %.9g,\n  \"vertices\": %d,\n  \"controllers\": [", s->dt,
+            s->mesh.nverts);
+    for (int j = 0; j < rig->nctrl; j++) {
+        fprintf(mem, j ? ", " : "");
+        mn_cli_json_string(mem, rig->ctrl_name[j]);
+    }
+    fprintf(mem, "],\n  \"parents\": [");
+    for (int j = 0; j < rig->nctrl; j++)
+        fprintf(mem, "%s%d", j ? ", " : "", rig->ctrl_parent[j]);
+    fprintf(mem, "],\n  \"driven\": [");
+    for (int j = 0, k = 0; j < rig->nctrl; j++)
+        if (s->driven[j]) {
+            fprintf(mem, k++ ? ", " : "");
+            mn_cli_json_string(mem, rig->ctrl_name[j]);
+        }
+    fprintf(mem, "],\n  \"frames\": [\n");
+    for (int f = 0; f < nframes; f++) {
+        fprintf(mem,
+                "    {\"t\": %.9g, \"rms\": %.6g, \"residual\": %.6g, \"iterations\": %d, "
+                "\"poses\": [",
+                fr[f].t, fr[f].rms, fr[f].residual, fr[f].fit_iters);
+        for (int j = 0; j < rig->nctrl; j++) {
+            fprintf(mem, j ? ", " : "");
+            json_pose(mem, track + (size_t)f * rig->nctrl + j);
+        }
+        fprintf(mem, "]}%s\n", f + 1 < nframes ? "," : "");
+    }
+    fprintf(mem, "  ]\n}\n");
+    fclose(mem);
+    mn_status st = mn_write_file_atomic(path, text, len, err);
+    free(text);
+    return st;
 }
 
-/* Writes the text of a memory stream to path atomically. */
-static int write_text(const char* path, char* text, size_t len, mn_error* err) {
-    return mn_write_file_atomic(path, text, len, err) == MN_OK;
+static mn_status write_bvh_file(const char* path, const mn_sim* s, const mn_xform* track,
+                                int nframes, mn_error* err) {
+    char* text = NULL;
+    size_t len = 0;
+    FILE* mem = open_memstream(&text, &len);
+    if (!mem) return mn_error_set(err, MN_ERR_NOMEM, path, 0, "", "out of memory");
+    write_bvh(mem, s->rig, track, nframes, s->dt);
+    fclose(mem);
+    mn_status st = mn_write_file_atomic(path, text, len, err);
+    free(text);
+    return st;
 }
 
 int mn_cmd_sim(int argc, char** argv) {
@@ -261,24 +164,19 @@ int mn_cmd_sim(int argc, char** argv) {
         usage(stdout);
         return MN_EXIT_OK;
     }
-    scene sc = {"cylinder", 1, 1, 3.0, 0.3, 4, 25, 16, 1e-7, 0, -INFINITY};
-    int nframes = 120, obj_every = 10, substeps = 10;
-    double dt = 1.0 / 60.0;
-    const char* out = "sim-out";
+    const char *scene = NULL, *builtin = "tube", *out = "sim-out";
+    int frames = 0, obj_every = 10, substeps = 0, one_way = 0;
+    double dt = 0;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--scene") && i + 1 < argc) {
-            const char* s = argv[++i];
-            if (!strcmp(s, "cylinder")) {
-                /* defaults above */
-            } else if (!strcmp(s, "jelly")) {
-                scene j = {"jelly", 1, 0, 1.2, 0.5, 3, 13, 16, 1e-6, 0, 0.0};
-                sc = j;
-            } else {
-                return mn_cli_usage_error("sim", "unknown scene '%s' (cylinder or jelly)", s);
-            }
+            builtin = argv[++i];
+            if (!strcmp(builtin, "cylinder")) builtin = "tube";
+            if (strcmp(builtin, "tube") && strcmp(builtin, "jelly"))
+                return mn_cli_usage_error("sim", "unknown scene '%s' (tube or jelly)", builtin);
         } else if (!strcmp(argv[i], "--frames") && i + 1 < argc) {
-            if (!mn_cli_parse_int(argv[++i], &nframes) || nframes < 1 || nframes > 100000)
-                return mn_cli_usage_error("sim", "--frames needs an integer in 1..100000");
+            if (!mn_cli_parse_int(argv[++i], &frames) || frames < 1 || frames > MN_SIM_MAX_FRAMES)
+                return mn_cli_usage_error("sim", "--frames needs an integer in 1..%d",
+                                          MN_SIM_MAX_FRAMES);
         } else if (!strcmp(argv[i], "--dt") && i + 1 < argc) {
             if (!mn_cli_parse_double(argv[++i], &dt) || !(dt > 0) || dt > 1)
                 return mn_cli_usage_error("sim", "--dt needs seconds in (0, 1]");
@@ -290,201 +188,130 @@ int mn_cmd_sim(int argc, char** argv) {
                 return mn_cli_usage_error("sim", "--obj-every needs a non-negative integer");
         } else if (!strcmp(argv[i], "--out") && i + 1 < argc) {
             out = argv[++i];
+        } else if (!strcmp(argv[i], "--one-way")) {
+            one_way = 1;
+        } else if (argv[i][0] != '-' && !scene) {
+            scene = argv[i];
         } else {
             return mn_cli_usage_error("sim", "unknown argument '%s'", argv[i]);
         }
     }
-
+    mn_error err;
+    mn_error_clear(&err);
+    mn_sim* s = NULL;
+    mn_sim_read_options ro = mn_sim_read_default();
+    ro.trusted = 1; /* the user's own files, named on the command line */
+    mn_status st;
+    if (scene) {
+        st = mn_sim_read(scene, &ro, &s, NULL, &err);
+    } else {
+        const char* text = !strcmp(builtin, "jelly") ? mn_sim_scene_jelly : mn_sim_scene_tube;
+        char name[32];
+        snprintf(name, sizeof name, "%s.json", builtin);
+        st = mn_sim_read_mem(text, strlen(text), name, &ro, &s, NULL, &err);
+    }
+    if (st != MN_OK) return mn_cli_input_error(&err);
+    if (frames) s->frames = frames;
+    if (dt > 0) s->dt = dt;
+    if (substeps) s->body->opt.substeps = substeps;
+    if (one_way) {
+        /* the coupling's one-way mode: rebuilt with the same driven set and poses */
+        mn_coupling_options co = mn_coupling_default();
+        co.enabled = 0;
+        co.fit = mn_fit_default();
+        mn_coupled* c = mn_coupled_create(s->body, s->rig, s->driven, &co, &err);
+        if (!c) {
+            mn_sim_destroy(s);
+            return mn_cli_input_error(&err);
+        }
+        memcpy(mn_coupled_pose(c), mn_coupled_pose(s->coupled),
+               (size_t)s->rig->nctrl * sizeof(mn_xform));
+        for (int j = 0; j < s->rig->nctrl; j++)
+            mn_coupled_drive(c, j, &mn_coupled_pose(c)[j]);
+        mn_coupled_destroy(s->coupled);
+        s->coupled = c;
+    }
     /* the output folder (one level) is made when missing */
     if (mkdir(out, 0777) != 0 && errno != EEXIST) {
         fprintf(stderr, "marionette sim: %s: cannot create the output folder: %s\n",
                 mn_cli_safe(out), strerror(errno));
+        mn_sim_destroy(s);
         return MN_EXIT_INPUT;
     }
-    mn_error err;
-    mn_error_clear(&err);
-    int rc = MN_EXIT_INPUT, n = 0, nt = 0;
-    double* pos = NULL;
-    int* tris = NULL;
-    mn_rig* rig = NULL;
-    mn_softbody* sb = NULL;
-    mn_fitter* fit = NULL;
-    mn_xform* track = NULL;
-    mn_fit_result* results = NULL;
-    double* xfit = NULL;
-    char* text = NULL;
-    size_t len = 0;
-    FILE* mem = NULL;
-    uint8_t* fixed = NULL;
-    tube_mesh(&sc, &pos, &n, &tris, &nt);
-    if (!pos) goto nomem;
-    rig = scene_rig(&sc, pos, n, &err);
-    if (!rig) goto fail;
-    mn_softbody_options so = mn_softbody_default();
-    so.edge_compliance = sc.edge_compliance;
-    so.volume_compliance = sc.volume_compliance;
-    so.ground = sc.ground;
-    so.substeps = substeps;
-    so.damping = 1.0;
-    sb = mn_softbody_create(n, pos, nt, tris, NULL, &so, &err);
-    if (!sb) goto fail;
-    {
-        /* struts that keep the tube's cross-sections round and resist kinking and
-         * bending: across each ring, and from each vertex to the ones 2 and 6 rings on */
-        int ns = sc.nseg, nr = sc.nring, np = 0;
-        int* pairs = malloc((size_t)(nr * ns) * 3 * 2 * sizeof(int));
-        if (!pairs) goto nomem;
-        for (int r = 0; r < nr; r++)
-            for (int s2 = 0; s2 < ns; s2++) {
-                int a = r * ns + s2;
-                if (s2 < ns / 2) {
-                    pairs[2 * np] = a;
-                    pairs[2 * np + 1] = r * ns + s2 + ns / 2;
-                    np++;
-                }
-                if (r + 2 < nr) {
-                    pairs[2 * np] = a;
-                    pairs[2 * np + 1] = a + 2 * ns;
-                    np++;
-                }
-                if (r + 6 < nr) {
-                    pairs[2 * np] = a;
-                    pairs[2 * np + 1] = a + 6 * ns + (s2 + ns / 2) % ns - s2;
-                    np++;
-                }
-            }
-        mn_status ps = mn_softbody_add_distances(sb, np, pairs, &err);
-        free(pairs);
-        if (ps != MN_OK) goto fail;
+    int rc = MN_EXIT_INPUT, m = s->rig->nctrl, nv = s->mesh.nverts, nb = s->body->nverts;
+    mn_xform* track = malloc((size_t)s->frames * (size_t)m * sizeof *track);
+    frame_out* fr = malloc((size_t)s->frames * sizeof *fr);
+    double* xm = malloc((size_t)nv * 3 * sizeof(double));
+    double* xr = malloc((size_t)nb * 3 * sizeof(double));
+    double* xrm = malloc((size_t)nv * 3 * sizeof(double));
+    if (!track || !fr || !xm || !xr || !xrm) {
+        mn_error_set(&err, MN_ERR_NOMEM, "", 0, "sim", "out of memory");
+        goto fail;
     }
-    fixed = calloc((size_t)rig->nctrl, 1);
-    if (!fixed) goto nomem;
-    fixed[0] = 1; /* the driven bone */
-    fit = mn_fitter_create(rig, fixed, &err);
-    if (!fit) goto fail;
-    /* pin the vertices that only the driven bone moves */
-    for (int i = 0; i < n; i++)
-        for (int s = 0; s < rig->k; s++)
-            if (rig->w_idx[i * rig->k + s] == 0 && rig->w_val[i * rig->k + s] > 0.999)
-                mn_softbody_pin(sb, i, 1);
-    track = malloc((size_t)nframes * (size_t)rig->nctrl * sizeof *track);
-    results = malloc((size_t)nframes * sizeof *results);
-    xfit = malloc((size_t)n * 3 * sizeof(double));
-    if (!track || !results || !xfit) goto nomem;
-
-    mn_xform* pose = malloc((size_t)rig->nctrl * sizeof *pose);
-    if (!pose) goto nomem;
-    mn_rig_rest_pose(rig, pose);
-    double t_sim = 0, t_fit = 0, rms_rel_max = 0, diag = mn_rig_bbox_diagonal(rig);
-    mn_fit_options fo = mn_fit_default();
+    double t_sim = 0, t_fit = 0, t_couple = 0, res_max = 0, rms_max = 0;
+    double diag = mn_rig_bbox_diagonal(s->rig);
     char path[2048];
-    for (int f = 0; f < nframes; f++) {
-        double t = (f + 1) * dt;
-        pose[0] = driven_pose(&sc, t);
-        for (int i = 0; i < n; i++) {
-            if (sb->inv_mass[i] != 0) continue;
-            mn_vec3 xb = mn_v3(pos[3 * i], pos[3 * i + 1], pos[3 * i + 2]);
-            mn_vec3 y = mn_vec3_add(mn_mat3_mulv(&pose[0].R, mn_vec3_sub(xb, rig->ctrl_pivot[0])),
-                                    pose[0].p);
-            sb->pin_target[3 * i] = y.x;
-            sb->pin_target[3 * i + 1] = y.y;
-            sb->pin_target[3 * i + 2] = y.z;
-        }
-        double c0 = cpu_us();
-        mn_softbody_result sr;
-        mn_status st = mn_softbody_step(sb, dt, &sr);
-        double c1 = cpu_us();
-        if (st != MN_OK) {
-            mn_error_set(&err, st, "", 0, "sim",
-                         "the simulation became unstable at frame %d (try more substeps): %s",
-                         f + 1, sr.message);
-            free(pose);
+    for (int f = 1; f <= s->frames; f++) {
+        mn_coupled_result r;
+        if (mn_sim_step(s, f, &r) != MN_OK) {
+            mn_error_set(&err, r.status, "", 0, "sim",
+                         "the simulation became unstable at frame %d (try more substeps): %s", f,
+                         r.message);
             goto fail;
         }
-        mn_fit(fit, pose, sb->x, &fo, &results[f]);
-        t_sim += c1 - c0;
-        t_fit += cpu_us() - c1;
-        rms_rel_max = fmax(rms_rel_max, results[f].rms / diag);
-        memcpy(track + (size_t)f * rig->nctrl, pose, (size_t)rig->nctrl * sizeof *pose);
-        if (obj_every > 0 && (f % obj_every == 0 || f == nframes - 1)) {
-            snprintf(path, sizeof path, "%s/sim-%04d.obj", out, f + 1);
-            if (mn_obj_write(path, n, sb->x, nt, tris, &err) != MN_OK) {
-                free(pose);
-                goto fail;
-            }
-            mn_rig_deform(rig, pose, xfit);
-            snprintf(path, sizeof path, "%s/fit-%04d.obj", out, f + 1);
-            if (mn_obj_write(path, n, xfit, nt, tris, &err) != MN_OK) {
-                free(pose);
-                goto fail;
-            }
+        t_sim += r.us_sim, t_fit += r.us_fit, t_couple += r.us_couple;
+        res_max = fmax(res_max, r.residual);
+        rms_max = fmax(rms_max, r.fit_rms / diag);
+        memcpy(track + (size_t)(f - 1) * m, mn_coupled_pose(s->coupled), (size_t)m * sizeof *track);
+        fr[f - 1] = (frame_out){f * s->dt, r.fit_rms, r.residual, r.fit_iterations};
+        if (obj_every > 0 && ((f - 1) % obj_every == 0 || f == s->frames)) {
+            mn_sim_mesh_now(s, xm);
+            snprintf(path, sizeof path, "%s/sim-%04d.obj", out, f);
+            if (mn_obj_write(path, nv, xm, s->mesh.ntris, s->mesh.tris, &err) != MN_OK) goto fail;
+            /* the rig's reproduction, carried to the mesh as the body is */
+            mn_rig_deform(s->rig, mn_coupled_pose(s->coupled), xr);
+            if (s->rig->dim == 2) /* pairs to triples, from the end (in place) */
+                for (int i = nb - 1; i >= 0; i--) {
+                    double a = xr[2 * i], b = xr[2 * i + 1];
+                    xr[3 * i] = a, xr[3 * i + 1] = b, xr[3 * i + 2] = 0;
+                }
+            if (s->lattice)
+                mn_lattice_surface(s->lattice, xr, xrm);
+            else
+                memcpy(xrm, xr, (size_t)nv * 3 * sizeof(double));
+            snprintf(path, sizeof path, "%s/fit-%04d.obj", out, f);
+            if (mn_obj_write(path, nv, xrm, s->mesh.ntris, s->mesh.tris, &err) != MN_OK) goto fail;
         }
     }
-    free(pose);
-
-    /* tracks.json */
-    mem = open_memstream(&text, &len);
-    if (!mem) goto nomem;
-    fprintf(mem,
-            "{\n  \"scene\": \"%s\",\n  \"dt\": %.9g,\n  \"vertices\": %d,\n  \"controllers\": [",
-            sc.name, dt, n);
-    for (int j = 0; j < rig->nctrl; j++) {
-        fprintf(mem, j ? ", " : "");
-        mn_cli_json_string(mem, rig->ctrl_name[j]);
-    }
-    fprintf(mem, "],\n  \"parents\": [");
-    for (int j = 0; j < rig->nctrl; j++)
-        fprintf(mem, "%s%d", j ? ", " : "", rig->ctrl_parent[j]);
-    fprintf(mem, "],\n  \"driven\": [\"bone0\"],\n  \"frames\": [\n");
-    for (int f = 0; f < nframes; f++) {
-        fprintf(
-            mem,
-            "    {\"t\": %.9g, \"rms\": %.6g, \"max_err\": %.6g, \"iterations\": %d, \"poses\": [",
-            (f + 1) * dt, results[f].rms, results[f].max_err, results[f].iterations);
-        for (int j = 0; j < rig->nctrl; j++) {
-            fprintf(mem, j ? ", " : "");
-            json_pose(mem, track + (size_t)f * rig->nctrl + j);
-        }
-        fprintf(mem, "]}%s\n", f + 1 < nframes ? "," : "");
-    }
-    fprintf(mem, "  ]\n}\n");
-    fclose(mem);
-    mem = NULL;
     snprintf(path, sizeof path, "%s/tracks.json", out);
-    if (!write_text(path, text, len, &err)) goto fail;
-    free(text);
-    text = NULL;
-    /* tracks.bvh */
-    mem = open_memstream(&text, &len);
-    if (!mem) goto nomem;
-    write_bvh(mem, rig, track, nframes, dt);
-    fclose(mem);
-    mem = NULL;
-    snprintf(path, sizeof path, "%s/tracks.bvh", out);
-    if (!write_text(path, text, len, &err)) goto fail;
-
-    printf("scene=%s frames=%d verts=%d bones=%d dt=%.6g substeps=%d sim_us_per_step=%.1f "
-           "fit_us_per_step=%.1f "
-           "rms_rel_max=%.3g volume_ratio=%.4f out=%s\n",
-           sc.name, nframes, n, rig->nctrl, dt, substeps, t_sim / nframes, t_fit / nframes,
-           rms_rel_max, mn_softbody_volume(sb) / sb->rest_volume, out);
+    if (write_tracks(path, scene ? scene : builtin, s, track, fr, s->frames, &err) != MN_OK)
+        goto fail;
+    snprintf(path, sizeof path, "%s/anim.glb", out);
+    if (mn_sim_write_glb(s, path, track, s->frames, &err) != MN_OK) goto fail;
+    if (is_chain(s->rig)) {
+        snprintf(path, sizeof path, "%s/tracks.bvh", out);
+        if (write_bvh_file(path, s, track, s->frames, &err) != MN_OK) goto fail;
+    }
+    int ndriven = 0;
+    for (int j = 0; j < m; j++)
+        ndriven += s->driven[j];
+    printf("scene=%s frames=%d verts=%d nodes=%d tets=%d controllers=%d driven=%d dt=%.6g "
+           "substeps=%d coupling=%s us_sim=%.1f us_fit=%.1f us_couple=%.1f residual_max=%.3g "
+           "rms_rel_max=%.3g out=%s\n",
+           mn_cli_safe(scene ? scene : builtin), s->frames, nv, nb,
+           s->lattice ? s->lattice->ntets : s->body->nelem, m, ndriven, s->dt,
+           s->body->opt.substeps, one_way ? "one-way" : "two-way", t_sim / s->frames,
+           t_fit / s->frames, t_couple / s->frames, res_max, rms_max, mn_cli_safe(out));
     rc = MN_EXIT_OK;
     goto done;
-nomem:
-    mn_error_set(&err, MN_ERR_NOMEM, "", 0, "sim", "out of memory");
 fail:
     rc = mn_cli_input_error(&err);
 done:
-    if (mem) fclose(mem);
-    free(text);
-    free(pos);
-    free(tris);
-    free(fixed);
     free(track);
-    free(results);
-    free(xfit);
-    mn_fitter_destroy(fit);
-    mn_softbody_destroy(sb);
-    mn_rig_destroy(rig);
+    free(fr);
+    free(xm);
+    free(xr);
+    free(xrm);
+    mn_sim_destroy(s);
     return rc;
 }

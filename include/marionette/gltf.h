@@ -115,6 +115,13 @@ mn_model* mn_gltf_model(const mn_gltf* g, mn_error* err);
 mn_status mn_gltf_state(const mn_gltf* g, const mn_model* m, int anim, double t, const double* prev,
                         double* q, double* work, mn_error* err);
 
+/* The state of m = mn_gltf_model(g) that puts its joints where the skin joints' world
+ * transforms joint_world (njoints x 12, as mn_gltf_sample gives them) are, as mn_gltf_state
+ * does for a sampled animation (a BALL joint keeps its rest offset on its parent). work:
+ * 4 x njoints doubles. No heap allocation. */
+mn_status mn_gltf_state_world(const mn_gltf* g, const mn_model* m, const double* joint_world,
+                              const double* prev, double* q, double* work, mn_error* err);
+
 /* Limits of mn_gltf_motion's resampling, which scale with the clip's data: at most
  * MN_GLTF_MAX_FRAMES_PER_KEY frames per key time of the clip (but always up to
  * MN_GLTF_MIN_FRAME_LIMIT frames), and at most MN_GLTF_MAX_MOTION_NUMBERS numbers (200 MB)

@@ -279,12 +279,12 @@ static void put_quat(double* q, mn_quat v, const double* prev) {
  * in p->morder). Every joint is turned to its glTF joint's world rotation (scale divided
  * out); a FREE joint's translation puts it at its glTF joint's world position:
  * p = R_parent^T (x_world - x_parent) - offset, T = T_parent Trans(offset + p) Rot(o) Rot(q). */
-static mn_status state_at(const mn_gltf* g, const mn_model* m, const int* map, int anim, double t,
-                          const double* qp, double* qf, double* w, mn_quat* rot, mn_error* err) {
+static mn_status state_of_world(const mn_gltf* g, const mn_model* m, const int* map,
+                                const double* w, const double* qp, double* qf, mn_quat* rot,
+                                double t, mn_error* err) {
     const gltf_priv* p = g->priv;
     int nj = g->njoints;
     memcpy(qf, m->q0, sizeof(double) * (size_t)m->nq);
-    mn_gltf_sample(g, anim, t, w);
     for (int j = 0; j < nj; j++)
         if (!frame_rotation(w + 12 * j, &rot[j]))
             return mn_error_set(err, MN_ERR_UNSUPPORTED, "", 0, g->joint_name[j],
@@ -310,6 +310,12 @@ static mn_status state_at(const mn_gltf* g, const mn_model* m, const int* map, i
     return MN_OK;
 }
 
+static mn_status state_at(const mn_gltf* g, const mn_model* m, const int* map, int anim, double t,
+                          const double* qp, double* qf, double* w, mn_quat* rot, mn_error* err) {
+    mn_gltf_sample(g, anim, t, w);
+    return state_of_world(g, m, map, w, qp, qf, rot, t, err);
+}
+
 mn_status mn_gltf_state(const mn_gltf* g, const mn_model* m, int anim, double t, const double* prev,
                         double* q, double* work, mn_error* err) {
     if (!g || !g->priv || !m || !q || !work || anim >= g->nanims || isnan(t))
@@ -328,6 +334,24 @@ mn_status mn_gltf_state(const mn_gltf* g, const mn_model* m, int anim, double t,
     }
     return state_at(g, m, NULL, anim, t, prev, q, work,
                     (mn_quat*)(void*)(work + 12 * (size_t)g->njoints), err);
+}
+
+mn_status mn_gltf_state_world(const mn_gltf* g, const mn_model* m, const double* joint_world,
+                              const double* prev, double* q, double* work, mn_error* err) {
+    if (!g || !g->priv || !m || !joint_world || !q || !work)
+        return mn_error_set(err, MN_ERR_ARG, "", 0, "", "bad argument");
+    const gltf_priv* p = g->priv;
+    int ok = m->njoint == g->njoints;
+    for (int o = 0; ok && o < g->njoints; o++) {
+        int j = p->morder[o], par = g->joint_parent[j];
+        ok = !strcmp(m->jnt_name[o], g->joint_name[j]) && m->jnt_type[o] == joint_type(g, j) &&
+             (par < 0 ? m->jnt_parent[o] == -1
+                      : !strcmp(m->jnt_name[m->jnt_parent[o]], g->joint_name[par]));
+    }
+    if (!ok)
+        return mn_error_set(err, MN_ERR_ARG, "", 0, "model",
+                            "not the model of this glTF skin (mn_gltf_model)");
+    return state_of_world(g, m, NULL, joint_world, prev, q, (mn_quat*)(void*)work, 0, err);
 }
 
 /* The motion at frames f / fps (at_keys: at the animation's key times instead). */
