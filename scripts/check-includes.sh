@@ -25,7 +25,7 @@ declare -A header_layer=(
     [model]=model
     [ik]=ik [constrain]=constrain [skin]=skin
     [anim]=anim [retarget]=anim [clip]=anim
-    [io]=io [gltf]=io [meshio]=io [scene]=io [sequence]=io
+    [io]=io [gltf]=io [meshio]=io [scene]=io [sequence]=io [simscene]=io
 )
 # Layer -> the layers whose public headers it may include.
 declare -A may_use=(
