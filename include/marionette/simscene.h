@@ -25,16 +25,17 @@
 extern "C" {
 #endif
 
-/* Limits of a scene: the body's vertices (lattice nodes or mesh vertices), its
- * tetrahedra, the frames of a run, the keys of all paths. */
+/* Limits of a scene: the body's vertices (lattice nodes or mesh vertices; six times as many
+ * tetrahedra), the frames of a run, the keys of all paths. */
 #define MN_SIM_MAX_NODES 1000000
-#define MN_SIM_MAX_TETS 6000000
 #define MN_SIM_MAX_FRAMES 100000
 #define MN_SIM_MAX_KEYS 100000
 
 typedef struct mn_sim_read_options {
-    int trusted; /* 1: the mesh may be named by any path (the command line, for its user's own
-                    files); 0 (default): only beneath the scene's folder */
+    int trusted;   /* 1: the mesh may be named by any path (the command line, for its user's
+                      own files); 0 (default): only beneath the scene's folder */
+    int max_nodes; /* the body's and the mesh's vertices at most (0: MN_SIM_MAX_NODES; a
+                      server or a fuzzer sets less) and six times as many tetrahedra */
 } mn_sim_read_options;
 
 typedef enum mn_sim_body_kind {

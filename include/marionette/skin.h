@@ -314,7 +314,8 @@ typedef struct mn_lattice {
 } mn_lattice;
 
 /* From a surface (nverts x 3 positions, ntris x 3 triangles; resolution 1..256 cubes along
- * the longest side, at most 2^22 in the box). */
+ * the longest side, at most 2^22 in the box and 2e9 cubes times triangles: the inside test
+ * takes a solid angle of every triangle at every cube). */
 mn_lattice* mn_lattice_create(int nverts, const double* pos, int ntris, const int* tris,
                               int resolution, mn_error* err);
 void mn_lattice_destroy(mn_lattice* L);

@@ -215,6 +215,7 @@ static mn_status auto_weights(ctx* x, mn_rig* rig, int k, double falloff) {
 }
 
 typedef struct doc {
+    int max_nodes;
     char mesh[512];
     const cJSON* mesh_obj; /* a generated mesh */
     mn_sim_body_kind kind;
@@ -497,7 +498,7 @@ static const char* const tube_keys[] = {"axis", "length", "radius", "rings", "se
 /* "mesh": {"tube": {...}}: a closed tube from the origin along +x, +y or +z (or from length
  * down to 0 with "axis": "-y"), rings of segments vertices and a centre on each cap,
  * outward triangles. */
-static mn_status tube_mesh(ctx* x, const cJSON* o, mn_mesh* mesh) {
+static mn_status tube_mesh(ctx* x, const cJSON* o, int max_nodes, mn_mesh* mesh) {
     push_key(x, "tube");
     if (!cJSON_IsObject(o)) return fail(x, MN_ERR_PARSE, "expected an object");
     mn_status st = check_keys(x, o, tube_keys);
@@ -519,6 +520,9 @@ static mn_status tube_mesh(ctx* x, const cJSON* o, mn_mesh* mesh) {
         push_key(x, "axis");
         return fail(x, MN_ERR_PARSE, "\"%s\": expected x, y, -y or z", axis);
     }
+    if ((double)nr * ns + 2 > max_nodes)
+        return fail(x, MN_ERR_PARSE, "%d rings of %d segments: more than %d vertices", nr, ns,
+                    max_nodes);
     int n = nr * ns + 2, nt = 2 * ns * (nr - 1) + 2 * ns;
     mesh->pos = malloc((size_t)n * 3 * sizeof(double));
     mesh->tris = malloc((size_t)nt * 3 * sizeof(int));
@@ -587,26 +591,26 @@ static mn_status load_mesh(ctx* x, mn_sim* s, doc* d, const char* base_dir, int 
         if (!cJSON_IsObject(d->mesh_obj) || cJSON_GetArraySize(d->mesh_obj) != 1 ||
             !cJSON_GetObjectItemCaseSensitive(d->mesh_obj, "tube"))
             return fail(x, MN_ERR_PARSE, "a file name, or {\"tube\": {...}}");
-        if ((st = tube_mesh(x, cJSON_GetObjectItemCaseSensitive(d->mesh_obj, "tube"), &s->mesh)) !=
-            MN_OK)
+        if ((st = tube_mesh(x, cJSON_GetObjectItemCaseSensitive(d->mesh_obj, "tube"), d->max_nodes,
+                            &s->mesh)) != MN_OK)
             return st;
         pop(x);
         return MN_OK;
     }
+    int obj = has_suffix(d->mesh, ".obj");
+    if (!obj && !has_suffix(d->mesh, ".glb") && !has_suffix(d->mesh, ".gltf"))
+        return fail(x, MN_ERR_UNSUPPORTED, "\"%s\": an .obj, .gltf or .glb mesh", d->mesh);
     st = read_mesh_bytes(x, d->mesh, base_dir, trusted, &data, &len, name, sizeof name);
     if (st != MN_OK) return st;
     mn_error e;
-    if (has_suffix(d->mesh, ".obj")) {
+    if (obj) {
         st = mn_obj_read_mem(data, len, name, &s->mesh, warn, &e);
-    } else if (has_suffix(d->mesh, ".glb") || has_suffix(d->mesh, ".gltf")) {
+    } else {
         st = mn_gltf_read_mem(data, len, name, &s->gltf, warn, &e);
         if (st == MN_OK && s->gltf.nverts == 0) {
             free(data);
             return fail(x, MN_ERR_PARSE, "\"%s\" has no skinned mesh", d->mesh);
         }
-    } else {
-        free(data);
-        return fail(x, MN_ERR_UNSUPPORTED, "\"%s\": an .obj, .gltf or .glb mesh", d->mesh);
     }
     free(data);
     if (st != MN_OK) return fail(x, st, "%s", e.message);
@@ -628,8 +632,8 @@ static mn_status load_mesh(ctx* x, mn_sim* s, doc* d, const char* base_dir, int 
             for (int j = 0; j < s->mesh_rig->nctrl; j++)
                 s->mesh_rig->ctrl_parent[j] = -1, s->mesh_rig->ctrl_attached[j] = 0;
     }
-    if (s->mesh.nverts > MN_SIM_MAX_NODES)
-        return fail(x, MN_ERR_PARSE, "%d vertices: at most %d", s->mesh.nverts, MN_SIM_MAX_NODES);
+    if (s->mesh.nverts > d->max_nodes)
+        return fail(x, MN_ERR_PARSE, "%d vertices: at most %d", s->mesh.nverts, d->max_nodes);
     if (s->mesh.ntris == 0) return fail(x, MN_ERR_PARSE, "the mesh has no triangles");
     pop(x);
     return MN_OK;
@@ -643,14 +647,30 @@ static mn_status build_body(ctx* x, mn_sim* s, doc* d) {
     mn_status st = MN_OK;
     push_key(x, "body");
     if (s->kind == MN_SIM_LATTICE) {
+        /* the lattice's box, refused before the work when it would hold more than eight
+         * cubes per allowed node */
+        double lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
+        for (int i = 0; i < n; i++)
+            for (int a = 0; a < 3; a++) {
+                lo[a] = fmin(lo[a], s->mesh.pos[3 * i + a]);
+                hi[a] = fmax(hi[a], s->mesh.pos[3 * i + a]);
+            }
+        double ext = fmax(hi[0] - lo[0], fmax(hi[1] - lo[1], hi[2] - lo[2])), cells = 1;
+        for (int a = 0; a < 3; a++)
+            cells *= fmax(1, ceil((hi[a] - lo[a]) / ext * s->resolution));
+        if (cells > 8.0 * d->max_nodes) {
+            push_key(x, "resolution");
+            return fail(x, MN_ERR_PARSE, "%.0f cubes in the lattice's box: at most %.0f", cells,
+                        8.0 * d->max_nodes);
+        }
         s->lattice =
             mn_lattice_create(n, s->mesh.pos, s->mesh.ntris, s->mesh.tris, s->resolution, &e);
         if (!s->lattice) return fail(x, e.status, "%s", e.message);
         const mn_lattice* L = s->lattice;
-        if (L->nnodes > MN_SIM_MAX_NODES || L->ntets > MN_SIM_MAX_TETS)
+        if (L->nnodes > d->max_nodes || L->ntets > 6.0 * d->max_nodes)
             return fail(x, MN_ERR_PARSE,
-                        "%d nodes and %d tetrahedra: at most %d and %d (a lower resolution)",
-                        L->nnodes, L->ntets, MN_SIM_MAX_NODES, MN_SIM_MAX_TETS);
+                        "%d nodes and %d tetrahedra: at most %d and %.0f (a lower resolution)",
+                        L->nnodes, L->ntets, d->max_nodes, 6.0 * d->max_nodes);
         mass = malloc((size_t)L->nnodes * sizeof(double));
         if (!mass) return fail(x, MN_ERR_NOMEM, "out of memory");
         mn_softbody_element_masses(L->nnodes, L->nodes, 4, L->ntets, L->tets, d->density, mass,
@@ -703,13 +723,14 @@ static mn_status make_mesh_rig(ctx* x, mn_sim* s) {
     return MN_OK;
 }
 
-static mn_status parse(ctx* x, const cJSON* root, const char* base_dir, int trusted, mn_sim* s,
-                       mn_warnings* warn) {
+static mn_status parse(ctx* x, const cJSON* root, const char* base_dir, int trusted, int max_nodes,
+                       mn_sim* s, mn_warnings* warn) {
     if (!cJSON_IsObject(root)) return fail(x, MN_ERR_PARSE, "a scene document is a JSON object");
     mn_status st = check_keys(x, root, root_keys);
     if (st != MN_OK) return st;
     doc d;
     memset(&d, 0, sizeof d);
+    d.max_nodes = max_nodes > 0 && max_nodes < MN_SIM_MAX_NODES ? max_nodes : MN_SIM_MAX_NODES;
     d.kind = MN_SIM_LATTICE;
     d.resolution = 12;
     d.density = 1000;
@@ -847,7 +868,8 @@ static mn_status read_text(const char* text, size_t len, const char* name, void*
     else
         base[0] = 0;
     ctx x = {name, text, len, {{0}}, 0, err, "scene"};
-    mn_status st = parse(&x, root, base, a->opt && a->opt->trusted, s, a->warn);
+    mn_status st = parse(&x, root, base, a->opt && a->opt->trusted, a->opt ? a->opt->max_nodes : 0,
+                         s, a->warn);
     cJSON_Delete(root);
     if (st != MN_OK) {
         mn_sim_destroy(s);

@@ -25,6 +25,8 @@
 
 /* A lattice is refused beyond this many cells in its bounding box. */
 #define LATTICE_MAX_CELLS (1 << 22)
+/* ... and beyond this many cell-triangle pairs for the inside test (about a minute). */
+#define LATTICE_MAX_WINDING 2e9
 
 static const int kuhn[6][3] = {{0, 1, 2}, {0, 2, 1}, {1, 0, 2}, {1, 2, 0}, {2, 0, 1}, {2, 1, 0}};
 
@@ -120,6 +122,15 @@ mn_lattice* mn_lattice_create(int nverts, const double* pos, int ntris, const in
         L->dims[a] = d;
         L->origin[a] = 0.5 * (lo[a] + hi[a]) - 0.5 * d * L->cell;
         ncell *= d;
+    }
+    /* the inside test costs a solid angle per cell and triangle */
+    if ((double)ncell * ntris > LATTICE_MAX_WINDING) {
+        mn_lattice_destroy(L);
+        mn_error_set(err, MN_ERR_ARG, "", 0, "resolution",
+                     "%ld cells times %d triangles: more than %.0e inside tests (a lower "
+                     "resolution, or fewer triangles)",
+                     ncell, ntris, LATTICE_MAX_WINDING);
+        return NULL;
     }
     if (ncell > LATTICE_MAX_CELLS) {
         mn_lattice_destroy(L);

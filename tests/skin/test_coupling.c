@@ -63,7 +63,7 @@ static bar make_bar(double len, int res, int nb, const mn_softbody_options* o) {
     b.rig = mn_rig_create(3, n, b.L->nodes, mass, NULL);
     double bl = len / nb;
     for (int j = 0; j < nb; j++) {
-        char name[8];
+        char name[16];
         snprintf(name, sizeof name, "b%d", j);
         mn_ctrl_def d = mn_ctrl_default();
         d.name = name;
