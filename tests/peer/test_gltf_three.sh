@@ -3,8 +3,9 @@
 # validator and three.js. Writes, with `marionette convert`, the CMU walk (bones) and Fox's
 # Walk (skinned) as .glb; with `marionette retarget`, the CMU walk on the skinned CesiumMan;
 # with `marionette anim bake`, the fox example sequence, and with `marionette pose`, the fox
-# example scene (both skinned). The retargeted, baked and posed files are compared with the
-# BVH the same command writes. All in a temporary folder, removed on exit.
+# example scene (both skinned); with `marionette sim`, two soft-body scenes' baked controllers.
+# The retargeted, baked and posed files are compared with the BVH the same command writes. All
+# in a temporary folder, removed on exit.
 # usage: test_gltf_three.sh MARIONETTE DATA_DIR
 set -euo pipefail
 cli=$1
@@ -32,3 +33,9 @@ scene="$here/../../docs/examples/fox_sniff.json"
 "$cli" pose "$data/skinned/Fox.glb" --scene "$scene" --out "$tmp/sniff.glb" > /dev/null 2>&1
 "$cli" pose "$data/skinned/Fox.glb" --scene "$scene" --out "$tmp/sniff.bvh" > /dev/null 2>&1
 node "$here/js/check_glb.mjs" "$cli" "$tmp/sniff.glb" 24 1 "$tmp/sniff.bvh" -- 0 5 11 23
+# a soft-body scene: CesiumMan walking through the coupling (hands and head free), and the
+# tube's bone chain, each baked by `marionette sim` as anim.glb
+"$cli" sim "$here/../../docs/examples/sim/cesiumman.json" --frames 24 --obj-every 0 --out "$tmp/sim_cesium" > /dev/null
+node "$here/js/check_glb.mjs" "$cli" "$tmp/sim_cesium/anim.glb" 24 1 "$tmp/sim_cesium/anim.glb" -- 0 11 23
+"$cli" sim --scene tube --frames 30 --obj-every 0 --out "$tmp/sim_tube" > /dev/null
+node "$here/js/check_glb.mjs" "$cli" "$tmp/sim_tube/anim.glb" 30 0 "$tmp/sim_tube/anim.glb" -- 0 14 29
