@@ -24,6 +24,7 @@ done
 run bench ik --compare --svg "$build/ik_compare.svg"
 run bench drag
 run bench fit
+run bench sim
 run bench anim --bvh "$data/mocap/cmu_motionbuilder/cmu_02_01_walk.bvh"
 # The Python package's call overhead and batch (python/bench/bench_python.py), on this build's library.
 echo "# python/bench/bench_python.py"

@@ -85,7 +85,7 @@ def residual(outdir, out, title=""):
     for i, (name, s, col) in enumerate(series):
         pts = " ".join(f"{X(a):.1f},{Y(b):.1f}" for a, b in zip(t, s))
         o.write(f'<polyline points="{pts}" fill="none" stroke="{col}" stroke-width="1.5"/>\n')
-        o.write(f'<text x="{W-R-5}" y="{T+16+16*i}" text-anchor="end" fill="{col}">{name}</text>\n')
+        o.write(f'<text x="{W-R-5}" y="{T+(H-T-B)*0.45+16*i:.0f}" text-anchor="end" fill="{col}">{name}</text>\n')
     o.write("</svg>\n")
 
 
