@@ -2,7 +2,7 @@
 """Writes the shipped soft-body scenes of docs/examples/sim (docs/softbody.md): the built-in
 tube and jelly (their drives as keyed paths), a gingerbread figure in the plane (its mesh
 triangulated here from a union of discs and capsules), and CesiumMan and Fox driven by
-their own animations. Run from the top of the tree; the files are committed."""
+their own animations, and CesiumMan driven by a CMU walk (a BVH take retargeted onto it). Run from the top of the tree; the files are committed."""
 import json
 import math
 import os
@@ -152,7 +152,17 @@ def characters():
         "driven": ["joint0", "joint1", "joint2", "joint3", "joint5", "joint6", "joint7", "joint8",
                    "joint11", "joint12", "joint13", "joint14", "joint15", "joint16", "joint17",
                    "joint18"],
-        "drive": {"animation": 0},
+        "drive": {"animation": 0, "loop": True},
+        "simulation": {"dt": 1 / 60, "frames": 240, "substeps": 5, "gravity": [0, -9.81, 0]},
+    })
+    write("cesiumman_take.json", {
+        "mesh": "../../../data/skinned/CesiumMan.glb",
+        "body": {"kind": "lattice", "resolution": 24, "density": 1000, "edge_compliance": 1e-6,
+                 "damping": 2.0},
+        "driven": ["joint0", "joint1", "joint2", "joint3", "joint5", "joint6", "joint7", "joint8",
+                   "joint11", "joint12", "joint13", "joint14", "joint15", "joint16", "joint17",
+                   "joint18"],
+        "drive": {"take": "../../../data/mocap/cmu_motionbuilder/cmu_02_01_walk.bvh"},
         "simulation": {"dt": 1 / 60, "frames": 240, "substeps": 5, "gravity": [0, -9.81, 0]},
     })
     write("fox.json", {
@@ -164,7 +174,7 @@ def characters():
                    "b_LeftUpperArm_09", "b_LeftForeArm_010", "b_LeftHand_011", "b_LeftLeg01_015",
                    "b_LeftLeg02_016", "b_LeftFoot01_017", "b_LeftFoot02_018", "b_RightLeg01_019",
                    "b_RightLeg02_020", "b_RightFoot01_021", "b_RightFoot02_022"],
-        "drive": {"animation": "Walk"},
+        "drive": {"animation": "Walk", "loop": True},
         "simulation": {"dt": 1 / 60, "frames": 240, "substeps": 5, "gravity": [0, -981, 0]},
     })
 

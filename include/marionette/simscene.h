@@ -75,6 +75,12 @@ typedef struct mn_sim {
     mn_sim_path* paths;
     int anim; /* the glTF animation that drives the driven controllers, -1 for none */
     double speed;
+    int loop; /* the animation or the take repeats (else holds its last pose) */
+    /* a motion take (BVH or any figure file with motion) retargeted onto a glTF character:
+     * the controllers' poses at each of its frames */
+    int take_frames;
+    double take_dt;
+    mn_xform* take_pose; /* take_frames x rig->nctrl */
     /* a glTF character */
     mn_gltf gltf;    /* nverts 0 for an OBJ mesh */
     mn_model* model; /* its skeleton (mn_gltf_model), NULL for an OBJ mesh */

@@ -4,6 +4,7 @@
  * built with the skin layer (mn_lattice, mn_softbody, mn_coupled) and stepped a frame at a
  * time. The mesh is read through the confined opener unless the caller trusts the
  * document, as a sequence document's figure is. */
+#include <marionette/retarget.h>
 #include <marionette/simscene.h>
 
 #include "io/io_internal.h"
@@ -37,6 +38,7 @@ void mn_sim_destroy(mn_sim* s) {
     free(s->ctrl_joint);
     free(s->work);
     free(s->scratch);
+    free(s->take_pose);
     free(s);
 }
 
@@ -82,12 +84,40 @@ static void anim_poses(const mn_sim* s, double t, mn_xform* out) {
     }
 }
 
+/* A take's controller poses at time t: between its frames, positions linearly and
+ * rotations along the shortest arc. */
+static void take_poses(const mn_sim* s, double t, mn_xform* out) {
+    int n = s->take_frames, m = s->rig->nctrl;
+    double u = t / s->take_dt;
+    if (s->loop && n > 1) u = fmod(fmod(u, n - 1) + (n - 1), n - 1);
+    int k = u <= 0 ? 0 : u >= n - 1 ? n - 1 : (int)floor(u);
+    double w = k >= n - 1 ? 0 : fmin(1, fmax(0, u - k));
+    for (int j = 0; j < m; j++) {
+        const mn_xform* a = s->take_pose + (size_t)k * m + j;
+        if (w == 0) {
+            out[j] = *a;
+            continue;
+        }
+        const mn_xform* b = a + m;
+        mn_quat qa = mn_quat_from_mat3(&a->R), qb = mn_quat_from_mat3(&b->R);
+        out[j].R = mn_quat_to_mat3(mn_quat_slerp(qa, qb, w));
+        out[j].p = mn_vec3_lerp(a->p, b->p, w);
+    }
+}
+
 /* Where the drives put the driven controllers at time t (into pose; the others as they
- * are, or for a character where its animation puts them when all_ctrls). */
+ * are, or for a character where its animation or take puts them when all_ctrls). */
 static void drive_poses(const mn_sim* s, double t, mn_xform* pose, int all_ctrls) {
-    if (s->anim >= 0) {
+    if (s->anim >= 0 || s->take_frames > 0) {
         mn_xform* tmp = s->scratch + s->rig->nctrl;
-        anim_poses(s, t * s->speed, tmp);
+        double ts = t * s->speed;
+        if (s->take_frames > 0) {
+            take_poses(s, ts, tmp);
+        } else {
+            double dur = s->gltf.anims[s->anim].duration;
+            if (s->loop && dur > 0) ts = fmod(ts, dur);
+            anim_poses(s, ts, tmp);
+        }
         for (int j = 0; j < s->rig->nctrl; j++)
             if (all_ctrls || s->driven[j]) pose[j] = tmp[j];
     }
@@ -128,7 +158,7 @@ static const char* const body_keys[] = {"kind",
 static const char* const ctrl_keys[] = {"name",   "kind",     "pivot", "tail",
                                         "parent", "attached", NULL};
 static const char* const weight_keys[] = {"influences", "falloff", NULL};
-static const char* const drive_keys[] = {"animation", "speed", "paths", NULL};
+static const char* const drive_keys[] = {"animation", "take", "loop", "speed", "paths", NULL};
 static const char* const path_keys[] = {"loop", "keys", NULL};
 static const char* const key_keys[] = {"t", "p", "r", "angle", NULL};
 static const char* const sim_keys[] = {"dt", "frames", "substeps", "gravity", "ground", NULL};
@@ -140,9 +170,10 @@ static int has_suffix(const char* s, const char* suf) {
     return n >= k && strcasecmp(s + n - k, suf) == 0;
 }
 
-/* The mesh file's bytes: beneath the scene's folder (untrusted), or by its path. */
-static mn_status read_mesh_bytes(ctx* x, const char* mesh, const char* base_dir, int trusted,
-                                 char** data, size_t* len, char* name, size_t cap) {
+/* A file's bytes (the mesh's, a take's): beneath the scene's folder (untrusted), or by its
+ * path. what names it in messages. */
+static mn_status read_bytes(ctx* x, const char* what, const char* mesh, const char* base_dir,
+                            int trusted, char** data, size_t* len, char* name, size_t cap) {
     mn_error e;
     mn_status st;
     if (!trusted) {
@@ -158,7 +189,7 @@ static mn_status read_mesh_bytes(ctx* x, const char* mesh, const char* base_dir,
             snprintf(name, cap, "%s/%s", base_dir, mesh);
         st = mn_read_file(name, data, len, &e);
     }
-    if (st != MN_OK) return fail(x, st, "cannot read the mesh \"%s\": %s", mesh, e.message);
+    if (st != MN_OK) return fail(x, st, "cannot read the %s \"%s\": %s", what, mesh, e.message);
     return MN_OK;
 }
 
@@ -437,9 +468,116 @@ static mn_status read_paths(ctx* x, const cJSON* o, mn_sim* s, int* total_keys) 
     return MN_OK;
 }
 
-/* "drive": {"animation": name or index, "speed", "paths"}; paths make their controllers
- * driven. */
-static mn_status read_drive(ctx* x, const cJSON* o, mn_sim* s) {
+/* "take": a figure file with motion (a BVH take), retargeted onto the character
+ * (mn_retarget: the rig tables pair the joints, the feet are pinned where the take's are);
+ * each of its frames becomes the controllers' poses S_c = F_j(q) F_j(q0)^-1 S_j(rest): the
+ * joint's motion from rest applied to its rest skinning matrix. */
+static mn_status read_take(ctx* x, const char* file, const char* base_dir, int trusted, mn_sim* s) {
+    push_key(x, "take");
+    if (s->gltf.nverts == 0) return fail(x, MN_ERR_PARSE, "a take drives a glTF character");
+    char* data = NULL;
+    size_t len = 0;
+    char name[1200];
+    mn_status st = read_bytes(x, "take", file, base_dir, trusted, &data, &len, name, sizeof name);
+    if (st != MN_OK) return st;
+    mn_error e;
+    mn_model* src = NULL;
+    mn_motion mo = {0};
+    mn_retarget* rt = NULL;
+    mn_data* dd = NULL;
+    mn_xform* F0 = NULL;
+    int* mj = NULL;
+    double *q = NULL, *rest = NULL, *srest = NULL;
+    const mn_model* M = s->model;
+    int m = s->rig->nctrl, nj = s->gltf.njoints;
+    st = mn_figure_read_mem(data, len, name, &src, &mo, NULL, &e);
+    free(data);
+    if (st == MN_OK && mo.nframes < 2)
+        st = mn_error_set(&e, MN_ERR_PARSE, name, 0, "motion", "no motion in the take");
+    if (st == MN_OK && (double)mo.nframes * m > 1e8)
+        st = mn_error_set(&e, MN_ERR_PARSE, name, 0, "motion", "%d frames: too long a take",
+                          mo.nframes);
+    if (st == MN_OK) {
+        mn_retarget_options ro = mn_retarget_options_default();
+        rt = mn_retarget_create(src, M, NULL, &ro, &e);
+        if (!rt) st = e.status;
+    }
+    if (st == MN_OK) st = mn_retarget_set_take(rt, mo.q, mo.nframes, mo.frame_time, &e);
+    if (st == MN_OK) {
+        q = malloc((size_t)M->nq * sizeof(double));
+        rest = malloc((size_t)nj * 12 * sizeof(double));
+        srest = malloc((size_t)nj * 12 * sizeof(double));
+        s->take_pose = malloc((size_t)mo.nframes * m * sizeof(mn_xform));
+        F0 = malloc((size_t)M->njoint * sizeof(mn_xform));
+        mj = malloc((size_t)m * sizeof(int));
+        dd = mn_data_create(M, 0);
+        if (!q || !rest || !srest || !s->take_pose || !F0 || !mj || !dd)
+            st = mn_error_set(&e, MN_ERR_NOMEM, name, 0, "take", "out of memory");
+    }
+    for (int c = 0; st == MN_OK && c < m; c++) {
+        mj[c] = mn_model_find_joint(M, s->gltf.joint_name[s->ctrl_joint[c]]);
+        if (mj[c] < 0)
+            st = mn_error_set(&e, MN_ERR_NOTFOUND, name, 0, "take", "no joint for %s",
+                              s->rig->ctrl_name[c]);
+    }
+    if (st == MN_OK) {
+        mn_gltf_sample(&s->gltf, -1, -1, rest);
+        mn_gltf_skin_matrices(&s->gltf, rest, srest);
+        memcpy(dd->q, M->q0, (size_t)M->nq * sizeof(double));
+        mn_fk(M, dd);
+        memcpy(F0, dd->xf, (size_t)M->njoint * sizeof(mn_xform));
+    }
+    for (int f = 0; st == MN_OK && f < mo.nframes; f++) {
+        mn_retarget_frame(rt, f, MN_RETARGET_MAPPED, q);
+        memcpy(dd->q, q, (size_t)M->nq * sizeof(double));
+        mn_fk(M, dd);
+        for (int c = 0; c < m; c++) {
+            const mn_xform *F = dd->xf + mj[c], *G = F0 + mj[c];
+            /* A = F G^-1 (rigid), then S = A S_rest (affine) */
+            mn_mat3 GT = mn_mat3_transpose(&G->R);
+            mn_mat3 AR = mn_mat3_mul(&F->R, &GT);
+            mn_vec3 Ap = mn_vec3_sub(F->p, mn_mat3_mulv(&AR, G->p));
+            const double* Sr = srest + 12 * (size_t)s->ctrl_joint[c];
+            double At[3] = {Ap.x, Ap.y, Ap.z};
+            mn_xform S;
+            double Sp[3];
+            for (int r = 0; r < 3; r++) {
+                for (int col = 0; col < 4; col++) {
+                    double v = col == 3 ? At[r] : 0;
+                    for (int k = 0; k < 3; k++)
+                        v += AR.m[3 * r + k] * Sr[4 * k + col];
+                    if (col < 3)
+                        S.R.m[3 * r + col] = v;
+                    else
+                        Sp[r] = v;
+                }
+            }
+            S.R = mn_mat3_orthonormalize(&S.R);
+            S.p = mn_v3(Sp[0], Sp[1], Sp[2]);
+            s->take_pose[(size_t)f * m + c] = mn_rig_pose_from_skin(s->rig, c, &S);
+        }
+    }
+    if (st == MN_OK) {
+        s->take_frames = mo.nframes;
+        s->take_dt = mo.frame_time;
+    }
+    free(q);
+    free(rest);
+    free(srest);
+    free(F0);
+    free(mj);
+    mn_data_destroy(dd);
+    mn_retarget_destroy(rt);
+    mn_motion_free(&mo);
+    mn_model_destroy(src);
+    if (st != MN_OK) return fail(x, st, "%s", e.message);
+    pop(x);
+    return MN_OK;
+}
+
+/* "drive": {"animation": name or index, "take", "loop", "speed", "paths"}; paths make their
+ * controllers driven. */
+static mn_status read_drive(ctx* x, const cJSON* o, mn_sim* s, const char* base_dir, int trusted) {
     push_key(x, "drive");
     if (!cJSON_IsObject(o)) return fail(x, MN_ERR_PARSE, "expected an object");
     mn_status st = check_keys(x, o, drive_keys);
@@ -457,7 +595,17 @@ static mn_status read_drive(ctx* x, const cJSON* o, mn_sim* s) {
             return fail(x, MN_ERR_NOTFOUND, "no such animation (the file has %d)", s->gltf.nanims);
         pop(x);
     }
-    if ((st = get_num(x, o, "speed", &s->speed, 1e-6, 1e6)) != MN_OK) return st;
+    if ((st = get_num(x, o, "speed", &s->speed, 1e-6, 1e6)) != MN_OK ||
+        (st = get_bool(x, o, "loop", &s->loop)) != MN_OK)
+        return st;
+    char take[512];
+    int has_take = 0;
+    if ((st = get_str(x, o, "take", take, sizeof take, 0, &has_take)) != MN_OK) return st;
+    if (has_take && a) {
+        push_key(x, "take");
+        return fail(x, MN_ERR_PARSE, "both an animation and a take");
+    }
+    if (has_take && (st = read_take(x, take, base_dir, trusted, s)) != MN_OK) return st;
     const cJSON* p = cJSON_GetObjectItemCaseSensitive(o, "paths");
     int total = 0;
     if (p && (st = read_paths(x, p, s, &total)) != MN_OK) return st;
@@ -600,7 +748,7 @@ static mn_status load_mesh(ctx* x, mn_sim* s, doc* d, const char* base_dir, int 
     int obj = has_suffix(d->mesh, ".obj");
     if (!obj && !has_suffix(d->mesh, ".glb") && !has_suffix(d->mesh, ".gltf"))
         return fail(x, MN_ERR_UNSUPPORTED, "\"%s\": an .obj, .gltf or .glb mesh", d->mesh);
-    st = read_mesh_bytes(x, d->mesh, base_dir, trusted, &data, &len, name, sizeof name);
+    st = read_bytes(x, "mesh", d->mesh, base_dir, trusted, &data, &len, name, sizeof name);
     if (st != MN_OK) return st;
     mn_error e;
     if (obj) {
@@ -807,9 +955,10 @@ static mn_status parse(ctx* x, const cJSON* root, const char* base_dir, int trus
     if (!s->driven || !s->work || !s->scratch) return fail(x, MN_ERR_NOMEM, "out of memory");
     if ((it = cJSON_GetObjectItemCaseSensitive(root, "driven")) && (st = read_driven(x, it, s)))
         return st;
-    if ((it = cJSON_GetObjectItemCaseSensitive(root, "drive")) && (st = read_drive(x, it, s)))
+    if ((it = cJSON_GetObjectItemCaseSensitive(root, "drive")) &&
+        (st = read_drive(x, it, s, base_dir, trusted)))
         return st;
-    if (s->anim < 0 && s->gltf.nverts > 0)
+    if (s->anim < 0 && s->take_frames == 0 && s->gltf.nverts > 0)
         for (int j = 0; j < s->rig->nctrl; j++)
             if (s->driven[j]) {
                 int has = 0;
@@ -817,9 +966,10 @@ static mn_status parse(ctx* x, const cJSON* root, const char* base_dir, int trus
                     has |= s->paths[p].ctrl == j;
                 if (!has) {
                     push_key(x, "driven");
-                    return fail(x, MN_ERR_PARSE,
-                                "\"%s\" is driven by nothing: give drive.animation or a path",
-                                s->rig->ctrl_name[j]);
+                    return fail(
+                        x, MN_ERR_PARSE,
+                        "\"%s\" is driven by nothing: give drive.animation, a take or a path",
+                        s->rig->ctrl_name[j]);
                 }
             }
     mn_error e;

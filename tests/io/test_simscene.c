@@ -131,6 +131,28 @@ static void test_character_and_glb(void) {
     mn_sim_destroy(s);
 }
 
+/* CesiumMan driven by a CMU walk retargeted onto it: the take's frames become the driven
+ * controllers' poses, and the hips walk off while the free head rides along. */
+static void test_take(void) {
+    mn_sim* s = read_scene(SCENES "/cesiumman_take.json", 1);
+    CHECK(s != NULL);
+    if (!s) return;
+    CHECK(s->take_frames == 344 && s->anim < 0); /* the take's own frames */
+    CHECK(s->take_dt == 0.0083333);
+    int hips = mn_rig_find_ctrl(s->rig, "joint0"), head = mn_rig_find_ctrl(s->rig, "joint4");
+    CHECK(hips >= 0 && head >= 0 && s->driven[hips] && !s->driven[head]);
+    mn_vec3 h0 = mn_coupled_pose(s->coupled)[hips].p;
+    for (int f = 1; f <= 60; f++)
+        CHECK(mn_sim_step(s, f, NULL) == MN_OK);
+    mn_vec3 h1 = mn_coupled_pose(s->coupled)[hips].p;
+    double walked = sqrt((h1.x - h0.x) * (h1.x - h0.x) + (h1.z - h0.z) * (h1.z - h0.z));
+    if (getenv("MN_VERBOSE")) fprintf(stderr, "  hips walked %g m in 1 s\n", walked);
+    CHECK(walked > 0.3 && walked < 3);
+    /* the free head stays on the neck (attached), above the hips */
+    CHECK(mn_coupled_pose(s->coupled)[head].p.y > h1.y + 0.3);
+    mn_sim_destroy(s);
+}
+
 /* A mesh beyond the scene's folder is read only when the caller trusts the document. */
 static void test_confined_mesh(void) {
     char dir[600], path[700], text[300];
@@ -200,6 +222,8 @@ static void test_malformed(void) {
          "drive.paths.b.keys[0]", 2, "both"},
         {"{" TUBE ", \"controllers\": [" BONE "],\n \"drive\": {\"animation\": 0}}",
          "drive.animation", 2, "only a glTF"},
+        {"{" TUBE ", \"controllers\": [" BONE "],\n \"drive\": {\"take\": \"walk.bvh\"}}",
+         "drive.take", 2, "a take drives a glTF character"},
         {"{" TUBE ", \"controllers\": [" BONE "], \"simulation\": {\n\"frames\": 0}}",
          "simulation.frames", 2, "[1, 100000]"},
         {"{" TUBE ", \"controllers\": [" BONE "], \"simulation\": {\"substeps\": 5000}}",
@@ -237,6 +261,7 @@ int main(int argc, char** argv) {
     RUN(test_tube);
     RUN(test_plane);
     RUN(test_character_and_glb);
+    RUN(test_take);
     RUN(test_confined_mesh);
     RUN(test_malformed);
     return mn_test_report();
