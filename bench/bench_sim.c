@@ -4,6 +4,7 @@
  * projections, with the fit's error and the complementary constraint's residual.
  *
  * Cases:
+ *   scenes     the shipped scenes of docs/examples/sim, as `marionette sim` runs them;
  *   reference  the size of the paper's tet drag (1,926 vertices, 34,944 tets, 5 substeps):
  *              a box lattice of 1,872 nodes (8,712 tets) and one of 34,944 tets (6,902
  *              nodes): the reference's two figures are not a lattice's ratio, so both;
@@ -15,6 +16,7 @@
  * 0.3 sin(0.1 t) rad at frame t), density 100, edge compliance 1e-6, dt 1/60 s. Times are
  * thread CPU time in microseconds, the median over frames 21 to 120 (the first 20 let the
  * fit's warm starts settle); never asserted. */
+#include <marionette/simscene.h>
 #include <marionette/skin.h>
 
 #include <stdio.h>
@@ -177,6 +179,13 @@ static int run(body* b, int nframes, const uint8_t* driven, figures* out) {
     return k == nm ? 0 : -1;
 }
 
+static int driven_count(const mn_sim* s) {
+    int n = 0;
+    for (int j = 0; j < s->rig->nctrl; j++)
+        n += s->driven[j];
+    return n;
+}
+
 static void print_line(const char* cas, const body* b, const figures* f) {
     printf("bench=sim case=%s nodes=%d tets=%d edges=%d controllers=%d substeps=%d "
            "us_frame=%.1f us_sim=%.1f us_fit=%.1f us_couple=%.1f fit_iters=%.2f "
@@ -248,6 +257,50 @@ static void bench_free(int nframes) {
     free_body(&b);
 }
 
+static void bench_scenes(const char* dir, int nframes) {
+    static const char* const names[] = {"tube",      "jelly",          "gingerbread",
+                                        "cesiumman", "cesiumman_take", "fox"};
+    for (size_t k = 0; k < sizeof names / sizeof names[0]; k++) {
+        char path[1024];
+        snprintf(path, sizeof path, "%s/%s.json", dir, names[k]);
+        mn_sim_read_options o = mn_sim_read_default();
+        o.trusted = 1;
+        mn_sim* s = NULL;
+        mn_error err;
+        if (mn_sim_read(path, &o, &s, NULL, &err) != MN_OK) {
+            fprintf(stderr, "bench sim: %s\n", err.message);
+            continue;
+        }
+        int n = nframes < s->frames ? nframes : s->frames, nm = n - 20, k2 = 0;
+        double* v = malloc((size_t)(nm > 0 ? nm : 1) * 4 * sizeof(double));
+        double res = 0, rms = 0, diag = mn_rig_bbox_diagonal(s->rig);
+        for (int f = 1; v && f <= n; f++) {
+            mn_coupled_result r;
+            double t0 = mn_bench_cpu_ns();
+            if (mn_sim_step(s, f, &r) != MN_OK) break;
+            double t1 = mn_bench_cpu_ns();
+            res = fmax(res, r.residual);
+            rms = fmax(rms, r.fit_rms / diag);
+            if (f > 20) {
+                v[k2] = (t1 - t0) / 1e3;
+                v[nm + k2] = r.us_sim;
+                v[2 * nm + k2] = r.us_fit;
+                v[3 * nm + k2] = r.us_couple;
+                k2++;
+            }
+        }
+        if (k2 == nm && nm > 0)
+            printf("bench=sim case=scene scene=%s nodes=%d elements=%d mesh_verts=%d controllers=%d "
+                   "driven=%d us_frame=%.1f us_sim=%.1f us_fit=%.1f us_couple=%.1f "
+                   "fit_rms_rel_max=%.3g residual_max=%.3g\n",
+                   names[k], s->body->nverts, s->lattice ? s->lattice->ntets : s->body->nelem,
+                   s->mesh.nverts, s->rig->nctrl, driven_count(s), median(v, k2),
+                   median(v + nm, k2), median(v + 2 * nm, k2), median(v + 3 * nm, k2), rms, res);
+        free(v);
+        mn_sim_destroy(s);
+    }
+}
+
 static void bench_scaling(int nframes, const char* svg) {
     static const int res[] = {10, 15, 22, 33, 50, 75, 112};
     enum { NS = sizeof res / sizeof res[0] };
@@ -293,21 +346,25 @@ int mn_bench_sim(int argc, char** argv) {
         usage(stdout);
         return MN_EXIT_OK;
     }
-    const char *which = NULL, *svg = NULL;
+    const char *which = NULL, *svg = NULL, *scenes = "docs/examples/sim";
     int nframes = 120;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--case") && i + 1 < argc)
             which = argv[++i];
         else if (!strcmp(argv[i], "--svg") && i + 1 < argc)
             svg = argv[++i];
+        else if (!strcmp(argv[i], "--scenes") && i + 1 < argc)
+            scenes = argv[++i];
         else if (!strcmp(argv[i], "--frames") && i + 1 < argc) {
             if (!mn_cli_parse_int(argv[++i], &nframes) || nframes < 21 || nframes > 100000)
                 return mn_cli_usage_error("bench sim", "--frames needs an integer in 21..100000");
         } else
             return mn_cli_usage_error("bench sim", "unknown argument '%s'", argv[i]);
     }
-    if (which && strcmp(which, "reference") && strcmp(which, "scaling") && strcmp(which, "free"))
+    if (which && strcmp(which, "scenes") && strcmp(which, "reference") &&
+        strcmp(which, "scaling") && strcmp(which, "free"))
         return mn_cli_usage_error("bench sim", "unknown case '%s'", which);
+    if (!which || !strcmp(which, "scenes")) bench_scenes(scenes, nframes);
     if (!which || !strcmp(which, "reference")) bench_reference(nframes);
     if (!which || !strcmp(which, "free")) bench_free(nframes);
     if (!which || !strcmp(which, "scaling")) bench_scaling(nframes, svg);
