@@ -147,7 +147,7 @@ def gingerbread():
 def characters():
     write("cesiumman.json", {
         "mesh": "../../../data/skinned/CesiumMan.glb",
-        "body": {"kind": "lattice", "resolution": 24, "density": 1000, "edge_compliance": 1e-6,
+        "body": {"kind": "lattice", "resolution": 24, "density": 1000, "edge_compliance": 1e-4,
                  "damping": 2.0},
         "driven": ["joint0", "joint1", "joint2", "joint3", "joint5", "joint6", "joint7", "joint8",
                    "joint11", "joint12", "joint13", "joint14", "joint15", "joint16", "joint17",
@@ -157,7 +157,7 @@ def characters():
     })
     write("cesiumman_take.json", {
         "mesh": "../../../data/skinned/CesiumMan.glb",
-        "body": {"kind": "lattice", "resolution": 24, "density": 1000, "edge_compliance": 1e-6,
+        "body": {"kind": "lattice", "resolution": 24, "density": 1000, "edge_compliance": 1e-4,
                  "damping": 2.0},
         "driven": ["joint0", "joint1", "joint2", "joint3", "joint5", "joint6", "joint7", "joint8",
                    "joint11", "joint12", "joint13", "joint14", "joint15", "joint16", "joint17",

@@ -340,7 +340,7 @@ mn_rig* mn_lattice_rig(const mn_lattice* L, const mn_rig* surface, const double*
  *      mass-orthogonal to the span of the skinning weights) is projected exactly, with the
  *      precomputed factor of W^T M W, the top-left block of the seed's KKT system;
  *      the driven controllers' rotations are held by the constraint on the rotational
- *      moments of their deviation (the paper's rotation rows).
+ *      moments of their deviation about their own centroids (the paper's rotation rows).
  * So the driven controllers move the body, and the body moves the free controllers.
  * docs/softbody.md derives it. With enabled = 0 the coupling is one-way, as marionette
  * sim did before: the vertices that the driven controllers alone move are pinned to them,

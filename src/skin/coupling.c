@@ -46,19 +46,24 @@
 #include <string.h>
 #include <time.h>
 
+/* The rotation rows' regularisation: a share of the mean moment added to each axis (see
+ * project_rotations). */
+#define ROT_FLOOR 0.05
+
 struct mn_coupled {
     mn_softbody* sb;
     const mn_rig* rig;
     mn_fitter* fit;
     mn_coupling_options opt;
     int n, m, dim;
-    uint8_t* driven;  /* m */
-    mn_xform* pose;   /* m */
-    mn_xform* start;  /* m: the driven poses at the start of a step */
-    mn_xform* target; /* m: and at its end */
-    mn_xform* saved;  /* m: the poses at the start of a step, restored on failure */
-    double* xr;       /* n x 3: the rig's reproduction */
-    double* tg;       /* n x dim: the fit's targets (2D: x packed to pairs) */
+    uint8_t* driven;      /* m */
+    uint8_t* driven_prev; /* m: the set before a change, restored when it fails */
+    mn_xform* pose;       /* m */
+    mn_xform* start;      /* m: the driven poses at the start of a step */
+    mn_xform* target;     /* m: and at its end */
+    mn_xform* saved;      /* m: the poses at the start of a step, restored on failure */
+    double* xr;           /* n x 3: the rig's reproduction */
+    double* tg;           /* n x dim: the fit's targets (2D: x packed to pairs) */
     /* controllers' influences, by controller (CSR) */
     int* cptr;   /* m + 1 */
     int* cvert;  /* nnz */
@@ -99,6 +104,7 @@ void mn_coupled_destroy(mn_coupled* c) {
     if (!c) return;
     mn_fitter_destroy(c->fit);
     free(c->driven);
+    free(c->driven_prev);
     free(c->pose);
     free(c->start);
     free(c->target);
@@ -205,6 +211,7 @@ mn_coupled* mn_coupled_create(mn_softbody* sb, const mn_rig* rig, const uint8_t*
     c->m = m;
     c->dim = rig->dim;
     c->driven = calloc((size_t)m, 1);
+    c->driven_prev = calloc((size_t)m, 1);
     c->pose = malloc((size_t)m * sizeof *c->pose);
     c->start = malloc((size_t)m * sizeof *c->start);
     c->target = malloc((size_t)m * sizeof *c->target);
@@ -217,8 +224,9 @@ mn_coupled* mn_coupled_create(mn_softbody* sb, const mn_rig* rig, const uint8_t*
     c->S = malloc((size_t)m * m * sizeof(double));
     c->C = malloc((size_t)3 * m * sizeof(double));
     c->pinned = malloc((size_t)n);
-    if (!c->driven || !c->pose || !c->start || !c->target || !c->saved || !c->xr || !c->tg ||
-        !c->cptr || !c->row_ctrl || !c->ctrl_row || !c->S || !c->C || !c->pinned)
+    if (!c->driven || !c->driven_prev || !c->pose || !c->start || !c->target || !c->saved ||
+        !c->xr || !c->tg || !c->cptr || !c->row_ctrl || !c->ctrl_row || !c->S || !c->C ||
+        !c->pinned)
         goto nomem;
     if (driven) memcpy(c->driven, driven, (size_t)m);
     for (int j = 0; j < m; j++)
@@ -272,13 +280,21 @@ nomem:
 
 mn_status mn_coupled_set_driven(mn_coupled* c, const uint8_t* driven, mn_error* err) {
     if (!c) return mn_error_set(err, MN_ERR_ARG, "", 0, "coupling", "NULL");
-    mn_status st = mn_fitter_set_fixed(c->fit, driven, err);
+    mn_status st = mn_fitter_set_fixed(c->fit, driven, err); /* keeps its old set on failure */
     if (st != MN_OK) return st;
-    for (int j = 0; j < c->m; j++) {
+    memcpy(c->driven_prev, c->driven, (size_t)c->m);
+    for (int j = 0; j < c->m; j++)
         c->driven[j] = driven && driven[j] ? 1 : 0;
-        c->target[j] = c->pose[j];
+    if (c->opt.enabled &&
+        (st = factor_rows(c, c->factored_h > 0 ? c->factored_h : 1.0 / 600, err)) != MN_OK) {
+        /* back to the old set, which factorised before */
+        memcpy(c->driven, c->driven_prev, (size_t)c->m);
+        mn_fitter_set_fixed(c->fit, c->driven, NULL);
+        factor_rows(c, c->factored_h > 0 ? c->factored_h : 1.0 / 600, NULL);
+        return st;
     }
-    if (c->opt.enabled) return factor_rows(c, c->factored_h > 0 ? c->factored_h : 1.0 / 600, err);
+    for (int j = 0; j < c->m; j++)
+        c->target[j] = c->pose[j];
     return MN_OK;
 }
 
@@ -364,7 +380,9 @@ static void project_rotations(mn_coupled* c, double h) {
         if (!c->driven[j]) continue;
         const mn_mat3* R = &c->pose[j].R;
         mn_vec3 piv = rig->ctrl_pivot[j];
-        double Cr[3] = {0, 0, 0}, K[9] = {0};
+        /* one pass: the moments about the pivot, the translation row T = sum m w u, and the
+         * w^2-weighted centroid c of the lever arms */
+        double Cr[3] = {0, 0, 0}, K[9] = {0}, T[3] = {0, 0, 0}, S0 = 0, S1[3] = {0, 0, 0};
         for (int p = c->cptr[j]; p < c->cptr[j + 1]; p++) {
             int i = c->cvert[p];
             if (c->pinned[i]) continue;
@@ -375,11 +393,26 @@ static void project_rotations(mn_coupled* c, double h) {
                               x[3 * i + 2] - c->xr[3 * i + 2]);
             mn_vec3 au = mn_vec3_cross(a, u);
             Cr[0] += mw * au.x, Cr[1] += mw * au.y, Cr[2] += mw * au.z;
+            T[0] += mw * u.x, T[1] += mw * u.y, T[2] += mw * u.z;
             double mw2 = mw * w, aa = mn_vec3_dot(a, a), av[3] = {a.x, a.y, a.z};
+            S0 += mw2;
+            S1[0] += mw2 * a.x, S1[1] += mw2 * a.y, S1[2] += mw2 * a.z;
             for (int r = 0; r < 3; r++)
-                for (int s = 0; s < 3; s++)
-                    K[3 * r + s] += mw2 * ((r == s ? aa : 0) - av[r] * av[s]);
+                for (int q = 0; q < 3; q++)
+                    K[3 * r + q] += mw2 * ((r == q ? aa : 0) - av[r] * av[q]);
         }
+        if (!(S0 > 0)) continue;
+        /* About the centroid c (parallel axes): C' = C - c x T, K' = K - S0 (|c|^2 I - c c^T).
+         * Where the translation rows hold (T = 0) the two rows are the same constraint, but
+         * a correction about c leaves T as it is (sum m w^2 (a - c) = 0), so the rotation
+         * and translation projections do not undo each other from substep to substep. */
+        mn_vec3 cc = mn_v3(S1[0] / S0, S1[1] / S0, S1[2] / S0);
+        mn_vec3 cT = mn_vec3_cross(cc, mn_v3(T[0], T[1], T[2]));
+        Cr[0] -= cT.x, Cr[1] -= cT.y, Cr[2] -= cT.z;
+        double c2 = mn_vec3_dot(cc, cc), cv[3] = {cc.x, cc.y, cc.z};
+        for (int r = 0; r < 3; r++)
+            for (int q = 0; q < 3; q++)
+                K[3 * r + q] -= S0 * ((r == q ? c2 : 0) - cv[r] * cv[q]);
         double dl[3];
         if (c->dim == 2) { /* about z only: K_zz dl_z = -C_z */
             double den = K[8] + alpha;
@@ -387,8 +420,12 @@ static void project_rotations(mn_coupled* c, double h) {
             dl[0] = dl[1] = 0;
             dl[2] = -Cr[2] / den;
         } else {
+            /* A thin region (a forearm) has almost no moment about its own axis: K is nearly
+             * singular there, and an exact projection would answer rounding-sized moments
+             * with large turns. Each axis gets at least ROT_FLOOR of K's mean moment. */
+            double floor_ = ROT_FLOOR * (K[0] + K[4] + K[8]) / 3;
             for (int r = 0; r < 3; r++)
-                K[4 * r] += alpha;
+                K[4 * r] += alpha + floor_;
             if (mn_cholesky_factor(K, 3) != MN_OK) continue;
             dl[0] = -Cr[0], dl[1] = -Cr[1], dl[2] = -Cr[2];
             mn_cholesky_solve(K, 3, dl);
@@ -399,7 +436,7 @@ static void project_rotations(mn_coupled* c, double h) {
             if (c->pinned[i]) continue;
             const double* xb = rig->rest + 3 * (size_t)i;
             mn_vec3 a = mn_mat3_mulv(R, mn_v3(xb[0] - piv.x, xb[1] - piv.y, xb[2] - piv.z));
-            mn_vec3 dx = mn_vec3_scale(mn_vec3_cross(L, a), c->cwt[p]);
+            mn_vec3 dx = mn_vec3_scale(mn_vec3_cross(L, mn_vec3_sub(a, cc)), c->cwt[p]);
             x[3 * i] += dx.x, x[3 * i + 1] += dx.y, x[3 * i + 2] += dx.z;
         }
     }

@@ -339,6 +339,22 @@ static void test_two_way(void) {
     if (getenv("MN_VERBOSE")) fprintf(stderr, "  body moved %g\n", c1.y - c0.y);
     CHECK(fabs(c1.y - c0.y - 0.5) < 0.01);
     CHECK(fabs(mn_coupled_pose(c)[1].p.y - 0.5) < 0.01); /* the free bone came along */
+    /* the second bone driven too, and turned down by a quarter turn: the body's tip follows */
+    uint8_t both[2] = {1, 1};
+    CHECK(mn_coupled_set_driven(c, both, NULL) == MN_OK);
+    mn_xform X1 = mn_coupled_pose(c)[1];
+    X1.R = mn_mat3_axis_angle(mn_v3(0, 0, 1), -MN_PI / 2);
+    for (int t = 1; t <= 120; t++) {
+        mn_coupled_drive(c, 1, &X1);
+        CHECK(mn_coupled_step(c, 1.0 / 60, NULL) == MN_OK);
+    }
+    double tip_y = 0;
+    int ntip = 0;
+    for (int i = 0; i < b.sb->nverts; i++)
+        if (b.L->nodes[3 * i] > 0.99) tip_y += b.sb->x[3 * i + 1], ntip++;
+    tip_y /= ntip;
+    if (getenv("MN_VERBOSE")) fprintf(stderr, "  tip at y %g after the turn\n", tip_y);
+    CHECK(tip_y < 0.5 - 0.3); /* the far half hangs down from the second bone's pivot */
     mn_coupled_destroy(c);
     free_bar(&b);
 
