@@ -9,7 +9,8 @@ JOBS       ?= $(shell nproc 2>/dev/null || echo 2)
 FUZZ_SECONDS ?= 15
 
 .PHONY: all deps build install run test test-release test-sanitize fuzz bench bench-python bench-peers check-format \
-        check-includes clean web editor test-web bench-web bench-editor editor-screenshots
+        check-includes clean web editor test-web bench-web bench-editor editor-screenshots \
+        bench-web-softbody
 
 all: build
 
@@ -91,6 +92,9 @@ editor: web/node_modules/.package-lock.json
 	@cd web && node_modules/.bin/esbuild editor/src/main.js --bundle --format=esm --target=es2020 \
 		--external:node:* --sourcemap --log-level=warning --outfile=editor/dist/editor.js
 	@cp web/editor/index.html web/editor/editor.css web/marionette.wasm $(EDITOR_DIST)/
+	@cd web && node_modules/.bin/esbuild editor/src/softbody/main.js --bundle --format=esm --target=es2020 \
+		--external:node:* --sourcemap --log-level=warning --outfile=editor/dist/softbody.js
+	@cp web/editor/softbody.html data/skinned/CesiumMan.glb $(EDITOR_DIST)/
 
 # web/'s npm packages (playwright-core for the browser test, the benchmark's peers), from
 # the lockfile: npm ci when node_modules is missing or older than package.json or the lockfile.
@@ -113,6 +117,13 @@ test-web: build web web/node_modules/.package-lock.json
 # lockfile), and the native build on the same targets.
 bench-web: build web web/node_modules/.package-lock.json
 	cd web && MN_CLI=$(CURDIR)/$(BUILD)/marionette node bench/bench_ik.mjs
+
+# The soft-body benchmark in WebAssembly (web/bench/bench_softbody.mjs): the problem of
+# `marionette bench sim` in the module, key=value lines; then the soft-body page's solver
+# time per frame on CesiumMan in headless Chromium.
+bench-web-softbody: build web web/node_modules/.package-lock.json
+	cd web && node bench/bench_softbody.mjs
+	cd web && MN_CLI=$(CURDIR)/$(BUILD)/marionette node bench/bench_softbody_page.mjs
 
 # The editor's drag benchmark in Chromium (web/bench/bench_editor.mjs): key=value lines.
 bench-editor: build web web/node_modules/.package-lock.json
