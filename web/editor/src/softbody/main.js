@@ -18,8 +18,8 @@ const SUBSTEPS = 5;
 const TAKE_MAX = 7200; // frames kept for the export (two minutes)
 const SCENES = {
   // kg/m^3 (3D) or kg/m^2 (2D), m/N; damping per second
-  cesiumman: { dim: 3, density: 1000, edgeCompliance: 2e-5, damping: 1, grabCompliance: 1e-4, grabCount: 8 },
-  gingerbread: { dim: 2, density: 10, edgeCompliance: 1e-4, damping: 1, grabCompliance: 1e-3, grabCount: 6 },
+  cesiumman: { dim: 3, density: 1000, edgeCompliance: 2e-5, damping: 1, grabCompliance: 1e-6, grabCount: 8 },
+  gingerbread: { dim: 2, density: 10, edgeCompliance: 1e-4, damping: 1, grabCompliance: 1e-6, grabCount: 6 },
 };
 const COLORS = { free: 0x5fb3ff, driven: 0xffb02e, pinned: 0xe0566b, bone: 0x8fa3b8 };
 
