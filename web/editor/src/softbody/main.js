@@ -18,7 +18,7 @@ const SUBSTEPS = 5;
 const TAKE_MAX = 7200; // frames kept for the export (two minutes)
 const SCENES = {
   // kg/m^3 (3D) or kg/m^2 (2D), m/N; damping per second
-  cesiumman: { dim: 3, density: 1000, edgeCompliance: 2e-5, damping: 1, grabCompliance: 1e-6, grabCount: 8 },
+  cesiumman: { dim: 3, density: 1000, edgeCompliance: 2e-6, damping: 1, grabCompliance: 1e-6, grabCount: 8 },
   gingerbread: { dim: 2, density: 10, edgeCompliance: 1e-4, damping: 1, grabCompliance: 1e-6, grabCount: 6 },
 };
 const COLORS = { free: 0x5fb3ff, driven: 0xffb02e, pinned: 0xe0566b, bone: 0x8fa3b8 };
@@ -146,7 +146,8 @@ async function setScene(kind, resolution = st.resolution) {
   st.walking = false;
   st.drag = null;
   st.selected = -1;
-  const mn = st.mn, cfg = st.cfg;
+  const mn = st.mn, cfg = { ...st.cfg };
+  if (params.has('compliance')) cfg.edgeCompliance = Number(params.get('compliance'));
   let skin, geometry, sphereR;
   if (kind === 'cesiumman') {
     st.char ??= await loadCharacter();
