@@ -155,7 +155,8 @@ async function setScene(kind, resolution = st.resolution) {
     let ymin = Infinity;
     for (let i = 1; i < c.vertices.length; i += 3) ymin = Math.min(ymin, c.vertices[i]);
     st.sb = mn.createSoftBody({ vertices: c.vertices, triangles: c.triangles, resolution, density: cfg.density,
-      edgeCompliance: cfg.edgeCompliance, damping: cfg.damping, substeps: SUBSTEPS, ground: ymin - 0.01 });
+      edgeCompliance: cfg.edgeCompliance, damping: cfg.damping, substeps: SUBSTEPS,
+      ground: params.get('ground') === 'none' ? -Infinity : ymin - 0.01 });
     skin = c.skin;
     st.parents = c.parents;
     geometry = new THREE.BufferGeometry();
@@ -197,7 +198,7 @@ async function setScene(kind, resolution = st.resolution) {
   scene.add(st.display);
   const rig = mn.createRig(skin);
   try {
-    st.sb.couple(rig, { driven: [...st.pinned] });
+    st.sb.couple(rig, { driven: [...st.pinned], drivenRotation: params.get('drivenRotation') !== '0' });
   } finally {
     rig.dispose();
   }
@@ -498,6 +499,7 @@ window.marionette = {
   screenOfPoint: (p) => screenOf(p),
   surface: () => Array.from(st.sb.surface()),
   nodes: () => Array.from(st.sb.positions()),
+  velocities: () => Array.from(st.sb.velocities()),
   setScene: (kind, res) => setScene(kind, res ?? st.resolution),
   run: setRunning, walk: setWalking, reset, pin, select, exportTake,
   /** n steps now (also when paused). */
