@@ -79,7 +79,8 @@ check-includes:
 # The WebAssembly module (clang for wasm32, wasi-libc, lld: web/cmake/wasm32-wasi.cmake),
 # copied into web/ next to the JavaScript API.
 # Then the editor's page (docs/editor.md): web/editor/src/main.js bundled by esbuild with
-# three.js into web/editor/dist/editor.js, next to index.html, editor.css and the module.
+# three.js into web/editor/dist/editor.js, next to index.html, editor.css and the module;
+# the soft-body page (docs/softbody-browser.md) likewise into softbody.js, with CesiumMan.
 web: deps web/node_modules/.package-lock.json
 	@cmake -S web -B $(WEB_BUILD) -DCMAKE_TOOLCHAIN_FILE=$(CURDIR)/web/cmake/wasm32-wasi.cmake -DCMAKE_BUILD_TYPE=Release > /dev/null
 	@cmake --build $(WEB_BUILD) -j$(JOBS)
@@ -134,6 +135,7 @@ bench-editor: build web web/node_modules/.package-lock.json
 editor-screenshots: build web web/node_modules/.package-lock.json
 	cd web && MN_CLI=$(CURDIR)/$(BUILD)/marionette node test/screenshots.mjs ../docs/images/editor
 	cd web && MN_CLI=$(CURDIR)/$(BUILD)/marionette node test/screenshots-anim.mjs ../docs/images/editor-anim
+	cd web && MN_CLI=$(CURDIR)/$(BUILD)/marionette node test/screenshots-softbody.mjs ../docs/images/softbody
 
 clean:
 	rm -rf $(BUILD) $(ASAN_BUILD) $(FUZZ_BUILD) $(WEB_BUILD)
