@@ -8,7 +8,8 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { makeScratch, startServer, launchBrowser, removeScratch } from './editor-harness.mjs';
+import { execFileSync } from 'node:child_process';
+import { BINARY, makeScratch, startServer, launchBrowser, removeScratch } from './editor-harness.mjs';
 
 let scratch, server, context, page;
 const errors = [];
@@ -187,6 +188,26 @@ test('CesiumMan: the walk drives every bone, the flesh follows through the coupl
   // a rotation in every pose
   const R = take.frames.at(-1).slice(12, 21);
   assert.ok(Math.abs(R[0] * (R[4] * R[8] - R[5] * R[7]) - R[1] * (R[3] * R[8] - R[5] * R[6]) + R[2] * (R[3] * R[7] - R[4] * R[6]) - 1) < 1e-6);
+  // the glb: read by the native build, its joints where the fitted controllers were
+  await M(() => window.marionette.run(false));
+  const poses = (await M(() => window.marionette.exportTake())).frames;
+  const [dl] = await Promise.all([page.waitForEvent('download'), page.click('#sb-export-glb')]);
+  const glb = join(scratch.tmp, 'take.glb');
+  await dl.saveAs(glb);
+  const info = execFileSync(BINARY, ['info', glb], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] });
+  assert.match(info, /19 joints/);
+  assert.match(info, new RegExp(`animations: 1\\n\\s+\\S+: [0-9.]+ s, ${poses.length} keys`));
+  for (const f of [10, poses.length - 1]) {
+    const fk = JSON.parse(execFileSync(BINARY, ['fk', glb, '--time', String(f / 60), '--json'],
+      { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }));
+    assert.equal(fk.joints.length, 19);
+    for (let j = 0; j < 19; j++) {
+      const d = poses[f].slice(12 * j + 9, 12 * j + 12);
+      const gap = Math.min(...fk.joints.map((k) => dist(k.position, d)));
+      assert.ok(gap < 1e-4, `frame ${f}: controller ${j} is ${gap} m from every joint of the glb`);
+    }
+  }
+  await M(() => window.marionette.run(true));
   assert.deepEqual(realErrors(), []);
 });
 

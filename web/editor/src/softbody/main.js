@@ -10,6 +10,7 @@
 import * as THREE from 'three';
 import { GLTFLoader } from 'three/examples/jsm/loaders/GLTFLoader.js';
 import { OrbitControls } from 'three/examples/jsm/controls/OrbitControls.js';
+import { GLTFExporter } from 'three/examples/jsm/exporters/GLTFExporter.js';
 import { load } from '../../../marionette.mjs';
 import { gingerbread } from './shapes.js';
 
@@ -99,13 +100,14 @@ async function loadCharacter() {
       weight[4 * i + k] = Math.max(0, sw.getComponent(i, k));
     }
   }
-  const W0inv = bones.map((b) => b.matrixWorld.clone().invert());
+  const W0 = bones.map((b) => b.matrixWorld.clone()), W0inv = W0.map((m) => m.clone().invert());
+  const rest = bones.map((b) => [b.position.clone(), b.quaternion.clone(), b.scale.clone()]);
   const parents = bones.map((b) => bones.indexOf(b.parent));
   const mixer = new THREE.AnimationMixer(root);
   const clip = gltf.animations[0] ?? null;
   if (clip) mixer.clipAction(clip).play();
   return {
-    vertices, triangles, bones, W0inv, parents, mixer, clip, root, material: skinned.material,
+    vertices, triangles, bones, W0, W0inv, rest, parents, mixer, clip, root, material: skinned.material,
     uv: geo.attributes.uv, skin: { dim: 3, vertices, controllers, influences: 4, weightIndex, weight },
   };
 }
@@ -221,6 +223,7 @@ async function setScene(kind, resolution = st.resolution) {
   $('sb-scene').value = kind;
   $('sb-res').disabled = kind !== 'cesiumman';
   $('sb-walk').disabled = kind !== 'cesiumman' || !st.char?.clip;
+  $('sb-export-glb').disabled = kind !== 'cesiumman';
   $('sb-nodes').textContent = st.sb.vertexCount.toLocaleString('en');
   $('sb-elems').textContent = `${st.sb.elementCount.toLocaleString('en')} ${st.sb.corners === 4 ? 'tets' : 'triangles'}`;
   resetTake();
@@ -442,11 +445,55 @@ function exportTake() {
   };
   return doc;
 }
-function download() {
-  const blob = new Blob([JSON.stringify(exportTake())], { type: 'application/json' });
+/** The take as a glTF binary: the character with its skeleton animated by the fitted
+ * controllers, one key a frame (a technical artist's bone animation of the simulation).
+ * Controller j's pose (R, d) is the map A_j: x -> R (x - pivot_j) + d from the rest, so the
+ * bone's world matrix is A_j W_j(rest) and its local one W_parent^-1 A_j W_j(rest). */
+async function exportGlb() {
+  const c = st.char;
+  if (st.kind !== 'cesiumman' || !c) throw new Error('the glTF export is the character\'s');
+  const nb = c.bones.length, nf = st.take.length, times = new Float32Array(nf);
+  const tr = c.bones.map(() => new Float32Array(3 * nf)), rot = c.bones.map(() => new Float32Array(4 * nf));
+  const sc = c.bones.map(() => new Float32Array(3 * nf));
+  const W = c.bones.map(() => new THREE.Matrix4()), Aj = new THREE.Matrix4(), loc = new THREE.Matrix4();
+  const p = new THREE.Vector3(), q = new THREE.Quaternion(), s = new THREE.Vector3();
+  for (let f = 0; f < nf; f++) {
+    times[f] = f / 60;
+    const P = st.take[f];
+    for (let j = 0; j < nb; j++) {
+      const o = 12 * j, pv = c.skin.controllers[j].pivot;
+      const t = [0, 1, 2].map((k) => P[o + 9 + k] - (P[o + 3 * k] * pv[0] + P[o + 3 * k + 1] * pv[1] + P[o + 3 * k + 2] * pv[2]));
+      Aj.set(P[o], P[o + 1], P[o + 2], t[0], P[o + 3], P[o + 4], P[o + 5], t[1], P[o + 6], P[o + 7], P[o + 8], t[2], 0, 0, 0, 1);
+      W[j].multiplyMatrices(Aj, c.W0[j]);
+    }
+    for (let j = 0; j < nb; j++) {
+      const pj = c.parents[j], parentWorld = pj >= 0 ? W[pj] : c.bones[j].parent.matrixWorld;
+      loc.copy(parentWorld).invert().multiply(W[j]).decompose(p, q, s);
+      p.toArray(tr[j], 3 * f); q.toArray(rot[j], 4 * f); s.toArray(sc[j], 3 * f);
+    }
+  }
+  const tracks = [];
+  c.bones.forEach((b, j) => {
+    tracks.push(new THREE.VectorKeyframeTrack(`${b.uuid}.position`, times, tr[j]));
+    tracks.push(new THREE.QuaternionKeyframeTrack(`${b.uuid}.quaternion`, times, rot[j]));
+    tracks.push(new THREE.VectorKeyframeTrack(`${b.uuid}.scale`, times, sc[j]));
+  });
+  const clip = new THREE.AnimationClip('softbody', -1, tracks);
+  // the nodes at rest (the walk may have moved them), as the glb's rest pose
+  c.mixer.stopAllAction();
+  c.bones.forEach((b, j) => { b.position.copy(c.rest[j][0]); b.quaternion.copy(c.rest[j][1]); b.scale.copy(c.rest[j][2]); });
+  c.root.updateMatrixWorld(true);
+  try {
+    return await new GLTFExporter().parseAsync(c.root, { binary: true, animations: [clip] });
+  } finally {
+    if (c.clip) c.mixer.clipAction(c.clip).play();
+  }
+}
+function save(data, type, name) {
+  const blob = new Blob([data], { type });
   const a = document.createElement('a');
   a.href = URL.createObjectURL(blob);
-  a.download = `${st.kind}-take.json`;
+  a.download = name;
   document.body.append(a);
   a.click();
   a.remove();
@@ -456,7 +503,8 @@ $('sb-run').addEventListener('click', () => setRunning(!st.running));
 $('sb-walk').addEventListener('click', () => setWalking(!st.walking));
 $('sb-reset').addEventListener('click', reset);
 $('sb-pin').addEventListener('click', () => { if (st.selected >= 0) pin(st.selected, !st.pinned.has(st.selected)); });
-$('sb-export').addEventListener('click', download);
+$('sb-export').addEventListener('click', () => save(JSON.stringify(exportTake()), 'application/json', `${st.kind}-take.json`));
+$('sb-export-glb').addEventListener('click', async () => save(await exportGlb(), 'model/gltf-binary', `${st.kind}-take.glb`));
 $('sb-scene').addEventListener('change', (e) => setScene(e.target.value));
 $('sb-res').addEventListener('change', (e) => setScene('cesiumman', Number(e.target.value)));
 window.addEventListener('keydown', (e) => {
@@ -502,6 +550,8 @@ window.marionette = {
   velocities: () => Array.from(st.sb.velocities()),
   setScene: (kind, res) => setScene(kind, res ?? st.resolution),
   run: setRunning, walk: setWalking, reset, pin, select, exportTake,
+  /** The take as a glb (bytes, as an array for the tests). */
+  exportGlb: async () => Array.from(new Uint8Array(await exportGlb())),
   /** n steps now (also when paused). */
   step(n = 1) { for (let i = 0; i < n; i++) stepOnce(); updateDisplay(); return st.last; },
 };
