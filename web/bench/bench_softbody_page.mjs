@@ -8,6 +8,7 @@
 // and the walk again in the live display loop (the frames the browser draws, 120 frames).
 // Prints key=value lines (median and 90th percentile over the frames, in ms).
 import { makeScratch, startServer, launchBrowser, removeScratch } from '../test/editor-harness.mjs';
+import { softbodyURL } from '../test/softbody-fixtures.mjs';
 
 function stats(a) {
   const s = [...a].sort((x, y) => x - y), q = (f) => s[Math.min(s.length - 1, Math.floor(f * s.length))];
@@ -20,7 +21,8 @@ try {
   server = await startServer(scratch.project, scratch);
   context = await launchBrowser(scratch);
   const page = await context.newPage();
-  await page.goto(new URL('softbody.html?scene=cesiumman&paused=1', server.url).href);
+  await page.goto(server.url);
+  await page.goto(softbodyURL(server.url, { scene: 'cesiumman', paused: 1 }));
   await page.waitForFunction(() => window.marionette && window.marionette.state, null, { timeout: 30000 });
   await page.evaluate(() => window.marionette.ready);
   const info = await page.evaluate(() => window.marionette.state());

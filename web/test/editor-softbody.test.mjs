@@ -10,13 +10,14 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { execFileSync } from 'node:child_process';
 import { BINARY, makeScratch, startServer, launchBrowser, removeScratch } from './editor-harness.mjs';
+import { softbodyURL } from './softbody-fixtures.mjs';
 
 let scratch, server, context, page;
 const errors = [];
 const realErrors = () => errors.filter((e) => !/status of 404/.test(e));
 
 async function open(scene) {
-  await page.goto(new URL(`softbody.html?scene=${scene}`, server.url).href);
+  await page.goto(softbodyURL(server.url, { scene }));
   await page.waitForFunction(() => window.marionette && window.marionette.state, null, { timeout: 30000 });
   await page.evaluate(() => window.marionette.ready);
   await page.waitForFunction(() => window.marionette.state().frame >= 3, null, { timeout: 30000 });
@@ -29,6 +30,7 @@ before(async () => {
   page = await context.newPage();
   page.on('pageerror', (e) => errors.push(e.message));
   page.on('console', (m) => { if (m.type() === 'error') errors.push(m.text()); });
+  await page.goto(server.url); // the address the server printed first, as a user opens it
 });
 
 after(async () => {

@@ -5,6 +5,7 @@
 import { mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { root, makeScratch, startServer, launchBrowser, removeScratch } from './editor-harness.mjs';
+import { softbodyURL } from './softbody-fixtures.mjs';
 
 const out = resolve(process.argv[2] ?? join(root, 'docs/images/softbody'));
 mkdirSync(out, { recursive: true });
@@ -14,8 +15,9 @@ try {
   server = await startServer(scratch.project, scratch);
   context = await launchBrowser(scratch);
   const page = await context.newPage();
+  await page.goto(server.url);
   const open = async (scene) => {
-    await page.goto(new URL(`softbody.html?scene=${scene}&paused=1`, server.url).href);
+    await page.goto(softbodyURL(server.url, { scene, paused: 1 }));
     await page.waitForFunction(() => window.marionette && window.marionette.state, null, { timeout: 30000 });
     await page.evaluate(() => window.marionette.ready);
     await page.evaluate(() => window.marionette.step(90));

@@ -1,6 +1,7 @@
 // The soft-body problems shared by the module's test and its benchmark, as
 // tests/skin/test_coupling.c builds them: a closed box surface, and a bar's chain of bones
-// over a lattice body's nodes (weights: the two nearest bone centres, blended linearly).
+// over a lattice body's nodes (weights: the two nearest bone centres, blended linearly);
+// and the soft-body page's address, for its browser test, benchmark and screenshots.
 
 /** A closed box [lo, hi]: 8 corners and 12 outward triangles. */
 export function boxSurface(lo, hi) {
@@ -45,4 +46,13 @@ export function makeBar(mn, size, resolution, nb, body = {}) {
   sb.couple(rig, { over: 'nodes', driven: ['b0'] });
   rig.dispose();
   return sb;
+}
+
+/** The soft-body page's address on the server whose first line was url: the same origin
+ * and query (a token the server may require stays), the page's own parameters added. */
+export function softbodyURL(url, params) {
+  const u = new URL('softbody.html', url);
+  u.search = new URL(url).search;
+  for (const [k, v] of Object.entries(params)) u.searchParams.set(k, String(v));
+  return u.href;
 }
