@@ -267,3 +267,66 @@ test('bad bodies and arguments are refused with their name', () => {
   }
   assert.throws(() => sb.step(), /soft body: this soft body was disposed/);
 });
+
+test('malformed soft bodies and couplings: a table, each refused with the argument it names', () => {
+  const box = boxSurface([0, 0, 0], [1, 1, 1]);
+  const rows = [
+    [{ ...box, dim: 4 }, /body.dim: out of range/],
+    [{ ...box, vertices: box.vertices.slice(0, 23) }, /body.vertices: expected nverts x 3 numbers/],
+    [{ dim: 2, vertices: [0, 0, 1, 0, 0], triangles: [0, 1, 2] }, /body.vertices: expected nverts x 2 numbers/],
+    [{ ...box, triangles: [0, 1] }, /body.triangles: expected ntris x 3 integers/],
+    [{ ...box, triangles: [0, 1, 2.5] }, /body.triangles\[2\]: expected an integer/],
+    [{ ...box, triangles: [0, 1, -1] }, /body.triangles\[2\]: out of range/],
+    [{ ...box, resolution: 257 }, /body.resolution: out of range/],
+    [{ ...box, substeps: 0 }, /body.substeps: out of range/],
+    [{ ...box, edgeCompliance: -1 }, /body: compliances and damping must be >= 0/],
+    [{ ...box, gravity: [0, NaN, 0] }, /body.gravity\[1\]: expected a finite number/],
+    [{ ...box, ground: 'low' }, /body.ground: expected a finite number/],
+    [{ ...box, density: Infinity }, /body.density: expected a finite number/],
+    [null, /body: expected an object/],
+  ];
+  for (const [def, re] of rows) assert.throws(() => mn.createSoftBody(def), re, JSON.stringify(def)?.slice(0, 60));
+  const sb = mn.createSoftBody({ ...box, resolution: 2 });
+  const rig2 = mn.createRig({ dim: 2, vertices: [0, 0, 1, 0, 0, 1], influences: 1, weightIndex: [0, 0, 0], weight: [1, 1, 1],
+    controllers: [{ name: 'a', pivot: [0, 0, 0] }] });
+  const rig3 = mn.createRig({ dim: 3, vertices: box.vertices, influences: 1, weightIndex: new Array(8).fill(0), weight: new Array(8).fill(1),
+    controllers: [{ name: 'a', pivot: [0.5, 0.5, 0.5] }] });
+  try {
+    assert.throws(() => sb.couple(rig2), /rig: its dimension is not the body's/);
+    assert.throws(() => sb.couple(rig3, { driven: ['b'] }), /options.driven\[0\]: no controller b/);
+    assert.throws(() => sb.couple(rig3, { over: 'lattice' }), /options.over: expected 'surface' or 'nodes'/);
+    assert.throws(() => sb.couple(rig3, { over: 'nodes' }), /its vertex count is not the body's/);
+    assert.throws(() => sb.couple(rig3, { fitIterations: 0 }), /options.fitIterations: out of range/);
+    assert.throws(() => sb.couple({}), /rig: not a rig of this module/);
+    sb.couple(rig3, { driven: ['a'] });
+    assert.throws(() => sb.drive('a', [1, 0, 0]), /pose: expected 12 numbers/);
+    assert.throws(() => sb.drive('a', { R: [1, 0, 0, 0, 1, 0, 0, 0, 1], p: [0, NaN, 0] }), /pose.p\[1\]: expected a finite number/);
+    assert.throws(() => sb.setDriven('a', 1), /on: expected true or false/);
+    assert.throws(() => sb.release(-2), /vertex: out of range/);
+    assert.throws(() => sb.nearest([0, 0], 1), /point: expected 3 numbers/);
+    assert.ok(sb.step(DT).ok, 'the body still steps after the refusals');
+  } finally {
+    rig2.dispose();
+    rig3.dispose();
+    sb.dispose();
+  }
+});
+
+test('a thousand soft bodies made, coupled, stepped and disposed leave no memory behind', () => {
+  const box = boxSurface([0, 0, 0], [1, 0.5, 0.5]);
+  const once = () => {
+    const sb = mn.createSoftBody({ ...box, resolution: 3 });
+    const rig = mn.createRig(barSkin(sb.restPositions(), 0, 1, 2));
+    sb.couple(rig, { over: 'nodes', driven: [0] });
+    rig.dispose();
+    sb.grab(0, [0, 0, 0]);
+    sb.step(DT);
+    sb.reset();
+    sb.dispose();
+  };
+  once();
+  const live = mn.allocations().live, bytes = mn.memoryBytes();
+  for (let i = 0; i < 1000; i++) once();
+  assert.equal(mn.allocations().live, live);
+  assert.equal(mn.memoryBytes(), bytes);
+});
