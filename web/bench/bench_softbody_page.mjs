@@ -22,6 +22,8 @@ try {
   context = await launchBrowser(scratch);
   const page = await context.newPage();
   await page.goto(server.url);
+  await page.waitForFunction(() => window.marionette && window.marionette.state, null, { timeout: 30000 });
+  await page.evaluate(() => window.marionette.ready);
   await page.goto(softbodyURL(server.url, { scene: 'cesiumman', paused: 1 }));
   await page.waitForFunction(() => window.marionette && window.marionette.state, null, { timeout: 30000 });
   await page.evaluate(() => window.marionette.ready);

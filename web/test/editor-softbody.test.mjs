@@ -30,7 +30,13 @@ before(async () => {
   page = await context.newPage();
   page.on('pageerror', (e) => errors.push(e.message));
   page.on('console', (m) => { if (m.type() === 'error') errors.push(m.text()); });
-  await page.goto(server.url); // the address the server printed first, as a user opens it
+  // the address the server printed, as a user opens it, then the editor's link to the page
+  await page.goto(server.url);
+  await page.waitForFunction(() => window.marionette && window.marionette.state, null, { timeout: 30000 });
+  await page.evaluate(() => window.marionette.ready);
+  await Promise.all([page.waitForURL(/softbody\.html/), page.click('#softbody-link')]);
+  await page.waitForFunction(() => window.marionette && window.marionette.step, null, { timeout: 30000 });
+  await page.evaluate(() => window.marionette.ready);
 });
 
 after(async () => {

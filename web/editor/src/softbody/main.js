@@ -45,6 +45,13 @@ const orbit = new OrbitControls(persp, renderer.domElement);
 orbit.enableDamping = false;
 const grid = new THREE.GridHelper(4, 20, 0x56606b, 0x3a4048);
 scene.add(grid);
+// the grab's spring: from the grabbed nodes' centre to where the mouse holds them
+const spring = new THREE.Line(new THREE.BufferGeometry().setAttribute('position', new THREE.BufferAttribute(new Float32Array(6), 3)),
+  new THREE.LineBasicMaterial({ color: 0xffe066, depthTest: false }));
+spring.renderOrder = 3;
+spring.frustumCulled = false;
+spring.visible = false;
+scene.add(spring);
 
 const st = {
   mn: null, kind: null, sb: null, cfg: null, names: [], parents: [], pinned: new Set(), selected: -1,
@@ -333,6 +340,15 @@ function updateDisplay() {
     m.scale.setScalar(j === st.selected ? 1.5 : 1);
   });
   st.bones.geometry.attributes.position.needsUpdate = true;
+  const d = st.drag;
+  spring.visible = d?.kind === 'mesh' && !!d.target;
+  if (spring.visible) {
+    const x = sb.positions(), c = [0, 0, 0], sp = spring.geometry.attributes.position;
+    for (const i of d.idx) for (let k = 0; k < 3; k++) c[k] += x[3 * i + k] / d.idx.length;
+    sp.setXYZ(0, c[0], c[1], c[2]);
+    sp.setXYZ(1, d.target[0], d.target[1], d.target[2]);
+    sp.needsUpdate = true;
+  }
   const r = st.last;
   $('sb-frame').textContent = st.frame;
   if (r) {
@@ -505,6 +521,7 @@ $('sb-reset').addEventListener('click', reset);
 $('sb-pin').addEventListener('click', () => { if (st.selected >= 0) pin(st.selected, !st.pinned.has(st.selected)); });
 $('sb-export').addEventListener('click', () => save(JSON.stringify(exportTake()), 'application/json', `${st.kind}-take.json`));
 $('sb-export-glb').addEventListener('click', async () => save(await exportGlb(), 'model/gltf-binary', `${st.kind}-take.glb`));
+for (const b of document.querySelectorAll('#toolbar button')) b.addEventListener('click', () => b.blur());
 $('sb-scene').addEventListener('change', (e) => setScene(e.target.value));
 $('sb-res').addEventListener('change', (e) => setScene('cesiumman', Number(e.target.value)));
 window.addEventListener('keydown', (e) => {
@@ -525,6 +542,10 @@ const ready = (async () => {
   refreshList();
   requestAnimationFrame(loop);
 })();
+ready.catch((e) => {
+  $('sb-hint').textContent = `The soft body could not be made: ${e.message}`;
+  $('sb-hint').style.color = 'var(--red)';
+});
 
 window.marionette = {
   ready,
