@@ -1367,8 +1367,9 @@ EXPORT(mnw_soft_drive) int mnw_soft_drive(mnw_soft* s, int j, const double* v) {
 }
 EXPORT(mnw_soft_set_driven) int mnw_soft_set_driven(mnw_soft* s, const uint8_t* driven) {
     if (!s || !s->c || !driven) return arg_error("body", "not coupled");
-    memcpy(s->driven, driven, (size_t)s->rig->nctrl);
-    return mn_coupled_set_driven(s->c, s->driven, &g_err);
+    mn_status st = mn_coupled_set_driven(s->c, driven, &g_err);
+    if (st == MN_OK) memcpy(s->driven, driven, (size_t)s->rig->nctrl);
+    return st;
 }
 EXPORT(mnw_soft_grab)
 int mnw_soft_grab(mnw_soft* s, int i, double x, double y, double z, double compliance) {
