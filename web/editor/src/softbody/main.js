@@ -15,7 +15,6 @@ import { load } from '../../../marionette.mjs';
 import { gingerbread } from './shapes.js';
 
 const DT = 1 / 60;
-const SUBSTEPS = 5;
 const TAKE_MAX = 7200; // frames kept for the export (two minutes)
 const SCENES = {
   // kg/m^3 (3D) or kg/m^2 (2D), m/N; damping per second
@@ -25,6 +24,7 @@ const SCENES = {
 const COLORS = { free: 0x5fb3ff, driven: 0xffb02e, pinned: 0xe0566b, bone: 0x8fa3b8 };
 
 const params = new URLSearchParams(location.search);
+const SUBSTEPS = Math.min(100, Math.max(1, Math.round(Number(params.get('substeps') ?? 5)) || 5));
 const $ = (id) => document.getElementById(id);
 const view = $('sb-view');
 
