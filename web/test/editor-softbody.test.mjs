@@ -219,7 +219,7 @@ test('CesiumMan: the walk drives every bone, the flesh follows through the coupl
   assert.deepEqual(realErrors(), []);
 });
 
-test('the gingerbread shape in the plane: a hand dragged, the shape grabbed, all in the plane', async () => {
+test('the gingerbread shape in the plane: a hand dragged, the shape grabbed, a foot turned, all in the plane', async () => {
   await open('gingerbread');
   let st = await state();
   assert.equal(st.dim, 2);
@@ -245,6 +245,28 @@ test('the gingerbread shape in the plane: a hand dragged, the shape grabbed, all
   const dx = st.grabbed.reduce((a, i) => a + x1[3 * i] - x0[3 * i], 0) / 6;
   await page.mouse.up();
   assert.ok(dx < -0.02, `the grabbed vertices moved left ${dx}`);
+  // Shift-drag turns the right foot about its pivot: a quarter turn swept clockwise on the
+  // screen, a rotation about z in the plane, clockwise as seen
+  await M(() => window.marionette.run(false)); // the foot stays where it is read until the turn
+  const f = await M(() => window.marionette.screen(6)), pf = (await state()).controllers[6].position;
+  const R0 = (await M(() => window.marionette.exportTake())).frames.at(-1).slice(72, 81);
+  await page.keyboard.down('Shift');
+  await page.mouse.move(f.x, f.y);
+  await page.mouse.down();
+  for (let i = 0; i <= 12; i++) {
+    const a = (-Math.PI / 2) * (1 - i / 12); // from straight up on the screen to the right: clockwise
+    await page.mouse.move(f.x + 60 * Math.cos(a), f.y + 60 * Math.sin(a));
+    await page.waitForTimeout(20);
+  }
+  await M(() => window.marionette.step(30));
+  const Pf = (await M(() => window.marionette.exportTake())).frames.at(-1).slice(72, 84);
+  await page.mouse.up();
+  await page.keyboard.up('Shift');
+  await M(() => window.marionette.run(true));
+  const turn = Math.atan2(Pf[3], Pf[0]) - Math.atan2(R0[3], R0[0]);
+  assert.ok(Math.abs(turn + Math.PI / 2) < 0.05, `turned ${turn} rad`);
+  assert.deepEqual([Pf[2], Pf[5], Pf[6], Pf[7], Pf[8]], [0, 0, 0, 0, 1]);
+  assert.ok(dist(Pf.slice(9), pf) < 1e-3, 'about its pivot');
   const x = await M(() => window.marionette.nodes());
   for (let i = 2; i < x.length; i += 3) assert.equal(x[i], 0);
   st = await state();

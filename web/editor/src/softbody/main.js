@@ -305,7 +305,7 @@ function stepOnce() {
   const d = st.drag;
   if (d?.kind === 'ctrl' && d.target) {
     const P = sb.poses();
-    sb.drive(d.j, [...P.subarray(12 * d.j, 12 * d.j + 9), ...d.target]);
+    sb.drive(d.j, [...(d.R ?? P.subarray(12 * d.j, 12 * d.j + 9)), ...d.target]);
   } else if (d?.kind === 'mesh' && d.target) {
     d.idx.forEach((i, k) => sb.grab(i, [d.target[0] + d.off[3 * k], d.target[1] + d.off[3 * k + 1],
       d.target[2] + d.off[3 * k + 2]], st.cfg.grabCompliance));
@@ -405,6 +405,16 @@ renderer.domElement.addEventListener('pointerdown', (ev) => {
   }
   if (best >= 0) {
     st.drag = { kind: 'ctrl', j: best, plane: dragPlane(ctrlPos(best)), target: null };
+    if (ev.shiftKey) {
+      // Shift: turn it about the view's axis through its pivot (in the plane: about z) by the
+      // angle the mouse sweeps around it on the screen
+      const P = st.sb.poses(), o = screenOf(ctrlPos(best)), axis = new THREE.Vector3();
+      camera.getWorldDirection(axis);
+      Object.assign(st.drag, { rotate: true, axis, center: o, a0: null,
+        R0: new THREE.Matrix4().set(P[12 * best], P[12 * best + 1], P[12 * best + 2], 0, P[12 * best + 3],
+          P[12 * best + 4], P[12 * best + 5], 0, P[12 * best + 6], P[12 * best + 7], P[12 * best + 8], 0, 0, 0, 0, 1),
+        p0: ctrlPos(best), R: null });
+    }
     select(best);
     syncDriven();
   } else {
@@ -422,9 +432,25 @@ renderer.domElement.addEventListener('pointerdown', (ev) => {
   ev.preventDefault();
 });
 renderer.domElement.addEventListener('pointermove', (ev) => {
-  if (!st.drag) return;
-  const p = planeHit(ev, st.drag);
-  if (p) st.drag.target = p;
+  const d = st.drag;
+  if (!d) return;
+  if (d.rotate) {
+    // the angle swept around the pivot from where the mouse first was 10 px away from it; a
+    // clockwise sweep on the screen turns it clockwise as seen (about the view direction)
+    const dx = ev.clientX - d.center.x, dy = ev.clientY - d.center.y;
+    if (d.a0 === null) {
+      if (Math.hypot(dx, dy) < 10) return;
+      d.a0 = Math.atan2(dy, dx);
+    }
+    const a = Math.atan2(dy, dx) - d.a0;
+    const e = new THREE.Matrix4().makeRotationAxis(d.axis, a).multiply(d.R0).elements;
+    d.R = [e[0], e[4], e[8], e[1], e[5], e[9], e[2], e[6], e[10]];
+    if (st.sb.dim === 2) d.R = [d.R[0], d.R[1], 0, d.R[3], d.R[4], 0, 0, 0, 1];
+    d.target = d.p0;
+    return;
+  }
+  const p = planeHit(ev, d);
+  if (p) d.target = p;
 });
 function endDrag() {
   if (!st.drag) return;
