@@ -231,6 +231,7 @@ async function setScene(kind, resolution = st.resolution) {
   $('sb-res').disabled = kind !== 'cesiumman';
   $('sb-walk').disabled = kind !== 'cesiumman' || !st.char?.clip;
   $('sb-export-glb').disabled = kind !== 'cesiumman';
+  $('sb-credit').hidden = kind !== 'cesiumman';
   $('sb-nodes').textContent = st.sb.vertexCount.toLocaleString('en');
   $('sb-elems').textContent = `${st.sb.elementCount.toLocaleString('en')} ${st.sb.corners === 4 ? 'tets' : 'triangles'}`;
   resetTake();
