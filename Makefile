@@ -9,7 +9,8 @@ JOBS       ?= $(shell nproc 2>/dev/null || echo 2)
 FUZZ_SECONDS ?= 15
 
 .PHONY: all deps build install run test test-release test-sanitize fuzz bench bench-python bench-peers check-format \
-        check-includes clean web editor test-web bench-web bench-editor editor-screenshots
+        check-includes clean web editor test-web bench-web bench-editor editor-screenshots \
+        bench-web-softbody
 
 all: build
 
@@ -78,7 +79,8 @@ check-includes:
 # The WebAssembly module (clang for wasm32, wasi-libc, lld: web/cmake/wasm32-wasi.cmake),
 # copied into web/ next to the JavaScript API.
 # Then the editor's page (docs/editor.md): web/editor/src/main.js bundled by esbuild with
-# three.js into web/editor/dist/editor.js, next to index.html, editor.css and the module.
+# three.js into web/editor/dist/editor.js, next to index.html, editor.css and the module;
+# the soft-body page (docs/softbody-browser.md) likewise into softbody.js, with CesiumMan.
 web: deps web/node_modules/.package-lock.json
 	@cmake -S web -B $(WEB_BUILD) -DCMAKE_TOOLCHAIN_FILE=$(CURDIR)/web/cmake/wasm32-wasi.cmake -DCMAKE_BUILD_TYPE=Release > /dev/null
 	@cmake --build $(WEB_BUILD) -j$(JOBS)
@@ -91,6 +93,9 @@ editor: web/node_modules/.package-lock.json
 	@cd web && node_modules/.bin/esbuild editor/src/main.js --bundle --format=esm --target=es2020 \
 		--external:node:* --sourcemap --log-level=warning --outfile=editor/dist/editor.js
 	@cp web/editor/index.html web/editor/editor.css web/marionette.wasm $(EDITOR_DIST)/
+	@cd web && node_modules/.bin/esbuild editor/src/softbody/main.js --bundle --format=esm --target=es2020 \
+		--external:node:* --sourcemap --log-level=warning --outfile=editor/dist/softbody.js
+	@cp web/editor/softbody.html data/skinned/CesiumMan.glb $(EDITOR_DIST)/
 
 # web/'s npm packages (playwright-core for the browser test, the benchmark's peers), from
 # the lockfile: npm ci when node_modules is missing or older than package.json or the lockfile.
@@ -114,6 +119,13 @@ test-web: build web web/node_modules/.package-lock.json
 bench-web: build web web/node_modules/.package-lock.json
 	cd web && MN_CLI=$(CURDIR)/$(BUILD)/marionette node bench/bench_ik.mjs
 
+# The soft-body benchmark in WebAssembly (web/bench/bench_softbody.mjs): the problem of
+# `marionette bench sim` in the module, key=value lines; then the soft-body page's solver
+# time per frame on CesiumMan in headless Chromium.
+bench-web-softbody: build web web/node_modules/.package-lock.json
+	cd web && node bench/bench_softbody.mjs
+	cd web && MN_CLI=$(CURDIR)/$(BUILD)/marionette node bench/bench_softbody_page.mjs
+
 # The editor's drag benchmark in Chromium (web/bench/bench_editor.mjs): key=value lines.
 bench-editor: build web web/node_modules/.package-lock.json
 	cd web && MN_CLI=$(CURDIR)/$(BUILD)/marionette node bench/bench_editor.mjs
@@ -123,6 +135,7 @@ bench-editor: build web web/node_modules/.package-lock.json
 editor-screenshots: build web web/node_modules/.package-lock.json
 	cd web && MN_CLI=$(CURDIR)/$(BUILD)/marionette node test/screenshots.mjs ../docs/images/editor
 	cd web && MN_CLI=$(CURDIR)/$(BUILD)/marionette node test/screenshots-anim.mjs ../docs/images/editor-anim
+	cd web && MN_CLI=$(CURDIR)/$(BUILD)/marionette node test/screenshots-softbody.mjs ../docs/images/softbody
 
 clean:
 	rm -rf $(BUILD) $(ASAN_BUILD) $(FUZZ_BUILD) $(WEB_BUILD)

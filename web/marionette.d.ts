@@ -41,6 +41,7 @@ export class Marionette {
   createConstraintSystem(figures: Figure[], options?: { maxHandles?: number; maxConstraints?: number }):
     ConstraintSystem;
   createRig(skin: SkinDoc): Rig;
+  createSoftBody(def: SoftBodyDef): SoftBody;
   createSequence(figure: Figure, options?: { fps?: number; rotation?: Interpolation; translation?: Interpolation }):
     Sequence;
   /** Euler angles (radians) in order, R = R1(e[0]) R2(e[1]) R3(e[2]), -> quaternion (w, x, y, z). */
@@ -188,5 +189,43 @@ export class Sequence {
   undo(edit: SequenceEdit): this;
   redo(edit: SequenceEdit): this;
   solveFrame(frame: number, options?: SequenceSolveOptions): CSolveResult;
+  dispose(): void;
+}
+
+/** A soft body: a closed surface in a lattice of tetrahedra (dim 3) or a shape's triangles
+ * in the plane (dim 2, vertices n x 2). */
+export interface SoftBodyDef {
+  dim?: 2 | 3; vertices: ArrayLike<number>; triangles: ArrayLike<number>; resolution?: number; density?: number;
+  edgeCompliance?: number; elementCompliance?: number; damping?: number; gravity?: Vec3; ground?: number;
+  substeps?: number;
+}
+export interface CoupleOptions {
+  driven?: (string | number)[]; over?: 'surface' | 'nodes'; complianceDriven?: number; complianceFree?: number;
+  enabled?: boolean; drivenRotation?: boolean; fitIterations?: number;
+}
+export interface SoftStepResult {
+  ok: boolean; status: Status; substeps: number; fitIterations: number; residual: number; fitRms: number;
+  maxSpeed: number; us: { sim: number; fit: number; couple: number; surface: number; total: number }; message: string;
+}
+/** A soft body coupled both ways to a rig (Wu & Umetani 2023). Views are valid until the
+ * module's memory grows; the *Copy() forms are arrays of their own. */
+export class SoftBody {
+  readonly dim: 2 | 3; readonly resolution: number; readonly substeps: number; readonly disposed: boolean;
+  readonly vertexCount: number; readonly elementCount: number; readonly corners: 3 | 4; readonly surfaceCount: number;
+  readonly controllerCount: number; readonly grabCount: number; readonly coupled: boolean;
+  readonly controllerNames: string[]; readonly driven: boolean[];
+  positions(): Float64Array; positionsCopy(): Float64Array; velocities(): Float64Array;
+  restPositions(): Float64Array; masses(): Float64Array; elements(): Int32Array;
+  surface(): Float64Array; surfaceCopy(): Float64Array;
+  poses(): Float64Array | null; posesCopy(): Float64Array | null; rigged(): Float64Array | null;
+  couple(rig: Rig, options?: CoupleOptions): this;
+  setDriven(c: string | number, on: boolean): void;
+  drive(c: string | number, pose: ArrayLike<number> | { R: ArrayLike<number>; p: Vec3 }): void;
+  grab(i: number, target: Vec3, compliance?: number): void;
+  release(i?: number): void;
+  nearest(point: Vec3, k?: number): number[];
+  step(dt?: number): SoftStepResult;
+  residual(): number;
+  reset(): void;
   dispose(): void;
 }

@@ -1292,3 +1292,195 @@ Marionette.prototype.createSequence = function createSequence(figure, options = 
 };
 
 export { Sequence, Clip, SequenceEdit };
+
+// ---- soft bodies coupled both ways to a rig (docs/web.md, "Soft bodies")
+
+const SOFT_RESULT = ['status', 'substeps', 'fitIterations', 'residual', 'fitRms', 'maxSpeed'];
+
+/** A soft body: { dim = 3, vertices, triangles, resolution = 12, density = 1000,
+ * edgeCompliance = 1e-6, elementCompliance = 0, damping = 0.5, gravity = [0, -9.81, 0],
+ * ground = -Infinity, substeps = 5 }. dim 3: a closed surface (vertices n x 3) embedded in
+ * a lattice of tetrahedra of `resolution` cubes along its longest side; dim 2: a shape's
+ * triangles in the plane (vertices n x 2). Masses from the density (kg/m^3, or kg/m^2). */
+Marionette.prototype.createSoftBody = function createSoftBody(def) {
+  object(def, 'body');
+  const x = this._x;
+  const dim = int(def.dim ?? 3, 'body.dim', 2, 3);
+  const v = def.vertices;
+  if (!v || typeof v.length !== 'number' || v.length < 3 * dim || v.length % dim) fail('body.vertices', `expected nverts x ${dim} numbers`);
+  const n = v.length / dim, pos = new Float64Array(3 * n);
+  for (let i = 0; i < n; i++) for (let k = 0; k < dim; k++) pos[3 * i + k] = num(v[dim * i + k], `body.vertices[${dim * i + k}]`);
+  const t = def.triangles;
+  if (!t || typeof t.length !== 'number' || t.length < 3 || t.length % 3) fail('body.triangles', 'expected ntris x 3 integers');
+  for (let i = 0; i < t.length; i++) int(t[i], `body.triangles[${i}]`, 0, n - 1);
+  const res = def.resolution === undefined ? 12 : int(def.resolution, 'body.resolution', 1, 256);
+  const g = def.gravity === undefined ? [0, -9.81, 0] : vec(def.gravity, 3, 'body.gravity');
+  const opt = (k, d) => (def[k] === undefined ? d : num(def[k], `body.${k}`));
+  const ground = def.ground === undefined || def.ground === -Infinity ? -Infinity : num(def.ground, 'body.ground');
+  const dv = [opt('density', 1000), opt('edgeCompliance', 1e-6), opt('elementCompliance', 0), opt('damping', 0.5),
+    g[0], g[1], g[2], ground];
+  if (!(dv[0] > 0)) fail('body.density', 'must be > 0');
+  if (dv[1] < 0 || dv[2] < 0 || dv[3] < 0) fail('body', 'compliances and damping must be >= 0');
+  const substeps = def.substeps === undefined ? 5 : int(def.substeps, 'body.substeps', 1, 1000);
+  const pp = this._doubles(pos, 'body.vertices'), tp = this._ints(t, 'body.triangles');
+  const dp = this._doubles(dv, 'body');
+  const p = this._with([pp, tp, dp], () => x.mnw_soft_create(dim, n, pp, t.length / 3, tp, res, dp, substeps));
+  if (!p) throw this._error('body');
+  return new SoftBody(this, p, { dim, resolution: res, substeps });
+};
+
+/** A soft body, optionally coupled to a rig: driven controllers move it, it moves the free
+ * ones (Wu & Umetani 2023). Views (positions(), surface(), poses()) are valid until the
+ * module's memory grows (the next allocation); the *Copy() forms are arrays of their own. */
+class SoftBody extends Owned {
+  constructor(mn, p, info) {
+    super(mn, p, 'soft body');
+    this.dim = info.dim;
+    this.resolution = info.resolution;
+    this.substeps = info.substeps;
+    this._out = mn._x.mnw_malloc(8 * 16);
+    this._driven = new Uint8Array(0);
+    this.controllerNames = [];
+  }
+  _size(k) { this._live(); return this._mn._x.mnw_soft_size(this._p, k); }
+  get vertexCount() { return this._size(0); }
+  get elementCount() { return this._size(1); }
+  get corners() { return this._size(2); }
+  get surfaceCount() { return this._size(3); }
+  get controllerCount() { return this._size(4); }
+  get grabCount() { return this._size(6); }
+  get coupled() { return this._size(8) === 1; }
+  _f(what, n) {
+    this._live();
+    const p = this._mn._x.mnw_soft_ptr(this._p, what);
+    return p ? this._mn._f64(p, n) : null;
+  }
+  /** The body's vertices (the lattice's nodes in 3D), vertexCount x 3: a view. */
+  positions() { return this._f(0, 3 * this.vertexCount); }
+  positionsCopy() { return new Float64Array(this.positions()); }
+  velocities() { return this._f(1, 3 * this.vertexCount); }
+  restPositions() { return new Float64Array(this._f(4, 3 * this.vertexCount)); }
+  masses() { return new Float64Array(this._f(6, this.vertexCount)); }
+  /** The elements (tetrahedra or triangles), elementCount x corners indices (a copy). */
+  elements() {
+    this._live();
+    const p = this._mn._x.mnw_soft_ptr(this._p, 5);
+    return new Int32Array(this._mn._i32(p, this.elementCount * this.corners));
+  }
+  /** The embedded surface (3D; surfaceCount x 3), carried by the lattice: a view. */
+  surface() { return this.dim === 3 ? this._f(2, 3 * this.surfaceCount) : this.positions(); }
+  surfaceCopy() { return new Float64Array(this.surface()); }
+  /** The controllers' poses (controllerCount x 12: rotation row-major, position): a view. */
+  poses() { return this._f(3, 12 * this.controllerCount); }
+  posesCopy() { const p = this.poses(); return p ? new Float64Array(p) : null; }
+  /** The rig's reproduction of the body at the current poses (vertexCount x 3): a view. */
+  rigged() { return this._f(7, 3 * this.vertexCount); }
+  _ctrl(c, arg = 'controller') {
+    const k = typeof c === 'string' ? this.controllerNames.indexOf(c) : c;
+    if (!Number.isInteger(k) || k < 0 || k >= this.controllerCount) fail(arg, `no controller ${c}`);
+    return k;
+  }
+  /** Couples the body to a rig over the surface's vertices (3D: transferred to the lattice's
+   * nodes) or over the body's own vertices (2D, or over: 'nodes'). options: { driven: names or indices,
+   * over = 'surface',
+   * complianceDriven = 0, complianceFree = 0, enabled = true, drivenRotation = true,
+   * fitIterations = 8 }. The rig may be disposed afterwards. */
+  couple(rig, options = {}) {
+    this._live();
+    if (!(rig instanceof Rig) || rig._mn !== this._mn) fail('rig', 'not a rig of this module');
+    rig._live('rig');
+    object(options, 'options');
+    const names = rig.controllerNames, flags = new Uint8Array(names.length);
+    (options.driven ?? []).forEach((c, i) => {
+      const k = typeof c === 'string' ? names.indexOf(c) : c;
+      if (!Number.isInteger(k) || k < 0 || k >= names.length) fail(`options.driven[${i}]`, `no controller ${c}`);
+      flags[k] = 1;
+    });
+    const o = (k, d) => (options[k] === undefined ? d : num(options[k], `options.${k}`));
+    const dv = [o('complianceDriven', 0), o('complianceFree', 0)];
+    const iv = [options.enabled === undefined ? 1 : bool(options.enabled, 'options.enabled'),
+      options.drivenRotation === undefined ? 1 : bool(options.drivenRotation, 'options.drivenRotation'),
+      options.fitIterations === undefined ? 8 : int(options.fitIterations, 'options.fitIterations', 1, 1000),
+      options.over === undefined || options.over === 'surface' ? 0 : (options.over === 'nodes' ? 1 : fail('options.over', "expected 'surface' or 'nodes'"))];
+    const mn = this._mn, x = mn._x;
+    const fp = x.mnw_malloc(Math.max(names.length, 1)), dp = mn._doubles(dv, 'options'), ip = mn._ints(iv, 'options');
+    new Uint8Array(x.memory.buffer, fp, names.length).set(flags);
+    mn._with([fp, dp, ip], () => {
+      if (x.mnw_soft_couple(this._p, rig._p, fp, dp, ip) !== 0) throw mn._error('rig');
+    });
+    this.controllerNames = names;
+    this._driven = flags;
+    return this;
+  }
+  /** Whether each controller is driven (a copy). */
+  get driven() { return Array.from(this._driven, (f) => f === 1); }
+  /** Makes controller c driven (it stays where it is until drive() moves it) or free. */
+  setDriven(c, on) {
+    const k = this._ctrl(c), flag = bool(on, 'on');
+    if (this._driven[k] === flag) return;
+    const mn = this._mn, x = mn._x, fp = x.mnw_malloc(this._driven.length);
+    const next = new Uint8Array(this._driven);
+    next[k] = flag;
+    new Uint8Array(x.memory.buffer, fp, next.length).set(next);
+    mn._with([fp], () => { if (x.mnw_soft_set_driven(this._p, fp) !== 0) throw mn._error('controller'); });
+    this._driven = next;
+  }
+  /** Where driven controller c is to be at the end of the next step: 12 numbers (rotation
+   * row-major, position), or { R: 9 numbers, p: 3 numbers }. */
+  drive(c, pose) {
+    const k = this._ctrl(c), v = this._mn._f64(this._mn._scratch, 12);
+    if (pose && pose.R) { v.set(vec(pose.R, 9, 'pose.R')); v.set(vec(pose.p, 3, 'pose.p'), 9); } else v.set(vec(pose, 12, 'pose'));
+    if (!this._driven[k]) fail('controller', `${this.controllerNames[k]} is free: setDriven() it first`);
+    if (this._mn._x.mnw_soft_drive(this._p, k, this._mn._scratch) !== 0) throw this._mn._error('controller');
+  }
+  /** Holds vertex i by a zero-length spring to target (compliance m/N, 0: exactly). */
+  grab(i, target, compliance = 0) {
+    this._live();
+    int(i, 'vertex', 0, this.vertexCount - 1);
+    vec(target, 3, 'target');
+    if (this._mn._x.mnw_soft_grab(this._p, i, target[0], target[1], target[2], num(compliance, 'compliance')) !== 0)
+      throw this._mn._error('vertex');
+  }
+  /** Releases vertex i's grab (-1 or nothing: every grab). */
+  release(i = -1) {
+    this._live();
+    this._mn._x.mnw_soft_release(this._p, int(i, 'vertex', -1, this.vertexCount - 1));
+  }
+  /** The k vertices nearest a point (indices, nearest first). */
+  nearest(point, k = 1) {
+    vec(point, 3, 'point');
+    const x = this.positions(), n = this.vertexCount, d = new Float64Array(n);
+    for (let i = 0; i < n; i++) d[i] = (x[3 * i] - point[0]) ** 2 + (x[3 * i + 1] - point[1]) ** 2 + (x[3 * i + 2] - point[2]) ** 2;
+    const idx = Array.from({ length: n }, (_, i) => i).sort((a, b) => d[a] - d[b]);
+    return idx.slice(0, int(k, 'k', 1, n));
+  }
+  /** One step of dt seconds in `substeps` substeps. The result: { ok, status, substeps,
+   * fitIterations, residual, fitRms, maxSpeed, us: { sim, fit, couple, surface, total },
+   * message }. A failed step restores the state it started from. */
+  step(dt = 1 / 60) {
+    this._live();
+    const mn = this._mn, s = mn._x.mnw_soft_step(this._p, num(dt, 'dt'), this._out);
+    const o = mn._f64(this._out, 11), r = {};
+    SOFT_RESULT.forEach((k, i) => { r[k] = o[i]; });
+    r.status = STATUS[o[0]];
+    r.ok = o[0] === 0;
+    r.us = { sim: o[6], fit: o[7], couple: o[8], surface: o[9], total: o[10] };
+    r.message = s === 0 ? '' : mn._str(mn._x.mnw_error_message());
+    return r;
+  }
+  /** The complementary constraint's residual max_j |C_j| / (L M) (NaN when not coupled). */
+  residual() { this._live(); return this._mn._x.mnw_soft_residual(this._p); }
+  /** Back to rest: positions, speeds, grabs, the controllers (the driven set is kept). */
+  reset() {
+    this._live();
+    if (this._mn._x.mnw_soft_reset(this._p) !== 0) throw this._mn._error('body');
+  }
+  dispose() {
+    if (!this._p) return;
+    this._mn._x.mnw_soft_destroy(this._p);
+    this._mn._x.mnw_free(this._out);
+    this._p = 0;
+  }
+}
+
+export { SoftBody };

@@ -15,6 +15,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #define EXPORT(name) __attribute__((export_name(#name)))
 
@@ -1171,4 +1172,285 @@ EXPORT(mnw_seq_add_balance) int mnw_seq_add_balance(mnw_seq* q, const double* v,
         poly[i] = mn_v3(v[6 + 3 * i], v[7 + 3 * i], v[8 + 3 * i]);
     return mn_seq_add_balance(q->s, poly, npolygon, mn_v3(v[0], v[1], v[2]), v[3], v[4], v[5],
                               &g_err);
+}
+
+/* ---- soft bodies coupled both ways to a rig (skin.h; Wu & Umetani 2023) --------------- */
+/* A volumetric body: the lattice of tetrahedra that embeds a closed surface (dim 3), or
+ * the triangles of a shape in the plane (dim 2); lumped masses from a density; the rig
+ * over its vertices (transferred from a surface rig to the lattice's nodes) and their
+ * coupling. */
+typedef struct mnw_soft {
+    int dim;
+    mn_lattice* L; /* dim 3 */
+    mn_softbody* sb;
+    double* rest; /* nverts x 3: where a reset puts the body */
+    double* mass; /* nverts */
+    double* surf; /* nsurf x 3: the embedded surface (dim 3) */
+    int nsurf;
+    mn_rig* rig; /* over the body's vertices with its masses (owned) */
+    mn_coupled* c;
+    uint8_t* driven;
+    mn_coupling_options co;
+} mnw_soft;
+
+static double soft_us(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return (double)ts.tv_sec * 1e6 + (double)ts.tv_nsec / 1e3;
+}
+
+EXPORT(mnw_soft_destroy) void mnw_soft_destroy(mnw_soft* s) {
+    if (!s) return;
+    mn_coupled_destroy(s->c);
+    mn_rig_destroy(s->rig);
+    mn_softbody_destroy(s->sb);
+    mn_lattice_destroy(s->L);
+    free(s->rest);
+    free(s->mass);
+    free(s->surf);
+    free(s->driven);
+    free(s);
+}
+
+/* pos: nverts x 3 (z ignored in 2D); tris: ntris x 3, the closed surface (dim 3) or the
+ * shape's triangles (dim 2). dv: density, edge compliance, element compliance, damping,
+ * gravity x, y, z, ground y (-inf: none). */
+EXPORT(mnw_soft_create)
+mnw_soft* mnw_soft_create(int dim, int nverts, const double* pos, int ntris, const int* tris,
+                          int resolution, const double* dv, int substeps) {
+    if (dim != 2 && dim != 3) return (void)arg_error("dim", "must be 2 or 3"), NULL;
+    if (nverts < 3 || !pos) return (void)arg_error("vertices", "at least three vertices"), NULL;
+    if (ntris < 1 || !tris) return (void)arg_error("triangles", "at least one triangle"), NULL;
+    if (!dv) return (void)arg_error("options", "NULL"), NULL;
+    if (substeps < 1 || substeps > 1000)
+        return (void)arg_error("substeps", "must be 1..1000"), NULL;
+    for (int i = 0; i < 3 * nverts; i++)
+        if (!isfinite(pos[i]))
+            return (void)mn_error_set(&g_err, MN_ERR_ARG, "", 0, "vertices",
+                                      "vertex %d is not finite", i / 3),
+                   NULL;
+    mnw_soft* s = calloc(1, sizeof *s);
+    if (!s) return (void)mn_error_set(&g_err, MN_ERR_NOMEM, "", 0, "", "out of memory"), NULL;
+    s->dim = dim;
+    int n = nverts, ne = ntris, corners = 3;
+    const int* elem = tris;
+    if (dim == 3) {
+        s->L = mn_lattice_create(nverts, pos, ntris, tris, resolution, &g_err);
+        if (!s->L) return mnw_soft_destroy(s), NULL;
+        n = s->L->nnodes, ne = s->L->ntets, corners = 4, elem = s->L->tets;
+        s->nsurf = nverts;
+    }
+    s->rest = malloc((size_t)n * 3 * sizeof(double));
+    s->mass = malloc((size_t)n * sizeof(double));
+    s->surf = s->nsurf ? malloc((size_t)s->nsurf * 3 * sizeof(double)) : NULL;
+    if (!s->rest || !s->mass || (s->nsurf && !s->surf)) {
+        mn_error_set(&g_err, MN_ERR_NOMEM, "", 0, "", "out of memory");
+        return mnw_soft_destroy(s), NULL;
+    }
+    if (dim == 3) {
+        memcpy(s->rest, s->L->nodes, (size_t)n * 3 * sizeof(double));
+        memcpy(s->surf, pos, (size_t)s->nsurf * 3 * sizeof(double));
+    } else {
+        for (int i = 0; i < n; i++)
+            s->rest[3 * i] = pos[3 * i], s->rest[3 * i + 1] = pos[3 * i + 1],
+                        s->rest[3 * i + 2] = 0;
+    }
+    if (mn_softbody_element_masses(n, s->rest, corners, ne, elem, dv[0], s->mass, &g_err) != MN_OK)
+        return mnw_soft_destroy(s), NULL;
+    mn_softbody_options o = mn_softbody_default();
+    o.edge_compliance = dv[1];
+    o.element_compliance = dv[2];
+    o.damping = dv[3];
+    o.gravity = mn_v3(dv[4], dv[5], dim == 2 ? 0 : dv[6]);
+    o.ground = dv[7];
+    o.substeps = substeps;
+    s->sb = mn_softbody_create(n, s->rest, 0, NULL, s->mass, &o, &g_err);
+    if (!s->sb || mn_softbody_add_elements(s->sb, corners, ne, elem, &g_err) != MN_OK)
+        return mnw_soft_destroy(s), NULL;
+    return s;
+}
+
+/* Couples the body to a rig: over the surface's vertices (dim 3; transferred to the
+ * lattice's nodes) or over the body's own vertices (dim 2, or iv[3] = 1; copied with the
+ * body's masses). driven: nctrl flags. dv: compliance of the driven and of the free rows;
+ * iv: enabled, driven rotation, the fit's iterations per substep, over the nodes. */
+EXPORT(mnw_soft_couple)
+int mnw_soft_couple(mnw_soft* s, const mn_rig* r, const uint8_t* driven, const double* dv,
+                    const int* iv) {
+    if (!s || !r || !dv || !iv) return arg_error("rig", "NULL");
+    if (r->dim != s->dim) return arg_error("rig", "its dimension is not the body's");
+    int n = s->sb->nverts, transfer = s->dim == 3 && !iv[3];
+    if (r->nverts != (transfer ? s->nsurf : n))
+        return arg_error("rig", transfer ? "its vertex count is not the surface's"
+                                         : "its vertex count is not the body's");
+    mn_coupled_destroy(s->c);
+    mn_rig_destroy(s->rig);
+    free(s->driven);
+    s->c = NULL, s->rig = NULL;
+    s->driven = calloc((size_t)r->nctrl, 1);
+    if (!s->driven) return mn_error_set(&g_err, MN_ERR_NOMEM, "", 0, "", "out of memory"), -1;
+    if (driven) memcpy(s->driven, driven, (size_t)r->nctrl);
+    if (transfer) {
+        s->rig = mn_lattice_rig(s->L, r, s->mass, &g_err);
+    } else {
+        int d = s->dim;
+        double* rest = malloc((size_t)n * (size_t)d * sizeof(double));
+        if (rest) {
+            for (int i = 0; i < n; i++)
+                for (int k = 0; k < d; k++)
+                    rest[d * i + k] = s->rest[3 * i + k];
+            s->rig = mn_rig_create(d, n, rest, s->mass, &g_err);
+            free(rest);
+        }
+        for (int j = 0; s->rig && j < r->nctrl; j++) {
+            mn_ctrl_def d = mn_ctrl_default();
+            d.name = r->ctrl_name[j];
+            d.kind = (mn_ctrl_kind)r->ctrl_kind[j];
+            d.pivot = r->ctrl_pivot[j];
+            d.tail = r->ctrl_tail[j];
+            d.parent = r->ctrl_parent[j];
+            d.attached = r->ctrl_attached[j];
+            if (mn_rig_add_ctrl(s->rig, &d, &g_err) < 0) mn_rig_destroy(s->rig), s->rig = NULL;
+        }
+        if (s->rig && mn_rig_set_weights(s->rig, r->k, r->w_idx, r->w_val, NULL, &g_err) != MN_OK)
+            mn_rig_destroy(s->rig), s->rig = NULL;
+    }
+    if (!s->rig) return g_err.status ? g_err.status : MN_ERR_NOMEM;
+    s->co = mn_coupling_default();
+    s->co.compliance_driven = dv[0];
+    s->co.compliance_free = dv[1];
+    s->co.enabled = iv[0];
+    s->co.driven_rotation = iv[1];
+    s->co.fit.max_iters = iv[2];
+    s->c = mn_coupled_create(s->sb, s->rig, s->driven, &s->co, &g_err);
+    return s->c ? MN_OK : g_err.status;
+}
+
+/* out: status, substeps, fit iterations, residual, fit rms, max speed, us of the body's
+ * constraints, of the fit, of the coupling, of the embedded surface, of the whole step. */
+EXPORT(mnw_soft_step) int mnw_soft_step(mnw_soft* s, double dt, double* out) {
+    if (!s || !out) return arg_error("body", "NULL");
+    double t0 = soft_us();
+    mn_coupled_result r;
+    memset(&r, 0, sizeof r);
+    if (s->c) {
+        mn_coupled_step(s->c, dt, &r);
+    } else {
+        mn_softbody_result b;
+        memset(&b, 0, sizeof b);
+        double a = soft_us();
+        mn_softbody_step(s->sb, dt, &b);
+        r.us_sim = soft_us() - a;
+        r.status = b.status, r.iterations = b.iterations, r.max_speed = b.max_speed;
+        memcpy(r.message, b.message, sizeof r.message);
+    }
+    double t1 = soft_us();
+    if (s->L) mn_lattice_surface(s->L, s->sb->x, s->surf);
+    double t2 = soft_us();
+    const double o[11] = {r.status,    r.iterations, r.fit_iterations, r.residual,
+                          r.fit_rms,   r.max_speed,  r.us_sim,         r.us_fit,
+                          r.us_couple, t2 - t1,      t2 - t0};
+    memcpy(out, o, sizeof o);
+    from_message(r.status, r.status == MN_ERR_ARG ? "dt" : "", r.status == MN_OK ? "" : r.message);
+    return r.status;
+}
+
+/* v: the rotation (row-major) and the position, as a pose's controller. */
+EXPORT(mnw_soft_drive) int mnw_soft_drive(mnw_soft* s, int j, const double* v) {
+    if (!s || !s->c || !v) return arg_error("body", "not coupled");
+    if (j < 0 || j >= s->rig->nctrl) return arg_error("controller", "no such controller");
+    mn_xform X;
+    memcpy(X.R.m, v, 9 * sizeof(double));
+    X.p = mn_v3(v[9], v[10], v[11]);
+    mn_coupled_drive(s->c, j, &X);
+    return MN_OK;
+}
+EXPORT(mnw_soft_set_driven) int mnw_soft_set_driven(mnw_soft* s, const uint8_t* driven) {
+    if (!s || !s->c || !driven) return arg_error("body", "not coupled");
+    mn_status st = mn_coupled_set_driven(s->c, driven, &g_err);
+    if (st == MN_OK) memcpy(s->driven, driven, (size_t)s->rig->nctrl);
+    return st;
+}
+EXPORT(mnw_soft_grab)
+int mnw_soft_grab(mnw_soft* s, int i, double x, double y, double z, double compliance) {
+    if (!s) return arg_error("body", "NULL");
+    mn_status st = mn_softbody_grab(s->sb, i, mn_v3(x, y, s->dim == 2 ? 0 : z), compliance);
+    if (st == MN_ERR_NOMEM)
+        mn_error_set(&g_err, st, "", 0, "vertex", "at most %d vertices are held at once",
+                     MN_SOFTBODY_MAX_GRABS);
+    else if (st != MN_OK)
+        mn_error_set(&g_err, st, "", 0, "vertex",
+                     "vertex %d of %d, a finite target and a compliance >= 0 are needed", i,
+                     s->sb->nverts);
+    return st;
+}
+EXPORT(mnw_soft_release) void mnw_soft_release(mnw_soft* s, int i) {
+    if (s && i >= -1 && i < s->sb->nverts) mn_softbody_release(s->sb, i);
+}
+/* Back to rest: positions, no speed, no grab, the controllers at rest (the coupling made
+ * again with the same driven set). */
+EXPORT(mnw_soft_reset) int mnw_soft_reset(mnw_soft* s) {
+    if (!s) return arg_error("body", "NULL");
+    int n = s->sb->nverts;
+    memcpy(s->sb->x, s->rest, (size_t)n * 3 * sizeof(double));
+    memset(s->sb->v, 0, (size_t)n * 3 * sizeof(double));
+    mn_softbody_release(s->sb, -1);
+    if (s->L) mn_lattice_surface(s->L, s->sb->x, s->surf);
+    if (!s->c) return MN_OK;
+    mn_coupled_destroy(s->c);
+    s->c = mn_coupled_create(s->sb, s->rig, s->driven, &s->co, &g_err);
+    return s->c ? MN_OK : g_err.status;
+}
+EXPORT(mnw_soft_residual) double mnw_soft_residual(mnw_soft* s) {
+    return s && s->c ? mn_coupled_residual(s->c) : NAN;
+}
+/* 0 vertices, 1 elements, 2 corners, 3 surface vertices, 4 controllers, 5 dim, 6 grabs,
+ * 8 coupled. */
+EXPORT(mnw_soft_size) int mnw_soft_size(const mnw_soft* s, int what) {
+    if (!s) return -1;
+    switch (what) {
+    case 0:
+        return s->sb->nverts;
+    case 1:
+        return s->sb->nelem;
+    case 2:
+        return s->sb->elem_corners;
+    case 3:
+        return s->nsurf;
+    case 4:
+        return s->rig ? s->rig->nctrl : 0;
+    case 5:
+        return s->dim;
+    case 6:
+        return s->sb->ngrab;
+    case 8:
+        return s->c != NULL;
+    default:
+        return -1;
+    }
+}
+/* 0 positions, 1 velocities, 2 the embedded surface, 3 the poses (nctrl x 12), 4 the rest
+ * positions, 5 the elements (int), 6 the masses, 7 the rig's reproduction of the body. */
+EXPORT(mnw_soft_ptr) void* mnw_soft_ptr(mnw_soft* s, int what) {
+    if (!s) return NULL;
+    switch (what) {
+    case 0:
+        return s->sb->x;
+    case 1:
+        return s->sb->v;
+    case 2:
+        return s->surf;
+    case 3:
+        return s->c ? (void*)mn_coupled_pose(s->c) : NULL;
+    case 4:
+        return s->rest;
+    case 5:
+        return s->sb->elem;
+    case 6:
+        return s->mass;
+    case 7:
+        return s->c ? (void*)mn_coupled_rigged(s->c) : NULL;
+    default:
+        return NULL;
+    }
 }
