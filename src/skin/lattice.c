@@ -19,6 +19,8 @@
  * e_c. */
 #include <marionette/skin.h>
 
+#include "skin/softbody_internal.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -80,26 +82,12 @@ static long cell_of(const mn_lattice* L, const double* p, double u[3]) {
 
 mn_lattice* mn_lattice_create(int nverts, const double* pos, int ntris, const int* tris,
                               int resolution, mn_error* err) {
-    if (nverts <= 0 || !pos || ntris < 0 || (ntris > 0 && !tris)) {
-        mn_error_set(err, MN_ERR_ARG, "", 0, "lattice", "bad surface");
-        return NULL;
-    }
     if (resolution < 1 || resolution > 256) {
         mn_error_set(err, MN_ERR_ARG, "", 0, "resolution",
                      "%d: cells along the longest side must be 1..256", resolution);
         return NULL;
     }
-    for (int i = 0; i < 3 * nverts; i++)
-        if (!isfinite(pos[i])) {
-            mn_error_set(err, MN_ERR_ARG, "", 0, "pos", "vertex %d is not finite", i / 3);
-            return NULL;
-        }
-    for (int i = 0; i < 3 * ntris; i++)
-        if (tris[i] < 0 || tris[i] >= nverts) {
-            mn_error_set(err, MN_ERR_ARG, "", 0, "tris", "triangle %d has an index out of range",
-                         i / 3);
-            return NULL;
-        }
+    if (!mn_sb_check_mesh(nverts, pos, ntris, tris, "lattice", err)) return NULL;
     double lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
     for (int i = 0; i < nverts; i++)
         for (int a = 0; a < 3; a++) {

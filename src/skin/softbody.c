@@ -72,23 +72,29 @@ double mn_softbody_volume(const mn_softbody* sb) {
     return mesh_volume(sb->x, sb->ntris, sb->tris);
 }
 
-mn_softbody* mn_softbody_create(int nverts, const double* pos, int ntris, const int* tris,
-                                const double* mass, const mn_softbody_options* opt, mn_error* err) {
+int mn_sb_check_mesh(int nverts, const double* pos, int ntris, const int* tris, const char* what,
+                     mn_error* err) {
     if (nverts <= 0 || !pos || ntris < 0 || (ntris > 0 && !tris)) {
-        mn_error_set(err, MN_ERR_ARG, "", 0, "softbody", "bad mesh");
-        return NULL;
+        mn_error_set(err, MN_ERR_ARG, "", 0, what, "bad mesh");
+        return 0;
     }
     for (int i = 0; i < 3 * nverts; i++)
         if (!isfinite(pos[i])) {
             mn_error_set(err, MN_ERR_ARG, "", 0, "pos", "vertex %d is not finite", i / 3);
-            return NULL;
+            return 0;
         }
     for (int i = 0; i < 3 * ntris; i++)
         if (tris[i] < 0 || tris[i] >= nverts) {
             mn_error_set(err, MN_ERR_ARG, "", 0, "tris", "triangle %d has an index out of range",
                          i / 3);
-            return NULL;
+            return 0;
         }
+    return 1;
+}
+
+mn_softbody* mn_softbody_create(int nverts, const double* pos, int ntris, const int* tris,
+                                const double* mass, const mn_softbody_options* opt, mn_error* err) {
+    if (!mn_sb_check_mesh(nverts, pos, ntris, tris, "softbody", err)) return NULL;
     mn_softbody_options o = opt ? *opt : mn_softbody_default();
     if (o.substeps < 1 || !(o.edge_compliance >= 0) || !(o.volume_compliance >= 0) ||
         !(o.damping >= 0) || !mn_vec3_isfinite(o.gravity) || !(o.element_compliance >= 0)) {
