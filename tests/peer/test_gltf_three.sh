@@ -3,7 +3,7 @@
 # validator and three.js. Writes, with `marionette convert`, the CMU walk (bones) and Fox's
 # Walk (skinned) as .glb; with `marionette retarget`, the CMU walk on the skinned CesiumMan;
 # with `marionette anim bake`, the fox example sequence, and with `marionette pose`, the fox
-# example scene (both skinned); with `marionette sim`, two soft-body scenes' baked controllers.
+# example scene (both skinned); with `marionette sim`, three soft-body scenes' baked controllers.
 # The retargeted, baked and posed files are compared with the BVH the same command writes. All
 # in a temporary folder, removed on exit.
 # usage: test_gltf_three.sh MARIONETTE DATA_DIR
@@ -33,9 +33,11 @@ scene="$here/../../docs/examples/fox_sniff.json"
 "$cli" pose "$data/skinned/Fox.glb" --scene "$scene" --out "$tmp/sniff.glb" > /dev/null 2>&1
 "$cli" pose "$data/skinned/Fox.glb" --scene "$scene" --out "$tmp/sniff.bvh" > /dev/null 2>&1
 node "$here/js/check_glb.mjs" "$cli" "$tmp/sniff.glb" 24 1 "$tmp/sniff.bvh" -- 0 5 11 23
-# a soft-body scene: CesiumMan walking through the coupling (hands and head free), and the
-# tube's bone chain, each baked by `marionette sim` as anim.glb
+# soft-body scenes: CesiumMan and the Fox walking through the coupling (hands and head, or the
+# tail, free), and the tube's bone chain, each baked by `marionette sim` as anim.glb
 "$cli" sim "$here/../../docs/examples/sim/cesiumman.json" --frames 24 --obj-every 0 --out "$tmp/sim_cesium" > /dev/null
 node "$here/js/check_glb.mjs" "$cli" "$tmp/sim_cesium/anim.glb" 24 1 "$tmp/sim_cesium/anim.glb" -- 0 11 23
+"$cli" sim "$here/../../docs/examples/sim/fox.json" --frames 24 --obj-every 0 --out "$tmp/sim_fox" > /dev/null
+node "$here/js/check_glb.mjs" "$cli" "$tmp/sim_fox/anim.glb" 24 1 "$tmp/sim_fox/anim.glb" -- 0 11 23
 "$cli" sim --scene tube --frames 30 --obj-every 0 --out "$tmp/sim_tube" > /dev/null
 node "$here/js/check_glb.mjs" "$cli" "$tmp/sim_tube/anim.glb" 30 0 "$tmp/sim_tube/anim.glb" -- 0 14 29
