@@ -23,12 +23,25 @@ typedef struct ed_server {
     char* figure;               /* the default figure (a project path or "stickman") */
     char* sequence;             /* the sequence opened (a project path) */
     int port;                   /* for the Host and Origin checks */
+    char token[65];             /* the secret every API request carries (64 hex digits) */
     pthread_mutex_t write_lock; /* every write of the project, one at a time */
 } ed_server;
 
 /* Fills sv for the project folder `project` (made absolute; it must exist), the page's
  * folder `assets` (may be NULL), and the figure and sequence opened (project paths; NULL:
- * found as docs/editor-server.md says). Returns 0, or -1 with why[] filled. */
+ * found as docs/editor-server.md says), with a fresh random token (getrandom). Returns 0,
+ * or -1 with why[] filled. */
+/* The page's Content-Security-Policy, and the one of every other answer (docs/editor-server.md). */
+#define ED_CSP_PAGE                                                                                \
+    "default-src 'none'; script-src 'self' 'wasm-unsafe-eval'; style-src 'self' 'unsafe-inline'; " \
+    "img-src 'self' data: blob:; connect-src 'self'; font-src 'self'; worker-src 'self'; "         \
+    "base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
+#define ED_CSP_DATA "sandbox; default-src 'none'; frame-ancestors 'none'"
+
+/* The token's cookie is named ED_COOKIE "-PORT": a browser keeps cookies per host, not per
+ * port, so two servers on one machine must not share a name. */
+#define ED_COOKIE "marionette-token"
+
 int ed_server_init(ed_server* sv, const char* project, const char* assets, const char* figure,
                    const char* sequence, int port, char* why, size_t cap);
 void ed_server_free(ed_server* sv);
@@ -64,6 +77,9 @@ typedef struct ed_response {
     char etag[24];         /* "\"<version>\"" or "" */
     char disposition[600]; /* Content-Disposition or "" */
     const char* allow;     /* for a 405: the methods allowed */
+    char cookie[160];      /* Set-Cookie (the token, for the page opened with it) or "" */
+    int page;              /* one of the page's own files: the page's CSP, else a sandbox */
+    int close;             /* close the connection after the answer (the rest unread) */
 } ed_response;
 
 /* Handles one request: fills rs (free it with ed_response_free). Never fails: every

@@ -44,6 +44,9 @@ const char* ed_path_problem(const char* rel, size_t len) {
         if (sl == 2 && seg[0] == '.' && seg[1] == '.')
             return "a '..' segment: only paths inside the project folder are served";
         if (sl == 1 && seg[0] == '.') return "a '.' segment";
+        if (seg[0] == '.')
+            return "a hidden name (a segment starting with '.'): hidden files and folders "
+                   "(.git, .ssh, .bashrc, ...) are not served";
         seg += sl;
         if (*seg) {
             seg++;

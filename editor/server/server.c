@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/socket.h>
 
 /* One request's collected body. */
@@ -51,6 +52,24 @@ static enum MHD_Result collect(void* cls, enum MHD_ValueKind kind, const char* k
     return MHD_YES;
 }
 
+/* Counts the Content-Length headers whose value differs from the first one's. */
+typedef struct lengths {
+    const char* first;
+    int differ;
+} lengths;
+
+static enum MHD_Result count_length(void* cls, enum MHD_ValueKind kind, const char* key,
+                                    const char* value) {
+    (void)kind;
+    lengths* l = cls;
+    if (!key || strcasecmp(key, "Content-Length")) return MHD_YES;
+    if (!l->first)
+        l->first = value ? value : "";
+    else if (strcmp(l->first, value ? value : ""))
+        l->differ = 1;
+    return MHD_YES;
+}
+
 static enum MHD_Result respond(struct MHD_Connection* c, const ed_response* rs) {
     struct MHD_Response* r =
         MHD_create_response_from_buffer(rs->len, rs->body, MHD_RESPMEM_MUST_COPY);
@@ -67,6 +86,12 @@ static enum MHD_Result respond(struct MHD_Connection* c, const ed_response* rs) 
     if (rs->etag[0]) MHD_add_response_header(r, "ETag", rs->etag);
     if (rs->disposition[0]) MHD_add_response_header(r, "Content-Disposition", rs->disposition);
     if (rs->allow) MHD_add_response_header(r, "Allow", rs->allow);
+    /* the page's own files under a strict policy (no inline script, nothing from elsewhere);
+     * everything else (the API, project files, errors) is data in a sandbox */
+    MHD_add_response_header(r, "Content-Security-Policy", rs->page ? ED_CSP_PAGE : ED_CSP_DATA);
+    MHD_add_response_header(r, "Referrer-Policy", "same-origin");
+    if (rs->cookie[0]) MHD_add_response_header(r, "Set-Cookie", rs->cookie);
+    if (rs->close) MHD_add_response_header(r, "Connection", "close");
     enum MHD_Result ok = MHD_queue_response(c, (unsigned)rs->status, r);
     MHD_destroy_response(r);
     return ok;
@@ -85,7 +110,11 @@ static enum MHD_Result on_request(void* cls, struct MHD_Connection* c, const cha
         /* a declared body too large is refused before any of it is read */
         const char* cl = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Content-Length");
         if (cl && strtoull(cl, NULL, 10) > ED_MAX_BODY) b->too_large = 1;
-        if (!b->too_large) return MHD_YES;
+        /* two lengths that disagree: answered (400, by ed_handle) before any body is read,
+         * and the connection closed, since where this request ends is unknown */
+        lengths l = {NULL, 0};
+        MHD_get_connection_values(c, MHD_HEADER_KIND, count_length, &l);
+        if (!b->too_large && !l.differ) return MHD_YES;
     } else if (*upload_data_size) {
         size_t n = *upload_data_size;
         *upload_data_size = 0;
@@ -161,7 +190,7 @@ int ed_serve(ed_server* sv, int port) {
     }
     const union MHD_DaemonInfo* info = MHD_get_daemon_info(d, MHD_DAEMON_INFO_BIND_PORT);
     sv->port = info ? (int)info->port : port;
-    printf("http://127.0.0.1:%d/\n", sv->port);
+    printf("http://127.0.0.1:%d/?token=%s\n", sv->port, sv->token);
     fflush(stdout);
     int sig = 0;
     sigwait(&stop, &sig);
