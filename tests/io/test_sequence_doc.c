@@ -5,6 +5,7 @@
 #include <marionette/io.h>
 #include <marionette/sequence.h>
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -420,8 +421,75 @@ static void test_seq_read_skin(void) {
     remove(path);
 }
 
+/* Many keys and many constraints: read in one build of the interpolation and one scratch
+ * system per constraint (each key rebuilt the tables before, each constraint a system sized
+ * by all the others: 2000 of each took minutes). The keys read are the keys one by one
+ * would give, sample for sample; a second key at a frame is still named with its line. */
+static void test_many_keys_and_pins(void) {
+    enum { N = 2000 };
+    size_t cap = (size_t)N * 200 + 400, n = 0;
+    char* t = malloc(cap);
+    n += (size_t)snprintf(t + n, cap - n,
+                          "{\"figure\": \"stickman\", \"fps\": 30,\n \"interpolation\": "
+                          "{\"rotation\": \"squad\"},\n \"keys\": [\n");
+    for (int i = 0; i < N; i++)
+        n += (size_t)snprintf(t + n, cap - n,
+                              "%s{\"frame\": %d, \"pose\": {\"torso.2\": %.3f, \"left knee\": "
+                              "%.3f}}\n",
+                              i ? "," : "", 3 * i, 0.01 * (i % 7), 0.02 * (i % 5));
+    n += (size_t)snprintf(t + n, cap - n,
+                          "],\n \"handles\": [{\"name\": \"foot\", \"joint\": \"left foot\"}],\n "
+                          "\"constraints\": [\n");
+    for (int i = 0; i < N; i++)
+        n += (size_t)snprintf(t + n, cap - n,
+                              "%s{\"type\": \"pin\", \"handle\": \"foot\", \"frames\": [%d, %d], "
+                              "\"target\": [0.1, 0, %.3f]}\n",
+                              i ? "," : "", i, i + 1, 0.001 * i);
+    n += (size_t)snprintf(t + n, cap - n, "]}\n");
+    mn_model* m = NULL;
+    mn_seq* s = NULL;
+    mn_error err;
+    CHECK(mn_seq_read_mem(t, n, "many.json", ".", NULL, NULL, &m, &s, NULL, &err) == MN_OK);
+    CHECK(s && mn_seq_key_count(s) == N && mn_seq_constraint_count(s) == N);
+    if (s) {
+        /* the same keys set one at a time */
+        mn_seq_def def = mn_seq_def_default();
+        def.fps = 30;
+        def.rot = MN_INTERP_SQUAD;
+        mn_seq* one = mn_seq_create(m, &def, NULL);
+        for (int k = 0; k < N; k += 1)
+            if (k < 60 || k > N - 60)
+                mn_seq_set_key(one, mn_seq_key_frame(s, k), mn_seq_key_q(s, k), NULL);
+        /* the first and last 60 keys: sampled alike inside them */
+        double* a = malloc(sizeof(double) * (size_t)m->nq * 2);
+        double* b = a + m->nq;
+        int same = 1;
+        for (double f = 0; f < 170; f += 0.7) {
+            mn_seq_sample(s, f, a);
+            mn_seq_sample(one, f, b);
+            for (int i = 0; i < m->nq; i++)
+                same &= fabs(a[i] - b[i]) < 1e-12;
+        }
+        CHECK(same);
+        free(a);
+        mn_seq_destroy(one);
+    }
+    mn_seq_destroy(s);
+    mn_model_destroy(m);
+    /* a second key at a frame, far into the array: its index and line */
+    char* dup = strstr(t, "{\"frame\": 4500,");
+    CHECK(dup != NULL);
+    if (dup) memcpy(dup, "{\"frame\": 4497,", 16);
+    m = NULL, s = NULL;
+    CHECK(mn_seq_read_mem(t, n, "many.json", ".", NULL, NULL, &m, &s, NULL, &err) != MN_OK);
+    CHECK(!m && !s && err.line == 1504 && !strcmp(err.field, "keys[1500].frame") &&
+          strstr(err.message, "second key"));
+    free(t);
+}
+
 int main(int argc, char** argv) {
     mn_test_init(argc, argv);
+    RUN(test_many_keys_and_pins);
     RUN(test_round_trip);
     RUN(test_file_with_figure);
     RUN(test_malformed);
