@@ -13,6 +13,9 @@
 /* The largest request body (413 beyond) and the longest project path (bytes). */
 #define ED_MAX_BODY ((size_t)32 << 20)
 #define ED_MAX_REL 255
+/* The most frames an export bakes (at 30 frames a second, 55 minutes): a longer sequence is
+ * refused before any work (422). */
+#define ED_MAX_EXPORT_FRAMES 100000L
 
 /* One server: the project folder, the page's files, what is opened first. */
 typedef struct ed_server {
@@ -25,6 +28,7 @@ typedef struct ed_server {
     int port;                   /* for the Host and Origin checks */
     char token[65];             /* the secret every API request carries (64 hex digits) */
     pthread_mutex_t write_lock; /* every write of the project, one at a time */
+    volatile int stopping;      /* set when the server stops: an export under way ends */
 } ed_server;
 
 /* Fills sv for the project folder `project` (made absolute; it must exist), the page's

@@ -725,10 +725,13 @@ static void post_export(ed_server* sv, const ed_request* rq, ed_response* rs) {
     free(dir);
     mn_motion mo;
     memset(&mo, 0, sizeof mo);
-    if (ms == MN_OK) ms = mn_seq_bake(s, m, NULL, &mo, NULL, &err);
+    mn_seq_bake_options bo = mn_seq_bake_default();
+    bo.max_frames = ED_MAX_EXPORT_FRAMES;
+    bo.cancel = &sv->stopping;
+    if (ms == MN_OK) ms = mn_seq_bake(s, m, &bo, &mo, NULL, &err);
     if (ms != MN_OK) {
         ed_strip_project(sv, err.message);
-        answer_error(rs, ms == MN_ERR_NOMEM ? 500 : 422, err.message);
+        answer_error(rs, ms == MN_ERR_NOMEM ? 500 : sv->stopping ? 503 : 422, err.message);
     } else {
         /* exports/<the sequence's name without .json>.bvh|.glb */
         const char* base = strrchr(rel, '/') ? strrchr(rel, '/') + 1 : rel;

@@ -194,6 +194,7 @@ int ed_serve(ed_server* sv, int port) {
     fflush(stdout);
     int sig = 0;
     sigwait(&stop, &sig);
+    sv->stopping = 1; /* an export under way stops at its next frame */
     MHD_stop_daemon(d);
     /* a write under way has finished: the lock is free only between writes */
     pthread_mutex_lock(&sv->write_lock);

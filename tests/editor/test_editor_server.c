@@ -1288,6 +1288,46 @@ static void test_files_as_data(void) {
     stop(&s, SIGTERM);
 }
 
+/* Export bounds: a sequence of 10 million frames (89 bytes) is refused at once, naming the
+ * limit; a long export under way when the server is told to stop ends there (nothing
+ * written) instead of holding the stop until it is done. */
+static void test_export_bounds(void) {
+    server s;
+    if (up(&s, NULL)) return;
+    const char* amp = "{\"figure\":\"stickman\",\"fps\":30,\"keys\":[{\"frame\":0,\"pose\":{}},"
+                      "{\"frame\":9999998,\"pose\":{}}]}";
+    reply r =
+        request(s.port, "PUT", "/api/file?path=amp.json", "If-None-Match: *\r\n", amp, strlen(amp));
+    CHECK(r.status == 200);
+    reply_free(&r);
+    r = request(s.port, "POST", "/api/export?sequence=amp.json&format=bvh", NULL, NULL, 0);
+    CHECK(r.status == 422 && strstr(r.body, "more than 100000"));
+    reply_free(&r);
+    CHECK(access(path_in(project, "exports/amp.bvh"), F_OK) != 0);
+    /* 100000 frames of two pins that cannot both hold: seconds of work */
+    const char* slow =
+        "{\"figure\": \"stickman\", \"fps\": 30, \"keys\": [{\"frame\": 0, \"pose\": {}}, "
+        "{\"frame\": 99999, \"pose\": {\"torso.2\": 0.5}}], \"handles\": [{\"name\": \"foot\", "
+        "\"joint\": \"left foot\"}, {\"name\": \"hand\", \"joint\": \"right hand\"}], "
+        "\"constraints\": [{\"type\": \"pin\", \"handle\": \"foot\", \"target\": [0, 0, 0]}, "
+        "{\"type\": \"pin\", \"handle\": \"hand\", \"target\": [5, 5, 5]}]}";
+    r = request(s.port, "PUT", "/api/file?path=slow.json", "If-None-Match: *\r\n", slow,
+                strlen(slow));
+    CHECK(r.status == 200);
+    reply_free(&r);
+    size_t n;
+    char* req =
+        build(s.port, "POST", "/api/export?sequence=slow.json&format=bvh", NULL, NULL, 0, &n);
+    int fd = connect_to(s.port);
+    CHECK(fd >= 0 && send_all(fd, req, n) == 0);
+    free(req);
+    /* the export has started (its request is logged only once answered) */
+    usleep(500 * 1000);
+    CHECK(stop(&s, SIGTERM) == 0);
+    if (fd >= 0) close(fd);
+    CHECK(access(path_in(project, "exports/slow.bvh"), F_OK) != 0);
+}
+
 /* ---- the handler as a plain function ------------------------------------------------------- */
 
 static int handle(ed_server* sv, const char* method, const char* path, size_t plen,
@@ -1375,5 +1415,6 @@ int main(int argc, char** argv) {
     RUN(test_api_figure);
     RUN(test_upload);
     RUN(test_export);
+    RUN(test_export_bounds);
     return mn_test_report();
 }
