@@ -272,16 +272,6 @@ const char* ed_kind(const char* rel, const char* data, size_t len) {
     return kind;
 }
 
-/* A temporary of mn_write_file_atomic: NAME.tmpXXXXXX. */
-static int is_temporary(const char* name) {
-    const char* t = strstr(name, ".tmp");
-    while (t) {
-        if (strlen(t) == 10) return 1;
-        t = strstr(t + 1, ".tmp");
-    }
-    return 0;
-}
-
 typedef struct listing {
     char** paths;
     int n, cap;
@@ -298,7 +288,7 @@ static void walk(int dfd, const char* prefix, int depth, listing* l) {
     }
     struct dirent* e;
     while ((e = readdir(d)) && l->n < LIST_MAX_FILES) {
-        if (e->d_name[0] == '.' || is_temporary(e->d_name)) continue;
+        if (e->d_name[0] == '.' || mn_io_is_temporary(e->d_name)) continue;
         char rel[ED_MAX_REL + 2];
         int n = snprintf(rel, sizeof rel, "%s%s%s", prefix, prefix[0] ? "/" : "", e->d_name);
         if (n < 0 || n > ED_MAX_REL) continue;
