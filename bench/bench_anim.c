@@ -13,6 +13,7 @@
 #include <time.h>
 
 #include "bench_util.h"
+#include "plot.h"
 #include "cli.h"
 
 const char mn_bench_anim_summary[] =
@@ -271,7 +272,8 @@ static int write_svg(const char* path, int frames, const double* foot_plain, con
     /* a log scale from 1e-4 mm (0.1 micrometre) to 1e3 mm: the constrained in-betweens sit
      * five orders of magnitude under the plain ones */
     const int dec_lo = -4, dec_hi = 3;
-    FILE* fp = fopen(path, "w");
+    mn_bench_svg svg;
+    FILE* fp = mn_bench_svg_open(&svg);
     if (!fp) return -1;
     fprintf(fp,
             "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" height=\"%.0f\" "
@@ -319,7 +321,7 @@ static int write_svg(const char* path, int frames, const double* foot_plain, con
             color[i], dash[i], L + 320 * (i / 2) + 30, H - 26 + 16 * (i % 2), label[i]);
     }
     fprintf(fp, "</svg>\n");
-    return fclose(fp) == 0 ? 0 : -1;
+    return mn_bench_svg_close(fp, &svg, path);
 }
 
 static void time_inbetween(const mn_model* m, int frames, const char* svg) {
