@@ -13,6 +13,9 @@
 /* The largest request body (413 beyond) and the longest project path (bytes). */
 #define ED_MAX_BODY ((size_t)32 << 20)
 #define ED_MAX_REL 255
+/* The most connections at once (each a descriptor; idle ones closed after 60 s, one whose
+ * request line and headers have not all come within 10 s shut down: server.c). */
+#define ED_MAX_CONNECTIONS 512
 /* The most frames an export bakes (at 30 frames a second, 55 minutes): a longer sequence is
  * refused before any work (422). */
 #define ED_MAX_EXPORT_FRAMES 100000L
@@ -29,6 +32,12 @@ typedef struct ed_server {
     char token[65];             /* the secret every API request carries (64 hex digits) */
     pthread_mutex_t write_lock; /* every write of the project, one at a time */
     volatile int stopping;      /* set when the server stops: an export under way ends */
+    /* the listing's versions and kinds by path, kept while a file's size, times and inode
+     * stay the same (ed_list): a listing reads only the files that changed */
+    struct ed_listed* listed;
+    int nlisted;
+    pthread_mutex_t list_lock;
+    long long list_read_bytes; /* bytes the listings read, in all (for the tests) */
 } ed_server;
 
 /* Fills sv for the project folder `project` (made absolute; it must exist), the page's
@@ -121,10 +130,13 @@ int ed_exists(const ed_server* sv, const char* rel);
 /* The kind /api/project gives a file: "sequence", "figure", "scene", "settings", "export"
  * or "other". */
 const char* ed_kind(const char* rel, const char* data, size_t len);
-/* The project's files as a JSON array text (malloc'd): recursive, sorted, hidden files and
- * temporaries skipped, symbolic links not followed. NULL when out of memory. */
+/* The project's files as a JSON array (cJSON): recursive, sorted, hidden files and
+ * temporaries skipped, symbolic links not followed. A file whose size, modification and
+ * change times and inode are those of the last listing is not read again (its version and
+ * kind are remembered). NULL when out of memory. */
 struct cJSON;
-struct cJSON* ed_list(const ed_server* sv);
+struct cJSON* ed_list(ed_server* sv);
+void ed_list_forget(ed_server* sv);
 
 /* ---- server.c: the daemon ---------------------------------------------------------------- */
 

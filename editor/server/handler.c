@@ -945,6 +945,7 @@ int ed_server_init(ed_server* sv, const char* project, const char* assets, const
     else if (!(sv->sequence = settings_sequence(sv)) && !(sv->sequence = first_sequence(sv)))
         sv->sequence = strdup("sequence.json");
     pthread_mutex_init(&sv->write_lock, NULL);
+    pthread_mutex_init(&sv->list_lock, NULL);
     if (!sv->name || !sv->figure || !sv->sequence || !sv->assets_tried) {
         snprintf(why, cap, "out of memory");
         ed_server_free(sv);
@@ -954,7 +955,11 @@ int ed_server_init(ed_server* sv, const char* project, const char* assets, const
 }
 
 void ed_server_free(ed_server* sv) {
-    if (sv->sequence) pthread_mutex_destroy(&sv->write_lock);
+    if (sv->sequence) {
+        pthread_mutex_destroy(&sv->write_lock);
+        pthread_mutex_destroy(&sv->list_lock);
+    }
+    ed_list_forget(sv);
     free(sv->project);
     free(sv->name);
     free(sv->assets);

@@ -12,6 +12,7 @@
 #include <marionette/model.h>
 
 #include <arpa/inet.h>
+#include <cjson/cJSON.h>
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -26,6 +27,7 @@
 #include <sys/stat.h>
 #include <sys/time.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "editor_server.h"
@@ -1328,6 +1330,49 @@ static void test_export_bounds(void) {
     CHECK(access(path_in(project, "exports/slow.bvh"), F_OK) != 0);
 }
 
+/* Slow clients: 80 connections that never finish their headers (more than the 64 that once
+ * locked every other client out) leave room for a real request; a client that sends its
+ * headers a byte at a time, never idle, is cut off at the header deadline (set to 1 s here
+ * by MARIONETTE_EDITOR_HEADER_SECONDS; 10 s by default). */
+static void test_slow_clients(void) {
+    setenv("MARIONETTE_EDITOR_HEADER_SECONDS", "1", 1);
+    server s;
+    int rc = up(&s, NULL);
+    unsetenv("MARIONETTE_EDITOR_HEADER_SECONDS");
+    if (rc) return;
+    enum { SLOW = 80 };
+    int fds[SLOW];
+    char start[200];
+    int n = snprintf(start, sizeof start,
+                     "GET /api/project HTTP/1.1\r\nHost: 127.0.0.1:%d\r\nX-A: ", s.port);
+    for (int i = 0; i < SLOW; i++) {
+        fds[i] = connect_to(s.port);
+        if (fds[i] >= 0) send_all(fds[i], start, (size_t)n);
+    }
+    reply r = get(s.port, "/api/project");
+    CHECK(r.status == 200);
+    reply_free(&r);
+    /* a byte every 100 ms: never idle, never done */
+    int fd = connect_to(s.port), cut = 0;
+    CHECK(fd >= 0 && send_all(fd, start, (size_t)n) == 0);
+    for (int i = 0; i < 100 && fd >= 0 && !cut; i++) {
+        struct timespec nap = {0, 100 * 1000 * 1000};
+        nanosleep(&nap, NULL);
+        char c;
+        ssize_t got = recv(fd, &c, 1, MSG_DONTWAIT);
+        cut = got == 0 || (got < 0 && errno != EAGAIN && errno != EWOULDBLOCK) ||
+              send(fd, "a", 1, MSG_NOSIGNAL) < 0;
+    }
+    CHECK(cut);
+    if (fd >= 0) close(fd);
+    for (int i = 0; i < SLOW; i++)
+        if (fds[i] >= 0) close(fds[i]);
+    r = get(s.port, "/api/project");
+    CHECK(r.status == 200);
+    reply_free(&r);
+    CHECK(stop(&s, SIGTERM) == 0);
+}
+
 /* ---- the handler as a plain function ------------------------------------------------------- */
 
 static int handle(ed_server* sv, const char* method, const char* path, size_t plen,
@@ -1392,6 +1437,35 @@ static void test_handler(void) {
     char v[17];
     ed_version("", 0, v);
     CHECK(!strcmp(v, "cbf29ce484222325"));
+    /* the listing reads a file only when its size, times or inode changed since the last */
+    char body[100];
+    memset(body, 'a', sizeof body);
+    put_file(path_in(dir, "a.txt"), body, sizeof body);
+    put_file(path_in(dir, "b.json"), "{\"keys\": []}", 12);
+    cJSON* l1 = ed_list(&sv);
+    CHECK(sv.list_read_bytes == 112 && cJSON_GetArraySize(l1) == 2);
+    cJSON* l2 = ed_list(&sv);
+    CHECK(sv.list_read_bytes == 112);
+    char* t1 = cJSON_PrintUnformatted(l1);
+    char* t2 = cJSON_PrintUnformatted(l2);
+    CHECK(t1 && t2 && !strcmp(t1, t2) && strstr(t1, "\"kind\":\"sequence\""));
+    free(t2);
+    body[50] = 'b'; /* same size, same inode: the modification time tells */
+    struct timespec pause = {0, 20 * 1000 * 1000};
+    nanosleep(&pause, NULL);
+    put_file(path_in(dir, "a.txt"), body, sizeof body);
+    remove(path_in(dir, "b.json"));
+    cJSON* l3 = ed_list(&sv);
+    CHECK(sv.list_read_bytes == 212 && cJSON_GetArraySize(l3) == 1);
+    char ver[17];
+    ed_version(body, sizeof body, ver);
+    t2 = cJSON_PrintUnformatted(l3);
+    CHECK(t2 && strstr(t2, ver) && !strstr(t2, "b.json"));
+    free(t1);
+    free(t2);
+    cJSON_Delete(l1);
+    cJSON_Delete(l2);
+    cJSON_Delete(l3);
     ed_server_free(&sv);
 }
 
@@ -1416,5 +1490,6 @@ int main(int argc, char** argv) {
     RUN(test_upload);
     RUN(test_export);
     RUN(test_export_bounds);
+    RUN(test_slow_clients);
     return mn_test_report();
 }
