@@ -427,7 +427,8 @@ static int create_temp(char* tmp, size_t n) {
 
 /* Removes, from the folder holding path, the temporaries a killed run left there: names
  * NAME.tmpXXXXXX, regular files of this user, untouched for STALE_SECONDS, that no writer
- * holds (a live writer keeps its temporary locked until it is renamed). */
+ * holds (a live writer keeps its temporary locked until it is renamed). Once per folder in
+ * a process (the last 32 folders are remembered). */
 #define STALE_SECONDS 2
 static void remove_stale(const char* path) {
 #if defined(__wasi__)
@@ -445,6 +446,31 @@ static void remove_stale(const char* path) {
         return;
     int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     if (dfd < 0) return;
+    /* once per folder and process: what a killed run left is there before this one starts
+     * (and a folder of n outputs is not read n times) */
+    static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+    static struct {
+        dev_t dev;
+        ino_t ino;
+    } done[32];
+    static int ndone;
+    struct stat ds;
+    int seen_before = 0;
+    pthread_mutex_lock(&lock);
+    if (fstat(dfd, &ds) == 0) {
+        for (int i = 0; i < ndone && i < 32; i++)
+            seen_before |= done[i].dev == ds.st_dev && done[i].ino == ds.st_ino;
+        if (!seen_before) {
+            done[ndone % 32].dev = ds.st_dev;
+            done[ndone % 32].ino = ds.st_ino;
+            ndone++;
+        }
+    }
+    pthread_mutex_unlock(&lock);
+    if (seen_before) {
+        close(dfd);
+        return;
+    }
     DIR* d = fdopendir(dfd);
     if (!d) {
         close(dfd);
