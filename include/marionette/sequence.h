@@ -63,6 +63,12 @@ mn_status mn_seq_read_mem(const char* text, size_t len, const char* name, const 
                           const mn_seq_read_options* opt, const mn_model* figure, mn_model** model,
                           mn_seq** seq, mn_seq_doc_info* info, mn_error* err);
 
+/* The largest value a document's pose gives a hinge (radians: about 159 turns) and a slide
+ * or a free joint's position (the figure's length unit); beyond is refused, naming the
+ * field, as a number that is not finite is. */
+#define MN_SEQ_MAX_ANGLE 1000.0
+#define MN_SEQ_MAX_LENGTH 1e6
+
 /* mn_seq_read_skin from memory (name and base_dir as mn_seq_read_mem). */
 mn_status mn_seq_read_skin_mem(const char* text, size_t len, const char* name, const char* base_dir,
                                const mn_seq_read_options* opt, mn_model** model, mn_seq** seq,

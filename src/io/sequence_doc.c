@@ -128,6 +128,10 @@ static mn_status read_pose(reader* r, const cJSON* o, double* q) {
             if (!cJSON_IsNumber(it) || !isfinite(it->valuedouble))
                 return fail(x, MN_ERR_PARSE, "expected a finite number (%s)",
                             t == MN_JOINT_HINGE ? "radians" : "length");
+            double bound = t == MN_JOINT_HINGE ? MN_SEQ_MAX_ANGLE : MN_SEQ_MAX_LENGTH;
+            if (!(fabs(it->valuedouble) <= bound))
+                return fail(x, MN_ERR_PARSE, "%.10g is beyond %g %s, the most a pose takes",
+                            it->valuedouble, bound, t == MN_JOINT_HINGE ? "radians" : "in length");
             qj[0] = it->valuedouble;
         } else if (t == MN_JOINT_BALL) {
             pop(x);
@@ -142,6 +146,13 @@ static mn_status read_pose(reader* r, const cJSON* o, double* q) {
             mn_status st = check_keys(x, it, free_keys);
             if (st != MN_OK) return st;
             if ((st = get_vec(x, it, "position", qj, 3, NULL)) != MN_OK) return st;
+            for (int i = 0; i < 3; i++)
+                if (!(fabs(qj[i]) <= MN_SEQ_MAX_LENGTH)) {
+                    push_key(x, "position");
+                    return fail(x, MN_ERR_PARSE,
+                                "%.10g is beyond %g in length, the most a pose takes", qj[i],
+                                MN_SEQ_MAX_LENGTH);
+                }
             if ((st = get_quat(x, it, "rotation", qj + 3, NULL)) != MN_OK) return st;
         } else {
             return fail(x, MN_ERR_PARSE, "a fixed joint has no value");

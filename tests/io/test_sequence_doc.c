@@ -309,6 +309,26 @@ static void test_malformed(void) {
          "[{\"name\": \"h\", \"joint\": \"head\"}],\n \"constraints\": [{\"type\": \"pin\", "
          "\"handle\": \"h\",\n \"axis\": \"y\"}]}",
          4, "constraints[0].axis"},
+        /* a member given twice: the line of the second (cJSON would take the first, a loop
+         * over the pose the last) */
+        {"{\"figure\": \"stickman\",\n \"keys\": [{\"frame\": 0, \"pose\": {\"torso.2\": 0.1,\n "
+         "\"torso.2\": 0.5}}]}",
+         3, "json"},
+        {"{\"figure\": \"stickman\", \"fps\": 30,\n \"keys\": [{\"frame\": 0, \"pose\": {}}],\n "
+         "\"fps\": 60}",
+         3, "json"},
+        {"{\"figure\": \"stickman\",\n \"keys\": [{\"frame\": 0, \"frame\": 1, \"pose\": {}}]}", 2,
+         "json"},
+        /* pose values beyond the bounds (1000 radians, 1e6 in length) */
+        {"{\"figure\": \"stickman\",\n \"keys\": [{\"frame\": 0, \"pose\": {\"torso.2\": "
+         "1e300}}]}",
+         2, "keys[0].pose.torso.2"},
+        {"{\"figure\": \"stickman\",\n \"keys\": [{\"frame\": 0, \"pose\": {\"torso.2\": "
+         "-1000.5}}]}",
+         2, "keys[0].pose.torso.2"},
+        {"{\"figure\": \"stickman\",\n \"keys\": [{\"frame\": 0, \"pose\": {\n\"pelvis\": "
+         "{\"position\": [0, 1e7, 0], \"rotation\": [1, 0, 0, 0]}}}]}",
+         3, "keys[0].pose.pelvis.position"},
     };
     for (size_t i = 0; i < sizeof table / sizeof table[0]; i++) {
         mn_model* m = (mn_model*)1;
