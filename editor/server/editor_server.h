@@ -98,6 +98,10 @@ typedef struct ed_response {
 /* Handles one request: fills rs (free it with ed_response_free). Never fails: every
  * problem is an answer with a 4xx or 5xx status and {"error": "..."}. */
 void ed_handle(ed_server* sv, const ed_request* rq, ed_response* rs);
+/* Is the request refused whatever its body (a wrong Host, two Content-Length headers that
+ * disagree, a write from another origin, an API request without the token)? Then it is
+ * answered before any of its body is read. */
+int ed_refused_before_body(const ed_server* sv, const ed_request* rq);
 void ed_response_free(ed_response* rs);
 
 /* ---- project.c: paths, versions, listing and writes inside the project ------------------ */

@@ -772,6 +772,15 @@ static void post_export(ed_server* sv, const ed_request* rq, ed_response* rs) {
     free(rel);
 }
 
+int ed_refused_before_body(const ed_server* sv, const ed_request* rq) {
+    const char* path = rq->path ? rq->path : "";
+    const char* method = rq->method ? rq->method : "";
+    int write = !strcmp(method, "PUT") || !strcmp(method, "POST") || !strcmp(method, "DELETE");
+    int api = !strncmp(path, "/api/", 5) || !strcmp(path, "/api");
+    return !host_ok(sv, header(rq, "Host")) || lengths_conflict(rq) ||
+           (write && !origin_ok(sv, header(rq, "Origin"))) || (api && !token_ok(sv, rq));
+}
+
 void ed_handle(ed_server* sv, const ed_request* rq, ed_response* rs) {
     memset(rs, 0, sizeof *rs);
     const char* method = rq->method ? rq->method : "";

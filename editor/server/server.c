@@ -115,6 +115,7 @@ typedef struct body {
     char* data;
     size_t len, cap;
     int too_large;
+    int refused; /* answered from the headers, the body left unread */
 } body;
 
 /* Leaves the URL and the query as they were sent: ed_handle decodes them (and refuses an
@@ -145,24 +146,6 @@ static enum MHD_Result collect(void* cls, enum MHD_ValueKind kind, const char* k
     ps->p[ps->n].value = value;
     ps->p[ps->n].len = value ? value_size : 0;
     ps->n++;
-    return MHD_YES;
-}
-
-/* Counts the Content-Length headers whose value differs from the first one's. */
-typedef struct lengths {
-    const char* first;
-    int differ;
-} lengths;
-
-static enum MHD_Result count_length(void* cls, enum MHD_ValueKind kind, const char* key,
-                                    const char* value) {
-    (void)kind;
-    lengths* l = cls;
-    if (!key || strcasecmp(key, "Content-Length")) return MHD_YES;
-    if (!l->first)
-        l->first = value ? value : "";
-    else if (strcmp(l->first, value ? value : ""))
-        l->differ = 1;
     return MHD_YES;
 }
 
@@ -207,11 +190,15 @@ static enum MHD_Result on_request(void* cls, struct MHD_Connection* c, const cha
         /* a declared body too large is refused before any of it is read */
         const char* cl = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Content-Length");
         if (cl && strtoull(cl, NULL, 10) > ED_MAX_BODY) b->too_large = 1;
-        /* two lengths that disagree: answered (400, by ed_handle) before any body is read,
-         * and the connection closed, since where this request ends is unknown */
-        lengths l = {NULL, 0};
-        MHD_get_connection_values(c, MHD_HEADER_KIND, count_length, &l);
-        if (!b->too_large && !l.differ) return MHD_YES;
+        /* a request refused whatever its body (no token, another Host or origin, two lengths
+         * that disagree) is answered before any of its body is read: nobody without the token
+         * makes the server hold 32 MiB; the connection is closed after (the rest unread) */
+        pairs hs = {NULL, 0, 0};
+        MHD_get_connection_values_n(c, MHD_HEADER_KIND, collect, &hs);
+        ed_request pre = {method, url, strlen(url), NULL, 0, hs.p, hs.n, NULL, 0, 0};
+        b->refused = ed_refused_before_body(sv, &pre);
+        free(hs.p);
+        if (!b->too_large && !b->refused) return MHD_YES;
     } else if (*upload_data_size) {
         size_t n = *upload_data_size;
         *upload_data_size = 0;
@@ -243,6 +230,8 @@ static enum MHD_Result on_request(void* cls, struct MHD_Connection* c, const cha
                      heads.p, heads.n, b->data,     b->len, b->too_large};
     ed_response rs;
     ed_handle(sv, &rq, &rs);
+    if (b->refused && rq.method && strcmp(rq.method, "GET") && strcmp(rq.method, "HEAD"))
+        rs.close = 1;
     enum MHD_Result ok = respond(c, &rs);
     printf("%s %s %d\n", method, url, rs.status);
     fflush(stdout);
