@@ -509,8 +509,46 @@ static void test_many_keys_and_pins(void) {
     free(t);
 }
 
+/* A bake whose violation is not finite (a target set through the API at 1e300 m: a
+ * document cannot hold one, its coordinates are bounded) is an error naming the frame, and
+ * no motion of infinities comes back. */
+static void test_bake_not_finite(void) {
+    mn_model* m = mn_stickman_model(NULL);
+    mn_seq_def def = mn_seq_def_default();
+    mn_seq* s = mn_seq_create(m, &def, NULL);
+    mn_seq_set_key(s, 0, m->q0, NULL);
+    mn_seq_set_key(s, 4, m->q0, NULL);
+    mn_handle_def h = mn_handle_default();
+    h.joint = mn_model_find_joint(m, "left foot");
+    mn_error err;
+    int hi = mn_seq_add_handle(s, &h, &err);
+    mn_seq_constraint_def c = mn_seq_constraint_default();
+    c.con.type = MN_CON_PIN;
+    c.con.handle = hi;
+    c.con.target = mn_v3(1e300, 0, 0);
+    CHECK(hi >= 0 && mn_seq_add_constraint(s, &c, &err) >= 0);
+    mn_motion mo;
+    mn_seq_bake_result r;
+    mn_status st = mn_seq_bake(s, m, NULL, &mo, &r, &err);
+    CHECK(st == MN_ERR_SINGULAR && strstr(err.message, "frame 0") &&
+          strstr(err.message, "not finite") && mo.q == NULL && mo.nframes == 0);
+    /* the document holding that target is refused when read, naming the coordinate */
+    const char* doc = "{\"figure\": \"stickman\", \"keys\": [{\"frame\": 0, \"pose\": {}}],\n "
+                      "\"handles\": [{\"name\": \"f\", \"joint\": \"left foot\"}],\n "
+                      "\"constraints\": [{\"type\": \"pin\", \"handle\": \"f\",\n \"target\": "
+                      "[1e300, 0, 0]}]}";
+    mn_model* dm = NULL;
+    mn_seq* ds = NULL;
+    CHECK(mn_seq_read_mem(doc, strlen(doc), "t.json", NULL, NULL, NULL, &dm, &ds, NULL, &err) ==
+              MN_ERR_PARSE &&
+          err.line == 4 && !strcmp(err.field, "constraints[0].target[0]"));
+    mn_seq_destroy(s);
+    mn_model_destroy(m);
+}
+
 int main(int argc, char** argv) {
     mn_test_init(argc, argv);
+    RUN(test_bake_not_finite);
     RUN(test_many_keys_and_pins);
     RUN(test_round_trip);
     RUN(test_file_with_figure);
