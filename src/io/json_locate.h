@@ -14,7 +14,6 @@
 
 #include <cjson/cJSON.h>
 
-#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -230,25 +229,10 @@ static inline mn_status get_vec(ctx* x, const cJSON* o, const char* key, double*
     return MN_OK;
 }
 
-/* The largest coordinate a document's point, target, origin, direction or offset takes
- * (lengths of the figure's unit): beyond, a solve's residuals overflow to infinity. */
-#define JSON_MAX_COORD 1e6
-
 static inline mn_status get_v3(ctx* x, const cJSON* o, const char* key, mn_vec3* v, int* present) {
     double a[3];
     mn_status st = get_vec(x, o, key, a, 3, present);
-    if (st != MN_OK || (present && !*present)) return st;
-    for (int i = 0; i < 3; i++)
-        if (!(fabs(a[i]) <= JSON_MAX_COORD)) {
-            push_key(x, key);
-            push_index(x, i);
-            mn_status f = fail(x, MN_ERR_PARSE, "%.10g is beyond %g, the largest coordinate taken",
-                               a[i], JSON_MAX_COORD);
-            pop(x);
-            pop(x);
-            return f;
-        }
-    *v = mn_v3(a[0], a[1], a[2]);
+    if (st == MN_OK && (!present || *present)) *v = mn_v3(a[0], a[1], a[2]);
     return st;
 }
 

@@ -191,8 +191,8 @@ static void test_bad_input(void) {
 }
 
 /* Bounds of a bake: keys 10 million frames apart in a 89-byte document are refused before
- * any work (the limit and the frames named, nothing written); a target at 1e300 m (once
- * baked to exit 0 with max_violation=inf) exits 1, nothing written. */
+ * any work (the limit and the frames named, nothing written); a constraint whose violation
+ * is not finite exits 1 (not 0 with max_violation=inf), nothing written. */
 static void test_bake_bounds(void) {
     char *out, *err;
     const char* amp = "{\"figure\":\"stickman\",\"fps\":30,\"keys\":[{\"frame\":0,\"pose\":{}},"
@@ -220,8 +220,7 @@ static void test_bake_bounds(void) {
     if (f) fclose(f);
     snprintf(args, sizeof args, "anim bake '%s' --out '%s'", path, bvh);
     CHECK(run_cli(args, &out, &err) == 1);
-    CHECK(err && strstr(err, ":3: constraints[0].target[0]: 1e+300 is beyond") &&
-          (!out || !strstr(out, "inf")));
+    CHECK(err && strstr(err, "not finite") && (!out || !strstr(out, "inf")));
     free(out), free(err);
     char* kept = mn_test_read_file(bvh, NULL);
     CHECK(kept && !strcmp(kept, "keep"));
