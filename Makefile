@@ -27,7 +27,7 @@ install: build
 	cmake --install $(BUILD) --prefix $(PREFIX)
 
 # The editor: the command, the WebAssembly module and the page (web/editor/dist), then the
-# server on the scratch project; open the URL it prints (http://127.0.0.1:8765/).
+# server on the scratch project; open the URL it prints (http://127.0.0.1:8765/?token=...).
 run: build web
 	./$(BUILD)/marionette editor
 

@@ -4,6 +4,7 @@
 #include <marionette/anim.h>
 #include <marionette/clip.h>
 #include <marionette/io.h>
+#include <marionette/sequence.h>
 
 #include <math.h>
 #include <stdio.h>
@@ -12,6 +13,7 @@
 #include <time.h>
 
 #include "bench_util.h"
+#include "plot.h"
 #include "cli.h"
 
 const char mn_bench_anim_summary[] =
@@ -52,7 +54,9 @@ static void usage(FILE* f) {
             "published CMU figure (21.77:1 at 24 FPS, worst error 0.0495 cm).\n"
             "reduce (with --bvh): whole-pose keys of the take at 120 Hz for the editor\n"
             "(mn_seq_add_motion, squad and Catmull-Rom) within 1 mm and 0.5 mm of every joint:\n"
-            "keys, frames per key, max_error_m.\n");
+            "keys, frames per key, max_error_m.\n"
+            "read: a sequence document of N keys, then of N pins (N = 250 to 4000), read from\n"
+            "memory: what, n, bytes, ok, ms (the reader is linear in keys and constraints).\n");
 }
 
 static double cpu_ns(void) {
@@ -268,7 +272,8 @@ static int write_svg(const char* path, int frames, const double* foot_plain, con
     /* a log scale from 1e-4 mm (0.1 micrometre) to 1e3 mm: the constrained in-betweens sit
      * five orders of magnitude under the plain ones */
     const int dec_lo = -4, dec_hi = 3;
-    FILE* fp = fopen(path, "w");
+    mn_bench_svg svg;
+    FILE* fp = mn_bench_svg_open(&svg);
     if (!fp) return -1;
     fprintf(fp,
             "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" height=\"%.0f\" "
@@ -316,7 +321,7 @@ static int write_svg(const char* path, int frames, const double* foot_plain, con
             color[i], dash[i], L + 320 * (i / 2) + 30, H - 26 + 16 * (i % 2), label[i]);
     }
     fprintf(fp, "</svg>\n");
-    return fclose(fp) == 0 ? 0 : -1;
+    return mn_bench_svg_close(fp, &svg, path);
 }
 
 static void time_inbetween(const mn_model* m, int frames, const char* svg) {
@@ -436,6 +441,52 @@ static void time_inbetween(const mn_model* m, int frames, const char* svg) {
     mn_seq_destroy(s);
 }
 
+/* A sequence document of the stick figure with nkeys keys and npins pins (text, malloc'd). */
+static char* seq_doc(int nkeys, int npins, size_t* len) {
+    size_t cap = 200 + (size_t)nkeys * 64 + (size_t)npins * 96, n = 0;
+    char* t = malloc(cap);
+    if (!t) return NULL;
+    n += (size_t)snprintf(t + n, cap - n, "{\"figure\": \"stickman\", \"fps\": 30, \"keys\": [");
+    for (int i = 0; i < nkeys; i++)
+        n += (size_t)snprintf(t + n, cap - n, "%s{\"frame\": %d, \"pose\": {\"torso.2\": %.2f}}",
+                              i ? ", " : "", 2 * i, 0.01 * (i % 7));
+    n += (size_t)snprintf(t + n, cap - n,
+                          "], \"handles\": [{\"name\": \"foot\", \"joint\": \"left foot\"}], "
+                          "\"constraints\": [");
+    for (int i = 0; i < npins; i++)
+        n += (size_t)snprintf(t + n, cap - n,
+                              "%s{\"type\": \"pin\", \"handle\": \"foot\", \"frames\": [%d, %d], "
+                              "\"target\": [0.1, 0, %.3f]}",
+                              i ? ", " : "", i, i + 1, 0.001 * i);
+    n += (size_t)snprintf(t + n, cap - n, "]}\n");
+    *len = n;
+    return t;
+}
+
+/* Reading a sequence document of n keys, then of n pins: the reader is linear in both (a
+ * build of the interpolation, one scratch system per constraint). */
+static void time_read(void) {
+    for (int n = 250; n <= 4000; n *= 2) {
+        for (int pins = 0; pins < 2; pins++) {
+            size_t len;
+            char* text = seq_doc(pins ? 2 : n, pins ? n : 0, &len);
+            if (!text) return;
+            mn_model* m = NULL;
+            mn_seq* s = NULL;
+            mn_error err;
+            double t0 = wall_s();
+            mn_status st =
+                mn_seq_read_mem(text, len, "bench.json", ".", NULL, NULL, &m, &s, NULL, &err);
+            double t1 = wall_s();
+            printf("bench=anim part=read what=%s n=%d bytes=%zu ok=%d ms=%.2f\n",
+                   pins ? "pins" : "keys", n, len, st == MN_OK, (t1 - t0) * 1e3);
+            mn_seq_destroy(s);
+            mn_model_destroy(m);
+            free(text);
+        }
+    }
+}
+
 int mn_bench_anim(int argc, char** argv) {
     if (mn_cli_wants_help(argc, argv)) {
         usage(stdout);
@@ -460,6 +511,7 @@ int mn_bench_anim(int argc, char** argv) {
     mn_error err;
     mn_model* m = mn_stickman_model(&err);
     if (!m) return mn_cli_input_error(&err);
+    time_read();
     mn_seq* s = stickman_seq(m);
     time_sampling("stickman", s, nsamples);
     mn_seq_destroy(s);

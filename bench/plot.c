@@ -1,8 +1,11 @@
 /* Log-log SVG plots and power-law fits: see plot.h. */
 #include "plot.h"
 
+#include <marionette/io.h>
+
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 
 double mn_bench_fit_exponent(const double* x, const double* y, int n) {
     double sx = 0, sy = 0, sxx = 0, sxy = 0;
@@ -29,7 +32,8 @@ int mn_bench_loglog_svg(const char* path, const char* title, const char* xlabel,
             ylo = fmin(ylo, series[s].y[i]), yhi = fmax(yhi, series[s].y[i]);
         }
     if (!(xhi > 0) || !(yhi > 0)) return -1;
-    FILE* fp = fopen(path, "w");
+    mn_bench_svg svg;
+    FILE* fp = mn_bench_svg_open(&svg);
     if (!fp) return -1;
     const double W = 640, H = 420, L = 70, R = 20, T = 40, B = 50;
     double x0 = floor(log10(xlo)), x1 = ceil(log10(xhi));
@@ -84,5 +88,20 @@ int mn_bench_loglog_svg(const char* path, const char* title, const char* xlabel,
 #undef SX
 #undef SY
     fprintf(fp, "</svg>\n");
-    return fclose(fp) == 0 ? 0 : -1;
+    return mn_bench_svg_close(fp, &svg, path);
+}
+
+FILE* mn_bench_svg_open(mn_bench_svg* svg) {
+    svg->buf = NULL;
+    svg->len = 0;
+    return open_memstream(&svg->buf, &svg->len);
+}
+
+int mn_bench_svg_close(FILE* fp, mn_bench_svg* svg, const char* path) {
+    int ok = fclose(fp) == 0;
+    mn_error err;
+    ok = ok && mn_write_file_atomic(path, svg->buf, svg->len, &err) == MN_OK;
+    free(svg->buf);
+    svg->buf = NULL;
+    return ok ? 0 : -1;
 }

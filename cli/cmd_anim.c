@@ -405,16 +405,11 @@ static int compress_take(int argc, char** argv) {
         if (!c) {
             code = mn_cli_input_error(&err);
         } else {
-            if (out) {
-                FILE* f = fopen(out, "wb");
-                int ok = f && fwrite(mn_clip_bytes(c), 1, mn_clip_size(c), f) == mn_clip_size(c);
-                if (f && fclose(f) != 0) ok = 0;
-                if (!ok) {
-                    fprintf(stderr, "marionette: %s: cannot write the clip\n", mn_cli_safe(out));
-                    remove(out);
-                    code = MN_EXIT_INPUT;
-                }
-            }
+            /* the safe writer as every other output: no symlink followed, no FIFO waited on,
+             * the old file whole when the write fails */
+            if (out && mn_write_file_atomic(out, (const char*)mn_clip_bytes(c), mn_clip_size(c),
+                                            &err) != MN_OK)
+                code = mn_cli_input_error(&err);
             if (code == MN_EXIT_OK)
                 printf("file=%s frames=%d fps=%.9g tracks=%d rest=%d constant=%d sparse=%d "
                        "dense=%d keys=%ld raw_bytes=%zu bytes=%zu ratio=%.2f tol=%g shell=%g "

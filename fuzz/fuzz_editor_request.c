@@ -7,7 +7,9 @@
  * the answer has a status from 200 to 599, the secret is never read (its word appears in no answer
  * unless the request carried it) nor changed, nothing is written outside the project, and no
  * message reveals the project's own path (unless the request named it). Exports (a bake of any
- * length the document asks for) are left out: they only take time. Seeds:
+ * length the document asks for) are left out: they only take time. The harness adds the
+ * token's header (the server's token is fixed here) unless the method starts with '!'; an
+ * API request without the token never gets a 2xx answer. Seeds:
  * fuzz/corpus/fuzz_editor_request/. */
 #define _GNU_SOURCE /* memmem */
 #include <dirent.h>
@@ -71,6 +73,7 @@ static void setup(void) {
     make_project();
     char why[200];
     if (ed_server_init(&sv, dir, NULL, NULL, NULL, 8765, why, sizeof why) != 0) abort();
+    snprintf(sv.token, sizeof sv.token, "%s", "f00d");
     atexit(cleanup);
 }
 
@@ -124,11 +127,16 @@ int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
                 na++;
         }
     }
+    int with_token = method[0] != '!';
+    if (with_token && nh < 16) heads[nh++] = (ed_pair){"X-Marionette-Token", "f00d", 4};
     ed_request rq = {method, path, path_len, args, na, heads, nh, p, (size_t)(end - p), 0};
     ed_response rs;
     if (!strstr(path, "export")) {
         ed_handle(&sv, &rq, &rs);
         if (rs.status < 200 || rs.status > 599 || (!rs.body && rs.len)) abort();
+        if (!with_token && !strncmp(path, "/api", 4) && rs.status < 300 &&
+            !memmem(data, size, "f00d", 4))
+            abort(); /* the API answered without the token */
         /* read outside (unless the request itself carried the word, echoed in a message) */
         if (rs.body && memmem(rs.body, rs.len, "SECRET", 6) && !memmem(data, size, "SECRET", 6))
             abort();

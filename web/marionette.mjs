@@ -433,6 +433,11 @@ function solveOptions(mn, options, dvp, ivp, seq) {
 }
 function solveResult(mn, s, outp) {
   const o = mn._f64(outp, 8);
+  // a violation that is not finite (a target beyond any reach, 1e300 m) is no result: the
+  // solve throws rather than report Infinity as a measure
+  for (const [i, what] of [[4, 'maxViolation'], [5, 'maxRotViolation'], [6, 'maxDragError']]) {
+    if (!Number.isFinite(o[i])) fail(what, `${o[i]}: the constraints cannot be measured (a target out of reach of any number)`);
+  }
   return {
     status: STATUS[o[0]], ok: o[0] === 0, iterations: o[1], svdFallbacks: o[2], rows: o[3], maxViolation: o[4],
     maxRotViolation: o[5], maxDragError: o[6], unmet: o[7], message: s === 0 ? '' : mn._str(mn._x.mnw_error_message()),
@@ -481,15 +486,33 @@ class Figure extends Owned {
     }
     this.jointNames = this.joints.map((j) => j.name);
     this._views = {};
+    this._arrays = {};
     this._io = mn._x.mnw_malloc(8 * 64);
   }
-  _view(key, ptrFn, n) {
+  _array(key, ptrFn, n) {
     this._live();
-    let v = this._views[key];
+    let v = this._arrays[key];
     if (!v || v.buffer !== this._mn._x.memory.buffer) {
-      v = this._views[key] = new Float64Array(this._mn._x.memory.buffer, ptrFn(this._p), n);
+      v = this._arrays[key] = new Float64Array(this._mn._x.memory.buffer, ptrFn(this._p), n);
     }
     return v;
+  }
+  // A view of the figure's numbers in the module's memory that stays right when the memory
+  // grows and throws once the figure is disposed: a view kept past dispose() would otherwise
+  // read and write the memory the next figure is given.
+  _view(key, ptrFn, n) {
+    this._live();
+    if (!this._views[key]) {
+      const at = () => this._array(key, ptrFn, n);
+      this._views[key] = new Proxy(at(), {
+        get(_, k) { const t = at(), v = t[k]; return typeof v === 'function' ? v.bind(t) : v; },
+        set(_, k, value) { at()[k] = value; return true; },
+        has(_, k) { return k in at(); },
+        ownKeys() { return Reflect.ownKeys(at()); },
+        getOwnPropertyDescriptor(_, k) { return Reflect.getOwnPropertyDescriptor(at(), k); },
+      });
+    }
+    return this._views[key];
   }
   /** The state (nq numbers), a view of the module's memory: write it, then call fk(). */
   get q() { return this._view('q', this._mn._x.mnw_figure_q, this.nq); }
@@ -632,6 +655,7 @@ class Figure extends Owned {
     this._mn._x.mnw_free(this._io);
     this._p = 0;
     this._views = {};
+    this._arrays = {};
   }
 }
 

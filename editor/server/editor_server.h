@@ -13,6 +13,12 @@
 /* The largest request body (413 beyond) and the longest project path (bytes). */
 #define ED_MAX_BODY ((size_t)32 << 20)
 #define ED_MAX_REL 255
+/* The most connections at once (each a descriptor; idle ones closed after 60 s, one whose
+ * request line and headers have not all come within 10 s shut down: server.c). */
+#define ED_MAX_CONNECTIONS 512
+/* The most frames an export bakes (at 30 frames a second, 55 minutes): a longer sequence is
+ * refused before any work (422). */
+#define ED_MAX_EXPORT_FRAMES 100000L
 
 /* One server: the project folder, the page's files, what is opened first. */
 typedef struct ed_server {
@@ -23,12 +29,32 @@ typedef struct ed_server {
     char* figure;               /* the default figure (a project path or "stickman") */
     char* sequence;             /* the sequence opened (a project path) */
     int port;                   /* for the Host and Origin checks */
+    char token[65];             /* the secret every API request carries (64 hex digits) */
     pthread_mutex_t write_lock; /* every write of the project, one at a time */
+    volatile int stopping;      /* set when the server stops: an export under way ends */
+    /* the listing's versions and kinds by path, kept while a file's size, times and inode
+     * stay the same (ed_list): a listing reads only the files that changed */
+    struct ed_listed* listed;
+    int nlisted;
+    pthread_mutex_t list_lock;
+    long long list_read_bytes; /* bytes the listings read, in all (for the tests) */
 } ed_server;
 
 /* Fills sv for the project folder `project` (made absolute; it must exist), the page's
  * folder `assets` (may be NULL), and the figure and sequence opened (project paths; NULL:
- * found as docs/editor-server.md says). Returns 0, or -1 with why[] filled. */
+ * found as docs/editor-server.md says), with a fresh random token (getrandom). Returns 0,
+ * or -1 with why[] filled. */
+/* The page's Content-Security-Policy, and the one of every other answer (docs/editor-server.md). */
+#define ED_CSP_PAGE                                                                                \
+    "default-src 'none'; script-src 'self' 'wasm-unsafe-eval'; style-src 'self' 'unsafe-inline'; " \
+    "img-src 'self' data: blob:; connect-src 'self'; font-src 'self'; worker-src 'self'; "         \
+    "base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
+#define ED_CSP_DATA "sandbox; default-src 'none'; frame-ancestors 'none'"
+
+/* The token's cookie is named ED_COOKIE "-PORT": a browser keeps cookies per host, not per
+ * port, so two servers on one machine must not share a name. */
+#define ED_COOKIE "marionette-token"
+
 int ed_server_init(ed_server* sv, const char* project, const char* assets, const char* figure,
                    const char* sequence, int port, char* why, size_t cap);
 void ed_server_free(ed_server* sv);
@@ -64,11 +90,18 @@ typedef struct ed_response {
     char etag[24];         /* "\"<version>\"" or "" */
     char disposition[600]; /* Content-Disposition or "" */
     const char* allow;     /* for a 405: the methods allowed */
+    char cookie[160];      /* Set-Cookie (the token, for the page opened with it) or "" */
+    int page;              /* one of the page's own files: the page's CSP, else a sandbox */
+    int close;             /* close the connection after the answer (the rest unread) */
 } ed_response;
 
 /* Handles one request: fills rs (free it with ed_response_free). Never fails: every
  * problem is an answer with a 4xx or 5xx status and {"error": "..."}. */
 void ed_handle(ed_server* sv, const ed_request* rq, ed_response* rs);
+/* Is the request refused whatever its body (a wrong Host, two Content-Length headers that
+ * disagree, a write from another origin, an API request without the token)? Then it is
+ * answered before any of its body is read. */
+int ed_refused_before_body(const ed_server* sv, const ed_request* rq);
 void ed_response_free(ed_response* rs);
 
 /* ---- project.c: paths, versions, listing and writes inside the project ------------------ */
@@ -101,10 +134,13 @@ int ed_exists(const ed_server* sv, const char* rel);
 /* The kind /api/project gives a file: "sequence", "figure", "scene", "settings", "export"
  * or "other". */
 const char* ed_kind(const char* rel, const char* data, size_t len);
-/* The project's files as a JSON array text (malloc'd): recursive, sorted, hidden files and
- * temporaries skipped, symbolic links not followed. NULL when out of memory. */
+/* The project's files as a JSON array (cJSON): recursive, sorted, hidden files and
+ * temporaries skipped, symbolic links not followed. A file whose size, modification and
+ * change times and inode are those of the last listing is not read again (its version and
+ * kind are remembered). NULL when out of memory. */
 struct cJSON;
-struct cJSON* ed_list(const ed_server* sv);
+struct cJSON* ed_list(ed_server* sv);
+void ed_list_forget(ed_server* sv);
 
 /* ---- server.c: the daemon ---------------------------------------------------------------- */
 

@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/random.h>
 #include <sys/stat.h>
 
 /* ---- answers ----------------------------------------------------------------------------- */
@@ -147,6 +148,67 @@ static int origin_ok(const ed_server* sv, const char* origin) {
     return !strcmp(origin, a) || !strcasecmp(origin, b);
 }
 
+/* Compares a candidate with the token in time independent of where they differ. */
+static int token_equal(const ed_server* sv, const char* v, size_t n) {
+    size_t k = strlen(sv->token);
+    unsigned diff = n != k || !k;
+    for (size_t i = 0; i < k; i++)
+        diff |= (unsigned)(unsigned char)sv->token[i] ^ (unsigned)(unsigned char)(i < n ? v[i] : 0);
+    return !diff;
+}
+
+/* Does the request carry the token: X-Marionette-Token, Authorization: Bearer or token, or
+ * the cookie ED_COOKIE-PORT the page got when it was opened with the token? */
+static int token_ok(const ed_server* sv, const ed_request* rq) {
+    for (int i = 0; i < rq->nheaders; i++) {
+        const ed_pair* h = &rq->headers[i];
+        if (!h->key || !h->value || strlen(h->value) != h->len) continue;
+        const char* v = h->value;
+        if (!strcasecmp(h->key, "X-Marionette-Token") && token_equal(sv, v, h->len)) return 1;
+        if (!strcasecmp(h->key, "Authorization")) {
+            if (!strncasecmp(v, "Bearer ", 7) || !strncasecmp(v, "token ", 6)) {
+                v = strchr(v, ' ') + 1;
+                while (*v == ' ')
+                    v++;
+                if (token_equal(sv, v, strlen(v))) return 1;
+            }
+        }
+        if (!strcasecmp(h->key, "Cookie")) {
+            char name[64];
+            int nl = snprintf(name, sizeof name, "%s-%d=", ED_COOKIE, sv->port);
+            for (const char* c = v; *c;) {
+                while (*c == ' ' || *c == ';')
+                    c++;
+                size_t cl = strcspn(c, ";");
+                if (cl > (size_t)nl && !strncmp(c, name, (size_t)nl)) {
+                    size_t vl = cl - (size_t)nl;
+                    while (vl && c[nl + (int)vl - 1] == ' ')
+                        vl--;
+                    if (token_equal(sv, c + nl, vl)) return 1;
+                }
+                c += cl;
+            }
+        }
+    }
+    return 0;
+}
+
+/* Two Content-Length headers that disagree (RFC 9112 6.3: unrecoverable, the body's end is
+ * unknown). */
+static int lengths_conflict(const ed_request* rq) {
+    const ed_pair* first = NULL;
+    for (int i = 0; i < rq->nheaders; i++) {
+        const ed_pair* h = &rq->headers[i];
+        if (!h->key || strcasecmp(h->key, "Content-Length")) continue;
+        if (!first)
+            first = h;
+        else if (!h->value || !first->value || h->len != first->len ||
+                 memcmp(h->value, first->value, h->len))
+            return 1;
+    }
+    return 0;
+}
+
 /* The checked project path of argument key, or NULL with the answer made. */
 static char* project_path(const ed_request* rq, const char* key, ed_response* rs) {
     const char* bad = NULL;
@@ -213,6 +275,16 @@ static const char* content_type(const char* rel) {
     return "application/octet-stream";
 }
 
+/* The type a project file is served with: never one a browser runs (HTML, SVG, XML, script
+ * are text/plain or bytes), so that a file uploaded as take.html is data. */
+static const char* data_type(const char* rel) {
+    const char* t = content_type(rel);
+    if (!strncmp(t, "application/json", 16) || !strncmp(t, "model/", 6) ||
+        !strcmp(t, "image/png") || !strcmp(t, "image/jpeg") || !strncmp(t, "text/plain", 10))
+        return t;
+    return "application/octet-stream";
+}
+
 /* The folder of rel inside the project, absolute (malloc'd). */
 static char* folder_of(const ed_server* sv, const char* rel) {
     const char* slash = strrchr(rel, '/');
@@ -258,10 +330,12 @@ static void get_asset(ed_server* sv, const char* path, size_t path_len, ed_respo
     size_t len;
     char msg[600];
     int st = ed_read(sv, sv->assets, rel, &data, &len, msg, sizeof msg);
-    if (st != 200)
+    if (st != 200) {
         answer_error(rs, st, msg);
-    else
+    } else {
         set_body(rs, 200, content_type(rel), data, len);
+        rs->page = 1;
+    }
     free(rel);
 }
 
@@ -320,11 +394,11 @@ static void get_file(ed_server* sv, const ed_request* rq, ed_response* rs) {
     }
     char ver[17];
     ed_version(data, len, ver);
-    set_body(rs, 200, content_type(rel), data, len);
+    set_body(rs, 200, data_type(rel), data, len);
     snprintf(rs->etag, sizeof rs->etag, "\"%s\"", ver);
-    const char* bad = NULL;
-    char* dl = arg(rq, "download", &bad);
-    if (dl && strcmp(dl, "0")) {
+    /* a project file is data, never a page of this origin: always an attachment (a fetch
+     * reads it all the same), under a sandbox CSP (server.c) */
+    {
         /* filename: the last component, ASCII letters, digits and ._- only; filename*: all */
         const char* base = strrchr(rel, '/') ? strrchr(rel, '/') + 1 : rel;
         char ascii[150], enc[400];
@@ -344,7 +418,6 @@ static void get_file(ed_server* sv, const ed_request* rq, ed_response* rs) {
         snprintf(rs->disposition, sizeof rs->disposition,
                  "attachment; filename=\"%s\"; filename*=UTF-8''%s", ascii, enc);
     }
-    free(dl);
     free(rel);
 }
 
@@ -652,10 +725,13 @@ static void post_export(ed_server* sv, const ed_request* rq, ed_response* rs) {
     free(dir);
     mn_motion mo;
     memset(&mo, 0, sizeof mo);
-    if (ms == MN_OK) ms = mn_seq_bake(s, m, NULL, &mo, NULL, &err);
+    mn_seq_bake_options bo = mn_seq_bake_default();
+    bo.max_frames = ED_MAX_EXPORT_FRAMES;
+    bo.cancel = &sv->stopping;
+    if (ms == MN_OK) ms = mn_seq_bake(s, m, &bo, &mo, NULL, &err);
     if (ms != MN_OK) {
         ed_strip_project(sv, err.message);
-        answer_error(rs, ms == MN_ERR_NOMEM ? 500 : 422, err.message);
+        answer_error(rs, ms == MN_ERR_NOMEM ? 500 : sv->stopping ? 503 : 422, err.message);
     } else {
         /* exports/<the sequence's name without .json>.bvh|.glb */
         const char* base = strrchr(rel, '/') ? strrchr(rel, '/') + 1 : rel;
@@ -696,6 +772,15 @@ static void post_export(ed_server* sv, const ed_request* rq, ed_response* rs) {
     free(rel);
 }
 
+int ed_refused_before_body(const ed_server* sv, const ed_request* rq) {
+    const char* path = rq->path ? rq->path : "";
+    const char* method = rq->method ? rq->method : "";
+    int write = !strcmp(method, "PUT") || !strcmp(method, "POST") || !strcmp(method, "DELETE");
+    int api = !strncmp(path, "/api/", 5) || !strcmp(path, "/api");
+    return !host_ok(sv, header(rq, "Host")) || lengths_conflict(rq) ||
+           (write && !origin_ok(sv, header(rq, "Origin"))) || (api && !token_ok(sv, rq));
+}
+
 void ed_handle(ed_server* sv, const ed_request* rq, ed_response* rs) {
     memset(rs, 0, sizeof *rs);
     const char* method = rq->method ? rq->method : "";
@@ -706,6 +791,11 @@ void ed_handle(ed_server* sv, const ed_request* rq, ed_response* rs) {
                       "refused: the Host header must be 127.0.0.1:%d or localhost:%d (a page of "
                       "another site may not reach this server)",
                       sv->port, sv->port);
+        return;
+    }
+    if (lengths_conflict(rq)) {
+        answer_error(rs, 400, "refused: two Content-Length headers that disagree");
+        rs->close = 1;
         return;
     }
     if (rq->body_too_large) {
@@ -737,7 +827,29 @@ void ed_handle(ed_server* sv, const ed_request* rq, ed_response* rs) {
             answer_errorf(rs, 405, "%s: the page's files are read with GET", method);
             return;
         }
+        /* the page opened with ?token=TOKEN (the URL the server printed) gets the token as a
+         * cookie its requests carry from then on; a wrong token is refused */
+        const char* bad = NULL;
+        char* tok = arg(rq, "token", &bad);
+        if (tok || bad) {
+            int ok = tok && token_equal(sv, tok, strlen(tok));
+            free(tok);
+            if (!ok) {
+                answer_error(rs, 403,
+                             "refused: a wrong token (open the URL the server printed, with "
+                             "its ?token=)");
+                return;
+            }
+            snprintf(rs->cookie, sizeof rs->cookie, "%s-%d=%s; Path=/; HttpOnly; SameSite=Strict",
+                     ED_COOKIE, sv->port, sv->token);
+        }
         get_asset(sv, path, plen, rs);
+        return;
+    }
+    if (!token_ok(sv, rq)) {
+        answer_error(rs, 403,
+                     "refused: no valid token (open the URL the server printed, with its "
+                     "?token=; a script sends X-Marionette-Token: TOKEN)");
         return;
     }
     int r = -1;
@@ -813,6 +925,18 @@ int ed_server_init(ed_server* sv, const char* project, const char* assets, const
                    const char* sequence, int port, char* why, size_t cap) {
     memset(sv, 0, sizeof *sv);
     sv->port = port;
+    unsigned char rnd[32];
+    size_t got = 0;
+    while (got < sizeof rnd) {
+        ssize_t n = getrandom(rnd + got, sizeof rnd - got, 0);
+        if (n <= 0) {
+            snprintf(why, cap, "no random bytes for the token (getrandom)");
+            return -1;
+        }
+        got += (size_t)n;
+    }
+    for (size_t i = 0; i < sizeof rnd; i++)
+        snprintf(sv->token + 2 * i, 3, "%02x", rnd[i]);
     sv->project = realpath(project, NULL);
     struct stat st;
     if (!sv->project || stat(sv->project, &st) != 0 || !S_ISDIR(st.st_mode)) {
@@ -830,6 +954,7 @@ int ed_server_init(ed_server* sv, const char* project, const char* assets, const
     else if (!(sv->sequence = settings_sequence(sv)) && !(sv->sequence = first_sequence(sv)))
         sv->sequence = strdup("sequence.json");
     pthread_mutex_init(&sv->write_lock, NULL);
+    pthread_mutex_init(&sv->list_lock, NULL);
     if (!sv->name || !sv->figure || !sv->sequence || !sv->assets_tried) {
         snprintf(why, cap, "out of memory");
         ed_server_free(sv);
@@ -839,7 +964,11 @@ int ed_server_init(ed_server* sv, const char* project, const char* assets, const
 }
 
 void ed_server_free(ed_server* sv) {
-    if (sv->sequence) pthread_mutex_destroy(&sv->write_lock);
+    if (sv->sequence) {
+        pthread_mutex_destroy(&sv->write_lock);
+        pthread_mutex_destroy(&sv->list_lock);
+    }
+    ed_list_forget(sv);
     free(sv->project);
     free(sv->name);
     free(sv->assets);

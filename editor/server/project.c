@@ -44,6 +44,9 @@ const char* ed_path_problem(const char* rel, size_t len) {
         if (sl == 2 && seg[0] == '.' && seg[1] == '.')
             return "a '..' segment: only paths inside the project folder are served";
         if (sl == 1 && seg[0] == '.') return "a '.' segment";
+        if (seg[0] == '.')
+            return "a hidden name (a segment starting with '.'): hidden files and folders "
+                   "(.git, .ssh, .bashrc, ...) are not served";
         seg += sl;
         if (*seg) {
             seg++;
@@ -269,18 +272,18 @@ const char* ed_kind(const char* rel, const char* data, size_t len) {
     return kind;
 }
 
-/* A temporary of mn_write_file_atomic: NAME.tmpXXXXXX. */
-static int is_temporary(const char* name) {
-    const char* t = strstr(name, ".tmp");
-    while (t) {
-        if (strlen(t) == 10) return 1;
-        t = strstr(t + 1, ".tmp");
-    }
-    return 0;
-}
+/* One listed file: its path, what identifies its content without reading it, and what the
+ * listing says of it. */
+typedef struct ed_listed {
+    char* path;
+    long long size, mtime_ns, ctime_ns;
+    unsigned long long ino;
+    char version[17];
+    const char* kind; /* a static string of ed_kind */
+} ed_listed;
 
 typedef struct listing {
-    char** paths;
+    ed_listed* f;
     int n, cap;
 } listing;
 
@@ -295,7 +298,7 @@ static void walk(int dfd, const char* prefix, int depth, listing* l) {
     }
     struct dirent* e;
     while ((e = readdir(d)) && l->n < LIST_MAX_FILES) {
-        if (e->d_name[0] == '.' || is_temporary(e->d_name)) continue;
+        if (e->d_name[0] == '.' || mn_io_is_temporary(e->d_name)) continue;
         char rel[ED_MAX_REL + 2];
         int n = snprintf(rel, sizeof rel, "%s%s%s", prefix, prefix[0] ? "/" : "", e->d_name);
         if (n < 0 || n > ED_MAX_REL) continue;
@@ -307,50 +310,94 @@ static void walk(int dfd, const char* prefix, int depth, listing* l) {
         } else if (S_ISREG(st.st_mode) && !ed_path_problem(rel, strlen(rel))) {
             if (l->n == l->cap) {
                 int cap = l->cap ? 2 * l->cap : 64;
-                char** p = realloc(l->paths, sizeof *p * (size_t)cap);
+                ed_listed* p = realloc(l->f, sizeof *p * (size_t)cap);
                 if (!p) break;
-                l->paths = p;
+                l->f = p;
                 l->cap = cap;
             }
-            char* copy = strdup(rel);
-            if (!copy) break;
-            l->paths[l->n++] = copy;
+            ed_listed* f = &l->f[l->n];
+            memset(f, 0, sizeof *f);
+            f->path = strdup(rel);
+            if (!f->path) break;
+            f->size = (long long)st.st_size;
+            f->mtime_ns = (long long)st.st_mtim.tv_sec * 1000000000LL + st.st_mtim.tv_nsec;
+            f->ctime_ns = (long long)st.st_ctim.tv_sec * 1000000000LL + st.st_ctim.tv_nsec;
+            f->ino = (unsigned long long)st.st_ino;
+            l->n++;
         }
     }
     closedir(d);
 }
 
 static int by_path(const void* a, const void* b) {
-    return strcmp(*(char* const*)a, *(char* const*)b);
+    return strcmp(((const ed_listed*)a)->path, ((const ed_listed*)b)->path);
 }
 
-cJSON* ed_list(const ed_server* sv) {
+static void free_listed(ed_listed* f, int n) {
+    for (int i = 0; i < n; i++)
+        free(f[i].path);
+    free(f);
+}
+
+void ed_list_forget(ed_server* sv) {
+    free_listed(sv->listed, sv->nlisted);
+    sv->listed = NULL;
+    sv->nlisted = 0;
+}
+
+cJSON* ed_list(ed_server* sv) {
     listing l = {NULL, 0, 0};
     int dfd = open(sv->project, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     if (dfd >= 0) walk(dfd, "", 0, &l);
-    if (l.n) qsort(l.paths, (size_t)l.n, sizeof *l.paths, by_path);
+    if (l.n) qsort(l.f, (size_t)l.n, sizeof *l.f, by_path);
+    pthread_mutex_lock(&sv->list_lock);
+    int keep = 0;
+    for (int i = 0; i < l.n; i++) {
+        ed_listed* f = &l.f[i];
+        const ed_listed* was =
+            sv->nlisted ? bsearch(f, sv->listed, (size_t)sv->nlisted, sizeof *f, by_path) : NULL;
+        if (was && was->size == f->size && was->mtime_ns == f->mtime_ns &&
+            was->ctime_ns == f->ctime_ns && was->ino == f->ino) {
+            memcpy(f->version, was->version, sizeof f->version);
+            f->kind = was->kind;
+        } else {
+            char *data, msg[300];
+            size_t len;
+            if (ed_read(sv, sv->project, f->path, &data, &len, msg, sizeof msg) != 200) continue;
+            sv->list_read_bytes += (long long)len;
+            ed_version(data, len, f->version);
+            f->kind = ed_kind(f->path, data, len);
+            /* what was read is what is listed: its own size (it may have changed since) */
+            f->size = (long long)len;
+            free(data);
+        }
+        if (keep != i) {
+            ed_listed t = l.f[keep];
+            l.f[keep] = *f;
+            *f = t;
+        }
+        keep++;
+    }
+    /* the files read and listed become the remembered ones */
+    ed_list_forget(sv);
+    sv->listed = l.f;
+    sv->nlisted = keep;
+    for (int i = keep; i < l.n; i++) {
+        free(l.f[i].path);
+        l.f[i].path = NULL;
+    }
     cJSON* arr = cJSON_CreateArray();
-    for (int i = 0; i < l.n && arr; i++) {
-        char* data;
-        size_t len;
-        char msg[300];
-        if (ed_read(sv, sv->project, l.paths[i], &data, &len, msg, sizeof msg) != 200) continue;
-        char ver[17];
-        ed_version(data, len, ver);
+    for (int i = 0; i < keep && arr; i++) {
         cJSON* o = cJSON_CreateObject();
         if (!o || !cJSON_AddItemToArray(arr, o)) {
             cJSON_Delete(o);
-            free(data);
             break;
         }
-        cJSON_AddStringToObject(o, "path", l.paths[i]);
-        cJSON_AddStringToObject(o, "kind", ed_kind(l.paths[i], data, len));
-        cJSON_AddNumberToObject(o, "size", (double)len);
-        cJSON_AddStringToObject(o, "version", ver);
-        free(data);
+        cJSON_AddStringToObject(o, "path", l.f[i].path);
+        cJSON_AddStringToObject(o, "kind", l.f[i].kind);
+        cJSON_AddNumberToObject(o, "size", (double)l.f[i].size);
+        cJSON_AddStringToObject(o, "version", l.f[i].version);
     }
-    for (int i = 0; i < l.n; i++)
-        free(l.paths[i]);
-    free(l.paths);
+    pthread_mutex_unlock(&sv->list_lock);
     return arr;
 }

@@ -11,13 +11,111 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+/* ---- connections: a deadline for a request's line and headers ----------------------------
+ * libmicrohttpd closes a connection only after it has been idle for its timeout, so a client
+ * sending a byte of its headers now and then holds it for ever, and 64 such held every other
+ * client out. Each connection is tracked from its start (MHD_OPTION_NOTIFY_CONNECTION): when
+ * its current request began (it opened, or its last answer went out) and whether the
+ * request's headers have all come (on_request is called). A watchdog thread shuts down (the
+ * socket only: libmicrohttpd then closes it) every connection whose headers have not all
+ * come within the deadline; libmicrohttpd calls NOTIFY_CLOSED before it closes a socket, so
+ * the socket shut down is always the connection's own. */
+typedef struct conn_slot {
+    int fd;
+    int in_request; /* the headers have all come; the request is being read or answered */
+    int cut;
+    struct timespec since;
+    struct conn_slot *prev, *next;
+} conn_slot;
+
+typedef struct conns {
+    pthread_mutex_t lock;
+    conn_slot* head;
+    int deadline_s;
+    int stop;
+    pthread_cond_t wake; /* signalled when the server stops */
+    pthread_t watchdog;
+} conns;
+
+static conns tracked = {PTHREAD_MUTEX_INITIALIZER, NULL, 10, 0, PTHREAD_COND_INITIALIZER, 0};
+
+static void on_connection(void* cls, struct MHD_Connection* c, void** socket_context,
+                          enum MHD_ConnectionNotificationCode code) {
+    (void)cls;
+    if (code == MHD_CONNECTION_NOTIFY_STARTED) {
+        conn_slot* k = calloc(1, sizeof *k);
+        const union MHD_ConnectionInfo* info =
+            MHD_get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_FD);
+        if (!k || !info) {
+            free(k);
+            return;
+        }
+        k->fd = info->connect_fd;
+        clock_gettime(CLOCK_MONOTONIC, &k->since);
+        pthread_mutex_lock(&tracked.lock);
+        k->next = tracked.head;
+        if (tracked.head) tracked.head->prev = k;
+        tracked.head = k;
+        pthread_mutex_unlock(&tracked.lock);
+        *socket_context = k;
+    } else if (code == MHD_CONNECTION_NOTIFY_CLOSED && *socket_context) {
+        conn_slot* k = *socket_context;
+        pthread_mutex_lock(&tracked.lock);
+        if (k->prev) k->prev->next = k->next;
+        if (k->next) k->next->prev = k->prev;
+        if (tracked.head == k) tracked.head = k->next;
+        pthread_mutex_unlock(&tracked.lock);
+        free(k);
+        *socket_context = NULL;
+    }
+}
+
+/* Marks c's current request as having all its headers (1) or as answered (0: the next
+ * request's deadline starts now). */
+static void mark_request(struct MHD_Connection* c, int in_request) {
+    const union MHD_ConnectionInfo* info =
+        MHD_get_connection_info(c, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+    conn_slot* k = info ? info->socket_context : NULL;
+    if (!k) return;
+    pthread_mutex_lock(&tracked.lock);
+    k->in_request = in_request;
+    if (!in_request) clock_gettime(CLOCK_MONOTONIC, &k->since);
+    pthread_mutex_unlock(&tracked.lock);
+}
+
+static void* watchdog(void* arg) {
+    (void)arg;
+    pthread_mutex_lock(&tracked.lock);
+    for (;;) {
+        struct timespec until, now;
+        clock_gettime(CLOCK_REALTIME, &until);
+        until.tv_nsec += 250 * 1000 * 1000;
+        if (until.tv_nsec >= 1000000000) until.tv_sec++, until.tv_nsec -= 1000000000;
+        if (!tracked.stop) pthread_cond_timedwait(&tracked.wake, &tracked.lock, &until);
+        if (tracked.stop) {
+            pthread_mutex_unlock(&tracked.lock);
+            return NULL;
+        }
+        clock_gettime(CLOCK_MONOTONIC, &now);
+        for (conn_slot* k = tracked.head; k; k = k->next)
+            if (!k->in_request && !k->cut && now.tv_sec - k->since.tv_sec >= tracked.deadline_s) {
+                shutdown(k->fd, SHUT_RDWR);
+                k->cut = 1;
+            }
+    }
+}
 
 /* One request's collected body. */
 typedef struct body {
     char* data;
     size_t len, cap;
     int too_large;
+    int refused; /* answered from the headers, the body left unread */
 } body;
 
 /* Leaves the URL and the query as they were sent: ed_handle decodes them (and refuses an
@@ -67,6 +165,12 @@ static enum MHD_Result respond(struct MHD_Connection* c, const ed_response* rs) 
     if (rs->etag[0]) MHD_add_response_header(r, "ETag", rs->etag);
     if (rs->disposition[0]) MHD_add_response_header(r, "Content-Disposition", rs->disposition);
     if (rs->allow) MHD_add_response_header(r, "Allow", rs->allow);
+    /* the page's own files under a strict policy (no inline script, nothing from elsewhere);
+     * everything else (the API, project files, errors) is data in a sandbox */
+    MHD_add_response_header(r, "Content-Security-Policy", rs->page ? ED_CSP_PAGE : ED_CSP_DATA);
+    MHD_add_response_header(r, "Referrer-Policy", "same-origin");
+    if (rs->cookie[0]) MHD_add_response_header(r, "Set-Cookie", rs->cookie);
+    if (rs->close) MHD_add_response_header(r, "Connection", "close");
     enum MHD_Result ok = MHD_queue_response(c, (unsigned)rs->status, r);
     MHD_destroy_response(r);
     return ok;
@@ -82,10 +186,19 @@ static enum MHD_Result on_request(void* cls, struct MHD_Connection* c, const cha
         b = calloc(1, sizeof *b);
         if (!b) return MHD_NO;
         *con_cls = b;
+        mark_request(c, 1);
         /* a declared body too large is refused before any of it is read */
         const char* cl = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Content-Length");
         if (cl && strtoull(cl, NULL, 10) > ED_MAX_BODY) b->too_large = 1;
-        if (!b->too_large) return MHD_YES;
+        /* a request refused whatever its body (no token, another Host or origin, two lengths
+         * that disagree) is answered before any of its body is read: nobody without the token
+         * makes the server hold 32 MiB; the connection is closed after (the rest unread) */
+        pairs hs = {NULL, 0, 0};
+        MHD_get_connection_values_n(c, MHD_HEADER_KIND, collect, &hs);
+        ed_request pre = {method, url, strlen(url), NULL, 0, hs.p, hs.n, NULL, 0, 0};
+        b->refused = ed_refused_before_body(sv, &pre);
+        free(hs.p);
+        if (!b->too_large && !b->refused) return MHD_YES;
     } else if (*upload_data_size) {
         size_t n = *upload_data_size;
         *upload_data_size = 0;
@@ -117,6 +230,8 @@ static enum MHD_Result on_request(void* cls, struct MHD_Connection* c, const cha
                      heads.p, heads.n, b->data,     b->len, b->too_large};
     ed_response rs;
     ed_handle(sv, &rq, &rs);
+    if (b->refused && rq.method && strcmp(rq.method, "GET") && strcmp(rq.method, "HEAD"))
+        rs.close = 1;
     enum MHD_Result ok = respond(c, &rs);
     printf("%s %s %d\n", method, url, rs.status);
     fflush(stdout);
@@ -128,7 +243,8 @@ static enum MHD_Result on_request(void* cls, struct MHD_Connection* c, const cha
 
 static void on_completed(void* cls, struct MHD_Connection* c, void** con_cls,
                          enum MHD_RequestTerminationCode code) {
-    (void)cls, (void)c, (void)code;
+    (void)cls, (void)code;
+    mark_request(c, 0);
     body* b = *con_cls;
     if (b) free(b->data);
     free(b);
@@ -149,22 +265,36 @@ int ed_serve(ed_server* sv, int port) {
     addr.sin_family = AF_INET;
     addr.sin_port = htons((unsigned short)port);
     addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    /* the deadline for a request's line and headers (seconds; the environment's
+     * MARIONETTE_EDITOR_HEADER_SECONDS, 1 to 3600, for the tests) */
+    const char* hs = getenv("MARIONETTE_EDITOR_HEADER_SECONDS");
+    if (hs && atoi(hs) >= 1 && atoi(hs) <= 3600) tracked.deadline_s = atoi(hs);
     struct MHD_Daemon* d = MHD_start_daemon(
         MHD_USE_AUTO_INTERNAL_THREAD | MHD_USE_ERROR_LOG, 0, NULL, NULL, on_request, sv,
         MHD_OPTION_SOCK_ADDR, (struct sockaddr*)&addr, MHD_OPTION_THREAD_POOL_SIZE, (unsigned)4,
-        MHD_OPTION_CONNECTION_LIMIT, (unsigned)64, MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)60,
-        MHD_OPTION_UNESCAPE_CALLBACK, keep_encoded, NULL, MHD_OPTION_NOTIFY_COMPLETED, on_completed,
-        NULL, MHD_OPTION_END);
+        MHD_OPTION_CONNECTION_LIMIT, (unsigned)ED_MAX_CONNECTIONS, MHD_OPTION_CONNECTION_TIMEOUT,
+        (unsigned)60, MHD_OPTION_UNESCAPE_CALLBACK, keep_encoded, NULL, MHD_OPTION_NOTIFY_COMPLETED,
+        on_completed, NULL, MHD_OPTION_NOTIFY_CONNECTION, on_connection, NULL, MHD_OPTION_END);
+    if (d && pthread_create(&tracked.watchdog, NULL, watchdog, NULL) != 0) {
+        MHD_stop_daemon(d);
+        d = NULL;
+    }
     if (!d) {
         fprintf(stderr, "marionette editor: cannot listen on 127.0.0.1:%d (in use?)\n", port);
         return 1;
     }
     const union MHD_DaemonInfo* info = MHD_get_daemon_info(d, MHD_DAEMON_INFO_BIND_PORT);
     sv->port = info ? (int)info->port : port;
-    printf("http://127.0.0.1:%d/\n", sv->port);
+    printf("http://127.0.0.1:%d/?token=%s\n", sv->port, sv->token);
     fflush(stdout);
     int sig = 0;
     sigwait(&stop, &sig);
+    sv->stopping = 1; /* an export under way stops at its next frame */
+    pthread_mutex_lock(&tracked.lock);
+    tracked.stop = 1;
+    pthread_cond_signal(&tracked.wake);
+    pthread_mutex_unlock(&tracked.lock);
+    pthread_join(tracked.watchdog, NULL);
     MHD_stop_daemon(d);
     /* a write under way has finished: the lock is free only between writes */
     pthread_mutex_lock(&sv->write_lock);

@@ -92,6 +92,14 @@ mn_status mn_seq_set_fps(mn_seq* s, double fps);
  * Its tension, continuity and bias start at 0 (a new key) or are kept (a replaced one).
  * Returns the key's index (keys are kept in frame order), or -1 with err set. */
 int mn_seq_set_key(mn_seq* s, double frame, const double* q, mn_error* err);
+/* Adds n new keys at once: key i at frames[i] with the state q + i * nq and the tension,
+ * continuity and bias tcb + 3 * i (tcb NULL: 0 0 0), normalised as mn_seq_set_key does. The
+ * interpolation is built once, after the last (mn_seq_set_key builds it at every call, so n
+ * calls cost n times the work of one build: a reader of n keys uses this). A frame that is
+ * not finite, a state that is not, or a frame that already has a key (in s or earlier in the
+ * batch) is refused with *bad its index (the keys before it are set). */
+mn_status mn_seq_add_keys(mn_seq* s, int n, const double* frames, const double* q,
+                          const double* tcb, int* bad, mn_error* err);
 /* Removes key k. */
 mn_status mn_seq_remove_key(mn_seq* s, int k);
 int mn_seq_key_count(const mn_seq* s);

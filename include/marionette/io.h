@@ -152,11 +152,16 @@ mn_status mn_figure_doc_read_mem(const char* text, size_t len, const char* name,
 /* ---- helpers shared by the writers ----------------------------------------------------- */
 /* Atomically replaces path with len bytes of data (temp file, fsync, rename, fsync of the
  * folder: once it returns MN_OK the new content survives a crash). Only a
- * regular file is replaced, keeping its mode (a new file gets 0666 less the umask): a
+ * regular file is replaced, keeping its mode (a new file gets 0666 less the umask, applied by
+ * the kernel: the umask is never changed, so threads writing at once are safe): a
  * symlink is neither followed nor replaced, and a device, FIFO or folder is refused, each
  * with a message saying so. The temporary (path.tmpXXXXXX) is removed on every failure,
  * and SIGINT, SIGTERM and SIGHUP are held while it exists, so a killed run leaves none. */
 mn_status mn_write_file_atomic(const char* path, const char* data, size_t len, mn_error* err);
+/* Is name (a file name) one of the writers' temporaries, NAME.tmpXXXXXX (6 letters or
+ * digits)? Before writing, the writers remove from the output's folder those a killed run
+ * left there (this user's, not held by a live writer, untouched for 2 s). */
+int mn_io_is_temporary(const char* name);
 /* The same for a set of n files, all or nothing: every output is checked, then every file
  * written to its temporary, then all renamed; a failure before the renames (a full disk, a
  * refused output) leaves every old file as it was and no temporary behind. */

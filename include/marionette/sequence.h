@@ -63,6 +63,12 @@ mn_status mn_seq_read_mem(const char* text, size_t len, const char* name, const 
                           const mn_seq_read_options* opt, const mn_model* figure, mn_model** model,
                           mn_seq** seq, mn_seq_doc_info* info, mn_error* err);
 
+/* The largest value a document's pose gives a hinge (radians: about 159 turns) and a slide
+ * or a free joint's position (the figure's length unit); beyond is refused, naming the
+ * field, as a number that is not finite is. */
+#define MN_SEQ_MAX_ANGLE 1000.0
+#define MN_SEQ_MAX_LENGTH 1e6
+
 /* mn_seq_read_skin from memory (name and base_dir as mn_seq_read_mem). */
 mn_status mn_seq_read_skin_mem(const char* text, size_t len, const char* name, const char* base_dir,
                                const mn_seq_read_options* opt, mn_model** model, mn_seq** seq,
@@ -82,6 +88,8 @@ typedef struct mn_seq_bake_options {
     double step;                /* frames between samples (default 1) */
     int plain;                  /* 1: the plain in-betweens, no constraint solve */
     mn_seq_solve_options solve; /* default: mn_seq_solve_options_default(), tolerances 1e-5 */
+    long max_frames;            /* the most frames sampled (0: MN_SEQ_BAKE_MAX_FRAMES) */
+    const volatile int* cancel; /* when set and *cancel turns nonzero, the bake stops */
 } mn_seq_bake_options;
 mn_seq_bake_options mn_seq_bake_default(void);
 
@@ -93,13 +101,19 @@ typedef struct mn_seq_bake_result {
     double max_violation;
 } mn_seq_bake_result;
 
-/* The most frames a bake samples (a larger step is needed beyond). */
-#define MN_SEQ_BAKE_MAX_FRAMES 10000000L
+/* The most frames a bake samples (a larger step is needed beyond; at 30 frames a second,
+ * over 9 hours), and the most bytes its motion may take (frames times the figure's numbers
+ * times 8). Both are checked before any frame is sampled or any memory taken. */
+#define MN_SEQ_BAKE_MAX_FRAMES 1000000L
+#define MN_SEQ_BAKE_MAX_BYTES ((double)(512L << 20))
 
 /* Samples s (of the model m) from its first key to its last, every opt->step frames, and at
  * each frame re-satisfies the active constraints (warm-started from the last frame) unless
  * opt->plain: *out receives the motion (free it with mn_motion_free), at fps / step frames
- * per second. opt and result may be NULL. On failure *out is empty. */
+ * per second. opt and result may be NULL. On failure *out is empty: more frames than
+ * opt->max_frames or bytes than MN_SEQ_BAKE_MAX_BYTES (MN_ERR_ARG, field "step", before any
+ * work), a constraint violation or a state that is not finite (MN_ERR_SINGULAR, naming the
+ * frame: no motion of infinities is returned), *opt->cancel set (MN_ERR_NOCONVERGE). */
 mn_status mn_seq_bake(const mn_seq* s, const mn_model* m, const mn_seq_bake_options* opt,
                       mn_motion* out, mn_seq_bake_result* result, mn_error* err);
 

@@ -166,6 +166,37 @@ def dptr(a):
     return ffi.cast("double*", a.ctypes.data)
 
 
+class OutTypeError(MarionetteError, TypeError):
+    """An out= that is not a float64 numpy array (also a MarionetteError, status ARG)."""
+
+
+class OutValueError(MarionetteError, ValueError):
+    """An out= float64 array of another shape, not C-contiguous or read-only (also a
+    MarionetteError, status ARG)."""
+
+
+def out_array(out, shape, field="out"):
+    """The array a call writes its answer into: a fresh one when out is None, else out itself
+    when it is a writable C-contiguous float64 numpy array of exactly that shape. Anything
+    else is refused before the library writes a byte: a TypeError (not an ndarray, another
+    dtype: float32, int8, bytes) or a ValueError (another shape, not contiguous, read-only)."""
+    shape = tuple(shape)
+    if out is None:
+        return np.zeros(shape)
+    want = f"{field}: expected a writable C-contiguous float64 array of shape {shape}"
+    if not isinstance(out, np.ndarray):
+        raise OutTypeError(Status.ARG, f"{want}, got {type(out).__name__}", field=field)
+    if out.dtype != np.dtype(np.float64):
+        raise OutTypeError(Status.ARG, f"{want}, got dtype {out.dtype}", field=field)
+    if out.shape != shape:
+        raise OutValueError(Status.ARG, f"{want}, got shape {out.shape}", field=field)
+    if not out.flags.c_contiguous:
+        raise OutValueError(Status.ARG, f"{want}, got a non-contiguous array", field=field)
+    if not out.flags.writeable:
+        raise OutValueError(Status.ARG, f"{want}, got a read-only array", field=field)
+    return out
+
+
 def as_array(x, shape, field, dtype=np.float64, copy=False):
     """x as a C-contiguous array of the dtype and shape (None in shape: any length there).
     A clear MarionetteError (ARG, naming the field) for a wrong kind or shape."""

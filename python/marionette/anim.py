@@ -3,7 +3,7 @@
 import numpy as np
 
 from ._base import (Closable, Owner, Status, _s, apply_options, arg_error, as_array, check,
-                    dptr, encode, fail, new_error, options_dict)
+                    dptr, encode, fail, new_error, options_dict, out_array)
 from ._ffi import ffi, lib
 from .constrain import SOLVERS, CSolveResult, fill_constraint, fill_handle
 from .io import Motion
@@ -103,8 +103,7 @@ class Sequence(Closable):
 
     def sample(self, frame, out=None):
         """The in-between state at a frame (clamped to the keys)."""
-        if out is None:
-            out = np.empty(self.model.nq)
+        out = out_array(out, (self.model.nq,))
         s = lib.mn_seq_sample(self._ptr, float(frame), dptr(out))
         if s != 0:
             arg_error("frame", "no keys, or the frame is not finite")
@@ -245,8 +244,7 @@ class Retargeter(Closable):
         rotations copied). Returns (q, status)."""
         if mode not in ("mapped", "naive"):
             arg_error("mode", f"{mode!r} is not one of mapped, naive")
-        if out is None:
-            out = np.empty(self.dst.nq)
+        out = out_array(out, (self.dst.nq,))
         s = lib.mn_retarget_frame(self._ptr, int(f), 0 if mode == "mapped" else 1, dptr(out))
         if s == 1:
             arg_error("frame", f"{f}: no take, or out of range [0, {self._nframes})")

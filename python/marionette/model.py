@@ -2,8 +2,8 @@
 centres of mass (model.h)."""
 import numpy as np
 
-from ._base import (Closable, Owner, Status, _s, arg_error, as_array, dptr, fail, suggest,
-                    vec3, view)
+from ._base import (Closable, Owner, Status, _s, arg_error, as_array, dptr, fail, out_array,
+                    suggest, vec3, view)
 from ._ffi import ffi, lib
 
 JOINT_TYPES = ("fixed", "hinge", "slide", "ball", "free")
@@ -239,12 +239,7 @@ class Data(Closable):
 
     def _out(self, out, shape):
         self._ptr
-        if out is None:
-            return np.zeros(shape)
-        if not (isinstance(out, np.ndarray) and out.dtype == np.float64 and out.shape == shape
-                and out.flags.c_contiguous and out.flags.writeable):
-            arg_error("out", f"expected a writable C-contiguous float64 array of shape {shape}")
-        return out
+        return out_array(out, shape)
 
     def __repr__(self):
         return f"<marionette.Data of {self.model.name!r}{' (closed)' if self.closed else ''}>"

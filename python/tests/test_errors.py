@@ -198,3 +198,41 @@ def test_motion_of_the_wrong_width_is_refused(tmpdir_clean):
     with pytest.raises(mn.MarionetteError, match=r"motion.q: expected shape \(N, 37\)"):
         mn.write_bvh(os.path.join(tmpdir_clean, "x.bvh"), m, mn.Motion(np.zeros((3, 5)), 0.1))
     assert os.listdir(tmpdir_clean) == []
+
+
+def test_out_arrays_are_checked_before_anything_is_written():
+    """Sequence.sample(out=), Retargeter.frame(out=) and Data.jacobian(out=) write into out
+    only when it is a writable C-contiguous float64 array of exactly the answer's shape:
+    a 2-element array (once a heap overrun), float32 (a crash), int8 (silent overflow), a
+    read-only buffer (once written), a strided view are refused, and out is left as it was."""
+    m = mn.stickman()
+    seq = mn.Sequence(m)
+    seq.set_key(0, m.data().q)
+    seq.set_key(10, m.data().q)
+    src, take = mn.load_motion(data("mocap/cmu_motionbuilder/cmu_02_01_walk.bvh"))
+    rt = mn.Retargeter(src, m)
+    rt.set_take(take)
+    d = m.data()
+    d.fk()
+    calls = [lambda out: seq.sample(5, out=out), lambda out: rt.frame(3, out=out)[0],
+             lambda out: d.jacobian("right hand", out=out)]
+    shapes = [(m.nq,), (m.nq,), (6, m.nv)]
+    for call, shape in zip(calls, shapes):
+        n = int(np.prod(shape))
+        ro = np.zeros(shape)
+        ro.flags.writeable = False
+        wide = np.zeros((shape[0], 2 * n // shape[0]))[:, ::2] if len(shape) == 2 else np.zeros(2 * n)[::2]
+        for bad, kind in [(np.zeros(2), ValueError), (np.zeros(shape, dtype=np.float32), TypeError),
+                          (np.zeros(shape, dtype=np.int8), TypeError), (bytes(8 * n), TypeError),
+                          (bytearray(8 * n), TypeError), ([0.0] * n, TypeError), (ro, ValueError),
+                          (wide, ValueError), (np.zeros(shape, dtype=">f8"), TypeError)]:
+            before = bad.copy() if hasattr(bad, "copy") else bytes(bad)
+            with pytest.raises(kind, match="out: expected a writable C-contiguous float64") as e:
+                call(bad)
+            assert isinstance(e.value, mn.MarionetteError) and e.value.status == mn.Status.ARG
+            after = bad if hasattr(bad, "copy") else bytes(bad)
+            assert np.array_equal(np.asarray(after), np.asarray(before))
+        good = np.full(shape, np.nan)
+        assert call(good) is good and np.all(np.isfinite(good))
+    rt.close()
+    seq.close()

@@ -17,7 +17,8 @@
 /* ---- handles and constraints of the sequence --------------------------------------------- */
 
 /* A scratch constraint system over a fresh data of the model, holding the sequence's
- * handles (and constraints when with_cons): the constrain layer checks definitions. */
+ * handles and room for extra_h more and extra_c constraints (never the sequence's own:
+ * sized by them, n additions cost n^2): the constrain layer checks definitions. */
 typedef struct scratch {
     mn_data* d;
     mn_csys* cs;
@@ -36,7 +37,7 @@ static mn_status scratch_make(const mn_seq* s, int extra_h, int extra_c, scratch
     mn_figure fig = {s->m, x->d};
     mn_csys_def cd = mn_csys_default();
     cd.max_handles = s->nh + extra_h;
-    cd.max_constraints = s->nc + extra_c;
+    cd.max_constraints = extra_c;
     if (cd.max_handles < 1) cd.max_handles = 1;
     if (cd.max_constraints < 1) cd.max_constraints = 1;
     x->cs = mn_csys_create(&fig, 1, &cd, err);

@@ -254,11 +254,10 @@ void mn_seq_drop_key(mn_seq* s, int k) {
     s->nkey--;
 }
 
-int mn_seq_set_key(mn_seq* s, double frame, const double* q, mn_error* err) {
-    if (!s || !q) {
-        mn_error_set(err, MN_ERR_ARG, NULL, 0, "key", "no sequence or state");
-        return -1;
-    }
+/* Checks and normalises one key's state into qn (nq numbers), then puts it (no rebuild).
+ * The key's index, or -1 with err set. */
+static int put_checked(mn_seq* s, double frame, const double* q, const double* tcb, double* qn,
+                       mn_error* err) {
     if (!isfinite(frame)) {
         mn_error_set(err, MN_ERR_ARG, NULL, 0, "frame", "key frame is not finite");
         return -1;
@@ -267,14 +266,6 @@ int mn_seq_set_key(mn_seq* s, double frame, const double* q, mn_error* err) {
     if (mn_q_check(m, q) != MN_OK) {
         mn_error_set(err, MN_ERR_ARG, NULL, 0, "pose",
                      "key state is not finite (or a zero quaternion)");
-        return -1;
-    }
-    double stackq[256];
-    double* qn = (size_t)m->nq <= sizeof stackq / sizeof stackq[0]
-                     ? stackq
-                     : malloc(sizeof(double) * (size_t)m->nq);
-    if (!qn) {
-        mn_error_set(err, MN_ERR_NOMEM, NULL, 0, "key", "out of memory");
         return -1;
     }
     memcpy(qn, q, sizeof(double) * (size_t)m->nq);
@@ -289,13 +280,64 @@ int mn_seq_set_key(mn_seq* s, double frame, const double* q, mn_error* err) {
         mn_quat u = mn_quat_normalize(mn_q4(r[0], r[1], r[2], r[3]));
         r[0] = u.w, r[1] = u.x, r[2] = u.y, r[3] = u.z;
     }
-    int k = mn_seq_put_key(s, frame, qn, NULL);
+    int k = mn_seq_put_key(s, frame, qn, tcb);
+    if (k < 0) mn_error_set(err, MN_ERR_NOMEM, NULL, 0, "key", "out of memory");
+    return k;
+}
+
+/* A scratch state of nq numbers: stack[] when it fits, else malloc'd. */
+static double* scratch_q(const mn_model* m, double* stack, size_t cap) {
+    return (size_t)m->nq <= cap ? stack : malloc(sizeof(double) * (size_t)(m->nq ? m->nq : 1));
+}
+
+int mn_seq_set_key(mn_seq* s, double frame, const double* q, mn_error* err) {
+    if (!s || !q) {
+        mn_error_set(err, MN_ERR_ARG, NULL, 0, "key", "no sequence or state");
+        return -1;
+    }
+    double stackq[256];
+    double* qn = scratch_q(s->m, stackq, sizeof stackq / sizeof stackq[0]);
+    if (!qn) {
+        mn_error_set(err, MN_ERR_NOMEM, NULL, 0, "key", "out of memory");
+        return -1;
+    }
+    int k = put_checked(s, frame, q, NULL, qn, err);
     if (qn != stackq) free(qn);
-    if (k < 0 || mn_seq_rebuild(s) != MN_OK) {
+    if (k < 0) return -1;
+    if (mn_seq_rebuild(s) != MN_OK) {
         mn_error_set(err, MN_ERR_NOMEM, NULL, 0, "key", "out of memory");
         return -1;
     }
     return k;
+}
+
+mn_status mn_seq_add_keys(mn_seq* s, int n, const double* frames, const double* q,
+                          const double* tcb, int* bad, mn_error* err) {
+    if (bad) *bad = -1;
+    if (!s || n < 0 || (n && (!frames || !q)))
+        return mn_error_set(err, MN_ERR_ARG, NULL, 0, "key", "no sequence or state");
+    if (n && !mn_seq_reserve_keys(s, s->nkey + n))
+        return mn_error_set(err, MN_ERR_NOMEM, NULL, 0, "key", "out of memory");
+    double stackq[256];
+    double* qn = scratch_q(s->m, stackq, sizeof stackq / sizeof stackq[0]);
+    if (!qn) return mn_error_set(err, MN_ERR_NOMEM, NULL, 0, "key", "out of memory");
+    size_t nq = (size_t)s->m->nq;
+    mn_status st = MN_OK;
+    for (int i = 0; i < n && st == MN_OK; i++) {
+        if (mn_seq_find_key(s, frames[i]) >= 0) {
+            st = mn_error_set(err, MN_ERR_ARG, NULL, 0, "frame", "a second key at frame %.17g",
+                              frames[i]);
+        } else if (put_checked(s, frames[i], q + (size_t)i * nq, tcb ? tcb + 3 * i : NULL, qn,
+                               err) < 0) {
+            st = err ? err->status : MN_ERR_ARG;
+        }
+        if (st != MN_OK && bad) *bad = i;
+    }
+    if (qn != stackq) free(qn);
+    /* built once, also after a refusal: the keys set so far are in the tables */
+    if (mn_seq_rebuild(s) != MN_OK && st == MN_OK)
+        st = mn_error_set(err, MN_ERR_NOMEM, NULL, 0, "key", "out of memory");
+    return st;
 }
 
 mn_status mn_seq_remove_key(mn_seq* s, int k) {

@@ -343,6 +343,16 @@ mn_status mn_figure_doc_read_mem(const char* text, size_t len, const char* name,
     if (!text || !model) return mn_error_set(err, MN_ERR_ARG, name, 0, "text", "NULL argument");
     cJSON* root = cJSON_ParseWithLength(text, len);
     if (!root) return bad(err, name, "", "not valid JSON");
+    size_t second, first;
+    if (mn_json_duplicate(text, len, &second, &first)) {
+        int l2 = 1, l1 = 1;
+        for (size_t i = 0; i < second; i++)
+            l2 += text[i] == '\n', l1 += i < first && text[i] == '\n';
+        cJSON_Delete(root);
+        return mn_error_set(err, MN_ERR_PARSE, name, l2, "json",
+                            "a member given a second time in one object (the first at line %d)",
+                            l1);
+    }
     mn_status s = MN_OK;
     mn_spec* spec = NULL;
     mn_model* m = NULL;

@@ -16,7 +16,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
+#if !defined(__wasi__)
+#include <dirent.h>
+#include <sys/file.h>
+#endif
 #if defined(__linux__)
 #include <sys/syscall.h>
 #if defined(__has_include)
@@ -351,15 +356,15 @@ int mn_name_map_of_model(mn_name_map* map, const mn_model* m) {
 /* May path be replaced? Only a regular file (or nothing) is: a symlink is not followed nor
  * replaced, and a device, FIFO or folder is never turned into a file (writing to /dev/null
  * as root would replace /dev/null). *mode gets the mode the new file should have: the old
- * file's, else 0666 less the umask. */
-static mn_status check_output(const char* path, mode_t* mode, mn_error* err) {
+ * file's, else -1: a new file is created 0666 and the kernel takes the umask off (the umask
+ * is never read nor changed here: umask(0) then umask(mask) races between threads, and a
+ * file another thread creates meanwhile is world-writable). */
+static mn_status check_output(const char* path, int* mode, mn_error* err) {
     struct stat st;
     if (lstat(path, &st) != 0) {
         if (errno != ENOENT)
             return mn_error_set(err, MN_ERR_IO, path, 0, "", "cannot write: %s", strerror(errno));
-        mode_t mask = umask(0);
-        umask(mask);
-        *mode = 0666 & ~mask;
+        *mode = -1;
         return MN_OK;
     }
     if (S_ISLNK(st.st_mode))
@@ -367,17 +372,140 @@ static mn_status check_output(const char* path, mode_t* mode, mn_error* err) {
                             "is a symbolic link: not followed nor replaced");
     if (!S_ISREG(st.st_mode))
         return mn_error_set(err, MN_ERR_IO, path, 0, "", "not a regular file: not replaced");
-    *mode = st.st_mode & 0777;
+    *mode = (int)(st.st_mode & 0777);
     return MN_OK;
 }
 
-static mn_status write_temp(const char* path, const char* data, size_t len, mode_t mode,
-                            char** tmp_out, mn_error* err) {
+/* The suffix of a temporary: ".tmp" and 6 letters or digits (NAME.tmpXXXXXX). */
+#define TMP_SUFFIX_LEN 10
+static const char tmp_chars[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
+
+int mn_io_is_temporary(const char* name) {
+    size_t n = strlen(name);
+    if (n <= TMP_SUFFIX_LEN) return 0;
+    const char* t = name + n - TMP_SUFFIX_LEN;
+    if (strncmp(t, ".tmp", 4)) return 0;
+    for (int i = 4; i < TMP_SUFFIX_LEN; i++)
+        if (!strchr(tmp_chars, t[i]) || !t[i]) return 0;
+    return 1;
+}
+
+/* Creates path.tmpXXXXXX (O_EXCL, mode 0666 less the umask, which the kernel applies) and
+ * locks it (flock) for as long as it is open: a temporary nobody holds is one a killed run
+ * left (remove_stale). The descriptor, or -1 with errno. */
+static int create_temp(char* tmp, size_t n) {
+    static unsigned long counter;
+    for (int attempt = 0; attempt < 100; attempt++) {
+        unsigned char r[6];
+#if defined(__wasi__) /* no file system there: any name fails alike */
+        unsigned long salt = 0;
+        if (1)
+#else
+        unsigned long salt = (unsigned long)getpid() << 16;
+        if (getentropy(r, sizeof r) != 0)
+#endif
+        {
+            unsigned long x = (unsigned long)time(NULL) ^ salt ^
+                              (__atomic_add_fetch(&counter, 1, __ATOMIC_RELAXED) * 2654435761u);
+            for (size_t i = 0; i < sizeof r; i++, x >>= 5)
+                r[i] = (unsigned char)x;
+        }
+        for (int i = 0; i < 6; i++)
+            tmp[n + 4 + (size_t)i] = tmp_chars[r[i] % (sizeof tmp_chars - 1)];
+        int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0666);
+        if (fd >= 0) {
+#if !defined(__wasi__)
+            flock(fd, LOCK_EX | LOCK_NB);
+#endif
+            return fd;
+        }
+        if (errno != EEXIST) return -1;
+    }
+    errno = EEXIST;
+    return -1;
+}
+
+/* Removes, from the folder holding path, the temporaries a killed run left there: names
+ * NAME.tmpXXXXXX, regular files of this user, untouched for STALE_SECONDS, that no writer
+ * holds (a live writer keeps its temporary locked until it is renamed). Once per folder in
+ * a process (the last 32 folders are remembered). */
+#define STALE_SECONDS 2
+static void remove_stale(const char* path) {
+#if defined(__wasi__)
+    (void)path;
+#else
+    const char* slash = strrchr(path, '/');
+    char dir[4096];
+    if (!slash)
+        snprintf(dir, sizeof dir, ".");
+    else if (slash == path)
+        snprintf(dir, sizeof dir, "/");
+    else if ((size_t)(slash - path) < sizeof dir)
+        snprintf(dir, sizeof dir, "%.*s", (int)(slash - path), path);
+    else
+        return;
+    int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (dfd < 0) return;
+    /* once per folder and process: what a killed run left is there before this one starts
+     * (and a folder of n outputs is not read n times) */
+    static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+    static struct {
+        dev_t dev;
+        ino_t ino;
+    } done[32];
+    static int ndone;
+    struct stat ds;
+    int seen_before = 0;
+    pthread_mutex_lock(&lock);
+    if (fstat(dfd, &ds) == 0) {
+        for (int i = 0; i < ndone && i < 32; i++)
+            seen_before |= done[i].dev == ds.st_dev && done[i].ino == ds.st_ino;
+        if (!seen_before) {
+            done[ndone % 32].dev = ds.st_dev;
+            done[ndone % 32].ino = ds.st_ino;
+            ndone++;
+        }
+    }
+    pthread_mutex_unlock(&lock);
+    if (seen_before) {
+        close(dfd);
+        return;
+    }
+    DIR* d = fdopendir(dfd);
+    if (!d) {
+        close(dfd);
+        return;
+    }
+    time_t now = time(NULL);
+    uid_t me = geteuid();
+    int seen = 0;
+    for (struct dirent* e; (e = readdir(d)) && seen < 100000; seen++) {
+        if (!mn_io_is_temporary(e->d_name)) continue;
+        struct stat st;
+        if (fstatat(dfd, e->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISREG(st.st_mode) ||
+            st.st_uid != me || now - st.st_mtime < STALE_SECONDS)
+            continue;
+        int fd = openat(dfd, e->d_name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
+        if (fd < 0) continue;
+        struct stat again;
+        if (flock(fd, LOCK_EX | LOCK_NB) == 0 && fstat(fd, &again) == 0 &&
+            again.st_ino == st.st_ino && again.st_dev == st.st_dev)
+            unlinkat(dfd, e->d_name, 0);
+        close(fd);
+    }
+    closedir(d);
+#endif
+}
+
+/* Writes data to a fresh temporary beside path: *fd_out stays open (and locked) until the
+ * caller has renamed it. */
+static mn_status write_temp(const char* path, const char* data, size_t len, int mode,
+                            char** tmp_out, int* fd_out, mn_error* err) {
     size_t n = strlen(path);
     char* tmp = malloc(n + 16);
     if (!tmp) return mn_error_set(err, MN_ERR_NOMEM, path, 0, "", "out of memory");
     snprintf(tmp, n + 16, "%s.tmpXXXXXX", path);
-    int fd = mkstemp(tmp);
+    int fd = create_temp(tmp, n);
     if (fd < 0) {
         mn_error_set(err, MN_ERR_IO, path, 0, "", "cannot create: %s", strerror(errno));
         free(tmp);
@@ -394,21 +522,22 @@ static mn_status write_temp(const char* path, const char* data, size_t len, mode
         }
         done += (size_t)w;
     }
-    /* mkstemp creates 0600: the replaced file's permissions, or the usual ones. */
-#if defined(__wasi__) /* no permissions there (and mkstemp already failed) */
+    /* a replaced file keeps its permissions; a new one has 0666 less the umask already */
+#if defined(__wasi__) /* no permissions there */
     (void)mode;
 #else
-    if (!e && fchmod(fd, mode) != 0) e = errno;
+    if (!e && mode >= 0 && fchmod(fd, (mode_t)mode) != 0) e = errno;
 #endif
     if (!e && fsync(fd) != 0) e = errno;
-    if (close(fd) != 0 && !e) e = errno;
     if (e) {
         mn_error_set(err, MN_ERR_IO, path, 0, "", "write failed: %s", strerror(e));
         unlink(tmp);
+        close(fd);
         free(tmp);
         return MN_ERR_IO;
     }
     *tmp_out = tmp;
+    *fd_out = fd;
     return MN_OK;
 }
 
@@ -447,18 +576,34 @@ mn_status mn_write_files_atomic(int n, const char* const* paths, const char* con
                                 const size_t* lens, mn_error* err) {
     if (n < 0 || (n > 0 && (!paths || !data || !lens)))
         return mn_error_set(err, MN_ERR_ARG, "", 0, "", "NULL argument");
-    mode_t* mode = malloc(((size_t)n + 1) * sizeof *mode);
+    int* mode = malloc(((size_t)n + 1) * sizeof *mode);
+    int* fds = malloc(((size_t)n + 1) * sizeof *fds);
     char** tmp = calloc((size_t)n + 1, sizeof *tmp);
-    if (!mode || !tmp) {
+    if (!mode || !fds || !tmp) {
         free(mode);
+        free(fds);
         free(tmp);
         return mn_error_set(err, MN_ERR_NOMEM, n ? paths[0] : "", 0, "", "out of memory");
     }
+    for (int i = 0; i < n; i++)
+        fds[i] = -1;
     mn_status st = MN_OK;
     for (int i = 0; i < n && !st; i++)
         st = check_output(paths[i], &mode[i], err);
-        /* SIGINT, SIGTERM and SIGHUP wait until every temporary is renamed or removed, so that
-         * a killed run leaves none behind (a signal that arrives meanwhile is delivered after). */
+    /* the temporaries a killed run left beside the outputs (once per folder) */
+    for (int i = 0; i < n && !st; i++) {
+        const char* si = strrchr(paths[i], '/');
+        size_t li = si ? (size_t)(si - paths[i]) : 0;
+        int again = 0;
+        for (int k = 0; k < i && !again; k++) {
+            const char* sk = strrchr(paths[k], '/');
+            size_t lk = sk ? (size_t)(sk - paths[k]) : 0;
+            again = lk == li && !strncmp(paths[k], paths[i], li);
+        }
+        if (!again) remove_stale(paths[i]);
+    }
+    /* SIGINT, SIGTERM and SIGHUP wait until every temporary is renamed or removed, so that
+     * a killed run leaves none behind (a signal that arrives meanwhile is delivered after). */
 #if !defined(__wasi__) /* WebAssembly has no signals */
     sigset_t block, old;
     sigemptyset(&block);
@@ -468,7 +613,7 @@ mn_status mn_write_files_atomic(int n, const char* const* paths, const char* con
     pthread_sigmask(SIG_BLOCK, &block, &old);
 #endif
     for (int i = 0; i < n && !st; i++)
-        st = write_temp(paths[i], data[i] ? data[i] : "", lens[i], mode[i], &tmp[i], err);
+        st = write_temp(paths[i], data[i] ? data[i] : "", lens[i], mode[i], &tmp[i], &fds[i], err);
     /* Every file is written before any is renamed: a full disk leaves the old set whole. */
     int renamed = 0;
     for (; !st && renamed < n; renamed++)
@@ -479,6 +624,8 @@ mn_status mn_write_files_atomic(int n, const char* const* paths, const char* con
         }
     for (int i = renamed; i < n; i++)
         if (tmp[i]) unlink(tmp[i]);
+    for (int i = 0; i < n; i++) /* synced already: the lock is what is let go */
+        if (fds[i] >= 0) close(fds[i]);
     /* The renames themselves are made durable: each folder is synced, so that a file the
      * caller was told is written survives a crash of the machine right after. */
     for (int i = 0; !st && i < n; i++)
@@ -489,6 +636,7 @@ mn_status mn_write_files_atomic(int n, const char* const* paths, const char* con
     for (int i = 0; i < n; i++)
         free(tmp[i]);
     free(tmp);
+    free(fds);
     free(mode);
     return st;
 }

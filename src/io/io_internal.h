@@ -69,6 +69,9 @@ mn_status mn_io_errorv(mn_error* err, mn_status s, const char* file, int line, c
 /* mn_utf8_len (one UTF-8 sequence) is public: io.h. */
 /* Is s[0..n) valid UTF-8 text without control characters (C0 and DEL)? */
 int mn_utf8_text(const char* s, size_t n);
+/* Does the JSON text (which parsed) hold an object with a member name given twice? 1 with
+ * the byte offsets of the second one's name and of the first's (json_dup.c), else 0. */
+int mn_json_duplicate(const char* text, size_t len, size_t* second, size_t* first);
 
 /* A fixed-capacity hash map from NUL-terminated names to ints (open addressing, FNV-1a).
  * Keys are not copied: they must outlive the map. Sized once for the most names it will

@@ -128,7 +128,7 @@ static inline int line_of(const char* t, size_t n, size_t off) {
 }
 
 /* The document's JSON tree, or NULL with a syntax error set on err at cJSON's stopping
- * point (field "json"). */
+ * point (field "json"), or at the second of two members of one object with the same name. */
 static inline cJSON* parse_json(const char* text, size_t len, const char* file, mn_error* err) {
     const char* end = NULL;
     cJSON* root = cJSON_ParseWithLengthOpts(text, len, &end, 0);
@@ -136,6 +136,19 @@ static inline cJSON* parse_json(const char* text, size_t len, const char* file, 
         size_t off = end && end >= text && end <= text + len ? (size_t)(end - text) : 0;
         mn_error_set(err, MN_ERR_PARSE, file, line_of(text, len, off), "json",
                      "malformed JSON near byte %zu", off);
+        return NULL;
+    }
+    size_t second, first;
+    if (mn_json_duplicate(text, len, &second, &first)) {
+        size_t k = 1;
+        while (second + k < len && text[second + k] != '"' && k < 60)
+            k += text[second + k] == '\\' ? 2 : 1;
+        mn_error_set(err, MN_ERR_PARSE, file, line_of(text, len, second), "json",
+                     "member %.*s\" given a second time in one object (the first at line %d): "
+                     "which one counts would be a guess",
+                     (int)(k < 60 ? k : 60), text + second, line_of(text, len, first));
+        cJSON_Delete(root);
+        return NULL;
     }
     return root;
 }

@@ -280,7 +280,7 @@ static mn_status parse(ctx* x, mn_scene* sc, const cJSON* root) {
         }
     }
     sc->frames = 1;
-    if ((st = get_int(x, root, "frames", &sc->frames, 1, 1000000)) != MN_OK) return st;
+    if ((st = get_int(x, root, "frames", &sc->frames, 1, 100000)) != MN_OK) return st;
     if ((st = get_int(x, root, "iterations", &sc->iterations, 1, 100000)) != MN_OK) return st;
     int nh, nc, nd;
     const cJSON* ah = get_array(x, root, "handles", &nh, &st);

@@ -25,11 +25,23 @@ mn_status mn_seq_bake(const mn_seq* s, const mn_model* m, const mn_seq_bake_opti
     mn_seq_bake_options o = opt ? *opt : mn_seq_bake_default();
     if (!(o.step > 0) || !isfinite(o.step))
         return mn_error_set(err, MN_ERR_ARG, "", 0, "step", "must be a positive number");
+    long max = o.max_frames > 0 && o.max_frames < MN_SEQ_BAKE_MAX_FRAMES ? o.max_frames
+                                                                         : MN_SEQ_BAKE_MAX_FRAMES;
     double f0 = mn_seq_start(s), f1 = mn_seq_end(s);
     double span = floor((f1 - f0) / o.step + 1e-9);
-    if (!(span >= 0) || span >= (double)MN_SEQ_BAKE_MAX_FRAMES)
+    /* refused before any work: a 105-byte document with keys 10 million frames apart would
+     * take minutes and gigabytes */
+    if (!(span >= 0) || span >= (double)max)
+        return mn_error_set(
+            err, MN_ERR_ARG, "", 0, "step",
+            "%.0f frames from frame %.10g to %.10g, more than %ld: use a larger step", span + 1, f0,
+            f1, max);
+    double bytes = (span + 1) * (double)(m->nq ? m->nq : 1) * (double)sizeof(double);
+    if (bytes > MN_SEQ_BAKE_MAX_BYTES)
         return mn_error_set(err, MN_ERR_ARG, "", 0, "step",
-                            "more than %ld frames: use a larger step", MN_SEQ_BAKE_MAX_FRAMES);
+                            "%.0f frames of %d numbers take %.0f MiB, more than %.0f: use a "
+                            "larger step",
+                            span + 1, m->nq, bytes / 1048576, MN_SEQ_BAKE_MAX_BYTES / 1048576);
     long nf = (long)span + 1;
     mn_motion mo;
     mo.nframes = (int)nf;
@@ -50,8 +62,13 @@ mn_status mn_seq_bake(const mn_seq* s, const mn_model* m, const mn_seq_bake_opti
     mn_seq_bake_result r;
     memset(&r, 0, sizeof r);
     r.frames = nf;
-    for (long f = 0; f < nf; f++) {
+    mn_status bad = MN_OK;
+    for (long f = 0; f < nf && bad == MN_OK; f++) {
         double t = f0 + o.step * (double)f;
+        if (o.cancel && *o.cancel) {
+            bad = mn_error_set(err, MN_ERR_NOCONVERGE, "", 0, "", "cancelled at frame %g", t);
+            break;
+        }
         if (o.plain) {
             mn_seq_sample(s, t, d->q);
         } else {
@@ -60,12 +77,27 @@ mn_status mn_seq_bake(const mn_seq* s, const mn_model* m, const mn_seq_bake_opti
             if (cr.iterations > 0 || cr.rows > 0) r.constrained++;
             r.iters += cr.iterations;
             if (st != MN_OK) r.unmet++;
-            if (cr.max_violation > r.max_violation) r.max_violation = cr.max_violation;
+            if (!isfinite(cr.max_violation))
+                bad = mn_error_set(err, MN_ERR_SINGULAR, "", 0, "constraints",
+                                   "frame %g: the constraints' violation is not finite (a "
+                                   "target out of reach of any number)",
+                                   t);
+            else if (cr.max_violation > r.max_violation)
+                r.max_violation = cr.max_violation;
         }
+        for (int i = 0; i < m->nq && bad == MN_OK; i++)
+            if (!isfinite(d->q[i]))
+                bad = mn_error_set(err, MN_ERR_SINGULAR, "", 0, "keys",
+                                   "frame %g: the state is not finite (number %d)", t, i);
         memcpy(mo.q + (size_t)f * (size_t)m->nq, d->q, sizeof(double) * (size_t)m->nq);
     }
     mn_seq_solver_destroy(v);
     mn_data_destroy(d);
+    if (bad != MN_OK) {
+        free(mo.q);
+        if (result) *result = r;
+        return bad;
+    }
     *out = mo;
     if (result) *result = r;
     return MN_OK;

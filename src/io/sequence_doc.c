@@ -128,6 +128,10 @@ static mn_status read_pose(reader* r, const cJSON* o, double* q) {
             if (!cJSON_IsNumber(it) || !isfinite(it->valuedouble))
                 return fail(x, MN_ERR_PARSE, "expected a finite number (%s)",
                             t == MN_JOINT_HINGE ? "radians" : "length");
+            double bound = t == MN_JOINT_HINGE ? MN_SEQ_MAX_ANGLE : MN_SEQ_MAX_LENGTH;
+            if (!(fabs(it->valuedouble) <= bound))
+                return fail(x, MN_ERR_PARSE, "%.10g is beyond %g %s, the most a pose takes",
+                            it->valuedouble, bound, t == MN_JOINT_HINGE ? "radians" : "in length");
             qj[0] = it->valuedouble;
         } else if (t == MN_JOINT_BALL) {
             pop(x);
@@ -142,6 +146,13 @@ static mn_status read_pose(reader* r, const cJSON* o, double* q) {
             mn_status st = check_keys(x, it, free_keys);
             if (st != MN_OK) return st;
             if ((st = get_vec(x, it, "position", qj, 3, NULL)) != MN_OK) return st;
+            for (int i = 0; i < 3; i++)
+                if (!(fabs(qj[i]) <= MN_SEQ_MAX_LENGTH)) {
+                    push_key(x, "position");
+                    return fail(x, MN_ERR_PARSE,
+                                "%.10g is beyond %g in length, the most a pose takes", qj[i],
+                                MN_SEQ_MAX_LENGTH);
+                }
             if ((st = get_quat(x, it, "rotation", qj + 3, NULL)) != MN_OK) return st;
         } else {
             return fail(x, MN_ERR_PARSE, "a fixed joint has no value");
@@ -157,11 +168,20 @@ static mn_status read_keys(reader* r, const cJSON* a) {
     int n;
     mn_status st = enter_array(x, a, "keys", 1000000, "keys", &n);
     if (st != MN_OK) return st;
-    double* q = malloc(sizeof(double) * (size_t)(r->m->nq + 1));
-    if (!q) return mn_error_set(x->err, MN_ERR_NOMEM, x->file, 0, "keys", "out of memory");
+    /* every key read first, then set at once: the interpolation is built once, not at each
+     * key (which made n keys cost n builds) */
+    size_t nq = (size_t)r->m->nq, cap = (size_t)(n > 0 ? n : 1);
+    double* q = malloc(sizeof(double) * cap * (nq ? nq : 1));
+    double* frames = malloc(sizeof(double) * cap);
+    double* tcbs = malloc(sizeof(double) * 3 * cap);
+    if (!q || !frames || !tcbs) {
+        free(q), free(frames), free(tcbs);
+        return mn_error_set(x->err, MN_ERR_NOMEM, x->file, 0, "keys", "out of memory");
+    }
     int i = 0;
     const cJSON* it;
     cJSON_ArrayForEach(it, a) {
+        if (i >= n) break;
         push_index(x, i);
         if (!cJSON_IsObject(it)) {
             st = fail(x, MN_ERR_PARSE, "expected an object");
@@ -172,19 +192,15 @@ static mn_status read_keys(reader* r, const cJSON* a) {
             st = fail(x, MN_ERR_PARSE, "missing member \"frame\"");
             break;
         }
-        double frame = 0, tcb[3] = {0, 0, 0};
+        double frame = 0, *tcb = tcbs + 3 * i;
+        tcb[0] = tcb[1] = tcb[2] = 0;
         if ((st = get_num(x, it, "frame", &frame, -1e9, 1e9)) != MN_OK) break;
-        if (mn_seq_find_key(r->s, frame) >= 0) {
-            push_key(x, "frame");
-            st = fail(x, MN_ERR_PARSE, "a second key at frame %.17g", frame);
-            break;
-        }
         const cJSON* p = cJSON_GetObjectItemCaseSensitive(it, "pose");
         if (!p) {
             st = fail(x, MN_ERR_PARSE, "missing member \"pose\"");
             break;
         }
-        if ((st = read_pose(r, p, q)) != MN_OK) break;
+        if ((st = read_pose(r, p, q + (size_t)i * nq)) != MN_OK) break;
         int has = 0;
         if ((st = get_vec(x, it, "tcb", tcb, 3, &has)) != MN_OK) break;
         if (has && !(fabs(tcb[0]) <= 1 && fabs(tcb[1]) <= 1 && fabs(tcb[2]) <= 1)) {
@@ -192,17 +208,20 @@ static mn_status read_keys(reader* r, const cJSON* a) {
             st = fail(x, MN_ERR_PARSE, "tension, continuity and bias lie in [-1, 1]");
             break;
         }
-        mn_error e;
-        int k = mn_seq_set_key(r->s, frame, q, &e);
-        if (k < 0) {
-            st = fail(x, e.status, "%s", e.message);
-            break;
-        }
-        if (has) mn_seq_set_key_tcb(r->s, k, tcb[0], tcb[1], tcb[2]);
+        frames[i] = frame;
         pop(x);
         i++;
     }
-    free(q);
+    if (st == MN_OK && i > 0) {
+        mn_error e;
+        int bad = -1;
+        if (mn_seq_add_keys(r->s, i, frames, q, tcbs, &bad, &e) != MN_OK) {
+            push_index(x, bad >= 0 ? bad : 0);
+            if (!strcmp(e.field, "frame")) push_key(x, "frame");
+            st = fail(x, strcmp(e.field, "frame") ? e.status : MN_ERR_PARSE, "%s", e.message);
+        }
+    }
+    free(q), free(frames), free(tcbs);
     if (st != MN_OK) return st;
     if (i == 0) return fail(x, MN_ERR_PARSE, "a sequence needs at least one key");
     pop(x);

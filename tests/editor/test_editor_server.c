@@ -12,6 +12,7 @@
 #include <marionette/model.h>
 
 #include <arpa/inet.h>
+#include <cjson/cJSON.h>
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -26,6 +27,7 @@
 #include <sys/stat.h>
 #include <sys/time.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "editor_server.h"
@@ -99,6 +101,9 @@ typedef struct server {
     FILE* out; /* the rest of its stdout */
 } server;
 
+/* The token of the server started last, from the URL it printed. */
+static char token[80];
+
 /* Starts `marionette editor ARGS... --port 0` with HOME (and XDG_DATA_HOME unless NULL) set;
  * reads the URL line. 0 on success. */
 static int start(server* s, const char* home, const char* xdg, const char* const* args) {
@@ -134,7 +139,10 @@ static int start(server* s, const char* home, const char* xdg, const char* const
     s->out = fdopen(fds[0], "r");
     char line[256];
     if (!s->out || !fgets(line, sizeof line, s->out)) return -1;
-    if (sscanf(line, "http://127.0.0.1:%d/", &s->port) != 1 || s->port <= 0) return -1;
+    token[0] = 0;
+    if (sscanf(line, "http://127.0.0.1:%d/?token=%64[0-9a-f]", &s->port, token) != 2 ||
+        s->port <= 0 || strlen(token) != 64)
+        return -1;
     return 0;
 }
 
@@ -218,22 +226,39 @@ static reply read_reply(int fd) {
     return r;
 }
 
-static reply raw(int port, const char* req, size_t n) {
+/* Sends the bytes as they are: no token. */
+static reply raw_bare(int port, const char* req, size_t n) {
     int fd = connect_to(port);
     if (fd < 0) return (reply){0};
     send_all(fd, req, n);
     return read_reply(fd);
 }
 
-/* Builds a request to this server (Host 127.0.0.1:port, Connection: close). */
+/* Sends the bytes with the token's header after the first line (when there is one). */
+static reply raw(int port, const char* req, size_t n) {
+    const char* eol = memmem(req, n, "\r\n", 2);
+    if (!eol || !token[0]) return raw_bare(port, req, n);
+    char line[120];
+    int k = snprintf(line, sizeof line, "X-Marionette-Token: %s\r\n", token);
+    size_t at = (size_t)(eol + 2 - req);
+    char* buf = malloc(n + (size_t)k);
+    memcpy(buf, req, at);
+    memcpy(buf + at, line, (size_t)k);
+    memcpy(buf + at + (size_t)k, req + at, n - at);
+    reply r = raw_bare(port, buf, n + (size_t)k);
+    free(buf);
+    return r;
+}
+
+/* Builds a request to this server (Host 127.0.0.1:port, the token, Connection: close). */
 static char* build(int port, const char* method, const char* target, const char* headers,
                    const char* body, size_t len, size_t* out_len) {
-    size_t cap = len + strlen(target) + (headers ? strlen(headers) : 0) + 256;
+    size_t cap = len + strlen(target) + (headers ? strlen(headers) : 0) + 400;
     char* r = malloc(cap);
     int h = snprintf(r, cap,
-                     "%s %s HTTP/1.1\r\nHost: 127.0.0.1:%d\r\nConnection: close\r\n%s"
-                     "Content-Length: %zu\r\n\r\n",
-                     method, target, port, headers ? headers : "", len);
+                     "%s %s HTTP/1.1\r\nHost: 127.0.0.1:%d\r\nX-Marionette-Token: %s\r\n"
+                     "Connection: close\r\n%sContent-Length: %zu\r\n\r\n",
+                     method, target, port, token, headers ? headers : "", len);
     if (len) memcpy(r + h, body, len);
     *out_len = (size_t)h + len;
     return r;
@@ -243,7 +268,7 @@ static reply request(int port, const char* method, const char* target, const cha
                      const char* body, size_t len) {
     size_t n;
     char* r = build(port, method, target, headers, body, len, &n);
-    reply out = raw(port, r, n);
+    reply out = raw_bare(port, r, n);
     free(r);
     return out;
 }
@@ -641,8 +666,9 @@ static void test_oversize(void) {
     int fd = connect_to(s.port);
     n = snprintf(buf, sizeof buf,
                  "PUT /api/file?path=big.bin HTTP/1.1\r\nHost: 127.0.0.1:%d\r\nIf-None-Match: "
-                 "*\r\nConnection: close\r\nTransfer-Encoding: chunked\r\n\r\n",
-                 s.port);
+                 "*\r\nX-Marionette-Token: %s\r\nConnection: close\r\nTransfer-Encoding: "
+                 "chunked\r\n\r\n",
+                 s.port, token);
     send_all(fd, buf, (size_t)n);
     size_t chunk = 1 << 20;
     char* block = malloc(chunk + 32);
@@ -1077,12 +1103,295 @@ static void test_export(void) {
     stop(&s, SIGTERM);
 }
 
+/* The secret token: every API request carries it (a header, or the cookie the page got when
+ * it was opened with the printed URL); without it nothing is read or written, Origin or
+ * not. Hidden paths are refused for every route. */
+static void test_token(void) {
+    char* assets = fresh_dir("assets");
+    put_file(path_in(assets, "index.html"), "<!doctype html><p>page</p>\n", 27);
+    server s;
+    if (up(&s, assets)) return;
+    char first[80];
+    snprintf(first, sizeof first, "%s", token);
+    char req[600];
+    /* no token, a wrong one, one of another length, another port's cookie: 403 */
+    const char* bad[] = {"", "X-Marionette-Token: 00\r\n",
+                         "X-Marionette-Token: "
+                         "0000000000000000000000000000000000000000000000000000000000000000\r\n",
+                         "Authorization: Bearer nope\r\n", "Cookie: marionette-token-1=%s\r\n"};
+    for (int i = 0; i < 5; i++) {
+        char h[200];
+        snprintf(h, sizeof h, bad[i], token);
+        int n = snprintf(req, sizeof req,
+                         "GET /api/project HTTP/1.1\r\nHost: 127.0.0.1:%d\r\n%sConnection: "
+                         "close\r\n\r\n",
+                         s.port, h);
+        reply r = raw_bare(s.port, req, (size_t)n);
+        CHECK(r.status == 403 && strstr(r.body, "token"));
+        reply_free(&r);
+    }
+    /* the audit's write: a PUT with no Origin and no token, of a hidden file or not */
+    put_file(path_in(project, "keep.txt"), "old", 3);
+    const char* targets[] = {"keep.txt", "new.txt"};
+    for (int i = 0; i < 2; i++) {
+        int n =
+            snprintf(req, sizeof req,
+                     "PUT /api/file?path=%s HTTP/1.1\r\nHost: 127.0.0.1:%d\r\nIf-Match: "
+                     "*\r\nIf-None-Match: *\r\nConnection: close\r\nContent-Length: 3\r\n\r\nnew",
+                     targets[i], s.port);
+        reply r = raw_bare(s.port, req, (size_t)n);
+        CHECK(r.status == 403);
+        reply_free(&r);
+        n = snprintf(req, sizeof req,
+                     "DELETE /api/file?path=%s HTTP/1.1\r\nHost: 127.0.0.1:%d\r\nIf-Match: "
+                     "*\r\nConnection: close\r\n\r\n",
+                     targets[i], s.port);
+        r = raw_bare(s.port, req, (size_t)n);
+        CHECK(r.status == 403);
+        reply_free(&r);
+    }
+    size_t kl;
+    char* kept = mn_test_read_file(path_in(project, "keep.txt"), &kl);
+    CHECK(kept && kl == 3 && !memcmp(kept, "old", 3));
+    free(kept);
+    CHECK(access(path_in(project, "new.txt"), F_OK) != 0);
+    /* without the token, a body is not even read: answered from the headers (a client that
+     * never sends the 1 MiB it announces still gets its 403) */
+    int fd = connect_to(s.port);
+    int hn = snprintf(req, sizeof req,
+                      "PUT /api/file?path=big.bin HTTP/1.1\r\nHost: 127.0.0.1:%d\r\nIf-None-Match: "
+                      "*\r\nContent-Length: 1048576\r\n\r\n",
+                      s.port);
+    CHECK(fd >= 0 && send_all(fd, req, (size_t)hn) == 0);
+    reply early = fd >= 0 ? read_reply(fd) : (reply){0};
+    CHECK(early.status == 403 && strstr(early.body, "token"));
+    reply_free(&early);
+    CHECK(access(path_in(project, "big.bin"), F_OK) != 0);
+    /* the token as a header, as Authorization, as the cookie: 200 */
+    const char* good[] = {"X-Marionette-Token: %s\r\n", "Authorization: Bearer %s\r\n",
+                          "Cookie: a=b; marionette-token-%d=%s; c=d\r\n"};
+    for (int i = 0; i < 3; i++) {
+        char h[200];
+        if (i == 2)
+            snprintf(h, sizeof h, good[i], s.port, token);
+        else
+            snprintf(h, sizeof h, good[i], token);
+        int n = snprintf(req, sizeof req,
+                         "GET /api/project HTTP/1.1\r\nHost: 127.0.0.1:%d\r\n%sConnection: "
+                         "close\r\n\r\n",
+                         s.port, h);
+        reply r = raw_bare(s.port, req, (size_t)n);
+        CHECK(r.status == 200);
+        reply_free(&r);
+    }
+    /* the page: without a token it is served (no cookie); with the printed one it sets the
+     * cookie; with a wrong one it is refused */
+    int n = snprintf(req, sizeof req,
+                     "GET / HTTP/1.1\r\nHost: 127.0.0.1:%d\r\nConnection: close\r\n\r\n", s.port);
+    reply r = raw_bare(s.port, req, (size_t)n);
+    CHECK(r.status == 200 && !header_of(&r, "Set-Cookie")[0]);
+    reply_free(&r);
+    n = snprintf(req, sizeof req,
+                 "GET /?token=%s HTTP/1.1\r\nHost: 127.0.0.1:%d\r\nConnection: close\r\n\r\n",
+                 token, s.port);
+    r = raw_bare(s.port, req, (size_t)n);
+    char want[160];
+    snprintf(want, sizeof want, "marionette-token-%d=%s;", s.port, token);
+    const char* cookie = header_of(&r, "Set-Cookie");
+    CHECK(r.status == 200 && !strncmp(cookie, want, strlen(want)) && strstr(cookie, "HttpOnly") &&
+          strstr(cookie, "SameSite=Strict") && strstr(cookie, "Path=/"));
+    reply_free(&r);
+    n = snprintf(req, sizeof req,
+                 "GET /?token=abc HTTP/1.1\r\nHost: 127.0.0.1:%d\r\nConnection: close\r\n\r\n",
+                 s.port);
+    r = raw_bare(s.port, req, (size_t)n);
+    CHECK(r.status == 403 && !header_of(&r, "Set-Cookie")[0]);
+    reply_free(&r);
+    /* hidden paths, with the token: refused by every route */
+    mkdir(path_in(project, ".git"), 0777);
+    put_file(path_in(project, ".git/config"), "[core]\n", 7);
+    put_file(path_in(project, ".bashrc"), "x", 1);
+    const char* hidden[][2] = {{"PUT", "/api/file?path=.git/config"},
+                               {"PUT", "/api/file?path=.ssh/authorized_keys"},
+                               {"GET", "/api/file?path=.bashrc"},
+                               {"DELETE", "/api/file?path=.bashrc"},
+                               {"GET", "/api/figure?path=.git/config"},
+                               {"POST", "/api/export?sequence=.seq.json&format=bvh"},
+                               {"POST", "/api/upload?name=.bashrc"},
+                               {"PUT", "/api/file?path=sub/.hidden/x.txt"}};
+    for (int i = 0; i < 8; i++) {
+        r = request(s.port, hidden[i][0], hidden[i][1], "If-Match: *\r\n", "x", 1);
+        CHECK(r.status == 403);
+        if (r.status != 403) fprintf(stderr, "  hidden[%d]: %d\n", i, r.status);
+        reply_free(&r);
+    }
+    size_t cl;
+    char* cfg = mn_test_read_file(path_in(project, ".git/config"), &cl);
+    CHECK(cfg && cl == 7);
+    free(cfg);
+    CHECK(access(path_in(project, ".ssh"), F_OK) != 0 &&
+          access(path_in(project, "sub"), F_OK) != 0);
+    CHECK(stop(&s, SIGTERM) == 0);
+    /* another start, another token */
+    if (up(&s, NULL)) return;
+    CHECK(strcmp(first, token) != 0);
+    stop(&s, SIGTERM);
+}
+
+/* Files as data: a project file is an attachment of a type no browser runs, under a sandbox
+ * CSP; the page's own files get the page's strict CSP (no inline script), and the page
+ * itself holds no inline script. Two Content-Length headers that disagree are refused. */
+static void test_files_as_data(void) {
+    char* assets = fresh_dir("assets");
+    put_file(path_in(assets, "index.html"), "<!doctype html><p>page</p>\n", 27);
+    server s;
+    if (up(&s, assets)) return;
+    const char* take = "<script>alert(document.cookie)</script>";
+    put_file(path_in(project, "take.html"), take, strlen(take));
+    put_file(path_in(project, "take.svg"), "<svg xmlns='http://www.w3.org/2000/svg'/>", 41);
+    put_file(path_in(project, "take.xml"), "<a/>", 4);
+    const char* names[] = {"take.html", "take.svg", "take.xml"};
+    for (int i = 0; i < 3; i++) {
+        char target[80];
+        snprintf(target, sizeof target, "/api/file?path=%s", names[i]);
+        reply r = get(s.port, target);
+        const char* type = header_of(&r, "Content-Type");
+        CHECK(r.status == 200 && !strstr(type, "html") && !strstr(type, "svg") &&
+              !strstr(type, "xml"));
+        CHECK(!strncmp(header_of(&r, "Content-Disposition"), "attachment;", 11));
+        CHECK(!strncmp(header_of(&r, "Content-Security-Policy"), "sandbox", 7));
+        CHECK(!strcmp(header_of(&r, "X-Content-Type-Options"), "nosniff"));
+        reply_free(&r);
+    }
+    reply r = get(s.port, "/api/project");
+    CHECK(r.status == 200 && !strncmp(header_of(&r, "Content-Security-Policy"), "sandbox", 7));
+    reply_free(&r);
+    r = get(s.port, "/api/file?path=none.txt");
+    CHECK(r.status == 404 && !strncmp(header_of(&r, "Content-Security-Policy"), "sandbox", 7));
+    reply_free(&r);
+    r = get(s.port, "/");
+    const char* csp = header_of(&r, "Content-Security-Policy");
+    CHECK(r.status == 200 && strstr(csp, "script-src 'self'") &&
+          strstr(csp, "default-src 'none'") && strstr(csp, "frame-ancestors 'none'"));
+    CHECK(!strstr(csp, "script-src 'self' 'unsafe-inline'") && !strstr(csp, "'unsafe-eval'"));
+    reply_free(&r);
+    /* the page as built: every script is a file (no inline script, no on* handler) */
+    size_t n;
+    char* page = mn_test_read_file(MN_SOURCE "/web/editor/index.html", &n);
+    CHECK(page != NULL);
+    for (const char* p = page; p && (p = strstr(p, "<script")); p++) {
+        const char* end = strchr(p, '>');
+        CHECK(end && memmem(p, (size_t)(end - p), " src=", 5) && !strncmp(end, "></script>", 10));
+    }
+    CHECK(page && !strstr(page, " onclick=") && !strstr(page, " onload=") &&
+          !strstr(page, "javascript:"));
+    free(page);
+    /* two Content-Length headers that disagree: 400, nothing written, the server lives on */
+    char req[400];
+    int k =
+        snprintf(req, sizeof req,
+                 "PUT /api/file?path=cl.txt HTTP/1.1\r\nHost: 127.0.0.1:%d\r\nIf-None-Match: "
+                 "*\r\nContent-Length: 1\r\nContent-Length: 5\r\nConnection: close\r\n\r\n12345",
+                 s.port);
+    r = raw(s.port, req, (size_t)k);
+    CHECK(r.status == 400 && strstr(r.body, "Content-Length"));
+    reply_free(&r);
+    CHECK(access(path_in(project, "cl.txt"), F_OK) != 0);
+    r = get(s.port, "/api/project");
+    CHECK(r.status == 200);
+    reply_free(&r);
+    stop(&s, SIGTERM);
+}
+
+/* Export bounds: a sequence of 10 million frames (89 bytes) is refused at once, naming the
+ * limit; a long export under way when the server is told to stop ends there (nothing
+ * written) instead of holding the stop until it is done. */
+static void test_export_bounds(void) {
+    server s;
+    if (up(&s, NULL)) return;
+    const char* amp = "{\"figure\":\"stickman\",\"fps\":30,\"keys\":[{\"frame\":0,\"pose\":{}},"
+                      "{\"frame\":9999998,\"pose\":{}}]}";
+    reply r =
+        request(s.port, "PUT", "/api/file?path=amp.json", "If-None-Match: *\r\n", amp, strlen(amp));
+    CHECK(r.status == 200);
+    reply_free(&r);
+    r = request(s.port, "POST", "/api/export?sequence=amp.json&format=bvh", NULL, NULL, 0);
+    CHECK(r.status == 422 && strstr(r.body, "more than 100000"));
+    reply_free(&r);
+    CHECK(access(path_in(project, "exports/amp.bvh"), F_OK) != 0);
+    /* 100000 frames of two pins that cannot both hold: seconds of work */
+    const char* slow =
+        "{\"figure\": \"stickman\", \"fps\": 30, \"keys\": [{\"frame\": 0, \"pose\": {}}, "
+        "{\"frame\": 99999, \"pose\": {\"torso.2\": 0.5}}], \"handles\": [{\"name\": \"foot\", "
+        "\"joint\": \"left foot\"}, {\"name\": \"hand\", \"joint\": \"right hand\"}], "
+        "\"constraints\": [{\"type\": \"pin\", \"handle\": \"foot\", \"target\": [0, 0, 0]}, "
+        "{\"type\": \"pin\", \"handle\": \"hand\", \"target\": [5, 5, 5]}]}";
+    r = request(s.port, "PUT", "/api/file?path=slow.json", "If-None-Match: *\r\n", slow,
+                strlen(slow));
+    CHECK(r.status == 200);
+    reply_free(&r);
+    size_t n;
+    char* req =
+        build(s.port, "POST", "/api/export?sequence=slow.json&format=bvh", NULL, NULL, 0, &n);
+    int fd = connect_to(s.port);
+    CHECK(fd >= 0 && send_all(fd, req, n) == 0);
+    free(req);
+    /* the export has started (its request is logged only once answered) */
+    usleep(500 * 1000);
+    CHECK(stop(&s, SIGTERM) == 0);
+    if (fd >= 0) close(fd);
+    CHECK(access(path_in(project, "exports/slow.bvh"), F_OK) != 0);
+}
+
+/* Slow clients: 80 connections that never finish their headers (more than the 64 that once
+ * locked every other client out) leave room for a real request; a client that sends its
+ * headers a byte at a time, never idle, is cut off at the header deadline (set to 1 s here
+ * by MARIONETTE_EDITOR_HEADER_SECONDS; 10 s by default). */
+static void test_slow_clients(void) {
+    setenv("MARIONETTE_EDITOR_HEADER_SECONDS", "1", 1);
+    server s;
+    int rc = up(&s, NULL);
+    unsetenv("MARIONETTE_EDITOR_HEADER_SECONDS");
+    if (rc) return;
+    enum { SLOW = 80 };
+    int fds[SLOW];
+    char start[200];
+    int n = snprintf(start, sizeof start,
+                     "GET /api/project HTTP/1.1\r\nHost: 127.0.0.1:%d\r\nX-A: ", s.port);
+    for (int i = 0; i < SLOW; i++) {
+        fds[i] = connect_to(s.port);
+        if (fds[i] >= 0) send_all(fds[i], start, (size_t)n);
+    }
+    reply r = get(s.port, "/api/project");
+    CHECK(r.status == 200);
+    reply_free(&r);
+    /* a byte every 100 ms: never idle, never done */
+    int fd = connect_to(s.port), cut = 0;
+    CHECK(fd >= 0 && send_all(fd, start, (size_t)n) == 0);
+    for (int i = 0; i < 100 && fd >= 0 && !cut; i++) {
+        struct timespec nap = {0, 100 * 1000 * 1000};
+        nanosleep(&nap, NULL);
+        char c;
+        ssize_t got = recv(fd, &c, 1, MSG_DONTWAIT);
+        cut = got == 0 || (got < 0 && errno != EAGAIN && errno != EWOULDBLOCK) ||
+              send(fd, "a", 1, MSG_NOSIGNAL) < 0;
+    }
+    CHECK(cut);
+    if (fd >= 0) close(fd);
+    for (int i = 0; i < SLOW; i++)
+        if (fds[i] >= 0) close(fds[i]);
+    r = get(s.port, "/api/project");
+    CHECK(r.status == 200);
+    reply_free(&r);
+    CHECK(stop(&s, SIGTERM) == 0);
+}
+
 /* ---- the handler as a plain function ------------------------------------------------------- */
 
 static int handle(ed_server* sv, const char* method, const char* path, size_t plen,
                   const ed_pair* args, int nargs, const char* host, ed_response* rs) {
-    ed_pair hs[1] = {{"Host", host, strlen(host)}};
-    ed_request rq = {method, path, plen, args, nargs, hs, 1, NULL, 0, 0};
+    ed_pair hs[2] = {{"Host", host, strlen(host)}, {"X-Marionette-Token", sv->token, 64}};
+    ed_request rq = {method, path, plen, args, nargs, hs, 2, NULL, 0, 0};
     ed_handle(sv, &rq, rs);
     return rs->status;
 }
@@ -1115,16 +1424,61 @@ static void test_handler(void) {
     static const struct {
         const char* rel;
         int ok;
-    } paths[] = {
-        {"a.json", 1}, {"sub/a b.json", 1}, {"ünïcode.json", 1}, {"", 0},         {"..", 0},
-        {"a/../b", 0}, {"/a", 0},           {"a\\b", 0},         {"a//b", 0},     {"a/", 0},
-        {".", 0},      {"a/./b", 0},        {"\xff.json", 0},    {"\xc0\xaf", 0}, {"a\tb", 0},
-        {"...", 1},    {".hidden", 1},      {"a..b", 1}};
+    } paths[] = {{"a.json", 1},
+                 {"sub/a b.json", 1},
+                 {"ünïcode.json", 1},
+                 {"", 0},
+                 {"..", 0},
+                 {"a/../b", 0},
+                 {"/a", 0},
+                 {"a\\b", 0},
+                 {"a//b", 0},
+                 {"a/", 0},
+                 {".", 0},
+                 {"a/./b", 0},
+                 {"\xff.json", 0},
+                 {"\xc0\xaf", 0},
+                 {"a\tb", 0},
+                 {"...", 0},
+                 {".hidden", 0},
+                 {"a..b", 1},
+                 {"a/.git/config", 0},
+                 {".ssh/authorized_keys", 0},
+                 {"a/b.", 1}};
     for (size_t i = 0; i < sizeof paths / sizeof paths[0]; i++)
         CHECK((ed_path_problem(paths[i].rel, strlen(paths[i].rel)) == NULL) == paths[i].ok);
     char v[17];
     ed_version("", 0, v);
     CHECK(!strcmp(v, "cbf29ce484222325"));
+    /* the listing reads a file only when its size, times or inode changed since the last */
+    char body[100];
+    memset(body, 'a', sizeof body);
+    put_file(path_in(dir, "a.txt"), body, sizeof body);
+    put_file(path_in(dir, "b.json"), "{\"keys\": []}", 12);
+    cJSON* l1 = ed_list(&sv);
+    CHECK(sv.list_read_bytes == 112 && cJSON_GetArraySize(l1) == 2);
+    cJSON* l2 = ed_list(&sv);
+    CHECK(sv.list_read_bytes == 112);
+    char* t1 = cJSON_PrintUnformatted(l1);
+    char* t2 = cJSON_PrintUnformatted(l2);
+    CHECK(t1 && t2 && !strcmp(t1, t2) && strstr(t1, "\"kind\":\"sequence\""));
+    free(t2);
+    body[50] = 'b'; /* same size, same inode: the modification time tells */
+    struct timespec pause = {0, 20 * 1000 * 1000};
+    nanosleep(&pause, NULL);
+    put_file(path_in(dir, "a.txt"), body, sizeof body);
+    remove(path_in(dir, "b.json"));
+    cJSON* l3 = ed_list(&sv);
+    CHECK(sv.list_read_bytes == 212 && cJSON_GetArraySize(l3) == 1);
+    char ver[17];
+    ed_version(body, sizeof body, ver);
+    t2 = cJSON_PrintUnformatted(l3);
+    CHECK(t2 && strstr(t2, ver) && !strstr(t2, "b.json"));
+    free(t1);
+    free(t2);
+    cJSON_Delete(l1);
+    cJSON_Delete(l2);
+    cJSON_Delete(l3);
     ed_server_free(&sv);
 }
 
@@ -1139,6 +1493,8 @@ int main(int argc, char** argv) {
     RUN(test_oversize);
     RUN(test_malformed_requests);
     RUN(test_host_and_origin);
+    RUN(test_token);
+    RUN(test_files_as_data);
     RUN(test_two_writers);
     RUN(test_sigkill_after_write);
     RUN(test_scratch_project);
@@ -1146,5 +1502,7 @@ int main(int argc, char** argv) {
     RUN(test_api_figure);
     RUN(test_upload);
     RUN(test_export);
+    RUN(test_export_bounds);
+    RUN(test_slow_clients);
     return mn_test_report();
 }

@@ -190,6 +190,45 @@ static void test_bad_input(void) {
     remove(path);
 }
 
+/* Bounds of a bake: keys 10 million frames apart in a 89-byte document are refused before
+ * any work (the limit and the frames named, nothing written); a constraint whose violation
+ * is not finite exits 1 (not 0 with max_violation=inf), nothing written. */
+static void test_bake_bounds(void) {
+    char *out, *err;
+    const char* amp = "{\"figure\":\"stickman\",\"fps\":30,\"keys\":[{\"frame\":0,\"pose\":{}},"
+                      "{\"frame\":9999998,\"pose\":{}}]}";
+    char path[300], bvh[300], args[1024];
+    snprintf(path, sizeof path, "%s", mn_test_write_temp(".json", amp, strlen(amp)));
+    snprintf(bvh, sizeof bvh, "%s", mn_test_write_temp(".bvh", "keep", 4));
+    snprintf(args, sizeof args, "anim bake '%s' --out '%s'", path, bvh);
+    CHECK(run_cli(args, &out, &err) == 2);
+    CHECK(err && strstr(err, "9999999 frames") && strstr(err, "more than 1000000"));
+    free(out), free(err);
+    /* within the limit with a larger step */
+    snprintf(args, sizeof args, "anim bake '%s' --out '%s' --plain --step 1000", path, bvh);
+    CHECK(run_cli(args, &out, &err) == 0 && out && strstr(out, "frames=10000 "));
+    free(out), free(err);
+    remove(path);
+    const char* inf =
+        "{\"figure\": \"stickman\", \"fps\": 30, \"keys\": [{\"frame\": 0, \"pose\": "
+        "{}}, {\"frame\": 2, \"pose\": {}}],\n \"handles\": [{\"name\": \"foot\", "
+        "\"joint\": \"left foot\"}],\n \"constraints\": [{\"type\": \"pin\", \"handle\": "
+        "\"foot\", \"target\": [1e300, 0, 0]}]}";
+    snprintf(path, sizeof path, "%s", mn_test_write_temp(".json", inf, strlen(inf)));
+    FILE* f = fopen(bvh, "wb");
+    CHECK(f && fwrite("keep", 1, 4, f) == 4);
+    if (f) fclose(f);
+    snprintf(args, sizeof args, "anim bake '%s' --out '%s'", path, bvh);
+    CHECK(run_cli(args, &out, &err) == 1);
+    CHECK(err && strstr(err, "not finite") && (!out || !strstr(out, "inf")));
+    free(out), free(err);
+    char* kept = mn_test_read_file(bvh, NULL);
+    CHECK(kept && !strcmp(kept, "keep"));
+    free(kept);
+    remove(bvh);
+    remove(path);
+}
+
 static void test_import(void) {
     char *out, *err;
     char doc[300];
@@ -412,6 +451,7 @@ int main(int argc, char** argv) {
     RUN(test_bake);
     RUN(test_bake_skinned);
     RUN(test_bad_input);
+    RUN(test_bake_bounds);
     RUN(test_import);
     RUN(test_compress);
     RUN(test_pose_out);

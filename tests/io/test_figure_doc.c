@@ -148,6 +148,8 @@ static void test_malformed(void) {
         {"[[0.25]]", "[[0.25,1]]", "motion.frames[0]"},
         {"\"joints\":[", "\"joints\":7,\"x\":[", "joints"},
         {"{\"format\"", "{{\"format\"", ""},
+        /* a member given twice (cJSON would take the first) */
+        {"\"version\":1", "\"version\":1,\"version\":2", "json"},
         /* finite numbers whose length overflows: normalised, they would be zero */
         {"\"axis\":[0,0,1]", "\"axis\":[0,1e300,1e300]", "joints[0].a"},
         {"\"orient\":[1,0,0,0]", "\"orient\":[1e300,1e300,0,0]", "joints[0].a"},

@@ -151,3 +151,18 @@ test('a frozen joint does not move under any solver; axis locks hold one directi
     fig.dispose();
   }
 });
+
+test('a target out of reach of any number: the solve throws instead of reporting Infinity', () => {
+  const fig = mn.stickman();
+  const sys = mn.createConstraintSystem([fig]);
+  try {
+    const h = sys.addHandle({ joint: 'left foot' });
+    sys.addConstraint({ type: 'pin', handle: h, target: [1e300, 0, 0] });
+    for (const method of CSOLVERS) {
+      assert.throws(() => sys.solve({ method }), /maxViolation: Infinity: the constraints cannot be measured/);
+    }
+  } finally {
+    sys.dispose();
+    fig.dispose();
+  }
+});

@@ -9,6 +9,10 @@ import { installKeyboard } from './keyboard.js';
 import { qToPose } from './docmodel.js';
 import { installAnimation } from './anim/index.js';
 
+// The server gave the token of the printed URL as a cookie (docs/editor-server.md): take it
+// out of the address bar, its history and what a screenshot or a shared link would show.
+if (new URLSearchParams(location.search).has('token')) history.replaceState(null, '', location.pathname);
+
 function installMouse(store, viewport, poser, panels) {
   const el = viewport.container;
   let nav = null;
