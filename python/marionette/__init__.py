@@ -4,7 +4,8 @@ A thin layer over the C library libmarionette.so.0 (cffi, ABI mode: nothing is c
 See docs/python.md for the tour; every class and function here mirrors a call of
 include/marionette/*.h in Python's conventions.
 """
-from ._base import MarionetteError, MarionetteWarning, Status
+from ._base import (MarionetteError, MarionetteFileNotFoundError, MarionetteOSError,
+                    MarionetteValueError, MarionetteWarning, Status)
 from ._ffi import library_path
 from .anim import INTERP, Retargeter, Sequence, SequenceSolver, retarget_defaults
 from .constrain import (CONSTRAINT_TYPES, HANDLE_TYPES, SOLVERS, ConstraintSystem,
@@ -22,7 +23,8 @@ __version__ = "0.1.0"
 __all__ = [
     "CONSTRAINT_TYPES", "CSolveResult", "ConstraintSystem", "Data", "Error", "FitResult",
     "Fitter", "HANDLE_TYPES", "IK", "IKBatchResult", "IKResult", "INTERP", "JOINT_TYPES",
-    "METHODS", "MarionetteError", "MarionetteWarning", "Model", "Motion", "Retargeter", "Rig",
+    "METHODS", "MarionetteError", "MarionetteFileNotFoundError", "MarionetteOSError",
+    "MarionetteValueError", "MarionetteWarning", "Model", "Motion", "Retargeter", "Rig",
     "SOLVERS", "Sequence", "SequenceSolver", "Status", "convert", "csolve_defaults",
     "fit_defaults", "from_text", "ik_defaults", "ik_solve", "library_path", "load",
     "load_motion", "read_bvh", "read_figure_document", "read_skeleton", "read_urdf",

@@ -1,19 +1,26 @@
 """Reading and writing figures and motion (io.h): BVH, URDF, the skeleton text format,
 glTF, the figure document and the built-in stick figure."""
+from __future__ import annotations
+
 import os
+from typing import Optional, Union
 
 import numpy as np
+import numpy.typing as npt
 
 from ._base import (Status, _s, arg_error, as_array, check, dptr, emit_warnings, encode,
                     fail, new_error)
 from ._ffi import ffi, lib
 from .model import Model
 
+#: A file name: a str, bytes or os.PathLike.
+PathLike = Union[str, bytes, "os.PathLike[str]"]
+
 
 class Motion:
     """A sampled motion: q (nframes x nq, one state per row) frame_time seconds apart."""
 
-    def __init__(self, q, frame_time):
+    def __init__(self, q: npt.ArrayLike, frame_time: float) -> None:
         self.q = as_array(q, (None, None), "motion.q")
         ft = float(frame_time)
         if not (np.isfinite(ft) and ft > 0):
@@ -59,35 +66,35 @@ def _path(path):
     return encode(path, "path")
 
 
-def load(path):
+def load(path: PathLike) -> Model:
     """Any figure file (skeleton text, BVH, URDF, glTF, by extension then content), or
     "stickman" for the built-in figure: a Model. load_motion gives its motion too."""
     return load_motion(path)[0]
 
 
-def load_motion(path):
+def load_motion(path: PathLike) -> tuple[Model, Optional[Motion]]:
     """(Model, Motion or None) of any figure file (mn_figure_read): a BVH take's frames, a
     glTF file's first animation; URDF and skeleton files have none."""
     return _read(lib.mn_figure_read, _path(path))
 
 
-def read_bvh(path, scale=1.0):
+def read_bvh(path: PathLike, scale: float = 1.0) -> tuple[Model, Optional[Motion]]:
     """(Model, Motion or None) of a BVH file; every length multiplied by scale."""
     o = ffi.new("mn_bvh_options*", lib.mn_bvh_default())
     o.scale = float(scale)
     return _read(lib.mn_bvh_read, _path(path), o)
 
 
-def read_urdf(path):
+def read_urdf(path: PathLike) -> Model:
     return _read(lib.mn_urdf_read, _path(path), motion=False)[0]
 
 
-def read_skeleton(path):
+def read_skeleton(path: PathLike) -> Model:
     """A figure in the thesis skeleton text format (docs/skeleton-format.md)."""
     return _read(lib.mn_skel_read, _path(path), motion=False)[0]
 
 
-def read_figure_document(path):
+def read_figure_document(path: PathLike) -> tuple[Model, Optional[Motion]]:
     """(Model, Motion or None) of a figure document (JSON, docs/figure-document.md)."""
     pm = ffi.new("mn_model**")
     mo = ffi.new("mn_motion*")
@@ -96,7 +103,8 @@ def read_figure_document(path):
     return Model(pm[0]), _take(mo)
 
 
-def from_text(text, format, name="<text>", scale=1.0):
+def from_text(text: Union[str, bytes], format: str, name: str = "<text>",
+              scale: float = 1.0) -> Union[Model, tuple[Model, Optional[Motion]]]:
     """A figure from text in memory: format "bvh" (returns (Model, Motion or None)),
     "urdf", "skel" or "json" (a figure document: (Model, Motion or None)). name is used in
     messages."""
@@ -119,7 +127,7 @@ def from_text(text, format, name="<text>", scale=1.0):
     arg_error("format", f"{format!r} is not one of bvh, urdf, skel, json")
 
 
-def stickman():
+def stickman() -> Model:
     """The built-in default figure: the thesis stick figure."""
     err = new_error()
     p = lib.mn_stickman_model(err)
@@ -142,7 +150,7 @@ def _c_motion(model, motion):
     return (mo if q.shape[0] > 0 else ffi.NULL), q
 
 
-def write_bvh(path, model, motion=None):
+def write_bvh(path: PathLike, model: Model, motion: Optional[Motion] = None) -> None:
     """Writes a figure and its motion (None: the rest pose) as BVH, atomically."""
     mo, keep = _c_motion(model, motion)
     err = new_error()
@@ -150,7 +158,7 @@ def write_bvh(path, model, motion=None):
     del keep
 
 
-def write_gltf(path, model, motion=None):
+def write_gltf(path: PathLike, model: Model, motion: Optional[Motion] = None) -> None:
     """Writes a figure and its motion as a glTF 2.0 binary (.glb), atomically."""
     mo, keep = _c_motion(model, motion)
     err = new_error()
@@ -158,19 +166,20 @@ def write_gltf(path, model, motion=None):
     del keep
 
 
-def write_figure_document(path, model, motion=None):
+def write_figure_document(path: PathLike, model: Model,
+                          motion: Optional[Motion] = None) -> None:
     mo, keep = _c_motion(model, motion)
     err = new_error()
     check(lib.mn_figure_doc_write(_path(path), model._ptr, mo, ffi.NULL, err), err)
     del keep
 
 
-def write_skeleton(path, model):
+def write_skeleton(path: PathLike, model: Model) -> None:
     err = new_error()
     check(lib.mn_skel_write(_path(path), model._ptr, err), err)
 
 
-def convert(src, dst):
+def convert(src: PathLike, dst: PathLike) -> None:
     """Converts a figure file as `marionette convert SRC DST` does, by DST's extension:
     .bvh (figure and every frame), .skel (the figure), .glb (figure and motion) or .json
     (the figure document, with a glTF file's skin). Warnings go to the warnings module."""
