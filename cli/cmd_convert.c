@@ -14,8 +14,8 @@ const char mn_cmd_convert_summary[] = "convert a figure to skeleton text (.skel)
 static void usage(FILE* f) {
     fprintf(f,
             "usage: marionette convert IN OUT [--anim NAME] [--names-from FIGURE]\n"
-            "       marionette convert IN... --out-dir DIR [--to bvh|skel|glb|json] [-j N]\n"
-            "                                [--names-from FIGURE]\n"
+            "       marionette convert IN... --out-dir DIR [--format bvh|skel|glb|json] [-j N]\n"
+            "                                [--force] [--names-from FIGURE]\n"
             "\n"
             "Reads IN (.skel, .bvh, .urdf, .gltf/.glb) and writes OUT by its extension:\n"
             "  .bvh   the figure and, when IN has motion, every frame (else the rest pose)\n"
@@ -31,8 +31,12 @@ static void usage(FILE* f) {
             "the built-in figure gets its names back by itself; --names-from FIGURE (any figure\n"
             "file) gives a BVH IN the names of the figure it was written from (docs/bvh.md).\n"
             "\n"
-            "With --out-dir, every IN is converted to DIR/<IN's name>.EXT (EXT from --to,\n"
+            "With --out-dir, every IN is converted to DIR/<IN's name>.EXT (EXT from --format,\n"
             "default bvh; DIR is created) by N worker threads (-j N, default one per core).\n"
+            "An output newer than its IN is up to date and not redone, so a batch that was\n"
+            "stopped resumes where it stopped; --force redoes every file. Ctrl-C finishes the\n"
+            "files being written and prints 'interrupted: N of M done'. (--to is the old\n"
+            "spelling of --format, accepted for one release.)\n"
             "A progress bar with the rate and the time left is drawn on a terminal, else one\n"
             "line per file ('ok IN -> OUT' or 'FAILED IN: why'); a file that fails does not\n"
             "stop the others; a summary lists the failures. Exit status 1 when any failed.\n");
@@ -115,7 +119,7 @@ int mn_cmd_convert(int argc, char** argv) {
         return MN_EXIT_OK;
     }
     const char *anim = NULL, *out_dir = NULL, *to = NULL, *names_from = NULL;
-    int jobs = 0, npos = 0;
+    int jobs = 0, npos = 0, force = 0;
     char** pos = calloc((size_t)argc + 1, sizeof *pos);
     if (!pos) return MN_EXIT_INPUT;
     int rc = -1;
@@ -125,16 +129,23 @@ int mn_cmd_convert(int argc, char** argv) {
             rc = mn_cli_usage_error("convert", "-j needs a number of workers >= 1");
         } else if (j > 0) {
             continue;
+        } else if (!strcmp(argv[i], "--force")) {
+            force = 1;
         } else if (!strcmp(argv[i], "--anim") || !strcmp(argv[i], "--out-dir") ||
-                   !strcmp(argv[i], "--to") || !strcmp(argv[i], "--names-from")) {
+                   !strcmp(argv[i], "--to") || !strcmp(argv[i], "--format") ||
+                   !strcmp(argv[i], "--names-from")) {
             if (i + 1 >= argc) {
                 rc = mn_cli_usage_error("convert", "%s needs a value", argv[i]);
                 break;
             }
-            const char** dst = !strcmp(argv[i], "--anim")      ? &anim
-                               : !strcmp(argv[i], "--out-dir") ? &out_dir
-                               : !strcmp(argv[i], "--to")      ? &to
-                                                               : &names_from;
+            if (!strcmp(argv[i], "--to"))
+                fprintf(stderr, "marionette convert: note: --to is now --format (the output "
+                                "format; --to names a target figure in retarget); --to is "
+                                "accepted until the next release\n");
+            const char** dst = !strcmp(argv[i], "--anim")         ? &anim
+                               : !strcmp(argv[i], "--out-dir")    ? &out_dir
+                               : !strcmp(argv[i], "--names-from") ? &names_from
+                                                                  : &to; /* --format, --to */
             *dst = argv[++i];
         } else if (argv[i][0] == '-' && argv[i][1]) {
             rc = mn_cli_usage_error("convert", "unknown option '%s'", argv[i]);
@@ -153,7 +164,7 @@ int mn_cmd_convert(int argc, char** argv) {
         char ext[16];
         if (!to) to = "bvh";
         if (strcmp(to, "bvh") && strcmp(to, "skel") && strcmp(to, "glb") && strcmp(to, "json"))
-            rc = mn_cli_usage_error("convert", "--to must be bvh, skel, glb or json");
+            rc = mn_cli_usage_error("convert", "--format must be bvh, skel, glb or json");
         else if (npos == 0)
             rc = mn_cli_usage_error("convert", "need input files");
         if (rc < 0 && names_from &&
@@ -163,7 +174,7 @@ int mn_cmd_convert(int argc, char** argv) {
             snprintf(ext, sizeof ext, ".%s", to);
             ctx.quiet = 1;
             ctx.names_of = names_of;
-            rc = mn_cli_batch("convert", pos, npos, out_dir, ext, jobs, convert_one, &ctx);
+            rc = mn_cli_batch("convert", pos, npos, out_dir, ext, jobs, force, convert_one, &ctx);
         }
         free(pos);
         mn_model_destroy(names_of);
@@ -172,7 +183,8 @@ int mn_cmd_convert(int argc, char** argv) {
     const char* in = npos > 0 ? pos[0] : NULL;
     const char* out = npos > 1 ? pos[1] : NULL;
     free(pos);
-    if (to || jobs) return mn_cli_usage_error("convert", "--to and -j go with --out-dir");
+    if (to || jobs || force)
+        return mn_cli_usage_error("convert", "--format, -j and --force go with --out-dir");
     if (npos > 2)
         return mn_cli_usage_error("convert", "too many arguments (many inputs need --out-dir)");
     if (!in || !out) return mn_cli_usage_error("convert", "need IN and OUT");
