@@ -1,4 +1,5 @@
 /* marionette convert IN OUT: to the skeleton text format, BVH or the figure document. */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -13,7 +14,8 @@ const char mn_cmd_convert_summary[] = "convert a figure to skeleton text (.skel)
 
 static void usage(FILE* f) {
     fprintf(f,
-            "usage: marionette convert IN OUT [--anim NAME] [--names-from FIGURE]\n"
+            "usage: marionette convert IN OUT [--anim NAME] [--names-from FIGURE] [--scale S]\n"
+            "                                 [--z-up]\n"
             "       marionette convert IN... --out-dir DIR [--format bvh|skel|glb|json] [-j N]\n"
             "                                [--force] [--names-from FIGURE]\n"
             "\n"
@@ -27,6 +29,13 @@ static void usage(FILE* f) {
             "A glTF IN gives its first animation, or the one named by --anim, one frame per key\n"
             "when its keys are evenly spaced (else 30 Hz; see docs/gltf.md).\n"
             "OUT is replaced atomically: on any error it is left as it was.\n"
+            "Axes and units of a .glb OUT (glTF is +Y up, in metres): a URDF IN (+Z up) is\n"
+            "turned at its root so that +Y is up (--z-up keeps +Z up); a BVH IN's unit is\n"
+            "guessed from the figure's height at rest (0.3-3: metres; 15-45: CMU units,\n"
+            "scale 0.056444; 45-80: inches; 80-300: centimetres; 800-3000: millimetres) and\n"
+            "its lengths scaled to metres, with a note. --scale S multiplies every length by\n"
+            "S instead (--scale 1 keeps the file's lengths); for other outputs it needs a\n"
+            "BVH IN.\n"
             "BVH names have no spaces ('right arm' is written 'right_arm'). A BVH written from\n"
             "the built-in figure gets its names back by itself; --names-from FIGURE (any figure\n"
             "file) gives a BVH IN the names of the figure it was written from (docs/bvh.md).\n"
@@ -49,17 +58,64 @@ static int ends_with(const char* s, const char* e) {
 
 typedef struct convert_ctx {
     const char* anim;
+    double scale;             /* --scale; NAN: not given */
+    int z_up;                 /* --z-up: a URDF IN keeps +Z up in a .glb */
     const mn_model* names_of; /* --names-from: the figure whose names a BVH IN gets back */
     int quiet;                /* a batch: no warnings or notes on stderr */
 } convert_ctx;
+
+/* A figure's height at rest in the axes of root_rot (a rotation at the roots, w first):
+ * the vertical (+Y) extent of its joints, or its largest extent when that is flat, as the
+ * editor measures it (web/editor/src/docmodel.js, restHeight). */
+static double rest_height(const mn_model* m, mn_quat root_rot) {
+    mn_data* d = mn_data_create(m, 0);
+    if (!d) return 0;
+    mn_fk(m, d);
+    double lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
+    for (int j = 0; j < m->njoint; j++) {
+        mn_vec3 p = mn_quat_rotate(root_rot, d->xf[j].p);
+        double v[3] = {p.x, p.y, p.z};
+        for (int k = 0; k < 3; k++)
+            lo[k] = fmin(lo[k], v[k]), hi[k] = fmax(hi[k], v[k]);
+    }
+    mn_data_destroy(d);
+    double ext[3] = {hi[0] - lo[0], hi[1] - lo[1], hi[2] - lo[2]};
+    double most = fmax(ext[0], fmax(ext[1], ext[2]));
+    return ext[1] >= 0.25 * most ? ext[1] : most;
+}
+
+/* The unit of a figure file guessed from its height (a person is 1 to 2.2 m tall): the
+ * scale to metres and the unit's name; the editor's table (docmodel.js, guessUnits). */
+static double guess_units(double height, const char** units) {
+    static const struct {
+        double lo, hi, scale;
+        const char* name;
+    } table[] = {{0.3, 3, 1, "metres"},
+                 {15, 45, 0.056444, "CMU units"},
+                 {45, 80, 0.0254, "inches"},
+                 {80, 300, 0.01, "centimetres"},
+                 {800, 3000, 0.001, "millimetres"}};
+    for (size_t k = 0; k < sizeof table / sizeof table[0]; k++)
+        if (height >= table[k].lo && height <= table[k].hi) {
+            *units = table[k].name;
+            return table[k].scale;
+        }
+    *units = "unknown units";
+    return 1;
+}
 
 /* One conversion, by OUT's extension. */
 static mn_status convert_one(const char* in, const char* out, void* ctxp, mn_error* err) {
     const convert_ctx* ctx = ctxp;
     const char* anim = ctx->anim;
     mn_warnings w = {0};
-    int named = ctx->names_of && mn_file_kind_of(in) == MN_FILE_BVH;
-    if (ends_with(out, ".json") && !named) {
+    mn_file_kind kind = mn_file_kind_of(in);
+    int named = ctx->names_of && kind == MN_FILE_BVH;
+    /* a BVH IN read at --scale gives every output that scale; a .glb scales at writing */
+    int read_scaled = !isnan(ctx->scale) && kind == MN_FILE_BVH && !ends_with(out, ".glb");
+    if (!isnan(ctx->scale) && kind != MN_FILE_BVH && !ends_with(out, ".glb"))
+        return mn_error_set(err, MN_ERR_ARG, in, 0, "--scale", "is for a .glb OUT or a BVH IN");
+    if (ends_with(out, ".json") && !named && !read_scaled) {
         mn_status s = mn_figure_doc_convert(in, out, &w, err);
         if (s == MN_OK && !ctx->quiet) mn_cli_print_warnings(&w);
         return s;
@@ -88,20 +144,44 @@ static mn_status convert_one(const char* in, const char* out, void* ctxp, mn_err
             mn_gltf_free(&g);
             return rs;
         }
-    } else if (named) {
+    } else if (named || read_scaled) {
         mn_bvh_options o = mn_bvh_default();
         o.names_of = ctx->names_of;
+        if (read_scaled) o.scale = ctx->scale;
         if (mn_bvh_read(in, &o, &m, &mo, &w, err) != MN_OK) return err->status;
     } else if (mn_figure_read(in, &m, &mo, &w, err) != MN_OK) {
         return err->status;
     }
     if (!ctx->quiet) mn_cli_print_warnings(&w);
-    mn_status s =
-        ends_with(out, ".json")
-            ? mn_figure_doc_write(out, m, mo.nframes > 0 ? &mo : NULL, NULL, err)
-        : to_bvh ? mn_bvh_write(out, m, mo.nframes > 0 ? &mo : NULL, err)
-        : to_glb ? mn_gltf_write(out, m, mo.nframes > 0 ? &mo : NULL, g.nverts > 0 ? &g : NULL, err)
-                 : mn_skel_write(out, m, err);
+    /* glTF's axes (+Y up) and unit (the metre): a URDF (+Z up) turned at its root, a BVH's
+     * lengths scaled to metres by its height unless --scale says otherwise */
+    mn_gltf_write_options go = mn_gltf_write_default();
+    if (to_glb && kind == MN_FILE_URDF && !ctx->z_up) {
+        go.root_rot = mn_q4(sqrt(0.5), -sqrt(0.5), 0, 0);
+        if (!ctx->quiet)
+            fprintf(stderr,
+                    "marionette: note: %s is +Z up (URDF): turned so that +Y is up, as glTF "
+                    "is (--z-up keeps +Z up)\n",
+                    mn_cli_safe(in));
+    }
+    if (to_glb && !isnan(ctx->scale)) {
+        go.scale = ctx->scale;
+    } else if (to_glb && kind == MN_FILE_BVH) {
+        const char* units;
+        double h = rest_height(m, go.root_rot);
+        go.scale = guess_units(h, &units);
+        if (!ctx->quiet)
+            fprintf(stderr,
+                    "marionette: note: %s is %.4g tall at rest: taken as %s, written at scale "
+                    "%g (%.3g m tall; --scale 1 keeps the file's lengths)\n",
+                    mn_cli_safe(in), h, units, go.scale, h * go.scale);
+    }
+    mn_status s = ends_with(out, ".json")
+                      ? mn_figure_doc_write(out, m, mo.nframes > 0 ? &mo : NULL, NULL, err)
+                  : to_bvh ? mn_bvh_write(out, m, mo.nframes > 0 ? &mo : NULL, err)
+                  : to_glb ? mn_gltf_write_ex(out, m, mo.nframes > 0 ? &mo : NULL,
+                                              g.nverts > 0 ? &g : NULL, &go, err)
+                           : mn_skel_write(out, m, err);
     mn_gltf_free(&g);
     if (to_skel && mo.nframes > 0 && s == MN_OK && !ctx->quiet)
         fprintf(
@@ -119,7 +199,8 @@ int mn_cmd_convert(int argc, char** argv) {
         return MN_EXIT_OK;
     }
     const char *anim = NULL, *out_dir = NULL, *to = NULL, *names_from = NULL;
-    int jobs = 0, npos = 0, force = 0;
+    int jobs = 0, npos = 0, force = 0, z_up = 0;
+    double scale = NAN;
     char** pos = calloc((size_t)argc + 1, sizeof *pos);
     if (!pos) return MN_EXIT_INPUT;
     int rc = -1;
@@ -131,6 +212,14 @@ int mn_cmd_convert(int argc, char** argv) {
             continue;
         } else if (!strcmp(argv[i], "--force")) {
             force = 1;
+        } else if (!strcmp(argv[i], "--z-up")) {
+            z_up = 1;
+        } else if (!strcmp(argv[i], "--scale")) {
+            if (i + 1 >= argc || !mn_cli_parse_double(argv[i + 1], &scale) || !(scale > 0)) {
+                rc = mn_cli_usage_error("convert", "--scale needs a number > 0");
+                break;
+            }
+            i++;
         } else if (!strcmp(argv[i], "--anim") || !strcmp(argv[i], "--out-dir") ||
                    !strcmp(argv[i], "--to") || !strcmp(argv[i], "--format") ||
                    !strcmp(argv[i], "--names-from")) {
@@ -157,7 +246,7 @@ int mn_cmd_convert(int argc, char** argv) {
         free(pos);
         return rc;
     }
-    convert_ctx ctx = {anim, NULL, 0};
+    convert_ctx ctx = {anim, scale, z_up, NULL, 0};
     mn_model* names_of = NULL;
     mn_error err;
     if (out_dir) {
@@ -197,6 +286,10 @@ int mn_cmd_convert(int argc, char** argv) {
         return mn_cli_usage_error("convert", "OUT must end in .bvh, .skel, .glb or .json");
     if (anim && !to_json && mn_file_kind_of(in) != MN_FILE_GLTF)
         return mn_cli_usage_error("convert", "--anim is for glTF input");
+    if (!isnan(scale) && !to_glb && mn_file_kind_of(in) != MN_FILE_BVH)
+        return mn_cli_usage_error("convert", "--scale is for a .glb OUT or a BVH IN");
+    if (z_up && (!to_glb || mn_file_kind_of(in) != MN_FILE_URDF))
+        return mn_cli_usage_error("convert", "--z-up is for a URDF IN and a .glb OUT");
     if (names_from && mn_file_kind_of(in) != MN_FILE_BVH)
         return mn_cli_usage_error("convert", "--names-from is for a BVH IN");
     if (names_from && mn_figure_read(names_from, &names_of, NULL, NULL, &err) != MN_OK)

@@ -144,6 +144,27 @@ mn_status mn_gltf_motion(const mn_gltf* g, const mn_model* m, int anim, double f
 mn_status mn_gltf_write(const char* path, const mn_model* m, const mn_motion* motion,
                         const mn_gltf* skin, mn_error* err);
 
+/* How mn_gltf_write_ex places the figure in the file's scene. */
+typedef struct mn_gltf_write_options {
+    /* Every length (every joint's translation, at rest and in the motion) times scale: 1
+     * keeps the model's lengths; glTF's unit is the metre (glTF 2.0, 3.4). */
+    double scale;
+    /* The rotation (unit quaternion) applied at the roots: each root joint's rest and
+     * animated frame is turned by it, so that FK of the file is root_rot applied to FK of
+     * the model (times scale). glTF is +Y up: a +Z-up figure (URDF, a robot's convention)
+     * is stood up by -90 degrees about X, (w, x, y, z) = (sqrt(1/2), -sqrt(1/2), 0, 0),
+     * which maps (x, y, z) to (x, z, -y). Identity keeps the model's axes. */
+    mn_quat root_rot;
+} mn_gltf_write_options;
+/* scale 1, root_rot identity: what mn_gltf_write writes. */
+mn_gltf_write_options mn_gltf_write_default(void);
+/* mn_gltf_write with options (NULL: the defaults). A skin is written only with the
+ * defaults (its mesh is bound to the model's own frame): MN_ERR_UNSUPPORTED otherwise, as
+ * for a scale that is not finite and > 0 or a root_rot that is not a unit quaternion
+ * (MN_ERR_ARG). */
+mn_status mn_gltf_write_ex(const char* path, const mn_model* m, const mn_motion* motion,
+                           const mn_gltf* skin, const mn_gltf_write_options* opt, mn_error* err);
+
 /* Animation `anim` (>= 0) as a motion at its own key times when they are evenly spaced from
  * 0 (within 1e-4 of the interval: one frame per key), else at 30 frames per second, but
  * never more than 16 frames per key plus 1024 (a lower rate then, with a warning naming

@@ -241,9 +241,29 @@ done:
     return s;
 }
 
+mn_gltf_write_options mn_gltf_write_default(void) {
+    mn_gltf_write_options o;
+    o.scale = 1;
+    o.root_rot = mn_quat_identity();
+    return o;
+}
+
 mn_status mn_gltf_write(const char* path, const mn_model* m, const mn_motion* motion,
                         const mn_gltf* skin, mn_error* err) {
+    return mn_gltf_write_ex(path, m, motion, skin, NULL, err);
+}
+
+mn_status mn_gltf_write_ex(const char* path, const mn_model* m, const mn_motion* motion,
+                           const mn_gltf* skin, const mn_gltf_write_options* opt, mn_error* err) {
     if (!path || !m) return mn_error_set(err, MN_ERR_ARG, path ? path : "", 0, "", "NULL argument");
+    mn_gltf_write_options o = opt ? *opt : mn_gltf_write_default();
+    mn_quat u = o.root_rot;
+    double un = u.w * u.w + u.x * u.x + u.y * u.y + u.z * u.z;
+    if (!isfinite(o.scale) || !(o.scale > 0))
+        return mn_error_set(err, MN_ERR_ARG, path, 0, "scale", "must be finite and > 0");
+    if (!isfinite(un) || fabs(un - 1) > 1e-9)
+        return mn_error_set(err, MN_ERR_ARG, path, 0, "root_rot", "not a unit quaternion");
+    int placed = o.scale != 1 || u.w != 1; /* turned or scaled */
     const mn_motion* mo = motion && motion->nframes > 0 ? motion : NULL;
     if (mo && (mo->nq != m->nq || (m->nq > 0 && !mo->q) || !(mo->frame_time > 0) ||
                !isfinite(mo->frame_time)))
@@ -258,6 +278,10 @@ mn_status mn_gltf_write(const char* path, const mn_model* m, const mn_motion* mo
     int nj = m->njoint, nf = mo ? mo->nframes : 0;
     if (nj < 1) return mn_error_set(err, MN_ERR_ARG, path, 0, "model", "no joints");
     int with_mesh = skin && skin->njoints > 0 && skin->nverts > 0 && skin->ntris > 0;
+    if (with_mesh && placed)
+        return mn_error_set(err, MN_ERR_UNSUPPORTED, path, 0, "skin",
+                            "a skinned mesh is written in its own units and axes only (scale 1, "
+                            "no turn at the root)");
     mn_data* d = mn_data_create(m, 0);
     mn_quat* rq = malloc(sizeof(mn_quat) * (size_t)nj * (size_t)(nf + 1));
     mn_vec3* rt = malloc(sizeof(mn_vec3) * (size_t)nj * (size_t)(nf + 1));
@@ -286,7 +310,13 @@ mn_status mn_gltf_write(const char* path, const mn_model* m, const mn_motion* mo
         if (f == 0) memcpy(rest, d->xf, sizeof(mn_xform) * (size_t)nj);
         for (int j = 0; j < nj; j++) {
             mn_quat* r = &rq[(size_t)f * nj + j];
-            local_of(m, d->xf, j, r, &rt[(size_t)f * nj + j]);
+            mn_vec3* t = &rt[(size_t)f * nj + j];
+            local_of(m, d->xf, j, r, t);
+            if (placed && m->jnt_parent[j] < 0) { /* a root: its frame is the world's */
+                *r = mn_quat_normalize(mn_quat_mul(u, *r));
+                *t = mn_quat_rotate(u, *t);
+            }
+            t->x *= o.scale, t->y *= o.scale, t->z *= o.scale;
             const mn_quat* prev = f ? &rq[(size_t)(f - 1) * nj + j] : NULL;
             if (prev && r->w * prev->w + r->x * prev->x + r->y * prev->y + r->z * prev->z < 0)
                 *r = mn_q4(-r->w, -r->x, -r->y, -r->z);
