@@ -64,46 +64,6 @@ typedef struct convert_ctx {
     int quiet;                /* a batch: no warnings or notes on stderr */
 } convert_ctx;
 
-/* A figure's height at rest in the axes of root_rot (a rotation at the roots, w first):
- * the vertical (+Y) extent of its joints, or its largest extent when that is flat, as the
- * editor measures it (web/editor/src/docmodel.js, restHeight). */
-static double rest_height(const mn_model* m, mn_quat root_rot) {
-    mn_data* d = mn_data_create(m, 0);
-    if (!d) return 0;
-    mn_fk(m, d);
-    double lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
-    for (int j = 0; j < m->njoint; j++) {
-        mn_vec3 p = mn_quat_rotate(root_rot, d->xf[j].p);
-        double v[3] = {p.x, p.y, p.z};
-        for (int k = 0; k < 3; k++)
-            lo[k] = fmin(lo[k], v[k]), hi[k] = fmax(hi[k], v[k]);
-    }
-    mn_data_destroy(d);
-    double ext[3] = {hi[0] - lo[0], hi[1] - lo[1], hi[2] - lo[2]};
-    double most = fmax(ext[0], fmax(ext[1], ext[2]));
-    return ext[1] >= 0.25 * most ? ext[1] : most;
-}
-
-/* The unit of a figure file guessed from its height (a person is 1 to 2.2 m tall): the
- * scale to metres and the unit's name; the editor's table (docmodel.js, guessUnits). */
-static double guess_units(double height, const char** units) {
-    static const struct {
-        double lo, hi, scale;
-        const char* name;
-    } table[] = {{0.3, 3, 1, "metres"},
-                 {15, 45, 0.056444, "CMU units"},
-                 {45, 80, 0.0254, "inches"},
-                 {80, 300, 0.01, "centimetres"},
-                 {800, 3000, 0.001, "millimetres"}};
-    for (size_t k = 0; k < sizeof table / sizeof table[0]; k++)
-        if (height >= table[k].lo && height <= table[k].hi) {
-            *units = table[k].name;
-            return table[k].scale;
-        }
-    *units = "unknown units";
-    return 1;
-}
-
 /* One conversion, by OUT's extension. */
 static mn_status convert_one(const char* in, const char* out, void* ctxp, mn_error* err) {
     const convert_ctx* ctx = ctxp;
@@ -168,8 +128,8 @@ static mn_status convert_one(const char* in, const char* out, void* ctxp, mn_err
         go.scale = ctx->scale;
     } else if (to_glb && kind == MN_FILE_BVH) {
         const char* units;
-        double h = rest_height(m, go.root_rot);
-        go.scale = guess_units(h, &units);
+        double h;
+        go.scale = mn_gltf_guess_scale(m, go.root_rot, &h, &units);
         if (!ctx->quiet)
             fprintf(stderr,
                     "marionette: note: %s is %.4g tall at rest: taken as %s, written at scale "

@@ -30,8 +30,8 @@ static void print_table(FILE* f, const command* t, size_t n) {
 }
 
 static void usage(FILE* f) {
-    fprintf(f,
-            "usage: marionette COMMAND [ARGS] (marionette COMMAND --help for each)\n\ncommands:\n");
+    fprintf(f, "usage: marionette COMMAND [ARGS] (marionette COMMAND --help for each)\n"
+               "       marionette --version\n\ncommands:\n");
     print_table(f, commands, sizeof commands / sizeof commands[0]);
     fprintf(f, "  %-10s %s\n", "bench", "benchmarks, key=value lines (marionette bench --help)");
 }
@@ -49,7 +49,19 @@ static int run_bench(int argc, char** argv) {
     return mn_cli_usage_error("bench", "unknown benchmark '%s'", argv[1]);
 }
 
+/* `marionette --version` and `marionette COMMAND ... --version`: every command answers it
+ * (before anything else, as --help), "marionette VERSION" on stdout. */
+static int wants_version(int argc, char** argv) {
+    for (int i = 1; i < argc; i++)
+        if (!strcmp(argv[i], "--version")) return 1;
+    return 0;
+}
+
 int main(int argc, char** argv) {
+    if (wants_version(argc, argv)) {
+        printf("marionette %s\n", MN_CLI_VERSION);
+        return MN_EXIT_OK;
+    }
     if (argc < 2) {
         usage(stderr);
         return MN_EXIT_USAGE;

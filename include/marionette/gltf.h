@@ -156,6 +156,16 @@ typedef struct mn_gltf_write_options {
      * which maps (x, y, z) to (x, z, -y). Identity keeps the model's axes. */
     mn_quat root_rot;
 } mn_gltf_write_options;
+/* The unit of a figure's lengths guessed from its height at rest, for a file that has none
+ * (BVH): the scale that makes it metres. The height is the vertical (+Y) extent of its
+ * joints at q0 with root_rot applied at the roots, or its largest extent when that is
+ * flat (below a quarter of it). A person is 1 to 2.2 m tall, so: 0.3 to 3: metres (1); 15
+ * to 45: CMU units (0.056444: the CMU database's 1/0.45 inch); 45 to 80: inches (0.0254);
+ * 80 to 300: centimetres (0.01); 800 to 3000: millimetres (0.001); anything else is kept
+ * (1, "unknown units"). *height and *units (a static name) are set when not NULL. The same
+ * table as the editor's (web/editor/src/docmodel.js, guessUnits). Returns 1 when out of
+ * memory (no guess). */
+double mn_gltf_guess_scale(const mn_model* m, mn_quat root_rot, double* height, const char** units);
 /* scale 1, root_rot identity: what mn_gltf_write writes. */
 mn_gltf_write_options mn_gltf_write_default(void);
 /* mn_gltf_write with options (NULL: the defaults). A skin is written only with the

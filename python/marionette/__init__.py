@@ -11,9 +11,9 @@ from .anim import INTERP, Retargeter, Sequence, SequenceSolver, retarget_default
 from .constrain import (CONSTRAINT_TYPES, HANDLE_TYPES, SOLVERS, ConstraintSystem,
                         CSolveResult, csolve_defaults)
 from .ik import IK, METHODS, IKBatchResult, IKResult, ik_defaults, ik_solve
-from .io import (Motion, convert, from_text, load, load_motion, read_bvh,
-                 read_figure_document, read_skeleton, read_urdf, stickman, write_bvh,
-                 write_figure_document, write_gltf, write_skeleton)
+from .io import (Z_UP_TO_Y_UP, Motion, convert, from_text, guess_scale, load, load_motion,
+                 read_bvh, read_figure_document, read_skeleton, read_urdf, stickman,
+                 write_bvh, write_figure_document, write_gltf, write_skeleton)
 from .model import JOINT_TYPES, Data, Model
 from .skin import Fitter, FitResult, Rig, fit_defaults
 
@@ -26,7 +26,7 @@ __all__ = [
     "METHODS", "MarionetteError", "MarionetteFileNotFoundError", "MarionetteOSError",
     "MarionetteValueError", "MarionetteWarning", "Model", "Motion", "Retargeter", "Rig",
     "SOLVERS", "Sequence", "SequenceSolver", "Status", "convert", "csolve_defaults",
-    "fit_defaults", "from_text", "ik_defaults", "ik_solve", "library_path", "load",
+    "Z_UP_TO_Y_UP", "fit_defaults", "from_text", "guess_scale", "ik_defaults", "ik_solve", "library_path", "load",
     "load_motion", "read_bvh", "read_figure_document", "read_skeleton", "read_urdf",
     "retarget_defaults", "stickman", "write_bvh", "write_figure_document", "write_gltf",
     "write_skeleton",

@@ -158,12 +158,36 @@ def write_bvh(path: PathLike, model: Model, motion: Optional[Motion] = None) -> 
     del keep
 
 
-def write_gltf(path: PathLike, model: Model, motion: Optional[Motion] = None) -> None:
-    """Writes a figure and its motion as a glTF 2.0 binary (.glb), atomically."""
+#: -90 degrees about X (w, x, y, z): +Z up becomes glTF's +Y up, (x, y, z) -> (x, z, -y).
+Z_UP_TO_Y_UP = (0.5 ** 0.5, -(0.5 ** 0.5), 0.0, 0.0)
+
+
+def write_gltf(path: PathLike, model: Model, motion: Optional[Motion] = None, *,
+               scale: float = 1.0, root_rot: npt.ArrayLike = (1.0, 0.0, 0.0, 0.0)) -> None:
+    """Writes a figure and its motion as a glTF 2.0 binary (.glb), atomically
+    (mn_gltf_write_ex): every length times scale, the roots turned by root_rot (a unit
+    quaternion w, x, y, z; Z_UP_TO_Y_UP stands a +Z-up figure up)."""
     mo, keep = _c_motion(model, motion)
+    o = ffi.new("mn_gltf_write_options*", lib.mn_gltf_write_default())
+    o.scale = float(scale)
+    r = as_array(root_rot, (4,), "root_rot")
+    o.root_rot.w, o.root_rot.x, o.root_rot.y, o.root_rot.z = (float(v) for v in r)
     err = new_error()
-    check(lib.mn_gltf_write(_path(path), model._ptr, mo, ffi.NULL, err), err)
+    check(lib.mn_gltf_write_ex(_path(path), model._ptr, mo, ffi.NULL, o, err), err)
     del keep
+
+
+def guess_scale(model: Model, root_rot: npt.ArrayLike = (1.0, 0.0, 0.0, 0.0)
+                ) -> tuple[float, float, str]:
+    """(scale to metres, height, unit name) of a figure whose file has no unit (BVH), from
+    its height at rest (mn_gltf_guess_scale; the editor's table)."""
+    r = as_array(root_rot, (4,), "root_rot")
+    q = ffi.new("mn_quat*")
+    q.w, q.x, q.y, q.z = (float(v) for v in r)
+    h = ffi.new("double*")
+    units = ffi.new("char**")
+    s = lib.mn_gltf_guess_scale(model._ptr, q[0], h, ffi.cast("const char**", units))
+    return float(s), float(h[0]), _s(units[0])
 
 
 def write_figure_document(path: PathLike, model: Model,
@@ -179,24 +203,41 @@ def write_skeleton(path: PathLike, model: Model) -> None:
     check(lib.mn_skel_write(_path(path), model._ptr, err), err)
 
 
-def convert(src: PathLike, dst: PathLike) -> None:
+def convert(src: PathLike, dst: PathLike, *, scale: Optional[float] = None,
+            z_up: bool = False) -> None:
     """Converts a figure file as `marionette convert SRC DST` does, by DST's extension:
     .bvh (figure and every frame), .skel (the figure), .glb (figure and motion) or .json
-    (the figure document, with a glTF file's skin). Warnings go to the warnings module."""
-    d = os.fspath(dst).lower()
-    if d.endswith(".json"):
+    (the figure document, with a glTF file's skin). A .glb is in glTF's axes and unit: a
+    URDF turned to +Y up (z_up=True keeps +Z up), a BVH's lengths scaled to metres by its
+    height (guess_scale) unless scale is given (scale=1 keeps the file's lengths).
+    Warnings go to the warnings module."""
+    d = os.fspath(dst if not isinstance(dst, bytes) else dst.decode()).lower()
+    kind = lib.mn_file_kind_of(_path(src))
+    if scale is not None and not d.endswith(".glb") and kind != lib.MN_FILE_BVH:
+        arg_error("scale", "is for a .glb dst or a BVH src")
+    if z_up and (not d.endswith(".glb") or kind != lib.MN_FILE_URDF):
+        arg_error("z_up", "is for a URDF src and a .glb dst")
+    if d.endswith(".json") and scale is None:
         w = ffi.new("mn_warnings*")
         err = new_error()
         check(lib.mn_figure_doc_convert(_path(src), _path(dst), w, err), err)
         emit_warnings(w)
         return
-    if not d.endswith((".bvh", ".skel", ".scr", ".glb")):
+    if not d.endswith((".bvh", ".skel", ".scr", ".glb", ".json")):
         arg_error("dst", "must end in .bvh, .skel, .glb or .json")
-    model, motion = load_motion(src)
+    if kind == lib.MN_FILE_BVH and scale is not None and not d.endswith(".glb"):
+        model, motion = read_bvh(src, scale)  # the lengths scaled as read: any output
+    else:
+        model, motion = load_motion(src)
     with model:
         if d.endswith(".bvh"):
             write_bvh(dst, model, motion)
         elif d.endswith(".glb"):
-            write_gltf(dst, model, motion)
+            rot = Z_UP_TO_Y_UP if kind == lib.MN_FILE_URDF and not z_up else (1.0, 0, 0, 0)
+            if scale is None:
+                scale = guess_scale(model, rot)[0] if kind == lib.MN_FILE_BVH else 1.0
+            write_gltf(dst, model, motion, scale=scale, root_rot=rot)
+        elif d.endswith(".json"):
+            write_figure_document(dst, model, motion)
         else:
             write_skeleton(dst, model)

@@ -146,6 +146,32 @@ def test_convert_writes_the_same_file(ext, tmpdir_clean):
         assert fa.read() == fb.read()
 
 
+@pytest.mark.parametrize("src,args,kwargs", [
+    ("robots/franka_panda/panda.urdf", [], {}),
+    ("robots/franka_panda/panda.urdf", ["--z-up"], {"z_up": True}),
+    ("mocap/other_skeleton/Boxing_Toes.bvh", [], {}),
+    ("mocap/cmu_motionbuilder/cmu_02_01_walk.bvh", ["--scale", "1"], {"scale": 1}),
+    ("mocap/cmu_motionbuilder/cmu_02_01_walk.bvh", ["--scale", "0.01"], {"scale": 0.01}),
+])
+def test_convert_glb_axes_and_units_as_the_command_line(src, args, kwargs, tmpdir_clean):
+    a = os.path.join(tmpdir_clean, "cli.glb")
+    b = os.path.join(tmpdir_clean, "py.glb")
+    cli("convert", data(src), a, *args)
+    mn.convert(data(src), b, **kwargs)
+    with open(a, "rb") as fa, open(b, "rb") as fb:
+        assert fa.read() == fb.read()
+
+
+def test_guess_scale():
+    m = mn.load(data("mocap/cmu_motionbuilder/cmu_02_01_walk.bvh"))
+    scale, height, units = mn.guess_scale(m)
+    assert (scale, units) == (0.056444, "CMU units") and abs(height - 25.22) < 0.01
+    assert mn.guess_scale(mn.load(data("robots/franka_panda/panda.urdf")),
+                          mn.Z_UP_TO_Y_UP)[2] == "metres"
+    with pytest.raises(ValueError, match="z_up: is for a URDF src"):
+        mn.convert(data("mocap/cmu_motionbuilder/cmu_02_01_walk.bvh"), "x.glb", z_up=True)
+
+
 def test_retarget_matches_the_command_line(tmpdir_clean):
     src = data("mocap/cmu_motionbuilder/cmu_02_01_walk.bvh")
     out = os.path.join(tmpdir_clean, "cli.bvh")

@@ -241,6 +241,44 @@ done:
     return s;
 }
 
+double mn_gltf_guess_scale(const mn_model* m, mn_quat root_rot, double* height,
+                           const char** units) {
+    static const struct {
+        double lo, hi, scale;
+        const char* name;
+    } table[] = {{0.3, 3, 1, "metres"},
+                 {15, 45, 0.056444, "CMU units"},
+                 {45, 80, 0.0254, "inches"},
+                 {80, 300, 0.01, "centimetres"},
+                 {800, 3000, 0.001, "millimetres"}};
+    double h = 0, scale = 1;
+    const char* name = "unknown units";
+    mn_data* d = m ? mn_data_create(m, 0) : NULL;
+    if (d) {
+        mn_fk(m, d);
+        double lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
+        for (int j = 0; j < m->njoint; j++) {
+            mn_vec3 p = mn_quat_rotate(root_rot, d->xf[j].p);
+            double v[3] = {p.x, p.y, p.z};
+            for (int k = 0; k < 3; k++)
+                lo[k] = fmin(lo[k], v[k]), hi[k] = fmax(hi[k], v[k]);
+        }
+        mn_data_destroy(d);
+        double ext[3] = {hi[0] - lo[0], hi[1] - lo[1], hi[2] - lo[2]};
+        double most = fmax(ext[0], fmax(ext[1], ext[2]));
+        h = ext[1] >= 0.25 * most ? ext[1] : most;
+        for (size_t k = 0; k < sizeof table / sizeof table[0]; k++)
+            if (h >= table[k].lo && h <= table[k].hi) {
+                scale = table[k].scale;
+                name = table[k].name;
+                break;
+            }
+    }
+    if (height) *height = h;
+    if (units) *units = name;
+    return scale;
+}
+
 mn_gltf_write_options mn_gltf_write_default(void) {
     mn_gltf_write_options o;
     o.scale = 1;

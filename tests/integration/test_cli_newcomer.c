@@ -361,7 +361,7 @@ static void test_bvh_names_back(void) {
     free(text);
     /* in a batch too */
     snprintf(args, sizeof args,
-             "convert '%s/own.bvh' --out-dir '%s/skels' --to skel --names-from '%s/own.skel' -j 1",
+             "convert '%s/own.bvh' --out-dir '%s/skels' --format skel --names-from '%s/own.skel' -j 1",
              dir, dir, dir);
     CHECK(run_cli(args, &out, &err) == 0);
     free(out), free(err);
