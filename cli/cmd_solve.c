@@ -242,17 +242,17 @@ int mn_cmd_solve(int argc, char** argv) {
         goto done;
     }
     if (json) {
-        printf("{\"status\": ");
+        printf("{\"status\":");
         mn_cli_json_string(stdout, mn_status_name(s));
-        printf(", \"method\": ");
+        printf(",\"method\":");
         mn_cli_json_string(stdout, mn_ik_method_name(o.method));
-        printf(", \"joints\": [");
+        printf(",\"joints\":[");
         for (int i = 0, k = 0; i < nj; i++) {
             if (m->jnt_type[jnt[i]] == MN_JOINT_FIXED) continue;
-            if (k++) printf(", ");
+            if (k++) printf(",");
             mn_cli_json_string(stdout, m->jnt_name[jnt[i]]);
         }
-        printf("], \"q\": [");
+        printf("],\"q\":[");
     } else {
         printf("status %s\nmethod %s\njoints ", mn_status_name(s), mn_ik_method_name(o.method));
         for (int i = 0, k = 0; i < nj; i++)
@@ -265,14 +265,14 @@ int mn_cmd_solve(int argc, char** argv) {
         for (int a = 0; a < nq; a++, k++) {
             double v = d->q[m->jnt_qadr[jnt[i]] + a];
             if (json)
-                printf("%s%s", k ? ", " : "", mn_cli_json_num(v));
+                printf("%s%s", k ? "," : "", mn_cli_json_num(v));
             else
                 printf("%s%.9g", k ? "," : "", v + 0.0);
         }
     }
     if (json) {
-        printf("], \"pos_err\": %s, \"rot_err\": %s, \"iterations\": %d, \"restarts\": %d, "
-               "\"microseconds\": %.3f, \"message\": ",
+        printf("],\"pos_err\":%s,\"rot_err\":%s,\"iterations\":%d,\"restarts\":%d,"
+               "\"microseconds\":%.3f,\"message\":",
                mn_cli_json_num(r.pos_err), mn_cli_json_num(r.rot_err), r.iterations, r.restarts,
                r.time_us);
         mn_cli_json_string(stdout, r.message);

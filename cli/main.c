@@ -70,9 +70,23 @@ int main(int argc, char** argv) {
         usage(stdout);
         return MN_EXIT_OK;
     }
-    if (!strcmp(argv[1], "bench")) return run_bench(argc - 1, argv + 1);
-    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
-        if (!strcmp(argv[1], commands[i].name)) return commands[i].run(argc - 1, argv + 1);
+    int (*run)(int, char**) = NULL;
+    if (!strcmp(argv[1], "bench")) run = run_bench;
+    for (size_t i = 0; !run && i < sizeof commands / sizeof commands[0]; i++)
+        if (!strcmp(argv[1], commands[i].name)) run = commands[i].run;
+    if (run) {
+        /* --json: the commands that write JSON themselves parse it; the others' key=value
+         * lines or text are turned into JSON (mn_cli_run_as_json) */
+        static const char* const native[] = {"fk", "info", "solve", "pose", "fit", "editor"};
+        int wants = 0, own = 0;
+        for (int i = 2; i < argc; i++)
+            wants |= !strcmp(argv[i], "--json");
+        for (size_t k = 0; k < sizeof native / sizeof native[0]; k++)
+            own |= !strcmp(argv[1], native[k]);
+        if (wants && !own && !mn_cli_wants_help(argc, argv))
+            return mn_cli_run_as_json(run, argc - 1, argv + 1);
+        return run(argc - 1, argv + 1);
+    }
     fprintf(stderr, "marionette: unknown command '%s'\n", mn_cli_safe(argv[1]));
     usage(stderr);
     return MN_EXIT_USAGE;

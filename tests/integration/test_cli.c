@@ -371,11 +371,11 @@ static void test_solve(void) {
              "%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g --json --timeout-ms 0",
              PANDA, T.p.x, T.p.y, T.p.z, r.w, r.x, r.y, r.z);
     CHECK(run_cli(args, &out, &err) == 0);
-    const char* qs = out ? strstr(out, "\"q\": [") : NULL;
+    const char* qs = out ? strstr(out, "\"q\":[") : NULL;
     CHECK(qs != NULL);
     if (qs) {
         double q[7];
-        const char* p = qs + 6;
+        const char* p = qs + 5;
         int n = 0;
         while (n < 7 && sscanf(p, " %lf", &q[n]) == 1) {
             n++;

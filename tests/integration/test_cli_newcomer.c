@@ -252,8 +252,8 @@ static void test_nine_digits(void) {
     snprintf(args, sizeof args, "%s --json", cmds[0]);
     CHECK(run_cli(args, &out, &err) == 0 && out && max_digits(out) > 9);
     double jq[6], tq[6];
-    const char* p = out ? strstr(out, "\"q\": [") : NULL;
-    CHECK(p && sscanf(p, "\"q\": [%lf, %lf, %lf, %lf, %lf, %lf]", &jq[0], &jq[1], &jq[2], &jq[3],
+    const char* p = out ? strstr(out, "\"q\":[") : NULL;
+    CHECK(p && sscanf(p, "\"q\":[%lf,%lf,%lf,%lf,%lf,%lf]", &jq[0], &jq[1], &jq[2], &jq[3],
                       &jq[4], &jq[5]) == 6);
     free(out), free(err);
     CHECK(run_cli(cmds[0], &out, &err) == 0);
