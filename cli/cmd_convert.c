@@ -124,6 +124,11 @@ static mn_status convert_one(const char* in, const char* out, void* ctxp, mn_err
                     "is (--z-up keeps +Z up)\n",
                     mn_cli_safe(in));
     }
+    if (to_bvh && kind == MN_FILE_URDF && !ctx->quiet)
+        fprintf(stderr,
+                "marionette: note: %s is +Z up (URDF) and so is the BVH written from it "
+                "(a .glb is turned to +Y up)\n",
+                mn_cli_safe(in));
     if (to_glb && !isnan(ctx->scale)) {
         go.scale = ctx->scale;
     } else if (to_glb && kind == MN_FILE_BVH) {

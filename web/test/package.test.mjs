@@ -4,7 +4,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync, spawnSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readFileSync, existsSync, statSync } from 'node:fs';
 import { join, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -30,4 +30,14 @@ test('npm test says what it needs when the native command is missing', () => {
   assert.match(r.stderr, /missing:\n {2}- the native command .*no-such-build\/marionette: run `make build`/);
   assert.match(r.stderr, /`make test-web` at the top of the checkout/);
   assert.equal(r.stdout, '');
+});
+
+test('docs/web.md gives the module its real size', (t) => {
+  const wasm = join(web, 'marionette.wasm');
+  if (!existsSync(wasm)) return t.skip('marionette.wasm is not built (make web)');
+  const doc = readFileSync(join(web, '..', 'docs', 'web.md'), 'utf8');
+  const m = doc.match(/the module \(about (\d+) kB/);
+  assert.ok(m, 'docs/web.md names the module\'s size');
+  const kb = statSync(wasm).size / 1024;
+  assert.ok(Math.abs(kb - Number(m[1])) <= 0.1 * kb, `the module is ${kb.toFixed(0)} kB, docs/web.md says ${m[1]} kB`);
 });
