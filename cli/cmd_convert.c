@@ -30,12 +30,12 @@ static void usage(FILE* f) {
             "when its keys are evenly spaced (else 30 Hz; see docs/gltf.md).\n"
             "OUT is replaced atomically: on any error it is left as it was.\n"
             "Axes and units of a .glb OUT (glTF is +Y up, in metres): a URDF IN (+Z up) is\n"
-            "turned at its root so that +Y is up (--z-up keeps +Z up); a BVH IN's unit is\n"
-            "guessed from the figure's height at rest (0.3-3: metres; 15-45: CMU units,\n"
-            "scale 0.056444; 45-80: inches; 80-300: centimetres; 800-3000: millimetres) and\n"
-            "its lengths scaled to metres, with a note. --scale S multiplies every length by\n"
-            "S instead (--scale 1 keeps the file's lengths); for other outputs it needs a\n"
-            "BVH IN.\n"
+            "turned at its root so that +Y is up, and so for a .bvh OUT (BVH's convention);\n"
+            "--z-up keeps +Z up. A BVH IN's unit is guessed from the figure's height at rest\n"
+            "(0.3-3: metres; 15-45: CMU units, scale 0.056444; 45-80: inches; 80-300:\n"
+            "centimetres; 800-3000: millimetres) and its lengths scaled to metres, with a\n"
+            "note. --scale S multiplies every length by S instead (--scale 1 keeps the file's\n"
+            "lengths); for other outputs it needs a BVH IN.\n"
             "BVH names have no spaces ('right arm' is written 'right_arm'). A BVH written from\n"
             "the built-in figure gets its names back by itself; --names-from FIGURE (any figure\n"
             "file) gives a BVH IN the names of the figure it was written from (docs/bvh.md).\n"
@@ -116,19 +116,15 @@ static mn_status convert_one(const char* in, const char* out, void* ctxp, mn_err
     /* glTF's axes (+Y up) and unit (the metre): a URDF (+Z up) turned at its root, a BVH's
      * lengths scaled to metres by its height unless --scale says otherwise */
     mn_gltf_write_options go = mn_gltf_write_default();
-    if (to_glb && kind == MN_FILE_URDF && !ctx->z_up) {
-        go.root_rot = mn_q4(sqrt(0.5), -sqrt(0.5), 0, 0);
+    mn_bvh_write_options bo = mn_bvh_write_default();
+    if ((to_glb || to_bvh) && kind == MN_FILE_URDF && !ctx->z_up) {
+        go.root_rot = bo.root_rot = mn_q4(sqrt(0.5), -sqrt(0.5), 0, 0);
         if (!ctx->quiet)
             fprintf(stderr,
-                    "marionette: note: %s is +Z up (URDF): turned so that +Y is up, as glTF "
-                    "is (--z-up keeps +Z up)\n",
-                    mn_cli_safe(in));
+                    "marionette: note: %s is +Z up (URDF): turned so that +Y is up, as %s is "
+                    "(--z-up keeps +Z up)\n",
+                    mn_cli_safe(in), to_glb ? "glTF" : "BVH");
     }
-    if (to_bvh && kind == MN_FILE_URDF && !ctx->quiet)
-        fprintf(stderr,
-                "marionette: note: %s is +Z up (URDF) and so is the BVH written from it "
-                "(a .glb is turned to +Y up)\n",
-                mn_cli_safe(in));
     if (to_glb && !isnan(ctx->scale)) {
         go.scale = ctx->scale;
     } else if (to_glb && kind == MN_FILE_BVH) {
@@ -143,7 +139,7 @@ static mn_status convert_one(const char* in, const char* out, void* ctxp, mn_err
     }
     mn_status s = ends_with(out, ".json")
                       ? mn_figure_doc_write(out, m, mo.nframes > 0 ? &mo : NULL, NULL, err)
-                  : to_bvh ? mn_bvh_write(out, m, mo.nframes > 0 ? &mo : NULL, err)
+                  : to_bvh ? mn_bvh_write_ex(out, m, mo.nframes > 0 ? &mo : NULL, &bo, err)
                   : to_glb ? mn_gltf_write_ex(out, m, mo.nframes > 0 ? &mo : NULL,
                                               g.nverts > 0 ? &g : NULL, &go, err)
                            : mn_skel_write(out, m, err);
@@ -253,8 +249,8 @@ int mn_cmd_convert(int argc, char** argv) {
         return mn_cli_usage_error("convert", "--anim is for glTF input");
     if (!isnan(scale) && !to_glb && mn_file_kind_of(in) != MN_FILE_BVH)
         return mn_cli_usage_error("convert", "--scale is for a .glb OUT or a BVH IN");
-    if (z_up && (!to_glb || mn_file_kind_of(in) != MN_FILE_URDF))
-        return mn_cli_usage_error("convert", "--z-up is for a URDF IN and a .glb OUT");
+    if (z_up && ((!to_glb && !to_bvh) || mn_file_kind_of(in) != MN_FILE_URDF))
+        return mn_cli_usage_error("convert", "--z-up is for a URDF IN and a .glb or .bvh OUT");
     if (names_from && mn_file_kind_of(in) != MN_FILE_BVH)
         return mn_cli_usage_error("convert", "--names-from is for a BVH IN");
     if (names_from && mn_figure_read(names_from, &names_of, NULL, NULL, &err) != MN_OK)

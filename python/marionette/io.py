@@ -150,11 +150,17 @@ def _c_motion(model, motion):
     return (mo if q.shape[0] > 0 else ffi.NULL), q
 
 
-def write_bvh(path: PathLike, model: Model, motion: Optional[Motion] = None) -> None:
-    """Writes a figure and its motion (None: the rest pose) as BVH, atomically."""
+def write_bvh(path: PathLike, model: Model, motion: Optional[Motion] = None, *,
+              root_rot: npt.ArrayLike = (1.0, 0.0, 0.0, 0.0)) -> None:
+    """Writes a figure and its motion (None: the rest pose) as BVH, atomically
+    (mn_bvh_write_ex): the roots turned by root_rot (Z_UP_TO_Y_UP stands a +Z-up figure
+    up, as BVH's convention is)."""
     mo, keep = _c_motion(model, motion)
+    o = ffi.new("mn_bvh_write_options*", lib.mn_bvh_write_default())
+    r = as_array(root_rot, (4,), "root_rot")
+    o.root_rot.w, o.root_rot.x, o.root_rot.y, o.root_rot.z = (float(v) for v in r)
     err = new_error()
-    check(lib.mn_bvh_write(_path(path), model._ptr, mo, err), err)
+    check(lib.mn_bvh_write_ex(_path(path), model._ptr, mo, o, err), err)
     del keep
 
 
@@ -208,15 +214,16 @@ def convert(src: PathLike, dst: PathLike, *, scale: Optional[float] = None,
     """Converts a figure file as `marionette convert SRC DST` does, by DST's extension:
     .bvh (figure and every frame), .skel (the figure), .glb (figure and motion) or .json
     (the figure document, with a glTF file's skin). A .glb is in glTF's axes and unit: a
-    URDF turned to +Y up (z_up=True keeps +Z up), a BVH's lengths scaled to metres by its
-    height (guess_scale) unless scale is given (scale=1 keeps the file's lengths).
+    URDF turned to +Y up (z_up=True keeps +Z up; a .bvh too), a BVH's lengths scaled to
+    metres by its height (guess_scale) unless scale is given (scale=1 keeps the file's
+    lengths).
     Warnings go to the warnings module."""
     d = os.fspath(dst if not isinstance(dst, bytes) else dst.decode()).lower()
     kind = lib.mn_file_kind_of(_path(src))
     if scale is not None and not d.endswith(".glb") and kind != lib.MN_FILE_BVH:
         arg_error("scale", "is for a .glb dst or a BVH src")
-    if z_up and (not d.endswith(".glb") or kind != lib.MN_FILE_URDF):
-        arg_error("z_up", "is for a URDF src and a .glb dst")
+    if z_up and (not d.endswith((".glb", ".bvh")) or kind != lib.MN_FILE_URDF):
+        arg_error("z_up", "is for a URDF src and a .glb or .bvh dst")
     if d.endswith(".json") and scale is None:
         w = ffi.new("mn_warnings*")
         err = new_error()
@@ -229,11 +236,11 @@ def convert(src: PathLike, dst: PathLike, *, scale: Optional[float] = None,
         model, motion = read_bvh(src, scale)  # the lengths scaled as read: any output
     else:
         model, motion = load_motion(src)
+    rot = Z_UP_TO_Y_UP if kind == lib.MN_FILE_URDF and not z_up else (1.0, 0, 0, 0)
     with model:
         if d.endswith(".bvh"):
-            write_bvh(dst, model, motion)
+            write_bvh(dst, model, motion, root_rot=rot)
         elif d.endswith(".glb"):
-            rot = Z_UP_TO_Y_UP if kind == lib.MN_FILE_URDF and not z_up else (1.0, 0, 0, 0)
             if scale is None:
                 scale = guess_scale(model, rot)[0] if kind == lib.MN_FILE_BVH else 1.0
             write_gltf(dst, model, motion, scale=scale, root_rot=rot)

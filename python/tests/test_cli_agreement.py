@@ -146,16 +146,18 @@ def test_convert_writes_the_same_file(ext, tmpdir_clean):
         assert fa.read() == fb.read()
 
 
-@pytest.mark.parametrize("src,args,kwargs", [
-    ("robots/franka_panda/panda.urdf", [], {}),
-    ("robots/franka_panda/panda.urdf", ["--z-up"], {"z_up": True}),
-    ("mocap/other_skeleton/Boxing_Toes.bvh", [], {}),
-    ("mocap/cmu_motionbuilder/cmu_02_01_walk.bvh", ["--scale", "1"], {"scale": 1}),
-    ("mocap/cmu_motionbuilder/cmu_02_01_walk.bvh", ["--scale", "0.01"], {"scale": 0.01}),
+@pytest.mark.parametrize("src,args,kwargs,ext", [
+    ("robots/franka_panda/panda.urdf", [], {}, ".glb"),
+    ("robots/franka_panda/panda.urdf", ["--z-up"], {"z_up": True}, ".glb"),
+    ("mocap/other_skeleton/Boxing_Toes.bvh", [], {}, ".glb"),
+    ("mocap/cmu_motionbuilder/cmu_02_01_walk.bvh", ["--scale", "1"], {"scale": 1}, ".glb"),
+    ("mocap/cmu_motionbuilder/cmu_02_01_walk.bvh", ["--scale", "0.01"], {"scale": 0.01}, ".glb"),
+    ("robots/ur5/ur5_robot.urdf", [], {}, ".bvh"),
+    ("robots/ur5/ur5_robot.urdf", ["--z-up"], {"z_up": True}, ".bvh"),
 ])
-def test_convert_glb_axes_and_units_as_the_command_line(src, args, kwargs, tmpdir_clean):
-    a = os.path.join(tmpdir_clean, "cli.glb")
-    b = os.path.join(tmpdir_clean, "py.glb")
+def test_convert_glb_axes_and_units_as_the_command_line(src, args, kwargs, ext, tmpdir_clean):
+    a = os.path.join(tmpdir_clean, "cli" + ext)
+    b = os.path.join(tmpdir_clean, "py" + ext)
     cli("convert", data(src), a, *args)
     mn.convert(data(src), b, **kwargs)
     with open(a, "rb") as fa, open(b, "rb") as fb:
