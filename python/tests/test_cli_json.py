@@ -1,6 +1,6 @@
 """Every command takes --json and prints one JSON document on stdout in one style (no
 spaces; numbers in the shortest form that reads back): the commands that write JSON
-themselves (fk, info, solve; pose's own layout spreads over lines), and the ones whose
+themselves (fk, info, solve, fit; pose's own layout spreads over lines), and the ones whose
 key=value lines or text the command line turns into JSON (retarget, sim, anim, demo,
 convert, bench), with the same values and exit status as without --json. The editor, a
 server, is the exception."""
@@ -37,6 +37,9 @@ def commands(tmp):
         ["demo"],
         ["convert", "stickman", os.path.join(tmp, "s.bvh")],
         ["bench", "linalg"],
+        ["fit", "--rig", data("meshseq/cylinder/cylinder.obj"), "--frames",
+         data("meshseq/cylinder/poses-1/cylinder-1.obj"),
+         data("meshseq/cylinder/poses-1/cylinder-2.obj")],
     ]
 
 
@@ -72,10 +75,12 @@ def test_every_command_prints_json(tmpdir_clean):
             assert untimed(doc["lines"]) == untimed(text.rstrip("\n").split("\n"))
         if args[0] == "convert":
             assert doc == {}
+        if args[0] == "fit":
+            assert len(doc["frames"]) == 2 and doc["vertices"] == 420
         if args[0] == "bench":
             assert isinstance(doc["svd_6x7_ns"], (int, float))
     assert seen >= {"fk", "info", "solve", "pose", "retarget", "sim", "anim", "demo",
-                    "convert", "bench"}
+                    "convert", "bench", "fit"}
 
 
 def test_json_keeps_the_exit_status_and_stderr(tmpdir_clean):
