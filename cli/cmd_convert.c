@@ -15,7 +15,7 @@ const char mn_cmd_convert_summary[] = "convert a figure to skeleton text (.skel)
 static void usage(FILE* f) {
     fprintf(f,
             "usage: marionette convert IN OUT [--anim NAME] [--names-from FIGURE] [--scale S]\n"
-            "                                 [--z-up]\n"
+            "                                 [--z-up] [--keep-attributes]\n"
             "       marionette convert IN... --out-dir DIR [--format bvh|skel|glb|json] [-j N]\n"
             "                                [--force] [--names-from FIGURE]\n"
             "\n"
@@ -25,7 +25,9 @@ static void usage(FILE* f) {
             "  .json  the figure document (docs/figure-document.md): the figure, its motion\n"
             "         and, for glTF, the skin\n"
             "  .glb   glTF 2.0 binary: a node per joint and, when IN has motion, an animation\n"
-            "         with a key per frame; from a skinned glTF, its skinned mesh too\n"
+            "         with a key per frame; from a skinned glTF, its skinned mesh too:\n"
+            "         positions, joints and weights (--keep-attributes: its normals and\n"
+            "         texture coordinates as well; materials and textures are not written)\n"
             "A glTF IN gives its first animation, or the one named by --anim, one frame per key\n"
             "when its keys are evenly spaced (else 30 Hz; see docs/gltf.md).\n"
             "OUT is replaced atomically: on any error it is left as it was.\n"
@@ -60,6 +62,7 @@ typedef struct convert_ctx {
     const char* anim;
     double scale;             /* --scale; NAN: not given */
     int z_up;                 /* --z-up: a URDF IN keeps +Z up in a .glb */
+    int keep;                 /* --keep-attributes: a skinned mesh's normals and UVs go along */
     const mn_model* names_of; /* --names-from: the figure whose names a BVH IN gets back */
     int quiet;                /* a batch: no warnings or notes on stderr */
 } convert_ctx;
@@ -116,6 +119,7 @@ static mn_status convert_one(const char* in, const char* out, void* ctxp, mn_err
     /* glTF's axes (+Y up) and unit (the metre): a URDF (+Z up) turned at its root, a BVH's
      * lengths scaled to metres by its height unless --scale says otherwise */
     mn_gltf_write_options go = mn_gltf_write_default();
+    go.keep_attributes = ctx->keep;
     mn_bvh_write_options bo = mn_bvh_write_default();
     if ((to_glb || to_bvh) && kind == MN_FILE_URDF && !ctx->z_up) {
         go.root_rot = bo.root_rot = mn_q4(sqrt(0.5), -sqrt(0.5), 0, 0);
@@ -160,7 +164,7 @@ int mn_cmd_convert(int argc, char** argv) {
         return MN_EXIT_OK;
     }
     const char *anim = NULL, *out_dir = NULL, *to = NULL, *names_from = NULL;
-    int jobs = 0, npos = 0, force = 0, z_up = 0;
+    int jobs = 0, npos = 0, force = 0, z_up = 0, keep = 0;
     double scale = NAN;
     char** pos = calloc((size_t)argc + 1, sizeof *pos);
     if (!pos) return MN_EXIT_INPUT;
@@ -175,6 +179,8 @@ int mn_cmd_convert(int argc, char** argv) {
             force = 1;
         } else if (!strcmp(argv[i], "--z-up")) {
             z_up = 1;
+        } else if (!strcmp(argv[i], "--keep-attributes")) {
+            keep = 1;
         } else if (!strcmp(argv[i], "--scale")) {
             if (i + 1 >= argc || !mn_cli_parse_double(argv[i + 1], &scale) || !(scale > 0)) {
                 rc = mn_cli_usage_error("convert", "--scale needs a number > 0");
@@ -207,7 +213,7 @@ int mn_cmd_convert(int argc, char** argv) {
         free(pos);
         return rc;
     }
-    convert_ctx ctx = {anim, scale, z_up, NULL, 0};
+    convert_ctx ctx = {anim, scale, z_up, keep, NULL, 0};
     mn_model* names_of = NULL;
     mn_error err;
     if (out_dir) {

@@ -59,6 +59,12 @@ typedef struct mn_gltf {
     int nanims;
     mn_gltf_anim* anims;
 
+    /* Optional vertex attributes, kept for writing back (mn_gltf_write_options.keep_attributes):
+     * NORMAL (nverts x 3) and TEXCOORD_0 (nverts x 2), each NULL unless every primitive
+     * of the skinned mesh has it. Skinning does not read them. */
+    double* normal;
+    double* uv;
+
     char* name;         /* the skin's name, else the skinned node's, else "skin" */
     double* mesh_world; /* 12: world transform of the skinned mesh node at rest (ignored
                            by skinning, see above) */
@@ -155,6 +161,10 @@ typedef struct mn_gltf_write_options {
      * is stood up by -90 degrees about X, (w, x, y, z) = (sqrt(1/2), -sqrt(1/2), 0, 0),
      * which maps (x, y, z) to (x, z, -y). Identity keeps the model's axes. */
     mn_quat root_rot;
+    /* With a skin: write its vertex normals and texture coordinates (NORMAL, TEXCOORD_0)
+     * when the skin has them (mn_gltf.normal, .uv); 0 writes positions, joints and weights
+     * only. Materials and textures are never written. */
+    int keep_attributes;
 } mn_gltf_write_options;
 /* The unit of a figure's lengths guessed from its height at rest, for a file that has none
  * (BVH): the scale that makes it metres. The height is the vertical (+Y) extent of its
@@ -166,7 +176,7 @@ typedef struct mn_gltf_write_options {
  * table as the editor's (web/editor/src/docmodel.js, guessUnits). Returns 1 when out of
  * memory (no guess). */
 double mn_gltf_guess_scale(const mn_model* m, mn_quat root_rot, double* height, const char** units);
-/* scale 1, root_rot identity: what mn_gltf_write writes. */
+/* scale 1, root_rot identity, keep_attributes 0: what mn_gltf_write writes. */
 mn_gltf_write_options mn_gltf_write_default(void);
 /* mn_gltf_write with options (NULL: the defaults). A skin is written only with the
  * defaults (its mesh is bound to the model's own frame): MN_ERR_UNSUPPORTED otherwise, as

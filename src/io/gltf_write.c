@@ -161,7 +161,8 @@ static void aff_mul(const double* a, const double* b, double* c) {
 /* The skinned mesh and the skin: adds accessors and writes the mesh and skin JSON into
  * mesh_js; rest: FK frames at q0. */
 static mn_status add_skin(wctx* w, const mn_gltf* g, const mn_model* m, const mn_xform* rest,
-                          mn_strbuf* mesh_js, const char* path, mn_error* err) {
+                          int keep_attributes, mn_strbuf* mesh_js, const char* path,
+                          mn_error* err) {
     int nj = g->njoints;
     int* node = malloc(sizeof(int) * (size_t)nj);
     double* gw = malloc(sizeof(double) * 12 * (size_t)nj);
@@ -215,11 +216,40 @@ static mn_status add_skin(wctx* w, const mn_gltf* g, const mn_model* m, const mn
                             "SCALAR", 34963, NULL, NULL, 0);
     int aibm =
         add_accessor(w, ibm, sizeof(float) * 16 * (size_t)nj, 5126, nj, "MAT4", 0, NULL, NULL, 0);
+    /* the kept attributes: normals made unit length again in single precision (3.7.2.1) */
+    int anrm = -1, auv = -1;
+    if (keep_attributes && (g->normal || g->uv)) {
+        size_t nv = (size_t)g->nverts;
+        float* f = malloc(sizeof(float) * 3 * (nv ? nv : 1));
+        if (!f) {
+            s = mn_error_set(err, MN_ERR_NOMEM, path, 0, "", "out of memory");
+            goto done;
+        }
+        if (g->normal) {
+            for (size_t v = 0; v < nv; v++) {
+                const double* n = g->normal + 3 * v;
+                double l = sqrt(n[0] * n[0] + n[1] * n[1] + n[2] * n[2]);
+                for (int k = 0; k < 3; k++)
+                    f[3 * v + k] = l > 0 ? (float)(n[k] / l) : k == 1 ? 1.0f : 0.0f;
+            }
+            anrm = add_accessor(w, f, sizeof(float) * 3 * nv, 5126, g->nverts, "VEC3", 34962, NULL,
+                                NULL, 0);
+        }
+        if (g->uv) {
+            for (size_t k = 0; k < 2 * nv; k++)
+                f[k] = (float)g->uv[k];
+            auv = add_accessor(w, f, sizeof(float) * 2 * nv, 5126, g->nverts, "VEC2", 34962, NULL,
+                               NULL, 0);
+        }
+        free(f);
+    }
     mn_strbuf_printf(mesh_js,
                      ",\"meshes\":[{\"name\":\"mesh\",\"primitives\":[{\"attributes\":{"
-                     "\"POSITION\":%d,\"JOINTS_0\":%d,"
-                     "\"WEIGHTS_0\":%d},\"indices\":%d,\"mode\":4}]}],\"skins\":[{",
-                     apos, ajnt, awgt, aidx);
+                     "\"POSITION\":%d,\"JOINTS_0\":%d,\"WEIGHTS_0\":%d",
+                     apos, ajnt, awgt);
+    if (anrm >= 0) mn_strbuf_printf(mesh_js, ",\"NORMAL\":%d", anrm);
+    if (auv >= 0) mn_strbuf_printf(mesh_js, ",\"TEXCOORD_0\":%d", auv);
+    mn_strbuf_printf(mesh_js, "},\"indices\":%d,\"mode\":4}]}],\"skins\":[{", aidx);
     /* the skin keeps the source's name, so the figure read back is named as before */
     if (g->name && g->name[0]) {
         mn_strbuf_append(mesh_js, "\"name\":", 7);
@@ -283,6 +313,7 @@ mn_gltf_write_options mn_gltf_write_default(void) {
     mn_gltf_write_options o;
     o.scale = 1;
     o.root_rot = mn_quat_identity();
+    o.keep_attributes = 0;
     return o;
 }
 
@@ -361,7 +392,7 @@ mn_status mn_gltf_write_ex(const char* path, const mn_model* m, const mn_motion*
         }
     }
     if (with_mesh) {
-        s = add_skin(&w, skin, m, rest, &mesh_js, path, err);
+        s = add_skin(&w, skin, m, rest, o.keep_attributes, &mesh_js, path, err);
         if (s) goto done;
     }
     /* the animation: key times, then a rotation and/or translation track per joint */

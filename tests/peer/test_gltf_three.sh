@@ -31,6 +31,12 @@ node "$here/js/check_glb.mjs" --ref-z-up --height 0.8:1.2 "$cli" "$tmp/panda.glb
 node "$here/js/check_glb.mjs" "$cli" "$tmp/panda_z.glb" 0 0 "$panda" -- 0
 "$cli" convert "$data/skinned/Fox.glb" "$tmp/fox.glb" --anim Walk 2> /dev/null
 node "$here/js/check_glb.mjs" "$cli" "$tmp/fox.glb" 18 1 "$data/skinned/Fox.glb" --anim Walk -- 0 5 9 17
+# CesiumMan with its normals and texture coordinates kept (--keep-attributes), and without
+cesium="$data/skinned/CesiumMan.glb"
+"$cli" convert "$cesium" "$tmp/cesium_attrs.glb" --keep-attributes 2> /dev/null
+node "$here/js/check_glb.mjs" --attributes normal,uv "$cli" "$tmp/cesium_attrs.glb" 49 1 "$cesium" -- 0 24 48
+"$cli" convert "$cesium" "$tmp/cesium.glb" 2> /dev/null
+node "$here/js/check_glb.mjs" --attributes , "$cli" "$tmp/cesium.glb" 49 1 "$cesium" -- 0 24 48
 # the CMU walk retargeted onto CesiumMan: skinned, every joint where the command's BVH has it
 cesium="$data/skinned/CesiumMan.glb"
 "$cli" retarget "$walk" --to "$cesium" --out "$tmp/walk_cesium.glb" > /dev/null 2>&1

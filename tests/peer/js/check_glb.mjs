@@ -7,7 +7,8 @@
 // Options, before MARIONETTE: --ref-scale S: the file's lengths are S times SRC's;
 // --ref-z-up: SRC is +Z up and the file +Y up, (x, y, z) in SRC is (x, z, -y) in the file;
 // --height LO:HI: the figure at the first frame is between LO and HI tall along +Y, and
-// +Y is its largest extent (it stands up in three.js).
+// +Y is its largest extent (it stands up in three.js); --attributes normal,uv: the skinned
+// mesh's geometry has those attributes (and no others of those names without it).
 // usage: node check_glb.mjs [OPTIONS] MARIONETTE FILE.glb NFRAMES SKINNED SRC [ARGS...] -- FRAME...
 import * as THREE from 'three';
 import { GLTFLoader } from 'three/examples/jsm/loaders/GLTFLoader.js';
@@ -16,11 +17,12 @@ import { execFileSync } from 'child_process';
 import fs from 'fs';
 
 const argv = process.argv.slice(2);
-let refScale = 1, refZUp = false, height = null;
+let refScale = 1, refZUp = false, height = null, attributes = null;
 for (;;) {
   if (argv[0] === '--ref-scale') refScale = Number(argv.splice(0, 2)[1]);
   else if (argv[0] === '--ref-z-up') refZUp = Boolean(argv.shift());
   else if (argv[0] === '--height') height = argv.splice(0, 2)[1].split(':').map(Number);
+  else if (argv[0] === '--attributes') attributes = argv.splice(0, 2)[1].split(',');
   else break;
 }
 const sep = argv.indexOf('--');
@@ -39,7 +41,13 @@ const ab = bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLen
 const gltf = await new GLTFLoader().parseAsync(ab, '');
 const clip = gltf.animations[0];
 let skinned = 0;
-gltf.scene.traverse((o) => { if (o.isSkinnedMesh) skinned++; });
+gltf.scene.traverse((o) => {
+  if (!o.isSkinnedMesh) return;
+  skinned++;
+  const has = ['normal', 'uv'].filter((a) => o.geometry.attributes[a]);
+  console.log(`${file}: skinned mesh, ${o.geometry.attributes.position.count} vertices, attributes ${Object.keys(o.geometry.attributes).join(' ')}`);
+  if (attributes && has.join(',') !== attributes.filter((a) => a).join(',')) failed++;
+});
 if (Boolean(clip) !== nframes > 0 || skinned !== Number(skinnedText)) {
   console.log(`${file}: clip ${clip ? clip.name : 'none'}, ${skinned} skinned meshes (expected ${skinnedText})`);
   failed++;
