@@ -22,6 +22,7 @@ typedef struct batch {
     mn_cli_job job;
     void* ctx;
     int force;
+    const char* const* deps;
     atomic_int next;
     atomic_int done;
     mn_error* errs; /* per input; status MN_OK when it converted */
@@ -37,12 +38,22 @@ static void on_interrupt(int sig) {
     interrupted = 1;
 }
 
-/* Is out there and newer than in (modification times, to the nanosecond)? */
-static int up_to_date(const char* in, const char* out) {
+/* Is out newer than the file in (modification times, to the nanosecond)? A file that is
+ * not there (the built-in figure's name) counts as old. */
+static int newer_than(const struct stat* so, const char* in) {
+    struct stat si;
+    if (stat(in, &si) != 0) return 1;
+    return so->st_mtim.tv_sec > si.st_mtim.tv_sec ||
+           (so->st_mtim.tv_sec == si.st_mtim.tv_sec && so->st_mtim.tv_nsec > si.st_mtim.tv_nsec);
+}
+
+/* Is out there and newer than in and than every file of deps? */
+static int up_to_date(const char* in, const char* out, const char* const* deps) {
     struct stat si, so;
-    if (stat(in, &si) != 0 || stat(out, &so) != 0) return 0;
-    return so.st_mtim.tv_sec > si.st_mtim.tv_sec ||
-           (so.st_mtim.tv_sec == si.st_mtim.tv_sec && so.st_mtim.tv_nsec > si.st_mtim.tv_nsec);
+    if (stat(in, &si) != 0 || stat(out, &so) != 0 || !newer_than(&so, in)) return 0;
+    for (int k = 0; deps && deps[k]; k++)
+        if (!newer_than(&so, deps[k])) return 0;
+    return 1;
 }
 
 static void* worker(void* arg) {
@@ -53,7 +64,7 @@ static void* worker(void* arg) {
         if (i >= b->n) break;
         mn_error* e = &b->errs[i];
         mn_error_clear(e);
-        if (!b->force && up_to_date(b->inputs[i], b->outputs[i])) {
+        if (!b->force && up_to_date(b->inputs[i], b->outputs[i], b->deps)) {
             b->skipped[i] = 1;
             atomic_store(&b->finished[i], 1);
             atomic_fetch_add(&b->done, 1);
@@ -122,7 +133,7 @@ int mn_cli_parse_jobs(int argc, char** argv, int* i, int* jobs) {
 }
 
 int mn_cli_batch(const char* cmd, char** inputs, int n, const char* out_dir, const char* ext,
-                 int jobs, int force, mn_cli_job job, void* ctx) {
+                 int jobs, int force, const char* const* deps, mn_cli_job job, void* ctx) {
     if (n < 1) return mn_cli_usage_error(cmd, "no input files");
     if (mkdir(out_dir, 0777) != 0 && errno != EEXIST) {
         fprintf(stderr, "marionette %s: %s: cannot create the output folder: %s\n", cmd,
@@ -141,6 +152,7 @@ int mn_cli_batch(const char* cmd, char** inputs, int n, const char* out_dir, con
     b.job = job;
     b.ctx = ctx;
     b.force = force;
+    b.deps = deps;
     b.outputs = calloc((size_t)n, sizeof *b.outputs);
     b.errs = calloc((size_t)n, sizeof *b.errs);
     b.skipped = calloc((size_t)n, 1);

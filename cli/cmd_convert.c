@@ -44,10 +44,10 @@ static void usage(FILE* f) {
             "\n"
             "With --out-dir, every IN is converted to DIR/<IN's name>.EXT (EXT from --format,\n"
             "default bvh; DIR is created) by N worker threads (-j N, default one per core).\n"
-            "An output newer than its IN is up to date and not redone, so a batch that was\n"
-            "stopped resumes where it stopped; --force redoes every file. Ctrl-C finishes the\n"
-            "files being written and prints 'interrupted: N of M done'. (--to is the old\n"
-            "spelling of --format, accepted for one release.)\n"
+            "An output newer than its IN (and the --names-from FIGURE) is up to date and not\n"
+            "redone, so a batch that was stopped resumes where it stopped; --force redoes\n"
+            "every file. Ctrl-C finishes the files being written and prints 'interrupted: N\n"
+            "of M done'. (--to is the old spelling of --format, accepted for one release.)\n"
             "A progress bar with the rate and the time left is drawn on a terminal, else one\n"
             "line per file ('ok IN -> OUT' or 'FAILED IN: why'); a file that fails does not\n"
             "stop the others; a summary lists the failures. Exit status 1 when any failed.\n");
@@ -230,7 +230,9 @@ int mn_cmd_convert(int argc, char** argv) {
             snprintf(ext, sizeof ext, ".%s", to);
             ctx.quiet = 1;
             ctx.names_of = names_of;
-            rc = mn_cli_batch("convert", pos, npos, out_dir, ext, jobs, force, convert_one, &ctx);
+            const char* deps[2] = {names_from, NULL};
+            rc = mn_cli_batch("convert", pos, npos, out_dir, ext, jobs, force, deps, convert_one,
+                              &ctx);
         }
         free(pos);
         mn_model_destroy(names_of);

@@ -47,10 +47,10 @@ static void usage(FILE* f) {
             "worker threads (-j N, default one per core); a progress bar with the rate and the\n"
             "time left on a terminal, else a line per file; a take that fails does not stop\n"
             "the others, a summary lists the failures, and the exit status is 1 when any\n"
-            "failed. The key=value lines are not printed then. An output newer than its SRC\n"
-            "is up to date and not redone (a stopped batch resumes); --force redoes every\n"
-            "file. Ctrl-C finishes the files being written and prints 'interrupted: N of M\n"
-            "done'.\n");
+            "failed. The key=value lines are not printed then. An output newer than its SRC,\n"
+            "TARGET and MAP is up to date and not redone (a stopped batch resumes); --force\n"
+            "redoes every file. Ctrl-C finishes the files being written and prints\n"
+            "'interrupted: N of M done'.\n");
 }
 
 static int ends_with(const char* s, const char* e) {
@@ -233,8 +233,10 @@ int mn_cmd_retarget(int argc, char** argv) {
                                                     : "--format must be bvh or glb");
         else {
             ctx.print = 0;
+            /* an output is also made from the target figure and the map */
+            const char* deps[3] = {to, map_path, NULL};
             rc = mn_cli_batch("retarget", srcs, nsrc, out_dir,
-                              fmt && !strcmp(fmt, "glb") ? ".glb" : ".bvh", jobs, force,
+                              fmt && !strcmp(fmt, "glb") ? ".glb" : ".bvh", jobs, force, deps,
                               retarget_one, &ctx);
         }
     } else if (nsrc > 1)

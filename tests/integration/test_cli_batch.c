@@ -14,6 +14,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "test.h"
@@ -241,6 +242,26 @@ static void test_resume(void) {
     free(out), free(err);
     strcat(args, " --force");
     CHECK(run_cli(args, &out, &err) == 0 && err && strstr(err, "1 of 1 files written"));
+    free(out), free(err);
+    /* an output is made from the target figure too: a newer target redoes it */
+    snprintf(fresh, sizeof fresh, "%s", mn_test_write_temp(".bvh", "", 0));
+    walk = mn_test_read_file(MN_DATA "/mocap/cmu_motionbuilder/cmu_02_01_walk.bvh", &n);
+    FILE* tf = fopen(fresh, "wb");
+    CHECK(walk && tf && fwrite(walk, 1, n, tf) == n);
+    if (tf) fclose(tf);
+    free(walk);
+    snprintf(args, sizeof args,
+             "retarget '" MN_DATA "/mocap/cmu_motionbuilder/cmu_02_01_walk.bvh' --to '%s' "
+             "--out-dir '%s/rt2'",
+             fresh, mn_test_temp_dir());
+    CHECK(run_cli(args, &out, &err) == 0 && err && strstr(err, "1 of 1 files written"));
+    free(out), free(err);
+    CHECK(run_cli(args, &out, &err) == 0 && err && strstr(err, "1 up to date"));
+    free(out), free(err);
+    struct timespec now[2] = {{0, UTIME_OMIT}, {time(NULL) + 100, 0}};
+    CHECK(utimensat(AT_FDCWD, fresh, now, 0) == 0);
+    CHECK(run_cli(args, &out, &err) == 0 && err && strstr(err, "1 of 1 files written") &&
+          !strstr(err, "up to date"));
     free(out), free(err);
 }
 
