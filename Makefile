@@ -8,8 +8,8 @@ PREFIX     ?= /usr/local
 JOBS       ?= $(shell nproc 2>/dev/null || echo 2)
 FUZZ_SECONDS ?= 15
 
-.PHONY: all deps build install run test test-release test-sanitize fuzz bench bench-python bench-peers check-format \
-        check-includes clean web editor test-web bench-web bench-editor editor-screenshots \
+.PHONY: all deps build install uninstall run test test-release test-sanitize fuzz bench bench-python bench-peers \
+        check-format check-includes clean web editor test-web bench-web bench-editor editor-screenshots \
         bench-web-softbody
 
 all: build
@@ -22,9 +22,16 @@ build: deps
 	@cmake --build $(BUILD) -j$(JOBS)
 
 # The headers, libmarionette.so.0 and libmarionette.a, marionette.pc, the CMake package, the
-# command with its man page and bash completion, under PREFIX (DESTDIR honoured: staging).
-install: build
-	cmake --install $(BUILD) --prefix $(PREFIX)
+# command with its man page and bash completion, the editor's page (built first: make web)
+# and the LICENSE, under PREFIX (DESTDIR honoured: staging). The files go into
+# $(BUILD)/install_manifest.txt and the folders the install created into
+# $(BUILD)/install_dirs.txt, for `make uninstall` (docs/install.md).
+install: build web
+	@scripts/install.sh $(BUILD) $(PREFIX)
+
+# Removes what `make install` wrote (its manifest) and the folders it created, when empty.
+uninstall:
+	@scripts/uninstall.sh $(BUILD)
 
 # The editor: the command, the WebAssembly module and the page (web/editor/dist), then the
 # server on the scratch project; open the URL it prints (http://127.0.0.1:8765/?token=...).

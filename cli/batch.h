@@ -10,13 +10,18 @@
 typedef mn_status (*mn_cli_job)(const char* in, const char* out, void* ctx, mn_error* err);
 
 /* Runs job over inputs[0..n) with jobs threads (<= 0: one per core), writing
- * out_dir/<input's base name without extension><ext>, creating out_dir. On a terminal
- * (stderr) a progress bar with the rate and the time left, else one line per file; then a
- * summary of the failures and why. Two inputs with the same base name are a usage error
- * (one would overwrite the other). Returns the exit status: 0 when every file converted, 1
- * when any failed, 2 for a usage error. */
+ * out_dir/<input's base name without extension><ext>, creating out_dir. An output newer
+ * than its input and than every file of deps (NULL, or a NULL-terminated list of the other
+ * files every output is made from: a target figure, a map) is up to date and not redone (a
+ * batch resumes where it stopped) unless force. On a terminal (stderr) a progress bar with the rate
+ * and the time left, else one line per file; then a summary of the failures and why. Two inputs
+ * with the same base name are a usage error (one would overwrite the other). SIGINT or SIGTERM
+ * stops the batch after the files being written (each written whole or not at all) and prints
+ * "interrupted: N of M done" on a line of its own. Returns the exit status: 0 when every
+ * file converted (or was up to date), 1 when any failed, 2 for a usage error, 130 when
+ * interrupted. */
 int mn_cli_batch(const char* cmd, char** inputs, int n, const char* out_dir, const char* ext,
-                 int jobs, mn_cli_job job, void* ctx);
+                 int jobs, int force, const char* const* deps, mn_cli_job job, void* ctx);
 
 /* Parses -j N / --jobs N at argv[*i] (advancing *i); 1 when it was one, -1 on a bad value. */
 int mn_cli_parse_jobs(int argc, char** argv, int* i, int* jobs);

@@ -70,5 +70,8 @@ int mn_cli_finite(const char* file, const char* what, const double* v, size_t n)
 int mn_cli_find_joint(const mn_model* m, const char* file, const char* field, const char* name);
 /* Prints a warning line to stderr when w has any. */
 void mn_cli_print_warnings(const mn_warnings* w);
+/* Runs a command whose output is key=value lines or text with --json (removed from argv)
+ * and prints that output as JSON (cli/json_out.c); returns the command's exit status. */
+int mn_cli_run_as_json(int (*run)(int, char**), int argc, char** argv);
 
 #endif

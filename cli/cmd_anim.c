@@ -5,6 +5,7 @@
 #include <marionette/clip.h>
 #include <marionette/gltf.h>
 #include <marionette/io.h>
+#include <marionette/scene.h>
 #include <marionette/sequence.h>
 
 #include <stdlib.h>
@@ -83,7 +84,21 @@ static int read_seq(const char* path, const char* script, mn_model** m, mn_seq**
     opt.trusted = 1;
     mn_status st = skin ? mn_seq_read_skin(path, &opt, m, s, di, skin, &err)
                         : mn_seq_read(path, &opt, m, s, di, &err);
-    if (st != MN_OK) return mn_cli_input_error(&err);
+    if (st != MN_OK) {
+        /* a scene document (docs/scene.md) given for a sequence: say so, not which member
+         * of it a sequence lacks */
+        mn_scene* sc = NULL;
+        mn_error serr;
+        if (st == MN_ERR_PARSE && mn_scene_read(path, &sc, &serr) == MN_OK) {
+            mn_scene_destroy(sc);
+            fprintf(stderr,
+                    "marionette: %s: this is a scene document (docs/scene.md), not a sequence: "
+                    "use marionette pose FIGURE --scene %s\n",
+                    mn_cli_safe(path), mn_cli_safe(path));
+            return MN_EXIT_INPUT;
+        }
+        return mn_cli_input_error(&err);
+    }
     if (script && mn_motion_script_apply(script, *s, &err) != MN_OK) {
         mn_seq_destroy(*s);
         mn_model_destroy(*m);

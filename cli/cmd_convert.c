@@ -1,4 +1,5 @@
 /* marionette convert IN OUT: to the skeleton text format, BVH or the figure document. */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -13,9 +14,10 @@ const char mn_cmd_convert_summary[] = "convert a figure to skeleton text (.skel)
 
 static void usage(FILE* f) {
     fprintf(f,
-            "usage: marionette convert IN OUT [--anim NAME] [--names-from FIGURE]\n"
-            "       marionette convert IN... --out-dir DIR [--to bvh|skel|glb|json] [-j N]\n"
-            "                                [--names-from FIGURE]\n"
+            "usage: marionette convert IN OUT [--anim NAME] [--names-from FIGURE] [--scale S]\n"
+            "                                 [--z-up] [--keep-attributes]\n"
+            "       marionette convert IN... --out-dir DIR [--format bvh|skel|glb|json] [-j N]\n"
+            "                                [--force] [--names-from FIGURE]\n"
             "\n"
             "Reads IN (.skel, .bvh, .urdf, .gltf/.glb) and writes OUT by its extension:\n"
             "  .bvh   the figure and, when IN has motion, every frame (else the rest pose)\n"
@@ -23,16 +25,29 @@ static void usage(FILE* f) {
             "  .json  the figure document (docs/figure-document.md): the figure, its motion\n"
             "         and, for glTF, the skin\n"
             "  .glb   glTF 2.0 binary: a node per joint and, when IN has motion, an animation\n"
-            "         with a key per frame; from a skinned glTF, its skinned mesh too\n"
+            "         with a key per frame; from a skinned glTF, its skinned mesh too:\n"
+            "         positions, joints and weights (--keep-attributes: its normals and\n"
+            "         texture coordinates as well; materials and textures are not written)\n"
             "A glTF IN gives its first animation, or the one named by --anim, one frame per key\n"
             "when its keys are evenly spaced (else 30 Hz; see docs/gltf.md).\n"
             "OUT is replaced atomically: on any error it is left as it was.\n"
+            "Axes and units of a .glb OUT (glTF is +Y up, in metres): a URDF IN (+Z up) is\n"
+            "turned at its root so that +Y is up, and so for a .bvh OUT (BVH's convention);\n"
+            "--z-up keeps +Z up. A BVH IN's unit is guessed from the figure's height at rest\n"
+            "(0.3-3: metres; 15-45: CMU units, scale 0.056444; 45-80: inches; 80-300:\n"
+            "centimetres; 800-3000: millimetres) and its lengths scaled to metres, with a\n"
+            "note. --scale S multiplies every length by S instead (--scale 1 keeps the file's\n"
+            "lengths); for other outputs it needs a BVH IN.\n"
             "BVH names have no spaces ('right arm' is written 'right_arm'). A BVH written from\n"
             "the built-in figure gets its names back by itself; --names-from FIGURE (any figure\n"
             "file) gives a BVH IN the names of the figure it was written from (docs/bvh.md).\n"
             "\n"
-            "With --out-dir, every IN is converted to DIR/<IN's name>.EXT (EXT from --to,\n"
+            "With --out-dir, every IN is converted to DIR/<IN's name>.EXT (EXT from --format,\n"
             "default bvh; DIR is created) by N worker threads (-j N, default one per core).\n"
+            "An output newer than its IN (and the --names-from FIGURE) is up to date and not\n"
+            "redone, so a batch that was stopped resumes where it stopped; --force redoes\n"
+            "every file. Ctrl-C finishes the files being written and prints 'interrupted: N\n"
+            "of M done'. (--to is the old spelling of --format, accepted for one release.)\n"
             "A progress bar with the rate and the time left is drawn on a terminal, else one\n"
             "line per file ('ok IN -> OUT' or 'FAILED IN: why'); a file that fails does not\n"
             "stop the others; a summary lists the failures. Exit status 1 when any failed.\n");
@@ -45,6 +60,9 @@ static int ends_with(const char* s, const char* e) {
 
 typedef struct convert_ctx {
     const char* anim;
+    double scale;             /* --scale; NAN: not given */
+    int z_up;                 /* --z-up: a URDF IN keeps +Z up in a .glb */
+    int keep;                 /* --keep-attributes: a skinned mesh's normals and UVs go along */
     const mn_model* names_of; /* --names-from: the figure whose names a BVH IN gets back */
     int quiet;                /* a batch: no warnings or notes on stderr */
 } convert_ctx;
@@ -54,8 +72,13 @@ static mn_status convert_one(const char* in, const char* out, void* ctxp, mn_err
     const convert_ctx* ctx = ctxp;
     const char* anim = ctx->anim;
     mn_warnings w = {0};
-    int named = ctx->names_of && mn_file_kind_of(in) == MN_FILE_BVH;
-    if (ends_with(out, ".json") && !named) {
+    mn_file_kind kind = mn_file_kind_of(in);
+    int named = ctx->names_of && kind == MN_FILE_BVH;
+    /* a BVH IN read at --scale gives every output that scale; a .glb scales at writing */
+    int read_scaled = !isnan(ctx->scale) && kind == MN_FILE_BVH && !ends_with(out, ".glb");
+    if (!isnan(ctx->scale) && kind != MN_FILE_BVH && !ends_with(out, ".glb"))
+        return mn_error_set(err, MN_ERR_ARG, in, 0, "--scale", "is for a .glb OUT or a BVH IN");
+    if (ends_with(out, ".json") && !named && !read_scaled) {
         mn_status s = mn_figure_doc_convert(in, out, &w, err);
         if (s == MN_OK && !ctx->quiet) mn_cli_print_warnings(&w);
         return s;
@@ -84,20 +107,46 @@ static mn_status convert_one(const char* in, const char* out, void* ctxp, mn_err
             mn_gltf_free(&g);
             return rs;
         }
-    } else if (named) {
+    } else if (named || read_scaled) {
         mn_bvh_options o = mn_bvh_default();
         o.names_of = ctx->names_of;
+        if (read_scaled) o.scale = ctx->scale;
         if (mn_bvh_read(in, &o, &m, &mo, &w, err) != MN_OK) return err->status;
     } else if (mn_figure_read(in, &m, &mo, &w, err) != MN_OK) {
         return err->status;
     }
     if (!ctx->quiet) mn_cli_print_warnings(&w);
-    mn_status s =
-        ends_with(out, ".json")
-            ? mn_figure_doc_write(out, m, mo.nframes > 0 ? &mo : NULL, NULL, err)
-        : to_bvh ? mn_bvh_write(out, m, mo.nframes > 0 ? &mo : NULL, err)
-        : to_glb ? mn_gltf_write(out, m, mo.nframes > 0 ? &mo : NULL, g.nverts > 0 ? &g : NULL, err)
-                 : mn_skel_write(out, m, err);
+    /* glTF's axes (+Y up) and unit (the metre): a URDF (+Z up) turned at its root, a BVH's
+     * lengths scaled to metres by its height unless --scale says otherwise */
+    mn_gltf_write_options go = mn_gltf_write_default();
+    go.keep_attributes = ctx->keep;
+    mn_bvh_write_options bo = mn_bvh_write_default();
+    if ((to_glb || to_bvh) && kind == MN_FILE_URDF && !ctx->z_up) {
+        go.root_rot = bo.root_rot = mn_q4(sqrt(0.5), -sqrt(0.5), 0, 0);
+        if (!ctx->quiet)
+            fprintf(stderr,
+                    "marionette: note: %s is +Z up (URDF): turned so that +Y is up, as %s is "
+                    "(--z-up keeps +Z up)\n",
+                    mn_cli_safe(in), to_glb ? "glTF" : "BVH");
+    }
+    if (to_glb && !isnan(ctx->scale)) {
+        go.scale = ctx->scale;
+    } else if (to_glb && kind == MN_FILE_BVH) {
+        const char* units;
+        double h;
+        go.scale = mn_gltf_guess_scale(m, go.root_rot, &h, &units);
+        if (!ctx->quiet)
+            fprintf(stderr,
+                    "marionette: note: %s is %.4g tall at rest: taken as %s, written at scale "
+                    "%g (%.3g m tall; --scale 1 keeps the file's lengths)\n",
+                    mn_cli_safe(in), h, units, go.scale, h * go.scale);
+    }
+    mn_status s = ends_with(out, ".json")
+                      ? mn_figure_doc_write(out, m, mo.nframes > 0 ? &mo : NULL, NULL, err)
+                  : to_bvh ? mn_bvh_write_ex(out, m, mo.nframes > 0 ? &mo : NULL, &bo, err)
+                  : to_glb ? mn_gltf_write_ex(out, m, mo.nframes > 0 ? &mo : NULL,
+                                              g.nverts > 0 ? &g : NULL, &go, err)
+                           : mn_skel_write(out, m, err);
     mn_gltf_free(&g);
     if (to_skel && mo.nframes > 0 && s == MN_OK && !ctx->quiet)
         fprintf(
@@ -115,7 +164,8 @@ int mn_cmd_convert(int argc, char** argv) {
         return MN_EXIT_OK;
     }
     const char *anim = NULL, *out_dir = NULL, *to = NULL, *names_from = NULL;
-    int jobs = 0, npos = 0;
+    int jobs = 0, npos = 0, force = 0, z_up = 0, keep = 0;
+    double scale = NAN;
     char** pos = calloc((size_t)argc + 1, sizeof *pos);
     if (!pos) return MN_EXIT_INPUT;
     int rc = -1;
@@ -125,16 +175,33 @@ int mn_cmd_convert(int argc, char** argv) {
             rc = mn_cli_usage_error("convert", "-j needs a number of workers >= 1");
         } else if (j > 0) {
             continue;
+        } else if (!strcmp(argv[i], "--force")) {
+            force = 1;
+        } else if (!strcmp(argv[i], "--z-up")) {
+            z_up = 1;
+        } else if (!strcmp(argv[i], "--keep-attributes")) {
+            keep = 1;
+        } else if (!strcmp(argv[i], "--scale")) {
+            if (i + 1 >= argc || !mn_cli_parse_double(argv[i + 1], &scale) || !(scale > 0)) {
+                rc = mn_cli_usage_error("convert", "--scale needs a number > 0");
+                break;
+            }
+            i++;
         } else if (!strcmp(argv[i], "--anim") || !strcmp(argv[i], "--out-dir") ||
-                   !strcmp(argv[i], "--to") || !strcmp(argv[i], "--names-from")) {
+                   !strcmp(argv[i], "--to") || !strcmp(argv[i], "--format") ||
+                   !strcmp(argv[i], "--names-from")) {
             if (i + 1 >= argc) {
                 rc = mn_cli_usage_error("convert", "%s needs a value", argv[i]);
                 break;
             }
-            const char** dst = !strcmp(argv[i], "--anim")      ? &anim
-                               : !strcmp(argv[i], "--out-dir") ? &out_dir
-                               : !strcmp(argv[i], "--to")      ? &to
-                                                               : &names_from;
+            if (!strcmp(argv[i], "--to"))
+                fprintf(stderr, "marionette convert: note: --to is now --format (the output "
+                                "format; --to names a target figure in retarget); --to is "
+                                "accepted until the next release\n");
+            const char** dst = !strcmp(argv[i], "--anim")         ? &anim
+                               : !strcmp(argv[i], "--out-dir")    ? &out_dir
+                               : !strcmp(argv[i], "--names-from") ? &names_from
+                                                                  : &to; /* --format, --to */
             *dst = argv[++i];
         } else if (argv[i][0] == '-' && argv[i][1]) {
             rc = mn_cli_usage_error("convert", "unknown option '%s'", argv[i]);
@@ -146,14 +213,14 @@ int mn_cmd_convert(int argc, char** argv) {
         free(pos);
         return rc;
     }
-    convert_ctx ctx = {anim, NULL, 0};
+    convert_ctx ctx = {anim, scale, z_up, keep, NULL, 0};
     mn_model* names_of = NULL;
     mn_error err;
     if (out_dir) {
         char ext[16];
         if (!to) to = "bvh";
         if (strcmp(to, "bvh") && strcmp(to, "skel") && strcmp(to, "glb") && strcmp(to, "json"))
-            rc = mn_cli_usage_error("convert", "--to must be bvh, skel, glb or json");
+            rc = mn_cli_usage_error("convert", "--format must be bvh, skel, glb or json");
         else if (npos == 0)
             rc = mn_cli_usage_error("convert", "need input files");
         if (rc < 0 && names_from &&
@@ -163,7 +230,9 @@ int mn_cmd_convert(int argc, char** argv) {
             snprintf(ext, sizeof ext, ".%s", to);
             ctx.quiet = 1;
             ctx.names_of = names_of;
-            rc = mn_cli_batch("convert", pos, npos, out_dir, ext, jobs, convert_one, &ctx);
+            const char* deps[2] = {names_from, NULL};
+            rc = mn_cli_batch("convert", pos, npos, out_dir, ext, jobs, force, deps, convert_one,
+                              &ctx);
         }
         free(pos);
         mn_model_destroy(names_of);
@@ -172,7 +241,8 @@ int mn_cmd_convert(int argc, char** argv) {
     const char* in = npos > 0 ? pos[0] : NULL;
     const char* out = npos > 1 ? pos[1] : NULL;
     free(pos);
-    if (to || jobs) return mn_cli_usage_error("convert", "--to and -j go with --out-dir");
+    if (to || jobs || force)
+        return mn_cli_usage_error("convert", "--format, -j and --force go with --out-dir");
     if (npos > 2)
         return mn_cli_usage_error("convert", "too many arguments (many inputs need --out-dir)");
     if (!in || !out) return mn_cli_usage_error("convert", "need IN and OUT");
@@ -185,6 +255,10 @@ int mn_cmd_convert(int argc, char** argv) {
         return mn_cli_usage_error("convert", "OUT must end in .bvh, .skel, .glb or .json");
     if (anim && !to_json && mn_file_kind_of(in) != MN_FILE_GLTF)
         return mn_cli_usage_error("convert", "--anim is for glTF input");
+    if (!isnan(scale) && !to_glb && mn_file_kind_of(in) != MN_FILE_BVH)
+        return mn_cli_usage_error("convert", "--scale is for a .glb OUT or a BVH IN");
+    if (z_up && ((!to_glb && !to_bvh) || mn_file_kind_of(in) != MN_FILE_URDF))
+        return mn_cli_usage_error("convert", "--z-up is for a URDF IN and a .glb or .bvh OUT");
     if (names_from && mn_file_kind_of(in) != MN_FILE_BVH)
         return mn_cli_usage_error("convert", "--names-from is for a BVH IN");
     if (names_from && mn_figure_read(names_from, &names_of, NULL, NULL, &err) != MN_OK)

@@ -252,37 +252,37 @@ int mn_cmd_fit(int argc, char** argv) {
     if (!mem) goto done;
     double diag = mn_rig_bbox_diagonal(rig);
     if (json) {
-        fprintf(mem, "{\n  \"rig\": ");
+        fprintf(mem, "{\"rig\":");
         mn_cli_json_string(mem, rig_path);
-        fprintf(mem, ",\n  \"vertices\": %d,\n  \"bbox_diagonal\": %s,\n  \"controllers\": [",
-                rig->nverts, mn_cli_json_num(diag));
+        fprintf(mem, ",\"vertices\":%d,\"bbox_diagonal\":%s,\"controllers\":[", rig->nverts,
+                mn_cli_json_num(diag));
         for (int j = 0; j < rig->nctrl; j++) {
-            fprintf(mem, j ? ", " : "");
+            fprintf(mem, j ? "," : "");
             mn_cli_json_string(mem, rig->ctrl_name[j]);
         }
-        fprintf(mem, "],\n  \"frames\": [\n");
+        fprintf(mem, "],\"frames\":[");
     }
     for (int k = 0; k < nframes; k++) {
         const mn_fit_result* r = &outs[k].res;
         if (json) {
-            fprintf(mem, "    {\"file\": ");
+            fprintf(mem, "%s{\"file\":", k ? "," : "");
             mn_cli_json_string(mem, frames[k]);
             fprintf(mem,
-                    ", \"rms\": %s, \"max_err\": %s, \"iterations\": %d, \"status\": \"%s\",\n "
-                    "    \"transforms\": [",
+                    ",\"rms\":%s,\"max_err\":%s,\"iterations\":%d,\"status\":\"%s\","
+                    "\"transforms\":[",
                     mn_cli_json_num(r->rms), mn_cli_json_num(r->max_err), r->iterations,
                     mn_status_name(r->status));
             for (int j = 0; j < rig->nctrl; j++) {
                 mn_xform S = mn_rig_skin_xform(rig, outs[k].pose, j);
-                fprintf(mem, "%s\n       {\"name\": ", j ? "," : "");
+                fprintf(mem, "%s{\"name\":", j ? "," : "");
                 mn_cli_json_string(mem, rig->ctrl_name[j]);
-                fprintf(mem, ", \"R\": [");
+                fprintf(mem, ",\"R\":[");
                 for (int q = 0; q < 9; q++)
-                    fprintf(mem, "%s%s", q ? ", " : "", mn_cli_json_num(S.R.m[q]));
-                fprintf(mem, "], \"t\": [%s, %s, %s]}", mn_cli_json_num(S.p.x),
-                        mn_cli_json_num(S.p.y), mn_cli_json_num(S.p.z));
+                    fprintf(mem, "%s%s", q ? "," : "", mn_cli_json_num(S.R.m[q]));
+                fprintf(mem, "],\"t\":[%s,%s,%s]}", mn_cli_json_num(S.p.x), mn_cli_json_num(S.p.y),
+                        mn_cli_json_num(S.p.z));
             }
-            fprintf(mem, "]}%s\n", k + 1 < nframes ? "," : "");
+            fprintf(mem, "]}");
         } else {
             fprintf(mem,
                     "frame=%d file=%s rms=%.9g rms_rel=%.3g max_err=%.9g iterations=%d status=%s\n",
@@ -297,7 +297,7 @@ int mn_cmd_fit(int argc, char** argv) {
             }
         }
     }
-    if (json) fprintf(mem, "  ]\n}\n");
+    if (json) fprintf(mem, "]}\n");
     if (fclose(mem) != 0) {
         mem = NULL;
         goto done;

@@ -32,7 +32,10 @@ static void usage(FILE* f) {
                "(clamped to the animation). The figure is sampled at that time only.\n"
                "--every-frame prints every motion frame (glTF: every key time of the animation),\n"
                "each as 'frame N' then its joints, or in JSON {\"file\", \"frames\": [{\"frame\",\n"
-               "\"time\" (seconds), \"joints\"}]}.\n");
+               "\"time\" (seconds), \"joints\"}]}.\n"
+               "A BVH joint with an unusual channel list (two position channels, say) is a\n"
+               "series of 1-DOF joints in the model, 'NAME:0:Xposition' ... 'NAME' (docs/bvh.md):\n"
+               "it is listed once, as NAME, like every joint of the file.\n");
 }
 
 /* Are the pose's world positions finite? 0 after saying which is not. */
@@ -44,15 +47,33 @@ static int pose_finite(const char* file, const mn_model* m, const mn_data* d) {
     return 1;
 }
 
+/* Is name that of a series member "<name>:<k>:<Channel>", one of the 1-DOF joints the BVH
+ * reader makes of a joint with an unusual channel list (docs/bvh.md)? The series' last
+ * joint carries the BVH joint's own name: fk lists the file's joints, so it lists that one. */
+static int series_member(const char* name) {
+    static const char* const ch[6] = {"Xposition", "Yposition", "Zposition",
+                                      "Xrotation", "Yrotation", "Zrotation"};
+    const char* c = strrchr(name, ':');
+    if (!c || c == name) return 0;
+    int known = 0;
+    for (int k = 0; k < 6; k++)
+        known |= !strcmp(c + 1, ch[k]);
+    const char* d = c - 1;
+    while (d > name && d[0] >= '0' && d[0] <= '9')
+        d--;
+    return known && d < c - 1 && d > name && *d == ':';
+}
+
 /* One pose (checked by pose_finite): the joints' world frames, as text or a JSON array. */
 static void print_pose(const mn_model* m, const mn_data* d, int json) {
     if (json) printf("[");
-    for (int j = 0; j < m->njoint; j++) {
+    for (int j = 0, n = 0; j < m->njoint; j++) {
         mn_vec3 p = d->xf[j].p;
+        if (series_member(m->jnt_name[j])) continue;
         if (json) {
             mn_quat r = mn_quat_from_mat3(&d->xf[j].R);
             if (r.w < 0) r = mn_q4(-r.w, -r.x, -r.y, -r.z);
-            printf("%s{\"name\":", j ? "," : "");
+            printf("%s{\"name\":", n++ ? "," : "");
             mn_cli_json_string(stdout, m->jnt_name[j]);
             printf(",\"position\":[%s,%s,%s],\"orientation\":[%s,%s,%s,%s]}", J(p.x), J(p.y),
                    J(p.z), J(r.w), J(r.x), J(r.y), J(r.z));
@@ -169,7 +190,12 @@ int mn_cmd_fk(int argc, char** argv) {
     if (is_gltf && (frame >= 0 || has_time || anim_name || every)) {
         anim = anim_name ? mn_gltf_find_anim(&g, anim_name) : 0;
         if (anim < 0 || anim >= g.nanims) {
-            fprintf(stderr, "marionette: %s: --anim: %s\n", mn_cli_safe(file),
+            /* the option given is the one to blame: --anim only when it was given */
+            const char* opt = anim_name  ? "--anim"
+                              : every    ? "--every-frame"
+                              : has_time ? "--time"
+                                         : "--frame";
+            fprintf(stderr, "marionette: %s: %s: %s\n", mn_cli_safe(file), opt,
                     g.nanims ? "no animation of that name (see marionette info)"
                              : "the file has no animation");
             rc = MN_EXIT_INPUT;

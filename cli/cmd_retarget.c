@@ -20,7 +20,7 @@ static void usage(FILE* f) {
             "                           [--no-cleanup] [--no-hands] [--contact-height H]\n"
             "                           [--contact-speed V]\n"
             "       marionette retarget SRC... --to TARGET --out-dir DIR [--format bvh|glb]\n"
-            "                           [-j N] [the options above]\n"
+            "                           [-j N] [--force] [the options above]\n"
             "\n"
             "Moves the motion of SRC (a BVH take, or a glTF file's first animation) onto the\n"
             "figure TARGET (any figure file, or 'stickman' for the built-in stick figure) and\n"
@@ -47,7 +47,10 @@ static void usage(FILE* f) {
             "worker threads (-j N, default one per core); a progress bar with the rate and the\n"
             "time left on a terminal, else a line per file; a take that fails does not stop\n"
             "the others, a summary lists the failures, and the exit status is 1 when any\n"
-            "failed. The key=value lines are not printed then.\n");
+            "failed. The key=value lines are not printed then. An output newer than its SRC,\n"
+            "TARGET and MAP is up to date and not redone (a stopped batch resumes); --force\n"
+            "redoes every file. Ctrl-C finishes the files being written and prints\n"
+            "'interrupted: N of M done'.\n");
 }
 
 static int ends_with(const char* s, const char* e) {
@@ -162,7 +165,7 @@ int mn_cmd_retarget(int argc, char** argv) {
     const char *src = NULL, *to = NULL, *map_path = NULL, *out = NULL, *out_dir = NULL;
     const char* fmt = NULL;
     mn_retarget_options opt = mn_retarget_options_default();
-    int jobs = 0, nsrc = 0;
+    int jobs = 0, nsrc = 0, force = 0;
     char** srcs = calloc((size_t)argc + 1, sizeof *srcs);
     if (!srcs) return MN_EXIT_INPUT;
     for (int i = 1; i < argc; i++) {
@@ -205,7 +208,9 @@ int mn_cmd_retarget(int argc, char** argv) {
                 else
                     opt.contact_speed = x;
             }
-        } else if (!strcmp(a, "--no-cleanup"))
+        } else if (!strcmp(a, "--force"))
+            force = 1;
+        else if (!strcmp(a, "--no-cleanup"))
             opt.cleanup = 0;
         else if (!strcmp(a, "--no-hands"))
             opt.hands = 0;
@@ -228,14 +233,16 @@ int mn_cmd_retarget(int argc, char** argv) {
                                                     : "--format must be bvh or glb");
         else {
             ctx.print = 0;
+            /* an output is also made from the target figure and the map */
+            const char* deps[3] = {to, map_path, NULL};
             rc = mn_cli_batch("retarget", srcs, nsrc, out_dir,
-                              fmt && !strcmp(fmt, "glb") ? ".glb" : ".bvh", jobs, retarget_one,
-                              &ctx);
+                              fmt && !strcmp(fmt, "glb") ? ".glb" : ".bvh", jobs, force, deps,
+                              retarget_one, &ctx);
         }
     } else if (nsrc > 1)
         rc = mn_cli_usage_error("retarget", "one SRC only (many go with --out-dir DIR)");
-    else if (jobs || fmt)
-        rc = mn_cli_usage_error("retarget", "-j and --format go with --out-dir");
+    else if (jobs || fmt || force)
+        rc = mn_cli_usage_error("retarget", "-j, --format and --force go with --out-dir");
     else if (!out)
         rc = mn_cli_usage_error("retarget", "missing --out OUT.bvh or OUT.glb");
     else if (!ends_with(out, ".bvh") && !ends_with(out, ".glb"))

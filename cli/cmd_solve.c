@@ -16,7 +16,7 @@ static void usage(FILE* f) {
         "usage: marionette solve MODEL --base B --tip T --target x,y,z[,qw,qx,qy,qz]\n"
         "                        [--point x,y,z] [--seed-q v1,...] [--method M] [--mode M]\n"
         "                        [--tol 1e-5]\n"
-        "                        [--timeout-ms 5] [--max-iters N] [--restarts N] [--seed S]\n"
+        "                        [--timeout-ms 5] [--iters N] [--restarts N] [--seed S]\n"
         "                        [--no-limits] [--free-translations] [--world] [--json]\n"
         "\n"
         "Moves the joints from B (exclusive; 'world' for the figure's root) down to T so that\n"
@@ -35,6 +35,8 @@ static void usage(FILE* f) {
         "              of the figure; default: the rest pose\n"
         "  --tol       position (model units) and rotation (radians) tolerance, > 0\n"
         "  --timeout-ms wall-clock budget; 0 for none (default 5)\n"
+        "  --iters     iteration budget per attempt, as in pose and anim bake (--max-iters,\n"
+        "              the old spelling, is accepted for one release)\n"
         "  --free-translations  also move the joints the figure holds: the position channels\n"
         "              of a BVH rig below its root (bone lengths), held by default\n"
         "\n"
@@ -117,9 +119,12 @@ int mn_cmd_solve(int argc, char** argv) {
         } else if (!strcmp(a, "--timeout-ms") && more) {
             if (!mn_cli_parse_double(argv[++i], &o.timeout_ms) || o.timeout_ms < 0)
                 return mn_cli_usage_error("solve", "--timeout-ms needs a number >= 0");
-        } else if (!strcmp(a, "--max-iters") && more) {
+        } else if ((!strcmp(a, "--iters") || !strcmp(a, "--max-iters")) && more) {
+            if (a[2] == 'm')
+                fprintf(stderr, "marionette solve: note: --max-iters is now --iters (as in pose "
+                                "and anim bake); --max-iters is accepted until the next release\n");
             if (!mn_cli_parse_int(argv[++i], &o.max_iters) || o.max_iters < 1)
-                return mn_cli_usage_error("solve", "--max-iters needs an integer >= 1");
+                return mn_cli_usage_error("solve", "--iters needs an integer >= 1");
         } else if (!strcmp(a, "--restarts") && more) {
             if (!mn_cli_parse_int(argv[++i], &o.max_restarts) || o.max_restarts < 0)
                 return mn_cli_usage_error("solve", "--restarts needs an integer >= 0");
@@ -237,17 +242,17 @@ int mn_cmd_solve(int argc, char** argv) {
         goto done;
     }
     if (json) {
-        printf("{\"status\": ");
+        printf("{\"status\":");
         mn_cli_json_string(stdout, mn_status_name(s));
-        printf(", \"method\": ");
+        printf(",\"method\":");
         mn_cli_json_string(stdout, mn_ik_method_name(o.method));
-        printf(", \"joints\": [");
+        printf(",\"joints\":[");
         for (int i = 0, k = 0; i < nj; i++) {
             if (m->jnt_type[jnt[i]] == MN_JOINT_FIXED) continue;
-            if (k++) printf(", ");
+            if (k++) printf(",");
             mn_cli_json_string(stdout, m->jnt_name[jnt[i]]);
         }
-        printf("], \"q\": [");
+        printf("],\"q\":[");
     } else {
         printf("status %s\nmethod %s\njoints ", mn_status_name(s), mn_ik_method_name(o.method));
         for (int i = 0, k = 0; i < nj; i++)
@@ -260,14 +265,14 @@ int mn_cmd_solve(int argc, char** argv) {
         for (int a = 0; a < nq; a++, k++) {
             double v = d->q[m->jnt_qadr[jnt[i]] + a];
             if (json)
-                printf("%s%s", k ? ", " : "", mn_cli_json_num(v));
+                printf("%s%s", k ? "," : "", mn_cli_json_num(v));
             else
                 printf("%s%.9g", k ? "," : "", v + 0.0);
         }
     }
     if (json) {
-        printf("], \"pos_err\": %s, \"rot_err\": %s, \"iterations\": %d, \"restarts\": %d, "
-               "\"microseconds\": %.3f, \"message\": ",
+        printf("],\"pos_err\":%s,\"rot_err\":%s,\"iterations\":%d,\"restarts\":%d,"
+               "\"microseconds\":%.3f,\"message\":",
                mn_cli_json_num(r.pos_err), mn_cli_json_num(r.rot_err), r.iterations, r.restarts,
                r.time_us);
         mn_cli_json_string(stdout, r.message);

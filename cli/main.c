@@ -30,8 +30,8 @@ static void print_table(FILE* f, const command* t, size_t n) {
 }
 
 static void usage(FILE* f) {
-    fprintf(f,
-            "usage: marionette COMMAND [ARGS] (marionette COMMAND --help for each)\n\ncommands:\n");
+    fprintf(f, "usage: marionette COMMAND [ARGS] (marionette COMMAND --help for each)\n"
+               "       marionette --version\n\ncommands:\n");
     print_table(f, commands, sizeof commands / sizeof commands[0]);
     fprintf(f, "  %-10s %s\n", "bench", "benchmarks, key=value lines (marionette bench --help)");
 }
@@ -49,7 +49,19 @@ static int run_bench(int argc, char** argv) {
     return mn_cli_usage_error("bench", "unknown benchmark '%s'", argv[1]);
 }
 
+/* `marionette --version` and `marionette COMMAND ... --version`: every command answers it
+ * (before anything else, as --help), "marionette VERSION" on stdout. */
+static int wants_version(int argc, char** argv) {
+    for (int i = 1; i < argc; i++)
+        if (!strcmp(argv[i], "--version")) return 1;
+    return 0;
+}
+
 int main(int argc, char** argv) {
+    if (wants_version(argc, argv)) {
+        printf("marionette %s\n", MN_CLI_VERSION);
+        return MN_EXIT_OK;
+    }
     if (argc < 2) {
         usage(stderr);
         return MN_EXIT_USAGE;
@@ -58,9 +70,23 @@ int main(int argc, char** argv) {
         usage(stdout);
         return MN_EXIT_OK;
     }
-    if (!strcmp(argv[1], "bench")) return run_bench(argc - 1, argv + 1);
-    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
-        if (!strcmp(argv[1], commands[i].name)) return commands[i].run(argc - 1, argv + 1);
+    int (*run)(int, char**) = NULL;
+    if (!strcmp(argv[1], "bench")) run = run_bench;
+    for (size_t i = 0; !run && i < sizeof commands / sizeof commands[0]; i++)
+        if (!strcmp(argv[1], commands[i].name)) run = commands[i].run;
+    if (run) {
+        /* --json: the commands that write JSON themselves parse it; the others' key=value
+         * lines or text are turned into JSON (mn_cli_run_as_json) */
+        static const char* const native[] = {"fk", "info", "solve", "pose", "fit", "editor"};
+        int wants = 0, own = 0;
+        for (int i = 2; i < argc; i++)
+            wants |= !strcmp(argv[i], "--json");
+        for (size_t k = 0; k < sizeof native / sizeof native[0]; k++)
+            own |= !strcmp(argv[1], native[k]);
+        if (wants && !own && !mn_cli_wants_help(argc, argv))
+            return mn_cli_run_as_json(run, argc - 1, argv + 1);
+        return run(argc - 1, argv + 1);
+    }
     fprintf(stderr, "marionette: unknown command '%s'\n", mn_cli_safe(argv[1]));
     usage(stderr);
     return MN_EXIT_USAGE;

@@ -59,6 +59,12 @@ typedef struct mn_gltf {
     int nanims;
     mn_gltf_anim* anims;
 
+    /* Optional vertex attributes, kept for writing back (mn_gltf_write_options.keep_attributes):
+     * NORMAL (nverts x 3) and TEXCOORD_0 (nverts x 2), each NULL unless every primitive
+     * of the skinned mesh has it. Skinning does not read them. */
+    double* normal;
+    double* uv;
+
     char* name;         /* the skin's name, else the skinned node's, else "skin" */
     double* mesh_world; /* 12: world transform of the skinned mesh node at rest (ignored
                            by skinning, see above) */
@@ -150,6 +156,41 @@ mn_status mn_gltf_motion(const mn_gltf* g, const mn_model* m, int anim, double f
  * a motion that does not fit m, a non-finite state or a skin joint m lacks. docs/gltf.md. */
 mn_status mn_gltf_write(const char* path, const mn_model* m, const mn_motion* motion,
                         const mn_gltf* skin, mn_error* err);
+
+/* How mn_gltf_write_ex places the figure in the file's scene. */
+typedef struct mn_gltf_write_options {
+    /* Every length (every joint's translation, at rest and in the motion) times scale: 1
+     * keeps the model's lengths; glTF's unit is the metre (glTF 2.0, 3.4). */
+    double scale;
+    /* The rotation (unit quaternion) applied at the roots: each root joint's rest and
+     * animated frame is turned by it, so that FK of the file is root_rot applied to FK of
+     * the model (times scale). glTF is +Y up: a +Z-up figure (URDF, a robot's convention)
+     * is stood up by -90 degrees about X, (w, x, y, z) = (sqrt(1/2), -sqrt(1/2), 0, 0),
+     * which maps (x, y, z) to (x, z, -y). Identity keeps the model's axes. */
+    mn_quat root_rot;
+    /* With a skin: write its vertex normals and texture coordinates (NORMAL, TEXCOORD_0)
+     * when the skin has them (mn_gltf.normal, .uv); 0 writes positions, joints and weights
+     * only. Materials and textures are never written. */
+    int keep_attributes;
+} mn_gltf_write_options;
+/* The unit of a figure's lengths guessed from its height at rest, for a file that has none
+ * (BVH): the scale that makes it metres. The height is the vertical (+Y) extent of its
+ * joints at q0 with root_rot applied at the roots, or its largest extent when that is
+ * flat (below a quarter of it). A person is 1 to 2.2 m tall, so: 0.3 to 3: metres (1); 15
+ * to 45: CMU units (0.056444: the CMU database's 1/0.45 inch); 45 to 80: inches (0.0254);
+ * 80 to 300: centimetres (0.01); 800 to 3000: millimetres (0.001); anything else is kept
+ * (1, "unknown units"). *height and *units (a static name) are set when not NULL. The same
+ * table as the editor's (web/editor/src/docmodel.js, guessUnits). Returns 1 when out of
+ * memory (no guess). */
+double mn_gltf_guess_scale(const mn_model* m, mn_quat root_rot, double* height, const char** units);
+/* scale 1, root_rot identity, keep_attributes 0: what mn_gltf_write writes. */
+mn_gltf_write_options mn_gltf_write_default(void);
+/* mn_gltf_write with options (NULL: the defaults). A skin is written only with the
+ * defaults (its mesh is bound to the model's own frame): MN_ERR_UNSUPPORTED otherwise, as
+ * for a scale that is not finite and > 0 or a root_rot that is not a unit quaternion
+ * (MN_ERR_ARG). */
+mn_status mn_gltf_write_ex(const char* path, const mn_model* m, const mn_motion* motion,
+                           const mn_gltf* skin, const mn_gltf_write_options* opt, mn_error* err);
 
 /* Animation `anim` (>= 0) as a motion at its own key times when they are evenly spaced from
  * 0 (within 1e-4 of the interval: one frame per key), else at 30 frames per second, but

@@ -68,6 +68,20 @@ mn_status mn_bvh_read_mem(const char* text, size_t len, const char* name, const 
  * channels; names are written with '_' for whitespace. A model read from BVH is written
  * back with its original joints and channel orders. */
 mn_status mn_bvh_write(const char* path, const mn_model* m, const mn_motion* motion, mn_error* err);
+/* How mn_bvh_write_ex places the figure: root_rot (a unit quaternion) turns every root
+ * joint's frame, its OFFSET and its channels, so that FK of the file is root_rot applied to
+ * FK of the model. BVH is +Y up by convention: a +Z-up figure (URDF) is stood up by -90
+ * degrees about X, (w, x, y, z) = (sqrt(1/2), -sqrt(1/2), 0, 0). A turned root is written
+ * as a joint of its own with 3 rotation channels (never folded into a compound joint). */
+typedef struct mn_bvh_write_options {
+    mn_quat root_rot;
+} mn_bvh_write_options;
+/* root_rot identity: what mn_bvh_write writes. */
+mn_bvh_write_options mn_bvh_write_default(void);
+/* mn_bvh_write with options (NULL: the defaults); MN_ERR_ARG for a root_rot that is not a
+ * unit quaternion. */
+mn_status mn_bvh_write_ex(const char* path, const mn_model* m, const mn_motion* motion,
+                          const mn_bvh_write_options* opt, mn_error* err);
 
 /* A model and its motion as a glTF 2.0 binary: mn_gltf_write in gltf.h. */
 

@@ -1,7 +1,9 @@
 """The package's build backend (PEP 517, in the tree: pyproject.toml's backend-path), so that
 `pip install ./python` needs nothing from a package index: the package is pure Python over
 libmarionette.so.0, and a wheel of it is a zip of its modules with the metadata of
-PEP 427/PEP 566. Its name, version and dependencies are read from pyproject.toml."""
+PEP 427/PEP 566. Its name, version, license and dependencies are read from pyproject.toml;
+the license files (PEP 639: License-Expression, License-File) go into the wheel's
+.dist-info/licenses and the sdist's top."""
 import base64
 import hashlib
 import os
@@ -18,8 +20,11 @@ def _project():
 
 
 def _metadata(p):
-    lines = ["Metadata-Version: 2.1", f"Name: {p['name']}", f"Version: {p['version']}",
+    lines = ["Metadata-Version: 2.4", f"Name: {p['name']}", f"Version: {p['version']}",
              f"Summary: {p['description']}", f"Requires-Python: {p['requires-python']}"]
+    if "license" in p:
+        lines.append(f"License-Expression: {p['license']}")
+    lines += [f"License-File: {f}" for f in p.get("license-files", [])]
     lines += [f"Requires-Dist: {d}" for d in p.get("dependencies", [])]
     readme = os.path.join(_HERE, p.get("readme", "README.md"))
     text = open(readme, encoding="utf-8").read() if os.path.exists(readme) else ""
@@ -28,7 +33,9 @@ def _metadata(p):
 
 def _modules():
     pkg = os.path.join(_HERE, "marionette")
-    return sorted(f"marionette/{n}" for n in os.listdir(pkg) if n.endswith(".py"))
+    # py.typed (PEP 561): the package's annotations are for type checkers to read
+    return sorted(f"marionette/{n}" for n in os.listdir(pkg)
+                  if n.endswith(".py") or n == "py.typed")
 
 
 def get_requires_for_build_wheel(config_settings=None):
@@ -44,6 +51,8 @@ def build_wheel(wheel_directory, config_settings=None, metadata_directory=None):
     dist = f"{p['name']}-{p['version']}"
     info = f"{dist}.dist-info"
     files = [(m, open(os.path.join(_HERE, m), "rb").read()) for m in _modules()]
+    files += [(f"{info}/licenses/{f}", open(os.path.join(_HERE, f), "rb").read())
+              for f in p.get("license-files", [])]
     files += [(f"{info}/METADATA", _metadata(p).encode()),
               (f"{info}/WHEEL", b"Wheel-Version: 1.0\nGenerator: marionette_build\n"
                                 b"Root-Is-Purelib: true\nTag: py3-none-any\n"),
@@ -65,7 +74,8 @@ def build_sdist(sdist_directory, config_settings=None):
     dist = f"{p['name']}-{p['version']}"
     name = f"{dist}.tar.gz"
     with tarfile.open(os.path.join(sdist_directory, name), "w:gz") as t:
-        for rel in ["pyproject.toml", "README.md", "_build/marionette_build.py"] + _modules():
+        for rel in (["pyproject.toml", "README.md", "_build/marionette_build.py"] +
+                    p.get("license-files", []) + _modules()):
             t.add(os.path.join(_HERE, rel), arcname=f"{dist}/{rel}")
         info = tarfile.TarInfo(f"{dist}/PKG-INFO")
         data = _metadata(p).encode()

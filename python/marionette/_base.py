@@ -1,6 +1,8 @@
 """Statuses, the exception, lifetimes and the numpy views of the library's memory."""
 import difflib
 import enum
+import errno
+import os
 import warnings
 
 import numpy as np
@@ -25,7 +27,17 @@ class Status(enum.IntEnum):
 class MarionetteError(Exception):
     """A call of the library failed. `status` is a Status, `message` the library's one-line
     message "file:line: field: what", and `file`, `line` and `field` its parts (empty or 0
-    when the message has none)."""
+    when the message has none).
+
+    MarionetteError(status, ...) makes the kind that Python's own handlers catch too: a file
+    that cannot be read (IO) a MarionetteOSError, which is an OSError (a missing one a
+    MarionetteFileNotFoundError, a FileNotFoundError); bad input (ARG, PARSE, NOTFOUND,
+    UNSUPPORTED) a MarionetteValueError, a ValueError. All are MarionetteErrors."""
+
+    def __new__(cls, status=Status.ARG, message="", file="", line=0, field="", *args, **kw):
+        if cls is MarionetteError:
+            cls = _kind(status, message, file)
+        return super().__new__(cls, status, message, file, line, field)
 
     def __init__(self, status, message, file="", line=0, field=""):
         super().__init__(message)
@@ -35,8 +47,43 @@ class MarionetteError(Exception):
         self.line = line
         self.field = field
 
+    def __str__(self):
+        return self.message
+
     def __repr__(self):
-        return f"MarionetteError({self.status.name}, {self.message!r})"
+        return f"{type(self).__name__}({self.status.name}, {self.message!r})"
+
+
+class MarionetteValueError(MarionetteError, ValueError):
+    """Bad input: a malformed file or argument, an unknown name (ARG, PARSE, NOTFOUND,
+    UNSUPPORTED)."""
+
+
+class MarionetteOSError(MarionetteError, OSError):
+    """A file that cannot be opened or read (IO); errno and filename as OSError's."""
+    _errno = errno.EIO
+
+    def __init__(self, status, message, file="", line=0, field=""):
+        super().__init__(status, message, file, line, field)
+        self.args = (message,)
+        self.errno = self._errno
+        self.strerror = os.strerror(self._errno)
+        self.filename = file or None
+
+
+class MarionetteFileNotFoundError(MarionetteOSError, FileNotFoundError):
+    """The file named does not exist (IO, errno ENOENT)."""
+    _errno = errno.ENOENT
+
+
+def _kind(status, message, file):
+    if status == Status.IO:
+        missing = "No such file or directory" in message or (
+            file and not os.path.lexists(file))
+        return MarionetteFileNotFoundError if missing else MarionetteOSError
+    if status in (Status.ARG, Status.PARSE, Status.NOTFOUND, Status.UNSUPPORTED):
+        return MarionetteValueError
+    return MarionetteError
 
 
 class MarionetteWarning(UserWarning):

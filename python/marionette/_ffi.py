@@ -527,6 +527,26 @@ mn_status mn_figure_doc_read_mem(const char* text, size_t len, const char* name,
 mn_status mn_figure_doc_convert(const char* in, const char* out, mn_warnings* warn, mn_error* err);
 mn_status mn_gltf_write(const char* path, const mn_model* m, const mn_motion* motion,
                         const void* skin, mn_error* err);
+typedef enum mn_file_kind {
+    MN_FILE_UNKNOWN = 0, MN_FILE_SKEL, MN_FILE_BVH, MN_FILE_URDF, MN_FILE_GLTF
+} mn_file_kind;
+mn_file_kind mn_file_kind_of(const char* path);
+typedef struct mn_bvh_write_options {
+    mn_quat root_rot;
+} mn_bvh_write_options;
+mn_bvh_write_options mn_bvh_write_default(void);
+mn_status mn_bvh_write_ex(const char* path, const mn_model* m, const mn_motion* motion,
+                          const mn_bvh_write_options* opt, mn_error* err);
+typedef struct mn_gltf_write_options {
+    double scale;
+    mn_quat root_rot;
+    int keep_attributes;
+} mn_gltf_write_options;
+mn_gltf_write_options mn_gltf_write_default(void);
+mn_status mn_gltf_write_ex(const char* path, const mn_model* m, const mn_motion* motion,
+                           const void* skin, const mn_gltf_write_options* opt, mn_error* err);
+double mn_gltf_guess_scale(const mn_model* m, mn_quat root_rot, double* height,
+                           const char** units);
 """
 
 # The structs whose layout the tests check against the C compiler's (tests/test_abi_layout.py).
@@ -537,7 +557,7 @@ STRUCTS = [
     "mn_csolve_result", "mn_ctrl_def", "mn_rig", "mn_fit_options", "mn_fit_result",
     "mn_seq_def", "mn_seq_constraint_def", "mn_seq_solve_options", "mn_retarget_map",
     "mn_retarget_options", "mn_retarget_metrics", "mn_retarget_info", "mn_warnings",
-    "mn_motion", "mn_bvh_options",
+    "mn_motion", "mn_bvh_options", "mn_gltf_write_options", "mn_bvh_write_options",
 ]
 
 ffi = FFI()

@@ -1,6 +1,11 @@
 """Chain inverse kinematics (ik.h): one entry point, seven methods, and many targets in
 one call."""
+from __future__ import annotations
+
+from typing import Optional
+
 import numpy as np
+import numpy.typing as npt
 
 from ._base import (Status, _s, apply_options, arg_error, as_array, dptr, fail,
                     options_dict, set_quat, set_vec3)
@@ -122,7 +127,8 @@ class IK:
             arg_error("data", "data of the IK's model expected")
         return data._ptr
 
-    def solve(self, data, target=None, orientation=None):
+    def solve(self, data: Data, target: Optional[npt.ArrayLike] = None,
+              orientation: Optional[npt.ArrayLike] = None) -> IKResult:
         """Solves from the state in data.q (the seed) to target (x, y, z in the base frame)
         and/or orientation (the tip frame's unit quaternion w, x, y, z); either may be left
         out to keep the previous one. The answer is left in data.q. Returns an IKResult;
@@ -155,13 +161,17 @@ class IK:
     def last_result(self):
         return IKResult(self._r)
 
-    def solve_batch(self, data, targets, follow=False):
+    def solve_batch(self, data: Data, targets: npt.ArrayLike, follow: bool = False) -> IKBatchResult:
         """Solves for every row of targets in one call into the library
         (mn_ik_solve_batch): an (N, 3) array of positions or an (N, 7) array of positions
         and quaternions w, x, y, z. Each target starts from data.q as it is now (the seed),
         or with follow=True from the previous answer. Returns an IKBatchResult (q: N x nq
         answers, status per target); data.q is left at the last answer."""
         d = self._data(data)
+        if np.ndim(targets) != 2:
+            arg_error("targets", f"expected shape (N, 3) or (N, 7), got {np.shape(targets)}"
+                      + (" (one target: give [target], or use solve)"
+                         if np.ndim(targets) == 1 else ""))
         t = as_array(targets, (None, None), "targets")
         if t.shape[1] not in (3, 7):
             arg_error("targets", f"expected shape (N, 3) or (N, 7), got {t.shape}")
@@ -186,7 +196,8 @@ class IK:
         return out[::-1]
 
 
-def ik_solve(data, base=None, tip=None, target=None, orientation=None, **kwargs):
+def ik_solve(data: Data, base=None, tip=None, target: Optional[npt.ArrayLike] = None,
+             orientation: Optional[npt.ArrayLike] = None, **kwargs) -> IKResult:
     """One solve without keeping an IK object, as mn_ik_solve: the goals are the ones given
     (target: a position in the base frame; orientation: the tip frame's quaternion w, x, y,
     z); the other keywords are IK's."""

@@ -1,12 +1,20 @@
 """Figures (mn_model), their state and frames (mn_data): forward kinematics, Jacobians,
 centres of mass (model.h)."""
+from __future__ import annotations
+
+from typing import Optional, Union
+
 import numpy as np
+import numpy.typing as npt
 
 from ._base import (Closable, Owner, Status, _s, arg_error, as_array, dptr, fail, out_array,
                     suggest, vec3, view)
 from ._ffi import ffi, lib
 
 JOINT_TYPES = ("fixed", "hinge", "slide", "ball", "free")
+
+#: A joint given by its index or its name.
+JointRef = Union[int, str]
 
 
 class Model(Closable):
@@ -69,7 +77,7 @@ class Model(Closable):
     def total_mass(self):
         return self._ptr.total_mass
 
-    def joint(self, j, field="joint", allow_world=False):
+    def joint(self, j: JointRef | None, field: str = "joint", allow_world: bool = False) -> int:
         """The index of a joint given by name or index. "world", None or -1 name the world
         when allow_world. MarionetteError NOTFOUND with the closest names on a miss."""
         if allow_world and (j is None or j == "world" or (isinstance(j, int) and j == -1)):
@@ -86,7 +94,7 @@ class Model(Closable):
             return i
         arg_error(field, f"expected a joint name or index, got {j!r}")
 
-    def data(self, arena_bytes=0):
+    def data(self, arena_bytes: int = 0) -> Data:
         """New state and workspace for this figure (Data)."""
         return Data(self, arena_bytes)
 
@@ -100,7 +108,7 @@ class Data(Closable):
     library's memory (no copy): write q, call fk(), read positions."""
     _what = "data"
 
-    def __init__(self, model, arena_bytes=0):
+    def __init__(self, model: Model, arena_bytes: int = 0) -> None:
         if not isinstance(model, Model):
             arg_error("model", f"expected a marionette.Model, got {type(model).__name__}")
         if not isinstance(arena_bytes, (int, np.integer)) or arena_bytes < 0:
@@ -122,30 +130,30 @@ class Data(Closable):
         self._h = self._q = self._pos = self._rot = None
 
     @property
-    def q(self):
+    def q(self) -> np.ndarray:
         """The state (nq), a writable view of the library's memory."""
         self._ptr
         return self._q
 
     @q.setter
-    def q(self, value):
+    def q(self, value: npt.ArrayLike) -> None:
         self._ptr
         self._q[...] = as_array(value, (self.model.nq,), "q")
 
     @property
-    def positions(self):
+    def positions(self) -> np.ndarray:
         """World position of every joint (njoint x 3) after fk(): a read-only view."""
         self._ptr
         return self._pos
 
     @property
-    def rotations(self):
+    def rotations(self) -> np.ndarray:
         """World rotation matrix of every joint (njoint x 3 x 3, columns the frame's axes):
         a read-only view."""
         self._ptr
         return self._rot
 
-    def orientations(self):
+    def orientations(self) -> np.ndarray:
         """World orientation of every joint as unit quaternions w, x, y, z (njoint x 4, a
         copy)."""
         p = self._ptr
@@ -155,24 +163,45 @@ class Data(Closable):
             out[i] = (qq.w, qq.x, qq.y, qq.z)
         return out
 
-    def fk(self, q=None):
+    def fk(self, q: Optional[npt.ArrayLike] = None, *, copy: bool = True) -> np.ndarray:
         """Forward kinematics from q (when given, it is copied into the state first).
-        Returns the positions view."""
+        Returns the joints' world positions (njoint x 3): a copy of them, so that
+        `[d.fk(q) for q in motion.q]` holds one pose per frame; copy=False returns the
+        read-only view `positions` instead, which the next fk() overwrites."""
         if q is not None:
             self.q = q
         lib.mn_fk(self._m.ptr, self._ptr)
-        return self._pos
+        return self._pos.copy() if copy else self._pos
 
-    def reset(self):
+    def fk_many(self, Q: npt.ArrayLike) -> np.ndarray:
+        """Forward kinematics of every row of Q (N x nq, a motion's q for one): the joints'
+        world positions, N x njoint x 3 (a new array). The state is left as it was."""
+        qs = as_array(Q, (None, self.model.nq), "Q")
+        if not np.all(np.isfinite(qs)):
+            arg_error("Q", "not finite")
+        p = self._ptr
+        out = np.empty((qs.shape[0], self.model.njoint, 3))
+        keep = self._q.copy()
+        try:
+            for i in range(qs.shape[0]):
+                self._q[...] = qs[i]
+                lib.mn_fk(self._m.ptr, p)
+                out[i] = self._pos
+        finally:
+            self._q[...] = keep
+            lib.mn_fk(self._m.ptr, p)
+        return out
+
+    def reset(self) -> None:
         """State <- the rest pose (frames not recomputed: call fk())."""
         lib.mn_data_reset(self._m.ptr, self._ptr)
 
-    def copy_from(self, other):
+    def copy_from(self, other: Data) -> None:
         if not isinstance(other, Data) or other.model._h is not self._m:
             arg_error("other", "data of the same model expected")
         lib.mn_data_copy(self._m.ptr, self._ptr, other._ptr)
 
-    def point_world(self, joint, point=(0, 0, 0)):
+    def point_world(self, joint: JointRef, point: npt.ArrayLike = (0, 0, 0)) -> np.ndarray:
         j = self.model.joint(joint)
         v = lib.mn_point_world(self._ptr, j, vec3(point, "point"))
         return np.array([v.x, v.y, v.z])
@@ -186,7 +215,7 @@ class Data(Closable):
         lib.mn_jacobian(self._m.ptr, self._ptr, j, pt, dptr(out))
         return out
 
-    def chain_dofs(self, base, tip):
+    def chain_dofs(self, base: JointRef | None, tip: JointRef) -> np.ndarray:
         """The DOF indices that move tip relative to base, root to tip."""
         b = self.model.joint(base, "base", allow_world=True)
         t = self.model.joint(tip, "tip")
@@ -197,7 +226,8 @@ class Data(Closable):
         lib.mn_chain_dofs(self._m.ptr, b, t, buf, n)
         return np.array([buf[i] for i in range(n)], dtype=np.int64)
 
-    def jacobian_chain(self, base, tip, point=(0, 0, 0)):
+    def jacobian_chain(self, base: JointRef | None, tip: JointRef,
+                       point: npt.ArrayLike = (0, 0, 0)) -> np.ndarray:
         """6 x ndof Jacobian restricted to chain_dofs(base, tip)."""
         n = len(self.chain_dofs(base, tip))
         out = np.zeros((6, n))
@@ -205,25 +235,25 @@ class Data(Closable):
                               self.model.joint(tip, "tip"), vec3(point, "point"), dptr(out))
         return out
 
-    def com(self, root=None):
+    def com(self, root: Optional[JointRef] = None) -> tuple[np.ndarray, float]:
         """(centre of mass, mass) of the subtree of root (None: the whole figure)."""
         r = -1 if root is None else self.model.joint(root, "root")
         mass = ffi.new("double*")
         v = lib.mn_com(self._m.ptr, self._ptr, r, mass)
         return np.array([v.x, v.y, v.z]), mass[0]
 
-    def com_jacobian(self, root=None):
+    def com_jacobian(self, root: Optional[JointRef] = None) -> np.ndarray:
         r = -1 if root is None else self.model.joint(root, "root")
         out = np.zeros((3, self.model.nv))
         lib.mn_com_jacobian(self._m.ptr, self._ptr, r, dptr(out))
         return out
 
-    def integrate(self, v, scale=1.0):
+    def integrate(self, v: npt.ArrayLike, scale: float = 1.0) -> None:
         """q <- q (+) scale * v on the joints' manifolds (v: nv)."""
         a = as_array(v, (self.model.nv,), "v")
         lib.mn_integrate(self._m.ptr, self._ptr.q, dptr(a), float(scale))
 
-    def difference(self, q1, q0=None):
+    def difference(self, q1: npt.ArrayLike, q0: Optional[npt.ArrayLike] = None) -> np.ndarray:
         """The velocity (nv) that carries q0 (default: the current state) to q1."""
         a = as_array(q1, (self.model.nq,), "q1")
         b = self._q if q0 is None else as_array(q0, (self.model.nq,), "q0")
@@ -231,10 +261,10 @@ class Data(Closable):
         lib.mn_q_difference(self._m.ptr, dptr(a), dptr(b), dptr(out))
         return out
 
-    def clamp_to_limits(self):
+    def clamp_to_limits(self) -> None:
         lib.mn_clamp_to_limits(self._m.ptr, self._ptr.q)
 
-    def within_limits(self, tol=1e-9):
+    def within_limits(self, tol: float = 1e-9) -> bool:
         return bool(lib.mn_q_within_limits(self._m.ptr, self._ptr.q, float(tol)))
 
     def _out(self, out, shape):

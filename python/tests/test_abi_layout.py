@@ -10,7 +10,8 @@ from marionette._ffi import STRUCTS, ffi
 
 def test_struct_layouts_match_the_compiler(tmpdir_clean):
     lines = ["#include <stddef.h>", "#include <stdio.h>"]
-    for h in ("anim.h", "constrain.h", "ik.h", "io.h", "model.h", "retarget.h", "skin.h"):
+    for h in ("anim.h", "constrain.h", "gltf.h", "ik.h", "io.h", "model.h", "retarget.h",
+              "skin.h"):
         lines.append(f"#include <marionette/{h}>")
     lines.append("int main(void) {")
     expected = []

@@ -146,6 +146,34 @@ def test_convert_writes_the_same_file(ext, tmpdir_clean):
         assert fa.read() == fb.read()
 
 
+@pytest.mark.parametrize("src,args,kwargs,ext", [
+    ("robots/franka_panda/panda.urdf", [], {}, ".glb"),
+    ("robots/franka_panda/panda.urdf", ["--z-up"], {"z_up": True}, ".glb"),
+    ("mocap/other_skeleton/Boxing_Toes.bvh", [], {}, ".glb"),
+    ("mocap/cmu_motionbuilder/cmu_02_01_walk.bvh", ["--scale", "1"], {"scale": 1}, ".glb"),
+    ("mocap/cmu_motionbuilder/cmu_02_01_walk.bvh", ["--scale", "0.01"], {"scale": 0.01}, ".glb"),
+    ("robots/ur5/ur5_robot.urdf", [], {}, ".bvh"),
+    ("robots/ur5/ur5_robot.urdf", ["--z-up"], {"z_up": True}, ".bvh"),
+])
+def test_convert_glb_axes_and_units_as_the_command_line(src, args, kwargs, ext, tmpdir_clean):
+    a = os.path.join(tmpdir_clean, "cli" + ext)
+    b = os.path.join(tmpdir_clean, "py" + ext)
+    cli("convert", data(src), a, *args)
+    mn.convert(data(src), b, **kwargs)
+    with open(a, "rb") as fa, open(b, "rb") as fb:
+        assert fa.read() == fb.read()
+
+
+def test_guess_scale():
+    m = mn.load(data("mocap/cmu_motionbuilder/cmu_02_01_walk.bvh"))
+    scale, height, units = mn.guess_scale(m)
+    assert (scale, units) == (0.056444, "CMU units") and abs(height - 25.22) < 0.01
+    assert mn.guess_scale(mn.load(data("robots/franka_panda/panda.urdf")),
+                          mn.Z_UP_TO_Y_UP)[2] == "metres"
+    with pytest.raises(ValueError, match="z_up: is for a URDF src"):
+        mn.convert(data("mocap/cmu_motionbuilder/cmu_02_01_walk.bvh"), "x.glb", z_up=True)
+
+
 def test_retarget_matches_the_command_line(tmpdir_clean):
     src = data("mocap/cmu_motionbuilder/cmu_02_01_walk.bvh")
     out = os.path.join(tmpdir_clean, "cli.bvh")

@@ -128,7 +128,7 @@ def test_batch_bad_targets_change_nothing():
     assert np.array_equal(d.q, before)
     with pytest.raises(mn.MarionetteError, match=r"expected shape \(N, 3\) or \(N, 7\)"):
         ik.solve_batch(d, np.zeros((4, 5)))
-    with pytest.raises(mn.MarionetteError, match=r"targets: expected shape \(N, N\)"):
+    with pytest.raises(mn.MarionetteError, match=r"targets: expected shape \(N, 3\) or \(N, 7\), got \(7,\)"):
         ik.solve_batch(d, np.zeros(7))
     with pytest.raises(mn.MarionetteError, match="expected real numbers, got dtype complex128"):
         ik.solve_batch(d, np.zeros((2, 3), dtype=complex))

@@ -71,6 +71,8 @@ typedef struct writer {
     wnode* nodes;
     int* node_of; /* model joint -> wnode index, -1 */
     int nnodes;
+    int turned; /* the roots turned by U (mn_bvh_write_options.root_rot) */
+    mn_quat U;
 } writer;
 
 static int channel_of_joint(const mn_model* m, int j) {
@@ -215,13 +217,14 @@ static int compound_detect(const writer* W, int j, int single, wnode* node) {
 }
 
 /* Plans the BVH joint of model joint j (not a folded series member, not an End Site). */
-static void plan_xform(const mn_model* m, int j, wnode* node) {
+/* turned: a root turned by the writer's root_rot, which its rotation channels carry */
+static void plan_xform(const mn_model* m, int j, int turned, wnode* node) {
     node->mode = W_XFORM;
     node->joint = node->first = j;
     int t = m->jnt_type[j];
     node->has_pos = t == MN_JOINT_SLIDE || t == MN_JOINT_FREE;
-    node->has_rot =
-        t == MN_JOINT_HINGE || t == MN_JOINT_BALL || t == MN_JOINT_FREE || !m->jnt_orient_ident[j];
+    node->has_rot = t == MN_JOINT_HINGE || t == MN_JOINT_BALL || t == MN_JOINT_FREE ||
+                    !m->jnt_orient_ident[j] || turned;
     int n = 0;
     if (node->has_pos)
         for (int a = 0; a < 3; a++)
@@ -344,7 +347,9 @@ static mn_status write_hierarchy(writer* W, mn_strbuf* b, mn_error* err, const c
         mn_strbuf_append(b, "{\n", 2);
         put_indent(b, depth + 1);
         mn_strbuf_append(b, "OFFSET ", 7);
-        put_vec(b, m->jnt_offset[node->first]);
+        mn_vec3 off = m->jnt_offset[node->first];
+        if (W->turned && m->jnt_parent[e] < 0) off = mn_quat_rotate(W->U, off);
+        put_vec(b, off);
         mn_strbuf_append(b, "\n", 1);
         put_indent(b, depth + 1);
         mn_strbuf_printf(b, "CHANNELS %d", node->nch);
@@ -404,6 +409,10 @@ static void frame_values(const writer* W, const double* q, double* row) {
             p = mn_vec3_add(p, mn_v3(q[a], q[a + 1], q[a + 2]));
             R = mn_quat_mul(R, mn_quat_normalize(mn_q4(q[a + 3], q[a + 4], q[a + 5], q[a + 6])));
         }
+        if (W->turned && m->jnt_parent[j] < 0) { /* a root: its frame is the world's */
+            R = mn_quat_mul(W->U, R);
+            p = mn_quat_rotate(W->U, p);
+        }
         int n = 0;
         if (node->has_pos) {
             out[n++] = p.x;
@@ -432,8 +441,23 @@ static void writer_free(writer* W) {
     free(W->node_of);
 }
 
+mn_bvh_write_options mn_bvh_write_default(void) {
+    mn_bvh_write_options o;
+    o.root_rot = mn_quat_identity();
+    return o;
+}
+
 mn_status mn_bvh_write(const char* path, const mn_model* m, const mn_motion* motion,
                        mn_error* err) {
+    return mn_bvh_write_ex(path, m, motion, NULL, err);
+}
+
+mn_status mn_bvh_write_ex(const char* path, const mn_model* m, const mn_motion* motion,
+                          const mn_bvh_write_options* opt, mn_error* err) {
+    mn_quat U = opt ? opt->root_rot : mn_quat_identity();
+    double un = U.w * U.w + U.x * U.x + U.y * U.y + U.z * U.z;
+    if (path && (!isfinite(un) || fabs(un - 1) > 1e-9))
+        return mn_error_set(err, MN_ERR_ARG, path, 0, "root_rot", "not a unit quaternion");
     if (!path || !m)
         return mn_error_set(err, MN_ERR_ARG, path ? path : "", 0, "",
                             "path and model are required");
@@ -457,6 +481,8 @@ mn_status mn_bvh_write(const char* path, const mn_model* m, const mn_motion* mot
     writer W;
     memset(&W, 0, sizeof W);
     W.m = m;
+    W.turned = U.w != 1;
+    W.U = mn_quat_normalize(U);
     size_t nj = (size_t)m->njoint;
     W.first_child = malloc(nj * sizeof(int));
     W.next_sibling = malloc(nj * sizeof(int));
@@ -483,6 +509,7 @@ mn_status mn_bvh_write(const char* path, const mn_model* m, const mn_motion* mot
     for (int j = 0; j < (int)nj; j++) {
         wnode tmp;
         memset(&tmp, 0, sizeof tmp);
+        if (W.turned && m->jnt_parent[j] < 0) continue; /* a turned root: its own joint */
         int last = series_detect(&W, j, &tmp);
         if (last < 0 || last == j) continue;
         tmp.mode = W_SERIES;
@@ -497,6 +524,7 @@ mn_status mn_bvh_write(const char* path, const mn_model* m, const mn_motion* mot
     /* Compound joints ("<j>.1", ..., "<j>") next, then one BVH joint per remaining joint. */
     for (int j = 0; j < (int)nj; j++) {
         if (W.folded[j] || W.node_of[j] >= 0 || W.series_final[j] >= 0) continue;
+        if (W.turned && m->jnt_parent[j] < 0) continue;
         wnode tmp;
         memset(&tmp, 0, sizeof tmp);
         int last = compound_detect(&W, j, 0, &tmp);
@@ -516,7 +544,8 @@ mn_status mn_bvh_write(const char* path, const mn_model* m, const mn_motion* mot
         if (W.folded[j] || W.node_of[j] >= 0 || is_end_site(m, j)) continue;
         wnode* node = &W.nodes[W.nnodes];
         memset(node, 0, sizeof *node);
-        if (compound_detect(&W, j, 1, node) < 0) plan_xform(m, j, node);
+        int turned_root = W.turned && m->jnt_parent[j] < 0;
+        if (turned_root || compound_detect(&W, j, 1, node) < 0) plan_xform(m, j, turned_root, node);
         W.node_of[j] = W.nnodes++;
     }
     /* Names as written: whitespace as '_', unique. */

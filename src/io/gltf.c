@@ -645,10 +645,13 @@ static mn_status read_primitive(reader* rd, const cJSON* jp, const char* path) {
     if (!s) s = mn_gltf_json_index(c, attr, "JOINTS_0", f, 1, INT32_MAX, &ja);
     if (!s) s = mn_gltf_json_index(c, attr, "WEIGHTS_0", f, 1, INT32_MAX, &wa);
     if (!s) s = mn_gltf_json_index(c, jp, "indices", path, 0, INT32_MAX, &xa);
+    int na = -1, ua = -1; /* optional: NORMAL, TEXCOORD_0 (3.7.2.1) */
+    if (!s) s = mn_gltf_json_index(c, attr, "NORMAL", f, 0, INT32_MAX, &na);
+    if (!s) s = mn_gltf_json_index(c, attr, "TEXCOORD_0", f, 0, INT32_MAX, &ua);
     if (s) return s;
 
-    double *pos = NULL, *jnt = NULL, *wgt = NULL, *idx = NULL;
-    int np, nj, nw, ni = 0, wtype = GLTF_FLOAT;
+    double *pos = NULL, *jnt = NULL, *wgt = NULL, *idx = NULL, *nrm = NULL, *uv = NULL;
+    int np, nj, nw, ni = 0, wtype = GLTF_FLOAT, nn = 0, nu = 0;
     char fp[112], fj[112], fw[112], fi[112];
     snprintf(fp, sizeof fp, "%s.POSITION", f);
     snprintf(fj, sizeof fj, "%s.JOINTS_0", f);
@@ -673,6 +676,21 @@ static mn_status read_primitive(reader* rd, const cJSON* jp, const char* path) {
     if (!s && (nj != np || nw != np))
         s = mn_gltf_fail(c, MN_ERR_PARSE, nj != np ? fj : fw, "%d elements, POSITION has %d",
                          nj != np ? nj : nw, np);
+    /* the optional attributes are kept only while every primitive has them */
+    int v_first = g->nverts == 0, keep_n = na >= 0 && (v_first || g->normal),
+        keep_u = ua >= 0 && (v_first || g->uv);
+    char fn[112], fu[112];
+    snprintf(fn, sizeof fn, "%s.NORMAL", f);
+    snprintf(fu, sizeof fu, "%s.TEXCOORD_0", f);
+    if (!s && keep_n)
+        s = mn_gltf_read_accessor(c, na, fn, 3, GLTF_CT_ANY & ~GLTF_CT(GLTF_UNSIGNED_INT),
+                                  GLTF_NORM_AS_STORED, &nrm, &nn, NULL);
+    if (!s && keep_u)
+        s = mn_gltf_read_accessor(c, ua, fu, 2, GLTF_CT_ANY & ~GLTF_CT(GLTF_UNSIGNED_INT),
+                                  GLTF_NORM_AS_STORED, &uv, &nu, NULL);
+    if (!s && ((keep_n && nn != np) || (keep_u && nu != np)))
+        s = mn_gltf_fail(c, MN_ERR_PARSE, keep_n && nn != np ? fn : fu,
+                         "%d elements, POSITION has %d", keep_n && nn != np ? nn : nu, np);
     if (!s && xa < 0) ni = np;
     if (!s && ni % 3 != 0)
         s = mn_gltf_fail(c, MN_ERR_PARSE, xa >= 0 ? fi : fp,
@@ -684,9 +702,25 @@ static mn_status read_primitive(reader* rd, const cJSON* jp, const char* path) {
     if (!s && (!grow((void**)&g->rest_pos, nv * 3, sizeof(double)) ||
                !grow((void**)&g->vjoint, nv * 4, sizeof(int)) ||
                !grow((void**)&g->vweight, nv * 4, sizeof(double)) ||
-               !grow((void**)&g->tris, nt * 3, sizeof(int))))
+               !grow((void**)&g->tris, nt * 3, sizeof(int)) ||
+               (keep_n && !grow((void**)&g->normal, nv * 3, sizeof(double))) ||
+               (keep_u && !grow((void**)&g->uv, nv * 2, sizeof(double)))))
         s = mn_gltf_fail(c, MN_ERR_NOMEM, path, "out of memory");
+    if (!s && ((!keep_n && g->normal) || (!keep_u && g->uv) || (!v_first && na >= 0 && !keep_n) ||
+               (!v_first && ua >= 0 && !keep_u)))
+        mn_warn(c->warn, c->name, 0, f,
+                "NORMAL or TEXCOORD_0 not in every primitive of the skinned mesh: not kept");
+    if (!s && !keep_n) {
+        free(g->normal);
+        g->normal = NULL;
+    }
+    if (!s && !keep_u) {
+        free(g->uv);
+        g->uv = NULL;
+    }
     if (!s) {
+        if (keep_n) memcpy(g->normal + 3 * v0, nrm, (size_t)np * 3 * sizeof(double));
+        if (keep_u) memcpy(g->uv + 2 * v0, uv, (size_t)np * 2 * sizeof(double));
         memcpy(g->rest_pos + 3 * v0, pos, (size_t)np * 3 * sizeof(double));
         memcpy(g->vweight + 4 * v0, wgt, (size_t)np * 4 * sizeof(double));
         for (size_t k = 0; k < (size_t)np * 4; k++)
@@ -710,6 +744,8 @@ static mn_status read_primitive(reader* rd, const cJSON* jp, const char* path) {
     free(jnt);
     free(wgt);
     free(idx);
+    free(nrm);
+    free(uv);
     return s;
 }
 
@@ -912,6 +948,8 @@ void mn_gltf_free(mn_gltf* g) {
     free(g->tris);
     free(g->vjoint);
     free(g->vweight);
+    free(g->normal);
+    free(g->uv);
     for (int j = 0; j < g->njoints && g->joint_name; j++)
         free(g->joint_name[j]);
     free(g->joint_name);

@@ -161,7 +161,8 @@ static void aff_mul(const double* a, const double* b, double* c) {
 /* The skinned mesh and the skin: adds accessors and writes the mesh and skin JSON into
  * mesh_js; rest: FK frames at q0. */
 static mn_status add_skin(wctx* w, const mn_gltf* g, const mn_model* m, const mn_xform* rest,
-                          mn_strbuf* mesh_js, const char* path, mn_error* err) {
+                          int keep_attributes, mn_strbuf* mesh_js, const char* path,
+                          mn_error* err) {
     int nj = g->njoints;
     int* node = malloc(sizeof(int) * (size_t)nj);
     double* gw = malloc(sizeof(double) * 12 * (size_t)nj);
@@ -215,11 +216,40 @@ static mn_status add_skin(wctx* w, const mn_gltf* g, const mn_model* m, const mn
                             "SCALAR", 34963, NULL, NULL, 0);
     int aibm =
         add_accessor(w, ibm, sizeof(float) * 16 * (size_t)nj, 5126, nj, "MAT4", 0, NULL, NULL, 0);
+    /* the kept attributes: normals made unit length again in single precision (3.7.2.1) */
+    int anrm = -1, auv = -1;
+    if (keep_attributes && (g->normal || g->uv)) {
+        size_t nv = (size_t)g->nverts;
+        float* f = malloc(sizeof(float) * 3 * (nv ? nv : 1));
+        if (!f) {
+            s = mn_error_set(err, MN_ERR_NOMEM, path, 0, "", "out of memory");
+            goto done;
+        }
+        if (g->normal) {
+            for (size_t v = 0; v < nv; v++) {
+                const double* n = g->normal + 3 * v;
+                double l = sqrt(n[0] * n[0] + n[1] * n[1] + n[2] * n[2]);
+                for (int k = 0; k < 3; k++)
+                    f[3 * v + k] = l > 0 ? (float)(n[k] / l) : k == 1 ? 1.0f : 0.0f;
+            }
+            anrm = add_accessor(w, f, sizeof(float) * 3 * nv, 5126, g->nverts, "VEC3", 34962, NULL,
+                                NULL, 0);
+        }
+        if (g->uv) {
+            for (size_t k = 0; k < 2 * nv; k++)
+                f[k] = (float)g->uv[k];
+            auv = add_accessor(w, f, sizeof(float) * 2 * nv, 5126, g->nverts, "VEC2", 34962, NULL,
+                               NULL, 0);
+        }
+        free(f);
+    }
     mn_strbuf_printf(mesh_js,
                      ",\"meshes\":[{\"name\":\"mesh\",\"primitives\":[{\"attributes\":{"
-                     "\"POSITION\":%d,\"JOINTS_0\":%d,"
-                     "\"WEIGHTS_0\":%d},\"indices\":%d,\"mode\":4}]}],\"skins\":[{",
-                     apos, ajnt, awgt, aidx);
+                     "\"POSITION\":%d,\"JOINTS_0\":%d,\"WEIGHTS_0\":%d",
+                     apos, ajnt, awgt);
+    if (anrm >= 0) mn_strbuf_printf(mesh_js, ",\"NORMAL\":%d", anrm);
+    if (auv >= 0) mn_strbuf_printf(mesh_js, ",\"TEXCOORD_0\":%d", auv);
+    mn_strbuf_printf(mesh_js, "},\"indices\":%d,\"mode\":4}]}],\"skins\":[{", aidx);
     /* the skin keeps the source's name, so the figure read back is named as before */
     if (g->name && g->name[0]) {
         mn_strbuf_append(mesh_js, "\"name\":", 7);
@@ -241,9 +271,68 @@ done:
     return s;
 }
 
+double mn_gltf_guess_scale(const mn_model* m, mn_quat root_rot, double* height,
+                           const char** units) {
+    static const struct {
+        double lo, hi, scale;
+        const char* name;
+    } table[] = {{0.3, 3, 1, "metres"},
+                 {15, 45, 0.056444, "CMU units"},
+                 {45, 80, 0.0254, "inches"},
+                 {80, 300, 0.01, "centimetres"},
+                 {800, 3000, 0.001, "millimetres"}};
+    double h = 0, scale = 1;
+    const char* name = "unknown units";
+    mn_data* d = m ? mn_data_create(m, 0) : NULL;
+    if (d) {
+        mn_fk(m, d);
+        double lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
+        for (int j = 0; j < m->njoint; j++) {
+            mn_vec3 p = mn_quat_rotate(root_rot, d->xf[j].p);
+            double v[3] = {p.x, p.y, p.z};
+            for (int k = 0; k < 3; k++)
+                lo[k] = fmin(lo[k], v[k]), hi[k] = fmax(hi[k], v[k]);
+        }
+        mn_data_destroy(d);
+        double ext[3] = {hi[0] - lo[0], hi[1] - lo[1], hi[2] - lo[2]};
+        double most = fmax(ext[0], fmax(ext[1], ext[2]));
+        h = ext[1] >= 0.25 * most ? ext[1] : most;
+        for (size_t k = 0; k < sizeof table / sizeof table[0]; k++)
+            if (h >= table[k].lo && h <= table[k].hi) {
+                scale = table[k].scale;
+                name = table[k].name;
+                break;
+            }
+    }
+    if (height) *height = h;
+    if (units) *units = name;
+    return scale;
+}
+
+mn_gltf_write_options mn_gltf_write_default(void) {
+    mn_gltf_write_options o;
+    o.scale = 1;
+    o.root_rot = mn_quat_identity();
+    o.keep_attributes = 0;
+    return o;
+}
+
 mn_status mn_gltf_write(const char* path, const mn_model* m, const mn_motion* motion,
                         const mn_gltf* skin, mn_error* err) {
+    return mn_gltf_write_ex(path, m, motion, skin, NULL, err);
+}
+
+mn_status mn_gltf_write_ex(const char* path, const mn_model* m, const mn_motion* motion,
+                           const mn_gltf* skin, const mn_gltf_write_options* opt, mn_error* err) {
     if (!path || !m) return mn_error_set(err, MN_ERR_ARG, path ? path : "", 0, "", "NULL argument");
+    mn_gltf_write_options o = opt ? *opt : mn_gltf_write_default();
+    mn_quat u = o.root_rot;
+    double un = u.w * u.w + u.x * u.x + u.y * u.y + u.z * u.z;
+    if (!isfinite(o.scale) || !(o.scale > 0))
+        return mn_error_set(err, MN_ERR_ARG, path, 0, "scale", "must be finite and > 0");
+    if (!isfinite(un) || fabs(un - 1) > 1e-9)
+        return mn_error_set(err, MN_ERR_ARG, path, 0, "root_rot", "not a unit quaternion");
+    int placed = o.scale != 1 || u.w != 1; /* turned or scaled */
     const mn_motion* mo = motion && motion->nframes > 0 ? motion : NULL;
     if (mo && (mo->nq != m->nq || (m->nq > 0 && !mo->q) || !(mo->frame_time > 0) ||
                !isfinite(mo->frame_time)))
@@ -258,6 +347,10 @@ mn_status mn_gltf_write(const char* path, const mn_model* m, const mn_motion* mo
     int nj = m->njoint, nf = mo ? mo->nframes : 0;
     if (nj < 1) return mn_error_set(err, MN_ERR_ARG, path, 0, "model", "no joints");
     int with_mesh = skin && skin->njoints > 0 && skin->nverts > 0 && skin->ntris > 0;
+    if (with_mesh && placed)
+        return mn_error_set(err, MN_ERR_UNSUPPORTED, path, 0, "skin",
+                            "a skinned mesh is written in its own units and axes only (scale 1, "
+                            "no turn at the root)");
     mn_data* d = mn_data_create(m, 0);
     mn_quat* rq = malloc(sizeof(mn_quat) * (size_t)nj * (size_t)(nf + 1));
     mn_vec3* rt = malloc(sizeof(mn_vec3) * (size_t)nj * (size_t)(nf + 1));
@@ -286,14 +379,20 @@ mn_status mn_gltf_write(const char* path, const mn_model* m, const mn_motion* mo
         if (f == 0) memcpy(rest, d->xf, sizeof(mn_xform) * (size_t)nj);
         for (int j = 0; j < nj; j++) {
             mn_quat* r = &rq[(size_t)f * nj + j];
-            local_of(m, d->xf, j, r, &rt[(size_t)f * nj + j]);
+            mn_vec3* t = &rt[(size_t)f * nj + j];
+            local_of(m, d->xf, j, r, t);
+            if (placed && m->jnt_parent[j] < 0) { /* a root: its frame is the world's */
+                *r = mn_quat_normalize(mn_quat_mul(u, *r));
+                *t = mn_quat_rotate(u, *t);
+            }
+            t->x *= o.scale, t->y *= o.scale, t->z *= o.scale;
             const mn_quat* prev = f ? &rq[(size_t)(f - 1) * nj + j] : NULL;
             if (prev && r->w * prev->w + r->x * prev->x + r->y * prev->y + r->z * prev->z < 0)
                 *r = mn_q4(-r->w, -r->x, -r->y, -r->z);
         }
     }
     if (with_mesh) {
-        s = add_skin(&w, skin, m, rest, &mesh_js, path, err);
+        s = add_skin(&w, skin, m, rest, o.keep_attributes, &mesh_js, path, err);
         if (s) goto done;
     }
     /* the animation: key times, then a rotation and/or translation track per joint */

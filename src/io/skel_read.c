@@ -833,11 +833,15 @@ static mn_status resolve(reader* r, skel_file* f, mn_model** model) {
             s = fail(r, def->mirror_line, "mirror", "a joint cannot mirror itself");
             goto done;
         }
+        if (f->e[i].def >= 0 && !f->e[i].mirrored)
+            continue; /* its own define joint block (files written as Fig. 6.1 often spell
+                         out both sides): that block is the joint, the mirror line a note
+                         of the symmetry */
         if (f->e[i].def >= 0) {
             int other = f->e[i].def;
-            s = fail(r, def->mirror_line, "mirror", "\"%s\" already has attributes (%s at line %d)",
-                     def->mirror, f->e[i].mirrored ? "a mirror" : "define joint",
-                     f->e[i].mirrored ? f->defs[other].mirror_line : f->defs[other].line);
+            s = fail(r, def->mirror_line, "mirror",
+                     "\"%s\" already has attributes (a mirror at line %d)", def->mirror,
+                     f->defs[other].mirror_line);
             goto done;
         }
         f->e[i].def = d;

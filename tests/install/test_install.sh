@@ -23,7 +23,8 @@ cmake --install "$build" --prefix "$prefix" > "$tmp/install.log" || { cat "$tmp/
 lib=$prefix/lib
 [ -d "$lib/pkgconfig" ] || lib=$(dirname "$(find "$prefix" -name marionette.pc)")/..
 for f in include/marionette/base.h include/marionette/model.h include/marionette/io.h bin/marionette \
-         share/man/man1/marionette.1 share/bash-completion/completions/marionette; do
+         share/man/man1/marionette.1 share/bash-completion/completions/marionette \
+         share/doc/marionette/LICENSE; do
   [ -f "$prefix/$f" ] || fail "not installed: $f"
 done
 for f in libmarionette.so libmarionette.so.0 libmarionette.a pkgconfig/marionette.pc \

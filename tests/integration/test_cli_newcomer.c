@@ -167,14 +167,14 @@ static void test_fit_prints_matrices(void) {
     const char* f2 = out ? strstr(out, "frame=2 ") : NULL;
     const char* t = f2 ? strstr(f2, "  controller=bone1 R=") : NULL;
     const char* jf2 = jout ? strstr(jout, "cylinder-2.obj") : NULL;
-    const char* j = jf2 ? strstr(jf2, "{\"name\": \"bone1\", \"R\": [") : NULL;
+    const char* j = jf2 ? strstr(jf2, "{\"name\":\"bone1\",\"R\":[") : NULL;
     double a[12], b[12];
     CHECK(t && sscanf(t, "  controller=bone1 R=%lf,%lf,%lf,%lf,%lf,%lf,%lf,%lf,%lf t=%lf,%lf,%lf",
                       &a[0], &a[1], &a[2], &a[3], &a[4], &a[5], &a[6], &a[7], &a[8], &a[9], &a[10],
                       &a[11]) == 12);
     CHECK(j && sscanf(j,
-                      "{\"name\": \"bone1\", \"R\": [%lf, %lf, %lf, %lf, %lf, %lf, %lf, %lf, "
-                      "%lf], \"t\": [%lf, %lf, %lf]",
+                      "{\"name\":\"bone1\",\"R\":[%lf,%lf,%lf,%lf,%lf,%lf,%lf,%lf,"
+                      "%lf],\"t\":[%lf,%lf,%lf]",
                       &b[0], &b[1], &b[2], &b[3], &b[4], &b[5], &b[6], &b[7], &b[8], &b[9], &b[10],
                       &b[11]) == 12);
     for (int k = 0; k < 12; k++)
@@ -252,9 +252,9 @@ static void test_nine_digits(void) {
     snprintf(args, sizeof args, "%s --json", cmds[0]);
     CHECK(run_cli(args, &out, &err) == 0 && out && max_digits(out) > 9);
     double jq[6], tq[6];
-    const char* p = out ? strstr(out, "\"q\": [") : NULL;
-    CHECK(p && sscanf(p, "\"q\": [%lf, %lf, %lf, %lf, %lf, %lf]", &jq[0], &jq[1], &jq[2], &jq[3],
-                      &jq[4], &jq[5]) == 6);
+    const char* p = out ? strstr(out, "\"q\":[") : NULL;
+    CHECK(p && sscanf(p, "\"q\":[%lf,%lf,%lf,%lf,%lf,%lf]", &jq[0], &jq[1], &jq[2], &jq[3], &jq[4],
+                      &jq[5]) == 6);
     free(out), free(err);
     CHECK(run_cli(cmds[0], &out, &err) == 0);
     p = out ? strstr(out, "\nq ") : NULL;
@@ -360,9 +360,10 @@ static void test_bvh_names_back(void) {
           !strstr(text, "right_upp"));
     free(text);
     /* in a batch too */
-    snprintf(args, sizeof args,
-             "convert '%s/own.bvh' --out-dir '%s/skels' --to skel --names-from '%s/own.skel' -j 1",
-             dir, dir, dir);
+    snprintf(
+        args, sizeof args,
+        "convert '%s/own.bvh' --out-dir '%s/skels' --format skel --names-from '%s/own.skel' -j 1",
+        dir, dir, dir);
     CHECK(run_cli(args, &out, &err) == 0);
     free(out), free(err);
     snprintf(path, sizeof path, "%s/skels/own.skel", dir);

@@ -360,8 +360,8 @@ static void test_cli_solve(void) {
              "--timeout-ms 0 --json",
              panda);
     CHECK(run_cli(args, out, sizeof out) == 0);
-    CHECK(strstr(out, "\"status\": \"OK\"") != NULL);
-    CHECK(strstr(out, "\"q\": [") != NULL);
+    CHECK(strstr(out, "\"status\":\"OK\"") != NULL);
+    CHECK(strstr(out, "\"q\":[") != NULL);
     CHECK(strstr(out, "panda_link7") != NULL);
     snprintf(args, sizeof args,
              "solve %s --base panda_link0 --tip panda_link8 --target 0.3,0.2,0.6 --method dls "

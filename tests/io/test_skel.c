@@ -286,6 +286,57 @@ static void test_fig61(void) {
     mn_model_destroy(m);
 }
 
+/* Fig. 6.1 as files are often written: the mirror line and the mirrored side spelled out
+ * as well, with comments between and inside blocks. The explicit block is the joint (here
+ * a knee that bends 160 degrees, not the mirror's 170); the mirror line is a note. */
+static void test_fig61_both_sides(void) {
+    static const char both[] = "# both legs written out\n"
+                               "define skeleton \"s\"   # a comment after a keyword line\n"
+                               "  joint \"pelvis\"\n"
+                               "  group \"Right leg\" # the right side\n"
+                               "    joint \"right leg\"\n"
+                               "  end group\n"
+                               "  # a comment between groups\n"
+                               "  group \"Left leg\"\n"
+                               "    joint \"left leg\"\n"
+                               "  end group\n"
+                               "end skeleton\n"
+                               "define joint \"right leg\"\n"
+                               "  offset 0.1 -0.32 0   # hip width\n"
+                               "  hinge x 0 170\n"
+                               "  # the left side mirrors this one\n"
+                               "  mirror \"left leg\"\n"
+                               "end joint\n"
+                               "# and the left side, spelled out anyway\n"
+                               "define joint \"left leg\"\n"
+                               "  offset -0.1 -0.32 0\n"
+                               "  hinge x 0 160\n"
+                               "end joint\n";
+    mn_model* m = read_text(both, "both.scr");
+    CHECK(m != NULL);
+    if (!m) return;
+    int rl = mn_model_find_joint(m, "right leg"), ll = mn_model_find_joint(m, "left leg");
+    CHECK(rl >= 0 && ll >= 0);
+    CHECK_NEAR(m->jnt_range[2 * rl + 1], 170 * DEG, 1e-15);
+    CHECK_NEAR(m->jnt_range[2 * ll + 1], 160 * DEG, 1e-15); /* its own block */
+    CHECK_NEAR(m->jnt_offset[ll].x, -0.1, 0);
+    CHECK_NEAR(m->jnt_offset[rl].x, 0.1, 0);
+    mn_model_destroy(m);
+    /* the same file without the explicit left block: the mirror defines it */
+    const char* cut = strstr(both, "# and the left side");
+    char only_mirror[sizeof both];
+    size_t n = (size_t)(cut - both);
+    memcpy(only_mirror, both, n);
+    only_mirror[n] = 0;
+    m = read_text(only_mirror, "mirror_only.scr");
+    CHECK(m != NULL);
+    if (!m) return;
+    ll = mn_model_find_joint(m, "left leg");
+    CHECK_NEAR(m->jnt_range[2 * ll + 1], 170 * DEG, 1e-15);
+    CHECK_NEAR(m->jnt_offset[ll].x, -0.1, 0);
+    mn_model_destroy(m);
+}
+
 /* ---- round trips ----------------------------------------------------------------------- */
 static const char every_feature[] =
     "define skeleton \"every \\\"feature\\\"\"\n"
@@ -639,10 +690,11 @@ static void test_malformed(void) {
          "bad.skel:5: define joint: \"zz\" is not a joint of skeleton \"s\""},
         {"mirror of an unknown joint", SK "define joint \"a\"\n mirror \"zz\"\nend joint\n", 0,
          "bad.skel:6: mirror: \"zz\" is not a joint of skeleton \"s\""},
-        {"mirror onto a defined joint",
-         SK "define joint \"a\" mirror \"b\" end joint\n"
-            "define joint \"b\" end joint\n",
-         0, "bad.skel:5: mirror: \"b\" already has attributes"},
+        {"two mirrors onto one joint",
+         "define skeleton \"s\"\n  joint \"a\"\n  joint \"b\"\n  joint \"c\"\nend skeleton\n"
+         "define joint \"a\" mirror \"c\" end joint\n"
+         "define joint \"b\" mirror \"c\" end joint\n",
+         0, "bad.skel:7: mirror: \"c\" already has attributes (a mirror at line 6)"},
         {"mirror of itself", SK "define joint \"a\" mirror \"a\" end joint\n", 0,
          "bad.skel:5: mirror: a joint cannot mirror itself"},
         {"end group without group",
@@ -831,6 +883,7 @@ int main(int argc, char** argv) {
     mn_test_init(argc, argv);
     RUN(test_stickman);
     RUN(test_fig61);
+    RUN(test_fig61_both_sides);
     RUN(test_round_trip);
     RUN(test_bvh_figures);
     RUN(test_mirror);

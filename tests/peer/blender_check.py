@@ -82,6 +82,13 @@ def in_blender(args):
         return real_open(file, mode.replace("U", "") if isinstance(mode, str) else mode, *a, **k)
 
     builtins.open = open_without_U
+    # Debian's Blender 3.4 glTF importer makes its smooth-shading array with dtype=np.bool
+    # (io_scene_gltf2/blender/imp/gltf2_blender_mesh.py, set_poly_smoothing), an alias that
+    # numpy 1.24 (Debian's) removed: any file with a mesh fails to import. The one-line fix
+    # is to give the name back before importing (docs/blender.md).
+    import numpy
+    if "bool" not in numpy.__dict__:
+        numpy.bool = bool
 
     kind, path, ref_path = args[0], args[1], args[2]
     ref = json.load(open(ref_path))

@@ -4,7 +4,8 @@
 # UR5 arm (a baked sequence on the URDF) and a CMU take, and every joint lands within 1e-6
 # of the figure's size of marionette's forward kinematics at every frame; Blender exports
 # each armature again as BVH, and marionette reads that file to the same agreement; Blender's
-# glTF importer opens the stick figure's sequence baked as .glb, to the same agreement.
+# glTF importer opens the stick figure's sequence baked as .glb and the skinned Fox as
+# marionette writes it, to the same agreement.
 # Skipped (exit 77) where Blender is not installed (Debian: apt-get install blender).
 # usage: test_blender.sh MARIONETTE SOURCE_DIR
 set -euo pipefail
@@ -58,4 +59,9 @@ bvh_round_trip walk 1e-5
 "$cli" anim bake "$src/docs/examples/crouch_sequence.json" --out "$tmp/stick.glb" > /dev/null
 "$cli" fk "$tmp/stick.glb" --every-frame --json > "$tmp/stick.glb.json"
 in_blender glb "$tmp/stick.glb" "$tmp/stick.glb.json"
+# a skinned glTF binary: the Fox's Walk as marionette writes it, mesh and skin, through the
+# importer (which needs numpy.bool back on Debian: blender_check.py, docs/blender.md)
+"$cli" convert "$src/data/skinned/Fox.glb" "$tmp/fox.glb" --anim Walk 2> /dev/null
+"$cli" fk "$tmp/fox.glb" --every-frame --json > "$tmp/fox.glb.json"
+in_blender glb "$tmp/fox.glb" "$tmp/fox.glb.json"
 echo "blender round trips: ok"

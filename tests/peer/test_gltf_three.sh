@@ -14,10 +14,30 @@ here=$(cd "$(dirname "$0")" && pwd)
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 walk="$data/mocap/cmu_motionbuilder/cmu_02_01_walk.bvh"
-"$cli" convert "$walk" "$tmp/walk.glb"
+"$cli" convert "$walk" "$tmp/walk.glb" --scale 1
 node "$here/js/check_glb.mjs" "$cli" "$tmp/walk.glb" 344 0 "$walk" -- 0 57 100 200 343
+# units: the CMU walk (25 units tall) and Boxing_Toes (173 cm) come out in metres, by their
+# height, and stand 1.3-1.9 m tall along +Y in three.js
+"$cli" convert "$walk" "$tmp/walk_m.glb" 2> /dev/null
+node "$here/js/check_glb.mjs" --ref-scale 0.056444 --height 1.3:1.9 "$cli" "$tmp/walk_m.glb" 344 0 "$walk" -- 0 171 343
+toes="$data/mocap/other_skeleton/Boxing_Toes.bvh"
+"$cli" convert "$toes" "$tmp/toes.glb" 2> /dev/null
+node "$here/js/check_glb.mjs" --ref-scale 0.01 --height 1.3:1.9 "$cli" "$tmp/toes.glb" 3070 0 "$toes" -- 0 1500
+# up axis: the Panda (URDF, +Z up) stands along +Y, FK the URDF's turned (x, z, -y); with
+# --z-up it keeps the URDF's axes
+panda="$data/robots/franka_panda/panda.urdf"
+"$cli" convert "$panda" "$tmp/panda.glb" 2> /dev/null
+node "$here/js/check_glb.mjs" --ref-z-up --height 0.8:1.2 "$cli" "$tmp/panda.glb" 0 0 "$panda" -- 0
+"$cli" convert "$panda" "$tmp/panda_z.glb" --z-up 2> /dev/null
+node "$here/js/check_glb.mjs" "$cli" "$tmp/panda_z.glb" 0 0 "$panda" -- 0
 "$cli" convert "$data/skinned/Fox.glb" "$tmp/fox.glb" --anim Walk 2> /dev/null
 node "$here/js/check_glb.mjs" "$cli" "$tmp/fox.glb" 18 1 "$data/skinned/Fox.glb" --anim Walk -- 0 5 9 17
+# CesiumMan with its normals and texture coordinates kept (--keep-attributes), and without
+cesium="$data/skinned/CesiumMan.glb"
+"$cli" convert "$cesium" "$tmp/cesium_attrs.glb" --keep-attributes 2> /dev/null
+node "$here/js/check_glb.mjs" --attributes normal,uv "$cli" "$tmp/cesium_attrs.glb" 49 1 "$cesium" -- 0 24 48
+"$cli" convert "$cesium" "$tmp/cesium.glb" 2> /dev/null
+node "$here/js/check_glb.mjs" --attributes , "$cli" "$tmp/cesium.glb" 49 1 "$cesium" -- 0 24 48
 # the CMU walk retargeted onto CesiumMan: skinned, every joint where the command's BVH has it
 cesium="$data/skinned/CesiumMan.glb"
 "$cli" retarget "$walk" --to "$cesium" --out "$tmp/walk_cesium.glb" > /dev/null 2>&1
