@@ -110,7 +110,7 @@ mn_csys* mn_csys_create(const mn_figure* figures, int nfigure, const mn_csys_def
     size_t o_qs = take(&l, sizeof(double) * (size_t)(nq > 0 ? nq : 1));
     size_t o_mark = take(&l, sizeof(int) * (size_t)maxj);
     size_t o_uf = take(&l, sizeof(int) * (size_t)dd.max_handles);
-    size_t o_ccd = take(&l, mn_csys_ccd_bytes(2 * dd.max_constraints + dd.max_handles, njt));
+    size_t o_ccd = take(&l, mn_csys_ccd_bytes(2 * dd.max_constraints + dd.max_handles, njt, nq));
     unsigned char* block = calloc(1, l.off + 16);
     if (!block) {
         mn_error_set(err, MN_ERR_NOMEM, NULL, 0, "max_handles",
