@@ -5,6 +5,7 @@
 #include <marionette/model.h>
 #include <marionette/scene.h>
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -171,13 +172,47 @@ fail:
     return rc;
 }
 
+/* The worst of a scene's frames: the largest violations and drag error with the frames
+ * they happened at, the frames whose solve failed and the first of them. */
+typedef struct pose_worst {
+    double v, rot, drag;
+    int v_frame, rot_frame, unmet_frames;
+    int first_bad;
+    mn_status status;
+    char message[sizeof(((mn_csolve_result*)0)->message)];
+} pose_worst;
+
+static void worst_add(pose_worst* w, const mn_csolve_result* r, int f) {
+    if (f == 0 || r->max_violation > w->v) w->v = r->max_violation, w->v_frame = f;
+    if (f == 0 || r->max_rot_violation > w->rot) w->rot = r->max_rot_violation, w->rot_frame = f;
+    if (f == 0 || r->max_drag_error > w->drag) w->drag = r->max_drag_error;
+    if (r->status == MN_OK) return;
+    w->unmet_frames++;
+    if (w->first_bad >= 0) return;
+    w->first_bad = f, w->status = r->status;
+    snprintf(w->message, sizeof w->message, "frame %d: %.160s", f, r->message);
+}
+
+/* The result printed: the last frame's, with the worst frame's figures (a NaN anywhere
+ * stays in them, for the finiteness check). */
+static void worst_into(const pose_worst* w, mn_csolve_result* r) {
+    if (!isnan(r->max_violation)) r->max_violation = w->v;
+    if (!isnan(r->max_rot_violation)) r->max_rot_violation = w->rot;
+    if (!isnan(r->max_drag_error)) r->max_drag_error = w->drag;
+    if (w->first_bad < 0) return;
+    r->status = w->status;
+    snprintf(r->message, sizeof r->message, "%s", w->message);
+}
+
 static void print_text(const mn_model* m, const mn_data* d, mn_csys* s, const mn_csolve_result* r,
-                       const char* solver, int frames, const char* model_name) {
+                       const pose_worst* w, const char* solver, int frames,
+                       const char* model_name) {
     printf(
         "model=%s solver=%s frames=%d status=%s iters=%d max_violation=%.3g max_rot_violation=%.3g "
-        "max_drag_error=%.3g unmet=%d\n",
+        "max_drag_error=%.3g unmet=%d worst_frame=%d worst_rot_frame=%d unmet_frames=%d\n",
         mn_cli_safe(model_name), solver, frames, mn_status_name(r->status), r->iterations,
-        r->max_violation, r->max_rot_violation, r->max_drag_error, r->nunmet);
+        r->max_violation, r->max_rot_violation, r->max_drag_error, r->nunmet, w->v_frame,
+        w->rot_frame, w->unmet_frames);
     if (r->status != MN_OK && r->message[0]) printf("# %s\n", mn_cli_safe(r->message));
     for (int j = 0; j < m->njoint; j++) {
         int nq = mn_joint_type_nq((mn_joint_type)m->jnt_type[j]);
@@ -196,14 +231,17 @@ static void print_text(const mn_model* m, const mn_data* d, mn_csys* s, const mn
 }
 
 static void print_json(const mn_model* m, const mn_data* d, mn_csys* s, const mn_csolve_result* r,
-                       const char* solver, int frames, const char* model_name) {
+                       const pose_worst* w, const char* solver, int frames,
+                       const char* model_name) {
     printf("{\"model\": ");
     mn_cli_json_string(stdout, model_name);
     printf(", \"solver\": \"%s\", \"frames\": %d, \"status\": \"%s\", \"iters\": %d, "
            "\"max_violation\": %s, "
-           "\"max_rot_violation\": %s, \"max_drag_error\": %s, \"message\": ",
+           "\"max_rot_violation\": %s, \"max_drag_error\": %s, \"worst_frame\": %d, "
+           "\"worst_rot_frame\": %d, \"unmet_frames\": %d, \"message\": ",
            solver, frames, mn_status_name(r->status), r->iterations, J(r->max_violation),
-           J(r->max_rot_violation), J(r->max_drag_error));
+           J(r->max_rot_violation), J(r->max_drag_error), w->v_frame, w->rot_frame,
+           w->unmet_frames);
     mn_cli_json_string(stdout, r->status == MN_OK ? "" : r->message);
     printf(",\n \"q\": [");
     for (int k = 0; k < m->nq; k++)
@@ -334,12 +372,16 @@ int mn_cmd_pose(int argc, char** argv) {
             rc = MN_EXIT_INPUT;
             frames = 0;
         }
+        /* the worst frame, not the last: every frame is written and each must hold */
+        pose_worst w = {0, 0, 0, 0, 0, 0, -1, MN_OK, ""};
         for (int f = 0; f < frames; f++) {
             mn_scene_apply_frame(sc, s, f);
             mn_csys_solve(s, &o, &r);
+            worst_add(&w, &r, f);
             if (mo.q)
                 memcpy(mo.q + (size_t)f * (size_t)m->nq, d->q, sizeof(double) * (size_t)m->nq);
         }
+        if (frames > 0) worst_into(&w, &r);
         double res[3] = {r.max_violation, r.max_rot_violation, r.max_drag_error};
         int finite = frames == 0 || (mn_cli_finite(scene_path, "constraints", res, 3) &&
                                      mn_cli_finite(scene_path, "q", d->q, (size_t)m->nq));
@@ -357,9 +399,9 @@ int mn_cmd_pose(int argc, char** argv) {
         else if (rc == MN_EXIT_OK) {
             const char* name = m->name ? m->name : model_path;
             if (json)
-                print_json(m, d, s, &r, mn_csolver_name(o.method), frames, name);
+                print_json(m, d, s, &r, &w, mn_csolver_name(o.method), frames, name);
             else
-                print_text(m, d, s, &r, mn_csolver_name(o.method), frames, name);
+                print_text(m, d, s, &r, &w, mn_csolver_name(o.method), frames, name);
         }
         free(mo.q);
         mn_csys_destroy(s);
