@@ -13,7 +13,7 @@ const char mn_cmd_convert_summary[] = "convert a figure to skeleton text (.skel)
 
 static void usage(FILE* f) {
     fprintf(f,
-            "usage: marionette convert IN OUT [--anim NAME] [--names-from FIGURE]\n"
+            "usage: marionette convert IN OUT [--anim NAME] [--names-from FIGURE] [--root JOINT]\n"
             "       marionette convert IN... --out-dir DIR [--to bvh|skel|glb|json] [-j N]\n"
             "                                [--names-from FIGURE]\n"
             "\n"
@@ -30,6 +30,8 @@ static void usage(FILE* f) {
             "BVH names have no spaces ('right arm' is written 'right_arm'). A BVH written from\n"
             "the built-in figure gets its names back by itself; --names-from FIGURE (any figure\n"
             "file) gives a BVH IN the names of the figure it was written from (docs/bvh.md).\n"
+            "--root JOINT writes the figure re-rooted at JOINT (a hand or a foot as the root),\n"
+            "every joint where it was at every frame (docs/model.md, \"Re-rooting\").\n"
             "\n"
             "With --out-dir, every IN is converted to DIR/<IN's name>.EXT (EXT from --to,\n"
             "default bvh; DIR is created) by N worker threads (-j N, default one per core).\n"
@@ -46,8 +48,48 @@ static int ends_with(const char* s, const char* e) {
 typedef struct convert_ctx {
     const char* anim;
     const mn_model* names_of; /* --names-from: the figure whose names a BVH IN gets back */
+    const char* root;         /* --root: the joint the figure is re-rooted at */
     int quiet;                /* a batch: no warnings or notes on stderr */
 } convert_ctx;
+
+/* The figure re-rooted at joint `root` (mn_model_reroot), every frame of its motion
+ * carried over; a fixed root is fixed where the first frame puts the new root. */
+static mn_status reroot_figure(const char* in, const char* root, mn_model** m, mn_motion* mo,
+                               int skinned, mn_error* err) {
+    int j = mn_model_find_joint(*m, root);
+    if (j < 0) {
+        char hint[256];
+        return mn_error_set(err, MN_ERR_NOTFOUND, in, 0, "--root", "no joint named \"%s\"%s", root,
+                            mn_model_joint_hint(*m, root, hint, sizeof hint));
+    }
+    if (skinned)
+        return mn_error_set(err, MN_ERR_ARG, in, 0, "--root",
+                            "a skinned figure keeps its root (its skin is bound to the joints "
+                            "as they are)");
+    mn_model* rm = mn_model_reroot(*m, j, mo->nframes > 0 ? mo->q : NULL, err);
+    if (!rm) return err->status;
+    double* q = NULL;
+    if (mo->nframes > 0) {
+        q = malloc(sizeof(double) * (size_t)mo->nframes * (size_t)(rm->nq ? rm->nq : 1));
+        if (!q) {
+            mn_model_destroy(rm);
+            return mn_error_set(err, MN_ERR_NOMEM, in, 0, "--root", "out of memory");
+        }
+        for (int f = 0; f < mo->nframes; f++)
+            if (mn_model_reroot_state(*m, mo->q + (size_t)f * (*m)->nq, rm, q + (size_t)f * rm->nq,
+                                      err) != MN_OK) {
+                free(q);
+                mn_model_destroy(rm);
+                return err->status;
+            }
+        free(mo->q);
+        mo->q = q;
+        mo->nq = rm->nq;
+    }
+    mn_model_destroy(*m);
+    *m = rm;
+    return MN_OK;
+}
 
 /* One conversion, by OUT's extension. */
 static mn_status convert_one(const char* in, const char* out, void* ctxp, mn_error* err) {
@@ -55,7 +97,7 @@ static mn_status convert_one(const char* in, const char* out, void* ctxp, mn_err
     const char* anim = ctx->anim;
     mn_warnings w = {0};
     int named = ctx->names_of && mn_file_kind_of(in) == MN_FILE_BVH;
-    if (ends_with(out, ".json") && !named) {
+    if (ends_with(out, ".json") && !named && !ctx->root) {
         mn_status s = mn_figure_doc_convert(in, out, &w, err);
         if (s == MN_OK && !ctx->quiet) mn_cli_print_warnings(&w);
         return s;
@@ -92,6 +134,15 @@ static mn_status convert_one(const char* in, const char* out, void* ctxp, mn_err
         return err->status;
     }
     if (!ctx->quiet) mn_cli_print_warnings(&w);
+    if (ctx->root) {
+        mn_status rs = reroot_figure(in, ctx->root, &m, &mo, g.nverts > 0, err);
+        if (rs != MN_OK) {
+            mn_motion_free(&mo);
+            mn_model_destroy(m);
+            mn_gltf_free(&g);
+            return rs;
+        }
+    }
     mn_status s =
         ends_with(out, ".json")
             ? mn_figure_doc_write(out, m, mo.nframes > 0 ? &mo : NULL, NULL, err)
@@ -114,7 +165,7 @@ int mn_cmd_convert(int argc, char** argv) {
         usage(stdout);
         return MN_EXIT_OK;
     }
-    const char *anim = NULL, *out_dir = NULL, *to = NULL, *names_from = NULL;
+    const char *anim = NULL, *out_dir = NULL, *to = NULL, *names_from = NULL, *root = NULL;
     int jobs = 0, npos = 0;
     char** pos = calloc((size_t)argc + 1, sizeof *pos);
     if (!pos) return MN_EXIT_INPUT;
@@ -126,7 +177,8 @@ int mn_cmd_convert(int argc, char** argv) {
         } else if (j > 0) {
             continue;
         } else if (!strcmp(argv[i], "--anim") || !strcmp(argv[i], "--out-dir") ||
-                   !strcmp(argv[i], "--to") || !strcmp(argv[i], "--names-from")) {
+                   !strcmp(argv[i], "--to") || !strcmp(argv[i], "--names-from") ||
+                   !strcmp(argv[i], "--root")) {
             if (i + 1 >= argc) {
                 rc = mn_cli_usage_error("convert", "%s needs a value", argv[i]);
                 break;
@@ -134,6 +186,7 @@ int mn_cmd_convert(int argc, char** argv) {
             const char** dst = !strcmp(argv[i], "--anim")      ? &anim
                                : !strcmp(argv[i], "--out-dir") ? &out_dir
                                : !strcmp(argv[i], "--to")      ? &to
+                               : !strcmp(argv[i], "--root")    ? &root
                                                                : &names_from;
             *dst = argv[++i];
         } else if (argv[i][0] == '-' && argv[i][1]) {
@@ -146,7 +199,7 @@ int mn_cmd_convert(int argc, char** argv) {
         free(pos);
         return rc;
     }
-    convert_ctx ctx = {anim, NULL, 0};
+    convert_ctx ctx = {anim, NULL, root, 0};
     mn_model* names_of = NULL;
     mn_error err;
     if (out_dir) {

@@ -24,6 +24,7 @@ static void usage(FILE* f) {
         "                       [--iters N] [--tol T] [--scale S] [--frame N] "
         "[--anim NAME]\n"
         "                       [--free-translations] [--out OUT.bvh|OUT.glb] [--fps F]\n"
+        "                       [--root JOINT]\n"
         "\n"
         "Reads a figure (skeleton text, BVH, URDF, glTF; MODEL \"stickman\" is the built-in\n"
         "stick figure when no file of that name exists) and a scene naming handles,\n"
@@ -49,6 +50,9 @@ static void usage(FILE* f) {
         "                 skinned mesh when MODEL is a skinned glTF file), replaced\n"
         "                 atomically; nothing is written when the figure or scene is bad\n"
         "  --fps F        frame rate of that motion (default: the BVH file's, else 30)\n"
+        "  --root JOINT   re-root the figure at JOINT first, every joint where it stands (a\n"
+        "                 hand or a foot as the root; overrides the scene's \"root\"); the\n"
+        "                 state printed and written is the re-rooted figure's\n"
         "  --json         print one JSON object instead of text\n"
         "\n"
         "Exit status: 0 when posed (the status line says whether every constraint was met),\n"
@@ -204,6 +208,52 @@ static void worst_into(const pose_worst* w, mn_csolve_result* r) {
     snprintf(r->message, sizeof r->message, "%s", w->message);
 }
 
+/* --root JOINT, else the scene's "root": the figure re-rooted there (mn_model_reroot), its
+ * state carried over so that every joint stays where it stands. */
+static int reroot(const char* model_path, const char* root_name, const mn_scene* sc, mn_model** m,
+                  mn_data** d, int skinned) {
+    mn_error err;
+    int j = -1;
+    if (root_name) {
+        j = mn_model_find_joint(*m, root_name);
+        if (j < 0) {
+            char hint[256];
+            fprintf(stderr, "marionette: %s: --root: no joint named \"%s\"%s\n",
+                    mn_cli_safe(model_path), mn_cli_safe(root_name),
+                    mn_cli_safe(mn_model_joint_hint(*m, root_name, hint, sizeof hint)));
+            return MN_EXIT_INPUT;
+        }
+    } else if (mn_scene_root_joint(sc, *m, &j, &err) != MN_OK) {
+        return mn_cli_input_error(&err);
+    }
+    if (j < 0) return MN_EXIT_OK;
+    if (skinned) {
+        fprintf(stderr,
+                "marionette: %s: --root: a skinned figure keeps its root (its skin is bound to "
+                "the joints as they are)\n",
+                mn_cli_safe(model_path));
+        return MN_EXIT_INPUT;
+    }
+    mn_model* rm = mn_model_reroot(*m, j, (*d)->q, &err);
+    mn_data* rd = rm ? mn_data_create(rm, 0) : NULL;
+    if (!rm || !rd || mn_model_reroot_state(*m, (*d)->q, rm, rd->q, &err) != MN_OK) {
+        if (rm && rd) err.status = err.status ? err.status : MN_ERR_NOMEM;
+        mn_data_destroy(rd);
+        mn_model_destroy(rm);
+        if (!rm) {
+            fprintf(stderr, "marionette: %s: --root: %s\n", mn_cli_safe(model_path),
+                    mn_cli_safe(err.message));
+            return MN_EXIT_INPUT;
+        }
+        return mn_cli_input_error(&err);
+    }
+    mn_fk(rm, rd);
+    mn_data_destroy(*d);
+    mn_model_destroy(*m);
+    *m = rm, *d = rd;
+    return MN_EXIT_OK;
+}
+
 static void print_text(const mn_model* m, const mn_data* d, mn_csys* s, const mn_csolve_result* r,
                        const pose_worst* w, const char* solver, int frames,
                        const char* model_name) {
@@ -278,6 +328,7 @@ int mn_cmd_pose(int argc, char** argv) {
     const char *model_path = NULL, *scene_path = NULL, *solver_name = NULL;
     const char* out_path = NULL;
     int json = 0, iters = 0, free_locked = 0;
+    const char* root_name = NULL;
     start_pose sp = {-1, NULL};
     double tol = 1e-4, scale = 1.0, fps = 0;
     for (int i = 1; i < argc; i++) {
@@ -308,6 +359,8 @@ int mn_cmd_pose(int argc, char** argv) {
                 return mn_cli_usage_error("pose", "--frame needs an integer >= 0");
         } else if (!strcmp(argv[i], "--anim") && i + 1 < argc) {
             sp.anim = argv[++i];
+        } else if (!strcmp(argv[i], "--root") && i + 1 < argc) {
+            root_name = argv[++i];
         } else if (argv[i][0] == '-')
             return mn_cli_usage_error("pose", "unknown option '%s'", argv[i]);
         else if (!model_path)
@@ -345,6 +398,12 @@ int mn_cmd_pose(int argc, char** argv) {
     int to_glb = out_path && strcasecmp(strrchr(out_path, '.'), ".glb") == 0;
     int rc = load(model_path, scale, &sp, &m, &d, &frame_time, to_glb ? &skin : NULL);
     if (rc != MN_EXIT_OK) {
+        mn_scene_destroy(sc);
+        return rc;
+    }
+    rc = reroot(model_path, root_name, sc, &m, &d, skin.nverts > 0);
+    if (rc != MN_EXIT_OK) {
+        mn_gltf_free(&skin);
         mn_scene_destroy(sc);
         return rc;
     }

@@ -199,6 +199,27 @@ const char* mn_model_joint_hint(const mn_model* m, const char* name, char* buf, 
 /* Is a an ancestor of b (or b itself)? */
 int mn_model_is_ancestor(const mn_model* m, int a, int b);
 
+/* ---- re-rooting (Welman 2.1.2, 6.3) ------------------------------------------------------ */
+/* The figure re-rooted at joint: a hand or a foot as the root, every joint where it was.
+ * Every joint of m keeps its name and its world frame for the corresponding state
+ * (mn_model_reroot_state). The motions on the path from the old root turn the other way:
+ * each is carried by a joint of its own named after the joint whose motion it was with a
+ * "~" added ("left elbow~"), at the old child's origin, the segment it moves kept as a FIXED
+ * joint of the same name below it (a joint turns about its own origin, and seen from the
+ * child the turn happens at the parent's); a hinge or slide turns about its negated axis by
+ * the same q, a ball by the conjugate quaternion. The root's motion from the world (free, or
+ * fixed) becomes the new root's: a fixed root is fixed where state q (NULL: the rest state)
+ * puts the new root. Re-rooting the result at the old root joins the "~" joints with their
+ * segments again: the original figure (offsets to rounding). NULL with err set: no such
+ * joint, a root that is neither free nor fixed, a free joint on the path, a "~" joint. */
+mn_model* mn_model_reroot(const mn_model* m, int joint, const double* q, mn_error* err);
+/* The state qb of figure b that puts every joint of figure a where state qa of a puts it,
+ * when b is a re-rooting of a (either way round: it is its own inverse). Motions by name
+ * ("x" and "x~" are one motion turned round), a free root from the world frame of its
+ * joint in a. MN_ERR_NOTFOUND when a motion of b has none in a. */
+mn_status mn_model_reroot_state(const mn_model* a, const double* qa, const mn_model* b,
+                                double* qb, mn_error* err);
+
 /* ---- data: state and workspace --------------------------------------------------------- */
 typedef struct mn_data {
     int njoint, nq, nv;

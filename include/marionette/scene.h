@@ -37,6 +37,13 @@ int mn_scene_frames(const mn_scene* sc);
 int mn_scene_solver(const mn_scene* sc);
 /* The "iterations" member (per-frame budget), or 0 when not given. */
 int mn_scene_iterations(const mn_scene* sc);
+/* The "root" member: the joint the figure is re-rooted at before the scene is bound
+ * (mn_model_reroot: a hand or a foot as the root, every joint where it was), or NULL when
+ * the scene keeps the figure's own root. */
+const char* mn_scene_root(const mn_scene* sc);
+/* That joint of m in *joint (-1 when the scene has no "root"); MN_ERR_NOTFOUND naming the
+ * scene's file, line and the field "root" when m has no such joint. */
+mn_status mn_scene_root_joint(const mn_scene* sc, const mn_model* m, int* joint, mn_error* err);
 
 /* Builds a system over (m, d): joint names resolved, pins and orientations without a
  * target fixed where their handle is now, drag start points recorded. On failure *out is

@@ -51,6 +51,7 @@ struct mn_scene {
     char* text;
     size_t len;
     int frames, solver, iterations;
+    char root[128]; /* the joint the figure is re-rooted at, "" for its own root */
     int nh, nc, nd;
     sc_handle* h;
     sc_con* c;
@@ -239,7 +240,7 @@ static mn_status read_drag(ctx* x, mn_scene* sc, const cJSON* o, sc_drag* g) {
     return MN_OK;
 }
 
-static const char* const root_keys[] = {"solver",      "frames", "iterations", "handles",
+static const char* const root_keys[] = {"solver",      "frames", "iterations", "handles", "root",
                                         "constraints", "drags",  "comment",    NULL};
 
 void mn_scene_destroy(mn_scene* sc) {
@@ -282,6 +283,11 @@ static mn_status parse(ctx* x, mn_scene* sc, const cJSON* root) {
     sc->frames = 1;
     if ((st = get_int(x, root, "frames", &sc->frames, 1, 1000000)) != MN_OK) return st;
     if ((st = get_int(x, root, "iterations", &sc->iterations, 1, 100000)) != MN_OK) return st;
+    if ((st = get_str(x, root, "root", sc->root, sizeof sc->root, 0, &has)) != MN_OK) return st;
+    if (has && !sc->root[0]) {
+        push_key(x, "root");
+        return fail(x, MN_ERR_PARSE, "an empty joint name");
+    }
     int nh, nc, nd;
     const cJSON* ah = get_array(x, root, "handles", &nh, &st);
     if (st != MN_OK) return st;
@@ -388,6 +394,10 @@ int mn_scene_iterations(const mn_scene* sc) {
     return sc ? sc->iterations : 0;
 }
 
+const char* mn_scene_root(const mn_scene* sc) {
+    return sc && sc->root[0] ? sc->root : NULL;
+}
+
 /* ---- binding to a figure --------------------------------------------------------------- */
 
 /* A library error at bind time, moved onto the scene field it came from. */
@@ -402,6 +412,22 @@ static mn_status rebind_error(ctx* x, const char* array, int i, const mn_error* 
     const char* colon = strstr(msg, ": ");
     if (colon && e->field[0] && !strncmp(msg, e->field, strlen(e->field))) msg = colon + 2;
     return fail(x, e->status ? e->status : MN_ERR_ARG, "%s", msg);
+}
+
+mn_status mn_scene_root_joint(const mn_scene* sc, const mn_model* m, int* joint, mn_error* err) {
+    mn_error_clear(err);
+    if (!sc || !m || !joint)
+        return mn_error_set(err, MN_ERR_ARG, NULL, 0, "scene", "NULL argument");
+    *joint = -1;
+    if (!sc->root[0]) return MN_OK;
+    *joint = mn_model_find_joint(m, sc->root);
+    if (*joint >= 0) return MN_OK;
+    ctx x = {sc->file, sc->text, sc->len, {{0}}, 0, err, NULL};
+    push_key(&x, "root");
+    char hint[256];
+    return fail(&x, MN_ERR_NOTFOUND, "no joint named \"%s\" in %s%s", sc->root,
+                m->name ? m->name : "the figure",
+                mn_model_joint_hint(m, sc->root, hint, sizeof hint));
 }
 
 mn_status mn_scene_bind(mn_scene* sc, const mn_model* m, mn_data* d, mn_csys** out, mn_error* err) {

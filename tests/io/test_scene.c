@@ -160,6 +160,8 @@ static const bad_case bad[] = {
      "\"drags\": [{\"handle\": \"o\",\n \"target\": [0,0,0]}]}\n",
      "drags[0].target", 3, 0},
     {"frames zero", "{\n \"frames\": 0}\n", "frames", 2, 0},
+    {"root empty", "{\n \"root\": \"\"}\n", "root", 2, 0},
+    {"root a number", "{\"frames\": 2,\n \"root\": 3}\n", "root", 2, 0},
     {"unknown joint", H2 " {\"name\": \"c\",\n \"joint\": \"tail\"}]}\n", "handles[2].joint", 5, 1},
     {"non-convex polygon",
      "{\"handles\": [{\"name\": \"com\", \"type\": \"com\"}],\n \"constraints\": [\n {\"type\": "
