@@ -217,8 +217,8 @@ mn_model* mn_model_reroot(const mn_model* m, int joint, const double* q, mn_erro
  * when b is a re-rooting of a (either way round: it is its own inverse). Motions by name
  * ("x" and "x~" are one motion turned round), a free root from the world frame of its
  * joint in a. MN_ERR_NOTFOUND when a motion of b has none in a. */
-mn_status mn_model_reroot_state(const mn_model* a, const double* qa, const mn_model* b,
-                                double* qb, mn_error* err);
+mn_status mn_model_reroot_state(const mn_model* a, const double* qa, const mn_model* b, double* qb,
+                                mn_error* err);
 
 /* ---- data: state and workspace --------------------------------------------------------- */
 typedef struct mn_data {
