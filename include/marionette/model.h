@@ -269,6 +269,9 @@ void mn_path_fk(const mn_model* m, const int* jnt, int n, const double* qc, mn_x
 
 /* World position of a point fixed in joint j's frame (after mn_fk). */
 mn_vec3 mn_point_world(const mn_data* d, int joint, mn_vec3 local);
+/* Its inverse: the point of joint j's frame that is at world position `world` (after
+ * mn_fk), R_j^T (world - o_j); a handle's local point from where the user clicked. */
+mn_vec3 mn_point_local(const mn_data* d, int joint, mn_vec3 world);
 
 /* Jacobian of a point fixed in joint frame j with respect to all DOFs (after mn_fk):
  * jac is 6 x nv row-major; rows 0-2 the point's linear velocity, rows 3-5 the frame's

@@ -542,6 +542,24 @@ int mn_csys_add_constraint(mn_csys* s, const mn_constraint_def* def, mn_error* e
     return s->nc - 1;
 }
 
+mn_status mn_csys_remove_constraint(mn_csys* s, int c) {
+    if (!s || c < 0 || c >= s->nc) return MN_ERR_ARG;
+    /* the slots keep their own column and Jacobian buffers: the removed one's go last */
+    int* cols = s->c[c].cols;
+    double* J = s->c[c].J;
+    memmove(&s->c[c], &s->c[c + 1], sizeof(csys_con) * (size_t)(s->nc - 1 - c));
+    s->nc--;
+    s->c[s->nc].cols = cols;
+    s->c[s->nc].J = J;
+    /* the equalities that remain join their handles again */
+    for (int i = 0; i < s->nh; i++)
+        s->uf[i] = i;
+    for (int i = 0; i < s->nc; i++)
+        if (s->c[i].def.type == MN_CON_EQUAL)
+            s->uf[uf_find(s->uf, s->c[i].def.handle)] = uf_find(s->uf, s->c[i].def.handle2);
+    return MN_OK;
+}
+
 mn_status mn_csys_set_target(mn_csys* s, int c, mn_vec3 target) {
     if (!s || c < 0 || c >= s->nc || s->c[c].def.type != MN_CON_PIN || !mn_vec3_isfinite(target))
         return MN_ERR_ARG;
