@@ -30,7 +30,7 @@ typedef struct sc_con {
     int has_target;
 } sc_con;
 
-enum { DRAG_TO = 0, DRAG_BY, DRAG_PATH };
+enum { DRAG_TO = 0, DRAG_BY, DRAG_PATH, DRAG_FORCE };
 
 typedef struct sc_drag {
     int handle;
@@ -168,8 +168,8 @@ static mn_status read_con(ctx* x, mn_scene* sc, const cJSON* o, sc_con* c, int* 
     return check_con_members(x, o, type, only, sizeof only / sizeof only[0]);
 }
 
-static const char* const drag_keys[] = {"handle", "target",   "offset",  "path", "relative",
-                                        "weight", "priority", "comment", NULL};
+static const char* const drag_keys[] = {"handle",   "target", "offset",   "path",    "force",
+                                        "relative", "weight", "priority", "comment", NULL};
 
 static mn_status read_drag(ctx* x, mn_scene* sc, const cJSON* o, sc_drag* g) {
     if (!cJSON_IsObject(o)) return fail(x, MN_ERR_PARSE, "expected an object");
@@ -184,8 +184,8 @@ static mn_status read_drag(ctx* x, mn_scene* sc, const cJSON* o, sc_drag* g) {
     if ((st = get_int(x, o, "priority", &g->priority, 0, 1000)) != MN_OK) return st;
     if (sc->h[g->handle].type == MN_HANDLE_ORIENT) {
         /* an orientation handle is turned toward a fixed target quaternion */
-        static const char* const others[] = {"offset", "path", "relative"};
-        for (int k = 0; k < 3; k++)
+        static const char* const others[] = {"offset", "path", "relative", "force"};
+        for (int k = 0; k < 4; k++)
             if (cJSON_GetObjectItemCaseSensitive(o, others[k])) {
                 push_key(x, others[k]);
                 return fail(x, MN_ERR_PARSE,
@@ -201,13 +201,16 @@ static mn_status read_drag(ctx* x, mn_scene* sc, const cJSON* o, sc_drag* g) {
         return MN_OK;
     }
     if ((st = get_bool(x, o, "relative", &g->relative)) != MN_OK) return st;
-    int ht = 0, ho = 0;
+    int ht = 0, ho = 0, hf = 0;
     if ((st = get_v3(x, o, "target", &g->v, &ht)) != MN_OK) return st;
     if ((st = get_v3(x, o, "offset", &g->v, &ho)) != MN_OK) return st;
+    if ((st = get_v3(x, o, "force", &g->v, &hf)) != MN_OK) return st;
     const cJSON* p = cJSON_GetObjectItemCaseSensitive(o, "path");
-    if (ht + ho + (p != NULL) != 1)
-        return fail(x, MN_ERR_PARSE, "a drag has exactly one of \"target\", \"offset\", \"path\"");
-    g->kind = ht ? DRAG_TO : (ho ? DRAG_BY : DRAG_PATH);
+    if (ht + ho + hf + (p != NULL) != 1)
+        return fail(x, MN_ERR_PARSE,
+                    "a drag has exactly one of \"target\", \"offset\", \"path\", \"force\"");
+    /* an applied force on the handle (Welman 4.1.1, 5.2.3): g_a = J_h^T f each frame */
+    g->kind = ht ? DRAG_TO : ho ? DRAG_BY : hf ? DRAG_FORCE : DRAG_PATH;
     if (p) {
         push_key(x, "path");
         int n = cJSON_IsArray(p) ? cJSON_GetArraySize(p) : 0;
@@ -501,6 +504,11 @@ mn_status mn_scene_apply_frame(const mn_scene* sc, mn_csys* s, int frame) {
         const sc_drag* g = &sc->d[i];
         if (g->is_rot) {
             mn_status st = mn_csys_drag_rot(s, g->handle, g->rot, g->weight, g->priority);
+            if (st != MN_OK) return st;
+            continue;
+        }
+        if (g->kind == DRAG_FORCE) {
+            mn_status st = mn_csys_push(s, g->handle, g->v);
             if (st != MN_OK) return st;
             continue;
         }
