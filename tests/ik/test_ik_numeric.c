@@ -450,6 +450,78 @@ static void test_pinv_nullspace(void) {
     mn_model_destroy(m);
 }
 
+/* Per-joint desired angles and gains (Parent eq. 5.27, mn_ik_solve_nullspace): with every
+ * hinge asked for c_k = +-0.4 (weight 1, one joint weighted 10), the solved poses lie nearer
+ * those angles than with the mid-range term, the goal met all the same; bad weights and
+ * targets are refused with d->q untouched. */
+static double target_cost(const mn_model* m, const double* q, const double* c, const double* w) {
+    double h = 0;
+    for (int j = 0; j < m->njoint; j++) {
+        if (m->jnt_type[j] != MN_JOINT_HINGE) continue;
+        int k = m->jnt_dofadr[j];
+        double e = q[m->jnt_qadr[j]] - c[k];
+        h += w[k] * e * e;
+    }
+    return h;
+}
+
+static void test_pinv_nullspace_targets(void) {
+    mn_model* m = chain7();
+    mn_data* d = mn_data_create(m, 0);
+    int base = mn_model_find_joint(m, "base"), tip = mn_model_find_joint(m, "tool");
+    mn_ik_problem p = mn_ik_problem_default();
+    p.base = base;
+    p.tip = tip;
+    double* c = malloc(sizeof(double) * (size_t)m->nv);
+    double* w = malloc(sizeof(double) * (size_t)m->nv);
+    for (int k = 0; k < m->nv; k++)
+        c[k] = k % 2 ? 0.4 : -0.4, w[k] = k == 2 ? 10 : 1;
+    mn_ik_nullspace ns = {c, w};
+    int better = 0, compared = 0;
+    for (int t = 0; t < 12; t++) {
+        random_target(m, d, base, tip, &p);
+        double h[2];
+        int solved = 1;
+        for (int with = 0; with < 2 && solved; with++) {
+            mn_data_reset(m, d);
+            mn_ik_options o = mn_ik_default();
+            o.method = MN_IK_PINV;
+            o.max_iters = 500;
+            o.nullspace = 1;
+            o.nullspace_gain = 0.5;
+            mn_ik_result r;
+            mn_status s = mn_ik_solve_nullspace(m, d, &p, &o, with ? &ns : NULL, &r);
+            if (with == 0 && s != MN_OK) solved = 0;
+            if (!solved) break;
+            CHECK(s == MN_OK);
+            check_pose(m, d, &p, 1.01e-5);
+            h[with] = target_cost(m, d->q, c, w);
+        }
+        if (!solved) continue;
+        compared++;
+        better += h[1] < h[0];
+    }
+    CHECK(compared >= 8);
+    CHECK(better >= compared - 1);
+    /* bad input */
+    mn_ik_options o = mn_ik_default();
+    o.method = MN_IK_PINV;
+    o.nullspace = 1;
+    mn_ik_result r;
+    w[1] = -1;
+    memcpy(d->q, m->q0, sizeof(double) * (size_t)m->nq);
+    CHECK(mn_ik_solve_nullspace(m, d, &p, &o, &ns, &r) == MN_ERR_ARG &&
+          strstr(r.message, "weight"));
+    w[1] = 1, c[3] = INFINITY;
+    CHECK(mn_ik_solve_nullspace(m, d, &p, &o, &ns, &r) == MN_ERR_ARG &&
+          strstr(r.message, "target"));
+    CHECK(!memcmp(d->q, m->q0, sizeof(double) * (size_t)m->nq));
+    free(c);
+    free(w);
+    mn_data_destroy(d);
+    mn_model_destroy(m);
+}
+
 /* ---- singular and unreachable --------------------------------------------------------------- */
 
 /* Welman Fig. 4.2: a straight chain with the target on its line, pulled inwards. The
@@ -627,6 +699,7 @@ int main(int argc, char** argv) {
     RUN(test_stiffness);
     RUN(test_determinism);
     RUN(test_pinv_nullspace);
+    RUN(test_pinv_nullspace_targets);
     RUN(test_singular_inward);
     RUN(test_unreachable);
     RUN(test_no_allocation);
