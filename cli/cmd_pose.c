@@ -20,7 +20,7 @@ const char mn_cmd_pose_summary[] = "pose a figure under the constraints and drag
 static void usage(FILE* f) {
     fprintf(
         f,
-        "usage: marionette pose MODEL --scene SCENE.json [--solver lagrange|ccd|dls] [--json]\n"
+        "usage: marionette pose [MODEL] --scene SCENE.json [--solver lagrange|ccd|dls] [--json]\n"
         "                       [--iters N] [--tol T] [--scale S] [--frame N] "
         "[--anim NAME]\n"
         "                       [--free-translations] [--out OUT.bvh|OUT.glb] [--fps F]\n"
@@ -32,6 +32,9 @@ static void usage(FILE* f) {
         "where the figure stands. For each frame of the scene the drags move to that frame's\n"
         "targets and the solver runs once. Prints the final state q, joint by joint, and the\n"
         "residual of every constraint (metres or radians).\n"
+        "A scene with \"figures\" names its figures itself (files beside the scene, joints\n"
+        "\"figure/joint\"): give no MODEL; q lines read \"q FIGURE/JOINT:\", and --out OUT\n"
+        "writes one file per figure, OUT with the figure's name before its extension.\n"
         "\n"
         "  --solver NAME  lagrange (default; maintained constraints, Welman 5.2), ccd (the\n"
         "                 penalty method of 5.4) or dls (damped least squares with priorities);\n"
@@ -210,8 +213,8 @@ static void worst_into(const pose_worst* w, mn_csolve_result* r) {
 
 /* --root JOINT, else the scene's "root": the figure re-rooted there (mn_model_reroot), its
  * state carried over so that every joint stays where it stands. */
-static int reroot(const char* model_path, const char* root_name, const mn_scene* sc, mn_model** m,
-                  mn_data** d, int skinned) {
+static int reroot(const char* model_path, const char* root_name, const mn_scene* sc, int figure,
+                  mn_model** m, mn_data** d, int skinned) {
     mn_error err;
     int j = -1;
     if (root_name) {
@@ -223,7 +226,7 @@ static int reroot(const char* model_path, const char* root_name, const mn_scene*
                     mn_cli_safe(mn_model_joint_hint(*m, root_name, hint, sizeof hint)));
             return MN_EXIT_INPUT;
         }
-    } else if (mn_scene_root_joint(sc, *m, &j, &err) != MN_OK) {
+    } else if (mn_scene_root_joint(sc, figure, *m, &j, &err) != MN_OK) {
         return mn_cli_input_error(&err);
     }
     if (j < 0) return MN_EXIT_OK;
@@ -320,6 +323,204 @@ static void print_json(const mn_model* m, const mn_data* d, mn_csys* s, const mn
     printf("]}\n");
 }
 
+/* The options of a pose run that the figures' path shares. */
+typedef struct pose_opts {
+    mn_csolve_options o;
+    int json;
+    const char* out_path;
+    double fps, scale;
+} pose_opts;
+
+/* Figure i of a scene placed where the scene stands it: a free root's state moved, any
+ * other root's placement (a fixed robot base) moved in the model. */
+static int place_figure(const mn_scene* sc, int i, mn_model** m, mn_data* d) {
+    mn_xform P = mn_scene_figure_place(sc, i);
+    mn_model* pm = NULL;
+    for (int j = 0; j < (*m)->njoint; j++) {
+        if ((*m)->jnt_parent[j] >= 0) continue;
+        if ((*m)->jnt_type[j] == MN_JOINT_FREE) {
+            /* T = Trans(off + p) Rot(orient) Rot(quat); P T: p' = P.R (off + p) + P.p - off,
+             * quat' = orient^-1 P.R orient quat */
+            double* q = d->q + (*m)->jnt_qadr[j];
+            mn_vec3 off = (*m)->jnt_offset[j];
+            mn_vec3 p = mn_vec3_add(mn_mat3_mulv(&P.R, mn_vec3_add(off, mn_v3(q[0], q[1], q[2]))),
+                                    mn_vec3_sub(P.p, off));
+            mn_quat o = (*m)->jnt_orient[j], pr = mn_quat_from_mat3(&P.R);
+            mn_quat r = mn_quat_mul(mn_quat_mul(mn_quat_conj(o), pr),
+                                    mn_quat_mul(o, mn_q4(q[3], q[4], q[5], q[6])));
+            r = mn_quat_normalize(r);
+            q[0] = p.x, q[1] = p.y, q[2] = p.z;
+            q[3] = r.w, q[4] = r.x, q[5] = r.y, q[6] = r.z;
+            continue;
+        }
+        if (!pm) {
+            mn_spec* s = mn_model_decompile(*m);
+            if (!s) return MN_EXIT_INPUT;
+            for (int k = 0; k < mn_spec_joint_count(s); k++) {
+                mn_joint_def* jd = mn_spec_joint(s, k);
+                if (jd->parent >= 0 || jd->type == MN_JOINT_FREE) continue;
+                jd->offset = mn_xform_apply(&P, jd->offset);
+                jd->orient = mn_quat_mul(mn_quat_from_mat3(&P.R), jd->orient);
+            }
+            mn_error err;
+            pm = mn_model_compile(s, &err);
+            mn_spec_destroy(s);
+            if (!pm) return mn_cli_input_error(&err);
+        }
+    }
+    if (pm) {
+        mn_model_destroy(*m);
+        *m = pm;
+    }
+    return MN_EXIT_OK;
+}
+
+/* OUT with the figure's name before its extension: crouch.bvh -> crouch.a.bvh. */
+static void figure_out_path(const char* out, const char* name, char* buf, size_t cap) {
+    const char* dot = strrchr(out, '.');
+    snprintf(buf, cap, "%.*s.%s%s", (int)(dot - out), out, name, dot);
+}
+
+/* A scene with "figures": each read from its file (beside the scene), re-rooted and
+ * placed as the scene says, then posed together frame by frame (Welman 6.1, 7.3). */
+static int pose_figures(const char* scene_path, mn_scene* sc, const pose_opts* po) {
+    int nf = mn_scene_figure_count(sc);
+    mn_model* m[8] = {0};
+    mn_data* d[8] = {0};
+    mn_figure figs[8];
+    int rc = MN_EXIT_OK;
+    char dir[1024];
+    const char* slash = strrchr(scene_path, '/');
+    snprintf(dir, sizeof dir, "%.*s", slash ? (int)(slash - scene_path + 1) : 0, scene_path);
+    for (int i = 0; i < nf && rc == MN_EXIT_OK; i++) {
+        const char* file = mn_scene_figure_file(sc, i);
+        char path[2048];
+        /* beside the scene, or as given (absolute, or the built-in "stickman") */
+        snprintf(path, sizeof path, "%s%s", file[0] == '/' ? "" : dir, file);
+        FILE* probe = fopen(path, "rb");
+        if (probe)
+            fclose(probe);
+        else
+            snprintf(path, sizeof path, "%s", file);
+        start_pose sp = {-1, NULL};
+        double ft = 1.0 / 30.0;
+        rc = load(path, po->scale, &sp, &m[i], &d[i], &ft, NULL);
+        if (rc == MN_EXIT_OK) rc = reroot(path, NULL, sc, i, &m[i], &d[i], 0);
+        if (rc == MN_EXIT_OK) rc = place_figure(sc, i, &m[i], d[i]);
+        if (rc == MN_EXIT_OK) {
+            mn_data* nd = mn_data_create(m[i], 0); /* a placed model: data of its own */
+            if (!nd) {
+                rc = MN_EXIT_INPUT;
+                break;
+            }
+            memcpy(nd->q, d[i]->q, sizeof(double) * (size_t)m[i]->nq);
+            mn_fk(m[i], nd);
+            mn_data_destroy(d[i]);
+            d[i] = nd;
+            figs[i].model = m[i];
+            figs[i].data = d[i];
+        }
+    }
+    mn_error err;
+    mn_csys* s = NULL;
+    if (rc == MN_EXIT_OK && mn_scene_bind_figures(sc, figs, nf, &s, &err) != MN_OK)
+        rc = mn_cli_input_error(&err);
+    if (rc == MN_EXIT_OK) {
+        int frames = mn_scene_frames(sc);
+        mn_motion mo[8];
+        memset(mo, 0, sizeof mo);
+        for (int i = 0; i < nf && po->out_path; i++) {
+            mo[i].nframes = frames, mo[i].nq = m[i]->nq;
+            mo[i].frame_time = po->fps > 0 ? 1.0 / po->fps : 1.0 / 30.0;
+            mo[i].q = malloc(sizeof(double) * (size_t)frames * (size_t)(m[i]->nq ? m[i]->nq : 1));
+            if (!mo[i].q) rc = MN_EXIT_INPUT;
+        }
+        mn_csolve_result r;
+        memset(&r, 0, sizeof r);
+        pose_worst w = {0, 0, 0, 0, 0, 0, -1, MN_OK, ""};
+        for (int f = 0; f < frames && rc == MN_EXIT_OK; f++) {
+            mn_scene_apply_frame(sc, s, f);
+            mn_csys_solve(s, &po->o, &r);
+            worst_add(&w, &r, f);
+            for (int i = 0; i < nf && po->out_path; i++)
+                memcpy(mo[i].q + (size_t)f * (size_t)m[i]->nq, d[i]->q,
+                       sizeof(double) * (size_t)m[i]->nq);
+        }
+        if (frames > 0) worst_into(&w, &r);
+        double res[3] = {r.max_violation, r.max_rot_violation, r.max_drag_error};
+        if (rc == MN_EXIT_OK && !mn_cli_finite(scene_path, "constraints", res, 3))
+            rc = MN_EXIT_INPUT;
+        for (int i = 0; i < nf && rc == MN_EXIT_OK && po->out_path; i++) {
+            char path[1024];
+            figure_out_path(po->out_path, mn_scene_figure_name(sc, i), path, sizeof path);
+            mn_status st = strcasecmp(strrchr(path, '.'), ".glb") == 0
+                               ? mn_gltf_write(path, m[i], &mo[i], NULL, &err)
+                               : mn_bvh_write(path, m[i], &mo[i], &err);
+            if (st != MN_OK) rc = mn_cli_input_error(&err);
+        }
+        if (rc == MN_EXIT_OK) {
+            const char* solver = mn_csolver_name(po->o.method);
+            if (po->json) {
+                printf("{\"solver\": \"%s\", \"frames\": %d, \"status\": \"%s\", \"iters\": %d, "
+                       "\"max_violation\": %s, \"max_rot_violation\": %s, \"max_drag_error\": "
+                       "%s, \"worst_frame\": %d, \"worst_rot_frame\": %d, \"unmet_frames\": %d, "
+                       "\"message\": ",
+                       solver, frames, mn_status_name(r.status), r.iterations, J(r.max_violation),
+                       J(r.max_rot_violation), J(r.max_drag_error), w.v_frame, w.rot_frame,
+                       w.unmet_frames);
+                mn_cli_json_string(stdout, r.status == MN_OK ? "" : r.message);
+                printf(",\n \"figures\": [");
+                for (int i = 0; i < nf; i++) {
+                    printf("%s\n  {\"name\": ", i ? "," : "");
+                    mn_cli_json_string(stdout, mn_scene_figure_name(sc, i));
+                    printf(", \"q\": [");
+                    for (int k = 0; k < m[i]->nq; k++)
+                        printf("%s%s", k ? ", " : "", J(d[i]->q[k]));
+                    printf("]}");
+                }
+                printf("],\n \"constraints\": [");
+                for (int c = 0; c < mn_csys_constraint_count(s); c++)
+                    printf("%s\n  {\"index\": %d, \"type\": \"%s\", \"residual\": %s, \"met\": %s}",
+                           c ? "," : "", c, mn_constraint_type_name(mn_csys_constraint(s, c)->type),
+                           J(mn_csys_residual(s, c)), mn_csys_unmet(s, c) ? "false" : "true");
+                printf("]}\n");
+            } else {
+                printf("figures=%d solver=%s frames=%d status=%s iters=%d max_violation=%.3g "
+                       "max_rot_violation=%.3g max_drag_error=%.3g unmet=%d worst_frame=%d "
+                       "worst_rot_frame=%d unmet_frames=%d\n",
+                       nf, solver, frames, mn_status_name(r.status), r.iterations, r.max_violation,
+                       r.max_rot_violation, r.max_drag_error, r.nunmet, w.v_frame, w.rot_frame,
+                       w.unmet_frames);
+                if (r.status != MN_OK && r.message[0]) printf("# %s\n", mn_cli_safe(r.message));
+                for (int i = 0; i < nf; i++)
+                    for (int j = 0; j < m[i]->njoint; j++) {
+                        int nq = mn_joint_type_nq((mn_joint_type)m[i]->jnt_type[j]);
+                        if (!nq) continue;
+                        printf("q %s/%s:", mn_cli_safe(mn_scene_figure_name(sc, i)),
+                               mn_cli_safe(m[i]->jnt_name[j]));
+                        for (int k = 0; k < nq; k++)
+                            printf(" %.9g", d[i]->q[m[i]->jnt_qadr[j] + k]);
+                        printf("\n");
+                    }
+                for (int c = 0; c < mn_csys_constraint_count(s); c++) {
+                    const mn_constraint_def* cd = mn_csys_constraint(s, c);
+                    printf("constraint %d %s residual=%.3g%s%s\n", c,
+                           mn_constraint_type_name(cd->type), mn_csys_residual(s, c),
+                           cd->enabled ? "" : " disabled", mn_csys_unmet(s, c) ? " unmet" : "");
+                }
+            }
+        }
+        for (int i = 0; i < nf; i++)
+            free(mo[i].q);
+    }
+    mn_csys_destroy(s);
+    for (int i = 0; i < nf; i++) {
+        mn_data_destroy(d[i]);
+        mn_model_destroy(m[i]);
+    }
+    return rc;
+}
+
 int mn_cmd_pose(int argc, char** argv) {
     if (mn_cli_wants_help(argc, argv)) {
         usage(stdout);
@@ -368,7 +569,6 @@ int mn_cmd_pose(int argc, char** argv) {
         else
             return mn_cli_usage_error("pose", "one MODEL only");
     }
-    if (!model_path) return mn_cli_usage_error("pose", "missing MODEL");
     if (sp.anim && sp.frame < 0) sp.frame = 0; /* --anim alone: its first key */
     if (!scene_path) return mn_cli_usage_error("pose", "missing --scene SCENE.json");
     if (out_path) {
@@ -390,6 +590,31 @@ int mn_cmd_pose(int argc, char** argv) {
     mn_error err;
     mn_scene* sc = NULL;
     if (mn_scene_read(scene_path, &sc, &err) != MN_OK) return mn_cli_input_error(&err);
+    if (mn_scene_figure_count(sc) > 0) {
+        int bad = model_path || root_name || sp.frame >= 0 || sp.anim;
+        if (bad) {
+            mn_scene_destroy(sc);
+            return mn_cli_usage_error("pose",
+                                      "%s names its figures (\"figures\"): no MODEL, --root, "
+                                      "--frame or --anim",
+                                      scene_path);
+        }
+        pose_opts po;
+        po.o = mn_csolve_default();
+        if (solver < 0) solver = mn_scene_solver(sc);
+        po.o.method = solver >= 0 ? (mn_csolver)solver : MN_CSOLVE_LAGRANGE;
+        po.o.max_iters = iters ? iters : (mn_scene_iterations(sc) ? mn_scene_iterations(sc) : 50);
+        po.o.tol = po.o.tol_rot = po.o.drag_tol = tol;
+        po.o.free_locked = free_locked;
+        po.json = json, po.out_path = out_path, po.fps = fps, po.scale = scale;
+        int rc = pose_figures(scene_path, sc, &po);
+        mn_scene_destroy(sc);
+        return rc;
+    }
+    if (!model_path) {
+        mn_scene_destroy(sc);
+        return mn_cli_usage_error("pose", "missing MODEL");
+    }
     mn_model* m = NULL;
     mn_data* d = NULL;
     double frame_time = 1.0 / 30.0;
@@ -401,7 +626,7 @@ int mn_cmd_pose(int argc, char** argv) {
         mn_scene_destroy(sc);
         return rc;
     }
-    rc = reroot(model_path, root_name, sc, &m, &d, skin.nverts > 0);
+    rc = reroot(model_path, root_name, sc, -1, &m, &d, skin.nverts > 0);
     if (rc != MN_EXIT_OK) {
         mn_gltf_free(&skin);
         mn_scene_destroy(sc);
