@@ -522,6 +522,62 @@ static void test_pinv_nullspace_targets(void) {
     mn_model_destroy(m);
 }
 
+/* Welman 4.1.4: the transpose's response must not depend on the scale of the world. The
+ * same 7-DOF chain at 1 mm and at 1 km (every offset scaled), the same seed and the same
+ * target scaled alike: K_i = 1 / (w_i phi_i) with the world-scale part w taken over by the
+ * adaptive step, the joint paths agree, iteration for iteration. */
+static void test_jt_scale_invariant(void) {
+    mn_model* m = chain7();
+    double scales[2] = {1e-3, 1e3};
+    mn_model* ms[2];
+    for (int k = 0; k < 2; k++) {
+        mn_spec* sp = mn_model_decompile(m);
+        for (int j = 0; j < mn_spec_joint_count(sp); j++) {
+            mn_joint_def* jd = mn_spec_joint(sp, j);
+            jd->offset = mn_vec3_scale(jd->offset, scales[k]);
+        }
+        ms[k] = mn_model_compile(sp, NULL);
+        mn_spec_destroy(sp);
+    }
+    int base = mn_model_find_joint(m, "base"), tip = mn_model_find_joint(m, "tool");
+    mn_data* d = mn_data_create(m, 0);
+    double worst = 0;
+    for (int t = 0; t < 6; t++) {
+        mn_ik_problem p = mn_ik_problem_default();
+        p.base = base, p.tip = tip;
+        random_target(m, d, base, tip, &p);
+        double* q[2];
+        int iters[2];
+        for (int k = 0; k < 2; k++) {
+            mn_data* dk = mn_data_create(ms[k], 0);
+            mn_ik_problem pk = p;
+            pk.target_pos = mn_vec3_scale(p.target_pos, scales[k]);
+            mn_ik_options o = mn_ik_default();
+            o.method = MN_IK_JT;
+            o.max_iters = 50; /* a fixed budget: the paths, not the answers, are compared */
+            o.max_restarts = 0;
+            o.tol_pos = 1e-12 * scales[k];
+            mn_ik_result r;
+            mn_ik_solve(ms[k], dk, &pk, &o, &r);
+            iters[k] = r.iterations;
+            q[k] = malloc(sizeof(double) * (size_t)m->nq);
+            memcpy(q[k], dk->q, sizeof(double) * (size_t)m->nq);
+            mn_data_destroy(dk);
+        }
+        CHECK(iters[0] == iters[1]);
+        for (int k = 0; k < m->nq; k++)
+            worst = fmax(worst, fabs(q[0][k] - q[1][k]));
+        free(q[0]);
+        free(q[1]);
+    }
+    CHECK(worst < 1e-6);
+    if (!(worst < 1e-6)) fprintf(stderr, "  jt at 1 mm and 1 km: %g apart\n", worst);
+    mn_data_destroy(d);
+    mn_model_destroy(ms[0]);
+    mn_model_destroy(ms[1]);
+    mn_model_destroy(m);
+}
+
 /* ---- singular and unreachable --------------------------------------------------------------- */
 
 /* Welman Fig. 4.2: a straight chain with the target on its line, pulled inwards. The
@@ -700,6 +756,7 @@ int main(int argc, char** argv) {
     RUN(test_determinism);
     RUN(test_pinv_nullspace);
     RUN(test_pinv_nullspace_targets);
+    RUN(test_jt_scale_invariant);
     RUN(test_singular_inward);
     RUN(test_unreachable);
     RUN(test_no_allocation);
