@@ -127,7 +127,7 @@ typedef struct bad_case {
     const char* text;
     const char* field;
     int line;
-    int at_bind; /* the error shows when bound to the stick figure */
+    int at_bind; /* the error shows when bound to the stick figure (2: to two of them) */
 } bad_case;
 
 #define H2                                                                                         \
@@ -198,6 +198,16 @@ static const bad_case bad[] = {
      "drags[0].target", 3, 0},
     {"frames zero", "{\n \"frames\": 0}\n", "frames", 2, 0},
     {"root empty", "{\n \"root\": \"\"}\n", "root", 2, 0},
+    {"figures empty", "{\n \"figures\": []}\n", "figures", 2, 0},
+    {"figure name with a slash",
+     "{\"figures\": [\n {\"name\": \"a/b\", \"file\": \"stickman\"}]}\n", "figures[0].name", 2, 0},
+    {"figure without a file", "{\"figures\": [\n {\"name\": \"a\"}]}\n", "figures[0]", 2, 0},
+    {"figures and a root",
+     "{\"figures\": [{\"name\": \"a\", \"file\": \"s\"}],\n \"root\": \"x\"}\n", "root", 2, 0},
+    {"handle of no figure",
+     "{\"figures\": [{\"name\": \"a\", \"file\": \"s\"}, {\"name\": \"b\", \"file\": \"s\"}],\n"
+     " \"handles\": [{\"name\": \"h\",\n \"joint\": \"head\", \"figure\": \"c\"}]}\n",
+     "handles[0].figure", 3, 2},
     {"force and target",
      H2 " {\"name\": \"c\", \"joint\": \"head\"}],\n \"drags\": [{\"handle\": \"a\",\n "
         "\"force\": [0, 1, 0], \"target\": [0, 0, 0]}]}\n",
@@ -229,7 +239,11 @@ static void test_malformed(void) {
         mn_csys* s = NULL;
         if (b->at_bind) {
             CHECK(st == MN_OK);
-            if (sc) st = mn_scene_bind(sc, m, d, &s, &err);
+            /* at_bind 2: bound to two stick figures (the scene's "figures") */
+            mn_figure two[2] = {{m, d}, {m, d}};
+            if (sc)
+                st = b->at_bind == 2 ? mn_scene_bind_figures(sc, two, 2, &s, &err)
+                                     : mn_scene_bind(sc, m, d, &s, &err);
             CHECK(s == NULL);
         } else {
             CHECK(sc == NULL);
