@@ -67,7 +67,13 @@ static mn_status reroot_figure(const char* in, const char* root, mn_model** m, m
                             "a skinned figure keeps its root (its skin is bound to the joints "
                             "as they are)");
     mn_model* rm = mn_model_reroot(*m, j, mo->nframes > 0 ? mo->q : NULL, err);
-    if (!rm) return err->status;
+    if (!rm) {
+        mn_error why = *err;
+        const char* msg = why.message; /* "joint: why" without its field */
+        size_t fl = strlen(why.field);
+        if (fl && !strncmp(msg, why.field, fl) && msg[fl] == ':') msg += fl + (msg[fl + 1] ? 2 : 1);
+        return mn_error_set(err, why.status, in, 0, "--root", "%s", msg);
+    }
     double* q = NULL;
     if (mo->nframes > 0) {
         q = malloc(sizeof(double) * (size_t)mo->nframes * (size_t)(rm->nq ? rm->nq : 1));

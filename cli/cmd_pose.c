@@ -244,8 +244,12 @@ static int reroot(const char* model_path, const char* root_name, const mn_scene*
         mn_data_destroy(rd);
         mn_model_destroy(rm);
         if (!rm) {
+            const char* msg = err.message; /* "joint: why" without its field */
+            size_t fl = strlen(err.field);
+            if (fl && !strncmp(msg, err.field, fl) && msg[fl] == ':')
+                msg += fl + (msg[fl + 1] ? 2 : 1);
             fprintf(stderr, "marionette: %s: --root: %s\n", mn_cli_safe(model_path),
-                    mn_cli_safe(err.message));
+                    mn_cli_safe(msg));
             return MN_EXIT_INPUT;
         }
         return mn_cli_input_error(&err);

@@ -242,11 +242,12 @@ void mn_workspace_free(mn_workspace* w);
  * "~" added ("left elbow~"), at the old child's origin, the segment it moves kept as a FIXED
  * joint of the same name below it (a joint turns about its own origin, and seen from the
  * child the turn happens at the parent's); a hinge or slide turns about its negated axis by
- * the same q, a ball by the conjugate quaternion. The root's motion from the world (free, or
+ * the same q, a ball by the conjugate quaternion, a free joint below the root (a BVH rig's
+ * position channels) by the inverse of its motion. The root's motion from the world (free, or
  * fixed) becomes the new root's: a fixed root is fixed where state q (NULL: the rest state)
  * puts the new root. Re-rooting the result at the old root joins the "~" joints with their
  * segments again: the original figure (offsets to rounding). NULL with err set: no such
- * joint, a root that is neither free nor fixed, a free joint on the path, a "~" joint. */
+ * joint, a root that is neither free nor fixed, a "~" joint. */
 mn_model* mn_model_reroot(const mn_model* m, int joint, const double* q, mn_error* err);
 /* The state qb of figure b that puts every joint of figure a where state qa of a puts it,
  * when b is a re-rooting of a (either way round: it is its own inverse). Motions by name

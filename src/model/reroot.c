@@ -12,7 +12,8 @@
  * name and frame as a FIXED joint below it with the placement A_j^-1. Every segment's
  * frame is the same as before; the motions on the path from the old root to the new one
  * turn the other way (a hinge or slide about its negated axis, by the same q; a ball by
- * the conjugate quaternion); the old root's free motion is the new root's. Re-rooting back
+ * the conjugate quaternion; a free joint below the root, a BVH rig's position channels, by
+ * free_reversed); the old root's free motion is the new root's. Re-rooting back
  * at the old root finds the "~" joints with their FIXED segment and joins them again: the
  * original figure, joint for joint. */
 #include <stdio.h>
@@ -94,6 +95,20 @@ static void read_edges(const mn_model* m, edge* e) {
     }
 }
 
+/* A free joint's state turned round. Its motion, T = T_parent Trans(offset + p) Rot(orient)
+ * Rot(quat) = T_parent A M with M = Trans(orient^-1 p) Rot(quat), inverted and written for a
+ * joint of rest orientation od: M^-1 = Trans(-R^T orient^-1 p) Rot(quat^-1), so
+ * p' = od (-R^T os^-1 p) and quat' the conjugate (a BVH rig's position channels below its
+ * root: the bone keeps its length). */
+static void free_reversed(const double* in, mn_quat os, mn_quat od, double* out) {
+    mn_quat r = mn_q4(in[3], in[4], in[5], in[6]);
+    mn_vec3 v = mn_quat_rotate(mn_quat_conj(os), mn_v3(in[0], in[1], in[2]));
+    v = mn_vec3_scale(mn_quat_rotate(mn_quat_conj(r), v), -1);
+    v = mn_quat_rotate(od, v);
+    out[0] = v.x, out[1] = v.y, out[2] = v.z;
+    out[3] = in[3], out[4] = -in[4], out[5] = -in[5], out[6] = -in[6];
+}
+
 /* The name of the joint that carries a motion once it turns the other way. */
 static void toggle_name(char* name, size_t cap) {
     size_t n = strlen(name);
@@ -131,6 +146,8 @@ static int emit(const mn_model* m, const edge* e, int j, int parent, mn_spec* s,
         for (int i = 0; i < nq; i++)
             d.q0[i] = q0[i];
         if (g->reversed && t == MN_JOINT_BALL) d.q0[1] = -q0[1], d.q0[2] = -q0[2], d.q0[3] = -q0[3];
+        if (g->reversed && t == MN_JOINT_FREE)
+            free_reversed(q0, m->jnt_orient[c], mn_quat_from_mat3(&g->A.R), d.q0);
         if (q0_root && parent < 0)
             for (int i = 0; i < nq; i++)
                 d.q0[i] = q0_root[i];
@@ -222,14 +239,6 @@ mn_model* mn_model_reroot(const mn_model* m, int joint, const double* q, mn_erro
         q0_root[3] = qr.w, q0_root[4] = qr.x, q0_root[5] = qr.y, q0_root[6] = qr.z;
         mn_data_destroy(r0);
     }
-    for (int c = joint; c != root; c = e[c].parent)
-        if (m->jnt_type[e[c].carrier] == MN_JOINT_FREE) {
-            mn_error_set(err, MN_ERR_ARG, NULL, 0, "joint",
-                         "\"%s\" on the way to the root is a free joint: its motion cannot be "
-                         "turned the other way",
-                         m->jnt_name[e[c].carrier]);
-            goto done;
-        }
     if (joint != root) {
         /* reverse the motions on the path, from the new root up */
         edge* old = malloc(sizeof(edge) * (size_t)m->njoint);
@@ -353,6 +362,7 @@ mn_status mn_model_reroot_state(const mn_model* a, const double* qa, const mn_mo
         for (int i = 0; i < nq; i++)
             out[i] = in[i];
         if (rev && t == MN_JOINT_BALL) out[1] = -in[1], out[2] = -in[2], out[3] = -in[3];
+        if (rev && t == MN_JOINT_FREE) free_reversed(in, a->jnt_orient[s], b->jnt_orient[j], out);
     }
     mn_data_destroy(d);
     return st;

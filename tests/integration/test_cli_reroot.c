@@ -27,6 +27,56 @@ static mn_model* read_bvh(const char* path, mn_motion* mo) {
     return m;
 }
 
+/* Every joint of every frame (every step-th) of two BVH takes where the first puts it;
+ * returns the largest distance, relative to the figure's size. */
+static double take_gap(const char* pa, const char* pb, int step, const char* root) {
+    mn_motion a, b;
+    memset(&a, 0, sizeof a), memset(&b, 0, sizeof b);
+    mn_model* ma = read_bvh(pa, &a);
+    mn_model* mb = read_bvh(pb, &b);
+    double worst = 1, size = 0;
+    if (ma && mb && !strcmp(mb->jnt_name[0], root) && a.nframes == b.nframes && mb->nv == ma->nv) {
+        worst = 0;
+        mn_data* da = mn_data_create(ma, 0);
+        mn_data* db = mn_data_create(mb, 0);
+        for (int f = 0; f < a.nframes; f += step) {
+            memcpy(da->q, a.q + (size_t)f * ma->nq, sizeof(double) * (size_t)ma->nq);
+            memcpy(db->q, b.q + (size_t)f * mb->nq, sizeof(double) * (size_t)mb->nq);
+            mn_fk(ma, da);
+            mn_fk(mb, db);
+            for (int j = 0; j < ma->njoint; j++) {
+                int k = mn_model_find_joint(mb, ma->jnt_name[j]);
+                if (k < 0) {
+                    worst = 1e300;
+                    break;
+                }
+                worst = fmax(worst, mn_vec3_dist(da->xf[j].p, db->xf[k].p));
+                size = fmax(size, mn_vec3_norm(da->xf[j].p));
+            }
+        }
+        mn_data_destroy(da);
+        mn_data_destroy(db);
+    }
+    mn_motion_free(&a), mn_motion_free(&b);
+    mn_model_destroy(ma), mn_model_destroy(mb);
+    return size > 0 ? worst / size : worst;
+}
+
+/* A take with position channels on every joint (free joints below the root, bone lengths
+ * held): re-rooted at a hand, every joint where it was. */
+static void test_convert_root_positions(void) {
+    char out_path[256], args[1024], *out, *err;
+    const char* in = MN_TEST_DATA "/cmu_02_01_walk_positions.bvh";
+    snprintf(out_path, sizeof out_path, "%s/positions_from_hand.bvh", mn_test_temp_dir());
+    snprintf(args, sizeof args, "convert '%s' '%s' --root LeftHand", in, out_path);
+    CHECK(run_cli(args, &out, &err) == 0);
+    free(out), free(err);
+    double gap = take_gap(in, out_path, 1, "LeftHand");
+    CHECK(gap < 1e-6);
+    if (!(gap < 1e-6)) fprintf(stderr, "  re-rooted positions take: %g apart\n", gap);
+    remove(out_path);
+}
+
 static void test_convert_root(void) {
     char out_path[256], args[1024], *out, *err;
     snprintf(out_path, sizeof out_path, "%s/walk_from_hand.bvh", mn_test_temp_dir());
@@ -117,6 +167,7 @@ static void test_pose_root(void) {
 int main(int argc, char** argv) {
     mn_test_init(argc, argv);
     RUN(test_convert_root);
+    RUN(test_convert_root_positions);
     RUN(test_pose_root);
     return mn_test_report();
 }

@@ -26,8 +26,8 @@ static int add(mn_spec* s, const char* name, int parent, mn_joint_type type, mn_
 }
 
 /* A figure with every kind of joint on the way from its free root to its ends: tilted rest
- * orientations, a compound (zero offset) hinge pair, a slide, balls, a hinge at a slant, an
- * end site, a second limb. */
+ * orientations, a compound (zero offset) hinge pair, a slide, balls, a hinge at a slant, a
+ * free joint below the root, an end site, a second limb. */
 static mn_model* figure(mn_joint_type root_type) {
     mn_spec* s = mn_spec_create("tester");
     mn_quat tilt = mn_quat_normalize(mn_q4(0.9, 0.2, -0.3, 0.1));
@@ -41,7 +41,9 @@ static mn_model* figure(mn_joint_type root_type) {
                  mn_vec3_normalize(mn_v3(1, 0.3, -0.2)));
     int fo = add(s, "forearm", el, MN_JOINT_SLIDE, mn_v3(0, -0.1, 0), mn_quat_identity(), Y);
     int wr = add(s, "wrist", fo, MN_JOINT_BALL, mn_v3(0, -0.2, 0), tilt2, Y);
-    add(s, "hand", wr, MN_JOINT_FIXED, mn_v3(0, -0.08, 0.01), tilt, Z);
+    /* a free joint below the root: a BVH rig's position channels */
+    int pa = add(s, "palm", wr, MN_JOINT_FREE, mn_v3(0.01, -0.05, 0), tilt2, Z);
+    add(s, "hand", pa, MN_JOINT_FIXED, mn_v3(0, -0.08, 0.01), tilt, Z);
     int hip = add(s, "hip", root, MN_JOINT_BALL, mn_v3(-0.1, -0.05, 0), mn_quat_identity(), Y);
     int kn = add(s, "knee", hip, MN_JOINT_HINGE, mn_v3(0, -0.45, 0), mn_quat_identity(), X);
     add(s, "foot", kn, MN_JOINT_BALL, mn_v3(0, -0.45, 0.03), tilt, Z);
@@ -88,7 +90,8 @@ static void reroot_run(mn_joint_type root_type) {
     mn_model* m = figure(root_type);
     CHECK(m != NULL);
     if (!m) return;
-    const char* roots[] = {"hand", "foot", "wrist", "elbow", "shoulder", "shoulder.1", "spine"};
+    const char* roots[] = {"hand",  "palm",     "foot",       "wrist",
+                           "elbow", "shoulder", "shoulder.1", "spine"};
     mn_data* da = mn_data_create(m, 0);
     for (size_t r = 0; r < sizeof roots / sizeof roots[0]; r++) {
         int j = mn_model_find_joint(m, roots[r]);
