@@ -4,6 +4,7 @@
 #include <marionette/io.h>
 #include <marionette/model.h>
 #include <marionette/scene.h>
+#include <marionette/sequence.h>
 
 #include <math.h>
 #include <stdio.h>
@@ -335,6 +336,45 @@ typedef struct pose_opts {
     double fps, scale;
 } pose_opts;
 
+/* A free root j's state qj moved by P: T = Trans(off + p) Rot(orient) Rot(quat); P T has
+ * p' = P.R (off + p) + P.p - off, quat' = orient^-1 P.R orient quat. */
+static void place_free_root(const mn_model* m, int j, const mn_xform* P, double* q) {
+    mn_vec3 off = m->jnt_offset[j];
+    mn_vec3 p = mn_vec3_add(mn_mat3_mulv(&P->R, mn_vec3_add(off, mn_v3(q[0], q[1], q[2]))),
+                            mn_vec3_sub(P->p, off));
+    mn_quat o = m->jnt_orient[j], pr = mn_quat_from_mat3(&P->R);
+    mn_quat r = mn_quat_mul(mn_quat_mul(mn_quat_conj(o), pr),
+                            mn_quat_mul(o, mn_q4(q[3], q[4], q[5], q[6])));
+    r = mn_quat_normalize(r);
+    q[0] = p.x, q[1] = p.y, q[2] = p.z;
+    q[3] = r.w, q[4] = r.x, q[5] = r.y, q[6] = r.z;
+}
+
+/* A figure animated by a sequence, placed: every key's free root moved (the in-betweens
+ * follow, interpolation commuting with a fixed rigid motion). A root that is not free
+ * cannot be moved by its keys: the figure must stand where it is. */
+static int place_keys(const mn_scene* sc, int i, const mn_model* m, mn_seq* seq, const char* path) {
+    mn_xform P = mn_scene_figure_place(sc, i);
+    mn_xform I = mn_xform_identity();
+    if (!memcmp(&P, &I, sizeof P)) return MN_EXIT_OK;
+    if (m->jnt_type[0] != MN_JOINT_FREE || m->nroot != 1) {
+        fprintf(stderr,
+                "marionette: %s: a figure whose root is not free cannot be placed (its keys "
+                "hold no root position)\n",
+                mn_cli_safe(path));
+        return MN_EXIT_INPUT;
+    }
+    double* q = malloc(sizeof(double) * (size_t)m->nq);
+    if (!q) return MN_EXIT_INPUT;
+    for (int k = 0; k < mn_seq_key_count(seq); k++) {
+        memcpy(q, mn_seq_key_q(seq, k), sizeof(double) * (size_t)m->nq);
+        place_free_root(m, 0, &P, q + m->jnt_qadr[0]);
+        mn_seq_set_key(seq, mn_seq_key_frame(seq, k), q, NULL);
+    }
+    free(q);
+    return MN_EXIT_OK;
+}
+
 /* Figure i of a scene placed where the scene stands it: a free root's state moved, any
  * other root's placement (a fixed robot base) moved in the model. */
 static int place_figure(const mn_scene* sc, int i, mn_model** m, mn_data* d) {
@@ -343,18 +383,7 @@ static int place_figure(const mn_scene* sc, int i, mn_model** m, mn_data* d) {
     for (int j = 0; j < (*m)->njoint; j++) {
         if ((*m)->jnt_parent[j] >= 0) continue;
         if ((*m)->jnt_type[j] == MN_JOINT_FREE) {
-            /* T = Trans(off + p) Rot(orient) Rot(quat); P T: p' = P.R (off + p) + P.p - off,
-             * quat' = orient^-1 P.R orient quat */
-            double* q = d->q + (*m)->jnt_qadr[j];
-            mn_vec3 off = (*m)->jnt_offset[j];
-            mn_vec3 p = mn_vec3_add(mn_mat3_mulv(&P.R, mn_vec3_add(off, mn_v3(q[0], q[1], q[2]))),
-                                    mn_vec3_sub(P.p, off));
-            mn_quat o = (*m)->jnt_orient[j], pr = mn_quat_from_mat3(&P.R);
-            mn_quat r = mn_quat_mul(mn_quat_mul(mn_quat_conj(o), pr),
-                                    mn_quat_mul(o, mn_q4(q[3], q[4], q[5], q[6])));
-            r = mn_quat_normalize(r);
-            q[0] = p.x, q[1] = p.y, q[2] = p.z;
-            q[3] = r.w, q[4] = r.x, q[5] = r.y, q[6] = r.z;
+            place_free_root(*m, j, &P, d->q + (*m)->jnt_qadr[j]);
             continue;
         }
         if (!pm) {
@@ -396,7 +425,43 @@ static int pose_figures(const char* scene_path, mn_scene* sc, const pose_opts* p
     char dir[1024];
     const char* slash = strrchr(scene_path, '/');
     snprintf(dir, sizeof dir, "%.*s", slash ? (int)(slash - scene_path + 1) : 0, scene_path);
+    mn_seq* seq[8] = {0};
+    double f0 = HUGE_VAL, f1 = -HUGE_VAL, fps = 0;
     for (int i = 0; i < nf && rc == MN_EXIT_OK; i++) {
+        const char* sq = mn_scene_figure_sequence(sc, i);
+        if (sq) { /* a figure animated by its sequence document */
+            char path[2048];
+            snprintf(path, sizeof path, "%s%s", sq[0] == '/' ? "" : dir, sq);
+            mn_seq_read_options ro = mn_seq_read_default();
+            ro.trusted = 1;
+            mn_seq_doc_info info;
+            mn_error e;
+            int j;
+            if (mn_seq_read(path, &ro, &m[i], &seq[i], &info, &e) != MN_OK) {
+                rc = mn_cli_input_error(&e);
+            } else if (mn_scene_root_joint(sc, i, m[i], &j, &e) != MN_OK || j >= 0) {
+                if (j >= 0)
+                    mn_scene_figure_error(sc, i, "root",
+                                          &(mn_error){.status = MN_ERR_ARG,
+                                                      .message = "a figure animated by a "
+                                                                 "sequence keeps its root"},
+                                          &e);
+                rc = mn_cli_input_error(&e);
+            } else {
+                rc = place_keys(sc, i, m[i], seq[i], path);
+            }
+            if (rc == MN_EXIT_OK && !(d[i] = mn_data_create(m[i], 0))) rc = MN_EXIT_INPUT;
+            if (rc != MN_EXIT_OK) break;
+            int nk = mn_seq_key_count(seq[i]);
+            if (nk > 0) {
+                f0 = fmin(f0, mn_seq_key_frame(seq[i], 0));
+                f1 = fmax(f1, mn_seq_key_frame(seq[i], nk - 1));
+            }
+            if (fps == 0) fps = mn_seq_fps(seq[i]);
+            figs[i].model = m[i];
+            figs[i].data = d[i];
+            continue;
+        }
         const char* file = mn_scene_figure_file(sc, i);
         char path[2048];
         /* beside the scene, or as given (absolute, or the built-in "stickman") */
@@ -425,17 +490,31 @@ static int pose_figures(const char* scene_path, mn_scene* sc, const pose_opts* p
             figs[i].data = d[i];
         }
     }
+    /* the animated figures start at the first key: the scene's pins hold them there */
+    int animated = f0 <= f1;
+    for (int i = 0; i < nf && rc == MN_EXIT_OK && animated; i++)
+        if (seq[i]) mn_seq_sample_data(seq[i], d[i], f0);
     mn_error err;
     mn_csys* s = NULL;
     if (rc == MN_EXIT_OK && mn_scene_bind_figures(sc, figs, nf, &s, &err) != MN_OK)
         rc = mn_cli_input_error(&err);
+    /* per animated figure: the plain in-between of the last frame and the correction the
+     * solve made to it, carried to the next frame (80% of it, as mn_seq_solve_frame) */
+    double* plain_prev[8] = {0};
+    double* corr[8] = {0};
+    for (int i = 0; i < nf && rc == MN_EXIT_OK; i++)
+        if (seq[i]) {
+            plain_prev[i] = malloc(sizeof(double) * (size_t)(m[i]->nq + 1));
+            corr[i] = calloc((size_t)m[i]->nv + 1, sizeof(double));
+            if (!plain_prev[i] || !corr[i]) rc = MN_EXIT_INPUT;
+        }
     if (rc == MN_EXIT_OK) {
-        int frames = mn_scene_frames(sc);
+        int frames = animated ? (int)floor(f1 - f0 + 1e-9) + 1 : mn_scene_frames(sc);
         mn_motion mo[8];
         memset(mo, 0, sizeof mo);
         for (int i = 0; i < nf && po->out_path; i++) {
             mo[i].nframes = frames, mo[i].nq = m[i]->nq;
-            mo[i].frame_time = po->fps > 0 ? 1.0 / po->fps : 1.0 / 30.0;
+            mo[i].frame_time = po->fps > 0 ? 1.0 / po->fps : 1.0 / (fps > 0 ? fps : 30.0);
             mo[i].q = malloc(sizeof(double) * (size_t)frames * (size_t)(m[i]->nq ? m[i]->nq : 1));
             if (!mo[i].q) rc = MN_EXIT_INPUT;
         }
@@ -443,9 +522,20 @@ static int pose_figures(const char* scene_path, mn_scene* sc, const pose_opts* p
         memset(&r, 0, sizeof r);
         pose_worst w = {0, 0, 0, 0, 0, 0, -1, MN_OK, ""};
         for (int f = 0; f < frames && rc == MN_EXIT_OK; f++) {
-            mn_scene_apply_frame(sc, s, f);
+            for (int i = 0; i < nf; i++) {
+                if (!seq[i]) continue;
+                mn_seq_sample(seq[i], f0 + f, plain_prev[i]);
+                memcpy(d[i]->q, plain_prev[i], sizeof(double) * (size_t)m[i]->nq);
+                mn_integrate(m[i], d[i]->q, corr[i], 0.8);
+                mn_fk(m[i], d[i]);
+            }
+            if (animated) mn_csys_invalidate(s);
+            int sf = mn_scene_frames(sc);
+            mn_scene_apply_frame(sc, s, f < sf ? f : sf - 1);
             mn_csys_solve(s, &po->o, &r);
             worst_add(&w, &r, f);
+            for (int i = 0; i < nf; i++)
+                if (seq[i]) mn_q_difference(m[i], d[i]->q, plain_prev[i], corr[i]);
             for (int i = 0; i < nf && po->out_path; i++)
                 memcpy(mo[i].q + (size_t)f * (size_t)m[i]->nq, d[i]->q,
                        sizeof(double) * (size_t)m[i]->nq);
@@ -519,6 +609,9 @@ static int pose_figures(const char* scene_path, mn_scene* sc, const pose_opts* p
     }
     mn_csys_destroy(s);
     for (int i = 0; i < nf; i++) {
+        free(plain_prev[i]);
+        free(corr[i]);
+        mn_seq_destroy(seq[i]);
         mn_data_destroy(d[i]);
         mn_model_destroy(m[i]);
     }

@@ -48,12 +48,16 @@ mn_status mn_scene_root_joint(const mn_scene* sc, int figure, const mn_model* m,
                               mn_error* err);
 
 /* Several figures (Welman 6.1, 7.3): the "figures" array, each entry a name, a figure file
- * (relative to the scene's folder), where it stands ("position", "rotation") and its
- * "root". Joints are addressed "figure/joint" (or with a handle's "figure" member); a
- * scene without "figures" holds one figure, given apart, as before. 0 when none. */
+ * (relative to the scene's folder) or a sequence document animating one, where it stands
+ * ("position", "rotation") and its "root". Joints are addressed "figure/joint" (or with a handle's
+ * "figure" member); a scene without "figures" holds one figure, given apart, as before. 0 when
+ * none. */
 int mn_scene_figure_count(const mn_scene* sc);
 const char* mn_scene_figure_name(const mn_scene* sc, int i);
 const char* mn_scene_figure_file(const mn_scene* sc, int i);
+/* The sequence document (anim) that animates figure i instead of a "file", NULL when none:
+ * its keys move the figure frame by frame and the scene's constraints hold at every frame. */
+const char* mn_scene_figure_sequence(const mn_scene* sc, int i);
 /* Where figure i stands: its "position" and "rotation" (identity when not given). */
 mn_xform mn_scene_figure_place(const mn_scene* sc, int i);
 /* err: cause's message placed at the scene's file, line and "figures[i].field" (a figure

@@ -29,6 +29,7 @@ typedef struct sc_handle {
 typedef struct sc_figure {
     char name[NAME_CAP];
     char file[512];
+    char sequence[512]; /* a sequence document animating the figure, "" when none */
     char root[128];
     mn_xform place; /* where the figure stands: position, rotation */
 } sc_figure;
@@ -102,8 +103,8 @@ static mn_status read_handle(ctx* x, mn_scene* sc, const cJSON* o, sc_handle* h)
     return get_handle_point(x, o, h->type, &h->point);
 }
 
-static const char* const figure_keys[] = {"name", "file",    "position", "rotation",
-                                          "root", "comment", NULL};
+static const char* const figure_keys[] = {"name",     "file", "sequence", "position",
+                                          "rotation", "root", "comment",  NULL};
 
 static mn_status read_figure(ctx* x, mn_scene* sc, const cJSON* o, sc_figure* f) {
     if (!cJSON_IsObject(o)) return fail(x, MN_ERR_PARSE, "expected an object");
@@ -119,7 +120,14 @@ static mn_status read_figure(ctx* x, mn_scene* sc, const cJSON* o, sc_figure* f)
             push_key(x, "name");
             return fail(x, MN_ERR_PARSE, "duplicate figure name \"%s\"", f->name);
         }
-    if ((st = get_str(x, o, "file", f->file, sizeof f->file, 1, NULL)) != MN_OK) return st;
+    int has_file = 0, has_seq = 0;
+    if ((st = get_str(x, o, "file", f->file, sizeof f->file, 0, &has_file)) != MN_OK) return st;
+    if ((st = get_str(x, o, "sequence", f->sequence, sizeof f->sequence, 0, &has_seq)) != MN_OK)
+        return st;
+    if (has_file + has_seq != 1)
+        return fail(x, MN_ERR_PARSE,
+                    "a figure has exactly one of \"file\" and \"sequence\" (a sequence "
+                    "document, which names its figure)");
     if ((st = get_str(x, o, "root", f->root, sizeof f->root, 0, NULL)) != MN_OK) return st;
     int has = 0;
     f->place = mn_xform_identity();
@@ -521,7 +529,11 @@ const char* mn_scene_figure_name(const mn_scene* sc, int i) {
 }
 
 const char* mn_scene_figure_file(const mn_scene* sc, int i) {
-    return sc && i >= 0 && i < sc->nfig ? sc->fig[i].file : NULL;
+    return sc && i >= 0 && i < sc->nfig && sc->fig[i].file[0] ? sc->fig[i].file : NULL;
+}
+
+const char* mn_scene_figure_sequence(const mn_scene* sc, int i) {
+    return sc && i >= 0 && i < sc->nfig && sc->fig[i].sequence[0] ? sc->fig[i].sequence : NULL;
 }
 
 mn_xform mn_scene_figure_place(const mn_scene* sc, int i) {

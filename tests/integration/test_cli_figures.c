@@ -1,7 +1,8 @@
 /* Several figures in one scene (Welman 6.1, 7.3): two stick figures holding hands, both
  * feet of each locked, the first dragged back and down over 30 frames
- * (docs/examples/holding_hands.json). `pose --out` writes one BVH per figure; read back,
- * every lock holds within 1e-5 m at every frame and the hands stay joined. */
+ * (docs/examples/holding_hands.json), and both crouching together, each animated by a
+ * sequence document (holding_hands_crouch.json). `pose --out` writes one BVH per figure;
+ * read back, every lock holds within 1e-5 m at every frame and the hands stay joined. */
 #include <marionette/io.h>
 #include <marionette/model.h>
 
@@ -29,10 +30,14 @@ static mn_model* read_back(const char* path, const mn_model* names_of, mn_motion
     return m;
 }
 
-static void test_holding_hands(void) {
+/* Poses `scene` (ann and bob holding hands, both feet of each locked) and reads the two
+ * BVH files back: every lock within 1e-5 m at every one of `frames` frames. `crouch`: ann's
+ * pelvis goes down by more than that at the middle frame (the keyed crouch); else it moves
+ * back and down with the drag. */
+static void holding_hands(const char* scene, int frames, double crouch) {
     char out_path[256], args[1024], *out, *err;
     snprintf(out_path, sizeof out_path, "%s/hands.bvh", mn_test_temp_dir());
-    snprintf(args, sizeof args, "pose --scene '%s' --tol 1e-6 --out '%s'", HANDS, out_path);
+    snprintf(args, sizeof args, "pose --scene '%s' --tol 1e-6 --out '%s'", scene, out_path);
     CHECK(run_cli(args, &out, &err) == 0);
     CHECK(out && strstr(out, "figures=2 ") && strstr(out, "status=OK") &&
           strstr(out, "unmet_frames=0"));
@@ -47,15 +52,15 @@ static void test_holding_hands(void) {
     memset(&ma, 0, sizeof ma), memset(&mb, 0, sizeof mb);
     mn_model* a = read_back(pa, stick, &ma);
     mn_model* b = read_back(pb, stick, &mb);
-    CHECK(a && b && ma.nframes == 30 && mb.nframes == 30);
-    if (a && b && ma.nframes == 30 && mb.nframes == 30) {
+    CHECK(a && b && ma.nframes == frames && mb.nframes == frames);
+    if (a && b && ma.nframes == frames && mb.nframes == frames) {
         mn_data* da = mn_data_create(a, 0);
         mn_data* db = mn_data_create(b, 0);
         const char* feet[2] = {"left foot", "right foot"};
         mn_vec3 fa0[2], fb0[2];
         mn_mat3 ra0[2], rb0[2];
-        double feet_err = 0, rot_err = 0, hands_err = 0, moved = 0;
-        for (int f = 0; f < 30; f++) {
+        double feet_err = 0, rot_err = 0, hands_err = 0, moved = 0, pelvis0 = 0;
+        for (int f = 0; f < frames; f++) {
             memcpy(da->q, ma.q + (size_t)f * a->nq, sizeof(double) * (size_t)a->nq);
             memcpy(db->q, mb.q + (size_t)f * b->nq, sizeof(double) * (size_t)b->nq);
             mn_fk(a, da);
@@ -79,12 +84,14 @@ static void test_holding_hands(void) {
             mn_vec3 bl = db->xf[mn_model_find_joint(b, "left hand")].p;
             mn_vec3 br = db->xf[mn_model_find_joint(b, "right hand")].p;
             hands_err = fmax(hands_err, fmax(mn_vec3_dist(ar, bl), mn_vec3_dist(al, br)));
-            if (f == 29) moved = mn_vec3_dist(da->xf[0].p, mn_v3(0, 0.95, 0));
+            if (f == 0) pelvis0 = da->xf[0].p.y;
+            if (!crouch && f == frames - 1) moved = mn_vec3_dist(da->xf[0].p, mn_v3(0, 0.95, 0));
+            if (crouch && f == frames / 2) moved = pelvis0 - da->xf[0].p.y;
         }
         CHECK(feet_err < 1e-5);
         CHECK(rot_err < 1e-5);
         CHECK(hands_err < 1e-5);
-        CHECK(moved > 0.05); /* ann's pelvis went back and down */
+        CHECK(moved > (crouch ? crouch : 0.05)); /* ann's pelvis went down */
         if (!(feet_err < 1e-5 && hands_err < 1e-5 && rot_err < 1e-5))
             fprintf(stderr, "  feet %g, soles %g, hands %g\n", feet_err, rot_err, hands_err);
         /* bob stands 0.9 m in front of ann, facing her */
@@ -97,6 +104,16 @@ static void test_holding_hands(void) {
     mn_motion_free(&ma), mn_motion_free(&mb);
     mn_model_destroy(a), mn_model_destroy(b), mn_model_destroy(stick);
     remove(pa), remove(pb);
+}
+
+static void test_holding_hands(void) {
+    holding_hands(HANDS, 30, 0);
+}
+
+/* Each figure animated by a sequence document (the keyed crouch of crouch_keys.json), bob
+ * placed in front of ann through his keys: 61 frames, the pelvis 10 cm down at the middle. */
+static void test_holding_hands_crouch(void) {
+    holding_hands(MN_SOURCE "/docs/examples/holding_hands_crouch.json", 61, 0.1);
 }
 
 /* Mistakes name the scene's file, line and field. */
@@ -142,6 +159,7 @@ static void test_figure_errors(void) {
 int main(int argc, char** argv) {
     mn_test_init(argc, argv);
     RUN(test_holding_hands);
+    RUN(test_holding_hands_crouch);
     RUN(test_figure_errors);
     return mn_test_report();
 }
