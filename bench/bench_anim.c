@@ -24,6 +24,7 @@ const char mn_bench_anim_summary[] =
 static void usage(FILE* f) {
     fprintf(f,
             "usage: marionette bench anim [--bvh FILE] [--samples N] [--frames N] [--svg FILE]\n"
+            "                            [--solver lagrange|ccd|dls|all]\n"
             "\n"
             "sampling: a sequence of the built-in stick figure (20 keys of varied poses, 10\n"
             "frames apart) and, with --bvh, of a BVH take (every 4th frame a key, lengths scaled\n"
@@ -35,11 +36,13 @@ static void usage(FILE* f) {
             "inbetween: the stick figure crouches 20 cm and stands up again over 4 keys while\n"
             "both feet are locked (position and orientation) and the right hand follows a\n"
             "Catmull-Rom path of 5 target keys; every frame of --frames (default 600) is an\n"
-            "in-between re-satisfying the constraints with the Lagrange solver, warm-started,\n"
-            "to a tolerance of 1e-5 m (ten times tighter than the goal of 1e-4 m).\n"
-            "One line: frames, median_ms, p99_ms, max_ms (thread CPU time per frame),\n"
+            "in-between re-satisfying the constraints with --solver (default lagrange; all:\n"
+            "each of the three), warm-started, to a tolerance of 1e-5 m (ten times tighter\n"
+            "than the goal of 1e-4 m), at most 20 steps (sweeps for ccd) a frame.\n"
+            "One line per solver: frames, median_ms, p99_ms, max_ms (thread CPU time per frame),\n"
             "mean_iters, max_lock_error_m (largest distance of a foot or the hand from its\n"
-            "target at any frame), plain_foot_error_m (the same feet in the plain in-betweens).\n"
+            "target at any frame), plain_foot_error_m (the same feet in the plain in-betweens),\n"
+            "unmet_frames (frames whose solve did not meet every constraint).\n"
             "--svg FILE also plots, per frame, how far the left foot is from its lock and the\n"
             "hand from its path in the plain and in the constrained in-betweens.\n"
             "\n"
@@ -324,7 +327,7 @@ static int write_svg(const char* path, int frames, const double* foot_plain, con
     return mn_bench_svg_close(fp, &svg, path);
 }
 
-static void time_inbetween(const mn_model* m, int frames, const char* svg) {
+static void time_inbetween(const mn_model* m, int frames, const char* svg, mn_csolver method) {
     mn_seq* s = mn_seq_create(m, NULL, NULL);
     double* q = malloc(sizeof(double) * (size_t)m->nq);
     double span = frames - 1;
@@ -374,16 +377,19 @@ static void time_inbetween(const mn_model* m, int frames, const char* svg) {
     mn_seq_solver* v = mn_seq_solver_create(s, d, NULL);
     mn_seq_solve_options o = mn_seq_solve_options_default();
     o.solve.tol = 1e-5; /* ten times tighter than the goal of 1e-4 */
+    o.solve.method = method;
     double* t = malloc(sizeof(double) * (size_t)frames);
     double* plot = calloc((size_t)frames * 4, sizeof(double)); /* foot, hand: plain, constrained */
     double worst = 0, plain = 0;
     long iters = 0;
+    int unmet = 0;
     for (int f = 0; f < frames; f++) {
         mn_csolve_result r;
         double t0 = cpu_ns();
         mn_seq_solve_frame(v, f, &o, &r);
         t[f] = (cpu_ns() - t0) * 1e-6;
         iters += r.iterations;
+        if (r.status != MN_OK) unmet++;
         mn_target_key tk;
         mn_seq_target_at(s, ci, f, &tk);
         worst = fmax(worst, mn_vec3_dist(mn_point_world(d, h.joint, h.point), tk.pos));
@@ -412,12 +418,12 @@ static void time_inbetween(const mn_model* m, int frames, const char* svg) {
                                              lock[i]));
     }
     qsort(t, (size_t)frames, sizeof *t, cmp);
-    printf("bench=anim part=inbetween figure=stickman solver=lagrange "
+    printf("bench=anim part=inbetween figure=stickman solver=%s "
            "constraints=feet_locked+hand_path frames=%d "
            "median_ms=%.4f p99_ms=%.4f max_ms=%.4f mean_iters=%.2f max_lock_error_m=%.2e "
-           "plain_foot_error_m=%.4f\n",
-           frames, t[frames / 2], t[(int)(0.99 * (frames - 1))], t[frames - 1],
-           (double)iters / frames, worst, plain);
+           "plain_foot_error_m=%.4f unmet_frames=%d\n",
+           mn_csolver_name(method), frames, t[frames / 2], t[(int)(0.99 * (frames - 1))],
+           t[frames - 1], (double)iters / frames, worst, plain, unmet);
     if (svg) {
         double* col[4];
         for (int i = 0; i < 4; i++) {
@@ -492,14 +498,18 @@ int mn_bench_anim(int argc, char** argv) {
         usage(stdout);
         return MN_EXIT_OK;
     }
-    const char *bvh = NULL, *svg = NULL;
+    const char *bvh = NULL, *svg = NULL, *solver = "lagrange";
     int nsamples = 200000, frames = 600;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--bvh") && i + 1 < argc)
             bvh = argv[++i];
         else if (!strcmp(argv[i], "--svg") && i + 1 < argc)
             svg = argv[++i];
-        else if (!strcmp(argv[i], "--samples") && i + 1 < argc) {
+        else if (!strcmp(argv[i], "--solver") && i + 1 < argc) {
+            solver = argv[++i];
+            if (strcmp(solver, "all") && mn_csolver_parse(solver) < 0)
+                return mn_cli_usage_error("bench anim", "unknown solver '%s'", solver);
+        } else if (!strcmp(argv[i], "--samples") && i + 1 < argc) {
             if (!mn_cli_parse_int(argv[++i], &nsamples) || nsamples < 1)
                 return mn_cli_usage_error("bench anim", "--samples needs a positive integer");
         } else if (!strcmp(argv[i], "--frames") && i + 1 < argc) {
@@ -532,7 +542,9 @@ int mn_bench_anim(int argc, char** argv) {
         mn_motion_free(&mo);
         mn_model_destroy(b);
     }
-    time_inbetween(m, frames, svg);
+    for (int k = 0; k < MN_CSOLVE_COUNT; k++)
+        if (!strcmp(solver, "all") || mn_csolver_parse(solver) == k)
+            time_inbetween(m, frames, svg, (mn_csolver)k);
     mn_model_destroy(m);
     return MN_EXIT_OK;
 }

@@ -15,7 +15,7 @@ const char mn_cmd_convert_summary[] = "convert a figure to skeleton text (.skel)
 static void usage(FILE* f) {
     fprintf(f,
             "usage: marionette convert IN OUT [--anim NAME] [--names-from FIGURE] [--scale S]\n"
-            "                                 [--z-up] [--keep-attributes]\n"
+            "                                 [--z-up] [--keep-attributes] [--root JOINT]\n"
             "       marionette convert IN... --out-dir DIR [--format bvh|skel|glb|json] [-j N]\n"
             "                                [--force] [--names-from FIGURE]\n"
             "\n"
@@ -41,6 +41,8 @@ static void usage(FILE* f) {
             "BVH names have no spaces ('right arm' is written 'right_arm'). A BVH written from\n"
             "the built-in figure gets its names back by itself; --names-from FIGURE (any figure\n"
             "file) gives a BVH IN the names of the figure it was written from (docs/bvh.md).\n"
+            "--root JOINT writes the figure re-rooted at JOINT (a hand or a foot as the root),\n"
+            "every joint where it was at every frame (docs/model.md, \"Re-rooting\").\n"
             "\n"
             "With --out-dir, every IN is converted to DIR/<IN's name>.EXT (EXT from --format,\n"
             "default bvh; DIR is created) by N worker threads (-j N, default one per core).\n"
@@ -64,8 +66,54 @@ typedef struct convert_ctx {
     int z_up;                 /* --z-up: a URDF IN keeps +Z up in a .glb */
     int keep;                 /* --keep-attributes: a skinned mesh's normals and UVs go along */
     const mn_model* names_of; /* --names-from: the figure whose names a BVH IN gets back */
+    const char* root;         /* --root: the joint the figure is re-rooted at */
     int quiet;                /* a batch: no warnings or notes on stderr */
 } convert_ctx;
+
+/* The figure re-rooted at joint `root` (mn_model_reroot), every frame of its motion
+ * carried over; a fixed root is fixed where the first frame puts the new root. */
+static mn_status reroot_figure(const char* in, const char* root, mn_model** m, mn_motion* mo,
+                               int skinned, mn_error* err) {
+    int j = mn_model_find_joint(*m, root);
+    if (j < 0) {
+        char hint[256];
+        return mn_error_set(err, MN_ERR_NOTFOUND, in, 0, "--root", "no joint named \"%s\"%s", root,
+                            mn_model_joint_hint(*m, root, hint, sizeof hint));
+    }
+    if (skinned)
+        return mn_error_set(err, MN_ERR_ARG, in, 0, "--root",
+                            "a skinned figure keeps its root (its skin is bound to the joints "
+                            "as they are)");
+    mn_model* rm = mn_model_reroot(*m, j, mo->nframes > 0 ? mo->q : NULL, err);
+    if (!rm) {
+        mn_error why = *err;
+        const char* msg = why.message; /* "joint: why" without its field */
+        size_t fl = strlen(why.field);
+        if (fl && !strncmp(msg, why.field, fl) && msg[fl] == ':') msg += fl + (msg[fl + 1] ? 2 : 1);
+        return mn_error_set(err, why.status, in, 0, "--root", "%s", msg);
+    }
+    double* q = NULL;
+    if (mo->nframes > 0) {
+        q = malloc(sizeof(double) * (size_t)mo->nframes * (size_t)(rm->nq ? rm->nq : 1));
+        if (!q) {
+            mn_model_destroy(rm);
+            return mn_error_set(err, MN_ERR_NOMEM, in, 0, "--root", "out of memory");
+        }
+        for (int f = 0; f < mo->nframes; f++)
+            if (mn_model_reroot_state(*m, mo->q + (size_t)f * (*m)->nq, rm, q + (size_t)f * rm->nq,
+                                      err) != MN_OK) {
+                free(q);
+                mn_model_destroy(rm);
+                return err->status;
+            }
+        free(mo->q);
+        mo->q = q;
+        mo->nq = rm->nq;
+    }
+    mn_model_destroy(*m);
+    *m = rm;
+    return MN_OK;
+}
 
 /* One conversion, by OUT's extension. */
 static mn_status convert_one(const char* in, const char* out, void* ctxp, mn_error* err) {
@@ -78,7 +126,7 @@ static mn_status convert_one(const char* in, const char* out, void* ctxp, mn_err
     int read_scaled = !isnan(ctx->scale) && kind == MN_FILE_BVH && !ends_with(out, ".glb");
     if (!isnan(ctx->scale) && kind != MN_FILE_BVH && !ends_with(out, ".glb"))
         return mn_error_set(err, MN_ERR_ARG, in, 0, "--scale", "is for a .glb OUT or a BVH IN");
-    if (ends_with(out, ".json") && !named && !read_scaled) {
+    if (ends_with(out, ".json") && !named && !read_scaled && !ctx->root) {
         mn_status s = mn_figure_doc_convert(in, out, &w, err);
         if (s == MN_OK && !ctx->quiet) mn_cli_print_warnings(&w);
         return s;
@@ -116,6 +164,15 @@ static mn_status convert_one(const char* in, const char* out, void* ctxp, mn_err
         return err->status;
     }
     if (!ctx->quiet) mn_cli_print_warnings(&w);
+    if (ctx->root) {
+        mn_status rs = reroot_figure(in, ctx->root, &m, &mo, g.nverts > 0, err);
+        if (rs != MN_OK) {
+            mn_motion_free(&mo);
+            mn_model_destroy(m);
+            mn_gltf_free(&g);
+            return rs;
+        }
+    }
     /* glTF's axes (+Y up) and unit (the metre): a URDF (+Z up) turned at its root, a BVH's
      * lengths scaled to metres by its height unless --scale says otherwise */
     mn_gltf_write_options go = mn_gltf_write_default();
@@ -163,7 +220,7 @@ int mn_cmd_convert(int argc, char** argv) {
         usage(stdout);
         return MN_EXIT_OK;
     }
-    const char *anim = NULL, *out_dir = NULL, *to = NULL, *names_from = NULL;
+    const char *anim = NULL, *out_dir = NULL, *to = NULL, *names_from = NULL, *root = NULL;
     int jobs = 0, npos = 0, force = 0, z_up = 0, keep = 0;
     double scale = NAN;
     char** pos = calloc((size_t)argc + 1, sizeof *pos);
@@ -189,7 +246,7 @@ int mn_cmd_convert(int argc, char** argv) {
             i++;
         } else if (!strcmp(argv[i], "--anim") || !strcmp(argv[i], "--out-dir") ||
                    !strcmp(argv[i], "--to") || !strcmp(argv[i], "--format") ||
-                   !strcmp(argv[i], "--names-from")) {
+                   !strcmp(argv[i], "--names-from") || !strcmp(argv[i], "--root")) {
             if (i + 1 >= argc) {
                 rc = mn_cli_usage_error("convert", "%s needs a value", argv[i]);
                 break;
@@ -201,6 +258,7 @@ int mn_cmd_convert(int argc, char** argv) {
             const char** dst = !strcmp(argv[i], "--anim")         ? &anim
                                : !strcmp(argv[i], "--out-dir")    ? &out_dir
                                : !strcmp(argv[i], "--names-from") ? &names_from
+                               : !strcmp(argv[i], "--root")       ? &root
                                                                   : &to; /* --format, --to */
             *dst = argv[++i];
         } else if (argv[i][0] == '-' && argv[i][1]) {
@@ -213,7 +271,7 @@ int mn_cmd_convert(int argc, char** argv) {
         free(pos);
         return rc;
     }
-    convert_ctx ctx = {anim, scale, z_up, keep, NULL, 0};
+    convert_ctx ctx = {anim, scale, z_up, keep, NULL, root, 0};
     mn_model* names_of = NULL;
     mn_error err;
     if (out_dir) {

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include <marionette/gltf.h>
+#include <marionette/meshio.h>
 
 #include "cli.h"
 
@@ -15,7 +16,7 @@ const char mn_cmd_fk_summary[] =
 
 static void usage(FILE* f) {
     fprintf(f, "usage: marionette fk FILE [--frame N | --every-frame] [--anim NAME] [--time T]\n"
-               "                          [--q v1,v2,...] [--json]\n"
+               "                          [--q v1,v2,...] [--json] [--objects OUT.obj]\n"
                "\n"
                "Prints the world position of every joint (for URDF: every link frame) as\n"
                "'name x y z' (9 significant digits), in the file's units; --json gives full\n"
@@ -35,7 +36,10 @@ static void usage(FILE* f) {
                "\"time\" (seconds), \"joints\"}]}.\n"
                "A BVH joint with an unusual channel list (two position channels, say) is a\n"
                "series of 1-DOF joints in the model, 'NAME:0:Xposition' ... 'NAME' (docs/bvh.md):\n"
-               "it is listed once, as NAME, like every joint of the file.\n");
+               "it is listed once, as NAME, like every joint of the file.\n"
+               "--objects OUT.obj writes the polygon objects the joints name (the skeleton\n"
+               "text's `object`, Wavefront OBJ files beside FILE) placed on their joints in\n"
+               "the pose (the last one with --every-frame), as one OBJ mesh (Welman 6.1.1).\n");
 }
 
 /* Are the pose's world positions finite? 0 after saying which is not. */
@@ -117,12 +121,35 @@ static int pose_frame(const fk_source* s, mn_data* d, int f) {
     return 1;
 }
 
+/* --objects: the joints' objects placed in the pose d, as one OBJ mesh. */
+static int write_objects(const char* file, const mn_model* m, const mn_data* d, const char* out) {
+    char dir[1024];
+    const char* slash = strrchr(file, '/');
+    snprintf(dir, sizeof dir, "%.*s", slash ? (int)(slash - file) : 0, file);
+    mn_objects o;
+    mn_mesh posed;
+    mn_warnings w = {0};
+    mn_error err;
+    if (mn_objects_read(m, dir, &o, &w, &err) != MN_OK) return mn_cli_input_error(&err);
+    mn_cli_print_warnings(&w);
+    int rc = MN_EXIT_OK;
+    if (mn_objects_pose(m, d, &o, &posed, &err) != MN_OK ||
+        mn_obj_write(out, posed.nverts, posed.pos, posed.ntris, posed.tris, &err) != MN_OK)
+        rc = mn_cli_input_error(&err);
+    else if (o.nobjects == 0)
+        fprintf(stderr, "marionette: note: %s: no joint names an object; %s is empty\n",
+                mn_cli_safe(file), mn_cli_safe(out));
+    mn_mesh_free(&posed);
+    mn_objects_free(&o);
+    return rc;
+}
+
 int mn_cmd_fk(int argc, char** argv) {
     if (mn_cli_wants_help(argc, argv)) {
         usage(stdout);
         return MN_EXIT_OK;
     }
-    const char *file = NULL, *qtext = NULL;
+    const char *file = NULL, *qtext = NULL, *objects_out = NULL;
     const char* anim_name = NULL;
     int frame = -1, json = 0, has_time = 0, every = 0;
     double time = 0;
@@ -141,6 +168,9 @@ int mn_cmd_fk(int argc, char** argv) {
         } else if (!strcmp(argv[i], "--frame")) {
             if (i + 1 >= argc || !mn_cli_parse_int(argv[++i], &frame) || frame < 0)
                 return mn_cli_usage_error("fk", "--frame needs a frame number >= 0");
+        } else if (!strcmp(argv[i], "--objects")) {
+            if (i + 1 >= argc) return mn_cli_usage_error("fk", "--objects needs OUT.obj");
+            objects_out = argv[++i];
         } else if (!strcmp(argv[i], "--q")) {
             if (i + 1 >= argc) return mn_cli_usage_error("fk", "--q needs a list of numbers");
             qtext = argv[++i];
@@ -281,6 +311,7 @@ int mn_cmd_fk(int argc, char** argv) {
         if (every && json) printf("}");
     }
     if (json) printf(every ? "]}\n" : "}\n");
+    if (objects_out) rc = write_objects(file, m, d, objects_out);
 done:
     free(work);
     mn_data_destroy(d);

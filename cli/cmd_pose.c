@@ -4,7 +4,9 @@
 #include <marionette/io.h>
 #include <marionette/model.h>
 #include <marionette/scene.h>
+#include <marionette/sequence.h>
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,10 +21,11 @@ const char mn_cmd_pose_summary[] = "pose a figure under the constraints and drag
 static void usage(FILE* f) {
     fprintf(
         f,
-        "usage: marionette pose MODEL --scene SCENE.json [--solver lagrange|ccd|dls] [--json]\n"
+        "usage: marionette pose [MODEL] --scene SCENE.json [--solver lagrange|ccd|dls] [--json]\n"
         "                       [--iters N] [--tol T] [--scale S] [--frame N] "
         "[--anim NAME]\n"
         "                       [--free-translations] [--out OUT.bvh|OUT.glb] [--fps F]\n"
+        "                       [--root JOINT]\n"
         "\n"
         "Reads a figure (skeleton text, BVH, URDF, glTF; MODEL \"stickman\" is the built-in\n"
         "stick figure when no file of that name exists) and a scene naming handles,\n"
@@ -30,6 +33,9 @@ static void usage(FILE* f) {
         "where the figure stands. For each frame of the scene the drags move to that frame's\n"
         "targets and the solver runs once. Prints the final state q, joint by joint, and the\n"
         "residual of every constraint (metres or radians).\n"
+        "A scene with \"figures\" names its figures itself (files beside the scene, joints\n"
+        "\"figure/joint\"): give no MODEL; q lines read \"q FIGURE/JOINT:\", and --out OUT\n"
+        "writes one file per figure, OUT with the figure's name before its extension.\n"
         "\n"
         "  --solver NAME  lagrange (default; maintained constraints, Welman 5.2), ccd (the\n"
         "                 penalty method of 5.4) or dls (damped least squares with priorities);\n"
@@ -48,6 +54,9 @@ static void usage(FILE* f) {
         "                 skinned mesh when MODEL is a skinned glTF file), replaced\n"
         "                 atomically; nothing is written when the figure or scene is bad\n"
         "  --fps F        frame rate of that motion (default: the BVH file's, else 30)\n"
+        "  --root JOINT   re-root the figure at JOINT first, every joint where it stands (a\n"
+        "                 hand or a foot as the root; overrides the scene's \"root\"); the\n"
+        "                 state printed and written is the re-rooted figure's\n"
         "  --json         print one JSON object instead of text\n"
         "\n"
         "Exit status: 0 when posed (the status line says whether every constraint was met),\n"
@@ -171,13 +180,97 @@ fail:
     return rc;
 }
 
+/* The worst of a scene's frames: the largest violations and drag error with the frames
+ * they happened at, the frames whose solve failed and the first of them. */
+typedef struct pose_worst {
+    double v, rot, drag;
+    int v_frame, rot_frame, unmet_frames;
+    int first_bad;
+    mn_status status;
+    char message[sizeof(((mn_csolve_result*)0)->message)];
+} pose_worst;
+
+static void worst_add(pose_worst* w, const mn_csolve_result* r, int f) {
+    if (f == 0 || r->max_violation > w->v) w->v = r->max_violation, w->v_frame = f;
+    if (f == 0 || r->max_rot_violation > w->rot) w->rot = r->max_rot_violation, w->rot_frame = f;
+    if (f == 0 || r->max_drag_error > w->drag) w->drag = r->max_drag_error;
+    if (r->status == MN_OK) return;
+    w->unmet_frames++;
+    if (w->first_bad >= 0) return;
+    w->first_bad = f, w->status = r->status;
+    snprintf(w->message, sizeof w->message, "frame %d: %.160s", f, r->message);
+}
+
+/* The result printed: the last frame's, with the worst frame's figures (a NaN anywhere
+ * stays in them, for the finiteness check). */
+static void worst_into(const pose_worst* w, mn_csolve_result* r) {
+    if (!isnan(r->max_violation)) r->max_violation = w->v;
+    if (!isnan(r->max_rot_violation)) r->max_rot_violation = w->rot;
+    if (!isnan(r->max_drag_error)) r->max_drag_error = w->drag;
+    if (w->first_bad < 0) return;
+    r->status = w->status;
+    snprintf(r->message, sizeof r->message, "%s", w->message);
+}
+
+/* --root JOINT, else the scene's "root": the figure re-rooted there (mn_model_reroot), its
+ * state carried over so that every joint stays where it stands. */
+static int reroot(const char* model_path, const char* root_name, const mn_scene* sc, int figure,
+                  mn_model** m, mn_data** d, int skinned) {
+    mn_error err;
+    int j = -1;
+    if (root_name) {
+        j = mn_model_find_joint(*m, root_name);
+        if (j < 0) {
+            char hint[256];
+            fprintf(stderr, "marionette: %s: --root: no joint named \"%s\"%s\n",
+                    mn_cli_safe(model_path), mn_cli_safe(root_name),
+                    mn_cli_safe(mn_model_joint_hint(*m, root_name, hint, sizeof hint)));
+            return MN_EXIT_INPUT;
+        }
+    } else if (mn_scene_root_joint(sc, figure, *m, &j, &err) != MN_OK) {
+        return mn_cli_input_error(&err);
+    }
+    if (j < 0) return MN_EXIT_OK;
+    if (skinned) {
+        fprintf(stderr,
+                "marionette: %s: --root: a skinned figure keeps its root (its skin is bound to "
+                "the joints as they are)\n",
+                mn_cli_safe(model_path));
+        return MN_EXIT_INPUT;
+    }
+    mn_model* rm = mn_model_reroot(*m, j, (*d)->q, &err);
+    mn_data* rd = rm ? mn_data_create(rm, 0) : NULL;
+    if (!rm || !rd || mn_model_reroot_state(*m, (*d)->q, rm, rd->q, &err) != MN_OK) {
+        if (rm && rd) err.status = err.status ? err.status : MN_ERR_NOMEM;
+        mn_data_destroy(rd);
+        mn_model_destroy(rm);
+        if (!rm) {
+            const char* msg = err.message; /* "joint: why" without its field */
+            size_t fl = strlen(err.field);
+            if (fl && !strncmp(msg, err.field, fl) && msg[fl] == ':')
+                msg += fl + (msg[fl + 1] ? 2 : 1);
+            fprintf(stderr, "marionette: %s: --root: %s\n", mn_cli_safe(model_path),
+                    mn_cli_safe(msg));
+            return MN_EXIT_INPUT;
+        }
+        return mn_cli_input_error(&err);
+    }
+    mn_fk(rm, rd);
+    mn_data_destroy(*d);
+    mn_model_destroy(*m);
+    *m = rm, *d = rd;
+    return MN_EXIT_OK;
+}
+
 static void print_text(const mn_model* m, const mn_data* d, mn_csys* s, const mn_csolve_result* r,
-                       const char* solver, int frames, const char* model_name) {
+                       const pose_worst* w, const char* solver, int frames,
+                       const char* model_name) {
     printf(
         "model=%s solver=%s frames=%d status=%s iters=%d max_violation=%.3g max_rot_violation=%.3g "
-        "max_drag_error=%.3g unmet=%d\n",
+        "max_drag_error=%.3g unmet=%d worst_frame=%d worst_rot_frame=%d unmet_frames=%d\n",
         mn_cli_safe(model_name), solver, frames, mn_status_name(r->status), r->iterations,
-        r->max_violation, r->max_rot_violation, r->max_drag_error, r->nunmet);
+        r->max_violation, r->max_rot_violation, r->max_drag_error, r->nunmet, w->v_frame,
+        w->rot_frame, w->unmet_frames);
     if (r->status != MN_OK && r->message[0]) printf("# %s\n", mn_cli_safe(r->message));
     for (int j = 0; j < m->njoint; j++) {
         int nq = mn_joint_type_nq((mn_joint_type)m->jnt_type[j]);
@@ -196,14 +289,17 @@ static void print_text(const mn_model* m, const mn_data* d, mn_csys* s, const mn
 }
 
 static void print_json(const mn_model* m, const mn_data* d, mn_csys* s, const mn_csolve_result* r,
-                       const char* solver, int frames, const char* model_name) {
+                       const pose_worst* w, const char* solver, int frames,
+                       const char* model_name) {
     printf("{\"model\": ");
     mn_cli_json_string(stdout, model_name);
     printf(", \"solver\": \"%s\", \"frames\": %d, \"status\": \"%s\", \"iters\": %d, "
            "\"max_violation\": %s, "
-           "\"max_rot_violation\": %s, \"max_drag_error\": %s, \"message\": ",
+           "\"max_rot_violation\": %s, \"max_drag_error\": %s, \"worst_frame\": %d, "
+           "\"worst_rot_frame\": %d, \"unmet_frames\": %d, \"message\": ",
            solver, frames, mn_status_name(r->status), r->iterations, J(r->max_violation),
-           J(r->max_rot_violation), J(r->max_drag_error));
+           J(r->max_rot_violation), J(r->max_drag_error), w->v_frame, w->rot_frame,
+           w->unmet_frames);
     mn_cli_json_string(stdout, r->status == MN_OK ? "" : r->message);
     printf(",\n \"q\": [");
     for (int k = 0; k < m->nq; k++)
@@ -232,6 +328,296 @@ static void print_json(const mn_model* m, const mn_data* d, mn_csys* s, const mn
     printf("]}\n");
 }
 
+/* The options of a pose run that the figures' path shares. */
+typedef struct pose_opts {
+    mn_csolve_options o;
+    int json;
+    const char* out_path;
+    double fps, scale;
+} pose_opts;
+
+/* A free root j's state qj moved by P: T = Trans(off + p) Rot(orient) Rot(quat); P T has
+ * p' = P.R (off + p) + P.p - off, quat' = orient^-1 P.R orient quat. */
+static void place_free_root(const mn_model* m, int j, const mn_xform* P, double* q) {
+    mn_vec3 off = m->jnt_offset[j];
+    mn_vec3 p = mn_vec3_add(mn_mat3_mulv(&P->R, mn_vec3_add(off, mn_v3(q[0], q[1], q[2]))),
+                            mn_vec3_sub(P->p, off));
+    mn_quat o = m->jnt_orient[j], pr = mn_quat_from_mat3(&P->R);
+    mn_quat r = mn_quat_mul(mn_quat_mul(mn_quat_conj(o), pr),
+                            mn_quat_mul(o, mn_q4(q[3], q[4], q[5], q[6])));
+    r = mn_quat_normalize(r);
+    q[0] = p.x, q[1] = p.y, q[2] = p.z;
+    q[3] = r.w, q[4] = r.x, q[5] = r.y, q[6] = r.z;
+}
+
+/* A figure animated by a sequence, placed: every key's free root moved (the in-betweens
+ * follow, interpolation commuting with a fixed rigid motion). A root that is not free
+ * cannot be moved by its keys: the figure must stand where it is. */
+static int place_keys(const mn_scene* sc, int i, const mn_model* m, mn_seq* seq, const char* path) {
+    mn_xform P = mn_scene_figure_place(sc, i);
+    mn_xform I = mn_xform_identity();
+    if (!memcmp(&P, &I, sizeof P)) return MN_EXIT_OK;
+    if (m->jnt_type[0] != MN_JOINT_FREE || m->nroot != 1) {
+        fprintf(stderr,
+                "marionette: %s: a figure whose root is not free cannot be placed (its keys "
+                "hold no root position)\n",
+                mn_cli_safe(path));
+        return MN_EXIT_INPUT;
+    }
+    double* q = malloc(sizeof(double) * (size_t)m->nq);
+    if (!q) return MN_EXIT_INPUT;
+    for (int k = 0; k < mn_seq_key_count(seq); k++) {
+        memcpy(q, mn_seq_key_q(seq, k), sizeof(double) * (size_t)m->nq);
+        place_free_root(m, 0, &P, q + m->jnt_qadr[0]);
+        mn_seq_set_key(seq, mn_seq_key_frame(seq, k), q, NULL);
+    }
+    free(q);
+    return MN_EXIT_OK;
+}
+
+/* Figure i of a scene placed where the scene stands it: a free root's state moved, any
+ * other root's placement (a fixed robot base) moved in the model. */
+static int place_figure(const mn_scene* sc, int i, mn_model** m, mn_data* d) {
+    mn_xform P = mn_scene_figure_place(sc, i);
+    mn_model* pm = NULL;
+    for (int j = 0; j < (*m)->njoint; j++) {
+        if ((*m)->jnt_parent[j] >= 0) continue;
+        if ((*m)->jnt_type[j] == MN_JOINT_FREE) {
+            place_free_root(*m, j, &P, d->q + (*m)->jnt_qadr[j]);
+            continue;
+        }
+        if (!pm) {
+            mn_spec* s = mn_model_decompile(*m);
+            if (!s) return MN_EXIT_INPUT;
+            for (int k = 0; k < mn_spec_joint_count(s); k++) {
+                mn_joint_def* jd = mn_spec_joint(s, k);
+                if (jd->parent >= 0 || jd->type == MN_JOINT_FREE) continue;
+                jd->offset = mn_xform_apply(&P, jd->offset);
+                jd->orient = mn_quat_mul(mn_quat_from_mat3(&P.R), jd->orient);
+            }
+            mn_error err;
+            pm = mn_model_compile(s, &err);
+            mn_spec_destroy(s);
+            if (!pm) return mn_cli_input_error(&err);
+        }
+    }
+    if (pm) {
+        mn_model_destroy(*m);
+        *m = pm;
+    }
+    return MN_EXIT_OK;
+}
+
+/* OUT with the figure's name before its extension: crouch.bvh -> crouch.a.bvh. */
+static void figure_out_path(const char* out, const char* name, char* buf, size_t cap) {
+    const char* dot = strrchr(out, '.');
+    snprintf(buf, cap, "%.*s.%s%s", (int)(dot - out), out, name, dot);
+}
+
+/* A scene with "figures": each read from its file (beside the scene), re-rooted and
+ * placed as the scene says, then posed together frame by frame (Welman 6.1, 7.3). */
+static int pose_figures(const char* scene_path, mn_scene* sc, const pose_opts* po) {
+    int nf = mn_scene_figure_count(sc);
+    mn_model* m[8] = {0};
+    mn_data* d[8] = {0};
+    mn_figure figs[8];
+    int rc = MN_EXIT_OK;
+    char dir[1024];
+    const char* slash = strrchr(scene_path, '/');
+    snprintf(dir, sizeof dir, "%.*s", slash ? (int)(slash - scene_path + 1) : 0, scene_path);
+    mn_seq* seq[8] = {0};
+    double f0 = HUGE_VAL, f1 = -HUGE_VAL, fps = 0;
+    for (int i = 0; i < nf && rc == MN_EXIT_OK; i++) {
+        const char* sq = mn_scene_figure_sequence(sc, i);
+        if (sq) { /* a figure animated by its sequence document */
+            char path[2048];
+            snprintf(path, sizeof path, "%s%s", sq[0] == '/' ? "" : dir, sq);
+            mn_seq_read_options ro = mn_seq_read_default();
+            ro.trusted = 1;
+            mn_seq_doc_info info;
+            mn_error e;
+            int j;
+            if (mn_seq_read(path, &ro, &m[i], &seq[i], &info, &e) != MN_OK) {
+                rc = mn_cli_input_error(&e);
+            } else if (mn_scene_root_joint(sc, i, m[i], &j, &e) != MN_OK || j >= 0) {
+                if (j >= 0)
+                    mn_scene_figure_error(sc, i, "root",
+                                          &(mn_error){.status = MN_ERR_ARG,
+                                                      .message = "a figure animated by a "
+                                                                 "sequence keeps its root"},
+                                          &e);
+                rc = mn_cli_input_error(&e);
+            } else {
+                rc = place_keys(sc, i, m[i], seq[i], path);
+            }
+            if (rc == MN_EXIT_OK && !(d[i] = mn_data_create(m[i], 0))) rc = MN_EXIT_INPUT;
+            if (rc != MN_EXIT_OK) break;
+            int nk = mn_seq_key_count(seq[i]);
+            if (nk > 0) {
+                f0 = fmin(f0, mn_seq_key_frame(seq[i], 0));
+                f1 = fmax(f1, mn_seq_key_frame(seq[i], nk - 1));
+            }
+            if (fps == 0) fps = mn_seq_fps(seq[i]);
+            figs[i].model = m[i];
+            figs[i].data = d[i];
+            continue;
+        }
+        const char* file = mn_scene_figure_file(sc, i);
+        char path[2048];
+        /* beside the scene, or as given (absolute, or the built-in "stickman") */
+        snprintf(path, sizeof path, "%s%s", file[0] == '/' ? "" : dir, file);
+        FILE* probe = fopen(path, "rb");
+        if (probe)
+            fclose(probe);
+        else
+            snprintf(path, sizeof path, "%s", file);
+        start_pose sp = {-1, NULL};
+        double ft = 1.0 / 30.0;
+        rc = load(path, po->scale, &sp, &m[i], &d[i], &ft, NULL);
+        if (rc == MN_EXIT_OK) rc = reroot(path, NULL, sc, i, &m[i], &d[i], 0);
+        if (rc == MN_EXIT_OK) rc = place_figure(sc, i, &m[i], d[i]);
+        if (rc == MN_EXIT_OK) {
+            mn_data* nd = mn_data_create(m[i], 0); /* a placed model: data of its own */
+            if (!nd) {
+                rc = MN_EXIT_INPUT;
+                break;
+            }
+            memcpy(nd->q, d[i]->q, sizeof(double) * (size_t)m[i]->nq);
+            mn_fk(m[i], nd);
+            mn_data_destroy(d[i]);
+            d[i] = nd;
+            figs[i].model = m[i];
+            figs[i].data = d[i];
+        }
+    }
+    /* the animated figures start at the first key: the scene's pins hold them there */
+    int animated = f0 <= f1;
+    for (int i = 0; i < nf && rc == MN_EXIT_OK && animated; i++)
+        if (seq[i]) mn_seq_sample_data(seq[i], d[i], f0);
+    mn_error err;
+    mn_csys* s = NULL;
+    if (rc == MN_EXIT_OK && mn_scene_bind_figures(sc, figs, nf, &s, &err) != MN_OK)
+        rc = mn_cli_input_error(&err);
+    /* per animated figure: the plain in-between of the last frame and the correction the
+     * solve made to it, carried to the next frame (80% of it, as mn_seq_solve_frame) */
+    double* plain_prev[8] = {0};
+    double* corr[8] = {0};
+    for (int i = 0; i < nf && rc == MN_EXIT_OK; i++)
+        if (seq[i]) {
+            plain_prev[i] = malloc(sizeof(double) * (size_t)(m[i]->nq + 1));
+            corr[i] = calloc((size_t)m[i]->nv + 1, sizeof(double));
+            if (!plain_prev[i] || !corr[i]) rc = MN_EXIT_INPUT;
+        }
+    if (rc == MN_EXIT_OK) {
+        int frames = animated ? (int)floor(f1 - f0 + 1e-9) + 1 : mn_scene_frames(sc);
+        mn_motion mo[8];
+        memset(mo, 0, sizeof mo);
+        for (int i = 0; i < nf && po->out_path; i++) {
+            mo[i].nframes = frames, mo[i].nq = m[i]->nq;
+            mo[i].frame_time = po->fps > 0 ? 1.0 / po->fps : 1.0 / (fps > 0 ? fps : 30.0);
+            mo[i].q = malloc(sizeof(double) * (size_t)frames * (size_t)(m[i]->nq ? m[i]->nq : 1));
+            if (!mo[i].q) rc = MN_EXIT_INPUT;
+        }
+        mn_csolve_result r;
+        memset(&r, 0, sizeof r);
+        pose_worst w = {0, 0, 0, 0, 0, 0, -1, MN_OK, ""};
+        for (int f = 0; f < frames && rc == MN_EXIT_OK; f++) {
+            for (int i = 0; i < nf; i++) {
+                if (!seq[i]) continue;
+                mn_seq_sample(seq[i], f0 + f, plain_prev[i]);
+                memcpy(d[i]->q, plain_prev[i], sizeof(double) * (size_t)m[i]->nq);
+                mn_integrate(m[i], d[i]->q, corr[i], 0.8);
+                mn_fk(m[i], d[i]);
+            }
+            if (animated) mn_csys_invalidate(s);
+            int sf = mn_scene_frames(sc);
+            mn_scene_apply_frame(sc, s, f < sf ? f : sf - 1);
+            mn_csys_solve(s, &po->o, &r);
+            worst_add(&w, &r, f);
+            for (int i = 0; i < nf; i++)
+                if (seq[i]) mn_q_difference(m[i], d[i]->q, plain_prev[i], corr[i]);
+            for (int i = 0; i < nf && po->out_path; i++)
+                memcpy(mo[i].q + (size_t)f * (size_t)m[i]->nq, d[i]->q,
+                       sizeof(double) * (size_t)m[i]->nq);
+        }
+        if (frames > 0) worst_into(&w, &r);
+        double res[3] = {r.max_violation, r.max_rot_violation, r.max_drag_error};
+        if (rc == MN_EXIT_OK && !mn_cli_finite(scene_path, "constraints", res, 3))
+            rc = MN_EXIT_INPUT;
+        for (int i = 0; i < nf && rc == MN_EXIT_OK && po->out_path; i++) {
+            char path[1024];
+            figure_out_path(po->out_path, mn_scene_figure_name(sc, i), path, sizeof path);
+            mn_status st = strcasecmp(strrchr(path, '.'), ".glb") == 0
+                               ? mn_gltf_write(path, m[i], &mo[i], NULL, &err)
+                               : mn_bvh_write(path, m[i], &mo[i], &err);
+            if (st != MN_OK) rc = mn_cli_input_error(&err);
+        }
+        if (rc == MN_EXIT_OK) {
+            const char* solver = mn_csolver_name(po->o.method);
+            if (po->json) {
+                printf("{\"solver\": \"%s\", \"frames\": %d, \"status\": \"%s\", \"iters\": %d, "
+                       "\"max_violation\": %s, \"max_rot_violation\": %s, \"max_drag_error\": "
+                       "%s, \"worst_frame\": %d, \"worst_rot_frame\": %d, \"unmet_frames\": %d, "
+                       "\"message\": ",
+                       solver, frames, mn_status_name(r.status), r.iterations, J(r.max_violation),
+                       J(r.max_rot_violation), J(r.max_drag_error), w.v_frame, w.rot_frame,
+                       w.unmet_frames);
+                mn_cli_json_string(stdout, r.status == MN_OK ? "" : r.message);
+                printf(",\n \"figures\": [");
+                for (int i = 0; i < nf; i++) {
+                    printf("%s\n  {\"name\": ", i ? "," : "");
+                    mn_cli_json_string(stdout, mn_scene_figure_name(sc, i));
+                    printf(", \"q\": [");
+                    for (int k = 0; k < m[i]->nq; k++)
+                        printf("%s%s", k ? ", " : "", J(d[i]->q[k]));
+                    printf("]}");
+                }
+                printf("],\n \"constraints\": [");
+                for (int c = 0; c < mn_csys_constraint_count(s); c++)
+                    printf("%s\n  {\"index\": %d, \"type\": \"%s\", \"residual\": %s, \"met\": %s}",
+                           c ? "," : "", c, mn_constraint_type_name(mn_csys_constraint(s, c)->type),
+                           J(mn_csys_residual(s, c)), mn_csys_unmet(s, c) ? "false" : "true");
+                printf("]}\n");
+            } else {
+                printf("figures=%d solver=%s frames=%d status=%s iters=%d max_violation=%.3g "
+                       "max_rot_violation=%.3g max_drag_error=%.3g unmet=%d worst_frame=%d "
+                       "worst_rot_frame=%d unmet_frames=%d\n",
+                       nf, solver, frames, mn_status_name(r.status), r.iterations, r.max_violation,
+                       r.max_rot_violation, r.max_drag_error, r.nunmet, w.v_frame, w.rot_frame,
+                       w.unmet_frames);
+                if (r.status != MN_OK && r.message[0]) printf("# %s\n", mn_cli_safe(r.message));
+                for (int i = 0; i < nf; i++)
+                    for (int j = 0; j < m[i]->njoint; j++) {
+                        int nq = mn_joint_type_nq((mn_joint_type)m[i]->jnt_type[j]);
+                        if (!nq) continue;
+                        printf("q %s/%s:", mn_cli_safe(mn_scene_figure_name(sc, i)),
+                               mn_cli_safe(m[i]->jnt_name[j]));
+                        for (int k = 0; k < nq; k++)
+                            printf(" %.9g", d[i]->q[m[i]->jnt_qadr[j] + k]);
+                        printf("\n");
+                    }
+                for (int c = 0; c < mn_csys_constraint_count(s); c++) {
+                    const mn_constraint_def* cd = mn_csys_constraint(s, c);
+                    printf("constraint %d %s residual=%.3g%s%s\n", c,
+                           mn_constraint_type_name(cd->type), mn_csys_residual(s, c),
+                           cd->enabled ? "" : " disabled", mn_csys_unmet(s, c) ? " unmet" : "");
+                }
+            }
+        }
+        for (int i = 0; i < nf; i++)
+            free(mo[i].q);
+    }
+    mn_csys_destroy(s);
+    for (int i = 0; i < nf; i++) {
+        free(plain_prev[i]);
+        free(corr[i]);
+        mn_seq_destroy(seq[i]);
+        mn_data_destroy(d[i]);
+        mn_model_destroy(m[i]);
+    }
+    return rc;
+}
+
 int mn_cmd_pose(int argc, char** argv) {
     if (mn_cli_wants_help(argc, argv)) {
         usage(stdout);
@@ -240,6 +626,7 @@ int mn_cmd_pose(int argc, char** argv) {
     const char *model_path = NULL, *scene_path = NULL, *solver_name = NULL;
     const char* out_path = NULL;
     int json = 0, iters = 0, free_locked = 0;
+    const char* root_name = NULL;
     start_pose sp = {-1, NULL};
     double tol = 1e-4, scale = 1.0, fps = 0;
     for (int i = 1; i < argc; i++) {
@@ -270,6 +657,8 @@ int mn_cmd_pose(int argc, char** argv) {
                 return mn_cli_usage_error("pose", "--frame needs an integer >= 0");
         } else if (!strcmp(argv[i], "--anim") && i + 1 < argc) {
             sp.anim = argv[++i];
+        } else if (!strcmp(argv[i], "--root") && i + 1 < argc) {
+            root_name = argv[++i];
         } else if (argv[i][0] == '-')
             return mn_cli_usage_error("pose", "unknown option '%s'", argv[i]);
         else if (!model_path)
@@ -277,7 +666,6 @@ int mn_cmd_pose(int argc, char** argv) {
         else
             return mn_cli_usage_error("pose", "one MODEL only");
     }
-    if (!model_path) return mn_cli_usage_error("pose", "missing MODEL");
     if (sp.anim && sp.frame < 0) sp.frame = 0; /* --anim alone: its first key */
     if (!scene_path) return mn_cli_usage_error("pose", "missing --scene SCENE.json");
     if (out_path) {
@@ -299,6 +687,31 @@ int mn_cmd_pose(int argc, char** argv) {
     mn_error err;
     mn_scene* sc = NULL;
     if (mn_scene_read(scene_path, &sc, &err) != MN_OK) return mn_cli_input_error(&err);
+    if (mn_scene_figure_count(sc) > 0) {
+        int bad = model_path || root_name || sp.frame >= 0 || sp.anim;
+        if (bad) {
+            mn_scene_destroy(sc);
+            return mn_cli_usage_error("pose",
+                                      "%s names its figures (\"figures\"): no MODEL, --root, "
+                                      "--frame or --anim",
+                                      scene_path);
+        }
+        pose_opts po;
+        po.o = mn_csolve_default();
+        if (solver < 0) solver = mn_scene_solver(sc);
+        po.o.method = solver >= 0 ? (mn_csolver)solver : MN_CSOLVE_LAGRANGE;
+        po.o.max_iters = iters ? iters : (mn_scene_iterations(sc) ? mn_scene_iterations(sc) : 50);
+        po.o.tol = po.o.tol_rot = po.o.drag_tol = tol;
+        po.o.free_locked = free_locked;
+        po.json = json, po.out_path = out_path, po.fps = fps, po.scale = scale;
+        int rc = pose_figures(scene_path, sc, &po);
+        mn_scene_destroy(sc);
+        return rc;
+    }
+    if (!model_path) {
+        mn_scene_destroy(sc);
+        return mn_cli_usage_error("pose", "missing MODEL");
+    }
     mn_model* m = NULL;
     mn_data* d = NULL;
     double frame_time = 1.0 / 30.0;
@@ -307,6 +720,12 @@ int mn_cmd_pose(int argc, char** argv) {
     int to_glb = out_path && strcasecmp(strrchr(out_path, '.'), ".glb") == 0;
     int rc = load(model_path, scale, &sp, &m, &d, &frame_time, to_glb ? &skin : NULL);
     if (rc != MN_EXIT_OK) {
+        mn_scene_destroy(sc);
+        return rc;
+    }
+    rc = reroot(model_path, root_name, sc, -1, &m, &d, skin.nverts > 0);
+    if (rc != MN_EXIT_OK) {
+        mn_gltf_free(&skin);
         mn_scene_destroy(sc);
         return rc;
     }
@@ -334,12 +753,16 @@ int mn_cmd_pose(int argc, char** argv) {
             rc = MN_EXIT_INPUT;
             frames = 0;
         }
+        /* the worst frame, not the last: every frame is written and each must hold */
+        pose_worst w = {0, 0, 0, 0, 0, 0, -1, MN_OK, ""};
         for (int f = 0; f < frames; f++) {
             mn_scene_apply_frame(sc, s, f);
             mn_csys_solve(s, &o, &r);
+            worst_add(&w, &r, f);
             if (mo.q)
                 memcpy(mo.q + (size_t)f * (size_t)m->nq, d->q, sizeof(double) * (size_t)m->nq);
         }
+        if (frames > 0) worst_into(&w, &r);
         double res[3] = {r.max_violation, r.max_rot_violation, r.max_drag_error};
         int finite = frames == 0 || (mn_cli_finite(scene_path, "constraints", res, 3) &&
                                      mn_cli_finite(scene_path, "q", d->q, (size_t)m->nq));
@@ -357,9 +780,9 @@ int mn_cmd_pose(int argc, char** argv) {
         else if (rc == MN_EXIT_OK) {
             const char* name = m->name ? m->name : model_path;
             if (json)
-                print_json(m, d, s, &r, mn_csolver_name(o.method), frames, name);
+                print_json(m, d, s, &r, &w, mn_csolver_name(o.method), frames, name);
             else
-                print_text(m, d, s, &r, mn_csolver_name(o.method), frames, name);
+                print_text(m, d, s, &r, &w, mn_csolver_name(o.method), frames, name);
         }
         free(mo.q);
         mn_csys_destroy(s);

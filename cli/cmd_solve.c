@@ -2,6 +2,7 @@
  * solve, printing status, the chain's joint values, the residual, iterations and time. */
 #include <marionette/ik.h>
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -18,6 +19,7 @@ static void usage(FILE* f) {
         "                        [--tol 1e-5]\n"
         "                        [--timeout-ms 5] [--iters N] [--restarts N] [--seed S]\n"
         "                        [--no-limits] [--free-translations] [--world] [--json]\n"
+        "                        [--prefer JOINT=VALUE[@WEIGHT]]...\n"
         "\n"
         "Moves the joints from B (exclusive; 'world' for the figure's root) down to T so that\n"
         "the end-effector point (--point, in T's frame; default its origin) reaches the target,\n"
@@ -39,6 +41,11 @@ static void usage(FILE* f) {
         "              the old spelling, is accepted for one release)\n"
         "  --free-translations  also move the joints the figure holds: the position channels\n"
         "              of a BVH rig below its root (bone lengths), held by default\n"
+        "  --prefer    a desired value (radians, or a length) for a hinge or slide of the\n"
+        "              chain, with a weight (default 1 / range^2 for a limited joint, else 1),\n"
+        "              pursued in the Jacobian's null space (Parent eq. 5.25-5.28): the goal\n"
+        "              comes first. Repeatable; implies --method pinv unless given; the\n"
+        "              other limited joints keep the mid-range bias\n"
         "\n"
         "Prints status, method, joints (the chain's moving joints), q (their values, in the\n"
         "--seed-q format), pos_err, rot_err, iterations, restarts and microseconds; --json prints "
@@ -46,6 +53,46 @@ static void usage(FILE* f) {
         "object with the same fields. Exit status 0 when the target is met; 1 for bad input\n"
         "or when it is not (UNREACHABLE: the closest pose found is printed; NOCONVERGE: the\n"
         "budget ran out), with a one-line message on stderr; 2 for a usage error.\n");
+}
+
+/* The --prefer values JOINT=VALUE[@WEIGHT] into the per-DOF target and weight arrays; 0
+ * with err set for an unknown joint, a joint that is not a hinge or slide, or bad numbers. */
+static int prefer_values(const mn_model* m, const char* file, const char* const* items, int n,
+                         double* target, double* weight, mn_error* err) {
+    for (int i = 0; i < n; i++) {
+        char name[256];
+        const char* eq = strrchr(items[i], '=');
+        size_t len = eq ? (size_t)(eq - items[i]) : 0;
+        if (!eq || len == 0 || len >= sizeof name) {
+            mn_error_set(err, MN_ERR_ARG, file, 0, "--prefer",
+                         "'%s': expected JOINT=VALUE[@WEIGHT]", items[i]);
+            return 0;
+        }
+        memcpy(name, items[i], len);
+        name[len] = 0;
+        int j = mn_model_find_joint(m, name);
+        if (j < 0 || (m->jnt_type[j] != MN_JOINT_HINGE && m->jnt_type[j] != MN_JOINT_SLIDE)) {
+            char hint[256];
+            mn_error_set(err, MN_ERR_ARG, file, 0, "--prefer", "'%s': %s%s", name,
+                         j < 0 ? "no such joint" : "not a hinge or slide",
+                         j < 0 ? mn_model_joint_hint(m, name, hint, sizeof hint) : "");
+            return 0;
+        }
+        char num[64];
+        snprintf(num, sizeof num, "%s", eq + 1);
+        char* at = strchr(num, '@');
+        if (at) *at = 0;
+        double v, wv = weight[m->jnt_dofadr[j]];
+        if (!mn_cli_parse_double(num, &v) ||
+            (at && (!mn_cli_parse_double(at + 1, &wv) || wv < 0))) {
+            mn_error_set(err, MN_ERR_ARG, file, 0, "--prefer",
+                         "'%s': VALUE must be a finite number and WEIGHT one >= 0", items[i]);
+            return 0;
+        }
+        target[m->jnt_dofadr[j]] = v;
+        weight[m->jnt_dofadr[j]] = wv;
+    }
+    return 1;
 }
 
 /* The chain's joints from below base to tip, root to tip; returns their number. */
@@ -80,7 +127,8 @@ int mn_cmd_solve(int argc, char** argv) {
                *seed_text = NULL, *point_text = NULL;
     mn_ik_options o = mn_ik_default();
     o.timeout_ms = 5;
-    int json = 0, world = 0;
+    int json = 0, world = 0, method_given = 0, nprefer = 0;
+    const char* prefer[64];
     for (int i = 1; i < argc; i++) {
         const char* a = argv[i];
         int more = i + 1 < argc;
@@ -111,6 +159,10 @@ int mn_cmd_solve(int argc, char** argv) {
             if (mth < 0)
                 return mn_cli_usage_error("solve", "--method: unknown method '%s'", argv[i]);
             o.method = (mn_ik_method)mth;
+            method_given = 1;
+        } else if (!strcmp(a, "--prefer") && more) {
+            if (nprefer == 64) return mn_cli_usage_error("solve", "--prefer: at most 64 of them");
+            prefer[nprefer++] = argv[++i];
         } else if (!strcmp(a, "--tol") && more) {
             double t;
             if (!mn_cli_parse_double(argv[++i], &t) || !(t > 0))
@@ -228,8 +280,36 @@ int mn_cmd_solve(int argc, char** argv) {
             p.target_rot =
                 mn_quat_mul(mn_quat_conj(mn_quat_from_mat3(&d->xf[p.base].R)), p.target_rot);
     }
+    /* --prefer: per-joint desired values and weights of the null-space term */
+    double* ns_target = NULL;
+    double* ns_weight = NULL;
+    if (nprefer) {
+        ns_target = malloc(sizeof(double) * (size_t)(m->nv + 1));
+        ns_weight = malloc(sizeof(double) * (size_t)(m->nv + 1));
+        if (!ns_target || !ns_weight) {
+            free(ns_target), free(ns_weight);
+            rc = MN_EXIT_INPUT;
+            goto done;
+        }
+        for (int k = 0; k < m->nv; k++) {
+            int j = m->dof_jnt[k];
+            double lo = m->jnt_range[2 * j], hi = m->jnt_range[2 * j + 1];
+            ns_target[k] = NAN;
+            ns_weight[k] = m->jnt_limited[j] && hi > lo ? 1.0 / ((hi - lo) * (hi - lo)) : 1.0;
+        }
+        if (!prefer_values(m, file, prefer, nprefer, ns_target, ns_weight, &err)) {
+            free(ns_target), free(ns_weight);
+            rc = mn_cli_input_error(&err);
+            goto done;
+        }
+        o.nullspace = 1;
+        if (!method_given) o.method = MN_IK_PINV;
+    }
+    mn_ik_nullspace ns = {ns_target, ns_weight};
     mn_ik_result r;
-    mn_status s = mn_ik_solve(m, d, &p, &o, &r);
+    mn_status s = mn_ik_solve_nullspace(m, d, &p, &o, nprefer ? &ns : NULL, &r);
+    free(ns_target);
+    free(ns_weight);
     if (s == MN_ERR_ARG || s == MN_ERR_NOMEM) {
         mn_error_set(&err, s, file, 0, "", "%s", r.message);
         rc = mn_cli_input_error(&err);

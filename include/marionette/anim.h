@@ -229,6 +229,9 @@ mn_seq_constraint_def mn_seq_constraint_default(void);
 /* Adds a constraint; returns its index, or -1 with err set. */
 int mn_seq_add_constraint(mn_seq* s, const mn_seq_constraint_def* def, mn_error* err);
 int mn_seq_constraint_count(const mn_seq* s);
+/* Takes constraint c (and its target keys) out of the sequence for good; the constraints
+ * after it move down one index. Solvers made before (mn_seq_solver_create) are stale. */
+mn_status mn_seq_remove_constraint(mn_seq* s, int c);
 const mn_seq_constraint_def* mn_seq_constraint(const mn_seq* s, int c);
 /* Index of the constraint of that name, or -1. */
 int mn_seq_find_constraint(const mn_seq* s, const char* name);

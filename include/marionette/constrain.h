@@ -167,6 +167,10 @@ mn_status mn_csys_set_target_rot(mn_csys* s, int c, mn_quat target);
  * normal or direction, the wrong constraint type. */
 mn_status mn_csys_set_plane(mn_csys* s, int c, mn_vec3 origin, mn_vec3 dir);
 mn_status mn_csys_set_enabled(mn_csys* s, int c, int enabled);
+/* Takes constraint c out of the system for good (mn_csys_set_enabled only switches it off):
+ * the constraints after it move down one index, its slot is free for another, and an
+ * equality removed no longer joins its handles (a new equality may close that cycle). */
+mn_status mn_csys_remove_constraint(mn_csys* s, int c);
 mn_status mn_csys_set_weight(mn_csys* s, int c, double weight);
 
 /* Per-joint mobility (Welman 4.1.4, 6.2): the joint's DOFs move scale times as readily as

@@ -134,6 +134,25 @@ typedef struct mn_ik_result {
 mn_status mn_ik_solve(const mn_model* m, mn_data* d, const mn_ik_problem* p, const mn_ik_options* o,
                       mn_ik_result* r);
 
+/* Per-joint desired values and gains of the null-space term (Parent eq. 5.25-5.28, Welman
+ * 3.2.1): with o->nullspace on and method PINV, the secondary goal becomes
+ *     H = sum_i alpha_i (q_i - c_i)^2
+ * over the chain's hinge and slide DOFs i, pursued in the null space of the Jacobian (the
+ * end effector undisturbed to first order). Both arrays are indexed by the model's DOFs
+ * (nv) and may be NULL:
+ *   target[k]  c_k, the desired angle (radians) or length; NaN or a NULL array: the middle
+ *              of the DOF's range (a DOF without limits is then not pulled);
+ *   weight[k]  alpha_k >= 0; a NULL array: 1 / range^2 for a limited DOF (the mid-range
+ *              bias of eq. 5.27), 1 for an unlimited one with a target.
+ * Balls and free joints take no null-space term. A target that is infinite or a weight that
+ * is negative or not finite is MN_ERR_ARG. ns NULL (or another method) is mn_ik_solve. */
+typedef struct mn_ik_nullspace {
+    const double* target;
+    const double* weight;
+} mn_ik_nullspace;
+mn_status mn_ik_solve_nullspace(const mn_model* m, mn_data* d, const mn_ik_problem* p,
+                                const mn_ik_options* o, const mn_ik_nullspace* ns, mn_ik_result* r);
+
 /* ---- many targets in one call ------------------------------------------------------------ */
 
 typedef struct mn_ik_batch_result {

@@ -41,6 +41,25 @@ void mn_mesh_free(mn_mesh* mesh);
 mn_status mn_obj_read(const char* path, mn_mesh* mesh, mn_warnings* warn, mn_error* err);
 mn_status mn_obj_read_mem(const char* text, size_t len, const char* name, mn_mesh* mesh,
                           mn_warnings* warn, mn_error* err);
+/* Polygon objects on joints (Welman 6.1.1 `object`, Parent's node data): one mesh per joint
+ * of a model (empty when the joint names none), in the joint's frame. */
+typedef struct mn_objects {
+    int njoint;
+    int nobjects;  /* joints with an object */
+    mn_mesh* mesh; /* njoint */
+} mn_objects;
+/* Reads every joint's object (m->jnt_object) as Wavefront OBJ from the folder dir (the
+ * figure file's; a name is a relative path that cannot lead out of it, as a glTF buffer's
+ * URI: mn_read_file_beneath). An object that cannot be read is an error naming it and its
+ * joint; nothing is kept. Free with mn_objects_free. */
+mn_status mn_objects_read(const mn_model* m, const char* dir, mn_objects* out, mn_warnings* warn,
+                          mn_error* err);
+void mn_objects_free(mn_objects* o);
+/* The display traversal: every object placed on its joint's world frame (after mn_fk), as
+ * one mesh (free with mn_mesh_free). */
+mn_status mn_objects_pose(const mn_model* m, const mn_data* d, const mn_objects* o, mn_mesh* out,
+                          mn_error* err);
+
 /* Writes positions (nverts x 3) and triangles (ntris x 3, 0-based; tris may be NULL). */
 mn_status mn_obj_write(const char* path, int nverts, const double* pos, int ntris, const int* tris,
                        mn_error* err);

@@ -199,6 +199,63 @@ const char* mn_model_joint_hint(const mn_model* m, const char* name, char* buf, 
 /* Is a an ancestor of b (or b itself)? */
 int mn_model_is_ancestor(const mn_model* m, int a, int b);
 
+/* ---- the workspace of a chain (Parent ch. 5) --------------------------------------------- */
+typedef struct mn_workspace_options {
+    int samples;      /* random configurations (default 100,000) */
+    uint64_t seed;    /* the same seed, the same samples (default 1) */
+    double voxel;     /* voxel edge in the figure's units; 0: 1/40 of the chain's reach */
+    int axis;         /* the tip frame's tool axis for dexterity: 0 x, 1 y, 2 z (default) */
+    double dexterous; /* a voxel is dexterous from this dexterity on (default 1: all) */
+} mn_workspace_options;
+mn_workspace_options mn_workspace_default(void);
+
+/* The reachable and dexterous workspace of the chain from base (exclusive; -1 the world)
+ * to tip, for the point `point` of tip's frame, in base's frame. */
+typedef struct mn_workspace {
+    int nsamples;
+    mn_vec3* points;         /* nsamples end-effector points */
+    mn_vec3 origin;          /* corner of the voxel grid (the samples' lower bounds) */
+    double voxel;            /* edge */
+    int dims[3];             /* voxels a side */
+    int nvoxels;             /* voxels reached */
+    int* voxel_index;        /* nvoxels x 3 grid indices */
+    double* voxel_dexterity; /* nvoxels: tool-axis cells hit there / hit anywhere (0..1] */
+    int ndexterous;          /* voxels with dexterity >= options.dexterous */
+    int directions;          /* of the 128 equal-area cells, those the tool axis hits */
+    double reach;            /* the chain's reach (sum of link lengths and slide travel) */
+} mn_workspace;
+/* Samples the chain's joint space (uniform within the limits; unlimited hinges one turn;
+ * balls uniformly random rotations) and bins the end-effector point into voxels and the
+ * tool axis into 128 equal-area cells of the sphere: reachable voxels, and each voxel's
+ * dexterity. Estimated from inside: more samples only add voxels. Allocates w's arrays
+ * (mn_workspace_free). MN_ERR_ARG: tip not below base, samples outside 1..1e8, a negative
+ * voxel, an axis outside 0..2, a voxel so small the grid exceeds 2^19 a side. */
+mn_status mn_workspace_sample(const mn_model* m, int base, int tip, mn_vec3 point,
+                              const mn_workspace_options* o, mn_workspace* w, mn_error* err);
+void mn_workspace_free(mn_workspace* w);
+
+/* ---- re-rooting (Welman 2.1.2, 6.3) ------------------------------------------------------ */
+/* The figure re-rooted at joint: a hand or a foot as the root, every joint where it was.
+ * Every joint of m keeps its name and its world frame for the corresponding state
+ * (mn_model_reroot_state). The motions on the path from the old root turn the other way:
+ * each is carried by a joint of its own named after the joint whose motion it was with a
+ * "~" added ("left elbow~"), at the old child's origin, the segment it moves kept as a FIXED
+ * joint of the same name below it (a joint turns about its own origin, and seen from the
+ * child the turn happens at the parent's); a hinge or slide turns about its negated axis by
+ * the same q, a ball by the conjugate quaternion, a free joint below the root (a BVH rig's
+ * position channels) by the inverse of its motion. The root's motion from the world (free, or
+ * fixed) becomes the new root's: a fixed root is fixed where state q (NULL: the rest state)
+ * puts the new root. Re-rooting the result at the old root joins the "~" joints with their
+ * segments again: the original figure (offsets to rounding). NULL with err set: no such
+ * joint, a root that is neither free nor fixed, a "~" joint. */
+mn_model* mn_model_reroot(const mn_model* m, int joint, const double* q, mn_error* err);
+/* The state qb of figure b that puts every joint of figure a where state qa of a puts it,
+ * when b is a re-rooting of a (either way round: it is its own inverse). Motions by name
+ * ("x" and "x~" are one motion turned round), a free root from the world frame of its
+ * joint in a. MN_ERR_NOTFOUND when a motion of b has none in a. */
+mn_status mn_model_reroot_state(const mn_model* a, const double* qa, const mn_model* b, double* qb,
+                                mn_error* err);
+
 /* ---- data: state and workspace --------------------------------------------------------- */
 typedef struct mn_data {
     int njoint, nq, nv;
@@ -248,6 +305,9 @@ void mn_path_fk(const mn_model* m, const int* jnt, int n, const double* qc, mn_x
 
 /* World position of a point fixed in joint j's frame (after mn_fk). */
 mn_vec3 mn_point_world(const mn_data* d, int joint, mn_vec3 local);
+/* Its inverse: the point of joint j's frame that is at world position `world` (after
+ * mn_fk), R_j^T (world - o_j); a handle's local point from where the user clicked. */
+mn_vec3 mn_point_local(const mn_data* d, int joint, mn_vec3 world);
 
 /* Jacobian of a point fixed in joint frame j with respect to all DOFs (after mn_fk):
  * jac is 6 x nv row-major; rows 0-2 the point's linear velocity, rows 3-5 the frame's

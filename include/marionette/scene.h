@@ -37,12 +37,43 @@ int mn_scene_frames(const mn_scene* sc);
 int mn_scene_solver(const mn_scene* sc);
 /* The "iterations" member (per-frame budget), or 0 when not given. */
 int mn_scene_iterations(const mn_scene* sc);
+/* The "root" member: the joint the figure is re-rooted at before the scene is bound
+ * (mn_model_reroot: a hand or a foot as the root, every joint where it was), or NULL when
+ * the scene keeps the figure's own root. */
+const char* mn_scene_root(const mn_scene* sc);
+/* The joint of m the scene re-roots figure `figure` at (-1: the scene's "root" member of a
+ * one-figure scene; else the "root" of that entry of "figures") in *joint, -1 when none;
+ * MN_ERR_NOTFOUND naming the scene's file, line and the field when m has no such joint. */
+mn_status mn_scene_root_joint(const mn_scene* sc, int figure, const mn_model* m, int* joint,
+                              mn_error* err);
+
+/* Several figures (Welman 6.1, 7.3): the "figures" array, each entry a name, a figure file
+ * (relative to the scene's folder) or a sequence document animating one, where it stands
+ * ("position", "rotation") and its "root". Joints are addressed "figure/joint" (or with a handle's
+ * "figure" member); a scene without "figures" holds one figure, given apart, as before. 0 when
+ * none. */
+int mn_scene_figure_count(const mn_scene* sc);
+const char* mn_scene_figure_name(const mn_scene* sc, int i);
+const char* mn_scene_figure_file(const mn_scene* sc, int i);
+/* The sequence document (anim) that animates figure i instead of a "file", NULL when none:
+ * its keys move the figure frame by frame and the scene's constraints hold at every frame. */
+const char* mn_scene_figure_sequence(const mn_scene* sc, int i);
+/* Where figure i stands: its "position" and "rotation" (identity when not given). */
+mn_xform mn_scene_figure_place(const mn_scene* sc, int i);
+/* err: cause's message placed at the scene's file, line and "figures[i].field" (a figure
+ * file that cannot be read, say). Returns the status. */
+mn_status mn_scene_figure_error(const mn_scene* sc, int i, const char* field, const mn_error* cause,
+                                mn_error* err);
 
 /* Builds a system over (m, d): joint names resolved, pins and orientations without a
  * target fixed where their handle is now, drag start points recorded. On failure *out is
  * NULL, err names the field, and d is untouched. The system is the caller's to destroy;
  * it refers to m and d. */
 mn_status mn_scene_bind(mn_scene* sc, const mn_model* m, mn_data* d, mn_csys** out, mn_error* err);
+/* The same over the scene's figures, in the order of its "figures" (one figure for a scene
+ * without them): constraints may join handles of different figures. */
+mn_status mn_scene_bind_figures(mn_scene* sc, const mn_figure* figs, int nfig, mn_csys** out,
+                                mn_error* err);
 /* Sets every drag's target for frame f in [0, frames): a path is sampled linearly with
  * its points spread evenly over the frames. Needs a successful bind. */
 mn_status mn_scene_apply_frame(const mn_scene* sc, mn_csys* s, int frame);

@@ -193,6 +193,17 @@ int mn_seq_add_constraint(mn_seq* s, const mn_seq_constraint_def* def, mn_error*
     return s->nc - 1;
 }
 
+mn_status mn_seq_remove_constraint(mn_seq* s, int c) {
+    if (!s || c < 0 || c >= s->nc) return MN_ERR_ARG;
+    free(s->c[c].tk);
+    memmove(&s->c[c], &s->c[c + 1], sizeof(seq_con) * (size_t)(s->nc - 1 - c));
+    s->nc--;
+    /* a name points into its own slot */
+    for (int i = c; i < s->nc; i++)
+        if (s->c[i].def.con.name) s->c[i].def.con.name = s->c[i].name;
+    return MN_OK;
+}
+
 int mn_seq_constraint_count(const mn_seq* s) {
     return s ? s->nc : 0;
 }

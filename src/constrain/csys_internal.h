@@ -168,7 +168,7 @@ void mn_csys_rows_mul(const mn_csys* s, int n, const double* x, double* y);
 mn_status mn_csys_solve_lagrange(mn_csys* s, const mn_csolve_options* o, mn_csolve_result* r);
 mn_status mn_csys_solve_dls(mn_csys* s, const mn_csolve_options* o, mn_csolve_result* r);
 mn_status mn_csys_solve_ccd(mn_csys* s, const mn_csolve_options* o, mn_csolve_result* r);
-size_t mn_csys_ccd_bytes(int max_goals, int njoint);
+size_t mn_csys_ccd_bytes(int max_goals, int njoint, int nq);
 /* Signed distance of x from a counter-clockwise convex polygon (negative inside) and its
  * gradient g (blocks.c). */
 double mn_polygon_sd(const double (*poly)[2], int n, const double x[2], double g[2]);

@@ -110,7 +110,7 @@ mn_csys* mn_csys_create(const mn_figure* figures, int nfigure, const mn_csys_def
     size_t o_qs = take(&l, sizeof(double) * (size_t)(nq > 0 ? nq : 1));
     size_t o_mark = take(&l, sizeof(int) * (size_t)maxj);
     size_t o_uf = take(&l, sizeof(int) * (size_t)dd.max_handles);
-    size_t o_ccd = take(&l, mn_csys_ccd_bytes(2 * dd.max_constraints + dd.max_handles, njt));
+    size_t o_ccd = take(&l, mn_csys_ccd_bytes(2 * dd.max_constraints + dd.max_handles, njt, nq));
     unsigned char* block = calloc(1, l.off + 16);
     if (!block) {
         mn_error_set(err, MN_ERR_NOMEM, NULL, 0, "max_handles",
@@ -540,6 +540,24 @@ int mn_csys_add_constraint(mn_csys* s, const mn_constraint_def* def, mn_error* e
         s->uf[uf_find(s->uf, def->handle)] = uf_find(s->uf, def->handle2);
     s->nc++;
     return s->nc - 1;
+}
+
+mn_status mn_csys_remove_constraint(mn_csys* s, int c) {
+    if (!s || c < 0 || c >= s->nc) return MN_ERR_ARG;
+    /* the slots keep their own column and Jacobian buffers: the removed one's go last */
+    int* cols = s->c[c].cols;
+    double* J = s->c[c].J;
+    memmove(&s->c[c], &s->c[c + 1], sizeof(csys_con) * (size_t)(s->nc - 1 - c));
+    s->nc--;
+    s->c[s->nc].cols = cols;
+    s->c[s->nc].J = J;
+    /* the equalities that remain join their handles again */
+    for (int i = 0; i < s->nh; i++)
+        s->uf[i] = i;
+    for (int i = 0; i < s->nc; i++)
+        if (s->c[i].def.type == MN_CON_EQUAL)
+            s->uf[uf_find(s->uf, s->c[i].def.handle)] = uf_find(s->uf, s->c[i].def.handle2);
+    return MN_OK;
 }
 
 mn_status mn_csys_set_target(mn_csys* s, int c, mn_vec3 target) {

@@ -8,11 +8,11 @@
  * ill-conditioned directions); the step is taken in the scaled coordinates and mapped back,
  * so a stiff joint moves less (Welman 4.1.4). The null-space term (on with o->nullspace)
  * pulls each limited 1-DOF joint towards the middle c_i of its range r_i (Parent eq. 5.27,
- * alpha_i = 1 / r_i^2) without disturbing the end effector to first order (eq. 5.26):
- * (I - V_r V_r^T) projects onto the null space of J~. Parent's eq. 5.28 writes the same
- * term as (J^+ J - I) z with z = +grad H. The gain fades as the goal is approached (see
- * pinv_step). The iteration (line search, limits) is
- * mn_ik_iterate's. */
+ * alpha_i = 1 / r_i^2), or towards the desired values c_i with the gains alpha_i given per
+ * DOF (mn_ik_solve_nullspace, Welman 3.2.1's secondary goals) without disturbing the end effector
+ * to first order (eq. 5.26): (I - V_r V_r^T) projects onto the null space of J~. Parent's eq. 5.28
+ * writes the same term as (J^+ J - I) z with z = +grad H. The gain fades as the goal is approached
+ * (see pinv_step). The iteration (line search, limits) is mn_ik_iterate's. */
 #include <math.h>
 
 #include "ik/ik_common.h"
@@ -25,6 +25,7 @@ typedef struct pinv_ctx {
     double* z;
     int nullspace;
     double gain;
+    const mn_ik_nullspace* ns; /* per-DOF desired values and weights, or NULL */
 } pinv_ctx;
 
 static int pinv_step(void* vctx, const mn_ikc* c, const double* qc, double* J, const double* e,
@@ -61,13 +62,19 @@ static int pinv_step(void* vctx, const mn_ikc* c, const double* qc, double* J, c
         double gain = x->gain * (en < 1 ? en : 1);
         for (int j = 0; j < n; j++)
             x->z[j] = 0;
+        const double* tg = x->ns ? x->ns->target : NULL;
+        const double* wt = x->ns ? x->ns->weight : NULL;
         for (int i = 0; i < c->ch.njoint; i++) {
-            int type = m->jnt_type[c->ch.jnt[i]], kd = c->ch.doff[i];
+            int type = m->jnt_type[c->ch.jnt[i]], kd = c->ch.doff[i], dof = c->ch.dof[kd];
             if (type != MN_JOINT_HINGE && type != MN_JOINT_SLIDE) continue;
             double lo = c->ch.lo[kd], hi = c->ch.hi[kd];
-            if (!(isfinite(lo) && isfinite(hi)) || !(hi > lo)) continue;
-            double mid = 0.5 * (lo + hi), range = hi - lo;
-            x->z[kd] = -gain * 2.0 * (qc[c->ch.qoff[i]] - mid) / (range * range) * c->isqs[kd];
+            int limited = isfinite(lo) && isfinite(hi) && hi > lo;
+            /* eq. 5.27: H = sum alpha_i (q_i - c_i)^2, grad_i = 2 alpha_i (q_i - c_i) */
+            int has_target = tg && !isnan(tg[dof]);
+            if (!has_target && !limited) continue;
+            double ci = has_target ? tg[dof] : 0.5 * (lo + hi);
+            double alpha = wt ? wt[dof] : limited ? 1.0 / ((hi - lo) * (hi - lo)) : 1.0;
+            x->z[kd] = -gain * 2.0 * alpha * (qc[c->ch.qoff[i]] - ci) * c->isqs[kd];
         }
         for (int i = 0; i < rank; i++) {
             double vz = 0;
@@ -98,6 +105,11 @@ static mn_status pinv_setup(void* vctx, const mn_ikc* c, const mn_ik_goal* g,
 }
 
 mn_status mn_ik_pinv(MN_IK_METHOD_ARGS) {
+    return mn_ik_pinv_nullspace(m, d, p, o, r, NULL);
+}
+
+mn_status mn_ik_pinv_nullspace(MN_IK_METHOD_ARGS, const mn_ik_nullspace* ns) {
     pinv_ctx x;
+    x.ns = ns;
     return mn_ik_run_jacobian(m, d, p, o, r, pinv_step, pinv_setup, &x, "pinv");
 }

@@ -181,6 +181,12 @@ static mn_status check(const mn_model* m, const mn_data* d, const mn_ik_problem*
 
 mn_status mn_ik_solve(const mn_model* m, mn_data* d, const mn_ik_problem* p, const mn_ik_options* o,
                       mn_ik_result* r) {
+    return mn_ik_solve_nullspace(m, d, p, o, NULL, r);
+}
+
+mn_status mn_ik_solve_nullspace(const mn_model* m, mn_data* d, const mn_ik_problem* p,
+                                const mn_ik_options* o, const mn_ik_nullspace* ns,
+                                mn_ik_result* r) {
     mn_ik_result local;
     if (!r) r = &local;
     mn_ik_options defaults;
@@ -191,6 +197,13 @@ mn_status mn_ik_solve(const mn_model* m, mn_data* d, const mn_ik_problem* p, con
     memset(r, 0, sizeof *r);
     int64_t t0 = mn_ik_now_ns();
     mn_status s = check(m, d, p, o, r);
+    for (int k = 0; s == MN_OK && ns && m && k < m->nv; k++) {
+        if (ns->target && (isinf(ns->target[k])))
+            s = mn_ik_fail(r, MN_ERR_ARG, "ik: nullspace target: DOF %d is infinite", k);
+        else if (ns->weight && !(isfinite(ns->weight[k]) && ns->weight[k] >= 0))
+            s = mn_ik_fail(r, MN_ERR_ARG, "ik: nullspace weight: DOF %d must be finite and >= 0",
+                           k);
+    }
     if (s != MN_OK) {
         r->time_us = (double)(mn_ik_now_ns() - t0) * 1e-3;
         return s;
@@ -218,7 +231,8 @@ mn_status mn_ik_solve(const mn_model* m, mn_data* d, const mn_ik_problem* p, con
     else
         mn_fk_path(m, d, p->base);
     size_t mark = mn_arena_mark(&d->arena);
-    s = methods[o->method].solve(m, d, p, o, r);
+    s = o->method == MN_IK_PINV && ns ? mn_ik_pinv_nullspace(m, d, p, o, r, ns)
+                                      : methods[o->method].solve(m, d, p, o, r);
     mn_arena_reset(&d->arena, mark);
     r->status = s;
     if (s == MN_OK) r->message[0] = 0;

@@ -21,8 +21,18 @@ typedef struct sc_handle {
     mn_handle_type type;
     char joint[128];
     int has_joint;
+    char figure[NAME_CAP]; /* the "figure" member, "" when not given */
     mn_vec3 point;
 } sc_handle;
+
+/* One entry of "figures" (Welman 6.1, 7.3: several figures in one scene). */
+typedef struct sc_figure {
+    char name[NAME_CAP];
+    char file[512];
+    char sequence[512]; /* a sequence document animating the figure, "" when none */
+    char root[128];
+    mn_xform place; /* where the figure stands: position, rotation */
+} sc_figure;
 
 typedef struct sc_con {
     mn_constraint_def def;
@@ -30,7 +40,7 @@ typedef struct sc_con {
     int has_target;
 } sc_con;
 
-enum { DRAG_TO = 0, DRAG_BY, DRAG_PATH };
+enum { DRAG_TO = 0, DRAG_BY, DRAG_PATH, DRAG_FORCE };
 
 typedef struct sc_drag {
     int handle;
@@ -51,6 +61,9 @@ struct mn_scene {
     char* text;
     size_t len;
     int frames, solver, iterations;
+    char root[128]; /* the joint the figure is re-rooted at, "" for its own root */
+    int nfig;       /* entries of "figures"; 0: a one-figure scene, the figure given apart */
+    sc_figure* fig;
     int nh, nc, nd;
     sc_handle* h;
     sc_con* c;
@@ -69,7 +82,8 @@ static int find_handle_of(const void* sc, const char* name) {
 
 /* ---- the three arrays ------------------------------------------------------------------ */
 
-static const char* const handle_keys[] = {"name", "type", "joint", "point", "comment", NULL};
+static const char* const handle_keys[] = {"name",   "type",    "joint", "point",
+                                          "figure", "comment", NULL};
 
 static mn_status read_handle(ctx* x, mn_scene* sc, const cJSON* o, sc_handle* h) {
     if (!cJSON_IsObject(o)) return fail(x, MN_ERR_PARSE, "expected an object");
@@ -84,8 +98,47 @@ static mn_status read_handle(ctx* x, mn_scene* sc, const cJSON* o, sc_handle* h)
     if ((st = get_str(x, o, "joint", h->joint, sizeof h->joint, h->type != MN_HANDLE_COM,
                       &h->has_joint)) != MN_OK)
         return st;
+    if ((st = get_str(x, o, "figure", h->figure, sizeof h->figure, 0, NULL)) != MN_OK) return st;
     h->point = mn_v3(0, 0, 0);
     return get_handle_point(x, o, h->type, &h->point);
+}
+
+static const char* const figure_keys[] = {"name",     "file", "sequence", "position",
+                                          "rotation", "root", "comment",  NULL};
+
+static mn_status read_figure(ctx* x, mn_scene* sc, const cJSON* o, sc_figure* f) {
+    if (!cJSON_IsObject(o)) return fail(x, MN_ERR_PARSE, "expected an object");
+    mn_status st = check_keys(x, o, figure_keys);
+    if (st != MN_OK) return st;
+    if ((st = get_str(x, o, "name", f->name, sizeof f->name, 1, NULL)) != MN_OK) return st;
+    if (!f->name[0] || strchr(f->name, '/')) {
+        push_key(x, "name");
+        return fail(x, MN_ERR_PARSE, "a figure's name is not empty and has no '/'");
+    }
+    for (int i = 0; i < sc->nfig; i++)
+        if (!strcmp(sc->fig[i].name, f->name)) {
+            push_key(x, "name");
+            return fail(x, MN_ERR_PARSE, "duplicate figure name \"%s\"", f->name);
+        }
+    int has_file = 0, has_seq = 0;
+    if ((st = get_str(x, o, "file", f->file, sizeof f->file, 0, &has_file)) != MN_OK) return st;
+    if ((st = get_str(x, o, "sequence", f->sequence, sizeof f->sequence, 0, &has_seq)) != MN_OK)
+        return st;
+    if (has_file + has_seq != 1)
+        return fail(x, MN_ERR_PARSE,
+                    "a figure has exactly one of \"file\" and \"sequence\" (a sequence "
+                    "document, which names its figure)");
+    if ((st = get_str(x, o, "root", f->root, sizeof f->root, 0, NULL)) != MN_OK) return st;
+    int has = 0;
+    f->place = mn_xform_identity();
+    if ((st = get_v3(x, o, "position", &f->place.p, &has)) != MN_OK) return st;
+    double q[4];
+    if ((st = get_quat(x, o, "rotation", q, &has)) != MN_OK) return st;
+    if (has) {
+        mn_quat r = mn_quat_normalize(mn_q4(q[0], q[1], q[2], q[3]));
+        f->place.R = mn_quat_to_mat3(r);
+    }
+    return MN_OK;
 }
 
 static const char* const con_keys[] = {
@@ -167,8 +220,8 @@ static mn_status read_con(ctx* x, mn_scene* sc, const cJSON* o, sc_con* c, int* 
     return check_con_members(x, o, type, only, sizeof only / sizeof only[0]);
 }
 
-static const char* const drag_keys[] = {"handle", "target",   "offset",  "path", "relative",
-                                        "weight", "priority", "comment", NULL};
+static const char* const drag_keys[] = {"handle",   "target", "offset",   "path",    "force",
+                                        "relative", "weight", "priority", "comment", NULL};
 
 static mn_status read_drag(ctx* x, mn_scene* sc, const cJSON* o, sc_drag* g) {
     if (!cJSON_IsObject(o)) return fail(x, MN_ERR_PARSE, "expected an object");
@@ -183,8 +236,8 @@ static mn_status read_drag(ctx* x, mn_scene* sc, const cJSON* o, sc_drag* g) {
     if ((st = get_int(x, o, "priority", &g->priority, 0, 1000)) != MN_OK) return st;
     if (sc->h[g->handle].type == MN_HANDLE_ORIENT) {
         /* an orientation handle is turned toward a fixed target quaternion */
-        static const char* const others[] = {"offset", "path", "relative"};
-        for (int k = 0; k < 3; k++)
+        static const char* const others[] = {"offset", "path", "relative", "force"};
+        for (int k = 0; k < 4; k++)
             if (cJSON_GetObjectItemCaseSensitive(o, others[k])) {
                 push_key(x, others[k]);
                 return fail(x, MN_ERR_PARSE,
@@ -200,13 +253,16 @@ static mn_status read_drag(ctx* x, mn_scene* sc, const cJSON* o, sc_drag* g) {
         return MN_OK;
     }
     if ((st = get_bool(x, o, "relative", &g->relative)) != MN_OK) return st;
-    int ht = 0, ho = 0;
+    int ht = 0, ho = 0, hf = 0;
     if ((st = get_v3(x, o, "target", &g->v, &ht)) != MN_OK) return st;
     if ((st = get_v3(x, o, "offset", &g->v, &ho)) != MN_OK) return st;
+    if ((st = get_v3(x, o, "force", &g->v, &hf)) != MN_OK) return st;
     const cJSON* p = cJSON_GetObjectItemCaseSensitive(o, "path");
-    if (ht + ho + (p != NULL) != 1)
-        return fail(x, MN_ERR_PARSE, "a drag has exactly one of \"target\", \"offset\", \"path\"");
-    g->kind = ht ? DRAG_TO : (ho ? DRAG_BY : DRAG_PATH);
+    if (ht + ho + hf + (p != NULL) != 1)
+        return fail(x, MN_ERR_PARSE,
+                    "a drag has exactly one of \"target\", \"offset\", \"path\", \"force\"");
+    /* an applied force on the handle (Welman 4.1.1, 5.2.3): g_a = J_h^T f each frame */
+    g->kind = ht ? DRAG_TO : ho ? DRAG_BY : hf ? DRAG_FORCE : DRAG_PATH;
     if (p) {
         push_key(x, "path");
         int n = cJSON_IsArray(p) ? cJSON_GetArraySize(p) : 0;
@@ -239,8 +295,8 @@ static mn_status read_drag(ctx* x, mn_scene* sc, const cJSON* o, sc_drag* g) {
     return MN_OK;
 }
 
-static const char* const root_keys[] = {"solver",      "frames", "iterations", "handles",
-                                        "constraints", "drags",  "comment",    NULL};
+static const char* const root_keys[] = {"solver",      "frames", "iterations", "handles", "root",
+                                        "constraints", "drags",  "figures",    "comment", NULL};
 
 void mn_scene_destroy(mn_scene* sc) {
     if (!sc) return;
@@ -249,6 +305,7 @@ void mn_scene_destroy(mn_scene* sc) {
     free(sc->h);
     free(sc->c);
     free(sc->d);
+    free(sc->fig);
     free(sc->text);
     free(sc);
 }
@@ -282,6 +339,40 @@ static mn_status parse(ctx* x, mn_scene* sc, const cJSON* root) {
     sc->frames = 1;
     if ((st = get_int(x, root, "frames", &sc->frames, 1, 100000)) != MN_OK) return st;
     if ((st = get_int(x, root, "iterations", &sc->iterations, 1, 100000)) != MN_OK) return st;
+    if ((st = get_str(x, root, "root", sc->root, sizeof sc->root, 0, &has)) != MN_OK) return st;
+    if (has && !sc->root[0]) {
+        push_key(x, "root");
+        return fail(x, MN_ERR_PARSE, "an empty joint name");
+    }
+    int nf;
+    const cJSON* af = get_array(x, root, "figures", &nf, &st);
+    if (st != MN_OK) return st;
+    if (af && nf == 0) {
+        push_key(x, "figures");
+        return fail(x, MN_ERR_PARSE, "an empty list of figures");
+    }
+    if (af && nf > 8) { /* mn_csys_create takes 1 to 8 figures */
+        push_key(x, "figures");
+        return fail(x, MN_ERR_PARSE, "more than 8 figures");
+    }
+    if (af && sc->root[0]) {
+        push_key(x, "root");
+        return fail(x, MN_ERR_PARSE, "with \"figures\", each figure names its own \"root\"");
+    }
+    if (af) {
+        sc->fig = calloc((size_t)nf, sizeof(sc_figure));
+        if (!sc->fig)
+            return mn_error_set(x->err, MN_ERR_NOMEM, x->file, 0, "scene", "out of memory");
+        const cJSON* it;
+        push_key(x, "figures");
+        cJSON_ArrayForEach(it, af) {
+            push_index(x, sc->nfig);
+            if ((st = read_figure(x, sc, it, &sc->fig[sc->nfig])) != MN_OK) return st;
+            pop(x);
+            sc->nfig++;
+        }
+        pop(x);
+    }
     int nh, nc, nd;
     const cJSON* ah = get_array(x, root, "handles", &nh, &st);
     if (st != MN_OK) return st;
@@ -388,6 +479,10 @@ int mn_scene_iterations(const mn_scene* sc) {
     return sc ? sc->iterations : 0;
 }
 
+const char* mn_scene_root(const mn_scene* sc) {
+    return sc && sc->root[0] ? sc->root : NULL;
+}
+
 /* ---- binding to a figure --------------------------------------------------------------- */
 
 /* A library error at bind time, moved onto the scene field it came from. */
@@ -404,41 +499,140 @@ static mn_status rebind_error(ctx* x, const char* array, int i, const mn_error* 
     return fail(x, e->status ? e->status : MN_ERR_ARG, "%s", msg);
 }
 
+mn_status mn_scene_root_joint(const mn_scene* sc, int figure, const mn_model* m, int* joint,
+                              mn_error* err) {
+    mn_error_clear(err);
+    if (!sc || !m || !joint || figure < -1 || figure >= sc->nfig)
+        return mn_error_set(err, MN_ERR_ARG, NULL, 0, "scene", "NULL argument or no such figure");
+    *joint = -1;
+    const char* name = figure < 0 ? sc->root : sc->fig[figure].root;
+    if (!name[0]) return MN_OK;
+    *joint = mn_model_find_joint(m, name);
+    if (*joint >= 0) return MN_OK;
+    ctx x = {sc->file, sc->text, sc->len, {{0}}, 0, err, NULL};
+    if (figure >= 0) {
+        push_key(&x, "figures");
+        push_index(&x, figure);
+    }
+    push_key(&x, "root");
+    char hint[256];
+    return fail(&x, MN_ERR_NOTFOUND, "no joint named \"%s\" in %s%s", name,
+                m->name ? m->name : "the figure", mn_model_joint_hint(m, name, hint, sizeof hint));
+}
+
+int mn_scene_figure_count(const mn_scene* sc) {
+    return sc ? sc->nfig : 0;
+}
+
+const char* mn_scene_figure_name(const mn_scene* sc, int i) {
+    return sc && i >= 0 && i < sc->nfig ? sc->fig[i].name : NULL;
+}
+
+const char* mn_scene_figure_file(const mn_scene* sc, int i) {
+    return sc && i >= 0 && i < sc->nfig && sc->fig[i].file[0] ? sc->fig[i].file : NULL;
+}
+
+const char* mn_scene_figure_sequence(const mn_scene* sc, int i) {
+    return sc && i >= 0 && i < sc->nfig && sc->fig[i].sequence[0] ? sc->fig[i].sequence : NULL;
+}
+
+mn_xform mn_scene_figure_place(const mn_scene* sc, int i) {
+    return sc && i >= 0 && i < sc->nfig ? sc->fig[i].place : mn_xform_identity();
+}
+
+mn_status mn_scene_figure_error(const mn_scene* sc, int i, const char* field, const mn_error* cause,
+                                mn_error* err) {
+    if (!sc || i < 0 || i >= sc->nfig || !cause)
+        return mn_error_set(err, MN_ERR_ARG, NULL, 0, "scene", "no such figure");
+    mn_error c = *cause;
+    ctx x = {sc->file, sc->text, sc->len, {{0}}, 0, err, NULL};
+    push_key(&x, "figures");
+    push_index(&x, i);
+    push_key(&x, field);
+    return fail(&x, c.status ? c.status : MN_ERR_ARG, "%s", c.message);
+}
+
+/* The figure and the joint name a handle's "figure" and "joint" name: "figure/joint", or a
+ * "figure" member, or the only figure. -1 with the error set when it names none. */
+static int handle_figure(ctx* x, const mn_scene* sc, int i, const char** joint) {
+    const sc_handle* h = &sc->h[i];
+    *joint = h->joint;
+    if (sc->nfig == 0) return 0;
+    const char* slash = h->has_joint ? strchr(h->joint, '/') : NULL;
+    if (slash)
+        for (int f = 0; f < sc->nfig; f++)
+            if (strlen(sc->fig[f].name) == (size_t)(slash - h->joint) &&
+                !strncmp(sc->fig[f].name, h->joint, (size_t)(slash - h->joint))) {
+                *joint = slash + 1;
+                return f;
+            }
+    if (h->figure[0]) {
+        for (int f = 0; f < sc->nfig; f++)
+            if (!strcmp(sc->fig[f].name, h->figure)) return f;
+        x->depth = 0;
+        push_key(x, "handles");
+        push_index(x, i);
+        push_key(x, "figure");
+        fail(x, MN_ERR_NOTFOUND, "no figure named \"%s\"", h->figure);
+        return -1;
+    }
+    if (sc->nfig == 1) return 0;
+    x->depth = 0;
+    push_key(x, "handles");
+    push_index(x, i);
+    push_key(x, h->has_joint ? "joint" : "figure");
+    fail(x, MN_ERR_NOTFOUND, "which figure? name it as \"figure/joint\" or with \"figure\"");
+    return -1;
+}
+
 mn_status mn_scene_bind(mn_scene* sc, const mn_model* m, mn_data* d, mn_csys** out, mn_error* err) {
+    mn_figure fig = {m, d};
+    return mn_scene_bind_figures(sc, m && d ? &fig : NULL, 1, out, err);
+}
+
+mn_status mn_scene_bind_figures(mn_scene* sc, const mn_figure* figs, int nfig, mn_csys** out,
+                                mn_error* err) {
     mn_error_clear(err);
     if (!out) return mn_error_set(err, MN_ERR_ARG, NULL, 0, "scene", "NULL output");
     *out = NULL;
-    if (!sc || !m || !d) return mn_error_set(err, MN_ERR_ARG, NULL, 0, "scene", "NULL argument");
+    if (!sc || !figs) return mn_error_set(err, MN_ERR_ARG, NULL, 0, "scene", "NULL argument");
+    for (int f = 0; f < nfig; f++)
+        if (!figs[f].model || !figs[f].data)
+            return mn_error_set(err, MN_ERR_ARG, NULL, 0, "scene", "NULL argument");
+    if (nfig != (sc->nfig ? sc->nfig : 1))
+        return mn_error_set(err, MN_ERR_ARG, sc->file, 0, "figures",
+                            "the scene has %d figures, %d given", sc->nfig ? sc->nfig : 1, nfig);
     ctx x = {sc->file, sc->text, sc->len, {{0}}, 0, err, NULL};
-    int joints[4096];
-    mn_name_map names;
-    if (!mn_name_map_of_model(&names, m))
-        return mn_error_set(err, MN_ERR_NOMEM, sc->file, 0, "scene", "out of memory");
+    int joints[4096], hfig[4096];
     for (int i = 0; i < sc->nh; i++) {
         joints[i] = -1;
+        const char* name;
+        hfig[i] = handle_figure(&x, sc, i, &name);
+        if (hfig[i] < 0) return err ? err->status : MN_ERR_NOTFOUND;
         if (!sc->h[i].has_joint) continue;
-        joints[i] = mn_name_map_get(&names, sc->h[i].joint);
+        const mn_model* m = figs[hfig[i]].model;
+        joints[i] = mn_model_find_joint(m, name);
         if (joints[i] < 0) {
-            mn_name_map_free(&names);
             x.depth = 0;
             push_key(&x, "handles");
             push_index(&x, i);
             push_key(&x, "joint");
             char hint[256];
-            return fail(&x, MN_ERR_NOTFOUND, "no joint named \"%s\" in %s%s", sc->h[i].joint,
-                        m->name ? m->name : "the figure",
-                        mn_model_joint_hint(m, sc->h[i].joint, hint, sizeof hint));
+            return fail(&x, MN_ERR_NOTFOUND, "no joint named \"%s\" in %s%s", name,
+                        sc->nfig  ? sc->fig[hfig[i]].name
+                        : m->name ? m->name
+                                  : "the figure",
+                        mn_model_joint_hint(m, name, hint, sizeof hint));
         }
     }
-    mn_name_map_free(&names);
-    mn_figure fig = {m, d};
     mn_csys_def def = {sc->nh > 0 ? sc->nh : 1, sc->nc > 0 ? sc->nc : 1};
     mn_error e;
-    mn_csys* s = mn_csys_create(&fig, 1, &def, &e);
+    mn_csys* s = mn_csys_create(figs, nfig, &def, &e);
     if (!s) return mn_error_set(err, e.status, sc->file, 0, e.field, "%s", e.message);
     for (int i = 0; i < sc->nh; i++) {
         mn_handle_def hd = mn_handle_default();
         hd.type = sc->h[i].type;
+        hd.figure = hfig[i];
         hd.joint = joints[i];
         hd.point = sc->h[i].point;
         hd.name = sc->h[i].name;
@@ -475,6 +669,11 @@ mn_status mn_scene_apply_frame(const mn_scene* sc, mn_csys* s, int frame) {
         const sc_drag* g = &sc->d[i];
         if (g->is_rot) {
             mn_status st = mn_csys_drag_rot(s, g->handle, g->rot, g->weight, g->priority);
+            if (st != MN_OK) return st;
+            continue;
+        }
+        if (g->kind == DRAG_FORCE) {
+            mn_status st = mn_csys_push(s, g->handle, g->v);
             if (st != MN_OK) return st;
             continue;
         }

@@ -8,7 +8,11 @@
  *     continuous -> HINGE, unlimited
  *     prismatic  -> SLIDE, limited by <limit lower upper> (metres; required)
  *     fixed      -> FIXED
- *     floating, planar -> MN_ERR_UNSUPPORTED
+ *     planar     -> the compound joint of Welman 6.1.1: SLIDE "<link>.1" and SLIDE
+ *                   "<link>.2" along two directions across <axis>, then the link's own
+ *                   HINGE about <axis> (x, y and the heading in the plane, as MoveIt's and
+ *                   Pinocchio's planar joints); <limit> does not apply
+ *     floating   -> MN_ERR_UNSUPPORTED
  *
  * The joint <origin xyz rpy> becomes the model joint's offset and rest orientation, with
  * R = Rz(yaw) Ry(pitch) Rx(roll) (the URDF convention: fixed-axis roll, pitch, yaw), so
@@ -74,6 +78,7 @@ typedef struct urdf_joint {
     mn_vec3 xyz, rpy, axis;
     int limited;
     double lower, upper;
+    int planar; /* a planar joint: two slides and a hinge (build_spec) */
 } urdf_joint;
 
 /* Attribute texts, in blocks that never move. */
@@ -362,6 +367,7 @@ static mn_status read_link(urdf_ctx* c, urdf_link* L) {
 static mn_status read_joint(urdf_ctx* c, urdf_joint* J, const mn_name_map* links) {
     J->line = J->el.line;
     J->axis = mn_v3(1, 0, 0);
+    J->planar = 0;
     J->name = J->el.v[0];
     if (!J->name || !J->name[0])
         return mn_error_set(c->err, MN_ERR_PARSE, c->file, J->line, "joint name",
@@ -379,10 +385,12 @@ static mn_status read_joint(urdf_ctx* c, urdf_joint* J, const mn_name_map* links
         J->type = MN_JOINT_SLIDE, needs_limit = 1;
     else if (strcmp(type, "fixed") == 0)
         J->type = MN_JOINT_FIXED;
-    else if (strcmp(type, "floating") == 0 || strcmp(type, "planar") == 0)
+    else if (strcmp(type, "planar") == 0)
+        J->type = MN_JOINT_HINGE, J->planar = 1;
+    else if (strcmp(type, "floating") == 0)
         return mn_error_set(c->err, MN_ERR_UNSUPPORTED, c->file, J->line, "",
                             "%s type: %s joints are not supported (only revolute, continuous, "
-                            "prismatic and fixed)",
+                            "prismatic, planar and fixed)",
                             what_text(&jw, what), type);
     else
         return mn_error_set(c->err, MN_ERR_PARSE, c->file, J->line, "",
@@ -591,6 +599,40 @@ static mn_status parse_xml(urdf_ctx* c, const char* text, size_t len) {
     return MN_OK;
 }
 
+/* A planar joint's two slides, "<link>.1" and "<link>.2", along u1 and u2 across the axis
+ * a (u1 = a x e for the basis vector e least along a, u2 = a x u1), at the joint's origin;
+ * d becomes the hinge about a below them. */
+static mn_status planar_slides(urdf_ctx* c, const urdf_joint* J, const urdf_link* L, mn_spec* spec,
+                               mn_joint_def* d) {
+    mn_vec3 a = J->axis;
+    mn_vec3 e = fabs(a.x) <= fabs(a.y) && fabs(a.x) <= fabs(a.z) ? mn_v3(1, 0, 0)
+                : fabs(a.y) <= fabs(a.z)                         ? mn_v3(0, 1, 0)
+                                                                 : mn_v3(0, 0, 1);
+    mn_vec3 u[2];
+    u[0] = mn_vec3_normalize(mn_vec3_cross(a, e));
+    u[1] = mn_vec3_cross(a, u[0]);
+    for (int k = 0; k < 2; k++) {
+        char name[300];
+        snprintf(name, sizeof name, "%s.%d", L->name, k + 1);
+        mn_joint_def s = mn_joint_default();
+        s.name = name;
+        s.parent = d->parent;
+        s.type = MN_JOINT_SLIDE;
+        s.axis = u[k];
+        if (k == 0) s.offset = d->offset, s.orient = d->orient;
+        mn_error e2;
+        int idx = mn_spec_add_joint(spec, &s, &e2);
+        if (idx < 0)
+            return mn_error_set(c->err, e2.status ? e2.status : MN_ERR_PARSE, c->file, J->line,
+                                e2.field, "link %s: %s", L->name, e2.message);
+        d->parent = idx;
+    }
+    d->offset = mn_v3(0, 0, 0);
+    d->orient = mn_quat_identity();
+    d->limited = 0;
+    return MN_OK;
+}
+
 /* Adds the links to the spec depth-first from the root, parents before children, with an
  * explicit stack (no recursion: a deep chain in a hostile file cannot overflow). */
 static mn_status build_spec(urdf_ctx* c, int root, mn_spec* spec, int* spec_index,
@@ -617,6 +659,7 @@ static mn_status build_spec(urdf_ctx* c, int root, mn_spec* spec, int* spec_inde
             d.offset = J->xyz;
             d.orient = quat_from_rpy(J->rpy);
             d.axis = J->axis;
+            if (J->planar && (st = planar_slides(c, J, L, spec, &d)) != MN_OK) break;
             d.limited = J->limited;
             d.range[0] = J->lower;
             d.range[1] = J->upper;

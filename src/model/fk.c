@@ -81,3 +81,8 @@ void mn_joint_apply(const mn_model* m, int joint, const double* qj, mn_xform* X)
 mn_vec3 mn_point_world(const mn_data* d, int joint, mn_vec3 local) {
     return mn_xform_apply(&d->xf[joint], local);
 }
+
+mn_vec3 mn_point_local(const mn_data* d, int joint, mn_vec3 world) {
+    const mn_xform* X = &d->xf[joint];
+    return mn_mat3_tmulv(&X->R, mn_vec3_sub(world, X->p));
+}

@@ -598,6 +598,41 @@ static void test_threads(void) {
     mn_model_destroy(m);
 }
 
+/* A constraint removed from a sequence is gone with its target keys; the one after it
+ * moves down, its name and keys intact; a bad index is refused. */
+static void test_remove_constraint(void) {
+    mn_model* m = mn_stickman_model(NULL);
+    mn_seq* s = mn_seq_create(m, NULL, NULL);
+    mn_handle_def h = mn_handle_default();
+    h.joint = mn_model_find_joint(m, "left hand");
+    int a = mn_seq_add_handle(s, &h, NULL);
+    h.joint = mn_model_find_joint(m, "right hand");
+    int b = mn_seq_add_handle(s, &h, NULL);
+    const char* names[2] = {"left reach", "right reach"};
+    int hs[2] = {a, b};
+    for (int i = 0; i < 2; i++) {
+        mn_seq_constraint_def c = mn_seq_constraint_default();
+        c.con.handle = hs[i];
+        c.con.name = names[i];
+        CHECK(mn_seq_add_constraint(s, &c, NULL) == i);
+        for (int k = 0; k <= i + 1; k++) {
+            mn_target_key t = {10.0 * k, mn_v3(0.1 * i, 1, 0.1 * k), mn_v3(0, 0, 0),
+                               mn_quat_identity()};
+            CHECK(mn_seq_set_target_key(s, i, &t, NULL) == MN_OK);
+        }
+    }
+    CHECK(mn_seq_remove_constraint(s, 0) == MN_OK);
+    CHECK(mn_seq_remove_constraint(s, 1) == MN_ERR_ARG);
+    CHECK(mn_seq_constraint_count(s) == 1);
+    CHECK(mn_seq_find_constraint(s, "left reach") < 0);
+    CHECK(mn_seq_find_constraint(s, "right reach") == 0);
+    CHECK(!strcmp(mn_seq_constraint(s, 0)->con.name, "right reach"));
+    CHECK(mn_seq_constraint(s, 0)->con.handle == b);
+    CHECK(mn_seq_target_key_count(s, 0) == 3);
+    mn_seq_destroy(s);
+    mn_model_destroy(m);
+}
+
 int main(int argc, char** argv) {
     mn_test_init(argc, argv);
     RUN(test_keys_reproduced);
@@ -611,5 +646,6 @@ int main(int argc, char** argv) {
     RUN(test_from_motion);
     RUN(test_from_motion_whole_take);
     RUN(test_threads);
+    RUN(test_remove_constraint);
     return mn_test_report();
 }

@@ -450,6 +450,134 @@ static void test_pinv_nullspace(void) {
     mn_model_destroy(m);
 }
 
+/* Per-joint desired angles and gains (Parent eq. 5.27, mn_ik_solve_nullspace): with every
+ * hinge asked for c_k = +-0.4 (weight 1, one joint weighted 10), the solved poses lie nearer
+ * those angles than with the mid-range term, the goal met all the same; bad weights and
+ * targets are refused with d->q untouched. */
+static double target_cost(const mn_model* m, const double* q, const double* c, const double* w) {
+    double h = 0;
+    for (int j = 0; j < m->njoint; j++) {
+        if (m->jnt_type[j] != MN_JOINT_HINGE) continue;
+        int k = m->jnt_dofadr[j];
+        double e = q[m->jnt_qadr[j]] - c[k];
+        h += w[k] * e * e;
+    }
+    return h;
+}
+
+static void test_pinv_nullspace_targets(void) {
+    mn_model* m = chain7();
+    mn_data* d = mn_data_create(m, 0);
+    int base = mn_model_find_joint(m, "base"), tip = mn_model_find_joint(m, "tool");
+    mn_ik_problem p = mn_ik_problem_default();
+    p.base = base;
+    p.tip = tip;
+    double* c = malloc(sizeof(double) * (size_t)m->nv);
+    double* w = malloc(sizeof(double) * (size_t)m->nv);
+    for (int k = 0; k < m->nv; k++)
+        c[k] = k % 2 ? 0.4 : -0.4, w[k] = k == 2 ? 10 : 1;
+    mn_ik_nullspace ns = {c, w};
+    int better = 0, compared = 0;
+    for (int t = 0; t < 12; t++) {
+        random_target(m, d, base, tip, &p);
+        double h[2];
+        int solved = 1;
+        for (int with = 0; with < 2 && solved; with++) {
+            mn_data_reset(m, d);
+            mn_ik_options o = mn_ik_default();
+            o.method = MN_IK_PINV;
+            o.max_iters = 500;
+            o.nullspace = 1;
+            o.nullspace_gain = 0.5;
+            mn_ik_result r;
+            mn_status s = mn_ik_solve_nullspace(m, d, &p, &o, with ? &ns : NULL, &r);
+            if (with == 0 && s != MN_OK) solved = 0;
+            if (!solved) break;
+            CHECK(s == MN_OK);
+            check_pose(m, d, &p, 1.01e-5);
+            h[with] = target_cost(m, d->q, c, w);
+        }
+        if (!solved) continue;
+        compared++;
+        better += h[1] < h[0];
+    }
+    CHECK(compared >= 8);
+    CHECK(better >= compared - 1);
+    /* bad input */
+    mn_ik_options o = mn_ik_default();
+    o.method = MN_IK_PINV;
+    o.nullspace = 1;
+    mn_ik_result r;
+    w[1] = -1;
+    memcpy(d->q, m->q0, sizeof(double) * (size_t)m->nq);
+    CHECK(mn_ik_solve_nullspace(m, d, &p, &o, &ns, &r) == MN_ERR_ARG &&
+          strstr(r.message, "weight"));
+    w[1] = 1, c[3] = INFINITY;
+    CHECK(mn_ik_solve_nullspace(m, d, &p, &o, &ns, &r) == MN_ERR_ARG &&
+          strstr(r.message, "target"));
+    CHECK(!memcmp(d->q, m->q0, sizeof(double) * (size_t)m->nq));
+    free(c);
+    free(w);
+    mn_data_destroy(d);
+    mn_model_destroy(m);
+}
+
+/* Welman 4.1.4: the transpose's response must not depend on the scale of the world. The
+ * same 7-DOF chain at 1 mm and at 1 km (every offset scaled), the same seed and the same
+ * target scaled alike: K_i = 1 / (w_i phi_i) with the world-scale part w taken over by the
+ * adaptive step, the joint paths agree, iteration for iteration. */
+static void test_jt_scale_invariant(void) {
+    mn_model* m = chain7();
+    double scales[2] = {1e-3, 1e3};
+    mn_model* ms[2];
+    for (int k = 0; k < 2; k++) {
+        mn_spec* sp = mn_model_decompile(m);
+        for (int j = 0; j < mn_spec_joint_count(sp); j++) {
+            mn_joint_def* jd = mn_spec_joint(sp, j);
+            jd->offset = mn_vec3_scale(jd->offset, scales[k]);
+        }
+        ms[k] = mn_model_compile(sp, NULL);
+        mn_spec_destroy(sp);
+    }
+    int base = mn_model_find_joint(m, "base"), tip = mn_model_find_joint(m, "tool");
+    mn_data* d = mn_data_create(m, 0);
+    double worst = 0;
+    for (int t = 0; t < 6; t++) {
+        mn_ik_problem p = mn_ik_problem_default();
+        p.base = base, p.tip = tip;
+        random_target(m, d, base, tip, &p);
+        double* q[2];
+        int iters[2];
+        for (int k = 0; k < 2; k++) {
+            mn_data* dk = mn_data_create(ms[k], 0);
+            mn_ik_problem pk = p;
+            pk.target_pos = mn_vec3_scale(p.target_pos, scales[k]);
+            mn_ik_options o = mn_ik_default();
+            o.method = MN_IK_JT;
+            o.max_iters = 50; /* a fixed budget: the paths, not the answers, are compared */
+            o.max_restarts = 0;
+            o.tol_pos = 1e-12 * scales[k];
+            mn_ik_result r;
+            mn_ik_solve(ms[k], dk, &pk, &o, &r);
+            iters[k] = r.iterations;
+            q[k] = malloc(sizeof(double) * (size_t)m->nq);
+            memcpy(q[k], dk->q, sizeof(double) * (size_t)m->nq);
+            mn_data_destroy(dk);
+        }
+        CHECK(iters[0] == iters[1]);
+        for (int k = 0; k < m->nq; k++)
+            worst = fmax(worst, fabs(q[0][k] - q[1][k]));
+        free(q[0]);
+        free(q[1]);
+    }
+    CHECK(worst < 1e-6);
+    if (!(worst < 1e-6)) fprintf(stderr, "  jt at 1 mm and 1 km: %g apart\n", worst);
+    mn_data_destroy(d);
+    mn_model_destroy(ms[0]);
+    mn_model_destroy(ms[1]);
+    mn_model_destroy(m);
+}
+
 /* ---- singular and unreachable --------------------------------------------------------------- */
 
 /* Welman Fig. 4.2: a straight chain with the target on its line, pulled inwards. The
@@ -627,6 +755,8 @@ int main(int argc, char** argv) {
     RUN(test_stiffness);
     RUN(test_determinism);
     RUN(test_pinv_nullspace);
+    RUN(test_pinv_nullspace_targets);
+    RUN(test_jt_scale_invariant);
     RUN(test_singular_inward);
     RUN(test_unreachable);
     RUN(test_no_allocation);

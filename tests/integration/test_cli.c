@@ -562,6 +562,69 @@ static void test_pose_out(void) {
     remove(bad);
 }
 
+/* pose reports the worst frame, not the last: the crouch's 40 frames written to BVH and
+ * read back, each frame's largest position violation (the feet off where they stood, the
+ * hands off the hips) recomputed; the printed max_violation is the largest of them, at the
+ * printed worst_frame, and larger than the last frame's. */
+static void test_pose_worst_frame(void) {
+    char bvh[256], args[1024], *out, *err;
+    snprintf(bvh, sizeof bvh, "%s/pose_worst.bvh", mn_test_temp_dir());
+    snprintf(args, sizeof args,
+             "pose stickman --scene '" MN_SOURCE
+             "/docs/examples/crouch_stickman.json' --json --out '%s'",
+             bvh);
+    CHECK(run_cli(args, &out, &err) == 0);
+    const char* mv = out ? strstr(out, "\"max_violation\": ") : NULL;
+    const char* wf = out ? strstr(out, "\"worst_frame\": ") : NULL;
+    CHECK(mv && wf && strstr(out, "\"unmet_frames\": 0"));
+    double printed = mv ? atof(mv + 17) : -1;
+    int worst_frame = wf ? atoi(wf + 15) : -1;
+    mn_error e;
+    mn_model* m = mn_stickman_model(&e);
+    mn_model* b = NULL;
+    mn_motion mo;
+    memset(&mo, 0, sizeof mo);
+    mn_bvh_options bo = mn_bvh_default();
+    bo.names_of = m;
+    CHECK(m && mn_bvh_read(bvh, &bo, &b, &mo, NULL, &e) == MN_OK);
+    if (m && b && mo.nframes == 40) {
+        mn_data* dm = mn_data_create(m, 0);
+        mn_fk(m, dm); /* the rest pose: where the feet stand */
+        const char* feet[2] = {"left foot", "right foot"};
+        const char* hands[2] = {"left hand", "right hand"};
+        mn_data* db = mn_data_create(b, 0);
+        int pelvis = mn_model_find_joint(b, "pelvis");
+        double worst = 0, last = 0;
+        int at = -1;
+        for (int f = 0; f < mo.nframes; f++) {
+            memcpy(db->q, mo.q + (size_t)f * b->nq, sizeof(double) * (size_t)b->nq);
+            mn_fk(b, db);
+            double v = 0;
+            for (int i = 0; i < 2; i++) {
+                int jb = mn_model_find_joint(b, feet[i]);
+                v = fmax(v, mn_vec3_dist(db->xf[jb].p, dm->xf[mn_model_find_joint(m, feet[i])].p));
+                mn_vec3 hip = mn_point_world(db, pelvis, mn_v3(i == 0 ? 0.19 : -0.19, -0.07, 0));
+                v = fmax(v, mn_vec3_dist(db->xf[mn_model_find_joint(b, hands[i])].p, hip));
+            }
+            if (v > worst) worst = v, at = f;
+            last = v;
+        }
+        CHECK_NEAR(printed, worst, 1e-7);
+        CHECK(at == worst_frame);
+        CHECK(worst > 2 * last); /* the last frame's figure would hide it */
+        if (at != worst_frame || fabs(printed - worst) > 1e-7)
+            fprintf(stderr, "  printed %g at %d; read back %g at %d (last %g)\n", printed,
+                    worst_frame, worst, at, last);
+        mn_data_destroy(dm);
+        mn_data_destroy(db);
+    }
+    free(out), free(err);
+    mn_motion_free(&mo);
+    mn_model_destroy(b);
+    mn_model_destroy(m);
+    remove(bvh);
+}
+
 /* solve and pose on a rig with position channels on every joint: the arm does not stretch
  * to a target beyond its reach unless --free-translations. */
 static void test_held_translations(void) {
@@ -657,6 +720,7 @@ int main(int argc, char** argv) {
     RUN(test_solve);
     RUN(test_pose);
     RUN(test_pose_out);
+    RUN(test_pose_worst_frame);
     RUN(test_held_translations);
     return mn_test_report();
 }

@@ -85,12 +85,49 @@ static void test_good_scene(void) {
     mn_scene_destroy(sc);
 }
 
+/* An applied force on a handle (Welman 4.1.1, 5.2.3) from the scene: the feet pinned, the
+ * right hand pushed up by a force each frame; the hand rises and the feet stay. */
+static void test_force(void) {
+    const char* text = "{\"frames\": 10,\n"
+                       " \"handles\": [{\"name\": \"lf\", \"joint\": \"left foot\"},\n"
+                       "  {\"name\": \"rf\", \"joint\": \"right foot\"},\n"
+                       "  {\"name\": \"hand\", \"joint\": \"right hand\"}],\n"
+                       " \"constraints\": [{\"type\": \"pin\", \"handle\": \"lf\"},\n"
+                       "  {\"type\": \"pin\", \"handle\": \"rf\"}],\n"
+                       " \"drags\": [{\"handle\": \"hand\", \"force\": [0, 2, 0]}]}\n";
+    mn_error err;
+    mn_scene* sc = NULL;
+    CHECK(mn_scene_read_mem(text, strlen(text), "force.json", &sc, &err) == MN_OK);
+    mn_model* m = mn_stickman_model(&err);
+    mn_data* d = m ? mn_data_create(m, 0) : NULL;
+    mn_csys* s = NULL;
+    CHECK(sc && d && mn_scene_bind(sc, m, d, &s, &err) == MN_OK);
+    if (s) {
+        int hand = mn_csys_find_handle(s, "hand");
+        mn_vec3 h0, h1;
+        mn_csys_handle_value(s, hand, &h0, NULL);
+        mn_csolve_result r;
+        for (int f = 0; f < mn_scene_frames(sc); f++) {
+            CHECK(mn_scene_apply_frame(sc, s, f) == MN_OK);
+            mn_csys_solve(s, NULL, &r);
+            CHECK(r.status == MN_OK);
+        }
+        mn_csys_handle_value(s, hand, &h1, NULL);
+        CHECK(h1.y > h0.y + 0.05);
+        CHECK(mn_csys_residual(s, 0) < 1e-4 && mn_csys_residual(s, 1) < 1e-4);
+        mn_csys_destroy(s);
+    }
+    mn_data_destroy(d);
+    mn_model_destroy(m);
+    mn_scene_destroy(sc);
+}
+
 typedef struct bad_case {
     const char* what;
     const char* text;
     const char* field;
     int line;
-    int at_bind; /* the error shows when bound to the stick figure */
+    int at_bind; /* the error shows when bound to the stick figure (2: to two of them) */
 } bad_case;
 
 #define H2                                                                                         \
@@ -162,6 +199,29 @@ static const bad_case bad[] = {
     {"frames zero", "{\n \"frames\": 0}\n", "frames", 2, 0},
     {"frames beyond the bound", "{\n \"frames\": 100001}\n", "frames", 2, 0},
     {"a member given twice", "{\"frames\": 2,\n \"handles\": [],\n \"frames\": 3}\n", "json", 3, 0},
+    {"root empty", "{\n \"root\": \"\"}\n", "root", 2, 0},
+    {"figures empty", "{\n \"figures\": []}\n", "figures", 2, 0},
+    {"figure name with a slash",
+     "{\"figures\": [\n {\"name\": \"a/b\", \"file\": \"stickman\"}]}\n", "figures[0].name", 2, 0},
+    {"figure without a file", "{\"figures\": [\n {\"name\": \"a\"}]}\n", "figures[0]", 2, 0},
+    {"figure with a file and a sequence",
+     "{\"figures\": [\n {\"name\": \"a\", \"file\": \"s\", \"sequence\": \"q.json\"}]}\n",
+     "figures[0]", 2, 0},
+    {"figures and a root",
+     "{\"figures\": [{\"name\": \"a\", \"file\": \"s\"}],\n \"root\": \"x\"}\n", "root", 2, 0},
+    {"handle of no figure",
+     "{\"figures\": [{\"name\": \"a\", \"file\": \"s\"}, {\"name\": \"b\", \"file\": \"s\"}],\n"
+     " \"handles\": [{\"name\": \"h\",\n \"joint\": \"head\", \"figure\": \"c\"}]}\n",
+     "handles[0].figure", 3, 2},
+    {"force and target",
+     H2 " {\"name\": \"c\", \"joint\": \"head\"}],\n \"drags\": [{\"handle\": \"a\",\n "
+        "\"force\": [0, 1, 0], \"target\": [0, 0, 0]}]}\n",
+     "drags[0]", 5, 0},
+    {"force not a vector",
+     H2 " {\"name\": \"c\", \"joint\": \"head\"}],\n \"drags\": [{\"handle\": \"a\",\n "
+        "\"force\": [0, 1]}]}\n",
+     "drags[0].force", 6, 0},
+    {"root a number", "{\"frames\": 2,\n \"root\": 3}\n", "root", 2, 0},
     {"unknown joint", H2 " {\"name\": \"c\",\n \"joint\": \"tail\"}]}\n", "handles[2].joint", 5, 1},
     {"non-convex polygon",
      "{\"handles\": [{\"name\": \"com\", \"type\": \"com\"}],\n \"constraints\": [\n {\"type\": "
@@ -184,7 +244,11 @@ static void test_malformed(void) {
         mn_csys* s = NULL;
         if (b->at_bind) {
             CHECK(st == MN_OK);
-            if (sc) st = mn_scene_bind(sc, m, d, &s, &err);
+            /* at_bind 2: bound to two stick figures (the scene's "figures") */
+            mn_figure two[2] = {{m, d}, {m, d}};
+            if (sc)
+                st = b->at_bind == 2 ? mn_scene_bind_figures(sc, two, 2, &s, &err)
+                                     : mn_scene_bind(sc, m, d, &s, &err);
             CHECK(s == NULL);
         } else {
             CHECK(sc == NULL);
@@ -246,6 +310,7 @@ static void test_file_errors(void) {
 int main(int argc, char** argv) {
     mn_test_init(argc, argv);
     RUN(test_good_scene);
+    RUN(test_force);
     RUN(test_malformed);
     RUN(test_orientation_drag);
     RUN(test_file_errors);

@@ -304,6 +304,47 @@ static void test_limits_and_axes(void) {
     }
 }
 
+/* A planar joint (x, y and the heading in the plane across its axis): two slides and a
+ * hinge, the link's frame moved in the plane and turned about the axis as the URDF joint
+ * would; the slides take the link's name with ".1", ".2", the hinge the link's (and the
+ * joint's as alias). */
+static void test_planar(void) {
+    const char* text =
+        "<robot name=\"rover\"><link name=\"world\"/><link name=\"base\"/><link name=\"arm\"/>\n"
+        "<joint name=\"drive\" type=\"planar\"><parent link=\"world\"/><child link=\"base\"/>"
+        "<origin xyz=\"1 2 0.1\" rpy=\"0 0 0.5\"/><axis xyz=\"0 0 1\"/></joint>\n"
+        "<joint name=\"shoulder\" type=\"fixed\"><parent link=\"base\"/><child link=\"arm\"/>"
+        "<origin xyz=\"0.2 0 0.3\"/></joint>\n</robot>\n";
+    mn_model* m = NULL;
+    mn_error err;
+    CHECK(mn_urdf_read_mem(text, strlen(text), "rover.urdf", &m, NULL, &err) == MN_OK);
+    if (!m) {
+        fprintf(stderr, "%s\n", err.message);
+        return;
+    }
+    CHECK(m->nv == 3);
+    int s1 = mn_model_find_joint(m, "base.1"), s2 = mn_model_find_joint(m, "base.2");
+    int h = mn_model_find_joint(m, "base"), arm = mn_model_find_joint(m, "arm");
+    CHECK(s1 >= 0 && s2 >= 0 && h >= 0 && mn_model_find_joint(m, "drive") == h);
+    CHECK(m->jnt_type[s1] == MN_JOINT_SLIDE && m->jnt_type[s2] == MN_JOINT_SLIDE &&
+          m->jnt_type[h] == MN_JOINT_HINGE);
+    mn_data* d = mn_data_create(m, 0);
+    /* the slides span the plane across the axis: any (dx, dy) in the plane is reached */
+    d->q[m->jnt_qadr[s1]] = 0.3, d->q[m->jnt_qadr[s2]] = -0.4, d->q[m->jnt_qadr[h]] = 0.7;
+    mn_fk(m, d);
+    mn_vec3 o = d->xf[h].p;
+    CHECK(fabs(o.z - 0.1) < 1e-12);                               /* stays in the plane z = 0.1 */
+    CHECK(fabs(mn_vec3_dist(o, mn_v3(1, 2, 0.1)) - 0.5) < 1e-12); /* moved by |(0.3, -0.4)| */
+    /* heading: the origin's rpy yaw 0.5 plus the hinge's 0.7 about z */
+    mn_vec3 x = mn_mat3_col(&d->xf[h].R, 0);
+    CHECK(fabs(atan2(x.y, x.x) - 1.2) < 1e-12 && fabs(x.z) < 1e-12);
+    /* and the arm rides on it */
+    mn_vec3 want = mn_vec3_add(o, mn_mat3_mulv(&d->xf[h].R, mn_v3(0.2, 0, 0.3)));
+    CHECK(mn_vec3_dist(d->xf[arm].p, want) < 1e-12);
+    mn_data_destroy(d);
+    mn_model_destroy(m);
+}
+
 /* The URDF joints' own names find the joints too (aliases), a link's name wins over a joint
  * of that name, aliases survive decompiling, and a miss gets the nearest names. */
 static void test_joint_aliases(void) {
@@ -476,8 +517,10 @@ static void test_malformed(void) {
          MN_ERR_PARSE, ":5: joint j axis xyz: zero axis"},
         {"floating joint", HEAD L("a") L("b") J("j", "floating", "a", "b", "") "</robot>",
          MN_ERR_UNSUPPORTED, ":5: joint j type: floating joints are not supported"},
-        {"planar joint", HEAD L("a") L("b") J("j", "planar", "a", "b", "") "</robot>",
-         MN_ERR_UNSUPPORTED, "joint j type: planar joints are not supported"},
+        {"planar joint beside a link of its slides' name",
+         HEAD L("a") L("b") L("b.1") J("j", "planar", "a", "b", "")
+             J("k", "fixed", "a", "b.1", "") "</robot>",
+         MN_ERR_ARG, ":7: b.1: link b.1: b.1: duplicate joint name"},
         {"unknown joint type", HEAD L("a") L("b") J("j", "hinge", "a", "b", "") "</robot>",
          MN_ERR_PARSE, ":5: joint j type: unknown joint type \"hinge\""},
         {"negative mass",
@@ -569,6 +612,7 @@ int main(int argc, char** argv) {
     RUN(test_fk_matches_xml);
     RUN(test_limits_and_axes);
     RUN(test_joint_aliases);
+    RUN(test_planar);
     RUN(test_small_mem);
     RUN(test_malformed);
     RUN(test_deep_chain);

@@ -1006,6 +1006,35 @@ static void test_chain_program(void) {
     CHECK(checked == 300);
 }
 
+/* mn_point_local inverts mn_point_world in every frame of a random figure and state, and a
+ * point at a joint's origin is its zero. */
+static void test_point_local(void) {
+    mn_spec* sp = random_spec(40, 1);
+    mn_model* m = mn_model_compile(sp, NULL);
+    mn_spec_destroy(sp);
+    CHECK(m != NULL);
+    if (!m) return;
+    mn_data* d = mn_data_create(m, 0);
+    double* v = malloc(sizeof(double) * (size_t)m->nv);
+    double worst = 0;
+    for (int t = 0; t < 10; t++) {
+        for (int k = 0; k < m->nv; k++)
+            v[k] = 2 * srand1();
+        mn_integrate(m, d->q, v, 1.0);
+        mn_fk(m, d);
+        for (int j = 0; j < m->njoint; j++) {
+            mn_vec3 local = mn_v3(srand1(), srand1(), srand1());
+            mn_vec3 w = mn_point_world(d, j, local);
+            worst = fmax(worst, mn_vec3_dist(mn_point_local(d, j, w), local));
+            worst = fmax(worst, mn_vec3_norm(mn_point_local(d, j, d->xf[j].p)));
+        }
+    }
+    CHECK(worst < 1e-12);
+    free(v);
+    mn_data_destroy(d);
+    mn_model_destroy(m);
+}
+
 int main(int argc, char** argv) {
     mn_test_init(argc, argv);
     RUN(test_compile_errors);
@@ -1025,5 +1054,6 @@ int main(int argc, char** argv) {
     RUN(test_ccd_hinge);
     RUN(test_chain_view);
     RUN(test_chain_held);
+    RUN(test_point_local);
     return mn_test_report();
 }
