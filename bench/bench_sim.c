@@ -290,12 +290,13 @@ static void bench_scenes(const char* dir, int nframes) {
             }
         }
         if (k2 == nm && nm > 0)
-            printf("bench=sim case=scene scene=%s nodes=%d elements=%d mesh_verts=%d controllers=%d "
-                   "driven=%d us_frame=%.1f us_sim=%.1f us_fit=%.1f us_couple=%.1f "
-                   "fit_rms_rel_max=%.3g residual_max=%.3g\n",
-                   names[k], s->body->nverts, s->lattice ? s->lattice->ntets : s->body->nelem,
-                   s->mesh.nverts, s->rig->nctrl, driven_count(s), median(v, k2),
-                   median(v + nm, k2), median(v + 2 * nm, k2), median(v + 3 * nm, k2), rms, res);
+            printf(
+                "bench=sim case=scene scene=%s nodes=%d elements=%d mesh_verts=%d controllers=%d "
+                "driven=%d us_frame=%.1f us_sim=%.1f us_fit=%.1f us_couple=%.1f "
+                "fit_rms_rel_max=%.3g residual_max=%.3g\n",
+                names[k], s->body->nverts, s->lattice ? s->lattice->ntets : s->body->nelem,
+                s->mesh.nverts, s->rig->nctrl, driven_count(s), median(v, k2), median(v + nm, k2),
+                median(v + 2 * nm, k2), median(v + 3 * nm, k2), rms, res);
         free(v);
         mn_sim_destroy(s);
     }

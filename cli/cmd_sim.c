@@ -296,7 +296,8 @@ int mn_cmd_sim(int argc, char** argv) {
     for (int j = 0; j < m; j++)
         ndriven += s->driven[j];
     printf("scene=%s frames=%d verts=%d nodes=%d tets=%d controllers=%d driven=%d dt=%.6g "
-           "substeps=%d coupling=%s us_sim=%.1f us_fit=%.1f us_couple=%.1f residual_max=%.3g "
+           "substeps=%d coupling=%s sim_us_per_step=%.1f fit_us_per_step=%.1f "
+           "couple_us_per_step=%.1f residual_max=%.3g "
            "rms_rel_max=%.3g out=%s\n",
            mn_cli_safe(scene ? scene : builtin), s->frames, nv, nb,
            s->lattice ? s->lattice->ntets : s->body->nelem, m, ndriven, s->dt,
