@@ -11,12 +11,21 @@ import { installAnimation } from './anim/index.js';
 
 function installMouse(store, viewport, poser, panels) {
   const el = viewport.container;
-  let nav = null;
+  let nav = null, press = null;
+  const dragging = () => poser.session || poser.lockEdit?.view;
+  // Escape (keyboard.js) and a right-click during a drag cancel it: the pose as it was
+  store.actions.cancelDrag = () => poser.cancel();
   el.addEventListener('contextmenu', (e) => e.preventDefault());
+  // a second button pressed while the first is held comes as a pointermove (Pointer Events
+  // 3, chorded buttons) and as a mousedown
+  el.addEventListener('mousedown', (e) => { if (e.button === 2 && dragging()) poser.cancel(); });
   el.addEventListener('pointerdown', (e) => {
     if (e.target.closest('.view-bar')) return;
+    hidePicker();
+    if (e.button === 2 && dragging()) { poser.cancel(); return; }
     const hit = viewport.pick(e.clientX, e.clientY);
     if (!hit) return;
+    press = { x: e.clientX, y: e.clientY, hit };
     el.setPointerCapture(e.pointerId);
     // a lock's marker (Welman 6.3): the selected lock's first, else one not on a joint
     if (e.button === 0 && !e.altKey && !e.shiftKey) {
@@ -46,6 +55,8 @@ function installMouse(store, viewport, poser, panels) {
     return { x: ((e.clientX - box.left - r.x) / r.w) * 2 - 1, y: -((e.clientY - box.top - r.y) / r.h) * 2 + 1 };
   };
   el.addEventListener('pointermove', (e) => {
+    if (e.button === 2 && (e.buttons & 2) && dragging()) { poser.cancel(); return; }
+    if (press && Math.hypot(e.clientX - press.x, e.clientY - press.y) > 3) press = null;
     if (poser.lockEdit?.view) {
       poser.moveLockDrag(ndcIn(poser.lockEdit.view, e));
       return;
@@ -71,7 +82,31 @@ function installMouse(store, viewport, poser, panels) {
     if (poser.lockEdit?.view) poser.endLockEdit('move lock');
     if (poser.session) poser.end();
     nav = null;
+    // a click (no drag) on a place several joints share: the picker lists them by name
+    if (press?.hit.others?.length > 1) showPicker(press.x, press.y, press.hit.others);
+    press = null;
   };
+  // the picker: the joints at one place (a CMU skeleton's Hips, LHipJoint, RHipJoint and
+  // LowerBack), parent first; choosing one selects it
+  const picker = document.createElement('div');
+  picker.id = 'pick-menu';
+  picker.className = 'menu';
+  picker.hidden = true;
+  document.body.append(picker);
+  function showPicker(x, y, joints) {
+    picker.replaceChildren(...joints.map((j) => {
+      const b = document.createElement('button');
+      b.textContent = store.figure.jointNames[j];
+      b.dataset.joint = store.figure.jointNames[j];
+      b.classList.toggle('selected', j === store.ui.selection.joint);
+      b.addEventListener('click', (e) => { e.stopPropagation(); store.select(j); hidePicker(); });
+      return b;
+    }));
+    picker.style.left = `${x + 8}px`;
+    picker.style.top = `${y + 8}px`;
+    picker.hidden = false;
+  }
+  function hidePicker() { picker.hidden = true; }
   el.addEventListener('pointerup', up);
   el.addEventListener('pointercancel', up);
   el.addEventListener('wheel', (e) => {

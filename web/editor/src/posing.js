@@ -179,11 +179,23 @@ export class Poser {
     }
   }
 
-  /** Starts dragging joint j: the chain, the locks it disturbs, the system. */
+  /**
+   * Starts dragging joint j: the chain, the locks it disturbs, the system. A part that starts
+   * at its parent's place (a CMU skeleton's LowerBack at the Hips) drags that place: the drag
+   * is of the topmost site there. The root site (no parent to turn it) moves itself: its
+   * translations (a free joint's, slides) carry the whole figure, and every active lock is
+   * held by its own joints, so with the feet locked the body moves over them (Fig. 6.4).
+   */
   begin(joint, view, ndc) {
     const st = this.settings, vp = this.viewport, fig = this.store.figure;
-    const chain = dragChain(vp.sites, vp.siteOf, joint, st.dragMode, st.dragBase, fig);
+    let site = vp.sites[vp.siteOf[joint]];
+    while (site.samePlace && site.parent >= 0) site = vp.sites[site.parent];
+    const dragged = site.joints[site.joints.length - 1];
+    let chain = dragChain(vp.sites, vp.siteOf, dragged, st.dragMode, st.dragBase, fig);
+    const root = !chain.length && site.parent < 0;
+    if (root) chain = site.joints.filter((j) => fig.joints[j].type === 'free' || fig.joints[j].type === 'slide');
     if (!chain.length) return null;
+    joint = dragged;
     const moving = new Set(chain);
     // locks whose part the chain moves: their contributing joints may move to hold them
     const locks = this.activeLocks();
@@ -192,7 +204,7 @@ export class Poser {
     const held = locks.filter((l) => moved.has(fig.jointNames.indexOf(l.handle.joint)));
     for (const l of held) for (const j of l.joints) moving.add(j);
     const qBefore = Float64Array.from(fig.q);
-    const useIK = held.length === 0;
+    const useIK = held.length === 0 && !root;
     const s = { joint, view, chain, moving, qBefore, push: 0, useIK, locks: held, ndc, goal: null, moved: false };
     if (!useIK) {
       const { sys, cons } = this.buildSystem(held);
@@ -243,6 +255,35 @@ export class Poser {
 
   // a single-chain IK solve moves only the chain (base..tip); nothing else changes
   _restoreFrozen() {}
+
+  /** Escape or a right-click during a drag: the pose (and a moved lock's target) as it was
+   * when the drag began; nothing is recorded or saved. Returns whether a drag was cancelled. */
+  cancel() {
+    const s = this.session, e = this.lockEdit;
+    if (s) {
+      this.session = null;
+      if (s.sys) {
+        s.sys.release(s.hand);
+        s.sys.dispose();
+      }
+      this.viewport.showGoal(null);
+      this.viewport.setHighlight({ selected: s.joint, chain: new Set(), locked: new Set() });
+      this.store.setPose(s.qBefore);
+      return true;
+    }
+    if (e?.view) {
+      this.lockEdit = null;
+      this.viewport.showGoal(null);
+      if (e.moved) {
+        this.store.doc = JSON.parse(e.docBefore);
+        this.store._invalidateSequence();
+        this.store.setPose(e.qBefore);
+        this.store.emit('doc', { label: 'cancel' });
+      }
+      return true;
+    }
+    return false;
+  }
 
   end() {
     const s = this.session;

@@ -23,24 +23,34 @@ const COLORS = {
   goal: 0xffe066,
 };
 
-/** Joints at one place (a compound joint: zero offsets) drawn and picked as one "site". */
+/**
+ * Joints at one place that make one compound joint (a chain of frames with zero offsets, each
+ * the only child of the one before: the stick figure's three-hinge shoulder) drawn and picked
+ * as one "site". Body parts that merely start at their parent's place (a CMU skeleton's
+ * LHipJoint, RHipJoint and LowerBack at the Hips, LThumb at the hand) are sites of their own,
+ * marked `samePlace`: picking prefers the parent among them and lists them by name.
+ */
 export function jointSites(figure) {
   const pos = figure.positions, joints = figure.joints;
   const siteOf = new Int32Array(joints.length);
+  const childCount = new Int32Array(joints.length);
+  for (const jt of joints) if (jt.parent >= 0) childCount[jt.parent]++;
   const sites = [];
   for (let j = 0; j < joints.length; j++) {
     const p = joints[j].parent;
-    const same = p >= 0 && Math.hypot(pos[3 * j] - pos[3 * p], pos[3 * j + 1] - pos[3 * p + 1],
+    const here = p >= 0 && Math.hypot(pos[3 * j] - pos[3 * p], pos[3 * j + 1] - pos[3 * p + 1],
       pos[3 * j + 2] - pos[3 * p + 2]) < 1e-9 && figureOffsetZero(figure, j);
-    if (same) {
+    const sp = here ? sites[siteOf[p]] : null;
+    if (here && childCount[p] === 1 && sp.joints[sp.joints.length - 1] === p) {
       siteOf[j] = siteOf[p];
-      sites[siteOf[p]].joints.push(j);
+      sp.joints.push(j);
     } else {
       siteOf[j] = sites.length;
-      sites.push({ joints: [j], parent: p >= 0 ? siteOf[p] : -1, children: [] });
+      sites.push({ joints: [j], parent: p >= 0 ? siteOf[p] : -1, children: [], samePlace: here });
     }
   }
   for (let s = 0; s < sites.length; s++) if (sites[s].parent >= 0) sites[sites[s].parent].children.push(s);
+  for (const s of sites) s.depth = s.parent >= 0 ? sites[s.parent].depth + 1 : 0;
   // the site's name and joint: its last joint (the one carrying the body part)
   for (const s of sites) s.joint = s.joints[s.joints.length - 1];
   return { sites, siteOf };
@@ -574,20 +584,37 @@ export class Viewport {
     ray.setFromCamera(ndc, this.cameras[view]);
     return ray;
   }
-  /** The joint (site) under a page point: the nearest sphere within a few pixels. */
+  /**
+   * The joint (site) under a page point. A site whose own sphere holds the point comes before
+   * one merely within a few pixels of it; then the nearest; among sites at one place (within
+   * half a pixel on screen) the parent before its child. `others`: every site at the picked
+   * place in the world (the joints sharing it, parent first), for the picker among them.
+   */
   pick(clientX, clientY) {
     const v = this.viewAt(clientX, clientY);
     if (!v) return null;
-    let best = null, bestD = 14; // pixels
-    const box = this.container.getBoundingClientRect();
+    const r = this.rects()[v.view], cam = this.cameras[v.view];
+    // a sphere's radius in pixels: the orthographic scale, or the perspective at its depth
+    const radiusPx = (p) => {
+      if (v.view !== 'perspective') return (this.jointRadius / this.orthoState[v.view].size) * r.h;
+      const d = Math.max(1e-9, p.distanceTo(cam.position));
+      return (this.jointRadius / (2 * d * Math.tan((cam.fov * Math.PI) / 360))) * r.h;
+    };
+    const found = [];
     for (let i = 0; i < this.sites.length; i++) {
-      const s = this.screen(this.sites[i].joint, v.view);
+      const p = this.jointPosition(this.sites[i].joint), s = this.project(p, v.view);
       if (!s) continue;
       const d = Math.hypot(s.x - clientX, s.y - clientY);
-      if (d < bestD) { bestD = d; best = this.sites[i].joint; }
+      if (d < 14) found.push({ i, d, x: s.x, y: s.y, hit: d <= Math.max(3, radiusPx(p) * 1.45) });
     }
-    void box;
-    return best === null ? { view: v.view, joint: null, ndc: v.ndc } : { view: v.view, joint: best, ndc: v.ndc };
+    if (!found.length) return { view: v.view, joint: null, ndc: v.ndc, others: [] };
+    const depth = (f) => this.sites[f.i].depth;
+    found.sort((a, b) => (b.hit - a.hit) || (Math.abs(a.d - b.d) > 0.5 ? a.d - b.d : depth(a) - depth(b)));
+    const top = found[0];
+    const at = this.jointPosition(this.sites[top.i].joint), eps = 1e-6 * this.size;
+    const others = found.filter((f) => this.jointPosition(this.sites[f.i].joint).distanceTo(at) <= eps)
+      .sort((a, b) => depth(a) - depth(b)).map((f) => this.sites[f.i].joint);
+    return { view: v.view, joint: this.sites[top.i].joint, ndc: v.ndc, others };
   }
   /** Page pixels of a world point in a view, or null when the view is hidden. */
   project(p, view) {
