@@ -56,9 +56,10 @@ async function run(name, project, setup, root = false) {
     await page.mouse.up();
     const { stats, rec } = await page.evaluate(() => ({ stats: window.marionette.stats(), rec: window.__rec }));
     const ms = stats.dragMs.slice(-FRAMES).sort((a, b) => a - b);
-    let jump = 0, jumpAt = '';
+    let jump = 0, jumpAt = '', over = 0;
     for (let f = 1; f < rec.q.length; f++) {
       const a = rec.q[f - 1], b = rec.q[f];
+      let frameJump = 0;
       for (const j of info.joints) {
         const at = j.qadr;
         let d = 0;
@@ -68,7 +69,9 @@ async function run(name, project, setup, root = false) {
           d = 2 * Math.acos(Math.min(1, Math.abs(a[o] * b[o] + a[o + 1] * b[o + 1] + a[o + 2] * b[o + 2] + a[o + 3] * b[o + 3])));
         }
         if (d > jump) { jump = d; jumpAt = `${f}:${j.name.replace(/\s/g, '_')}`; }
+        frameJump = Math.max(frameJump, d);
       }
+      if (frameJump > 0.2) over++;
     }
     const med = ms[Math.floor(ms.length / 2)];
     console.log(`${name}.frames=${ms.length}`);
@@ -77,6 +80,7 @@ async function run(name, project, setup, root = false) {
     console.log(`${name}.lock_error_max_m=${Math.max(...rec.err).toExponential(2)}`);
     console.log(`${name}.joint_jump_max_rad=${jump.toFixed(4)}`);
     console.log(`${name}.joint_jump_at=${jumpAt}`);
+    console.log(`${name}.frames_over_0.2rad=${over}`);
     if (root) {
       const end = await page.evaluate((hand) => {
         const m = window.marionette, fig = m.store.figure, sys = m.store.m.createConstraintSystem([fig]);
