@@ -140,8 +140,25 @@ export class Viewport {
     store.on('doc', () => { this.updateLocks(); });
     new ResizeObserver(() => this.resize()).observe(container);
     this.resize();
+    // a lost WebGL context (the GPU reset, too many contexts): three.js rebuilds its state
+    // when the browser gives it back; until then nothing is drawn and a notice says why, and
+    // then every view is drawn again (nothing else would ask for a frame)
+    this.contextLost = false;
+    this.canvas.addEventListener('webglcontextlost', (e) => {
+      e.preventDefault();
+      this.contextLost = true;
+      this.overlay.classList.add('context-lost');
+      this.store.emit('context', { lost: true });
+    });
+    this.canvas.addEventListener('webglcontextrestored', () => {
+      this.contextLost = false;
+      this.overlay.classList.remove('context-lost');
+      this.renderer.setScissorTest(true); // three.js starts the new context's state afresh
+      this.resize();
+      this.store.emit('context', { lost: false });
+    });
     const loop = () => {
-      if (this._dirty) this.render();
+      if (this._dirty && !this.contextLost) this.render();
       requestAnimationFrame(loop);
     };
     requestAnimationFrame(loop);
