@@ -26,7 +26,10 @@ mn_status mn_seq_bake(const mn_seq* s, const mn_model* m, const mn_seq_bake_opti
     if (!(o.step > 0) || !isfinite(o.step))
         return mn_error_set(err, MN_ERR_ARG, "", 0, "step", "must be a positive number");
     double f0 = mn_seq_start(s), f1 = mn_seq_end(s);
-    double span = floor((f1 - f0) / o.step + 1e-9);
+    /* up to the last key: a span that is not a whole number of steps gets one sample past
+     * it, where the sequence holds the last key's pose (keys at fractional frames, a shrunk
+     * range, would otherwise end the motion before its last key) */
+    double span = ceil((f1 - f0) / o.step - 1e-9);
     if (!(span >= 0) || span >= (double)MN_SEQ_BAKE_MAX_FRAMES)
         return mn_error_set(err, MN_ERR_ARG, "", 0, "step",
                             "more than %ld frames: use a larger step", MN_SEQ_BAKE_MAX_FRAMES);
