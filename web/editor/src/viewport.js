@@ -278,9 +278,9 @@ export class Viewport {
 
   /**
    * Every view fits the figure (on open, and the F or Home key): each orthographic view
-   * centred on the figure's box, the larger of its extents across and up the view filling
-   * 80 % of it (at most three times closer than the largest view's scale); the
-   * perspective camera looking at the box's centre from as far as holds its bounding sphere.
+   * centred on the figure's box, all at one scale, the box filling 80 % of the view that
+   * needs the most room; the perspective camera looking at the box's centre from as far as
+   * holds its bounding sphere.
    */
   frameAll(box = this.figureBounds()) {
     this._fitBox = box.clone(); // a change of the views' shapes frames this box again
@@ -288,16 +288,16 @@ export class Viewport {
     const pad = 4 * this.jointRadius, rects = this.rects();
     const aspect = (n) => { const r = rects[n]; return r && r.w > 1 && r.h > 1 ? r.w / r.h : 1; };
     const across = { front: [e.x, e.y], side: [e.z, e.y], top: [e.x, e.z] };
-    // each view fits what it sees, but not closer than a third of the largest view's
-    // scale: a figure seen end-on (an arm along x from the side, a stick figure's footprint
-    // from the top) is not blown up to a few joints filling the view
+    // every orthographic view at one scale, the one the view that needs the most room
+    // needs: a length measures the same on screen in each, and a figure seen end-on (an arm
+    // along x from the side, a stick figure's footprint from the top) is not blown up
     const need = {};
     for (const n of ['front', 'side', 'top']) {
       const [w, h] = across[n];
       need[n] = Math.max(h + pad, (w + pad) / aspect(n)) / 0.8;
     }
-    const floor = Math.max(need.front, need.side, need.top) / 3;
-    for (const n of ['front', 'side', 'top']) this.orthoState[n] = { center: c.clone(), size: Math.max(need[n], floor) };
+    const size = Math.max(need.front, need.side, need.top);
+    for (const n of ['front', 'side', 'top']) this.orthoState[n] = { center: c.clone(), size };
     const cam = this.cameras.perspective, radius = Math.max(0.5 * e.length(), this.jointRadius * 5);
     const half = (cam.fov * Math.PI) / 360, halfH = Math.atan(Math.tan(half) * aspect('perspective'));
     const dist = radius / Math.sin(Math.min(half, halfH)) * 1.05;
