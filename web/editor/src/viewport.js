@@ -279,8 +279,8 @@ export class Viewport {
   /**
    * Every view fits the figure (on open, and the F or Home key): each orthographic view
    * centred on the figure's box, all at one scale, the box filling 80 % of the view that
-   * needs the most room; the perspective camera looking at the box's centre from as far as
-   * holds its bounding sphere.
+   * needs the most room (unless that leaves the front or side view mostly empty); the
+   * perspective camera looking at the box's centre from as far as holds its bounding sphere.
    */
   frameAll(box = this.figureBounds()) {
     this._fitBox = box.clone(); // a change of the views' shapes frames this box again
@@ -289,15 +289,20 @@ export class Viewport {
     const aspect = (n) => { const r = rects[n]; return r && r.w > 1 && r.h > 1 ? r.w / r.h : 1; };
     const across = { front: [e.x, e.y], side: [e.z, e.y], top: [e.x, e.z] };
     // every orthographic view at one scale, the one the view that needs the most room
-    // needs: a length measures the same on screen in each, and a figure seen end-on (an arm
-    // along x from the side, a stick figure's footprint from the top) is not blown up
+    // needs: a length measures the same on screen in each, and a figure's footprint seen
+    // from the top is not blown up. A figure that would then fill less than five eighths of
+    // the front or side view's room (a robot arm along x, seen end-on from the side) has
+    // each view fit what it sees instead, never more than three times closer than the view
+    // that needs the most room
     const need = {};
     for (const n of ['front', 'side', 'top']) {
       const [w, h] = across[n];
       need[n] = Math.max(h + pad, (w + pad) / aspect(n)) / 0.8;
     }
     const size = Math.max(need.front, need.side, need.top);
-    for (const n of ['front', 'side', 'top']) this.orthoState[n] = { center: c.clone(), size };
+    const oneScale = Math.min(need.front, need.side) >= 0.625 * size;
+    for (const n of ['front', 'side', 'top'])
+      this.orthoState[n] = { center: c.clone(), size: oneScale ? size : Math.max(need[n], size / 3) };
     const cam = this.cameras.perspective, radius = Math.max(0.5 * e.length(), this.jointRadius * 5);
     const half = (cam.fov * Math.PI) / 360, halfH = Math.atan(Math.tan(half) * aspect('perspective'));
     const dist = radius / Math.sin(Math.min(half, halfH)) * 1.05;
