@@ -1,14 +1,14 @@
 // Time in the editor (issue 22): a shrink puts keys on whole frames (the Fractions option keeps
 // them where the factor puts them), the BVH export reaches the last key either way, the
-// ruler starts at the sequence's first frame, and the interpolation is chosen for the
-// sequence and for a joint from the page. The real `marionette editor` binary on a temporary
+// ruler starts at the sequence's first frame, the interpolation is chosen for the sequence
+// and for a joint from the page, and a dropped CMU take opens as its motion (keys reduced). The real `marionette editor` binary on a temporary
 // project, the page in Debian's Chromium, the buttons clicked with the mouse.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { load } from '../marionette.mjs';
-import { makeScratch, startServer, launchBrowser, openEditor, removeScratch, waitSaved, dragJoint } from './editor-harness.mjs';
+import { root, makeScratch, startServer, launchBrowser, openEditor, removeScratch, waitSaved, dragJoint } from './editor-harness.mjs';
 
 let scratch, server, context, page;
 const errors = [];
@@ -116,4 +116,46 @@ test('interpolation for the sequence and for a joint, chosen in the Interpolatio
   await M(() => window.marionette.setFrame(20));
   assert.ok(dist(await M(() => window.marionette.position('right hand')), mid) < 1e-9, 'undone: the in-between as before');
   assert.deepEqual(realErrors(), []);
+});
+
+test('a CMU take dropped on the page opens as its motion: keys within the tolerance of every frame', async () => {
+  const file = join(root, 'data/mocap/cmu_motionbuilder/cmu_02_01_walk.bvh');
+  const text = readFileSync(file, 'utf8');
+  const reloaded = page.waitForEvent('load');
+  await M((t) => {
+    const dt = new DataTransfer();
+    dt.items.add(new File([t], 'walk.bvh', { type: 'application/octet-stream' }));
+    window.dispatchEvent(new DragEvent('drop', { dataTransfer: dt, bubbles: true, cancelable: true }));
+  }, text);
+  await page.fill('#motion-tol', '0.01');
+  await page.click('#motion-open');
+  await reloaded;
+  await page.waitForFunction(() => window.marionette && window.marionette.state, null, { timeout: 30000 });
+  await M(() => window.marionette.ready);
+  const s = await state();
+  assert.equal(await M(() => window.marionette.store.sequencePath), 'walk.sequence.json');
+  const take = mn.figureFromBVH(text, { scale: 0.056444 });
+  try {
+    const n = take.motion.nframes;
+    const f = s.keys.map((k) => k.frame);
+    assert.equal(f[0], 0);
+    assert.equal(f.at(-1), n - 1, 'the last key is the take\'s last frame');
+    assert.ok(f.length > 10 && f.length < n / 2, `${f.length} keys for ${n} frames`);
+    const doc = JSON.parse(readFileSync(join(scratch.project, 'walk.sequence.json'), 'utf8'));
+    assert.equal(doc.fps, Math.round(1 / take.motion.frameTime));
+    assert.equal(doc.scale, 0.056444);
+    assert.match(await page.textContent('#status-line'), new RegExp(`${n} frames at ${doc.fps} fps as ${f.length} keys within 0\\.01 m`));
+    // the page's in-betweens (plain: no locks) follow the take within the tolerance
+    let worst = 0;
+    for (const k of [7, 55, 123, 200, 301]) {
+      take.setFrame(k);
+      const want = take.positions.slice();
+      await M((kk) => window.marionette.setFrame(kk), k);
+      const got = await M(() => Array.from(window.marionette.store.figure.positions));
+      for (let j = 0; j < want.length; j += 3) worst = Math.max(worst, Math.hypot(got[j] - want[j], got[j + 1] - want[j + 1], got[j + 2] - want[j + 2]));
+    }
+    assert.ok(worst <= 0.01 + 1e-9, `an in-between ${worst} m from the take`);
+  } finally {
+    take.dispose();
+  }
 });

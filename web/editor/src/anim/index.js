@@ -241,7 +241,7 @@ export class Animation {
       toEnd: () => this.player.toEnd(),
       exportBVH: () => exportSequence(this, 'bvh'),
       exportGLB: () => exportSequence(this, 'glb'),
-      openFigureFile: (file) => openFigureFile(this, file),
+      openFigureFile: (file, options) => openFigureFile(this, file, options),
       ...lockActions(this),
     };
     return this._actions;
