@@ -177,3 +177,31 @@ test('picking on the CMU skeleton: the hand, not its thumb; the hips place lists
     removeScratch(dir);
   }
 });
+
+test('auto-key: on, a drag at a frame without a key makes one there (one undo step); off, it does not', async () => {
+  await page.click('#auto-key');
+  assert.equal((await state()).settings.autoKey, true);
+  assert.ok(await page.evaluate(() => document.getElementById('auto-key').classList.contains('on')));
+  await page.evaluate(() => window.marionette.setFrame(10));
+  const p = await screen('right hand');
+  await page.mouse.move(p.x, p.y);
+  await page.mouse.down();
+  for (let i = 1; i <= 8; i++) await page.mouse.move(p.x + 4 * i, p.y - 5 * i);
+  await page.mouse.up();
+  let s = await state();
+  assert.deepEqual(s.keys.map((k) => k.frame), [0, 10]);
+  assert.deepEqual(s.keys[1].pose, JSON.parse(JSON.stringify(s.pose)));
+  await page.keyboard.press('Control+z');
+  assert.deepEqual((await state()).keys.map((k) => k.frame), [0]);
+  await page.click('#auto-key');
+  await page.evaluate(() => window.marionette.setFrame(12));
+  const p2 = await screen('right hand');
+  await page.mouse.move(p2.x, p2.y);
+  await page.mouse.down();
+  for (let i = 1; i <= 8; i++) await page.mouse.move(p2.x + 4 * i, p2.y - 5 * i);
+  await page.mouse.up();
+  s = await state();
+  assert.deepEqual(s.keys.map((k) => k.frame), [0]);
+  assert.equal(s.settings.autoKey, false);
+  await page.evaluate(() => window.marionette.setFrame(0));
+});

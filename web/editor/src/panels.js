@@ -271,6 +271,12 @@ export function installPanels(store, viewport, poser) {
     renderLocks();
     menu.hidden = true;
   });
+  // auto-key: a toggle kept in editor.json
+  const autoKey = $('auto-key');
+  const syncAutoKey = () => autoKey.classList.toggle('on', !!store.settings.autoKey);
+  autoKey.addEventListener('click', () => { store.setSettings({ autoKey: !store.settings.autoKey }); autoKey.blur(); });
+  store.on('settings', syncAutoKey);
+  syncAutoKey();
   $('solve').addEventListener('click', () => {
     const before = Float64Array.from(fig.q);
     const r = poser.solveLocks(200);

@@ -153,13 +153,21 @@ export class Store {
 
   /**
    * The pose was edited (a drag, a slider, a solve): one undo step back to qBefore. At a frame
-   * with a key the key takes the pose (saved in the sequence); elsewhere the pose is the
-   * unkeyed pose of editor.json.
+   * with a key the key takes the pose (saved in the sequence); elsewhere, with auto-key on, a
+   * key is made there, else the pose is the unkeyed pose of editor.json.
    */
   commitPose(label, qBefore) {
     const entry = this._snapshot(label, qBefore);
-    const k = this.keyIndexAt(this.ui.frame);
+    let k = this.keyIndexAt(this.ui.frame);
     this._push(entry);
+    // auto-key (editor.json `autoKey`): a pose edit at a frame without a key makes one there
+    if (k < 0 && this.settings.autoKey && Number.isInteger(this.ui.frame)) {
+      this.doc.keys.push({ frame: this.ui.frame, pose: {} });
+      this.doc.keys.sort((a, b) => a.frame - b.frame);
+      k = this.keyIndexAt(this.ui.frame);
+      delete this.settings.pose;
+      this._markDirty('editor.json');
+    }
     if (k >= 0) {
       this.doc.keys[k].pose = qToPose(this.figure, this.figure.q);
       this._docChanged(label);
