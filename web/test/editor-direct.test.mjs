@@ -205,3 +205,34 @@ test('auto-key: on, a drag at a frame without a key makes one there (one undo st
   assert.equal(s.settings.autoKey, false);
   await page.evaluate(() => window.marionette.setFrame(0));
 });
+
+test('the centre of mass and the support polygon: green over the feet, red when the root is pulled past them', async () => {
+  await page.evaluate(() => { window.marionette.store.setPose(window.marionette.store.figure.restQ); window.marionette.solve(); });
+  assert.ok(await page.isChecked('#balance-overlay'));
+  let b = await page.evaluate(() => window.marionette.viewport.balance);
+  assert.ok(b && b.inside && b.polygon.length >= 3, JSON.stringify(b));
+  // the module's centre of mass, from a system of its own
+  const com = await page.evaluate(() => {
+    const m = window.marionette, sys = m.store.m.createConstraintSystem([m.store.figure]);
+    const c = sys.handleValue(sys.addHandle({ type: 'com', joint: -1 })).position;
+    sys.dispose();
+    return c;
+  });
+  assert.ok(dist(b.com, com) < 1e-12);
+  // the pelvis pulled 0.3 m sideways over the locked feet: the centre of mass leaves them
+  const p = await screen('pelvis'), k = await pxPerM();
+  await page.mouse.move(p.x, p.y);
+  await page.mouse.down();
+  for (let i = 1; i <= 20; i++) await page.mouse.move(p.x + (0.3 * k * i) / 20, p.y);
+  await page.mouse.up();
+  b = await page.evaluate(() => window.marionette.viewport.balance);
+  assert.equal(b.inside, false);
+  await page.keyboard.press('Control+z');
+  assert.equal(await page.evaluate(() => window.marionette.viewport.balance.inside), true);
+  // off: no overlay
+  await page.click('#balance-overlay');
+  assert.equal(await page.evaluate(() => window.marionette.viewport.balance), null);
+  assert.equal(await page.evaluate(() => window.marionette.viewport.balanceGroup.children.length), 0);
+  await page.click('#balance-overlay');
+  assert.deepEqual(realErrors(), []);
+});

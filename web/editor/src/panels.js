@@ -271,6 +271,10 @@ export function installPanels(store, viewport, poser) {
     renderLocks();
     menu.hidden = true;
   });
+  // the balance overlay (viewport.updateBalance): on unless editor.json says false
+  const overlay = $('balance-overlay');
+  overlay.checked = store.settings.balanceOverlay !== false;
+  overlay.addEventListener('change', () => { store.setSettings({ balanceOverlay: overlay.checked }); overlay.blur(); });
   // auto-key: a toggle kept in editor.json
   const autoKey = $('auto-key');
   const syncAutoKey = () => autoKey.classList.toggle('on', !!store.settings.autoKey);

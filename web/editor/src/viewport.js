@@ -3,6 +3,7 @@
 // scene, four cameras drawn with the scissor. The figure is drawn as bones and joint spheres
 // (its skinned mesh too when the figure document has a skin), locks as markers.
 import * as THREE from 'three';
+import { feetPolygon } from './anim/animate.js';
 
 export const VIEW_NAMES = ['front', 'side', 'top', 'perspective'];
 const LABELS = { front: 'Front', side: 'Side', top: 'Top', perspective: 'Perspective' };
@@ -135,8 +136,12 @@ export class Viewport {
     this.goalMarker.renderOrder = 10;
     this.goalMarker.visible = false;
     this.scene.add(this.goalMarker);
+    this.balanceGroup = new THREE.Group();
+    this.scene.add(this.balanceGroup);
+    this.balance = null; // { com, polygon, inside } while the overlay is shown
     this.setFigure(store.figure);
     store.on('pose', () => { this.updatePose(); });
+    store.on('settings', () => this.updateBalance());
     store.on('doc', () => { this.updateLocks(); });
     new ResizeObserver(() => this.resize()).observe(container);
     this.resize();
@@ -389,8 +394,55 @@ export class Viewport {
     }
     this.spheres.forEach((m, i) => m.position.copy(this.jointPosition(this.sites[i].joint)));
     this._updateSkin();
+    this.updateBalance();
     this._applyColors();
     this.requestRender();
+  }
+
+  /**
+   * The balance overlay (Welman 7.2.1; editor.json `balanceOverlay`, on by default for a
+   * figure with feet and masses): the centre of mass (the module's com handle) as a dot with a line down
+   * to the ground, and the support polygon of the feet (the convex hull on the ground of
+   * discs around the foot and toe joints, as the Animate menu's balance uses): green while
+   * the centre of mass is over it, red when not.
+   */
+  updateBalance() {
+    for (const o of this.balanceGroup.children) { o.geometry.dispose(); o.material.dispose(); }
+    this.balanceGroup.clear();
+    this.balance = null;
+    const fig = this.figure, on = this.store.settings.balanceOverlay;
+    const poly = on === false ? null : feetPolygon(fig);
+    if (!poly || poly.length < 3) return;
+    if (this._comFig !== fig) {
+      this._comSys?.dispose();
+      this._comSys = null;
+      this._comFig = fig;
+      try {
+        this._comSys = this.store.m.createConstraintSystem([fig], { maxHandles: 1, maxConstraints: 1 });
+        this._comHandle = this._comSys.addHandle({ type: 'com', joint: -1 });
+      } catch {
+        // a figure without masses (a BVH skeleton) has no centre of mass: no overlay
+        this._comSys?.dispose();
+        this._comSys = null;
+      }
+    }
+    if (!this._comSys) return;
+    this._comSys.invalidate();
+    const com = new THREE.Vector3(...this._comSys.handleValue(this._comHandle).position);
+    const inside = insidePolygon(poly, com);
+    const color = inside ? COLORS.plane : COLORS.locked, ground = poly[0][1];
+    const line = (pts) => new THREE.Line(new THREE.BufferGeometry().setFromPoints(pts),
+      new THREE.LineBasicMaterial({ color, depthTest: false, transparent: true, opacity: 0.9 }));
+    const loop = line([...poly, poly[0]].map((p) => new THREE.Vector3(p[0], p[1], p[2])));
+    const drop = line([com, new THREE.Vector3(com.x, ground, com.z)]);
+    const dot = new THREE.Mesh(new THREE.SphereGeometry(this.jointRadius * 0.9, 12, 8),
+      new THREE.MeshBasicMaterial({ color, depthTest: false }));
+    dot.position.copy(com);
+    const foot = new THREE.Mesh(dot.geometry.clone(), dot.material.clone());
+    foot.position.set(com.x, ground, com.z);
+    foot.scale.setScalar(0.6);
+    for (const o of [loop, drop, dot, foot]) { o.renderOrder = 7; this.balanceGroup.add(o); }
+    this.balance = { com: com.toArray(), polygon: poly, inside };
   }
 
   /** Colours: the selected site, the chain a drag moves, locked parts. */
@@ -694,4 +746,18 @@ export class Viewport {
     (view === 'perspective' ? this.orbit.target : this.orthoState[view].center).add(d);
     this.requestRender();
   }
+}
+
+// is the point's ground projection (x, z) inside the convex polygon?
+function insidePolygon(poly, p) {
+  let sign = 0;
+  for (let i = 0; i < poly.length; i++) {
+    const a = poly[i], b = poly[(i + 1) % poly.length];
+    const c = (b[0] - a[0]) * (p.z - a[2]) - (b[2] - a[2]) * (p.x - a[0]);
+    if (c !== 0) {
+      if (sign && Math.sign(c) !== sign) return false;
+      sign = Math.sign(c);
+    }
+  }
+  return true;
 }
