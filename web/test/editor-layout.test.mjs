@@ -72,3 +72,41 @@ test('the orthographic views show the figure at one scale (a metre is as long in
     await context.close();
   }
 });
+
+test('views face the figure on request: a figure turned to face +x shows its front in FRONT', async () => {
+  const context = await launchBrowser(scratch, { width: 1440, height: 900 });
+  try {
+    const page = await openEditor(context, server.url, errors);
+    // the stick figure turned a quarter about the vertical: it faces +x
+    await page.evaluate(() => {
+      const m = window.marionette, q = Float64Array.from(m.store.figure.q);
+      q.set([Math.SQRT1_2, 0, Math.SQRT1_2, 0], 3);
+      m.store.setPose(q);
+      m.fitViews();
+    });
+    const spread = () => page.evaluate(() => {
+      const m = window.marionette, a = m.screen('left hand', 'front'), b = m.screen('right hand', 'front');
+      const p = m.position('left hand'), q = m.position('right hand');
+      const vp = m.viewport, k = vp.rects().front.h / vp.orthoState.front.size;
+      return { px: Math.abs(a.x - b.x), want: Math.hypot(p[0] - q[0], p[2] - q[2]) * k, leftOnRight: a.x > b.x };
+    });
+    const before = await spread();
+    assert.ok(before.px < 0.1 * before.want, `its profile: the hands ${before.px} px apart`);
+    await page.click('#align-views');
+    const after = await spread();
+    assert.ok(Math.abs(after.px - after.want) < 2, `its front: the hands ${after.px} px apart (${after.want})`);
+    assert.ok(after.leftOnRight, 'facing the viewer: its left hand on the right of the screen');
+    // a drag in the turned front view moves the hand across the screen with the mouse
+    const h = await page.evaluate(() => window.marionette.screen('right hand', 'front'));
+    await page.mouse.move(h.x, h.y);
+    await page.mouse.down();
+    for (let i = 1; i <= 10; i++) await page.mouse.move(h.x - 3 * i, h.y - 4 * i);
+    await page.mouse.up();
+    const h2 = await page.evaluate(() => window.marionette.screen('right hand', 'front'));
+    assert.ok(Math.hypot(h2.x - (h.x - 30), h2.y - (h.y - 40)) < 10, `the hand followed the mouse (${h2.x - h.x}, ${h2.y - h.y})`);
+    assert.equal(JSON.parse(JSON.stringify((await page.evaluate(() => window.marionette.state())).settings.alignViews)), true);
+    await page.click('#align-views');
+  } finally {
+    await context.close();
+  }
+});

@@ -275,6 +275,10 @@ export function installPanels(store, viewport, poser) {
   const overlay = $('balance-overlay');
   overlay.checked = store.settings.balanceOverlay !== false;
   overlay.addEventListener('change', () => { store.setSettings({ balanceOverlay: overlay.checked }); overlay.blur(); });
+  // the views turned to the figure's forward axis (viewport.frameAll)
+  const align = $('align-views');
+  align.checked = !!store.settings.alignViews;
+  align.addEventListener('change', () => { store.setSettings({ alignViews: align.checked }); align.blur(); });
   // auto-key: a toggle kept in editor.json
   const autoKey = $('auto-key');
   const syncAutoKey = () => autoKey.classList.toggle('on', !!store.settings.autoKey);

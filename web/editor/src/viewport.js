@@ -4,6 +4,7 @@
 // (its skinned mesh too when the figure document has a skin), locks as markers.
 import * as THREE from 'three';
 import { feetPolygon } from './anim/animate.js';
+import { mirrorName } from './anim/mirror.js';
 
 export const VIEW_NAMES = ['front', 'side', 'top', 'perspective'];
 const LABELS = { front: 'Front', side: 'Side', top: 'Top', perspective: 'Perspective' };
@@ -141,7 +142,10 @@ export class Viewport {
     this.balance = null; // { com, polygon, inside } while the overlay is shown
     this.setFigure(store.figure);
     store.on('pose', () => { this.updatePose(); });
-    store.on('settings', () => this.updateBalance());
+    store.on('settings', () => {
+      this.updateBalance();
+      if (!!this.store.settings.alignViews !== this._aligned) this.frameAll();
+    });
     store.on('doc', () => { this.updateLocks(); });
     new ResizeObserver(() => this.resize()).observe(container);
     this.resize();
@@ -269,6 +273,23 @@ export class Viewport {
     this.frameAll();
   }
 
+  /**
+   * The figure's forward direction as an angle about the vertical (0: facing +z): the
+   * horizontal vector from its right joints to their left partners (paired by name, as the
+   * mirror pairs them), turned a quarter about the vertical. 0 without such pairs.
+   */
+  figureYaw() {
+    const fig = this.figure, names = fig.jointNames, p = fig.positions;
+    let lx = 0, lz = 0;
+    names.forEach((n, j) => {
+      const partner = mirrorName(n), k = partner ? names.indexOf(partner) : -1;
+      if (k < 0 || !(/left/i.test(n) || /^[Ll][A-Z_.\- ]/.test(n) || /[_.\- ][Ll]$/.test(n))) return;
+      lx += p[3 * j] - p[3 * k];
+      lz += p[3 * j + 2] - p[3 * k + 2];
+    });
+    return Math.hypot(lx, lz) < 1e-9 * this.size ? 0 : Math.atan2(-lz, lx);
+  }
+
   /** The box holding the figure now: its joints, and its skin when it has one. */
   figureBounds() {
     const box = new THREE.Box3(), p = this.figure.positions, v = new THREE.Vector3();
@@ -289,7 +310,23 @@ export class Viewport {
    */
   frameAll(box = this.figureBounds()) {
     this._fitBox = box.clone(); // a change of the views' shapes frames this box again
+    // the views turned to face the figure (editor.json `alignViews`), else the world's axes
+    this._aligned = !!this.store.settings.alignViews;
+    this.viewYaw = this._aligned ? this.figureYaw() : 0;
     const c = box.getCenter(new THREE.Vector3()), e = box.getSize(new THREE.Vector3());
+    if (this.viewYaw) {
+      // the extents across and along the figure's own forward axis
+      const f = new THREE.Vector3(Math.sin(this.viewYaw), 0, Math.cos(this.viewYaw)), l = new THREE.Vector3(f.z, 0, -f.x);
+      let x0 = Infinity, x1 = -Infinity, z0 = Infinity, z1 = -Infinity;
+      const p = this.figure.positions, v = new THREE.Vector3();
+      for (let j = 0; j < this.figure.jointCount; j++) {
+        v.set(p[3 * j], p[3 * j + 1], p[3 * j + 2]);
+        x0 = Math.min(x0, v.dot(l)); x1 = Math.max(x1, v.dot(l));
+        z0 = Math.min(z0, v.dot(f)); z1 = Math.max(z1, v.dot(f));
+      }
+      e.x = x1 - x0;
+      e.z = z1 - z0;
+    }
     const pad = 4 * this.jointRadius, rects = this.rects();
     const aspect = (n) => { const r = rects[n]; return r && r.w > 1 && r.h > 1 ? r.w / r.h : 1; };
     const across = { front: [e.x, e.y], side: [e.z, e.y], top: [e.x, e.z] };
@@ -612,9 +649,12 @@ export class Viewport {
       const c = st.center, back = 50 * this.size; // the whole figure between near and far
       cam.near = -back;
       cam.far = 3 * back;
-      if (name === 'front') { cam.position.set(c.x, c.y, c.z + back); cam.up.set(0, 1, 0); }
-      if (name === 'side') { cam.position.set(c.x + back, c.y, c.z); cam.up.set(0, 1, 0); }
-      if (name === 'top') { cam.position.set(c.x, c.y + back, c.z); cam.up.set(0, 0, -1); }
+      // front looks at the figure's front (+z, or its own forward axis when the views face
+      // it), side at its left, top down with its front at the bottom
+      const sy = Math.sin(this.viewYaw ?? 0), cy = Math.cos(this.viewYaw ?? 0);
+      if (name === 'front') { cam.position.set(c.x + back * sy, c.y, c.z + back * cy); cam.up.set(0, 1, 0); }
+      if (name === 'side') { cam.position.set(c.x + back * cy, c.y, c.z - back * sy); cam.up.set(0, 1, 0); }
+      if (name === 'top') { cam.position.set(c.x, c.y + back, c.z); cam.up.set(-sy, 0, -cy); }
       cam.lookAt(c);
     }
     cam.updateProjectionMatrix();
