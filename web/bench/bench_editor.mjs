@@ -77,6 +77,11 @@ async function run(name, project, setup, root = false) {
     console.log(`${name}.frames=${ms.length}`);
     console.log(`${name}.solver_ms_median=${med.toFixed(3)}`);
     console.log(`${name}.solver_ms_max=${ms[ms.length - 1].toFixed(3)}`);
+    // the page's own JavaScript work per mouse event (the solve, the views' and panels'
+    // updates; not the GPU's drawing)
+    const js = stats.moveMs.slice(-FRAMES).sort((a, b) => a - b);
+    console.log(`${name}.page_js_ms_median=${js[Math.floor(js.length / 2)].toFixed(3)}`);
+    console.log(`${name}.page_js_ms_max=${js[js.length - 1].toFixed(3)}`);
     console.log(`${name}.lock_error_max_m=${Math.max(...rec.err).toExponential(2)}`);
     console.log(`${name}.joint_jump_max_rad=${jump.toFixed(4)}`);
     console.log(`${name}.joint_jump_at=${jumpAt}`);

@@ -176,7 +176,7 @@ async function boot() {
       return Array.from(fig.positions.subarray(3 * j, 3 * j + 3));
     },
     stats() {
-      return { dragMs: poser.stats.dragMs.slice(-300), maxViolation: poser.stats.maxViolation };
+      return { dragMs: poser.stats.dragMs.slice(-300), moveMs: poser.stats.moveMs.slice(-300), maxViolation: poser.stats.maxViolation };
     },
     views() { return { layout: viewport.layout, rects: viewport.rects() }; },
     select(joint) { store.select(joint === null ? null : fig.jointNames.indexOf(joint)); },

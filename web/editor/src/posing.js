@@ -114,7 +114,7 @@ export class Poser {
   constructor(store, viewport) {
     this.store = store;
     this.viewport = viewport;
-    this.stats = { dragMs: [], maxViolation: 0 };
+    this.stats = { dragMs: [], moveMs: [], maxViolation: 0 };
     this.session = null;
     this.lockEdit = null; // a lock's target being moved (marker drag or sliders)
   }
@@ -215,6 +215,7 @@ export class Poser {
     }
     this.session = s;
     this.stats.dragMs = [];
+    this.stats.moveMs = [];
     vp.setHighlight({ selected: joint, chain: moving, locked: new Set(held.map((l) => fig.jointNames.indexOf(l.handle.joint))) });
     return s;
   }
@@ -223,6 +224,7 @@ export class Poser {
   move(ndc, pushDelta = 0) {
     const s = this.session;
     if (!s) return;
+    const tMove = performance.now();
     if (ndc) s.ndc = ndc;
     s.push += pushDelta;
     const vp = this.viewport, fig = this.store.figure;
@@ -251,6 +253,10 @@ export class Poser {
     s.moved = true;
     vp.showGoal(goal);
     this.store.setPose(fig.q);
+    // the page's JavaScript work for this mouse event: the solve, the views' and panels'
+    // updates (not the drawing, which the next animation frame does on the GPU)
+    this.stats.moveMs.push(performance.now() - tMove);
+    if (this.stats.moveMs.length > 1000) this.stats.moveMs.shift();
   }
 
   // a single-chain IK solve moves only the chain (base..tip); nothing else changes
