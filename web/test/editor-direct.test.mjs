@@ -236,3 +236,46 @@ test('the centre of mass and the support polygon: green over the feet, red when 
   await page.click('#balance-overlay');
   assert.deepEqual(realErrors(), []);
 });
+
+test('Shift+click selects several joints, dragged together; Ctrl+drag selects by a box', async () => {
+  await page.evaluate(() => {
+    const m = window.marionette;
+    m.store.apply('clear locks', (d) => { d.constraints = []; d.handles = []; });
+    m.store.setPose(m.store.figure.restQ);
+    m.setSettings({ dragMode: 'branch', locks: {} });
+  });
+  const l = await screen('left hand'), r = await screen('right hand');
+  await page.mouse.click(r.x, r.y);
+  await page.keyboard.down('Shift');
+  await page.mouse.click(l.x, l.y);
+  await page.keyboard.up('Shift');
+  assert.deepEqual((await state()).selected.sort(), ['left hand', 'right hand']);
+  const a = { l: await pos('left hand'), r: await pos('right hand') };
+  const k = await pxPerM();
+  // the left hand dragged 0.1 m up: the right goes up with it
+  await page.mouse.move(l.x, l.y);
+  await page.mouse.down();
+  for (let i = 1; i <= 12; i++) await page.mouse.move(l.x, l.y - (0.1 * k * i) / 12);
+  await page.mouse.up();
+  const b = { l: await pos('left hand'), r: await pos('right hand') };
+  assert.ok(Math.abs(b.l[1] - a.l[1] - 0.1) < 5e-3, `the left hand went up ${b.l[1] - a.l[1]} m`);
+  assert.ok(Math.abs(b.r[1] - a.r[1] - 0.1) < 5e-3, `the right hand went up ${b.r[1] - a.r[1]} m with it`);
+  await page.keyboard.press('Control+z');
+  assert.ok(dist(await pos('right hand'), a.r) < 1e-12, 'one undo step for both');
+  // a box around the feet in the front view (Ctrl+drag from empty space)
+  const lf = await screen('left foot'), rf = await screen('right foot');
+  const x0 = Math.min(lf.x, rf.x) - 25, x1 = Math.max(lf.x, rf.x) + 25, y0 = Math.min(lf.y, rf.y) - 15, y1 = Math.max(lf.y, rf.y) + 15;
+  await page.keyboard.down('Control');
+  await page.mouse.move(x0, y0);
+  await page.mouse.down();
+  for (let i = 1; i <= 6; i++) await page.mouse.move(x0 + ((x1 - x0) * i) / 6, y0 + ((y1 - y0) * i) / 6);
+  assert.ok(await page.isVisible('#select-box'));
+  await page.mouse.up();
+  await page.keyboard.up('Control');
+  assert.deepEqual((await state()).selected.sort(), ['left foot', 'right foot']);
+  assert.ok(!(await page.isVisible('#select-box')));
+  // a plain click selects one again
+  await page.mouse.click(l.x, l.y);
+  assert.deepEqual((await state()).selected, []);
+  assert.equal((await state()).selection, 'left hand');
+});

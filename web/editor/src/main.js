@@ -11,7 +11,18 @@ import { installAnimation } from './anim/index.js';
 
 function installMouse(store, viewport, poser, panels) {
   const el = viewport.container;
-  let nav = null, press = null;
+  let nav = null, press = null, box = null;
+  // the selection box (Ctrl+drag on empty space), in page pixels
+  const boxEl = document.createElement('div');
+  boxEl.id = 'select-box';
+  boxEl.hidden = true;
+  document.body.append(boxEl);
+  const drawBox = () => {
+    boxEl.hidden = !box;
+    if (!box) return;
+    Object.assign(boxEl.style, { left: `${Math.min(box.x0, box.x1)}px`, top: `${Math.min(box.y0, box.y1)}px`,
+      width: `${Math.abs(box.x1 - box.x0)}px`, height: `${Math.abs(box.y1 - box.y0)}px` });
+  };
   const dragging = () => poser.session || poser.lockEdit?.view;
   // Escape (keyboard.js) and a right-click during a drag cancel it: the pose as it was
   store.actions.cancelDrag = () => poser.cancel();
@@ -36,9 +47,26 @@ function installMouse(store, viewport, poser, panels) {
         return;
       }
     }
+    // Shift+click: a joint joins (or leaves) the selection; a press on a selected joint
+    // drags every selected joint together; Ctrl+drag on empty space selects by a box
+    const multi = store.ui.selection.joints;
+    if (e.button === 0 && hit.joint !== null && e.shiftKey && !e.altKey) {
+      const base = multi.length ? multi : store.ui.selection.joint !== null ? [store.ui.selection.joint] : [];
+      const next = base.includes(hit.joint) ? base.filter((j) => j !== hit.joint) : [...base, hit.joint];
+      store.selectJoints(next, next.includes(hit.joint) ? hit.joint : (next.at(-1) ?? null));
+      press = null;
+      return;
+    }
     if (e.button === 0 && hit.joint !== null && !e.altKey) {
-      store.select(hit.joint);
-      poser.begin(hit.joint, hit.view, hit.ndc);
+      const together = multi.length > 1 && multi.includes(hit.joint) ? multi.filter((j) => j !== hit.joint) : [];
+      if (together.length) store.selectJoints(multi, hit.joint);
+      else store.select(hit.joint);
+      poser.begin(hit.joint, hit.view, hit.ndc, together);
+      return;
+    }
+    if (e.button === 0 && hit.joint === null && (e.ctrlKey || e.metaKey) && !e.altKey) {
+      box = { view: hit.view, x0: e.clientX, y0: e.clientY, x1: e.clientX, y1: e.clientY };
+      drawBox();
       return;
     }
     if (e.button === 0 && hit.joint === null && !e.altKey && hit.view !== 'perspective') {
@@ -57,6 +85,12 @@ function installMouse(store, viewport, poser, panels) {
   el.addEventListener('pointermove', (e) => {
     if (e.button === 2 && (e.buttons & 2) && dragging()) { poser.cancel(); return; }
     if (press && Math.hypot(e.clientX - press.x, e.clientY - press.y) > 3) press = null;
+    if (box) {
+      box.x1 = e.clientX;
+      box.y1 = e.clientY;
+      drawBox();
+      return;
+    }
     if (poser.lockEdit?.view) {
       poser.moveLockDrag(ndcIn(poser.lockEdit.view, e));
       return;
@@ -79,6 +113,17 @@ function installMouse(store, viewport, poser, panels) {
     }
   });
   const up = () => {
+    if (box) {
+      // every joint (site) whose sphere is inside the box, in the view it was drawn in
+      const x0 = Math.min(box.x0, box.x1), x1 = Math.max(box.x0, box.x1), y0 = Math.min(box.y0, box.y1), y1 = Math.max(box.y0, box.y1);
+      const inside = viewport.sites.map((site) => site.joint).filter((j) => {
+        const p = viewport.screen(j, box.view);
+        return p && p.x >= x0 && p.x <= x1 && p.y >= y0 && p.y <= y1;
+      });
+      store.selectJoints(inside, inside[0] ?? null);
+      box = null;
+      drawBox();
+    }
     if (poser.lockEdit?.view) poser.endLockEdit('move lock');
     if (poser.session) poser.end();
     nav = null;
@@ -129,7 +174,7 @@ async function boot() {
   await store.open();
   const viewport = new Viewport(document.getElementById('views'), store);
   const poser = new Poser(store, viewport);
-  store.on('selection', (sel) => viewport.setHighlight({ selected: sel.joint }));
+  store.on('selection', (sel) => viewport.setHighlight({ selected: sel.joint, multi: new Set(sel.joints) }));
   store.on('frame', () => viewport.updateLocks());
   const panels = installPanels(store, viewport, poser);
   installKeyboard(store, viewport);
@@ -152,6 +197,7 @@ async function boot() {
         handles: structuredClone(store.doc.handles ?? []),
         constraints: structuredClone(store.doc.constraints ?? []),
         selection: store.ui.selection.joint === null ? null : fig.jointNames[store.ui.selection.joint],
+        selected: store.ui.selection.joints.map((j) => fig.jointNames[j]),
         saveStatus: store.saveStatus,
         settings: structuredClone(store.settings),
       };

@@ -154,9 +154,9 @@ export class Poser {
 
   /** A constraint system over the figure with the given locks (targets as in the document;
    * a `lock` without target holds where the handle is now). Returns {sys, cons}. */
-  buildSystem(locks) {
+  buildSystem(locks, extraHandles = 0) {
     const fig = this.store.figure, m = this.store.m;
-    const sys = m.createConstraintSystem([fig], { maxHandles: 2 * locks.length + 4, maxConstraints: locks.length + 2 });
+    const sys = m.createConstraintSystem([fig], { maxHandles: 2 * locks.length + 4 + extraHandles, maxConstraints: locks.length + 2 });
     const idx = new Map();
     const cons = [];
     for (const l of locks) {
@@ -186,16 +186,27 @@ export class Poser {
    * translations (a free joint's, slides) carry the whole figure, and every active lock is
    * held by its own joints, so with the feet locked the body moves over them (Fig. 6.4).
    */
-  begin(joint, view, ndc) {
+  begin(joint, view, ndc, together = []) {
     const st = this.settings, vp = this.viewport, fig = this.store.figure;
-    let site = vp.sites[vp.siteOf[joint]];
-    while (site.samePlace && site.parent >= 0) site = vp.sites[site.parent];
-    const dragged = site.joints[site.joints.length - 1];
-    let chain = dragChain(vp.sites, vp.siteOf, dragged, st.dragMode, st.dragBase, fig);
-    const root = !chain.length && site.parent < 0;
-    if (root) chain = site.joints.filter((j) => fig.joints[j].type === 'free' || fig.joints[j].type === 'slide');
+    // the joint a press drags: its site's, or the topmost site at its place; and the chain
+    // that moves it (the root moves itself)
+    const resolve = (j) => {
+      let site = vp.sites[vp.siteOf[j]];
+      while (site.samePlace && site.parent >= 0) site = vp.sites[site.parent];
+      const d = site.joints[site.joints.length - 1];
+      let c = dragChain(vp.sites, vp.siteOf, d, st.dragMode, st.dragBase, fig);
+      const r = !c.length && site.parent < 0;
+      if (r) c = site.joints.filter((x) => fig.joints[x].type === 'free' || fig.joints[x].type === 'slide');
+      return { joint: d, chain: c, root: r };
+    };
+    const main = resolve(joint);
+    let chain = main.chain;
+    const root = main.root;
     if (!chain.length) return null;
-    joint = dragged;
+    joint = main.joint;
+    // joints selected with it go along, each pulled by the same displacement as the mouse's
+    const extras = together.map(resolve).filter((x) => x.chain.length && x.joint !== joint);
+    for (const x of extras) chain = [...chain, ...x.chain.filter((j) => !chain.includes(j))];
     const moving = new Set(chain);
     // locks whose part the chain moves: their contributing joints may move to hold them
     const locks = this.activeLocks();
@@ -204,13 +215,15 @@ export class Poser {
     const held = locks.filter((l) => moved.has(fig.jointNames.indexOf(l.handle.joint)));
     for (const l of held) for (const j of l.joints) moving.add(j);
     const qBefore = Float64Array.from(fig.q);
-    const useIK = held.length === 0 && !root;
+    const useIK = held.length === 0 && !root && !extras.length;
     const s = { joint, view, chain, moving, qBefore, push: 0, useIK, locks: held, ndc, goal: null, moved: false };
     if (!useIK) {
-      const { sys, cons } = this.buildSystem(held);
+      const { sys, cons } = this.buildSystem(held, extras.length);
       s.sys = sys;
       s.cons = cons;
       s.hand = sys.addHandle({ joint });
+      s.start = vp.jointPosition(joint);
+      s.extras = extras.map((x) => ({ joint: x.joint, handle: sys.addHandle({ joint: x.joint }), start: vp.jointPosition(x.joint) }));
       this.applyScales(sys, moving);
     }
     this.session = s;
@@ -242,6 +255,10 @@ export class Poser {
       this._restoreFrozen(s);
     } else {
       s.sys.drag(s.hand, [goal.x, goal.y, goal.z]);
+      for (const x of s.extras) {
+        const t = x.start.clone().add(goal).sub(s.start);
+        s.sys.drag(x.handle, [t.x, t.y, t.z]);
+      }
       s.sys.solve({ method: st.csolver, maxIters: st.iterations, tol: LOCK_TOL });
       let worst = 0;
       for (const c of s.cons) worst = Math.max(worst, s.sys.residual(c));

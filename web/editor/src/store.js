@@ -18,7 +18,7 @@ export class Store {
     this.settings = {}; // editor.json
     this.project = null; // /api/project
     this.sequencePath = 'sequence.json';
-    this.ui = { frame: 0, selection: { joint: null, keys: [], lock: null }, playing: false };
+    this.ui = { frame: 0, selection: { joint: null, joints: [], keys: [], lock: null }, playing: false };
     this.saveStatus = 'saved';
     this.saveError = '';
     this.actions = {};
@@ -283,6 +283,13 @@ export class Store {
   }
 
   select(joint) {
+    this.ui.selection.joint = joint;
+    this.ui.selection.joints = [];
+    this.emit('selection', this.ui.selection);
+  }
+  /** Several joints selected (Shift+click, a box): dragged together; `joint` the current one. */
+  selectJoints(joints, joint = joints[0] ?? null) {
+    this.ui.selection.joints = joints.length > 1 ? [...joints] : [];
     this.ui.selection.joint = joint;
     this.emit('selection', this.ui.selection);
   }

@@ -123,7 +123,7 @@ export class Viewport {
     this.scene = new THREE.Scene();
     this._dirty = true;
     this._ghosts = [];
-    this.highlight = { selected: null, chain: new Set(), locked: new Set() };
+    this.highlight = { selected: null, chain: new Set(), locked: new Set(), multi: new Set() };
     this._buildLights();
     this._buildGrid();
     this._buildCameras();
@@ -483,18 +483,18 @@ export class Viewport {
   }
 
   /** Colours: the selected site, the chain a drag moves, locked parts. */
-  setHighlight({ selected = null, chain = new Set(), locked = new Set() } = {}) {
-    this.highlight = { selected, chain, locked };
+  setHighlight({ selected = null, chain = new Set(), locked = new Set(), multi = this.highlight?.multi ?? new Set() } = {}) {
+    this.highlight = { selected, chain, locked, multi };
     this._applyColors();
     this.requestRender();
   }
   _applyColors() {
-    const { selected, chain, locked } = this.highlight;
+    const { selected, chain, locked, multi } = this.highlight;
     this.spheres.forEach((m, i) => {
       const j = this.sites[i].joint;
-      const c = j === selected ? COLORS.selected : locked.has(j) ? COLORS.locked : chain.has(j) ? COLORS.chain : COLORS.joint;
+      const c = j === selected || multi.has(j) ? COLORS.selected : locked.has(j) ? COLORS.locked : chain.has(j) ? COLORS.chain : COLORS.joint;
       m.material.color.setHex(c);
-      m.scale.setScalar(this.jointRadius * (j === selected ? 1.45 : 1));
+      m.scale.setScalar(this.jointRadius * (j === selected || multi.has(j) ? 1.45 : 1));
     });
     for (const b of this.bones) {
       const s = b.userData.site;
