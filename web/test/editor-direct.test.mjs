@@ -279,3 +279,38 @@ test('Shift+click selects several joints, dragged together; Ctrl+drag selects by
   assert.deepEqual((await state()).selected, []);
   assert.equal((await state()).selection, 'left hand');
 });
+
+test('the rotate ring: a sweep of 30 degrees on it in the front view turns the head 30 degrees about the view axis', async () => {
+  await page.evaluate(() => { const m = window.marionette; m.store.setPose(m.store.figure.restQ); m.setSettings({ dragMode: 'part' }); });
+  const h = await screen('head');
+  await page.mouse.click(h.x, h.y);
+  assert.equal((await state()).selection, 'head');
+  const ring = await page.evaluate(() => {
+    const r = document.querySelector('.rotate-ring[data-view=front]').getBoundingClientRect();
+    return { visible: r.width > 0, d: r.width };
+  });
+  assert.ok(ring.visible);
+  const R = ring.d / 2, q0 = await page.evaluate(() => window.marionette.posing.quatOfFrame(window.marionette.store.figure, window.marionette.store.figure.joint('head')));
+  const head0 = await pos('head');
+  await page.mouse.move(h.x + R, h.y);
+  await page.mouse.down();
+  for (let i = 1; i <= 10; i++) {
+    const a = (Math.PI / 6) * (i / 10);
+    await page.mouse.move(h.x + R * Math.cos(a), h.y + R * Math.sin(a));
+  }
+  await page.mouse.up();
+  const q1 = await page.evaluate(() => window.marionette.posing.quatOfFrame(window.marionette.store.figure, window.marionette.store.figure.joint('head')));
+  // q1 q0^-1: the turn made, as an angle about an axis
+  const [w0, x0, y0, z0] = q0, [w1, x1, y1, z1] = q1;
+  const rw = w1 * w0 + x1 * x0 + y1 * y0 + z1 * z0;
+  const rx = -w1 * x0 + x1 * w0 - y1 * z0 + z1 * y0, ry = -w1 * y0 + y1 * w0 - z1 * x0 + x1 * z0, rz = -w1 * z0 + z1 * w0 - x1 * y0 + y1 * x0;
+  const angle = 2 * Math.atan2(Math.hypot(rx, ry, rz), Math.abs(rw)), s = Math.sign(rw) || 1;
+  assert.ok(Math.abs(angle - Math.PI / 6) < 0.03, `turned ${angle} rad`);
+  // about the front view's axis (it looks along -z): clockwise on screen
+  assert.ok((-s * rz) / Math.hypot(rx, ry, rz) > 0.99, `axis ${rx}, ${ry}, ${rz}`);
+  assert.ok(dist(await pos('head'), head0) < 1e-9, 'the head turns about its own joint');
+  await page.keyboard.press('Control+z');
+  const q2 = await page.evaluate(() => window.marionette.posing.quatOfFrame(window.marionette.store.figure, window.marionette.store.figure.joint('head')));
+  assert.ok(q2.every((v, i) => Math.abs(v - q0[i]) < 1e-12), 'one undo step');
+  await page.evaluate(() => window.marionette.setSettings({ dragMode: 'branch' }));
+});

@@ -11,7 +11,7 @@ import { installAnimation } from './anim/index.js';
 
 function installMouse(store, viewport, poser, panels) {
   const el = viewport.container;
-  let nav = null, press = null, box = null;
+  let nav = null, press = null, box = null, turn = null;
   // the selection box (Ctrl+drag on empty space), in page pixels
   const boxEl = document.createElement('div');
   boxEl.id = 'select-box';
@@ -36,6 +36,15 @@ function installMouse(store, viewport, poser, panels) {
     if (e.button === 2 && dragging()) { poser.cancel(); return; }
     const hit = viewport.pick(e.clientX, e.clientY);
     if (!hit) return;
+    // the selected joint's rotate ring: a turn about the view's axis
+    // (a joint's own sphere under the mouse wins: it is dragged)
+    const ringAt = e.button === 0 && !e.altKey && !e.shiftKey && !(hit.joint !== null && hit.sphere)
+      ? viewport.onRing(e.clientX, e.clientY, hit.view) : null;
+    if (ringAt && poser.beginRotate(store.ui.selection.joint, hit.view)) {
+      el.setPointerCapture(e.pointerId);
+      turn = { cx: ringAt.x, cy: ringAt.y, a0: Math.atan2(e.clientY - ringAt.y, e.clientX - ringAt.x) };
+      return;
+    }
     press = { x: e.clientX, y: e.clientY, hit };
     el.setPointerCapture(e.pointerId);
     // a lock's marker (Welman 6.3): the selected lock's first, else one not on a joint
@@ -91,6 +100,14 @@ function installMouse(store, viewport, poser, panels) {
       drawBox();
       return;
     }
+    if (turn && poser.session?.rotate) {
+      // the angle swept about the ring's centre: with the page's y running down it grows
+      // for a sweep that looks clockwise, a positive turn about the axis the view looks along
+      let a = Math.atan2(e.clientY - turn.cy, e.clientX - turn.cx) - turn.a0;
+      a = Math.atan2(Math.sin(a), Math.cos(a));
+      poser.rotate(a);
+      return;
+    }
     if (poser.lockEdit?.view) {
       poser.moveLockDrag(ndcIn(poser.lockEdit.view, e));
       return;
@@ -126,6 +143,7 @@ function installMouse(store, viewport, poser, panels) {
     }
     if (poser.lockEdit?.view) poser.endLockEdit('move lock');
     if (poser.session) poser.end();
+    turn = null;
     nav = null;
     // a click (no drag) on a place several joints share: the picker lists them by name
     if (press?.hit.others?.length > 1) showPicker(press.x, press.y, press.hit.others);

@@ -233,6 +233,55 @@ export class Poser {
     return s;
   }
 
+  /**
+   * Starts turning joint j's part about the axis a view looks along (the rotate ring): the
+   * goal is an orientation of the part's frame (an orientation handle dragged to a target
+   * rotation) that the joints of its own site reach (the part turns about its joint, as a
+   * bone does in pose mode), the locks they disturb held.
+   */
+  beginRotate(joint, view) {
+    const vp = this.viewport, fig = this.store.figure;
+    const site = vp.sites[vp.siteOf[joint]];
+    joint = site.joints[site.joints.length - 1];
+    const own = site.joints.filter((j) => fig.joints[j].type !== 'fixed' && fig.joints[j].type !== 'slide');
+    const chain = own;
+    if (!own.length) return null;
+    const moving = new Set(chain);
+    const locks = this.activeLocks(), moved = new Set();
+    for (const j of chain) for (let k = j; k < fig.jointCount; k++) if (isBelow(fig, k, j)) moved.add(k);
+    const held = locks.filter((l) => moved.has(fig.jointNames.indexOf(l.handle.joint)));
+    for (const l of held) for (const j of l.joints) moving.add(j);
+    const { sys, cons } = this.buildSystem(held, 1);
+    const q0 = quatOfFrame(fig, joint);
+    const s = { joint, view, chain, moving, qBefore: Float64Array.from(fig.q), push: 0, useIK: false, locks: held, sys, cons,
+      rotate: true, axis: vp.viewAxis(view), qStart: new THREE.Quaternion(q0[1], q0[2], q0[3], q0[0]), extras: [], moved: false };
+    s.hand = sys.addHandle({ joint, type: 'orientation' });
+    this.applyScales(sys, moving);
+    this.session = s;
+    this.stats.dragMs = [];
+    this.stats.moveMs = [];
+    vp.setHighlight({ selected: joint, chain: moving, locked: new Set(held.map((l) => fig.jointNames.indexOf(l.handle.joint))) });
+    return s;
+  }
+
+  /** One refresh of a turn: the part's frame asked to be its start turned by `angle` (rad)
+   * about the view's axis, one solve. */
+  rotate(angle) {
+    const s = this.session;
+    if (!s?.rotate) return;
+    const t0 = performance.now(), fig = this.store.figure, st = this.settings;
+    const q = new THREE.Quaternion().setFromAxisAngle(s.axis, angle).multiply(s.qStart);
+    s.sys.dragRotation(s.hand, [q.w, q.x, q.y, q.z]);
+    s.sys.solve({ method: st.csolver, maxIters: st.iterations, tol: LOCK_TOL });
+    let worst = 0;
+    for (const c of s.cons) worst = Math.max(worst, s.sys.residual(c));
+    this.stats.maxViolation = worst;
+    this.stats.dragMs.push(performance.now() - t0);
+    s.moved = true;
+    this.store.setPose(fig.q);
+    this.stats.moveMs.push(performance.now() - t0);
+  }
+
   /** One refresh of the drag: the goal from the ray, one solve. */
   move(ndc, pushDelta = 0) {
     const s = this.session;

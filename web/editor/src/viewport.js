@@ -7,6 +7,7 @@ import { feetPolygon } from './anim/animate.js';
 import { mirrorName } from './anim/mirror.js';
 
 export const VIEW_NAMES = ['front', 'side', 'top', 'perspective'];
+export const RING_PX = 46; // the rotate handle's radius on screen
 const LABELS = { front: 'Front', side: 'Side', top: 'Top', perspective: 'Perspective' };
 
 const COLORS = {
@@ -676,6 +677,48 @@ export class Viewport {
       this.grid.visible = true;
       this.renderer.render(this.scene, this.cameras[n]);
     }
+    this.updateRings();
+  }
+
+  /**
+   * The rotate handle: a ring of RING_PX pixels around the selected joint in every view (a
+   * circle on the page, over the canvas); pressing on it and dragging turns the part about
+   * the view's axis (main.js, Poser.beginRotate).
+   */
+  updateRings() {
+    this._rings ??= {};
+    const j = this.highlight.selected, rects = this.rects(), box = this.container.getBoundingClientRect();
+    for (const n of VIEW_NAMES) {
+      let ring = this._rings[n];
+      if (!ring) {
+        ring = this._rings[n] = document.createElement('div');
+        ring.className = 'rotate-ring';
+        ring.dataset.view = n;
+        this.overlay.append(ring);
+      }
+      const p = j === null || j === undefined || !rects[n] ? null : this.screen(j, n);
+      const r = rects[n];
+      const inside = p && r && p.x - box.left >= r.x && p.x - box.left <= r.x + r.w && p.y - box.top >= r.y && p.y - box.top <= r.y + r.h;
+      ring.hidden = !inside;
+      if (inside) {
+        Object.assign(ring.style, { left: `${p.x - box.left - RING_PX}px`, top: `${p.y - box.top - RING_PX}px`,
+          width: `${2 * RING_PX}px`, height: `${2 * RING_PX}px` });
+      }
+    }
+  }
+  /** Is a page point on the selected joint's ring in a view? Returns its centre or null. */
+  onRing(clientX, clientY, view) {
+    const j = this.highlight.selected;
+    if (j === null || j === undefined) return null;
+    const p = this.screen(j, view);
+    if (!p) return null;
+    return Math.abs(Math.hypot(clientX - p.x, clientY - p.y) - RING_PX) <= 6 ? p : null;
+  }
+  /** The direction a view looks along (world), for a turn about it. */
+  viewAxis(view) {
+    const r = this.rects()[view];
+    if (r) this._updateCamera(view, r);
+    return new THREE.Vector3(0, 0, -1).applyQuaternion(this.cameras[view].quaternion).normalize();
   }
 
   // ---- picking and projection ----
@@ -728,7 +771,7 @@ export class Viewport {
     const at = this.jointPosition(this.sites[top.i].joint), eps = 1e-6 * this.size;
     const others = found.filter((f) => this.jointPosition(this.sites[f.i].joint).distanceTo(at) <= eps)
       .sort((a, b) => depth(a) - depth(b)).map((f) => this.sites[f.i].joint);
-    return { view: v.view, joint: this.sites[top.i].joint, ndc: v.ndc, others };
+    return { view: v.view, joint: this.sites[top.i].joint, ndc: v.ndc, others, sphere: top.hit };
   }
   /** Page pixels of a world point in a view, or null when the view is hidden. */
   project(p, view) {
