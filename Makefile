@@ -33,10 +33,14 @@ install: build web
 uninstall:
 	@scripts/uninstall.sh $(BUILD)
 
-# The editor: the command, the WebAssembly module and the page (web/editor/dist), then the
-# server on the scratch project; open the URL it prints (http://127.0.0.1:8765/?token=...).
-run: build web
-	./$(BUILD)/marionette editor
+# The editor: only what it needs (the library and the command, the WebAssembly module and
+# the page in web/editor/dist; no test or benchmark binary), then the server on the scratch
+# project; open the URL it prints (http://127.0.0.1:8765/?token=..., or PORT=N: make run PORT=9000).
+PORT ?=
+run: deps web
+	@cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release -DMN_WERROR=ON > /dev/null
+	@cmake --build $(BUILD) -j$(JOBS) --target marionette_cli
+	./$(BUILD)/marionette editor $(if $(PORT),--port $(PORT))
 
 # Every test: the release build, the fuzz targets briefly, then the whole suite
 # again under AddressSanitizer + UndefinedBehaviorSanitizer.

@@ -99,6 +99,8 @@ struct mn_csys {
     double* svd_work;
     double* jac6;  /* 6 x (largest figure nv) */
     double* qsave; /* nq: state at the start of a solve */
+    double* qstep; /* nq: state before the last step with drags (its rejection) */
+    double* kstep; /* nv: K before that step (a limit it reached is held in K) */
     int* mark;     /* largest njoint */
     int* uf;       /* max_h: union-find over equalities */
     /* CCD goal scratch */

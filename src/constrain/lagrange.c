@@ -22,6 +22,7 @@
  * it costs small dense solves only. */
 #include "constrain/csys_internal.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -141,22 +142,92 @@ static mn_status dls_step(mn_csys* s, const mn_csolve_options* o, mn_csolve_resu
     return mn_csys_apply_step(s, v, o->max_step, o->respect_limits) ? MN_OK : MN_ERR_SINGULAR;
 }
 
+/* Every figure's state (and the mobilities) into / out of s->qstep (s->kstep). */
+static void save_step(mn_csys* s) {
+    memcpy(s->kstep, s->K, sizeof(double) * (size_t)s->nv);
+    int o = 0;
+    for (int f = 0; f < s->nfig; f++) {
+        memcpy(s->qstep + o, s->fig[f].d->q, sizeof(double) * (size_t)s->fig[f].m->nq);
+        o += s->fig[f].m->nq;
+    }
+}
+static void undo_step(mn_csys* s) {
+    memcpy(s->K, s->kstep, sizeof(double) * (size_t)s->nv);
+    int o = 0;
+    for (int f = 0; f < s->nfig; f++) {
+        memcpy(s->fig[f].d->q, s->qstep + o, sizeof(double) * (size_t)s->fig[f].m->nq);
+        o += s->fig[f].m->nq;
+    }
+    mn_csys_invalidate(s);
+}
+
+/* A constraint's error counts this many times a drag's in the merit a step with drags must
+ * lower. */
+#define CON_MERIT_WEIGHT 100.0
+
+/* The merit of a step with drags: the drags' error and the equality constraints'. Balance,
+ * an inequality, has no rows until a step crosses it: the step could not see it, and the
+ * next step, with its row, brings the centre of mass back. */
+static double step_merit(const mn_csys* s) {
+    double m = drag_merit(s);
+    for (int i = 0; i < s->nc; i++)
+        if (s->c[i].def.type != MN_CON_BALANCE)
+            m += CON_MERIT_WEIGHT * s->c[i].def.weight * s->c[i].residual * s->c[i].residual;
+    return m;
+}
+
 /* The per-frame loop shared by both: evaluate, stop when met, step, watch progress.
  * Constraints come first: when a drag stops making progress (its target is beyond what
  * the constraints allow) it is dropped for the rest of the solve and the remaining steps
  * only restore the constraints; when the constraints themselves stop improving they
- * conflict, and the solve stops and reports them. */
+ * conflict, and the solve stops and reports them.
+ *
+ * A Lagrange step with drags is kept only when it lowers the merit |drag error|^2 + w |C|^2
+ * over the equality constraints (after one step restoring the constraints when it did not:
+ * a second-order correction, Nocedal and Wright 15.6), else it is undone and the drags'
+ * damping raised fourfold (Levenberg-Marquardt, Nocedal and Wright 10.3); a kept step
+ * halves the damping again, down to the option's. Near the edge of what the locks allow a
+ * drag's target is out of reach and its rows are near singular: the undamped step there is
+ * many times max_step, cut to it it still swings a leg by 0.25 rad, and the next step swings
+ * it back, so a smooth drag of a hand on a motion-capture skeleton with both feet locked
+ * jumped back and forth between frames (0.27 rad). Kept only when it helps, each frame
+ * moves downhill from the last and the pose follows the mouse. When the drags stop pulling
+ * the constraints' progress is judged afresh (their error then is the drags' doing, not a
+ * conflict). */
 static mn_status iterate(mn_csys* s, const mn_csolve_options* o, mn_csolve_result* r,
                          step_fn step) {
     double best_c = 1e300, best_d = 1e300;
     int cstall = 0, dstall = 0, it = 0, stopped = 0;
+    mn_csolve_options lm = *o; /* lm.drag_damping: the adapted damping */
+    double merit_before = -1;  /* the merit before the last step with drags; -1: none */
+    int nrej = 0;              /* steps rejected in a row */
+    int drags_were_on = 1;
     s->drags_on = 1;
     for (;;) {
+        int rejected = 0;
         mn_csys_eval_all(s);
         int ok = mn_csys_summarise(s, o, r);
         int forced = it == 0 && any_force(s);
+        if (merit_before >= 0 && s->drags_on) {
+            double merit = step_merit(s);
+            rejected = merit > merit_before;
+            merit_before = -1;
+            if (rejected) {
+                undo_step(s);
+                mn_csys_eval_all(s);
+                ok = mn_csys_summarise(s, o, r);
+                lm.drag_damping *= 4;
+                nrej++;
+            } else {
+                nrej = 0;
+                if (lm.drag_damping > o->drag_damping)
+                    lm.drag_damping = fmax(o->drag_damping, 0.5 * lm.drag_damping);
+            }
+        }
         if (ok && !forced && (!s->drags_on || drags_reached(s, o))) break;
-        if (s->drags_on) {
+        /* a rejected step leaves the state as it was: no progress to judge, unless the
+         * damping has grown 64-fold (three in a row) and the drag is still stuck */
+        if (s->drags_on && (!rejected || nrej >= 3)) {
             double dm = drag_merit(s);
             if (dm < best_d * (1 - o->min_progress)) {
                 best_d = dm;
@@ -166,6 +237,9 @@ static mn_status iterate(mn_csys* s, const mn_csolve_options* o, mn_csolve_resul
             }
         }
         double cm = con_merit(s);
+        /* the constraints' progress is judged from where the drags stopped pulling */
+        if (drags_were_on && !s->drags_on) best_c = 1e300, cstall = 0;
+        drags_were_on = s->drags_on;
         if (cm < best_c * (1 - o->min_progress)) {
             best_c = cm;
             cstall = 0;
@@ -178,8 +252,23 @@ static mn_status iterate(mn_csys* s, const mn_csolve_options* o, mn_csolve_resul
         if (it >= o->max_iters - 3 && o->max_iters > 6) s->drags_on = 0;
         if (ok && !s->drags_on && !forced) break;
         s->step_index = it;
-        mn_status st = step(s, o, r);
+        if (s->drags_on && !forced && step == lagrange_step) {
+            save_step(s);
+            merit_before = step_merit(s);
+        }
+        mn_status st = step(s, &lm, r);
         it++;
+        /* a step that raised the merit first gets a step that only restores the constraints
+         * (its own linearisation error in them would otherwise refuse a good step) */
+        if (st == MN_OK && merit_before >= 0) {
+            mn_csys_eval_all(s);
+            if (step_merit(s) > merit_before && !mn_csys_summarise(s, o, r)) {
+                s->drags_on = 0;
+                s->step_index = it;
+                st = step(s, &lm, r);
+                s->drags_on = 1;
+            }
+        }
         if (st != MN_OK) {
             r->iterations = it;
             r->status = st;

@@ -108,6 +108,8 @@ mn_csys* mn_csys_create(const mn_figure* figures, int nfigure, const mn_csys_def
     size_t o_svd = take(&l, sizeof(double) * mn_tsvd_work_size(max_rows, max_rows));
     size_t o_j6 = take(&l, sizeof(double) * 6 * (size_t)maxnv);
     size_t o_qs = take(&l, sizeof(double) * (size_t)(nq > 0 ? nq : 1));
+    size_t o_qt = take(&l, sizeof(double) * (size_t)(nq > 0 ? nq : 1));
+    size_t o_kt = take(&l, sizeof(double) * nvv);
     size_t o_mark = take(&l, sizeof(int) * (size_t)maxj);
     size_t o_uf = take(&l, sizeof(int) * (size_t)dd.max_handles);
     size_t o_ccd = take(&l, mn_csys_ccd_bytes(2 * dd.max_constraints + dd.max_handles, njt, nq));
@@ -149,6 +151,8 @@ mn_csys* mn_csys_create(const mn_figure* figures, int nfigure, const mn_csys_def
     s->svd_work = (double*)(block + o_svd);
     s->jac6 = (double*)(block + o_j6);
     s->qsave = (double*)(block + o_qs);
+    s->qstep = (double*)(block + o_qt);
+    s->kstep = (double*)(block + o_kt);
     s->mark = (int*)(block + o_mark);
     s->uf = (int*)(block + o_uf);
     s->ccd = block + o_ccd;

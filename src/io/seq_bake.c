@@ -28,7 +28,10 @@ mn_status mn_seq_bake(const mn_seq* s, const mn_model* m, const mn_seq_bake_opti
     long max = o.max_frames > 0 && o.max_frames < MN_SEQ_BAKE_MAX_FRAMES ? o.max_frames
                                                                          : MN_SEQ_BAKE_MAX_FRAMES;
     double f0 = mn_seq_start(s), f1 = mn_seq_end(s);
-    double span = floor((f1 - f0) / o.step + 1e-9);
+    /* up to the last key: a span that is not a whole number of steps gets one sample past
+     * it, where the sequence holds the last key's pose (keys at fractional frames, a shrunk
+     * range, would otherwise end the motion before its last key) */
+    double span = ceil((f1 - f0) / o.step - 1e-9);
     /* refused before any work: a 105-byte document with keys 10 million frames apart would
      * take minutes and gigabytes */
     if (!(span >= 0) || span >= (double)max)

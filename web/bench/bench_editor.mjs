@@ -1,15 +1,18 @@
 // The editor's drag in headless Chromium (issue 10's performance goals): the real server on
 // a temporary project, a smooth 300-frame mouse drag of a hand with both feet locked. Prints
 // key=value lines: the solver's ms per frame (median, max), the worst lock error over the
-// drag, the largest per-frame joint change. Then the CMU skeleton with four locks.
+// drag, the largest per-frame joint change. Then the CMU skeleton with four locks, and the
+// stick figure's root pulled down 0.15 m with both feet locked (the knees' angles, the centre
+// of mass against the support polygon of the feet).
 //   node bench/bench_editor.mjs      (make bench-editor)
 import { copyFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { root, makeScratch, startServer, launchBrowser, openEditor, removeScratch } from '../test/editor-harness.mjs';
+import { feetPolygon } from '../editor/src/anim/animate.js';
 
 const FRAMES = Number(process.env.MN_BENCH_FRAMES ?? 300);
 
-async function run(name, project, setup) {
+async function run(name, project, setup, root = false) {
   const scratch = makeScratch('mn_editor_bench_');
   let server, context;
   try {
@@ -36,7 +39,9 @@ async function run(name, project, setup) {
         rec.err.push(e);
       });
       window.__rec = rec;
-      return { joints: fig.joints.map((j) => ({ name: j.name, type: j.type, qadr: j.qadr })), hand: m.screen(hand, 'front'), size: m.viewport.size };
+      const vp = m.viewport;
+      return { joints: fig.joints.map((j) => ({ name: j.name, type: j.type, qadr: j.qadr })), hand: m.screen(hand, 'front'),
+        size: vp.size, pxPerM: vp.rects().front.h / vp.orthoState.front.size };
     }, project);
     // a smooth arc: 300 mouse moves, about a quarter of the figure's height on screen
     const p = info.hand;
@@ -44,14 +49,17 @@ async function run(name, project, setup) {
     await page.mouse.down();
     for (let i = 1; i <= FRAMES; i++) {
       const t = i / FRAMES;
-      await page.mouse.move(p.x + 110 * Math.sin(Math.PI * t), p.y - 140 * t);
+      // the root: straight down 0.15 m; a hand: the arc
+      if (root) await page.mouse.move(p.x, p.y + 0.15 * info.pxPerM * t);
+      else await page.mouse.move(p.x + 110 * Math.sin(Math.PI * t), p.y - 140 * t);
     }
     await page.mouse.up();
     const { stats, rec } = await page.evaluate(() => ({ stats: window.marionette.stats(), rec: window.__rec }));
     const ms = stats.dragMs.slice(-FRAMES).sort((a, b) => a - b);
-    let jump = 0, jumpAt = '';
+    let jump = 0, jumpAt = '', over = 0;
     for (let f = 1; f < rec.q.length; f++) {
       const a = rec.q[f - 1], b = rec.q[f];
+      let frameJump = 0;
       for (const j of info.joints) {
         const at = j.qadr;
         let d = 0;
@@ -61,20 +69,53 @@ async function run(name, project, setup) {
           d = 2 * Math.acos(Math.min(1, Math.abs(a[o] * b[o] + a[o + 1] * b[o + 1] + a[o + 2] * b[o + 2] + a[o + 3] * b[o + 3])));
         }
         if (d > jump) { jump = d; jumpAt = `${f}:${j.name.replace(/\s/g, '_')}`; }
+        frameJump = Math.max(frameJump, d);
       }
+      if (frameJump > 0.2) over++;
     }
     const med = ms[Math.floor(ms.length / 2)];
     console.log(`${name}.frames=${ms.length}`);
     console.log(`${name}.solver_ms_median=${med.toFixed(3)}`);
     console.log(`${name}.solver_ms_max=${ms[ms.length - 1].toFixed(3)}`);
+    // the page's own JavaScript work per mouse event (the solve, the views' and panels'
+    // updates; not the GPU's drawing)
+    const js = stats.moveMs.slice(-FRAMES).sort((a, b) => a - b);
+    console.log(`${name}.page_js_ms_median=${js[Math.floor(js.length / 2)].toFixed(3)}`);
+    console.log(`${name}.page_js_ms_max=${js[js.length - 1].toFixed(3)}`);
     console.log(`${name}.lock_error_max_m=${Math.max(...rec.err).toExponential(2)}`);
     console.log(`${name}.joint_jump_max_rad=${jump.toFixed(4)}`);
     console.log(`${name}.joint_jump_at=${jumpAt}`);
+    console.log(`${name}.frames_over_0.2rad=${over}`);
+    if (root) {
+      const end = await page.evaluate((hand) => {
+        const m = window.marionette, fig = m.store.figure, sys = m.store.m.createConstraintSystem([fig]);
+        const com = sys.handleValue(sys.addHandle({ type: 'com', joint: -1 })).position;
+        sys.dispose();
+        const j = fig.jointNames.indexOf(hand);
+        return { pose: m.state().pose, com, drop: 0.95 - fig.positions[3 * j + 1],
+          fig: { positions: Array.from(fig.positions), jointCount: fig.jointCount, jointNames: fig.jointNames } };
+      }, project.hand);
+      const poly = feetPolygon(end.fig);
+      console.log(`${name}.root_drop_m=${end.drop.toFixed(4)}`);
+      console.log(`${name}.knee_deg=${['left knee', 'right knee'].map((k) => ((end.pose[k] * 180) / Math.PI).toFixed(1)).join(',')}`);
+      console.log(`${name}.com_in_support_polygon=${inside(poly, end.com) ? 'yes' : 'no'}`);
+    }
   } finally {
     if (context) await context.close();
     if (server) await server.stop('SIGKILL');
     removeScratch(scratch);
   }
+}
+
+// is the point inside the convex polygon (on the ground: x and z)?
+function inside(poly, p) {
+  let sign = 0;
+  for (let i = 0; i < poly.length; i++) {
+    const a = poly[i], b = poly[(i + 1) % poly.length];
+    const c = (b[0] - a[0]) * (p[2] - a[2]) - (b[2] - a[2]) * (p[0] - a[0]);
+    if (c !== 0) { if (sign && Math.sign(c) !== sign) return false; sign = Math.sign(c); }
+  }
+  return true;
 }
 
 await run('stickman', { locks: [['position', 'left foot'], ['position', 'right foot']], hand: 'right hand', base: 'pelvis' },
@@ -87,3 +128,5 @@ await run('cmu', {
   writeFileSync(join(project, 'walk.json'), JSON.stringify({ figure: 'walk.bvh', scale: 0.056444, fps: 30,
     keys: [{ frame: 0, pose: {} }] }));
 });
+await run('stickman_root', { locks: [['position', 'left foot'], ['position', 'right foot']], hand: 'pelvis', base: 'pelvis' },
+  () => {}, true);

@@ -349,6 +349,8 @@ test('a BVH file dropped on the page opens as a new sequence; the flipbook menu 
     dt.items.add(new File([t], 'walk.bvh', { type: 'application/octet-stream' }));
     window.dispatchEvent(new DragEvent('drop', { dataTransfer: dt, bubbles: true, cancelable: true }));
   }, text);
+  // the dialog a take opens: here its skeleton at rest (its motion: editor-timing.test.mjs)
+  await page.click('#motion-rest');
   await reloaded;
   await page.waitForFunction(() => window.marionette && window.marionette.state, null, { timeout: 30000 });
   await M(() => window.marionette.ready);

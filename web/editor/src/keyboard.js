@@ -12,6 +12,12 @@ export function installKeyboard(store, viewport) {
       f();
       return true;
     };
+    if (e.key === 'Escape') {
+      // a drag in progress is cancelled (the pose as it was), an open menu closes
+      call('cancelDrag');
+      for (const m of document.querySelectorAll('.menu:not([hidden]), .anim-menu:not([hidden])')) m.hidden = true;
+      return;
+    }
     if (mod && (e.key === 'z' || e.key === 'Z')) {
       call(e.shiftKey ? 'redo' : 'undo');
       return;

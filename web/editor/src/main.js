@@ -15,12 +15,41 @@ if (new URLSearchParams(location.search).has('token')) history.replaceState(null
 
 function installMouse(store, viewport, poser, panels) {
   const el = viewport.container;
-  let nav = null;
+  let nav = null, press = null, box = null, turn = null;
+  // the selection box (Ctrl+drag on empty space), in page pixels
+  const boxEl = document.createElement('div');
+  boxEl.id = 'select-box';
+  boxEl.hidden = true;
+  document.body.append(boxEl);
+  const drawBox = () => {
+    boxEl.hidden = !box;
+    if (!box) return;
+    Object.assign(boxEl.style, { left: `${Math.min(box.x0, box.x1)}px`, top: `${Math.min(box.y0, box.y1)}px`,
+      width: `${Math.abs(box.x1 - box.x0)}px`, height: `${Math.abs(box.y1 - box.y0)}px` });
+  };
+  const dragging = () => poser.session || poser.lockEdit?.view;
+  // Escape (keyboard.js) and a right-click during a drag cancel it: the pose as it was
+  store.actions.cancelDrag = () => poser.cancel();
   el.addEventListener('contextmenu', (e) => e.preventDefault());
+  // a second button pressed while the first is held comes as a pointermove (Pointer Events
+  // 3, chorded buttons) and as a mousedown
+  el.addEventListener('mousedown', (e) => { if (e.button === 2 && dragging()) poser.cancel(); });
   el.addEventListener('pointerdown', (e) => {
     if (e.target.closest('.view-bar')) return;
+    hidePicker();
+    if (e.button === 2 && dragging()) { poser.cancel(); return; }
     const hit = viewport.pick(e.clientX, e.clientY);
     if (!hit) return;
+    // the selected joint's rotate ring: a turn about the view's axis
+    // (a joint's own sphere under the mouse wins: it is dragged)
+    const ringAt = e.button === 0 && !e.altKey && !e.shiftKey && !(hit.joint !== null && hit.sphere)
+      ? viewport.onRing(e.clientX, e.clientY, hit.view) : null;
+    if (ringAt && poser.beginRotate(store.ui.selection.joint, hit.view)) {
+      el.setPointerCapture(e.pointerId);
+      turn = { cx: ringAt.x, cy: ringAt.y, a0: Math.atan2(e.clientY - ringAt.y, e.clientX - ringAt.x) };
+      return;
+    }
+    press = { x: e.clientX, y: e.clientY, hit };
     el.setPointerCapture(e.pointerId);
     // a lock's marker (Welman 6.3): the selected lock's first, else one not on a joint
     if (e.button === 0 && !e.altKey && !e.shiftKey) {
@@ -31,9 +60,26 @@ function installMouse(store, viewport, poser, panels) {
         return;
       }
     }
+    // Shift+click: a joint joins (or leaves) the selection; a press on a selected joint
+    // drags every selected joint together; Ctrl+drag on empty space selects by a box
+    const multi = store.ui.selection.joints;
+    if (e.button === 0 && hit.joint !== null && e.shiftKey && !e.altKey) {
+      const base = multi.length ? multi : store.ui.selection.joint !== null ? [store.ui.selection.joint] : [];
+      const next = base.includes(hit.joint) ? base.filter((j) => j !== hit.joint) : [...base, hit.joint];
+      store.selectJoints(next, next.includes(hit.joint) ? hit.joint : (next.at(-1) ?? null));
+      press = null;
+      return;
+    }
     if (e.button === 0 && hit.joint !== null && !e.altKey) {
-      store.select(hit.joint);
-      poser.begin(hit.joint, hit.view, hit.ndc);
+      const together = multi.length > 1 && multi.includes(hit.joint) ? multi.filter((j) => j !== hit.joint) : [];
+      if (together.length) store.selectJoints(multi, hit.joint);
+      else store.select(hit.joint);
+      poser.begin(hit.joint, hit.view, hit.ndc, together);
+      return;
+    }
+    if (e.button === 0 && hit.joint === null && (e.ctrlKey || e.metaKey) && !e.altKey) {
+      box = { view: hit.view, x0: e.clientX, y0: e.clientY, x1: e.clientX, y1: e.clientY };
+      drawBox();
       return;
     }
     if (e.button === 0 && hit.joint === null && !e.altKey && hit.view !== 'perspective') {
@@ -50,6 +96,22 @@ function installMouse(store, viewport, poser, panels) {
     return { x: ((e.clientX - box.left - r.x) / r.w) * 2 - 1, y: -((e.clientY - box.top - r.y) / r.h) * 2 + 1 };
   };
   el.addEventListener('pointermove', (e) => {
+    if (e.button === 2 && (e.buttons & 2) && dragging()) { poser.cancel(); return; }
+    if (press && Math.hypot(e.clientX - press.x, e.clientY - press.y) > 3) press = null;
+    if (box) {
+      box.x1 = e.clientX;
+      box.y1 = e.clientY;
+      drawBox();
+      return;
+    }
+    if (turn && poser.session?.rotate) {
+      // the angle swept about the ring's centre: with the page's y running down it grows
+      // for a sweep that looks clockwise, a positive turn about the axis the view looks along
+      let a = Math.atan2(e.clientY - turn.cy, e.clientX - turn.cx) - turn.a0;
+      a = Math.atan2(Math.sin(a), Math.cos(a));
+      poser.rotate(a);
+      return;
+    }
     if (poser.lockEdit?.view) {
       poser.moveLockDrag(ndcIn(poser.lockEdit.view, e));
       return;
@@ -72,10 +134,46 @@ function installMouse(store, viewport, poser, panels) {
     }
   });
   const up = () => {
+    if (box) {
+      // every joint (site) whose sphere is inside the box, in the view it was drawn in
+      const x0 = Math.min(box.x0, box.x1), x1 = Math.max(box.x0, box.x1), y0 = Math.min(box.y0, box.y1), y1 = Math.max(box.y0, box.y1);
+      const inside = viewport.sites.map((site) => site.joint).filter((j) => {
+        const p = viewport.screen(j, box.view);
+        return p && p.x >= x0 && p.x <= x1 && p.y >= y0 && p.y <= y1;
+      });
+      store.selectJoints(inside, inside[0] ?? null);
+      box = null;
+      drawBox();
+    }
     if (poser.lockEdit?.view) poser.endLockEdit('move lock');
     if (poser.session) poser.end();
+    turn = null;
     nav = null;
+    // a click (no drag) on a place several joints share: the picker lists them by name
+    if (press?.hit.others?.length > 1) showPicker(press.x, press.y, press.hit.others);
+    press = null;
   };
+  // the picker: the joints at one place (a CMU skeleton's Hips, LHipJoint, RHipJoint and
+  // LowerBack), parent first; choosing one selects it
+  const picker = document.createElement('div');
+  picker.id = 'pick-menu';
+  picker.className = 'menu';
+  picker.hidden = true;
+  document.body.append(picker);
+  function showPicker(x, y, joints) {
+    picker.replaceChildren(...joints.map((j) => {
+      const b = document.createElement('button');
+      b.textContent = store.figure.jointNames[j];
+      b.dataset.joint = store.figure.jointNames[j];
+      b.classList.toggle('selected', j === store.ui.selection.joint);
+      b.addEventListener('click', (e) => { e.stopPropagation(); store.select(j); hidePicker(); });
+      return b;
+    }));
+    picker.style.left = `${x + 8}px`;
+    picker.style.top = `${y + 8}px`;
+    picker.hidden = false;
+  }
+  function hidePicker() { picker.hidden = true; }
   el.addEventListener('pointerup', up);
   el.addEventListener('pointercancel', up);
   el.addEventListener('wheel', (e) => {
@@ -98,7 +196,7 @@ async function boot() {
   await store.open();
   const viewport = new Viewport(document.getElementById('views'), store);
   const poser = new Poser(store, viewport);
-  store.on('selection', (sel) => viewport.setHighlight({ selected: sel.joint }));
+  store.on('selection', (sel) => viewport.setHighlight({ selected: sel.joint, multi: new Set(sel.joints) }));
   store.on('frame', () => viewport.updateLocks());
   const panels = installPanels(store, viewport, poser);
   installKeyboard(store, viewport);
@@ -121,6 +219,7 @@ async function boot() {
         handles: structuredClone(store.doc.handles ?? []),
         constraints: structuredClone(store.doc.constraints ?? []),
         selection: store.ui.selection.joint === null ? null : fig.jointNames[store.ui.selection.joint],
+        selected: store.ui.selection.joints.map((j) => fig.jointNames[j]),
         saveStatus: store.saveStatus,
         settings: structuredClone(store.settings),
       };
@@ -145,7 +244,7 @@ async function boot() {
       return Array.from(fig.positions.subarray(3 * j, 3 * j + 3));
     },
     stats() {
-      return { dragMs: poser.stats.dragMs.slice(-300), maxViolation: poser.stats.maxViolation };
+      return { dragMs: poser.stats.dragMs.slice(-300), moveMs: poser.stats.moveMs.slice(-300), maxViolation: poser.stats.maxViolation };
     },
     views() { return { layout: viewport.layout, rects: viewport.rects() }; },
     select(joint) { store.select(joint === null ? null : fig.jointNames.indexOf(joint)); },

@@ -271,6 +271,20 @@ export function installPanels(store, viewport, poser) {
     renderLocks();
     menu.hidden = true;
   });
+  // the balance overlay (viewport.updateBalance): on unless editor.json says false
+  const overlay = $('balance-overlay');
+  overlay.checked = store.settings.balanceOverlay !== false;
+  overlay.addEventListener('change', () => { store.setSettings({ balanceOverlay: overlay.checked }); overlay.blur(); });
+  // the views turned to the figure's forward axis (viewport.frameAll)
+  const align = $('align-views');
+  align.checked = !!store.settings.alignViews;
+  align.addEventListener('change', () => { store.setSettings({ alignViews: align.checked }); align.blur(); });
+  // auto-key: a toggle kept in editor.json
+  const autoKey = $('auto-key');
+  const syncAutoKey = () => autoKey.classList.toggle('on', !!store.settings.autoKey);
+  autoKey.addEventListener('click', () => { store.setSettings({ autoKey: !store.settings.autoKey }); autoKey.blur(); });
+  store.on('settings', syncAutoKey);
+  syncAutoKey();
   $('solve').addEventListener('click', () => {
     const before = Float64Array.from(fig.q);
     const r = poser.solveLocks(200);
@@ -474,10 +488,21 @@ export function installPanels(store, viewport, poser) {
   // ---- save indicator and conflicts ----
   const save = $('save-status');
   const text = { saved: 'Saved', saving: 'Saving\u2026', unsaved: 'Unsaved changes', conflict: 'Conflict', error: 'Not saved' };
+  // after a failed save the indicator counts down to the next try (store._failed)
+  let retryTicker = 0;
+  const showRetry = () => {
+    const left = Math.max(0, Math.ceil((store.retry.at - Date.now()) / 1000));
+    save.textContent = store.retry.at ? `Not saved \u00b7 retry in ${left} s` : 'Not saved \u00b7 retrying';
+  };
   store.on('save', ({ status: s, error }) => {
     save.textContent = text[s] ?? s;
     save.className = `save ${s}`;
-    save.title = error || 'Ctrl+S saves now';
+    save.title = error ? `${error} (Ctrl+S tries now)` : 'Ctrl+S saves now';
+    clearInterval(retryTicker);
+    if (s === 'error') {
+      showRetry();
+      retryTicker = setInterval(showRetry, 500);
+    }
     const banner = $('conflict');
     banner.hidden = s !== 'conflict';
     if (s === 'conflict') $('conflict-text').textContent = `${error}. Your last change is not saved.`;

@@ -114,7 +114,7 @@ export class Poser {
   constructor(store, viewport) {
     this.store = store;
     this.viewport = viewport;
-    this.stats = { dragMs: [], maxViolation: 0 };
+    this.stats = { dragMs: [], moveMs: [], maxViolation: 0 };
     this.session = null;
     this.lockEdit = null; // a lock's target being moved (marker drag or sliders)
   }
@@ -154,9 +154,9 @@ export class Poser {
 
   /** A constraint system over the figure with the given locks (targets as in the document;
    * a `lock` without target holds where the handle is now). Returns {sys, cons}. */
-  buildSystem(locks) {
+  buildSystem(locks, extraHandles = 0) {
     const fig = this.store.figure, m = this.store.m;
-    const sys = m.createConstraintSystem([fig], { maxHandles: 2 * locks.length + 4, maxConstraints: locks.length + 2 });
+    const sys = m.createConstraintSystem([fig], { maxHandles: 2 * locks.length + 4 + extraHandles, maxConstraints: locks.length + 2 });
     const idx = new Map();
     const cons = [];
     for (const l of locks) {
@@ -179,11 +179,34 @@ export class Poser {
     }
   }
 
-  /** Starts dragging joint j: the chain, the locks it disturbs, the system. */
-  begin(joint, view, ndc) {
+  /**
+   * Starts dragging joint j: the chain, the locks it disturbs, the system. A part that starts
+   * at its parent's place (a CMU skeleton's LowerBack at the Hips) drags that place: the drag
+   * is of the topmost site there. The root site (no parent to turn it) moves itself: its
+   * translations (a free joint's, slides) carry the whole figure, and every active lock is
+   * held by its own joints, so with the feet locked the body moves over them (Fig. 6.4).
+   */
+  begin(joint, view, ndc, together = []) {
     const st = this.settings, vp = this.viewport, fig = this.store.figure;
-    const chain = dragChain(vp.sites, vp.siteOf, joint, st.dragMode, st.dragBase, fig);
+    // the joint a press drags: its site's, or the topmost site at its place; and the chain
+    // that moves it (the root moves itself)
+    const resolve = (j) => {
+      let site = vp.sites[vp.siteOf[j]];
+      while (site.samePlace && site.parent >= 0) site = vp.sites[site.parent];
+      const d = site.joints[site.joints.length - 1];
+      let c = dragChain(vp.sites, vp.siteOf, d, st.dragMode, st.dragBase, fig);
+      const r = !c.length && site.parent < 0;
+      if (r) c = site.joints.filter((x) => fig.joints[x].type === 'free' || fig.joints[x].type === 'slide');
+      return { joint: d, chain: c, root: r };
+    };
+    const main = resolve(joint);
+    let chain = main.chain;
+    const root = main.root;
     if (!chain.length) return null;
+    joint = main.joint;
+    // joints selected with it go along, each pulled by the same displacement as the mouse's
+    const extras = together.map(resolve).filter((x) => x.chain.length && x.joint !== joint);
+    for (const x of extras) chain = [...chain, ...x.chain.filter((j) => !chain.includes(j))];
     const moving = new Set(chain);
     // locks whose part the chain moves: their contributing joints may move to hold them
     const locks = this.activeLocks();
@@ -192,25 +215,78 @@ export class Poser {
     const held = locks.filter((l) => moved.has(fig.jointNames.indexOf(l.handle.joint)));
     for (const l of held) for (const j of l.joints) moving.add(j);
     const qBefore = Float64Array.from(fig.q);
-    const useIK = held.length === 0;
+    const useIK = held.length === 0 && !root && !extras.length;
     const s = { joint, view, chain, moving, qBefore, push: 0, useIK, locks: held, ndc, goal: null, moved: false };
     if (!useIK) {
-      const { sys, cons } = this.buildSystem(held);
+      const { sys, cons } = this.buildSystem(held, extras.length);
       s.sys = sys;
       s.cons = cons;
       s.hand = sys.addHandle({ joint });
+      s.start = vp.jointPosition(joint);
+      s.extras = extras.map((x) => ({ joint: x.joint, handle: sys.addHandle({ joint: x.joint }), start: vp.jointPosition(x.joint) }));
       this.applyScales(sys, moving);
     }
     this.session = s;
     this.stats.dragMs = [];
+    this.stats.moveMs = [];
     vp.setHighlight({ selected: joint, chain: moving, locked: new Set(held.map((l) => fig.jointNames.indexOf(l.handle.joint))) });
     return s;
+  }
+
+  /**
+   * Starts turning joint j's part about the axis a view looks along (the rotate ring): the
+   * goal is an orientation of the part's frame (an orientation handle dragged to a target
+   * rotation) that the joints of its own site reach (the part turns about its joint, as a
+   * bone does in pose mode), the locks they disturb held.
+   */
+  beginRotate(joint, view) {
+    const vp = this.viewport, fig = this.store.figure;
+    const site = vp.sites[vp.siteOf[joint]];
+    joint = site.joints[site.joints.length - 1];
+    const own = site.joints.filter((j) => fig.joints[j].type !== 'fixed' && fig.joints[j].type !== 'slide');
+    const chain = own;
+    if (!own.length) return null;
+    const moving = new Set(chain);
+    const locks = this.activeLocks(), moved = new Set();
+    for (const j of chain) for (let k = j; k < fig.jointCount; k++) if (isBelow(fig, k, j)) moved.add(k);
+    const held = locks.filter((l) => moved.has(fig.jointNames.indexOf(l.handle.joint)));
+    for (const l of held) for (const j of l.joints) moving.add(j);
+    const { sys, cons } = this.buildSystem(held, 1);
+    const q0 = quatOfFrame(fig, joint);
+    const s = { joint, view, chain, moving, qBefore: Float64Array.from(fig.q), push: 0, useIK: false, locks: held, sys, cons,
+      rotate: true, axis: vp.viewAxis(view), qStart: new THREE.Quaternion(q0[1], q0[2], q0[3], q0[0]), extras: [], moved: false };
+    s.hand = sys.addHandle({ joint, type: 'orientation' });
+    this.applyScales(sys, moving);
+    this.session = s;
+    this.stats.dragMs = [];
+    this.stats.moveMs = [];
+    vp.setHighlight({ selected: joint, chain: moving, locked: new Set(held.map((l) => fig.jointNames.indexOf(l.handle.joint))) });
+    return s;
+  }
+
+  /** One refresh of a turn: the part's frame asked to be its start turned by `angle` (rad)
+   * about the view's axis, one solve. */
+  rotate(angle) {
+    const s = this.session;
+    if (!s?.rotate) return;
+    const t0 = performance.now(), fig = this.store.figure, st = this.settings;
+    const q = new THREE.Quaternion().setFromAxisAngle(s.axis, angle).multiply(s.qStart);
+    s.sys.dragRotation(s.hand, [q.w, q.x, q.y, q.z]);
+    s.sys.solve({ method: st.csolver, maxIters: st.iterations, tol: LOCK_TOL });
+    let worst = 0;
+    for (const c of s.cons) worst = Math.max(worst, s.sys.residual(c));
+    this.stats.maxViolation = worst;
+    this.stats.dragMs.push(performance.now() - t0);
+    s.moved = true;
+    this.store.setPose(fig.q);
+    this.stats.moveMs.push(performance.now() - t0);
   }
 
   /** One refresh of the drag: the goal from the ray, one solve. */
   move(ndc, pushDelta = 0) {
     const s = this.session;
     if (!s) return;
+    const tMove = performance.now();
     if (ndc) s.ndc = ndc;
     s.push += pushDelta;
     const vp = this.viewport, fig = this.store.figure;
@@ -228,6 +304,10 @@ export class Poser {
       this._restoreFrozen(s);
     } else {
       s.sys.drag(s.hand, [goal.x, goal.y, goal.z]);
+      for (const x of s.extras) {
+        const t = x.start.clone().add(goal).sub(s.start);
+        s.sys.drag(x.handle, [t.x, t.y, t.z]);
+      }
       s.sys.solve({ method: st.csolver, maxIters: st.iterations, tol: LOCK_TOL });
       let worst = 0;
       for (const c of s.cons) worst = Math.max(worst, s.sys.residual(c));
@@ -239,10 +319,43 @@ export class Poser {
     s.moved = true;
     vp.showGoal(goal);
     this.store.setPose(fig.q);
+    // the page's JavaScript work for this mouse event: the solve, the views' and panels'
+    // updates (not the drawing, which the next animation frame does on the GPU)
+    this.stats.moveMs.push(performance.now() - tMove);
+    if (this.stats.moveMs.length > 1000) this.stats.moveMs.shift();
   }
 
   // a single-chain IK solve moves only the chain (base..tip); nothing else changes
   _restoreFrozen() {}
+
+  /** Escape or a right-click during a drag: the pose (and a moved lock's target) as it was
+   * when the drag began; nothing is recorded or saved. Returns whether a drag was cancelled. */
+  cancel() {
+    const s = this.session, e = this.lockEdit;
+    if (s) {
+      this.session = null;
+      if (s.sys) {
+        s.sys.release(s.hand);
+        s.sys.dispose();
+      }
+      this.viewport.showGoal(null);
+      this.viewport.setHighlight({ selected: s.joint, chain: new Set(), locked: new Set() });
+      this.store.setPose(s.qBefore);
+      return true;
+    }
+    if (e?.view) {
+      this.lockEdit = null;
+      this.viewport.showGoal(null);
+      if (e.moved) {
+        this.store.doc = JSON.parse(e.docBefore);
+        this.store._invalidateSequence();
+        this.store.setPose(e.qBefore);
+        this.store.emit('doc', { label: 'cancel' });
+      }
+      return true;
+    }
+    return false;
+  }
 
   end() {
     const s = this.session;

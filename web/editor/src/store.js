@@ -18,7 +18,7 @@ export class Store {
     this.settings = {}; // editor.json
     this.project = null; // /api/project
     this.sequencePath = 'sequence.json';
-    this.ui = { frame: 0, selection: { joint: null, keys: [], lock: null }, playing: false };
+    this.ui = { frame: 0, selection: { joint: null, joints: [], keys: [], lock: null }, playing: false };
     this.saveStatus = 'saved';
     this.saveError = '';
     this.actions = {};
@@ -28,6 +28,8 @@ export class Store {
     this._versions = new Map(); // path -> version ("" : to be created)
     this._dirty = new Set(); // paths with changes not yet acknowledged
     this._inflight = new Map(); // path -> promise of the running PUT
+    this._written = new Map(); // path -> the content the server has (no PUT of the same again)
+    this.retry = { count: 0, at: 0, timer: 0 }; // the retry after a failed save (back-off)
     this._seq = null; // the wasm Sequence of doc (rebuilt lazily)
     this._seqFigure = null;
     this._settingsTimer = 0;
@@ -103,6 +105,9 @@ export class Store {
       }
     }
     this.setPose(q);
+    // what the server has, as this page would write it: an unchanged file is not written
+    for (const path of [this.sequencePath, 'editor.json'])
+      if (this._versions.get(path)) this._written.set(path, this._content(path));
     if (!this._versions.get(this.sequencePath)) this._markDirty(this.sequencePath);
     this.emit('doc', { label: 'open' });
     this.emit('frame', frame);
@@ -148,13 +153,21 @@ export class Store {
 
   /**
    * The pose was edited (a drag, a slider, a solve): one undo step back to qBefore. At a frame
-   * with a key the key takes the pose (saved in the sequence); elsewhere the pose is the
-   * unkeyed pose of editor.json.
+   * with a key the key takes the pose (saved in the sequence); elsewhere, with auto-key on, a
+   * key is made there, else the pose is the unkeyed pose of editor.json.
    */
   commitPose(label, qBefore) {
     const entry = this._snapshot(label, qBefore);
-    const k = this.keyIndexAt(this.ui.frame);
+    let k = this.keyIndexAt(this.ui.frame);
     this._push(entry);
+    // auto-key (editor.json `autoKey`): a pose edit at a frame without a key makes one there
+    if (k < 0 && this.settings.autoKey && Number.isInteger(this.ui.frame)) {
+      this.doc.keys.push({ frame: this.ui.frame, pose: {} });
+      this.doc.keys.sort((a, b) => a.frame - b.frame);
+      k = this.keyIndexAt(this.ui.frame);
+      delete this.settings.pose;
+      this._markDirty('editor.json');
+    }
     if (k >= 0) {
       this.doc.keys[k].pose = qToPose(this.figure, this.figure.q);
       this._docChanged(label);
@@ -257,13 +270,26 @@ export class Store {
     if (!Number.isFinite(frame)) return;
     this.ui.frame = frame;
     this.setPose(this.poseAt(frame));
-    this.settings.frame = frame;
+    // playing shows frames, it changes nothing: the frame is remembered when it stops
+    if (!this.ui.playing) this.persistFrame();
+    this.emit('frame', frame);
+  }
+  /** editor.json remembers the current frame (an unkeyed pose of another frame is dropped). */
+  persistFrame() {
+    if (this.settings.frame === this.ui.frame && !this.settings.pose) return;
+    this.settings.frame = this.ui.frame;
     delete this.settings.pose;
     this._scheduleSettings();
-    this.emit('frame', frame);
   }
 
   select(joint) {
+    this.ui.selection.joint = joint;
+    this.ui.selection.joints = [];
+    this.emit('selection', this.ui.selection);
+  }
+  /** Several joints selected (Shift+click, a box): dragged together; `joint` the current one. */
+  selectJoints(joints, joint = joints[0] ?? null) {
+    this.ui.selection.joints = joints.length > 1 ? [...joints] : [];
     this.ui.selection.joint = joint;
     this.emit('selection', this.ui.selection);
   }
@@ -323,26 +349,33 @@ export class Store {
     }
     if (!this._dirty.has(path)) return Promise.resolve();
     this._dirty.delete(path);
+    const body = this._content(path);
+    // only a change is written: the same content again (a frame shown and left) is not
+    if (body === this._written.get(path)) {
+      this._updateStatus();
+      return Promise.resolve();
+    }
     const version = this._versions.get(path) ?? '';
     const headers = { 'Content-Type': 'application/json' };
     if (version) headers['If-Match'] = `"${version}"`;
     else headers['If-None-Match'] = '*';
-    const body = this._content(path);
     const run = this._json(`/api/file?path=${encodeURIComponent(path)}`, { method: 'PUT', headers, body })
       .then((r) => {
         if (r.ok) {
           this._versions.set(path, r.body.version);
+          this._written.set(path, body);
+          this.retry.count = 0;
         } else if (r.status === 409 || r.status === 412) {
           this._dirty.add(path);
           this._setStatus('conflict', `${path} was changed elsewhere (another tab or program)`);
         } else {
           this._dirty.add(path);
-          this._setStatus('error', `${path}: ${r.body?.error ?? `HTTP ${r.status}`}`);
+          this._failed(`${path}: ${r.body?.error ?? `HTTP ${r.status}`}`);
         }
       })
       .catch((e) => {
         this._dirty.add(path);
-        this._setStatus('error', `${path}: ${e.message}`);
+        this._failed(`${path}: ${e.message}`);
       })
       .finally(() => {
         this._inflight.delete(path);
@@ -353,9 +386,29 @@ export class Store {
     return run;
   }
 
+  /**
+   * A save failed (the server down, a write refused): 'error', and a retry of every changed
+   * file after a back-off of 1, 2, 4 ... up to 30 s (`retry.at`: when, for the indicator), so
+   * the page reaches Saved by itself when the server is back.
+   */
+  _failed(message) {
+    clearTimeout(this.retry.timer);
+    const delay = Math.min(30000, 1000 * 2 ** this.retry.count);
+    this.retry.count++;
+    this.retry.at = Date.now() + delay;
+    this.retry.timer = setTimeout(() => {
+      this.retry.at = 0;
+      if (this.saveStatus !== 'error') return;
+      this.save();
+    }, delay);
+    this._setStatus('error', message);
+  }
+
   /** Saves every changed file now (Ctrl+S); resolves when the server has answered. */
   async save() {
     clearTimeout(this._settingsTimer);
+    clearTimeout(this.retry.timer);
+    this.retry.at = 0;
     if (this.saveStatus === 'error') this.saveStatus = 'unsaved';
     await Promise.all([this.sequencePath, 'editor.json'].map((p) => this._flush(p)));
     // a change made while the first PUT ran

@@ -3,8 +3,11 @@
 // scene, four cameras drawn with the scissor. The figure is drawn as bones and joint spheres
 // (its skinned mesh too when the figure document has a skin), locks as markers.
 import * as THREE from 'three';
+import { feetPolygon } from './anim/animate.js';
+import { mirrorName } from './anim/mirror.js';
 
 export const VIEW_NAMES = ['front', 'side', 'top', 'perspective'];
+export const RING_PX = 46; // the rotate handle's radius on screen
 const LABELS = { front: 'Front', side: 'Side', top: 'Top', perspective: 'Perspective' };
 
 const COLORS = {
@@ -23,24 +26,34 @@ const COLORS = {
   goal: 0xffe066,
 };
 
-/** Joints at one place (a compound joint: zero offsets) drawn and picked as one "site". */
+/**
+ * Joints at one place that make one compound joint (a chain of frames with zero offsets, each
+ * the only child of the one before: the stick figure's three-hinge shoulder) drawn and picked
+ * as one "site". Body parts that merely start at their parent's place (a CMU skeleton's
+ * LHipJoint, RHipJoint and LowerBack at the Hips, LThumb at the hand) are sites of their own,
+ * marked `samePlace`: picking prefers the parent among them and lists them by name.
+ */
 export function jointSites(figure) {
   const pos = figure.positions, joints = figure.joints;
   const siteOf = new Int32Array(joints.length);
+  const childCount = new Int32Array(joints.length);
+  for (const jt of joints) if (jt.parent >= 0) childCount[jt.parent]++;
   const sites = [];
   for (let j = 0; j < joints.length; j++) {
     const p = joints[j].parent;
-    const same = p >= 0 && Math.hypot(pos[3 * j] - pos[3 * p], pos[3 * j + 1] - pos[3 * p + 1],
+    const here = p >= 0 && Math.hypot(pos[3 * j] - pos[3 * p], pos[3 * j + 1] - pos[3 * p + 1],
       pos[3 * j + 2] - pos[3 * p + 2]) < 1e-9 && figureOffsetZero(figure, j);
-    if (same) {
+    const sp = here ? sites[siteOf[p]] : null;
+    if (here && childCount[p] === 1 && sp.joints[sp.joints.length - 1] === p) {
       siteOf[j] = siteOf[p];
-      sites[siteOf[p]].joints.push(j);
+      sp.joints.push(j);
     } else {
       siteOf[j] = sites.length;
-      sites.push({ joints: [j], parent: p >= 0 ? siteOf[p] : -1, children: [] });
+      sites.push({ joints: [j], parent: p >= 0 ? siteOf[p] : -1, children: [], samePlace: here });
     }
   }
   for (let s = 0; s < sites.length; s++) if (sites[s].parent >= 0) sites[sites[s].parent].children.push(s);
+  for (const s of sites) s.depth = s.parent >= 0 ? sites[s.parent].depth + 1 : 0;
   // the site's name and joint: its last joint (the one carrying the body part)
   for (const s of sites) s.joint = s.joints[s.joints.length - 1];
   return { sites, siteOf };
@@ -111,7 +124,7 @@ export class Viewport {
     this.scene = new THREE.Scene();
     this._dirty = true;
     this._ghosts = [];
-    this.highlight = { selected: null, chain: new Set(), locked: new Set() };
+    this.highlight = { selected: null, chain: new Set(), locked: new Set(), multi: new Set() };
     this._buildLights();
     this._buildGrid();
     this._buildCameras();
@@ -125,13 +138,37 @@ export class Viewport {
     this.goalMarker.renderOrder = 10;
     this.goalMarker.visible = false;
     this.scene.add(this.goalMarker);
+    this.balanceGroup = new THREE.Group();
+    this.scene.add(this.balanceGroup);
+    this.balance = null; // { com, polygon, inside } while the overlay is shown
     this.setFigure(store.figure);
     store.on('pose', () => { this.updatePose(); });
+    store.on('settings', () => {
+      this.updateBalance();
+      if (!!this.store.settings.alignViews !== this._aligned) this.frameAll();
+    });
     store.on('doc', () => { this.updateLocks(); });
     new ResizeObserver(() => this.resize()).observe(container);
     this.resize();
+    // a lost WebGL context (the GPU reset, too many contexts): three.js rebuilds its state
+    // when the browser gives it back; until then nothing is drawn and a notice says why, and
+    // then every view is drawn again (nothing else would ask for a frame)
+    this.contextLost = false;
+    this.canvas.addEventListener('webglcontextlost', (e) => {
+      e.preventDefault();
+      this.contextLost = true;
+      this.overlay.classList.add('context-lost');
+      this.store.emit('context', { lost: true });
+    });
+    this.canvas.addEventListener('webglcontextrestored', () => {
+      this.contextLost = false;
+      this.overlay.classList.remove('context-lost');
+      this.renderer.setScissorTest(true); // three.js starts the new context's state afresh
+      this.resize();
+      this.store.emit('context', { lost: false });
+    });
     const loop = () => {
-      if (this._dirty) this.render();
+      if (this._dirty && !this.contextLost) this.render();
       requestAnimationFrame(loop);
     };
     requestAnimationFrame(loop);
@@ -237,6 +274,23 @@ export class Viewport {
     this.frameAll();
   }
 
+  /**
+   * The figure's forward direction as an angle about the vertical (0: facing +z): the
+   * horizontal vector from its right joints to their left partners (paired by name, as the
+   * mirror pairs them), turned a quarter about the vertical. 0 without such pairs.
+   */
+  figureYaw() {
+    const fig = this.figure, names = fig.jointNames, p = fig.positions;
+    let lx = 0, lz = 0;
+    names.forEach((n, j) => {
+      const partner = mirrorName(n), k = partner ? names.indexOf(partner) : -1;
+      if (k < 0 || !(/left/i.test(n) || /^[Ll][A-Z_.\- ]/.test(n) || /[_.\- ][Ll]$/.test(n))) return;
+      lx += p[3 * j] - p[3 * k];
+      lz += p[3 * j + 2] - p[3 * k + 2];
+    });
+    return Math.hypot(lx, lz) < 1e-9 * this.size ? 0 : Math.atan2(-lz, lx);
+  }
+
   /** The box holding the figure now: its joints, and its skin when it has one. */
   figureBounds() {
     const box = new THREE.Box3(), p = this.figure.positions, v = new THREE.Vector3();
@@ -251,26 +305,47 @@ export class Viewport {
 
   /**
    * Every view fits the figure (on open, and the F or Home key): each orthographic view
-   * centred on the figure's box, the larger of its extents across and up the view filling
-   * 80 % of it (at most three times closer than the largest view's scale); the
+   * centred on the figure's box, all at one scale, the box filling 80 % of the view that
+   * needs the most room (unless that leaves the front or side view mostly empty); the
    * perspective camera looking at the box's centre from as far as holds its bounding sphere.
    */
   frameAll(box = this.figureBounds()) {
     this._fitBox = box.clone(); // a change of the views' shapes frames this box again
+    // the views turned to face the figure (editor.json `alignViews`), else the world's axes
+    this._aligned = !!this.store.settings.alignViews;
+    this.viewYaw = this._aligned ? this.figureYaw() : 0;
     const c = box.getCenter(new THREE.Vector3()), e = box.getSize(new THREE.Vector3());
+    if (this.viewYaw) {
+      // the extents across and along the figure's own forward axis
+      const f = new THREE.Vector3(Math.sin(this.viewYaw), 0, Math.cos(this.viewYaw)), l = new THREE.Vector3(f.z, 0, -f.x);
+      let x0 = Infinity, x1 = -Infinity, z0 = Infinity, z1 = -Infinity;
+      const p = this.figure.positions, v = new THREE.Vector3();
+      for (let j = 0; j < this.figure.jointCount; j++) {
+        v.set(p[3 * j], p[3 * j + 1], p[3 * j + 2]);
+        x0 = Math.min(x0, v.dot(l)); x1 = Math.max(x1, v.dot(l));
+        z0 = Math.min(z0, v.dot(f)); z1 = Math.max(z1, v.dot(f));
+      }
+      e.x = x1 - x0;
+      e.z = z1 - z0;
+    }
     const pad = 4 * this.jointRadius, rects = this.rects();
     const aspect = (n) => { const r = rects[n]; return r && r.w > 1 && r.h > 1 ? r.w / r.h : 1; };
     const across = { front: [e.x, e.y], side: [e.z, e.y], top: [e.x, e.z] };
-    // each view fits what it sees, but not closer than a third of the largest view's
-    // scale: a figure seen end-on (an arm along x from the side, a stick figure's footprint
-    // from the top) is not blown up to a few joints filling the view
+    // every orthographic view at one scale, the one the view that needs the most room
+    // needs: a length measures the same on screen in each, and a figure's footprint seen
+    // from the top is not blown up. A figure that would then fill less than five eighths of
+    // the front or side view's room (a robot arm along x, seen end-on from the side) has
+    // each view fit what it sees instead, never more than three times closer than the view
+    // that needs the most room
     const need = {};
     for (const n of ['front', 'side', 'top']) {
       const [w, h] = across[n];
       need[n] = Math.max(h + pad, (w + pad) / aspect(n)) / 0.8;
     }
-    const floor = Math.max(need.front, need.side, need.top) / 3;
-    for (const n of ['front', 'side', 'top']) this.orthoState[n] = { center: c.clone(), size: Math.max(need[n], floor) };
+    const size = Math.max(need.front, need.side, need.top);
+    const oneScale = Math.min(need.front, need.side) >= 0.625 * size;
+    for (const n of ['front', 'side', 'top'])
+      this.orthoState[n] = { center: c.clone(), size: oneScale ? size : Math.max(need[n], size / 3) };
     const cam = this.cameras.perspective, radius = Math.max(0.5 * e.length(), this.jointRadius * 5);
     const half = (cam.fov * Math.PI) / 360, halfH = Math.atan(Math.tan(half) * aspect('perspective'));
     const dist = radius / Math.sin(Math.min(half, halfH)) * 1.05;
@@ -357,23 +432,70 @@ export class Viewport {
     }
     this.spheres.forEach((m, i) => m.position.copy(this.jointPosition(this.sites[i].joint)));
     this._updateSkin();
+    this.updateBalance();
     this._applyColors();
     this.requestRender();
   }
 
+  /**
+   * The balance overlay (Welman 7.2.1; editor.json `balanceOverlay`, on by default for a
+   * figure with feet and masses): the centre of mass (the module's com handle) as a dot with a line down
+   * to the ground, and the support polygon of the feet (the convex hull on the ground of
+   * discs around the foot and toe joints, as the Animate menu's balance uses): green while
+   * the centre of mass is over it, red when not.
+   */
+  updateBalance() {
+    for (const o of this.balanceGroup.children) { o.geometry.dispose(); o.material.dispose(); }
+    this.balanceGroup.clear();
+    this.balance = null;
+    const fig = this.figure, on = this.store.settings.balanceOverlay;
+    const poly = on === false ? null : feetPolygon(fig);
+    if (!poly || poly.length < 3) return;
+    if (this._comFig !== fig) {
+      this._comSys?.dispose();
+      this._comSys = null;
+      this._comFig = fig;
+      try {
+        this._comSys = this.store.m.createConstraintSystem([fig], { maxHandles: 1, maxConstraints: 1 });
+        this._comHandle = this._comSys.addHandle({ type: 'com', joint: -1 });
+      } catch {
+        // a figure without masses (a BVH skeleton) has no centre of mass: no overlay
+        this._comSys?.dispose();
+        this._comSys = null;
+      }
+    }
+    if (!this._comSys) return;
+    this._comSys.invalidate();
+    const com = new THREE.Vector3(...this._comSys.handleValue(this._comHandle).position);
+    const inside = insidePolygon(poly, com);
+    const color = inside ? COLORS.plane : COLORS.locked, ground = poly[0][1];
+    const line = (pts) => new THREE.Line(new THREE.BufferGeometry().setFromPoints(pts),
+      new THREE.LineBasicMaterial({ color, depthTest: false, transparent: true, opacity: 0.9 }));
+    const loop = line([...poly, poly[0]].map((p) => new THREE.Vector3(p[0], p[1], p[2])));
+    const drop = line([com, new THREE.Vector3(com.x, ground, com.z)]);
+    const dot = new THREE.Mesh(new THREE.SphereGeometry(this.jointRadius * 0.9, 12, 8),
+      new THREE.MeshBasicMaterial({ color, depthTest: false }));
+    dot.position.copy(com);
+    const foot = new THREE.Mesh(dot.geometry.clone(), dot.material.clone());
+    foot.position.set(com.x, ground, com.z);
+    foot.scale.setScalar(0.6);
+    for (const o of [loop, drop, dot, foot]) { o.renderOrder = 7; this.balanceGroup.add(o); }
+    this.balance = { com: com.toArray(), polygon: poly, inside };
+  }
+
   /** Colours: the selected site, the chain a drag moves, locked parts. */
-  setHighlight({ selected = null, chain = new Set(), locked = new Set() } = {}) {
-    this.highlight = { selected, chain, locked };
+  setHighlight({ selected = null, chain = new Set(), locked = new Set(), multi = this.highlight?.multi ?? new Set() } = {}) {
+    this.highlight = { selected, chain, locked, multi };
     this._applyColors();
     this.requestRender();
   }
   _applyColors() {
-    const { selected, chain, locked } = this.highlight;
+    const { selected, chain, locked, multi } = this.highlight;
     this.spheres.forEach((m, i) => {
       const j = this.sites[i].joint;
-      const c = j === selected ? COLORS.selected : locked.has(j) ? COLORS.locked : chain.has(j) ? COLORS.chain : COLORS.joint;
+      const c = j === selected || multi.has(j) ? COLORS.selected : locked.has(j) ? COLORS.locked : chain.has(j) ? COLORS.chain : COLORS.joint;
       m.material.color.setHex(c);
-      m.scale.setScalar(this.jointRadius * (j === selected ? 1.45 : 1));
+      m.scale.setScalar(this.jointRadius * (j === selected || multi.has(j) ? 1.45 : 1));
     });
     for (const b of this.bones) {
       const s = b.userData.site;
@@ -528,9 +650,12 @@ export class Viewport {
       const c = st.center, back = 50 * this.size; // the whole figure between near and far
       cam.near = -back;
       cam.far = 3 * back;
-      if (name === 'front') { cam.position.set(c.x, c.y, c.z + back); cam.up.set(0, 1, 0); }
-      if (name === 'side') { cam.position.set(c.x + back, c.y, c.z); cam.up.set(0, 1, 0); }
-      if (name === 'top') { cam.position.set(c.x, c.y + back, c.z); cam.up.set(0, 0, -1); }
+      // front looks at the figure's front (+z, or its own forward axis when the views face
+      // it), side at its left, top down with its front at the bottom
+      const sy = Math.sin(this.viewYaw ?? 0), cy = Math.cos(this.viewYaw ?? 0);
+      if (name === 'front') { cam.position.set(c.x + back * sy, c.y, c.z + back * cy); cam.up.set(0, 1, 0); }
+      if (name === 'side') { cam.position.set(c.x + back * cy, c.y, c.z - back * sy); cam.up.set(0, 1, 0); }
+      if (name === 'top') { cam.position.set(c.x, c.y + back, c.z); cam.up.set(-sy, 0, -cy); }
       cam.lookAt(c);
     }
     cam.updateProjectionMatrix();
@@ -552,6 +677,48 @@ export class Viewport {
       this.grid.visible = true;
       this.renderer.render(this.scene, this.cameras[n]);
     }
+    this.updateRings();
+  }
+
+  /**
+   * The rotate handle: a ring of RING_PX pixels around the selected joint in every view (a
+   * circle on the page, over the canvas); pressing on it and dragging turns the part about
+   * the view's axis (main.js, Poser.beginRotate).
+   */
+  updateRings() {
+    this._rings ??= {};
+    const j = this.highlight.selected, rects = this.rects(), box = this.container.getBoundingClientRect();
+    for (const n of VIEW_NAMES) {
+      let ring = this._rings[n];
+      if (!ring) {
+        ring = this._rings[n] = document.createElement('div');
+        ring.className = 'rotate-ring';
+        ring.dataset.view = n;
+        this.overlay.append(ring);
+      }
+      const p = j === null || j === undefined || !rects[n] ? null : this.screen(j, n);
+      const r = rects[n];
+      const inside = p && r && p.x - box.left >= r.x && p.x - box.left <= r.x + r.w && p.y - box.top >= r.y && p.y - box.top <= r.y + r.h;
+      ring.hidden = !inside;
+      if (inside) {
+        Object.assign(ring.style, { left: `${p.x - box.left - RING_PX}px`, top: `${p.y - box.top - RING_PX}px`,
+          width: `${2 * RING_PX}px`, height: `${2 * RING_PX}px` });
+      }
+    }
+  }
+  /** Is a page point on the selected joint's ring in a view? Returns its centre or null. */
+  onRing(clientX, clientY, view) {
+    const j = this.highlight.selected;
+    if (j === null || j === undefined) return null;
+    const p = this.screen(j, view);
+    if (!p) return null;
+    return Math.abs(Math.hypot(clientX - p.x, clientY - p.y) - RING_PX) <= 6 ? p : null;
+  }
+  /** The direction a view looks along (world), for a turn about it. */
+  viewAxis(view) {
+    const r = this.rects()[view];
+    if (r) this._updateCamera(view, r);
+    return new THREE.Vector3(0, 0, -1).applyQuaternion(this.cameras[view].quaternion).normalize();
   }
 
   // ---- picking and projection ----
@@ -574,20 +741,37 @@ export class Viewport {
     ray.setFromCamera(ndc, this.cameras[view]);
     return ray;
   }
-  /** The joint (site) under a page point: the nearest sphere within a few pixels. */
+  /**
+   * The joint (site) under a page point. A site whose own sphere holds the point comes before
+   * one merely within a few pixels of it; then the nearest; among sites at one place (within
+   * half a pixel on screen) the parent before its child. `others`: every site at the picked
+   * place in the world (the joints sharing it, parent first), for the picker among them.
+   */
   pick(clientX, clientY) {
     const v = this.viewAt(clientX, clientY);
     if (!v) return null;
-    let best = null, bestD = 14; // pixels
-    const box = this.container.getBoundingClientRect();
+    const r = this.rects()[v.view], cam = this.cameras[v.view];
+    // a sphere's radius in pixels: the orthographic scale, or the perspective at its depth
+    const radiusPx = (p) => {
+      if (v.view !== 'perspective') return (this.jointRadius / this.orthoState[v.view].size) * r.h;
+      const d = Math.max(1e-9, p.distanceTo(cam.position));
+      return (this.jointRadius / (2 * d * Math.tan((cam.fov * Math.PI) / 360))) * r.h;
+    };
+    const found = [];
     for (let i = 0; i < this.sites.length; i++) {
-      const s = this.screen(this.sites[i].joint, v.view);
+      const p = this.jointPosition(this.sites[i].joint), s = this.project(p, v.view);
       if (!s) continue;
       const d = Math.hypot(s.x - clientX, s.y - clientY);
-      if (d < bestD) { bestD = d; best = this.sites[i].joint; }
+      if (d < 14) found.push({ i, d, x: s.x, y: s.y, hit: d <= Math.max(3, radiusPx(p) * 1.45) });
     }
-    void box;
-    return best === null ? { view: v.view, joint: null, ndc: v.ndc } : { view: v.view, joint: best, ndc: v.ndc };
+    if (!found.length) return { view: v.view, joint: null, ndc: v.ndc, others: [] };
+    const depth = (f) => this.sites[f.i].depth;
+    found.sort((a, b) => (b.hit - a.hit) || (Math.abs(a.d - b.d) > 0.5 ? a.d - b.d : depth(a) - depth(b)));
+    const top = found[0];
+    const at = this.jointPosition(this.sites[top.i].joint), eps = 1e-6 * this.size;
+    const others = found.filter((f) => this.jointPosition(this.sites[f.i].joint).distanceTo(at) <= eps)
+      .sort((a, b) => depth(a) - depth(b)).map((f) => this.sites[f.i].joint);
+    return { view: v.view, joint: this.sites[top.i].joint, ndc: v.ndc, others, sphere: top.hit };
   }
   /** Page pixels of a world point in a view, or null when the view is hidden. */
   project(p, view) {
@@ -645,4 +829,18 @@ export class Viewport {
     (view === 'perspective' ? this.orbit.target : this.orthoState[view].center).add(d);
     this.requestRender();
   }
+}
+
+// is the point's ground projection (x, z) inside the convex polygon?
+function insidePolygon(poly, p) {
+  let sign = 0;
+  for (let i = 0; i < poly.length; i++) {
+    const a = poly[i], b = poly[(i + 1) % poly.length];
+    const c = (b[0] - a[0]) * (p.z - a[2]) - (b[2] - a[2]) * (p.x - a[0]);
+    if (c !== 0) {
+      if (sign && Math.sign(c) !== sign) return false;
+      sign = Math.sign(c);
+    }
+  }
+  return true;
 }

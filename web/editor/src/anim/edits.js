@@ -16,7 +16,7 @@ export class NothingToDo extends Error {}
  * document as one undo step labelled `label`. known: extra { q, pose, tcb } keys whose pose
  * maps an added key may take (a pasted clip's). Returns the edit's { removed, added } frames.
  */
-export function runEdit(anim, label, op, known = []) {
+export function runEdit(anim, label, op, known = [], { whole = false } = {}) {
   const { store } = anim;
   const figure = anim.editFigure();
   const seq = keysSequence(store.m, figure, store.doc);
@@ -37,8 +37,16 @@ export function runEdit(anim, label, op, known = []) {
   // a sequence document holds at least one key (docs/sequence.md): the server refuses less
   if (store.doc.keys.length - removed.length + added.length < 1)
     throw new NothingToDo(`${label}: a sequence keeps at least one key`);
+  // whole: the keys the edit put at fractional frames (a stretch by 0.5 of an odd span,
+  // 30.5) go to the nearest whole frame; of keys landing on one frame the edit's last wins,
+  // and it replaces a key that was there
+  if (whole) {
+    const at = new Map();
+    for (const k of added) at.set(Math.round(k.frame), { ...k, frame: Math.round(k.frame) });
+    added = [...at.values()];
+  }
   store.apply(label, (doc) => {
-    const gone = new Set(removed.map((k) => k.frame));
+    const gone = new Set([...removed.map((k) => k.frame), ...(whole ? added.map((k) => k.frame) : [])]);
     const keys = doc.keys.filter((k) => !gone.has(k.frame));
     for (const k of added) {
       const was = poses.get(bytes(k.q));

@@ -2,7 +2,8 @@
 // as `marionette anim bake` does, locks kept, then the page downloads the file), and a figure
 // file dropped on the page (.bvh, .skel, .urdf, .gltf, .glb) uploaded into the project and
 // opened as a new sequence document of that figure.
-import { newSequenceDoc, guessUnits, restHeight } from '../docmodel.js';
+import { h } from './dom.js';
+import { newSequenceDoc, guessUnits, restHeight, qToPose } from '../docmodel.js';
 
 async function answer(r, what) {
   let body = null;
@@ -36,8 +37,35 @@ export async function exportSequence(anim, format) {
 
 const FIGURE = /\.(bvh|skel|urdf|gltf|glb)$/i;
 
-/** Uploads a figure file and opens a new sequence of it; resolves to the sequence's path. */
-export async function openFigureFile(anim, file) {
+/**
+ * A BVH take's motion as sequence keys, as `marionette anim import --tol` makes them: the
+ * take read at `scale` (so its lengths are metres), every frame given to the module's
+ * Sequence.addMotion, which keeps the fewest keys whose in-betweens stay within tol metres of
+ * every joint (tol 0: every frame a key). Returns { keys, fps, frames, maxError }.
+ */
+export function motionKeys(m, text, scale, tol) {
+  const fig = m.figureFromBVH(text, { scale });
+  let seq = null;
+  try {
+    if (!fig.motion || fig.motion.nframes < 1) throw new Error('the take has no motion');
+    const fps = Math.round(1 / fig.motion.frameTime);
+    seq = m.createSequence(fig, { fps });
+    const r = seq.addMotion(fig.motion.frames, { tol });
+    const keys = [];
+    for (let k = 0; k < seq.keyCount; k++) keys.push({ frame: seq.keyFrame(k), pose: qToPose(fig, seq.keyQ(k)) });
+    return { keys, fps, frames: fig.motion.nframes, maxError: r.maxError };
+  } finally {
+    seq?.dispose();
+    fig.dispose();
+  }
+}
+
+/**
+ * Uploads a figure file and opens a new sequence of it; resolves to the sequence's path.
+ * options.motion: { tol } opens a BVH take's motion as keys (motionKeys), else its skeleton
+ * at rest (one key).
+ */
+export async function openFigureFile(anim, file, options = {}) {
   const s = anim.store;
   if (!FIGURE.test(file.name)) throw new Error(`${file.name}: not a figure file (.bvh, .skel, .urdf, .gltf, .glb)`);
   anim.status(`Opening ${file.name}\u2026`);
@@ -61,6 +89,15 @@ export async function openFigureFile(anim, file) {
         : `${up.path}: ${h.toFixed(2)} units tall, read as ${units} (scale 1). Settings \u2192 Figure scale changes it.`;
     } finally {
       fig.dispose();
+    }
+    if (options.motion) {
+      anim.status(`Reading the motion of ${file.name}\u2026`);
+      const tol = Number(options.motion.tol) || 0;
+      const mk = motionKeys(s.m, await file.text(), doc.scale ?? 1, tol);
+      doc.keys = mk.keys;
+      doc.fps = mk.fps;
+      notice += ` Its motion: ${mk.frames} frames at ${mk.fps} fps as ${mk.keys.length} keys`
+        + (tol > 0 ? ` within ${tol} m (largest error ${mk.maxError.toExponential(1)} m).` : ' (every frame a key).');
     }
   }
   for (let n = 2; ; n++) {
@@ -102,11 +139,35 @@ export function installDrop(anim) {
   window.addEventListener('dragleave', (e) => {
     if (!e.relatedTarget) document.body.classList.remove('anim-drop');
   });
-  window.addEventListener('drop', (e) => {
+  window.addEventListener('drop', async (e) => {
     document.body.classList.remove('anim-drop');
     const file = e.dataTransfer?.files?.[0];
     if (!file) return;
     e.preventDefault();
-    openFigureFile(anim, file).catch((err) => anim.status(err.message));
+    // a BVH take: its motion (keys reduced within a tolerance) or its skeleton at rest
+    const options = /\.bvh$/i.test(file.name) ? await motionDialog(file.name) : {};
+    if (!options) return;
+    openFigureFile(anim, file, options).catch((err) => anim.status(err.message));
+  });
+}
+
+/** The dialog a dropped BVH take opens: resolves to { motion: { tol } }, { motion: null }
+ * (the skeleton at rest) or null (cancelled: Escape, Cancel). */
+function motionDialog(name) {
+  return new Promise((resolve) => {
+    const tol = h('input', { id: 'motion-tol', type: 'number', min: '0', step: '0.001', value: '0.01',
+      title: 'The largest distance (metres) any joint of an in-between may be from the take' });
+    const done = (v) => { box.remove(); window.removeEventListener('keydown', key, true); resolve(v); };
+    const key = (e) => { if (e.key === 'Escape') { e.stopPropagation(); done(null); } };
+    const box = h('div', { id: 'motion-dialog', class: 'anim-dialog' },
+      h('div', { class: 'anim-title' }, `Open ${name}`),
+      h('label', { class: 'anim-row' }, 'Keys within ', tol, ' m of the take (0: every frame a key)'),
+      h('div', { class: 'anim-row' },
+        h('button', { id: 'motion-open', onclick: () => done({ motion: { tol: Math.max(0, Number(tol.value) || 0) } }) }, 'Open its motion'),
+        h('button', { id: 'motion-rest', onclick: () => done({ motion: null }) }, 'Its skeleton at rest'),
+        h('button', { id: 'motion-cancel', onclick: () => done(null) }, 'Cancel')));
+    window.addEventListener('keydown', key, true);
+    document.body.append(box);
+    tol.focus();
   });
 }

@@ -200,7 +200,9 @@ export class Animation {
       stretchRange: (factor = Number(this.timeline?.factor.value)) => {
         if (!(factor > 0)) throw new Error('the factor must be a number above 0');
         const [a, b] = range();
-        const r = runEdit(this, factor >= 1 ? 'stretch' : 'shrink', (seq) => seq.stretch(a, b, factor));
+        // keys at whole frames unless the option keeps the fractions the factor gives
+        const r = runEdit(this, factor >= 1 ? 'stretch' : 'shrink', (seq) => seq.stretch(a, b, factor), [],
+          { whole: !s.settings.keepFractions });
         this.selectRange(a, Math.max(a, Math.ceil(a + factor * (b - a)) - 1));
         this.player.show(s.ui.frame);
         this.status(`${factor >= 1 ? 'Stretched' : 'Shrank'} frames ${a}\u2013${b - 1} by ${factor}`);
@@ -209,7 +211,7 @@ export class Animation {
       slideRange: (delta = Number(this.timeline?.delta.value)) => {
         if (!Number.isFinite(delta) || !delta) throw new Error('slide by a number of frames other than 0');
         const [a, b] = range();
-        const r = runEdit(this, 'slide', (seq) => seq.slide(a, b, delta));
+        const r = runEdit(this, 'slide', (seq) => seq.slide(a, b, delta), [], { whole: !s.settings.keepFractions });
         this.selectRange(a + delta, b - 1 + delta);
         this.player.show(s.ui.frame);
         this.status(`Slid frames ${a}\u2013${b - 1} by ${delta}`);
@@ -239,7 +241,7 @@ export class Animation {
       toEnd: () => this.player.toEnd(),
       exportBVH: () => exportSequence(this, 'bvh'),
       exportGLB: () => exportSequence(this, 'glb'),
-      openFigureFile: (file) => openFigureFile(this, file),
+      openFigureFile: (file, options) => openFigureFile(this, file, options),
       ...lockActions(this),
     };
     return this._actions;

@@ -113,6 +113,7 @@ export class Player {
     this.playing = false;
     this.store.ui.playing = false;
     cancelAnimationFrame(this._raf);
+    this.store.persistFrame(); // the frame it stopped at, once
     this.store.emit('playing', false);
   }
   toggle() { if (this.playing) this.pause(); else this.play(); }

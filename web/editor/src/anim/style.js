@@ -48,6 +48,12 @@ const CSS = `
 #graph .graph-bar { display: flex; gap: 12px; align-items: center; }
 #graph .graph-info { color: #9ca3af; }
 #graph .graph-canvas { width: 100%; height: 150px; display: block; cursor: crosshair; touch-action: none; }
+.anim-title { font-weight: 600; color: #f3f4f6; }
+.anim-dialog { position: fixed; left: 50%; top: 30%; transform: translateX(-50%); z-index: 60; background: #1c2330;
+  border: 1px solid #374151; border-radius: 6px; padding: 12px 14px; box-shadow: 0 8px 24px #0008; display: flex;
+  flex-direction: column; gap: 10px; color: #e5e7eb; font: 13px system-ui, sans-serif; }
+.anim-dialog .anim-row { display: flex; gap: 6px; align-items: center; }
+.anim-dialog input { width: 70px; }
 body.anim-drop::after { content: 'Drop a figure file (.bvh, .skel, .urdf, .gltf, .glb) to open it as a new sequence';
   position: fixed; inset: 12px; border: 3px dashed #3b82f6; border-radius: 12px; background: rgba(15,19,26,.75);
   color: #e5e7eb; font: 600 18px system-ui, sans-serif; display: flex; align-items: center; justify-content: center; z-index: 100; pointer-events: none; }

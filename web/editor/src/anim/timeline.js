@@ -28,6 +28,11 @@ export class Timeline {
     this.factor = h('input', { id: 'tl-factor', type: 'number', value: '2', step: '0.1', min: '0.05', title: 'Stretch factor (below 1 shrinks)' });
     this.delta = h('input', { id: 'tl-delta', type: 'number', value: '5', step: '1', title: 'Slide by frames (negative: earlier)' });
     this.rangeLabel = h('span', { class: 'tl-range', id: 'tl-range' });
+    // a stretch or slide puts keys on whole frames unless this keeps the fractions
+    this.fractions = h('input', { type: 'checkbox', id: 'tl-fractions', checked: !!this.store.settings.keepFractions,
+      onchange: (e) => { this.store.setSettings({ keepFractions: e.target.checked }); e.target.blur(); } });
+    this.fractionsLabel = h('label', { class: 'tl-check', title: 'Stretch and slide keep keys at fractional frames (else each goes to the nearest whole frame)' },
+      this.fractions, 'Fractions');
     this.onion = h('input', { type: 'checkbox', id: 'tl-onion', onchange: (e) => { a.onion.on = e.target.checked; e.target.blur(); } });
     this.bar = h('div', { class: 'tl-bar' },
       h('div', { class: 'tl-group' },
@@ -41,7 +46,7 @@ export class Timeline {
         btn('Delete', 'Delete the range and close the gap', 'deleteRange', 'tl-delete-range')),
       h('div', { class: 'tl-group' },
         btn('Stretch', 'Stretch (factor above 1) or shrink (below 1) the range about its start', 'stretchRange', 'tl-stretch'),
-        h('span', { class: 'tl-x' }, '\u00D7'), this.factor,
+        h('span', { class: 'tl-x' }, '\u00D7'), this.factor, this.fractionsLabel,
         btn('Slide', 'Move the keys of the range by this many frames', 'slideRange', 'tl-slide'), this.delta),
       h('div', { class: 'tl-group' }, h('span', { class: 'tl-label' }, 'Pose'),
         btn('Copy', 'Copy the current pose', 'copyPose', 'tl-copy-pose'),
@@ -60,9 +65,10 @@ export class Timeline {
   // ---- frames and pixels ----
   span() {
     if (this.view) return this.view;
+    // from the sequence's first frame (its first key) to a little past its last
     const [lo, hi] = this.anim.player.range();
-    const a = Math.min(0, lo), b = Math.max(hi + Math.max(5, 0.15 * (hi - a)), a + 30);
-    return [a - 1, Math.ceil(b)];
+    const a = Math.floor(lo), b = Math.max(hi + Math.max(5, 0.15 * (hi - a)), a + 30);
+    return [a, Math.ceil(b)];
   }
   xOf(f) {
     const [a, b] = this.span(), w = this.canvas.clientWidth;

@@ -85,9 +85,61 @@ export class Transport {
         h('button', { id: 'export-bvh', onclick: () => { panel.hidden = true; anim.run('exportBVH'); } }, 'BVH motion (.bvh)'),
         h('button', { id: 'export-glb', onclick: () => { panel.hidden = true; anim.run('exportGLB'); } }, 'glTF binary (.glb)'));
     });
+    this.menus.add('Interpolation', 'interp', 'How the in-betweens are interpolated: the sequence, and the selected joint', (panel) => this.fillInterpolation(panel));
     for (const e of ['frame', 'doc', 'settings', 'playing']) s.on(e, () => this.update());
     this.update();
   }
+  /**
+   * The sequence document's `interpolation` (docs/sequence.md): the rotation and translation
+   * modes of the sequence, and of the selected joint (its own, or the sequence's). Each
+   * change is one undo step, and the current frame is shown again under it.
+   */
+  fillInterpolation(panel) {
+    const anim = this.anim, s = anim.store, fig = s.figure;
+    // splines in the angle are for hinges only, so not a sequence's default
+    const ROT = ['slerp', 'squad', 'linear', 'constant'], TRANS = ['linear', 'catmull-rom', 'kb', 'constant'];
+    const interp = () => s.doc.interpolation ?? {};
+    const select = (id, modes, value, onchange, inherit) => {
+      const el = h('select', { id, onchange: (e) => { onchange(e.target.value); e.target.blur(); } },
+        ...(inherit ? [h('option', { value: '' }, `as the sequence (${inherit})`)] : []),
+        ...modes.map((m) => h('option', { value: m }, m)));
+      el.value = value ?? '';
+      return el;
+    };
+    const set = (label, edit) => {
+      s.apply(label, (doc) => {
+        doc.interpolation = structuredClone(doc.interpolation ?? {});
+        edit(doc.interpolation);
+        const i = doc.interpolation;
+        if (i.joints && !Object.keys(i.joints).length) delete i.joints;
+        if (!Object.keys(i).length) delete doc.interpolation;
+      });
+      anim.player.show(s.ui.frame);
+    };
+    const seqRot = interp().rotation ?? 'slerp', seqTrans = interp().translation ?? 'linear';
+    panel.append(h('div', { class: 'anim-lock' }, h('div', { class: 'anim-title' }, 'Sequence'),
+      h('label', {}, 'rotation ', select('interp-rotation', ROT, seqRot, (v) => set('interpolation', (i) => { i.rotation = v; }))),
+      h('label', {}, ' translation ', select('interp-translation', TRANS, seqTrans, (v) => set('interpolation', (i) => { i.translation = v; })))));
+    const j = s.ui.selection.joint;
+    if (j === null) {
+      panel.append(h('div', { class: 'anim-note' }, 'Select a joint to set its own.'));
+      return;
+    }
+    // a compound joint's run takes the mode of its first joint (docs/sequence.md)
+    const site = anim.viewport.sites[anim.viewport.siteOf[j]], name = fig.jointNames[site.joints[0]];
+    const own = interp().joints?.[name] ?? {};
+    const setJoint = (key) => (v) => set(`interpolation of ${name}`, (i) => {
+      i.joints = { ...(i.joints ?? {}) };
+      const m = { ...(i.joints[name] ?? {}) };
+      if (v) m[key] = v; else delete m[key];
+      if (Object.keys(m).length) i.joints[name] = m; else delete i.joints[name];
+    });
+    panel.append(h('div', { class: 'anim-lock' }, h('div', { class: 'anim-title' }, `Joint ${name.replace(/\.\d+$/, '')}`),
+      h('label', {}, 'rotation ', select('interp-joint-rotation',
+        site.joints.every((x) => fig.joints[x].type === 'hinge') ? [...ROT, 'catmull-rom', 'kb'] : ROT, own.rotation, setJoint('rotation'), seqRot)),
+      h('label', {}, ' translation ', select('interp-joint-translation', TRANS, own.translation, setJoint('translation'), seqTrans))));
+  }
+
   update() {
     const s = this.anim.store, p = this.anim.player;
     if (this._shownPlaying !== p.playing) this.playButton.replaceChildren(icon(p.playing ? 'pause' : 'play'));
