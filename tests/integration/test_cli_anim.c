@@ -204,9 +204,10 @@ static void test_bake_bounds(void) {
     CHECK(run_cli(args, &out, &err) == 2);
     CHECK(err && strstr(err, "9999999 frames") && strstr(err, "more than 1000000"));
     free(out), free(err);
-    /* within the limit with a larger step */
+    /* within the limit with a larger step: frames 0, 1000, ..., 9999000 and one more that
+     * holds the last key (at 9999998, not a whole number of steps away) */
     snprintf(args, sizeof args, "anim bake '%s' --out '%s' --plain --step 1000", path, bvh);
-    CHECK(run_cli(args, &out, &err) == 0 && out && strstr(out, "frames=10000 "));
+    CHECK(run_cli(args, &out, &err) == 0 && out && strstr(out, "frames=10001 "));
     free(out), free(err);
     remove(path);
     const char* inf =
