@@ -44,10 +44,12 @@ typedef struct ed_server {
  * folder `assets` (may be NULL), and the figure and sequence opened (project paths; NULL:
  * found as docs/editor-server.md says), with a fresh random token (getrandom). Returns 0,
  * or -1 with why[] filled. */
-/* The page's Content-Security-Policy, and the one of every other answer (docs/editor-server.md). */
+/* The page's Content-Security-Policy, and the one of every other answer (docs/editor-server.md).
+ * connect-src allows blob: for the page's own in-memory objects: three.js's glTF loader reads
+ * a binary glTF's embedded images through blob URLs it makes. */
 #define ED_CSP_PAGE                                                                                \
     "default-src 'none'; script-src 'self' 'wasm-unsafe-eval'; style-src 'self' 'unsafe-inline'; " \
-    "img-src 'self' data: blob:; connect-src 'self'; font-src 'self'; worker-src 'self'; "         \
+    "img-src 'self' data: blob:; connect-src 'self' blob:; font-src 'self'; worker-src 'self'; "   \
     "base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
 #define ED_CSP_DATA "sandbox; default-src 'none'; frame-ancestors 'none'"
 
