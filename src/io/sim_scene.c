@@ -617,15 +617,12 @@ static mn_status read_drive(ctx* x, const cJSON* o, mn_sim* s, const char* base_
 
 /* "driven": ["NAME", ...] or "all". */
 static mn_status read_driven(ctx* x, const cJSON* o, mn_sim* s) {
-    push_key(x, "driven");
     if (cJSON_IsString(o) && !strcmp(o->valuestring, "all")) {
         memset(s->driven, 1, (size_t)s->rig->nctrl);
-        pop(x);
         return MN_OK;
     }
     int n;
-    pop(x);
-    mn_status st = enter_array(x, o, "driven", s->rig->nctrl, "names", &n);
+    mn_status st = enter_array(x, o, "driven", s->rig->nctrl, "controller names, or \"all\"", &n);
     if (st != MN_OK) return st;
     int i = 0;
     const cJSON* it;

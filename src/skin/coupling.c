@@ -77,7 +77,6 @@ struct mn_coupled {
     double factored_h;
     uint8_t* pinned; /* n: the pinned set the factor was made for */
     double scale;    /* L * M */
-    int nfit;        /* fit iterations of the last step */
     double fit_rms;
 };
 
