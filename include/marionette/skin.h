@@ -358,7 +358,8 @@ typedef struct mn_coupling_options {
 mn_coupling_options mn_coupling_default(void);
 
 typedef struct mn_coupled_result {
-    mn_status status;   /* MN_OK, MN_ERR_ARG, MN_ERR_NOCONVERGE (state restored) */
+    mn_status status;   /* MN_OK, MN_ERR_ARG, MN_ERR_NOCONVERGE (state restored),
+                           MN_ERR_SINGULAR (the rows' block is singular for a new pinned set) */
     int iterations;     /* substeps done */
     int fit_iterations; /* fit iterations summed over the substeps */
     double residual;    /* the complementary constraint after the step (mn_coupled_residual) */

@@ -577,7 +577,14 @@ mn_status mn_coupled_step(mn_coupled* c, double dt, mn_coupled_result* r) {
         r->status = MN_OK;
         return MN_OK;
     }
-    if (h != c->factored_h || pins_changed(c)) factor_rows(c, h, NULL);
+    if (h != c->factored_h || pins_changed(c)) {
+        mn_error e;
+        if (factor_rows(c, h, &e) != MN_OK) { /* nothing has moved yet */
+            r->status = e.status;
+            snprintf(r->message, sizeof r->message, "%.150s", e.message);
+            return r->status;
+        }
+    }
     mn_sb_save(sb);
     for (int s = 0; s < ns; s++) {
         double a = cpu_us();
