@@ -5,7 +5,8 @@
  *   fit.c              the driver: creation, the fixed set, the starts, the Gauss-Newton loop;
  *   fit_translation.c  the per-rig sums, the translation step's KKT system and the energy;
  *   fit_rotation.c     the rotation step: gradient, metric, conjugate gradients, Cayley update;
- *   fit_targets.c      the per-frame pass over the targets (the one O(vertices) pass). */
+ *   fit_targets.c      the per-frame pass over the targets (the one O(vertices) pass), the
+ *                      pose in and out of the fitter's state. */
 #ifndef MARIONETTE_SKIN_FIT_IMPL_H
 #define MARIONETTE_SKIN_FIT_IMPL_H
 
@@ -152,6 +153,8 @@ void mn_ft_translation_solve(mn_fitter* f, const mn_mat3* R, mn_vec3* d);
 /* ---- fit_targets.c -------------------------------------------------------------------- */
 
 int mn_ft_load_targets(mn_fitter* f, const double* x);
+void mn_ft_load_pose(mn_fitter* f, const mn_xform* pose);
+void mn_ft_store_pose(const mn_fitter* f, mn_xform* pose);
 
 /* ---- fit_rotation.c ------------------------------------------------------------------- */
 
@@ -162,11 +165,6 @@ int mn_ft_pcg_direction(mn_fitter* f, const mn_mat3* R, const mn_vec3* d, double
 int mn_ft_rotation_direction(mn_fitter* f);
 void mn_ft_apply_rotation(mn_fitter* f, const mn_mat3* R, const mn_vec3* d, double alpha,
                           mn_mat3* Rout, mn_vec3* dout);
-
-/* ---- fit.c ----------------------------------------------------------------------------- */
-
-void mn_ft_load_pose(mn_fitter* f, const mn_xform* pose);
-void mn_ft_store_pose(const mn_fitter* f, mn_xform* pose);
 
 /* ---- small pieces used by several files ------------------------------------------------- */
 

@@ -1,5 +1,6 @@
 /* The fit's per-frame pass over the targets (the derivation is at the top of fit.c): the
- * sums B_j and c0, the one pass whose cost grows with the vertices. */
+ * sums B_j and c0, the one pass whose cost grows with the vertices; and the pose in and out
+ * of the fitter's state. */
 #include "skin/fit_impl.h"
 
 #include <string.h>
@@ -123,4 +124,25 @@ int mn_ft_load_targets(mn_fitter* f, const double* x) {
 mn_status mn_fit_set_targets(mn_fitter* f, const double* x) {
     if (!f || !x) return MN_ERR_ARG;
     return mn_ft_load_targets(f, x) ? MN_OK : MN_ERR_ARG;
+}
+
+/* Pose <-> internal state (positions relative to the target origin). */
+void mn_ft_load_pose(mn_fitter* f, const mn_xform* pose) {
+    for (int j = 0; j < f->m; j++) {
+        f->R[j] = f->rig->ctrl_kind[j] == MN_CTRL_CAGE ? mn_mat3_identity() : pose[j].R;
+        f->d[j] = mn_vec3_sub(pose[j].p, f->target_origin);
+    }
+}
+
+/* (A turned controller's rotation is a product of the fit's rotations, exact to rounding,
+ * which a fit's few dozen steps grow to 1e-14 at most; it is brought back to a rotation
+ * here, once per fit.) */
+void mn_ft_store_pose(const mn_fitter* f, mn_xform* pose) {
+    for (int j = 0; j < f->m; j++) {
+        if (f->fixed[j]) continue; /* bit for bit as given */
+        pose[j].R =
+            f->rot_off[j] >= 0 || f->up[j] >= 0 ? mn_ft_reorthonormalize(&f->R[j]) : f->R[j];
+        pose[j].p = mn_vec3_add(f->d[j], f->target_origin);
+        if (f->dim == 2) pose[j].p.z = 0;
+    }
 }
