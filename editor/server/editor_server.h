@@ -91,7 +91,7 @@ typedef struct ed_response {
     size_t len;
     char etag[24];         /* "\"<version>\"" or "" */
     char disposition[600]; /* Content-Disposition or "" */
-    const char* allow;     /* for a 405: the methods allowed */
+    char allow[48];        /* for a 405: the methods allowed, or "" */
     char cookie[160];      /* Set-Cookie (the token, for the page opened with it) or "" */
     int page;              /* one of the page's own files: the page's CSP, else a sandbox */
     int close;             /* close the connection after the answer (the rest unread) */

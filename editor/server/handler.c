@@ -772,6 +772,54 @@ static void post_export(ed_server* sv, const ed_request* rq, ed_response* rs) {
     free(rel);
 }
 
+/* ---- the API's routes ---------------------------------------------------------------------- */
+
+static void get_project_route(ed_server* sv, const ed_request* rq, ed_response* rs) {
+    (void)rq;
+    get_project(sv, rs);
+}
+
+/* One row per path and method (docs/editor-server.md); HEAD is answered as GET. A path
+ * asked with a method it has no row for gets 405 with the Allow list of its rows. */
+static const struct {
+    const char* path;
+    const char* method;
+    void (*handle)(ed_server* sv, const ed_request* rq, ed_response* rs);
+} routes[] = {
+    {"/api/project", "GET", get_project_route},
+    {"/api/file", "GET", get_file},
+    {"/api/file", "PUT", put_file},
+    {"/api/file", "DELETE", delete_file},
+    {"/api/figure", "GET", get_figure},
+    {"/api/upload", "POST", post_upload},
+    {"/api/export", "POST", post_export},
+};
+
+static void route(ed_server* sv, const ed_request* rq, ed_response* rs, const char* method,
+                  const char* path) {
+    const char* as = !strcmp(method, "HEAD") ? "GET" : method;
+    int known = 0;
+    size_t n = 0;
+    for (size_t i = 0; i < sizeof routes / sizeof routes[0]; i++) {
+        if (strcmp(path, routes[i].path)) continue;
+        if (!strcmp(as, routes[i].method)) {
+            routes[i].handle(sv, rq, rs);
+            return;
+        }
+        known = 1;
+        int get = !strcmp(routes[i].method, "GET");
+        int w = snprintf(rs->allow + n, sizeof rs->allow - n, "%s%s%s", n ? ", " : "",
+                         routes[i].method, get ? ", HEAD" : "");
+        if (w > 0 && (size_t)w < sizeof rs->allow - n) n += (size_t)w;
+    }
+    if (!known) {
+        answer_error(rs, 404, "no such API route (see docs/editor-server.md)");
+        return;
+    }
+    answer_errorf(rs, 405, "%s %s: method not allowed (allowed: %s)",
+                  strlen(method) < 16 ? method : "this method", path, rs->allow);
+}
+
 int ed_refused_before_body(const ed_server* sv, const ed_request* rq) {
     const char* path = rq->path ? rq->path : "";
     const char* method = rq->method ? rq->method : "";
@@ -813,17 +861,9 @@ void ed_handle(ed_server* sv, const ed_request* rq, ed_response* rs) {
                       sv->port);
         return;
     }
-    static const struct {
-        const char* path;
-        const char* allow;
-    } routes[] = {{"/api/project", "GET"},
-                  {"/api/file", "GET, PUT, DELETE"},
-                  {"/api/figure", "GET"},
-                  {"/api/upload", "POST"},
-                  {"/api/export", "POST"}};
     if (strncmp(path, "/api/", 5) && strcmp(path, "/api")) {
         if (!get) {
-            rs->allow = "GET, HEAD";
+            snprintf(rs->allow, sizeof rs->allow, "GET, HEAD");
             answer_errorf(rs, 405, "%s: the page's files are read with GET", method);
             return;
         }
@@ -852,33 +892,7 @@ void ed_handle(ed_server* sv, const ed_request* rq, ed_response* rs) {
                      "?token=; a script sends X-Marionette-Token: TOKEN)");
         return;
     }
-    int r = -1;
-    for (int i = 0; i < (int)(sizeof routes / sizeof routes[0]); i++)
-        if (!strcmp(path, routes[i].path)) r = i;
-    if (r < 0) {
-        answer_error(rs, 404, "no such API route (see docs/editor-server.md)");
-        return;
-    }
-    if (r == 0 && get)
-        get_project(sv, rs);
-    else if (r == 1 && get)
-        get_file(sv, rq, rs);
-    else if (r == 1 && !strcmp(method, "PUT"))
-        put_file(sv, rq, rs);
-    else if (r == 1 && !strcmp(method, "DELETE"))
-        delete_file(sv, rq, rs);
-    else if (r == 2 && get)
-        get_figure(sv, rq, rs);
-    else if (r == 3 && !strcmp(method, "POST"))
-        post_upload(sv, rq, rs);
-    else if (r == 4 && !strcmp(method, "POST"))
-        post_export(sv, rq, rs);
-    else {
-        rs->allow = routes[r].allow;
-        answer_errorf(rs, 405, "%s %s: method not allowed (allowed: %s)",
-                      strlen(method) < 16 ? method : "this method", routes[r].path,
-                      routes[r].allow);
-    }
+    route(sv, rq, rs, method, path);
 }
 
 /* ---- the server's set-up ----------------------------------------------------------------------

@@ -164,7 +164,7 @@ static enum MHD_Result respond(struct MHD_Connection* c, const ed_response* rs) 
     MHD_add_response_header(r, "Cross-Origin-Resource-Policy", "same-origin");
     if (rs->etag[0]) MHD_add_response_header(r, "ETag", rs->etag);
     if (rs->disposition[0]) MHD_add_response_header(r, "Content-Disposition", rs->disposition);
-    if (rs->allow) MHD_add_response_header(r, "Allow", rs->allow);
+    if (rs->allow[0]) MHD_add_response_header(r, "Allow", rs->allow);
     /* the page's own files under a strict policy (no inline script, nothing from elsewhere);
      * everything else (the API, project files, errors) is data in a sandbox */
     MHD_add_response_header(r, "Content-Security-Policy", rs->page ? ED_CSP_PAGE : ED_CSP_DATA);

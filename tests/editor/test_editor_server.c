@@ -372,8 +372,15 @@ static void test_assets(void) {
     r = get(s.port, "/api/nothing");
     CHECK(r.status == 404);
     reply_free(&r);
+    /* the Allow list is every method the path's routes take, HEAD with GET */
     r = request(s.port, "PATCH", "/api/file?path=a.json", NULL, NULL, 0);
-    CHECK(r.status == 405 && strstr(header_of(&r, "Allow"), "PUT"));
+    CHECK(r.status == 405 && !strcmp(header_of(&r, "Allow"), "GET, HEAD, PUT, DELETE"));
+    reply_free(&r);
+    r = get(s.port, "/api/upload?name=a.bvh");
+    CHECK(r.status == 405 && !strcmp(header_of(&r, "Allow"), "POST"));
+    reply_free(&r);
+    r = request(s.port, "DELETE", "/api/project", NULL, NULL, 0);
+    CHECK(r.status == 405 && !strcmp(header_of(&r, "Allow"), "GET, HEAD"));
     reply_free(&r);
     CHECK(stop(&s, SIGTERM) == 0);
     /* --assets naming no folder: a usage error naming it */
