@@ -68,167 +68,87 @@ typedef struct frame_out {
     mn_xform* pose;
 } frame_out;
 
-int mn_cmd_fit(int argc, char** argv) {
-    if (mn_cli_wants_help(argc, argv)) {
-        usage(stdout);
-        return MN_EXIT_OK;
-    }
-    const char *rig_path = NULL, *dmat_path = NULL, *tgf_path = NULL, *fixed_names = NULL,
-               *out_path = NULL, *tmat_dir = NULL;
-    const char** frames = calloc((size_t)argc, sizeof *frames);
-    int nframes = 0, iters = 50, json = 0, attach = 0;
-    if (!frames) return mn_cli_usage_error("fit", "out of memory");
-    for (int i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "--rig") && i + 1 < argc) {
-            rig_path = argv[++i];
-            if (ends_with(rig_path, ".obj")) {
-                while (i + 1 < argc && argv[i + 1][0] != '-') {
-                    if (ends_with(argv[i + 1], ".dmat"))
-                        dmat_path = argv[++i];
-                    else if (ends_with(argv[i + 1], ".tgf"))
-                        tgf_path = argv[++i];
-                    else
-                        break;
-                }
-            }
-        } else if (!strcmp(argv[i], "--frames")) {
-            while (i + 1 < argc && argv[i + 1][0] != '-')
-                frames[nframes++] = argv[++i];
-        } else if (!strcmp(argv[i], "--fixed") && i + 1 < argc) {
-            fixed_names = argv[++i];
-        } else if (!strcmp(argv[i], "--iters") && i + 1 < argc) {
-            if (!mn_cli_parse_int(argv[++i], &iters) || iters < 1) {
-                free(frames);
-                return mn_cli_usage_error("fit", "--iters needs a positive integer");
-            }
-        } else if (!strcmp(argv[i], "--json")) {
-            json = 1;
-        } else if (!strcmp(argv[i], "--attach")) {
-            attach = 1;
-        } else if (!strcmp(argv[i], "--out") && i + 1 < argc) {
-            out_path = argv[++i];
-        } else if (!strcmp(argv[i], "--tmat") && i + 1 < argc) {
-            tmat_dir = argv[++i];
-        } else {
-            free(frames);
-            return mn_cli_usage_error("fit", "unknown argument '%s'", argv[i]);
-        }
-    }
-    if (!rig_path || nframes == 0) {
-        free(frames);
-        return mn_cli_usage_error("fit", "--rig and --frames are required");
-    }
-
-    mn_error err;
-    mn_error_clear(&err);
-    mn_warnings warn = {0};
-    mn_rig* rig = NULL;
-    mn_gltf g;
-    int have_gltf = 0, rc = MN_EXIT_INPUT;
-    char dbuf[1024], tbuf[1024];
-    mn_fitter* fitter = NULL;
-    uint8_t* fixed = NULL;
-    double** targets = calloc((size_t)nframes, sizeof *targets);
-    frame_out* outs = calloc((size_t)nframes, sizeof *outs);
-    char* text = NULL;
-    size_t text_len = 0;
-    FILE* mem = NULL;
-    int nout = 0;
-    char** opaths = NULL;
-    char** otexts = NULL;
-    size_t* olens = NULL;
-    if (!targets || !outs) goto done;
-
-    /* ---- the rig ---- */
+/* The rig: a skinned glTF (g is filled and *have_gltf set: the rig points into it) or
+ * libigl's triple (OBJ, DMAT, TGF; the last two found beside the OBJ when not named). */
+static mn_status read_rig(const char* rig_path, const char* dmat_path, const char* tgf_path,
+                          int attach, mn_rig** rig, mn_gltf* g, int* have_gltf, mn_warnings* warn,
+                          mn_error* err) {
     if (ends_with(rig_path, ".gltf") || ends_with(rig_path, ".glb")) {
-        if (mn_gltf_read(rig_path, &g, &warn, &err) != MN_OK) goto input_error;
-        have_gltf = 1;
-        if (mn_rig_from_gltf(&g, &rig, NULL, &err) != MN_OK) {
-            mn_error e2 = err;
-            mn_error_set(&err, e2.status, rig_path, 0, e2.field, "%s", e2.message);
-            goto input_error;
+        if (mn_gltf_read(rig_path, g, warn, err) != MN_OK) return err->status;
+        *have_gltf = 1;
+        if (mn_rig_from_gltf(g, rig, NULL, err) != MN_OK) {
+            mn_error e2 = *err;
+            return mn_error_set(err, e2.status, rig_path, 0, e2.field, "%s", e2.message);
         }
-    } else {
-        if (!dmat_path || !tgf_path) {
-            char base[1000];
-            snprintf(base, sizeof base, "%s", rig_path);
-            char* dot = strrchr(base, '.');
-            if (dot) *dot = 0;
-            if (!dmat_path) {
-                snprintf(dbuf, sizeof dbuf, "%s.DMAT", base);
-                dmat_path = dbuf;
-            }
-            if (!tgf_path) {
-                snprintf(tbuf, sizeof tbuf, "%s.tgf", base);
-                tgf_path = tbuf;
-            }
-        }
-        if (mn_rig_read_libigl(rig_path, dmat_path, tgf_path, attach, &rig, NULL, &warn, &err) !=
-            MN_OK)
-            goto input_error;
+        return MN_OK;
     }
-    mn_cli_print_warnings(&warn);
+    char dbuf[1024], tbuf[1024];
+    if (!dmat_path || !tgf_path) {
+        char base[1000];
+        snprintf(base, sizeof base, "%s", rig_path);
+        char* dot = strrchr(base, '.');
+        if (dot) *dot = 0;
+        if (!dmat_path) {
+            snprintf(dbuf, sizeof dbuf, "%s.DMAT", base);
+            dmat_path = dbuf;
+        }
+        if (!tgf_path) {
+            snprintf(tbuf, sizeof tbuf, "%s.tgf", base);
+            tgf_path = tbuf;
+        }
+    }
+    return mn_rig_read_libigl(rig_path, dmat_path, tgf_path, attach, rig, NULL, warn, err);
+}
 
-    /* ---- the fixed set ---- */
-    fixed = calloc((size_t)rig->nctrl, 1);
-    if (!fixed) goto done;
-    if (fixed_names) {
-        char* list = malloc(strlen(fixed_names) + 1);
-        if (!list) goto done;
-        strcpy(list, fixed_names);
-        for (char* tok = strtok(list, ","); tok; tok = strtok(NULL, ",")) {
-            int j = mn_rig_find_ctrl(rig, tok);
-            if (j < 0) {
-                /* the nearest controller name, as joint names are suggested */
-                int limit = mn_name_distance_limit(tok), best = limit + 1, near = -1;
-                for (int c = 0; c < rig->nctrl; c++) {
-                    int dist = mn_name_distance(tok, rig->ctrl_name[c], limit);
-                    if (dist < best) best = dist, near = c;
-                }
-                mn_error_set(&err, MN_ERR_NOTFOUND, rig_path, 0, "--fixed",
-                             "no controller named \"%s\"%s%s%s", tok,
-                             near >= 0 ? "; did you mean \"" : "",
-                             near >= 0 ? rig->ctrl_name[near] : "", near >= 0 ? "\"?" : "");
-                free(list);
-                goto input_error;
+/* --fixed NAMES (comma-separated controllers) into fixed; an unknown name is refused with
+ * the nearest controller's name suggested. */
+static mn_status fixed_set(const mn_rig* rig, const char* rig_path, const char* fixed_names,
+                           uint8_t* fixed, mn_error* err) {
+    char* list = malloc(strlen(fixed_names) + 1);
+    if (!list) return mn_error_set(err, MN_ERR_NOMEM, "", 0, "--fixed", "out of memory");
+    strcpy(list, fixed_names);
+    for (char* tok = strtok(list, ","); tok; tok = strtok(NULL, ",")) {
+        int j = mn_rig_find_ctrl(rig, tok);
+        if (j < 0) {
+            /* the nearest controller name, as joint names are suggested */
+            int limit = mn_name_distance_limit(tok), best = limit + 1, near = -1;
+            for (int c = 0; c < rig->nctrl; c++) {
+                int dist = mn_name_distance(tok, rig->ctrl_name[c], limit);
+                if (dist < best) best = dist, near = c;
             }
-            fixed[j] = 1;
+            mn_error_set(err, MN_ERR_NOTFOUND, rig_path, 0, "--fixed",
+                         "no controller named \"%s\"%s%s%s", tok,
+                         near >= 0 ? "; did you mean \"" : "",
+                         near >= 0 ? rig->ctrl_name[near] : "", near >= 0 ? "\"?" : "");
+            free(list);
+            return MN_ERR_NOTFOUND;
         }
-        free(list);
+        fixed[j] = 1;
     }
-    fitter = mn_fitter_create(rig, fixed, &err);
-    if (!fitter) goto input_error;
+    free(list);
+    return MN_OK;
+}
 
-    /* ---- read every frame before fitting or writing anything ---- */
-    for (int k = 0; k < nframes; k++) {
-        mn_mesh mesh;
-        if (mn_obj_read(frames[k], &mesh, NULL, &err) != MN_OK) goto input_error;
-        if (mesh.nverts != rig->nverts) {
-            mn_error_set(&err, MN_ERR_PARSE, frames[k], 0, "v", "%d vertices, the rig has %d",
-                         mesh.nverts, rig->nverts);
-            mn_mesh_free(&mesh);
-            goto input_error;
-        }
-        targets[k] = mesh.pos; /* keep the positions, drop the triangles */
-        free(mesh.tris);
-        outs[k].pose = malloc((size_t)rig->nctrl * sizeof(mn_xform));
-        if (!outs[k].pose) goto done;
-    }
-
-    /* ---- fit, warm-starting each frame from the previous ---- */
+/* Fits every frame, each warm-started from the one before (the first from a per-bone
+ * Kabsch fit), into outs. Returns 0, 1 for an error in err, or 2 for a failure already
+ * said (a non-finite result) or out of memory. */
+static int fit_frames(const mn_rig* rig, mn_fitter* fitter, const char** frames,
+                      const double* const* targets, frame_out* outs, int nframes, int iters,
+                      mn_error* err) {
     mn_fit_options opt = mn_fit_default();
     opt.max_iters = iters;
     mn_xform* pose = malloc((size_t)rig->nctrl * sizeof *pose);
-    if (!pose) goto done;
+    if (!pose) return 2;
     mn_rig_rest_pose(rig, pose);
-    for (int k = 0; k < nframes; k++) {
+    int rc = 0;
+    for (int k = 0; k < nframes && !rc; k++) {
         if (k == 0) mn_fit_kabsch(fitter, pose, targets[0], 1);
         mn_status st = mn_fit(fitter, pose, targets[k], &opt, &outs[k].res);
         if (st != MN_OK && st != MN_ERR_NOCONVERGE) {
-            mn_error_set(&err, st, frames[k], 0, "v", "cannot fit this frame (%s: %s)",
+            mn_error_set(err, st, frames[k], 0, "v", "cannot fit this frame (%s: %s)",
                          mn_status_name(st), outs[k].res.message);
-            free(pose);
-            goto input_error;
+            rc = 1;
+            break;
         }
         double errs[2] = {outs[k].res.rms, outs[k].res.max_err};
         int finite = mn_cli_finite(frames[k], "v", errs, 2);
@@ -238,18 +158,18 @@ int mn_cmd_fit(int argc, char** argv) {
             memcpy(v + 3, S.R.m, sizeof S.R.m);
             finite = mn_cli_finite(frames[k], "v", v, 12);
         }
-        if (!finite) {
-            free(pose);
-            rc = MN_EXIT_INPUT;
-            goto done;
-        }
-        memcpy(outs[k].pose, pose, (size_t)rig->nctrl * sizeof *pose);
+        if (!finite)
+            rc = 2;
+        else
+            memcpy(outs[k].pose, pose, (size_t)rig->nctrl * sizeof *pose);
     }
     free(pose);
+    return rc;
+}
 
-    /* ---- output ---- */
-    mem = open_memstream(&text, &text_len);
-    if (!mem) goto done;
+/* The results: key=value lines per frame and controller, or one JSON document. */
+static void print_results(FILE* mem, int json, const mn_rig* rig, const char* rig_path,
+                          const char** frames, const frame_out* outs, int nframes) {
     double diag = mn_rig_bbox_diagonal(rig);
     if (json) {
         fprintf(mem, "{\"rig\":");
@@ -298,6 +218,197 @@ int mn_cmd_fit(int argc, char** argv) {
         }
     }
     if (json) fprintf(mem, "]}\n");
+}
+
+/* Two outputs with one path (frames with one base name) would write one file: refused,
+ * naming both. Returns 0, 1 for an error in err, 2 when out of memory. */
+static int outputs_unique(char** opaths, int nout, const char** frames, int nframes,
+                          const char* tmat_dir, mn_error* err) {
+    int* order = malloc(((size_t)nout + 1) * sizeof *order);
+    if (!order) return 2;
+    for (int i = 0; i < nout; i++)
+        order[i] = i;
+    sort_paths = opaths;
+    qsort(order, (size_t)nout, sizeof *order, cmp_path);
+    int rc = 0;
+    for (int i = 1; i < nout && !rc; i++)
+        if (!strcmp(opaths[order[i - 1]], opaths[order[i]])) {
+            int a = order[i - 1] < order[i] ? order[i - 1] : order[i],
+                b = a == order[i] ? order[i - 1] : order[i];
+            mn_error_set(err, MN_ERR_ARG, opaths[a], 0, tmat_dir ? "--tmat" : "--out",
+                         "written twice (by %s and by %s): outputs must have different names",
+                         a < nframes && tmat_dir ? frames[a] : "--out",
+                         b < nframes && tmat_dir ? frames[b] : "--out");
+            rc = 1;
+        }
+    free(order);
+    return rc;
+}
+
+/* Every frame's OBJ into targets (positions only) and a pose buffer per frame into outs.
+ * Returns 0, 1 for an error in err, 2 when out of memory. */
+static int read_frames(const mn_rig* rig, const char** frames, double** targets, frame_out* outs,
+                       int nframes, mn_error* err) {
+    for (int k = 0; k < nframes; k++) {
+        mn_mesh mesh;
+        if (mn_obj_read(frames[k], &mesh, NULL, err) != MN_OK) return 1;
+        if (mesh.nverts != rig->nverts) {
+            mn_error_set(err, MN_ERR_PARSE, frames[k], 0, "v", "%d vertices, the rig has %d",
+                         mesh.nverts, rig->nverts);
+            mn_mesh_free(&mesh);
+            return 1;
+        }
+        targets[k] = mesh.pos; /* keep the positions, drop the triangles */
+        free(mesh.tris);
+        outs[k].pose = malloc((size_t)rig->nctrl * sizeof(mn_xform));
+        if (!outs[k].pose) return 2;
+    }
+    return 0;
+}
+
+/* The Tmat set: DIR/<frame's base name>.Tmat per frame, paths and texts into opaths[k],
+ * otexts[k], olens[k]. Returns 0, 1 for an error in err, 2 when out of memory. */
+static int tmat_texts(const mn_rig* rig, const char** frames, const frame_out* outs, int nframes,
+                      const char* tmat_dir, char** opaths, char** otexts, size_t* olens,
+                      mn_error* err) {
+    mn_xform* S = malloc((size_t)rig->nctrl * sizeof *S);
+    if (!S) return 2;
+    int rc = 0;
+    for (int k = 0; k < nframes && !rc; k++) {
+        size_t flen = strlen(frames[k]) + 1, cap = strlen(tmat_dir) + flen + 8;
+        char* name = malloc(flen);
+        opaths[k] = malloc(cap);
+        if (!name || !opaths[k]) {
+            free(name);
+            rc = 2;
+            break;
+        }
+        stem(frames[k], name, flen);
+        snprintf(opaths[k], cap, "%s/%s.Tmat", tmat_dir, name);
+        free(name);
+        for (int j = 0; j < rig->nctrl; j++)
+            S[j] = mn_rig_skin_xform(rig, outs[k].pose, j);
+        if (mn_tmat_format(opaths[k], rig->nctrl, S, &otexts[k], &olens[k], err) != MN_OK) rc = 1;
+    }
+    free(S);
+    return rc;
+}
+
+typedef struct fit_args {
+    const char *rig_path, *dmat_path, *tgf_path, *fixed_names, *out_path, *tmat_dir;
+    const char** frames; /* argc entries */
+    int nframes, iters, json, attach;
+} fit_args;
+
+/* The command's arguments into a (whose frames has room for argc names); returns 0 or the
+ * usage error's exit code, said. */
+static int parse_args(int argc, char** argv, fit_args* a) {
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--rig") && i + 1 < argc) {
+            a->rig_path = argv[++i];
+            if (ends_with(a->rig_path, ".obj")) {
+                while (i + 1 < argc && argv[i + 1][0] != '-') {
+                    if (ends_with(argv[i + 1], ".dmat"))
+                        a->dmat_path = argv[++i];
+                    else if (ends_with(argv[i + 1], ".tgf"))
+                        a->tgf_path = argv[++i];
+                    else
+                        break;
+                }
+            }
+        } else if (!strcmp(argv[i], "--frames")) {
+            while (i + 1 < argc && argv[i + 1][0] != '-')
+                a->frames[a->nframes++] = argv[++i];
+        } else if (!strcmp(argv[i], "--fixed") && i + 1 < argc) {
+            a->fixed_names = argv[++i];
+        } else if (!strcmp(argv[i], "--iters") && i + 1 < argc) {
+            if (!mn_cli_parse_int(argv[++i], &a->iters) || a->iters < 1)
+                return mn_cli_usage_error("fit", "--iters needs a positive integer");
+        } else if (!strcmp(argv[i], "--json")) {
+            a->json = 1;
+        } else if (!strcmp(argv[i], "--attach")) {
+            a->attach = 1;
+        } else if (!strcmp(argv[i], "--out") && i + 1 < argc) {
+            a->out_path = argv[++i];
+        } else if (!strcmp(argv[i], "--tmat") && i + 1 < argc) {
+            a->tmat_dir = argv[++i];
+        } else {
+            return mn_cli_usage_error("fit", "unknown argument '%s'", argv[i]);
+        }
+    }
+    if (!a->rig_path || a->nframes == 0)
+        return mn_cli_usage_error("fit", "--rig and --frames are required");
+    return 0;
+}
+
+int mn_cmd_fit(int argc, char** argv) {
+    if (mn_cli_wants_help(argc, argv)) {
+        usage(stdout);
+        return MN_EXIT_OK;
+    }
+    fit_args args = {.iters = 50};
+    args.frames = calloc((size_t)argc, sizeof *args.frames);
+    if (!args.frames) return mn_cli_usage_error("fit", "out of memory");
+    int bad = parse_args(argc, argv, &args);
+    if (bad) {
+        free(args.frames);
+        return bad;
+    }
+    const char *rig_path = args.rig_path, *fixed_names = args.fixed_names,
+               *out_path = args.out_path, *tmat_dir = args.tmat_dir;
+    const char** frames = args.frames;
+    int nframes = args.nframes, iters = args.iters, json = args.json;
+
+    mn_error err;
+    mn_error_clear(&err);
+    mn_warnings warn = {0};
+    mn_rig* rig = NULL;
+    mn_gltf g;
+    int have_gltf = 0, rc = MN_EXIT_INPUT;
+    mn_fitter* fitter = NULL;
+    uint8_t* fixed = NULL;
+    double** targets = calloc((size_t)nframes, sizeof *targets);
+    frame_out* outs = calloc((size_t)nframes, sizeof *outs);
+    char* text = NULL;
+    size_t text_len = 0;
+    FILE* mem = NULL;
+    int nout = 0;
+    char** opaths = NULL;
+    char** otexts = NULL;
+    size_t* olens = NULL;
+    if (!targets || !outs) goto done;
+
+    /* ---- the rig ---- */
+    if (read_rig(rig_path, args.dmat_path, args.tgf_path, args.attach, &rig, &g, &have_gltf, &warn,
+                 &err) != MN_OK)
+        goto input_error;
+    mn_cli_print_warnings(&warn);
+
+    /* ---- the fixed set ---- */
+    fixed = calloc((size_t)rig->nctrl, 1);
+    if (!fixed) goto done;
+    if (fixed_names && fixed_set(rig, rig_path, fixed_names, fixed, &err) != MN_OK) {
+        if (err.status == MN_ERR_NOMEM) goto done;
+        goto input_error;
+    }
+    fitter = mn_fitter_create(rig, fixed, &err);
+    if (!fitter) goto input_error;
+
+    /* ---- read every frame before fitting or writing anything ---- */
+    int rd = read_frames(rig, frames, targets, outs, nframes, &err);
+    if (rd == 1) goto input_error;
+    if (rd) goto done;
+
+    /* ---- fit, warm-starting each frame from the previous ---- */
+    int fr =
+        fit_frames(rig, fitter, frames, (const double* const*)targets, outs, nframes, iters, &err);
+    if (fr == 1) goto input_error;
+    if (fr) goto done;
+
+    /* ---- output ---- */
+    mem = open_memstream(&text, &text_len);
+    if (!mem) goto done;
+    print_results(mem, json, rig, rig_path, frames, outs, nframes);
     if (fclose(mem) != 0) {
         mem = NULL;
         goto done;
@@ -310,28 +421,9 @@ int mn_cmd_fit(int argc, char** argv) {
     olens = calloc((size_t)nout + 1, sizeof *olens);
     if (!opaths || !otexts || !olens) goto done;
     if (tmat_dir) {
-        mn_xform* S = malloc((size_t)rig->nctrl * sizeof *S);
-        if (!S) goto done;
-        for (int k = 0; k < nframes; k++) {
-            size_t flen = strlen(frames[k]) + 1, cap = strlen(tmat_dir) + flen + 8;
-            char* name = malloc(flen);
-            opaths[k] = malloc(cap);
-            if (!name || !opaths[k]) {
-                free(name);
-                free(S);
-                goto done;
-            }
-            stem(frames[k], name, flen);
-            snprintf(opaths[k], cap, "%s/%s.Tmat", tmat_dir, name);
-            free(name);
-            for (int j = 0; j < rig->nctrl; j++)
-                S[j] = mn_rig_skin_xform(rig, outs[k].pose, j);
-            if (mn_tmat_format(opaths[k], rig->nctrl, S, &otexts[k], &olens[k], &err) != MN_OK) {
-                free(S);
-                goto input_error;
-            }
-        }
-        free(S);
+        int tm = tmat_texts(rig, frames, outs, nframes, tmat_dir, opaths, otexts, olens, &err);
+        if (tm == 1) goto input_error;
+        if (tm) goto done;
     }
     if (out_path) {
         opaths[nout - 1] = malloc(strlen(out_path) + 1);
@@ -341,24 +433,9 @@ int mn_cmd_fit(int argc, char** argv) {
         olens[nout - 1] = text_len;
     }
     /* Two frames with one base name would write one file: refuse rather than overwrite. */
-    int* order = malloc(((size_t)nout + 1) * sizeof *order);
-    if (!order) goto done;
-    for (int i = 0; i < nout; i++)
-        order[i] = i;
-    sort_paths = opaths;
-    qsort(order, (size_t)nout, sizeof *order, cmp_path);
-    for (int i = 1; i < nout; i++)
-        if (!strcmp(opaths[order[i - 1]], opaths[order[i]])) {
-            int a = order[i - 1] < order[i] ? order[i - 1] : order[i],
-                b = a == order[i] ? order[i - 1] : order[i];
-            mn_error_set(&err, MN_ERR_ARG, opaths[a], 0, tmat_dir ? "--tmat" : "--out",
-                         "written twice (by %s and by %s): outputs must have different names",
-                         a < nframes && tmat_dir ? frames[a] : "--out",
-                         b < nframes && tmat_dir ? frames[b] : "--out");
-            free(order);
-            goto input_error;
-        }
-    free(order);
+    int uq = outputs_unique(opaths, nout, frames, nframes, tmat_dir, &err);
+    if (uq == 1) goto input_error;
+    if (uq) goto done;
     if (nout > 0 && mn_write_files_atomic(nout, (const char* const*)opaths,
                                           (const char* const*)otexts, olens, &err) != MN_OK)
         goto input_error;

@@ -159,6 +159,47 @@ static mn_status write_bvh_file(const char* path, const mn_sim* s, const mn_xfor
     return st;
 }
 
+/* The coupling's one-way mode: rebuilt with the same driven set and poses. */
+static mn_status one_way_coupling(mn_sim* s, mn_error* err) {
+    mn_coupling_options co = mn_coupling_default();
+    co.enabled = 0;
+    co.fit = mn_fit_default();
+    mn_coupled* c = mn_coupled_create(s->body, s->rig, s->driven, &co, err);
+    if (!c) return err->status ? err->status : MN_ERR_ARG;
+    memcpy(mn_coupled_pose(c), mn_coupled_pose(s->coupled),
+           (size_t)s->rig->nctrl * sizeof(mn_xform));
+    for (int j = 0; j < s->rig->nctrl; j++)
+        mn_coupled_drive(c, j, &mn_coupled_pose(c)[j]);
+    mn_coupled_destroy(s->coupled);
+    s->coupled = c;
+    return MN_OK;
+}
+
+/* Frame f's meshes: the simulated one (sim-F.obj) and the rig's reproduction carried to
+ * the mesh as the body is (fit-F.obj); xm, xr and xrm are scratch of the mesh's and the
+ * body's sizes. */
+static mn_status write_objs(mn_sim* s, const char* out, int f, double* xm, double* xr, double* xrm,
+                            mn_error* err) {
+    int nv = s->mesh.nverts, nb = s->body->nverts;
+    char path[2048];
+    mn_sim_mesh_now(s, xm);
+    snprintf(path, sizeof path, "%s/sim-%04d.obj", out, f);
+    mn_status st = mn_obj_write(path, nv, xm, s->mesh.ntris, s->mesh.tris, err);
+    if (st != MN_OK) return st;
+    mn_rig_deform(s->rig, mn_coupled_pose(s->coupled), xr);
+    if (s->rig->dim == 2) /* pairs to triples, from the end (in place) */
+        for (int i = nb - 1; i >= 0; i--) {
+            double a = xr[2 * i], b = xr[2 * i + 1];
+            xr[3 * i] = a, xr[3 * i + 1] = b, xr[3 * i + 2] = 0;
+        }
+    if (s->lattice)
+        mn_lattice_surface(s->lattice, xr, xrm);
+    else
+        memcpy(xrm, xr, (size_t)nv * 3 * sizeof(double));
+    snprintf(path, sizeof path, "%s/fit-%04d.obj", out, f);
+    return mn_obj_write(path, nv, xrm, s->mesh.ntris, s->mesh.tris, err);
+}
+
 int mn_cmd_sim(int argc, char** argv) {
     if (mn_cli_wants_help(argc, argv)) {
         usage(stdout);
@@ -214,22 +255,9 @@ int mn_cmd_sim(int argc, char** argv) {
     if (frames) s->frames = frames;
     if (dt > 0) s->dt = dt;
     if (substeps) s->body->opt.substeps = substeps;
-    if (one_way) {
-        /* the coupling's one-way mode: rebuilt with the same driven set and poses */
-        mn_coupling_options co = mn_coupling_default();
-        co.enabled = 0;
-        co.fit = mn_fit_default();
-        mn_coupled* c = mn_coupled_create(s->body, s->rig, s->driven, &co, &err);
-        if (!c) {
-            mn_sim_destroy(s);
-            return mn_cli_input_error(&err);
-        }
-        memcpy(mn_coupled_pose(c), mn_coupled_pose(s->coupled),
-               (size_t)s->rig->nctrl * sizeof(mn_xform));
-        for (int j = 0; j < s->rig->nctrl; j++)
-            mn_coupled_drive(c, j, &mn_coupled_pose(c)[j]);
-        mn_coupled_destroy(s->coupled);
-        s->coupled = c;
+    if (one_way && one_way_coupling(s, &err) != MN_OK) {
+        mn_sim_destroy(s);
+        return mn_cli_input_error(&err);
     }
     /* the output folder (one level) is made when missing */
     if (mkdir(out, 0777) != 0 && errno != EEXIST) {
@@ -264,24 +292,9 @@ int mn_cmd_sim(int argc, char** argv) {
         rms_max = fmax(rms_max, r.fit_rms / diag);
         memcpy(track + (size_t)(f - 1) * m, mn_coupled_pose(s->coupled), (size_t)m * sizeof *track);
         fr[f - 1] = (frame_out){f * s->dt, r.fit_rms, r.residual, r.fit_iterations};
-        if (obj_every > 0 && ((f - 1) % obj_every == 0 || f == s->frames)) {
-            mn_sim_mesh_now(s, xm);
-            snprintf(path, sizeof path, "%s/sim-%04d.obj", out, f);
-            if (mn_obj_write(path, nv, xm, s->mesh.ntris, s->mesh.tris, &err) != MN_OK) goto fail;
-            /* the rig's reproduction, carried to the mesh as the body is */
-            mn_rig_deform(s->rig, mn_coupled_pose(s->coupled), xr);
-            if (s->rig->dim == 2) /* pairs to triples, from the end (in place) */
-                for (int i = nb - 1; i >= 0; i--) {
-                    double a = xr[2 * i], b = xr[2 * i + 1];
-                    xr[3 * i] = a, xr[3 * i + 1] = b, xr[3 * i + 2] = 0;
-                }
-            if (s->lattice)
-                mn_lattice_surface(s->lattice, xr, xrm);
-            else
-                memcpy(xrm, xr, (size_t)nv * 3 * sizeof(double));
-            snprintf(path, sizeof path, "%s/fit-%04d.obj", out, f);
-            if (mn_obj_write(path, nv, xrm, s->mesh.ntris, s->mesh.tris, &err) != MN_OK) goto fail;
-        }
+        if (obj_every > 0 && ((f - 1) % obj_every == 0 || f == s->frames) &&
+            write_objs(s, out, f, xm, xr, xrm, &err) != MN_OK)
+            goto fail;
     }
     snprintf(path, sizeof path, "%s/tracks.json", out);
     if (write_tracks(path, scene ? scene : builtin, s, track, fr, s->frames, &err) != MN_OK)

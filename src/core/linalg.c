@@ -462,21 +462,23 @@ static void complete_basis(double* X, int k, int l, int j, const double* done) {
         x[t] *= inv;
 }
 
-mn_status mn_svd(double* A, int m, int n, double* s, double* U, double* V, double* work) {
-    if (!A || !s || !work || m <= 0 || n <= 0) return MN_ERR_ARG;
+/* mn_svd: vectors whose squared norm (entries scaled to at most 1) is below this carry a
+ * singular value under ~1e-145 max|a_ij|: products of two of them would underflow, so they
+ * are left alone and reported as exact zeros (their vectors are completed). */
+static const double negligible2 = 1e-290;
+
+/* mn_svd's working copy X (k x l: the columns of a tall A, the rows of a wide one) and
+ * Q = I; returns 0 for a non-finite entry. */
+static int svd_load(const double* A, int m, int n, double* X, double* Q, int* ex_out) {
     const int tall = m >= n;
     const int k = tall ? n : m, l = tall ? m : n;
-    double* X = work;                /* k x l: x_j are columns (tall) or rows of A */
-    double* Q = X + (size_t)k * l;   /* k x k: q_j = column j of the rotations */
-    double* nrm = Q + (size_t)k * k; /* k squared norms */
-
     /* Copy with an exact power-of-two scaling so that squared norms neither overflow nor
      * underflow; singular values are scaled back at the end. */
     double amax = 0;
     size_t mn = (size_t)m * (size_t)n;
     for (size_t i = 0; i < mn; i++) {
         double v = fabs(A[i]);
-        if (!(v <= DBL_MAX)) return MN_ERR_ARG;
+        if (!(v <= DBL_MAX)) return 0;
         if (v > amax) amax = v;
     }
     int ex = 0;
@@ -497,7 +499,13 @@ mn_status mn_svd(double* A, int m, int n, double* s, double* U, double* V, doubl
     memset(Q, 0, (size_t)k * k * sizeof *Q);
     for (int j = 0; j < k; j++)
         Q[(size_t)j * k + j] = 1;
+    *ex_out = ex;
+    return 1;
+}
 
+/* mn_svd's one-sided Jacobi sweeps on the k vectors x_j (length l) of X, the rotations
+ * accumulated into Q when accumulate; returns 1 when converged. */
+static int svd_sweeps(double* X, double* Q, double* nrm, int k, int l, int accumulate) {
     /* Sweeps over all pairs (p, q) in round-robin ("tournament") order: each sweep is k-1
      * rounds of disjoint pairs (the circle method, with a bye when k is odd). Rotations
      * of disjoint pairs commute, so a round first computes every rotation from the current
@@ -511,11 +519,6 @@ mn_status mn_svd(double* A, int m, int n, double* s, double* U, double* V, doubl
      * updated through each rotation in between (alpha' = alpha - t gamma,
      * beta' = beta + t gamma). */
     const double tol = DBL_EPSILON * (double)l, tol2 = tol * tol;
-    /* Vectors whose squared norm (entries scaled to at most 1) is below this carry a
-     * singular value under ~1e-145 max|a_ij|: products of two of them would underflow, so
-     * they are left alone and reported as exact zeros (their vectors are completed). */
-    const double negligible2 = 1e-290;
-    const int accumulate = (tall ? V : U) != NULL; /* the rotations are only for output */
     const int max_sweeps = 60;
     const int K = k + (k & 1); /* players in the tournament; player k is the bye */
     enum { BATCH = 16 };
@@ -589,7 +592,12 @@ mn_status mn_svd(double* A, int m, int n, double* s, double* U, double* V, doubl
             }
         }
     }
+    return converged;
+}
 
+/* The singular values (the column norms, scaled back by 2^ex) into s, sorted descending,
+ * the vectors moved along. */
+static void svd_sort(double* X, double* Q, double* nrm, int k, int l, int ex, double* s) {
     /* Singular values are the column norms; sort descending, moving the vectors along. */
     for (int j = 0; j < k; j++) {
         const double* xj = X + (size_t)j * l;
@@ -617,11 +625,13 @@ mn_status mn_svd(double* A, int m, int n, double* s, double* U, double* V, doubl
         for (int j = 0; j < k; j++)
             s[j] = ldexp(nrm[j], ex);
     }
+}
 
+/* The singular vectors: want_x (l x k) from X, want_q (k x k) from Q; either may be NULL. */
+static void svd_vectors(double* X, const double* Q, double* nrm, int k, int l, double* want_x,
+                        double* want_q) {
     /* The vectors of the orthogonalised side: x_j / sigma_j, completed to an orthonormal
      * set where sigma_j is zero (rank deficiency). */
-    double* want_x = tall ? U : V;
-    double* want_q = tall ? V : U;
     if (want_x) {
         /* nrm becomes the mask of finished vectors (non-zero = done). */
         double* done = nrm;
@@ -656,6 +666,21 @@ mn_status mn_svd(double* A, int m, int n, double* s, double* U, double* V, doubl
             for (int j = 0; j < k; j++)
                 want_q[(size_t)i * k + j] = Q[(size_t)j * k + i];
     }
+}
+
+mn_status mn_svd(double* A, int m, int n, double* s, double* U, double* V, double* work) {
+    if (!A || !s || !work || m <= 0 || n <= 0) return MN_ERR_ARG;
+    const int tall = m >= n;
+    const int k = tall ? n : m, l = tall ? m : n;
+    double* X = work;                /* k x l: x_j are columns (tall) or rows of A */
+    double* Q = X + (size_t)k * l;   /* k x k: q_j = column j of the rotations */
+    double* nrm = Q + (size_t)k * k; /* k squared norms */
+    int ex = 0;
+    if (!svd_load(A, m, n, X, Q, &ex)) return MN_ERR_ARG;
+    /* the rotations are only for output */
+    int converged = svd_sweeps(X, Q, nrm, k, l, (tall ? V : U) != NULL);
+    svd_sort(X, Q, nrm, k, l, ex, s);
+    svd_vectors(X, Q, nrm, k, l, tall ? U : V, tall ? V : U);
     return converged ? MN_OK : MN_ERR_NOCONVERGE;
 }
 

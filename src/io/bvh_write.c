@@ -452,6 +452,133 @@ mn_status mn_bvh_write(const char* path, const mn_model* m, const mn_motion* mot
     return mn_bvh_write_ex(path, m, motion, NULL, err);
 }
 
+/* Plans every BVH joint of W's model into W->nodes: series first (their members are
+ * folded away), then compound joints, then one BVH joint per remaining joint. */
+static void plan_nodes(writer* W) {
+    const mn_model* m = W->m;
+    size_t nj = (size_t)m->njoint;
+    /* Plan every BVH joint: series first (their members are folded away), then the rest. */
+    for (int j = 0; j < (int)nj; j++) {
+        wnode tmp;
+        memset(&tmp, 0, sizeof tmp);
+        if (W->turned && m->jnt_parent[j] < 0) continue; /* a turned root: its own joint */
+        int last = series_detect(W, j, &tmp);
+        if (last < 0 || last == j) continue;
+        tmp.mode = W_SERIES;
+        tmp.joint = last;
+        tmp.first = j;
+        W->series_final[j] = last;
+        for (int k = 0; k + 1 < tmp.nmember; k++)
+            W->folded[tmp.members[k]] = 1;
+        W->node_of[last] = W->nnodes;
+        W->nodes[W->nnodes++] = tmp;
+    }
+    /* Compound joints ("<j>.1", ..., "<j>") next, then one BVH joint per remaining joint. */
+    for (int j = 0; j < (int)nj; j++) {
+        if (W->folded[j] || W->node_of[j] >= 0 || W->series_final[j] >= 0) continue;
+        if (W->turned && m->jnt_parent[j] < 0) continue;
+        wnode tmp;
+        memset(&tmp, 0, sizeof tmp);
+        int last = compound_detect(W, j, 0, &tmp);
+        if (last < 0) continue;
+        int free_run = 1;
+        for (int k = 0; k < tmp.nmember; k++)
+            free_run &= !W->folded[tmp.members[k]] && W->node_of[tmp.members[k]] < 0 &&
+                        W->series_final[tmp.members[k]] < 0;
+        if (!free_run) continue;
+        W->series_final[j] = last;
+        for (int k = 0; k + 1 < tmp.nmember; k++)
+            W->folded[tmp.members[k]] = 1;
+        W->node_of[last] = W->nnodes;
+        W->nodes[W->nnodes++] = tmp;
+    }
+    for (int j = 0; j < (int)nj; j++) {
+        if (W->folded[j] || W->node_of[j] >= 0 || is_end_site(m, j)) continue;
+        wnode* node = &W->nodes[W->nnodes];
+        memset(node, 0, sizeof *node);
+        int turned_root = W->turned && m->jnt_parent[j] < 0;
+        if (turned_root || compound_detect(W, j, 1, node) < 0) plan_xform(m, j, turned_root, node);
+        W->node_of[j] = W->nnodes++;
+    }
+}
+
+/* The nodes' names as written (whitespace as '_'), refused when not unique. */
+static mn_status name_nodes(writer* W, const char* path, mn_error* err) {
+    const mn_model* m = W->m;
+    mn_status st = MN_OK;
+    /* Names as written: whitespace as '_', unique. */
+    mn_name_map written;
+    memset(&written, 0, sizeof written);
+    if (!mn_name_map_init(&written, (size_t)W->nnodes + 1))
+        st = mn_error_set(err, MN_ERR_NOMEM, path, 0, "", "out of memory");
+    for (int i = 0; i < W->nnodes && !st; i++) {
+        int j = W->nodes[i].joint;
+        const char* name = m->jnt_name[j];
+        size_t n = strlen(name);
+        if (n == 0 || name[n - 1] == '{' || !mn_utf8_text(name, n)) {
+            st = mn_error_set(err, MN_ERR_ARG, path, 0, "name",
+                              "joint %d: its name cannot be written as BVH", j);
+            break;
+        }
+        W->nodes[i].name = mn_bvh_name_written(name);
+        if (!W->nodes[i].name) {
+            st = mn_error_set(err, MN_ERR_NOMEM, path, 0, "", "out of memory");
+            break;
+        }
+        int other = mn_name_map_put(&written, W->nodes[i].name, j);
+        if (other >= 0)
+            st = mn_error_set(err, MN_ERR_ARG, path, 0, "name",
+                              "joints %d and %d: their names are both '%s' in BVH (whitespace "
+                              "written as '_')",
+                              other, j, W->nodes[i].name);
+    }
+    mn_name_map_free(&written);
+    return st;
+}
+
+/* The MOTION section: every frame's channels, refused beyond what the reader takes. */
+static mn_status write_motion(const writer* W, const mn_motion* mo, mn_strbuf* b, const char* path,
+                              mn_error* err) {
+    const mn_model* m = W->m;
+    mn_status st = MN_OK;
+    int ncol = 0;
+    for (int i = 0; i < W->nnodes; i++)
+        ncol += W->nodes[i].nch;
+    double* row = malloc(((size_t)ncol + 1) * sizeof *row);
+    uint8_t* angle = calloc((size_t)ncol + 1, 1);
+    for (int i = 0; angle && i < W->nnodes; i++)
+        for (int k = 0; k < W->nodes[i].nch; k++)
+            angle[W->nodes[i].col + k] = W->nodes[i].codes[k] >= 3;
+    if (!row || !angle) {
+        st = mn_error_set(err, MN_ERR_NOMEM, path, 0, "", "out of memory");
+    } else {
+        mn_strbuf_printf(b, "MOTION\nFrames: %d\nFrame Time: ", mo->nframes);
+        put_number(b, mo->frame_time);
+        mn_strbuf_append(b, "\n", 1);
+        for (int f = 0; f < mo->nframes && !b->failed && !st; f++) {
+            frame_values(W, m->nq ? mo->q + (size_t)f * (size_t)m->nq : NULL, row);
+            for (int c = 0; c < ncol; c++) {
+                /* what the reader would refuse is refused here */
+                if (!(fabs(row[c]) <= MN_BVH_MAX_ABS)) {
+                    st = mn_error_set(err, MN_ERR_ARG, path, 0, "motion",
+                                      "frame %d: channel %d is %g, beyond the BVH range of %g", f,
+                                      c + 1, row[c], MN_BVH_MAX_ABS);
+                    break;
+                }
+                if (c) mn_strbuf_append(b, " ", 1);
+                if (angle[c])
+                    put_angle(b, row[c]);
+                else
+                    put_number(b, row[c]);
+            }
+            mn_strbuf_append(b, "\n", 1);
+        }
+    }
+    free(row);
+    free(angle);
+    return st;
+}
+
 mn_status mn_bvh_write_ex(const char* path, const mn_model* m, const mn_motion* motion,
                           const mn_bvh_write_options* opt, mn_error* err) {
     mn_quat U = opt ? opt->root_rot : mn_quat_identity();
@@ -505,117 +632,12 @@ mn_status mn_bvh_write_ex(const char* path, const mn_model* m, const mn_motion* 
         W.next_sibling[j] = p >= 0 ? W.first_child[p] : -1;
         if (p >= 0) W.first_child[p] = j;
     }
-    /* Plan every BVH joint: series first (their members are folded away), then the rest. */
-    for (int j = 0; j < (int)nj; j++) {
-        wnode tmp;
-        memset(&tmp, 0, sizeof tmp);
-        if (W.turned && m->jnt_parent[j] < 0) continue; /* a turned root: its own joint */
-        int last = series_detect(&W, j, &tmp);
-        if (last < 0 || last == j) continue;
-        tmp.mode = W_SERIES;
-        tmp.joint = last;
-        tmp.first = j;
-        W.series_final[j] = last;
-        for (int k = 0; k + 1 < tmp.nmember; k++)
-            W.folded[tmp.members[k]] = 1;
-        W.node_of[last] = W.nnodes;
-        W.nodes[W.nnodes++] = tmp;
-    }
-    /* Compound joints ("<j>.1", ..., "<j>") next, then one BVH joint per remaining joint. */
-    for (int j = 0; j < (int)nj; j++) {
-        if (W.folded[j] || W.node_of[j] >= 0 || W.series_final[j] >= 0) continue;
-        if (W.turned && m->jnt_parent[j] < 0) continue;
-        wnode tmp;
-        memset(&tmp, 0, sizeof tmp);
-        int last = compound_detect(&W, j, 0, &tmp);
-        if (last < 0) continue;
-        int free_run = 1;
-        for (int k = 0; k < tmp.nmember; k++)
-            free_run &= !W.folded[tmp.members[k]] && W.node_of[tmp.members[k]] < 0 &&
-                        W.series_final[tmp.members[k]] < 0;
-        if (!free_run) continue;
-        W.series_final[j] = last;
-        for (int k = 0; k + 1 < tmp.nmember; k++)
-            W.folded[tmp.members[k]] = 1;
-        W.node_of[last] = W.nnodes;
-        W.nodes[W.nnodes++] = tmp;
-    }
-    for (int j = 0; j < (int)nj; j++) {
-        if (W.folded[j] || W.node_of[j] >= 0 || is_end_site(m, j)) continue;
-        wnode* node = &W.nodes[W.nnodes];
-        memset(node, 0, sizeof *node);
-        int turned_root = W.turned && m->jnt_parent[j] < 0;
-        if (turned_root || compound_detect(&W, j, 1, node) < 0) plan_xform(m, j, turned_root, node);
-        W.node_of[j] = W.nnodes++;
-    }
-    /* Names as written: whitespace as '_', unique. */
-    mn_status st = MN_OK;
-    mn_name_map written;
-    memset(&written, 0, sizeof written);
-    if (!mn_name_map_init(&written, (size_t)W.nnodes + 1))
-        st = mn_error_set(err, MN_ERR_NOMEM, path, 0, "", "out of memory");
-    for (int i = 0; i < W.nnodes && !st; i++) {
-        int j = W.nodes[i].joint;
-        const char* name = m->jnt_name[j];
-        size_t n = strlen(name);
-        if (n == 0 || name[n - 1] == '{' || !mn_utf8_text(name, n)) {
-            st = mn_error_set(err, MN_ERR_ARG, path, 0, "name",
-                              "joint %d: its name cannot be written as BVH", j);
-            break;
-        }
-        W.nodes[i].name = mn_bvh_name_written(name);
-        if (!W.nodes[i].name) {
-            st = mn_error_set(err, MN_ERR_NOMEM, path, 0, "", "out of memory");
-            break;
-        }
-        int other = mn_name_map_put(&written, W.nodes[i].name, j);
-        if (other >= 0)
-            st = mn_error_set(err, MN_ERR_ARG, path, 0, "name",
-                              "joints %d and %d: their names are both '%s' in BVH (whitespace "
-                              "written as '_')",
-                              other, j, W.nodes[i].name);
-    }
-    mn_name_map_free(&written);
+    plan_nodes(&W);
+    mn_status st = name_nodes(&W, path, err);
     mn_strbuf b;
     mn_strbuf_init(&b);
     if (!st) st = write_hierarchy(&W, &b, err, path);
-    if (!st) {
-        int ncol = 0;
-        for (int i = 0; i < W.nnodes; i++)
-            ncol += W.nodes[i].nch;
-        double* row = malloc(((size_t)ncol + 1) * sizeof *row);
-        uint8_t* angle = calloc((size_t)ncol + 1, 1);
-        for (int i = 0; angle && i < W.nnodes; i++)
-            for (int k = 0; k < W.nodes[i].nch; k++)
-                angle[W.nodes[i].col + k] = W.nodes[i].codes[k] >= 3;
-        if (!row || !angle) {
-            st = mn_error_set(err, MN_ERR_NOMEM, path, 0, "", "out of memory");
-        } else {
-            mn_strbuf_printf(&b, "MOTION\nFrames: %d\nFrame Time: ", mo->nframes);
-            put_number(&b, mo->frame_time);
-            mn_strbuf_append(&b, "\n", 1);
-            for (int f = 0; f < mo->nframes && !b.failed && !st; f++) {
-                frame_values(&W, m->nq ? mo->q + (size_t)f * (size_t)m->nq : NULL, row);
-                for (int c = 0; c < ncol; c++) {
-                    /* what the reader would refuse is refused here */
-                    if (!(fabs(row[c]) <= MN_BVH_MAX_ABS)) {
-                        st = mn_error_set(err, MN_ERR_ARG, path, 0, "motion",
-                                          "frame %d: channel %d is %g, beyond the BVH range of %g",
-                                          f, c + 1, row[c], MN_BVH_MAX_ABS);
-                        break;
-                    }
-                    if (c) mn_strbuf_append(&b, " ", 1);
-                    if (angle[c])
-                        put_angle(&b, row[c]);
-                    else
-                        put_number(&b, row[c]);
-                }
-                mn_strbuf_append(&b, "\n", 1);
-            }
-        }
-        free(row);
-        free(angle);
-    }
+    if (!st) st = write_motion(&W, mo, &b, path, err);
     if (!st) st = mn_strbuf_write(&b, path, err);
     mn_strbuf_free(&b);
     writer_free(&W);

@@ -93,37 +93,12 @@ static int axis_kind(mn_vec3 a) {
     return -1;
 }
 
-mn_model* mn_model_compile(const mn_spec* s, mn_error* err) {
-    if (!s) {
-        mn_error_set(err, MN_ERR_ARG, "", 0, "spec", "NULL spec");
-        return NULL;
-    }
-    int n = mn_spec_joint_count(s);
-    if (n == 0) {
-        mn_error_set(err, MN_ERR_ARG, "", 0, "spec", "no joints");
-        return NULL;
-    }
-    for (int i = 0; i < n; i++) {
-        const mn_joint_def* d = mn_spec_joint_const(s, i);
-        if (mn_def_check(d, n, err) != MN_OK) return NULL;
-        if (d->parent == i) {
-            mn_error_set(err, MN_ERR_ARG, "", 0, d->name,
-                         "parent: a joint cannot be its own parent");
-            return NULL;
-        }
-    }
-    /* Children lists (spec order) and a depth-first preorder from the roots. */
-    int* first = malloc((size_t)n * sizeof(int));
-    int* next = malloc((size_t)n * sizeof(int));
-    int* last = malloc((size_t)n * sizeof(int));
-    int* order = malloc((size_t)n * sizeof(int));
-    int* stack = malloc((size_t)n * sizeof(int));
-    int* newidx = malloc((size_t)n * sizeof(int));
-    mn_model* m = NULL;
-    if (!first || !next || !last || !order || !stack || !newidx) {
-        mn_error_set(err, MN_ERR_NOMEM, "", 0, "spec", "out of memory");
-        goto done;
-    }
+/* A depth-first preorder of the spec's joints from its roots, children in spec order:
+ * order[k] is the spec index of the k-th joint and newidx its inverse (-1 for a joint not
+ * reached: its parents form a cycle). first, next, last and stack are n ints of scratch
+ * (the children lists). Returns the number of joints reached; *nroot_out the roots. */
+static int preorder(const mn_spec* s, int n, int* first, int* next, int* last, int* stack,
+                    int* order, int* newidx, int* nroot_out) {
     for (int i = 0; i < n; i++)
         first[i] = last[i] = next[i] = -1, newidx[i] = -1;
     int nroot = 0;
@@ -158,6 +133,105 @@ mn_model* mn_model_compile(const mn_spec* s, mn_error* err) {
                 stack[base + k - 1 - t] = c;
         }
     }
+    *nroot_out = nroot;
+    return count;
+}
+
+/* Joint k of the model (preorder) from its definition d: its name, object and alias copied
+ * to str (the new end is returned), parent p, coordinates from qa and dofs from va. */
+static char* compile_joint(mn_model* m, int k, const mn_joint_def* d, const char* alias, int p,
+                           int qa, int va, char* str) {
+    m->jnt_name[k] = str;
+    strcpy(str, d->name);
+    str += strlen(str) + 1;
+    m->jnt_object[k] = NULL;
+    if (d->object) {
+        m->jnt_object[k] = str;
+        strcpy(str, d->object);
+        str += strlen(str) + 1;
+    }
+    m->jnt_alias[k] = NULL;
+    if (alias) {
+        m->jnt_alias[k] = str;
+        strcpy(str, alias);
+        str += strlen(str) + 1;
+    }
+    m->jnt_parent[k] = p;
+    m->jnt_depth[k] = p >= 0 ? m->jnt_depth[p] + 1 : 0;
+    if (p >= 0) m->jnt_nchild[p]++;
+    m->jnt_type[k] = d->type;
+    m->jnt_qadr[k] = qa;
+    m->jnt_dofadr[k] = va;
+    m->jnt_offset[k] = d->offset;
+    m->jnt_orient[k] = mn_quat_normalize(d->orient);
+    if (m->jnt_orient[k].w < 0) {
+        mn_quat o = m->jnt_orient[k];
+        m->jnt_orient[k] = mn_q4(-o.w, -o.x, -o.y, -o.z);
+    }
+    m->jnt_orient_mat[k] = mn_quat_to_mat3(m->jnt_orient[k]);
+    mn_quat o = m->jnt_orient[k];
+    m->jnt_orient_ident[k] = o.w == 1.0 && o.x == 0.0 && o.y == 0.0 && o.z == 0.0;
+    orient_perm(&m->jnt_orient_mat[k], m->jnt_orient_perm + 3 * k);
+    mn_vec3 ax = mn_vec3_norm(d->axis) > 0 ? mn_vec3_normalize(d->axis) : mn_v3(0, 0, 1);
+    m->jnt_axis[k] = ax;
+    m->jnt_axis_kind[k] = (int8_t)axis_kind(ax);
+    m->jnt_limited[k] = d->limited ? 1 : 0;
+    m->jnt_range[2 * k] = d->range[0];
+    m->jnt_range[2 * k + 1] = d->range[1];
+    m->jnt_swing[k] = d->swing;
+    m->jnt_twist[2 * k] = d->twist[0];
+    m->jnt_twist[2 * k + 1] = d->twist[1];
+    m->jnt_mass[k] = d->mass;
+    m->jnt_com[k] = d->com;
+    m->jnt_stiffness[k] = d->stiffness;
+    m->jnt_rot_order[k] = d->rot_order;
+    m->jnt_locked[k] = (uint8_t)(d->locked & MN_LOCK_ALL);
+    m->total_mass += d->mass;
+    mn_def_rest_state(d, m->q0 + qa);
+    int jnv = mn_joint_type_nv(d->type);
+    for (int v = 0; v < jnv; v++) {
+        m->dof_jnt[va + v] = k;
+        m->dof_stiffness[va + v] = d->stiffness;
+        int kind = mn_joint_dof_is_translation(d->type, v) ? MN_LOCK_TRANSLATION : MN_LOCK_ROTATION;
+        m->dof_locked[va + v] = (d->locked & kind) ? 1 : 0;
+        m->nlocked += m->dof_locked[va + v];
+    }
+    return str;
+}
+
+mn_model* mn_model_compile(const mn_spec* s, mn_error* err) {
+    if (!s) {
+        mn_error_set(err, MN_ERR_ARG, "", 0, "spec", "NULL spec");
+        return NULL;
+    }
+    int n = mn_spec_joint_count(s);
+    if (n == 0) {
+        mn_error_set(err, MN_ERR_ARG, "", 0, "spec", "no joints");
+        return NULL;
+    }
+    for (int i = 0; i < n; i++) {
+        const mn_joint_def* d = mn_spec_joint_const(s, i);
+        if (mn_def_check(d, n, err) != MN_OK) return NULL;
+        if (d->parent == i) {
+            mn_error_set(err, MN_ERR_ARG, "", 0, d->name,
+                         "parent: a joint cannot be its own parent");
+            return NULL;
+        }
+    }
+    /* Children lists (spec order) and a depth-first preorder from the roots. */
+    int* first = malloc((size_t)n * sizeof(int));
+    int* next = malloc((size_t)n * sizeof(int));
+    int* last = malloc((size_t)n * sizeof(int));
+    int* order = malloc((size_t)n * sizeof(int));
+    int* stack = malloc((size_t)n * sizeof(int));
+    int* newidx = malloc((size_t)n * sizeof(int));
+    mn_model* m = NULL;
+    if (!first || !next || !last || !order || !stack || !newidx) {
+        mn_error_set(err, MN_ERR_NOMEM, "", 0, "spec", "out of memory");
+        goto done;
+    }
+    int nroot = 0;
+    int count = preorder(s, n, first, next, last, stack, order, newidx, &nroot);
     if (count != n) {
         for (int i = 0; i < n; i++)
             if (newidx[i] < 0) {
@@ -206,66 +280,11 @@ mn_model* mn_model_compile(const mn_spec* s, mn_error* err) {
     int qa = 0, va = 0;
     for (int k = 0; k < n; k++) {
         const mn_joint_def* d = mn_spec_joint_const(s, order[k]);
-        m->jnt_name[k] = str;
-        strcpy(str, d->name);
-        str += strlen(str) + 1;
-        m->jnt_object[k] = NULL;
-        if (d->object) {
-            m->jnt_object[k] = str;
-            strcpy(str, d->object);
-            str += strlen(str) + 1;
-        }
         const char* alias = mn_spec_alias(s, order[k]);
-        m->jnt_alias[k] = NULL;
-        if (alias) {
-            m->jnt_alias[k] = str;
-            strcpy(str, alias);
-            str += strlen(str) + 1;
-        }
         int p = d->parent >= 0 ? newidx[d->parent] : -1;
-        m->jnt_parent[k] = p;
-        m->jnt_depth[k] = p >= 0 ? m->jnt_depth[p] + 1 : 0;
-        if (p >= 0) m->jnt_nchild[p]++;
-        m->jnt_type[k] = d->type;
-        m->jnt_qadr[k] = qa;
-        m->jnt_dofadr[k] = va;
-        m->jnt_offset[k] = d->offset;
-        m->jnt_orient[k] = mn_quat_normalize(d->orient);
-        if (m->jnt_orient[k].w < 0) {
-            mn_quat o = m->jnt_orient[k];
-            m->jnt_orient[k] = mn_q4(-o.w, -o.x, -o.y, -o.z);
-        }
-        m->jnt_orient_mat[k] = mn_quat_to_mat3(m->jnt_orient[k]);
-        mn_quat o = m->jnt_orient[k];
-        m->jnt_orient_ident[k] = o.w == 1.0 && o.x == 0.0 && o.y == 0.0 && o.z == 0.0;
-        orient_perm(&m->jnt_orient_mat[k], m->jnt_orient_perm + 3 * k);
-        mn_vec3 ax = mn_vec3_norm(d->axis) > 0 ? mn_vec3_normalize(d->axis) : mn_v3(0, 0, 1);
-        m->jnt_axis[k] = ax;
-        m->jnt_axis_kind[k] = (int8_t)axis_kind(ax);
-        m->jnt_limited[k] = d->limited ? 1 : 0;
-        m->jnt_range[2 * k] = d->range[0];
-        m->jnt_range[2 * k + 1] = d->range[1];
-        m->jnt_swing[k] = d->swing;
-        m->jnt_twist[2 * k] = d->twist[0];
-        m->jnt_twist[2 * k + 1] = d->twist[1];
-        m->jnt_mass[k] = d->mass;
-        m->jnt_com[k] = d->com;
-        m->jnt_stiffness[k] = d->stiffness;
-        m->jnt_rot_order[k] = d->rot_order;
-        m->jnt_locked[k] = (uint8_t)(d->locked & MN_LOCK_ALL);
-        m->total_mass += d->mass;
-        mn_def_rest_state(d, m->q0 + qa);
-        int jnv = mn_joint_type_nv(d->type);
-        for (int v = 0; v < jnv; v++) {
-            m->dof_jnt[va + v] = k;
-            m->dof_stiffness[va + v] = d->stiffness;
-            int kind =
-                mn_joint_dof_is_translation(d->type, v) ? MN_LOCK_TRANSLATION : MN_LOCK_ROTATION;
-            m->dof_locked[va + v] = (d->locked & kind) ? 1 : 0;
-            m->nlocked += m->dof_locked[va + v];
-        }
+        str = compile_joint(m, k, d, alias, p, qa, va, str);
+        va += mn_joint_type_nv(d->type);
         qa += mn_joint_type_nq(d->type);
-        va += jnv;
     }
     mn_model_pack_ops(m);
     /* Preorder: the subtree of k ends where the next joint of depth <= depth(k) starts. */
