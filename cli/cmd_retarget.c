@@ -32,15 +32,21 @@ static void usage(FILE* f) {
             "A-pose); the root path is scaled by the leg lengths;\n"
             "then the feet follow the source's scaled ankle paths and are pinned while the\n"
             "source foot is in contact, and the hands are pulled along the scaled wrist paths\n"
-            "(Lagrange solver). --no-cleanup skips that step, --no-hands the hands. A foot is in\n"
-            "contact while its ankle is within H leg lengths of its lowest height nearby\n"
-            "(default 0.03) and slower than V leg lengths per second (default 0.4).\n"
+            "(Lagrange solver). --no-cleanup skips that step, --no-hands the hands. The heel,\n"
+            "the toe and the ankle are each found planted when within H leg lengths of their\n"
+            "lowest height nearby (default 0.12) and slower than V leg lengths per second\n"
+            "(default 0.2), until they rise above 0.18 or move faster than 0.3; the ankle is\n"
+            "held while planted, and rolls about the heel or toe while only that is down.\n"
             "\n"
             "Prints key=value lines: the figures, frames, scale, contacts, then for the naive\n"
             "copy of joint angles (naive_*) and for the result (retarget_*): skate_max_mm and\n"
             "skate_mean_mm (horizontal slide of a foot during a contact), foot_err and hand_err\n"
             "(mean and max distance of ankles and wrists from the scaled source paths), and\n"
-            "limit_violations (frame and joint pairs outside a hinge or slide range). Lengths\n"
+            "limit_violations (frame and joint pairs outside a hinge or slide range), and\n"
+            "planted_skate_max_mm: the largest slide of a target ankle over any interval a\n"
+            "generic detector calls planted (the source ankle within 15%% of the leg length of\n"
+            "its lowest height, slower than 25%% of it per second, 3 frames) in which the\n"
+            "source moves less than 2.5%% of the leg length (planted_source_mm). Lengths\n"
             "are thousandths of the target's unit (millimetres for a figure in metres).\n"
             "\n"
             "With --out-dir, every SRC is retargeted to DIR/<SRC's name>.bvh (or .glb) by N\n"
@@ -67,6 +73,8 @@ static void print_metrics(const char* prefix, const mn_retarget_metrics* m) {
            prefix, m->hand_err_max_mm);
     printf("%s_limit_violations=%ld\n%s_limit_excess_max_deg=%.3f\n", prefix, m->limit_violations,
            prefix, m->limit_excess_max_deg);
+    printf("%s_planted_skate_max_mm=%.3f\n%s_planted_source_mm=%.3f\n", prefix,
+           m->planted_skate_max_mm, prefix, m->planted_source_mm);
 }
 
 typedef struct retarget_ctx {
@@ -136,8 +144,8 @@ static mn_status retarget_one(const char* src, const char* out, void* ctxp, mn_e
            info.rig[1] ? mn_cli_safe(info.rig[1]) : "map");
     printf("frames=%d\nfps=%.9g\nroles=%d\nscale=%.9g\n", mo.nframes, 1.0 / mo.frame_time,
            info.mapped_roles, info.scale);
-    printf("contacts_left=%d\ncontacts_right=%d\ncleanup=%d\n", info.contacts[0], info.contacts[1],
-           opt.cleanup);
+    printf("contacts_left=%d\ncontacts_right=%d\nplanted=%d\nplanted_still=%d\ncleanup=%d\n",
+           info.contacts[0], info.contacts[1], mr.planted, mr.planted_still, opt.cleanup);
     print_metrics("naive", &mn_);
     print_metrics("retarget", &mr);
     printf("unconverged_frames=%d\nout=%s\n", unmet, mn_cli_safe(out));

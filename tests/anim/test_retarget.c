@@ -306,7 +306,7 @@ static void test_other_rigs(void) {
     CHECK(w.finite && w.allocs == 0);
 }
 
-/* The contacts found on the CMU walk are stances: while one lasts the source ankle moves
+/* The heel contacts found on the CMU walk are stances: while one lasts the source ankle moves
  * little (scaled to the stick figure, under 5 cm of horizontal travel: the heel rolls), and
  * between two contacts of one foot it swings through a step (over 50 cm). */
 static void test_contacts_are_stances(void) {
@@ -331,7 +331,8 @@ static void test_contacts_are_stances(void) {
         for (int k = 0; k < 2; k++) {
             mn_vec3 p = d->xf[ank[k]].p;
             p.y = 0; /* horizontal: the CMU rig is y-up */
-            int c = mn_retarget_contact(rt, k, f), cp = f > 0 && mn_retarget_contact(rt, k, f - 1);
+            int c = mn_retarget_contact(rt, k, f) & MN_CONTACT_HOLD,
+                cp = f > 0 && (mn_retarget_contact(rt, k, f - 1) & MN_CONTACT_HOLD);
             if (c && !cp) {
                 start[k] = p;
                 if (have_end[k]) {
@@ -406,8 +407,8 @@ static void test_written_take(void) {
             for (int k = 0; k < 2; k++) {
                 mn_vec3 p = db->xf[jb[k]].p;
                 p.y = 0;
-                int c = mn_retarget_contact(rt, k, f),
-                    cp = f > 0 && mn_retarget_contact(rt, k, f - 1);
+                int c = mn_retarget_contact(rt, k, f) & MN_CONTACT_HOLD,
+                    cp = f > 0 && (mn_retarget_contact(rt, k, f - 1) & MN_CONTACT_HOLD);
                 if (c && !cp) slide[k] = 0;
                 if (c && cp) slide[k] += mn_vec3_dist(p, last[k]);
                 worst_slide = fmax(worst_slide, slide[k]);
@@ -490,6 +491,247 @@ static void test_daz_names(void) {
     mn_motion_free(&mo);
     mn_model_destroy(B);
     mn_model_destroy(S);
+}
+
+/* Heel and toe apart: on the CMU walk each stance is a roll, the heel down first (alone, or
+ * on the same frame as the toe when the foot lands flat) and the toe up last, and in the
+ * middle both are down. The same take at a quarter of the frame rate
+ * (30 Hz, as the Bandai Namco takes) finds the same contacts, frame for frame within one
+ * frame of the slower rate at each end: thresholds are in leg lengths and seconds. */
+static void contact_runs(const char* path, int step, unsigned char* out[2], int* nout) {
+    mn_motion mo = {0};
+    mn_model* S = read_bvh(path, &mo);
+    mn_error err;
+    mn_model* T = mn_stickman_model(&err);
+    int n = (mo.nframes + step - 1) / step;
+    double* q = malloc(sizeof(double) * (size_t)n * (size_t)(S ? S->nq : 1));
+    for (int f = 0; S && f < n; f++)
+        memcpy(q + (size_t)f * S->nq, mo.q + (size_t)f * step * S->nq, sizeof(double) * S->nq);
+    mn_retarget* rt = S && T ? mn_retarget_create(S, T, NULL, NULL, &err) : NULL;
+    CHECK(rt && mn_retarget_set_take(rt, q, n, mo.frame_time * step, &err) == MN_OK);
+    for (int k = 0; k < 2; k++) {
+        out[k] = calloc((size_t)n, 1);
+        for (int f = 0; rt && f < n; f++)
+            out[k][f] = (unsigned char)mn_retarget_contact(rt, k, f);
+    }
+    *nout = n;
+    free(q);
+    mn_retarget_destroy(rt);
+    mn_motion_free(&mo);
+    mn_model_destroy(S);
+    mn_model_destroy(T);
+}
+
+static void test_heel_then_toe(void) {
+    unsigned char *c[2], *c4[2];
+    int n, n4;
+    contact_runs(WALK, 1, c, &n);
+    contact_runs(WALK, 4, c4, &n4);
+    int stances = 0, rolls = 0, heel_first = 0, flat = 0, agree = 0, frames = 0;
+    for (int k = 0; k < 2; k++) {
+        for (int f = 0; f < n;) {
+            if (!(c[k][f] & MN_CONTACT_FOOT)) {
+                f++;
+                continue;
+            }
+            int g = f, both = 0;
+            while (g < n && (c[k][g] & MN_CONTACT_FOOT))
+                both += (c[k][g++] & MN_CONTACT_FOOT) == MN_CONTACT_FOOT;
+            /* a stance inside the take: the heel lands first and the toe leaves last */
+            if (f > 0 && g < n) {
+                stances++;
+                rolls += (c[k][f] & MN_CONTACT_HEEL) && (c[k][g - 1] & MN_CONTACT_TOE) &&
+                         !(c[k][g - 1] & MN_CONTACT_HEEL);
+                heel_first += (c[k][f] & MN_CONTACT_FOOT) == MN_CONTACT_HEEL;
+                flat += both > 0;
+            }
+            f = g;
+        }
+        /* 30 Hz against 120 Hz: frame 4i of the fast take against frame i of the slow one,
+         * away from the edges of a contact (one slow frame) */
+        for (int i = 1; i + 1 < n4 && 4 * i + 4 < n; i++) {
+            int a = c[k][4 * i - 4] & MN_CONTACT_ANY, b = c[k][4 * i] & MN_CONTACT_ANY,
+                d = c[k][4 * i + 4] & MN_CONTACT_ANY;
+            if (a != b || b != d) continue;
+            frames++;
+            agree += (c4[k][i] & MN_CONTACT_ANY) == b;
+        }
+    }
+    printf("  %d stances, %d roll heel then toe (%d with the heel alone first), %d with both "
+           "down; 30 Hz agrees on %d of %d frames\n",
+           stances, rolls, heel_first, flat, agree, frames);
+    CHECK(stances >= 4);
+    CHECK(rolls == stances && 2 * heel_first >= stances);
+    CHECK(flat == stances);
+    CHECK(frames > n / 8 && agree == frames);
+    for (int k = 0; k < 2; k++) {
+        free(c[k]);
+        free(c4[k]);
+    }
+}
+
+/* ---- every planted interval, checked independently -------------------------------------
+ * The issue's own definition, coded here apart from the library's detector: a foot is
+ * planted while its ankle is within 15 % of the leg length of its lowest height over the
+ * take and moves slower than 25 % of the leg length per second (a central difference over
+ * the neighbouring frames), for at least three frames. Over every such interval in which
+ * the source ankle travels less than 20 mm (scaled onto the target), the target's ankle
+ * must travel at most 5 mm (horizontal path lengths). */
+
+#define TAKE_0101 MN_DATA "/mocap/cmu_motionbuilder/cmu_01_01_forward_jumps.bvh"
+#define TAKE_13103 MN_DATA "/mocap/cmu_3dsmax/cmu_131_03_start_hop_stop.bvh"
+#define FOX MN_DATA "/skinned/Fox.glb"
+
+/* The principal axis along which the hips sit above the ankles at rest. */
+static mn_vec3 rest_up(const mn_model* m, int hips, int ankle) {
+    mn_data* d = mn_data_create(m, 0);
+    mn_data_reset(m, d);
+    mn_fk(m, d);
+    mn_vec3 v = mn_vec3_sub(d->xf[hips].p, d->xf[ankle].p);
+    mn_data_destroy(d);
+    double a[3] = {fabs(v.x), fabs(v.y), fabs(v.z)};
+    int k = a[0] >= a[1] && a[0] >= a[2] ? 0 : a[1] >= a[2] ? 1 : 2;
+    double s = (k == 0 ? v.x : k == 1 ? v.y : v.z) > 0 ? 1 : -1;
+    return mn_v3(k == 0 ? s : 0, k == 1 ? s : 0, k == 2 ? s : 0);
+}
+
+static double rest_leg(const mn_model* m, int thigh, int shin, int ankle) {
+    mn_data* d = mn_data_create(m, 0);
+    mn_data_reset(m, d);
+    mn_fk(m, d);
+    double l =
+        mn_vec3_dist(d->xf[thigh].p, d->xf[shin].p) + mn_vec3_dist(d->xf[shin].p, d->xf[ankle].p);
+    mn_data_destroy(d);
+    return l;
+}
+
+/* World positions of joint j over a take (nframes x m->nq states). */
+static mn_vec3* joint_path(const mn_model* m, const double* q, int nframes, int j) {
+    mn_vec3* p = malloc(sizeof(mn_vec3) * (size_t)nframes);
+    mn_data* d = mn_data_create(m, 0);
+    for (int f = 0; f < nframes; f++) {
+        memcpy(d->q, q + (size_t)f * m->nq, sizeof(double) * (size_t)m->nq);
+        mn_fk(m, d);
+        p[f] = d->xf[j].p;
+    }
+    mn_data_destroy(d);
+    return p;
+}
+
+static double hdist(mn_vec3 a, mn_vec3 b, mn_vec3 up) {
+    mn_vec3 v = mn_vec3_sub(a, b);
+    return mn_vec3_norm(mn_vec3_madd(v, -mn_vec3_dot(v, up), up));
+}
+
+typedef struct planted_result {
+    int intervals, still; /* planted intervals; those where the source moves < 20 mm */
+    double worst_mm;      /* largest target travel over a still interval */
+    double worst_src_mm;  /* the source's travel over that interval */
+    int worst_foot, worst_from, worst_to;
+} planted_result;
+
+/* The independent check of one foot: src and dst ankle paths, leg length and up of the
+ * source; scale takes source lengths onto the target's (mm: 1000 per target unit). */
+static void check_planted(const mn_vec3* src, const mn_vec3* dst, int n, double dt, double leg,
+                          mn_vec3 up_s, mn_vec3 up_t, double scale, double unit_mm, int foot,
+                          planted_result* r) {
+    double lo = INFINITY;
+    for (int f = 0; f < n; f++)
+        lo = fmin(lo, mn_vec3_dot(up_s, src[f]));
+    int run = 0;
+    for (int f = 0; f <= n; f++) {
+        int planted = 0;
+        if (f < n) {
+            int a = f > 0 ? f - 1 : f, b = f < n - 1 ? f + 1 : f;
+            double v = b > a ? hdist(src[b], src[a], up_s) / ((b - a) * dt) : 0;
+            planted = mn_vec3_dot(up_s, src[f]) - lo <= 0.15 * leg && v < 0.25 * leg;
+        }
+        if (planted) {
+            run++;
+            continue;
+        }
+        if (run >= 3) {
+            double ps = 0, pt = 0;
+            for (int g = f - run + 1; g < f; g++) {
+                ps += hdist(src[g], src[g - 1], up_s) * scale * unit_mm;
+                pt += hdist(dst[g], dst[g - 1], up_t) * unit_mm;
+            }
+            r->intervals++;
+            if (ps < 20) {
+                r->still++;
+                if (pt > r->worst_mm) {
+                    r->worst_mm = pt;
+                    r->worst_src_mm = ps;
+                    r->worst_foot = foot;
+                    r->worst_from = f - run;
+                    r->worst_to = f - 1;
+                }
+            }
+        }
+        run = 0;
+    }
+}
+
+/* One take onto one target, cleaned up, checked on both feet. */
+static int planted_take(const char* src_path, const char* dst_path, planted_result* r) {
+    memset(r, 0, sizeof *r);
+    mn_motion mo = {0};
+    mn_model *S = NULL, *T = NULL;
+    mn_error err;
+    int ok = mn_figure_read(src_path, &S, &mo, NULL, &err) == MN_OK &&
+             mn_figure_read(dst_path, &T, NULL, NULL, &err) == MN_OK;
+    mn_retarget_map map;
+    ok = ok && mn_retarget_map_detect(S, T, &map, &err) == MN_OK;
+    mn_retarget* rt = ok ? mn_retarget_create(S, T, &map, NULL, &err) : NULL;
+    ok = rt && mn_retarget_set_take(rt, mo.q, mo.nframes, mo.frame_time, &err) == MN_OK;
+    if (!ok) fprintf(stderr, "%s -> %s: %s\n", src_path, dst_path, err.message);
+    double* q = ok ? malloc(sizeof(double) * (size_t)mo.nframes * (size_t)T->nq) : NULL;
+    if (q) {
+        for (int f = 0; f < mo.nframes; f++)
+            mn_retarget_frame(rt, f, MN_RETARGET_MAPPED, q + (size_t)f * T->nq);
+        int hs = mn_model_find_joint(S, map.source[MN_ROLE_HIPS]);
+        int ht = mn_model_find_joint(T, map.target[MN_ROLE_HIPS]);
+        for (int k = 0; k < 2; k++) {
+            int th = k ? MN_ROLE_R_THIGH : MN_ROLE_L_THIGH;
+            int sj[3], tj[3];
+            for (int i = 0; i < 3; i++) {
+                sj[i] = mn_model_find_joint(S, map.source[th + i]);
+                tj[i] = mn_model_find_joint(T, map.target[th + i]);
+            }
+            double leg = rest_leg(S, sj[0], sj[1], sj[2]);
+            double scale = rest_leg(T, tj[0], tj[1], tj[2]) / leg;
+            mn_vec3* ps = joint_path(S, mo.q, mo.nframes, sj[2]);
+            mn_vec3* pt = joint_path(T, q, mo.nframes, tj[2]);
+            check_planted(ps, pt, mo.nframes, mo.frame_time, leg, rest_up(S, hs, sj[2]),
+                          rest_up(T, ht, tj[2]), scale, 1000, k, r);
+            free(ps);
+            free(pt);
+        }
+    }
+    free(q);
+    mn_retarget_destroy(rt);
+    mn_motion_free(&mo);
+    mn_model_destroy(S);
+    mn_model_destroy(T);
+    return ok;
+}
+
+static void test_planted_every_take(void) {
+    static const char* takes[] = {WALK, TAKE_0101, WALK_3DSMAX, TAKE_13103};
+    static const char* targets[] = {"stickman", CESIUM};
+    for (size_t i = 0; i < sizeof takes / sizeof takes[0]; i++)
+        for (size_t j = 0; j < sizeof targets / sizeof targets[0]; j++) {
+            planted_result r;
+            CHECK(planted_take(takes[i], targets[j], &r));
+            const char* a = strrchr(takes[i], '/');
+            const char* b = strrchr(targets[j], '/');
+            printf("  %s -> %s: %d planted intervals, %d still; worst slide %.2f mm (source "
+                   "%.2f mm, %s foot, frames %d-%d)\n",
+                   a ? a + 1 : takes[i], b ? b + 1 : targets[j], r.intervals, r.still, r.worst_mm,
+                   r.worst_src_mm, r.worst_foot ? "right" : "left", r.worst_from, r.worst_to);
+            CHECK(r.still > 0);
+            CHECK(r.worst_mm <= 5.0);
+        }
 }
 
 static void test_bad_arguments(void) {
@@ -648,6 +890,8 @@ int main(int argc, char** argv) {
     RUN(test_contacts_are_stances);
     RUN(test_written_take);
     RUN(test_daz_names);
+    RUN(test_heel_then_toe);
+    RUN(test_planted_every_take);
     RUN(test_bad_arguments);
     RUN(test_map_file);
     RUN(test_map_malformed);
