@@ -236,23 +236,15 @@ static double leg_length(const mn_data* d, const int* jj, int thigh, int shin, i
 }
 
 /* Up and left of a figure at rest, snapped to principal axes: up from the middle of the
- * thighs to the highest mapped role of the spine chain, left from the right to the left
- * thigh. */
+ * feet to the middle of the thighs (a quadruped's spine runs forward, a biped's up: the legs
+ * tell both), left from the right to the left thigh. */
 static mn_status rest_axes(const mn_data* d, const int* jj, mn_vec3* up, mn_vec3* left,
                            const char* side, mn_error* err) {
     mn_vec3 mid =
         mn_vec3_scale(mn_vec3_add(pos(d, jj[MN_ROLE_L_THIGH]), pos(d, jj[MN_ROLE_R_THIGH])), 0.5);
-    int top = -1;
-    for (int r = MN_ROLE_HEAD; r >= MN_ROLE_SPINE; r--)
-        if (jj[r] >= 0) {
-            top = jj[r];
-            break;
-        }
-    /* without a spine, up is taken against the legs: hips above the feet */
-    mn_vec3 u = top >= 0 ? mn_vec3_sub(pos(d, top), mid)
-                         : mn_vec3_sub(mid, mn_vec3_scale(mn_vec3_add(pos(d, jj[MN_ROLE_L_FOOT]),
-                                                                      pos(d, jj[MN_ROLE_R_FOOT])),
-                                                          0.5));
+    mn_vec3 u = mn_vec3_sub(
+        mid,
+        mn_vec3_scale(mn_vec3_add(pos(d, jj[MN_ROLE_L_FOOT]), pos(d, jj[MN_ROLE_R_FOOT])), 0.5));
     mn_vec3 l = mn_vec3_sub(pos(d, jj[MN_ROLE_L_THIGH]), pos(d, jj[MN_ROLE_R_THIGH]));
     if (!(mn_vec3_norm(u) > 0) || !(mn_vec3_norm(l) > 0))
         return mn_error_set(err, MN_ERR_ARG, "", 0, side,
