@@ -19,6 +19,7 @@ static void usage(FILE* f) {
             "usage: marionette retarget SRC --to TARGET [--map MAP] --out OUT.bvh|OUT.glb\n"
             "                           [--no-cleanup] [--no-hands] [--contact-height H]\n"
             "                           [--contact-speed V]\n"
+            "       marionette retarget SRC --to TARGET [--map MAP] --dry-run [--json]\n"
             "       marionette retarget SRC... --to TARGET --out-dir DIR [--format bvh|glb]\n"
             "                           [-j N] [--force] [the options above]\n"
             "\n"
@@ -49,6 +50,11 @@ static void usage(FILE* f) {
             "source moves less than 2.5%% of the leg length (planted_source_mm). Lengths\n"
             "are thousandths of the target's unit (millimetres for a figure in metres).\n"
             "\n"
+            "--dry-run writes nothing: it prints the rig tables detected (source_rig,\n"
+            "target_rig; 'map' for a map file) and one line per role used, role=ROLE\n"
+            "source=JOINT target=JOINT (a name with spaces in double quotes); --json prints\n"
+            "the same as JSON.\n"
+            "\n"
             "With --out-dir, every SRC is retargeted to DIR/<SRC's name>.bvh (or .glb) by N\n"
             "worker threads (-j N, default one per core); a progress bar with the rate and the\n"
             "time left on a terminal, else a line per file; a take that fails does not stop\n"
@@ -75,6 +81,47 @@ static void print_metrics(const char* prefix, const mn_retarget_metrics* m) {
            prefix, m->limit_excess_max_deg);
     printf("%s_planted_skate_max_mm=%.3f\n%s_planted_source_mm=%.3f\n", prefix,
            m->planted_skate_max_mm, prefix, m->planted_source_mm);
+}
+
+/* A joint name as a key=value value: in double quotes when it holds a space. */
+static void print_name(const char* key, const char* name) {
+    const char* safe = mn_cli_safe(name);
+    printf(strchr(safe, ' ') || strchr(safe, '"') ? " %s=\"%s\"" : " %s=%s", key, safe);
+}
+
+/* --dry-run: the mapping that would be used, one line per role. */
+static int dry_run(const char* src, const char* to, const char* map_path) {
+    mn_error err;
+    mn_model *S = NULL, *T = NULL;
+    mn_retarget_map map;
+    int rc = MN_EXIT_OK;
+    if (mn_figure_read(src, &S, NULL, NULL, &err) != MN_OK ||
+        mn_figure_read(to, &T, NULL, NULL, &err) != MN_OK ||
+        (map_path ? mn_retarget_map_read(map_path, &map, &err)
+                  : mn_retarget_map_detect(S, T, &map, &err)) != MN_OK) {
+        rc = mn_cli_input_error(&err);
+    } else {
+        /* checked against the figures as a run would */
+        mn_retarget* rt = mn_retarget_create(S, T, &map, NULL, &err);
+        if (!rt) {
+            rc = mn_cli_input_error(&err);
+        } else {
+            printf("source_rig=%s target_rig=%s\n",
+                   map_path ? "map" : mn_rig_name(mn_rig_detect(S)),
+                   map_path ? "map" : mn_rig_name(mn_rig_detect(T)));
+            for (int r = 0; r < MN_ROLE_COUNT; r++) {
+                if (!map.source[r][0] || !map.target[r][0]) continue;
+                printf("role=%s", mn_role_name((mn_role)r));
+                print_name("source", map.source[r]);
+                print_name("target", map.target[r]);
+                printf("\n");
+            }
+            mn_retarget_destroy(rt);
+        }
+    }
+    mn_model_destroy(S);
+    mn_model_destroy(T);
+    return rc;
 }
 
 typedef struct retarget_ctx {
@@ -173,7 +220,7 @@ int mn_cmd_retarget(int argc, char** argv) {
     const char *src = NULL, *to = NULL, *map_path = NULL, *out = NULL, *out_dir = NULL;
     const char* fmt = NULL;
     mn_retarget_options opt = mn_retarget_options_default();
-    int jobs = 0, nsrc = 0, force = 0;
+    int jobs = 0, nsrc = 0, force = 0, dry = 0;
     char** srcs = calloc((size_t)argc + 1, sizeof *srcs);
     if (!srcs) return MN_EXIT_INPUT;
     for (int i = 1; i < argc; i++) {
@@ -218,6 +265,8 @@ int mn_cmd_retarget(int argc, char** argv) {
             }
         } else if (!strcmp(a, "--force"))
             force = 1;
+        else if (!strcmp(a, "--dry-run"))
+            dry = 1;
         else if (!strcmp(a, "--no-cleanup"))
             opt.cleanup = 0;
         else if (!strcmp(a, "--no-hands"))
@@ -235,7 +284,11 @@ int mn_cmd_retarget(int argc, char** argv) {
         rc = mn_cli_usage_error("retarget", "missing SRC");
     else if (!to)
         rc = mn_cli_usage_error("retarget", "missing --to TARGET");
-    else if (out_dir) {
+    else if (dry) {
+        rc = nsrc > 1 || out || out_dir
+                 ? mn_cli_usage_error("retarget", "--dry-run takes one SRC and no output")
+                 : dry_run(src, to, map_path);
+    } else if (out_dir) {
         if (out || (fmt && strcmp(fmt, "bvh") && strcmp(fmt, "glb")))
             rc = mn_cli_usage_error("retarget", out ? "--out and --out-dir exclude each other"
                                                     : "--format must be bvh or glb");

@@ -155,9 +155,32 @@ static void test_retarget_errors(void) {
 
 static void test_bench_retarget(void) {
     char *out, *err;
-    CHECK(run_cli("bench retarget '" WALK "' --reps 1", &out, &err) == 0);
+    CHECK(run_cli("bench retarget '" WALK "' --to stickman --reps 1", &out, &err) == 0);
     CHECK(out && strstr(out, "variant=cleanup") && strstr(out, "variant=naive"));
+    CHECK(out && strstr(out, "take=cmu_02_01_walk.bvh target=stickman"));
     CHECK(value_of(out, "fps") > 0);
+    CHECK(value_of(out, "planted_skate_max_mm") <= 5.0);
+    free(out), free(err);
+}
+
+/* --dry-run prints the mapping chosen, writes nothing; --json the same as JSON; a figure
+ * the tables do not know is refused with a word on the map file. */
+static void test_retarget_dry_run(void) {
+    char *out, *err;
+    CHECK(run_cli("retarget '" WALK "' --to '" MN_DATA "/skinned/Fox.glb' --dry-run", &out, &err) ==
+          0);
+    CHECK(out && strstr(out, "source_rig=cmu-motionbuilder target_rig=gltf-fox\n"));
+    CHECK(out && strstr(out, "role=left_thigh source=LeftUpLeg target=b_LeftLeg01_015\n"));
+    CHECK(out && strstr(out, "role=right_toe source=RightToeBase target=b_RightFoot02_022\n"));
+    free(out), free(err);
+    CHECK(run_cli("retarget '" WALK "' --to stickman --dry-run --json", &out, &err) == 0);
+    CHECK(out && out[0] == '[' &&
+          strstr(out, "{\"role\":\"left_thigh\",\"source\":\"LeftUpLeg\",\"target\":\"left "
+                      "leg\"}"));
+    free(out), free(err);
+    CHECK(run_cli("retarget '" MN_DATA "/skinned/RiggedSimple.glb' --to stickman --dry-run", &out,
+                  &err) == 1);
+    CHECK(err && strstr(err, "give a map file (--map)"));
     free(out), free(err);
 }
 
@@ -167,5 +190,6 @@ int main(int argc, char** argv) {
     RUN(test_retarget_skinned_glb);
     RUN(test_retarget_errors);
     RUN(test_bench_retarget);
+    RUN(test_retarget_dry_run);
     return mn_test_report();
 }
