@@ -1,8 +1,10 @@
 /* marionette retarget SRC --to TARGET [--map MAP] --out OUT.bvh|OUT.glb: a take of one
  * skeleton onto another, with the figures of the clean-up next to a naive copy of joint
  * angles. */
+#define _XOPEN_SOURCE 700 /* realpath */
 #include <marionette/gltf.h>
 #include <marionette/retarget.h>
+#include <marionette/sequence.h>
 
 #include <stdlib.h>
 #include <string.h>
@@ -16,7 +18,7 @@ const char mn_cmd_retarget_summary[] =
 
 static void usage(FILE* f) {
     fprintf(f,
-            "usage: marionette retarget SRC --to TARGET [--map MAP] --out OUT.bvh|OUT.glb\n"
+            "usage: marionette retarget SRC --to TARGET [--map MAP] --out OUT.bvh|.glb|.json\n"
             "                           [--no-cleanup] [--no-hands] [--contact-height H]\n"
             "                           [--contact-speed V]\n"
             "       marionette retarget SRC --to TARGET [--map MAP] --dry-run [--json]\n"
@@ -26,8 +28,10 @@ static void usage(FILE* f) {
             "Moves the motion of SRC (a BVH take, or a glTF file's first animation) onto the\n"
             "figure TARGET (any figure file, or 'stickman' for the built-in stick figure) and\n"
             "writes every frame to OUT: BVH, or a glTF 2.0 binary (.glb) with the figure, its\n"
-            "animation and, when TARGET is a skinned glTF file, its skinned mesh; OUT is\n"
-            "replaced atomically. Joints are paired by the built-in rig tables, or by the map\n"
+            "animation and, when TARGET is a skinned glTF file, its skinned mesh, or a sequence\n"
+            "document (.json: a key per frame and the heel and toe contact track of each foot,\n"
+            "docs/sequence.md); OUT is replaced atomically. Joints are paired by the built-in rig "
+            "tables, or by the map\n"
             "file MAP (lines 'ROLE SOURCE TARGET', see docs/retarget.md). Bones take the\n"
             "source's world rotations from rest, aligned for the rest poses (T-pose onto\n"
             "A-pose); the root path is scaled by the leg lengths;\n"
@@ -124,6 +128,75 @@ static int dry_run(const char* src, const char* to, const char* map_path) {
     return rc;
 }
 
+/* The contact tracks of the retargeter's take, on the target's feet (when source is 0) or
+ * the source's. */
+static void contact_tracks(const mn_retarget* rt, const mn_model* m, int source, int nframes,
+                           mn_seq_doc_info* info) {
+    mn_retarget_info ri;
+    mn_retarget_get_info(rt, &ri);
+    info->ncontact = 0;
+    for (int k = 0; k < 2; k++) {
+        int j = source ? ri.source_foot[k] : ri.target_foot[k];
+        mn_seq_contact_track* t = &info->contact[info->ncontact];
+        memset(t, 0, sizeof *t);
+        if (j < 0 || strlen(m->jnt_name[j]) >= sizeof t->joint) continue;
+        strcpy(t->joint, m->jnt_name[j]);
+        for (int toe = 0; toe < 2; toe++) {
+            int bit = toe ? MN_CONTACT_TOE : MN_CONTACT_HEEL;
+            for (int f = 0; f < nframes;) {
+                if (!(mn_retarget_contact(rt, k, f) & bit)) {
+                    f++;
+                    continue;
+                }
+                int g = f;
+                while (g < nframes && (mn_retarget_contact(rt, k, g) & bit))
+                    g++;
+                if (mn_seq_contact_add(t, toe, f, g - 1) != MN_OK) break; /* full */
+                f = g;
+            }
+        }
+        info->ncontact++;
+    }
+}
+
+void mn_cli_take_contacts(const mn_model* m, const mn_motion* mo, mn_seq_doc_info* info) {
+    info->ncontact = 0;
+    if (mn_rig_detect(m) < 0 || mo->nframes < 1) return;
+    mn_retarget_options o = mn_retarget_options_default();
+    o.cleanup = 0;
+    mn_retarget* rt = mn_retarget_create(m, m, NULL, &o, NULL);
+    if (rt && mn_retarget_set_take(rt, mo->q, mo->nframes, mo->frame_time, NULL) == MN_OK)
+        contact_tracks(rt, m, 1, mo->nframes, info);
+    mn_retarget_destroy(rt);
+}
+
+/* OUT.json: a sequence document of the target, a key per frame, with its contact tracks. */
+static mn_status write_sequence(const char* out, const char* to, const mn_model* T,
+                                const mn_motion* res, const mn_retarget* rt, mn_error* err) {
+    mn_seq_def def = mn_seq_def_default();
+    def.fps = 1.0 / res->frame_time;
+    mn_seq* s = mn_seq_create(T, &def, err);
+    if (!s) return err->status;
+    mn_seq_doc_info* info = calloc(1, sizeof *info);
+    mn_status st = info ? MN_OK : mn_error_set(err, MN_ERR_NOMEM, out, 0, "out", "out of memory");
+    if (st == MN_OK) st = mn_seq_add_motion(s, res->q, res->nframes, 0, 0, NULL, NULL, err);
+    if (st == MN_OK) {
+        /* the figure as the document names it: the built-in one, or the file's full path */
+        char* full = strcmp(to, "stickman") ? realpath(to, NULL) : NULL;
+        const char* fig = full ? full : to;
+        if (strlen(fig) >= sizeof info->figure)
+            st = mn_error_set(err, MN_ERR_ARG, out, 0, "figure", "the figure's path is too long");
+        else
+            memcpy(info->figure, fig, strlen(fig) + 1);
+        free(full);
+        contact_tracks(rt, T, 0, res->nframes, info);
+        if (st == MN_OK) st = mn_seq_write_doc(out, s, info, err);
+    }
+    free(info);
+    mn_seq_destroy(s);
+    return st;
+}
+
 typedef struct retarget_ctx {
     const char* to;
     const char* map_path;
@@ -136,7 +209,7 @@ static mn_status retarget_one(const char* src, const char* out, void* ctxp, mn_e
     const retarget_ctx* ctx = ctxp;
     const char *to = ctx->to, *map_path = ctx->map_path;
     mn_retarget_options opt = ctx->opt;
-    int glb = ends_with(out, ".glb");
+    int glb = ends_with(out, ".glb"), json = ends_with(out, ".json");
     mn_error err;
     mn_warnings w = {0};
     mn_model *S = NULL, *T = NULL;
@@ -178,8 +251,9 @@ static mn_status retarget_one(const char* src, const char* out, void* ctxp, mn_e
     mn_retarget_measure(rt, qn, mo.nframes, &mn_);
     mn_retarget_measure(rt, q, mo.nframes, &mr);
     mn_motion res = {mo.nframes, T->nq, mo.frame_time, q};
-    if ((glb ? mn_gltf_write(out, T, &res, skin.nverts > 0 ? &skin : NULL, &err)
-             : mn_bvh_write(out, T, &res, &err)) != MN_OK)
+    if ((json  ? write_sequence(out, to, T, &res, rt, &err)
+         : glb ? mn_gltf_write(out, T, &res, skin.nverts > 0 ? &skin : NULL, &err)
+               : mn_bvh_write(out, T, &res, &err)) != MN_OK)
         goto fail;
 
     rc = MN_OK;
@@ -306,8 +380,9 @@ int mn_cmd_retarget(int argc, char** argv) {
         rc = mn_cli_usage_error("retarget", "-j, --format and --force go with --out-dir");
     else if (!out)
         rc = mn_cli_usage_error("retarget", "missing --out OUT.bvh or OUT.glb");
-    else if (!ends_with(out, ".bvh") && !ends_with(out, ".glb"))
-        rc = mn_cli_usage_error("retarget", "OUT must end in .bvh or .glb (glTF binary)");
+    else if (!ends_with(out, ".bvh") && !ends_with(out, ".glb") && !ends_with(out, ".json"))
+        rc = mn_cli_usage_error("retarget",
+                                "OUT must end in .bvh, .glb (glTF binary) or .json (sequence)");
     else {
         mn_error err;
         rc = retarget_one(src, out, &ctx, &err) == MN_OK ? MN_EXIT_OK : mn_cli_input_error(&err);

@@ -187,6 +187,8 @@ typedef struct mn_retarget_info {
     int contacts[2];    /* contact intervals of the left and right foot */
     int mapped_roles;   /* roles with a joint on both sides */
     const char* rig[2]; /* detected rig names (NULL when a map file gave the map) */
+    int target_foot[2]; /* the target's left and right foot joints */
+    int source_foot[2]; /* the source's */
 } mn_retarget_info;
 void mn_retarget_get_info(const mn_retarget* rt, mn_retarget_info* info);
 /* Contact bits of a foot at a frame. */

@@ -493,6 +493,10 @@ void mn_retarget_get_info(const mn_retarget* rt, mn_retarget_info* info) {
     info->mapped_roles = rt->nbone;
     info->rig[0] = rt->rig[0];
     info->rig[1] = rt->rig[1];
+    info->target_foot[0] = rt->tj[MN_ROLE_L_FOOT];
+    info->target_foot[1] = rt->tj[MN_ROLE_R_FOOT];
+    info->source_foot[0] = rt->sj[MN_ROLE_L_FOOT];
+    info->source_foot[1] = rt->sj[MN_ROLE_R_FOOT];
 }
 
 int mn_retarget_contact(const mn_retarget* rt, int foot, int frame) {

@@ -2,6 +2,7 @@
  * key=value figures, the written BVH read back, errors naming the map file's line. */
 #include <marionette/io.h>
 #include <marionette/model.h>
+#include <marionette/sequence.h>
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -184,6 +185,51 @@ static void test_retarget_dry_run(void) {
     free(out), free(err);
 }
 
+/* --out OUT.json: a sequence document of the target with a key per frame and the heel and
+ * toe tracks of both feet, read back by the sequence reader; anim import writes the take's
+ * own tracks, on the same frames (the detector runs on the source either way). */
+static void test_retarget_sequence(void) {
+    char out_json[256], imp_json[256], args[1024];
+    temp_path(out_json, sizeof out_json, ".json");
+    temp_path(imp_json, sizeof imp_json, ".json");
+    snprintf(args, sizeof args, "retarget '%s' --to stickman --out '%s'", WALK, out_json);
+    char *out, *err;
+    CHECK(run_cli(args, &out, &err) == 0);
+    free(out), free(err);
+    snprintf(args, sizeof args, "anim import '%s' --out '%s'", WALK, imp_json);
+    CHECK(run_cli(args, &out, &err) == 0);
+    free(out), free(err);
+    mn_seq_doc_info* info = calloc(2, sizeof *info);
+    mn_seq_read_options o = mn_seq_read_default();
+    o.trusted = 1;
+    mn_model *m = NULL, *m2 = NULL;
+    mn_seq *s = NULL, *s2 = NULL;
+    mn_error e;
+    CHECK(mn_seq_read(out_json, &o, &m, &s, &info[0], &e) == MN_OK);
+    CHECK(mn_seq_read(imp_json, &o, &m2, &s2, &info[1], &e) == MN_OK);
+    CHECK(s && mn_seq_key_count(s) == 344);
+    CHECK(info[0].ncontact == 2 && !strcmp(info[0].contact[0].joint, "left foot") &&
+          !strcmp(info[0].contact[1].joint, "right foot"));
+    CHECK(info[1].ncontact == 2 && !strcmp(info[1].contact[0].joint, "LeftFoot"));
+    for (int k = 0; k < 2; k++) {
+        const mn_seq_contact_track *a = &info[0].contact[k], *b = &info[1].contact[k];
+        CHECK(a->nheel >= 3 && a->ntoe >= 3);
+        CHECK(a->nheel == b->nheel && a->ntoe == b->ntoe);
+        for (int i = 0; i < a->nheel && i < b->nheel; i++)
+            CHECK(a->heel[i][0] == b->heel[i][0] && a->heel[i][1] == b->heel[i][1]);
+        /* a roll: each toe interval ends no earlier than the heel interval it overlaps */
+        for (int i = 0; i < a->nheel && i < a->ntoe; i++)
+            CHECK(a->toe[i][1] >= a->heel[i][1]);
+    }
+    free(info);
+    mn_seq_destroy(s);
+    mn_seq_destroy(s2);
+    mn_model_destroy(m);
+    mn_model_destroy(m2);
+    remove(out_json);
+    remove(imp_json);
+}
+
 int main(int argc, char** argv) {
     mn_test_init(argc, argv);
     RUN(test_retarget_walk);
@@ -191,5 +237,6 @@ int main(int argc, char** argv) {
     RUN(test_retarget_errors);
     RUN(test_bench_retarget);
     RUN(test_retarget_dry_run);
+    RUN(test_retarget_sequence);
     return mn_test_report();
 }
