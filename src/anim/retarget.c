@@ -688,6 +688,7 @@ static void foot_targets(mn_retarget* rt, int foot, const mn_vec3* traj, const m
     mn_vec3* out = rt->foot_target[foot];
     double* w = rt->scratch;
     int nb = (int)floor(rt->opt.blend_time / dt + 0.5);
+    double jump = 10 * rt->leg_t * dt;
     contact_holds(rt, foot, traj, heel, toe, out);
     for (int f = 0; f < n; f++)
         w[f] = (c[f] & MN_CONTACT_ANY) ? 1.0 : 0.0;
@@ -700,7 +701,15 @@ static void foot_targets(mn_retarget* rt, int foot, const mn_vec3* traj, const m
         while (g < n && (c[g] & MN_CONTACT_ANY))
             g++;
         /* ease in before f toward the first hold, out after g from the last */
-        for (int k = f - nb; k < f; k++) {
+        /* not across a jump of the source (a T-pose frame added before the take, a cut):
+         * an ankle faster than 10 leg lengths a second */
+        int k0 = f - nb;
+        for (int k = f - 1; k >= 0 && k >= f - nb; k--)
+            if (mn_vec3_dist(traj[k + 1], traj[k]) > jump) {
+                k0 = k + 1;
+                break;
+            }
+        for (int k = k0; k < f; k++) {
             if (k < 0) continue;
             double wk = 1.0 - (double)(f - k) / (nb + 1);
             if (wk > w[k]) {
@@ -709,6 +718,7 @@ static void foot_targets(mn_retarget* rt, int foot, const mn_vec3* traj, const m
             }
         }
         for (int k = g; k < g + nb && k < n; k++) {
+            if (mn_vec3_dist(traj[k], traj[k - 1]) > jump) break;
             double wk = 1.0 - (double)(k - g + 1) / (nb + 1);
             if (wk > w[k] && !(c[k] & MN_CONTACT_ANY)) {
                 w[k] = wk;
