@@ -201,7 +201,7 @@ export class Timeline {
     const c = this.canvas, dpr = window.devicePixelRatio || 1;
     // taller when the contact rows need it
     const tracks = this.store.doc?.contacts ?? [];
-    const want = tracks.length ? Math.max(HEIGHT, Math.ceil(this.contactRowY(tracks.length - 1) + CROW / 2 + 3)) : HEIGHT;
+    const want = tracks.length ? Math.max(HEIGHT, Math.ceil(this.contactRowY(tracks.length - 1) + CROW / 2 + 6)) : HEIGHT;
     if (c.style.height !== `${want}px`) c.style.height = `${want}px`;
     const w = c.clientWidth, hgt = c.clientHeight;
     if (!w || !hgt) return;
@@ -274,7 +274,13 @@ export class Timeline {
           g.fillRect(x0, y0, Math.max(2, x1 - x0), 3);
         }
       }
-      g.fillStyle = dim;
+      // the foot's name on a plate at the left, over the bars
+      const tw = g.measureText(t.joint).width + 6;
+      g.fillStyle = col('--tl-ruler', '#1f2430');
+      g.globalAlpha = 0.85;
+      g.fillRect(0, y - CROW / 2 + 1, tw, CROW - 2);
+      g.globalAlpha = 1;
+      g.fillStyle = fg;
       g.fillText(t.joint, 3, y);
     });
     // keys (dragged keys drawn where they would land)
