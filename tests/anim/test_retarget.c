@@ -498,11 +498,16 @@ static void test_daz_names(void) {
  * on the same frame as the toe when the foot lands flat) and the toe up last, and in the
  * middle both are down. The same take at a quarter of the frame rate
  * (30 Hz, as the Bandai Namco takes) finds the same contacts, frame for frame within one
- * frame of the slower rate at each end: thresholds are in leg lengths and seconds. */
-static void contact_runs(const char* path, int step, unsigned char* out[2], int* nout) {
+ * frame of the slower rate at each end, and the figure scaled tenfold exactly the same:
+ * thresholds are in leg lengths and seconds. */
+static void contact_runs(const char* path, int step, double scale, unsigned char* out[2],
+                         int* nout) {
     mn_motion mo = {0};
-    mn_model* S = read_bvh(path, &mo);
+    mn_model* S = NULL;
     mn_error err;
+    mn_bvh_options bo = mn_bvh_default();
+    bo.scale = scale;
+    if (mn_bvh_read(path, &bo, &S, &mo, NULL, &err) != MN_OK) S = NULL;
     mn_model* T = mn_stickman_model(&err);
     int n = (mo.nframes + step - 1) / step;
     double* q = malloc(sizeof(double) * (size_t)n * (size_t)(S ? S->nq : 1));
@@ -526,8 +531,18 @@ static void contact_runs(const char* path, int step, unsigned char* out[2], int*
 static void test_heel_then_toe(void) {
     unsigned char *c[2], *c4[2];
     int n, n4;
-    contact_runs(WALK, 1, c, &n);
-    contact_runs(WALK, 4, c4, &n4);
+    contact_runs(WALK, 1, 1, c, &n);
+    contact_runs(WALK, 4, 1, c4, &n4);
+    /* the same figure ten times larger (or in other units): the same contacts, frame for
+     * frame */
+    unsigned char* c10[2];
+    int n10;
+    contact_runs(WALK, 1, 10, c10, &n10);
+    CHECK(n10 == n);
+    for (int k = 0; k < 2; k++) {
+        CHECK(n10 == n && !memcmp(c10[k], c[k], (size_t)n));
+        free(c10[k]);
+    }
     int stances = 0, rolls = 0, heel_first = 0, flat = 0, agree = 0, frames = 0;
     for (int k = 0; k < 2; k++) {
         for (int f = 0; f < n;) {
