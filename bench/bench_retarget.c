@@ -1,6 +1,7 @@
-/* marionette bench retarget: frames per second of retargeting a take onto a figure, with the
+/* marionette bench retarget: frames per second of retargeting takes onto figures, with the
  * IK clean-up, the mapping alone and a naive copy of joint angles, and the skate figures of
- * each in the same run. Reports; asserts nothing about time. */
+ * each in the same run (held contacts and every planted interval). Reports; asserts nothing
+ * about time. */
 #include <marionette/io.h>
 #include <marionette/retarget.h>
 
@@ -13,22 +14,34 @@
 #include "cli.h"
 
 const char mn_bench_retarget_summary[] =
-    "retarget the CMU walk onto the stick figure: frames per second with the clean-up, skate";
+    "retarget every shipped CMU take onto the stick figure, CesiumMan and the Fox: frames per "
+    "second with the clean-up, skate over every planted interval";
 
-#define DEFAULT_FILE "data/mocap/cmu_motionbuilder/cmu_02_01_walk.bvh"
+static const char* const default_files[] = {
+    "data/mocap/cmu_motionbuilder/cmu_02_01_walk.bvh",
+    "data/mocap/cmu_motionbuilder/cmu_01_01_forward_jumps.bvh",
+    "data/mocap/cmu_3dsmax/cmu_131_01_start_walk_stop.bvh",
+    "data/mocap/cmu_3dsmax/cmu_131_03_start_hop_stop.bvh"};
+static const char* const default_targets[] = {"stickman", "data/skinned/CesiumMan.glb",
+                                              "data/skinned/Fox.glb"};
+#define MAX_LIST 32
 
 static void usage(FILE* f) {
     fprintf(f,
-            "usage: marionette bench retarget [FILE] [--to TARGET] [--reps N]\n"
+            "usage: marionette bench retarget [FILE...] [--to TARGET]... [--reps N]\n"
             "\n"
-            "Retargets the take FILE (default " DEFAULT_FILE ", relative\n"
-            "to the current folder: run from the source tree) onto TARGET (default stickman),\n"
-            "N times (default 15) for each of: the clean-up (mapping plus Lagrange solve with the\n"
-            "feet pinned in contact and the hands dragged), the mapping alone, and a naive copy\n"
-            "of joint angles. Each run includes the take's analysis (contacts, targets). One\n"
-            "line per variant:\n"
-            "  variant, frames, fps (median over the runs, wall clock), cpu_fps (thread CPU\n"
-            "  time), us_per_frame, skate_max_mm, skate_mean_mm, foot_err_max_mm,\n"
+            "Retargets each take FILE (default: the four CMU takes of data/mocap, relative to\n"
+            "the current folder: run from the source tree) onto each TARGET (default: stickman,\n"
+            "data/skinned/CesiumMan.glb, data/skinned/Fox.glb), N times (default 5) for each\n"
+            "of: the clean-up (mapping plus Lagrange solve with the feet held and rolled in\n"
+            "contact and the hands dragged), the mapping alone, and a naive copy of joint\n"
+            "angles. Each run includes the take's analysis (contacts, targets). One line per\n"
+            "take, target and variant:\n"
+            "  take, target, variant, frames, fps (median over the runs, wall clock), cpu_fps\n"
+            "  (thread CPU time), us_per_frame, skate_max_mm (held ankles), planted,\n"
+            "  planted_still, planted_skate_max_mm and planted_source_mm (the worst still\n"
+            "  planted interval: target and source slide), leg (the target's leg length, in\n"
+            "  its unit: the mm figures are thousandths of it), foot_err_max_mm,\n"
             "  hand_err_max_mm, limit_violations, unconverged_frames.\n");
 }
 
@@ -38,27 +51,13 @@ static double thread_cpu_ns(void) {
     return ts.tv_sec * 1e9 + ts.tv_nsec;
 }
 
-int mn_bench_retarget(int argc, char** argv) {
-    if (mn_cli_wants_help(argc, argv)) {
-        usage(stdout);
-        return MN_EXIT_OK;
-    }
-    const char *file = DEFAULT_FILE, *to = "stickman";
-    int reps = 15, have_file = 0;
-    for (int i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "--to") && i + 1 < argc)
-            to = argv[++i];
-        else if (!strcmp(argv[i], "--reps") && i + 1 < argc) {
-            if (!mn_cli_parse_int(argv[++i], &reps) || reps < 1)
-                return mn_cli_usage_error("bench retarget", "--reps needs a positive integer");
-        } else if (argv[i][0] == '-')
-            return mn_cli_usage_error("bench retarget", "unknown option '%s'", argv[i]);
-        else if (!have_file) {
-            file = argv[i];
-            have_file = 1;
-        } else
-            return mn_cli_usage_error("bench retarget", "one FILE only");
-    }
+static const char* base_name(const char* path) {
+    const char* s = strrchr(path, '/');
+    return s ? s + 1 : path;
+}
+
+/* One take onto one target, the three variants. */
+static int bench_pair(const char* file, const char* to, int reps) {
     mn_error err;
     mn_model *S = NULL, *T = NULL;
     mn_motion mo = {0};
@@ -74,7 +73,7 @@ int mn_bench_retarget(int argc, char** argv) {
     double* wall = malloc(sizeof(double) * (size_t)reps);
     double* cpu = malloc(sizeof(double) * (size_t)reps);
     static const char* names[3] = {"cleanup", "mapped", "naive"};
-    int rc = MN_EXIT_OK;
+    int rc = q && wall && cpu ? MN_EXIT_OK : MN_EXIT_INPUT;
     for (int v = 0; v < 3 && rc == MN_EXIT_OK; v++) {
         mn_retarget_options o = mn_retarget_options_default();
         o.cleanup = v == 0;
@@ -96,13 +95,17 @@ int mn_bench_retarget(int argc, char** argv) {
         }
         mn_retarget_metrics m;
         mn_retarget_measure(rt, q, mo.nframes, &m);
+        mn_retarget_info info;
+        mn_retarget_get_info(rt, &info);
         double w = mn_bench_median(wall, (size_t)reps), c = mn_bench_median(cpu, (size_t)reps);
-        printf("variant=%s frames=%d fps=%.0f cpu_fps=%.0f us_per_frame=%.2f skate_max_mm=%.3f "
-               "skate_mean_mm=%.3f foot_err_max_mm=%.3f hand_err_max_mm=%.3f "
+        printf("take=%s target=%s variant=%s frames=%d fps=%.0f cpu_fps=%.0f us_per_frame=%.2f "
+               "skate_max_mm=%.3f planted=%d planted_still=%d planted_skate_max_mm=%.3f "
+               "planted_source_mm=%.3f leg=%.4g foot_err_max_mm=%.3f hand_err_max_mm=%.3f "
                "limit_violations=%ld unconverged_frames=%d\n",
-               names[v], mo.nframes, mo.nframes / (w * 1e-9), mo.nframes / (c * 1e-9),
-               w * 1e-3 / mo.nframes, m.skate_max_mm, m.skate_mean_mm, m.foot_err_max_mm,
-               m.hand_err_max_mm, m.limit_violations, unmet);
+               base_name(file), base_name(to), names[v], mo.nframes, mo.nframes / (w * 1e-9),
+               mo.nframes / (c * 1e-9), w * 1e-3 / mo.nframes, m.skate_max_mm, m.planted,
+               m.planted_still, m.planted_skate_max_mm, m.planted_source_mm, info.leg_target,
+               m.foot_err_max_mm, m.hand_err_max_mm, m.limit_violations, unmet);
         mn_retarget_destroy(rt);
     }
     free(q);
@@ -112,4 +115,40 @@ int mn_bench_retarget(int argc, char** argv) {
     mn_model_destroy(S);
     mn_model_destroy(T);
     return rc;
+}
+
+int mn_bench_retarget(int argc, char** argv) {
+    if (mn_cli_wants_help(argc, argv)) {
+        usage(stdout);
+        return MN_EXIT_OK;
+    }
+    const char *files[MAX_LIST], *targets[MAX_LIST];
+    int nfiles = 0, ntargets = 0, reps = 5;
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--to") && i + 1 < argc) {
+            if (ntargets == MAX_LIST)
+                return mn_cli_usage_error("bench retarget", "at most %d targets", MAX_LIST);
+            targets[ntargets++] = argv[++i];
+        } else if (!strcmp(argv[i], "--reps") && i + 1 < argc) {
+            if (!mn_cli_parse_int(argv[++i], &reps) || reps < 1)
+                return mn_cli_usage_error("bench retarget", "--reps needs a positive integer");
+        } else if (argv[i][0] == '-')
+            return mn_cli_usage_error("bench retarget", "unknown option '%s'", argv[i]);
+        else if (nfiles == MAX_LIST)
+            return mn_cli_usage_error("bench retarget", "at most %d files", MAX_LIST);
+        else
+            files[nfiles++] = argv[i];
+    }
+    if (!nfiles)
+        for (size_t i = 0; i < sizeof default_files / sizeof default_files[0]; i++)
+            files[nfiles++] = default_files[i];
+    if (!ntargets)
+        for (size_t i = 0; i < sizeof default_targets / sizeof default_targets[0]; i++)
+            targets[ntargets++] = default_targets[i];
+    for (int i = 0; i < nfiles; i++)
+        for (int j = 0; j < ntargets; j++) {
+            int rc = bench_pair(files[i], targets[j], reps);
+            if (rc != MN_EXIT_OK) return rc;
+        }
+    return MN_EXIT_OK;
 }

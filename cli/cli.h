@@ -73,5 +73,10 @@ void mn_cli_print_warnings(const mn_warnings* w);
 /* Runs a command whose output is key=value lines or text with --json (removed from argv)
  * and prints that output as JSON (cli/json_out.c); returns the command's exit status. */
 int mn_cli_run_as_json(int (*run)(int, char**), int argc, char** argv);
+/* The heel and toe contact tracks of both feet of a take of m (mn_motion, its own figure)
+ * into info, as retargeting finds them (docs/retarget.md "Contacts"); info->ncontact stays
+ * 0 when no rig table knows m. cli/cmd_retarget.c. */
+struct mn_seq_doc_info;
+void mn_cli_take_contacts(const mn_model* m, const mn_motion* mo, struct mn_seq_doc_info* info);
 
 #endif

@@ -346,12 +346,23 @@ static int import_take(int argc, char** argv) {
         else {
             char fig[4096];
             const char* fname = figure_name(in, out, fig, sizeof fig);
-            if (mn_seq_write(out, s, fname, scale, &err) != MN_OK)
+            /* with the take's contact tracks when a rig table knows its figure */
+            mn_seq_doc_info* info = calloc(1, sizeof *info);
+            if (info) {
+                size_t fl = strlen(fname);
+                memcpy(info->figure, fname, fl < sizeof info->figure ? fl : 0);
+                info->scale = scale;
+                mn_cli_take_contacts(m, &mo, info);
+            }
+            if (!info || strlen(fname) >= sizeof info->figure
+                    ? mn_seq_write(out, s, fname, scale, &err) != MN_OK
+                    : mn_seq_write_doc(out, s, info, &err) != MN_OK)
                 code = mn_cli_input_error(&err);
             else
                 printf("file=%s out=%s frames=%d keys=%d ratio=%.2f tol_m=%g max_error_m=%.3g\n",
                        mn_cli_safe(in), mn_cli_safe(out), mo.nframes, nkeys,
                        (double)mo.nframes / nkeys, tol, maxerr);
+            free(info);
         }
     }
     mn_seq_destroy(s);

@@ -1,8 +1,10 @@
 /* marionette retarget SRC --to TARGET [--map MAP] --out OUT.bvh|OUT.glb: a take of one
  * skeleton onto another, with the figures of the clean-up next to a naive copy of joint
  * angles. */
+#define _XOPEN_SOURCE 700 /* realpath */
 #include <marionette/gltf.h>
 #include <marionette/retarget.h>
+#include <marionette/sequence.h>
 
 #include <stdlib.h>
 #include <string.h>
@@ -16,32 +18,46 @@ const char mn_cmd_retarget_summary[] =
 
 static void usage(FILE* f) {
     fprintf(f,
-            "usage: marionette retarget SRC --to TARGET [--map MAP] --out OUT.bvh|OUT.glb\n"
+            "usage: marionette retarget SRC --to TARGET [--map MAP] --out OUT.bvh|.glb|.json\n"
             "                           [--no-cleanup] [--no-hands] [--contact-height H]\n"
             "                           [--contact-speed V]\n"
+            "       marionette retarget SRC --to TARGET [--map MAP] --dry-run [--json]\n"
             "       marionette retarget SRC... --to TARGET --out-dir DIR [--format bvh|glb]\n"
             "                           [-j N] [--force] [the options above]\n"
             "\n"
             "Moves the motion of SRC (a BVH take, or a glTF file's first animation) onto the\n"
             "figure TARGET (any figure file, or 'stickman' for the built-in stick figure) and\n"
             "writes every frame to OUT: BVH, or a glTF 2.0 binary (.glb) with the figure, its\n"
-            "animation and, when TARGET is a skinned glTF file, its skinned mesh; OUT is\n"
-            "replaced atomically. Joints are paired by the built-in rig tables, or by the map\n"
+            "animation and, when TARGET is a skinned glTF file, its skinned mesh, or a sequence\n"
+            "document (.json: a key per frame and the heel and toe contact track of each foot,\n"
+            "docs/sequence.md); OUT is replaced atomically. Joints are paired by the built-in rig "
+            "tables, or by the map\n"
             "file MAP (lines 'ROLE SOURCE TARGET', see docs/retarget.md). Bones take the\n"
             "source's world rotations from rest, aligned for the rest poses (T-pose onto\n"
             "A-pose); the root path is scaled by the leg lengths;\n"
             "then the feet follow the source's scaled ankle paths and are pinned while the\n"
             "source foot is in contact, and the hands are pulled along the scaled wrist paths\n"
-            "(Lagrange solver). --no-cleanup skips that step, --no-hands the hands. A foot is in\n"
-            "contact while its ankle is within H leg lengths of its lowest height nearby\n"
-            "(default 0.03) and slower than V leg lengths per second (default 0.4).\n"
+            "(Lagrange solver). --no-cleanup skips that step, --no-hands the hands. The heel,\n"
+            "the toe and the ankle are each found planted when within H leg lengths of their\n"
+            "lowest height nearby (default 0.12) and slower than V leg lengths per second\n"
+            "(default 0.2), until they rise above 0.18 or move faster than 0.3; the ankle is\n"
+            "held while planted, and rolls about the heel or toe while only that is down.\n"
             "\n"
             "Prints key=value lines: the figures, frames, scale, contacts, then for the naive\n"
             "copy of joint angles (naive_*) and for the result (retarget_*): skate_max_mm and\n"
             "skate_mean_mm (horizontal slide of a foot during a contact), foot_err and hand_err\n"
             "(mean and max distance of ankles and wrists from the scaled source paths), and\n"
-            "limit_violations (frame and joint pairs outside a hinge or slide range). Lengths\n"
+            "limit_violations (frame and joint pairs outside a hinge or slide range), and\n"
+            "planted_skate_max_mm: the largest slide of a target ankle over any interval a\n"
+            "generic detector calls planted (the source ankle within 15%% of the leg length of\n"
+            "its lowest height, slower than 25%% of it per second, 3 frames) in which the\n"
+            "source moves less than 2.5%% of the leg length (planted_source_mm). Lengths\n"
             "are thousandths of the target's unit (millimetres for a figure in metres).\n"
+            "\n"
+            "--dry-run writes nothing: it prints the rig tables detected (source_rig,\n"
+            "target_rig; 'map' for a map file) and one line per role used, role=ROLE\n"
+            "source=JOINT target=JOINT (a name with spaces in double quotes); --json prints\n"
+            "the same as JSON.\n"
             "\n"
             "With --out-dir, every SRC is retargeted to DIR/<SRC's name>.bvh (or .glb) by N\n"
             "worker threads (-j N, default one per core); a progress bar with the rate and the\n"
@@ -67,6 +83,118 @@ static void print_metrics(const char* prefix, const mn_retarget_metrics* m) {
            prefix, m->hand_err_max_mm);
     printf("%s_limit_violations=%ld\n%s_limit_excess_max_deg=%.3f\n", prefix, m->limit_violations,
            prefix, m->limit_excess_max_deg);
+    printf("%s_planted_skate_max_mm=%.3f\n%s_planted_source_mm=%.3f\n", prefix,
+           m->planted_skate_max_mm, prefix, m->planted_source_mm);
+}
+
+/* A joint name as a key=value value: in double quotes when it holds a space. */
+static void print_name(const char* key, const char* name) {
+    const char* safe = mn_cli_safe(name);
+    printf(strchr(safe, ' ') || strchr(safe, '"') ? " %s=\"%s\"" : " %s=%s", key, safe);
+}
+
+/* --dry-run: the mapping that would be used, one line per role. */
+static int dry_run(const char* src, const char* to, const char* map_path) {
+    mn_error err;
+    mn_model *S = NULL, *T = NULL;
+    mn_retarget_map map;
+    int rc = MN_EXIT_OK;
+    if (mn_figure_read(src, &S, NULL, NULL, &err) != MN_OK ||
+        mn_figure_read(to, &T, NULL, NULL, &err) != MN_OK ||
+        (map_path ? mn_retarget_map_read(map_path, &map, &err)
+                  : mn_retarget_map_detect(S, T, &map, &err)) != MN_OK) {
+        rc = mn_cli_input_error(&err);
+    } else {
+        /* checked against the figures as a run would */
+        mn_retarget* rt = mn_retarget_create(S, T, &map, NULL, &err);
+        if (!rt) {
+            rc = mn_cli_input_error(&err);
+        } else {
+            printf("source_rig=%s target_rig=%s\n",
+                   map_path ? "map" : mn_rig_name(mn_rig_detect(S)),
+                   map_path ? "map" : mn_rig_name(mn_rig_detect(T)));
+            for (int r = 0; r < MN_ROLE_COUNT; r++) {
+                if (!map.source[r][0] || !map.target[r][0]) continue;
+                printf("role=%s", mn_role_name((mn_role)r));
+                print_name("source", map.source[r]);
+                print_name("target", map.target[r]);
+                printf("\n");
+            }
+            mn_retarget_destroy(rt);
+        }
+    }
+    mn_model_destroy(S);
+    mn_model_destroy(T);
+    return rc;
+}
+
+/* The contact tracks of the retargeter's take, on the target's feet (when source is 0) or
+ * the source's. */
+static void contact_tracks(const mn_retarget* rt, const mn_model* m, int source, int nframes,
+                           mn_seq_doc_info* info) {
+    mn_retarget_info ri;
+    mn_retarget_get_info(rt, &ri);
+    info->ncontact = 0;
+    for (int k = 0; k < 2; k++) {
+        int j = source ? ri.source_foot[k] : ri.target_foot[k];
+        mn_seq_contact_track* t = &info->contact[info->ncontact];
+        memset(t, 0, sizeof *t);
+        if (j < 0 || strlen(m->jnt_name[j]) >= sizeof t->joint) continue;
+        strcpy(t->joint, m->jnt_name[j]);
+        for (int toe = 0; toe < 2; toe++) {
+            int bit = toe ? MN_CONTACT_TOE : MN_CONTACT_HEEL;
+            for (int f = 0; f < nframes;) {
+                if (!(mn_retarget_contact(rt, k, f) & bit)) {
+                    f++;
+                    continue;
+                }
+                int g = f;
+                while (g < nframes && (mn_retarget_contact(rt, k, g) & bit))
+                    g++;
+                if (mn_seq_contact_add(t, toe, f, g - 1) != MN_OK) break; /* full */
+                f = g;
+            }
+        }
+        info->ncontact++;
+    }
+}
+
+void mn_cli_take_contacts(const mn_model* m, const mn_motion* mo, mn_seq_doc_info* info) {
+    info->ncontact = 0;
+    if (mn_rig_detect(m) < 0 || mo->nframes < 1) return;
+    mn_retarget_options o = mn_retarget_options_default();
+    o.cleanup = 0;
+    mn_retarget* rt = mn_retarget_create(m, m, NULL, &o, NULL);
+    if (rt && mn_retarget_set_take(rt, mo->q, mo->nframes, mo->frame_time, NULL) == MN_OK)
+        contact_tracks(rt, m, 1, mo->nframes, info);
+    mn_retarget_destroy(rt);
+}
+
+/* OUT.json: a sequence document of the target, a key per frame, with its contact tracks. */
+static mn_status write_sequence(const char* out, const char* to, const mn_model* T,
+                                const mn_motion* res, const mn_retarget* rt, mn_error* err) {
+    mn_seq_def def = mn_seq_def_default();
+    def.fps = 1.0 / res->frame_time;
+    mn_seq* s = mn_seq_create(T, &def, err);
+    if (!s) return err->status;
+    mn_seq_doc_info* info = calloc(1, sizeof *info);
+    mn_status st = info ? MN_OK : mn_error_set(err, MN_ERR_NOMEM, out, 0, "out", "out of memory");
+    if (st == MN_OK) st = mn_seq_add_motion(s, res->q, res->nframes, 0, 0, NULL, NULL, err);
+    if (st == MN_OK) {
+        /* the figure as the document names it: the built-in one, or the file's full path */
+        char* full = strcmp(to, "stickman") ? realpath(to, NULL) : NULL;
+        const char* fig = full ? full : to;
+        if (strlen(fig) >= sizeof info->figure)
+            st = mn_error_set(err, MN_ERR_ARG, out, 0, "figure", "the figure's path is too long");
+        else
+            memcpy(info->figure, fig, strlen(fig) + 1);
+        free(full);
+        contact_tracks(rt, T, 0, res->nframes, info);
+        if (st == MN_OK) st = mn_seq_write_doc(out, s, info, err);
+    }
+    free(info);
+    mn_seq_destroy(s);
+    return st;
 }
 
 typedef struct retarget_ctx {
@@ -81,7 +209,7 @@ static mn_status retarget_one(const char* src, const char* out, void* ctxp, mn_e
     const retarget_ctx* ctx = ctxp;
     const char *to = ctx->to, *map_path = ctx->map_path;
     mn_retarget_options opt = ctx->opt;
-    int glb = ends_with(out, ".glb");
+    int glb = ends_with(out, ".glb"), json = ends_with(out, ".json");
     mn_error err;
     mn_warnings w = {0};
     mn_model *S = NULL, *T = NULL;
@@ -123,8 +251,9 @@ static mn_status retarget_one(const char* src, const char* out, void* ctxp, mn_e
     mn_retarget_measure(rt, qn, mo.nframes, &mn_);
     mn_retarget_measure(rt, q, mo.nframes, &mr);
     mn_motion res = {mo.nframes, T->nq, mo.frame_time, q};
-    if ((glb ? mn_gltf_write(out, T, &res, skin.nverts > 0 ? &skin : NULL, &err)
-             : mn_bvh_write(out, T, &res, &err)) != MN_OK)
+    if ((json  ? write_sequence(out, to, T, &res, rt, &err)
+         : glb ? mn_gltf_write(out, T, &res, skin.nverts > 0 ? &skin : NULL, &err)
+               : mn_bvh_write(out, T, &res, &err)) != MN_OK)
         goto fail;
 
     rc = MN_OK;
@@ -136,8 +265,8 @@ static mn_status retarget_one(const char* src, const char* out, void* ctxp, mn_e
            info.rig[1] ? mn_cli_safe(info.rig[1]) : "map");
     printf("frames=%d\nfps=%.9g\nroles=%d\nscale=%.9g\n", mo.nframes, 1.0 / mo.frame_time,
            info.mapped_roles, info.scale);
-    printf("contacts_left=%d\ncontacts_right=%d\ncleanup=%d\n", info.contacts[0], info.contacts[1],
-           opt.cleanup);
+    printf("contacts_left=%d\ncontacts_right=%d\nplanted=%d\nplanted_still=%d\ncleanup=%d\n",
+           info.contacts[0], info.contacts[1], mr.planted, mr.planted_still, opt.cleanup);
     print_metrics("naive", &mn_);
     print_metrics("retarget", &mr);
     printf("unconverged_frames=%d\nout=%s\n", unmet, mn_cli_safe(out));
@@ -165,7 +294,7 @@ int mn_cmd_retarget(int argc, char** argv) {
     const char *src = NULL, *to = NULL, *map_path = NULL, *out = NULL, *out_dir = NULL;
     const char* fmt = NULL;
     mn_retarget_options opt = mn_retarget_options_default();
-    int jobs = 0, nsrc = 0, force = 0;
+    int jobs = 0, nsrc = 0, force = 0, dry = 0;
     char** srcs = calloc((size_t)argc + 1, sizeof *srcs);
     if (!srcs) return MN_EXIT_INPUT;
     for (int i = 1; i < argc; i++) {
@@ -210,6 +339,8 @@ int mn_cmd_retarget(int argc, char** argv) {
             }
         } else if (!strcmp(a, "--force"))
             force = 1;
+        else if (!strcmp(a, "--dry-run"))
+            dry = 1;
         else if (!strcmp(a, "--no-cleanup"))
             opt.cleanup = 0;
         else if (!strcmp(a, "--no-hands"))
@@ -227,7 +358,11 @@ int mn_cmd_retarget(int argc, char** argv) {
         rc = mn_cli_usage_error("retarget", "missing SRC");
     else if (!to)
         rc = mn_cli_usage_error("retarget", "missing --to TARGET");
-    else if (out_dir) {
+    else if (dry) {
+        rc = nsrc > 1 || out || out_dir
+                 ? mn_cli_usage_error("retarget", "--dry-run takes one SRC and no output")
+                 : dry_run(src, to, map_path);
+    } else if (out_dir) {
         if (out || (fmt && strcmp(fmt, "bvh") && strcmp(fmt, "glb")))
             rc = mn_cli_usage_error("retarget", out ? "--out and --out-dir exclude each other"
                                                     : "--format must be bvh or glb");
@@ -245,8 +380,9 @@ int mn_cmd_retarget(int argc, char** argv) {
         rc = mn_cli_usage_error("retarget", "-j, --format and --force go with --out-dir");
     else if (!out)
         rc = mn_cli_usage_error("retarget", "missing --out OUT.bvh or OUT.glb");
-    else if (!ends_with(out, ".bvh") && !ends_with(out, ".glb"))
-        rc = mn_cli_usage_error("retarget", "OUT must end in .bvh or .glb (glTF binary)");
+    else if (!ends_with(out, ".bvh") && !ends_with(out, ".glb") && !ends_with(out, ".json"))
+        rc = mn_cli_usage_error("retarget",
+                                "OUT must end in .bvh, .glb (glTF binary) or .json (sequence)");
     else {
         mn_error err;
         rc = retarget_one(src, out, &ctx, &err) == MN_OK ? MN_EXIT_OK : mn_cli_input_error(&err);

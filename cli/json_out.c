@@ -13,6 +13,21 @@
 #include <string.h>
 #include <unistd.h>
 
+/* The end of the token that starts at line[i]: at the next space, except inside a value
+ * written in double quotes (key="a b"), which runs to its closing quote. */
+static size_t token_end(const char* line, size_t i, size_t len) {
+    int quoted = 0;
+    for (; i < len; i++) {
+        if (line[i] == '"' && i > 0 && line[i - 1] == '=')
+            quoted = 1;
+        else if (line[i] == '"' && quoted)
+            quoted = 0;
+        else if (line[i] == ' ' && !quoted)
+            break;
+    }
+    return i;
+}
+
 /* Is line (len bytes, no newline) made of key=value tokens only? */
 static int kv_line(const char* line, size_t len) {
     size_t i = 0, tokens = 0;
@@ -21,19 +36,19 @@ static int kv_line(const char* line, size_t len) {
             i++;
         if (i >= len) break;
         size_t start = i;
-        const char* eq = NULL;
-        while (i < len && line[i] != ' ') {
-            if (line[i] == '=' && !eq) eq = line + i;
-            i++;
-        }
+        const char* eq = memchr(line + start, '=', len - start);
+        i = token_end(line, start, len);
+        if (eq && eq >= line + i) eq = NULL;
         if (!eq || eq == line + start) return 0;
         tokens++;
     }
     return tokens > 0;
 }
 
-/* A value: a number when the whole text is one (finite), else a string. */
+/* A value: a number when the whole text is one (finite), else a string (without the
+ * quotes of a quoted one). */
 static void put_value(const char* v, size_t n) {
+    if (n >= 2 && v[0] == '"' && v[n - 1] == '"') v++, n -= 2;
     char buf[256];
     if (n > 0 && n < sizeof buf) {
         memcpy(buf, v, n);
@@ -64,8 +79,7 @@ static void put_pairs(const char* line, size_t len, int* first) {
             i++;
         if (i >= len) break;
         size_t start = i;
-        while (i < len && line[i] != ' ')
-            i++;
+        i = token_end(line, start, len);
         const char* eq = memchr(line + start, '=', i - start);
         char key[256];
         size_t kn = (size_t)(eq - (line + start));
@@ -96,8 +110,7 @@ static int keys_repeat(const char* text) {
             while (i < len && p[i] != '=' && p[i] != ' ')
                 i++;
             if (i > start) keys[n] = p + start, lens[n++] = i - start;
-            while (i < len && p[i] != ' ')
-                i++;
+            i = token_end(p, i, len);
         }
         p += len + (nl != NULL);
     }

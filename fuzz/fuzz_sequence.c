@@ -13,7 +13,9 @@
 #include <math.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size);
 
@@ -72,6 +74,26 @@ int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
         if (mn_seq_key_count(s2) != mn_seq_key_count(s)) abort();
         mn_seq_destroy(s2);
         free(text);
+    }
+    /* the contact tracks written back read the same */
+    {
+        static mn_seq_doc_info ci, ci2;
+        mn_seq* s3 = NULL;
+        if (mn_seq_read_mem((const char*)data, size, "fuzz.json", NULL, NULL, fig, &m, &s3, &ci,
+                            &err) != MN_OK)
+            abort();
+        snprintf(ci.figure, sizeof ci.figure, "stickman");
+        ci.scale = 0;
+        if (mn_seq_write_doc_mem(s3, &ci, &text, &len, &err) != MN_OK) abort();
+        mn_seq* s4 = NULL;
+        if (mn_seq_read_mem(text, len, "again.json", NULL, NULL, fig, &m, &s4, &ci2, &err) !=
+                MN_OK ||
+            ci2.ncontact != ci.ncontact ||
+            memcmp(ci2.contact, ci.contact, sizeof ci.contact[0] * (size_t)ci.ncontact))
+            abort();
+        free(text);
+        mn_seq_destroy(s3);
+        mn_seq_destroy(s4);
     }
     /* a plain bake of at most 2000 frames: a longer one is refused before any work (keys 10
      * million frames apart in a hundred bytes once baked for minutes), a shorter one is

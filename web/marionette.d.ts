@@ -70,6 +70,8 @@ export interface IKResult {
   timeUs: number; message: string;
 }
 
+/** A foot's contact track (docs/sequence.md "Contacts"): [first, last] frames, inclusive. */
+export interface ContactTrack { joint: string; heel: [number, number][]; toe: [number, number][] }
 export class Figure {
   readonly name: string; readonly jointCount: number; readonly nq: number; readonly nv: number;
   readonly joints: JointInfo[]; readonly jointNames: string[];
@@ -79,6 +81,8 @@ export class Figure {
   setQ(q: ArrayLike<number>): this;
   joint(j: number | string, arg?: string, allowWorld?: boolean): number;
   fk(): this; reset(): this; clampToLimits(): this; setFrame(k: number): this;
+  /** Heel and toe contacts of both feet over a take ([] when no rig table knows the legs). */
+  footContacts(motion?: { frames: Float64Array; nframes: number; frameTime: number }): ContactTrack[];
   solveIK(problem: IKProblem, options?: IKOptions): IKResult;
   solveIKBatch(problem: IKProblem, options: IKOptions | undefined, seedQ: ArrayLike<number>,
     targets: ArrayLike<number>): { count: number; solved: Uint8Array; q: Float64Array };

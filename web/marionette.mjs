@@ -556,6 +556,44 @@ class Figure extends Owned {
     this._mn._x.mnw_figure_clamp(this._p);
     return this;
   }
+  /**
+   * The heel and toe contacts of both feet over a take of this figure (default: its own
+   * motion), as retargeting finds them (docs/retarget.md "Contacts"), in the sequence
+   * document's form (docs/sequence.md "Contacts"): [{ joint, heel: [[first, last], ...],
+   * toe: [...] }] per foot, frames inclusive. [] when no rig table names the figure's legs.
+   */
+  footContacts(motion = this.motion) {
+    this._live();
+    if (!motion) fail('motion', 'this figure has no motion');
+    const nq = this.nq, frames = motion.frames, n = motion.nframes;
+    if (!frames || frames.length !== n * nq || n < 1) fail('motion.frames', `expected nframes x ${nq} numbers`);
+    num(motion.frameTime, 'motion.frameTime');
+    const mn = this._mn, x = mn._x, p = mn._doubles(frames, 'motion.frames');
+    const out = x.mnw_malloc(2 * n + 8);
+    return mn._with([p, out], () => {
+      if (!out) fail('motion', 'out of memory');
+      const st = x.mnw_foot_contacts(this._p, p, n, motion.frameTime, out, this._io);
+      if (st !== 0) {
+        const e = mn._error('motion');
+        if (e.status === 'NOTFOUND') return [];
+        throw e;
+      }
+      const feet = [...mn._i32(this._io, 2)], bits = new Uint8Array(x.memory.buffer, out, 2 * n);
+      return feet.map((j, k) => {
+        const track = { joint: this.joints[j].name, heel: [], toe: [] };
+        for (const [key, bit] of [['heel', 1], ['toe', 2]]) {
+          for (let f = 0; f < n;) {
+            if (!(bits[k * n + f] & bit)) { f++; continue; }
+            let g = f;
+            while (g < n && (bits[k * n + g] & bit)) g++;
+            track[key].push([f, g - 1]);
+            f = g;
+          }
+        }
+        return track;
+      });
+    });
+  }
   /** Sets q to motion frame k and computes FK. */
   setFrame(k) {
     this._live();

@@ -101,12 +101,17 @@ mn_status mn_retarget_map_detect(const mn_model* src, const mn_model* dst, mn_re
                                  mn_error* err);
 
 typedef struct mn_retarget_options {
-    int cleanup;             /* 1: IK clean-up (feet pinned, effectors follow); 0: mapping only */
-    double contact_height;   /* a source foot is in contact while its ankle is less than this
-                                (in leg lengths) above its lowest height within half a second ... */
-    double contact_speed;    /* ... and moves horizontally slower than this (leg lengths per
-                                second, over about 1/30 s) */
-    double contact_min_time; /* contacts shorter than this (seconds) are dropped */
+    int cleanup; /* 1: IK clean-up (feet pinned, effectors follow); 0: mapping only */
+    /* Contacts of the heel (the ankle) and of the toe (the toe joint), each a Schmitt
+     * trigger on height above the point's lowest height within a second either side and on
+     * horizontal speed (over about 1/30 s), in leg lengths of the source: */
+    double contact_height;         /* a contact starts below this height ... */
+    double contact_speed;          /* ... and this speed (leg lengths per second) ... */
+    double contact_release_height; /* ... and lasts while the point stays below this height */
+    double contact_release_speed;  /* ... and this speed; a run that stays within the release
+                                      thresholds for twice contact_min_time is a contact too */
+    double contact_min_time;       /* contacts shorter than this (seconds, and 3 frames) are
+                                      dropped */
     double blend_time;       /* seconds over which a foot target eases into and out of a pin */
     double hand_weight;      /* weight of the hand drags (> 0; the feet are hard constraints) */
     int hands;               /* 1: drag the hands along the source's scaled wrist paths */
@@ -114,7 +119,8 @@ typedef struct mn_retarget_options {
                                 are in leg lengths of the target */
 } mn_retarget_options;
 
-/* cleanup 1, contact_height 0.03, contact_speed 0.4, contact_min_time 0.05, blend_time 0.1,
+/* cleanup 1, contact_height 0.03, contact_speed 0.15, contact_release_height 0.15,
+ * contact_release_speed 0.3, contact_min_time 0.05, blend_time 0.1,
  * hand_weight 0.3, hands 1, solve: mn_csolve_default() with tol 5e-5 (and its drag_tol 1e-4)
  * leg lengths, 20 iterations. */
 mn_retarget_options mn_retarget_options_default(void);
@@ -151,9 +157,18 @@ mn_status mn_retarget_frame(mn_retarget* rt, int frame, mn_retarget_mode mode, d
 
 /* Figures of one retargeted take. Lengths in millimetres when the target is in metres. */
 typedef struct mn_retarget_metrics {
-    int contacts;         /* contact intervals of both feet */
-    double skate_max_mm;  /* largest horizontal path of a target foot in one contact */
-    double skate_mean_mm; /* mean over the contacts */
+    int contacts;         /* contact intervals (heel or toe down) of both feet */
+    int contacts_held;    /* intervals in which the ankle is held (MN_CONTACT_HOLD) */
+    double skate_max_mm;  /* largest horizontal path of a target ankle while held */
+    double skate_mean_mm; /* mean over the held intervals */
+    /* Against every interval a generic detector calls planted, whatever the options: the
+     * scaled source ankle within 15 % of the leg length of its lowest height and slower than
+     * 25 % of the leg length per second, three frames at least. "Still": the source ankle
+     * travels less than 2.5 % of the target's leg length over it (20 mm on the stick figure). */
+    int planted, planted_still;  /* intervals of both feet; those still */
+    double planted_skate_max_mm; /* largest horizontal path of a target ankle over a still
+                                    planted interval */
+    double planted_source_mm;    /* the source's (scaled) path over that interval */
     double foot_err_mean_mm, foot_err_max_mm; /* ankles against their targets (pins included) */
     double hand_err_mean_mm, hand_err_max_mm; /* wrists against the scaled wrist paths */
     long limit_violations;       /* (frame, joint) pairs outside a hinge or slide range by > 1e-9 */
@@ -172,9 +187,18 @@ typedef struct mn_retarget_info {
     int contacts[2];    /* contact intervals of the left and right foot */
     int mapped_roles;   /* roles with a joint on both sides */
     const char* rig[2]; /* detected rig names (NULL when a map file gave the map) */
+    int target_foot[2]; /* the target's left and right foot joints */
+    int source_foot[2]; /* the source's */
 } mn_retarget_info;
 void mn_retarget_get_info(const mn_retarget* rt, mn_retarget_info* info);
-/* Contact flag of foot (0 left, 1 right) at frame f of the take. */
+/* Contact bits of a foot at a frame. */
+#define MN_CONTACT_HEEL 1    /* the heel is down (the point under the ankle) */
+#define MN_CONTACT_TOE 2     /* the toe is down (the toe joint) */
+#define MN_CONTACT_FOOT 3    /* either */
+#define MN_CONTACT_PLANTED 4 /* the generic planted interval of the metrics */
+#define MN_CONTACT_HOLD 8    /* the ankle itself is planted: the clean-up holds it still */
+#define MN_CONTACT_ANY 11    /* heel, toe or hold */
+/* Contact bits (MN_CONTACT_*) of foot (0 left, 1 right) at frame f of the take. */
 int mn_retarget_contact(const mn_retarget* rt, int foot, int frame);
 
 /* ---- the map file (implemented in the io library) -------------------------------------

@@ -20,10 +20,24 @@
 extern "C" {
 #endif
 
-/* What a sequence document names besides the sequence: its figure. */
+/* A contact track: the frames in which a foot's heel and its toe are down (docs/sequence.md
+ * "Contacts"; retarget and anim import write them, docs/retarget.md). Intervals are
+ * [first, last] frames, inclusive, in increasing order, not overlapping. */
+#define MN_SEQ_CONTACT_TRACKS 4
+#define MN_SEQ_CONTACT_MAX 128
+typedef struct mn_seq_contact_track {
+    char joint[64]; /* the foot's joint (its ankle) */
+    int nheel, ntoe;
+    double heel[MN_SEQ_CONTACT_MAX][2];
+    double toe[MN_SEQ_CONTACT_MAX][2];
+} mn_seq_contact_track;
+
+/* What a sequence document names besides the sequence: its figure, its contact tracks. */
 typedef struct mn_seq_doc_info {
     char figure[256]; /* the "figure" member: a figure file or "stickman" */
     double scale;     /* the "scale" member (BVH figures), 0 when absent */
+    int ncontact;     /* the "contacts" member: a track per foot */
+    mn_seq_contact_track contact[MN_SEQ_CONTACT_TRACKS];
 } mn_seq_doc_info;
 
 /* How a sequence document is read. Zeroed by mn_seq_read_default(); NULL means the defaults.
@@ -81,6 +95,15 @@ mn_status mn_seq_write(const char* path, const mn_seq* s, const char* figure, do
 /* The same into a malloc'd, NUL-terminated text (free it with free). */
 mn_status mn_seq_write_mem(const mn_seq* s, const char* figure, double scale, char** text,
                            size_t* len, mn_error* err);
+/* mn_seq_write with what info names: figure, scale and the contact tracks (checked as the
+ * reader checks them: MN_ERR_ARG naming the field, nothing written). */
+mn_status mn_seq_write_doc(const char* path, const mn_seq* s, const mn_seq_doc_info* info,
+                           mn_error* err);
+mn_status mn_seq_write_doc_mem(const mn_seq* s, const mn_seq_doc_info* info, char** text,
+                               size_t* len, mn_error* err);
+/* Adds frames [first, last] to a track's heel (toe 0) or toe (toe 1) list, after its last
+ * interval (a frame right after it extends it). MN_ERR_ARG when out of order or full. */
+mn_status mn_seq_contact_add(mn_seq_contact_track* t, int toe, double first, double last);
 
 /* ---- baking: every frame of a sequence, its constraints re-satisfied --------------------- */
 

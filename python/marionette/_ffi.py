@@ -457,6 +457,8 @@ typedef struct mn_retarget_options {
     int cleanup;
     double contact_height;
     double contact_speed;
+    double contact_release_height;
+    double contact_release_speed;
     double contact_min_time;
     double blend_time;
     double hand_weight;
@@ -475,8 +477,12 @@ typedef enum mn_retarget_mode { MN_RETARGET_MAPPED = 0, MN_RETARGET_NAIVE } mn_r
 mn_status mn_retarget_frame(mn_retarget* rt, int frame, mn_retarget_mode mode, double* dst_q);
 typedef struct mn_retarget_metrics {
     int contacts;
+    int contacts_held;
     double skate_max_mm;
     double skate_mean_mm;
+    int planted, planted_still;
+    double planted_skate_max_mm;
+    double planted_source_mm;
     double foot_err_mean_mm, foot_err_max_mm;
     double hand_err_mean_mm, hand_err_max_mm;
     long limit_violations;
@@ -490,6 +496,8 @@ typedef struct mn_retarget_info {
     int contacts[2];
     int mapped_roles;
     const char* rig[2];
+    int target_foot[2];
+    int source_foot[2];
 } mn_retarget_info;
 void mn_retarget_get_info(const mn_retarget* rt, mn_retarget_info* info);
 

@@ -274,4 +274,6 @@ class Retargeter(Closable):
         lib.mn_retarget_get_info(self._ptr, i)
         return {"scale": i.scale, "leg_source": i.leg_source, "leg_target": i.leg_target,
                 "contacts": (i.contacts[0], i.contacts[1]), "mapped_roles": i.mapped_roles,
-                "rig": tuple(_s(r) if r != ffi.NULL else None for r in i.rig)}
+                "rig": tuple(_s(r) if r != ffi.NULL else None for r in i.rig),
+                "target_foot": (i.target_foot[0], i.target_foot[1]),
+                "source_foot": (i.source_foot[0], i.source_foot[1])}

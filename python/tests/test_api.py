@@ -33,7 +33,8 @@ def test_defaults_are_the_libraries():
     assert mn.ik_defaults()["max_restarts"] == 100
     assert mn.csolve_defaults()["method"] == "lagrange" and mn.csolve_defaults()["tol"] == 1e-4
     assert mn.fit_defaults()["max_iters"] == 50
-    assert mn.retarget_defaults()["contact_height"] == 0.03
+    assert mn.retarget_defaults()["contact_height"] == 0.12
+    assert mn.retarget_defaults()["contact_release_speed"] == 0.3
 
 
 @pytest.mark.parametrize("path,joint", [(data(ROBOTS[0][0]), "panda_link8"),

@@ -17,9 +17,11 @@ mn_retarget_options mn_retarget_options_default(void) {
     mn_retarget_options o;
     memset(&o, 0, sizeof o);
     o.cleanup = 1;
-    o.contact_height = 0.03;
-    o.contact_speed = 0.4;
-    o.contact_min_time = 0.05;
+    o.contact_height = 0.12;
+    o.contact_speed = 0.2;
+    o.contact_release_height = 0.18;
+    o.contact_release_speed = 0.3;
+    o.contact_min_time = 0.025;
     o.blend_time = 0.1;
     o.hand_weight = 0.3;
     o.hands = 1;
@@ -234,23 +236,15 @@ static double leg_length(const mn_data* d, const int* jj, int thigh, int shin, i
 }
 
 /* Up and left of a figure at rest, snapped to principal axes: up from the middle of the
- * thighs to the highest mapped role of the spine chain, left from the right to the left
- * thigh. */
+ * feet to the middle of the thighs (a quadruped's spine runs forward, a biped's up: the legs
+ * tell both), left from the right to the left thigh. */
 static mn_status rest_axes(const mn_data* d, const int* jj, mn_vec3* up, mn_vec3* left,
                            const char* side, mn_error* err) {
     mn_vec3 mid =
         mn_vec3_scale(mn_vec3_add(pos(d, jj[MN_ROLE_L_THIGH]), pos(d, jj[MN_ROLE_R_THIGH])), 0.5);
-    int top = -1;
-    for (int r = MN_ROLE_HEAD; r >= MN_ROLE_SPINE; r--)
-        if (jj[r] >= 0) {
-            top = jj[r];
-            break;
-        }
-    /* without a spine, up is taken against the legs: hips above the feet */
-    mn_vec3 u = top >= 0 ? mn_vec3_sub(pos(d, top), mid)
-                         : mn_vec3_sub(mid, mn_vec3_scale(mn_vec3_add(pos(d, jj[MN_ROLE_L_FOOT]),
-                                                                      pos(d, jj[MN_ROLE_R_FOOT])),
-                                                          0.5));
+    mn_vec3 u = mn_vec3_sub(
+        mid,
+        mn_vec3_scale(mn_vec3_add(pos(d, jj[MN_ROLE_L_FOOT]), pos(d, jj[MN_ROLE_R_FOOT])), 0.5));
     mn_vec3 l = mn_vec3_sub(pos(d, jj[MN_ROLE_L_THIGH]), pos(d, jj[MN_ROLE_R_THIGH]));
     if (!(mn_vec3_norm(u) > 0) || !(mn_vec3_norm(l) > 0))
         return mn_error_set(err, MN_ERR_ARG, "", 0, side,
@@ -386,6 +380,8 @@ mn_retarget* mn_retarget_create(const mn_model* src, const mn_model* dst,
     }
     mn_retarget_options o = opt ? *opt : mn_retarget_options_default();
     if (!(o.contact_height >= 0) || !(o.contact_speed >= 0) || !(o.contact_min_time >= 0) ||
+        !(o.contact_release_height >= 0) || !(o.contact_release_speed >= 0) ||
+        !isfinite(o.contact_release_height) || !isfinite(o.contact_release_speed) ||
         !(o.blend_time >= 0) || !(o.hand_weight > 0) || !isfinite(o.contact_height) ||
         !isfinite(o.contact_speed) || !isfinite(o.blend_time) || !isfinite(o.hand_weight)) {
         mn_error_set(err, MN_ERR_ARG, "", 0, "options",
@@ -497,6 +493,10 @@ void mn_retarget_get_info(const mn_retarget* rt, mn_retarget_info* info) {
     info->mapped_roles = rt->nbone;
     info->rig[0] = rt->rig[0];
     info->rig[1] = rt->rig[1];
+    info->target_foot[0] = rt->tj[MN_ROLE_L_FOOT];
+    info->target_foot[1] = rt->tj[MN_ROLE_R_FOOT];
+    info->source_foot[0] = rt->sj[MN_ROLE_L_FOOT];
+    info->source_foot[1] = rt->sj[MN_ROLE_R_FOOT];
 }
 
 int mn_retarget_contact(const mn_retarget* rt, int foot, int frame) {
@@ -519,46 +519,104 @@ static double smooth(double w) {
     return w * w * (3 - 2 * w);
 }
 
-/* Contacts of one foot (docs/retarget.md "contacts"): the ankle within contact_height leg
- * lengths of its lowest height within half a second either side (a floor that drifts in the
- * capture, an added T-pose frame, do not matter) and slower than contact_speed leg lengths
- * per second horizontally; runs shorter than contact_min_time are dropped. */
-static int detect_contacts(mn_retarget* rt, int foot, const mn_vec3* ank, double dt) {
-    int n = rt->nframes;
-    unsigned char* c = rt->contact[foot];
-    mn_vec3 up = rt->up_s;
-    double* h = rt->scratch;
-    for (int f = 0; f < n; f++)
-        h[f] = mn_vec3_dot(up, ank[f]);
-    int w = (int)ceil(0.5 / dt);
-    /* speed by a central difference over about 1/30 s (at least one frame each side) */
+/* Height above its floor and horizontal speed of one point of a foot over the take: the
+ * floor is the point's lowest height within a second either side (a floor that drifts in
+ * the capture, an added T-pose frame, do not matter), the speed a central difference over
+ * about 1/30 s (at least one frame each side, whatever the frame rate). */
+static void height_speed(const mn_retarget* rt, const mn_vec3* p, double dt, double* h, double* v) {
+    int n = rt->nframes, w = (int)ceil(1.0 / dt);
     int hw = (int)floor(1.0 / 60 / dt + 0.5);
     if (hw < 1) hw = 1;
-    double hmax = rt->opt.contact_height * rt->leg_s, vmax = rt->opt.contact_speed * rt->leg_s;
+    for (int f = 0; f < n; f++)
+        v[f] = mn_vec3_dot(rt->up_s, p[f]);
     for (int f = 0; f < n; f++) {
-        double lo = h[f];
+        double lo = v[f];
         for (int g = f - w < 0 ? 0 : f - w; g <= f + w && g < n; g++)
-            lo = fmin(lo, h[g]);
-        int a = f - hw < 0 ? 0 : f - hw, b = f + hw > n - 1 ? n - 1 : f + hw;
-        double v =
-            b > a ? mn_vec3_norm(horizontal(mn_vec3_sub(ank[b], ank[a]), up)) / ((b - a) * dt) : 0;
-        c[f] = (h[f] - lo <= hmax) && v <= vmax;
+            lo = fmin(lo, v[g]);
+        h[f] = v[f] - lo;
     }
-    int minrun = (int)ceil(rt->opt.contact_min_time / dt - 1e-9), count = 0;
+    for (int f = 0; f < n; f++) {
+        int a = f - hw < 0 ? 0 : f - hw, b = f + hw > n - 1 ? n - 1 : f + hw;
+        v[f] = b > a ? mn_vec3_norm(horizontal(mn_vec3_sub(p[b], p[a]), rt->up_s)) / ((b - a) * dt)
+                     : 0;
+    }
+}
+
+/* Contacts of one point of a foot (heel: the ankle; toe: the toe joint), written as bit
+ * `bit` of rt->contact[foot] (docs/retarget.md "contacts"). A Schmitt trigger on height
+ * and speed in leg lengths: a contact starts when the point is within contact_height of
+ * its floor and slower than contact_speed, or when it has stayed within the release
+ * thresholds (contact_release_height, contact_release_speed) for contact_min_time; it
+ * lasts while the point stays within the release thresholds. Runs shorter than
+ * contact_min_time (and than three frames) are dropped. */
+static void detect_point(mn_retarget* rt, int foot, int bit, const mn_vec3* p, double dt) {
+    int n = rt->nframes;
+    unsigned char* c = rt->contact[foot];
+    double *h = rt->scratch, *v = rt->scratch + n;
+    height_speed(rt, p, dt, h, v);
+    const mn_retarget_options* o = &rt->opt;
+    double L = rt->leg_s;
+    double h_on = o->contact_height * L, v_on = o->contact_speed * L;
+    double h_off = fmax(o->contact_release_height, o->contact_height) * L;
+    double v_off = fmax(o->contact_release_speed, o->contact_speed) * L;
+    int minrun = (int)ceil(o->contact_min_time / dt - 1e-9);
+    if (minrun < 3) minrun = 3;
     for (int f = 0; f < n;) {
-        if (!c[f]) {
+        int loose = h[f] <= h_off && v[f] <= v_off;
+        if (!loose) {
             f++;
             continue;
         }
-        int g = f;
-        while (g < n && c[g])
+        /* a run within the release thresholds: a contact if it is long enough and at some
+         * frame within the entry thresholds, or long enough on its own (debounced) */
+        int g = f, tight = 0;
+        while (g < n && h[g] <= h_off && v[g] <= v_off) {
+            if (h[g] <= h_on && v[g] <= v_on) tight = 1;
             g++;
-        if (g - f < minrun)
-            memset(c + f, 0, (size_t)(g - f));
-        else
-            count++;
+        }
+        if (g - f >= minrun && tight)
+            for (int k = f; k < g; k++)
+                c[k] |= (unsigned char)bit;
         f = g;
     }
+}
+
+/* Intervals of each foot a generic detector would call planted, for the metrics (the
+ * definition of the issue that the metrics report against, independent of the options):
+ * the scaled source ankle within 15 % of the leg length of its lowest height over the take
+ * and slower than 25 % of the leg length per second (neighbouring frames), for three frames
+ * at least. Bit MN_CONTACT_PLANTED of rt->contact[foot]; traj in target space. */
+static void detect_planted(mn_retarget* rt, int foot, const mn_vec3* traj, double dt) {
+    int n = rt->nframes;
+    unsigned char* c = rt->contact[foot];
+    double lo = INFINITY, L = rt->leg_t;
+    for (int f = 0; f < n; f++)
+        lo = fmin(lo, mn_vec3_dot(rt->up_t, traj[f]));
+    int run = 0;
+    for (int f = 0; f <= n; f++) {
+        int planted = 0;
+        if (f < n) {
+            int a = f > 0 ? f - 1 : f, b = f < n - 1 ? f + 1 : f;
+            double v = b > a ? mn_vec3_norm(horizontal(mn_vec3_sub(traj[b], traj[a]), rt->up_t)) /
+                                   ((b - a) * dt)
+                             : 0;
+            planted = mn_vec3_dot(rt->up_t, traj[f]) - lo <= 0.15 * L && v < 0.25 * L;
+        }
+        if (planted) {
+            run++;
+            continue;
+        }
+        if (run >= 3)
+            for (int k = f - run; k < f; k++)
+                c[k] |= MN_CONTACT_PLANTED;
+        run = 0;
+    }
+}
+
+static int count_runs(const unsigned char* c, int n, int mask) {
+    int count = 0;
+    for (int f = 0; f < n; f++)
+        if ((c[f] & mask) && (f == 0 || !(c[f - 1] & mask))) count++;
     return count;
 }
 
@@ -567,39 +625,110 @@ static int cmp_double(const void* a, const void* b) {
     return (x > y) - (x < y);
 }
 
-/* Foot targets: the scaled ankle path, held at the contact's mean position while in contact
- * and eased in and out over blend_time. */
-static void foot_targets(mn_retarget* rt, int foot, const mn_vec3* traj, double dt) {
+/* The ankle's target while the foot is in contact (docs/retarget.md "contacts"): held at
+ * the mean of its scaled path while the ankle itself is planted (MN_CONTACT_HOLD); while
+ * only the heel or only the toe is down, at that point's anchor plus the source's scaled
+ * offset of the ankle from it (the foot rolls about its heel, then its toe). An anchor is
+ * where the frame before (or the held frame after) put the point, or the point's mean
+ * position over the run when no contact touches it. Writes hold[f] for contact frames. */
+static void contact_holds(const mn_retarget* rt, int foot, const mn_vec3* traj, const mn_vec3* heel,
+                          const mn_vec3* toe, mn_vec3* hold) {
     int n = rt->nframes;
     const unsigned char* c = rt->contact[foot];
-    mn_vec3* out = rt->foot_target[foot];
-    double* w = rt->scratch;
-    int nb = (int)floor(rt->opt.blend_time / dt + 0.5);
-    for (int f = 0; f < n; f++) {
-        out[f] = traj[f];
-        w[f] = 0;
-    }
     for (int f = 0; f < n;) {
-        if (!c[f]) {
+        if (!(c[f] & MN_CONTACT_HOLD)) {
             f++;
             continue;
         }
         int g = f;
         mn_vec3 mean = {0, 0, 0};
-        while (g < n && c[g])
+        while (g < n && (c[g] & MN_CONTACT_HOLD))
             mean = mn_vec3_add(mean, traj[g++]);
         mean = mn_vec3_scale(mean, 1.0 / (g - f));
-        for (int k = f - nb; k < g + nb; k++) {
-            if (k < 0 || k >= n) continue;
-            double wk =
-                (k >= f && k < g) ? 1.0 : 1.0 - (double)(k < f ? f - k : k - g + 1) / (nb + 1);
+        for (int k = f; k < g; k++)
+            hold[k] = mean;
+        f = g;
+    }
+    for (int f = 0; f < n;) {
+        int cf = c[f];
+        if (!(cf & MN_CONTACT_ANY) || (cf & MN_CONTACT_HOLD)) {
+            f++;
+            continue;
+        }
+        /* a run rolling about one point: the heel when it is down, else the toe */
+        const mn_vec3* piv = (cf & MN_CONTACT_HEEL) ? heel : toe;
+        int bit = (cf & MN_CONTACT_HEEL) ? MN_CONTACT_HEEL : MN_CONTACT_TOE;
+        int g = f;
+        while (g < n && (c[g] & bit) && !(c[g] & MN_CONTACT_HOLD) &&
+               (bit == MN_CONTACT_HEEL || !(c[g] & MN_CONTACT_HEEL)))
+            g++;
+        int at = f > 0 && (c[f - 1] & MN_CONTACT_ANY) ? f - 1
+                 : g < n && (c[g] & MN_CONTACT_HOLD)  ? g
+                                                      : -1;
+        mn_vec3 anchor = {0, 0, 0};
+        if (at >= 0) {
+            anchor = mn_vec3_add(hold[at], mn_vec3_sub(piv[at], traj[at]));
+        } else {
+            for (int k = f; k < g; k++)
+                anchor = mn_vec3_add(anchor, piv[k]);
+            anchor = mn_vec3_scale(anchor, 1.0 / (g - f));
+        }
+        for (int k = f; k < g; k++)
+            hold[k] = mn_vec3_add(anchor, mn_vec3_sub(traj[k], piv[k]));
+        f = g;
+    }
+}
+
+/* Foot targets: the scaled ankle path, held (contact_holds) while the foot is in contact
+ * and eased in and out of the hold over blend_time with a smoothstep. */
+static void foot_targets(mn_retarget* rt, int foot, const mn_vec3* traj, const mn_vec3* heel,
+                         const mn_vec3* toe, double dt) {
+    int n = rt->nframes;
+    const unsigned char* c = rt->contact[foot];
+    mn_vec3* out = rt->foot_target[foot];
+    double* w = rt->scratch;
+    int nb = (int)floor(rt->opt.blend_time / dt + 0.5);
+    double jump = 10 * rt->leg_t * dt;
+    contact_holds(rt, foot, traj, heel, toe, out);
+    for (int f = 0; f < n; f++)
+        w[f] = (c[f] & MN_CONTACT_ANY) ? 1.0 : 0.0;
+    for (int f = 0; f < n;) {
+        if (!(c[f] & MN_CONTACT_ANY)) {
+            f++;
+            continue;
+        }
+        int g = f;
+        while (g < n && (c[g] & MN_CONTACT_ANY))
+            g++;
+        /* ease in before f toward the first hold, out after g from the last */
+        /* not across a jump of the source (a T-pose frame added before the take, a cut):
+         * an ankle faster than 10 leg lengths a second */
+        int k0 = f - nb;
+        for (int k = f - 1; k >= 0 && k >= f - nb; k--)
+            if (mn_vec3_dist(traj[k + 1], traj[k]) > jump) {
+                k0 = k + 1;
+                break;
+            }
+        for (int k = k0; k < f; k++) {
+            if (k < 0) continue;
+            double wk = 1.0 - (double)(f - k) / (nb + 1);
             if (wk > w[k]) {
                 w[k] = wk;
-                out[k] = mn_vec3_lerp(traj[k], mean, smooth(wk));
+                out[k] = mn_vec3_lerp(traj[k], out[f], smooth(wk));
+            }
+        }
+        for (int k = g; k < g + nb && k < n; k++) {
+            if (mn_vec3_dist(traj[k], traj[k - 1]) > jump) break;
+            double wk = 1.0 - (double)(k - g + 1) / (nb + 1);
+            if (wk > w[k] && !(c[k] & MN_CONTACT_ANY)) {
+                w[k] = wk;
+                out[k] = mn_vec3_lerp(traj[k], out[g - 1], smooth(wk));
             }
         }
         f = g;
     }
+    for (int f = 0; f < n; f++)
+        if (w[f] == 0) out[f] = traj[f];
 }
 
 mn_status mn_retarget_set_take(mn_retarget* rt, const double* src_q, int nframes, double frame_time,
@@ -614,8 +743,9 @@ mn_status mn_retarget_set_take(mn_retarget* rt, const double* src_q, int nframes
                                 i / S->nq);
     free_take(rt);
     size_t n = (size_t)nframes;
-    /* one block: 2 contact flag rows, 4 target paths, 4 source paths, scratch */
-    size_t bytes = 8 * n * sizeof(mn_vec3) + n * sizeof(double) + 2 * n + 64;
+    /* one block: 4 target paths, 4 source paths, 2 toe and 2 heel paths, 2 scratch rows, 2
+     * contact rows */
+    size_t bytes = 12 * n * sizeof(mn_vec3) + 2 * n * sizeof(double) + 2 * n + 64;
     rt->take = malloc(bytes);
     if (!rt->take) return mn_error_set(err, MN_ERR_NOMEM, "", 0, "take", "out of memory");
     mn_vec3* v = rt->take;
@@ -625,14 +755,33 @@ mn_status mn_retarget_set_take(mn_retarget* rt, const double* src_q, int nframes
     rt->hand_target[1] = v + 3 * n;
     mn_vec3* ank[2] = {v + 4 * n, v + 5 * n};
     mn_vec3* wri[2] = {v + 6 * n, v + 7 * n};
-    rt->scratch = (double*)(v + 8 * n);
-    rt->contact[0] = (unsigned char*)(rt->scratch + n);
+    mn_vec3* toe[2] = {v + 8 * n, v + 9 * n};
+    rt->ankle_path[0] = ank[0];
+    rt->ankle_path[1] = ank[1];
+    mn_vec3* heel[2] = {v + 10 * n, v + 11 * n};
+    rt->scratch = (double*)(v + 12 * n);
+    rt->contact[0] = (unsigned char*)(rt->scratch + 2 * n);
     rt->contact[1] = rt->contact[0] + n;
+    memset(rt->contact[0], 0, 2 * n);
     rt->src_q = src_q;
     rt->nframes = nframes;
     rt->frame_time = frame_time;
     mn_vec3 hip0 = {0, 0, 0};
+    int toe_s[2] = {rt->sj[MN_ROLE_L_TOE], rt->sj[MN_ROLE_R_TOE]};
     rt->ncontact[0] = rt->ncontact[1] = 0;
+    /* the heel: the point under the ankle at the toe's height at rest, carried by the foot */
+    mn_vec3 heel_rest[2] = {{0, 0, 0}, {0, 0, 0}};
+    mn_mat3 foot_rest_T[2];
+    mn_data_reset(S, rt->sd);
+    mn_fk(S, rt->sd);
+    for (int k = 0; k < 2; k++) {
+        const mn_xform* X = &rt->sd->xf[rt->eff_s[k]];
+        foot_rest_T[k] = mn_mat3_transpose(&X->R);
+        if (toe_s[k] >= 0) {
+            double drop = mn_vec3_dot(rt->up_s, mn_vec3_sub(X->p, pos(rt->sd, toe_s[k])));
+            heel_rest[k] = mn_vec3_scale(rt->up_s, -fmax(drop, 0));
+        }
+    }
     for (int f = 0; f < nframes; f++) {
         memcpy(rt->sd->q, src_q + (size_t)f * S->nq, sizeof(double) * (size_t)S->nq);
         mn_fk(S, rt->sd);
@@ -640,6 +789,9 @@ mn_status mn_retarget_set_take(mn_retarget* rt, const double* src_q, int nframes
         for (int k = 0; k < 2; k++) {
             ank[k][f] = pos(rt->sd, rt->eff_s[k]);
             wri[k][f] = rt->eff_s[2 + k] >= 0 ? pos(rt->sd, rt->eff_s[2 + k]) : mn_v3(0, 0, 0);
+            toe[k][f] = toe_s[k] >= 0 ? pos(rt->sd, toe_s[k]) : ank[k][f];
+            mn_mat3 D = mn_mat3_mul(&rt->sd->xf[rt->eff_s[k]].R, &foot_rest_T[k]);
+            heel[k][f] = mn_vec3_add(ank[k][f], mn_mat3_mulv(&D, heel_rest[k]));
         }
     }
     /* the source's stance height: the median over the take of the lower ankle (one foot is
@@ -650,12 +802,18 @@ mn_status mn_retarget_set_take(mn_retarget* rt, const double* src_q, int nframes
     double lo = rt->scratch[n / 2];
     rt->o_s = mn_vec3_madd(hip0, lo - mn_vec3_dot(rt->up_s, hip0), rt->up_s);
     for (int k = 0; k < 2; k++) {
-        rt->ncontact[k] = detect_contacts(rt, k, ank[k], frame_time);
+        detect_point(rt, k, MN_CONTACT_HOLD, ank[k], frame_time);
+        detect_point(rt, k, MN_CONTACT_HEEL, heel[k], frame_time);
+        if (toe_s[k] >= 0) detect_point(rt, k, MN_CONTACT_TOE, toe[k], frame_time);
+        rt->ncontact[k] = count_runs(rt->contact[k], nframes, MN_CONTACT_ANY);
         for (int f = 0; f < nframes; f++) {
             ank[k][f] = to_target(rt, ank[k][f]);
+            toe[k][f] = to_target(rt, toe[k][f]);
+            heel[k][f] = to_target(rt, heel[k][f]);
             rt->hand_target[k][f] = to_target(rt, wri[k][f]);
         }
-        foot_targets(rt, k, ank[k], frame_time);
+        detect_planted(rt, k, ank[k], frame_time);
+        foot_targets(rt, k, ank[k], heel[k], toe[k], frame_time);
     }
     memcpy(rt->prev, rt->dst->q0, sizeof(double) * (size_t)rt->dst->nq);
     rt->last_frame = -1;
@@ -856,7 +1014,9 @@ mn_status mn_retarget_measure(mn_retarget* rt, const double* dst_q, int nframes,
     mn_data* d = rt->td;
     mn_retarget_metrics m;
     memset(&m, 0, sizeof m);
-    double slide[2] = {0, 0}, skate_sum = 0;
+    double slide[2] = {0, 0}, skate_sum = 0, pslide[2] = {0, 0}, psrc[2] = {0, 0};
+    int prun[2] = {0, 0};
+    double still = 0.025 * rt->leg_t;
     mn_vec3 last[2] = {{0, 0, 0}, {0, 0, 0}};
     long nfoot = 0, nhand = 0;
     for (int f = 0; f < nframes; f++) {
@@ -870,18 +1030,34 @@ mn_status mn_retarget_measure(mn_retarget* rt, const double* dst_q, int nframes,
             m.foot_err_mean_mm += e;
             m.foot_err_max_mm = fmax(m.foot_err_max_mm, e);
             nfoot++;
-            int c = rt->contact[k][f], cprev = f > 0 && rt->contact[k][f - 1];
-            if (c && cprev) slide[k] += mn_vec3_norm(horizontal(mn_vec3_sub(p, last[k]), rt->up_t));
-            if (!c && cprev) {
-                m.skate_max_mm = fmax(m.skate_max_mm, slide[k] * 1000);
-                skate_sum += slide[k] * 1000;
-                m.contacts++;
-            }
+            const unsigned char* cc = rt->contact[k];
+            int c = cc[f] & MN_CONTACT_HOLD, cprev = f > 0 && (cc[f - 1] & MN_CONTACT_HOLD);
+            double step = f > 0 ? mn_vec3_norm(horizontal(mn_vec3_sub(p, last[k]), rt->up_t)) : 0;
+            if (c && cprev) slide[k] += step;
             if (c && !cprev) slide[k] = 0;
-            if (c && f == nframes - 1) {
+            if (c && (f == nframes - 1 || !(cc[f + 1] & MN_CONTACT_HOLD))) {
                 m.skate_max_mm = fmax(m.skate_max_mm, slide[k] * 1000);
                 skate_sum += slide[k] * 1000;
-                m.contacts++;
+                m.contacts_held++;
+            }
+            /* the generic planted intervals */
+            int pl = cc[f] & MN_CONTACT_PLANTED, plp = f > 0 && (cc[f - 1] & MN_CONTACT_PLANTED);
+            if (pl && !plp) pslide[k] = psrc[k] = 0;
+            if (pl && plp) {
+                pslide[k] += step;
+                psrc[k] += mn_vec3_norm(horizontal(
+                    mn_vec3_sub(rt->ankle_path[k][f], rt->ankle_path[k][f - 1]), rt->up_t));
+            }
+            if (pl) prun[k]++;
+            if (pl && (f == nframes - 1 || !(cc[f + 1] & MN_CONTACT_PLANTED))) {
+                m.planted++;
+                if (psrc[k] < still) {
+                    m.planted_still++;
+                    if (pslide[k] * 1000 >= m.planted_skate_max_mm) {
+                        m.planted_skate_max_mm = pslide[k] * 1000;
+                        m.planted_source_mm = psrc[k] * 1000;
+                    }
+                }
             }
             last[k] = p;
             if (rt->eff_t[2 + k] >= 0) {
@@ -904,7 +1080,8 @@ mn_status mn_retarget_measure(mn_retarget* rt, const double* dst_q, int nframes,
     }
     if (nfoot) m.foot_err_mean_mm /= nfoot;
     if (nhand) m.hand_err_mean_mm /= nhand;
-    if (m.contacts) m.skate_mean_mm = skate_sum / m.contacts;
+    if (m.contacts_held) m.skate_mean_mm = skate_sum / m.contacts_held;
+    m.contacts = rt->ncontact[0] + rt->ncontact[1];
     *out = m;
     return MN_OK;
 }

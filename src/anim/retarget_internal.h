@@ -58,7 +58,8 @@ struct mn_retarget {
     const double* src_q;
     int nframes;
     double frame_time;
-    unsigned char* contact[2];
+    unsigned char* contact[2]; /* MN_CONTACT_* bits per frame */
+    mn_vec3* ankle_path[2];    /* the source's ankles, scaled into the target's space */
     int ncontact[2];
     mn_vec3* foot_target[2];
     mn_vec3* hand_target[2];

@@ -95,6 +95,29 @@ static const rig_table rigs[] = {
      {"joint0",  "joint1",  "joint2",  "joint3",  "joint4",  NULL,      "joint5",
       "joint7",  "joint9",  NULL,      "joint6",  "joint8",  "joint10", "joint11",
       "joint13", "joint15", "joint17", "joint12", "joint14", "joint16", "joint18"}},
+    /* Mixamo characters: "mixamorig:Hips", ... (any "namespace:" prefix is ignored). */
+    {"mixamo",
+     {"Hips",      "Spine",       "Spine2|Spine1", "Neck",          "Head",        "LeftShoulder",
+      "LeftArm",   "LeftForeArm", "LeftHand",      "RightShoulder", "RightArm",    "RightForeArm",
+      "RightHand", "LeftUpLeg",   "LeftLeg",       "LeftFoot",      "LeftToeBase", "RightUpLeg",
+      "RightLeg",  "RightFoot",   "RightToeBase"}},
+    /* The Bandai Namco Research motion dataset (joint_Root, Hips, ..., UpperLeg_L). */
+    {"bandai-namco",
+     {"Hips",       "Spine",  "Chest",      "Neck",       "Head",       "Shoulder_L", "UpperArm_L",
+      "LowerArm_L", "Hand_L", "Shoulder_R", "UpperArm_R", "LowerArm_R", "Hand_R",     "UpperLeg_L",
+      "LowerLeg_L", "Foot_L", "Toes_L",     "UpperLeg_R", "LowerLeg_R", "Foot_R",     "Toes_R"}},
+    /* The glTF sample Fox (b_Hip_01, ...): its hind legs are the legs, its forelegs the arms. */
+    {"gltf-fox", {"b_Hip_01",           "b_Spine01_02",
+                  "b_Spine02_03",       "b_Neck_04",
+                  "b_Head_05",          NULL,
+                  "b_LeftUpperArm_09",  "b_LeftForeArm_010",
+                  "b_LeftHand_011",     NULL,
+                  "b_RightUpperArm_06", "b_RightForeArm_07",
+                  "b_RightHand_08",     "b_LeftLeg01_015",
+                  "b_LeftLeg02_016",    "b_LeftFoot01_017",
+                  "b_LeftFoot02_018",   "b_RightLeg01_019",
+                  "b_RightLeg02_020",   "b_RightFoot01_021",
+                  "b_RightFoot02_022"}},
     /* The built-in stick figure (Welman Fig. 6.1): its "head" joint is the neck. */
     {"stickman",
      {"pelvis",     "torso",     NULL, "head",      NULL,          NULL,         "left arm",
@@ -111,6 +134,19 @@ const char* mn_rig_name(int rig) {
     return (rig >= 0 && rig < NRIG) ? rigs[rig].name : NULL;
 }
 
+/* The joint of m called name, or, when none is, the joint whose name after a namespace
+ * prefix ("mixamorig:Hips", "rig:Hips") is name; -1 when none. */
+static int find_named(const mn_model* m, const char* name) {
+    int j = mn_model_find_joint(m, name);
+    if (j >= 0) return j;
+    for (int k = 0; k < m->njoint; k++) {
+        const char* n = m->jnt_name[k];
+        const char* colon = n ? strrchr(n, ':') : NULL;
+        if (colon && !strcmp(colon + 1, name)) return k;
+    }
+    return -1;
+}
+
 /* The joint of m that one of the '|'-separated spellings names, or -1. */
 static int find_spelling(const mn_model* m, const char* spellings, const char** name, size_t* len) {
     const char* s = spellings;
@@ -121,7 +157,7 @@ static int find_spelling(const mn_model* m, const char* spellings, const char** 
         if (n < sizeof buf) {
             memcpy(buf, s, n);
             buf[n] = 0;
-            int j = mn_model_find_joint(m, buf);
+            int j = find_named(m, buf);
             if (j >= 0) {
                 *name = s;
                 *len = n;
@@ -177,7 +213,11 @@ mn_status mn_rig_fill(int rig, const mn_model* m, int side, mn_retarget_map* map
         dst[0] = 0;
         const char* name;
         size_t len;
-        if (rigs[rig].joint[r] && find_spelling(m, rigs[rig].joint[r], &name, &len) >= 0) {
+        int j = rigs[rig].joint[r] ? find_spelling(m, rigs[rig].joint[r], &name, &len) : -1;
+        if (j >= 0) {
+            /* the joint's own name (with its namespace), when it fits */
+            const char* own = m->jnt_name[j];
+            if (own && strlen(own) < MN_RETARGET_NAME_MAX) name = own, len = strlen(own);
             memcpy(dst, name, len);
             dst[len] = 0;
         }

@@ -14,13 +14,15 @@
 
 #include "io/io_internal.h"
 #include "io/json_locate.h"
+#include "io/seq_contacts.h"
 
 #define NAME_CAP 64
 
 /* ---- reading ----------------------------------------------------------------------------- */
 
-static const char* const root_keys[] = {
-    "figure", "scale", "fps", "interpolation", "keys", "handles", "constraints", "comment", NULL};
+static const char* const root_keys[] = {"figure",   "scale",   "fps",         "interpolation",
+                                        "keys",     "handles", "constraints", "comment",
+                                        "contacts", NULL};
 static const char* const interp_keys[] = {"rotation", "translation", "joints", "comment", NULL};
 static const char* const joint_interp_keys[] = {"rotation", "translation", "comment", NULL};
 static const char* const key_keys[] = {"frame", "pose", "tcb", "comment", NULL};
@@ -634,7 +636,7 @@ static mn_status parse(reader* r, const cJSON* root, const char* base_dir, int t
     if ((st = read_keys(r, keys)) != MN_OK) return st;
     if (hs && (st = read_handles(r, hs)) != MN_OK) return st;
     if (cs && (st = read_constraints(r, cs)) != MN_OK) return st;
-    return MN_OK;
+    return mn_seq_contacts_read(x, root, figure, info);
 }
 
 mn_seq_read_options mn_seq_read_default(void) {

@@ -53,6 +53,7 @@ static void test_rig_detect(void) {
     CHECK((n = detect_file(BOXING)) && !strcmp(n, "biovision"));
     CHECK((n = detect_file(CESIUM)) && !strcmp(n, "gltf-armature"));
     CHECK((n = detect_file("stickman")) && !strcmp(n, "stickman"));
+    CHECK((n = detect_file(MN_DATA "/skinned/Fox.glb")) && !strcmp(n, "gltf-fox"));
     /* a robot arm is no rig */
     CHECK(detect_file(MN_DATA "/robots/franka_panda/panda.urdf") == NULL);
 }
@@ -306,7 +307,7 @@ static void test_other_rigs(void) {
     CHECK(w.finite && w.allocs == 0);
 }
 
-/* The contacts found on the CMU walk are stances: while one lasts the source ankle moves
+/* The heel contacts found on the CMU walk are stances: while one lasts the source ankle moves
  * little (scaled to the stick figure, under 5 cm of horizontal travel: the heel rolls), and
  * between two contacts of one foot it swings through a step (over 50 cm). */
 static void test_contacts_are_stances(void) {
@@ -331,7 +332,8 @@ static void test_contacts_are_stances(void) {
         for (int k = 0; k < 2; k++) {
             mn_vec3 p = d->xf[ank[k]].p;
             p.y = 0; /* horizontal: the CMU rig is y-up */
-            int c = mn_retarget_contact(rt, k, f), cp = f > 0 && mn_retarget_contact(rt, k, f - 1);
+            int c = mn_retarget_contact(rt, k, f) & MN_CONTACT_HOLD,
+                cp = f > 0 && (mn_retarget_contact(rt, k, f - 1) & MN_CONTACT_HOLD);
             if (c && !cp) {
                 start[k] = p;
                 if (have_end[k]) {
@@ -406,8 +408,8 @@ static void test_written_take(void) {
             for (int k = 0; k < 2; k++) {
                 mn_vec3 p = db->xf[jb[k]].p;
                 p.y = 0;
-                int c = mn_retarget_contact(rt, k, f),
-                    cp = f > 0 && mn_retarget_contact(rt, k, f - 1);
+                int c = mn_retarget_contact(rt, k, f) & MN_CONTACT_HOLD,
+                    cp = f > 0 && (mn_retarget_contact(rt, k, f - 1) & MN_CONTACT_HOLD);
                 if (c && !cp) slide[k] = 0;
                 if (c && cp) slide[k] += mn_vec3_dist(p, last[k]);
                 worst_slide = fmax(worst_slide, slide[k]);
@@ -490,6 +492,357 @@ static void test_daz_names(void) {
     mn_motion_free(&mo);
     mn_model_destroy(B);
     mn_model_destroy(S);
+}
+
+/* Heel and toe apart: on the CMU walk each stance is a roll, the heel down first (alone, or
+ * on the same frame as the toe when the foot lands flat) and the toe up last, and in the
+ * middle both are down. The same take at a quarter of the frame rate
+ * (30 Hz, as the Bandai Namco takes) finds the same contacts, frame for frame within one
+ * frame of the slower rate at each end, and the figure scaled tenfold exactly the same:
+ * thresholds are in leg lengths and seconds. */
+static void contact_runs(const char* path, int step, double scale, unsigned char* out[2],
+                         int* nout) {
+    mn_motion mo = {0};
+    mn_model* S = NULL;
+    mn_error err;
+    mn_bvh_options bo = mn_bvh_default();
+    bo.scale = scale;
+    if (mn_bvh_read(path, &bo, &S, &mo, NULL, &err) != MN_OK) S = NULL;
+    mn_model* T = mn_stickman_model(&err);
+    int n = (mo.nframes + step - 1) / step;
+    double* q = malloc(sizeof(double) * (size_t)n * (size_t)(S ? S->nq : 1));
+    for (int f = 0; S && f < n; f++)
+        memcpy(q + (size_t)f * S->nq, mo.q + (size_t)f * step * S->nq, sizeof(double) * S->nq);
+    mn_retarget* rt = S && T ? mn_retarget_create(S, T, NULL, NULL, &err) : NULL;
+    CHECK(rt && mn_retarget_set_take(rt, q, n, mo.frame_time * step, &err) == MN_OK);
+    for (int k = 0; k < 2; k++) {
+        out[k] = calloc((size_t)n, 1);
+        for (int f = 0; rt && f < n; f++)
+            out[k][f] = (unsigned char)mn_retarget_contact(rt, k, f);
+    }
+    *nout = n;
+    free(q);
+    mn_retarget_destroy(rt);
+    mn_motion_free(&mo);
+    mn_model_destroy(S);
+    mn_model_destroy(T);
+}
+
+static void test_heel_then_toe(void) {
+    unsigned char *c[2], *c4[2];
+    int n, n4;
+    contact_runs(WALK, 1, 1, c, &n);
+    contact_runs(WALK, 4, 1, c4, &n4);
+    /* the same figure ten times larger (or in other units): the same contacts, frame for
+     * frame */
+    unsigned char* c10[2];
+    int n10;
+    contact_runs(WALK, 1, 10, c10, &n10);
+    CHECK(n10 == n);
+    for (int k = 0; k < 2; k++) {
+        CHECK(n10 == n && !memcmp(c10[k], c[k], (size_t)n));
+        free(c10[k]);
+    }
+    int stances = 0, rolls = 0, heel_first = 0, flat = 0, agree = 0, frames = 0;
+    for (int k = 0; k < 2; k++) {
+        for (int f = 0; f < n;) {
+            if (!(c[k][f] & MN_CONTACT_FOOT)) {
+                f++;
+                continue;
+            }
+            int g = f, both = 0;
+            while (g < n && (c[k][g] & MN_CONTACT_FOOT))
+                both += (c[k][g++] & MN_CONTACT_FOOT) == MN_CONTACT_FOOT;
+            /* a stance inside the take: the heel lands first and the toe leaves last */
+            if (f > 0 && g < n) {
+                stances++;
+                rolls += (c[k][f] & MN_CONTACT_HEEL) && (c[k][g - 1] & MN_CONTACT_TOE) &&
+                         !(c[k][g - 1] & MN_CONTACT_HEEL);
+                heel_first += (c[k][f] & MN_CONTACT_FOOT) == MN_CONTACT_HEEL;
+                flat += both > 0;
+            }
+            f = g;
+        }
+        /* 30 Hz against 120 Hz: frame 4i of the fast take against frame i of the slow one,
+         * away from the edges of a contact (one slow frame) */
+        for (int i = 1; i + 1 < n4 && 4 * i + 4 < n; i++) {
+            int a = c[k][4 * i - 4] & MN_CONTACT_ANY, b = c[k][4 * i] & MN_CONTACT_ANY,
+                d = c[k][4 * i + 4] & MN_CONTACT_ANY;
+            if (a != b || b != d) continue;
+            frames++;
+            agree += (c4[k][i] & MN_CONTACT_ANY) == b;
+        }
+    }
+    printf("  %d stances, %d roll heel then toe (%d with the heel alone first), %d with both "
+           "down; 30 Hz agrees on %d of %d frames\n",
+           stances, rolls, heel_first, flat, agree, frames);
+    CHECK(stances >= 4);
+    CHECK(rolls == stances && 2 * heel_first >= stances);
+    CHECK(flat == stances);
+    CHECK(frames > n / 8 && agree == frames);
+    for (int k = 0; k < 2; k++) {
+        free(c[k]);
+        free(c4[k]);
+    }
+}
+
+/* ---- every planted interval, checked independently -------------------------------------
+ * The issue's own definition, coded here apart from the library's detector: a foot is
+ * planted while its ankle is within 15 % of the leg length of its lowest height over the
+ * take and moves slower than 25 % of the leg length per second (a central difference over
+ * the neighbouring frames), for at least three frames. Over every such interval in which
+ * the source ankle travels less than 20 mm (scaled onto the target), the target's ankle
+ * must travel at most 5 mm (horizontal path lengths; and read with 3-D speeds and paths, the
+ * same holds). Those are lengths on the stick
+ * figure; on another target they scale with its leg length (CesiumMan's legs are shorter,
+ * so it is held to less; the Fox's figure is some 40 times larger). */
+
+#define TAKE_0101 MN_DATA "/mocap/cmu_motionbuilder/cmu_01_01_forward_jumps.bvh"
+#define TAKE_13103 MN_DATA "/mocap/cmu_3dsmax/cmu_131_03_start_hop_stop.bvh"
+#define FOX MN_DATA "/skinned/Fox.glb"
+
+/* The principal axis along which the hips sit above the ankles at rest. */
+static mn_vec3 rest_up(const mn_model* m, int hips, int ankle) {
+    mn_data* d = mn_data_create(m, 0);
+    mn_data_reset(m, d);
+    mn_fk(m, d);
+    mn_vec3 v = mn_vec3_sub(d->xf[hips].p, d->xf[ankle].p);
+    mn_data_destroy(d);
+    double a[3] = {fabs(v.x), fabs(v.y), fabs(v.z)};
+    int k = a[0] >= a[1] && a[0] >= a[2] ? 0 : a[1] >= a[2] ? 1 : 2;
+    double s = (k == 0 ? v.x : k == 1 ? v.y : v.z) > 0 ? 1 : -1;
+    return mn_v3(k == 0 ? s : 0, k == 1 ? s : 0, k == 2 ? s : 0);
+}
+
+static double rest_leg(const mn_model* m, int thigh, int shin, int ankle) {
+    mn_data* d = mn_data_create(m, 0);
+    mn_data_reset(m, d);
+    mn_fk(m, d);
+    double l =
+        mn_vec3_dist(d->xf[thigh].p, d->xf[shin].p) + mn_vec3_dist(d->xf[shin].p, d->xf[ankle].p);
+    mn_data_destroy(d);
+    return l;
+}
+
+/* World positions of joint j over a take (nframes x m->nq states). */
+static mn_vec3* joint_path(const mn_model* m, const double* q, int nframes, int j) {
+    mn_vec3* p = malloc(sizeof(mn_vec3) * (size_t)nframes);
+    mn_data* d = mn_data_create(m, 0);
+    for (int f = 0; f < nframes; f++) {
+        memcpy(d->q, q + (size_t)f * m->nq, sizeof(double) * (size_t)m->nq);
+        mn_fk(m, d);
+        p[f] = d->xf[j].p;
+    }
+    mn_data_destroy(d);
+    return p;
+}
+
+/* Horizontal distance (whole: the 3-D distance, for the second reading of the check). */
+static int whole;
+static double hdist(mn_vec3 a, mn_vec3 b, mn_vec3 up) {
+    mn_vec3 v = mn_vec3_sub(a, b);
+    return whole ? mn_vec3_norm(v) : mn_vec3_norm(mn_vec3_madd(v, -mn_vec3_dot(v, up), up));
+}
+
+typedef struct planted_result {
+    int intervals, still; /* planted intervals; those where the source moves < 20 mm */
+    double worst_mm;      /* largest target travel over a still interval */
+    double worst_src_mm;  /* the source's travel over that interval */
+    int worst_foot, worst_from, worst_to;
+} planted_result;
+
+/* The independent check of one foot: src and dst ankle paths, leg length and up of the
+ * source; scale takes source lengths onto the target's (mm: 1000 per target unit). */
+static void check_planted(const mn_vec3* src, const mn_vec3* dst, int n, double dt, double leg,
+                          mn_vec3 up_s, mn_vec3 up_t, double scale, double unit_mm, int foot,
+                          planted_result* r) {
+    /* unit_mm: millimetres of the stick figure per unit of the target */
+    double lo = INFINITY;
+    for (int f = 0; f < n; f++)
+        lo = fmin(lo, mn_vec3_dot(up_s, src[f]));
+    int run = 0;
+    for (int f = 0; f <= n; f++) {
+        int planted = 0;
+        if (f < n) {
+            int a = f > 0 ? f - 1 : f, b = f < n - 1 ? f + 1 : f;
+            double v = b > a ? hdist(src[b], src[a], up_s) / ((b - a) * dt) : 0;
+            planted = mn_vec3_dot(up_s, src[f]) - lo <= 0.15 * leg && v < 0.25 * leg;
+        }
+        if (planted) {
+            run++;
+            continue;
+        }
+        if (run >= 3) {
+            double ps = 0, pt = 0;
+            for (int g = f - run + 1; g < f; g++) {
+                ps += hdist(src[g], src[g - 1], up_s) * scale * unit_mm;
+                pt += hdist(dst[g], dst[g - 1], up_t) * unit_mm;
+            }
+            r->intervals++;
+            if (ps < 20) {
+                r->still++;
+                if (pt > r->worst_mm) {
+                    r->worst_mm = pt;
+                    r->worst_src_mm = ps;
+                    r->worst_foot = foot;
+                    r->worst_from = f - run;
+                    r->worst_to = f - 1;
+                }
+            }
+        }
+        run = 0;
+    }
+}
+
+/* One take onto one target, cleaned up, checked on both feet. */
+/* r[0]: horizontal, r[1]: 3-D. */
+static int planted_take(const char* src_path, const char* dst_path, double stick_leg,
+                        planted_result r[2]) {
+    memset(r, 0, 2 * sizeof *r);
+    mn_motion mo = {0};
+    mn_model *S = NULL, *T = NULL;
+    mn_error err;
+    int ok = mn_figure_read(src_path, &S, &mo, NULL, &err) == MN_OK &&
+             mn_figure_read(dst_path, &T, NULL, NULL, &err) == MN_OK;
+    mn_retarget_map map;
+    ok = ok && mn_retarget_map_detect(S, T, &map, &err) == MN_OK;
+    mn_retarget* rt = ok ? mn_retarget_create(S, T, &map, NULL, &err) : NULL;
+    ok = rt && mn_retarget_set_take(rt, mo.q, mo.nframes, mo.frame_time, &err) == MN_OK;
+    if (!ok) fprintf(stderr, "%s -> %s: %s\n", src_path, dst_path, err.message);
+    double* q = ok ? malloc(sizeof(double) * (size_t)mo.nframes * (size_t)T->nq) : NULL;
+    if (q) {
+        for (int f = 0; f < mo.nframes; f++)
+            mn_retarget_frame(rt, f, MN_RETARGET_MAPPED, q + (size_t)f * T->nq);
+        int hs = mn_model_find_joint(S, map.source[MN_ROLE_HIPS]);
+        int ht = mn_model_find_joint(T, map.target[MN_ROLE_HIPS]);
+        for (int k = 0; k < 2; k++) {
+            int th = k ? MN_ROLE_R_THIGH : MN_ROLE_L_THIGH;
+            int sj[3], tj[3];
+            for (int i = 0; i < 3; i++) {
+                sj[i] = mn_model_find_joint(S, map.source[th + i]);
+                tj[i] = mn_model_find_joint(T, map.target[th + i]);
+            }
+            double leg = rest_leg(S, sj[0], sj[1], sj[2]);
+            double scale = rest_leg(T, tj[0], tj[1], tj[2]) / leg;
+            mn_vec3* ps = joint_path(S, mo.q, mo.nframes, sj[2]);
+            mn_vec3* pt = joint_path(T, q, mo.nframes, tj[2]);
+            for (whole = 0; whole < 2; whole++)
+                check_planted(ps, pt, mo.nframes, mo.frame_time, leg, rest_up(S, hs, sj[2]),
+                              rest_up(T, ht, tj[2]), scale, 1000 * stick_leg / (scale * leg), k,
+                              &r[whole]);
+            whole = 0;
+            free(ps);
+            free(pt);
+        }
+    }
+    free(q);
+    mn_retarget_destroy(rt);
+    mn_motion_free(&mo);
+    mn_model_destroy(S);
+    mn_model_destroy(T);
+    return ok;
+}
+
+static void test_planted_every_take(void) {
+    static const char* takes[] = {WALK, TAKE_0101, WALK_3DSMAX, TAKE_13103};
+    static const char* targets[] = {"stickman", CESIUM, FOX};
+    mn_error err;
+    mn_model* stick = mn_stickman_model(&err);
+    double stick_leg =
+        rest_leg(stick, mn_model_find_joint(stick, "left leg"),
+                 mn_model_find_joint(stick, "left knee"), mn_model_find_joint(stick, "left foot"));
+    mn_model_destroy(stick);
+    for (size_t i = 0; i < sizeof takes / sizeof takes[0]; i++)
+        for (size_t j = 0; j < sizeof targets / sizeof targets[0]; j++) {
+            planted_result rr[2];
+            CHECK(planted_take(takes[i], targets[j], stick_leg, rr));
+            const char* a = strrchr(takes[i], '/');
+            const char* b = strrchr(targets[j], '/');
+            for (int w = 0; w < 2; w++) {
+                const planted_result* r = &rr[w];
+                printf("  %s -> %s (%s): %d planted intervals, %d still; worst slide %.2f mm "
+                       "(source %.2f mm, %s foot, frames %d-%d; mm of the stick figure)\n",
+                       a ? a + 1 : takes[i], b ? b + 1 : targets[j], w ? "3-D" : "horizontal",
+                       r->intervals, r->still, r->worst_mm, r->worst_src_mm,
+                       r->worst_foot ? "right" : "left", r->worst_from, r->worst_to);
+                CHECK(r->still > 0);
+                CHECK(r->worst_mm <= 5.0);
+            }
+        }
+}
+
+/* A shipped rig with its joints renamed (pairs old, new), detected as rig, and the CMU walk
+ * retargeted onto it with its feet held (figures of the renamed rig's unit). */
+static void renamed_rig(const char* path, const char* const (*ren)[2], size_t nren,
+                        const char* rig_want, double skate_max) {
+    mn_motion mo = {0};
+    mn_model* B = NULL;
+    mn_error err;
+    CHECK(mn_figure_read(path, &B, NULL, NULL, &err) == MN_OK);
+    mn_model* S = read_bvh(WALK, &mo);
+    if (!B || !S) return;
+    mn_spec* spec = mn_model_decompile(B);
+    for (size_t i = 0; i < nren; i++)
+        CHECK(mn_spec_rename(spec, mn_spec_find(spec, ren[i][0]), ren[i][1], &err) == MN_OK);
+    mn_model* D = mn_model_compile(spec, &err);
+    mn_spec_destroy(spec);
+    const char* rig = D ? mn_rig_name(mn_rig_detect(D)) : NULL;
+    CHECK(rig && !strcmp(rig, rig_want));
+    mn_retarget_map map;
+    CHECK(D && mn_retarget_map_detect(S, D, &map, &err) == MN_OK);
+    /* the map holds the joints' own names, namespace and all (ren[0]: the left thigh) */
+    CHECK(!strcmp(map.target[MN_ROLE_L_THIGH], ren[0][1]));
+    mn_retarget* rt = D ? mn_retarget_create(S, D, NULL, NULL, &err) : NULL;
+    CHECK(rt && mn_retarget_set_take(rt, mo.q, mo.nframes, mo.frame_time, &err) == MN_OK);
+    if (rt) {
+        double* q = malloc(sizeof(double) * (size_t)mo.nframes * (size_t)D->nq);
+        for (int f = 0; f < mo.nframes; f++)
+            mn_retarget_frame(rt, f, MN_RETARGET_MAPPED, q + (size_t)f * D->nq);
+        mn_retarget_metrics m;
+        CHECK(mn_retarget_measure(rt, q, mo.nframes, &m) == MN_OK);
+        mn_retarget_info info;
+        mn_retarget_get_info(rt, &info);
+        printf("  %s: %d roles, skate %.3f, planted skate %.3f (thousandths of its unit)\n",
+               rig_want, info.mapped_roles, m.skate_max_mm, m.planted_skate_max_mm);
+        CHECK(info.mapped_roles >= 19);
+        CHECK(m.contacts >= 4 && m.skate_max_mm <= skate_max &&
+              m.planted_skate_max_mm <= skate_max);
+        free(q);
+    }
+    mn_retarget_destroy(rt);
+    mn_model_destroy(D);
+    mn_motion_free(&mo);
+    mn_model_destroy(B);
+    mn_model_destroy(S);
+}
+
+/* Mixamo names ("mixamorig:" namespace) on the CMU MotionBuilder rig, Bandai Namco names on
+ * the Biovision boxing rig: each is recognised by its own table without a map file. */
+static void test_mixamo_bandai_names(void) {
+    static const char* const mixamo[][2] = {
+        {"LeftUpLeg", "mixamorig:LeftUpLeg"},   {"Hips", "mixamorig:Hips"},
+        {"LowerBack", "mixamorig:Spine"},       {"Spine", "mixamorig:Spine1"},
+        {"Spine1", "mixamorig:Spine2"},         {"Neck", "mixamorig:Neck"},
+        {"HeadMesh", "mixamorig:Head"},         {"LeftShoulder", "mixamorig:LeftShoulder"},
+        {"LeftArm", "mixamorig:LeftArm"},       {"LeftForeArm", "mixamorig:LeftForeArm"},
+        {"LeftHand", "mixamorig:LeftHand"},     {"RightShoulder", "mixamorig:RightShoulder"},
+        {"RightArm", "mixamorig:RightArm"},     {"RightForeArm", "mixamorig:RightForeArm"},
+        {"RightHand", "mixamorig:RightHand"},   {"LeftLeg", "mixamorig:LeftLeg"},
+        {"LeftFoot", "mixamorig:LeftFoot"},     {"LeftToeBase", "mixamorig:LeftToeBase"},
+        {"RightUpLeg", "mixamorig:RightUpLeg"}, {"RightLeg", "mixamorig:RightLeg"},
+        {"RightFoot", "mixamorig:RightFoot"},   {"RightToeBase", "mixamorig:RightToeBase"}};
+    renamed_rig(WALK, mixamo, sizeof mixamo / sizeof mixamo[0], "mixamo", 5.0 / 0.0565);
+    static const char* const bandai[][2] = {
+        {"LeftHip", "UpperLeg_L"},     {"Ab", "Spine"},
+        {"LeftCollar", "Shoulder_L"},  {"LeftShoulder", "UpperArm_L"},
+        {"LeftElbow", "LowerArm_L"},   {"LeftWrist", "Hand_L"},
+        {"RightCollar", "Shoulder_R"}, {"RightShoulder", "UpperArm_R"},
+        {"RightElbow", "LowerArm_R"},  {"RightWrist", "Hand_R"},
+        {"LeftKnee", "LowerLeg_L"},    {"LeftAnkle", "Foot_L"},
+        {"LeftToes", "Toes_L"},        {"RightHip", "UpperLeg_R"},
+        {"RightKnee", "LowerLeg_R"},   {"RightAnkle", "Foot_R"},
+        {"RightToes", "Toes_R"}};
+    renamed_rig(BOXING, bandai, sizeof bandai / sizeof bandai[0], "bandai-namco", 500);
 }
 
 static void test_bad_arguments(void) {
@@ -648,6 +1001,9 @@ int main(int argc, char** argv) {
     RUN(test_contacts_are_stances);
     RUN(test_written_take);
     RUN(test_daz_names);
+    RUN(test_mixamo_bandai_names);
+    RUN(test_heel_then_toe);
+    RUN(test_planted_every_take);
     RUN(test_bad_arguments);
     RUN(test_map_file);
     RUN(test_map_malformed);

@@ -2,6 +2,7 @@
  * key=value figures, the written BVH read back, errors naming the map file's line. */
 #include <marionette/io.h>
 #include <marionette/model.h>
+#include <marionette/sequence.h>
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -155,10 +156,78 @@ static void test_retarget_errors(void) {
 
 static void test_bench_retarget(void) {
     char *out, *err;
-    CHECK(run_cli("bench retarget '" WALK "' --reps 1", &out, &err) == 0);
+    CHECK(run_cli("bench retarget '" WALK "' --to stickman --reps 1", &out, &err) == 0);
     CHECK(out && strstr(out, "variant=cleanup") && strstr(out, "variant=naive"));
+    CHECK(out && strstr(out, "take=cmu_02_01_walk.bvh target=stickman"));
     CHECK(value_of(out, "fps") > 0);
+    CHECK(value_of(out, "planted_skate_max_mm") <= 5.0);
     free(out), free(err);
+}
+
+/* --dry-run prints the mapping chosen, writes nothing; --json the same as JSON; a figure
+ * the tables do not know is refused with a word on the map file. */
+static void test_retarget_dry_run(void) {
+    char *out, *err;
+    CHECK(run_cli("retarget '" WALK "' --to '" MN_DATA "/skinned/Fox.glb' --dry-run", &out, &err) ==
+          0);
+    CHECK(out && strstr(out, "source_rig=cmu-motionbuilder target_rig=gltf-fox\n"));
+    CHECK(out && strstr(out, "role=left_thigh source=LeftUpLeg target=b_LeftLeg01_015\n"));
+    CHECK(out && strstr(out, "role=right_toe source=RightToeBase target=b_RightFoot02_022\n"));
+    free(out), free(err);
+    CHECK(run_cli("retarget '" WALK "' --to stickman --dry-run --json", &out, &err) == 0);
+    CHECK(out && out[0] == '[' &&
+          strstr(out, "{\"role\":\"left_thigh\",\"source\":\"LeftUpLeg\",\"target\":\"left "
+                      "leg\"}"));
+    free(out), free(err);
+    CHECK(run_cli("retarget '" MN_DATA "/skinned/RiggedSimple.glb' --to stickman --dry-run", &out,
+                  &err) == 1);
+    CHECK(err && strstr(err, "give a map file (--map)"));
+    free(out), free(err);
+}
+
+/* --out OUT.json: a sequence document of the target with a key per frame and the heel and
+ * toe tracks of both feet, read back by the sequence reader; anim import writes the take's
+ * own tracks, on the same frames (the detector runs on the source either way). */
+static void test_retarget_sequence(void) {
+    char out_json[256], imp_json[256], args[1024];
+    temp_path(out_json, sizeof out_json, ".json");
+    temp_path(imp_json, sizeof imp_json, ".json");
+    snprintf(args, sizeof args, "retarget '%s' --to stickman --out '%s'", WALK, out_json);
+    char *out, *err;
+    CHECK(run_cli(args, &out, &err) == 0);
+    free(out), free(err);
+    snprintf(args, sizeof args, "anim import '%s' --out '%s'", WALK, imp_json);
+    CHECK(run_cli(args, &out, &err) == 0);
+    free(out), free(err);
+    mn_seq_doc_info* info = calloc(2, sizeof *info);
+    mn_seq_read_options o = mn_seq_read_default();
+    o.trusted = 1;
+    mn_model *m = NULL, *m2 = NULL;
+    mn_seq *s = NULL, *s2 = NULL;
+    mn_error e;
+    CHECK(mn_seq_read(out_json, &o, &m, &s, &info[0], &e) == MN_OK);
+    CHECK(mn_seq_read(imp_json, &o, &m2, &s2, &info[1], &e) == MN_OK);
+    CHECK(s && mn_seq_key_count(s) == 344);
+    CHECK(info[0].ncontact == 2 && !strcmp(info[0].contact[0].joint, "left foot") &&
+          !strcmp(info[0].contact[1].joint, "right foot"));
+    CHECK(info[1].ncontact == 2 && !strcmp(info[1].contact[0].joint, "LeftFoot"));
+    for (int k = 0; k < 2; k++) {
+        const mn_seq_contact_track *a = &info[0].contact[k], *b = &info[1].contact[k];
+        CHECK(a->nheel >= 3 && a->ntoe >= 3);
+        CHECK(a->nheel == b->nheel && a->ntoe == b->ntoe);
+        for (int i = 0; i < a->nheel && i < b->nheel; i++)
+            CHECK(a->heel[i][0] == b->heel[i][0] && a->heel[i][1] == b->heel[i][1]);
+        /* a roll: each toe interval ends no earlier than the heel interval it overlaps */
+        for (int i = 0; i < a->nheel && i < a->ntoe; i++)
+            CHECK(a->toe[i][1] >= a->heel[i][1]);
+    }
+    free(info);
+    mn_seq_destroy(s);
+    mn_seq_destroy(s2);
+    mn_model_destroy(m);
+    mn_model_destroy(m2);
+    remove(out_json);
+    remove(imp_json);
 }
 
 int main(int argc, char** argv) {
@@ -167,5 +236,7 @@ int main(int argc, char** argv) {
     RUN(test_retarget_skinned_glb);
     RUN(test_retarget_errors);
     RUN(test_bench_retarget);
+    RUN(test_retarget_dry_run);
+    RUN(test_retarget_sequence);
     return mn_test_report();
 }

@@ -351,6 +351,90 @@ static void test_malformed(void) {
     mn_model_destroy(stick);
 }
 
+/* Contact tracks (docs/sequence.md "Contacts"): written with the document, read back the
+ * same, with the mn_seq_contact_add rules; a malformed track is refused naming line and
+ * field; a document without tracks has none. */
+static void test_contacts(void) {
+    mn_model* m = mn_stickman_model(NULL);
+    mn_seq* s = build(m);
+    mn_seq_doc_info* in = calloc(2, sizeof *in);
+    mn_seq_doc_info* out = in + 1;
+    snprintf(in->figure, sizeof in->figure, "stickman");
+    in->ncontact = 2;
+    snprintf(in->contact[0].joint, sizeof in->contact[0].joint, "left foot");
+    snprintf(in->contact[1].joint, sizeof in->contact[1].joint, "right foot");
+    CHECK(mn_seq_contact_add(&in->contact[0], 0, 3, 10) == MN_OK);
+    CHECK(mn_seq_contact_add(&in->contact[0], 0, 11, 14) == MN_OK); /* extends [3, 10] */
+    CHECK(mn_seq_contact_add(&in->contact[0], 0, 20.5, 30) == MN_OK);
+    CHECK(mn_seq_contact_add(&in->contact[0], 0, 25, 40) == MN_ERR_ARG); /* overlaps */
+    CHECK(mn_seq_contact_add(&in->contact[0], 1, 8, 7) == MN_ERR_ARG);   /* backwards */
+    CHECK(mn_seq_contact_add(&in->contact[0], 1, 9, 16) == MN_OK);
+    CHECK(in->contact[0].nheel == 2 && in->contact[0].heel[0][1] == 14 && in->contact[0].ntoe == 1);
+    char* text = NULL;
+    size_t len = 0;
+    mn_error err;
+    CHECK(mn_seq_write_doc_mem(s, in, &text, &len, &err) == MN_OK);
+    mn_model* m2 = NULL;
+    mn_seq* s2 = NULL;
+    CHECK(text &&
+          mn_seq_read_mem(text, len, "c.json", NULL, NULL, NULL, &m2, &s2, out, &err) == MN_OK);
+    CHECK(out->ncontact == 2 && !strcmp(out->contact[1].joint, "right foot"));
+    CHECK(!memcmp(&out->contact[0], &in->contact[0], sizeof in->contact[0]));
+    CHECK(out->contact[1].nheel == 0 && out->contact[1].ntoe == 0);
+    /* the keys are the plain writer's */
+    char* plain = NULL;
+    CHECK(mn_seq_write_mem(s, "stickman", 0, &plain, NULL, &err) == MN_OK);
+    CHECK(plain && text && !strncmp(plain, text, strlen(plain) - 3));
+    free(plain);
+    free(text);
+    mn_seq_destroy(s2);
+    mn_model_destroy(m2);
+    /* a joint the figure lacks is refused before anything is written */
+    snprintf(in->contact[1].joint, sizeof in->contact[1].joint, "right paw");
+    text = NULL;
+    CHECK(mn_seq_write_doc_mem(s, in, &text, &len, &err) == MN_ERR_ARG && text == NULL);
+    CHECK(!strcmp(err.field, "contacts[1]"));
+    static const struct {
+        const char* contacts;
+        int line;
+        const char* field;
+    } bad[] = {
+        {"{}", 2, "contacts"},
+        {"[{\"heel\": []}]", 2, "contacts[0]"},
+        {"[{\"joint\": \"left paw\"}]", 2, "contacts[0].joint"},
+        {"[{\"joint\": \"left foot\"},\n{\"joint\": \"left foot\"}]", 3, "contacts[1].joint"},
+        {"[{\"joint\": \"left foot\", \"heal\": []}]", 2, "contacts[0].heal"},
+        {"[{\"joint\": \"left foot\",\n \"heel\": [[1, 2], [3]]}]", 3, "contacts[0].heel[1]"},
+        {"[{\"joint\": \"left foot\",\n \"heel\": [[4, 2]]}]", 3, "contacts[0].heel[0]"},
+        {"[{\"joint\": \"left foot\",\n \"toe\": [[1, 5],\n [5, 9]]}]", 4, "contacts[0].toe[1]"},
+        {"[{\"joint\": \"left foot\",\n \"toe\": [[1, \"a\"]]}]", 3, "contacts[0].toe[0]"},
+        {"[{\"joint\": \"left foot\",\n \"toe\": [[1, 1e999]]}]", 3, "contacts[0].toe[0]"},
+        {"[{\"joint\": \"a\"}, {\"joint\": \"b\"}, {\"joint\": \"c\"}, {\"joint\": \"d\"}, "
+         "{\"joint\": \"e\"}]",
+         2, "contacts"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        char doc[1024];
+        snprintf(doc, sizeof doc,
+                 "{\"figure\": \"stickman\", \"keys\": [{\"frame\": 0, \"pose\": {}}],\n"
+                 " \"contacts\": %s}",
+                 bad[i].contacts);
+        mn_model* bm = (mn_model*)1;
+        mn_seq* bs = (mn_seq*)1;
+        mn_status st =
+            mn_seq_read_mem(doc, strlen(doc), "bad.json", NULL, NULL, NULL, &bm, &bs, out, &err);
+        int ok = st != MN_OK && bm == NULL && bs == NULL && err.line == bad[i].line &&
+                 !strcmp(err.field, bad[i].field);
+        if (!ok)
+            fprintf(stderr, "bad[%zu]: status %d line %d field '%s': %s\n", i, st, err.line,
+                    err.field, err.message);
+        CHECK(ok);
+    }
+    free(in);
+    mn_seq_destroy(s);
+    mn_model_destroy(m);
+}
+
 /* Each skin joint is the model joint of the same index and name. */
 static int skin_matches_model(const mn_gltf* g, const mn_model* m) {
     if (!g || !m || g->njoints != m->njoint) return 0;
@@ -542,6 +626,7 @@ int main(int argc, char** argv) {
     RUN(test_round_trip);
     RUN(test_file_with_figure);
     RUN(test_malformed);
+    RUN(test_contacts);
     RUN(test_figure_read_skin);
     RUN(test_seq_read_skin);
     return mn_test_report();

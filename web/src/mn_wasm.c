@@ -9,6 +9,7 @@
 #include <marionette/ik.h>
 #include <marionette/io.h>
 #include <marionette/model.h>
+#include <marionette/retarget.h>
 #include <marionette/skin.h>
 
 #include <math.h>
@@ -203,6 +204,35 @@ mnw_figure* mnw_figure_read_bvh(const char* text, size_t len, const char* name, 
     *nframes = mo.nframes;
     *frame_time = mo.frame_time;
     return figure_of(m);
+}
+
+/* The heel and toe contacts of both feet over a take of f's own figure (nframes states of
+ * frame_time seconds), as retargeting finds them (docs/retarget.md "Contacts"): out gets the
+ * MN_CONTACT_* bits, nframes bytes for the left foot then nframes for the right, feet[2] the
+ * foot joints. MN_ERR_NOTFOUND when no rig table names the figure's legs. */
+EXPORT(mnw_foot_contacts)
+int mnw_foot_contacts(const mnw_figure* f, const double* q, int nframes, double frame_time,
+                      unsigned char* out, int* feet) {
+    if (!f || !q || !out || !feet || nframes < 1) return arg_error("motion", "NULL or no frames");
+    if (mn_rig_detect(f->m) < 0)
+        return mn_error_set(&g_err, MN_ERR_NOTFOUND, "", 0, "figure",
+                            "no rig table names this figure's legs");
+    mn_retarget_options o = mn_retarget_options_default();
+    o.cleanup = 0;
+    mn_retarget* rt = mn_retarget_create(f->m, f->m, NULL, &o, &g_err);
+    if (!rt) return g_err.status ? g_err.status : MN_ERR_ARG;
+    mn_status st = mn_retarget_set_take(rt, q, nframes, frame_time, &g_err);
+    if (st == MN_OK) {
+        mn_retarget_info info;
+        mn_retarget_get_info(rt, &info);
+        feet[0] = info.source_foot[0];
+        feet[1] = info.source_foot[1];
+        for (int k = 0; k < 2; k++)
+            for (int i = 0; i < nframes; i++)
+                out[(size_t)k * nframes + i] = (unsigned char)mn_retarget_contact(rt, k, i);
+    }
+    mn_retarget_destroy(rt);
+    return st;
 }
 
 EXPORT(mnw_figure_stickman) mnw_figure* mnw_figure_stickman(void) {

@@ -60,6 +60,15 @@ export function installApi(anim) {
     resetAnimStats: () => { p.solveMs.length = 0; },
     /** The timeline's x (CSS pixels in #tl-canvas) of a frame. */
     timelineX: (f) => anim.timeline.xOf(f),
+    /** The contact rows of the timeline: [{ joint, y, heel, toe }] (y: CSS pixels). */
+    contactRows: () => (s.doc.contacts ?? []).map((t, i) => ({
+      joint: t.joint, y: anim.timeline.contactRowY(i), heel: structuredClone(t.heel ?? []), toe: structuredClone(t.toe ?? []),
+    })),
+    /** Turns a foot's heel or toe contact at a frame on or off, as a click on its row does. */
+    toggleContact: (joint, part, frame) => {
+      const i = (s.doc.contacts ?? []).findIndex((t) => t.joint === joint);
+      return i >= 0 && anim.timeline.toggleContact(i, part, frame);
+    },
     /** The flipbook menu's sequences once opened: [{ path, keys, shown }]. */
     flipbooks: () => anim.flipbook?.books.map((b) => ({ path: b.path, keys: b.keys, shown: b.shown ?? null, error: b.error ?? null })) ?? [],
   });

@@ -41,7 +41,9 @@ const FIGURE = /\.(bvh|skel|urdf|gltf|glb)$/i;
  * A BVH take's motion as sequence keys, as `marionette anim import --tol` makes them: the
  * take read at `scale` (so its lengths are metres), every frame given to the module's
  * Sequence.addMotion, which keeps the fewest keys whose in-betweens stay within tol metres of
- * every joint (tol 0: every frame a key). Returns { keys, fps, frames, maxError }.
+ * every joint (tol 0: every frame a key), and the heel and toe contacts of its feet
+ * (Figure.footContacts: [] when no rig table knows its legs). Returns { keys, fps, frames,
+ * maxError, contacts }.
  */
 export function motionKeys(m, text, scale, tol) {
   const fig = m.figureFromBVH(text, { scale });
@@ -53,7 +55,8 @@ export function motionKeys(m, text, scale, tol) {
     const r = seq.addMotion(fig.motion.frames, { tol });
     const keys = [];
     for (let k = 0; k < seq.keyCount; k++) keys.push({ frame: seq.keyFrame(k), pose: qToPose(fig, seq.keyQ(k)) });
-    return { keys, fps, frames: fig.motion.nframes, maxError: r.maxError };
+    const contacts = fig.footContacts();
+    return { keys, fps, frames: fig.motion.nframes, maxError: r.maxError, contacts };
   } finally {
     seq?.dispose();
     fig.dispose();
@@ -96,6 +99,7 @@ export async function openFigureFile(anim, file, options = {}) {
       const mk = motionKeys(s.m, await file.text(), doc.scale ?? 1, tol);
       doc.keys = mk.keys;
       doc.fps = mk.fps;
+      if (mk.contacts.length) doc.contacts = mk.contacts;
       notice += ` Its motion: ${mk.frames} frames at ${mk.fps} fps as ${mk.keys.length} keys`
         + (tol > 0 ? ` within ${tol} m (largest error ${mk.maxError.toExponential(1)} m).` : ' (every frame a key).');
     }

@@ -1,11 +1,36 @@
 // The timeline (#timeline): keys laid out by time, the playhead, the frames where each lock
-// holds and its target keys; click or drag to scrub, click keys to select them (Shift or
+// holds and its target keys, a row per foot with its contact track (the heel's frames above,
+// the toe's below; click the upper or lower half of a row to turn the heel's or the toe's
+// contact at that frame on or off); click or drag to scrub, click keys to select them (Shift or
 // Ctrl adds), Shift-drag to select a range of frames, drag selected keys to slide them. The
 // bar above it holds the range edits of Welman 6.1.2 (copy, cut, paste, insert, delete,
 // stretch, shrink, slide) and the pose tools (copy and paste a pose, mirror, onion skin).
 import { h } from './dom.js';
 
-const RULER = 18, ROW = 9, KEY = 6;
+const RULER = 18, ROW = 9, KEY = 6, CROW = 12, HEIGHT = 74;
+
+/** Turns frame f on or off in a list of [first, last] intervals (sorted, disjoint): a new
+ * list, neighbours merged, an interval split where f is taken out. */
+export function toggleFrame(list, f) {
+  const inside = list.findIndex(([a, b]) => f >= a && f <= b);
+  const out = [];
+  if (inside >= 0) {
+    for (const [i, [a, b]] of list.entries()) {
+      if (i !== inside) out.push([a, b]);
+      else {
+        if (a <= f - 1) out.push([a, f - 1]);
+        if (f + 1 <= b) out.push([f + 1, b]);
+      }
+    }
+    return out;
+  }
+  for (const iv of [...list.map(([a, b]) => [a, b]), [f, f]].sort((p, q) => p[0] - q[0])) {
+    const last = out[out.length - 1];
+    if (last && iv[0] <= last[1] + 1) last[1] = Math.max(last[1], iv[1]);
+    else out.push(iv);
+  }
+  return out;
+}
 
 export class Timeline {
   constructor(anim, root) {
@@ -78,6 +103,30 @@ export class Timeline {
     const [a, b] = this.span(), w = this.canvas.clientWidth;
     return a + ((x - 8) / (w - 16)) * (b - a);
   }
+  /** The y (CSS pixels) of the middle of foot track i's row. */
+  contactRowY(i) {
+    const cons = this.store.doc?.constraints?.length ?? 0;
+    return RULER + 16 + 14 + cons * ROW + 4 + i * CROW;
+  }
+  /** The contact row and part under (x, y): { track, part: 'heel' | 'toe', frame } or null. */
+  contactAt(x, y) {
+    const tracks = this.store.doc?.contacts ?? [];
+    for (let i = 0; i < tracks.length; i++) {
+      const dy = y - this.contactRowY(i);
+      if (Math.abs(dy) <= CROW / 2) return { track: i, part: dy < 0 ? 'heel' : 'toe', frame: Math.floor(this.frameAt(x)) }; // as drawn: [f, f + 1)
+    }
+    return null;
+  }
+  /** Turns the heel's or toe's contact of track i at frame on or off (one undo step). */
+  toggleContact(i, part, frame) {
+    const t = this.store.doc?.contacts?.[i];
+    if (!t || (part !== 'heel' && part !== 'toe')) return false;
+    this.store.apply(`Contact: ${t.joint} ${part}`, (doc) => {
+      const track = doc.contacts[i];
+      track[part] = toggleFrame(track[part] ?? [], frame);
+    });
+    return true;
+  }
   keyAt(x, y) {
     if (y < RULER) return null;
     let best = null, d = KEY + 2;
@@ -92,7 +141,11 @@ export class Timeline {
   down(e) {
     this.canvas.setPointerCapture(e.pointerId);
     const r = this.canvas.getBoundingClientRect(), x = e.clientX - r.left, y = e.clientY - r.top;
-    const sel = this.store.ui.selection, key = this.keyAt(x, y);
+    const sel = this.store.ui.selection, key = this.keyAt(x, y), contact = key ? null : this.contactAt(x, y);
+    if (contact) {
+      this.toggleContact(contact.track, contact.part, contact.frame);
+      return;
+    }
     if (key) {
       const has = sel.keys.includes(key.frame);
       if (e.shiftKey || e.ctrlKey || e.metaKey) this.anim.selectKeys(has ? sel.keys.filter((f) => f !== key.frame) : [...sel.keys, key.frame]);
@@ -146,6 +199,10 @@ export class Timeline {
   // ---- drawing ----
   draw() {
     const c = this.canvas, dpr = window.devicePixelRatio || 1;
+    // taller when the contact rows need it
+    const tracks = this.store.doc?.contacts ?? [];
+    const want = tracks.length ? Math.max(HEIGHT, Math.ceil(this.contactRowY(tracks.length - 1) + CROW / 2 + 6)) : HEIGHT;
+    if (c.style.height !== `${want}px`) c.style.height = `${want}px`;
     const w = c.clientWidth, hgt = c.clientHeight;
     if (!w || !hgt) return;
     if (c.width !== Math.round(w * dpr) || c.height !== Math.round(hgt * dpr)) {
@@ -203,6 +260,28 @@ export class Timeline {
         g.arc(x, y, 3, 0, 2 * Math.PI);
         g.fill();
       }
+    });
+    // contacts: a row per foot, the heel's frames in the upper half, the toe's in the lower
+    tracks.forEach((t, i) => {
+      const y = this.contactRowY(i);
+      g.fillStyle = col('--tl-contact-row', 'rgba(255,255,255,0.05)');
+      g.fillRect(0, y - CROW / 2 + 1, w, CROW - 2);
+      for (const [part, color, y0] of [['heel', col('--tl-heel', '#38bdf8'), y - 4], ['toe', col('--tl-toe', '#a78bfa'), y + 1]]) {
+        g.fillStyle = color;
+        for (const [f0, f1] of t[part] ?? []) {
+          if (f1 + 1 < a || f0 > b) continue;
+          const x0 = this.xOf(Math.max(f0, a)), x1 = this.xOf(Math.min(f1 + 1, b));
+          g.fillRect(x0, y0, Math.max(2, x1 - x0), 3);
+        }
+      }
+      // the foot's name on a plate at the left, over the bars
+      const tw = g.measureText(t.joint).width + 6;
+      g.fillStyle = col('--tl-ruler', '#1f2430');
+      g.globalAlpha = 0.85;
+      g.fillRect(0, y - CROW / 2 + 1, tw, CROW - 2);
+      g.globalAlpha = 1;
+      g.fillStyle = fg;
+      g.fillText(t.joint, 3, y);
     });
     // keys (dragged keys drawn where they would land)
     const sel = new Set(this.store.ui.selection.keys), drag = this._drag?.kind === 'keys' ? this._drag.delta : 0;
