@@ -88,7 +88,8 @@ static void usage(FILE* f) {
             "  method target tol solved status iters us cpu_us (medians of --repeat) pos_err\n"
             "then a table (lines starting with '#') and writes an SVG plot of time against\n"
             "accuracy, log-log, one panel per target (--svg, default ik_compare.svg).\n"
-            "--method NAME runs only that method (lm, dls, pinv, jt, ccd, fabrik, analytic).\n");
+            "--method NAME runs only that method (lm, dls, pinv, jt, ccd, fabrik, analytic,\n"
+            "altjac).\n");
 }
 
 static mn_model* welman_chain(void) {
@@ -167,7 +168,7 @@ sb_printf(sbuf* b, const char* fmt, ...) {
 }
 
 static const char* const colors[MN_IK_METHOD_COUNT] = {"#1f77b4", "#ff7f0e", "#2ca02c", "#d62728",
-                                                       "#9467bd", "#8c564b", "#e377c2"};
+                                                       "#9467bd", "#8c564b", "#e377c2", "#17becf"};
 
 /* Time (us) against tolerance, log-log; tolerance decreasing to the right as in Welman's
  * plots. One panel per target, a shared legend. */

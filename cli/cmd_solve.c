@@ -28,7 +28,7 @@ static void usage(FILE* f) {
         "as `marionette fk --json` prints a joint's position and orientation (B's frame is\n"
         "taken at the seed pose). MODEL is any figure file (skeleton text, BVH, URDF, glTF).\n"
         "\n"
-        "  --method    lm (default) | dls | pinv | jt | ccd | fabrik | analytic\n"
+        "  --method    lm (default) | dls | pinv | jt | ccd | fabrik | analytic | altjac\n"
         "  --mode      speed (default: the first answer) | distance (the answer closest to the\n"
         "              seed) | manipulability: lm only; the last two search with restarts\n"
         "              until --restarts or --timeout-ms is spent (docs/ik.md)\n"

@@ -1,4 +1,4 @@
-/* The numeric chain IK methods (LM, DLS, PINV, JT): reachable targets on a planar arm, a
+/* The numeric chain IK methods (LM, DLS, PINV, JT, the alternative Jacobian): reachable targets on a planar arm, a
  * 7-DOF spatial chain (the robots from URDF files are in tests/integration/test_ik_robots.c),
  * limits, stiffness, determinism, the singular straight chain of Welman Fig. 4.2, unreachable
  * targets, no heap allocation inside a solve, and the chain Jacobians against finite differences.
@@ -13,8 +13,8 @@
 #include "ik/ik_common.h"
 #include "test.h"
 
-static const mn_ik_method numeric[] = {MN_IK_LM, MN_IK_DLS, MN_IK_PINV, MN_IK_JT};
-#define NNUMERIC 4
+static const mn_ik_method numeric[] = {MN_IK_LM, MN_IK_DLS, MN_IK_PINV, MN_IK_JT, MN_IK_ALTJAC};
+#define NNUMERIC 5
 
 static uint64_t rng_state = 99;
 static double urand(void) {
@@ -732,6 +732,74 @@ static void check_jacobians(mn_model* m, int base, int tip, mn_vec3 point) {
     mn_data_destroy(d);
 }
 
+/* The alternative Jacobian (Parent ch. 5) is the Jacobian of the goal carried rigidly by the
+ * tip frame: central differences of that point's base-frame position, the goal away from the
+ * effector; its rotation rows are the ordinary Jacobian's. */
+static void check_altjac_jacobian(mn_model* m, int base, int tip, mn_vec3 point) {
+    mn_data* d = mn_data_create(m, 0);
+    for (int trial = 0; trial < 5; trial++) {
+        for (int j = 0; j < m->njoint; j++)
+            if (m->jnt_type[j] == MN_JOINT_HINGE) d->q[m->jnt_qadr[j]] = 2 * urand() - 1;
+        mn_fk(m, d);
+        size_t mark = mn_arena_mark(&d->arena);
+        mn_ikc c;
+        CHECK(mn_ikc_build(m, d, base, tip, point, 0, &d->arena, &c) == MN_OK);
+        int n = c.ch.ndof, nq = c.ch.nq;
+        CHECK(n == nq); /* hinges only: a DOF is a state number */
+        double* qc = mn_arena_alloc(&d->arena, sizeof(double) * (size_t)nq);
+        double* Ja = mn_arena_alloc(&d->arena, sizeof(double) * 6 * (size_t)n);
+        double* Je = mn_arena_alloc(&d->arena, sizeof(double) * 6 * (size_t)n);
+        mn_chain_gather(&c.ch, d->q, qc);
+        mn_ik_problem p = mn_ik_problem_default();
+        p.use_orientation = 1;
+        p.point = point;
+        p.w_pos = 0.7; /* the weights scale the rows as in the ordinary Jacobian */
+        p.target_pos = mn_v3(2 * urand() - 1, 2 * urand() - 1, 2 * urand() - 1);
+        mn_ik_goal g = mn_ik_goal_make(&p, &c);
+        mn_xform T;
+        mn_vec3 pt;
+        mn_ikc_fk(&c, qc, point, &T, &pt);
+        CHECK(mn_vec3_dist(pt, g.pos) > 0.1); /* the goal is not the effector */
+        mn_ikc_jacobian(&c, &g, pt, Je);
+        mn_ik_altjac_jacobian(&c, &g, Ja);
+        mn_xform Ti = mn_xform_inverse(&T);
+        mn_vec3 gl = mn_xform_apply(&Ti, g.pos); /* the goal in the tip frame */
+        const double h = 1e-6;
+        double differ = 0;
+        for (int k = 0; k < n; k++) {
+            double q0 = qc[k];
+            mn_vec3 pp, pm;
+            qc[k] = q0 + h;
+            mn_ikc_fk(&c, qc, gl, NULL, &pp);
+            qc[k] = q0 - h;
+            mn_ikc_fk(&c, qc, gl, NULL, &pm);
+            qc[k] = q0;
+            mn_vec3 v = mn_vec3_scale(mn_vec3_sub(pp, pm), 0.5 / h);
+            CHECK_NEAR(Ja[k], g.wp * v.x, 1e-6);
+            CHECK_NEAR(Ja[n + k], g.wp * v.y, 1e-6);
+            CHECK_NEAR(Ja[2 * n + k], g.wp * v.z, 1e-6);
+            for (int r = 3; r < 6; r++)
+                CHECK(Ja[r * n + k] == Je[r * n + k]);
+            for (int r = 0; r < 3; r++)
+                differ = fmax(differ, fabs(Ja[r * n + k] - Je[r * n + k]));
+        }
+        CHECK(differ > 1e-3); /* not the end effector's Jacobian */
+        mn_arena_reset(&d->arena, mark);
+    }
+    mn_data_destroy(d);
+}
+
+static void test_altjac_jacobian(void) {
+    mn_model* m = planar3(0, 0);
+    check_altjac_jacobian(m, mn_model_find_joint(m, "base"), mn_model_find_joint(m, "tip"),
+                          mn_v3(0.1, 0.2, 0.3));
+    mn_model_destroy(m);
+    m = chain7();
+    check_altjac_jacobian(m, mn_model_find_joint(m, "base"), mn_model_find_joint(m, "tool"),
+                          mn_v3(0.02, -0.03, 0.1));
+    mn_model_destroy(m);
+}
+
 static void test_jacobians(void) {
     mn_model* m = planar3(0, 0);
     check_jacobians(m, mn_model_find_joint(m, "base"), mn_model_find_joint(m, "tip"),
@@ -748,6 +816,7 @@ static void test_jacobians(void) {
 int main(int argc, char** argv) {
     mn_test_init(argc, argv);
     RUN(test_jacobians);
+    RUN(test_altjac_jacobian);
     RUN(test_planar_reach);
     RUN(test_chain7_reach);
     RUN(test_limits);

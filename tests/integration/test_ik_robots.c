@@ -245,7 +245,10 @@ static void test_panda_methods(void) {
             if (m->jnt_type[j] == MN_JOINT_HINGE) d->q[m->jnt_qadr[j]] += 0.05 * (2 * urand() - 1);
         mn_clamp_to_limits(m, d->q);
         memcpy(seed, d->q, sizeof(double) * (size_t)m->nq);
-        for (int meth = MN_IK_LM; meth <= MN_IK_JT; meth++) {
+        static const mn_ik_method meths[] = {MN_IK_LM, MN_IK_DLS, MN_IK_PINV, MN_IK_JT,
+                                             MN_IK_ALTJAC};
+        for (int km = 0; km < 5; km++) {
+            mn_ik_method meth = meths[km];
             memcpy(d->q, seed, sizeof(double) * (size_t)m->nq);
             mn_ik_problem p = mn_ik_problem_default();
             p.base = base;
@@ -254,7 +257,7 @@ static void test_panda_methods(void) {
             p.target_pos = T.p;
             p.target_rot = mn_quat_from_mat3(&T.R);
             mn_ik_options o = mn_ik_default();
-            o.method = (mn_ik_method)meth;
+            o.method = meth;
             o.max_restarts = 0;
             o.max_iters = meth == MN_IK_JT ? 200000 : 500;
             mn_ik_result r;
