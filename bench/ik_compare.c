@@ -76,7 +76,7 @@ static void usage(FILE* f) {
     fprintf(f,
             "usage: marionette bench ik --compare [--svg ik_compare.svg] [--repeat 5]\n"
             "                                     [--timeout-ms 2000] [--method NAME]\n"
-            "                                     [--urdf FILE --base LINK --tip LINK]\n"
+            "                                     [--urdf FILE --base LINK --tip LINK] [--jt-rk]\n"
             "\n"
             "Welman 1993, 4.3 (Fig. 4.4, 4.5): a 7-DOF chain (unit links, hinges alternating\n"
             "about z and y, no limits), a position target inside the reach and one near its\n"
@@ -88,6 +88,8 @@ static void usage(FILE* f) {
             "  method target tol solved status iters us cpu_us (medians of --repeat) pos_err\n"
             "then a table (lines starting with '#') and writes an SVG plot of time against\n"
             "accuracy, log-log, one panel per target (--svg, default ik_compare.svg).\n"
+            "--jt-rk: jt integrates its ODE by adaptive Runge-Kutta (Welman 4.1.5, mn_ik_options\n"
+            "  jt_rk) instead of the line-searched step.\n"
             "--method NAME runs only that method (lm, dls, pinv, jt, ccd, fabrik, analytic,\n"
             "altjac).\n");
 }
@@ -333,11 +335,15 @@ int mn_bench_ik_compare(int argc, char** argv) {
     }
     const char* svg = "ik_compare.svg";
     const char *urdf = NULL, *base_name = NULL, *tip_name = NULL;
-    int repeat = 5, only = -1;
+    int repeat = 5, only = -1, jt_rk = 0;
     double timeout_ms = 2000;
     for (int i = 1; i < argc; i++) {
         const char* a = argv[i];
         if (!strcmp(a, "--compare")) continue;
+        if (!strcmp(a, "--jt-rk")) {
+            jt_rk = 1;
+            continue;
+        }
         if (i + 1 >= argc)
             return mn_cli_usage_error("bench ik", "%s: missing value (or unknown option)", a);
         const char* v = argv[++i];
@@ -422,9 +428,9 @@ int mn_bench_ik_compare(int argc, char** argv) {
         }
     }
     printf("bench=ik_compare chain=%s dof=%d reach=%.4g inside_dist=%.4f edge_dist=%.4f "
-           "repeat=%d timeout_ms=%g\n",
+           "repeat=%d timeout_ms=%g jt=%s\n",
            chain, ndof, reach, mn_vec3_norm(targets[0]), mn_vec3_norm(targets[1]), repeat,
-           timeout_ms);
+           timeout_ms, jt_rk ? "rk" : "line-search");
 
     for (int mth = 0; mth < MN_IK_METHOD_COUNT; mth++) {
         run[mth] = only < 0 || only == mth;
@@ -437,6 +443,7 @@ int mn_bench_ik_compare(int argc, char** argv) {
                 p.target_pos = targets[t];
                 mn_ik_options o = mn_ik_default();
                 o.method = (mn_ik_method)mth;
+                o.jt_rk = jt_rk && mth == MN_IK_JT;
                 o.tol_pos = tols[k];
                 o.max_iters = 1000000;
                 o.timeout_ms = timeout_ms;

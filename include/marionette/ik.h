@@ -107,11 +107,14 @@ typedef struct mn_ik_options {
     int free_locked; /* 1: move the DOFs the model holds (mn_joint_def.locked: a BVH rig's
                         position channels below the root) like any other (default 0) */
     mn_ik_mode mode; /* LM: which answer (mn_ik_mode; default SPEED); other methods: SPEED */
+    int jt_rk;       /* JT: 1 integrates the transpose's ODE by adaptive-stepsize Runge-Kutta
+                        (Welman 4.1.5, the Cash-Karp pair) instead of the line-searched step
+                        (default 0) */
 } mn_ik_options;
 
 /* Zeroed, then: LM, tol 1e-5 / 1e-5, 100 iterations, no timeout (wall clock), seed 1, 100
  * restarts, limits on, max_step 0.5, damping 1e-3, null space off with gain 0.1, held
- * DOFs held, mode SPEED. */
+ * DOFs held, mode SPEED, JT's line search (jt_rk 0). */
 mn_ik_options mn_ik_default(void);
 
 typedef struct mn_ik_result {

@@ -185,6 +185,7 @@ typedef struct mn_ik_options {
     int timeout_cpu;
     int free_locked;
     mn_ik_mode mode;
+    int jt_rk;
 } mn_ik_options;
 mn_ik_options mn_ik_default(void);
 typedef struct mn_ik_result {

@@ -526,7 +526,7 @@ static void test_pinv_nullspace_targets(void) {
  * same 7-DOF chain at 1 mm and at 1 km (every offset scaled), the same seed and the same
  * target scaled alike: K_i = 1 / (w_i phi_i) with the world-scale part w taken over by the
  * adaptive step, the joint paths agree, iteration for iteration. */
-static void test_jt_scale_invariant(void) {
+static void jt_scale_invariant(int rk) {
     mn_model* m = chain7();
     double scales[2] = {1e-3, 1e3};
     mn_model* ms[2];
@@ -554,6 +554,7 @@ static void test_jt_scale_invariant(void) {
             pk.target_pos = mn_vec3_scale(p.target_pos, scales[k]);
             mn_ik_options o = mn_ik_default();
             o.method = MN_IK_JT;
+            o.jt_rk = rk;
             o.max_iters = 50; /* a fixed budget: the paths, not the answers, are compared */
             o.max_restarts = 0;
             o.tol_pos = 1e-12 * scales[k];
@@ -571,10 +572,149 @@ static void test_jt_scale_invariant(void) {
         free(q[1]);
     }
     CHECK(worst < 1e-6);
-    if (!(worst < 1e-6)) fprintf(stderr, "  jt at 1 mm and 1 km: %g apart\n", worst);
+    if (!(worst < 1e-6)) fprintf(stderr, "  jt (rk %d) at 1 mm and 1 km: %g apart\n", rk, worst);
     mn_data_destroy(d);
     mn_model_destroy(ms[0]);
     mn_model_destroy(ms[1]);
+    mn_model_destroy(m);
+}
+
+static void test_jt_scale_invariant(void) {
+    jt_scale_invariant(0);
+    jt_scale_invariant(1); /* the Runge-Kutta step control is relative too */
+}
+
+/* The transpose's ODE on planar3 (unit links, hinges about z): q' = J^T (G - E), the
+ * right-hand side written out here independently of the library. */
+static void planar3_flow(const double* q, mn_vec3 G, double* f) {
+    double phi = 0, ex = 0, ey = 0, cx[3], cy[3];
+    for (int i = 0; i < 3; i++) {
+        phi += q[i];
+        ex += cos(phi), ey += sin(phi);
+        cx[i] = cos(phi), cy[i] = sin(phi);
+    }
+    double gx = G.x - ex, gy = G.y - ey;
+    for (int i = 0; i < 3; i++) {
+        double jx = 0, jy = 0; /* d E / d q_i = sum over links k >= i of (-sin, cos) */
+        for (int k = i; k < 3; k++)
+            jx -= cy[k], jy += cx[k];
+        f[i] = jx * gx + jy * gy;
+    }
+}
+
+/* Distance in joint space from q to the flow's path from q0, integrated by classical RK4
+ * with a small fixed step until it comes to rest. */
+static double distance_to_flow(const double* q0, mn_vec3 G, const double* q) {
+    double y[3] = {q0[0], q0[1], q0[2]}, best = INFINITY;
+    const double h = 2e-4;
+    for (int it = 0; it < 400000; it++) {
+        double dist = 0;
+        for (int i = 0; i < 3; i++)
+            dist += (y[i] - q[i]) * (y[i] - q[i]);
+        best = fmin(best, sqrt(dist));
+        double k1[3], k2[3], k3[3], k4[3], t[3];
+        planar3_flow(y, G, k1);
+        for (int i = 0; i < 3; i++)
+            t[i] = y[i] + 0.5 * h * k1[i];
+        planar3_flow(t, G, k2);
+        for (int i = 0; i < 3; i++)
+            t[i] = y[i] + 0.5 * h * k2[i];
+        planar3_flow(t, G, k3);
+        for (int i = 0; i < 3; i++)
+            t[i] = y[i] + h * k3[i];
+        planar3_flow(t, G, k4);
+        double speed = 0;
+        for (int i = 0; i < 3; i++) {
+            y[i] += h / 6 * (k1[i] + 2 * k2[i] + 2 * k3[i] + k4[i]);
+            speed += k1[i] * k1[i];
+        }
+        if (speed < 1e-16) break;
+    }
+    return best;
+}
+
+/* JT with the adaptive Runge-Kutta integration of its ODE (Welman 4.1.5, o.jt_rk): each
+ * iteration is a step along the flow q' = K J^T F, so the iterates lie on the path a fine
+ * integration of the same ODE takes (to the step control's tolerance), where the
+ * line-searched steps (straight segments of the linearised optimum) leave it; the targets
+ * of the planar arm and of the 7-DOF chain are met (position goals: steepest descent
+ * converges linearly), within tight limits, the unreachable target stretched towards, and
+ * nothing allocated. */
+static void test_jt_rk(void) {
+    mn_model* m = planar3(0, 0);
+    mn_data* d = mn_data_create(m, 0);
+    mn_ik_problem p = mn_ik_problem_default();
+    p.base = mn_model_find_joint(m, "base");
+    p.tip = mn_model_find_joint(m, "tip");
+    mn_vec3 targets[4] = {mn_v3(2, 1, 0), mn_v3(-1, 1.5, 0), mn_v3(0.5, -2.2, 0),
+                          mn_v3(1.2, 0.3, 0)};
+    const double q0[3] = {0.3, 0.4, 0.5};
+    double off_path[2] = {0, 0};
+    for (int rk = 0; rk < 2; rk++)
+        for (int t = 0; t < 4; t++) {
+            mn_ik_options o = opts_for(MN_IK_JT);
+            o.jt_rk = rk;
+            o.max_restarts = 0;
+            mn_ik_result r;
+            p.target_pos = targets[t];
+            for (int k = 1; k <= 3; k++) { /* the first iterates */
+                memcpy(d->q, q0, sizeof q0);
+                o.max_iters = k;
+                mn_ik_solve(m, d, &p, &o, &r);
+                off_path[rk] = fmax(off_path[rk], distance_to_flow(q0, targets[t], d->q));
+            }
+            memcpy(d->q, q0, sizeof q0);
+            o.max_iters = opts_for(MN_IK_JT).max_iters;
+            mn_status s = mn_ik_solve(m, d, &p, &o, &r);
+            if (s != MN_OK) fprintf(stderr, "jt rk %d target %d: %s\n", rk, t, r.message);
+            CHECK(s == MN_OK);
+            check_pose(m, d, &p, 1.01e-5);
+        }
+    if (getenv("MN_TEST_VERBOSE") || !(off_path[1] < 0.01 && off_path[0] > 10 * off_path[1]))
+        fprintf(stderr, "  jt's first iterates off the flow's path: %g (line search), %g (rk)\n",
+                off_path[0], off_path[1]);
+    CHECK(off_path[1] < 0.01);
+    CHECK(off_path[0] > 10 * off_path[1]);
+    /* out of reach: stretched towards it */
+    mn_data_reset(m, d);
+    d->q[0] = 0.1, d->q[1] = 0.3, d->q[2] = -0.2;
+    p.target_pos = mn_v3(3, 4, 0);
+    mn_ik_options o = opts_for(MN_IK_JT);
+    o.jt_rk = 1;
+    mn_ik_result r;
+    CHECK(mn_ik_solve(m, d, &p, &o, &r) == MN_ERR_UNREACHABLE);
+    CHECK_NEAR(r.pos_err, 2.0, 1e-3);
+    mn_data_destroy(d);
+    mn_model_destroy(m);
+
+    /* tight limits: q stays inside */
+    m = planar3(-0.9, 0.9);
+    d = mn_data_create(m, 0);
+    p.target_pos = mn_v3(cos(0.6) + cos(1.45) + cos(2.3), sin(0.6) + sin(1.45) + sin(2.3), 0);
+    mn_ik_solve(m, d, &p, &o, &r);
+    CHECK(mn_q_within_limits(m, d->q, 0));
+    mn_data_destroy(d);
+    mn_model_destroy(m);
+
+    m = chain7();
+    d = mn_data_create(m, 0);
+    int base = mn_model_find_joint(m, "base"), tip = mn_model_find_joint(m, "tool");
+    p = mn_ik_problem_default();
+    p.base = base;
+    p.tip = tip;
+    for (int t = 0; t < 5; t++) {
+        random_target(m, d, base, tip, &p);
+        mn_data_reset(m, d);
+        o = opts_for(MN_IK_JT);
+        o.jt_rk = 1;
+        long before = mn_alloc_count();
+        mn_status s = mn_ik_solve(m, d, &p, &o, &r);
+        CHECK(mn_alloc_count() == before);
+        if (s != MN_OK) fprintf(stderr, "jt rk chain7 target %d: %s\n", t, r.message);
+        CHECK(s == MN_OK);
+        check_pose(m, d, &p, 1.01e-5);
+    }
+    mn_data_destroy(d);
     mn_model_destroy(m);
 }
 
@@ -826,6 +966,7 @@ int main(int argc, char** argv) {
     RUN(test_pinv_nullspace);
     RUN(test_pinv_nullspace_targets);
     RUN(test_jt_scale_invariant);
+    RUN(test_jt_rk);
     RUN(test_singular_inward);
     RUN(test_unreachable);
     RUN(test_no_allocation);
