@@ -11,7 +11,8 @@
  *
  * Seeds: Welman ch. 3 (pseudoinverse, SVD, null space), 4.1 (Jacobian transpose), 4.2
  * (CCD); Parent ch. 5 notes (analytic two-link, damped least squares eq. 5.24, null-space
- * eq. 5.25-5.28, the alternative Jacobian); Aristidou & Lasenby 2011 (FABRIK); Levenberg-Marquardt with restarts.
+ * eq. 5.25-5.28, the alternative Jacobian); Aristidou & Lasenby 2011 (FABRIK); Levenberg-Marquardt
+ * with restarts.
  *
  * Calling convention, default options and results: see base.h. */
 #ifndef MARIONETTE_IK_H

@@ -18,7 +18,7 @@
 #include "ik/ik_methods.h"
 
 int mn_ik_dls_step(void* vctx, const mn_ikc* c, const double* qc, double* J, const double* e,
-                    int rows, double* dq) {
+                   int rows, double* dq) {
     mn_ik_dls_ctx* x = vctx;
     int n = c->ch.ndof, k = rows < n ? rows : n;
     if (mn_ik_svd_scaled(c, J, rows, &x->w) != 0) return -1;
@@ -53,8 +53,8 @@ int mn_ik_dls_step(void* vctx, const mn_ikc* c, const double* qc, double* J, con
     return 0;
 }
 
-mn_status mn_ik_dls_setup(void* vctx, const mn_ikc* c, const mn_ik_goal* g,
-                          const mn_ik_options* o, mn_arena* a) {
+mn_status mn_ik_dls_setup(void* vctx, const mn_ikc* c, const mn_ik_goal* g, const mn_ik_options* o,
+                          mn_arena* a) {
     mn_ik_dls_ctx* x = vctx;
     double L = c->reach > 0 ? c->reach : 1.0;
     x->lambda0 = o->damping * L;

@@ -50,22 +50,25 @@ static int jt_step(void* ctx, const mn_ikc* c, const double* qc, double* J, cons
 
 /* ---- the adaptive Runge-Kutta integration (Welman 4.1.5, [PFTV90]) --------------------- */
 
-#define JT_RK_EPS 1e-2  /* local error relative to the step */
-#define JT_RK_TRIES 12  /* rejected steps before the iteration falls back */
+#define JT_RK_EPS 1e-2 /* local error relative to the step */
+#define JT_RK_TRIES 12 /* rejected steps before the iteration falls back */
 #define JT_RK_SAFETY 0.9
 
 /* Cash-Karp 5(4) tableau (Cash and Karp 1990; Numerical Recipes 2nd ed., sec. 16.2). */
-static const double ck_a[6][5] = {{0},
-                                  {1.0 / 5},
-                                  {3.0 / 40, 9.0 / 40},
-                                  {3.0 / 10, -9.0 / 10, 6.0 / 5},
-                                  {-11.0 / 54, 5.0 / 2, -70.0 / 27, 35.0 / 27},
-                                  {1631.0 / 55296, 175.0 / 512, 575.0 / 13824, 44275.0 / 110592,
-                                   253.0 / 4096}};
+static const double ck_a[6][5] = {
+    {0},
+    {1.0 / 5},
+    {3.0 / 40, 9.0 / 40},
+    {3.0 / 10, -9.0 / 10, 6.0 / 5},
+    {-11.0 / 54, 5.0 / 2, -70.0 / 27, 35.0 / 27},
+    {1631.0 / 55296, 175.0 / 512, 575.0 / 13824, 44275.0 / 110592, 253.0 / 4096}};
 static const double ck_c[6] = {37.0 / 378, 0, 250.0 / 621, 125.0 / 594, 0, 512.0 / 1771};
 /* fifth minus fourth order weights: the error estimate */
-static const double ck_dc[6] = {37.0 / 378 - 2825.0 / 27648, 0, 250.0 / 621 - 18575.0 / 48384,
-                                125.0 / 594 - 13525.0 / 55296, -277.0 / 14336,
+static const double ck_dc[6] = {37.0 / 378 - 2825.0 / 27648,
+                                0,
+                                250.0 / 621 - 18575.0 / 48384,
+                                125.0 / 594 - 13525.0 / 55296,
+                                -277.0 / 14336,
                                 512.0 / 1771 - 1.0 / 4};
 
 typedef struct jt_rk_ctx {
@@ -73,8 +76,8 @@ typedef struct jt_rk_ctx {
     int limits;
     double max_step; /* o->max_step: the step is capped by shortening h, so that it stays a
                         step along the flow (mn_ik_iterate's cap would cut the chord) */
-    double h;  /* the step size carried to the next iteration; 0 before the first */
-    double* k; /* 6 x ndof: the stages */
+    double h;        /* the step size carried to the next iteration; 0 before the first */
+    double* k;       /* 6 x ndof: the stages */
     double *v, *qs, *Js;
 } jt_rk_ctx;
 

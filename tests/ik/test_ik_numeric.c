@@ -1,7 +1,8 @@
-/* The numeric chain IK methods (LM, DLS, PINV, JT, the alternative Jacobian): reachable targets on a planar arm, a
- * 7-DOF spatial chain (the robots from URDF files are in tests/integration/test_ik_robots.c),
- * limits, stiffness, determinism, the singular straight chain of Welman Fig. 4.2, unreachable
- * targets, no heap allocation inside a solve, and the chain Jacobians against finite differences.
+/* The numeric chain IK methods (LM, DLS, PINV, JT, the alternative Jacobian): reachable targets on
+ * a planar arm, a 7-DOF spatial chain (the robots from URDF files are in
+ * tests/integration/test_ik_robots.c), limits, stiffness, determinism, the singular straight chain
+ * of Welman Fig. 4.2, unreachable targets, no heap allocation inside a solve, and the chain
+ * Jacobians against finite differences.
  */
 #include <marionette/ik.h>
 #include <marionette/model.h>
