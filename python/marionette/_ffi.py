@@ -542,6 +542,8 @@ typedef struct mn_gltf_write_options {
     double scale;
     mn_quat root_rot;
     int keep_attributes;
+    const void* objects;
+    const double* pose;
 } mn_gltf_write_options;
 mn_gltf_write_options mn_gltf_write_default(void);
 mn_status mn_gltf_write_ex(const char* path, const mn_model* m, const mn_motion* motion,
