@@ -57,12 +57,14 @@ typedef struct ccd_ctx {
     int balls[MN_CSYS_MAX_FIGURES]; /* the figure has a joint that may be ball_like */
     int absorb;                     /* leave out the goals the joints below restore */
     double tol, tol_rot;            /* the solve's tolerances (the limb step's stop) */
+    int* top; /* every joint of every figure (jnt0 offsets): the top of its limb, or -1 */
 } ccd_ctx;
 
 size_t mn_csys_ccd_bytes(int max_goals, int njoint, int nq) {
     return sizeof(ccd_goal) * (size_t)(max_goals > 0 ? max_goals : 1) + 16 +
            sizeof(mn_vec3) * (size_t)(njoint > 0 ? njoint : 1) +
-           sizeof(double) * (size_t)(nq > 0 ? nq : 1);
+           sizeof(double) * (size_t)(nq > 0 ? nq : 1) +
+           sizeof(int) * (size_t)(njoint > 0 ? njoint : 1);
 }
 
 /* Builds the goal list from the enabled constraints and drags (drags last); returns its
@@ -256,7 +258,7 @@ static int limb_joint(const ccd_ctx* x, int f, int k, int* tip) {
 /* The top joint of the limb joint k belongs to, or -1: k and every joint up to the top are
  * limb joints with the same deepest goal, the top's parent is not, and the limb is small
  * enough. */
-static int limb_top(const ccd_ctx* x, int f, int k) {
+static int find_limb_top(const ccd_ctx* x, int f, int k) {
     const mn_model* m = x->s->fig[f].m;
     int tip, t2;
     if (!limb_joint(x, f, k, &tip)) return -1;
@@ -273,6 +275,20 @@ static int limb_top(const ccd_ctx* x, int f, int k) {
         if (a->fig == f && a->joint >= top && a->joint < m->jnt_subtree_end[top]) rows += 3;
     }
     return nd >= 2 && nd <= LIMB_MAX_DOF && rows <= LIMB_MAX_ROWS ? top : -1;
+}
+
+/* The limbs of the goals the sweeps weigh now, found once per sweep into x->top. */
+static void find_limbs(ccd_ctx* x) {
+    for (int f = 0; f < x->s->nfig; f++) {
+        const mn_model* m = x->s->fig[f].m;
+        int* top = x->top + x->s->fig[f].jnt0;
+        for (int k = 0; k < m->njoint; k++)
+            top[k] = find_limb_top(x, f, k);
+    }
+}
+
+static int limb_top(const ccd_ctx* x, int f, int k) {
+    return x->top[x->s->fig[f].jnt0 + k];
 }
 
 /* The limb's error rows (pins: target - p; orients: log(Rt R^T) times the figure size, so
@@ -355,7 +371,7 @@ static void limb_step(ccd_ctx* x, int f, int top, int limits) {
     double pe, re;
     int rows = limb_error(x, f, top, e, &pe, &re);
     for (int it = 0; it < LIMB_ITERS; it++) {
-        if (pe <= 0.1 * x->tol && re <= 0.1 * x->tol_rot) break;
+        if (pe <= 1e-3 * x->tol && re <= 1e-3 * x->tol_rot) break;
         double e2 = 0;
         for (int r = 0; r < rows; r++)
             e2 += e[r] * e[r];
@@ -885,7 +901,10 @@ static void sweep_step(mn_csys* s, const double* q0, double* dq) {
  * 50 sweeps and more for 1e-5 m). When two successive changes point the same way, the
  * rest of that geometric series, dq rho / (1 - rho), is the gain returned (0: no
  * extrapolation); the solve takes it, or a third or a ninth of it, whichever first lowers
- * the penalty, and otherwise stays where the sweep left it. */
+ * the penalty, and otherwise stays where the sweep left it. A change that does not shrink
+ * (rho from 0.98 to 1.5, the same direction) is a steady drift along a valley (the limb
+ * step's root and a leg held at a limit sharing one direction): the longest extrapolation,
+ * 50 changes, is tried first. */
 static double aitken_gain(const mn_csys* s, const double* dq, const double* dq_prev) {
     double dd = 0, dp = 0, pp = 0;
     for (int k = 0; k < s->nv; k++) {
@@ -895,8 +914,10 @@ static double aitken_gain(const mn_csys* s, const double* dq, const double* dq_p
     }
     if (!(dd > 0) || !(pp > 0)) return 0;
     double rho = sqrt(dd / pp), cosa = dp / sqrt(dd * pp);
-    if (!(cosa > 0.9) || !(rho < 0.99) || !(rho > 0.1)) return 0;
-    return fmin(rho / (1 - rho), 50.0);
+    if (!(cosa > 0.9) || !(rho > 0.1) || !(rho < 1.5)) return 0;
+    /* a change that does not shrink (rho near or above 1) is a steady drift along a
+     * valley: the longest extrapolation is tried first, the penalty picks how far */
+    return rho < 0.98 ? fmin(rho / (1 - rho), 50.0) : 50.0;
 }
 
 /* Moves every figure by gain * dq from the states q0, within the limits when asked. */
@@ -936,6 +957,7 @@ mn_status mn_csys_solve_ccd(mn_csys* s, const mn_csolve_options* o, mn_csolve_re
     for (int f = 0; f < s->nfig; f++)
         njt += s->fig[f].m->njoint;
     double* qprev = (double*)(x.seg + njt);
+    x.top = (int*)(qprev + s->nq);
     /* the multiplier solvers' step vectors, unused by CCD: the last two sweeps' changes */
     double *dq = s->v, *dq_prev = s->dv;
     int have_prev = 0;
@@ -978,6 +1000,7 @@ mn_status mn_csys_solve_ccd(mn_csys* s, const mn_csolve_options* o, mn_csolve_re
             while (x.ng > 0 && x.g[x.ng - 1].mode == G_DRAG)
                 x.ng--;
         copy_states(s, qprev, 1);
+        find_limbs(&x);
         for (int f = 0; f < s->nfig; f++)
             sweep(&x, f, o->respect_limits);
         x.ng = ng;
