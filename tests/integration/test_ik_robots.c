@@ -373,6 +373,23 @@ static void test_cli_solve(void) {
              panda); /* Franka's "ready" pose */
     CHECK(run_cli(args, out, sizeof out) == 0);
     CHECK(strncmp(out, "status OK\nmethod dls\n", 21) == 0);
+    /* the alternative Jacobian by name, and JT integrated by Runge-Kutta (--rk goes with jt
+     * only: a usage error with another method) */
+    snprintf(args, sizeof args,
+             "solve %s --base panda_link0 --tip panda_link8 --target 0.3,0.2,0.6 --method altjac "
+             "--timeout-ms 0 --seed-q 0,-0.785,0,-2.356,0,1.571,0.785",
+             panda);
+    CHECK(run_cli(args, out, sizeof out) == 0);
+    CHECK(strncmp(out, "status OK\nmethod altjac\n", 24) == 0);
+    snprintf(args, sizeof args,
+             "solve %s --base panda_link0 --tip panda_link8 --target 0.3,0.2,0.6 --method jt --rk "
+             "--iters 100000 --timeout-ms 0 --seed-q 0,-0.785,0,-2.356,0,1.571,0.785",
+             panda);
+    CHECK(run_cli(args, out, sizeof out) == 0);
+    CHECK(strncmp(out, "status OK\nmethod jt\n", 20) == 0);
+    snprintf(args, sizeof args,
+             "solve %s --base panda_link0 --tip panda_link8 --target 0.3,0.2,0.6 --rk", panda);
+    CHECK(run_cli(args, out, sizeof out) == 2);
     /* Unreachable: the closest pose is printed, exit 1. */
     snprintf(
         args, sizeof args,
