@@ -88,8 +88,8 @@ static void usage(FILE* f) {
             "  method target tol solved status iters us cpu_us (medians of --repeat) pos_err\n"
             "then a table (lines starting with '#') and writes an SVG plot of time against\n"
             "accuracy, log-log, one panel per target (--svg, default ik_compare.svg).\n"
-            "--jt-rk: jt integrates its ODE by adaptive Runge-Kutta (Welman 4.1.5, mn_ik_options\n"
-            "  jt_rk) instead of the line-searched step.\n"
+            "--jt-rk: adds the row jt-rk, jt integrating its ODE by adaptive Runge-Kutta\n"
+            "  (Welman 4.1.5, mn_ik_options jt_rk) instead of the line-searched step.\n"
             "--method NAME runs only that method (lm, dls, pinv, jt, ccd, fabrik, analytic,\n"
             "altjac).\n");
 }
@@ -169,16 +169,24 @@ sb_printf(sbuf* b, const char* fmt, ...) {
     }
 }
 
-static const char* const colors[MN_IK_METHOD_COUNT] = {"#1f77b4", "#ff7f0e", "#2ca02c", "#d62728",
-                                                       "#9467bd", "#8c564b", "#e377c2", "#17becf"};
+/* The rows: every method, then JT with the Runge-Kutta integration of its ODE (--jt-rk). */
+#define NROW (MN_IK_METHOD_COUNT + 1)
+#define ROW_JT_RK MN_IK_METHOD_COUNT
+
+static const char* row_name(int row) {
+    return row == ROW_JT_RK ? "jt-rk" : mn_ik_method_name((mn_ik_method)row);
+}
+
+static const char* const colors[NROW] = {"#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd",
+                                         "#8c564b", "#e377c2", "#17becf", "#7f7f7f"};
 
 /* Time (us) against tolerance, log-log; tolerance decreasing to the right as in Welman's
  * plots. One panel per target, a shared legend. */
-static int write_svg(const char* path, cell res[MN_IK_METHOD_COUNT][NTARGET][NTOL], const int* run,
+static int write_svg(const char* path, cell res[NROW][NTARGET][NTOL], const int* run,
                      const char* chain, int dof) {
     const double W = 900, H = 420, pw = 360, ph = 280, top = 50, left[2] = {80, 500};
     double lo = INFINITY, hi = 0;
-    for (int mth = 0; mth < MN_IK_METHOD_COUNT; mth++)
+    for (int mth = 0; mth < NROW; mth++)
         for (int t = 0; t < NTARGET; t++)
             for (int k = 0; k < NTOL; k++)
                 if (run[mth] && res[mth][t][k].solved && res[mth][t][k].cpu_us > 0) {
@@ -230,7 +238,7 @@ static int write_svg(const char* path, cell res[MN_IK_METHOD_COUNT][NTARGET][NTO
                   "%.1f)\">time "
                   "(CPU microseconds)</text>\n",
                   x0 - 52, y0 + ph / 2, x0 - 52, y0 + ph / 2);
-        for (int mth = 0; mth < MN_IK_METHOD_COUNT; mth++) {
+        for (int mth = 0; mth < NROW; mth++) {
             if (!run[mth]) continue;
             int open = 0;
             for (int k = 0; k < NTOL; k++) {
@@ -262,14 +270,13 @@ static int write_svg(const char* path, cell res[MN_IK_METHOD_COUNT][NTARGET][NTO
         sb_printf(&b, "</g>\n");
     }
     double lx = 80, ly = H - 22;
-    for (int mth = 0; mth < MN_IK_METHOD_COUNT; mth++) {
+    for (int mth = 0; mth < NROW; mth++) {
         if (!run[mth]) continue;
         sb_printf(&b,
                   "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"%s\" "
                   "stroke-width=\"3\"/>"
                   "<text x=\"%.1f\" y=\"%.1f\">%s</text>\n",
-                  lx, ly, lx + 22, ly, colors[mth], lx + 27, ly + 4,
-                  mn_ik_method_name((mn_ik_method)mth));
+                  lx, ly, lx + 22, ly, colors[mth], lx + 27, ly + 4, row_name(mth));
         lx += 110;
     }
     sb_printf(&b, "</svg>\n");
@@ -388,8 +395,8 @@ int mn_bench_ik_compare(int argc, char** argv) {
     mn_data* d = m ? mn_data_create(m, 0) : NULL;
     double* times = malloc(sizeof(double) * 2 * (size_t)repeat);
     int* jnt = m ? malloc(sizeof(int) * (size_t)(m->njoint + 1)) : NULL;
-    static cell res[MN_IK_METHOD_COUNT][NTARGET][NTOL];
-    int run[MN_IK_METHOD_COUNT];
+    static cell res[NROW][NTARGET][NTOL];
+    int run[NROW];
     int rc = MN_EXIT_INPUT, base = -1, tip = -1, ndof = 0;
     if (!m || !d || !times || !jnt) {
         fprintf(stderr, "marionette bench ik: %s\n",
@@ -430,10 +437,11 @@ int mn_bench_ik_compare(int argc, char** argv) {
     printf("bench=ik_compare chain=%s dof=%d reach=%.4g inside_dist=%.4f edge_dist=%.4f "
            "repeat=%d timeout_ms=%g jt=%s\n",
            chain, ndof, reach, mn_vec3_norm(targets[0]), mn_vec3_norm(targets[1]), repeat,
-           timeout_ms, jt_rk ? "rk" : "line-search");
+           timeout_ms, jt_rk ? "line-search,rk" : "line-search");
 
-    for (int mth = 0; mth < MN_IK_METHOD_COUNT; mth++) {
-        run[mth] = only < 0 || only == mth;
+    for (int mth = 0; mth < NROW; mth++) {
+        run[mth] =
+            mth == ROW_JT_RK ? jt_rk && (only < 0 || only == MN_IK_JT) : only < 0 || only == mth;
         if (!run[mth]) continue;
         for (int t = 0; t < NTARGET; t++)
             for (int k = 0; k < NTOL; k++) {
@@ -442,8 +450,8 @@ int mn_bench_ik_compare(int argc, char** argv) {
                 p.tip = tip;
                 p.target_pos = targets[t];
                 mn_ik_options o = mn_ik_default();
-                o.method = (mn_ik_method)mth;
-                o.jt_rk = jt_rk && mth == MN_IK_JT;
+                o.method = mth == ROW_JT_RK ? MN_IK_JT : (mn_ik_method)mth;
+                o.jt_rk = mth == ROW_JT_RK;
                 o.tol_pos = tols[k];
                 o.max_iters = 1000000;
                 o.timeout_ms = timeout_ms;
@@ -469,7 +477,7 @@ int mn_bench_ik_compare(int argc, char** argv) {
                 c->pos_err = r.pos_err;
                 printf("method=%s target=%s tol=%.0e solved=%d status=%s iters=%d us=%.1f "
                        "cpu_us=%.1f pos_err=%.2e\n",
-                       mn_ik_method_name((mn_ik_method)mth), target_names[t], tols[k], c->solved,
+                       row_name(mth), target_names[t], tols[k], c->solved,
                        mn_status_name(c->status), c->iters, c->us, c->cpu_us, c->pos_err);
                 fflush(stdout);
             }
@@ -483,9 +491,9 @@ int mn_bench_ik_compare(int argc, char** argv) {
         for (int k = 0; k < NTOL; k++)
             printf(" %12.0e", tols[k]);
         printf("\n");
-        for (int mth = 0; mth < MN_IK_METHOD_COUNT; mth++) {
+        for (int mth = 0; mth < NROW; mth++) {
             if (!run[mth]) continue;
-            printf("# %-9s", mn_ik_method_name((mn_ik_method)mth));
+            printf("# %-9s", row_name(mth));
             for (int k = 0; k < NTOL; k++) {
                 const cell* c = &res[mth][t][k];
                 if (c->solved)
