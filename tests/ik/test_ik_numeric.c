@@ -875,19 +875,29 @@ static void check_jacobians(mn_model* m, int base, int tip, mn_vec3 point) {
 
 /* The alternative Jacobian (Parent ch. 5) is the Jacobian of the goal carried rigidly by the
  * tip frame: central differences of that point's base-frame position, the goal away from the
- * effector; its rotation rows are the ordinary Jacobian's. */
+ * effector, on hinge chains and a chain of ball joints; its rotation rows are the ordinary
+ * Jacobian's. */
 static void check_altjac_jacobian(mn_model* m, int base, int tip, mn_vec3 point) {
     mn_data* d = mn_data_create(m, 0);
     for (int trial = 0; trial < 5; trial++) {
-        for (int j = 0; j < m->njoint; j++)
-            if (m->jnt_type[j] == MN_JOINT_HINGE) d->q[m->jnt_qadr[j]] = 2 * urand() - 1;
+        for (int j = 0; j < m->njoint; j++) {
+            int qa = m->jnt_qadr[j];
+            if (m->jnt_type[j] == MN_JOINT_HINGE) d->q[qa] = 2 * urand() - 1;
+            if (m->jnt_type[j] == MN_JOINT_BALL) {
+                mn_quat r = mn_quat_axis_angle(
+                    mn_vec3_normalize(mn_v3(urand() - 0.5, urand() - 0.5, urand() - 0.5)),
+                    2 * urand() - 1);
+                d->q[qa] = r.w, d->q[qa + 1] = r.x, d->q[qa + 2] = r.y, d->q[qa + 3] = r.z;
+            }
+        }
         mn_fk(m, d);
         size_t mark = mn_arena_mark(&d->arena);
         mn_ikc c;
         CHECK(mn_ikc_build(m, d, base, tip, point, 0, &d->arena, &c) == MN_OK);
         int n = c.ch.ndof, nq = c.ch.nq;
-        CHECK(n == nq); /* hinges only: a DOF is a state number */
         double* qc = mn_arena_alloc(&d->arena, sizeof(double) * (size_t)nq);
+        double* qh = mn_arena_alloc(&d->arena, sizeof(double) * (size_t)nq);
+        double* v = mn_arena_alloc(&d->arena, sizeof(double) * (size_t)n);
         double* Ja = mn_arena_alloc(&d->arena, sizeof(double) * 6 * (size_t)n);
         double* Je = mn_arena_alloc(&d->arena, sizeof(double) * 6 * (size_t)n);
         mn_chain_gather(&c.ch, d->q, qc);
@@ -908,17 +918,20 @@ static void check_altjac_jacobian(mn_model* m, int base, int tip, mn_vec3 point)
         const double h = 1e-6;
         double differ = 0;
         for (int k = 0; k < n; k++) {
-            double q0 = qc[k];
+            /* central differences along DOF k (a ball's: a turn about its k-th axis) */
             mn_vec3 pp, pm;
-            qc[k] = q0 + h;
-            mn_ikc_fk(&c, qc, gl, NULL, &pp);
-            qc[k] = q0 - h;
-            mn_ikc_fk(&c, qc, gl, NULL, &pm);
-            qc[k] = q0;
-            mn_vec3 v = mn_vec3_scale(mn_vec3_sub(pp, pm), 0.5 / h);
-            CHECK_NEAR(Ja[k], g.wp * v.x, 1e-6);
-            CHECK_NEAR(Ja[n + k], g.wp * v.y, 1e-6);
-            CHECK_NEAR(Ja[2 * n + k], g.wp * v.z, 1e-6);
+            for (int i = 0; i < n; i++)
+                v[i] = i == k;
+            memcpy(qh, qc, sizeof(double) * (size_t)nq);
+            mn_ikc_integrate(&c, qh, v, h);
+            mn_ikc_fk(&c, qh, gl, NULL, &pp);
+            memcpy(qh, qc, sizeof(double) * (size_t)nq);
+            mn_ikc_integrate(&c, qh, v, -h);
+            mn_ikc_fk(&c, qh, gl, NULL, &pm);
+            mn_vec3 dv = mn_vec3_scale(mn_vec3_sub(pp, pm), 0.5 / h);
+            CHECK_NEAR(Ja[k], g.wp * dv.x, 1e-6);
+            CHECK_NEAR(Ja[n + k], g.wp * dv.y, 1e-6);
+            CHECK_NEAR(Ja[2 * n + k], g.wp * dv.z, 1e-6);
             for (int r = 3; r < 6; r++)
                 CHECK(Ja[r * n + k] == Je[r * n + k]);
             for (int r = 0; r < 3; r++)
@@ -930,6 +943,21 @@ static void check_altjac_jacobian(mn_model* m, int base, int tip, mn_vec3 point)
     mn_data_destroy(d);
 }
 
+/* Three ball joints on links of 0.4, 0.3 and 0.25 (a limb of a motion-capture figure). */
+static mn_model* balls3(void) {
+    mn_spec* s = mn_spec_create("balls3");
+    int p = add(s, "base", -1, MN_JOINT_FIXED, mn_v3(0, 0, 0), mn_v3(0, 0, 1), 0, 0);
+    const char* names[3] = {"b1", "b2", "b3"};
+    const double len[3] = {0, 0.4, 0.3};
+    for (int i = 0; i < 3; i++)
+        p = add(s, names[i], p, MN_JOINT_BALL, mn_v3(0.05 * i, -len[i], 0), mn_v3(0, 0, 1), 0, 0);
+    add(s, "end", p, MN_JOINT_FIXED, mn_v3(0, -0.25, 0.02), mn_v3(0, 0, 1), 0, 0);
+    mn_model* m = mn_model_compile(s, NULL);
+    mn_spec_destroy(s);
+    CHECK(m != NULL);
+    return m;
+}
+
 static void test_altjac_jacobian(void) {
     mn_model* m = planar3(0, 0);
     check_altjac_jacobian(m, mn_model_find_joint(m, "base"), mn_model_find_joint(m, "tip"),
@@ -938,6 +966,37 @@ static void test_altjac_jacobian(void) {
     m = chain7();
     check_altjac_jacobian(m, mn_model_find_joint(m, "base"), mn_model_find_joint(m, "tool"),
                           mn_v3(0.02, -0.03, 0.1));
+    mn_model_destroy(m);
+    m = balls3();
+    check_altjac_jacobian(m, mn_model_find_joint(m, "base"), mn_model_find_joint(m, "end"),
+                          mn_v3(0.01, 0, 0.03));
+    /* and the method meets pose targets on the ball chain, from its rest pose */
+    mn_data* d = mn_data_create(m, 0);
+    mn_ik_problem p = mn_ik_problem_default();
+    p.base = mn_model_find_joint(m, "base");
+    p.tip = mn_model_find_joint(m, "end");
+    p.use_orientation = 1;
+    for (int t = 0; t < 5; t++) {
+        for (int j = 0; j < m->njoint; j++)
+            if (m->jnt_type[j] == MN_JOINT_BALL) {
+                int qa = m->jnt_qadr[j];
+                mn_quat r = mn_quat_axis_angle(
+                    mn_vec3_normalize(mn_v3(urand() - 0.5, urand() - 0.5, urand() - 0.5)),
+                    1.2 * urand());
+                d->q[qa] = r.w, d->q[qa + 1] = r.x, d->q[qa + 2] = r.y, d->q[qa + 3] = r.z;
+            }
+        mn_fk(m, d);
+        p.target_pos = d->xf[p.tip].p;
+        p.target_rot = mn_quat_from_mat3(&d->xf[p.tip].R);
+        mn_data_reset(m, d);
+        mn_ik_options o = opts_for(MN_IK_ALTJAC);
+        mn_ik_result r;
+        mn_status st = mn_ik_solve(m, d, &p, &o, &r);
+        if (st != MN_OK) fprintf(stderr, "altjac balls target %d: %s\n", t, r.message);
+        CHECK(st == MN_OK);
+        check_pose(m, d, &p, 1.01e-5);
+    }
+    mn_data_destroy(d);
     mn_model_destroy(m);
 }
 
