@@ -277,7 +277,8 @@ static int find_limb_top(const ccd_ctx* x, int f, int k) {
     return nd >= 2 && nd <= LIMB_MAX_DOF && rows <= LIMB_MAX_ROWS ? top : -1;
 }
 
-/* The limbs of the goals the sweeps weigh now, found once per sweep into x->top. */
+/* The limbs of the goals the sweeps weigh now into x->top: once per solve, and again when the
+ * drags are dropped. */
 static void find_limbs(ccd_ctx* x) {
     for (int f = 0; f < x->s->nfig; f++) {
         const mn_model* m = x->s->fig[f].m;
@@ -958,6 +959,7 @@ mn_status mn_csys_solve_ccd(mn_csys* s, const mn_csolve_options* o, mn_csolve_re
         njt += s->fig[f].m->njoint;
     double* qprev = (double*)(x.seg + njt);
     x.top = (int*)(qprev + s->nq);
+    int limbs_ng = -1; /* the goal count the limbs in x.top were found for */
     /* the multiplier solvers' step vectors, unused by CCD: the last two sweeps' changes */
     double *dq = s->v, *dq_prev = s->dv;
     int have_prev = 0;
@@ -1000,7 +1002,7 @@ mn_status mn_csys_solve_ccd(mn_csys* s, const mn_csolve_options* o, mn_csolve_re
             while (x.ng > 0 && x.g[x.ng - 1].mode == G_DRAG)
                 x.ng--;
         copy_states(s, qprev, 1);
-        find_limbs(&x);
+        if (x.ng != limbs_ng) find_limbs(&x), limbs_ng = x.ng; /* the goals changed */
         for (int f = 0; f < s->nfig; f++)
             sweep(&x, f, o->respect_limits);
         x.ng = ng;
