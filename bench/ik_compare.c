@@ -76,7 +76,7 @@ static void usage(FILE* f) {
     fprintf(f,
             "usage: marionette bench ik --compare [--svg ik_compare.svg] [--repeat 5]\n"
             "                                     [--timeout-ms 2000] [--method NAME]\n"
-            "                                     [--urdf FILE --base LINK --tip LINK]\n"
+            "                                     [--urdf FILE --base LINK --tip LINK] [--jt-rk]\n"
             "\n"
             "Welman 1993, 4.3 (Fig. 4.4, 4.5): a 7-DOF chain (unit links, hinges alternating\n"
             "about z and y, no limits), a position target inside the reach and one near its\n"
@@ -88,7 +88,10 @@ static void usage(FILE* f) {
             "  method target tol solved status iters us cpu_us (medians of --repeat) pos_err\n"
             "then a table (lines starting with '#') and writes an SVG plot of time against\n"
             "accuracy, log-log, one panel per target (--svg, default ik_compare.svg).\n"
-            "--method NAME runs only that method (lm, dls, pinv, jt, ccd, fabrik, analytic).\n");
+            "--jt-rk: adds the row jt-rk, jt integrating its ODE by adaptive Runge-Kutta\n"
+            "  (Welman 4.1.5, mn_ik_options jt_rk) instead of the line-searched step.\n"
+            "--method NAME runs only that method (lm, dls, pinv, jt, ccd, fabrik, analytic,\n"
+            "altjac).\n");
 }
 
 static mn_model* welman_chain(void) {
@@ -166,16 +169,24 @@ sb_printf(sbuf* b, const char* fmt, ...) {
     }
 }
 
-static const char* const colors[MN_IK_METHOD_COUNT] = {"#1f77b4", "#ff7f0e", "#2ca02c", "#d62728",
-                                                       "#9467bd", "#8c564b", "#e377c2"};
+/* The rows: every method, then JT with the Runge-Kutta integration of its ODE (--jt-rk). */
+#define NROW (MN_IK_METHOD_COUNT + 1)
+#define ROW_JT_RK MN_IK_METHOD_COUNT
+
+static const char* row_name(int row) {
+    return row == ROW_JT_RK ? "jt-rk" : mn_ik_method_name((mn_ik_method)row);
+}
+
+static const char* const colors[NROW] = {"#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd",
+                                         "#8c564b", "#e377c2", "#17becf", "#7f7f7f"};
 
 /* Time (us) against tolerance, log-log; tolerance decreasing to the right as in Welman's
  * plots. One panel per target, a shared legend. */
-static int write_svg(const char* path, cell res[MN_IK_METHOD_COUNT][NTARGET][NTOL], const int* run,
+static int write_svg(const char* path, cell res[NROW][NTARGET][NTOL], const int* run,
                      const char* chain, int dof) {
     const double W = 900, H = 420, pw = 360, ph = 280, top = 50, left[2] = {80, 500};
     double lo = INFINITY, hi = 0;
-    for (int mth = 0; mth < MN_IK_METHOD_COUNT; mth++)
+    for (int mth = 0; mth < NROW; mth++)
         for (int t = 0; t < NTARGET; t++)
             for (int k = 0; k < NTOL; k++)
                 if (run[mth] && res[mth][t][k].solved && res[mth][t][k].cpu_us > 0) {
@@ -227,7 +238,7 @@ static int write_svg(const char* path, cell res[MN_IK_METHOD_COUNT][NTARGET][NTO
                   "%.1f)\">time "
                   "(CPU microseconds)</text>\n",
                   x0 - 52, y0 + ph / 2, x0 - 52, y0 + ph / 2);
-        for (int mth = 0; mth < MN_IK_METHOD_COUNT; mth++) {
+        for (int mth = 0; mth < NROW; mth++) {
             if (!run[mth]) continue;
             int open = 0;
             for (int k = 0; k < NTOL; k++) {
@@ -259,14 +270,13 @@ static int write_svg(const char* path, cell res[MN_IK_METHOD_COUNT][NTARGET][NTO
         sb_printf(&b, "</g>\n");
     }
     double lx = 80, ly = H - 22;
-    for (int mth = 0; mth < MN_IK_METHOD_COUNT; mth++) {
+    for (int mth = 0; mth < NROW; mth++) {
         if (!run[mth]) continue;
         sb_printf(&b,
                   "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"%s\" "
                   "stroke-width=\"3\"/>"
                   "<text x=\"%.1f\" y=\"%.1f\">%s</text>\n",
-                  lx, ly, lx + 22, ly, colors[mth], lx + 27, ly + 4,
-                  mn_ik_method_name((mn_ik_method)mth));
+                  lx, ly, lx + 22, ly, colors[mth], lx + 27, ly + 4, row_name(mth));
         lx += 110;
     }
     sb_printf(&b, "</svg>\n");
@@ -332,11 +342,15 @@ int mn_bench_ik_compare(int argc, char** argv) {
     }
     const char* svg = "ik_compare.svg";
     const char *urdf = NULL, *base_name = NULL, *tip_name = NULL;
-    int repeat = 5, only = -1;
+    int repeat = 5, only = -1, jt_rk = 0;
     double timeout_ms = 2000;
     for (int i = 1; i < argc; i++) {
         const char* a = argv[i];
         if (!strcmp(a, "--compare")) continue;
+        if (!strcmp(a, "--jt-rk")) {
+            jt_rk = 1;
+            continue;
+        }
         if (i + 1 >= argc)
             return mn_cli_usage_error("bench ik", "%s: missing value (or unknown option)", a);
         const char* v = argv[++i];
@@ -381,8 +395,8 @@ int mn_bench_ik_compare(int argc, char** argv) {
     mn_data* d = m ? mn_data_create(m, 0) : NULL;
     double* times = malloc(sizeof(double) * 2 * (size_t)repeat);
     int* jnt = m ? malloc(sizeof(int) * (size_t)(m->njoint + 1)) : NULL;
-    static cell res[MN_IK_METHOD_COUNT][NTARGET][NTOL];
-    int run[MN_IK_METHOD_COUNT];
+    static cell res[NROW][NTARGET][NTOL];
+    int run[NROW];
     int rc = MN_EXIT_INPUT, base = -1, tip = -1, ndof = 0;
     if (!m || !d || !times || !jnt) {
         fprintf(stderr, "marionette bench ik: %s\n",
@@ -421,12 +435,13 @@ int mn_bench_ik_compare(int argc, char** argv) {
         }
     }
     printf("bench=ik_compare chain=%s dof=%d reach=%.4g inside_dist=%.4f edge_dist=%.4f "
-           "repeat=%d timeout_ms=%g\n",
+           "repeat=%d timeout_ms=%g jt=%s\n",
            chain, ndof, reach, mn_vec3_norm(targets[0]), mn_vec3_norm(targets[1]), repeat,
-           timeout_ms);
+           timeout_ms, jt_rk ? "line-search,rk" : "line-search");
 
-    for (int mth = 0; mth < MN_IK_METHOD_COUNT; mth++) {
-        run[mth] = only < 0 || only == mth;
+    for (int mth = 0; mth < NROW; mth++) {
+        run[mth] =
+            mth == ROW_JT_RK ? jt_rk && (only < 0 || only == MN_IK_JT) : only < 0 || only == mth;
         if (!run[mth]) continue;
         for (int t = 0; t < NTARGET; t++)
             for (int k = 0; k < NTOL; k++) {
@@ -435,7 +450,8 @@ int mn_bench_ik_compare(int argc, char** argv) {
                 p.tip = tip;
                 p.target_pos = targets[t];
                 mn_ik_options o = mn_ik_default();
-                o.method = (mn_ik_method)mth;
+                o.method = mth == ROW_JT_RK ? MN_IK_JT : (mn_ik_method)mth;
+                o.jt_rk = mth == ROW_JT_RK;
                 o.tol_pos = tols[k];
                 o.max_iters = 1000000;
                 o.timeout_ms = timeout_ms;
@@ -461,7 +477,7 @@ int mn_bench_ik_compare(int argc, char** argv) {
                 c->pos_err = r.pos_err;
                 printf("method=%s target=%s tol=%.0e solved=%d status=%s iters=%d us=%.1f "
                        "cpu_us=%.1f pos_err=%.2e\n",
-                       mn_ik_method_name((mn_ik_method)mth), target_names[t], tols[k], c->solved,
+                       row_name(mth), target_names[t], tols[k], c->solved,
                        mn_status_name(c->status), c->iters, c->us, c->cpu_us, c->pos_err);
                 fflush(stdout);
             }
@@ -475,9 +491,9 @@ int mn_bench_ik_compare(int argc, char** argv) {
         for (int k = 0; k < NTOL; k++)
             printf(" %12.0e", tols[k]);
         printf("\n");
-        for (int mth = 0; mth < MN_IK_METHOD_COUNT; mth++) {
+        for (int mth = 0; mth < NROW; mth++) {
             if (!run[mth]) continue;
-            printf("# %-9s", mn_ik_method_name((mn_ik_method)mth));
+            printf("# %-9s", row_name(mth));
             for (int k = 0; k < NTOL; k++) {
                 const cell* c = &res[mth][t][k];
                 if (c->solved)

@@ -5,6 +5,7 @@
 #include <strings.h>
 
 #include <marionette/gltf.h>
+#include <marionette/meshio.h>
 
 #include "batch.h"
 #include "cli.h"
@@ -198,12 +199,34 @@ static mn_status convert_one(const char* in, const char* out, void* ctxp, mn_err
                     "%g (%.3g m tall; --scale 1 keeps the file's lengths)\n",
                     mn_cli_safe(in), h, units, go.scale, h * go.scale);
     }
+    /* the joints' polygon objects (a skeleton text's `object`), read beside IN, go into a
+     * .glb as meshes on their joints */
+    mn_objects obj;
+    memset(&obj, 0, sizeof obj);
+    int has_objects = 0;
+    for (int j = 0; j < m->njoint && to_glb; j++)
+        has_objects |= m->jnt_object[j] && m->jnt_object[j][0];
+    if (has_objects) {
+        char dir[1024];
+        const char* slash = strrchr(in, '/');
+        snprintf(dir, sizeof dir, "%.*s", slash ? (int)(slash - in) : 0, in);
+        mn_warnings ow = {0};
+        if (mn_objects_read(m, dir, &obj, &ow, err) != MN_OK) {
+            mn_motion_free(&mo);
+            mn_model_destroy(m);
+            mn_gltf_free(&g);
+            return err->status;
+        }
+        if (!ctx->quiet) mn_cli_print_warnings(&ow);
+        go.objects = &obj;
+    }
     mn_status s = ends_with(out, ".json")
                       ? mn_figure_doc_write(out, m, mo.nframes > 0 ? &mo : NULL, NULL, err)
                   : to_bvh ? mn_bvh_write_ex(out, m, mo.nframes > 0 ? &mo : NULL, &bo, err)
                   : to_glb ? mn_gltf_write_ex(out, m, mo.nframes > 0 ? &mo : NULL,
                                               g.nverts > 0 ? &g : NULL, &go, err)
                            : mn_skel_write(out, m, err);
+    mn_objects_free(&obj);
     mn_gltf_free(&g);
     if (to_skel && mo.nframes > 0 && s == MN_OK && !ctx->quiet)
         fprintf(

@@ -11,7 +11,7 @@ const char mn_cmd_demo_summary[] =
     "print the built-in stick figure and pull its hands and feet with IK";
 
 static void usage(FILE* f) {
-    fprintf(f, "usage: marionette demo [--method lm|dls|pinv|jt|ccd|fabrik|analytic]\n"
+    fprintf(f, "usage: marionette demo [--method lm|dls|pinv|jt|ccd|fabrik|analytic|altjac]\n"
                "\n"
                "Loads the built-in default figure (the stick figure of Welman 1993, Fig. 6.1),\n"
                "prints its skeleton, then moves the left hand, the right hand and the right foot\n"

@@ -16,7 +16,7 @@ const char mn_cmd_fk_summary[] =
 
 static void usage(FILE* f) {
     fprintf(f, "usage: marionette fk FILE [--frame N | --every-frame] [--anim NAME] [--time T]\n"
-               "                          [--q v1,v2,...] [--json] [--objects OUT.obj]\n"
+               "                          [--q v1,v2,...] [--json] [--objects OUT.obj|OUT.glb]\n"
                "\n"
                "Prints the world position of every joint (for URDF: every link frame) as\n"
                "'name x y z' (9 significant digits), in the file's units; --json gives full\n"
@@ -39,7 +39,9 @@ static void usage(FILE* f) {
                "it is listed once, as NAME, like every joint of the file.\n"
                "--objects OUT.obj writes the polygon objects the joints name (the skeleton\n"
                "text's `object`, Wavefront OBJ files beside FILE) placed on their joints in\n"
-               "the pose (the last one with --every-frame), as one OBJ mesh (Welman 6.1.1).\n");
+               "the pose (the last one with --every-frame), as one OBJ mesh (Welman 6.1.1);\n"
+               "--objects OUT.glb writes the figure in that pose as glTF 2.0 with each object a\n"
+               "mesh on a node child of its joint's node.\n");
 }
 
 /* Are the pose's world positions finite? 0 after saying which is not. */
@@ -121,7 +123,8 @@ static int pose_frame(const fk_source* s, mn_data* d, int f) {
     return 1;
 }
 
-/* --objects: the joints' objects placed in the pose d, as one OBJ mesh. */
+/* --objects: the joints' objects placed in the pose d, as one OBJ mesh, or (OUT.glb) the
+ * figure in that pose with each object a mesh on its joint's node. */
 static int write_objects(const char* file, const mn_model* m, const mn_data* d, const char* out) {
     char dir[1024];
     const char* slash = strrchr(file, '/');
@@ -133,8 +136,15 @@ static int write_objects(const char* file, const mn_model* m, const mn_data* d, 
     if (mn_objects_read(m, dir, &o, &w, &err) != MN_OK) return mn_cli_input_error(&err);
     mn_cli_print_warnings(&w);
     int rc = MN_EXIT_OK;
-    if (mn_objects_pose(m, d, &o, &posed, &err) != MN_OK ||
-        mn_obj_write(out, posed.nverts, posed.pos, posed.ntris, posed.tris, &err) != MN_OK)
+    size_t n = strlen(out);
+    memset(&posed, 0, sizeof posed);
+    if (n > 4 && !strcmp(out + n - 4, ".glb")) {
+        mn_gltf_write_options go = mn_gltf_write_default();
+        go.objects = &o;
+        go.pose = d->q;
+        if (mn_gltf_write_ex(out, m, NULL, NULL, &go, &err) != MN_OK) rc = mn_cli_input_error(&err);
+    } else if (mn_objects_pose(m, d, &o, &posed, &err) != MN_OK ||
+               mn_obj_write(out, posed.nverts, posed.pos, posed.ntris, posed.tris, &err) != MN_OK)
         rc = mn_cli_input_error(&err);
     else if (o.nobjects == 0)
         fprintf(stderr, "marionette: note: %s: no joint names an object; %s is empty\n",
@@ -169,7 +179,8 @@ int mn_cmd_fk(int argc, char** argv) {
             if (i + 1 >= argc || !mn_cli_parse_int(argv[++i], &frame) || frame < 0)
                 return mn_cli_usage_error("fk", "--frame needs a frame number >= 0");
         } else if (!strcmp(argv[i], "--objects")) {
-            if (i + 1 >= argc) return mn_cli_usage_error("fk", "--objects needs OUT.obj");
+            if (i + 1 >= argc)
+                return mn_cli_usage_error("fk", "--objects needs OUT.obj or OUT.glb");
             objects_out = argv[++i];
         } else if (!strcmp(argv[i], "--q")) {
             if (i + 1 >= argc) return mn_cli_usage_error("fk", "--q needs a list of numbers");

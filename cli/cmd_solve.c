@@ -19,7 +19,7 @@ static void usage(FILE* f) {
         "                        [--tol 1e-5]\n"
         "                        [--timeout-ms 5] [--iters N] [--restarts N] [--seed S]\n"
         "                        [--no-limits] [--free-translations] [--world] [--json]\n"
-        "                        [--prefer JOINT=VALUE[@WEIGHT]]...\n"
+        "                        [--prefer JOINT=VALUE[@WEIGHT]]... [--rk]\n"
         "\n"
         "Moves the joints from B (exclusive; 'world' for the figure's root) down to T so that\n"
         "the end-effector point (--point, in T's frame; default its origin) reaches the target,\n"
@@ -28,7 +28,9 @@ static void usage(FILE* f) {
         "as `marionette fk --json` prints a joint's position and orientation (B's frame is\n"
         "taken at the seed pose). MODEL is any figure file (skeleton text, BVH, URDF, glTF).\n"
         "\n"
-        "  --method    lm (default) | dls | pinv | jt | ccd | fabrik | analytic\n"
+        "  --method    lm (default) | dls | pinv | jt | ccd | fabrik | analytic | altjac\n"
+        "  --rk        with --method jt: integrate the transpose's ODE by adaptive-stepsize\n"
+        "              Runge-Kutta (Welman 4.1.5) instead of the line-searched step\n"
         "  --mode      speed (default: the first answer) | distance (the answer closest to the\n"
         "              seed) | manipulability: lm only; the last two search with restarts\n"
         "              until --restarts or --timeout-ms is spent (docs/ik.md)\n"
@@ -160,6 +162,8 @@ int mn_cmd_solve(int argc, char** argv) {
                 return mn_cli_usage_error("solve", "--method: unknown method '%s'", argv[i]);
             o.method = (mn_ik_method)mth;
             method_given = 1;
+        } else if (!strcmp(a, "--rk")) {
+            o.jt_rk = 1;
         } else if (!strcmp(a, "--prefer") && more) {
             if (nprefer == 64) return mn_cli_usage_error("solve", "--prefer: at most 64 of them");
             prefer[nprefer++] = argv[++i];
@@ -194,6 +198,9 @@ int mn_cmd_solve(int argc, char** argv) {
         }
     }
     if (!file) return mn_cli_usage_error("solve", "missing MODEL");
+    if (o.jt_rk && o.method != MN_IK_JT)
+        return mn_cli_usage_error("solve", "--rk: only with --method jt (it integrates the "
+                                           "transpose's ODE)");
     if (!base_name || !tip_name || !target_text)
         return mn_cli_usage_error("solve", "--base, --tip and --target are required");
 

@@ -3,7 +3,7 @@ export type Vec3 = [number, number, number] | ArrayLike<number>;
 export type Quat = [number, number, number, number] | ArrayLike<number>;
 export type Status = 'OK' | 'ARG' | 'IO' | 'PARSE' | 'NOMEM' | 'NOTFOUND' | 'SINGULAR' | 'UNREACHABLE' |
   'NOCONVERGE' | 'UNSUPPORTED';
-export type IKMethod = 'lm' | 'dls' | 'pinv' | 'jt' | 'ccd' | 'fabrik' | 'analytic';
+export type IKMethod = 'lm' | 'dls' | 'pinv' | 'jt' | 'ccd' | 'fabrik' | 'analytic' | 'altjac';
 export type CSolver = 'lagrange' | 'ccd' | 'dls';
 export const IK_METHODS: IKMethod[];
 export const CSOLVERS: CSolver[];

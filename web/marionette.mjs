@@ -2,7 +2,7 @@
 // Guide: docs/web.md. Objects that hold module memory (figures, constraint systems, rigs,
 // fitters) are freed by dispose(); a bad argument throws an Error naming the argument.
 
-const IK_METHODS = ['lm', 'dls', 'pinv', 'jt', 'ccd', 'fabrik', 'analytic'];
+const IK_METHODS = ['lm', 'dls', 'pinv', 'jt', 'ccd', 'fabrik', 'analytic', 'altjac'];
 const CSOLVERS = ['lagrange', 'ccd', 'dls'];
 const JOINT_TYPES = ['fixed', 'hinge', 'slide', 'ball', 'free'];
 const EULER = ['xyz', 'xzy', 'yxz', 'yzx', 'zxy', 'zyx'];

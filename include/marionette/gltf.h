@@ -172,6 +172,14 @@ typedef struct mn_gltf_write_options {
      * when the skin has them (mn_gltf.normal, .uv); 0 writes positions, joints and weights
      * only. Materials and textures are never written. */
     int keep_attributes;
+    /* The joints' polygon objects (mn_objects_read in meshio.h; Welman 6.1.1's `object`),
+     * NULL for none: each joint's object becomes a mesh (POSITION and triangle indices,
+     * lengths times scale) on a node "JOINT object" that is a child of the joint's node with
+     * no transform of its own, so it moves with the joint. Not with a skin. */
+    const struct mn_objects* objects;
+    /* The state (m->nq numbers) the nodes' translations and rotations are written at; NULL
+     * for the rest pose m->q0. Not with a skin (its binding is the rest pose's). */
+    const double* pose;
 } mn_gltf_write_options;
 /* The unit of a figure's lengths guessed from its height at rest, for a file that has none
  * (BVH): the scale that makes it metres. The height is the vertical (+Y) extent of its
@@ -183,7 +191,8 @@ typedef struct mn_gltf_write_options {
  * table as the editor's (web/editor/src/docmodel.js, guessUnits). Returns 1 when out of
  * memory (no guess). */
 double mn_gltf_guess_scale(const mn_model* m, mn_quat root_rot, double* height, const char** units);
-/* scale 1, root_rot identity, keep_attributes 0: what mn_gltf_write writes. */
+/* scale 1, root_rot identity, keep_attributes 0, no objects, the rest pose: what
+ * mn_gltf_write writes. */
 mn_gltf_write_options mn_gltf_write_default(void);
 /* mn_gltf_write with options (NULL: the defaults). A skin is written only with the
  * defaults (its mesh is bound to the model's own frame): MN_ERR_UNSUPPORTED otherwise, as

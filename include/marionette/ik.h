@@ -11,7 +11,8 @@
  *
  * Seeds: Welman ch. 3 (pseudoinverse, SVD, null space), 4.1 (Jacobian transpose), 4.2
  * (CCD); Parent ch. 5 notes (analytic two-link, damped least squares eq. 5.24, null-space
- * eq. 5.25-5.28); Aristidou & Lasenby 2011 (FABRIK); Levenberg-Marquardt with restarts.
+ * eq. 5.25-5.28, the alternative Jacobian); Aristidou & Lasenby 2011 (FABRIK); Levenberg-Marquardt
+ * with restarts.
  *
  * Calling convention, default options and results: see base.h. */
 #ifndef MARIONETTE_IK_H
@@ -34,10 +35,11 @@ typedef enum mn_ik_method {
     MN_IK_CCD,      /* cyclic coordinate descent (Welman 4.2, eq. 4.12-4.24) */
     MN_IK_FABRIK,   /* forward and backward reaching (Aristidou & Lasenby 2011) */
     MN_IK_ANALYTIC, /* two-bone law of cosines with a pole vector (Parent ch. 5) */
+    MN_IK_ALTJAC,   /* the alternative Jacobian: the goal pulled to the effector (Parent ch. 5) */
     MN_IK_METHOD_COUNT
 } mn_ik_method;
 
-/* "lm", "dls", "pinv", "jt", "ccd", "fabrik", "analytic". */
+/* "lm", "dls", "pinv", "jt", "ccd", "fabrik", "analytic", "altjac". */
 const char* mn_ik_method_name(mn_ik_method m);
 /* -1 when not a method name. */
 int mn_ik_method_parse(const char* name);
@@ -106,11 +108,14 @@ typedef struct mn_ik_options {
     int free_locked; /* 1: move the DOFs the model holds (mn_joint_def.locked: a BVH rig's
                         position channels below the root) like any other (default 0) */
     mn_ik_mode mode; /* LM: which answer (mn_ik_mode; default SPEED); other methods: SPEED */
+    int jt_rk;       /* JT: 1 integrates the transpose's ODE by adaptive-stepsize Runge-Kutta
+                        (Welman 4.1.5, the Cash-Karp pair) instead of the line-searched step
+                        (default 0) */
 } mn_ik_options;
 
 /* Zeroed, then: LM, tol 1e-5 / 1e-5, 100 iterations, no timeout (wall clock), seed 1, 100
  * restarts, limits on, max_step 0.5, damping 1e-3, null space off with gain 0.1, held
- * DOFs held, mode SPEED. */
+ * DOFs held, mode SPEED, JT's line search (jt_rk 0). */
 mn_ik_options mn_ik_default(void);
 
 typedef struct mn_ik_result {

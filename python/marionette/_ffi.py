@@ -185,6 +185,7 @@ typedef struct mn_ik_options {
     int timeout_cpu;
     int free_locked;
     mn_ik_mode mode;
+    int jt_rk;
 } mn_ik_options;
 mn_ik_options mn_ik_default(void);
 typedef struct mn_ik_result {
@@ -549,6 +550,8 @@ typedef struct mn_gltf_write_options {
     double scale;
     mn_quat root_rot;
     int keep_attributes;
+    const void* objects;
+    const double* pose;
 } mn_gltf_write_options;
 mn_gltf_write_options mn_gltf_write_default(void);
 mn_status mn_gltf_write_ex(const char* path, const mn_model* m, const mn_motion* motion,

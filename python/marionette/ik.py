@@ -1,4 +1,4 @@
-"""Chain inverse kinematics (ik.h): one entry point, seven methods, and many targets in
+"""Chain inverse kinematics (ik.h): one entry point, eight methods, and many targets in
 one call."""
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from ._base import (Status, _s, apply_options, arg_error, as_array, dptr, fail,
 from ._ffi import ffi, lib
 from .model import Data, Model
 
-METHODS = ("lm", "dls", "pinv", "jt", "ccd", "fabrik", "analytic")
+METHODS = ("lm", "dls", "pinv", "jt", "ccd", "fabrik", "analytic", "altjac")
 MODES = ("speed", "distance", "manipulability")
 _ENUMS = {"method": METHODS, "mode": MODES}
 

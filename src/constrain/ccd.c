@@ -24,6 +24,8 @@
  * desired point c_s + (M / M_s)(T - com) and the weight (M_s / M)^2. */
 #include "constrain/csys_internal.h"
 
+#include <marionette/linalg.h>
+
 #include <stdio.h>
 #include <string.h>
 
@@ -43,6 +45,7 @@ typedef struct ccd_goal {
     mn_mat3 R;      /* current end-effector frame (G_ROT) */
     mn_vec3 target;
     mn_mat3 Rt;
+    int limb_met; /* the last limb step (limb_step) that moved the goal met it */
 } ccd_goal;
 
 typedef struct ccd_ctx {
@@ -53,12 +56,15 @@ typedef struct ccd_ctx {
     int any_com;
     int balls[MN_CSYS_MAX_FIGURES]; /* the figure has a joint that may be ball_like */
     int absorb;                     /* leave out the goals the joints below restore */
+    double tol, tol_rot;            /* the solve's tolerances (the limb step's stop) */
+    int* top; /* every joint of every figure (jnt0 offsets): the top of its limb, or -1 */
 } ccd_ctx;
 
 size_t mn_csys_ccd_bytes(int max_goals, int njoint, int nq) {
     return sizeof(ccd_goal) * (size_t)(max_goals > 0 ? max_goals : 1) + 16 +
            sizeof(mn_vec3) * (size_t)(njoint > 0 ? njoint : 1) +
-           sizeof(double) * (size_t)(nq > 0 ? nq : 1);
+           sizeof(double) * (size_t)(nq > 0 ? nq : 1) +
+           sizeof(int) * (size_t)(njoint > 0 ? njoint : 1);
 }
 
 /* Builds the goal list from the enabled constraints and drags (drags last); returns its
@@ -74,6 +80,7 @@ static int build_goals(mn_csys* s, ccd_goal* g) {
             (h->type == MN_HANDLE_COM || s->h[d->handle2].type == MN_HANDLE_COM))
             continue;
         ccd_goal* a = &g[n];
+        a->limb_met = 0;
         a->fig = h->fig, a->joint = h->joint, a->com = h->type == MN_HANDLE_COM, a->rot = 0;
         a->axis = 0;
         a->handle = d->handle, a->con = i, a->other = -1, a->w = d->weight;
@@ -112,6 +119,7 @@ static int build_goals(mn_csys* s, ccd_goal* g) {
         const csys_handle* h = &s->h[i];
         if (h->drag == DRAG_NONE) continue;
         ccd_goal* a = &g[n++];
+        a->limb_met = 0;
         a->mode = G_DRAG, a->fig = h->fig, a->joint = h->joint, a->com = h->type == MN_HANDLE_COM;
         a->rot = h->type == MN_HANDLE_ORIENT, a->axis = 0;
         if (a->rot) a->Rt = h->drag_R;
@@ -202,6 +210,253 @@ static int ball_like(const ccd_ctx* x, int f, int k, int js) {
                          0.1 * mn_vec3_norm(ax[0]) * mn_vec3_norm(ax[1]) * mn_vec3_norm(ax[2]);
 }
 
+/* ---- the limb step (past the thesis) ------------------------------------------------------
+ * A stick figure's foot held in position and orientation by a leg of six limited hinges (hip
+ * three, knee, ankle two) has as many goal rows as DOFs: coordinate descent on it, one hinge
+ * at a time, converges linearly (each sweep's change the last one's times 0.88 to 0.99), and
+ * the joints above weigh the foot against their own goals all the while. The recursive
+ * traversal of 5.4 asks for the distal sub-problem solved before the joint above; for such
+ * a limb it is solved as a block: when the sweep reaches the limb's top joint, a few
+ * damped Gauss-Newton steps on the limb's hinges alone (Parent eq. 5.24 on the limb's own
+ * Jacobian, the joints projected onto their limits) meet its goals, and the joints above
+ * leave them out (absorbed()) as long as the limb meets them.
+ *
+ * A limb: a path of hinges (fixed joints between them allowed) from a top joint down to the
+ * deepest joint of its goals, whose subtree holds goals of the pin and whole-frame orient
+ * constraints only, all on that path, at most LIMB_MAX_DOF hinges and LIMB_MAX_ROWS rows. */
+#define LIMB_MAX_DOF 8
+#define LIMB_MAX_ROWS 12
+#define LIMB_ITERS 10
+
+static int is_ancestor_or_self(const mn_model* m, int anc, int j) {
+    while (j > anc)
+        j = m->jnt_parent[j];
+    return j == anc;
+}
+
+/* Whether joint k may belong to a limb, and its goals' deepest joint in *tip. */
+static int limb_joint(const ccd_ctx* x, int f, int k, int* tip) {
+    const mn_model* m = x->s->fig[f].m;
+    int t = m->jnt_type[k];
+    if (t != MN_JOINT_FIXED && (t != MN_JOINT_HINGE || !mobile(x, f, k))) return 0;
+    int je = m->jnt_subtree_end[k], deep = -1;
+    for (int i = 0; i < x->ng; i++) {
+        const ccd_goal* a = &x->g[i];
+        if (a->fig != f) continue;
+        if (a->com) return 0;
+        if (a->joint < k || a->joint >= je) continue;
+        if (a->con < 0 || !(a->mode == G_PIN || (a->mode == G_ROT && a->axis == 0))) return 0;
+        if (deep < 0 || is_ancestor_or_self(m, deep, a->joint))
+            deep = a->joint;
+        else if (!is_ancestor_or_self(m, a->joint, deep))
+            return 0; /* goals on two branches */
+    }
+    *tip = deep;
+    return deep >= 0;
+}
+
+/* The top joint of the limb joint k belongs to, or -1: k and every joint up to the top are
+ * limb joints with the same deepest goal, the top's parent is not, and the limb is small
+ * enough. */
+static int find_limb_top(const ccd_ctx* x, int f, int k) {
+    const mn_model* m = x->s->fig[f].m;
+    int tip, t2;
+    if (!limb_joint(x, f, k, &tip)) return -1;
+    int top = k;
+    while (m->jnt_parent[top] >= 0 && limb_joint(x, f, m->jnt_parent[top], &t2) && t2 == tip)
+        top = m->jnt_parent[top];
+    int nd = 0, rows = 0;
+    for (int j = tip; j >= top; j = m->jnt_parent[j]) {
+        if (m->jnt_type[j] == MN_JOINT_HINGE) nd++;
+        if (j == top) break;
+    }
+    for (int i = 0; i < x->ng; i++) {
+        const ccd_goal* a = &x->g[i];
+        if (a->fig == f && a->joint >= top && a->joint < m->jnt_subtree_end[top]) rows += 3;
+    }
+    return nd >= 2 && nd <= LIMB_MAX_DOF && rows <= LIMB_MAX_ROWS ? top : -1;
+}
+
+/* The limbs of the goals the sweeps weigh now into x->top: once per solve, and again when the
+ * drags are dropped. */
+static void find_limbs(ccd_ctx* x) {
+    for (int f = 0; f < x->s->nfig; f++) {
+        const mn_model* m = x->s->fig[f].m;
+        int* top = x->top + x->s->fig[f].jnt0;
+        for (int k = 0; k < m->njoint; k++)
+            top[k] = find_limb_top(x, f, k);
+    }
+}
+
+static int limb_top(const ccd_ctx* x, int f, int k) {
+    return x->top[x->s->fig[f].jnt0 + k];
+}
+
+/* The limb's error rows (pins: target - p; orients: log(Rt R^T) times the figure size, so
+ * that both are lengths) at the frames in d; returns their largest violation in *pe, *re. */
+static int limb_error(const ccd_ctx* x, int f, int top, double* e, double* pe, double* re) {
+    const mn_csys* s = x->s;
+    const mn_model* m = s->fig[f].m;
+    const mn_data* d = s->fig[f].d;
+    int n = 0;
+    *pe = *re = 0;
+    for (int i = 0; i < x->ng; i++) {
+        const ccd_goal* a = &x->g[i];
+        if (a->fig != f || a->joint < top || a->joint >= m->jnt_subtree_end[top]) continue;
+        double sw = sqrt(a->w);
+        mn_vec3 v;
+        if (a->mode == G_PIN) {
+            v = mn_vec3_sub(a->target, mn_point_world(d, a->joint, s->h[a->handle].point));
+            *pe = fmax(*pe, mn_vec3_norm(v));
+        } else {
+            v = mn_rotation_error(&a->Rt, &d->xf[a->joint].R);
+            *re = fmax(*re, mn_vec3_norm(v));
+            v = mn_vec3_scale(v, s->world_scale);
+        }
+        e[n++] = sw * v.x, e[n++] = sw * v.y, e[n++] = sw * v.z;
+    }
+    return n;
+}
+
+/* The limb's Jacobian (rows x nd, the rows of limb_error) from the frames in d: a hinge's
+ * column for a goal below it is (a x (p - o), a). hinge[] gets the limb's hinges, top first. */
+static int limb_jacobian(const ccd_ctx* x, int f, int top, int tip, double* J, int* hinge) {
+    const mn_csys* s = x->s;
+    const mn_model* m = s->fig[f].m;
+    const mn_data* d = s->fig[f].d;
+    int nd = 0;
+    for (int j = tip;; j = m->jnt_parent[j]) {
+        if (m->jnt_type[j] == MN_JOINT_HINGE) nd++;
+        if (j == top) break;
+    }
+    int c = nd;
+    for (int j = tip;; j = m->jnt_parent[j]) {
+        if (m->jnt_type[j] == MN_JOINT_HINGE) {
+            hinge[--c] = j;
+            mn_vec3 ax = mn_mat3_mulv(&d->xf[j].R, m->jnt_axis[j]), o = d->xf[j].p;
+            int r = 0;
+            for (int i = 0; i < x->ng; i++) {
+                const ccd_goal* a = &x->g[i];
+                if (a->fig != f || a->joint < top || a->joint >= m->jnt_subtree_end[top]) continue;
+                double sw = sqrt(a->w);
+                mn_vec3 col = mn_v3(0, 0, 0);
+                if (is_ancestor_or_self(m, j, a->joint))
+                    col = a->mode == G_PIN
+                              ? mn_vec3_cross(
+                                    ax, mn_vec3_sub(
+                                            mn_point_world(d, a->joint, s->h[a->handle].point), o))
+                              : mn_vec3_scale(ax, s->world_scale);
+                J[(r + 0) * nd + c] = sw * col.x;
+                J[(r + 1) * nd + c] = sw * col.y;
+                J[(r + 2) * nd + c] = sw * col.z;
+                r += 3;
+            }
+        }
+        if (j == top) break;
+    }
+    return nd;
+}
+
+/* Solves the limb below top for its goals (the limb step above), then brings its goals'
+ * effectors and segment centres up to date for the joints above. */
+static void limb_step(ccd_ctx* x, int f, int top, int limits) {
+    mn_csys* s = x->s;
+    const mn_model* m = s->fig[f].m;
+    mn_data* d = s->fig[f].d;
+    int tip;
+    if (!limb_joint(x, f, top, &tip)) return;
+    double e[LIMB_MAX_ROWS], J[LIMB_MAX_ROWS * LIMB_MAX_DOF], dq[LIMB_MAX_DOF], q0[LIMB_MAX_DOF];
+    double work[LIMB_MAX_ROWS * LIMB_MAX_ROWS + LIMB_MAX_ROWS];
+    int hinge[LIMB_MAX_DOF];
+    mn_fk_subtree(m, d, top);
+    double pe, re;
+    int rows = limb_error(x, f, top, e, &pe, &re);
+    for (int it = 0; it < LIMB_ITERS; it++) {
+        if (pe <= 1e-3 * x->tol && re <= 1e-3 * x->tol_rot) break;
+        double e2 = 0;
+        for (int r = 0; r < rows; r++)
+            e2 += e[r] * e[r];
+        int nd = limb_jacobian(x, f, top, tip, J, hinge);
+        for (int k = 0; k < nd; k++)
+            q0[k] = d->q[m->jnt_qadr[hinge[k]]];
+        /* Levenberg's damping, a hundredth of the error (the last steps are Gauss-Newton's),
+         * and an active set for the limits: a hinge the step would push past a limit is
+         * held there and the others solved again without it */
+        double lam = 0.01 * sqrt(e2) + 1e-9 * s->world_scale, eb[LIMB_MAX_ROWS];
+        int held[LIMB_MAX_DOF] = {0}, ok = 1;
+        for (int pass = 0; pass <= nd && ok; pass++) {
+            memcpy(eb, e, sizeof(double) * (size_t)rows);
+            for (int k = 0; k < nd; k++) {
+                if (!held[k]) continue;
+                int j = hinge[k];
+                double lim = dq[k] > 0 ? m->jnt_range[2 * j + 1] : m->jnt_range[2 * j];
+                dq[k] = lim - q0[k];
+                for (int r = 0; r < rows; r++) {
+                    eb[r] -= J[r * nd + k] * dq[k];
+                    J[r * nd + k] = 0;
+                }
+            }
+            double sol[LIMB_MAX_DOF];
+            if (mn_dls_solve(J, rows, nd, eb, lam, sol, work) != MN_OK) {
+                ok = 0;
+                break;
+            }
+            int more = 0;
+            for (int k = 0; k < nd; k++) {
+                if (held[k]) continue;
+                dq[k] = sol[k];
+                int j = hinge[k];
+                if (limits && m->jnt_limited[j] &&
+                    (q0[k] + dq[k] > m->jnt_range[2 * j + 1] ||
+                     q0[k] + dq[k] < m->jnt_range[2 * j]))
+                    held[k] = more = 1;
+            }
+            if (!more) break;
+        }
+        if (!ok) break;
+        int better = 0;
+        for (double h = 1; h > 1e-3 && !better; h *= 0.5) {
+            for (int k = 0; k < nd; k++) {
+                int j = hinge[k];
+                double v = q0[k] + h * dq[k];
+                if (limits && m->jnt_limited[j])
+                    v = fmin(fmax(v, m->jnt_range[2 * j]), m->jnt_range[2 * j + 1]);
+                d->q[m->jnt_qadr[j]] = v;
+            }
+            mn_fk_subtree(m, d, top);
+            double pe1, re1, e1[LIMB_MAX_ROWS], s1 = 0;
+            limb_error(x, f, top, e1, &pe1, &re1);
+            for (int r = 0; r < rows; r++)
+                s1 += e1[r] * e1[r];
+            if (s1 < e2) {
+                better = 1;
+                memcpy(e, e1, sizeof(double) * (size_t)rows);
+                pe = pe1, re = re1;
+            }
+        }
+        if (!better) {
+            for (int k = 0; k < nd; k++)
+                d->q[m->jnt_qadr[hinge[k]]] = q0[k];
+            mn_fk_subtree(m, d, top);
+            break;
+        }
+    }
+    int je = m->jnt_subtree_end[top];
+    int met = pe <= x->tol && re <= x->tol_rot;
+    for (int i = 0; i < x->ng; i++) {
+        ccd_goal* a = &x->g[i];
+        if (a->com || a->fig != f || a->joint < top || a->joint >= je) continue;
+        a->p = mn_point_world(d, a->joint, s->h[a->handle].point);
+        a->R = d->xf[a->joint].R;
+        a->limb_met = met;
+    }
+    if (x->any_com) {
+        mn_vec3* seg = x->seg + s->fig[f].jnt0;
+        for (int k = top; k < je; k++)
+            seg[k] = mn_xform_apply(&d->xf[k], m->jnt_com[k]);
+    }
+}
+
 /* Whether the joints strictly between joint js and goal a's joint restore the goal by
  * themselves when js moves, so that js need not weigh it. This is the recursive traversal
  * of 5.4 taken at its word: the distal sub-problems are solved before, and again after,
@@ -215,8 +470,11 @@ static int ball_like(const ccd_ctx* x, int f, int k, int js) {
  * (a chain near full stretch restores a point slowly, so it keeps weighing there). Only constraints
  * are taken out: drags, balance and centres of mass weigh at every joint above them. */
 static int absorbed(const ccd_ctx* x, const ccd_goal* a, int js, mn_vec3 pd) {
-    if (!x->absorb || a->mode == G_DRAG || a->mode == G_BAL || a->com || !x->balls[a->fig])
-        return 0;
+    if (!x->absorb || a->mode == G_DRAG || a->mode == G_BAL || a->com) return 0;
+    /* a goal of a limb below js: the limb step meets it */
+    for (int k = a->joint; k > js; k = x->s->fig[a->fig].m->jnt_parent[k])
+        if (limb_top(x, a->fig, k) == k) return a->limb_met;
+    if (!x->balls[a->fig]) return 0;
     const mn_csys* s = x->s;
     const mn_model* m = s->fig[a->fig].m;
     const mn_data* d = s->fig[a->fig].d;
@@ -499,6 +757,12 @@ static void sweep(ccd_ctx* x, int f, int limits) {
         int je = m->jnt_subtree_end[j];
         int type = m->jnt_type[j];
         if (type == MN_JOINT_FIXED || !goals_below(x, f, j, je)) continue;
+        int top = limb_top(x, f, j);
+        if (top == j) {
+            limb_step(x, f, j, limits);
+            continue;
+        }
+        if (top >= 0) continue; /* inside a limb: its top's step moves it */
         /* a held joint takes no step; a free joint may hold its position only */
         if (s->hold && mn_csys_joint_held(m, j)) continue;
         int hold_pos = s->hold && type == MN_JOINT_FREE && m->dof_locked[m->jnt_dofadr[j]];
@@ -638,7 +902,10 @@ static void sweep_step(mn_csys* s, const double* q0, double* dq) {
  * 50 sweeps and more for 1e-5 m). When two successive changes point the same way, the
  * rest of that geometric series, dq rho / (1 - rho), is the gain returned (0: no
  * extrapolation); the solve takes it, or a third or a ninth of it, whichever first lowers
- * the penalty, and otherwise stays where the sweep left it. */
+ * the penalty, and otherwise stays where the sweep left it. A change that does not shrink
+ * (rho from 0.98 to 1.5, the same direction) is a steady drift along a valley (the limb
+ * step's root and a leg held at a limit sharing one direction): the longest extrapolation,
+ * 50 changes, is tried first. */
 static double aitken_gain(const mn_csys* s, const double* dq, const double* dq_prev) {
     double dd = 0, dp = 0, pp = 0;
     for (int k = 0; k < s->nv; k++) {
@@ -648,8 +915,10 @@ static double aitken_gain(const mn_csys* s, const double* dq, const double* dq_p
     }
     if (!(dd > 0) || !(pp > 0)) return 0;
     double rho = sqrt(dd / pp), cosa = dp / sqrt(dd * pp);
-    if (!(cosa > 0.9) || !(rho < 0.99) || !(rho > 0.1)) return 0;
-    return fmin(rho / (1 - rho), 50.0);
+    if (!(cosa > 0.9) || !(rho > 0.1) || !(rho < 1.5)) return 0;
+    /* a change that does not shrink (rho near or above 1) is a steady drift along a
+     * valley: the longest extrapolation is tried first, the penalty picks how far */
+    return rho < 0.98 ? fmin(rho / (1 - rho), 50.0) : 50.0;
 }
 
 /* Moves every figure by gain * dq from the states q0, within the limits when asked. */
@@ -674,6 +943,8 @@ mn_status mn_csys_solve_ccd(mn_csys* s, const mn_csolve_options* o, mn_csolve_re
                        ((sizeof(ccd_goal) * (size_t)(2 * s->max_c + s->max_h) + 15) & ~(size_t)15));
     x.any_com = 0;
     x.absorb = 1;
+    x.tol = o->tol;
+    x.tol_rot = o->tol_rot;
     for (int f = 0; f < s->nfig; f++) {
         const mn_model* m = s->fig[f].m;
         x.balls[f] = 0;
@@ -687,6 +958,8 @@ mn_status mn_csys_solve_ccd(mn_csys* s, const mn_csolve_options* o, mn_csolve_re
     for (int f = 0; f < s->nfig; f++)
         njt += s->fig[f].m->njoint;
     double* qprev = (double*)(x.seg + njt);
+    x.top = (int*)(qprev + s->nq);
+    int limbs_ng = -1; /* the goal count the limbs in x.top were found for */
     /* the multiplier solvers' step vectors, unused by CCD: the last two sweeps' changes */
     double *dq = s->v, *dq_prev = s->dv;
     int have_prev = 0;
@@ -729,6 +1002,7 @@ mn_status mn_csys_solve_ccd(mn_csys* s, const mn_csolve_options* o, mn_csolve_re
             while (x.ng > 0 && x.g[x.ng - 1].mode == G_DRAG)
                 x.ng--;
         copy_states(s, qprev, 1);
+        if (x.ng != limbs_ng) find_limbs(&x), limbs_ng = x.ng; /* the goals changed */
         for (int f = 0; f < s->nfig; f++)
             sweep(&x, f, o->respect_limits);
         x.ng = ng;

@@ -17,14 +17,9 @@
 #include "ik/ik_common.h"
 #include "ik/ik_methods.h"
 
-typedef struct dls_ctx {
-    mn_ik_svd w;
-    double lambda0, eps, lambda_max;
-} dls_ctx;
-
-static int dls_step(void* vctx, const mn_ikc* c, const double* qc, double* J, const double* e,
-                    int rows, double* dq) {
-    dls_ctx* x = vctx;
+int mn_ik_dls_step(void* vctx, const mn_ikc* c, const double* qc, double* J, const double* e,
+                   int rows, double* dq) {
+    mn_ik_dls_ctx* x = vctx;
     int n = c->ch.ndof, k = rows < n ? rows : n;
     if (mn_ik_svd_scaled(c, J, rows, &x->w) != 0) return -1;
     double smin = x->w.s[k - 1];
@@ -58,9 +53,9 @@ static int dls_step(void* vctx, const mn_ikc* c, const double* qc, double* J, co
     return 0;
 }
 
-static mn_status dls_setup(void* vctx, const mn_ikc* c, const mn_ik_goal* g, const mn_ik_options* o,
-                           mn_arena* a) {
-    dls_ctx* x = vctx;
+mn_status mn_ik_dls_setup(void* vctx, const mn_ikc* c, const mn_ik_goal* g, const mn_ik_options* o,
+                          mn_arena* a) {
+    mn_ik_dls_ctx* x = vctx;
     double L = c->reach > 0 ? c->reach : 1.0;
     x->lambda0 = o->damping * L;
     x->eps = 0.1 * L;
@@ -69,6 +64,6 @@ static mn_status dls_setup(void* vctx, const mn_ikc* c, const mn_ik_goal* g, con
 }
 
 mn_status mn_ik_dls(MN_IK_METHOD_ARGS) {
-    dls_ctx x;
-    return mn_ik_run_jacobian(m, d, p, o, r, dls_step, dls_setup, &x, "dls");
+    mn_ik_dls_ctx x;
+    return mn_ik_run_jacobian(m, d, p, o, r, mn_ik_dls_step, mn_ik_dls_setup, &x, "dls");
 }

@@ -278,6 +278,23 @@ mn_status mn_ik_run_jacobian(const mn_model* m, mn_data* d, const mn_ik_problem*
                              const mn_ik_options* o, mn_ik_result* r, mn_ik_step_fn step,
                              mn_ik_setup_fn setup, void* ctx, const char* name);
 
+/* The damped least-squares step of DLS (dls.c), shared with the alternative Jacobian
+ * (altjac.c), which solves with it on its own Jacobian: the SVD workspace and the damping
+ * (a floor o->damping L, raised near a singularity), set up by mn_ik_dls_setup. */
+typedef struct mn_ik_dls_ctx {
+    mn_ik_svd w;
+    double lambda0, eps, lambda_max;
+} mn_ik_dls_ctx;
+mn_status mn_ik_dls_setup(void* ctx, const mn_ikc* c, const mn_ik_goal* g, const mn_ik_options* o,
+                          mn_arena* a);
+int mn_ik_dls_step(void* ctx, const mn_ikc* c, const double* qc, double* J, const double* e,
+                   int rows, double* dq);
+
+/* The alternative Jacobian of altjac.c (Parent ch. 5): the columns of mn_ikc_jacobian for
+ * the goal position g->pos carried by the tip instead of the end effector, at the pose of
+ * the last mn_ikc_fk (g->rows x ndof, weighted as mn_ikc_jacobian's). */
+void mn_ik_altjac_jacobian(const mn_ikc* c, const mn_ik_goal* g, double* J);
+
 /* Runs a Jacobian method from d->q on chain c (built in d->arena by the caller, who holds
  * the arena mark) under mn_ik_drive: per iteration the step, a cap by o->max_step, the
  * projection onto the limits, and a backtracking line search that halves the step until

@@ -24,6 +24,7 @@ mn_status mn_ik_jt(MN_IK_METHOD_ARGS);       /* jt.c */
 mn_status mn_ik_ccd(MN_IK_METHOD_ARGS);      /* ccd.c */
 mn_status mn_ik_fabrik(MN_IK_METHOD_ARGS);   /* fabrik.c */
 mn_status mn_ik_analytic(MN_IK_METHOD_ARGS); /* analytic.c */
+mn_status mn_ik_altjac(MN_IK_METHOD_ARGS);   /* altjac.c */
 /* pinv.c: with per-DOF desired values and weights of the null-space term */
 mn_status mn_ik_pinv_nullspace(MN_IK_METHOD_ARGS, const mn_ik_nullspace* ns);
 

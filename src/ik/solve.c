@@ -24,6 +24,7 @@ static const method_def methods[MN_IK_METHOD_COUNT] = {
     [MN_IK_CCD] = {"ccd", mn_ik_ccd, 1, 0},
     [MN_IK_FABRIK] = {"fabrik", mn_ik_fabrik, 1, 0},
     [MN_IK_ANALYTIC] = {"analytic", mn_ik_analytic, 1, 1},
+    [MN_IK_ALTJAC] = {"altjac", mn_ik_altjac, 0, 0},
 };
 
 const char* mn_ik_method_name(mn_ik_method m) {

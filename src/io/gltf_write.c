@@ -17,15 +17,23 @@
  * skinned mesh at q0 is exactly the skin's at rest (3.7.3: the mesh node's own transform
  * is ignored).
  *
+ * With objects (mn_gltf_write_options.objects, the joints' polygon objects of Welman 6.1.1):
+ * after the joints' nodes (and before nothing else: objects and a skin are not written
+ * together), a node "JOINT object" per joint that has one, a child of the joint's node with
+ * no transform of its own, carrying a mesh of the object's triangles (POSITION in the joint's
+ * frame times scale, uint32 indices), named as the object's file.
+ *
  * Every binary piece starts at a multiple of 4 bytes (all components here are 4 bytes, or
  * 2 x 4 for JOINTS_0), and the chunks are padded to 4 (JSON with spaces, BIN with zeros).
  * The host is assumed little-endian, as glTF's binary data is. */
 #include "io/io_internal.h"
 
 #include <marionette/gltf.h>
+#include <marionette/meshio.h>
 
 #include <math.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -271,6 +279,48 @@ done:
     return s;
 }
 
+/* The objects' meshes: per joint with an object, a POSITION accessor (its vertices in the
+ * joint's frame, times scale, with min and max) and a uint32 index accessor, and a mesh
+ * named as the object's file; node[j] gets the object node's index (after the joints'
+ * nodes), -1 for a joint without one. */
+static mn_status add_objects(wctx* w, const mn_model* m, const mn_objects* ob, double scale,
+                             int* node, mn_strbuf* mesh_js, const char* path, mn_error* err) {
+    int nj = m->njoint, k = 0;
+    for (int j = 0; j < nj; j++) {
+        const mn_mesh* g = &ob->mesh[j];
+        node[j] = -1;
+        if (g->nverts <= 0 || g->ntris <= 0) continue;
+        float* pos = malloc(sizeof(float) * 3 * (size_t)g->nverts);
+        uint32_t* idx = malloc(sizeof(uint32_t) * 3 * (size_t)g->ntris);
+        if (!pos || !idx) {
+            free(pos), free(idx);
+            return mn_error_set(err, MN_ERR_NOMEM, path, 0, "", "out of memory");
+        }
+        double lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
+        for (size_t i = 0; i < 3 * (size_t)g->nverts; i++) {
+            pos[i] = (float)(g->pos[i] * scale);
+            lo[i % 3] = fmin(lo[i % 3], (double)pos[i]);
+            hi[i % 3] = fmax(hi[i % 3], (double)pos[i]);
+        }
+        for (size_t i = 0; i < 3 * (size_t)g->ntris; i++)
+            idx[i] = (uint32_t)g->tris[i];
+        int ap = add_accessor(w, pos, sizeof(float) * 3 * (size_t)g->nverts, 5126, g->nverts,
+                              "VEC3", 34962, lo, hi, 3);
+        int ai = add_accessor(w, idx, sizeof(uint32_t) * 3 * (size_t)g->ntris, 5125, 3 * g->ntris,
+                              "SCALAR", 34963, NULL, NULL, 0);
+        free(pos), free(idx);
+        mn_strbuf_printf(mesh_js, "%s{\"name\":", k ? "," : ",\"meshes\":[");
+        put_string(mesh_js, m->jnt_object[j] ? m->jnt_object[j] : "object");
+        mn_strbuf_printf(mesh_js,
+                         ",\"primitives\":[{\"attributes\":{\"POSITION\":%d},\"indices\":%d,"
+                         "\"mode\":4}]}",
+                         ap, ai);
+        node[j] = nj + k++;
+    }
+    if (k) mn_strbuf_printf(mesh_js, "]");
+    return MN_OK;
+}
+
 double mn_gltf_guess_scale(const mn_model* m, mn_quat root_rot, double* height,
                            const char** units) {
     static const struct {
@@ -314,6 +364,8 @@ mn_gltf_write_options mn_gltf_write_default(void) {
     o.scale = 1;
     o.root_rot = mn_quat_identity();
     o.keep_attributes = 0;
+    o.objects = NULL;
+    o.pose = NULL;
     return o;
 }
 
@@ -351,6 +403,17 @@ mn_status mn_gltf_write_ex(const char* path, const mn_model* m, const mn_motion*
         return mn_error_set(err, MN_ERR_UNSUPPORTED, path, 0, "skin",
                             "a skinned mesh is written in its own units and axes only (scale 1, "
                             "no turn at the root)");
+    const mn_objects* ob = o.objects && o.objects->nobjects > 0 ? o.objects : NULL;
+    if (ob && ob->njoint != nj)
+        return mn_error_set(err, MN_ERR_ARG, path, 0, "objects",
+                            "made for a figure of %d joints, this one has %d", ob->njoint, nj);
+    if ((ob || o.pose) && with_mesh)
+        return mn_error_set(err, MN_ERR_UNSUPPORTED, path, 0, ob ? "objects" : "pose",
+                            "not written with a skinned mesh");
+    if (o.pose)
+        for (int k = 0; k < m->nq; k++)
+            if (!isfinite(o.pose[k]))
+                return mn_error_set(err, MN_ERR_ARG, path, 0, "pose", "state %d is not finite", k);
     mn_data* d = mn_data_create(m, 0);
     mn_quat* rq = malloc(sizeof(mn_quat) * (size_t)nj * (size_t)(nf + 1));
     mn_vec3* rt = malloc(sizeof(mn_vec3) * (size_t)nj * (size_t)(nf + 1));
@@ -366,6 +429,7 @@ mn_status mn_gltf_write_ex(const char* path, const mn_model* m, const mn_motion*
     mn_strbuf_init(&samps);
     mn_strbuf_init(&mesh_js);
     char* out = NULL;
+    int* obj_node = NULL; /* per joint: the node of its object, or -1 */
     mn_status s = MN_OK;
     if (!d || !rq || !rt || !rest || !fv) {
         s = mn_error_set(err, MN_ERR_NOMEM, path, 0, "", "out of memory");
@@ -373,7 +437,10 @@ mn_status mn_gltf_write_ex(const char* path, const mn_model* m, const mn_motion*
     }
     /* frame 0 of rq/rt: the rest pose; 1..nf: the motion */
     for (int f = 0; f <= nf; f++) {
-        memcpy(d->q, f ? mo->q + (size_t)(f - 1) * (size_t)m->nq : m->q0,
+        memcpy(d->q,
+               f        ? mo->q + (size_t)(f - 1) * (size_t)m->nq
+               : o.pose ? o.pose
+                        : m->q0,
                sizeof(double) * (size_t)m->nq);
         mn_fk(m, d);
         if (f == 0) memcpy(rest, d->xf, sizeof(mn_xform) * (size_t)nj);
@@ -393,6 +460,15 @@ mn_status mn_gltf_write_ex(const char* path, const mn_model* m, const mn_motion*
     }
     if (with_mesh) {
         s = add_skin(&w, skin, m, rest, o.keep_attributes, &mesh_js, path, err);
+        if (s) goto done;
+    }
+    if (ob) {
+        obj_node = malloc(sizeof(int) * (size_t)nj);
+        if (!obj_node) {
+            s = mn_error_set(err, MN_ERR_NOMEM, path, 0, "", "out of memory");
+            goto done;
+        }
+        s = add_objects(&w, m, ob, o.scale, obj_node, &mesh_js, path, err);
         if (s) goto done;
     }
     /* the animation: key times, then a rotation and/or translation track per joint */
@@ -462,15 +538,25 @@ mn_status mn_gltf_write_ex(const char* path, const mn_model* m, const mn_motion*
             &js, ",\"translation\":[%.9g,%.9g,%.9g],\"rotation\":[%.9g,%.9g,%.9g,%.9g]",
             (double)(float)t.x, (double)(float)t.y, (double)(float)t.z, (double)(float)r.x,
             (double)(float)r.y, (double)(float)r.z, (double)(float)r.w);
+        int on = obj_node ? obj_node[j] : -1;
         for (int c = kid[j]; c >= 0; c = kid[nj + c])
             mn_strbuf_printf(&js, "%s%d", c == kid[j] ? ",\"children\":[" : ",", c);
-        if (kid[j] >= 0) mn_strbuf_printf(&js, "]");
+        if (on >= 0) mn_strbuf_printf(&js, "%s%d", kid[j] >= 0 ? "," : ",\"children\":[", on);
+        if (kid[j] >= 0 || on >= 0) mn_strbuf_printf(&js, "]");
         mn_strbuf_printf(&js, "}");
     }
     free(kid);
     if (with_mesh) mn_strbuf_printf(&js, ",{\"name\":\"mesh\",\"mesh\":0,\"skin\":0}");
+    for (int j = 0, k = 0; obj_node && j < nj; j++) {
+        if (obj_node[j] < 0) continue;
+        mn_strbuf_printf(&js, ",{\"name\":");
+        char name[300];
+        snprintf(name, sizeof name, "%s object", m->jnt_name[j] ? m->jnt_name[j] : "");
+        put_string(&js, name);
+        mn_strbuf_printf(&js, ",\"mesh\":%d}", k++);
+    }
     mn_strbuf_printf(&js, "]");
-    if (with_mesh) mn_strbuf_append(&js, mesh_js.data, mesh_js.len);
+    if (mesh_js.len) mn_strbuf_append(&js, mesh_js.data, mesh_js.len);
     if (nch > 0) {
         mn_strbuf_printf(&js, ",\"animations\":[{\"name\":\"motion\",\"channels\":[");
         mn_strbuf_append(&js, chans.data, chans.len);
@@ -515,6 +601,7 @@ mn_status mn_gltf_write_ex(const char* path, const mn_model* m, const mn_motion*
     }
     s = mn_write_file_atomic(path, out, total, err);
 done:
+    free(obj_node);
     free(out);
     mn_strbuf_free(&js);
     mn_strbuf_free(&chans);

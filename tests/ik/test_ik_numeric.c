@@ -1,7 +1,8 @@
-/* The numeric chain IK methods (LM, DLS, PINV, JT): reachable targets on a planar arm, a
- * 7-DOF spatial chain (the robots from URDF files are in tests/integration/test_ik_robots.c),
- * limits, stiffness, determinism, the singular straight chain of Welman Fig. 4.2, unreachable
- * targets, no heap allocation inside a solve, and the chain Jacobians against finite differences.
+/* The numeric chain IK methods (LM, DLS, PINV, JT, the alternative Jacobian): reachable targets on
+ * a planar arm, a 7-DOF spatial chain (the robots from URDF files are in
+ * tests/integration/test_ik_robots.c), limits, stiffness, determinism, the singular straight chain
+ * of Welman Fig. 4.2, unreachable targets, no heap allocation inside a solve, and the chain
+ * Jacobians against finite differences.
  */
 #include <marionette/ik.h>
 #include <marionette/model.h>
@@ -13,8 +14,8 @@
 #include "ik/ik_common.h"
 #include "test.h"
 
-static const mn_ik_method numeric[] = {MN_IK_LM, MN_IK_DLS, MN_IK_PINV, MN_IK_JT};
-#define NNUMERIC 4
+static const mn_ik_method numeric[] = {MN_IK_LM, MN_IK_DLS, MN_IK_PINV, MN_IK_JT, MN_IK_ALTJAC};
+#define NNUMERIC 5
 
 static uint64_t rng_state = 99;
 static double urand(void) {
@@ -526,7 +527,7 @@ static void test_pinv_nullspace_targets(void) {
  * same 7-DOF chain at 1 mm and at 1 km (every offset scaled), the same seed and the same
  * target scaled alike: K_i = 1 / (w_i phi_i) with the world-scale part w taken over by the
  * adaptive step, the joint paths agree, iteration for iteration. */
-static void test_jt_scale_invariant(void) {
+static void jt_scale_invariant(int rk) {
     mn_model* m = chain7();
     double scales[2] = {1e-3, 1e3};
     mn_model* ms[2];
@@ -554,6 +555,7 @@ static void test_jt_scale_invariant(void) {
             pk.target_pos = mn_vec3_scale(p.target_pos, scales[k]);
             mn_ik_options o = mn_ik_default();
             o.method = MN_IK_JT;
+            o.jt_rk = rk;
             o.max_iters = 50; /* a fixed budget: the paths, not the answers, are compared */
             o.max_restarts = 0;
             o.tol_pos = 1e-12 * scales[k];
@@ -571,10 +573,149 @@ static void test_jt_scale_invariant(void) {
         free(q[1]);
     }
     CHECK(worst < 1e-6);
-    if (!(worst < 1e-6)) fprintf(stderr, "  jt at 1 mm and 1 km: %g apart\n", worst);
+    if (!(worst < 1e-6)) fprintf(stderr, "  jt (rk %d) at 1 mm and 1 km: %g apart\n", rk, worst);
     mn_data_destroy(d);
     mn_model_destroy(ms[0]);
     mn_model_destroy(ms[1]);
+    mn_model_destroy(m);
+}
+
+static void test_jt_scale_invariant(void) {
+    jt_scale_invariant(0);
+    jt_scale_invariant(1); /* the Runge-Kutta step control is relative too */
+}
+
+/* The transpose's ODE on planar3 (unit links, hinges about z): q' = J^T (G - E), the
+ * right-hand side written out here independently of the library. */
+static void planar3_flow(const double* q, mn_vec3 G, double* f) {
+    double phi = 0, ex = 0, ey = 0, cx[3], cy[3];
+    for (int i = 0; i < 3; i++) {
+        phi += q[i];
+        ex += cos(phi), ey += sin(phi);
+        cx[i] = cos(phi), cy[i] = sin(phi);
+    }
+    double gx = G.x - ex, gy = G.y - ey;
+    for (int i = 0; i < 3; i++) {
+        double jx = 0, jy = 0; /* d E / d q_i = sum over links k >= i of (-sin, cos) */
+        for (int k = i; k < 3; k++)
+            jx -= cy[k], jy += cx[k];
+        f[i] = jx * gx + jy * gy;
+    }
+}
+
+/* Distance in joint space from q to the flow's path from q0, integrated by classical RK4
+ * with a small fixed step until it comes to rest. */
+static double distance_to_flow(const double* q0, mn_vec3 G, const double* q) {
+    double y[3] = {q0[0], q0[1], q0[2]}, best = INFINITY;
+    const double h = 2e-4;
+    for (int it = 0; it < 400000; it++) {
+        double dist = 0;
+        for (int i = 0; i < 3; i++)
+            dist += (y[i] - q[i]) * (y[i] - q[i]);
+        best = fmin(best, sqrt(dist));
+        double k1[3], k2[3], k3[3], k4[3], t[3];
+        planar3_flow(y, G, k1);
+        for (int i = 0; i < 3; i++)
+            t[i] = y[i] + 0.5 * h * k1[i];
+        planar3_flow(t, G, k2);
+        for (int i = 0; i < 3; i++)
+            t[i] = y[i] + 0.5 * h * k2[i];
+        planar3_flow(t, G, k3);
+        for (int i = 0; i < 3; i++)
+            t[i] = y[i] + h * k3[i];
+        planar3_flow(t, G, k4);
+        double speed = 0;
+        for (int i = 0; i < 3; i++) {
+            y[i] += h / 6 * (k1[i] + 2 * k2[i] + 2 * k3[i] + k4[i]);
+            speed += k1[i] * k1[i];
+        }
+        if (speed < 1e-16) break;
+    }
+    return best;
+}
+
+/* JT with the adaptive Runge-Kutta integration of its ODE (Welman 4.1.5, o.jt_rk): each
+ * iteration is a step along the flow q' = K J^T F, so the iterates lie on the path a fine
+ * integration of the same ODE takes (to the step control's tolerance), where the
+ * line-searched steps (straight segments of the linearised optimum) leave it; the targets
+ * of the planar arm and of the 7-DOF chain are met (position goals: steepest descent
+ * converges linearly), within tight limits, the unreachable target stretched towards, and
+ * nothing allocated. */
+static void test_jt_rk(void) {
+    mn_model* m = planar3(0, 0);
+    mn_data* d = mn_data_create(m, 0);
+    mn_ik_problem p = mn_ik_problem_default();
+    p.base = mn_model_find_joint(m, "base");
+    p.tip = mn_model_find_joint(m, "tip");
+    mn_vec3 targets[4] = {mn_v3(2, 1, 0), mn_v3(-1, 1.5, 0), mn_v3(0.5, -2.2, 0),
+                          mn_v3(1.2, 0.3, 0)};
+    const double q0[3] = {0.3, 0.4, 0.5};
+    double off_path[2] = {0, 0};
+    for (int rk = 0; rk < 2; rk++)
+        for (int t = 0; t < 4; t++) {
+            mn_ik_options o = opts_for(MN_IK_JT);
+            o.jt_rk = rk;
+            o.max_restarts = 0;
+            mn_ik_result r;
+            p.target_pos = targets[t];
+            for (int k = 1; k <= 3; k++) { /* the first iterates */
+                memcpy(d->q, q0, sizeof q0);
+                o.max_iters = k;
+                mn_ik_solve(m, d, &p, &o, &r);
+                off_path[rk] = fmax(off_path[rk], distance_to_flow(q0, targets[t], d->q));
+            }
+            memcpy(d->q, q0, sizeof q0);
+            o.max_iters = opts_for(MN_IK_JT).max_iters;
+            mn_status s = mn_ik_solve(m, d, &p, &o, &r);
+            if (s != MN_OK) fprintf(stderr, "jt rk %d target %d: %s\n", rk, t, r.message);
+            CHECK(s == MN_OK);
+            check_pose(m, d, &p, 1.01e-5);
+        }
+    if (getenv("MN_TEST_VERBOSE") || !(off_path[1] < 0.01 && off_path[0] > 10 * off_path[1]))
+        fprintf(stderr, "  jt's first iterates off the flow's path: %g (line search), %g (rk)\n",
+                off_path[0], off_path[1]);
+    CHECK(off_path[1] < 0.01);
+    CHECK(off_path[0] > 10 * off_path[1]);
+    /* out of reach: stretched towards it */
+    mn_data_reset(m, d);
+    d->q[0] = 0.1, d->q[1] = 0.3, d->q[2] = -0.2;
+    p.target_pos = mn_v3(3, 4, 0);
+    mn_ik_options o = opts_for(MN_IK_JT);
+    o.jt_rk = 1;
+    mn_ik_result r;
+    CHECK(mn_ik_solve(m, d, &p, &o, &r) == MN_ERR_UNREACHABLE);
+    CHECK_NEAR(r.pos_err, 2.0, 1e-3);
+    mn_data_destroy(d);
+    mn_model_destroy(m);
+
+    /* tight limits: q stays inside */
+    m = planar3(-0.9, 0.9);
+    d = mn_data_create(m, 0);
+    p.target_pos = mn_v3(cos(0.6) + cos(1.45) + cos(2.3), sin(0.6) + sin(1.45) + sin(2.3), 0);
+    mn_ik_solve(m, d, &p, &o, &r);
+    CHECK(mn_q_within_limits(m, d->q, 0));
+    mn_data_destroy(d);
+    mn_model_destroy(m);
+
+    m = chain7();
+    d = mn_data_create(m, 0);
+    int base = mn_model_find_joint(m, "base"), tip = mn_model_find_joint(m, "tool");
+    p = mn_ik_problem_default();
+    p.base = base;
+    p.tip = tip;
+    for (int t = 0; t < 5; t++) {
+        random_target(m, d, base, tip, &p);
+        mn_data_reset(m, d);
+        o = opts_for(MN_IK_JT);
+        o.jt_rk = 1;
+        long before = mn_alloc_count();
+        mn_status s = mn_ik_solve(m, d, &p, &o, &r);
+        CHECK(mn_alloc_count() == before);
+        if (s != MN_OK) fprintf(stderr, "jt rk chain7 target %d: %s\n", t, r.message);
+        CHECK(s == MN_OK);
+        check_pose(m, d, &p, 1.01e-5);
+    }
+    mn_data_destroy(d);
     mn_model_destroy(m);
 }
 
@@ -732,6 +873,133 @@ static void check_jacobians(mn_model* m, int base, int tip, mn_vec3 point) {
     mn_data_destroy(d);
 }
 
+/* The alternative Jacobian (Parent ch. 5) is the Jacobian of the goal carried rigidly by the
+ * tip frame: central differences of that point's base-frame position, the goal away from the
+ * effector, on hinge chains and a chain of ball joints; its rotation rows are the ordinary
+ * Jacobian's. */
+static void check_altjac_jacobian(mn_model* m, int base, int tip, mn_vec3 point) {
+    mn_data* d = mn_data_create(m, 0);
+    for (int trial = 0; trial < 5; trial++) {
+        for (int j = 0; j < m->njoint; j++) {
+            int qa = m->jnt_qadr[j];
+            if (m->jnt_type[j] == MN_JOINT_HINGE) d->q[qa] = 2 * urand() - 1;
+            if (m->jnt_type[j] == MN_JOINT_BALL) {
+                mn_quat r = mn_quat_axis_angle(
+                    mn_vec3_normalize(mn_v3(urand() - 0.5, urand() - 0.5, urand() - 0.5)),
+                    2 * urand() - 1);
+                d->q[qa] = r.w, d->q[qa + 1] = r.x, d->q[qa + 2] = r.y, d->q[qa + 3] = r.z;
+            }
+        }
+        mn_fk(m, d);
+        size_t mark = mn_arena_mark(&d->arena);
+        mn_ikc c;
+        CHECK(mn_ikc_build(m, d, base, tip, point, 0, &d->arena, &c) == MN_OK);
+        int n = c.ch.ndof, nq = c.ch.nq;
+        double* qc = mn_arena_alloc(&d->arena, sizeof(double) * (size_t)nq);
+        double* qh = mn_arena_alloc(&d->arena, sizeof(double) * (size_t)nq);
+        double* v = mn_arena_alloc(&d->arena, sizeof(double) * (size_t)n);
+        double* Ja = mn_arena_alloc(&d->arena, sizeof(double) * 6 * (size_t)n);
+        double* Je = mn_arena_alloc(&d->arena, sizeof(double) * 6 * (size_t)n);
+        mn_chain_gather(&c.ch, d->q, qc);
+        mn_ik_problem p = mn_ik_problem_default();
+        p.use_orientation = 1;
+        p.point = point;
+        p.w_pos = 0.7; /* the weights scale the rows as in the ordinary Jacobian */
+        p.target_pos = mn_v3(2 * urand() - 1, 2 * urand() - 1, 2 * urand() - 1);
+        mn_ik_goal g = mn_ik_goal_make(&p, &c);
+        mn_xform T;
+        mn_vec3 pt;
+        mn_ikc_fk(&c, qc, point, &T, &pt);
+        CHECK(mn_vec3_dist(pt, g.pos) > 0.1); /* the goal is not the effector */
+        mn_ikc_jacobian(&c, &g, pt, Je);
+        mn_ik_altjac_jacobian(&c, &g, Ja);
+        mn_xform Ti = mn_xform_inverse(&T);
+        mn_vec3 gl = mn_xform_apply(&Ti, g.pos); /* the goal in the tip frame */
+        const double h = 1e-6;
+        double differ = 0;
+        for (int k = 0; k < n; k++) {
+            /* central differences along DOF k (a ball's: a turn about its k-th axis) */
+            mn_vec3 pp, pm;
+            for (int i = 0; i < n; i++)
+                v[i] = i == k;
+            memcpy(qh, qc, sizeof(double) * (size_t)nq);
+            mn_ikc_integrate(&c, qh, v, h);
+            mn_ikc_fk(&c, qh, gl, NULL, &pp);
+            memcpy(qh, qc, sizeof(double) * (size_t)nq);
+            mn_ikc_integrate(&c, qh, v, -h);
+            mn_ikc_fk(&c, qh, gl, NULL, &pm);
+            mn_vec3 dv = mn_vec3_scale(mn_vec3_sub(pp, pm), 0.5 / h);
+            CHECK_NEAR(Ja[k], g.wp * dv.x, 1e-6);
+            CHECK_NEAR(Ja[n + k], g.wp * dv.y, 1e-6);
+            CHECK_NEAR(Ja[2 * n + k], g.wp * dv.z, 1e-6);
+            for (int r = 3; r < 6; r++)
+                CHECK(Ja[r * n + k] == Je[r * n + k]);
+            for (int r = 0; r < 3; r++)
+                differ = fmax(differ, fabs(Ja[r * n + k] - Je[r * n + k]));
+        }
+        CHECK(differ > 1e-3); /* not the end effector's Jacobian */
+        mn_arena_reset(&d->arena, mark);
+    }
+    mn_data_destroy(d);
+}
+
+/* Three ball joints on links of 0.4, 0.3 and 0.25 (a limb of a motion-capture figure). */
+static mn_model* balls3(void) {
+    mn_spec* s = mn_spec_create("balls3");
+    int p = add(s, "base", -1, MN_JOINT_FIXED, mn_v3(0, 0, 0), mn_v3(0, 0, 1), 0, 0);
+    const char* names[3] = {"b1", "b2", "b3"};
+    const double len[3] = {0, 0.4, 0.3};
+    for (int i = 0; i < 3; i++)
+        p = add(s, names[i], p, MN_JOINT_BALL, mn_v3(0.05 * i, -len[i], 0), mn_v3(0, 0, 1), 0, 0);
+    add(s, "end", p, MN_JOINT_FIXED, mn_v3(0, -0.25, 0.02), mn_v3(0, 0, 1), 0, 0);
+    mn_model* m = mn_model_compile(s, NULL);
+    mn_spec_destroy(s);
+    CHECK(m != NULL);
+    return m;
+}
+
+static void test_altjac_jacobian(void) {
+    mn_model* m = planar3(0, 0);
+    check_altjac_jacobian(m, mn_model_find_joint(m, "base"), mn_model_find_joint(m, "tip"),
+                          mn_v3(0.1, 0.2, 0.3));
+    mn_model_destroy(m);
+    m = chain7();
+    check_altjac_jacobian(m, mn_model_find_joint(m, "base"), mn_model_find_joint(m, "tool"),
+                          mn_v3(0.02, -0.03, 0.1));
+    mn_model_destroy(m);
+    m = balls3();
+    check_altjac_jacobian(m, mn_model_find_joint(m, "base"), mn_model_find_joint(m, "end"),
+                          mn_v3(0.01, 0, 0.03));
+    /* and the method meets pose targets on the ball chain, from its rest pose */
+    mn_data* d = mn_data_create(m, 0);
+    mn_ik_problem p = mn_ik_problem_default();
+    p.base = mn_model_find_joint(m, "base");
+    p.tip = mn_model_find_joint(m, "end");
+    p.use_orientation = 1;
+    for (int t = 0; t < 5; t++) {
+        for (int j = 0; j < m->njoint; j++)
+            if (m->jnt_type[j] == MN_JOINT_BALL) {
+                int qa = m->jnt_qadr[j];
+                mn_quat r = mn_quat_axis_angle(
+                    mn_vec3_normalize(mn_v3(urand() - 0.5, urand() - 0.5, urand() - 0.5)),
+                    1.2 * urand());
+                d->q[qa] = r.w, d->q[qa + 1] = r.x, d->q[qa + 2] = r.y, d->q[qa + 3] = r.z;
+            }
+        mn_fk(m, d);
+        p.target_pos = d->xf[p.tip].p;
+        p.target_rot = mn_quat_from_mat3(&d->xf[p.tip].R);
+        mn_data_reset(m, d);
+        mn_ik_options o = opts_for(MN_IK_ALTJAC);
+        mn_ik_result r;
+        mn_status st = mn_ik_solve(m, d, &p, &o, &r);
+        if (st != MN_OK) fprintf(stderr, "altjac balls target %d: %s\n", t, r.message);
+        CHECK(st == MN_OK);
+        check_pose(m, d, &p, 1.01e-5);
+    }
+    mn_data_destroy(d);
+    mn_model_destroy(m);
+}
+
 static void test_jacobians(void) {
     mn_model* m = planar3(0, 0);
     check_jacobians(m, mn_model_find_joint(m, "base"), mn_model_find_joint(m, "tip"),
@@ -748,6 +1016,7 @@ static void test_jacobians(void) {
 int main(int argc, char** argv) {
     mn_test_init(argc, argv);
     RUN(test_jacobians);
+    RUN(test_altjac_jacobian);
     RUN(test_planar_reach);
     RUN(test_chain7_reach);
     RUN(test_limits);
@@ -757,6 +1026,7 @@ int main(int argc, char** argv) {
     RUN(test_pinv_nullspace);
     RUN(test_pinv_nullspace_targets);
     RUN(test_jt_scale_invariant);
+    RUN(test_jt_rk);
     RUN(test_singular_inward);
     RUN(test_unreachable);
     RUN(test_no_allocation);

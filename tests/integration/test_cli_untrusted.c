@@ -335,7 +335,7 @@ static void test_micro_figure(void) {
             "<joint name=\"jt\" type=\"fixed\"><parent link=\"l3\"/><child link=\"tip\"/>"
             "<origin xyz=\"0 0 3e-7\"/></joint></robot>\n");
     const double reach = 9e-7;
-    const char* methods[] = {"lm", "dls", "pinv", "jt", "ccd", "fabrik"};
+    const char* methods[] = {"lm", "dls", "pinv", "jt", "ccd", "fabrik", "altjac"};
     for (size_t i = 0; i < sizeof methods / sizeof methods[0]; i++) {
         char args[1024], *out, *err;
         snprintf(args, sizeof args,

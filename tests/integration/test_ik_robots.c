@@ -245,7 +245,10 @@ static void test_panda_methods(void) {
             if (m->jnt_type[j] == MN_JOINT_HINGE) d->q[m->jnt_qadr[j]] += 0.05 * (2 * urand() - 1);
         mn_clamp_to_limits(m, d->q);
         memcpy(seed, d->q, sizeof(double) * (size_t)m->nq);
-        for (int meth = MN_IK_LM; meth <= MN_IK_JT; meth++) {
+        static const mn_ik_method meths[] = {MN_IK_LM, MN_IK_DLS, MN_IK_PINV, MN_IK_JT,
+                                             MN_IK_ALTJAC};
+        for (int km = 0; km < 5; km++) {
+            mn_ik_method meth = meths[km];
             memcpy(d->q, seed, sizeof(double) * (size_t)m->nq);
             mn_ik_problem p = mn_ik_problem_default();
             p.base = base;
@@ -254,7 +257,7 @@ static void test_panda_methods(void) {
             p.target_pos = T.p;
             p.target_rot = mn_quat_from_mat3(&T.R);
             mn_ik_options o = mn_ik_default();
-            o.method = (mn_ik_method)meth;
+            o.method = meth;
             o.max_restarts = 0;
             o.max_iters = meth == MN_IK_JT ? 200000 : 500;
             mn_ik_result r;
@@ -370,6 +373,23 @@ static void test_cli_solve(void) {
              panda); /* Franka's "ready" pose */
     CHECK(run_cli(args, out, sizeof out) == 0);
     CHECK(strncmp(out, "status OK\nmethod dls\n", 21) == 0);
+    /* the alternative Jacobian by name, and JT integrated by Runge-Kutta (--rk goes with jt
+     * only: a usage error with another method) */
+    snprintf(args, sizeof args,
+             "solve %s --base panda_link0 --tip panda_link8 --target 0.3,0.2,0.6 --method altjac "
+             "--timeout-ms 0 --seed-q 0,-0.785,0,-2.356,0,1.571,0.785",
+             panda);
+    CHECK(run_cli(args, out, sizeof out) == 0);
+    CHECK(strncmp(out, "status OK\nmethod altjac\n", 24) == 0);
+    snprintf(args, sizeof args,
+             "solve %s --base panda_link0 --tip panda_link8 --target 0.3,0.2,0.6 --method jt --rk "
+             "--iters 100000 --timeout-ms 0 --seed-q 0,-0.785,0,-2.356,0,1.571,0.785",
+             panda);
+    CHECK(run_cli(args, out, sizeof out) == 0);
+    CHECK(strncmp(out, "status OK\nmethod jt\n", 20) == 0);
+    snprintf(args, sizeof args,
+             "solve %s --base panda_link0 --tip panda_link8 --target 0.3,0.2,0.6 --rk", panda);
+    CHECK(run_cli(args, out, sizeof out) == 2);
     /* Unreachable: the closest pose is printed, exit 1. */
     snprintf(
         args, sizeof args,

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The glTF writer against independent consumers (tests/peer/js/check_glb.mjs): the Khronos
 # validator and three.js. Writes, with `marionette convert`, the CMU walk (bones) and Fox's
-# Walk (skinned) as .glb; with `marionette retarget`, the CMU walk on the skinned CesiumMan;
+# Walk (skinned) as .glb, and a skeleton text with polygon objects on two joints; with `marionette retarget`, the CMU walk on the skinned CesiumMan;
 # with `marionette anim bake`, the fox example sequence, and with `marionette pose`, the fox
 # example scene (both skinned); with `marionette sim`, three soft-body scenes' baked controllers.
 # The retargeted, baked and posed files are compared with the BVH the same command writes. All
@@ -30,6 +30,12 @@ panda="$data/robots/franka_panda/panda.urdf"
 node "$here/js/check_glb.mjs" --ref-z-up --height 0.8:1.2 "$cli" "$tmp/panda.glb" 0 0 "$panda" -- 0
 "$cli" convert "$panda" "$tmp/panda_z.glb" --z-up 2> /dev/null
 node "$here/js/check_glb.mjs" "$cli" "$tmp/panda_z.glb" 0 0 "$panda" -- 0
+# polygon objects on joints (Welman 6.1.1): a skeleton text naming an OBJ for two joints,
+# converted with the objects as meshes on nodes under their joints
+printf 'define skeleton "arm"\n joint "base"\n joint "upper"\n joint "lower"\nend skeleton\ndefine joint "upper"\n object "tri.obj"\n offset 0 1 0\n hinge z -180 180\nend joint\ndefine joint "lower"\n object "tri.obj"\n offset 1 0 0\n hinge z -180 180\nend joint\n' > "$tmp/arm.skel"
+printf 'v 0 0 0\nv 0.5 0 0\nv 0 0.5 0\nf 1 2 3\n' > "$tmp/tri.obj"
+"$cli" convert "$tmp/arm.skel" "$tmp/arm.glb"
+node "$here/js/check_glb.mjs" "$cli" "$tmp/arm.glb" 0 0 "$tmp/arm.skel" -- 0
 "$cli" convert "$data/skinned/Fox.glb" "$tmp/fox.glb" --anim Walk 2> /dev/null
 node "$here/js/check_glb.mjs" "$cli" "$tmp/fox.glb" 18 1 "$data/skinned/Fox.glb" --anim Walk -- 0 5 9 17
 # CesiumMan with its normals and texture coordinates kept (--keep-attributes), and without
