@@ -5,6 +5,7 @@
 #include <marionette/clip.h>
 #include <marionette/gltf.h>
 #include <marionette/io.h>
+#include <marionette/layers.h>
 #include <marionette/scene.h>
 #include <marionette/sequence.h>
 
@@ -110,6 +111,41 @@ static int read_seq(const char* path, const char* script, mn_model** m, mn_seq**
     return MN_EXIT_OK;
 }
 
+/* The layers (layers.h): mode, weight keys, masked joints, keys, time warps. */
+static void print_layers(const mn_seq* s) {
+    const mn_model* m = mn_seq_model(s);
+    int nl = mn_seq_layer_count(s);
+    if (nl) printf("layers: %d\n", nl);
+    for (int i = 0; i < nl; i++) {
+        const mn_seq* l = mn_seq_layer(s, i);
+        printf("  %d %s %s, %d keys, frames %g to %g", i, mn_cli_safe(mn_seq_layer_name(s, i)),
+               mn_layer_mode_name(mn_seq_layer_mode(s, i)), mn_seq_key_count(l), mn_seq_start(l),
+               mn_seq_end(l));
+        int nw = mn_seq_layer_weight_count(s, i);
+        printf(", weight ");
+        for (int k = 0; k < nw; k++) {
+            double f, w;
+            mn_seq_layer_weight_key(s, i, k, &f, &w);
+            printf("%s%g@%g", k ? " " : "", w, f);
+        }
+        if (!nw) printf("1");
+        const double* mask = mn_seq_layer_mask(s, i);
+        int nm = 0;
+        for (int j = 0; mask && j < m->njoint; j++)
+            nm += mask[j] > 0;
+        if (mask)
+            printf(", mask %d of %d joints", nm, m->njoint);
+        else
+            printf(", every joint");
+        if (mn_seq_warp_count(l)) printf(", time warp of %d keys", mn_seq_warp_count(l));
+        printf("\n");
+    }
+    int nw = mn_seq_warp_count(s);
+    if (nw)
+        printf("time warp: %d keys, output frames %g to %g\n", nw, mn_seq_out_start(s),
+               mn_seq_out_end(s));
+}
+
 static int info(const char* path, const char* script) {
     mn_model* m = NULL;
     mn_seq* s = NULL;
@@ -165,6 +201,7 @@ static int info(const char* path, const char* script) {
         if (!d->con.enabled) printf(", disabled");
         printf("\n");
     }
+    print_layers(s);
     mn_seq_destroy(s);
     mn_model_destroy(m);
     return MN_EXIT_OK;

@@ -88,7 +88,14 @@ struct mn_seq {
     double* seg_rot;    /* nkey x nunit x R_STRIDE */
     double* seg_track;  /* nkey x nrun x (RUN_TRACK + 1) x 3 */
     int has_limited_ball;
+
+    struct seq_ext* ext; /* layers and time warp (layers.c), NULL when none */
 };
+
+/* Layers and time warp (layers.c): freed with the sequence, copied by mn_seq_clone (0 when
+ * out of memory). */
+void mn_seq_ext_free(mn_seq* s);
+int mn_seq_ext_clone(mn_seq* dst, const mn_seq* src);
 
 /* Room for n keys (1) or 0 when out of memory. */
 int mn_seq_reserve_keys(mn_seq* s, int n);

@@ -85,6 +85,7 @@ nomem:
 
 void mn_seq_destroy(mn_seq* s) {
     if (!s) return;
+    mn_seq_ext_free(s);
     mn_seq_free_tables(s);
     free(s->jnt_rot);
     free(s->jnt_trans);
@@ -137,7 +138,7 @@ mn_seq* mn_seq_clone(const mn_seq* s) {
         r->nc = i + 1;
         ok = r->c[i].tk != NULL;
     }
-    if (!ok || mn_seq_rebuild(r) != MN_OK) {
+    if (!ok || !mn_seq_ext_clone(r, s) || mn_seq_rebuild(r) != MN_OK) {
         mn_seq_destroy(r);
         return NULL;
     }

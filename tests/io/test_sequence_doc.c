@@ -219,6 +219,65 @@ static void test_malformed(void) {
     mn_model* stick = mn_stickman_model(NULL);
     static const bad table[] = {
         {"{\"figure\": \"stickman\",\n \"keys\": [\n", 2, "json"},
+        /* layers and time warps (layers.h) */
+        {"{\"figure\": \"stickman\", \"keys\": [{\"frame\": 0, \"pose\": {}}],\n \"layers\": {}}",
+         2, "layers"},
+        {"{\"figure\": \"stickman\", \"keys\": [{\"frame\": 0, \"pose\": {}}],\n \"layers\": "
+         "[{\"name\": \"a\"}]}",
+         2, "layers[0]"},
+        {"{\"figure\": \"stickman\", \"keys\": [{\"frame\": 0, \"pose\": {}}],\n \"layers\": "
+         "[{\"name\": \"a\", \"mode\": \"multiply\", \"keys\": []}]}",
+         2, "layers[0].mode"},
+        {"{\"figure\": \"stickman\", \"keys\": [{\"frame\": 0, \"pose\": {}}],\n \"layers\": "
+         "[{\"name\": \"a\", \"keys\": [{\"frame\": 0, \"pose\": {}}]},\n {\"name\": \"a\", "
+         "\"keys\": [{\"frame\": 0, \"pose\": {}}]}]}",
+         3, "layers[1].name"},
+        {"{\"figure\": \"stickman\", \"keys\": [{\"frame\": 0, \"pose\": {}}],\n \"layers\": "
+         "[{\"name\": \"a\", \"wieghts\": [], \"keys\": []}]}",
+         2, "layers[0].wieghts"},
+        {"{\"figure\": \"stickman\", \"keys\": [{\"frame\": 0, \"pose\": {}}],\n \"layers\": "
+         "[{\"name\": \"a\", \"weights\": [[0, 1.5]], \"keys\": []}]}",
+         2, "layers[0].weights[0][1]"},
+        {"{\"figure\": \"stickman\", \"keys\": [{\"frame\": 0, \"pose\": {}}],\n \"layers\": "
+         "[{\"name\": \"a\", \"weights\": [[5, 1],\n [2, 0]], \"keys\": []}]}",
+         3, "layers[0].weights[1][0]"},
+        {"{\"figure\": \"stickman\", \"keys\": [{\"frame\": 0, \"pose\": {}}],\n \"layers\": "
+         "[{\"name\": \"a\", \"weights\": [0, 1], \"keys\": []}]}",
+         2, "layers[0].weights[0]"},
+        {"{\"figure\": \"stickman\", \"keys\": [{\"frame\": 0, \"pose\": {}}],\n \"layers\": "
+         "[{\"name\": \"a\", \"mask\": [\"right arm.1\",\n \"tail\"], \"keys\": []}]}",
+         3, "layers[0].mask[1]"},
+        {"{\"figure\": \"stickman\", \"keys\": [{\"frame\": 0, \"pose\": {}}],\n \"layers\": "
+         "[{\"name\": \"a\", \"mask\": {\"head\": 2}, \"keys\": []}]}",
+         2, "layers[0].mask.head"},
+        {"{\"figure\": \"stickman\", \"keys\": [{\"frame\": 0, \"pose\": {}}],\n \"layers\": "
+         "[{\"name\": \"a\", \"mask\": 3, \"keys\": []}]}",
+         2, "layers[0].mask"},
+        {"{\"figure\": \"stickman\", \"keys\": [{\"frame\": 0, \"pose\": {}}],\n \"layers\": "
+         "[{\"name\": \"a\", \n \"keys\": [{\"frame\": 0, \"pose\": {\"elbow\": 1}}]}]}",
+         3, "layers[0].keys[0].pose.elbow"},
+        {"{\"figure\": \"stickman\", \"keys\": [{\"frame\": 0, \"pose\": {}}],\n \"layers\": "
+         "[{\"name\": \"a\", \"keys\": [{\"frame\": 0, \"pose\": {}}],\n \"time_warp\": [[0, 0], "
+         "[10, -5]]}]}",
+         3, "layers[0].time_warp[1][1]"},
+        {"{\"figure\": \"stickman\", \"keys\": [{\"frame\": 0, \"pose\": {}}],\n \"time_warp\": "
+         "[[0, 0]]}",
+         2, "time_warp"},
+        {"{\"figure\": \"stickman\", \"keys\": [{\"frame\": 0, \"pose\": {}}],\n \"time_warp\": "
+         "[[0, 0], [0, 5]]}",
+         2, "time_warp[1][0]"},
+        {"{\"figure\": \"stickman\", \"keys\": [{\"frame\": 0, \"pose\": {}}],\n \"time_warp\": "
+         "[[0, 0], [10, 10, -1]]}",
+         2, "time_warp[1][2]"},
+        {"{\"figure\": \"stickman\", \"keys\": [{\"frame\": 0, \"pose\": {}}],\n \"time_warp\": "
+         "[[0, 0], [10, \"x\"]]}",
+         2, "time_warp[1][1]"},
+        {"{\"figure\": \"stickman\", \"keys\": [{\"frame\": 0, \"pose\": {}}],\n \"time_warp\": "
+         "[[0, 0, 9], [10, 10]]}",
+         2, "time_warp"},
+        {"{\"figure\": \"stickman\", \"keys\": [{\"frame\": 0, \"pose\": {}}],\n \"time_warp\": "
+         "[[0, 0, 1], [10, 0, 0]]}",
+         2, "time_warp"},
         {"[1, 2]", 1, "sequence"},
         {"{\"keys\": [{\"frame\": 0, \"pose\": {}}]}", 1, "sequence"},
         {"{\"figure\": \"stickman\"}", 1, "sequence"},
