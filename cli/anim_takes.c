@@ -251,3 +251,94 @@ int mn_anim_loop(int argc, char** argv) {
     mn_model_destroy(m);
     return code;
 }
+
+/* "t:s[:speed],t:s[:speed],..." into up to cap keys; -1 on a malformed list. */
+static int parse_warp(const char* text, double* t, double* s, double* sp, int cap) {
+    int n = 0;
+    const char* p = text;
+    while (*p && n < cap) {
+        char* end;
+        t[n] = strtod(p, &end);
+        if (end == p || *end != ':') return -1;
+        p = end + 1;
+        s[n] = strtod(p, &end);
+        if (end == p) return -1;
+        sp[n] = NAN;
+        if (*end == ':') {
+            p = end + 1;
+            sp[n] = strtod(p, &end);
+            if (end == p) return -1;
+        }
+        n++;
+        if (*end == ',')
+            p = end + 1;
+        else if (*end)
+            return -1;
+        else
+            p = end;
+    }
+    return *p ? -1 : n;
+}
+
+int mn_anim_retime(int argc, char** argv) {
+    const char *in = NULL, *out = NULL, *warp = NULL;
+    double scale = 1, speed = 0;
+    int bad = 0, ballistic = 0;
+    for (int i = 2; i < argc && !bad; i++) {
+        if (common(argc, argv, &i, &out, &scale, &bad)) continue;
+        if (!strcmp(argv[i], "--warp") && i + 1 < argc) {
+            warp = argv[++i];
+        } else if (!strcmp(argv[i], "--speed") && i + 1 < argc) {
+            if (!mn_cli_parse_double(argv[++i], &speed) || !(speed >= 0.01 && speed <= 100))
+                bad = mn_cli_usage_error("anim", "--speed needs a factor in [0.01, 100]");
+        } else if (!strcmp(argv[i], "--ballistic")) {
+            ballistic = 1;
+        } else if (argv[i][0] == '-') {
+            bad = mn_cli_usage_error("anim", "unknown option '%s'", argv[i]);
+        } else if (!in) {
+            in = argv[i];
+        } else {
+            bad = mn_cli_usage_error("anim", "too many arguments");
+        }
+    }
+    if (bad) return bad;
+    if (!in || !out || (!warp) == (speed == 0))
+        return mn_cli_usage_error("anim",
+                                  "retime needs TAKE.bvh --out OUT.bvh and --warp or --speed");
+    if (!ends_bvh(out)) return mn_cli_usage_error("anim", "OUT must end in .bvh");
+    enum { CAP = 256 };
+    double t[CAP], s[CAP], sp[CAP];
+    int nw = warp ? parse_warp(warp, t, s, sp, CAP) : 2;
+    if (nw < 2)
+        return mn_cli_usage_error("anim",
+                                  "--warp needs 2 to %d keys OUT:IN[:SPEED], comma-separated", CAP);
+    mn_model* m = NULL;
+    mn_motion mo;
+    int code = read_take(in, scale, &m, &mo);
+    if (code) return code;
+    if (!warp) {
+        t[0] = s[0] = 0, sp[0] = sp[1] = NAN;
+        s[1] = mo.nframes - 1;
+        t[1] = s[1] / speed;
+    }
+    mn_error err;
+    mn_take_feet feet;
+    mn_retime_result r;
+    memset(&r, 0, sizeof r);
+    if (ballistic && mn_take_feet_find(m, NULL, &feet, &err) != MN_OK) {
+        code = mn_cli_input_error(&err);
+    } else if (mn_take_retime(m, mo.q, mo.nframes, 1.0 / mo.frame_time, ballistic ? &feet : NULL,
+                              nw, t, s, sp, ballistic, &r, &err) != MN_OK) {
+        code = err.status == MN_ERR_NOMEM ? mn_cli_input_error(&err)
+                                          : mn_cli_usage_error("anim", "--warp: %s", err.message);
+    } else if (!(code = write_take(out, m, r.q, r.nframes, mo.frame_time))) {
+        printf("file=%s out=%s frames_in=%d frames=%d ballistic=%d flights=%d gravity=%.4g "
+               "apex=%.4g apex_retimed=%.4g\n",
+               mn_cli_safe(in), mn_cli_safe(out), mo.nframes, r.nframes, ballistic, r.flights,
+               r.gravity, r.apex[0], r.apex[1]);
+    }
+    free(r.q);
+    mn_motion_free(&mo);
+    mn_model_destroy(m);
+    return code;
+}

@@ -5,5 +5,6 @@
 int mn_anim_crossfade(int argc, char** argv);
 int mn_anim_root_motion(int argc, char** argv);
 int mn_anim_loop(int argc, char** argv);
+int mn_anim_retime(int argc, char** argv);
 
 #endif

@@ -19,7 +19,7 @@
 
 const char mn_cmd_anim_summary[] =
     "summarise a sequence document (info), bake its frames to BVH or glTF (bake), import a take, "
-    "compress a take, crossfade two takes, take out root motion, loop a take";
+    "compress, crossfade, root-motion, loop and retime takes";
 
 static void usage(FILE* f) {
     fprintf(
@@ -37,6 +37,8 @@ static void usage(FILE* f) {
         "                            [--scale S]\n"
         "       marionette anim loop TAKE.bvh [--out OUT.bvh] [--min-length N] [--blend N]\n"
         "                            [--cycles N] [--scale S]\n"
+        "       marionette anim retime TAKE.bvh --out OUT.bvh --warp T:S[:V],... | --speed F\n"
+        "                            [--ballistic] [--scale S]\n"
         "\n"
         "A sequence document (docs/sequence.md) holds the keys of one figure and the\n"
         "constraints over frame ranges that its in-betweens keep; a motion script\n"
@@ -70,20 +72,25 @@ static void usage(FILE* f) {
         "          track's segment: shorter segments sample faster and compress less. Prints\n"
         "          one key=value line; --out writes the clip.\n");
     fprintf(
-        f, "  crossfade  take A into take B (one skeleton, one frame rate): A up to frame F\n"
-           "          (default its middle), then N frames (default half a second) easing into B,\n"
-           "          then the rest of B, turned and moved to stand where A does. B starts at the\n"
-           "          frame (within B0..B1) whose feet and root velocity follow A's best over the\n"
-           "          blend; planted feet are then locked (--no-lock: not).\n"
-           "  root-motion  the root's ground motion and heading as a track: prints distance,\n"
-           "          speed and turn; --out writes the take with the track put back (the round\n"
-           "          trip), played in place (--in-place) or along a path turning DEG degrees a\n"
-           "          second (--turn).\n"
-           "  loop    the cycle whose ends match best (at least N frames, default a second),\n"
-           "          its last frames (--blend, default a quarter) eased into the frames before\n"
-           "          its start; --out writes it --cycles times, each starting where the last\n"
-           "          ended.\n"
-           "Lengths in crossfade, root-motion and loop are the take's units times S; +y is up.\n");
+        f,
+        "  crossfade  take A into take B (one skeleton, one frame rate): A up to frame F\n"
+        "          (default its middle), then N frames (default half a second) easing into B,\n"
+        "          then the rest of B, turned and moved to stand where A does. B starts at the\n"
+        "          frame (within B0..B1) whose feet and root velocity follow A's best over the\n"
+        "          blend; planted feet are then locked (--no-lock: not).\n"
+        "  root-motion  the root's ground motion and heading as a track: prints distance,\n"
+        "          speed and turn; --out writes the take with the track put back (the round\n"
+        "          trip), played in place (--in-place) or along a path turning DEG degrees a\n"
+        "          second (--turn).\n"
+        "  loop    the cycle whose ends match best (at least N frames, default a second),\n"
+        "          its last frames (--blend, default a quarter) eased into the frames before\n"
+        "          its start; --out writes it --cycles times, each starting where the last\n"
+        "          ended.\n"
+        "  retime  the take played along a time warp: keys T:S (output frame T shows the\n"
+        "          take's frame S; V the speed dS/dT there, else a monotone spline), or at F\n"
+        "          times the speed; --ballistic keeps every flight (both feet off the ground) on\n"
+        "          the parabola of the gravity the take's own flights imply.\n"
+        "Lengths in crossfade, root-motion and loop are the take's units times S; +y is up.\n");
 }
 
 static int ends_with(const char* s, const char* e) {
@@ -521,8 +528,9 @@ int mn_cmd_anim(int argc, char** argv) {
     if (!strcmp(argv[1], "crossfade")) return mn_anim_crossfade(argc, argv);
     if (!strcmp(argv[1], "root-motion")) return mn_anim_root_motion(argc, argv);
     if (!strcmp(argv[1], "loop")) return mn_anim_loop(argc, argv);
+    if (!strcmp(argv[1], "retime")) return mn_anim_retime(argc, argv);
     return mn_cli_usage_error("anim",
                               "unknown subcommand '%s' (info, bake, import, compress, crossfade, "
-                              "root-motion, loop)",
+                              "root-motion, loop, retime)",
                               argv[1]);
 }

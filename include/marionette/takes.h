@@ -125,6 +125,30 @@ mn_status mn_take_loop(const mn_model* m, const double* q, int nframes, double f
 mn_status mn_take_loop_repeat(const mn_model* m, const mn_loop_result* r, mn_vec3 up, int cycles,
                               double** out, int* nframes);
 
+/* ---- retiming -------------------------------------------------------------------------- */
+
+typedef struct mn_retime_result {
+    int nframes;    /* output frames: the warp's output frames t0..tn, one per frame */
+    int flights;    /* flight phases kept ballistic */
+    double gravity; /* the take's gravity: fitted to the root's height over its flights
+                       (length per second^2; 0 without flights) */
+    double apex[2]; /* the first flight's apex above its take-off: in the take, retimed */
+    double* q;      /* nframes x nq, free() it */
+} mn_retime_result;
+
+/* A take retimed by a time warp (layers.h: keys (t, s, speed) from output frames to the
+ * take's frames, speed NaN for the monotone PCHIP slope): every output frame is the take's
+ * in-between (slerp, linear) at s(t). With ballistic, each flight phase (both feet's lowest
+ * joints above their lowest height in the take by 5 % of the leg, for at least three frames)
+ * keeps the root on a parabola under the gravity the take's own flights imply (the
+ * least-squares parabola of the root's height over them, over all of them at once): in the
+ * output, between the retimed take-off and landing, the root moves at constant ground
+ * velocity and its height is the parabola of that gravity through its take-off and landing
+ * heights; a flight slowed down rises higher, as it would under that gravity. */
+mn_status mn_take_retime(const mn_model* m, const double* q, int nframes, double fps,
+                         const mn_take_feet* feet, int nwarp, const double* t, const double* s,
+                         const double* speed, int ballistic, mn_retime_result* r, mn_error* err);
+
 #ifdef __cplusplus
 }
 #endif

@@ -592,3 +592,188 @@ mn_status mn_take_loop_repeat(const mn_model* m, const mn_loop_result* r, mn_vec
     *nframes = N * cycles;
     return MN_OK;
 }
+
+/* ---- retiming ------------------------------------------------------------------------ */
+
+static int cmp_double(const void* a, const void* b) {
+    double x = *(const double*)a, y = *(const double*)b;
+    return (x > y) - (x < y);
+}
+
+/* Flight phases: frames where every joint of both feet (the ankles' subtrees) is above the
+ * foot's ground by 5 % of the leg, in runs of at least three frames. A foot's ground is the
+ * 5th percentile of its lowest point over the take, not the minimum: a frame or two of a foot
+ * through the floor (a glitch of the capture) does not lift the rest of the take into the
+ * air. */
+static int flights(const mn_model* m, mn_data* d, const double* q, int n, const mn_take_feet* ft,
+                   int* iv, int cap) {
+    double* low = malloc(sizeof(double) * 3 * (size_t)n);
+    if (!low) return 0;
+    double lmin[2];
+    for (int f = 0; f < n; f++) {
+        memcpy(d->q, q + (size_t)f * (size_t)m->nq, sizeof(double) * (size_t)m->nq);
+        mn_fk(m, d);
+        for (int s = 0; s < 2; s++) {
+            double h = HUGE_VAL;
+            for (int j = ft->joint[s]; j < m->jnt_subtree_end[ft->joint[s]]; j++)
+                h = fmin(h, mn_vec3_dot(d->xf[j].p, ft->up));
+            low[2 * f + s] = h;
+        }
+    }
+    double* sorted = low + 2 * (size_t)n;
+    for (int s = 0; s < 2; s++) {
+        for (int f = 0; f < n; f++)
+            sorted[f] = low[2 * f + s];
+        qsort(sorted, (size_t)n, sizeof(double), cmp_double);
+        lmin[s] = sorted[n / 20];
+    }
+    int count = 0, run = -1;
+    for (int f = 0; f <= n; f++) {
+        int air = f < n && low[2 * f] > lmin[0] + 0.05 * ft->leg &&
+                  low[2 * f + 1] > lmin[1] + 0.05 * ft->leg;
+        if (air && run < 0) run = f;
+        if (!air && run >= 0) {
+            if (f - run >= 3 && count < cap)
+                iv[2 * count] = run, iv[2 * count + 1] = f - 1, count++;
+            run = -1;
+        }
+    }
+    free(low);
+    return count;
+}
+
+/* The output frame where the warp reaches the take's frame src (bisection on the monotone
+ * warp over [t0, t1]). */
+static double warp_inverse(const mn_seq* s, double src, double t0, double t1) {
+    for (int i = 0; i < 60; i++) {
+        double mid = 0.5 * (t0 + t1);
+        if (mn_seq_warp(s, mid) < src)
+            t0 = mid;
+        else
+            t1 = mid;
+    }
+    return 0.5 * (t0 + t1);
+}
+
+/* The least-squares gravity of the root's height over the flights: per flight a parabola
+ * c0 + c1 t - g/2 t^2 with its own c0, c1 and one g for all (normal equations, eliminated per
+ * flight). */
+static double fit_gravity(const double* q, size_t nq, const int* iv, int nf, double fps,
+                          mn_vec3 up) {
+    double num = 0, den = 0;
+    for (int k = 0; k < nf; k++) {
+        int a = iv[2 * k], b = iv[2 * k + 1], n = b - a + 1;
+        /* regress z on (1, t, t^2): the t^2 coefficient after projecting out 1 and t */
+        double st = 0, st2 = 0, sz = 0;
+        for (int f = a; f <= b; f++) {
+            double t = (f - a) / fps;
+            st += t, st2 += t * t;
+        }
+        double mt = st / n;
+        double var = st2 / n - mt * mt;
+        double szt = 0, stt2 = 0, st3 = 0, st4 = 0, sz2 = 0;
+        for (int f = a; f <= b; f++) {
+            const double* qf = q + (size_t)f * nq;
+            double t = (f - a) / fps, z = qf[0] * up.x + qf[1] * up.y + qf[2] * up.z;
+            sz += z, szt += z * t, sz2 += z * t * t, st3 += t * t * t, st4 += t * t * t * t;
+        }
+        (void)stt2;
+        double mz = sz / n, mt2 = st2 / n;
+        /* residual of t^2 and of z after regressing on (1, t) */
+        double c_t2t = st3 / n - mt2 * mt, c_zt = szt / n - mz * mt;
+        double v_t2 = st4 / n - mt2 * mt2 - c_t2t * c_t2t / var;
+        double c_zt2 = sz2 / n - mz * mt2 - c_zt * c_t2t / var;
+        num += n * c_zt2, den += n * v_t2;
+    }
+    return den > 0 ? -2 * num / den : 0;
+}
+
+mn_status mn_take_retime(const mn_model* m, const double* q, int nframes, double fps,
+                         const mn_take_feet* feet, int nwarp, const double* t, const double* s,
+                         const double* speed, int ballistic, mn_retime_result* r, mn_error* err) {
+    if (r) memset(r, 0, sizeof *r);
+    if (!m || !q || !r || !(fps > 0) || nframes < 2 || (ballistic && !feet))
+        return mn_error_set(err, MN_ERR_ARG, NULL, 0, "retime", "NULL argument");
+    if (!root_ok(m))
+        return mn_error_set(err, MN_ERR_ARG, NULL, 0, "figure", "the root is not a free joint");
+    mn_seq_def def = mn_seq_def_default();
+    def.fps = fps;
+    def.max_handles = def.max_constraints = 0;
+    mn_seq* sq = mn_seq_create(m, &def, err);
+    double* frames = malloc(sizeof(double) * (size_t)nframes);
+    if (!sq || !frames) {
+        mn_seq_destroy(sq);
+        free(frames);
+        return mn_error_set(err, MN_ERR_NOMEM, NULL, 0, "retime", "out of memory");
+    }
+    for (int f = 0; f < nframes; f++)
+        frames[f] = f;
+    mn_status st = mn_seq_add_keys(sq, nframes, frames, q, NULL, NULL, err);
+    if (st == MN_OK) st = mn_seq_set_warp(sq, nwarp, t, s, speed, err);
+    free(frames);
+    double t0 = mn_seq_out_start(sq), t1 = mn_seq_out_end(sq);
+    double span = floor(t1 - t0 + 1e-9);
+    if (st == MN_OK && !(span >= 1 && span < 1e7))
+        st = mn_error_set(err, MN_ERR_ARG, NULL, 0, "time_warp",
+                          "the warp's output frames %g to %g are not 2 to 10 million frames", t0,
+                          t1);
+    size_t nq = (size_t)m->nq;
+    int n = st == MN_OK ? (int)span + 1 : 0;
+    double* out = st == MN_OK ? malloc(sizeof(double) * nq * (size_t)n) : NULL;
+    mn_data* d = mn_data_create(m, 0);
+    int cap = nframes / 3 + 1;
+    int* iv = malloc(sizeof(int) * 2 * (size_t)cap);
+    double* pa = malloc(sizeof(double) * 2 * nq); /* take-off and landing states */
+    double* pb = pa ? pa + nq : NULL;
+    if (st == MN_OK && (!out || !d || !iv || !pa))
+        st = mn_error_set(err, MN_ERR_NOMEM, NULL, 0, "retime", "out of memory");
+    for (int f = 0; f < n && st == MN_OK; f++)
+        mn_seq_sample(sq, mn_seq_warp(sq, t0 + f), out + (size_t)f * nq);
+    if (st == MN_OK && ballistic) {
+        int nf = flights(m, d, q, nframes, feet, iv, cap);
+        double g = nf ? fit_gravity(q, nq, iv, nf, fps, feet->up) : 0;
+        r->gravity = g;
+        double s0 = mn_seq_warp(sq, t0), s1 = mn_seq_warp(sq, t1);
+        for (int k = 0; k < nf; k++) {
+            /* the flight from the take-off frame before it to the landing frame after it,
+             * when the warp shows all of it */
+            double a = iv[2 * k] - 1 >= 0 ? iv[2 * k] - 1 : 0;
+            double b = iv[2 * k + 1] + 1 < nframes ? iv[2 * k + 1] + 1 : nframes - 1;
+            if (a < s0 || b > s1) continue;
+            double ta = warp_inverse(sq, a, t0, t1) - t0, tb = warp_inverse(sq, b, t0, t1) - t0;
+            mn_seq_sample(sq, a, pa);
+            mn_seq_sample(sq, b, pb);
+            double T = (tb - ta) / fps;
+            double za = mn_vec3_dot(mn_v3(pa[0], pa[1], pa[2]), feet->up);
+            double zb = mn_vec3_dot(mn_v3(pb[0], pb[1], pb[2]), feet->up);
+            double v0 = T > 0 ? (zb - za) / T + 0.5 * g * T : 0;
+            if (r->flights++ == 0) {
+                double Ts = (b - a) / fps, v0s = Ts > 0 ? (zb - za) / Ts + 0.5 * g * Ts : 0;
+                r->apex[0] = g > 0 ? v0s * v0s / (2 * g) : 0;
+                r->apex[1] = g > 0 ? v0 * v0 / (2 * g) : 0;
+            }
+            for (int f = (int)ceil(ta); f <= (int)floor(tb) && f < n; f++) {
+                double u = T > 0 ? (f - ta) / (tb - ta) : 0, tau = (f - ta) / fps;
+                double* o = out + (size_t)f * nq;
+                mn_vec3 p =
+                    mn_vec3_add(mn_v3(pa[0], pa[1], pa[2]),
+                                mn_vec3_scale(mn_v3(pb[0] - pa[0], pb[1] - pa[1], pb[2] - pa[2]),
+                                              u)); /* constant ground velocity */
+                double z = za + v0 * tau - 0.5 * g * tau * tau;
+                p = mn_vec3_add(p, mn_vec3_scale(feet->up, z - mn_vec3_dot(p, feet->up)));
+                o[0] = p.x, o[1] = p.y, o[2] = p.z;
+            }
+        }
+    }
+    mn_seq_destroy(sq);
+    mn_data_destroy(d);
+    free(iv);
+    free(pa);
+    if (st != MN_OK) {
+        free(out);
+        return st;
+    }
+    r->nframes = n;
+    r->q = out;
+    return MN_OK;
+}
