@@ -147,7 +147,8 @@ static void print_layers(const mn_seq* s) {
     if (nl) printf("layers: %d\n", nl);
     for (int i = 0; i < nl; i++) {
         const mn_seq* l = mn_seq_layer(s, i);
-        printf("  %d %s %s, %d keys, frames %g to %g", i, mn_cli_safe(mn_seq_layer_name(s, i)),
+        const char* name = mn_seq_layer_name(s, i);
+        printf("  %d %s %s, %d keys, frames %g to %g", i, name[0] ? mn_cli_safe(name) : "(unnamed)",
                mn_layer_mode_name(mn_seq_layer_mode(s, i)), mn_seq_key_count(l), mn_seq_start(l),
                mn_seq_end(l));
         int nw = mn_seq_layer_weight_count(s, i);

@@ -1157,9 +1157,12 @@ static void write_layers(mn_strbuf* b, const mn_seq* s) {
     const mn_model* m = mn_seq_model(s);
     mn_strbuf_printf(b, ",\n  \"layers\": [");
     for (int i = 0; i < nl; i++) {
-        mn_strbuf_printf(b, "%s\n    {\"name\": ", i ? "," : "");
-        mn_strbuf_json_str(b, mn_seq_layer_name(s, i));
-        mn_strbuf_printf(b, ", \"mode\": \"%s\"", mn_layer_mode_name(mn_seq_layer_mode(s, i)));
+        mn_strbuf_printf(b, "%s\n    {\"mode\": \"%s\"", i ? "," : "",
+                         mn_layer_mode_name(mn_seq_layer_mode(s, i)));
+        if (mn_seq_layer_name(s, i)[0]) {
+            mn_strbuf_printf(b, ", \"name\": ");
+            mn_strbuf_json_str(b, mn_seq_layer_name(s, i));
+        }
         int nw = mn_seq_layer_weight_count(s, i);
         if (nw) {
             mn_strbuf_printf(b, ", \"weights\": [");
