@@ -68,7 +68,7 @@ static void time_blend(const mn_model* m, mn_interp rot, mn_layer_mode mode, int
     random_keys(m, mn_seq_layer(s, li));
     double wf[2] = {0, 30}, wv[2] = {0, 0.5};
     mn_seq_set_layer_weights(s, li, 2, wf, wv, NULL);
-    double* q = malloc(sizeof(double) * (size_t)m->nq * 2);
+    double* q = malloc(sizeof(double) * ((size_t)m->nq + (size_t)mn_seq_blend_work_size(s)));
     double* work = q + m->nq;
     double f0 = 30, span = mn_seq_end(s) - f0; /* where the layer's weight is 0.5 */
     volatile double sink = 0;

@@ -520,7 +520,9 @@ mn_seq_solver* mn_seq_solver_create(const mn_seq* s, mn_data* d, mn_error* err) 
     v->q_prev = malloc(sizeof(double) * nq);
     v->v = malloc(sizeof(double) * nv);
     v->resolved = calloc((size_t)s->nc + 1, 1);
-    if (mn_seq_blend_work_size(s) > 0 && !(v->work = malloc(sizeof(double) * nq))) goto nomem;
+    if (mn_seq_blend_work_size(s) > 0 &&
+        !(v->work = malloc(sizeof(double) * (size_t)mn_seq_blend_work_size(s))))
+        goto nomem;
     if (!v->q_interp || !v->q_interp_prev || !v->q_prev || !v->v || !v->resolved) goto nomem;
     mn_figure fig = {m, d};
     mn_csys_def cd = mn_csys_default();

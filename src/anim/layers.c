@@ -319,23 +319,147 @@ void mn_pose_blend(const mn_model* m, double* q, const double* l, double w, cons
     }
 }
 
+/* The work of a blend: the layer's state, then per unit of the base and of a layer the held
+ * rotations, references and flags of runs, the layer unit matching each base unit, and per
+ * joint the base unit holding it (+1). */
+static size_t work_doubles(const mn_model* m) {
+    return (size_t)m->nq + 18 * ((size_t)m->njoint + 1);
+}
+
 int mn_seq_blend_work_size(const mn_seq* s) {
-    return s && s->ext && s->ext->nlayer ? s->m->nq : 0;
+    return s && s->ext && s->ext->nlayer ? (int)work_doubles(s->m) : 0;
+}
+
+/* Does the mask give every hinge of run unit un one weight? */
+static int mask_uniform(const double* mask, const seq_unit* un) {
+    for (int i = 1; mask && i < un->n; i++)
+        if (mask[un->jnt[i]] != mask[un->jnt[0]]) return 0;
+    return 1;
+}
+
+/* A run's rotation from its hinge angles in q (the product of the hinges' rotations, as the
+ * Euler angles of the unit's order). */
+static mn_quat run_from_angles(const seq_unit* un, const double* q) {
+    double e[3] = {0, 0, 0};
+    for (int i = 0; i < un->n; i++)
+        e[i] = un->sign[i] * q[un->qadr[i]];
+    return mn_euler_to_quat((mn_euler_order)un->order, e);
+}
+
+/* One layer over the result so far. A compound joint (a run of hinges) that both sampled as a
+ * rotation is blended as one rotation, slerped along the shorter arc or composed with the
+ * layer's delta from the rest (Shoemake 1985), and decomposed once at the end; other joints
+ * blend as mn_pose_blend does. */
+static void blend_layer(const mn_seq* s, const seq_layer* l, double frame, double w, double* q,
+                        double* work) {
+    const mn_model* m = s->m;
+    size_t J = (size_t)m->njoint + 1;
+    double *lq = work, *brot = lq + m->nq, *bref = brot + 4 * J, *bheld = bref + 3 * J;
+    double *lrot = bheld + J, *lref = lrot + 4 * J, *lheld = lref + 3 * J, *map = lheld + J;
+    double* jheld = map + J;
+    const mn_seq* ls = l->seq;
+    mn_seq_sample_runs(ls, mn_seq_warp(ls, frame), lq, lrot, lref, lheld);
+    /* the layer's units matched to the base's (both in joint order) */
+    for (int bi = 0, li = 0; bi < s->nunit; bi++) {
+        const seq_unit* bu = &s->unit[bi];
+        while (li < ls->nunit && ls->unit[li].joint < bu->joint)
+            li++;
+        int same = li < ls->nunit && ls->unit[li].joint == bu->joint &&
+                   ls->unit[li].kind == UNIT_RUN && bu->kind == UNIT_RUN && ls->unit[li].n == bu->n;
+        map[bi] = same ? li : -1;
+    }
+    /* a layer run held as a rotation that the base does not hold: its angles */
+    for (int li = 0; li < ls->nunit; li++) {
+        if (lheld[li] == 0) continue;
+        int keep = 0;
+        for (int bi = 0; bi < s->nunit && !keep; bi++)
+            keep = map[bi] == li && bheld[bi] != 0 && mask_uniform(l->mask, &s->unit[bi]);
+        if (!keep) {
+            const double* r = lrot + 4 * li;
+            mn_anim_run_angles(ls, &ls->unit[li], mn_q4(r[0], r[1], r[2], r[3]), lref + 3 * li, lq);
+            lheld[li] = 0;
+        }
+    }
+    /* the base's held runs: blended as rotations, or (a mask that differs along the run) given
+     * their angles to blend one by one */
+    for (int bi = 0; bi < s->nunit; bi++) {
+        if (bheld[bi] == 0) continue;
+        const seq_unit* un = &s->unit[bi];
+        double* br = brot + 4 * bi;
+        if (!mask_uniform(l->mask, un)) {
+            mn_anim_run_angles(s, un, mn_q4(br[0], br[1], br[2], br[3]), bref + 3 * bi, q);
+            bheld[bi] = 0;
+            for (int i = 0; i < un->n; i++)
+                jheld[un->jnt[i]] = 0;
+            continue;
+        }
+        double a = l->mask ? w * l->mask[un->jnt[0]] : w;
+        if (!(a > 0)) continue;
+        int li = (int)map[bi];
+        mn_quat lr = li >= 0 && lheld[li] != 0
+                         ? mn_q4(lrot[4 * li], lrot[4 * li + 1], lrot[4 * li + 2], lrot[4 * li + 3])
+                         : run_from_angles(un, lq);
+        double lv[4] = {lr.w, lr.x, lr.y, lr.z};
+        if (l->mode == MN_LAYER_ADDITIVE) {
+            quat_add(br, lv, un->rest, a);
+        } else if (a >= 1) {
+            memcpy(br, lv, sizeof lv);
+        } else {
+            quat_toward(br, lv, a);
+        }
+    }
+    /* every other joint */
+    const double* rest = m->q0;
+    for (int j = 0, nj = m->njoint; j < nj; j++) {
+        double a = l->mask ? w * l->mask[j] : w;
+        if (!(a > 0) || jheld[j] != 0) continue;
+        int t = m->jnt_type[j], i = m->jnt_qadr[j];
+        if (t == MN_JOINT_HINGE || t == MN_JOINT_SLIDE) {
+            q[i] += l->mode == MN_LAYER_ADDITIVE ? a * (lq[i] - rest[i]) : a * (lq[i] - q[i]);
+        } else if (t == MN_JOINT_BALL || t == MN_JOINT_FREE) {
+            if (t == MN_JOINT_FREE) {
+                for (int k = 0; k < 3; k++)
+                    q[i + k] += l->mode == MN_LAYER_ADDITIVE ? a * (lq[i + k] - rest[i + k])
+                                                             : a * (lq[i + k] - q[i + k]);
+                i += 3;
+            }
+            if (l->mode == MN_LAYER_ADDITIVE)
+                quat_add(q + i, lq + i, rest + i, a);
+            else if (a >= 1)
+                memcpy(q + i, lq + i, 4 * sizeof(double));
+            else
+                quat_toward(q + i, lq + i, a);
+        }
+    }
 }
 
 mn_status mn_seq_sample_blend(const mn_seq* s, double frame, double* q, double* work) {
     if (!s || !q || !isfinite(frame)) return MN_ERR_ARG;
-    mn_status st = mn_seq_sample(s, frame, q);
-    if (st != MN_OK || !s->ext || s->ext->nlayer == 0) return st;
-    if (!work) return MN_ERR_ARG;
+    if (!s->ext || s->ext->nlayer == 0) return mn_seq_sample(s, frame, q);
+    if (!work || s->nkey == 0) return MN_ERR_ARG;
+    const mn_model* m = s->m;
+    size_t J = (size_t)m->njoint + 1;
+    double *brot = work + m->nq, *bref = brot + 4 * J, *bheld = bref + 3 * J;
+    double* jheld = bheld + 10 * J; /* after the layer's rotations, references, flags, map */
+    mn_seq_sample_runs(s, frame, q, brot, bref, bheld);
+    for (int j = 0; j < m->njoint; j++)
+        jheld[j] = 0;
+    for (int bi = 0; bi < s->nunit; bi++)
+        for (int i = 0; bheld[bi] != 0 && i < s->unit[bi].n; i++)
+            jheld[s->unit[bi].jnt[i]] = 1;
     for (int i = 0; i < s->ext->nlayer; i++) {
         const seq_layer* l = &s->ext->layer[i];
         double w = weight_at(l, frame);
         if (!(w > 0) || l->seq->nkey == 0) continue;
-        mn_seq_sample(l->seq, mn_seq_warp(l->seq, frame), work);
-        mn_pose_blend(s->m, q, work, w, l->mask, l->mode);
+        blend_layer(s, l, frame, w, q, work);
     }
-    mn_clamp_to_limits(s->m, q);
+    /* the compound joints held as rotations: decomposed once, on the base's branch */
+    for (int bi = 0; bi < s->nunit; bi++) {
+        if (bheld[bi] == 0) continue;
+        const double* r = brot + 4 * bi;
+        mn_anim_run_angles(s, &s->unit[bi], mn_q4(r[0], r[1], r[2], r[3]), bref + 3 * bi, q);
+    }
+    mn_clamp_to_limits(m, q);
     return MN_OK;
 }
 

@@ -1182,10 +1182,14 @@ EXPORT(mnw_seq_add_balance) int mnw_seq_add_balance(mnw_seq* q, const double* v,
 /* A layer on top (mode 0 override, 1 additive); its index, -1 on error. */
 EXPORT(mnw_seq_add_layer) int mnw_seq_add_layer(mnw_seq* q, const char* name, int mode) {
     if (!q) return arg_error("sequence", "NULL"), -1;
-    if (!q->work && !(q->work = malloc(sizeof(double) * (size_t)(q->f->m->nq + 1))))
-        return mn_error_set(&g_err, MN_ERR_NOMEM, "", 0, "", "out of memory"), -1;
     drop_solver(q);
-    return mn_seq_add_layer(q->s, name && name[0] ? name : NULL, (mn_layer_mode)mode, &g_err);
+    int i = mn_seq_add_layer(q->s, name && name[0] ? name : NULL, (mn_layer_mode)mode, &g_err);
+    if (i >= 0 && !q->work &&
+        !(q->work = malloc(sizeof(double) * (size_t)mn_seq_blend_work_size(q->s)))) {
+        mn_seq_remove_layer(q->s, i);
+        return mn_error_set(&g_err, MN_ERR_NOMEM, "", 0, "", "out of memory"), -1;
+    }
+    return i;
 }
 /* Key of layer i (as mnw_seq_set_key). */
 EXPORT(mnw_seq_layer_set_key)
