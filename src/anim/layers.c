@@ -265,9 +265,11 @@ static inline void quat_toward(double* q, const double* l, double a) {
     d *= sg;
     double wa = 1 - a, wb = a * sg;
     if (d < 0.9995) {
-        double th = acos(d), st = sin(th);
-        wa = sin((1 - a) * th) / st;
-        wb = sg * sin(a * th) / st;
+        /* one sine and cosine: sin((1-a)t) = sin t cos(at) - cos t sin(at) */
+        double th = acos(d), st = sqrt(1 - d * d), sa, ca;
+        mn_sincos(a * th, &sa, &ca);
+        wb = sg * sa / st;
+        wa = ca - d * sa / st;
     }
     double r[4], n2 = 0;
     for (int i = 0; i < 4; i++)
@@ -368,13 +370,15 @@ static void blend_layer(const mn_seq* s, const seq_layer* l, double frame, doubl
                    ls->unit[li].kind == UNIT_RUN && bu->kind == UNIT_RUN && ls->unit[li].n == bu->n;
         map[bi] = same ? li : -1;
     }
-    /* a layer run held as a rotation that the base does not hold: its angles */
+    /* a layer run held as a rotation that the base does not hold: its angles (2 marks the
+     * ones the base holds too) */
+    for (int bi = 0; bi < s->nunit; bi++)
+        if (map[bi] >= 0 && lheld[(int)map[bi]] != 0 && bheld[bi] != 0 &&
+            mask_uniform(l->mask, &s->unit[bi]))
+            lheld[(int)map[bi]] = 2;
     for (int li = 0; li < ls->nunit; li++) {
         if (lheld[li] == 0) continue;
-        int keep = 0;
-        for (int bi = 0; bi < s->nunit && !keep; bi++)
-            keep = map[bi] == li && bheld[bi] != 0 && mask_uniform(l->mask, &s->unit[bi]);
-        if (!keep) {
+        if (lheld[li] != 2) {
             const double* r = lrot + 4 * li;
             mn_anim_run_angles(ls, &ls->unit[li], mn_q4(r[0], r[1], r[2], r[3]), lref + 3 * li, lq);
             lheld[li] = 0;
