@@ -102,9 +102,18 @@ int mn_anim_crossfade(int argc, char** argv) {
     mn_take_feet feet;
     mn_crossfade_result r;
     memset(&r, 0, sizeof r);
-    if (ma->nq != mb->nq || ma->njoint != mb->njoint) {
-        fprintf(stderr, "marionette: %s: not the skeleton of %s (%d joints against %d)\n",
-                mn_cli_safe(ins[1]), mn_cli_safe(ins[0]), mb->njoint, ma->njoint);
+    int differ = ma->nq != mb->nq || ma->njoint != mb->njoint ? -2 : -1;
+    for (int j = 0; differ == -1 && j < ma->njoint; j++)
+        if (strcmp(ma->jnt_name[j], mb->jnt_name[j]) || ma->jnt_type[j] != mb->jnt_type[j])
+            differ = j;
+    if (differ != -1) {
+        if (differ >= 0)
+            fprintf(stderr, "marionette: %s: not the skeleton of %s (joint %d is %s, not %s)\n",
+                    mn_cli_safe(ins[1]), mn_cli_safe(ins[0]), differ,
+                    mn_cli_safe(mb->jnt_name[differ]), mn_cli_safe(ma->jnt_name[differ]));
+        else
+            fprintf(stderr, "marionette: %s: not the skeleton of %s (%d joints against %d)\n",
+                    mn_cli_safe(ins[1]), mn_cli_safe(ins[0]), mb->njoint, ma->njoint);
         code = MN_EXIT_INPUT;
     } else if (fabs(a.frame_time - b.frame_time) > 1e-6 * a.frame_time) {
         fprintf(stderr, "marionette: %s: frame time %g s, not %g s as %s\n", mn_cli_safe(ins[1]),

@@ -93,10 +93,30 @@ struct mn_seq {
     struct seq_ext* ext; /* layers and time warp (layers.c), NULL when none */
 };
 
-/* Layers and time warp (layers.c): freed with the sequence, copied by mn_seq_clone (0 when
- * out of memory). */
-void mn_seq_ext_free(mn_seq* s);
-int mn_seq_ext_clone(mn_seq* dst, const mn_seq* src);
+/* A sequence's layers and time warp (layers.h, layers.c), freed with the sequence and copied
+ * by mn_seq_clone (sequence.c). */
+#include <marionette/layers.h>
+
+typedef struct seq_layer {
+    mn_seq* seq; /* owned: the layer's keys, interpolation and time warp */
+    mn_layer_mode mode;
+    char name[64];
+    int nw;
+    double* w_frame; /* nw, increasing */
+    double* w_value; /* nw, in [0, 1] */
+    double* mask;    /* njoint, NULL: every joint 1 */
+} seq_layer;
+
+struct seq_ext {
+    int is_layer; /* this sequence is a layer: it takes no layers of its own */
+    int nlayer;
+    seq_layer layer[MN_SEQ_MAX_LAYERS];
+    int nwarp;
+    double* warp; /* nwarp x 3: t, s, slope */
+};
+
+/* Layer l's storage freed and zeroed. */
+void mn_seq_layer_free(seq_layer* l);
 
 /* Room for n keys (1) or 0 when out of memory. */
 int mn_seq_reserve_keys(mn_seq* s, int n);

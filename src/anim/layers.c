@@ -11,24 +11,6 @@
 
 #include "anim_internal.h"
 
-typedef struct seq_layer {
-    mn_seq* seq; /* owned: the layer's keys, interpolation and time warp */
-    mn_layer_mode mode;
-    char name[64];
-    int nw;
-    double* w_frame; /* nw, increasing */
-    double* w_value; /* nw, in [0, 1] */
-    double* mask;    /* njoint, NULL: every joint 1 */
-} seq_layer;
-
-struct seq_ext {
-    int is_layer; /* this sequence is a layer: it takes no layers of its own */
-    int nlayer;
-    seq_layer layer[MN_SEQ_MAX_LAYERS];
-    int nwarp;
-    double* warp; /* nwarp x 3: t, s, slope */
-};
-
 static const char* const MODE_NAMES[] = {"override", "additive"};
 
 const char* mn_layer_mode_name(mn_layer_mode m) {
@@ -46,52 +28,10 @@ static struct seq_ext* ext_of(mn_seq* s) {
     return s->ext;
 }
 
-static void layer_free(seq_layer* l) {
-    mn_seq_destroy(l->seq);
-    free(l->w_frame);
-    free(l->w_value);
-    free(l->mask);
-    memset(l, 0, sizeof *l);
-}
-
-void mn_seq_ext_free(mn_seq* s) {
-    if (!s->ext) return;
-    for (int i = 0; i < s->ext->nlayer; i++)
-        layer_free(&s->ext->layer[i]);
-    free(s->ext->warp);
-    free(s->ext);
-    s->ext = NULL;
-}
-
 static double* dup_doubles(const double* p, size_t n) {
     double* r = malloc(sizeof(double) * (n ? n : 1));
     if (r && n) memcpy(r, p, sizeof(double) * n);
     return r;
-}
-
-int mn_seq_ext_clone(mn_seq* dst, const mn_seq* src) {
-    const struct seq_ext* e = src->ext;
-    if (!e) return 1;
-    struct seq_ext* d = ext_of(dst);
-    if (!d) return 0;
-    d->is_layer = e->is_layer;
-    if (e->nwarp) {
-        if (!(d->warp = dup_doubles(e->warp, 3 * (size_t)e->nwarp))) return 0;
-        d->nwarp = e->nwarp;
-    }
-    size_t nj = (size_t)src->m->njoint;
-    for (int i = 0; i < e->nlayer; i++) {
-        const seq_layer* a = &e->layer[i];
-        seq_layer* b = &d->layer[i];
-        d->nlayer = i + 1;
-        *b = *a;
-        b->seq = mn_seq_clone(a->seq);
-        b->w_frame = dup_doubles(a->w_frame, (size_t)a->nw);
-        b->w_value = dup_doubles(a->w_value, (size_t)a->nw);
-        b->mask = a->mask ? dup_doubles(a->mask, nj) : NULL;
-        if (!b->seq || !b->w_frame || !b->w_value || (a->mask && !b->mask)) return 0;
-    }
-    return 1;
 }
 
 /* ---- layers -------------------------------------------------------------------------- */
@@ -142,7 +82,7 @@ int mn_seq_add_layer(mn_seq* s, const char* name, mn_layer_mode mode, mn_error* 
 mn_status mn_seq_remove_layer(mn_seq* s, int i) {
     seq_layer* l = layer_at(s, i);
     if (!l) return MN_ERR_ARG;
-    layer_free(l);
+    mn_seq_layer_free(l);
     struct seq_ext* e = s->ext;
     memmove(l, l + 1, sizeof *l * (size_t)(e->nlayer - i - 1));
     e->nlayer--;
