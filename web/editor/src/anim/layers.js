@@ -66,6 +66,7 @@ export class LayersPanel {
   fill(panel) {
     const doc = this.store.doc, f = this.anim.frame(), layers = doc.layers ?? [];
     const figure = this.store.figure;
+    panel.style.minWidth = '22em';
     if (!layers.length) {
       panel.append(h('div', { class: 'anim-dim' }, 'No layers: add them to the sequence document ("layers", docs/sequence.md).'));
       return;
@@ -74,15 +75,15 @@ export class LayersPanel {
       const weights = layer.weights ?? [];
       const rows = maskRows(layer.mask, figure);
       const w = weightAt(weights, f);
-      panel.append(h('div', { class: 'anim-layer', 'data-index': String(i) },
+      panel.append(h('div', { class: 'anim-layer', 'data-index': String(i), style: 'margin-bottom: 0.5em' },
         h('div', { class: 'anim-lock-name' }, layer.name ?? `layer ${i + 1}`,
           h('span', { class: 'anim-dim' }, ` ${layer.mode ?? 'override'}, ${layer.keys?.length ?? 0} keys`)),
-        h('div', { class: 'anim-row anim-layer-weight' }, `weight ${w.toFixed(2)} at frame ${f}`,
+        h('div', { class: 'anim-layer-weight' }, `weight ${w.toFixed(2)} at frame ${f}`,
           h('span', { class: 'anim-dim' }, weights.length ? ` (keys ${weights.map(([k, v]) => `${v}@${k}`).join(' ')})` : ' (always 1)')),
-        h('div', { class: 'anim-row anim-layer-mask' }, rows
+        h('div', { class: 'anim-layer-mask' }, rows
           ? `mask: ${rows.map(([n, v]) => (v === 1 ? n : `${n} ${v}`)).join(', ')}`
           : 'mask: every joint'),
-        layer.time_warp ? h('div', { class: 'anim-row anim-dim' }, `time warp of ${layer.time_warp.length} keys`) : null));
+        layer.time_warp ? h('div', { class: 'anim-dim' }, `time warp of ${layer.time_warp.length} keys`) : null));
     });
     if (doc.time_warp) panel.append(h('div', { class: 'anim-row anim-dim' }, `sequence time warp of ${doc.time_warp.length} keys`));
   }
