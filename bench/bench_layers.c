@@ -5,6 +5,7 @@
 #include <marionette/anim.h>
 #include <marionette/io.h>
 #include <marionette/layers.h>
+#include <marionette/takes.h>
 
 #include <math.h>
 #include <stdio.h>
@@ -25,7 +26,12 @@ static void usage(FILE* f) {
                "first 30 frames, no mask: every joint of both is sampled and blended), override\n"
                "then additive, under slerp and squad. One line per case: ns_per_sample (one\n"
                "blended pose, best of 5 rounds of N samples, thread CPU time) and\n"
-               "joint_samples_per_s (moving joints of the blended pose per second).\n");
+               "joint_samples_per_s (moving joints of the blended pose per second).\n"
+               "With --walk and --hop (two takes of one skeleton, CMU units: scaled by 0.0254 /\n"
+               "0.45), part=crossfade (the walk's frame 650 into the hop, the phase searched in\n"
+               "its frames 0-740, feet locked), part=root_motion (out and back in) and part=loop\n"
+               "(of the walk); with --jumps, part=retime (half speed, flights ballistic): wall\n"
+               "seconds and frames of output per second.\n");
 }
 
 static double cpu_ns(void) {
@@ -56,6 +62,88 @@ static void random_keys(const mn_model* m, mn_seq* s) {
         mn_seq_set_key(s, 10 * k, q, NULL);
     }
     free(q);
+}
+
+static double wall_s(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+static int read_take(const char* path, mn_model** m, mn_motion* mo) {
+    mn_bvh_options o = mn_bvh_default();
+    o.scale = 0.0254 / 0.45;
+    mn_error err;
+    if (mn_bvh_read(path, &o, m, mo, NULL, &err) == MN_OK) return 1;
+    fprintf(stderr, "marionette: %s\n", err.message);
+    return 0;
+}
+
+/* Crossfade, root motion and loop of the walk (and the hop); retiming of the jumps. */
+static int time_takes(const char* walk, const char* hop, const char* jumps) {
+    mn_model *ma = NULL, *mb = NULL, *mj = NULL;
+    mn_motion a, b, j;
+    mn_error err;
+    if (walk && hop) {
+        if (!read_take(walk, &ma, &a)) return MN_EXIT_INPUT;
+        if (!read_take(hop, &mb, &b))
+            return mn_motion_free(&a), mn_model_destroy(ma), MN_EXIT_INPUT;
+        double fps = 1 / a.frame_time;
+        mn_take_feet feet;
+        mn_crossfade_options o = mn_crossfade_default();
+        o.at = 650, o.b_max = 740;
+        mn_crossfade_result r;
+        double t0 = wall_s();
+        int ok =
+            mn_take_feet_find(ma, NULL, &feet, &err) == MN_OK &&
+            mn_crossfade(ma, a.q, a.nframes, b.q, b.nframes, fps, &feet, &o, &r, &err) == MN_OK;
+        double dt = wall_s() - t0;
+        if (ok) {
+            printf(
+                "bench=layers part=crossfade frames=%d locks=%d seconds=%.3f frames_per_s=%.0f\n",
+                r.nframes, r.locks, dt, r.nframes / dt);
+            free(r.q);
+        }
+        size_t n = (size_t)a.nframes, nq = (size_t)ma->nq;
+        double* track = malloc(sizeof(double) * 3 * n);
+        double* ip = malloc(sizeof(double) * nq * n);
+        t0 = wall_s();
+        mn_take_root_extract(ma, a.q, a.nframes, mn_v3(0, 1, 0), track, ip);
+        mn_take_root_apply(ma, ip, a.nframes, mn_v3(0, 1, 0), track, ip);
+        dt = wall_s() - t0;
+        printf("bench=layers part=root_motion frames=%d seconds=%.5f frames_per_s=%.3g\n",
+               a.nframes, dt, a.nframes / dt);
+        free(track), free(ip);
+        mn_loop_result lr;
+        t0 = wall_s();
+        if (mn_take_loop(ma, a.q, a.nframes, fps, mn_v3(0, 1, 0), 0, 0, &lr, &err) == MN_OK) {
+            dt = wall_s() - t0;
+            printf("bench=layers part=loop frames_searched=%d cycle_frames=%d seconds=%.3f\n",
+                   a.nframes, lr.end - lr.start, dt);
+            free(lr.q);
+        }
+        mn_motion_free(&a), mn_motion_free(&b);
+        mn_model_destroy(ma), mn_model_destroy(mb);
+    }
+    if (jumps) {
+        if (!read_take(jumps, &mj, &j)) return MN_EXIT_INPUT;
+        mn_take_feet feet;
+        double n1 = j.nframes - 1, t[2] = {0, 2 * n1}, s[2] = {0, n1};
+        mn_retime_result r;
+        double t0 = wall_s();
+        if (mn_take_feet_find(mj, NULL, &feet, &err) == MN_OK &&
+            mn_take_retime(mj, j.q, j.nframes, 1 / j.frame_time, &feet, 2, t, s, NULL, 1, &r,
+                           &err) == MN_OK) {
+            double dt = wall_s() - t0;
+            printf("bench=layers part=retime frames=%d flights=%d gravity=%.3f seconds=%.3f "
+                   "frames_per_s=%.0f\n",
+                   r.nframes, r.flights, r.gravity, dt, r.nframes / dt);
+            free(r.q);
+        }
+        mn_motion_free(&j);
+        mn_model_destroy(mj);
+    }
+    return MN_EXIT_OK;
 }
 
 static void time_blend(const mn_model* m, mn_interp rot, mn_layer_mode mode, int nsamples) {
@@ -100,8 +188,15 @@ int mn_bench_layers(int argc, char** argv) {
         return MN_EXIT_OK;
     }
     int nsamples = 200000;
+    const char *walk = NULL, *hop = NULL, *jumps = NULL;
     for (int i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "--samples") && i + 1 < argc) {
+        if (!strcmp(argv[i], "--walk") && i + 1 < argc) {
+            walk = argv[++i];
+        } else if (!strcmp(argv[i], "--hop") && i + 1 < argc) {
+            hop = argv[++i];
+        } else if (!strcmp(argv[i], "--jumps") && i + 1 < argc) {
+            jumps = argv[++i];
+        } else if (!strcmp(argv[i], "--samples") && i + 1 < argc) {
             if (!mn_cli_parse_int(argv[++i], &nsamples) || nsamples < 1)
                 return mn_cli_usage_error("bench layers", "--samples needs a positive integer");
         } else {
@@ -116,5 +211,6 @@ int mn_bench_layers(int argc, char** argv) {
         for (int mode = 0; mode < 2; mode++)
             time_blend(m, rots[r], (mn_layer_mode)mode, nsamples);
     mn_model_destroy(m);
-    return MN_EXIT_OK;
+    if (!walk != !hop) return mn_cli_usage_error("bench layers", "--walk and --hop go together");
+    return time_takes(walk, hop, jumps);
 }
