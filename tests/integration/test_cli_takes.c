@@ -84,28 +84,46 @@ static void test_commands(void) {
     free(out), free(err);
 }
 
+/* Bad input is refused before anything is written: every --out names a file in the test's
+ * temporary folder, and it does not exist afterwards. */
+static char out_path[1024];
+
+/* Runs "ARGS --out OUT" with OUT in the temporary folder. */
+static int run_out(const char* args, char** out, char** err) {
+    char all[4096];
+    snprintf(all, sizeof all, "%s --out '%s'", args, out_path);
+    return run_cli(all, out, err);
+}
+
 static void test_bad_input(void) {
     char *out, *err;
-    CHECK(run_cli("anim crossfade '" WALK "' nowhere.bvh --out x.bvh", &out, &err) == 1 &&
+    const char* dir = mn_test_temp_dir();
+    CHECK(dir != NULL);
+    if (!dir) return;
+    snprintf(out_path, sizeof out_path, "%s/x.bvh", dir);
+    CHECK(run_out("anim crossfade '" WALK "' nowhere.bvh", &out, &err) == 1 &&
           strstr(err, "nowhere.bvh"));
     free(out), free(err);
-    CHECK(run_cli("anim crossfade '" WALK "' '" WALK02 "' --out x.bvh", &out, &err) == 1 &&
+    CHECK(run_out("anim crossfade '" WALK "' '" WALK02 "'", &out, &err) == 1 &&
           strstr(err, "skeleton"));
     free(out), free(err);
-    CHECK(run_cli("anim crossfade '" WALK "' '" HOP "' --at 990 --out x.bvh", &out, &err) == 2 &&
+    CHECK(run_out("anim crossfade '" WALK "' '" HOP "' --at 990", &out, &err) == 2 &&
           strstr(err, "blend"));
     free(out), free(err);
-    CHECK(run_cli("anim retime '" WALK "' --warp 0:0,10:-1 --out x.bvh", &out, &err) == 2 &&
+    CHECK(run_out("anim retime '" WALK "' --warp 0:0,10:-1", &out, &err) == 2 &&
           strstr(err, "backwards"));
     free(out), free(err);
-    CHECK(run_cli("anim retime '" WALK "' --warp 0:0,10 --out x.bvh", &out, &err) == 2 &&
+    CHECK(run_out("anim retime '" WALK "' --warp 0:0,10", &out, &err) == 2 &&
           strstr(err, "--warp"));
     free(out), free(err);
     CHECK(run_cli("anim root-motion '" WALK "' --in-place --turn 10", &out, &err) == 2);
     free(out), free(err);
-    CHECK(run_cli("anim loop '" WALK "' --min-length 5000", &out, &err) == 2 &&
+    CHECK(run_out("anim loop '" WALK "' --min-length 5000", &out, &err) == 2 &&
           strstr(err, "frames"));
     free(out), free(err);
+    FILE* f = fopen(out_path, "rb");
+    CHECK(f == NULL); /* nothing written */
+    if (f) fclose(f);
 }
 
 int main(int argc, char** argv) {
