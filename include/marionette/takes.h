@@ -38,8 +38,7 @@ mn_status mn_take_feet_find(const mn_model* m, const mn_vec3* up, mn_take_feet* 
  * of its lowest height in the take and slower than speed_frac x leg per second (central
  * differences), for at least min_frames frames in a row; runs closer than gap frames are
  * merged. Writes up to cap intervals [start, end] (inclusive) into iv (2 x cap) and returns how
- * many there are (more than cap: the first cap are written). pos (nframes, may be NULL: made
- * here) receives the foot's positions. */
+ * many there are (more than cap: the first cap are written). Allocates (the foot's path). */
 int mn_take_planted(const mn_model* m, const double* q, int nframes, double fps,
                     const mn_take_feet* feet, int side, double height_frac, double speed_frac,
                     int min_frames, int gap, int* iv, int cap);
