@@ -5,6 +5,7 @@
 #include <marionette/clip.h>
 #include <marionette/gltf.h>
 #include <marionette/io.h>
+#include <marionette/layers.h>
 #include <marionette/scene.h>
 #include <marionette/sequence.h>
 
@@ -13,11 +14,12 @@
 #include <strings.h>
 #include <unistd.h>
 
+#include "anim_takes.h"
 #include "cli.h"
 
 const char mn_cmd_anim_summary[] =
     "summarise a sequence document (info), bake its frames to BVH or glTF (bake), import a take, "
-    "compress a take";
+    "compress, crossfade, root-motion, loop and retime takes";
 
 static void usage(FILE* f) {
     fprintf(
@@ -29,6 +31,14 @@ static void usage(FILE* f) {
         "                            [--rotation MODE] [--translation MODE]\n"
         "       marionette anim compress TAKE.bvh [--scale S] [--tol T] [--shell D] [--every K]\n"
         "                            [--max-segment N] [--out CLIP.mnc]\n"
+        "       marionette anim crossfade A.bvh B.bvh --out OUT.bvh [--at F] [--length N]\n"
+        "                            [--b-range B0 B1 | --b-frame B] [--no-lock] [--scale S]\n"
+        "       marionette anim root-motion TAKE.bvh [--out OUT.bvh] [--in-place | --turn DEG]\n"
+        "                            [--scale S]\n"
+        "       marionette anim loop TAKE.bvh [--out OUT.bvh] [--min-length N] [--blend N]\n"
+        "                            [--cycles N] [--scale S]\n"
+        "       marionette anim retime TAKE.bvh --out OUT.bvh --warp T:S[:V],... | --speed F\n"
+        "                            [--ballistic] [--scale S]\n"
         "\n"
         "A sequence document (docs/sequence.md) holds the keys of one figure and the\n"
         "constraints over frame ranges that its in-betweens keep; a motion script\n"
@@ -61,6 +71,26 @@ static void usage(FILE* f) {
         "          joint (default 0.03); --max-segment N (8, 16 or 32, the default) caps a\n"
         "          track's segment: shorter segments sample faster and compress less. Prints\n"
         "          one key=value line; --out writes the clip.\n");
+    fprintf(
+        f,
+        "  crossfade  take A into take B (one skeleton, one frame rate): A up to frame F\n"
+        "          (default its middle), then N frames (default half a second) easing into B,\n"
+        "          then the rest of B, turned and moved to stand where A does. B starts at the\n"
+        "          frame (within B0..B1) whose feet and root velocity follow A's best over the\n"
+        "          blend; planted feet are then locked (--no-lock: not).\n"
+        "  root-motion  the root's ground motion and heading as a track: prints distance,\n"
+        "          speed and turn; --out writes the take with the track put back (the round\n"
+        "          trip), played in place (--in-place) or along a path turning DEG degrees a\n"
+        "          second (--turn).\n"
+        "  loop    the cycle whose ends match best (at least N frames, default a second),\n"
+        "          its last frames (--blend, default a quarter) eased into the frames before\n"
+        "          its start; --out writes it --cycles times, each starting where the last\n"
+        "          ended.\n"
+        "  retime  the take played along a time warp: keys T:S (output frame T shows the\n"
+        "          take's frame S; V the speed dS/dT there, else a monotone spline), or at F\n"
+        "          times the speed; --ballistic keeps every flight (both feet off the ground) on\n"
+        "          the parabola of the gravity the take's own flights imply.\n"
+        "Lengths in crossfade, root-motion and loop are the take's units times S; +y is up.\n");
 }
 
 static int ends_with(const char* s, const char* e) {
@@ -108,6 +138,42 @@ static int read_seq(const char* path, const char* script, mn_model** m, mn_seq**
         return mn_cli_input_error(&err);
     }
     return MN_EXIT_OK;
+}
+
+/* The layers (layers.h): mode, weight keys, masked joints, keys, time warps. */
+static void print_layers(const mn_seq* s) {
+    const mn_model* m = mn_seq_model(s);
+    int nl = mn_seq_layer_count(s);
+    if (nl) printf("layers: %d\n", nl);
+    for (int i = 0; i < nl; i++) {
+        const mn_seq* l = mn_seq_layer(s, i);
+        const char* name = mn_seq_layer_name(s, i);
+        printf("  %d %s %s, %d keys, frames %g to %g", i, name[0] ? mn_cli_safe(name) : "(unnamed)",
+               mn_layer_mode_name(mn_seq_layer_mode(s, i)), mn_seq_key_count(l), mn_seq_start(l),
+               mn_seq_end(l));
+        int nw = mn_seq_layer_weight_count(s, i);
+        printf(", weight ");
+        for (int k = 0; k < nw; k++) {
+            double f, w;
+            mn_seq_layer_weight_key(s, i, k, &f, &w);
+            printf("%s%g@%g", k ? " " : "", w, f);
+        }
+        if (!nw) printf("1");
+        const double* mask = mn_seq_layer_mask(s, i);
+        int nm = 0;
+        for (int j = 0; mask && j < m->njoint; j++)
+            nm += mask[j] > 0;
+        if (mask)
+            printf(", mask %d of %d joints", nm, m->njoint);
+        else
+            printf(", every joint");
+        if (mn_seq_warp_count(l)) printf(", time warp of %d keys", mn_seq_warp_count(l));
+        printf("\n");
+    }
+    int nw = mn_seq_warp_count(s);
+    if (nw)
+        printf("time warp: %d keys, output frames %g to %g\n", nw, mn_seq_out_start(s),
+               mn_seq_out_end(s));
 }
 
 static int info(const char* path, const char* script) {
@@ -165,6 +231,7 @@ static int info(const char* path, const char* script) {
         if (!d->con.enabled) printf(", disabled");
         printf("\n");
     }
+    print_layers(s);
     mn_seq_destroy(s);
     mn_model_destroy(m);
     return MN_EXIT_OK;
@@ -470,6 +537,12 @@ int mn_cmd_anim(int argc, char** argv) {
     if (!strcmp(argv[1], "bake")) return bake(argc, argv);
     if (!strcmp(argv[1], "import")) return import_take(argc, argv);
     if (!strcmp(argv[1], "compress")) return compress_take(argc, argv);
-    return mn_cli_usage_error("anim", "unknown subcommand '%s' (info, bake, import, compress)",
+    if (!strcmp(argv[1], "crossfade")) return mn_anim_crossfade(argc, argv);
+    if (!strcmp(argv[1], "root-motion")) return mn_anim_root_motion(argc, argv);
+    if (!strcmp(argv[1], "loop")) return mn_anim_loop(argc, argv);
+    if (!strcmp(argv[1], "retime")) return mn_anim_retime(argc, argv);
+    return mn_cli_usage_error("anim",
+                              "unknown subcommand '%s' (info, bake, import, compress, crossfade, "
+                              "root-motion, loop, retime)",
                               argv[1]);
 }

@@ -8,6 +8,7 @@
  * an input) and the 89-byte document of 10 million frames. */
 #include <marionette/anim.h>
 #include <marionette/io.h>
+#include <marionette/layers.h>
 #include <marionette/sequence.h>
 
 #include <math.h>
@@ -55,6 +56,15 @@ int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
             mn_q_check(fig, d->q) != MN_OK)
             abort();
     }
+    /* layers (layers.h): the blend is a valid state at any frame, also through the warp */
+    double* work = malloc(sizeof(double) * ((size_t)mn_seq_blend_work_size(s) + 1));
+    for (int i = 0; work && i <= 4; i++) {
+        double f = mn_seq_warp(s, mn_seq_out_start(s) +
+                                      (mn_seq_out_end(s) - mn_seq_out_start(s)) * i / 4.0);
+        if (mn_seq_sample_blend(s, f, d->q, work) != MN_OK || mn_q_check(fig, d->q) != MN_OK)
+            abort();
+    }
+    free(work);
     mn_seq_solver* v = mn_seq_solver_create(s, d, &err);
     if (v) {
         mn_seq_solve_options o = mn_seq_solve_options_default();
@@ -72,6 +82,8 @@ int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
         if (mn_seq_read_mem(text, len, "again.json", NULL, NULL, fig, &m, &s2, NULL, &err) != MN_OK)
             abort();
         if (mn_seq_key_count(s2) != mn_seq_key_count(s)) abort();
+        if (mn_seq_layer_count(s2) != mn_seq_layer_count(s)) abort();
+        if (mn_seq_warp_count(s2) != mn_seq_warp_count(s)) abort();
         mn_seq_destroy(s2);
         free(text);
     }

@@ -24,7 +24,7 @@ declare -A header_layer=(
     [base]=core [math]=core [linalg]=core
     [model]=model
     [ik]=ik [constrain]=constrain [skin]=skin
-    [anim]=anim [retarget]=anim [clip]=anim
+    [anim]=anim [retarget]=anim [clip]=anim [layers]=anim [takes]=anim
     [io]=io [gltf]=io [meshio]=io [scene]=io [sequence]=io [simscene]=io
 )
 # Layer -> the layers whose public headers it may include.

@@ -44,6 +44,20 @@ export class Marionette {
   createSoftBody(def: SoftBodyDef): SoftBody;
   createSequence(figure: Figure, options?: { fps?: number; rotation?: Interpolation; translation?: Interpolation }):
     Sequence;
+  /** Take a into take b (frames of one figure), the feet's phases aligned, planted feet locked. */
+  crossfade(figure: Figure, a: Float64Array, b: Float64Array, fps: number,
+    options?: { at?: number; length?: number; bRange?: [number, number]; bFrame?: number; lock?: boolean }):
+    { frames: Float64Array; aFrame: number; bFrame: number; length: number; phaseCost: number; locks: number;
+      maxViolation: number };
+  /** The root's ground motion and heading as a track (nframes x 3), and the take in place. */
+  rootMotion(figure: Figure, frames: Float64Array): { track: Float64Array; inPlace: Float64Array };
+  applyRootMotion(figure: Figure, inPlace: Float64Array, track: Float64Array,
+    options?: { fps?: number; turn?: number }): Float64Array;
+  loop(figure: Figure, frames: Float64Array, fps: number,
+    options?: { minLength?: number; blend?: number; cycles?: number }):
+    { frames: Float64Array; start: number; end: number; blend: number; match: number; step: number[] };
+  retime(figure: Figure, frames: Float64Array, fps: number, keys: number[][], options?: { ballistic?: boolean }):
+    { frames: Float64Array; flights: number; gravity: number; apex: [number, number] };
   /** Euler angles (radians) in order, R = R1(e[0]) R2(e[1]) R3(e[2]), -> quaternion (w, x, y, z). */
   eulerToQuat(order: EulerOrder, e: Vec3): number[];
   /** Euler angles of q; with ref, the solution nearest ref (both branches, whole turns). */
@@ -164,6 +178,11 @@ export class SequenceEdit {
 export interface SequenceSolveOptions extends CSolveOptions {
   relax?: number; warmStart?: boolean; balance?: boolean; constraints?: boolean;
 }
+export type LayerMode = 'override' | 'additive';
+export interface LayerDef {
+  name?: string; mode?: LayerMode; keys: { frame: number; q: ArrayLike<number> }[];
+  weights?: [number, number][]; mask?: (string | number)[] | Record<string, number>; warp?: number[][];
+}
 export class Sequence {
   readonly figure: Figure; readonly keyCount: number; readonly fps: number; readonly start: number;
   readonly end: number; readonly disposed: boolean;
@@ -175,6 +194,16 @@ export class Sequence {
     { keys: number; maxError: number };
   sample(frame: number): Figure;
   sampleQ(frame: number, out?: Float64Array): Float64Array;
+  /** Layers (override or additive, weight keys eased between, a joint mask) over the keys. */
+  addLayer(def: LayerDef): number;
+  readonly layers: { name: string; mode: LayerMode; keyCount: number; weights: [number, number][];
+    mask: Float64Array | null; warpKeys: number }[];
+  layerWeight(layer: number, frame: number): number;
+  /** Time-warp keys [t, s] or [t, s, speed] of the sequence, or of a layer. */
+  setTimeWarp(keys: number[][], layer?: number): this;
+  warp(t: number, layer?: number): number;
+  /** The keys with every layer blended over them. */
+  sampleBlendQ(frame: number, out?: Float64Array): Float64Array;
   addHandle(def: Omit<HandleDef, 'figure'>): number;
   addConstraint(def: SequenceConstraintDef): number;
   readonly handleCount: number; readonly constraintCount: number;

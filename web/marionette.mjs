@@ -1353,6 +1353,233 @@ Marionette.prototype.createSequence = function createSequence(figure, options = 
   return new Sequence(this, p, figure);
 };
 
+// ---- layers and time warps (layers.h; docs/animation.md, "Layers")
+
+const LAYER_MODES = ['override', 'additive'];
+
+/** A layer over the sequence's keys: def { name, mode ('override' | 'additive'), keys:
+ * [{ frame, q }], weights: [[frame, weight], ...] (eased between keys; none: 1), mask: an
+ * array of joints (each with its descendants at 1, the rest 0) or { joint: weight }, warp:
+ * time-warp keys (see setTimeWarp) }. Returns the layer's index. */
+Sequence.prototype.addLayer = function addLayer(def) {
+  this._live();
+  object(def, 'layer');
+  const mn = this._mn, x = mn._x, fig = this.figure;
+  const mode = def.mode === undefined ? 0 : pick(def.mode, LAYER_MODES, 'layer.mode');
+  if (!Array.isArray(def.keys) || !def.keys.length) fail('layer.keys', 'expected an array of { frame, q }');
+  const np = def.name ? mn._cstr(String(def.name), 'layer.name') : 0;
+  const i = mn._with([np], () => x.mnw_seq_add_layer(this._p, np, mode));
+  if (i < 0) throw this._fail('layer');
+  def.keys.forEach((k, n) => {
+    object(k, `layer.keys[${n}]`);
+    const f = num(k.frame, `layer.keys[${n}].frame`);
+    const qp = mn._doubles(vec(k.q, fig.nq, `layer.keys[${n}].q`), `layer.keys[${n}].q`);
+    mn._with([qp], () => { if (x.mnw_seq_layer_set_key(this._p, i, f, qp) < 0) throw this._fail(`layer.keys[${n}]`); });
+  });
+  if (def.weights !== undefined) {
+    if (!Array.isArray(def.weights)) fail('layer.weights', 'expected [[frame, weight], ...]');
+    const fr = def.weights.map((w, n) => vec(w, 2, `layer.weights[${n}]`)[0]);
+    const wv = def.weights.map((w) => w[1]);
+    const fp = mn._doubles(fr, 'layer.weights'), wp = mn._doubles(wv, 'layer.weights');
+    mn._with([fp, wp], () => {
+      if (x.mnw_seq_layer_set_weights(this._p, i, fr.length, fp, wp) !== 0) throw this._fail('layer.weights');
+    });
+  }
+  if (def.mask !== undefined) {
+    const mask = new Float64Array(fig.jointCount);
+    if (Array.isArray(def.mask)) {
+      for (const name of def.mask) {
+        const j = fig.joint(name, 'layer.mask');
+        for (let k = j; k < fig.jointCount; k++) {
+          if (k !== j && !isDescendant(fig, k, j)) continue;
+          mask[k] = 1;
+        }
+      }
+    } else {
+      object(def.mask, 'layer.mask');
+      for (const [name, w] of Object.entries(def.mask)) mask[fig.joint(name, 'layer.mask')] = num(w, `layer.mask.${name}`);
+    }
+    const mp = mn._doubles(mask, 'layer.mask');
+    mn._with([mp], () => { if (x.mnw_seq_layer_set_mask(this._p, i, mp) !== 0) throw this._fail('layer.mask'); });
+  }
+  if (def.warp !== undefined) this.setTimeWarp(def.warp, i);
+  return i;
+};
+
+function isDescendant(fig, k, j) {
+  for (let p = fig.joints[k].parent; p >= 0; p = fig.joints[p].parent) if (p === j) return true;
+  return false;
+}
+
+/** The layers: [{ name, mode, keyCount, weights: [[frame, weight]], mask (Float64Array per
+ * joint, or null: every joint 1), warpKeys }]. */
+Object.defineProperty(Sequence.prototype, 'layers', {
+  get() {
+    this._live();
+    const mn = this._mn, x = mn._x, out = [];
+    for (let i = 0, n = x.mnw_seq_layer_count(this._p); i < n; i++) {
+      const weights = [];
+      for (let k = 0, nw = x.mnw_seq_layer_int(this._p, i, 2); k < nw; k++) {
+        x.mnw_seq_layer_weight(this._p, i, k, 0, this._io);
+        const o = mn._f64(this._io, 2);
+        weights.push([o[0], o[1]]);
+      }
+      const mp = x.mnw_seq_layer_mask(this._p, i);
+      out.push({ name: mn._str(x.mnw_seq_layer_name(this._p, i)), mode: LAYER_MODES[x.mnw_seq_layer_int(this._p, i, 0)],
+        keyCount: x.mnw_seq_layer_int(this._p, i, 1), weights,
+        mask: mp ? new Float64Array(mn._f64(mp, this.figure.jointCount)) : null,
+        warpKeys: x.mnw_seq_layer_int(this._p, i, 3) });
+    }
+    return out;
+  },
+});
+
+/** Layer i's weight at a frame. */
+Sequence.prototype.layerWeight = function layerWeight(i, frame) {
+  this._live();
+  if (this._mn._x.mnw_seq_layer_weight(this._p, int(i, 'layer', 0), -1, num(frame, 'frame'), this._io) !== 0) throw this._fail('layer');
+  return this._mn._f64(this._io, 3)[2];
+};
+
+/** The time warp of the sequence (layer omitted) or of a layer: keys [[t, s], [t, s, speed],
+ * ...] from output frames t to the sequence's (or the layer's) frames s, monotone; [] removes
+ * it. */
+Sequence.prototype.setTimeWarp = function setTimeWarp(keys, layer = -1) {
+  this._live();
+  if (!Array.isArray(keys)) fail('warp', 'expected [[t, s], ...]');
+  const mn = this._mn, n = keys.length;
+  const t = [], s = [], sp = [];
+  keys.forEach((k, i) => {
+    if (!Array.isArray(k) || (k.length !== 2 && k.length !== 3)) fail(`warp[${i}]`, 'expected [t, s] or [t, s, speed]');
+    t.push(num(k[0], `warp[${i}][0]`));
+    s.push(num(k[1], `warp[${i}][1]`));
+    sp.push(k.length === 3 ? num(k[2], `warp[${i}][2]`) : NaN);
+  });
+  const tp = mn._doubles(t, 'warp'), sp2 = mn._doubles(s, 'warp'), vp = mn._doubles(sp, 'warp');
+  mn._with([tp, sp2, vp], () => {
+    if (mn._x.mnw_seq_set_warp(this._p, layer, n, tp, sp2, vp) !== 0) throw this._fail('warp');
+  });
+  return this;
+};
+
+/** The sequence's frame at output frame t (or layer i's frame at the base's frame t). */
+Sequence.prototype.warp = function warp(t, layer = -1) {
+  this._live();
+  return this._mn._x.mnw_seq_warp(this._p, layer, num(t, 't'));
+};
+
+/** The blended in-between (the keys with every layer over them) at a frame, as a new state
+ * (or into out). */
+Sequence.prototype.sampleBlendQ = function sampleBlendQ(frame, out = new Float64Array(this.figure.nq)) {
+  this._live();
+  num(frame, 'frame');
+  if (!(out instanceof Float64Array) || out.length !== this.figure.nq) fail('out', `expected a Float64Array of ${this.figure.nq}`);
+  if (this._mn._x.mnw_seq_sample_blend_q(this._p, frame, this._io) !== 0) throw this._fail('frame');
+  out.set(this._mn._f64(this._io, this.figure.nq));
+  return out;
+};
+
+// ---- takes (takes.h): crossfade, root motion, loops, retiming
+
+function takeFrames(mn, figure, frames, arg) {
+  if (!(figure instanceof Figure) || figure._mn !== mn) fail('figure', 'not a figure of this module');
+  figure._live('figure');
+  if (!(frames instanceof Float64Array) || !frames.length || frames.length % figure.nq) fail(arg, `expected a Float64Array of nframes x ${figure.nq}`);
+  return frames.length / figure.nq;
+}
+
+function takeResult(mn, p, n, nq, arg) {
+  if (!p) throw mn._error(arg);
+  const frames = new Float64Array(mn._f64(p, n * nq));
+  mn._x.mnw_free(p);
+  return frames;
+}
+
+/** Take a into take b (Float64Arrays of frames, one figure, fps): options { at (A's frame, default
+ * its middle), length (blend frames, default half a second), bRange: [b0, b1] (B's frames
+ * searched for the phase), bFrame (B's start, no phase search), lock (default true: planted
+ * feet locked) }. Returns { frames, aFrame, bFrame, length, phaseCost, locks, maxViolation }. */
+Marionette.prototype.crossfade = function crossfade(figure, a, b, fps, options = {}) {
+  const na = takeFrames(this, figure, a, 'a'), nb = takeFrames(this, figure, b, 'b');
+  num(fps, 'fps');
+  object(options, 'options');
+  const range = options.bRange === undefined ? [0, -1] : vec(options.bRange, 2, 'options.bRange');
+  const opt = [options.at === undefined ? -1 : num(options.at, 'options.at'),
+    options.length === undefined ? 0 : int(options.length, 'options.length', 2),
+    range[0], range[1], options.lock === false ? 0 : 1,
+    options.bFrame === undefined ? -1 : int(options.bFrame, 'options.bFrame', 0)];
+  const ap = this._doubles(a, 'a'), bp = this._doubles(b, 'b'), op = this._doubles(opt, 'options');
+  const info = this._scratch;
+  return this._with([ap, bp, op], () => {
+    const p = this._x.mnw_take_crossfade(figure._p, ap, na, bp, nb, fps, op, info);
+    if (!p) throw this._error('options');
+    const i = Array.from(this._f64(info, 7));
+    return { frames: takeResult(this, p, i[4], figure.nq, 'options'), aFrame: i[0], bFrame: i[1], length: i[2],
+      phaseCost: i[3], locks: i[5], maxViolation: i[6] };
+  });
+};
+
+/** The root's ground motion and heading: { track (nframes x 3: ground e1, e2 (+z, +x for
+ * +y up), heading), inPlace (the take with them taken out) }. */
+Marionette.prototype.rootMotion = function rootMotion(figure, frames) {
+  const n = takeFrames(this, figure, frames, 'frames');
+  const qp = this._doubles(frames, 'frames'), tp = this._x.mnw_malloc(24 * n);
+  return this._with([qp, tp], () => {
+    if (this._x.mnw_take_root_extract(figure._p, qp, n, tp, qp) !== 0) throw this._error('frames');
+    return { track: new Float64Array(this._f64(tp, 3 * n)), inPlace: new Float64Array(this._f64(qp, n * figure.nq)) };
+  });
+};
+
+/** The take with a track put back; options { fps, turn (radians per second: the path bent
+ * into an arc) }. */
+Marionette.prototype.applyRootMotion = function applyRootMotion(figure, inPlace, track, options = {}) {
+  const n = takeFrames(this, figure, inPlace, 'inPlace');
+  if (!(track instanceof Float64Array) || track.length !== 3 * n) fail('track', `expected a Float64Array of ${3 * n}`);
+  const turn = options.turn === undefined ? 0 : num(options.turn, 'options.turn');
+  const fps = options.fps === undefined ? 30 : num(options.fps, 'options.fps');
+  const qp = this._doubles(inPlace, 'inPlace'), tp = this._doubles(track, 'track');
+  return this._with([qp, tp], () => {
+    if (this._x.mnw_take_root_apply(figure._p, qp, n, tp, fps, turn, qp) !== 0) throw this._error('track');
+    return new Float64Array(this._f64(qp, n * figure.nq));
+  });
+};
+
+/** A seamless loop: options { minLength (frames, default a second), blend, cycles (default 1)
+ * }. Returns { frames, start, end, blend, match, step: [e1, e2, heading] }. */
+Marionette.prototype.loop = function loop(figure, frames, fps, options = {}) {
+  const n = takeFrames(this, figure, frames, 'frames');
+  num(fps, 'fps');
+  const minLen = options.minLength === undefined ? 0 : int(options.minLength, 'options.minLength', 2);
+  const blend = options.blend === undefined ? 0 : int(options.blend, 'options.blend', 1);
+  const cycles = options.cycles === undefined ? 1 : int(options.cycles, 'options.cycles', 1, 1000);
+  const qp = this._doubles(frames, 'frames'), info = this._scratch;
+  return this._with([qp], () => {
+    const p = this._x.mnw_take_loop(figure._p, qp, n, fps, minLen, blend, cycles, info);
+    if (!p) throw this._error('options');
+    const i = Array.from(this._f64(info, 8));
+    return { frames: takeResult(this, p, i[7], figure.nq, 'options'), start: i[0], end: i[1], blend: i[2],
+      match: i[3], step: i.slice(4, 7) };
+  });
+};
+
+/** A take retimed by warp keys [[t, s], [t, s, speed], ...]; options { ballistic }. Returns
+ * { frames, flights, gravity, apex: [in the take, retimed] }. */
+Marionette.prototype.retime = function retime(figure, frames, fps, keys, options = {}) {
+  const n = takeFrames(this, figure, frames, 'frames');
+  num(fps, 'fps');
+  if (!Array.isArray(keys) || keys.length < 2) fail('keys', 'expected at least two [t, s] keys');
+  const t = keys.map((k, i) => num(k[0], `keys[${i}][0]`)), s = keys.map((k, i) => num(k[1], `keys[${i}][1]`));
+  const sp = keys.map((k, i) => (k.length > 2 ? num(k[2], `keys[${i}][2]`) : NaN));
+  const qp = this._doubles(frames, 'frames'), tp = this._doubles(t, 'keys'), sp1 = this._doubles(s, 'keys');
+  const vp = this._doubles(sp, 'keys'), info = this._scratch;
+  return this._with([qp, tp, sp1, vp], () => {
+    const p = this._x.mnw_take_retime(figure._p, qp, n, fps, keys.length, tp, sp1, vp, options.ballistic ? 1 : 0, info);
+    if (!p) throw this._error('keys');
+    const i = Array.from(this._f64(info, 5));
+    return { frames: takeResult(this, p, i[0], figure.nq, 'keys'), flights: i[1], gravity: i[2], apex: [i[3], i[4]] };
+  });
+};
+
 export { Sequence, Clip, SequenceEdit };
 
 // ---- soft bodies coupled both ways to a rig (docs/web.md, "Soft bodies")

@@ -25,6 +25,7 @@ typedef struct seq_unit {
     double sign[3]; /* run: hinge angle = sign * Euler angle */
     int run;        /* run: index among the runs */
     int jnt[3];     /* run: the hinges (their limits: mn_joint_clamp_value) */
+    double rest[4]; /* run: the rotation of the rest angles (an additive layer's reference) */
 } seq_unit;
 
 /* Per segment and rotation unit: the record below (doubles). */
@@ -88,7 +89,34 @@ struct mn_seq {
     double* seg_rot;    /* nkey x nunit x R_STRIDE */
     double* seg_track;  /* nkey x nrun x (RUN_TRACK + 1) x 3 */
     int has_limited_ball;
+
+    struct seq_ext* ext; /* layers and time warp (layers.c), NULL when none */
 };
+
+/* A sequence's layers and time warp (layers.h, layers.c), freed with the sequence and copied
+ * by mn_seq_clone (sequence.c). */
+#include <marionette/layers.h>
+
+typedef struct seq_layer {
+    mn_seq* seq; /* owned: the layer's keys, interpolation and time warp */
+    mn_layer_mode mode;
+    char name[64];
+    int nw;
+    double* w_frame; /* nw, increasing */
+    double* w_value; /* nw, in [0, 1] */
+    double* mask;    /* njoint, NULL: every joint 1 */
+} seq_layer;
+
+struct seq_ext {
+    int is_layer; /* this sequence is a layer: it takes no layers of its own */
+    int nlayer;
+    seq_layer layer[MN_SEQ_MAX_LAYERS];
+    int nwarp;
+    double* warp; /* nwarp x 3: t, s, slope */
+};
+
+/* Layer l's storage freed and zeroed. */
+void mn_seq_layer_free(seq_layer* l);
 
 /* Room for n keys (1) or 0 when out of memory. */
 int mn_seq_reserve_keys(mn_seq* s, int n);
@@ -125,5 +153,15 @@ static inline void mn_anim_slerp_weights(double d, double u, double* wa, double*
 }
 /* The interpolated rotation of a quaternion or run unit on one segment record. */
 mn_quat mn_anim_unit_rotation(const seq_unit* un, const double* rec, double u);
+/* A run unit's hinge angles into q from its rotation r: of the two Euler solutions, each angle
+ * unwrapped, the one nearest ref (the branch's reference), clamped to the hinge limits. */
+void mn_anim_run_angles(const mn_seq* s, const seq_unit* un, mn_quat r, const double* ref,
+                        double* q);
+/* mn_seq_sample without the limit clamp of balls, except that a run unit i whose segment is
+ * not linear is held as its rotation: rot[4i..] (w, x, y, z), ref[3i..] its branch reference,
+ * held[i] = 1, and its hinge angles are not written (layers.c blends the rotations and
+ * decomposes once). At a key every unit is written (held 0). rot, ref, held: nunit x 4, 3, 1. */
+void mn_seq_sample_runs(const mn_seq* s, double frame, double* q, double* rot, double* ref,
+                        double* held);
 
 #endif

@@ -8,6 +8,8 @@
  * from the previous frame's solution carried forward by the change of the plain in-between,
  * so corrections persist from frame to frame instead of being recomputed from scratch (no
  * pops, and one or two Newton steps per frame). */
+#include <marionette/layers.h>
+
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -398,9 +400,12 @@ struct mn_seq_solver {
     double* q_interp_prev;   /* nq: the last solved frame's plain in-between */
     double* q_prev;          /* nq: the last solved frame's solution */
     double* v;               /* nv: the correction carried forward */
+    double* work;            /* the layers' blend (layers.h), NULL without layers */
     unsigned char* resolved; /* nc: 0 for a lock whose target is not known yet */
     double prev_frame;
     int have_prev;
+    mn_csolve_result prev_result;  /* the last solved frame's */
+    mn_seq_solve_options prev_opt; /* and the options it was solved with */
 };
 
 static int is_lock(const seq_con* c) {
@@ -425,6 +430,7 @@ void mn_seq_solver_destroy(mn_seq_solver* v) {
     free(v->q_interp_prev);
     free(v->q_prev);
     free(v->v);
+    free(v->work);
     free(v->resolved);
     free(v);
 }
@@ -514,6 +520,9 @@ mn_seq_solver* mn_seq_solver_create(const mn_seq* s, mn_data* d, mn_error* err) 
     v->q_prev = malloc(sizeof(double) * nq);
     v->v = malloc(sizeof(double) * nv);
     v->resolved = calloc((size_t)s->nc + 1, 1);
+    if (mn_seq_blend_work_size(s) > 0 &&
+        !(v->work = malloc(sizeof(double) * (size_t)mn_seq_blend_work_size(s))))
+        goto nomem;
     if (!v->q_interp || !v->q_interp_prev || !v->q_prev || !v->v || !v->resolved) goto nomem;
     mn_figure fig = {m, d};
     mn_csys_def cd = mn_csys_default();
@@ -528,7 +537,8 @@ mn_seq_solver* mn_seq_solver_create(const mn_seq* s, mn_data* d, mn_error* err) 
         if (s->c[i].def.lock && s->c[i].ntk == 0) {
             double f = s->c[i].def.start;
             if (!isfinite(f)) f = s->key_frame[0];
-            mn_seq_sample_data(s, tmp, f);
+            mn_seq_sample_blend(s, f, tmp->q, v->work); /* the layers blended in */
+            mn_fk(m, tmp);
             mn_vec3 p;
             mn_quat r;
             handle_at(m, tmp, &s->h[c.handle], &p, &r);
@@ -593,7 +603,9 @@ static mn_status solve_frame_impl(mn_seq_solver* v, double frame, const mn_seq_s
     const mn_seq* s = v->s;
     const mn_model* m = v->m;
     size_t qbytes = sizeof(double) * (size_t)m->nq;
-    mn_status st = mn_seq_sample(s, frame, v->q_interp);
+    /* the plain in-between is the blend of the base and its layers (layers.h): the
+     * constraints hold on the blended result */
+    mn_status st = mn_seq_sample_blend(s, frame, v->q_interp, v->work);
     if (st != MN_OK) return st;
 
     int nactive = 0;
@@ -616,6 +628,15 @@ static mn_status solve_frame_impl(mn_seq_solver* v, double frame, const mn_seq_s
         }
         return MN_OK;
     }
+    if (v->have_prev && fabs(frame - v->prev_frame) <= 1e-9 &&
+        !memcmp(&o, &v->prev_opt, sizeof o)) {
+        /* the same frame again (a retimed bake holding a frame, layers.h): the same answer,
+         * not another solution of the redundant figure */
+        memcpy(v->d->q, v->q_prev, qbytes);
+        mn_fk(m, v->d);
+        if (r) *r = v->prev_result;
+        return v->prev_result.status;
+    }
     set_targets(v, frame);
     /* the start: this frame's in-between plus the correction the last frame needed */
     memcpy(v->d->q, v->q_interp, qbytes);
@@ -628,6 +649,9 @@ static mn_status solve_frame_impl(mn_seq_solver* v, double frame, const mn_seq_s
     mn_csolve_result res;
     st = mn_csys_solve(v->cs, &o.solve, &res);
     if (r) *r = res;
+    v->prev_result = res;
+    v->prev_result.status = st;
+    v->prev_opt = o;
     memcpy(v->q_prev, v->d->q, qbytes);
     memcpy(v->q_interp_prev, v->q_interp, qbytes);
     v->prev_frame = frame;

@@ -75,6 +75,40 @@ mn_quat mn_anim_unit_rotation(const seq_unit* un, const double* rec, double u) {
     return mn_q4(r[0] * inv, r[1] * inv, r[2] * inv, r[3] * inv);
 }
 
+/* The reference for a run's branch at parameter u of segment k: the hinge angles tracked
+ * along the segment's rotation path, linearly between the table's points. */
+static void run_reference(const mn_seq* s, int k, const seq_unit* un, double u, double* ref) {
+    const double* tr =
+        s->seg_track + ((size_t)k * (size_t)s->nrun + (size_t)un->run) * (RUN_TRACK + 1) * 3;
+    double x = u * RUN_TRACK;
+    int i0 = (int)x;
+    if (i0 >= RUN_TRACK) i0 = RUN_TRACK - 1;
+    double a = x - i0;
+    for (int i = 0; i < 3; i++)
+        ref[i] = tr[3 * i0 + i] + a * (tr[3 * i0 + 3 + i] - tr[3 * i0 + i]);
+}
+
+void mn_anim_run_angles(const mn_seq* s, const seq_unit* un, mn_quat r, const double* ref,
+                        double* q) {
+    double e[3], w[3];
+    mn_mat3 R = mn_quat_to_mat3(r);
+    mn_euler_from_mat3((mn_euler_order)un->order, &R, e);
+    mn_euler_nearest(e, ref, 3, NULL, NULL, w);
+    for (int i = 0; i < un->n; i++)
+        q[un->qadr[i]] = mn_joint_clamp_value(s->m, un->jnt[i], un->sign[i] * w[i]);
+}
+
+/* A run's rotation on a segment that is not linear: rot (w, x, y, z) and ref, its branch's
+ * reference; 0 when the segment falls back to linear in the angles (nothing written). */
+static int run_rotation(const mn_seq* s, int k, const seq_unit* un, const double* rec, double u,
+                        double* rot, double* ref) {
+    if (rec[R_LIN] != 0) return 0;
+    mn_quat r = mn_anim_unit_rotation(un, rec, u); /* already unit */
+    rot[0] = r.w, rot[1] = r.x, rot[2] = r.y, rot[3] = r.z;
+    run_reference(s, k, un, u, ref);
+    return 1;
+}
+
 static void sample_unit(const mn_seq* s, int k, const seq_unit* un, const double* rec, double u,
                         double* q) {
     if (un->kind == UNIT_BALL_EULER) {
@@ -95,26 +129,15 @@ static void sample_unit(const mn_seq* s, int k, const seq_unit* un, const double
     }
     /* a run of hinges: the rotation mapped back to the hinge angles, on the branch tracked
      * continuously along the segment from the first key's angles (no flips) */
-    double w[3];
-    if (rec[R_LIN] != 0) {
-        for (int i = 0; i < 3; i++)
-            w[i] = rec[R_EA + i] + u * (rec[R_EB + i] - rec[R_EA + i]);
-    } else {
-        double e[3], ref[3];
-        mn_mat3 R = mn_quat_to_mat3(mn_anim_unit_rotation(un, rec, u)); /* already unit */
-        mn_euler_from_mat3((mn_euler_order)un->order, &R, e);
-        const double* tr =
-            s->seg_track + ((size_t)k * (size_t)s->nrun + (size_t)un->run) * (RUN_TRACK + 1) * 3;
-        double x = u * RUN_TRACK;
-        int i0 = (int)x;
-        if (i0 >= RUN_TRACK) i0 = RUN_TRACK - 1;
-        double a = x - i0;
-        for (int i = 0; i < 3; i++)
-            ref[i] = tr[3 * i0 + i] + a * (tr[3 * i0 + 3 + i] - tr[3 * i0 + i]);
-        mn_euler_nearest(e, ref, 3, NULL, NULL, w);
+    double rot[4], ref[3];
+    if (run_rotation(s, k, un, rec, u, rot, ref)) {
+        mn_anim_run_angles(s, un, mn_q4(rot[0], rot[1], rot[2], rot[3]), ref, q);
+        return;
     }
-    for (int i = 0; i < un->n; i++)
-        q[un->qadr[i]] = mn_joint_clamp_value(s->m, un->jnt[i], un->sign[i] * w[i]);
+    for (int i = 0; i < un->n; i++) {
+        double w = rec[R_EA + i] + u * (rec[R_EB + i] - rec[R_EA + i]);
+        q[un->qadr[i]] = mn_joint_clamp_value(s->m, un->jnt[i], un->sign[i] * w);
+    }
 }
 
 mn_status mn_seq_sample(const mn_seq* s, double frame, double* q) {
@@ -144,4 +167,29 @@ mn_status mn_seq_sample_data(const mn_seq* s, mn_data* d, double frame) {
     mn_status st = mn_seq_sample(s, frame, d->q);
     if (st == MN_OK) mn_fk(s->m, d);
     return st;
+}
+
+void mn_seq_sample_runs(const mn_seq* s, double frame, double* q, double* rot, double* ref,
+                        double* held) {
+    const mn_model* m = s->m;
+    double u;
+    int k = mn_seq_locate(s, frame, &u);
+    for (int i = 0; i < s->nunit; i++)
+        held[i] = 0;
+    if (u == 0) {
+        memcpy(q, s->key_q + (size_t)k * (size_t)m->nq, sizeof(double) * (size_t)m->nq);
+        return;
+    }
+    const double* c = s->seg_scalar + 4 * (size_t)k * (size_t)s->nscalar;
+    const int* qa = s->sc_qadr;
+    for (int i = 0, n = s->nscalar; i < n; i++, c += 4)
+        q[qa[i]] = ((c[3] * u + c[2]) * u + c[1]) * u + c[0];
+    const double* rec = s->seg_rot + R_STRIDE * (size_t)k * (size_t)s->nunit;
+    for (int i = 0, n = s->nunit; i < n; i++, rec += R_STRIDE) {
+        const seq_unit* un = &s->unit[i];
+        if (un->kind == UNIT_RUN && run_rotation(s, k, un, rec, u, rot + 4 * i, ref + 3 * i))
+            held[i] = 1;
+        else
+            sample_unit(s, k, un, rec, u, q);
+    }
 }

@@ -7,6 +7,8 @@
 
 #include "anim_internal.h"
 
+static void ext_free(mn_seq* s);
+
 static const char* const INTERP_NAMES[MN_INTERP_COUNT] = {
     "default", "constant", "linear", "slerp", "squad", "catmull-rom", "kb"};
 
@@ -85,6 +87,7 @@ nomem:
 
 void mn_seq_destroy(mn_seq* s) {
     if (!s) return;
+    ext_free(s);
     mn_seq_free_tables(s);
     free(s->jnt_rot);
     free(s->jnt_trans);
@@ -98,6 +101,57 @@ void mn_seq_destroy(mn_seq* s) {
     free(s->h);
     free(s->h_name);
     free(s);
+}
+
+/* ---- the layers' and time warp's storage (layers.c edits them) ----------------------------- */
+
+void mn_seq_layer_free(seq_layer* l) {
+    mn_seq_destroy(l->seq);
+    free(l->w_frame);
+    free(l->w_value);
+    free(l->mask);
+    memset(l, 0, sizeof *l);
+}
+
+static void ext_free(mn_seq* s) {
+    if (!s->ext) return;
+    for (int i = 0; i < s->ext->nlayer; i++)
+        mn_seq_layer_free(&s->ext->layer[i]);
+    free(s->ext->warp);
+    free(s->ext);
+    s->ext = NULL;
+}
+
+static double* dup_doubles(const double* p, size_t n) {
+    double* r = malloc(sizeof(double) * (n ? n : 1));
+    if (r && n) memcpy(r, p, sizeof(double) * n);
+    return r;
+}
+
+/* The layers and warp of src into dst (which has none); 0 when out of memory. */
+static int ext_clone(mn_seq* dst, const mn_seq* src) {
+    const struct seq_ext* e = src->ext;
+    if (!e) return 1;
+    struct seq_ext* d = dst->ext = calloc(1, sizeof *dst->ext);
+    if (!d) return 0;
+    d->is_layer = e->is_layer;
+    if (e->nwarp) {
+        if (!(d->warp = dup_doubles(e->warp, 3 * (size_t)e->nwarp))) return 0;
+        d->nwarp = e->nwarp;
+    }
+    size_t nj = (size_t)src->m->njoint;
+    for (int i = 0; i < e->nlayer; i++) {
+        const seq_layer* a = &e->layer[i];
+        seq_layer* b = &d->layer[i];
+        d->nlayer = i + 1;
+        *b = *a;
+        b->seq = mn_seq_clone(a->seq);
+        b->w_frame = dup_doubles(a->w_frame, (size_t)a->nw);
+        b->w_value = dup_doubles(a->w_value, (size_t)a->nw);
+        b->mask = a->mask ? dup_doubles(a->mask, nj) : NULL;
+        if (!b->seq || !b->w_frame || !b->w_value || (a->mask && !b->mask)) return 0;
+    }
+    return 1;
 }
 
 static void* dup_block(const void* p, size_t bytes) {
@@ -137,7 +191,7 @@ mn_seq* mn_seq_clone(const mn_seq* s) {
         r->nc = i + 1;
         ok = r->c[i].tk != NULL;
     }
-    if (!ok || mn_seq_rebuild(r) != MN_OK) {
+    if (!ok || !ext_clone(r, s) || mn_seq_rebuild(r) != MN_OK) {
         mn_seq_destroy(r);
         return NULL;
     }

@@ -249,6 +249,11 @@ mn_status mn_seq_rebuild(mn_seq* s) {
                     u->jnt[i] = jj;
                     done[jj] = 1;
                 }
+                double e[3] = {0, 0, 0};
+                for (int i = 0; i < n; i++)
+                    e[i] = u->sign[i] * m->q0[u->qadr[i]];
+                mn_quat r = mn_euler_to_quat((mn_euler_order)u->order, e);
+                u->rest[0] = r.w, u->rest[1] = r.x, u->rest[2] = r.y, u->rest[3] = r.z;
                 s->run_first[s->nrun] = j;
                 s->run_len[s->nrun++] = n;
             } else {

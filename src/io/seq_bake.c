@@ -1,6 +1,7 @@
 /* Baking a sequence: every frame sampled from the first key to the last, the active
  * constraints re-satisfied at each (Welman 6.4: the in-betweens keep the locks), as the
  * motion the BVH and glTF writers take. */
+#include <marionette/layers.h>
 #include <marionette/sequence.h>
 
 #include <math.h>
@@ -27,7 +28,9 @@ mn_status mn_seq_bake(const mn_seq* s, const mn_model* m, const mn_seq_bake_opti
         return mn_error_set(err, MN_ERR_ARG, "", 0, "step", "must be a positive number");
     long max = o.max_frames > 0 && o.max_frames < MN_SEQ_BAKE_MAX_FRAMES ? o.max_frames
                                                                          : MN_SEQ_BAKE_MAX_FRAMES;
-    double f0 = mn_seq_start(s), f1 = mn_seq_end(s);
+    /* output frames: the time warp's (layers.h), each solved at its sequence frame, so the
+     * constraints hold in the sequence's own frames and a retimed bake keeps every lock */
+    double f0 = mn_seq_out_start(s), f1 = mn_seq_out_end(s);
     /* up to the last key: a span that is not a whole number of steps gets one sample past
      * it, where the sequence holds the last key's pose (keys at fractional frames, a shrunk
      * range, would otherwise end the motion before its last key) */
@@ -52,13 +55,17 @@ mn_status mn_seq_bake(const mn_seq* s, const mn_model* m, const mn_seq_bake_opti
     mo.frame_time = o.step / mn_seq_fps(s);
     mo.q = malloc(sizeof(double) * (size_t)nf * (size_t)(m->nq ? m->nq : 1));
     mn_data* d = mn_data_create(m, 0);
+    int nwork = mn_seq_blend_work_size(s);
+    double* work = nwork ? malloc(sizeof(double) * (size_t)nwork) : NULL;
     mn_error e;
     mn_seq_solver* v = d && !o.plain ? mn_seq_solver_create(s, d, &e) : NULL;
-    if (!mo.q || !d || (!o.plain && !v)) {
+    if (!mo.q || !d || (!o.plain && !v) || (nwork && !work)) {
+        int no_solver = !o.plain && d && !v;
         free(mo.q);
+        free(work);
+        mn_seq_solver_destroy(v);
         mn_data_destroy(d);
-        if (!o.plain && d)
-            return mn_error_set(err, e.status, e.file, e.line, e.field, "%s", e.message);
+        if (no_solver) return mn_error_set(err, e.status, e.file, e.line, e.field, "%s", e.message);
         return mn_error_set(err, MN_ERR_NOMEM, "", 0, "",
                             "out of memory for %ld frames of %d numbers", nf, m->nq);
     }
@@ -67,13 +74,13 @@ mn_status mn_seq_bake(const mn_seq* s, const mn_model* m, const mn_seq_bake_opti
     r.frames = nf;
     mn_status bad = MN_OK;
     for (long f = 0; f < nf && bad == MN_OK; f++) {
-        double t = f0 + o.step * (double)f;
+        double t = mn_seq_warp(s, f0 + o.step * (double)f);
         if (o.cancel && *o.cancel) {
             bad = mn_error_set(err, MN_ERR_NOCONVERGE, "", 0, "", "cancelled at frame %g", t);
             break;
         }
         if (o.plain) {
-            mn_seq_sample(s, t, d->q);
+            mn_seq_sample_blend(s, t, d->q, work);
         } else {
             mn_csolve_result cr;
             mn_status st = mn_seq_solve_frame(v, t, &o.solve, &cr);
@@ -96,6 +103,7 @@ mn_status mn_seq_bake(const mn_seq* s, const mn_model* m, const mn_seq_bake_opti
     }
     mn_seq_solver_destroy(v);
     mn_data_destroy(d);
+    free(work);
     if (bad != MN_OK) {
         free(mo.q);
         if (result) *result = r;

@@ -58,7 +58,10 @@ mn_status mn_seq_write_doc_mem(const mn_seq* s, const mn_seq_doc_info* info, cha
         return MN_OK;
     }
     /* the document without its closing brace, then the tracks */
-    while (blen > 0 && (base[blen - 1] == '\n' || base[blen - 1] == '}'))
+    while (blen > 0 && (base[blen - 1] == '\n' || base[blen - 1] == ' '))
+        blen--;
+    if (blen > 0 && base[blen - 1] == '}') blen--; /* the document's own, one only */
+    while (blen > 0 && (base[blen - 1] == '\n' || base[blen - 1] == ' '))
         blen--;
     mn_strbuf b;
     mn_strbuf_init(&b);

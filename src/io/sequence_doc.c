@@ -2,6 +2,7 @@
  * document's handles and constraints over frame ranges (Welman 6.3, 7.2.1), read with cJSON
  * and written so that every number reads back to the same double. */
 #include <marionette/gltf.h>
+#include <marionette/layers.h>
 #include <marionette/sequence.h>
 
 #include <cjson/cJSON.h>
@@ -20,9 +21,11 @@
 
 /* ---- reading ----------------------------------------------------------------------------- */
 
-static const char* const root_keys[] = {"figure",   "scale",   "fps",         "interpolation",
-                                        "keys",     "handles", "constraints", "comment",
-                                        "contacts", NULL};
+static const char* const root_keys[] = {"figure", "scale",     "fps",         "interpolation",
+                                        "keys",   "handles",   "constraints", "comment",
+                                        "layers", "time_warp", "contacts",    NULL};
+static const char* const layer_keys[] = {"name",      "mode",          "weights", "mask", "keys",
+                                         "time_warp", "interpolation", "comment", NULL};
 static const char* const interp_keys[] = {"rotation", "translation", "joints", "comment", NULL};
 static const char* const joint_interp_keys[] = {"rotation", "translation", "comment", NULL};
 static const char* const key_keys[] = {"frame", "pose", "tcb", "comment", NULL};
@@ -600,6 +603,231 @@ static mn_status load_figure(ctx* x, const char* figure, double scale, const cha
     return MN_OK;
 }
 
+/* ---- layers and time warp (layers.h) ------------------------------------------------------ */
+
+/* "time_warp": [[t, s], [t, s, speed], ...] onto r->s (the sequence or a layer). */
+static mn_status read_warp(reader* r, const cJSON* a) {
+    ctx* x = &r->x;
+    int n;
+    mn_status st = enter_array(x, a, "time_warp", 100000, "[frame, source frame] keys", &n);
+    if (st != MN_OK) return st;
+    if (n < 2) return fail(x, MN_ERR_PARSE, "a time warp has at least two keys");
+    double* v = malloc(sizeof(double) * 3 * (size_t)n);
+    if (!v) return fail(x, MN_ERR_NOMEM, "out of memory");
+    double *t = v, *src = v + n, *speed = v + 2 * n;
+    int i = 0;
+    const cJSON* it;
+    cJSON_ArrayForEach(it, a) {
+        push_index(x, i);
+        int m = cJSON_IsArray(it) ? cJSON_GetArraySize(it) : 0;
+        if (m != 2 && m != 3) {
+            st = fail(x, MN_ERR_PARSE,
+                      "expected [frame, source frame] or [frame, source frame, "
+                      "speed]");
+            break;
+        }
+        double e[3] = {0, 0, NAN};
+        int k = 0;
+        const cJSON* c;
+        cJSON_ArrayForEach(c, it) {
+            if (!cJSON_IsNumber(c) || !(fabs(c->valuedouble) <= 1e9)) {
+                push_index(x, k);
+                st = fail(x, MN_ERR_PARSE, "expected a finite number within 1e9");
+                break;
+            }
+            e[k++] = c->valuedouble;
+        }
+        if (st != MN_OK) break;
+        t[i] = e[0], src[i] = e[1], speed[i] = e[2];
+        if (i > 0 && !(t[i] > t[i - 1])) {
+            push_index(x, 0);
+            st = fail(x, MN_ERR_PARSE, "output frames must increase");
+            break;
+        }
+        if (i > 0 && !(src[i] >= src[i - 1])) {
+            push_index(x, 1);
+            st = fail(x, MN_ERR_PARSE, "the warp may hold but never run backwards");
+            break;
+        }
+        if (m == 3 && !(speed[i] >= 0)) {
+            push_index(x, 2);
+            st = fail(x, MN_ERR_PARSE, "a speed is at least 0");
+            break;
+        }
+        pop(x);
+        i++;
+    }
+    mn_error e;
+    if (st == MN_OK && mn_seq_set_warp(r->s, n, t, src, speed, &e) != MN_OK)
+        st = fail(x, MN_ERR_PARSE, "%s",
+                  e.message + (strncmp(e.message, "time_warp: ", 11) ? 0 : 11));
+    free(v);
+    if (st != MN_OK) return st;
+    pop(x);
+    return MN_OK;
+}
+
+/* "weights": [[frame, weight], ...] of layer li. */
+static mn_status read_weights(reader* r, mn_seq* base, int li, const cJSON* a) {
+    ctx* x = &r->x;
+    int n;
+    mn_status st = enter_array(x, a, "weights", 100000, "[frame, weight] keys", &n);
+    if (st != MN_OK) return st;
+    double* v = malloc(sizeof(double) * 2 * (size_t)(n ? n : 1));
+    if (!v) return fail(x, MN_ERR_NOMEM, "out of memory");
+    int i = 0;
+    const cJSON* it;
+    cJSON_ArrayForEach(it, a) {
+        push_index(x, i);
+        const cJSON *f = cJSON_GetArrayItem(it, 0), *w = cJSON_GetArrayItem(it, 1);
+        if (!cJSON_IsArray(it) || cJSON_GetArraySize(it) != 2 || !cJSON_IsNumber(f) ||
+            !cJSON_IsNumber(w) || !(fabs(f->valuedouble) <= 1e9)) {
+            st = fail(x, MN_ERR_PARSE, "expected [frame, weight] (finite numbers)");
+            break;
+        }
+        if (!(w->valuedouble >= 0 && w->valuedouble <= 1)) {
+            push_index(x, 1);
+            st = fail(x, MN_ERR_PARSE, "a weight lies in [0, 1]");
+            break;
+        }
+        if (i > 0 && !(f->valuedouble > v[2 * i - 2])) {
+            push_index(x, 0);
+            st = fail(x, MN_ERR_PARSE, "frames must increase");
+            break;
+        }
+        v[2 * i] = f->valuedouble, v[2 * i + 1] = w->valuedouble;
+        pop(x);
+        i++;
+    }
+    if (st == MN_OK) {
+        double* fr = malloc(sizeof(double) * (size_t)(n ? n : 1));
+        double* wv = malloc(sizeof(double) * (size_t)(n ? n : 1));
+        for (int k = 0; fr && wv && k < n; k++)
+            fr[k] = v[2 * k], wv[k] = v[2 * k + 1];
+        mn_error e;
+        if (!fr || !wv)
+            st = fail(x, MN_ERR_NOMEM, "out of memory");
+        else if (mn_seq_set_layer_weights(base, li, n, fr, wv, &e) != MN_OK)
+            st = fail(x, e.status, "%s", e.message);
+        free(fr), free(wv);
+    }
+    free(v);
+    if (st != MN_OK) return st;
+    pop(x);
+    return MN_OK;
+}
+
+/* "mask": ["joint", ...] (each joint with its descendants at 1, the rest 0) or
+ * {"joint": weight, ...} (those joints only, the rest 0). */
+static mn_status read_mask(reader* r, mn_seq* base, int li, const cJSON* o) {
+    ctx* x = &r->x;
+    const mn_model* m = r->m;
+    push_key(x, "mask");
+    int branches = cJSON_IsArray(o);
+    if (!branches && !cJSON_IsObject(o))
+        return fail(x, MN_ERR_PARSE,
+                    "expected an array of joint names (each with its "
+                    "descendants) or an object of joint weights");
+    double* mask = calloc((size_t)m->njoint + 1, sizeof(double));
+    if (!mask) return fail(x, MN_ERR_NOMEM, "out of memory");
+    mn_status st = MN_OK;
+    int i = 0;
+    const cJSON* it;
+    cJSON_ArrayForEach(it, o) {
+        const char* name = branches ? it->valuestring : it->string;
+        if (branches)
+            push_index(x, i++);
+        else
+            push_key(x, it->string);
+        if (branches && !cJSON_IsString(it)) {
+            st = fail(x, MN_ERR_PARSE, "expected a joint name");
+            break;
+        }
+        int j = mn_model_find_joint(m, name);
+        char hint[256];
+        if (j < 0) {
+            st = fail(x, MN_ERR_NOTFOUND, "no joint named \"%s\"%s", name,
+                      mn_model_joint_hint(m, name, hint, sizeof hint));
+            break;
+        }
+        if (branches) {
+            for (int k = j; k < m->jnt_subtree_end[j]; k++)
+                mask[k] = 1;
+        } else if (!cJSON_IsNumber(it) || !(it->valuedouble >= 0 && it->valuedouble <= 1)) {
+            st = fail(x, MN_ERR_PARSE, "a mask weight is a number in [0, 1]");
+            break;
+        } else {
+            mask[j] = it->valuedouble;
+        }
+        pop(x);
+    }
+    mn_error e;
+    if (st == MN_OK && mn_seq_set_layer_mask(base, li, mask, &e) != MN_OK)
+        st = fail(x, e.status, "%s", e.message);
+    free(mask);
+    if (st != MN_OK) return st;
+    pop(x);
+    return MN_OK;
+}
+
+static mn_status read_layer(reader* r, mn_seq* base, const cJSON* o) {
+    ctx* x = &r->x;
+    if (!cJSON_IsObject(o)) return fail(x, MN_ERR_PARSE, "expected an object");
+    mn_status st = check_keys(x, o, layer_keys);
+    if (st != MN_OK) return st;
+    char name[NAME_CAP] = "", mode[32] = "override";
+    if ((st = get_str(x, o, "name", name, sizeof name, 0, NULL)) != MN_OK) return st;
+    if ((st = get_str(x, o, "mode", mode, sizeof mode, 0, NULL)) != MN_OK) return st;
+    int md = mn_layer_mode_parse(mode);
+    if (md < 0) {
+        push_key(x, "mode");
+        return fail(x, MN_ERR_PARSE, "unknown mode \"%s\" (override, additive)", mode);
+    }
+    if (name[0] && mn_seq_find_layer(base, name) >= 0) {
+        push_key(x, "name");
+        return fail(x, MN_ERR_PARSE, "a second layer named \"%s\"", name);
+    }
+    mn_error e;
+    int li = mn_seq_add_layer(base, name[0] ? name : NULL, (mn_layer_mode)md, &e);
+    if (li < 0) return fail(x, e.status, "%s", e.message);
+    const cJSON* w = cJSON_GetObjectItemCaseSensitive(o, "weights");
+    if (w && (st = read_weights(r, base, li, w)) != MN_OK) return st;
+    const cJSON* mk = cJSON_GetObjectItemCaseSensitive(o, "mask");
+    if (mk && (st = read_mask(r, base, li, mk)) != MN_OK) return st;
+    /* the layer's own interpolation, keys and warp, read as the sequence's are */
+    r->s = mn_seq_layer(base, li);
+    const cJSON* in = cJSON_GetObjectItemCaseSensitive(o, "interpolation");
+    if (in) st = read_interpolation(r, in);
+    const cJSON* keys = cJSON_GetObjectItemCaseSensitive(o, "keys");
+    if (st == MN_OK && !keys) st = fail(x, MN_ERR_PARSE, "missing member \"keys\"");
+    if (st == MN_OK) st = read_keys(r, keys);
+    const cJSON* tw = cJSON_GetObjectItemCaseSensitive(o, "time_warp");
+    if (st == MN_OK && tw) st = read_warp(r, tw);
+    r->s = base;
+    return st;
+}
+
+static mn_status read_layers_and_warp(reader* r, const cJSON* root) {
+    ctx* x = &r->x;
+    const cJSON* a = cJSON_GetObjectItemCaseSensitive(root, "layers");
+    mn_status st;
+    if (a) {
+        int n;
+        if ((st = enter_array(x, a, "layers", MN_SEQ_MAX_LAYERS, "layers", &n)) != MN_OK) return st;
+        int i = 0;
+        const cJSON* it;
+        cJSON_ArrayForEach(it, a) {
+            push_index(x, i++);
+            if ((st = read_layer(r, r->s, it)) != MN_OK) return st;
+            pop(x);
+        }
+        pop(x);
+    }
+    const cJSON* tw = cJSON_GetObjectItemCaseSensitive(root, "time_warp");
+    if (tw && (st = read_warp(r, tw)) != MN_OK) return st;
+    return MN_OK;
+}
+
 static mn_status parse(reader* r, const cJSON* root, const char* base_dir, int trusted,
                        const mn_model* figure, mn_model** model, mn_gltf* skin,
                        mn_seq_doc_info* info) {
@@ -636,6 +864,7 @@ static mn_status parse(reader* r, const cJSON* root, const char* base_dir, int t
     if ((st = read_keys(r, keys)) != MN_OK) return st;
     if (hs && (st = read_handles(r, hs)) != MN_OK) return st;
     if (cs && (st = read_constraints(r, cs)) != MN_OK) return st;
+    if ((st = read_layers_and_warp(r, root)) != MN_OK) return st;
     return mn_seq_contacts_read(x, root, figure, info);
 }
 
@@ -851,6 +1080,121 @@ static void write_constraint(mn_strbuf* b, const mn_seq* s, int c) {
     mn_strbuf_printf(b, "}");
 }
 
+/* The interpolation and keys of s (the sequence or a layer), each line indented by ind. */
+static void write_interp_keys(mn_strbuf* b, const mn_seq* s, const char* ind) {
+    const mn_model* m = mn_seq_model(s);
+    mn_interp rot, trans;
+    mn_seq_default_interp(s, &rot, &trans);
+    mn_strbuf_printf(b, ",\n%s\"interpolation\": {\"rotation\": \"%s\", \"translation\": \"%s\"",
+                     ind, mn_interp_name(rot), mn_interp_name(trans));
+    int first = 1;
+    for (int j = 0; j < m->njoint; j++) {
+        mn_seq_joint_interp(s, j, &rot, &trans);
+        if (rot == MN_INTERP_DEFAULT && trans == MN_INTERP_DEFAULT) continue;
+        mn_strbuf_printf(b, "%s\n%s  ", first ? ", \"joints\": {" : ",", ind);
+        first = 0;
+        mn_strbuf_json_str(b, m->jnt_name[j]);
+        mn_strbuf_printf(b, ": {");
+        if (rot != MN_INTERP_DEFAULT)
+            mn_strbuf_printf(b, "\"rotation\": \"%s\"", mn_interp_name(rot));
+        if (trans != MN_INTERP_DEFAULT)
+            mn_strbuf_printf(b, "%s\"translation\": \"%s\"", rot != MN_INTERP_DEFAULT ? ", " : "",
+                             mn_interp_name(trans));
+        mn_strbuf_printf(b, "}");
+    }
+    mn_strbuf_printf(b, "%s},\n%s\"keys\": [", first ? "" : "}", ind);
+    for (int k = 0; k < mn_seq_key_count(s); k++) {
+        const double* q = mn_seq_key_q(s, k);
+        double tcb[3];
+        mn_seq_key_tcb(s, k, tcb);
+        mn_strbuf_printf(b, "%s\n%s  {\"frame\": ", k ? "," : "", ind);
+        w_num(b, mn_seq_key_frame(s, k));
+        if (tcb[0] != 0 || tcb[1] != 0 || tcb[2] != 0)
+            mn_strbuf_printf(b, ", \"tcb\": "), w_vec(b, tcb, 3);
+        mn_strbuf_printf(b, ", \"pose\": {");
+        int n = 0;
+        for (int j = 0; j < m->njoint; j++) {
+            int t = m->jnt_type[j];
+            if (t == MN_JOINT_FIXED) continue;
+            const double* qj = q + m->jnt_qadr[j];
+            mn_strbuf_printf(b, "%s\n%s    ", n++ ? "," : "", ind);
+            mn_strbuf_json_str(b, m->jnt_name[j]);
+            mn_strbuf_printf(b, ": ");
+            if (t == MN_JOINT_HINGE || t == MN_JOINT_SLIDE)
+                w_num(b, qj[0]);
+            else if (t == MN_JOINT_BALL)
+                w_vec(b, qj, 4);
+            else {
+                mn_strbuf_printf(b, "{\"position\": ");
+                w_vec(b, qj, 3);
+                mn_strbuf_printf(b, ", \"rotation\": ");
+                w_vec(b, qj + 3, 4);
+                mn_strbuf_printf(b, "}");
+            }
+        }
+        mn_strbuf_printf(b, "}}");
+    }
+    mn_strbuf_printf(b, "]");
+}
+
+static void write_warp(mn_strbuf* b, const mn_seq* s, const char* sep) {
+    int n = mn_seq_warp_count(s);
+    if (!n) return;
+    mn_strbuf_printf(b, "%s\"time_warp\": [", sep);
+    for (int k = 0; k < n; k++) {
+        double t, src, sp;
+        mn_seq_warp_key(s, k, &t, &src, &sp);
+        double v[3] = {t, src, sp};
+        mn_strbuf_printf(b, "%s", k ? ", " : "");
+        w_vec(b, v, 3);
+    }
+    mn_strbuf_printf(b, "]");
+}
+
+/* Layers (layers.h): name, mode, weight keys, mask (per joint weights), own interpolation,
+ * keys and time warp. */
+static void write_layers(mn_strbuf* b, const mn_seq* s) {
+    int nl = mn_seq_layer_count(s);
+    if (!nl) return;
+    const mn_model* m = mn_seq_model(s);
+    mn_strbuf_printf(b, ",\n  \"layers\": [");
+    for (int i = 0; i < nl; i++) {
+        mn_strbuf_printf(b, "%s\n    {\"mode\": \"%s\"", i ? "," : "",
+                         mn_layer_mode_name(mn_seq_layer_mode(s, i)));
+        if (mn_seq_layer_name(s, i)[0]) {
+            mn_strbuf_printf(b, ", \"name\": ");
+            mn_strbuf_json_str(b, mn_seq_layer_name(s, i));
+        }
+        int nw = mn_seq_layer_weight_count(s, i);
+        if (nw) {
+            mn_strbuf_printf(b, ", \"weights\": [");
+            for (int k = 0; k < nw; k++) {
+                double v[2];
+                mn_seq_layer_weight_key(s, i, k, &v[0], &v[1]);
+                mn_strbuf_printf(b, "%s", k ? ", " : "");
+                w_vec(b, v, 2);
+            }
+            mn_strbuf_printf(b, "]");
+        }
+        const double* mask = mn_seq_layer_mask(s, i);
+        if (mask) {
+            mn_strbuf_printf(b, ", \"mask\": {");
+            for (int j = 0, n = 0; j < m->njoint; j++) {
+                if (mask[j] == 0) continue;
+                mn_strbuf_printf(b, "%s", n++ ? ", " : "");
+                mn_strbuf_json_str(b, m->jnt_name[j]);
+                mn_strbuf_printf(b, ": ");
+                w_num(b, mask[j]);
+            }
+            mn_strbuf_printf(b, "}");
+        }
+        write_warp(b, mn_seq_layer(s, i), ", ");
+        write_interp_keys(b, mn_seq_layer(s, i), "      ");
+        mn_strbuf_printf(b, "}");
+    }
+    mn_strbuf_printf(b, "]");
+}
+
 mn_status mn_seq_write_mem(const mn_seq* s, const char* figure, double scale, char** text,
                            size_t* len, mn_error* err) {
     if (!s || !figure || !text)
@@ -863,58 +1207,7 @@ mn_status mn_seq_write_mem(const mn_seq* s, const char* figure, double scale, ch
     if (scale > 0) mn_strbuf_printf(&b, ",\n  \"scale\": "), w_num(&b, scale);
     mn_strbuf_printf(&b, ",\n  \"fps\": ");
     w_num(&b, mn_seq_fps(s));
-    mn_interp rot, trans;
-    mn_seq_default_interp(s, &rot, &trans);
-    mn_strbuf_printf(&b, ",\n  \"interpolation\": {\"rotation\": \"%s\", \"translation\": \"%s\"",
-                     mn_interp_name(rot), mn_interp_name(trans));
-    int first = 1;
-    for (int j = 0; j < m->njoint; j++) {
-        mn_seq_joint_interp(s, j, &rot, &trans);
-        if (rot == MN_INTERP_DEFAULT && trans == MN_INTERP_DEFAULT) continue;
-        mn_strbuf_printf(&b, "%s\n    ", first ? ", \"joints\": {" : ",");
-        first = 0;
-        mn_strbuf_json_str(&b, m->jnt_name[j]);
-        mn_strbuf_printf(&b, ": {");
-        if (rot != MN_INTERP_DEFAULT)
-            mn_strbuf_printf(&b, "\"rotation\": \"%s\"", mn_interp_name(rot));
-        if (trans != MN_INTERP_DEFAULT)
-            mn_strbuf_printf(&b, "%s\"translation\": \"%s\"", rot != MN_INTERP_DEFAULT ? ", " : "",
-                             mn_interp_name(trans));
-        mn_strbuf_printf(&b, "}");
-    }
-    mn_strbuf_printf(&b, "%s},\n  \"keys\": [", first ? "" : "}");
-    for (int k = 0; k < mn_seq_key_count(s); k++) {
-        const double* q = mn_seq_key_q(s, k);
-        double tcb[3];
-        mn_seq_key_tcb(s, k, tcb);
-        mn_strbuf_printf(&b, "%s\n    {\"frame\": ", k ? "," : "");
-        w_num(&b, mn_seq_key_frame(s, k));
-        if (tcb[0] != 0 || tcb[1] != 0 || tcb[2] != 0)
-            mn_strbuf_printf(&b, ", \"tcb\": "), w_vec(&b, tcb, 3);
-        mn_strbuf_printf(&b, ", \"pose\": {");
-        int n = 0;
-        for (int j = 0; j < m->njoint; j++) {
-            int t = m->jnt_type[j];
-            if (t == MN_JOINT_FIXED) continue;
-            const double* qj = q + m->jnt_qadr[j];
-            mn_strbuf_printf(&b, "%s\n      ", n++ ? "," : "");
-            mn_strbuf_json_str(&b, m->jnt_name[j]);
-            mn_strbuf_printf(&b, ": ");
-            if (t == MN_JOINT_HINGE || t == MN_JOINT_SLIDE)
-                w_num(&b, qj[0]);
-            else if (t == MN_JOINT_BALL)
-                w_vec(&b, qj, 4);
-            else {
-                mn_strbuf_printf(&b, "{\"position\": ");
-                w_vec(&b, qj, 3);
-                mn_strbuf_printf(&b, ", \"rotation\": ");
-                w_vec(&b, qj + 3, 4);
-                mn_strbuf_printf(&b, "}");
-            }
-        }
-        mn_strbuf_printf(&b, "}}");
-    }
-    mn_strbuf_printf(&b, "]");
+    write_interp_keys(&b, s, "  ");
     int nh = mn_seq_handle_count(s), nc = mn_seq_constraint_count(s);
     if (nh) {
         mn_strbuf_printf(&b, ",\n  \"handles\": [");
@@ -943,6 +1236,8 @@ mn_status mn_seq_write_mem(const mn_seq* s, const char* figure, double scale, ch
         }
         mn_strbuf_printf(&b, "]");
     }
+    write_layers(&b, s);
+    write_warp(&b, s, ",\n  ");
     mn_strbuf_printf(&b, "\n}\n");
     if (b.failed) {
         mn_strbuf_free(&b);

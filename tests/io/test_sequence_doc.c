@@ -3,6 +3,7 @@
  * documents, each refused with the file, line and field named and nothing returned. */
 #include <marionette/gltf.h>
 #include <marionette/io.h>
+#include <marionette/layers.h>
 #include <marionette/sequence.h>
 
 #include <math.h>
@@ -219,6 +220,65 @@ static void test_malformed(void) {
     mn_model* stick = mn_stickman_model(NULL);
     static const bad table[] = {
         {"{\"figure\": \"stickman\",\n \"keys\": [\n", 2, "json"},
+        /* layers and time warps (layers.h) */
+        {"{\"figure\": \"stickman\", \"keys\": [{\"frame\": 0, \"pose\": {}}],\n \"layers\": {}}",
+         2, "layers"},
+        {"{\"figure\": \"stickman\", \"keys\": [{\"frame\": 0, \"pose\": {}}],\n \"layers\": "
+         "[{\"name\": \"a\"}]}",
+         2, "layers[0]"},
+        {"{\"figure\": \"stickman\", \"keys\": [{\"frame\": 0, \"pose\": {}}],\n \"layers\": "
+         "[{\"name\": \"a\", \"mode\": \"multiply\", \"keys\": []}]}",
+         2, "layers[0].mode"},
+        {"{\"figure\": \"stickman\", \"keys\": [{\"frame\": 0, \"pose\": {}}],\n \"layers\": "
+         "[{\"name\": \"a\", \"keys\": [{\"frame\": 0, \"pose\": {}}]},\n {\"name\": \"a\", "
+         "\"keys\": [{\"frame\": 0, \"pose\": {}}]}]}",
+         3, "layers[1].name"},
+        {"{\"figure\": \"stickman\", \"keys\": [{\"frame\": 0, \"pose\": {}}],\n \"layers\": "
+         "[{\"name\": \"a\", \"wieghts\": [], \"keys\": []}]}",
+         2, "layers[0].wieghts"},
+        {"{\"figure\": \"stickman\", \"keys\": [{\"frame\": 0, \"pose\": {}}],\n \"layers\": "
+         "[{\"name\": \"a\", \"weights\": [[0, 1.5]], \"keys\": []}]}",
+         2, "layers[0].weights[0][1]"},
+        {"{\"figure\": \"stickman\", \"keys\": [{\"frame\": 0, \"pose\": {}}],\n \"layers\": "
+         "[{\"name\": \"a\", \"weights\": [[5, 1],\n [2, 0]], \"keys\": []}]}",
+         3, "layers[0].weights[1][0]"},
+        {"{\"figure\": \"stickman\", \"keys\": [{\"frame\": 0, \"pose\": {}}],\n \"layers\": "
+         "[{\"name\": \"a\", \"weights\": [0, 1], \"keys\": []}]}",
+         2, "layers[0].weights[0]"},
+        {"{\"figure\": \"stickman\", \"keys\": [{\"frame\": 0, \"pose\": {}}],\n \"layers\": "
+         "[{\"name\": \"a\", \"mask\": [\"right arm.1\",\n \"tail\"], \"keys\": []}]}",
+         3, "layers[0].mask[1]"},
+        {"{\"figure\": \"stickman\", \"keys\": [{\"frame\": 0, \"pose\": {}}],\n \"layers\": "
+         "[{\"name\": \"a\", \"mask\": {\"head\": 2}, \"keys\": []}]}",
+         2, "layers[0].mask.head"},
+        {"{\"figure\": \"stickman\", \"keys\": [{\"frame\": 0, \"pose\": {}}],\n \"layers\": "
+         "[{\"name\": \"a\", \"mask\": 3, \"keys\": []}]}",
+         2, "layers[0].mask"},
+        {"{\"figure\": \"stickman\", \"keys\": [{\"frame\": 0, \"pose\": {}}],\n \"layers\": "
+         "[{\"name\": \"a\", \n \"keys\": [{\"frame\": 0, \"pose\": {\"elbow\": 1}}]}]}",
+         3, "layers[0].keys[0].pose.elbow"},
+        {"{\"figure\": \"stickman\", \"keys\": [{\"frame\": 0, \"pose\": {}}],\n \"layers\": "
+         "[{\"name\": \"a\", \"keys\": [{\"frame\": 0, \"pose\": {}}],\n \"time_warp\": [[0, 0], "
+         "[10, -5]]}]}",
+         3, "layers[0].time_warp[1][1]"},
+        {"{\"figure\": \"stickman\", \"keys\": [{\"frame\": 0, \"pose\": {}}],\n \"time_warp\": "
+         "[[0, 0]]}",
+         2, "time_warp"},
+        {"{\"figure\": \"stickman\", \"keys\": [{\"frame\": 0, \"pose\": {}}],\n \"time_warp\": "
+         "[[0, 0], [0, 5]]}",
+         2, "time_warp[1][0]"},
+        {"{\"figure\": \"stickman\", \"keys\": [{\"frame\": 0, \"pose\": {}}],\n \"time_warp\": "
+         "[[0, 0], [10, 10, -1]]}",
+         2, "time_warp[1][2]"},
+        {"{\"figure\": \"stickman\", \"keys\": [{\"frame\": 0, \"pose\": {}}],\n \"time_warp\": "
+         "[[0, 0], [10, \"x\"]]}",
+         2, "time_warp[1][1]"},
+        {"{\"figure\": \"stickman\", \"keys\": [{\"frame\": 0, \"pose\": {}}],\n \"time_warp\": "
+         "[[0, 0, 9], [10, 10]]}",
+         2, "time_warp"},
+        {"{\"figure\": \"stickman\", \"keys\": [{\"frame\": 0, \"pose\": {}}],\n \"time_warp\": "
+         "[[0, 0, 1], [10, 0, 0]]}",
+         2, "time_warp"},
         {"[1, 2]", 1, "sequence"},
         {"{\"keys\": [{\"frame\": 0, \"pose\": {}}]}", 1, "sequence"},
         {"{\"figure\": \"stickman\"}", 1, "sequence"},
@@ -435,6 +495,40 @@ static void test_contacts(void) {
     mn_model_destroy(m);
 }
 
+/* A document with layers, a time warp and contact tracks: written by mn_seq_write_doc and
+ * read back, every part survives (the tracks are appended after the layers). */
+static void test_contacts_with_layers(void) {
+    mn_model* m = NULL;
+    mn_seq* s = NULL;
+    mn_seq_doc_info* info = calloc(2, sizeof *info);
+    mn_error err;
+    CHECK(mn_seq_read(MN_SOURCE "/docs/examples/layered_sequence.json", NULL, &m, &s, info, &err) ==
+          MN_OK);
+    int nlayers = s ? mn_seq_layer_count(s) : 0;
+    CHECK(nlayers > 0);
+    info->ncontact = 1;
+    snprintf(info->contact[0].joint, sizeof info->contact[0].joint, "left foot");
+    CHECK(mn_seq_contact_add(&info->contact[0], 0, 2, 9) == MN_OK);
+    char* text = NULL;
+    size_t len = 0;
+    CHECK(s && mn_seq_write_doc_mem(s, info, &text, &len, &err) == MN_OK);
+    mn_model* m2 = NULL;
+    mn_seq* s2 = NULL;
+    CHECK(text && mn_seq_read_mem(text, len, "l.json", NULL, NULL, NULL, &m2, &s2, info + 1,
+                                  &err) == MN_OK);
+    CHECK(s2 && mn_seq_layer_count(s2) == nlayers);
+    CHECK(info[1].ncontact == 1 && info[1].contact[0].nheel == 1 &&
+          info[1].contact[0].heel[0][1] == 9);
+    for (int i = 0; s2 && i < nlayers; i++)
+        CHECK(!strcmp(mn_seq_layer_name(s, i), mn_seq_layer_name(s2, i)));
+    free(text);
+    free(info);
+    mn_seq_destroy(s2);
+    mn_model_destroy(m2);
+    mn_seq_destroy(s);
+    mn_model_destroy(m);
+}
+
 /* Each skin joint is the model joint of the same index and name. */
 static int skin_matches_model(const mn_gltf* g, const mn_model* m) {
     if (!g || !m || g->njoints != m->njoint) return 0;
@@ -627,6 +721,7 @@ int main(int argc, char** argv) {
     RUN(test_file_with_figure);
     RUN(test_malformed);
     RUN(test_contacts);
+    RUN(test_contacts_with_layers);
     RUN(test_figure_read_skin);
     RUN(test_seq_read_skin);
     return mn_test_report();

@@ -8,9 +8,11 @@
 #include <marionette/constrain.h>
 #include <marionette/ik.h>
 #include <marionette/io.h>
+#include <marionette/layers.h>
 #include <marionette/model.h>
 #include <marionette/retarget.h>
 #include <marionette/skin.h>
+#include <marionette/takes.h>
 
 #include <math.h>
 #include <stdint.h>
@@ -795,6 +797,7 @@ typedef struct mnw_seq {
     mn_seq* s;
     mnw_figure* f;
     mn_seq_solver* solver; /* constrained in-betweens, made on first use */
+    double* work;          /* the layers' blend (layers.h), made with the first layer */
 } mnw_seq;
 
 EXPORT(mnw_seq_create) mnw_seq* mnw_seq_create(mnw_figure* f, double fps, int rot, int trans) {
@@ -819,6 +822,7 @@ EXPORT(mnw_seq_destroy) void mnw_seq_destroy(mnw_seq* q) {
     if (!q) return;
     mn_seq_solver_destroy(q->solver);
     mn_seq_destroy(q->s);
+    free(q->work);
     free(q);
 }
 static void drop_solver(mnw_seq* q) {
@@ -1202,6 +1206,175 @@ EXPORT(mnw_seq_add_balance) int mnw_seq_add_balance(mnw_seq* q, const double* v,
         poly[i] = mn_v3(v[6 + 3 * i], v[7 + 3 * i], v[8 + 3 * i]);
     return mn_seq_add_balance(q->s, poly, npolygon, mn_v3(v[0], v[1], v[2]), v[3], v[4], v[5],
                               &g_err);
+}
+
+/* ---- layers and time warps (layers.h) -------------------------------------------------- */
+/* A layer on top (mode 0 override, 1 additive); its index, -1 on error. */
+EXPORT(mnw_seq_add_layer) int mnw_seq_add_layer(mnw_seq* q, const char* name, int mode) {
+    if (!q) return arg_error("sequence", "NULL"), -1;
+    drop_solver(q);
+    int i = mn_seq_add_layer(q->s, name && name[0] ? name : NULL, (mn_layer_mode)mode, &g_err);
+    if (i >= 0 && !q->work &&
+        !(q->work = malloc(sizeof(double) * (size_t)mn_seq_blend_work_size(q->s)))) {
+        mn_seq_remove_layer(q->s, i);
+        return mn_error_set(&g_err, MN_ERR_NOMEM, "", 0, "", "out of memory"), -1;
+    }
+    return i;
+}
+/* Key of layer i (as mnw_seq_set_key). */
+EXPORT(mnw_seq_layer_set_key)
+int mnw_seq_layer_set_key(mnw_seq* q, int i, double frame, const double* state) {
+    if (!q || !state || !mn_seq_layer(q->s, i)) return arg_error("layer", "no such layer"), -1;
+    drop_solver(q);
+    return mn_seq_set_key(mn_seq_layer(q->s, i), frame, state, &g_err);
+}
+EXPORT(mnw_seq_layer_set_weights)
+int mnw_seq_layer_set_weights(mnw_seq* q, int i, int n, const double* frames, const double* w) {
+    if (!q) return arg_error("sequence", "NULL");
+    drop_solver(q);
+    return mn_seq_set_layer_weights(q->s, i, n, frames, w, &g_err);
+}
+/* mask: njoint weights, or NULL for every joint at 1. */
+EXPORT(mnw_seq_layer_set_mask) int mnw_seq_layer_set_mask(mnw_seq* q, int i, const double* mask) {
+    if (!q) return arg_error("sequence", "NULL");
+    drop_solver(q);
+    return mn_seq_set_layer_mask(q->s, i, mask, &g_err);
+}
+/* The time warp of the sequence (layer -1) or of layer i: n keys t, s, speed (NaN: PCHIP). */
+EXPORT(mnw_seq_set_warp)
+int mnw_seq_set_warp(mnw_seq* q, int layer, int n, const double* t, const double* s,
+                     const double* speed) {
+    if (!q) return arg_error("sequence", "NULL");
+    mn_seq* target = layer < 0 ? q->s : mn_seq_layer(q->s, layer);
+    if (!target) return arg_error("layer", "no such layer");
+    drop_solver(q);
+    return mn_seq_set_warp(target, n, t, s, speed, &g_err);
+}
+/* Layer i: what 0 mode, 1 keys, 2 weight keys, 3 warp keys, 4 has a mask; -1 out of range. */
+EXPORT(mnw_seq_layer_int) int mnw_seq_layer_int(const mnw_seq* q, int i, int what) {
+    const mn_seq* l = q ? mn_seq_layer(q->s, i) : NULL;
+    if (!l) return -1;
+    switch (what) {
+    case 0:
+        return (int)mn_seq_layer_mode(q->s, i);
+    case 1:
+        return mn_seq_key_count(l);
+    case 2:
+        return mn_seq_layer_weight_count(q->s, i);
+    case 3:
+        return mn_seq_warp_count(l);
+    case 4:
+        return mn_seq_layer_mask(q->s, i) != NULL;
+    default:
+        return -1;
+    }
+}
+EXPORT(mnw_seq_layer_count) int mnw_seq_layer_count(const mnw_seq* q) {
+    return q ? mn_seq_layer_count(q->s) : 0;
+}
+EXPORT(mnw_seq_layer_name) const char* mnw_seq_layer_name(const mnw_seq* q, int i) {
+    return q ? mn_seq_layer_name(q->s, i) : NULL;
+}
+EXPORT(mnw_seq_layer_mask) const double* mnw_seq_layer_mask(const mnw_seq* q, int i) {
+    return q ? mn_seq_layer_mask(q->s, i) : NULL;
+}
+/* Weight key k of layer i into out[0] (frame), out[1] (weight); out[2] the weight at frame x. */
+EXPORT(mnw_seq_layer_weight)
+int mnw_seq_layer_weight(const mnw_seq* q, int i, int k, double x, double* out) {
+    if (!q || !out || !mn_seq_layer(q->s, i)) return arg_error("layer", "no such layer");
+    out[0] = out[1] = 0;
+    mn_seq_layer_weight_key(q->s, i, k, &out[0], &out[1]);
+    out[2] = mn_seq_layer_weight(q->s, i, x);
+    return MN_OK;
+}
+/* The sequence frame at output frame t (layer -1) or layer i's frame at the base's frame t. */
+EXPORT(mnw_seq_warp) double mnw_seq_warp(const mnw_seq* q, int layer, double t) {
+    const mn_seq* target = !q ? NULL : layer < 0 ? q->s : mn_seq_layer(q->s, layer);
+    return target ? mn_seq_warp(target, t) : NAN;
+}
+/* The blended in-between (base and layers) at frame into out (nq). */
+EXPORT(mnw_seq_sample_blend_q)
+int mnw_seq_sample_blend_q(const mnw_seq* q, double frame, double* out) {
+    if (!q || !out) return arg_error("sequence", "NULL");
+    return status_of(mn_seq_sample_blend(q->s, frame, out, q->work), "frame");
+}
+
+/* ---- takes (takes.h) ------------------------------------------------------------------- */
+/* The feet of a figure (by name) into out: left and right joint, leg length. */
+EXPORT(mnw_take_feet) int mnw_take_feet(const mnw_figure* f, double* out) {
+    if (!f || !out) return arg_error("figure", "NULL");
+    mn_take_feet ft;
+    mn_status s = mn_take_feet_find(f->m, NULL, &ft, &g_err);
+    if (s != MN_OK) return s;
+    out[0] = ft.joint[0], out[1] = ft.joint[1], out[2] = ft.leg;
+    return MN_OK;
+}
+/* Crossfade of a into b; opt: at, length, b_min, b_max, lock (0/1), b_frame (< 0: align the
+ * phase). info: a_frame, b_frame, length, phase_cost, nframes, locks, max_violation. Returns
+ * the frames (free with mnw_free), NULL on error. */
+EXPORT(mnw_take_crossfade)
+double* mnw_take_crossfade(const mnw_figure* f, const double* qa, int na, const double* qb, int nb,
+                           double fps, const double* opt, double* info) {
+    if (!f || !qa || !qb || !opt || !info) return (void)arg_error("figure", "NULL"), NULL;
+    mn_take_feet ft;
+    if (mn_take_feet_find(f->m, NULL, &ft, &g_err) != MN_OK) return NULL;
+    mn_crossfade_options o = mn_crossfade_default();
+    o.at = opt[0], o.length = (int)opt[1], o.b_min = (int)opt[2], o.b_max = (int)opt[3];
+    o.lock_feet = opt[4] != 0;
+    if (opt[5] >= 0) o.align_phase = 0, o.b_frame = (int)opt[5];
+    mn_crossfade_result r;
+    if (mn_crossfade(f->m, qa, na, qb, nb, fps, &ft, &o, &r, &g_err) != MN_OK) return NULL;
+    info[0] = r.a_frame, info[1] = r.b_frame, info[2] = r.length, info[3] = r.phase_cost;
+    info[4] = r.nframes, info[5] = r.locks, info[6] = r.max_violation;
+    return r.q;
+}
+/* Root motion out: track (n x 3) and the take in place (n x nq; may be q). */
+EXPORT(mnw_take_root_extract)
+int mnw_take_root_extract(const mnw_figure* f, const double* q, int n, double* track,
+                          double* in_place) {
+    if (!f || !q || !track || n < 0) return arg_error("frames", "NULL");
+    return status_of(mn_take_root_extract(f->m, q, n, mn_v3(0, 1, 0), track, in_place), "figure");
+}
+/* Root motion back in; turn (radians per second) bends the track along a turning path first. */
+EXPORT(mnw_take_root_apply)
+int mnw_take_root_apply(const mnw_figure* f, const double* in_place, int n, double* track,
+                        double fps, double turn, double* q) {
+    if (!f || !in_place || !track || !q || n < 0) return arg_error("frames", "NULL");
+    if (turn != 0) mn_take_root_turn(track, n, fps, turn);
+    return status_of(mn_take_root_apply(f->m, in_place, n, mn_v3(0, 1, 0), track, q), "figure");
+}
+/* A seamless loop, repeated `cycles` times; info: start, end, blend, match, step (3), frames. */
+EXPORT(mnw_take_loop)
+double* mnw_take_loop(const mnw_figure* f, const double* q, int n, double fps, int min_len,
+                      int blend, int cycles, double* info) {
+    if (!f || !q || !info) return (void)arg_error("frames", "NULL"), NULL;
+    mn_loop_result r;
+    double* out = NULL;
+    int nout = 0;
+    if (mn_take_loop(f->m, q, n, fps, mn_v3(0, 1, 0), min_len, blend, &r, &g_err) != MN_OK)
+        return NULL;
+    mn_status s = mn_take_loop_repeat(f->m, &r, mn_v3(0, 1, 0), cycles, &out, &nout);
+    free(r.q);
+    if (s != MN_OK) return (void)status_of(s, "cycles"), NULL;
+    info[0] = r.start, info[1] = r.end, info[2] = r.blend, info[3] = r.match;
+    info[4] = r.step[0], info[5] = r.step[1], info[6] = r.step[2], info[7] = nout;
+    return out;
+}
+/* A retimed take; info: nframes, flights, gravity, apex, apex retimed. */
+EXPORT(mnw_take_retime)
+double* mnw_take_retime(const mnw_figure* f, const double* q, int n, double fps, int nwarp,
+                        const double* t, const double* s, const double* speed, int ballistic,
+                        double* info) {
+    if (!f || !q || !info) return (void)arg_error("frames", "NULL"), NULL;
+    mn_take_feet ft;
+    if (ballistic && mn_take_feet_find(f->m, NULL, &ft, &g_err) != MN_OK) return NULL;
+    mn_retime_result r;
+    if (mn_take_retime(f->m, q, n, fps, ballistic ? &ft : NULL, nwarp, t, s, speed, ballistic, &r,
+                       &g_err) != MN_OK)
+        return NULL;
+    info[0] = r.nframes, info[1] = r.flights, info[2] = r.gravity, info[3] = r.apex[0];
+    info[4] = r.apex[1];
+    return r.q;
 }
 
 /* ---- soft bodies coupled both ways to a rig (skin.h; Wu & Umetani 2023) --------------- */

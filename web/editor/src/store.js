@@ -4,6 +4,7 @@
 // undo snapshot and is written to the server at once with the version it was read at
 // (If-Match), so a second tab editing the same project gets a conflict, never an overwrite.
 import { poseToQ, qToPose, newSequenceDoc, scaleFigureDoc } from './docmodel.js';
+import { addLayers } from './anim/layers.js';
 
 const UNDO_LIMIT = 200;
 
@@ -250,6 +251,7 @@ export class Store {
       const k = seq.setKey(key.frame, poseToQ(this._seqFigure, key.pose));
       if (key.tcb) seq.setKeyTCB(k, key.tcb);
     }
+    addLayers(seq, this._seqFigure, d); // the layers blended over the keys (anim/layers.js)
     this._seq = seq;
     return seq;
   }
@@ -257,7 +259,7 @@ export class Store {
   /** The document's sampled pose at a frame (interpolated keys) as a new Float64Array. */
   poseAt(frame) {
     if (!this.doc.keys.length) return new Float64Array(this.figure.restQ);
-    return new Float64Array(this._sequence().sampleQ(frame));
+    return new Float64Array(this._sequence().sampleBlendQ(frame));
   }
 
   /** Sets the figure's state, runs forward kinematics, emits 'pose'. */

@@ -15,6 +15,7 @@ import { Transport } from './transport.js';
 import { Graph } from './graph.js';
 import { Flipbook } from './flipbook.js';
 import { Animate, lockActions } from './animate.js';
+import { LayersPanel } from './layers.js';
 import { exportSequence, installDrop, openFigureFile } from './files.js';
 import { installStyle } from './style.js';
 import { installApi } from './api.js';
@@ -268,6 +269,7 @@ export function installAnimation(store, viewport) {
   if (anim.transport) {
     anim.flipbook = new Flipbook(anim, anim.transport.menus);
     anim.animate = new Animate(anim, anim.transport.menus);
+    anim.layers = new LayersPanel(anim, anim.transport.menus);
   }
   installDrop(anim);
   installApi(anim);

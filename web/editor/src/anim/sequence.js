@@ -2,6 +2,7 @@
 // for the constrained in-betweens, handles and constraints with their frame ranges, locks,
 // animated targets (target keys) and balance (Welman 6.3, 7.2.1).
 import { poseToQ, handleDef, constraintDef } from '../docmodel.js';
+import { addLayers } from './layers.js';
 
 /** A figure of its own for a sequence: solveFrame writes its state. */
 export function figureFor(store) {
@@ -20,6 +21,7 @@ export function keysSequence(m, figure, doc) {
       const k = seq.setKey(key.frame, poseToQ(figure, key.pose));
       if (key.tcb) seq.setKeyTCB(k, key.tcb);
     }
+    addLayers(seq, figure, doc);
   } catch (e) {
     seq.dispose();
     throw e;
