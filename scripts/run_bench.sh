@@ -26,6 +26,7 @@ run bench drag
 run bench fit
 run bench sim
 run bench anim --bvh "$data/mocap/cmu_motionbuilder/cmu_02_01_walk.bvh"
+run bench convert --data "$data"
 # The Python package's call overhead and batch (python/bench/bench_python.py), on this build's library.
 echo "# python/bench/bench_python.py"
 MARIONETTE_LIBRARY="$(cd "$build" && pwd)/lib/libmarionette.so.0" /usr/bin/python3 "$top/python/bench/bench_python.py" || echo "# (exit $?)"

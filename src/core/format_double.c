@@ -19,6 +19,7 @@
  * test of tests/core/test_format_double.c. */
 #include <marionette/base.h>
 
+#include "core/format_double.h"
 #include "core/pow10_table.h"
 
 #include <math.h>
@@ -134,7 +135,7 @@ static char* layout(char* p, const char* dig, int n, int e) {
     return p;
 }
 
-const char* mn_format_double(double v, char* buf) {
+int mn_format_double_len(double v, char* buf) {
     uint64_t bits;
     memcpy(&bits, &v, sizeof bits);
     uint64_t t = bits & ((1ull << 52) - 1);
@@ -142,11 +143,11 @@ const char* mn_format_double(double v, char* buf) {
     char* p = buf;
     if (bq == 0x7ff) {
         strcpy(buf, t ? "nan" : bits >> 63 ? "-inf" : "inf");
-        return buf;
+        return (int)strlen(buf);
     }
     if (bq == 0 && t == 0) {
         strcpy(buf, "0"); /* -0 too */
-        return buf;
+        return 1;
     }
     if (bits >> 63) *p++ = '-';
     uint64_t f;
@@ -161,15 +162,35 @@ const char* mn_format_double(double v, char* buf) {
     } else {
         schubfach(-1074, t, &f, &e);
     }
-    while (f % 10 == 0)
-        f /= 10, e++;
-    char dig[20] = {0};
-    int n = 0;
-    for (uint64_t r = f; r > 0; r /= 10)
-        n++;
-    for (int i = n - 1; i >= 0; i--, f /= 10)
-        dig[i] = (char)('0' + f % 10);
-    p = layout(p, dig, n, e);
+    /* the digits, two at a time from the last, then no trailing zero */
+    static const char pairs[] = "00010203040506070809101112131415161718192021222324252627282930"
+                                "31323334353637383940414243444546474849505152535455565758596061"
+                                "62636465666768697071727374757677787980818283848586878889909192"
+                                "93949596979899";
+    char dig[20];
+    int at = 20;
+    while (f >= 100) {
+        uint64_t q = f / 100;
+        unsigned r = (unsigned)(f - q * 100);
+        dig[--at] = pairs[2 * r + 1];
+        dig[--at] = pairs[2 * r];
+        f = q;
+    }
+    if (f >= 10) {
+        dig[--at] = pairs[2 * f + 1];
+        dig[--at] = pairs[2 * f];
+    } else {
+        dig[--at] = (char)('0' + f);
+    }
+    int n = 20 - at;
+    while (dig[at + n - 1] == '0')
+        n--, e++;
+    p = layout(p, dig + at, n, e);
     *p = 0;
+    return (int)(p - buf);
+}
+
+const char* mn_format_double(double v, char* buf) {
+    mn_format_double_len(v, buf);
     return buf;
 }
