@@ -16,6 +16,9 @@
 /* The most connections at once (each a descriptor; idle ones closed after 60 s, one whose
  * request line and headers have not all come within 10 s shut down: server.c). */
 #define ED_MAX_CONNECTIONS 512
+/* The most connections from one client address (more are closed as they open): half of
+ * ED_MAX_CONNECTIONS, so no one address holds them all (docs/editor-server.md, Limits). */
+#define ED_MAX_CONNECTIONS_PER_CLIENT 256
 /* The most frames an export bakes (at 30 frames a second, 55 minutes): a longer sequence is
  * refused before any work (422). */
 #define ED_MAX_EXPORT_FRAMES 100000L

@@ -272,9 +272,11 @@ int ed_serve(ed_server* sv, int port) {
     struct MHD_Daemon* d = MHD_start_daemon(
         MHD_USE_AUTO_INTERNAL_THREAD | MHD_USE_ERROR_LOG, 0, NULL, NULL, on_request, sv,
         MHD_OPTION_SOCK_ADDR, (struct sockaddr*)&addr, MHD_OPTION_THREAD_POOL_SIZE, (unsigned)4,
-        MHD_OPTION_CONNECTION_LIMIT, (unsigned)ED_MAX_CONNECTIONS, MHD_OPTION_CONNECTION_TIMEOUT,
-        (unsigned)60, MHD_OPTION_UNESCAPE_CALLBACK, keep_encoded, NULL, MHD_OPTION_NOTIFY_COMPLETED,
-        on_completed, NULL, MHD_OPTION_NOTIFY_CONNECTION, on_connection, NULL, MHD_OPTION_END);
+        MHD_OPTION_CONNECTION_LIMIT, (unsigned)ED_MAX_CONNECTIONS,
+        MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned)ED_MAX_CONNECTIONS_PER_CLIENT,
+        MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)60, MHD_OPTION_UNESCAPE_CALLBACK, keep_encoded,
+        NULL, MHD_OPTION_NOTIFY_COMPLETED, on_completed, NULL, MHD_OPTION_NOTIFY_CONNECTION,
+        on_connection, NULL, MHD_OPTION_END);
     if (d && pthread_create(&tracked.watchdog, NULL, watchdog, NULL) != 0) {
         MHD_stop_daemon(d);
         d = NULL;

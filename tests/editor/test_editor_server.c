@@ -1386,6 +1386,74 @@ static void test_slow_clients(void) {
     CHECK(stop(&s, SIGTERM) == 0);
 }
 
+/* A connection to port from the loopback address 127.0.0.src (bound before connecting). */
+static int connect_from(int src, int port) {
+    int fd = socket(AF_INET, SOCK_STREAM, 0);
+    if (fd < 0) return -1;
+    struct timeval tv = {30, 0};
+    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+    struct sockaddr_in a;
+    memset(&a, 0, sizeof a);
+    a.sin_family = AF_INET;
+    a.sin_addr.s_addr = htonl(0x7f000000u | (unsigned)src);
+    if (bind(fd, (struct sockaddr*)&a, sizeof a) != 0) {
+        close(fd);
+        return -1;
+    }
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    a.sin_port = htons((unsigned short)port);
+    if (connect(fd, (struct sockaddr*)&a, sizeof a) != 0) {
+        close(fd);
+        return -1;
+    }
+    return fd;
+}
+
+/* One GET of the project listing over fd; its status (0: closed unanswered). */
+static int listing_over(int fd, int port) {
+    if (fd < 0) return 0;
+    size_t n;
+    char* rq = build(port, "GET", "/api/project", NULL, NULL, 0, &n);
+    send_all(fd, rq, n);
+    free(rq);
+    reply r = read_reply(fd);
+    int status = r.status;
+    reply_free(&r);
+    return status;
+}
+
+/* The per-client cap: ED_MAX_CONNECTIONS_PER_CLIENT idle connections from 127.0.0.1, and
+ * the next one from that address is closed unanswered while one from 127.0.0.2 is answered;
+ * once they close, 127.0.0.1 is answered again. */
+static void test_connections_per_client(void) {
+    server s;
+    if (up(&s, NULL)) return;
+    enum { CAP = ED_MAX_CONNECTIONS_PER_CLIENT };
+    static int fds[CAP];
+    int opened = 0;
+    for (int i = 0; i < CAP; i++)
+        opened += (fds[i] = connect_from(1, s.port)) >= 0;
+    CHECK(opened == CAP);
+    /* the server has taken them all in (a request on the last one is answered) */
+    struct timespec nap = {0, 200 * 1000 * 1000};
+    nanosleep(&nap, NULL);
+    CHECK(listing_over(connect_from(1, s.port), s.port) == 0);
+    int other = connect_from(2, s.port);
+    if (other < 0)
+        fprintf(stderr, "  (127.0.0.2 cannot be bound here: the other address is not tried)\n");
+    else
+        CHECK(listing_over(other, s.port) == 200);
+    for (int i = 0; i < CAP; i++)
+        if (fds[i] >= 0) close(fds[i]);
+    int status = 0;
+    for (int t = 0; t < 50 && status != 200; t++) {
+        nanosleep(&nap, NULL);
+        status = listing_over(connect_from(1, s.port), s.port);
+    }
+    CHECK(status == 200);
+    CHECK(stop(&s, SIGTERM) == 0);
+}
+
 /* ---- the handler as a plain function ------------------------------------------------------- */
 
 static int handle(ed_server* sv, const char* method, const char* path, size_t plen,
@@ -1504,5 +1572,6 @@ int main(int argc, char** argv) {
     RUN(test_export);
     RUN(test_export_bounds);
     RUN(test_slow_clients);
+    RUN(test_connections_per_client);
     return mn_test_report();
 }
