@@ -492,6 +492,14 @@ static int pose_figures(const char* scene_path, mn_scene* sc, const pose_opts* p
     }
     /* the animated figures start at the first key: the scene's pins hold them there */
     int animated = f0 <= f1;
+    if (rc == MN_EXIT_OK && animated && f1 - f0 + 1 > MN_SCENE_MAX_FRAMES) {
+        /* refused before any solve: keys at 0 and 9,999,998 are ten million solves */
+        mn_error e;
+        mn_error_set(&e, MN_ERR_ARG, scene_path, 0, "figures",
+                     "the sequences run from frame %.17g to %.17g, more than %d frames", f0, f1,
+                     MN_SCENE_MAX_FRAMES);
+        rc = mn_cli_input_error(&e);
+    }
     for (int i = 0; i < nf && rc == MN_EXIT_OK && animated; i++)
         if (seq[i]) mn_seq_sample_data(seq[i], d[i], f0);
     mn_error err;

@@ -3,11 +3,15 @@
 #include <marionette/io.h>
 #include <marionette/model.h>
 
+#include <fcntl.h>
 #include <math.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "test.h"
 
@@ -625,6 +629,91 @@ static void test_pose_worst_frame(void) {
     remove(bvh);
 }
 
+/* pose runs at most MN_SCENE_MAX_FRAMES frames: a scene asking for more, or animated by a
+ * sequence whose keys are ten million frames apart, is refused before any solve, the
+ * message naming the file, the field and the limit. */
+static void test_pose_frame_limit(void) {
+    char dir[512], scene[600], seq[600], args[1400], *out, *err;
+    snprintf(dir, sizeof dir, "%s", mn_test_temp_dir());
+    snprintf(scene, sizeof scene, "%s/long_scene.json", dir);
+    snprintf(seq, sizeof seq, "%s/long_keys.json", dir);
+    FILE* f = fopen(scene, "w");
+    CHECK(f != NULL);
+    if (!f) return;
+    fputs("{\"comment\": \"too long\",\n \"frames\": 100001}\n", f);
+    fclose(f);
+    snprintf(args, sizeof args, "pose stickman --scene '%s'", scene);
+    CHECK(run_cli(args, &out, &err) == 1);
+    CHECK(err && strstr(err, "long_scene.json:2: frames: must be in [1, 100000]"));
+    CHECK(out && !out[0]);
+    free(out), free(err);
+    f = fopen(seq, "w");
+    CHECK(f != NULL);
+    if (!f) return;
+    fputs("{\"figure\": \"stickman\", \"fps\": 30, \"keys\": [{\"frame\": 0, \"pose\": {}}, "
+          "{\"frame\": 9999998, \"pose\": {}}]}\n",
+          f);
+    fclose(f);
+    f = fopen(scene, "w");
+    CHECK(f != NULL);
+    if (!f) return;
+    fputs("{\"figures\": [{\"name\": \"a\", \"sequence\": \"long_keys.json\"}]}\n", f);
+    fclose(f);
+    snprintf(args, sizeof args, "pose --scene '%s' --out '%s/long.bvh'", scene, dir);
+    CHECK(run_cli(args, &out, &err) == 1);
+    CHECK(err && strstr(err, "long_scene.json: figures: the sequences run from frame 0 to "
+                             "9999998, more than 100000 frames"));
+    snprintf(args, sizeof args, "%s/long.bvh", dir);
+    CHECK(fopen(args, "r") == NULL);
+    free(out), free(err);
+    remove(scene);
+    remove(seq);
+}
+
+/* SIGINT and SIGTERM end pose in the middle of the limit's worst case (100000 frames of
+ * conflicting constraints, seconds of work): the process dies of the signal, --out is not
+ * written. */
+static void test_pose_interrupted(void) {
+    char scene[600], bvh[600];
+    snprintf(scene, sizeof scene, "%s/conflict.json", mn_test_temp_dir());
+    snprintf(bvh, sizeof bvh, "%s/conflict.bvh", mn_test_temp_dir());
+    FILE* f = fopen(scene, "w");
+    CHECK(f != NULL);
+    if (!f) return;
+    fputs("{\"frames\": 100000,\n"
+          " \"handles\": [{\"name\": \"hand\", \"joint\": \"right hand\"},\n"
+          "             {\"name\": \"foot\", \"joint\": \"left foot\"}],\n"
+          " \"constraints\": [{\"type\": \"pin\", \"handle\": \"hand\", \"target\": [2, 3, 0]},\n"
+          "  {\"type\": \"pin\", \"handle\": \"hand\", \"target\": [-2, -3, 1]},\n"
+          "  {\"type\": \"pin\", \"handle\": \"foot\", \"target\": [0, 5, 0]}],\n"
+          " \"drags\": [{\"handle\": \"hand\", \"offset\": [5, 5, 5]}]}\n",
+          f);
+    fclose(f);
+    const int sigs[2] = {SIGINT, SIGTERM};
+    for (int i = 0; i < 2; i++) {
+        pid_t pid = fork();
+        if (pid == 0) {
+            signal(SIGINT, SIG_DFL);
+            signal(SIGTERM, SIG_DFL);
+            int null = open("/dev/null", O_WRONLY);
+            dup2(null, 1);
+            dup2(null, 2);
+            execl(MN_CLI, MN_CLI, "pose", "stickman", "--scene", scene, "--out", bvh, (char*)NULL);
+            _exit(127);
+        }
+        CHECK(pid > 0);
+        if (pid <= 0) continue;
+        struct timespec nap = {0, 300 * 1000 * 1000};
+        nanosleep(&nap, NULL);
+        kill(pid, sigs[i]);
+        int st = 0;
+        CHECK(waitpid(pid, &st, 0) == pid);
+        CHECK(WIFSIGNALED(st) && WTERMSIG(st) == sigs[i]);
+        CHECK(access(bvh, F_OK) != 0);
+    }
+    remove(scene);
+}
+
 /* solve and pose on a rig with position channels on every joint: the arm does not stretch
  * to a target beyond its reach unless --free-translations. */
 static void test_held_translations(void) {
@@ -721,6 +810,8 @@ int main(int argc, char** argv) {
     RUN(test_pose);
     RUN(test_pose_out);
     RUN(test_pose_worst_frame);
+    RUN(test_pose_frame_limit);
+    RUN(test_pose_interrupted);
     RUN(test_held_translations);
     return mn_test_report();
 }
