@@ -32,6 +32,7 @@ typedef struct ed_server {
     char* figure;               /* the default figure (a project path or "stickman") */
     char* sequence;             /* the sequence opened (a project path) */
     int port;                   /* for the Host and Origin checks */
+    int json;                   /* the first line is a JSON object (editor --json) */
     char token[65];             /* the secret every API request carries (64 hex digits) */
     pthread_mutex_t write_lock; /* every write of the project, one at a time */
     volatile int stopping;      /* set when the server stops: an export under way ends */

@@ -3,6 +3,7 @@
 #include <marionette/io.h>
 #include <marionette/model.h>
 
+#include <cjson/cJSON.h>
 #include <fcntl.h>
 #include <math.h>
 #include <signal.h>
@@ -578,11 +579,16 @@ static void test_pose_worst_frame(void) {
              "/docs/examples/crouch_stickman.json' --json --out '%s'",
              bvh);
     CHECK(run_cli(args, &out, &err) == 0);
-    const char* mv = out ? strstr(out, "\"max_violation\": ") : NULL;
-    const char* wf = out ? strstr(out, "\"worst_frame\": ") : NULL;
-    CHECK(mv && wf && strstr(out, "\"unmet_frames\": 0"));
-    double printed = mv ? atof(mv + 17) : -1;
-    int worst_frame = wf ? atoi(wf + 15) : -1;
+    /* --json: one line, no spaces, read as JSON */
+    cJSON* doc = out ? cJSON_Parse(out) : NULL;
+    CHECK(doc != NULL && strchr(out, '\n') == out + strlen(out) - 1);
+    const cJSON* mv = cJSON_GetObjectItemCaseSensitive(doc, "max_violation");
+    const cJSON* wf = cJSON_GetObjectItemCaseSensitive(doc, "worst_frame");
+    const cJSON* um = cJSON_GetObjectItemCaseSensitive(doc, "unmet_frames");
+    CHECK(cJSON_IsNumber(mv) && cJSON_IsNumber(wf) && cJSON_IsNumber(um) && um->valueint == 0);
+    double printed = cJSON_IsNumber(mv) ? mv->valuedouble : -1;
+    int worst_frame = cJSON_IsNumber(wf) ? wf->valueint : -1;
+    cJSON_Delete(doc);
     mn_error e;
     mn_model* m = mn_stickman_model(&e);
     mn_model* b = NULL;
