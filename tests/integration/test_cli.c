@@ -720,6 +720,35 @@ static void test_pose_interrupted(void) {
     remove(scene);
 }
 
+/* convert from skeleton text to skeleton text keeps the file's layout: the thesis's own
+ * Fig. 6.1 as printed (several items a line, typographic quotes) comes out one item a line
+ * with its groups, comment and mirror line, and that text converts to itself byte for
+ * byte. */
+static void test_convert_skel_layout(void) {
+    char a[600], b[600], args[1400], *out, *err;
+    snprintf(a, sizeof a, "%s/fig61_a.scr", mn_test_temp_dir());
+    snprintf(b, sizeof b, "%s/fig61_b.scr", mn_test_temp_dir());
+    snprintf(args, sizeof args, "convert '" MN_SOURCE "/fuzz/corpus/fuzz_skel/fig6_1.scr' '%s'", a);
+    CHECK(run_cli(args, &out, &err) == 0);
+    free(out), free(err);
+    size_t na = 0, nb = 0;
+    char* ta = mn_test_read_file(a, &na);
+    CHECK(ta && strstr(ta, "# Example .scr file for a stick figure.\n") &&
+          strstr(ta, "  group \"Upper body\"\n    joint \"torso\"\n") &&
+          strstr(ta, "    joint \"head\" # \"head\" is a child of \"torso\"\n") &&
+          strstr(ta, "  orientation 0 0 0\n  mirror \"left leg\"\nend joint") &&
+          !strstr(ta, "define joint \"left leg\""));
+    snprintf(args, sizeof args, "convert '%s' '%s'", a, b);
+    CHECK(run_cli(args, &out, &err) == 0);
+    free(out), free(err);
+    char* tb = mn_test_read_file(b, &nb);
+    CHECK(ta && tb && na == nb && !memcmp(ta, tb, na));
+    free(ta);
+    free(tb);
+    remove(a);
+    remove(b);
+}
+
 /* solve and pose on a rig with position channels on every joint: the arm does not stretch
  * to a target beyond its reach unless --free-translations. */
 static void test_held_translations(void) {
@@ -811,6 +840,7 @@ int main(int argc, char** argv) {
     RUN(test_bad_input);
     RUN(test_convert_round_trip);
     RUN(test_convert_glb);
+    RUN(test_convert_skel_layout);
     RUN(test_demo);
     RUN(test_solve);
     RUN(test_pose);
