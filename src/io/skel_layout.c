@@ -73,7 +73,6 @@ static int line_tokens(const char* line, size_t n, sl_tok* out, int max, size_t*
             break;
         }
         int q = quote_at(s + i, n - i);
-        size_t start = i;
         char* text = malloc(n - i + 1);
         size_t t = 0;
         if (q) {
@@ -95,7 +94,6 @@ static int line_tokens(const char* line, size_t n, sl_tok* out, int max, size_t*
                 else
                     i++;
         }
-        (void)start;
         if (text) text[t] = 0;
         if (k < max)
             out[k++] = (sl_tok){q != 0, text};
@@ -132,9 +130,9 @@ mn_skel_layout* mn_skel_layout_capture(const char* text, size_t len) {
         size_t e = i;
         while (e < len && s[e] != '\n')
             e++;
-        sl_tok t[64];
+        sl_tok t[256];
         size_t comment;
-        int nt = line_tokens(s + i, e - i, t, 64, &comment);
+        int nt = line_tokens(s + i, e - i, t, 256, &comment);
         if (nt == 0) {
             /* blank or comment-only: kept as it is */
             ok = push(l, SL_VERBATIM, line, dup_n(s + i, e - i));
