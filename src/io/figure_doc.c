@@ -85,7 +85,13 @@ static void put_joint(mn_strbuf* b, const mn_model* m, int j) {
     put_member(b, "axis", (const double[]){a.x, a.y, a.z},
                (const double[]){d.axis.x, d.axis.y, d.axis.z}, 3, 1);
     if (m->jnt_limited[j]) mn_strbuf_printf(b, ",\"limited\":true");
-    put_member(b, "range", m->jnt_range + 2 * j, d.range, 2, 1);
+    /* a limited joint's range always (the editor scales a slide's) */
+    if (m->jnt_limited[j]) {
+        mn_strbuf_printf(b, ",\"range\":");
+        put_doubles(b, m->jnt_range + 2 * j, 2);
+    } else {
+        put_member(b, "range", m->jnt_range + 2 * j, d.range, 2, 1);
+    }
     put_member(b, "swing", m->jnt_swing + j, &d.swing, 1, 0);
     put_member(b, "twist", m->jnt_twist + 2 * j, d.twist, 2, 1);
     put_member(b, "mass", m->jnt_mass + j, &d.mass, 1, 0);
