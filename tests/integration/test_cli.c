@@ -813,6 +813,14 @@ static void test_speed_benches(void) {
                   &out, &err) == 0);
     CHECK(out && strstr(out, "solve_rate=100.0000") && strstr(out, "same_answers=1"));
     free(out), free(err);
+    /* bench convert: the sizes (a URDF's document is smaller than the file), both parts */
+    CHECK(run_cli("bench convert '" PANDA "' --reps 1", &out, &err) == 0);
+    const char* lib =
+        out ? strstr(out, "file=panda.urdf part=library bytes=15069 out_bytes=") : NULL;
+    CHECK(lib && atol(lib + 51) > 0 && atol(lib + 51) < 15069);
+    CHECK(out && strstr(out, "file=panda.urdf part=commands info_ms=") &&
+          strstr(out, "part=format "));
+    free(out), free(err);
     CHECK(run_cli("bench scale --bogus", &out, &err) == 2);
     free(out), free(err);
     snprintf(a, sizeof a, "bench scale --case csys --rounds 1 --solver lagrange --svg '%s'",
