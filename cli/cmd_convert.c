@@ -22,7 +22,8 @@ static void usage(FILE* f) {
             "\n"
             "Reads IN (.skel, .bvh, .urdf, .gltf/.glb) and writes OUT by its extension:\n"
             "  .bvh   the figure and, when IN has motion, every frame (else the rest pose)\n"
-            "  .skel  the figure in the thesis skeleton text format (motion is dropped)\n"
+            "  .skel  the figure in the thesis skeleton text format (motion is dropped; from a\n"
+            "         skeleton file, its comments, groups and mirror lines are kept)\n"
             "  .json  the figure document (docs/figure-document.md): the figure, its motion\n"
             "         and, for glTF, the skin\n"
             "  .glb   glTF 2.0 binary: a node per joint and, when IN has motion, an animation\n"
@@ -220,13 +221,21 @@ static mn_status convert_one(const char* in, const char* out, void* ctxp, mn_err
         if (!ctx->quiet) mn_cli_print_warnings(&ow);
         go.objects = &obj;
     }
+    /* skeleton text to skeleton text keeps the file's comments, groups and mirror lines */
+    mn_skel_layout* layout = NULL;
+    if (to_skel && kind == MN_FILE_SKEL && !ctx->root) {
+        mn_model* again = NULL;
+        mn_error e2;
+        if (mn_skel_read_layout(in, &again, &layout, NULL, &e2) == MN_OK) mn_model_destroy(again);
+    }
     mn_status s = ends_with(out, ".json")
                       ? mn_figure_doc_write(out, m, mo.nframes > 0 ? &mo : NULL, NULL, err)
                   : to_bvh ? mn_bvh_write_ex(out, m, mo.nframes > 0 ? &mo : NULL, &bo, err)
                   : to_glb ? mn_gltf_write_ex(out, m, mo.nframes > 0 ? &mo : NULL,
                                               g.nverts > 0 ? &g : NULL, &go, err)
-                           : mn_skel_write(out, m, err);
+                           : mn_skel_write_layout(out, m, layout, err);
     mn_objects_free(&obj);
+    mn_skel_layout_free(layout);
     mn_gltf_free(&g);
     if (to_skel && mo.nframes > 0 && s == MN_OK && !ctx->quiet)
         fprintf(

@@ -14,7 +14,7 @@ const char mn_cmd_editor_summary[] = "the web editor: serve a project folder and
 
 static void usage(FILE* f) {
     fprintf(f,
-            "usage: marionette editor [FIGURE|PROJECT_DIR] [--port N] [--assets DIR]\n"
+            "usage: marionette editor [FIGURE|PROJECT_DIR] [--port N] [--assets DIR] [--json]\n"
             "\n"
             "Starts the editor's server on 127.0.0.1 (no other address) and prints its URL,\n"
             "http://127.0.0.1:PORT/?token=TOKEN, as the first line; open it in a browser (the\n"
@@ -30,7 +30,10 @@ static void usage(FILE* f) {
             "  --port N     the port (default 8765; 0 picks a free one)\n"
             "  --assets DIR the page's files (default: $MARIONETTE_EDITOR_ASSETS, then\n"
             "               share/marionette/editor beside the command, then the build tree's\n"
-            "               web/editor/dist, made by `make web`)\n");
+            "               web/editor/dist, made by `make web`)\n"
+            "  --json       the first line is one JSON object instead of the URL: url, port,\n"
+            "               token, project (the folder, absolute), figure and sequence (the\n"
+            "               project paths opened first, null when found later)\n");
 }
 
 static int is_dir(const char* p) {
@@ -87,9 +90,11 @@ int mn_cmd_editor(int argc, char** argv) {
         return MN_EXIT_OK;
     }
     const char *target = NULL, *assets = NULL;
-    int port = 8765;
+    int port = 8765, json = 0;
     for (int i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "--port") && i + 1 < argc) {
+        if (!strcmp(argv[i], "--json")) {
+            json = 1;
+        } else if (!strcmp(argv[i], "--port") && i + 1 < argc) {
             if (!mn_cli_parse_int(argv[++i], &port) || port < 0 || port > 65535)
                 return mn_cli_usage_error("editor", "--port needs a number from 0 to 65535");
         } else if (!strcmp(argv[i], "--assets") && i + 1 < argc) {
@@ -164,6 +169,7 @@ int mn_cmd_editor(int argc, char** argv) {
                 "with `make web` or name them with --assets DIR; the API is served meanwhile\n",
                 mn_cli_safe(tried));
     }
+    sv.json = json;
     int rc = sv.assets_tried ? ed_serve(&sv, port) : MN_EXIT_INPUT;
     ed_server_free(&sv);
     return rc;

@@ -288,40 +288,51 @@ static void print_text(const mn_model* m, const mn_data* d, mn_csys* s, const mn
     }
 }
 
-static void print_json(const mn_model* m, const mn_data* d, mn_csys* s, const mn_csolve_result* r,
-                       const pose_worst* w, const char* solver, int frames,
-                       const char* model_name) {
-    printf("{\"model\": ");
-    mn_cli_json_string(stdout, model_name);
-    printf(", \"solver\": \"%s\", \"frames\": %d, \"status\": \"%s\", \"iters\": %d, "
-           "\"max_violation\": %s, "
-           "\"max_rot_violation\": %s, \"max_drag_error\": %s, \"worst_frame\": %d, "
-           "\"worst_rot_frame\": %d, \"unmet_frames\": %d, \"message\": ",
+/* --json: one line, no spaces, as every command's --json (cli/json_out.c); numbers in the
+ * shortest form that reads back. */
+static void print_summary_json(const mn_csolve_result* r, const pose_worst* w, const char* solver,
+                               int frames) {
+    printf("\"solver\":\"%s\",\"frames\":%d,\"status\":\"%s\",\"iters\":%d,"
+           "\"max_violation\":%s,\"max_rot_violation\":%s,\"max_drag_error\":%s,"
+           "\"worst_frame\":%d,\"worst_rot_frame\":%d,\"unmet_frames\":%d,\"message\":",
            solver, frames, mn_status_name(r->status), r->iterations, J(r->max_violation),
            J(r->max_rot_violation), J(r->max_drag_error), w->v_frame, w->rot_frame,
            w->unmet_frames);
     mn_cli_json_string(stdout, r->status == MN_OK ? "" : r->message);
-    printf(",\n \"q\": [");
-    for (int k = 0; k < m->nq; k++)
-        printf("%s%s", k ? ", " : "", J(d->q[k]));
-    printf("],\n \"joints\": [");
+}
+
+static void print_q_json(const double* q, int n) {
+    printf("[");
+    for (int k = 0; k < n; k++)
+        printf("%s%s", k ? "," : "", J(q[k]));
+    printf("]");
+}
+
+static void print_json(const mn_model* m, const mn_data* d, mn_csys* s, const mn_csolve_result* r,
+                       const pose_worst* w, const char* solver, int frames,
+                       const char* model_name) {
+    printf("{\"model\":");
+    mn_cli_json_string(stdout, model_name);
+    printf(",");
+    print_summary_json(r, w, solver, frames);
+    printf(",\"q\":");
+    print_q_json(d->q, m->nq);
+    printf(",\"joints\":[");
     int first = 1;
     for (int j = 0; j < m->njoint; j++) {
         int nq = mn_joint_type_nq((mn_joint_type)m->jnt_type[j]);
         if (!nq) continue;
-        printf("%s\n  {\"name\": ", first ? "" : ",");
+        printf("%s{\"name\":", first ? "" : ",");
         mn_cli_json_string(stdout, m->jnt_name[j]);
-        printf(", \"type\": \"%s\", \"q\": [", mn_joint_type_name((mn_joint_type)m->jnt_type[j]));
-        for (int k = 0; k < nq; k++)
-            printf("%s%s", k ? ", " : "", J(d->q[m->jnt_qadr[j] + k]));
-        printf("]}");
+        printf(",\"type\":\"%s\",\"q\":", mn_joint_type_name((mn_joint_type)m->jnt_type[j]));
+        print_q_json(d->q + m->jnt_qadr[j], nq);
+        printf("}");
         first = 0;
     }
-    printf("],\n \"constraints\": [");
+    printf("],\"constraints\":[");
     for (int c = 0; c < mn_csys_constraint_count(s); c++) {
         const mn_constraint_def* cd = mn_csys_constraint(s, c);
-        printf("%s\n  {\"index\": %d, \"type\": \"%s\", \"enabled\": %s, \"residual\": %s, "
-               "\"met\": %s}",
+        printf("%s{\"index\":%d,\"type\":\"%s\",\"enabled\":%s,\"residual\":%s,\"met\":%s}",
                c ? "," : "", c, mn_constraint_type_name(cd->type), cd->enabled ? "true" : "false",
                J(mn_csys_residual(s, c)), mn_csys_unmet(s, c) ? "false" : "true");
     }
@@ -492,6 +503,14 @@ static int pose_figures(const char* scene_path, mn_scene* sc, const pose_opts* p
     }
     /* the animated figures start at the first key: the scene's pins hold them there */
     int animated = f0 <= f1;
+    if (rc == MN_EXIT_OK && animated && f1 - f0 + 1 > MN_SCENE_MAX_FRAMES) {
+        /* refused before any solve: keys at 0 and 9,999,998 are ten million solves */
+        mn_error e;
+        mn_error_set(&e, MN_ERR_ARG, scene_path, 0, "figures",
+                     "the sequences run from frame %.17g to %.17g, more than %d frames", f0, f1,
+                     MN_SCENE_MAX_FRAMES);
+        rc = mn_cli_input_error(&e);
+    }
     for (int i = 0; i < nf && rc == MN_EXIT_OK && animated; i++)
         if (seq[i]) mn_seq_sample_data(seq[i], d[i], f0);
     mn_error err;
@@ -555,26 +574,19 @@ static int pose_figures(const char* scene_path, mn_scene* sc, const pose_opts* p
         if (rc == MN_EXIT_OK) {
             const char* solver = mn_csolver_name(po->o.method);
             if (po->json) {
-                printf("{\"solver\": \"%s\", \"frames\": %d, \"status\": \"%s\", \"iters\": %d, "
-                       "\"max_violation\": %s, \"max_rot_violation\": %s, \"max_drag_error\": "
-                       "%s, \"worst_frame\": %d, \"worst_rot_frame\": %d, \"unmet_frames\": %d, "
-                       "\"message\": ",
-                       solver, frames, mn_status_name(r.status), r.iterations, J(r.max_violation),
-                       J(r.max_rot_violation), J(r.max_drag_error), w.v_frame, w.rot_frame,
-                       w.unmet_frames);
-                mn_cli_json_string(stdout, r.status == MN_OK ? "" : r.message);
-                printf(",\n \"figures\": [");
+                printf("{");
+                print_summary_json(&r, &w, solver, frames);
+                printf(",\"figures\":[");
                 for (int i = 0; i < nf; i++) {
-                    printf("%s\n  {\"name\": ", i ? "," : "");
+                    printf("%s{\"name\":", i ? "," : "");
                     mn_cli_json_string(stdout, mn_scene_figure_name(sc, i));
-                    printf(", \"q\": [");
-                    for (int k = 0; k < m[i]->nq; k++)
-                        printf("%s%s", k ? ", " : "", J(d[i]->q[k]));
-                    printf("]}");
+                    printf(",\"q\":");
+                    print_q_json(d[i]->q, m[i]->nq);
+                    printf("}");
                 }
-                printf("],\n \"constraints\": [");
+                printf("],\"constraints\":[");
                 for (int c = 0; c < mn_csys_constraint_count(s); c++)
-                    printf("%s\n  {\"index\": %d, \"type\": \"%s\", \"residual\": %s, \"met\": %s}",
+                    printf("%s{\"index\":%d,\"type\":\"%s\",\"residual\":%s,\"met\":%s}",
                            c ? "," : "", c, mn_constraint_type_name(mn_csys_constraint(s, c)->type),
                            J(mn_csys_residual(s, c)), mn_csys_unmet(s, c) ? "false" : "true");
                 printf("]}\n");

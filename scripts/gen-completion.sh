@@ -55,7 +55,7 @@ benches=$(help_of bench | list_names "benchmarks:")
   echo "# bash completion for marionette, generated from its --help texts by scripts/gen-completion.sh"
   echo "_marionette_commands='$(printf '%s\n' "$commands" | words)'"
   echo "_marionette_benches='$(printf '%s\n' "$benches" | words)'"
-  echo "_marionette_anim_subcommands='$(help_of anim | sed -n 's/^ *\(usage: \)\{0,1\}marionette anim \([a-z]*\).*/\2/p' | sort -u | words)'"
+  echo "_marionette_anim_subcommands='$(help_of anim | sed -n 's/^ *\(usage: \)\{0,1\}marionette anim \([a-z][a-z-]*\).*/\2/p' | sort -u | words)'"
   for c in $commands; do
     h=$(help_of "$c")
     echo "_marionette_opts_$(var "$c")='$(printf '%s\n' "$h" | options_of | words)'"

@@ -28,6 +28,7 @@ run bench sim
 run bench anim --bvh "$data/mocap/cmu_motionbuilder/cmu_02_01_walk.bvh"
 run bench layers --walk "$data/mocap/cmu_3dsmax/cmu_131_01_start_walk_stop.bvh" --hop "$data/mocap/cmu_3dsmax/cmu_131_03_start_hop_stop.bvh" \
   --jumps "$data/mocap/cmu_motionbuilder/cmu_01_01_forward_jumps.bvh"
+run bench convert --data "$data"
 # The Python package's call overhead and batch (python/bench/bench_python.py), on this build's library.
 echo "# python/bench/bench_python.py"
 MARIONETTE_LIBRARY="$(cd "$build" && pwd)/lib/libmarionette.so.0" /usr/bin/python3 "$top/python/bench/bench_python.py" || echo "# (exit $?)"

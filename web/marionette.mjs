@@ -258,17 +258,20 @@ class Marionette {
         const type = pick(j.type, JOINT_TYPES, `${a}.type`);
         const nq = [0, 1, 1, 4, 7][type];
         const parent = int(j.parent, `${a}.parent`, -1, i - 1);
-        const vals = [...vec(j.offset, 3, `${a}.offset`), ...vec(j.orient, 4, `${a}.orient`),
-          ...vec(j.axis, 3, `${a}.axis`), ...vec(j.range, 2, `${a}.range`), num(j.swing, `${a}.swing`),
-          ...vec(j.twist, 2, `${a}.twist`), num(j.mass, `${a}.mass`), ...vec(j.com, 3, `${a}.com`),
-          num(j.stiffness, `${a}.stiffness`), ...vec(j.q0, nq, `${a}.q0`)];
+        // members left out take mn_joint_default()'s values (the writer leaves them out)
+        const rest = [[], [0], [0], [1, 0, 0, 0], [0, 0, 0, 1, 0, 0, 0]][type];
+        const vals = [...vec(j.offset ?? [0, 0, 0], 3, `${a}.offset`), ...vec(j.orient ?? [1, 0, 0, 0], 4, `${a}.orient`),
+          ...vec(j.axis ?? [0, 0, 1], 3, `${a}.axis`), ...vec(j.range ?? [-Math.PI, Math.PI], 2, `${a}.range`),
+          num(j.swing ?? Math.PI, `${a}.swing`), ...vec(j.twist ?? [-Math.PI, Math.PI], 2, `${a}.twist`),
+          num(j.mass ?? 0, `${a}.mass`), ...vec(j.com ?? [0, 0, 0], 3, `${a}.com`),
+          num(j.stiffness ?? 1, `${a}.stiffness`), ...vec(j.q0 ?? rest, nq, `${a}.q0`)];
         while (vals.length < 27) vals.push(0);
         const order = pick(j.rot_order ?? 'zxy', EULER, `${a}.rot_order`);
         if (j.object != null && typeof j.object !== 'string') fail(`${a}.object`, 'expected a string or null');
         const np = this._cstr(j.name, `${a}.name`), op = j.object ? this._cstr(j.object, `${a}.object`) : 0;
         this._with([np, op], () => {
           this._f64(vp, 27).set(vals);
-          if (x.mnw_spec_add_joint(spec, np, parent, type, bool(j.limited, `${a}.limited`), order, op, vp) < 0) {
+          if (x.mnw_spec_add_joint(spec, np, parent, type, bool(j.limited ?? false, `${a}.limited`), order, op, vp) < 0) {
             const e = this._error(a);
             e.message = `${a}: ${e.message}`;
             throw e;

@@ -16,6 +16,9 @@
 /* The most connections at once (each a descriptor; idle ones closed after 60 s, one whose
  * request line and headers have not all come within 10 s shut down: server.c). */
 #define ED_MAX_CONNECTIONS 512
+/* The most connections from one client address (more are closed as they open): half of
+ * ED_MAX_CONNECTIONS, so no one address holds them all (docs/editor-server.md, Limits). */
+#define ED_MAX_CONNECTIONS_PER_CLIENT 256
 /* The most frames an export bakes (at 30 frames a second, 55 minutes): a longer sequence is
  * refused before any work (422). */
 #define ED_MAX_EXPORT_FRAMES 100000L
@@ -29,6 +32,7 @@ typedef struct ed_server {
     char* figure;               /* the default figure (a project path or "stickman") */
     char* sequence;             /* the sequence opened (a project path) */
     int port;                   /* for the Host and Origin checks */
+    int json;                   /* the first line is a JSON object (editor --json) */
     char token[65];             /* the secret every API request carries (64 hex digits) */
     pthread_mutex_t write_lock; /* every write of the project, one at a time */
     volatile int stopping;      /* set when the server stops: an export under way ends */

@@ -5,6 +5,7 @@
 #include "editor_server.h"
 
 #include <arpa/inet.h>
+#include <cjson/cJSON.h>
 #include <microhttpd.h>
 #include <netinet/in.h>
 #include <signal.h>
@@ -251,6 +252,28 @@ static void on_completed(void* cls, struct MHD_Connection* c, void** con_cls,
     *con_cls = NULL;
 }
 
+/* The first line on stdout, once the server listens: its URL, or with --json one JSON
+ * object, {"url","port","token","project","figure","sequence"}, for programs that start it. */
+static void print_start(const ed_server* sv) {
+    char url[160];
+    snprintf(url, sizeof url, "http://127.0.0.1:%d/?token=%s", sv->port, sv->token);
+    cJSON* o = sv->json ? cJSON_CreateObject() : NULL;
+    char* text = NULL;
+    if (o && cJSON_AddStringToObject(o, "url", url) &&
+        cJSON_AddNumberToObject(o, "port", sv->port) &&
+        cJSON_AddStringToObject(o, "token", sv->token) &&
+        cJSON_AddStringToObject(o, "project", sv->project) &&
+        (sv->figure ? cJSON_AddStringToObject(o, "figure", sv->figure)
+                    : cJSON_AddNullToObject(o, "figure")) &&
+        (sv->sequence ? cJSON_AddStringToObject(o, "sequence", sv->sequence)
+                      : cJSON_AddNullToObject(o, "sequence")))
+        text = cJSON_PrintUnformatted(o);
+    printf("%s\n", text ? text : url);
+    fflush(stdout);
+    cJSON_free(text);
+    cJSON_Delete(o);
+}
+
 int ed_serve(ed_server* sv, int port) {
     /* SIGINT and SIGTERM are waited for here: blocked before the daemon's threads start, so
      * that they inherit the mask and only this thread takes them. */
@@ -272,9 +295,11 @@ int ed_serve(ed_server* sv, int port) {
     struct MHD_Daemon* d = MHD_start_daemon(
         MHD_USE_AUTO_INTERNAL_THREAD | MHD_USE_ERROR_LOG, 0, NULL, NULL, on_request, sv,
         MHD_OPTION_SOCK_ADDR, (struct sockaddr*)&addr, MHD_OPTION_THREAD_POOL_SIZE, (unsigned)4,
-        MHD_OPTION_CONNECTION_LIMIT, (unsigned)ED_MAX_CONNECTIONS, MHD_OPTION_CONNECTION_TIMEOUT,
-        (unsigned)60, MHD_OPTION_UNESCAPE_CALLBACK, keep_encoded, NULL, MHD_OPTION_NOTIFY_COMPLETED,
-        on_completed, NULL, MHD_OPTION_NOTIFY_CONNECTION, on_connection, NULL, MHD_OPTION_END);
+        MHD_OPTION_CONNECTION_LIMIT, (unsigned)ED_MAX_CONNECTIONS,
+        MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned)ED_MAX_CONNECTIONS_PER_CLIENT,
+        MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)60, MHD_OPTION_UNESCAPE_CALLBACK, keep_encoded,
+        NULL, MHD_OPTION_NOTIFY_COMPLETED, on_completed, NULL, MHD_OPTION_NOTIFY_CONNECTION,
+        on_connection, NULL, MHD_OPTION_END);
     if (d && pthread_create(&tracked.watchdog, NULL, watchdog, NULL) != 0) {
         MHD_stop_daemon(d);
         d = NULL;
@@ -285,8 +310,7 @@ int ed_serve(ed_server* sv, int port) {
     }
     const union MHD_DaemonInfo* info = MHD_get_daemon_info(d, MHD_DAEMON_INFO_BIND_PORT);
     sv->port = info ? (int)info->port : port;
-    printf("http://127.0.0.1:%d/?token=%s\n", sv->port, sv->token);
-    fflush(stdout);
+    print_start(sv);
     int sig = 0;
     sigwait(&stop, &sig);
     sv->stopping = 1; /* an export under way stops at its next frame */

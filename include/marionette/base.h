@@ -74,9 +74,12 @@ int mn_name_distance(const char* asked, const char* name, int limit);
 int mn_name_distance_limit(const char* name);
 
 /* The shortest decimal form of v that reads back (strtod) to the same double: at most 17
- * significant digits, fewer when they suffice (0.95, not 0.94999999999999996); "-0" is
- * written "0". What the writers and the command line's JSON print. buf holds at least
- * MN_DOUBLE_CHARS bytes; returns buf. */
+ * significant digits, fewer when they suffice (0.95, not 0.94999999999999996), the one
+ * closest to v among the shortest. Laid out as printf's %g with those digits, the exponent
+ * without padding (0.0001, 123456, 1e6, 1.25e-7), so it is also a JSON number; "-0" is
+ * written "0", infinities and NaN "inf", "-inf", "nan". Schubfach (Giulietti 2021,
+ * src/core/format_double.c): no allocation, no locale. What the writers and the command
+ * line's JSON print. buf holds at least MN_DOUBLE_CHARS bytes; returns buf. */
 #define MN_DOUBLE_CHARS 32
 const char* mn_format_double(double v, char* buf);
 

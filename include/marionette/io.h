@@ -90,6 +90,26 @@ mn_status mn_skel_read(const char* path, mn_model** model, mn_warnings* warn, mn
 mn_status mn_skel_read_mem(const char* text, size_t len, const char* name, mn_model** model,
                            mn_warnings* warn, mn_error* err);
 mn_status mn_skel_write(const char* path, const mn_model* m, mn_error* err);
+/* What a skeleton file holds beyond its model: comments and blank lines, the skeleton
+ * block's groups and their names, each define joint block's attributes in their order, and
+ * mirror lines (Welman Fig. 6.1). Read with the model; given back to the writer, which
+ * writes the file as it was, with the model's values (docs/skeleton-format.md). */
+typedef struct mn_skel_layout mn_skel_layout;
+mn_status mn_skel_read_layout(const char* path, mn_model** model, mn_skel_layout** layout,
+                              mn_warnings* warn, mn_error* err);
+mn_status mn_skel_read_layout_mem(const char* text, size_t len, const char* name, mn_model** model,
+                                  mn_skel_layout** layout, mn_warnings* warn, mn_error* err);
+/* Writes m in the layout (NULL: as mn_skel_write). Elements that no longer fit the model
+ * (a joint gone, a hierarchy changed) give way to the plain writer's; a joint defined by a
+ * mirror line is left to the mirror only while the mirror gives it exactly. Whatever the
+ * layout, the text reads back to m (the writer reads it back to check, and falls back to
+ * mn_skel_write's text when it would not). */
+mn_status mn_skel_write_layout(const char* path, const mn_model* m, const mn_skel_layout* layout,
+                               mn_error* err);
+/* The same into a malloc'd NUL-terminated text (free it). */
+mn_status mn_skel_write_layout_mem(const mn_model* m, const mn_skel_layout* layout, char** text,
+                                   size_t* len, mn_error* err);
+void mn_skel_layout_free(mn_skel_layout* layout);
 /* The built-in default figure: the thesis stick figure, as skeleton text. */
 const char* mn_stickman_text(void);
 /* The built-in default figure, compiled. */

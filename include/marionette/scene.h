@@ -31,6 +31,10 @@ mn_status mn_scene_read_mem(const char* text, size_t len, const char* name, mn_s
                             mn_error* err);
 void mn_scene_destroy(mn_scene* sc);
 
+/* The most frames a scene runs: its "frames" member, and the frames from the first key to
+ * the last of the sequences that animate its figures (pose refuses more before any solve).
+ * 100000 frames of conflicting constraints take pose up to about 90 s (docs/scene.md). */
+#define MN_SCENE_MAX_FRAMES 100000
 /* Frames the scene's drags run over (the "frames" member, default 1). */
 int mn_scene_frames(const mn_scene* sc);
 /* The "solver" member as an mn_csolver, or -1 when the scene does not name one. */

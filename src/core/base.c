@@ -62,15 +62,6 @@ int mn_name_distance_limit(const char* name) {
     return n / 3 > 2 ? n / 3 : 2;
 }
 
-const char* mn_format_double(double v, char* buf) {
-    for (int prec = 6; prec <= 17; prec++) {
-        snprintf(buf, MN_DOUBLE_CHARS, "%.*g", prec, v);
-        if (strtod(buf, NULL) == v) break;
-    }
-    if (strcmp(buf, "-0") == 0) strcpy(buf, "0");
-    return buf;
-}
-
 const char* mn_status_name(mn_status s) {
     switch (s) {
     case MN_OK:

@@ -50,38 +50,64 @@ static const char* ctrl_kind_name(int k) {
     return k == MN_CTRL_BONE ? "bone" : k == MN_CTRL_CAGE ? "cage" : "point";
 }
 
+static int same(const double* a, const double* b, int n) {
+    for (int i = 0; i < n; i++)
+        if (!(a[i] == b[i])) return 0;
+    return 1;
+}
+
+/* ,"key":[v...] unless v equals the default d (n numbers). */
+static void put_member(mn_strbuf* b, const char* key, const double* v, const double* d, int n,
+                       int array) {
+    if (same(v, d, n)) return;
+    mn_strbuf_printf(b, ",\"%s\":", key);
+    if (array)
+        put_doubles(b, v, (size_t)n);
+    else
+        mn_strbuf_double(b, v[0]);
+}
+
+/* A joint: name, parent and type, then only the members that differ from mn_joint_default()
+ * (and q0 from the rest state that default gives: zeros, identity quaternions); the reader
+ * starts from the same defaults. */
 static void put_joint(mn_strbuf* b, const mn_model* m, int j) {
+    const mn_joint_def d = mn_joint_default();
+    mn_joint_type type = (mn_joint_type)m->jnt_type[j];
     mn_strbuf_printf(b, "    {\"name\":");
     put_string(b, m->jnt_name[j]);
-    mn_strbuf_printf(b, ",\"parent\":%d,\"type\":\"%s\",\"offset\":", m->jnt_parent[j],
-                     mn_joint_type_name((mn_joint_type)m->jnt_type[j]));
+    mn_strbuf_printf(b, ",\"parent\":%d,\"type\":\"%s\"", m->jnt_parent[j],
+                     mn_joint_type_name(type));
     const mn_vec3 o = m->jnt_offset[j], a = m->jnt_axis[j], c = m->jnt_com[j];
     const mn_quat r = m->jnt_orient[j];
-    put_doubles(b, (const double[]){o.x, o.y, o.z}, 3);
-    mn_strbuf_printf(b, ",\"orient\":");
-    put_doubles(b, (const double[]){r.w, r.x, r.y, r.z}, 4);
-    mn_strbuf_printf(b, ",\"axis\":");
-    put_doubles(b, (const double[]){a.x, a.y, a.z}, 3);
-    mn_strbuf_printf(b, ",\"limited\":%s,\"range\":", m->jnt_limited[j] ? "true" : "false");
-    put_doubles(b, m->jnt_range + 2 * j, 2);
-    mn_strbuf_printf(b, ",\"swing\":");
-    mn_strbuf_double(b, m->jnt_swing[j]);
-    mn_strbuf_printf(b, ",\"twist\":");
-    put_doubles(b, m->jnt_twist + 2 * j, 2);
-    mn_strbuf_printf(b, ",\"mass\":");
-    mn_strbuf_double(b, m->jnt_mass[j]);
-    mn_strbuf_printf(b, ",\"com\":");
-    put_doubles(b, (const double[]){c.x, c.y, c.z}, 3);
-    mn_strbuf_printf(b, ",\"stiffness\":");
-    mn_strbuf_double(b, m->jnt_stiffness[j]);
-    mn_strbuf_printf(b, ",\"q0\":");
-    put_doubles(b, m->q0 + m->jnt_qadr[j], (size_t)mn_joint_type_nq((mn_joint_type)m->jnt_type[j]));
-    mn_strbuf_printf(b, ",\"rot_order\":\"%s\",\"object\":",
-                     mn_euler_order_name((mn_euler_order)m->jnt_rot_order[j]));
-    if (m->jnt_object[j])
+    put_member(b, "offset", (const double[]){o.x, o.y, o.z}, (const double[]){0, 0, 0}, 3, 1);
+    put_member(b, "orient", (const double[]){r.w, r.x, r.y, r.z},
+               (const double[]){d.orient.w, d.orient.x, d.orient.y, d.orient.z}, 4, 1);
+    put_member(b, "axis", (const double[]){a.x, a.y, a.z},
+               (const double[]){d.axis.x, d.axis.y, d.axis.z}, 3, 1);
+    if (m->jnt_limited[j]) mn_strbuf_printf(b, ",\"limited\":true");
+    /* a limited joint's range always (the editor scales a slide's) */
+    if (m->jnt_limited[j]) {
+        mn_strbuf_printf(b, ",\"range\":");
+        put_doubles(b, m->jnt_range + 2 * j, 2);
+    } else {
+        put_member(b, "range", m->jnt_range + 2 * j, d.range, 2, 1);
+    }
+    put_member(b, "swing", m->jnt_swing + j, &d.swing, 1, 0);
+    put_member(b, "twist", m->jnt_twist + 2 * j, d.twist, 2, 1);
+    put_member(b, "mass", m->jnt_mass + j, &d.mass, 1, 0);
+    put_member(b, "com", (const double[]){c.x, c.y, c.z}, (const double[]){0, 0, 0}, 3, 1);
+    put_member(b, "stiffness", m->jnt_stiffness + j, &d.stiffness, 1, 0);
+    double rest[7] = {0};
+    if (type == MN_JOINT_BALL) rest[0] = 1;
+    if (type == MN_JOINT_FREE) rest[3] = 1;
+    put_member(b, "q0", m->q0 + m->jnt_qadr[j], rest, mn_joint_type_nq(type), 1);
+    if (m->jnt_rot_order[j] != (int)d.rot_order)
+        mn_strbuf_printf(b, ",\"rot_order\":\"%s\"",
+                         mn_euler_order_name((mn_euler_order)m->jnt_rot_order[j]));
+    if (m->jnt_object[j]) {
+        mn_strbuf_printf(b, ",\"object\":");
         put_string(b, m->jnt_object[j]);
-    else
-        mn_strbuf_printf(b, "null");
+    }
     mn_strbuf_printf(b, "}");
 }
 
@@ -246,8 +272,11 @@ static mn_status bad(mn_error* err, const char* name, const char* field, const c
     return mn_error_set(err, MN_ERR_PARSE, name, 0, field, "%s", what);
 }
 
+/* o's member key as n finite numbers into out: 1 when done or when there is no such member
+ * (out keeps its default), 0 when it is malformed. */
 static int get_vec(const cJSON* o, const char* key, double* out, int n) {
     const cJSON* a = cJSON_GetObjectItemCaseSensitive(o, key);
+    if (!a) return 1;
     if (!cJSON_IsArray(a) || cJSON_GetArraySize(a) != n) return 0;
     int i = 0;
     const cJSON* e;
@@ -258,11 +287,16 @@ static int get_vec(const cJSON* o, const char* key, double* out, int n) {
     return 1;
 }
 
+/* A required finite number. */
 static int get_num(const cJSON* o, const char* key, double* out) {
     const cJSON* e = cJSON_GetObjectItemCaseSensitive(o, key);
     if (!cJSON_IsNumber(e) || !isfinite(e->valuedouble)) return 0;
     *out = e->valuedouble;
     return 1;
+}
+/* An optional one: absent keeps *out. */
+static int opt_num(const cJSON* o, const char* key, double* out) {
+    return !cJSON_GetObjectItemCaseSensitive(o, key) || get_num(o, key, out);
 }
 
 static mn_status read_joint(const cJSON* jj, int j, const char* name, mn_spec* spec,
@@ -286,30 +320,34 @@ static mn_status read_joint(const cJSON* jj, int j, const char* name, mn_spec* s
     if (type < 0)
         return bad(err, name, FIELD("type"), "not one of fixed, hinge, slide, ball, free");
     d.type = (mn_joint_type)type;
-    double v[7];
+    double v[7] = {0, 0, 0};
     if (!get_vec(jj, "offset", v, 3))
         return bad(err, name, FIELD("offset"), "expected 3 finite numbers");
     d.offset = mn_v3(v[0], v[1], v[2]);
+    memcpy(v, (const double[]){d.orient.w, d.orient.x, d.orient.y, d.orient.z}, 4 * sizeof *v);
     if (!get_vec(jj, "orient", v, 4))
         return bad(err, name, FIELD("orient"), "expected 4 finite numbers");
     d.orient = (mn_quat){v[0], v[1], v[2], v[3]};
+    memcpy(v, (const double[]){d.axis.x, d.axis.y, d.axis.z}, 3 * sizeof *v);
     if (!get_vec(jj, "axis", v, 3))
         return bad(err, name, FIELD("axis"), "expected 3 finite numbers");
     d.axis = mn_v3(v[0], v[1], v[2]);
     const cJSON* lim = cJSON_GetObjectItemCaseSensitive(jj, "limited");
-    if (!cJSON_IsBool(lim)) return bad(err, name, FIELD("limited"), "expected true or false");
+    if (lim && !cJSON_IsBool(lim))
+        return bad(err, name, FIELD("limited"), "expected true or false");
     d.limited = cJSON_IsTrue(lim);
     if (!get_vec(jj, "range", d.range, 2))
         return bad(err, name, FIELD("range"), "expected 2 finite numbers");
-    if (!get_num(jj, "swing", &d.swing))
+    if (!opt_num(jj, "swing", &d.swing))
         return bad(err, name, FIELD("swing"), "expected a finite number");
     if (!get_vec(jj, "twist", d.twist, 2))
         return bad(err, name, FIELD("twist"), "expected 2 finite numbers");
-    if (!get_num(jj, "mass", &d.mass))
+    if (!opt_num(jj, "mass", &d.mass))
         return bad(err, name, FIELD("mass"), "expected a finite number");
+    memset(v, 0, 3 * sizeof *v);
     if (!get_vec(jj, "com", v, 3)) return bad(err, name, FIELD("com"), "expected 3 finite numbers");
     d.com = mn_v3(v[0], v[1], v[2]);
-    if (!get_num(jj, "stiffness", &d.stiffness))
+    if (!opt_num(jj, "stiffness", &d.stiffness))
         return bad(err, name, FIELD("stiffness"), "expected a finite number");
     int nq = mn_joint_type_nq(d.type);
     if (!get_vec(jj, "q0", d.q0, nq)) {
@@ -318,7 +356,9 @@ static mn_status read_joint(const cJSON* jj, int j, const char* name, mn_spec* s
         return bad(err, name, FIELD("q0"), what);
     }
     const cJSON* ro = cJSON_GetObjectItemCaseSensitive(jj, "rot_order");
-    int order = cJSON_IsString(ro) ? mn_euler_order_parse(ro->valuestring) : -1;
+    int order = !ro                  ? (int)d.rot_order
+                : cJSON_IsString(ro) ? mn_euler_order_parse(ro->valuestring)
+                                     : -1;
     if (order < 0) return bad(err, name, FIELD("rot_order"), "not an Euler order (xyz ... zyx)");
     d.rot_order = (mn_euler_order)order;
     const cJSON* obj = cJSON_GetObjectItemCaseSensitive(jj, "object");

@@ -4,6 +4,8 @@
 #define _GNU_SOURCE
 #include "io/io_internal.h"
 
+#include "core/format_double.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
@@ -706,9 +708,8 @@ mn_status mn_strbuf_write(mn_strbuf* b, const char* path, mn_error* err) {
 }
 
 void mn_strbuf_double(mn_strbuf* b, double v) {
-    char s[MN_DOUBLE_CHARS];
-    mn_format_double(v, s);
-    mn_strbuf_append(b, s, strlen(s));
+    if (!strbuf_reserve(b, MN_DOUBLE_CHARS)) return;
+    b->len += (size_t)mn_format_double_len(v, b->data + b->len);
 }
 
 void mn_strbuf_json_str(mn_strbuf* b, const char* s) {

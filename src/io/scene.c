@@ -337,7 +337,7 @@ static mn_status parse(ctx* x, mn_scene* sc, const cJSON* root) {
         }
     }
     sc->frames = 1;
-    if ((st = get_int(x, root, "frames", &sc->frames, 1, 100000)) != MN_OK) return st;
+    if ((st = get_int(x, root, "frames", &sc->frames, 1, MN_SCENE_MAX_FRAMES)) != MN_OK) return st;
     if ((st = get_int(x, root, "iterations", &sc->iterations, 1, 100000)) != MN_OK) return st;
     if ((st = get_str(x, root, "root", sc->root, sizeof sc->root, 0, &has)) != MN_OK) return st;
     if (has && !sc->root[0]) {

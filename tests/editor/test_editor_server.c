@@ -98,7 +98,8 @@ static void fnv(const char* s, size_t n, char out[17]) {
 typedef struct server {
     pid_t pid;
     int port;
-    FILE* out; /* the rest of its stdout */
+    FILE* out;        /* the rest of its stdout */
+    char first[1024]; /* its first line */
 } server;
 
 /* The token of the server started last, from the URL it printed. */
@@ -137,10 +138,11 @@ static int start(server* s, const char* home, const char* xdg, const char* const
     close(fds[1]);
     s->pid = pid;
     s->out = fdopen(fds[0], "r");
-    char line[256];
-    if (!s->out || !fgets(line, sizeof line, s->out)) return -1;
+    char* line = s->first;
+    if (!s->out || !fgets(line, sizeof s->first, s->out)) return -1;
     token[0] = 0;
-    if (sscanf(line, "http://127.0.0.1:%d/?token=%64[0-9a-f]", &s->port, token) != 2 ||
+    const char* url = strstr(line, "http://"); /* the line, or the "url" of --json's */
+    if (!url || sscanf(url, "http://127.0.0.1:%d/?token=%64[0-9a-f]", &s->port, token) != 2 ||
         s->port <= 0 || strlen(token) != 64)
         return -1;
     return 0;
@@ -1393,6 +1395,119 @@ static void test_slow_clients(void) {
     CHECK(stop(&s, SIGTERM) == 0);
 }
 
+/* editor --json: the first line is one JSON object whose url, port and token are the
+ * server's (a request with that token is answered), with the project folder, absolute, and
+ * the figure and sequence opened; without --json it is the URL alone. */
+static void test_json_start(void) {
+    char* dir = fresh_dir("project");
+    char* home = fresh_dir("home");
+    const char* args[] = {dir, "--json", NULL};
+    server s;
+    if (start(&s, home, NULL, args) != 0) {
+        CHECK(0);
+        return;
+    }
+    CHECK(s.first[0] == '{' && strchr(s.first, '\n') == s.first + strlen(s.first) - 1);
+    cJSON* o = cJSON_Parse(s.first);
+    CHECK(o != NULL);
+    const cJSON* url = cJSON_GetObjectItemCaseSensitive(o, "url");
+    const cJSON* port = cJSON_GetObjectItemCaseSensitive(o, "port");
+    const cJSON* tok = cJSON_GetObjectItemCaseSensitive(o, "token");
+    const cJSON* proj = cJSON_GetObjectItemCaseSensitive(o, "project");
+    const cJSON* fig = cJSON_GetObjectItemCaseSensitive(o, "figure");
+    const cJSON* seq = cJSON_GetObjectItemCaseSensitive(o, "sequence");
+    char want[200], real[4096];
+    snprintf(want, sizeof want, "http://127.0.0.1:%d/?token=%s", s.port, token);
+    CHECK(cJSON_IsString(url) && !strcmp(url->valuestring, want));
+    CHECK(cJSON_IsNumber(port) && port->valueint == s.port);
+    CHECK(cJSON_IsString(tok) && !strcmp(tok->valuestring, token));
+    CHECK(realpath(dir, real) && cJSON_IsString(proj) && !strcmp(proj->valuestring, real));
+    CHECK(cJSON_IsString(fig) && !strcmp(fig->valuestring, "stickman"));
+    CHECK(cJSON_IsString(seq) && !strcmp(seq->valuestring, "sequence.json"));
+    cJSON_Delete(o);
+    reply r = get(s.port, "/api/project");
+    CHECK(r.status == 200);
+    reply_free(&r);
+    CHECK(stop(&s, SIGTERM) == 0);
+    /* without --json: the URL alone */
+    const char* plain[] = {dir, NULL};
+    if (start(&s, home, NULL, plain) != 0) {
+        CHECK(0);
+        return;
+    }
+    snprintf(want, sizeof want, "http://127.0.0.1:%d/?token=%s\n", s.port, token);
+    CHECK(!strcmp(s.first, want));
+    CHECK(stop(&s, SIGTERM) == 0);
+}
+
+/* A connection to port from the loopback address 127.0.0.src (bound before connecting). */
+static int connect_from(int src, int port) {
+    int fd = socket(AF_INET, SOCK_STREAM, 0);
+    if (fd < 0) return -1;
+    struct timeval tv = {30, 0};
+    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+    struct sockaddr_in a;
+    memset(&a, 0, sizeof a);
+    a.sin_family = AF_INET;
+    a.sin_addr.s_addr = htonl(0x7f000000u | (unsigned)src);
+    if (bind(fd, (struct sockaddr*)&a, sizeof a) != 0) {
+        close(fd);
+        return -1;
+    }
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    a.sin_port = htons((unsigned short)port);
+    if (connect(fd, (struct sockaddr*)&a, sizeof a) != 0) {
+        close(fd);
+        return -1;
+    }
+    return fd;
+}
+
+/* One GET of the project listing over fd; its status (0: closed unanswered). */
+static int listing_over(int fd, int port) {
+    if (fd < 0) return 0;
+    size_t n;
+    char* rq = build(port, "GET", "/api/project", NULL, NULL, 0, &n);
+    send_all(fd, rq, n);
+    free(rq);
+    reply r = read_reply(fd);
+    int status = r.status;
+    reply_free(&r);
+    return status;
+}
+
+/* The per-client cap: ED_MAX_CONNECTIONS_PER_CLIENT idle connections from 127.0.0.1, and
+ * the next one from that address is closed unanswered while one from 127.0.0.2 is answered;
+ * once they close, 127.0.0.1 is answered again. */
+static void test_connections_per_client(void) {
+    server s;
+    if (up(&s, NULL)) return;
+    enum { CAP = ED_MAX_CONNECTIONS_PER_CLIENT };
+    static int fds[CAP];
+    int opened = 0;
+    for (int i = 0; i < CAP; i++)
+        opened += (fds[i] = connect_from(1, s.port)) >= 0;
+    CHECK(opened == CAP);
+    /* the server has taken them all in (a request on the last one is answered) */
+    struct timespec nap = {0, 200 * 1000 * 1000};
+    nanosleep(&nap, NULL);
+    CHECK(listing_over(connect_from(1, s.port), s.port) == 0);
+    int other = connect_from(2, s.port);
+    if (other < 0)
+        fprintf(stderr, "  (127.0.0.2 cannot be bound here: the other address is not tried)\n");
+    else
+        CHECK(listing_over(other, s.port) == 200);
+    for (int i = 0; i < CAP; i++)
+        if (fds[i] >= 0) close(fds[i]);
+    int status = 0;
+    for (int t = 0; t < 50 && status != 200; t++) {
+        nanosleep(&nap, NULL);
+        status = listing_over(connect_from(1, s.port), s.port);
+    }
+    CHECK(status == 200);
+    CHECK(stop(&s, SIGTERM) == 0);
+}
+
 /* ---- the handler as a plain function ------------------------------------------------------- */
 
 static int handle(ed_server* sv, const char* method, const char* path, size_t plen,
@@ -1511,5 +1626,7 @@ int main(int argc, char** argv) {
     RUN(test_export);
     RUN(test_export_bounds);
     RUN(test_slow_clients);
+    RUN(test_connections_per_client);
+    RUN(test_json_start);
     return mn_test_report();
 }

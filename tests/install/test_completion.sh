@@ -46,7 +46,7 @@ expect "$dir/scene_a.json $dir/scene_b.json" "$bin" pose stickman --scene "$dir/
 expect "" "$bin" pose stickman --iters "$dir/scene_"
 expect "" "$bin" solve "$urdf" --target "$dir/"
 expect "--compare" "$bin" bench ik --com
-expect "--help bake compress import info" "$bin" anim ""
+expect "--help bake compress crossfade import info loop retime root-motion" "$bin" anim ""
 
 # joints: the links of panda.urdf (the figure's joints are named by their child links)
 links=$(grep -o '<link name="[^"]*"' "$urdf" | sed 's/<link name="//; s/"$//' | sort)

@@ -3,11 +3,16 @@
 #include <marionette/io.h>
 #include <marionette/model.h>
 
+#include <cjson/cJSON.h>
+#include <fcntl.h>
 #include <math.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "test.h"
 
@@ -574,11 +579,16 @@ static void test_pose_worst_frame(void) {
              "/docs/examples/crouch_stickman.json' --json --out '%s'",
              bvh);
     CHECK(run_cli(args, &out, &err) == 0);
-    const char* mv = out ? strstr(out, "\"max_violation\": ") : NULL;
-    const char* wf = out ? strstr(out, "\"worst_frame\": ") : NULL;
-    CHECK(mv && wf && strstr(out, "\"unmet_frames\": 0"));
-    double printed = mv ? atof(mv + 17) : -1;
-    int worst_frame = wf ? atoi(wf + 15) : -1;
+    /* --json: one line, no spaces, read as JSON */
+    cJSON* doc = out ? cJSON_Parse(out) : NULL;
+    CHECK(doc != NULL && strchr(out, '\n') == out + strlen(out) - 1);
+    const cJSON* mv = cJSON_GetObjectItemCaseSensitive(doc, "max_violation");
+    const cJSON* wf = cJSON_GetObjectItemCaseSensitive(doc, "worst_frame");
+    const cJSON* um = cJSON_GetObjectItemCaseSensitive(doc, "unmet_frames");
+    CHECK(cJSON_IsNumber(mv) && cJSON_IsNumber(wf) && cJSON_IsNumber(um) && um->valueint == 0);
+    double printed = cJSON_IsNumber(mv) ? mv->valuedouble : -1;
+    int worst_frame = cJSON_IsNumber(wf) ? wf->valueint : -1;
+    cJSON_Delete(doc);
     mn_error e;
     mn_model* m = mn_stickman_model(&e);
     mn_model* b = NULL;
@@ -623,6 +633,120 @@ static void test_pose_worst_frame(void) {
     mn_model_destroy(b);
     mn_model_destroy(m);
     remove(bvh);
+}
+
+/* pose runs at most MN_SCENE_MAX_FRAMES frames: a scene asking for more, or animated by a
+ * sequence whose keys are ten million frames apart, is refused before any solve, the
+ * message naming the file, the field and the limit. */
+static void test_pose_frame_limit(void) {
+    char dir[512], scene[600], seq[600], args[1400], *out, *err;
+    snprintf(dir, sizeof dir, "%s", mn_test_temp_dir());
+    snprintf(scene, sizeof scene, "%s/long_scene.json", dir);
+    snprintf(seq, sizeof seq, "%s/long_keys.json", dir);
+    FILE* f = fopen(scene, "w");
+    CHECK(f != NULL);
+    if (!f) return;
+    fputs("{\"comment\": \"too long\",\n \"frames\": 100001}\n", f);
+    fclose(f);
+    snprintf(args, sizeof args, "pose stickman --scene '%s'", scene);
+    CHECK(run_cli(args, &out, &err) == 1);
+    CHECK(err && strstr(err, "long_scene.json:2: frames: must be in [1, 100000]"));
+    CHECK(out && !out[0]);
+    free(out), free(err);
+    f = fopen(seq, "w");
+    CHECK(f != NULL);
+    if (!f) return;
+    fputs("{\"figure\": \"stickman\", \"fps\": 30, \"keys\": [{\"frame\": 0, \"pose\": {}}, "
+          "{\"frame\": 9999998, \"pose\": {}}]}\n",
+          f);
+    fclose(f);
+    f = fopen(scene, "w");
+    CHECK(f != NULL);
+    if (!f) return;
+    fputs("{\"figures\": [{\"name\": \"a\", \"sequence\": \"long_keys.json\"}]}\n", f);
+    fclose(f);
+    snprintf(args, sizeof args, "pose --scene '%s' --out '%s/long.bvh'", scene, dir);
+    CHECK(run_cli(args, &out, &err) == 1);
+    CHECK(err && strstr(err, "long_scene.json: figures: the sequences run from frame 0 to "
+                             "9999998, more than 100000 frames"));
+    snprintf(args, sizeof args, "%s/long.bvh", dir);
+    CHECK(fopen(args, "r") == NULL);
+    free(out), free(err);
+    remove(scene);
+    remove(seq);
+}
+
+/* SIGINT and SIGTERM end pose in the middle of the limit's worst case (100000 frames of
+ * conflicting constraints, seconds of work): the process dies of the signal, --out is not
+ * written. */
+static void test_pose_interrupted(void) {
+    char scene[600], bvh[600];
+    snprintf(scene, sizeof scene, "%s/conflict.json", mn_test_temp_dir());
+    snprintf(bvh, sizeof bvh, "%s/conflict.bvh", mn_test_temp_dir());
+    FILE* f = fopen(scene, "w");
+    CHECK(f != NULL);
+    if (!f) return;
+    fputs("{\"frames\": 100000,\n"
+          " \"handles\": [{\"name\": \"hand\", \"joint\": \"right hand\"},\n"
+          "             {\"name\": \"foot\", \"joint\": \"left foot\"}],\n"
+          " \"constraints\": [{\"type\": \"pin\", \"handle\": \"hand\", \"target\": [2, 3, 0]},\n"
+          "  {\"type\": \"pin\", \"handle\": \"hand\", \"target\": [-2, -3, 1]},\n"
+          "  {\"type\": \"pin\", \"handle\": \"foot\", \"target\": [0, 5, 0]}],\n"
+          " \"drags\": [{\"handle\": \"hand\", \"offset\": [5, 5, 5]}]}\n",
+          f);
+    fclose(f);
+    const int sigs[2] = {SIGINT, SIGTERM};
+    for (int i = 0; i < 2; i++) {
+        pid_t pid = fork();
+        if (pid == 0) {
+            signal(SIGINT, SIG_DFL);
+            signal(SIGTERM, SIG_DFL);
+            int null = open("/dev/null", O_WRONLY);
+            dup2(null, 1);
+            dup2(null, 2);
+            execl(MN_CLI, MN_CLI, "pose", "stickman", "--scene", scene, "--out", bvh, (char*)NULL);
+            _exit(127);
+        }
+        CHECK(pid > 0);
+        if (pid <= 0) continue;
+        struct timespec nap = {0, 300 * 1000 * 1000};
+        nanosleep(&nap, NULL);
+        kill(pid, sigs[i]);
+        int st = 0;
+        CHECK(waitpid(pid, &st, 0) == pid);
+        CHECK(WIFSIGNALED(st) && WTERMSIG(st) == sigs[i]);
+        CHECK(access(bvh, F_OK) != 0);
+    }
+    remove(scene);
+}
+
+/* convert from skeleton text to skeleton text keeps the file's layout: the thesis's own
+ * Fig. 6.1 as printed (several items a line, typographic quotes) comes out one item a line
+ * with its groups, comment and mirror line, and that text converts to itself byte for
+ * byte. */
+static void test_convert_skel_layout(void) {
+    char a[600], b[600], args[1400], *out, *err;
+    snprintf(a, sizeof a, "%s/fig61_a.scr", mn_test_temp_dir());
+    snprintf(b, sizeof b, "%s/fig61_b.scr", mn_test_temp_dir());
+    snprintf(args, sizeof args, "convert '" MN_SOURCE "/fuzz/corpus/fuzz_skel/fig6_1.scr' '%s'", a);
+    CHECK(run_cli(args, &out, &err) == 0);
+    free(out), free(err);
+    size_t na = 0, nb = 0;
+    char* ta = mn_test_read_file(a, &na);
+    CHECK(ta && strstr(ta, "# Example .scr file for a stick figure.\n") &&
+          strstr(ta, "  group \"Upper body\"\n    joint \"torso\"\n") &&
+          strstr(ta, "    joint \"head\" # \"head\" is a child of \"torso\"\n") &&
+          strstr(ta, "  orientation 0 0 0\n  mirror \"left leg\"\nend joint") &&
+          !strstr(ta, "define joint \"left leg\""));
+    snprintf(args, sizeof args, "convert '%s' '%s'", a, b);
+    CHECK(run_cli(args, &out, &err) == 0);
+    free(out), free(err);
+    char* tb = mn_test_read_file(b, &nb);
+    CHECK(ta && tb && na == nb && !memcmp(ta, tb, na));
+    free(ta);
+    free(tb);
+    remove(a);
+    remove(b);
 }
 
 /* solve and pose on a rig with position channels on every joint: the arm does not stretch
@@ -689,6 +813,14 @@ static void test_speed_benches(void) {
                   &out, &err) == 0);
     CHECK(out && strstr(out, "solve_rate=100.0000") && strstr(out, "same_answers=1"));
     free(out), free(err);
+    /* bench convert: the sizes (a URDF's document is smaller than the file), both parts */
+    CHECK(run_cli("bench convert '" PANDA "' --reps 1", &out, &err) == 0);
+    const char* lib =
+        out ? strstr(out, "file=panda.urdf part=library bytes=15069 out_bytes=") : NULL;
+    CHECK(lib && atol(lib + 51) > 0 && atol(lib + 51) < 15069);
+    CHECK(out && strstr(out, "file=panda.urdf part=commands info_ms=") &&
+          strstr(out, "part=format "));
+    free(out), free(err);
     CHECK(run_cli("bench scale --bogus", &out, &err) == 2);
     free(out), free(err);
     snprintf(a, sizeof a, "bench scale --case csys --rounds 1 --solver lagrange --svg '%s'",
@@ -716,11 +848,14 @@ int main(int argc, char** argv) {
     RUN(test_bad_input);
     RUN(test_convert_round_trip);
     RUN(test_convert_glb);
+    RUN(test_convert_skel_layout);
     RUN(test_demo);
     RUN(test_solve);
     RUN(test_pose);
     RUN(test_pose_out);
     RUN(test_pose_worst_frame);
+    RUN(test_pose_frame_limit);
+    RUN(test_pose_interrupted);
     RUN(test_held_translations);
     return mn_test_report();
 }

@@ -47,6 +47,10 @@ static double fk_gap(const mn_model* a, mn_data* da, const mn_model* b, mn_data*
     return gap;
 }
 
+static int same3(mn_vec3 a, mn_vec3 b) {
+    return a.x == b.x && a.y == b.y && a.z == b.z;
+}
+
 static void test_round_trip(void) {
     char out[512];
     snprintf(out, sizeof out, "%s/figure.json", mn_test_temp_dir());
@@ -71,7 +75,26 @@ static void test_round_trip(void) {
             CHECK(!strcmp(a->jnt_name[j], b->jnt_name[j]));
             CHECK(a->jnt_parent[j] == b->jnt_parent[j] && a->jnt_type[j] == b->jnt_type[j]);
             CHECK(a->jnt_limited[j] == b->jnt_limited[j] && a->jnt_mass[j] == b->jnt_mass[j]);
+            /* every member, to the bit but for the sign of zero (the document leaves out the
+             * defaults and writes -0 as 0); the axis and rest orientation to rounding, as the
+             * model normalises them again when it is compiled */
+            CHECK(same3(a->jnt_offset[j], b->jnt_offset[j]) && same3(a->jnt_com[j], b->jnt_com[j]));
+            CHECK(mn_vec3_norm(mn_vec3_sub(a->jnt_axis[j], b->jnt_axis[j])) <= 1e-15);
+            CHECK(fabs(a->jnt_orient[j].w - b->jnt_orient[j].w) +
+                      fabs(a->jnt_orient[j].x - b->jnt_orient[j].x) +
+                      fabs(a->jnt_orient[j].y - b->jnt_orient[j].y) +
+                      fabs(a->jnt_orient[j].z - b->jnt_orient[j].z) <=
+                  1e-15);
+            CHECK(a->jnt_range[2 * j] == b->jnt_range[2 * j] &&
+                  a->jnt_range[2 * j + 1] == b->jnt_range[2 * j + 1]);
+            CHECK(a->jnt_twist[2 * j] == b->jnt_twist[2 * j] &&
+                  a->jnt_twist[2 * j + 1] == b->jnt_twist[2 * j + 1]);
+            CHECK(a->jnt_swing[j] == b->jnt_swing[j] && a->jnt_stiffness[j] == b->jnt_stiffness[j]);
+            CHECK(a->jnt_rot_order[j] == b->jnt_rot_order[j]);
+            CHECK(!a->jnt_object[j] == !b->jnt_object[j]);
         }
+        for (int i = 0; i < a->nq && a->nq == b->nq; i++)
+            CHECK(a->q0[i] == b->q0[i]);
         CHECK(ma.nframes == mb.nframes);
         if (ma.nframes == mb.nframes && ma.nframes > 0)
             CHECK(!memcmp(ma.q, mb.q, sizeof(double) * (size_t)ma.nframes * (size_t)a->nq));
@@ -122,6 +145,39 @@ static void test_skin_written(void) {
     CHECK(text && !strstr(text, "\"skin\""));
     free(text);
     remove(out);
+}
+
+/* Members at their defaults are left out, and read back as mn_joint_default() gives them. */
+static void test_defaults_left_out(void) {
+    mn_error err;
+    char* text = NULL;
+    size_t n = 0;
+    CHECK(mn_figure_doc_convert_mem(mn_stickman_text(), strlen(mn_stickman_text()), "stickman",
+                                    &text, &n, NULL, &err) == MN_OK);
+    CHECK(text && !strstr(text, "\"stiffness\":1,") && !strstr(text, "\"object\":null") &&
+          !strstr(text, "\"orient\":[1,0,0,0]") && !strstr(text, "\"limited\":false"));
+    free(text);
+    const char* doc = "{\"format\":\"marionette-figure\",\"version\":1,\"joints\":["
+                      "{\"name\":\"r\",\"parent\":-1,\"type\":\"free\"},"
+                      "{\"name\":\"b\",\"parent\":0,\"type\":\"ball\"},"
+                      "{\"name\":\"h\",\"parent\":1,\"type\":\"hinge\"}]}";
+    mn_model* m = NULL;
+    CHECK(mn_figure_doc_read_mem(doc, strlen(doc), "d.json", &m, NULL, &err) == MN_OK);
+    CHECK(m && m->njoint == 3 && m->nq == 7 + 4 + 1);
+    if (m && m->njoint == 3) {
+        mn_joint_def d = mn_joint_default();
+        for (int j = 0; j < 3; j++) {
+            CHECK(m->jnt_offset[j].x == 0 && m->jnt_offset[j].y == 0 && m->jnt_offset[j].z == 0);
+            CHECK(m->jnt_orient[j].w == 1 && m->jnt_axis[j].z == 1 && !m->jnt_limited[j]);
+            CHECK(m->jnt_range[2 * j] == d.range[0] && m->jnt_range[2 * j + 1] == d.range[1]);
+            CHECK(m->jnt_swing[j] == d.swing && m->jnt_twist[2 * j + 1] == d.twist[1]);
+            CHECK(m->jnt_mass[j] == 0 && m->jnt_stiffness[j] == 1 && !m->jnt_object[j]);
+            CHECK(m->jnt_rot_order[j] == (int)d.rot_order);
+        }
+        const double q0[12] = {0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0, 0};
+        CHECK(!memcmp(m->q0, q0, sizeof q0));
+    }
+    mn_model_destroy(m);
 }
 
 static const char* joint_ok =
@@ -190,6 +246,7 @@ int main(int argc, char** argv) {
     mn_test_init(argc, argv);
     RUN(test_round_trip);
     RUN(test_skin_written);
+    RUN(test_defaults_left_out);
     RUN(test_malformed);
     return mn_test_report();
 }

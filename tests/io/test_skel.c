@@ -337,6 +337,154 @@ static void test_fig61_both_sides(void) {
     mn_model_destroy(m);
 }
 
+/* ---- the file's layout kept -------------------------------------------------------------- */
+
+/* Fig. 6.1 as docs/skeleton-format.md reconstructs it: groups with their names, comments,
+ * one side spelled out and the other a mirror. */
+static const char fig61_text[] =
+    "# Example .scr file for a stick figure.\n"
+    "define skeleton \"stickman\"\n"
+    "  joint \"pelvis\"\n"
+    "  group \"Upper body\"\n"
+    "    joint \"torso\"\n"
+    "    group \"Right Arm\"\n"
+    "      joint \"right arm\"\n"
+    "      joint \"right hand\"\n"
+    "    end group\n"
+    "    group \"Left arm\"\n"
+    "      joint \"left arm\"\n"
+    "      joint \"left hand\"\n"
+    "    end group\n"
+    "    joint \"head\"            # \"head\" is a child of \"torso\"\n"
+    "  end group\n"
+    "  group \"Right leg\"\n"
+    "    joint \"right leg\"\n"
+    "    joint \"right foot\"\n"
+    "  end group\n"
+    "  group \"Left leg\"\n"
+    "    joint \"left leg\"\n"
+    "    joint \"left foot\"\n"
+    "  end group\n"
+    "end skeleton\n"
+    "\n"
+    "define joint \"right leg\"\n"
+    "  object \"r_lleg.pol\"\n"
+    "  offset 0 -0.32 0\n"
+    "  hinge x 0 170\n"
+    "  mass 1\n"
+    "  orientation 0 0 0\n"
+    "  mirror \"left leg\"\n"
+    "end joint\n";
+
+/* Reads text with its layout, writes it back: the same bytes; and the text read again
+ * gives the same model. */
+static void check_layout_round_trip(const char* text, const char* name) {
+    mn_model* m = NULL;
+    mn_skel_layout* l = NULL;
+    mn_error err;
+    CHECK(mn_skel_read_layout_mem(text, strlen(text), name, &m, &l, NULL, &err) == MN_OK);
+    if (!m || !l) {
+        mn_model_destroy(m);
+        mn_skel_layout_free(l);
+        return;
+    }
+    char* out = NULL;
+    size_t n = 0;
+    CHECK(mn_skel_write_layout_mem(m, l, &out, &n, &err) == MN_OK);
+    CHECK(out && n == strlen(text) && !strcmp(out, text));
+    if (out && strcmp(out, text)) fprintf(stderr, "%s written back:\n%s\n", name, out);
+    mn_model* b = out ? read_text(out, name) : NULL;
+    CHECK(b && b->njoint == m->njoint && b->nq == m->nq);
+    /* and through a file */
+    const char* path = mn_test_write_temp(".skel", "", 0);
+    CHECK(path && mn_skel_write_layout(path, m, l, &err) == MN_OK);
+    size_t fn = 0;
+    char* file = path ? mn_test_read_file(path, &fn) : NULL;
+    CHECK(file && fn == n && out && !memcmp(file, out, n));
+    free(file);
+    free(out);
+    mn_model_destroy(b);
+    mn_model_destroy(m);
+    mn_skel_layout_free(l);
+}
+
+static void test_layout_fig61(void) {
+    check_layout_round_trip(fig61_text, "fig61.scr");
+    /* a mirror and the mirrored side defined as well, comments in every place */
+    static const char both[] = "# both legs written out\n"
+                               "define skeleton \"s\"   # a comment after a keyword line\n"
+                               "  joint \"pelvis\"\n"
+                               "  group \"Right leg\" # the right side\n"
+                               "    joint \"right leg\"\n"
+                               "  end group\n"
+                               "  # a comment between groups\n"
+                               "  group \"Left leg\"\n"
+                               "    joint \"left leg\"\n"
+                               "  end group\n"
+                               "end skeleton\n"
+                               "define joint \"right leg\"\n"
+                               "  offset 0.1 -0.32 0   # hip width\n"
+                               "  hinge x 0 170\n"
+                               "  # the left side mirrors this one\n"
+                               "  mirror \"left leg\" # mirrored\n"
+                               "end joint # right\n"
+                               "\n"
+                               "# and the left side, spelled out anyway\n"
+                               "define joint \"left leg\"\n"
+                               "  offset -0.1 -0.32 0\n"
+                               "  hinge x 0 160\n"
+                               "end joint\n"
+                               "# the end";
+    check_layout_round_trip(both, "both.scr");
+    /* the plain writer keeps none of it */
+    mn_model* m = read_text(fig61_text, "fig61.scr");
+    char* text = NULL;
+    mn_model* b = m ? write_read(m, &text) : NULL;
+    CHECK(text && !strstr(text, "mirror") && !strstr(text, "Upper body") &&
+          !strstr(text, "is a child of"));
+    free(text);
+    mn_model_destroy(b);
+    mn_model_destroy(m);
+}
+
+/* A model changed after reading keeps the layout where it still fits: the right leg's mass
+ * changed, the mirror no longer gives the left leg, which is then written out (the mirror
+ * line kept); a hierarchy changed gives the plain writer's text. Either reads back to the
+ * changed model. */
+static void test_layout_after_edits(void) {
+    mn_model* m = NULL;
+    mn_skel_layout* l = NULL;
+    mn_error err;
+    CHECK(mn_skel_read_layout_mem(fig61_text, strlen(fig61_text), "fig61.scr", &m, &l, NULL,
+                                  &err) == MN_OK);
+    if (!m || !l) return;
+    int rl = mn_model_find_joint(m, "right leg");
+    m->jnt_mass[rl] = 2.5;
+    char* out = NULL;
+    size_t n = 0;
+    CHECK(mn_skel_write_layout_mem(m, l, &out, &n, &err) == MN_OK);
+    CHECK(out && strstr(out, "  mass 2.5\n  orientation 0 0 0\n  mirror \"left leg\"\n"));
+    CHECK(out && strstr(out, "define joint \"left leg\"") && strstr(out, "group \"Upper body\""));
+    CHECK(out && strstr(out, "# \"head\" is a child of \"torso\""));
+    mn_model* b = out ? read_text(out, "edited.scr") : NULL;
+    int bl = b ? mn_model_find_joint(b, "left leg") : -1,
+        br = b ? mn_model_find_joint(b, "right leg") : -1;
+    CHECK(bl >= 0 && br >= 0 && b->jnt_mass[br] == 2.5 && b->jnt_mass[bl] == 1);
+    free(out);
+    mn_model_destroy(b);
+    /* a layout of another figure: the plain text */
+    mn_model* other = mn_stickman_model(&err);
+    CHECK(other && mn_skel_write_layout_mem(other, l, &out, &n, &err) == MN_OK);
+    CHECK(out && strstr(out, "# Skeleton in the thesis text format") && !strstr(out, "Upper body"));
+    b = out ? read_text(out, "other.scr") : NULL;
+    CHECK(b && other && b->njoint == other->njoint);
+    free(out);
+    mn_model_destroy(b);
+    mn_model_destroy(other);
+    mn_model_destroy(m);
+    mn_skel_layout_free(l);
+}
+
 /* ---- round trips ----------------------------------------------------------------------- */
 static const char every_feature[] =
     "define skeleton \"every \\\"feature\\\"\"\n"
@@ -884,6 +1032,8 @@ int main(int argc, char** argv) {
     RUN(test_stickman);
     RUN(test_fig61);
     RUN(test_fig61_both_sides);
+    RUN(test_layout_fig61);
+    RUN(test_layout_after_edits);
     RUN(test_round_trip);
     RUN(test_bvh_figures);
     RUN(test_mirror);

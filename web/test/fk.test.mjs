@@ -92,3 +92,26 @@ test('the position and frame views are views of the module memory, not copies', 
     fig.dispose();
   }
 });
+
+test('a figure document without the members at their defaults reads as one that spells them out', () => {
+  const short = { name: 'h', parent: 1, type: 'hinge', offset: [0.5, 0, 0], axis: [1, 0, 0] };
+  const joints = [{ name: 'r', parent: -1, type: 'free' }, { name: 'b', parent: 0, type: 'ball', offset: [0, 1, 0] }, short];
+  const full = joints.map((j) => ({
+    offset: [0, 0, 0], orient: [1, 0, 0, 0], axis: [0, 0, 1], limited: false, range: [-Math.PI, Math.PI],
+    swing: Math.PI, twist: [-Math.PI, Math.PI], mass: 0, com: [0, 0, 0], stiffness: 1,
+    q0: { free: [0, 0, 0, 1, 0, 0, 0], ball: [1, 0, 0, 0], hinge: [0] }[j.type], rot_order: 'zxy', object: null, ...j,
+  }));
+  const a = mn.figureFromDocument({ format: 'marionette-figure', version: 1, joints });
+  const b = mn.figureFromDocument({ format: 'marionette-figure', version: 1, joints: full });
+  try {
+    assert.deepEqual(Array.from(a.q), Array.from(b.q));
+    const q = randomState(a, rng(11));
+    a.setQ(q).fk();
+    b.setQ(q).fk();
+    assert.deepEqual(Array.from(a.positions), Array.from(b.positions));
+    assert.deepEqual(Array.from(a.frames), Array.from(b.frames));
+  } finally {
+    a.dispose();
+    b.dispose();
+  }
+});
