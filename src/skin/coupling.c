@@ -76,7 +76,14 @@ struct mn_coupled {
     double* C;     /* 3 x m: right-hand sides */
     double factored_h;
     uint8_t* pinned; /* n: the pinned set the factor was made for */
-    double scale;    /* L * M */
+    /* the translation rows' values without x^r (row_values): C_j = sum_i m_i w_ij x_i -
+     * sum_k (R_k D_jk + S_jk p_k) over the pairs of controllers that share a vertex */
+    int* slot_row; /* n x k: the row of the slot's controller, or -1 */
+    int npairs;
+    int* pair;      /* npairs x 2: (j, k) */
+    double* pair_s; /* npairs: S_jk = sum_i m_i w_ij w_ik */
+    double* pair_d; /* npairs x 3: D_jk = sum_i m_i w_ij w_ik (xbar_i - dbar_k) */
+    double scale;   /* L * M */
     double fit_rms;
 };
 
@@ -118,6 +125,10 @@ void mn_coupled_destroy(mn_coupled* c) {
     free(c->S);
     free(c->C);
     free(c->pinned);
+    free(c->slot_row);
+    free(c->pair);
+    free(c->pair_s);
+    free(c->pair_d);
     free(c);
 }
 
@@ -142,6 +153,8 @@ static mn_status factor_rows(mn_coupled* c, double h, mn_error* err) {
         c->row_ctrl[c->nrows++] = j;
     }
     int nr = c->nrows;
+    for (size_t q = 0; q < (size_t)c->n * k; q++)
+        c->slot_row[q] = rig->w_val[q] > 0 ? c->ctrl_row[rig->w_idx[q]] : -1;
     double* S = c->S;
     memset(S, 0, (size_t)nr * nr * sizeof(double));
     for (int i = 0; i < c->n; i++) {
@@ -170,6 +183,57 @@ static mn_status factor_rows(mn_coupled* c, double h, mn_error* err) {
                             "W^T M W is singular: controllers share exactly the same weights");
     }
     return MN_OK;
+}
+
+/* The pairs of controllers that share a vertex with their S_jk and
+ * D_jk (row_values). Setup time: allocates; 0 when out of memory. */
+static int build_pairs(mn_coupled* c) {
+    const mn_rig* rig = c->rig;
+    int m = c->m, k = rig->k;
+    int* at = malloc((size_t)m * m * sizeof(int));
+    if (!at) return 0;
+    for (size_t q = 0; q < (size_t)m * m; q++)
+        at[q] = -1;
+    c->npairs = 0;
+    for (int i = 0; i < c->n; i++)
+        for (int a = 0; a < k; a++) {
+            double wa = rig->w_val[(size_t)i * k + a];
+            for (int b = 0; wa > 0 && b < k; b++) {
+                int q = rig->w_idx[(size_t)i * k + a] * m + rig->w_idx[(size_t)i * k + b];
+                if (rig->w_val[(size_t)i * k + b] > 0 && at[q] < 0) at[q] = c->npairs++;
+            }
+        }
+    int np = c->npairs > 0 ? c->npairs : 1;
+    c->pair = malloc((size_t)np * 2 * sizeof(int));
+    c->pair_s = calloc((size_t)np, sizeof(double));
+    c->pair_d = calloc((size_t)np * 3, sizeof(double));
+    if (!c->pair || !c->pair_s || !c->pair_d) {
+        free(at);
+        return 0;
+    }
+    for (int q = 0; q < m * m; q++)
+        if (at[q] >= 0) c->pair[2 * at[q]] = q / m, c->pair[2 * at[q] + 1] = q % m;
+    for (int i = 0; i < c->n; i++) {
+        const double* xb = rig->rest + 3 * (size_t)i;
+        for (int a = 0; a < k; a++) {
+            double wa = rig->w_val[(size_t)i * k + a];
+            if (!(wa > 0)) continue;
+            double mwa = c->sb->mass[i] * wa;
+            for (int b = 0; b < k; b++) {
+                double wb = rig->w_val[(size_t)i * k + b];
+                if (!(wb > 0)) continue;
+                int kk = rig->w_idx[(size_t)i * k + b];
+                int p = at[rig->w_idx[(size_t)i * k + a] * m + kk];
+                mn_vec3 piv = rig->ctrl_pivot[kk];
+                c->pair_s[p] += mwa * wb;
+                c->pair_d[3 * p] += mwa * wb * (xb[0] - piv.x);
+                c->pair_d[3 * p + 1] += mwa * wb * (xb[1] - piv.y);
+                c->pair_d[3 * p + 2] += mwa * wb * (xb[2] - piv.z);
+            }
+        }
+    }
+    free(at);
+    return 1;
 }
 
 static int pins_changed(const mn_coupled* c) {
@@ -223,9 +287,10 @@ mn_coupled* mn_coupled_create(mn_softbody* sb, const mn_rig* rig, const uint8_t*
     c->S = malloc((size_t)m * m * sizeof(double));
     c->C = malloc((size_t)3 * m * sizeof(double));
     c->pinned = malloc((size_t)n);
+    c->slot_row = malloc((size_t)n * k * sizeof(int));
     if (!c->driven || !c->driven_prev || !c->pose || !c->start || !c->target || !c->saved ||
         !c->xr || !c->tg || !c->cptr || !c->row_ctrl || !c->ctrl_row || !c->S || !c->C ||
-        !c->pinned)
+        !c->pinned || !c->slot_row || !build_pairs(c))
         goto nomem;
     if (driven) memcpy(c->driven, driven, (size_t)m);
     for (int j = 0; j < m; j++)
@@ -326,26 +391,29 @@ static void driven_at(mn_coupled* c, double t) {
     }
 }
 
-/* x^r into xr (n x 3) from the poses (seed eq. "x_i^r"). */
-static void rig_positions(mn_coupled* c) {
+/* x^r of vertex i from the poses (seed eq. "x_i^r"). */
+static inline void rig_position(const mn_coupled* c, int i, double y[3]) {
     const mn_rig* rig = c->rig;
     int k = rig->k;
-    for (int i = 0; i < c->n; i++) {
-        const double* xb = rig->rest + 3 * (size_t)i;
-        double y[3] = {0, 0, 0};
-        for (int a = 0; a < k; a++) {
-            double w = rig->w_val[(size_t)i * k + a];
-            if (!(w > 0)) continue;
-            int j = rig->w_idx[(size_t)i * k + a];
-            mn_vec3 d = mn_v3(xb[0] - rig->ctrl_pivot[j].x, xb[1] - rig->ctrl_pivot[j].y,
-                              xb[2] - rig->ctrl_pivot[j].z);
-            mn_vec3 r = mn_vec3_add(mn_mat3_mulv(&c->pose[j].R, d), c->pose[j].p);
-            y[0] += w * r.x;
-            y[1] += w * r.y;
-            y[2] += w * r.z;
-        }
-        memcpy(c->xr + 3 * (size_t)i, y, sizeof y);
+    const double* xb = rig->rest + 3 * (size_t)i;
+    y[0] = y[1] = y[2] = 0;
+    for (int a = 0; a < k; a++) {
+        double w = rig->w_val[(size_t)i * k + a];
+        if (!(w > 0)) continue;
+        int j = rig->w_idx[(size_t)i * k + a];
+        mn_vec3 d = mn_v3(xb[0] - rig->ctrl_pivot[j].x, xb[1] - rig->ctrl_pivot[j].y,
+                          xb[2] - rig->ctrl_pivot[j].z);
+        mn_vec3 r = mn_vec3_add(mn_mat3_mulv(&c->pose[j].R, d), c->pose[j].p);
+        y[0] += w * r.x;
+        y[1] += w * r.y;
+        y[2] += w * r.z;
     }
+}
+
+/* x^r into xr (n x 3). */
+static void rig_positions(mn_coupled* c) {
+    for (int i = 0; i < c->n; i++)
+        rig_position(c, i, c->xr + 3 * (size_t)i);
 }
 
 /* The translation rows' values C (3 x m, row-major by axis) at the current x and x^r. */
@@ -369,6 +437,40 @@ static void row_values(mn_coupled* c) {
     }
 }
 
+/* The translation rows' values C (3 x m) at the current x without x^r: C_j = sum_i m_i w_ij
+ * (x_i - x^r_i) with x^r_i = sum_k w_ik (R_k (xbar_i - dbar_k) + p_k) is
+ * sum_i m_i w_ij x_i - sum_k (R_k D_jk + S_jk p_k), the pairs' sums constant (build_pairs):
+ * one pass over the vertices' weights instead of x^r and then C. */
+static void row_values_pairs(mn_coupled* c) {
+    int nr = c->nrows;
+    double* restrict C = c->C;
+    const double* restrict x = c->sb->x;
+    const double* restrict mass = c->sb->mass;
+    for (int r = 0; r < nr; r++) { /* by controller: the sums in registers */
+        int j = c->row_ctrl[r];
+        double s0 = 0, s1 = 0, s2 = 0;
+        for (int p = c->cptr[j]; p < c->cptr[j + 1]; p++) {
+            const double* xi = x + 3 * (size_t)c->cvert[p];
+            double mw = mass[c->cvert[p]] * c->cwt[p];
+            s0 += mw * xi[0];
+            s1 += mw * xi[1];
+            s2 += mw * xi[2];
+        }
+        C[r] = s0, C[nr + r] = s1, C[2 * nr + r] = s2;
+    }
+    for (int p = 0; p < c->npairs; p++) {
+        int r = c->ctrl_row[c->pair[2 * p]];
+        if (r < 0) continue;
+        const mn_xform* P = c->pose + c->pair[2 * p + 1];
+        const double* D = c->pair_d + 3 * p;
+        mn_vec3 y = mn_mat3_mulv(&P->R, mn_v3(D[0], D[1], D[2]));
+        double S = c->pair_s[p];
+        C[r] -= y.x + S * P->p.x;
+        C[nr + r] -= y.y + S * P->p.y;
+        C[2 * nr + r] -= y.z + S * P->p.z;
+    }
+}
+
 /* The rotation rows of the driven controllers, one after the other (Gauss-Seidel). */
 static void project_rotations(mn_coupled* c, double h) {
     const mn_rig* rig = c->rig;
@@ -388,8 +490,9 @@ static void project_rotations(mn_coupled* c, double h) {
             double w = c->cwt[p], mw = mass[i] * w;
             const double* xb = rig->rest + 3 * (size_t)i;
             mn_vec3 a = mn_mat3_mulv(R, mn_v3(xb[0] - piv.x, xb[1] - piv.y, xb[2] - piv.z));
-            mn_vec3 u = mn_v3(x[3 * i] - c->xr[3 * i], x[3 * i + 1] - c->xr[3 * i + 1],
-                              x[3 * i + 2] - c->xr[3 * i + 2]);
+            double xr[3];
+            rig_position(c, i, xr);
+            mn_vec3 u = mn_v3(x[3 * i] - xr[0], x[3 * i + 1] - xr[1], x[3 * i + 2] - xr[2]);
             mn_vec3 au = mn_vec3_cross(a, u);
             Cr[0] += mw * au.x, Cr[1] += mw * au.y, Cr[2] += mw * au.z;
             T[0] += mw * u.x, T[1] += mw * u.y, T[2] += mw * u.z;
@@ -441,29 +544,42 @@ static void project_rotations(mn_coupled* c, double h) {
     }
 }
 
-/* The translation rows, exactly: S dlambda = -C with the prefactorised S, dx = W dlambda. */
-static void project_translations(mn_coupled* c) {
+/* The translation rows, exactly: S dlambda = -C with the prefactorised S, dx = W dlambda;
+ * in the same pass over the vertices, the substep's velocities (mn_sb_velocities). */
+static void project_translations(mn_coupled* c, double h, double damp) {
     const mn_rig* rig = c->rig;
+    mn_softbody* sb = c->sb;
     int nr = c->nrows, k = rig->k;
-    if (nr == 0) return;
-    row_values(c);
+    if (nr == 0) {
+        mn_sb_velocities(sb, h, damp);
+        return;
+    }
+    row_values_pairs(c);
     for (int ax = 0; ax < 3; ax++) {
         double* b = c->C + (size_t)ax * nr;
         for (int r = 0; r < nr; r++)
             b[r] = -b[r];
         mn_cholesky_solve(c->S, nr, b);
     }
-    double* x = c->sb->x;
+    double* restrict x = sb->x;
+    double* restrict v = sb->v;
+    const double* restrict prev = sb->prev;
+    const double* restrict C = c->C;
+    double f = damp / h;
     for (int i = 0; i < c->n; i++) {
-        if (c->pinned[i]) continue;
+        if (sb->inv_mass[i] == 0) continue;
+        double* xi = x + 3 * (size_t)i;
+        const int* sr = c->slot_row + (size_t)i * k;
+        const double* w = rig->w_val + (size_t)i * k;
         for (int a = 0; a < k; a++) {
-            double w = rig->w_val[(size_t)i * k + a];
-            int r = w > 0 ? c->ctrl_row[rig->w_idx[(size_t)i * k + a]] : -1;
+            int r = sr[a];
             if (r < 0) continue;
-            x[3 * i] += w * c->C[r];
-            x[3 * i + 1] += w * c->C[nr + r];
-            x[3 * i + 2] += w * c->C[2 * nr + r];
+            xi[0] += w[a] * C[r];
+            xi[1] += w[a] * C[nr + r];
+            xi[2] += w[a] * C[2 * nr + r];
         }
+        for (int q = 0; q < 3; q++)
+            v[3 * i + q] = (xi[q] - prev[3 * i + q]) * f;
     }
 }
 
@@ -594,12 +710,10 @@ mn_status mn_coupled_step(mn_coupled* c, double dt, mn_coupled_result* r) {
         driven_at(c, (double)(s + 1) / ns);
         fit_now(c, r);
         double d = cpu_us();
-        rig_positions(c);
         if (c->opt.driven_rotation) project_rotations(c, h);
-        project_translations(c);
+        project_translations(c, h, damp); /* and the velocities */
         double e = cpu_us();
-        mn_sb_velocities(sb, h, damp);
-        r->us_sim += (b - a) + (cpu_us() - e);
+        r->us_sim += b - a;
         r->us_fit += d - b;
         r->us_couple += e - d;
     }

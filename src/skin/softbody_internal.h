@@ -22,4 +22,17 @@ int mn_sb_check_mesh(int nverts, const double* pos, int ntris, const int* tris, 
                      mn_error* err);
 int mn_sb_finish(mn_softbody* sb, mn_softbody_result* r);
 
+/* softbody_solve.c: the edges and tetrahedra, once each, in their order (the runs that
+ * share no vertex four at a time where the processor has vectors). */
+void mn_sb_solve_edges_tets(mn_softbody* sb, double h);
+/* (Re)allocates sb->x4 for sb->nverts: 1, or 0 when out of memory. */
+int mn_sb_alloc_x4(mn_softbody* sb);
+/* Records constraints [start, end) of a kind (0 edges, 1 tetrahedra) as sharing no vertex:
+ * 1, or 0 when out of memory. */
+int mn_sb_add_run(mn_softbody* sb, int kind, int start, int end);
+/* Whether the passes use vectors (the processor has them and mn_sb_set_vectors did not
+ * switch them off); the switch is for the tests that compare the two. */
+int mn_sb_vectors(void);
+void mn_sb_set_vectors(int on);
+
 #endif

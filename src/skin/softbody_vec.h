@@ -1,0 +1,216 @@
+/* The edge and tetrahedron projections of softbody_solve.c, SB_W (4 or 8) at a time in the
+ * lanes of a vector, once for each instruction set: the includer defines SB_W, SB_TARGET
+ * (the function attribute that selects the set) and SB_NAME(f) (f with the set's suffix).
+ * Private to softbody_solve.c, which includes it once per set; no include guard. */
+
+typedef double SB_NAME(dv) __attribute__((vector_size(8 * SB_W)));
+typedef long long SB_NAME(iv) __attribute__((vector_size(8 * SB_W)));
+#define dv SB_NAME(dv)
+#define iv SB_NAME(iv)
+
+#if defined(__x86_64__) && SB_W == 8
+static SB_TARGET inline dv SB_NAME(v_sqrt)(dv a) {
+    return (dv)_mm512_sqrt_pd((__m512d)a);
+}
+static SB_TARGET inline int SB_NAME(v_all)(iv m) {
+    return _mm512_test_epi64_mask((__m512i)m, (__m512i)m) == 0xff;
+}
+#elif defined(__x86_64__)
+static SB_TARGET inline dv SB_NAME(v_sqrt)(dv a) {
+    return (dv)_mm256_sqrt_pd((__m256d)a);
+}
+static SB_TARGET inline int SB_NAME(v_all)(iv m) {
+    return _mm256_movemask_pd((__m256d)m) == 15;
+}
+#else
+static SB_TARGET inline dv SB_NAME(v_sqrt)(dv a) {
+    d2 lo = __builtin_shufflevector(a, a, 0, 1), hi = __builtin_shufflevector(a, a, 2, 3);
+    lo = (d2)wasm_f64x2_sqrt((v128_t)lo);
+    hi = (d2)wasm_f64x2_sqrt((v128_t)hi);
+    return __builtin_shufflevector(lo, hi, 0, 1, 2, 3);
+}
+static SB_TARGET inline int SB_NAME(v_all)(iv m) {
+    return (m[0] & m[1] & m[2] & m[3]) != 0;
+}
+#endif
+
+static SB_TARGET inline dv SB_NAME(v_load)(const double* p) {
+    dv v;
+    memcpy(&v, p, sizeof v);
+    return v;
+}
+
+static SB_TARGET inline dv SB_NAME(v_set1)(double a) {
+    dv v;
+    for (int l = 0; l < SB_W; l++)
+        v[l] = a;
+    return v;
+}
+
+/* The row of vertex i in x4 (unsigned: the offset needs no sign extension). */
+#define SB_ROW(x4, i) ((x4) + ((size_t)(unsigned)(i) << 2))
+
+static SB_TARGET inline d4 SB_NAME(row_load)(const double* p) {
+    d4 v;
+    memcpy(&v, p, sizeof v);
+    return v;
+}
+
+static SB_TARGET inline void SB_NAME(row_store)(double* p, d4 v) {
+    memcpy(p, &v, sizeof v);
+}
+
+/* Four rows (x, y, z, w of a vertex; with 8 lanes, two vertices each: lanes l and l + 4)
+ * to columns (one coordinate of every lane's vertex), and back: the 4 x 4 transpose (in
+ * each half with 8 lanes) is its own inverse. */
+static SB_TARGET inline void SB_NAME(transpose)(dv a, dv b, dv c, dv d, dv* X, dv* Y, dv* Z,
+                                                dv* W) {
+#if SB_W == 8
+    dv t0 = __builtin_shufflevector(a, b, 0, 8, 2, 10, 4, 12, 6, 14);
+    dv t1 = __builtin_shufflevector(a, b, 1, 9, 3, 11, 5, 13, 7, 15);
+    dv t2 = __builtin_shufflevector(c, d, 0, 8, 2, 10, 4, 12, 6, 14);
+    dv t3 = __builtin_shufflevector(c, d, 1, 9, 3, 11, 5, 13, 7, 15);
+    *X = __builtin_shufflevector(t0, t2, 0, 1, 8, 9, 4, 5, 12, 13);
+    *Y = __builtin_shufflevector(t1, t3, 0, 1, 8, 9, 4, 5, 12, 13);
+    *Z = __builtin_shufflevector(t0, t2, 2, 3, 10, 11, 6, 7, 14, 15);
+    *W = __builtin_shufflevector(t1, t3, 2, 3, 10, 11, 6, 7, 14, 15);
+#else
+    dv t0 = __builtin_shufflevector(a, b, 0, 4, 2, 6);
+    dv t1 = __builtin_shufflevector(a, b, 1, 5, 3, 7);
+    dv t2 = __builtin_shufflevector(c, d, 0, 4, 2, 6);
+    dv t3 = __builtin_shufflevector(c, d, 1, 5, 3, 7);
+    *X = __builtin_shufflevector(t0, t2, 0, 1, 4, 5);
+    *Y = __builtin_shufflevector(t1, t3, 0, 1, 4, 5);
+    *Z = __builtin_shufflevector(t0, t2, 2, 3, 6, 7);
+    *W = __builtin_shufflevector(t1, t3, 2, 3, 6, 7);
+#endif
+}
+
+/* Lane q's row: the vertices of the lanes q (and q + 4). */
+static SB_TARGET inline dv SB_NAME(lane_rows)(const double* x4, const int* i, int s, int q) {
+#if SB_W == 8
+    return __builtin_shufflevector(SB_NAME(row_load)(SB_ROW(x4, i[q * s])),
+                                   SB_NAME(row_load)(SB_ROW(x4, i[(q + 4) * s])), 0, 1, 2, 3, 4, 5,
+                                   6, 7);
+#else
+    return SB_NAME(row_load)(SB_ROW(x4, i[q * s]));
+#endif
+}
+
+static SB_TARGET inline void SB_NAME(lane_store)(double* x4, const int* i, int s, int q, dv r) {
+#if SB_W == 8
+    SB_NAME(row_store)(SB_ROW(x4, i[q * s]), __builtin_shufflevector(r, r, 0, 1, 2, 3));
+    SB_NAME(row_store)(SB_ROW(x4, i[(q + 4) * s]), __builtin_shufflevector(r, r, 4, 5, 6, 7));
+#else
+    SB_NAME(row_store)(SB_ROW(x4, i[q * s]), r);
+#endif
+}
+
+/* The vertices i[0], i[s], ..., i[(SB_W - 1) s] of x4 as columns. */
+static SB_TARGET inline void SB_NAME(gather)(const double* x4, const int* i, int s, dv* X, dv* Y,
+                                             dv* Z, dv* W) {
+    SB_NAME(transpose)
+    (SB_NAME(lane_rows)(x4, i, s, 0), SB_NAME(lane_rows)(x4, i, s, 1),
+     SB_NAME(lane_rows)(x4, i, s, 2), SB_NAME(lane_rows)(x4, i, s, 3), X, Y, Z, W);
+}
+
+static SB_TARGET inline void SB_NAME(scatter)(double* x4, const int* i, int s, dv X, dv Y, dv Z,
+                                              dv W) {
+    dv a, b, c, d;
+    SB_NAME(transpose)(X, Y, Z, W, &a, &b, &c, &d);
+    SB_NAME(lane_store)(x4, i, s, 0, a);
+    SB_NAME(lane_store)(x4, i, s, 1, b);
+    SB_NAME(lane_store)(x4, i, s, 2, c);
+    SB_NAME(lane_store)(x4, i, s, 3, d);
+}
+
+/* Edges [e, e1) of a run, SB_W at a time, up to the end or to a batch with a lane that the
+ * scalar projection skips (both ends pinned, a degenerate edge): returns where it stopped. */
+static SB_TARGET inline int SB_NAME(edges_lanes)(double* restrict x4, const int* restrict ed,
+                                                 const double* restrict rest, int e, int e1,
+                                                 double alpha_t) {
+    const dv alpha = SB_NAME(v_set1)(alpha_t), tiny = SB_NAME(v_set1)(1e-12),
+             zero = SB_NAME(v_set1)(0);
+    for (; e + SB_W <= e1; e += SB_W) {
+        const int* E = ed + 2 * e;
+        dv ax, ay, az, aw, bx, by, bz, bw;
+        SB_NAME(gather)(x4, E, 2, &ax, &ay, &az, &aw);
+        SB_NAME(gather)(x4, E + 1, 2, &bx, &by, &bz, &bw);
+        dv w = aw + bw;
+        dv d0 = ax - bx, d1 = ay - by, d2 = az - bz;
+        dv len = SB_NAME(v_sqrt)(d0 * d0 + d1 * d1 + d2 * d2);
+        if (!SB_NAME(v_all)((iv)(w != zero) & ~(iv)(len < tiny))) return e;
+        dv s = (len - SB_NAME(v_load)(rest + e)) / ((w + alpha) * len), sa = aw * s, sb = bw * s;
+        ax -= sa * d0, ay -= sa * d1, az -= sa * d2;
+        bx += sb * d0, by += sb * d1, bz += sb * d2;
+        SB_NAME(scatter)(x4, E, 2, ax, ay, az, aw);
+        SB_NAME(scatter)(x4, E + 1, 2, bx, by, bz, bw);
+    }
+    return e;
+}
+
+/* Edges [e0, e1) of a run: SB_W at a time, the batches with a skipped lane and the rest by
+ * the scalar code. */
+static SB_TARGET void SB_NAME(edges_vec)(double* restrict x4, const int* restrict ed,
+                                         const double* restrict rest, int e0, int e1,
+                                         double alpha_t) {
+    int e = e0;
+    while ((e = SB_NAME(edges_lanes)(x4, ed, rest, e, e1, alpha_t)) + SB_W <= e1) {
+        edges_scalar(x4, ed, rest, e, e + SB_W, alpha_t);
+        e += SB_W;
+    }
+    edges_scalar(x4, ed, rest, e, e1, alpha_t);
+}
+
+/* Tetrahedra [e, e1) of a run, SB_W at a time, as edges_lanes (tets_scalar's arithmetic). */
+static SB_TARGET inline int SB_NAME(tets_lanes)(double* restrict x4, const int* restrict el,
+                                                const double* restrict rest, int e, int e1,
+                                                double alpha_t) {
+    const dv alpha36 = SB_NAME(v_set1)(36 * alpha_t), zero = SB_NAME(v_set1)(0),
+             six = SB_NAME(v_set1)(6);
+    for (; e + SB_W <= e1; e += SB_W) {
+        const int* T = el + 4 * e;
+        dv x0, y0, z0, w0, x1, y1, z1, w1, x2, y2, z2, w2, x3, y3, z3, w3;
+        SB_NAME(gather)(x4, T, 4, &x0, &y0, &z0, &w0);
+        SB_NAME(gather)(x4, T + 1, 4, &x1, &y1, &z1, &w1);
+        SB_NAME(gather)(x4, T + 2, 4, &x2, &y2, &z2, &w2);
+        SB_NAME(gather)(x4, T + 3, 4, &x3, &y3, &z3, &w3);
+        dv u0 = x1 - x0, u1 = y1 - y0, u2 = z1 - z0;
+        dv v0 = x2 - x0, v1 = y2 - y0, v2 = z2 - z0;
+        dv q0 = x3 - x0, q1 = y3 - y0, q2 = z3 - z0;
+        dv a0 = v1 * q2 - v2 * q1, a1 = v2 * q0 - v0 * q2, a2 = v0 * q1 - v1 * q0;
+        dv b0 = q1 * u2 - q2 * u1, b1 = q2 * u0 - q0 * u2, b2 = q0 * u1 - q1 * u0;
+        dv c0 = u1 * v2 - u2 * v1, c1 = u2 * v0 - u0 * v2, c2 = u0 * v1 - u1 * v0;
+        dv g0 = -(a0 + b0 + c0), g1 = -(a1 + b1 + c1), g2 = -(a2 + b2 + c2);
+        dv C6 = (u0 * a0 + u1 * a1 + u2 * a2) - six * SB_NAME(v_load)(rest + e);
+        dv den = w0 * (g0 * g0 + g1 * g1 + g2 * g2) + w1 * (a0 * a0 + a1 * a1 + a2 * a2) +
+                 w2 * (b0 * b0 + b1 * b1 + b2 * b2) + w3 * (c0 * c0 + c1 * c1 + c2 * c2) + alpha36;
+        if (!SB_NAME(v_all)((iv)(den > zero))) return e;
+        dv dl = -C6 / den;
+        dv s0 = w0 * dl, s1 = w1 * dl, s2 = w2 * dl, s3 = w3 * dl;
+        x0 += s0 * g0, y0 += s0 * g1, z0 += s0 * g2;
+        x1 += s1 * a0, y1 += s1 * a1, z1 += s1 * a2;
+        x2 += s2 * b0, y2 += s2 * b1, z2 += s2 * b2;
+        x3 += s3 * c0, y3 += s3 * c1, z3 += s3 * c2;
+        SB_NAME(scatter)(x4, T, 4, x0, y0, z0, w0);
+        SB_NAME(scatter)(x4, T + 1, 4, x1, y1, z1, w1);
+        SB_NAME(scatter)(x4, T + 2, 4, x2, y2, z2, w2);
+        SB_NAME(scatter)(x4, T + 3, 4, x3, y3, z3, w3);
+    }
+    return e;
+}
+
+/* Tetrahedra [e0, e1) of a run, as edges_vec. */
+static SB_TARGET void SB_NAME(tets_vec)(double* restrict x4, const int* restrict el,
+                                        const double* restrict rest, int e0, int e1,
+                                        double alpha_t) {
+    int e = e0;
+    while ((e = SB_NAME(tets_lanes)(x4, el, rest, e, e1, alpha_t)) + SB_W <= e1) {
+        tets_scalar(x4, el, rest, e, e + SB_W, alpha_t);
+        e += SB_W;
+    }
+    tets_scalar(x4, el, rest, e, e1, alpha_t);
+}
+
+#undef dv
+#undef iv
