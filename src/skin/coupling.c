@@ -68,6 +68,11 @@ struct mn_coupled {
     int* cptr;   /* m + 1 */
     int* cvert;  /* nnz */
     double* cwt; /* nnz */
+    double* cd;  /* nnz x 3: xbar_i - dbar_j */
+    /* the rotation rows' rest moments over each controller's unpinned vertices (made with
+     * the factor): K0 = sum m w^2 (|d|^2 I - d d^T) (9), S1 = sum m w^2 d (3), S0 = sum m w^2;
+     * at a pose R, K = R K0 R^T and the lever arms' sum R S1 */
+    double* rot0; /* m x 13 */
     /* the translation rows */
     int nrows;
     int* row_ctrl; /* nrows */
@@ -120,6 +125,8 @@ void mn_coupled_destroy(mn_coupled* c) {
     free(c->cptr);
     free(c->cvert);
     free(c->cwt);
+    free(c->cd);
+    free(c->rot0);
     free(c->row_ctrl);
     free(c->ctrl_row);
     free(c->S);
@@ -141,6 +148,22 @@ static mn_status factor_rows(mn_coupled* c, double h, mn_error* err) {
     int m = c->m, k = rig->k;
     for (int i = 0; i < c->n; i++)
         c->pinned[i] = sb->inv_mass[i] == 0;
+    for (int j = 0; j < m; j++) {
+        double* R0 = c->rot0 + 13 * (size_t)j;
+        memset(R0, 0, 13 * sizeof(double));
+        for (int p = c->cptr[j]; p < c->cptr[j + 1]; p++) {
+            int i = c->cvert[p];
+            if (c->pinned[i]) continue;
+            const double* d = c->cd + 3 * (size_t)p;
+            double mw2 = sb->mass[i] * c->cwt[p] * c->cwt[p],
+                   dd = d[0] * d[0] + d[1] * d[1] + d[2] * d[2];
+            for (int r = 0; r < 3; r++)
+                for (int q = 0; q < 3; q++)
+                    R0[3 * r + q] += mw2 * ((r == q ? dd : 0) - d[r] * d[q]);
+            R0[9] += mw2 * d[0], R0[10] += mw2 * d[1], R0[11] += mw2 * d[2];
+            R0[12] += mw2;
+        }
+    }
     c->nrows = 0;
     for (int j = 0; j < m; j++) {
         c->ctrl_row[j] = -1;
@@ -305,8 +328,10 @@ mn_coupled* mn_coupled_create(mn_softbody* sb, const mn_rig* rig, const uint8_t*
         c->cptr[j + 1] += c->cptr[j];
     c->cvert = malloc((size_t)(nnz > 0 ? nnz : 1) * sizeof(int));
     c->cwt = malloc((size_t)(nnz > 0 ? nnz : 1) * sizeof(double));
+    c->cd = malloc((size_t)(nnz > 0 ? nnz : 1) * 3 * sizeof(double));
+    c->rot0 = malloc((size_t)m * 13 * sizeof(double));
     int* fill = calloc((size_t)m, sizeof(int));
-    if (!c->cvert || !c->cwt || !fill) {
+    if (!c->cvert || !c->cwt || !c->cd || !c->rot0 || !fill) {
         free(fill);
         goto nomem;
     }
@@ -317,6 +342,9 @@ mn_coupled* mn_coupled_create(mn_softbody* sb, const mn_rig* rig, const uint8_t*
             int j = rig->w_idx[(size_t)i * k + a], p = c->cptr[j] + fill[j]++;
             c->cvert[p] = i;
             c->cwt[p] = w;
+            c->cd[3 * p] = rig->rest[3 * (size_t)i] - rig->ctrl_pivot[j].x;
+            c->cd[3 * p + 1] = rig->rest[3 * (size_t)i + 1] - rig->ctrl_pivot[j].y;
+            c->cd[3 * p + 2] = rig->rest[3 * (size_t)i + 2] - rig->ctrl_pivot[j].z;
         }
     free(fill);
     double M = 0;
@@ -371,10 +399,6 @@ void mn_coupled_drive(mn_coupled* c, int j, const mn_xform* target) {
     c->target[j] = *target;
 }
 
-const double* mn_coupled_rigged(const mn_coupled* c) {
-    return c ? c->xr : NULL;
-}
-
 /* The driven poses a share t of the way from the step's start to its targets: positions
  * linearly, rotations along the shortest arc. */
 static void driven_at(mn_coupled* c, double t) {
@@ -411,30 +435,15 @@ static inline void rig_position(const mn_coupled* c, int i, double y[3]) {
 }
 
 /* x^r into xr (n x 3). */
-static void rig_positions(mn_coupled* c) {
+static void rig_positions(const mn_coupled* c) {
     for (int i = 0; i < c->n; i++)
         rig_position(c, i, c->xr + 3 * (size_t)i);
 }
 
-/* The translation rows' values C (3 x m, row-major by axis) at the current x and x^r. */
-static void row_values(mn_coupled* c) {
-    const mn_rig* rig = c->rig;
-    const double* x = c->sb->x;
-    int k = rig->k, nr = c->nrows;
-    memset(c->C, 0, (size_t)3 * nr * sizeof(double));
-    for (int i = 0; i < c->n; i++) {
-        double mi = c->sb->mass[i];
-        double u[3] = {mi * (x[3 * i] - c->xr[3 * i]), mi * (x[3 * i + 1] - c->xr[3 * i + 1]),
-                       mi * (x[3 * i + 2] - c->xr[3 * i + 2])};
-        for (int a = 0; a < k; a++) {
-            double w = rig->w_val[(size_t)i * k + a];
-            int r = w > 0 ? c->ctrl_row[rig->w_idx[(size_t)i * k + a]] : -1;
-            if (r < 0) continue;
-            c->C[r] += w * u[0];
-            c->C[nr + r] += w * u[1];
-            c->C[2 * nr + r] += w * u[2];
-        }
-    }
+const double* mn_coupled_rigged(const mn_coupled* c) {
+    if (!c) return NULL;
+    rig_positions(c); /* at the poses of now */
+    return c->xr;
 }
 
 /* The translation rows' values C (3 x m) at the current x without x^r: C_j = sum_i m_i w_ij
@@ -473,42 +482,45 @@ static void row_values_pairs(mn_coupled* c) {
 
 /* The rotation rows of the driven controllers, one after the other (Gauss-Seidel). */
 static void project_rotations(mn_coupled* c, double h) {
-    const mn_rig* rig = c->rig;
     double* x = c->sb->x;
     const double* mass = c->sb->mass;
     double alpha = c->opt.compliance_driven / (h * h);
     for (int j = 0; j < c->m; j++) {
         if (!c->driven[j]) continue;
         const mn_mat3* R = &c->pose[j].R;
-        mn_vec3 piv = rig->ctrl_pivot[j];
-        /* one pass: the moments about the pivot, the translation row T = sum m w u, and the
-         * w^2-weighted centroid c of the lever arms */
-        double Cr[3] = {0, 0, 0}, K[9] = {0}, T[3] = {0, 0, 0}, S0 = 0, S1[3] = {0, 0, 0};
+        const double* R0 = c->rot0 + 13 * (size_t)j;
+        double S0 = R0[12];
+        if (!(S0 > 0)) continue;
+        /* one pass: the moments about the pivot and the translation row T = sum m w u */
+        double Cr[3] = {0, 0, 0}, T[3] = {0, 0, 0};
         for (int p = c->cptr[j]; p < c->cptr[j + 1]; p++) {
             int i = c->cvert[p];
             if (c->pinned[i]) continue;
-            double w = c->cwt[p], mw = mass[i] * w;
-            const double* xb = rig->rest + 3 * (size_t)i;
-            mn_vec3 a = mn_mat3_mulv(R, mn_v3(xb[0] - piv.x, xb[1] - piv.y, xb[2] - piv.z));
+            double mw = mass[i] * c->cwt[p];
+            const double* d = c->cd + 3 * (size_t)p;
+            mn_vec3 a = mn_mat3_mulv(R, mn_v3(d[0], d[1], d[2]));
             double xr[3];
             rig_position(c, i, xr);
             mn_vec3 u = mn_v3(x[3 * i] - xr[0], x[3 * i + 1] - xr[1], x[3 * i + 2] - xr[2]);
             mn_vec3 au = mn_vec3_cross(a, u);
             Cr[0] += mw * au.x, Cr[1] += mw * au.y, Cr[2] += mw * au.z;
             T[0] += mw * u.x, T[1] += mw * u.y, T[2] += mw * u.z;
-            double mw2 = mw * w, aa = mn_vec3_dot(a, a), av[3] = {a.x, a.y, a.z};
-            S0 += mw2;
-            S1[0] += mw2 * a.x, S1[1] += mw2 * a.y, S1[2] += mw2 * a.z;
-            for (int r = 0; r < 3; r++)
-                for (int q = 0; q < 3; q++)
-                    K[3 * r + q] += mw2 * ((r == q ? aa : 0) - av[r] * av[q]);
         }
-        if (!(S0 > 0)) continue;
-        /* About the centroid c (parallel axes): C' = C - c x T, K' = K - S0 (|c|^2 I - c c^T).
-         * Where the translation rows hold (T = 0) the two rows are the same constraint, but
-         * a correction about c leaves T as it is (sum m w^2 (a - c) = 0), so the rotation
-         * and translation projections do not undo each other from substep to substep. */
-        mn_vec3 cc = mn_v3(S1[0] / S0, S1[1] / S0, S1[2] / S0);
+        /* K = R K0 R^T and the w^2-weighted centroid c = R S1 / S0 of the lever arms, then
+         * about c (parallel axes): C' = C - c x T, K' = K - S0 (|c|^2 I - c c^T). Where the
+         * translation rows hold (T = 0) the two rows are the same constraint, but a correction
+         * about c leaves T as it is (sum m w^2 (a - c) = 0), so the rotation and translation
+         * projections do not undo each other from substep to substep. */
+        double RK[9], K[9];
+        for (int r = 0; r < 3; r++)
+            for (int q = 0; q < 3; q++)
+                RK[3 * r + q] =
+                    R->m[3 * r] * R0[q] + R->m[3 * r + 1] * R0[3 + q] + R->m[3 * r + 2] * R0[6 + q];
+        for (int r = 0; r < 3; r++)
+            for (int q = 0; q < 3; q++)
+                K[3 * r + q] = RK[3 * r] * R->m[3 * q] + RK[3 * r + 1] * R->m[3 * q + 1] +
+                               RK[3 * r + 2] * R->m[3 * q + 2];
+        mn_vec3 cc = mn_vec3_scale(mn_mat3_mulv(R, mn_v3(R0[9], R0[10], R0[11])), 1 / S0);
         mn_vec3 cT = mn_vec3_cross(cc, mn_v3(T[0], T[1], T[2]));
         Cr[0] -= cT.x, Cr[1] -= cT.y, Cr[2] -= cT.z;
         double c2 = mn_vec3_dot(cc, cc), cv[3] = {cc.x, cc.y, cc.z};
@@ -536,8 +548,8 @@ static void project_rotations(mn_coupled* c, double h) {
         for (int p = c->cptr[j]; p < c->cptr[j + 1]; p++) {
             int i = c->cvert[p];
             if (c->pinned[i]) continue;
-            const double* xb = rig->rest + 3 * (size_t)i;
-            mn_vec3 a = mn_mat3_mulv(R, mn_v3(xb[0] - piv.x, xb[1] - piv.y, xb[2] - piv.z));
+            const double* d = c->cd + 3 * (size_t)p;
+            mn_vec3 a = mn_mat3_mulv(R, mn_v3(d[0], d[1], d[2]));
             mn_vec3 dx = mn_vec3_scale(mn_vec3_cross(L, mn_vec3_sub(a, cc)), c->cwt[p]);
             x[3 * i] += dx.x, x[3 * i + 1] += dx.y, x[3 * i + 2] += dx.z;
         }
@@ -545,21 +557,20 @@ static void project_rotations(mn_coupled* c, double h) {
 }
 
 /* The translation rows, exactly: S dlambda = -C with the prefactorised S, dx = W dlambda;
- * in the same pass over the vertices, the substep's velocities (mn_sb_velocities). */
-static void project_translations(mn_coupled* c, double h, double damp) {
+ * in the same pass over the vertices, the substep's velocities (mn_sb_velocities) and, when
+ * next >= 0, the prediction of substep next (mn_sb_predict). */
+static void project_translations(mn_coupled* c, double h, double damp, int next, int ns) {
     const mn_rig* rig = c->rig;
     mn_softbody* sb = c->sb;
     int nr = c->nrows, k = rig->k;
-    if (nr == 0) {
-        mn_sb_velocities(sb, h, damp);
-        return;
-    }
-    row_values_pairs(c);
-    for (int ax = 0; ax < 3; ax++) {
-        double* b = c->C + (size_t)ax * nr;
-        for (int r = 0; r < nr; r++)
-            b[r] = -b[r];
-        mn_cholesky_solve(c->S, nr, b);
+    if (nr > 0) {
+        row_values_pairs(c);
+        for (int ax = 0; ax < 3; ax++) {
+            double* b = c->C + (size_t)ax * nr;
+            for (int r = 0; r < nr; r++)
+                b[r] = -b[r];
+            mn_cholesky_solve(c->S, nr, b);
+        }
     }
     double* restrict x = sb->x;
     double* restrict v = sb->v;
@@ -567,26 +578,30 @@ static void project_translations(mn_coupled* c, double h, double damp) {
     const double* restrict C = c->C;
     double f = damp / h;
     for (int i = 0; i < c->n; i++) {
-        if (sb->inv_mass[i] == 0) continue;
-        double* xi = x + 3 * (size_t)i;
-        const int* sr = c->slot_row + (size_t)i * k;
-        const double* w = rig->w_val + (size_t)i * k;
-        for (int a = 0; a < k; a++) {
-            int r = sr[a];
-            if (r < 0) continue;
-            xi[0] += w[a] * C[r];
-            xi[1] += w[a] * C[nr + r];
-            xi[2] += w[a] * C[2 * nr + r];
+        if (sb->inv_mass[i] != 0) {
+            double* xi = x + 3 * (size_t)i;
+            double x0 = xi[0], x1 = xi[1], x2 = xi[2];
+            const int* sr = c->slot_row + (size_t)i * k;
+            const double* w = rig->w_val + (size_t)i * k;
+            for (int a = 0; a < k && nr > 0; a++) {
+                int r = sr[a];
+                if (r < 0) continue;
+                x0 += w[a] * C[r];
+                x1 += w[a] * C[nr + r];
+                x2 += w[a] * C[2 * nr + r];
+            }
+            xi[0] = x0, xi[1] = x1, xi[2] = x2;
+            v[3 * i] = (x0 - prev[3 * i]) * f;
+            v[3 * i + 1] = (x1 - prev[3 * i + 1]) * f;
+            v[3 * i + 2] = (x2 - prev[3 * i + 2]) * f;
         }
-        for (int q = 0; q < 3; q++)
-            v[3 * i + q] = (xi[q] - prev[3 * i + q]) * f;
+        if (next >= 0) mn_sb_predict_vertex(sb, i, h, next, ns);
     }
 }
 
 double mn_coupled_residual(mn_coupled* c) {
     if (!c || !c->opt.enabled) return 0;
-    rig_positions(c);
-    row_values(c);
+    row_values_pairs(c);
     double worst = 0;
     for (int r = 0; r < c->nrows; r++) {
         double v = sqrt(c->C[r] * c->C[r] + c->C[c->nrows + r] * c->C[c->nrows + r] +
@@ -702,20 +717,22 @@ mn_status mn_coupled_step(mn_coupled* c, double dt, mn_coupled_result* r) {
         }
     }
     mn_sb_save(sb);
+    double a = cpu_us();
+    mn_sb_predict(sb, h, 0, ns); /* the next ones in project_translations */
     for (int s = 0; s < ns; s++) {
-        double a = cpu_us();
-        mn_sb_predict(sb, h, s, ns);
         mn_sb_project(sb, h);
         double b = cpu_us();
         driven_at(c, (double)(s + 1) / ns);
         fit_now(c, r);
         double d = cpu_us();
         if (c->opt.driven_rotation) project_rotations(c, h);
-        project_translations(c, h, damp); /* and the velocities */
+        /* and the velocities, and the next substep's prediction */
+        project_translations(c, h, damp, s + 1 < ns ? s + 1 : -1, ns);
         double e = cpu_us();
         r->us_sim += b - a;
         r->us_fit += d - b;
         r->us_couple += e - d;
+        a = e;
     }
     r->iterations = ns;
     mn_softbody_result sr;

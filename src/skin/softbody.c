@@ -542,25 +542,8 @@ static void solve_grabs(mn_softbody* sb, double h2) {
 }
 
 void mn_sb_predict(mn_softbody* sb, double h, int s, int ns) {
-    const mn_softbody_options* o = &sb->opt;
-    double* x = sb->x;
-    for (int i = 0; i < sb->nverts; i++) {
-        double* xi = x + 3 * i;
-        double* pi = sb->prev + 3 * i;
-        memcpy(pi, xi, 3 * sizeof(double));
-        /* pinned vertices move linearly to their targets over the step */
-        if (sb->inv_mass[i] == 0) {
-            for (int c = 0; c < 3; c++)
-                xi[c] += (sb->pin_target[3 * i + c] - xi[c]) / (double)(ns - s);
-            continue;
-        }
-        double* vi = sb->v + 3 * i;
-        vi[0] += h * o->gravity.x;
-        vi[1] += h * o->gravity.y;
-        vi[2] += h * o->gravity.z;
-        for (int c = 0; c < 3; c++)
-            xi[c] += h * vi[c];
-    }
+    for (int i = 0; i < sb->nverts; i++)
+        mn_sb_predict_vertex(sb, i, h, s, ns);
 }
 
 void mn_sb_project(mn_softbody* sb, double h) {

@@ -9,6 +9,24 @@
 /* Substep s of ns (length h): saves x into prev, integrates gravity, moves pinned
  * vertices a share of the way to their targets. */
 void mn_sb_predict(mn_softbody* sb, double h, int s, int ns);
+/* The same for vertex i (for the passes that predict the next substep as they go). */
+static inline void mn_sb_predict_vertex(mn_softbody* sb, int i, double h, int s, int ns) {
+    double* xi = sb->x + 3 * (size_t)i;
+    double* pi = sb->prev + 3 * (size_t)i;
+    pi[0] = xi[0], pi[1] = xi[1], pi[2] = xi[2];
+    /* pinned vertices move linearly to their targets over the step */
+    if (sb->inv_mass[i] == 0) {
+        for (int c = 0; c < 3; c++)
+            xi[c] += (sb->pin_target[3 * (size_t)i + c] - xi[c]) / (double)(ns - s);
+        return;
+    }
+    double* vi = sb->v + 3 * (size_t)i;
+    vi[0] += h * sb->opt.gravity.x;
+    vi[1] += h * sb->opt.gravity.y;
+    vi[2] += h * sb->opt.gravity.z;
+    for (int c = 0; c < 3; c++)
+        xi[c] += h * vi[c];
+}
 /* The body's constraints, once each (edges, elements, volume, grabs, ground). */
 void mn_sb_project(mn_softbody* sb, double h);
 /* v = damp (x - prev) / h for the unpinned vertices. */

@@ -21,7 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#if defined(__GNUC__) && (defined(__x86_64__) || defined(__wasm_simd128__))
+#if defined(__GNUC__) && (defined(__x86_64__) || defined(__wasm_simd128__)) && !defined(SB_NOVEC)
 #define SB_VEC 1
 typedef double d4 __attribute__((vector_size(32)));
 typedef long long i4 __attribute__((vector_size(32)));
