@@ -455,17 +455,25 @@ static void row_values_pairs(mn_coupled* c) {
     double* restrict C = c->C;
     const double* restrict x = c->sb->x;
     const double* restrict mass = c->sb->mass;
-    for (int r = 0; r < nr; r++) { /* by controller: the sums in registers */
-        int j = c->row_ctrl[r];
-        double s0 = 0, s1 = 0, s2 = 0;
-        for (int p = c->cptr[j]; p < c->cptr[j + 1]; p++) {
+    for (int r = 0; r < nr; r++) { /* by controller: the sums in registers, two of each */
+        int j = c->row_ctrl[r], p = c->cptr[j], end = c->cptr[j + 1];
+        double s[6] = {0, 0, 0, 0, 0, 0};
+        for (; p + 2 <= end; p += 2)
+            for (int q = 0; q < 2; q++) {
+                const double* xi = x + 3 * (size_t)c->cvert[p + q];
+                double mw = mass[c->cvert[p + q]] * c->cwt[p + q];
+                s[3 * q] += mw * xi[0];
+                s[3 * q + 1] += mw * xi[1];
+                s[3 * q + 2] += mw * xi[2];
+            }
+        for (; p < end; p++) {
             const double* xi = x + 3 * (size_t)c->cvert[p];
             double mw = mass[c->cvert[p]] * c->cwt[p];
-            s0 += mw * xi[0];
-            s1 += mw * xi[1];
-            s2 += mw * xi[2];
+            s[0] += mw * xi[0];
+            s[1] += mw * xi[1];
+            s[2] += mw * xi[2];
         }
-        C[r] = s0, C[nr + r] = s1, C[2 * nr + r] = s2;
+        C[r] = s[0] + s[3], C[nr + r] = s[1] + s[4], C[2 * nr + r] = s[2] + s[5];
     }
     for (int p = 0; p < c->npairs; p++) {
         int r = c->ctrl_row[c->pair[2 * p]];
@@ -574,13 +582,19 @@ static void project_translations(mn_coupled* c, double h, double damp, int next,
     }
     double* restrict x = sb->x;
     double* restrict v = sb->v;
-    const double* restrict prev = sb->prev;
+    double* restrict prev = sb->prev;
+    double* restrict x4 = sb->x4;
+    const double* restrict wi = sb->inv_mass;
+    const double* restrict pin = sb->pin_target;
     const double* restrict C = c->C;
-    double f = damp / h;
+    double f = damp / h, gx = h * sb->opt.gravity.x, gy = h * sb->opt.gravity.y,
+           gz = h * sb->opt.gravity.z, left = next >= 0 ? (double)(ns - next) : 1;
     for (int i = 0; i < c->n; i++) {
-        if (sb->inv_mass[i] != 0) {
-            double* xi = x + 3 * (size_t)i;
-            double x0 = xi[0], x1 = xi[1], x2 = xi[2];
+        double* xi = x + 3 * (size_t)i;
+        double* vi = v + 3 * (size_t)i;
+        double* pi = prev + 3 * (size_t)i;
+        double x0 = xi[0], x1 = xi[1], x2 = xi[2];
+        if (wi[i] != 0) {
             const int* sr = c->slot_row + (size_t)i * k;
             const double* w = rig->w_val + (size_t)i * k;
             for (int a = 0; a < k && nr > 0; a++) {
@@ -590,12 +604,24 @@ static void project_translations(mn_coupled* c, double h, double damp, int next,
                 x1 += w[a] * C[nr + r];
                 x2 += w[a] * C[2 * nr + r];
             }
-            xi[0] = x0, xi[1] = x1, xi[2] = x2;
-            v[3 * i] = (x0 - prev[3 * i]) * f;
-            v[3 * i + 1] = (x1 - prev[3 * i + 1]) * f;
-            v[3 * i + 2] = (x2 - prev[3 * i + 2]) * f;
+            double v0 = (x0 - pi[0]) * f, v1 = (x1 - pi[1]) * f, v2 = (x2 - pi[2]) * f;
+            if (next >= 0) { /* mn_sb_predict_vertex */
+                pi[0] = x0, pi[1] = x1, pi[2] = x2;
+                v0 += gx, v1 += gy, v2 += gz;
+                x0 += h * v0, x1 += h * v1, x2 += h * v2;
+            }
+            vi[0] = v0, vi[1] = v1, vi[2] = v2;
+        } else if (next >= 0) { /* pinned: a share of the way to the target */
+            pi[0] = x0, pi[1] = x1, pi[2] = x2;
+            x0 += (pin[3 * i] - x0) / left;
+            x1 += (pin[3 * i + 1] - x1) / left;
+            x2 += (pin[3 * i + 2] - x2) / left;
         }
-        if (next >= 0) mn_sb_predict_vertex(sb, i, h, next, ns);
+        xi[0] = x0, xi[1] = x1, xi[2] = x2;
+        if (next >= 0) { /* and the constraint passes' copy (mn_sb_project's packed) */
+            double* r4 = x4 + 4 * (size_t)i;
+            r4[0] = x0, r4[1] = x1, r4[2] = x2, r4[3] = wi[i];
+        }
     }
 }
 
@@ -720,7 +746,7 @@ mn_status mn_coupled_step(mn_coupled* c, double dt, mn_coupled_result* r) {
     double a = cpu_us();
     mn_sb_predict(sb, h, 0, ns); /* the next ones in project_translations */
     for (int s = 0; s < ns; s++) {
-        mn_sb_project(sb, h);
+        mn_sb_project(sb, h, s > 0);
         double b = cpu_us();
         driven_at(c, (double)(s + 1) / ns);
         fit_now(c, r);

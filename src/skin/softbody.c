@@ -546,10 +546,10 @@ void mn_sb_predict(mn_softbody* sb, double h, int s, int ns) {
         mn_sb_predict_vertex(sb, i, h, s, ns);
 }
 
-void mn_sb_project(mn_softbody* sb, double h) {
+void mn_sb_project(mn_softbody* sb, double h, int packed) {
     const mn_softbody_options* o = &sb->opt;
     double* x = sb->x;
-    mn_sb_solve_edges_tets(sb, h); /* softbody_solve.c */
+    mn_sb_solve_edges_tets(sb, h, packed); /* softbody_solve.c */
     if (sb->nelem && sb->elem_corners == 3) solve_tris(sb, o->element_compliance / (h * h));
     solve_volume(sb, o->volume_compliance / (h * h));
     if (sb->ngrab) solve_grabs(sb, h * h);
@@ -624,7 +624,7 @@ mn_status mn_softbody_step(mn_softbody* sb, double dt, mn_softbody_result* r) {
     double damp = fmax(0.0, 1.0 - sb->opt.damping * h);
     for (int s = 0; s < ns; s++) {
         mn_sb_predict(sb, h, s, ns);
-        mn_sb_project(sb, h);
+        mn_sb_project(sb, h, 0);
         mn_sb_velocities(sb, h, damp);
     }
     r->iterations = ns;

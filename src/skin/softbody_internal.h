@@ -27,8 +27,9 @@ static inline void mn_sb_predict_vertex(mn_softbody* sb, int i, double h, int s,
     for (int c = 0; c < 3; c++)
         xi[c] += h * vi[c];
 }
-/* The body's constraints, once each (edges, elements, volume, grabs, ground). */
-void mn_sb_project(mn_softbody* sb, double h);
+/* The body's constraints, once each (edges, elements, volume, grabs, ground). packed: x4
+ * already holds x and the inverse masses (the pass before it wrote both). */
+void mn_sb_project(mn_softbody* sb, double h, int packed);
 /* v = damp (x - prev) / h for the unpinned vertices. */
 void mn_sb_velocities(mn_softbody* sb, double h, double damp);
 /* Saves x and v before a step; after it, restores them and fills r when a position or a
@@ -42,7 +43,7 @@ int mn_sb_finish(mn_softbody* sb, mn_softbody_result* r);
 
 /* softbody_solve.c: the edges and tetrahedra, once each, in their order (the runs that
  * share no vertex four at a time where the processor has vectors). */
-void mn_sb_solve_edges_tets(mn_softbody* sb, double h);
+void mn_sb_solve_edges_tets(mn_softbody* sb, double h, int packed);
 /* (Re)allocates sb->x4 for sb->nverts: 1, or 0 when out of memory. */
 int mn_sb_alloc_x4(mn_softbody* sb);
 /* Records constraints [start, end) of a kind (0 edges, 1 tetrahedra) as sharing no vertex:

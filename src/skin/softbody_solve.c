@@ -156,12 +156,12 @@ static void pass(const mn_softbody* sb, int kind, int n, const int* idx, const d
     fn_one(sb->x4, idx, rest, e, n, alpha_t);
 }
 
-void mn_sb_solve_edges_tets(mn_softbody* sb, double h) {
+void mn_sb_solve_edges_tets(mn_softbody* sb, double h, int packed) {
     int tets = sb->nelem > 0 && sb->elem_corners == 4;
     if (sb->nedges == 0 && !tets) return;
     double* restrict x4 = sb->x4;
     const double* restrict x = sb->x;
-    for (int i = 0; i < sb->nverts; i++) {
+    for (int i = 0; i < sb->nverts && !packed; i++) {
         x4[4 * i] = x[3 * i];
         x4[4 * i + 1] = x[3 * i + 1];
         x4[4 * i + 2] = x[3 * i + 2];
