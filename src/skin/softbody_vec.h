@@ -124,27 +124,109 @@ static SB_TARGET inline void SB_NAME(scatter)(double* x4, const int* i, int s, d
     SB_NAME(lane_store)(x4, i, s, 3, d);
 }
 
-/* Edges [e, e1) of a run, SB_W at a time, up to the end or to a batch with a lane that the
- * scalar projection skips (both ends pinned, a degenerate edge): returns where it stopped. */
+/* A batch of SB_W edges or tetrahedra: their vertices' new positions (columns) and which
+ * lanes the scalar projection would not skip. */
+typedef struct SB_NAME(edge_batch) {
+    dv x[2], y[2], z[2], w[2];
+    iv ok;
+} SB_NAME(edge_batch);
+
+typedef struct SB_NAME(tet_batch) {
+    dv x[4], y[4], z[4], w[4];
+    iv ok;
+} SB_NAME(tet_batch);
+
+/* Edges E[0..2 SB_W) (pairs), rest lengths rest[0..SB_W): edges_scalar's arithmetic. */
+static SB_TARGET inline void SB_NAME(edge_project)(const double* restrict x4, const int* E,
+                                                   const double* restrict rest, dv alpha,
+                                                   SB_NAME(edge_batch) * B) {
+    const dv tiny = SB_NAME(v_set1)(1e-12), zero = SB_NAME(v_set1)(0);
+    for (int k = 0; k < 2; k++)
+        SB_NAME(gather)(x4, E + k, 2, &B->x[k], &B->y[k], &B->z[k], &B->w[k]);
+    dv aw = B->w[0], bw = B->w[1], w = aw + bw;
+    dv d0 = B->x[0] - B->x[1], d1 = B->y[0] - B->y[1], d2 = B->z[0] - B->z[1];
+    dv len = SB_NAME(v_sqrt)(d0 * d0 + d1 * d1 + d2 * d2);
+    B->ok = (iv)(w != zero) & ~(iv)(len < tiny);
+    dv s = (len - SB_NAME(v_load)(rest)) / ((w + alpha) * len), sa = aw * s, sb = bw * s;
+    B->x[0] -= sa * d0, B->y[0] -= sa * d1, B->z[0] -= sa * d2;
+    B->x[1] += sb * d0, B->y[1] += sb * d1, B->z[1] += sb * d2;
+}
+
+/* Tetrahedra T[0..4 SB_W), rest volumes rest[0..SB_W): tets_scalar's arithmetic. */
+static SB_TARGET inline void SB_NAME(tet_project)(const double* restrict x4, const int* T,
+                                                  const double* restrict rest, dv alpha36,
+                                                  SB_NAME(tet_batch) * B) {
+    const dv zero = SB_NAME(v_set1)(0), six = SB_NAME(v_set1)(6);
+    for (int k = 0; k < 4; k++)
+        SB_NAME(gather)(x4, T + k, 4, &B->x[k], &B->y[k], &B->z[k], &B->w[k]);
+    dv x0 = B->x[0], y0 = B->y[0], z0 = B->z[0];
+    dv w0 = B->w[0], w1 = B->w[1], w2 = B->w[2], w3 = B->w[3];
+    dv u0 = B->x[1] - x0, u1 = B->y[1] - y0, u2 = B->z[1] - z0;
+    dv v0 = B->x[2] - x0, v1 = B->y[2] - y0, v2 = B->z[2] - z0;
+    dv q0 = B->x[3] - x0, q1 = B->y[3] - y0, q2 = B->z[3] - z0;
+    dv a0 = v1 * q2 - v2 * q1, a1 = v2 * q0 - v0 * q2, a2 = v0 * q1 - v1 * q0;
+    dv b0 = q1 * u2 - q2 * u1, b1 = q2 * u0 - q0 * u2, b2 = q0 * u1 - q1 * u0;
+    dv c0 = u1 * v2 - u2 * v1, c1 = u2 * v0 - u0 * v2, c2 = u0 * v1 - u1 * v0;
+    dv g0 = -(a0 + b0 + c0), g1 = -(a1 + b1 + c1), g2 = -(a2 + b2 + c2);
+    dv C6 = (u0 * a0 + u1 * a1 + u2 * a2) - six * SB_NAME(v_load)(rest);
+    dv den = w0 * (g0 * g0 + g1 * g1 + g2 * g2) + w1 * (a0 * a0 + a1 * a1 + a2 * a2) +
+             w2 * (b0 * b0 + b1 * b1 + b2 * b2) + w3 * (c0 * c0 + c1 * c1 + c2 * c2) + alpha36;
+    B->ok = (iv)(den > zero);
+    dv dl = -C6 / den;
+    dv s0 = w0 * dl, s1 = w1 * dl, s2 = w2 * dl, s3 = w3 * dl;
+    B->x[0] += s0 * g0, B->y[0] += s0 * g1, B->z[0] += s0 * g2;
+    B->x[1] += s1 * a0, B->y[1] += s1 * a1, B->z[1] += s1 * a2;
+    B->x[2] += s2 * b0, B->y[2] += s2 * b1, B->z[2] += s2 * b2;
+    B->x[3] += s3 * c0, B->y[3] += s3 * c1, B->z[3] += s3 * c2;
+}
+
+/* Edges [e, e1) of a run: two batches at a time (their projections are independent, and
+ * with two in flight the processor overlaps one's divisions with the other's loads), then
+ * one; up to the end or to a batch with a lane that the scalar projection skips (both ends
+ * pinned, a degenerate edge): returns where it stopped. */
 static SB_TARGET inline int SB_NAME(edges_lanes)(double* restrict x4, const int* restrict ed,
                                                  const double* restrict rest, int e, int e1,
                                                  double alpha_t) {
-    const dv alpha = SB_NAME(v_set1)(alpha_t), tiny = SB_NAME(v_set1)(1e-12),
-             zero = SB_NAME(v_set1)(0);
+    const dv alpha = SB_NAME(v_set1)(alpha_t);
+    SB_NAME(edge_batch) A, B;
+    for (; e + 2 * SB_W <= e1; e += 2 * SB_W) {
+        SB_NAME(edge_project)(x4, ed + 2 * e, rest + e, alpha, &A);
+        SB_NAME(edge_project)(x4, ed + 2 * (e + SB_W), rest + e + SB_W, alpha, &B);
+        if (!SB_NAME(v_all)(A.ok & B.ok)) return e;
+        for (int k = 0; k < 2; k++) {
+            SB_NAME(scatter)(x4, ed + 2 * e + k, 2, A.x[k], A.y[k], A.z[k], A.w[k]);
+            SB_NAME(scatter)(x4, ed + 2 * (e + SB_W) + k, 2, B.x[k], B.y[k], B.z[k], B.w[k]);
+        }
+    }
     for (; e + SB_W <= e1; e += SB_W) {
-        const int* E = ed + 2 * e;
-        dv ax, ay, az, aw, bx, by, bz, bw;
-        SB_NAME(gather)(x4, E, 2, &ax, &ay, &az, &aw);
-        SB_NAME(gather)(x4, E + 1, 2, &bx, &by, &bz, &bw);
-        dv w = aw + bw;
-        dv d0 = ax - bx, d1 = ay - by, d2 = az - bz;
-        dv len = SB_NAME(v_sqrt)(d0 * d0 + d1 * d1 + d2 * d2);
-        if (!SB_NAME(v_all)((iv)(w != zero) & ~(iv)(len < tiny))) return e;
-        dv s = (len - SB_NAME(v_load)(rest + e)) / ((w + alpha) * len), sa = aw * s, sb = bw * s;
-        ax -= sa * d0, ay -= sa * d1, az -= sa * d2;
-        bx += sb * d0, by += sb * d1, bz += sb * d2;
-        SB_NAME(scatter)(x4, E, 2, ax, ay, az, aw);
-        SB_NAME(scatter)(x4, E + 1, 2, bx, by, bz, bw);
+        SB_NAME(edge_project)(x4, ed + 2 * e, rest + e, alpha, &A);
+        if (!SB_NAME(v_all)(A.ok)) return e;
+        for (int k = 0; k < 2; k++)
+            SB_NAME(scatter)(x4, ed + 2 * e + k, 2, A.x[k], A.y[k], A.z[k], A.w[k]);
+    }
+    return e;
+}
+
+/* Tetrahedra [e, e1) of a run, as edges_lanes (a degenerate tetrahedron is skipped). */
+static SB_TARGET inline int SB_NAME(tets_lanes)(double* restrict x4, const int* restrict el,
+                                                const double* restrict rest, int e, int e1,
+                                                double alpha_t) {
+    const dv alpha36 = SB_NAME(v_set1)(36 * alpha_t);
+    SB_NAME(tet_batch) A, B;
+    for (; e + 2 * SB_W <= e1; e += 2 * SB_W) {
+        SB_NAME(tet_project)(x4, el + 4 * e, rest + e, alpha36, &A);
+        SB_NAME(tet_project)(x4, el + 4 * (e + SB_W), rest + e + SB_W, alpha36, &B);
+        if (!SB_NAME(v_all)(A.ok & B.ok)) return e;
+        for (int k = 0; k < 4; k++) {
+            SB_NAME(scatter)(x4, el + 4 * e + k, 4, A.x[k], A.y[k], A.z[k], A.w[k]);
+            SB_NAME(scatter)(x4, el + 4 * (e + SB_W) + k, 4, B.x[k], B.y[k], B.z[k], B.w[k]);
+        }
+    }
+    for (; e + SB_W <= e1; e += SB_W) {
+        SB_NAME(tet_project)(x4, el + 4 * e, rest + e, alpha36, &A);
+        if (!SB_NAME(v_all)(A.ok)) return e;
+        for (int k = 0; k < 4; k++)
+            SB_NAME(scatter)(x4, el + 4 * e + k, 4, A.x[k], A.y[k], A.z[k], A.w[k]);
     }
     return e;
 }
@@ -160,44 +242,6 @@ static SB_TARGET void SB_NAME(edges_vec)(double* restrict x4, const int* restric
         e += SB_W;
     }
     edges_scalar(x4, ed, rest, e, e1, alpha_t);
-}
-
-/* Tetrahedra [e, e1) of a run, SB_W at a time, as edges_lanes (tets_scalar's arithmetic). */
-static SB_TARGET inline int SB_NAME(tets_lanes)(double* restrict x4, const int* restrict el,
-                                                const double* restrict rest, int e, int e1,
-                                                double alpha_t) {
-    const dv alpha36 = SB_NAME(v_set1)(36 * alpha_t), zero = SB_NAME(v_set1)(0),
-             six = SB_NAME(v_set1)(6);
-    for (; e + SB_W <= e1; e += SB_W) {
-        const int* T = el + 4 * e;
-        dv x0, y0, z0, w0, x1, y1, z1, w1, x2, y2, z2, w2, x3, y3, z3, w3;
-        SB_NAME(gather)(x4, T, 4, &x0, &y0, &z0, &w0);
-        SB_NAME(gather)(x4, T + 1, 4, &x1, &y1, &z1, &w1);
-        SB_NAME(gather)(x4, T + 2, 4, &x2, &y2, &z2, &w2);
-        SB_NAME(gather)(x4, T + 3, 4, &x3, &y3, &z3, &w3);
-        dv u0 = x1 - x0, u1 = y1 - y0, u2 = z1 - z0;
-        dv v0 = x2 - x0, v1 = y2 - y0, v2 = z2 - z0;
-        dv q0 = x3 - x0, q1 = y3 - y0, q2 = z3 - z0;
-        dv a0 = v1 * q2 - v2 * q1, a1 = v2 * q0 - v0 * q2, a2 = v0 * q1 - v1 * q0;
-        dv b0 = q1 * u2 - q2 * u1, b1 = q2 * u0 - q0 * u2, b2 = q0 * u1 - q1 * u0;
-        dv c0 = u1 * v2 - u2 * v1, c1 = u2 * v0 - u0 * v2, c2 = u0 * v1 - u1 * v0;
-        dv g0 = -(a0 + b0 + c0), g1 = -(a1 + b1 + c1), g2 = -(a2 + b2 + c2);
-        dv C6 = (u0 * a0 + u1 * a1 + u2 * a2) - six * SB_NAME(v_load)(rest + e);
-        dv den = w0 * (g0 * g0 + g1 * g1 + g2 * g2) + w1 * (a0 * a0 + a1 * a1 + a2 * a2) +
-                 w2 * (b0 * b0 + b1 * b1 + b2 * b2) + w3 * (c0 * c0 + c1 * c1 + c2 * c2) + alpha36;
-        if (!SB_NAME(v_all)((iv)(den > zero))) return e;
-        dv dl = -C6 / den;
-        dv s0 = w0 * dl, s1 = w1 * dl, s2 = w2 * dl, s3 = w3 * dl;
-        x0 += s0 * g0, y0 += s0 * g1, z0 += s0 * g2;
-        x1 += s1 * a0, y1 += s1 * a1, z1 += s1 * a2;
-        x2 += s2 * b0, y2 += s2 * b1, z2 += s2 * b2;
-        x3 += s3 * c0, y3 += s3 * c1, z3 += s3 * c2;
-        SB_NAME(scatter)(x4, T, 4, x0, y0, z0, w0);
-        SB_NAME(scatter)(x4, T + 1, 4, x1, y1, z1, w1);
-        SB_NAME(scatter)(x4, T + 2, 4, x2, y2, z2, w2);
-        SB_NAME(scatter)(x4, T + 3, 4, x3, y3, z3, w3);
-    }
-    return e;
 }
 
 /* Tetrahedra [e0, e1) of a run, as edges_vec. */
