@@ -115,6 +115,9 @@ static void tets_scalar(double* restrict x4, const int* restrict el, const doubl
 
 /* The kernels (softbody_vec.h) for each instruction set: AVX2, 4 lanes; AVX-512, 8 lanes;
  * WebAssembly's SIMD, 4 lanes in two 128-bit halves. */
+#ifndef SB_PAIRS
+#define SB_PAIRS 1
+#endif
 #if defined(__x86_64__)
 #define SB_W 4
 #define SB_TARGET __attribute__((target("avx2")))

@@ -3,68 +3,71 @@
  * (the function attribute that selects the set) and SB_NAME(f) (f with the set's suffix).
  * Private to softbody_solve.c, which includes it once per set; no include guard. */
 
+/* The helpers are inlined into the two passes (a batch's columns stay in registers). */
+#define SB_INLINE SB_TARGET inline __attribute__((always_inline))
+
 typedef double SB_NAME(dv) __attribute__((vector_size(8 * SB_W)));
 typedef long long SB_NAME(iv) __attribute__((vector_size(8 * SB_W)));
 #define dv SB_NAME(dv)
 #define iv SB_NAME(iv)
 
 #if defined(__x86_64__) && SB_W == 8
-static SB_TARGET inline dv SB_NAME(v_sqrt)(dv a) {
+static SB_INLINE dv SB_NAME(v_sqrt)(dv a) {
     return (dv)_mm512_sqrt_pd((__m512d)a);
 }
-static SB_TARGET inline int SB_NAME(v_all)(iv m) {
+static SB_INLINE int SB_NAME(v_all)(iv m) {
     return _mm512_test_epi64_mask((__m512i)m, (__m512i)m) == 0xff;
 }
 #elif defined(__x86_64__)
-static SB_TARGET inline dv SB_NAME(v_sqrt)(dv a) {
+static SB_INLINE dv SB_NAME(v_sqrt)(dv a) {
     return (dv)_mm256_sqrt_pd((__m256d)a);
 }
-static SB_TARGET inline int SB_NAME(v_all)(iv m) {
+static SB_INLINE int SB_NAME(v_all)(iv m) {
     return _mm256_movemask_pd((__m256d)m) == 15;
 }
 #else
-static SB_TARGET inline dv SB_NAME(v_sqrt)(dv a) {
+static SB_INLINE dv SB_NAME(v_sqrt)(dv a) {
     d2 lo = __builtin_shufflevector(a, a, 0, 1), hi = __builtin_shufflevector(a, a, 2, 3);
     lo = (d2)wasm_f64x2_sqrt((v128_t)lo);
     hi = (d2)wasm_f64x2_sqrt((v128_t)hi);
     return __builtin_shufflevector(lo, hi, 0, 1, 2, 3);
 }
-static SB_TARGET inline int SB_NAME(v_all)(iv m) {
+static SB_INLINE int SB_NAME(v_all)(iv m) {
     return (m[0] & m[1] & m[2] & m[3]) != 0;
 }
 #endif
 
-static SB_TARGET inline dv SB_NAME(v_load)(const double* p) {
+static SB_INLINE dv SB_NAME(v_load)(const double* p) {
     dv v;
     memcpy(&v, p, sizeof v);
     return v;
 }
 
-static SB_TARGET inline dv SB_NAME(v_set1)(double a) {
-    dv v;
-    for (int l = 0; l < SB_W; l++)
-        v[l] = a;
-    return v;
+static SB_INLINE dv SB_NAME(v_set1)(double a) {
+#if SB_W == 8
+    return (dv){a, a, a, a, a, a, a, a};
+#else
+    return (dv){a, a, a, a};
+#endif
 }
 
 /* The row of vertex i in x4 (unsigned: the offset needs no sign extension). */
 #define SB_ROW(x4, i) ((x4) + ((size_t)(unsigned)(i) << 2))
 
-static SB_TARGET inline d4 SB_NAME(row_load)(const double* p) {
+static SB_INLINE d4 SB_NAME(row_load)(const double* p) {
     d4 v;
     memcpy(&v, p, sizeof v);
     return v;
 }
 
-static SB_TARGET inline void SB_NAME(row_store)(double* p, d4 v) {
+static SB_INLINE void SB_NAME(row_store)(double* p, d4 v) {
     memcpy(p, &v, sizeof v);
 }
 
 /* Four rows (x, y, z, w of a vertex; with 8 lanes, two vertices each: lanes l and l + 4)
  * to columns (one coordinate of every lane's vertex), and back: the 4 x 4 transpose (in
  * each half with 8 lanes) is its own inverse. */
-static SB_TARGET inline void SB_NAME(transpose)(dv a, dv b, dv c, dv d, dv* X, dv* Y, dv* Z,
-                                                dv* W) {
+static SB_INLINE void SB_NAME(transpose)(dv a, dv b, dv c, dv d, dv* X, dv* Y, dv* Z, dv* W) {
 #if SB_W == 8
     dv t0 = __builtin_shufflevector(a, b, 0, 8, 2, 10, 4, 12, 6, 14);
     dv t1 = __builtin_shufflevector(a, b, 1, 9, 3, 11, 5, 13, 7, 15);
@@ -87,7 +90,7 @@ static SB_TARGET inline void SB_NAME(transpose)(dv a, dv b, dv c, dv d, dv* X, d
 }
 
 /* Lane q's row: the vertices of the lanes q (and q + 4). */
-static SB_TARGET inline dv SB_NAME(lane_rows)(const double* x4, const int* i, int s, int q) {
+static SB_INLINE dv SB_NAME(lane_rows)(const double* x4, const int* i, int s, int q) {
 #if SB_W == 8
     return __builtin_shufflevector(SB_NAME(row_load)(SB_ROW(x4, i[q * s])),
                                    SB_NAME(row_load)(SB_ROW(x4, i[(q + 4) * s])), 0, 1, 2, 3, 4, 5,
@@ -97,7 +100,7 @@ static SB_TARGET inline dv SB_NAME(lane_rows)(const double* x4, const int* i, in
 #endif
 }
 
-static SB_TARGET inline void SB_NAME(lane_store)(double* x4, const int* i, int s, int q, dv r) {
+static SB_INLINE void SB_NAME(lane_store)(double* x4, const int* i, int s, int q, dv r) {
 #if SB_W == 8
     SB_NAME(row_store)(SB_ROW(x4, i[q * s]), __builtin_shufflevector(r, r, 0, 1, 2, 3));
     SB_NAME(row_store)(SB_ROW(x4, i[(q + 4) * s]), __builtin_shufflevector(r, r, 4, 5, 6, 7));
@@ -107,15 +110,14 @@ static SB_TARGET inline void SB_NAME(lane_store)(double* x4, const int* i, int s
 }
 
 /* The vertices i[0], i[s], ..., i[(SB_W - 1) s] of x4 as columns. */
-static SB_TARGET inline void SB_NAME(gather)(const double* x4, const int* i, int s, dv* X, dv* Y,
-                                             dv* Z, dv* W) {
+static SB_INLINE void SB_NAME(gather)(const double* x4, const int* i, int s, dv* X, dv* Y, dv* Z,
+                                      dv* W) {
     SB_NAME(transpose)
     (SB_NAME(lane_rows)(x4, i, s, 0), SB_NAME(lane_rows)(x4, i, s, 1),
      SB_NAME(lane_rows)(x4, i, s, 2), SB_NAME(lane_rows)(x4, i, s, 3), X, Y, Z, W);
 }
 
-static SB_TARGET inline void SB_NAME(scatter)(double* x4, const int* i, int s, dv X, dv Y, dv Z,
-                                              dv W) {
+static SB_INLINE void SB_NAME(scatter)(double* x4, const int* i, int s, dv X, dv Y, dv Z, dv W) {
     dv a, b, c, d;
     SB_NAME(transpose)(X, Y, Z, W, &a, &b, &c, &d);
     SB_NAME(lane_store)(x4, i, s, 0, a);
@@ -137,12 +139,12 @@ typedef struct SB_NAME(tet_batch) {
 } SB_NAME(tet_batch);
 
 /* Edges E[0..2 SB_W) (pairs), rest lengths rest[0..SB_W): edges_scalar's arithmetic. */
-static SB_TARGET inline void SB_NAME(edge_project)(const double* restrict x4, const int* E,
-                                                   const double* restrict rest, dv alpha,
-                                                   SB_NAME(edge_batch) * B) {
+static SB_INLINE void SB_NAME(edge_project)(const double* restrict x4, const int* E,
+                                            const double* restrict rest, dv alpha,
+                                            SB_NAME(edge_batch) * B) {
     const dv tiny = SB_NAME(v_set1)(1e-12), zero = SB_NAME(v_set1)(0);
-    for (int k = 0; k < 2; k++)
-        SB_NAME(gather)(x4, E + k, 2, &B->x[k], &B->y[k], &B->z[k], &B->w[k]);
+    SB_NAME(gather)(x4, E, 2, &B->x[0], &B->y[0], &B->z[0], &B->w[0]);
+    SB_NAME(gather)(x4, E + 1, 2, &B->x[1], &B->y[1], &B->z[1], &B->w[1]);
     dv aw = B->w[0], bw = B->w[1], w = aw + bw;
     dv d0 = B->x[0] - B->x[1], d1 = B->y[0] - B->y[1], d2 = B->z[0] - B->z[1];
     dv len = SB_NAME(v_sqrt)(d0 * d0 + d1 * d1 + d2 * d2);
@@ -153,12 +155,14 @@ static SB_TARGET inline void SB_NAME(edge_project)(const double* restrict x4, co
 }
 
 /* Tetrahedra T[0..4 SB_W), rest volumes rest[0..SB_W): tets_scalar's arithmetic. */
-static SB_TARGET inline void SB_NAME(tet_project)(const double* restrict x4, const int* T,
-                                                  const double* restrict rest, dv alpha36,
-                                                  SB_NAME(tet_batch) * B) {
+static SB_INLINE void SB_NAME(tet_project)(const double* restrict x4, const int* T,
+                                           const double* restrict rest, dv alpha36,
+                                           SB_NAME(tet_batch) * B) {
     const dv zero = SB_NAME(v_set1)(0), six = SB_NAME(v_set1)(6);
-    for (int k = 0; k < 4; k++)
-        SB_NAME(gather)(x4, T + k, 4, &B->x[k], &B->y[k], &B->z[k], &B->w[k]);
+    SB_NAME(gather)(x4, T, 4, &B->x[0], &B->y[0], &B->z[0], &B->w[0]);
+    SB_NAME(gather)(x4, T + 1, 4, &B->x[1], &B->y[1], &B->z[1], &B->w[1]);
+    SB_NAME(gather)(x4, T + 2, 4, &B->x[2], &B->y[2], &B->z[2], &B->w[2]);
+    SB_NAME(gather)(x4, T + 3, 4, &B->x[3], &B->y[3], &B->z[3], &B->w[3]);
     dv x0 = B->x[0], y0 = B->y[0], z0 = B->z[0];
     dv w0 = B->w[0], w1 = B->w[1], w2 = B->w[2], w3 = B->w[3];
     dv u0 = B->x[1] - x0, u1 = B->y[1] - y0, u2 = B->z[1] - z0;
@@ -180,53 +184,60 @@ static SB_TARGET inline void SB_NAME(tet_project)(const double* restrict x4, con
     B->x[3] += s3 * c0, B->y[3] += s3 * c1, B->z[3] += s3 * c2;
 }
 
+/* A batch's new positions back into x4 (idx: its constraints' vertices, corners each). */
+static SB_INLINE void SB_NAME(edge_store)(double* x4, const int* E, const SB_NAME(edge_batch) * B) {
+    SB_NAME(scatter)(x4, E, 2, B->x[0], B->y[0], B->z[0], B->w[0]);
+    SB_NAME(scatter)(x4, E + 1, 2, B->x[1], B->y[1], B->z[1], B->w[1]);
+}
+
+static SB_INLINE void SB_NAME(tet_store)(double* x4, const int* T, const SB_NAME(tet_batch) * B) {
+    SB_NAME(scatter)(x4, T, 4, B->x[0], B->y[0], B->z[0], B->w[0]);
+    SB_NAME(scatter)(x4, T + 1, 4, B->x[1], B->y[1], B->z[1], B->w[1]);
+    SB_NAME(scatter)(x4, T + 2, 4, B->x[2], B->y[2], B->z[2], B->w[2]);
+    SB_NAME(scatter)(x4, T + 3, 4, B->x[3], B->y[3], B->z[3], B->w[3]);
+}
+
 /* Edges [e, e1) of a run: two batches at a time (their projections are independent, and
  * with two in flight the processor overlaps one's divisions with the other's loads), then
  * one; up to the end or to a batch with a lane that the scalar projection skips (both ends
  * pinned, a degenerate edge): returns where it stopped. */
-static SB_TARGET inline int SB_NAME(edges_lanes)(double* restrict x4, const int* restrict ed,
-                                                 const double* restrict rest, int e, int e1,
-                                                 double alpha_t) {
+static SB_INLINE int SB_NAME(edges_lanes)(double* restrict x4, const int* restrict ed,
+                                          const double* restrict rest, int e, int e1,
+                                          double alpha_t) {
     const dv alpha = SB_NAME(v_set1)(alpha_t);
     SB_NAME(edge_batch) A, B;
-    for (; e + 2 * SB_W <= e1; e += 2 * SB_W) {
+    for (; SB_PAIRS && e + 2 * SB_W <= e1; e += 2 * SB_W) {
         SB_NAME(edge_project)(x4, ed + 2 * e, rest + e, alpha, &A);
         SB_NAME(edge_project)(x4, ed + 2 * (e + SB_W), rest + e + SB_W, alpha, &B);
         if (!SB_NAME(v_all)(A.ok & B.ok)) return e;
-        for (int k = 0; k < 2; k++) {
-            SB_NAME(scatter)(x4, ed + 2 * e + k, 2, A.x[k], A.y[k], A.z[k], A.w[k]);
-            SB_NAME(scatter)(x4, ed + 2 * (e + SB_W) + k, 2, B.x[k], B.y[k], B.z[k], B.w[k]);
-        }
+        SB_NAME(edge_store)(x4, ed + 2 * e, &A);
+        SB_NAME(edge_store)(x4, ed + 2 * (e + SB_W), &B);
     }
     for (; e + SB_W <= e1; e += SB_W) {
         SB_NAME(edge_project)(x4, ed + 2 * e, rest + e, alpha, &A);
         if (!SB_NAME(v_all)(A.ok)) return e;
-        for (int k = 0; k < 2; k++)
-            SB_NAME(scatter)(x4, ed + 2 * e + k, 2, A.x[k], A.y[k], A.z[k], A.w[k]);
+        SB_NAME(edge_store)(x4, ed + 2 * e, &A);
     }
     return e;
 }
 
 /* Tetrahedra [e, e1) of a run, as edges_lanes (a degenerate tetrahedron is skipped). */
-static SB_TARGET inline int SB_NAME(tets_lanes)(double* restrict x4, const int* restrict el,
-                                                const double* restrict rest, int e, int e1,
-                                                double alpha_t) {
+static SB_INLINE int SB_NAME(tets_lanes)(double* restrict x4, const int* restrict el,
+                                         const double* restrict rest, int e, int e1,
+                                         double alpha_t) {
     const dv alpha36 = SB_NAME(v_set1)(36 * alpha_t);
     SB_NAME(tet_batch) A, B;
-    for (; e + 2 * SB_W <= e1; e += 2 * SB_W) {
+    for (; SB_PAIRS && e + 2 * SB_W <= e1; e += 2 * SB_W) {
         SB_NAME(tet_project)(x4, el + 4 * e, rest + e, alpha36, &A);
         SB_NAME(tet_project)(x4, el + 4 * (e + SB_W), rest + e + SB_W, alpha36, &B);
         if (!SB_NAME(v_all)(A.ok & B.ok)) return e;
-        for (int k = 0; k < 4; k++) {
-            SB_NAME(scatter)(x4, el + 4 * e + k, 4, A.x[k], A.y[k], A.z[k], A.w[k]);
-            SB_NAME(scatter)(x4, el + 4 * (e + SB_W) + k, 4, B.x[k], B.y[k], B.z[k], B.w[k]);
-        }
+        SB_NAME(tet_store)(x4, el + 4 * e, &A);
+        SB_NAME(tet_store)(x4, el + 4 * (e + SB_W), &B);
     }
     for (; e + SB_W <= e1; e += SB_W) {
         SB_NAME(tet_project)(x4, el + 4 * e, rest + e, alpha36, &A);
         if (!SB_NAME(v_all)(A.ok)) return e;
-        for (int k = 0; k < 4; k++)
-            SB_NAME(scatter)(x4, el + 4 * e + k, 4, A.x[k], A.y[k], A.z[k], A.w[k]);
+        SB_NAME(tet_store)(x4, el + 4 * e, &A);
     }
     return e;
 }
@@ -258,3 +269,4 @@ static SB_TARGET void SB_NAME(tets_vec)(double* restrict x4, const int* restrict
 
 #undef dv
 #undef iv
+#undef SB_INLINE
