@@ -69,6 +69,7 @@ struct mn_coupled {
     int* cvert;  /* nnz */
     double* cwt; /* nnz */
     double* cd;  /* nnz x 3: xbar_i - dbar_j */
+    double* cmw; /* nnz: m_i w_ij */
     /* the rotation rows' rest moments over each controller's unpinned vertices (made with
      * the factor): K0 = sum m w^2 (|d|^2 I - d d^T) (9), S1 = sum m w^2 d (3), S0 = sum m w^2;
      * at a pose R, K = R K0 R^T and the lever arms' sum R S1 */
@@ -126,6 +127,7 @@ void mn_coupled_destroy(mn_coupled* c) {
     free(c->cvert);
     free(c->cwt);
     free(c->cd);
+    free(c->cmw);
     free(c->rot0);
     free(c->row_ctrl);
     free(c->ctrl_row);
@@ -329,9 +331,10 @@ mn_coupled* mn_coupled_create(mn_softbody* sb, const mn_rig* rig, const uint8_t*
     c->cvert = malloc((size_t)(nnz > 0 ? nnz : 1) * sizeof(int));
     c->cwt = malloc((size_t)(nnz > 0 ? nnz : 1) * sizeof(double));
     c->cd = malloc((size_t)(nnz > 0 ? nnz : 1) * 3 * sizeof(double));
+    c->cmw = malloc((size_t)(nnz > 0 ? nnz : 1) * sizeof(double));
     c->rot0 = malloc((size_t)m * 13 * sizeof(double));
     int* fill = calloc((size_t)m, sizeof(int));
-    if (!c->cvert || !c->cwt || !c->cd || !c->rot0 || !fill) {
+    if (!c->cvert || !c->cwt || !c->cd || !c->cmw || !c->rot0 || !fill) {
         free(fill);
         goto nomem;
     }
@@ -342,6 +345,7 @@ mn_coupled* mn_coupled_create(mn_softbody* sb, const mn_rig* rig, const uint8_t*
             int j = rig->w_idx[(size_t)i * k + a], p = c->cptr[j] + fill[j]++;
             c->cvert[p] = i;
             c->cwt[p] = w;
+            c->cmw[p] = sb->mass[i] * w;
             c->cd[3 * p] = rig->rest[3 * (size_t)i] - rig->ctrl_pivot[j].x;
             c->cd[3 * p + 1] = rig->rest[3 * (size_t)i + 1] - rig->ctrl_pivot[j].y;
             c->cd[3 * p + 2] = rig->rest[3 * (size_t)i + 2] - rig->ctrl_pivot[j].z;
@@ -454,21 +458,20 @@ static void row_values_pairs(mn_coupled* c) {
     int nr = c->nrows;
     double* restrict C = c->C;
     const double* restrict x = c->sb->x;
-    const double* restrict mass = c->sb->mass;
     for (int r = 0; r < nr; r++) { /* by controller: the sums in registers, two of each */
         int j = c->row_ctrl[r], p = c->cptr[j], end = c->cptr[j + 1];
         double s[6] = {0, 0, 0, 0, 0, 0};
         for (; p + 2 <= end; p += 2)
             for (int q = 0; q < 2; q++) {
                 const double* xi = x + 3 * (size_t)c->cvert[p + q];
-                double mw = mass[c->cvert[p + q]] * c->cwt[p + q];
+                double mw = c->cmw[p + q];
                 s[3 * q] += mw * xi[0];
                 s[3 * q + 1] += mw * xi[1];
                 s[3 * q + 2] += mw * xi[2];
             }
         for (; p < end; p++) {
             const double* xi = x + 3 * (size_t)c->cvert[p];
-            double mw = mass[c->cvert[p]] * c->cwt[p];
+            double mw = c->cmw[p];
             s[0] += mw * xi[0];
             s[1] += mw * xi[1];
             s[2] += mw * xi[2];
