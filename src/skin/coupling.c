@@ -89,7 +89,12 @@ struct mn_coupled {
     int* pair;      /* npairs x 2: (j, k) */
     double* pair_s; /* npairs: S_jk = sum_i m_i w_ij w_ik */
     double* pair_d; /* npairs x 3: D_jk = sum_i m_i w_ij w_ik (xbar_i - dbar_k) */
-    double scale;   /* L * M */
+    int* pair_at;   /* m x m: the pair (j, k), or -1 */
+    /* npairs x 16, over the unpinned vertices (made with the factor; project_rotations):
+     * E_jk = sum m w_ij w_ik (xbar_i - dbar_j) (3), F_jk = sum m w_ij w_ik (xbar_i - dbar_j)
+     * (xbar_i - dbar_k)^T (9), D'_jk (3), S'_jk */
+    double* pair_u;
+    double scale; /* L * M */
     double fit_rms;
 };
 
@@ -138,6 +143,8 @@ void mn_coupled_destroy(mn_coupled* c) {
     free(c->pair);
     free(c->pair_s);
     free(c->pair_d);
+    free(c->pair_at);
+    free(c->pair_u);
     free(c);
 }
 
@@ -164,6 +171,34 @@ static mn_status factor_rows(mn_coupled* c, double h, mn_error* err) {
                     R0[3 * r + q] += mw2 * ((r == q ? dd : 0) - d[r] * d[q]);
             R0[9] += mw2 * d[0], R0[10] += mw2 * d[1], R0[11] += mw2 * d[2];
             R0[12] += mw2;
+        }
+    }
+    memset(c->pair_u, 0, (size_t)(c->npairs > 0 ? c->npairs : 1) * 16 * sizeof(double));
+    for (int i = 0; i < c->n; i++) {
+        if (c->pinned[i]) continue;
+        const double* xb = rig->rest + 3 * (size_t)i;
+        for (int a = 0; a < k; a++) {
+            double wa = rig->w_val[(size_t)i * k + a];
+            if (!(wa > 0)) continue;
+            int ja = rig->w_idx[(size_t)i * k + a];
+            mn_vec3 pa = rig->ctrl_pivot[ja];
+            double da[3] = {xb[0] - pa.x, xb[1] - pa.y, xb[2] - pa.z};
+            for (int b = 0; b < k; b++) {
+                double wb = rig->w_val[(size_t)i * k + b];
+                if (!(wb > 0)) continue;
+                int jb = rig->w_idx[(size_t)i * k + b];
+                mn_vec3 pb = rig->ctrl_pivot[jb];
+                double db[3] = {xb[0] - pb.x, xb[1] - pb.y, xb[2] - pb.z};
+                double mww = sb->mass[i] * wa * wb;
+                double* U = c->pair_u + 16 * (size_t)c->pair_at[ja * m + jb];
+                for (int r = 0; r < 3; r++) {
+                    U[r] += mww * da[r];
+                    for (int q = 0; q < 3; q++)
+                        U[3 + 3 * r + q] += mww * da[r] * db[q];
+                    U[12 + r] += mww * db[r];
+                }
+                U[15] += mww;
+            }
         }
     }
     c->nrows = 0;
@@ -232,10 +267,9 @@ static int build_pairs(mn_coupled* c) {
     c->pair = malloc((size_t)np * 2 * sizeof(int));
     c->pair_s = calloc((size_t)np, sizeof(double));
     c->pair_d = calloc((size_t)np * 3, sizeof(double));
-    if (!c->pair || !c->pair_s || !c->pair_d) {
-        free(at);
-        return 0;
-    }
+    c->pair_u = calloc((size_t)np * 16, sizeof(double));
+    c->pair_at = at;
+    if (!c->pair || !c->pair_s || !c->pair_d || !c->pair_u) return 0;
     for (int q = 0; q < m * m; q++)
         if (at[q] >= 0) c->pair[2 * at[q]] = q / m, c->pair[2 * at[q] + 1] = q % m;
     for (int i = 0; i < c->n; i++) {
@@ -257,7 +291,6 @@ static int build_pairs(mn_coupled* c) {
             }
         }
     }
-    free(at);
     return 1;
 }
 
@@ -491,10 +524,30 @@ static void row_values_pairs(mn_coupled* c) {
     }
 }
 
+/* C = A B and C = A B^T (3 x 3, row-major). */
+static void mat3_mul(const double* A, const double* B, double* C) {
+    for (int r = 0; r < 3; r++)
+        for (int q = 0; q < 3; q++)
+            C[3 * r + q] = A[3 * r] * B[q] + A[3 * r + 1] * B[3 + q] + A[3 * r + 2] * B[6 + q];
+}
+
+static void mat3_mul_t(const double* A, const double* B, double* C) {
+    for (int r = 0; r < 3; r++)
+        for (int q = 0; q < 3; q++)
+            C[3 * r + q] =
+                A[3 * r] * B[3 * q] + A[3 * r + 1] * B[3 * q + 1] + A[3 * r + 2] * B[3 * q + 2];
+}
+
+/* Twice the axial vector of G's antisymmetric part: (G_yz - G_zy, G_zx - G_xz, G_xy - G_yx). */
+static void vee(const double* G, double v[3]) {
+    v[0] = G[5] - G[7];
+    v[1] = G[6] - G[2];
+    v[2] = G[1] - G[3];
+}
+
 /* The rotation rows of the driven controllers, one after the other (Gauss-Seidel). */
 static void project_rotations(mn_coupled* c, double h) {
     double* x = c->sb->x;
-    const double* mass = c->sb->mass;
     double alpha = c->opt.compliance_driven / (h * h);
     for (int j = 0; j < c->m; j++) {
         if (!c->driven[j]) continue;
@@ -502,20 +555,43 @@ static void project_rotations(mn_coupled* c, double h) {
         const double* R0 = c->rot0 + 13 * (size_t)j;
         double S0 = R0[12];
         if (!(S0 > 0)) continue;
-        /* one pass: the moments about the pivot and the translation row T = sum m w u */
-        double Cr[3] = {0, 0, 0}, T[3] = {0, 0, 0};
+        /* The moments about the pivot C = sum m w a x (x - x^r) and the translation row
+         * T = sum m w (x - x^r) over the unpinned vertices, a = R d, d = xbar - dbar_j:
+         * with x^r_i = sum_k w_ik (R_k d_ik + p_k), the x^r parts are sums over the pairs
+         * (j, k) of constant moments (pair_u), and one pass over the vertices gathers
+         * P = sum m w d x^T and sum m w x: sum m w (R d) x x = vee(R P), and
+         * sum m w w_k (R d) x (R_k e) = vee(R F R_k^T). */
+        double P[9] = {0}, X[3] = {0, 0, 0};
         for (int p = c->cptr[j]; p < c->cptr[j + 1]; p++) {
             int i = c->cvert[p];
             if (c->pinned[i]) continue;
-            double mw = mass[i] * c->cwt[p];
             const double* d = c->cd + 3 * (size_t)p;
-            mn_vec3 a = mn_mat3_mulv(R, mn_v3(d[0], d[1], d[2]));
-            double xr[3];
-            rig_position(c, i, xr);
-            mn_vec3 u = mn_v3(x[3 * i] - xr[0], x[3 * i + 1] - xr[1], x[3 * i + 2] - xr[2]);
-            mn_vec3 au = mn_vec3_cross(a, u);
-            Cr[0] += mw * au.x, Cr[1] += mw * au.y, Cr[2] += mw * au.z;
-            T[0] += mw * u.x, T[1] += mw * u.y, T[2] += mw * u.z;
+            const double* xi = x + 3 * (size_t)i;
+            double mw = c->cmw[p], md[3] = {mw * d[0], mw * d[1], mw * d[2]};
+            for (int r = 0; r < 3; r++) {
+                P[3 * r] += md[r] * xi[0];
+                P[3 * r + 1] += md[r] * xi[1];
+                P[3 * r + 2] += md[r] * xi[2];
+            }
+            X[0] += mw * xi[0], X[1] += mw * xi[1], X[2] += mw * xi[2];
+        }
+        double G[9], Cr[3], T[3] = {X[0], X[1], X[2]};
+        mat3_mul(R->m, P, G);
+        vee(G, Cr);
+        for (int q = 0; q < c->npairs; q++) {
+            if (c->pair[2 * q] != j) continue;
+            const mn_xform* Pk = c->pose + c->pair[2 * q + 1];
+            const double* U = c->pair_u + 16 * (size_t)q;
+            mn_vec3 Dk = mn_mat3_mulv(&Pk->R, mn_v3(U[12], U[13], U[14]));
+            T[0] -= Dk.x + U[15] * Pk->p.x;
+            T[1] -= Dk.y + U[15] * Pk->p.y;
+            T[2] -= Dk.z + U[15] * Pk->p.z;
+            mn_vec3 Ep = mn_vec3_cross(mn_mat3_mulv(R, mn_v3(U[0], U[1], U[2])), Pk->p);
+            double RF[9], RFR[9], v[3];
+            mat3_mul(R->m, U + 3, RF);
+            mat3_mul_t(RF, Pk->R.m, RFR);
+            vee(RFR, v);
+            Cr[0] -= Ep.x + v[0], Cr[1] -= Ep.y + v[1], Cr[2] -= Ep.z + v[2];
         }
         /* K = R K0 R^T and the w^2-weighted centroid c = R S1 / S0 of the lever arms, then
          * about c (parallel axes): C' = C - c x T, K' = K - S0 (|c|^2 I - c c^T). Where the
@@ -523,14 +599,8 @@ static void project_rotations(mn_coupled* c, double h) {
          * about c leaves T as it is (sum m w^2 (a - c) = 0), so the rotation and translation
          * projections do not undo each other from substep to substep. */
         double RK[9], K[9];
-        for (int r = 0; r < 3; r++)
-            for (int q = 0; q < 3; q++)
-                RK[3 * r + q] =
-                    R->m[3 * r] * R0[q] + R->m[3 * r + 1] * R0[3 + q] + R->m[3 * r + 2] * R0[6 + q];
-        for (int r = 0; r < 3; r++)
-            for (int q = 0; q < 3; q++)
-                K[3 * r + q] = RK[3 * r] * R->m[3 * q] + RK[3 * r + 1] * R->m[3 * q + 1] +
-                               RK[3 * r + 2] * R->m[3 * q + 2];
+        mat3_mul(R->m, R0, RK);
+        mat3_mul_t(RK, R->m, K);
         mn_vec3 cc = mn_vec3_scale(mn_mat3_mulv(R, mn_v3(R0[9], R0[10], R0[11])), 1 / S0);
         mn_vec3 cT = mn_vec3_cross(cc, mn_v3(T[0], T[1], T[2]));
         Cr[0] -= cT.x, Cr[1] -= cT.y, Cr[2] -= cT.z;
