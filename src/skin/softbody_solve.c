@@ -6,14 +6,16 @@
  * The constraints are projected one after the other (Gauss-Seidel, XPBD eq. 18 with
  * lambda = 0 at a substep's start: Macklin, Mueller & Chentanez 2016) in a fixed order in
  * which runs of consecutive constraints share no vertex (the colouring of
- * mn_softbody_add_elements). Inside such a run, four consecutive projections touch
- * distinct vertices and none reads what another writes, so they are computed side by side
- * in the lanes of a vector (4 doubles: AVX2 where the processor has it, two 128-bit
- * halves in WebAssembly's SIMD): the same operations in the same order as the scalar
- * projection (no fused multiply-add), so every lane's result is the scalar one to the last
- * bit and a step gives the same bits with vectors or without (test_softbody_vec). A batch
- * in which a lane would be skipped (both ends pinned, a degenerate edge or tetrahedron) is
- * done by the scalar code instead. */
+ * mn_softbody_add_elements). Inside such a run, consecutive projections touch distinct
+ * vertices and none reads what another writes, so they are computed side by side in the
+ * lanes of a vector (softbody_vec.h: 8 doubles with AVX-512, 4 with AVX2, chosen when the
+ * process runs; 2 with WebAssembly's SIMD), the vertices' rows turned into columns on the
+ * way in and back on the way out. The lanes do the scalar projection's operations in the
+ * same order (no fused multiply-add), so every lane's result is the scalar one to the last
+ * bit and a step gives the same bits with vectors or without, on any of these machines
+ * (test_softbody_vec). A batch in which a lane would be skipped (both ends pinned, a
+ * degenerate edge or tetrahedron) is done by the scalar code instead. Build with
+ * -DSB_NOVEC for the scalar code alone. */
 #include <marionette/skin.h>
 
 #include "skin/softbody_internal.h"
@@ -24,7 +26,6 @@
 #if defined(__GNUC__) && (defined(__x86_64__) || defined(__wasm_simd128__)) && !defined(SB_NOVEC)
 #define SB_VEC 1
 typedef double d4 __attribute__((vector_size(32)));
-typedef long long i4 __attribute__((vector_size(32)));
 typedef double d2 __attribute__((vector_size(16)));
 #if defined(__x86_64__)
 #include <immintrin.h>
@@ -41,7 +42,8 @@ void mn_sb_set_vectors(int most) {
     vectors_max = most;
 }
 
-/* 0: scalar; 1: AVX2 or WebAssembly's SIMD; 2: AVX-512 (x86-64). */
+/* 0: scalar; 1: AVX2 or WebAssembly's SIMD; 2: AVX-512 (x86-64). mn_sb_set_vectors
+ * caps it (the tests compare the levels). */
 int mn_sb_vectors(void) {
     int v = 0;
 #if SB_VEC && defined(__x86_64__)
@@ -109,15 +111,13 @@ static void tets_scalar(double* restrict x4, const int* restrict el, const doubl
     }
 }
 
-/* ---- the same, 4 or 8 at a time ------------------------------------------------------ */
+/* ---- the same, 2, 4 or 8 at a time --------------------------------------------------- */
 
 #if SB_VEC
 
 /* The kernels (softbody_vec.h) for each instruction set: AVX2, 4 lanes; AVX-512, 8 lanes;
- * WebAssembly's SIMD, 4 lanes in two 128-bit halves. */
-#ifndef SB_PAIRS
-#define SB_PAIRS 1
-#endif
+ * WebAssembly's SIMD, 2 lanes (4 in two 128-bit halves ran 9 % slower in Node: more
+ * registers than the engine's code generator keeps). */
 #if defined(__x86_64__)
 #define SB_W 4
 #define SB_TARGET __attribute__((target("avx2")))
@@ -131,7 +131,7 @@ static void tets_scalar(double* restrict x4, const int* restrict el, const doubl
 #define SB_NAME(f) f##_avx512
 #include "skin/softbody_vec.h"
 #else
-#define SB_W 4
+#define SB_W 2
 #define SB_TARGET
 #define SB_NAME(f) f##_wasm
 #include "skin/softbody_vec.h"

@@ -1,7 +1,8 @@
-/* The edge and tetrahedron projections of softbody_solve.c, SB_W (4 or 8) at a time in the
- * lanes of a vector, once for each instruction set: the includer defines SB_W, SB_TARGET
- * (the function attribute that selects the set) and SB_NAME(f) (f with the set's suffix).
- * Private to softbody_solve.c, which includes it once per set; no include guard. */
+/* The edge and tetrahedron projections of softbody_solve.c, SB_W (2, 4 or 8) at a time in
+ * the lanes of a vector, once for each instruction set: the includer defines SB_W,
+ * SB_TARGET (the function attribute that selects the set) and SB_NAME(f) (f with the set's
+ * suffix), and the types d4 and d2. Private to softbody_solve.c, which includes it once
+ * per set; no include guard. */
 
 /* The helpers are inlined into the two passes (a batch's columns stay in registers). */
 #define SB_INLINE SB_TARGET inline __attribute__((always_inline))
@@ -25,6 +26,13 @@ static SB_INLINE dv SB_NAME(v_sqrt)(dv a) {
 static SB_INLINE int SB_NAME(v_all)(iv m) {
     return _mm256_movemask_pd((__m256d)m) == 15;
 }
+#elif SB_W == 2
+static SB_INLINE dv SB_NAME(v_sqrt)(dv a) {
+    return (dv)wasm_f64x2_sqrt((v128_t)a);
+}
+static SB_INLINE int SB_NAME(v_all)(iv m) {
+    return (m[0] & m[1]) != 0;
+}
 #else
 static SB_INLINE dv SB_NAME(v_sqrt)(dv a) {
     d2 lo = __builtin_shufflevector(a, a, 0, 1), hi = __builtin_shufflevector(a, a, 2, 3);
@@ -46,6 +54,8 @@ static SB_INLINE dv SB_NAME(v_load)(const double* p) {
 static SB_INLINE dv SB_NAME(v_set1)(double a) {
 #if SB_W == 8
     return (dv){a, a, a, a, a, a, a, a};
+#elif SB_W == 2
+    return (dv){a, a};
 #else
     return (dv){a, a, a, a};
 #endif
@@ -64,6 +74,7 @@ static SB_INLINE void SB_NAME(row_store)(double* p, d4 v) {
     memcpy(p, &v, sizeof v);
 }
 
+#if SB_W != 2
 /* Four rows (x, y, z, w of a vertex; with 8 lanes, two vertices each: lanes l and l + 4)
  * to columns (one coordinate of every lane's vertex), and back: the 4 x 4 transpose (in
  * each half with 8 lanes) is its own inverse. */
@@ -109,21 +120,41 @@ static SB_INLINE void SB_NAME(lane_store)(double* x4, const int* i, int s, int q
 #endif
 }
 
+#endif
+
 /* The vertices i[0], i[s], ..., i[(SB_W - 1) s] of x4 as columns. */
 static SB_INLINE void SB_NAME(gather)(const double* x4, const int* i, int s, dv* X, dv* Y, dv* Z,
                                       dv* W) {
+#if SB_W == 2 /* the halves of the two rows: (x, y) and (z, w) */
+    dv a = SB_NAME(v_load)(SB_ROW(x4, i[0])), b = SB_NAME(v_load)(SB_ROW(x4, i[s]));
+    dv c = SB_NAME(v_load)(SB_ROW(x4, i[0]) + 2), d = SB_NAME(v_load)(SB_ROW(x4, i[s]) + 2);
+    *X = __builtin_shufflevector(a, b, 0, 2);
+    *Y = __builtin_shufflevector(a, b, 1, 3);
+    *Z = __builtin_shufflevector(c, d, 0, 2);
+    *W = __builtin_shufflevector(c, d, 1, 3);
+#else
     SB_NAME(transpose)
     (SB_NAME(lane_rows)(x4, i, s, 0), SB_NAME(lane_rows)(x4, i, s, 1),
      SB_NAME(lane_rows)(x4, i, s, 2), SB_NAME(lane_rows)(x4, i, s, 3), X, Y, Z, W);
+#endif
 }
 
 static SB_INLINE void SB_NAME(scatter)(double* x4, const int* i, int s, dv X, dv Y, dv Z, dv W) {
+#if SB_W == 2
+    dv a = __builtin_shufflevector(X, Y, 0, 2), b = __builtin_shufflevector(X, Y, 1, 3);
+    dv c = __builtin_shufflevector(Z, W, 0, 2), d = __builtin_shufflevector(Z, W, 1, 3);
+    memcpy(SB_ROW(x4, i[0]), &a, sizeof a);
+    memcpy(SB_ROW(x4, i[s]), &b, sizeof b);
+    memcpy(SB_ROW(x4, i[0]) + 2, &c, sizeof c);
+    memcpy(SB_ROW(x4, i[s]) + 2, &d, sizeof d);
+#else
     dv a, b, c, d;
     SB_NAME(transpose)(X, Y, Z, W, &a, &b, &c, &d);
     SB_NAME(lane_store)(x4, i, s, 0, a);
     SB_NAME(lane_store)(x4, i, s, 1, b);
     SB_NAME(lane_store)(x4, i, s, 2, c);
     SB_NAME(lane_store)(x4, i, s, 3, d);
+#endif
 }
 
 /* A batch of SB_W edges or tetrahedra: their vertices' new positions (columns) and which
@@ -206,7 +237,7 @@ static SB_INLINE int SB_NAME(edges_lanes)(double* restrict x4, const int* restri
                                           double alpha_t) {
     const dv alpha = SB_NAME(v_set1)(alpha_t);
     SB_NAME(edge_batch) A, B;
-    for (; SB_PAIRS && e + 2 * SB_W <= e1; e += 2 * SB_W) {
+    for (; e + 2 * SB_W <= e1; e += 2 * SB_W) {
         SB_NAME(edge_project)(x4, ed + 2 * e, rest + e, alpha, &A);
         SB_NAME(edge_project)(x4, ed + 2 * (e + SB_W), rest + e + SB_W, alpha, &B);
         if (!SB_NAME(v_all)(A.ok & B.ok)) return e;
@@ -227,7 +258,7 @@ static SB_INLINE int SB_NAME(tets_lanes)(double* restrict x4, const int* restric
                                          double alpha_t) {
     const dv alpha36 = SB_NAME(v_set1)(36 * alpha_t);
     SB_NAME(tet_batch) A, B;
-    for (; SB_PAIRS && e + 2 * SB_W <= e1; e += 2 * SB_W) {
+    for (; e + 2 * SB_W <= e1; e += 2 * SB_W) {
         SB_NAME(tet_project)(x4, el + 4 * e, rest + e, alpha36, &A);
         SB_NAME(tet_project)(x4, el + 4 * (e + SB_W), rest + e + SB_W, alpha36, &B);
         if (!SB_NAME(v_all)(A.ok & B.ok)) return e;
