@@ -637,22 +637,12 @@ static void project_rotations(mn_coupled* c, double h) {
     }
 }
 
-/* The translation rows, exactly: S dlambda = -C with the prefactorised S, dx = W dlambda;
- * in the same pass over the vertices, the substep's velocities (mn_sb_velocities) and, when
- * next >= 0, the prediction of substep next (mn_sb_predict). */
-static void project_translations(mn_coupled* c, double h, double damp, int next, int ns) {
+/* project_translations' pass over the vertices (predict: next >= 0, a constant in each of
+ * the two calls, so that the loop has no test of it). */
+static inline void apply_rows(mn_coupled* c, double h, double damp, int next, int ns, int predict) {
     const mn_rig* rig = c->rig;
     mn_softbody* sb = c->sb;
     int nr = c->nrows, k = rig->k;
-    if (nr > 0) {
-        row_values_pairs(c);
-        for (int ax = 0; ax < 3; ax++) {
-            double* b = c->C + (size_t)ax * nr;
-            for (int r = 0; r < nr; r++)
-                b[r] = -b[r];
-            mn_cholesky_solve(c->S, nr, b);
-        }
-    }
     double* restrict x = sb->x;
     double* restrict v = sb->v;
     double* restrict prev = sb->prev;
@@ -661,7 +651,7 @@ static void project_translations(mn_coupled* c, double h, double damp, int next,
     const double* restrict pin = sb->pin_target;
     const double* restrict C = c->C;
     double f = damp / h, gx = h * sb->opt.gravity.x, gy = h * sb->opt.gravity.y,
-           gz = h * sb->opt.gravity.z, left = next >= 0 ? (double)(ns - next) : 1;
+           gz = h * sb->opt.gravity.z, left = predict ? (double)(ns - next) : 1;
     for (int i = 0; i < c->n; i++) {
         double* xi = x + 3 * (size_t)i;
         double* vi = v + 3 * (size_t)i;
@@ -678,24 +668,44 @@ static void project_translations(mn_coupled* c, double h, double damp, int next,
                 x2 += w[a] * C[2 * nr + r];
             }
             double v0 = (x0 - pi[0]) * f, v1 = (x1 - pi[1]) * f, v2 = (x2 - pi[2]) * f;
-            if (next >= 0) { /* mn_sb_predict_vertex */
+            if (predict) { /* mn_sb_predict_vertex */
                 pi[0] = x0, pi[1] = x1, pi[2] = x2;
                 v0 += gx, v1 += gy, v2 += gz;
                 x0 += h * v0, x1 += h * v1, x2 += h * v2;
             }
             vi[0] = v0, vi[1] = v1, vi[2] = v2;
-        } else if (next >= 0) { /* pinned: a share of the way to the target */
+        } else if (predict) { /* pinned: a share of the way to the target */
             pi[0] = x0, pi[1] = x1, pi[2] = x2;
             x0 += (pin[3 * i] - x0) / left;
             x1 += (pin[3 * i + 1] - x1) / left;
             x2 += (pin[3 * i + 2] - x2) / left;
         }
         xi[0] = x0, xi[1] = x1, xi[2] = x2;
-        if (next >= 0) { /* and the constraint passes' copy (mn_sb_project's packed) */
+        if (predict) { /* and the constraint passes' copy (mn_sb_project's packed) */
             double* r4 = x4 + 4 * (size_t)i;
             r4[0] = x0, r4[1] = x1, r4[2] = x2, r4[3] = wi[i];
         }
     }
+}
+
+/* The translation rows, exactly: S dlambda = -C with the prefactorised S, dx = W dlambda;
+ * in the same pass over the vertices, the substep's velocities (mn_sb_velocities) and, when
+ * next >= 0, the prediction of substep next (mn_sb_predict). */
+static void project_translations(mn_coupled* c, double h, double damp, int next, int ns) {
+    int nr = c->nrows;
+    if (nr > 0) {
+        row_values_pairs(c);
+        for (int ax = 0; ax < 3; ax++) {
+            double* b = c->C + (size_t)ax * nr;
+            for (int r = 0; r < nr; r++)
+                b[r] = -b[r];
+            mn_cholesky_solve(c->S, nr, b);
+        }
+    }
+    if (next >= 0)
+        apply_rows(c, h, damp, next, ns, 1);
+    else
+        apply_rows(c, h, damp, next, ns, 0);
 }
 
 double mn_coupled_residual(mn_coupled* c) {
