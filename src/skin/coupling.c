@@ -32,10 +32,13 @@
  * (a 3 x 3 system per driven controller, a scalar in 2D), projected before the translation
  * rows so that those hold exactly at the end of the substep.
  *
- * A substep: the body's prediction and constraints (softbody.c), the fit of the free
- * controllers to x warm-started from the last substep (the seed: "the inverse kinematics
- * step is performed in each time step"), x^r from the poses, the rotation rows, the
- * translation rows, the velocity update. */
+ * A substep: the body's prediction and constraints (softbody.c, softbody_solve.c), the fit
+ * of the free controllers to x warm-started from the last substep (the seed: "the inverse
+ * kinematics step is performed in each time step"), the rotation rows, the translation rows
+ * and in their pass the velocity update and the next substep's prediction. Neither row
+ * forms x^r: C_j = sum_i m_i w_ij (x_i - x^r_i) is a sum over the influences of x minus
+ * constant sums over the pairs of controllers that share a vertex, turned by the poses
+ * (row_values_pairs, project_rotations). */
 #include <marionette/linalg.h>
 #include <marionette/skin.h>
 
