@@ -228,15 +228,27 @@ static SB_INLINE void SB_NAME(tet_store)(double* x4, const int* T, const SB_NAME
     SB_NAME(scatter)(x4, T + 3, 4, B->x[3], B->y[3], B->z[3], B->w[3]);
 }
 
-/* Edges [e, e1) of a run: two batches at a time (their projections are independent, and
- * with two in flight the processor overlaps one's divisions with the other's loads), then
- * one; up to the end or to a batch with a lane that the scalar projection skips (both ends
- * pinned, a degenerate edge): returns where it stopped. */
+/* Edges [e, e1) of a run: three batches at a time (their projections are independent, and
+ * with several in flight the processor overlaps one's divisions with another's loads), then
+ * two, then one; up to the end or to a batch with a lane that the scalar projection skips (both
+ * ends pinned, a degenerate edge): returns where it stopped. */
 static SB_INLINE int SB_NAME(edges_lanes)(double* restrict x4, const int* restrict ed,
                                           const double* restrict rest, int e, int e1,
                                           double alpha_t) {
     const dv alpha = SB_NAME(v_set1)(alpha_t);
     SB_NAME(edge_batch) A, B;
+#if SB_W >= 4                                   /* (with 2 lanes in WebAssembly, no faster) */
+    for (; e + 3 * SB_W <= e1; e += 3 * SB_W) { /* three in flight while they last */
+        SB_NAME(edge_batch) D;
+        SB_NAME(edge_project)(x4, ed + 2 * e, rest + e, alpha, &A);
+        SB_NAME(edge_project)(x4, ed + 2 * (e + SB_W), rest + e + SB_W, alpha, &B);
+        SB_NAME(edge_project)(x4, ed + 2 * (e + 2 * SB_W), rest + e + 2 * SB_W, alpha, &D);
+        if (!SB_NAME(v_all)(A.ok & B.ok & D.ok)) break;
+        SB_NAME(edge_store)(x4, ed + 2 * e, &A);
+        SB_NAME(edge_store)(x4, ed + 2 * (e + SB_W), &B);
+        SB_NAME(edge_store)(x4, ed + 2 * (e + 2 * SB_W), &D);
+    }
+#endif
     for (; e + 2 * SB_W <= e1; e += 2 * SB_W) {
         SB_NAME(edge_project)(x4, ed + 2 * e, rest + e, alpha, &A);
         SB_NAME(edge_project)(x4, ed + 2 * (e + SB_W), rest + e + SB_W, alpha, &B);
@@ -252,7 +264,8 @@ static SB_INLINE int SB_NAME(edges_lanes)(double* restrict x4, const int* restri
     return e;
 }
 
-/* Tetrahedra [e, e1) of a run, as edges_lanes (a degenerate tetrahedron is skipped). */
+/* Tetrahedra [e, e1) of a run, as edges_lanes but two batches at most (a third ran slower:
+ * more columns than registers; a degenerate tetrahedron is skipped). */
 static SB_INLINE int SB_NAME(tets_lanes)(double* restrict x4, const int* restrict el,
                                          const double* restrict rest, int e, int e1,
                                          double alpha_t) {
