@@ -23,6 +23,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* The lanes and the scalar code must round the same products (GCC in ISO C mode fuses
+ * nothing; clang would fuse a * b + c within an expression). */
+#if defined(__clang__)
+#pragma STDC FP_CONTRACT OFF
+#endif
+
 #if defined(__GNUC__) && (defined(__x86_64__) || defined(__wasm_simd128__)) && !defined(SB_NOVEC)
 #define SB_VEC 1
 typedef double d4 __attribute__((vector_size(32)));
