@@ -246,6 +246,11 @@ typedef struct mn_softbody {
     int grab_idx[MN_SOFTBODY_MAX_GRABS];
     double grab_target[3 * MN_SOFTBODY_MAX_GRABS];
     double grab_compliance[MN_SOFTBODY_MAX_GRABS];
+    double* x4;     /* nverts x 4, 32-byte aligned: x and inv_mass side by side, the copy that
+                       the edge and element passes work on (softbody_solve.c) */
+    void* x4_block; /* x4's allocation */
+    int nruns;      /* runs of constraints that share no vertex, each [start, end): */
+    int* runs;      /* nruns x 3: kind (0 edges, 1 elements), start, end */
 } mn_softbody;
 
 /* From a triangle mesh (positions nverts x 3, triangles ntris x 3) with vertex masses

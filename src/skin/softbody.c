@@ -45,6 +45,8 @@ void mn_softbody_destroy(mn_softbody* sb) {
     free(sb->saved);
     free(sb->elem);
     free(sb->elem_rest);
+    free(sb->x4_block);
+    free(sb->runs);
     free(sb);
 }
 
@@ -119,7 +121,7 @@ mn_softbody* mn_softbody_create(int nverts, const double* pos, int ntris, const 
     sb->tris = malloc((size_t)(ntris > 0 ? ntris : 1) * 3 * sizeof(int));
     int* all = malloc((size_t)(ntris > 0 ? ntris : 1) * 6 * sizeof(int));
     if (!sb->x || !sb->prev || !sb->v || !sb->pin_target || !sb->grad || !sb->saved ||
-        !sb->inv_mass || !sb->mass || !sb->tris || !all) {
+        !sb->inv_mass || !sb->mass || !sb->tris || !all || !mn_sb_alloc_x4(sb)) {
         free(all);
         goto nomem;
     }
@@ -209,29 +211,6 @@ void mn_softbody_pin(mn_softbody* sb, int i, int pinned) {
     if (pinned) {
         for (int c = 0; c < 3; c++)
             sb->v[3 * i + c] = 0;
-    }
-}
-
-/* Distance constraints C = |x_a - x_b| - L (XPBD eq. 18 with lambda = 0 at a substep's
- * start: dlambda = -C / (w_a + w_b + alpha / h^2), dx_a = w_a dlambda n). */
-static void solve_edges(mn_softbody* sb, double alpha_t) {
-    double* restrict x = sb->x;
-    const double* restrict wi = sb->inv_mass;
-    const int* restrict ed = sb->edges;
-    const double* restrict rest = sb->rest_len;
-    for (int e = 0; e < sb->nedges; e++) {
-        int a = ed[2 * e], b = ed[2 * e + 1];
-        double wa = wi[a], wb = wi[b], w = wa + wb;
-        if (w == 0) continue;
-        double* xa = x + 3 * a;
-        double* xb = x + 3 * b;
-        double d0 = xa[0] - xb[0], d1 = xa[1] - xb[1], d2 = xa[2] - xb[2];
-        double len = sqrt(d0 * d0 + d1 * d1 + d2 * d2);
-        if (len < 1e-12) continue;
-        /* -dlambda / len */
-        double s = (len - rest[e]) / ((w + alpha_t) * len), sa = wa * s, sb_ = wb * s;
-        xa[0] -= sa * d0, xa[1] -= sa * d1, xa[2] -= sa * d2;
-        xb[0] += sb_ * d0, xb[1] += sb_ * d1, xb[2] += sb_ * d2;
     }
 }
 
@@ -371,9 +350,11 @@ static int has_edge(const int* sorted, int n, int a, int b) {
  * projections stay Gauss-Seidel, in another fixed order; without shared vertices between
  * neighbours in that order the processor overlaps them instead of waiting for each
  * result (the colouring of parallel PBD, Fratarcangeli & Pellacini 2015, used here for
- * instruction-level parallelism). Up to 63 colours; what finds none goes last. Setup
- * time: allocates; returns 0 when out of memory (the order is then left as it was). */
-static int colour_order(int* idx, int k, int n, int nverts) {
+ * instruction-level parallelism, and for the vectors of softbody_solve.c). Up to 63
+ * colours; what finds none goes last. first[c] is where colour c starts (first[64] = n;
+ * colour 63 is the rest, whose members may share vertices). Setup time: allocates; returns
+ * 0 when out of memory (the order is then left as it was). */
+static int colour_order(int* idx, int k, int n, int nverts, int first[65]) {
     uint64_t* used = calloc((size_t)nverts, sizeof(uint64_t));
     uint8_t* col = malloc((size_t)(n > 0 ? n : 1));
     int* out = malloc((size_t)(n > 0 ? n : 1) * k * sizeof(int));
@@ -399,6 +380,7 @@ static int colour_order(int* idx, int k, int n, int nverts) {
     }
     for (int c = 0; c < 64; c++)
         count[c + 1] += count[c];
+    memcpy(first, count, sizeof count);
     for (int e = 0; e < n; e++)
         memcpy(out + (size_t)k * count[col[e]]++, idx + (size_t)k * e, (size_t)k * sizeof(int));
     memcpy(idx, out, (size_t)n * k * sizeof(int));
@@ -460,12 +442,20 @@ mn_status mn_softbody_add_elements(mn_softbody* sb, int corners, int n, const in
             nu++;
         }
     free(old);
-    colour_order(cand, 2, nu, sb->nverts);
+    int efirst[65], tfirst[65], e0 = sb->nedges;
+    int ecol = colour_order(cand, 2, nu, sb->nverts, efirst);
     mn_status st = mn_softbody_add_distances(sb, nu, cand, err);
     free(cand);
     if (st != MN_OK) return st;
     memcpy(el + corners * sb->nelem, idx, (size_t)n * corners * sizeof(int));
-    colour_order(el + corners * sb->nelem, corners, n, sb->nverts);
+    int tcol = colour_order(el + corners * sb->nelem, corners, n, sb->nverts, tfirst);
+    /* the colours as runs for the vectors (not the triangles in the plane) */
+    for (int c = 0; c < 63; c++) {
+        if ((ecol && !mn_sb_add_run(sb, 0, e0 + efirst[c], e0 + efirst[c + 1])) ||
+            (tcol && corners == 4 &&
+             !mn_sb_add_run(sb, 1, sb->nelem + tfirst[c], sb->nelem + tfirst[c + 1])))
+            return mn_error_set(err, MN_ERR_NOMEM, "", 0, "elements", "out of memory");
+    }
     for (int e = 0; e < n; e++) {
         int* d = el + corners * (sb->nelem + e);
         double v = elem_measure(sb->x, corners, d, NULL);
@@ -517,40 +507,6 @@ void mn_softbody_release(mn_softbody* sb, int i) {
         }
 }
 
-/* Tetrahedra: C = V(x) - V0 (XPBD eq. 18, lambda = 0 at a substep's start) with the
- * gradients of tet_volume kept at 6 times their size: dlambda' = -36 C / sum w |6 g|^2, and
- * dx_k = w_k dlambda' (6 g_k) / 36. */
-static void solve_tets(mn_softbody* sb, double alpha_t) {
-    double* restrict x = sb->x;
-    const double* restrict wi = sb->inv_mass;
-    const int* restrict el = sb->elem;
-    const double* restrict rest = sb->elem_rest;
-    for (int e = 0; e < sb->nelem; e++) {
-        const int* T = el + 4 * e;
-        double *p0 = x + 3 * T[0], *p1 = x + 3 * T[1], *p2 = x + 3 * T[2], *p3 = x + 3 * T[3];
-        double w0 = wi[T[0]], w1 = wi[T[1]], w2 = wi[T[2]], w3 = wi[T[3]];
-        double u0 = p1[0] - p0[0], u1 = p1[1] - p0[1], u2 = p1[2] - p0[2];
-        double v0 = p2[0] - p0[0], v1 = p2[1] - p0[1], v2 = p2[2] - p0[2];
-        double q0 = p3[0] - p0[0], q1 = p3[1] - p0[1], q2 = p3[2] - p0[2];
-        double a0 = v1 * q2 - v2 * q1, a1 = v2 * q0 - v0 * q2, a2 = v0 * q1 - v1 * q0; /* v x q */
-        double b0 = q1 * u2 - q2 * u1, b1 = q2 * u0 - q0 * u2, b2 = q0 * u1 - q1 * u0; /* q x u */
-        double c0 = u1 * v2 - u2 * v1, c1 = u2 * v0 - u0 * v2, c2 = u0 * v1 - u1 * v0; /* u x v */
-        double z0 = -(a0 + b0 + c0), z1 = -(a1 + b1 + c1), z2 = -(a2 + b2 + c2);
-        double C = (u0 * a0 + u1 * a1 + u2 * a2) / 6.0 - rest[e];
-        double den = (w0 * (z0 * z0 + z1 * z1 + z2 * z2) + w1 * (a0 * a0 + a1 * a1 + a2 * a2) +
-                      w2 * (b0 * b0 + b1 * b1 + b2 * b2) + w3 * (c0 * c0 + c1 * c1 + c2 * c2)) /
-                         36.0 +
-                     alpha_t;
-        if (!(den > 0)) continue;
-        double dl = -C / (6.0 * den);
-        double s0 = w0 * dl, s1 = w1 * dl, s2 = w2 * dl, s3 = w3 * dl;
-        p0[0] += s0 * z0, p0[1] += s0 * z1, p0[2] += s0 * z2;
-        p1[0] += s1 * a0, p1[1] += s1 * a1, p1[2] += s1 * a2;
-        p2[0] += s2 * b0, p2[1] += s2 * b1, p2[2] += s2 * b2;
-        p3[0] += s3 * c0, p3[1] += s3 * c1, p3[2] += s3 * c2;
-    }
-}
-
 /* Triangles in the plane: C = A(x) - A0 with the gradients of tri_area. */
 static void solve_tris(mn_softbody* sb, double alpha_t) {
     double* x = sb->x;
@@ -586,32 +542,14 @@ static void solve_grabs(mn_softbody* sb, double h2) {
 }
 
 void mn_sb_predict(mn_softbody* sb, double h, int s, int ns) {
-    const mn_softbody_options* o = &sb->opt;
-    double* x = sb->x;
-    for (int i = 0; i < sb->nverts; i++) {
-        double* xi = x + 3 * i;
-        double* pi = sb->prev + 3 * i;
-        memcpy(pi, xi, 3 * sizeof(double));
-        /* pinned vertices move linearly to their targets over the step */
-        if (sb->inv_mass[i] == 0) {
-            for (int c = 0; c < 3; c++)
-                xi[c] += (sb->pin_target[3 * i + c] - xi[c]) / (double)(ns - s);
-            continue;
-        }
-        double* vi = sb->v + 3 * i;
-        vi[0] += h * o->gravity.x;
-        vi[1] += h * o->gravity.y;
-        vi[2] += h * o->gravity.z;
-        for (int c = 0; c < 3; c++)
-            xi[c] += h * vi[c];
-    }
+    for (int i = 0; i < sb->nverts; i++)
+        mn_sb_predict_vertex(sb, i, h, s, ns);
 }
 
-void mn_sb_project(mn_softbody* sb, double h) {
+void mn_sb_project(mn_softbody* sb, double h, int packed) {
     const mn_softbody_options* o = &sb->opt;
     double* x = sb->x;
-    solve_edges(sb, o->edge_compliance / (h * h));
-    if (sb->nelem && sb->elem_corners == 4) solve_tets(sb, o->element_compliance / (h * h));
+    mn_sb_solve_edges_tets(sb, h, packed); /* softbody_solve.c */
     if (sb->nelem && sb->elem_corners == 3) solve_tris(sb, o->element_compliance / (h * h));
     solve_volume(sb, o->volume_compliance / (h * h));
     if (sb->ngrab) solve_grabs(sb, h * h);
@@ -630,10 +568,11 @@ void mn_sb_project(mn_softbody* sb, double h) {
 
 void mn_sb_velocities(mn_softbody* sb, double h, double damp) {
     const double* x = sb->x;
+    double f = damp / h;
     for (int i = 0; i < sb->nverts; i++) {
         if (sb->inv_mass[i] == 0) continue;
         for (int c = 0; c < 3; c++)
-            sb->v[3 * i + c] = damp * (x[3 * i + c] - sb->prev[3 * i + c]) / h;
+            sb->v[3 * i + c] = (x[3 * i + c] - sb->prev[3 * i + c]) * f;
     }
 }
 
@@ -685,7 +624,7 @@ mn_status mn_softbody_step(mn_softbody* sb, double dt, mn_softbody_result* r) {
     double damp = fmax(0.0, 1.0 - sb->opt.damping * h);
     for (int s = 0; s < ns; s++) {
         mn_sb_predict(sb, h, s, ns);
-        mn_sb_project(sb, h);
+        mn_sb_project(sb, h, 0);
         mn_sb_velocities(sb, h, damp);
     }
     r->iterations = ns;
