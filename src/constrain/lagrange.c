@@ -41,6 +41,49 @@ static void applied_velocity(mn_csys* s, double* v) {
     }
 }
 
+/* Comfort (constrain.h, mn_csys_set_comfort): the applied force g_c = w (rest - q) / K of a
+ * spring as stiff as the DOF (K = mobility scale / stiffness) times its comfort weight w, so
+ * its motion K g_c is gain w (rest - q) (at most the whole way) for every DOF that moves (K > 0:
+ * not frozen, not held at a limit); the constrained steps' fixed point is the pose nearest rest in
+ * the springs' energy sum w (q - rest)^2 / K, stiff joints deviating least. Plus the push out of
+ * the limits' margins; free joints take none. s->dv holds rest - q. */
+void mn_csys_comfort_velocity(mn_csys* s, double* v) {
+    const mn_comfort* c = &s->comfort;
+    int rq = 0;
+    for (int f = 0; f < s->nfig; f++) {
+        const mn_model* m = s->fig[f].m;
+        const double* q = s->fig[f].d->q;
+        int d0 = s->fig[f].dof0;
+        double* diff = s->dv + d0;
+        mn_q_difference(m, s->rest + rq, q, diff);
+        rq += m->nq;
+        for (int j = 0; j < m->njoint; j++) {
+            int t = m->jnt_type[j];
+            if (t == MN_JOINT_FREE || t == MN_JOINT_FIXED) continue;
+            int a = m->jnt_dofadr[j], n = mn_joint_type_nv((mn_joint_type)t);
+            for (int k = a; k < a + n; k++) {
+                if (!(s->K[d0 + k] > 0)) continue;
+                double u = fmin(1.0, c->gain * s->cw[d0 + k]) * diff[k];
+                if (m->jnt_limited[j] && (t == MN_JOINT_HINGE || t == MN_JOINT_SLIDE) &&
+                    c->limit_margin > 0) {
+                    double lo = m->jnt_range[2 * j], hi = m->jnt_range[2 * j + 1];
+                    double mg = c->limit_margin * (hi - lo), x = q[m->jnt_qadr[j]];
+                    if (x < lo + mg) u += c->limit_gain * (lo + mg - x);
+                    if (x > hi - mg) u -= c->limit_gain * (x - (hi - mg));
+                }
+                v[d0 + k] += u;
+            }
+        }
+    }
+}
+
+/* Is some handle dragged toward a target? */
+static int any_target(const mn_csys* s) {
+    for (int i = 0; i < s->nh; i++)
+        if (s->h[i].drag == DRAG_TARGET) return 1;
+    return 0;
+}
+
 static double con_merit(const mn_csys* s) {
     double m = 0;
     for (int i = 0; i < s->nc; i++)
@@ -88,8 +131,11 @@ static mn_status lagrange_step(mn_csys* s, const mn_csolve_options* o, mn_csolve
             s->damp[B->row0 + k] = B->damping;
         }
     }
-    if (s->step_index == 0 && any_force(s)) {
-        applied_velocity(s, v);
+    int forced = s->step_index == 0 && any_force(s);
+    int comfort = s->comfort_on && s->drags_on && any_target(s);
+    if (forced || comfort) {
+        if (forced) applied_velocity(s, v);
+        if (comfort) mn_csys_comfort_velocity(s, v);
         mn_csys_rows_mul(s, n, v, s->lam); /* J K g_a */
         for (int i = 0; i < n; i++)
             s->b[i] -= s->lam[i];
@@ -115,6 +161,7 @@ static mn_status dls_step(mn_csys* s, const mn_csolve_options* o, mn_csolve_resu
     double lam2 = o->drag_damping * o->drag_damping;
     memset(v, 0, sizeof(double) * (size_t)s->nv);
     if (s->step_index == 0 && any_force(s)) applied_velocity(s, v);
+    if (s->comfort_on && s->drags_on && any_target(s)) mn_csys_comfort_velocity(s, v);
     int bi = 0;
     while (bi < s->nblk) {
         int prio = s->blk[bi].priority, be = bi;
