@@ -170,8 +170,9 @@ int mn_csys_solve_rows(mn_csys* s, int n, const double* damp, const double* rhs,
 /* y = J x over the first n rows (x global nv). */
 void mn_csys_rows_mul(const mn_csys* s, int n, const double* x, double* y);
 
-/* Adds comfort's motion (mn_csys_set_comfort) to the global step v (lagrange.c). */
-void mn_csys_comfort_velocity(mn_csys* s, double* v);
+/* Adds comfort's motion (mn_csys_set_comfort) to the global step v, each DOF's at most a
+ * fifth of max_step (lagrange.c). */
+void mn_csys_comfort_velocity(mn_csys* s, double* v, double max_step);
 
 /* Solvers. */
 mn_status mn_csys_solve_lagrange(mn_csys* s, const mn_csolve_options* o, mn_csolve_result* r);

@@ -47,7 +47,8 @@ static void applied_velocity(mn_csys* s, double* v) {
  * not frozen, not held at a limit); the constrained steps' fixed point is the pose nearest rest in
  * the springs' energy sum w (q - rest)^2 / K, stiff joints deviating least. Plus the push out of
  * the limits' margins; free joints take none. s->dv holds rest - q. */
-void mn_csys_comfort_velocity(mn_csys* s, double* v) {
+void mn_csys_comfort_velocity(mn_csys* s, double* v, double max_step) {
+    double cap = 0.2 * max_step;
     const mn_comfort* c = &s->comfort;
     int rq = 0;
     for (int f = 0; f < s->nfig; f++) {
@@ -71,7 +72,7 @@ void mn_csys_comfort_velocity(mn_csys* s, double* v) {
                     if (x < lo + mg) u += c->limit_gain * (lo + mg - x);
                     if (x > hi - mg) u -= c->limit_gain * (x - (hi - mg));
                 }
-                v[d0 + k] += u;
+                v[d0 + k] += fmax(-cap, fmin(cap, u));
             }
         }
     }
@@ -132,10 +133,10 @@ static mn_status lagrange_step(mn_csys* s, const mn_csolve_options* o, mn_csolve
         }
     }
     int forced = s->step_index == 0 && any_force(s);
-    int comfort = s->comfort_on && s->drags_on && any_target(s);
+    int comfort = s->step_index == 0 && s->comfort_on && s->drags_on && any_target(s);
     if (forced || comfort) {
         if (forced) applied_velocity(s, v);
-        if (comfort) mn_csys_comfort_velocity(s, v);
+        if (comfort) mn_csys_comfort_velocity(s, v, o->max_step);
         mn_csys_rows_mul(s, n, v, s->lam); /* J K g_a */
         for (int i = 0; i < n; i++)
             s->b[i] -= s->lam[i];
@@ -161,7 +162,8 @@ static mn_status dls_step(mn_csys* s, const mn_csolve_options* o, mn_csolve_resu
     double lam2 = o->drag_damping * o->drag_damping;
     memset(v, 0, sizeof(double) * (size_t)s->nv);
     if (s->step_index == 0 && any_force(s)) applied_velocity(s, v);
-    if (s->comfort_on && s->drags_on && any_target(s)) mn_csys_comfort_velocity(s, v);
+    if (s->step_index == 0 && s->comfort_on && s->drags_on && any_target(s))
+        mn_csys_comfort_velocity(s, v, o->max_step);
     int bi = 0;
     while (bi < s->nblk) {
         int prio = s->blk[bi].priority, be = bi;

@@ -1,5 +1,5 @@
-// Comfort and balance while dragging (issue 22): the page's toggle (on by default for a figure
-// with feet), a long pull of the hand with both feet locked bending the spine less with
+// Comfort and balance while dragging (issue 22): the page's toggles (on by default for a
+// figure with feet), a long pull of the hand with both feet locked bending the spine less with
 // comfort than without while the feet hold, and balance keeping the centre of mass over the
 // locked feet when the pelvis is pulled sideways (off: it leaves them). The real `marionette
 // editor` binary on a temporary project, the page in Debian's Chromium, real mouse events.
@@ -54,22 +54,25 @@ async function pullHand() {
   return { spine, feet: Math.max(dist(await pos('left foot'), lf), dist(await pos('right foot'), rf)) };
 }
 
-test('the toggle: on by default for the stick figure (it has feet), kept in editor.json', async () => {
-  assert.equal(await page.isChecked('#comfort'), true);
-  await page.evaluate(() => { document.getElementById('settings-menu')?.removeAttribute('hidden'); });
-  await page.evaluate(() => document.getElementById('comfort').click());
-  assert.equal(await page.evaluate(() => window.marionette.state().settings.comfort), false);
-  await page.evaluate(() => document.getElementById('comfort').click());
-  assert.equal(await page.evaluate(() => window.marionette.state().settings.comfort), true);
+test('the toggles: both on by default for the stick figure (it has feet), kept in editor.json', async () => {
+  for (const key of ['comfort', 'balance']) {
+    assert.equal(await page.isChecked(`#${key}`), true, key);
+    await page.evaluate((k) => document.getElementById(k).click(), key);
+    assert.equal(await page.evaluate((k) => window.marionette.state().settings[k], key), false, key);
+    await page.evaluate((k) => document.getElementById(k).click(), key);
+    assert.equal(await page.evaluate((k) => window.marionette.state().settings[k], key), true, key);
+  }
 });
 
+// comfort alone (balance off: keeping the centre of mass over the feet bends the spine too)
 test('a long hand pull with both feet locked: with comfort the spine stays nearer its rest; the feet hold', async () => {
-  await page.evaluate(() => window.marionette.setSettings({ dragMode: 'named', dragBase: 'pelvis', comfort: false }));
+  await page.evaluate(() => window.marionette.setSettings({ dragMode: 'named', dragBase: 'pelvis', comfort: false, balance: false }));
   const off = await pullHand();
   await page.keyboard.press('Control+z');
   await page.evaluate(() => window.marionette.setSettings({ comfort: true }));
   const on = await pullHand();
   await page.keyboard.press('Control+z');
+  await page.evaluate(() => window.marionette.setSettings({ balance: true }));
   assert.ok(off.spine > 0.05, `the pull bent the spine (${off.spine} rad)`);
   assert.ok(on.spine < 0.8 * off.spine, `spine ${on.spine} rad with comfort, ${off.spine} without`);
   assert.ok(on.feet < 1e-4 && off.feet < 1e-4, `feet moved ${on.feet} / ${off.feet} m`);
@@ -84,16 +87,16 @@ test('balance: the pelvis pulled 0.3 m sideways over the locked feet keeps the c
     await page.mouse.up();
     return page.evaluate(() => window.marionette.viewport.balance);
   };
-  await page.evaluate(() => window.marionette.setSettings({ dragMode: 'branch', comfort: true }));
+  await page.evaluate(() => window.marionette.setSettings({ dragMode: 'branch', balance: true }));
   const lf = await pos('left foot');
   let b = await pull();
   assert.equal(b.inside, true, JSON.stringify(b.com));
   assert.ok(dist(await pos('left foot'), lf) < 1e-4);
   await page.keyboard.press('Control+z');
-  await page.evaluate(() => window.marionette.setSettings({ comfort: false }));
+  await page.evaluate(() => window.marionette.setSettings({ balance: false }));
   b = await pull();
   assert.equal(b.inside, false, JSON.stringify(b.com));
   await page.keyboard.press('Control+z');
-  await page.evaluate(() => window.marionette.setSettings({ comfort: true }));
+  await page.evaluate(() => window.marionette.setSettings({ balance: true }));
   assert.deepEqual(errors.filter((e) => !/status of 404/.test(e)), []);
 });

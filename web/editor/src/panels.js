@@ -275,11 +275,13 @@ export function installPanels(store, viewport, poser) {
   const overlay = $('balance-overlay');
   overlay.checked = store.settings.balanceOverlay !== false;
   overlay.addEventListener('change', () => { store.setSettings({ balanceOverlay: overlay.checked }); overlay.blur(); });
-  // comfort and balance during drags (posing.js applyComfort): on by default for a figure
-  // with feet; editor.json `comfort` once changed
-  const comfort = $('comfort');
-  comfort.checked = comfortOn(store.settings, fig);
-  comfort.addEventListener('change', () => { store.setSettings({ comfort: comfort.checked }); comfort.blur(); });
+  // comfort and balance during drags (posing.js applyComfort): each on by default for a
+  // figure with feet; editor.json `comfort` and `balance` once changed
+  for (const key of ['comfort', 'balance']) {
+    const box = $(key);
+    box.checked = comfortOn(store.settings, fig, key);
+    box.addEventListener('change', () => { store.setSettings({ [key]: box.checked }); box.blur(); });
+  }
   // the views turned to the figure's forward axis (viewport.frameAll)
   const align = $('align-views');
   align.checked = !!store.settings.alignViews;

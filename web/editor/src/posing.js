@@ -12,12 +12,13 @@ export const DRAG_MODES = ['part', 'branch', 'named'];
 // sat just under the bound it is meant to keep (9.99e-5 m on the CMU skeleton).
 const LOCK_TOL = 1e-5;
 
-// Comfort during a drag (Welman 7; constrain.h mn_csys_set_comfort): a fifth of the way to
-// rest asked per solver step; the dragged chain has no pull toward rest (it goes where the
-// mouse takes it), the core (the joints above a branching of the tree: pelvis to chest) four
-// times the limbs' pull, so a long reach bends the arm and the legs before the spine.
-const COMFORT_GAIN = 0.2;
-const CORE_WEIGHT = 4;
+// Comfort during a drag (Welman 7; constrain.h mn_csys_set_comfort): a tenth of the way to
+// rest asked per frame (each joint at most 0.05 rad); the dragged limb has no pull toward
+// rest (it goes where the mouse takes it), the core (the joints above a branching of the
+// tree: pelvis to chest) eight times the limbs' pull, so a long reach bends the arm and the
+// legs before the spine.
+const COMFORT_GAIN = 0.1;
+const CORE_WEIGHT = 8;
 
 /** Editing settings with their defaults (editor.json). */
 export function posingSettings(settings) {
@@ -30,13 +31,14 @@ export function posingSettings(settings) {
     weights: settings.weights ?? {},
     locks: settings.locks ?? {},
     comfort: settings.comfort ?? null, // null: on for a figure with feet
+    balance: settings.balance ?? null, // likewise
   };
 }
 
-/** Is comfort and balance on during drags? editor.json `comfort`, else on for a figure with
- * feet (joints named foot, toe or ankle). */
-export function comfortOn(settings, figure) {
-  const c = settings.comfort;
+/** Is comfort (key 'comfort') or balance (key 'balance') on during drags? editor.json's
+ * value, else on for a figure with feet (joints named foot, toe or ankle). */
+export function comfortOn(settings, figure, key = 'comfort') {
+  const c = settings[key];
   if (c === true || c === false) return c;
   return figure.jointNames.some((n) => /foot|toe|ankle/i.test(n));
 }
@@ -218,9 +220,10 @@ export class Poser {
   }
 
   /**
-   * Comfort and balance for a drag's system (editor.json `comfort`; on by default for a figure
-   * with feet): comfort pulls the moving joints toward the rest pose (the dragged chain free,
-   * the core stiffer), in the null space of the locks (Welman 5.2.2's applied forces); balance
+   * Comfort and balance for a drag's system (editor.json `comfort` and `balance`; each on by
+   * default for a figure with feet): comfort pulls the moving joints toward the rest pose (the
+   * dragged limb free, the core stiffer, also where the drag's chain runs through it), in the
+   * null space of the locks (Welman 5.2.2's applied forces); balance
    * keeps the centre of mass over the support polygon of the locked feet (Welman 7.2.1: the
    * convex hull on the ground of the foot and toe joints at or below a locked joint, as the
    * Animate menu's balance), an inequality the solver holds with the locks. Balance is only
@@ -229,10 +232,13 @@ export class Poser {
    */
   applyComfort(sys, chain, locks) {
     const fig = this.store.figure;
-    if (!comfortOn(this.store.settings, fig)) return { balance: -1, polygon: null };
-    sys.setComfort({ gain: COMFORT_GAIN });
-    for (const j of coreJoints(fig)) if (fig.joints[j].type !== 'fixed') sys.setComfortWeight(j, CORE_WEIGHT);
-    for (const j of chain) sys.setComfortWeight(j, 0);
+    if (comfortOn(this.store.settings, fig)) {
+      sys.setComfort({ gain: COMFORT_GAIN });
+      const core = coreJoints(fig);
+      for (const j of core) if (fig.joints[j].type !== 'fixed') sys.setComfortWeight(j, CORE_WEIGHT);
+      for (const j of chain) if (!core.has(j)) sys.setComfortWeight(j, 0);
+    }
+    if (!comfortOn(this.store.settings, fig, 'balance')) return { balance: -1, polygon: null };
     const lockedJoints = locks.map((l) => fig.jointNames.indexOf(l.handle.joint)).filter((j) => j >= 0);
     const feet = (j) => lockedJoints.some((l) => isBelow(fig, j, l) || isBelow(fig, l, j) && fig.joints[l].parent === j);
     const poly = lockedJoints.length ? feetPolygon(fig, feet) : null;
