@@ -185,17 +185,16 @@ double mn_csys_joint_scale(const mn_csys* s, int figure, int joint);
 void mn_csys_reset_joint_scales(mn_csys* s);
 
 /* Comfort, a secondary goal of drags (Welman 7, "comfort and naturalness"; 5.2.2's applied
- * forces). While a solve has drags, its first step also applies a generalised force that pulls
- * each movable DOF toward the rest state, a spring whose stiffness is the DOF's own
- * (mn_joint_def.stiffness over its mobility scale) times a comfort weight, and pushes a limited
- * hinge or slide out of a margin inside each of its limits. With q' = K g the motion it asks is
- * gain x weight x (rest - q), at most a fifth of max_step a DOF (frozen joints and those held at
- * a limit take none); the multipliers
- * then take out of it whatever would move a constraint (Lagrange: J_c K J_c^T lambda = -J_c K g_a,
- * eq. 5.5; DLS: each level's rows), so no constraint moves for it, and a drag (a damped row) gives
- * way only by its damping. The solves' fixed point is the pose nearest rest in the springs' energy:
- * stiff and heavily weighted joints stay nearest. Free joints (a figure's place and heading) take
- * none; CCD ignores it. Off unless set. */
+ * forces). While a solve has drags, its first step also moves each movable DOF toward the rest
+ * state, as a spring whose stiffness is the DOF's own (mn_joint_def.stiffness over its mobility
+ * scale) times a comfort weight would, and pushes a limited hinge or slide out of a margin
+ * inside each of its limits: the motion gain x weight x (rest - q), at most a fifth of max_step
+ * a DOF (frozen joints and those held at a limit take none), with whatever of it would move a
+ * constraint or a drag taken out by the multipliers (eq. 5.5 with the rows undamped: it moves
+ * in their null space, so no lock and no drag gives way to it). Over the frames of a drag the
+ * pose goes toward the one nearest rest in the springs' energy among those the constraints and
+ * drags allow: stiff and heavily weighted joints stay nearest. Free joints (a figure's place
+ * and heading) take none; Lagrange and DLS, CCD ignores it. Off unless set. */
 typedef struct mn_comfort {
     double gain;         /* share of the way to rest asked per solve, 0..1 (0: no pull) */
     double limit_margin; /* share of a limited hinge's or slide's range kept free inside

@@ -105,8 +105,10 @@ struct mn_csys {
     int* uf;       /* max_h: union-find over equalities */
     double* rest;  /* nq: the rest state comfort pulls toward (mn_csys_set_rest) */
     double* cw;    /* nv: comfort's weight of each DOF (mn_csys_set_comfort_weight) */
+    double* cv;    /* nv: comfort's part of a step */
     mn_comfort comfort;
     int comfort_on;
+    int drag_behind; /* the last solve left a drag short of its target (comfort waits) */
     /* CCD goal scratch */
     void* ccd;
 };

@@ -114,6 +114,7 @@ mn_csys* mn_csys_create(const mn_figure* figures, int nfigure, const mn_csys_def
     size_t o_uf = take(&l, sizeof(int) * (size_t)dd.max_handles);
     size_t o_rest = take(&l, sizeof(double) * (size_t)(nq > 0 ? nq : 1));
     size_t o_cw = take(&l, sizeof(double) * nvv);
+    size_t o_cv = take(&l, sizeof(double) * nvv);
     size_t o_ccd = take(&l, mn_csys_ccd_bytes(2 * dd.max_constraints + dd.max_handles, njt, nq));
     unsigned char* block = calloc(1, l.off + 16);
     if (!block) {
@@ -159,6 +160,7 @@ mn_csys* mn_csys_create(const mn_figure* figures, int nfigure, const mn_csys_def
     s->uf = (int*)(block + o_uf);
     s->rest = (double*)(block + o_rest);
     s->cw = (double*)(block + o_cw);
+    s->cv = (double*)(block + o_cv);
     for (int k = 0; k < nvv; k++)
         s->cw[k] = 1;
     s->ccd = block + o_ccd;

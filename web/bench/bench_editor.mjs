@@ -4,7 +4,8 @@
 // drag, the largest per-frame joint change. Then the CMU skeleton with four locks, and the
 // stick figure's root pulled down 0.15 m with both feet locked (the knees' angles, the centre
 // of mass against the support polygon of the feet). Comfort and balance are as the page has
-// them by default (on: every figure here has feet); MN_BENCH_COMFORT=0 runs with them off.
+// them by default (on: every figure here has feet); MN_BENCH_COMFORT=0 and MN_BENCH_BALANCE=0
+// run without them.
 // Every frame's centre of mass is checked against the support polygon of the locked feet
 // afterwards (from the recorded poses, outside the timed work).
 //   node bench/bench_editor.mjs      (make bench-editor)
@@ -15,6 +16,7 @@ import { feetPolygon } from '../editor/src/anim/animate.js';
 
 const FRAMES = Number(process.env.MN_BENCH_FRAMES ?? 300);
 const COMFORT = process.env.MN_BENCH_COMFORT !== '0';
+const BALANCE = process.env.MN_BENCH_BALANCE !== '0';
 // MN_BENCH_ONLY=cmu runs only the drags whose name starts so
 const ONLY = process.env.MN_BENCH_ONLY ?? '';
 
@@ -27,10 +29,10 @@ async function run(name, project, setup, root = false) {
     server = await startServer(scratch.project, scratch);
     context = await launchBrowser(scratch);
     const page = await openEditor(context, server.url);
-    const info = await page.evaluate(({ locks, hand, base, comfort }) => {
+    const info = await page.evaluate(({ locks, hand, base, comfort, balance }) => {
       const m = window.marionette;
       for (const [kind, joint] of locks) m.addLock(kind, joint);
-      m.setSettings({ dragMode: 'named', dragBase: base, csolver: 'lagrange', iterations: 20, comfort });
+      m.setSettings({ dragMode: 'named', dragBase: base, csolver: 'lagrange', iterations: 20, comfort, balance });
       const fig = m.store.figure;
       const feet = locks.filter(([k]) => k === 'position').map(([, j]) => fig.joint(j));
       const rec = { q: [], err: [], q0: Array.from(fig.q) };
@@ -52,7 +54,7 @@ async function run(name, project, setup, root = false) {
       return { joints: fig.joints.map((j) => ({ name: j.name, type: j.type, qadr: j.qadr, parent: j.parent })), hand: m.screen(hand, 'front'),
         polyFig, lockedFeet,
         size: vp.size, pxPerM: vp.rects().front.h / vp.orthoState.front.size };
-    }, { ...project, comfort: COMFORT });
+    }, { ...project, comfort: COMFORT, balance: BALANCE });
     // a smooth arc: 300 mouse moves, about a quarter of the figure's height on screen
     const p = info.hand;
     await page.mouse.move(p.x, p.y);
