@@ -241,10 +241,12 @@ export class Graph {
       return { x: X(f) + (len * dx) / n, y: Y(y) + (len * dy) / n };
     };
     const hs = { left: side(-1), right: side(1) };
-    g.strokeStyle = '#e5e7eb';
-    g.fillStyle = '#e5e7eb';
+    g.strokeStyle = '#fbbf24';
+    g.fillStyle = '#fbbf24';
+    g.lineWidth = 1.5;
     g.beginPath(); g.moveTo(hs.left.x, hs.left.y); g.lineTo(hs.right.x, hs.right.y); g.stroke();
-    for (const p of [hs.left, hs.right]) g.fillRect(p.x - 3, p.y - 3, 6, 6);
+    g.lineWidth = 1;
+    for (const p of [hs.left, hs.right]) g.fillRect(p.x - 4, p.y - 4, 8, 8);
     this.last.handles = hs;
   }
 
