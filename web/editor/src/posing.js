@@ -43,13 +43,23 @@ export function comfortOn(settings, figure, key = 'comfort') {
   return figure.jointNames.some((n) => /foot|toe|ankle/i.test(n));
 }
 
-/** The joints of a figure's core: those whose subtree holds a branching (a joint with
- * several children below it or at it), pelvis to chest; the root excluded. */
+/** The joints of a figure's core: those above a branching of the tree into two or more limbs
+ * (children whose subtrees are at least two joints deep: not a hand's finger and thumb), from
+ * that branching down to the root, the root excluded: the stick figure's torso, a CMU
+ * skeleton's LowerBack, Spine and Spine1. */
 export function coreJoints(figure) {
-  const n = figure.jointCount, kids = new Array(n).fill(0), out = new Set();
-  for (let j = 0; j < n; j++) if (figure.joints[j].parent >= 0) kids[figure.joints[j].parent]++;
+  const n = figure.jointCount, height = new Array(n).fill(0), out = new Set();
+  for (let j = n - 1; j >= 0; j--) { // children come after their parent
+    const p = figure.joints[j].parent;
+    if (p >= 0) height[p] = Math.max(height[p], height[j] + 1);
+  }
+  const limbs = new Array(n).fill(0);
   for (let j = 0; j < n; j++) {
-    if (kids[j] < 2) continue;
+    const p = figure.joints[j].parent;
+    if (p >= 0 && height[j] >= 2) limbs[p]++;
+  }
+  for (let j = 0; j < n; j++) {
+    if (limbs[j] < 2) continue;
     for (let a = j; a >= 0 && figure.joints[a].parent >= 0; a = figure.joints[a].parent) out.add(a);
   }
   return out;
