@@ -131,6 +131,13 @@ export class ConstraintSystem {
   setJointScale(joint: number | string, scale: number, figure?: number): this;
   jointScale(joint: number | string, figure?: number): number;
   resetJointScales(): this;
+  /** Comfort, a secondary goal of drags: the moving joints pulled toward rest and out of a
+   * margin inside their limits, in the null space of the constraints; null or false: off. */
+  setComfort(options?: { gain?: number; limitMargin?: number; limitGain?: number } | null | false): this;
+  /** Comfort's weight of a joint (default 1; 0: no pull toward rest). */
+  setComfortWeight(joint: number | string, w: number, figure?: number): this;
+  /** The rest state comfort pulls toward (null: the model's). */
+  setRest(q: ArrayLike<number> | null, figure?: number): this;
   drag(h: number, target: Vec3, options?: { weight?: number; priority?: number }): this;
   dragRotation(h: number, q: Quat, options?: { weight?: number; priority?: number }): this;
   push(h: number, force: Vec3): this; release(h: number): this; dragError(h: number): number;

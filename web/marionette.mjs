@@ -784,6 +784,54 @@ class ConstraintSystem extends Owned {
     const fig = this._figure(figure, 'figure');
     return this._mn._x.mnw_csys_joint_scale(this._p, figure, fig.joint(joint, 'joint'));
   }
+  /** Comfort, a secondary goal of drags (Welman 7; constrain.h mn_csys_set_comfort): each
+   * step pulls the moving joints toward the rest state (springs as stiff as the joints) and
+   * out of a margin inside their limits, in the null space of the constraints. options:
+   * { gain = 0.05, limitMargin = 0.1, limitGain = 0.5 }, or null/false to switch it off. */
+  setComfort(options = {}) {
+    this._live();
+    let r;
+    if (options === null || options === false) r = this._mn._x.mnw_csys_set_comfort(this._p, -1, 0, 0);
+    else {
+      object(options, 'comfort');
+      const g = options.gain === undefined ? 0.05 : num(options.gain, 'comfort.gain');
+      const mg = options.limitMargin === undefined ? 0.1 : num(options.limitMargin, 'comfort.limitMargin');
+      const lg = options.limitGain === undefined ? 0.5 : num(options.limitGain, 'comfort.limitGain');
+      if (!(g >= 0 && g <= 1)) fail('comfort.gain', 'expected a number in 0..1');
+      if (!(mg >= 0 && mg <= 0.5)) fail('comfort.limitMargin', 'expected a number in 0..0.5');
+      if (!(lg >= 0 && lg <= 1)) fail('comfort.limitGain', 'expected a number in 0..1');
+      r = this._mn._x.mnw_csys_set_comfort(this._p, g, mg, lg);
+    }
+    if (r !== 0) throw this._mn._error('comfort');
+    return this;
+  }
+  /** Comfort's weight of a joint: its spring toward rest is `w` times as stiff (default 1; 0:
+   * no pull, as for the limb a drag pulls). */
+  setComfortWeight(joint, w, figure = 0) {
+    this._live();
+    const fig = this._figure(figure, 'figure');
+    const j = fig.joint(joint, 'joint');
+    const v = num(w, 'weight');
+    if (!(v >= 0)) fail('weight', 'expected a number >= 0');
+    if (this._mn._x.mnw_csys_set_comfort_weight(this._p, figure, j, v) !== 0) throw this._mn._error('weight');
+    return this;
+  }
+  /** The rest state comfort pulls figure `figure` toward: its q (nq numbers), or null for the
+   * model's rest state. */
+  setRest(q, figure = 0) {
+    this._live();
+    const fig = this._figure(figure, 'figure');
+    if (q === null || q === undefined) {
+      if (this._mn._x.mnw_csys_set_rest(this._p, figure, 0) !== 0) throw this._mn._error('rest');
+      return this;
+    }
+    const v = vec(q, fig.q.length, 'rest');
+    const p = this._mn._doubles(v, 'rest');
+    return this._mn._with([p], () => {
+      if (this._mn._x.mnw_csys_set_rest(this._p, figure, p) !== 0) throw this._mn._error('rest');
+      return this;
+    });
+  }
   /** Every joint back to scale 1. */
   resetJointScales() { this._live(); this._mn._x.mnw_csys_set_joint_scale(this._p, 0, 0, -1); return this; }
 

@@ -184,6 +184,37 @@ double mn_csys_joint_scale(const mn_csys* s, int figure, int joint);
 /* Every joint of every figure back to scale 1. */
 void mn_csys_reset_joint_scales(mn_csys* s);
 
+/* Comfort, a secondary goal of drags (Welman 7, "comfort and naturalness"; 5.2.2's applied
+ * forces). While a solve has drags, its first step also moves each movable DOF toward the rest
+ * state, as a spring whose stiffness is the DOF's own (mn_joint_def.stiffness over its mobility
+ * scale) times a comfort weight would, and pushes a limited hinge or slide out of a margin
+ * inside each of its limits: the motion gain x weight x (rest - q), at most a fifth of max_step
+ * a DOF (frozen joints and those held at a limit take none), with whatever of it would move a
+ * constraint or a drag taken out by the multipliers (eq. 5.5 with the rows undamped: it moves
+ * in their null space, so no lock and no drag gives way to it). Over the frames of a drag the
+ * pose goes toward the one nearest rest in the springs' energy among those the constraints and
+ * drags allow: stiff and heavily weighted joints stay nearest. Free joints (a figure's place
+ * and heading) take none; Lagrange and DLS, CCD ignores it. Off unless set. */
+typedef struct mn_comfort {
+    double gain;         /* share of the way to rest asked per solve, 0..1 (0: no pull) */
+    double limit_margin; /* share of a limited hinge's or slide's range kept free inside
+                            each limit, 0..0.5 (0: none) */
+    double limit_gain;   /* share of an intrusion into that margin undone per solve, 0..1 */
+} mn_comfort;
+/* gain 0.05, limit_margin 0.1, limit_gain 0.5. */
+mn_comfort mn_comfort_default(void);
+/* Sets comfort for every later solve; NULL (or gain and limit_gain 0) switches it off.
+ * MN_ERR_ARG for a value out of its range or not finite. */
+mn_status mn_csys_set_comfort(mn_csys* s, const mn_comfort* c);
+/* Comfort's weight of a joint: its spring is w times as stiff (default 1; 0: no pull toward
+ * rest, as for the limb a drag pulls). MN_ERR_ARG for a bad figure or joint, w < 0 or not
+ * finite. */
+mn_status mn_csys_set_comfort_weight(mn_csys* s, int figure, int joint, double w);
+/* The rest state comfort pulls figure `figure` toward: q (the model's nq numbers, unit
+ * quaternions; copied), or NULL for the model's rest state (the default). MN_ERR_ARG for a
+ * bad figure or a state that is not finite. */
+mn_status mn_csys_set_rest(mn_csys* s, int figure, const double* q);
+
 /* Dragging: pull handle h (POINT or COM) toward a world target while every constraint
  * holds. The drag is a soft goal with the given weight (> 0) and priority (DLS); it
  * stays until released and its target may change every frame. */

@@ -103,6 +103,12 @@ struct mn_csys {
     double* kstep; /* nv: K before that step (a limit it reached is held in K) */
     int* mark;     /* largest njoint */
     int* uf;       /* max_h: union-find over equalities */
+    double* rest;  /* nq: the rest state comfort pulls toward (mn_csys_set_rest) */
+    double* cw;    /* nv: comfort's weight of each DOF (mn_csys_set_comfort_weight) */
+    double* cv;    /* nv: comfort's part of a step */
+    mn_comfort comfort;
+    int comfort_on;
+    int drag_behind; /* the last solve left a drag short of its target (comfort waits) */
     /* CCD goal scratch */
     void* ccd;
 };
@@ -165,6 +171,10 @@ int mn_csys_solve_rows(mn_csys* s, int n, const double* damp, const double* rhs,
                        double* v);
 /* y = J x over the first n rows (x global nv). */
 void mn_csys_rows_mul(const mn_csys* s, int n, const double* x, double* y);
+
+/* Adds comfort's motion (mn_csys_set_comfort) to the global step v, each DOF's at most a
+ * fifth of max_step (lagrange.c). */
+void mn_csys_comfort_velocity(mn_csys* s, double* v, double max_step);
 
 /* Solvers. */
 mn_status mn_csys_solve_lagrange(mn_csys* s, const mn_csolve_options* o, mn_csolve_result* r);

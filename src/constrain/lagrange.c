@@ -41,6 +41,79 @@ static void applied_velocity(mn_csys* s, double* v) {
     }
 }
 
+/* Comfort (constrain.h, mn_csys_set_comfort): the applied force g_c = w (rest - q) / K of a
+ * spring as stiff as the DOF (K = mobility scale / stiffness) times its comfort weight w, so
+ * its motion K g_c is gain w (rest - q) (at most the whole way) for every DOF that moves (K > 0:
+ * not frozen, not held at a limit); the constrained steps' fixed point is the pose nearest rest in
+ * the springs' energy sum w (q - rest)^2 / K, stiff joints deviating least. Plus the push out of
+ * the limits' margins; free joints take none. s->dv holds rest - q. */
+void mn_csys_comfort_velocity(mn_csys* s, double* v, double max_step) {
+    double cap = 0.2 * max_step;
+    const mn_comfort* c = &s->comfort;
+    int rq = 0;
+    for (int f = 0; f < s->nfig; f++) {
+        const mn_model* m = s->fig[f].m;
+        const double* q = s->fig[f].d->q;
+        int d0 = s->fig[f].dof0;
+        double* diff = s->dv + d0;
+        mn_q_difference(m, s->rest + rq, q, diff);
+        rq += m->nq;
+        for (int j = 0; j < m->njoint; j++) {
+            int t = m->jnt_type[j];
+            if (t == MN_JOINT_FREE || t == MN_JOINT_FIXED) continue;
+            int a = m->jnt_dofadr[j], n = mn_joint_type_nv((mn_joint_type)t);
+            for (int k = a; k < a + n; k++) {
+                if (!(s->K[d0 + k] > 0)) continue;
+                double u = fmin(1.0, c->gain * s->cw[d0 + k]) * diff[k];
+                if (m->jnt_limited[j] && (t == MN_JOINT_HINGE || t == MN_JOINT_SLIDE) &&
+                    c->limit_margin > 0) {
+                    double lo = m->jnt_range[2 * j], hi = m->jnt_range[2 * j + 1];
+                    double mg = c->limit_margin * (hi - lo), x = q[m->jnt_qadr[j]];
+                    if (x < lo + mg) u += c->limit_gain * (lo + mg - x);
+                    if (x > hi - mg) u -= c->limit_gain * (x - (hi - mg));
+                }
+                v[d0 + k] += fmax(-cap, fmin(cap, u));
+            }
+        }
+    }
+}
+
+/* Comfort's part of a step, added to v: its motion with whatever would move a row (a
+ * constraint or a drag) taken out, the rows undamped (J cv = 0: neither a lock nor a drag
+ * gives way to it; a damped drag row let it pull against the drag, which then gave way
+ * suddenly: a stick figure's spine jumped 0.29 rad when the shoulder reached its limit).
+ * Directions the rows hardly move (truncated SVD) stay in it. Uses s->b and s->damp. */
+static void add_comfort(mn_csys* s, const mn_csolve_options* o, double* v, mn_csolve_result* r) {
+    int n = s->nrows;
+    double* cv = s->cv;
+    memset(cv, 0, sizeof(double) * (size_t)s->nv);
+    mn_csys_comfort_velocity(s, cv, o->max_step);
+    mn_csys_rows_mul(s, n, cv, s->b);
+    for (int i = 0; i < n; i++) {
+        s->b[i] = -s->b[i];
+        s->damp[i] = 0;
+    }
+    if (mn_csys_solve_rows(s, n, s->damp, s->b, o->rcond, cv)) r->svd_fallbacks++;
+    for (int k = 0; k < s->nv; k++)
+        v[k] += cv[k];
+}
+
+/* Is some handle dragged toward a target? */
+static int any_target(const mn_csys* s) {
+    for (int i = 0; i < s->nh; i++)
+        if (s->h[i].drag == DRAG_TARGET) return 1;
+    return 0;
+}
+
+/* Comfort acts on the first step of a solve with drags, unless the last solve left a drag
+ * short of its target: a drag that cannot keep up (its target beyond what the constraints
+ * allow, a balance row appearing and going as the centre of mass reaches its polygon's edge)
+ * then has every joint to catch up with, instead of falling further behind while comfort
+ * holds some and catching up at once (a stick figure's spine turned 0.29 rad in a frame). */
+static int comfort_now(const mn_csys* s) {
+    return s->step_index == 0 && s->comfort_on && !s->drag_behind && s->drags_on && any_target(s);
+}
+
 static double con_merit(const mn_csys* s) {
     double m = 0;
     for (int i = 0; i < s->nc; i++)
@@ -79,6 +152,7 @@ static mn_status lagrange_step(mn_csys* s, const mn_csolve_options* o, mn_csolve
     int n = s->nrows;
     double* v = s->v;
     memset(v, 0, sizeof(double) * (size_t)s->nv);
+    if (comfort_now(s)) add_comfort(s, o, v, r);
     for (int i = 0; i < n; i++)
         s->lam[i] = 0;
     for (int bi = 0; bi < s->nblk; bi++) {
@@ -115,6 +189,7 @@ static mn_status dls_step(mn_csys* s, const mn_csolve_options* o, mn_csolve_resu
     double lam2 = o->drag_damping * o->drag_damping;
     memset(v, 0, sizeof(double) * (size_t)s->nv);
     if (s->step_index == 0 && any_force(s)) applied_velocity(s, v);
+    if (comfort_now(s)) add_comfort(s, o, v, r);
     int bi = 0;
     while (bi < s->nblk) {
         int prio = s->blk[bi].priority, be = bi;
@@ -278,6 +353,7 @@ static mn_status iterate(mn_csys* s, const mn_csolve_options* o, mn_csolve_resul
     }
     s->drags_on = 1;
     r->iterations = it;
+    s->drag_behind = !drags_reached(s, o);
     if (mn_csys_summarise(s, o, r)) {
         r->status = MN_OK;
         r->nunmet = 0;

@@ -112,6 +112,9 @@ mn_csys* mn_csys_create(const mn_figure* figures, int nfigure, const mn_csys_def
     size_t o_kt = take(&l, sizeof(double) * nvv);
     size_t o_mark = take(&l, sizeof(int) * (size_t)maxj);
     size_t o_uf = take(&l, sizeof(int) * (size_t)dd.max_handles);
+    size_t o_rest = take(&l, sizeof(double) * (size_t)(nq > 0 ? nq : 1));
+    size_t o_cw = take(&l, sizeof(double) * nvv);
+    size_t o_cv = take(&l, sizeof(double) * nvv);
     size_t o_ccd = take(&l, mn_csys_ccd_bytes(2 * dd.max_constraints + dd.max_handles, njt, nq));
     unsigned char* block = calloc(1, l.off + 16);
     if (!block) {
@@ -155,8 +158,13 @@ mn_csys* mn_csys_create(const mn_figure* figures, int nfigure, const mn_csys_def
     s->kstep = (double*)(block + o_kt);
     s->mark = (int*)(block + o_mark);
     s->uf = (int*)(block + o_uf);
+    s->rest = (double*)(block + o_rest);
+    s->cw = (double*)(block + o_cw);
+    s->cv = (double*)(block + o_cv);
+    for (int k = 0; k < nvv; k++)
+        s->cw[k] = 1;
     s->ccd = block + o_ccd;
-    int dof0 = 0, jnt0 = 0;
+    int dof0 = 0, jnt0 = 0, rest0 = 0;
     double scale = 0;
     for (int f = 0; f < nfigure; f++) {
         const mn_model* m = figures[f].model;
@@ -169,6 +177,8 @@ mn_csys* mn_csys_create(const mn_figure* figures, int nfigure, const mn_csys_def
         for (int k = 0; k < m->nv; k++)
             s->K[dof0 + k] = s->K0[dof0 + k] = 1.0 / m->dof_stiffness[k];
         dof0 += m->nv;
+        memcpy(s->rest + rest0, m->q0, sizeof(double) * (size_t)m->nq);
+        rest0 += m->nq;
         mn_fk(m, figures[f].data);
         s->fig[f].fk_valid = 1;
         for (int j = 0; j < m->njoint; j++) {
@@ -705,4 +715,44 @@ double mn_csys_residual(const mn_csys* s, int c) {
 
 int mn_csys_unmet(const mn_csys* s, int c) {
     return s && c >= 0 && c < s->nc ? s->c[c].unmet : 0;
+}
+
+mn_comfort mn_comfort_default(void) {
+    mn_comfort c = {.gain = 0.05, .limit_margin = 0.1, .limit_gain = 0.5};
+    return c;
+}
+
+mn_status mn_csys_set_comfort(mn_csys* s, const mn_comfort* c) {
+    if (!s) return MN_ERR_ARG;
+    if (!c) {
+        s->comfort_on = 0;
+        return MN_OK;
+    }
+    if (!(c->gain >= 0 && c->gain <= 1) || !(c->limit_margin >= 0 && c->limit_margin <= 0.5) ||
+        !(c->limit_gain >= 0 && c->limit_gain <= 1))
+        return MN_ERR_ARG;
+    s->comfort = *c;
+    s->comfort_on = c->gain > 0 || (c->limit_gain > 0 && c->limit_margin > 0);
+    return MN_OK;
+}
+
+mn_status mn_csys_set_rest(mn_csys* s, int figure, const double* q) {
+    if (!s || figure < 0 || figure >= s->nfig) return MN_ERR_ARG;
+    const mn_model* m = s->fig[figure].m;
+    int at = 0;
+    for (int f = 0; f < figure; f++)
+        at += s->fig[f].m->nq;
+    if (q && mn_q_check(m, q) != MN_OK) return MN_ERR_ARG;
+    memcpy(s->rest + at, q ? q : m->q0, sizeof(double) * (size_t)m->nq);
+    return MN_OK;
+}
+
+mn_status mn_csys_set_comfort_weight(mn_csys* s, int figure, int joint, double w) {
+    if (!s || figure < 0 || figure >= s->nfig || !(w >= 0) || !isfinite(w)) return MN_ERR_ARG;
+    const mn_model* m = s->fig[figure].m;
+    if (joint < 0 || joint >= m->njoint) return MN_ERR_ARG;
+    int a = m->jnt_dofadr[joint], n = mn_joint_type_nv((mn_joint_type)m->jnt_type[joint]);
+    for (int k = a; k < a + n; k++)
+        s->cw[s->fig[figure].dof0 + k] = w;
+    return MN_OK;
 }

@@ -496,6 +496,8 @@ static void test_no_alloc_per_frame(void) {
         mn_csys_solve(H.s, &o, &r);
         mn_vec3 p0;
         mn_csys_handle_value(H.s, H.pelvis_h, &p0, NULL);
+        mn_comfort cf = mn_comfort_default();
+        CHECK(mn_csys_set_comfort(H.s, method == 1 ? NULL : &cf) == MN_OK);
         long before = mn_alloc_count();
         for (int f = 1; f <= 30; f++) {
             mn_csys_drag(H.s, H.pelvis_h, mn_vec3_add(p0, mn_v3(0, -0.003 * f, 0.001 * f)), 1, 1);
@@ -1282,6 +1284,140 @@ static void test_orient_axis(void) {
     mn_model_destroy(m);
 }
 
+/* ---- comfort: rest attraction and limit margins as a secondary goal --------------------- */
+
+/* One long pull of the right hand with both feet pinned, 40 frames, the spine four times
+ * as stiff as the limbs: with comfort the torso ends nearer its rest (0.069 against 0.092),
+ * the feet hold every frame to the tolerance, the hand reaches its target as well. */
+static double comfort_pull(int method, const mn_comfort* cf, double* foot_err, double* hand_err) {
+    mn_model* m = figure();
+    mn_data* d = mn_data_create(m, 0);
+    mn_figure fig = {m, d};
+    mn_csys* s = mn_csys_create(&fig, 1, NULL, NULL);
+    int lf = pin_here(s, point_handle(s, 0, jnt(m, "left foot"), mn_v3(0, 0, 0), "lf"));
+    int rf = pin_here(s, point_handle(s, 0, jnt(m, "right foot"), mn_v3(0, 0, 0), "rf"));
+    int rh = point_handle(s, 0, jnt(m, "right hand"), mn_v3(0, 0, 0), "rh");
+    CHECK(mn_csys_set_comfort(s, cf) == MN_OK);
+    /* a stiff spine: it moves a quarter as readily as the limbs */
+    CHECK(mn_csys_set_joint_scale(s, 0, jnt(m, "torso"), 0.25) == MN_OK);
+    mn_vec3 p;
+    mn_csys_handle_value(s, rh, &p, NULL);
+    mn_csolve_options o = mn_csolve_default();
+    o.method = (mn_csolver)method;
+    o.tol = 1e-5;
+    mn_csolve_result r;
+    *foot_err = 0;
+    for (int f = 1; f <= 40; f++) {
+        mn_vec3 t = mn_vec3_add(p, mn_v3(-0.5 * f / 40.0, 0.15 * f / 40.0, 0.2 * f / 40.0));
+        mn_csys_drag(s, rh, t, 1, 1);
+        mn_csys_solve(s, &o, &r);
+        *foot_err = fmax(*foot_err, fmax(mn_csys_residual(s, lf), mn_csys_residual(s, rf)));
+    }
+    *hand_err = mn_csys_drag_error(s, rh);
+    CHECK(q_finite(m, d));
+    double dev = joint_change(m, m->q0, d->q, jnt(m, "torso"));
+    mn_csys_destroy(s);
+    mn_data_destroy(d);
+    mn_model_destroy(m);
+    return dev;
+}
+
+static void test_comfort(void) {
+    for (int method = 0; method < MN_CSOLVE_COUNT; method++) {
+        if (method == MN_CSOLVE_CCD) continue; /* CCD takes no comfort */
+        mn_comfort cf = mn_comfort_default();
+        cf.gain = 0.2;
+        double fe0, he0, fe1, he1;
+        double off = comfort_pull(method, NULL, &fe0, &he0);
+        double on = comfort_pull(method, &cf, &fe1, &he1);
+        CHECK(off > 0.05);       /* the pull turned the torso */
+        CHECK(on < 0.8 * off);   /* comfort kept it nearer its rest */
+        CHECK(fe1 < 1e-5);       /* the locks hold every frame */
+        CHECK(he1 < he0 + 0.01); /* the hand gets as near */
+        if (!(on < 0.8 * off) || !(fe1 < 1e-5))
+            fprintf(stderr, "method %d: torso off %g on %g, feet %g %g, hand %g %g\n", method, off,
+                    on, fe0, fe1, he0, he1);
+    }
+    /* bad values */
+    mn_model* m = figure();
+    mn_data* d = mn_data_create(m, 0);
+    mn_figure fig = {m, d};
+    mn_csys* s = mn_csys_create(&fig, 1, NULL, NULL);
+    mn_comfort bad = mn_comfort_default();
+    bad.gain = -0.1;
+    CHECK(mn_csys_set_comfort(s, &bad) == MN_ERR_ARG);
+    bad = mn_comfort_default();
+    bad.limit_margin = NAN;
+    CHECK(mn_csys_set_comfort(s, &bad) == MN_ERR_ARG);
+    CHECK(mn_csys_set_comfort(NULL, NULL) == MN_ERR_ARG);
+    CHECK(mn_csys_set_comfort_weight(s, 0, jnt(m, "torso"), 4) == MN_OK);
+    CHECK(mn_csys_set_comfort_weight(s, 0, jnt(m, "torso"), -1) == MN_ERR_ARG);
+    CHECK(mn_csys_set_comfort_weight(s, 0, m->njoint, 1) == MN_ERR_ARG);
+    CHECK(mn_csys_set_comfort_weight(s, 1, 0, 1) == MN_ERR_ARG);
+    double* q = malloc(sizeof(double) * (size_t)m->nq);
+    memcpy(q, m->q0, sizeof(double) * (size_t)m->nq);
+    CHECK(mn_csys_set_rest(s, 0, q) == MN_OK);
+    CHECK(mn_csys_set_rest(s, 1, q) == MN_ERR_ARG);
+    q[0] = INFINITY;
+    CHECK(mn_csys_set_rest(s, 0, q) == MN_ERR_ARG);
+    CHECK(mn_csys_set_rest(s, 0, NULL) == MN_OK);
+    free(q);
+    mn_csys_destroy(s);
+    mn_data_destroy(d);
+    mn_model_destroy(m);
+}
+
+/* A limited elbow that starts inside the margin near its limit (0.1 rad, the margin's edge
+ * at 0.42) while the hand is moved a little sideways: with the margin the elbow bends out of
+ * it, the torso and shoulder keeping the hand on its path; without, it stays where it was. */
+static void test_comfort_limit_margin(void) {
+    for (int method = 0; method < MN_CSOLVE_COUNT; method++) {
+        if (method == MN_CSOLVE_CCD) continue;
+        double end[2], herr[2];
+        for (int pass = 0; pass < 2; pass++) {
+            mn_model* m = figure();
+            int rf = jnt(m, "right forearm");
+            m->jnt_limited[rf] = 1;
+            m->jnt_range[2 * rf] = -0.1;
+            m->jnt_range[2 * rf + 1] = 2.5;
+            mn_data* d = mn_data_create(m, 0);
+            d->q[m->jnt_qadr[rf]] = 0.1;
+            mn_fk(m, d);
+            mn_figure fig = {m, d};
+            mn_csys* s = mn_csys_create(&fig, 1, NULL, NULL);
+            for (int j = 0; j < m->njoint; j++)
+                if (j != rf && j != jnt(m, "right arm") && j != jnt(m, "torso"))
+                    mn_csys_set_joint_scale(s, 0, j, 0);
+            int rh = point_handle(s, 0, jnt(m, "right hand"), mn_v3(0, 0, 0), "rh");
+            mn_comfort cf = {.gain = 0, .limit_margin = 0.2, .limit_gain = 0.5};
+            CHECK(mn_csys_set_comfort(s, pass ? &cf : NULL) == MN_OK);
+            mn_vec3 p;
+            mn_csys_handle_value(s, rh, &p, NULL);
+            mn_vec3 t = mn_vec3_add(p, mn_v3(0, 0, 0.05));
+            mn_csolve_options o = mn_csolve_default();
+            o.method = (mn_csolver)method;
+            mn_csolve_result r;
+            for (int f = 1; f <= 30; f++) {
+                mn_csys_drag(s, rh, mn_vec3_lerp(p, t, f / 30.0), 1, 1);
+                mn_csys_solve(s, &o, &r);
+            }
+            end[pass] = d->q[m->jnt_qadr[rf]];
+            herr[pass] = mn_csys_drag_error(s, rh);
+            CHECK(q_finite(m, d));
+            mn_csys_destroy(s);
+            mn_data_destroy(d);
+            mn_model_destroy(m);
+        }
+        /* the margin's edge: -0.1 + 0.2 x 2.6 = 0.42 */
+        CHECK(end[0] < 0.2);
+        CHECK(end[1] > 0.35);
+        CHECK(herr[1] < 1e-3); /* the hand on its path all the same */
+        if (!(end[0] < 0.2) || !(end[1] > 0.35) || !(herr[1] < 1e-3))
+            fprintf(stderr, "method %d: elbow without margin %g, with %g (hand %g)\n", method,
+                    end[0], end[1], herr[1]);
+    }
+}
+
 int main(int argc, char** argv) {
     mn_test_init(argc, argv);
     RUN(test_point_in_plane);
@@ -1305,5 +1441,7 @@ int main(int argc, char** argv) {
     RUN(test_joint_scale_share);
     RUN(test_orient_axis);
     RUN(test_remove_constraint);
+    RUN(test_comfort);
+    RUN(test_comfort_limit_margin);
     return mn_test_report();
 }

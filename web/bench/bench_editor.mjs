@@ -3,7 +3,11 @@
 // key=value lines: the solver's ms per frame (median, max), the worst lock error over the
 // drag, the largest per-frame joint change. Then the CMU skeleton with four locks, and the
 // stick figure's root pulled down 0.15 m with both feet locked (the knees' angles, the centre
-// of mass against the support polygon of the feet).
+// of mass against the support polygon of the feet). Comfort and balance are as the page has
+// them by default (on: every figure here has feet); MN_BENCH_COMFORT=0 and MN_BENCH_BALANCE=0
+// run without them.
+// Every frame's centre of mass is checked against the support polygon of the locked feet
+// afterwards (from the recorded poses, outside the timed work).
 //   node bench/bench_editor.mjs      (make bench-editor)
 import { copyFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -11,8 +15,13 @@ import { root, makeScratch, startServer, launchBrowser, openEditor, removeScratc
 import { feetPolygon } from '../editor/src/anim/animate.js';
 
 const FRAMES = Number(process.env.MN_BENCH_FRAMES ?? 300);
+const COMFORT = process.env.MN_BENCH_COMFORT !== '0';
+const BALANCE = process.env.MN_BENCH_BALANCE !== '0';
+// MN_BENCH_ONLY=cmu runs only the drags whose name starts so
+const ONLY = process.env.MN_BENCH_ONLY ?? '';
 
 async function run(name, project, setup, root = false) {
+  if (!name.startsWith(ONLY)) return;
   const scratch = makeScratch('mn_editor_bench_');
   let server, context;
   try {
@@ -20,13 +29,13 @@ async function run(name, project, setup, root = false) {
     server = await startServer(scratch.project, scratch);
     context = await launchBrowser(scratch);
     const page = await openEditor(context, server.url);
-    const info = await page.evaluate(({ locks, hand, base }) => {
+    const info = await page.evaluate(({ locks, hand, base, comfort, balance }) => {
       const m = window.marionette;
       for (const [kind, joint] of locks) m.addLock(kind, joint);
-      m.setSettings({ dragMode: 'named', dragBase: base, csolver: 'lagrange', iterations: 20 });
+      m.setSettings({ dragMode: 'named', dragBase: base, csolver: 'lagrange', iterations: 20, comfort, balance });
       const fig = m.store.figure;
       const feet = locks.filter(([k]) => k === 'position').map(([, j]) => fig.joint(j));
-      const rec = { q: [], err: [] };
+      const rec = { q: [], err: [], q0: Array.from(fig.q) };
       const start = feet.map((j) => Array.from(fig.positions.subarray(3 * j, 3 * j + 3)));
       m.store.on('pose', () => {
         if (!m.poser.session) return;
@@ -40,13 +49,17 @@ async function run(name, project, setup, root = false) {
       });
       window.__rec = rec;
       const vp = m.viewport;
-      return { joints: fig.joints.map((j) => ({ name: j.name, type: j.type, qadr: j.qadr })), hand: m.screen(hand, 'front'),
+      const lockedFeet = locks.map(([, j]) => fig.joint(j));
+      const polyFig = { positions: Array.from(fig.positions), jointCount: fig.jointCount, jointNames: fig.jointNames };
+      return { joints: fig.joints.map((j) => ({ name: j.name, type: j.type, qadr: j.qadr, parent: j.parent })), hand: m.screen(hand, 'front'),
+        polyFig, lockedFeet,
         size: vp.size, pxPerM: vp.rects().front.h / vp.orthoState.front.size };
-    }, project);
+    }, { ...project, comfort: COMFORT, balance: BALANCE });
     // a smooth arc: 300 mouse moves, about a quarter of the figure's height on screen
     const p = info.hand;
     await page.mouse.move(p.x, p.y);
     await page.mouse.down();
+    const balanceOn = await page.evaluate(() => (window.marionette.poser.session?.comfort?.balance ?? -1) >= 0);
     for (let i = 1; i <= FRAMES; i++) {
       const t = i / FRAMES;
       // the root: straight down 0.15 m; a hand: the arc
@@ -55,6 +68,9 @@ async function run(name, project, setup, root = false) {
     }
     await page.mouse.up();
     const { stats, rec } = await page.evaluate(() => ({ stats: window.marionette.stats(), rec: window.__rec }));
+    // the support polygon of the locked feet at the start (posing.js applyComfort's rule)
+    const below = (k, j) => { for (let a = k; a >= 0; a = info.joints[a].parent) if (a === j) return true; return false; };
+    const poly = feetPolygon(info.polyFig, (j) => info.lockedFeet.some((l) => below(j, l) || (below(l, j) && info.joints[l].parent === j)));
     const ms = stats.dragMs.slice(-FRAMES).sort((a, b) => a - b);
     let jump = 0, jumpAt = '', over = 0;
     for (let f = 1; f < rec.q.length; f++) {
@@ -74,6 +90,25 @@ async function run(name, project, setup, root = false) {
       if (frameJump > 0.2) over++;
     }
     const med = ms[Math.floor(ms.length / 2)];
+    // every frame's centre of mass over the support polygon of the locked feet (the polygon
+    // of the pose the drag began in, as balance holds it)
+    const com = await page.evaluate(({ q }) => {
+      const m = window.marionette, fig = m.store.figure, keep = Float64Array.from(fig.q);
+      const sys = m.store.m.createConstraintSystem([fig]);
+      let h = -1;
+      try { h = sys.addHandle({ type: 'com', joint: -1 }); } catch { /* no masses */ }
+      const out = [];
+      if (h >= 0) for (const qq of q) { fig.setQ(qq).fk(); sys.invalidate(); out.push(sys.handleValue(h).position); }
+      sys.dispose();
+      fig.setQ(keep).fk();
+      return out;
+    }, { q: [rec.q0, ...rec.q] });
+    let outside = 0;
+    if (com.length && poly) for (const c of com.slice(1)) if (!inside(poly, c)) outside++;
+    console.log(`${name}.comfort=${COMFORT ? 'on' : 'off'}`);
+    console.log(`${name}.balance=${balanceOn ? 'on' : 'off'}`);
+    console.log(`${name}.com_start_in_polygon=${com.length && poly ? (inside(poly, com[0]) ? 'yes' : 'no') : 'n/a'}`);
+    console.log(`${name}.frames_com_outside_polygon=${com.length && poly ? outside : 'n/a'}`);
     console.log(`${name}.frames=${ms.length}`);
     console.log(`${name}.solver_ms_median=${med.toFixed(3)}`);
     console.log(`${name}.solver_ms_max=${ms[ms.length - 1].toFixed(3)}`);

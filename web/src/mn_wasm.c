@@ -612,6 +612,24 @@ EXPORT(mnw_csys_joint_scale)
 double mnw_csys_joint_scale(const mnw_csys* c, int figure, int joint) {
     return c ? mn_csys_joint_scale(c->s, figure, joint) : -1;
 }
+/* Comfort (mn_csys_set_comfort): gain, limit margin, limit gain; gain < 0 switches it off. */
+EXPORT(mnw_csys_set_comfort)
+int mnw_csys_set_comfort(mnw_csys* c, double gain, double margin, double limit_gain) {
+    if (!c) return arg_error("system", "NULL");
+    if (gain < 0) return status_of(mn_csys_set_comfort(c->s, NULL), "comfort");
+    mn_comfort cf = {.gain = gain, .limit_margin = margin, .limit_gain = limit_gain};
+    return status_of(mn_csys_set_comfort(c->s, &cf), "comfort");
+}
+EXPORT(mnw_csys_set_comfort_weight)
+int mnw_csys_set_comfort_weight(mnw_csys* c, int figure, int joint, double w) {
+    if (!c) return arg_error("system", "NULL");
+    return status_of(mn_csys_set_comfort_weight(c->s, figure, joint, w), "weight");
+}
+/* The rest state comfort pulls figure `figure` toward (q: its nq numbers; NULL: the model's). */
+EXPORT(mnw_csys_set_rest) int mnw_csys_set_rest(mnw_csys* c, int figure, const double* q) {
+    if (!c) return arg_error("system", "NULL");
+    return status_of(mn_csys_set_rest(c->s, figure, q), "rest");
+}
 EXPORT(mnw_csys_count) int mnw_csys_count(const mnw_csys* c, int what) {
     if (!c) return -1;
     return what == 0   ? mn_csys_handle_count(c->s)

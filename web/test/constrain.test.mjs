@@ -152,6 +152,55 @@ test('a frozen joint does not move under any solver; axis locks hold one directi
   }
 });
 
+// the dragged arm free (weight 0), the spine eight times as stiff toward rest as the legs (the
+// editor's drag: posing.js)
+test('comfort: a long hand pull with both feet pinned keeps the spine nearer rest; the pins hold', () => {
+  const spine = ['torso.1', 'torso.2', 'torso'];
+  const run = (method, comfort) => {
+    const fig = mn.stickman().fk();
+    const rest = Float64Array.from(fig.q);
+    const sys = mn.createConstraintSystem([fig]);
+    const pins = ['left foot', 'right foot'].map((j) => {
+      const h = sys.addHandle({ joint: j });
+      return sys.addConstraint({ type: 'pin', handle: h, target: sys.handleValue(h).position });
+    });
+    const hand = sys.addHandle({ joint: 'right hand' });
+    if (comfort) {
+      sys.setComfort(comfort);
+      for (const j of ['right arm.1', 'right arm.2', 'right arm', 'right elbow']) sys.setComfortWeight(j, 0);
+      for (const j of spine) sys.setComfortWeight(j, 8);
+    }
+    const p = sys.handleValue(hand).position;
+    let worst = 0;
+    for (let f = 1; f <= 60; f++) {
+      const t = f / 60;
+      sys.drag(hand, [p[0] - 0.6 * t, p[1] + 0.2 * t, p[2] + 0.3 * t]);
+      sys.solve({ method, tol: 1e-5 });
+      for (const c of pins) worst = Math.max(worst, sys.residual(c));
+    }
+    const dev = Math.hypot(...spine.map((j) => fig.q[fig.joints[fig.joint(j)].qadr] - rest[fig.joints[fig.joint(j)].qadr]));
+    const err = sys.dragError(hand);
+    sys.dispose();
+    fig.dispose();
+    return { dev, worst, err };
+  };
+  for (const method of ['lagrange', 'dls']) {
+    const off = run(method, null), on = run(method, { gain: 0.1 });
+    assert.ok(off.dev > 0.05, `${method}: the pull bent the spine (${off.dev})`);
+    assert.ok(on.dev < 0.8 * off.dev, `${method}: spine ${on.dev} with comfort, ${off.dev} without`);
+    assert.ok(on.worst < 1e-5, `${method}: pins ${on.worst}`);
+    assert.ok(on.err < off.err + 0.01, `${method}: hand ${on.err} against ${off.err}`);
+  }
+  const sys = mn.createConstraintSystem([mn.stickman()]);
+  assert.throws(() => sys.setComfort({ gain: 2 }), /comfort.gain/);
+  assert.throws(() => sys.setComfort({ limitMargin: -1 }), /comfort.limitMargin/);
+  assert.throws(() => sys.setRest([1, 2]), /rest/);
+  assert.throws(() => sys.setComfortWeight('torso', -1), /weight/);
+  assert.throws(() => sys.setComfortWeight('nosuch', 1), /joint/);
+  sys.setComfort().setComfort(null).setRest(null);
+  sys.dispose();
+});
+
 test('a target out of reach of any number: the solve throws instead of reporting Infinity', () => {
   const fig = mn.stickman();
   const sys = mn.createConstraintSystem([fig]);

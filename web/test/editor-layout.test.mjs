@@ -39,6 +39,16 @@ for (const [width, height] of [[1024, 640], [1152, 720], [1280, 800], [1440, 900
       // the controls do not overlap (nothing is squeezed under the save state)
       const sorted = r.controls.slice().sort((a, b) => a.l - b.l);
       for (let i = 1; i < sorted.length; i++) assert.ok(sorted[i].l >= sorted[i - 1].r - 0.5, `${sorted[i - 1].id} / ${sorted[i].id}`);
+      // with a named joint's chain (a second select) the save state stays on screen too
+      const named = await page.evaluate(() => {
+        window.marionette.setSettings({ dragMode: 'named', dragBase: 'pelvis' });
+        const b = document.getElementById('save-status').getBoundingClientRect();
+        const base = document.getElementById('drag-base');
+        return { l: b.left, r: b.right, w: b.width, base: !base.hidden && base.offsetParent !== null };
+      });
+      assert.ok(named.base, 'the named joint\'s select is shown');
+      assert.ok(named.l >= 0 && named.r <= width && named.w > 30, `named mode: save state at ${named.l}..${named.r}`);
+      await page.evaluate(() => window.marionette.setSettings({ dragMode: 'branch' }));
       // the Lock menu opens from its button with the mouse, on screen
       await page.evaluate(() => window.marionette.select('head'));
       await page.click('#lock-menu-button');

@@ -203,3 +203,24 @@ export function rescaleDoc(doc, figure, r) {
   }
   return doc;
 }
+
+/**
+ * A figure document without masses (a BVH skeleton) given masses for its centre of mass, the
+ * balance of a drag and its overlay: each joint's segment weighs 10 kg per metre of the bones
+ * to its children, its centre half way along their mean. Only the page's figure gets them;
+ * the file is not changed. A figure with any mass is returned as it is.
+ */
+export function estimateMasses(fd) {
+  if (!fd?.joints?.length || fd.joints.some((j) => j.mass > 0)) return fd;
+  const out = structuredClone(fd);
+  const kids = out.joints.map(() => []);
+  out.joints.forEach((j, i) => { if (j.parent >= 0) kids[j.parent].push(i); });
+  out.joints.forEach((j, i) => {
+    const offs = kids[i].map((c) => out.joints[c].offset ?? [0, 0, 0]);
+    const len = offs.reduce((a, o) => a + Math.hypot(o[0], o[1], o[2]), 0);
+    if (!(len > 0)) return;
+    j.mass = 10 * len;
+    j.com = [0, 1, 2].map((k) => (0.5 * offs.reduce((a, o) => a + o[k], 0)) / offs.length);
+  });
+  return out;
+}

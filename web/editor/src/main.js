@@ -215,7 +215,7 @@ async function boot() {
         figure: fig.name,
         frame: store.ui.frame,
         pose: qToPose(fig, fig.q),
-        keys: store.doc.keys.map((k) => ({ frame: k.frame, pose: k.pose })),
+        keys: store.doc.keys.map((k) => ({ frame: k.frame, pose: k.pose, ...(k.tcb ? { tcb: k.tcb } : {}) })),
         handles: structuredClone(store.doc.handles ?? []),
         constraints: structuredClone(store.doc.constraints ?? []),
         selection: store.ui.selection.joint === null ? null : fig.jointNames[store.ui.selection.joint],

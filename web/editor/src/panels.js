@@ -3,7 +3,7 @@
 // toolbar (undo, redo, drag mode, lock menu, solve) and the save indicator.
 import { IK_METHODS } from '../../marionette.mjs';
 import * as THREE from 'three';
-import { posingSettings, quatOfFrame } from './posing.js';
+import { posingSettings, quatOfFrame, comfortOn } from './posing.js';
 import { rescaleDoc, restHeight } from './docmodel.js';
 
 const $ = (id) => document.getElementById(id);
@@ -275,6 +275,13 @@ export function installPanels(store, viewport, poser) {
   const overlay = $('balance-overlay');
   overlay.checked = store.settings.balanceOverlay !== false;
   overlay.addEventListener('change', () => { store.setSettings({ balanceOverlay: overlay.checked }); overlay.blur(); });
+  // comfort and balance during drags (posing.js applyComfort): each on by default for a
+  // figure with feet; editor.json `comfort` and `balance` once changed
+  for (const key of ['comfort', 'balance']) {
+    const box = $(key);
+    box.checked = comfortOn(store.settings, fig, key);
+    box.addEventListener('change', () => { store.setSettings({ [key]: box.checked }); box.blur(); });
+  }
   // the views turned to the figure's forward axis (viewport.frameAll)
   const align = $('align-views');
   align.checked = !!store.settings.alignViews;

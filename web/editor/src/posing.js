@@ -3,6 +3,7 @@
 // locks are involved), per-joint weights, and locks held during every edit.
 import * as THREE from 'three';
 import { handleDef, constraintDef, activeAt, uniqueName } from './docmodel.js';
+import { feetPolygon } from './anim/animate.js';
 
 export const DRAG_MODES = ['part', 'branch', 'named'];
 
@@ -10,6 +11,14 @@ export const DRAG_MODES = ['part', 'branch', 'named'];
 // default 1e-4 a solve stops as soon as every lock is within 1e-4 m, so a drag's lock error
 // sat just under the bound it is meant to keep (9.99e-5 m on the CMU skeleton).
 const LOCK_TOL = 1e-5;
+
+// Comfort during a drag (Welman 7; constrain.h mn_csys_set_comfort): a tenth of the way to
+// rest asked per frame (each joint at most 0.05 rad); the dragged limb has no pull toward
+// rest (it goes where the mouse takes it), the core (the joints above a branching of the
+// tree: pelvis to chest) eight times the limbs' pull, so a long reach bends the arm and the
+// legs before the spine.
+const COMFORT_GAIN = 0.1;
+const CORE_WEIGHT = 8;
 
 /** Editing settings with their defaults (editor.json). */
 export function posingSettings(settings) {
@@ -21,7 +30,57 @@ export function posingSettings(settings) {
     iterations: Number.isInteger(settings.iterations) && settings.iterations > 0 ? settings.iterations : 20,
     weights: settings.weights ?? {},
     locks: settings.locks ?? {},
+    comfort: settings.comfort ?? null, // null: on for a figure with feet
+    balance: settings.balance ?? null, // likewise
   };
+}
+
+/** Is comfort (key 'comfort') or balance (key 'balance') on during drags? editor.json's
+ * value, else on for a figure with feet (joints named foot, toe or ankle). */
+export function comfortOn(settings, figure, key = 'comfort') {
+  const c = settings[key];
+  if (c === true || c === false) return c;
+  return figure.jointNames.some((n) => /foot|toe|ankle/i.test(n));
+}
+
+/** The joints of a figure's core: those above a branching of the tree into two or more limbs
+ * (children whose subtrees are at least two joints deep: not a hand's finger and thumb), from
+ * that branching down to the root, the root excluded: the stick figure's torso, a CMU
+ * skeleton's LowerBack, Spine and Spine1. */
+export function coreJoints(figure) {
+  const n = figure.jointCount, height = new Array(n).fill(0), out = new Set();
+  for (let j = n - 1; j >= 0; j--) { // children come after their parent
+    const p = figure.joints[j].parent;
+    if (p >= 0) height[p] = Math.max(height[p], height[j] + 1);
+  }
+  const limbs = new Array(n).fill(0);
+  for (let j = 0; j < n; j++) {
+    const p = figure.joints[j].parent;
+    if (p >= 0 && height[j] >= 2) limbs[p]++;
+  }
+  for (let j = 0; j < n; j++) {
+    if (limbs[j] < 2) continue;
+    for (let a = j; a >= 0 && figure.joints[a].parent >= 0; a = figure.joints[a].parent) out.add(a);
+  }
+  return out;
+}
+
+/** Signed distance of a point's ground projection (x, z) inside a convex polygon (positive
+ * inside), the polygon as [[x, y, z], ...] in either winding. */
+export function insideDistance(poly, p) {
+  let area = 0;
+  for (let i = 0; i < poly.length; i++) {
+    const a = poly[i], b = poly[(i + 1) % poly.length];
+    area += a[0] * b[2] - b[0] * a[2];
+  }
+  const w = Math.sign(area) || 1;
+  let d = Infinity;
+  for (let i = 0; i < poly.length; i++) {
+    const a = poly[i], b = poly[(i + 1) % poly.length];
+    const ex = b[0] - a[0], ez = b[2] - a[2], len = Math.hypot(ex, ez) || 1;
+    d = Math.min(d, (w * (ex * (p[2] - a[2]) - ez * (p[0] - a[0]))) / len);
+  }
+  return d;
 }
 
 /**
@@ -156,7 +215,7 @@ export class Poser {
    * a `lock` without target holds where the handle is now). Returns {sys, cons}. */
   buildSystem(locks, extraHandles = 0) {
     const fig = this.store.figure, m = this.store.m;
-    const sys = m.createConstraintSystem([fig], { maxHandles: 2 * locks.length + 4 + extraHandles, maxConstraints: locks.length + 2 });
+    const sys = m.createConstraintSystem([fig], { maxHandles: 2 * locks.length + 5 + extraHandles, maxConstraints: locks.length + 3 });
     const idx = new Map();
     const cons = [];
     for (const l of locks) {
@@ -168,6 +227,47 @@ export class Poser {
       cons.push(sys.addConstraint(def));
     }
     return { sys, cons, handleIndex: idx };
+  }
+
+  /**
+   * Comfort and balance for a drag's system (editor.json `comfort` and `balance`; each on by
+   * default for a figure with feet): comfort pulls the moving joints toward the rest pose (the
+   * dragged limb free, the core stiffer, also where the drag's chain runs through it), in the
+   * null space of the locks (Welman 5.2.2's applied forces); balance
+   * keeps the centre of mass over the support polygon of the locked feet (Welman 7.2.1: the
+   * convex hull on the ground of the foot and toe joints at or below a locked joint, as the
+   * Animate menu's balance), an inequality the solver holds with the locks. Balance is only
+   * added when the centre of mass is over that polygon when the drag begins (never a jump to
+   * it) and the figure has masses. Returns {balance: constraint index or -1, polygon}.
+   */
+  applyComfort(sys, chain, locks) {
+    const fig = this.store.figure;
+    if (comfortOn(this.store.settings, fig)) {
+      sys.setComfort({ gain: COMFORT_GAIN });
+      const core = coreJoints(fig);
+      for (const j of core) if (fig.joints[j].type !== 'fixed') sys.setComfortWeight(j, CORE_WEIGHT);
+      for (const j of chain) if (!core.has(j)) sys.setComfortWeight(j, 0);
+    }
+    if (!comfortOn(this.store.settings, fig, 'balance')) return { balance: -1, polygon: null };
+    const lockedJoints = locks.map((l) => fig.jointNames.indexOf(l.handle.joint)).filter((j) => j >= 0);
+    const feet = (j) => lockedJoints.some((l) => isBelow(fig, j, l) || isBelow(fig, l, j) && fig.joints[l].parent === j);
+    const poly = lockedJoints.length ? feetPolygon(fig, feet) : null;
+    if (!poly || poly.length < 3) return { balance: -1, polygon: null };
+    let com;
+    try {
+      const h = sys.addHandle({ type: 'com', joint: -1 });
+      com = sys.handleValue(h).position;
+      const P = fig.positions;
+      let y0 = Infinity, y1 = -Infinity;
+      for (let j = 0; j < fig.jointCount; j++) { y0 = Math.min(y0, P[3 * j + 1]); y1 = Math.max(y1, P[3 * j + 1]); }
+      const inside = insideDistance(poly, com);
+      if (!(inside > 0)) return { balance: -1, polygon: poly };
+      const margin = Math.min(0.006 * (y1 - y0), 0.5 * inside);
+      const c = sys.addConstraint({ type: 'balance', handle: h, polygon: poly, up: [0, 1, 0], margin });
+      return { balance: c, polygon: poly };
+    } catch {
+      return { balance: -1, polygon: poly }; // a figure without masses: no centre of mass
+    }
   }
 
   /** Mobility of every joint: frozen outside `moving`, else the user's weight. */
@@ -225,6 +325,7 @@ export class Poser {
       s.start = vp.jointPosition(joint);
       s.extras = extras.map((x) => ({ joint: x.joint, handle: sys.addHandle({ joint: x.joint }), start: vp.jointPosition(x.joint) }));
       this.applyScales(sys, moving);
+      s.comfort = this.applyComfort(sys, root ? [] : chain, held);
     }
     this.session = s;
     this.stats.dragMs = [];
@@ -257,6 +358,7 @@ export class Poser {
       rotate: true, axis: vp.viewAxis(view), qStart: new THREE.Quaternion(q0[1], q0[2], q0[3], q0[0]), extras: [], moved: false };
     s.hand = sys.addHandle({ joint, type: 'orientation' });
     this.applyScales(sys, moving);
+    s.comfort = this.applyComfort(sys, chain, held);
     this.session = s;
     this.stats.dragMs = [];
     this.stats.moveMs = [];

@@ -3,7 +3,7 @@
 // Every change goes through apply() (the document) or commitPose() (the pose): each pushes an
 // undo snapshot and is written to the server at once with the version it was read at
 // (If-Match), so a second tab editing the same project gets a conflict, never an overwrite.
-import { poseToQ, qToPose, newSequenceDoc, scaleFigureDoc } from './docmodel.js';
+import { poseToQ, qToPose, newSequenceDoc, scaleFigureDoc, estimateMasses } from './docmodel.js';
 import { addLayers } from './anim/layers.js';
 
 const UNDO_LIMIT = 200;
@@ -119,7 +119,8 @@ export class Store {
     const r = await this._json(`/api/figure?path=${encodeURIComponent(path)}`);
     if (r.ok && r.body) {
       this.figureDoc = scaleFigureDoc(r.body, this.doc?.scale ?? 1);
-      this.figure = this.m.figureFromDocument(this.figureDoc);
+      // masses for a figure without them (its centre of mass: balance and its overlay)
+      this.figure = this.m.figureFromDocument(estimateMasses(this.figureDoc));
       this._seqFigure = this.m.figureFromDocument(this.figureDoc);
     } else if (path === 'stickman') {
       this.figure = this.m.stickman();

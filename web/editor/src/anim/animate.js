@@ -15,12 +15,13 @@ export function handleValue(figure, handle) {
   return { pos, rot: quatOfMatrix(F.subarray(0, 9)) };
 }
 /** The support polygon of the feet in the current pose: the convex hull, on the ground, of
- * discs around every foot and toe joint (radius 3 % of the figure's height). */
-export function feetPolygon(figure) {
+ * discs around every foot and toe joint (radius 3 % of the figure's height); only(j), when
+ * given, picks which of them count (the locked feet). */
+export function feetPolygon(figure, only = null) {
   const P = figure.positions, n = figure.jointCount;
   let y0 = Infinity, y1 = -Infinity;
   for (let j = 0; j < n; j++) { y0 = Math.min(y0, P[3 * j + 1]); y1 = Math.max(y1, P[3 * j + 1]); }
-  const feet = figure.jointNames.map((name, j) => [name, j]).filter(([name]) => /foot|toe|ankle/i.test(name)).map(([, j]) => j);
+  const feet = figure.jointNames.map((name, j) => [name, j]).filter(([name, j]) => /foot|toe|ankle/i.test(name) && (!only || only(j))).map(([, j]) => j);
   if (!feet.length) return null;
   const r = 0.03 * (y1 - y0), pts = [];
   for (const j of feet)

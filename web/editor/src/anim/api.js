@@ -45,6 +45,12 @@ export function installApi(anim) {
       anim.graph.draw();
       return anim.graph.drawn ?? null;
     },
+    /** Page pixels of the graph's key k and of the tangent handles shown, with the scales:
+     * { key: {x, y}, left, right, keyIndex, pxPerFrame, pxPerUnit }. */
+    graphPoints: (k) => {
+      const g = anim.graph, l = g.last;
+      return { ...g.screenPoints(k), pxPerFrame: l ? l.w / (l.b - l.a) : null, pxPerUnit: l ? l.hh / (l.ymax - l.ymin) : null };
+    },
     setLockFrames: act('setLockFrames'),
     keyLockTarget: act('keyLockTarget'),
     clearLockTargets: act('clearLockTargets'),

@@ -47,26 +47,51 @@ const FIGURE = /\.(bvh|skel|urdf|gltf|glb)$/i;
  */
 export function motionKeys(m, text, scale, tol) {
   const fig = m.figureFromBVH(text, { scale });
-  let seq = null;
   try {
     if (!fig.motion || fig.motion.nframes < 1) throw new Error('the take has no motion');
-    const fps = Math.round(1 / fig.motion.frameTime);
-    seq = m.createSequence(fig, { fps });
-    const r = seq.addMotion(fig.motion.frames, { tol });
+    return reduceMotion(m, fig, fig.motion.frames, fig.motion.frameTime, tol);
+  } finally {
+    fig.dispose();
+  }
+}
+
+/** The keys of a motion (frames: nq numbers each, frameTime seconds) of a figure, reduced by
+ * Sequence.addMotion within tol metres as above. */
+function reduceMotion(m, fig, frames, frameTime, tol) {
+  const fps = Math.max(1, Math.round(1 / frameTime));
+  const seq = m.createSequence(fig, { fps });
+  try {
+    const r = seq.addMotion(frames, { tol });
     const keys = [];
     for (let k = 0; k < seq.keyCount; k++) keys.push({ frame: seq.keyFrame(k), pose: qToPose(fig, seq.keyQ(k)) });
-    const contacts = fig.footContacts();
-    return { keys, fps, frames: fig.motion.nframes, maxError: r.maxError, contacts };
+    const nframes = frames.length / fig.nq;
+    const contacts = fig.footContacts({ frames, nframes, frameTime });
+    return { keys, fps, frames: nframes, maxError: r.maxError, contacts };
   } finally {
-    seq?.dispose();
+    seq.dispose();
+  }
+}
+
+/** A glTF file's first animation as sequence keys: the figure document the server made of it
+ * (its `motion`: the animation at its own key times when evenly spaced, else 30 per second),
+ * reduced as a BVH take's; glTF lengths are metres. Null when it has no animation. */
+export function gltfMotionKeys(m, figureDoc, tol) {
+  const mo = figureDoc?.motion;
+  if (!mo?.frames?.length || mo.frames.length < 2) return null;
+  const fig = m.figureFromDocument(figureDoc);
+  try {
+    return reduceMotion(m, fig, mo.frames.flat(), mo.frame_time, tol);
+  } finally {
     fig.dispose();
   }
 }
 
 /**
  * Uploads a figure file and opens a new sequence of it; resolves to the sequence's path.
- * options.motion: { tol } opens a BVH take's motion as keys (motionKeys), else its skeleton
- * at rest (one key).
+ * options.motion: { tol } opens a BVH take's motion, or a glTF file's first animation, as keys
+ * (motionKeys, gltfMotionKeys), else its skeleton at rest (one key). options.ask: a glTF file
+ * with an animation asks first (the dialog of a dropped BVH take; Cancel opens nothing, the
+ * file staying in the project).
  */
 export async function openFigureFile(anim, file, options = {}) {
   const s = anim.store;
@@ -101,6 +126,23 @@ export async function openFigureFile(anim, file, options = {}) {
       doc.fps = mk.fps;
       if (mk.contacts.length) doc.contacts = mk.contacts;
       notice += ` Its motion: ${mk.frames} frames at ${mk.fps} fps as ${mk.keys.length} keys`
+        + (tol > 0 ? ` within ${tol} m (largest error ${mk.maxError.toExponential(1)} m).` : ' (every frame a key).');
+    }
+  }
+  if (/\.(gltf|glb)$/i.test(up.path) && up.figure?.motion?.frames?.length > 1) {
+    let motion = options.motion;
+    if (options.ask) {
+      const answer = await motionDialog(file.name, `${up.figure.motion.frames.length} frames of its first animation`);
+      if (!answer) { anim.status(`Stored ${up.path}; nothing opened`); return null; }
+      motion = answer.motion;
+    }
+    if (motion) {
+      const tol = Number(motion.tol) || 0;
+      const mk = gltfMotionKeys(s.m, up.figure, tol);
+      doc.keys = mk.keys;
+      doc.fps = mk.fps;
+      if (mk.contacts.length) doc.contacts = mk.contacts;
+      notice += `. Its animation: ${mk.frames} frames at ${mk.fps} fps as ${mk.keys.length} keys`
         + (tol > 0 ? ` within ${tol} m (largest error ${mk.maxError.toExponential(1)} m).` : ' (every frame a key).');
     }
   }
@@ -148,23 +190,25 @@ export function installDrop(anim) {
     const file = e.dataTransfer?.files?.[0];
     if (!file) return;
     e.preventDefault();
-    // a BVH take: its motion (keys reduced within a tolerance) or its skeleton at rest
-    const options = /\.bvh$/i.test(file.name) ? await motionDialog(file.name) : {};
+    // a BVH take: its motion (keys reduced within a tolerance) or its skeleton at rest; a glTF
+    // file asks the same once it is known to have an animation
+    const options = /\.bvh$/i.test(file.name) ? await motionDialog(file.name) : { ask: /\.(gltf|glb)$/i.test(file.name) };
     if (!options) return;
     openFigureFile(anim, file, options).catch((err) => anim.status(err.message));
   });
 }
 
-/** The dialog a dropped BVH take opens: resolves to { motion: { tol } }, { motion: null }
- * (the skeleton at rest) or null (cancelled: Escape, Cancel). */
-function motionDialog(name) {
+/** The dialog a dropped BVH take (or glTF file with an animation) opens: resolves to
+ * { motion: { tol } }, { motion: null } (the skeleton at rest) or null (cancelled: Escape,
+ * Cancel). */
+function motionDialog(name, what = '') {
   return new Promise((resolve) => {
     const tol = h('input', { id: 'motion-tol', type: 'number', min: '0', step: '0.001', value: '0.01',
       title: 'The largest distance (metres) any joint of an in-between may be from the take' });
     const done = (v) => { box.remove(); window.removeEventListener('keydown', key, true); resolve(v); };
     const key = (e) => { if (e.key === 'Escape') { e.stopPropagation(); done(null); } };
     const box = h('div', { id: 'motion-dialog', class: 'anim-dialog' },
-      h('div', { class: 'anim-title' }, `Open ${name}`),
+      h('div', { class: 'anim-title' }, `Open ${name}` + (what ? ` (${what})` : '')),
       h('label', { class: 'anim-row' }, 'Keys within ', tol, ' m of the take (0: every frame a key)'),
       h('div', { class: 'anim-row' },
         h('button', { id: 'motion-open', onclick: () => done({ motion: { tol: Math.max(0, Number(tol.value) || 0) } }) }, 'Open its motion'),
