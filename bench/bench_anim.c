@@ -547,9 +547,8 @@ static void bench_figures(int frames) {
         char* text = figures_doc(frames / 2, two);
         mn_seq_figures f;
         mn_error err;
-        if (!text ||
-            mn_seq_read_figures_mem(text, strlen(text), "figures.json", ".", NULL, &f, &err) !=
-                MN_OK) {
+        if (!text || mn_seq_read_figures_mem(text, strlen(text), "figures.json", ".", NULL, &f,
+                                             &err) != MN_OK) {
             printf("bench=anim part=figures ok=0 error=\"%s\"\n", text ? err.message : "memory");
             free(text);
             return;

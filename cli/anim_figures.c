@@ -60,8 +60,8 @@ int mn_anim_info_figures(const char* path) {
     for (int c = 0; c < nc; c++) {
         const mn_seq_constraint_def* d = mn_seq_constraint(s, c);
         const mn_handle_def* h = mn_seq_handle(s, d->con.handle);
-        printf("  %d %s%s%s on ", c, mn_constraint_type_name(d->con.type),
-               d->con.name ? " " : "", d->con.name ? mn_cli_safe(d->con.name) : "");
+        printf("  %d %s%s%s on ", c, mn_constraint_type_name(d->con.type), d->con.name ? " " : "",
+               d->con.name ? mn_cli_safe(d->con.name) : "");
         print_handle(&f, h);
         if (d->con.type == MN_CON_EQUAL) {
             printf(" and ");

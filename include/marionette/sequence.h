@@ -96,8 +96,8 @@ typedef struct mn_seq_figures {
  * figure reads as a document of one figure named after its file (its contact tracks are not
  * returned: mn_seq_read returns them). mn_seq_read refuses a document with "figures"
  * (MN_ERR_UNSUPPORTED, field "figures"). */
-mn_status mn_seq_read_figures(const char* path, const mn_seq_read_options* opt,
-                              mn_seq_figures* out, mn_error* err);
+mn_status mn_seq_read_figures(const char* path, const mn_seq_read_options* opt, mn_seq_figures* out,
+                              mn_error* err);
 mn_status mn_seq_read_figures_mem(const char* text, size_t len, const char* name,
                                   const char* base_dir, const mn_seq_read_options* opt,
                                   mn_seq_figures* out, mn_error* err);

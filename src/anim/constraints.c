@@ -460,12 +460,12 @@ struct mn_seq_solver {
     mn_data* d[MN_SEQ_MAX_FIGURES];
     int qofs[MN_SEQ_MAX_FIGURES + 1], vofs[MN_SEQ_MAX_FIGURES + 1];
     mn_csys* cs;
-    double* q_interp;                  /* nq of all: this frame's plain in-between */
-    double* q_interp_prev;             /* the last solved frame's plain in-between */
-    double* q_prev;                    /* the last solved frame's solution */
-    double* v;                         /* nv of all: the correction carried forward */
-    double* work[MN_SEQ_MAX_FIGURES];  /* the layers' blend (layers.h), NULL without layers */
-    unsigned char* resolved;           /* nc: 0 for a lock whose target is not known yet */
+    double* q_interp;                 /* nq of all: this frame's plain in-between */
+    double* q_interp_prev;            /* the last solved frame's plain in-between */
+    double* q_prev;                   /* the last solved frame's solution */
+    double* v;                        /* nv of all: the correction carried forward */
+    double* work[MN_SEQ_MAX_FIGURES]; /* the layers' blend (layers.h), NULL without layers */
+    unsigned char* resolved;          /* nc: 0 for a lock whose target is not known yet */
     double prev_frame;
     int have_prev;
     mn_csolve_result prev_result;  /* the last solved frame's */
@@ -746,8 +746,8 @@ static mn_status solve_frame_impl(mn_seq_solver* v, double frame, const mn_seq_s
     /* the plain in-between is the blend of the base and its layers (layers.h), each figure's
      * its own: the constraints hold on the blended result */
     for (int f = 0; f < v->nf; f++) {
-        mn_status st = mn_seq_sample_blend(mn_seq_fig(v->s, f), frame, v->q_interp + v->qofs[f],
-                                           v->work[f]);
+        mn_status st =
+            mn_seq_sample_blend(mn_seq_fig(v->s, f), frame, v->q_interp + v->qofs[f], v->work[f]);
         if (st != MN_OK) return st;
     }
     if (count_active(v, frame, &o) == 0) {

@@ -37,8 +37,7 @@ static mn_status read_figure(ctx* x, const cJSON* o, const char* const* keys, in
     if ((st = get_str(x, o, "file", f->file, sizeof f->file, !with_sequence, &has_file)) != MN_OK)
         return st;
     if (with_sequence) {
-        if ((st = get_str(x, o, "sequence", f->sequence, sizeof f->sequence, 0, &has_seq)) !=
-            MN_OK)
+        if ((st = get_str(x, o, "sequence", f->sequence, sizeof f->sequence, 0, &has_seq)) != MN_OK)
             return st;
         if (has_file + has_seq != 1)
             return fail(x, MN_ERR_PARSE,

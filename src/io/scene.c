@@ -499,7 +499,8 @@ static int handle_figure(ctx* x, const mn_scene* sc, int i, const char** joint) 
     const sc_handle* h = &sc->h[i];
     *joint = h->joint;
     if (sc->nfig == 0) return 0;
-    int f = mn_doc_joint_figure(sc->fig, sc->nfig, h->has_joint ? h->joint : NULL, h->figure, joint);
+    int f =
+        mn_doc_joint_figure(sc->fig, sc->nfig, h->has_joint ? h->joint : NULL, h->figure, joint);
     if (f >= 0) return f;
     x->depth = 0;
     push_key(x, "handles");

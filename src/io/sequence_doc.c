@@ -22,10 +22,9 @@
 
 /* ---- reading ----------------------------------------------------------------------------- */
 
-static const char* const root_keys[] = {"figure", "scale",     "fps",         "interpolation",
-                                        "keys",   "handles",   "constraints", "comment",
-                                        "layers", "time_warp", "contacts",    "figures",
-                                        NULL};
+static const char* const root_keys[] = {
+    "figure",  "scale",  "fps",       "interpolation", "keys",    "handles", "constraints",
+    "comment", "layers", "time_warp", "contacts",      "figures", NULL};
 static const char* const layer_keys[] = {"name",      "mode",          "weights", "mask", "keys",
                                          "time_warp", "interpolation", "comment", NULL};
 static const char* const interp_keys[] = {"rotation", "translation", "joints", "comment", NULL};
@@ -33,7 +32,7 @@ static const char* const joint_interp_keys[] = {"rotation", "translation", "comm
 static const char* const key_keys[] = {"frame", "pose", "tcb", "comment", NULL};
 static const char* const free_keys[] = {"position", "rotation", NULL};
 static const char* const handle_keys[] = {"name", "type", "joint", "point", "comment", NULL};
-static const char* const fig_handle_keys[] = {"name",  "type",   "joint", "point",
+static const char* const fig_handle_keys[] = {"name",   "type",    "joint", "point",
                                               "figure", "comment", NULL};
 static const char* const con_keys[] = {
     "name",     "type",      "handle",  "handle2", "target",      "origin",
@@ -287,7 +286,8 @@ static mn_status read_handles(reader* r, const cJSON* a) {
         const mn_model* m = r->m;
         const char* jname = joint;
         if (r->nfig) { /* "figure/joint", or a "figure" member, or the only figure */
-            h.figure = mn_doc_joint_figure(r->fig, r->nfig, has_joint ? joint : NULL, figure, &jname);
+            h.figure =
+                mn_doc_joint_figure(r->fig, r->nfig, has_joint ? joint : NULL, figure, &jname);
             if (h.figure == -1) {
                 push_key(x, "figure");
                 return fail(x, MN_ERR_NOTFOUND, "no figure named \"%s\"", figure);
@@ -306,7 +306,7 @@ static mn_status read_handles(reader* r, const cJSON* a) {
                 char hint[256];
                 push_key(x, "joint");
                 return fail(x, MN_ERR_NOTFOUND, "no joint named \"%s\" in %s%s", jname,
-                            r->nfig       ? r->fig[h.figure].name
+                            r->nfig   ? r->fig[h.figure].name
                             : m->name ? m->name
                                       : "the figure",
                             mn_model_joint_hint(m, jname, hint, sizeof hint));
@@ -879,8 +879,7 @@ static mn_status parse(reader* r, const cJSON* root, const char* base_dir, int t
     if ((st = get_num(x, root, "fps", &def.fps, 1e-6, 1e6)) != MN_OK) return st;
     if (!figure) {
         if ((st = load_figure(x, "figure", info->figure, info->scale, base_dir, trusted, model,
-                              skin)) !=
-            MN_OK)
+                              skin)) != MN_OK)
             return st;
         figure = *model;
     }
@@ -907,8 +906,8 @@ static mn_status parse(reader* r, const cJSON* root, const char* base_dir, int t
 
 /* ---- several figures (docs/sequence.md "Several figures"; Welman 6.1, 7.3) ---------------- */
 
-static const char* const figs_root_keys[] = {"figures", "fps", "handles", "constraints", "comment",
-                                             NULL};
+static const char* const figs_root_keys[] = {"figures",     "fps",     "handles",
+                                             "constraints", "comment", NULL};
 static const char* const figs_entry_keys[] = {"name",          "file", "position", "rotation",
                                               "interpolation", "keys", "comment",  NULL};
 
@@ -1000,8 +999,8 @@ static mn_status parse_figures(reader* r, const cJSON* root, const char* base_di
         i++;
     }
     mn_error e;
-    if (st == MN_OK && mn_seq_set_figures(out->seq[0], nf, (const mn_seq* const*)out->seq + 1,
-                                          &e) != MN_OK)
+    if (st == MN_OK &&
+        mn_seq_set_figures(out->seq[0], nf, (const mn_seq* const*)out->seq + 1, &e) != MN_OK)
         st = lib_error(x, &e);
     if (st == MN_OK) {
         pop(x);
@@ -1089,8 +1088,8 @@ static mn_status read_figs_text(const char* text, size_t len, const char* path, 
     return mn_seq_read_figures_mem(text, len, path, dir, a->opt, a->out, err);
 }
 
-mn_status mn_seq_read_figures(const char* path, const mn_seq_read_options* opt,
-                              mn_seq_figures* out, mn_error* err) {
+mn_status mn_seq_read_figures(const char* path, const mn_seq_read_options* opt, mn_seq_figures* out,
+                              mn_error* err) {
     if (out) memset(out, 0, sizeof *out);
     if (!out) return mn_error_set(err, MN_ERR_ARG, path, 0, "sequence", "NULL output");
     figs_args a = {opt, out};

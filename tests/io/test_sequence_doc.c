@@ -429,8 +429,8 @@ static void test_malformed_figures(void) {
         const char* message;
     } table[] = {
         {"{\"fps\": 30,\n \"figures\": []}", 2, "figures", "an empty list"},
-        {"{\"fps\": 30,\n \"figures\": [" FIG_A "," FIG_A "," FIG_A "," FIG_A "," FIG_A "," FIG_A "," FIG_A
-         "," FIG_A "," FIG_A "]}",
+        {"{\"fps\": 30,\n \"figures\": [" FIG_A "," FIG_A "," FIG_A "," FIG_A "," FIG_A "," FIG_A
+         "," FIG_A "," FIG_A "," FIG_A "]}",
          2, "figures", "more than 8 figures"},
         {"{\"figures\": [" FIG_A ",\n" FIG_A "]}", 2, "figures[1].name", "duplicate figure"},
         {"{\"figures\": [\n{\"name\": \"a/b\", \"file\": \"stickman\", \"keys\": []}]}", 2,
@@ -462,7 +462,7 @@ static void test_malformed_figures(void) {
         {TWO ",\n \"handles\": [{\"name\": \"h\", \"joint\": \"hand\", \"figure\": \"c\"}]}", 3,
          "handles[0].figure", "no figure named \"c\""},
         {TWO ", \"handles\": [{\"name\": \"h\", \"joint\": \"a/right hand\"}],\n \"constraints\": "
-         "[{\"type\": \"equal\", \"handle\": \"h\", \"handle2\": \"g\"}]}",
+             "[{\"type\": \"equal\", \"handle\": \"h\", \"handle2\": \"g\"}]}",
          3, "constraints[0].handle2", ""},
     };
     for (size_t i = 0; i < sizeof table / sizeof table[0]; i++) {
@@ -479,10 +479,11 @@ static void test_malformed_figures(void) {
         CHECK(ok);
     }
     /* the document of two figures is read whole: a handle on each, the equality between them */
-    const char* good = TWO ", \"handles\": [{\"name\": \"h\", \"joint\": \"a/right hand\"},\n"
-                       "{\"name\": \"g\", \"joint\": \"left hand\", \"figure\": \"b\"}],\n"
-                       "\"constraints\": [{\"type\": \"equal\", \"handle\": \"h\", \"handle2\": "
-                       "\"g\"}]}";
+    const char* good =
+        TWO ", \"handles\": [{\"name\": \"h\", \"joint\": \"a/right hand\"},\n"
+            "{\"name\": \"g\", \"joint\": \"left hand\", \"figure\": \"b\"}],\n"
+            "\"constraints\": [{\"type\": \"equal\", \"handle\": \"h\", \"handle2\": "
+            "\"g\"}]}";
     mn_seq_figures f;
     mn_error err;
     CHECK(mn_seq_read_figures_mem(good, strlen(good), "good.json", NULL, NULL, &f, &err) == MN_OK);
