@@ -1427,6 +1427,10 @@ mn_status mn_seq_write_mem(const mn_seq* s, const char* figure, double scale, ch
                            size_t* len, mn_error* err) {
     if (!s || !figure || !text)
         return mn_error_set(err, MN_ERR_ARG, NULL, 0, "sequence", "NULL argument");
+    if (mn_seq_figure_count(s) > 1) /* its handles name joints of other figures */
+        return mn_error_set(err, MN_ERR_UNSUPPORTED, NULL, 0, "figures",
+                            "a sequence of %d figures is not written back yet",
+                            mn_seq_figure_count(s));
     const mn_model* m = mn_seq_model(s);
     mn_strbuf b;
     mn_strbuf_init(&b);

@@ -490,6 +490,10 @@ static void test_malformed_figures(void) {
     CHECK(f.n == 2 && !strcmp(f.name[1], "b") && mn_seq_figure_count(f.seq[0]) == 2 &&
           mn_seq_figure(f.seq[0], 1) == f.seq[1] && mn_seq_handle(f.seq[0], 1)->figure == 1 &&
           mn_seq_constraint_count(f.seq[0]) == 1);
+    /* not written back yet: refused, nothing written */
+    char* text = NULL;
+    CHECK(mn_seq_write_mem(f.seq[0], "stickman", 0, &text, NULL, &err) == MN_ERR_UNSUPPORTED &&
+          !text && !strcmp(err.field, "figures"));
     mn_seq_figures_free(&f);
 }
 
