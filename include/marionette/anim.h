@@ -1,5 +1,7 @@
 /* marionette anim: keyframed sequences of one figure, sampled at any time, edited with
- * invertible operations, and in-betweens that keep their constraints.
+ * invertible operations, and in-betweens that keep their constraints; several figures
+ * animated together, each by its own sequence, constraints between them (Welman 6.1, 7.3:
+ * mn_seq_set_figures).
  *
  * Welman 6.1.2 is the specification of the sequence: a list of key poses of one figure at
  * frame times, in-betweens computed on the fly by interpolating the joint variables, and
@@ -319,9 +321,9 @@ mn_csys* mn_seq_solver_csys(mn_seq_solver* v);
 /* Forgets the last solved frame: the next frame starts cold. */
 void mn_seq_solver_reset(mn_seq_solver* v);
 
-/* Frame `frame` into d: the plain in-between, then (when constraints are on and any is
- * active) the active constraints re-satisfied, targets at their animated values. d->q and
- * its frames are updated. Allocation-free. The plain in-between is the blend of the keys and
+/* Frame `frame` into d (every figure's data, for a solver of several figures): the plain
+ * in-between, then (when constraints are on and any is active) the active constraints
+ * re-satisfied, targets at their animated values. d->q and its frames are updated. Allocation-free. The plain in-between is the blend of the keys and
  * the sequence's layers (layers.h). The frame solved last, asked again with the same options,
  * gives the same state and result without another solve (a retimed bake holding a frame). r (may be
  * NULL) receives the constrain layer's result (status OK and zero iterations when no constraint is
