@@ -323,11 +323,11 @@ void mn_seq_solver_reset(mn_seq_solver* v);
 
 /* Frame `frame` into d (every figure's data, for a solver of several figures): the plain
  * in-between, then (when constraints are on and any is active) the active constraints
- * re-satisfied, targets at their animated values. d->q and its frames are updated. Allocation-free. The plain in-between is the blend of the keys and
- * the sequence's layers (layers.h). The frame solved last, asked again with the same options,
- * gives the same state and result without another solve (a retimed bake holding a frame). r (may be
- * NULL) receives the constrain layer's result (status OK and zero iterations when no constraint is
- * active). */
+ * re-satisfied, targets at their animated values. d->q and its frames are updated. Allocation-free.
+ * The plain in-between is the blend of the keys and the sequence's layers (layers.h). The frame
+ * solved last, asked again with the same options, gives the same state and result without another
+ * solve (a retimed bake holding a frame). r (may be NULL) receives the constrain layer's result
+ * (status OK and zero iterations when no constraint is active). */
 mn_status mn_seq_solve_frame(mn_seq_solver* v, double frame, const mn_seq_solve_options* o,
                              mn_csolve_result* r);
 
