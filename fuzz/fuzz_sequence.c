@@ -60,7 +60,13 @@ static void several_figures(const uint8_t* data, size_t size) {
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
-    several_figures(data, size);
+    /* a document of one figure reads through mn_seq_read_mem below: read once, not twice (the
+     * slow seeds stay within the run's 5 s) */
+    for (size_t i = 0; i + 7 <= size; i++)
+        if (!memcmp(data + i, "figures", 7)) {
+            several_figures(data, size);
+            break;
+        }
     mn_model* fig = figure();
     if (!fig) return 0;
     mn_model* m = NULL;
