@@ -490,6 +490,25 @@ static void test_malformed_figures(void) {
     CHECK(f.n == 2 && !strcmp(f.name[1], "b") && mn_seq_figure_count(f.seq[0]) == 2 &&
           mn_seq_figure(f.seq[0], 1) == f.seq[1] && mn_seq_handle(f.seq[0], 1)->figure == 1 &&
           mn_seq_constraint_count(f.seq[0]) == 1);
+    /* a robot (its root fixed, not free) cannot be placed: its keys hold no root position */
+    const char* robot = "{\"figures\": [{\"name\": \"arm\", \"file\": \"" MN_DATA
+                        "/robots/ur5/ur5_robot.urdf\", \"keys\": [{\"frame\": 0, \"pose\": "
+                        "{}}],\n \"position\": [1, 0, 0]}]}";
+    mn_seq_read_options trusted = mn_seq_read_default();
+    trusted.trusted = 1;
+    mn_seq_figures fr;
+    CHECK(mn_seq_read_figures_mem(robot, strlen(robot), "robot.json", NULL, &trusted, &fr, &err) ==
+              MN_ERR_PARSE &&
+          fr.n == 0 && err.line == 2 && !strcmp(err.field, "figures[0].position") &&
+          strstr(err.message, "root is not free"));
+    /* placed where it stands, the robot reads */
+    const char* robot2 = "{\"figures\": [{\"name\": \"arm\", \"file\": \"" MN_DATA
+                         "/robots/ur5/ur5_robot.urdf\", \"keys\": [{\"frame\": 0, \"pose\": "
+                         "{}}]}]}";
+    CHECK(mn_seq_read_figures_mem(robot2, strlen(robot2), "robot.json", NULL, &trusted, &fr,
+                                  &err) == MN_OK &&
+          fr.n == 1);
+    mn_seq_figures_free(&fr);
     /* not written back yet: refused, nothing written */
     char* text = NULL;
     CHECK(mn_seq_write_mem(f.seq[0], "stickman", 0, &text, NULL, &err) == MN_ERR_UNSUPPORTED &&
