@@ -33,6 +33,12 @@ static void usage(FILE* f) {
             "each: figure, joints (moving joints: each one joint sample), keys, ns_per_sample,\n"
             "joint_samples_per_s (thread CPU time, the best of 5 rounds).\n"
             "\n"
+            "figures: two stick figures face to face, holding hands, both feet of each locked,\n"
+            "crouching in turn (docs/examples/holding_hands_sequence.json, keys stretched over\n"
+            "--frames), baked with both solved together, and the first figure alone with its\n"
+            "feet locked: figures, frames, ms_per_frame (wall time), mean_iters, max_violation,\n"
+            "unmet_frames.\n"
+            "\n"
             "inbetween: the stick figure crouches 20 cm and stands up again over 4 keys while\n"
             "both feet are locked (position and orientation) and the right hand follows a\n"
             "Catmull-Rom path of 5 target keys; every frame of --frames (default 600) is an\n"
@@ -493,6 +499,77 @@ static void time_read(void) {
     }
 }
 
+/* The two-figure document of docs/examples/holding_hands_sequence.json with its keys at 0,
+ * k and 2k (two == 0: the first figure alone, its feet locked). */
+static char* figures_doc(int k, int two) {
+    static const char* const fmt =
+        "{\"fps\": 30, \"figures\": [{\"name\": \"ann\", \"file\": \"stickman\", \"keys\": ["
+        "{\"frame\": 0, \"pose\": {\"right arm.2\": -0.85, \"left arm.2\": -0.85}},"
+        "{\"frame\": %d, \"pose\": {\"pelvis\": {\"position\": [0, -0.2, 0.04], \"rotation\": "
+        "[1, 0, 0, 0]}, \"torso.2\": 0.35, \"right arm.2\": -0.85, \"left arm.2\": -0.85, "
+        "\"right leg.2\": -0.9, \"left leg.2\": -0.9, \"right knee\": 1.4, \"left knee\": 1.4, "
+        "\"right foot.1\": -0.45, \"left foot.1\": -0.45}},"
+        "{\"frame\": %d, \"pose\": {\"right arm.2\": -0.85, \"left arm.2\": -0.85}}]}%s],"
+        "\"handles\": [%s{\"name\": \"a1\", \"joint\": \"ann/left foot\"}, {\"name\": \"a2\", "
+        "\"joint\": \"ann/right foot\"}, {\"name\": \"a3\", \"type\": \"orientation\", \"joint\": "
+        "\"ann/left foot\"}, {\"name\": \"a4\", \"type\": \"orientation\", \"joint\": \"ann/right "
+        "foot\"}], \"constraints\": [%s{\"type\": \"pin\", \"handle\": \"a1\"}, {\"type\": "
+        "\"pin\", \"handle\": \"a2\"}, {\"type\": \"orient\", \"handle\": \"a3\"}, {\"type\": "
+        "\"orient\", \"handle\": \"a4\"}]}";
+    static const char* const bob =
+        ", {\"name\": \"bob\", \"file\": \"stickman\", \"position\": [0, 0, 0.9], \"rotation\": "
+        "[0, 0, 1, 0], \"keys\": [{\"frame\": 0, \"pose\": {\"right arm.2\": -0.85, \"left "
+        "arm.2\": -0.85}}]}";
+    static const char* const bob_handles =
+        "{\"name\": \"ar\", \"joint\": \"ann/right hand\"}, {\"name\": \"al\", \"joint\": "
+        "\"ann/left hand\"}, {\"name\": \"br\", \"joint\": \"bob/right hand\"}, {\"name\": "
+        "\"bl\", \"joint\": \"bob/left hand\"}, {\"name\": \"b1\", \"joint\": \"bob/left foot\"}, "
+        "{\"name\": \"b2\", \"joint\": \"bob/right foot\"}, {\"name\": \"b3\", \"type\": "
+        "\"orientation\", \"joint\": \"bob/left foot\"}, {\"name\": \"b4\", \"type\": "
+        "\"orientation\", \"joint\": \"bob/right foot\"}, ";
+    static const char* const bob_cons =
+        "{\"type\": \"equal\", \"handle\": \"ar\", \"handle2\": \"bl\"}, {\"type\": \"equal\", "
+        "\"handle\": \"al\", \"handle2\": \"br\"}, {\"type\": \"pin\", \"handle\": \"b1\"}, "
+        "{\"type\": \"pin\", \"handle\": \"b2\"}, {\"type\": \"orient\", \"handle\": \"b3\"}, "
+        "{\"type\": \"orient\", \"handle\": \"b4\"}, ";
+    size_t cap = strlen(fmt) + strlen(bob) + strlen(bob_handles) + strlen(bob_cons) + 64;
+    char* s = malloc(cap);
+    if (s)
+        snprintf(s, cap, fmt, k, 2 * k, two ? bob : "", two ? bob_handles : "",
+                 two ? bob_cons : "");
+    return s;
+}
+
+/* Several figures (Welman 6.1, 7.3): the bake of two figures solved together against the
+ * first figure alone. */
+static void bench_figures(int frames) {
+    for (int two = 0; two < 2; two++) {
+        char* text = figures_doc(frames / 2, two);
+        mn_seq_figures f;
+        mn_error err;
+        if (!text || mn_seq_read_figures_mem(text, strlen(text), "figures.json", ".", NULL, &f,
+                                             &err) != MN_OK) {
+            printf("bench=anim part=figures ok=0 error=\"%s\"\n", text ? err.message : "memory");
+            free(text);
+            return;
+        }
+        mn_seq_bake_options o = mn_seq_bake_default();
+        mn_motion mo[MN_SEQ_MAX_FIGURES];
+        mn_seq_bake_result r;
+        double t0 = wall_s();
+        mn_status st = mn_seq_bake_figures(f.seq[0], &o, mo, &r, &err);
+        double dt = wall_s() - t0;
+        printf("bench=anim part=figures figures=%d frames=%ld ok=%d ms_per_frame=%.3f "
+               "mean_iters=%.2f max_violation=%.2e unmet_frames=%ld\n",
+               f.n, r.frames, st == MN_OK, r.frames ? dt * 1e3 / (double)r.frames : 0.0,
+               r.frames ? (double)r.iters / (double)r.frames : 0.0, r.max_violation, r.unmet);
+        for (int i = 0; st == MN_OK && i < f.n; i++)
+            mn_motion_free(&mo[i]);
+        mn_seq_figures_free(&f);
+        free(text);
+    }
+}
+
 int mn_bench_anim(int argc, char** argv) {
     if (mn_cli_wants_help(argc, argv)) {
         usage(stdout);
@@ -522,6 +599,7 @@ int mn_bench_anim(int argc, char** argv) {
     mn_model* m = mn_stickman_model(&err);
     if (!m) return mn_cli_input_error(&err);
     time_read();
+    bench_figures(frames);
     mn_seq* s = stickman_seq(m);
     time_sampling("stickman", s, nsamples);
     mn_seq_destroy(s);

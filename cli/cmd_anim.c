@@ -14,6 +14,7 @@
 #include <strings.h>
 #include <unistd.h>
 
+#include "anim_figures.h"
 #include "anim_takes.h"
 #include "cli.h"
 
@@ -43,7 +44,9 @@ static void usage(FILE* f) {
         "A sequence document (docs/sequence.md) holds the keys of one figure and the\n"
         "constraints over frame ranges that its in-betweens keep; a motion script\n"
         "(docs/motion-script.md) given with --script adds handles and constraints over\n"
-        "time intervals to it.\n"
+        "time intervals to it. A document with \"figures\" holds several figures animated\n"
+        "together (constraints between them): info prints each, bake solves them together\n"
+        "and writes one file per figure, OUT with the figure's name before its extension.\n"
         "  info    prints the figure, frame rate, keys, interpolation, the hinge runs\n"
         "          interpolated as one rotation, handles and constraints.\n"
         "  bake    samples every frame from the first key to the last (every F frames with\n"
@@ -104,6 +107,9 @@ static const char* fmt_frame(double f, char* buf) {
     return buf;
 }
 
+/* read_seq's answer for a document of several figures (anim_figures.c reads it). */
+#define READ_FIGURES (-1)
+
 /* Reads a sequence document and applies a motion script to it (script may be NULL). With
  * skin non-NULL, a skinned glTF figure's mesh and skin go there (zeroed otherwise). */
 static int read_seq(const char* path, const char* script, mn_model** m, mn_seq** s,
@@ -114,6 +120,7 @@ static int read_seq(const char* path, const char* script, mn_model** m, mn_seq**
     opt.trusted = 1;
     mn_status st = skin ? mn_seq_read_skin(path, &opt, m, s, di, skin, &err)
                         : mn_seq_read(path, &opt, m, s, di, &err);
+    if (st == MN_ERR_UNSUPPORTED && !strcmp(err.field, "figures")) return READ_FIGURES;
     if (st != MN_OK) {
         /* a scene document (docs/scene.md) given for a sequence: say so, not which member
          * of it a sequence lacks */
@@ -181,6 +188,9 @@ static int info(const char* path, const char* script) {
     mn_seq* s = NULL;
     mn_seq_doc_info di;
     int code = read_seq(path, script, &m, &s, &di, NULL);
+    if (code == READ_FIGURES && script)
+        return mn_cli_usage_error("anim", "a motion script applies to one figure (--script)");
+    if (code == READ_FIGURES) return mn_anim_info_figures(path);
     if (code != MN_EXIT_OK) return code;
     int nk = mn_seq_key_count(s);
     double f0 = mn_seq_start(s), f1 = mn_seq_end(s), fps = mn_seq_fps(s);
@@ -281,6 +291,9 @@ static int bake(int argc, char** argv) {
     mn_error err;
     mn_gltf skin;
     int code = read_seq(in, script, &m, &s, NULL, glb ? &skin : NULL);
+    if (code == READ_FIGURES && script)
+        return mn_cli_usage_error("anim", "a motion script applies to one figure (--script)");
+    if (code == READ_FIGURES) return mn_anim_bake_figures(in, out, &o);
     if (code != MN_EXIT_OK) return code;
     if (!glb) memset(&skin, 0, sizeof skin);
     mn_motion mo;

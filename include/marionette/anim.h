@@ -1,5 +1,7 @@
 /* marionette anim: keyframed sequences of one figure, sampled at any time, edited with
- * invertible operations, and in-betweens that keep their constraints.
+ * invertible operations, and in-betweens that keep their constraints; several figures
+ * animated together, each by its own sequence, constraints between them (Welman 6.1, 7.3:
+ * mn_seq_set_figures).
  *
  * Welman 6.1.2 is the specification of the sequence: a list of key poses of one figure at
  * frame times, in-betweens computed on the fly by interpolating the joint variables, and
@@ -260,6 +262,28 @@ mn_status mn_seq_target_at(const mn_seq* s, int c, double frame, mn_target_key* 
 int mn_seq_add_balance(mn_seq* s, const mn_vec3* polygon, int npolygon, mn_vec3 up, double margin,
                        double start, double end, mn_error* err);
 
+/* ---- several figures (Welman 6.1, 7.3) ------------------------------------------------- */
+
+/* The most figures one sequence moves together (the constrain layer's limit). */
+#define MN_SEQ_MAX_FIGURES 8
+
+/* Makes s the sequence of n figures (1..MN_SEQ_MAX_FIGURES) animated together: s animates
+ * figure 0 and holds the handles and constraints of all of them; figure f (1..n-1) is animated
+ * by others[f - 1], a sequence of its own model with keys (its handles and constraints are not
+ * used). Handles then name a figure 0..n-1 (mn_handle_def.figure) and constraints join handles
+ * of different figures (two hands held). The other sequences are not owned: they must outlive
+ * s and not be edited while a solver of s lives. Set before any handle is added (MN_ERR_ARG
+ * otherwise, and for a NULL, a repeated or a keyless sequence); n = 1 makes s a sequence of
+ * one figure again. */
+mn_status mn_seq_set_figures(mn_seq* s, int n, const mn_seq* const* others, mn_error* err);
+/* The number of figures (1 for a sequence of one) and the sequence animating figure f (s
+ * itself for 0; NULL when out of range). */
+int mn_seq_figure_count(const mn_seq* s);
+const mn_seq* mn_seq_figure(const mn_seq* s, int f);
+/* The first and last key frames over every figure. */
+double mn_seq_figures_start(const mn_seq* s);
+double mn_seq_figures_end(const mn_seq* s);
+
 /* ---- constrained in-betweens ----------------------------------------------------------- */
 
 typedef struct mn_seq_solver mn_seq_solver;
@@ -285,19 +309,25 @@ mn_seq_solve_options mn_seq_solve_options_default(void);
  * sequence must have keys; d is used as the workspace). The sequence must not be edited
  * while the solver lives; s and d must outlive it. NULL with err set on failure. */
 mn_seq_solver* mn_seq_solver_create(const mn_seq* s, mn_data* d, mn_error* err);
+/* The solver of a sequence of n figures (mn_seq_set_figures): d[f] is a data of figure f's
+ * model. Every frame interpolates each figure's keys, then solves the constraints of all the
+ * figures in one system (Welman 6.1, 7.3: the figures move together, a hand of one held by
+ * the other's). mn_seq_solver_create is this with n = 1 (and refuses a sequence of more). */
+mn_seq_solver* mn_seq_solver_create_figures(const mn_seq* s, mn_data* const* d, int n,
+                                            mn_error* err);
 void mn_seq_solver_destroy(mn_seq_solver* v);
 /* The underlying constraint system (for residuals and inspection). */
 mn_csys* mn_seq_solver_csys(mn_seq_solver* v);
 /* Forgets the last solved frame: the next frame starts cold. */
 void mn_seq_solver_reset(mn_seq_solver* v);
 
-/* Frame `frame` into d: the plain in-between, then (when constraints are on and any is
- * active) the active constraints re-satisfied, targets at their animated values. d->q and
- * its frames are updated. Allocation-free. The plain in-between is the blend of the keys and
- * the sequence's layers (layers.h). The frame solved last, asked again with the same options,
- * gives the same state and result without another solve (a retimed bake holding a frame). r (may be
- * NULL) receives the constrain layer's result (status OK and zero iterations when no constraint is
- * active). */
+/* Frame `frame` into d (every figure's data, for a solver of several figures): the plain
+ * in-between, then (when constraints are on and any is active) the active constraints
+ * re-satisfied, targets at their animated values. d->q and its frames are updated. Allocation-free.
+ * The plain in-between is the blend of the keys and the sequence's layers (layers.h). The frame
+ * solved last, asked again with the same options, gives the same state and result without another
+ * solve (a retimed bake holding a frame). r (may be NULL) receives the constrain layer's result
+ * (status OK and zero iterations when no constraint is active). */
 mn_status mn_seq_solve_frame(mn_seq_solver* v, double frame, const mn_seq_solve_options* o,
                              mn_csolve_result* r);
 

@@ -77,6 +77,32 @@ mn_status mn_seq_read_mem(const char* text, size_t len, const char* name, const 
                           const mn_seq_read_options* opt, const mn_model* figure, mn_model** model,
                           mn_seq** seq, mn_seq_doc_info* info, mn_error* err);
 
+/* A sequence document of several figures (docs/sequence.md "Several figures"; Welman 6.1,
+ * 7.3): a "figures" array, each figure its own file, name, placement, interpolation and keys,
+ * and handles ("figure/joint") and constraints over all of them. seq[0] animates figure 0 and
+ * holds the handles and constraints of all; seq[f] animates figure f (mn_seq_set_figures).
+ * Each figure's keys are moved where its "position" and "rotation" place it. */
+typedef struct mn_seq_figures {
+    int n;
+    char name[MN_SEQ_MAX_FIGURES][64];
+    char file[MN_SEQ_MAX_FIGURES][256]; /* as the document names it */
+    mn_xform place[MN_SEQ_MAX_FIGURES];
+    mn_model* model[MN_SEQ_MAX_FIGURES];
+    mn_seq* seq[MN_SEQ_MAX_FIGURES];
+} mn_seq_figures;
+
+/* Reads a sequence document of one figure or several into *out (free with
+ * mn_seq_figures_free; zeroed on failure, err naming file, line and field). A document of one
+ * figure reads as a document of one figure named after its file (its contact tracks are not
+ * returned: mn_seq_read returns them). mn_seq_read refuses a document with "figures"
+ * (MN_ERR_UNSUPPORTED, field "figures"). */
+mn_status mn_seq_read_figures(const char* path, const mn_seq_read_options* opt, mn_seq_figures* out,
+                              mn_error* err);
+mn_status mn_seq_read_figures_mem(const char* text, size_t len, const char* name,
+                                  const char* base_dir, const mn_seq_read_options* opt,
+                                  mn_seq_figures* out, mn_error* err);
+void mn_seq_figures_free(mn_seq_figures* f);
+
 /* The largest value a document's pose gives a hinge (radians: about 159 turns) and a slide
  * or a free joint's position (the figure's length unit); beyond is refused, naming the
  * field, as a number that is not finite is. */
@@ -139,6 +165,13 @@ typedef struct mn_seq_bake_result {
  * frame: no motion of infinities is returned), *opt->cancel set (MN_ERR_NOCONVERGE). */
 mn_status mn_seq_bake(const mn_seq* s, const mn_model* m, const mn_seq_bake_options* opt,
                       mn_motion* out, mn_seq_bake_result* result, mn_error* err);
+
+/* The bake of a sequence of several figures (mn_seq_set_figures, Welman 6.1, 7.3): out[f]
+ * (mn_seq_figure_count(s) motions) receives figure f's motion, all of them over the frames
+ * from the first key of any figure to the last of any, every frame solved for all the
+ * figures together. Otherwise as mn_seq_bake (a time warp of s is not applied). */
+mn_status mn_seq_bake_figures(const mn_seq* s, const mn_seq_bake_options* opt, mn_motion* out,
+                              mn_seq_bake_result* result, mn_error* err);
 
 /* ---- motion scripts (docs/motion-script.md; Welman 7.2.1) --------------------------------- */
 

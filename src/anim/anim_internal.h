@@ -91,7 +91,20 @@ struct mn_seq {
     int has_limited_ball;
 
     struct seq_ext* ext; /* layers and time warp (layers.c), NULL when none */
+
+    /* several figures (Welman 6.1, 7.3; mn_seq_set_figures): handles of figure f > 0 are on
+     * the figure fig[f] animates (not owned); nfig 0 or 1: this sequence's figure only */
+    int nfig;
+    const mn_seq* fig[MN_SEQ_MAX_FIGURES];
 };
+
+/* The sequence animating figure f of s (s itself for figure 0). */
+static inline const mn_seq* mn_seq_fig(const mn_seq* s, int f) {
+    return f == 0 ? s : s->fig[f];
+}
+static inline int mn_seq_nfig(const mn_seq* s) {
+    return s->nfig > 1 ? s->nfig : 1;
+}
 
 /* A sequence's layers and time warp (layers.h, layers.c), freed with the sequence and copied
  * by mn_seq_clone (sequence.c). */

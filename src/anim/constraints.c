@@ -22,27 +22,37 @@
  * handles and room for extra_h more and extra_c constraints (never the sequence's own:
  * sized by them, n additions cost n^2): the constrain layer checks definitions. */
 typedef struct scratch {
-    mn_data* d;
+    int n;
+    mn_data* d[MN_SEQ_MAX_FIGURES];
     mn_csys* cs;
 } scratch;
 
 static void scratch_free(scratch* x) {
     mn_csys_destroy(x->cs);
-    mn_data_destroy(x->d);
+    for (int f = 0; f < x->n; f++)
+        mn_data_destroy(x->d[f]);
 }
 
 static mn_status scratch_make(const mn_seq* s, int extra_h, int extra_c, scratch* x,
                               mn_error* err) {
     memset(x, 0, sizeof *x);
-    x->d = mn_data_create(s->m, 0);
-    if (!x->d) return mn_error_set(err, MN_ERR_NOMEM, NULL, 0, "sequence", "out of memory");
-    mn_figure fig = {s->m, x->d};
+    mn_figure fig[MN_SEQ_MAX_FIGURES];
+    for (int f = 0; f < mn_seq_nfig(s); f++) {
+        const mn_model* m = mn_seq_fig(s, f)->m;
+        x->d[x->n++] = mn_data_create(m, 0);
+        if (!x->d[f]) {
+            scratch_free(x);
+            return mn_error_set(err, MN_ERR_NOMEM, NULL, 0, "sequence", "out of memory");
+        }
+        fig[f].model = m;
+        fig[f].data = x->d[f];
+    }
     mn_csys_def cd = mn_csys_default();
     cd.max_handles = s->nh + extra_h;
     cd.max_constraints = extra_c;
     if (cd.max_handles < 1) cd.max_handles = 1;
     if (cd.max_constraints < 1) cd.max_constraints = 1;
-    x->cs = mn_csys_create(&fig, 1, &cd, err);
+    x->cs = mn_csys_create(fig, x->n, &cd, err);
     if (!x->cs) {
         scratch_free(x);
         return err ? err->status : MN_ERR_NOMEM;
@@ -101,8 +111,9 @@ int mn_seq_add_handle(mn_seq* s, const mn_handle_def* def, mn_error* err) {
                      "more than %d handles, or out of memory", MAX_ITEMS);
         return -1;
     }
-    if (def->figure != 0) {
-        mn_error_set(err, MN_ERR_ARG, NULL, 0, "figure", "a sequence has one figure (0)");
+    if (def->figure < 0 || def->figure >= mn_seq_nfig(s)) {
+        mn_error_set(err, MN_ERR_ARG, NULL, 0, "figure", "no figure %d (the sequence has %d)",
+                     def->figure, mn_seq_nfig(s));
         return -1;
     }
     if (def->name && mn_seq_find_handle(s, def->name) >= 0) {
@@ -136,6 +147,54 @@ int mn_seq_find_handle(const mn_seq* s, const char* name) {
     for (int i = 0; i < s->nh; i++)
         if (s->h[i].name && !strcmp(s->h[i].name, name)) return i;
     return -1;
+}
+
+mn_status mn_seq_set_figures(mn_seq* s, int n, const mn_seq* const* others, mn_error* err) {
+    if (!s || n < 1 || n > MN_SEQ_MAX_FIGURES || (n > 1 && !others))
+        return mn_error_set(err, MN_ERR_ARG, NULL, 0, "figures", "1 to %d figures",
+                            MN_SEQ_MAX_FIGURES);
+    if (s->nh > 0)
+        return mn_error_set(err, MN_ERR_ARG, NULL, 0, "figures",
+                            "the figures are set before any handle is added");
+    for (int f = 1; f < n; f++) {
+        const mn_seq* o = others[f - 1];
+        if (!o || o == s || o->nkey == 0 || o->nfig > 1)
+            return mn_error_set(err, MN_ERR_ARG, NULL, 0, "figures",
+                                "figure %d: no sequence, a sequence without keys, or one of "
+                                "several figures itself",
+                                f);
+        for (int g = 1; g < f; g++)
+            if (others[g - 1] == o)
+                return mn_error_set(err, MN_ERR_ARG, NULL, 0, "figures",
+                                    "figure %d is animated by the sequence of figure %d", f, g);
+    }
+    memset(s->fig, 0, sizeof s->fig);
+    for (int f = 1; f < n; f++)
+        s->fig[f] = others[f - 1];
+    s->nfig = n > 1 ? n : 0;
+    return MN_OK;
+}
+
+int mn_seq_figure_count(const mn_seq* s) {
+    return s ? mn_seq_nfig(s) : 0;
+}
+const mn_seq* mn_seq_figure(const mn_seq* s, int f) {
+    return s && f >= 0 && f < mn_seq_nfig(s) ? mn_seq_fig(s, f) : NULL;
+}
+
+double mn_seq_figures_start(const mn_seq* s) {
+    if (!s) return 0;
+    double t = mn_seq_start(s);
+    for (int f = 1; f < mn_seq_nfig(s); f++)
+        if (mn_seq_start(s->fig[f]) < t) t = mn_seq_start(s->fig[f]);
+    return t;
+}
+double mn_seq_figures_end(const mn_seq* s) {
+    if (!s) return 0;
+    double t = mn_seq_end(s);
+    for (int f = 1; f < mn_seq_nfig(s); f++)
+        if (mn_seq_end(s->fig[f]) > t) t = mn_seq_end(s->fig[f]);
+    return t;
 }
 
 mn_seq_constraint_def mn_seq_constraint_default(void) {
@@ -391,17 +450,22 @@ mn_status mn_seq_target_at(const mn_seq* s, int c, double frame, mn_target_key* 
 
 /* ---- the solver of constrained in-betweens ------------------------------------------------ */
 
+/* One solver moves every figure of the sequence (Welman 6.1, 7.3): each figure's in-between
+ * is its own sequence's, the constraints of all are solved in one system. The state buffers
+ * hold the figures one after another: figure f's numbers at qofs[f] (q) and vofs[f] (v). */
 struct mn_seq_solver {
     const mn_seq* s;
-    const mn_model* m;
-    mn_data* d;
+    int nf;
+    const mn_model* m[MN_SEQ_MAX_FIGURES];
+    mn_data* d[MN_SEQ_MAX_FIGURES];
+    int qofs[MN_SEQ_MAX_FIGURES + 1], vofs[MN_SEQ_MAX_FIGURES + 1];
     mn_csys* cs;
-    double* q_interp;        /* nq: this frame's plain in-between */
-    double* q_interp_prev;   /* nq: the last solved frame's plain in-between */
-    double* q_prev;          /* nq: the last solved frame's solution */
-    double* v;               /* nv: the correction carried forward */
-    double* work;            /* the layers' blend (layers.h), NULL without layers */
-    unsigned char* resolved; /* nc: 0 for a lock whose target is not known yet */
+    double* q_interp;                 /* nq of all: this frame's plain in-between */
+    double* q_interp_prev;            /* the last solved frame's plain in-between */
+    double* q_prev;                   /* the last solved frame's solution */
+    double* v;                        /* nv of all: the correction carried forward */
+    double* work[MN_SEQ_MAX_FIGURES]; /* the layers' blend (layers.h), NULL without layers */
+    unsigned char* resolved;          /* nc: 0 for a lock whose target is not known yet */
     double prev_frame;
     int have_prev;
     mn_csolve_result prev_result;  /* the last solved frame's */
@@ -430,7 +494,8 @@ void mn_seq_solver_destroy(mn_seq_solver* v) {
     free(v->q_interp_prev);
     free(v->q_prev);
     free(v->v);
-    free(v->work);
+    for (int f = 0; f < MN_SEQ_MAX_FIGURES; f++)
+        free(v->work[f]);
     free(v->resolved);
     free(v);
 }
@@ -460,7 +525,7 @@ static mn_status solve_frame_impl(mn_seq_solver* v, double frame, const mn_seq_s
 
 static void resolve_locks(mn_seq_solver* v) {
     const mn_seq* s = v->s;
-    double t = s->key_frame[0];
+    double t = mn_seq_figures_start(s), last = mn_seq_figures_end(s);
     mn_seq_solve_options o = mn_seq_solve_options_default();
     o.solve.tol = 1e-7;
     o.solve.tol_rot = 1e-7;
@@ -473,8 +538,7 @@ static void resolve_locks(mn_seq_solver* v) {
         if (next == HUGE_VAL) break;
         if (next < t) next = t;
         /* past the last key the in-between no longer changes: resolve there */
-        if (next > s->key_frame[s->nkey - 1])
-            next = s->key_frame[s->nkey - 1] > t ? s->key_frame[s->nkey - 1] : t;
+        if (next > last) next = last > t ? last : t;
         /* one frame at a time (at most 10000 steps: a longer stretch is crossed in larger ones) */
         double step = (next - t) / 10000 > 1 ? (next - t) / 10000 : 1;
         while (t < next) {
@@ -483,8 +547,7 @@ static void resolve_locks(mn_seq_solver* v) {
         }
         solve_frame_impl(v, next, &o, NULL);
         for (int i = 0; i < s->nc; i++) {
-            if (v->resolved[i] || !(s->c[i].def.start <= next || next >= s->key_frame[s->nkey - 1]))
-                continue;
+            if (v->resolved[i] || !(s->c[i].def.start <= next || next >= last)) continue;
             mn_vec3 p;
             mn_mat3 R;
             mn_csys_handle_value(v->cs, s->c[i].def.con.handle, &p, &R);
@@ -498,66 +561,118 @@ static void resolve_locks(mn_seq_solver* v) {
     v->have_prev = 0;
 }
 
-mn_seq_solver* mn_seq_solver_create(const mn_seq* s, mn_data* d, mn_error* err) {
-    if (!s || !d || d->nq != s->m->nq || d->njoint != s->m->njoint) {
-        mn_error_set(err, MN_ERR_ARG, NULL, 0, "data", "no sequence, or data of another model");
+/* The buffers of a solver of n figures; 0 when out of memory. */
+static int solver_alloc(mn_seq_solver* v) {
+    for (int f = 0; f < v->nf; f++) {
+        v->qofs[f + 1] = v->qofs[f] + v->m[f]->nq;
+        v->vofs[f + 1] = v->vofs[f] + v->m[f]->nv;
+        const mn_seq* sf = mn_seq_fig(v->s, f);
+        int nw = mn_seq_blend_work_size(sf);
+        if (nw > 0 && !(v->work[f] = malloc(sizeof(double) * (size_t)nw))) return 0;
+    }
+    size_t nq = (size_t)v->qofs[v->nf] + 1, nv = (size_t)v->vofs[v->nf] + 1;
+    v->q_interp = malloc(sizeof(double) * nq);
+    v->q_interp_prev = malloc(sizeof(double) * nq);
+    v->q_prev = malloc(sizeof(double) * nq);
+    v->v = malloc(sizeof(double) * nv);
+    v->resolved = calloc((size_t)v->s->nc + 1, 1);
+    return v->q_interp && v->q_interp_prev && v->q_prev && v->v && v->resolved;
+}
+
+/* The constraint system of every figure, with the sequence's handles and constraints; a
+ * lock's first target is where its handle is in the plain in-between at its first frame. */
+static mn_status solver_system(mn_seq_solver* v, mn_error* err) {
+    const mn_seq* s = v->s;
+    mn_figure fig[MN_SEQ_MAX_FIGURES];
+    mn_data* tmp[MN_SEQ_MAX_FIGURES] = {0};
+    mn_status st = MN_OK;
+    for (int f = 0; f < v->nf; f++) {
+        fig[f].model = v->m[f];
+        fig[f].data = v->d[f];
+        if (!(tmp[f] = mn_data_create(v->m[f], 0)))
+            st = mn_error_set(err, MN_ERR_NOMEM, NULL, 0, "solver", "out of memory");
+    }
+    mn_csys_def cd = mn_csys_default();
+    cd.max_handles = s->nh > 0 ? s->nh : 1;
+    cd.max_constraints = s->nc > 0 ? s->nc : 1;
+    if (st == MN_OK && !(v->cs = mn_csys_create(fig, v->nf, &cd, err)))
+        st = err ? err->status : MN_ERR_NOMEM;
+    for (int i = 0; i < s->nh && st == MN_OK; i++)
+        if (mn_csys_add_handle(v->cs, &s->h[i], err) < 0) st = err ? err->status : MN_ERR_ARG;
+    for (int i = 0; i < s->nc && st == MN_OK; i++) {
+        mn_constraint_def c = s->c[i].def.con;
+        if (s->c[i].def.lock && s->c[i].ntk == 0) {
+            double t = s->c[i].def.start;
+            if (!isfinite(t)) t = mn_seq_figures_start(s);
+            int f = s->h[c.handle].figure;
+            mn_seq_sample_blend(mn_seq_fig(s, f), t, tmp[f]->q, v->work[f]); /* layers in */
+            mn_fk(v->m[f], tmp[f]);
+            mn_vec3 p;
+            mn_quat r;
+            handle_at(v->m[f], tmp[f], &s->h[c.handle], &p, &r);
+            c.target = p;
+            c.target_rot = r;
+        }
+        if (mn_csys_add_constraint(v->cs, &c, err) < 0) st = err ? err->status : MN_ERR_ARG;
+    }
+    for (int f = 0; f < v->nf; f++)
+        mn_data_destroy(tmp[f]);
+    return st;
+}
+
+mn_seq_solver* mn_seq_solver_create_figures(const mn_seq* s, mn_data* const* d, int n,
+                                            mn_error* err) {
+    if (!s || !d || n != mn_seq_nfig(s)) {
+        mn_error_set(err, MN_ERR_ARG, NULL, 0, "data",
+                     "no sequence, or not one data per figure (%d figures, %d data)",
+                     s ? mn_seq_nfig(s) : 0, n);
         return NULL;
+    }
+    for (int f = 0; f < n; f++) {
+        const mn_model* m = mn_seq_fig(s, f)->m;
+        if (!d[f] || d[f]->nq != m->nq || d[f]->njoint != m->njoint) {
+            mn_error_set(err, MN_ERR_ARG, NULL, 0, "data", "no data, or data of another model");
+            return NULL;
+        }
     }
     if (s->nkey == 0) {
         mn_error_set(err, MN_ERR_ARG, NULL, 0, "keys", "the sequence has no keys");
         return NULL;
     }
-    const mn_model* m = s->m;
     mn_seq_solver* v = calloc(1, sizeof *v);
-    mn_data* tmp = mn_data_create(m, 0);
-    if (!v || !tmp) goto nomem;
-    v->s = s;
-    v->m = m;
-    v->d = d;
-    size_t nq = (size_t)m->nq + 1, nv = (size_t)m->nv + 1;
-    v->q_interp = malloc(sizeof(double) * nq);
-    v->q_interp_prev = malloc(sizeof(double) * nq);
-    v->q_prev = malloc(sizeof(double) * nq);
-    v->v = malloc(sizeof(double) * nv);
-    v->resolved = calloc((size_t)s->nc + 1, 1);
-    if (mn_seq_blend_work_size(s) > 0 &&
-        !(v->work = malloc(sizeof(double) * (size_t)mn_seq_blend_work_size(s))))
-        goto nomem;
-    if (!v->q_interp || !v->q_interp_prev || !v->q_prev || !v->v || !v->resolved) goto nomem;
-    mn_figure fig = {m, d};
-    mn_csys_def cd = mn_csys_default();
-    cd.max_handles = s->nh > 0 ? s->nh : 1;
-    cd.max_constraints = s->nc > 0 ? s->nc : 1;
-    v->cs = mn_csys_create(&fig, 1, &cd, err);
-    if (!v->cs) goto fail;
-    for (int i = 0; i < s->nh; i++)
-        if (mn_csys_add_handle(v->cs, &s->h[i], err) < 0) goto fail;
-    for (int i = 0; i < s->nc; i++) {
-        mn_constraint_def c = s->c[i].def.con;
-        if (s->c[i].def.lock && s->c[i].ntk == 0) {
-            double f = s->c[i].def.start;
-            if (!isfinite(f)) f = s->key_frame[0];
-            mn_seq_sample_blend(s, f, tmp->q, v->work); /* the layers blended in */
-            mn_fk(m, tmp);
-            mn_vec3 p;
-            mn_quat r;
-            handle_at(m, tmp, &s->h[c.handle], &p, &r);
-            c.target = p;
-            c.target_rot = r;
-        }
-        if (mn_csys_add_constraint(v->cs, &c, err) < 0) goto fail;
+    if (!v) {
+        mn_error_set(err, MN_ERR_NOMEM, NULL, 0, "solver", "out of memory");
+        return NULL;
     }
-    mn_data_destroy(tmp);
+    v->s = s;
+    v->nf = n;
+    for (int f = 0; f < n; f++) {
+        v->m[f] = mn_seq_fig(s, f)->m;
+        v->d[f] = d[f];
+    }
+    if (!solver_alloc(v)) {
+        mn_error_set(err, MN_ERR_NOMEM, NULL, 0, "solver", "out of memory");
+        mn_seq_solver_destroy(v);
+        return NULL;
+    }
+    if (solver_system(v, err) != MN_OK) {
+        mn_seq_solver_destroy(v);
+        return NULL;
+    }
     for (int i = 0; i < s->nc; i++)
         v->resolved[i] = !is_lock(&s->c[i]);
     resolve_locks(v);
     return v;
-nomem:
-    mn_error_set(err, MN_ERR_NOMEM, NULL, 0, "solver", "out of memory");
-fail:
-    mn_data_destroy(tmp);
-    mn_seq_solver_destroy(v);
-    return NULL;
+}
+
+mn_seq_solver* mn_seq_solver_create(const mn_seq* s, mn_data* d, mn_error* err) {
+    if (s && mn_seq_nfig(s) > 1) {
+        mn_error_set(err, MN_ERR_ARG, NULL, 0, "data",
+                     "a sequence of %d figures: mn_seq_solver_create_figures takes a data each",
+                     mn_seq_nfig(s));
+        return NULL;
+    }
+    return mn_seq_solver_create_figures(s, &d, 1, err);
 }
 
 mn_csys* mn_seq_solver_csys(mn_seq_solver* v) {
@@ -597,29 +712,46 @@ mn_status mn_seq_solve_frame(mn_seq_solver* v, double frame, const mn_seq_solve_
     return solve_frame_impl(v, frame, opt, r);
 }
 
-static mn_status solve_frame_impl(mn_seq_solver* v, double frame, const mn_seq_solve_options* opt,
-                                  mn_csolve_result* r) {
-    mn_seq_solve_options o = opt ? *opt : mn_seq_solve_options_default();
-    const mn_seq* s = v->s;
-    const mn_model* m = v->m;
-    size_t qbytes = sizeof(double) * (size_t)m->nq;
-    /* the plain in-between is the blend of the base and its layers (layers.h): the
-     * constraints hold on the blended result */
-    mn_status st = mn_seq_sample_blend(s, frame, v->q_interp, v->work);
-    if (st != MN_OK) return st;
+/* Every figure's state from q (all figures' numbers), then its forward kinematics. */
+static void put_state(mn_seq_solver* v, const double* q) {
+    for (int f = 0; f < v->nf; f++) {
+        memcpy(v->d[f]->q, q + v->qofs[f], sizeof(double) * (size_t)v->m[f]->nq);
+        mn_fk(v->m[f], v->d[f]);
+    }
+}
 
+static void get_state(const mn_seq_solver* v, double* q) {
+    for (int f = 0; f < v->nf; f++)
+        memcpy(q + v->qofs[f], v->d[f]->q, sizeof(double) * (size_t)v->m[f]->nq);
+}
+
+static int count_active(mn_seq_solver* v, double frame, const mn_seq_solve_options* o) {
+    const mn_seq* s = v->s;
     int nactive = 0;
     for (int i = 0; i < s->nc; i++) {
         const mn_seq_constraint_def* c = &s->c[i].def;
-        int on = o.constraints && frame >= c->start && frame <= c->end &&
+        int on = o->constraints && frame >= c->start && frame <= c->end &&
                  (!is_lock(&s->c[i]) || v->resolved[i]) &&
-                 (o.balance || c->con.type != MN_CON_BALANCE) && c->con.enabled;
+                 (o->balance || c->con.type != MN_CON_BALANCE) && c->con.enabled;
         mn_csys_set_enabled(v->cs, i, on);
         nactive += on;
     }
-    if (nactive == 0) {
-        memcpy(v->d->q, v->q_interp, qbytes);
-        mn_fk(m, v->d);
+    return nactive;
+}
+
+static mn_status solve_frame_impl(mn_seq_solver* v, double frame, const mn_seq_solve_options* opt,
+                                  mn_csolve_result* r) {
+    mn_seq_solve_options o = opt ? *opt : mn_seq_solve_options_default();
+    size_t qbytes = sizeof(double) * (size_t)v->qofs[v->nf];
+    /* the plain in-between is the blend of the base and its layers (layers.h), each figure's
+     * its own: the constraints hold on the blended result */
+    for (int f = 0; f < v->nf; f++) {
+        mn_status st =
+            mn_seq_sample_blend(mn_seq_fig(v->s, f), frame, v->q_interp + v->qofs[f], v->work[f]);
+        if (st != MN_OK) return st;
+    }
+    if (count_active(v, frame, &o) == 0) {
+        put_state(v, v->q_interp);
         mn_csys_invalidate(v->cs);
         v->have_prev = 0;
         if (r) {
@@ -632,27 +764,30 @@ static mn_status solve_frame_impl(mn_seq_solver* v, double frame, const mn_seq_s
         !memcmp(&o, &v->prev_opt, sizeof o)) {
         /* the same frame again (a retimed bake holding a frame, layers.h): the same answer,
          * not another solution of the redundant figure */
-        memcpy(v->d->q, v->q_prev, qbytes);
-        mn_fk(m, v->d);
+        put_state(v, v->q_prev);
         if (r) *r = v->prev_result;
         return v->prev_result.status;
     }
     set_targets(v, frame);
     /* the start: this frame's in-between plus the correction the last frame needed */
-    memcpy(v->d->q, v->q_interp, qbytes);
+    for (int f = 0; f < v->nf; f++)
+        memcpy(v->d[f]->q, v->q_interp + v->qofs[f], sizeof(double) * (size_t)v->m[f]->nq);
     if (o.warm_start && v->have_prev && fabs(frame - v->prev_frame) <= 1.0 + 1e-9) {
-        mn_q_difference(m, v->q_prev, v->q_interp_prev, v->v);
         double keep = 1.0 - (o.relax > 0 ? (o.relax < 1 ? o.relax : 1.0) : 0.0);
-        mn_integrate(m, v->d->q, v->v, keep);
+        for (int f = 0; f < v->nf; f++) {
+            mn_q_difference(v->m[f], v->q_prev + v->qofs[f], v->q_interp_prev + v->qofs[f],
+                            v->v + v->vofs[f]);
+            mn_integrate(v->m[f], v->d[f]->q, v->v + v->vofs[f], keep);
+        }
     }
     mn_csys_invalidate(v->cs);
     mn_csolve_result res;
-    st = mn_csys_solve(v->cs, &o.solve, &res);
+    mn_status st = mn_csys_solve(v->cs, &o.solve, &res);
     if (r) *r = res;
     v->prev_result = res;
     v->prev_result.status = st;
     v->prev_opt = o;
-    memcpy(v->q_prev, v->d->q, qbytes);
+    get_state(v, v->q_prev);
     memcpy(v->q_interp_prev, v->q_interp, qbytes);
     v->prev_frame = frame;
     v->have_prev = 1;

@@ -177,6 +177,8 @@ mn_seq* mn_seq_clone(const mn_seq* s) {
     r->key_frame = dup_block(s->key_frame, sizeof(double) * (size_t)s->nkey);
     r->key_q = dup_block(s->key_q, sizeof(double) * (size_t)s->nkey * (size_t)nq);
     r->key_tcb = dup_block(s->key_tcb, sizeof(double) * 3 * (size_t)s->nkey);
+    r->nfig = s->nfig; /* the other figures' sequences are shared, not copied */
+    memcpy(r->fig, s->fig, sizeof r->fig);
     r->nh = s->nh;
     memcpy(r->h, s->h, sizeof *s->h * (size_t)s->nh);
     memcpy(r->h_name, s->h_name, sizeof *s->h_name * (size_t)s->nh);

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "io/doc_figures.h"
 #include "io/io_internal.h"
 #include "io/json_locate.h"
 
@@ -25,14 +26,7 @@ typedef struct sc_handle {
     mn_vec3 point;
 } sc_handle;
 
-/* One entry of "figures" (Welman 6.1, 7.3: several figures in one scene). */
-typedef struct sc_figure {
-    char name[NAME_CAP];
-    char file[512];
-    char sequence[512]; /* a sequence document animating the figure, "" when none */
-    char root[128];
-    mn_xform place; /* where the figure stands: position, rotation */
-} sc_figure;
+typedef mn_doc_figure sc_figure; /* one entry of "figures" (Welman 6.1, 7.3) */
 
 typedef struct sc_con {
     mn_constraint_def def;
@@ -105,41 +99,6 @@ static mn_status read_handle(ctx* x, mn_scene* sc, const cJSON* o, sc_handle* h)
 
 static const char* const figure_keys[] = {"name",     "file", "sequence", "position",
                                           "rotation", "root", "comment",  NULL};
-
-static mn_status read_figure(ctx* x, mn_scene* sc, const cJSON* o, sc_figure* f) {
-    if (!cJSON_IsObject(o)) return fail(x, MN_ERR_PARSE, "expected an object");
-    mn_status st = check_keys(x, o, figure_keys);
-    if (st != MN_OK) return st;
-    if ((st = get_str(x, o, "name", f->name, sizeof f->name, 1, NULL)) != MN_OK) return st;
-    if (!f->name[0] || strchr(f->name, '/')) {
-        push_key(x, "name");
-        return fail(x, MN_ERR_PARSE, "a figure's name is not empty and has no '/'");
-    }
-    for (int i = 0; i < sc->nfig; i++)
-        if (!strcmp(sc->fig[i].name, f->name)) {
-            push_key(x, "name");
-            return fail(x, MN_ERR_PARSE, "duplicate figure name \"%s\"", f->name);
-        }
-    int has_file = 0, has_seq = 0;
-    if ((st = get_str(x, o, "file", f->file, sizeof f->file, 0, &has_file)) != MN_OK) return st;
-    if ((st = get_str(x, o, "sequence", f->sequence, sizeof f->sequence, 0, &has_seq)) != MN_OK)
-        return st;
-    if (has_file + has_seq != 1)
-        return fail(x, MN_ERR_PARSE,
-                    "a figure has exactly one of \"file\" and \"sequence\" (a sequence "
-                    "document, which names its figure)");
-    if ((st = get_str(x, o, "root", f->root, sizeof f->root, 0, NULL)) != MN_OK) return st;
-    int has = 0;
-    f->place = mn_xform_identity();
-    if ((st = get_v3(x, o, "position", &f->place.p, &has)) != MN_OK) return st;
-    double q[4];
-    if ((st = get_quat(x, o, "rotation", q, &has)) != MN_OK) return st;
-    if (has) {
-        mn_quat r = mn_quat_normalize(mn_q4(q[0], q[1], q[2], q[3]));
-        f->place.R = mn_quat_to_mat3(r);
-    }
-    return MN_OK;
-}
 
 static const char* const con_keys[] = {
     "name", "type",   "handle", "handle2",  "target",  "origin", "normal",  "direction", "polygon",
@@ -345,33 +304,15 @@ static mn_status parse(ctx* x, mn_scene* sc, const cJSON* root) {
         return fail(x, MN_ERR_PARSE, "an empty joint name");
     }
     int nf;
-    const cJSON* af = get_array(x, root, "figures", &nf, &st);
-    if (st != MN_OK) return st;
-    if (af && nf == 0) {
-        push_key(x, "figures");
-        return fail(x, MN_ERR_PARSE, "an empty list of figures");
-    }
-    if (af && nf > 8) { /* mn_csys_create takes 1 to 8 figures */
-        push_key(x, "figures");
-        return fail(x, MN_ERR_PARSE, "more than 8 figures");
-    }
+    const cJSON* af;
+    if ((st = mn_doc_figures_array(x, root, &af, &nf)) != MN_OK) return st;
     if (af && sc->root[0]) {
         push_key(x, "root");
         return fail(x, MN_ERR_PARSE, "with \"figures\", each figure names its own \"root\"");
     }
     if (af) {
-        sc->fig = calloc((size_t)nf, sizeof(sc_figure));
-        if (!sc->fig)
-            return mn_error_set(x->err, MN_ERR_NOMEM, x->file, 0, "scene", "out of memory");
-        const cJSON* it;
-        push_key(x, "figures");
-        cJSON_ArrayForEach(it, af) {
-            push_index(x, sc->nfig);
-            if ((st = read_figure(x, sc, it, &sc->fig[sc->nfig])) != MN_OK) return st;
-            pop(x);
-            sc->nfig++;
-        }
-        pop(x);
+        if ((st = mn_doc_read_figures(x, af, nf, figure_keys, 1, &sc->fig)) != MN_OK) return st;
+        sc->nfig = nf;
     }
     int nh, nc, nd;
     const cJSON* ah = get_array(x, root, "handles", &nh, &st);
@@ -558,28 +499,17 @@ static int handle_figure(ctx* x, const mn_scene* sc, int i, const char** joint) 
     const sc_handle* h = &sc->h[i];
     *joint = h->joint;
     if (sc->nfig == 0) return 0;
-    const char* slash = h->has_joint ? strchr(h->joint, '/') : NULL;
-    if (slash)
-        for (int f = 0; f < sc->nfig; f++)
-            if (strlen(sc->fig[f].name) == (size_t)(slash - h->joint) &&
-                !strncmp(sc->fig[f].name, h->joint, (size_t)(slash - h->joint))) {
-                *joint = slash + 1;
-                return f;
-            }
-    if (h->figure[0]) {
-        for (int f = 0; f < sc->nfig; f++)
-            if (!strcmp(sc->fig[f].name, h->figure)) return f;
-        x->depth = 0;
-        push_key(x, "handles");
-        push_index(x, i);
+    int f =
+        mn_doc_joint_figure(sc->fig, sc->nfig, h->has_joint ? h->joint : NULL, h->figure, joint);
+    if (f >= 0) return f;
+    x->depth = 0;
+    push_key(x, "handles");
+    push_index(x, i);
+    if (f == -1) {
         push_key(x, "figure");
         fail(x, MN_ERR_NOTFOUND, "no figure named \"%s\"", h->figure);
         return -1;
     }
-    if (sc->nfig == 1) return 0;
-    x->depth = 0;
-    push_key(x, "handles");
-    push_index(x, i);
     push_key(x, h->has_joint ? "joint" : "figure");
     fail(x, MN_ERR_NOTFOUND, "which figure? name it as \"figure/joint\" or with \"figure\"");
     return -1;

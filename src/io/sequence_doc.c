@@ -16,14 +16,13 @@
 #include "io/io_internal.h"
 #include "io/json_locate.h"
 #include "io/seq_contacts.h"
-
-#define NAME_CAP 64
+#include "io/seq_doc_internal.h"
 
 /* ---- reading ----------------------------------------------------------------------------- */
 
-static const char* const root_keys[] = {"figure", "scale",     "fps",         "interpolation",
-                                        "keys",   "handles",   "constraints", "comment",
-                                        "layers", "time_warp", "contacts",    NULL};
+static const char* const root_keys[] = {
+    "figure",  "scale",  "fps",       "interpolation", "keys",    "handles", "constraints",
+    "comment", "layers", "time_warp", "contacts",      "figures", NULL};
 static const char* const layer_keys[] = {"name",      "mode",          "weights", "mask", "keys",
                                          "time_warp", "interpolation", "comment", NULL};
 static const char* const interp_keys[] = {"rotation", "translation", "joints", "comment", NULL};
@@ -31,6 +30,8 @@ static const char* const joint_interp_keys[] = {"rotation", "translation", "comm
 static const char* const key_keys[] = {"frame", "pose", "tcb", "comment", NULL};
 static const char* const free_keys[] = {"position", "rotation", NULL};
 static const char* const handle_keys[] = {"name", "type", "joint", "point", "comment", NULL};
+static const char* const fig_handle_keys[] = {"name",   "type",    "joint", "point",
+                                              "figure", "comment", NULL};
 static const char* const con_keys[] = {
     "name",     "type",      "handle",  "handle2", "target",      "origin",
     "normal",   "direction", "polygon", "up",      "margin",      "weight",
@@ -38,13 +39,6 @@ static const char* const con_keys[] = {
     "axis",     "comment",   NULL};
 static const char* const tk_keys[] = {"frame",     "target",  "origin", "normal",
                                       "direction", "comment", NULL};
-
-typedef struct reader {
-    ctx x;
-    const mn_model* m;
-    mn_seq* s;
-    char (*hname)[NAME_CAP];
-} reader;
 
 /* An interpolation name member; -1 when absent. */
 static mn_status get_interp(ctx* x, const cJSON* o, const char* key, int* out) {
@@ -217,6 +211,8 @@ static mn_status read_keys(reader* r, const cJSON* a) {
         pop(x);
         i++;
     }
+    for (int k = 0; st == MN_OK && r->place && k < i; k++) /* a placed figure's keys moved */
+        mn_doc_place_free_root(r->m, 0, r->place, q + (size_t)k * nq + r->m->jnt_qadr[0]);
     if (st == MN_OK && i > 0) {
         mn_error e;
         int bad = -1;
@@ -257,9 +253,9 @@ static mn_status read_handles(reader* r, const cJSON* a) {
     cJSON_ArrayForEach(o, a) {
         push_index(x, i);
         if (!cJSON_IsObject(o)) return fail(x, MN_ERR_PARSE, "expected an object");
-        st = check_keys(x, o, handle_keys);
+        st = check_keys(x, o, r->nfig ? fig_handle_keys : handle_keys);
         if (st != MN_OK) return st;
-        char joint[128] = "";
+        char joint[128] = "", figure[NAME_CAP] = "";
         int has_joint = 0;
         mn_handle_def h = mn_handle_default();
         if ((st = get_str(x, o, "name", r->hname[i], NAME_CAP, 1, NULL)) != MN_OK) return st;
@@ -271,15 +267,34 @@ static mn_status read_handles(reader* r, const cJSON* a) {
         if ((st = get_str(x, o, "joint", joint, sizeof joint, h.type != MN_HANDLE_COM,
                           &has_joint)) != MN_OK)
             return st;
+        if ((st = get_str(x, o, "figure", figure, sizeof figure, 0, NULL)) != MN_OK) return st;
+        const mn_model* m = r->m;
+        const char* jname = joint;
+        if (r->nfig) { /* "figure/joint", or a "figure" member, or the only figure */
+            h.figure =
+                mn_doc_joint_figure(r->fig, r->nfig, has_joint ? joint : NULL, figure, &jname);
+            if (h.figure == -1) {
+                push_key(x, "figure");
+                return fail(x, MN_ERR_NOTFOUND, "no figure named \"%s\"", figure);
+            }
+            if (h.figure < 0) {
+                push_key(x, has_joint ? "joint" : "figure");
+                return fail(x, MN_ERR_NOTFOUND,
+                            "which figure? name it as \"figure/joint\" or with \"figure\"");
+            }
+            m = r->models[h.figure];
+        }
         h.joint = -1;
         if (has_joint) {
-            h.joint = mn_model_find_joint(r->m, joint);
+            h.joint = mn_model_find_joint(m, jname);
             if (h.joint < 0) {
                 char hint[256];
                 push_key(x, "joint");
-                return fail(x, MN_ERR_NOTFOUND, "no joint named \"%s\" in %s%s", joint,
-                            r->m->name ? r->m->name : "the figure",
-                            mn_model_joint_hint(r->m, joint, hint, sizeof hint));
+                return fail(x, MN_ERR_NOTFOUND, "no joint named \"%s\" in %s%s", jname,
+                            r->nfig   ? r->fig[h.figure].name
+                            : m->name ? m->name
+                                      : "the figure",
+                            mn_model_joint_hint(m, jname, hint, sizeof hint));
             }
         }
         if ((st = get_handle_point(x, o, h.type, &h.point)) != MN_OK) return st;
@@ -568,8 +583,8 @@ static mn_status load_figure_confined(ctx* x, const char* figure, double scale,
     return MN_OK;
 }
 
-static mn_status load_figure(ctx* x, const char* figure, double scale, const char* base_dir,
-                             int trusted, mn_model** out, mn_gltf* skin) {
+static mn_status load_figure(ctx* x, const char* key, const char* figure, double scale,
+                             const char* base_dir, int trusted, mn_model** out, mn_gltf* skin) {
     char path[1024];
     mn_error e;
     int builtin = !strcmp(figure, "stickman");
@@ -579,7 +594,7 @@ static mn_status load_figure(ctx* x, const char* figure, double scale, const cha
         snprintf(path, sizeof path, "%s/%s", base_dir, figure);
     /* a file of that name wins; only its existence is asked (opening a FIFO would wait) */
     if (builtin && access(path, F_OK) == 0) builtin = 0;
-    push_key(x, "figure");
+    push_key(x, key);
     mn_status st;
     if (builtin) {
         *out = mn_stickman_model(&e);
@@ -835,6 +850,12 @@ static mn_status parse(reader* r, const cJSON* root, const char* base_dir, int t
     if (!cJSON_IsObject(root)) return fail(x, MN_ERR_PARSE, "a sequence document is a JSON object");
     mn_status st = check_keys(x, root, root_keys);
     if (st != MN_OK) return st;
+    if (cJSON_GetObjectItemCaseSensitive(root, "figures")) {
+        push_key(x, "figures");
+        return fail(x, MN_ERR_UNSUPPORTED,
+                    "a document of several figures: read it with mn_seq_read_figures (anim "
+                    "bake and anim info do)");
+    }
     if ((st = get_str(x, root, "figure", info->figure, sizeof info->figure, 1, NULL)) != MN_OK)
         return st;
     info->scale = 0;
@@ -842,8 +863,8 @@ static mn_status parse(reader* r, const cJSON* root, const char* base_dir, int t
     mn_seq_def def = mn_seq_def_default();
     if ((st = get_num(x, root, "fps", &def.fps, 1e-6, 1e6)) != MN_OK) return st;
     if (!figure) {
-        if ((st = load_figure(x, info->figure, info->scale, base_dir, trusted, model, skin)) !=
-            MN_OK)
+        if ((st = load_figure(x, "figure", info->figure, info->scale, base_dir, trusted, model,
+                              skin)) != MN_OK)
             return st;
         figure = *model;
     }
@@ -866,6 +887,28 @@ static mn_status parse(reader* r, const cJSON* root, const char* base_dir, int t
     if (cs && (st = read_constraints(r, cs)) != MN_OK) return st;
     if ((st = read_layers_and_warp(r, root)) != MN_OK) return st;
     return mn_seq_contacts_read(x, root, figure, info);
+}
+
+/* ---- for the reader of several figures (seq_figures.c) ------------------------------------ */
+
+mn_status mn_seqdoc_load_figure(ctx* x, const char* key, const char* figure, const char* base_dir,
+                                int trusted, mn_model** out) {
+    return load_figure(x, key, figure, 0, base_dir, trusted, out, NULL);
+}
+mn_status mn_seqdoc_interpolation(reader* r, const cJSON* o) {
+    return read_interpolation(r, o);
+}
+mn_status mn_seqdoc_keys(reader* r, const cJSON* a) {
+    return read_keys(r, a);
+}
+mn_status mn_seqdoc_handles(reader* r, const cJSON* a) {
+    return read_handles(r, a);
+}
+mn_status mn_seqdoc_constraints(reader* r, const cJSON* a) {
+    return read_constraints(r, a);
+}
+mn_status mn_seqdoc_lib_error(ctx* x, const mn_error* e) {
+    return lib_error(x, e);
 }
 
 mn_seq_read_options mn_seq_read_default(void) {
@@ -1199,6 +1242,10 @@ mn_status mn_seq_write_mem(const mn_seq* s, const char* figure, double scale, ch
                            size_t* len, mn_error* err) {
     if (!s || !figure || !text)
         return mn_error_set(err, MN_ERR_ARG, NULL, 0, "sequence", "NULL argument");
+    if (mn_seq_figure_count(s) > 1) /* its handles name joints of other figures */
+        return mn_error_set(err, MN_ERR_UNSUPPORTED, NULL, 0, "figures",
+                            "a sequence of %d figures is not written back yet",
+                            mn_seq_figure_count(s));
     const mn_model* m = mn_seq_model(s);
     mn_strbuf b;
     mn_strbuf_init(&b);

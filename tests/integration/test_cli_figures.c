@@ -1,8 +1,9 @@
 /* Several figures in one scene (Welman 6.1, 7.3): two stick figures holding hands, both
  * feet of each locked, the first dragged back and down over 30 frames
  * (docs/examples/holding_hands.json), and both crouching together, each animated by a
- * sequence document (holding_hands_crouch.json). `pose --out` writes one BVH per figure;
- * read back, every lock holds within 1e-5 m at every frame and the hands stay joined. */
+ * sequence document (holding_hands_crouch.json), and one sequence document of both figures
+ * (holding_hands_sequence.json). `pose --out` and `anim bake --out` write one BVH per
+ * figure; read back, every lock holds within 1e-5 m at every frame and the hands stay joined. */
 #include <marionette/io.h>
 #include <marionette/model.h>
 
@@ -30,18 +31,22 @@ static mn_model* read_back(const char* path, const mn_model* names_of, mn_motion
     return m;
 }
 
-/* Poses `scene` (ann and bob holding hands, both feet of each locked) and reads the two
- * BVH files back: every lock within 1e-5 m at every one of `frames` frames. `crouch`: ann's
- * pelvis goes down by more than that at the middle frame (the keyed crouch); else it moves
- * back and down with the drag. */
-static void holding_hands(const char* scene, int frames, double crouch) {
+/* Poses `scene` (ann and bob holding hands, both feet of each locked), or with `bake` bakes
+ * the sequence document `scene` of both figures, and reads the two BVH files back: every lock
+ * within 1e-5 m at every one of `frames` frames. `crouch`: ann's pelvis goes down by more than
+ * that at the middle frame (the keyed crouch); else it moves back and down with the drag. */
+static void holding_hands_run(const char* scene, int frames, double crouch, int bake) {
     char out_path[256], args[1024], *out, *err;
     snprintf(out_path, sizeof out_path, "%s/hands.bvh", mn_test_temp_dir());
-    snprintf(args, sizeof args, "pose --scene '%s' --tol 1e-6 --out '%s'", scene, out_path);
+    snprintf(args, sizeof args, "%s '%s' --tol 1e-6 --out '%s'",
+             bake ? "anim bake" : "pose --scene", scene, out_path);
     CHECK(run_cli(args, &out, &err) == 0);
-    CHECK(out && strstr(out, "figures=2 ") && strstr(out, "status=OK") &&
-          strstr(out, "unmet_frames=0"));
-    CHECK(out && strstr(out, "\nq ann/pelvis: ") && strstr(out, "\nq bob/pelvis: "));
+    CHECK(out && strstr(out, "figures=2 ") && strstr(out, "unmet_frames=0"));
+    if (bake)
+        CHECK(out && strstr(out, "figure=ann out=") && strstr(out, "figure=bob out="));
+    else
+        CHECK(out && strstr(out, "status=OK") && strstr(out, "\nq ann/pelvis: ") &&
+              strstr(out, "\nq bob/pelvis: "));
     free(out), free(err);
     mn_error e;
     mn_model* stick = mn_stickman_model(&e);
@@ -106,6 +111,10 @@ static void holding_hands(const char* scene, int frames, double crouch) {
     remove(pa), remove(pb);
 }
 
+static void holding_hands(const char* scene, int frames, double crouch) {
+    holding_hands_run(scene, frames, crouch, 0);
+}
+
 static void test_holding_hands(void) {
     holding_hands(HANDS, 30, 0);
 }
@@ -114,6 +123,27 @@ static void test_holding_hands(void) {
  * placed in front of ann through his keys: 61 frames, the pelvis 10 cm down at the middle. */
 static void test_holding_hands_crouch(void) {
     holding_hands(MN_SOURCE "/docs/examples/holding_hands_crouch.json", 61, 0.1);
+}
+
+/* One sequence document of both figures (docs/examples/holding_hands_sequence.json): each
+ * keyed inline, bob placed 0.9 m in front of ann, the hands joined and every foot locked;
+ * `anim bake` solves both together over 61 frames and writes a BVH each. */
+static void test_holding_hands_sequence(void) {
+    holding_hands_run(MN_SOURCE "/docs/examples/holding_hands_sequence.json", 61, 0.1, 1);
+    /* anim info prints the figures */
+    char *out, *err;
+    CHECK(run_cli("anim info '" MN_SOURCE "/docs/examples/holding_hands_sequence.json'", &out,
+                  &err) == 0);
+    CHECK(out && strstr(out, "figures: 2, frames 0 to 60") &&
+          strstr(out, "\n  bob: stickman (stickman), 31 joints") &&
+          strstr(out, "0 equal hands 1 on ann/right hand and bob/left hand"));
+    free(out), free(err);
+    /* a motion script applies to one figure */
+    CHECK(run_cli("anim bake '" MN_SOURCE "/docs/examples/holding_hands_sequence.json' --out "
+                  "x.bvh --script y.mscript",
+                  &out, &err) == 2 &&
+          err && strstr(err, "applies to one figure"));
+    free(out), free(err);
 }
 
 /* Mistakes name the scene's file, line and field. */
@@ -160,6 +190,7 @@ int main(int argc, char** argv) {
     mn_test_init(argc, argv);
     RUN(test_holding_hands);
     RUN(test_holding_hands_crouch);
+    RUN(test_holding_hands_sequence);
     RUN(test_figure_errors);
     return mn_test_report();
 }

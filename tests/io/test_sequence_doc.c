@@ -220,6 +220,10 @@ static void test_malformed(void) {
     mn_model* stick = mn_stickman_model(NULL);
     static const bad table[] = {
         {"{\"figure\": \"stickman\",\n \"keys\": [\n", 2, "json"},
+        /* a document of several figures is read by mn_seq_read_figures */
+        {"{\"fps\": 30,\n \"figures\": [{\"name\": \"a\", \"file\": \"stickman\", \"keys\": "
+         "[{\"frame\": 0, \"pose\": {}}]}]}",
+         2, "figures"},
         /* layers and time warps (layers.h) */
         {"{\"figure\": \"stickman\", \"keys\": [{\"frame\": 0, \"pose\": {}}],\n \"layers\": {}}",
          2, "layers"},
@@ -409,6 +413,107 @@ static void test_malformed(void) {
         CHECK(st != MN_OK && s == NULL);
     }
     mn_model_destroy(stick);
+}
+
+/* Documents of several figures (docs/sequence.md "Several figures"): each mistake names the
+ * file, the line and the field, and nothing is returned. */
+#define FIG_A "{\"name\": \"a\", \"file\": \"stickman\", \"keys\": [{\"frame\": 0, \"pose\": {}}]}"
+#define FIG_B "{\"name\": \"b\", \"file\": \"stickman\", \"keys\": [{\"frame\": 0, \"pose\": {}}]}"
+#define TWO "{\"figures\": [" FIG_A ",\n" FIG_B "]"
+
+static void test_malformed_figures(void) {
+    static const struct {
+        const char* text;
+        int line;
+        const char* field;
+        const char* message;
+    } table[] = {
+        {"{\"fps\": 30,\n \"figures\": []}", 2, "figures", "an empty list"},
+        {"{\"fps\": 30,\n \"figures\": [" FIG_A "," FIG_A "," FIG_A "," FIG_A "," FIG_A "," FIG_A
+         "," FIG_A "," FIG_A "," FIG_A "]}",
+         2, "figures", "more than 8 figures"},
+        {"{\"figures\": [" FIG_A ",\n" FIG_A "]}", 2, "figures[1].name", "duplicate figure"},
+        {"{\"figures\": [\n{\"name\": \"a/b\", \"file\": \"stickman\", \"keys\": []}]}", 2,
+         "figures[0].name", "has no '/'"},
+        {"{\"figures\": [\n{\"name\": \"a\", \"keys\": []}]}", 2, "figures[0]", "file"},
+        {"{\"figures\": [{\"name\": \"a\",\n \"file\": \"nosuch.bvh\", \"keys\": []}]}", 2,
+         "figures[0].file", "cannot read the figure"},
+        {"{\"figures\": [{\"name\": \"a\", \"file\": \"stickman\",\n \"sequence\": \"w.json\", "
+         "\"keys\": []}]}",
+         2, "figures[0].sequence", "unknown member"},
+        {"{\"figures\": [\n{\"name\": \"a\", \"file\": \"stickman\"}]}", 2, "figures[0]",
+         "missing member \"keys\""},
+        {"{\"figures\": [" FIG_A ",\n{\"name\": \"b\", \"file\": \"stickman\", \"keys\": "
+         "[{\"frame\": 0, \"pose\": {\"tail\": 1}}]}]}",
+         2, "figures[1].keys[0].pose.tail", "no joint named"},
+        {"{\"figures\": [{\"name\": \"a\", \"file\": \"stickman\", \"keys\": [],\n \"rotation\": "
+         "[0, 0, 0, 0]}]}",
+         2, "figures[0].rotation", ""},
+        {"{\"figures\": [" FIG_A "],\n \"keys\": []}", 2, "keys", "each figure has its own"},
+        {"{\"figures\": [" FIG_A "],\n \"figure\": \"stickman\"}", 2, "figure", "own \"file\""},
+        {"{\"figures\": [" FIG_A "],\n \"layers\": []}", 2, "layers", "one figure"},
+        {"{\"figures\": [" FIG_A "],\n \"time_warp\": []}", 2, "time_warp", "one figure"},
+        {"{\"figures\": [" FIG_A "],\n \"contacts\": []}", 2, "contacts", "one figure"},
+        {"{\"figures\": [" FIG_A "],\n \"frames\": 3}", 2, "frames", "unknown member"},
+        {TWO ",\n \"handles\": [{\"name\": \"h\", \"joint\": \"right hand\"}]}", 3,
+         "handles[0].joint", "which figure?"},
+        {TWO ",\n \"handles\": [{\"name\": \"h\", \"joint\": \"b/right hnd\"}]}", 3,
+         "handles[0].joint", "no joint named \"right hnd\" in b"},
+        {TWO ",\n \"handles\": [{\"name\": \"h\", \"joint\": \"hand\", \"figure\": \"c\"}]}", 3,
+         "handles[0].figure", "no figure named \"c\""},
+        {TWO ", \"handles\": [{\"name\": \"h\", \"joint\": \"a/right hand\"}],\n \"constraints\": "
+             "[{\"type\": \"equal\", \"handle\": \"h\", \"handle2\": \"g\"}]}",
+         3, "constraints[0].handle2", ""},
+    };
+    for (size_t i = 0; i < sizeof table / sizeof table[0]; i++) {
+        mn_seq_figures f;
+        mn_error err;
+        mn_status st = mn_seq_read_figures_mem(table[i].text, strlen(table[i].text), "bad.json",
+                                               NULL, NULL, &f, &err);
+        int ok = st != MN_OK && f.n == 0 && f.seq[0] == NULL && err.line == table[i].line &&
+                 !strcmp(err.field, table[i].field) && !strcmp(err.file, "bad.json") &&
+                 strstr(err.message, table[i].message);
+        if (!ok)
+            fprintf(stderr, "figures table[%zu]: status %d line %d field '%s': %s\n", i, st,
+                    err.line, err.field, err.message);
+        CHECK(ok);
+    }
+    /* the document of two figures is read whole: a handle on each, the equality between them */
+    const char* good =
+        TWO ", \"handles\": [{\"name\": \"h\", \"joint\": \"a/right hand\"},\n"
+            "{\"name\": \"g\", \"joint\": \"left hand\", \"figure\": \"b\"}],\n"
+            "\"constraints\": [{\"type\": \"equal\", \"handle\": \"h\", \"handle2\": "
+            "\"g\"}]}";
+    mn_seq_figures f;
+    mn_error err;
+    CHECK(mn_seq_read_figures_mem(good, strlen(good), "good.json", NULL, NULL, &f, &err) == MN_OK);
+    CHECK(f.n == 2 && !strcmp(f.name[1], "b") && mn_seq_figure_count(f.seq[0]) == 2 &&
+          mn_seq_figure(f.seq[0], 1) == f.seq[1] && mn_seq_handle(f.seq[0], 1)->figure == 1 &&
+          mn_seq_constraint_count(f.seq[0]) == 1);
+    /* a robot (its root fixed, not free) cannot be placed: its keys hold no root position */
+    const char* robot = "{\"figures\": [{\"name\": \"arm\", \"file\": \"" MN_DATA
+                        "/robots/ur5/ur5_robot.urdf\", \"keys\": [{\"frame\": 0, \"pose\": "
+                        "{}}],\n \"position\": [1, 0, 0]}]}";
+    mn_seq_read_options trusted = mn_seq_read_default();
+    trusted.trusted = 1;
+    mn_seq_figures fr;
+    CHECK(mn_seq_read_figures_mem(robot, strlen(robot), "robot.json", NULL, &trusted, &fr, &err) ==
+              MN_ERR_PARSE &&
+          fr.n == 0 && err.line == 2 && !strcmp(err.field, "figures[0].position") &&
+          strstr(err.message, "root is not free"));
+    /* placed where it stands, the robot reads */
+    const char* robot2 = "{\"figures\": [{\"name\": \"arm\", \"file\": \"" MN_DATA
+                         "/robots/ur5/ur5_robot.urdf\", \"keys\": [{\"frame\": 0, \"pose\": "
+                         "{}}]}]}";
+    CHECK(mn_seq_read_figures_mem(robot2, strlen(robot2), "robot.json", NULL, &trusted, &fr,
+                                  &err) == MN_OK &&
+          fr.n == 1);
+    mn_seq_figures_free(&fr);
+    /* not written back yet: refused, nothing written */
+    char* text = NULL;
+    CHECK(mn_seq_write_mem(f.seq[0], "stickman", 0, &text, NULL, &err) == MN_ERR_UNSUPPORTED &&
+          !text && !strcmp(err.field, "figures"));
+    mn_seq_figures_free(&f);
 }
 
 /* Contact tracks (docs/sequence.md "Contacts"): written with the document, read back the
@@ -720,6 +825,7 @@ int main(int argc, char** argv) {
     RUN(test_round_trip);
     RUN(test_file_with_figure);
     RUN(test_malformed);
+    RUN(test_malformed_figures);
     RUN(test_contacts);
     RUN(test_contacts_with_layers);
     RUN(test_figure_read_skin);

@@ -1,0 +1,204 @@
+/* Sequence documents of several figures (docs/sequence.md "Several figures"; Welman 6.1,
+ * 7.3): the scene document's "figures" array (doc_figures.c), each figure with its own
+ * interpolation and keys, handles "figure/joint" and constraints over all of them, read onto
+ * one sequence per figure (mn_seq_set_figures). */
+#include <marionette/sequence.h>
+
+#include <cjson/cJSON.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "io/io_internal.h"
+#include "io/seq_doc_internal.h"
+
+static const char* const figs_root_keys[] = {"figures",     "fps",     "handles",
+                                             "constraints", "comment", NULL};
+static const char* const figs_entry_keys[] = {"name",          "file", "position", "rotation",
+                                              "interpolation", "keys", "comment",  NULL};
+
+/* Members of a one-figure document that a document of several figures refuses, and why. */
+static mn_status refuse_members(ctx* x, const cJSON* root) {
+    static const char* const why[][2] = {
+        {"figure", "with \"figures\", each figure names its own \"file\""},
+        {"scale", "with \"figures\", a figure is read at its own scale (no \"scale\")"},
+        {"keys", "with \"figures\", each figure has its own \"keys\""},
+        {"interpolation", "with \"figures\", each figure has its own \"interpolation\""},
+        {"layers", "layers apply to a document of one figure (not yet to several figures)"},
+        {"time_warp", "a time warp applies to a document of one figure (not yet to several)"},
+        {"contacts", "contact tracks apply to a document of one figure (not yet to several)"}};
+    for (size_t k = 0; k < sizeof why / sizeof why[0]; k++)
+        if (cJSON_GetObjectItemCaseSensitive(root, why[k][0])) {
+            push_key(x, why[k][0]);
+            return fail(x, MN_ERR_PARSE, "%s", why[k][1]);
+        }
+    return check_keys(x, root, figs_root_keys);
+}
+
+/* Figure i of the document: its file read, its sequence made (room for the document's
+ * handles and constraints on figure 0's), its interpolation and keys read, the keys moved
+ * where the figure stands. */
+static mn_status read_one_figure(reader* r, const cJSON* o, const mn_doc_figure* f,
+                                 const mn_seq_def* def, const char* base_dir, int trusted,
+                                 mn_seq_figures* out) {
+    ctx* x = &r->x;
+    int i = out->n;
+    mn_status st = mn_seqdoc_load_figure(x, "file", f->file, base_dir, trusted, &out->model[i]);
+    out->n++; /* counted now: a figure read is freed on failure */
+    if (st != MN_OK) return st;
+    const mn_model* m = out->model[i];
+    mn_xform I = mn_xform_identity();
+    r->place = memcmp(&f->place, &I, sizeof I) ? &f->place : NULL;
+    if (r->place && (m->jnt_type[0] != MN_JOINT_FREE || m->nroot != 1)) {
+        push_key(x, cJSON_GetObjectItemCaseSensitive(o, "position") ? "position" : "rotation");
+        return fail(x, MN_ERR_PARSE,
+                    "a figure whose root is not free cannot be placed (its keys hold no root "
+                    "position)");
+    }
+    mn_error e;
+    mn_seq_def d = *def;
+    if (i > 0) d.max_handles = d.max_constraints = 1;
+    if (!(out->seq[i] = mn_seq_create(m, &d, &e)))
+        return mn_error_set(x->err, e.status, x->file, 0, e.field, "%s", e.message);
+    snprintf(out->name[i], sizeof out->name[i], "%s", f->name);
+    snprintf(out->file[i], sizeof out->file[i], "%.255s", f->file);
+    out->place[i] = f->place;
+    r->m = m;
+    r->s = out->seq[i];
+    const cJSON* in = cJSON_GetObjectItemCaseSensitive(o, "interpolation");
+    if (in && (st = mn_seqdoc_interpolation(r, in)) != MN_OK) return st;
+    const cJSON* keys = cJSON_GetObjectItemCaseSensitive(o, "keys");
+    if (!keys) return fail(x, MN_ERR_PARSE, "missing member \"keys\"");
+    st = mn_seqdoc_keys(r, keys);
+    r->place = NULL;
+    return st;
+}
+
+static mn_status parse_figures(reader* r, const cJSON* root, const char* base_dir, int trusted,
+                               mn_seq_figures* out) {
+    ctx* x = &r->x;
+    if (!cJSON_IsObject(root)) return fail(x, MN_ERR_PARSE, "a sequence document is a JSON object");
+    mn_status st = refuse_members(x, root);
+    if (st != MN_OK) return st;
+    mn_seq_def def = mn_seq_def_default();
+    if ((st = get_num(x, root, "fps", &def.fps, 1e-6, 1e6)) != MN_OK) return st;
+    const cJSON *af, *hs = cJSON_GetObjectItemCaseSensitive(root, "handles"),
+                     *cs = cJSON_GetObjectItemCaseSensitive(root, "constraints");
+    int nf;
+    if ((st = mn_doc_figures_array(x, root, &af, &nf)) != MN_OK) return st;
+    mn_doc_figure* figs = NULL;
+    if ((st = mn_doc_read_figures(x, af, nf, figs_entry_keys, 0, &figs)) != MN_OK) {
+        free(figs);
+        return st;
+    }
+    def.max_handles = cJSON_IsArray(hs) ? cJSON_GetArraySize(hs) + 1 : 1;
+    def.max_constraints = cJSON_IsArray(cs) ? cJSON_GetArraySize(cs) + 1 : 1;
+    if (def.max_handles > 4097 || def.max_constraints > 4097)
+        def.max_handles = def.max_constraints = 4096;
+    push_key(x, "figures");
+    int i = 0;
+    const cJSON* o;
+    cJSON_ArrayForEach(o, af) {
+        push_index(x, i);
+        if ((st = read_one_figure(r, o, &figs[i], &def, base_dir, trusted, out)) != MN_OK) break;
+        pop(x);
+        i++;
+    }
+    mn_error e;
+    if (st == MN_OK &&
+        mn_seq_set_figures(out->seq[0], nf, (const mn_seq* const*)out->seq + 1, &e) != MN_OK)
+        st = mn_seqdoc_lib_error(x, &e);
+    if (st == MN_OK) {
+        pop(x);
+        r->nfig = nf;
+        r->fig = figs;
+        r->models = (const mn_model* const*)out->model;
+        r->m = out->model[0];
+        r->s = out->seq[0];
+        if (hs) st = mn_seqdoc_handles(r, hs);
+        if (st == MN_OK && cs) st = mn_seqdoc_constraints(r, cs);
+    }
+    free(figs);
+    r->fig = NULL;
+    return st;
+}
+
+void mn_seq_figures_free(mn_seq_figures* f) {
+    if (!f) return;
+    for (int i = 0; i < f->n; i++)
+        mn_seq_destroy(f->seq[i]); /* figure 0's refers to the others: destroyed first */
+    for (int i = 0; i < f->n; i++)
+        mn_model_destroy(f->model[i]);
+    memset(f, 0, sizeof *f);
+}
+
+/* A one-figure document read as a document of one figure (named after its file). */
+static mn_status read_figures_one(const char* text, size_t len, const char* name,
+                                  const char* base_dir, const mn_seq_read_options* opt,
+                                  mn_seq_figures* out, mn_error* err) {
+    mn_seq_doc_info info;
+    mn_status st = mn_seq_read_mem(text, len, name, base_dir, opt, NULL, &out->model[0],
+                                   &out->seq[0], &info, err);
+    if (st != MN_OK) return st;
+    out->n = 1;
+    snprintf(out->file[0], sizeof out->file[0], "%s", info.figure);
+    const char* base = strrchr(info.figure, '/');
+    snprintf(out->name[0], sizeof out->name[0], "%.63s", base ? base + 1 : info.figure);
+    out->place[0] = mn_xform_identity();
+    return MN_OK;
+}
+
+mn_status mn_seq_read_figures_mem(const char* text, size_t len, const char* name,
+                                  const char* base_dir, const mn_seq_read_options* opt,
+                                  mn_seq_figures* out, mn_error* err) {
+    mn_error_clear(err);
+    if (!out) return mn_error_set(err, MN_ERR_ARG, name, 0, "sequence", "NULL output");
+    memset(out, 0, sizeof *out);
+    if (!text) return mn_error_set(err, MN_ERR_ARG, name, 0, "sequence", "NULL text");
+    const char* fname = name ? name : "sequence";
+    cJSON* root = parse_json(text, len, fname, err);
+    if (!root) return MN_ERR_PARSE;
+    if (!cJSON_GetObjectItemCaseSensitive(root, "figures")) {
+        cJSON_Delete(root);
+        return read_figures_one(text, len, name, base_dir, opt, out, err);
+    }
+    reader r;
+    memset(&r, 0, sizeof r);
+    r.x.file = fname;
+    r.x.text = text;
+    r.x.len = len;
+    r.x.err = err;
+    r.x.doc = "sequence";
+    mn_status st = parse_figures(&r, root, base_dir, opt && opt->trusted, out);
+    cJSON_Delete(root);
+    free(r.hname);
+    if (st != MN_OK) mn_seq_figures_free(out);
+    return st;
+}
+
+typedef struct figs_args {
+    const mn_seq_read_options* opt;
+    mn_seq_figures* out;
+} figs_args;
+
+static mn_status read_figs_text(const char* text, size_t len, const char* path, void* args,
+                                mn_error* err) {
+    const figs_args* a = args;
+    char dir[1024];
+    snprintf(dir, sizeof dir, "%s", path);
+    char* slash = strrchr(dir, '/');
+    if (slash)
+        *slash = 0;
+    else
+        dir[0] = 0;
+    return mn_seq_read_figures_mem(text, len, path, dir, a->opt, a->out, err);
+}
+
+mn_status mn_seq_read_figures(const char* path, const mn_seq_read_options* opt, mn_seq_figures* out,
+                              mn_error* err) {
+    if (out) memset(out, 0, sizeof *out);
+    if (!out) return mn_error_set(err, MN_ERR_ARG, path, 0, "sequence", "NULL output");
+    figs_args a = {opt, out};
+    return mn_io_read_path(path, read_figs_text, &a, err);
+}
