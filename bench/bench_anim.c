@@ -25,6 +25,7 @@ static void usage(FILE* f) {
     fprintf(f,
             "usage: marionette bench anim [--bvh FILE] [--samples N] [--frames N] [--svg FILE]\n"
             "                            [--solver lagrange|ccd|dls|all]\n"
+            "       marionette bench anim --clip FILE... [--samples N]\n"
             "\n"
             "sampling: a sequence of the built-in stick figure (20 keys of varied poses, 10\n"
             "frames apart) and, with --bvh, of a BVH take (every 4th frame a key, lengths scaled\n"
@@ -55,6 +56,9 @@ static void usage(FILE* f) {
             "tracks by kind, compress_s, then sampling the clip as above: ns_per_sample,\n"
             "joint_samples_per_s; of_acl: ratio over the Animation Compression Library's\n"
             "published CMU figure (21.77:1 at 24 FPS, worst error 0.0495 cm).\n"
+            "--clip FILE...: only the clip lines (without the shorter segments) of each take,\n"
+            "then per rate (24 Hz, the take's own) and bound the totals over the takes\n"
+            "(part=clip_total: raw_bytes, bytes, ratio).\n"
             "reduce (with --bvh): whole-pose keys of the take at 120 Hz for the editor\n"
             "(mn_seq_add_motion, squad and Catmull-Rom) within 1 mm and 0.5 mm of every joint:\n"
             "keys, frames per key, max_error_m.\n"
@@ -135,8 +139,15 @@ static double clip_ns_per_sample(const mn_clip* c, int nq, int nsamples) {
     return best;
 }
 
-static void bench_clip(const mn_model* m, const mn_motion* mo, int nsamples) {
-    for (int every = 5; every >= 1; every -= 4) {
+/* Totals of the clip lines over takes, per rate (24 Hz, the take's own) and bound. */
+typedef struct clip_total {
+    size_t raw[2][2], bytes[2][2];
+    int takes;
+} clip_total;
+
+static void bench_clip(const mn_model* m, const mn_motion* mo, int nsamples, int caps,
+                       clip_total* total) {
+    for (int every = 5, r = 0; every >= 1; every -= 4, r++) {
         int n = (mo->nframes + every - 1) / every;
         double* q = malloc(sizeof(double) * (size_t)n * (size_t)m->nq);
         for (int f = 0; f < n; f++)
@@ -146,7 +157,7 @@ static void bench_clip(const mn_model* m, const mn_motion* mo, int nsamples) {
         const double tol_cm[2] = {0.01, 0.05};
         /* the default segments, then at 24 Hz and 0.05 cm the shorter caps */
         for (int t = 0; t < 4; t++) {
-            if (t >= 2 && every != 5) break;
+            if (t >= 2 && (every != 5 || !caps)) break;
             int seg = t == 2 ? 8 : t == 3 ? 16 : 32;
             mn_clip_options o = mn_clip_default();
             o.tol = tol_cm[t ? 1 : 0] * 0.01;
@@ -166,10 +177,44 @@ static void bench_clip(const mn_model* m, const mn_motion* mo, int nsamples) {
                    m->name, n, fps, o.tol * 100, seg, st.raw_bytes, st.bytes, st.ratio,
                    st.max_error * 100, st.rest, st.constant, st.sparse, st.dense, dt, ns,
                    nj / ns * 1e9, st.ratio / 21.77);
+            if (total && t < 2) total->raw[r][t] += st.raw_bytes, total->bytes[r][t] += st.bytes;
             mn_clip_destroy(c);
         }
         free(q);
     }
+    if (total) total->takes++;
+}
+
+static void clip_total_print(const clip_total* t) {
+    const char* rate[2] = {"24", "take"};
+    const double tol_cm[2] = {0.01, 0.05};
+    for (int r = 0; r < 2; r++)
+        for (int k = 0; k < 2; k++)
+            if (t->bytes[r][k])
+                printf("bench=anim part=clip_total takes=%d fps=%s tol_cm=%g raw_bytes=%zu "
+                       "bytes=%zu ratio=%.2f\n",
+                       t->takes, rate[r], tol_cm[k], t->raw[r][k], t->bytes[r][k],
+                       (double)t->raw[r][k] / (double)t->bytes[r][k]);
+}
+
+/* --clip FILE...: the clip lines of each take and their totals, nothing else. */
+static int bench_clip_takes(int ntake, char** takes, int nsamples) {
+    clip_total total;
+    memset(&total, 0, sizeof total);
+    for (int i = 0; i < ntake; i++) {
+        mn_bvh_options bo = mn_bvh_default();
+        bo.scale = CMU_SCALE;
+        mn_model* b = NULL;
+        mn_motion mo;
+        mn_error err;
+        if (mn_bvh_read(takes[i], &bo, &b, &mo, NULL, &err) != MN_OK)
+            return mn_cli_input_error(&err);
+        bench_clip(b, &mo, nsamples, 0, &total);
+        mn_motion_free(&mo);
+        mn_model_destroy(b);
+    }
+    clip_total_print(&total);
+    return MN_EXIT_OK;
 }
 
 static void bench_reduce(const mn_model* m, const mn_motion* mo) {
@@ -503,7 +548,18 @@ int mn_bench_anim(int argc, char** argv) {
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--bvh") && i + 1 < argc)
             bvh = argv[++i];
-        else if (!strcmp(argv[i], "--svg") && i + 1 < argc)
+        else if (!strcmp(argv[i], "--clip") && i + 1 < argc) {
+            int k = i + 1; /* the takes run to the end or the next option */
+            while (k < argc && strncmp(argv[k], "--", 2))
+                k++;
+            int ntake = k - i - 1;
+            for (int j = k; j < argc; j += 2) /* only --samples may follow the takes */
+                if (strcmp(argv[j], "--samples") || j + 1 >= argc ||
+                    !mn_cli_parse_int(argv[j + 1], &nsamples) || nsamples < 1)
+                    return mn_cli_usage_error("bench anim", "after --clip's takes only "
+                                                            "--samples N (a positive integer)");
+            return bench_clip_takes(ntake, argv + i + 1, nsamples);
+        } else if (!strcmp(argv[i], "--svg") && i + 1 < argc)
             svg = argv[++i];
         else if (!strcmp(argv[i], "--solver") && i + 1 < argc) {
             solver = argv[++i];
@@ -537,7 +593,7 @@ int mn_bench_anim(int argc, char** argv) {
         mn_seq* sb = bvh_seq(b, &mo);
         time_sampling(b->name, sb, nsamples);
         mn_seq_destroy(sb);
-        bench_clip(b, &mo, nsamples);
+        bench_clip(b, &mo, nsamples, 1, NULL);
         bench_reduce(b, &mo);
         mn_motion_free(&mo);
         mn_model_destroy(b);
