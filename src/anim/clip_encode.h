@@ -1,0 +1,62 @@
+/* The offline encoder of compressed clips (src/anim/clip_encode.c and the stages it runs):
+ * its state, the fit of one track (clip_fit.c) and the per-segment search (clip_search.c). */
+#ifndef MN_ANIM_CLIP_ENCODE_H
+#define MN_ANIM_CLIP_ENCODE_H
+
+#include "clip_internal.h"
+
+typedef struct fit_work {
+    double *dq, *err;
+    uint32_t* qv;
+    int* key;
+    int seg_max_log2; /* the longest segment a dense track may take (mn_clip_options) */
+} fit_work;
+
+/* The encoder's state, passed from stage to stage (clip_encode.c). */
+typedef struct enc {
+    const mn_model* m;
+    int n, nt, tbits;
+    double fps;
+    clip_track* trk;
+    double** val;  /* per track: n x dim */
+    double** rest; /* per track: dim */
+    double* base;  /* per track: the guaranteed share (before widening) */
+    double* mult;  /* per track: widening */
+    track_code* code;
+    fit_work w;
+    int searched; /* the dense layouts are the search's: assemble keeps them */
+    /* the take and the clip being built */
+    const double* q; /* n x nq */
+    mn_clip_options opt;
+    mn_clip* c;
+    mn_data* d;
+    double* V;   /* the take's virtual vertices (n x njoint x 6) */
+    double* tmp; /* one frame's vertices */
+    double good; /* the common widening of the shares (mn_clip_stats.scale) */
+    double errv; /* the clip's error, and where */
+    int wj, wf;
+} enc;
+
+/* clip_fit.c */
+/* The track's numbers at frames 0..n-1 of q (n x nq) into v (n x dim). */
+void mn_clip_track_values(const clip_track* t, const double* q, int nq, int n, double* v);
+/* The smallest encoding of track values v (n x d) within eps. rest: the model's value. */
+void mn_clip_fit_track(const double* v, int n, int d, const double* rest, double eps, int tbits,
+                       fit_work* w, track_code* out);
+/* Every segment of dense track t laid out at its levels (indices, order, k, sizes). */
+void mn_clip_dense_layout(const double* v, track_code* t, int d, int n);
+/* Segment g, component c of dense track t: laid out at its level from values v, or coded as
+ * its indices are; both return its size in bits. */
+size_t mn_clip_seg_layout(const double* v, track_code* t, int d, int n, int g, int c);
+size_t mn_clip_seg_code(track_code* t, int d, int n, int g, int c);
+/* The decoded value of frame f, component c of a laid-out dense track (bit for bit the
+ * sampler's). */
+double mn_clip_seg_value(const track_code* t, int d, int f, int c);
+
+/* clip_search.c: Q holds the clip's states at every frame (n x nq), kept current. */
+void mn_clip_segment_search(enc* e, mn_data* d, const double* V, double* Q, double shell,
+                            double tol, double* tmp);
+void mn_clip_index_polish(enc* e, mn_data* d, const double* V, double* Q, double shell, double tol,
+                          double* tmp);
+
+#endif

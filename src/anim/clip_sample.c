@@ -1,0 +1,159 @@
+/* Compressed clips: the runtime sampler. Reads the block directly, allocates nothing and keeps
+ * no state (reentrant): a constant or rest track is its value, a sparse track's keys are found
+ * by bisection and interpolated (linear or Catmull-Rom), a dense track's frame is decoded from
+ * the start of its segment. */
+#include "clip_internal.h"
+
+static inline void value_at(const mn_clip* c, const clip_track* t, size_t vbase, int k,
+                            double* out) {
+    const uint8_t* p = c->block + t->data;
+    for (int i = 0; i < t->dim; i++)
+        out[i] =
+            t->lo[i] +
+            (double)read_bits(p, vbase + ((size_t)k * t->dim + i) * t->bits, t->bits) * t->step[i];
+}
+
+/* Frame f of a dense track into out, and frame f + 1 of the same segment into nx when nx is
+ * not NULL: the segment's record, then the residuals of its frames up to f (or f + 1) decoded
+ * in turn. */
+/* A reader of Rice codes that keeps the next bits in a word (one memory read per few codes). */
+typedef struct rice_reader {
+    const uint8_t* p;
+    size_t pos;
+    uint64_t w; /* the bits from pos on, nb of them valid */
+    int nb;
+} rice_reader;
+
+static inline uint64_t rice_next(rice_reader* b, int k) {
+    if (b->nb < RICE_QMAX + ESC_BITS) {
+        b->w = read_word(b->p, b->pos);
+        b->nb = 64 - (int)(b->pos & 7);
+    }
+    uint64_t w = b->w, z;
+    int q = low_zeros(w | 1ull << RICE_QMAX), len;
+    if (q < RICE_QMAX) {
+        len = q + 1 + k;
+        z = (uint64_t)q << k | ((w >> (q + 1)) & ((1ull << k) - 1));
+    } else {
+        len = RICE_QMAX + ESC_BITS;
+        z = (w >> RICE_QMAX) & ((1ull << ESC_BITS) - 1);
+    }
+    b->w = w >> len, b->nb -= len, b->pos += (size_t)len;
+    return z;
+}
+
+static inline void dense_at(const mn_clip* c, const clip_track* t, int f, double* out, double* nx) {
+    const uint8_t* p = c->block + t->data;
+    int g = f >> t->seg_log2, r = f & ((1 << t->seg_log2) - 1), d = t->dim;
+    size_t pos = t->body + read_bits(p, t->table + (size_t)g * t->obits, t->obits);
+    int ord[3], rk[3];
+    double mult[3];
+    int64_t first[3], x[3], y[3];
+    for (int i = 0; i < d; i++) {
+        uint32_t h = read_bits(p, pos, SEG_HDR);
+        unsigned lv = h & MAX_LEVEL;
+        ord[i] = h >> LEVEL_BITS & 3, rk[i] = (int)(h >> (LEVEL_BITS + ORDER_BITS));
+        mult[i] = level_mult(lv);
+        int fw = t->width[lv];
+        first[i] = x[i] = y[i] = read_bits(p, pos + SEG_HDR, fw);
+        pos += SEG_HDR + (size_t)fw;
+    }
+    rice_reader rd = {p, pos, 0, 0};
+    for (int k = 1; k <= r; k++)
+        for (int i = 0; i < d; i++) {
+            int64_t v = predict(ord[i], k, first[i], x[i], y[i]) + unzigzag(rice_next(&rd, rk[i]));
+            y[i] = x[i], x[i] = v;
+        }
+    for (int i = 0; i < d; i++)
+        out[i] = t->lo[i] + (double)x[i] * mult[i] * t->step[i];
+    if (!nx) return;
+    for (int i = 0; i < d; i++) {
+        int64_t v = predict(ord[i], r + 1, first[i], x[i], y[i]) + unzigzag(rice_next(&rd, rk[i]));
+        nx[i] = t->lo[i] + (double)v * mult[i] * t->step[i];
+    }
+}
+
+static inline void track_at(const mn_clip* c, const clip_track* t, double frame, double* v) {
+    if (t->mode == MODE_CONST) {
+        for (int i = 0; i < t->dim; i++)
+            v[i] = t->value[i];
+        return;
+    }
+    if (t->mode == MODE_DENSE) {
+        int k = (int)frame;
+        if (k >= c->nframes - 1) k = c->nframes - 1;
+        double u = frame - k, a[3], b[3];
+        if (u > 0 && k + 1 < c->nframes) {
+            if ((k + 1) >> t->seg_log2 == k >> t->seg_log2) {
+                dense_at(c, t, k, a, b);
+            } else {
+                dense_at(c, t, k, a, NULL);
+                dense_at(c, t, k + 1, b, NULL);
+            }
+            for (int i = 0; i < t->dim; i++)
+                a[i] += u * (b[i] - a[i]);
+        } else {
+            dense_at(c, t, k, a, NULL);
+        }
+        memcpy(v, a, sizeof(double) * (size_t)t->dim);
+        return;
+    }
+    const uint8_t* p = c->block + t->data;
+    int tb = c->tbits, nk = t->nkeys;
+    int lo = 0, hi = nk - 1; /* key[lo] <= frame < key[hi] */
+    while (hi - lo > 1) {
+        int mid = (lo + hi) >> 1;
+        if ((double)read_bits(p, (size_t)mid * tb, tb) <= frame)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    size_t vb = (size_t)nk * tb;
+    double ta = read_bits(p, (size_t)lo * tb, tb), tbk = read_bits(p, (size_t)hi * tb, tb);
+    double pa[3], pb[3];
+    value_at(c, t, vb, lo, pa);
+    value_at(c, t, vb, hi, pb);
+    if (!t->cubic) {
+        double u = (frame - ta) / (tbk - ta);
+        for (int i = 0; i < t->dim; i++)
+            v[i] = pa[i] + u * (pb[i] - pa[i]);
+        return;
+    }
+    double pp[3], pn[3], tp = ta, tn = tbk;
+    if (lo > 0) {
+        tp = read_bits(p, (size_t)(lo - 1) * tb, tb);
+        value_at(c, t, vb, lo - 1, pp);
+    } else {
+        memcpy(pp, pa, sizeof pp);
+    }
+    if (hi + 1 < nk) {
+        tn = read_bits(p, (size_t)(hi + 1) * tb, tb);
+        value_at(c, t, vb, hi + 1, pn);
+    } else {
+        memcpy(pn, pb, sizeof pn);
+    }
+    cr_eval(t->dim, tp, ta, tbk, tn, pp, pa, pb, pn, frame, v);
+}
+
+mn_status mn_clip_sample(const mn_clip* c, double frame, double* q) {
+    if (!c || !q || !isfinite(frame)) return MN_ERR_ARG;
+    if (frame < 0) frame = 0;
+    if (frame > c->nframes - 1) frame = c->nframes - 1;
+    const double* q0 = c->m->q0;
+    for (int i = 0; i < c->ntrack; i++) {
+        const clip_track* t = &c->trk[i];
+        double* o = q + t->qadr;
+        if (t->mode == MODE_REST) {
+            memcpy(o, q0 + t->qadr, sizeof(double) * (t->kind == TK_ROT ? 4 : (size_t)t->dim));
+            continue;
+        }
+        double v[3];
+        track_at(c, t, frame, v);
+        if (t->kind == TK_ROT)
+            rotvec_to_quat(v, o);
+        else
+            for (int k = 0; k < t->dim; k++)
+                o[k] = v[k];
+    }
+    return MN_OK;
+}
