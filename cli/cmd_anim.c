@@ -28,7 +28,7 @@ static void usage(FILE* f) {
         "       marionette anim import TAKE.bvh --out SEQ.json [--tol METRES] [--scale S]\n"
         "                            [--rotation MODE] [--translation MODE]\n"
         "       marionette anim compress TAKE.bvh [--scale S] [--tol T] [--shell D] [--every K]\n"
-        "                            [--max-segment N] [--out CLIP.mnc]\n"
+        "                            [--vertices 2|3] [--max-segment N] [--out CLIP.mnc]\n"
         "\n"
         "A sequence document (docs/sequence.md) holds the keys of one figure and the\n"
         "constraints over frame ranges that its in-betweens keep; a motion script\n"
@@ -58,7 +58,8 @@ static void usage(FILE* f) {
         "  compress  a BVH take (every K-th frame, lengths scaled by S) as a compressed clip\n"
         "          (docs/animation.md) whose joints stay within T (figure units, default\n"
         "          1e-4) of the take at every frame, measured at virtual vertices D from each\n"
-        "          joint (default 0.03); --max-segment N (8, 16 or 32, the default) caps a\n"
+        "          joint (default 0.03) along its x, y and z axes (--vertices 2: x and y\n"
+        "          only); --max-segment N (8, 16 or 32, the default) caps a\n"
         "          track's segment: shorter segments sample faster and compress less. Prints\n"
         "          one key=value line; --out writes the clip.\n");
 }
@@ -380,6 +381,10 @@ static int compress_take(int argc, char** argv) {
         } else if (!strcmp(argv[i], "--every") && i + 1 < argc) {
             if (!mn_cli_parse_int(argv[++i], &every) || every < 1)
                 return mn_cli_usage_error("anim", "--every needs a positive integer");
+        } else if (!strcmp(argv[i], "--vertices") && i + 1 < argc) {
+            if (!mn_cli_parse_int(argv[++i], &co.vertices) ||
+                (co.vertices != 2 && co.vertices != 3))
+                return mn_cli_usage_error("anim", "--vertices needs 2 or 3");
         } else if (!strcmp(argv[i], "--max-segment") && i + 1 < argc) {
             if (!mn_cli_parse_int(argv[++i], &co.max_segment) ||
                 (co.max_segment != 8 && co.max_segment != 16 && co.max_segment != 32))
@@ -428,11 +433,11 @@ static int compress_take(int argc, char** argv) {
             if (code == MN_EXIT_OK)
                 printf("file=%s frames=%d fps=%.9g tracks=%d rest=%d constant=%d sparse=%d "
                        "dense=%d keys=%ld raw_bytes=%zu bytes=%zu ratio=%.2f tol=%g shell=%g "
-                       "max_error=%.4g worst_joint=%s worst_frame=%d\n",
+                       "vertices=%d max_error=%.4g worst_joint=%s worst_frame=%d\n",
                        mn_cli_safe(in), st.frames, fps, st.tracks, st.rest, st.constant, st.sparse,
                        st.dense, st.keys, st.raw_bytes, st.bytes, st.ratio, co.tol, co.shell,
-                       st.max_error, mn_cli_safe(m->jnt_name[st.worst_joint]),
-                       st.worst_frame * every);
+                       co.vertices ? co.vertices : 3, st.max_error,
+                       mn_cli_safe(m->jnt_name[st.worst_joint]), st.worst_frame * every);
             mn_clip_destroy(c);
         }
     }

@@ -4,11 +4,13 @@
  * and keeps no state (reentrant).
  *
  * The error is the one animation compressors are measured by (the Animation Compression
- * Library's object-space "virtual vertex" metric): for every joint and every frame, two
- * points at distance `shell` from the joint along its own x and y axes are placed by the
- * take's forward kinematics and by the clip's; the error is the largest distance between
- * the two placements, in the figure's length unit. mn_clip_compress guarantees it is at
- * most `tol` at every frame of the take (it measures it after compressing).
+ * Library's object-space "virtual vertex" metric, on which its published figures are
+ * measured): for every joint and every frame, three points at distance `shell` from the
+ * joint along its own x, y and z axes are placed by the take's forward kinematics and by the
+ * clip's; the error is the largest distance between the two placements, in the figure's
+ * length unit. mn_clip_compress guarantees it is at most `tol` at every frame of the take
+ * (it measures it after compressing). With `vertices` 2 it bounds the x and y points only
+ * (a looser bound: the z point of a clip held to two points may be off by more).
  *
  * Channels and their tracks:
  *   ball joint, free joint's rotation   a rotation track: the rotation vector (the
@@ -62,6 +64,9 @@ typedef struct mn_clip_options {
     int max_segment; /* the longest segment of a dense track, in frames: 8, 16 or 32 (0, the
                         default: 32). Sampling a frame decodes its segment from the start, so
                         shorter segments sample faster and compress less (docs/animation.md) */
+    int vertices;    /* virtual vertices per joint held to tol: 3 (x, y and z axes: the
+                        Animation Compression Library's measure; 0 is 3, the default) or 2 (x
+                        and y only) */
 } mn_clip_options;
 mn_clip_options mn_clip_default(void);
 
@@ -77,7 +82,8 @@ typedef struct mn_clip_stats {
                          per frame: the raw size animation compressors report */
     size_t bytes;     /* the block */
     double ratio;     /* raw_bytes / bytes */
-    double max_error; /* the largest virtual-vertex error over all joints and frames */
+    double max_error; /* the largest virtual-vertex error over all joints and frames (of
+                         the options' vertices) */
     int worst_joint;  /* where it is */
     int worst_frame;
     double scale; /* how far the per-track error shares were widened beyond the
@@ -104,10 +110,15 @@ double mn_clip_fps(const mn_clip* c);
  * numbers). Reentrant, allocation-free. MN_ERR_ARG when frame is not finite. */
 mn_status mn_clip_sample(const mn_clip* c, double frame, double* q);
 
-/* The virtual-vertex error (see above) of the clip against a take of the same model (q:
- * nframes x nq): largest over joints and frames, and where (either pointer may be NULL). */
+/* The virtual-vertex error (see above: three vertices per joint) of the clip against a take
+ * of the same model (q: nframes x nq): largest over joints and frames, and where (either
+ * pointer may be NULL). */
 mn_status mn_clip_error(const mn_clip* c, const double* q, int nframes, double shell,
                         double* max_error, int* worst_joint, int* worst_frame);
+/* The same with `vertices` (2 or 3) per joint. */
+mn_status mn_clip_error_vertices(const mn_clip* c, const double* q, int nframes, double shell,
+                                 int vertices, double* max_error, int* worst_joint,
+                                 int* worst_frame);
 
 #ifdef __cplusplus
 }

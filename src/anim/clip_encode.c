@@ -48,7 +48,7 @@ static mn_status assemble(enc* e) {
 
 /* The clip's error over the whole take (and where, into e->wj, e->wf when `where`). */
 static double clip_error(enc* e, int where) {
-    return mn_clip_error_v(e->c, e->d, e->V, e->opt.shell, e->tmp, where ? &e->wj : NULL,
+    return mn_clip_error_v(e->c, e->d, e->V, e->opt.shell, e->nv, e->tmp, where ? &e->wj : NULL,
                            where ? &e->wf : NULL);
 }
 
@@ -69,8 +69,8 @@ static mn_status stage_values(enc* e, mn_error* err) {
     e->w.err = malloc(sizeof(double) * (size_t)nframes);
     e->w.qv = malloc(sizeof(uint32_t) * n3);
     e->w.key = malloc(sizeof(int) * (size_t)nframes);
-    e->V = mn_clip_take_vertices(m, e->d, e->q, nframes, e->opt.shell);
-    e->tmp = malloc(sizeof(double) * (size_t)m->njoint * 6 + 1);
+    e->V = mn_clip_take_vertices(m, e->d, e->q, nframes, e->opt.shell, e->nv);
+    e->tmp = malloc(sizeof(double) * (size_t)m->njoint * 3 * e->nv + 1);
     if (!e->val || !e->rest || !e->base || !e->mult || !e->code || !e->w.dq || !e->w.err ||
         !e->w.qv || !e->w.key || !e->V || !e->tmp)
         return MN_ERR_NOMEM;
@@ -312,6 +312,11 @@ static mn_status check_args(const mn_model* m, const double* q, int nframes, dou
     if (!*seg_max_log2)
         return mn_error_set(err, MN_ERR_ARG, NULL, 0, "max_segment",
                             "max_segment %d: 8, 16 or 32 frames (0: 32)", opt->max_segment);
+    if (opt->vertices != 0 && opt->vertices != 2 && opt->vertices != 3)
+        return mn_error_set(err, MN_ERR_ARG, NULL, 0, "vertices",
+                            "vertices %d: 3 (x, y and z of every joint, the default) or 2 (x and "
+                            "y)",
+                            opt->vertices);
     if (m->nq > 65535)
         return mn_error_set(err, MN_ERR_ARG, NULL, 0, "clip", "more than 65535 state numbers");
     for (int f = 0; f < nframes; f++)
@@ -331,6 +336,7 @@ mn_clip* mn_clip_compress(const mn_model* m, const double* q, int nframes, doubl
     e.tbits = bits_for((uint32_t)nframes - 1);
     e.w.seg_max_log2 = seg_max_log2;
     e.wj = e.wf = -1;
+    e.nv = opt.vertices ? opt.vertices : 3;
     e.c = mn_clip_new(m);
     e.d = e.c ? mn_data_create(m, 0) : NULL;
     mn_status st = e.c && e.d ? MN_OK : MN_ERR_NOMEM;

@@ -30,7 +30,8 @@ typedef struct enc {
     mn_clip_options opt;
     mn_clip* c;
     mn_data* d;
-    double* V;   /* the take's virtual vertices (n x njoint x 6) */
+    int nv;      /* virtual vertices per joint (2 or 3) */
+    double* V;   /* the take's virtual vertices (n x njoint x 3 nv) */
     double* tmp; /* one frame's vertices */
     double good; /* the common widening of the shares (mn_clip_stats.scale) */
     double errv; /* the clip's error, and where */

@@ -335,8 +335,10 @@ mn_clip_options mn_clip_default(void) {
     memset(&o, 0, sizeof o);
     o.tol = 1e-4;
     o.shell = 0.03;
+    o.vertices = 3;
     return o;
 }
+
 mn_status mn_clip_write(mn_clip* c, const track_code* code, int nframes, double fps) {
     bitbuf b = {0};
     mn_clip_put_bytes(&b, CLIP_MAGIC, 4);

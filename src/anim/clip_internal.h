@@ -148,12 +148,13 @@ mn_clip* mn_clip_new(const mn_model* m); /* no block yet */
 mn_status mn_clip_write(mn_clip* c, const track_code* code, int nframes, double fps);
 mn_status mn_clip_parse(mn_clip* c, mn_error* err);
 
-/* clip_measure.c: virtual vertices (2 points x 3 numbers per joint) */
-void mn_clip_vertices(const mn_model* m, const mn_data* d, double shell, double* out);
-/* The take's vertices at every frame (nframes x njoint x 6), NULL when out of memory. */
-double* mn_clip_take_vertices(const mn_model* m, mn_data* d, const double* q, int n, double shell);
+/* clip_measure.c: virtual vertices (nv = 2 or 3 points x 3 numbers per joint) */
+void mn_clip_vertices(const mn_model* m, const mn_data* d, double shell, int nv, double* out);
+/* The take's vertices at every frame (nframes x njoint x 3 nv), NULL when out of memory. */
+double* mn_clip_take_vertices(const mn_model* m, mn_data* d, const double* q, int n, double shell,
+                              int nv);
 /* The error of clip c against the take's vertices V, and where it is (either may be NULL). */
-double mn_clip_error_v(const mn_clip* c, mn_data* d, const double* V, double shell, double* tmp,
-                       int* wj, int* wf);
+double mn_clip_error_v(const mn_clip* c, mn_data* d, const double* V, double shell, int nv,
+                       double* tmp, int* wj, int* wf);
 
 #endif

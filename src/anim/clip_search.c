@@ -38,9 +38,9 @@ static int frames_ok(enc* e, mn_data* d, const double* V, const double* Q, int f
     for (int f = f0; f < f1; f++) {
         memcpy(d->q, Q + (size_t)f * m->nq, sizeof(double) * (size_t)m->nq);
         mn_fk(m, d);
-        mn_clip_vertices(m, d, shell, tmp);
-        const double* r = V + (size_t)f * (size_t)m->njoint * 6;
-        for (int k = 0; k < 2 * m->njoint; k++) {
+        mn_clip_vertices(m, d, shell, e->nv, tmp);
+        const double* r = V + (size_t)f * (size_t)m->njoint * 3 * e->nv;
+        for (int k = 0; k < e->nv * m->njoint; k++) {
             const double *x = tmp + 3 * k, *y = r + 3 * k;
             double e2 = (x[0] - y[0]) * (x[0] - y[0]) + (x[1] - y[1]) * (x[1] - y[1]) +
                         (x[2] - y[2]) * (x[2] - y[2]);

@@ -14,12 +14,13 @@
 
 #define CMU_SCALE (0.0254 / 0.45) /* CMU lengths to metres */
 
-/* The largest distance between the two virtual vertices (shell along x and y of each joint
- * frame) of a and b, written out here from the frames only. */
-static double vertex_error(const mn_model* m, const mn_data* a, const mn_data* b, double shell) {
+/* The largest distance between the nv virtual vertices (shell along x, y and, when nv is 3, z
+ * of each joint frame) of a and b, written out here from the frames only. */
+static double vertex_error(const mn_model* m, const mn_data* a, const mn_data* b, double shell,
+                           int nv) {
     double e = 0;
     for (int j = 0; j < m->njoint; j++)
-        for (int ax = 0; ax < 2; ax++) {
+        for (int ax = 0; ax < nv; ax++) {
             double d2 = 0;
             const double pa[3] = {a->xf[j].p.x, a->xf[j].p.y, a->xf[j].p.z};
             const double pb[3] = {b->xf[j].p.x, b->xf[j].p.y, b->xf[j].p.z};
@@ -44,9 +45,9 @@ static double* subsample(const mn_motion* mo, int every, int first, int most, in
     return q;
 }
 
-/* The clip's error against the take at every frame, measured independently. */
-static double measured_error(const mn_model* m, const mn_clip* c, const double* q, int n,
-                             double shell) {
+/* The clip's error against the take at every frame, measured independently on nv vertices. */
+static double measured_error_nv(const mn_model* m, const mn_clip* c, const double* q, int n,
+                                double shell, int nv) {
     mn_data* a = mn_data_create(m, 0);
     mn_data* b = mn_data_create(m, 0);
     double worst = 0;
@@ -55,11 +56,17 @@ static double measured_error(const mn_model* m, const mn_clip* c, const double* 
         mn_fk(m, a);
         CHECK(mn_clip_sample(c, f, b->q) == MN_OK);
         mn_fk(m, b);
-        worst = fmax(worst, vertex_error(m, a, b, shell));
+        worst = fmax(worst, vertex_error(m, a, b, shell, nv));
     }
     mn_data_destroy(a);
     mn_data_destroy(b);
     return worst;
+}
+
+/* ... on three vertices, the default measure (the Animation Compression Library's). */
+static double measured_error(const mn_model* m, const mn_clip* c, const double* q, int n,
+                             double shell) {
+    return measured_error_nv(m, c, q, n, shell, 3);
 }
 
 /* A piece of a CMU take (every `every`-th frame from `first`, at most `most` frames) within
@@ -177,6 +184,41 @@ static void test_max_segment(void) {
            "%zu bytes\n",
            bytes[0], bytes[1], bytes[2]);
     CHECK(bytes[0] > bytes[2] && bytes[1] > bytes[2]);
+}
+
+/* Two vertices per joint (the x and y axes: the option, and the measure of earlier versions)
+ * is a looser bound: the clip holds it, its z vertices go beyond it, and the default clip
+ * (three vertices) holds both. */
+static void test_two_vertices(void) {
+    mn_model* m = NULL;
+    double* q = NULL;
+    int n = 0;
+    mn_clip* c3 = walk_clip(&m, &q, &n); /* 0.05 cm on three vertices */
+    CHECK(c3 != NULL);
+    if (!c3) return;
+    mn_clip_options o = mn_clip_default();
+    o.tol = 5e-4;
+    o.vertices = 2;
+    mn_clip_stats st;
+    mn_clip* c2 = mn_clip_compress(m, q, n, 24, &o, &st, NULL);
+    CHECK(c2 != NULL);
+    if (!c2) return;
+    double e2 = measured_error_nv(m, c2, q, n, o.shell, 2);
+    double e2z = measured_error_nv(m, c2, q, n, o.shell, 3);
+    double e3 = measured_error_nv(m, c3, q, n, o.shell, 3);
+    double api2 = -1, api3 = -1;
+    CHECK(mn_clip_error_vertices(c2, q, n, o.shell, 2, &api2, NULL, NULL) == MN_OK);
+    CHECK(mn_clip_error(c2, q, n, o.shell, &api3, NULL, NULL) == MN_OK);
+    printf("walk at 24 Hz, 0.05 cm on two vertices: %zu bytes, error %.4g cm on two vertices, "
+           "%.4g cm on three; on three vertices: %zu bytes, error %.4g cm\n",
+           st.bytes, e2 * 100, e2z * 100, mn_clip_size(c3), e3 * 100);
+    CHECK(e2 <= o.tol * (1 + 1e-9) && fabs(st.max_error - e2) < 1e-12);
+    CHECK(fabs(api2 - e2) < 1e-12 && fabs(api3 - e2z) < 1e-12);
+    CHECK(e2z > o.tol);                  /* the z vertices are not held */
+    CHECK(e3 <= o.tol * (1 + 1e-9));     /* the default holds all three */
+    CHECK(st.bytes <= mn_clip_size(c3)); /* the looser bound costs no more */
+    CHECK(mn_clip_error_vertices(c2, q, n, o.shell, 4, &api2, NULL, NULL) == MN_ERR_ARG);
+    mn_clip_destroy(c2);
 }
 
 static void test_cmu_3dsmax_bound(void) {
@@ -470,6 +512,13 @@ static void test_bad_arguments(void) {
     o = mn_clip_default();
     o.shell = -1;
     CHECK(mn_clip_compress(m, q, 3, 30, &o, NULL, &err) == NULL);
+    int nvs[] = {1, 4, -3};
+    for (int k = 0; k < 3; k++) {
+        o = mn_clip_default();
+        o.vertices = nvs[k];
+        CHECK(mn_clip_compress(m, q, 3, 30, &o, NULL, &err) == NULL &&
+              !strcmp(err.field, "vertices"));
+    }
     int segs[] = {7, 64, -8, 1};
     for (int k = 0; k < 4; k++) {
         o = mn_clip_default();
@@ -519,6 +568,7 @@ int main(int argc, char** argv) {
     RUN(test_cmu_walk_bound);
     RUN(test_cmu_3dsmax_bound);
     RUN(test_max_segment);
+    RUN(test_two_vertices);
     RUN(test_stickman_bound);
     RUN(test_round_trip);
     RUN(test_malformed);
