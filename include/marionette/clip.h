@@ -110,6 +110,17 @@ double mn_clip_fps(const mn_clip* c);
  * numbers). Reentrant, allocation-free. MN_ERR_ARG when frame is not finite. */
 mn_status mn_clip_sample(const mn_clip* c, double frame, double* q);
 
+/* A playback cursor: sampling through it gives the same numbers as mn_clip_sample, bit for
+ * bit, but a dense track goes on decoding from where the cursor's last sample left it when
+ * the new frame is later in the same segment (playback moving forward), instead of from the
+ * segment's start. Created once (it allocates); sampling through it allocates nothing. Not
+ * reentrant: one cursor per thread of playback; the clip must outlive it. */
+typedef struct mn_clip_cursor mn_clip_cursor;
+mn_clip_cursor* mn_clip_cursor_create(const mn_clip* c); /* NULL: no clip or out of memory */
+void mn_clip_cursor_destroy(mn_clip_cursor* k);
+/* As mn_clip_sample (MN_ERR_ARG when frame is not finite). */
+mn_status mn_clip_cursor_sample(mn_clip_cursor* k, double frame, double* q);
+
 /* The virtual-vertex error (see above: three vertices per joint) of the clip against a take
  * of the same model (q: nframes x nq): largest over joints and frames, and where (either
  * pointer may be NULL). */

@@ -2,6 +2,8 @@
  * no state (reentrant): a constant or rest track is its value, a sparse track's keys are found
  * by bisection and interpolated (linear or Catmull-Rom), a dense track's frame is decoded from
  * the start of its segment. */
+#include <stdlib.h>
+
 #include "clip_internal.h"
 
 static inline void value_at(const mn_clip* c, const clip_track* t, size_t vbase, int k,
@@ -13,9 +15,6 @@ static inline void value_at(const mn_clip* c, const clip_track* t, size_t vbase,
             (double)read_bits(p, vbase + ((size_t)k * t->dim + i) * t->bits, t->bits) * t->step[i];
 }
 
-/* Frame f of a dense track into out, and frame f + 1 of the same segment into nx when nx is
- * not NULL: the segment's record, then the residuals of its frames up to f (or f + 1) decoded
- * in turn. */
 /* A reader of Rice codes that keeps the next bits in a word (one memory read per few codes). */
 typedef struct rice_reader {
     const uint8_t* p;
@@ -42,38 +41,67 @@ static inline uint64_t rice_next(rice_reader* b, int k) {
     return z;
 }
 
-static inline void dense_at(const mn_clip* c, const clip_track* t, int f, double* out, double* nx) {
-    const uint8_t* p = c->block + t->data;
-    int g = f >> t->seg_log2, r = f & ((1 << t->seg_log2) - 1), d = t->dim;
-    size_t pos = t->body + read_bits(p, t->table + (size_t)g * t->obits, t->obits);
+/* Where a dense track's decoding stands: segment g decoded up to its frame r, the next
+ * residual at bit pos (from the track's data), and the predictor state of each component. */
+typedef struct seg_state {
+    int g, r; /* g = -1: nothing decoded */
+    size_t pos;
+    int64_t first[3], x[3], y[3];
     int ord[3], rk[3];
     double mult[3];
-    int64_t first[3], x[3], y[3];
-    for (int i = 0; i < d; i++) {
+} seg_state;
+
+/* Segment g's record: the state at its first frame. */
+static inline void seg_open(const clip_track* t, const uint8_t* p, int g, seg_state* s) {
+    size_t pos = t->body + read_bits(p, t->table + (size_t)g * t->obits, t->obits);
+    for (int i = 0; i < t->dim; i++) {
         uint32_t h = read_bits(p, pos, SEG_HDR);
         unsigned lv = h & MAX_LEVEL;
-        ord[i] = h >> LEVEL_BITS & 3, rk[i] = (int)(h >> (LEVEL_BITS + ORDER_BITS));
-        mult[i] = level_mult(lv);
+        s->ord[i] = h >> LEVEL_BITS & 3, s->rk[i] = (int)(h >> (LEVEL_BITS + ORDER_BITS));
+        s->mult[i] = level_mult(lv);
         int fw = t->width[lv];
-        first[i] = x[i] = y[i] = read_bits(p, pos + SEG_HDR, fw);
+        s->first[i] = s->x[i] = s->y[i] = read_bits(p, pos + SEG_HDR, fw);
         pos += SEG_HDR + (size_t)fw;
     }
-    rice_reader rd = {p, pos, 0, 0};
-    for (int k = 1; k <= r; k++)
+    s->g = g, s->r = 0, s->pos = pos;
+}
+
+/* The residuals of the segment's frames after s->r up to r decoded in turn. */
+static inline void seg_advance(const clip_track* t, const uint8_t* p, seg_state* s, int r) {
+    rice_reader rd = {p, s->pos, 0, 0};
+    int d = t->dim;
+    for (int k = s->r + 1; k <= r; k++)
         for (int i = 0; i < d; i++) {
-            int64_t v = predict(ord[i], k, first[i], x[i], y[i]) + unzigzag(rice_next(&rd, rk[i]));
-            y[i] = x[i], x[i] = v;
+            int64_t v = predict(s->ord[i], k, s->first[i], s->x[i], s->y[i]) +
+                        unzigzag(rice_next(&rd, s->rk[i]));
+            s->y[i] = s->x[i], s->x[i] = v;
         }
+    s->r = r > s->r ? r : s->r, s->pos = rd.pos;
+}
+
+/* Frame f of a dense track into out, and frame f + 1 of the same segment into nx when nx is
+ * not NULL. s: the state to go on from (a cursor's) when it is at f's segment and not past f;
+ * otherwise the segment is decoded from its record. s is left at f. */
+static inline void dense_at(const mn_clip* c, const clip_track* t, int f, double* out, double* nx,
+                            seg_state* s) {
+    const uint8_t* p = c->block + t->data;
+    int g = f >> t->seg_log2, r = f & ((1 << t->seg_log2) - 1), d = t->dim;
+    if (s->g != g || s->r > r) seg_open(t, p, g, s);
+    seg_advance(t, p, s, r);
     for (int i = 0; i < d; i++)
-        out[i] = t->lo[i] + (double)x[i] * mult[i] * t->step[i];
+        out[i] = t->lo[i] + (double)s->x[i] * s->mult[i] * t->step[i];
     if (!nx) return;
+    rice_reader rd = {p, s->pos, 0, 0};
     for (int i = 0; i < d; i++) {
-        int64_t v = predict(ord[i], r + 1, first[i], x[i], y[i]) + unzigzag(rice_next(&rd, rk[i]));
-        nx[i] = t->lo[i] + (double)v * mult[i] * t->step[i];
+        int64_t v = predict(s->ord[i], r + 1, s->first[i], s->x[i], s->y[i]) +
+                    unzigzag(rice_next(&rd, s->rk[i]));
+        nx[i] = t->lo[i] + (double)v * s->mult[i] * t->step[i];
     }
 }
 
-static inline void track_at(const mn_clip* c, const clip_track* t, double frame, double* v) {
+/* Track t at frame (clamped) into v; s: a dense track's decoding state (see dense_at). */
+static inline void track_at(const mn_clip* c, const clip_track* t, double frame, double* v,
+                            seg_state* s) {
     if (t->mode == MODE_CONST) {
         for (int i = 0; i < t->dim; i++)
             v[i] = t->value[i];
@@ -85,15 +113,16 @@ static inline void track_at(const mn_clip* c, const clip_track* t, double frame,
         double u = frame - k, a[3], b[3];
         if (u > 0 && k + 1 < c->nframes) {
             if ((k + 1) >> t->seg_log2 == k >> t->seg_log2) {
-                dense_at(c, t, k, a, b);
-            } else {
-                dense_at(c, t, k, a, NULL);
-                dense_at(c, t, k + 1, b, NULL);
+                dense_at(c, t, k, a, b, s);
+            } else { /* the next segment's first frame: its record, s kept at k */
+                dense_at(c, t, k, a, NULL, s);
+                seg_state s1 = {.g = -1};
+                dense_at(c, t, k + 1, b, NULL, &s1);
             }
             for (int i = 0; i < t->dim; i++)
                 a[i] += u * (b[i] - a[i]);
         } else {
-            dense_at(c, t, k, a, NULL);
+            dense_at(c, t, k, a, NULL, s);
         }
         memcpy(v, a, sizeof(double) * (size_t)t->dim);
         return;
@@ -135,8 +164,8 @@ static inline void track_at(const mn_clip* c, const clip_track* t, double frame,
     cr_eval(t->dim, tp, ta, tbk, tn, pp, pa, pb, pn, frame, v);
 }
 
-mn_status mn_clip_sample(const mn_clip* c, double frame, double* q) {
-    if (!c || !q || !isfinite(frame)) return MN_ERR_ARG;
+/* The state at frame into q (see mn_clip_sample); st: one decoding state per track. */
+static void clip_sample(const mn_clip* c, double frame, double* q, seg_state* st) {
     if (frame < 0) frame = 0;
     if (frame > c->nframes - 1) frame = c->nframes - 1;
     const double* q0 = c->m->q0;
@@ -148,12 +177,52 @@ mn_status mn_clip_sample(const mn_clip* c, double frame, double* q) {
             continue;
         }
         double v[3];
-        track_at(c, t, frame, v);
+        seg_state local;
+        local.g = -1;
+        track_at(c, t, frame, v, st ? &st[i] : &local);
         if (t->kind == TK_ROT)
             rotvec_to_quat(v, o);
         else
             for (int k = 0; k < t->dim; k++)
                 o[k] = v[k];
     }
+}
+
+mn_status mn_clip_sample(const mn_clip* c, double frame, double* q) {
+    if (!c || !q || !isfinite(frame)) return MN_ERR_ARG;
+    clip_sample(c, frame, q, NULL);
+    return MN_OK;
+}
+
+/* ---- cursors ---------------------------------------------------------------------------- */
+
+struct mn_clip_cursor {
+    const mn_clip* c;
+    seg_state* st; /* one per track */
+};
+
+mn_clip_cursor* mn_clip_cursor_create(const mn_clip* c) {
+    if (!c) return NULL;
+    mn_clip_cursor* k = calloc(1, sizeof *k);
+    seg_state* st = k ? calloc((size_t)c->ntrack + 1, sizeof *st) : NULL;
+    if (!st) {
+        free(k);
+        return NULL;
+    }
+    for (int i = 0; i < c->ntrack; i++)
+        st[i].g = -1;
+    k->c = c, k->st = st;
+    return k;
+}
+
+void mn_clip_cursor_destroy(mn_clip_cursor* k) {
+    if (!k) return;
+    free(k->st);
+    free(k);
+}
+
+mn_status mn_clip_cursor_sample(mn_clip_cursor* k, double frame, double* q) {
+    if (!k || !q || !isfinite(frame)) return MN_ERR_ARG;
+    clip_sample(k->c, frame, q, k->st);
     return MN_OK;
 }

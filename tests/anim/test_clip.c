@@ -548,6 +548,51 @@ static void test_bad_arguments(void) {
     mn_model_destroy(m);
 }
 
+/* A cursor samples bit for bit as mn_clip_sample, whichever way playback goes: forward by
+ * quarter frames (going on within a segment), backward, jumping, across segment ends. */
+static void test_cursor(void) {
+    mn_model* m = NULL;
+    double* q = NULL;
+    int n = 0;
+    mn_clip* c = walk_clip(&m, &q, &n);
+    CHECK(c != NULL);
+    if (!c) return;
+    mn_clip_cursor* k = mn_clip_cursor_create(c);
+    CHECK(k != NULL);
+    if (!k) return;
+    double* a = malloc(sizeof(double) * (size_t)m->nq);
+    double* b = malloc(sizeof(double) * (size_t)m->nq);
+    int same = 1, count = 0;
+    unsigned r = 11;
+    for (int pass = 0; pass < 3; pass++)
+        for (int i = 0; i < 4 * n + 8; i++) {
+            double f;
+            if (pass == 0) {
+                f = 0.25 * i - 1; /* forward, from before the start to beyond the end */
+            } else if (pass == 1) {
+                f = n - 0.25 * i; /* backward */
+            } else {
+                r = r * 1664525u + 1013904223u;
+                f = (n + 2) * ((r >> 8) / 16777216.0) - 1; /* jumps */
+            }
+            mn_clip_cursor_sample(k, f, a);
+            mn_clip_sample(c, f, b);
+            same &= !memcmp(a, b, sizeof(double) * (size_t)m->nq);
+            count++;
+        }
+    CHECK(same && count > 3 * n);
+    CHECK(mn_clip_cursor_sample(k, NAN, a) == MN_ERR_ARG);
+    CHECK(mn_clip_cursor_sample(NULL, 1, a) == MN_ERR_ARG);
+    CHECK(mn_clip_cursor_create(NULL) == NULL);
+    long before = mn_alloc_count();
+    for (int i = 0; i < 1000; i++)
+        mn_clip_cursor_sample(k, (n - 1) * (i / 999.0), a);
+    CHECK(mn_alloc_count() == before);
+    free(a);
+    free(b);
+    mn_clip_cursor_destroy(k);
+}
+
 static void test_no_allocation(void) {
     mn_model* m = NULL;
     double* q = NULL;
@@ -573,6 +618,7 @@ int main(int argc, char** argv) {
     RUN(test_round_trip);
     RUN(test_malformed);
     RUN(test_bad_arguments);
+    RUN(test_cursor);
     RUN(test_no_allocation);
     walk_free();
     return mn_test_report();
