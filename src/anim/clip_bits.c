@@ -17,8 +17,13 @@ void mn_clip_put_bits(bitbuf* b, uint32_t v, int n) {
         memset(p + b->cap, 0, cap - b->cap);
         b->p = p, b->cap = cap;
     }
-    for (int i = 0; i < n; i++, b->nbit++)
-        if (v >> i & 1) b->p[b->nbit >> 3] |= (uint8_t)(1u << (b->nbit & 7));
+    /* the n low bits of v ORed in at nbit (the buffer is zero beyond what was written; the
+     * PAD bytes of slack hold the fifth byte) */
+    uint64_t x = (uint64_t)(n < 32 ? v & ((1u << n) - 1) : v) << (b->nbit & 7);
+    uint8_t* o = b->p + (b->nbit >> 3);
+    for (int i = 0; x; i++, x >>= 8)
+        o[i] |= (uint8_t)x;
+    b->nbit += (size_t)n;
 }
 
 void mn_clip_put_bytes(bitbuf* b, const void* src, size_t n) {

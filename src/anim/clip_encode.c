@@ -52,6 +52,66 @@ static double clip_error(enc* e, int where) {
                            where ? &e->wf : NULL);
 }
 
+int mn_clip_subtree_ok(enc* e, int joint, int f, const double* qf, int squared) {
+    const mn_model* m = e->m;
+    mn_data* d = e->d;
+    int p = m->jnt_parent[joint], end = m->jnt_subtree_end[joint], nv = e->nv;
+    memcpy(d->q, qf, sizeof(double) * (size_t)m->nq);
+    if (p >= 0) d->xf[p] = e->X[(size_t)f * m->njoint + p];
+    mn_fk_subtree(m, d, joint);
+    double shell = e->opt.shell, tol = e->opt.tol;
+    const double* r = e->V + (size_t)f * (size_t)m->njoint * 3 * nv;
+    for (int j = joint; j < end; j++) {
+        const mn_xform* x = &d->xf[j];
+        const double pj[3] = {x->p.x, x->p.y, x->p.z};
+        for (int a = 0; a < nv; a++) { /* as mn_clip_vertices and mn_clip_error_v */
+            const double* y = r + 3 * nv * j + 3 * a;
+            double e2 = 0;
+            for (int k = 0; k < 3; k++) {
+                double dk = (pj[k] + shell * x->R.m[3 * k + a]) - y[k];
+                e2 += dk * dk;
+            }
+            if (squared ? !(e2 <= tol * tol) : sqrt(e2) > tol) return 0;
+        }
+    }
+    return 1;
+}
+
+void mn_clip_cache_frames(enc* e, int joint, int f0, int f1) {
+    const mn_model* m = e->m;
+    mn_data* d = e->d;
+    int p = m->jnt_parent[joint], end = m->jnt_subtree_end[joint];
+    for (int f = f0; f < f1; f++) {
+        mn_xform* X = e->X + (size_t)f * m->njoint;
+        memcpy(d->q, e->Q + (size_t)f * m->nq, sizeof(double) * (size_t)m->nq);
+        if (p >= 0) d->xf[p] = X[p];
+        mn_fk_subtree(m, d, joint);
+        memcpy(X + joint, d->xf + joint, sizeof(mn_xform) * (size_t)(end - joint));
+    }
+}
+
+/* The caches of the current clip (its block assembled) at every frame. */
+static void cache_clip(enc* e) {
+    const mn_model* m = e->m;
+    for (int f = 0; f < e->n; f++)
+        mn_clip_sample(e->c, f, e->Q + (size_t)f * m->nq);
+    for (int j = 0; j < m->njoint; j = m->jnt_subtree_end[j]) /* every root */
+        mn_clip_cache_frames(e, j, 0, e->n);
+}
+
+/* Whether the clip with track i's new code (assembled) is within tol: track i's states at
+ * every frame in place of the cached ones, its joint's subtree checked (mn_clip_subtree_ok).
+ * qi: workspace (n x nq), left holding the new states. */
+static int track_ok(enc* e, int i, double* qi) {
+    const mn_model* m = e->m;
+    memcpy(qi, e->Q, sizeof(double) * (size_t)e->n * (size_t)m->nq);
+    for (int f = 0; f < e->n; f++)
+        mn_clip_sample_track(e->c, i, f, qi + (size_t)f * m->nq);
+    for (int f = 0; f < e->n; f++)
+        if (!mn_clip_subtree_ok(e, e->trk[i].joint, f, qi + (size_t)f * m->nq, 0)) return 0;
+    return 1;
+}
+
 /* ---- stages ----------------------------------------------------------------------------- */
 
 /* values: the workspace, every track's numbers at every frame, and the take's vertices. */
@@ -69,10 +129,13 @@ static mn_status stage_values(enc* e, mn_error* err) {
     e->w.err = malloc(sizeof(double) * (size_t)nframes);
     e->w.qv = malloc(sizeof(uint32_t) * n3);
     e->w.key = malloc(sizeof(int) * (size_t)nframes);
+
     e->V = mn_clip_take_vertices(m, e->d, e->q, nframes, e->opt.shell, e->nv);
     e->tmp = malloc(sizeof(double) * (size_t)m->njoint * 3 * e->nv + 1);
-    if (!e->val || !e->rest || !e->base || !e->mult || !e->code || !e->w.dq || !e->w.err ||
-        !e->w.qv || !e->w.key || !e->V || !e->tmp)
+    e->Q = malloc(sizeof(double) * (size_t)nframes * (size_t)m->nq);
+    e->X = malloc(sizeof(mn_xform) * (size_t)nframes * (size_t)m->njoint + 1);
+    if (!e->Q || !e->X || !e->val || !e->rest || !e->base || !e->mult || !e->code || !e->w.dq ||
+        !e->w.err || !e->w.qv || !e->w.key || !e->V || !e->tmp)
         return MN_ERR_NOMEM;
     for (int i = 0; i < e->nt; i++) {
         int dim = e->trk[i].dim;
@@ -181,60 +244,57 @@ static mn_status stage_widen(enc* e, mn_error* err) {
     (void)err;
     static const double widen[6] = {2, 1.5, 1.5, 1.25, 1.25, 1.1};
     int nframes = e->n;
-    mn_status st;
-    for (int pass = 0; pass < 6; pass++) {
-        for (int i = 0; i < e->nt; i++) {
+    size_t nq = (size_t)e->m->nq;
+    mn_status st = assemble(e); /* the codes at the common factor: within tol */
+    if (st != MN_OK) return st;
+    cache_clip(e);
+    double* qi = malloc(sizeof(double) * (size_t)nframes * nq);
+    /* the old code's arrays are reused by the new fit: copies to go back to */
+    int* key = malloc(sizeof(int) * (size_t)nframes);
+    uint32_t* qv = malloc(sizeof(uint32_t) * (size_t)nframes * 3);
+    if (!qi || !key || !qv) st = MN_ERR_NOMEM;
+    for (int pass = 0; pass < 6 && st == MN_OK; pass++) {
+        for (int i = 0; i < e->nt && st == MN_OK; i++) {
             if (e->code[i].mode == MODE_REST) continue;
             track_code keep = e->code[i];
             size_t before = keep.nbits;
-            /* the old code's arrays are reused by the new fit: keep copies */
-            int* key = malloc(sizeof(int) * (size_t)nframes);
-            uint32_t* qv = malloc(sizeof(uint32_t) * (size_t)nframes * e->trk[i].dim);
-            if (!key || !qv) {
-                free(key), free(qv);
-                return MN_ERR_NOMEM;
-            }
             memcpy(key, keep.key, sizeof(int) * (size_t)nframes);
             memcpy(qv, keep.qv, sizeof(uint32_t) * (size_t)nframes * e->trk[i].dim);
             double old = e->mult[i];
             e->mult[i] *= widen[pass];
             fit(e, i, e->good);
             int ok = e->code[i].nbits < before;
-            if (ok) {
-                if ((st = assemble(e)) != MN_OK) {
-                    free(key), free(qv);
-                    return st;
-                }
-                ok = clip_error(e, 0) <= e->opt.tol;
-            }
-            if (!ok) { /* back to the kept code (its arrays are the same buffers) */
+            if (ok && (st = assemble(e)) == MN_OK) ok = track_ok(e, i, qi);
+            if (st == MN_OK && ok) { /* the caches follow */
+                const clip_track* t = &e->trk[i];
+                size_t w = t->kind == TK_ROT ? 4 : (size_t)t->dim;
+                for (int f = 0; f < nframes; f++)
+                    memcpy(e->Q + (size_t)f * nq + t->qadr, qi + (size_t)f * nq + t->qadr,
+                           sizeof(double) * w);
+                mn_clip_cache_frames(e, t->joint, 0, nframes);
+            } else if (st == MN_OK) { /* back to the kept code (its arrays are the same) */
                 e->mult[i] = old;
                 e->code[i] = keep;
                 memcpy(e->code[i].key, key, sizeof(int) * (size_t)nframes);
                 memcpy(e->code[i].qv, qv, sizeof(uint32_t) * (size_t)nframes * e->trk[i].dim);
             }
-            free(key), free(qv);
         }
     }
-    return assemble(e);
+    free(qi), free(key), free(qv);
+    return st == MN_OK ? assemble(e) : st;
 }
 
 /* segments: the per-segment search and the index polish, on the clip's states at every
  * frame (clip_search.c). */
 static mn_status stage_segments(enc* e, mn_error* err) {
     (void)err;
-    const mn_model* m = e->m;
-    double* Q = malloc(sizeof(double) * (size_t)e->n * (size_t)m->nq);
-    if (!Q) return MN_ERR_NOMEM;
-    for (int f = 0; f < e->n; f++)
-        mn_clip_sample(e->c, f, Q + (size_t)f * m->nq);
+    cache_clip(e);                  /* the widened clip (the same states: kept current above) */
     for (int i = 0; i < e->nt; i++) /* the search keeps the layout current itself */
         if (e->code[i].mode == MODE_DENSE)
             mn_clip_dense_layout(e->val[i], &e->code[i], e->trk[i].dim, e->n);
     e->searched = 1;
-    mn_clip_segment_search(e, e->d, e->V, Q, e->opt.shell, e->opt.tol, e->tmp);
-    mn_clip_index_polish(e, e->d, e->V, Q, e->opt.shell, e->opt.tol, e->tmp);
-    free(Q);
+    mn_clip_segment_search(e);
+    mn_clip_index_polish(e);
     return assemble(e);
 }
 
@@ -269,7 +329,7 @@ static void enc_free(enc* e) {
                 free(e->code[i].rk), free(e->code[i].scost), free(e->code[i].off);
     free(e->val), free(e->rest), free(e->base), free(e->mult), free(e->code);
     free(e->w.dq), free(e->w.err), free(e->w.qv), free(e->w.key);
-    free(e->V), free(e->tmp);
+    free(e->V), free(e->tmp), free(e->Q), free(e->X);
     mn_data_destroy(e->d);
 }
 

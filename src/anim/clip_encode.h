@@ -33,6 +33,10 @@ typedef struct enc {
     int nv;      /* virtual vertices per joint (2 or 3) */
     double* V;   /* the take's virtual vertices (n x njoint x 3 nv) */
     double* tmp; /* one frame's vertices */
+    /* the current clip (every accepted step within tol) at every frame, kept current from the
+     * widen stage on: its states (n x nq) and joint frames (n x njoint) */
+    double* Q;
+    mn_xform* X;
     double good; /* the common widening of the shares (mn_clip_stats.scale) */
     double errv; /* the clip's error, and where */
     int wj, wf;
@@ -54,10 +58,17 @@ size_t mn_clip_seg_code(track_code* t, int d, int n, int g, int c);
  * sampler's). */
 double mn_clip_seg_value(const track_code* t, int d, int f, int c);
 
-/* clip_search.c: Q holds the clip's states at every frame (n x nq), kept current. */
-void mn_clip_segment_search(enc* e, mn_data* d, const double* V, double* Q, double shell,
-                            double tol, double* tmp);
-void mn_clip_index_polish(enc* e, mn_data* d, const double* V, double* Q, double shell, double tol,
-                          double* tmp);
+/* clip_encode.c: a change to the tracks of one joint moves that joint's subtree only, and
+ * the rest of the clip is within tol: the check of a frame is that of the subtree. */
+/* Whether the subtree of joint is within tol at frame f with the states qf (nq): its joints'
+ * frames from qf below the cached frame of joint's parent. squared: compare squared
+ * distances (as the search does) rather than distances. */
+int mn_clip_subtree_ok(enc* e, int joint, int f, const double* qf, int squared);
+/* The cached frames of joint's subtree at frames f0..f1-1 recomputed from e->Q. */
+void mn_clip_cache_frames(enc* e, int joint, int f0, int f1);
+
+/* clip_search.c: on the caches of the current clip (e->Q, e->X), kept current. */
+void mn_clip_segment_search(enc* e);
+void mn_clip_index_polish(enc* e);
 
 #endif

@@ -148,6 +148,9 @@ mn_clip* mn_clip_new(const mn_model* m); /* no block yet */
 mn_status mn_clip_write(mn_clip* c, const track_code* code, int nframes, double fps);
 mn_status mn_clip_parse(mn_clip* c, mn_error* err);
 
+/* clip_sample.c: track i alone at frame into its numbers of q (as mn_clip_sample). */
+void mn_clip_sample_track(const mn_clip* c, int i, double frame, double* q);
+
 /* clip_measure.c: virtual vertices (nv = 2 or 3 points x 3 numbers per joint) */
 void mn_clip_vertices(const mn_model* m, const mn_data* d, double shell, int nv, double* out);
 /* The take's vertices at every frame (nframes x njoint x 3 nv), NULL when out of memory. */

@@ -188,6 +188,26 @@ static void clip_sample(const mn_clip* c, double frame, double* q, seg_state* st
     }
 }
 
+void mn_clip_sample_track(const mn_clip* c, int i, double frame, double* q) {
+    const clip_track* t = &c->trk[i];
+    double* o = q + t->qadr;
+    if (t->mode == MODE_REST) {
+        memcpy(o, c->m->q0 + t->qadr, sizeof(double) * (t->kind == TK_ROT ? 4 : (size_t)t->dim));
+        return;
+    }
+    if (frame < 0) frame = 0;
+    if (frame > c->nframes - 1) frame = c->nframes - 1;
+    double v[3];
+    seg_state local;
+    local.g = -1;
+    track_at(c, t, frame, v, &local);
+    if (t->kind == TK_ROT)
+        rotvec_to_quat(v, o);
+    else
+        for (int k = 0; k < t->dim; k++)
+            o[k] = v[k];
+}
+
 mn_status mn_clip_sample(const mn_clip* c, double frame, double* q) {
     if (!c || !q || !isfinite(frame)) return MN_ERR_ARG;
     clip_sample(c, frame, q, NULL);

@@ -31,22 +31,12 @@ static void put_decoded(enc* e, int i, int f0, int f1, double* Q) {
     }
 }
 
-/* Whether frames f0..f1-1 of the states Q are within tol of the take's vertices V. */
-static int frames_ok(enc* e, mn_data* d, const double* V, const double* Q, int f0, int f1,
-                     double shell, double tol, double* tmp) {
-    const mn_model* m = e->m;
-    for (int f = f0; f < f1; f++) {
-        memcpy(d->q, Q + (size_t)f * m->nq, sizeof(double) * (size_t)m->nq);
-        mn_fk(m, d);
-        mn_clip_vertices(m, d, shell, e->nv, tmp);
-        const double* r = V + (size_t)f * (size_t)m->njoint * 3 * e->nv;
-        for (int k = 0; k < e->nv * m->njoint; k++) {
-            const double *x = tmp + 3 * k, *y = r + 3 * k;
-            double e2 = (x[0] - y[0]) * (x[0] - y[0]) + (x[1] - y[1]) * (x[1] - y[1]) +
-                        (x[2] - y[2]) * (x[2] - y[2]);
-            if (!(e2 <= tol * tol)) return 0;
-        }
-    }
+/* Whether frames f0..f1-1 of the states Q are within tol of the take's vertices V after a
+ * change to track i: its joint's subtree is checked, the rest of the clip being within tol
+ * (mn_clip_subtree_ok). */
+static int frames_ok(enc* e, int i, const double* Q, int f0, int f1) {
+    for (int f = f0; f < f1; f++)
+        if (!mn_clip_subtree_ok(e, e->trk[i].joint, f, Q + (size_t)f * e->m->nq, 1)) return 0;
     return 1;
 }
 
@@ -60,8 +50,8 @@ static int frames_ok(enc* e, mn_data* d, const double* V, const double* Q, int f
  * every frame, kept current. */
 /* Segment g, component c of dense track i at level s: kept when it is smaller and the
  * segment's frames stay within tol, else put back. Returns whether it was kept. */
-static int try_level(enc* e, int i, int g, int c, int s, mn_data* d, const double* V, double* Q,
-                     double shell, double tol, double* tmp) {
+static int try_level(enc* e, int i, int g, int c, int s) {
+    double* Q = e->Q;
     track_code* t = &e->code[i];
     int dim = e->trk[i].dim, n = e->n, S = 1 << t->seg_log2;
     int f0 = g * S, f1 = f0 + S < n ? f0 + S : n, k = g * dim + c, sh0 = t->sh[k];
@@ -82,7 +72,7 @@ static int try_level(enc* e, int i, int g, int c, int s, mn_data* d, const doubl
         int ok = 1;
         for (int f = f0; f < f1 && ok; f++) {
             put_decoded(e, i, f, f + 1, Q);
-            if (frames_ok(e, d, V, Q, f, f + 1, shell, tol, tmp)) continue;
+            if (frames_ok(e, i, Q, f, f + 1)) continue;
             uint32_t* x = &t->off[(size_t)f * dim + c];
             double want =
                 (e->val[i][(size_t)f * dim + c] - (double)t->lo[c]) / (double)t->step[c] / mult;
@@ -94,10 +84,13 @@ static int try_level(enc* e, int i, int g, int c, int s, mn_data* d, const doubl
                 if (y < 0 || y > (int64_t)top) continue;
                 *x = (uint32_t)y;
                 put_decoded(e, i, f, f + 1, Q);
-                ok = frames_ok(e, d, V, Q, f, f + 1, shell, tol, tmp);
+                ok = frames_ok(e, i, Q, f, f + 1);
             }
         }
-        if (ok && mn_clip_seg_code(t, dim, n, g, c) < cost0) return 1;
+        if (ok && mn_clip_seg_code(t, dim, n, g, c) < cost0) {
+            mn_clip_cache_frames(e, e->trk[i].joint, f0, f1);
+            return 1;
+        }
     }
     t->sh[k] = (uint8_t)sh0, t->scost[k] = cost0, t->ord[k] = ord0, t->rk[k] = rk0;
     for (int f = f0; f < f1; f++)
@@ -108,8 +101,8 @@ static int try_level(enc* e, int i, int g, int c, int s, mn_data* d, const doubl
 
 /* After the search: each frame's index moved by one towards fewer bits where the frame stays
  * within tol (rate-distortion optimised quantisation, as video coders choose their levels). */
-void mn_clip_index_polish(enc* e, mn_data* d, const double* V, double* Q, double shell, double tol,
-                          double* tmp) {
+void mn_clip_index_polish(enc* e) {
+    double* Q = e->Q;
     for (int i = 0; i < e->nt; i++) {
         track_code* t = &e->code[i];
         if (t->mode != MODE_DENSE) continue;
@@ -128,7 +121,8 @@ void mn_clip_index_polish(enc* e, mn_data* d, const double* V, double* Q, double
                         *x = x0 + (uint32_t)dx;
                         if (mn_clip_seg_code(t, dim, n, g, c) < cost0) {
                             put_decoded(e, i, f, f + 1, Q);
-                            if (frames_ok(e, d, V, Q, f, f + 1, shell, tol, tmp)) {
+                            if (frames_ok(e, i, Q, f, f + 1)) {
+                                mn_clip_cache_frames(e, e->trk[i].joint, f, f + 1);
                                 kept = 1;
                                 break;
                             }
@@ -142,8 +136,7 @@ void mn_clip_index_polish(enc* e, mn_data* d, const double* V, double* Q, double
     }
 }
 
-void mn_clip_segment_search(enc* e, mn_data* d, const double* V, double* Q, double shell,
-                            double tol, double* tmp) {
+void mn_clip_segment_search(enc* e) {
     static const int jumps[9] = {24, 16, 12, 8, 6, 4, 3, 2, 1};
     for (int pass = 0, changed = 1; changed && pass < 64; pass++) {
         changed = 0;
@@ -154,8 +147,7 @@ void mn_clip_segment_search(enc* e, mn_data* d, const double* V, double* Q, doub
             for (int g = 0; g < nseg; g++)
                 for (int c = 0; c < dim; c++)
                     for (int j = 0; j < 9; j++)
-                        if (try_level(e, i, g, c, t->sh[g * dim + c] + jumps[j], d, V, Q, shell,
-                                      tol, tmp)) {
+                        if (try_level(e, i, g, c, t->sh[g * dim + c] + jumps[j])) {
                             changed = 1;
                             break;
                         }
