@@ -48,6 +48,7 @@
 
 #include <stddef.h>
 
+#include "anim.h"
 #include "base.h"
 #include "model.h"
 
@@ -56,6 +57,15 @@ extern "C" {
 #endif
 
 typedef struct mn_clip mn_clip;
+
+/* A point held to its own bound over a range of frames (a locked foot): `point`, in joint
+ * `joint`'s frame, stays within `tol` of where the take puts it at frames start..end. */
+typedef struct mn_clip_lock {
+    int joint;
+    mn_vec3 point;
+    int start, end; /* 0 <= start <= end < frames */
+    double tol;     /* > 0, figure units (a lock's own tolerance: 1e-4 m by default) */
+} mn_clip_lock;
 
 typedef struct mn_clip_options {
     double tol;      /* largest error of a virtual vertex at any frame (figure units; default
@@ -67,6 +77,9 @@ typedef struct mn_clip_options {
     int vertices;    /* virtual vertices per joint held to tol: 3 (x, y and z axes: the
                         Animation Compression Library's measure; 0 is 3, the default) or 2 (x
                         and y only) */
+    const mn_clip_lock* locks; /* nlocks points held to their own bounds besides tol (NULL:
+                                  none); the array is read during mn_clip_compress only */
+    int nlocks;
 } mn_clip_options;
 mn_clip_options mn_clip_default(void);
 
@@ -86,8 +99,11 @@ typedef struct mn_clip_stats {
                          the options' vertices) */
     int worst_joint;  /* where it is */
     int worst_frame;
-    double scale; /* how far the per-track error shares were widened beyond the
-                     guaranteed split (1: none) */
+    double scale;      /* how far the per-track error shares were widened beyond the
+                          guaranteed split (1: none) */
+    double lock_error; /* the largest distance of a lock's point from the take's over its
+                          frames (0 without locks) */
+    int worst_lock;    /* where it is (-1 without locks) */
 } mn_clip_stats;
 
 /* Compresses frames 0..nframes-1 of q (nframes x nq, one row per frame, finite; ball and
@@ -109,6 +125,15 @@ double mn_clip_fps(const mn_clip* c);
 /* The state at `frame` (clamped to 0..frames-1; fractional frames interpolate) into q (nq
  * numbers). Reentrant, allocation-free. MN_ERR_ARG when frame is not finite. */
 mn_status mn_clip_sample(const mn_clip* c, double frame, double* q);
+
+/* The locks of sequence s's locked constraints (mn_seq_constraint_def.lock: PIN and ORIENT)
+ * on a take of n frames sampled from frame `first` every `step` frames (as mn_seq_bake
+ * samples it): a PIN holds its handle's point over the frames of its range, an ORIENT the
+ * three points `shell` from its joint along the joint's axes (an orientation held to tol at
+ * that distance). Writes up to cap locks into out (out may be NULL when cap is 0) and
+ * returns how many there are. */
+int mn_clip_locks_from_seq(const mn_seq* s, double first, double step, int n, double tol,
+                           double shell, mn_clip_lock* out, int cap);
 
 /* A playback cursor: sampling through it gives the same numbers as mn_clip_sample, bit for
  * bit, but a dense track goes on decoding from where the cursor's last sample left it when

@@ -52,6 +52,53 @@ static double clip_error(enc* e, int where) {
                            where ? &e->wf : NULL);
 }
 
+/* Lock k's point at frame f placed by frame X, its distance from the take's. */
+static double lock_dist(const enc* e, int k, int f, const mn_xform* X) {
+    const mn_clip_lock* l = &e->lk[k];
+    const double* r = e->LP + e->lpo[k] + 3 * (size_t)(f - l->start);
+    const double pt[3] = {l->point.x, l->point.y, l->point.z}, p[3] = {X->p.x, X->p.y, X->p.z};
+    double e2 = 0;
+    for (int a = 0; a < 3; a++) {
+        double w = p[a] + X->R.m[3 * a] * pt[0] + X->R.m[3 * a + 1] * pt[1] +
+                   X->R.m[3 * a + 2] * pt[2] - r[a];
+        e2 += w * w;
+    }
+    return sqrt(e2);
+}
+
+/* Whether every lock active at frame f on a joint of lo..hi-1 holds, with frames xf. */
+static int locks_hold(const enc* e, int f, int lo, int hi, const mn_xform* xf) {
+    for (int k = 0; k < e->nlk; k++) {
+        const mn_clip_lock* l = &e->lk[k];
+        if (l->joint < lo || l->joint >= hi || f < l->start || f > l->end) continue;
+        if (!(lock_dist(e, k, f, &xf[l->joint]) <= l->tol)) return 0;
+    }
+    return 1;
+}
+
+/* The clip (assembled) against every lock over its frames: the largest distance relative to
+ * the lock's tol (<= 1: all hold), and where (into e->lock_err, e->lock_worst). */
+static double locks_excess(enc* e) {
+    double worst = 0;
+    e->lock_err = 0, e->lock_worst = e->nlk ? 0 : -1;
+    for (int f = 0; f < e->n && e->nlk; f++) {
+        int any = 0;
+        for (int k = 0; k < e->nlk; k++)
+            any |= f >= e->lk[k].start && f <= e->lk[k].end;
+        if (!any) continue;
+        mn_clip_sample(e->c, f, e->d->q);
+        mn_fk(e->m, e->d);
+        for (int k = 0; k < e->nlk; k++) {
+            const mn_clip_lock* l = &e->lk[k];
+            if (f < l->start || f > l->end) continue;
+            double dk = lock_dist(e, k, f, &e->d->xf[l->joint]);
+            if (dk > e->lock_err) e->lock_err = dk, e->lock_worst = k;
+            if (dk / l->tol > worst) worst = dk / l->tol;
+        }
+    }
+    return worst;
+}
+
 int mn_clip_subtree_ok(enc* e, int joint, int f, const double* qf, int squared) {
     const mn_model* m = e->m;
     mn_data* d = e->d;
@@ -74,7 +121,7 @@ int mn_clip_subtree_ok(enc* e, int joint, int f, const double* qf, int squared) 
             if (squared ? !(e2 <= tol * tol) : sqrt(e2) > tol) return 0;
         }
     }
-    return 1;
+    return !e->nlk || locks_hold(e, f, joint, end, d->xf);
 }
 
 void mn_clip_cache_frames(enc* e, int joint, int f0, int f1) {
@@ -113,6 +160,35 @@ static int track_ok(enc* e, int i, double* qi) {
 }
 
 /* ---- stages ----------------------------------------------------------------------------- */
+
+/* Every lock's points as the take places them over its frames. */
+static mn_status lock_points(enc* e) {
+    if (!e->nlk) return MN_OK;
+    size_t total = 0;
+    e->lpo = malloc(sizeof(size_t) * (size_t)e->nlk);
+    if (!e->lpo) return MN_ERR_NOMEM;
+    for (int k = 0; k < e->nlk; k++)
+        e->lpo[k] = total, total += 3 * (size_t)(e->lk[k].end - e->lk[k].start + 1);
+    e->LP = malloc(sizeof(double) * total);
+    if (!e->LP) return MN_ERR_NOMEM;
+    const mn_model* m = e->m;
+    for (int f = 0; f < e->n; f++) {
+        memcpy(e->d->q, e->q + (size_t)f * m->nq, sizeof(double) * (size_t)m->nq);
+        mn_fk(m, e->d);
+        for (int k = 0; k < e->nlk; k++) {
+            const mn_clip_lock* l = &e->lk[k];
+            if (f < l->start || f > l->end) continue;
+            const mn_xform* X = &e->d->xf[l->joint];
+            double* r = e->LP + e->lpo[k] + 3 * (size_t)(f - l->start);
+            const double pt[3] = {l->point.x, l->point.y, l->point.z};
+            const double p[3] = {X->p.x, X->p.y, X->p.z};
+            for (int a = 0; a < 3; a++)
+                r[a] = p[a] + X->R.m[3 * a] * pt[0] + X->R.m[3 * a + 1] * pt[1] +
+                       X->R.m[3 * a + 2] * pt[2];
+        }
+    }
+    return MN_OK;
+}
 
 /* values: the workspace, every track's numbers at every frame, and the take's vertices. */
 static mn_status stage_values(enc* e, mn_error* err) {
@@ -156,7 +232,7 @@ static mn_status stage_values(enc* e, mn_error* err) {
         mn_clip_track_values(&e->trk[i], m->q0, m->nq, 1, e->rest[i]);
         e->mult[i] = 1;
     }
-    return MN_OK;
+    return lock_points(e);
 }
 
 /* shares: the guaranteed split: reach R_j of every joint (bone lengths down to its farthest
@@ -192,12 +268,20 @@ static mn_status stage_shares(enc* e, mn_error* err) {
     }
     for (int j = 0; j < m->njoint; j++)
         reach[j] += e->opt.shell;
-    double w = e->opt.tol / H;
     for (int i = 0; i < e->nt; i++) {
         const clip_track* t = &e->trk[i];
+        /* a lock below the track bounds it by its own tol (its point's distance added to
+         * the reach) */
+        double tol = e->opt.tol, r = reach[t->joint];
+        for (int k = 0; k < e->nlk; k++)
+            if (mn_model_is_ancestor(m, t->joint, e->lk[k].joint)) {
+                tol = fmin(tol, e->lk[k].tol);
+                r = fmax(r, mn_vec3_norm(e->lk[k].point) + reach[t->joint]);
+            }
+        double w = tol / H;
         int linear =
             t->kind == TK_VEC3 || (t->kind == TK_SCALAR && m->jnt_type[t->joint] == MN_JOINT_SLIDE);
-        e->base[i] = linear ? w : w / fmax(reach[t->joint], 1e-300);
+        e->base[i] = linear ? w : w / fmax(r, 1e-300);
     }
     free(reach), free(ntr);
     return MN_OK;
@@ -213,7 +297,7 @@ static mn_status stage_scale(enc* e, mn_error* err) {
             fit(e, i, s);
         if ((st = assemble(e)) != MN_OK) return st;
         e->errv = clip_error(e, 1);
-        if (e->errv <= e->opt.tol) {
+        if (e->errv <= e->opt.tol && locks_excess(e) <= 1) {
             good = s;
             break;
         }
@@ -227,7 +311,7 @@ static mn_status stage_scale(enc* e, mn_error* err) {
         for (int i = 0; i < e->nt; i++)
             fit(e, i, s);
         if ((st = assemble(e)) != MN_OK) return st;
-        if (clip_error(e, 0) <= e->opt.tol)
+        if (clip_error(e, 0) <= e->opt.tol && locks_excess(e) <= 1)
             good = s;
         else
             bad = s;
@@ -302,7 +386,7 @@ static mn_status stage_segments(enc* e, mn_error* err) {
  * cannot fail). */
 static mn_status stage_verify(enc* e, mn_error* err) {
     e->errv = clip_error(e, 1);
-    if (e->errv > e->opt.tol)
+    if (e->errv > e->opt.tol || locks_excess(e) > 1)
         return mn_error_set(err, MN_ERR_ARG, NULL, 0, "tol", "the clip misses the tolerance");
     return MN_OK;
 }
@@ -329,7 +413,7 @@ static void enc_free(enc* e) {
                 free(e->code[i].rk), free(e->code[i].scost), free(e->code[i].off);
     free(e->val), free(e->rest), free(e->base), free(e->mult), free(e->code);
     free(e->w.dq), free(e->w.err), free(e->w.qv), free(e->w.key);
-    free(e->V), free(e->tmp), free(e->Q), free(e->X);
+    free(e->V), free(e->tmp), free(e->Q), free(e->X), free(e->LP), free(e->lpo);
     mn_data_destroy(e->d);
 }
 
@@ -357,6 +441,8 @@ static void fill_stats(const enc* e, mn_clip_stats* stats) {
     stats->worst_joint = e->wj;
     stats->worst_frame = e->wf;
     stats->scale = e->good;
+    stats->lock_error = e->lock_err;
+    stats->worst_lock = e->lock_worst;
 }
 
 /* The arguments checked (clip.h); the longest segment's log2 into *seg_max_log2. */
@@ -377,6 +463,19 @@ static mn_status check_args(const mn_model* m, const double* q, int nframes, dou
                             "vertices %d: 3 (x, y and z of every joint, the default) or 2 (x and "
                             "y)",
                             opt->vertices);
+    if (opt->nlocks < 0 || (opt->nlocks > 0 && !opt->locks))
+        return mn_error_set(err, MN_ERR_ARG, NULL, 0, "locks", "%d locks and no array",
+                            opt->nlocks);
+    for (int k = 0; k < opt->nlocks; k++) {
+        const mn_clip_lock* l = &opt->locks[k];
+        if (l->joint < 0 || l->joint >= m->njoint || l->start < 0 || l->end < l->start ||
+            l->end >= nframes || !(l->tol > 0) || !isfinite(l->tol) ||
+            !isfinite(l->point.x + l->point.y + l->point.z))
+            return mn_error_set(err, MN_ERR_ARG, NULL, 0, "locks",
+                                "lock %d: a joint of the figure, frames 0 <= start <= end < %d, "
+                                "a finite point and a positive tol",
+                                k, nframes);
+    }
     if (m->nq > 65535)
         return mn_error_set(err, MN_ERR_ARG, NULL, 0, "clip", "more than 65535 state numbers");
     for (int f = 0; f < nframes; f++)
@@ -397,6 +496,7 @@ mn_clip* mn_clip_compress(const mn_model* m, const double* q, int nframes, doubl
     e.w.seg_max_log2 = seg_max_log2;
     e.wj = e.wf = -1;
     e.nv = opt.vertices ? opt.vertices : 3;
+    e.lk = opt.locks, e.nlk = opt.nlocks, e.lock_worst = -1;
     e.c = mn_clip_new(m);
     e.d = e.c ? mn_data_create(m, 0) : NULL;
     mn_status st = e.c && e.d ? MN_OK : MN_ERR_NOMEM;

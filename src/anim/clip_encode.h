@@ -37,6 +37,14 @@ typedef struct enc {
      * widen stage on: its states (n x nq) and joint frames (n x njoint) */
     double* Q;
     mn_xform* X;
+    /* locks (mn_clip_options.locks): each lock's take points over its frames (LP + lpo[k],
+     * 3 numbers per frame); the largest distance found at the end, and where */
+    const mn_clip_lock* lk;
+    int nlk;
+    double* LP;
+    size_t* lpo;
+    double lock_err;
+    int lock_worst;
     double good; /* the common widening of the shares (mn_clip_stats.scale) */
     double errv; /* the clip's error, and where */
     int wj, wf;
