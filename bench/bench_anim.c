@@ -59,7 +59,10 @@ static void usage(FILE* f) {
             "forward by half a frame, looping), joint_samples_per_s (at random).\n"
             "--clip FILE...: only the clip lines (without the shorter segments) of each take,\n"
             "then per rate (24 Hz, the take's own) and bound the totals over the takes\n"
-            "(part=clip_total: raw_bytes, bytes, ratio).\n"
+            "(part=clip_total: raw_bytes, bytes, ratio, and locked_ratio with locks). With\n"
+            "locks: the ankles locked where planted (slower than 10 cm/s over the ground for\n"
+            "three frames or more) to 1e-4 m, the rest to tol_cm (part=clip_locked: locks,\n"
+            "bytes, ratio, lock_error_cm, plain_ratio, of_plain = ratio / plain_ratio).\n"
             "reduce (with --bvh): whole-pose keys of the take at 120 Hz for the editor\n"
             "(mn_seq_add_motion, squad and Catmull-Rom) within 1 mm and 0.5 mm of every joint:\n"
             "keys, frames per key, max_error_m.\n"
@@ -149,9 +152,46 @@ static double clip_ns_per_sample(const mn_clip* c, int nq, int nsamples, int pla
     return best;
 }
 
+/* Locks on a CMU take of n frames at fps: each ankle (LeftFoot/RightFoot or LeftAnkle/
+ * RightAnkle) where it is planted, slower than 10 cm/s over the ground for three frames or
+ * more (frame 0, the take's T pose, left out), held to 1e-4 m. Returns the count. */
+static int planted_locks(const mn_model* m, const double* q, int n, double fps, mn_clip_lock* lk,
+                         int cap) {
+    static const char* names[4] = {"LeftFoot", "RightFoot", "LeftAnkle", "RightAnkle"};
+    mn_data* d = mn_data_create(m, 0);
+    double* y = malloc(sizeof(double) * (size_t)n * 3);
+    int nlk = 0;
+    for (int side = 0; side < 4 && d && y; side++) {
+        int j = mn_model_find_joint(m, names[side]);
+        if (j < 0) continue;
+        for (int f = 0; f < n; f++) {
+            memcpy(d->q, q + (size_t)f * m->nq, sizeof(double) * (size_t)m->nq);
+            mn_fk(m, d);
+            y[3 * f] = d->xf[j].p.x, y[3 * f + 1] = d->xf[j].p.y, y[3 * f + 2] = d->xf[j].p.z;
+        }
+        int start = -1;
+        for (int f = 1; f <= n; f++) {
+            int planted = 0;
+            if (f + 1 < n) {
+                double dx = y[3 * f + 3] - y[3 * f], dz = y[3 * f + 5] - y[3 * f + 2];
+                planted = sqrt(dx * dx + dz * dz) * fps < 0.1;
+            }
+            if (planted && start < 0) start = f;
+            if (!planted && start >= 0) {
+                if (f - start >= 3 && nlk < cap)
+                    lk[nlk++] = (mn_clip_lock){j, {0, 0, 0}, start, f - 1, 1e-4};
+                start = -1;
+            }
+        }
+    }
+    free(y);
+    mn_data_destroy(d);
+    return nlk;
+}
+
 /* Totals of the clip lines over takes, per rate (24 Hz, the take's own) and bound. */
 typedef struct clip_total {
-    size_t raw[2][2], bytes[2][2];
+    size_t raw[2][2], bytes[2][2], locked[2][2];
     int takes;
 } clip_total;
 
@@ -178,6 +218,18 @@ static void bench_clip(const mn_model* m, const mn_motion* mo, int nsamples, int
             mn_clip* c = mn_clip_compress(m, q, n, fps, &o, &st, NULL);
             double dt = wall_s() - t0;
             if (!c) continue;
+            /* with the planted ankles locked (--clip only) */
+            mn_clip_stats sl;
+            memset(&sl, 0, sizeof sl);
+            mn_clip_lock lk[256];
+            int nlk = total && t < 2 ? planted_locks(m, q, n, fps, lk, 256) : 0;
+            if (nlk) {
+                mn_clip_options ol = o;
+                ol.locks = lk, ol.nlocks = nlk;
+                mn_clip* cl = mn_clip_compress(m, q, n, fps, &ol, &sl, NULL);
+                if (!cl) sl.bytes = 0;
+                mn_clip_destroy(cl);
+            }
             double ns = clip_ns_per_sample(c, m->nq, nsamples, 0);
             double play = clip_ns_per_sample(c, m->nq, nsamples, 1);
             int nj = moving_joints(m);
@@ -188,7 +240,16 @@ static void bench_clip(const mn_model* m, const mn_motion* mo, int nsamples, int
                    m->name, n, fps, o.tol * 100, seg, st.raw_bytes, st.bytes, st.ratio,
                    st.max_error * 100, st.rest, st.constant, st.sparse, st.dense, dt, ns, play,
                    nj / ns * 1e9);
-            if (total && t < 2) total->raw[r][t] += st.raw_bytes, total->bytes[r][t] += st.bytes;
+            if (nlk && sl.bytes)
+                printf("bench=anim part=clip_locked figure=%s frames=%d fps=%.0f tol_cm=%g "
+                       "locks=%d lock_tol_cm=0.01 bytes=%zu ratio=%.2f lock_error_cm=%.4f "
+                       "max_error_cm=%.4f plain_ratio=%.2f of_plain=%.3f\n",
+                       m->name, n, fps, o.tol * 100, nlk, sl.bytes, sl.ratio, sl.lock_error * 100,
+                       sl.max_error * 100, st.ratio, sl.ratio / st.ratio);
+            if (total && t < 2) {
+                total->raw[r][t] += st.raw_bytes, total->bytes[r][t] += st.bytes;
+                total->locked[r][t] += nlk && sl.bytes ? sl.bytes : st.bytes;
+            }
             mn_clip_destroy(c);
         }
         free(q);
@@ -203,9 +264,10 @@ static void clip_total_print(const clip_total* t) {
         for (int k = 0; k < 2; k++)
             if (t->bytes[r][k])
                 printf("bench=anim part=clip_total takes=%d fps=%s tol_cm=%g raw_bytes=%zu "
-                       "bytes=%zu ratio=%.2f\n",
+                       "bytes=%zu ratio=%.2f locked_bytes=%zu locked_ratio=%.2f\n",
                        t->takes, rate[r], tol_cm[k], t->raw[r][k], t->bytes[r][k],
-                       (double)t->raw[r][k] / (double)t->bytes[r][k]);
+                       (double)t->raw[r][k] / (double)t->bytes[r][k], t->locked[r][k],
+                       (double)t->raw[r][k] / (double)t->locked[r][k]);
 }
 
 /* --clip FILE...: the clip lines of each take and their totals, nothing else. */
