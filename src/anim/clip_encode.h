@@ -66,14 +66,20 @@ size_t mn_clip_seg_code(track_code* t, int d, int n, int g, int c);
  * sampler's). */
 double mn_clip_seg_value(const track_code* t, int d, int f, int c);
 
-/* clip_encode.c: a change to the tracks of one joint moves that joint's subtree only, and
+/* clip_check.c: a change to the tracks of one joint moves that joint's subtree only, and
  * the rest of the clip is within tol: the check of a frame is that of the subtree. */
-/* Whether the subtree of joint is within tol at frame f with the states qf (nq): its joints'
- * frames from qf below the cached frame of joint's parent. squared: compare squared
- * distances (as the search does) rather than distances. */
+/* Whether the subtree of joint is within tol (and its locks within theirs) at frame f with
+ * the states qf (nq): its joints' frames from qf below the cached frame of joint's parent.
+ * squared: compare squared distances (as the search does) rather than distances. */
 int mn_clip_subtree_ok(enc* e, int joint, int f, const double* qf, int squared);
 /* The cached frames of joint's subtree at frames f0..f1-1 recomputed from e->Q. */
 void mn_clip_cache_frames(enc* e, int joint, int f0, int f1);
+/* Every lock's points as the take places them over its frames (e->LP, e->lpo). */
+mn_status mn_clip_lock_points(enc* e);
+/* The clip (assembled) against every lock over its frames: the largest distance relative to
+ * the lock's tol (<= 1: all hold); the largest distance and its lock into e->lock_err and
+ * e->lock_worst. */
+double mn_clip_locks_excess(enc* e);
 
 /* clip_search.c: on the caches of the current clip (e->Q, e->X), kept current. */
 void mn_clip_segment_search(enc* e);
