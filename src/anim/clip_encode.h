@@ -9,6 +9,8 @@ typedef struct fit_work {
     double *dq, *err;
     uint32_t* qv;
     int* key;
+    double* bmax; /* greedy_keys: the largest error of each block of 32 frames, and where */
+    int* bidx;
     int seg_max_log2; /* the longest segment a dense track may take (mn_clip_options) */
 } fit_work;
 

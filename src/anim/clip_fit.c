@@ -119,22 +119,39 @@ static void sparse_eval(const int* key, int nk, const double* dq, int d, int cub
 
 /* Greedy keys on the quantised values dq until every frame is within eps of v; returns the
  * key count, or -1 when it exceeds max_keys. err holds per-frame errors (workspace). */
+/* The largest error of frames [32 b, 32 b + 32) and the first frame holding it (NaN never
+ * wins, as in a scan with >). */
+#define BLOCK 32
+static void block_max(const double* err, int n, int b, fit_work* w) {
+    double best = -INFINITY;
+    int at = -1;
+    for (int f = b * BLOCK; f < (b + 1) * BLOCK && f < n; f++)
+        if (err[f] > best) best = err[f], at = f;
+    w->bmax[b] = best, w->bidx[b] = at;
+}
+
 static int greedy_keys(const double* v, const double* dq, int n, int d, int cubic, double eps,
-                       int max_keys, int* key, double* err) {
+                       int max_keys, int* key, double* err, fit_work* w) {
     int nk = 2;
     key[0] = 0, key[1] = n - 1;
     int lo_seg = 0, hi_seg = 0; /* segments whose frames need their error recomputed */
     for (;;) {
-        for (int k = lo_seg; k <= hi_seg && k < nk - 1; k++)
+        int last = hi_seg < nk - 2 ? hi_seg : nk - 2;
+        for (int k = lo_seg; k <= last; k++)
             for (int f = key[k]; f <= key[k + 1]; f++) {
                 double o[3];
                 sparse_eval(key, nk, dq, d, cubic, k, f, o);
                 err[f] = dist_d(o, v + (size_t)f * d, d);
             }
+        /* the first frame of the largest error above eps, from the maxima of blocks of
+         * frames (those of the frames just recomputed renewed) */
+        if (lo_seg <= last)
+            for (int b = key[lo_seg] / BLOCK; b <= key[last + 1] / BLOCK; b++)
+                block_max(err, n, b, w);
         int at = -1;
         double worst = eps;
-        for (int f = 0; f < n; f++)
-            if (err[f] > worst) worst = err[f], at = f;
+        for (int b = 0; b < (n + BLOCK - 1) / BLOCK; b++)
+            if (w->bmax[b] > worst) worst = w->bmax[b], at = w->bidx[b];
         if (at < 0) return nk;
         if (nk >= max_keys) return -1;
         int k = 0;
@@ -315,7 +332,7 @@ void mn_clip_fit_track(const double* v, int n, int d, const double* rest, double
             int max_keys = budget == SIZE_MAX ? n : (int)((budget - hdr - 16) / per_key);
             if (max_keys < 2) continue;
             if (max_keys > n) max_keys = n;
-            int nk = greedy_keys(v, w->dq, n, d, cubic, eps, max_keys, w->key, w->err);
+            int nk = greedy_keys(v, w->dq, n, d, cubic, eps, max_keys, w->key, w->err, w);
             if (nk < 0) continue;
             size_t bits = hdr + 16 + (size_t)nk * per_key;
             if (bits >= out->nbits) continue;
