@@ -28,7 +28,10 @@
  * that keeps the object-space error within `tol` on the segment's frames (a per-segment
  * search, as the Animation Compression Library's per-segment bit rates). Within a segment a
  * frame's index on that grid is predicted from the frames before it and the residual is
- * Rice-coded, so sampling a frame decodes its segment from the start (allocation-free).
+ * Rice-coded. Sampling a frame goes on from the nearest seek point before it: the decoder's
+ * state every 8 frames of a segment, recorded when the block is loaded (in memory beside the
+ * block, 28 bytes per point; not stored in the block), so at most 7 frames are decoded per
+ * track (allocation-free).
  *
  * The block (little-endian, version 3; a block of another version is refused, naming it):
  *   "MNC3", u32 frames, f32 fps, u16 nq, u16 tracks, u8 frame-index bits;
@@ -72,8 +75,9 @@ typedef struct mn_clip_options {
                         1e-4, the Animation Compression Library's 0.01 cm on a figure in metres) */
     double shell;    /* distance of the virtual vertices from their joint (default 0.03: 3 cm) */
     int max_segment; /* the longest segment of a dense track, in frames: 8, 16 or 32 (0, the
-                        default: 32). Sampling a frame decodes its segment from the start, so
-                        shorter segments sample faster and compress less (docs/animation.md) */
+                        default: 32). Shorter segments compress less; a frame is decoded
+                        from the seek point before it (every 8 frames), so they sample
+                        about as fast (docs/animation.md) */
     int vertices;    /* virtual vertices per joint held to tol: 3 (x, y and z axes: the
                         Animation Compression Library's measure; 0 is 3, the default) or 2 (x
                         and y only) */
@@ -138,7 +142,7 @@ int mn_clip_locks_from_seq(const mn_seq* s, double first, double step, int n, do
 /* A playback cursor: sampling through it gives the same numbers as mn_clip_sample, bit for
  * bit, but a dense track goes on decoding from where the cursor's last sample left it when
  * the new frame is later in the same segment (playback moving forward), instead of from the
- * segment's start. Created once (it allocates); sampling through it allocates nothing. Not
+ * seek point before it. Created once (it allocates); sampling through it allocates nothing. Not
  * reentrant: one cursor per thread of playback; the clip must outlive it. */
 typedef struct mn_clip_cursor mn_clip_cursor;
 mn_clip_cursor* mn_clip_cursor_create(const mn_clip* c); /* NULL: no clip or out of memory */

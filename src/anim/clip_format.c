@@ -127,6 +127,24 @@ static mn_status bad(mn_error* err, size_t off, const char* field, const char* f
     return mn_error_set(err, MN_ERR_PARSE, NULL, 0, field, "byte %zu: %s", off, msg);
 }
 
+/* Room for dense track t's seek points (nseg segments, one every 8 frames after a segment's
+ * first), after those of the tracks before it. */
+static mn_status seek_reserve(mn_clip* c, clip_track* t, int nseg) {
+    t->spg = t->seg_log2 > SEEK_LOG2 ? (1 << (t->seg_log2 - SEEK_LOG2)) - 1 : 0;
+    t->seek0 = c->nseek;
+    size_t need = c->nseek + (size_t)nseg * (size_t)t->spg;
+    if (need > c->seek_cap) {
+        size_t cap = c->seek_cap ? c->seek_cap : 64;
+        while (cap < need)
+            cap *= 2;
+        seek_point* sp = realloc(c->seek, sizeof(seek_point) * cap);
+        if (!sp) return MN_ERR_NOMEM;
+        c->seek = sp, c->seek_cap = cap;
+    }
+    c->nseek = need;
+    return MN_OK;
+}
+
 mn_status mn_clip_parse(mn_clip* c, mn_error* err) {
     const uint8_t* p = c->block;
     size_t n = c->size;
@@ -154,6 +172,7 @@ mn_status mn_clip_parse(mn_clip* c, mn_error* err) {
         return BAD(16, "frame_bits", "frame-index bits %d, expected %d", c->tbits,
                    bits_for((uint32_t)c->nframes - 1));
     size_t o = HEADER_BYTES;
+    c->nseek = 0;
     for (int i = 0; i < c->ntrack; i++) {
         clip_track* t = &c->trk[i];
         int d = t->dim;
@@ -207,6 +226,8 @@ mn_status mn_clip_parse(mn_clip* c, mn_error* err) {
                 return BAD(o, "segments", "track %d: bad segment length or offset bits", i);
             int S = 1 << t->seg_log2, nseg = (c->nframes + S - 1) / S;
             t->table = 8, t->body = 8 + (size_t)nseg * (size_t)t->obits;
+            if (seek_reserve(c, t, nseg) != MN_OK)
+                return mn_error_set(err, MN_ERR_NOMEM, NULL, 0, "clip", "out of memory");
             size_t avail = (n - o) * 8, pos = t->body;
             if (pos > avail) return BAD(o, "segments", "track %d: the block ends", i);
             for (int g = 0; g < nseg; g++) {
@@ -238,7 +259,7 @@ mn_status mn_clip_parse(mn_clip* c, mn_error* err) {
                         return BAD(o, "segments", "track %d: segment %d starts off its grid", i, g);
                 }
                 int len = g == nseg - 1 ? c->nframes - g * S : S;
-                for (int r = 1; r < len; r++)
+                for (int r = 1; r < len; r++) {
                     for (int k = 0; k < d; k++) {
                         if (pos >= avail) return BAD(o, "segments", "track %d: the block ends", i);
                         uint64_t z = rice_get(p + o, &pos, rk[k]);
@@ -250,6 +271,12 @@ mn_status mn_clip_parse(mn_clip* c, mn_error* err) {
                                        g * S + r);
                         b[k] = a[k], a[k] = v;
                     }
+                    if (r & ((1 << SEEK_LOG2) - 1)) continue;
+                    seek_point* sp = &c->seek[t->seek0 + (size_t)g * t->spg + (r >> SEEK_LOG2) - 1];
+                    sp->pos = (uint32_t)pos;
+                    for (int k = 0; k < d; k++)
+                        sp->x[k] = (int32_t)a[k], sp->y[k] = (int32_t)b[k];
+                }
             }
             o += (pos + 7) / 8;
             continue;
@@ -293,6 +320,7 @@ void mn_clip_destroy(mn_clip* c) {
     if (!c) return;
     free(c->trk);
     free(c->block);
+    free(c->seek);
     free(c);
 }
 

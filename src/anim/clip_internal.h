@@ -44,7 +44,18 @@ typedef struct clip_track {
     size_t table, body;  /* dense: bit offsets (from data) of the segment table and records */
     uint8_t width[MAX_LEVEL + 1]; /* dense: level_width of each level (no division when
                                      sampling) */
+    size_t seek0; /* dense: its first seek point in the clip's table, spg per segment */
+    int spg;
 } clip_track;
+
+/* A seek point of a dense track (built when the block is parsed, not stored in it): the
+ * decoder's state after frame 8 j of a segment, so that sampling a frame goes on from the
+ * nearest one before it instead of from the segment's start. */
+#define SEEK_LOG2 3
+typedef struct seek_point {
+    uint32_t pos;       /* the next residual's bit offset (from the track's data) */
+    int32_t x[3], y[3]; /* the frame's indices and the previous frame's, per component */
+} seek_point;
 
 struct mn_clip {
     const mn_model* m;
@@ -53,6 +64,8 @@ struct mn_clip {
     clip_track* trk;
     uint8_t* block; /* size + PAD zero bytes */
     size_t size;
+    seek_point* seek; /* the dense tracks' seek points (clip_track.seek0) */
+    size_t nseek, seek_cap;
 };
 
 /* Hermite on [ta, tb] at t with Catmull-Rom tangents from the neighbours (tp < ta, tn > tb;

@@ -87,6 +87,13 @@ static inline void dense_at(const mn_clip* c, const clip_track* t, int f, double
     const uint8_t* p = c->block + t->data;
     int g = f >> t->seg_log2, r = f & ((1 << t->seg_log2) - 1), d = t->dim;
     if (s->g != g || s->r > r) seg_open(t, p, g, s);
+    int j = r >> SEEK_LOG2;
+    if (j > 0 && (j << SEEK_LOG2) > s->r) { /* on from the seek point at or before r */
+        const seek_point* sp = &c->seek[t->seek0 + (size_t)g * t->spg + j - 1];
+        for (int i = 0; i < d; i++)
+            s->x[i] = sp->x[i], s->y[i] = sp->y[i];
+        s->r = j << SEEK_LOG2, s->pos = sp->pos;
+    }
     seg_advance(t, p, s, r);
     for (int i = 0; i < d; i++)
         out[i] = t->lo[i] + (double)s->x[i] * s->mult[i] * t->step[i];
