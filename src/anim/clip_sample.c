@@ -1,7 +1,8 @@
 /* Compressed clips: the runtime sampler. Reads the block directly, allocates nothing and keeps
  * no state (reentrant): a constant or rest track is its value, a sparse track's keys are found
  * by bisection and interpolated (linear or Catmull-Rom), a dense track's frame is decoded from
- * the start of its segment. */
+ * the seek point before it in its segment (clip_internal.h; a cursor goes on from its last
+ * sample when that is nearer). */
 #include <stdlib.h>
 
 #include "clip_internal.h"
