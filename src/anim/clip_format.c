@@ -145,10 +145,76 @@ static mn_status seek_reserve(mn_clip* c, clip_track* t, int nseg) {
     return MN_OK;
 }
 
+#define BAD(off, field, ...) bad(err, (size_t)(off), field, __VA_ARGS__)
+/* Dense track i (t) at byte o of the block: its segment table and every segment's record
+ * and residuals checked (and its seek points recorded); *op: the byte after it. */
+static mn_status parse_dense(mn_clip* c, clip_track* t, int i, size_t* op, mn_error* err) {
+    const uint8_t* p = c->block;
+    size_t n = c->size, o = *op;
+    int d = t->dim;
+    for (unsigned lv = 0; lv <= MAX_LEVEL; lv++)
+        t->width[lv] = (uint8_t)level_width(t->bits, lv);
+    if (o + 1 > n) return BAD(o, "segments", "track %d: the block ends", i);
+    t->seg_log2 = p[o] & 7, t->obits = p[o] >> 3;
+    if (t->seg_log2 < 1 || t->seg_log2 > MAX_SEG_LOG2 || t->obits < 1)
+        return BAD(o, "segments", "track %d: bad segment length or offset bits", i);
+    int S = 1 << t->seg_log2, nseg = (c->nframes + S - 1) / S;
+    t->table = 8, t->body = 8 + (size_t)nseg * (size_t)t->obits;
+    if (seek_reserve(c, t, nseg) != MN_OK)
+        return mn_error_set(err, MN_ERR_NOMEM, NULL, 0, "clip", "out of memory");
+    size_t avail = (n - o) * 8, pos = t->body;
+    if (pos > avail) return BAD(o, "segments", "track %d: the block ends", i);
+    for (int g = 0; g < nseg; g++) {
+        if (read_bits(p + o, t->table + (size_t)g * t->obits, t->obits) != pos - t->body)
+            return BAD(o, "segments", "track %d: segment %d is not where its offset says", i, g);
+        int ord[3], rk[3];
+        uint32_t top[3];
+        int64_t first[3], a[3], b[3];
+        for (int k = 0; k < d; k++) {
+            if (pos + SEG_HDR > avail) return BAD(o, "segments", "track %d: the block ends", i);
+            unsigned lv = read_bits(p + o, pos, LEVEL_BITS);
+            ord[k] = (int)read_bits(p + o, pos + LEVEL_BITS, ORDER_BITS);
+            rk[k] = (int)read_bits(p + o, pos + LEVEL_BITS + ORDER_BITS, RICE_BITS);
+            pos += SEG_HDR;
+            if ((int)(lv >> 3) > t->bits || rk[k] > RICE_KMAX)
+                return BAD(o, "segments",
+                           "track %d: segment %d: a step coarser than the track or a "
+                           "Rice parameter above %d",
+                           i, g, RICE_KMAX);
+            top[k] = level_top(t->bits, lv);
+            int fw = level_width(t->bits, lv);
+            if (pos + (size_t)fw > avail) return BAD(o, "segments", "track %d: the block ends", i);
+            first[k] = a[k] = b[k] = read_bits(p + o, pos, fw);
+            pos += (size_t)fw;
+            if (first[k] > top[k])
+                return BAD(o, "segments", "track %d: segment %d starts off its grid", i, g);
+        }
+        int len = g == nseg - 1 ? c->nframes - g * S : S;
+        for (int r = 1; r < len; r++) {
+            for (int k = 0; k < d; k++) {
+                if (pos >= avail) return BAD(o, "segments", "track %d: the block ends", i);
+                uint64_t z = rice_get(p + o, &pos, rk[k]);
+                if (pos > avail) return BAD(o, "segments", "track %d: the block ends", i);
+                int64_t v = predict(ord[k], r, first[k], a[k], b[k]) + unzigzag(z);
+                if (v < 0 || v > (int64_t)top[k])
+                    return BAD(o, "segments", "track %d: frame %d leaves its segment's grid", i,
+                               g * S + r);
+                b[k] = a[k], a[k] = v;
+            }
+            if (r & ((1 << SEEK_LOG2) - 1)) continue;
+            seek_point* sp = &c->seek[t->seek0 + (size_t)g * t->spg + (r >> SEEK_LOG2) - 1];
+            sp->pos = (uint32_t)pos;
+            for (int k = 0; k < d; k++)
+                sp->x[k] = (int32_t)a[k], sp->y[k] = (int32_t)b[k];
+        }
+    }
+    *op = o + (pos + 7) / 8;
+    return MN_OK;
+}
+
 mn_status mn_clip_parse(mn_clip* c, mn_error* err) {
     const uint8_t* p = c->block;
     size_t n = c->size;
-#define BAD(off, field, ...) bad(err, (size_t)(off), field, __VA_ARGS__)
     if (n >= 4 && !memcmp(p, "MNC", 3) && p[3] != CLIP_MAGIC[3])
         return BAD((size_t)3, "version",
                    "a clip of format version %c; this library reads version %c only (compress "
@@ -218,67 +284,8 @@ mn_status mn_clip_parse(mn_clip* c, mn_error* err) {
         o += 5 * (size_t)d;
         t->data = o;
         if (t->mode == MODE_DENSE) {
-            for (unsigned lv = 0; lv <= MAX_LEVEL; lv++)
-                t->width[lv] = (uint8_t)level_width(t->bits, lv);
-            if (o + 1 > n) return BAD(o, "segments", "track %d: the block ends", i);
-            t->seg_log2 = p[o] & 7, t->obits = p[o] >> 3;
-            if (t->seg_log2 < 1 || t->seg_log2 > MAX_SEG_LOG2 || t->obits < 1)
-                return BAD(o, "segments", "track %d: bad segment length or offset bits", i);
-            int S = 1 << t->seg_log2, nseg = (c->nframes + S - 1) / S;
-            t->table = 8, t->body = 8 + (size_t)nseg * (size_t)t->obits;
-            if (seek_reserve(c, t, nseg) != MN_OK)
-                return mn_error_set(err, MN_ERR_NOMEM, NULL, 0, "clip", "out of memory");
-            size_t avail = (n - o) * 8, pos = t->body;
-            if (pos > avail) return BAD(o, "segments", "track %d: the block ends", i);
-            for (int g = 0; g < nseg; g++) {
-                if (read_bits(p + o, t->table + (size_t)g * t->obits, t->obits) != pos - t->body)
-                    return BAD(o, "segments", "track %d: segment %d is not where its offset says",
-                               i, g);
-                int ord[3], rk[3];
-                uint32_t top[3];
-                int64_t first[3], a[3], b[3];
-                for (int k = 0; k < d; k++) {
-                    if (pos + SEG_HDR > avail)
-                        return BAD(o, "segments", "track %d: the block ends", i);
-                    unsigned lv = read_bits(p + o, pos, LEVEL_BITS);
-                    ord[k] = (int)read_bits(p + o, pos + LEVEL_BITS, ORDER_BITS);
-                    rk[k] = (int)read_bits(p + o, pos + LEVEL_BITS + ORDER_BITS, RICE_BITS);
-                    pos += SEG_HDR;
-                    if ((int)(lv >> 3) > t->bits || rk[k] > RICE_KMAX)
-                        return BAD(o, "segments",
-                                   "track %d: segment %d: a step coarser than the track or a "
-                                   "Rice parameter above %d",
-                                   i, g, RICE_KMAX);
-                    top[k] = level_top(t->bits, lv);
-                    int fw = level_width(t->bits, lv);
-                    if (pos + (size_t)fw > avail)
-                        return BAD(o, "segments", "track %d: the block ends", i);
-                    first[k] = a[k] = b[k] = read_bits(p + o, pos, fw);
-                    pos += (size_t)fw;
-                    if (first[k] > top[k])
-                        return BAD(o, "segments", "track %d: segment %d starts off its grid", i, g);
-                }
-                int len = g == nseg - 1 ? c->nframes - g * S : S;
-                for (int r = 1; r < len; r++) {
-                    for (int k = 0; k < d; k++) {
-                        if (pos >= avail) return BAD(o, "segments", "track %d: the block ends", i);
-                        uint64_t z = rice_get(p + o, &pos, rk[k]);
-                        if (pos > avail) return BAD(o, "segments", "track %d: the block ends", i);
-                        int64_t v = predict(ord[k], r, first[k], a[k], b[k]) + unzigzag(z);
-                        if (v < 0 || v > (int64_t)top[k])
-                            return BAD(o, "segments",
-                                       "track %d: frame %d leaves its segment's grid", i,
-                                       g * S + r);
-                        b[k] = a[k], a[k] = v;
-                    }
-                    if (r & ((1 << SEEK_LOG2) - 1)) continue;
-                    seek_point* sp = &c->seek[t->seek0 + (size_t)g * t->spg + (r >> SEEK_LOG2) - 1];
-                    sp->pos = (uint32_t)pos;
-                    for (int k = 0; k < d; k++)
-                        sp->x[k] = (int32_t)a[k], sp->y[k] = (int32_t)b[k];
-                }
-            }
-            o += (pos + 7) / 8;
+            mn_status st = parse_dense(c, t, i, &o, err);
+            if (st != MN_OK) return st;
             continue;
         }
         size_t nb = (size_t)t->nkeys * (size_t)c->tbits;
