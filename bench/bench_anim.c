@@ -25,6 +25,7 @@ static void usage(FILE* f) {
     fprintf(f,
             "usage: marionette bench anim [--bvh FILE] [--samples N] [--frames N] [--svg FILE]\n"
             "                            [--solver lagrange|ccd|dls|all]\n"
+            "       marionette bench anim --clip FILE... [--samples N]\n"
             "\n"
             "sampling: a sequence of the built-in stick figure (20 keys of varied poses, 10\n"
             "frames apart) and, with --bvh, of a BVH take (every 4th frame a key, lengths scaled\n"
@@ -55,12 +56,19 @@ static void usage(FILE* f) {
             "clip (with --bvh): the take at 24 Hz (every 5th frame of 120 Hz, as the Animation\n"
             "Compression Library's CMU set) and at its own rate, in metres, compressed into a\n"
             "playback clip (clip.h) at 0.01 cm (the library's default threshold) and 0.05 cm,\n"
-            "virtual vertices 3 cm from every joint, and at 24 Hz and 0.05 cm with segments of\n"
-            "at most 8 and 16 frames (max_segment). One line each: frames, fps, tol_cm,\n"
-            "raw_bytes (10 float32 per moving joint per frame), bytes, ratio, max_error_cm,\n"
-            "tracks by kind, compress_s, then sampling the clip as above: ns_per_sample,\n"
-            "joint_samples_per_s; of_acl: ratio over the Animation Compression Library's\n"
-            "published CMU figure (21.77:1 at 24 FPS, worst error 0.0495 cm).\n"
+            "three virtual vertices 3 cm from every joint (the Animation Compression Library's\n"
+            "measure), and at 24 Hz and 0.05 cm with segments of at most 8 and 16 frames\n"
+            "(max_segment). One line each: frames, fps, tol_cm, raw_bytes (10 float32 per\n"
+            "moving joint per frame), bytes, ratio, max_error_cm, tracks by kind, compress_s\n"
+            "(wall clock), ns_per_sample (a pose at random frames, mn_clip_sample; thread CPU\n"
+            "time, the best of 5 rounds), playback_ns_per_sample (a pose through a cursor moving\n"
+            "forward by half a frame, looping), joint_samples_per_s (at random).\n"
+            "--clip FILE...: only the clip lines (without the shorter segments) of each take,\n"
+            "then per rate (24 Hz, the take's own) and bound the totals over the takes\n"
+            "(part=clip_total: raw_bytes, bytes, ratio, and locked_ratio with locks). With\n"
+            "locks: the ankles locked where planted (slower than 10 cm/s over the ground for\n"
+            "three frames or more) to 1e-4 m, the rest to tol_cm (part=clip_locked: locks,\n"
+            "bytes, ratio, lock_error_cm, plain_ratio, of_plain = ratio / plain_ratio).\n"
             "reduce (with --bvh): whole-pose keys of the take at 120 Hz for the editor\n"
             "(mn_seq_add_motion, squad and Catmull-Rom) within 1 mm and 0.5 mm of every joint:\n"
             "keys, frames per key, max_error_m.\n"
@@ -120,29 +128,82 @@ static double wall_s(void) {
     return ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
-/* Samples of a clip per second, as time_sampling does for sequences. */
-static double clip_ns_per_sample(const mn_clip* c, int nq, int nsamples) {
+/* Nanoseconds per pose of a clip: at random (an irrational stride, as time_sampling does for
+ * sequences: every segment, every parameter) with mn_clip_sample, or (playback) through a
+ * cursor moving forward by half a frame (a take played at twice its rate), looping. */
+static double clip_ns_per_sample(const mn_clip* c, int nq, int nsamples, int playback) {
     double* q = malloc(sizeof(double) * (size_t)nq);
     double span = mn_clip_frames(c) - 1, best = 1e300;
+    mn_clip_cursor* k = playback ? mn_clip_cursor_create(c) : NULL;
     volatile double sink = 0;
     for (int round = 0; round < 5; round++) {
-        double t0 = cpu_ns();
+        double t0 = cpu_ns(), f = 0;
         for (int i = 0; i < nsamples; i++) {
-            double f = span * ((double)i * 0.6180339887498949 -
-                               (double)(long)((double)i * 0.6180339887498949));
-            mn_clip_sample(c, f, q);
+            if (k) {
+                mn_clip_cursor_sample(k, f, q);
+                f = f + 0.5 > span ? 0 : f + 0.5;
+            } else {
+                f = span * ((double)i * 0.6180339887498949 -
+                            (double)(long)((double)i * 0.6180339887498949));
+                mn_clip_sample(c, f, q);
+            }
             sink += q[nq - 1];
         }
         double dt = (cpu_ns() - t0) / nsamples;
         if (dt < best) best = dt;
     }
     (void)sink;
+    mn_clip_cursor_destroy(k);
     free(q);
     return best;
 }
 
-static void bench_clip(const mn_model* m, const mn_motion* mo, int nsamples) {
-    for (int every = 5; every >= 1; every -= 4) {
+/* Locks on a CMU take of n frames at fps: each ankle (LeftFoot/RightFoot or LeftAnkle/
+ * RightAnkle) where it is planted, slower than 10 cm/s over the ground for three frames or
+ * more (frame 0, the take's T pose, left out), held to 1e-4 m. Returns the count. */
+static int planted_locks(const mn_model* m, const double* q, int n, double fps, mn_clip_lock* lk,
+                         int cap) {
+    static const char* names[4] = {"LeftFoot", "RightFoot", "LeftAnkle", "RightAnkle"};
+    mn_data* d = mn_data_create(m, 0);
+    double* y = malloc(sizeof(double) * (size_t)n * 3);
+    int nlk = 0;
+    for (int side = 0; side < 4 && d && y; side++) {
+        int j = mn_model_find_joint(m, names[side]);
+        if (j < 0) continue;
+        for (int f = 0; f < n; f++) {
+            memcpy(d->q, q + (size_t)f * m->nq, sizeof(double) * (size_t)m->nq);
+            mn_fk(m, d);
+            y[3 * f] = d->xf[j].p.x, y[3 * f + 1] = d->xf[j].p.y, y[3 * f + 2] = d->xf[j].p.z;
+        }
+        int start = -1;
+        for (int f = 1; f <= n; f++) {
+            int planted = 0;
+            if (f + 1 < n) {
+                double dx = y[3 * f + 3] - y[3 * f], dz = y[3 * f + 5] - y[3 * f + 2];
+                planted = sqrt(dx * dx + dz * dz) * fps < 0.1;
+            }
+            if (planted && start < 0) start = f;
+            if (!planted && start >= 0) {
+                if (f - start >= 3 && nlk < cap)
+                    lk[nlk++] = (mn_clip_lock){j, {0, 0, 0}, start, f - 1, 1e-4};
+                start = -1;
+            }
+        }
+    }
+    free(y);
+    mn_data_destroy(d);
+    return nlk;
+}
+
+/* Totals of the clip lines over takes, per rate (24 Hz, the take's own) and bound. */
+typedef struct clip_total {
+    size_t raw[2][2], bytes[2][2], locked[2][2];
+    int takes;
+} clip_total;
+
+static void bench_clip(const mn_model* m, const mn_motion* mo, int nsamples, int caps,
+                       clip_total* total) {
+    for (int every = 5, r = 0; every >= 1; every -= 4, r++) {
         int n = (mo->nframes + every - 1) / every;
         double* q = malloc(sizeof(double) * (size_t)n * (size_t)m->nq);
         for (int f = 0; f < n; f++)
@@ -152,7 +213,7 @@ static void bench_clip(const mn_model* m, const mn_motion* mo, int nsamples) {
         const double tol_cm[2] = {0.01, 0.05};
         /* the default segments, then at 24 Hz and 0.05 cm the shorter caps */
         for (int t = 0; t < 4; t++) {
-            if (t >= 2 && every != 5) break;
+            if (t >= 2 && (every != 5 || !caps)) break;
             int seg = t == 2 ? 8 : t == 3 ? 16 : 32;
             mn_clip_options o = mn_clip_default();
             o.tol = tol_cm[t ? 1 : 0] * 0.01;
@@ -163,19 +224,76 @@ static void bench_clip(const mn_model* m, const mn_motion* mo, int nsamples) {
             mn_clip* c = mn_clip_compress(m, q, n, fps, &o, &st, NULL);
             double dt = wall_s() - t0;
             if (!c) continue;
-            double ns = clip_ns_per_sample(c, m->nq, nsamples);
+            /* with the planted ankles locked (--clip only) */
+            mn_clip_stats sl;
+            memset(&sl, 0, sizeof sl);
+            mn_clip_lock lk[256];
+            int nlk = total && t < 2 ? planted_locks(m, q, n, fps, lk, 256) : 0;
+            if (nlk) {
+                mn_clip_options ol = o;
+                ol.locks = lk, ol.nlocks = nlk;
+                mn_clip* cl = mn_clip_compress(m, q, n, fps, &ol, &sl, NULL);
+                if (!cl) sl.bytes = 0;
+                mn_clip_destroy(cl);
+            }
+            double ns = clip_ns_per_sample(c, m->nq, nsamples, 0);
+            double play = clip_ns_per_sample(c, m->nq, nsamples, 1);
             int nj = moving_joints(m);
             printf("bench=anim part=clip figure=%s frames=%d fps=%.0f tol_cm=%g shell_cm=3 "
-                   "max_segment=%d raw_bytes=%zu bytes=%zu ratio=%.2f max_error_cm=%.4f rest=%d "
-                   "constant=%d sparse=%d dense=%d compress_s=%.2f ns_per_sample=%.1f "
-                   "joint_samples_per_s=%.3g of_acl=%.3f\n",
+                   "vertices=3 max_segment=%d raw_bytes=%zu bytes=%zu ratio=%.2f "
+                   "max_error_cm=%.4f rest=%d constant=%d sparse=%d dense=%d compress_s=%.2f "
+                   "ns_per_sample=%.1f playback_ns_per_sample=%.1f joint_samples_per_s=%.3g\n",
                    m->name, n, fps, o.tol * 100, seg, st.raw_bytes, st.bytes, st.ratio,
-                   st.max_error * 100, st.rest, st.constant, st.sparse, st.dense, dt, ns,
-                   nj / ns * 1e9, st.ratio / 21.77);
+                   st.max_error * 100, st.rest, st.constant, st.sparse, st.dense, dt, ns, play,
+                   nj / ns * 1e9);
+            if (nlk && sl.bytes)
+                printf("bench=anim part=clip_locked figure=%s frames=%d fps=%.0f tol_cm=%g "
+                       "locks=%d lock_tol_cm=0.01 bytes=%zu ratio=%.2f lock_error_cm=%.4f "
+                       "max_error_cm=%.4f plain_ratio=%.2f of_plain=%.3f\n",
+                       m->name, n, fps, o.tol * 100, nlk, sl.bytes, sl.ratio, sl.lock_error * 100,
+                       sl.max_error * 100, st.ratio, sl.ratio / st.ratio);
+            if (total && t < 2) {
+                total->raw[r][t] += st.raw_bytes, total->bytes[r][t] += st.bytes;
+                total->locked[r][t] += nlk && sl.bytes ? sl.bytes : st.bytes;
+            }
             mn_clip_destroy(c);
         }
         free(q);
     }
+    if (total) total->takes++;
+}
+
+static void clip_total_print(const clip_total* t) {
+    const char* rate[2] = {"24", "take"};
+    const double tol_cm[2] = {0.01, 0.05};
+    for (int r = 0; r < 2; r++)
+        for (int k = 0; k < 2; k++)
+            if (t->bytes[r][k])
+                printf("bench=anim part=clip_total takes=%d fps=%s tol_cm=%g raw_bytes=%zu "
+                       "bytes=%zu ratio=%.2f locked_bytes=%zu locked_ratio=%.2f\n",
+                       t->takes, rate[r], tol_cm[k], t->raw[r][k], t->bytes[r][k],
+                       (double)t->raw[r][k] / (double)t->bytes[r][k], t->locked[r][k],
+                       (double)t->raw[r][k] / (double)t->locked[r][k]);
+}
+
+/* --clip FILE...: the clip lines of each take and their totals, nothing else. */
+static int bench_clip_takes(int ntake, char** takes, int nsamples) {
+    clip_total total;
+    memset(&total, 0, sizeof total);
+    for (int i = 0; i < ntake; i++) {
+        mn_bvh_options bo = mn_bvh_default();
+        bo.scale = CMU_SCALE;
+        mn_model* b = NULL;
+        mn_motion mo;
+        mn_error err;
+        if (mn_bvh_read(takes[i], &bo, &b, &mo, NULL, &err) != MN_OK)
+            return mn_cli_input_error(&err);
+        bench_clip(b, &mo, nsamples, 0, &total);
+        mn_motion_free(&mo);
+        mn_model_destroy(b);
+    }
+    clip_total_print(&total);
+    return MN_EXIT_OK;
 }
 
 static void bench_reduce(const mn_model* m, const mn_motion* mo) {
@@ -580,7 +698,18 @@ int mn_bench_anim(int argc, char** argv) {
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--bvh") && i + 1 < argc)
             bvh = argv[++i];
-        else if (!strcmp(argv[i], "--svg") && i + 1 < argc)
+        else if (!strcmp(argv[i], "--clip") && i + 1 < argc) {
+            int k = i + 1; /* the takes run to the end or the next option */
+            while (k < argc && strncmp(argv[k], "--", 2))
+                k++;
+            int ntake = k - i - 1;
+            for (int j = k; j < argc; j += 2) /* only --samples may follow the takes */
+                if (strcmp(argv[j], "--samples") || j + 1 >= argc ||
+                    !mn_cli_parse_int(argv[j + 1], &nsamples) || nsamples < 1)
+                    return mn_cli_usage_error("bench anim", "after --clip's takes only "
+                                                            "--samples N (a positive integer)");
+            return bench_clip_takes(ntake, argv + i + 1, nsamples);
+        } else if (!strcmp(argv[i], "--svg") && i + 1 < argc)
             svg = argv[++i];
         else if (!strcmp(argv[i], "--solver") && i + 1 < argc) {
             solver = argv[++i];
@@ -615,7 +744,7 @@ int mn_bench_anim(int argc, char** argv) {
         mn_seq* sb = bvh_seq(b, &mo);
         time_sampling(b->name, sb, nsamples);
         mn_seq_destroy(sb);
-        bench_clip(b, &mo, nsamples);
+        bench_clip(b, &mo, nsamples, 1, NULL);
         bench_reduce(b, &mo);
         mn_motion_free(&mo);
         mn_model_destroy(b);

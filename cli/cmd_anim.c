@@ -30,7 +30,8 @@ static void usage(FILE* f) {
         "                            [--solver lagrange|ccd|dls] [--iters N] [--tol T] [--step F]\n"
         "       marionette anim import TAKE.bvh --out SEQ.json [--tol METRES] [--scale S]\n"
         "                            [--rotation MODE] [--translation MODE]\n"
-        "       marionette anim compress TAKE.bvh [--scale S] [--tol T] [--shell D] [--every K]\n"
+        "       marionette anim compress TAKE.bvh|SEQ.json [--scale S] [--tol T] [--shell D]\n"
+        "                            [--every K] [--lock-tol T] [--vertices 2|3]\n"
         "                            [--max-segment N] [--out CLIP.mnc]\n"
         "       marionette anim crossfade A.bvh B.bvh --out OUT.bvh [--at F] [--length N]\n"
         "                            [--b-range B0 B1 | --b-frame B] [--no-lock] [--scale S]\n"
@@ -68,12 +69,17 @@ static void usage(FILE* f) {
         "          naming the take as its figure (relative to SEQ's folder when the take is\n"
         "          inside it) and prints one key=value line: frames, keys, ratio (frames\n"
         "          per key), max_error_m.\n"
-        "  compress  a BVH take (every K-th frame, lengths scaled by S) as a compressed clip\n"
-        "          (docs/animation.md) whose joints stay within T (figure units, default\n"
-        "          1e-4) of the take at every frame, measured at virtual vertices D from each\n"
-        "          joint (default 0.03); --max-segment N (8, 16 or 32, the default) caps a\n"
-        "          track's segment: shorter segments sample faster and compress less. Prints\n"
-        "          one key=value line; --out writes the clip.\n");
+        "  compress  a BVH take (every K-th frame, lengths scaled by S), or a sequence\n"
+        "          document baked (every frame, its constraints re-satisfied), as a\n"
+        "          compressed clip (docs/animation.md) whose joints stay within T (figure\n"
+        "          units, default 1e-4) of the take at every frame, measured at virtual\n"
+        "          vertices D from each joint (default 0.03) along its x, y and z axes\n"
+        "          (--vertices 2: x and y only); --max-segment N (8, 16 or 32, the default)\n"
+        "          caps a track's segment: shorter segments sample faster and compress less.\n"
+        "          A sequence's locked feet (lock: true) stay within --lock-tol (default\n"
+        "          1e-4) of the baked frames over their ranges, whatever T. Prints one\n"
+        "          key=value line (with locks also the ratio without them); --out writes the\n"
+        "          clip.\n");
     fprintf(
         f,
         "  crossfade  take A into take B (one skeleton, one frame rate): A up to frame F\n"
@@ -451,9 +457,70 @@ static int import_take(int argc, char** argv) {
     return code;
 }
 
+/* The take of anim compress: a BVH take (every `every`-th frame, lengths scaled), or a
+ * sequence document baked (its constraints re-satisfied at every frame) with the locks of
+ * its locked constraints at lock_tol. */
+typedef struct compress_input {
+    mn_model* m;
+    mn_seq* s;
+    mn_motion mo;
+    double fps;
+    mn_clip_lock* locks;
+    int nlocks;
+} compress_input;
+
+static int compress_read(const char* in, double scale, int every, double lock_tol, double shell,
+                         compress_input* ci) {
+    mn_error err;
+    memset(ci, 0, sizeof *ci);
+    if (ends_with(in, ".json")) {
+        int code = read_seq(in, NULL, &ci->m, &ci->s, NULL, NULL);
+        if (code != MN_EXIT_OK) return code;
+        mn_seq_bake_options bo = mn_seq_bake_default();
+        mn_seq_bake_result r;
+        if (mn_seq_bake(ci->s, ci->m, &bo, &ci->mo, &r, &err) != MN_OK) {
+            fprintf(stderr, "marionette: %s: %s\n", mn_cli_safe(in), err.message);
+            return MN_EXIT_INPUT;
+        }
+        ci->fps = mn_seq_fps(ci->s) / bo.step;
+        int n = ci->mo.nframes;
+        ci->nlocks = mn_clip_locks_from_seq(ci->s, mn_seq_start(ci->s), bo.step, n, lock_tol, shell,
+                                            NULL, 0);
+        ci->locks = ci->nlocks ? malloc(sizeof(mn_clip_lock) * (size_t)ci->nlocks) : NULL;
+        if (ci->nlocks && !ci->locks) {
+            fprintf(stderr, "marionette: %s: out of memory\n", mn_cli_safe(in));
+            return MN_EXIT_INPUT;
+        }
+        mn_clip_locks_from_seq(ci->s, mn_seq_start(ci->s), bo.step, n, lock_tol, shell, ci->locks,
+                               ci->nlocks);
+        return MN_EXIT_OK;
+    }
+    mn_bvh_options bo = mn_bvh_default();
+    if (scale > 0) bo.scale = scale;
+    mn_warnings w = {0};
+    if (mn_bvh_read(in, &bo, &ci->m, &ci->mo, &w, &err) != MN_OK) return mn_cli_input_error(&err);
+    mn_cli_print_warnings(&w);
+    int n = (ci->mo.nframes + every - 1) / every;
+    ci->fps = ci->mo.frame_time > 0 ? 1.0 / ci->mo.frame_time / every : 30;
+    if (!(ci->fps > 0) || !isfinite(ci->fps)) ci->fps = 30;
+    for (int f = 1; f < n; f++) /* every K-th frame, in place */
+        memmove(ci->mo.q + (size_t)f * (size_t)ci->m->nq,
+                ci->mo.q + (size_t)f * every * (size_t)ci->m->nq,
+                sizeof(double) * (size_t)ci->m->nq);
+    ci->mo.nframes = n;
+    return MN_EXIT_OK;
+}
+
+static void compress_free(compress_input* ci) {
+    if (ci->m) mn_motion_free(&ci->mo);
+    free(ci->locks);
+    mn_seq_destroy(ci->s);
+    mn_model_destroy(ci->m);
+}
+
 static int compress_take(int argc, char** argv) {
     const char *in = NULL, *out = NULL;
-    double scale = 0;
+    double scale = 0, lock_tol = 1e-4;
     int every = 1;
     mn_clip_options co = mn_clip_default();
     for (int i = 2; i < argc; i++) {
@@ -465,12 +532,19 @@ static int compress_take(int argc, char** argv) {
         } else if (!strcmp(argv[i], "--tol") && i + 1 < argc) {
             if (!mn_cli_parse_double(argv[++i], &co.tol) || !(co.tol > 0))
                 return mn_cli_usage_error("anim", "--tol needs a positive number");
+        } else if (!strcmp(argv[i], "--lock-tol") && i + 1 < argc) {
+            if (!mn_cli_parse_double(argv[++i], &lock_tol) || !(lock_tol > 0))
+                return mn_cli_usage_error("anim", "--lock-tol needs a positive number");
         } else if (!strcmp(argv[i], "--shell") && i + 1 < argc) {
             if (!mn_cli_parse_double(argv[++i], &co.shell) || !(co.shell >= 0))
                 return mn_cli_usage_error("anim", "--shell needs a number >= 0");
         } else if (!strcmp(argv[i], "--every") && i + 1 < argc) {
             if (!mn_cli_parse_int(argv[++i], &every) || every < 1)
                 return mn_cli_usage_error("anim", "--every needs a positive integer");
+        } else if (!strcmp(argv[i], "--vertices") && i + 1 < argc) {
+            if (!mn_cli_parse_int(argv[++i], &co.vertices) ||
+                (co.vertices != 2 && co.vertices != 3))
+                return mn_cli_usage_error("anim", "--vertices needs 2 or 3");
         } else if (!strcmp(argv[i], "--max-segment") && i + 1 < argc) {
             if (!mn_cli_parse_int(argv[++i], &co.max_segment) ||
                 (co.max_segment != 8 && co.max_segment != 16 && co.max_segment != 32))
@@ -482,54 +556,61 @@ static int compress_take(int argc, char** argv) {
         else
             return mn_cli_usage_error("anim", "too many arguments");
     }
-    if (!in) return mn_cli_usage_error("anim", "compress needs TAKE.bvh");
-    mn_bvh_options bo = mn_bvh_default();
-    if (scale > 0) bo.scale = scale;
-    mn_model* m = NULL;
-    mn_motion mo;
-    mn_warnings w = {0};
+    if (!in) return mn_cli_usage_error("anim", "compress needs TAKE.bvh or SEQ.json");
+    compress_input ci;
+    int code = compress_read(in, scale, every, lock_tol, co.shell, &ci);
+    if (code != MN_EXIT_OK) {
+        compress_free(&ci);
+        return code;
+    }
+    mn_model* m = ci.m;
+    int n = ci.mo.nframes;
     mn_error err;
-    if (mn_bvh_read(in, &bo, &m, &mo, &w, &err) != MN_OK) return mn_cli_input_error(&err);
-    mn_cli_print_warnings(&w);
-    int code = MN_EXIT_OK;
-    int n = (mo.nframes + every - 1) / every;
-    double* q = n > 0 ? malloc(sizeof(double) * (size_t)n * (size_t)m->nq) : NULL;
-    double fps = mo.frame_time > 0 ? 1.0 / mo.frame_time / every : 30;
-    if (!(fps > 0) || !isfinite(fps)) fps = 30;
     if (n < 1) {
         fprintf(stderr, "marionette: %s: the take has no frames\n", mn_cli_safe(in));
-        code = MN_EXIT_INPUT;
-    } else if (!q) {
-        fprintf(stderr, "marionette: %s: out of memory\n", mn_cli_safe(in));
-        code = MN_EXIT_INPUT;
-    } else {
-        for (int f = 0; f < n; f++)
-            memcpy(q + (size_t)f * (size_t)m->nq, mo.q + (size_t)f * every * (size_t)m->nq,
-                   sizeof(double) * (size_t)m->nq);
-        mn_clip_stats st;
-        mn_clip* c = mn_clip_compress(m, q, n, fps, &co, &st, &err);
-        if (!c) {
-            code = mn_cli_input_error(&err);
-        } else {
-            /* the safe writer as every other output: no symlink followed, no FIFO waited on,
-             * the old file whole when the write fails */
-            if (out && mn_write_file_atomic(out, (const char*)mn_clip_bytes(c), mn_clip_size(c),
-                                            &err) != MN_OK)
-                code = mn_cli_input_error(&err);
-            if (code == MN_EXIT_OK)
-                printf("file=%s frames=%d fps=%.9g tracks=%d rest=%d constant=%d sparse=%d "
-                       "dense=%d keys=%ld raw_bytes=%zu bytes=%zu ratio=%.2f tol=%g shell=%g "
-                       "max_error=%.4g worst_joint=%s worst_frame=%d\n",
-                       mn_cli_safe(in), st.frames, fps, st.tracks, st.rest, st.constant, st.sparse,
-                       st.dense, st.keys, st.raw_bytes, st.bytes, st.ratio, co.tol, co.shell,
-                       st.max_error, mn_cli_safe(m->jnt_name[st.worst_joint]),
-                       st.worst_frame * every);
-            mn_clip_destroy(c);
-        }
+        compress_free(&ci);
+        return MN_EXIT_INPUT;
     }
-    free(q);
-    mn_motion_free(&mo);
-    mn_model_destroy(m);
+    /* with locks: the plain clip first, for its ratio */
+    double plain_ratio = 0;
+    if (ci.nlocks) {
+        mn_clip_stats sp;
+        mn_clip* p = mn_clip_compress(m, ci.mo.q, n, ci.fps, &co, &sp, &err);
+        if (!p) {
+            compress_free(&ci);
+            return mn_cli_input_error(&err);
+        }
+        plain_ratio = sp.ratio;
+        mn_clip_destroy(p);
+    }
+    co.locks = ci.locks, co.nlocks = ci.nlocks;
+    mn_clip_stats st;
+    mn_clip* c = mn_clip_compress(m, ci.mo.q, n, ci.fps, &co, &st, &err);
+    if (!c) {
+        code = mn_cli_input_error(&err);
+    } else {
+        /* the safe writer as every other output: no symlink followed, no FIFO waited on, the
+         * old file whole when the write fails */
+        if (out && mn_write_file_atomic(out, (const char*)mn_clip_bytes(c), mn_clip_size(c),
+                                        &err) != MN_OK)
+            code = mn_cli_input_error(&err);
+        if (code == MN_EXIT_OK) {
+            printf("file=%s frames=%d fps=%.9g tracks=%d rest=%d constant=%d sparse=%d "
+                   "dense=%d keys=%ld raw_bytes=%zu bytes=%zu ratio=%.2f tol=%g shell=%g "
+                   "vertices=%d max_error=%.4g worst_joint=%s worst_frame=%d",
+                   mn_cli_safe(in), st.frames, ci.fps, st.tracks, st.rest, st.constant, st.sparse,
+                   st.dense, st.keys, st.raw_bytes, st.bytes, st.ratio, co.tol, co.shell,
+                   co.vertices ? co.vertices : 3, st.max_error,
+                   mn_cli_safe(m->jnt_name[st.worst_joint]),
+                   ci.s ? st.worst_frame : st.worst_frame * every);
+            if (ci.nlocks)
+                printf(" locks=%d lock_tol=%g lock_error=%.4g unlocked_ratio=%.2f", ci.nlocks,
+                       lock_tol, st.lock_error, plain_ratio);
+            printf("\n");
+        }
+        mn_clip_destroy(c);
+    }
+    compress_free(&ci);
     return code;
 }
 

@@ -4,11 +4,13 @@
  * and keeps no state (reentrant).
  *
  * The error is the one animation compressors are measured by (the Animation Compression
- * Library's object-space "virtual vertex" metric): for every joint and every frame, two
- * points at distance `shell` from the joint along its own x and y axes are placed by the
- * take's forward kinematics and by the clip's; the error is the largest distance between
- * the two placements, in the figure's length unit. mn_clip_compress guarantees it is at
- * most `tol` at every frame of the take (it measures it after compressing).
+ * Library's object-space "virtual vertex" metric, on which its published figures are
+ * measured): for every joint and every frame, three points at distance `shell` from the
+ * joint along its own x, y and z axes are placed by the take's forward kinematics and by the
+ * clip's; the error is the largest distance between the two placements, in the figure's
+ * length unit. mn_clip_compress guarantees it is at most `tol` at every frame of the take
+ * (it measures it after compressing). With `vertices` 2 it bounds the x and y points only
+ * (a looser bound: the z point of a clip held to two points may be off by more).
  *
  * Channels and their tracks:
  *   ball joint, free joint's rotation   a rotation track: the rotation vector (the
@@ -26,7 +28,10 @@
  * that keeps the object-space error within `tol` on the segment's frames (a per-segment
  * search, as the Animation Compression Library's per-segment bit rates). Within a segment a
  * frame's index on that grid is predicted from the frames before it and the residual is
- * Rice-coded, so sampling a frame decodes its segment from the start (allocation-free).
+ * Rice-coded. Sampling a frame goes on from the nearest seek point before it: the decoder's
+ * state every 8 frames of a segment, recorded when the block is loaded (in memory beside the
+ * block, 28 bytes per point; not stored in the block), so at most 7 frames are decoded per
+ * track (allocation-free).
  *
  * The block (little-endian, version 3; a block of another version is refused, naming it):
  *   "MNC3", u32 frames, f32 fps, u16 nq, u16 tracks, u8 frame-index bits;
@@ -46,6 +51,7 @@
 
 #include <stddef.h>
 
+#include "anim.h"
 #include "base.h"
 #include "model.h"
 
@@ -55,13 +61,29 @@ extern "C" {
 
 typedef struct mn_clip mn_clip;
 
+/* A point held to its own bound over a range of frames (a locked foot): `point`, in joint
+ * `joint`'s frame, stays within `tol` of where the take puts it at frames start..end. */
+typedef struct mn_clip_lock {
+    int joint;
+    mn_vec3 point;
+    int start, end; /* 0 <= start <= end < frames */
+    double tol;     /* > 0, figure units (a lock's own tolerance: 1e-4 m by default) */
+} mn_clip_lock;
+
 typedef struct mn_clip_options {
     double tol;      /* largest error of a virtual vertex at any frame (figure units; default
                         1e-4, the Animation Compression Library's 0.01 cm on a figure in metres) */
     double shell;    /* distance of the virtual vertices from their joint (default 0.03: 3 cm) */
     int max_segment; /* the longest segment of a dense track, in frames: 8, 16 or 32 (0, the
-                        default: 32). Sampling a frame decodes its segment from the start, so
-                        shorter segments sample faster and compress less (docs/animation.md) */
+                        default: 32). Shorter segments compress less; a frame is decoded
+                        from the seek point before it (every 8 frames), so they sample
+                        about as fast (docs/animation.md) */
+    int vertices;    /* virtual vertices per joint held to tol: 3 (x, y and z axes: the
+                        Animation Compression Library's measure; 0 is 3, the default) or 2 (x
+                        and y only) */
+    const mn_clip_lock* locks; /* nlocks points held to their own bounds besides tol (NULL:
+                                  none); the array is read during mn_clip_compress only */
+    int nlocks;
 } mn_clip_options;
 mn_clip_options mn_clip_default(void);
 
@@ -77,11 +99,15 @@ typedef struct mn_clip_stats {
                          per frame: the raw size animation compressors report */
     size_t bytes;     /* the block */
     double ratio;     /* raw_bytes / bytes */
-    double max_error; /* the largest virtual-vertex error over all joints and frames */
+    double max_error; /* the largest virtual-vertex error over all joints and frames (of
+                         the options' vertices) */
     int worst_joint;  /* where it is */
     int worst_frame;
-    double scale; /* how far the per-track error shares were widened beyond the
-                     guaranteed split (1: none) */
+    double scale;      /* how far the per-track error shares were widened beyond the
+                          guaranteed split (1: none) */
+    double lock_error; /* the largest distance of a lock's point from the take's over its
+                          frames (0 without locks) */
+    int worst_lock;    /* where it is (-1 without locks) */
 } mn_clip_stats;
 
 /* Compresses frames 0..nframes-1 of q (nframes x nq, one row per frame, finite; ball and
@@ -104,10 +130,35 @@ double mn_clip_fps(const mn_clip* c);
  * numbers). Reentrant, allocation-free. MN_ERR_ARG when frame is not finite. */
 mn_status mn_clip_sample(const mn_clip* c, double frame, double* q);
 
-/* The virtual-vertex error (see above) of the clip against a take of the same model (q:
- * nframes x nq): largest over joints and frames, and where (either pointer may be NULL). */
+/* The locks of sequence s's locked constraints (mn_seq_constraint_def.lock: PIN and ORIENT)
+ * on a take of n frames sampled from frame `first` every `step` frames (as mn_seq_bake
+ * samples it): a PIN holds its handle's point over the frames of its range, an ORIENT the
+ * three points `shell` from its joint along the joint's axes (an orientation held to tol at
+ * that distance). Writes up to cap locks into out (out may be NULL when cap is 0) and
+ * returns how many there are. */
+int mn_clip_locks_from_seq(const mn_seq* s, double first, double step, int n, double tol,
+                           double shell, mn_clip_lock* out, int cap);
+
+/* A playback cursor: sampling through it gives the same numbers as mn_clip_sample, bit for
+ * bit, but a dense track goes on decoding from where the cursor's last sample left it when
+ * the new frame is later in the same segment (playback moving forward), instead of from the
+ * seek point before it. Created once (it allocates); sampling through it allocates nothing. Not
+ * reentrant: one cursor per thread of playback; the clip must outlive it. */
+typedef struct mn_clip_cursor mn_clip_cursor;
+mn_clip_cursor* mn_clip_cursor_create(const mn_clip* c); /* NULL: no clip or out of memory */
+void mn_clip_cursor_destroy(mn_clip_cursor* k);
+/* As mn_clip_sample (MN_ERR_ARG when frame is not finite). */
+mn_status mn_clip_cursor_sample(mn_clip_cursor* k, double frame, double* q);
+
+/* The virtual-vertex error (see above: three vertices per joint) of the clip against a take
+ * of the same model (q: nframes x nq): largest over joints and frames, and where (either
+ * pointer may be NULL). */
 mn_status mn_clip_error(const mn_clip* c, const double* q, int nframes, double shell,
                         double* max_error, int* worst_joint, int* worst_frame);
+/* The same with `vertices` (2 or 3) per joint. */
+mn_status mn_clip_error_vertices(const mn_clip* c, const double* q, int nframes, double shell,
+                                 int vertices, double* max_error, int* worst_joint,
+                                 int* worst_frame);
 
 #ifdef __cplusplus
 }

@@ -5,7 +5,7 @@
  * next key, until every frame is within the tolerance; then a pass drops the keys that later
  * keys made unnecessary. Whole-pose keys of a motion capture follow its jitter (about a
  * millimetre at 120 Hz, at different frames for different joints: docs/animation.md); a
- * reduction per channel is the compressed clip (clip.c). */
+ * reduction per channel is the compressed clip (clip_encode.c). */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>

@@ -260,6 +260,27 @@ static void test_import(void) {
 
 /* marionette anim compress: the figures as key=value, and a clip file that loads onto the
  * take's figure and keeps the take within the tolerance. */
+/* marionette anim compress of a sequence document: baked, its locked feet held to
+ * --lock-tol, the ratio without the locks printed beside; a bad --lock-tol refused. */
+static void test_compress_locks(void) {
+    char *out, *err;
+    CHECK(run_cli("anim compress '" MN_DATA "/../docs/examples/crouch_sequence.json' --tol 0.0005",
+                  &out, &err) == 0);
+    double lock_error = 1, ratio = 0, unlocked = 0;
+    const char* l = out ? strstr(out, "lock_error=") : NULL;
+    const char* r = out ? strstr(out, " ratio=") : NULL;
+    const char* u = out ? strstr(out, "unlocked_ratio=") : NULL;
+    CHECK(l && r && u && strstr(out, "locks=8") && strstr(out, "lock_tol=0.0001"));
+    if (l && r && u) {
+        lock_error = atof(l + 11), ratio = atof(r + 7), unlocked = atof(u + 15);
+        CHECK(lock_error <= 1e-4 && ratio > 0 && unlocked > ratio); /* the locks cost bytes here */
+    }
+    free(out), free(err);
+    CHECK(run_cli("anim compress '" MN_DATA "/../docs/examples/crouch_sequence.json' --lock-tol 0",
+                  &out, &err) == 2);
+    free(out), free(err);
+}
+
 static void test_compress(void) {
     char *out, *err;
     char clip[300];
@@ -455,6 +476,7 @@ int main(int argc, char** argv) {
     RUN(test_bake_bounds);
     RUN(test_import);
     RUN(test_compress);
+    RUN(test_compress_locks);
     RUN(test_pose_out);
     RUN(test_pose_out_skinned);
     RUN(test_pose_gltf_frame);

@@ -1,0 +1,121 @@
+/* Compressed clips, offline: the checks of the encoder against the take. A change to the
+ * tracks of one joint moves that joint's subtree only, and the rest of the clip is within its
+ * bounds (every accepted step was checked), so a frame is checked on the subtree, below the
+ * cached frame of the joint's parent; locks (mn_clip_lock) are checked with the vertices. */
+#include <stdlib.h>
+
+#include "clip_encode.h"
+
+/* Every lock's points as the take places them over its frames. */
+mn_status mn_clip_lock_points(enc* e) {
+    if (!e->nlk) return MN_OK;
+    size_t total = 0;
+    e->lpo = malloc(sizeof(size_t) * (size_t)e->nlk);
+    if (!e->lpo) return MN_ERR_NOMEM;
+    for (int k = 0; k < e->nlk; k++)
+        e->lpo[k] = total, total += 3 * (size_t)(e->lk[k].end - e->lk[k].start + 1);
+    e->LP = malloc(sizeof(double) * total);
+    if (!e->LP) return MN_ERR_NOMEM;
+    const mn_model* m = e->m;
+    for (int f = 0; f < e->n; f++) {
+        memcpy(e->d->q, e->q + (size_t)f * m->nq, sizeof(double) * (size_t)m->nq);
+        mn_fk(m, e->d);
+        for (int k = 0; k < e->nlk; k++) {
+            const mn_clip_lock* l = &e->lk[k];
+            if (f < l->start || f > l->end) continue;
+            const mn_xform* X = &e->d->xf[l->joint];
+            double* r = e->LP + e->lpo[k] + 3 * (size_t)(f - l->start);
+            const double pt[3] = {l->point.x, l->point.y, l->point.z};
+            const double p[3] = {X->p.x, X->p.y, X->p.z};
+            for (int a = 0; a < 3; a++)
+                r[a] = p[a] + X->R.m[3 * a] * pt[0] + X->R.m[3 * a + 1] * pt[1] +
+                       X->R.m[3 * a + 2] * pt[2];
+        }
+    }
+    return MN_OK;
+}
+
+/* Lock k's point at frame f placed by frame X, its distance from the take's. */
+static double lock_dist(const enc* e, int k, int f, const mn_xform* X) {
+    const mn_clip_lock* l = &e->lk[k];
+    const double* r = e->LP + e->lpo[k] + 3 * (size_t)(f - l->start);
+    const double pt[3] = {l->point.x, l->point.y, l->point.z}, p[3] = {X->p.x, X->p.y, X->p.z};
+    double e2 = 0;
+    for (int a = 0; a < 3; a++) {
+        double w = p[a] + X->R.m[3 * a] * pt[0] + X->R.m[3 * a + 1] * pt[1] +
+                   X->R.m[3 * a + 2] * pt[2] - r[a];
+        e2 += w * w;
+    }
+    return sqrt(e2);
+}
+
+/* Whether every lock active at frame f on a joint of lo..hi-1 holds, with frames xf. */
+static int locks_hold(const enc* e, int f, int lo, int hi, const mn_xform* xf) {
+    for (int k = 0; k < e->nlk; k++) {
+        const mn_clip_lock* l = &e->lk[k];
+        if (l->joint < lo || l->joint >= hi || f < l->start || f > l->end) continue;
+        if (!(lock_dist(e, k, f, &xf[l->joint]) <= l->tol)) return 0;
+    }
+    return 1;
+}
+
+/* The clip (assembled) against every lock over its frames: the largest distance relative to
+ * the lock's tol (<= 1: all hold), and where (into e->lock_err, e->lock_worst). */
+double mn_clip_locks_excess(enc* e) {
+    double worst = 0;
+    e->lock_err = 0, e->lock_worst = e->nlk ? 0 : -1;
+    for (int f = 0; f < e->n && e->nlk; f++) {
+        int any = 0;
+        for (int k = 0; k < e->nlk; k++)
+            any |= f >= e->lk[k].start && f <= e->lk[k].end;
+        if (!any) continue;
+        mn_clip_sample(e->c, f, e->d->q);
+        mn_fk(e->m, e->d);
+        for (int k = 0; k < e->nlk; k++) {
+            const mn_clip_lock* l = &e->lk[k];
+            if (f < l->start || f > l->end) continue;
+            double dk = lock_dist(e, k, f, &e->d->xf[l->joint]);
+            if (dk > e->lock_err) e->lock_err = dk, e->lock_worst = k;
+            if (dk / l->tol > worst) worst = dk / l->tol;
+        }
+    }
+    return worst;
+}
+
+int mn_clip_subtree_ok(enc* e, int joint, int f, const double* qf, int squared) {
+    const mn_model* m = e->m;
+    mn_data* d = e->d;
+    int p = m->jnt_parent[joint], end = m->jnt_subtree_end[joint], nv = e->nv;
+    memcpy(d->q, qf, sizeof(double) * (size_t)m->nq);
+    if (p >= 0) d->xf[p] = e->X[(size_t)f * m->njoint + p];
+    mn_fk_subtree(m, d, joint);
+    double shell = e->opt.shell, tol = e->opt.tol;
+    const double* r = e->V + (size_t)f * (size_t)m->njoint * 3 * nv;
+    for (int j = joint; j < end; j++) {
+        const mn_xform* x = &d->xf[j];
+        const double pj[3] = {x->p.x, x->p.y, x->p.z};
+        for (int a = 0; a < nv; a++) { /* as mn_clip_vertices and mn_clip_error_v */
+            const double* y = r + 3 * nv * j + 3 * a;
+            double e2 = 0;
+            for (int k = 0; k < 3; k++) {
+                double dk = (pj[k] + shell * x->R.m[3 * k + a]) - y[k];
+                e2 += dk * dk;
+            }
+            if (squared ? !(e2 <= tol * tol) : sqrt(e2) > tol) return 0;
+        }
+    }
+    return !e->nlk || locks_hold(e, f, joint, end, d->xf);
+}
+
+void mn_clip_cache_frames(enc* e, int joint, int f0, int f1) {
+    const mn_model* m = e->m;
+    mn_data* d = e->d;
+    int p = m->jnt_parent[joint], end = m->jnt_subtree_end[joint];
+    for (int f = f0; f < f1; f++) {
+        mn_xform* X = e->X + (size_t)f * m->njoint;
+        memcpy(d->q, e->Q + (size_t)f * m->nq, sizeof(double) * (size_t)m->nq);
+        if (p >= 0) d->xf[p] = X[p];
+        mn_fk_subtree(m, d, joint);
+        memcpy(X + joint, d->xf + joint, sizeof(mn_xform) * (size_t)(end - joint));
+    }
+}

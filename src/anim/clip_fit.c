@@ -1,0 +1,346 @@
+/* Compressed clips, offline: the encoding of one track within its share of the error.
+ *
+ * A track's keys: greedy insertion (the frame of largest error becomes the next key) on the
+ * quantised values, for linear and for Catmull-Rom interpolation and three splits of the
+ * track's share between quantisation and interpolation; the smallest encoding wins, against
+ * a constant, the rest value, and a value at every frame. A dense track's segments are coded
+ * losslessly on their grids: each frame's index predicted from the frames before it in the
+ * segment, the residual Rice-coded (Robinson's SHORTEN, 1994: fixed polynomial predictors
+ * and Rice codes per block, as FLAC), so the quantisation is the only error and it does not
+ * accumulate along the segment. */
+#include <stdlib.h>
+
+#include "clip_encode.h"
+
+/* Rotation vector of a unit quaternion (w, x, y, z), angle in [0, pi]. */
+static void quat_to_rotvec(const double* q, double* r) {
+    double w = q[0], x = q[1], y = q[2], z = q[3];
+    if (w < 0) w = -w, x = -x, y = -y, z = -z;
+    double s = sqrt(x * x + y * y + z * z);
+    double k = s > 1e-300 ? 2 * atan2(s, w) / s : 2.0;
+    r[0] = k * x, r[1] = k * y, r[2] = k * z;
+}
+
+/* The track's numbers at every frame (rotations unwrapped: of the rotation vectors r + 2 pi k
+ * r/|r| of the same rotation, the one nearest the previous frame's). */
+void mn_clip_track_values(const clip_track* t, const double* q, int nq, int n, double* v) {
+    for (int f = 0; f < n; f++) {
+        const double* x = q + (size_t)f * (size_t)nq + t->qadr;
+        double* o = v + (size_t)f * (size_t)t->dim;
+        if (t->kind != TK_ROT) {
+            for (int c = 0; c < t->dim; c++)
+                o[c] = x[c];
+            continue;
+        }
+        quat_to_rotvec(x, o);
+        if (f == 0) continue;
+        const double* p = o - 3;
+        double th = sqrt(o[0] * o[0] + o[1] * o[1] + o[2] * o[2]);
+        double u[3] = {1, 0, 0};
+        if (th > 1e-12)
+            for (int c = 0; c < 3; c++)
+                u[c] = o[c] / th;
+        double best = INFINITY, r[3] = {o[0], o[1], o[2]};
+        for (int k = -3; k <= 3; k++) {
+            double c3[3], d = 0;
+            for (int c = 0; c < 3; c++) {
+                c3[c] = o[c] + 2 * MN_PI * k * u[c];
+                d += (c3[c] - p[c]) * (c3[c] - p[c]);
+            }
+            if (d < best) best = d, memcpy(r, c3, sizeof r);
+        }
+        memcpy(o, r, sizeof r);
+    }
+}
+
+/* A track's range is stored in 5 bytes per component: its low end in the 24 high bits of a
+ * float32 (rounded down), its step in the 16 high bits (rounded up). */
+static uint32_t lo_bits(float l) { /* the low 8 bits dropped, rounded down */
+    uint32_t u = f32_u(l);
+    if ((u & 0xff) && (u >> 31)) u += 0x100; /* a negative number: away from zero */
+    return u & ~0xffu;
+}
+static uint32_t step_bits(float s) { /* s > 0: the low 16 bits dropped, rounded up */
+    uint32_t u = f32_u(s);
+    if (u & 0xffff) u += 0x10000;
+    return u & ~0xffffu;
+}
+
+/* Quantisation of v (n x d) to `bits` over its range: lo rounded down and step rounded up
+ * in float32 so that lo + (2^bits - 1) step covers the range. */
+static void quantise(const double* v, int n, int d, int bits, float* lo, float* step, uint32_t* qv,
+                     double* dq) {
+    uint32_t top = (uint32_t)((1ull << bits) - 1);
+    for (int c = 0; c < d; c++) {
+        double mn = INFINITY, mx = -INFINITY;
+        for (int f = 0; f < n; f++)
+            mn = fmin(mn, v[(size_t)f * d + c]), mx = fmax(mx, v[(size_t)f * d + c]);
+        float l = (float)mn;
+        if (l > mn) l = nextafterf(l, -INFINITY);
+        l = f32_bits(lo_bits(l));
+        float s = (float)((mx - l) / top);
+        while ((double)l + (double)top * (double)s < mx)
+            s = nextafterf(s, INFINITY);
+        if (!(s > 0)) s = 1e-30f;
+        s = f32_bits(step_bits(s));
+        lo[c] = l, step[c] = s;
+        for (int f = 0; f < n; f++) {
+            double x = (v[(size_t)f * d + c] - (double)l) / (double)s;
+            long k = lround(x);
+            if (k < 0) k = 0;
+            if (k > (long)top) k = (long)top;
+            qv[(size_t)f * d + c] = (uint32_t)k;
+            dq[(size_t)f * d + c] = (double)l + (double)k * (double)s;
+        }
+    }
+}
+
+static double dist_d(const double* a, const double* b, int d) {
+    double s = 0;
+    for (int c = 0; c < d; c++)
+        s += (a[c] - b[c]) * (a[c] - b[c]);
+    return sqrt(s);
+}
+
+/* Value of the sparse track of keys key[0..nk-1] (values dq at those frames) at frame f. */
+static void sparse_eval(const int* key, int nk, const double* dq, int d, int cubic, int k, double f,
+                        double* out) {
+    int a = key[k], b = key[k + 1];
+    if (!cubic) {
+        double u = (f - a) / (double)(b - a);
+        for (int c = 0; c < d; c++)
+            out[c] = dq[(size_t)a * d + c] + u * (dq[(size_t)b * d + c] - dq[(size_t)a * d + c]);
+        return;
+    }
+    int p = k > 0 ? key[k - 1] : a, n = k + 2 < nk ? key[k + 2] : b;
+    cr_eval(d, p, a, b, n, dq + (size_t)p * d, dq + (size_t)a * d, dq + (size_t)b * d,
+            dq + (size_t)n * d, f, out);
+}
+
+/* Greedy keys on the quantised values dq until every frame is within eps of v; returns the
+ * key count, or -1 when it exceeds max_keys. err holds per-frame errors (workspace). */
+/* The largest error of frames [32 b, 32 b + 32) and the first frame holding it (NaN never
+ * wins, as in a scan with >). */
+#define BLOCK 32
+static void block_max(const double* err, int n, int b, fit_work* w) {
+    double best = -INFINITY;
+    int at = -1;
+    for (int f = b * BLOCK; f < (b + 1) * BLOCK && f < n; f++)
+        if (err[f] > best) best = err[f], at = f;
+    w->bmax[b] = best, w->bidx[b] = at;
+}
+
+static int greedy_keys(const double* v, const double* dq, int n, int d, int cubic, double eps,
+                       int max_keys, int* key, double* err, fit_work* w) {
+    int nk = 2;
+    key[0] = 0, key[1] = n - 1;
+    int lo_seg = 0, hi_seg = 0; /* segments whose frames need their error recomputed */
+    for (;;) {
+        int last = hi_seg < nk - 2 ? hi_seg : nk - 2;
+        for (int k = lo_seg; k <= last; k++)
+            for (int f = key[k]; f <= key[k + 1]; f++) {
+                double o[3];
+                sparse_eval(key, nk, dq, d, cubic, k, f, o);
+                err[f] = dist_d(o, v + (size_t)f * d, d);
+            }
+        /* the first frame of the largest error above eps, from the maxima of blocks of
+         * frames (those of the frames just recomputed renewed) */
+        if (lo_seg <= last)
+            for (int b = key[lo_seg] / BLOCK; b <= key[last + 1] / BLOCK; b++)
+                block_max(err, n, b, w);
+        int at = -1;
+        double worst = eps;
+        for (int b = 0; b < (n + BLOCK - 1) / BLOCK; b++)
+            if (w->bmax[b] > worst) worst = w->bmax[b], at = w->bidx[b];
+        if (at < 0) return nk;
+        if (nk >= max_keys) return -1;
+        int k = 0;
+        while (key[k + 1] < at)
+            k++;
+        if (key[k + 1] == at) { /* a key's own value is off: quantisation, cannot improve */
+            return -1;
+        }
+        memmove(key + k + 2, key + k + 1, sizeof(int) * (size_t)(nk - k - 1));
+        key[k + 1] = at;
+        nk++;
+        lo_seg = k - 2 < 0 ? 0 : k - 2;
+        hi_seg = k + 3;
+    }
+}
+
+/* The fewest bits of a segment component's residuals (indices x[0], x[stride], ..., len of
+ * them), its order and k; the header and first index excluded. */
+static size_t residual_bits(const uint32_t* x, size_t stride, int len, int* order_out, int* k_out) {
+    size_t best = SIZE_MAX;
+    *order_out = 0, *k_out = 0;
+    for (int order = 0; order <= 3; order++) {
+        uint32_t z[1 << MAX_SEG_LOG2];
+        uint64_t sum = 0;
+        int64_t first = x[0], a = first, b = first;
+        for (int r = 1; r < len; r++) {
+            int64_t v = x[(size_t)r * stride];
+            z[r] = zigzag(v - predict(order, r, first, a, b));
+            sum += z[r];
+            b = a, a = v;
+        }
+        /* the best k is near log2 of the mean (Rice's rule); try around it */
+        int k0 = 0;
+        while (k0 < RICE_KMAX && ((uint64_t)(len > 1 ? len - 1 : 1) << (k0 + 1)) <= sum)
+            k0++;
+        for (int k = k0 > 2 ? k0 - 2 : 0; k <= k0 + 1 && k <= RICE_KMAX; k++) {
+            size_t bits = 0;
+            for (int r = 1; r < len; r++)
+                bits += rice_len(z[r], k);
+            if (bits < best) best = bits, *order_out = order, *k_out = k;
+        }
+    }
+    return best;
+}
+
+static size_t dense_cost(const uint32_t* qv, int n, int d, int bits, int sl, int* obits_out) {
+    int S = 1 << sl, nseg = (n + S - 1) / S;
+    size_t body = 0;
+    for (int g = 0; g < nseg; g++) {
+        int f0 = g * S, len = f0 + S < n ? S : n - f0;
+        for (int c = 0; c < d; c++) {
+            int order, k;
+            body += SEG_HDR + (size_t)bits +
+                    residual_bits(qv + (size_t)f0 * d + c, (size_t)d, len, &order, &k);
+        }
+    }
+    int obits = bits_for((uint32_t)body);
+    if (obits_out) *obits_out = obits;
+    return 8 + (size_t)nseg * obits + body;
+}
+
+/* The order and k of the fewest bits for segment g, component c of dense track t as its
+ * indices are, and its size in bits (returned). */
+size_t mn_clip_seg_code(track_code* t, int d, int n, int g, int c) {
+    int S = 1 << t->seg_log2, f0 = g * S, f1 = f0 + S < n ? f0 + S : n, s = t->sh[g * d + c];
+    int order, k;
+    size_t bits = SEG_HDR + (size_t)level_width(t->bits, (unsigned)s) +
+                  residual_bits(t->off + (size_t)f0 * d + c, (size_t)d, f1 - f0, &order, &k);
+    t->ord[g * d + c] = (uint8_t)order, t->rk[g * d + c] = (uint8_t)k;
+    t->scost[g * d + c] = (uint32_t)bits;
+    return bits;
+}
+
+/* Segment g, component c of dense track t (values v, n x d) at its level: every frame's index
+ * on the level's grid (rounded from the values themselves), the order and k of the fewest
+ * bits, and the segment component's size. Returns the size in bits. */
+size_t mn_clip_seg_layout(const double* v, track_code* t, int d, int n, int g, int c) {
+    int S = 1 << t->seg_log2, f0 = g * S, f1 = f0 + S < n ? f0 + S : n, s = t->sh[g * d + c];
+    if (s == 0) {
+        for (int f = f0; f < f1; f++)
+            t->off[(size_t)f * d + c] = t->qv[(size_t)f * d + c];
+    } else {
+        double mult = level_mult((unsigned)s);
+        uint32_t top = level_top(t->bits, (unsigned)s);
+        for (int f = f0; f < f1; f++) {
+            double x = (v[(size_t)f * d + c] - (double)t->lo[c]) / (double)t->step[c] / mult;
+            long k = lround(x);
+            if (k < 0) k = 0;
+            if (k > (long)top) k = (long)top;
+            t->off[(size_t)f * d + c] = (uint32_t)k;
+        }
+    }
+    return mn_clip_seg_code(t, d, n, g, c);
+}
+
+/* The decoded value of frame f, component c of a laid-out dense track (as the sampler
+ * computes it, bit for bit). */
+double mn_clip_seg_value(const track_code* t, int d, int f, int c) {
+    int g = f >> t->seg_log2;
+    return (double)t->lo[c] +
+           (double)t->off[(size_t)f * d + c] * level_mult(t->sh[g * d + c]) * (double)t->step[c];
+}
+
+void mn_clip_dense_layout(const double* v, track_code* t, int d, int n) {
+    int S = 1 << t->seg_log2, nseg = (n + S - 1) / S;
+    for (int g = 0; g < nseg; g++)
+        for (int c = 0; c < d; c++)
+            mn_clip_seg_layout(v, t, d, n, g, c);
+}
+
+/* The smallest encoding of track values v (n x d) within eps. rest: the model's value. */
+void mn_clip_fit_track(const double* v, int n, int d, const double* rest, double eps, int tbits,
+                       fit_work* w, track_code* out) {
+    /* rest and constant */
+    double e = 0;
+    for (int f = 0; f < n; f++)
+        e = fmax(e, dist_d(v + (size_t)f * d, rest, d));
+    if (e <= eps) {
+        out->mode = MODE_REST, out->nbits = 0, out->nkeys = 0;
+        return;
+    }
+    double mn[3], mx[3];
+    for (int c = 0; c < d; c++) {
+        mn[c] = INFINITY, mx[c] = -INFINITY;
+        for (int f = 0; f < n; f++)
+            mn[c] = fmin(mn[c], v[(size_t)f * d + c]), mx[c] = fmax(mx[c], v[(size_t)f * d + c]);
+    }
+    float val[3];
+    double vd[3];
+    for (int c = 0; c < d; c++)
+        val[c] = (float)(0.5 * (mn[c] + mx[c])), vd[c] = val[c];
+    e = 0;
+    for (int f = 0; f < n; f++)
+        e = fmax(e, dist_d(v + (size_t)f * d, vd, d));
+    if (e <= eps) {
+        out->mode = MODE_CONST, out->nbits = (size_t)32 * d, out->nkeys = 1;
+        memcpy(out->value, val, sizeof val);
+        return;
+    }
+    double range = 0;
+    for (int c = 0; c < d; c++)
+        range = fmax(range, mx[c] - mn[c]);
+    /* dense: the fewest bits whose quantisation error is within eps */
+    size_t hdr = (size_t)40 * d;
+    out->mode = -1;
+    out->nbits = SIZE_MAX;
+    int b0 = (int)floor(log2(range * sqrt((double)d) / (2 * eps) + 1));
+    if (b0 < 1) b0 = 1;
+    for (int b = b0; b <= MAX_BITS; b++) {
+        float lo[3], st[3];
+        quantise(v, n, d, b, lo, st, w->qv, w->dq);
+        double q = 0;
+        for (int f = 0; f < n; f++)
+            q = fmax(q, dist_d(w->dq + (size_t)f * d, v + (size_t)f * d, d));
+        if (q > eps) continue;
+        out->mode = MODE_DENSE, out->cubic = 0, out->bits = b, out->nkeys = n;
+        out->nbits = SIZE_MAX;
+        for (int sl = 3; sl <= w->seg_max_log2; sl++) {
+            size_t cost = hdr + dense_cost(w->qv, n, d, b, sl, NULL);
+            if (cost < out->nbits) out->nbits = cost, out->seg_log2 = sl;
+        }
+        memcpy(out->lo, lo, sizeof lo), memcpy(out->step, st, sizeof st);
+        memcpy(out->qv, w->qv, sizeof(uint32_t) * (size_t)n * d);
+        memset(out->sh, 0, (size_t)n * d);
+        break;
+    }
+    /* sparse: split eps between quantisation and interpolation */
+    static const double split[3] = {0.25, 0.5, 0.75};
+    for (int si = 0; si < 3 && n > 2; si++) {
+        int b = (int)ceil(log2(range * sqrt((double)d) / (2 * split[si] * eps) + 1));
+        if (b < 1) b = 1;
+        if (b > MAX_BITS) continue;
+        float lo[3], st[3];
+        quantise(v, n, d, b, lo, st, w->qv, w->dq);
+        for (int cubic = 0; cubic <= 1; cubic++) {
+            size_t per_key = (size_t)tbits + (size_t)d * b;
+            size_t budget = out->nbits == SIZE_MAX ? SIZE_MAX : out->nbits;
+            int max_keys = budget == SIZE_MAX ? n : (int)((budget - hdr - 16) / per_key);
+            if (max_keys < 2) continue;
+            if (max_keys > n) max_keys = n;
+            int nk = greedy_keys(v, w->dq, n, d, cubic, eps, max_keys, w->key, w->err, w);
+            if (nk < 0) continue;
+            size_t bits = hdr + 16 + (size_t)nk * per_key;
+            if (bits >= out->nbits) continue;
+            out->mode = MODE_SPARSE, out->cubic = cubic, out->bits = b, out->nkeys = nk;
+            out->nbits = bits;
+            memcpy(out->lo, lo, sizeof lo), memcpy(out->step, st, sizeof st);
+            memcpy(out->key, w->key, sizeof(int) * (size_t)nk);
+            memcpy(out->qv, w->qv, sizeof(uint32_t) * (size_t)n * d);
+        }
+    }
+}

@@ -1,0 +1,405 @@
+/* Compressed clips: the block (its layout is at the top of include/marionette/clip.h),
+ * written from the encoder's codes and parsed back with every field checked, and the clip
+ * objects around it. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "clip_internal.h"
+
+static int count_tracks(const mn_model* m, clip_track* t) {
+    int n = 0;
+    for (int j = 0; j < m->njoint; j++) {
+        int ty = m->jnt_type[j], a = m->jnt_qadr[j];
+        if (ty == MN_JOINT_FIXED) continue;
+        if (ty == MN_JOINT_FREE) {
+            if (t) t[n] = (clip_track){.kind = TK_VEC3, .dim = 3, .qadr = a, .joint = j};
+            n++;
+            if (t) t[n] = (clip_track){.kind = TK_ROT, .dim = 3, .qadr = a + 3, .joint = j};
+            n++;
+        } else if (ty == MN_JOINT_BALL) {
+            if (t) t[n] = (clip_track){.kind = TK_ROT, .dim = 3, .qadr = a, .joint = j};
+            n++;
+        } else {
+            if (t) t[n] = (clip_track){.kind = TK_SCALAR, .dim = 1, .qadr = a, .joint = j};
+            n++;
+        }
+    }
+    return n;
+}
+
+/* The bits of a laid-out dense track's segments (offset table excluded) and the table's
+ * entry width. */
+static size_t dense_body(const track_code* t, int d, int n, int* obits) {
+    int S = 1 << t->seg_log2, nseg = (n + S - 1) / S;
+    size_t body = 0;
+    for (int k = 0; k < nseg * d; k++)
+        body += t->scost[k];
+    *obits = bits_for((uint32_t)body);
+    return body;
+}
+
+/* Appends a track's encoding (mode byte, header, bit-packed data, byte-aligned). */
+static void write_track(bitbuf* b, const track_code* t, int d, int tbits) {
+    uint8_t mode =
+        (uint8_t)(t->mode | (t->cubic ? 4 : 0) | ((t->mode >= MODE_SPARSE ? t->bits - 1 : 0) << 3));
+    mn_clip_put_bytes(b, &mode, 1);
+    if (t->mode == MODE_CONST) {
+        for (int c = 0; c < d; c++)
+            mn_clip_put_f32(b, t->value[c]);
+    } else if (t->mode >= MODE_SPARSE) {
+        if (t->mode == MODE_SPARSE) mn_clip_put_u16(b, (unsigned)t->nkeys);
+        for (int c = 0; c < d; c++) {
+            uint32_t u = f32_u(t->lo[c]);
+            uint8_t x[3] = {(uint8_t)(u >> 8), (uint8_t)(u >> 16), (uint8_t)(u >> 24)};
+            mn_clip_put_bytes(b, x, 3);
+        }
+        for (int c = 0; c < d; c++) {
+            uint32_t u = f32_u(t->step[c]);
+            uint8_t x[2] = {(uint8_t)(u >> 16), (uint8_t)(u >> 24)};
+            mn_clip_put_bytes(b, x, 2);
+        }
+        b->nbit = (b->nbit + 7) & ~(size_t)7;
+        if (t->mode == MODE_SPARSE) {
+            for (int k = 0; k < t->nkeys; k++)
+                mn_clip_put_bits(b, (uint32_t)t->key[k], tbits);
+            for (int k = 0; k < t->nkeys; k++)
+                for (int c = 0; c < d; c++)
+                    mn_clip_put_bits(b, t->qv[(size_t)t->key[k] * d + c], t->bits);
+        } else {
+            int n = t->nkeys, sl = t->seg_log2, S = 1 << sl, nseg = (n + S - 1) / S, obits;
+            dense_body(t, d, n, &obits);
+            uint8_t h = (uint8_t)(sl | obits << 3);
+            mn_clip_put_bits(b, h, 8);
+            size_t table = b->nbit, off = 0;
+            b->nbit += (size_t)nseg * obits;
+            mn_clip_put_bits(b, 0, 0);
+            size_t body = b->nbit;
+            for (int g = 0; g < nseg; g++) {
+                int f0 = g * S, f1 = f0 + S < n ? f0 + S : n;
+                size_t save = b->nbit;
+                b->nbit = table + (size_t)g * obits;
+                mn_clip_put_bits(b, (uint32_t)off, obits);
+                b->nbit = save;
+                for (int c = 0; c < d; c++) {
+                    int k = g * d + c;
+                    mn_clip_put_bits(b, t->sh[k], LEVEL_BITS);
+                    mn_clip_put_bits(b, t->ord[k], ORDER_BITS);
+                    mn_clip_put_bits(b, t->rk[k], RICE_BITS);
+                    mn_clip_put_bits(b, t->off[(size_t)f0 * d + c], level_width(t->bits, t->sh[k]));
+                }
+                for (int f = f0 + 1; f < f1; f++)
+                    for (int c = 0; c < d; c++) {
+                        const uint32_t* x = t->off + c;
+                        int64_t first = x[(size_t)f0 * d], a = x[(size_t)(f - 1) * d];
+                        int64_t bb = f - 2 >= f0 ? x[(size_t)(f - 2) * d] : first;
+                        uint32_t z = zigzag((int64_t)x[(size_t)f * d] -
+                                            predict(t->ord[g * d + c], f - f0, first, a, bb));
+                        int k = t->rk[g * d + c];
+                        uint32_t q = z >> k;
+                        if (q < RICE_QMAX) {
+                            mn_clip_put_bits(b, 0, (int)q);
+                            mn_clip_put_bits(b, 1, 1);
+                            mn_clip_put_bits(b, z & ((1u << k) - 1), k);
+                        } else {
+                            mn_clip_put_bits(b, 0, RICE_QMAX);
+                            mn_clip_put_bits(b, z, ESC_BITS);
+                        }
+                    }
+                off = b->nbit - body;
+            }
+        }
+    }
+    b->nbit = (b->nbit + 7) & ~(size_t)7;
+}
+
+static mn_status bad(mn_error* err, size_t off, const char* field, const char* fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 4, 5)))
+#endif
+    ;
+static mn_status bad(mn_error* err, size_t off, const char* field, const char* fmt, ...) {
+    char msg[400];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    return mn_error_set(err, MN_ERR_PARSE, NULL, 0, field, "byte %zu: %s", off, msg);
+}
+
+/* Room for dense track t's seek points (nseg segments, one every 8 frames after a segment's
+ * first), after those of the tracks before it. */
+static mn_status seek_reserve(mn_clip* c, clip_track* t, int nseg) {
+    t->spg = t->seg_log2 > SEEK_LOG2 ? (1 << (t->seg_log2 - SEEK_LOG2)) - 1 : 0;
+    t->seek0 = c->nseek;
+    size_t need = c->nseek + (size_t)nseg * (size_t)t->spg;
+    if (need > c->seek_cap) {
+        size_t cap = c->seek_cap ? c->seek_cap : 64;
+        while (cap < need)
+            cap *= 2;
+        seek_point* sp = realloc(c->seek, sizeof(seek_point) * cap);
+        if (!sp) return MN_ERR_NOMEM;
+        c->seek = sp, c->seek_cap = cap;
+    }
+    c->nseek = need;
+    return MN_OK;
+}
+
+#define BAD(off, field, ...) bad(err, (size_t)(off), field, __VA_ARGS__)
+/* Dense track i (t) at byte o of the block: its segment table and every segment's record
+ * and residuals checked (and its seek points recorded); *op: the byte after it. */
+static mn_status parse_dense(mn_clip* c, clip_track* t, int i, size_t* op, mn_error* err) {
+    const uint8_t* p = c->block;
+    size_t n = c->size, o = *op;
+    int d = t->dim;
+    for (unsigned lv = 0; lv <= MAX_LEVEL; lv++)
+        t->width[lv] = (uint8_t)level_width(t->bits, lv);
+    if (o + 1 > n) return BAD(o, "segments", "track %d: the block ends", i);
+    t->seg_log2 = p[o] & 7, t->obits = p[o] >> 3;
+    if (t->seg_log2 < 1 || t->seg_log2 > MAX_SEG_LOG2 || t->obits < 1)
+        return BAD(o, "segments", "track %d: bad segment length or offset bits", i);
+    int S = 1 << t->seg_log2, nseg = (c->nframes + S - 1) / S;
+    t->table = 8, t->body = 8 + (size_t)nseg * (size_t)t->obits;
+    if (seek_reserve(c, t, nseg) != MN_OK)
+        return mn_error_set(err, MN_ERR_NOMEM, NULL, 0, "clip", "out of memory");
+    size_t avail = (n - o) * 8, pos = t->body;
+    if (pos > avail) return BAD(o, "segments", "track %d: the block ends", i);
+    for (int g = 0; g < nseg; g++) {
+        if (read_bits(p + o, t->table + (size_t)g * t->obits, t->obits) != pos - t->body)
+            return BAD(o, "segments", "track %d: segment %d is not where its offset says", i, g);
+        int ord[3], rk[3];
+        uint32_t top[3];
+        int64_t first[3], a[3], b[3];
+        for (int k = 0; k < d; k++) {
+            if (pos + SEG_HDR > avail) return BAD(o, "segments", "track %d: the block ends", i);
+            unsigned lv = read_bits(p + o, pos, LEVEL_BITS);
+            ord[k] = (int)read_bits(p + o, pos + LEVEL_BITS, ORDER_BITS);
+            rk[k] = (int)read_bits(p + o, pos + LEVEL_BITS + ORDER_BITS, RICE_BITS);
+            pos += SEG_HDR;
+            if ((int)(lv >> 3) > t->bits || rk[k] > RICE_KMAX)
+                return BAD(o, "segments",
+                           "track %d: segment %d: a step coarser than the track or a "
+                           "Rice parameter above %d",
+                           i, g, RICE_KMAX);
+            top[k] = level_top(t->bits, lv);
+            int fw = level_width(t->bits, lv);
+            if (pos + (size_t)fw > avail) return BAD(o, "segments", "track %d: the block ends", i);
+            first[k] = a[k] = b[k] = read_bits(p + o, pos, fw);
+            pos += (size_t)fw;
+            if (first[k] > top[k])
+                return BAD(o, "segments", "track %d: segment %d starts off its grid", i, g);
+        }
+        int len = g == nseg - 1 ? c->nframes - g * S : S;
+        for (int r = 1; r < len; r++) {
+            for (int k = 0; k < d; k++) {
+                if (pos >= avail) return BAD(o, "segments", "track %d: the block ends", i);
+                uint64_t z = rice_get(p + o, &pos, rk[k]);
+                if (pos > avail) return BAD(o, "segments", "track %d: the block ends", i);
+                int64_t v = predict(ord[k], r, first[k], a[k], b[k]) + unzigzag(z);
+                if (v < 0 || v > (int64_t)top[k])
+                    return BAD(o, "segments", "track %d: frame %d leaves its segment's grid", i,
+                               g * S + r);
+                b[k] = a[k], a[k] = v;
+            }
+            if (r & ((1 << SEEK_LOG2) - 1)) continue;
+            seek_point* sp = &c->seek[t->seek0 + (size_t)g * t->spg + (r >> SEEK_LOG2) - 1];
+            sp->pos = (uint32_t)pos;
+            for (int k = 0; k < d; k++)
+                sp->x[k] = (int32_t)a[k], sp->y[k] = (int32_t)b[k];
+        }
+    }
+    *op = o + (pos + 7) / 8;
+    return MN_OK;
+}
+
+mn_status mn_clip_parse(mn_clip* c, mn_error* err) {
+    const uint8_t* p = c->block;
+    size_t n = c->size;
+    if (n >= 4 && !memcmp(p, "MNC", 3) && p[3] != CLIP_MAGIC[3])
+        return BAD((size_t)3, "version",
+                   "a clip of format version %c; this library reads version %c only (compress "
+                   "the take again)",
+                   p[3], CLIP_MAGIC[3]);
+    if (n < HEADER_BYTES || memcmp(p, CLIP_MAGIC, 4))
+        return BAD((size_t)0, "magic", "not a marionette clip (no " CLIP_MAGIC " header)");
+    c->nframes = (int)get_u32(p + 4);
+    if (get_u32(p + 4) < 1 || get_u32(p + 4) > (1u << 24))
+        return BAD(4, "frames", "frame count %u out of range (1 to 2^24)", get_u32(p + 4));
+    c->fps = get_f32(p + 8);
+    if (!(c->fps > 0) || !isfinite(c->fps))
+        return BAD(8, "fps", "frame rate is not a positive number");
+    unsigned nq = p[12] | (unsigned)p[13] << 8, nt = p[14] | (unsigned)p[15] << 8;
+    if ((int)nq != c->m->nq)
+        return BAD(12, "nq", "state size %u, the figure's is %d", nq, c->m->nq);
+    if ((int)nt != c->ntrack)
+        return BAD(14, "tracks", "%u tracks, the figure has %d", nt, c->ntrack);
+    c->tbits = p[16];
+    if (c->tbits != bits_for((uint32_t)c->nframes - 1))
+        return BAD(16, "frame_bits", "frame-index bits %d, expected %d", c->tbits,
+                   bits_for((uint32_t)c->nframes - 1));
+    size_t o = HEADER_BYTES;
+    c->nseek = 0;
+    for (int i = 0; i < c->ntrack; i++) {
+        clip_track* t = &c->trk[i];
+        int d = t->dim;
+        if (o + 1 > n) return BAD(o, "track", "track %d: the block ends", i);
+        uint8_t mode = p[o++];
+        t->mode = mode & 3, t->cubic = mode >> 2 & 1, t->bits = (mode >> 3) + 1;
+        if (t->mode < MODE_SPARSE && (mode >> 2))
+            return BAD(o - 1, "mode", "track %d: stray bits in its mode byte", i);
+        if (t->mode == MODE_DENSE && t->cubic)
+            return BAD(o - 1, "mode", "track %d: a dense track is linear", i);
+        if (t->mode >= MODE_SPARSE && t->bits > MAX_BITS)
+            return BAD(o - 1, "bits", "track %d: %d bits per value (at most %d)", i, t->bits,
+                       MAX_BITS);
+        if (t->mode == MODE_REST) continue;
+        if (t->mode == MODE_CONST) {
+            if (o + 4 * (size_t)d > n) return BAD(o, "value", "track %d: the block ends", i);
+            for (int k = 0; k < d; k++, o += 4) {
+                t->value[k] = get_f32(p + o);
+                if (!isfinite(t->value[k]))
+                    return BAD(o, "value", "track %d: a value is not finite", i);
+            }
+            t->nkeys = 1;
+            continue;
+        }
+        if (t->mode == MODE_SPARSE) {
+            if (o + 2 > n) return BAD(o, "keys", "track %d: the block ends", i);
+            t->nkeys = p[o] | p[o + 1] << 8;
+            if (t->nkeys < 2 || t->nkeys > c->nframes)
+                return BAD(o, "keys", "track %d: %d keys (2 to %d)", i, t->nkeys, c->nframes);
+            o += 2;
+        } else {
+            t->nkeys = c->nframes;
+        }
+        if (o + 5 * (size_t)d > n) return BAD(o, "range", "track %d: the block ends", i);
+        for (int k = 0; k < d; k++) {
+            const uint8_t* x = p + o + 3 * (size_t)k;
+            const uint8_t* y = p + o + 3 * (size_t)d + 2 * (size_t)k;
+            t->lo[k] = f32_bits((uint32_t)x[0] << 8 | (uint32_t)x[1] << 16 | (uint32_t)x[2] << 24);
+            t->step[k] = f32_bits((uint32_t)y[0] << 16 | (uint32_t)y[1] << 24);
+            if (!isfinite(t->lo[k]) || !isfinite(t->step[k]) || !(t->step[k] >= 0))
+                return BAD(o, "range", "track %d: a range is not finite", i);
+        }
+        o += 5 * (size_t)d;
+        t->data = o;
+        if (t->mode == MODE_DENSE) {
+            mn_status st = parse_dense(c, t, i, &o, err);
+            if (st != MN_OK) return st;
+            continue;
+        }
+        size_t nb = (size_t)t->nkeys * (size_t)c->tbits;
+        nb += (size_t)t->nkeys * (size_t)d * (size_t)t->bits;
+        if (o + (nb + 7) / 8 > n) return BAD(o, "data", "track %d: the block ends", i);
+        {
+            int prev = -1;
+            for (int k = 0; k < t->nkeys; k++) {
+                int f = (int)read_bits(p + o, (size_t)k * c->tbits, c->tbits);
+                if (f <= prev || f >= c->nframes || (k == 0 && f != 0) ||
+                    (k == t->nkeys - 1 && f != c->nframes - 1))
+                    return BAD(o, "key_frames",
+                               "track %d: key frames must rise from 0 to the last frame", i);
+                prev = f;
+            }
+        }
+        o += (nb + 7) / 8;
+    }
+    if (o != n) return BAD(o, "size", "%zu bytes after the last track", n - o);
+#undef BAD
+    return MN_OK;
+}
+
+mn_clip* mn_clip_new(const mn_model* m) {
+    mn_clip* c = calloc(1, sizeof *c);
+    if (!c) return NULL;
+    c->m = m;
+    c->ntrack = count_tracks(m, NULL);
+    c->trk = calloc((size_t)(c->ntrack ? c->ntrack : 1), sizeof(clip_track));
+    if (!c->trk) {
+        free(c);
+        return NULL;
+    }
+    count_tracks(m, c->trk);
+    return c;
+}
+
+void mn_clip_destroy(mn_clip* c) {
+    if (!c) return;
+    free(c->trk);
+    free(c->block);
+    free(c->seek);
+    free(c);
+}
+
+mn_clip* mn_clip_load(const mn_model* m, const void* bytes, size_t nbytes, mn_error* err) {
+    if (!m || (!bytes && nbytes)) {
+        mn_error_set(err, MN_ERR_ARG, NULL, 0, "clip", "no model or no bytes");
+        return NULL;
+    }
+    mn_clip* c = mn_clip_new(m);
+    uint8_t* b = c ? calloc(nbytes + PAD, 1) : NULL;
+    if (!b) {
+        mn_clip_destroy(c);
+        mn_error_set(err, MN_ERR_NOMEM, NULL, 0, "clip", "out of memory");
+        return NULL;
+    }
+    if (nbytes) memcpy(b, bytes, nbytes);
+    c->block = b, c->size = nbytes;
+    if (mn_clip_parse(c, err) != MN_OK) {
+        mn_clip_destroy(c);
+        return NULL;
+    }
+    return c;
+}
+
+const void* mn_clip_bytes(const mn_clip* c) {
+    return c ? c->block : NULL;
+}
+size_t mn_clip_size(const mn_clip* c) {
+    return c ? c->size : 0;
+}
+int mn_clip_frames(const mn_clip* c) {
+    return c ? c->nframes : 0;
+}
+double mn_clip_fps(const mn_clip* c) {
+    return c ? c->fps : 0;
+}
+
+mn_clip_options mn_clip_default(void) {
+    mn_clip_options o;
+    memset(&o, 0, sizeof o);
+    o.tol = 1e-4;
+    o.shell = 0.03;
+    o.vertices = 3;
+    return o;
+}
+
+mn_status mn_clip_write(mn_clip* c, const track_code* code, int nframes, double fps) {
+    bitbuf b = {0};
+    mn_clip_put_bytes(&b, CLIP_MAGIC, 4);
+    uint32_t nf = (uint32_t)nframes;
+    uint8_t h[4] = {(uint8_t)nf, (uint8_t)(nf >> 8), (uint8_t)(nf >> 16), (uint8_t)(nf >> 24)};
+    mn_clip_put_bytes(&b, h, 4);
+    mn_clip_put_f32(&b, (float)fps);
+    mn_clip_put_u16(&b, (unsigned)c->m->nq);
+    mn_clip_put_u16(&b, (unsigned)c->ntrack);
+    int tbits = bits_for((uint32_t)nframes - 1);
+    uint8_t tb = (uint8_t)tbits;
+    mn_clip_put_bytes(&b, &tb, 1);
+    for (int i = 0; i < c->ntrack; i++)
+        write_track(&b, &code[i], c->trk[i].dim, tbits);
+    if (b.oom) {
+        free(b.p);
+        return MN_ERR_NOMEM;
+    }
+    size_t size = b.nbit / 8;
+    uint8_t* blk = realloc(b.p, size + PAD);
+    if (!blk) {
+        free(b.p);
+        return MN_ERR_NOMEM;
+    }
+    memset(blk + size, 0, PAD);
+    free(c->block);
+    c->block = blk, c->size = size;
+    return mn_clip_parse(c, NULL);
+}

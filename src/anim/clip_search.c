@@ -1,0 +1,156 @@
+/* Compressed clips, offline: the per-segment search, after the shares of the error are set.
+ *
+ * Dense tracks are cut into segments (8 to 32 frames, whichever is smallest), each with its
+ * own step per component, a level of the track's grid: (8 + m) 2^(s - 3) times its step.
+ * Each segment's levels are coarsened (level_mult, in jumps of 24 levels down to 1, the
+ * largest that passes, round after round over all tracks) while the object-space error over
+ * that segment's frames stays within tol and the segment gets smaller: the error a track is
+ * allowed varies over the take with what the other tracks leave of the budget there (the
+ * Animation Compression Library's per-segment bit rates, searched against the same error).
+ * A frame that a coarser level puts beyond tol may take the index on its value's other side
+ * (or one beyond the nearest) when that brings it back: the frame's indices over all tracks
+ * are chosen together against the object-space error (as a vector quantiser picks a code
+ * vector) rather than each rounded on its own. After the search each index moves by one
+ * where that shortens its segment's code and keeps its frame within tol (rate-distortion
+ * optimised quantisation, as video coders choose their levels). */
+#include "clip_encode.h"
+
+/* Writes dense track i's decoded values at frames f0..f1-1 into the states Q (n x nq). */
+static void put_decoded(enc* e, int i, int f0, int f1, double* Q) {
+    const clip_track* t = &e->trk[i];
+    int d = t->dim, nq = e->m->nq;
+    for (int f = f0; f < f1; f++) {
+        double v[3];
+        for (int c = 0; c < d; c++)
+            v[c] = mn_clip_seg_value(&e->code[i], d, f, c);
+        double* o = Q + (size_t)f * nq + t->qadr;
+        if (t->kind == TK_ROT)
+            rotvec_to_quat(v, o);
+        else
+            memcpy(o, v, sizeof(double) * (size_t)d);
+    }
+}
+
+/* Whether frames f0..f1-1 of the states Q are within tol of the take's vertices V after a
+ * change to track i: its joint's subtree is checked, the rest of the clip being within tol
+ * (mn_clip_subtree_ok). */
+static int frames_ok(enc* e, int i, const double* Q, int f0, int f1) {
+    for (int f = f0; f < f1; f++)
+        if (!mn_clip_subtree_ok(e, e->trk[i].joint, f, Q + (size_t)f * e->m->nq, 1)) return 0;
+    return 1;
+}
+
+/* The per-segment search (the Animation Compression Library's per-segment bit rates): each
+ * component of each segment of each dense track coarsens its step level by level while the
+ * object-space error over the segment's frames stays within tol and the segment gets
+ * smaller. A dense track's value at a frame depends on its own segment only, so the
+ * segment's frames are the only ones a change can move: the check is exact. Round-robin
+ * passes over all of them, so that no track takes a segment's whole slack first: steps of 8
+ * levels (a factor of 2) until none is taken, then 4, 2 and 1. Q holds the clip's states at
+ * every frame, kept current. */
+/* Segment g, component c of dense track i at level s: kept when it is smaller and the
+ * segment's frames stay within tol, else put back. Returns whether it was kept. */
+static int try_level(enc* e, int i, int g, int c, int s) {
+    double* Q = e->Q;
+    track_code* t = &e->code[i];
+    int dim = e->trk[i].dim, n = e->n, S = 1 << t->seg_log2;
+    int f0 = g * S, f1 = f0 + S < n ? f0 + S : n, k = g * dim + c, sh0 = t->sh[k];
+    if (s > MAX_LEVEL || (s >> 3) > t->bits) return 0;
+    uint32_t cost0 = t->scost[k], off0[1 << MAX_SEG_LOG2];
+    uint8_t ord0 = t->ord[k], rk0 = t->rk[k];
+    for (int f = f0; f < f1; f++)
+        off0[f - f0] = t->off[(size_t)f * dim + c];
+    t->sh[k] = (uint8_t)s;
+    if (mn_clip_seg_layout(e->val[i], t, dim, n, g, c) < cost0) {
+        /* a frame beyond tol tries the index on the value's other side, then one step beyond
+         * the nearest on its own side: the error at a frame is that of all its tracks
+         * together, and another index of this one can offset the others' (the indices of a
+         * frame are chosen jointly against the object-space error, as a vector quantiser
+         * chooses its code vector, instead of each rounded on its own) */
+        double mult = level_mult((unsigned)s);
+        uint32_t top = level_top(t->bits, (unsigned)s);
+        int ok = 1;
+        for (int f = f0; f < f1 && ok; f++) {
+            put_decoded(e, i, f, f + 1, Q);
+            if (frames_ok(e, i, Q, f, f + 1)) continue;
+            uint32_t* x = &t->off[(size_t)f * dim + c];
+            double want =
+                (e->val[i][(size_t)f * dim + c] - (double)t->lo[c]) / (double)t->step[c] / mult;
+            int64_t x0 = *x, sg = want > (double)x0 ? 1 : -1;
+            static const int tries[2] = {1, -1};
+            ok = 0;
+            for (int r = 0; r < 2 && !ok; r++) {
+                int64_t y = x0 + sg * tries[r];
+                if (y < 0 || y > (int64_t)top) continue;
+                *x = (uint32_t)y;
+                put_decoded(e, i, f, f + 1, Q);
+                ok = frames_ok(e, i, Q, f, f + 1);
+            }
+        }
+        if (ok && mn_clip_seg_code(t, dim, n, g, c) < cost0) {
+            mn_clip_cache_frames(e, e->trk[i].joint, f0, f1);
+            return 1;
+        }
+    }
+    t->sh[k] = (uint8_t)sh0, t->scost[k] = cost0, t->ord[k] = ord0, t->rk[k] = rk0;
+    for (int f = f0; f < f1; f++)
+        t->off[(size_t)f * dim + c] = off0[f - f0];
+    put_decoded(e, i, f0, f1, Q);
+    return 0;
+}
+
+/* After the search: each frame's index moved by one towards fewer bits where the frame stays
+ * within tol (rate-distortion optimised quantisation, as video coders choose their levels). */
+void mn_clip_index_polish(enc* e) {
+    double* Q = e->Q;
+    for (int i = 0; i < e->nt; i++) {
+        track_code* t = &e->code[i];
+        if (t->mode != MODE_DENSE) continue;
+        int dim = e->trk[i].dim, n = e->n, S = 1 << t->seg_log2, nseg = (n + S - 1) / S;
+        for (int g = 0; g < nseg; g++)
+            for (int c = 0; c < dim; c++) {
+                int k = g * dim + c, f0 = g * S, f1 = f0 + S < n ? f0 + S : n;
+                uint32_t top = level_top(t->bits, t->sh[k]);
+                for (int f = f0; f < f1; f++) {
+                    uint32_t* x = &t->off[(size_t)f * dim + c];
+                    uint32_t x0 = *x, cost0 = t->scost[k];
+                    uint8_t ord0 = t->ord[k], rk0 = t->rk[k];
+                    int kept = 0;
+                    for (int dx = -1; dx <= 1 && !kept; dx += 2) {
+                        if ((dx < 0 && x0 == 0) || (dx > 0 && x0 >= top)) continue;
+                        *x = x0 + (uint32_t)dx;
+                        if (mn_clip_seg_code(t, dim, n, g, c) < cost0) {
+                            put_decoded(e, i, f, f + 1, Q);
+                            if (frames_ok(e, i, Q, f, f + 1)) {
+                                mn_clip_cache_frames(e, e->trk[i].joint, f, f + 1);
+                                kept = 1;
+                                break;
+                            }
+                        }
+                        *x = x0;
+                        t->scost[k] = cost0, t->ord[k] = ord0, t->rk[k] = rk0;
+                        put_decoded(e, i, f, f + 1, Q);
+                    }
+                }
+            }
+    }
+}
+
+void mn_clip_segment_search(enc* e) {
+    static const int jumps[9] = {24, 16, 12, 8, 6, 4, 3, 2, 1};
+    for (int pass = 0, changed = 1; changed && pass < 64; pass++) {
+        changed = 0;
+        for (int i = 0; i < e->nt; i++) {
+            track_code* t = &e->code[i];
+            if (t->mode != MODE_DENSE) continue;
+            int dim = e->trk[i].dim, n = e->n, S = 1 << t->seg_log2, nseg = (n + S - 1) / S;
+            for (int g = 0; g < nseg; g++)
+                for (int c = 0; c < dim; c++)
+                    for (int j = 0; j < 9; j++)
+                        if (try_level(e, i, g, c, t->sh[g * dim + c] + jumps[j])) {
+                            changed = 1;
+                            break;
+                        }
+        }
+    }
+}
