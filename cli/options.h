@@ -87,5 +87,6 @@ int mn_cli_parse(const mn_cli_table* t, int argc, char** argv, void* args, const
 /* The commands' tables (in their cmd_*.c files), for tests/integration/test_cli_options.c. */
 extern const mn_cli_table mn_cmd_solve_options;
 extern const mn_cli_table mn_cmd_fk_options;
+extern const mn_cli_table mn_cmd_convert_options;
 
 #endif
