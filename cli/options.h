@@ -88,5 +88,6 @@ int mn_cli_parse(const mn_cli_table* t, int argc, char** argv, void* args, const
 extern const mn_cli_table mn_cmd_solve_options;
 extern const mn_cli_table mn_cmd_fk_options;
 extern const mn_cli_table mn_cmd_convert_options;
+extern const mn_cli_table mn_cmd_fit_options;
 
 #endif
