@@ -89,5 +89,6 @@ extern const mn_cli_table mn_cmd_solve_options;
 extern const mn_cli_table mn_cmd_fk_options;
 extern const mn_cli_table mn_cmd_convert_options;
 extern const mn_cli_table mn_cmd_fit_options;
+extern const mn_cli_table mn_cmd_sim_options;
 
 #endif
