@@ -80,12 +80,10 @@ static int take_option(const mn_cli_table* t, const mn_cli_opt* o, int argc, cha
         }
         return 0;
     }
-    if (!joined && *i + 1 >= argc)
-        return mn_cli_usage_error(t->cmd,
-                                  t->missing ? t->missing
-                                  : o->bad   ? o->bad
-                                             : "%s needs a value",
-                                  a);
+    if (!joined && *i + 1 >= argc) {
+        const char* m = o->missing ? o->missing : t->missing ? t->missing : o->bad;
+        return mn_cli_usage_error(t->cmd, m ? m : "%s needs a value", a);
+    }
     if (by_alias && o->note) fprintf(stderr, "marionette %s: note: %s\n", t->cmd, o->note);
     if (o->kind == MN_CLI_TAKE) return o->take(args, argc, argv, i);
     return set_value(t, o, dest, joined ? joined : argv[++*i]);

@@ -43,14 +43,17 @@ typedef struct mn_cli_list {
 typedef struct mn_cli_opt {
     const char* name; /* "--iters"; a two-character name "-j" also reads "-j4" */
     mn_cli_kind kind;
-    size_t off;        /* the destination: its offset in the command's args struct (MN_CLI_AT) */
-    double lo, hi;     /* INT, DOUBLE: the range, both ends included; FLAG: lo is the value set */
-    const char* bad;   /* the usage error for a bad value (CALL: %s is the value), and for a
-                        * missing one when the table's missing is NULL; LIST: when full */
+    size_t off;      /* the destination: its offset in the command's args struct (MN_CLI_AT) */
+    double lo, hi;   /* INT, DOUBLE: the range, both ends included; FLAG: lo is the value set */
+    const char* bad; /* the usage error for a bad value (CALL: %s is the value); LIST, PATHS:
+                      * for one too many */
+    /* The usage error for a missing value (%s: the option as given): this, else the table's
+     * missing, else bad, else "%s needs a value". */
+    const char* missing;
     const char* alias; /* another spelling, or NULL */
-    const char* note;  /* printed when alias is used ("marionette CMD:
-                        * note: NOTE"): an old spelling kept for one
-                        * release. NULL: a lasting alias (-j, --jobs) */
+    /* Printed when the alias is used ("marionette CMD: note: NOTE"): an old spelling kept
+     * for one release. NULL: a lasting alias (-j for --jobs). */
+    const char* note;
     int (*parse)(const char* value, void* dest);            /* CALL */
     int (*take)(void* args, int argc, char** argv, int* i); /* TAKE */
 } mn_cli_opt;
@@ -61,7 +64,7 @@ typedef struct mn_cli_table {
     const mn_cli_opt* opts;
     int nopts;
     const char* unknown;  /* an unknown option, %s the argument: "unknown option '%s'" */
-    const char* missing;  /* an option without its value, %s the option; NULL: its row's bad */
+    const char* missing;  /* an option without its value, %s the option (see the rows') */
     int max_pos;          /* positional arguments (not starting with '-'); -1: any number;
                            * 0 (the default): none */
     const char* too_many; /* the usage error for one more; NULL: unknown with %s the argument */
@@ -90,5 +93,6 @@ extern const mn_cli_table mn_cmd_fk_options;
 extern const mn_cli_table mn_cmd_convert_options;
 extern const mn_cli_table mn_cmd_fit_options;
 extern const mn_cli_table mn_cmd_sim_options;
+extern const mn_cli_table mn_cmd_workspace_options;
 
 #endif
