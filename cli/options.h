@@ -94,5 +94,6 @@ extern const mn_cli_table mn_cmd_convert_options;
 extern const mn_cli_table mn_cmd_fit_options;
 extern const mn_cli_table mn_cmd_sim_options;
 extern const mn_cli_table mn_cmd_workspace_options;
+extern const mn_cli_table mn_cmd_retarget_options;
 
 #endif
