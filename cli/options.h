@@ -95,5 +95,6 @@ extern const mn_cli_table mn_cmd_fit_options;
 extern const mn_cli_table mn_cmd_sim_options;
 extern const mn_cli_table mn_cmd_workspace_options;
 extern const mn_cli_table mn_cmd_retarget_options;
+extern const mn_cli_table mn_cmd_info_options;
 
 #endif
