@@ -96,5 +96,6 @@ extern const mn_cli_table mn_cmd_sim_options;
 extern const mn_cli_table mn_cmd_workspace_options;
 extern const mn_cli_table mn_cmd_retarget_options;
 extern const mn_cli_table mn_cmd_info_options;
+extern const mn_cli_table mn_cmd_demo_options;
 
 #endif
