@@ -97,5 +97,12 @@ extern const mn_cli_table mn_cmd_workspace_options;
 extern const mn_cli_table mn_cmd_retarget_options;
 extern const mn_cli_table mn_cmd_info_options;
 extern const mn_cli_table mn_cmd_demo_options;
+extern const mn_cli_table mn_cmd_anim_info_options;
+extern const mn_cli_table mn_cmd_anim_bake_options;
+extern const mn_cli_table mn_cmd_anim_import_options;
+extern const mn_cli_table mn_cmd_anim_crossfade_options;
+extern const mn_cli_table mn_cmd_anim_root_motion_options;
+extern const mn_cli_table mn_cmd_anim_loop_options;
+extern const mn_cli_table mn_cmd_anim_retime_options;
 
 #endif

@@ -13,9 +13,22 @@
 
 /* The tables of the commands, one per command or subcommand. */
 static const mn_cli_table* const tables[] = {
-    &mn_cmd_solve_options,    &mn_cmd_fk_options,   &mn_cmd_convert_options,
-    &mn_cmd_fit_options,      &mn_cmd_sim_options,  &mn_cmd_workspace_options,
-    &mn_cmd_retarget_options, &mn_cmd_info_options, &mn_cmd_demo_options,
+    &mn_cmd_solve_options,
+    &mn_cmd_fk_options,
+    &mn_cmd_convert_options,
+    &mn_cmd_fit_options,
+    &mn_cmd_sim_options,
+    &mn_cmd_workspace_options,
+    &mn_cmd_retarget_options,
+    &mn_cmd_info_options,
+    &mn_cmd_demo_options,
+    &mn_cmd_anim_info_options,
+    &mn_cmd_anim_bake_options,
+    &mn_cmd_anim_import_options,
+    &mn_cmd_anim_crossfade_options,
+    &mn_cmd_anim_root_motion_options,
+    &mn_cmd_anim_loop_options,
+    &mn_cmd_anim_retime_options,
 };
 
 /* Does text hold the option name as a word of its own ("--seed" is not in "--seed-q")?
