@@ -112,3 +112,9 @@ int mn_cli_parse(const mn_cli_table* t, int argc, char** argv, void* args, const
     if (npos) *npos = n;
     return 0;
 }
+
+int mn_cli_has(int argc, char** argv, const char* arg) {
+    for (int i = 1; i < argc; i++)
+        if (!strcmp(argv[i], arg)) return 1;
+    return 0;
+}

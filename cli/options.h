@@ -69,6 +69,8 @@ typedef struct mn_cli_table {
                            * 0 (the default): none */
     const char* too_many; /* the usage error for one more; NULL: unknown with %s the argument */
     int dash_option;      /* 1: a lone "-" is an (unknown) option, 0: a positional argument */
+    const char* help;     /* the words after "marionette" that print this table's --help when
+                           * they are not cmd ("bench ik --compare"); NULL: cmd */
 } mn_cli_table;
 
 /* The offset of field f (of C type ctype) in the args struct T, checked to have that type. */
@@ -87,6 +89,9 @@ typedef struct mn_cli_table {
 int mn_cli_parse(const mn_cli_table* t, int argc, char** argv, void* args, const char** pos,
                  int* npos);
 
+/* Is arg one of argv[1..argc)? (A word that picks a mode: bench ik --compare.) */
+int mn_cli_has(int argc, char** argv, const char* arg);
+
 /* The commands' tables (in their cmd_*.c files), for tests/integration/test_cli_options.c. */
 extern const mn_cli_table mn_cmd_solve_options;
 extern const mn_cli_table mn_cmd_fk_options;
@@ -104,5 +109,20 @@ extern const mn_cli_table mn_cmd_anim_crossfade_options;
 extern const mn_cli_table mn_cmd_anim_root_motion_options;
 extern const mn_cli_table mn_cmd_anim_loop_options;
 extern const mn_cli_table mn_cmd_anim_retime_options;
+extern const mn_cli_table mn_bench_anim_options;
+extern const mn_cli_table mn_bench_drag_options;
+extern const mn_cli_table mn_bench_figread_options;
+extern const mn_cli_table mn_bench_fit_options;
+extern const mn_cli_table mn_bench_fk_options;
+extern const mn_cli_table mn_bench_gltf_options;
+extern const mn_cli_table mn_bench_ik_options;
+extern const mn_cli_table mn_bench_ik_compare_options;
+extern const mn_cli_table mn_bench_ik_tracking_options;
+extern const mn_cli_table mn_bench_layers_options;
+extern const mn_cli_table mn_bench_linalg_options;
+extern const mn_cli_table mn_bench_retarget_options;
+extern const mn_cli_table mn_bench_scale_options;
+extern const mn_cli_table mn_bench_sim_options;
+extern const mn_cli_table mn_bench_targets_options;
 
 #endif

@@ -29,6 +29,21 @@ static const mn_cli_table* const tables[] = {
     &mn_cmd_anim_root_motion_options,
     &mn_cmd_anim_loop_options,
     &mn_cmd_anim_retime_options,
+    &mn_bench_anim_options,
+    &mn_bench_drag_options,
+    &mn_bench_figread_options,
+    &mn_bench_fit_options,
+    &mn_bench_fk_options,
+    &mn_bench_gltf_options,
+    &mn_bench_ik_options,
+    &mn_bench_ik_compare_options,
+    &mn_bench_ik_tracking_options,
+    &mn_bench_layers_options,
+    &mn_bench_linalg_options,
+    &mn_bench_retarget_options,
+    &mn_bench_scale_options,
+    &mn_bench_sim_options,
+    &mn_bench_targets_options,
 };
 
 /* Does text hold the option name as a word of its own ("--seed" is not in "--seed-q")?
@@ -58,7 +73,7 @@ static void test_every_option_is_documented(void) {
     for (size_t k = 0; k < sizeof tables / sizeof tables[0]; k++) {
         const mn_cli_table* t = tables[k];
         char args[128], *out, *err;
-        snprintf(args, sizeof args, "%s --help", t->cmd);
+        snprintf(args, sizeof args, "%s --help", t->help ? t->help : t->cmd);
         CHECK(mn_test_run_program(MN_CLI, args, &out, &err) == 0 && out);
         CHECK(t->nopts > 0);
         for (int i = 0; out && i < t->nopts; i++) {
