@@ -1,5 +1,6 @@
 /* The commands' option tables (cli/options.h): every option of every table is in its
- * command's --help and in the man page built from those texts, and the table parser reads
+ * command's --help and in the man page built from those texts, every message of a table
+ * is printed with one string argument at most (%s), and the table parser reads
  * what the commands read (ranges, missing values, old spellings, -j4, lists of files,
  * positional arguments). Links the command's own objects. */
 #include <limits.h>
@@ -63,6 +64,36 @@ static int has_option(const char* text, const char* name, int esc) {
         if (!more) return 1;
     }
     return 0;
+}
+
+/* Is fmt a message mn_cli_parse may print with one string argument: NULL, or at most one
+ * conversion and that one %s (a %d would read an int that is not there)? */
+static int one_string_at_most(const char* fmt) {
+    int n = 0;
+    for (const char* p = fmt; p && *p; p++)
+        if (*p == '%') {
+            if (p[1] == '%') {
+                p++;
+                continue;
+            }
+            if (p[1] != 's' || ++n > 1) return 0;
+        }
+    return 1;
+}
+
+static void test_messages_take_one_string(void) {
+    for (size_t k = 0; k < sizeof tables / sizeof tables[0]; k++) {
+        const mn_cli_table* t = tables[k];
+        CHECK(one_string_at_most(t->unknown) && t->unknown);
+        CHECK(one_string_at_most(t->missing));
+        for (int i = 0; i < t->nopts; i++) {
+            const mn_cli_opt* o = &t->opts[i];
+            int ok = one_string_at_most(o->bad) && one_string_at_most(o->missing);
+            if (!ok)
+                printf("  marionette %s: %s: a message with another conversion\n", t->cmd, o->name);
+            CHECK(ok);
+        }
+    }
 }
 
 static void test_every_option_is_documented(void) {
@@ -189,6 +220,7 @@ static void test_parser(void) {
 int main(int argc, char** argv) {
     mn_test_init(argc, argv);
     RUN(test_every_option_is_documented);
+    RUN(test_messages_take_one_string);
     RUN(test_parser);
     return mn_test_report();
 }
