@@ -6,6 +6,8 @@
 #include <marionette/io.h>
 #include <marionette/sequence.h>
 
+#include <limits.h>
+#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,6 +17,7 @@
 #include "bench_util.h"
 #include "plot.h"
 #include "cli.h"
+#include "options.h"
 
 const char mn_bench_anim_summary[] =
     "sequence sampling (joint samples/s) and constrained in-betweens (ms/frame)";
@@ -688,42 +691,59 @@ static void bench_figures(int frames) {
     }
 }
 
+typedef struct anim_args {
+    const char *bvh, *svg, *solver;
+    int nsamples, frames;
+} anim_args;
+
+static int parse_solver(const char* v, void* dest) {
+    if (strcmp(v, "all") && mn_csolver_parse(v) < 0) return 0;
+    *(const char**)dest = v;
+    return 1;
+}
+
+#define AT(f, t) MN_CLI_AT(anim_args, f, t)
+static const mn_cli_opt anim_opts[] = {
+    {"--bvh", MN_CLI_STRING, AT(bvh, const char*), .bad = NULL},
+    {"--svg", MN_CLI_STRING, AT(svg, const char*), .bad = NULL},
+    {"--solver", MN_CLI_CALL, AT(solver, const char*), .bad = "unknown solver '%s'",
+     .parse = parse_solver},
+    {"--samples", MN_CLI_INT, AT(nsamples, int), 1, INT_MAX,
+     .bad = "--samples needs a positive integer"},
+    {"--frames", MN_CLI_INT, AT(frames, int), 4, INT_MAX, .bad = "--frames needs an integer >= 4"},
+};
+#undef AT
+const mn_cli_table mn_bench_anim_options = {
+    .cmd = "bench anim",
+    MN_CLI_OPTS(anim_opts),
+    .unknown = "unknown argument '%s'",
+    .missing = "unknown argument '%s'",
+    .dash_option = 1,
+};
+
 int mn_bench_anim(int argc, char** argv) {
     if (mn_cli_wants_help(argc, argv)) {
         usage(stdout);
         return MN_EXIT_OK;
     }
-    const char *bvh = NULL, *svg = NULL, *solver = "lagrange";
-    int nsamples = 200000, frames = 600;
     for (int i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "--bvh") && i + 1 < argc)
-            bvh = argv[++i];
-        else if (!strcmp(argv[i], "--clip") && i + 1 < argc) {
-            int k = i + 1; /* the takes run to the end or the next option */
-            while (k < argc && strncmp(argv[k], "--", 2))
-                k++;
-            int ntake = k - i - 1;
-            for (int j = k; j < argc; j += 2) /* only --samples may follow the takes */
-                if (strcmp(argv[j], "--samples") || j + 1 >= argc ||
-                    !mn_cli_parse_int(argv[j + 1], &nsamples) || nsamples < 1)
-                    return mn_cli_usage_error("bench anim", "after --clip's takes only "
-                                                            "--samples N (a positive integer)");
-            return bench_clip_takes(ntake, argv + i + 1, nsamples);
-        } else if (!strcmp(argv[i], "--svg") && i + 1 < argc)
-            svg = argv[++i];
-        else if (!strcmp(argv[i], "--solver") && i + 1 < argc) {
-            solver = argv[++i];
-            if (strcmp(solver, "all") && mn_csolver_parse(solver) < 0)
-                return mn_cli_usage_error("bench anim", "unknown solver '%s'", solver);
-        } else if (!strcmp(argv[i], "--samples") && i + 1 < argc) {
-            if (!mn_cli_parse_int(argv[++i], &nsamples) || nsamples < 1)
-                return mn_cli_usage_error("bench anim", "--samples needs a positive integer");
-        } else if (!strcmp(argv[i], "--frames") && i + 1 < argc) {
-            if (!mn_cli_parse_int(argv[++i], &frames) || frames < 4)
-                return mn_cli_usage_error("bench anim", "--frames needs an integer >= 4");
-        } else
-            return mn_cli_usage_error("bench anim", "unknown argument '%s'", argv[i]);
+        if (strcmp(argv[i], "--clip")) continue;
+        /* --clip TAKE... [--samples N]: the takes run to the end or the next option */
+        int k = i + 1, nsamples = 200000;
+        while (k < argc && strncmp(argv[k], "--", 2))
+            k++;
+        for (int j = k; j < argc; j += 2) /* only --samples may follow the takes */
+            if (strcmp(argv[j], "--samples") || j + 1 >= argc ||
+                !mn_cli_parse_int(argv[j + 1], &nsamples) || nsamples < 1)
+                return mn_cli_usage_error("bench anim", "after --clip's takes only "
+                                                        "--samples N (a positive integer)");
+        return bench_clip_takes(k - i - 1, argv + i + 1, nsamples);
     }
+    anim_args args = {NULL, NULL, "lagrange", 200000, 600};
+    int bad = mn_cli_parse(&mn_bench_anim_options, argc, argv, &args, NULL, NULL);
+    if (bad) return bad;
+    const char *bvh = args.bvh, *svg = args.svg, *solver = args.solver;
+    int nsamples = args.nsamples, frames = args.frames;
     mn_error err;
     mn_model* m = mn_stickman_model(&err);
     if (!m) return mn_cli_input_error(&err);

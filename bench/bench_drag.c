@@ -6,6 +6,8 @@
 #include <marionette/io.h>
 #include <marionette/model.h>
 
+#include <limits.h>
+#include <float.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,6 +15,7 @@
 
 #include "bench_util.h"
 #include "cli.h"
+#include "options.h"
 
 const char mn_bench_drag_summary[] =
     "drag the CMU skeleton's pelvis with feet and hands pinned (Welman ch. 5 solvers)";
@@ -174,40 +177,45 @@ static int run(const mn_model* m, mn_data* d, const double* q_start, mn_csolver 
     return MN_EXIT_OK;
 }
 
+typedef struct drag_args {
+    const char *file, *solver;
+    int frames, iters;
+    double depth, scale, tol;
+} drag_args;
+
+#define AT(f, t) MN_CLI_AT(drag_args, f, t)
+static const mn_cli_opt drag_opts[] = {
+    {"--solver", MN_CLI_STRING, AT(solver, const char*), .bad = NULL},
+    {"--frames", MN_CLI_INT, AT(frames, int), 2, INT_MAX, .bad = "--frames needs an integer >= 2"},
+    {"--iters", MN_CLI_INT, AT(iters, int), 1, INT_MAX, .bad = "--iters needs a positive integer"},
+    {"--depth", MN_CLI_DOUBLE, AT(depth, double), 0, DBL_MAX, .bad = "--depth needs a length >= 0"},
+    {"--tol", MN_CLI_DOUBLE, AT(tol, double), MN_CLI_POSITIVE, DBL_MAX,
+     .bad = "--tol needs a number > 0"},
+    {"--scale", MN_CLI_DOUBLE, AT(scale, double), MN_CLI_POSITIVE, DBL_MAX,
+     .bad = "--scale needs a number > 0"},
+};
+#undef AT
+const mn_cli_table mn_bench_drag_options = {
+    .cmd = "bench drag",
+    MN_CLI_OPTS(drag_opts),
+    .unknown = "unknown option '%s'",
+    .missing = "unknown option '%s'",
+    .max_pos = 1,
+    .too_many = "one FILE only",
+    .dash_option = 1,
+};
+
 int mn_bench_drag(int argc, char** argv) {
     if (mn_cli_wants_help(argc, argv)) {
         usage(stdout);
         return MN_EXIT_OK;
     }
-    const char* file = NULL;
-    const char* solver = "all";
-    int frames = 120, iters = 20;
-    double depth = 0.30, scale = CMU_SCALE, tol = 1e-5;
-    for (int i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "--solver") && i + 1 < argc)
-            solver = argv[++i];
-        else if (!strcmp(argv[i], "--frames") && i + 1 < argc) {
-            if (!mn_cli_parse_int(argv[++i], &frames) || frames < 2)
-                return mn_cli_usage_error("bench drag", "--frames needs an integer >= 2");
-        } else if (!strcmp(argv[i], "--iters") && i + 1 < argc) {
-            if (!mn_cli_parse_int(argv[++i], &iters) || iters < 1)
-                return mn_cli_usage_error("bench drag", "--iters needs a positive integer");
-        } else if (!strcmp(argv[i], "--depth") && i + 1 < argc) {
-            if (!mn_cli_parse_double(argv[++i], &depth) || depth < 0)
-                return mn_cli_usage_error("bench drag", "--depth needs a length >= 0");
-        } else if (!strcmp(argv[i], "--tol") && i + 1 < argc) {
-            if (!mn_cli_parse_double(argv[++i], &tol) || !(tol > 0))
-                return mn_cli_usage_error("bench drag", "--tol needs a number > 0");
-        } else if (!strcmp(argv[i], "--scale") && i + 1 < argc) {
-            if (!mn_cli_parse_double(argv[++i], &scale) || !(scale > 0))
-                return mn_cli_usage_error("bench drag", "--scale needs a number > 0");
-        } else if (argv[i][0] == '-')
-            return mn_cli_usage_error("bench drag", "unknown option '%s'", argv[i]);
-        else if (!file)
-            file = argv[i];
-        else
-            return mn_cli_usage_error("bench drag", "one FILE only");
-    }
+    drag_args args = {NULL, "all", 120, 20, 0.30, CMU_SCALE, 1e-5};
+    int bad = mn_cli_parse(&mn_bench_drag_options, argc, argv, &args, &args.file, NULL);
+    if (bad) return bad;
+    const char *file = args.file, *solver = args.solver;
+    int frames = args.frames, iters = args.iters;
+    double depth = args.depth, scale = args.scale, tol = args.tol;
     if (!file) file = DEFAULT_FILE;
     int only = -1;
     if (strcmp(solver, "all")) {

@@ -5,6 +5,8 @@
 #include <marionette/io.h>
 #include <marionette/model.h>
 
+#include <limits.h>
+#include <float.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -13,6 +15,7 @@
 
 #include "bench_util.h"
 #include "cli.h"
+#include "options.h"
 
 const char mn_bench_figread_summary[] =
     "skeleton text, BVH, URDF and glTF read time: stickman, files, 1k-100k joint chains";
@@ -296,53 +299,79 @@ static int parse_sizes(const char* s, int* sizes, int cap) {
     return *s ? 0 : n;
 }
 
+typedef struct figread_args {
+    int reps, chains;
+    int sizes[9]; /* the count, then up to 8 joint counts */
+    int use[NFMT];
+} figread_args;
+
+static int parse_size_list(const char* v, void* dest) {
+    int* n = dest;
+    n[0] = parse_sizes(v, n + 1, 8);
+    return n[0] > 0;
+}
+
+static int parse_formats(const char* list, void* dest) {
+    int* use = dest;
+    for (int f = 0; f < NFMT; f++) {
+        size_t n = strlen(fmt_name[f]);
+        const char* at = strstr(list, fmt_name[f]);
+        use[f] = at && (at == list || at[-1] == ',') && (at[n] == 0 || at[n] == ',');
+    }
+    return 1;
+}
+
+#define AT(f, t) MN_CLI_AT(figread_args, f, t)
+static const mn_cli_opt figread_opts[] = {
+    {"--reps", MN_CLI_INT, AT(reps, int), 1, INT_MAX, .bad = "--reps needs a positive integer"},
+    {"--sizes", MN_CLI_CALL, AT(sizes[0], int),
+     .bad = "--sizes needs up to 8 joint counts in [2, 100000], comma-separated",
+     .parse = parse_size_list},
+    {"--formats", MN_CLI_CALL, AT(use[0], int), .bad = NULL, .parse = parse_formats},
+    {"--no-chains", MN_CLI_FLAG, AT(chains, int), .lo = 0},
+};
+#undef AT
+const mn_cli_table mn_bench_figread_options = {
+    .cmd = "bench figread",
+    MN_CLI_OPTS(figread_opts),
+    .unknown = "unknown option '%s'",
+    .missing = "unknown option '%s'",
+    .max_pos = -1,
+    .dash_option = 1,
+};
+
 int mn_bench_figread(int argc, char** argv) {
     if (mn_cli_wants_help(argc, argv)) {
         usage(stdout);
         return MN_EXIT_OK;
     }
-    int reps = 201, chains = 1, sizes[8] = {1000, 10000, 100000}, nsizes = 3;
-    int use[NFMT] = {1, 1, 1, 1};
-    for (int i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "--reps") && i + 1 < argc) {
-            if (!mn_cli_parse_int(argv[++i], &reps) || reps < 1)
-                return mn_cli_usage_error("bench figread", "--reps needs a positive integer");
-        } else if (!strcmp(argv[i], "--sizes") && i + 1 < argc) {
-            nsizes = parse_sizes(argv[++i], sizes, 8);
-            if (!nsizes)
-                return mn_cli_usage_error("bench figread",
-                                          "--sizes needs up to 8 joint counts in [2, 100000], "
-                                          "comma-separated");
-        } else if (!strcmp(argv[i], "--formats") && i + 1 < argc) {
-            const char* list = argv[++i];
-            for (int f = 0; f < NFMT; f++) {
-                size_t n = strlen(fmt_name[f]);
-                const char* at = strstr(list, fmt_name[f]);
-                use[f] = at && (at == list || at[-1] == ',') && (at[n] == 0 || at[n] == ',');
-            }
-        } else if (!strcmp(argv[i], "--no-chains")) {
-            chains = 0;
-        } else if (argv[i][0] == '-') {
-            return mn_cli_usage_error("bench figread", "unknown option '%s'", argv[i]);
-        }
+    figread_args args = {201, 1, {3, 1000, 10000, 100000}, {1, 1, 1, 1}};
+    int nfiles = 0;
+    const char** files = calloc((size_t)argc + 1, sizeof *files);
+    if (!files) return MN_EXIT_INPUT;
+    int bad = mn_cli_parse(&mn_bench_figread_options, argc, argv, &args, files, &nfiles);
+    if (bad) {
+        free(files);
+        return bad;
     }
+    int reps = args.reps, chains = args.chains, nsizes = args.sizes[0];
+    const int *sizes = args.sizes + 1, *use = args.use;
     const char* st = mn_stickman_text();
     int rc = bench_text("stickman", st, strlen(st), mn_skel_read_mem, reps);
-    for (int i = 1; i < argc && rc == MN_EXIT_OK; i++) {
-        if (!strcmp(argv[i], "--reps") || !strcmp(argv[i], "--sizes") ||
-            !strcmp(argv[i], "--formats")) {
-            i++;
-            continue;
-        }
-        if (!strcmp(argv[i], "--no-chains")) continue;
+    for (int k = 0; k < nfiles && rc == MN_EXIT_OK; k++) {
+        const char* path = files[k];
         char* text;
         size_t len;
         mn_error err;
-        if (mn_read_file(argv[i], &text, &len, &err) != MN_OK) return mn_cli_input_error(&err);
-        reader_fn fn = has_ext(argv[i], ".urdf") ? mn_urdf_read_mem : mn_skel_read_mem;
-        rc = bench_text(argv[i], text, len, fn, reps);
+        if (mn_read_file(path, &text, &len, &err) != MN_OK) {
+            free(files);
+            return mn_cli_input_error(&err);
+        }
+        reader_fn fn = has_ext(path, ".urdf") ? mn_urdf_read_mem : mn_skel_read_mem;
+        rc = bench_text(path, text, len, fn, reps);
         free(text);
     }
+    free(files);
     for (int f = 0; f < NFMT && chains && rc == MN_EXIT_OK; f++) {
         if (!use[f]) continue;
         double t[8];

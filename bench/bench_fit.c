@@ -13,6 +13,8 @@
 #include <marionette/meshio.h>
 #include <marionette/skin.h>
 
+#include <limits.h>
+#include <float.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,6 +23,7 @@
 #include "bench_util.h"
 #include "plot.h"
 #include "cli.h"
+#include "options.h"
 
 const char mn_bench_fit_summary[] = "LBS fit per frame: cylinder, CesiumMan, Fox (clean and "
                                     "noisy), 10k-vertex rig, scaling to 200k";
@@ -505,26 +508,37 @@ static void bench_scaling(int reps, const char* svg) {
     }
 }
 
+typedef struct fit_args {
+    const char *data, *which, *svg;
+    int reps;
+} fit_args;
+
+#define AT(f, t) MN_CLI_AT(fit_args, f, t)
+static const mn_cli_opt fit_opts[] = {
+    {"--data", MN_CLI_STRING, AT(data, const char*), .bad = NULL},
+    {"--case", MN_CLI_STRING, AT(which, const char*), .bad = NULL},
+    {"--svg", MN_CLI_STRING, AT(svg, const char*), .bad = NULL},
+    {"--reps", MN_CLI_INT, AT(reps, int), 1, INT_MAX, .bad = "--reps needs a positive integer"},
+};
+#undef AT
+const mn_cli_table mn_bench_fit_options = {
+    .cmd = "bench fit",
+    MN_CLI_OPTS(fit_opts),
+    .unknown = "unknown argument '%s'",
+    .missing = "unknown argument '%s'",
+    .dash_option = 1,
+};
+
 int mn_bench_fit(int argc, char** argv) {
     if (mn_cli_wants_help(argc, argv)) {
         usage(stdout);
         return MN_EXIT_OK;
     }
-    const char *data = "data", *which = NULL, *svg = NULL;
-    int reps = 5;
-    for (int i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "--data") && i + 1 < argc)
-            data = argv[++i];
-        else if (!strcmp(argv[i], "--case") && i + 1 < argc)
-            which = argv[++i];
-        else if (!strcmp(argv[i], "--svg") && i + 1 < argc)
-            svg = argv[++i];
-        else if (!strcmp(argv[i], "--reps") && i + 1 < argc) {
-            if (!mn_cli_parse_int(argv[++i], &reps) || reps < 1)
-                return mn_cli_usage_error("bench fit", "--reps needs a positive integer");
-        } else
-            return mn_cli_usage_error("bench fit", "unknown argument '%s'", argv[i]);
-    }
+    fit_args args = {"data", NULL, NULL, 5};
+    int bad = mn_cli_parse(&mn_bench_fit_options, argc, argv, &args, NULL, NULL);
+    if (bad) return bad;
+    const char *data = args.data, *which = args.which, *svg = args.svg;
+    int reps = args.reps;
     if (which && strcmp(which, "cylinder") && strcmp(which, "cesiumman") && strcmp(which, "fox") &&
         strcmp(which, "synthetic") && strcmp(which, "scaling"))
         return mn_cli_usage_error("bench fit", "unknown case '%s'", which);

@@ -2,6 +2,8 @@
 #include <marionette/io.h>
 #include <marionette/model.h>
 
+#include <limits.h>
+#include <float.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -12,6 +14,7 @@
 #include "bvh_parse_bench.h"
 #include "fk_reference.h"
 #include "cli.h"
+#include "options.h"
 
 const char mn_bench_fk_summary[] =
     "FK and FK+Jacobian time of a figure or a chain; BVH parse speed";
@@ -106,28 +109,38 @@ static int panda_reference_matches(const mn_model* m, const mn_chain* c) {
     return 1;
 }
 
+typedef struct fk_args {
+    const char *file, *base, *tip;
+    int reps;
+} fk_args;
+
+#define AT(f, t) MN_CLI_AT(fk_args, f, t)
+static const mn_cli_opt fk_opts[] = {
+    {"--base", MN_CLI_STRING, AT(base, const char*), .bad = NULL},
+    {"--tip", MN_CLI_STRING, AT(tip, const char*), .bad = NULL},
+    {"--reps", MN_CLI_INT, AT(reps, int), 1, INT_MAX, .bad = "--reps needs a positive integer"},
+};
+#undef AT
+const mn_cli_table mn_bench_fk_options = {
+    .cmd = "bench fk",
+    MN_CLI_OPTS(fk_opts),
+    .unknown = "unknown option '%s'",
+    .missing = "unknown option '%s'",
+    .max_pos = 1,
+    .too_many = "one FILE only",
+    .dash_option = 1,
+};
+
 int mn_bench_fk(int argc, char** argv) {
     if (mn_cli_wants_help(argc, argv)) {
         usage(stdout);
         return MN_EXIT_OK;
     }
-    const char *file = NULL, *base_name = NULL, *tip_name = NULL;
-    int reps = 20000;
-    for (int i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "--base") && i + 1 < argc)
-            base_name = argv[++i];
-        else if (!strcmp(argv[i], "--tip") && i + 1 < argc)
-            tip_name = argv[++i];
-        else if (!strcmp(argv[i], "--reps") && i + 1 < argc) {
-            if (!mn_cli_parse_int(argv[++i], &reps) || reps < 1)
-                return mn_cli_usage_error("bench fk", "--reps needs a positive integer");
-        } else if (argv[i][0] == '-')
-            return mn_cli_usage_error("bench fk", "unknown option '%s'", argv[i]);
-        else if (!file)
-            file = argv[i];
-        else
-            return mn_cli_usage_error("bench fk", "one FILE only");
-    }
+    fk_args args = {NULL, NULL, NULL, 20000};
+    int bad = mn_cli_parse(&mn_bench_fk_options, argc, argv, &args, &args.file, NULL);
+    if (bad) return bad;
+    const char *file = args.file, *base_name = args.base, *tip_name = args.tip;
+    int reps = args.reps;
     if (!file) return mn_cli_usage_error("bench fk", "missing FILE");
     if (!base_name != !tip_name)
         return mn_cli_usage_error("bench fk", "--base and --tip go together");

@@ -2,6 +2,8 @@
  * at key times, and writing a .glb. */
 #include <marionette/gltf.h>
 
+#include <limits.h>
+#include <float.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,6 +11,7 @@
 
 #include "bench_util.h"
 #include "cli.h"
+#include "options.h"
 
 const char mn_bench_gltf_summary[] =
     "glTF load, sampling, skinning, model states and .glb write time";
@@ -122,30 +125,34 @@ static int bench_file(const char* file, int reps) {
     return MN_EXIT_OK;
 }
 
+static const mn_cli_opt gltf_opts[] = {
+    {"--reps", MN_CLI_INT, 0, 1, INT_MAX, .bad = "--reps needs a positive integer"},
+};
+const mn_cli_table mn_bench_gltf_options = {
+    .cmd = "bench gltf",
+    MN_CLI_OPTS(gltf_opts),
+    .unknown = "unknown option '%s'",
+    .missing = "unknown option '%s'",
+    .max_pos = -1,
+    .dash_option = 1,
+};
+
 int mn_bench_gltf(int argc, char** argv) {
     if (mn_cli_wants_help(argc, argv)) {
         usage(stdout);
         return MN_EXIT_OK;
     }
-    int reps = 21, nfiles = 0;
-    for (int i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "--reps") && i + 1 < argc) {
-            if (!mn_cli_parse_int(argv[++i], &reps) || reps < 1)
-                return mn_cli_usage_error("bench gltf", "--reps needs a positive integer");
-        } else if (argv[i][0] == '-') {
-            return mn_cli_usage_error("bench gltf", "unknown option '%s'", argv[i]);
-        } else {
-            nfiles++;
-        }
+    int reps = 21, nfiles = 0; /* the args "struct" is reps itself */
+    const char** files = calloc((size_t)argc + 1, sizeof *files);
+    if (!files) return MN_EXIT_INPUT;
+    int bad = mn_cli_parse(&mn_bench_gltf_options, argc, argv, &reps, files, &nfiles);
+    if (bad) {
+        free(files);
+        return bad;
     }
-    if (!nfiles) return mn_cli_usage_error("bench gltf", "missing FILE");
-    for (int i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "--reps")) {
-            i++;
-            continue;
-        }
-        int rc = bench_file(argv[i], reps);
-        if (rc != MN_EXIT_OK) return rc;
-    }
-    return MN_EXIT_OK;
+    int rc = nfiles ? MN_EXIT_OK : mn_cli_usage_error("bench gltf", "missing FILE");
+    for (int i = 0; i < nfiles && rc == MN_EXIT_OK; i++)
+        rc = bench_file(files[i], reps);
+    free(files);
+    return rc;
 }

@@ -22,6 +22,8 @@
 #include <marionette/linalg.h>
 #include <marionette/model.h>
 
+#include <limits.h>
+#include <float.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdint.h>
@@ -32,6 +34,7 @@
 
 #include "bench_util.h"
 #include "cli.h"
+#include "options.h"
 #include "ik_compare.h"
 #include "ik_tracking.h"
 
@@ -323,56 +326,63 @@ static double stat_p99(run_stats* s) {
     return s->ok ? mn_bench_quantile(s->ok_us, (size_t)s->ok, 0.99) : NAN;
 }
 
+typedef struct ik_args {
+    const char *urdf, *base, *tip, *dump;
+    int n, near, method, cpu, mode; /* mode: -1 unless --mode is given */
+    double timeout_ms, tol, seed;
+} ik_args;
+
+static int parse_mode(const char* v, void* dest) {
+    *(int*)dest = mn_ik_mode_parse(v);
+    return *(int*)dest >= 0;
+}
+
+static int parse_method(const char* v, void* dest) {
+    *(int*)dest = mn_ik_method_parse(v);
+    return *(int*)dest >= 0;
+}
+
+#define AT(f, t) MN_CLI_AT(ik_args, f, t)
+static const mn_cli_opt ik_opts[] = {
+    {"--urdf", MN_CLI_STRING, AT(urdf, const char*), .bad = NULL},
+    {"--base", MN_CLI_STRING, AT(base, const char*), .bad = NULL},
+    {"--tip", MN_CLI_STRING, AT(tip, const char*), .bad = NULL},
+    {"--dump", MN_CLI_STRING, AT(dump, const char*), .bad = NULL},
+    {"--near", MN_CLI_FLAG, AT(near, int), .lo = 1},
+    {"--cpu-time", MN_CLI_FLAG, AT(cpu, int), .lo = 1},
+    {"--n", MN_CLI_INT, AT(n, int), 1, INT_MAX, .bad = "--n needs a positive integer"},
+    {"--seed", MN_CLI_DOUBLE, AT(seed, double), 0, DBL_MAX,
+     .bad = "--seed needs a non-negative integer"},
+    {"--timeout-ms", MN_CLI_DOUBLE, AT(timeout_ms, double), MN_CLI_POSITIVE, DBL_MAX,
+     .bad = "--timeout-ms needs a positive number"},
+    {"--tol", MN_CLI_DOUBLE, AT(tol, double), MN_CLI_POSITIVE, DBL_MAX,
+     .bad = "--tol needs a positive number"},
+    {"--mode", MN_CLI_CALL, AT(mode, int), .bad = "unknown mode '%s'", .parse = parse_mode},
+    {"--method", MN_CLI_CALL, AT(method, int), .bad = "unknown method '%s'", .parse = parse_method},
+};
+#undef AT
+const mn_cli_table mn_bench_ik_options = {
+    .cmd = "bench ik",
+    MN_CLI_OPTS(ik_opts),
+    .unknown = "unknown or incomplete option '%s'",
+    .missing = "unknown or incomplete option '%s'",
+    .dash_option = 1,
+};
+
 int mn_bench_ik(int argc, char** argv) {
-    for (int i = 1; i < argc; i++)
-        if (!strcmp(argv[i], "--compare")) return mn_bench_ik_compare(argc, argv);
-    for (int i = 1; i < argc; i++)
-        if (!strcmp(argv[i], "--tracking-batch")) return mn_bench_ik_tracking(argc, argv);
+    if (mn_cli_has(argc, argv, "--compare")) return mn_bench_ik_compare(argc, argv);
+    if (mn_cli_has(argc, argv, "--tracking-batch")) return mn_bench_ik_tracking(argc, argv);
     if (mn_cli_wants_help(argc, argv)) {
         usage(stdout);
         return MN_EXIT_OK;
     }
-    const char *urdf = NULL, *base_name = NULL, *tip_name = NULL, *dump = NULL;
-    int n = 10000, near = 0, method = MN_IK_LM, cpu = 0, mode = MN_IK_SPEED, mode_given = 0;
-    double timeout_ms = 5, tol = 1e-5, seedd = 42;
-    for (int i = 1; i < argc; i++) {
-        const char* a = argv[i];
-        int more = i + 1 < argc;
-        if (!strcmp(a, "--urdf") && more)
-            urdf = argv[++i];
-        else if (!strcmp(a, "--base") && more)
-            base_name = argv[++i];
-        else if (!strcmp(a, "--tip") && more)
-            tip_name = argv[++i];
-        else if (!strcmp(a, "--dump") && more)
-            dump = argv[++i];
-        else if (!strcmp(a, "--near"))
-            near = 1;
-        else if (!strcmp(a, "--cpu-time"))
-            cpu = 1;
-        else if (!strcmp(a, "--n") && more) {
-            if (!mn_cli_parse_int(argv[++i], &n) || n < 1)
-                return mn_cli_usage_error("bench ik", "--n needs a positive integer");
-        } else if (!strcmp(a, "--seed") && more) {
-            if (!mn_cli_parse_double(argv[++i], &seedd) || seedd < 0)
-                return mn_cli_usage_error("bench ik", "--seed needs a non-negative integer");
-        } else if (!strcmp(a, "--timeout-ms") && more) {
-            if (!mn_cli_parse_double(argv[++i], &timeout_ms) || !(timeout_ms > 0))
-                return mn_cli_usage_error("bench ik", "--timeout-ms needs a positive number");
-        } else if (!strcmp(a, "--tol") && more) {
-            if (!mn_cli_parse_double(argv[++i], &tol) || !(tol > 0))
-                return mn_cli_usage_error("bench ik", "--tol needs a positive number");
-        } else if (!strcmp(a, "--mode") && more) {
-            mode = mn_ik_mode_parse(argv[++i]);
-            mode_given = 1;
-            if (mode < 0) return mn_cli_usage_error("bench ik", "unknown mode '%s'", argv[i]);
-        } else if (!strcmp(a, "--method") && more) {
-            method = mn_ik_method_parse(argv[++i]);
-            if (method < 0) return mn_cli_usage_error("bench ik", "unknown method '%s'", argv[i]);
-        } else {
-            return mn_cli_usage_error("bench ik", "unknown or incomplete option '%s'", a);
-        }
-    }
+    ik_args args = {NULL, NULL, NULL, NULL, 10000, 0, MN_IK_LM, 0, -1, 5, 1e-5, 42};
+    int bad = mn_cli_parse(&mn_bench_ik_options, argc, argv, &args, NULL, NULL);
+    if (bad) return bad;
+    const char *urdf = args.urdf, *base_name = args.base, *tip_name = args.tip, *dump = args.dump;
+    int n = args.n, near = args.near, method = args.method, cpu = args.cpu;
+    int mode_given = args.mode >= 0, mode = mode_given ? args.mode : MN_IK_SPEED;
+    double timeout_ms = args.timeout_ms, tol = args.tol, seedd = args.seed;
     if (!urdf || !base_name || !tip_name)
         return mn_cli_usage_error("bench ik", "--urdf, --base and --tip are required");
 

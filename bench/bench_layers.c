@@ -7,6 +7,8 @@
 #include <marionette/layers.h>
 #include <marionette/takes.h>
 
+#include <limits.h>
+#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,6 +16,7 @@
 #include <time.h>
 
 #include "cli.h"
+#include "options.h"
 
 const char mn_bench_layers_summary[] =
     "layered sequences: two-layer blends of the stick figure (joint samples/s)";
@@ -182,27 +185,38 @@ static void time_blend(const mn_model* m, mn_interp rot, mn_layer_mode mode, int
     mn_seq_destroy(s);
 }
 
+typedef struct layers_args {
+    const char *walk, *hop, *jumps;
+    int nsamples;
+} layers_args;
+
+#define AT(f, t) MN_CLI_AT(layers_args, f, t)
+static const mn_cli_opt layers_opts[] = {
+    {"--walk", MN_CLI_STRING, AT(walk, const char*), .bad = NULL},
+    {"--hop", MN_CLI_STRING, AT(hop, const char*), .bad = NULL},
+    {"--jumps", MN_CLI_STRING, AT(jumps, const char*), .bad = NULL},
+    {"--samples", MN_CLI_INT, AT(nsamples, int), 1, INT_MAX,
+     .bad = "--samples needs a positive integer"},
+};
+#undef AT
+const mn_cli_table mn_bench_layers_options = {
+    .cmd = "bench layers",
+    MN_CLI_OPTS(layers_opts),
+    .unknown = "unknown argument '%s'",
+    .missing = "unknown argument '%s'",
+    .dash_option = 1,
+};
+
 int mn_bench_layers(int argc, char** argv) {
     if (mn_cli_wants_help(argc, argv)) {
         usage(stdout);
         return MN_EXIT_OK;
     }
-    int nsamples = 200000;
-    const char *walk = NULL, *hop = NULL, *jumps = NULL;
-    for (int i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "--walk") && i + 1 < argc) {
-            walk = argv[++i];
-        } else if (!strcmp(argv[i], "--hop") && i + 1 < argc) {
-            hop = argv[++i];
-        } else if (!strcmp(argv[i], "--jumps") && i + 1 < argc) {
-            jumps = argv[++i];
-        } else if (!strcmp(argv[i], "--samples") && i + 1 < argc) {
-            if (!mn_cli_parse_int(argv[++i], &nsamples) || nsamples < 1)
-                return mn_cli_usage_error("bench layers", "--samples needs a positive integer");
-        } else {
-            return mn_cli_usage_error("bench layers", "unknown argument '%s'", argv[i]);
-        }
-    }
+    layers_args args = {NULL, NULL, NULL, 200000};
+    int bad = mn_cli_parse(&mn_bench_layers_options, argc, argv, &args, NULL, NULL);
+    if (bad) return bad;
+    int nsamples = args.nsamples;
+    const char *walk = args.walk, *hop = args.hop, *jumps = args.jumps;
     mn_error err;
     mn_model* m = mn_stickman_model(&err);
     if (!m) return mn_cli_input_error(&err);

@@ -2,6 +2,8 @@
  * use (a 6 x 7 Jacobian for a robot arm, a 60 x 60 system for a constrained figure). */
 #include <marionette/linalg.h>
 
+#include <limits.h>
+#include <float.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -10,6 +12,7 @@
 #include <time.h>
 
 #include "cli.h"
+#include "options.h"
 
 const char mn_bench_linalg_summary[] =
     "SVD 6x7, LDLT/Cholesky/LU 60x60 and DLS/TSVD 6x7 times (ns)";
@@ -117,22 +120,33 @@ static void build_inputs(void) {
         rhs[i] = gauss();
 }
 
+typedef struct linalg_args {
+    int scale, cpu;
+} linalg_args;
+
+static const mn_cli_opt linalg_opts[] = {
+    {"--reps", MN_CLI_INT, MN_CLI_AT(linalg_args, scale, int), 1, INT_MAX,
+     .bad = "--reps needs a positive integer"},
+    {"--cpu", MN_CLI_FLAG, MN_CLI_AT(linalg_args, cpu, int), .lo = 1},
+};
+const mn_cli_table mn_bench_linalg_options = {
+    .cmd = "bench linalg",
+    MN_CLI_OPTS(linalg_opts),
+    .unknown = "unknown argument '%s'",
+    .missing = "unknown argument '%s'",
+    .dash_option = 1,
+};
+
 int mn_bench_linalg(int argc, char** argv) {
     if (mn_cli_wants_help(argc, argv)) {
         usage(stdout);
         return MN_EXIT_OK;
     }
-    int scale = 1;
-    for (int i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "--reps") && i + 1 < argc) {
-            if (!mn_cli_parse_int(argv[++i], &scale) || scale < 1)
-                return mn_cli_usage_error("bench linalg", "--reps needs a positive integer");
-        } else if (!strcmp(argv[i], "--cpu")) {
-            bench_clock = CLOCK_THREAD_CPUTIME_ID;
-        } else {
-            return mn_cli_usage_error("bench linalg", "unknown argument '%s'", argv[i]);
-        }
-    }
+    linalg_args args = {1, 0};
+    int bad = mn_cli_parse(&mn_bench_linalg_options, argc, argv, &args, NULL, NULL);
+    if (bad) return bad;
+    int scale = args.scale;
+    if (args.cpu) bench_clock = CLOCK_THREAD_CPUTIME_ID;
     build_inputs();
     if (mn_svd_work_size(6, 7) > sizeof work / sizeof work[0] ||
         mn_tsvd_work_size(6, 7) > sizeof work / sizeof work[0]) {

@@ -5,6 +5,8 @@
 #include <marionette/io.h>
 #include <marionette/retarget.h>
 
+#include <limits.h>
+#include <float.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,6 +14,7 @@
 
 #include "bench_util.h"
 #include "cli.h"
+#include "options.h"
 
 const char mn_bench_retarget_summary[] =
     "retarget every shipped CMU take onto the stick figure, CesiumMan and the Fox: frames per "
@@ -117,28 +120,42 @@ static int bench_pair(const char* file, const char* to, int reps) {
     return rc;
 }
 
+typedef struct retarget_args {
+    const char* target_v[MAX_LIST];
+    mn_cli_list targets;
+    int reps;
+} retarget_args;
+
+static const mn_cli_opt retarget_opts[] = {
+    {"--to", MN_CLI_LIST, MN_CLI_AT(retarget_args, targets, mn_cli_list),
+     .bad = "at most " MN_CLI_STR(MAX_LIST) " targets"},
+    {"--reps", MN_CLI_INT, MN_CLI_AT(retarget_args, reps, int), 1, INT_MAX,
+     .bad = "--reps needs a positive integer"},
+};
+const mn_cli_table mn_bench_retarget_options = {
+    .cmd = "bench retarget",
+    MN_CLI_OPTS(retarget_opts),
+    .unknown = "unknown option '%s'",
+    .missing = "unknown option '%s'",
+    .max_pos = MAX_LIST,
+    .too_many = "at most " MN_CLI_STR(MAX_LIST) " files",
+    .dash_option = 1,
+};
+
 int mn_bench_retarget(int argc, char** argv) {
     if (mn_cli_wants_help(argc, argv)) {
         usage(stdout);
         return MN_EXIT_OK;
     }
-    const char *files[MAX_LIST], *targets[MAX_LIST];
-    int nfiles = 0, ntargets = 0, reps = 5;
-    for (int i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "--to") && i + 1 < argc) {
-            if (ntargets == MAX_LIST)
-                return mn_cli_usage_error("bench retarget", "at most %d targets", MAX_LIST);
-            targets[ntargets++] = argv[++i];
-        } else if (!strcmp(argv[i], "--reps") && i + 1 < argc) {
-            if (!mn_cli_parse_int(argv[++i], &reps) || reps < 1)
-                return mn_cli_usage_error("bench retarget", "--reps needs a positive integer");
-        } else if (argv[i][0] == '-')
-            return mn_cli_usage_error("bench retarget", "unknown option '%s'", argv[i]);
-        else if (nfiles == MAX_LIST)
-            return mn_cli_usage_error("bench retarget", "at most %d files", MAX_LIST);
-        else
-            files[nfiles++] = argv[i];
-    }
+    retarget_args args;
+    args.targets = (mn_cli_list){args.target_v, 0, MAX_LIST};
+    args.reps = 5;
+    const char* files[MAX_LIST];
+    int nfiles = 0;
+    int bad = mn_cli_parse(&mn_bench_retarget_options, argc, argv, &args, files, &nfiles);
+    if (bad) return bad;
+    const char** targets = args.targets.v;
+    int ntargets = args.targets.n, reps = args.reps;
     if (!nfiles)
         for (size_t i = 0; i < sizeof default_files / sizeof default_files[0]; i++)
             files[nfiles++] = default_files[i];

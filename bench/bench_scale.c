@@ -16,6 +16,8 @@
 #include <marionette/ik.h>
 #include <marionette/model.h>
 
+#include <limits.h>
+#include <float.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -24,6 +26,7 @@
 
 #include "bench_util.h"
 #include "cli.h"
+#include "options.h"
 #include "plot.h"
 
 const char mn_bench_scale_summary[] =
@@ -401,33 +404,50 @@ static void bench_csys(int rounds, const char* svg, int only) {
     mn_model_destroy(m);
 }
 
+typedef struct scale_args {
+    const char *which, *svg;
+    int rounds, only;
+} scale_args;
+
+static int parse_case(const char* v, void* dest) {
+    if (strcmp(v, "chain") && strcmp(v, "csys") && strcmp(v, "all")) return 0;
+    *(const char**)dest = v;
+    return 1;
+}
+
+static int parse_solver(const char* v, void* dest) {
+    *(int*)dest = mn_csolver_parse(v);
+    return *(int*)dest >= 0;
+}
+
+#define AT(f, t) MN_CLI_AT(scale_args, f, t)
+static const mn_cli_opt scale_opts[] = {
+    {"--case", MN_CLI_CALL, AT(which, const char*), .bad = "--case: chain, csys or all, not '%s'",
+     .parse = parse_case},
+    {"--rounds", MN_CLI_INT, AT(rounds, int), 1, 16, .bad = "--rounds needs an integer in 1..16"},
+    {"--solver", MN_CLI_CALL, AT(only, int), .bad = "--solver: lagrange, dls or ccd, not '%s'",
+     .parse = parse_solver},
+    {"--svg", MN_CLI_STRING, AT(svg, const char*), .bad = NULL},
+};
+#undef AT
+const mn_cli_table mn_bench_scale_options = {
+    .cmd = "bench scale",
+    MN_CLI_OPTS(scale_opts),
+    .unknown = "unknown or incomplete option '%s'",
+    .missing = "unknown or incomplete option '%s'",
+    .dash_option = 1,
+};
+
 int mn_bench_scale(int argc, char** argv) {
     if (mn_cli_wants_help(argc, argv)) {
         usage(stdout);
         return MN_EXIT_OK;
     }
-    const char *which = "all", *svg = NULL;
-    int rounds = 3, only = -1;
-    for (int i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "--case") && i + 1 < argc) {
-            which = argv[++i];
-            if (strcmp(which, "chain") && strcmp(which, "csys") && strcmp(which, "all"))
-                return mn_cli_usage_error("bench scale", "--case: chain, csys or all, not '%s'",
-                                          which);
-        } else if (!strcmp(argv[i], "--rounds") && i + 1 < argc) {
-            if (!mn_cli_parse_int(argv[++i], &rounds) || rounds < 1 || rounds > 16)
-                return mn_cli_usage_error("bench scale", "--rounds needs an integer in 1..16");
-        } else if (!strcmp(argv[i], "--solver") && i + 1 < argc) {
-            only = mn_csolver_parse(argv[++i]);
-            if (only < 0)
-                return mn_cli_usage_error("bench scale", "--solver: lagrange, dls or ccd, not '%s'",
-                                          argv[i]);
-        } else if (!strcmp(argv[i], "--svg") && i + 1 < argc) {
-            svg = argv[++i];
-        } else {
-            return mn_cli_usage_error("bench scale", "unknown or incomplete option '%s'", argv[i]);
-        }
-    }
+    scale_args args = {"all", NULL, 3, -1};
+    int bad = mn_cli_parse(&mn_bench_scale_options, argc, argv, &args, NULL, NULL);
+    if (bad) return bad;
+    const char *which = args.which, *svg = args.svg;
+    int rounds = args.rounds, only = args.only;
     if (!strcmp(which, "chain") || !strcmp(which, "all")) bench_chain(rounds, svg);
     if (!strcmp(which, "csys") || !strcmp(which, "all")) bench_csys(rounds, svg, only);
     return MN_EXIT_OK;

@@ -19,30 +19,36 @@
 #include <marionette/simscene.h>
 #include <marionette/skin.h>
 
+#include <limits.h>
+#include <float.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "bench_util.h"
 #include "cli.h"
+#include "options.h"
 #include "plot.h"
 
 const char mn_bench_sim_summary[] =
     "soft body coupled to its rig: step, fit and coupling per frame, residual, scaling";
 
 static void usage(FILE* f) {
-    fprintf(
-        f, "usage: marionette bench sim [--case reference|scaling|free] [--frames N] [--svg FILE]\n"
-           "\n"
-           "One key=value line per body: nodes, tets, edges, controllers, substeps, then per\n"
-           "frame (median over frames 21..N, default N = 120, thread CPU time) us_frame (the\n"
-           "whole step), us_sim (the body's own constraints), us_fit (the fits of the\n"
-           "substeps), us_couple (the coupling's projections, with the velocities and the\n"
-           "next substep's prediction in their pass); fit_iters (per substep),\n"
-           "fit_rms_rel (the last fit's RMS error over the bounding-box diagonal),\n"
-           "residual_max (the complementary constraint after each step, relative to the\n"
-           "diagonal times the total mass; docs/softbody.md). The scaling case ends with the\n"
-           "fitted exponents; --svg FILE plots its times, log-log.\n");
+    fprintf(f, "usage: marionette bench sim [--case scenes|reference|scaling|free] [--frames N]\n"
+               "                            [--svg FILE] [--scenes DIR]\n"
+               "\n"
+               "Without --case, every case. The scenes case runs the scenes of --scenes DIR\n"
+               "(default docs/examples/sim) as marionette sim does.\n"
+               "\n"
+               "One key=value line per body: nodes, tets, edges, controllers, substeps, then per\n"
+               "frame (median over frames 21..N, default N = 120, thread CPU time) us_frame (the\n"
+               "whole step), us_sim (the body's own constraints), us_fit (the fits of the\n"
+               "substeps), us_couple (the coupling's projections, with the velocities and the\n"
+               "next substep's prediction in their pass); fit_iters (per substep),\n"
+               "fit_rms_rel (the last fit's RMS error over the bounding-box diagonal),\n"
+               "residual_max (the complementary constraint after each step, relative to the\n"
+               "diagonal times the total mass; docs/softbody.md). The scaling case ends with the\n"
+               "fitted exponents; --svg FILE plots its times, log-log.\n");
 }
 
 typedef struct body {
@@ -343,26 +349,38 @@ static void bench_scaling(int nframes, const char* svg) {
     }
 }
 
+typedef struct sim_args {
+    const char *which, *svg, *scenes;
+    int nframes;
+} sim_args;
+
+#define AT(f, t) MN_CLI_AT(sim_args, f, t)
+static const mn_cli_opt sim_opts[] = {
+    {"--case", MN_CLI_STRING, AT(which, const char*), .bad = NULL},
+    {"--svg", MN_CLI_STRING, AT(svg, const char*), .bad = NULL},
+    {"--scenes", MN_CLI_STRING, AT(scenes, const char*), .bad = NULL},
+    {"--frames", MN_CLI_INT, AT(nframes, int), 21, 100000,
+     .bad = "--frames needs an integer in 21..100000"},
+};
+#undef AT
+const mn_cli_table mn_bench_sim_options = {
+    .cmd = "bench sim",
+    MN_CLI_OPTS(sim_opts),
+    .unknown = "unknown argument '%s'",
+    .missing = "unknown argument '%s'",
+    .dash_option = 1,
+};
+
 int mn_bench_sim(int argc, char** argv) {
     if (mn_cli_wants_help(argc, argv)) {
         usage(stdout);
         return MN_EXIT_OK;
     }
-    const char *which = NULL, *svg = NULL, *scenes = "docs/examples/sim";
-    int nframes = 120;
-    for (int i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "--case") && i + 1 < argc)
-            which = argv[++i];
-        else if (!strcmp(argv[i], "--svg") && i + 1 < argc)
-            svg = argv[++i];
-        else if (!strcmp(argv[i], "--scenes") && i + 1 < argc)
-            scenes = argv[++i];
-        else if (!strcmp(argv[i], "--frames") && i + 1 < argc) {
-            if (!mn_cli_parse_int(argv[++i], &nframes) || nframes < 21 || nframes > 100000)
-                return mn_cli_usage_error("bench sim", "--frames needs an integer in 21..100000");
-        } else
-            return mn_cli_usage_error("bench sim", "unknown argument '%s'", argv[i]);
-    }
+    sim_args args = {NULL, NULL, "docs/examples/sim", 120};
+    int bad = mn_cli_parse(&mn_bench_sim_options, argc, argv, &args, NULL, NULL);
+    if (bad) return bad;
+    const char *which = args.which, *svg = args.svg, *scenes = args.scenes;
+    int nframes = args.nframes;
     if (which && strcmp(which, "scenes") && strcmp(which, "reference") &&
         strcmp(which, "scaling") && strcmp(which, "free"))
         return mn_cli_usage_error("bench sim", "unknown case '%s'", which);

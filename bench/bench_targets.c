@@ -4,12 +4,15 @@
 #include <marionette/io.h>
 #include <marionette/model.h>
 
+#include <limits.h>
+#include <float.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "bench_util.h"
 #include "cli.h"
+#include "options.h"
 
 const char mn_bench_targets_summary[] =
     "chain IK on a file of targets (the native side of the web benchmark)";
@@ -27,40 +30,46 @@ static void usage(FILE* f) {
             "mean_us and median_us (the solve's own clock, mn_ik_result.time_us), wall_mean_us.\n");
 }
 
+typedef struct targets_args {
+    const char *file, *base, *tip, *targets, *method;
+    double tol, check_pos, check_rot;
+} targets_args;
+
+#define AT(f, t) MN_CLI_AT(targets_args, f, t)
+static const mn_cli_opt targets_opts[] = {
+    {"--base", MN_CLI_STRING, AT(base, const char*), .bad = NULL},
+    {"--tip", MN_CLI_STRING, AT(tip, const char*), .bad = NULL},
+    {"--targets", MN_CLI_STRING, AT(targets, const char*), .bad = NULL},
+    {"--method", MN_CLI_STRING, AT(method, const char*), .bad = NULL},
+    {"--tol", MN_CLI_DOUBLE, AT(tol, double), MN_CLI_POSITIVE, DBL_MAX,
+     .bad = "--tol needs a number > 0"},
+    {"--check-pos", MN_CLI_DOUBLE, AT(check_pos, double), MN_CLI_POSITIVE, DBL_MAX,
+     .bad = "--check-pos needs a number > 0"},
+    {"--check-rot", MN_CLI_DOUBLE, AT(check_rot, double), MN_CLI_POSITIVE, DBL_MAX,
+     .bad = "--check-rot needs a number > 0"},
+};
+#undef AT
+const mn_cli_table mn_bench_targets_options = {
+    .cmd = "bench targets",
+    MN_CLI_OPTS(targets_opts),
+    .unknown = "unknown option '%s'",
+    .missing = "unknown option '%s'",
+    .max_pos = 1,
+    .too_many = "one FIGURE only",
+    .dash_option = 1,
+};
+
 int mn_bench_targets(int argc, char** argv) {
     if (mn_cli_wants_help(argc, argv)) {
         usage(stdout);
         return MN_EXIT_OK;
     }
-    const char *file = NULL, *base_name = NULL, *tip_name = NULL, *targets = NULL, *method = "lm";
-    double tol = 1e-5, check_pos = 1e-4, check_rot = 1e-3;
-    for (int i = 1; i < argc; i++) {
-        const char* a = argv[i];
-        int more = i + 1 < argc;
-        if (!strcmp(a, "--base") && more)
-            base_name = argv[++i];
-        else if (!strcmp(a, "--tip") && more)
-            tip_name = argv[++i];
-        else if (!strcmp(a, "--targets") && more)
-            targets = argv[++i];
-        else if (!strcmp(a, "--method") && more)
-            method = argv[++i];
-        else if (!strcmp(a, "--tol") && more) {
-            if (!mn_cli_parse_double(argv[++i], &tol) || !(tol > 0))
-                return mn_cli_usage_error("bench targets", "--tol needs a number > 0");
-        } else if (!strcmp(a, "--check-pos") && more) {
-            if (!mn_cli_parse_double(argv[++i], &check_pos) || !(check_pos > 0))
-                return mn_cli_usage_error("bench targets", "--check-pos needs a number > 0");
-        } else if (!strcmp(a, "--check-rot") && more) {
-            if (!mn_cli_parse_double(argv[++i], &check_rot) || !(check_rot > 0))
-                return mn_cli_usage_error("bench targets", "--check-rot needs a number > 0");
-        } else if (a[0] == '-')
-            return mn_cli_usage_error("bench targets", "unknown option '%s'", a);
-        else if (!file)
-            file = a;
-        else
-            return mn_cli_usage_error("bench targets", "one FIGURE only");
-    }
+    targets_args args = {NULL, NULL, NULL, NULL, "lm", 1e-5, 1e-4, 1e-3};
+    int bad = mn_cli_parse(&mn_bench_targets_options, argc, argv, &args, &args.file, NULL);
+    if (bad) return bad;
+    const char *file = args.file, *base_name = args.base, *tip_name = args.tip,
+               *targets = args.targets, *method = args.method;
+    double tol = args.tol, check_pos = args.check_pos, check_rot = args.check_rot;
     if (!file || !base_name || !tip_name || !targets)
         return mn_cli_usage_error("bench targets", "need FIGURE, --base, --tip and --targets");
     int mth = mn_ik_method_parse(method);

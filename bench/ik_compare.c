@@ -40,6 +40,8 @@
 #include <marionette/io.h>
 #include <marionette/model.h>
 
+#include <limits.h>
+#include <float.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -49,6 +51,7 @@
 
 #include "bench_util.h"
 #include "cli.h"
+#include "options.h"
 
 enum { NTOL = 6, NTARGET = 2, NDOF = 7 };
 static const double tols[NTOL] = {1e-1, 1e-2, 1e-3, 1e-4, 1e-5, 1e-6};
@@ -335,48 +338,53 @@ static void svg_label(const char* s, char* out, size_t cap) {
     out[n] = 0;
 }
 
+typedef struct compare_args {
+    const char *svg, *urdf, *base, *tip;
+    int repeat, only, jt_rk, compare;
+    double timeout_ms;
+} compare_args;
+
+static int parse_method(const char* v, void* dest) {
+    *(int*)dest = mn_ik_method_parse(v);
+    return *(int*)dest >= 0;
+}
+
+#define AT(f, t) MN_CLI_AT(compare_args, f, t)
+static const mn_cli_opt compare_opts[] = {
+    {"--compare", MN_CLI_FLAG, AT(compare, int), .lo = 1},
+    {"--jt-rk", MN_CLI_FLAG, AT(jt_rk, int), .lo = 1},
+    {"--svg", MN_CLI_STRING, AT(svg, const char*), .bad = NULL},
+    {"--urdf", MN_CLI_STRING, AT(urdf, const char*), .bad = NULL},
+    {"--base", MN_CLI_STRING, AT(base, const char*), .bad = NULL},
+    {"--tip", MN_CLI_STRING, AT(tip, const char*), .bad = NULL},
+    {"--repeat", MN_CLI_INT, AT(repeat, int), 1, 1000,
+     .bad = "--repeat: '%s' is not an integer in [1, 1000]"},
+    {"--timeout-ms", MN_CLI_DOUBLE, AT(timeout_ms, double), MN_CLI_POSITIVE, DBL_MAX,
+     .bad = "--timeout-ms: '%s' is not a positive number"},
+    {"--method", MN_CLI_CALL, AT(only, int), .bad = "--method: unknown method '%s'",
+     .parse = parse_method},
+};
+#undef AT
+const mn_cli_table mn_bench_ik_compare_options = {
+    .cmd = "bench ik",
+    MN_CLI_OPTS(compare_opts),
+    .unknown = "unknown option '%s'",
+    .missing = "%s: missing value (or unknown option)",
+    .dash_option = 1,
+    .help = "bench ik --compare",
+};
+
 int mn_bench_ik_compare(int argc, char** argv) {
     if (mn_cli_wants_help(argc, argv)) {
         usage(stdout);
         return MN_EXIT_OK;
     }
-    const char* svg = "ik_compare.svg";
-    const char *urdf = NULL, *base_name = NULL, *tip_name = NULL;
-    int repeat = 5, only = -1, jt_rk = 0;
-    double timeout_ms = 2000;
-    for (int i = 1; i < argc; i++) {
-        const char* a = argv[i];
-        if (!strcmp(a, "--compare")) continue;
-        if (!strcmp(a, "--jt-rk")) {
-            jt_rk = 1;
-            continue;
-        }
-        if (i + 1 >= argc)
-            return mn_cli_usage_error("bench ik", "%s: missing value (or unknown option)", a);
-        const char* v = argv[++i];
-        if (!strcmp(a, "--svg")) {
-            svg = v;
-        } else if (!strcmp(a, "--urdf")) {
-            urdf = v;
-        } else if (!strcmp(a, "--base")) {
-            base_name = v;
-        } else if (!strcmp(a, "--tip")) {
-            tip_name = v;
-        } else if (!strcmp(a, "--repeat")) {
-            if (!mn_cli_parse_int(v, &repeat) || repeat < 1 || repeat > 1000)
-                return mn_cli_usage_error("bench ik",
-                                          "--repeat: '%s' is not an integer in [1, 1000]", v);
-        } else if (!strcmp(a, "--timeout-ms")) {
-            if (!mn_cli_parse_double(v, &timeout_ms) || !(timeout_ms > 0))
-                return mn_cli_usage_error("bench ik", "--timeout-ms: '%s' is not a positive number",
-                                          v);
-        } else if (!strcmp(a, "--method")) {
-            only = mn_ik_method_parse(v);
-            if (only < 0) return mn_cli_usage_error("bench ik", "--method: unknown method '%s'", v);
-        } else {
-            return mn_cli_usage_error("bench ik", "unknown option '%s'", a);
-        }
-    }
+    compare_args args = {"ik_compare.svg", NULL, NULL, NULL, 5, -1, 0, 0, 2000};
+    int bad = mn_cli_parse(&mn_bench_ik_compare_options, argc, argv, &args, NULL, NULL);
+    if (bad) return bad;
+    const char *svg = args.svg, *urdf = args.urdf, *base_name = args.base, *tip_name = args.tip;
+    int repeat = args.repeat, only = args.only, jt_rk = args.jt_rk;
+    double timeout_ms = args.timeout_ms;
 
     if ((base_name || tip_name) && !urdf)
         return mn_cli_usage_error("bench ik", "--base and --tip go with --urdf");

@@ -14,6 +14,8 @@
 #include <marionette/linalg.h>
 #include <marionette/model.h>
 
+#include <limits.h>
+#include <float.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -23,6 +25,7 @@
 
 #include "bench_util.h"
 #include "cli.h"
+#include "options.h"
 #include "ik_tracking.h"
 
 static void usage(FILE* f) {
@@ -68,46 +71,59 @@ static double rot_angle(const mn_mat3* A, const mn_mat3* B) {
     return acos(c > 1 ? 1 : c < -1 ? -1 : c);
 }
 
+typedef struct tracking_args {
+    const char *urdf, *base, *tip;
+    int n, runs, batch;
+    double seed, tol, step_cm, step_deg;
+} tracking_args;
+
+#define AT(f, t) MN_CLI_AT(tracking_args, f, t)
+static const mn_cli_opt tracking_opts[] = {
+    {"--tracking-batch", MN_CLI_FLAG, AT(batch, int), .lo = 1},
+    {"--urdf", MN_CLI_STRING, AT(urdf, const char*), .bad = NULL},
+    {"--base", MN_CLI_STRING, AT(base, const char*), .bad = NULL},
+    {"--tip", MN_CLI_STRING, AT(tip, const char*), .bad = NULL},
+    {"--n", MN_CLI_INT, AT(n, int), 2, INT_MAX, .bad = "--n needs an integer >= 2"},
+    {"--runs", MN_CLI_INT, AT(runs, int), 1, INT_MAX, .bad = "--runs needs a positive integer"},
+    {"--seed", MN_CLI_DOUBLE, AT(seed, double), 0, DBL_MAX,
+     .bad = "--seed needs a non-negative integer"},
+    {"--tol", MN_CLI_DOUBLE, AT(tol, double), MN_CLI_POSITIVE, DBL_MAX,
+     .bad = "--tol needs a positive number"},
+    {"--step-cm", MN_CLI_DOUBLE, AT(step_cm, double), MN_CLI_POSITIVE, DBL_MAX,
+     .bad = "--step-cm needs a positive number"},
+    {"--step-deg", MN_CLI_DOUBLE, AT(step_deg, double), 0, DBL_MAX,
+     .bad = "--step-deg needs a number >= 0"},
+};
+#undef AT
+const mn_cli_table mn_bench_ik_tracking_options = {
+    .cmd = "bench ik",
+    MN_CLI_OPTS(tracking_opts),
+    .unknown = "unknown or incomplete option '%s'",
+    .missing = "unknown or incomplete option '%s'",
+    .max_pos = -1,
+    .dash_option = 1,
+    .help = "bench ik --tracking-batch",
+};
+
 int mn_bench_ik_tracking(int argc, char** argv) {
     if (mn_cli_wants_help(argc, argv)) {
         usage(stdout);
         return MN_EXIT_OK;
     }
-    const char *urdf = NULL, *base_name = NULL, *tip_name = NULL;
-    int n = 20000, runs = 5;
-    double seedd = 7, tol = 1e-5, step_cm = 1, step_deg = 3;
-    for (int i = 1; i < argc; i++) {
-        const char* a = argv[i];
-        int more = i + 1 < argc;
-        if (!strcmp(a, "--tracking-batch") || !strcmp(a, "ik"))
-            continue;
-        else if (!strcmp(a, "--urdf") && more)
-            urdf = argv[++i];
-        else if (!strcmp(a, "--base") && more)
-            base_name = argv[++i];
-        else if (!strcmp(a, "--tip") && more)
-            tip_name = argv[++i];
-        else if (!strcmp(a, "--n") && more) {
-            if (!mn_cli_parse_int(argv[++i], &n) || n < 2)
-                return mn_cli_usage_error("bench ik", "--n needs an integer >= 2");
-        } else if (!strcmp(a, "--runs") && more) {
-            if (!mn_cli_parse_int(argv[++i], &runs) || runs < 1)
-                return mn_cli_usage_error("bench ik", "--runs needs a positive integer");
-        } else if (!strcmp(a, "--seed") && more) {
-            if (!mn_cli_parse_double(argv[++i], &seedd) || seedd < 0)
-                return mn_cli_usage_error("bench ik", "--seed needs a non-negative integer");
-        } else if (!strcmp(a, "--tol") && more) {
-            if (!mn_cli_parse_double(argv[++i], &tol) || !(tol > 0))
-                return mn_cli_usage_error("bench ik", "--tol needs a positive number");
-        } else if (!strcmp(a, "--step-cm") && more) {
-            if (!mn_cli_parse_double(argv[++i], &step_cm) || !(step_cm > 0))
-                return mn_cli_usage_error("bench ik", "--step-cm needs a positive number");
-        } else if (!strcmp(a, "--step-deg") && more) {
-            if (!mn_cli_parse_double(argv[++i], &step_deg) || !(step_deg >= 0))
-                return mn_cli_usage_error("bench ik", "--step-deg needs a number >= 0");
-        } else
-            return mn_cli_usage_error("bench ik", "unknown or incomplete option '%s'", a);
-    }
+    tracking_args args = {NULL, NULL, NULL, 20000, 5, 0, 7, 1e-5, 1, 3};
+    const char** pos = calloc((size_t)argc + 1, sizeof *pos);
+    int npos = 0;
+    int bad = pos ? mn_cli_parse(&mn_bench_ik_tracking_options, argc, argv, &args, pos, &npos)
+                  : MN_EXIT_INPUT;
+    /* the word "ik" (the benchmark's name) may stand among the options */
+    for (int k = 0; k < npos && !bad; k++)
+        if (strcmp(pos[k], "ik"))
+            bad = mn_cli_usage_error("bench ik", "unknown or incomplete option '%s'", pos[k]);
+    free(pos);
+    if (bad) return bad;
+    const char *urdf = args.urdf, *base_name = args.base, *tip_name = args.tip;
+    int n = args.n, runs = args.runs;
+    double seedd = args.seed, tol = args.tol, step_cm = args.step_cm, step_deg = args.step_deg;
     if (!urdf || !base_name || !tip_name)
         return mn_cli_usage_error("bench ik", "--urdf, --base and --tip are required");
     mn_error err;

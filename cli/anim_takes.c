@@ -5,11 +5,14 @@
 #include <marionette/io.h>
 #include <marionette/takes.h>
 
+#include <float.h>
+#include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
+#include "options.h"
 
 static int ends_bvh(const char* p) {
     size_t n = strlen(p);
@@ -39,53 +42,74 @@ static int write_take(const char* path, const mn_model* m, double* q, int n, dou
     return MN_EXIT_OK;
 }
 
-/* The common options: --out, --scale. Returns 1 when argv[*i] was one. */
-static int common(int argc, char** argv, int* i, const char** out, double* scale, int* bad) {
-    if (!strcmp(argv[*i], "--out") && *i + 1 < argc) {
-        *out = argv[++*i];
-        return 1;
+/* The options every take operation has, --out and --scale: the member c of each one's args
+ * struct, and the first two rows of its table. */
+typedef struct take_common {
+    const char* out;
+    double scale;
+} take_common;
+#define TAKE_COMMON(T)                                                                             \
+    {"--out", MN_CLI_STRING, MN_CLI_AT(T, c.out, const char*), .bad = NULL}, {                     \
+        "--scale", MN_CLI_DOUBLE, MN_CLI_AT(T, c.scale, double), MN_CLI_POSITIVE, DBL_MAX,         \
+            .bad = "--scale needs a positive number"                                               \
     }
-    if (!strcmp(argv[*i], "--scale") && *i + 1 < argc) {
-        if (!mn_cli_parse_double(argv[++*i], scale) || !(*scale > 0))
-            *bad = mn_cli_usage_error("anim", "--scale needs a positive number");
-        return 1;
+
+/* A table of a take operation: "anim", an unknown option's message, a missing value is an
+ * unknown option, a lone "-" too. */
+#define TAKE_TABLE(rows, npos)                                                                     \
+    {                                                                                              \
+        .cmd = "anim", MN_CLI_OPTS(rows), .unknown = "unknown option '%s'",                        \
+        .missing = "unknown option '%s'", .max_pos = (npos), .too_many = "too many arguments",     \
+        .dash_option = 1                                                                           \
     }
+
+typedef struct crossfade_args {
+    take_common c;
+    mn_crossfade_options o;
+} crossfade_args;
+
+/* --b-range FIRST LAST: B's frames searched for the phase. */
+static int take_b_range(void* args, int argc, char** argv, int* i) {
+    mn_crossfade_options* o = &((crossfade_args*)args)->o;
+    if (*i + 2 >= argc) return mn_cli_usage_error("anim", "unknown option '%s'", argv[*i]);
+    *i += 2;
+    if (!mn_cli_parse_int(argv[*i - 1], &o->b_min) || !mn_cli_parse_int(argv[*i], &o->b_max) ||
+        o->b_min < 0 || o->b_max < o->b_min)
+        return mn_cli_usage_error("anim", "--b-range needs two frames, first <= last");
     return 0;
 }
 
+/* --b-frame F: B starts at F (no phase search). */
+static int take_b_frame(void* args, int argc, char** argv, int* i) {
+    mn_crossfade_options* o = &((crossfade_args*)args)->o;
+    o->align_phase = 0;
+    if (!mn_cli_parse_int(argv[++*i], &o->b_frame) || o->b_frame < 0)
+        return mn_cli_usage_error("anim", "--b-frame needs a frame >= 0");
+    return 0;
+}
+
+#define AT(f, t) MN_CLI_AT(crossfade_args, f, t)
+static const mn_cli_opt crossfade_opts[] = {
+    TAKE_COMMON(crossfade_args),
+    {"--at", MN_CLI_DOUBLE, AT(o.at, double), 0, DBL_MAX, .bad = "--at needs a frame >= 0"},
+    {"--length", MN_CLI_INT, AT(o.length, int), 2, INT_MAX,
+     .bad = "--length needs an integer >= 2"},
+    {"--b-range", MN_CLI_TAKE, AT(o.b_min, int), .take = take_b_range},
+    {"--b-frame", MN_CLI_TAKE, AT(o.b_frame, int), .take = take_b_frame},
+    {"--no-lock", MN_CLI_FLAG, AT(o.lock_feet, int), .lo = 0},
+};
+#undef AT
+const mn_cli_table mn_cmd_anim_crossfade_options = TAKE_TABLE(crossfade_opts, 2);
+
 int mn_anim_crossfade(int argc, char** argv) {
-    const char *ins[2] = {NULL, NULL}, *out = NULL;
-    double scale = 1;
-    int bad = 0, nin = 0;
-    mn_crossfade_options o = mn_crossfade_default();
-    for (int i = 2; i < argc && !bad; i++) {
-        if (common(argc, argv, &i, &out, &scale, &bad)) continue;
-        if (!strcmp(argv[i], "--at") && i + 1 < argc) {
-            if (!mn_cli_parse_double(argv[++i], &o.at) || !(o.at >= 0))
-                bad = mn_cli_usage_error("anim", "--at needs a frame >= 0");
-        } else if (!strcmp(argv[i], "--length") && i + 1 < argc) {
-            if (!mn_cli_parse_int(argv[++i], &o.length) || o.length < 2)
-                bad = mn_cli_usage_error("anim", "--length needs an integer >= 2");
-        } else if (!strcmp(argv[i], "--b-range") && i + 2 < argc) {
-            if (!mn_cli_parse_int(argv[i + 1], &o.b_min) ||
-                !mn_cli_parse_int(argv[i + 2], &o.b_max) || o.b_min < 0 || o.b_max < o.b_min)
-                bad = mn_cli_usage_error("anim", "--b-range needs two frames, first <= last");
-            i += 2;
-        } else if (!strcmp(argv[i], "--b-frame") && i + 1 < argc) {
-            o.align_phase = 0;
-            if (!mn_cli_parse_int(argv[++i], &o.b_frame) || o.b_frame < 0)
-                bad = mn_cli_usage_error("anim", "--b-frame needs a frame >= 0");
-        } else if (!strcmp(argv[i], "--no-lock")) {
-            o.lock_feet = 0;
-        } else if (argv[i][0] == '-') {
-            bad = mn_cli_usage_error("anim", "unknown option '%s'", argv[i]);
-        } else if (nin < 2) {
-            ins[nin++] = argv[i];
-        } else {
-            bad = mn_cli_usage_error("anim", "too many arguments");
-        }
-    }
+    const char* ins[2] = {NULL, NULL};
+    crossfade_args args = {{NULL, 1}, mn_crossfade_default()};
+    int nin = 0;
+    int bad = mn_cli_parse(&mn_cmd_anim_crossfade_options, argc - 1, argv + 1, &args, ins, &nin);
     if (bad) return bad;
+    const char* out = args.c.out;
+    double scale = args.c.scale;
+    mn_crossfade_options o = args.o;
     if (nin < 2 || !out)
         return mn_cli_usage_error("anim", "crossfade needs A.bvh B.bvh --out OUT.bvh");
     if (!ends_bvh(out)) return mn_cli_usage_error("anim", "OUT must end in .bvh");
@@ -140,27 +164,28 @@ int mn_anim_crossfade(int argc, char** argv) {
     return code;
 }
 
+typedef struct root_motion_args {
+    take_common c;
+    double turn;
+    int in_place;
+} root_motion_args;
+
+static const mn_cli_opt root_motion_opts[] = {
+    TAKE_COMMON(root_motion_args),
+    {"--in-place", MN_CLI_FLAG, MN_CLI_AT(root_motion_args, in_place, int), .lo = 1},
+    {"--turn", MN_CLI_DOUBLE, MN_CLI_AT(root_motion_args, turn, double), -3600, 3600,
+     .bad = "--turn needs degrees per second in [-3600, 3600]"},
+};
+const mn_cli_table mn_cmd_anim_root_motion_options = TAKE_TABLE(root_motion_opts, 1);
+
 int mn_anim_root_motion(int argc, char** argv) {
-    const char *in = NULL, *out = NULL;
-    double scale = 1, turn = 0;
-    int bad = 0, in_place = 0;
-    for (int i = 2; i < argc && !bad; i++) {
-        if (common(argc, argv, &i, &out, &scale, &bad)) continue;
-        if (!strcmp(argv[i], "--in-place")) {
-            in_place = 1;
-        } else if (!strcmp(argv[i], "--turn") && i + 1 < argc) {
-            if (!mn_cli_parse_double(argv[++i], &turn) || !(fabs(turn) <= 3600))
-                bad =
-                    mn_cli_usage_error("anim", "--turn needs degrees per second in [-3600, 3600]");
-        } else if (argv[i][0] == '-') {
-            bad = mn_cli_usage_error("anim", "unknown option '%s'", argv[i]);
-        } else if (!in) {
-            in = argv[i];
-        } else {
-            bad = mn_cli_usage_error("anim", "too many arguments");
-        }
-    }
+    const char* in = NULL;
+    root_motion_args args = {{NULL, 1}, 0, 0};
+    int bad = mn_cli_parse(&mn_cmd_anim_root_motion_options, argc - 1, argv + 1, &args, &in, NULL);
     if (bad) return bad;
+    const char* out = args.c.out;
+    double scale = args.c.scale, turn = args.turn;
+    int in_place = args.in_place;
     if (!in) return mn_cli_usage_error("anim", "root-motion needs TAKE.bvh");
     if (out && !ends_bvh(out)) return mn_cli_usage_error("anim", "OUT must end in .bvh");
     if (in_place && turn != 0) return mn_cli_usage_error("anim", "--in-place or --turn, not both");
@@ -204,30 +229,30 @@ int mn_anim_root_motion(int argc, char** argv) {
     return code;
 }
 
+typedef struct loop_args {
+    take_common c;
+    int min_len, blend, cycles;
+} loop_args;
+
+static const mn_cli_opt loop_opts[] = {
+    TAKE_COMMON(loop_args),
+    {"--min-length", MN_CLI_INT, MN_CLI_AT(loop_args, min_len, int), 2, INT_MAX,
+     .bad = "--min-length needs an integer >= 2"},
+    {"--blend", MN_CLI_INT, MN_CLI_AT(loop_args, blend, int), 1, INT_MAX,
+     .bad = "--blend needs a positive integer"},
+    {"--cycles", MN_CLI_INT, MN_CLI_AT(loop_args, cycles, int), 1, 1000,
+     .bad = "--cycles needs an integer in [1, 1000]"},
+};
+const mn_cli_table mn_cmd_anim_loop_options = TAKE_TABLE(loop_opts, 1);
+
 int mn_anim_loop(int argc, char** argv) {
-    const char *in = NULL, *out = NULL;
-    double scale = 1;
-    int bad = 0, min_len = 0, blend = 0, cycles = 1;
-    for (int i = 2; i < argc && !bad; i++) {
-        if (common(argc, argv, &i, &out, &scale, &bad)) continue;
-        if (!strcmp(argv[i], "--min-length") && i + 1 < argc) {
-            if (!mn_cli_parse_int(argv[++i], &min_len) || min_len < 2)
-                bad = mn_cli_usage_error("anim", "--min-length needs an integer >= 2");
-        } else if (!strcmp(argv[i], "--blend") && i + 1 < argc) {
-            if (!mn_cli_parse_int(argv[++i], &blend) || blend < 1)
-                bad = mn_cli_usage_error("anim", "--blend needs a positive integer");
-        } else if (!strcmp(argv[i], "--cycles") && i + 1 < argc) {
-            if (!mn_cli_parse_int(argv[++i], &cycles) || cycles < 1 || cycles > 1000)
-                bad = mn_cli_usage_error("anim", "--cycles needs an integer in [1, 1000]");
-        } else if (argv[i][0] == '-') {
-            bad = mn_cli_usage_error("anim", "unknown option '%s'", argv[i]);
-        } else if (!in) {
-            in = argv[i];
-        } else {
-            bad = mn_cli_usage_error("anim", "too many arguments");
-        }
-    }
+    const char* in = NULL;
+    loop_args args = {{NULL, 1}, 0, 0, 1};
+    int bad = mn_cli_parse(&mn_cmd_anim_loop_options, argc - 1, argv + 1, &args, &in, NULL);
     if (bad) return bad;
+    const char* out = args.c.out;
+    double scale = args.c.scale;
+    int min_len = args.min_len, blend = args.blend, cycles = args.cycles;
     if (!in) return mn_cli_usage_error("anim", "loop needs TAKE.bvh");
     if (out && !ends_bvh(out)) return mn_cli_usage_error("anim", "OUT must end in .bvh");
     mn_model* m = NULL;
@@ -289,28 +314,30 @@ static int parse_warp(const char* text, double* t, double* s, double* sp, int ca
     return *p ? -1 : n;
 }
 
+typedef struct retime_args {
+    take_common c;
+    const char* warp;
+    double speed;
+    int ballistic;
+} retime_args;
+
+static const mn_cli_opt retime_opts[] = {
+    TAKE_COMMON(retime_args),
+    {"--warp", MN_CLI_STRING, MN_CLI_AT(retime_args, warp, const char*), .bad = NULL},
+    {"--speed", MN_CLI_DOUBLE, MN_CLI_AT(retime_args, speed, double), 0.01, 100,
+     .bad = "--speed needs a factor in [0.01, 100]"},
+    {"--ballistic", MN_CLI_FLAG, MN_CLI_AT(retime_args, ballistic, int), .lo = 1},
+};
+const mn_cli_table mn_cmd_anim_retime_options = TAKE_TABLE(retime_opts, 1);
+
 int mn_anim_retime(int argc, char** argv) {
-    const char *in = NULL, *out = NULL, *warp = NULL;
-    double scale = 1, speed = 0;
-    int bad = 0, ballistic = 0;
-    for (int i = 2; i < argc && !bad; i++) {
-        if (common(argc, argv, &i, &out, &scale, &bad)) continue;
-        if (!strcmp(argv[i], "--warp") && i + 1 < argc) {
-            warp = argv[++i];
-        } else if (!strcmp(argv[i], "--speed") && i + 1 < argc) {
-            if (!mn_cli_parse_double(argv[++i], &speed) || !(speed >= 0.01 && speed <= 100))
-                bad = mn_cli_usage_error("anim", "--speed needs a factor in [0.01, 100]");
-        } else if (!strcmp(argv[i], "--ballistic")) {
-            ballistic = 1;
-        } else if (argv[i][0] == '-') {
-            bad = mn_cli_usage_error("anim", "unknown option '%s'", argv[i]);
-        } else if (!in) {
-            in = argv[i];
-        } else {
-            bad = mn_cli_usage_error("anim", "too many arguments");
-        }
-    }
+    const char* in = NULL;
+    retime_args args = {{NULL, 1}, NULL, 0, 0};
+    int bad = mn_cli_parse(&mn_cmd_anim_retime_options, argc - 1, argv + 1, &args, &in, NULL);
     if (bad) return bad;
+    const char *out = args.c.out, *warp = args.warp;
+    double scale = args.c.scale, speed = args.speed;
+    int ballistic = args.ballistic;
     if (!in || !out || (!warp) == (speed == 0))
         return mn_cli_usage_error("anim",
                                   "retime needs TAKE.bvh --out OUT.bvh and --warp or --speed");

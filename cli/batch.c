@@ -118,20 +118,6 @@ static void stem(const char* path, char* out, size_t cap) {
     if (dot && dot != out) *dot = 0;
 }
 
-int mn_cli_parse_jobs(int argc, char** argv, int* i, int* jobs) {
-    const char* a = argv[*i];
-    const char* v = NULL;
-    if (!strcmp(a, "-j") || !strcmp(a, "--jobs")) {
-        if (*i + 1 >= argc) return -1;
-        v = argv[++*i];
-    } else if (!strncmp(a, "-j", 2) && a[2]) {
-        v = a + 2;
-    } else {
-        return 0;
-    }
-    return mn_cli_parse_int(v, jobs) && *jobs >= 1 ? 1 : -1;
-}
-
 int mn_cli_batch(const char* cmd, char** inputs, int n, const char* out_dir, const char* ext,
                  int jobs, int force, const char* const* deps, mn_cli_job job, void* ctx) {
     if (n < 1) return mn_cli_usage_error(cmd, "no input files");

@@ -23,7 +23,4 @@ typedef mn_status (*mn_cli_job)(const char* in, const char* out, void* ctx, mn_e
 int mn_cli_batch(const char* cmd, char** inputs, int n, const char* out_dir, const char* ext,
                  int jobs, int force, const char* const* deps, mn_cli_job job, void* ctx);
 
-/* Parses -j N / --jobs N at argv[*i] (advancing *i); 1 when it was one, -1 on a bad value. */
-int mn_cli_parse_jobs(int argc, char** argv, int* i, int* jobs);
-
 #endif

@@ -9,6 +9,9 @@
 #include <marionette/scene.h>
 #include <marionette/sequence.h>
 
+#include <float.h>
+#include <limits.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -17,6 +20,7 @@
 #include "anim_figures.h"
 #include "anim_takes.h"
 #include "cli.h"
+#include "options.h"
 
 const char mn_cmd_anim_summary[] =
     "summarise a sequence document (info), bake its frames to BVH or glTF (bake), import a take, "
@@ -253,40 +257,51 @@ static int info(const char* path, const char* script) {
     return MN_EXIT_OK;
 }
 
-static int bake(int argc, char** argv) {
-    const char *in = NULL, *out = NULL, *script = NULL;
-    mn_seq_bake_options o = mn_seq_bake_default();
-    for (int i = 2; i < argc; i++) {
-        if (!strcmp(argv[i], "--out") && i + 1 < argc)
-            out = argv[++i];
-        else if (!strcmp(argv[i], "--script") && i + 1 < argc)
-            script = argv[++i];
-        else if (!strcmp(argv[i], "--plain"))
-            o.plain = 1;
-        else if (!strcmp(argv[i], "--solver") && i + 1 < argc) {
-            int sv = mn_csolver_parse(argv[++i]);
-            if (sv < 0)
-                return mn_cli_usage_error("anim", "unknown solver '%s' (lagrange, ccd, dls)",
-                                          argv[i]);
-            o.solve.solve.method = (mn_csolver)sv;
-        } else if (!strcmp(argv[i], "--iters") && i + 1 < argc) {
-            if (!mn_cli_parse_int(argv[++i], &o.solve.solve.max_iters) ||
-                o.solve.solve.max_iters < 1)
-                return mn_cli_usage_error("anim", "--iters needs a positive integer");
-        } else if (!strcmp(argv[i], "--tol") && i + 1 < argc) {
-            if (!mn_cli_parse_double(argv[++i], &o.solve.solve.tol) || !(o.solve.solve.tol > 0))
-                return mn_cli_usage_error("anim", "--tol needs a positive number");
-            o.solve.solve.tol_rot = o.solve.solve.tol;
-        } else if (!strcmp(argv[i], "--step") && i + 1 < argc) {
-            if (!mn_cli_parse_double(argv[++i], &o.step) || !(o.step > 0))
-                return mn_cli_usage_error("anim", "--step needs a positive number");
-        } else if (argv[i][0] == '-' && argv[i][1])
-            return mn_cli_usage_error("anim", "unknown option '%s'", argv[i]);
-        else if (!in)
-            in = argv[i];
-        else
-            return mn_cli_usage_error("anim", "too many arguments");
+typedef struct bake_args {
+    const char *out, *script;
+    mn_seq_bake_options o;
+    double tol; /* NAN unless --tol is given */
+} bake_args;
+
+static int parse_solver(const char* v, void* dest) {
+    int sv = mn_csolver_parse(v);
+    if (sv >= 0) *(mn_csolver*)dest = (mn_csolver)sv;
+    return sv >= 0;
+}
+
+/* The tables of anim's subcommands: messages say "anim"; a missing value is an unknown
+ * option. */
+#define ANIM_TABLE(rows, npos, many)                                                               \
+    {                                                                                              \
+        .cmd = "anim", MN_CLI_OPTS(rows), .unknown = "unknown option '%s'",                        \
+        .missing = "unknown option '%s'", .max_pos = (npos), .too_many = (many)                    \
     }
+
+#define AT(f, t) MN_CLI_AT(bake_args, f, t)
+static const mn_cli_opt bake_opts[] = {
+    {"--out", MN_CLI_STRING, AT(out, const char*), .bad = NULL},
+    {"--script", MN_CLI_STRING, AT(script, const char*), .bad = NULL},
+    {"--plain", MN_CLI_FLAG, AT(o.plain, int), .lo = 1},
+    {"--solver", MN_CLI_CALL, AT(o.solve.solve.method, mn_csolver),
+     .bad = "unknown solver '%s' (lagrange, ccd, dls)", .parse = parse_solver},
+    {"--iters", MN_CLI_INT, AT(o.solve.solve.max_iters, int), 1, INT_MAX,
+     .bad = "--iters needs a positive integer"},
+    {"--tol", MN_CLI_DOUBLE, AT(tol, double), MN_CLI_POSITIVE, DBL_MAX,
+     .bad = "--tol needs a positive number"},
+    {"--step", MN_CLI_DOUBLE, AT(o.step, double), MN_CLI_POSITIVE, DBL_MAX,
+     .bad = "--step needs a positive number"},
+};
+#undef AT
+const mn_cli_table mn_cmd_anim_bake_options = ANIM_TABLE(bake_opts, 1, "too many arguments");
+
+static int bake(int argc, char** argv) {
+    const char* in = NULL;
+    bake_args args = {NULL, NULL, mn_seq_bake_default(), NAN};
+    int bad = mn_cli_parse(&mn_cmd_anim_bake_options, argc - 1, argv + 1, &args, &in, NULL);
+    if (bad) return bad;
+    const char *out = args.out, *script = args.script;
+    mn_seq_bake_options o = args.o;
+    if (!isnan(args.tol)) o.solve.solve.tol = o.solve.solve.tol_rot = args.tol;
     if (!in) return mn_cli_usage_error("anim", "bake needs SEQ.json");
     if (!out) return mn_cli_usage_error("anim", "bake needs --out OUT.bvh or OUT.glb");
     int glb = ends_with(out, ".glb");
@@ -371,36 +386,40 @@ static const char* figure_name(const char* in, const char* out, char* buf, size_
     return in;
 }
 
+typedef struct import_args {
+    const char* out;
+    double tol, scale;
+    int rot, trans;
+} import_args;
+
+static int parse_interp(const char* v, void* dest) {
+    int k = mn_interp_parse(v);
+    if (k > 0) *(int*)dest = k;
+    return k > 0;
+}
+
+#define AT(f, t) MN_CLI_AT(import_args, f, t)
+static const mn_cli_opt import_opts[] = {
+    {"--out", MN_CLI_STRING, AT(out, const char*), .bad = NULL},
+    {"--tol", MN_CLI_DOUBLE, AT(tol, double), 0, DBL_MAX, .bad = "--tol needs a number >= 0"},
+    {"--scale", MN_CLI_DOUBLE, AT(scale, double), MN_CLI_POSITIVE, DBL_MAX,
+     .bad = "--scale needs a positive number"},
+    {"--rotation", MN_CLI_CALL, AT(rot, int), .bad = "unknown interpolation '%s'",
+     .parse = parse_interp},
+    {"--translation", MN_CLI_CALL, AT(trans, int), .bad = "unknown interpolation '%s'",
+     .parse = parse_interp},
+};
+#undef AT
+const mn_cli_table mn_cmd_anim_import_options = ANIM_TABLE(import_opts, 1, "too many arguments");
+
 static int import_take(int argc, char** argv) {
-    const char *in = NULL, *out = NULL;
-    double tol = 0, scale = 0;
-    int rot = MN_INTERP_SQUAD, trans = MN_INTERP_CATMULL_ROM;
-    for (int i = 2; i < argc; i++) {
-        if (!strcmp(argv[i], "--out") && i + 1 < argc)
-            out = argv[++i];
-        else if (!strcmp(argv[i], "--tol") && i + 1 < argc) {
-            if (!mn_cli_parse_double(argv[++i], &tol) || tol < 0)
-                return mn_cli_usage_error("anim", "--tol needs a number >= 0");
-        } else if (!strcmp(argv[i], "--scale") && i + 1 < argc) {
-            if (!mn_cli_parse_double(argv[++i], &scale) || !(scale > 0))
-                return mn_cli_usage_error("anim", "--scale needs a positive number");
-        } else if ((!strcmp(argv[i], "--rotation") || !strcmp(argv[i], "--translation")) &&
-                   i + 1 < argc) {
-            int v = mn_interp_parse(argv[i + 1]);
-            if (v <= 0)
-                return mn_cli_usage_error("anim", "unknown interpolation '%s'", argv[i + 1]);
-            if (argv[i][2] == 'r')
-                rot = v;
-            else
-                trans = v;
-            i++;
-        } else if (argv[i][0] == '-' && argv[i][1])
-            return mn_cli_usage_error("anim", "unknown option '%s'", argv[i]);
-        else if (!in)
-            in = argv[i];
-        else
-            return mn_cli_usage_error("anim", "too many arguments");
-    }
+    const char* in = NULL;
+    import_args args = {NULL, 0, 0, MN_INTERP_SQUAD, MN_INTERP_CATMULL_ROM};
+    int bad = mn_cli_parse(&mn_cmd_anim_import_options, argc - 1, argv + 1, &args, &in, NULL);
+    if (bad) return bad;
+    const char* out = args.out;
+    double tol = args.tol, scale = args.scale;
+    int rot = args.rot, trans = args.trans;
     if (!in || !out) return mn_cli_usage_error("anim", "import needs TAKE.bvh and --out SEQ.json");
     if (!ends_with(out, ".json")) return mn_cli_usage_error("anim", "SEQ must end in .json");
     mn_bvh_options bo = mn_bvh_default();
@@ -614,6 +633,20 @@ static int compress_take(int argc, char** argv) {
     return code;
 }
 
+/* anim info SEQ.json [--script SCRIPT]: every mistake gets the one message */
+static const char anim_info_usage[] = "info takes one SEQ.json [--script SCRIPT]";
+static const mn_cli_opt anim_info_opts[] = {
+    {"--script", MN_CLI_STRING, 0, .bad = NULL},
+};
+const mn_cli_table mn_cmd_anim_info_options = {
+    .cmd = "anim",
+    MN_CLI_OPTS(anim_info_opts),
+    .unknown = anim_info_usage,
+    .missing = anim_info_usage,
+    .max_pos = 1,
+    .too_many = anim_info_usage,
+};
+
 int mn_cmd_anim(int argc, char** argv) {
     if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
         usage(argc < 2 ? stderr : stdout);
@@ -624,9 +657,12 @@ int mn_cmd_anim(int argc, char** argv) {
         return MN_EXIT_OK;
     }
     if (!strcmp(argv[1], "info")) {
-        if (argc == 3) return info(argv[2], NULL);
-        if (argc == 5 && !strcmp(argv[3], "--script")) return info(argv[2], argv[4]);
-        return mn_cli_usage_error("anim", "info takes one SEQ.json [--script SCRIPT]");
+        const char *seq = NULL, *script = NULL;
+        int n = 0;
+        if (mn_cli_parse(&mn_cmd_anim_info_options, argc - 1, argv + 1, &script, &seq, &n))
+            return MN_EXIT_USAGE;
+        if (n == 0) return mn_cli_usage_error("anim", "%s", anim_info_usage);
+        return info(seq, script);
     }
     if (!strcmp(argv[1], "bake")) return bake(argc, argv);
     if (!strcmp(argv[1], "import")) return import_take(argc, argv);

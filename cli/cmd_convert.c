@@ -1,4 +1,6 @@
 /* marionette convert IN OUT: to the skeleton text format, BVH or the figure document. */
+#include <float.h>
+#include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,6 +11,7 @@
 
 #include "batch.h"
 #include "cli.h"
+#include "options.h"
 
 const char mn_cmd_convert_summary[] = "convert a figure to skeleton text (.skel), BVH, glTF binary "
                                       "(.glb) or a figure document (.json)";
@@ -247,91 +250,68 @@ static mn_status convert_one(const char* in, const char* out, void* ctxp, mn_err
     return s;
 }
 
-int mn_cmd_convert(int argc, char** argv) {
-    if (mn_cli_wants_help(argc, argv)) {
-        usage(stdout);
-        return MN_EXIT_OK;
-    }
-    const char *anim = NULL, *out_dir = NULL, *to = NULL, *names_from = NULL, *root = NULL;
-    int jobs = 0, npos = 0, force = 0, z_up = 0, keep = 0;
-    double scale = NAN;
-    char** pos = calloc((size_t)argc + 1, sizeof *pos);
-    if (!pos) return MN_EXIT_INPUT;
-    int rc = -1;
-    for (int i = 1; i < argc && rc < 0; i++) {
-        int j = mn_cli_parse_jobs(argc, argv, &i, &jobs);
-        if (j < 0) {
-            rc = mn_cli_usage_error("convert", "-j needs a number of workers >= 1");
-        } else if (j > 0) {
-            continue;
-        } else if (!strcmp(argv[i], "--force")) {
-            force = 1;
-        } else if (!strcmp(argv[i], "--z-up")) {
-            z_up = 1;
-        } else if (!strcmp(argv[i], "--keep-attributes")) {
-            keep = 1;
-        } else if (!strcmp(argv[i], "--scale")) {
-            if (i + 1 >= argc || !mn_cli_parse_double(argv[i + 1], &scale) || !(scale > 0)) {
-                rc = mn_cli_usage_error("convert", "--scale needs a number > 0");
-                break;
-            }
-            i++;
-        } else if (!strcmp(argv[i], "--anim") || !strcmp(argv[i], "--out-dir") ||
-                   !strcmp(argv[i], "--to") || !strcmp(argv[i], "--format") ||
-                   !strcmp(argv[i], "--names-from") || !strcmp(argv[i], "--root")) {
-            if (i + 1 >= argc) {
-                rc = mn_cli_usage_error("convert", "%s needs a value", argv[i]);
-                break;
-            }
-            if (!strcmp(argv[i], "--to"))
-                fprintf(stderr, "marionette convert: note: --to is now --format (the output "
-                                "format; --to names a target figure in retarget); --to is "
-                                "accepted until the next release\n");
-            const char** dst = !strcmp(argv[i], "--anim")         ? &anim
-                               : !strcmp(argv[i], "--out-dir")    ? &out_dir
-                               : !strcmp(argv[i], "--names-from") ? &names_from
-                               : !strcmp(argv[i], "--root")       ? &root
-                                                                  : &to; /* --format, --to */
-            *dst = argv[++i];
-        } else if (argv[i][0] == '-' && argv[i][1]) {
-            rc = mn_cli_usage_error("convert", "unknown option '%s'", argv[i]);
-        } else {
-            pos[npos++] = argv[i];
-        }
-    }
-    if (rc >= 0) {
-        free(pos);
-        return rc;
-    }
-    convert_ctx ctx = {anim, scale, z_up, keep, NULL, root, 0};
+typedef struct convert_args {
+    const char *anim, *out_dir, *format, *names_from, *root;
+    int jobs, force, z_up, keep;
+    double scale; /* NAN unless --scale is given */
+} convert_args;
+
+#define AT(f, t) MN_CLI_AT(convert_args, f, t)
+static const mn_cli_opt convert_opts[] = {
+    {"-j", MN_CLI_INT, AT(jobs, int), 1, INT_MAX, .bad = "-j needs a number of workers >= 1",
+     .alias = "--jobs"},
+    {"--force", MN_CLI_FLAG, AT(force, int), .lo = 1},
+    {"--z-up", MN_CLI_FLAG, AT(z_up, int), .lo = 1},
+    {"--keep-attributes", MN_CLI_FLAG, AT(keep, int), .lo = 1},
+    {"--scale", MN_CLI_DOUBLE, AT(scale, double), MN_CLI_POSITIVE, DBL_MAX,
+     .bad = "--scale needs a number > 0"},
+    {"--anim", MN_CLI_STRING, AT(anim, const char*), .bad = "%s needs a value"},
+    {"--out-dir", MN_CLI_STRING, AT(out_dir, const char*), .bad = "%s needs a value"},
+    {"--format", MN_CLI_STRING, AT(format, const char*), .bad = "%s needs a value", .alias = "--to",
+     .note = "--to is now --format (the output format; --to names a target figure in "
+             "retarget); --to is accepted until the next release"},
+    {"--names-from", MN_CLI_STRING, AT(names_from, const char*), .bad = "%s needs a value"},
+    {"--root", MN_CLI_STRING, AT(root, const char*), .bad = "%s needs a value"},
+};
+#undef AT
+const mn_cli_table mn_cmd_convert_options = {
+    .cmd = "convert",
+    MN_CLI_OPTS(convert_opts),
+    .unknown = "unknown option '%s'",
+    .max_pos = -1,
+};
+
+/* Many inputs into --out-dir (docs/batch.md). */
+static int convert_many(const convert_args* a, char** pos, int npos, convert_ctx* ctx) {
+    const char* to = a->format ? a->format : "bvh";
     mn_model* names_of = NULL;
     mn_error err;
-    if (out_dir) {
+    int rc = -1;
+    if (strcmp(to, "bvh") && strcmp(to, "skel") && strcmp(to, "glb") && strcmp(to, "json"))
+        rc = mn_cli_usage_error("convert", "--format must be bvh, skel, glb or json");
+    else if (npos == 0)
+        rc = mn_cli_usage_error("convert", "need input files");
+    if (rc < 0 && a->names_from &&
+        mn_figure_read(a->names_from, &names_of, NULL, NULL, &err) != MN_OK)
+        rc = mn_cli_input_error(&err);
+    if (rc < 0) {
         char ext[16];
-        if (!to) to = "bvh";
-        if (strcmp(to, "bvh") && strcmp(to, "skel") && strcmp(to, "glb") && strcmp(to, "json"))
-            rc = mn_cli_usage_error("convert", "--format must be bvh, skel, glb or json");
-        else if (npos == 0)
-            rc = mn_cli_usage_error("convert", "need input files");
-        if (rc < 0 && names_from &&
-            mn_figure_read(names_from, &names_of, NULL, NULL, &err) != MN_OK)
-            rc = mn_cli_input_error(&err);
-        if (rc < 0) {
-            snprintf(ext, sizeof ext, ".%s", to);
-            ctx.quiet = 1;
-            ctx.names_of = names_of;
-            const char* deps[2] = {names_from, NULL};
-            rc = mn_cli_batch("convert", pos, npos, out_dir, ext, jobs, force, deps, convert_one,
-                              &ctx);
-        }
-        free(pos);
-        mn_model_destroy(names_of);
-        return rc;
+        snprintf(ext, sizeof ext, ".%s", to);
+        ctx->quiet = 1;
+        ctx->names_of = names_of;
+        const char* deps[2] = {a->names_from, NULL};
+        rc = mn_cli_batch("convert", pos, npos, a->out_dir, ext, a->jobs, a->force, deps,
+                          convert_one, ctx);
     }
+    mn_model_destroy(names_of);
+    return rc;
+}
+
+/* One IN to one OUT, with the checks of what goes with what. */
+static int convert_single(const convert_args* a, char** pos, int npos, convert_ctx* ctx) {
     const char* in = npos > 0 ? pos[0] : NULL;
     const char* out = npos > 1 ? pos[1] : NULL;
-    free(pos);
-    if (to || jobs || force)
+    if (a->format || a->jobs || a->force)
         return mn_cli_usage_error("convert", "--format, -j and --force go with --out-dir");
     if (npos > 2)
         return mn_cli_usage_error("convert", "too many arguments (many inputs need --out-dir)");
@@ -339,22 +319,45 @@ int mn_cmd_convert(int argc, char** argv) {
     int to_bvh = ends_with(out, ".bvh"),
         to_skel = ends_with(out, ".skel") || ends_with(out, ".scr"),
         to_glb = ends_with(out, ".glb"), to_json = ends_with(out, ".json");
-    if (to_json && anim)
+    if (to_json && a->anim)
         return mn_cli_usage_error("convert", "--anim is for .bvh, .skel and .glb output");
     if (!to_bvh && !to_skel && !to_glb && !to_json)
         return mn_cli_usage_error("convert", "OUT must end in .bvh, .skel, .glb or .json");
-    if (anim && !to_json && mn_file_kind_of(in) != MN_FILE_GLTF)
+    if (a->anim && !to_json && mn_file_kind_of(in) != MN_FILE_GLTF)
         return mn_cli_usage_error("convert", "--anim is for glTF input");
-    if (!isnan(scale) && !to_glb && mn_file_kind_of(in) != MN_FILE_BVH)
+    if (!isnan(a->scale) && !to_glb && mn_file_kind_of(in) != MN_FILE_BVH)
         return mn_cli_usage_error("convert", "--scale is for a .glb OUT or a BVH IN");
-    if (z_up && ((!to_glb && !to_bvh) || mn_file_kind_of(in) != MN_FILE_URDF))
+    if (a->z_up && ((!to_glb && !to_bvh) || mn_file_kind_of(in) != MN_FILE_URDF))
         return mn_cli_usage_error("convert", "--z-up is for a URDF IN and a .glb or .bvh OUT");
-    if (names_from && mn_file_kind_of(in) != MN_FILE_BVH)
+    if (a->names_from && mn_file_kind_of(in) != MN_FILE_BVH)
         return mn_cli_usage_error("convert", "--names-from is for a BVH IN");
-    if (names_from && mn_figure_read(names_from, &names_of, NULL, NULL, &err) != MN_OK)
+    mn_model* names_of = NULL;
+    mn_error err;
+    if (a->names_from && mn_figure_read(a->names_from, &names_of, NULL, NULL, &err) != MN_OK)
         return mn_cli_input_error(&err);
-    ctx.names_of = names_of;
-    rc = convert_one(in, out, &ctx, &err) == MN_OK ? MN_EXIT_OK : mn_cli_input_error(&err);
+    ctx->names_of = names_of;
+    int rc = convert_one(in, out, ctx, &err) == MN_OK ? MN_EXIT_OK : mn_cli_input_error(&err);
     mn_model_destroy(names_of);
+    return rc;
+}
+
+int mn_cmd_convert(int argc, char** argv) {
+    if (mn_cli_wants_help(argc, argv)) {
+        usage(stdout);
+        return MN_EXIT_OK;
+    }
+    convert_args a;
+    memset(&a, 0, sizeof a);
+    a.scale = NAN;
+    const char** pos = calloc((size_t)argc + 1, sizeof *pos);
+    if (!pos) return MN_EXIT_INPUT;
+    int npos = 0;
+    int rc = mn_cli_parse(&mn_cmd_convert_options, argc, argv, &a, pos, &npos);
+    if (!rc) {
+        convert_ctx ctx = {a.anim, a.scale, a.z_up, a.keep, NULL, a.root, 0};
+        rc = a.out_dir ? convert_many(&a, (char**)pos, npos, &ctx)
+                       : convert_single(&a, (char**)pos, npos, &ctx);
+    }
+    free(pos);
     return rc;
 }

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "options.h"
 #include "figure_print.h"
 
 const char mn_cmd_demo_summary[] =
@@ -47,21 +48,32 @@ static int pull(const mn_model* m, mn_data* d, const char* base, const char* tip
     return r.status == MN_OK || r.status == MN_ERR_UNREACHABLE;
 }
 
+static int parse_method(const char* v, void* dest) {
+    int k = mn_ik_method_parse(v);
+    if (k >= 0) *(mn_ik_method*)dest = (mn_ik_method)k;
+    return k >= 0;
+}
+
+/* The only option is the method: the args "struct" is the mn_ik_method itself. */
+static const mn_cli_opt demo_opts[] = {
+    {"--method", MN_CLI_CALL, 0, .bad = "unknown method '%s'", .parse = parse_method},
+};
+const mn_cli_table mn_cmd_demo_options = {
+    .cmd = "demo",
+    MN_CLI_OPTS(demo_opts),
+    .unknown = "unknown argument '%s'",
+    .missing = "unknown argument '%s'",
+    .dash_option = 1,
+};
+
 int mn_cmd_demo(int argc, char** argv) {
     if (mn_cli_wants_help(argc, argv)) {
         usage(stdout);
         return MN_EXIT_OK;
     }
     mn_ik_method method = MN_IK_LM;
-    for (int i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "--method") && i + 1 < argc) {
-            int k = mn_ik_method_parse(argv[++i]);
-            if (k < 0) return mn_cli_usage_error("demo", "unknown method '%s'", argv[i]);
-            method = (mn_ik_method)k;
-        } else {
-            return mn_cli_usage_error("demo", "unknown argument '%s'", argv[i]);
-        }
-    }
+    int bad = mn_cli_parse(&mn_cmd_demo_options, argc, argv, &method, NULL, NULL);
+    if (bad) return bad;
     mn_error err;
     mn_model* m = mn_stickman_model(&err);
     if (!m) return mn_cli_input_error(&err);

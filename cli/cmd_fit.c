@@ -4,12 +4,14 @@
 #include <marionette/meshio.h>
 #include <marionette/skin.h>
 
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
 #include "cli.h"
+#include "options.h"
 
 const char mn_cmd_fit_summary[] = "fit skinning controllers (bones, points) to a mesh sequence";
 
@@ -296,47 +298,53 @@ static int tmat_texts(const mn_rig* rig, const char** frames, const frame_out* o
 
 typedef struct fit_args {
     const char *rig_path, *dmat_path, *tgf_path, *fixed_names, *out_path, *tmat_dir;
-    const char** frames; /* argc entries */
-    int nframes, iters, json, attach;
+    mn_cli_list frames; /* room for argc names */
+    int iters, json, attach;
 } fit_args;
+
+/* --rig FILE, and after an OBJ rig its .dmat and .tgf files when they follow. */
+static int take_rig(void* args, int argc, char** argv, int* i) {
+    fit_args* a = args;
+    a->rig_path = argv[++*i];
+    if (ends_with(a->rig_path, ".obj")) {
+        while (*i + 1 < argc && argv[*i + 1][0] != '-') {
+            if (ends_with(argv[*i + 1], ".dmat"))
+                a->dmat_path = argv[++*i];
+            else if (ends_with(argv[*i + 1], ".tgf"))
+                a->tgf_path = argv[++*i];
+            else
+                break;
+        }
+    }
+    return 0;
+}
+
+#define AT(f, t) MN_CLI_AT(fit_args, f, t)
+static const mn_cli_opt fit_opts[] = {
+    {"--rig", MN_CLI_TAKE, AT(rig_path, const char*), .take = take_rig},
+    {"--frames", MN_CLI_PATHS, AT(frames, mn_cli_list), .bad = NULL},
+    {"--fixed", MN_CLI_STRING, AT(fixed_names, const char*), .bad = NULL},
+    {"--iters", MN_CLI_INT, AT(iters, int), 1, INT_MAX, .bad = "--iters needs a positive integer"},
+    {"--json", MN_CLI_FLAG, AT(json, int), .lo = 1},
+    {"--attach", MN_CLI_FLAG, AT(attach, int), .lo = 1},
+    {"--out", MN_CLI_STRING, AT(out_path, const char*), .bad = NULL},
+    {"--tmat", MN_CLI_STRING, AT(tmat_dir, const char*), .bad = NULL},
+};
+#undef AT
+const mn_cli_table mn_cmd_fit_options = {
+    .cmd = "fit",
+    MN_CLI_OPTS(fit_opts),
+    .unknown = "unknown argument '%s'",
+    .missing = "unknown argument '%s'",
+    .dash_option = 1,
+};
 
 /* The command's arguments into a (whose frames has room for argc names); returns 0 or the
  * usage error's exit code, said. */
 static int parse_args(int argc, char** argv, fit_args* a) {
-    for (int i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "--rig") && i + 1 < argc) {
-            a->rig_path = argv[++i];
-            if (ends_with(a->rig_path, ".obj")) {
-                while (i + 1 < argc && argv[i + 1][0] != '-') {
-                    if (ends_with(argv[i + 1], ".dmat"))
-                        a->dmat_path = argv[++i];
-                    else if (ends_with(argv[i + 1], ".tgf"))
-                        a->tgf_path = argv[++i];
-                    else
-                        break;
-                }
-            }
-        } else if (!strcmp(argv[i], "--frames")) {
-            while (i + 1 < argc && argv[i + 1][0] != '-')
-                a->frames[a->nframes++] = argv[++i];
-        } else if (!strcmp(argv[i], "--fixed") && i + 1 < argc) {
-            a->fixed_names = argv[++i];
-        } else if (!strcmp(argv[i], "--iters") && i + 1 < argc) {
-            if (!mn_cli_parse_int(argv[++i], &a->iters) || a->iters < 1)
-                return mn_cli_usage_error("fit", "--iters needs a positive integer");
-        } else if (!strcmp(argv[i], "--json")) {
-            a->json = 1;
-        } else if (!strcmp(argv[i], "--attach")) {
-            a->attach = 1;
-        } else if (!strcmp(argv[i], "--out") && i + 1 < argc) {
-            a->out_path = argv[++i];
-        } else if (!strcmp(argv[i], "--tmat") && i + 1 < argc) {
-            a->tmat_dir = argv[++i];
-        } else {
-            return mn_cli_usage_error("fit", "unknown argument '%s'", argv[i]);
-        }
-    }
-    if (!a->rig_path || a->nframes == 0)
+    int rc = mn_cli_parse(&mn_cmd_fit_options, argc, argv, a, NULL, NULL);
+    if (rc) return rc;
+    if (!a->rig_path || a->frames.n == 0)
         return mn_cli_usage_error("fit", "--rig and --frames are required");
     return 0;
 }
@@ -347,17 +355,17 @@ int mn_cmd_fit(int argc, char** argv) {
         return MN_EXIT_OK;
     }
     fit_args args = {.iters = 50};
-    args.frames = calloc((size_t)argc, sizeof *args.frames);
-    if (!args.frames) return mn_cli_usage_error("fit", "out of memory");
+    args.frames = (mn_cli_list){calloc((size_t)argc, sizeof(const char*)), 0, argc};
+    if (!args.frames.v) return mn_cli_usage_error("fit", "out of memory");
     int bad = parse_args(argc, argv, &args);
     if (bad) {
-        free(args.frames);
+        free(args.frames.v);
         return bad;
     }
     const char *rig_path = args.rig_path, *fixed_names = args.fixed_names,
                *out_path = args.out_path, *tmat_dir = args.tmat_dir;
-    const char** frames = args.frames;
-    int nframes = args.nframes, iters = args.iters, json = args.json;
+    const char** frames = args.frames.v;
+    int nframes = args.frames.n, iters = args.iters, json = args.json;
 
     mn_error err;
     mn_error_clear(&err);

@@ -1,5 +1,7 @@
 /* marionette fk FILE [--frame N | --every-frame] [--anim NAME] [--time T] [--q v1,v2,...]
  * [--json]: world position (and, in JSON, orientation) of every joint. */
+#include <float.h>
+#include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -8,6 +10,7 @@
 #include <marionette/meshio.h>
 
 #include "cli.h"
+#include "options.h"
 
 #define J mn_cli_json_num
 
@@ -154,177 +157,212 @@ static int write_objects(const char* file, const mn_model* m, const mn_data* d, 
     return rc;
 }
 
+typedef struct fk_args {
+    const char *file, *q, *objects, *anim;
+    int frame, json, every;
+    double time; /* NAN unless --time is given */
+} fk_args;
+
+#define AT(f, t) MN_CLI_AT(fk_args, f, t)
+static const mn_cli_opt fk_opts[] = {
+    {"--json", MN_CLI_FLAG, AT(json, int), .lo = 1},
+    {"--every-frame", MN_CLI_FLAG, AT(every, int), .lo = 1},
+    {"--anim", MN_CLI_STRING, AT(anim, const char*), .bad = "--anim needs an animation name"},
+    {"--time", MN_CLI_DOUBLE, AT(time, double), 0, DBL_MAX,
+     .bad = "--time needs a time in seconds >= 0"},
+    {"--frame", MN_CLI_INT, AT(frame, int), 0, INT_MAX, .bad = "--frame needs a frame number >= 0"},
+    {"--objects", MN_CLI_STRING, AT(objects, const char*),
+     .bad = "--objects needs OUT.obj or OUT.glb"},
+    {"--q", MN_CLI_STRING, AT(q, const char*), .bad = "--q needs a list of numbers"},
+};
+#undef AT
+const mn_cli_table mn_cmd_fk_options = {
+    .cmd = "fk",
+    MN_CLI_OPTS(fk_opts),
+    .unknown = "unknown option '%s'",
+    .max_pos = 1,
+    .too_many = "one FILE only",
+};
+
+/* The arguments into a; 0 or the usage error's exit status. */
+static int parse_args(int argc, char** argv, fk_args* a) {
+    memset(a, 0, sizeof *a);
+    a->frame = -1;
+    a->time = NAN;
+    int rc = mn_cli_parse(&mn_cmd_fk_options, argc, argv, a, &a->file, NULL);
+    if (rc) return rc;
+    if (!a->file) return mn_cli_usage_error("fk", "missing FILE");
+    if ((a->frame >= 0) + (a->q != NULL) + !isnan(a->time) + a->every > 1)
+        return mn_cli_usage_error("fk",
+                                  "--frame, --every-frame, --time and --q exclude each other");
+    return 0;
+}
+
+/* The figure of file: a glTF file read whole (its animations sampled later), else the
+ * figure and its motion; 0 or the exit status after the message. */
+static int read_figure(const char* file, int is_gltf, mn_model** m, mn_motion* mo, mn_gltf* g) {
+    mn_warnings w = {0};
+    mn_error err;
+    if (is_gltf) {
+        /* read the file, then sample the times asked for: nothing is resampled */
+        if (mn_gltf_read(file, g, &w, &err) != MN_OK) return mn_cli_input_error(&err);
+        *m = mn_gltf_model(g, &err);
+        if (!*m) {
+            mn_gltf_free(g);
+            return mn_cli_input_error(&err);
+        }
+    } else if (mn_figure_read(file, m, mo, &w, &err) != MN_OK) {
+        return mn_cli_input_error(&err);
+    }
+    mn_cli_print_warnings(&w);
+    return 0;
+}
+
+/* The glTF animation and its key frames [first, last] that a asks for, with the work space
+ * to sample it; 0 or the exit status after the message. */
+static int pick_anim(const fk_args* a, fk_source* src, int* first, int* last) {
+    const mn_gltf* g = src->g;
+    int anim = a->anim ? mn_gltf_find_anim(g, a->anim) : 0;
+    if (anim < 0 || anim >= g->nanims) {
+        /* the option given is the one to blame: --anim only when it was given */
+        const char* opt = a->anim           ? "--anim"
+                          : a->every        ? "--every-frame"
+                          : !isnan(a->time) ? "--time"
+                                            : "--frame";
+        fprintf(stderr, "marionette: %s: %s: %s\n", mn_cli_safe(a->file), opt,
+                g->nanims ? "no animation of that name (see marionette info)"
+                          : "the file has no animation");
+        return MN_EXIT_INPUT;
+    }
+    const mn_gltf_anim* an = &g->anims[anim];
+    if (a->frame >= an->nkeys) {
+        fprintf(stderr, "marionette: %s: --frame %d: animation %d has %d key times\n",
+                mn_cli_safe(a->file), a->frame, anim, an->nkeys);
+        return MN_EXIT_INPUT;
+    }
+    src->anim = anim;
+    *first = a->frame >= 0 ? a->frame : 0;
+    *last = a->every ? an->nkeys - 1 : *first;
+    src->work = malloc(sizeof(double) * 16 * (size_t)g->njoints + 1);
+    if (!src->work) {
+        mn_error err;
+        mn_error_set(&err, MN_ERR_NOMEM, a->file, 0, "", "out of memory");
+        return mn_cli_input_error(&err);
+    }
+    return 0;
+}
+
+/* --q into d->q; 0 or the usage error's exit status. */
+static int set_q(const mn_model* m, mn_data* d, const char* file, const char* text) {
+    double* q = malloc(sizeof(double) * (size_t)(m->nq + 1));
+    int n = q ? mn_cli_parse_list(text, q, m->nq + 1) : -1;
+    int rc = 0;
+    if (n != m->nq)
+        rc = mn_cli_usage_error("fk",
+                                "--q: expected %d finite numbers (the state size of %s), got %s",
+                                m->nq, file, n < 0 ? "a malformed list" : "a different count");
+    else if (mn_q_check(m, q) != MN_OK)
+        rc = mn_cli_usage_error("fk", "--q: a ball or free joint quaternion is zero");
+    else
+        memcpy(d->q, q, sizeof(double) * (size_t)m->nq);
+    free(q);
+    return rc;
+}
+
+/* Frames first..last of src, each posed and checked before anything is printed, so a
+ * failure partway (a value that is not finite, a glTF pose that cannot be sampled) leaves no
+ * half-printed output: nothing on stdout, one message naming the file, exit status 1. The
+ * state set with --q is kept aside for the printing pass. */
+static int check_frames(const fk_source* src, mn_data* d, int first, int last) {
+    const mn_model* m = src->m;
+    double* q_given = malloc(sizeof(double) * (size_t)(m->nq + 1));
+    if (!q_given) {
+        mn_error err;
+        mn_error_set(&err, MN_ERR_NOMEM, src->file, 0, "", "out of memory");
+        return mn_cli_input_error(&err);
+    }
+    memcpy(q_given, d->q, sizeof(double) * (size_t)m->nq);
+    int rc = 0;
+    for (int f = first; f <= last && !rc; f++)
+        if (!pose_frame(src, d, f) || !pose_finite(src->file, m, d)) rc = MN_EXIT_INPUT;
+    memcpy(d->q, q_given, sizeof(double) * (size_t)m->nq);
+    free(q_given);
+    return rc;
+}
+
+/* Frames first..last of src (checked by check_frames), as text or JSON. */
+static void print_frames(const fk_source* src, mn_data* d, int first, int last, int every,
+                         int json) {
+    if (json) {
+        printf("{\"file\":");
+        mn_cli_json_string(stdout, src->file);
+        printf(every ? ",\"frames\":[" : ",\"joints\":");
+    }
+    for (int f = first; f <= last; f++) {
+        pose_frame(src, d, f); /* as in the first pass: it succeeds */
+        if (every) {
+            double t =
+                src->anim >= 0 ? src->g->anims[src->anim].key_times[f] : f * src->mo->frame_time;
+            if (json)
+                printf("%s{\"frame\":%d,\"time\":%s,\"joints\":", f > first ? "," : "", f, J(t));
+            else
+                printf("frame %d\n", f);
+        }
+        print_pose(src->m, d, json);
+        if (every && json) printf("}");
+    }
+    if (json) printf(every ? "]}\n" : "}\n");
+}
+
 int mn_cmd_fk(int argc, char** argv) {
     if (mn_cli_wants_help(argc, argv)) {
         usage(stdout);
         return MN_EXIT_OK;
     }
-    const char *file = NULL, *qtext = NULL, *objects_out = NULL;
-    const char* anim_name = NULL;
-    int frame = -1, json = 0, has_time = 0, every = 0;
-    double time = 0;
-    for (int i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "--json"))
-            json = 1;
-        else if (!strcmp(argv[i], "--every-frame"))
-            every = 1;
-        else if (!strcmp(argv[i], "--anim")) {
-            if (i + 1 >= argc) return mn_cli_usage_error("fk", "--anim needs an animation name");
-            anim_name = argv[++i];
-        } else if (!strcmp(argv[i], "--time")) {
-            if (i + 1 >= argc || !mn_cli_parse_double(argv[++i], &time) || time < 0)
-                return mn_cli_usage_error("fk", "--time needs a time in seconds >= 0");
-            has_time = 1;
-        } else if (!strcmp(argv[i], "--frame")) {
-            if (i + 1 >= argc || !mn_cli_parse_int(argv[++i], &frame) || frame < 0)
-                return mn_cli_usage_error("fk", "--frame needs a frame number >= 0");
-        } else if (!strcmp(argv[i], "--objects")) {
-            if (i + 1 >= argc)
-                return mn_cli_usage_error("fk", "--objects needs OUT.obj or OUT.glb");
-            objects_out = argv[++i];
-        } else if (!strcmp(argv[i], "--q")) {
-            if (i + 1 >= argc) return mn_cli_usage_error("fk", "--q needs a list of numbers");
-            qtext = argv[++i];
-        } else if (argv[i][0] == '-' && argv[i][1])
-            return mn_cli_usage_error("fk", "unknown option '%s'", argv[i]);
-        else if (!file)
-            file = argv[i];
-        else
-            return mn_cli_usage_error("fk", "one FILE only");
-    }
-    if (!file) return mn_cli_usage_error("fk", "missing FILE");
-    if ((frame >= 0) + (qtext != NULL) + has_time + every > 1)
-        return mn_cli_usage_error("fk",
-                                  "--frame, --every-frame, --time and --q exclude each other");
+    fk_args a;
+    int rc = parse_args(argc, argv, &a);
+    if (rc) return rc;
+    const char* file = a.file;
+    int has_time = !isnan(a.time);
     mn_model* m = NULL;
     mn_motion mo;
-    mn_warnings w = {0};
-    mn_error err;
     mn_gltf g;
     int is_gltf = mn_file_kind_of(file) == MN_FILE_GLTF;
     memset(&mo, 0, sizeof mo);
     memset(&g, 0, sizeof g);
-    if ((anim_name || has_time) && !is_gltf)
+    if ((a.anim || has_time) && !is_gltf)
         return mn_cli_usage_error("fk", "--anim and --time are for glTF files");
-    if (is_gltf) {
-        /* read the file, then sample the times asked for: nothing is resampled */
-        if (mn_gltf_read(file, &g, &w, &err) != MN_OK) return mn_cli_input_error(&err);
-        m = mn_gltf_model(&g, &err);
-        if (!m) {
-            mn_gltf_free(&g);
-            return mn_cli_input_error(&err);
-        }
-    } else if (mn_figure_read(file, &m, &mo, &w, &err) != MN_OK) {
-        return mn_cli_input_error(&err);
-    }
-    mn_cli_print_warnings(&w);
+    fk_source src = {file, NULL, &mo, &g, -1, a.frame >= 0 || a.every, has_time, a.time, NULL};
+    rc = read_figure(file, is_gltf, &m, &mo, &g);
+    if (rc) return rc;
+    src.m = m;
     mn_data* d = mn_data_create(m, 0);
-    double* work = NULL;
-    int rc = MN_EXIT_OK;
     if (!d) {
         fprintf(stderr, "marionette: %s: out of memory for the figure's data\n", mn_cli_safe(file));
         rc = MN_EXIT_INPUT;
         goto done;
     }
     /* the poses to print: frames [first, last] of the motion or of the animation's keys */
-    int first = 0, last = 0, anim = -1;
-    if (is_gltf && (frame >= 0 || has_time || anim_name || every)) {
-        anim = anim_name ? mn_gltf_find_anim(&g, anim_name) : 0;
-        if (anim < 0 || anim >= g.nanims) {
-            /* the option given is the one to blame: --anim only when it was given */
-            const char* opt = anim_name  ? "--anim"
-                              : every    ? "--every-frame"
-                              : has_time ? "--time"
-                                         : "--frame";
-            fprintf(stderr, "marionette: %s: %s: %s\n", mn_cli_safe(file), opt,
-                    g.nanims ? "no animation of that name (see marionette info)"
-                             : "the file has no animation");
-            rc = MN_EXIT_INPUT;
-            goto done;
-        }
-        const mn_gltf_anim* an = &g.anims[anim];
-        if (frame >= an->nkeys) {
-            fprintf(stderr, "marionette: %s: --frame %d: animation %d has %d key times\n",
-                    mn_cli_safe(file), frame, anim, an->nkeys);
-            rc = MN_EXIT_INPUT;
-            goto done;
-        }
-        first = frame >= 0 ? frame : 0;
-        last = every ? an->nkeys - 1 : first;
-        work = malloc(sizeof(double) * 16 * (size_t)g.njoints + 1);
-        if (!work) {
-            mn_error_set(&err, MN_ERR_NOMEM, file, 0, "", "out of memory");
-            rc = mn_cli_input_error(&err);
-            goto done;
-        }
-    } else if (frame >= 0 || every) {
-        if (frame >= mo.nframes || (every && mo.nframes == 0)) {
+    int first = 0, last = 0;
+    if (is_gltf && (a.frame >= 0 || has_time || a.anim || a.every)) {
+        rc = pick_anim(&a, &src, &first, &last);
+    } else if (a.frame >= 0 || a.every) {
+        if (a.frame >= mo.nframes || (a.every && mo.nframes == 0)) {
             fprintf(stderr, "marionette: %s: %s: the file has %d frames\n", mn_cli_safe(file),
-                    every ? "--every-frame" : "--frame", mo.nframes);
+                    a.every ? "--every-frame" : "--frame", mo.nframes);
             rc = MN_EXIT_INPUT;
-            goto done;
         }
-        first = every ? 0 : frame;
-        last = every ? mo.nframes - 1 : frame;
-    } else if (qtext) {
-        double* q = malloc(sizeof(double) * (size_t)(m->nq + 1));
-        int n = q ? mn_cli_parse_list(qtext, q, m->nq + 1) : -1;
-        if (n != m->nq) {
-            free(q);
-            rc = mn_cli_usage_error(
-                "fk", "--q: expected %d finite numbers (the state size of %s), got %s", m->nq, file,
-                n < 0 ? "a malformed list" : "a different count");
-            goto done;
-        }
-        if (mn_q_check(m, q) != MN_OK) {
-            free(q);
-            rc = mn_cli_usage_error("fk", "--q: a ball or free joint quaternion is zero");
-            goto done;
-        }
-        memcpy(d->q, q, sizeof(double) * (size_t)m->nq);
-        free(q);
+        first = a.every ? 0 : a.frame;
+        last = a.every ? mo.nframes - 1 : a.frame;
+    } else if (a.q) {
+        rc = set_q(m, d, file, a.q);
     }
-    fk_source src = {file, m, &mo, &g, anim, frame >= 0 || every, has_time, time, work};
-    /* Every pose is computed and checked before anything is printed, so a failure partway
-     * (a value that is not finite, a glTF pose that cannot be sampled) leaves no half-printed
-     * output: nothing on stdout, one message naming the file, exit status 1. The state set
-     * with --q is kept aside for the second pass. */
-    double* q_given = malloc(sizeof(double) * (size_t)(m->nq + 1));
-    if (!q_given) {
-        mn_error_set(&err, MN_ERR_NOMEM, file, 0, "", "out of memory");
-        rc = mn_cli_input_error(&err);
-        goto done;
-    }
-    memcpy(q_given, d->q, sizeof(double) * (size_t)m->nq);
-    for (int f = first; f <= last; f++)
-        if (!pose_frame(&src, d, f) || !pose_finite(file, m, d)) {
-            free(q_given);
-            rc = MN_EXIT_INPUT;
-            goto done;
-        }
-    memcpy(d->q, q_given, sizeof(double) * (size_t)m->nq);
-    free(q_given);
-    if (json) {
-        printf("{\"file\":");
-        mn_cli_json_string(stdout, file);
-        printf(every ? ",\"frames\":[" : ",\"joints\":");
-    }
-    for (int f = first; f <= last; f++) {
-        pose_frame(&src, d, f); /* as in the first pass: it succeeds */
-        if (every) {
-            double t = anim >= 0 ? g.anims[anim].key_times[f] : f * mo.frame_time;
-            if (json)
-                printf("%s{\"frame\":%d,\"time\":%s,\"joints\":", f > first ? "," : "", f, J(t));
-            else
-                printf("frame %d\n", f);
-        }
-        print_pose(m, d, json);
-        if (every && json) printf("}");
-    }
-    if (json) printf(every ? "]}\n" : "}\n");
-    if (objects_out) rc = write_objects(file, m, d, objects_out);
+    if (!rc) rc = check_frames(&src, d, first, last);
+    if (rc) goto done;
+    print_frames(&src, d, first, last, a.every, a.json);
+    if (a.objects) rc = write_objects(file, m, d, a.objects);
 done:
-    free(work);
+    free(src.work);
     mn_data_destroy(d);
     mn_motion_free(&mo);
     mn_model_destroy(m);

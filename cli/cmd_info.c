@@ -4,6 +4,7 @@
 #include <marionette/gltf.h>
 
 #include "cli.h"
+#include "options.h"
 #include "figure_print.h"
 
 #define J mn_cli_json_num
@@ -87,23 +88,32 @@ static void print_json(const char* file, mn_file_kind kind, const mn_model* m, c
     printf("]}\n");
 }
 
+typedef struct info_args {
+    const char* file;
+    int json;
+} info_args;
+
+static const mn_cli_opt info_opts[] = {
+    {"--json", MN_CLI_FLAG, MN_CLI_AT(info_args, json, int), .lo = 1},
+};
+const mn_cli_table mn_cmd_info_options = {
+    .cmd = "info",
+    MN_CLI_OPTS(info_opts),
+    .unknown = "unknown option '%s'",
+    .max_pos = 1,
+    .too_many = "one FILE only",
+};
+
 int mn_cmd_info(int argc, char** argv) {
     if (mn_cli_wants_help(argc, argv)) {
         usage(stdout);
         return MN_EXIT_OK;
     }
-    const char* file = NULL;
-    int json = 0;
-    for (int i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "--json"))
-            json = 1;
-        else if (argv[i][0] == '-' && argv[i][1])
-            return mn_cli_usage_error("info", "unknown option '%s'", argv[i]);
-        else if (!file)
-            file = argv[i];
-        else
-            return mn_cli_usage_error("info", "one FILE only");
-    }
+    info_args a = {NULL, 0};
+    int bad = mn_cli_parse(&mn_cmd_info_options, argc, argv, &a, &a.file, NULL);
+    if (bad) return bad;
+    const char* file = a.file;
+    int json = a.json;
     if (!file) return mn_cli_usage_error("info", "missing FILE");
     mn_model* m = NULL;
     mn_motion mo;

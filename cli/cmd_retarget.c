@@ -6,12 +6,15 @@
 #include <marionette/retarget.h>
 #include <marionette/sequence.h>
 
+#include <float.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
 #include "batch.h"
 #include "cli.h"
+#include "options.h"
 
 const char mn_cmd_retarget_summary[] =
     "move a motion onto another skeleton (aligned, root scaled, feet pinned) and report skate";
@@ -286,71 +289,58 @@ done:
     return rc;
 }
 
+typedef struct retarget_args {
+    const char *to, *map, *out, *out_dir, *format;
+    mn_retarget_options opt;
+    int jobs, force, dry;
+} retarget_args;
+
+#define AT(f, t) MN_CLI_AT(retarget_args, f, t)
+static const mn_cli_opt retarget_opts[] = {
+    {"-j", MN_CLI_INT, AT(jobs, int), 1, INT_MAX, .bad = "-j needs a number of workers >= 1",
+     .missing = "-j needs a number of workers >= 1", .alias = "--jobs"},
+    {"--out-dir", MN_CLI_STRING, AT(out_dir, const char*), .bad = NULL},
+    {"--format", MN_CLI_STRING, AT(format, const char*), .bad = NULL},
+    {"--to", MN_CLI_STRING, AT(to, const char*), .bad = NULL},
+    {"--map", MN_CLI_STRING, AT(map, const char*), .bad = NULL},
+    {"--out", MN_CLI_STRING, AT(out, const char*), .bad = NULL},
+    {"--contact-height", MN_CLI_DOUBLE, AT(opt.contact_height, double), 0, DBL_MAX,
+     .bad = "--contact-height needs a number >= 0"},
+    {"--contact-speed", MN_CLI_DOUBLE, AT(opt.contact_speed, double), 0, DBL_MAX,
+     .bad = "--contact-speed needs a number >= 0"},
+    {"--force", MN_CLI_FLAG, AT(force, int), .lo = 1},
+    {"--dry-run", MN_CLI_FLAG, AT(dry, int), .lo = 1},
+    {"--no-cleanup", MN_CLI_FLAG, AT(opt.cleanup, int), .lo = 0},
+    {"--no-hands", MN_CLI_FLAG, AT(opt.hands, int), .lo = 0},
+};
+#undef AT
+const mn_cli_table mn_cmd_retarget_options = {
+    .cmd = "retarget",
+    MN_CLI_OPTS(retarget_opts),
+    .unknown = "unknown option '%s'",
+    .missing = "%s needs a value",
+    .max_pos = -1,
+};
+
 int mn_cmd_retarget(int argc, char** argv) {
     if (mn_cli_wants_help(argc, argv)) {
         usage(stdout);
         return MN_EXIT_OK;
     }
-    const char *src = NULL, *to = NULL, *map_path = NULL, *out = NULL, *out_dir = NULL;
-    const char* fmt = NULL;
-    mn_retarget_options opt = mn_retarget_options_default();
-    int jobs = 0, nsrc = 0, force = 0, dry = 0;
-    char** srcs = calloc((size_t)argc + 1, sizeof *srcs);
-    if (!srcs) return MN_EXIT_INPUT;
-    for (int i = 1; i < argc; i++) {
-        const char* a = argv[i];
-        int jr = mn_cli_parse_jobs(argc, argv, &i, &jobs);
-        if (jr < 0) {
-            free(srcs);
-            return mn_cli_usage_error("retarget", "-j needs a number of workers >= 1");
-        }
-        if (jr > 0) continue;
-        if (!strcmp(a, "--out-dir") || !strcmp(a, "--format")) {
-            if (i + 1 >= argc) {
-                free(srcs);
-                return mn_cli_usage_error("retarget", "%s needs a value", a);
-            }
-            *(!strcmp(a, "--out-dir") ? &out_dir : &fmt) = argv[++i];
-            continue;
-        }
-        if (!strcmp(a, "--to") || !strcmp(a, "--map") || !strcmp(a, "--out") ||
-            !strcmp(a, "--contact-height") || !strcmp(a, "--contact-speed")) {
-            if (i + 1 >= argc) {
-                free(srcs);
-                return mn_cli_usage_error("retarget", "%s needs a value", a);
-            }
-            const char* v = argv[++i];
-            if (!strcmp(a, "--to"))
-                to = v;
-            else if (!strcmp(a, "--map"))
-                map_path = v;
-            else if (!strcmp(a, "--out"))
-                out = v;
-            else {
-                double x;
-                if (!mn_cli_parse_double(v, &x) || x < 0) {
-                    free(srcs);
-                    return mn_cli_usage_error("retarget", "%s needs a number >= 0", a);
-                }
-                if (!strcmp(a, "--contact-height"))
-                    opt.contact_height = x;
-                else
-                    opt.contact_speed = x;
-            }
-        } else if (!strcmp(a, "--force"))
-            force = 1;
-        else if (!strcmp(a, "--dry-run"))
-            dry = 1;
-        else if (!strcmp(a, "--no-cleanup"))
-            opt.cleanup = 0;
-        else if (!strcmp(a, "--no-hands"))
-            opt.hands = 0;
-        else if (a[0] == '-' && a[1]) {
-            free(srcs);
-            return mn_cli_usage_error("retarget", "unknown option '%s'", a);
-        } else
-            srcs[nsrc++] = argv[i];
+    retarget_args a = {NULL, NULL, NULL, NULL, NULL, mn_retarget_options_default(), 0, 0, 0};
+    const char** pos = calloc((size_t)argc + 1, sizeof *pos);
+    if (!pos) return MN_EXIT_INPUT;
+    int nsrc = 0;
+    int bad = mn_cli_parse(&mn_cmd_retarget_options, argc, argv, &a, pos, &nsrc);
+    if (bad) {
+        free(pos);
+        return bad;
     }
+    char** srcs = (char**)pos;
+    const char *src, *to = a.to, *map_path = a.map, *out = a.out, *out_dir = a.out_dir,
+                     *fmt = a.format;
+    mn_retarget_options opt = a.opt;
+    int jobs = a.jobs, force = a.force, dry = a.dry;
     src = nsrc ? srcs[0] : NULL;
     retarget_ctx ctx = {to, map_path, opt, 1};
     int rc;

@@ -7,12 +7,14 @@
 #include <marionette/simscene.h>
 
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
 #include "cli.h"
+#include "options.h"
 #include "sim_scenes.inc"
 
 const char mn_cmd_sim_summary[] =
@@ -200,43 +202,56 @@ static mn_status write_objs(mn_sim* s, const char* out, int f, double* xm, doubl
     return mn_obj_write(path, nv, xrm, s->mesh.ntris, s->mesh.tris, err);
 }
 
+typedef struct sim_args {
+    const char *scene, *builtin, *out;
+    int frames, obj_every, substeps, one_way;
+    double dt;
+} sim_args;
+
+/* --scene tube | jelly (cylinder: tube). */
+static int parse_scene(const char* v, void* dest) {
+    if (!strcmp(v, "cylinder")) v = "tube";
+    if (strcmp(v, "tube") && strcmp(v, "jelly")) return 0;
+    *(const char**)dest = v;
+    return 1;
+}
+
+#define AT(f, t) MN_CLI_AT(sim_args, f, t)
+static const mn_cli_opt sim_opts[] = {
+    {"--scene", MN_CLI_CALL, AT(builtin, const char*), .bad = "unknown scene '%s' (tube or jelly)",
+     .parse = parse_scene},
+    {"--frames", MN_CLI_INT, AT(frames, int), 1, MN_SIM_MAX_FRAMES,
+     .bad = "--frames needs an integer in 1.." MN_CLI_STR(MN_SIM_MAX_FRAMES)},
+    {"--dt", MN_CLI_DOUBLE, AT(dt, double), MN_CLI_POSITIVE, 1,
+     .bad = "--dt needs seconds in (0, 1]"},
+    {"--substeps", MN_CLI_INT, AT(substeps, int), 1, 1000,
+     .bad = "--substeps needs an integer in 1..1000"},
+    {"--obj-every", MN_CLI_INT, AT(obj_every, int), 0, INT_MAX,
+     .bad = "--obj-every needs a non-negative integer"},
+    {"--out", MN_CLI_STRING, AT(out, const char*), .bad = NULL},
+    {"--one-way", MN_CLI_FLAG, AT(one_way, int), .lo = 1},
+};
+#undef AT
+const mn_cli_table mn_cmd_sim_options = {
+    .cmd = "sim",
+    MN_CLI_OPTS(sim_opts),
+    .unknown = "unknown argument '%s'",
+    .missing = "unknown argument '%s'",
+    .max_pos = 1,
+    .dash_option = 1,
+};
+
 int mn_cmd_sim(int argc, char** argv) {
     if (mn_cli_wants_help(argc, argv)) {
         usage(stdout);
         return MN_EXIT_OK;
     }
-    const char *scene = NULL, *builtin = "tube", *out = "sim-out";
-    int frames = 0, obj_every = 10, substeps = 0, one_way = 0;
-    double dt = 0;
-    for (int i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "--scene") && i + 1 < argc) {
-            builtin = argv[++i];
-            if (!strcmp(builtin, "cylinder")) builtin = "tube";
-            if (strcmp(builtin, "tube") && strcmp(builtin, "jelly"))
-                return mn_cli_usage_error("sim", "unknown scene '%s' (tube or jelly)", builtin);
-        } else if (!strcmp(argv[i], "--frames") && i + 1 < argc) {
-            if (!mn_cli_parse_int(argv[++i], &frames) || frames < 1 || frames > MN_SIM_MAX_FRAMES)
-                return mn_cli_usage_error("sim", "--frames needs an integer in 1..%d",
-                                          MN_SIM_MAX_FRAMES);
-        } else if (!strcmp(argv[i], "--dt") && i + 1 < argc) {
-            if (!mn_cli_parse_double(argv[++i], &dt) || !(dt > 0) || dt > 1)
-                return mn_cli_usage_error("sim", "--dt needs seconds in (0, 1]");
-        } else if (!strcmp(argv[i], "--substeps") && i + 1 < argc) {
-            if (!mn_cli_parse_int(argv[++i], &substeps) || substeps < 1 || substeps > 1000)
-                return mn_cli_usage_error("sim", "--substeps needs an integer in 1..1000");
-        } else if (!strcmp(argv[i], "--obj-every") && i + 1 < argc) {
-            if (!mn_cli_parse_int(argv[++i], &obj_every) || obj_every < 0)
-                return mn_cli_usage_error("sim", "--obj-every needs a non-negative integer");
-        } else if (!strcmp(argv[i], "--out") && i + 1 < argc) {
-            out = argv[++i];
-        } else if (!strcmp(argv[i], "--one-way")) {
-            one_way = 1;
-        } else if (argv[i][0] != '-' && !scene) {
-            scene = argv[i];
-        } else {
-            return mn_cli_usage_error("sim", "unknown argument '%s'", argv[i]);
-        }
-    }
+    sim_args a = {NULL, "tube", "sim-out", 0, 10, 0, 0, 0};
+    int bad = mn_cli_parse(&mn_cmd_sim_options, argc, argv, &a, &a.scene, NULL);
+    if (bad) return bad;
+    const char *scene = a.scene, *builtin = a.builtin, *out = a.out;
+    int frames = a.frames, obj_every = a.obj_every, substeps = a.substeps, one_way = a.one_way;
+    double dt = a.dt;
     mn_error err;
     mn_error_clear(&err);
     mn_sim* s = NULL;

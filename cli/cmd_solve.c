@@ -2,11 +2,14 @@
  * solve, printing status, the chain's joint values, the residual, iterations and time. */
 #include <marionette/ik.h>
 
+#include <float.h>
+#include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
+#include "options.h"
 
 const char mn_cmd_solve_summary[] =
     "inverse kinematics of one chain to a target position and orientation";
@@ -120,219 +123,176 @@ static int find(const mn_model* m, const char* name, const char* file, const cha
     return *out >= 0;
 }
 
-int mn_cmd_solve(int argc, char** argv) {
-    if (mn_cli_wants_help(argc, argv)) {
-        usage(stdout);
-        return MN_EXIT_OK;
-    }
-    const char *file = NULL, *base_name = NULL, *tip_name = NULL, *target_text = NULL,
-               *seed_text = NULL, *point_text = NULL;
-    mn_ik_options o = mn_ik_default();
-    o.timeout_ms = 5;
-    int json = 0, world = 0, method_given = 0, nprefer = 0;
-    const char* prefer[64];
-    for (int i = 1; i < argc; i++) {
-        const char* a = argv[i];
-        int more = i + 1 < argc;
-        if (!strcmp(a, "--json"))
-            json = 1;
-        else if (!strcmp(a, "--no-limits"))
-            o.respect_limits = 0;
-        else if (!strcmp(a, "--free-translations"))
-            o.free_locked = 1;
-        else if (!strcmp(a, "--world"))
-            world = 1;
-        else if (!strcmp(a, "--base") && more)
-            base_name = argv[++i];
-        else if (!strcmp(a, "--tip") && more)
-            tip_name = argv[++i];
-        else if (!strcmp(a, "--target") && more)
-            target_text = argv[++i];
-        else if (!strcmp(a, "--seed-q") && more)
-            seed_text = argv[++i];
-        else if (!strcmp(a, "--point") && more)
-            point_text = argv[++i];
-        else if (!strcmp(a, "--mode") && more) {
-            int md = mn_ik_mode_parse(argv[++i]);
-            if (md < 0) return mn_cli_usage_error("solve", "--mode: unknown mode '%s'", argv[i]);
-            o.mode = (mn_ik_mode)md;
-        } else if (!strcmp(a, "--method") && more) {
-            int mth = mn_ik_method_parse(argv[++i]);
-            if (mth < 0)
-                return mn_cli_usage_error("solve", "--method: unknown method '%s'", argv[i]);
-            o.method = (mn_ik_method)mth;
-            method_given = 1;
-        } else if (!strcmp(a, "--rk")) {
-            o.jt_rk = 1;
-        } else if (!strcmp(a, "--prefer") && more) {
-            if (nprefer == 64) return mn_cli_usage_error("solve", "--prefer: at most 64 of them");
-            prefer[nprefer++] = argv[++i];
-        } else if (!strcmp(a, "--tol") && more) {
-            double t;
-            if (!mn_cli_parse_double(argv[++i], &t) || !(t > 0))
-                return mn_cli_usage_error("solve", "--tol needs a number > 0");
-            o.tol_pos = o.tol_rot = t;
-        } else if (!strcmp(a, "--timeout-ms") && more) {
-            if (!mn_cli_parse_double(argv[++i], &o.timeout_ms) || o.timeout_ms < 0)
-                return mn_cli_usage_error("solve", "--timeout-ms needs a number >= 0");
-        } else if ((!strcmp(a, "--iters") || !strcmp(a, "--max-iters")) && more) {
-            if (a[2] == 'm')
-                fprintf(stderr, "marionette solve: note: --max-iters is now --iters (as in pose "
-                                "and anim bake); --max-iters is accepted until the next release\n");
-            if (!mn_cli_parse_int(argv[++i], &o.max_iters) || o.max_iters < 1)
-                return mn_cli_usage_error("solve", "--iters needs an integer >= 1");
-        } else if (!strcmp(a, "--restarts") && more) {
-            if (!mn_cli_parse_int(argv[++i], &o.max_restarts) || o.max_restarts < 0)
-                return mn_cli_usage_error("solve", "--restarts needs an integer >= 0");
-        } else if (!strcmp(a, "--seed") && more) {
-            int s;
-            if (!mn_cli_parse_int(argv[++i], &s) || s < 0)
-                return mn_cli_usage_error("solve", "--seed needs an integer >= 0");
-            o.seed = (uint64_t)s;
-        } else if (a[0] == '-' && a[1]) {
-            return mn_cli_usage_error("solve", "unknown or incomplete option '%s'", a);
-        } else if (!file) {
-            file = a;
-        } else {
-            return mn_cli_usage_error("solve", "one MODEL only");
-        }
-    }
-    if (!file) return mn_cli_usage_error("solve", "missing MODEL");
-    if (o.jt_rk && o.method != MN_IK_JT)
+typedef struct solve_args {
+    const char *file, *base, *tip, *target, *seed_q, *point;
+    mn_ik_options o;
+    int json, world, seed, method; /* method: -1 unless --method is given */
+    double tol;                    /* NAN unless --tol is given */
+    const char* prefer_v[64];
+    mn_cli_list prefer;
+} solve_args;
+
+static int parse_mode(const char* v, void* dest) {
+    int md = mn_ik_mode_parse(v);
+    if (md >= 0) *(mn_ik_mode*)dest = (mn_ik_mode)md;
+    return md >= 0;
+}
+
+static int parse_method(const char* v, void* dest) {
+    *(int*)dest = mn_ik_method_parse(v);
+    return *(int*)dest >= 0;
+}
+
+#define AT(f, t) MN_CLI_AT(solve_args, f, t)
+static const mn_cli_opt solve_opts[] = {
+    {"--json", MN_CLI_FLAG, AT(json, int), .lo = 1},
+    {"--no-limits", MN_CLI_FLAG, AT(o.respect_limits, int), .lo = 0},
+    {"--free-translations", MN_CLI_FLAG, AT(o.free_locked, int), .lo = 1},
+    {"--world", MN_CLI_FLAG, AT(world, int), .lo = 1},
+    {"--rk", MN_CLI_FLAG, AT(o.jt_rk, int), .lo = 1},
+    {"--base", MN_CLI_STRING, AT(base, const char*), .bad = NULL},
+    {"--tip", MN_CLI_STRING, AT(tip, const char*), .bad = NULL},
+    {"--target", MN_CLI_STRING, AT(target, const char*), .bad = NULL},
+    {"--seed-q", MN_CLI_STRING, AT(seed_q, const char*), .bad = NULL},
+    {"--point", MN_CLI_STRING, AT(point, const char*), .bad = NULL},
+    {"--mode", MN_CLI_CALL, AT(o.mode, mn_ik_mode), .bad = "--mode: unknown mode '%s'",
+     .parse = parse_mode},
+    {"--method", MN_CLI_CALL, AT(method, int), .bad = "--method: unknown method '%s'",
+     .parse = parse_method},
+    {"--prefer", MN_CLI_LIST, AT(prefer, mn_cli_list), .bad = "--prefer: at most 64 of them"},
+    {"--tol", MN_CLI_DOUBLE, AT(tol, double), MN_CLI_POSITIVE, DBL_MAX,
+     .bad = "--tol needs a number > 0"},
+    {"--timeout-ms", MN_CLI_DOUBLE, AT(o.timeout_ms, double), 0, DBL_MAX,
+     .bad = "--timeout-ms needs a number >= 0"},
+    {"--iters", MN_CLI_INT, AT(o.max_iters, int), 1, INT_MAX,
+     .bad = "--iters needs an integer >= 1", .alias = "--max-iters",
+     .note = "--max-iters is now --iters (as in pose and anim bake); --max-iters is accepted "
+             "until the next release"},
+    {"--restarts", MN_CLI_INT, AT(o.max_restarts, int), 0, INT_MAX,
+     .bad = "--restarts needs an integer >= 0"},
+    {"--seed", MN_CLI_INT, AT(seed, int), 0, INT_MAX, .bad = "--seed needs an integer >= 0"},
+};
+#undef AT
+const mn_cli_table mn_cmd_solve_options = {
+    .cmd = "solve",
+    MN_CLI_OPTS(solve_opts),
+    .unknown = "unknown or incomplete option '%s'",
+    .missing = "unknown or incomplete option '%s'",
+    .max_pos = 1,
+    .too_many = "one MODEL only",
+};
+
+/* The arguments into a, with the checks that need no file; 0 or the usage error's status. */
+static int parse_args(int argc, char** argv, solve_args* a) {
+    memset(a, 0, sizeof *a);
+    a->o = mn_ik_default();
+    a->o.timeout_ms = 5;
+    a->method = -1;
+    a->tol = NAN;
+    a->seed = -1;
+    a->prefer = (mn_cli_list){a->prefer_v, 0, 64};
+    int rc = mn_cli_parse(&mn_cmd_solve_options, argc, argv, a, &a->file, NULL);
+    if (rc) return rc;
+    if (a->method >= 0) a->o.method = (mn_ik_method)a->method;
+    if (!isnan(a->tol)) a->o.tol_pos = a->o.tol_rot = a->tol;
+    if (a->seed >= 0) a->o.seed = (uint64_t)a->seed;
+    if (!a->file) return mn_cli_usage_error("solve", "missing MODEL");
+    if (a->o.jt_rk && a->o.method != MN_IK_JT)
         return mn_cli_usage_error("solve", "--rk: only with --method jt (it integrates the "
                                            "transpose's ODE)");
-    if (!base_name || !tip_name || !target_text)
+    if (!a->base || !a->tip || !a->target)
         return mn_cli_usage_error("solve", "--base, --tip and --target are required");
+    return 0;
+}
 
-    mn_ik_problem p = mn_ik_problem_default();
+/* --target and --point into p; 0 or the usage error's status. */
+static int parse_goal(const solve_args* a, mn_ik_problem* p) {
     double t[8];
-    int nt = mn_cli_parse_list(target_text, t, 8);
+    int nt = mn_cli_parse_list(a->target, t, 8);
     if (nt != 3 && nt != 7)
         return mn_cli_usage_error("solve",
                                   "--target: needs x,y,z or x,y,z,qw,qx,qy,qz (finite numbers)");
-    p.target_pos = mn_v3(t[0], t[1], t[2]);
+    p->target_pos = mn_v3(t[0], t[1], t[2]);
     if (nt == 7) {
-        p.use_orientation = 1;
-        p.target_rot = mn_q4(t[3], t[4], t[5], t[6]);
-        if (!(mn_quat_norm(p.target_rot) > 1e-9))
+        p->use_orientation = 1;
+        p->target_rot = mn_q4(t[3], t[4], t[5], t[6]);
+        if (!(mn_quat_norm(p->target_rot) > 1e-9))
             return mn_cli_usage_error("solve", "--target: the quaternion is zero");
     }
-    if (point_text) {
+    if (a->point) {
         double v[4];
-        if (mn_cli_parse_list(point_text, v, 4) != 3)
+        if (mn_cli_parse_list(a->point, v, 4) != 3)
             return mn_cli_usage_error("solve", "--point: needs x,y,z (finite numbers)");
-        p.point = mn_v3(v[0], v[1], v[2]);
+        p->point = mn_v3(v[0], v[1], v[2]);
     }
+    return 0;
+}
 
-    mn_error err;
-    mn_model* m = NULL;
-    mn_warnings w = {0};
-    if (mn_figure_read(file, &m, NULL, &w, &err) != MN_OK) return mn_cli_input_error(&err);
-    mn_cli_print_warnings(&w);
-    int rc = MN_EXIT_OK;
-    mn_data* d = NULL;
-    int* jnt = malloc(sizeof(int) * (size_t)(m->njoint + 1));
-    double* seed = malloc(sizeof(double) * (size_t)(m->nq + 1));
-    if (!find(m, base_name, file, "--base", &p.base) || !find(m, tip_name, file, "--tip", &p.tip)) {
-        rc = MN_EXIT_INPUT;
-        goto done;
-    }
-    int nj = chain_joints(m, p.base, p.tip, jnt, m->njoint);
-    if (nj <= 0 || p.base == p.tip || (p.base >= 0 && !mn_model_is_ancestor(m, p.base, p.tip))) {
-        mn_error_set(&err, MN_ERR_ARG, file, 0, "--tip", "'%s' is not below '%s'", tip_name,
-                     base_name);
-        rc = mn_cli_input_error(&err);
-        goto done;
-    }
-    int ncq = 0;
-    for (int i = 0; i < nj; i++)
-        ncq += mn_joint_type_nq((mn_joint_type)m->jnt_type[jnt[i]]);
-    d = mn_data_create(m, 0);
-    if (!d) {
-        fprintf(stderr, "marionette: %s: out of memory for the figure's data\n", mn_cli_safe(file));
-        rc = MN_EXIT_INPUT;
-        goto done;
-    }
-    if (seed_text) {
-        int ns = mn_cli_parse_list(seed_text, seed, m->nq + 1);
-        if (ns == m->nq && ns != ncq) {
-            memcpy(d->q, seed, sizeof(double) * (size_t)m->nq);
-        } else if (ns == ncq) {
-            for (int i = 0, k = 0; i < nj; i++) {
-                int nq = mn_joint_type_nq((mn_joint_type)m->jnt_type[jnt[i]]);
-                for (int a = 0; a < nq; a++)
-                    d->q[m->jnt_qadr[jnt[i]] + a] = seed[k++];
-            }
-        } else {
-            mn_error_set(&err, MN_ERR_ARG, file, 0, "--seed-q",
-                         "needs %d numbers (the chain's state) or %d (the figure's), got %s", ncq,
-                         m->nq, ns < 0 ? "a malformed list" : "another count");
-            rc = mn_cli_input_error(&err);
-            goto done;
+/* --seed-q into d->q: the chain's state (the nj joints jnt, ncq numbers) or the figure's;
+ * 0 with err set when it is neither. */
+static int set_seed(const mn_model* m, mn_data* d, const char* file, const char* text,
+                    const int* jnt, int nj, int ncq, double* seed, mn_error* err) {
+    int ns = mn_cli_parse_list(text, seed, m->nq + 1);
+    if (ns == m->nq && ns != ncq) {
+        memcpy(d->q, seed, sizeof(double) * (size_t)m->nq);
+    } else if (ns == ncq) {
+        for (int i = 0, k = 0; i < nj; i++) {
+            int nq = mn_joint_type_nq((mn_joint_type)m->jnt_type[jnt[i]]);
+            for (int a = 0; a < nq; a++)
+                d->q[m->jnt_qadr[jnt[i]] + a] = seed[k++];
         }
-        if (mn_q_check(m, d->q) != MN_OK) {
-            mn_error_set(&err, MN_ERR_ARG, file, 0, "--seed-q", "a quaternion is zero");
-            rc = mn_cli_input_error(&err);
-            goto done;
-        }
+    } else {
+        mn_error_set(err, MN_ERR_ARG, file, 0, "--seed-q",
+                     "needs %d numbers (the chain's state) or %d (the figure's), got %s", ncq,
+                     m->nq, ns < 0 ? "a malformed list" : "another count");
+        return 0;
     }
+    if (mn_q_check(m, d->q) != MN_OK) {
+        mn_error_set(err, MN_ERR_ARG, file, 0, "--seed-q", "a quaternion is zero");
+        return 0;
+    }
+    return 1;
+}
 
-    if (world && p.base >= 0) {
-        /* a world-frame target (what `marionette fk --json` prints) into B's frame, which
-         * the solve does not move: B is above the chain */
-        mn_fk(m, d);
-        mn_xform inv = mn_xform_inverse(&d->xf[p.base]);
-        p.target_pos = mn_xform_apply(&inv, p.target_pos);
-        if (p.use_orientation)
-            p.target_rot =
-                mn_quat_mul(mn_quat_conj(mn_quat_from_mat3(&d->xf[p.base].R)), p.target_rot);
+/* A world-frame target (what `marionette fk --json` prints) into B's frame, which the solve
+ * does not move: B is above the chain. */
+static void target_from_world(const mn_model* m, mn_data* d, mn_ik_problem* p) {
+    mn_fk(m, d);
+    mn_xform inv = mn_xform_inverse(&d->xf[p->base]);
+    p->target_pos = mn_xform_apply(&inv, p->target_pos);
+    if (p->use_orientation)
+        p->target_rot =
+            mn_quat_mul(mn_quat_conj(mn_quat_from_mat3(&d->xf[p->base].R)), p->target_rot);
+}
+
+/* --prefer: per-joint desired values and weights of the null-space term into ns (two arrays
+ * of nv, freed by the caller); 0 with err set (message empty: out of memory) on failure. */
+static int make_nullspace(const mn_model* m, const char* file, const mn_cli_list* prefer,
+                          mn_ik_nullspace* ns, mn_error* err) {
+    double* target = malloc(sizeof(double) * (size_t)(m->nv + 1));
+    double* weight = malloc(sizeof(double) * (size_t)(m->nv + 1));
+    ns->target = target;
+    ns->weight = weight;
+    err->message[0] = 0;
+    if (!target || !weight) return 0;
+    for (int k = 0; k < m->nv; k++) {
+        int j = m->dof_jnt[k];
+        double lo = m->jnt_range[2 * j], hi = m->jnt_range[2 * j + 1];
+        target[k] = NAN;
+        weight[k] = m->jnt_limited[j] && hi > lo ? 1.0 / ((hi - lo) * (hi - lo)) : 1.0;
     }
-    /* --prefer: per-joint desired values and weights of the null-space term */
-    double* ns_target = NULL;
-    double* ns_weight = NULL;
-    if (nprefer) {
-        ns_target = malloc(sizeof(double) * (size_t)(m->nv + 1));
-        ns_weight = malloc(sizeof(double) * (size_t)(m->nv + 1));
-        if (!ns_target || !ns_weight) {
-            free(ns_target), free(ns_weight);
-            rc = MN_EXIT_INPUT;
-            goto done;
-        }
-        for (int k = 0; k < m->nv; k++) {
-            int j = m->dof_jnt[k];
-            double lo = m->jnt_range[2 * j], hi = m->jnt_range[2 * j + 1];
-            ns_target[k] = NAN;
-            ns_weight[k] = m->jnt_limited[j] && hi > lo ? 1.0 / ((hi - lo) * (hi - lo)) : 1.0;
-        }
-        if (!prefer_values(m, file, prefer, nprefer, ns_target, ns_weight, &err)) {
-            free(ns_target), free(ns_weight);
-            rc = mn_cli_input_error(&err);
-            goto done;
-        }
-        o.nullspace = 1;
-        if (!method_given) o.method = MN_IK_PINV;
-    }
-    mn_ik_nullspace ns = {ns_target, ns_weight};
-    mn_ik_result r;
-    mn_status s = mn_ik_solve_nullspace(m, d, &p, &o, nprefer ? &ns : NULL, &r);
-    free(ns_target);
-    free(ns_weight);
-    if (s == MN_ERR_ARG || s == MN_ERR_NOMEM) {
-        mn_error_set(&err, s, file, 0, "", "%s", r.message);
-        rc = mn_cli_input_error(&err);
-        goto done;
-    }
-    double errs[2] = {r.pos_err, r.rot_err};
-    if (!mn_cli_finite(file, "--target", errs, 2) ||
-        !mn_cli_finite(file, "q", d->q, (size_t)m->nq)) {
-        rc = MN_EXIT_INPUT;
-        goto done;
-    }
+    return prefer_values(m, file, prefer->v, prefer->n, target, weight, err);
+}
+
+/* The answer: status, method, the chain's joints and values, errors and counts, as
+ * key-value lines or (json) one object. */
+static void print_result(const mn_model* m, const mn_data* d, const int* jnt, int nj, mn_status s,
+                         const mn_ik_options* o, const mn_ik_result* r, int json) {
     if (json) {
         printf("{\"status\":");
         mn_cli_json_string(stdout, mn_status_name(s));
         printf(",\"method\":");
-        mn_cli_json_string(stdout, mn_ik_method_name(o.method));
+        mn_cli_json_string(stdout, mn_ik_method_name(o->method));
         printf(",\"joints\":[");
         for (int i = 0, k = 0; i < nj; i++) {
             if (m->jnt_type[jnt[i]] == MN_JOINT_FIXED) continue;
@@ -341,7 +301,7 @@ int mn_cmd_solve(int argc, char** argv) {
         }
         printf("],\"q\":[");
     } else {
-        printf("status %s\nmethod %s\njoints ", mn_status_name(s), mn_ik_method_name(o.method));
+        printf("status %s\nmethod %s\njoints ", mn_status_name(s), mn_ik_method_name(o->method));
         for (int i = 0, k = 0; i < nj; i++)
             if (m->jnt_type[jnt[i]] != MN_JOINT_FIXED)
                 printf("%s%s", k++ ? "," : "", mn_cli_safe(m->jnt_name[jnt[i]]));
@@ -360,19 +320,92 @@ int mn_cmd_solve(int argc, char** argv) {
     if (json) {
         printf("],\"pos_err\":%s,\"rot_err\":%s,\"iterations\":%d,\"restarts\":%d,"
                "\"microseconds\":%.3f,\"message\":",
-               mn_cli_json_num(r.pos_err), mn_cli_json_num(r.rot_err), r.iterations, r.restarts,
-               r.time_us);
-        mn_cli_json_string(stdout, r.message);
+               mn_cli_json_num(r->pos_err), mn_cli_json_num(r->rot_err), r->iterations, r->restarts,
+               r->time_us);
+        mn_cli_json_string(stdout, r->message);
         printf("}\n");
     } else {
         printf("\npos_err %.6g\nrot_err %.6g\niterations %d\nrestarts %d\nmicroseconds %.3f\n",
-               r.pos_err, r.rot_err, r.iterations, r.restarts, r.time_us);
+               r->pos_err, r->rot_err, r->iterations, r->restarts, r->time_us);
     }
+}
+
+int mn_cmd_solve(int argc, char** argv) {
+    if (mn_cli_wants_help(argc, argv)) {
+        usage(stdout);
+        return MN_EXIT_OK;
+    }
+    solve_args a;
+    int rc = parse_args(argc, argv, &a);
+    if (rc) return rc;
+    mn_ik_problem p = mn_ik_problem_default();
+    rc = parse_goal(&a, &p);
+    if (rc) return rc;
+    const char* file = a.file;
+    mn_ik_options o = a.o;
+
+    mn_error err;
+    mn_model* m = NULL;
+    mn_warnings w = {0};
+    if (mn_figure_read(file, &m, NULL, &w, &err) != MN_OK) return mn_cli_input_error(&err);
+    mn_cli_print_warnings(&w);
+    mn_data* d = NULL;
+    mn_ik_nullspace ns = {NULL, NULL};
+    int* jnt = malloc(sizeof(int) * (size_t)(m->njoint + 1));
+    double* seed = malloc(sizeof(double) * (size_t)(m->nq + 1));
+    if (!find(m, a.base, file, "--base", &p.base) || !find(m, a.tip, file, "--tip", &p.tip)) {
+        rc = MN_EXIT_INPUT;
+        goto done;
+    }
+    int nj = chain_joints(m, p.base, p.tip, jnt, m->njoint);
+    if (nj <= 0 || p.base == p.tip || (p.base >= 0 && !mn_model_is_ancestor(m, p.base, p.tip))) {
+        mn_error_set(&err, MN_ERR_ARG, file, 0, "--tip", "'%s' is not below '%s'", a.tip, a.base);
+        rc = mn_cli_input_error(&err);
+        goto done;
+    }
+    int ncq = 0;
+    for (int i = 0; i < nj; i++)
+        ncq += mn_joint_type_nq((mn_joint_type)m->jnt_type[jnt[i]]);
+    d = mn_data_create(m, 0);
+    if (!d) {
+        fprintf(stderr, "marionette: %s: out of memory for the figure's data\n", mn_cli_safe(file));
+        rc = MN_EXIT_INPUT;
+        goto done;
+    }
+    if (a.seed_q && !set_seed(m, d, file, a.seed_q, jnt, nj, ncq, seed, &err)) {
+        rc = mn_cli_input_error(&err);
+        goto done;
+    }
+    if (a.world && p.base >= 0) target_from_world(m, d, &p);
+    if (a.prefer.n) {
+        if (!make_nullspace(m, file, &a.prefer, &ns, &err)) {
+            rc = err.message[0] ? mn_cli_input_error(&err) : MN_EXIT_INPUT;
+            goto done;
+        }
+        o.nullspace = 1;
+        if (a.method < 0) o.method = MN_IK_PINV;
+    }
+    mn_ik_result r;
+    mn_status s = mn_ik_solve_nullspace(m, d, &p, &o, a.prefer.n ? &ns : NULL, &r);
+    if (s == MN_ERR_ARG || s == MN_ERR_NOMEM) {
+        mn_error_set(&err, s, file, 0, "", "%s", r.message);
+        rc = mn_cli_input_error(&err);
+        goto done;
+    }
+    double errs[2] = {r.pos_err, r.rot_err};
+    if (!mn_cli_finite(file, "--target", errs, 2) ||
+        !mn_cli_finite(file, "q", d->q, (size_t)m->nq)) {
+        rc = MN_EXIT_INPUT;
+        goto done;
+    }
+    print_result(m, d, jnt, nj, s, &o, &r, a.json);
     if (s != MN_OK) {
         mn_error_set(&err, s, file, 0, "--target", "%s", r.message);
         rc = mn_cli_input_error(&err);
     }
 done:
+    free((double*)ns.target);
+    free((double*)ns.weight);
     free(jnt);
     free(seed);
     mn_data_destroy(d);

@@ -4,6 +4,8 @@
 #include <marionette/io.h>
 #include <marionette/model.h>
 
+#include <float.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,6 +13,7 @@
 #include <strings.h>
 
 #include "cli.h"
+#include "options.h"
 
 const char mn_cmd_workspace_summary[] =
     "the reachable and dexterous workspace of a chain, as numbers, PLY or SVG";
@@ -143,51 +146,62 @@ static int svg(const mn_workspace* w, text* t) {
     return ok;
 }
 
+typedef struct workspace_args {
+    const char *file, *base, *tip, *out;
+    mn_workspace_options o;
+    mn_vec3 point;
+    int seed; /* -1 unless --seed is given */
+} workspace_args;
+
+static int parse_point(const char* v, void* dest) {
+    double x[4];
+    if (mn_cli_parse_list(v, x, 4) != 3) return 0;
+    *(mn_vec3*)dest = mn_v3(x[0], x[1], x[2]);
+    return 1;
+}
+
+static int parse_axis(const char* v, void* dest) {
+    int ax = !strcmp(v, "x") ? 0 : !strcmp(v, "y") ? 1 : !strcmp(v, "z") ? 2 : -1;
+    if (ax >= 0) *(int*)dest = ax;
+    return ax >= 0;
+}
+
+#define AT(f, t) MN_CLI_AT(workspace_args, f, t)
+static const mn_cli_opt workspace_opts[] = {
+    {"--base", MN_CLI_STRING, AT(base, const char*), .bad = NULL},
+    {"--tip", MN_CLI_STRING, AT(tip, const char*), .bad = NULL},
+    {"--out", MN_CLI_STRING, AT(out, const char*), .bad = NULL},
+    {"--point", MN_CLI_CALL, AT(point, mn_vec3), .bad = "--point: needs x,y,z (finite numbers)",
+     .parse = parse_point},
+    {"--samples", MN_CLI_INT, AT(o.samples, int), 1, 100000000,
+     .bad = "--samples needs an integer in 1..1e8"},
+    {"--voxel", MN_CLI_DOUBLE, AT(o.voxel, double), MN_CLI_POSITIVE, DBL_MAX,
+     .bad = "--voxel needs a length > 0"},
+    {"--seed", MN_CLI_INT, AT(seed, int), 0, INT_MAX, .bad = "--seed needs an integer >= 0"},
+    {"--axis", MN_CLI_CALL, AT(o.axis, int), .bad = "--axis is x, y or z", .parse = parse_axis},
+};
+#undef AT
+const mn_cli_table mn_cmd_workspace_options = {
+    .cmd = "workspace",
+    MN_CLI_OPTS(workspace_opts),
+    .unknown = "unknown or incomplete option '%s'",
+    .missing = "unknown or incomplete option '%s'",
+    .max_pos = 1,
+    .too_many = "one MODEL only",
+};
+
 int mn_cmd_workspace(int argc, char** argv) {
     if (mn_cli_wants_help(argc, argv)) {
         usage(stdout);
         return MN_EXIT_OK;
     }
-    const char *file = NULL, *base_name = NULL, *tip_name = NULL, *out = NULL;
-    mn_workspace_options o = mn_workspace_default();
-    mn_vec3 point = mn_v3(0, 0, 0);
-    for (int i = 1; i < argc; i++) {
-        const char* a = argv[i];
-        int more = i + 1 < argc;
-        if (!strcmp(a, "--base") && more)
-            base_name = argv[++i];
-        else if (!strcmp(a, "--tip") && more)
-            tip_name = argv[++i];
-        else if (!strcmp(a, "--out") && more)
-            out = argv[++i];
-        else if (!strcmp(a, "--point") && more) {
-            double v[4];
-            if (mn_cli_parse_list(argv[++i], v, 4) != 3)
-                return mn_cli_usage_error("workspace", "--point: needs x,y,z (finite numbers)");
-            point = mn_v3(v[0], v[1], v[2]);
-        } else if (!strcmp(a, "--samples") && more) {
-            if (!mn_cli_parse_int(argv[++i], &o.samples) || o.samples < 1 || o.samples > 100000000)
-                return mn_cli_usage_error("workspace", "--samples needs an integer in 1..1e8");
-        } else if (!strcmp(a, "--voxel") && more) {
-            if (!mn_cli_parse_double(argv[++i], &o.voxel) || !(o.voxel > 0))
-                return mn_cli_usage_error("workspace", "--voxel needs a length > 0");
-        } else if (!strcmp(a, "--seed") && more) {
-            int s;
-            if (!mn_cli_parse_int(argv[++i], &s) || s < 0)
-                return mn_cli_usage_error("workspace", "--seed needs an integer >= 0");
-            o.seed = (uint64_t)s;
-        } else if (!strcmp(a, "--axis") && more) {
-            const char* ax = argv[++i];
-            o.axis = !strcmp(ax, "x") ? 0 : !strcmp(ax, "y") ? 1 : !strcmp(ax, "z") ? 2 : -1;
-            if (o.axis < 0) return mn_cli_usage_error("workspace", "--axis is x, y or z");
-        } else if (a[0] == '-' && a[1]) {
-            return mn_cli_usage_error("workspace", "unknown or incomplete option '%s'", a);
-        } else if (!file) {
-            file = a;
-        } else {
-            return mn_cli_usage_error("workspace", "one MODEL only");
-        }
-    }
+    workspace_args args = {NULL, NULL, NULL, NULL, mn_workspace_default(), mn_v3(0, 0, 0), -1};
+    int bad = mn_cli_parse(&mn_cmd_workspace_options, argc, argv, &args, &args.file, NULL);
+    if (bad) return bad;
+    if (args.seed >= 0) args.o.seed = (uint64_t)args.seed;
+    const char *file = args.file, *base_name = args.base, *tip_name = args.tip, *out = args.out;
+    mn_workspace_options o = args.o;
+    mn_vec3 point = args.point;
     if (!file) return mn_cli_usage_error("workspace", "missing MODEL");
     if (!base_name || !tip_name) return mn_cli_usage_error("workspace", "needs --base and --tip");
     int to_ply = 0;

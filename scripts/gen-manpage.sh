@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Writes the man page marionette.1 from the command's own help: `marionette --help`, then
-# `marionette CMD --help` for every command and `marionette bench NAME --help` for every
-# benchmark, so that the page says what --help says. Run by the build.
+# `marionette CMD --help` for every command, `marionette bench NAME --help` for every
+# benchmark and `marionette bench NAME --MODE --help` for the modes its usage lists on lines
+# of their own, so that the page says what --help says. Run by the build.
 #
 #   gen-manpage.sh MARIONETTE VERSION OUT
 #
@@ -95,6 +96,14 @@ commands=$(printf '%s\n' "$main" | list_names "commands:")
       for b in $(help_of bench | list_names "benchmarks:"); do
         echo ".SS \"marionette bench $b\""
         help_of bench "$b" | format
+        # the modes its usage lists on lines of their own ("marionette bench ik --compare
+        # ..."), each with its own --help
+        for m in $(help_of bench "$b" | awk '/^$/ { exit } { print }' |
+                     { grep -o -- "^       marionette bench $b --[a-z][a-z0-9-]*" || true; } |
+                     awk '{ print $4 }' | sort -u); do
+          echo ".SS \"marionette bench $b $m\""
+          help_of bench "$b" "$m" | format
+        done
       done
     fi
   done
