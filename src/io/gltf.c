@@ -764,11 +764,21 @@ static mn_status read_mesh(reader* rd, int mesh) {
         snprintf(f, sizeof f, "%s.primitives", path);
         return mn_gltf_fail(c, MN_ERR_PARSE, f, "missing or empty");
     }
-    for (int i = 0; i < np && !s; i++) {
+    int* prim_tri = malloc(sizeof(int) * ((size_t)np + 1));
+    if (!prim_tri) return mn_gltf_fail(c, MN_ERR_NOMEM, path, "out of memory");
+    const cJSON* jp = prims->child;
+    for (int i = 0; i < np && !s; i++, jp = jp->next) {
         char pp[64];
         snprintf(pp, sizeof pp, "%s.primitives[%d]", path, i);
-        s = read_primitive(rd, cJSON_GetArrayItem(prims, i), pp);
+        prim_tri[i] = rd->g->ntris;
+        s = read_primitive(rd, jp, pp);
     }
+    prim_tri[np] = rd->g->ntris;
+    /* the look (materials and what they use), for writing back with keep_attributes */
+    if (!s)
+        s = mn_gltf_read_look(c, mesh, prims, np, prim_tri, rd->g->uv != NULL,
+                              &((gltf_priv*)rd->g->priv)->look);
+    free(prim_tri);
     return s;
 }
 
@@ -982,6 +992,7 @@ void mn_gltf_free(mn_gltf* g) {
         free(p->path);
         free(p->jtrans);
         free(p->morder);
+        mn_gltf_look_free(p->look);
         free(p);
     }
     memset(g, 0, sizeof *g);
