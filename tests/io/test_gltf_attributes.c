@@ -3,7 +3,12 @@
  * (both), RiggedSimple (normals only) and Fox (texture coordinates only) read back with
  * the same normals (unit length, to single precision) and texture coordinates; without
  * the option the output has neither; a NORMAL that is not VEC3, or shorter than POSITION,
- * is an error naming the attribute. */
+ * is an error naming the attribute. With keep_attributes the skinned mesh's material goes
+ * along too, with its textures, samplers and images: CesiumMan's and the Fox's base colour
+ * textures come out with the source image's bytes and media type; without the option the
+ * output is byte for byte what a file without materials gives; a table of malformed
+ * material, texture, sampler and image references is refused naming the field, and an
+ * image past MN_GLTF_MAX_IMAGE_BYTES is refused naming it. */
 #include <marionette/gltf.h>
 #include <marionette/io.h>
 
@@ -11,6 +16,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include <cjson/cJSON.h>
 
 #include "test.h"
 
@@ -147,9 +154,192 @@ static void test_malformed(void) {
     }
 }
 
+/* ---- materials, textures and images ------------------------------------------------------ */
+
+/* A .glb file's JSON (parsed) and BIN chunk (pointing into *file, which the caller frees). */
+static cJSON* glb_parse(const char* path, char** file, const unsigned char** bin, size_t* bin_len) {
+    size_t n = 0;
+    *file = mn_test_read_file(path, &n);
+    *bin = NULL;
+    *bin_len = 0;
+    if (!*file || n < 20) return NULL;
+    const unsigned char* d = (const unsigned char*)*file;
+    uint32_t jl, bl;
+    memcpy(&jl, d + 12, 4);
+    if (20 + (size_t)jl + 8 <= n) {
+        memcpy(&bl, d + 20 + jl, 4);
+        if (20 + (size_t)jl + 8 + bl <= n) {
+            *bin = d + 28 + jl;
+            *bin_len = bl;
+        }
+    }
+    return cJSON_ParseWithLength(*file + 20, jl);
+}
+
+static int member_int(const cJSON* o, const char* key) {
+    const cJSON* v = cJSON_GetObjectItemCaseSensitive(o, key);
+    return cJSON_IsNumber(v) ? (int)v->valuedouble : -1;
+}
+
+/* The base colour image of the first primitive's material: its bytes in the BIN chunk, its
+ * media type and the material (NULL when any link is missing). */
+static const unsigned char* base_color_image(const cJSON* j, const unsigned char* bin,
+                                             size_t bin_len, size_t* len, const char** mime,
+                                             const cJSON** material) {
+    const cJSON* prim = cJSON_GetArrayItem(
+        cJSON_GetObjectItemCaseSensitive(
+            cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(j, "meshes"), 0), "primitives"),
+        0);
+    const cJSON* mat = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(j, "materials"),
+                                          member_int(prim, "material"));
+    *material = mat;
+    const cJSON* pbr = cJSON_GetObjectItemCaseSensitive(mat, "pbrMetallicRoughness");
+    const cJSON* bct = cJSON_GetObjectItemCaseSensitive(pbr, "baseColorTexture");
+    const cJSON* tex = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(j, "textures"),
+                                          member_int(bct, "index"));
+    const cJSON* img = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(j, "images"),
+                                          member_int(tex, "source"));
+    const cJSON* view = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(j, "bufferViews"),
+                                           member_int(img, "bufferView"));
+    const cJSON* mt = cJSON_GetObjectItemCaseSensitive(img, "mimeType");
+    *mime = cJSON_IsString(mt) ? mt->valuestring : "";
+    int off = member_int(view, "byteOffset"), n = member_int(view, "byteLength");
+    if (!view || n < 0 || !bin) return NULL;
+    if (off < 0) off = 0;
+    if ((size_t)off + (size_t)n > bin_len) return NULL;
+    *len = (size_t)n;
+    return bin + off;
+}
+
+/* Written with keep_attributes: the material (name, factors) and its base colour image's
+ * bytes and media type are the source's; read back and written again, still the same. */
+static void material_kept(const char* file) {
+    mn_gltf g;
+    mn_error err;
+    char out[512], again[512];
+    snprintf(out, sizeof out, "%s/look.glb", mn_test_temp_dir());
+    snprintf(again, sizeof again, "%s/look2.glb", mn_test_temp_dir());
+    CHECK(mn_gltf_read(file, &g, NULL, &err) == MN_OK);
+    mn_model* m = mn_gltf_model(&g, &err);
+    CHECK(m != NULL);
+    if (!m) {
+        mn_gltf_free(&g);
+        return;
+    }
+    mn_gltf_write_options o = mn_gltf_write_default();
+    o.keep_attributes = 1;
+    CHECK(mn_gltf_write_ex(out, m, NULL, &g, &o, &err) == MN_OK);
+    mn_gltf back;
+    CHECK(mn_gltf_read(out, &back, NULL, &err) == MN_OK);
+    mn_model* mb = mn_gltf_model(&back, &err);
+    CHECK(mb && mn_gltf_write_ex(again, mb, NULL, &back, &o, &err) == MN_OK);
+    mn_model_destroy(mb);
+    mn_gltf_free(&back);
+    const char* files[3] = {file, out, again};
+    cJSON* j[3];
+    char* raw[3];
+    const unsigned char* bin[3];
+    size_t bl[3], len[3] = {0, 0, 0};
+    const unsigned char* img[3];
+    const char* mime[3];
+    const cJSON* mat[3];
+    for (int k = 0; k < 3; k++) {
+        j[k] = glb_parse(files[k], &raw[k], &bin[k], &bl[k]);
+        CHECK(j[k] != NULL);
+        img[k] = base_color_image(j[k], bin[k], bl[k], &len[k], &mime[k], &mat[k]);
+        CHECK(img[k] != NULL);
+    }
+    for (int k = 1; k < 3; k++) {
+        CHECK(img[k] && img[0] && len[k] == len[0] && !memcmp(img[k], img[0], len[0]));
+        CHECK(!strcmp(mime[k], mime[0]));
+        const cJSON *pa = cJSON_GetObjectItemCaseSensitive(mat[0], "pbrMetallicRoughness"),
+                    *pb = cJSON_GetObjectItemCaseSensitive(mat[k], "pbrMetallicRoughness");
+        const char* keys[] = {"metallicFactor", "roughnessFactor"};
+        for (int q = 0; q < 2; q++) {
+            const cJSON *a = cJSON_GetObjectItemCaseSensitive(pa, keys[q]),
+                        *b = cJSON_GetObjectItemCaseSensitive(pb, keys[q]);
+            CHECK((a == NULL) == (b == NULL));
+            if (a && b) CHECK(a->valuedouble == b->valuedouble);
+        }
+        const cJSON *na = cJSON_GetObjectItemCaseSensitive(mat[0], "name"),
+                    *nb = cJSON_GetObjectItemCaseSensitive(mat[k], "name");
+        CHECK(cJSON_IsString(na) && cJSON_IsString(nb) &&
+              !strcmp(na->valuestring, nb->valuestring));
+    }
+    printf("  %s: material '%s', base colour %s of %zu bytes kept\n", strrchr(file, '/') + 1,
+           cJSON_GetObjectItemCaseSensitive(mat[0], "name")
+               ? cJSON_GetObjectItemCaseSensitive(mat[0], "name")->valuestring
+               : "",
+           mime[0], len[0]);
+    for (int k = 0; k < 3; k++) {
+        cJSON_Delete(j[k]);
+        free(raw[k]);
+    }
+    remove(out);
+    remove(again);
+    mn_model_destroy(m);
+    mn_gltf_free(&g);
+}
+
+static void test_materials_kept(void) {
+    material_kept(MN_DATA "/skinned/CesiumMan.glb");
+    material_kept(MN_DATA "/skinned/Fox.glb");
+}
+
+/* Without keep_attributes the output is byte for byte what the same file without any
+ * material gives (its primitive's "material" blanked out in the JSON chunk). */
+static void test_default_unchanged(void) {
+    const char* files[] = {MN_DATA "/skinned/CesiumMan.glb", MN_DATA "/skinned/Fox.glb"};
+    for (int f = 0; f < 2; f++) {
+        size_t n = 0;
+        char* data = mn_test_read_file(files[f], &n);
+        CHECK(data != NULL);
+        if (!data) continue;
+        mn_gltf g, bare;
+        mn_error err;
+        CHECK(mn_gltf_read_mem(data, n, files[f], &g, NULL, &err) == MN_OK);
+        /* blank "material":0 of the JSON chunk with spaces: same length, no material */
+        uint32_t jl;
+        memcpy(&jl, data + 12, 4);
+        char* at = NULL;
+        for (char* p = data + 20; p + 12 <= data + 20 + jl; p++)
+            if (!memcmp(p, "\"material\":0", 12)) at = p;
+        CHECK(at != NULL);
+        if (at) {
+            memset(at, ' ', 12);
+            if (at[12] == ',')
+                at[12] = ' ';
+            else if (at[-1] == ',')
+                at[-1] = ' ';
+        }
+        CHECK(mn_gltf_read_mem(data, n, files[f], &bare, NULL, &err) == MN_OK);
+        mn_model* m = mn_gltf_model(&g, &err);
+        char a[512], b[512];
+        snprintf(a, sizeof a, "%s/with.glb", mn_test_temp_dir());
+        snprintf(b, sizeof b, "%s/bare.glb", mn_test_temp_dir());
+        CHECK(m && mn_gltf_write(a, m, NULL, &g, &err) == MN_OK);
+        CHECK(m && mn_gltf_write(b, m, NULL, &bare, &err) == MN_OK);
+        size_t la = 0, lb = 0;
+        char* fa = mn_test_read_file(a, &la);
+        char* fb = mn_test_read_file(b, &lb);
+        CHECK(fa && fb && la == lb && !memcmp(fa, fb, la));
+        CHECK(fa && !strstr(fa + 20, "\"materials\"") && !strstr(fa + 20, "\"images\""));
+        free(fa);
+        free(fb);
+        remove(a);
+        remove(b);
+        mn_model_destroy(m);
+        mn_gltf_free(&g);
+        mn_gltf_free(&bare);
+        free(data);
+    }
+}
+
 int main(int argc, char** argv) {
     mn_test_init(argc, argv);
     RUN(test_round_trips);
     RUN(test_malformed);
+    RUN(test_materials_kept);
+    RUN(test_default_unchanged);
     return mn_test_report();
 }
