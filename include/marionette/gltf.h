@@ -60,10 +60,11 @@ typedef struct mn_gltf {
     mn_gltf_anim* anims;
 
     /* Optional vertex attributes, kept for writing back (mn_gltf_write_options.keep_attributes):
-     * NORMAL (nverts x 3) and TEXCOORD_0 (nverts x 2), each NULL unless every primitive
-     * of the skinned mesh has it. Skinning does not read them. */
+     * NORMAL (nverts x 3), TEXCOORD_0 (nverts x 2) and TANGENT (nverts x 4), each NULL
+     * unless every primitive of the skinned mesh has it. Skinning does not read them. */
     double* normal;
     double* uv;
+    double* tangent;
 
     char* name;         /* the skin's name, else the skinned node's, else "skin" */
     double* mesh_world; /* 12: world transform of the skinned mesh node at rest (ignored

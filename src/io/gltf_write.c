@@ -277,10 +277,10 @@ static mn_status add_skin(wctx* w, const mn_gltf* g, const mn_model* m, const mn
     int aibm =
         add_accessor(w, ibm, sizeof(float) * 16 * (size_t)nj, 5126, nj, "MAT4", 0, NULL, NULL, 0);
     /* the kept attributes: normals made unit length again in single precision (3.7.2.1) */
-    int anrm = -1, auv = -1;
-    if (keep_attributes && (g->normal || g->uv)) {
+    int anrm = -1, auv = -1, atan = -1;
+    if (keep_attributes && (g->normal || g->uv || g->tangent)) {
         size_t nv = (size_t)g->nverts;
-        float* f = malloc(sizeof(float) * 3 * (nv ? nv : 1));
+        float* f = malloc(sizeof(float) * 4 * (nv ? nv : 1));
         if (!f) {
             s = mn_error_set(err, MN_ERR_NOMEM, path, 0, "", "out of memory");
             goto done;
@@ -301,6 +301,17 @@ static mn_status add_skin(wctx* w, const mn_gltf* g, const mn_model* m, const mn
             auv = add_accessor(w, f, sizeof(float) * 2 * nv, 5126, g->nverts, "VEC2", 34962, NULL,
                                NULL, 0);
         }
+        if (g->tangent) { /* unit xyz, w the handedness: +1 or -1 (3.7.2.1) */
+            for (size_t v = 0; v < nv; v++) {
+                const double* t = g->tangent + 4 * v;
+                double l = sqrt(t[0] * t[0] + t[1] * t[1] + t[2] * t[2]);
+                for (int k = 0; k < 3; k++)
+                    f[4 * v + k] = l > 0 ? (float)(t[k] / l) : k == 0 ? 1.0f : 0.0f;
+                f[4 * v + 3] = t[3] < 0 ? -1.0f : 1.0f;
+            }
+            atan = add_accessor(w, f, sizeof(float) * 4 * nv, 5126, g->nverts, "VEC4", 34962, NULL,
+                                NULL, 0);
+        }
         free(f);
     }
     mn_strbuf_printf(mesh_js, ",\"meshes\":[{\"name\":\"mesh\",\"primitives\":[");
@@ -310,6 +321,7 @@ static mn_status add_skin(wctx* w, const mn_gltf* g, const mn_model* m, const mn
                          r ? "," : "", apos, ajnt, awgt);
         if (anrm >= 0) mn_strbuf_printf(mesh_js, ",\"NORMAL\":%d", anrm);
         if (auv >= 0) mn_strbuf_printf(mesh_js, ",\"TEXCOORD_0\":%d", auv);
+        if (atan >= 0) mn_strbuf_printf(mesh_js, ",\"TANGENT\":%d", atan);
         mn_strbuf_printf(mesh_js, "},\"indices\":%d", run[3 * r]);
         if (run[3 * r + 2] >= 0) mn_strbuf_printf(mesh_js, ",\"material\":%d", run[3 * r + 2]);
         mn_strbuf_printf(mesh_js, ",\"mode\":4}");

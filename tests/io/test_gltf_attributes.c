@@ -137,6 +137,9 @@ static void test_malformed(void) {
         {"\"POSITION\":0,\"JOINTS_0\":1,\"WEIGHTS_0\":2,\"TEXCOORD_0\":0", 0,
          "meshes[0].primitives[0].attributes.TEXCOORD_0"},
         {"\"POSITION\":0,\"JOINTS_0\":1,\"WEIGHTS_0\":2,\"NORMAL\":9", 0, "NORMAL"},
+        {"\"POSITION\":0,\"JOINTS_0\":1,\"WEIGHTS_0\":2,\"TEXCOORD_0\":3,\"TANGENT\":0", 0,
+         "meshes[0].primitives[0].attributes.TANGENT"},
+        {"\"POSITION\":0,\"JOINTS_0\":1,\"WEIGHTS_0\":2,\"TEXCOORD_0\":3,\"TANGENT\":2", 1, NULL},
     };
     for (size_t r = 0; r < sizeof rows / sizeof rows[0]; r++) {
         const char* t = tri(rows[r].attrs);
@@ -150,6 +153,8 @@ static void test_malformed(void) {
         mn_status s = mn_gltf_read_mem(text, strlen(text), "tri.gltf", &g, NULL, &err);
         if (rows[r].ok) {
             CHECK(s == MN_OK && g.uv && !g.normal && g.uv[2] == 1);
+            CHECK(s == MN_OK && (g.tangent != NULL) == (strstr(rows[r].attrs, "TANGENT") != NULL));
+            if (g.tangent) CHECK(g.tangent[0] == 1 && g.tangent[5] == 1 && g.tangent[10] == 1);
         } else {
             if (s == MN_OK || !strstr(err.message, rows[r].want))
                 printf("  row %zu: %s\n", r, s == MN_OK ? "read" : err.message);
