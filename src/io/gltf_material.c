@@ -29,6 +29,7 @@ typedef struct look_rd {
     const cJSON *mats, *texs, *samps, *imgs;
     int nmat, ntex, nsamp, nimg, nviews;
     int *mat_map, *tex_map, *samp_map, *img_map; /* source index -> kept index */
+    gltf_items mat_it, tex_it, samp_it, img_it;  /* constant-time item lookups */
     mn_strbuf mjs, tjs, sjs;
     int nm, nt, ns;
     size_t image_bytes;
@@ -120,7 +121,7 @@ static mn_status keep_image(look_rd* r, int i, int* out) {
     }
     char path[32];
     snprintf(path, sizeof path, "images[%d]", i);
-    const cJSON* ji = cJSON_GetArrayItem(r->imgs, i);
+    const cJSON* ji = mn_gltf_item(&r->img_it, r->imgs, i);
     if (!cJSON_IsObject(ji)) return mn_gltf_fail(c, MN_ERR_PARSE, path, "not an object");
     const char* mime;
     const unsigned char* data;
@@ -190,7 +191,7 @@ static mn_status keep_sampler(look_rd* r, int i, int* out) {
     }
     char path[32];
     snprintf(path, sizeof path, "samplers[%d]", i);
-    const cJSON* js = cJSON_GetArrayItem(r->samps, i);
+    const cJSON* js = mn_gltf_item(&r->samp_it, r->samps, i);
     if (!cJSON_IsObject(js)) return mn_gltf_fail(r->c, MN_ERR_PARSE, path, "not an object");
     int v[4];
     mn_status s = enum_member(r, js, keys[0], path, mag, 2, &v[0]);
@@ -217,7 +218,7 @@ static mn_status keep_texture(look_rd* r, int i, int* out) {
     }
     char path[32];
     snprintf(path, sizeof path, "textures[%d]", i);
-    const cJSON* jt = cJSON_GetArrayItem(r->texs, i);
+    const cJSON* jt = mn_gltf_item(&r->tex_it, r->texs, i);
     if (!cJSON_IsObject(jt)) return mn_gltf_fail(r->c, MN_ERR_PARSE, path, "not an object");
     int src, samp, img = DROPPED, ks = -1;
     mn_status s = mn_gltf_json_index(r->c, jt, "source", path, 0, r->nimg, &src);
@@ -316,7 +317,7 @@ static mn_status keep_material(look_rd* r, int i, int* out) {
     gltf_ctx* c = r->c;
     char path[32], pp[64], f[96];
     snprintf(path, sizeof path, "materials[%d]", i);
-    const cJSON* jm = cJSON_GetArrayItem(r->mats, i);
+    const cJSON* jm = mn_gltf_item(&r->mat_it, r->mats, i);
     if (!cJSON_IsObject(jm)) return mn_gltf_fail(c, MN_ERR_PARSE, path, "not an object");
     mn_strbuf js; /* the members, each with a leading comma */
     mn_strbuf_init(&js);
@@ -365,7 +366,7 @@ static mn_status keep_material(look_rd* r, int i, int* out) {
           strcmp(mode->valuestring, "BLEND"))))
         s = mn_gltf_fail(c, MN_ERR_PARSE, f, "not OPAQUE, MASK or BLEND");
     if (!s) s = number(r, jm, "alphaCutoff", path, 0, 1e300, &cut, &has_cut);
-    int mask = mode && !strcmp(mode->valuestring, "MASK");
+    int mask = !s && mode && !strcmp(mode->valuestring, "MASK");
     if (!s && mode) mn_strbuf_printf(&js, ",\"alphaMode\":\"%s\"", mode->valuestring);
     if (!s && mask && has_cut) put_number(&js, "alphaCutoff", cut);
     const cJSON* ds = cJSON_GetObjectItemCaseSensitive(jm, "doubleSided");
@@ -472,6 +473,10 @@ mn_status mn_gltf_read_look(gltf_ctx* c, int mesh, const cJSON* prims, int np, c
     free(r.tex_map);
     free(r.samp_map);
     free(r.img_map);
+    mn_gltf_items_free(&r.mat_it);
+    mn_gltf_items_free(&r.tex_it);
+    mn_gltf_items_free(&r.samp_it);
+    mn_gltf_items_free(&r.img_it);
     if (s || !any) {
         mn_gltf_look_free(l);
         return s;

@@ -404,6 +404,7 @@ static void test_look_malformed(void) {
          "materials[0].emissiveFactor: not an array of 3 numbers"},
         {"\"material\":0", MAT("{\"alphaMode\":\"CLEAR\"}"),
          "materials[0].alphaMode: not OPAQUE, MASK or BLEND"},
+        {"\"material\":0", MAT("{\"alphaMode\":3}"), "materials[0].alphaMode: not OPAQUE"},
         {"\"material\":0", MAT("{\"alphaCutoff\":-1}"), "materials[0].alphaCutoff"},
         {"\"material\":0", MAT("{\"doubleSided\":1}"), "materials[0].doubleSided: not a boolean"},
         {"\"material\":0",
