@@ -173,6 +173,46 @@ static void aff_mul(const double* a, const double* b, double* c) {
     }
 }
 
+/* The kept vertex attributes of the skin: NORMAL and TANGENT made unit length again in
+ * single precision (TANGENT's w the handedness, +1 or -1), TEXCOORD_0 as it is (3.7.2.1);
+ * the accessors go to *anrm, *auv, *atan (left -1 when absent). 0 when out of memory. */
+static int add_attributes(wctx* w, const mn_gltf* g, int* anrm, int* auv, int* atan) {
+    if (g->normal || g->uv || g->tangent) {
+        size_t nv = (size_t)g->nverts;
+        float* f = malloc(sizeof(float) * 4 * (nv ? nv : 1));
+        if (!f) return 0;
+        if (g->normal) {
+            for (size_t v = 0; v < nv; v++) {
+                const double* n = g->normal + 3 * v;
+                double l = sqrt(n[0] * n[0] + n[1] * n[1] + n[2] * n[2]);
+                for (int k = 0; k < 3; k++)
+                    f[3 * v + k] = l > 0 ? (float)(n[k] / l) : k == 1 ? 1.0f : 0.0f;
+            }
+            *anrm = add_accessor(w, f, sizeof(float) * 3 * nv, 5126, g->nverts, "VEC3", 34962, NULL,
+                                 NULL, 0);
+        }
+        if (g->uv) {
+            for (size_t k = 0; k < 2 * nv; k++)
+                f[k] = (float)g->uv[k];
+            *auv = add_accessor(w, f, sizeof(float) * 2 * nv, 5126, g->nverts, "VEC2", 34962, NULL,
+                                NULL, 0);
+        }
+        if (g->tangent) { /* unit xyz, w the handedness: +1 or -1 (3.7.2.1) */
+            for (size_t v = 0; v < nv; v++) {
+                const double* t = g->tangent + 4 * v;
+                double l = sqrt(t[0] * t[0] + t[1] * t[1] + t[2] * t[2]);
+                for (int k = 0; k < 3; k++)
+                    f[4 * v + k] = l > 0 ? (float)(t[k] / l) : k == 0 ? 1.0f : 0.0f;
+                f[4 * v + 3] = t[3] < 0 ? -1.0f : 1.0f;
+            }
+            *atan = add_accessor(w, f, sizeof(float) * 4 * nv, 5126, g->nverts, "VEC4", 34962, NULL,
+                                 NULL, 0);
+        }
+        free(f);
+    }
+    return 1;
+}
+
 /* The kept look (gltf_look): materials, textures and samplers as read, images as
  * bufferViews of the binary chunk with their media type. Textures are dropped when the
  * mesh writes no TEXCOORD_0 (the reader kept none then). */
@@ -276,43 +316,11 @@ static mn_status add_skin(wctx* w, const mn_gltf* g, const mn_model* m, const mn
     }
     int aibm =
         add_accessor(w, ibm, sizeof(float) * 16 * (size_t)nj, 5126, nj, "MAT4", 0, NULL, NULL, 0);
-    /* the kept attributes: normals made unit length again in single precision (3.7.2.1) */
+    /* the kept attributes (accessor -1 for one not written) */
     int anrm = -1, auv = -1, atan = -1;
-    if (keep_attributes && (g->normal || g->uv || g->tangent)) {
-        size_t nv = (size_t)g->nverts;
-        float* f = malloc(sizeof(float) * 4 * (nv ? nv : 1));
-        if (!f) {
-            s = mn_error_set(err, MN_ERR_NOMEM, path, 0, "", "out of memory");
-            goto done;
-        }
-        if (g->normal) {
-            for (size_t v = 0; v < nv; v++) {
-                const double* n = g->normal + 3 * v;
-                double l = sqrt(n[0] * n[0] + n[1] * n[1] + n[2] * n[2]);
-                for (int k = 0; k < 3; k++)
-                    f[3 * v + k] = l > 0 ? (float)(n[k] / l) : k == 1 ? 1.0f : 0.0f;
-            }
-            anrm = add_accessor(w, f, sizeof(float) * 3 * nv, 5126, g->nverts, "VEC3", 34962, NULL,
-                                NULL, 0);
-        }
-        if (g->uv) {
-            for (size_t k = 0; k < 2 * nv; k++)
-                f[k] = (float)g->uv[k];
-            auv = add_accessor(w, f, sizeof(float) * 2 * nv, 5126, g->nverts, "VEC2", 34962, NULL,
-                               NULL, 0);
-        }
-        if (g->tangent) { /* unit xyz, w the handedness: +1 or -1 (3.7.2.1) */
-            for (size_t v = 0; v < nv; v++) {
-                const double* t = g->tangent + 4 * v;
-                double l = sqrt(t[0] * t[0] + t[1] * t[1] + t[2] * t[2]);
-                for (int k = 0; k < 3; k++)
-                    f[4 * v + k] = l > 0 ? (float)(t[k] / l) : k == 0 ? 1.0f : 0.0f;
-                f[4 * v + 3] = t[3] < 0 ? -1.0f : 1.0f;
-            }
-            atan = add_accessor(w, f, sizeof(float) * 4 * nv, 5126, g->nverts, "VEC4", 34962, NULL,
-                                NULL, 0);
-        }
-        free(f);
+    if (keep_attributes && !add_attributes(w, g, &anrm, &auv, &atan)) {
+        s = mn_error_set(err, MN_ERR_NOMEM, path, 0, "", "out of memory");
+        goto done;
     }
     mn_strbuf_printf(mesh_js, ",\"meshes\":[{\"name\":\"mesh\",\"primitives\":[");
     for (int r = 0; r < nrun; r++) {
