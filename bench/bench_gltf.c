@@ -26,7 +26,9 @@ static void usage(FILE* f) {
                "matrices and all vertices), vert_ns (skinning per vertex), state_us (the model\n"
                "state, mn_gltf_state, at each key time of animation 0), joint_samples_s (joints\n"
                "per second through mn_gltf_state), write_ms (median of 5 writes of animation 0\n"
-               "at its key times, with the skinned mesh, to a temporary .glb, removed after).\n");
+               "at its key times, with the skinned mesh, to a temporary .glb, removed after),\n"
+               "write_keep_ms (the same with keep_attributes: normals, texture coordinates,\n"
+               "tangents, materials and their images).\n");
 }
 
 static int bench_file(const char* file, int reps) {
@@ -72,7 +74,7 @@ static int bench_file(const char* file, int reps) {
     }
     double sample_us = mn_bench_median(ts, ROUNDS), skin_us = mn_bench_median(tk, ROUNDS);
     /* model states at the key times, and writing the animation as a .glb */
-    double state_us = 0, write_ms = 0;
+    double state_us = 0, write_ms = 0, write_keep_ms = 0;
     mn_model* m = mn_gltf_model(&g, &err);
     if (m) {
         double* q = malloc(sizeof(double) * (size_t)m->nq);
@@ -103,6 +105,14 @@ static int bench_file(const char* file, int reps) {
                 tw[r] = (mn_bench_now_ns() - t0) * 1e-6;
             }
             write_ms = mn_bench_median(tw, 5);
+            mn_gltf_write_options o = mn_gltf_write_default();
+            o.keep_attributes = 1;
+            for (int r = 0; r < 5; r++) {
+                double t0 = mn_bench_now_ns();
+                mn_gltf_write_ex(path, m, mo.nframes ? &mo : NULL, &g, &o, &err);
+                tw[r] = (mn_bench_now_ns() - t0) * 1e-6;
+            }
+            write_keep_ms = mn_bench_median(tw, 5);
             remove(path);
         }
         mn_motion_free(&mo);
@@ -113,10 +123,10 @@ static int bench_file(const char* file, int reps) {
     const char* base = strrchr(file, '/');
     printf("file=%s verts=%d tris=%d joints=%d anims=%d load_ms=%.3f sample_us=%.2f skin_us=%.2f "
            "vert_ns=%.2f "
-           "state_us=%.2f joint_samples_s=%.3g write_ms=%.3f\n",
+           "state_us=%.2f joint_samples_s=%.3g write_ms=%.3f write_keep_ms=%.3f\n",
            base ? base + 1 : file, g.nverts, g.ntris, g.njoints, g.nanims, load_ms, sample_us,
            skin_us, g.nverts ? skin_us * 1e3 / g.nverts : 0.0, state_us,
-           state_us > 0 ? g.njoints / (state_us * 1e-6) : 0.0, write_ms);
+           state_us > 0 ? g.njoints / (state_us * 1e-6) : 0.0, write_ms, write_keep_ms);
     (void)sink;
     free(world);
     free(skin);

@@ -60,10 +60,11 @@ typedef struct mn_gltf {
     mn_gltf_anim* anims;
 
     /* Optional vertex attributes, kept for writing back (mn_gltf_write_options.keep_attributes):
-     * NORMAL (nverts x 3) and TEXCOORD_0 (nverts x 2), each NULL unless every primitive
-     * of the skinned mesh has it. Skinning does not read them. */
+     * NORMAL (nverts x 3), TEXCOORD_0 (nverts x 2) and TANGENT (nverts x 4), each NULL
+     * unless every primitive of the skinned mesh has it. Skinning does not read them. */
     double* normal;
     double* uv;
+    double* tangent;
 
     char* name;         /* the skin's name, else the skinned node's, else "skin" */
     double* mesh_world; /* 12: world transform of the skinned mesh node at rest (ignored
@@ -169,8 +170,11 @@ typedef struct mn_gltf_write_options {
      * which maps (x, y, z) to (x, z, -y). Identity keeps the model's axes. */
     mn_quat root_rot;
     /* With a skin: write its vertex normals and texture coordinates (NORMAL, TEXCOORD_0)
-     * when the skin has them (mn_gltf.normal, .uv); 0 writes positions, joints and weights
-     * only. Materials and textures are never written. */
+     * when the skin has them (mn_gltf.normal, .uv), and the materials of its primitives
+     * with the textures, samplers and images they use (images embedded in the .glb, with
+     * their media type; a primitive keeps its own material: primitives with different
+     * materials are written as separate primitives over the same vertices); 0 writes
+     * positions, joints and weights only. docs/gltf.md. */
     int keep_attributes;
     /* The joints' polygon objects (mn_objects_read in meshio.h; Welman 6.1.1's `object`),
      * NULL for none: each joint's object becomes a mesh (POSITION and triangle indices,
@@ -223,6 +227,12 @@ mn_status mn_figure_read_skin(const char* path, mn_model** model, mn_motion* mot
 mn_status mn_figure_read_skin_mem(const void* data, size_t len, const char* name, mn_model** model,
                                   mn_motion* motion, mn_gltf* skin, mn_warnings* warn,
                                   mn_error* err);
+
+/* Bounds of the images a skinned mesh's materials use (read for writing back with
+ * mn_gltf_write_options.keep_attributes): at most MN_GLTF_MAX_IMAGE_BYTES (64 MiB) each and
+ * MN_GLTF_MAX_IMAGES_BYTES (256 MiB) in all; beyond, mn_gltf_read fails naming the image. */
+#define MN_GLTF_MAX_IMAGE_BYTES ((size_t)64 << 20)
+#define MN_GLTF_MAX_IMAGES_BYTES ((size_t)256 << 20)
 
 /* Index of the animation named name, -1 when none. */
 int mn_gltf_find_anim(const mn_gltf* g, const char* name);

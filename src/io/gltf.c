@@ -619,6 +619,53 @@ static int grow(void** p, size_t n, size_t elem) {
     return 1;
 }
 
+/* The optional attributes (glTF 3.7.2.1) of a primitive of np vertices, appended to the
+ * mesh's (g->nverts vertices so far): NORMAL, TEXCOORD_0 and TANGENT, each kept only while
+ * every primitive has it (a warning when one lacks it). f: the attributes' path. */
+static mn_status read_optional(reader* rd, const cJSON* attr, const char* f, int np) {
+    gltf_ctx* c = rd->c;
+    mn_gltf* g = rd->g;
+    const struct {
+        const char* name;
+        int ncomp;
+        unsigned mask;
+        double** dst;
+    } opt[] = {
+        {"NORMAL", 3, GLTF_CT_ANY & ~GLTF_CT(GLTF_UNSIGNED_INT), &g->normal},
+        {"TEXCOORD_0", 2, GLTF_CT_ANY & ~GLTF_CT(GLTF_UNSIGNED_INT), &g->uv},
+        {"TANGENT", 4, GLTF_CT(GLTF_FLOAT), &g->tangent},
+    };
+    int v_first = g->nverts == 0;
+    size_t v0 = (size_t)g->nverts;
+    for (size_t k = 0; k < sizeof opt / sizeof opt[0]; k++) {
+        int a;
+        mn_status s = mn_gltf_json_index(c, attr, opt[k].name, f, 0, INT32_MAX, &a);
+        if (s) return s;
+        double** dst = opt[k].dst;
+        if (a < 0 || (!v_first && !*dst)) {
+            if (*dst || (a >= 0 && !v_first))
+                mn_warn(c->warn, c->name, 0, f,
+                        "%s not in every primitive of the skinned mesh: not kept", opt[k].name);
+            free(*dst);
+            *dst = NULL;
+            continue;
+        }
+        char fa[112];
+        snprintf(fa, sizeof fa, "%s.%s", f, opt[k].name);
+        double* v = NULL;
+        int n = 0, nc = opt[k].ncomp;
+        s = mn_gltf_read_accessor(c, a, fa, nc, opt[k].mask, GLTF_NORM_AS_STORED, &v, &n, NULL);
+        if (!s && n != np)
+            s = mn_gltf_fail(c, MN_ERR_PARSE, fa, "%d elements, POSITION has %d", n, np);
+        if (!s && !grow((void**)dst, (v0 + (size_t)np) * (size_t)nc, sizeof(double)))
+            s = mn_gltf_fail(c, MN_ERR_NOMEM, fa, "out of memory");
+        if (!s) memcpy(*dst + (size_t)nc * v0, v, (size_t)np * (size_t)nc * sizeof(double));
+        free(v);
+        if (s) return s;
+    }
+    return MN_OK;
+}
+
 static mn_status read_primitive(reader* rd, const cJSON* jp, const char* path) {
     gltf_ctx* c = rd->c;
     mn_gltf* g = rd->g;
@@ -645,13 +692,10 @@ static mn_status read_primitive(reader* rd, const cJSON* jp, const char* path) {
     if (!s) s = mn_gltf_json_index(c, attr, "JOINTS_0", f, 1, INT32_MAX, &ja);
     if (!s) s = mn_gltf_json_index(c, attr, "WEIGHTS_0", f, 1, INT32_MAX, &wa);
     if (!s) s = mn_gltf_json_index(c, jp, "indices", path, 0, INT32_MAX, &xa);
-    int na = -1, ua = -1; /* optional: NORMAL, TEXCOORD_0 (3.7.2.1) */
-    if (!s) s = mn_gltf_json_index(c, attr, "NORMAL", f, 0, INT32_MAX, &na);
-    if (!s) s = mn_gltf_json_index(c, attr, "TEXCOORD_0", f, 0, INT32_MAX, &ua);
     if (s) return s;
 
-    double *pos = NULL, *jnt = NULL, *wgt = NULL, *idx = NULL, *nrm = NULL, *uv = NULL;
-    int np, nj, nw, ni = 0, wtype = GLTF_FLOAT, nn = 0, nu = 0;
+    double *pos = NULL, *jnt = NULL, *wgt = NULL, *idx = NULL;
+    int np, nj, nw, ni = 0, wtype = GLTF_FLOAT;
     char fp[112], fj[112], fw[112], fi[112];
     snprintf(fp, sizeof fp, "%s.POSITION", f);
     snprintf(fj, sizeof fj, "%s.JOINTS_0", f);
@@ -676,21 +720,7 @@ static mn_status read_primitive(reader* rd, const cJSON* jp, const char* path) {
     if (!s && (nj != np || nw != np))
         s = mn_gltf_fail(c, MN_ERR_PARSE, nj != np ? fj : fw, "%d elements, POSITION has %d",
                          nj != np ? nj : nw, np);
-    /* the optional attributes are kept only while every primitive has them */
-    int v_first = g->nverts == 0, keep_n = na >= 0 && (v_first || g->normal),
-        keep_u = ua >= 0 && (v_first || g->uv);
-    char fn[112], fu[112];
-    snprintf(fn, sizeof fn, "%s.NORMAL", f);
-    snprintf(fu, sizeof fu, "%s.TEXCOORD_0", f);
-    if (!s && keep_n)
-        s = mn_gltf_read_accessor(c, na, fn, 3, GLTF_CT_ANY & ~GLTF_CT(GLTF_UNSIGNED_INT),
-                                  GLTF_NORM_AS_STORED, &nrm, &nn, NULL);
-    if (!s && keep_u)
-        s = mn_gltf_read_accessor(c, ua, fu, 2, GLTF_CT_ANY & ~GLTF_CT(GLTF_UNSIGNED_INT),
-                                  GLTF_NORM_AS_STORED, &uv, &nu, NULL);
-    if (!s && ((keep_n && nn != np) || (keep_u && nu != np)))
-        s = mn_gltf_fail(c, MN_ERR_PARSE, keep_n && nn != np ? fn : fu,
-                         "%d elements, POSITION has %d", keep_n && nn != np ? nn : nu, np);
+    if (!s) s = read_optional(rd, attr, f, np);
     if (!s && xa < 0) ni = np;
     if (!s && ni % 3 != 0)
         s = mn_gltf_fail(c, MN_ERR_PARSE, xa >= 0 ? fi : fp,
@@ -702,25 +732,9 @@ static mn_status read_primitive(reader* rd, const cJSON* jp, const char* path) {
     if (!s && (!grow((void**)&g->rest_pos, nv * 3, sizeof(double)) ||
                !grow((void**)&g->vjoint, nv * 4, sizeof(int)) ||
                !grow((void**)&g->vweight, nv * 4, sizeof(double)) ||
-               !grow((void**)&g->tris, nt * 3, sizeof(int)) ||
-               (keep_n && !grow((void**)&g->normal, nv * 3, sizeof(double))) ||
-               (keep_u && !grow((void**)&g->uv, nv * 2, sizeof(double)))))
+               !grow((void**)&g->tris, nt * 3, sizeof(int))))
         s = mn_gltf_fail(c, MN_ERR_NOMEM, path, "out of memory");
-    if (!s && ((!keep_n && g->normal) || (!keep_u && g->uv) || (!v_first && na >= 0 && !keep_n) ||
-               (!v_first && ua >= 0 && !keep_u)))
-        mn_warn(c->warn, c->name, 0, f,
-                "NORMAL or TEXCOORD_0 not in every primitive of the skinned mesh: not kept");
-    if (!s && !keep_n) {
-        free(g->normal);
-        g->normal = NULL;
-    }
-    if (!s && !keep_u) {
-        free(g->uv);
-        g->uv = NULL;
-    }
     if (!s) {
-        if (keep_n) memcpy(g->normal + 3 * v0, nrm, (size_t)np * 3 * sizeof(double));
-        if (keep_u) memcpy(g->uv + 2 * v0, uv, (size_t)np * 2 * sizeof(double));
         memcpy(g->rest_pos + 3 * v0, pos, (size_t)np * 3 * sizeof(double));
         memcpy(g->vweight + 4 * v0, wgt, (size_t)np * 4 * sizeof(double));
         for (size_t k = 0; k < (size_t)np * 4; k++)
@@ -744,8 +758,6 @@ static mn_status read_primitive(reader* rd, const cJSON* jp, const char* path) {
     free(jnt);
     free(wgt);
     free(idx);
-    free(nrm);
-    free(uv);
     return s;
 }
 
@@ -764,11 +776,21 @@ static mn_status read_mesh(reader* rd, int mesh) {
         snprintf(f, sizeof f, "%s.primitives", path);
         return mn_gltf_fail(c, MN_ERR_PARSE, f, "missing or empty");
     }
-    for (int i = 0; i < np && !s; i++) {
+    int* prim_tri = malloc(sizeof(int) * ((size_t)np + 1));
+    if (!prim_tri) return mn_gltf_fail(c, MN_ERR_NOMEM, path, "out of memory");
+    const cJSON* jp = prims->child;
+    for (int i = 0; i < np && !s; i++, jp = jp->next) {
         char pp[64];
         snprintf(pp, sizeof pp, "%s.primitives[%d]", path, i);
-        s = read_primitive(rd, cJSON_GetArrayItem(prims, i), pp);
+        prim_tri[i] = rd->g->ntris;
+        s = read_primitive(rd, jp, pp);
     }
+    prim_tri[np] = rd->g->ntris;
+    /* the look (materials and what they use), for writing back with keep_attributes */
+    if (!s)
+        s = mn_gltf_read_look(c, mesh, prims, np, prim_tri, rd->g->uv != NULL,
+                              &((gltf_priv*)rd->g->priv)->look);
+    free(prim_tri);
     return s;
 }
 
@@ -950,6 +972,7 @@ void mn_gltf_free(mn_gltf* g) {
     free(g->vweight);
     free(g->normal);
     free(g->uv);
+    free(g->tangent);
     for (int j = 0; j < g->njoints && g->joint_name; j++)
         free(g->joint_name[j]);
     free(g->joint_name);
@@ -982,6 +1005,7 @@ void mn_gltf_free(mn_gltf* g) {
         free(p->path);
         free(p->jtrans);
         free(p->morder);
+        mn_gltf_look_free(p->look);
         free(p);
     }
     memset(g, 0, sizeof *g);

@@ -514,6 +514,11 @@ static mn_status get_view(gltf_ctx* c, int v, const unsigned char** data, size_t
     return MN_OK;
 }
 
+mn_status mn_gltf_view_bytes(gltf_ctx* c, int v, const unsigned char** data, size_t* len) {
+    size_t stride;
+    return get_view(c, v, data, len, &stride);
+}
+
 /* ---- accessors ----------------------------------------------------------------------- */
 
 static int type_ncomp(const char* t) {

@@ -5,6 +5,8 @@
  *                every componentType, normalisation), each checked against its buffer.
  * gltf.c         the document: nodes, the skin, the skinned mesh, animations -> mn_gltf.
  * gltf_pose.c    sampling animations, skinning matrices and vertices, the marionette model.
+ * gltf_material.c the skinned mesh's materials, textures, samplers and images, kept for
+ *                writing back (mn_gltf_write_options.keep_attributes).
  *
  * Section numbers "glTF 3.x" refer to the glTF 2.0 specification (Khronos, 2021). */
 #ifndef MN_GLTF_INTERNAL_H
@@ -94,6 +96,10 @@ mn_status mn_gltf_read_accessor(gltf_ctx* c, int index, const char* field, int n
                                 unsigned ct_mask, gltf_norm norm, double** out, int* count,
                                 int* ctype);
 
+/* The bytes of bufferView v (referenced from field, for messages), checked against its
+ * buffer as an accessor's view is. */
+mn_status mn_gltf_view_bytes(gltf_ctx* c, int v, const unsigned char** data, size_t* len);
+
 /* JSON helpers: each names `path` + key in its error. An absent optional index gives -1,
  * an absent optional size gives def. */
 mn_status mn_gltf_json_index(gltf_ctx* c, const cJSON* obj, const char* key, const char* path,
@@ -122,6 +128,35 @@ typedef struct gltf_rest {
     double m[12]; /* 3x4 row-major local transform at rest */
 } gltf_rest;
 
+/* An image kept for writing back: its bytes (PNG or JPEG) and media type. */
+typedef struct gltf_image {
+    unsigned char* data;
+    size_t len;
+    const char* mime; /* "image/png" or "image/jpeg" (static) */
+} gltf_image;
+
+/* The look of the skinned mesh (glTF 3.8 textures, samplers, images; 3.9 materials): what
+ * mn_gltf_write writes back with keep_attributes. Materials, textures and samplers are
+ * JSON array texts ("[...]", NULL when empty) whose indices point into the kept arrays:
+ * a material's texture slots into textures, a texture's source into images and its
+ * sampler into samplers. */
+typedef struct gltf_look {
+    int nprims;
+    int* prim_tri; /* nprims + 1: the first triangle of each primitive, then ntris */
+    int* prim_mat; /* nprims: the kept material of each primitive, -1 for none */
+    char *materials, *textures, *samplers;
+    int nimages;
+    gltf_image* images;
+} gltf_look;
+
+/* Reads the materials of the skinned mesh's primitives (meshes[mesh].primitives: prims, np
+ * items; prim_tri as in gltf_look) and what they use. *out is NULL when no primitive has a
+ * material. Texture slots are kept only when has_uv (the mesh keeps TEXCOORD_0) and their
+ * texCoord is 0. */
+mn_status mn_gltf_read_look(gltf_ctx* c, int mesh, const cJSON* prims, int np, const int* prim_tri,
+                            int has_uv, gltf_look** out);
+void mn_gltf_look_free(gltf_look* l);
+
 /* Skeleton nodes are the skin's joints (snode j = joint j) followed by every other node on
  * the way from a joint up to its nearest joint ancestor or to the scene root. */
 typedef struct gltf_priv {
@@ -136,6 +171,7 @@ typedef struct gltf_priv {
                               channel on a node between it and its parent joint; an
                               animated scale above it): a FREE joint in the model */
     int* morder;           /* njoints: the glTF joint of each model joint (mn_gltf_model) */
+    gltf_look* look;       /* the skinned mesh's materials, NULL when it has none */
 } gltf_priv;
 
 enum { GLTF_PATH_T = 0, GLTF_PATH_R = 1, GLTF_PATH_S = 2 };

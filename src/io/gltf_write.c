@@ -26,6 +26,7 @@
  * Every binary piece starts at a multiple of 4 bytes (all components here are 4 bytes, or
  * 2 x 4 for JOINTS_0), and the chunks are padded to 4 (JSON with spaces, BIN with zeros).
  * The host is assumed little-endian, as glTF's binary data is. */
+#include "io/gltf_internal.h"
 #include "io/io_internal.h"
 
 #include <marionette/gltf.h>
@@ -107,25 +108,31 @@ static void put_string(mn_strbuf* js, const char* s) {
 typedef struct wctx {
     bin b;
     mn_strbuf views, acc;
-    int nacc;
+    int nacc, nviews;
 } wctx;
 
-/* Appends n bytes as one bufferView (4-aligned) and one accessor over it; returns the
- * accessor index. target: 0, or 34962/34963 for vertex / index data. */
-static int add_accessor(wctx* w, const void* data, size_t bytes, int ctype, int count,
-                        const char* type, int target, const double* lo, const double* hi,
-                        int ncomp) {
+/* Appends n bytes as one bufferView (4-aligned); returns its index. target: 0, or
+ * 34962/34963 for vertex / index data. */
+static int add_view(wctx* w, const void* data, size_t bytes, int target) {
     static const unsigned char zero[4] = {0, 0, 0, 0};
     if (w->b.len % 4) bin_put(&w->b, zero, 4 - w->b.len % 4);
     size_t off = w->b.len;
     bin_put(&w->b, data, bytes);
     mn_strbuf_printf(&w->views, "%s{\"buffer\":0,\"byteOffset\":%zu,\"byteLength\":%zu",
-                     w->nacc ? "," : "", off, bytes);
+                     w->nviews ? "," : "", off, bytes);
     if (target) mn_strbuf_printf(&w->views, ",\"target\":%d", target);
     mn_strbuf_printf(&w->views, "}");
+    return w->nviews++;
+}
+
+/* Appends n bytes as one bufferView and one accessor over it; returns the accessor index. */
+static int add_accessor(wctx* w, const void* data, size_t bytes, int ctype, int count,
+                        const char* type, int target, const double* lo, const double* hi,
+                        int ncomp) {
+    int view = add_view(w, data, bytes, target);
     mn_strbuf_printf(&w->acc,
                      "%s{\"bufferView\":%d,\"componentType\":%d,\"count\":%d,\"type\":\"%s\"",
-                     w->nacc ? "," : "", w->nacc, ctype, count, type);
+                     w->nacc ? "," : "", view, ctype, count, type);
     if (lo) put_min_max(&w->acc, lo, hi, ncomp);
     mn_strbuf_printf(&w->acc, "}");
     return w->nacc++;
@@ -166,6 +173,61 @@ static void aff_mul(const double* a, const double* b, double* c) {
     }
 }
 
+/* The kept vertex attributes of the skin: NORMAL and TANGENT made unit length again in
+ * single precision (TANGENT's w the handedness, +1 or -1), TEXCOORD_0 as it is (3.7.2.1);
+ * the accessors go to *anrm, *auv, *atan (left -1 when absent). 0 when out of memory. */
+static int add_attributes(wctx* w, const mn_gltf* g, int* anrm, int* auv, int* atan) {
+    if (g->normal || g->uv || g->tangent) {
+        size_t nv = (size_t)g->nverts;
+        float* f = malloc(sizeof(float) * 4 * (nv ? nv : 1));
+        if (!f) return 0;
+        if (g->normal) {
+            for (size_t v = 0; v < nv; v++) {
+                const double* n = g->normal + 3 * v;
+                double l = sqrt(n[0] * n[0] + n[1] * n[1] + n[2] * n[2]);
+                for (int k = 0; k < 3; k++)
+                    f[3 * v + k] = l > 0 ? (float)(n[k] / l) : k == 1 ? 1.0f : 0.0f;
+            }
+            *anrm = add_accessor(w, f, sizeof(float) * 3 * nv, 5126, g->nverts, "VEC3", 34962, NULL,
+                                 NULL, 0);
+        }
+        if (g->uv) {
+            for (size_t k = 0; k < 2 * nv; k++)
+                f[k] = (float)g->uv[k];
+            *auv = add_accessor(w, f, sizeof(float) * 2 * nv, 5126, g->nverts, "VEC2", 34962, NULL,
+                                NULL, 0);
+        }
+        if (g->tangent) { /* unit xyz, w the handedness: +1 or -1 (3.7.2.1) */
+            for (size_t v = 0; v < nv; v++) {
+                const double* t = g->tangent + 4 * v;
+                double l = sqrt(t[0] * t[0] + t[1] * t[1] + t[2] * t[2]);
+                for (int k = 0; k < 3; k++)
+                    f[4 * v + k] = l > 0 ? (float)(t[k] / l) : k == 0 ? 1.0f : 0.0f;
+                f[4 * v + 3] = t[3] < 0 ? -1.0f : 1.0f;
+            }
+            *atan = add_accessor(w, f, sizeof(float) * 4 * nv, 5126, g->nverts, "VEC4", 34962, NULL,
+                                 NULL, 0);
+        }
+        free(f);
+    }
+    return 1;
+}
+
+/* The kept look (gltf_look): materials, textures and samplers as read, images as
+ * bufferViews of the binary chunk with their media type. Textures are dropped when the
+ * mesh writes no TEXCOORD_0 (the reader kept none then). */
+static void add_look(wctx* w, const gltf_look* l, mn_strbuf* js) {
+    if (l->materials) mn_strbuf_printf(js, ",\"materials\":%s", l->materials);
+    if (l->textures) mn_strbuf_printf(js, ",\"textures\":%s", l->textures);
+    if (l->samplers) mn_strbuf_printf(js, ",\"samplers\":%s", l->samplers);
+    for (int k = 0; k < l->nimages; k++) {
+        int v = add_view(w, l->images[k].data, l->images[k].len, 0);
+        mn_strbuf_printf(js, "%s{\"bufferView\":%d,\"mimeType\":\"%s\"}", k ? "," : ",\"images\":[",
+                         v, l->images[k].mime);
+    }
+    if (l->nimages) mn_strbuf_printf(js, "]");
+}
+
 /* The skinned mesh and the skin: adds accessors and writes the mesh and skin JSON into
  * mesh_js; rest: FK frames at q0. */
 static mn_status add_skin(wctx* w, const mn_gltf* g, const mn_model* m, const mn_xform* rest,
@@ -179,6 +241,7 @@ static mn_status add_skin(wctx* w, const mn_gltf* g, const mn_model* m, const mn
     float* wgt = to_floats(g->vweight, (size_t)g->nverts * 4);
     uint16_t* jnt = malloc(sizeof(uint16_t) * 4 * (size_t)(g->nverts ? g->nverts : 1));
     uint32_t* idx = malloc(sizeof(uint32_t) * 3 * (size_t)(g->ntris ? g->ntris : 1));
+    int* run = NULL; /* per primitive written: index accessor, end triangle, material */
     mn_status s = MN_OK;
     if (!node || !gw || !ibm || !pos || !wgt || !jnt || !idx) {
         s = mn_error_set(err, MN_ERR_NOMEM, path, 0, "", "out of memory");
@@ -220,44 +283,58 @@ static mn_status add_skin(wctx* w, const mn_gltf* g, const mn_model* m, const mn
                             "VEC4", 34962, NULL, NULL, 0);
     int awgt = add_accessor(w, wgt, sizeof(float) * 4 * (size_t)g->nverts, 5126, g->nverts, "VEC4",
                             34962, NULL, NULL, 0);
-    int aidx = add_accessor(w, idx, sizeof(uint32_t) * 3 * (size_t)g->ntris, 5125, 3 * g->ntris,
-                            "SCALAR", 34963, NULL, NULL, 0);
+    /* primitives: one, or with the kept materials one per run of source primitives with
+     * the same material, each its own index accessor over the shared vertices */
+    const gltf_priv* gp = g->priv;
+    const gltf_look* look = keep_attributes && gp ? gp->look : NULL;
+    if (look && look->prim_tri[look->nprims] != g->ntris) look = NULL; /* not this mesh's */
+    int nrun = 0;
+    run = malloc(sizeof(int) * 3 * (size_t)(look ? look->nprims + 1 : 1));
+    if (!run) {
+        s = mn_error_set(err, MN_ERR_NOMEM, path, 0, "", "out of memory");
+        goto done;
+    }
+    for (int p = 0; look && p < look->nprims; p++) {
+        int t0 = look->prim_tri[p], t1 = look->prim_tri[p + 1], mat = look->prim_mat[p];
+        if (t1 <= t0) continue;
+        if (nrun > 0 && run[3 * (nrun - 1) + 2] == mat && run[3 * (nrun - 1) + 1] == t0) {
+            run[3 * (nrun - 1) + 1] = t1;
+            continue;
+        }
+        run[3 * nrun] = t0, run[3 * nrun + 1] = t1, run[3 * nrun + 2] = mat;
+        nrun++;
+    }
+    if (nrun <= 1) { /* one primitive over every triangle */
+        run[0] = 0, run[1] = g->ntris, run[2] = nrun ? run[2] : -1;
+        nrun = 1;
+    }
+    for (int r = 0; r < nrun; r++) {
+        int nt = run[3 * r + 1] - run[3 * r];
+        int a = add_accessor(w, idx + 3 * (size_t)run[3 * r], sizeof(uint32_t) * 3 * (size_t)nt,
+                             5125, 3 * nt, "SCALAR", 34963, NULL, NULL, 0);
+        run[3 * r] = a; /* the run's index accessor from here on */
+    }
     int aibm =
         add_accessor(w, ibm, sizeof(float) * 16 * (size_t)nj, 5126, nj, "MAT4", 0, NULL, NULL, 0);
-    /* the kept attributes: normals made unit length again in single precision (3.7.2.1) */
-    int anrm = -1, auv = -1;
-    if (keep_attributes && (g->normal || g->uv)) {
-        size_t nv = (size_t)g->nverts;
-        float* f = malloc(sizeof(float) * 3 * (nv ? nv : 1));
-        if (!f) {
-            s = mn_error_set(err, MN_ERR_NOMEM, path, 0, "", "out of memory");
-            goto done;
-        }
-        if (g->normal) {
-            for (size_t v = 0; v < nv; v++) {
-                const double* n = g->normal + 3 * v;
-                double l = sqrt(n[0] * n[0] + n[1] * n[1] + n[2] * n[2]);
-                for (int k = 0; k < 3; k++)
-                    f[3 * v + k] = l > 0 ? (float)(n[k] / l) : k == 1 ? 1.0f : 0.0f;
-            }
-            anrm = add_accessor(w, f, sizeof(float) * 3 * nv, 5126, g->nverts, "VEC3", 34962, NULL,
-                                NULL, 0);
-        }
-        if (g->uv) {
-            for (size_t k = 0; k < 2 * nv; k++)
-                f[k] = (float)g->uv[k];
-            auv = add_accessor(w, f, sizeof(float) * 2 * nv, 5126, g->nverts, "VEC2", 34962, NULL,
-                               NULL, 0);
-        }
-        free(f);
+    /* the kept attributes (accessor -1 for one not written) */
+    int anrm = -1, auv = -1, atan = -1;
+    if (keep_attributes && !add_attributes(w, g, &anrm, &auv, &atan)) {
+        s = mn_error_set(err, MN_ERR_NOMEM, path, 0, "", "out of memory");
+        goto done;
     }
-    mn_strbuf_printf(mesh_js,
-                     ",\"meshes\":[{\"name\":\"mesh\",\"primitives\":[{\"attributes\":{"
-                     "\"POSITION\":%d,\"JOINTS_0\":%d,\"WEIGHTS_0\":%d",
-                     apos, ajnt, awgt);
-    if (anrm >= 0) mn_strbuf_printf(mesh_js, ",\"NORMAL\":%d", anrm);
-    if (auv >= 0) mn_strbuf_printf(mesh_js, ",\"TEXCOORD_0\":%d", auv);
-    mn_strbuf_printf(mesh_js, "},\"indices\":%d,\"mode\":4}]}],\"skins\":[{", aidx);
+    mn_strbuf_printf(mesh_js, ",\"meshes\":[{\"name\":\"mesh\",\"primitives\":[");
+    for (int r = 0; r < nrun; r++) {
+        mn_strbuf_printf(mesh_js,
+                         "%s{\"attributes\":{\"POSITION\":%d,\"JOINTS_0\":%d,\"WEIGHTS_0\":%d",
+                         r ? "," : "", apos, ajnt, awgt);
+        if (anrm >= 0) mn_strbuf_printf(mesh_js, ",\"NORMAL\":%d", anrm);
+        if (auv >= 0) mn_strbuf_printf(mesh_js, ",\"TEXCOORD_0\":%d", auv);
+        if (atan >= 0) mn_strbuf_printf(mesh_js, ",\"TANGENT\":%d", atan);
+        mn_strbuf_printf(mesh_js, "},\"indices\":%d", run[3 * r]);
+        if (run[3 * r + 2] >= 0) mn_strbuf_printf(mesh_js, ",\"material\":%d", run[3 * r + 2]);
+        mn_strbuf_printf(mesh_js, ",\"mode\":4}");
+    }
+    mn_strbuf_printf(mesh_js, "]}],\"skins\":[{");
     /* the skin keeps the source's name, so the figure read back is named as before */
     if (g->name && g->name[0]) {
         mn_strbuf_append(mesh_js, "\"name\":", 7);
@@ -268,7 +345,9 @@ static mn_status add_skin(wctx* w, const mn_gltf* g, const mn_model* m, const mn
     for (int j = 0; j < nj; j++)
         mn_strbuf_printf(mesh_js, "%s%d", j ? "," : "", node[j]);
     mn_strbuf_printf(mesh_js, "]}]");
+    if (look) add_look(w, look, mesh_js);
 done:
+    free(run);
     free(node);
     free(gw);
     free(ibm);
@@ -564,7 +643,7 @@ mn_status mn_gltf_write_ex(const char* path, const mn_model* m, const mn_motion*
         mn_strbuf_append(&js, samps.data, samps.len);
         mn_strbuf_printf(&js, "]}]");
     }
-    if (w.nacc > 0) {
+    if (w.nviews > 0) {
         mn_strbuf_printf(&js, ",\"buffers\":[{\"byteLength\":%zu}],\"bufferViews\":[", w.b.len);
         mn_strbuf_append(&js, w.views.data, w.views.len);
         mn_strbuf_printf(&js, "],\"accessors\":[");

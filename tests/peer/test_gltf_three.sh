@@ -38,12 +38,15 @@ printf 'v 0 0 0\nv 0.5 0 0\nv 0 0.5 0\nf 1 2 3\n' > "$tmp/tri.obj"
 node "$here/js/check_glb.mjs" "$cli" "$tmp/arm.glb" 0 0 "$tmp/arm.skel" -- 0
 "$cli" convert "$data/skinned/Fox.glb" "$tmp/fox.glb" --anim Walk 2> /dev/null
 node "$here/js/check_glb.mjs" "$cli" "$tmp/fox.glb" 18 1 "$data/skinned/Fox.glb" --anim Walk -- 0 5 9 17
-# CesiumMan with its normals and texture coordinates kept (--keep-attributes), and without
+# CesiumMan and the Fox with their normals, texture coordinates and material (its base colour
+# texture the source's image) kept (--keep-attributes), and without
 cesium="$data/skinned/CesiumMan.glb"
 "$cli" convert "$cesium" "$tmp/cesium_attrs.glb" --keep-attributes 2> /dev/null
-node "$here/js/check_glb.mjs" --attributes normal,uv "$cli" "$tmp/cesium_attrs.glb" 49 1 "$cesium" -- 0 24 48
+node "$here/js/check_glb.mjs" --attributes normal,uv --map "$cesium" "$cli" "$tmp/cesium_attrs.glb" 49 1 "$cesium" -- 0 24 48
 "$cli" convert "$cesium" "$tmp/cesium.glb" 2> /dev/null
-node "$here/js/check_glb.mjs" --attributes , "$cli" "$tmp/cesium.glb" 49 1 "$cesium" -- 0 24 48
+node "$here/js/check_glb.mjs" --attributes , --map none "$cli" "$tmp/cesium.glb" 49 1 "$cesium" -- 0 24 48
+"$cli" convert "$data/skinned/Fox.glb" "$tmp/fox_attrs.glb" --anim Walk --keep-attributes 2> /dev/null
+node "$here/js/check_glb.mjs" --attributes uv --map "$data/skinned/Fox.glb" "$cli" "$tmp/fox_attrs.glb" 18 1 "$data/skinned/Fox.glb" --anim Walk -- 0 9 17
 # the CMU walk retargeted onto CesiumMan: skinned, every joint where the command's BVH has it
 cesium="$data/skinned/CesiumMan.glb"
 "$cli" retarget "$walk" --to "$cesium" --out "$tmp/walk_cesium.glb" > /dev/null 2>&1

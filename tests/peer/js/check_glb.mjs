@@ -8,7 +8,10 @@
 // --ref-z-up: SRC is +Z up and the file +Y up, (x, y, z) in SRC is (x, z, -y) in the file;
 // --height LO:HI: the figure at the first frame is between LO and HI tall along +Y, and
 // +Y is its largest extent (it stands up in three.js); --attributes normal,uv: the skinned
-// mesh's geometry has those attributes (and no others of those names without it).
+// mesh's geometry has those attributes (and no others of those names without it);
+// --map SRC.glb: the skinned mesh's material has a map (base colour texture) whose image has
+// the same bytes as the one three.js loads for SRC.glb's skinned mesh; --map none: no map.
+// Node has no image decoder: createImageBitmap hands three.js the image's bytes instead.
 // usage: node check_glb.mjs [OPTIONS] MARIONETTE FILE.glb NFRAMES SKINNED SRC [ARGS...] -- FRAME...
 import * as THREE from 'three';
 import { GLTFLoader } from 'three/examples/jsm/loaders/GLTFLoader.js';
@@ -16,13 +19,17 @@ import validator from 'gltf-validator';
 import { execFileSync } from 'child_process';
 import fs from 'fs';
 
+globalThis.self = globalThis;
+globalThis.createImageBitmap = async (blob) => ({ width: 1, height: 1, bytes: Buffer.from(await blob.arrayBuffer()), close() {} });
+
 const argv = process.argv.slice(2);
-let refScale = 1, refZUp = false, height = null, attributes = null;
+let refScale = 1, refZUp = false, height = null, attributes = null, mapOf = null;
 for (;;) {
   if (argv[0] === '--ref-scale') refScale = Number(argv.splice(0, 2)[1]);
   else if (argv[0] === '--ref-z-up') refZUp = Boolean(argv.shift());
   else if (argv[0] === '--height') height = argv.splice(0, 2)[1].split(':').map(Number);
   else if (argv[0] === '--attributes') attributes = argv.splice(0, 2)[1].split(',');
+  else if (argv[0] === '--map') mapOf = argv.splice(0, 2)[1];
   else break;
 }
 const sep = argv.indexOf('--');
@@ -40,6 +47,25 @@ if (report.issues.numErrors || report.issues.numWarnings) failed++;
 const ab = bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength);
 const gltf = await new GLTFLoader().parseAsync(ab, '');
 const clip = gltf.animations[0];
+// the image bytes of the first skinned mesh's base colour map (null: none)
+async function mapBytes(g) {
+  let found = null;
+  g.scene.traverse((o) => {
+    if (o.isSkinnedMesh && found === null) found = o.material.map ? o.material.map.image.bytes : undefined;
+  });
+  return found || null;
+}
+if (mapOf) {
+  const got = await mapBytes(gltf);
+  let want = null;
+  if (mapOf !== 'none') {
+    const sb = fs.readFileSync(mapOf);
+    want = await mapBytes(await new GLTFLoader().parseAsync(sb.buffer.slice(sb.byteOffset, sb.byteOffset + sb.byteLength), ''));
+  }
+  const same = got === want || (got && want && Buffer.compare(got, want) === 0);
+  console.log(`${file}: material map ${got ? `${got.length} bytes` : 'none'}${mapOf !== 'none' ? `, ${mapOf.split('/').pop()}'s ${want ? `${want.length} bytes` : 'none'}: ${same ? 'the same' : 'DIFFERENT'}` : ''}`);
+  if (!same || (mapOf !== 'none' && !got)) failed++;
+}
 let skinned = 0;
 gltf.scene.traverse((o) => {
   if (!o.isSkinnedMesh) return;
