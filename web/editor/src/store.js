@@ -5,6 +5,7 @@
 // (If-Match), so a second tab editing the same project gets a conflict, never an overwrite.
 import { poseToQ, qToPose, newSequenceDoc, scaleFigureDoc, estimateMasses } from './docmodel.js';
 import { addLayers } from './anim/layers.js';
+import { client, unquote } from './server.js';
 
 const UNDO_LIMIT = 200;
 
@@ -12,7 +13,7 @@ export class Store {
   /** m: the Marionette module (load()); fetchFn: fetch, replaceable for tests. */
   constructor(m, fetchFn = globalThis.fetch.bind(globalThis)) {
     this.m = m;
-    this._fetch = fetchFn;
+    this.server = client(fetchFn); // every /api call (server.js)
     this.figure = null; // the wasm Figure being posed
     this.figureDoc = null; // the figure document of /api/figure
     this.doc = null; // the sequence document (docs/sequence.md), plain JSON
@@ -56,20 +57,13 @@ export class Store {
   }
 
   // ---- loading ----
-  async _json(url, options) {
-    const r = await this._fetch(url, options);
-    const text = await r.text();
-    let body = null;
-    try {
-      body = text ? JSON.parse(text) : null;
-    } catch {
-      body = null;
-    }
-    return { ok: r.ok, status: r.status, body, text, etag: r.headers.get('ETag') };
+  /** The server's answer to an /api address (server.js), for the page's console and tests. */
+  _json(url, options) {
+    return this.server.call(url, options);
   }
 
   async _readFile(path) {
-    const r = await this._json(`/api/file?path=${encodeURIComponent(path)}`);
+    const r = await this.server.file(path);
     if (r.status === 404) return null;
     if (!r.ok) throw new Error(`${path}: ${r.body?.error ?? `HTTP ${r.status}`}`);
     if (r.body === null) throw new Error(`${path}: not JSON`);
@@ -79,7 +73,7 @@ export class Store {
 
   /** Reads the project, its settings, sequence and figure. */
   async open() {
-    const p = await this._json('/api/project');
+    const p = await this.server.project();
     if (!p.ok) throw new Error(`/api/project: ${p.body?.error ?? `HTTP ${p.status}`}`);
     this.project = p.body;
     this.settings = (await this._readFile('editor.json')) ?? {};
@@ -116,7 +110,7 @@ export class Store {
   }
 
   async _loadFigure(path) {
-    const r = await this._json(`/api/figure?path=${encodeURIComponent(path)}`);
+    const r = await this.server.figure(path);
     if (r.ok && r.body) {
       this.figureDoc = scaleFigureDoc(r.body, this.doc?.scale ?? 1);
       // masses for a figure without them (its centre of mass: balance and its overlay)
@@ -359,10 +353,8 @@ export class Store {
       return Promise.resolve();
     }
     const version = this._versions.get(path) ?? '';
-    const headers = { 'Content-Type': 'application/json' };
-    if (version) headers['If-Match'] = `"${version}"`;
-    else headers['If-None-Match'] = '*';
-    const run = this._json(`/api/file?path=${encodeURIComponent(path)}`, { method: 'PUT', headers, body })
+    const run = this.server
+      .putFile(path, body, version)
       .then((r) => {
         if (r.ok) {
           this._versions.set(path, r.body.version);
@@ -434,15 +426,11 @@ export class Store {
   /** After a conflict: writes ours over theirs (explicit, never silent). */
   async overwrite() {
     for (const path of [this.sequencePath, 'editor.json']) {
-      const r = await this._fetch(`/api/file?path=${encodeURIComponent(path)}`, { method: 'GET' });
-      if (r.ok) this._versions.set(path, unquote(r.headers.get('ETag')));
+      const r = await this.server.file(path);
+      if (r.ok) this._versions.set(path, unquote(r.etag));
       this._dirty.add(path);
     }
     this.saveStatus = 'unsaved';
     return this.save();
   }
-}
-
-function unquote(etag) {
-  return etag ? etag.replace(/^W\//, '').replace(/^"|"$/g, '') : '';
 }

@@ -4,17 +4,7 @@
 // opened as a new sequence document of that figure.
 import { h } from './dom.js';
 import { newSequenceDoc, guessUnits, restHeight, qToPose } from '../docmodel.js';
-
-async function answer(r, what) {
-  let body = null;
-  try {
-    body = await r.json();
-  } catch {
-    body = null;
-  }
-  if (!r.ok) throw new Error(`${what}: ${body?.error ?? `HTTP ${r.status}`}`);
-  return body;
-}
+import { expect, downloadUrl } from '../server.js';
 
 /** Saves, exports the sequence (format 'bvh' or 'glb'), downloads it; resolves to its path. */
 export async function exportSequence(anim, format) {
@@ -22,10 +12,9 @@ export async function exportSequence(anim, format) {
   anim.status(`Exporting ${format === 'bvh' ? 'BVH' : 'glTF'}\u2026`);
   const saved = await s.save();
   if (saved !== 'saved') throw new Error(`export: the sequence is not saved (${s.saveError || saved})`);
-  const r = await fetch(`/api/export?sequence=${encodeURIComponent(s.sequencePath)}&format=${format}`, { method: 'POST' });
-  const { path } = await answer(r, 'export');
+  const { path } = expect(await s.server.exportSequence(s.sequencePath, format), 'export');
   const a = document.createElement('a');
-  a.href = `/api/file?path=${encodeURIComponent(path)}&download=1`;
+  a.href = downloadUrl(path);
   a.download = path.split('/').pop();
   document.body.append(a);
   a.click();
@@ -97,9 +86,7 @@ export async function openFigureFile(anim, file, options = {}) {
   const s = anim.store;
   if (!FIGURE.test(file.name)) throw new Error(`${file.name}: not a figure file (.bvh, .skel, .urdf, .gltf, .glb)`);
   anim.status(`Opening ${file.name}\u2026`);
-  const up = await answer(await fetch(`/api/upload?name=${encodeURIComponent(file.name)}`, {
-    method: 'POST', body: await file.arrayBuffer(), headers: { 'Content-Type': 'application/octet-stream' },
-  }), file.name);
+  const up = expect(await s.server.upload(file.name, await file.arrayBuffer()), file.name);
   const stem = up.path.replace(/\.[^./]+$/, '');
   let path = `${stem}.sequence.json`;
   const doc = newSequenceDoc(up.path);
@@ -147,12 +134,9 @@ export async function openFigureFile(anim, file, options = {}) {
     }
   }
   for (let n = 2; ; n++) {
-    const r = await fetch(`/api/file?path=${encodeURIComponent(path)}`, {
-      method: 'PUT', headers: { 'If-None-Match': '*', 'Content-Type': 'application/json' },
-      body: JSON.stringify(doc, null, 1) + '\n',
-    });
+    const r = await s.server.putFile(path, JSON.stringify(doc, null, 1) + '\n', '');
     if (r.ok) break;
-    if ((r.status !== 409 && r.status !== 412) || n > 50) await answer(r, path);
+    if ((r.status !== 409 && r.status !== 412) || n > 50) expect(r, path);
     path = `${stem}-${n}.sequence.json`;
   }
   anim.scaleNotice = notice;

@@ -25,8 +25,7 @@ export class Flipbook {
     panel.append(list);
     let files = [];
     try {
-      const r = await fetch('/api/project');
-      files = (await r.json()).files.filter((f) => f.kind === 'sequence').map((f) => f.path);
+      files = (await this.store.server.project()).body.files.filter((f) => f.kind === 'sequence').map((f) => f.path);
     } catch (e) {
       list.replaceChildren(h('div', { class: 'flip-empty' }, `Cannot read the project: ${e.message}`));
       return;
@@ -65,15 +64,15 @@ export class Flipbook {
   /** A flipbook of a sequence document: its key poses as 2-D bone segments (front view). */
   async book(path) {
     const doc = path === this.store.sequencePath ? this.store.doc
-      : await (await fetch(`/api/file?path=${encodeURIComponent(path)}`)).json();
+      : (await this.store.server.file(path)).body;
     const figPath = doc.figure === 'stickman' ? 'stickman' : dirOf(path) + doc.figure;
     const m = this.store.m;
     let fig;
     if (figPath === 'stickman') fig = m.stickman();
     else {
-      const r = await fetch(`/api/figure?path=${encodeURIComponent(figPath)}`);
+      const r = await this.store.server.figure(figPath);
       if (!r.ok) throw new Error(`${figPath}: HTTP ${r.status}`);
-      fig = m.figureFromDocument(await r.json());
+      fig = m.figureFromDocument(r.body);
     }
     try {
       const keys = [...doc.keys].sort((a, b) => a.frame - b.frame);
