@@ -13,20 +13,67 @@ import { installAnimation } from './anim/index.js';
 // out of the address bar, its history and what a screenshot or a shared link would show.
 if (new URLSearchParams(location.search).has('token')) history.replaceState(null, '', location.pathname);
 
-function installMouse(store, viewport, poser, panels) {
-  const el = viewport.container;
-  let nav = null, press = null, box = null, turn = null;
-  // the selection box (Ctrl+drag on empty space), in page pixels
+// the selection box (Ctrl+drag on empty space), in page pixels: draw(box) shows it, null hides
+function selectBox() {
   const boxEl = document.createElement('div');
   boxEl.id = 'select-box';
   boxEl.hidden = true;
   document.body.append(boxEl);
-  const drawBox = () => {
+  return (box) => {
     boxEl.hidden = !box;
     if (!box) return;
     Object.assign(boxEl.style, { left: `${Math.min(box.x0, box.x1)}px`, top: `${Math.min(box.y0, box.y1)}px`,
       width: `${Math.abs(box.x1 - box.x0)}px`, height: `${Math.abs(box.y1 - box.y0)}px` });
   };
+}
+
+// the picker: the joints at one place (a CMU skeleton's Hips, LHipJoint, RHipJoint and
+// LowerBack), parent first; choosing one selects it
+function jointPicker(store) {
+  const picker = document.createElement('div');
+  picker.id = 'pick-menu';
+  picker.className = 'menu';
+  picker.hidden = true;
+  document.body.append(picker);
+  function hide() { picker.hidden = true; }
+  function show(x, y, joints) {
+    picker.replaceChildren(...joints.map((j) => {
+      const b = document.createElement('button');
+      b.textContent = store.figure.jointNames[j];
+      b.dataset.joint = store.figure.jointNames[j];
+      b.classList.toggle('selected', j === store.ui.selection.joint);
+      b.addEventListener('click', (e) => { e.stopPropagation(); store.select(j); hide(); });
+      return b;
+    }));
+    picker.style.left = `${x + 8}px`;
+    picker.style.top = `${y + 8}px`;
+    picker.hidden = false;
+  }
+  return { show, hide };
+}
+
+// the wheel: zooms the view under the mouse; during a drag in perspective it pushes and pulls
+// the goal along the view ray (Welman 6.2)
+function installWheel(viewport, poser) {
+  viewport.container.addEventListener('wheel', (e) => {
+    e.preventDefault();
+    const s = poser.session;
+    if (poser.lockEdit?.view) return;
+    if (s) {
+      if (s.view === 'perspective') poser.move(null, (e.deltaY > 0 ? 1 : -1) * viewport.size * 0.03);
+      return;
+    }
+    const v = viewport.viewAt(e.clientX, e.clientY);
+    if (v) viewport.zoom(v.view, e.deltaY > 0 ? 1.1 : 1 / 1.1);
+  }, { passive: false });
+}
+
+function installMouse(store, viewport, poser, panels) {
+  const el = viewport.container;
+  let nav = null, press = null, box = null, turn = null;
+  const draw = selectBox();
+  const drawBox = () => draw(box);
+  const { show: showPicker, hide: hidePicker } = jointPicker(store);
   const dragging = () => poser.session || poser.lockEdit?.view;
   // Escape (keyboard.js) and a right-click during a drag cancel it: the pose as it was
   store.actions.cancelDrag = () => poser.cancel();
@@ -117,12 +164,10 @@ function installMouse(store, viewport, poser, panels) {
       return;
     }
     if (poser.session) {
-      const v = viewport.viewAt(e.clientX, e.clientY);
       const s = poser.session;
       // the ray of the view the drag started in, even when the mouse leaves it
       const r = viewport.rects()[s.view], box = el.getBoundingClientRect();
       const ndc = { x: ((e.clientX - box.left - r.x) / r.w) * 2 - 1, y: -((e.clientY - box.top - r.y) / r.h) * 2 + 1 };
-      void v;
       poser.move(ndc);
       return;
     }
@@ -153,41 +198,9 @@ function installMouse(store, viewport, poser, panels) {
     if (press?.hit.others?.length > 1) showPicker(press.x, press.y, press.hit.others);
     press = null;
   };
-  // the picker: the joints at one place (a CMU skeleton's Hips, LHipJoint, RHipJoint and
-  // LowerBack), parent first; choosing one selects it
-  const picker = document.createElement('div');
-  picker.id = 'pick-menu';
-  picker.className = 'menu';
-  picker.hidden = true;
-  document.body.append(picker);
-  function showPicker(x, y, joints) {
-    picker.replaceChildren(...joints.map((j) => {
-      const b = document.createElement('button');
-      b.textContent = store.figure.jointNames[j];
-      b.dataset.joint = store.figure.jointNames[j];
-      b.classList.toggle('selected', j === store.ui.selection.joint);
-      b.addEventListener('click', (e) => { e.stopPropagation(); store.select(j); hidePicker(); });
-      return b;
-    }));
-    picker.style.left = `${x + 8}px`;
-    picker.style.top = `${y + 8}px`;
-    picker.hidden = false;
-  }
-  function hidePicker() { picker.hidden = true; }
   el.addEventListener('pointerup', up);
   el.addEventListener('pointercancel', up);
-  el.addEventListener('wheel', (e) => {
-    e.preventDefault();
-    const s = poser.session;
-    if (poser.lockEdit?.view) return;
-    if (s) {
-      // Welman 6.2: in perspective the goal is pushed and pulled along the view ray
-      if (s.view === 'perspective') poser.move(null, (e.deltaY > 0 ? 1 : -1) * viewport.size * 0.03);
-      return;
-    }
-    const v = viewport.viewAt(e.clientX, e.clientY);
-    if (v) viewport.zoom(v.view, e.deltaY > 0 ? 1.1 : 1 / 1.1);
-  }, { passive: false });
+  installWheel(viewport, poser);
 }
 
 async function boot() {
