@@ -42,7 +42,7 @@ for (const c of cases) {
           let r;
           try {
             r = fig.solveIK({ base, tip: c.tip, target }, { method, timeoutMs: 0 });
-          } catch (e) {
+          } catch {
             // a method that refuses the chain refuses it natively too
             assert.throws(() => native(['solve', c.file, '--base', c.base, '--tip', c.tip, '--target',
               target.join(','), '--method', method, '--timeout-ms', '0', '--json']));
