@@ -17,7 +17,10 @@ export function installPanels(store, viewport, poser) {
   const list = jointList(store, viewport);
   const syncWeight = weightSlider(store, viewport);
   const { buildSliders, syncSliders } = sliderPanel(store, viewport, poser, list, syncWeight);
-  store.on('selection', () => { buildSliders(); updateDragBase(); });
+  store.on('selection', () => {
+    buildSliders();
+    updateDragBase();
+  });
   store.on('pose', syncSliders);
   buildSliders();
   const updateDragBase = toolbar(store, poser, (name) => locks.selectLock(name));

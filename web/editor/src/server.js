@@ -53,8 +53,7 @@ export function client(fetchFn = (...args) => globalThis.fetch(...args)) {
         headers: { 'Content-Type': 'application/octet-stream' },
       }),
     /** Bakes the stored sequence into a file of the format 'bvh' or 'glb': { path }. */
-    exportSequence: (sequence, format) =>
-      call(`/api/export?sequence=${q(sequence)}&format=${format}`, { method: 'POST' }),
+    exportSequence: (sequence, format) => call(`/api/export?sequence=${q(sequence)}&format=${format}`, { method: 'POST' }),
   };
 }
 

@@ -101,8 +101,7 @@ export class Store {
     }
     this.setPose(q);
     // what the server has, as this page would write it: an unchanged file is not written
-    for (const path of [this.sequencePath, 'editor.json'])
-      if (this._versions.get(path)) this._written.set(path, this._content(path));
+    for (const path of [this.sequencePath, 'editor.json']) if (this._versions.get(path)) this._written.set(path, this._content(path));
     if (!this._versions.get(this.sequencePath)) this._markDirty(this.sequencePath);
     this.emit('doc', { label: 'open' });
     this.emit('frame', frame);
@@ -129,8 +128,7 @@ export class Store {
   // ---- the document and undo ----
   // the document, the pose and the locks' contributing joints (editor.json `locks`)
   _snapshot(label, q) {
-    return { label, doc: JSON.stringify(this.doc), q: Array.from(q ?? this.figure.q),
-      locks: JSON.stringify(this.settings.locks ?? {}) };
+    return { label, doc: JSON.stringify(this.doc), q: Array.from(q ?? this.figure.q), locks: JSON.stringify(this.settings.locks ?? {}) };
   }
   _push(entry) {
     this._undo.push(entry);
@@ -213,10 +211,18 @@ export class Store {
     this._saveUnkeyedPose();
     return back;
   }
-  canUndo() { return this._undo.length > 0; }
-  canRedo() { return this._redo.length > 0; }
-  undoLabel() { return this._undo.at(-1)?.label ?? ''; }
-  redoLabel() { return this._redo.at(-1)?.label ?? ''; }
+  canUndo() {
+    return this._undo.length > 0;
+  }
+  canRedo() {
+    return this._redo.length > 0;
+  }
+  undoLabel() {
+    return this._undo.at(-1)?.label ?? '';
+  }
+  redoLabel() {
+    return this._redo.at(-1)?.label ?? '';
+  }
   undo() {
     if (!this._undo.length) return false;
     this._redo.push(this._restore(this._undo.pop()));
@@ -229,7 +235,9 @@ export class Store {
   }
 
   // ---- frames and poses ----
-  keyIndexAt(frame) { return this.doc.keys.findIndex((k) => k.frame === frame); }
+  keyIndexAt(frame) {
+    return this.doc.keys.findIndex((k) => k.frame === frame);
+  }
 
   _invalidateSequence() {
     if (this._seq) this._seq.dispose();
@@ -237,9 +245,12 @@ export class Store {
   }
   _sequence() {
     if (this._seq) return this._seq;
-    const d = this.doc, interp = d.interpolation ?? {};
+    const d = this.doc,
+      interp = d.interpolation ?? {};
     const seq = this.m.createSequence(this._seqFigure, {
-      fps: d.fps ?? 30, rotation: interp.rotation ?? 'default', translation: interp.translation ?? 'default',
+      fps: d.fps ?? 30,
+      rotation: interp.rotation ?? 'default',
+      translation: interp.translation ?? 'default',
     });
     for (const [joint, modes] of Object.entries(interp.joints ?? {})) seq.setInterpolation(modes, joint);
     for (const key of d.keys) {

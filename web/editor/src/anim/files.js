@@ -97,11 +97,13 @@ export async function openFigureFile(anim, file, options = {}) {
   if (/\.bvh$/i.test(up.path)) {
     const fig = s.m.figureFromDocument(up.figure);
     try {
-      const h = restHeight(fig), { scale, units } = guessUnits(h);
+      const h = restHeight(fig),
+        { scale, units } = guessUnits(h);
       if (scale !== 1) doc.scale = scale;
-      notice = scale !== 1
-        ? `${up.path}: ${h.toFixed(1)} units tall, read as ${units}: scale ${scale} (${(h * scale).toFixed(2)} m). Settings \u2192 Figure scale changes it.`
-        : `${up.path}: ${h.toFixed(2)} units tall, read as ${units} (scale 1). Settings \u2192 Figure scale changes it.`;
+      notice =
+        scale !== 1
+          ? `${up.path}: ${h.toFixed(1)} units tall, read as ${units}: scale ${scale} (${(h * scale).toFixed(2)} m). Settings \u2192 Figure scale changes it.`
+          : `${up.path}: ${h.toFixed(2)} units tall, read as ${units} (scale 1). Settings \u2192 Figure scale changes it.`;
     } finally {
       fig.dispose();
     }
@@ -112,15 +114,19 @@ export async function openFigureFile(anim, file, options = {}) {
       doc.keys = mk.keys;
       doc.fps = mk.fps;
       if (mk.contacts.length) doc.contacts = mk.contacts;
-      notice += ` Its motion: ${mk.frames} frames at ${mk.fps} fps as ${mk.keys.length} keys`
-        + (tol > 0 ? ` within ${tol} m (largest error ${mk.maxError.toExponential(1)} m).` : ' (every frame a key).');
+      notice +=
+        ` Its motion: ${mk.frames} frames at ${mk.fps} fps as ${mk.keys.length} keys` +
+        (tol > 0 ? ` within ${tol} m (largest error ${mk.maxError.toExponential(1)} m).` : ' (every frame a key).');
     }
   }
   if (/\.(gltf|glb)$/i.test(up.path) && up.figure?.motion?.frames?.length > 1) {
     let motion = options.motion;
     if (options.ask) {
       const answer = await motionDialog(file.name, `${up.figure.motion.frames.length} frames of its first animation`);
-      if (!answer) { anim.status(`Stored ${up.path}; nothing opened`); return null; }
+      if (!answer) {
+        anim.status(`Stored ${up.path}; nothing opened`);
+        return null;
+      }
       motion = answer.motion;
     }
     if (motion) {
@@ -129,8 +135,9 @@ export async function openFigureFile(anim, file, options = {}) {
       doc.keys = mk.keys;
       doc.fps = mk.fps;
       if (mk.contacts.length) doc.contacts = mk.contacts;
-      notice += `. Its animation: ${mk.frames} frames at ${mk.fps} fps as ${mk.keys.length} keys`
-        + (tol > 0 ? ` within ${tol} m (largest error ${mk.maxError.toExponential(1)} m).` : ' (every frame a key).');
+      notice +=
+        `. Its animation: ${mk.frames} frames at ${mk.fps} fps as ${mk.keys.length} keys` +
+        (tol > 0 ? ` within ${tol} m (largest error ${mk.maxError.toExponential(1)} m).` : ' (every frame a key).');
     }
   }
   for (let n = 2; ; n++) {
@@ -187,17 +194,42 @@ export function installDrop(anim) {
  * Cancel). */
 function motionDialog(name, what = '') {
   return new Promise((resolve) => {
-    const tol = h('input', { id: 'motion-tol', type: 'number', min: '0', step: '0.001', value: '0.01',
-      title: 'The largest distance (metres) any joint of an in-between may be from the take' });
-    const done = (v) => { box.remove(); window.removeEventListener('keydown', key, true); resolve(v); };
-    const key = (e) => { if (e.key === 'Escape') { e.stopPropagation(); done(null); } };
-    const box = h('div', { id: 'motion-dialog', class: 'anim-dialog' },
+    const tol = h('input', {
+      id: 'motion-tol',
+      type: 'number',
+      min: '0',
+      step: '0.001',
+      value: '0.01',
+      title: 'The largest distance (metres) any joint of an in-between may be from the take',
+    });
+    const done = (v) => {
+      box.remove();
+      window.removeEventListener('keydown', key, true);
+      resolve(v);
+    };
+    const key = (e) => {
+      if (e.key === 'Escape') {
+        e.stopPropagation();
+        done(null);
+      }
+    };
+    const box = h(
+      'div',
+      { id: 'motion-dialog', class: 'anim-dialog' },
       h('div', { class: 'anim-title' }, `Open ${name}` + (what ? ` (${what})` : '')),
       h('label', { class: 'anim-row' }, 'Keys within ', tol, ' m of the take (0: every frame a key)'),
-      h('div', { class: 'anim-row' },
-        h('button', { id: 'motion-open', onclick: () => done({ motion: { tol: Math.max(0, Number(tol.value) || 0) } }) }, 'Open its motion'),
+      h(
+        'div',
+        { class: 'anim-row' },
+        h(
+          'button',
+          { id: 'motion-open', onclick: () => done({ motion: { tol: Math.max(0, Number(tol.value) || 0) } }) },
+          'Open its motion',
+        ),
         h('button', { id: 'motion-rest', onclick: () => done({ motion: null }) }, 'Its skeleton at rest'),
-        h('button', { id: 'motion-cancel', onclick: () => done(null) }, 'Cancel')));
+        h('button', { id: 'motion-cancel', onclick: () => done(null) }, 'Cancel'),
+      ),
+    );
     window.addEventListener('keydown', key, true);
     document.body.append(box);
     tol.focus();

@@ -44,7 +44,9 @@ export class Animation {
     this.player._fig = null;
   }
   /** A new figure of the document's (the caller disposes it). */
-  newFigure() { return figureFor(this.store); }
+  newFigure() {
+    return figureFor(this.store);
+  }
   editFigure() {
     if (!this._figure) this._figure = this.newFigure();
     return this._figure;
@@ -58,7 +60,9 @@ export class Animation {
     if (el) el.textContent = text;
     this.lastStatus = text;
   }
-  frame() { return Math.round(this.store.ui.frame); }
+  frame() {
+    return Math.round(this.store.ui.frame);
+  }
 
   // ---- selection ----
   selectKeys(frames) {
@@ -69,7 +73,8 @@ export class Animation {
   }
   /** Selects the frames lo..hi (both included) and the keys in them. */
   selectRange(lo, hi) {
-    const sel = this.store.ui.selection, [a, b] = halfOpen(lo, hi);
+    const sel = this.store.ui.selection,
+      [a, b] = halfOpen(lo, hi);
     sel.range = [Math.min(lo, hi), Math.max(lo, hi)];
     sel.keys = this.store.doc.keys.filter((k) => k.frame >= a && k.frame < b).map((k) => k.frame);
     this.store.emit('selection', sel);
@@ -99,7 +104,8 @@ export class Animation {
   }
   get actions() {
     if (this._actions) return this._actions;
-    const s = this.store, m = s.m;
+    const s = this.store,
+      m = s.m;
     const range = () => halfOpen(...this.editRange());
     const keepClip = (clip, f0) => {
       const byFrame = new Map(s.doc.keys.map((k) => [k.frame, k]));
@@ -110,15 +116,21 @@ export class Animation {
     };
     const place = (how) => {
       if (!this.clipboard) throw new NothingToDo('Nothing to paste: copy or cut a range first');
-      const at = this.frame(), cb = this.clipboard;
-      const r = runEdit(this, how, (seq, fig) => {
-        const clip = m.createClip(fig, { span: cb.span, keys: cb.keys.map((k) => ({ frame: k.frame, q: k.q, tcb: k.tcb })) });
-        try {
-          return how === 'paste' ? seq.paste(clip, at) : seq.insert(clip, at);
-        } finally {
-          clip.dispose();
-        }
-      }, cb.keys.filter((k) => k.pose));
+      const at = this.frame(),
+        cb = this.clipboard;
+      const r = runEdit(
+        this,
+        how,
+        (seq, fig) => {
+          const clip = m.createClip(fig, { span: cb.span, keys: cb.keys.map((k) => ({ frame: k.frame, q: k.q, tcb: k.tcb })) });
+          try {
+            return how === 'paste' ? seq.paste(clip, at) : seq.insert(clip, at);
+          } finally {
+            clip.dispose();
+          }
+        },
+        cb.keys.filter((k) => k.pose),
+      );
       this.selectRange(at, at + cb.span - 1);
       this.status(`${how === 'paste' ? 'Pasted' : 'Inserted'} ${cb.keys.length} keys at frame ${at}`);
       return r;
@@ -130,7 +142,8 @@ export class Animation {
     };
     this._actions = {
       insertKey: () => {
-        const f = this.frame(), pose = qToPose(s.figure, s.figure.q);
+        const f = this.frame(),
+          pose = qToPose(s.figure, s.figure.q);
         s.apply('insert key', (doc) => {
           const k = doc.keys.findIndex((x) => x.frame === f);
           if (k >= 0) doc.keys[k].pose = pose;
@@ -163,7 +176,8 @@ export class Animation {
         return frames;
       },
       copyRange: () => {
-        const [a, b] = range(), fig = this.editFigure();
+        const [a, b] = range(),
+          fig = this.editFigure();
         const sq = keysSequence(m, fig, s.doc);
         try {
           const clip = sq.copy(a, b);
@@ -202,8 +216,9 @@ export class Animation {
         if (!(factor > 0)) throw new Error('the factor must be a number above 0');
         const [a, b] = range();
         // keys at whole frames unless the option keeps the fractions the factor gives
-        const r = runEdit(this, factor >= 1 ? 'stretch' : 'shrink', (seq) => seq.stretch(a, b, factor), [],
-          { whole: !s.settings.keepFractions });
+        const r = runEdit(this, factor >= 1 ? 'stretch' : 'shrink', (seq) => seq.stretch(a, b, factor), [], {
+          whole: !s.settings.keepFractions,
+        });
         this.selectRange(a, Math.max(a, Math.ceil(a + factor * (b - a)) - 1));
         this.player.show(s.ui.frame);
         this.status(`${factor >= 1 ? 'Stretched' : 'Shrank'} frames ${a}\u2013${b - 1} by ${factor}`);
@@ -257,10 +272,34 @@ export class Animation {
 export function installAnimation(store, viewport) {
   installStyle();
   const anim = new Animation(store, viewport);
-  for (const name of ['insertKey', 'togglePlay', 'deleteSelectedKeys', 'play', 'pause', 'stepForward', 'stepBack',
-    'toStart', 'toEnd', 'copyRange', 'cutRange', 'pasteRange', 'insertRange', 'deleteRange', 'stretchRange',
-    'slideRange', 'copyPose', 'pastePose', 'mirrorPose', 'exportBVH', 'exportGLB', 'setLockFrames', 'keyLockTarget',
-    'clearLockTargets', 'addBalance', 'removeBalance'])
+  for (const name of [
+    'insertKey',
+    'togglePlay',
+    'deleteSelectedKeys',
+    'play',
+    'pause',
+    'stepForward',
+    'stepBack',
+    'toStart',
+    'toEnd',
+    'copyRange',
+    'cutRange',
+    'pasteRange',
+    'insertRange',
+    'deleteRange',
+    'stretchRange',
+    'slideRange',
+    'copyPose',
+    'pastePose',
+    'mirrorPose',
+    'exportBVH',
+    'exportGLB',
+    'setLockFrames',
+    'keyLockTarget',
+    'clearLockTargets',
+    'addBalance',
+    'removeBalance',
+  ])
     store.actions[name] = (...args) => anim.run(name, ...args);
   const el = (id) => document.getElementById(id);
   if (el('timeline')) anim.timeline = new Timeline(anim, el('timeline'));

@@ -5,10 +5,19 @@ import { $ } from './dom.js';
 export function jointList(store, vp) {
   const fig = store.figure;
   const list = $('joint-list');
-  const depth = (s) => { let d = 0; for (let p = vp.sites[s].parent; p >= 0; p = vp.sites[p].parent) d++; return d; };
+  const depth = (s) => {
+    let d = 0;
+    for (let p = vp.sites[s].parent; p >= 0; p = vp.sites[p].parent) d++;
+    return d;
+  };
   const order = [];
-  const visit = (s) => { order.push(s); for (const c of vp.sites[s].children) visit(c); };
-  vp.sites.forEach((s, i) => { if (s.parent < 0) visit(i); });
+  const visit = (s) => {
+    order.push(s);
+    for (const c of vp.sites[s].children) visit(c);
+  };
+  vp.sites.forEach((s, i) => {
+    if (s.parent < 0) visit(i);
+  });
   for (const s of order) {
     const site = vp.sites[s];
     const li = document.createElement('li');

@@ -9,8 +9,12 @@ import { $, fmt } from './dom.js';
 export function lockPanel(store, vp, poser) {
   const fig = store.figure;
   let selectedLock = null;
-  const lockList = $('lock-list'), editor = $('lock-editor');
-  const setSelectedLock = (name) => { selectedLock = name; store.selectLock(name); };
+  const lockList = $('lock-list'),
+    editor = $('lock-editor');
+  const setSelectedLock = (name) => {
+    selectedLock = name;
+    store.selectLock(name);
+  };
   function renderLocks() {
     lockList.textContent = '';
     const doc = store.doc;
@@ -30,9 +34,15 @@ export function lockPanel(store, vp, poser) {
       del.className = 'del';
       del.title = 'Delete this lock';
       del.textContent = '\u2715';
-      del.addEventListener('click', (e) => { e.stopPropagation(); poser.deleteLock(c.name); });
+      del.addEventListener('click', (e) => {
+        e.stopPropagation();
+        poser.deleteLock(c.name);
+      });
       li.append(del);
-      li.addEventListener('click', () => { setSelectedLock(c.name); renderLocks(); });
+      li.addEventListener('click', () => {
+        setSelectedLock(c.name);
+        renderLocks();
+      });
       lockList.append(li);
     }
     if (!(doc.constraints ?? []).length) lockList.innerHTML = '<li class="empty">No locks. Select a part, then Lock \u25be.</li>';
@@ -50,10 +60,19 @@ export function lockPanel(store, vp, poser) {
     if (c.type === 'plane' || (c.type === 'orient' && c.axis)) lockDirectionSliders(ctx);
     else if (c.type === 'orient') lockOrientSliders(ctx);
   }
-  store.on('doc', () => { renderLocks(); });
+  store.on('doc', () => {
+    renderLocks();
+  });
   store.on('settings', () => renderLockEditor());
   renderLocks();
-  return { renderLocks, renderLockEditor, selectLock: (n) => { setSelectedLock(n); renderLocks(); } };
+  return {
+    renderLocks,
+    renderLockEditor,
+    selectLock: (n) => {
+      setSelectedLock(n);
+      renderLocks();
+    },
+  };
 }
 
 // a slider that edits the selected lock live (the figure following, Welman 6.3) and
@@ -61,10 +80,15 @@ export function lockPanel(store, vp, poser) {
 function lockSlider({ poser, editor, c }, { min, max, value, data, label, unit = '', digits = 3 }, set) {
   const s = document.createElement('input');
   s.type = 'range';
-  s.min = String(min); s.max = String(max); s.step = 'any'; s.value = String(value);
+  s.min = String(min);
+  s.max = String(max);
+  s.step = 'any';
+  s.value = String(value);
   s.dataset.lockField = data;
   const out = document.createElement('output');
-  const show = () => { out.textContent = `${fmt(Number(s.value), digits)}${unit}`; };
+  const show = () => {
+    out.textContent = `${fmt(Number(s.value), digits)}${unit}`;
+  };
   show();
   s.addEventListener('input', () => {
     poser.beginLockEdit(c.name);
@@ -92,11 +116,17 @@ function lockWeightAndJoints({ store, fig, editor, c }) {
   };
   // weight
   const w = document.createElement('input');
-  w.type = 'number'; w.min = '0.01'; w.step = '0.1'; w.value = String(c.weight ?? 1);
+  w.type = 'number';
+  w.min = '0.01';
+  w.step = '0.1';
+  w.value = String(c.weight ?? 1);
   w.id = 'lock-weight';
   w.addEventListener('change', () => {
     const v = Number(w.value);
-    if (v > 0) store.apply(`lock weight ${c.name}`, (doc) => { doc.constraints.find((x) => x.name === c.name).weight = v; });
+    if (v > 0)
+      store.apply(`lock weight ${c.name}`, (doc) => {
+        doc.constraints.find((x) => x.name === c.name).weight = v;
+      });
   });
   row('Weight', w);
   // contributing joints: the chain from the part up to a joint
@@ -107,7 +137,8 @@ function lockWeightAndJoints({ store, fig, editor, c }) {
     for (let a = fig.joints[fig.jointNames.indexOf(h.joint)].parent; a >= 0; a = fig.joints[a].parent) anc.push(fig.jointNames[a]);
     for (const n of anc) {
       const o = document.createElement('option');
-      o.value = n; o.textContent = `from ${n}`;
+      o.value = n;
+      o.textContent = `from ${n}`;
       sel.append(o);
     }
     const locks = posingSettings(store.settings).locks;
@@ -127,8 +158,14 @@ function lockPointSliders(ctx, reach) {
   if (vec) {
     const p0 = c[vec] ?? poser.lockPoint(c).toArray();
     ['x', 'y', 'z'].forEach((axis, i) => {
-      lockSlider(ctx, { min: p0[i] - reach, max: p0[i] + reach, value: p0[i], data: `${vec}-${axis}`, label: `${vec} ${axis}`, unit: ' m' },
-        (cc, v) => { cc[vec] = (cc[vec] ?? poser.lockPoint(cc).toArray()).slice(); cc[vec][i] = v; });
+      lockSlider(
+        ctx,
+        { min: p0[i] - reach, max: p0[i] + reach, value: p0[i], data: `${vec}-${axis}`, label: `${vec} ${axis}`, unit: ' m' },
+        (cc, v) => {
+          cc[vec] = (cc[vec] ?? poser.lockPoint(cc).toArray()).slice();
+          cc[vec][i] = v;
+        },
+      );
     });
   }
 }
@@ -137,27 +174,39 @@ function lockPointSliders(ctx, reach) {
 // elevation
 function lockDirectionSliders(ctx) {
   const { store, fig, c } = ctx;
-  const dirOf = (cc) => (cc.type === 'plane' ? new THREE.Vector3(...(cc.normal ?? [0, 1, 0]))
-    : axisVector(cc.axis).applyQuaternion(targetQuat(cc, fig, store.doc))).normalize();
+  const dirOf = (cc) =>
+    (cc.type === 'plane'
+      ? new THREE.Vector3(...(cc.normal ?? [0, 1, 0]))
+      : axisVector(cc.axis).applyQuaternion(targetQuat(cc, fig, store.doc))
+    ).normalize();
   const d = dirOf(c);
   // azimuth about the vertical from +z toward +x, elevation above the horizontal
-  const az = (Math.atan2(d.x, d.z) * 180) / Math.PI, el = (Math.asin(Math.max(-1, Math.min(1, d.y))) * 180) / Math.PI;
+  const az = (Math.atan2(d.x, d.z) * 180) / Math.PI,
+    el = (Math.asin(Math.max(-1, Math.min(1, d.y))) * 180) / Math.PI;
   const setDir = (cc, azDeg, elDeg) => {
-    const a = (azDeg * Math.PI) / 180, e = (elDeg * Math.PI) / 180;
+    const a = (azDeg * Math.PI) / 180,
+      e = (elDeg * Math.PI) / 180;
     const nd = new THREE.Vector3(Math.cos(e) * Math.sin(a), Math.sin(e), Math.cos(e) * Math.cos(a));
     if (cc.type === 'plane') cc.normal = nd.toArray();
     else {
       // the smallest turn of the target taking its held axis onto the new direction
-      const t = targetQuat(cc, fig, store.doc), r = new THREE.Quaternion().setFromUnitVectors(dirOf(cc), nd);
+      const t = targetQuat(cc, fig, store.doc),
+        r = new THREE.Quaternion().setFromUnitVectors(dirOf(cc), nd);
       const n = r.multiply(t).normalize();
       cc.target = [n.w, n.x, n.y, n.z];
     }
   };
   const label = c.type === 'plane' ? 'normal' : `${c.axis} axis`;
-  const sa = lockSlider(ctx, { min: -180, max: 180, value: az, data: 'dir-azimuth', label: `${label} azimuth`, unit: '\u00b0', digits: 1 },
-    (cc, v) => setDir(cc, v, Number(se.value)));
-  const se = lockSlider(ctx, { min: -90, max: 90, value: el, data: 'dir-elevation', label: `${label} elevation`, unit: '\u00b0', digits: 1 },
-    (cc, v) => setDir(cc, Number(sa.value), v));
+  const sa = lockSlider(
+    ctx,
+    { min: -180, max: 180, value: az, data: 'dir-azimuth', label: `${label} azimuth`, unit: '\u00b0', digits: 1 },
+    (cc, v) => setDir(cc, v, Number(se.value)),
+  );
+  const se = lockSlider(
+    ctx,
+    { min: -90, max: 90, value: el, data: 'dir-elevation', label: `${label} elevation`, unit: '\u00b0', digits: 1 },
+    (cc, v) => setDir(cc, Number(sa.value), v),
+  );
 }
 
 // the whole orientation: three angles (x, y, z Euler angles of the target, degrees)
@@ -171,8 +220,13 @@ function lockOrientSliders(ctx) {
     cc.target = [n.w, n.x, n.y, n.z];
   };
   ['x', 'y', 'z'].forEach((axis) => {
-    sliders.push(lockSlider(ctx, { min: -180, max: 180, value: (e[axis] * 180) / Math.PI, data: `rot-${axis}`,
-      label: `turn ${axis}`, unit: '\u00b0', digits: 1 }, setRot));
+    sliders.push(
+      lockSlider(
+        ctx,
+        { min: -180, max: 180, value: (e[axis] * 180) / Math.PI, data: `rot-${axis}`, label: `turn ${axis}`, unit: '\u00b0', digits: 1 },
+        setRot,
+      ),
+    );
   });
 }
 
@@ -186,4 +240,3 @@ function targetQuat(c, fig, doc) {
   }
   return new THREE.Quaternion(t[1], t[2], t[3], t[0]).normalize();
 }
-

@@ -18,8 +18,7 @@ export function sliderPanel(store, vp, poser, list, syncWeight) {
     const site = vp.sites[vp.siteOf[j]];
     for (const jj of site.joints) {
       const info = fig.joints[jj];
-      const vars = info.type === 'hinge' || info.type === 'slide' ? [0]
-        : info.type === 'free' ? [0, 1, 2] : [];
+      const vars = info.type === 'hinge' || info.type === 'slide' ? [0] : info.type === 'free' ? [0, 1, 2] : [];
       for (const k of vars) sliders.append(linearSlider(ctx, info, k));
     }
     for (const jj of site.joints) {
@@ -30,7 +29,9 @@ export function sliderPanel(store, vp, poser, list, syncWeight) {
     if (!sliders.children.length) sliders.textContent = 'This joint has no slider variables (a fixed joint).';
     syncWeight();
   }
-  function syncSliders() { for (const r of sliders.children) r._sync?.(); }
+  function syncSliders() {
+    for (const r of sliders.children) r._sync?.();
+  }
   return { buildSliders, syncSliders };
 }
 
@@ -91,7 +92,9 @@ function linearSlider(ctx, info, k) {
 // the pose would leave them, and a readout gives swing and twist against their limits.
 function rotationSliders(ctx, info, at) {
   const { store, fig, poser, sliders } = ctx;
-  const m = store.m, order = info.rotOrder, ball = info.type === 'ball';
+  const m = store.m,
+    order = info.rotOrder,
+    ball = info.type === 'ball';
   const limited = ball && info.limited;
   const quatAt = () => Array.from(fig.q.subarray(at, at + 4));
   let eul = m.eulerFromQuat(order, quatAt());
@@ -106,7 +109,8 @@ function rotationSliders(ctx, info, at) {
   readout.className = 'ball-limits';
   readout.dataset.joint = info.name;
   const syncAll = () => {
-    const qj = quatAt(), qe = m.eulerToQuat(order, eul);
+    const qj = quatAt(),
+      qe = m.eulerToQuat(order, eul);
     const dot = Math.abs(qj[0] * qe[0] + qj[1] * qe[1] + qj[2] * qe[2] + qj[3] * qe[3]);
     if (dot < 1 - 1e-15) eul = m.eulerFromQuat(order, qj, eul).map(wrap);
     for (const r of rows) r.show();
@@ -140,7 +144,8 @@ function rotationSliders(ctx, info, at) {
       out.textContent = `${fmt(deg(eul[k]), 1)}\u00b0`;
       if (!limited) return;
       // where along this slider (the other two angles kept) the pose leaves the limits
-      const n = 60, stops = [];
+      const n = 60,
+        stops = [];
       for (let i = 0; i <= n; i++) {
         const e = eul.slice();
         e[k] = -Math.PI + (2 * Math.PI * i) / n;

@@ -9,7 +9,8 @@ import { $, status } from './dom.js';
  */
 export function toolbar(store, poser, lockAdded) {
   const fig = store.figure;
-  const undo = $('undo'), redo = $('redo');
+  const undo = $('undo'),
+    redo = $('redo');
   const syncUndo = () => {
     undo.disabled = !store.canUndo();
     redo.disabled = !store.canRedo();
@@ -21,7 +22,8 @@ export function toolbar(store, poser, lockAdded) {
   for (const ev of ['doc', 'pose', 'save']) store.on(ev, syncUndo);
   syncUndo();
 
-  const mode = $('drag-mode'), base = $('drag-base');
+  const mode = $('drag-mode'),
+    base = $('drag-base');
   for (const name of fig.jointNames) {
     const o = document.createElement('option');
     o.value = name;
@@ -44,7 +46,8 @@ export function toolbar(store, poser, lockAdded) {
   updateDragBase();
 
   // lock menu
-  const menu = $('lock-menu'), menuButton = $('lock-menu-button');
+  const menu = $('lock-menu'),
+    menuButton = $('lock-menu-button');
   menuButton.addEventListener('click', (e) => {
     e.stopPropagation();
     const r = menuButton.getBoundingClientRect();
@@ -53,7 +56,9 @@ export function toolbar(store, poser, lockAdded) {
     menu.hidden = !menu.hidden;
     for (const b of menu.querySelectorAll('button')) b.disabled = store.ui.selection.joint === null;
   });
-  document.addEventListener('click', () => { menu.hidden = true; });
+  document.addEventListener('click', () => {
+    menu.hidden = true;
+  });
   menu.addEventListener('click', (e) => {
     const kind = e.target.dataset?.lock;
     const j = store.ui.selection.joint;
@@ -65,28 +70,44 @@ export function toolbar(store, poser, lockAdded) {
   // the balance overlay (viewport.updateBalance): on unless editor.json says false
   const overlay = $('balance-overlay');
   overlay.checked = store.settings.balanceOverlay !== false;
-  overlay.addEventListener('change', () => { store.setSettings({ balanceOverlay: overlay.checked }); overlay.blur(); });
+  overlay.addEventListener('change', () => {
+    store.setSettings({ balanceOverlay: overlay.checked });
+    overlay.blur();
+  });
   // comfort and balance during drags (posing.js applyComfort): each on by default for a
   // figure with feet; editor.json `comfort` and `balance` once changed
   for (const key of ['comfort', 'balance']) {
     const box = $(key);
     box.checked = comfortOn(store.settings, fig, key);
-    box.addEventListener('change', () => { store.setSettings({ [key]: box.checked }); box.blur(); });
+    box.addEventListener('change', () => {
+      store.setSettings({ [key]: box.checked });
+      box.blur();
+    });
   }
   // the views turned to the figure's forward axis (viewport.frameAll)
   const align = $('align-views');
   align.checked = !!store.settings.alignViews;
-  align.addEventListener('change', () => { store.setSettings({ alignViews: align.checked }); align.blur(); });
+  align.addEventListener('change', () => {
+    store.setSettings({ alignViews: align.checked });
+    align.blur();
+  });
   // auto-key: a toggle kept in editor.json
   const autoKey = $('auto-key');
   const syncAutoKey = () => autoKey.classList.toggle('on', !!store.settings.autoKey);
-  autoKey.addEventListener('click', () => { store.setSettings({ autoKey: !store.settings.autoKey }); autoKey.blur(); });
+  autoKey.addEventListener('click', () => {
+    store.setSettings({ autoKey: !store.settings.autoKey });
+    autoKey.blur();
+  });
   store.on('settings', syncAutoKey);
   syncAutoKey();
   $('solve').addEventListener('click', () => {
     const before = Float64Array.from(fig.q);
     const r = poser.solveLocks(200);
-    status(r.ok ? `Locks satisfied (worst ${r.maxViolation.toExponential(1)})` : `Locks not all met: ${r.status}, worst ${r.maxViolation.toExponential(2)}`);
+    status(
+      r.ok
+        ? `Locks satisfied (worst ${r.maxViolation.toExponential(1)})`
+        : `Locks not all met: ${r.status}, worst ${r.maxViolation.toExponential(2)}`,
+    );
     store.commitPose('solve', before);
   });
   return updateDragBase;

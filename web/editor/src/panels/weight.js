@@ -6,7 +6,8 @@ import { $, fmt } from './dom.js';
 /** Wires #joint-weight; returns syncWeight (shows the selected joint's weight). */
 export function weightSlider(store, vp) {
   const fig = store.figure;
-  const weight = $('joint-weight'), weightOut = $('joint-weight-value');
+  const weight = $('joint-weight'),
+    weightOut = $('joint-weight-value');
   function syncWeight() {
     const j = store.ui.selection.joint;
     weight.disabled = j === null;
