@@ -83,29 +83,7 @@ async function run(name, project, setup, root = false) {
     };
     const poly = feetPolygon(info.polyFig, (j) => info.lockedFeet.some((l) => below(j, l) || (below(l, j) && info.joints[l].parent === j)));
     const ms = stats.dragMs.slice(-FRAMES).sort((a, b) => a - b);
-    let jump = 0,
-      jumpAt = '',
-      over = 0;
-    for (let f = 1; f < rec.q.length; f++) {
-      const a = rec.q[f - 1],
-        b = rec.q[f];
-      let frameJump = 0;
-      for (const j of info.joints) {
-        const at = j.qadr;
-        let d = 0;
-        if (j.type === 'hinge') d = Math.abs(b[at] - a[at]);
-        else if (j.type === 'ball' || j.type === 'free') {
-          const o = j.type === 'free' ? at + 3 : at;
-          d = 2 * Math.acos(Math.min(1, Math.abs(a[o] * b[o] + a[o + 1] * b[o + 1] + a[o + 2] * b[o + 2] + a[o + 3] * b[o + 3])));
-        }
-        if (d > jump) {
-          jump = d;
-          jumpAt = `${f}:${j.name.replace(/\s/g, '_')}`;
-        }
-        frameJump = Math.max(frameJump, d);
-      }
-      if (frameJump > 0.2) over++;
-    }
+    const { jump, jumpAt, over } = jointJumps(info.joints, rec.q);
     const med = ms[Math.floor(ms.length / 2)];
     // every frame's centre of mass over the support polygon of the locked feet (the polygon
     // of the pose the drag began in, as balance holds it)
@@ -177,6 +155,35 @@ async function run(name, project, setup, root = false) {
     if (server) await server.stop('SIGKILL');
     removeScratch(scratch);
   }
+}
+
+// the largest turn of any joint from one pose to the next (radians; where: frame:joint) and
+// the count of frames where some joint turned more than 0.2 rad
+function jointJumps(joints, qs) {
+  let jump = 0,
+    jumpAt = '',
+    over = 0;
+  for (let f = 1; f < qs.length; f++) {
+    const a = qs[f - 1],
+      b = qs[f];
+    let frameJump = 0;
+    for (const j of joints) {
+      const at = j.qadr;
+      let d = 0;
+      if (j.type === 'hinge') d = Math.abs(b[at] - a[at]);
+      else if (j.type === 'ball' || j.type === 'free') {
+        const o = j.type === 'free' ? at + 3 : at;
+        d = 2 * Math.acos(Math.min(1, Math.abs(a[o] * b[o] + a[o + 1] * b[o + 1] + a[o + 2] * b[o + 2] + a[o + 3] * b[o + 3])));
+      }
+      if (d > jump) {
+        jump = d;
+        jumpAt = `${f}:${j.name.replace(/\s/g, '_')}`;
+      }
+      frameJump = Math.max(frameJump, d);
+    }
+    if (frameJump > 0.2) over++;
+  }
+  return { jump, jumpAt, over };
 }
 
 // is the point inside the convex polygon (on the ground: x and z)?

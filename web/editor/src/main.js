@@ -84,6 +84,22 @@ function installWheel(viewport, poser) {
   );
 }
 
+// every joint (site) whose sphere is inside the box, in the view it was drawn in: the
+// arguments of store.selectJoints (the joints, the first of them the one selected)
+function jointsInBox(viewport, box) {
+  const x0 = Math.min(box.x0, box.x1),
+    x1 = Math.max(box.x0, box.x1),
+    y0 = Math.min(box.y0, box.y1),
+    y1 = Math.max(box.y0, box.y1);
+  const inside = viewport.sites
+    .map((site) => site.joint)
+    .filter((j) => {
+      const p = viewport.screen(j, box.view);
+      return p && p.x >= x0 && p.x <= x1 && p.y >= y0 && p.y <= y1;
+    });
+  return [inside, inside[0] ?? null];
+}
+
 function installMouse(store, viewport, poser, panels) {
   const el = viewport.container;
   let nav = null,
@@ -195,12 +211,8 @@ function installMouse(store, viewport, poser, panels) {
       return;
     }
     if (poser.session) {
-      const s = poser.session;
       // the ray of the view the drag started in, even when the mouse leaves it
-      const r = viewport.rects()[s.view],
-        box = el.getBoundingClientRect();
-      const ndc = { x: ((e.clientX - box.left - r.x) / r.w) * 2 - 1, y: -((e.clientY - box.top - r.y) / r.h) * 2 + 1 };
-      poser.move(ndc);
+      poser.move(ndcIn(poser.session.view, e));
       return;
     }
     if (nav) {
@@ -214,18 +226,7 @@ function installMouse(store, viewport, poser, panels) {
   });
   const up = () => {
     if (box) {
-      // every joint (site) whose sphere is inside the box, in the view it was drawn in
-      const x0 = Math.min(box.x0, box.x1),
-        x1 = Math.max(box.x0, box.x1),
-        y0 = Math.min(box.y0, box.y1),
-        y1 = Math.max(box.y0, box.y1);
-      const inside = viewport.sites
-        .map((site) => site.joint)
-        .filter((j) => {
-          const p = viewport.screen(j, box.view);
-          return p && p.x >= x0 && p.x <= x1 && p.y >= y0 && p.y <= y1;
-        });
-      store.selectJoints(inside, inside[0] ?? null);
+      store.selectJoints(...jointsInBox(viewport, box));
       box = null;
       drawBox();
     }
