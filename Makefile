@@ -9,7 +9,7 @@ JOBS       ?= $(shell nproc 2>/dev/null || echo 2)
 FUZZ_SECONDS ?= 15
 
 .PHONY: all deps build install uninstall run test test-release test-sanitize fuzz bench bench-python bench-peers \
-        check-format check-includes clean web editor test-web bench-web bench-editor editor-screenshots \
+        check-format check-includes clean web editor test-web lint-web bench-web bench-editor editor-screenshots \
         bench-web-softbody
 
 all: build
@@ -114,13 +114,19 @@ web/node_modules/.package-lock.json: web/package.json web/package-lock.json
 	cd web && npm ci --no-audit --no-fund
 	@touch $@
 
+# The JavaScript gate: ESLint (web/eslint.config.js) and Prettier (web/.prettierrc.json) over
+# the module, the editor page, the tests and the benchmarks, both from web/'s lockfile;
+# `cd web && npm run format` rewrites what the check refuses.
+lint-web: web/node_modules/.package-lock.json
+	cd web && npm run --silent lint && npm run --silent format:check
+
 # The module's tests (node --test), against the native build's results: in Node, then in
 # Debian's Chromium, headless (test/browser.test.mjs).
 # The editor's tests (test/editor*.test.mjs) start the real `marionette editor` (MN_CLI) on
 # temporary projects and drive the page in Chromium.
 BROWSER_TESTS = web/test/browser.test.mjs $(wildcard web/test/editor*.test.mjs)
 NODE_TESTS = $(patsubst web/%,%,$(filter-out $(BROWSER_TESTS),$(wildcard web/test/*.test.mjs)))
-test-web: build web web/node_modules/.package-lock.json
+test-web: build web web/node_modules/.package-lock.json lint-web
 	cd web && MN_CLI=$(CURDIR)/$(BUILD)/marionette node --test --test-reporter=tap $(NODE_TESTS)
 	cd web && MN_CLI=$(CURDIR)/$(BUILD)/marionette node --test --test-reporter=tap --test-concurrency=1 \
 		$(patsubst web/%,%,$(BROWSER_TESTS))

@@ -9,8 +9,7 @@ const EULER = ['xyz', 'xzy', 'yxz', 'yzx', 'zxy', 'zyx'];
 const HANDLE_TYPES = ['point', 'orientation', 'com'];
 const CONSTRAINT_TYPES = ['pin', 'plane', 'line', 'orient', 'equal', 'balance'];
 const CTRL_KINDS = ['point', 'bone', 'cage'];
-const STATUS = ['OK', 'ARG', 'IO', 'PARSE', 'NOMEM', 'NOTFOUND', 'SINGULAR', 'UNREACHABLE', 'NOCONVERGE',
-  'UNSUPPORTED'];
+const STATUS = ['OK', 'ARG', 'IO', 'PARSE', 'NOMEM', 'NOTFOUND', 'SINGULAR', 'UNREACHABLE', 'NOCONVERGE', 'UNSUPPORTED'];
 
 function fail(arg, what) {
   throw new Error(`${arg}: ${what}`);
@@ -53,16 +52,19 @@ function wasi(getMemory) {
     clock_time_get(id, precision, out) {
       const buf = getMemory().buffer;
       if (!view || view.buffer !== buf) view = new DataView(buf);
-      const ns = performance.now() * 1e6, hi = Math.floor(ns / 4294967296);
+      const ns = performance.now() * 1e6,
+        hi = Math.floor(ns / 4294967296);
       view.setUint32(out, ns - hi * 4294967296, true);
       view.setUint32(out + 4, hi, true);
       return 0;
     },
     fd_write(fd, iovs, n, written) {
       const view = new DataView(getMemory().buffer);
-      let text = '', total = 0;
+      let text = '',
+        total = 0;
       for (let i = 0; i < n; i++) {
-        const p = view.getUint32(iovs + 8 * i, true), len = view.getUint32(iovs + 8 * i + 4, true);
+        const p = view.getUint32(iovs + 8 * i, true),
+          len = view.getUint32(iovs + 8 * i + 4, true);
         text += utf8d.decode(new Uint8Array(getMemory().buffer, p, len));
         total += len;
       }
@@ -82,8 +84,7 @@ function wasi(getMemory) {
 async function wasmBytes(source) {
   if (source instanceof ArrayBuffer || ArrayBuffer.isView(source)) return source;
   const url = source ?? new URL('./marionette.wasm', import.meta.url);
-  if (typeof process !== 'undefined' && process.versions?.node && (typeof url === 'string' ||
-      url.protocol === 'file:')) {
+  if (typeof process !== 'undefined' && process.versions?.node && (typeof url === 'string' || url.protocol === 'file:')) {
     const { readFile } = await import('node:fs/promises');
     return readFile(url);
   }
@@ -95,8 +96,7 @@ async function wasmBytes(source) {
 /** Loads the module. options.wasm: the module's bytes or URL (default: next to this file). */
 export async function load(options = {}) {
   let memory = null;
-  const { instance } = await WebAssembly.instantiate(await wasmBytes(options.wasm),
-    { wasi_snapshot_preview1: wasi(() => memory) });
+  const { instance } = await WebAssembly.instantiate(await wasmBytes(options.wasm), { wasi_snapshot_preview1: wasi(() => memory) });
   memory = instance.exports.memory;
   instance.exports._initialize();
   return new Marionette(instance.exports);
@@ -108,8 +108,12 @@ class Marionette {
     this._scratch = x.mnw_malloc(4096);
   }
   // ---- memory helpers
-  _f64(ptr, n) { return new Float64Array(this._x.memory.buffer, ptr, n); }
-  _i32(ptr, n) { return new Int32Array(this._x.memory.buffer, ptr, n); }
+  _f64(ptr, n) {
+    return new Float64Array(this._x.memory.buffer, ptr, n);
+  }
+  _i32(ptr, n) {
+    return new Int32Array(this._x.memory.buffer, ptr, n);
+  }
   _str(ptr) {
     const b = new Uint8Array(this._x.memory.buffer);
     let e = ptr;
@@ -159,12 +163,15 @@ class Marionette {
     return { live: this._x.mnw_alloc_live(), total: this._x.mnw_alloc_total() };
   }
   /** Bytes of the module's linear memory. */
-  memoryBytes() { return this._x.memory.buffer.byteLength; }
+  memoryBytes() {
+    return this._x.memory.buffer.byteLength;
+  }
 
   // ---- rotations (docs/web.md): Euler angles in radians, quaternions (w, x, y, z)
   /** The rotation of Euler angles e in order ('XYZ' ... 'ZYX': R = R1(e[0]) R2(e[1]) R3(e[2])). */
   eulerToQuat(order, e) {
-    const o = pick(order, EULER, 'order'), s = this._scratch;
+    const o = pick(order, EULER, 'order'),
+      s = this._scratch;
     this._f64(s, 3).set(vec(e, 3, 'e'));
     if (this._x.mnw_euler_to_quat(o, s, s + 32) !== 0) throw this._error('order');
     return Array.from(this._f64(s + 32, 4));
@@ -172,7 +179,8 @@ class Marionette {
   /** The Euler angles in order of the rotation q; given ref, the solution nearest ref (both
    * Tait-Bryan branches, each angle moved by whole turns), else the middle angle in [-pi/2, pi/2]. */
   eulerFromQuat(order, q, ref) {
-    const o = pick(order, EULER, 'order'), s = this._scratch;
+    const o = pick(order, EULER, 'order'),
+      s = this._scratch;
     this._f64(s, 4).set(vec(q, 4, 'q'));
     if (ref != null) this._f64(s + 32, 3).set(vec(ref, 3, 'ref'));
     if (this._x.mnw_euler_from_quat(o, s, ref != null ? s + 32 : 0, s + 64) !== 0) throw this._error('q');
@@ -206,7 +214,8 @@ class Marionette {
 
   /** A figure from skeleton text (docs/skeleton-format.md). */
   figureFromSkeleton(text, name = 'figure.skel') {
-    const t = this._cstr(text, 'text'), n = this._cstr(name, 'name');
+    const t = this._cstr(text, 'text'),
+      n = this._cstr(name, 'name');
     return this._with([t, n], () => {
       const f = this._x.mnw_figure_read_skel(t, utf8.encode(text).length, n);
       if (!f) throw this._error('text');
@@ -218,12 +227,15 @@ class Marionette {
   figureFromBVH(text, options = {}) {
     const scale = options.scale === undefined ? 1 : num(options.scale, 'options.scale');
     if (!(scale > 0)) fail('options.scale', 'must be > 0');
-    const t = this._cstr(text, 'text'), n = this._cstr(options.name ?? 'figure.bvh', 'options.name');
+    const t = this._cstr(text, 'text'),
+      n = this._cstr(options.name ?? 'figure.bvh', 'options.name');
     const out = this._scratch;
     return this._with([t, n], () => {
       const f = this._x.mnw_figure_read_bvh(t, utf8.encode(text).length, n, scale, out, out + 8, out + 16);
       if (!f) throw this._error('text');
-      const i = this._i32(out, 6), qp = i[0], nframes = i[2];
+      const i = this._i32(out, 6),
+        qp = i[0],
+        nframes = i[2];
       const frameTime = this._f64(out + 16, 1)[0];
       const nq = this._x.mnw_figure_size(f, 1);
       const frames = new Float64Array(this._f64(qp, nframes * nq));
@@ -250,7 +262,8 @@ class Marionette {
     const spec = x.mnw_spec_create(nameP);
     x.mnw_free(nameP);
     if (!spec) throw this._error('document');
-    const v = this._f64(this._scratch, 27), vp = this._scratch;
+    const v = this._f64(this._scratch, 27),
+      vp = this._scratch;
     try {
       doc.joints.forEach((j, i) => {
         const a = `document.joints[${i}]`;
@@ -260,15 +273,23 @@ class Marionette {
         const parent = int(j.parent, `${a}.parent`, -1, i - 1);
         // members left out take mn_joint_default()'s values (the writer leaves them out)
         const rest = [[], [0], [0], [1, 0, 0, 0], [0, 0, 0, 1, 0, 0, 0]][type];
-        const vals = [...vec(j.offset ?? [0, 0, 0], 3, `${a}.offset`), ...vec(j.orient ?? [1, 0, 0, 0], 4, `${a}.orient`),
-          ...vec(j.axis ?? [0, 0, 1], 3, `${a}.axis`), ...vec(j.range ?? [-Math.PI, Math.PI], 2, `${a}.range`),
-          num(j.swing ?? Math.PI, `${a}.swing`), ...vec(j.twist ?? [-Math.PI, Math.PI], 2, `${a}.twist`),
-          num(j.mass ?? 0, `${a}.mass`), ...vec(j.com ?? [0, 0, 0], 3, `${a}.com`),
-          num(j.stiffness ?? 1, `${a}.stiffness`), ...vec(j.q0 ?? rest, nq, `${a}.q0`)];
+        const vals = [
+          ...vec(j.offset ?? [0, 0, 0], 3, `${a}.offset`),
+          ...vec(j.orient ?? [1, 0, 0, 0], 4, `${a}.orient`),
+          ...vec(j.axis ?? [0, 0, 1], 3, `${a}.axis`),
+          ...vec(j.range ?? [-Math.PI, Math.PI], 2, `${a}.range`),
+          num(j.swing ?? Math.PI, `${a}.swing`),
+          ...vec(j.twist ?? [-Math.PI, Math.PI], 2, `${a}.twist`),
+          num(j.mass ?? 0, `${a}.mass`),
+          ...vec(j.com ?? [0, 0, 0], 3, `${a}.com`),
+          num(j.stiffness ?? 1, `${a}.stiffness`),
+          ...vec(j.q0 ?? rest, nq, `${a}.q0`),
+        ];
         while (vals.length < 27) vals.push(0);
         const order = pick(j.rot_order ?? 'zxy', EULER, `${a}.rot_order`);
         if (j.object != null && typeof j.object !== 'string') fail(`${a}.object`, 'expected a string or null');
-        const np = this._cstr(j.name, `${a}.name`), op = j.object ? this._cstr(j.object, `${a}.object`) : 0;
+        const np = this._cstr(j.name, `${a}.name`),
+          op = j.object ? this._cstr(j.object, `${a}.object`) : 0;
         this._with([np, op], () => {
           this._f64(vp, 27).set(vals);
           if (x.mnw_spec_add_joint(spec, np, parent, type, bool(j.limited ?? false, `${a}.limited`), order, op, vp) < 0) {
@@ -313,9 +334,11 @@ class Marionette {
       f._live('figures[' + i + ']');
     });
     const maxH = options.maxHandles === undefined ? 0 : int(options.maxHandles, 'options.maxHandles', 1, 1 << 16);
-    const maxC = options.maxConstraints === undefined ? 0
-      : int(options.maxConstraints, 'options.maxConstraints', 1, 1 << 16);
-    const p = this._ints(figures.map((f) => f._p), 'figures');
+    const maxC = options.maxConstraints === undefined ? 0 : int(options.maxConstraints, 'options.maxConstraints', 1, 1 << 16);
+    const p = this._ints(
+      figures.map((f) => f._p),
+      'figures',
+    );
     return this._with([p], () => {
       const s = this._x.mnw_csys_create(p, figures.length, maxH, maxC);
       if (!s) throw this._error('figures');
@@ -365,7 +388,8 @@ class Marionette {
         int(skin.weightIndex[i], `skin.weightIndex[${i}]`);
         num(skin.weight[i], `skin.weight[${i}]`);
       }
-      const ip = this._ints(skin.weightIndex, 'skin.weightIndex'), wp = this._doubles(skin.weight, 'skin.weight');
+      const ip = this._ints(skin.weightIndex, 'skin.weightIndex'),
+        wp = this._doubles(skin.weight, 'skin.weight');
       this._with([ip, wp], () => {
         if (x.mnw_rig_set_weights(r, k, ip, wp) !== 0) throw this._error('skin.weight');
       });
@@ -399,15 +423,22 @@ function constraintArgs(def, handle) {
   poly.forEach((pt, i) => v.set(vec(pt, 3, `constraint.polygon[${i}]`), 18 + 3 * i));
   v[66] = def.start === undefined ? NaN : num(def.start, 'constraint.start'); // NaN: every frame
   v[67] = def.end === undefined ? NaN : num(def.end, 'constraint.end');
-  const iv = [type, h, h2, poly.length, def.priority === undefined ? 0 : int(def.priority, 'constraint.priority', 0),
+  const iv = [
+    type,
+    h,
+    h2,
+    poly.length,
+    def.priority === undefined ? 0 : int(def.priority, 'constraint.priority', 0),
     def.enabled === undefined ? 1 : bool(def.enabled, 'constraint.enabled'),
-    def.lock === undefined ? 0 : bool(def.lock, 'constraint.lock'), axisOf(def.axis)];
+    def.lock === undefined ? 0 : bool(def.lock, 'constraint.lock'),
+    axisOf(def.axis),
+  ];
   return { iv, v };
 }
 // orient: 0 the whole orientation, 'x' | 'y' | 'z' (or 1..3) only that axis's direction
 function axisOf(a) {
   if (a === undefined || a === 0 || a === null) return 0;
-  const i = typeof a === 'string' ? ['x', 'y', 'z'].indexOf(a) + 1 : (Number.isInteger(a) ? a : -1);
+  const i = typeof a === 'string' ? ['x', 'y', 'z'].indexOf(a) + 1 : Number.isInteger(a) ? a : -1;
   if (i < 1 || i > 3) fail('constraint.axis', "expected 'x', 'y' or 'z'");
   return i;
 }
@@ -421,9 +452,11 @@ function solveOptions(mn, options, dvp, ivp, seq) {
   const x = mn._x;
   if (seq) x.mnw_seq_solve_defaults(dvp, ivp);
   else x.mnw_csolve_defaults(dvp, ivp);
-  const dv = mn._f64(dvp, 10), iv = mn._i32(ivp, 6);
-  ['tol', 'tolRot', 'dragTol', 'rcond', 'feedback', 'feedbackK', 'dragDamping', 'maxStep', 'minProgress']
-    .forEach((k, i) => { if (options[k] !== undefined) dv[i] = num(options[k], `options.${k}`); });
+  const dv = mn._f64(dvp, 10),
+    iv = mn._i32(ivp, 6);
+  ['tol', 'tolRot', 'dragTol', 'rcond', 'feedback', 'feedbackK', 'dragDamping', 'maxStep', 'minProgress'].forEach((k, i) => {
+    if (options[k] !== undefined) dv[i] = num(options[k], `options.${k}`);
+  });
   if (options.method !== undefined) iv[0] = pick(options.method, CSOLVERS, 'options.method');
   if (options.maxIters !== undefined) iv[1] = int(options.maxIters, 'options.maxIters', 1, 1e9);
   if (options.respectLimits !== undefined) iv[2] = bool(options.respectLimits, 'options.respectLimits');
@@ -438,12 +471,24 @@ function solveResult(mn, s, outp) {
   const o = mn._f64(outp, 8);
   // a violation that is not finite (a target beyond any reach, 1e300 m) is no result: the
   // solve throws rather than report Infinity as a measure
-  for (const [i, what] of [[4, 'maxViolation'], [5, 'maxRotViolation'], [6, 'maxDragError']]) {
+  for (const [i, what] of [
+    [4, 'maxViolation'],
+    [5, 'maxRotViolation'],
+    [6, 'maxDragError'],
+  ]) {
     if (!Number.isFinite(o[i])) fail(what, `${o[i]}: the constraints cannot be measured (a target out of reach of any number)`);
   }
   return {
-    status: STATUS[o[0]], ok: o[0] === 0, iterations: o[1], svdFallbacks: o[2], rows: o[3], maxViolation: o[4],
-    maxRotViolation: o[5], maxDragError: o[6], unmet: o[7], message: s === 0 ? '' : mn._str(mn._x.mnw_error_message()),
+    status: STATUS[o[0]],
+    ok: o[0] === 0,
+    iterations: o[1],
+    svdFallbacks: o[2],
+    rows: o[3],
+    maxViolation: o[4],
+    maxRotViolation: o[5],
+    maxDragError: o[6],
+    unmet: o[7],
+    message: s === 0 ? '' : mn._str(mn._x.mnw_error_message()),
   };
 }
 
@@ -457,7 +502,9 @@ class Owned {
   _live(arg = this._kind) {
     if (!this._p) fail(arg, `this ${this._kind} was disposed`);
   }
-  get disposed() { return !this._p; }
+  get disposed() {
+    return !this._p;
+  }
 }
 
 /** A figure: a compiled model and its state. */
@@ -508,23 +555,44 @@ class Figure extends Owned {
     if (!this._views[key]) {
       const at = () => this._array(key, ptrFn, n);
       this._views[key] = new Proxy(at(), {
-        get(_, k) { const t = at(), v = t[k]; return typeof v === 'function' ? v.bind(t) : v; },
-        set(_, k, value) { at()[k] = value; return true; },
-        has(_, k) { return k in at(); },
-        ownKeys() { return Reflect.ownKeys(at()); },
-        getOwnPropertyDescriptor(_, k) { return Reflect.getOwnPropertyDescriptor(at(), k); },
+        get(_, k) {
+          const t = at(),
+            v = t[k];
+          return typeof v === 'function' ? v.bind(t) : v;
+        },
+        set(_, k, value) {
+          at()[k] = value;
+          return true;
+        },
+        has(_, k) {
+          return k in at();
+        },
+        ownKeys() {
+          return Reflect.ownKeys(at());
+        },
+        getOwnPropertyDescriptor(_, k) {
+          return Reflect.getOwnPropertyDescriptor(at(), k);
+        },
       });
     }
     return this._views[key];
   }
   /** The state (nq numbers), a view of the module's memory: write it, then call fk(). */
-  get q() { return this._view('q', this._mn._x.mnw_figure_q, this.nq); }
+  get q() {
+    return this._view('q', this._mn._x.mnw_figure_q, this.nq);
+  }
   /** The rest state (a copy). */
-  get restQ() { return new Float64Array(this._view('q0', this._mn._x.mnw_figure_q0, this.nq)); }
+  get restQ() {
+    return new Float64Array(this._view('q0', this._mn._x.mnw_figure_q0, this.nq));
+  }
   /** Joint positions (jointCount x 3) after the last fk() or solve: a view, not a copy. */
-  get positions() { return this._view('pos', this._mn._x.mnw_figure_positions, 3 * this.jointCount); }
+  get positions() {
+    return this._view('pos', this._mn._x.mnw_figure_positions, 3 * this.jointCount);
+  }
   /** Joint frames (jointCount x 12: rotation row-major, then position): a view. */
-  get frames() { return this._view('xf', this._mn._x.mnw_figure_frames, 12 * this.jointCount); }
+  get frames() {
+    return this._view('xf', this._mn._x.mnw_figure_frames, 12 * this.jointCount);
+  }
 
   /** Copies a state in (checked: nq finite numbers). */
   setQ(q) {
@@ -568,10 +636,14 @@ class Figure extends Owned {
   footContacts(motion = this.motion) {
     this._live();
     if (!motion) fail('motion', 'this figure has no motion');
-    const nq = this.nq, frames = motion.frames, n = motion.nframes;
+    const nq = this.nq,
+      frames = motion.frames,
+      n = motion.nframes;
     if (!frames || frames.length !== n * nq || n < 1) fail('motion.frames', `expected nframes x ${nq} numbers`);
     num(motion.frameTime, 'motion.frameTime');
-    const mn = this._mn, x = mn._x, p = mn._doubles(frames, 'motion.frames');
+    const mn = this._mn,
+      x = mn._x,
+      p = mn._doubles(frames, 'motion.frames');
     const out = x.mnw_malloc(2 * n + 8);
     return mn._with([p, out], () => {
       if (!out) fail('motion', 'out of memory');
@@ -581,14 +653,21 @@ class Figure extends Owned {
         if (e.status === 'NOTFOUND') return [];
         throw e;
       }
-      const feet = [...mn._i32(this._io, 2)], bits = new Uint8Array(x.memory.buffer, out, 2 * n);
+      const feet = [...mn._i32(this._io, 2)],
+        bits = new Uint8Array(x.memory.buffer, out, 2 * n);
       return feet.map((j, k) => {
         const track = { joint: this.joints[j].name, heel: [], toe: [] };
-        for (const [key, bit] of [['heel', 1], ['toe', 2]]) {
+        for (const [key, bit] of [
+          ['heel', 1],
+          ['toe', 2],
+        ]) {
           for (let f = 0; f < n;) {
-            if (!(bits[k * n + f] & bit)) { f++; continue; }
+            if (!(bits[k * n + f] & bit)) {
+              f++;
+              continue;
+            }
             let g = f;
-            while (g < n && (bits[k * n + g] & bit)) g++;
+            while (g < n && bits[k * n + g] & bit) g++;
             track[key].push([f, g - 1]);
             f = g;
           }
@@ -610,7 +689,9 @@ class Figure extends Owned {
     object(problem, 'problem');
     if (options != null) object(options, 'options');
     options ??= {};
-    const x = this._mn._x, dvp = this._io, ivp = this._io + 8 * 24;
+    const x = this._mn._x,
+      dvp = this._io,
+      ivp = this._io + 8 * 24;
     if (!this._ikDefaults) {
       x.mnw_ik_defaults(dvp, ivp);
       this._ikDefaults = [new Float64Array(this._mn._f64(dvp, 21)), new Int32Array(this._mn._i32(ivp, 12))];
@@ -624,7 +705,8 @@ class Figure extends Owned {
     iv[0] = this.joint(problem.base ?? -1, 'problem.base', true);
     iv[1] = this.joint(problem.tip, 'problem.tip');
     if (problem.point !== undefined) dv.set(vec(problem.point, 3, 'problem.point'), 0);
-    const hasPos = problem.target !== undefined, hasRot = problem.targetRotation !== undefined;
+    const hasPos = problem.target !== undefined,
+      hasRot = problem.targetRotation !== undefined;
     if (!hasPos && !hasRot) fail('problem.target', 'give a target position and/or a targetRotation');
     if (hasPos) dv.set(vec(problem.target, 3, 'problem.target'), 3);
     if (hasRot) dv.set(vec(problem.targetRotation, 4, 'problem.targetRotation'), 6);
@@ -633,8 +715,14 @@ class Figure extends Owned {
     if (problem.pole !== undefined) dv.set(vec(problem.pole, 3, 'problem.pole'), 12);
     iv[2] = hasPos ? 1 : 0;
     iv[3] = hasRot ? 1 : 0;
-    const d = (k, i) => { if (options[k] !== undefined) dv[i] = num(options[k], `options.${k}`); };
-    d('tolPos', 15); d('tolRot', 16); d('timeoutMs', 17); d('maxStep', 18); d('damping', 19);
+    const d = (k, i) => {
+      if (options[k] !== undefined) dv[i] = num(options[k], `options.${k}`);
+    };
+    d('tolPos', 15);
+    d('tolRot', 16);
+    d('timeoutMs', 17);
+    d('maxStep', 18);
+    d('damping', 19);
     d('nullspaceGain', 20);
     if (options.method !== undefined) iv[4] = pick(options.method, IK_METHODS, 'options.method');
     if (options.maxIters !== undefined) iv[5] = int(options.maxIters, 'options.maxIters', 1, 1e9);
@@ -660,8 +748,14 @@ class Figure extends Owned {
     if (s === 1) throw this._mn._error('problem');
     const o = this._ikViews[2].buffer === this._mn._x.memory.buffer ? this._ikViews[2] : this._mn._f64(outp, 6);
     return {
-      status: STATUS[o[0]], ok: o[0] === 0, iterations: o[1], restarts: o[2], posErr: o[3], rotErr: o[4],
-      timeUs: o[5], message: s === 0 ? '' : this._mn._str(this._mn._x.mnw_error_message()),
+      status: STATUS[o[0]],
+      ok: o[0] === 0,
+      iterations: o[1],
+      restarts: o[2],
+      posErr: o[3],
+      rotErr: o[4],
+      timeUs: o[5],
+      message: s === 0 ? '' : this._mn._str(this._mn._x.mnw_error_message()),
     };
   }
 
@@ -675,15 +769,20 @@ class Figure extends Owned {
     const stride = hasRot ? 7 : 3;
     if (!targets || targets.length % stride) fail('targets', `expected n x ${stride} numbers`);
     for (let i = 0; i < targets.length; i++) num(targets[i], `targets[${i}]`);
-    const n = targets.length / stride, mn = this._mn, x = mn._x;
-    const sp = mn._doubles(seedQ, 'seedQ'), tp = mn._doubles(targets, 'targets');
-    const fl = x.mnw_malloc(Math.max(n, 1)), qp = x.mnw_malloc(8 * Math.max(n * this.nq, 1));
+    const n = targets.length / stride,
+      mn = this._mn,
+      x = mn._x;
+    const sp = mn._doubles(seedQ, 'seedQ'),
+      tp = mn._doubles(targets, 'targets');
+    const fl = x.mnw_malloc(Math.max(n, 1)),
+      qp = x.mnw_malloc(8 * Math.max(n * this.nq, 1));
     return mn._with([sp, tp, fl, qp], () => {
       if (!fl || !qp) fail('targets', 'out of memory');
       const count = x.mnw_ik_solve_many(this._p, dvp, ivp, sp, n, tp, fl, qp);
       if (count < 0) throw mn._error('problem');
       return {
-        count, solved: new Uint8Array(new Uint8Array(x.memory.buffer, fl, n)),
+        count,
+        solved: new Uint8Array(new Uint8Array(x.memory.buffer, fl, n)),
         q: new Float64Array(mn._f64(qp, n * this.nq)),
       };
     });
@@ -708,15 +807,23 @@ class ConstraintSystem extends Owned {
     for (const f of figures) f._users.add(this);
     this._io = mn._x.mnw_malloc(8 * (24 + 3 * 16 + 2));
   }
-  _figure(i, arg) { return this.figures[int(i ?? 0, arg, 0, this.figures.length - 1)]; }
+  _figure(i, arg) {
+    return this.figures[int(i ?? 0, arg, 0, this.figures.length - 1)];
+  }
   _handle(h, arg = 'handle') {
     return int(h, arg, 0, this._mn._x.mnw_csys_count(this._p, 0) - 1);
   }
   _con(c, arg = 'constraint') {
     return int(c, arg, 0, this._mn._x.mnw_csys_count(this._p, 1) - 1);
   }
-  get handleCount() { this._live(); return this._mn._x.mnw_csys_count(this._p, 0); }
-  get constraintCount() { this._live(); return this._mn._x.mnw_csys_count(this._p, 1); }
+  get handleCount() {
+    this._live();
+    return this._mn._x.mnw_csys_count(this._p, 0);
+  }
+  get constraintCount() {
+    this._live();
+    return this._mn._x.mnw_csys_count(this._p, 1);
+  }
 
   /** { type: 'point'|'orientation'|'com', figure: 0, joint (name or index; com: -1 for
    * the whole figure), point: [x,y,z] in the joint frame, name }. Returns the index. */
@@ -742,9 +849,11 @@ class ConstraintSystem extends Owned {
   addConstraint(def) {
     this._live();
     const { iv, v } = constraintArgs(def, (h, arg) => this._handle(h, arg));
-    const mn = this._mn, x = mn._x;
+    const mn = this._mn,
+      x = mn._x;
     mn._f64(this._io, v.length).set(v);
-    const ip = mn._ints(iv, 'constraint'), np = def.name ? mn._cstr(def.name, 'constraint.name') : 0;
+    const ip = mn._ints(iv, 'constraint'),
+      np = def.name ? mn._cstr(def.name, 'constraint.name') : 0;
     return mn._with([ip, np], () => {
       const c = x.mnw_csys_add_constraint(this._p, ip, this._io, np);
       if (c < 0) throw constraintError(mn);
@@ -763,10 +872,18 @@ class ConstraintSystem extends Owned {
     }
     return this;
   }
-  setTarget(c, target) { return this._edit(c, 0, vec(target, 3, 'target'), 0, 'target'); }
-  setTargetRotation(c, q) { return this._edit(c, 1, vec(q, 4, 'targetRotation'), 0, 'targetRotation'); }
-  setEnabled(c, on) { return this._edit(c, 2, null, bool(on, 'enabled'), 'enabled'); }
-  setWeight(c, w) { return this._edit(c, 3, [num(w, 'weight')], 0, 'weight'); }
+  setTarget(c, target) {
+    return this._edit(c, 0, vec(target, 3, 'target'), 0, 'target');
+  }
+  setTargetRotation(c, q) {
+    return this._edit(c, 1, vec(q, 4, 'targetRotation'), 0, 'targetRotation');
+  }
+  setEnabled(c, on) {
+    return this._edit(c, 2, null, bool(on, 'enabled'), 'enabled');
+  }
+  setWeight(c, w) {
+    return this._edit(c, 3, [num(w, 'weight')], 0, 'weight');
+  }
 
   /** Per-joint mobility (Welman 4.1.4, 6.2): the joint's DOFs move `scale` times as readily;
    * 0 freezes it for every solver, small values make a stiff rod, large ones loose links. */
@@ -833,7 +950,11 @@ class ConstraintSystem extends Owned {
     });
   }
   /** Every joint back to scale 1. */
-  resetJointScales() { this._live(); this._mn._x.mnw_csys_set_joint_scale(this._p, 0, 0, -1); return this; }
+  resetJointScales() {
+    this._live();
+    this._mn._x.mnw_csys_set_joint_scale(this._p, 0, 0, -1);
+    return this;
+  }
 
   _drag(h, what, vals, priority, arg) {
     this._live();
@@ -857,9 +978,16 @@ class ConstraintSystem extends Owned {
     const pr = options.priority === undefined ? 0 : int(options.priority, 'options.priority', 0);
     return this._drag(h, 1, [...vec(q, 4, 'targetRotation'), w], pr, 'targetRotation');
   }
-  push(h, force) { return this._drag(h, 2, vec(force, 3, 'force'), 0, 'force'); }
-  release(h) { return this._drag(h, 3, null, 0, 'handle'); }
-  dragError(h) { this._live(); return this._mn._x.mnw_csys_drag_error(this._p, this._handle(h)); }
+  push(h, force) {
+    return this._drag(h, 2, vec(force, 3, 'force'), 0, 'force');
+  }
+  release(h) {
+    return this._drag(h, 3, null, 0, 'handle');
+  }
+  dragError(h) {
+    this._live();
+    return this._mn._x.mnw_csys_drag_error(this._p, this._handle(h));
+  }
   /** { position: [x,y,z], rotation: 9 numbers row-major }. */
   handleValue(h) {
     this._live();
@@ -869,16 +997,29 @@ class ConstraintSystem extends Owned {
     return { position: Array.from(o.subarray(0, 3)), rotation: Array.from(o.subarray(3, 12)) };
   }
   /** Call after writing a figure's q directly. */
-  invalidate() { this._live(); this._mn._x.mnw_csys_invalidate(this._p); return this; }
-  residual(c) { this._live(); return this._mn._x.mnw_csys_residual(this._p, this._con(c)); }
-  unmet(c) { this._live(); return this._mn._x.mnw_csys_unmet(this._p, this._con(c)) === 1; }
+  invalidate() {
+    this._live();
+    this._mn._x.mnw_csys_invalidate(this._p);
+    return this;
+  }
+  residual(c) {
+    this._live();
+    return this._mn._x.mnw_csys_residual(this._p, this._con(c));
+  }
+  unmet(c) {
+    this._live();
+    return this._mn._x.mnw_csys_unmet(this._p, this._con(c)) === 1;
+  }
 
   /** One solve (a frame of interaction). options: { method: 'lagrange'|'ccd'|'dls', tol,
    * tolRot, dragTol, maxIters, rcond, feedback, feedbackK, dragDamping, maxStep,
    * respectLimits, minProgress }. */
   solve(options = {}) {
     this._live();
-    const mn = this._mn, dvp = this._io, ivp = this._io + 8 * 10, outp = this._io + 8 * 14;
+    const mn = this._mn,
+      dvp = this._io,
+      ivp = this._io + 8 * 10,
+      outp = this._io + 8 * 14;
     solveOptions(mn, options, dvp, ivp, false);
     const s = mn._x.mnw_csys_solve(this._p, dvp, ivp, outp);
     if (s === 1) {
@@ -903,12 +1044,22 @@ class Rig extends Owned {
   constructor(mn, p) {
     super(mn, p, 'rig');
   }
-  get vertexCount() { this._live(); return this._mn._x.mnw_rig_size(this._p, 0); }
-  get controllerCount() { this._live(); return this._mn._x.mnw_rig_size(this._p, 1); }
-  get dim() { this._live(); return this._mn._x.mnw_rig_size(this._p, 2); }
+  get vertexCount() {
+    this._live();
+    return this._mn._x.mnw_rig_size(this._p, 0);
+  }
+  get controllerCount() {
+    this._live();
+    return this._mn._x.mnw_rig_size(this._p, 1);
+  }
+  get dim() {
+    this._live();
+    return this._mn._x.mnw_rig_size(this._p, 2);
+  }
   get controllerNames() {
     this._live();
-    const n = this.controllerCount, out = [];
+    const n = this.controllerCount,
+      out = [];
     for (let c = 0; c < n; c++) out.push(this._mn._str(this._mn._x.mnw_rig_ctrl_name(this._p, c)));
     return out;
   }
@@ -920,7 +1071,9 @@ class Rig extends Owned {
   /** The rest pose: controllerCount x 12 (rotation row-major, then position). */
   restPose() {
     this._live();
-    const n = 12 * this.controllerCount, x = this._mn._x, p = x.mnw_malloc(8 * n);
+    const n = 12 * this.controllerCount,
+      x = this._mn._x,
+      p = x.mnw_malloc(8 * n);
     return this._mn._with([p], () => {
       x.mnw_rig_rest_pose(this._p, p);
       return new Float64Array(this._mn._f64(p, n));
@@ -929,8 +1082,11 @@ class Rig extends Owned {
   /** Skinned vertices (vertexCount x dim) for a pose. */
   deform(pose) {
     this._live();
-    const n = this._pose(pose), mn = this._mn, x = mn._x;
-    const pp = mn._doubles(pose, 'pose'), op = x.mnw_malloc(8 * this.vertexCount * this.dim);
+    const n = this._pose(pose),
+      mn = this._mn,
+      x = mn._x;
+    const pp = mn._doubles(pose, 'pose'),
+      op = x.mnw_malloc(8 * this.vertexCount * this.dim);
     return mn._with([pp, op], () => {
       x.mnw_rig_deform(this._p, pp, op);
       void n;
@@ -941,13 +1097,15 @@ class Rig extends Owned {
   createFitter(fixed = []) {
     this._live();
     if (!Array.isArray(fixed)) fail('fixed', 'expected an array of controller names or indices');
-    const names = this.controllerNames, flags = new Uint8Array(names.length);
+    const names = this.controllerNames,
+      flags = new Uint8Array(names.length);
     fixed.forEach((c, i) => {
       const k = typeof c === 'string' ? names.indexOf(c) : c;
       if (!Number.isInteger(k) || k < 0 || k >= names.length) fail(`fixed[${i}]`, `no controller ${c}`);
       flags[k] = 1;
     });
-    const x = this._mn._x, fp = x.mnw_malloc(Math.max(names.length, 1));
+    const x = this._mn._x,
+      fp = x.mnw_malloc(Math.max(names.length, 1));
     new Uint8Array(x.memory.buffer, fp, names.length).set(flags);
     return this._mn._with([fp], () => {
       const f = x.mnw_fitter_create(this._p, fp);
@@ -975,15 +1133,22 @@ class Fitter extends Owned {
   fit(pose, targets, options = {}) {
     this._live();
     object(options, 'options');
-    const rig = this.rig, mn = this._mn, x = mn._x;
+    const rig = this.rig,
+      mn = this._mn,
+      x = mn._x;
     rig._pose(pose);
     if (!(pose instanceof Float64Array)) fail('pose', 'expected a Float64Array (it is written in place)');
     vec(targets, rig.vertexCount * rig.dim, 'targets');
-    const io = x.mnw_malloc(8 * 16), dv = io, iv = io + 8, out = io + 8 * 8;
-    const pp = mn._doubles(pose, 'pose'), tp = mn._doubles(targets, 'targets');
+    const io = x.mnw_malloc(8 * 16),
+      dv = io,
+      iv = io + 8,
+      out = io + 8 * 8;
+    const pp = mn._doubles(pose, 'pose'),
+      tp = mn._doubles(targets, 'targets');
     return mn._with([io, pp, tp], () => {
       x.mnw_fit_defaults(dv, iv);
-      const d = mn._f64(dv, 1), i = mn._i32(iv, 5);
+      const d = mn._f64(dv, 1),
+        i = mn._i32(iv, 5);
       if (options.tol !== undefined) d[0] = num(options.tol, 'options.tol');
       if (options.maxIters !== undefined) i[0] = int(options.maxIters, 'options.maxIters', 1, 1e9);
       if (options.maxHalvings !== undefined) i[1] = int(options.maxHalvings, 'options.maxHalvings', 0, 1000);
@@ -995,7 +1160,12 @@ class Fitter extends Owned {
       pose.set(mn._f64(pp, pose.length));
       const o = mn._f64(out, 5);
       return {
-        status: STATUS[o[0]], ok: o[0] === 0, iterations: o[1], energy: o[2], rms: o[3], maxErr: o[4],
+        status: STATUS[o[0]],
+        ok: o[0] === 0,
+        iterations: o[1],
+        energy: o[2],
+        rms: o[3],
+        maxErr: o[4],
         message: s === 0 ? '' : mn._str(x.mnw_error_message()),
       };
     });
@@ -1028,18 +1198,35 @@ class Sequence extends Owned {
     // argument and result space: a constraint's numbers, or a sampled state (sampleQ: nq)
     this._io = mn._x.mnw_malloc(8 * Math.max(24 + 3 * 16 + 2, figure.nq));
   }
-  get keyCount() { this._live(); return this._mn._x.mnw_seq_count(this._p, 0); }
-  get fps() { this._live(); return this._mn._x.mnw_seq_number(this._p, 0, 0); }
+  get keyCount() {
+    this._live();
+    return this._mn._x.mnw_seq_count(this._p, 0);
+  }
+  get fps() {
+    this._live();
+    return this._mn._x.mnw_seq_number(this._p, 0, 0);
+  }
   /** First and last key frames. */
-  get start() { this._live(); return this._mn._x.mnw_seq_number(this._p, 1, 0); }
-  get end() { this._live(); return this._mn._x.mnw_seq_number(this._p, 2, 0); }
-  keyFrame(k) { this._live(); return this._mn._x.mnw_seq_number(this._p, 3, this._key(k)); }
+  get start() {
+    this._live();
+    return this._mn._x.mnw_seq_number(this._p, 1, 0);
+  }
+  get end() {
+    this._live();
+    return this._mn._x.mnw_seq_number(this._p, 2, 0);
+  }
+  keyFrame(k) {
+    this._live();
+    return this._mn._x.mnw_seq_number(this._p, 3, this._key(k));
+  }
   /** Key k's state (a copy). */
   keyQ(k) {
     this._live();
     return new Float64Array(this._mn._f64(this._mn._x.mnw_seq_key_q(this._p, this._key(k)), this.figure.nq));
   }
-  _key(k) { return int(k, 'key', 0, this._mn._x.mnw_seq_count(this._p, 0) - 1); }
+  _key(k) {
+    return int(k, 'key', 0, this._mn._x.mnw_seq_count(this._p, 0) - 1);
+  }
   _fail(arg) {
     const e = this._mn._error(arg);
     if (!e.message.startsWith(arg)) e.message = `${arg}: ${e.message}`;
@@ -1050,7 +1237,8 @@ class Sequence extends Owned {
     this._live();
     num(frame, 'frame');
     vec(q, this.figure.nq, 'q');
-    const mn = this._mn, p = mn._doubles(q, 'q');
+    const mn = this._mn,
+      p = mn._doubles(q, 'q');
     return mn._with([p], () => {
       const k = mn._x.mnw_seq_set_key(this._p, frame, p);
       if (k < 0) throw this._fail('q');
@@ -1091,7 +1279,8 @@ class Sequence extends Owned {
     for (let i = 0; i < frames.length; i++) num(frames[i], `frames[${i}]`);
     const first = options.firstFrame === undefined ? 0 : num(options.firstFrame, 'options.firstFrame');
     const tol = options.tol === undefined ? 0 : num(options.tol, 'options.tol');
-    const mn = this._mn, p = mn._doubles(frames, 'frames');
+    const mn = this._mn,
+      p = mn._doubles(frames, 'frames');
     return mn._with([p], () => {
       if (mn._x.mnw_seq_add_motion(this._p, p, frames.length / nq, first, tol, this._io) !== 0) throw this._fail('frames');
       const o = mn._f64(this._io, 2);
@@ -1135,21 +1324,34 @@ class Sequence extends Owned {
    * where the handle is at start). */
   addConstraint(def) {
     this._live();
-    const mn = this._mn, x = mn._x;
+    const mn = this._mn,
+      x = mn._x;
     const { iv, v } = constraintArgs(def, (h, arg) => int(h, arg, 0, x.mnw_seq_count(this._p, 1) - 1));
-    iv.push(def.targetInterpolation === undefined ? 0
-      : [2, 5][pick(def.targetInterpolation, ['linear', 'catmull-rom'], 'constraint.targetInterpolation')]);
+    iv.push(
+      def.targetInterpolation === undefined
+        ? 0
+        : [2, 5][pick(def.targetInterpolation, ['linear', 'catmull-rom'], 'constraint.targetInterpolation')],
+    );
     mn._f64(this._io, v.length).set(v);
-    const ip = mn._ints(iv, 'constraint'), np = def.name ? mn._cstr(def.name, 'constraint.name') : 0;
+    const ip = mn._ints(iv, 'constraint'),
+      np = def.name ? mn._cstr(def.name, 'constraint.name') : 0;
     return mn._with([ip, np], () => {
       const c = x.mnw_seq_add_constraint(this._p, ip, this._io, np);
       if (c < 0) throw constraintError(mn);
       return c;
     });
   }
-  get handleCount() { this._live(); return this._mn._x.mnw_seq_count(this._p, 1); }
-  get constraintCount() { this._live(); return this._mn._x.mnw_seq_count(this._p, 2); }
-  _con(c) { return int(c, 'constraint', 0, this._mn._x.mnw_seq_count(this._p, 2) - 1); }
+  get handleCount() {
+    this._live();
+    return this._mn._x.mnw_seq_count(this._p, 1);
+  }
+  get constraintCount() {
+    this._live();
+    return this._mn._x.mnw_seq_count(this._p, 2);
+  }
+  _con(c) {
+    return int(c, 'constraint', 0, this._mn._x.mnw_seq_count(this._p, 2) - 1);
+  }
 
   /** An animated constraint's target key (Welman 7.2.1) at key.frame: pin { frame, target },
    * orient { frame, targetRotation }, plane { frame, origin, normal | dir }, line { frame,
@@ -1169,12 +1371,19 @@ class Sequence extends Owned {
     if (this._mn._x.mnw_seq_set_target_key(this._p, c, this._io) !== 0) throw this._fail('key');
     return this;
   }
-  targetKeyCount(c) { this._live(); return this._mn._x.mnw_seq_target_key_count(this._p, this._con(c)); }
+  targetKeyCount(c) {
+    this._live();
+    return this._mn._x.mnw_seq_target_key_count(this._p, this._con(c));
+  }
   _target(c, k, frame, arg) {
     if (this._mn._x.mnw_seq_target(this._p, this._con(c), k, frame, this._io) !== 0) throw this._fail(arg);
     const o = this._mn._f64(this._io, 11);
-    return { frame: o[0], position: Array.from(o.subarray(1, 4)), dir: Array.from(o.subarray(4, 7)),
-      rotation: Array.from(o.subarray(7, 11)) };
+    return {
+      frame: o[0],
+      position: Array.from(o.subarray(1, 4)),
+      dir: Array.from(o.subarray(4, 7)),
+      rotation: Array.from(o.subarray(7, 11)),
+    };
   }
   /** Target key k of constraint c: { frame, position, dir, rotation } (a pin's target and a
    * plane's or line's origin are `position`). */
@@ -1183,7 +1392,10 @@ class Sequence extends Owned {
     return this._target(c, int(k, 'key', 0, Math.max(0, this.targetKeyCount(c) - 1)), 0, 'key');
   }
   /** Constraint c's target at a frame, interpolated between its target keys. */
-  targetAt(c, frame) { this._live(); return this._target(c, -1, num(frame, 'frame'), 'frame'); }
+  targetAt(c, frame) {
+    this._live();
+    return this._target(c, -1, num(frame, 'frame'), 'frame');
+  }
   /** Balance over a sequence (Welman 7.2.1): a centre-of-mass handle and a balance
    * constraint over [start, end] (default every frame). { polygon: 3..16 points, up =
    * [0, 1, 0], margin = 0, start, end }. Returns the constraint's index. */
@@ -1192,12 +1404,15 @@ class Sequence extends Owned {
     object(def, 'balance');
     const poly = def.polygon;
     if (!Array.isArray(poly) || poly.length < 3 || poly.length > 16) fail('balance.polygon', 'expected 3 to 16 points');
-    const v = [...(def.up === undefined ? [0, 1, 0] : vec(def.up, 3, 'balance.up')),
+    const v = [
+      ...(def.up === undefined ? [0, 1, 0] : vec(def.up, 3, 'balance.up')),
       def.margin === undefined ? 0 : num(def.margin, 'balance.margin'),
       def.start === undefined ? -Infinity : num(def.start, 'balance.start'),
-      def.end === undefined ? Infinity : num(def.end, 'balance.end')];
+      def.end === undefined ? Infinity : num(def.end, 'balance.end'),
+    ];
     poly.forEach((pt, i) => v.push(...vec(pt, 3, `balance.polygon[${i}]`)));
-    const mn = this._mn, p = mn._doubles(v, 'balance');
+    const mn = this._mn,
+      p = mn._doubles(v, 'balance');
     return mn._with([p], () => {
       const c = mn._x.mnw_seq_add_balance(this._p, p, poly.length);
       if (c < 0) throw this._fail('balance');
@@ -1233,7 +1448,8 @@ class Sequence extends Owned {
   cut(f0, f1) {
     this._live();
     this._range(f0, f1);
-    const x = this._mn._x, out = this._io;
+    const x = this._mn._x,
+      out = this._io;
     const e = x.mnw_seq_cut(this._p, f0, f1, out);
     const edit = this._edit(e, 'range');
     return { clip: new Clip(this._mn, this._mn._i32(out, 1)[0]), edit };
@@ -1300,7 +1516,10 @@ class Sequence extends Owned {
   solveFrame(frame, options = {}) {
     this._live();
     num(frame, 'frame');
-    const mn = this._mn, dvp = this._io, ivp = this._io + 8 * 10, outp = this._io + 8 * 14;
+    const mn = this._mn,
+      dvp = this._io,
+      ivp = this._io + 8 * 10,
+      outp = this._io + 8 * 14;
     solveOptions(mn, options, dvp, ivp, true);
     const s = mn._x.mnw_seq_solve_frame(this._p, frame, dvp, ivp, outp);
     if (s === 1) throw this._fail('frame');
@@ -1319,12 +1538,15 @@ class Sequence extends Owned {
 
 // The keys of a clip or of an edit's record, read from module memory: [{ frame, q, tcb }].
 function keysOf(mn, ks) {
-  const x = mn._x, n = x.mnw_keyset_int(ks, 0), nq = x.mnw_keyset_int(ks, 1);
-  const fr = mn._f64(x.mnw_keyset_ptr(ks, 0), n), q = mn._f64(x.mnw_keyset_ptr(ks, 1), n * nq);
-  const tcb = mn._f64(x.mnw_keyset_ptr(ks, 2), 3 * n), out = [];
+  const x = mn._x,
+    n = x.mnw_keyset_int(ks, 0),
+    nq = x.mnw_keyset_int(ks, 1);
+  const fr = mn._f64(x.mnw_keyset_ptr(ks, 0), n),
+    q = mn._f64(x.mnw_keyset_ptr(ks, 1), n * nq);
+  const tcb = mn._f64(x.mnw_keyset_ptr(ks, 2), 3 * n),
+    out = [];
   for (let i = 0; i < n; i++)
-    out.push({ frame: fr[i], q: new Float64Array(q.subarray(i * nq, (i + 1) * nq)),
-      tcb: Array.from(tcb.subarray(3 * i, 3 * i + 3)) });
+    out.push({ frame: fr[i], q: new Float64Array(q.subarray(i * nq, (i + 1) * nq)), tcb: Array.from(tcb.subarray(3 * i, 3 * i + 3)) });
   return out;
 }
 
@@ -1335,11 +1557,23 @@ class Clip extends Owned {
   constructor(mn, p) {
     super(mn, p, 'clip');
   }
-  get span() { this._live(); return this._mn._x.mnw_keyset_span(this._p); }
-  get count() { this._live(); return this._mn._x.mnw_keyset_int(this._p, 0); }
-  get nq() { this._live(); return this._mn._x.mnw_keyset_int(this._p, 1); }
+  get span() {
+    this._live();
+    return this._mn._x.mnw_keyset_span(this._p);
+  }
+  get count() {
+    this._live();
+    return this._mn._x.mnw_keyset_int(this._p, 0);
+  }
+  get nq() {
+    this._live();
+    return this._mn._x.mnw_keyset_int(this._p, 1);
+  }
   /** [{ frame, q, tcb }] (copies). */
-  keys() { this._live(); return keysOf(this._mn, this._p); }
+  keys() {
+    this._live();
+    return keysOf(this._mn, this._p);
+  }
   dispose() {
     if (!this._p) return;
     this._mn._x.mnw_keyset_destroy(this._p);
@@ -1356,8 +1590,14 @@ class SequenceEdit extends Owned {
     this.sequence = seq;
     seq._users.add(this);
   }
-  get removed() { this._live(); return keysOf(this._mn, this._mn._x.mnw_edit_keys(this._p, 0)); }
-  get added() { this._live(); return keysOf(this._mn, this._mn._x.mnw_edit_keys(this._p, 1)); }
+  get removed() {
+    this._live();
+    return keysOf(this._mn, this._mn._x.mnw_edit_keys(this._p, 0));
+  }
+  get added() {
+    this._live();
+    return keysOf(this._mn, this._mn._x.mnw_edit_keys(this._p, 1));
+  }
   dispose() {
     if (!this._p) return;
     this._mn._x.mnw_edit_destroy(this._p);
@@ -1375,18 +1615,25 @@ Marionette.prototype.createClip = function createClip(figure, def) {
   const span = num(def.span, 'clip.span');
   if (!(span > 0)) fail('clip.span', 'must be > 0');
   if (!Array.isArray(def.keys)) fail('clip.keys', 'expected an array');
-  const nq = figure.nq, n = def.keys.length;
+  const nq = figure.nq,
+    n = def.keys.length;
   const rows = def.keys.map((k, i) => {
     object(k, `clip.keys[${i}]`);
     const f = num(k.frame, `clip.keys[${i}].frame`);
     if (!(f >= 0 && f < span)) fail(`clip.keys[${i}].frame`, `expected 0 <= frame < span (${span})`);
     return [f, vec(k.q, nq, `clip.keys[${i}].q`), k.tcb === undefined ? [0, 0, 0] : vec(k.tcb, 3, `clip.keys[${i}].tcb`)];
   });
-  const x = this._x, p = x.mnw_keyset_create(n, nq, span);
+  const x = this._x,
+    p = x.mnw_keyset_create(n, nq, span);
   if (!p) throw this._error('clip');
-  const fr = this._f64(x.mnw_keyset_ptr(p, 0), n), q = this._f64(x.mnw_keyset_ptr(p, 1), n * nq);
+  const fr = this._f64(x.mnw_keyset_ptr(p, 0), n),
+    q = this._f64(x.mnw_keyset_ptr(p, 1), n * nq);
   const tcb = this._f64(x.mnw_keyset_ptr(p, 2), 3 * n);
-  rows.forEach(([f, s, t], i) => { fr[i] = f; q.set(s, i * nq); tcb.set(t, 3 * i); });
+  rows.forEach(([f, s, t], i) => {
+    fr[i] = f;
+    q.set(s, i * nq);
+    tcb.set(t, 3 * i);
+  });
   return new Clip(this, p);
 };
 
@@ -1415,7 +1662,9 @@ const LAYER_MODES = ['override', 'additive'];
 Sequence.prototype.addLayer = function addLayer(def) {
   this._live();
   object(def, 'layer');
-  const mn = this._mn, x = mn._x, fig = this.figure;
+  const mn = this._mn,
+    x = mn._x,
+    fig = this.figure;
   const mode = def.mode === undefined ? 0 : pick(def.mode, LAYER_MODES, 'layer.mode');
   if (!Array.isArray(def.keys) || !def.keys.length) fail('layer.keys', 'expected an array of { frame, q }');
   const np = def.name ? mn._cstr(String(def.name), 'layer.name') : 0;
@@ -1425,13 +1674,16 @@ Sequence.prototype.addLayer = function addLayer(def) {
     object(k, `layer.keys[${n}]`);
     const f = num(k.frame, `layer.keys[${n}].frame`);
     const qp = mn._doubles(vec(k.q, fig.nq, `layer.keys[${n}].q`), `layer.keys[${n}].q`);
-    mn._with([qp], () => { if (x.mnw_seq_layer_set_key(this._p, i, f, qp) < 0) throw this._fail(`layer.keys[${n}]`); });
+    mn._with([qp], () => {
+      if (x.mnw_seq_layer_set_key(this._p, i, f, qp) < 0) throw this._fail(`layer.keys[${n}]`);
+    });
   });
   if (def.weights !== undefined) {
     if (!Array.isArray(def.weights)) fail('layer.weights', 'expected [[frame, weight], ...]');
     const fr = def.weights.map((w, n) => vec(w, 2, `layer.weights[${n}]`)[0]);
     const wv = def.weights.map((w) => w[1]);
-    const fp = mn._doubles(fr, 'layer.weights'), wp = mn._doubles(wv, 'layer.weights');
+    const fp = mn._doubles(fr, 'layer.weights'),
+      wp = mn._doubles(wv, 'layer.weights');
     mn._with([fp, wp], () => {
       if (x.mnw_seq_layer_set_weights(this._p, i, fr.length, fp, wp) !== 0) throw this._fail('layer.weights');
     });
@@ -1451,7 +1703,9 @@ Sequence.prototype.addLayer = function addLayer(def) {
       for (const [name, w] of Object.entries(def.mask)) mask[fig.joint(name, 'layer.mask')] = num(w, `layer.mask.${name}`);
     }
     const mp = mn._doubles(mask, 'layer.mask');
-    mn._with([mp], () => { if (x.mnw_seq_layer_set_mask(this._p, i, mp) !== 0) throw this._fail('layer.mask'); });
+    mn._with([mp], () => {
+      if (x.mnw_seq_layer_set_mask(this._p, i, mp) !== 0) throw this._fail('layer.mask');
+    });
   }
   if (def.warp !== undefined) this.setTimeWarp(def.warp, i);
   return i;
@@ -1467,7 +1721,9 @@ function isDescendant(fig, k, j) {
 Object.defineProperty(Sequence.prototype, 'layers', {
   get() {
     this._live();
-    const mn = this._mn, x = mn._x, out = [];
+    const mn = this._mn,
+      x = mn._x,
+      out = [];
     for (let i = 0, n = x.mnw_seq_layer_count(this._p); i < n; i++) {
       const weights = [];
       for (let k = 0, nw = x.mnw_seq_layer_int(this._p, i, 2); k < nw; k++) {
@@ -1476,10 +1732,14 @@ Object.defineProperty(Sequence.prototype, 'layers', {
         weights.push([o[0], o[1]]);
       }
       const mp = x.mnw_seq_layer_mask(this._p, i);
-      out.push({ name: mn._str(x.mnw_seq_layer_name(this._p, i)), mode: LAYER_MODES[x.mnw_seq_layer_int(this._p, i, 0)],
-        keyCount: x.mnw_seq_layer_int(this._p, i, 1), weights,
+      out.push({
+        name: mn._str(x.mnw_seq_layer_name(this._p, i)),
+        mode: LAYER_MODES[x.mnw_seq_layer_int(this._p, i, 0)],
+        keyCount: x.mnw_seq_layer_int(this._p, i, 1),
+        weights,
         mask: mp ? new Float64Array(mn._f64(mp, this.figure.jointCount)) : null,
-        warpKeys: x.mnw_seq_layer_int(this._p, i, 3) });
+        warpKeys: x.mnw_seq_layer_int(this._p, i, 3),
+      });
     }
     return out;
   },
@@ -1498,15 +1758,20 @@ Sequence.prototype.layerWeight = function layerWeight(i, frame) {
 Sequence.prototype.setTimeWarp = function setTimeWarp(keys, layer = -1) {
   this._live();
   if (!Array.isArray(keys)) fail('warp', 'expected [[t, s], ...]');
-  const mn = this._mn, n = keys.length;
-  const t = [], s = [], sp = [];
+  const mn = this._mn,
+    n = keys.length;
+  const t = [],
+    s = [],
+    sp = [];
   keys.forEach((k, i) => {
     if (!Array.isArray(k) || (k.length !== 2 && k.length !== 3)) fail(`warp[${i}]`, 'expected [t, s] or [t, s, speed]');
     t.push(num(k[0], `warp[${i}][0]`));
     s.push(num(k[1], `warp[${i}][1]`));
     sp.push(k.length === 3 ? num(k[2], `warp[${i}][2]`) : NaN);
   });
-  const tp = mn._doubles(t, 'warp'), sp2 = mn._doubles(s, 'warp'), vp = mn._doubles(sp, 'warp');
+  const tp = mn._doubles(t, 'warp'),
+    sp2 = mn._doubles(s, 'warp'),
+    vp = mn._doubles(sp, 'warp');
   mn._with([tp, sp2, vp], () => {
     if (mn._x.mnw_seq_set_warp(this._p, layer, n, tp, sp2, vp) !== 0) throw this._fail('warp');
   });
@@ -1535,7 +1800,8 @@ Sequence.prototype.sampleBlendQ = function sampleBlendQ(frame, out = new Float64
 function takeFrames(mn, figure, frames, arg) {
   if (!(figure instanceof Figure) || figure._mn !== mn) fail('figure', 'not a figure of this module');
   figure._live('figure');
-  if (!(frames instanceof Float64Array) || !frames.length || frames.length % figure.nq) fail(arg, `expected a Float64Array of nframes x ${figure.nq}`);
+  if (!(frames instanceof Float64Array) || !frames.length || frames.length % figure.nq)
+    fail(arg, `expected a Float64Array of nframes x ${figure.nq}`);
   return frames.length / figure.nq;
 }
 
@@ -1551,22 +1817,36 @@ function takeResult(mn, p, n, nq, arg) {
  * searched for the phase), bFrame (B's start, no phase search), lock (default true: planted
  * feet locked) }. Returns { frames, aFrame, bFrame, length, phaseCost, locks, maxViolation }. */
 Marionette.prototype.crossfade = function crossfade(figure, a, b, fps, options = {}) {
-  const na = takeFrames(this, figure, a, 'a'), nb = takeFrames(this, figure, b, 'b');
+  const na = takeFrames(this, figure, a, 'a'),
+    nb = takeFrames(this, figure, b, 'b');
   num(fps, 'fps');
   object(options, 'options');
   const range = options.bRange === undefined ? [0, -1] : vec(options.bRange, 2, 'options.bRange');
-  const opt = [options.at === undefined ? -1 : num(options.at, 'options.at'),
+  const opt = [
+    options.at === undefined ? -1 : num(options.at, 'options.at'),
     options.length === undefined ? 0 : int(options.length, 'options.length', 2),
-    range[0], range[1], options.lock === false ? 0 : 1,
-    options.bFrame === undefined ? -1 : int(options.bFrame, 'options.bFrame', 0)];
-  const ap = this._doubles(a, 'a'), bp = this._doubles(b, 'b'), op = this._doubles(opt, 'options');
+    range[0],
+    range[1],
+    options.lock === false ? 0 : 1,
+    options.bFrame === undefined ? -1 : int(options.bFrame, 'options.bFrame', 0),
+  ];
+  const ap = this._doubles(a, 'a'),
+    bp = this._doubles(b, 'b'),
+    op = this._doubles(opt, 'options');
   const info = this._scratch;
   return this._with([ap, bp, op], () => {
     const p = this._x.mnw_take_crossfade(figure._p, ap, na, bp, nb, fps, op, info);
     if (!p) throw this._error('options');
     const i = Array.from(this._f64(info, 7));
-    return { frames: takeResult(this, p, i[4], figure.nq, 'options'), aFrame: i[0], bFrame: i[1], length: i[2],
-      phaseCost: i[3], locks: i[5], maxViolation: i[6] };
+    return {
+      frames: takeResult(this, p, i[4], figure.nq, 'options'),
+      aFrame: i[0],
+      bFrame: i[1],
+      length: i[2],
+      phaseCost: i[3],
+      locks: i[5],
+      maxViolation: i[6],
+    };
   });
 };
 
@@ -1574,7 +1854,8 @@ Marionette.prototype.crossfade = function crossfade(figure, a, b, fps, options =
  * +y up), heading), inPlace (the take with them taken out) }. */
 Marionette.prototype.rootMotion = function rootMotion(figure, frames) {
   const n = takeFrames(this, figure, frames, 'frames');
-  const qp = this._doubles(frames, 'frames'), tp = this._x.mnw_malloc(24 * n);
+  const qp = this._doubles(frames, 'frames'),
+    tp = this._x.mnw_malloc(24 * n);
   return this._with([qp, tp], () => {
     if (this._x.mnw_take_root_extract(figure._p, qp, n, tp, qp) !== 0) throw this._error('frames');
     return { track: new Float64Array(this._f64(tp, 3 * n)), inPlace: new Float64Array(this._f64(qp, n * figure.nq)) };
@@ -1588,7 +1869,8 @@ Marionette.prototype.applyRootMotion = function applyRootMotion(figure, inPlace,
   if (!(track instanceof Float64Array) || track.length !== 3 * n) fail('track', `expected a Float64Array of ${3 * n}`);
   const turn = options.turn === undefined ? 0 : num(options.turn, 'options.turn');
   const fps = options.fps === undefined ? 30 : num(options.fps, 'options.fps');
-  const qp = this._doubles(inPlace, 'inPlace'), tp = this._doubles(track, 'track');
+  const qp = this._doubles(inPlace, 'inPlace'),
+    tp = this._doubles(track, 'track');
   return this._with([qp, tp], () => {
     if (this._x.mnw_take_root_apply(figure._p, qp, n, tp, fps, turn, qp) !== 0) throw this._error('track');
     return new Float64Array(this._f64(qp, n * figure.nq));
@@ -1603,13 +1885,20 @@ Marionette.prototype.loop = function loop(figure, frames, fps, options = {}) {
   const minLen = options.minLength === undefined ? 0 : int(options.minLength, 'options.minLength', 2);
   const blend = options.blend === undefined ? 0 : int(options.blend, 'options.blend', 1);
   const cycles = options.cycles === undefined ? 1 : int(options.cycles, 'options.cycles', 1, 1000);
-  const qp = this._doubles(frames, 'frames'), info = this._scratch;
+  const qp = this._doubles(frames, 'frames'),
+    info = this._scratch;
   return this._with([qp], () => {
     const p = this._x.mnw_take_loop(figure._p, qp, n, fps, minLen, blend, cycles, info);
     if (!p) throw this._error('options');
     const i = Array.from(this._f64(info, 8));
-    return { frames: takeResult(this, p, i[7], figure.nq, 'options'), start: i[0], end: i[1], blend: i[2],
-      match: i[3], step: i.slice(4, 7) };
+    return {
+      frames: takeResult(this, p, i[7], figure.nq, 'options'),
+      start: i[0],
+      end: i[1],
+      blend: i[2],
+      match: i[3],
+      step: i.slice(4, 7),
+    };
   });
 };
 
@@ -1619,10 +1908,14 @@ Marionette.prototype.retime = function retime(figure, frames, fps, keys, options
   const n = takeFrames(this, figure, frames, 'frames');
   num(fps, 'fps');
   if (!Array.isArray(keys) || keys.length < 2) fail('keys', 'expected at least two [t, s] keys');
-  const t = keys.map((k, i) => num(k[0], `keys[${i}][0]`)), s = keys.map((k, i) => num(k[1], `keys[${i}][1]`));
+  const t = keys.map((k, i) => num(k[0], `keys[${i}][0]`)),
+    s = keys.map((k, i) => num(k[1], `keys[${i}][1]`));
   const sp = keys.map((k, i) => (k.length > 2 ? num(k[2], `keys[${i}][2]`) : NaN));
-  const qp = this._doubles(frames, 'frames'), tp = this._doubles(t, 'keys'), sp1 = this._doubles(s, 'keys');
-  const vp = this._doubles(sp, 'keys'), info = this._scratch;
+  const qp = this._doubles(frames, 'frames'),
+    tp = this._doubles(t, 'keys'),
+    sp1 = this._doubles(s, 'keys');
+  const vp = this._doubles(sp, 'keys'),
+    info = this._scratch;
   return this._with([qp, tp, sp1, vp], () => {
     const p = this._x.mnw_take_retime(figure._p, qp, n, fps, keys.length, tp, sp1, vp, options.ballistic ? 1 : 0, info);
     if (!p) throw this._error('keys');
@@ -1648,7 +1941,8 @@ Marionette.prototype.createSoftBody = function createSoftBody(def) {
   const dim = int(def.dim ?? 3, 'body.dim', 2, 3);
   const v = def.vertices;
   if (!v || typeof v.length !== 'number' || v.length < 3 * dim || v.length % dim) fail('body.vertices', `expected nverts x ${dim} numbers`);
-  const n = v.length / dim, pos = new Float64Array(3 * n);
+  const n = v.length / dim,
+    pos = new Float64Array(3 * n);
   for (let i = 0; i < n; i++) for (let k = 0; k < dim; k++) pos[3 * i + k] = num(v[dim * i + k], `body.vertices[${dim * i + k}]`);
   const t = def.triangles;
   if (!t || typeof t.length !== 'number' || t.length < 3 || t.length % 3) fail('body.triangles', 'expected ntris x 3 integers');
@@ -1657,12 +1951,21 @@ Marionette.prototype.createSoftBody = function createSoftBody(def) {
   const g = def.gravity === undefined ? [0, -9.81, 0] : vec(def.gravity, 3, 'body.gravity');
   const opt = (k, d) => (def[k] === undefined ? d : num(def[k], `body.${k}`));
   const ground = def.ground === undefined || def.ground === -Infinity ? -Infinity : num(def.ground, 'body.ground');
-  const dv = [opt('density', 1000), opt('edgeCompliance', 1e-6), opt('elementCompliance', 0), opt('damping', 0.5),
-    g[0], g[1], g[2], ground];
+  const dv = [
+    opt('density', 1000),
+    opt('edgeCompliance', 1e-6),
+    opt('elementCompliance', 0),
+    opt('damping', 0.5),
+    g[0],
+    g[1],
+    g[2],
+    ground,
+  ];
   if (!(dv[0] > 0)) fail('body.density', 'must be > 0');
   if (dv[1] < 0 || dv[2] < 0 || dv[3] < 0) fail('body', 'compliances and damping must be >= 0');
   const substeps = def.substeps === undefined ? 5 : int(def.substeps, 'body.substeps', 1, 1000);
-  const pp = this._doubles(pos, 'body.vertices'), tp = this._ints(t, 'body.triangles');
+  const pp = this._doubles(pos, 'body.vertices'),
+    tp = this._ints(t, 'body.triangles');
   const dp = this._doubles(dv, 'body');
   const p = this._with([pp, tp, dp], () => x.mnw_soft_create(dim, n, pp, t.length / 3, tp, res, dp, substeps));
   if (!p) throw this._error('body');
@@ -1682,25 +1985,52 @@ class SoftBody extends Owned {
     this._driven = new Uint8Array(0);
     this.controllerNames = [];
   }
-  _size(k) { this._live(); return this._mn._x.mnw_soft_size(this._p, k); }
-  get vertexCount() { return this._size(0); }
-  get elementCount() { return this._size(1); }
-  get corners() { return this._size(2); }
-  get surfaceCount() { return this._size(3); }
-  get controllerCount() { return this._size(4); }
-  get grabCount() { return this._size(6); }
-  get coupled() { return this._size(8) === 1; }
+  _size(k) {
+    this._live();
+    return this._mn._x.mnw_soft_size(this._p, k);
+  }
+  get vertexCount() {
+    return this._size(0);
+  }
+  get elementCount() {
+    return this._size(1);
+  }
+  get corners() {
+    return this._size(2);
+  }
+  get surfaceCount() {
+    return this._size(3);
+  }
+  get controllerCount() {
+    return this._size(4);
+  }
+  get grabCount() {
+    return this._size(6);
+  }
+  get coupled() {
+    return this._size(8) === 1;
+  }
   _f(what, n) {
     this._live();
     const p = this._mn._x.mnw_soft_ptr(this._p, what);
     return p ? this._mn._f64(p, n) : null;
   }
   /** The body's vertices (the lattice's nodes in 3D), vertexCount x 3: a view. */
-  positions() { return this._f(0, 3 * this.vertexCount); }
-  positionsCopy() { return new Float64Array(this.positions()); }
-  velocities() { return this._f(1, 3 * this.vertexCount); }
-  restPositions() { return new Float64Array(this._f(4, 3 * this.vertexCount)); }
-  masses() { return new Float64Array(this._f(6, this.vertexCount)); }
+  positions() {
+    return this._f(0, 3 * this.vertexCount);
+  }
+  positionsCopy() {
+    return new Float64Array(this.positions());
+  }
+  velocities() {
+    return this._f(1, 3 * this.vertexCount);
+  }
+  restPositions() {
+    return new Float64Array(this._f(4, 3 * this.vertexCount));
+  }
+  masses() {
+    return new Float64Array(this._f(6, this.vertexCount));
+  }
   /** The elements (tetrahedra or triangles), elementCount x corners indices (a copy). */
   elements() {
     this._live();
@@ -1708,13 +2038,24 @@ class SoftBody extends Owned {
     return new Int32Array(this._mn._i32(p, this.elementCount * this.corners));
   }
   /** The embedded surface (3D; surfaceCount x 3), carried by the lattice: a view. */
-  surface() { return this.dim === 3 ? this._f(2, 3 * this.surfaceCount) : this.positions(); }
-  surfaceCopy() { return new Float64Array(this.surface()); }
+  surface() {
+    return this.dim === 3 ? this._f(2, 3 * this.surfaceCount) : this.positions();
+  }
+  surfaceCopy() {
+    return new Float64Array(this.surface());
+  }
   /** The controllers' poses (controllerCount x 12: rotation row-major, position): a view. */
-  poses() { return this._f(3, 12 * this.controllerCount); }
-  posesCopy() { const p = this.poses(); return p ? new Float64Array(p) : null; }
+  poses() {
+    return this._f(3, 12 * this.controllerCount);
+  }
+  posesCopy() {
+    const p = this.poses();
+    return p ? new Float64Array(p) : null;
+  }
   /** The rig's reproduction of the body at the current poses (vertexCount x 3): a view. */
-  rigged() { return this._f(7, 3 * this.vertexCount); }
+  rigged() {
+    return this._f(7, 3 * this.vertexCount);
+  }
   _ctrl(c, arg = 'controller') {
     const k = typeof c === 'string' ? this.controllerNames.indexOf(c) : c;
     if (!Number.isInteger(k) || k < 0 || k >= this.controllerCount) fail(arg, `no controller ${c}`);
@@ -1730,7 +2071,8 @@ class SoftBody extends Owned {
     if (!(rig instanceof Rig) || rig._mn !== this._mn) fail('rig', 'not a rig of this module');
     rig._live('rig');
     object(options, 'options');
-    const names = rig.controllerNames, flags = new Uint8Array(names.length);
+    const names = rig.controllerNames,
+      flags = new Uint8Array(names.length);
     (options.driven ?? []).forEach((c, i) => {
       const k = typeof c === 'string' ? names.indexOf(c) : c;
       if (!Number.isInteger(k) || k < 0 || k >= names.length) fail(`options.driven[${i}]`, `no controller ${c}`);
@@ -1738,12 +2080,21 @@ class SoftBody extends Owned {
     });
     const o = (k, d) => (options[k] === undefined ? d : num(options[k], `options.${k}`));
     const dv = [o('complianceDriven', 0), o('complianceFree', 0)];
-    const iv = [options.enabled === undefined ? 1 : bool(options.enabled, 'options.enabled'),
+    const iv = [
+      options.enabled === undefined ? 1 : bool(options.enabled, 'options.enabled'),
       options.drivenRotation === undefined ? 1 : bool(options.drivenRotation, 'options.drivenRotation'),
       options.fitIterations === undefined ? 8 : int(options.fitIterations, 'options.fitIterations', 1, 1000),
-      options.over === undefined || options.over === 'surface' ? 0 : (options.over === 'nodes' ? 1 : fail('options.over', "expected 'surface' or 'nodes'"))];
-    const mn = this._mn, x = mn._x;
-    const fp = x.mnw_malloc(Math.max(names.length, 1)), dp = mn._doubles(dv, 'options'), ip = mn._ints(iv, 'options');
+      options.over === undefined || options.over === 'surface'
+        ? 0
+        : options.over === 'nodes'
+          ? 1
+          : fail('options.over', "expected 'surface' or 'nodes'"),
+    ];
+    const mn = this._mn,
+      x = mn._x;
+    const fp = x.mnw_malloc(Math.max(names.length, 1)),
+      dp = mn._doubles(dv, 'options'),
+      ip = mn._ints(iv, 'options');
     new Uint8Array(x.memory.buffer, fp, names.length).set(flags);
     mn._with([fp, dp, ip], () => {
       if (x.mnw_soft_couple(this._p, rig._p, fp, dp, ip) !== 0) throw mn._error('rig');
@@ -1753,23 +2104,34 @@ class SoftBody extends Owned {
     return this;
   }
   /** Whether each controller is driven (a copy). */
-  get driven() { return Array.from(this._driven, (f) => f === 1); }
+  get driven() {
+    return Array.from(this._driven, (f) => f === 1);
+  }
   /** Makes controller c driven (it stays where it is until drive() moves it) or free. */
   setDriven(c, on) {
-    const k = this._ctrl(c), flag = bool(on, 'on');
+    const k = this._ctrl(c),
+      flag = bool(on, 'on');
     if (this._driven[k] === flag) return;
-    const mn = this._mn, x = mn._x, fp = x.mnw_malloc(this._driven.length);
+    const mn = this._mn,
+      x = mn._x,
+      fp = x.mnw_malloc(this._driven.length);
     const next = new Uint8Array(this._driven);
     next[k] = flag;
     new Uint8Array(x.memory.buffer, fp, next.length).set(next);
-    mn._with([fp], () => { if (x.mnw_soft_set_driven(this._p, fp) !== 0) throw mn._error('controller'); });
+    mn._with([fp], () => {
+      if (x.mnw_soft_set_driven(this._p, fp) !== 0) throw mn._error('controller');
+    });
     this._driven = next;
   }
   /** Where driven controller c is to be at the end of the next step: 12 numbers (rotation
    * row-major, position), or { R: 9 numbers, p: 3 numbers }. */
   drive(c, pose) {
-    const k = this._ctrl(c), v = this._mn._f64(this._mn._scratch, 12);
-    if (pose && pose.R) { v.set(vec(pose.R, 9, 'pose.R')); v.set(vec(pose.p, 3, 'pose.p'), 9); } else v.set(vec(pose, 12, 'pose'));
+    const k = this._ctrl(c),
+      v = this._mn._f64(this._mn._scratch, 12);
+    if (pose && pose.R) {
+      v.set(vec(pose.R, 9, 'pose.R'));
+      v.set(vec(pose.p, 3, 'pose.p'), 9);
+    } else v.set(vec(pose, 12, 'pose'));
     if (!this._driven[k]) fail('controller', `${this.controllerNames[k]} is free: setDriven() it first`);
     if (this._mn._x.mnw_soft_drive(this._p, k, this._mn._scratch) !== 0) throw this._mn._error('controller');
   }
@@ -1789,7 +2151,9 @@ class SoftBody extends Owned {
   /** The k vertices nearest a point (indices, nearest first). */
   nearest(point, k = 1) {
     vec(point, 3, 'point');
-    const x = this.positions(), n = this.vertexCount, d = new Float64Array(n);
+    const x = this.positions(),
+      n = this.vertexCount,
+      d = new Float64Array(n);
     for (let i = 0; i < n; i++) d[i] = (x[3 * i] - point[0]) ** 2 + (x[3 * i + 1] - point[1]) ** 2 + (x[3 * i + 2] - point[2]) ** 2;
     const idx = Array.from({ length: n }, (_, i) => i).sort((a, b) => d[a] - d[b]);
     return idx.slice(0, int(k, 'k', 1, n));
@@ -1799,9 +2163,13 @@ class SoftBody extends Owned {
    * message }. A failed step restores the state it started from. */
   step(dt = 1 / 60) {
     this._live();
-    const mn = this._mn, s = mn._x.mnw_soft_step(this._p, num(dt, 'dt'), this._out);
-    const o = mn._f64(this._out, 11), r = {};
-    SOFT_RESULT.forEach((k, i) => { r[k] = o[i]; });
+    const mn = this._mn,
+      s = mn._x.mnw_soft_step(this._p, num(dt, 'dt'), this._out);
+    const o = mn._f64(this._out, 11),
+      r = {};
+    SOFT_RESULT.forEach((k, i) => {
+      r[k] = o[i];
+    });
     r.status = STATUS[o[0]];
     r.ok = o[0] === 0;
     r.us = { sim: o[6], fit: o[7], couple: o[8], surface: o[9], total: o[10] };
@@ -1809,7 +2177,10 @@ class SoftBody extends Owned {
     return r;
   }
   /** The complementary constraint's residual max_j |C_j| / (L M) (NaN when not coupled). */
-  residual() { this._live(); return this._mn._x.mnw_soft_residual(this._p); }
+  residual() {
+    this._live();
+    return this._mn._x.mnw_soft_residual(this._p);
+  }
   /** Back to rest: positions, speeds, grabs, the controllers (the driven set is kept). */
   reset() {
     this._live();

@@ -29,32 +29,40 @@ async function run(name, project, setup, root = false) {
     server = await startServer(scratch.project, scratch);
     context = await launchBrowser(scratch);
     const page = await openEditor(context, server.url);
-    const info = await page.evaluate(({ locks, hand, base, comfort, balance }) => {
-      const m = window.marionette;
-      for (const [kind, joint] of locks) m.addLock(kind, joint);
-      m.setSettings({ dragMode: 'named', dragBase: base, csolver: 'lagrange', iterations: 20, comfort, balance });
-      const fig = m.store.figure;
-      const feet = locks.filter(([k]) => k === 'position').map(([, j]) => fig.joint(j));
-      const rec = { q: [], err: [], q0: Array.from(fig.q) };
-      const start = feet.map((j) => Array.from(fig.positions.subarray(3 * j, 3 * j + 3)));
-      m.store.on('pose', () => {
-        if (!m.poser.session) return;
-        rec.q.push(Array.from(fig.q));
-        let e = 0;
-        feet.forEach((j, i) => {
-          const p = fig.positions;
-          e = Math.max(e, Math.hypot(p[3 * j] - start[i][0], p[3 * j + 1] - start[i][1], p[3 * j + 2] - start[i][2]));
+    const info = await page.evaluate(
+      ({ locks, hand, base, comfort, balance }) => {
+        const m = window.marionette;
+        for (const [kind, joint] of locks) m.addLock(kind, joint);
+        m.setSettings({ dragMode: 'named', dragBase: base, csolver: 'lagrange', iterations: 20, comfort, balance });
+        const fig = m.store.figure;
+        const feet = locks.filter(([k]) => k === 'position').map(([, j]) => fig.joint(j));
+        const rec = { q: [], err: [], q0: Array.from(fig.q) };
+        const start = feet.map((j) => Array.from(fig.positions.subarray(3 * j, 3 * j + 3)));
+        m.store.on('pose', () => {
+          if (!m.poser.session) return;
+          rec.q.push(Array.from(fig.q));
+          let e = 0;
+          feet.forEach((j, i) => {
+            const p = fig.positions;
+            e = Math.max(e, Math.hypot(p[3 * j] - start[i][0], p[3 * j + 1] - start[i][1], p[3 * j + 2] - start[i][2]));
+          });
+          rec.err.push(e);
         });
-        rec.err.push(e);
-      });
-      window.__rec = rec;
-      const vp = m.viewport;
-      const lockedFeet = locks.map(([, j]) => fig.joint(j));
-      const polyFig = { positions: Array.from(fig.positions), jointCount: fig.jointCount, jointNames: fig.jointNames };
-      return { joints: fig.joints.map((j) => ({ name: j.name, type: j.type, qadr: j.qadr, parent: j.parent })), hand: m.screen(hand, 'front'),
-        polyFig, lockedFeet,
-        size: vp.size, pxPerM: vp.rects().front.h / vp.orthoState.front.size };
-    }, { ...project, comfort: COMFORT, balance: BALANCE });
+        window.__rec = rec;
+        const vp = m.viewport;
+        const lockedFeet = locks.map(([, j]) => fig.joint(j));
+        const polyFig = { positions: Array.from(fig.positions), jointCount: fig.jointCount, jointNames: fig.jointNames };
+        return {
+          joints: fig.joints.map((j) => ({ name: j.name, type: j.type, qadr: j.qadr, parent: j.parent })),
+          hand: m.screen(hand, 'front'),
+          polyFig,
+          lockedFeet,
+          size: vp.size,
+          pxPerM: vp.rects().front.h / vp.orthoState.front.size,
+        };
+      },
+      { ...project, comfort: COMFORT, balance: BALANCE },
+    );
     // a smooth arc: 300 mouse moves, about a quarter of the figure's height on screen
     const p = info.hand;
     await page.mouse.move(p.x, p.y);
@@ -69,40 +77,41 @@ async function run(name, project, setup, root = false) {
     await page.mouse.up();
     const { stats, rec } = await page.evaluate(() => ({ stats: window.marionette.stats(), rec: window.__rec }));
     // the support polygon of the locked feet at the start (posing.js applyComfort's rule)
-    const below = (k, j) => { for (let a = k; a >= 0; a = info.joints[a].parent) if (a === j) return true; return false; };
+    const below = (k, j) => {
+      for (let a = k; a >= 0; a = info.joints[a].parent) if (a === j) return true;
+      return false;
+    };
     const poly = feetPolygon(info.polyFig, (j) => info.lockedFeet.some((l) => below(j, l) || (below(l, j) && info.joints[l].parent === j)));
     const ms = stats.dragMs.slice(-FRAMES).sort((a, b) => a - b);
-    let jump = 0, jumpAt = '', over = 0;
-    for (let f = 1; f < rec.q.length; f++) {
-      const a = rec.q[f - 1], b = rec.q[f];
-      let frameJump = 0;
-      for (const j of info.joints) {
-        const at = j.qadr;
-        let d = 0;
-        if (j.type === 'hinge') d = Math.abs(b[at] - a[at]);
-        else if (j.type === 'ball' || j.type === 'free') {
-          const o = j.type === 'free' ? at + 3 : at;
-          d = 2 * Math.acos(Math.min(1, Math.abs(a[o] * b[o] + a[o + 1] * b[o + 1] + a[o + 2] * b[o + 2] + a[o + 3] * b[o + 3])));
-        }
-        if (d > jump) { jump = d; jumpAt = `${f}:${j.name.replace(/\s/g, '_')}`; }
-        frameJump = Math.max(frameJump, d);
-      }
-      if (frameJump > 0.2) over++;
-    }
+    const { jump, jumpAt, over } = jointJumps(info.joints, rec.q);
     const med = ms[Math.floor(ms.length / 2)];
     // every frame's centre of mass over the support polygon of the locked feet (the polygon
     // of the pose the drag began in, as balance holds it)
-    const com = await page.evaluate(({ q }) => {
-      const m = window.marionette, fig = m.store.figure, keep = Float64Array.from(fig.q);
-      const sys = m.store.m.createConstraintSystem([fig]);
-      let h = -1;
-      try { h = sys.addHandle({ type: 'com', joint: -1 }); } catch { /* no masses */ }
-      const out = [];
-      if (h >= 0) for (const qq of q) { fig.setQ(qq).fk(); sys.invalidate(); out.push(sys.handleValue(h).position); }
-      sys.dispose();
-      fig.setQ(keep).fk();
-      return out;
-    }, { q: [rec.q0, ...rec.q] });
+    const com = await page.evaluate(
+      ({ q }) => {
+        const m = window.marionette,
+          fig = m.store.figure,
+          keep = Float64Array.from(fig.q);
+        const sys = m.store.m.createConstraintSystem([fig]);
+        let h = -1;
+        try {
+          h = sys.addHandle({ type: 'com', joint: -1 });
+        } catch {
+          /* no masses */
+        }
+        const out = [];
+        if (h >= 0)
+          for (const qq of q) {
+            fig.setQ(qq).fk();
+            sys.invalidate();
+            out.push(sys.handleValue(h).position);
+          }
+        sys.dispose();
+        fig.setQ(keep).fk();
+        return out;
+      },
+      { q: [rec.q0, ...rec.q] },
+    );
     let outside = 0;
     if (com.length && poly) for (const c of com.slice(1)) if (!inside(poly, c)) outside++;
     console.log(`${name}.comfort=${COMFORT ? 'on' : 'off'}`);
@@ -123,12 +132,18 @@ async function run(name, project, setup, root = false) {
     console.log(`${name}.frames_over_0.2rad=${over}`);
     if (root) {
       const end = await page.evaluate((hand) => {
-        const m = window.marionette, fig = m.store.figure, sys = m.store.m.createConstraintSystem([fig]);
+        const m = window.marionette,
+          fig = m.store.figure,
+          sys = m.store.m.createConstraintSystem([fig]);
         const com = sys.handleValue(sys.addHandle({ type: 'com', joint: -1 })).position;
         sys.dispose();
         const j = fig.jointNames.indexOf(hand);
-        return { pose: m.state().pose, com, drop: 0.95 - fig.positions[3 * j + 1],
-          fig: { positions: Array.from(fig.positions), jointCount: fig.jointCount, jointNames: fig.jointNames } };
+        return {
+          pose: m.state().pose,
+          com,
+          drop: 0.95 - fig.positions[3 * j + 1],
+          fig: { positions: Array.from(fig.positions), jointCount: fig.jointCount, jointNames: fig.jointNames },
+        };
       }, project.hand);
       const poly = feetPolygon(end.fig);
       console.log(`${name}.root_drop_m=${end.drop.toFixed(4)}`);
@@ -142,26 +157,92 @@ async function run(name, project, setup, root = false) {
   }
 }
 
+// the largest turn of any joint from one pose to the next (radians; where: frame:joint) and
+// the count of frames where some joint turned more than 0.2 rad
+function jointJumps(joints, qs) {
+  let jump = 0,
+    jumpAt = '',
+    over = 0;
+  for (let f = 1; f < qs.length; f++) {
+    const a = qs[f - 1],
+      b = qs[f];
+    let frameJump = 0;
+    for (const j of joints) {
+      const at = j.qadr;
+      let d = 0;
+      if (j.type === 'hinge') d = Math.abs(b[at] - a[at]);
+      else if (j.type === 'ball' || j.type === 'free') {
+        const o = j.type === 'free' ? at + 3 : at;
+        d = 2 * Math.acos(Math.min(1, Math.abs(a[o] * b[o] + a[o + 1] * b[o + 1] + a[o + 2] * b[o + 2] + a[o + 3] * b[o + 3])));
+      }
+      if (d > jump) {
+        jump = d;
+        jumpAt = `${f}:${j.name.replace(/\s/g, '_')}`;
+      }
+      frameJump = Math.max(frameJump, d);
+    }
+    if (frameJump > 0.2) over++;
+  }
+  return { jump, jumpAt, over };
+}
+
 // is the point inside the convex polygon (on the ground: x and z)?
 function inside(poly, p) {
   let sign = 0;
   for (let i = 0; i < poly.length; i++) {
-    const a = poly[i], b = poly[(i + 1) % poly.length];
+    const a = poly[i],
+      b = poly[(i + 1) % poly.length];
     const c = (b[0] - a[0]) * (p[2] - a[2]) - (b[2] - a[2]) * (p[0] - a[0]);
-    if (c !== 0) { if (sign && Math.sign(c) !== sign) return false; sign = Math.sign(c); }
+    if (c !== 0) {
+      if (sign && Math.sign(c) !== sign) return false;
+      sign = Math.sign(c);
+    }
   }
   return true;
 }
 
-await run('stickman', { locks: [['position', 'left foot'], ['position', 'right foot']], hand: 'right hand', base: 'pelvis' },
-  () => {});
-await run('cmu', {
-  locks: [['position', 'LeftFoot'], ['position', 'RightFoot'], ['orientation', 'LeftFoot'], ['orientation', 'RightFoot']],
-  hand: 'LeftHand', base: 'Hips',
-}, (project) => {
-  copyFileSync(join(root, 'data/mocap/cmu_motionbuilder/cmu_02_01_walk.bvh'), join(project, 'walk.bvh'));
-  writeFileSync(join(project, 'walk.json'), JSON.stringify({ figure: 'walk.bvh', scale: 0.056444, fps: 30,
-    keys: [{ frame: 0, pose: {} }] }));
-});
-await run('stickman_root', { locks: [['position', 'left foot'], ['position', 'right foot']], hand: 'pelvis', base: 'pelvis' },
-  () => {}, true);
+await run(
+  'stickman',
+  {
+    locks: [
+      ['position', 'left foot'],
+      ['position', 'right foot'],
+    ],
+    hand: 'right hand',
+    base: 'pelvis',
+  },
+  () => {},
+);
+await run(
+  'cmu',
+  {
+    locks: [
+      ['position', 'LeftFoot'],
+      ['position', 'RightFoot'],
+      ['orientation', 'LeftFoot'],
+      ['orientation', 'RightFoot'],
+    ],
+    hand: 'LeftHand',
+    base: 'Hips',
+  },
+  (project) => {
+    copyFileSync(join(root, 'data/mocap/cmu_motionbuilder/cmu_02_01_walk.bvh'), join(project, 'walk.bvh'));
+    writeFileSync(
+      join(project, 'walk.json'),
+      JSON.stringify({ figure: 'walk.bvh', scale: 0.056444, fps: 30, keys: [{ frame: 0, pose: {} }] }),
+    );
+  },
+);
+await run(
+  'stickman_root',
+  {
+    locks: [
+      ['position', 'left foot'],
+      ['position', 'right foot'],
+    ],
+    hand: 'pelvis',
+    base: 'pelvis',
+  },
+  () => {},
+  true,
+);

@@ -14,11 +14,13 @@ import { performance } from 'node:perf_hooks';
 import { load } from '../marionette.mjs';
 import { makeBar, rotZ } from '../test/softbody-fixtures.mjs';
 
-const FRAMES = 120, FIRST = 21;
+const FRAMES = 120,
+  FIRST = 21;
 const mn = await load();
 
 function median(a) {
-  const s = [...a].sort((x, y) => x - y), n = s.length;
+  const s = [...a].sort((x, y) => x - y),
+    n = s.length;
   return n % 2 ? s[n >> 1] : 0.5 * (s[n / 2 - 1] + s[n / 2]);
 }
 
@@ -29,13 +31,17 @@ const cases = [
 for (const c of cases) {
   const sb = makeBar(mn, c.size, c.resolution, 8);
   const rows = { wall: [], cpu: [], total: [], sim: [], fit: [], couple: [], surface: [] };
-  let worst = 0, failed = 0, fitIters = 0;
+  let worst = 0,
+    failed = 0,
+    fitIters = 0;
   const P0 = sb.posesCopy();
   for (let t = 1; t <= FRAMES; t++) {
     sb.drive(0, [...rotZ(0.3 * Math.sin(0.1 * t)), P0[9], P0[10], P0[11]]);
-    const c0 = process.cpuUsage(), t0 = performance.now();
+    const c0 = process.cpuUsage(),
+      t0 = performance.now();
     const r = sb.step(1 / 60);
-    const wall = (performance.now() - t0) * 1e3, cu = process.cpuUsage(c0);
+    const wall = (performance.now() - t0) * 1e3,
+      cu = process.cpuUsage(c0);
     if (!r.ok) failed++;
     worst = Math.max(worst, r.residual);
     if (t >= FIRST) {
@@ -46,9 +52,11 @@ for (const c of cases) {
     }
   }
   const m = (k) => median(rows[k]).toFixed(1);
-  console.log(`bench=softbody_wasm case=${c.name} nodes=${sb.vertexCount} tets=${sb.elementCount} bones=8 substeps=5 ` +
-    `frames=${FRAMES} us_frame=${m('wall')} us_frame_cpu=${m('cpu')} us_step=${m('total')} us_sim=${m('sim')} us_fit=${m('fit')} ` +
-    `us_couple=${m('couple')} us_surface=${m('surface')} fit_iters=${(fitIters / rows.wall.length).toFixed(1)} ` +
-    `residual_max=${worst.toExponential(2)} failed_steps=${failed}`);
+  console.log(
+    `bench=softbody_wasm case=${c.name} nodes=${sb.vertexCount} tets=${sb.elementCount} bones=8 substeps=5 ` +
+      `frames=${FRAMES} us_frame=${m('wall')} us_frame_cpu=${m('cpu')} us_step=${m('total')} us_sim=${m('sim')} us_fit=${m('fit')} ` +
+      `us_couple=${m('couple')} us_surface=${m('surface')} fit_iters=${(fitIters / rows.wall.length).toFixed(1)} ` +
+      `residual_max=${worst.toExponential(2)} failed_steps=${failed}`,
+  );
   sb.dispose();
 }

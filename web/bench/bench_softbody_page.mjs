@@ -11,7 +11,8 @@ import { makeScratch, startServer, launchBrowser, removeScratch } from '../test/
 import { softbodyURL } from '../test/softbody-fixtures.mjs';
 
 function stats(a) {
-  const s = [...a].sort((x, y) => x - y), q = (f) => s[Math.min(s.length - 1, Math.floor(f * s.length))];
+  const s = [...a].sort((x, y) => x - y),
+    q = (f) => s[Math.min(s.length - 1, Math.floor(f * s.length))];
   return { median: q(0.5), p90: q(0.9) };
 }
 
@@ -30,17 +31,29 @@ try {
   const info = await page.evaluate(() => window.marionette.state());
   const line = (run, times) => {
     const s = stats(times);
-    console.log(`bench=softbody_page scene=cesiumman run=${run} resolution=${info.resolution} nodes=${info.nodes} ` +
-      `tets=${info.elements} surface=${info.surfaceVertices} bones=${info.controllers.length} substeps=5 ` +
-      `frames=${times.length} solver_ms_median=${s.median.toFixed(3)} solver_ms_p90=${s.p90.toFixed(3)}`);
+    console.log(
+      `bench=softbody_page scene=cesiumman run=${run} resolution=${info.resolution} nodes=${info.nodes} ` +
+        `tets=${info.elements} surface=${info.surfaceVertices} bones=${info.controllers.length} substeps=5 ` +
+        `frames=${times.length} solver_ms_median=${s.median.toFixed(3)} solver_ms_p90=${s.p90.toFixed(3)}`,
+    );
   };
   // hanging: the root pinned, the others free
   await page.evaluate(() => window.marionette.step(40));
-  let t = await page.evaluate(() => { window.marionette.step(240); return window.marionette.solverTimes().slice(-240); });
+  let t = await page.evaluate(() => {
+    window.marionette.step(240);
+    return window.marionette.solverTimes().slice(-240);
+  });
   line('hang', t);
   // walking, stepped
-  await page.evaluate(() => { window.marionette.reset(); window.marionette.walk(true); window.marionette.step(40); });
-  t = await page.evaluate(() => { window.marionette.step(240); return window.marionette.solverTimes().slice(-240); });
+  await page.evaluate(() => {
+    window.marionette.reset();
+    window.marionette.walk(true);
+    window.marionette.step(40);
+  });
+  t = await page.evaluate(() => {
+    window.marionette.step(240);
+    return window.marionette.solverTimes().slice(-240);
+  });
   line('walk', t);
   // walking in the live display loop
   await page.evaluate(() => window.marionette.run(true));

@@ -39,19 +39,37 @@ test('edits change the keys as documented; undo restores them bit for bit and re
     const cases = [
       ['cut [10, 26)', () => seq.cut(10, 26), [0, 30, 40, 50, 60]],
       ['delete [10, 26)', () => seq.delete(10, 26), [0, 14, 24, 34, 44]],
-      ['stretch [10, 30) by 1.7', () => seq.stretch(10, 30, 1.7),
-        [0, 10, 10 + 1.7 * 10, 10 + 1.7 * 15.5, 30 + shift, 40 + shift, 50 + shift, 60 + shift]],
-      ['shrink [0, 61) to a third', () => seq.stretch(0, 61, 1 / 3),
-        FRAMES.map((f) => 0 + (1 / 3) * (f - 0))],
+      [
+        'stretch [10, 30) by 1.7',
+        () => seq.stretch(10, 30, 1.7),
+        [0, 10, 10 + 1.7 * 10, 10 + 1.7 * 15.5, 30 + shift, 40 + shift, 50 + shift, 60 + shift],
+      ],
+      ['shrink [0, 61) to a third', () => seq.stretch(0, 61, 1 / 3), FRAMES.map((f) => 0 + (1 / 3) * (f - 0))],
       ['slide [20, 30) by 25', () => seq.slide(20, 30, 25), [0, 10, 30, 40, 45, 50.5, 60]],
-      ['paste [0, 15) at 50', () => {
-        const clip = seq.copy(0, 15);
-        try { return seq.paste(clip, 50); } finally { clip.dispose(); }
-      }, [0, 10, 20, 25.5, 30, 40, 50, 60]],
-      ['insert [0, 15) at 20', () => {
-        const clip = seq.copy(0, 15);
-        try { return seq.insert(clip, 20); } finally { clip.dispose(); }
-      }, [0, 10, 20, 30, 35, 40.5, 45, 55, 65, 75]],
+      [
+        'paste [0, 15) at 50',
+        () => {
+          const clip = seq.copy(0, 15);
+          try {
+            return seq.paste(clip, 50);
+          } finally {
+            clip.dispose();
+          }
+        },
+        [0, 10, 20, 25.5, 30, 40, 50, 60],
+      ],
+      [
+        'insert [0, 15) at 20',
+        () => {
+          const clip = seq.copy(0, 15);
+          try {
+            return seq.insert(clip, 20);
+          } finally {
+            clip.dispose();
+          }
+        },
+        [0, 10, 20, 30, 35, 40.5, 45, 55, 65, 75],
+      ],
     ];
     for (const [label, op, expected] of cases) {
       const r = op();
@@ -70,15 +88,24 @@ test('edits change the keys as documented; undo restores them bit for bit and re
     // what moved is the keys themselves: states bit for bit, and the records say what they did
     const { clip, edit } = seq.cut(10, 26);
     assert.equal(clip.span, 16);
-    assert.deepEqual(clip.keys().map((k) => k.frame), [0, 10, 15.5]);
+    assert.deepEqual(
+      clip.keys().map((k) => k.frame),
+      [0, 10, 15.5],
+    );
     assert.deepEqual(clip.keys()[2].tcb, [0.5, -0.25, 0.125]);
-    assert.deepEqual(edit.removed.map((k) => k.frame), [10, 20, 25.5]);
+    assert.deepEqual(
+      edit.removed.map((k) => k.frame),
+      [10, 20, 25.5],
+    );
     assert.deepEqual(edit.added, []);
     const paste = seq.paste(clip, 70);
     assert.deepEqual(frames(seq), [0, 30, 40, 50, 60, 70, 80, 85.5]);
     assert.deepEqual(Array.from(keyAt(85.5)), Array.from(original[3]));
     assert.deepEqual(Array.from(keyAt(70)), Array.from(original[1]));
-    assert.deepEqual(paste.added.map((k) => k.frame), [70, 80, 85.5]);
+    assert.deepEqual(
+      paste.added.map((k) => k.frame),
+      [70, 80, 85.5],
+    );
     seq.undo(paste);
     seq.undo(edit);
     assert.ok(snapshot(seq).equals(before));
@@ -135,12 +162,24 @@ Frame Time: 0.1
     for (const [fn, re] of cases) assert.throws(fn, re);
     bvhClip.dispose();
     // a clip with two keys at one frame is refused in C, and nothing changes
-    const twice = mn.createClip(fig, { span: 5, keys: [{ frame: 1, q: fig.restQ }, { frame: 1, q: fig.restQ }] });
+    const twice = mn.createClip(fig, {
+      span: 5,
+      keys: [
+        { frame: 1, q: fig.restQ },
+        { frame: 1, q: fig.restQ },
+      ],
+    });
     assert.throws(() => seq.insert(twice, 2), /^Error: clip: refused/);
     assert.ok(snapshot(seq).equals(changed));
     twice.dispose();
     // a clip from keys, inserted
-    const clip = mn.createClip(fig, { span: 4, keys: [{ frame: 0, q: fig.restQ }, { frame: 2.5, q: q, tcb: [0, 0.5, 0] }] });
+    const clip = mn.createClip(fig, {
+      span: 4,
+      keys: [
+        { frame: 0, q: fig.restQ },
+        { frame: 2.5, q: q, tcb: [0, 0.5, 0] },
+      ],
+    });
     const ins = seq.insert(clip, 100);
     assert.deepEqual(frames(seq).slice(-2), [100, 102.5]);
     assert.deepEqual(Array.from(seq.keyQ(seq.keyCount - 1)), Array.from(q));
@@ -163,16 +202,30 @@ Frame Time: 0.1
 // The stick figure bends forward with its arms out: feet locked, the right hand on a keyed
 // Catmull-Rom path (frames 3 to 14: its plain path moved 5 to 10 cm), the centre of mass kept
 // over the feet from frame 15 on.
-const bend = { 'torso.2': 85 * Math.PI / 180, 'right arm.2': -Math.PI / 2, 'left arm.2': -Math.PI / 2 };
-const polygon = [[0.15, 0, 0.12], [-0.15, 0, 0.12], [-0.15, 0, -0.08], [0.15, 0, -0.08]];
-const PATH = [[3, [0.05, 0, 0.05]], [7, [0.05, 0.05, 0.08]], [10, [0, 0.08, 0.1]], [14, [-0.05, 0.05, 0.05]]];
+const bend = { 'torso.2': (85 * Math.PI) / 180, 'right arm.2': -Math.PI / 2, 'left arm.2': -Math.PI / 2 };
+const polygon = [
+  [0.15, 0, 0.12],
+  [-0.15, 0, 0.12],
+  [-0.15, 0, -0.08],
+  [0.15, 0, -0.08],
+];
+const PATH = [
+  [3, [0.05, 0, 0.05]],
+  [7, [0.05, 0.05, 0.08]],
+  [10, [0, 0.08, 0.1]],
+  [14, [-0.05, 0.05, 0.05]],
+];
 
 test('animated targets and balance agree with marionette anim bake', () => {
   const { dir, cleanup } = tempDir();
   const fig = mn.stickman();
   const seq = mn.createSequence(fig, { rotation: 'squad', translation: 'linear' });
   try {
-    const keys = [{ frame: 0, pose: {} }, { frame: 20, pose: bend }, { frame: 30, pose: {} }];
+    const keys = [
+      { frame: 0, pose: {} },
+      { frame: 20, pose: bend },
+      { frame: 30, pose: {} },
+    ];
     for (const k of keys) seq.setKey(k.frame, stateOf(fig, k.pose));
     // the palm's keyed path: its plain path, moved
     const hand = fig.jointNames.indexOf('right hand');
@@ -182,9 +235,16 @@ test('animated targets and balance agree with marionette anim bake', () => {
       return { frame: f, target: palmAt().map((v, i) => v + d[i]) };
     });
     const doc = {
-      figure: 'stickman', fps: 30, interpolation: { rotation: 'squad', translation: 'linear' }, keys,
-      handles: [{ name: 'lf', joint: 'left foot' }, { name: 'rf', joint: 'right foot' },
-        { name: 'palm', joint: 'right hand', point: [0, -0.08, 0] }, { name: 'body', type: 'com' }],
+      figure: 'stickman',
+      fps: 30,
+      interpolation: { rotation: 'squad', translation: 'linear' },
+      keys,
+      handles: [
+        { name: 'lf', joint: 'left foot' },
+        { name: 'rf', joint: 'right foot' },
+        { name: 'palm', joint: 'right hand', point: [0, -0.08, 0] },
+        { name: 'body', type: 'com' },
+      ],
       constraints: [
         { type: 'pin', handle: 'lf', lock: true },
         { type: 'pin', handle: 'rf', lock: true },
@@ -192,7 +252,8 @@ test('animated targets and balance agree with marionette anim bake', () => {
         { type: 'balance', handle: 'body', frames: [15, 30], polygon, up: [0, 1, 0], margin: 0.01 },
       ],
     };
-    const lf = seq.addHandle({ joint: 'left foot' }), rf = seq.addHandle({ joint: 'right foot' });
+    const lf = seq.addHandle({ joint: 'left foot' }),
+      rf = seq.addHandle({ joint: 'right foot' });
     const palm = seq.addHandle({ joint: 'right hand', point: [0, -0.08, 0] });
     seq.addConstraint({ type: 'pin', handle: lf, lock: true });
     seq.addConstraint({ type: 'pin', handle: rf, lock: true });
@@ -206,7 +267,8 @@ test('animated targets and balance agree with marionette anim bake', () => {
     assert.deepEqual(seq.targetKey(reach, 1).position, targetKeys[1].target);
     assert.deepEqual(seq.targetAt(reach, 7).position, targetKeys[1].target);
     assert.deepEqual(seq.targetAt(reach, 0).position, targetKeys[0].target, 'constant before the first key');
-    const path = join(dir, 'reach.json'), out = join(dir, 'reach.bvh');
+    const path = join(dir, 'reach.json'),
+      out = join(dir, 'reach.bvh');
     writeFileSync(path, JSON.stringify(doc));
     native(['anim', 'bake', path, '--out', out]);
     for (let f = 0; f <= 30; f++) {
@@ -216,7 +278,8 @@ test('animated targets and balance agree with marionette anim bake', () => {
       const worst = bvhDistance(fig, ref);
       assert.ok(worst <= 1e-9, `frame ${f}: largest difference ${worst}`);
       if (f >= 3 && f <= 14) {
-        const p = palmAt(), t = seq.targetAt(reach, f).position;
+        const p = palmAt(),
+          t = seq.targetAt(reach, f).position;
         assert.ok(Math.hypot(p[0] - t[0], p[1] - t[1], p[2] - t[2]) < 1e-4, `frame ${f}: palm on its path`);
       }
     }
@@ -225,7 +288,8 @@ test('animated targets and balance agree with marionette anim bake', () => {
       assert.ok(seq.solveFrame(20, { warmStart: false, ...options }).ok);
       return fig.positions[2];
     };
-    const held = pelvisZ({}), free = pelvisZ({ balance: false });
+    const held = pelvisZ({}),
+      free = pelvisZ({ balance: false });
     assert.ok(held < free - 0.02, `balance moves the pelvis back (${held} against ${free})`);
   } finally {
     seq.dispose();
@@ -237,8 +301,15 @@ test('animated targets and balance agree with marionette anim bake', () => {
 test('a 30 s sequence with locked feet plays frame by frame without allocating, warm-started', () => {
   const fig = mn.stickman();
   const seq = mn.createSequence(fig, { fps: 30, rotation: 'squad', translation: 'catmull-rom' });
-  const crouch = { pelvis: { position: [0, -0.2, 0.04], rotation: [1, 0, 0, 0] }, 'right leg.2': -0.9,
-    'left leg.2': -0.9, 'right knee': 1.4, 'left knee': 1.4, 'right foot.1': -0.45, 'left foot.1': -0.45 };
+  const crouch = {
+    pelvis: { position: [0, -0.2, 0.04], rotation: [1, 0, 0, 0] },
+    'right leg.2': -0.9,
+    'left leg.2': -0.9,
+    'right knee': 1.4,
+    'left knee': 1.4,
+    'right foot.1': -0.45,
+    'left foot.1': -0.45,
+  };
   try {
     for (let f = 0; f <= 900; f += 150) seq.setKey(f, stateOf(fig, (f / 150) % 2 ? crouch : {}));
     const feet = ['left foot', 'right foot'].map((j) => seq.addHandle({ joint: j }));
@@ -247,8 +318,10 @@ test('a 30 s sequence with locked feet plays frame by frame without allocating, 
     seq.solveFrame(0); // the solver is built here, once
     const at0 = ids.map((j) => Array.from(fig.positions.subarray(3 * j, 3 * j + 3)));
     const run = (options) => {
-      let iters = 0, worst = 0;
-      for (let f = 0; f <= 900; f += 0.5) { // a 60 Hz display showing a 30 fps sequence
+      let iters = 0,
+        worst = 0;
+      for (let f = 0; f <= 900; f += 0.5) {
+        // a 60 Hz display showing a 30 fps sequence
         const r = seq.solveFrame(f, options);
         assert.ok(r.ok, `frame ${f}: ${r.message}`);
         iters += r.iterations;

@@ -13,15 +13,31 @@ import { readFileSync, join, data, rng, randomState } from './helpers.mjs';
 const mn = await load();
 
 test('mirror partners from joint names', () => {
-  const cases = [['left foot', 'right foot'], ['right arm.1', 'left arm.1'], ['LeftUpLeg', 'RightUpLeg'],
-    ['RightHandIndex1', 'LeftHandIndex1'], ['LHipJoint', 'RHipJoint'], ['RThumb', 'LThumb'], ['lShldr', 'rShldr'],
-    ['hand.L', 'hand.R'], ['arm_r', 'arm_l'], ['L_arm', 'R_arm'], ['LEFT_EYE', 'RIGHT_EYE'], ['pelvis', null],
-    ['Spine1', null], ['Hips', null], ['Neck', null], ['LowerBack', null]];
+  const cases = [
+    ['left foot', 'right foot'],
+    ['right arm.1', 'left arm.1'],
+    ['LeftUpLeg', 'RightUpLeg'],
+    ['RightHandIndex1', 'LeftHandIndex1'],
+    ['LHipJoint', 'RHipJoint'],
+    ['RThumb', 'LThumb'],
+    ['lShldr', 'rShldr'],
+    ['hand.L', 'hand.R'],
+    ['arm_r', 'arm_l'],
+    ['L_arm', 'R_arm'],
+    ['LEFT_EYE', 'RIGHT_EYE'],
+    ['pelvis', null],
+    ['Spine1', null],
+    ['Hips', null],
+    ['Neck', null],
+    ['LowerBack', null],
+  ];
   for (const [a, b] of cases) assert.equal(mirrorName(a), b, a);
 });
 
 const reflect = (m, p) => {
-  const c = m.center, n = m.normal, d = [0, 1, 2].map((r) => p[r] - c[r]);
+  const c = m.center,
+    n = m.normal,
+    d = [0, 1, 2].map((r) => p[r] - c[r]);
   const t = 2 * (d[0] * n[0] + d[1] * n[1] + d[2] * n[2]);
   return [0, 1, 2].map((r) => c[r] + d[r] - t * n[r]);
 };
@@ -41,7 +57,9 @@ test('the stick figure: the mirrored pose is the reflection of the pose, and mir
     const rand = rng(11);
     for (let trial = 0; trial < 20; trial++) {
       const q = randomState(fig, rand);
-      const P = positionsOf(fig, q), mq = m.apply(q), P2 = positionsOf(fig, mq);
+      const P = positionsOf(fig, q),
+        mq = m.apply(q),
+        P2 = positionsOf(fig, mq);
       let worst = 0;
       for (let j = 0; j < fig.jointCount; j++) {
         const want = reflect(m, P.slice(3 * m.partner[j], 3 * m.partner[j] + 3));
@@ -63,8 +81,7 @@ test('the stick figure: the mirrored pose is the reflection of the pose, and mir
 });
 
 test('a CMU skeleton: each joint turns as the reflection of its partner', () => {
-  const fig = mn.figureFromBVH(readFileSync(join(data, 'mocap/cmu_motionbuilder/cmu_02_01_walk.bvh'), 'utf8'),
-    { scale: 0.056444 });
+  const fig = mn.figureFromBVH(readFileSync(join(data, 'mocap/cmu_motionbuilder/cmu_02_01_walk.bvh'), 'utf8'), { scale: 0.056444 });
   try {
     const m = mirrorMap(fig);
     assert.equal(m.pairs, 15);
@@ -89,12 +106,17 @@ test('a CMU skeleton: each joint turns as the reflection of its partner', () => 
     const T = (A) => [0, 1, 2].map((r) => [0, 1, 2].map((c) => A[c][r]));
     for (const frame of [0, 60, 150, 300]) {
       const q = fig.motion.frames.slice(frame * fig.nq, (frame + 1) * fig.nq);
-      const F = rot(q), F2 = rot(m.apply(q)), P = positionsOf(fig, q), P2 = positionsOf(fig, m.apply(q));
-      let worstR = 0, worstP = 0;
+      const F = rot(q),
+        F2 = rot(m.apply(q)),
+        P = positionsOf(fig, q),
+        P2 = positionsOf(fig, m.apply(q));
+      let worstR = 0,
+        worstP = 0;
       for (let j = 0; j < fig.jointCount; j++) {
         const k = m.partner[j];
         // the turn of each joint from rest, in world terms: R R0^T
-        const want = mul(mul(M, mul(mat(F, k), T(mat(R0, k)))), M), got = mul(mat(F2, j), T(mat(R0, j)));
+        const want = mul(mul(M, mul(mat(F, k), T(mat(R0, k)))), M),
+          got = mul(mat(F2, j), T(mat(R0, j)));
         for (let r = 0; r < 3; r++) for (let c = 0; c < 3; c++) worstR = Math.max(worstR, Math.abs(want[r][c] - got[r][c]));
         const wp = reflect(m, P.slice(3 * k, 3 * k + 3));
         for (let r = 0; r < 3; r++) worstP = Math.max(worstP, Math.abs(wp[r] - P2[3 * j + r]));

@@ -14,12 +14,34 @@ const doc = {
   interpolation: { rotation: 'squad', translation: 'catmull-rom', joints: { 'right elbow': { rotation: 'kb' } } },
   keys: [
     { frame: 0, pose: {} },
-    { frame: 12, pose: { pelvis: { position: [0, -0.1, 0.02], rotation: [1, 0, 0, 0] }, 'torso.2': 0.2,
-      'right leg.2': -0.5, 'left leg.2': -0.5, 'right knee': 0.8, 'left knee': 0.8, 'right elbow': -0.6 },
-      tcb: [0.3, -0.2, 0.1] },
-    { frame: 20, pose: { pelvis: { position: [0.05, -0.2, 0.04], rotation: [0.995, 0, 0.0998, 0] },
-      'torso.2': 0.35, 'right leg.2': -0.9, 'left leg.2': -0.9, 'right knee': 1.4, 'left knee': 1.4,
-      'right foot.1': -0.45, 'left foot.1': -0.45, 'right elbow': -1.2, 'right arm.1': -0.7 } },
+    {
+      frame: 12,
+      pose: {
+        pelvis: { position: [0, -0.1, 0.02], rotation: [1, 0, 0, 0] },
+        'torso.2': 0.2,
+        'right leg.2': -0.5,
+        'left leg.2': -0.5,
+        'right knee': 0.8,
+        'left knee': 0.8,
+        'right elbow': -0.6,
+      },
+      tcb: [0.3, -0.2, 0.1],
+    },
+    {
+      frame: 20,
+      pose: {
+        pelvis: { position: [0.05, -0.2, 0.04], rotation: [0.995, 0, 0.0998, 0] },
+        'torso.2': 0.35,
+        'right leg.2': -0.9,
+        'left leg.2': -0.9,
+        'right knee': 1.4,
+        'left knee': 1.4,
+        'right foot.1': -0.45,
+        'left foot.1': -0.45,
+        'right elbow': -1.2,
+        'right arm.1': -0.7,
+      },
+    },
     { frame: 30, pose: {} },
   ],
   handles: [
@@ -35,8 +57,7 @@ const doc = {
 };
 
 function build(fig) {
-  const seq = mn.createSequence(fig, { fps: doc.fps, rotation: doc.interpolation.rotation,
-    translation: doc.interpolation.translation });
+  const seq = mn.createSequence(fig, { fps: doc.fps, rotation: doc.interpolation.rotation, translation: doc.interpolation.translation });
   for (const [joint, modes] of Object.entries(doc.interpolation.joints)) seq.setInterpolation(modes, joint);
   for (const k of doc.keys) {
     const i = seq.setKey(k.frame, stateOf(fig, k.pose));
@@ -45,8 +66,15 @@ function build(fig) {
   const idx = {};
   for (const h of doc.handles) idx[h.name] = seq.addHandle({ joint: h.joint, point: h.point, name: h.name });
   for (const c of doc.constraints)
-    seq.addConstraint({ type: c.type, handle: idx[c.handle], start: c.frames[0], end: c.frames[1], lock: c.lock,
-      origin: c.origin, dir: c.normal });
+    seq.addConstraint({
+      type: c.type,
+      handle: idx[c.handle],
+      start: c.frames[0],
+      end: c.frames[1],
+      lock: c.lock,
+      origin: c.origin,
+      dir: c.normal,
+    });
   return seq;
 }
 
@@ -64,7 +92,8 @@ for (const plain of [true, false]) {
     const fig = mn.stickman();
     const seq = build(fig);
     try {
-      const path = join(dir, 'seq.json'), bvh = join(dir, 'out.bvh');
+      const path = join(dir, 'seq.json'),
+        bvh = join(dir, 'out.bvh');
       writeFileSync(path, JSON.stringify(doc));
       native(['anim', 'bake', path, '--out', bvh, ...(plain ? ['--plain'] : [])]);
       for (let f = 0; f <= 30; f++) {
@@ -94,8 +123,7 @@ for (const plain of [true, false]) {
 }
 
 test('sequences: keys from a motion, sampling into a state, refusals', () => {
-  const fig = mn.figureFromBVH(readFileSync(join(data, 'mocap/cmu_motionbuilder/cmu_02_01_walk.bvh'), 'utf8'),
-    { scale: 0.056444 });
+  const fig = mn.figureFromBVH(readFileSync(join(data, 'mocap/cmu_motionbuilder/cmu_02_01_walk.bvh'), 'utf8'), { scale: 0.056444 });
   const seq = mn.createSequence(fig, { fps: 1 / fig.motion.frameTime, rotation: 'squad', translation: 'catmull-rom' });
   try {
     const every = seq.addMotion(fig.motion.frames);

@@ -18,11 +18,22 @@ import { root, data, native, documentOf, rng, randomState, chainQ, setChainQ, pi
 
 const CHROMIUM = process.env.MN_CHROMIUM ?? '/usr/bin/chromium';
 // headless, and nothing that reaches out to the network on its own
-const FLAGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
-  '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+const FLAGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
 const MIME = {
-  '.html': 'text/html; charset=utf-8', '.mjs': 'text/javascript; charset=utf-8',
-  '.js': 'text/javascript; charset=utf-8', '.wasm': 'application/wasm', '.json': 'application/json',
+  '.html': 'text/html; charset=utf-8',
+  '.mjs': 'text/javascript; charset=utf-8',
+  '.js': 'text/javascript; charset=utf-8',
+  '.wasm': 'application/wasm',
+  '.json': 'application/json',
 };
 
 const web = join(root, 'web');
@@ -39,17 +50,37 @@ const sequence = {
   interpolation: { rotation: 'squad', translation: 'catmull-rom' },
   keys: [
     { frame: 0, pose: {} },
-    { frame: 12, pose: { pelvis: { position: [0, -0.1, 0.02], rotation: [1, 0, 0, 0] }, 'torso.2': 0.2,
-      'right leg.2': -0.5, 'left leg.2': -0.5, 'right knee': 0.8, 'left knee': 0.8, 'right elbow': -0.6 } },
-    { frame: 20, pose: { pelvis: { position: [0.05, -0.2, 0.04], rotation: [0.995, 0, 0.0998, 0] },
-      'torso.2': 0.35, 'right knee': 1.4, 'left knee': 1.4, 'right elbow': -1.2, 'right arm.1': -0.7 } },
+    {
+      frame: 12,
+      pose: {
+        pelvis: { position: [0, -0.1, 0.02], rotation: [1, 0, 0, 0] },
+        'torso.2': 0.2,
+        'right leg.2': -0.5,
+        'left leg.2': -0.5,
+        'right knee': 0.8,
+        'left knee': 0.8,
+        'right elbow': -0.6,
+      },
+    },
+    {
+      frame: 20,
+      pose: {
+        pelvis: { position: [0.05, -0.2, 0.04], rotation: [0.995, 0, 0.0998, 0] },
+        'torso.2': 0.35,
+        'right knee': 1.4,
+        'left knee': 1.4,
+        'right elbow': -1.2,
+        'right arm.1': -0.7,
+      },
+    },
     { frame: 30, pose: {} },
   ],
 };
 const frames = [0, 4, 9, 12, 16, 20, 25, 30];
 
 let scratch, tmp, profile, tmpdirBefore, server, context, page, results, ik;
-const pageErrors = [], requests = [];
+const pageErrors = [],
+  requests = [];
 
 function serve(req, res) {
   // GET only; /case/... from the test's folder, everything else from web/, nothing outside
@@ -97,7 +128,10 @@ before(async () => {
   const url = `http://127.0.0.1:${server.address().port}/test/browser.html`;
 
   context = await chromium.launchPersistentContext(profile, {
-    executablePath: CHROMIUM, headless: true, args: FLAGS, viewport: { width: 900, height: 520 },
+    executablePath: CHROMIUM,
+    headless: true,
+    args: FLAGS,
+    viewport: { width: 900, height: 520 },
   });
   page = context.pages()[0] ?? (await context.newPage());
   page.on('pageerror', (e) => pageErrors.push(`page error: ${e.message}`));
@@ -144,16 +178,45 @@ test('the page loaded the module with no error', async () => {
 
 test('fk in the browser agrees with the native build to 1e-12', () => {
   const ref = JSON.parse(native(['fk', panda, '--json']));
-  assert.deepEqual(results.fk.names, ref.joints.map((j) => j.name));
-  near(results.fk.rest, ref.joints.flatMap((j) => j.position), 1e-12, 'rest');
+  assert.deepEqual(
+    results.fk.names,
+    ref.joints.map((j) => j.name),
+  );
+  near(
+    results.fk.rest,
+    ref.joints.flatMap((j) => j.position),
+    1e-12,
+    'rest',
+  );
   const { fkQ } = JSON.parse(readFileSync(join(tmp, 'case.json'), 'utf8'));
   near(results.fk.state, nativePositions(['fk', panda, '--json', '--q', fkQ.join(',')]), 1e-12, 'state');
-  assert.ok(results.fk.state.some((v, i) => Math.abs(v - results.fk.rest[i]) > 0.01), 'the state moved the arm');
+  assert.ok(
+    results.fk.state.some((v, i) => Math.abs(v - results.fk.rest[i]) > 0.01),
+    'the state moved the arm',
+  );
 });
 
 test('an LM solve in the browser agrees with the native build', () => {
-  const ref = JSON.parse(native(['solve', panda, '--base', ik.base, '--tip', ik.tip, '--target', ik.target.join(','),
-    '--method', 'lm', '--timeout-ms', '0', '--json'], { ok: [0, 1] }));
+  const ref = JSON.parse(
+    native(
+      [
+        'solve',
+        panda,
+        '--base',
+        ik.base,
+        '--tip',
+        ik.tip,
+        '--target',
+        ik.target.join(','),
+        '--method',
+        'lm',
+        '--timeout-ms',
+        '0',
+        '--json',
+      ],
+      { ok: [0, 1] },
+    ),
+  );
   assert.equal(results.ik.status, 'OK');
   assert.equal(results.ik.status, ref.status);
   assert.equal(results.ik.iterations, ref.iterations);
@@ -181,21 +244,30 @@ test('a constraint solve in the browser agrees with the native build', () => {
 });
 
 test('sequence samples in the browser agree with marionette anim bake', () => {
-  const path = join(tmp, 'seq.json'), bvh = join(tmp, 'seq.bvh');
+  const path = join(tmp, 'seq.json'),
+    bvh = join(tmp, 'seq.bvh');
   writeFileSync(path, JSON.stringify(sequence));
   native(['anim', 'bake', path, '--out', bvh, '--plain']);
-  for (const f of frames) { // the BVH file holds 12 decimals of degrees and 14 digits of lengths
+  for (const f of frames) {
+    // the BVH file holds 12 decimals of degrees and 14 digits of lengths
     const ref = JSON.parse(native(['fk', bvh, '--json', '--frame', String(f)]));
     const worst = bvhDistance({ jointNames: results.jointNames, positions: results.sequence[f] }, ref);
     assert.ok(worst <= 1e-9, `frame ${f}: largest difference ${worst}`);
   }
-  assert.ok(results.sequence[12].some((v, i) => Math.abs(v - results.sequence[0][i]) > 0.01), 'the keys move');
+  assert.ok(
+    results.sequence[12].some((v, i) => Math.abs(v - results.sequence[0][i]) > 0.01),
+    'the keys move',
+  );
 });
 
 test('bad arguments throw an Error naming the argument in the page, and the module goes on', () => {
-  const expected = [/^problem\.tip: no joint named 'tail'/, /^q: expected 9 numbers/,
-    /^problem\.target\[1\]: expected a finite number/, /^document: not valid JSON/,
-    /^document\.joints\[1\]\.axis: expected 3 numbers/];
+  const expected = [
+    /^problem\.tip: no joint named 'tail'/,
+    /^q: expected 9 numbers/,
+    /^problem\.target\[1\]: expected a finite number/,
+    /^document: not valid JSON/,
+    /^document\.joints\[1\]\.axis: expected 3 numbers/,
+  ];
   assert.equal(results.errors.length, expected.length);
   results.errors.forEach((e, i) => {
     assert.ok(e.thrown && e.isError, `case ${i}: ${JSON.stringify(e)}`);
@@ -209,7 +281,8 @@ test('the page draws the stick figure', async () => {
   const counts = await page.evaluate(() => {
     const c = document.getElementById('figure');
     const px = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
-    let blue = 0, red = 0;
+    let blue = 0,
+      red = 0;
     for (let i = 0; i < px.length; i += 4) {
       if (px[i + 2] > 120 && px[i] < 80) blue++;
       if (px[i] > 150 && px[i + 1] < 90 && px[i + 2] < 90) red++;

@@ -23,54 +23,75 @@ const scene2 = {
     { type: 'pin', handle: 'lf', target: [0.1, 0.05, 0] },
     { type: 'pin', handle: 'rf', target: [-0.1, 0.05, 0] },
     { type: 'equal', handle: 'lh', handle2: 'rh' },
-    { type: 'balance', handle: 'body', polygon: [[-0.2, 0, -0.1], [0.2, 0, -0.1], [0.2, 0, 0.15], [-0.2, 0, 0.15]],
-      up: [0, 1, 0], margin: 0.02 },
+    {
+      type: 'balance',
+      handle: 'body',
+      polygon: [
+        [-0.2, 0, -0.1],
+        [0.2, 0, -0.1],
+        [0.2, 0, 0.15],
+        [-0.2, 0, 0.15],
+      ],
+      up: [0, 1, 0],
+      margin: 0.02,
+    },
     { type: 'line', handle: 'head', origin: [0, 0, 0], direction: [0, 1, 0.2] },
   ],
   drags: [{ handle: 'lh', target: [0, 1.1, 0.35], weight: 1, priority: 1 }],
   frames: 1,
 };
 
-for (const [sceneName, scene] of [['pins, orientation, plane', scene1], ['equal, balance, line', scene2]])
-for (const solver of CSOLVERS) {
-  test(`constraint solve (${solver}; ${sceneName}) agrees with the native build`, () => {
-    const { dir, cleanup } = tempDir();
-    const fig = mn.stickman();
-    const sys = mn.createConstraintSystem([fig]);
-    try {
-      const path = join(dir, 'scene.json');
-      writeFileSync(path, JSON.stringify(scene));
-      const ref = JSON.parse(native(['pose', 'stickman', '--scene', path, '--json', '--solver', solver]));
-      const idx = {};
-      for (const h of scene.handles)
-        idx[h.name] = sys.addHandle({ type: h.type ?? 'point', joint: h.joint ?? -1, point: h.point, name: h.name });
-      for (const c of scene.constraints) {
-        sys.addConstraint({
-          type: c.type, handle: idx[c.handle], target: c.type === 'pin' ? c.target : undefined,
-          targetRotation: c.type === 'orient' ? c.target : undefined, origin: c.origin, dir: c.normal ?? c.direction,
-          handle2: c.handle2 === undefined ? undefined : idx[c.handle2], polygon: c.polygon, up: c.up, margin: c.margin,
-        });
+for (const [sceneName, scene] of [
+  ['pins, orientation, plane', scene1],
+  ['equal, balance, line', scene2],
+])
+  for (const solver of CSOLVERS) {
+    test(`constraint solve (${solver}; ${sceneName}) agrees with the native build`, () => {
+      const { dir, cleanup } = tempDir();
+      const fig = mn.stickman();
+      const sys = mn.createConstraintSystem([fig]);
+      try {
+        const path = join(dir, 'scene.json');
+        writeFileSync(path, JSON.stringify(scene));
+        const ref = JSON.parse(native(['pose', 'stickman', '--scene', path, '--json', '--solver', solver]));
+        const idx = {};
+        for (const h of scene.handles)
+          idx[h.name] = sys.addHandle({ type: h.type ?? 'point', joint: h.joint ?? -1, point: h.point, name: h.name });
+        for (const c of scene.constraints) {
+          sys.addConstraint({
+            type: c.type,
+            handle: idx[c.handle],
+            target: c.type === 'pin' ? c.target : undefined,
+            targetRotation: c.type === 'orient' ? c.target : undefined,
+            origin: c.origin,
+            dir: c.normal ?? c.direction,
+            handle2: c.handle2 === undefined ? undefined : idx[c.handle2],
+            polygon: c.polygon,
+            up: c.up,
+            margin: c.margin,
+          });
+        }
+        for (const d of scene.drags) sys.drag(idx[d.handle], d.target, { weight: d.weight, priority: d.priority });
+        const r = sys.solve({ method: solver, maxIters: 50, tol: 1e-4, tolRot: 1e-4, dragTol: 1e-4 });
+        assert.equal(r.status, ref.status);
+        assert.equal(r.iterations, ref.iters);
+        assert.equal(fig.nq, ref.q.length);
+        for (let i = 0; i < fig.nq; i++) assert.ok(Math.abs(fig.q[i] - ref.q[i]) <= 1e-9, `q[${i}] ${fig.q[i]} vs ${ref.q[i]}`);
+        // the positions view follows the solve
+        const foot = fig.jointNames.indexOf('left foot'),
+          pin = sys.handleValue(idx.lf).position; // a view of the solve
+        for (let k = 0; k < 3; k++) assert.ok(Math.abs(fig.positions[3 * foot + k] - pin[k]) < 1e-12);
+        if (r.ok) for (let c = 0; c < sys.constraintCount; c++) assert.ok(sys.residual(c) <= 1e-3);
+        else assert.ok(r.message.length > 0);
+        const dragged = scene.drags[0].handle;
+        assert.ok(Math.abs(sys.dragError(idx[dragged]) - ref.max_drag_error) <= 1e-6 * Math.max(1, ref.max_drag_error));
+      } finally {
+        sys.dispose();
+        fig.dispose();
+        cleanup();
       }
-      for (const d of scene.drags) sys.drag(idx[d.handle], d.target, { weight: d.weight, priority: d.priority });
-      const r = sys.solve({ method: solver, maxIters: 50, tol: 1e-4, tolRot: 1e-4, dragTol: 1e-4 });
-      assert.equal(r.status, ref.status);
-      assert.equal(r.iterations, ref.iters);
-      assert.equal(fig.nq, ref.q.length);
-      for (let i = 0; i < fig.nq; i++) assert.ok(Math.abs(fig.q[i] - ref.q[i]) <= 1e-9, `q[${i}] ${fig.q[i]} vs ${ref.q[i]}`);
-      // the positions view follows the solve
-      const foot = fig.jointNames.indexOf('left foot'), pin = sys.handleValue(idx.lf).position; // a view of the solve
-      for (let k = 0; k < 3; k++) assert.ok(Math.abs(fig.positions[3 * foot + k] - pin[k]) < 1e-12);
-      if (r.ok) for (let c = 0; c < sys.constraintCount; c++) assert.ok(sys.residual(c) <= 1e-3);
-      else assert.ok(r.message.length > 0);
-      const dragged = scene.drags[0].handle;
-      assert.ok(Math.abs(sys.dragError(idx[dragged]) - ref.max_drag_error) <= 1e-6 * Math.max(1, ref.max_drag_error));
-    } finally {
-      sys.dispose();
-      fig.dispose();
-      cleanup();
-    }
-  });
-}
+    });
+  }
 
 test('a figure in use by a system cannot be disposed first; edits are checked', () => {
   const fig = mn.stickman();
@@ -132,7 +153,8 @@ test('a frozen joint does not move under any solver; axis locks hold one directi
     const p = sys.handleValue(hand).position;
     sys.drag(hand, [p[0] + 0.1, p[1] + 0.15, p[2] + 0.1]);
     for (let i = 0; i < 5; i++) sys.solve({ method });
-    const pelvis = fig.joints[fig.joint('pelvis')], torso = fig.joints[fig.joint('torso.2')];
+    const pelvis = fig.joints[fig.joint('pelvis')],
+      torso = fig.joints[fig.joint('torso.2')];
     for (let k = 0; k < 7; k++) assert.equal(fig.q[pelvis.qadr + k], q0[pelvis.qadr + k], `${method} pelvis`);
     assert.equal(fig.q[torso.qadr], q0[torso.qadr], `${method} torso`);
     const elbow = fig.joints[fig.joint('right elbow')];
@@ -185,7 +207,8 @@ test('comfort: a long hand pull with both feet pinned keeps the spine nearer res
     return { dev, worst, err };
   };
   for (const method of ['lagrange', 'dls']) {
-    const off = run(method, null), on = run(method, { gain: 0.1 });
+    const off = run(method, null),
+      on = run(method, { gain: 0.1 });
     assert.ok(off.dev > 0.05, `${method}: the pull bent the spine (${off.dev})`);
     assert.ok(on.dev < 0.8 * off.dev, `${method}: spine ${on.dev} with comfort, ${off.dev} without`);
     assert.ok(on.worst < 1e-5, `${method}: pins ${on.worst}`);

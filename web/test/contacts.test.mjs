@@ -12,8 +12,11 @@ const mn = await load();
 
 test('footContacts: the tracks anim import writes, on every shipped CMU take', () => {
   const tmp = tempDir();
-  for (const take of ['cmu_motionbuilder/cmu_02_01_walk.bvh', 'cmu_3dsmax/cmu_131_01_start_walk_stop.bvh',
-    'cmu_3dsmax/cmu_131_03_start_hop_stop.bvh']) {
+  for (const take of [
+    'cmu_motionbuilder/cmu_02_01_walk.bvh',
+    'cmu_3dsmax/cmu_131_01_start_walk_stop.bvh',
+    'cmu_3dsmax/cmu_131_03_start_hop_stop.bvh',
+  ]) {
     const path = join(data, 'mocap', take);
     const fig = mn.figureFromBVH(readFileSync(path, 'utf8'));
     try {
@@ -44,16 +47,41 @@ test('footContacts: none for a figure no rig table knows; bad motions refused', 
     const frames = new Float64Array(30 * stick.nq);
     for (let f = 0; f < 30; f++) frames.set(stick.q, f * stick.nq);
     const t = stick.footContacts({ frames, nframes: 30, frameTime: 1 / 30 });
-    assert.deepEqual(t.map((x) => [x.joint, x.heel]), [['left foot', [[0, 29]]], ['right foot', [[0, 29]]]]);
+    assert.deepEqual(
+      t.map((x) => [x.joint, x.heel]),
+      [
+        ['left foot', [[0, 29]]],
+        ['right foot', [[0, 29]]],
+      ],
+    );
     assert.throws(() => stick.footContacts(), /no motion/);
     assert.throws(() => stick.footContacts({ frames: new Float64Array(5), nframes: 30, frameTime: 1 / 30 }), /^Error: motion.frames: /);
     assert.throws(() => stick.footContacts({ frames, nframes: 30, frameTime: NaN }), /^Error: motion.frameTime: /);
   } finally {
     stick.dispose();
   }
-  const bvh = ['HIERARCHY', 'ROOT base', '{', ' OFFSET 0 0 0', ' CHANNELS 6 Xposition Yposition Zposition Zrotation Xrotation Yrotation',
-    ' JOINT link', ' {', '  OFFSET 0 1 0', '  CHANNELS 3 Zrotation Xrotation Yrotation', '  End Site', '  {', '   OFFSET 0 1 0', '  }', ' }', '}',
-    'MOTION', 'Frames: 3', 'Frame Time: 0.1', ...Array(3).fill('0 0 0 0 0 0 0 0 0'), ''].join('\n');
+  const bvh = [
+    'HIERARCHY',
+    'ROOT base',
+    '{',
+    ' OFFSET 0 0 0',
+    ' CHANNELS 6 Xposition Yposition Zposition Zrotation Xrotation Yrotation',
+    ' JOINT link',
+    ' {',
+    '  OFFSET 0 1 0',
+    '  CHANNELS 3 Zrotation Xrotation Yrotation',
+    '  End Site',
+    '  {',
+    '   OFFSET 0 1 0',
+    '  }',
+    ' }',
+    '}',
+    'MOTION',
+    'Frames: 3',
+    'Frame Time: 0.1',
+    ...Array(3).fill('0 0 0 0 0 0 0 0 0'),
+    '',
+  ].join('\n');
   const arm = mn.figureFromBVH(bvh);
   try {
     assert.deepEqual(arm.footContacts(), []);

@@ -68,11 +68,15 @@ test('a three-key sequence with both feet locked, made with the mouse and the I 
   await page.keyboard.press('i');
   assert.deepEqual(await frames(), [0, 15, 30]);
   await waitSaved(page);
-  assert.deepEqual(onDisk().keys.map((k) => k.frame), [0, 15, 30]);
+  assert.deepEqual(
+    onDisk().keys.map((k) => k.frame),
+    [0, 15, 30],
+  );
   assert.equal(onDisk().constraints.length, 2);
   // the timeline draws a diamond per key where the key is
   const ok = await M(() => {
-    const tl = document.getElementById('tl-canvas'), g = tl.getContext('2d');
+    const tl = document.getElementById('tl-canvas'),
+      g = tl.getContext('2d');
     return [0, 15, 30].map((f) => {
       const x = Math.round(window.marionette.timelineX(f)) + 3; // beside the playhead
       const d = g.getImageData(x * devicePixelRatio, 34 * devicePixelRatio, 1, 1).data;
@@ -82,8 +86,12 @@ test('a three-key sequence with both feet locked, made with the mouse and the I 
   assert.deepEqual(ok, [true, true, true]);
 });
 
-test('Space plays at the sequence\'s fps: frames advance, the locked feet stay with the option on', async () => {
-  await M(() => { window.marionette.keepConstraints(true); window.marionette.setFrame(0); window.marionette.resetAnimStats(); });
+test("Space plays at the sequence's fps: frames advance, the locked feet stay with the option on", async () => {
+  await M(() => {
+    window.marionette.keepConstraints(true);
+    window.marionette.setFrame(0);
+    window.marionette.resetAnimStats();
+  });
   await page.locator('#tl-canvas').click({ position: { x: 5, y: 5 } }); // focus the page, not a field
   await M(() => window.marionette.setFrame(0));
   await page.keyboard.press(' ');
@@ -91,15 +99,22 @@ test('Space plays at the sequence\'s fps: frames advance, the locked feet stay w
   let worst = 0;
   for (let i = 0; i < 12; i++) {
     await page.waitForTimeout(60);
-    const s = await M(() => ({ f: window.marionette.frame(), lf: window.marionette.position('left foot'),
-      rf: window.marionette.position('right foot'), playing: window.marionette.playing() }));
+    const s = await M(() => ({
+      f: window.marionette.frame(),
+      lf: window.marionette.position('left foot'),
+      rf: window.marionette.position('right foot'),
+      playing: window.marionette.playing(),
+    }));
     if (s.playing) seen.push(s.f);
     worst = Math.max(worst, dist(s.lf, feet0[0]), dist(s.rf, feet0[1]));
   }
   await page.keyboard.press(' ');
   assert.equal(await M(() => window.marionette.playing()), false, 'Space pauses');
   assert.ok(new Set(seen).size >= 4, `frames advance while playing: ${seen}`);
-  assert.ok(seen.some((f) => f > 0 && f !== 15 && f !== 30), 'in-betweens are shown');
+  assert.ok(
+    seen.some((f) => f > 0 && f !== 15 && f !== 30),
+    'in-betweens are shown',
+  );
   assert.ok(worst < 1e-4, `both feet within 1e-4 of their locks at every frame seen (${worst})`);
   const st = await M(() => window.marionette.animStats());
   assert.ok(st.solveMs.length >= 4 && st.lastSolve.ok, 'the frames were solved');
@@ -139,7 +154,10 @@ test('an inserted key is undone and redone', async () => {
   assert.deepEqual(await frames(), [0, 15, 30]);
   // the last key stays: a sequence document holds at least one
   await M(() => window.marionette.selectKeys([0, 15, 30]));
-  await assert.rejects(M(() => window.marionette.deleteSelectedKeys()), /a sequence keeps at least one key/);
+  await assert.rejects(
+    M(() => window.marionette.deleteSelectedKeys()),
+    /a sequence keeps at least one key/,
+  );
   assert.deepEqual(await frames(), [0, 15, 30]);
 });
 
@@ -157,7 +175,11 @@ test('ranges: cut and paste, insert, stretch and shrink, slide, delete; each one
   await page.keyboard.press('Control+z');
   assert.deepEqual((await state()).keys, before, 'two undos give the keys back');
   // insert: a copy of 0..15 (span 16) at 15 pushes the keys from 15 on by 16
-  await M(() => { window.marionette.selectRange(0, 15); window.marionette.copyRange(); window.marionette.setFrame(15); });
+  await M(() => {
+    window.marionette.selectRange(0, 15);
+    window.marionette.copyRange();
+    window.marionette.setFrame(15);
+  });
   await page.click('#tl-insert');
   assert.deepEqual(await frames(), [0, 15, 30, 31, 46]);
   await page.keyboard.press('Control+z');
@@ -173,7 +195,8 @@ test('ranges: cut and paste, insert, stretch and shrink, slide, delete; each one
   // slide the key at 30 by 5, by dragging it on the timeline
   await M(() => window.marionette.selectKeys([30]));
   const box = await page.locator('#tl-canvas').boundingBox();
-  const x30 = await M(() => window.marionette.timelineX(30)), x35 = await M(() => window.marionette.timelineX(35));
+  const x30 = await M(() => window.marionette.timelineX(30)),
+    x35 = await M(() => window.marionette.timelineX(35));
   await page.mouse.move(box.x + x30, box.y + 34);
   await page.mouse.down();
   for (let i = 1; i <= 8; i++) await page.mouse.move(box.x + x30 + ((x35 - x30) * i) / 8, box.y + 34);
@@ -187,21 +210,29 @@ test('ranges: cut and paste, insert, stretch and shrink, slide, delete; each one
   await page.keyboard.press('Control+z');
   assert.deepEqual((await state()).keys, before);
   await waitSaved(page);
-  assert.deepEqual(onDisk().keys.map((k) => k.frame), [0, 15, 30]);
+  assert.deepEqual(
+    onDisk().keys.map((k) => k.frame),
+    [0, 15, 30],
+  );
 });
 
 test('mirror: the pose of frame 15 turned left to right', async () => {
   await M(() => window.marionette.setFrame(15));
-  const rh = await pos('right hand'), lh = await pos('left hand'), pelvis = await pos('pelvis');
+  const rh = await pos('right hand'),
+    lh = await pos('left hand'),
+    pelvis = await pos('pelvis');
   await page.click('#tl-mirror');
-  const rh2 = await pos('right hand'), lh2 = await pos('left hand');
+  const rh2 = await pos('right hand'),
+    lh2 = await pos('left hand');
   // the stick figure's mirror plane is x = pelvis x at rest (0)
   assert.ok(dist(lh2, [-rh[0], rh[1], rh[2]]) < 1e-6, `the left hand is where the right was, mirrored (${lh2} vs ${rh})`);
   assert.ok(dist(rh2, [-lh[0], lh[1], lh[2]]) < 1e-6);
   void pelvis;
   const key15 = (await state()).keys.find((k) => k.frame === 15);
-  assert.ok(Math.abs(key15.pose['left arm.2'] - (await M(() => window.marionette.state().pose['left arm.2']))) < 1e-12,
-    'the key at frame 15 took the mirrored pose');
+  assert.ok(
+    Math.abs(key15.pose['left arm.2'] - (await M(() => window.marionette.state().pose['left arm.2']))) < 1e-12,
+    'the key at frame 15 took the mirrored pose',
+  );
   await page.keyboard.press('Control+z');
   assert.ok(dist(await pos('right hand'), rh) < 1e-9, 'undo gives the pose back');
 });
@@ -218,14 +249,20 @@ test('copy a pose between frames', async () => {
   assert.notDeepEqual((await state()).keys.find((k) => k.frame === 30).pose, key30.pose);
 });
 
-test('onion skin shows the neighbouring keys; the graph draws a joint variable\'s curve', async () => {
+test("onion skin shows the neighbouring keys; the graph draws a joint variable's curve", async () => {
   await M(() => window.marionette.setFrame(20));
   await page.check('#tl-onion');
   const ghosts = await M(() => window.marionette.onion());
-  assert.deepEqual(ghosts.map((g) => g.frame), [15, 30]);
+  assert.deepEqual(
+    ghosts.map((g) => g.frame),
+    [15, 30],
+  );
   assert.equal(await M(() => window.marionette.viewport._ghosts.length), 2, 'two ghosts in the views');
   await M(() => window.marionette.setFrame(5));
-  assert.deepEqual((await M(() => window.marionette.onion())).map((g) => g.frame), [0, 15]);
+  assert.deepEqual(
+    (await M(() => window.marionette.onion())).map((g) => g.frame),
+    [0, 15],
+  );
   await page.uncheck('#tl-onion');
   assert.equal(await M(() => window.marionette.viewport._ghosts.length), 0);
   // the graph of the right knee: the plain curve and, with the option, the constrained one
@@ -235,8 +272,10 @@ test('onion skin shows the neighbouring keys; the graph draws a joint variable\'
   assert.equal(g.keys, 3);
   assert.ok(g.samples > 60 && g.constrained === 31, JSON.stringify(g));
   const drawn = await M(() => {
-    const c = document.getElementById('graph-canvas'), d = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
-    let blue = 0, amber = 0;
+    const c = document.getElementById('graph-canvas'),
+      d = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
+    let blue = 0,
+      amber = 0;
     for (let i = 0; i < d.length; i += 4) {
       if (d[i + 2] > 200 && d[i] < 140) blue++;
       if (d[i] > 200 && d[i + 1] > 120 && d[i + 2] < 60) amber++;
@@ -258,11 +297,15 @@ test('locks over time and balance from the Animate menu', async () => {
   await page.click(`#animate-menu .anim-lock[data-index="${i}"] .anim-key-target`);
   const h30 = await pos('right hand');
   let c = (await state()).constraints[i];
-  assert.deepEqual(c.target_keys.map((k) => k.frame), [0, 30]);
+  assert.deepEqual(
+    c.target_keys.map((k) => k.frame),
+    [0, 30],
+  );
   assert.equal(c.lock, undefined);
   // at frame 15 (the key raised the hand) the hand is held on the straight path between them
   await M(() => window.marionette.setFrame(15));
-  const h15 = await pos('right hand'), mid = [0, 1, 2].map((k) => (h0[k] + h30[k]) / 2);
+  const h15 = await pos('right hand'),
+    mid = [0, 1, 2].map((k) => (h0[k] + h30[k]) / 2);
   assert.ok(dist(h15, mid) < 1e-3, `the hand follows its keyed target (${dist(h15, mid)} from the path)`);
   assert.ok(dist(await pos('left foot'), feet0[0]) < 1e-4);
   await M((ii) => window.marionette.setLockFrames(ii, [0, 10]), i);
@@ -270,7 +313,8 @@ test('locks over time and balance from the Animate menu', async () => {
   assert.deepEqual(c.frames, [0, 10]);
   // balance: a centre-of-mass handle and a support polygon around the feet
   await page.click('#anim-balance');
-  const s = await state(), bal = s.constraints.find((x) => x.type === 'balance');
+  const s = await state(),
+    bal = s.constraints.find((x) => x.type === 'balance');
   assert.ok(bal && bal.polygon.length >= 3 && s.handles.some((x) => x.name === bal.handle && x.type === 'com'));
   await M(() => window.marionette.setFrame(20));
   assert.ok((await M(() => window.marionette.animStats())).lastSolve.ok);
@@ -306,7 +350,9 @@ test('export as BVH (read back: 31 frames, the feet locked) and as glTF', async 
     assert.ok(worst < 1e-4, `the baked left foot stays (${worst})`);
     // the in-betweens the page shows with the option on, played from the start (warm-started
     // frame after frame as the bake does)
-    await M(() => { for (let f = 0; f <= 20; f++) window.marionette.setFrame(f); });
+    await M(() => {
+      for (let f = 0; f <= 20; f++) window.marionette.setFrame(f);
+    });
     fig.setFrame(20);
     const hand = fig.jointNames.indexOf('right_hand');
     const d = dist(fig.positions.subarray(3 * hand, 3 * hand + 3), await pos('right hand'));
@@ -362,11 +408,13 @@ test('a BVH file dropped on the page opens as a new sequence; the flipbook menu 
   // its height says CMU units: the sequence's scale makes it metres, and the page says so
   assert.equal(JSON.parse(readFileSync(join(scratch.project, 'walk.sequence.json'), 'utf8')).scale, 0.056444);
   assert.match(await page.textContent('#status-line'), /read as CMU units: scale 0\.056444 \(1\.4\d m\)/);
-  const tall = () => M(() => {
-    const p = window.marionette.store.figure.positions, ys = [];
-    for (let i = 1; i < p.length; i += 3) ys.push(p[i]);
-    return Math.max(...ys) - Math.min(...ys);
-  });
+  const tall = () =>
+    M(() => {
+      const p = window.marionette.store.figure.positions,
+        ys = [];
+      for (let i = 1; i < p.length; i += 3) ys.push(p[i]);
+      return Math.max(...ys) - Math.min(...ys);
+    });
   const h = await tall();
   assert.ok(h > 1.2 && h < 1.6, `a person's height in metres: ${h}`);
   // the scale offered in the settings: another one loads the figure at that size
@@ -384,9 +432,14 @@ test('a BVH file dropped on the page opens as a new sequence; the flipbook menu 
   assert.match(await M(() => window.marionette.animStats().status), /Mirrored the pose \(15 joint pairs\)/);
   // the flipbook menu: one icon per sequence, cycling the key poses
   await page.click('#sequences');
-  await page.waitForFunction(() => window.marionette.flipbooks().length === 2 && window.marionette.flipbooks().every((b) => b.shown !== null));
+  await page.waitForFunction(
+    () => window.marionette.flipbooks().length === 2 && window.marionette.flipbooks().every((b) => b.shown !== null),
+  );
   const books = await M(() => window.marionette.flipbooks());
-  assert.deepEqual(books.map((b) => [b.path, b.keys]).sort(), [['sequence.json', 3], ['walk.sequence.json', 1]]);
+  assert.deepEqual(books.map((b) => [b.path, b.keys]).sort(), [
+    ['sequence.json', 3],
+    ['walk.sequence.json', 1],
+  ]);
   await page.waitForFunction(() => window.marionette.flipbooks().find((b) => b.path === 'sequence.json').shown > 0);
   // choosing one opens it
   const again = page.waitForEvent('load');

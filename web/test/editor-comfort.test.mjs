@@ -35,16 +35,19 @@ after(async () => {
 const dist = (a, b) => Math.hypot(a[0] - b[0], a[1] - b[1], a[2] - b[2]);
 const pos = (j) => page.evaluate((jj) => window.marionette.position(jj), j);
 const screen = (j) => page.evaluate((jj) => window.marionette.screen(jj, 'front'), j);
-const pxPerM = () => page.evaluate(() => {
-  const vp = window.marionette.viewport;
-  return vp.rects().front.h / vp.orthoState.front.size;
-});
+const pxPerM = () =>
+  page.evaluate(() => {
+    const vp = window.marionette.viewport;
+    return vp.rects().front.h / vp.orthoState.front.size;
+  });
 const SPINE = ['torso.1', 'torso.2', 'torso'];
 
 // a long pull of the right hand, 60 mouse moves, the whole body moving (from the pelvis)
 async function pullHand() {
-  const lf = await pos('left foot'), rf = await pos('right foot');
-  const p = await screen('right hand'), k = await pxPerM();
+  const lf = await pos('left foot'),
+    rf = await pos('right foot');
+  const p = await screen('right hand'),
+    k = await pxPerM();
   await page.mouse.move(p.x, p.y);
   await page.mouse.down();
   for (let i = 1; i <= 60; i++) await page.mouse.move(p.x - (0.55 * k * i) / 60, p.y - (0.45 * k * i) / 60);
@@ -80,7 +83,8 @@ test('a long hand pull with both feet locked: with comfort the spine stays neare
 
 test('balance: the pelvis pulled 0.3 m sideways over the locked feet keeps the centre of mass over them; off, it leaves', async () => {
   const pull = async () => {
-    const p = await screen('pelvis'), k = await pxPerM();
+    const p = await screen('pelvis'),
+      k = await pxPerM();
     await page.mouse.move(p.x, p.y);
     await page.mouse.down();
     for (let i = 1; i <= 20; i++) await page.mouse.move(p.x + (0.3 * k * i) / 20, p.y);
@@ -98,5 +102,8 @@ test('balance: the pelvis pulled 0.3 m sideways over the locked feet keeps the c
   assert.equal(b.inside, false, JSON.stringify(b.com));
   await page.keyboard.press('Control+z');
   await page.evaluate(() => window.marionette.setSettings({ balance: true }));
-  assert.deepEqual(errors.filter((e) => !/status of 404/.test(e)), []);
+  assert.deepEqual(
+    errors.filter((e) => !/status of 404/.test(e)),
+    [],
+  );
 });

@@ -35,10 +35,15 @@ after(async () => {
 const M = (fn, arg) => page.evaluate(fn, arg);
 const onDisk = () => JSON.parse(readFileSync(join(scratch.project, 'walk.sequence.json'), 'utf8'));
 // the colour of the timeline's canvas at (x, y) CSS pixels
-const pixel = (x, y) => M(([px, py]) => {
-  const c = document.getElementById('tl-canvas'), d = c.getContext('2d').getImageData(Math.round(px * devicePixelRatio), Math.round(py * devicePixelRatio), 1, 1).data;
-  return [d[0], d[1], d[2]];
-}, [x, y]);
+const pixel = (x, y) =>
+  M(
+    ([px, py]) => {
+      const c = document.getElementById('tl-canvas'),
+        d = c.getContext('2d').getImageData(Math.round(px * devicePixelRatio), Math.round(py * devicePixelRatio), 1, 1).data;
+      return [d[0], d[1], d[2]];
+    },
+    [x, y],
+  );
 const isHeel = ([r, g, b]) => b > 200 && g > 150 && r < 120; // #38bdf8
 const isToe = ([r, g, b]) => b > 200 && r > 130 && g < 160; // #a78bfa
 
@@ -56,18 +61,31 @@ test('a take dropped with its motion gets a contact track per foot, drawn as a r
   await page.waitForFunction(() => window.marionette && window.marionette.state, null, { timeout: 30000 });
   await M(() => window.marionette.ready);
   const rows = await M(() => window.marionette.contactRows());
-  assert.deepEqual(rows.map((r) => r.joint), ['LeftFoot', 'RightFoot']);
+  assert.deepEqual(
+    rows.map((r) => r.joint),
+    ['LeftFoot', 'RightFoot'],
+  );
   // the walk's stances: three of the left foot, the heel down before the toe leaves
   assert.equal(rows[0].heel.length, 3);
   assert.ok(rows[0].toe.length >= 3);
-  assert.deepEqual(onDisk().contacts.map((t) => t.joint), ['LeftFoot', 'RightFoot']);
+  assert.deepEqual(
+    onDisk().contacts.map((t) => t.joint),
+    ['LeftFoot', 'RightFoot'],
+  );
   // what the page saved is what the command line finds on the same take
   const imp = join(scratch.tmp, 'imp.json');
-  execFileSync(process.env.MN_CLI ?? join(root, 'build/marionette'), ['anim', 'import', join(root, 'data/mocap/cmu_motionbuilder/cmu_02_01_walk.bvh'), '--out', imp]);
+  execFileSync(process.env.MN_CLI ?? join(root, 'build/marionette'), [
+    'anim',
+    'import',
+    join(root, 'data/mocap/cmu_motionbuilder/cmu_02_01_walk.bvh'),
+    '--out',
+    imp,
+  ]);
   assert.deepEqual(JSON.parse(readFileSync(imp, 'utf8')).contacts, onDisk().contacts);
   // the rows: the heel's frames in the upper half, the toe's in the lower, nothing between
   await M(() => window.marionette.setFrame(0));
-  const [h0, h1] = rows[0].heel[1], mid = (h0 + h1) / 2;
+  const [h0, h1] = rows[0].heel[1],
+    mid = (h0 + h1) / 2;
   const x = await M((f) => window.marionette.timelineX(f), mid);
   assert.ok(isHeel(await pixel(x, rows[0].y - 3)), 'a heel frame is drawn in the upper half');
   assert.ok(isToe(await pixel(x, rows[0].y + 2)), 'the toe is down too in mid-stance');
@@ -93,7 +111,11 @@ test('a click on a row turns a frame of contact on and off, saved and undone', a
   await waitSaved(page);
   assert.deepEqual(onDisk().contacts[0].heel, now[0].heel);
   // the saved document reads back on the command line
-  const info = execFileSync(process.env.MN_CLI ?? join(root, 'build/marionette'), ['anim', 'info', join(scratch.project, 'walk.sequence.json')], { encoding: 'utf8' });
+  const info = execFileSync(
+    process.env.MN_CLI ?? join(root, 'build/marionette'),
+    ['anim', 'info', join(scratch.project, 'walk.sequence.json')],
+    { encoding: 'utf8' },
+  );
   assert.match(info, /keys: /);
   // the lower half: the toe at the first frame of a heel contact goes off; a second click on
   // the same place puts it back

@@ -34,21 +34,26 @@ const state = () => page.evaluate(() => window.marionette.state());
 const pos = (j) => page.evaluate((jj) => window.marionette.position(jj), j);
 const screen = (j, v = 'front') => page.evaluate(([jj, vv]) => window.marionette.screen(jj, vv), [j, v]);
 // pixels per metre of an orthographic view
-const pxPerM = (v = 'front') => page.evaluate((vv) => {
-  const vp = window.marionette.viewport;
-  return vp.rects()[vv].h / vp.orthoState[vv].size;
-}, v);
+const pxPerM = (v = 'front') =>
+  page.evaluate((vv) => {
+    const vp = window.marionette.viewport;
+    return vp.rects()[vv].h / vp.orthoState[vv].size;
+  }, v);
 const rest = () => page.evaluate(() => window.marionette.store.setPose(window.marionette.store.figure.restQ));
 
 test('the root dragged with no lock moves the whole figure with the mouse', async () => {
   await rest();
-  const p = await screen('pelvis'), k = await pxPerM();
-  const a = await pos('pelvis'), hand = await pos('right hand'), q0 = (await state()).pose;
+  const p = await screen('pelvis'),
+    k = await pxPerM();
+  const a = await pos('pelvis'),
+    hand = await pos('right hand'),
+    q0 = (await state()).pose;
   await page.mouse.move(p.x, p.y);
   await page.mouse.down();
   for (let i = 1; i <= 10; i++) await page.mouse.move(p.x + (0.1 * k * i) / 10, p.y);
   await page.mouse.up();
-  const b = await pos('pelvis'), hand2 = await pos('right hand');
+  const b = await pos('pelvis'),
+    hand2 = await pos('right hand');
   assert.ok(Math.abs(b[0] - a[0] - 0.1) < 2e-3, `the pelvis moved ${b[0] - a[0]} m (0.1 m asked)`);
   assert.ok(Math.abs(hand2[0] - hand[0] - 0.1) < 2e-3, 'the hand went with it');
   // only the root moved: every other joint variable as it was
@@ -65,13 +70,17 @@ test('the root dragged down 0.15 m with both feet locked: the feet stay, the kne
     window.marionette.addLock('position', 'right foot');
     window.marionette.setSettings({ dragMode: 'branch', csolver: 'lagrange', iterations: 20 });
   });
-  const lf = await pos('left foot'), rf = await pos('right foot'), a = await pos('pelvis');
-  const p = await screen('pelvis'), k = await pxPerM();
+  const lf = await pos('left foot'),
+    rf = await pos('right foot'),
+    a = await pos('pelvis');
+  const p = await screen('pelvis'),
+    k = await pxPerM();
   await page.mouse.move(p.x, p.y);
   await page.mouse.down();
   for (let i = 1; i <= 30; i++) await page.mouse.move(p.x, p.y + (0.15 * k * i) / 30);
   await page.mouse.up();
-  const b = await pos('pelvis'), s = await state();
+  const b = await pos('pelvis'),
+    s = await state();
   assert.ok(dist(await pos('left foot'), lf) < 1e-4, `left foot moved ${dist(await pos('left foot'), lf)}`);
   assert.ok(dist(await pos('right foot'), rf) < 1e-4, `right foot moved ${dist(await pos('right foot'), rf)}`);
   assert.ok(a[1] - b[1] > 0.12, `the pelvis went down ${a[1] - b[1]} m`);
@@ -112,7 +121,10 @@ test('a right-click during a drag puts the pose back', async () => {
 
 test('Escape during a lock marker drag puts the target back', async () => {
   const c0 = (await state()).constraints.find((c) => c.name === 'left foot position');
-  const m = await page.evaluate(() => { window.marionette.selectLock('left foot position'); return window.marionette.lockScreen('left foot position', 'front'); });
+  const m = await page.evaluate(() => {
+    window.marionette.selectLock('left foot position');
+    return window.marionette.lockScreen('left foot position', 'front');
+  });
   const before = (await state()).pose;
   await page.mouse.move(m.x, m.y);
   await page.mouse.down();
@@ -138,7 +150,10 @@ test('picking on the CMU skeleton: the hand, not its thumb; the hips place lists
   let srv, pg;
   try {
     copyFileSync(join(root, 'data/mocap/cmu_motionbuilder/cmu_02_01_walk.bvh'), join(dir.project, 'walk.bvh'));
-    writeFileSync(join(dir.project, 'walk.json'), JSON.stringify({ figure: 'walk.bvh', scale: 0.056444, fps: 30, keys: [{ frame: 0, pose: {} }] }));
+    writeFileSync(
+      join(dir.project, 'walk.json'),
+      JSON.stringify({ figure: 'walk.bvh', scale: 0.056444, fps: 30, keys: [{ frame: 0, pose: {} }] }),
+    );
     writeFileSync(join(dir.project, 'editor.json'), JSON.stringify({ sequence: 'walk.json' }));
     srv = await startServer(dir.project, dir);
     pg = await openEditor(context, srv.url, errors);
@@ -189,10 +204,16 @@ test('auto-key: on, a drag at a frame without a key makes one there (one undo st
   for (let i = 1; i <= 8; i++) await page.mouse.move(p.x + 4 * i, p.y - 5 * i);
   await page.mouse.up();
   let s = await state();
-  assert.deepEqual(s.keys.map((k) => k.frame), [0, 10]);
+  assert.deepEqual(
+    s.keys.map((k) => k.frame),
+    [0, 10],
+  );
   assert.deepEqual(s.keys[1].pose, JSON.parse(JSON.stringify(s.pose)));
   await page.keyboard.press('Control+z');
-  assert.deepEqual((await state()).keys.map((k) => k.frame), [0]);
+  assert.deepEqual(
+    (await state()).keys.map((k) => k.frame),
+    [0],
+  );
   await page.click('#auto-key');
   await page.evaluate(() => window.marionette.setFrame(12));
   const p2 = await screen('right hand');
@@ -201,19 +222,26 @@ test('auto-key: on, a drag at a frame without a key makes one there (one undo st
   for (let i = 1; i <= 8; i++) await page.mouse.move(p2.x + 4 * i, p2.y - 5 * i);
   await page.mouse.up();
   s = await state();
-  assert.deepEqual(s.keys.map((k) => k.frame), [0]);
+  assert.deepEqual(
+    s.keys.map((k) => k.frame),
+    [0],
+  );
   assert.equal(s.settings.autoKey, false);
   await page.evaluate(() => window.marionette.setFrame(0));
 });
 
 test('the centre of mass and the support polygon: green over the feet, red when the root is pulled past them', async () => {
-  await page.evaluate(() => { window.marionette.store.setPose(window.marionette.store.figure.restQ); window.marionette.solve(); });
+  await page.evaluate(() => {
+    window.marionette.store.setPose(window.marionette.store.figure.restQ);
+    window.marionette.solve();
+  });
   assert.ok(await page.isChecked('#balance-overlay'));
   let b = await page.evaluate(() => window.marionette.viewport.balance);
   assert.ok(b && b.inside && b.polygon.length >= 3, JSON.stringify(b));
   // the module's centre of mass, from a system of its own
   const com = await page.evaluate(() => {
-    const m = window.marionette, sys = m.store.m.createConstraintSystem([m.store.figure]);
+    const m = window.marionette,
+      sys = m.store.m.createConstraintSystem([m.store.figure]);
     const c = sys.handleValue(sys.addHandle({ type: 'com', joint: -1 })).position;
     sys.dispose();
     return c;
@@ -222,7 +250,8 @@ test('the centre of mass and the support polygon: green over the feet, red when 
   // the pelvis pulled 0.3 m sideways over the locked feet, balance off (comfort and balance:
   // editor-comfort.test.mjs): the centre of mass leaves them
   await page.evaluate(() => window.marionette.setSettings({ balance: false }));
-  const p = await screen('pelvis'), k = await pxPerM();
+  const p = await screen('pelvis'),
+    k = await pxPerM();
   await page.mouse.move(p.x, p.y);
   await page.mouse.down();
   for (let i = 1; i <= 20; i++) await page.mouse.move(p.x + (0.3 * k * i) / 20, p.y);
@@ -243,11 +272,15 @@ test('the centre of mass and the support polygon: green over the feet, red when 
 test('Shift+click selects several joints, dragged together; Ctrl+drag selects by a box', async () => {
   await page.evaluate(() => {
     const m = window.marionette;
-    m.store.apply('clear locks', (d) => { d.constraints = []; d.handles = []; });
+    m.store.apply('clear locks', (d) => {
+      d.constraints = [];
+      d.handles = [];
+    });
     m.store.setPose(m.store.figure.restQ);
     m.setSettings({ dragMode: 'branch', locks: {} });
   });
-  const l = await screen('left hand'), r = await screen('right hand');
+  const l = await screen('left hand'),
+    r = await screen('right hand');
   await page.mouse.click(r.x, r.y);
   await page.keyboard.down('Shift');
   await page.mouse.click(l.x, l.y);
@@ -266,8 +299,12 @@ test('Shift+click selects several joints, dragged together; Ctrl+drag selects by
   await page.keyboard.press('Control+z');
   assert.ok(dist(await pos('right hand'), a.r) < 1e-12, 'one undo step for both');
   // a box around the feet in the front view (Ctrl+drag from empty space)
-  const lf = await screen('left foot'), rf = await screen('right foot');
-  const x0 = Math.min(lf.x, rf.x) - 25, x1 = Math.max(lf.x, rf.x) + 25, y0 = Math.min(lf.y, rf.y) - 15, y1 = Math.max(lf.y, rf.y) + 15;
+  const lf = await screen('left foot'),
+    rf = await screen('right foot');
+  const x0 = Math.min(lf.x, rf.x) - 25,
+    x1 = Math.max(lf.x, rf.x) + 25,
+    y0 = Math.min(lf.y, rf.y) - 15,
+    y1 = Math.max(lf.y, rf.y) + 15;
   await page.keyboard.down('Control');
   await page.mouse.move(x0, y0);
   await page.mouse.down();
@@ -284,7 +321,11 @@ test('Shift+click selects several joints, dragged together; Ctrl+drag selects by
 });
 
 test('the rotate ring: a sweep of 30 degrees on it in the front view turns the head 30 degrees about the view axis', async () => {
-  await page.evaluate(() => { const m = window.marionette; m.store.setPose(m.store.figure.restQ); m.setSettings({ dragMode: 'part' }); });
+  await page.evaluate(() => {
+    const m = window.marionette;
+    m.store.setPose(m.store.figure.restQ);
+    m.setSettings({ dragMode: 'part' });
+  });
   const h = await screen('head');
   await page.mouse.click(h.x, h.y);
   assert.equal((await state()).selection, 'head');
@@ -293,7 +334,10 @@ test('the rotate ring: a sweep of 30 degrees on it in the front view turns the h
     return { visible: r.width > 0, d: r.width };
   });
   assert.ok(ring.visible);
-  const R = ring.d / 2, q0 = await page.evaluate(() => window.marionette.posing.quatOfFrame(window.marionette.store.figure, window.marionette.store.figure.joint('head')));
+  const R = ring.d / 2,
+    q0 = await page.evaluate(() =>
+      window.marionette.posing.quatOfFrame(window.marionette.store.figure, window.marionette.store.figure.joint('head')),
+    );
   const head0 = await pos('head');
   await page.mouse.move(h.x + R, h.y);
   await page.mouse.down();
@@ -302,18 +346,29 @@ test('the rotate ring: a sweep of 30 degrees on it in the front view turns the h
     await page.mouse.move(h.x + R * Math.cos(a), h.y + R * Math.sin(a));
   }
   await page.mouse.up();
-  const q1 = await page.evaluate(() => window.marionette.posing.quatOfFrame(window.marionette.store.figure, window.marionette.store.figure.joint('head')));
+  const q1 = await page.evaluate(() =>
+    window.marionette.posing.quatOfFrame(window.marionette.store.figure, window.marionette.store.figure.joint('head')),
+  );
   // q1 q0^-1: the turn made, as an angle about an axis
-  const [w0, x0, y0, z0] = q0, [w1, x1, y1, z1] = q1;
+  const [w0, x0, y0, z0] = q0,
+    [w1, x1, y1, z1] = q1;
   const rw = w1 * w0 + x1 * x0 + y1 * y0 + z1 * z0;
-  const rx = -w1 * x0 + x1 * w0 - y1 * z0 + z1 * y0, ry = -w1 * y0 + y1 * w0 - z1 * x0 + x1 * z0, rz = -w1 * z0 + z1 * w0 - x1 * y0 + y1 * x0;
-  const angle = 2 * Math.atan2(Math.hypot(rx, ry, rz), Math.abs(rw)), s = Math.sign(rw) || 1;
+  const rx = -w1 * x0 + x1 * w0 - y1 * z0 + z1 * y0,
+    ry = -w1 * y0 + y1 * w0 - z1 * x0 + x1 * z0,
+    rz = -w1 * z0 + z1 * w0 - x1 * y0 + y1 * x0;
+  const angle = 2 * Math.atan2(Math.hypot(rx, ry, rz), Math.abs(rw)),
+    s = Math.sign(rw) || 1;
   assert.ok(Math.abs(angle - Math.PI / 6) < 0.03, `turned ${angle} rad`);
   // about the front view's axis (it looks along -z): clockwise on screen
   assert.ok((-s * rz) / Math.hypot(rx, ry, rz) > 0.99, `axis ${rx}, ${ry}, ${rz}`);
   assert.ok(dist(await pos('head'), head0) < 1e-9, 'the head turns about its own joint');
   await page.keyboard.press('Control+z');
-  const q2 = await page.evaluate(() => window.marionette.posing.quatOfFrame(window.marionette.store.figure, window.marionette.store.figure.joint('head')));
-  assert.ok(q2.every((v, i) => Math.abs(v - q0[i]) < 1e-12), 'one undo step');
+  const q2 = await page.evaluate(() =>
+    window.marionette.posing.quatOfFrame(window.marionette.store.figure, window.marionette.store.figure.joint('head')),
+  );
+  assert.ok(
+    q2.every((v, i) => Math.abs(v - q0[i]) < 1e-12),
+    'one undo step',
+  );
   await page.evaluate(() => window.marionette.setSettings({ dragMode: 'branch' }));
 });

@@ -29,11 +29,15 @@ after(async () => {
   }
 });
 
-const drop = (bytes, name) => M(([b, n]) => {
-  const dt = new DataTransfer();
-  dt.items.add(new File([new Uint8Array(b)], n, { type: 'application/octet-stream' }));
-  window.dispatchEvent(new DragEvent('drop', { dataTransfer: dt, bubbles: true, cancelable: true }));
-}, [bytes, name]);
+const drop = (bytes, name) =>
+  M(
+    ([b, n]) => {
+      const dt = new DataTransfer();
+      dt.items.add(new File([new Uint8Array(b)], n, { type: 'application/octet-stream' }));
+      window.dispatchEvent(new DragEvent('drop', { dataTransfer: dt, bubbles: true, cancelable: true }));
+    },
+    [bytes, name],
+  );
 
 test('CesiumMan.glb dropped: Cancel opens nothing; Open its motion opens the walk as keys within 0.005 m of every frame', async () => {
   const bytes = [...readFileSync(join(root, 'data/skinned/CesiumMan.glb'))];
@@ -66,15 +70,18 @@ test('CesiumMan.glb dropped: Cancel opens nothing; Open its motion opens the wal
   // every frame of the animation (the server's figure document of the file) against the
   // page's plain in-betweens
   const worst = await M(async (fig) => {
-    const m = window.marionette, r = await m.store._json(`/api/figure?path=${encodeURIComponent(fig)}`);
-    const take = m.store.m.figureFromDocument(r.body), mo = r.body.motion;
+    const m = window.marionette,
+      r = await m.store._json(`/api/figure?path=${encodeURIComponent(fig)}`);
+    const take = m.store.m.figureFromDocument(r.body),
+      mo = r.body.motion;
     m.keepConstraints(false);
     let w = 0;
     try {
       for (let k = 0; k < mo.frames.length; k++) {
         take.setQ(mo.frames[k]).fk();
         m.setFrame(k);
-        const a = take.positions, b = m.store.figure.positions;
+        const a = take.positions,
+          b = m.store.figure.positions;
         for (let j = 0; j < a.length; j += 3) w = Math.max(w, Math.hypot(a[j] - b[j], a[j + 1] - b[j + 1], a[j + 2] - b[j + 2]));
       }
     } finally {
@@ -83,5 +90,8 @@ test('CesiumMan.glb dropped: Cancel opens nothing; Open its motion opens the wal
     return w;
   }, doc.figure);
   assert.ok(worst <= 0.005 + 1e-9, `an in-between ${worst} m from the animation`);
-  assert.deepEqual(errors.filter((e) => !/status of 404/.test(e)), []);
+  assert.deepEqual(
+    errors.filter((e) => !/status of 404/.test(e)),
+    [],
+  );
 });

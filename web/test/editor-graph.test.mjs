@@ -19,8 +19,14 @@ before(async () => {
   page = await openEditor(context, server.url, errors);
   // three keys of the right knee: 0.2 rad at frame 0, 1.0 at 15, 0.3 at 30
   await M(() => {
-    const m = window.marionette, fig = m.store.figure, a = fig.joints[fig.joint('right knee')].qadr;
-    for (const [f, v] of [[0, 0.2], [15, 1.0], [30, 0.3]]) {
+    const m = window.marionette,
+      fig = m.store.figure,
+      a = fig.joints[fig.joint('right knee')].qadr;
+    for (const [f, v] of [
+      [0, 0.2],
+      [15, 1.0],
+      [30, 0.3],
+    ]) {
       m.setFrame(f);
       const q = Float64Array.from(fig.restQ);
       q[a] = v;
@@ -92,7 +98,11 @@ test('a tangent handle dragged out and up: lower tension, positive bias, the kne
   assert.equal(g.keyIndex, 1);
   assert.ok(g.right && g.left, 'the handles are shown');
   const before = await M(() => window.marionette.graph('right knee'));
-  const sample = () => M(() => { window.marionette.setFrame(25); return window.marionette.state().pose['right knee']; });
+  const sample = () =>
+    M(() => {
+      window.marionette.setFrame(25);
+      return window.marionette.state().pose['right knee'];
+    });
   const at25 = await sample();
   // out by 14 px (tension -0.5), up by 28 px (bias +0.5)
   await drag(g.right, 14, -28);
@@ -111,5 +121,8 @@ test('a tangent handle dragged out and up: lower tension, positive bias, the kne
   assert.equal(k[1].tcb, undefined);
   assert.equal((await M(() => window.marionette.store.doc)).interpolation, undefined);
   assert.equal(await sample(), at25);
-  assert.deepEqual(errors.filter((e) => !/status of 404/.test(e)), []);
+  assert.deepEqual(
+    errors.filter((e) => !/status of 404/.test(e)),
+    [],
+  );
 });

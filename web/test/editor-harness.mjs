@@ -15,9 +15,18 @@ export const root = resolve(here, '../..');
 export const BINARY = process.env.MN_CLI ?? resolve(root, 'build/marionette');
 export const ASSETS = process.env.MN_EDITOR_ASSETS ?? resolve(root, 'web/editor/dist');
 const CHROMIUM = process.env.MN_CHROMIUM ?? '/usr/bin/chromium';
-const FLAGS = ['--headless', '--no-sandbox', '--disable-quic', '--no-first-run', '--disable-background-networking',
-  '--disable-component-update', '--disable-sync', '--use-angle=swiftshader', '--enable-unsafe-swiftshader',
-  '--ignore-gpu-blocklist'];
+const FLAGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--use-angle=swiftshader',
+  '--enable-unsafe-swiftshader',
+  '--ignore-gpu-blocklist',
+];
 
 /** A scratch folder holding the project, HOME and the browser's profile and temporaries. */
 export function makeScratch(prefix = 'mn_editor_') {
@@ -34,8 +43,12 @@ export function startServer(project, scratch) {
       env: { ...process.env, HOME: scratch.home, XDG_DATA_HOME: join(scratch.home, '.local/share'), TMPDIR: scratch.tmp },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
-    let out = '', err = '';
-    const timer = setTimeout(() => { proc.kill('SIGKILL'); rej(new Error(`no URL from the server: ${err}`)); }, 20000);
+    let out = '',
+      err = '';
+    const timer = setTimeout(() => {
+      proc.kill('SIGKILL');
+      rej(new Error(`no URL from the server: ${err}`));
+    }, 20000);
     proc.stdout.on('data', (d) => {
       out += d;
       const nl = out.indexOf('\n');
@@ -43,10 +56,15 @@ export function startServer(project, scratch) {
         proc._url = out.slice(0, nl).trim();
         clearTimeout(timer);
         res({
-          proc, url: proc._url, log: () => out + err,
+          proc,
+          url: proc._url,
+          log: () => out + err,
           stop(signal = 'SIGTERM') {
             return new Promise((done) => {
-              if (proc.exitCode !== null || proc.signalCode !== null) { done(); return; }
+              if (proc.exitCode !== null || proc.signalCode !== null) {
+                done();
+                return;
+              }
               proc.once('exit', () => done());
               proc.kill(signal);
             });
@@ -54,8 +72,13 @@ export function startServer(project, scratch) {
         });
       }
     });
-    proc.stderr.on('data', (d) => { err += d; });
-    proc.once('exit', (code) => { clearTimeout(timer); if (!proc._url) rej(new Error(`the server exited (${code}): ${err}`)); });
+    proc.stderr.on('data', (d) => {
+      err += d;
+    });
+    proc.once('exit', (code) => {
+      clearTimeout(timer);
+      if (!proc._url) rej(new Error(`the server exited (${code}): ${err}`));
+    });
   });
 }
 
@@ -65,11 +88,16 @@ export async function launchBrowser(scratch, viewport = { width: 1440, height: 9
   process.env.TMPDIR = scratch.tmp;
   try {
     const context = await chromium.launchPersistentContext(scratch.profile, {
-      executablePath: CHROMIUM, headless: true, args: FLAGS, viewport, deviceScaleFactor: 1,
+      executablePath: CHROMIUM,
+      headless: true,
+      args: FLAGS,
+      viewport,
+      deviceScaleFactor: 1,
     });
     return context;
   } finally {
-    if (before === undefined) delete process.env.TMPDIR; else process.env.TMPDIR = before;
+    if (before === undefined) delete process.env.TMPDIR;
+    else process.env.TMPDIR = before;
   }
 }
 
@@ -77,7 +105,9 @@ export async function launchBrowser(scratch, viewport = { width: 1440, height: 9
 export async function openEditor(context, url, errors = []) {
   const page = await context.newPage();
   page.on('pageerror', (e) => errors.push(e.message));
-  page.on('console', (m) => { if (m.type() === 'error') errors.push(m.text()); });
+  page.on('console', (m) => {
+    if (m.type() === 'error') errors.push(m.text());
+  });
   await page.goto(url);
   await page.waitForFunction(() => window.marionette && window.marionette.state, null, { timeout: 30000 });
   await page.evaluate(() => window.marionette.ready);
@@ -86,8 +116,11 @@ export async function openEditor(context, url, errors = []) {
 
 /** Waits until the page's save indicator reads Saved. */
 export async function waitSaved(page, timeout = 10000) {
-  await page.waitForFunction(() => window.marionette.state().saveStatus === 'saved'
-    && document.getElementById('save-status').textContent === 'Saved', null, { timeout });
+  await page.waitForFunction(
+    () => window.marionette.state().saveStatus === 'saved' && document.getElementById('save-status').textContent === 'Saved',
+    null,
+    { timeout },
+  );
 }
 
 /** A smooth mouse drag from a joint's screen position by (dx, dy) pixels in n steps. */

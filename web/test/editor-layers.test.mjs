@@ -58,5 +58,8 @@ test('the Layers menu lists each layer with its mode, weight and mask', async ()
   // the rest angle the base keeps there)
   const pose = (await M(() => window.marionette.state())).pose;
   assert.ok(Math.abs(pose['right elbow'] + 1.2) < 1e-3, `right elbow ${pose['right elbow']}`);
-  assert.deepEqual(errors.filter((e) => !/status of 404/.test(e)), []);
+  assert.deepEqual(
+    errors.filter((e) => !/status of 404/.test(e)),
+    [],
+  );
 });

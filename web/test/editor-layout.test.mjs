@@ -18,16 +18,25 @@ after(async () => {
   removeScratch(scratch);
 });
 
-for (const [width, height] of [[1024, 640], [1152, 720], [1280, 800], [1440, 900]]) {
+for (const [width, height] of [
+  [1024, 640],
+  [1152, 720],
+  [1280, 800],
+  [1440, 900],
+]) {
   test(`at ${width}x${height} the toolbar is one row, every control and the save state on screen`, async () => {
     const context = await launchBrowser(scratch, { width, height });
     try {
       const page = await openEditor(context, server.url, errors);
       const r = await page.evaluate(() => {
-        const box = (el) => { const b = el.getBoundingClientRect(); return { l: b.left, r: b.right, t: b.top, b: b.bottom, w: b.width }; };
+        const box = (el) => {
+          const b = el.getBoundingClientRect();
+          return { l: b.left, r: b.right, t: b.top, b: b.bottom, w: b.width };
+        };
         const bar = document.getElementById('toolbar');
         const controls = [...bar.querySelectorAll('button, select, input, #save-status')]
-          .filter((el) => el.offsetParent !== null && !el.closest('[hidden]')).map((el) => ({ id: el.id || el.textContent, ...box(el) }));
+          .filter((el) => el.offsetParent !== null && !el.closest('[hidden]'))
+          .map((el) => ({ id: el.id || el.textContent, ...box(el) }));
         return { bar: box(bar), controls, save: box(document.getElementById('save-status')) };
       });
       assert.ok(r.bar.b - r.bar.t < 50, `toolbar ${r.bar.b - r.bar.t} px high`);
@@ -46,13 +55,16 @@ for (const [width, height] of [[1024, 640], [1152, 720], [1280, 800], [1440, 900
         const base = document.getElementById('drag-base');
         return { l: b.left, r: b.right, w: b.width, base: !base.hidden && base.offsetParent !== null };
       });
-      assert.ok(named.base, 'the named joint\'s select is shown');
+      assert.ok(named.base, "the named joint's select is shown");
       assert.ok(named.l >= 0 && named.r <= width && named.w > 30, `named mode: save state at ${named.l}..${named.r}`);
       await page.evaluate(() => window.marionette.setSettings({ dragMode: 'branch' }));
       // the Lock menu opens from its button with the mouse, on screen
       await page.evaluate(() => window.marionette.select('head'));
       await page.click('#lock-menu-button');
-      const menu = await page.evaluate(() => { const b = document.getElementById('lock-menu').getBoundingClientRect(); return { r: b.right, b: b.bottom }; });
+      const menu = await page.evaluate(() => {
+        const b = document.getElementById('lock-menu').getBoundingClientRect();
+        return { r: b.right, b: b.bottom };
+      });
       assert.ok(menu.r <= width && menu.b <= height);
     } finally {
       await context.close();
@@ -65,11 +77,20 @@ test('the orthographic views show the figure at one scale (a metre is as long in
   try {
     const page = await openEditor(context, server.url, errors);
     const px = await page.evaluate(() => {
-      const m = window.marionette, out = {};
+      const m = window.marionette,
+        out = {};
       // the distance on screen between the two hands (across the figure, in front and top)
       // and between the head and a foot (up the figure, in front and side)
-      const d = (a, b, v) => { const p = m.screen(a, v), q = m.screen(b, v); return Math.hypot(p.x - q.x, p.y - q.y); };
-      const w = (a, b) => { const p = m.position(a), q = m.position(b); return Math.hypot(p[0] - q[0], p[1] - q[1], p[2] - q[2]); };
+      const d = (a, b, v) => {
+        const p = m.screen(a, v),
+          q = m.screen(b, v);
+        return Math.hypot(p.x - q.x, p.y - q.y);
+      };
+      const w = (a, b) => {
+        const p = m.position(a),
+          q = m.position(b);
+        return Math.hypot(p[0] - q[0], p[1] - q[1], p[2] - q[2]);
+      };
       out.front = d('left hand', 'right hand', 'front') / w('left hand', 'right hand');
       out.top = d('left hand', 'right hand', 'top') / w('left hand', 'right hand');
       out.frontUp = d('head', 'left foot', 'front') / Math.abs(m.position('head')[1] - m.position('left foot')[1]);
@@ -89,17 +110,23 @@ test('views face the figure on request: a figure turned to face +x shows its fro
     const page = await openEditor(context, server.url, errors);
     // the stick figure turned a quarter about the vertical: it faces +x
     await page.evaluate(() => {
-      const m = window.marionette, q = Float64Array.from(m.store.figure.q);
+      const m = window.marionette,
+        q = Float64Array.from(m.store.figure.q);
       q.set([Math.SQRT1_2, 0, Math.SQRT1_2, 0], 3);
       m.store.setPose(q);
       m.fitViews();
     });
-    const spread = () => page.evaluate(() => {
-      const m = window.marionette, a = m.screen('left hand', 'front'), b = m.screen('right hand', 'front');
-      const p = m.position('left hand'), q = m.position('right hand');
-      const vp = m.viewport, k = vp.rects().front.h / vp.orthoState.front.size;
-      return { px: Math.abs(a.x - b.x), want: Math.hypot(p[0] - q[0], p[2] - q[2]) * k, leftOnRight: a.x > b.x };
-    });
+    const spread = () =>
+      page.evaluate(() => {
+        const m = window.marionette,
+          a = m.screen('left hand', 'front'),
+          b = m.screen('right hand', 'front');
+        const p = m.position('left hand'),
+          q = m.position('right hand');
+        const vp = m.viewport,
+          k = vp.rects().front.h / vp.orthoState.front.size;
+        return { px: Math.abs(a.x - b.x), want: Math.hypot(p[0] - q[0], p[2] - q[2]) * k, leftOnRight: a.x > b.x };
+      });
     const before = await spread();
     assert.ok(before.px < 0.1 * before.want, `its profile: the hands ${before.px} px apart`);
     await page.click('#align-views');

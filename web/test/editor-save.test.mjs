@@ -40,7 +40,9 @@ test('playing a sequence writes nothing; stopping remembers the frame once', asy
   await page.evaluate(() => window.marionette.setFrame(0));
   await waitSaved(page);
   const puts = [];
-  const onRequest = (r) => { if (r.method() === 'PUT') puts.push(new URL(r.url()).searchParams.get('path')); };
+  const onRequest = (r) => {
+    if (r.method() === 'PUT') puts.push(new URL(r.url()).searchParams.get('path'));
+  };
   page.on('request', onRequest);
   try {
     await page.evaluate(() => window.marionette.setLoop(true));
@@ -61,7 +63,10 @@ test('playing a sequence writes nothing; stopping remembers the frame once', asy
     assert.equal(ed.frame, (await state()).frame);
   } finally {
     page.off('request', onRequest);
-    await page.evaluate(() => { window.marionette.pause(); window.marionette.setLoop(false); });
+    await page.evaluate(() => {
+      window.marionette.pause();
+      window.marionette.setLoop(false);
+    });
   }
 });
 
@@ -90,22 +95,29 @@ test('a save that fails is tried again with a back-off until the server takes it
   await waitSaved(page, 15000);
   const doc = JSON.parse(readFileSync(join(scratch.project, 'sequence.json'), 'utf8'));
   const s = await state();
-  const saved = doc.keys.find((k) => k.frame === s.frame)?.pose ?? JSON.parse(readFileSync(join(scratch.project, 'editor.json'), 'utf8')).pose.pose;
+  const saved =
+    doc.keys.find((k) => k.frame === s.frame)?.pose ?? JSON.parse(readFileSync(join(scratch.project, 'editor.json'), 'utf8')).pose.pose;
   assert.deepEqual(saved, JSON.parse(JSON.stringify(s.pose)));
 });
 
 test('a lost WebGL context is shown, and the views are drawn again when it is restored', async () => {
   const at = await page.evaluate(() => window.marionette.screen('head', 'front'));
-  const pixel = () => page.evaluate(({ x, y }) => {
-    const c = document.getElementById('view-canvas'), r = c.getBoundingClientRect();
-    const g = document.createElement('canvas');
-    g.width = 1; g.height = 1;
-    const ctx = g.getContext('2d');
-    ctx.drawImage(c, x - r.left, y - r.top, 1, 1, 0, 0, 1, 1);
-    return Array.from(ctx.getImageData(0, 0, 1, 1).data.slice(0, 3));
-  }, at);
+  const pixel = () =>
+    page.evaluate(({ x, y }) => {
+      const c = document.getElementById('view-canvas'),
+        r = c.getBoundingClientRect();
+      const g = document.createElement('canvas');
+      g.width = 1;
+      g.height = 1;
+      const ctx = g.getContext('2d');
+      ctx.drawImage(c, x - r.left, y - r.top, 1, 1, 0, 0, 1, 1);
+      return Array.from(ctx.getImageData(0, 0, 1, 1).data.slice(0, 3));
+    }, at);
   const before = await pixel();
-  await page.evaluate(() => { window.__ext = window.marionette.viewport.renderer.getContext().getExtension('WEBGL_lose_context'); window.__ext.loseContext(); });
+  await page.evaluate(() => {
+    window.__ext = window.marionette.viewport.renderer.getContext().getExtension('WEBGL_lose_context');
+    window.__ext.loseContext();
+  });
   await page.waitForFunction(() => window.marionette.viewport.contextLost);
   assert.ok(await page.evaluate(() => document.getElementById('view-overlay').classList.contains('context-lost')));
   await page.evaluate(() => window.__ext.restoreContext());

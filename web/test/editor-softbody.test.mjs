@@ -29,7 +29,9 @@ before(async () => {
   context = await launchBrowser(scratch);
   page = await context.newPage();
   page.on('pageerror', (e) => errors.push(e.message));
-  page.on('console', (m) => { if (m.type() === 'error') errors.push(m.text()); });
+  page.on('console', (m) => {
+    if (m.type() === 'error') errors.push(m.text());
+  });
   // the address the server printed, as a user opens it, then the editor's link to the page
   await page.goto(server.url);
   await page.waitForFunction(() => window.marionette && window.marionette.state, null, { timeout: 30000 });
@@ -63,7 +65,8 @@ async function meanOf(idx) {
 }
 /** Surface vertices within r of p. */
 async function near(p, r) {
-  const s = await M(() => window.marionette.surface()), out = [];
+  const s = await M(() => window.marionette.surface()),
+    out = [];
   for (let i = 0; i < s.length / 3; i++) if (dist([s[3 * i], s[3 * i + 1], s[3 * i + 2]], p) < r) out.push(i);
   return out;
 }
@@ -87,7 +90,9 @@ test('CesiumMan: a dragged controller takes the flesh around it along, which set
   assert.ok(s0.controllers[0].pinned && s0.controllers[0].driven, 'the root is pinned');
   // an arm's controller: the free one farthest to the side (z) of the body
   let j = -1;
-  s0.controllers.forEach((c, k) => { if (!c.driven && (j < 0 || Math.abs(c.position[2]) > Math.abs(s0.controllers[j].position[2]))) j = k; });
+  s0.controllers.forEach((c, k) => {
+    if (!c.driven && (j < 0 || Math.abs(c.position[2]) > Math.abs(s0.controllers[j].position[2]))) j = k;
+  });
   const c0 = s0.controllers[j].position;
   const idx = await near(c0, 0.06);
   assert.ok(idx.length >= 10, `${idx.length} surface vertices near the controller`);
@@ -101,12 +106,15 @@ test('CesiumMan: a dragged controller takes the flesh around it along, which set
   // hold the mouse while the body catches up (one second of simulation)
   await M(() => window.marionette.step(60));
   st = await state();
-  const c1 = st.controllers[j].position, dc = sub(c1, c0);
+  const c1 = st.controllers[j].position,
+    dc = sub(c1, c0);
   assert.ok(Math.hypot(...dc) > 0.1, `the controller moved ${Math.hypot(...dc)} m`);
   const dm = sub(await meanOf(idx), m0);
   const along = dot(dm, dc) / dot(dc, dc);
-  assert.ok(along > 0.6 && Math.hypot(...sub(dm, dc)) < 0.5 * Math.hypot(...dc),
-    `the flesh near it followed: ${dm.map((v) => v.toFixed(3))} for ${dc.map((v) => v.toFixed(3))}`);
+  assert.ok(
+    along > 0.6 && Math.hypot(...sub(dm, dc)) < 0.5 * Math.hypot(...dc),
+    `the flesh near it followed: ${dm.map((v) => v.toFixed(3))} for ${dc.map((v) => v.toFixed(3))}`,
+  );
   assert.ok(st.last.ok && st.last.residual < 1e-9, `residual ${st.last.residual}`);
   await page.mouse.up();
   st = await state();
@@ -125,7 +133,9 @@ test('CesiumMan: the body grabbed with the mouse is pulled by its nearest nodes;
   await M(() => window.marionette.reset());
   // the middle of the head on the screen, away from every controller
   const pick = await M(() => {
-    const mm = window.marionette, s = mm.surface(), st = mm.state();
+    const mm = window.marionette,
+      s = mm.surface(),
+      st = mm.state();
     let ymax = -Infinity;
     for (let i = 1; i < s.length; i += 3) ymax = Math.max(ymax, s[i]);
     const q = [0, 0, 0];
@@ -135,8 +145,14 @@ test('CesiumMan: the body grabbed with the mouse is pulled by its nearest nodes;
       for (let k = 0; k < 3; k++) q[k] += s[3 * i + k];
       n++;
     }
-    const c = q.map((v) => v / n), sp = mm.screenOfPoint(c);
-    const clear = Math.min(...st.controllers.map((k) => { const o = mm.screenOfPoint(k.position); return Math.hypot(o.x - sp.x, o.y - sp.y); }));
+    const c = q.map((v) => v / n),
+      sp = mm.screenOfPoint(c);
+    const clear = Math.min(
+      ...st.controllers.map((k) => {
+        const o = mm.screenOfPoint(k.position);
+        return Math.hypot(o.x - sp.x, o.y - sp.y);
+      }),
+    );
     return { q: c, sp, clear };
   });
   assert.ok(pick && pick.clear > 20, 'a point of the head clear of the controllers');
@@ -173,7 +189,10 @@ test('CesiumMan: the walk drives every bone, the flesh follows through the coupl
   await page.click('#sb-walk');
   let st = await state();
   assert.ok(st.walking, 'walking');
-  assert.ok(st.controllers.every((c) => c.driven), 'every bone driven');
+  assert.ok(
+    st.controllers.every((c) => c.driven),
+    'every bone driven',
+  );
   const before = st.controllers.map((c) => c.position);
   await M(() => window.marionette.step(45));
   st = await state();
@@ -190,12 +209,14 @@ test('CesiumMan: the walk drives every bone, the flesh follows through the coupl
   const take = JSON.parse(readFileSync(file, 'utf8'));
   assert.equal(take.format, 'marionette-softbody-take');
   assert.equal(take.controllers.length, 19);
-  assert.ok(take.frames.length >= st.takeFrames, "every frame since the reset (and those run since)");
+  assert.ok(take.frames.length >= st.takeFrames, 'every frame since the reset (and those run since)');
   assert.ok(take.frames.length >= 45);
   assert.ok(take.frames.every((f) => f.length === 19 * 12 && f.every(Number.isFinite)));
   // a rotation in every pose
   const R = take.frames.at(-1).slice(12, 21);
-  assert.ok(Math.abs(R[0] * (R[4] * R[8] - R[5] * R[7]) - R[1] * (R[3] * R[8] - R[5] * R[6]) + R[2] * (R[3] * R[7] - R[4] * R[6]) - 1) < 1e-6);
+  assert.ok(
+    Math.abs(R[0] * (R[4] * R[8] - R[5] * R[7]) - R[1] * (R[3] * R[8] - R[5] * R[6]) + R[2] * (R[3] * R[7] - R[4] * R[6]) - 1) < 1e-6,
+  );
   // the glb: read by the native build, its joints where the fitted controllers were
   await M(() => window.marionette.run(false));
   const poses = (await M(() => window.marionette.exportTake())).frames;
@@ -206,8 +227,9 @@ test('CesiumMan: the walk drives every bone, the flesh follows through the coupl
   assert.match(info, /19 joints/);
   assert.match(info, new RegExp(`animations: 1\\n\\s+\\S+: [0-9.]+ s, ${poses.length} keys`));
   for (const f of [10, poses.length - 1]) {
-    const fk = JSON.parse(execFileSync(BINARY, ['fk', glb, '--time', String(f / 60), '--json'],
-      { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }));
+    const fk = JSON.parse(
+      execFileSync(BINARY, ['fk', glb, '--time', String(f / 60), '--json'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }),
+    );
     assert.equal(fk.joints.length, 19);
     for (let j = 0; j < 19; j++) {
       const d = poses[f].slice(12 * j + 9, 12 * j + 12);
@@ -223,13 +245,20 @@ test('the gingerbread shape in the plane: a hand dragged, the shape grabbed, a f
   await open('gingerbread');
   let st = await state();
   assert.equal(st.dim, 2);
-  assert.deepEqual(st.controllers.map((c) => c.name), ['head', 'chest', 'hips', 'left_hand', 'right_hand', 'left_foot', 'right_foot']);
-  const j = 4, c0 = st.controllers[j].position, idx = await near(c0, 0.06), m0 = await meanOf(idx);
+  assert.deepEqual(
+    st.controllers.map((c) => c.name),
+    ['head', 'chest', 'hips', 'left_hand', 'right_hand', 'left_foot', 'right_foot'],
+  );
+  const j = 4,
+    c0 = st.controllers[j].position,
+    idx = await near(c0, 0.06),
+    m0 = await meanOf(idx);
   const p = await M((k) => window.marionette.screen(k), j);
   await pressAndMove(p.x, p.y, 90, -110);
   await M(() => window.marionette.step(60));
   st = await state();
-  const dc = sub(st.controllers[j].position, c0), dm = sub(await meanOf(idx), m0);
+  const dc = sub(st.controllers[j].position, c0),
+    dm = sub(await meanOf(idx), m0);
   assert.ok(Math.hypot(...dc) > 0.1, `the hand moved ${Math.hypot(...dc)}`);
   assert.ok(dot(dm, dc) / dot(dc, dc) > 0.6, 'the shape near the hand followed');
   await page.mouse.up();
@@ -248,7 +277,8 @@ test('the gingerbread shape in the plane: a hand dragged, the shape grabbed, a f
   // Shift-drag turns the right foot about its pivot: a quarter turn swept clockwise on the
   // screen, a rotation about z in the plane, clockwise as seen
   await M(() => window.marionette.run(false)); // the foot stays where it is read until the turn
-  const f = await M(() => window.marionette.screen(6)), pf = (await state()).controllers[6].position;
+  const f = await M(() => window.marionette.screen(6)),
+    pf = (await state()).controllers[6].position;
   const R0 = (await M(() => window.marionette.exportTake())).frames.at(-1).slice(72, 81);
   await page.keyboard.down('Shift');
   await page.mouse.move(f.x, f.y);

@@ -37,7 +37,12 @@ const frames = async () => (await state()).keys.map((k) => k.frame);
 
 // keys at 0, 15, 30 and 45, each a different pose of the right hand
 async function fourKeys() {
-  for (const [f, dx] of [[0, 0], [15, 30], [30, -30], [45, 20]]) {
+  for (const [f, dx] of [
+    [0, 0],
+    [15, 30],
+    [30, -30],
+    [45, 20],
+  ]) {
     await M((ff) => window.marionette.setFrame(ff), f);
     if (dx) await dragJoint(page, 'right hand', 'front', dx, -40, 8);
     await page.keyboard.press('i');
@@ -49,7 +54,8 @@ async function fourKeys() {
 function exported(path) {
   const fig = mn.figureFromBVH(readFileSync(join(scratch.project, path), 'utf8'));
   try {
-    const n = fig.motion.nframes, hand = fig.jointNames.indexOf('right_hand');
+    const n = fig.motion.nframes,
+      hand = fig.jointNames.indexOf('right_hand');
     fig.setFrame(n - 1);
     return { n, hand: Array.from(fig.positions.subarray(3 * hand, 3 * hand + 3)) };
   } finally {
@@ -57,9 +63,12 @@ function exported(path) {
   }
 }
 const dist = (a, b) => Math.hypot(a[0] - b[0], a[1] - b[1], a[2] - b[2]);
-const handAt = async (f) => { await M((ff) => window.marionette.setFrame(ff), f); return M(() => window.marionette.position('right hand')); };
+const handAt = async (f) => {
+  await M((ff) => window.marionette.setFrame(ff), f);
+  return M(() => window.marionette.position('right hand'));
+};
 
-test('the ruler starts at the sequence\'s first frame', async () => {
+test("the ruler starts at the sequence's first frame", async () => {
   await fourKeys();
   const x0 = await M(() => window.marionette.timelineX(0));
   assert.ok(Math.abs(x0 - 8) < 0.5, `frame 0 at x ${x0} (the ruler's start, 8 px in)`);
@@ -97,7 +106,8 @@ test('with Fractions on the shrink keeps them; the export still reaches the last
 
 test('interpolation for the sequence and for a joint, chosen in the Interpolation menu', async () => {
   await M(() => window.marionette.select('right elbow'));
-  const k15 = await handAt(15), mid = await handAt(20);
+  const k15 = await handAt(15),
+    mid = await handAt(20);
   await page.click('#interp');
   await page.selectOption('#interp-rotation', 'constant');
   // stepped: frame 20 shows the key at 15
@@ -139,7 +149,7 @@ test('a CMU take dropped on the page opens as its motion: keys within the tolera
     const n = take.motion.nframes;
     const f = s.keys.map((k) => k.frame);
     assert.equal(f[0], 0);
-    assert.equal(f.at(-1), n - 1, 'the last key is the take\'s last frame');
+    assert.equal(f.at(-1), n - 1, "the last key is the take's last frame");
     assert.ok(f.length > 10 && f.length < n / 2, `${f.length} keys for ${n} frames`);
     const doc = JSON.parse(readFileSync(join(scratch.project, 'walk.sequence.json'), 'utf8'));
     assert.equal(doc.fps, Math.round(1 / take.motion.frameTime));
@@ -152,7 +162,8 @@ test('a CMU take dropped on the page opens as its motion: keys within the tolera
       const want = take.positions.slice();
       await M((kk) => window.marionette.setFrame(kk), k);
       const got = await M(() => Array.from(window.marionette.store.figure.positions));
-      for (let j = 0; j < want.length; j += 3) worst = Math.max(worst, Math.hypot(got[j] - want[j], got[j + 1] - want[j + 1], got[j + 2] - want[j + 2]));
+      for (let j = 0; j < want.length; j += 3)
+        worst = Math.max(worst, Math.hypot(got[j] - want[j], got[j + 1] - want[j + 1], got[j + 2] - want[j + 2]));
     }
     assert.ok(worst <= 0.01 + 1e-9, `an in-between ${worst} m from the take`);
   } finally {

@@ -7,7 +7,17 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync, existsSync, mkdirSync, copyFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { root, makeScratch, startServer, launchBrowser, openEditor, dragJoint, waitSaved, removeScratch, hideStatus } from './editor-harness.mjs';
+import {
+  root,
+  makeScratch,
+  startServer,
+  launchBrowser,
+  openEditor,
+  dragJoint,
+  waitSaved,
+  removeScratch,
+  hideStatus,
+} from './editor-harness.mjs';
 import { constraintDef } from '../editor/src/docmodel.js';
 
 let scratch, server, context, page;
@@ -87,7 +97,9 @@ test('dragging the hand with both feet locked: the feet stay, the hand follows t
     window.marionette.addLock('position', 'right foot');
   });
   await settings({ dragMode: 'named', dragBase: 'pelvis', csolver: 'lagrange', iterations: 20 });
-  const lf = await pos('left foot'), rf = await pos('right foot'), hand = await pos('right hand');
+  const lf = await pos('left foot'),
+    rf = await pos('right foot'),
+    hand = await pos('right hand');
   const pelvis = await pos('pelvis');
   // the mouse goes 90 px right and 120 px up in the front view
   const start = await dragJoint(page, 'right hand', 'front', 90, -120, 30);
@@ -113,8 +125,12 @@ test('the three drag modes move what Welman 6.2 says', async () => {
     await dragJoint(page, 'right hand', 'front', -40, -50, 12);
     const b = await q();
     const changed = (n) => Math.abs(b[n] - a[n]) > 1e-6;
-    return { elbow: changed('right elbow'), shoulder: ['right arm.1', 'right arm.2', 'right arm'].some(changed),
-      torso: ['torso.1', 'torso.2', 'torso'].some(changed), pelvis: JSON.stringify(a.pelvis) !== JSON.stringify(b.pelvis) };
+    return {
+      elbow: changed('right elbow'),
+      shoulder: ['right arm.1', 'right arm.2', 'right arm'].some(changed),
+      torso: ['torso.1', 'torso.2', 'torso'].some(changed),
+      pelvis: JSON.stringify(a.pelvis) !== JSON.stringify(b.pelvis),
+    };
   };
   assert.deepEqual(await moved('part', null), { elbow: true, shoulder: false, torso: false, pelvis: false });
   assert.deepEqual(await moved('branch', null), { elbow: true, shoulder: true, torso: false, pelvis: false });
@@ -215,24 +231,36 @@ test('a server killed with SIGKILL and restarted loses nothing it acknowledged',
 // ---- locks edited (Welman 6.3): targets dragged and set by sliders, weight, joints ----
 
 // no locks, the rest pose, Lagrange
-const clearLocks = () => page.evaluate(() => {
-  const m = window.marionette;
-  m.store.apply('clear locks', (d) => { d.constraints = []; d.handles = []; });
-  m.store.setPose(m.store.figure.restQ);
-  m.setSettings({ csolver: 'lagrange', iterations: 20, locks: {} });
-});
+const clearLocks = () =>
+  page.evaluate(() => {
+    const m = window.marionette;
+    m.store.apply('clear locks', (d) => {
+      d.constraints = [];
+      d.handles = [];
+    });
+    m.store.setPose(m.store.figure.restQ);
+    m.setSettings({ csolver: 'lagrange', iterations: 20, locks: {} });
+  });
 const constraint = async (name) => (await state()).constraints.find((c) => c.name === name);
 const lockScreen = (name, view) => page.evaluate(([n, v]) => window.marionette.lockScreen(n, v), [name, view]);
 const angleBetween = (a, b) => 2 * Math.acos(Math.min(1, Math.abs(a[0] * b[0] + a[1] * b[1] + a[2] * b[2] + a[3] * b[3])));
-const frameQuat = (joint) => page.evaluate(async (j) => {
-  const m = window.marionette, f = m.store.figure;
-  const { quatOfFrame } = m.posing;
-  return quatOfFrame(f, f.joint(j));
-}, joint);
-const frameAxis = (joint, k) => page.evaluate(([j, kk]) => {
-  const f = window.marionette.store.figure, b = 12 * f.joint(j), fr = f.frames;
-  return [fr[b + kk], fr[b + 3 + kk], fr[b + 6 + kk]];
-}, [joint, k]);
+const frameQuat = (joint) =>
+  page.evaluate(async (j) => {
+    const m = window.marionette,
+      f = m.store.figure;
+    const { quatOfFrame } = m.posing;
+    return quatOfFrame(f, f.joint(j));
+  }, joint);
+const frameAxis = (joint, k) =>
+  page.evaluate(
+    ([j, kk]) => {
+      const f = window.marionette.store.figure,
+        b = 12 * f.joint(j),
+        fr = f.frames;
+      return [fr[b + kk], fr[b + 3 + kk], fr[b + 6 + kk]];
+    },
+    [joint, k],
+  );
 async function mouseDrag(from, dx, dy, steps = 15) {
   await page.mouse.move(from.x, from.y);
   await page.mouse.down();
@@ -240,12 +268,13 @@ async function mouseDrag(from, dx, dy, steps = 15) {
   await page.mouse.up();
 }
 
-test('a pin\'s marker dragged in the front view moves its target; the figure follows; undo; saved', async () => {
+test("a pin's marker dragged in the front view moves its target; the figure follows; undo; saved", async () => {
   await clearLocks();
   const [left] = await page.evaluate(() => window.marionette.addLock('position', 'left foot'));
   const [right] = await page.evaluate(() => window.marionette.addLock('position', 'right foot'));
   await page.click(`#lock-list li[data-lock="${left}"]`);
-  const t0 = (await constraint(left)).target, rf = await pos('right foot');
+  const t0 = (await constraint(left)).target,
+    rf = await pos('right foot');
   const s0 = await lockScreen(left, 'front');
   await mouseDrag(s0, 30, -36);
   const t1 = (await constraint(left)).target;
@@ -269,7 +298,7 @@ test('a pin\'s marker dragged in the front view moves its target; the figure fol
   void right;
 });
 
-test('a plane\'s origin dragged in the side view: the hand follows it up', async () => {
+test("a plane's origin dragged in the side view: the hand follows it up", async () => {
   const [plane] = await page.evaluate(() => window.marionette.addLock('plane', 'left hand'));
   await page.click(`#lock-list li[data-lock="${plane}"]`);
   const o0 = (await constraint(plane)).origin;
@@ -282,7 +311,7 @@ test('a plane\'s origin dragged in the side view: the hand follows it up', async
   assert.deepEqual((await constraint(plane)).origin, o0);
 });
 
-test('an orientation lock turned by its angle sliders, a one-axis lock\'s direction, each undoable', async () => {
+test("an orientation lock turned by its angle sliders, a one-axis lock's direction, each undoable", async () => {
   await clearLocks();
   const [head] = await page.evaluate(() => window.marionette.addLock('orientation', 'head'));
   await page.click(`#lock-list li[data-lock="${head}"]`);
@@ -301,7 +330,8 @@ test('an orientation lock turned by its angle sliders, a one-axis lock\'s direct
   await page.click(`#lock-list li[data-lock="${axis}"]`);
   await page.locator('[data-lock-field="dir-elevation"]').fill('40');
   await page.locator('[data-lock-field="dir-azimuth"]').fill('60');
-  const e = (40 * Math.PI) / 180, a = (60 * Math.PI) / 180;
+  const e = (40 * Math.PI) / 180,
+    a = (60 * Math.PI) / 180;
   const want = [Math.cos(e) * Math.sin(a), Math.sin(e), Math.cos(e) * Math.cos(a)];
   const y = await frameAxis('left hand', 1);
   assert.ok(dist(y, want) < 1e-3, `the hand's y axis ${y} points along ${want}`);
@@ -310,7 +340,7 @@ test('an orientation lock turned by its angle sliders, a one-axis lock\'s direct
   assert.ok(dist(await frameAxis('left hand', 1), want) > 0.1, 'two undo steps back');
 });
 
-test('a lock\'s weight and contributing joints are edited, undone and saved', async () => {
+test("a lock's weight and contributing joints are edited, undone and saved", async () => {
   await clearLocks();
   const [foot] = await page.evaluate(() => window.marionette.addLock('position', 'left foot'));
   await page.click(`#lock-list li[data-lock="${foot}"]`);
@@ -342,22 +372,32 @@ test('a lock\'s weight and contributing joints are edited, undone and saved', as
 // ---- the views frame the figure, whatever its size; the cameras orbit, pan and zoom ----
 
 // every joint's screen() in each view, the views' page rectangles
-const layoutOf = (p) => p.evaluate(() => {
-  const m = window.marionette, f = m.store.figure, box = m.viewport.container.getBoundingClientRect();
-  const rects = m.views().rects, out = {};
-  for (const [v, r] of Object.entries(rects)) {
-    out[v] = { rect: { x: box.left + r.x, y: box.top + r.y, w: r.w, h: r.h }, points: f.jointNames.map((n, j) => m.viewport.screen(j, v)) };
-  }
-  return out;
-});
+const layoutOf = (p) =>
+  p.evaluate(() => {
+    const m = window.marionette,
+      f = m.store.figure,
+      box = m.viewport.container.getBoundingClientRect();
+    const rects = m.views().rects,
+      out = {};
+    for (const [v, r] of Object.entries(rects)) {
+      out[v] = {
+        rect: { x: box.left + r.x, y: box.top + r.y, w: r.w, h: r.h },
+        points: f.jointNames.map((n, j) => m.viewport.screen(j, v)),
+      };
+    }
+    return out;
+  });
 function assertFramed(views, what) {
   for (const [v, { rect, points }] of Object.entries(views)) {
     for (const [i, s] of points.entries()) {
-      assert.ok(s.x > rect.x && s.x < rect.x + rect.w && s.y > rect.y && s.y < rect.y + rect.h,
-        `${what}: joint ${i} at ${s.x.toFixed(0)},${s.y.toFixed(0)} is outside the ${v} view ${JSON.stringify(rect)}`);
+      assert.ok(
+        s.x > rect.x && s.x < rect.x + rect.w && s.y > rect.y && s.y < rect.y + rect.h,
+        `${what}: joint ${i} at ${s.x.toFixed(0)},${s.y.toFixed(0)} is outside the ${v} view ${JSON.stringify(rect)}`,
+      );
     }
     // and fills it: the figure spans at least half the view's width or height
-    const xs = points.map((s) => s.x), ys = points.map((s) => s.y);
+    const xs = points.map((s) => s.x),
+      ys = points.map((s) => s.y);
     const span = Math.max((Math.max(...xs) - Math.min(...xs)) / rect.w, (Math.max(...ys) - Math.min(...ys)) / rect.h);
     if (v !== 'top') assert.ok(span > 0.5, `${what}: the figure spans ${span.toFixed(2)} of the ${v} view`);
   }
@@ -375,7 +415,10 @@ async function withFigure(file, fn) {
   try {
     p = await openEditor(context, srv.url, errs);
     await fn(p, dir);
-    assert.deepEqual(errs.filter((e) => !/status of 404/.test(e)), []);
+    assert.deepEqual(
+      errs.filter((e) => !/status of 404/.test(e)),
+      [],
+    );
   } finally {
     if (p) await p.close();
     await srv.stop('SIGKILL');
@@ -387,13 +430,17 @@ test('a CMU skeleton in its own units and a robot arm fill every view on open an
     const a = await layoutOf(p);
     assertFramed(a, 'CMU on open');
     // the perspective view orbits (right drag) and zooms (wheel); the front view pans
-    const r = a.perspective.rect, corner = { x: r.x + 12, y: r.y + r.h - 12 };
+    const r = a.perspective.rect,
+      corner = { x: r.x + 12, y: r.y + r.h - 12 };
     await p.mouse.move(corner.x, corner.y);
     await p.mouse.down({ button: 'right' });
     await p.mouse.move(corner.x + 120, corner.y - 40, { steps: 6 });
     await p.mouse.up({ button: 'right' });
     const b = await layoutOf(p);
-    assert.ok(b.perspective.points.some((s, i) => Math.hypot(s.x - a.perspective.points[i].x, s.y - a.perspective.points[i].y) > 10), 'orbited');
+    assert.ok(
+      b.perspective.points.some((s, i) => Math.hypot(s.x - a.perspective.points[i].x, s.y - a.perspective.points[i].y) > 10),
+      'orbited',
+    );
     await p.mouse.move(r.x + r.w / 2, r.y + r.h / 2);
     await p.mouse.wheel(0, -400);
     const f = a.front.rect;
@@ -411,7 +458,8 @@ test('a CMU skeleton in its own units and a robot arm fill every view on open an
     for (const [i, s] of d.front.points.entries()) assert.ok(Math.hypot(s.x - a.front.points[i].x, s.y - a.front.points[i].y) < 1);
     // a pose of the take, far from where the rest pose stood: F frames it
     const moved = await p.evaluate(() => {
-      const m = window.marionette, mo = m.store.figureDoc.motion;
+      const m = window.marionette,
+        mo = m.store.figureDoc.motion;
       m.store.setPose(Float64Array.from(mo.frames[mo.frames.length - 1]));
       return m.position('Hips');
     });
@@ -427,8 +475,12 @@ test('a CMU skeleton in its own units and a robot arm fill every view on open an
 // the rotation of Euler angles (radians) in order, R = R1(e0) R2(e1) R3(e2), composed here
 // from the three axis rotations (w, x, y, z), independent of the module
 function eulerQuat(order, e) {
-  const mul = (a, b) => [a[0] * b[0] - a[1] * b[1] - a[2] * b[2] - a[3] * b[3], a[0] * b[1] + a[1] * b[0] + a[2] * b[3] - a[3] * b[2],
-    a[0] * b[2] - a[1] * b[3] + a[2] * b[0] + a[3] * b[1], a[0] * b[3] + a[1] * b[2] - a[2] * b[1] + a[3] * b[0]];
+  const mul = (a, b) => [
+    a[0] * b[0] - a[1] * b[1] - a[2] * b[2] - a[3] * b[3],
+    a[0] * b[1] + a[1] * b[0] + a[2] * b[3] - a[3] * b[2],
+    a[0] * b[2] - a[1] * b[3] + a[2] * b[0] + a[3] * b[1],
+    a[0] * b[3] + a[1] * b[2] - a[2] * b[1] + a[3] * b[0],
+  ];
   let q = [1, 0, 0, 0];
   for (let k = 0; k < 3; k++) {
     const r = [Math.cos(e[k] / 2), 0, 0, 0];
@@ -443,16 +495,24 @@ test('a CMU ball joint is posed by three angle sliders in its channel order, wit
   await withFigure('data/mocap/cmu_motionbuilder/cmu_02_01_walk.bvh', async (p, dir) => {
     const joint = 'LeftUpLeg';
     await p.evaluate((j) => window.marionette.select(j), joint);
-    const info = await p.evaluate((j) => { const f = window.marionette.store.figure; return f.joints[f.joint(j)]; }, joint);
+    const info = await p.evaluate((j) => {
+      const f = window.marionette.store.figure;
+      return f.joints[f.joint(j)];
+    }, joint);
     assert.equal(info.type, 'ball');
     assert.equal(info.rotOrder, 'ZYX', 'the channels of the file: Zrotation Yrotation Xrotation');
     const sliders = p.locator(`#sliders input[data-joint="${joint}"][data-euler]`);
     assert.equal(await sliders.count(), 3);
-    assert.deepEqual(await sliders.evaluateAll((els) => els.map((e) => [e.min, e.max])), [['-180', '180'], ['-180', '180'], ['-180', '180']]);
+    assert.deepEqual(await sliders.evaluateAll((els) => els.map((e) => [e.min, e.max])), [
+      ['-180', '180'],
+      ['-180', '180'],
+      ['-180', '180'],
+    ]);
     assert.match(await p.textContent(`#sliders .ball-limits[data-joint="${joint}"]`), /swing .* twist .* no limits/);
     const angles = async () => (await sliders.evaluateAll((els) => els.map((e) => Number(e.value)))).map((d) => (d * Math.PI) / 180);
     const quat = async () => (await p.evaluate(() => window.marionette.state())).pose[joint];
-    const q0 = await quat(), before = (await p.evaluate(() => window.marionette.state())).pose;
+    const q0 = await quat(),
+      before = (await p.evaluate(() => window.marionette.state())).pose;
     // the angles shown at open are the pose's
     assert.ok(sameRotation(eulerQuat('ZYX', await angles()), q0) < 1e-12);
     const click = async (k, deg) => {
@@ -461,16 +521,25 @@ test('a CMU ball joint is posed by three angle sliders in its channel order, wit
     };
     // each slider in turn; the middle one past 90 degrees, where the angles read back from a
     // quaternion would flip the other two by 180 unless read nearest the previous ones
-    for (const [k, deg] of [[0, 40], [1, 125], [2, -70]]) {
+    for (const [k, deg] of [
+      [0, 40],
+      [1, 125],
+      [2, -70],
+    ]) {
       const prev = await angles();
       await click(k, deg);
       const e = await angles();
       // near where it was clicked (the thumb's width on a narrow track offsets it a little)
-      assert.ok(Math.abs((e[k] * 180) / Math.PI - deg) < 25 && Math.abs(e[k] - prev[k]) > 0.1, `slider ${k} at ${(e[k] * 180) / Math.PI}, clicked at ${deg}`);
+      assert.ok(
+        Math.abs((e[k] * 180) / Math.PI - deg) < 25 && Math.abs(e[k] - prev[k]) > 0.1,
+        `slider ${k} at ${(e[k] * 180) / Math.PI}, clicked at ${deg}`,
+      );
       for (let i = 0; i < 3; i++) if (i !== k) assert.ok(Math.abs(e[i] - prev[i]) < 1e-9, `slider ${i} stayed while ${k} moved`);
       const q = await quat();
-      assert.ok(sameRotation(eulerQuat('ZYX', e), q) < 1e-9 && Math.abs(Math.hypot(...q) - 1) < 1e-12,
-        `the joint's quaternion ${q} is the rotation of its ZYX angles ${e}`);
+      assert.ok(
+        sameRotation(eulerQuat('ZYX', e), q) < 1e-9 && Math.abs(Math.hypot(...q) - 1) < 1e-12,
+        `the joint's quaternion ${q} is the rotation of its ZYX angles ${e}`,
+      );
     }
     assert.ok((await angles())[1] > (95 * Math.PI) / 180, 'the middle angle went past 90 degrees');
     const posed = (await p.evaluate(() => window.marionette.state())).pose;
@@ -492,23 +561,30 @@ test('a CMU ball joint is posed by three angle sliders in its channel order, wit
   });
 });
 
-test('a limited ball\'s sliders clamp to its swing cone and shade where the pose leaves it', async () => {
+test("a limited ball's sliders clamp to its swing cone and shade where the pose leaves it", async () => {
   await withFigure('data/mocap/cmu_motionbuilder/cmu_02_01_walk.bvh', async (p) => {
     // the same figure with a 30 degree cone and +-20 degrees of twist on the thigh
     const r = await p.evaluate(() => {
-      const m = window.marionette, fig = m.store.figure, j = fig.joint('LeftUpLeg'), info = fig.joints[j];
+      const m = window.marionette,
+        fig = m.store.figure,
+        j = fig.joint('LeftUpLeg'),
+        info = fig.joints[j];
       Object.assign(info, { limited: true, swing: Math.PI / 6, twist: [-Math.PI / 9, Math.PI / 9] });
       m.select('Hips');
       m.select('LeftUpLeg');
       return { axis: info.axis };
     });
     const sliders = p.locator('#sliders input[data-joint="LeftUpLeg"][data-euler]');
-    const reach = await p.locator('#sliders .reach').first().evaluate((e) => getComputedStyle(e).backgroundImage);
+    const reach = await p
+      .locator('#sliders .reach')
+      .first()
+      .evaluate((e) => getComputedStyle(e).backgroundImage);
     assert.match(reach, /linear-gradient/);
     const box = await sliders.nth(1).boundingBox();
     await p.mouse.click(box.x + box.width * 0.95, box.y + box.height / 2);
     const st = await p.evaluate((axis) => {
-      const m = window.marionette, q = m.state().pose.LeftUpLeg;
+      const m = window.marionette,
+        q = m.state().pose.LeftUpLeg;
       return { ...m.store.m.swingTwist(q, axis), text: document.querySelector('#sliders .ball-limits').textContent };
     }, r.axis);
     assert.ok(st.swingAngle <= Math.PI / 6 + 1e-9, `swing ${st.swingAngle} within the cone`);
@@ -528,35 +604,60 @@ function glbJson(file) {
 const affMul = (a, b) => {
   const o = new Array(12);
   for (let r = 0; r < 3; r++) {
-    for (let c = 0; c < 4; c++) o[4 * r + c] = a[4 * r] * b[c] + a[4 * r + 1] * b[4 + c] + a[4 * r + 2] * b[8 + c] + (c === 3 ? a[4 * r + 3] : 0);
+    for (let c = 0; c < 4; c++)
+      o[4 * r + c] = a[4 * r] * b[c] + a[4 * r + 1] * b[4 + c] + a[4 * r + 2] * b[8 + c] + (c === 3 ? a[4 * r + 3] : 0);
   }
   return o;
 };
 const affInv = (a) => {
   const R = [a[0], a[4], a[8], a[1], a[5], a[9], a[2], a[6], a[10]]; // rotation: the inverse is the transpose
   const p = [a[3], a[7], a[11]];
-  return [R[0], R[1], R[2], -(R[0] * p[0] + R[1] * p[1] + R[2] * p[2]), R[3], R[4], R[5], -(R[3] * p[0] + R[4] * p[1] + R[5] * p[2]),
-    R[6], R[7], R[8], -(R[6] * p[0] + R[7] * p[1] + R[8] * p[2])];
+  return [
+    R[0],
+    R[1],
+    R[2],
+    -(R[0] * p[0] + R[1] * p[1] + R[2] * p[2]),
+    R[3],
+    R[4],
+    R[5],
+    -(R[3] * p[0] + R[4] * p[1] + R[5] * p[2]),
+    R[6],
+    R[7],
+    R[8],
+    -(R[6] * p[0] + R[7] * p[1] + R[8] * p[2]),
+  ];
 };
 const affApply = (a, v) => [0, 1, 2].map((r) => a[4 * r] * v[0] + a[4 * r + 1] * v[1] + a[4 * r + 2] * v[2] + a[4 * r + 3]);
 
 test('a skinned glTF figure (CesiumMan) is drawn as its mesh, deformed by the rig as the pose changes', async () => {
-  const file = 'data/skinned/CesiumMan.glb', gl = glbJson(file);
-  const prim = gl.meshes[0].primitives[0], nverts = gl.accessors[prim.attributes.POSITION].count;
+  const file = 'data/skinned/CesiumMan.glb',
+    gl = glbJson(file);
+  const prim = gl.meshes[0].primitives[0],
+    nverts = gl.accessors[prim.attributes.POSITION].count;
   // the scene's root turns the Z-up file to Y-up (column-major 4x4) -> row-major 3x4
-  const m = gl.nodes[gl.scenes[0].nodes[0]].matrix, root4 = [m[0], m[4], m[8], m[12], m[1], m[5], m[9], m[13], m[2], m[6], m[10], m[14]];
+  const m = gl.nodes[gl.scenes[0].nodes[0]].matrix,
+    root4 = [m[0], m[4], m[8], m[12], m[1], m[5], m[9], m[13], m[2], m[6], m[10], m[14]];
   await withFigure(file, async (p) => {
-    const mesh = () => p.evaluate(() => {
-      const vp = window.marionette.viewport, sk = vp.scene.getObjectByName('skin');
-      return sk && { visible: sk.visible, parentVisible: sk.parent === vp.figureGroup, count: sk.geometry.getAttribute('position').count,
-        v: Array.from(sk.geometry.getAttribute('position').array) };
-    });
+    const mesh = () =>
+      p.evaluate(() => {
+        const vp = window.marionette.viewport,
+          sk = vp.scene.getObjectByName('skin');
+        return (
+          sk && {
+            visible: sk.visible,
+            parentVisible: sk.parent === vp.figureGroup,
+            count: sk.geometry.getAttribute('position').count,
+            v: Array.from(sk.geometry.getAttribute('position').array),
+          }
+        );
+      });
     const a = await mesh();
     assert.ok(a && a.visible && a.parentVisible, 'the page has a skinned mesh in the scene');
-    assert.equal(a.count, nverts, 'with the file\'s vertex count');
+    assert.equal(a.count, nverts, "with the file's vertex count");
     // at rest (the bind pose of this file) the mesh is the file's vertices under the scene's root
     const data = await p.evaluate(() => {
-      const mm = window.marionette, sk = mm.store.figureDoc.skin;
+      const mm = window.marionette,
+        sk = mm.store.figureDoc.skin;
       return { bindVerts: sk.vertices, pivots: sk.controllers.map((c) => c.pivot), joints: sk.controllers.map((c) => c.joint) };
     });
     let worst = 0;
@@ -574,19 +675,29 @@ test('a skinned glTF figure (CesiumMan) is drawn as its mesh, deformed by the ri
     const q1 = (await p.evaluate(() => window.marionette.state())).pose;
     const changed = names.filter((n) => JSON.stringify(q1[n]) !== JSON.stringify(q0[n]));
     // only the part: the thigh (and the dragged joint's own free offset: the file animates it)
-    const arm = await p.evaluate(() => { const f = window.marionette.store.figure; return f.jointNames[f.joints[f.joint('joint15')].parent]; });
+    const arm = await p.evaluate(() => {
+      const f = window.marionette.store.figure;
+      return f.jointNames[f.joints[f.joint('joint15')].parent];
+    });
     assert.ok(changed.includes(arm) && changed.every((n) => n === arm || n === 'joint15'), `the part turned: ${changed}`);
     const b = await mesh();
     // the controllers hanging below the turned joint
     const below = await p.evaluate((j) => {
-      const f = window.marionette.store.figure, top = f.joint(j);
-      return f.jointNames.map((_, k) => { for (let x = k; x >= 0; x = f.joints[x].parent) if (x === top) return true; return false; });
+      const f = window.marionette.store.figure,
+        top = f.joint(j);
+      return f.jointNames.map((_, k) => {
+        for (let x = k; x >= 0; x = f.joints[x].parent) if (x === top) return true;
+        return false;
+      });
     }, arm);
     const w = await p.evaluate(() => {
       const sk = window.marionette.store.figureDoc.skin;
       return { k: sk.influences, idx: sk.weight_index ?? sk.weightIndex, val: sk.weight };
     });
-    let nearMax = 0, farMax = 0, nNear = 0, nFar = 0;
+    let nearMax = 0,
+      farMax = 0,
+      nNear = 0,
+      nFar = 0;
     for (let i = 0; i < nverts; i++) {
       let on = 0;
       for (let s = 0; s < w.k; s++) {
@@ -594,8 +705,14 @@ test('a skinned glTF figure (CesiumMan) is drawn as its mesh, deformed by the ri
         if (c >= 0 && w.val[i * w.k + s] > 0 && below[data.joints[c]]) on += w.val[i * w.k + s];
       }
       const d = Math.hypot(b.v[3 * i] - a.v[3 * i], b.v[3 * i + 1] - a.v[3 * i + 1], b.v[3 * i + 2] - a.v[3 * i + 2]);
-      if (on > 0.999) { nearMax = Math.max(nearMax, d); nNear++; }
-      if (on === 0) { farMax = Math.max(farMax, d); nFar++; }
+      if (on > 0.999) {
+        nearMax = Math.max(nearMax, d);
+        nNear++;
+      }
+      if (on === 0) {
+        farMax = Math.max(farMax, d);
+        nFar++;
+      }
     }
     assert.ok(nNear > 50 && nFar > 1000, `${nNear} vertices on the leg, ${nFar} off it`);
     assert.ok(nearMax > 0.05, `the leg's vertices moved (${nearMax} m)`);
@@ -606,10 +723,23 @@ test('a skinned glTF figure (CesiumMan) is drawn as its mesh, deformed by the ri
     // under the scene's root); the rig's controller pose is that transform's rotation and its
     // pivot's image
     const frames1 = await p.evaluate(() => Array.from(window.marionette.store.figure.frames));
-    const aff = (fr, j) => [fr[12 * j], fr[12 * j + 1], fr[12 * j + 2], fr[12 * j + 9], fr[12 * j + 3], fr[12 * j + 4], fr[12 * j + 5],
-      fr[12 * j + 10], fr[12 * j + 6], fr[12 * j + 7], fr[12 * j + 8], fr[12 * j + 11]];
+    const aff = (fr, j) => [
+      fr[12 * j],
+      fr[12 * j + 1],
+      fr[12 * j + 2],
+      fr[12 * j + 9],
+      fr[12 * j + 3],
+      fr[12 * j + 4],
+      fr[12 * j + 5],
+      fr[12 * j + 10],
+      fr[12 * j + 6],
+      fr[12 * j + 7],
+      fr[12 * j + 8],
+      fr[12 * j + 11],
+    ];
     const rest = await p.evaluate(() => {
-      const f = window.marionette.store.figure, keep = Float64Array.from(f.q);
+      const f = window.marionette.store.figure,
+        keep = Float64Array.from(f.q);
       f.setQ(f.restQ).fk();
       const out = Array.from(f.frames);
       f.setQ(keep).fk();
@@ -622,8 +752,13 @@ test('a skinned glTF figure (CesiumMan) is drawn as its mesh, deformed by the ri
       pose.push(S[0], S[1], S[2], S[4], S[5], S[6], S[8], S[9], S[10], ...pv);
     });
     const want = await p.evaluate((ps) => {
-      const mm = window.marionette, rig = mm.store.m.createRig(mm.store.figureDoc.skin);
-      try { return Array.from(rig.deform(ps)); } finally { rig.dispose(); }
+      const mm = window.marionette,
+        rig = mm.store.m.createRig(mm.store.figureDoc.skin);
+      try {
+        return Array.from(rig.deform(ps));
+      } finally {
+        rig.dispose();
+      }
     }, pose);
     let off = 0;
     for (let i = 0; i < want.length; i++) off = Math.max(off, Math.abs(want[i] - b.v[i]));
@@ -645,12 +780,14 @@ test('the wheel during a drag pushes and pulls the hand along the perspective ra
   await clearLocks();
   await settings({ dragMode: 'branch' });
   const handScreen = (v) => page.evaluate((vv) => window.marionette.screen('right hand', vv), v);
-  const camDist = () => page.evaluate(() => {
-    const m = window.marionette;
-    m.viewport.render();
-    const c = m.viewport.cameras.perspective.position, h = m.position('right hand');
-    return Math.hypot(h[0] - c.x, h[1] - c.y, h[2] - c.z);
-  });
+  const camDist = () =>
+    page.evaluate(() => {
+      const m = window.marionette;
+      m.viewport.render();
+      const c = m.viewport.cameras.perspective.position,
+        h = m.position('right hand');
+      return Math.hypot(h[0] - c.x, h[1] - c.y, h[2] - c.z);
+    });
   // bend the arm first (toward the body) so that it can reach both ways
   const s0 = await handScreen('perspective');
   await page.mouse.move(s0.x, s0.y);
@@ -661,7 +798,10 @@ test('the wheel during a drag pushes and pulls the hand along the perspective ra
     const d0 = await camDist();
     const under = async (what) => {
       const s = await handScreen('perspective');
-      assert.ok(Math.hypot(s.x - mouse.x, s.y - mouse.y) < 3, `${what}: the hand at ${s.x},${s.y} is under the mouse ${mouse.x},${mouse.y}`);
+      assert.ok(
+        Math.hypot(s.x - mouse.x, s.y - mouse.y) < 3,
+        `${what}: the hand at ${s.x},${s.y} is under the mouse ${mouse.x},${mouse.y}`,
+      );
     };
     await under('before the wheel');
     for (let i = 0; i < 3; i++) await page.mouse.wheel(0, 100); // away from the camera
@@ -676,7 +816,8 @@ test('the wheel during a drag pushes and pulls the hand along the perspective ra
     await page.mouse.up();
   }
   // in the front view the hand moves parallel to the screen: its depth (z) stays, the wheel too
-  const f0 = await handScreen('front'), z0 = (await pos('right hand'))[2];
+  const f0 = await handScreen('front'),
+    z0 = (await pos('right hand'))[2];
   await page.mouse.move(f0.x, f0.y);
   await page.mouse.down();
   try {

@@ -8,7 +8,8 @@ import { native, tempDir, documentOf, data, writeFileSync, join } from './helper
 const mn = await load();
 
 function rotZ(a) {
-  const c = Math.cos(a), s = Math.sin(a);
+  const c = Math.cos(a),
+    s = Math.sin(a);
   return [c, -s, 0, s, c, 0, 0, 0, 1];
 }
 
@@ -41,7 +42,8 @@ for (const name of ['RiggedSimple.glb', 'RiggedFigure.glb']) {
       assert.ok(r.rms < 1e-6, `the fit reproduces the targets (rms ${r.rms})`);
       // skinning matrices x -> R x + (d - R pivot), as the native tool prints them
       rf.transforms.forEach((c, j) => {
-        const R = fit.subarray(12 * j, 12 * j + 9), d = fit.subarray(12 * j + 9, 12 * j + 12);
+        const R = fit.subarray(12 * j, 12 * j + 9),
+          d = fit.subarray(12 * j + 9, 12 * j + 12);
         const p = fig.skin.controllers[j].pivot;
         for (let k = 0; k < 9; k++) assert.ok(Math.abs(R[k] - c.R[k]) <= 1e-9, `R[${k}] of ${c.name}`);
         for (let k = 0; k < 3; k++) {

@@ -77,7 +77,8 @@ test('fk of skeleton text read inside the module', () => {
 test('the position and frame views are views of the module memory, not copies', () => {
   const fig = mn.stickman();
   try {
-    const pos = fig.positions, frames = fig.frames;
+    const pos = fig.positions,
+      frames = fig.frames;
     assert.equal(pos.length, 3 * fig.jointCount);
     assert.equal(frames.length, 12 * fig.jointCount);
     assert.equal(pos.buffer, frames.buffer);
@@ -86,8 +87,7 @@ test('the position and frame views are views of the module memory, not copies', 
     fig.fk();
     assert.equal(fig.positions, pos, 'the same view object while memory did not grow');
     assert.ok(Math.abs(pos[0] - 0.5) < 1e-15 && pos[3 * 9 + 1] === before);
-    for (let j = 0; j < fig.jointCount; j++)
-      for (let k = 0; k < 3; k++) assert.equal(frames[12 * j + 9 + k], pos[3 * j + k]);
+    for (let j = 0; j < fig.jointCount; j++) for (let k = 0; k < 3; k++) assert.equal(frames[12 * j + 9 + k], pos[3 * j + k]);
   } finally {
     fig.dispose();
   }
@@ -97,9 +97,20 @@ test('a figure document without the members at their defaults reads as one that 
   const short = { name: 'h', parent: 1, type: 'hinge', offset: [0.5, 0, 0], axis: [1, 0, 0] };
   const joints = [{ name: 'r', parent: -1, type: 'free' }, { name: 'b', parent: 0, type: 'ball', offset: [0, 1, 0] }, short];
   const full = joints.map((j) => ({
-    offset: [0, 0, 0], orient: [1, 0, 0, 0], axis: [0, 0, 1], limited: false, range: [-Math.PI, Math.PI],
-    swing: Math.PI, twist: [-Math.PI, Math.PI], mass: 0, com: [0, 0, 0], stiffness: 1,
-    q0: { free: [0, 0, 0, 1, 0, 0, 0], ball: [1, 0, 0, 0], hinge: [0] }[j.type], rot_order: 'zxy', object: null, ...j,
+    offset: [0, 0, 0],
+    orient: [1, 0, 0, 0],
+    axis: [0, 0, 1],
+    limited: false,
+    range: [-Math.PI, Math.PI],
+    swing: Math.PI,
+    twist: [-Math.PI, Math.PI],
+    mass: 0,
+    com: [0, 0, 0],
+    stiffness: 1,
+    q0: { free: [0, 0, 0, 1, 0, 0, 0], ball: [1, 0, 0, 0], hinge: [0] }[j.type],
+    rot_order: 'zxy',
+    object: null,
+    ...j,
   }));
   const a = mn.figureFromDocument({ format: 'marionette-figure', version: 1, joints });
   const b = mn.figureFromDocument({ format: 'marionette-figure', version: 1, joints: full });

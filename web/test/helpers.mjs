@@ -47,7 +47,12 @@ export function native(args, { ok = [0] } = {}) {
 // joint, at the origin of its last hinge: docs/bvh.md), so joints are matched by that name, or
 // by the figure's own name where the reader gave it back (the built-in figure's files).
 export function bvhDistance(fig, ref) {
-  const index = new Map(fig.jointNames.flatMap((n, i) => [[n, i], [n.replace(/\s/g, '_'), i]]));
+  const index = new Map(
+    fig.jointNames.flatMap((n, i) => [
+      [n, i],
+      [n.replace(/\s/g, '_'), i],
+    ]),
+  );
   let worst = 0;
   for (const j of ref.joints) {
     const i = index.get(j.name);
@@ -77,7 +82,9 @@ export { writeFileSync, readFileSync, join };
 export function rng(seed) {
   let s = BigInt(seed) || 1n;
   return () => {
-    s ^= s >> 12n; s ^= (s << 25n) & 0xffffffffffffffffn; s ^= s >> 27n;
+    s ^= s >> 12n;
+    s ^= (s << 25n) & 0xffffffffffffffffn;
+    s ^= s >> 27n;
     const v = (s * 2685821657736338717n) & 0xffffffffffffffffn;
     return Number(v >> 11n) / 9007199254740992;
   };
@@ -111,8 +118,7 @@ export { stateOf } from './pose.mjs';
  * `solve`'s "q". */
 export function chainQ(fig, tipName, baseName) {
   const path = [];
-  for (let j = fig.jointNames.indexOf(tipName); j >= 0 && fig.jointNames[j] !== baseName; j = fig.joints[j].parent)
-    path.unshift(j);
+  for (let j = fig.jointNames.indexOf(tipName); j >= 0 && fig.jointNames[j] !== baseName; j = fig.joints[j].parent) path.unshift(j);
   const q = [];
   for (const j of path) {
     const n = { fixed: 0, hinge: 1, slide: 1, ball: 4, free: 7 }[fig.joints[j].type];
@@ -124,8 +130,7 @@ export function chainQ(fig, tipName, baseName) {
 /** Writes a chain's values (in the order of chainQ) into the figure's state. */
 export function setChainQ(fig, tipName, baseName, values) {
   const path = [];
-  for (let j = fig.jointNames.indexOf(tipName); j >= 0 && fig.jointNames[j] !== baseName; j = fig.joints[j].parent)
-    path.unshift(j);
+  for (let j = fig.jointNames.indexOf(tipName); j >= 0 && fig.jointNames[j] !== baseName; j = fig.joints[j].parent) path.unshift(j);
   let k = 0;
   for (const j of path) {
     const n = { fixed: 0, hinge: 1, slide: 1, ball: 4, free: 7 }[fig.joints[j].type];

@@ -23,13 +23,15 @@ for (const c of cases) {
       const goals = [];
       for (let k = 0; k < 3; k++) {
         fig.reset();
-        for (const j of fig.joints)
-          if (j.type === 'hinge' && j.limited) fig.q[j.qadr] = j.range[0] + (j.range[1] - j.range[0]) * rand();
+        for (const j of fig.joints) if (j.type === 'hinge' && j.limited) fig.q[j.qadr] = j.range[0] + (j.range[1] - j.range[0]) * rand();
         fig.fk();
-        const t = fig.jointNames.indexOf(c.tip), b = base === -1 ? -1 : fig.jointNames.indexOf(base);
-        const F = fig.frames, p = [F[12 * t + 9], F[12 * t + 10], F[12 * t + 11]];
+        const t = fig.jointNames.indexOf(c.tip),
+          b = base === -1 ? -1 : fig.jointNames.indexOf(base);
+        const F = fig.frames,
+          p = [F[12 * t + 9], F[12 * t + 10], F[12 * t + 11]];
         if (b >= 0) {
-          const o = [F[12 * b + 9], F[12 * b + 10], F[12 * b + 11]], d = [0, 1, 2].map((i) => p[i] - o[i]);
+          const o = [F[12 * b + 9], F[12 * b + 10], F[12 * b + 11]],
+            d = [0, 1, 2].map((i) => p[i] - o[i]);
           for (let i = 0; i < 3; i++) p[i] = F[12 * b + i] * d[0] + F[12 * b + 3 + i] * d[1] + F[12 * b + 6 + i] * d[2];
         }
         goals.push(p);
@@ -42,14 +44,47 @@ for (const c of cases) {
           let r;
           try {
             r = fig.solveIK({ base, tip: c.tip, target }, { method, timeoutMs: 0 });
-          } catch (e) {
+          } catch {
             // a method that refuses the chain refuses it natively too
-            assert.throws(() => native(['solve', c.file, '--base', c.base, '--tip', c.tip, '--target',
-              target.join(','), '--method', method, '--timeout-ms', '0', '--json']));
+            assert.throws(() =>
+              native([
+                'solve',
+                c.file,
+                '--base',
+                c.base,
+                '--tip',
+                c.tip,
+                '--target',
+                target.join(','),
+                '--method',
+                method,
+                '--timeout-ms',
+                '0',
+                '--json',
+              ]),
+            );
             continue;
           }
-          const ref = JSON.parse(native(['solve', c.file, '--base', c.base, '--tip', c.tip, '--target',
-            target.join(','), '--method', method, '--timeout-ms', '0', '--json'], { ok: [0, 1] }));
+          const ref = JSON.parse(
+            native(
+              [
+                'solve',
+                c.file,
+                '--base',
+                c.base,
+                '--tip',
+                c.tip,
+                '--target',
+                target.join(','),
+                '--method',
+                method,
+                '--timeout-ms',
+                '0',
+                '--json',
+              ],
+              { ok: [0, 1] },
+            ),
+          );
           assert.equal(r.status, ref.status, `${method}: status`);
           assert.equal(r.iterations, ref.iterations, `${method}: iterations`);
           const q = chainQ(fig, c.tip, c.base);
@@ -62,7 +97,8 @@ for (const c of cases) {
           fig.fk();
           for (let i = 0; i < solvedPos.length; i++)
             assert.ok(Math.abs(solvedPos[i] - fig.positions[i]) <= 1e-9, `${method}: position ${i}`);
-          if (method !== 'ccd' && method !== 'fabrik') // the geometric methods turn that free DOF by atan2 of a near-zero vector
+          if (method !== 'ccd' && method !== 'fabrik')
+            // the geometric methods turn that free DOF by atan2 of a near-zero vector
             for (let i = 0; i < q.length; i++) assert.ok(Math.abs(q[i] - ref.q[i]) <= 1e-9, `${method}: q[${i}] ${q[i]} vs ${ref.q[i]}`);
           if (r.ok) solved++;
         }
@@ -80,10 +116,27 @@ test('ik with an orientation goal agrees with the native build', () => {
   const file = join(data, 'robots/franka_panda/panda.urdf');
   const fig = mn.figureFromDocument(documentOf(file, dir));
   try {
-    const target = [0.4, 0.1, 0.5], rot = [0, 1, 0, 0];
+    const target = [0.4, 0.1, 0.5],
+      rot = [0, 1, 0, 0];
     const r = fig.solveIK({ tip: 'panda_link8', target, targetRotation: rot }, { timeoutMs: 0 });
-    const ref = JSON.parse(native(['solve', file, '--base', 'world', '--tip', 'panda_link8', '--target',
-      [...target, ...rot].join(','), '--timeout-ms', '0', '--json'], { ok: [0, 1] }));
+    const ref = JSON.parse(
+      native(
+        [
+          'solve',
+          file,
+          '--base',
+          'world',
+          '--tip',
+          'panda_link8',
+          '--target',
+          [...target, ...rot].join(','),
+          '--timeout-ms',
+          '0',
+          '--json',
+        ],
+        { ok: [0, 1] },
+      ),
+    );
     assert.equal(r.status, ref.status);
     assert.ok(r.ok && r.rotErr <= 1e-5 && r.posErr <= 1e-5);
     const q = chainQ(fig, 'panda_link8', 'panda_link0');
@@ -99,7 +152,8 @@ test('a batch of solves gives the answers of single solves', () => {
   const fig = mn.figureFromDocument(documentOf(join(data, 'robots/franka_panda/panda.urdf'), dir));
   try {
     const targets = [0.4, 0.2, 0.5, 0.3, -0.3, 0.6, 5, 5, 5, 0.5, 0.0, 0.3];
-    const problem = { tip: 'panda_link8', target: [0, 0, 0] }, options = { timeoutMs: 0, maxRestarts: 3 };
+    const problem = { tip: 'panda_link8', target: [0, 0, 0] },
+      options = { timeoutMs: 0, maxRestarts: 3 };
     const seed = fig.restQ;
     const batch = fig.solveIKBatch(problem, options, seed, targets);
     assert.equal(batch.solved.length, 4);

@@ -15,7 +15,13 @@ const hop = join(data, 'mocap/cmu_3dsmax/cmu_131_03_start_hop_stop.bvh');
 const jumps = join(data, 'mocap/cmu_motionbuilder/cmu_01_01_forward_jumps.bvh');
 
 function kv(line) {
-  return Object.fromEntries(line.trim().split(/\s+/).map((p) => p.split('=')).map(([k, v]) => [k, isNaN(+v) ? v : +v]));
+  return Object.fromEntries(
+    line
+      .trim()
+      .split(/\s+/)
+      .map((p) => p.split('='))
+      .map(([k, v]) => [k, isNaN(+v) ? v : +v]),
+  );
 }
 
 test('an additive and an override layer blend as the formulas say', () => {
@@ -24,8 +30,10 @@ test('an additive and an override layer blend as the formulas say', () => {
   const q0 = fig.restQ;
   seq.setKey(0, q0);
   seq.setKey(30, q0);
-  const elbow = fig.joint('right elbow'), head = fig.joint('head.1');
-  const ea = fig.joints[elbow].qadr, ha = fig.joints[head].qadr;
+  const elbow = fig.joint('right elbow'),
+    head = fig.joint('head.1');
+  const ea = fig.joints[elbow].qadr,
+    ha = fig.joints[head].qadr;
   const wave = new Float64Array(q0);
   wave[ea] = -1.2;
   const look = new Float64Array(q0);
@@ -33,18 +41,44 @@ test('an additive and an override layer blend as the formulas say', () => {
   const turn = 0.8; // the root turned about +y in the override layer
   look[3] = Math.cos(turn / 2);
   look[5] = Math.sin(turn / 2);
-  assert.equal(seq.addLayer({ name: 'wave', mode: 'additive', mask: ['right arm.1'],
-    weights: [[0, 0], [20, 1]], keys: [{ frame: 0, q: wave }] }), 0);
-  assert.equal(seq.addLayer({ name: 'look', mode: 'override', mask: { 'head.1': 1, pelvis: 0.5 },
-    weights: [[0, 0.5]], keys: [{ frame: 0, q: look }] }), 1);
+  assert.equal(
+    seq.addLayer({
+      name: 'wave',
+      mode: 'additive',
+      mask: ['right arm.1'],
+      weights: [
+        [0, 0],
+        [20, 1],
+      ],
+      keys: [{ frame: 0, q: wave }],
+    }),
+    0,
+  );
+  assert.equal(
+    seq.addLayer({
+      name: 'look',
+      mode: 'override',
+      mask: { 'head.1': 1, pelvis: 0.5 },
+      weights: [[0, 0.5]],
+      keys: [{ frame: 0, q: look }],
+    }),
+    1,
+  );
   const layers = seq.layers;
-  assert.deepEqual(layers.map((l) => [l.name, l.mode, l.keyCount]), [['wave', 'additive', 1], ['look', 'override', 1]]);
+  assert.deepEqual(
+    layers.map((l) => [l.name, l.mode, l.keyCount]),
+    [
+      ['wave', 'additive', 1],
+      ['look', 'override', 1],
+    ],
+  );
   assert.equal(layers[0].mask[elbow], 1);
   assert.equal(layers[0].mask[head], 0);
   assert.deepEqual(layers[1].weights, [[0, 0.5]]);
   for (const f of [0, 5, 10, 20, 25]) {
     const q = seq.sampleBlendQ(f);
-    const u = Math.min(f / 20, 1), w = u * u * (3 - 2 * u);
+    const u = Math.min(f / 20, 1),
+      w = u * u * (3 - 2 * u);
     assert.ok(Math.abs(seq.layerWeight(0, f) - w) < 1e-15);
     // additive: the rest-relative delta scaled by the weight
     assert.ok(Math.abs(q[ea] - (q0[ea] + w * (-1.2 - q0[ea]))) < 1e-12, `elbow at ${f}`);
@@ -53,13 +87,26 @@ test('an additive and an override layer blend as the formulas say', () => {
     assert.ok(Math.abs(2 * Math.atan2(q[5], q[3]) - turn / 4) < 1e-12);
   }
   assert.throws(() => seq.addLayer({ mode: 'multiply', keys: [{ frame: 0, q: q0 }] }), /layer.mode/);
-  assert.throws(() => seq.addLayer({ keys: [{ frame: 0, q: q0 }], weights: [[0, 2]] }), (e) => e.field === 'weights');
-  seq.setTimeWarp([[0, 0, 0], [60, 30, 0]]);
+  assert.throws(
+    () => seq.addLayer({ keys: [{ frame: 0, q: q0 }], weights: [[0, 2]] }),
+    (e) => e.field === 'weights',
+  );
+  seq.setTimeWarp([
+    [0, 0, 0],
+    [60, 30, 0],
+  ]);
   for (const t of [0, 15, 30, 45, 60]) {
     const u = t / 60;
     assert.ok(Math.abs(seq.warp(t) - 30 * u * u * (3 - 2 * u)) < 1e-12);
   }
-  assert.throws(() => seq.setTimeWarp([[0, 0], [10, -1]]), (e) => e.field === 'time_warp');
+  assert.throws(
+    () =>
+      seq.setTimeWarp([
+        [0, 0],
+        [10, -1],
+      ]),
+    (e) => e.field === 'time_warp',
+  );
   seq.dispose();
   fig.dispose();
 });
@@ -90,8 +137,19 @@ test('crossfade, loop and ballistic retiming match the command line on the CMU t
     assert.equal(loop.frames.length, 2 * (loop.end - loop.start) * a.nq);
     const j = mn.figureFromBVH(readFileSync(jumps, 'utf8'), { scale: CMU });
     const n1 = j.motion.nframes - 1;
-    const rt = mn.retime(j, j.motion.frames, 1 / j.motion.frameTime, [[0, 0], [2 * n1, n1]], { ballistic: true });
-    const rl = kv(native(['anim', 'retime', jumps, '--scale', String(CMU), '--speed', '0.5', '--ballistic', '--out', join(dir.dir, 'slow.bvh')]));
+    const rt = mn.retime(
+      j,
+      j.motion.frames,
+      1 / j.motion.frameTime,
+      [
+        [0, 0],
+        [2 * n1, n1],
+      ],
+      { ballistic: true },
+    );
+    const rl = kv(
+      native(['anim', 'retime', jumps, '--scale', String(CMU), '--speed', '0.5', '--ballistic', '--out', join(dir.dir, 'slow.bvh')]),
+    );
     assert.equal(rt.flights, rl.flights);
     assert.ok(Math.abs(rt.gravity - rl.gravity) < 1e-3 * rl.gravity);
     assert.ok(rt.gravity > 8 && rt.gravity < 12, `gravity ${rt.gravity}`);

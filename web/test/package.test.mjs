@@ -16,16 +16,24 @@ test('the package is MIT-licensed and ships the LICENSE', () => {
   const lock = JSON.parse(readFileSync(join(web, 'package-lock.json'), 'utf8'));
   assert.equal(lock.packages[''].license, 'MIT');
   assert.deepEqual(readFileSync(join(web, 'LICENSE')), readFileSync(join(web, '..', 'LICENSE')));
-  const [packed] = JSON.parse(execFileSync('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'],
-    { cwd: web, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }));
+  const [packed] = JSON.parse(
+    execFileSync('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], {
+      cwd: web,
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'ignore'],
+    }),
+  );
   const files = packed.files.map((f) => f.path);
   assert.ok(files.includes('LICENSE'), `the tarball holds ${files.join(', ')}`);
   assert.ok(files.includes('marionette.mjs'));
 });
 
 test('npm test says what it needs when the native command is missing', () => {
-  const r = spawnSync(process.execPath, [join(web, 'test', 'run.mjs')],
-    { cwd: web, encoding: 'utf8', env: { ...process.env, MN_CLI: join(web, 'no-such-build', 'marionette') } });
+  const r = spawnSync(process.execPath, [join(web, 'test', 'run.mjs')], {
+    cwd: web,
+    encoding: 'utf8',
+    env: { ...process.env, MN_CLI: join(web, 'no-such-build', 'marionette') },
+  });
   assert.equal(r.status, 1);
   assert.match(r.stderr, /missing:\n {2}- the native command .*no-such-build\/marionette: run `make build`/);
   assert.match(r.stderr, /`make test-web` at the top of the checkout/);
@@ -37,7 +45,7 @@ test('docs/web.md gives the module its real size', (t) => {
   if (!existsSync(wasm)) return t.skip('marionette.wasm is not built (make web)');
   const doc = readFileSync(join(web, '..', 'docs', 'web.md'), 'utf8');
   const m = doc.match(/the module \(about (\d+) kB/);
-  assert.ok(m, 'docs/web.md names the module\'s size');
+  assert.ok(m, "docs/web.md names the module's size");
   const kb = statSync(wasm).size / 1024;
   assert.ok(Math.abs(kb - Number(m[1])) <= 0.1 * kb, `the module is ${kb.toFixed(0)} kB, docs/web.md says ${m[1]} kB`);
 });

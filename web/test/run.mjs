@@ -22,16 +22,23 @@ const needs = [
 ];
 const missing = needs.filter(([path]) => !existsSync(path)).map(([, what]) => what);
 if (missing.length) {
-  console.error(`npm test compares the module with the native build and drives the editor in Chromium; missing:\n` +
-    missing.map((m) => `  - ${m}\n`).join('') + '(`make test-web` at the top of the checkout builds what is missing and runs these tests)');
+  console.error(
+    `npm test compares the module with the native build and drives the editor in Chromium; missing:\n` +
+      missing.map((m) => `  - ${m}\n`).join('') +
+      '(`make test-web` at the top of the checkout builds what is missing and runs these tests)',
+  );
   process.exit(1);
 }
-const tests = readdirSync(join(web, 'test')).filter((f) => f.endsWith('.test.mjs')).sort();
+const tests = readdirSync(join(web, 'test'))
+  .filter((f) => f.endsWith('.test.mjs'))
+  .sort();
 const browser = tests.filter((f) => f === 'browser.test.mjs' || f.startsWith('editor'));
 const node = tests.filter((f) => !browser.includes(f));
 const env = { ...process.env, MN_CLI: cli };
-for (const [files, extra] of [[node, []], [browser, ['--test-concurrency=1']]]) {
-  const r = spawnSync(process.execPath, ['--test', ...extra, ...files.map((f) => join('test', f))],
-    { cwd: web, env, stdio: 'inherit' });
+for (const [files, extra] of [
+  [node, []],
+  [browser, ['--test-concurrency=1']],
+]) {
+  const r = spawnSync(process.execPath, ['--test', ...extra, ...files.map((f) => join('test', f))], { cwd: web, env, stdio: 'inherit' });
   if (r.status !== 0) process.exit(r.status ?? 1);
 }

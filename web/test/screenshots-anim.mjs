@@ -6,7 +6,17 @@
 // with and without the locks kept (Welman Fig. 6.5).
 import { mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { root, makeScratch, startServer, launchBrowser, openEditor, dragJoint, waitSaved, removeScratch, hideStatus } from './editor-harness.mjs';
+import {
+  root,
+  makeScratch,
+  startServer,
+  launchBrowser,
+  openEditor,
+  dragJoint,
+  waitSaved,
+  removeScratch,
+  hideStatus,
+} from './editor-harness.mjs';
 
 const out = resolve(process.argv[2] ?? join(root, 'docs/images/editor-anim'));
 mkdirSync(out, { recursive: true });
@@ -57,7 +67,8 @@ try {
   await page.screenshot({ path: join(out, 'editor-anim.png') });
   // the timeline with a range selected (Shift-drag)
   const box = await page.locator('#tl-canvas').boundingBox();
-  const xa = await M(() => window.marionette.timelineX(12)), xb = await M(() => window.marionette.timelineX(33));
+  const xa = await M(() => window.marionette.timelineX(12)),
+    xb = await M(() => window.marionette.timelineX(33));
   await page.keyboard.down('Shift');
   await page.mouse.move(box.x + xa, box.y + 40);
   await page.mouse.down();
@@ -76,28 +87,50 @@ try {
   await page.click('#animate');
   // the Sequences menu (flipbooks)
   await page.click('#sequences');
-  await page.waitForFunction(() => window.marionette.flipbooks().length === 2 && window.marionette.flipbooks().every((b) => b.shown !== null));
+  await page.waitForFunction(
+    () => window.marionette.flipbooks().length === 2 && window.marionette.flipbooks().every((b) => b.shown !== null),
+  );
   await page.waitForTimeout(900);
-  await page.screenshot({ path: join(out, 'sequences-menu.png'), clip: { x: vp.width - 520, y: vp.height - 420, width: 520, height: 420 } });
+  await page.screenshot({
+    path: join(out, 'sequences-menu.png'),
+    clip: { x: vp.width - 520, y: vp.height - 420, width: 520, height: 420 },
+  });
   await page.click('#sequences');
   // Fig. 6.5: the side view at an in-between, the locks kept and not
-  await M(() => { const m = window.marionette; m.onion(false); m.select(null); });
+  await M(() => {
+    const m = window.marionette;
+    m.onion(false);
+    m.select(null);
+  });
   await page.keyboard.press('1');
   // the in-between where the plain feet leave their locks most
   const worst = await M(() => {
-    const m = window.marionette, at0 = m.position('left foot');
+    const m = window.marionette,
+      at0 = m.position('left foot');
     m.keepConstraints(false);
     let best = [0, 0];
     for (let f = 1; f < 15; f++) {
       m.setFrame(f);
-      const p = m.position('left foot'), d = Math.hypot(p[0] - at0[0], p[1] - at0[1], p[2] - at0[2]);
+      const p = m.position('left foot'),
+        d = Math.hypot(p[0] - at0[0], p[1] - at0[1], p[2] - at0[2]);
       if (d > best[1]) best = [f, d];
     }
     return best;
   });
   console.log(`plain in-betweens: the left foot ${worst[1].toFixed(4)} m off its lock at frame ${worst[0]}`);
-  for (const [keep, name] of [[false, 'inbetween-plain.png'], [true, 'inbetween-locked.png']]) {
-    await M(([k, f]) => { const m = window.marionette; m.keepConstraints(k); m.setFrame(0); for (let i = 1; i <= f; i++) m.setFrame(i); }, [keep, worst[0]]);
+  for (const [keep, name] of [
+    [false, 'inbetween-plain.png'],
+    [true, 'inbetween-locked.png'],
+  ]) {
+    await M(
+      ([k, f]) => {
+        const m = window.marionette;
+        m.keepConstraints(k);
+        m.setFrame(0);
+        for (let i = 1; i <= f; i++) m.setFrame(i);
+      },
+      [keep, worst[0]],
+    );
     await page.waitForTimeout(300);
     await page.locator('#views').screenshot({ path: join(out, name) });
   }

@@ -17,7 +17,10 @@ const M = (page, fn, arg) => page.evaluate(fn, arg);
 // the right hand pulled up and across, 60 mouse moves, the whole body moving (from the pelvis)
 async function reach(page) {
   const p = await M(page, () => window.marionette.screen('right hand', 'front'));
-  const k = await M(page, () => { const vp = window.marionette.viewport; return vp.rects().front.h / vp.orthoState.front.size; });
+  const k = await M(page, () => {
+    const vp = window.marionette.viewport;
+    return vp.rects().front.h / vp.orthoState.front.size;
+  });
   await page.mouse.move(p.x, p.y);
   await page.mouse.down();
   for (let i = 1; i <= 60; i++) await page.mouse.move(p.x - (0.55 * k * i) / 60, p.y - (0.45 * k * i) / 60);
@@ -48,9 +51,15 @@ try {
   await M(page, () => window.marionette.setSettings({ dragMode: 'branch' }));
   // three keys of the right knee, the graph open on it, the middle key's tangents bent
   await M(page, () => {
-    const m = window.marionette, fig = m.store.figure, a = fig.joints[fig.joint('right knee')].qadr;
+    const m = window.marionette,
+      fig = m.store.figure,
+      a = fig.joints[fig.joint('right knee')].qadr;
     const base = Float64Array.from(fig.q);
-    for (const [f, v] of [[0, 0.2], [15, 1.0], [30, 0.3]]) {
+    for (const [f, v] of [
+      [0, 0.2],
+      [15, 1.0],
+      [30, 0.3],
+    ]) {
       m.setFrame(f);
       const q = Float64Array.from(base);
       q[a] = v;
@@ -73,25 +82,37 @@ try {
   await page.waitForTimeout(300);
   await page.screenshot({ path: join(out, 'graph-edit.png') });
   const panel = await page.locator('#graph-panel').boundingBox();
-  await page.screenshot({ path: join(out, 'graph-handles.png'),
-    clip: { x: panel.x, y: panel.y, width: Math.min(panel.width, 900), height: panel.height } });
+  await page.screenshot({
+    path: join(out, 'graph-handles.png'),
+    clip: { x: panel.x, y: panel.y, width: Math.min(panel.width, 900), height: panel.height },
+  });
   await page.setViewportSize({ width: 1024, height: 640 });
   await page.waitForTimeout(400);
-  await M(page, () => { window.marionette.graph('right knee'); document.getElementById('settings-panel').scrollIntoView(); });
+  await M(page, () => {
+    window.marionette.graph('right knee');
+    document.getElementById('settings-panel').scrollIntoView();
+  });
   await hideStatus(page);
   await page.waitForTimeout(300);
   await page.screenshot({ path: join(out, 'editor-1024-comfort.png') });
   await page.setViewportSize({ width: 1440, height: 900 });
   // a glTF file with an animation dropped on the page: the dialog
   const bytes = [...readFileSync(join(root, 'data/skinned/CesiumMan.glb'))];
-  await M(page, ([b, n]) => {
-    const dt = new DataTransfer();
-    dt.items.add(new File([new Uint8Array(b)], n, { type: 'application/octet-stream' }));
-    window.dispatchEvent(new DragEvent('drop', { dataTransfer: dt, bubbles: true, cancelable: true }));
-  }, [bytes, 'CesiumMan.glb']);
+  await M(
+    page,
+    ([b, n]) => {
+      const dt = new DataTransfer();
+      dt.items.add(new File([new Uint8Array(b)], n, { type: 'application/octet-stream' }));
+      window.dispatchEvent(new DragEvent('drop', { dataTransfer: dt, bubbles: true, cancelable: true }));
+    },
+    [bytes, 'CesiumMan.glb'],
+  );
   await page.waitForSelector('#motion-dialog');
   const dlg = await page.locator('#motion-dialog').boundingBox();
-  await page.screenshot({ path: join(out, 'gltf-motion-dialog.png'), clip: { x: dlg.x - 16, y: dlg.y - 16, width: dlg.width + 32, height: dlg.height + 32 } });
+  await page.screenshot({
+    path: join(out, 'gltf-motion-dialog.png'),
+    clip: { x: dlg.x - 16, y: dlg.y - 16, width: dlg.width + 32, height: dlg.height + 32 },
+  });
   await page.keyboard.press('Escape');
   const real = errors.filter((e) => !/status of 404/.test(e));
   if (real.length) throw new Error(real.join('\n'));

@@ -41,16 +41,25 @@ try {
   await open('cesiumman');
   const s = await page.evaluate(() => window.marionette.state());
   let j = -1;
-  s.controllers.forEach((c, k) => { if (!c.driven && (j < 0 || c.position[2] < s.controllers[j].position[2])) j = k; });
+  s.controllers.forEach((c, k) => {
+    if (!c.driven && (j < 0 || c.position[2] < s.controllers[j].position[2])) j = k;
+  });
   await drag(j, -110, -150, 30);
   await shot('cesiumman-drag.png');
   await page.mouse.up();
   // walking
-  await page.evaluate(() => { window.marionette.reset(); window.marionette.walk(true); window.marionette.step(50); });
+  await page.evaluate(() => {
+    window.marionette.reset();
+    window.marionette.walk(true);
+    window.marionette.step(50);
+  });
   await shot('cesiumman-walk.png');
   // the gingerbread shape: the right hand pulled up and out, the left foot pinned
   await open('gingerbread');
-  await page.evaluate(() => { window.marionette.pin(5, true); window.marionette.select(4); });
+  await page.evaluate(() => {
+    window.marionette.pin(5, true);
+    window.marionette.select(4);
+  });
   await drag(4, 120, -140, 20);
   await shot('gingerbread-drag.png');
   await page.mouse.up();

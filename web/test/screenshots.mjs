@@ -5,7 +5,17 @@
 // picker of the joints at a CMU skeleton's hips.
 import { mkdirSync, copyFileSync, writeFileSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { root, makeScratch, startServer, launchBrowser, openEditor, dragJoint, waitSaved, removeScratch, hideStatus } from './editor-harness.mjs';
+import {
+  root,
+  makeScratch,
+  startServer,
+  launchBrowser,
+  openEditor,
+  dragJoint,
+  waitSaved,
+  removeScratch,
+  hideStatus,
+} from './editor-harness.mjs';
 
 const out = resolve(process.argv[2] ?? join(root, 'docs/images/editor'));
 mkdirSync(out, { recursive: true });
@@ -33,7 +43,12 @@ try {
   await page.waitForTimeout(300);
   await hideStatus(page);
   await page.screenshot({ path: join(out, 'editor.png') });
-  for (const [k, v] of [['1', 'front'], ['2', 'side'], ['3', 'top'], ['4', 'perspective']]) {
+  for (const [k, v] of [
+    ['1', 'front'],
+    ['2', 'side'],
+    ['3', 'top'],
+    ['4', 'perspective'],
+  ]) {
     await page.keyboard.press(k);
     await page.waitForTimeout(200);
     await page.locator('#views').screenshot({ path: join(out, `view-${v}.png`) });
@@ -61,7 +76,10 @@ try {
     m.store.setPose(m.store.figure.restQ);
   });
   await page.keyboard.press('f');
-  const k = await page.evaluate(() => { const vp = window.marionette.viewport; return vp.rects().front.h / vp.orthoState.front.size; });
+  const k = await page.evaluate(() => {
+    const vp = window.marionette.viewport;
+    return vp.rects().front.h / vp.orthoState.front.size;
+  });
   await dragJoint(page, 'pelvis', 'front', 0, 0.2 * k, 30);
   await page.evaluate(() => window.marionette.select('pelvis'));
   await waitSaved(page);
@@ -72,24 +90,40 @@ try {
   await page.click('#interp');
   await page.waitForTimeout(100);
   const menu = await page.locator('#interp-menu').boundingBox();
-  await page.screenshot({ path: join(out, 'interpolation-menu.png'),
-    clip: { x: Math.max(0, menu.x - 20), y: Math.max(0, menu.y - 50), width: Math.min(560, 1440 - Math.max(0, menu.x - 20)), height: menu.height + 70 } });
+  await page.screenshot({
+    path: join(out, 'interpolation-menu.png'),
+    clip: {
+      x: Math.max(0, menu.x - 20),
+      y: Math.max(0, menu.y - 50),
+      width: Math.min(560, 1440 - Math.max(0, menu.x - 20)),
+      height: menu.height + 70,
+    },
+  });
   await page.keyboard.press('Escape');
   // the dialog a dropped BVH take opens (cancelled with Escape)
-  await page.evaluate((t) => {
-    const dt = new DataTransfer();
-    dt.items.add(new File([t], 'walk.bvh', { type: 'application/octet-stream' }));
-    window.dispatchEvent(new DragEvent('drop', { dataTransfer: dt, bubbles: true, cancelable: true }));
-  }, readFileSync(join(root, 'data/mocap/cmu_motionbuilder/cmu_02_01_walk.bvh'), 'utf8'));
+  await page.evaluate(
+    (t) => {
+      const dt = new DataTransfer();
+      dt.items.add(new File([t], 'walk.bvh', { type: 'application/octet-stream' }));
+      window.dispatchEvent(new DragEvent('drop', { dataTransfer: dt, bubbles: true, cancelable: true }));
+    },
+    readFileSync(join(root, 'data/mocap/cmu_motionbuilder/cmu_02_01_walk.bvh'), 'utf8'),
+  );
   const dlg = await page.locator('#motion-dialog').boundingBox();
-  await page.screenshot({ path: join(out, 'motion-dialog.png'), clip: { x: dlg.x - 16, y: dlg.y - 16, width: dlg.width + 32, height: dlg.height + 32 } });
+  await page.screenshot({
+    path: join(out, 'motion-dialog.png'),
+    clip: { x: dlg.x - 16, y: dlg.y - 16, width: dlg.width + 32, height: dlg.height + 32 },
+  });
   await page.keyboard.press('Escape');
   // a CMU skeleton: a click at the hips offers the four joints that start there
   const cmu = makeScratch('mn_editor_shots_cmu_');
   let s2;
   try {
     copyFileSync(join(root, 'data/mocap/cmu_motionbuilder/cmu_02_01_walk.bvh'), join(cmu.project, 'walk.bvh'));
-    writeFileSync(join(cmu.project, 'walk.json'), JSON.stringify({ figure: 'walk.bvh', scale: 0.056444, fps: 30, keys: [{ frame: 0, pose: {} }] }));
+    writeFileSync(
+      join(cmu.project, 'walk.json'),
+      JSON.stringify({ figure: 'walk.bvh', scale: 0.056444, fps: 30, keys: [{ frame: 0, pose: {} }] }),
+    );
     writeFileSync(join(cmu.project, 'editor.json'), JSON.stringify({ sequence: 'walk.json', layout: 'front' }));
     s2 = await startServer(cmu.project, cmu);
     const p2 = await openEditor(context, s2.url, errors);

@@ -14,7 +14,9 @@ const mn = await load();
 const DT = 1 / 60;
 
 function centroid(sb) {
-  const x = sb.positions(), m = sb.masses(), c = [0, 0, 0];
+  const x = sb.positions(),
+    m = sb.masses(),
+    c = [0, 0, 0];
   let M = 0;
   for (let i = 0; i < m.length; i++) {
     for (let k = 0; k < 3; k++) c[k] += m[i] * x[3 * i + k];
@@ -33,7 +35,8 @@ test('the bar: the complementary constraint holds after every step, no step allo
   try {
     assert.equal(sb.controllerCount, 4);
     assert.deepEqual(sb.driven, [true, false, false, false]);
-    let worst = 0, r;
+    let worst = 0,
+      r;
     const before = mn.allocations().total;
     for (let t = 1; t <= 120; t++) {
       const P = sb.poses();
@@ -50,13 +53,19 @@ test('the bar: the complementary constraint holds after every step, no step allo
     assert.ok(allFinite(sb.positions()));
     // the far end sags in the plane of the swing, has nearly settled, and the last bone's
     // tail is there too
-    const x = sb.positions(), rest = sb.restPositions(), end = [0, 0, 0];
+    const x = sb.positions(),
+      rest = sb.restPositions(),
+      end = [0, 0, 0];
     let ne = 0;
     for (let i = 0; i < sb.vertexCount; i++) {
-      if (rest[3 * i] > 1.99) { for (let k = 0; k < 3; k++) end[k] += x[3 * i + k]; ne++; }
+      if (rest[3 * i] > 1.99) {
+        for (let k = 0; k < 3; k++) end[k] += x[3 * i + k];
+        ne++;
+      }
     }
     for (let k = 0; k < 3; k++) end[k] /= ne;
-    const P = sb.poses(), R = P.subarray(36, 45);
+    const P = sb.poses(),
+      R = P.subarray(36, 45);
     const tail = [P[45] + R[0] * 0.5, P[46] + R[3] * 0.5, P[47] + R[6] * 0.5];
     assert.ok(end[1] < -0.05, `sags: ${end[1]}`);
     assert.ok(Math.abs(end[2]) < 0.05);
@@ -115,7 +124,8 @@ test('a grab holds its vertex at the target; released, the body falls; reset is 
   const sb = makeBar(mn, [2, 0.2, 0.2], 20, 2);
   try {
     sb.setDriven(0, false);
-    const x = sb.positions(), target = [x[0], x[1] + 0.3, x[2]];
+    const x = sb.positions(),
+      target = [x[0], x[1] + 0.3, x[2]];
     sb.grab(0, target);
     assert.equal(sb.grabCount, 1);
     for (let t = 0; t < 30; t++) assert.ok(sb.step(DT).ok);
@@ -145,22 +155,40 @@ test('a grab holds its vertex at the target; released, the body falls; reset is 
 
 test('in the plane: the driven point turns and the body and the free point follow, all in the plane', () => {
   // test_plane: a strip of 11 x 3 vertices, two point controllers
-  const NX = 11, NY = 3, vertices = [], triangles = [];
+  const NX = 11,
+    NY = 3,
+    vertices = [],
+    triangles = [];
   for (let y = 0; y < NY; y++) for (let x = 0; x < NX; x++) vertices.push(0.2 * x, 0.1 * y - 0.1);
   for (let y = 0; y + 1 < NY; y++) {
     for (let x = 0; x + 1 < NX; x++) {
-      const a = y * NX + x, b = a + 1, c = a + NX, d = c + 1;
+      const a = y * NX + x,
+        b = a + 1,
+        c = a + NX,
+        d = c + 1;
       triangles.push(a, b, d, a, d, c);
     }
   }
   const sb = mn.createSoftBody({ dim: 2, vertices, triangles, edgeCompliance: 1e-5, substeps: 5, density: 1 });
-  const n = NX * NY, weightIndex = [], weight = [];
+  const n = NX * NY,
+    weightIndex = [],
+    weight = [];
   for (let i = 0; i < n; i++) {
     const s = Math.min(1, Math.max(0, (vertices[2 * i] - 0.4) / 1.2));
-    weightIndex.push(0, 1); weight.push(1 - s, s);
+    weightIndex.push(0, 1);
+    weight.push(1 - s, s);
   }
-  const rig = mn.createRig({ dim: 2, vertices, influences: 2, weightIndex, weight,
-    controllers: [{ name: 'left', pivot: [0.3, 0, 0] }, { name: 'right', pivot: [1.7, 0, 0] }] });
+  const rig = mn.createRig({
+    dim: 2,
+    vertices,
+    influences: 2,
+    weightIndex,
+    weight,
+    controllers: [
+      { name: 'left', pivot: [0.3, 0, 0] },
+      { name: 'right', pivot: [1.7, 0, 0] },
+    ],
+  });
   try {
     assert.equal(sb.corners, 3);
     assert.equal(sb.elementCount, 40);
@@ -188,7 +216,8 @@ test('in the plane: the driven point turns and the body and the free point follo
 
 test('CesiumMan: the skin the native build reads, transferred to the lattice; the root bone moves the flesh', () => {
   const { dir, cleanup } = tempDir();
-  let sb = null, rig = null;
+  let sb = null,
+    rig = null;
   try {
     const fig = mn.figureFromDocument(documentOf(join(data, 'skinned', 'CesiumMan.glb'), dir));
     const skin = fig.skin;
@@ -237,7 +266,9 @@ test('a controller thrown 1 m back and forth every frame never leaves a non-fini
     sb.setDriven(1, true);
     for (let t = 1; t <= 100; t++) {
       const P = sb.posesCopy();
-      const a = t % 2 ? 1.5 : -1.5, c = Math.cos(a), s = Math.sin(a);
+      const a = t % 2 ? 1.5 : -1.5,
+        c = Math.cos(a),
+        s = Math.sin(a);
       sb.drive(1, [c, 0, s, 0, 1, 0, -s, 0, c, P[21] + (t % 2 ? 1 : -1), P[22] + (t % 3 ? 1 : -1), P[23]]);
       const r = sb.step(DT);
       assert.ok(r.ok || (r.status === 'NOCONVERGE' && r.message), r.message);
@@ -253,8 +284,10 @@ test('bad bodies and arguments are refused with their name', () => {
   assert.throws(() => mn.createSoftBody({ ...box, resolution: 0 }), /body.resolution: out of range/);
   assert.throws(() => mn.createSoftBody({ ...box, triangles: [0, 1, 8] }), /body.triangles\[2\]: out of range/);
   assert.throws(() => mn.createSoftBody({ ...box, density: 0 }), /body.density: must be > 0/);
-  assert.throws(() => mn.createSoftBody({ ...box, vertices: [0, 0, NaN, ...box.vertices.slice(3)] }),
-    /body.vertices\[2\]: expected a finite number/);
+  assert.throws(
+    () => mn.createSoftBody({ ...box, vertices: [0, 0, NaN, ...box.vertices.slice(3)] }),
+    /body.vertices\[2\]: expected a finite number/,
+  );
   assert.throws(() => mn.createSoftBody({ dim: 2, vertices: [0, 0, 1, 0, 2, 0], triangles: [0, 1, 2] }), /degenerate/);
   const sb = mn.createSoftBody({ ...box, resolution: 2 });
   try {
@@ -287,10 +320,22 @@ test('malformed soft bodies and couplings: a table, each refused with the argume
   ];
   for (const [def, re] of rows) assert.throws(() => mn.createSoftBody(def), re, JSON.stringify(def)?.slice(0, 60));
   const sb = mn.createSoftBody({ ...box, resolution: 2 });
-  const rig2 = mn.createRig({ dim: 2, vertices: [0, 0, 1, 0, 0, 1], influences: 1, weightIndex: [0, 0, 0], weight: [1, 1, 1],
-    controllers: [{ name: 'a', pivot: [0, 0, 0] }] });
-  const rig3 = mn.createRig({ dim: 3, vertices: box.vertices, influences: 1, weightIndex: new Array(8).fill(0), weight: new Array(8).fill(1),
-    controllers: [{ name: 'a', pivot: [0.5, 0.5, 0.5] }] });
+  const rig2 = mn.createRig({
+    dim: 2,
+    vertices: [0, 0, 1, 0, 0, 1],
+    influences: 1,
+    weightIndex: [0, 0, 0],
+    weight: [1, 1, 1],
+    controllers: [{ name: 'a', pivot: [0, 0, 0] }],
+  });
+  const rig3 = mn.createRig({
+    dim: 3,
+    vertices: box.vertices,
+    influences: 1,
+    weightIndex: new Array(8).fill(0),
+    weight: new Array(8).fill(1),
+    controllers: [{ name: 'a', pivot: [0.5, 0.5, 0.5] }],
+  });
   try {
     assert.throws(() => sb.couple(rig2), /rig: its dimension is not the body's/);
     assert.throws(() => sb.couple(rig3, { driven: ['b'] }), /options.driven\[0\]: no controller b/);
@@ -325,7 +370,8 @@ test('a thousand soft bodies made, coupled, stepped and disposed leave no memory
     sb.dispose();
   };
   once();
-  const live = mn.allocations().live, bytes = mn.memoryBytes();
+  const live = mn.allocations().live,
+    bytes = mn.memoryBytes();
   for (let i = 0; i < 1000; i++) once();
   assert.equal(mn.allocations().live, live);
   assert.equal(mn.memoryBytes(), bytes);

@@ -29,7 +29,8 @@ export function poseToQ(figure, pose) {
   for (const [name, value] of Object.entries(pose ?? {})) {
     const j = byName.get(name);
     if (!j) throw new Error(`pose.${name}: no joint named "${name}" in ${figure.name}`);
-    const at = j.qadr, what = `pose.${name}`;
+    const at = j.qadr,
+      what = `pose.${name}`;
     switch (j.type) {
       case 'hinge':
       case 'slide':
@@ -42,7 +43,9 @@ export function poseToQ(figure, pose) {
         if (typeof value !== 'object' || value === null) throw new Error(`${what}: expected {position, rotation}`);
         if (value.position !== undefined) {
           if (!Array.isArray(value.position) || value.position.length !== 3) throw new Error(`${what}.position: expected [x, y, z]`);
-          value.position.forEach((x, i) => { q[at + i] = finite(x, `${what}.position[${i}]`); });
+          value.position.forEach((x, i) => {
+            q[at + i] = finite(x, `${what}.position[${i}]`);
+          });
         }
         if (value.rotation !== undefined) q.set(quat(value.rotation, `${what}.rotation`), at + 3);
         break;
@@ -143,7 +146,12 @@ export function scaleFigureDoc(fd, s) {
     if (j.q0) for (const k of trans.filter((t) => t >= at && t < at + n)) j.q0[k - at] *= s;
     at += n;
   }
-  if (out.motion?.frames) out.motion.frames = out.motion.frames.map((f) => { const g = f.slice(); for (const k of trans) g[k] *= s; return g; });
+  if (out.motion?.frames)
+    out.motion.frames = out.motion.frames.map((f) => {
+      const g = f.slice();
+      for (const k of trans) g[k] *= s;
+      return g;
+    });
   return out;
 }
 
@@ -157,8 +165,13 @@ export function scaleFigureDoc(fd, s) {
  * (0.01); 800 to 3000: millimetres (0.001); anything else is left as it is.
  */
 export function guessUnits(height) {
-  const table = [[0.3, 3, 1, 'metres'], [15, 45, 0.056444, 'CMU units'], [45, 80, 0.0254, 'inches'],
-    [80, 300, 0.01, 'centimetres'], [800, 3000, 0.001, 'millimetres']];
+  const table = [
+    [0.3, 3, 1, 'metres'],
+    [15, 45, 0.056444, 'CMU units'],
+    [45, 80, 0.0254, 'inches'],
+    [80, 300, 0.01, 'centimetres'],
+    [800, 3000, 0.001, 'millimetres'],
+  ];
   for (const [lo, hi, scale, units] of table) if (height >= lo && height <= hi) return { scale, units };
   return { scale: 1, units: 'unknown units' };
 }
@@ -167,9 +180,14 @@ export function guessUnits(height) {
 export function restHeight(figure) {
   const q = Float64Array.from(figure.q);
   figure.reset().fk();
-  const p = figure.positions, lo = [Infinity, Infinity, Infinity], hi = [-Infinity, -Infinity, -Infinity];
+  const p = figure.positions,
+    lo = [Infinity, Infinity, Infinity],
+    hi = [-Infinity, -Infinity, -Infinity];
   for (let j = 0; j < figure.jointCount; j++) {
-    for (let k = 0; k < 3; k++) { lo[k] = Math.min(lo[k], p[3 * j + k]); hi[k] = Math.max(hi[k], p[3 * j + k]); }
+    for (let k = 0; k < 3; k++) {
+      lo[k] = Math.min(lo[k], p[3 * j + k]);
+      hi[k] = Math.max(hi[k], p[3 * j + k]);
+    }
   }
   figure.setQ(q).fk();
   const ext = hi.map((h, k) => h - lo[k]);
@@ -214,7 +232,9 @@ export function estimateMasses(fd) {
   if (!fd?.joints?.length || fd.joints.some((j) => j.mass > 0)) return fd;
   const out = structuredClone(fd);
   const kids = out.joints.map(() => []);
-  out.joints.forEach((j, i) => { if (j.parent >= 0) kids[j.parent].push(i); });
+  out.joints.forEach((j, i) => {
+    if (j.parent >= 0) kids[j.parent].push(i);
+  });
   out.joints.forEach((j, i) => {
     const offs = kids[i].map((c) => out.joints[c].offset ?? [0, 0, 0]);
     const len = offs.reduce((a, o) => a + Math.hypot(o[0], o[1], o[2]), 0);

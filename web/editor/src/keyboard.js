@@ -22,14 +22,23 @@ export function installKeyboard(store, viewport) {
       call(e.shiftKey ? 'redo' : 'undo');
       return;
     }
-    if (mod && (e.key === 'y' || e.key === 'Y')) { call('redo'); return; }
-    if (mod && (e.key === 's' || e.key === 'S')) { call('save'); return; }
+    if (mod && (e.key === 'y' || e.key === 'Y')) {
+      call('redo');
+      return;
+    }
+    if (mod && (e.key === 's' || e.key === 'S')) {
+      call('save');
+      return;
+    }
     if (mod || e.altKey || inField) return;
     if (e.key === 'i' || e.key === 'I') call('insertKey');
     else if (e.key === ' ') call('togglePlay');
     else if (e.key === 'Delete' || e.key === 'Backspace') call('deleteSelectedKeys');
     else if (e.key >= '1' && e.key <= '4') viewport.toggleMaximize(VIEW_NAMES[Number(e.key) - 1]);
     else if (e.key === '0') viewport.setLayout('quad');
-    else if (e.key === 'f' || e.key === 'F' || e.key === 'Home') { e.preventDefault(); viewport.frameAll(); }
+    else if (e.key === 'f' || e.key === 'F' || e.key === 'Home') {
+      e.preventDefault();
+      viewport.frameAll();
+    }
   });
 }

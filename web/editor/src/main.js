@@ -13,37 +13,126 @@ import { installAnimation } from './anim/index.js';
 // out of the address bar, its history and what a screenshot or a shared link would show.
 if (new URLSearchParams(location.search).has('token')) history.replaceState(null, '', location.pathname);
 
-function installMouse(store, viewport, poser, panels) {
-  const el = viewport.container;
-  let nav = null, press = null, box = null, turn = null;
-  // the selection box (Ctrl+drag on empty space), in page pixels
+// the selection box (Ctrl+drag on empty space), in page pixels: draw(box) shows it, null hides
+function selectBox() {
   const boxEl = document.createElement('div');
   boxEl.id = 'select-box';
   boxEl.hidden = true;
   document.body.append(boxEl);
-  const drawBox = () => {
+  return (box) => {
     boxEl.hidden = !box;
     if (!box) return;
-    Object.assign(boxEl.style, { left: `${Math.min(box.x0, box.x1)}px`, top: `${Math.min(box.y0, box.y1)}px`,
-      width: `${Math.abs(box.x1 - box.x0)}px`, height: `${Math.abs(box.y1 - box.y0)}px` });
+    Object.assign(boxEl.style, {
+      left: `${Math.min(box.x0, box.x1)}px`,
+      top: `${Math.min(box.y0, box.y1)}px`,
+      width: `${Math.abs(box.x1 - box.x0)}px`,
+      height: `${Math.abs(box.y1 - box.y0)}px`,
+    });
   };
+}
+
+// the picker: the joints at one place (a CMU skeleton's Hips, LHipJoint, RHipJoint and
+// LowerBack), parent first; choosing one selects it
+function jointPicker(store) {
+  const picker = document.createElement('div');
+  picker.id = 'pick-menu';
+  picker.className = 'menu';
+  picker.hidden = true;
+  document.body.append(picker);
+  function hide() {
+    picker.hidden = true;
+  }
+  function show(x, y, joints) {
+    picker.replaceChildren(
+      ...joints.map((j) => {
+        const b = document.createElement('button');
+        b.textContent = store.figure.jointNames[j];
+        b.dataset.joint = store.figure.jointNames[j];
+        b.classList.toggle('selected', j === store.ui.selection.joint);
+        b.addEventListener('click', (e) => {
+          e.stopPropagation();
+          store.select(j);
+          hide();
+        });
+        return b;
+      }),
+    );
+    picker.style.left = `${x + 8}px`;
+    picker.style.top = `${y + 8}px`;
+    picker.hidden = false;
+  }
+  return { show, hide };
+}
+
+// the wheel: zooms the view under the mouse; during a drag in perspective it pushes and pulls
+// the goal along the view ray (Welman 6.2)
+function installWheel(viewport, poser) {
+  viewport.container.addEventListener(
+    'wheel',
+    (e) => {
+      e.preventDefault();
+      const s = poser.session;
+      if (poser.lockEdit?.view) return;
+      if (s) {
+        if (s.view === 'perspective') poser.move(null, (e.deltaY > 0 ? 1 : -1) * viewport.size * 0.03);
+        return;
+      }
+      const v = viewport.viewAt(e.clientX, e.clientY);
+      if (v) viewport.zoom(v.view, e.deltaY > 0 ? 1.1 : 1 / 1.1);
+    },
+    { passive: false },
+  );
+}
+
+// every joint (site) whose sphere is inside the box, in the view it was drawn in: the
+// arguments of store.selectJoints (the joints, the first of them the one selected)
+function jointsInBox(viewport, box) {
+  const x0 = Math.min(box.x0, box.x1),
+    x1 = Math.max(box.x0, box.x1),
+    y0 = Math.min(box.y0, box.y1),
+    y1 = Math.max(box.y0, box.y1);
+  const inside = viewport.sites
+    .map((site) => site.joint)
+    .filter((j) => {
+      const p = viewport.screen(j, box.view);
+      return p && p.x >= x0 && p.x <= x1 && p.y >= y0 && p.y <= y1;
+    });
+  return [inside, inside[0] ?? null];
+}
+
+function installMouse(store, viewport, poser, panels) {
+  const el = viewport.container;
+  let nav = null,
+    press = null,
+    box = null,
+    turn = null;
+  const draw = selectBox();
+  const drawBox = () => draw(box);
+  const { show: showPicker, hide: hidePicker } = jointPicker(store);
   const dragging = () => poser.session || poser.lockEdit?.view;
   // Escape (keyboard.js) and a right-click during a drag cancel it: the pose as it was
   store.actions.cancelDrag = () => poser.cancel();
   el.addEventListener('contextmenu', (e) => e.preventDefault());
   // a second button pressed while the first is held comes as a pointermove (Pointer Events
   // 3, chorded buttons) and as a mousedown
-  el.addEventListener('mousedown', (e) => { if (e.button === 2 && dragging()) poser.cancel(); });
+  el.addEventListener('mousedown', (e) => {
+    if (e.button === 2 && dragging()) poser.cancel();
+  });
   el.addEventListener('pointerdown', (e) => {
     if (e.target.closest('.view-bar')) return;
     hidePicker();
-    if (e.button === 2 && dragging()) { poser.cancel(); return; }
+    if (e.button === 2 && dragging()) {
+      poser.cancel();
+      return;
+    }
     const hit = viewport.pick(e.clientX, e.clientY);
     if (!hit) return;
     // the selected joint's rotate ring: a turn about the view's axis
     // (a joint's own sphere under the mouse wins: it is dragged)
-    const ringAt = e.button === 0 && !e.altKey && !e.shiftKey && !(hit.joint !== null && hit.sphere)
-      ? viewport.onRing(e.clientX, e.clientY, hit.view) : null;
+    const ringAt =
+      e.button === 0 && !e.altKey && !e.shiftKey && !(hit.joint !== null && hit.sphere)
+        ? viewport.onRing(e.clientX, e.clientY, hit.view)
+        : null;
     if (ringAt && poser.beginRotate(store.ui.selection.joint, hit.view)) {
       el.setPointerCapture(e.pointerId);
       turn = { cx: ringAt.x, cy: ringAt.y, a0: Math.atan2(e.clientY - ringAt.y, e.clientX - ringAt.x) };
@@ -53,7 +142,8 @@ function installMouse(store, viewport, poser, panels) {
     el.setPointerCapture(e.pointerId);
     // a lock's marker (Welman 6.3): the selected lock's first, else one not on a joint
     if (e.button === 0 && !e.altKey && !e.shiftKey) {
-      const markers = viewport.pickLocks(e.clientX, e.clientY), sel = store.ui.selection.lock;
+      const markers = viewport.pickLocks(e.clientX, e.clientY),
+        sel = store.ui.selection.lock;
       const name = markers.some((m) => m.name === sel) ? sel : hit.joint === null ? markers[0]?.name : null;
       if (name && poser.beginLockDrag(name, hit.view)) {
         if (sel !== name) panels.selectLock(name);
@@ -92,11 +182,15 @@ function installMouse(store, viewport, poser, panels) {
   });
   // page point -> normalised device coordinates of a view (even outside it)
   const ndcIn = (view, e) => {
-    const r = viewport.rects()[view], box = el.getBoundingClientRect();
+    const r = viewport.rects()[view],
+      box = el.getBoundingClientRect();
     return { x: ((e.clientX - box.left - r.x) / r.w) * 2 - 1, y: -((e.clientY - box.top - r.y) / r.h) * 2 + 1 };
   };
   el.addEventListener('pointermove', (e) => {
-    if (e.button === 2 && (e.buttons & 2) && dragging()) { poser.cancel(); return; }
+    if (e.button === 2 && e.buttons & 2 && dragging()) {
+      poser.cancel();
+      return;
+    }
     if (press && Math.hypot(e.clientX - press.x, e.clientY - press.y) > 3) press = null;
     if (box) {
       box.x1 = e.clientX;
@@ -117,31 +211,22 @@ function installMouse(store, viewport, poser, panels) {
       return;
     }
     if (poser.session) {
-      const v = viewport.viewAt(e.clientX, e.clientY);
-      const s = poser.session;
       // the ray of the view the drag started in, even when the mouse leaves it
-      const r = viewport.rects()[s.view], box = el.getBoundingClientRect();
-      const ndc = { x: ((e.clientX - box.left - r.x) / r.w) * 2 - 1, y: -((e.clientY - box.top - r.y) / r.h) * 2 + 1 };
-      void v;
-      poser.move(ndc);
+      poser.move(ndcIn(poser.session.view, e));
       return;
     }
     if (nav) {
-      const dx = e.clientX - nav.x, dy = e.clientY - nav.y;
-      nav.x = e.clientX; nav.y = e.clientY;
+      const dx = e.clientX - nav.x,
+        dy = e.clientY - nav.y;
+      nav.x = e.clientX;
+      nav.y = e.clientY;
       if (nav.pan) viewport.pan(nav.view, dx, dy);
       else viewport.orbitBy(dx, dy);
     }
   });
   const up = () => {
     if (box) {
-      // every joint (site) whose sphere is inside the box, in the view it was drawn in
-      const x0 = Math.min(box.x0, box.x1), x1 = Math.max(box.x0, box.x1), y0 = Math.min(box.y0, box.y1), y1 = Math.max(box.y0, box.y1);
-      const inside = viewport.sites.map((site) => site.joint).filter((j) => {
-        const p = viewport.screen(j, box.view);
-        return p && p.x >= x0 && p.x <= x1 && p.y >= y0 && p.y <= y1;
-      });
-      store.selectJoints(inside, inside[0] ?? null);
+      store.selectJoints(...jointsInBox(viewport, box));
       box = null;
       drawBox();
     }
@@ -153,41 +238,9 @@ function installMouse(store, viewport, poser, panels) {
     if (press?.hit.others?.length > 1) showPicker(press.x, press.y, press.hit.others);
     press = null;
   };
-  // the picker: the joints at one place (a CMU skeleton's Hips, LHipJoint, RHipJoint and
-  // LowerBack), parent first; choosing one selects it
-  const picker = document.createElement('div');
-  picker.id = 'pick-menu';
-  picker.className = 'menu';
-  picker.hidden = true;
-  document.body.append(picker);
-  function showPicker(x, y, joints) {
-    picker.replaceChildren(...joints.map((j) => {
-      const b = document.createElement('button');
-      b.textContent = store.figure.jointNames[j];
-      b.dataset.joint = store.figure.jointNames[j];
-      b.classList.toggle('selected', j === store.ui.selection.joint);
-      b.addEventListener('click', (e) => { e.stopPropagation(); store.select(j); hidePicker(); });
-      return b;
-    }));
-    picker.style.left = `${x + 8}px`;
-    picker.style.top = `${y + 8}px`;
-    picker.hidden = false;
-  }
-  function hidePicker() { picker.hidden = true; }
   el.addEventListener('pointerup', up);
   el.addEventListener('pointercancel', up);
-  el.addEventListener('wheel', (e) => {
-    e.preventDefault();
-    const s = poser.session;
-    if (poser.lockEdit?.view) return;
-    if (s) {
-      // Welman 6.2: in perspective the goal is pushed and pulled along the view ray
-      if (s.view === 'perspective') poser.move(null, (e.deltaY > 0 ? 1 : -1) * viewport.size * 0.03);
-      return;
-    }
-    const v = viewport.viewAt(e.clientX, e.clientY);
-    if (v) viewport.zoom(v.view, e.deltaY > 0 ? 1.1 : 1 / 1.1);
-  }, { passive: false });
+  installWheel(viewport, poser);
 }
 
 async function boot() {
@@ -209,7 +262,11 @@ async function boot() {
   const fig = store.figure;
   const api = window.marionette;
   Object.assign(api, {
-    store, viewport, poser, panels, posing: { quatOfFrame },
+    store,
+    viewport,
+    poser,
+    panels,
+    posing: { quatOfFrame },
     state() {
       return {
         figure: fig.name,
@@ -229,9 +286,14 @@ async function boot() {
       viewport.render();
       return viewport.lockScreen(name, view);
     },
-    selectLock(name) { panels.selectLock(name); },
+    selectLock(name) {
+      panels.selectLock(name);
+    },
     /** Every view fits the figure (the F key). */
-    fitViews() { viewport.frameAll(); viewport.render(); },
+    fitViews() {
+      viewport.frameAll();
+      viewport.render();
+    },
     screen(joint, view = 'front') {
       const j = typeof joint === 'number' ? joint : fig.jointNames.indexOf(joint);
       if (j < 0) throw new Error(`screen: no joint named "${joint}"`);
@@ -246,14 +308,30 @@ async function boot() {
     stats() {
       return { dragMs: poser.stats.dragMs.slice(-300), moveMs: poser.stats.moveMs.slice(-300), maxViolation: poser.stats.maxViolation };
     },
-    views() { return { layout: viewport.layout, rects: viewport.rects() }; },
-    select(joint) { store.select(joint === null ? null : fig.jointNames.indexOf(joint)); },
-    addLock(kind, joint) { return poser.addLock(kind, joint); },
-    solve() { return poser.solveLocks(200); },
-    save() { return store.save(); },
-    undo() { return store.undo(); },
-    redo() { return store.redo(); },
-    setSettings(patch) { store.setSettings(patch); },
+    views() {
+      return { layout: viewport.layout, rects: viewport.rects() };
+    },
+    select(joint) {
+      store.select(joint === null ? null : fig.jointNames.indexOf(joint));
+    },
+    addLock(kind, joint) {
+      return poser.addLock(kind, joint);
+    },
+    solve() {
+      return poser.solveLocks(200);
+    },
+    save() {
+      return store.save();
+    },
+    undo() {
+      return store.undo();
+    },
+    redo() {
+      return store.redo();
+    },
+    setSettings(patch) {
+      store.setSettings(patch);
+    },
   });
   // a message left by the page before it loaded again (a dropped figure's units, a new scale)
   const notice = sessionStorage.getItem('marionette.notice');
@@ -263,7 +341,10 @@ async function boot() {
 }
 
 let resolveReady, rejectReady;
-const ready = new Promise((res, rej) => { resolveReady = res; rejectReady = rej; });
+const ready = new Promise((res, rej) => {
+  resolveReady = res;
+  rejectReady = rej;
+});
 window.marionette = { ready };
 boot().then(resolveReady, (e) => {
   console.error(e);

@@ -48,8 +48,11 @@ export function comfortOn(settings, figure, key = 'comfort') {
  * that branching down to the root, the root excluded: the stick figure's torso, a CMU
  * skeleton's LowerBack, Spine and Spine1. */
 export function coreJoints(figure) {
-  const n = figure.jointCount, height = new Array(n).fill(0), out = new Set();
-  for (let j = n - 1; j >= 0; j--) { // children come after their parent
+  const n = figure.jointCount,
+    height = new Array(n).fill(0),
+    out = new Set();
+  for (let j = n - 1; j >= 0; j--) {
+    // children come after their parent
     const p = figure.joints[j].parent;
     if (p >= 0) height[p] = Math.max(height[p], height[j] + 1);
   }
@@ -70,14 +73,18 @@ export function coreJoints(figure) {
 export function insideDistance(poly, p) {
   let area = 0;
   for (let i = 0; i < poly.length; i++) {
-    const a = poly[i], b = poly[(i + 1) % poly.length];
+    const a = poly[i],
+      b = poly[(i + 1) % poly.length];
     area += a[0] * b[2] - b[0] * a[2];
   }
   const w = Math.sign(area) || 1;
   let d = Infinity;
   for (let i = 0; i < poly.length; i++) {
-    const a = poly[i], b = poly[(i + 1) % poly.length];
-    const ex = b[0] - a[0], ez = b[2] - a[2], len = Math.hypot(ex, ez) || 1;
+    const a = poly[i],
+      b = poly[(i + 1) % poly.length];
+    const ex = b[0] - a[0],
+      ez = b[2] - a[2],
+      len = Math.hypot(ex, ez) || 1;
     d = Math.min(d, (w * (ex * (p[2] - a[2]) - ez * (p[0] - a[0]))) / len);
   }
   return d;
@@ -100,8 +107,15 @@ export function dragChain(sites, siteOf, joint, mode, base = null, figure = null
     const b = typeof base === 'number' ? base : figure.jointNames.indexOf(base);
     if (b >= 0) baseSite = siteOf[b];
     // only an ancestor site is a base
-    let a = s, isAnc = false;
-    while (a >= 0) { if (a === baseSite) { isAnc = true; break; } a = sites[a].parent; }
+    let a = s,
+      isAnc = false;
+    while (a >= 0) {
+      if (a === baseSite) {
+        isAnc = true;
+        break;
+      }
+      a = sites[a].parent;
+    }
     if (!isAnc) baseSite = -1;
   }
   for (;;) {
@@ -125,14 +139,18 @@ function expand(sites, siteList) {
 export function ancestorsOf(sites, siteOf, joint) {
   const out = [];
   let s = sites[siteOf[joint]].parent;
-  while (s >= 0) { out.push(...sites[s].joints.slice().reverse()); s = sites[s].parent; }
+  while (s >= 0) {
+    out.push(...sites[s].joints.slice().reverse());
+    s = sites[s].parent;
+  }
   return out.reverse();
 }
 
 /** Welman 6.3: the goal on the ray closest to the end-effector point p (Fig. 6.3), pushed
  * along the ray by `push` (the mouse wheel in perspective). */
 export function goalOnRay(ray, p, push = 0) {
-  const o = ray.origin, d = ray.direction;
+  const o = ray.origin,
+    d = ray.direction;
   const t = d.dot(p.clone().sub(o));
   return o.clone().add(d.clone().multiplyScalar(t + push));
 }
@@ -142,24 +160,51 @@ export function lockRecipe(kind, jointName, figure, at) {
   const q = quatOfFrame(figure, figure.jointNames.indexOf(jointName));
   const pos = Array.from(at);
   switch (kind) {
-    case 'position': return { handles: [{ type: 'point' }], constraints: [{ type: 'pin', target: pos }] };
-    case 'orientation': return { handles: [{ type: 'orientation' }], constraints: [{ type: 'orient', target: q }] };
-    case 'orientation-x': case 'orientation-y': case 'orientation-z':
+    case 'position':
+      return { handles: [{ type: 'point' }], constraints: [{ type: 'pin', target: pos }] };
+    case 'orientation':
+      return { handles: [{ type: 'orientation' }], constraints: [{ type: 'orient', target: q }] };
+    case 'orientation-x':
+    case 'orientation-y':
+    case 'orientation-z':
       return { handles: [{ type: 'orientation' }], constraints: [{ type: 'orient', target: q, axis: kind.slice(-1) }] };
     case 'combined':
-      return { handles: [{ type: 'point' }, { type: 'orientation' }],
-        constraints: [{ type: 'pin', target: pos, weight: 1 }, { type: 'orient', target: q, weight: 0.5, handleIndex: 1 }] };
+      return {
+        handles: [{ type: 'point' }, { type: 'orientation' }],
+        constraints: [
+          { type: 'pin', target: pos, weight: 1 },
+          { type: 'orient', target: q, weight: 0.5, handleIndex: 1 },
+        ],
+      };
     case 'plane':
       return { handles: [{ type: 'point' }], constraints: [{ type: 'plane', origin: pos, normal: [0, 1, 0] }] };
-    default: throw new Error(`unknown lock kind ${kind}`);
+    default:
+      throw new Error(`unknown lock kind ${kind}`);
   }
 }
 
 /** The unit quaternion (w, x, y, z) of a joint frame (rotation row-major in figure.frames). */
 export function quatOfFrame(figure, j) {
-  const f = figure.frames, b = 12 * j;
-  const m = new THREE.Matrix4().set(f[b], f[b + 1], f[b + 2], 0, f[b + 3], f[b + 4], f[b + 5], 0,
-    f[b + 6], f[b + 7], f[b + 8], 0, 0, 0, 0, 1);
+  const f = figure.frames,
+    b = 12 * j;
+  const m = new THREE.Matrix4().set(
+    f[b],
+    f[b + 1],
+    f[b + 2],
+    0,
+    f[b + 3],
+    f[b + 4],
+    f[b + 5],
+    0,
+    f[b + 6],
+    f[b + 7],
+    f[b + 8],
+    0,
+    0,
+    0,
+    0,
+    1,
+  );
   const q = new THREE.Quaternion().setFromRotationMatrix(m).normalize();
   return [q.w, q.x, q.y, q.z];
 }
@@ -177,12 +222,15 @@ export class Poser {
     this.session = null;
     this.lockEdit = null; // a lock's target being moved (marker drag or sliders)
   }
-  get settings() { return posingSettings(this.store.settings); }
+  get settings() {
+    return posingSettings(this.store.settings);
+  }
 
   /** The joints that maintain a lock (Welman 6.3 "the joints which can contribute"): the
    * chain from the locked part up to the lock's `from` joint (default: the root). */
   lockJoints(lockName, jointName) {
-    const fig = this.store.figure, vp = this.viewport;
+    const fig = this.store.figure,
+      vp = this.viewport;
     const j = fig.jointNames.indexOf(jointName);
     if (j < 0) return [];
     const from = this.settings.locks[lockName]?.from ?? null;
@@ -204,17 +252,30 @@ export class Poser {
 
   /** The document's locks active at a frame, each {constraint, handle, joints}. */
   activeLocks(frame = this.store.ui.frame) {
-    const doc = this.store.doc, handles = new Map((doc.handles ?? []).map((h) => [h.name, h]));
-    return (doc.constraints ?? []).filter((c) => c.enabled !== false && activeAt(c, frame) && c.type !== 'balance'
-      && c.type !== 'equal' && handles.has(c.handle) && handles.get(c.handle).joint !== undefined)
-      .map((c) => ({ constraint: c, handle: handles.get(c.handle),
-        joints: this.lockJoints(c.name ?? c.handle, handles.get(c.handle).joint) }));
+    const doc = this.store.doc,
+      handles = new Map((doc.handles ?? []).map((h) => [h.name, h]));
+    return (doc.constraints ?? [])
+      .filter(
+        (c) =>
+          c.enabled !== false &&
+          activeAt(c, frame) &&
+          c.type !== 'balance' &&
+          c.type !== 'equal' &&
+          handles.has(c.handle) &&
+          handles.get(c.handle).joint !== undefined,
+      )
+      .map((c) => ({
+        constraint: c,
+        handle: handles.get(c.handle),
+        joints: this.lockJoints(c.name ?? c.handle, handles.get(c.handle).joint),
+      }));
   }
 
   /** A constraint system over the figure with the given locks (targets as in the document;
    * a `lock` without target holds where the handle is now). Returns {sys, cons}. */
   buildSystem(locks, extraHandles = 0) {
-    const fig = this.store.figure, m = this.store.m;
+    const fig = this.store.figure,
+      m = this.store.m;
     const sys = m.createConstraintSystem([fig], { maxHandles: 2 * locks.length + 5 + extraHandles, maxConstraints: locks.length + 3 });
     const idx = new Map();
     const cons = [];
@@ -223,7 +284,8 @@ export class Poser {
       const def = constraintDef(l.constraint, idx);
       delete def.name;
       if (l.constraint.type === 'pin' && !def.target) def.target = sys.handleValue(idx.get(l.handle.name)).position;
-      if (l.constraint.type === 'orient' && !def.targetRotation) def.targetRotation = quatOfFrame(fig, fig.jointNames.indexOf(l.handle.joint));
+      if (l.constraint.type === 'orient' && !def.targetRotation)
+        def.targetRotation = quatOfFrame(fig, fig.jointNames.indexOf(l.handle.joint));
       cons.push(sys.addConstraint(def));
     }
     return { sys, cons, handleIndex: idx };
@@ -250,7 +312,7 @@ export class Poser {
     }
     if (!comfortOn(this.store.settings, fig, 'balance')) return { balance: -1, polygon: null };
     const lockedJoints = locks.map((l) => fig.jointNames.indexOf(l.handle.joint)).filter((j) => j >= 0);
-    const feet = (j) => lockedJoints.some((l) => isBelow(fig, j, l) || isBelow(fig, l, j) && fig.joints[l].parent === j);
+    const feet = (j) => lockedJoints.some((l) => isBelow(fig, j, l) || (isBelow(fig, l, j) && fig.joints[l].parent === j));
     const poly = lockedJoints.length ? feetPolygon(fig, feet) : null;
     if (!poly || poly.length < 3) return { balance: -1, polygon: null };
     let com;
@@ -258,8 +320,12 @@ export class Poser {
       const h = sys.addHandle({ type: 'com', joint: -1 });
       com = sys.handleValue(h).position;
       const P = fig.positions;
-      let y0 = Infinity, y1 = -Infinity;
-      for (let j = 0; j < fig.jointCount; j++) { y0 = Math.min(y0, P[3 * j + 1]); y1 = Math.max(y1, P[3 * j + 1]); }
+      let y0 = Infinity,
+        y1 = -Infinity;
+      for (let j = 0; j < fig.jointCount; j++) {
+        y0 = Math.min(y0, P[3 * j + 1]);
+        y1 = Math.max(y1, P[3 * j + 1]);
+      }
       const inside = insideDistance(poly, com);
       if (!(inside > 0)) return { balance: -1, polygon: poly };
       const margin = Math.min(0.006 * (y1 - y0), 0.5 * inside);
@@ -272,7 +338,8 @@ export class Poser {
 
   /** Mobility of every joint: frozen outside `moving`, else the user's weight. */
   applyScales(sys, moving) {
-    const fig = this.store.figure, w = this.settings.weights;
+    const fig = this.store.figure,
+      w = this.settings.weights;
     for (let j = 0; j < fig.jointCount; j++) {
       if (fig.joints[j].type === 'fixed') continue;
       sys.setJointScale(j, moving.has(j) ? (w[fig.jointNames[j]] ?? 1) : 0);
@@ -287,7 +354,9 @@ export class Poser {
    * held by its own joints, so with the feet locked the body moves over them (Fig. 6.4).
    */
   begin(joint, view, ndc, together = []) {
-    const st = this.settings, vp = this.viewport, fig = this.store.figure;
+    const st = this.settings,
+      vp = this.viewport,
+      fig = this.store.figure;
     // the joint a press drags: its site's, or the topmost site at its place; and the chain
     // that moves it (the root moves itself)
     const resolve = (j) => {
@@ -341,21 +410,38 @@ export class Poser {
    * bone does in pose mode), the locks they disturb held.
    */
   beginRotate(joint, view) {
-    const vp = this.viewport, fig = this.store.figure;
+    const vp = this.viewport,
+      fig = this.store.figure;
     const site = vp.sites[vp.siteOf[joint]];
     joint = site.joints[site.joints.length - 1];
     const own = site.joints.filter((j) => fig.joints[j].type !== 'fixed' && fig.joints[j].type !== 'slide');
     const chain = own;
     if (!own.length) return null;
     const moving = new Set(chain);
-    const locks = this.activeLocks(), moved = new Set();
+    const locks = this.activeLocks(),
+      moved = new Set();
     for (const j of chain) for (let k = j; k < fig.jointCount; k++) if (isBelow(fig, k, j)) moved.add(k);
     const held = locks.filter((l) => moved.has(fig.jointNames.indexOf(l.handle.joint)));
     for (const l of held) for (const j of l.joints) moving.add(j);
     const { sys, cons } = this.buildSystem(held, 1);
     const q0 = quatOfFrame(fig, joint);
-    const s = { joint, view, chain, moving, qBefore: Float64Array.from(fig.q), push: 0, useIK: false, locks: held, sys, cons,
-      rotate: true, axis: vp.viewAxis(view), qStart: new THREE.Quaternion(q0[1], q0[2], q0[3], q0[0]), extras: [], moved: false };
+    const s = {
+      joint,
+      view,
+      chain,
+      moving,
+      qBefore: Float64Array.from(fig.q),
+      push: 0,
+      useIK: false,
+      locks: held,
+      sys,
+      cons,
+      rotate: true,
+      axis: vp.viewAxis(view),
+      qStart: new THREE.Quaternion(q0[1], q0[2], q0[3], q0[0]),
+      extras: [],
+      moved: false,
+    };
     s.hand = sys.addHandle({ joint, type: 'orientation' });
     this.applyScales(sys, moving);
     s.comfort = this.applyComfort(sys, chain, held);
@@ -371,7 +457,9 @@ export class Poser {
   rotate(angle) {
     const s = this.session;
     if (!s?.rotate) return;
-    const t0 = performance.now(), fig = this.store.figure, st = this.settings;
+    const t0 = performance.now(),
+      fig = this.store.figure,
+      st = this.settings;
     const q = new THREE.Quaternion().setFromAxisAngle(s.axis, angle).multiply(s.qStart);
     s.sys.dragRotation(s.hand, [q.w, q.x, q.y, q.z]);
     s.sys.solve({ method: st.csolver, maxIters: st.iterations, tol: LOCK_TOL });
@@ -391,7 +479,8 @@ export class Poser {
     const tMove = performance.now();
     if (ndc) s.ndc = ndc;
     s.push += pushDelta;
-    const vp = this.viewport, fig = this.store.figure;
+    const vp = this.viewport,
+      fig = this.store.figure;
     const ray = vp.rayAt(s.view, s.ndc).ray;
     const p = vp.jointPosition(s.joint);
     const goal = goalOnRay(ray, p, s.view === 'perspective' ? s.push : 0);
@@ -400,9 +489,12 @@ export class Poser {
     const st = this.settings;
     const t0 = performance.now();
     if (s.useIK) {
-      const top = s.chain[0], base = fig.joints[top].parent;
-      fig.solveIK({ base, tip: s.joint, target: toFrame(fig, base, goal) },
-        { method: st.ikMethod, maxIters: st.iterations, respectLimits: true, timeoutMs: 0 });
+      const top = s.chain[0],
+        base = fig.joints[top].parent;
+      fig.solveIK(
+        { base, tip: s.joint, target: toFrame(fig, base, goal) },
+        { method: st.ikMethod, maxIters: st.iterations, respectLimits: true, timeoutMs: 0 },
+      );
       this._restoreFrozen(s);
     } else {
       s.sys.drag(s.hand, [goal.x, goal.y, goal.z]);
@@ -433,7 +525,8 @@ export class Poser {
   /** Escape or a right-click during a drag: the pose (and a moved lock's target) as it was
    * when the drag began; nothing is recorded or saved. Returns whether a drag was cancelled. */
   cancel() {
-    const s = this.session, e = this.lockEdit;
+    const s = this.session,
+      e = this.lockEdit;
     if (s) {
       this.session = null;
       if (s.sys) {
@@ -537,7 +630,10 @@ export class Poser {
     const e = this.beginLockEdit(name);
     if (!e) return null;
     const c = this.store.doc.constraints.find((x) => x.name === name);
-    if (c.type !== 'pin' && c.type !== 'plane') { this.lockEdit = null; return null; }
+    if (c.type !== 'pin' && c.type !== 'plane') {
+      this.lockEdit = null;
+      return null;
+    }
     e.view = view;
     e.key = c.type === 'pin' ? 'target' : 'origin';
     e.point = this.lockPoint(c);
@@ -549,7 +645,9 @@ export class Poser {
     const ray = this.viewport.rayAt(e.view, ndc).ray;
     const goal = goalOnRay(ray, e.point, e.view === 'perspective' ? push : 0);
     e.point = goal;
-    this.editLock((c) => { c[e.key] = [goal.x, goal.y, goal.z]; });
+    this.editLock((c) => {
+      c[e.key] = [goal.x, goal.y, goal.z];
+    });
     this.viewport.showGoal(goal);
   }
 
@@ -563,14 +661,17 @@ export class Poser {
 
   /** Adds a lock of a kind on a joint at its current place; returns the constraint names. */
   addLock(kind, jointName) {
-    const fig = this.store.figure, j = fig.jointNames.indexOf(jointName);
+    const fig = this.store.figure,
+      j = fig.jointNames.indexOf(jointName);
     const at = fig.positions.subarray(3 * j, 3 * j + 3);
     const recipe = lockRecipe(kind, jointName, fig, at);
     return this.store.apply(`lock ${jointName}`, (doc) => {
       doc.handles ??= [];
       doc.constraints ??= [];
-      const hn = doc.handles.map((h) => h.name), cn = doc.constraints.map((c) => c.name).filter(Boolean);
-      const label = { position: 'position', orientation: 'orientation', combined: 'lock', plane: 'plane' }[kind] ?? `orientation ${kind.slice(-1)}`;
+      const hn = doc.handles.map((h) => h.name),
+        cn = doc.constraints.map((c) => c.name).filter(Boolean);
+      const label =
+        { position: 'position', orientation: 'orientation', combined: 'lock', plane: 'plane' }[kind] ?? `orientation ${kind.slice(-1)}`;
       const handleNames = recipe.handles.map((h) => {
         const name = uniqueName(`${jointName} ${h.type === 'orientation' ? 'frame' : 'point'}`, hn);
         hn.push(name);
@@ -617,9 +718,13 @@ function isBelow(fig, k, j) {
 // a world point in a joint's frame (the IK target is given in the base frame); -1: world
 function toFrame(fig, j, p) {
   if (j < 0) return [p.x, p.y, p.z];
-  const f = fig.frames, b = 12 * j;
+  const f = fig.frames,
+    b = 12 * j;
   const d = [p.x - f[b + 9], p.y - f[b + 10], p.z - f[b + 11]];
   // R^T d with R row-major
-  return [f[b] * d[0] + f[b + 3] * d[1] + f[b + 6] * d[2], f[b + 1] * d[0] + f[b + 4] * d[1] + f[b + 7] * d[2],
-    f[b + 2] * d[0] + f[b + 5] * d[1] + f[b + 8] * d[2]];
+  return [
+    f[b] * d[0] + f[b + 3] * d[1] + f[b + 6] * d[2],
+    f[b + 1] * d[0] + f[b + 4] * d[1] + f[b + 7] * d[2],
+    f[b + 2] * d[0] + f[b + 5] * d[1] + f[b + 8] * d[2],
+  ];
 }

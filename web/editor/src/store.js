@@ -5,6 +5,7 @@
 // (If-Match), so a second tab editing the same project gets a conflict, never an overwrite.
 import { poseToQ, qToPose, newSequenceDoc, scaleFigureDoc, estimateMasses } from './docmodel.js';
 import { addLayers } from './anim/layers.js';
+import { client, unquote } from './server.js';
 
 const UNDO_LIMIT = 200;
 
@@ -12,7 +13,7 @@ export class Store {
   /** m: the Marionette module (load()); fetchFn: fetch, replaceable for tests. */
   constructor(m, fetchFn = globalThis.fetch.bind(globalThis)) {
     this.m = m;
-    this._fetch = fetchFn;
+    this.server = client(fetchFn); // every /api call (server.js)
     this.figure = null; // the wasm Figure being posed
     this.figureDoc = null; // the figure document of /api/figure
     this.doc = null; // the sequence document (docs/sequence.md), plain JSON
@@ -56,20 +57,13 @@ export class Store {
   }
 
   // ---- loading ----
-  async _json(url, options) {
-    const r = await this._fetch(url, options);
-    const text = await r.text();
-    let body = null;
-    try {
-      body = text ? JSON.parse(text) : null;
-    } catch {
-      body = null;
-    }
-    return { ok: r.ok, status: r.status, body, text, etag: r.headers.get('ETag') };
+  /** The server's answer to an /api address (server.js), for the page's console and tests. */
+  _json(url, options) {
+    return this.server.call(url, options);
   }
 
   async _readFile(path) {
-    const r = await this._json(`/api/file?path=${encodeURIComponent(path)}`);
+    const r = await this.server.file(path);
     if (r.status === 404) return null;
     if (!r.ok) throw new Error(`${path}: ${r.body?.error ?? `HTTP ${r.status}`}`);
     if (r.body === null) throw new Error(`${path}: not JSON`);
@@ -79,7 +73,7 @@ export class Store {
 
   /** Reads the project, its settings, sequence and figure. */
   async open() {
-    const p = await this._json('/api/project');
+    const p = await this.server.project();
     if (!p.ok) throw new Error(`/api/project: ${p.body?.error ?? `HTTP ${p.status}`}`);
     this.project = p.body;
     this.settings = (await this._readFile('editor.json')) ?? {};
@@ -107,8 +101,7 @@ export class Store {
     }
     this.setPose(q);
     // what the server has, as this page would write it: an unchanged file is not written
-    for (const path of [this.sequencePath, 'editor.json'])
-      if (this._versions.get(path)) this._written.set(path, this._content(path));
+    for (const path of [this.sequencePath, 'editor.json']) if (this._versions.get(path)) this._written.set(path, this._content(path));
     if (!this._versions.get(this.sequencePath)) this._markDirty(this.sequencePath);
     this.emit('doc', { label: 'open' });
     this.emit('frame', frame);
@@ -116,7 +109,7 @@ export class Store {
   }
 
   async _loadFigure(path) {
-    const r = await this._json(`/api/figure?path=${encodeURIComponent(path)}`);
+    const r = await this.server.figure(path);
     if (r.ok && r.body) {
       this.figureDoc = scaleFigureDoc(r.body, this.doc?.scale ?? 1);
       // masses for a figure without them (its centre of mass: balance and its overlay)
@@ -135,8 +128,7 @@ export class Store {
   // ---- the document and undo ----
   // the document, the pose and the locks' contributing joints (editor.json `locks`)
   _snapshot(label, q) {
-    return { label, doc: JSON.stringify(this.doc), q: Array.from(q ?? this.figure.q),
-      locks: JSON.stringify(this.settings.locks ?? {}) };
+    return { label, doc: JSON.stringify(this.doc), q: Array.from(q ?? this.figure.q), locks: JSON.stringify(this.settings.locks ?? {}) };
   }
   _push(entry) {
     this._undo.push(entry);
@@ -219,10 +211,18 @@ export class Store {
     this._saveUnkeyedPose();
     return back;
   }
-  canUndo() { return this._undo.length > 0; }
-  canRedo() { return this._redo.length > 0; }
-  undoLabel() { return this._undo.at(-1)?.label ?? ''; }
-  redoLabel() { return this._redo.at(-1)?.label ?? ''; }
+  canUndo() {
+    return this._undo.length > 0;
+  }
+  canRedo() {
+    return this._redo.length > 0;
+  }
+  undoLabel() {
+    return this._undo.at(-1)?.label ?? '';
+  }
+  redoLabel() {
+    return this._redo.at(-1)?.label ?? '';
+  }
   undo() {
     if (!this._undo.length) return false;
     this._redo.push(this._restore(this._undo.pop()));
@@ -235,7 +235,9 @@ export class Store {
   }
 
   // ---- frames and poses ----
-  keyIndexAt(frame) { return this.doc.keys.findIndex((k) => k.frame === frame); }
+  keyIndexAt(frame) {
+    return this.doc.keys.findIndex((k) => k.frame === frame);
+  }
 
   _invalidateSequence() {
     if (this._seq) this._seq.dispose();
@@ -243,9 +245,12 @@ export class Store {
   }
   _sequence() {
     if (this._seq) return this._seq;
-    const d = this.doc, interp = d.interpolation ?? {};
+    const d = this.doc,
+      interp = d.interpolation ?? {};
     const seq = this.m.createSequence(this._seqFigure, {
-      fps: d.fps ?? 30, rotation: interp.rotation ?? 'default', translation: interp.translation ?? 'default',
+      fps: d.fps ?? 30,
+      rotation: interp.rotation ?? 'default',
+      translation: interp.translation ?? 'default',
     });
     for (const [joint, modes] of Object.entries(interp.joints ?? {})) seq.setInterpolation(modes, joint);
     for (const key of d.keys) {
@@ -359,10 +364,8 @@ export class Store {
       return Promise.resolve();
     }
     const version = this._versions.get(path) ?? '';
-    const headers = { 'Content-Type': 'application/json' };
-    if (version) headers['If-Match'] = `"${version}"`;
-    else headers['If-None-Match'] = '*';
-    const run = this._json(`/api/file?path=${encodeURIComponent(path)}`, { method: 'PUT', headers, body })
+    const run = this.server
+      .putFile(path, body, version)
       .then((r) => {
         if (r.ok) {
           this._versions.set(path, r.body.version);
@@ -434,15 +437,11 @@ export class Store {
   /** After a conflict: writes ours over theirs (explicit, never silent). */
   async overwrite() {
     for (const path of [this.sequencePath, 'editor.json']) {
-      const r = await this._fetch(`/api/file?path=${encodeURIComponent(path)}`, { method: 'GET' });
-      if (r.ok) this._versions.set(path, unquote(r.headers.get('ETag')));
+      const r = await this.server.file(path);
+      if (r.ok) this._versions.set(path, unquote(r.etag));
       this._dirty.add(path);
     }
     this.saveStatus = 'unsaved';
     return this.save();
   }
-}
-
-function unquote(etag) {
-  return etag ? etag.replace(/^W\//, '').replace(/^"|"$/g, '') : '';
 }

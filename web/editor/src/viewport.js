@@ -34,15 +34,18 @@ const COLORS = {
  * marked `samePlace`: picking prefers the parent among them and lists them by name.
  */
 export function jointSites(figure) {
-  const pos = figure.positions, joints = figure.joints;
+  const pos = figure.positions,
+    joints = figure.joints;
   const siteOf = new Int32Array(joints.length);
   const childCount = new Int32Array(joints.length);
   for (const jt of joints) if (jt.parent >= 0) childCount[jt.parent]++;
   const sites = [];
   for (let j = 0; j < joints.length; j++) {
     const p = joints[j].parent;
-    const here = p >= 0 && Math.hypot(pos[3 * j] - pos[3 * p], pos[3 * j + 1] - pos[3 * p + 1],
-      pos[3 * j + 2] - pos[3 * p + 2]) < 1e-9 && figureOffsetZero(figure, j);
+    const here =
+      p >= 0 &&
+      Math.hypot(pos[3 * j] - pos[3 * p], pos[3 * j + 1] - pos[3 * p + 1], pos[3 * j + 2] - pos[3 * p + 2]) < 1e-9 &&
+      figureOffsetZero(figure, j);
     const sp = here ? sites[siteOf[p]] : null;
     if (here && childCount[p] === 1 && sp.joints[sp.joints.length - 1] === p) {
       siteOf[j] = siteOf[p];
@@ -67,35 +70,48 @@ export function jointSites(figure) {
 export function skinBind(figure, controllers, ctrlJoint) {
   const keep = Float64Array.from(figure.q);
   figure.setQ(figure.restQ).fk();
-  const f = figure.frames, p = figure.positions;
+  const f = figure.frames,
+    p = figure.positions;
   const restRot = ctrlJoint.map((j) => {
     if (j < 0) return new THREE.Matrix3();
     const b = 12 * j;
     return new THREE.Matrix3().set(f[b], f[b + 1], f[b + 2], f[b + 3], f[b + 4], f[b + 5], f[b + 6], f[b + 7], f[b + 8]).transpose();
   });
-  const pairs = controllers.map((c, i) => ctrlJoint[i] < 0 ? null
-    : [new THREE.Vector3(...c.pivot), new THREE.Vector3(p[3 * ctrlJoint[i]], p[3 * ctrlJoint[i] + 1], p[3 * ctrlJoint[i] + 2])])
+  const pairs = controllers
+    .map((c, i) =>
+      ctrlJoint[i] < 0
+        ? null
+        : [new THREE.Vector3(...c.pivot), new THREE.Vector3(p[3 * ctrlJoint[i]], p[3 * ctrlJoint[i] + 1], p[3 * ctrlJoint[i] + 2])],
+    )
     .filter(Boolean);
   figure.setQ(keep).fk();
   const bind = new THREE.Matrix3();
   if (pairs.length < 3) return { restRot, bind };
   // three pivots spanning the largest triangle
-  let best = null, area = 0;
-  const n = pairs.length, e1 = new THREE.Vector3(), e2 = new THREE.Vector3();
+  let best = null,
+    area = 0;
+  const n = pairs.length,
+    e1 = new THREE.Vector3(),
+    e2 = new THREE.Vector3();
   for (let a = 0; a < n; a++) {
     for (let b = a + 1; b < n; b++) {
       for (let c = b + 1; c < n; c++) {
         e1.subVectors(pairs[b][0], pairs[a][0]);
         e2.subVectors(pairs[c][0], pairs[a][0]);
         const s = e1.cross(e2).length();
-        if (s > area) { area = s; best = [a, b, c]; }
+        if (s > area) {
+          area = s;
+          best = [a, b, c];
+        }
       }
     }
   }
   if (!best) return { restRot, bind };
   const frameOf = (k) => {
     const [a, b, c] = best.map((i) => pairs[i][k]);
-    const x = b.clone().sub(a).normalize(), z = x.clone().cross(c.clone().sub(a)).normalize(), y = z.clone().cross(x);
+    const x = b.clone().sub(a).normalize(),
+      z = x.clone().cross(c.clone().sub(a)).normalize(),
+      y = z.clone().cross(x);
     return new THREE.Matrix3().set(x.x, y.x, z.x, x.y, y.y, z.y, x.z, y.z, z.z);
   };
   bind.multiplyMatrices(frameOf(1), frameOf(0).transpose());
@@ -133,8 +149,10 @@ export class Viewport {
     this.scene.add(this.figureGroup);
     this.lockGroup = new THREE.Group();
     this.scene.add(this.lockGroup);
-    this.goalMarker = new THREE.Mesh(new THREE.SphereGeometry(1, 16, 12),
-      new THREE.MeshBasicMaterial({ color: COLORS.goal, transparent: true, opacity: 0.85, depthTest: false }));
+    this.goalMarker = new THREE.Mesh(
+      new THREE.SphereGeometry(1, 16, 12),
+      new THREE.MeshBasicMaterial({ color: COLORS.goal, transparent: true, opacity: 0.85, depthTest: false }),
+    );
     this.goalMarker.renderOrder = 10;
     this.goalMarker.visible = false;
     this.scene.add(this.goalMarker);
@@ -142,12 +160,16 @@ export class Viewport {
     this.scene.add(this.balanceGroup);
     this.balance = null; // { com, polygon, inside } while the overlay is shown
     this.setFigure(store.figure);
-    store.on('pose', () => { this.updatePose(); });
+    store.on('pose', () => {
+      this.updatePose();
+    });
     store.on('settings', () => {
       this.updateBalance();
       if (!!this.store.settings.alignViews !== this._aligned) this.frameAll();
     });
-    store.on('doc', () => { this.updateLocks(); });
+    store.on('doc', () => {
+      this.updateLocks();
+    });
     new ResizeObserver(() => this.resize()).observe(container);
     this.resize();
     // a lost WebGL context (the GPU reset, too many contexts): three.js rebuilds its state
@@ -234,15 +256,19 @@ export class Viewport {
     figure.reset().fk();
     // zero offsets: the joint's origin coincides with its parent's at rest
     const pos = figure.positions;
-    figure._zeroOffset = figure.joints.map((j, i) => j.parent >= 0 && Math.hypot(pos[3 * i] - pos[3 * j.parent],
-      pos[3 * i + 1] - pos[3 * j.parent + 1], pos[3 * i + 2] - pos[3 * j.parent + 2]) < 1e-9);
+    figure._zeroOffset = figure.joints.map(
+      (j, i) =>
+        j.parent >= 0 &&
+        Math.hypot(pos[3 * i] - pos[3 * j.parent], pos[3 * i + 1] - pos[3 * j.parent + 1], pos[3 * i + 2] - pos[3 * j.parent + 2]) < 1e-9,
+    );
     const { sites, siteOf } = jointSites(figure);
     figure.setQ(q).fk();
     this.sites = sites;
     this.siteOf = siteOf;
     // the figure's size now (a capture skeleton in centimetres is a hundred times the stick
     // figure): joints and markers are drawn, and the views framed, in proportion
-    const box = this.figureBounds(), ext = box.getSize(new THREE.Vector3());
+    const box = this.figureBounds(),
+      ext = box.getSize(new THREE.Vector3());
     const size = Math.max(ext.x, ext.y, ext.z) || 1;
     this.size = size;
     this.jointRadius = size * 0.02;
@@ -280,10 +306,14 @@ export class Viewport {
    * mirror pairs them), turned a quarter about the vertical. 0 without such pairs.
    */
   figureYaw() {
-    const fig = this.figure, names = fig.jointNames, p = fig.positions;
-    let lx = 0, lz = 0;
+    const fig = this.figure,
+      names = fig.jointNames,
+      p = fig.positions;
+    let lx = 0,
+      lz = 0;
     names.forEach((n, j) => {
-      const partner = mirrorName(n), k = partner ? names.indexOf(partner) : -1;
+      const partner = mirrorName(n),
+        k = partner ? names.indexOf(partner) : -1;
       if (k < 0 || !(/left/i.test(n) || /^[Ll][A-Z_.\- ]/.test(n) || /[_.\- ][Ll]$/.test(n))) return;
       lx += p[3 * j] - p[3 * k];
       lz += p[3 * j + 2] - p[3 * k + 2];
@@ -293,7 +323,9 @@ export class Viewport {
 
   /** The box holding the figure now: its joints, and its skin when it has one. */
   figureBounds() {
-    const box = new THREE.Box3(), p = this.figure.positions, v = new THREE.Vector3();
+    const box = new THREE.Box3(),
+      p = this.figure.positions,
+      v = new THREE.Vector3();
     for (let j = 0; j < this.figure.jointCount; j++) box.expandByPoint(v.set(p[3 * j], p[3 * j + 1], p[3 * j + 2]));
     if (this.skin) {
       this.skin.geo.computeBoundingBox();
@@ -314,22 +346,34 @@ export class Viewport {
     // the views turned to face the figure (editor.json `alignViews`), else the world's axes
     this._aligned = !!this.store.settings.alignViews;
     this.viewYaw = this._aligned ? this.figureYaw() : 0;
-    const c = box.getCenter(new THREE.Vector3()), e = box.getSize(new THREE.Vector3());
+    const c = box.getCenter(new THREE.Vector3()),
+      e = box.getSize(new THREE.Vector3());
     if (this.viewYaw) {
       // the extents across and along the figure's own forward axis
-      const f = new THREE.Vector3(Math.sin(this.viewYaw), 0, Math.cos(this.viewYaw)), l = new THREE.Vector3(f.z, 0, -f.x);
-      let x0 = Infinity, x1 = -Infinity, z0 = Infinity, z1 = -Infinity;
-      const p = this.figure.positions, v = new THREE.Vector3();
+      const f = new THREE.Vector3(Math.sin(this.viewYaw), 0, Math.cos(this.viewYaw)),
+        l = new THREE.Vector3(f.z, 0, -f.x);
+      let x0 = Infinity,
+        x1 = -Infinity,
+        z0 = Infinity,
+        z1 = -Infinity;
+      const p = this.figure.positions,
+        v = new THREE.Vector3();
       for (let j = 0; j < this.figure.jointCount; j++) {
         v.set(p[3 * j], p[3 * j + 1], p[3 * j + 2]);
-        x0 = Math.min(x0, v.dot(l)); x1 = Math.max(x1, v.dot(l));
-        z0 = Math.min(z0, v.dot(f)); z1 = Math.max(z1, v.dot(f));
+        x0 = Math.min(x0, v.dot(l));
+        x1 = Math.max(x1, v.dot(l));
+        z0 = Math.min(z0, v.dot(f));
+        z1 = Math.max(z1, v.dot(f));
       }
       e.x = x1 - x0;
       e.z = z1 - z0;
     }
-    const pad = 4 * this.jointRadius, rects = this.rects();
-    const aspect = (n) => { const r = rects[n]; return r && r.w > 1 && r.h > 1 ? r.w / r.h : 1; };
+    const pad = 4 * this.jointRadius,
+      rects = this.rects();
+    const aspect = (n) => {
+      const r = rects[n];
+      return r && r.w > 1 && r.h > 1 ? r.w / r.h : 1;
+    };
     const across = { front: [e.x, e.y], side: [e.z, e.y], top: [e.x, e.z] };
     // every orthographic view at one scale, the one the view that needs the most room
     // needs: a length measures the same on screen in each, and a figure's footprint seen
@@ -346,9 +390,11 @@ export class Viewport {
     const oneScale = Math.min(need.front, need.side) >= 0.625 * size;
     for (const n of ['front', 'side', 'top'])
       this.orthoState[n] = { center: c.clone(), size: oneScale ? size : Math.max(need[n], size / 3) };
-    const cam = this.cameras.perspective, radius = Math.max(0.5 * e.length(), this.jointRadius * 5);
-    const half = (cam.fov * Math.PI) / 360, halfH = Math.atan(Math.tan(half) * aspect('perspective'));
-    const dist = radius / Math.sin(Math.min(half, halfH)) * 1.05;
+    const cam = this.cameras.perspective,
+      radius = Math.max(0.5 * e.length(), this.jointRadius * 5);
+    const half = (cam.fov * Math.PI) / 360,
+      halfH = Math.atan(Math.tan(half) * aspect('perspective'));
+    const dist = (radius / Math.sin(Math.min(half, halfH))) * 1.05;
     this.orbit = { target: c.clone(), yaw: this.orbit?.yaw ?? 0.6, pitch: this.orbit?.pitch ?? 0.22, dist };
     this._navigated = false;
     this.requestRender();
@@ -374,9 +420,17 @@ export class Viewport {
       const verts = rig.deform(rig.restPose());
       geo.setAttribute('position', new THREE.BufferAttribute(new Float32Array(verts.length), 3));
       if (doc.skin.triangles) geo.setIndex(Array.from(doc.skin.triangles));
-      const mesh = new THREE.Mesh(geo, new THREE.MeshStandardMaterial({
-        color: 0xb9a58f, roughness: 0.7, transparent: true, opacity: 0.55, side: THREE.DoubleSide, depthWrite: false,
-      }));
+      const mesh = new THREE.Mesh(
+        geo,
+        new THREE.MeshStandardMaterial({
+          color: 0xb9a58f,
+          roughness: 0.7,
+          transparent: true,
+          opacity: 0.55,
+          side: THREE.DoubleSide,
+          depthWrite: false,
+        }),
+      );
       mesh.name = 'skin';
       this.figureGroup.add(mesh);
       const ctrlJoint = doc.skin.controllers.map((c) => c.joint ?? -1);
@@ -391,8 +445,11 @@ export class Viewport {
   skinPose() {
     const sk = this.skin;
     if (!sk) return null;
-    const f = this.figure.frames, p = this.figure.positions, pose = new Float64Array(sk.rest);
-    const R = new THREE.Matrix3(), M = new THREE.Matrix3();
+    const f = this.figure.frames,
+      p = this.figure.positions,
+      pose = new Float64Array(sk.rest);
+    const R = new THREE.Matrix3(),
+      M = new THREE.Matrix3();
     sk.ctrlJoint.forEach((j, c) => {
       if (j < 0) return;
       const b = 12 * j;
@@ -407,7 +464,8 @@ export class Viewport {
   _updateSkin() {
     const sk = this.skin;
     if (!sk) return;
-    const v = sk.rig.deform(this.skinPose()), attr = sk.geo.getAttribute('position');
+    const v = sk.rig.deform(this.skinPose()),
+      attr = sk.geo.getAttribute('position');
     for (let i = 0; i < v.length; i++) attr.array[i] = v[i];
     attr.needsUpdate = true;
     sk.geo.computeVertexNormals();
@@ -423,8 +481,10 @@ export class Viewport {
     const up = new THREE.Vector3(0, 1, 0);
     for (const mesh of this.bones) {
       const s = mesh.userData.site;
-      const a = this.jointPosition(this.sites[s.parent].joint), b = this.jointPosition(s.joints[0]);
-      const d = b.clone().sub(a), len = d.length();
+      const a = this.jointPosition(this.sites[s.parent].joint),
+        b = this.jointPosition(s.joints[0]);
+      const d = b.clone().sub(a),
+        len = d.length();
       mesh.position.copy(a);
       mesh.quaternion.setFromUnitVectors(up, len > 1e-12 ? d.divideScalar(len) : up);
       const r = this.jointRadius * 0.62;
@@ -445,10 +505,14 @@ export class Viewport {
    * the centre of mass is over it, red when not.
    */
   updateBalance() {
-    for (const o of this.balanceGroup.children) { o.geometry.dispose(); o.material.dispose(); }
+    for (const o of this.balanceGroup.children) {
+      o.geometry.dispose();
+      o.material.dispose();
+    }
     this.balanceGroup.clear();
     this.balance = null;
-    const fig = this.figure, on = this.store.settings.balanceOverlay;
+    const fig = this.figure,
+      on = this.store.settings.balanceOverlay;
     const poly = on === false ? null : feetPolygon(fig);
     if (!poly || poly.length < 3) return;
     if (this._comFig !== fig) {
@@ -468,18 +532,27 @@ export class Viewport {
     this._comSys.invalidate();
     const com = new THREE.Vector3(...this._comSys.handleValue(this._comHandle).position);
     const inside = insidePolygon(poly, com);
-    const color = inside ? COLORS.plane : COLORS.locked, ground = poly[0][1];
-    const line = (pts) => new THREE.Line(new THREE.BufferGeometry().setFromPoints(pts),
-      new THREE.LineBasicMaterial({ color, depthTest: false, transparent: true, opacity: 0.9 }));
+    const color = inside ? COLORS.plane : COLORS.locked,
+      ground = poly[0][1];
+    const line = (pts) =>
+      new THREE.Line(
+        new THREE.BufferGeometry().setFromPoints(pts),
+        new THREE.LineBasicMaterial({ color, depthTest: false, transparent: true, opacity: 0.9 }),
+      );
     const loop = line([...poly, poly[0]].map((p) => new THREE.Vector3(p[0], p[1], p[2])));
     const drop = line([com, new THREE.Vector3(com.x, ground, com.z)]);
-    const dot = new THREE.Mesh(new THREE.SphereGeometry(this.jointRadius * 0.9, 12, 8),
-      new THREE.MeshBasicMaterial({ color, depthTest: false }));
+    const dot = new THREE.Mesh(
+      new THREE.SphereGeometry(this.jointRadius * 0.9, 12, 8),
+      new THREE.MeshBasicMaterial({ color, depthTest: false }),
+    );
     dot.position.copy(com);
     const foot = new THREE.Mesh(dot.geometry.clone(), dot.material.clone());
     foot.position.set(com.x, ground, com.z);
     foot.scale.setScalar(0.6);
-    for (const o of [loop, drop, dot, foot]) { o.renderOrder = 7; this.balanceGroup.add(o); }
+    for (const o of [loop, drop, dot, foot]) {
+      o.renderOrder = 7;
+      this.balanceGroup.add(o);
+    }
     this.balance = { com: com.toArray(), polygon: poly, inside };
   }
 
@@ -493,7 +566,8 @@ export class Viewport {
     const { selected, chain, locked, multi } = this.highlight;
     this.spheres.forEach((m, i) => {
       const j = this.sites[i].joint;
-      const c = j === selected || multi.has(j) ? COLORS.selected : locked.has(j) ? COLORS.locked : chain.has(j) ? COLORS.chain : COLORS.joint;
+      const c =
+        j === selected || multi.has(j) ? COLORS.selected : locked.has(j) ? COLORS.locked : chain.has(j) ? COLORS.chain : COLORS.joint;
       m.material.color.setHex(c);
       m.scale.setScalar(this.jointRadius * (j === selected || multi.has(j) ? 1.45 : 1));
     });
@@ -516,26 +590,33 @@ export class Viewport {
       const h = handles.get(c.handle);
       if (!h) continue;
       const j = h.joint !== undefined ? this.figure.joints.findIndex((x) => x.name === h.joint) : -1;
-      const at = liveTargets?.get(c.name) ?? (c.target && c.type === 'pin' ? new THREE.Vector3(...c.target)
-        : j >= 0 ? this.jointPosition(j) : new THREE.Vector3());
+      const at =
+        liveTargets?.get(c.name) ??
+        (c.target && c.type === 'pin' ? new THREE.Vector3(...c.target) : j >= 0 ? this.jointPosition(j) : new THREE.Vector3());
       if (c.type === 'pin') {
-        const m = new THREE.Mesh(new THREE.OctahedronGeometry(r * 1.6),
-          new THREE.MeshBasicMaterial({ color: COLORS.pin, wireframe: false, transparent: true, opacity: 0.9, depthTest: false }));
+        const m = new THREE.Mesh(
+          new THREE.OctahedronGeometry(r * 1.6),
+          new THREE.MeshBasicMaterial({ color: COLORS.pin, wireframe: false, transparent: true, opacity: 0.9, depthTest: false }),
+        );
         m.position.copy(at);
         m.renderOrder = 5;
         m.userData = { lock: c.name, kind: 'lock' };
         this.lockGroup.add(m);
         this.lockMarkers.push({ name: c.name, point: at.clone() });
-        const ring = new THREE.Mesh(new THREE.TorusGeometry(r * 2.6, r * 0.25, 8, 32),
-          new THREE.MeshBasicMaterial({ color: COLORS.pin, depthTest: false }));
+        const ring = new THREE.Mesh(
+          new THREE.TorusGeometry(r * 2.6, r * 0.25, 8, 32),
+          new THREE.MeshBasicMaterial({ color: COLORS.pin, depthTest: false }),
+        );
         ring.rotation.x = Math.PI / 2;
         ring.position.copy(at);
         ring.renderOrder = 5;
         this.lockGroup.add(ring);
       } else if (c.type === 'plane') {
         const n = new THREE.Vector3(...(c.normal ?? [0, 1, 0])).normalize();
-        const m = new THREE.Mesh(new THREE.PlaneGeometry(this.size * 0.35, this.size * 0.35),
-          new THREE.MeshBasicMaterial({ color: COLORS.plane, transparent: true, opacity: 0.28, side: THREE.DoubleSide, depthWrite: false }));
+        const m = new THREE.Mesh(
+          new THREE.PlaneGeometry(this.size * 0.35, this.size * 0.35),
+          new THREE.MeshBasicMaterial({ color: COLORS.plane, transparent: true, opacity: 0.28, side: THREE.DoubleSide, depthWrite: false }),
+        );
         m.quaternion.setFromUnitVectors(new THREE.Vector3(0, 0, 1), n);
         m.position.copy(c.origin ? new THREE.Vector3(...c.origin) : at);
         this.lockGroup.add(m);
@@ -546,15 +627,22 @@ export class Viewport {
         this.lockMarkers.push({ name: c.name, point: m.position.clone() });
       } else if (c.type === 'orient' && j >= 0) {
         // the target's axes (the frame the lock holds), at the part
-        const f = this.figure.frames, p = this.jointPosition(j);
+        const f = this.figure.frames,
+          p = this.jointPosition(j);
         const t = c.target ? new THREE.Quaternion(c.target[1], c.target[2], c.target[3], c.target[0]).normalize() : null;
         const len = r * 5;
         for (let k = 0; k < 3; k++) {
           if (c.axis && 'xyz'[k] !== c.axis) continue;
-          const dir = t ? new THREE.Vector3(k === 0 ? 1 : 0, k === 1 ? 1 : 0, k === 2 ? 1 : 0).applyQuaternion(t)
+          const dir = t
+            ? new THREE.Vector3(k === 0 ? 1 : 0, k === 1 ? 1 : 0, k === 2 ? 1 : 0).applyQuaternion(t)
             : new THREE.Vector3(f[12 * j + k], f[12 * j + 3 + k], f[12 * j + 6 + k]);
           const arrow = new THREE.ArrowHelper(dir, p, len, [0xff5f56, 0x4fc08d, 0x5fa8ff][k], r * 1.4, r * 0.9);
-          arrow.traverse((o) => { if (o.material) { o.material.depthTest = false; } o.renderOrder = 6; });
+          arrow.traverse((o) => {
+            if (o.material) {
+              o.material.depthTest = false;
+            }
+            o.renderOrder = 6;
+          });
           this.lockGroup.add(arrow);
         }
       }
@@ -566,8 +654,12 @@ export class Viewport {
   setGhosts(qs, opacity = 0.25) {
     for (const g of this._ghosts) this.scene.remove(g);
     this._ghosts = [];
-    if (!qs || !qs.length) { this.requestRender(); return; }
-    const fig = this.figure, keep = Float64Array.from(fig.q);
+    if (!qs || !qs.length) {
+      this.requestRender();
+      return;
+    }
+    const fig = this.figure,
+      keep = Float64Array.from(fig.q);
     const mat = new THREE.LineBasicMaterial({ color: 0x9ab8d8, transparent: true, opacity });
     for (const q of qs) {
       fig.setQ(q).fk();
@@ -605,12 +697,15 @@ export class Viewport {
   }
   /** Each view's rectangle in CSS pixels relative to the container. */
   rects() {
-    const w = this.container.clientWidth, h = this.container.clientHeight, out = {};
+    const w = this.container.clientWidth,
+      h = this.container.clientHeight,
+      out = {};
     if (this.layout !== 'quad') {
       for (const n of VIEW_NAMES) out[n] = n === this.layout ? { x: 0, y: 0, w, h } : null;
       return out;
     }
-    const hw = Math.floor(w / 2), hh = Math.floor(h / 2);
+    const hw = Math.floor(w / 2),
+      hh = Math.floor(h / 2);
     out.front = { x: 0, y: 0, w: hw - 1, h: hh - 1 };
     out.side = { x: hw + 1, y: 0, w: w - hw - 1, h: hh - 1 };
     out.top = { x: 0, y: hh + 1, w: hw - 1, h: h - hh - 1 };
@@ -618,14 +713,16 @@ export class Viewport {
     return out;
   }
   resize() {
-    const w = this.container.clientWidth, h = this.container.clientHeight;
+    const w = this.container.clientWidth,
+      h = this.container.clientHeight;
     if (!w || !h) return;
     this.renderer.setSize(w, h, false);
     this.canvas.style.width = `${w}px`;
     this.canvas.style.height = `${h}px`;
     const rects = this.rects();
     for (const n of VIEW_NAMES) {
-      const r = rects[n], cell = this.cells[n];
+      const r = rects[n],
+        cell = this.cells[n];
       cell.hidden = !r;
       if (r) Object.assign(cell.style, { left: `${r.x}px`, top: `${r.y}px`, width: `${r.w}px`, height: `${r.h}px` });
       cell.classList.toggle('maximized', this.layout === n);
@@ -634,37 +731,59 @@ export class Viewport {
     this.requestRender();
   }
   _updateCamera(name, r) {
-    const cam = this.cameras[name], aspect = r.w / r.h;
+    const cam = this.cameras[name],
+      aspect = r.w / r.h;
     if (name === 'perspective') {
       const o = this.orbit;
       cam.aspect = aspect;
       cam.near = o.dist / 200;
       cam.far = o.dist * 200;
-      cam.position.set(o.target.x + o.dist * Math.cos(o.pitch) * Math.sin(o.yaw), o.target.y + o.dist * Math.sin(o.pitch),
-        o.target.z + o.dist * Math.cos(o.pitch) * Math.cos(o.yaw));
+      cam.position.set(
+        o.target.x + o.dist * Math.cos(o.pitch) * Math.sin(o.yaw),
+        o.target.y + o.dist * Math.sin(o.pitch),
+        o.target.z + o.dist * Math.cos(o.pitch) * Math.cos(o.yaw),
+      );
       cam.up.set(0, 1, 0);
       cam.lookAt(o.target);
     } else {
-      const st = this.orthoState[name], half = st.size / 2;
-      cam.left = -half * aspect; cam.right = half * aspect; cam.top = half; cam.bottom = -half;
-      const c = st.center, back = 50 * this.size; // the whole figure between near and far
+      const st = this.orthoState[name],
+        half = st.size / 2;
+      cam.left = -half * aspect;
+      cam.right = half * aspect;
+      cam.top = half;
+      cam.bottom = -half;
+      const c = st.center,
+        back = 50 * this.size; // the whole figure between near and far
       cam.near = -back;
       cam.far = 3 * back;
       // front looks at the figure's front (+z, or its own forward axis when the views face
       // it), side at its left, top down with its front at the bottom
-      const sy = Math.sin(this.viewYaw ?? 0), cy = Math.cos(this.viewYaw ?? 0);
-      if (name === 'front') { cam.position.set(c.x + back * sy, c.y, c.z + back * cy); cam.up.set(0, 1, 0); }
-      if (name === 'side') { cam.position.set(c.x + back * cy, c.y, c.z - back * sy); cam.up.set(0, 1, 0); }
-      if (name === 'top') { cam.position.set(c.x, c.y + back, c.z); cam.up.set(-sy, 0, -cy); }
+      const sy = Math.sin(this.viewYaw ?? 0),
+        cy = Math.cos(this.viewYaw ?? 0);
+      if (name === 'front') {
+        cam.position.set(c.x + back * sy, c.y, c.z + back * cy);
+        cam.up.set(0, 1, 0);
+      }
+      if (name === 'side') {
+        cam.position.set(c.x + back * cy, c.y, c.z - back * sy);
+        cam.up.set(0, 1, 0);
+      }
+      if (name === 'top') {
+        cam.position.set(c.x, c.y + back, c.z);
+        cam.up.set(-sy, 0, -cy);
+      }
       cam.lookAt(c);
     }
     cam.updateProjectionMatrix();
     cam.updateMatrixWorld();
   }
-  requestRender() { this._dirty = true; }
+  requestRender() {
+    this._dirty = true;
+  }
   render() {
     this._dirty = false;
-    const rects = this.rects(), H = this.container.clientHeight;
+    const rects = this.rects(),
+      H = this.container.clientHeight;
     for (const n of VIEW_NAMES) {
       const r = rects[n];
       if (!r || r.w < 2 || r.h < 2) continue;
@@ -687,7 +806,9 @@ export class Viewport {
    */
   updateRings() {
     this._rings ??= {};
-    const j = this.highlight.selected, rects = this.rects(), box = this.container.getBoundingClientRect();
+    const j = this.highlight.selected,
+      rects = this.rects(),
+      box = this.container.getBoundingClientRect();
     for (const n of VIEW_NAMES) {
       let ring = this._rings[n];
       if (!ring) {
@@ -701,8 +822,12 @@ export class Viewport {
       const inside = p && r && p.x - box.left >= r.x && p.x - box.left <= r.x + r.w && p.y - box.top >= r.y && p.y - box.top <= r.y + r.h;
       ring.hidden = !inside;
       if (inside) {
-        Object.assign(ring.style, { left: `${p.x - box.left - RING_PX}px`, top: `${p.y - box.top - RING_PX}px`,
-          width: `${2 * RING_PX}px`, height: `${2 * RING_PX}px` });
+        Object.assign(ring.style, {
+          left: `${p.x - box.left - RING_PX}px`,
+          top: `${p.y - box.top - RING_PX}px`,
+          width: `${2 * RING_PX}px`,
+          height: `${2 * RING_PX}px`,
+        });
       }
     }
   }
@@ -724,8 +849,10 @@ export class Viewport {
   // ---- picking and projection ----
   /** The view under a page point, with normalised device coordinates. */
   viewAt(clientX, clientY) {
-    const box = this.container.getBoundingClientRect(), rects = this.rects();
-    const x = clientX - box.left, y = clientY - box.top;
+    const box = this.container.getBoundingClientRect(),
+      rects = this.rects();
+    const x = clientX - box.left,
+      y = clientY - box.top;
     for (const n of VIEW_NAMES) {
       const r = rects[n];
       if (r && x >= r.x && x < r.x + r.w && y >= r.y && y < r.y + r.h) {
@@ -750,7 +877,8 @@ export class Viewport {
   pick(clientX, clientY) {
     const v = this.viewAt(clientX, clientY);
     if (!v) return null;
-    const r = this.rects()[v.view], cam = this.cameras[v.view];
+    const r = this.rects()[v.view],
+      cam = this.cameras[v.view];
     // a sphere's radius in pixels: the orthographic scale, or the perspective at its depth
     const radiusPx = (p) => {
       if (v.view !== 'perspective') return (this.jointRadius / this.orthoState[v.view].size) * r.h;
@@ -759,18 +887,22 @@ export class Viewport {
     };
     const found = [];
     for (let i = 0; i < this.sites.length; i++) {
-      const p = this.jointPosition(this.sites[i].joint), s = this.project(p, v.view);
+      const p = this.jointPosition(this.sites[i].joint),
+        s = this.project(p, v.view);
       if (!s) continue;
       const d = Math.hypot(s.x - clientX, s.y - clientY);
       if (d < 14) found.push({ i, d, x: s.x, y: s.y, hit: d <= Math.max(3, radiusPx(p) * 1.45) });
     }
     if (!found.length) return { view: v.view, joint: null, ndc: v.ndc, others: [] };
     const depth = (f) => this.sites[f.i].depth;
-    found.sort((a, b) => (b.hit - a.hit) || (Math.abs(a.d - b.d) > 0.5 ? a.d - b.d : depth(a) - depth(b)));
+    found.sort((a, b) => b.hit - a.hit || (Math.abs(a.d - b.d) > 0.5 ? a.d - b.d : depth(a) - depth(b)));
     const top = found[0];
-    const at = this.jointPosition(this.sites[top.i].joint), eps = 1e-6 * this.size;
-    const others = found.filter((f) => this.jointPosition(this.sites[f.i].joint).distanceTo(at) <= eps)
-      .sort((a, b) => depth(a) - depth(b)).map((f) => this.sites[f.i].joint);
+    const at = this.jointPosition(this.sites[top.i].joint),
+      eps = 1e-6 * this.size;
+    const others = found
+      .filter((f) => this.jointPosition(this.sites[f.i].joint).distanceTo(at) <= eps)
+      .sort((a, b) => depth(a) - depth(b))
+      .map((f) => this.sites[f.i].joint);
     return { view: v.view, joint: this.sites[top.i].joint, ndc: v.ndc, others, sphere: top.hit };
   }
   /** Page pixels of a world point in a view, or null when the view is hidden. */
@@ -823,8 +955,8 @@ export class Viewport {
     const cam = this.cameras[view];
     const right = new THREE.Vector3().setFromMatrixColumn(cam.matrixWorld, 0);
     const up = new THREE.Vector3().setFromMatrixColumn(cam.matrixWorld, 1);
-    const scale = view === 'perspective' ? (2 * this.orbit.dist * Math.tan((cam.fov * Math.PI) / 360)) / r.h
-      : this.orthoState[view].size / r.h;
+    const scale =
+      view === 'perspective' ? (2 * this.orbit.dist * Math.tan((cam.fov * Math.PI) / 360)) / r.h : this.orthoState[view].size / r.h;
     const d = right.multiplyScalar(-dxPix * scale).add(up.multiplyScalar(dyPix * scale));
     (view === 'perspective' ? this.orbit.target : this.orthoState[view].center).add(d);
     this.requestRender();
@@ -835,7 +967,8 @@ export class Viewport {
 function insidePolygon(poly, p) {
   let sign = 0;
   for (let i = 0; i < poly.length; i++) {
-    const a = poly[i], b = poly[(i + 1) % poly.length];
+    const a = poly[i],
+      b = poly[(i + 1) % poly.length];
     const c = (b[0] - a[0]) * (p.z - a[2]) - (b[2] - a[2]) * (p.x - a[0]);
     if (c !== 0) {
       if (sign && Math.sign(c) !== sign) return false;

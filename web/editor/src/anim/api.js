@@ -1,7 +1,12 @@
 // window.marionette's animation members (docs/editor.md, "Animating"): what a test or a script needs to
 // drive the timeline, playback and the animation tools without the mouse.
 export function installApi(anim) {
-  const s = anim.store, p = anim.player, act = (name) => (...args) => anim.actions[name](...args);
+  const s = anim.store,
+    p = anim.player,
+    act =
+      (name) =>
+      (...args) =>
+        anim.actions[name](...args);
   const api = (window.marionette ??= {});
   Object.assign(api, {
     play: () => p.play(),
@@ -13,9 +18,15 @@ export function installApi(anim) {
     step: (n = 1) => p.step(n),
     toStart: () => p.toStart(),
     toEnd: () => p.toEnd(),
-    setLoop: (on) => { p.loop = !!on; anim.transport?.update(); },
+    setLoop: (on) => {
+      p.loop = !!on;
+      anim.transport?.update();
+    },
     /** The option "keep the locks at in-between frames". */
-    keepConstraints: (on) => { if (on !== undefined) p.keepConstraints = on; return p.keepConstraints; },
+    keepConstraints: (on) => {
+      if (on !== undefined) p.keepConstraints = on;
+      return p.keepConstraints;
+    },
     insertKey: act('insertKey'),
     deleteSelectedKeys: act('deleteSelectedKeys'),
     selectKeys: (frames) => anim.selectKeys(frames),
@@ -41,14 +52,18 @@ export function installApi(anim) {
     graph: (variable) => {
       const d = document.getElementById('graph-panel');
       if (d && !d.open) d.open = true;
-      if (variable) { anim.graph.picked = variable; anim.graph.pickedWith = anim.graph.selectedJoint(); }
+      if (variable) {
+        anim.graph.picked = variable;
+        anim.graph.pickedWith = anim.graph.selectedJoint();
+      }
       anim.graph.draw();
       return anim.graph.drawn ?? null;
     },
     /** Page pixels of the graph's key k and of the tangent handles shown, with the scales:
      * { key: {x, y}, left, right, keyIndex, pxPerFrame, pxPerUnit }. */
     graphPoints: (k) => {
-      const g = anim.graph, l = g.last;
+      const g = anim.graph,
+        l = g.last;
       return { ...g.screenPoints(k), pxPerFrame: l ? l.w / (l.b - l.a) : null, pxPerUnit: l ? l.hh / (l.ymax - l.ymin) : null };
     },
     setLockFrames: act('setLockFrames'),
@@ -60,22 +75,33 @@ export function installApi(anim) {
     openFigureFile: act('openFigureFile'),
     /** Playback figures: solver ms of the constrained frames shown, the last solve. */
     animStats: () => ({
-      solveMs: [...p.solveMs], playing: p.playing, frame: s.ui.frame, lastSolve: p.lastResult,
-      keepConstraints: p.keepConstraints, status: anim.lastStatus ?? '',
+      solveMs: [...p.solveMs],
+      playing: p.playing,
+      frame: s.ui.frame,
+      lastSolve: p.lastResult,
+      keepConstraints: p.keepConstraints,
+      status: anim.lastStatus ?? '',
     }),
-    resetAnimStats: () => { p.solveMs.length = 0; },
+    resetAnimStats: () => {
+      p.solveMs.length = 0;
+    },
     /** The timeline's x (CSS pixels in #tl-canvas) of a frame. */
     timelineX: (f) => anim.timeline.xOf(f),
     /** The contact rows of the timeline: [{ joint, y, heel, toe }] (y: CSS pixels). */
-    contactRows: () => (s.doc.contacts ?? []).map((t, i) => ({
-      joint: t.joint, y: anim.timeline.contactRowY(i), heel: structuredClone(t.heel ?? []), toe: structuredClone(t.toe ?? []),
-    })),
+    contactRows: () =>
+      (s.doc.contacts ?? []).map((t, i) => ({
+        joint: t.joint,
+        y: anim.timeline.contactRowY(i),
+        heel: structuredClone(t.heel ?? []),
+        toe: structuredClone(t.toe ?? []),
+      })),
     /** Turns a foot's heel or toe contact at a frame on or off, as a click on its row does. */
     toggleContact: (joint, part, frame) => {
       const i = (s.doc.contacts ?? []).findIndex((t) => t.joint === joint);
       return i >= 0 && anim.timeline.toggleContact(i, part, frame);
     },
     /** The flipbook menu's sequences once opened: [{ path, keys, shown }]. */
-    flipbooks: () => anim.flipbook?.books.map((b) => ({ path: b.path, keys: b.keys, shown: b.shown ?? null, error: b.error ?? null })) ?? [],
+    flipbooks: () =>
+      anim.flipbook?.books.map((b) => ({ path: b.path, keys: b.keys, shown: b.shown ?? null, error: b.error ?? null })) ?? [],
   });
 }

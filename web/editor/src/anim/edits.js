@@ -35,8 +35,7 @@ export function runEdit(anim, label, op, known = [], { whole = false } = {}) {
   }
   if (!removed.length && !added.length) throw new NothingToDo(`${label}: no keys in the range`);
   // a sequence document holds at least one key (docs/sequence.md): the server refuses less
-  if (store.doc.keys.length - removed.length + added.length < 1)
-    throw new NothingToDo(`${label}: a sequence keeps at least one key`);
+  if (store.doc.keys.length - removed.length + added.length < 1) throw new NothingToDo(`${label}: a sequence keeps at least one key`);
   // whole: the keys the edit put at fractional frames (a stretch by 0.5 of an odd span,
   // 30.5) go to the nearest whole frame; of keys landing on one frame the edit's last wins,
   // and it replaces a key that was there

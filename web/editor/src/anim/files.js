@@ -4,17 +4,7 @@
 // opened as a new sequence document of that figure.
 import { h } from './dom.js';
 import { newSequenceDoc, guessUnits, restHeight, qToPose } from '../docmodel.js';
-
-async function answer(r, what) {
-  let body = null;
-  try {
-    body = await r.json();
-  } catch {
-    body = null;
-  }
-  if (!r.ok) throw new Error(`${what}: ${body?.error ?? `HTTP ${r.status}`}`);
-  return body;
-}
+import { expect, downloadUrl } from '../server.js';
 
 /** Saves, exports the sequence (format 'bvh' or 'glb'), downloads it; resolves to its path. */
 export async function exportSequence(anim, format) {
@@ -22,10 +12,9 @@ export async function exportSequence(anim, format) {
   anim.status(`Exporting ${format === 'bvh' ? 'BVH' : 'glTF'}\u2026`);
   const saved = await s.save();
   if (saved !== 'saved') throw new Error(`export: the sequence is not saved (${s.saveError || saved})`);
-  const r = await fetch(`/api/export?sequence=${encodeURIComponent(s.sequencePath)}&format=${format}`, { method: 'POST' });
-  const { path } = await answer(r, 'export');
+  const { path } = expect(await s.server.exportSequence(s.sequencePath, format), 'export');
   const a = document.createElement('a');
-  a.href = `/api/file?path=${encodeURIComponent(path)}&download=1`;
+  a.href = downloadUrl(path);
   a.download = path.split('/').pop();
   document.body.append(a);
   a.click();
@@ -97,9 +86,7 @@ export async function openFigureFile(anim, file, options = {}) {
   const s = anim.store;
   if (!FIGURE.test(file.name)) throw new Error(`${file.name}: not a figure file (.bvh, .skel, .urdf, .gltf, .glb)`);
   anim.status(`Opening ${file.name}\u2026`);
-  const up = await answer(await fetch(`/api/upload?name=${encodeURIComponent(file.name)}`, {
-    method: 'POST', body: await file.arrayBuffer(), headers: { 'Content-Type': 'application/octet-stream' },
-  }), file.name);
+  const up = expect(await s.server.upload(file.name, await file.arrayBuffer()), file.name);
   const stem = up.path.replace(/\.[^./]+$/, '');
   let path = `${stem}.sequence.json`;
   const doc = newSequenceDoc(up.path);
@@ -110,11 +97,13 @@ export async function openFigureFile(anim, file, options = {}) {
   if (/\.bvh$/i.test(up.path)) {
     const fig = s.m.figureFromDocument(up.figure);
     try {
-      const h = restHeight(fig), { scale, units } = guessUnits(h);
+      const h = restHeight(fig),
+        { scale, units } = guessUnits(h);
       if (scale !== 1) doc.scale = scale;
-      notice = scale !== 1
-        ? `${up.path}: ${h.toFixed(1)} units tall, read as ${units}: scale ${scale} (${(h * scale).toFixed(2)} m). Settings \u2192 Figure scale changes it.`
-        : `${up.path}: ${h.toFixed(2)} units tall, read as ${units} (scale 1). Settings \u2192 Figure scale changes it.`;
+      notice =
+        scale !== 1
+          ? `${up.path}: ${h.toFixed(1)} units tall, read as ${units}: scale ${scale} (${(h * scale).toFixed(2)} m). Settings \u2192 Figure scale changes it.`
+          : `${up.path}: ${h.toFixed(2)} units tall, read as ${units} (scale 1). Settings \u2192 Figure scale changes it.`;
     } finally {
       fig.dispose();
     }
@@ -125,15 +114,19 @@ export async function openFigureFile(anim, file, options = {}) {
       doc.keys = mk.keys;
       doc.fps = mk.fps;
       if (mk.contacts.length) doc.contacts = mk.contacts;
-      notice += ` Its motion: ${mk.frames} frames at ${mk.fps} fps as ${mk.keys.length} keys`
-        + (tol > 0 ? ` within ${tol} m (largest error ${mk.maxError.toExponential(1)} m).` : ' (every frame a key).');
+      notice +=
+        ` Its motion: ${mk.frames} frames at ${mk.fps} fps as ${mk.keys.length} keys` +
+        (tol > 0 ? ` within ${tol} m (largest error ${mk.maxError.toExponential(1)} m).` : ' (every frame a key).');
     }
   }
   if (/\.(gltf|glb)$/i.test(up.path) && up.figure?.motion?.frames?.length > 1) {
     let motion = options.motion;
     if (options.ask) {
       const answer = await motionDialog(file.name, `${up.figure.motion.frames.length} frames of its first animation`);
-      if (!answer) { anim.status(`Stored ${up.path}; nothing opened`); return null; }
+      if (!answer) {
+        anim.status(`Stored ${up.path}; nothing opened`);
+        return null;
+      }
       motion = answer.motion;
     }
     if (motion) {
@@ -142,17 +135,15 @@ export async function openFigureFile(anim, file, options = {}) {
       doc.keys = mk.keys;
       doc.fps = mk.fps;
       if (mk.contacts.length) doc.contacts = mk.contacts;
-      notice += `. Its animation: ${mk.frames} frames at ${mk.fps} fps as ${mk.keys.length} keys`
-        + (tol > 0 ? ` within ${tol} m (largest error ${mk.maxError.toExponential(1)} m).` : ' (every frame a key).');
+      notice +=
+        `. Its animation: ${mk.frames} frames at ${mk.fps} fps as ${mk.keys.length} keys` +
+        (tol > 0 ? ` within ${tol} m (largest error ${mk.maxError.toExponential(1)} m).` : ' (every frame a key).');
     }
   }
   for (let n = 2; ; n++) {
-    const r = await fetch(`/api/file?path=${encodeURIComponent(path)}`, {
-      method: 'PUT', headers: { 'If-None-Match': '*', 'Content-Type': 'application/json' },
-      body: JSON.stringify(doc, null, 1) + '\n',
-    });
+    const r = await s.server.putFile(path, JSON.stringify(doc, null, 1) + '\n', '');
     if (r.ok) break;
-    if ((r.status !== 409 && r.status !== 412) || n > 50) await answer(r, path);
+    if ((r.status !== 409 && r.status !== 412) || n > 50) expect(r, path);
     path = `${stem}-${n}.sequence.json`;
   }
   anim.scaleNotice = notice;
@@ -203,17 +194,42 @@ export function installDrop(anim) {
  * Cancel). */
 function motionDialog(name, what = '') {
   return new Promise((resolve) => {
-    const tol = h('input', { id: 'motion-tol', type: 'number', min: '0', step: '0.001', value: '0.01',
-      title: 'The largest distance (metres) any joint of an in-between may be from the take' });
-    const done = (v) => { box.remove(); window.removeEventListener('keydown', key, true); resolve(v); };
-    const key = (e) => { if (e.key === 'Escape') { e.stopPropagation(); done(null); } };
-    const box = h('div', { id: 'motion-dialog', class: 'anim-dialog' },
+    const tol = h('input', {
+      id: 'motion-tol',
+      type: 'number',
+      min: '0',
+      step: '0.001',
+      value: '0.01',
+      title: 'The largest distance (metres) any joint of an in-between may be from the take',
+    });
+    const done = (v) => {
+      box.remove();
+      window.removeEventListener('keydown', key, true);
+      resolve(v);
+    };
+    const key = (e) => {
+      if (e.key === 'Escape') {
+        e.stopPropagation();
+        done(null);
+      }
+    };
+    const box = h(
+      'div',
+      { id: 'motion-dialog', class: 'anim-dialog' },
       h('div', { class: 'anim-title' }, `Open ${name}` + (what ? ` (${what})` : '')),
       h('label', { class: 'anim-row' }, 'Keys within ', tol, ' m of the take (0: every frame a key)'),
-      h('div', { class: 'anim-row' },
-        h('button', { id: 'motion-open', onclick: () => done({ motion: { tol: Math.max(0, Number(tol.value) || 0) } }) }, 'Open its motion'),
+      h(
+        'div',
+        { class: 'anim-row' },
+        h(
+          'button',
+          { id: 'motion-open', onclick: () => done({ motion: { tol: Math.max(0, Number(tol.value) || 0) } }) },
+          'Open its motion',
+        ),
         h('button', { id: 'motion-rest', onclick: () => done({ motion: null }) }, 'Its skeleton at rest'),
-        h('button', { id: 'motion-cancel', onclick: () => done(null) }, 'Cancel')));
+        h('button', { id: 'motion-cancel', onclick: () => done(null) }, 'Cancel'),
+      ),
+    );
     window.addEventListener('keydown', key, true);
     document.body.append(box);
     tol.focus();

@@ -4,7 +4,8 @@ import { h } from './dom.js';
 import { poseToQ } from '../docmodel.js';
 import { switchSequence } from './files.js';
 
-const SIZE = 56, PERIOD = 400;
+const SIZE = 56,
+  PERIOD = 400;
 
 function dirOf(path) {
   const i = path.lastIndexOf('/');
@@ -17,7 +18,9 @@ export class Flipbook {
     this.store = anim.store;
     this.books = []; // [{ path, keys, frames: [[segments]] }]
     this._timer = 0;
-    this.panel = menus.add('Sequences', 'sequences', 'The sequences of this project (flipbooks of their keys)', (panel) => this.fill(panel));
+    this.panel = menus.add('Sequences', 'sequences', 'The sequences of this project (flipbooks of their keys)', (panel) =>
+      this.fill(panel),
+    );
   }
 
   async fill(panel) {
@@ -25,8 +28,7 @@ export class Flipbook {
     panel.append(list);
     let files = [];
     try {
-      const r = await fetch('/api/project');
-      files = (await r.json()).files.filter((f) => f.kind === 'sequence').map((f) => f.path);
+      files = (await this.store.server.project()).body.files.filter((f) => f.kind === 'sequence').map((f) => f.path);
     } catch (e) {
       list.replaceChildren(h('div', { class: 'flip-empty' }, `Cannot read the project: ${e.message}`));
       return;
@@ -42,19 +44,35 @@ export class Flipbook {
       }
     }
     this.books = books;
-    list.replaceChildren(...books.map((b) => {
-      const canvas = h('canvas', { class: 'flip-icon', width: SIZE * 2, height: SIZE * 2 });
-      b.canvas = canvas;
-      const current = b.path === this.store.sequencePath;
-      return h('button', { class: `flip-item${current ? ' current' : ''}`, 'data-path': b.path, title: b.error ?? `Open ${b.path}`,
-        onclick: () => { panel.hidden = true; if (!current) this.open(b.path); } },
-      canvas, h('span', { class: 'flip-name' }, b.path),
-      h('span', { class: 'flip-meta' }, b.error ? 'unreadable' : `${b.keys} keys${current ? ' (open)' : ''}`));
-    }));
+    list.replaceChildren(
+      ...books.map((b) => {
+        const canvas = h('canvas', { class: 'flip-icon', width: SIZE * 2, height: SIZE * 2 });
+        b.canvas = canvas;
+        const current = b.path === this.store.sequencePath;
+        return h(
+          'button',
+          {
+            class: `flip-item${current ? ' current' : ''}`,
+            'data-path': b.path,
+            title: b.error ?? `Open ${b.path}`,
+            onclick: () => {
+              panel.hidden = true;
+              if (!current) this.open(b.path);
+            },
+          },
+          canvas,
+          h('span', { class: 'flip-name' }, b.path),
+          h('span', { class: 'flip-meta' }, b.error ? 'unreadable' : `${b.keys} keys${current ? ' (open)' : ''}`),
+        );
+      }),
+    );
     clearInterval(this._timer);
     let tick = 0;
     const step = () => {
-      if (panel.hidden) { clearInterval(this._timer); return; }
+      if (panel.hidden) {
+        clearInterval(this._timer);
+        return;
+      }
       for (const b of this.books) this.drawBook(b, tick);
       tick++;
     };
@@ -64,22 +82,22 @@ export class Flipbook {
 
   /** A flipbook of a sequence document: its key poses as 2-D bone segments (front view). */
   async book(path) {
-    const doc = path === this.store.sequencePath ? this.store.doc
-      : await (await fetch(`/api/file?path=${encodeURIComponent(path)}`)).json();
+    const doc = path === this.store.sequencePath ? this.store.doc : (await this.store.server.file(path)).body;
     const figPath = doc.figure === 'stickman' ? 'stickman' : dirOf(path) + doc.figure;
     const m = this.store.m;
     let fig;
     if (figPath === 'stickman') fig = m.stickman();
     else {
-      const r = await fetch(`/api/figure?path=${encodeURIComponent(figPath)}`);
+      const r = await this.store.server.figure(figPath);
       if (!r.ok) throw new Error(`${figPath}: HTTP ${r.status}`);
-      fig = m.figureFromDocument(await r.json());
+      fig = m.figureFromDocument(r.body);
     }
     try {
       const keys = [...doc.keys].sort((a, b) => a.frame - b.frame);
       const frames = keys.map((k) => {
         fig.setQ(poseToQ(fig, k.pose)).fk();
-        const p = fig.positions, segs = [];
+        const p = fig.positions,
+          segs = [];
         fig.joints.forEach((j, i) => {
           if (j.parent >= 0) segs.push([p[3 * j.parent], p[3 * j.parent + 1], p[3 * i], p[3 * i + 1]]);
         });
@@ -98,14 +116,22 @@ export class Flipbook {
     g.clearRect(0, 0, W, W);
     if (!b.frames.length) return;
     if (!b.box) {
-      let x0 = Infinity, y0 = Infinity, x1 = -Infinity, y1 = -Infinity;
-      for (const f of b.frames) for (const [ax, ay, bx, by] of f) {
-        x0 = Math.min(x0, ax, bx); x1 = Math.max(x1, ax, bx); y0 = Math.min(y0, ay, by); y1 = Math.max(y1, ay, by);
-      }
+      let x0 = Infinity,
+        y0 = Infinity,
+        x1 = -Infinity,
+        y1 = -Infinity;
+      for (const f of b.frames)
+        for (const [ax, ay, bx, by] of f) {
+          x0 = Math.min(x0, ax, bx);
+          x1 = Math.max(x1, ax, bx);
+          y0 = Math.min(y0, ay, by);
+          y1 = Math.max(y1, ay, by);
+        }
       const s = (0.84 * W) / Math.max(x1 - x0, y1 - y0, 1e-9);
       b.box = { s, cx: (x0 + x1) / 2, cy: (y0 + y1) / 2 };
     }
-    const { s, cx, cy } = b.box, segs = b.frames[tick % b.frames.length];
+    const { s, cx, cy } = b.box,
+      segs = b.frames[tick % b.frames.length];
     g.strokeStyle = '#e5e7eb';
     g.lineWidth = 3;
     g.lineCap = 'round';

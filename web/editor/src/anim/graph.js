@@ -23,8 +23,16 @@ export function variables(figure) {
     } else if (j.type === 'ball' || j.type === 'free') {
       const r = j.type === 'free' ? a + 3 : a;
       if (j.type === 'free') {
-        ['x', 'y', 'z'].forEach((c, i) => out.push({ label: `${j.name} position ${c}`, joint: j.name, get: (q) => q[a + i],
-          type: 'free', component: i, mode: 'translation' }));
+        ['x', 'y', 'z'].forEach((c, i) =>
+          out.push({
+            label: `${j.name} position ${c}`,
+            joint: j.name,
+            get: (q) => q[a + i],
+            type: 'free',
+            component: i,
+            mode: 'translation',
+          }),
+        );
       }
       ['x', 'y', 'z'].forEach((c, i) => out.push({ label: `${j.name} rotation ${c}`, joint: j.name, get: (q) => rotvec(q, r)[i] }));
     }
@@ -48,11 +56,14 @@ export class Graph {
     this.picked = null; // a variable label chosen in the list (else the selected joint's first)
     this._seq = null;
     this._fig = null;
-    this.select = h('select', { id: 'graph-var', onchange: (e) => {
-      this.picked = e.target.value;
-      this.pickedWith = this.selectedJoint();
-      this.draw();
-    } });
+    this.select = h('select', {
+      id: 'graph-var',
+      onchange: (e) => {
+        this.picked = e.target.value;
+        this.pickedWith = this.selectedJoint();
+        this.draw();
+      },
+    });
     this.info = h('span', { class: 'graph-info', id: 'graph-info' });
     this.canvas = h('canvas', { class: 'graph-canvas', id: 'graph-canvas' });
     root.append(h('div', { class: 'graph-bar' }, h('label', {}, 'Variable ', this.select), this.info), this.canvas);
@@ -61,7 +72,11 @@ export class Graph {
       this._version++;
       this._seq?.dispose();
       this._seq = null;
-      if (d?.label === 'open') { this._fig?.dispose(); this._fig = null; this._vars = null; }
+      if (d?.label === 'open') {
+        this._fig?.dispose();
+        this._fig = null;
+        this._vars = null;
+      }
       this.draw();
     });
     for (const e of ['frame', 'selection', 'settings']) this.store.on(e, () => this.draw());
@@ -72,9 +87,18 @@ export class Graph {
       this._scrub = true;
       this.scrub(e);
     });
-    this.canvas.addEventListener('pointermove', (e) => { if (this._edit) this.moveEdit(e); else if (this._scrub) this.scrub(e); });
-    this.canvas.addEventListener('pointerup', () => { this._scrub = false; this.endEdit(); });
-    this.canvas.addEventListener('lostpointercapture', () => { this._scrub = false; this.endEdit(); });
+    this.canvas.addEventListener('pointermove', (e) => {
+      if (this._edit) this.moveEdit(e);
+      else if (this._scrub) this.scrub(e);
+    });
+    this.canvas.addEventListener('pointerup', () => {
+      this._scrub = false;
+      this.endEdit();
+    });
+    this.canvas.addEventListener('lostpointercapture', () => {
+      this._scrub = false;
+      this.endEdit();
+    });
     this.keyIndex = -1; // the key whose tangent handles show (the last pressed)
     new ResizeObserver(() => this.draw()).observe(this.canvas);
     this.root.closest('details')?.addEventListener('toggle', () => this.draw());
@@ -91,20 +115,23 @@ export class Graph {
   selectedJoint() {
     const j = this.store.ui.selection.joint;
     if (j === null || j === undefined) return null;
-    return typeof j === 'number' ? this.store.figure.jointNames[j] ?? null : j;
+    return typeof j === 'number' ? (this.store.figure.jointNames[j] ?? null) : j;
   }
   /** The variable drawn: the one picked in the list, until another joint is selected; then
    * the selected joint's first. */
   current() {
-    const vars = this.vars(), joint = this.selectedJoint();
+    const vars = this.vars(),
+      joint = this.selectedJoint();
     const picked = this.picked && vars.find((x) => x.label === this.picked);
     if (picked && this.pickedWith === joint) return picked;
-    return (joint && vars.find((x) => x.joint === joint)) || picked ||
-      vars.find((x) => x.joint === this.store.figure.jointNames[1]) || vars[0];
+    return (
+      (joint && vars.find((x) => x.joint === joint)) || picked || vars.find((x) => x.joint === this.store.figure.jointNames[1]) || vars[0]
+    );
   }
   scrub(e) {
     if (!this.last) return;
-    const r = this.canvas.getBoundingClientRect(), { a, b, x0, w } = this.last;
+    const r = this.canvas.getBoundingClientRect(),
+      { a, b, x0, w } = this.last;
     const f = Math.round(a + ((e.clientX - r.left - x0) / w) * (b - a));
     this.anim.player.pause();
     this.anim.player.show(f);
@@ -113,11 +140,13 @@ export class Graph {
    * constrained ones (each frame, played in order from the start as the export bakes them, on
    * a sequence of the graph's own so playback's warm start is left alone), the keys. */
   sample(v, a, b, keep) {
-    const doc = this.store.doc, m = this.store.m;
+    const doc = this.store.doc,
+      m = this.store.m;
     if (!this._fig) this._fig = this.anim.newFigure();
     if (!this._seq) this._seq = keysSequence(m, this._fig, doc);
     const n = Math.min(1200, Math.max(60, Math.round((b - a) * 4)));
-    const plain = [], q = new Float64Array(this._fig.nq);
+    const plain = [],
+      q = new Float64Array(this._fig.nq);
     for (let i = 0; i <= n; i++) {
       const f = a + ((b - a) * i) / n;
       plain.push([f, v.get(this._seq.sampleQ(f, q))]);
@@ -148,32 +177,50 @@ export class Graph {
   }
 
   draw() {
-    const c = this.canvas, details = this.root.closest('details');
+    const c = this.canvas,
+      details = this.root.closest('details');
     if (details && !details.open) return;
-    const dpr = window.devicePixelRatio || 1, W = c.clientWidth, H = c.clientHeight;
+    const dpr = window.devicePixelRatio || 1,
+      W = c.clientWidth,
+      H = c.clientHeight;
     if (!W || !H) return;
     c.width = Math.round(W * dpr);
     c.height = Math.round(H * dpr);
     const g = c.getContext('2d');
     g.setTransform(dpr, 0, 0, dpr, 0, 0);
     g.clearRect(0, 0, W, H);
-    const doc = this.store.doc, v = this.current();
+    const doc = this.store.doc,
+      v = this.current();
     if (!v || !doc.keys.length) return;
     this.select.value = v.label;
-    const [lo, hi] = this.anim.player.range(), a = lo, b = Math.max(hi, lo + 1);
+    const [lo, hi] = this.anim.player.range(),
+      a = lo,
+      b = Math.max(hi, lo + 1);
     const keep = this.anim.player.keepConstraints && hasConstraints(doc);
     const id = `${this._version}|${v.label}|${keep}`;
     if (this._data?.id !== id) this._data = { id, ...this.sample(v, a, b, keep) };
     const { plain, solved, keys, n } = this._data;
-    let ymin = Infinity, ymax = -Infinity;
-    for (const [, y] of [...plain, ...(solved ?? [])]) { ymin = Math.min(ymin, y); ymax = Math.max(ymax, y); }
-    if (ymax - ymin < 1e-6) { ymin -= 0.5; ymax += 0.5; }
+    let ymin = Infinity,
+      ymax = -Infinity;
+    for (const [, y] of [...plain, ...(solved ?? [])]) {
+      ymin = Math.min(ymin, y);
+      ymax = Math.max(ymax, y);
+    }
+    if (ymax - ymin < 1e-6) {
+      ymin -= 0.5;
+      ymax += 0.5;
+    }
     const pad = 0.08 * (ymax - ymin);
-    ymin -= pad; ymax += pad;
+    ymin -= pad;
+    ymax += pad;
     // during an edit the value axis stays as it was when the drag began
     if (this._edit?.yRange) [ymin, ymax] = this._edit.yRange;
-    const x0 = 44, w = W - x0 - 10, top = 8, hh = H - top - 18;
-    const X = (f) => x0 + ((f - a) / (b - a)) * w, Y = (y) => top + (1 - (y - ymin) / (ymax - ymin)) * hh;
+    const x0 = 44,
+      w = W - x0 - 10,
+      top = 8,
+      hh = H - top - 18;
+    const X = (f) => x0 + ((f - a) / (b - a)) * w,
+      Y = (y) => top + (1 - (y - ymin) / (ymax - ymin)) * hh;
     this.last = { a, b, x0, w, top, hh, ymin, ymax, X, Y };
     // axes
     g.strokeStyle = '#2b3140';
@@ -181,8 +228,12 @@ export class Graph {
     g.font = '10px system-ui, sans-serif';
     g.textBaseline = 'middle';
     for (let i = 0; i <= 4; i++) {
-      const y = ymin + ((ymax - ymin) * i) / 4, py = Math.round(Y(y)) + 0.5;
-      g.beginPath(); g.moveTo(x0, py); g.lineTo(x0 + w, py); g.stroke();
+      const y = ymin + ((ymax - ymin) * i) / 4,
+        py = Math.round(Y(y)) + 0.5;
+      g.beginPath();
+      g.moveTo(x0, py);
+      g.lineTo(x0 + w, py);
+      g.stroke();
       g.fillText(y.toFixed(Math.abs(ymax - ymin) < 0.1 ? 3 : 2), 4, py);
     }
     g.textBaseline = 'top';
@@ -203,13 +254,18 @@ export class Graph {
     // keys and the current frame
     for (const [f, y] of keys) {
       g.fillStyle = '#f59e0b';
-      g.beginPath(); g.arc(X(f), Y(y), 4, 0, 2 * Math.PI); g.fill();
+      g.beginPath();
+      g.arc(X(f), Y(y), 4, 0, 2 * Math.PI);
+      g.fill();
     }
     this.last.keys = keys.map(([f, y]) => ({ x: X(f), y: Y(y) }));
     this.drawHandles(g, plain, keys, v);
     const px = Math.round(X(Math.min(Math.max(this.store.ui.frame, a), b))) + 0.5;
     g.strokeStyle = '#ef4444';
-    g.beginPath(); g.moveTo(px, top); g.lineTo(px, top + hh); g.stroke();
+    g.beginPath();
+    g.moveTo(px, top);
+    g.lineTo(px, top + hh);
+    g.stroke();
     this.info.textContent = `${v.label}: ${keys.length} keys, ${n + 1} samples` + (solved ? ', dashed: with the locks kept' : '');
     this.drawn = { variable: v.label, samples: plain.length, keys: keys.length, constrained: solved ? solved.length : 0 };
   }
@@ -223,7 +279,8 @@ export class Graph {
     this.last.handles = null;
     const k = this.keyIndex;
     if (!v.mode || k < 0 || k >= keys.length) return;
-    const { X, Y } = this.last, [f, y] = keys[k];
+    const { X, Y } = this.last,
+      [f, y] = keys[k];
     const tcb = this.store.doc.keys[k]?.tcb ?? [0, 0, 0];
     const len = HANDLE_PX * (1 - tcb[0]) + 6;
     // the curve's slope in pixels just before and after the key
@@ -235,8 +292,12 @@ export class Graph {
     const d = Math.max(0.25, (plain[1]?.[0] ?? f + 1) - (plain[0]?.[0] ?? f));
     const side = (sgn) => {
       const p = at(f + sgn * d);
-      let dx = X(p[0]) - X(f), dy = Y(p[1]) - Y(y);
-      if (Math.abs(dx) < 1e-9) { dx = sgn; dy = 0; }
+      let dx = X(p[0]) - X(f),
+        dy = Y(p[1]) - Y(y);
+      if (Math.abs(dx) < 1e-9) {
+        dx = sgn;
+        dy = 0;
+      }
       const n = Math.hypot(dx, dy);
       return { x: X(f) + (len * dx) / n, y: Y(y) + (len * dy) / n };
     };
@@ -244,7 +305,10 @@ export class Graph {
     g.strokeStyle = '#fbbf24';
     g.fillStyle = '#fbbf24';
     g.lineWidth = 1.5;
-    g.beginPath(); g.moveTo(hs.left.x, hs.left.y); g.lineTo(hs.right.x, hs.right.y); g.stroke();
+    g.beginPath();
+    g.moveTo(hs.left.x, hs.left.y);
+    g.lineTo(hs.right.x, hs.right.y);
+    g.stroke();
     g.lineWidth = 1;
     for (const p of [hs.left, hs.right]) g.fillRect(p.x - 4, p.y - 4, 8, 8);
     this.last.handles = hs;
@@ -253,11 +317,21 @@ export class Graph {
   /** A press on a tangent handle or a key starts an edit; returns whether it did. */
   beginEdit(e) {
     if (!this.last?.keys) return false;
-    const r = this.canvas.getBoundingClientRect(), x = e.clientX - r.left, y = e.clientY - r.top;
+    const r = this.canvas.getBoundingClientRect(),
+      x = e.clientX - r.left,
+      y = e.clientY - r.top;
     const near = (p) => Math.hypot(p.x - x, p.y - y) <= 7;
-    const v = this.current(), doc = this.store.doc;
-    const start = { x, y, docBefore: JSON.stringify(doc), qBefore: Float64Array.from(this.store.figure.q),
-      yRange: [this.last.ymin, this.last.ymax], v, moved: false };
+    const v = this.current(),
+      doc = this.store.doc;
+    const start = {
+      x,
+      y,
+      docBefore: JSON.stringify(doc),
+      qBefore: Float64Array.from(this.store.figure.q),
+      yRange: [this.last.ymin, this.last.ymax],
+      v,
+      moved: false,
+    };
     const hs = this.last.handles;
     if (hs && this.keyIndex >= 0) {
       for (const side of ['left', 'right']) {
@@ -271,16 +345,27 @@ export class Graph {
     this.anim.player.pause();
     this.keyIndex = k;
     const key = doc.keys[k];
-    this._edit = { ...start, kind: 'key', key: k, frame0: key.frame, value0: this._data.keys[k][1],
-      lo: k > 0 ? doc.keys[k - 1].frame : -Infinity, hi: k + 1 < doc.keys.length ? doc.keys[k + 1].frame : Infinity };
+    this._edit = {
+      ...start,
+      kind: 'key',
+      key: k,
+      frame0: key.frame,
+      value0: this._data.keys[k][1],
+      lo: k > 0 ? doc.keys[k - 1].frame : -Infinity,
+      hi: k + 1 < doc.keys.length ? doc.keys[k + 1].frame : Infinity,
+    };
     this.draw();
     return true;
   }
 
   moveEdit(e) {
-    const ed = this._edit, r = this.canvas.getBoundingClientRect();
-    const x = e.clientX - r.left, y = e.clientY - r.top, { a, b, w, hh } = this.last;
-    const doc = this.store.doc, key = doc.keys[ed.key];
+    const ed = this._edit,
+      r = this.canvas.getBoundingClientRect();
+    const x = e.clientX - r.left,
+      y = e.clientY - r.top,
+      { a, b, w, hh } = this.last;
+    const doc = this.store.doc,
+      key = doc.keys[ed.key];
     if (!key) return;
     if (ed.kind === 'key') {
       let f = ed.frame0 + ((x - ed.x) / w) * (b - a);
@@ -314,8 +399,12 @@ export class Graph {
     if (!ed) return;
     if (ed.moved) {
       const s = this.store;
-      s._push({ label: `graph: ${ed.kind === 'key' ? 'key' : 'tangent'}`, doc: ed.docBefore, q: Array.from(ed.qBefore),
-        locks: JSON.stringify(s.settings.locks ?? {}) });
+      s._push({
+        label: `graph: ${ed.kind === 'key' ? 'key' : 'tangent'}`,
+        doc: ed.docBefore,
+        q: Array.from(ed.qBefore),
+        locks: JSON.stringify(s.settings.locks ?? {}),
+      });
       s._docChanged(ed.kind === 'key' ? 'graph: key' : 'graph: tangent');
     }
     this.draw();
@@ -323,7 +412,8 @@ export class Graph {
 
   /** Page pixels of key k's dot and of the tangent handles shown (tests, scripts). */
   screenPoints(k) {
-    const r = this.canvas.getBoundingClientRect(), p = this.last?.keys?.[k];
+    const r = this.canvas.getBoundingClientRect(),
+      p = this.last?.keys?.[k];
     const at = (q) => (q ? { x: r.left + q.x, y: r.top + q.y } : null);
     return { key: at(p), left: at(this.last?.handles?.left), right: at(this.last?.handles?.right), keyIndex: this.keyIndex };
   }

@@ -44,7 +44,9 @@ export class Animation {
     this.player._fig = null;
   }
   /** A new figure of the document's (the caller disposes it). */
-  newFigure() { return figureFor(this.store); }
+  newFigure() {
+    return figureFor(this.store);
+  }
   editFigure() {
     if (!this._figure) this._figure = this.newFigure();
     return this._figure;
@@ -58,7 +60,9 @@ export class Animation {
     if (el) el.textContent = text;
     this.lastStatus = text;
   }
-  frame() { return Math.round(this.store.ui.frame); }
+  frame() {
+    return Math.round(this.store.ui.frame);
+  }
 
   // ---- selection ----
   selectKeys(frames) {
@@ -69,7 +73,8 @@ export class Animation {
   }
   /** Selects the frames lo..hi (both included) and the keys in them. */
   selectRange(lo, hi) {
-    const sel = this.store.ui.selection, [a, b] = halfOpen(lo, hi);
+    const sel = this.store.ui.selection,
+      [a, b] = halfOpen(lo, hi);
     sel.range = [Math.min(lo, hi), Math.max(lo, hi)];
     sel.keys = this.store.doc.keys.filter((k) => k.frame >= a && k.frame < b).map((k) => k.frame);
     this.store.emit('selection', sel);
@@ -99,30 +104,7 @@ export class Animation {
   }
   get actions() {
     if (this._actions) return this._actions;
-    const s = this.store, m = s.m;
-    const range = () => halfOpen(...this.editRange());
-    const keepClip = (clip, f0) => {
-      const byFrame = new Map(s.doc.keys.map((k) => [k.frame, k]));
-      this.clipboard = {
-        span: clip.span,
-        keys: clip.keys().map((k) => ({ frame: k.frame, q: k.q, tcb: k.tcb, pose: byFrame.get(f0 + k.frame)?.pose })),
-      };
-    };
-    const place = (how) => {
-      if (!this.clipboard) throw new NothingToDo('Nothing to paste: copy or cut a range first');
-      const at = this.frame(), cb = this.clipboard;
-      const r = runEdit(this, how, (seq, fig) => {
-        const clip = m.createClip(fig, { span: cb.span, keys: cb.keys.map((k) => ({ frame: k.frame, q: k.q, tcb: k.tcb })) });
-        try {
-          return how === 'paste' ? seq.paste(clip, at) : seq.insert(clip, at);
-        } finally {
-          clip.dispose();
-        }
-      }, cb.keys.filter((k) => k.pose));
-      this.selectRange(at, at + cb.span - 1);
-      this.status(`${how === 'paste' ? 'Pasted' : 'Inserted'} ${cb.keys.length} keys at frame ${at}`);
-      return r;
-    };
+    const s = this.store;
     const commitPose = (label, q) => {
       const before = new Float64Array(s.figure.q);
       s.setPose(q);
@@ -130,7 +112,8 @@ export class Animation {
     };
     this._actions = {
       insertKey: () => {
-        const f = this.frame(), pose = qToPose(s.figure, s.figure.q);
+        const f = this.frame(),
+          pose = qToPose(s.figure, s.figure.q);
         s.apply('insert key', (doc) => {
           const k = doc.keys.findIndex((x) => x.frame === f);
           if (k >= 0) doc.keys[k].pose = pose;
@@ -162,62 +145,7 @@ export class Animation {
         this.status(`Deleted ${frames.length} key${frames.length > 1 ? 's' : ''}`);
         return frames;
       },
-      copyRange: () => {
-        const [a, b] = range(), fig = this.editFigure();
-        const sq = keysSequence(m, fig, s.doc);
-        try {
-          const clip = sq.copy(a, b);
-          keepClip(clip, a);
-          clip.dispose();
-        } finally {
-          sq.dispose();
-        }
-        this.status(`Copied ${this.clipboard.keys.length} keys (frames ${a}\u2013${b - 1})`);
-        return this.clipboard.keys.length;
-      },
-      cutRange: () => {
-        const [a, b] = range();
-        const r = runEdit(this, 'cut', (seq) => {
-          const { clip, edit } = seq.cut(a, b);
-          keepClip(clip, a);
-          clip.dispose();
-          return edit;
-        });
-        this.selectKeys([]);
-        this.player.show(s.ui.frame);
-        this.status(`Cut ${r.removed.length} keys (frames ${a}\u2013${b - 1})`);
-        return r;
-      },
-      pasteRange: () => place('paste'),
-      insertRange: () => place('insert'),
-      deleteRange: () => {
-        const [a, b] = range();
-        const r = runEdit(this, 'delete range', (seq) => seq.delete(a, b));
-        this.selectKeys([]);
-        this.player.show(s.ui.frame);
-        this.status(`Deleted frames ${a}\u2013${b - 1}`);
-        return r;
-      },
-      stretchRange: (factor = Number(this.timeline?.factor.value)) => {
-        if (!(factor > 0)) throw new Error('the factor must be a number above 0');
-        const [a, b] = range();
-        // keys at whole frames unless the option keeps the fractions the factor gives
-        const r = runEdit(this, factor >= 1 ? 'stretch' : 'shrink', (seq) => seq.stretch(a, b, factor), [],
-          { whole: !s.settings.keepFractions });
-        this.selectRange(a, Math.max(a, Math.ceil(a + factor * (b - a)) - 1));
-        this.player.show(s.ui.frame);
-        this.status(`${factor >= 1 ? 'Stretched' : 'Shrank'} frames ${a}\u2013${b - 1} by ${factor}`);
-        return r;
-      },
-      slideRange: (delta = Number(this.timeline?.delta.value)) => {
-        if (!Number.isFinite(delta) || !delta) throw new Error('slide by a number of frames other than 0');
-        const [a, b] = range();
-        const r = runEdit(this, 'slide', (seq) => seq.slide(a, b, delta), [], { whole: !s.settings.keepFractions });
-        this.selectRange(a + delta, b - 1 + delta);
-        this.player.show(s.ui.frame);
-        this.status(`Slid frames ${a}\u2013${b - 1} by ${delta}`);
-        return r;
-      },
+      ...rangeActions(this),
       copyPose: () => {
         this.poseClipboard = new Float64Array(s.figure.q);
         this.status(`Copied the pose of frame ${this.frame()}`);
@@ -257,10 +185,34 @@ export class Animation {
 export function installAnimation(store, viewport) {
   installStyle();
   const anim = new Animation(store, viewport);
-  for (const name of ['insertKey', 'togglePlay', 'deleteSelectedKeys', 'play', 'pause', 'stepForward', 'stepBack',
-    'toStart', 'toEnd', 'copyRange', 'cutRange', 'pasteRange', 'insertRange', 'deleteRange', 'stretchRange',
-    'slideRange', 'copyPose', 'pastePose', 'mirrorPose', 'exportBVH', 'exportGLB', 'setLockFrames', 'keyLockTarget',
-    'clearLockTargets', 'addBalance', 'removeBalance'])
+  for (const name of [
+    'insertKey',
+    'togglePlay',
+    'deleteSelectedKeys',
+    'play',
+    'pause',
+    'stepForward',
+    'stepBack',
+    'toStart',
+    'toEnd',
+    'copyRange',
+    'cutRange',
+    'pasteRange',
+    'insertRange',
+    'deleteRange',
+    'stretchRange',
+    'slideRange',
+    'copyPose',
+    'pastePose',
+    'mirrorPose',
+    'exportBVH',
+    'exportGLB',
+    'setLockFrames',
+    'keyLockTarget',
+    'clearLockTargets',
+    'addBalance',
+    'removeBalance',
+  ])
     store.actions[name] = (...args) => anim.run(name, ...args);
   const el = (id) => document.getElementById(id);
   if (el('timeline')) anim.timeline = new Timeline(anim, el('timeline'));
@@ -274,4 +226,100 @@ export function installAnimation(store, viewport) {
   installDrop(anim);
   installApi(anim);
   return anim;
+}
+
+/** The edits of the selected range (copy, cut, paste, insert, delete, stretch, slide), for
+ * Animation.actions: anim is the Animation. */
+function rangeActions(anim) {
+  const s = anim.store,
+    m = s.m;
+  const range = () => halfOpen(...anim.editRange());
+  const keepClip = (clip, f0) => {
+    const byFrame = new Map(s.doc.keys.map((k) => [k.frame, k]));
+    anim.clipboard = {
+      span: clip.span,
+      keys: clip.keys().map((k) => ({ frame: k.frame, q: k.q, tcb: k.tcb, pose: byFrame.get(f0 + k.frame)?.pose })),
+    };
+  };
+  const place = (how) => {
+    if (!anim.clipboard) throw new NothingToDo('Nothing to paste: copy or cut a range first');
+    const at = anim.frame(),
+      cb = anim.clipboard;
+    const r = runEdit(
+      anim,
+      how,
+      (seq, fig) => {
+        const clip = m.createClip(fig, { span: cb.span, keys: cb.keys.map((k) => ({ frame: k.frame, q: k.q, tcb: k.tcb })) });
+        try {
+          return how === 'paste' ? seq.paste(clip, at) : seq.insert(clip, at);
+        } finally {
+          clip.dispose();
+        }
+      },
+      cb.keys.filter((k) => k.pose),
+    );
+    anim.selectRange(at, at + cb.span - 1);
+    anim.status(`${how === 'paste' ? 'Pasted' : 'Inserted'} ${cb.keys.length} keys at frame ${at}`);
+    return r;
+  };
+  return {
+    copyRange: () => {
+      const [a, b] = range(),
+        fig = anim.editFigure();
+      const sq = keysSequence(m, fig, s.doc);
+      try {
+        const clip = sq.copy(a, b);
+        keepClip(clip, a);
+        clip.dispose();
+      } finally {
+        sq.dispose();
+      }
+      anim.status(`Copied ${anim.clipboard.keys.length} keys (frames ${a}\u2013${b - 1})`);
+      return anim.clipboard.keys.length;
+    },
+    cutRange: () => {
+      const [a, b] = range();
+      const r = runEdit(anim, 'cut', (seq) => {
+        const { clip, edit } = seq.cut(a, b);
+        keepClip(clip, a);
+        clip.dispose();
+        return edit;
+      });
+      anim.selectKeys([]);
+      anim.player.show(s.ui.frame);
+      anim.status(`Cut ${r.removed.length} keys (frames ${a}\u2013${b - 1})`);
+      return r;
+    },
+    pasteRange: () => place('paste'),
+    insertRange: () => place('insert'),
+    deleteRange: () => {
+      const [a, b] = range();
+      const r = runEdit(anim, 'delete range', (seq) => seq.delete(a, b));
+      anim.selectKeys([]);
+      anim.player.show(s.ui.frame);
+      anim.status(`Deleted frames ${a}\u2013${b - 1}`);
+      return r;
+    },
+    stretchRange: (factor = Number(anim.timeline?.factor.value)) => {
+      if (!(factor > 0)) throw new Error('the factor must be a number above 0');
+      const [a, b] = range();
+      // keys at whole frames unless the option keeps the fractions the factor gives
+      const r = runEdit(anim, factor >= 1 ? 'stretch' : 'shrink', (seq) => seq.stretch(a, b, factor), [], {
+        whole: !s.settings.keepFractions,
+      });
+      anim.selectRange(a, Math.max(a, Math.ceil(a + factor * (b - a)) - 1));
+      anim.player.show(s.ui.frame);
+      anim.status(`${factor >= 1 ? 'Stretched' : 'Shrank'} frames ${a}\u2013${b - 1} by ${factor}`);
+      return r;
+    },
+    slideRange: (delta = Number(anim.timeline?.delta.value)) => {
+      if (!Number.isFinite(delta) || !delta) throw new Error('slide by a number of frames other than 0');
+      const [a, b] = range();
+      const r = runEdit(anim, 'slide', (seq) => seq.slide(a, b, delta), [], { whole: !s.settings.keepFractions });
+      anim.selectRange(a + delta, b - 1 + delta);
+      anim.player.show(s.ui.frame);
+      anim.status(`Slid frames ${a}\u2013${b - 1} by ${delta}`);
+      return r;
+    },
+  };
 }

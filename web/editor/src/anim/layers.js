@@ -9,8 +9,12 @@ import { poseToQ } from '../docmodel.js';
 export function addLayers(seq, figure, doc) {
   for (const layer of doc.layers ?? []) {
     seq.addLayer({
-      name: layer.name, mode: layer.mode ?? 'override', weights: layer.weights, mask: layer.mask,
-      warp: layer.time_warp, keys: layer.keys.map((k) => ({ frame: k.frame, q: poseToQ(figure, k.pose) })),
+      name: layer.name,
+      mode: layer.mode ?? 'override',
+      weights: layer.weights,
+      mask: layer.mask,
+      warp: layer.time_warp,
+      keys: layer.keys.map((k) => ({ frame: k.frame, q: poseToQ(figure, k.pose) })),
     });
   }
   if (doc.time_warp) seq.setTimeWarp(doc.time_warp);
@@ -25,7 +29,8 @@ function weightAt(weights, f) {
   if (f >= last[0]) return last[1];
   let i = 0;
   while (weights[i + 1][0] <= f) i++;
-  const [f0, w0] = weights[i], [f1, w1] = weights[i + 1];
+  const [f0, w0] = weights[i],
+    [f1, w1] = weights[i + 1];
   const u = (f - f0) / (f1 - f0);
   return w0 + u * u * (3 - 2 * u) * (w1 - w0);
 }
@@ -39,7 +44,10 @@ function maskRows(mask, figure) {
   const rows = [];
   for (const name of mask) {
     const j = names.indexOf(name);
-    if (j < 0) { rows.push([name, 1]); continue; }
+    if (j < 0) {
+      rows.push([name, 1]);
+      continue;
+    }
     for (let k = j; k < names.length; k++) {
       let p = k;
       while (p >= 0 && p !== j) p = figure.joints[p].parent;
@@ -60,11 +68,15 @@ export class LayersPanel {
       this.fill(this.panel);
     };
     this.store.on('doc', refill);
-    this.store.on('frame', () => { if (!this.anim.player.playing) refill(); });
+    this.store.on('frame', () => {
+      if (!this.anim.player.playing) refill();
+    });
   }
 
   fill(panel) {
-    const doc = this.store.doc, f = this.anim.frame(), layers = doc.layers ?? [];
+    const doc = this.store.doc,
+      f = this.anim.frame(),
+      layers = doc.layers ?? [];
     const figure = this.store.figure;
     panel.style.minWidth = '22em';
     if (!layers.length) {
@@ -75,15 +87,30 @@ export class LayersPanel {
       const weights = layer.weights ?? [];
       const rows = maskRows(layer.mask, figure);
       const w = weightAt(weights, f);
-      panel.append(h('div', { class: 'anim-layer', 'data-index': String(i), style: 'margin-bottom: 0.5em' },
-        h('div', { class: 'anim-lock-name' }, layer.name ?? `layer ${i + 1}`,
-          h('span', { class: 'anim-dim' }, ` ${layer.mode ?? 'override'}, ${layer.keys?.length ?? 0} keys`)),
-        h('div', { class: 'anim-layer-weight' }, `weight ${w.toFixed(2)} at frame ${f}`,
-          h('span', { class: 'anim-dim' }, weights.length ? ` (keys ${weights.map(([k, v]) => `${v}@${k}`).join(' ')})` : ' (always 1)')),
-        h('div', { class: 'anim-layer-mask' }, rows
-          ? `mask: ${rows.map(([n, v]) => (v === 1 ? n : `${n} ${v}`)).join(', ')}`
-          : 'mask: every joint'),
-        layer.time_warp ? h('div', { class: 'anim-dim' }, `time warp of ${layer.time_warp.length} keys`) : null));
+      panel.append(
+        h(
+          'div',
+          { class: 'anim-layer', 'data-index': String(i), style: 'margin-bottom: 0.5em' },
+          h(
+            'div',
+            { class: 'anim-lock-name' },
+            layer.name ?? `layer ${i + 1}`,
+            h('span', { class: 'anim-dim' }, ` ${layer.mode ?? 'override'}, ${layer.keys?.length ?? 0} keys`),
+          ),
+          h(
+            'div',
+            { class: 'anim-layer-weight' },
+            `weight ${w.toFixed(2)} at frame ${f}`,
+            h('span', { class: 'anim-dim' }, weights.length ? ` (keys ${weights.map(([k, v]) => `${v}@${k}`).join(' ')})` : ' (always 1)'),
+          ),
+          h(
+            'div',
+            { class: 'anim-layer-mask' },
+            rows ? `mask: ${rows.map(([n, v]) => (v === 1 ? n : `${n} ${v}`)).join(', ')}` : 'mask: every joint',
+          ),
+          layer.time_warp ? h('div', { class: 'anim-dim' }, `time warp of ${layer.time_warp.length} keys`) : null,
+        ),
+      );
     });
     if (doc.time_warp) panel.append(h('div', { class: 'anim-row anim-dim' }, `sequence time warp of ${doc.time_warp.length} keys`));
   }

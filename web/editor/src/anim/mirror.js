@@ -43,7 +43,8 @@ function qnorm(a) {
 }
 /** The unit quaternion of a row-major rotation matrix (Shepperd's method). */
 export function quatOfMatrix(m) {
-  const [a, b, c, d, e, f, g, h, i] = m, t = a + e + i;
+  const [a, b, c, d, e, f, g, h, i] = m,
+    t = a + e + i;
   let q;
   if (t > 0) {
     const s = 2 * Math.sqrt(1 + t);
@@ -69,7 +70,9 @@ const dot = (a, b) => a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
  * The figure's state is restored afterwards.
  */
 export function mirrorMap(figure) {
-  const joints = figure.joints, n = joints.length, saved = new Float64Array(figure.q);
+  const joints = figure.joints,
+    n = joints.length,
+    saved = new Float64Array(figure.q);
   const index = new Map(joints.map((j, i) => [j.name, i]));
   const partner = joints.map((j, i) => {
     const other = mirrorName(j.name);
@@ -78,7 +81,8 @@ export function mirrorMap(figure) {
   });
   const rest = figure.restQ;
   figure.setQ(rest).fk();
-  const R0 = [], P0 = [];
+  const R0 = [],
+    P0 = [];
   for (let j = 0; j < n; j++) {
     R0.push(Array.from(figure.frames.subarray(12 * j, 12 * j + 9)));
     P0.push(Array.from(figure.frames.subarray(12 * j + 9, 12 * j + 12)));
@@ -99,8 +103,11 @@ export function mirrorMap(figure) {
   // a figure measured in a coordinate frame (a capture skeleton's offsets are not exactly
   // symmetric): within 8 degrees of a coordinate axis, the plane is that axis's
   const big = normal.reduce((b, x, i) => (Math.abs(x) > Math.abs(normal[b]) ? i : b), 0);
-  if (Math.abs(normal[big]) > Math.cos(8 * Math.PI / 180)) normal = [0, 1, 2].map((i) => (i === big ? 1 : 0));
-  const reflect = (v) => { const t = 2 * dot(v, normal); return [v[0] - t * normal[0], v[1] - t * normal[1], v[2] - t * normal[2]]; };
+  if (Math.abs(normal[big]) > Math.cos((8 * Math.PI) / 180)) normal = [0, 1, 2].map((i) => (i === big ? 1 : 0));
+  const reflect = (v) => {
+    const t = 2 * dot(v, normal);
+    return [v[0] - t * normal[0], v[1] - t * normal[1], v[2] - t * normal[2]];
+  };
   // world axes of hinges and slides at rest, measured by moving each joint
   const axis = new Array(n).fill(null);
   const eps = 1e-4;
@@ -115,7 +122,8 @@ export function mirrorMap(figure) {
       axis[j] = [0, 1, 2].map((r) => (p[r] - P0[j][r]) / eps);
     } else {
       // R(eps) R0^T = Rot(world axis, eps): the axis from its skew part
-      const R = figure.frames.subarray(12 * j, 12 * j + 9), A = R0[j];
+      const R = figure.frames.subarray(12 * j, 12 * j + 9),
+        A = R0[j];
       const m = (r, c) => R[3 * r] * A[3 * c] + R[3 * r + 1] * A[3 * c + 1] + R[3 * r + 2] * A[3 * c + 2];
       const a = [m(2, 1) - m(1, 2), m(0, 2) - m(2, 0), m(1, 0) - m(0, 1)];
       const l = Math.hypot(...a);
@@ -128,7 +136,8 @@ export function mirrorMap(figure) {
   const sign = new Array(n).fill(0);
   const restQuat = new Array(n).fill(null); // b_j: world rest frame of the joint's local rotation
   for (let j = 0; j < n; j++) {
-    const jt = joints[j], k = partner[j];
+    const jt = joints[j],
+      k = partner[j];
     if (jt.type === 'hinge' || jt.type === 'slide') {
       const s = dot(reflect(axis[j]), axis[k]);
       if (Math.abs(Math.abs(s) - 1) > 1e-6) unmapped.push(jt.name);
@@ -142,7 +151,10 @@ export function mirrorMap(figure) {
   function apply(q) {
     const out = new Float64Array(q);
     for (let j = 0; j < n; j++) {
-      const jt = joints[j], k = partner[j], a = jt.qadr, b = joints[k].qadr;
+      const jt = joints[j],
+        k = partner[j],
+        a = jt.qadr,
+        b = joints[k].qadr;
       if (jt.type === 'hinge') {
         if (sign[j]) out[b] = rest[b] - sign[j] * (q[a] - rest[a]);
       } else if (jt.type === 'slide') {
@@ -155,7 +167,8 @@ export function mirrorMap(figure) {
         }
         const lj = qnorm(Array.from(q.subarray(a + off, a + off + 4)));
         const l0j = qnorm(Array.from(rest.subarray(a + off, a + off + 4)));
-        const bj = restQuat[j], bk = restQuat[k];
+        const bj = restQuat[j],
+          bk = restQuat[k];
         const w = qmul(qmul(bj, qmul(lj, qconj(l0j))), qconj(bj)); // W_j
         const mv = reflect([w[1], w[2], w[3]]);
         const wm = [w[0], -mv[0], -mv[1], -mv[2]]; // M W_j M

@@ -12,11 +12,16 @@ export class Onion {
     this.store.on('doc', () => this.refresh(true));
     this.store.on('settings', () => this.refresh(false));
   }
-  get on() { return this.store.settings.onion === true; }
-  set on(v) { this.store.setSettings({ onion: !!v }); }
+  get on() {
+    return this.store.settings.onion === true;
+  }
+  set on(v) {
+    this.store.setSettings({ onion: !!v });
+  }
   /** The frames of the neighbouring keys (the one before and the one after the frame). */
   neighbours(frame = this.store.ui.frame) {
-    let before = null, after = null;
+    let before = null,
+      after = null;
     for (const k of this.store.doc.keys) {
       if (k.frame < frame && (before === null || k.frame > before.frame)) before = k;
       if (k.frame > frame && (after === null || k.frame < after.frame)) after = k;
@@ -31,7 +36,10 @@ export class Onion {
     this._frames = frames;
     const fig = this.store.figure;
     this.ghosts = keys.map((k) => ({ frame: k.frame, q: poseToQ(fig, k.pose) }));
-    this.viewport?.setGhosts?.(this.ghosts.map((g) => g.q), 0.3);
+    this.viewport?.setGhosts?.(
+      this.ghosts.map((g) => g.q),
+      0.3,
+    );
     this.viewport?.requestRender?.();
   }
 }

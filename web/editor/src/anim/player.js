@@ -21,8 +21,13 @@ export class Player {
     this.lastResult = null;
     this.store.on('doc', () => this.invalidate());
   }
-  get keepConstraints() { return this.store.settings.keepConstraints !== false; }
-  set keepConstraints(on) { this.store.setSettings({ keepConstraints: !!on }); this.show(this.store.ui.frame); }
+  get keepConstraints() {
+    return this.store.settings.keepConstraints !== false;
+  }
+  set keepConstraints(on) {
+    this.store.setSettings({ keepConstraints: !!on });
+    this.show(this.store.ui.frame);
+  }
 
   invalidate() {
     if (this._seq) this._seq.dispose();
@@ -31,11 +36,17 @@ export class Player {
   range() {
     const keys = this.store.doc.keys;
     if (!keys.length) return [0, 0];
-    let lo = Infinity, hi = -Infinity;
-    for (const k of keys) { lo = Math.min(lo, k.frame); hi = Math.max(hi, k.frame); }
+    let lo = Infinity,
+      hi = -Infinity;
+    for (const k of keys) {
+      lo = Math.min(lo, k.frame);
+      hi = Math.max(hi, k.frame);
+    }
     return [lo, hi];
   }
-  fps() { return this.store.doc.fps ?? 30; }
+  fps() {
+    return this.store.doc.fps ?? 30;
+  }
 
   _constrained() {
     if (this._seq) return this._seq;
@@ -58,8 +69,12 @@ export class Player {
     const o = this.store.settings;
     const t0 = performance.now();
     // the tolerances of the export's bake (mn_seq_bake_default): what plays is what is exported
-    const r = seq.solveFrame(frame, { method: o.csolver ?? 'lagrange', maxIters: Math.max(20, o.iterations ?? 20),
-      tol: 1e-5, tolRot: 1e-5 });
+    const r = seq.solveFrame(frame, {
+      method: o.csolver ?? 'lagrange',
+      maxIters: Math.max(20, o.iterations ?? 20),
+      tol: 1e-5,
+      tolRot: 1e-5,
+    });
     const ms = performance.now() - t0;
     this.solveMs.push(ms);
     if (this.solveMs.length > STATS) this.solveMs.shift();
@@ -116,15 +131,24 @@ export class Player {
     this.store.persistFrame(); // the frame it stopped at, once
     this.store.emit('playing', false);
   }
-  toggle() { if (this.playing) this.pause(); else this.play(); }
+  toggle() {
+    if (this.playing) this.pause();
+    else this.play();
+  }
   /** Steps n frames from the current one (whole frames; not before frame 0 or the first key). */
   step(n) {
     this.pause();
     const f = Math.round(this.store.ui.frame) + n;
     this.show(Math.max(f, Math.min(this.range()[0], 0)));
   }
-  toStart() { this.pause(); this.show(this.range()[0]); }
-  toEnd() { this.pause(); this.show(this.range()[1]); }
+  toStart() {
+    this.pause();
+    this.show(this.range()[0]);
+  }
+  toEnd() {
+    this.pause();
+    this.show(this.range()[1]);
+  }
 
   dispose() {
     this.pause();

@@ -13,7 +13,9 @@ export function figureFor(store) {
 export function keysSequence(m, figure, doc) {
   const interp = doc.interpolation ?? {};
   const seq = m.createSequence(figure, {
-    fps: doc.fps ?? 30, rotation: interp.rotation ?? 'default', translation: interp.translation ?? 'default',
+    fps: doc.fps ?? 30,
+    rotation: interp.rotation ?? 'default',
+    translation: interp.translation ?? 'default',
   });
   try {
     for (const [joint, modes] of Object.entries(interp.joints ?? {})) seq.setInterpolation(modes, joint);

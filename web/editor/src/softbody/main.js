@@ -46,27 +46,54 @@ orbit.enableDamping = false;
 const grid = new THREE.GridHelper(4, 20, 0x56606b, 0x3a4048);
 scene.add(grid);
 // the grab's spring: from the grabbed nodes' centre to where the mouse holds them
-const spring = new THREE.Line(new THREE.BufferGeometry().setAttribute('position', new THREE.BufferAttribute(new Float32Array(6), 3)),
-  new THREE.LineBasicMaterial({ color: 0xffe066, depthTest: false }));
+const spring = new THREE.Line(
+  new THREE.BufferGeometry().setAttribute('position', new THREE.BufferAttribute(new Float32Array(6), 3)),
+  new THREE.LineBasicMaterial({ color: 0xffe066, depthTest: false }),
+);
 spring.renderOrder = 3;
 spring.frustumCulled = false;
 spring.visible = false;
 scene.add(spring);
 
 const st = {
-  mn: null, kind: null, sb: null, cfg: null, names: [], parents: [], pinned: new Set(), selected: -1,
-  running: true, walking: false, walkTime: 0, frame: 0, times: [], take: [], last: null, drag: null,
-  display: null, outline: null, spheres: [], bones: null, char: null, shape: null, resolution: 24,
+  mn: null,
+  kind: null,
+  sb: null,
+  cfg: null,
+  names: [],
+  parents: [],
+  pinned: new Set(),
+  selected: -1,
+  running: true,
+  walking: false,
+  walkTime: 0,
+  frame: 0,
+  times: [],
+  take: [],
+  last: null,
+  drag: null,
+  display: null,
+  outline: null,
+  spheres: [],
+  bones: null,
+  char: null,
+  shape: null,
+  resolution: 24,
   grabbed: [],
 };
 
 function resize() {
-  const w = view.clientWidth, h = view.clientHeight;
+  const w = view.clientWidth,
+    h = view.clientHeight;
   renderer.setSize(w, h, false);
   persp.aspect = w / h;
   persp.updateProjectionMatrix();
-  const half = 0.62, a = w / h;
-  ortho.left = -half * a; ortho.right = half * a; ortho.top = half; ortho.bottom = -half;
+  const half = 0.62,
+    a = w / h;
+  ortho.left = -half * a;
+  ortho.right = half * a;
+  ortho.top = half;
+  ortho.bottom = -half;
   ortho.position.set(0, 0.45, 5);
   ortho.updateProjectionMatrix();
 }
@@ -78,19 +105,27 @@ async function loadCharacter() {
   const root = gltf.scene;
   root.updateMatrixWorld(true);
   let skinned = null;
-  root.traverse((o) => { if (o.isSkinnedMesh && !skinned) skinned = o; });
+  root.traverse((o) => {
+    if (o.isSkinnedMesh && !skinned) skinned = o;
+  });
   if (!skinned) throw new Error('CesiumMan.glb: no skinned mesh');
-  const geo = skinned.geometry, pos = geo.attributes.position, n = pos.count;
+  const geo = skinned.geometry,
+    pos = geo.attributes.position,
+    n = pos.count;
   // the rest surface: the bind mesh skinned at the nodes' rest pose, in the world (y up)
-  const vertices = new Float64Array(3 * n), v = new THREE.Vector3();
+  const vertices = new Float64Array(3 * n),
+    v = new THREE.Vector3();
   for (let i = 0; i < n; i++) {
     v.fromBufferAttribute(pos, i);
     skinned.applyBoneTransform(i, v);
     v.applyMatrix4(skinned.matrixWorld);
-    vertices[3 * i] = v.x; vertices[3 * i + 1] = v.y; vertices[3 * i + 2] = v.z;
+    vertices[3 * i] = v.x;
+    vertices[3 * i + 1] = v.y;
+    vertices[3 * i + 2] = v.z;
   }
   const triangles = Array.from(geo.index.array);
-  const bones = skinned.skeleton.bones, used = new Set();
+  const bones = skinned.skeleton.bones,
+    used = new Set();
   const controllers = bones.map((b, j) => {
     let name = b.name || `bone${j}`;
     while (used.has(name)) name += '_';
@@ -99,33 +134,49 @@ async function loadCharacter() {
     return { name, kind: 'point', pivot: [p.x, p.y, p.z] };
   });
   // JOINTS_0 / WEIGHTS_0: four influences a vertex (index 0 with weight 0: an empty slot)
-  const si = geo.attributes.skinIndex, sw = geo.attributes.skinWeight;
-  const weightIndex = new Array(4 * n), weight = new Array(4 * n);
+  const si = geo.attributes.skinIndex,
+    sw = geo.attributes.skinWeight;
+  const weightIndex = new Array(4 * n),
+    weight = new Array(4 * n);
   for (let i = 0; i < n; i++) {
     for (let k = 0; k < 4; k++) {
       weightIndex[4 * i + k] = si.getComponent(i, k);
       weight[4 * i + k] = Math.max(0, sw.getComponent(i, k));
     }
   }
-  const W0 = bones.map((b) => b.matrixWorld.clone()), W0inv = W0.map((m) => m.clone().invert());
+  const W0 = bones.map((b) => b.matrixWorld.clone()),
+    W0inv = W0.map((m) => m.clone().invert());
   const rest = bones.map((b) => [b.position.clone(), b.quaternion.clone(), b.scale.clone()]);
   const parents = bones.map((b) => bones.indexOf(b.parent));
   const mixer = new THREE.AnimationMixer(root);
   const clip = gltf.animations[0] ?? null;
   if (clip) mixer.clipAction(clip).play();
   return {
-    vertices, triangles, bones, W0, W0inv, rest, parents, mixer, clip, root, material: skinned.material,
-    uv: geo.attributes.uv, skin: { dim: 3, vertices, controllers, influences: 4, weightIndex, weight },
+    vertices,
+    triangles,
+    bones,
+    W0,
+    W0inv,
+    rest,
+    parents,
+    mixer,
+    clip,
+    root,
+    material: skinned.material,
+    uv: geo.attributes.uv,
+    skin: { dim: 3, vertices, controllers, influences: 4, weightIndex, weight },
   };
 }
 
 // The bones' poses at walk time t as controller poses: A_j = W_j(t) W_j(rest)^-1 takes the
 // rest to the animated bone (the inverse bind matrices cancel), R its rotation, d = A_j(pivot).
-const A = new THREE.Matrix4(), P = new THREE.Vector3();
+const A = new THREE.Matrix4(),
+  P = new THREE.Vector3();
 function walkPose(t, j) {
   const c = st.char;
   A.multiplyMatrices(c.bones[j].matrixWorld, c.W0inv[j]);
-  const e = A.elements, pv = c.skin.controllers[j].pivot;
+  const e = A.elements,
+    pv = c.skin.controllers[j].pivot;
   P.set(pv[0], pv[1], pv[2]).applyMatrix4(A);
   return [e[0], e[4], e[8], e[1], e[5], e[9], e[2], e[6], e[10], P.x, P.y, P.z];
 }
@@ -137,9 +188,21 @@ function sampleWalk(t) {
 
 // ---- building a scene
 function clearScene() {
-  if (st.display) { scene.remove(st.display); st.display.geometry.dispose(); st.display = null; }
-  if (st.outline) { scene.remove(st.outline); st.outline.geometry.dispose(); st.outline = null; }
-  if (st.bones) { scene.remove(st.bones); st.bones.geometry.dispose(); st.bones = null; }
+  if (st.display) {
+    scene.remove(st.display);
+    st.display.geometry.dispose();
+    st.display = null;
+  }
+  if (st.outline) {
+    scene.remove(st.outline);
+    st.outline.geometry.dispose();
+    st.outline = null;
+  }
+  if (st.bones) {
+    scene.remove(st.bones);
+    st.bones.geometry.dispose();
+    st.bones = null;
+  }
   for (const s of st.spheres) scene.remove(s);
   st.spheres = [];
   st.sb?.dispose();
@@ -155,7 +218,8 @@ async function setScene(kind, resolution = st.resolution) {
   st.walking = false;
   st.drag = null;
   st.selected = -1;
-  const mn = st.mn, cfg = { ...st.cfg };
+  const mn = st.mn,
+    cfg = { ...st.cfg };
   if (params.has('compliance')) cfg.edgeCompliance = Number(params.get('compliance'));
   let skin, geometry, sphereR;
   if (kind === 'cesiumman') {
@@ -163,9 +227,16 @@ async function setScene(kind, resolution = st.resolution) {
     const c = st.char;
     let ymin = Infinity;
     for (let i = 1; i < c.vertices.length; i += 3) ymin = Math.min(ymin, c.vertices[i]);
-    st.sb = mn.createSoftBody({ vertices: c.vertices, triangles: c.triangles, resolution, density: cfg.density,
-      edgeCompliance: cfg.edgeCompliance, damping: cfg.damping, substeps: SUBSTEPS,
-      ground: params.get('ground') === 'none' ? -Infinity : ymin - 0.01 });
+    st.sb = mn.createSoftBody({
+      vertices: c.vertices,
+      triangles: c.triangles,
+      resolution,
+      density: cfg.density,
+      edgeCompliance: cfg.edgeCompliance,
+      damping: cfg.damping,
+      substeps: SUBSTEPS,
+      ground: params.get('ground') === 'none' ? -Infinity : ymin - 0.01,
+    });
     skin = c.skin;
     st.parents = c.parents;
     geometry = new THREE.BufferGeometry();
@@ -184,16 +255,24 @@ async function setScene(kind, resolution = st.resolution) {
   } else {
     st.shape ??= gingerbread();
     const g = st.shape;
-    st.sb = mn.createSoftBody({ dim: 2, vertices: g.vertices, triangles: g.triangles, density: cfg.density,
-      edgeCompliance: cfg.edgeCompliance, damping: cfg.damping, substeps: SUBSTEPS, ground: 0 });
+    st.sb = mn.createSoftBody({
+      dim: 2,
+      vertices: g.vertices,
+      triangles: g.triangles,
+      density: cfg.density,
+      edgeCompliance: cfg.edgeCompliance,
+      damping: cfg.damping,
+      substeps: SUBSTEPS,
+      ground: 0,
+    });
     skin = g.skin;
     st.parents = skin.controllers.map(() => -1);
     geometry = new THREE.BufferGeometry();
-    geometry.setAttribute('position', new THREE.BufferAttribute(new Float32Array(3 * g.vertices.length / 2), 3));
+    geometry.setAttribute('position', new THREE.BufferAttribute(new Float32Array((3 * g.vertices.length) / 2), 3));
     geometry.setIndex(g.triangles);
     st.display = new THREE.Mesh(geometry, new THREE.MeshBasicMaterial({ color: 0xc07a3c, side: THREE.DoubleSide }));
     const og = new THREE.BufferGeometry();
-    og.setAttribute('position', new THREE.BufferAttribute(new Float32Array(3 * g.vertices.length / 2), 3));
+    og.setAttribute('position', new THREE.BufferAttribute(new Float32Array((3 * g.vertices.length) / 2), 3));
     og.setIndex(g.outline);
     st.outline = new THREE.LineSegments(og, new THREE.LineBasicMaterial({ color: 0xfff4e0 }));
     scene.add(st.outline);
@@ -220,11 +299,16 @@ async function setScene(kind, resolution = st.resolution) {
     scene.add(s);
   }
   const pairs = [];
-  st.parents.forEach((p, j) => { if (p >= 0) pairs.push(p, j); });
+  st.parents.forEach((p, j) => {
+    if (p >= 0) pairs.push(p, j);
+  });
   const bg = new THREE.BufferGeometry();
   bg.setAttribute('position', new THREE.BufferAttribute(new Float32Array(3 * st.names.length), 3));
   bg.setIndex(pairs);
-  st.bones = new THREE.LineSegments(bg, new THREE.LineBasicMaterial({ color: COLORS.bone, depthTest: false, transparent: true, opacity: 0.7 }));
+  st.bones = new THREE.LineSegments(
+    bg,
+    new THREE.LineBasicMaterial({ color: COLORS.bone, depthTest: false, transparent: true, opacity: 0.7 }),
+  );
   st.bones.renderOrder = 1;
   scene.add(st.bones);
   $('sb-scene').value = kind;
@@ -280,13 +364,17 @@ function select(j) {
 }
 /** The driven set: pinned, dragged, or every bone while the walk plays. */
 function syncDriven() {
-  const sb = st.sb, want = st.names.map((_, j) => st.walking || st.pinned.has(j) || (st.drag?.kind === 'ctrl' && st.drag.j === j));
+  const sb = st.sb,
+    want = st.names.map((_, j) => st.walking || st.pinned.has(j) || (st.drag?.kind === 'ctrl' && st.drag.j === j));
   const now = sb.driven;
-  want.forEach((w, j) => { if (w !== now[j]) sb.setDriven(j, w); });
+  want.forEach((w, j) => {
+    if (w !== now[j]) sb.setDriven(j, w);
+  });
   refreshList();
 }
 function pin(j, on) {
-  if (on) st.pinned.add(j); else st.pinned.delete(j);
+  if (on) st.pinned.add(j);
+  else st.pinned.delete(j);
   syncDriven();
 }
 
@@ -297,7 +385,8 @@ function ctrlPos(j) {
 }
 
 function stepOnce() {
-  const sb = st.sb, t0 = performance.now();
+  const sb = st.sb,
+    t0 = performance.now();
   if (st.walking) {
     st.walkTime += DT;
     sampleWalk(st.walkTime);
@@ -308,8 +397,9 @@ function stepOnce() {
     const P = sb.poses();
     sb.drive(d.j, [...(d.R ?? P.subarray(12 * d.j, 12 * d.j + 9)), ...d.target]);
   } else if (d?.kind === 'mesh' && d.target) {
-    d.idx.forEach((i, k) => sb.grab(i, [d.target[0] + d.off[3 * k], d.target[1] + d.off[3 * k + 1],
-      d.target[2] + d.off[3 * k + 2]], st.cfg.grabCompliance));
+    d.idx.forEach((i, k) =>
+      sb.grab(i, [d.target[0] + d.off[3 * k], d.target[1] + d.off[3 * k + 1], d.target[2] + d.off[3 * k + 2]], st.cfg.grabCompliance),
+    );
   }
   const r = sb.step(DT);
   const ms = performance.now() - t0;
@@ -322,7 +412,9 @@ function stepOnce() {
 }
 
 function updateDisplay() {
-  const sb = st.sb, geo = st.display.geometry, a = geo.attributes.position.array;
+  const sb = st.sb,
+    geo = st.display.geometry,
+    a = geo.attributes.position.array;
   const s = sb.surface();
   a.set(s);
   geo.attributes.position.needsUpdate = true;
@@ -332,7 +424,8 @@ function updateDisplay() {
     st.outline.geometry.attributes.position.array.set(s);
     st.outline.geometry.attributes.position.needsUpdate = true;
   }
-  const driven = sb.driven, bp = st.bones.geometry.attributes.position.array;
+  const driven = sb.driven,
+    bp = st.bones.geometry.attributes.position.array;
   st.spheres.forEach((m, j) => {
     const p = ctrlPos(j);
     m.position.set(p[0], p[1], p[2]);
@@ -344,7 +437,9 @@ function updateDisplay() {
   const d = st.drag;
   spring.visible = d?.kind === 'mesh' && !!d.target;
   if (spring.visible) {
-    const x = sb.positions(), c = [0, 0, 0], sp = spring.geometry.attributes.position;
+    const x = sb.positions(),
+      c = [0, 0, 0],
+      sp = spring.geometry.attributes.position;
     for (const i of d.idx) for (let k = 0; k < 3; k++) c[k] += x[3 * i + k] / d.idx.length;
     sp.setXYZ(0, c[0], c[1], c[2]);
     sp.setXYZ(1, d.target[0], d.target[1], d.target[2]);
@@ -363,7 +458,8 @@ function updateDisplay() {
 
 function median(a) {
   if (!a.length) return NaN;
-  const s = [...a].sort((x, y) => x - y), n = s.length;
+  const s = [...a].sort((x, y) => x - y),
+    n = s.length;
   return n % 2 ? s[n >> 1] : 0.5 * (s[n / 2 - 1] + s[n / 2]);
 }
 
@@ -382,7 +478,8 @@ function ndc(ev) {
   return new THREE.Vector2(((ev.clientX - r.left) / r.width) * 2 - 1, -((ev.clientY - r.top) / r.height) * 2 + 1);
 }
 function screenOf(p) {
-  const v = new THREE.Vector3(p[0], p[1], p[2]).project(camera), r = renderer.domElement.getBoundingClientRect();
+  const v = new THREE.Vector3(p[0], p[1], p[2]).project(camera),
+    r = renderer.domElement.getBoundingClientRect();
   return { x: r.left + ((v.x + 1) / 2) * r.width, y: r.top + ((1 - v.y) / 2) * r.height };
 }
 function planeHit(ev, d) {
@@ -399,22 +496,51 @@ function dragPlane(p) {
 renderer.domElement.addEventListener('pointerdown', (ev) => {
   if (!st.sb || ev.button !== 0) return;
   // the nearest controller within 14 px
-  let best = -1, bd = 14;
+  let best = -1,
+    bd = 14;
   for (let j = 0; j < st.names.length; j++) {
-    const s = screenOf(ctrlPos(j)), dd = Math.hypot(s.x - ev.clientX, s.y - ev.clientY);
-    if (dd < bd) { bd = dd; best = j; }
+    const s = screenOf(ctrlPos(j)),
+      dd = Math.hypot(s.x - ev.clientX, s.y - ev.clientY);
+    if (dd < bd) {
+      bd = dd;
+      best = j;
+    }
   }
   if (best >= 0) {
     st.drag = { kind: 'ctrl', j: best, plane: dragPlane(ctrlPos(best)), target: null };
     if (ev.shiftKey) {
       // Shift: turn it about the view's axis through its pivot (in the plane: about z) by the
       // angle the mouse sweeps around it on the screen
-      const P = st.sb.poses(), o = screenOf(ctrlPos(best)), axis = new THREE.Vector3();
+      const P = st.sb.poses(),
+        o = screenOf(ctrlPos(best)),
+        axis = new THREE.Vector3();
       camera.getWorldDirection(axis);
-      Object.assign(st.drag, { rotate: true, axis, center: o, a0: null,
-        R0: new THREE.Matrix4().set(P[12 * best], P[12 * best + 1], P[12 * best + 2], 0, P[12 * best + 3],
-          P[12 * best + 4], P[12 * best + 5], 0, P[12 * best + 6], P[12 * best + 7], P[12 * best + 8], 0, 0, 0, 0, 1),
-        p0: ctrlPos(best), R: null });
+      Object.assign(st.drag, {
+        rotate: true,
+        axis,
+        center: o,
+        a0: null,
+        R0: new THREE.Matrix4().set(
+          P[12 * best],
+          P[12 * best + 1],
+          P[12 * best + 2],
+          0,
+          P[12 * best + 3],
+          P[12 * best + 4],
+          P[12 * best + 5],
+          0,
+          P[12 * best + 6],
+          P[12 * best + 7],
+          P[12 * best + 8],
+          0,
+          0,
+          0,
+          0,
+          1,
+        ),
+        p0: ctrlPos(best),
+        R: null,
+      });
     }
     select(best);
     syncDriven();
@@ -423,7 +549,9 @@ renderer.domElement.addEventListener('pointerdown', (ev) => {
     const hit = ray.intersectObject(st.display, false)[0];
     if (!hit) return;
     const h = [hit.point.x, hit.point.y, st.sb.dim === 2 ? 0 : hit.point.z];
-    const idx = st.sb.nearest(h, st.cfg.grabCount), x = st.sb.positions(), off = [];
+    const idx = st.sb.nearest(h, st.cfg.grabCount),
+      x = st.sb.positions(),
+      off = [];
     for (const i of idx) off.push(x[3 * i] - h[0], x[3 * i + 1] - h[1], x[3 * i + 2] - h[2]);
     st.drag = { kind: 'mesh', idx, off, plane: dragPlane(h), target: h };
     st.grabbed = idx;
@@ -438,7 +566,8 @@ renderer.domElement.addEventListener('pointermove', (ev) => {
   if (d.rotate) {
     // the angle swept around the pivot from where the mouse first was 10 px away from it; a
     // clockwise sweep on the screen turns it clockwise as seen (about the view direction)
-    const dx = ev.clientX - d.center.x, dy = ev.clientY - d.center.y;
+    const dx = ev.clientX - d.center.x,
+      dy = ev.clientY - d.center.y;
     if (d.a0 === null) {
       if (Math.hypot(dx, dy) < 10) return;
       d.a0 = Math.atan2(dy, dx);
@@ -455,7 +584,10 @@ renderer.domElement.addEventListener('pointermove', (ev) => {
 });
 function endDrag() {
   if (!st.drag) return;
-  if (st.drag.kind === 'mesh') { st.sb.release(); st.grabbed = []; }
+  if (st.drag.kind === 'mesh') {
+    st.sb.release();
+    st.grabbed = [];
+  }
   st.drag = null;
   syncDriven();
   orbit.enabled = st.sb.dim === 3;
@@ -464,7 +596,10 @@ renderer.domElement.addEventListener('pointerup', endDrag);
 renderer.domElement.addEventListener('pointercancel', endDrag);
 
 // ---- the toolbar and the keys
-function setRunning(on) { st.running = on; refreshList(); }
+function setRunning(on) {
+  st.running = on;
+  refreshList();
+}
 function setWalking(on) {
   if (on && (st.kind !== 'cesiumman' || !st.char?.clip)) return;
   st.walking = on;
@@ -480,8 +615,13 @@ function reset() {
 }
 function exportTake() {
   const doc = {
-    format: 'marionette-softbody-take', version: 1, scene: st.kind, fps: 60, substeps: SUBSTEPS,
-    resolution: st.kind === 'cesiumman' ? st.resolution : null, dim: st.sb.dim,
+    format: 'marionette-softbody-take',
+    version: 1,
+    scene: st.kind,
+    fps: 60,
+    substeps: SUBSTEPS,
+    resolution: st.kind === 'cesiumman' ? st.resolution : null,
+    dim: st.sb.dim,
     controllers: st.names.map((name, j) => ({ name, pinned: st.pinned.has(j) })),
     pose: 'per controller: the rotation (row-major 3x3) and the position of its pivot',
     frames: st.take.map((p) => Array.from(p, (v) => +v.toPrecision(9))),
@@ -494,25 +634,36 @@ function exportTake() {
  * bone's world matrix is A_j W_j(rest) and its local one W_parent^-1 A_j W_j(rest). */
 async function exportGlb() {
   const c = st.char;
-  if (st.kind !== 'cesiumman' || !c) throw new Error('the glTF export is the character\'s');
-  const nb = c.bones.length, nf = st.take.length, times = new Float32Array(nf);
-  const tr = c.bones.map(() => new Float32Array(3 * nf)), rot = c.bones.map(() => new Float32Array(4 * nf));
+  if (st.kind !== 'cesiumman' || !c) throw new Error("the glTF export is the character's");
+  const nb = c.bones.length,
+    nf = st.take.length,
+    times = new Float32Array(nf);
+  const tr = c.bones.map(() => new Float32Array(3 * nf)),
+    rot = c.bones.map(() => new Float32Array(4 * nf));
   const sc = c.bones.map(() => new Float32Array(3 * nf));
-  const W = c.bones.map(() => new THREE.Matrix4()), Aj = new THREE.Matrix4(), loc = new THREE.Matrix4();
-  const p = new THREE.Vector3(), q = new THREE.Quaternion(), s = new THREE.Vector3();
+  const W = c.bones.map(() => new THREE.Matrix4()),
+    Aj = new THREE.Matrix4(),
+    loc = new THREE.Matrix4();
+  const p = new THREE.Vector3(),
+    q = new THREE.Quaternion(),
+    s = new THREE.Vector3();
   for (let f = 0; f < nf; f++) {
     times[f] = f / 60;
     const P = st.take[f];
     for (let j = 0; j < nb; j++) {
-      const o = 12 * j, pv = c.skin.controllers[j].pivot;
+      const o = 12 * j,
+        pv = c.skin.controllers[j].pivot;
       const t = [0, 1, 2].map((k) => P[o + 9 + k] - (P[o + 3 * k] * pv[0] + P[o + 3 * k + 1] * pv[1] + P[o + 3 * k + 2] * pv[2]));
       Aj.set(P[o], P[o + 1], P[o + 2], t[0], P[o + 3], P[o + 4], P[o + 5], t[1], P[o + 6], P[o + 7], P[o + 8], t[2], 0, 0, 0, 1);
       W[j].multiplyMatrices(Aj, c.W0[j]);
     }
     for (let j = 0; j < nb; j++) {
-      const pj = c.parents[j], parentWorld = pj >= 0 ? W[pj] : c.bones[j].parent.matrixWorld;
+      const pj = c.parents[j],
+        parentWorld = pj >= 0 ? W[pj] : c.bones[j].parent.matrixWorld;
       loc.copy(parentWorld).invert().multiply(W[j]).decompose(p, q, s);
-      p.toArray(tr[j], 3 * f); q.toArray(rot[j], 4 * f); s.toArray(sc[j], 3 * f);
+      p.toArray(tr[j], 3 * f);
+      q.toArray(rot[j], 4 * f);
+      s.toArray(sc[j], 3 * f);
     }
   }
   const tracks = [];
@@ -524,7 +675,11 @@ async function exportGlb() {
   const clip = new THREE.AnimationClip('softbody', -1, tracks);
   // the nodes at rest (the walk may have moved them), as the glb's rest pose
   c.mixer.stopAllAction();
-  c.bones.forEach((b, j) => { b.position.copy(c.rest[j][0]); b.quaternion.copy(c.rest[j][1]); b.scale.copy(c.rest[j][2]); });
+  c.bones.forEach((b, j) => {
+    b.position.copy(c.rest[j][0]);
+    b.quaternion.copy(c.rest[j][1]);
+    b.scale.copy(c.rest[j][2]);
+  });
   c.root.updateMatrixWorld(true);
   try {
     return await new GLTFExporter().parseAsync(c.root, { binary: true, animations: [clip] });
@@ -545,7 +700,9 @@ function save(data, type, name) {
 $('sb-run').addEventListener('click', () => setRunning(!st.running));
 $('sb-walk').addEventListener('click', () => setWalking(!st.walking));
 $('sb-reset').addEventListener('click', reset);
-$('sb-pin').addEventListener('click', () => { if (st.selected >= 0) pin(st.selected, !st.pinned.has(st.selected)); });
+$('sb-pin').addEventListener('click', () => {
+  if (st.selected >= 0) pin(st.selected, !st.pinned.has(st.selected));
+});
 $('sb-export').addEventListener('click', () => save(JSON.stringify(exportTake()), 'application/json', `${st.kind}-take.json`));
 $('sb-export-glb').addEventListener('click', async () => save(await exportGlb(), 'model/gltf-binary', `${st.kind}-take.glb`));
 for (const b of document.querySelectorAll('#toolbar button')) b.addEventListener('click', () => b.blur());
@@ -553,8 +710,10 @@ $('sb-scene').addEventListener('change', (e) => setScene(e.target.value));
 $('sb-res').addEventListener('change', (e) => setScene('cesiumman', Number(e.target.value)));
 window.addEventListener('keydown', (e) => {
   if (e.target.closest?.('select, input')) return;
-  if (e.key === ' ') { setRunning(!st.running); e.preventDefault(); }
-  else if (e.key === 'w' || e.key === 'W') setWalking(!st.walking);
+  if (e.key === ' ') {
+    setRunning(!st.running);
+    e.preventDefault();
+  } else if (e.key === 'w' || e.key === 'W') setWalking(!st.walking);
   else if (e.key === 'r' || e.key === 'R') reset();
   else if ((e.key === 'p' || e.key === 'P') && st.selected >= 0) pin(st.selected, !st.pinned.has(st.selected));
 });
@@ -579,13 +738,29 @@ window.marionette = {
   state() {
     const sb = st.sb;
     return {
-      scene: st.kind, dim: sb?.dim, resolution: st.resolution, running: st.running, walking: st.walking,
-      frame: st.frame, nodes: sb?.vertexCount, elements: sb?.elementCount, surfaceVertices: sb?.surfaceCount,
+      scene: st.kind,
+      dim: sb?.dim,
+      resolution: st.resolution,
+      running: st.running,
+      walking: st.walking,
+      frame: st.frame,
+      nodes: sb?.vertexCount,
+      elements: sb?.elementCount,
+      surfaceVertices: sb?.surfaceCount,
       controllers: st.names.map((name, j) => ({ name, driven: sb.driven[j], pinned: st.pinned.has(j), position: ctrlPos(j) })),
-      selected: st.selected, dragging: st.drag?.kind ?? null, grabbed: [...st.grabbed],
-      last: st.last && { ok: st.last.ok, residual: st.last.residual, maxSpeed: st.last.maxSpeed, ms: st.last.ms,
-        fitRms: st.last.fitRms, us: st.last.us },
-      solverMedianMs: median(st.times.slice(-120)), takeFrames: st.take.length,
+      selected: st.selected,
+      dragging: st.drag?.kind ?? null,
+      grabbed: [...st.grabbed],
+      last: st.last && {
+        ok: st.last.ok,
+        residual: st.last.residual,
+        maxSpeed: st.last.maxSpeed,
+        ms: st.last.ms,
+        fitRms: st.last.fitRms,
+        us: st.last.us,
+      },
+      solverMedianMs: median(st.times.slice(-120)),
+      takeFrames: st.take.length,
     };
   },
   /** Solver times (ms) of the last frames (up to 600). */
@@ -597,9 +772,18 @@ window.marionette = {
   nodes: () => Array.from(st.sb.positions()),
   velocities: () => Array.from(st.sb.velocities()),
   setScene: (kind, res) => setScene(kind, res ?? st.resolution),
-  run: setRunning, walk: setWalking, reset, pin, select, exportTake,
+  run: setRunning,
+  walk: setWalking,
+  reset,
+  pin,
+  select,
+  exportTake,
   /** The take as a glb (bytes, as an array for the tests). */
   exportGlb: async () => Array.from(new Uint8Array(await exportGlb())),
   /** n steps now (also when paused). */
-  step(n = 1) { for (let i = 0; i < n; i++) stepOnce(); updateDisplay(); return st.last; },
+  step(n = 1) {
+    for (let i = 0; i < n; i++) stepOnce();
+    updateDisplay();
+    return st.last;
+  },
 };

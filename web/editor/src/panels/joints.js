@@ -1,0 +1,31 @@
+// The joint list: sites (compound joints as one entry), indented by depth; a click selects.
+import { $ } from './dom.js';
+
+/** Fills #joint-list; returns it. */
+export function jointList(store, vp) {
+  const fig = store.figure;
+  const list = $('joint-list');
+  const depth = (s) => {
+    let d = 0;
+    for (let p = vp.sites[s].parent; p >= 0; p = vp.sites[p].parent) d++;
+    return d;
+  };
+  const order = [];
+  const visit = (s) => {
+    order.push(s);
+    for (const c of vp.sites[s].children) visit(c);
+  };
+  vp.sites.forEach((s, i) => {
+    if (s.parent < 0) visit(i);
+  });
+  for (const s of order) {
+    const site = vp.sites[s];
+    const li = document.createElement('li');
+    li.textContent = fig.jointNames[site.joint].replace(/\.\d+$/, '');
+    li.style.paddingLeft = `${6 + 10 * depth(s)}px`;
+    li.dataset.joint = fig.jointNames[site.joint];
+    li.addEventListener('click', () => store.select(site.joint));
+    list.append(li);
+  }
+  return list;
+}
