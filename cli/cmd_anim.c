@@ -537,44 +537,49 @@ static void compress_free(compress_input* ci) {
     mn_model_destroy(ci->m);
 }
 
+typedef struct compress_args {
+    const char* out;
+    double scale, lock_tol;
+    int every;
+    mn_clip_options co;
+} compress_args;
+
+static int parse_segment(const char* v, void* dest) {
+    int n;
+    if (!mn_cli_parse_int(v, &n) || (n != 8 && n != 16 && n != 32)) return 0;
+    *(int*)dest = n;
+    return 1;
+}
+
+#define AT(f, t) MN_CLI_AT(compress_args, f, t)
+static const mn_cli_opt compress_opts[] = {
+    {"--out", MN_CLI_STRING, AT(out, const char*), .bad = NULL},
+    {"--scale", MN_CLI_DOUBLE, AT(scale, double), MN_CLI_POSITIVE, DBL_MAX,
+     .bad = "--scale needs a positive number"},
+    {"--tol", MN_CLI_DOUBLE, AT(co.tol, double), MN_CLI_POSITIVE, DBL_MAX,
+     .bad = "--tol needs a positive number"},
+    {"--lock-tol", MN_CLI_DOUBLE, AT(lock_tol, double), MN_CLI_POSITIVE, DBL_MAX,
+     .bad = "--lock-tol needs a positive number"},
+    {"--shell", MN_CLI_DOUBLE, AT(co.shell, double), 0, DBL_MAX,
+     .bad = "--shell needs a number >= 0"},
+    {"--every", MN_CLI_INT, AT(every, int), 1, INT_MAX, .bad = "--every needs a positive integer"},
+    {"--vertices", MN_CLI_INT, AT(co.vertices, int), 2, 3, .bad = "--vertices needs 2 or 3"},
+    {"--max-segment", MN_CLI_CALL, AT(co.max_segment, int),
+     .bad = "--max-segment needs 8, 16 or 32", .parse = parse_segment},
+};
+#undef AT
+const mn_cli_table mn_cmd_anim_compress_options =
+    ANIM_TABLE(compress_opts, 1, "too many arguments");
+
 static int compress_take(int argc, char** argv) {
-    const char *in = NULL, *out = NULL;
-    double scale = 0, lock_tol = 1e-4;
-    int every = 1;
-    mn_clip_options co = mn_clip_default();
-    for (int i = 2; i < argc; i++) {
-        if (!strcmp(argv[i], "--out") && i + 1 < argc)
-            out = argv[++i];
-        else if (!strcmp(argv[i], "--scale") && i + 1 < argc) {
-            if (!mn_cli_parse_double(argv[++i], &scale) || !(scale > 0))
-                return mn_cli_usage_error("anim", "--scale needs a positive number");
-        } else if (!strcmp(argv[i], "--tol") && i + 1 < argc) {
-            if (!mn_cli_parse_double(argv[++i], &co.tol) || !(co.tol > 0))
-                return mn_cli_usage_error("anim", "--tol needs a positive number");
-        } else if (!strcmp(argv[i], "--lock-tol") && i + 1 < argc) {
-            if (!mn_cli_parse_double(argv[++i], &lock_tol) || !(lock_tol > 0))
-                return mn_cli_usage_error("anim", "--lock-tol needs a positive number");
-        } else if (!strcmp(argv[i], "--shell") && i + 1 < argc) {
-            if (!mn_cli_parse_double(argv[++i], &co.shell) || !(co.shell >= 0))
-                return mn_cli_usage_error("anim", "--shell needs a number >= 0");
-        } else if (!strcmp(argv[i], "--every") && i + 1 < argc) {
-            if (!mn_cli_parse_int(argv[++i], &every) || every < 1)
-                return mn_cli_usage_error("anim", "--every needs a positive integer");
-        } else if (!strcmp(argv[i], "--vertices") && i + 1 < argc) {
-            if (!mn_cli_parse_int(argv[++i], &co.vertices) ||
-                (co.vertices != 2 && co.vertices != 3))
-                return mn_cli_usage_error("anim", "--vertices needs 2 or 3");
-        } else if (!strcmp(argv[i], "--max-segment") && i + 1 < argc) {
-            if (!mn_cli_parse_int(argv[++i], &co.max_segment) ||
-                (co.max_segment != 8 && co.max_segment != 16 && co.max_segment != 32))
-                return mn_cli_usage_error("anim", "--max-segment needs 8, 16 or 32");
-        } else if (argv[i][0] == '-' && argv[i][1])
-            return mn_cli_usage_error("anim", "unknown option '%s'", argv[i]);
-        else if (!in)
-            in = argv[i];
-        else
-            return mn_cli_usage_error("anim", "too many arguments");
-    }
+    const char* in = NULL;
+    compress_args args = {NULL, 0, 1e-4, 1, mn_clip_default()};
+    int bad = mn_cli_parse(&mn_cmd_anim_compress_options, argc - 1, argv + 1, &args, &in, NULL);
+    if (bad) return bad;
+    const char* out = args.out;
+    double scale = args.scale, lock_tol = args.lock_tol;
+    int every = args.every;
+    mn_clip_options co = args.co;
     if (!in) return mn_cli_usage_error("anim", "compress needs TAKE.bvh or SEQ.json");
     compress_input ci;
     int code = compress_read(in, scale, every, lock_tol, co.shell, &ci);

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "options.h"
 #include "editor_server.h"
 
 const char mn_cmd_editor_summary[] = "the web editor: serve a project folder and the page locally";
@@ -84,29 +85,38 @@ static const char* find_assets(const char* given, char* buf, size_t cap, char* t
     return NULL;
 }
 
+typedef struct editor_args {
+    const char* assets;
+    int port, json;
+} editor_args;
+
+#define AT(f, t) MN_CLI_AT(editor_args, f, t)
+static const mn_cli_opt editor_opts[] = {
+    {"--json", MN_CLI_FLAG, AT(json, int), .lo = 1},
+    {"--port", MN_CLI_INT, AT(port, int), 0, 65535, .bad = "--port needs a number from 0 to 65535"},
+    {"--assets", MN_CLI_STRING, AT(assets, const char*), .bad = NULL},
+};
+#undef AT
+const mn_cli_table mn_cmd_editor_options = {
+    .cmd = "editor",
+    MN_CLI_OPTS(editor_opts),
+    .unknown = "unknown option '%s'",
+    .missing = "unknown option '%s'",
+    .max_pos = 1,
+    .too_many = "too many arguments",
+};
+
 int mn_cmd_editor(int argc, char** argv) {
     if (mn_cli_wants_help(argc, argv)) {
         usage(stdout);
         return MN_EXIT_OK;
     }
-    const char *target = NULL, *assets = NULL;
-    int port = 8765, json = 0;
-    for (int i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "--json")) {
-            json = 1;
-        } else if (!strcmp(argv[i], "--port") && i + 1 < argc) {
-            if (!mn_cli_parse_int(argv[++i], &port) || port < 0 || port > 65535)
-                return mn_cli_usage_error("editor", "--port needs a number from 0 to 65535");
-        } else if (!strcmp(argv[i], "--assets") && i + 1 < argc) {
-            assets = argv[++i];
-        } else if (argv[i][0] == '-' && argv[i][1]) {
-            return mn_cli_usage_error("editor", "unknown option '%s'", argv[i]);
-        } else if (!target) {
-            target = argv[i];
-        } else {
-            return mn_cli_usage_error("editor", "too many arguments");
-        }
-    }
+    const char* target = NULL;
+    editor_args args = {NULL, 8765, 0};
+    int bad = mn_cli_parse(&mn_cmd_editor_options, argc, argv, &args, &target, NULL);
+    if (bad) return bad;
+    const char* assets = args.assets;
+    int port = args.port, json = args.json;
     if (assets && !is_dir(assets))
         return mn_cli_usage_error("editor", "--assets %s: not a folder", mn_cli_safe(assets));
     char project[4096], figure[300] = "", sequence[300] = "";
