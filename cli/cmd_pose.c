@@ -6,6 +6,7 @@
 #include <marionette/scene.h>
 #include <marionette/sequence.h>
 
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,6 +14,7 @@
 #include <strings.h>
 
 #include "cli.h"
+#include "options.h"
 
 #define J mn_cli_json_num
 
@@ -630,54 +632,56 @@ static int pose_figures(const char* scene_path, mn_scene* sc, const pose_opts* p
     return rc;
 }
 
+typedef struct pose_args {
+    const char *scene, *solver, *out, *root;
+    int json, iters, free_locked;
+    double tol, scale, fps;
+    start_pose sp;
+} pose_args;
+
+#define AT(f, t) MN_CLI_AT(pose_args, f, t)
+static const mn_cli_opt pose_rows[] = {
+    {"--scene", MN_CLI_STRING, AT(scene, const char*), .bad = NULL},
+    {"--solver", MN_CLI_STRING, AT(solver, const char*), .bad = NULL},
+    {"--json", MN_CLI_FLAG, AT(json, int), .lo = 1},
+    {"--free-translations", MN_CLI_FLAG, AT(free_locked, int), .lo = 1},
+    {"--out", MN_CLI_STRING, AT(out, const char*), .bad = NULL},
+    {"--fps", MN_CLI_DOUBLE, AT(fps, double), MN_CLI_POSITIVE, 1e6,
+     .bad = "--fps needs a number > 0"},
+    {"--iters", MN_CLI_INT, AT(iters, int), 1, INT_MAX, .bad = "--iters needs a positive integer"},
+    {"--tol", MN_CLI_DOUBLE, AT(tol, double), MN_CLI_POSITIVE, DBL_MAX,
+     .bad = "--tol needs a number > 0"},
+    {"--scale", MN_CLI_DOUBLE, AT(scale, double), MN_CLI_POSITIVE, DBL_MAX,
+     .bad = "--scale needs a number > 0"},
+    {"--frame", MN_CLI_INT, AT(sp.frame, int), 0, INT_MAX, .bad = "--frame needs an integer >= 0"},
+    {"--anim", MN_CLI_STRING, AT(sp.anim, const char*), .bad = NULL},
+    {"--root", MN_CLI_STRING, AT(root, const char*), .bad = NULL},
+};
+#undef AT
+const mn_cli_table mn_cmd_pose_options = {
+    .cmd = "pose",
+    MN_CLI_OPTS(pose_rows),
+    .unknown = "unknown option '%s'",
+    .missing = "unknown option '%s'",
+    .max_pos = 1,
+    .too_many = "one MODEL only",
+    .dash_option = 1,
+};
+
 int mn_cmd_pose(int argc, char** argv) {
     if (mn_cli_wants_help(argc, argv)) {
         usage(stdout);
         return MN_EXIT_OK;
     }
-    const char *model_path = NULL, *scene_path = NULL, *solver_name = NULL;
-    const char* out_path = NULL;
-    int json = 0, iters = 0, free_locked = 0;
-    const char* root_name = NULL;
-    start_pose sp = {-1, NULL};
-    double tol = 1e-4, scale = 1.0, fps = 0;
-    for (int i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "--scene") && i + 1 < argc)
-            scene_path = argv[++i];
-        else if (!strcmp(argv[i], "--solver") && i + 1 < argc)
-            solver_name = argv[++i];
-        else if (!strcmp(argv[i], "--json"))
-            json = 1;
-        else if (!strcmp(argv[i], "--free-translations"))
-            free_locked = 1;
-        else if (!strcmp(argv[i], "--out") && i + 1 < argc)
-            out_path = argv[++i];
-        else if (!strcmp(argv[i], "--fps") && i + 1 < argc) {
-            if (!mn_cli_parse_double(argv[++i], &fps) || !(fps > 0) || fps > 1e6)
-                return mn_cli_usage_error("pose", "--fps needs a number > 0");
-        } else if (!strcmp(argv[i], "--iters") && i + 1 < argc) {
-            if (!mn_cli_parse_int(argv[++i], &iters) || iters < 1)
-                return mn_cli_usage_error("pose", "--iters needs a positive integer");
-        } else if (!strcmp(argv[i], "--tol") && i + 1 < argc) {
-            if (!mn_cli_parse_double(argv[++i], &tol) || !(tol > 0))
-                return mn_cli_usage_error("pose", "--tol needs a number > 0");
-        } else if (!strcmp(argv[i], "--scale") && i + 1 < argc) {
-            if (!mn_cli_parse_double(argv[++i], &scale) || !(scale > 0))
-                return mn_cli_usage_error("pose", "--scale needs a number > 0");
-        } else if (!strcmp(argv[i], "--frame") && i + 1 < argc) {
-            if (!mn_cli_parse_int(argv[++i], &sp.frame) || sp.frame < 0)
-                return mn_cli_usage_error("pose", "--frame needs an integer >= 0");
-        } else if (!strcmp(argv[i], "--anim") && i + 1 < argc) {
-            sp.anim = argv[++i];
-        } else if (!strcmp(argv[i], "--root") && i + 1 < argc) {
-            root_name = argv[++i];
-        } else if (argv[i][0] == '-')
-            return mn_cli_usage_error("pose", "unknown option '%s'", argv[i]);
-        else if (!model_path)
-            model_path = argv[i];
-        else
-            return mn_cli_usage_error("pose", "one MODEL only");
-    }
+    const char* model_path = NULL;
+    pose_args args = {NULL, NULL, NULL, NULL, 0, 0, 0, 1e-4, 1.0, 0, {-1, NULL}};
+    int bad = mn_cli_parse(&mn_cmd_pose_options, argc, argv, &args, &model_path, NULL);
+    if (bad) return bad;
+    const char *scene_path = args.scene, *solver_name = args.solver, *out_path = args.out;
+    const char* root_name = args.root;
+    int json = args.json, iters = args.iters, free_locked = args.free_locked;
+    double tol = args.tol, scale = args.scale, fps = args.fps;
+    start_pose sp = args.sp;
     if (sp.anim && sp.frame < 0) sp.frame = 0; /* --anim alone: its first key */
     if (!scene_path) return mn_cli_usage_error("pose", "missing --scene SCENE.json");
     if (out_path) {

@@ -103,6 +103,7 @@ extern const mn_cli_table mn_cmd_retarget_options;
 extern const mn_cli_table mn_cmd_info_options;
 extern const mn_cli_table mn_cmd_demo_options;
 extern const mn_cli_table mn_cmd_editor_options;
+extern const mn_cli_table mn_cmd_pose_options;
 extern const mn_cli_table mn_cmd_anim_info_options;
 extern const mn_cli_table mn_cmd_anim_bake_options;
 extern const mn_cli_table mn_cmd_anim_import_options;

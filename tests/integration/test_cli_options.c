@@ -24,6 +24,7 @@ static const mn_cli_table* const tables[] = {
     &mn_cmd_info_options,
     &mn_cmd_demo_options,
     &mn_cmd_editor_options,
+    &mn_cmd_pose_options,
     &mn_cmd_anim_info_options,
     &mn_cmd_anim_bake_options,
     &mn_cmd_anim_import_options,
