@@ -139,7 +139,7 @@ before(async () => {
   page.on('response', (r) => r.status() >= 400 && pageErrors.push(`${r.url()}: ${r.status()}`));
   context.on('request', (r) => requests.push(r.url()));
   await page.goto(url);
-  await page.waitForFunction(() => window.results || window.failure, null, { timeout: 120000 });
+  await page.waitForFunction(() => window.results?.sequence || window.failure, null, { timeout: 120000 });
   const failure = await page.evaluate(() => window.failure);
   assert.equal(failure, undefined, `the page failed: ${failure}`);
   results = await page.evaluate(() => window.results);
