@@ -427,141 +427,232 @@ static void figure_out_path(const char* out, const char* name, char* buf, size_t
     snprintf(buf, cap, "%.*s.%s%s", (int)(dot - out), out, name, dot);
 }
 
-/* A scene with "figures": each read from its file (beside the scene), re-rooted and
- * placed as the scene says, then posed together frame by frame (Welman 6.1, 7.3). */
-static int pose_figures(const char* scene_path, mn_scene* sc, const pose_opts* po) {
-    int nf = mn_scene_figure_count(sc);
-    mn_model* m[8] = {0};
-    mn_data* d[8] = {0};
+/* The figures of a scene, as pose_figures reads them: a model and data for each, the
+ * sequence of each animated figure, and the frames those sequences span. */
+typedef struct scene_figures {
+    int n;
+    mn_model* m[8];
+    mn_data* d[8];
     mn_figure figs[8];
-    int rc = MN_EXIT_OK;
+    mn_seq* seq[8];
+    double f0, f1, fps;
+} scene_figures;
+
+/* A figure animated by its sequence document (the scene's `sequence`): read, placed at the
+ * first key by the scene's placement, its frames added to the span. */
+static int read_animated_figure(const mn_scene* sc, int i, const char* path, scene_figures* F) {
+    mn_seq_read_options ro = mn_seq_read_default();
+    ro.trusted = 1;
+    mn_seq_doc_info info;
+    mn_error e;
+    int j, rc;
+    if (mn_seq_read(path, &ro, &F->m[i], &F->seq[i], &info, &e) != MN_OK) {
+        rc = mn_cli_input_error(&e);
+    } else if (mn_scene_root_joint(sc, i, F->m[i], &j, &e) != MN_OK || j >= 0) {
+        if (j >= 0)
+            mn_scene_figure_error(sc, i, "root",
+                                  &(mn_error){.status = MN_ERR_ARG,
+                                              .message = "a figure animated by a "
+                                                         "sequence keeps its root"},
+                                  &e);
+        rc = mn_cli_input_error(&e);
+    } else {
+        rc = place_keys(sc, i, F->m[i], F->seq[i], path);
+    }
+    if (rc == MN_EXIT_OK && !(F->d[i] = mn_data_create(F->m[i], 0))) rc = MN_EXIT_INPUT;
+    if (rc != MN_EXIT_OK) return rc;
+    int nk = mn_seq_key_count(F->seq[i]);
+    if (nk > 0) {
+        F->f0 = fmin(F->f0, mn_seq_key_frame(F->seq[i], 0));
+        F->f1 = fmax(F->f1, mn_seq_key_frame(F->seq[i], nk - 1));
+    }
+    if (F->fps == 0) F->fps = mn_seq_fps(F->seq[i]);
+    F->figs[i].model = F->m[i];
+    F->figs[i].data = F->d[i];
+    return MN_EXIT_OK;
+}
+
+/* A figure from its file (beside the scene, or as given: absolute, or the built-in
+ * "stickman"), re-rooted and placed as the scene says. */
+static int read_posed_figure(const mn_scene* sc, int i, const char* dir, const pose_opts* po,
+                             scene_figures* F) {
+    const char* file = mn_scene_figure_file(sc, i);
+    char path[2048];
+    snprintf(path, sizeof path, "%s%s", file[0] == '/' ? "" : dir, file);
+    FILE* probe = fopen(path, "rb");
+    if (probe)
+        fclose(probe);
+    else
+        snprintf(path, sizeof path, "%s", file);
+    start_pose sp = {-1, NULL};
+    double ft = 1.0 / 30.0;
+    int rc = load(path, po->scale, &sp, &F->m[i], &F->d[i], &ft, NULL);
+    if (rc == MN_EXIT_OK) rc = reroot(path, NULL, sc, i, &F->m[i], &F->d[i], 0);
+    if (rc == MN_EXIT_OK) rc = place_figure(sc, i, &F->m[i], F->d[i]);
+    if (rc != MN_EXIT_OK) return rc;
+    mn_data* nd = mn_data_create(F->m[i], 0); /* a placed model: data of its own */
+    if (!nd) return MN_EXIT_INPUT;
+    memcpy(nd->q, F->d[i]->q, sizeof(double) * (size_t)F->m[i]->nq);
+    mn_fk(F->m[i], nd);
+    mn_data_destroy(F->d[i]);
+    F->d[i] = nd;
+    F->figs[i].model = F->m[i];
+    F->figs[i].data = F->d[i];
+    return MN_EXIT_OK;
+}
+
+static int read_figures(const char* scene_path, const mn_scene* sc, const pose_opts* po,
+                        scene_figures* F) {
     char dir[1024];
     const char* slash = strrchr(scene_path, '/');
     snprintf(dir, sizeof dir, "%.*s", slash ? (int)(slash - scene_path + 1) : 0, scene_path);
-    mn_seq* seq[8] = {0};
-    double f0 = HUGE_VAL, f1 = -HUGE_VAL, fps = 0;
-    for (int i = 0; i < nf && rc == MN_EXIT_OK; i++) {
+    int rc = MN_EXIT_OK;
+    for (int i = 0; i < F->n && rc == MN_EXIT_OK; i++) {
         const char* sq = mn_scene_figure_sequence(sc, i);
-        if (sq) { /* a figure animated by its sequence document */
+        if (sq) {
             char path[2048];
             snprintf(path, sizeof path, "%s%s", sq[0] == '/' ? "" : dir, sq);
-            mn_seq_read_options ro = mn_seq_read_default();
-            ro.trusted = 1;
-            mn_seq_doc_info info;
-            mn_error e;
-            int j;
-            if (mn_seq_read(path, &ro, &m[i], &seq[i], &info, &e) != MN_OK) {
-                rc = mn_cli_input_error(&e);
-            } else if (mn_scene_root_joint(sc, i, m[i], &j, &e) != MN_OK || j >= 0) {
-                if (j >= 0)
-                    mn_scene_figure_error(sc, i, "root",
-                                          &(mn_error){.status = MN_ERR_ARG,
-                                                      .message = "a figure animated by a "
-                                                                 "sequence keeps its root"},
-                                          &e);
-                rc = mn_cli_input_error(&e);
-            } else {
-                rc = place_keys(sc, i, m[i], seq[i], path);
-            }
-            if (rc == MN_EXIT_OK && !(d[i] = mn_data_create(m[i], 0))) rc = MN_EXIT_INPUT;
-            if (rc != MN_EXIT_OK) break;
-            int nk = mn_seq_key_count(seq[i]);
-            if (nk > 0) {
-                f0 = fmin(f0, mn_seq_key_frame(seq[i], 0));
-                f1 = fmax(f1, mn_seq_key_frame(seq[i], nk - 1));
-            }
-            if (fps == 0) fps = mn_seq_fps(seq[i]);
-            figs[i].model = m[i];
-            figs[i].data = d[i];
-            continue;
-        }
-        const char* file = mn_scene_figure_file(sc, i);
-        char path[2048];
-        /* beside the scene, or as given (absolute, or the built-in "stickman") */
-        snprintf(path, sizeof path, "%s%s", file[0] == '/' ? "" : dir, file);
-        FILE* probe = fopen(path, "rb");
-        if (probe)
-            fclose(probe);
-        else
-            snprintf(path, sizeof path, "%s", file);
-        start_pose sp = {-1, NULL};
-        double ft = 1.0 / 30.0;
-        rc = load(path, po->scale, &sp, &m[i], &d[i], &ft, NULL);
-        if (rc == MN_EXIT_OK) rc = reroot(path, NULL, sc, i, &m[i], &d[i], 0);
-        if (rc == MN_EXIT_OK) rc = place_figure(sc, i, &m[i], d[i]);
-        if (rc == MN_EXIT_OK) {
-            mn_data* nd = mn_data_create(m[i], 0); /* a placed model: data of its own */
-            if (!nd) {
-                rc = MN_EXIT_INPUT;
-                break;
-            }
-            memcpy(nd->q, d[i]->q, sizeof(double) * (size_t)m[i]->nq);
-            mn_fk(m[i], nd);
-            mn_data_destroy(d[i]);
-            d[i] = nd;
-            figs[i].model = m[i];
-            figs[i].data = d[i];
+            rc = read_animated_figure(sc, i, path, F);
+        } else {
+            rc = read_posed_figure(sc, i, dir, po, F);
         }
     }
     /* the animated figures start at the first key: the scene's pins hold them there */
-    int animated = f0 <= f1;
-    if (rc == MN_EXIT_OK && animated && f1 - f0 + 1 > MN_SCENE_MAX_FRAMES) {
+    if (rc == MN_EXIT_OK && F->f0 <= F->f1 && F->f1 - F->f0 + 1 > MN_SCENE_MAX_FRAMES) {
         /* refused before any solve: keys at 0 and 9,999,998 are ten million solves */
         mn_error e;
         mn_error_set(&e, MN_ERR_ARG, scene_path, 0, "figures",
-                     "the sequences run from frame %.17g to %.17g, more than %d frames", f0, f1,
-                     MN_SCENE_MAX_FRAMES);
+                     "the sequences run from frame %.17g to %.17g, more than %d frames", F->f0,
+                     F->f1, MN_SCENE_MAX_FRAMES);
         rc = mn_cli_input_error(&e);
     }
-    for (int i = 0; i < nf && rc == MN_EXIT_OK && animated; i++)
-        if (seq[i]) mn_seq_sample_data(seq[i], d[i], f0);
-    mn_error err;
-    mn_csys* s = NULL;
-    if (rc == MN_EXIT_OK && mn_scene_bind_figures(sc, figs, nf, &s, &err) != MN_OK)
-        rc = mn_cli_input_error(&err);
-    /* per animated figure: the plain in-between of the last frame and the correction the
-     * solve made to it, carried to the next frame (80% of it, as mn_seq_solve_frame) */
+    return rc;
+}
+
+/* The result of a scene of figures: JSON, or key=value lines, the q of every figure's
+ * joints and every constraint's residual. */
+static void print_figures(const mn_scene* sc, const scene_figures* F, mn_csys* s,
+                          const mn_csolve_result* r, const pose_worst* w, const pose_opts* po,
+                          int frames) {
+    const char* solver = mn_csolver_name(po->o.method);
+    if (po->json) {
+        printf("{");
+        print_summary_json(r, w, solver, frames);
+        printf(",\"figures\":[");
+        for (int i = 0; i < F->n; i++) {
+            printf("%s{\"name\":", i ? "," : "");
+            mn_cli_json_string(stdout, mn_scene_figure_name(sc, i));
+            printf(",\"q\":");
+            print_q_json(F->d[i]->q, F->m[i]->nq);
+            printf("}");
+        }
+        printf("],\"constraints\":[");
+        for (int c = 0; c < mn_csys_constraint_count(s); c++)
+            printf("%s{\"index\":%d,\"type\":\"%s\",\"residual\":%s,\"met\":%s}", c ? "," : "", c,
+                   mn_constraint_type_name(mn_csys_constraint(s, c)->type),
+                   J(mn_csys_residual(s, c)), mn_csys_unmet(s, c) ? "false" : "true");
+        printf("]}\n");
+        return;
+    }
+    printf("figures=%d solver=%s frames=%d status=%s iters=%d max_violation=%.3g "
+           "max_rot_violation=%.3g max_drag_error=%.3g unmet=%d worst_frame=%d "
+           "worst_rot_frame=%d unmet_frames=%d\n",
+           F->n, solver, frames, mn_status_name(r->status), r->iterations, r->max_violation,
+           r->max_rot_violation, r->max_drag_error, r->nunmet, w->v_frame, w->rot_frame,
+           w->unmet_frames);
+    if (r->status != MN_OK && r->message[0]) printf("# %s\n", mn_cli_safe(r->message));
+    for (int i = 0; i < F->n; i++)
+        for (int j = 0; j < F->m[i]->njoint; j++) {
+            int nq = mn_joint_type_nq((mn_joint_type)F->m[i]->jnt_type[j]);
+            if (!nq) continue;
+            printf("q %s/%s:", mn_cli_safe(mn_scene_figure_name(sc, i)),
+                   mn_cli_safe(F->m[i]->jnt_name[j]));
+            for (int k = 0; k < nq; k++)
+                printf(" %.9g", F->d[i]->q[F->m[i]->jnt_qadr[j] + k]);
+            printf("\n");
+        }
+    for (int c = 0; c < mn_csys_constraint_count(s); c++) {
+        const mn_constraint_def* cd = mn_csys_constraint(s, c);
+        printf("constraint %d %s residual=%.3g%s%s\n", c, mn_constraint_type_name(cd->type),
+               mn_csys_residual(s, c), cd->enabled ? "" : " disabled",
+               mn_csys_unmet(s, c) ? " unmet" : "");
+    }
+}
+
+/* The frames of a scene of figures, solved together; each figure's q at each frame into
+ * mo[i] when they are written. Per animated figure: the plain in-between of the last frame
+ * and the correction the solve made to it, carried to the next frame (80% of it, as
+ * mn_seq_solve_frame). */
+static int solve_figures(const mn_scene* sc, scene_figures* F, mn_csys* s, const pose_opts* po,
+                         int frames, mn_motion* mo, mn_csolve_result* r, pose_worst* w) {
     double* plain_prev[8] = {0};
     double* corr[8] = {0};
-    for (int i = 0; i < nf && rc == MN_EXIT_OK; i++)
-        if (seq[i]) {
-            plain_prev[i] = malloc(sizeof(double) * (size_t)(m[i]->nq + 1));
-            corr[i] = calloc((size_t)m[i]->nv + 1, sizeof(double));
+    int rc = MN_EXIT_OK, animated = F->f0 <= F->f1;
+    for (int i = 0; i < F->n && rc == MN_EXIT_OK; i++)
+        if (F->seq[i]) {
+            plain_prev[i] = malloc(sizeof(double) * (size_t)(F->m[i]->nq + 1));
+            corr[i] = calloc((size_t)F->m[i]->nv + 1, sizeof(double));
             if (!plain_prev[i] || !corr[i]) rc = MN_EXIT_INPUT;
         }
+    for (int f = 0; f < frames && rc == MN_EXIT_OK; f++) {
+        for (int i = 0; i < F->n; i++) {
+            if (!F->seq[i]) continue;
+            mn_seq_sample(F->seq[i], F->f0 + f, plain_prev[i]);
+            memcpy(F->d[i]->q, plain_prev[i], sizeof(double) * (size_t)F->m[i]->nq);
+            mn_integrate(F->m[i], F->d[i]->q, corr[i], 0.8);
+            mn_fk(F->m[i], F->d[i]);
+        }
+        if (animated) mn_csys_invalidate(s);
+        int sf = mn_scene_frames(sc);
+        mn_scene_apply_frame(sc, s, f < sf ? f : sf - 1);
+        mn_csys_solve(s, &po->o, r);
+        worst_add(w, r, f);
+        for (int i = 0; i < F->n; i++)
+            if (F->seq[i]) mn_q_difference(F->m[i], F->d[i]->q, plain_prev[i], corr[i]);
+        for (int i = 0; i < F->n && mo; i++)
+            memcpy(mo[i].q + (size_t)f * (size_t)F->m[i]->nq, F->d[i]->q,
+                   sizeof(double) * (size_t)F->m[i]->nq);
+    }
+    if (frames > 0) worst_into(w, r);
+    for (int i = 0; i < F->n; i++) {
+        free(plain_prev[i]);
+        free(corr[i]);
+    }
+    return rc;
+}
+
+/* A scene with "figures": each read from its file (beside the scene), re-rooted and
+ * placed as the scene says, then posed together frame by frame (Welman 6.1, 7.3). */
+static int pose_figures(const char* scene_path, mn_scene* sc, const pose_opts* po) {
+    scene_figures F;
+    memset(&F, 0, sizeof F);
+    F.n = mn_scene_figure_count(sc);
+    F.f0 = HUGE_VAL, F.f1 = -HUGE_VAL;
+    int nf = F.n;
+    int rc = read_figures(scene_path, sc, po, &F);
+    int animated = F.f0 <= F.f1;
+    for (int i = 0; i < nf && rc == MN_EXIT_OK && animated; i++)
+        if (F.seq[i]) mn_seq_sample_data(F.seq[i], F.d[i], F.f0);
+    mn_error err;
+    mn_csys* s = NULL;
+    if (rc == MN_EXIT_OK && mn_scene_bind_figures(sc, F.figs, nf, &s, &err) != MN_OK)
+        rc = mn_cli_input_error(&err);
     if (rc == MN_EXIT_OK) {
-        int frames = animated ? (int)floor(f1 - f0 + 1e-9) + 1 : mn_scene_frames(sc);
+        int frames = animated ? (int)floor(F.f1 - F.f0 + 1e-9) + 1 : mn_scene_frames(sc);
         mn_motion mo[8];
         memset(mo, 0, sizeof mo);
         for (int i = 0; i < nf && po->out_path; i++) {
-            mo[i].nframes = frames, mo[i].nq = m[i]->nq;
-            mo[i].frame_time = po->fps > 0 ? 1.0 / po->fps : 1.0 / (fps > 0 ? fps : 30.0);
-            mo[i].q = malloc(sizeof(double) * (size_t)frames * (size_t)(m[i]->nq ? m[i]->nq : 1));
+            mo[i].nframes = frames, mo[i].nq = F.m[i]->nq;
+            mo[i].frame_time = po->fps > 0 ? 1.0 / po->fps : 1.0 / (F.fps > 0 ? F.fps : 30.0);
+            mo[i].q =
+                malloc(sizeof(double) * (size_t)frames * (size_t)(F.m[i]->nq ? F.m[i]->nq : 1));
             if (!mo[i].q) rc = MN_EXIT_INPUT;
         }
         mn_csolve_result r;
         memset(&r, 0, sizeof r);
         pose_worst w = {0, 0, 0, 0, 0, 0, -1, MN_OK, ""};
-        for (int f = 0; f < frames && rc == MN_EXIT_OK; f++) {
-            for (int i = 0; i < nf; i++) {
-                if (!seq[i]) continue;
-                mn_seq_sample(seq[i], f0 + f, plain_prev[i]);
-                memcpy(d[i]->q, plain_prev[i], sizeof(double) * (size_t)m[i]->nq);
-                mn_integrate(m[i], d[i]->q, corr[i], 0.8);
-                mn_fk(m[i], d[i]);
-            }
-            if (animated) mn_csys_invalidate(s);
-            int sf = mn_scene_frames(sc);
-            mn_scene_apply_frame(sc, s, f < sf ? f : sf - 1);
-            mn_csys_solve(s, &po->o, &r);
-            worst_add(&w, &r, f);
-            for (int i = 0; i < nf; i++)
-                if (seq[i]) mn_q_difference(m[i], d[i]->q, plain_prev[i], corr[i]);
-            for (int i = 0; i < nf && po->out_path; i++)
-                memcpy(mo[i].q + (size_t)f * (size_t)m[i]->nq, d[i]->q,
-                       sizeof(double) * (size_t)m[i]->nq);
-        }
-        if (frames > 0) worst_into(&w, &r);
+        if (rc == MN_EXIT_OK)
+            rc = solve_figures(sc, &F, s, po, frames, po->out_path ? mo : NULL, &r, &w);
         double res[3] = {r.max_violation, r.max_rot_violation, r.max_drag_error};
         if (rc == MN_EXIT_OK && !mn_cli_finite(scene_path, "constraints", res, 3))
             rc = MN_EXIT_INPUT;
@@ -569,65 +660,19 @@ static int pose_figures(const char* scene_path, mn_scene* sc, const pose_opts* p
             char path[1024];
             figure_out_path(po->out_path, mn_scene_figure_name(sc, i), path, sizeof path);
             mn_status st = strcasecmp(strrchr(path, '.'), ".glb") == 0
-                               ? mn_gltf_write(path, m[i], &mo[i], NULL, &err)
-                               : mn_bvh_write(path, m[i], &mo[i], &err);
+                               ? mn_gltf_write(path, F.m[i], &mo[i], NULL, &err)
+                               : mn_bvh_write(path, F.m[i], &mo[i], &err);
             if (st != MN_OK) rc = mn_cli_input_error(&err);
         }
-        if (rc == MN_EXIT_OK) {
-            const char* solver = mn_csolver_name(po->o.method);
-            if (po->json) {
-                printf("{");
-                print_summary_json(&r, &w, solver, frames);
-                printf(",\"figures\":[");
-                for (int i = 0; i < nf; i++) {
-                    printf("%s{\"name\":", i ? "," : "");
-                    mn_cli_json_string(stdout, mn_scene_figure_name(sc, i));
-                    printf(",\"q\":");
-                    print_q_json(d[i]->q, m[i]->nq);
-                    printf("}");
-                }
-                printf("],\"constraints\":[");
-                for (int c = 0; c < mn_csys_constraint_count(s); c++)
-                    printf("%s{\"index\":%d,\"type\":\"%s\",\"residual\":%s,\"met\":%s}",
-                           c ? "," : "", c, mn_constraint_type_name(mn_csys_constraint(s, c)->type),
-                           J(mn_csys_residual(s, c)), mn_csys_unmet(s, c) ? "false" : "true");
-                printf("]}\n");
-            } else {
-                printf("figures=%d solver=%s frames=%d status=%s iters=%d max_violation=%.3g "
-                       "max_rot_violation=%.3g max_drag_error=%.3g unmet=%d worst_frame=%d "
-                       "worst_rot_frame=%d unmet_frames=%d\n",
-                       nf, solver, frames, mn_status_name(r.status), r.iterations, r.max_violation,
-                       r.max_rot_violation, r.max_drag_error, r.nunmet, w.v_frame, w.rot_frame,
-                       w.unmet_frames);
-                if (r.status != MN_OK && r.message[0]) printf("# %s\n", mn_cli_safe(r.message));
-                for (int i = 0; i < nf; i++)
-                    for (int j = 0; j < m[i]->njoint; j++) {
-                        int nq = mn_joint_type_nq((mn_joint_type)m[i]->jnt_type[j]);
-                        if (!nq) continue;
-                        printf("q %s/%s:", mn_cli_safe(mn_scene_figure_name(sc, i)),
-                               mn_cli_safe(m[i]->jnt_name[j]));
-                        for (int k = 0; k < nq; k++)
-                            printf(" %.9g", d[i]->q[m[i]->jnt_qadr[j] + k]);
-                        printf("\n");
-                    }
-                for (int c = 0; c < mn_csys_constraint_count(s); c++) {
-                    const mn_constraint_def* cd = mn_csys_constraint(s, c);
-                    printf("constraint %d %s residual=%.3g%s%s\n", c,
-                           mn_constraint_type_name(cd->type), mn_csys_residual(s, c),
-                           cd->enabled ? "" : " disabled", mn_csys_unmet(s, c) ? " unmet" : "");
-                }
-            }
-        }
+        if (rc == MN_EXIT_OK) print_figures(sc, &F, s, &r, &w, po, frames);
         for (int i = 0; i < nf; i++)
             free(mo[i].q);
     }
     mn_csys_destroy(s);
     for (int i = 0; i < nf; i++) {
-        free(plain_prev[i]);
-        free(corr[i]);
-        mn_seq_destroy(seq[i]);
-        mn_data_destroy(d[i]);
-        mn_model_destroy(m[i]);
+        mn_seq_destroy(F.seq[i]);
+        mn_data_destroy(F.d[i]);
+        mn_model_destroy(F.m[i]);
     }
     return rc;
 }
