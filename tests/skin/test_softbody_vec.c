@@ -10,79 +10,21 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "softbody_bar.h"
 #include "test.h"
 
-/* A box [0, len] x [-0.1, 0.1]^2 as a lattice of res cubes along x, density 100, with a
- * chain of nb bones along x (the two nearest bone centres' weights, blended). */
-typedef struct body {
-    mn_lattice* L;
-    mn_softbody* sb;
-    mn_rig* rig;
-} body;
-
-static body make_body(double len, int res, int nb) {
-    body b = {0};
-    double pos[24];
-    static const int T[36] = {0, 2, 1, 1, 2, 3, 4, 5, 6, 5, 7, 6, 0, 1, 4, 1, 5, 4,
-                              2, 6, 3, 3, 6, 7, 0, 4, 2, 2, 4, 6, 1, 3, 5, 3, 7, 5};
-    for (int i = 0; i < 8; i++) {
-        pos[3 * i] = (i & 1) ? len : 0;
-        pos[3 * i + 1] = (i & 2) ? 0.1 : -0.1;
-        pos[3 * i + 2] = (i & 4) ? 0.1 : -0.1;
-    }
-    b.L = mn_lattice_create(8, pos, 12, T, res, NULL);
-    CHECK(b.L != NULL);
-    int n = b.L->nnodes;
-    double* mass = malloc((size_t)n * sizeof(double));
-    CHECK(mn_softbody_element_masses(n, b.L->nodes, 4, b.L->ntets, b.L->tets, 100, mass, NULL) ==
-          MN_OK);
+/* The bar of softbody_bar.h with 5 substeps and edge compliance 1e-5. */
+static bar make_body(double len, int res, int nb) {
     mn_softbody_options o = mn_softbody_default();
     o.substeps = 5;
     o.edge_compliance = 1e-5;
-    b.sb = mn_softbody_create(n, b.L->nodes, 0, NULL, mass, &o, NULL);
-    CHECK(b.sb != NULL);
-    CHECK(mn_softbody_add_elements(b.sb, 4, b.L->ntets, b.L->tets, NULL) == MN_OK);
-    b.rig = mn_rig_create(3, n, b.L->nodes, mass, NULL);
-    double bl = len / nb;
-    for (int j = 0; j < nb; j++) {
-        char name[16];
-        snprintf(name, sizeof name, "b%d", j);
-        mn_ctrl_def d = mn_ctrl_default();
-        d.name = name;
-        d.kind = MN_CTRL_BONE;
-        d.pivot = mn_v3(j * bl, 0, 0);
-        d.tail = mn_v3((j + 1) * bl, 0, 0);
-        d.parent = j - 1;
-        d.attached = j > 0;
-        CHECK(mn_rig_add_ctrl(b.rig, &d, NULL) == j);
-    }
-    int* idx = malloc((size_t)n * 2 * sizeof(int));
-    double* w = malloc((size_t)n * 2 * sizeof(double));
-    for (int i = 0; i < n; i++) {
-        double u = b.L->nodes[3 * i] / bl - 0.5;
-        int j0 = (int)floor(u);
-        j0 = j0 < 0 ? 0 : j0 > nb - 2 ? nb - 2 : j0;
-        double s = fmin(1, fmax(0, u - j0));
-        idx[2 * i] = j0, idx[2 * i + 1] = j0 + 1;
-        w[2 * i] = 1 - s, w[2 * i + 1] = s;
-    }
-    CHECK(mn_rig_set_weights(b.rig, 2, idx, w, NULL, NULL) == MN_OK);
-    free(idx);
-    free(w);
-    free(mass);
-    return b;
-}
-
-static void free_body(body* b) {
-    mn_rig_destroy(b->rig);
-    mn_softbody_destroy(b->sb);
-    mn_lattice_destroy(b->L);
+    return make_bar(len, res, nb, &o);
 }
 
 /* Every run of constraints that the vectors project side by side shares no vertex, and
  * the runs cover most of the edges and tetrahedra. */
 static void test_runs_share_no_vertex(void) {
-    body b = make_body(1.0, 12, 4);
+    bar b = make_body(1.0, 12, 4);
     const mn_softbody* sb = b.sb;
     CHECK(sb->nruns > 0);
     int* seen = calloc((size_t)sb->nverts, sizeof(int));
@@ -104,14 +46,14 @@ static void test_runs_share_no_vertex(void) {
     CHECK(covered[0] > 0.95 * sb->nedges);
     CHECK(covered[1] > 0.95 * sb->nelem);
     free(seen);
-    free_body(&b);
+    free_bar(&b);
 }
 
 /* A coupled step with the vectors is the scalar one, bit for bit, at every level the
  * processor has (AVX2's 4 lanes, AVX-512's 8): the root bone swung, the far end's vertices
  * pinned (edges between two of them are skipped lanes), a vertex grabbed. */
 static void test_same_bits(void) {
-    body b[3];
+    bar b[3];
     mn_coupled* c[3];
     uint8_t driven[4] = {1, 0, 0, 0};
     for (int q = 0; q < 3; q++) {
@@ -146,7 +88,7 @@ static void test_same_bits(void) {
     CHECK(b[0].sb->x[3 * (n / 2) + 1] < -0.01); /* it moved */
     for (int q = 0; q < 3; q++) {
         mn_coupled_destroy(c[q]);
-        free_body(&b[q]);
+        free_bar(&b[q]);
     }
 }
 
