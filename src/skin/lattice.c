@@ -80,6 +80,94 @@ static long cell_of(const mn_lattice* L, const double* p, double u[3]) {
     return ((long)c[2] * L->dims[1] + c[1]) * L->dims[0] + c[0];
 }
 
+/* The cells a surface vertex falls in, and those whose centre is inside the surface (its
+ * winding number above one half). */
+static void mark_cells(const mn_lattice* L, uint8_t* active, int nverts, const double* pos,
+                       int ntris, const int* tris) {
+    int nx = L->dims[0], ny = L->dims[1], nz = L->dims[2];
+    double u[3];
+    for (int i = 0; i < nverts; i++)
+        active[cell_of(L, pos + 3 * i, u)] = 1;
+    for (int z = 0; z < nz; z++)
+        for (int y = 0; y < ny; y++)
+            for (int x = 0; x < nx; x++) {
+                long c = ((long)z * ny + y) * nx + x;
+                if (active[c] || ntris == 0) continue;
+                double p[3] = {L->origin[0] + (x + 0.5) * L->cell,
+                               L->origin[1] + (y + 0.5) * L->cell,
+                               L->origin[2] + (z + 0.5) * L->cell};
+                if (winding(ntris, tris, pos, p) > 0.5) active[c] = 1;
+            }
+}
+
+/* The nodes' positions and grid cells, from the grid's numbering node_id. */
+static void place_nodes(mn_lattice* L, const int* node_id) {
+    int nx = L->dims[0], ny = L->dims[1], nz = L->dims[2];
+    for (int z = 0; z <= nz; z++)
+        for (int y = 0; y <= ny; y++)
+            for (int x = 0; x <= nx; x++) {
+                int id = node_id[((long)z * (ny + 1) + y) * (nx + 1) + x];
+                if (id < 0) continue;
+                L->nodes[3 * id] = L->origin[0] + x * L->cell;
+                L->nodes[3 * id + 1] = L->origin[1] + y * L->cell;
+                L->nodes[3 * id + 2] = L->origin[2] + z * L->cell;
+                L->node_cell[3 * id] = x;
+                L->node_cell[3 * id + 1] = y;
+                L->node_cell[3 * id + 2] = z;
+            }
+}
+
+/* Six tetrahedra per kept cell (Kuhn's split along the diagonal, the same in every cell so
+ * that neighbours share faces), each of positive volume; tet_of_cell[c] their first. */
+static void cut_cells(mn_lattice* L, const uint8_t* active, const int* node_id, long ncell,
+                      long* tet_of_cell) {
+    int nx = L->dims[0], ny = L->dims[1];
+    int t = 0;
+    for (long c = 0; c < ncell; c++) {
+        tet_of_cell[c] = -1;
+        if (!active[c]) continue;
+        tet_of_cell[c] = t;
+        int x = (int)(c % nx), y = (int)((c / nx) % ny), z = (int)(c / ((long)nx * ny));
+        for (int k = 0; k < 6; k++) {
+            int bits[4] = {0, 1 << kuhn[k][0], (1 << kuhn[k][0]) | (1 << kuhn[k][1]), 7};
+            int* T = L->tets + 4 * (t + k);
+            for (int q = 0; q < 4; q++) {
+                int b = bits[q];
+                T[q] = node_id[((long)(z + ((b >> 2) & 1)) * (ny + 1) + (y + ((b >> 1) & 1))) *
+                                   (nx + 1) +
+                               (x + (b & 1))];
+            }
+            if (k == 1 || k == 2 || k == 5) { /* odd orders: swap to a positive volume */
+                int s = T[1];
+                T[1] = T[2];
+                T[2] = s;
+            }
+        }
+        t += 6;
+    }
+}
+
+/* Each surface vertex carried by its tetrahedron: which of the cell's six it is in, and
+ * its barycentric coordinates there. */
+static void embed_surface(mn_lattice* L, int nverts, const double* pos, const long* tet_of_cell) {
+    double u[3];
+    for (int i = 0; i < nverts; i++) {
+        long c = cell_of(L, pos + 3 * i, u);
+        int k = 0;
+        for (; k < 6; k++)
+            if (u[kuhn[k][0]] >= u[kuhn[k][1]] && u[kuhn[k][1]] >= u[kuhn[k][2]]) break;
+        double ua = u[kuhn[k][0]], ub = u[kuhn[k][1]], uc = u[kuhn[k][2]];
+        double b[4] = {1 - ua, ua - ub, ub - uc, uc};
+        if (k == 1 || k == 2 || k == 5) {
+            double s = b[1];
+            b[1] = b[2];
+            b[2] = s;
+        }
+        L->surf_tet[i] = (int)(tet_of_cell[c] + k);
+        memcpy(L->surf_bary + 4 * i, b, sizeof b);
+    }
+}
+
 mn_lattice* mn_lattice_create(int nverts, const double* pos, int ntris, const int* tris,
                               int resolution, mn_error* err) {
     if (resolution < 1 || resolution > 256) {
@@ -135,19 +223,7 @@ mn_lattice* mn_lattice_create(int nverts, const double* pos, int ntris, const in
         free(node_id);
         goto nomem;
     }
-    double u[3];
-    for (int i = 0; i < nverts; i++)
-        active[cell_of(L, pos + 3 * i, u)] = 1;
-    for (int z = 0; z < nz; z++)
-        for (int y = 0; y < ny; y++)
-            for (int x = 0; x < nx; x++) {
-                long c = ((long)z * ny + y) * nx + x;
-                if (active[c] || ntris == 0) continue;
-                double p[3] = {L->origin[0] + (x + 0.5) * L->cell,
-                               L->origin[1] + (y + 0.5) * L->cell,
-                               L->origin[2] + (z + 0.5) * L->cell};
-                if (winding(ntris, tris, pos, p) > 0.5) active[c] = 1;
-            }
+    mark_cells(L, active, nverts, pos, ntris, tris);
     /* nodes: the corners of the kept cells */
     for (long g = 0; g < ngrid; g++)
         node_id[g] = -1;
@@ -177,57 +253,9 @@ mn_lattice* mn_lattice_create(int nverts, const double* pos, int ntris, const in
         free(tet_of_cell);
         goto nomem;
     }
-    for (int z = 0; z <= nz; z++)
-        for (int y = 0; y <= ny; y++)
-            for (int x = 0; x <= nx; x++) {
-                int id = node_id[((long)z * (ny + 1) + y) * (nx + 1) + x];
-                if (id < 0) continue;
-                L->nodes[3 * id] = L->origin[0] + x * L->cell;
-                L->nodes[3 * id + 1] = L->origin[1] + y * L->cell;
-                L->nodes[3 * id + 2] = L->origin[2] + z * L->cell;
-                L->node_cell[3 * id] = x;
-                L->node_cell[3 * id + 1] = y;
-                L->node_cell[3 * id + 2] = z;
-            }
-    int t = 0;
-    for (long c = 0; c < ncell; c++) {
-        tet_of_cell[c] = -1;
-        if (!active[c]) continue;
-        tet_of_cell[c] = t;
-        int x = (int)(c % nx), y = (int)((c / nx) % ny), z = (int)(c / ((long)nx * ny));
-        for (int k = 0; k < 6; k++) {
-            int bits[4] = {0, 1 << kuhn[k][0], (1 << kuhn[k][0]) | (1 << kuhn[k][1]), 7};
-            int* T = L->tets + 4 * (t + k);
-            for (int q = 0; q < 4; q++) {
-                int b = bits[q];
-                T[q] = node_id[((long)(z + ((b >> 2) & 1)) * (ny + 1) + (y + ((b >> 1) & 1))) *
-                                   (nx + 1) +
-                               (x + (b & 1))];
-            }
-            if (k == 1 || k == 2 || k == 5) { /* odd orders: swap to a positive volume */
-                int s = T[1];
-                T[1] = T[2];
-                T[2] = s;
-            }
-        }
-        t += 6;
-    }
-    /* the surface vertices' tetrahedra and barycentric coordinates */
-    for (int i = 0; i < nverts; i++) {
-        long c = cell_of(L, pos + 3 * i, u);
-        int k = 0;
-        for (; k < 6; k++)
-            if (u[kuhn[k][0]] >= u[kuhn[k][1]] && u[kuhn[k][1]] >= u[kuhn[k][2]]) break;
-        double ua = u[kuhn[k][0]], ub = u[kuhn[k][1]], uc = u[kuhn[k][2]];
-        double b[4] = {1 - ua, ua - ub, ub - uc, uc};
-        if (k == 1 || k == 2 || k == 5) {
-            double s = b[1];
-            b[1] = b[2];
-            b[2] = s;
-        }
-        L->surf_tet[i] = (int)(tet_of_cell[c] + k);
-        memcpy(L->surf_bary + 4 * i, b, sizeof b);
-    }
+    place_nodes(L, node_id);
+    cut_cells(L, active, node_id, ncell, tet_of_cell);
+    embed_surface(L, nverts, pos, tet_of_cell);
     free(active);
     free(node_id);
     free(tet_of_cell);
