@@ -280,7 +280,10 @@ mn_status mn_seq_set_figures(mn_seq* s, int n, const mn_seq* const* others, mn_e
  * itself for 0; NULL when out of range). */
 int mn_seq_figure_count(const mn_seq* s);
 const mn_seq* mn_seq_figure(const mn_seq* s, int f);
-/* The first and last key frames over every figure. */
+/* The first and last frames over every figure: for one figure its first and last key frames;
+ * for several, the output frames (the clock the figures share) from the earliest first to the
+ * latest last, each figure's through its time warp (layers.h: the warp's output frames, its
+ * key frames without one). */
 double mn_seq_figures_start(const mn_seq* s);
 double mn_seq_figures_end(const mn_seq* s);
 
@@ -310,9 +313,12 @@ mn_seq_solve_options mn_seq_solve_options_default(void);
  * while the solver lives; s and d must outlive it. NULL with err set on failure. */
 mn_seq_solver* mn_seq_solver_create(const mn_seq* s, mn_data* d, mn_error* err);
 /* The solver of a sequence of n figures (mn_seq_set_figures): d[f] is a data of figure f's
- * model. Every frame interpolates each figure's keys, then solves the constraints of all the
- * figures in one system (Welman 6.1, 7.3: the figures move together, a hand of one held by
- * the other's). mn_seq_solver_create is this with n = 1 (and refuses a sequence of more). */
+ * model. Every frame interpolates each figure's keys (blended with its layers), then solves
+ * the constraints of all the figures in one system (Welman 6.1, 7.3: the figures move
+ * together, a hand of one held by the other's). With several figures the frames asked are
+ * the output frames they share: figure f is sampled at mn_seq_warp(its sequence, frame)
+ * (layers.h), and the constraints' frames, locks and target keys are output frames.
+ * mn_seq_solver_create is this with n = 1 (and refuses a sequence of more). */
 mn_seq_solver* mn_seq_solver_create_figures(const mn_seq* s, mn_data* const* d, int n,
                                             mn_error* err);
 void mn_seq_solver_destroy(mn_seq_solver* v);
