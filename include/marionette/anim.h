@@ -262,6 +262,17 @@ mn_status mn_seq_target_at(const mn_seq* s, int c, double frame, mn_target_key* 
 int mn_seq_add_balance(mn_seq* s, const mn_vec3* polygon, int npolygon, mn_vec3 up, double margin,
                        double start, double end, mn_error* err);
 
+/* The sequence s moved onto `to`, a re-rooting of s's figure (mn_model_reroot, either way
+ * round; Welman 2.1.2, 6.3): every key mapped by mn_model_reroot_state, so each key puts
+ * every joint where it did; the frames, tcb, fps, default interpolation and time warp kept, a
+ * joint's own interpolation carried by the joint carrying its motion ("x~" takes x's), the
+ * handles (by joint name: a segment keeps its name and frame), constraints and target keys
+ * carried. Between keys the in-betweens are the re-rooted figure's (its new root's motion
+ * interpolated). NULL with err set: MN_ERR_UNSUPPORTED for a sequence of several figures,
+ * with layers, or with the centre of mass of a subtree; MN_ERR_NOTFOUND when `to` is not a
+ * re-rooting of s's figure. */
+mn_seq* mn_seq_reroot(const mn_seq* s, const mn_model* to, mn_error* err);
+
 /* ---- several figures (Welman 6.1, 7.3) ------------------------------------------------- */
 
 /* The most figures one sequence moves together (the constrain layer's limit). */
