@@ -1207,7 +1207,9 @@ static void write_constraint(mn_strbuf* b, const mn_seq* s, int c) {
 
 /* The root state (7 numbers) a placed figure's key q0 is written with (mn_seqdoc_unplace). */
 static void unplace_root(const mn_model* m, mn_seqdoc_unplace* u, const double* q0, double* out) {
-    for (int k = 0; k < u->n; k++) { /* from where the last one was found: one step in order */
+    /* from where the last one was found: one step when written in the order read; a few
+     * more past keys added or removed since (a bounded look, not a search of every key) */
+    for (int k = 0; k < u->n && k < 64; k++) {
         int i = (u->at + k) % u->n;
         if (!memcmp(u->keyed + 14 * (size_t)i + 7, q0, sizeof(double) * 7)) {
             memcpy(out, u->keyed + 14 * (size_t)i, sizeof(double) * 7);
