@@ -481,6 +481,11 @@ static void test_malformed_figures(void) {
         {"{\"figures\": [{\"name\": \"a\", \"file\": \"stickman\", \"keys\": [{\"frame\": 0, "
          "\"pose\": {}}],\n \"root\": \"\"}]}",
          2, "figures[0].root", "non-empty string"},
+        /* ten deep: a free root's position in a key of a figure's layer */
+        {"{\"figures\": [{\"name\": \"a\", \"file\": \"stickman\", \"keys\": [{\"frame\": 0, "
+         "\"pose\": {}}], \"layers\": [{\"keys\": [{\"frame\": 0,\n \"pose\": {\"pelvis\": "
+         "{\"position\": [0, \"x\", 0]}}}]}]}]}",
+         2, "figures[0].layers[0].keys[0].pose.pelvis.position[1]", ""},
         {"{\"figures\": [{\"name\": \"a\", \"file\": \"stickman\", \"root\": \"left hand\",\n "
          "\"keys\": [{\"frame\": 0, \"pose\": {\"left elbow\": 1}}]}]}",
          2, "figures[0].keys[0].pose.left elbow", "a fixed joint has no value"},
