@@ -226,6 +226,29 @@ static void test_scene_sequence_root(void) {
     mn_motion_free(&a), mn_motion_free(&b);
     mn_model_destroy(ma), mn_model_destroy(mb);
     remove(bvh[0]), remove(bvh[1]);
+    /* a sequence document records its root: anim info says it, anim bake bakes the
+     * re-rooted figure */
+    const char* doc =
+        "{\"figure\": \"stickman\", \"root\": \"left foot\",\n \"keys\": "
+        "[{\"frame\": 0, \"pose\": {\"left knee~\": 0.4}}, {\"frame\": 4, \"pose\": {}}]}";
+    char seq[256], sargs[1024], *sout, *serr;
+    snprintf(seq, sizeof seq, "%s", mn_test_write_temp(".json", doc, strlen(doc)));
+    snprintf(sargs, sizeof sargs, "anim info '%s'", seq);
+    CHECK(run_cli(sargs, &sout, &serr) == 0);
+    CHECK(sout && strstr(sout, "\nroot: left foot (the figure re-rooted there)\n"));
+    free(sout), free(serr);
+    snprintf(sargs, sizeof sargs, "anim bake '%s' --out '%s/rooted.bvh'", seq, mn_test_temp_dir());
+    CHECK(run_cli(sargs, &sout, &serr) == 0 && sout && strstr(sout, "frames=5"));
+    free(sout), free(serr);
+    mn_motion rm;
+    memset(&rm, 0, sizeof rm);
+    snprintf(sargs, sizeof sargs, "%s/rooted.bvh", mn_test_temp_dir());
+    mn_model* rmod = read_bvh(sargs, &rm);
+    CHECK(rmod && !strcmp(rmod->jnt_name[0], "left_foot") && rm.nframes == 5);
+    mn_motion_free(&rm);
+    mn_model_destroy(rmod);
+    remove(sargs);
+    remove(seq);
     /* a root the figure does not have: the entry's line and field */
     const char* bad = "{\"figures\": [{\"name\": \"a\", \"sequence\": \"" MN_SOURCE
                       "/docs/examples/crouch_keys.json\",\n \"root\": \"left ft\"}]}\n";
