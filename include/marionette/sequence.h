@@ -122,7 +122,9 @@ void mn_seq_figures_free(mn_seq_figures* f);
  * figures, keys, layers, warps, handles and constraints, bit for bit, and writing that again
  * the same text (docs/sequence.md "Writing and round trips"). MN_ERR_ARG naming the field
  * (nothing written) for a figure f whose sequence is not mn_seq_figure(seq[0], f), a name
- * that is empty, repeated or holds '/', or a contact track the reader would refuse. */
+ * that is empty, repeated or holds '/', or a contact track the reader would refuse;
+ * MN_ERR_UNSUPPORTED ("scale") for a one-figure document read at a scale (mn_seq_write_doc
+ * writes that). */
 mn_status mn_seq_write_figures(const char* path, const mn_seq_figures* f, mn_error* err);
 mn_status mn_seq_write_figures_mem(const mn_seq_figures* f, char** text, size_t* len,
                                    mn_error* err);

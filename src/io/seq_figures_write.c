@@ -38,6 +38,10 @@ static mn_status check_figures(const mn_seq_figures* f, mn_error* err) {
                 return mn_error_set(err, MN_ERR_ARG, NULL, 0, field, "duplicate figure name \"%s\"",
                                     f->name[i]);
         const mn_seq_doc_info* info = f->info[i];
+        if (info && info->scale > 0 && info->scale != 1) /* a one-figure document's "scale" */
+            return mn_error_set(err, MN_ERR_UNSUPPORTED, NULL, 0, "scale",
+                                "a figure read at a scale: a document of several figures has "
+                                "none (write a one-figure document with mn_seq_write_doc)");
         if (info && !memchr(info->root, 0, sizeof info->root))
             return mn_error_set(err, MN_ERR_ARG, NULL, 0, field, "a root that is not a name");
         if (info && mn_seq_contacts_check(f->model[i], info, err) != MN_OK) {

@@ -731,6 +731,27 @@ static void test_figures_round_trip(void) {
         mn_seq_figures_free(&g);
     }
     free(moved);
+    /* a document of one figure, read as one figure, is written as a "figures" array of one
+     * that reads the same; one read at a scale is not (no scale next to "figures") */
+    const char* one =
+        "{\"figure\": \"stickman\", \"keys\": [{\"frame\": 0, \"pose\": {\"torso.1\": "
+        "0.2}}], \"time_warp\": [[0, 0], [5, 2]]}";
+    mn_seq_figures o1, o2;
+    char* otext = NULL;
+    size_t olen = 0;
+    CHECK(mn_seq_read_figures_mem(one, strlen(one), "one.json", NULL, NULL, &o1, &err) == MN_OK);
+    CHECK(mn_seq_write_figures_mem(&o1, &otext, &olen, &err) == MN_OK && otext &&
+          strstr(otext, "\"figures\""));
+    CHECK(otext &&
+          mn_seq_read_figures_mem(otext, olen, "one2.json", NULL, NULL, &o2, &err) == MN_OK &&
+          o2.n == 1 && same_seq(o1.seq[0], o2.seq[0]));
+    free(otext);
+    otext = NULL;
+    o1.info[0]->scale = 0.05;
+    CHECK(mn_seq_write_figures_mem(&o1, &otext, &olen, &err) == MN_ERR_UNSUPPORTED && !otext &&
+          !strcmp(err.field, "scale"));
+    mn_seq_figures_free(&o1);
+    mn_seq_figures_free(&o2);
     char* text = NULL;
     snprintf(f.name[1], sizeof f.name[1], "a/b");
     CHECK(mn_seq_write_figures_mem(&f, &text, NULL, &err) == MN_ERR_ARG && !text &&
