@@ -5,6 +5,7 @@
 
 #include <marionette/gltf.h>
 #include <marionette/io.h>
+#include <marionette/layers.h>
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -46,6 +47,18 @@ int mn_anim_info_figures(const char* path) {
                mn_cli_safe(f.name[i]), mn_cli_safe(f.file[i]), mn_cli_safe(m->name), m->njoint,
                m->nv, f.place[i].p.x, f.place[i].p.y, f.place[i].p.z, mn_seq_key_count(q),
                mn_seq_start(q), mn_seq_end(q), mn_interp_name(rot), mn_interp_name(trans));
+        /* what the figure's own entry adds: its root, layers, time warp, contact tracks */
+        const mn_seq_doc_info* info = f.info[i];
+        if (info && info->root[0]) printf("    root: %s\n", mn_cli_safe(info->root));
+        for (int l = 0; l < mn_seq_layer_count(q); l++)
+            printf("    layer %d %s: %s, %d keys\n", l,
+                   mn_seq_layer_name(q, l)[0] ? mn_cli_safe(mn_seq_layer_name(q, l)) : "(unnamed)",
+                   mn_layer_mode_name(mn_seq_layer_mode(q, l)),
+                   mn_seq_key_count(mn_seq_layer(q, l)));
+        if (mn_seq_warp_count(q))
+            printf("    time warp: %d keys, output frames %.9g to %.9g\n", mn_seq_warp_count(q),
+                   mn_seq_out_start(q), mn_seq_out_end(q));
+        if (info && info->ncontact) printf("    contact tracks: %d\n", info->ncontact);
     }
     int nh = mn_seq_handle_count(s), nc = mn_seq_constraint_count(s);
     printf("handles: %d\n", nh);

@@ -209,6 +209,7 @@ static int info(const char* path, const char* script) {
     printf("file: %s\n", mn_cli_safe(path));
     printf("figure: %s (%s), %d joints, %d DOF\n", mn_cli_safe(di.figure), mn_cli_safe(m->name),
            m->njoint, m->nv);
+    if (di.root[0]) printf("root: %s (the figure re-rooted there)\n", mn_cli_safe(di.root));
     printf("fps: %.9g\nkeys: %d, frames %.9g to %.9g (%.9g s)\n", fps, nk, f0, f1, (f1 - f0) / fps);
     printf("key frames:");
     for (int k = 0; k < nk && k < 40; k++)

@@ -388,6 +388,31 @@ static int place_keys(const mn_scene* sc, int i, const mn_model* m, mn_seq* seq,
     return MN_EXIT_OK;
 }
 
+/* Figure i animated by a sequence, re-rooted at joint j (its entry's "root"; Welman 2.1.2,
+ * 6.3): the figure re-rooted where its first key stands it (mn_model_reroot), and the
+ * sequence's keys moved onto it (mn_seq_reroot: each key puts every joint where it did). */
+static int reroot_keys(const mn_scene* sc, int i, int j, mn_model** m, mn_seq** seq) {
+    mn_error err, e;
+    const double* q0 = mn_seq_key_count(*seq) > 0 ? mn_seq_key_q(*seq, 0) : NULL;
+    mn_model* rm = mn_model_reroot(*m, j, q0, &err);
+    mn_seq* rs = rm ? mn_seq_reroot(*seq, rm, &err) : NULL;
+    if (!rs) {
+        mn_model_destroy(rm);
+        const char* msg = err.message; /* "field: why" without its field */
+        size_t fl = strlen(err.field);
+        if (fl && !strncmp(msg, err.field, fl) && msg[fl] == ':') msg += fl + (msg[fl + 1] ? 2 : 1);
+        mn_error cause = err;
+        snprintf(cause.message, sizeof cause.message, "its sequence cannot be re-rooted: %.400s",
+                 msg);
+        mn_scene_figure_error(sc, i, "root", &cause, &e);
+        return mn_cli_input_error(&e);
+    }
+    mn_seq_destroy(*seq);
+    mn_model_destroy(*m);
+    *m = rm, *seq = rs;
+    return MN_EXIT_OK;
+}
+
 /* Figure i of a scene placed where the scene stands it: a free root's state moved, any
  * other root's placement (a fixed robot base) moved in the model. */
 static int place_figure(const mn_scene* sc, int i, mn_model** m, mn_data* d) {
@@ -448,16 +473,12 @@ static int read_animated_figure(const mn_scene* sc, int i, const char* path, sce
     int j, rc;
     if (mn_seq_read(path, &ro, &F->m[i], &F->seq[i], &info, &e) != MN_OK) {
         rc = mn_cli_input_error(&e);
-    } else if (mn_scene_root_joint(sc, i, F->m[i], &j, &e) != MN_OK || j >= 0) {
-        if (j >= 0)
-            mn_scene_figure_error(sc, i, "root",
-                                  &(mn_error){.status = MN_ERR_ARG,
-                                              .message = "a figure animated by a "
-                                                         "sequence keeps its root"},
-                                  &e);
+    } else if (mn_scene_root_joint(sc, i, F->m[i], &j, &e) != MN_OK) {
         rc = mn_cli_input_error(&e);
     } else {
-        rc = place_keys(sc, i, F->m[i], F->seq[i], path);
+        rc = MN_EXIT_OK;
+        if (j >= 0 && F->m[i]->jnt_parent[j] >= 0) rc = reroot_keys(sc, i, j, &F->m[i], &F->seq[i]);
+        if (rc == MN_EXIT_OK) rc = place_keys(sc, i, F->m[i], F->seq[i], path);
     }
     if (rc == MN_EXIT_OK && !(F->d[i] = mn_data_create(F->m[i], 0))) rc = MN_EXIT_INPUT;
     if (rc != MN_EXIT_OK) return rc;

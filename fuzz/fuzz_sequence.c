@@ -42,6 +42,25 @@ static void several_figures(const uint8_t* data, size_t size) {
     int ok = 1;
     for (int i = 0; i < f.n; i++)
         ok = ok && (d[i] = mn_data_create(f.model[i], 0)) != NULL;
+    /* written back (mn_seq_write_figures), it reads again with as many figures and keys */
+    char* text = NULL;
+    size_t len = 0;
+    if (mn_seq_write_figures_mem(&f, &text, &len, &err) == MN_OK) {
+        mn_seq_figures g;
+        if (mn_seq_read_figures_mem(text, len, "again.json", "/nonexistent-fuzz-dir", NULL, &g,
+                                    &err) != MN_OK ||
+            g.n != f.n)
+            abort();
+        for (int i = 0; i < f.n; i++)
+            if (mn_seq_key_count(g.seq[i]) != mn_seq_key_count(f.seq[i]) ||
+                mn_seq_layer_count(g.seq[i]) != mn_seq_layer_count(f.seq[i]) ||
+                mn_seq_warp_count(g.seq[i]) != mn_seq_warp_count(f.seq[i]))
+                abort();
+        mn_seq_figures_free(&g);
+        free(text);
+    } else if (f.n > 1) {
+        abort(); /* what was read is written */
+    }
     mn_seq_solver* v = ok ? mn_seq_solver_create_figures(f.seq[0], d, f.n, &err) : NULL;
     if (v) {
         mn_seq_solve_options o = mn_seq_solve_options_default();
@@ -88,12 +107,16 @@ int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
         if (s || m || !err.message[0]) abort(); /* nothing escapes; always a message */
         return 0;
     }
-    if (m) abort(); /* the given figure is used */
-    mn_data* d = mn_data_create(fig, 0);
+    /* the given figure is used, or returned re-rooted at the document's "root" */
+    if (m && mn_seq_model(s) != m) abort();
+    mn_model* own = m; /* the figure re-rooted, when the document has a "root" */
+    const mn_model* sm = own ? own : fig;
+    m = NULL;
+    mn_data* d = mn_data_create(sm, 0);
     double t0 = mn_seq_start(s), t1 = mn_seq_end(s);
     for (int i = 0; i <= 4; i++) {
         if (mn_seq_sample_data(s, d, t0 + (t1 - t0) * i / 4.0) != MN_OK ||
-            mn_q_check(fig, d->q) != MN_OK)
+            mn_q_check(sm, d->q) != MN_OK)
             abort();
     }
     /* layers (layers.h): the blend is a valid state at any frame, also through the warp */
@@ -101,7 +124,7 @@ int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     for (int i = 0; work && i <= 4; i++) {
         double f = mn_seq_warp(s, mn_seq_out_start(s) +
                                       (mn_seq_out_end(s) - mn_seq_out_start(s)) * i / 4.0);
-        if (mn_seq_sample_blend(s, f, d->q, work) != MN_OK || mn_q_check(fig, d->q) != MN_OK)
+        if (mn_seq_sample_blend(s, f, d->q, work) != MN_OK || mn_q_check(sm, d->q) != MN_OK)
             abort();
     }
     free(work);
@@ -111,7 +134,7 @@ int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
         o.solve.max_iters = 5;
         for (int i = 0; i < 3; i++) {
             mn_seq_solve_frame(v, t0 + i, &o, NULL);
-            if (mn_q_check(fig, d->q) != MN_OK) abort();
+            if (mn_q_check(sm, d->q) != MN_OK) abort();
         }
         mn_seq_solver_destroy(v);
     }
@@ -119,7 +142,7 @@ int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     size_t len = 0;
     if (mn_seq_write_mem(s, "stickman", 0, &text, &len, &err) == MN_OK) {
         mn_seq* s2 = NULL;
-        if (mn_seq_read_mem(text, len, "again.json", NULL, NULL, fig, &m, &s2, NULL, &err) != MN_OK)
+        if (mn_seq_read_mem(text, len, "again.json", NULL, NULL, sm, &m, &s2, NULL, &err) != MN_OK)
             abort();
         if (mn_seq_key_count(s2) != mn_seq_key_count(s)) abort();
         if (mn_seq_layer_count(s2) != mn_seq_layer_count(s)) abort();
@@ -131,14 +154,14 @@ int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     {
         static mn_seq_doc_info ci, ci2;
         mn_seq* s3 = NULL;
-        if (mn_seq_read_mem((const char*)data, size, "fuzz.json", NULL, NULL, fig, &m, &s3, &ci,
+        if (mn_seq_read_mem((const char*)data, size, "fuzz.json", NULL, NULL, sm, &m, &s3, &ci,
                             &err) != MN_OK)
             abort();
         snprintf(ci.figure, sizeof ci.figure, "stickman");
         ci.scale = 0;
         if (mn_seq_write_doc_mem(s3, &ci, &text, &len, &err) != MN_OK) abort();
         mn_seq* s4 = NULL;
-        if (mn_seq_read_mem(text, len, "again.json", NULL, NULL, fig, &m, &s4, &ci2, &err) !=
+        if (mn_seq_read_mem(text, len, "again.json", NULL, NULL, sm, &m, &s4, &ci2, &err) !=
                 MN_OK ||
             ci2.ncontact != ci.ncontact ||
             memcmp(ci2.contact, ci.contact, sizeof ci.contact[0] * (size_t)ci.ncontact))
@@ -154,7 +177,7 @@ int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     bo.plain = 1;
     bo.max_frames = 2000;
     mn_motion mo;
-    if (mn_seq_bake(s, fig, &bo, &mo, NULL, &err) == MN_OK) {
+    if (mn_seq_bake(s, sm, &bo, &mo, NULL, &err) == MN_OK) {
         if (mo.nframes < 1 || mo.nframes > 2000) abort();
         for (size_t i = 0; i < (size_t)mo.nframes * (size_t)mo.nq; i++)
             if (!isfinite(mo.q[i])) abort();
@@ -164,5 +187,6 @@ int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     }
     mn_data_destroy(d);
     mn_seq_destroy(s);
+    mn_model_destroy(own);
     return 0;
 }

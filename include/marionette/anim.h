@@ -262,6 +262,17 @@ mn_status mn_seq_target_at(const mn_seq* s, int c, double frame, mn_target_key* 
 int mn_seq_add_balance(mn_seq* s, const mn_vec3* polygon, int npolygon, mn_vec3 up, double margin,
                        double start, double end, mn_error* err);
 
+/* The sequence s moved onto `to`, a re-rooting of s's figure (mn_model_reroot, either way
+ * round; Welman 2.1.2, 6.3): every key mapped by mn_model_reroot_state, so each key puts
+ * every joint where it did; the frames, tcb, fps, default interpolation and time warp kept, a
+ * joint's own interpolation carried by the joint carrying its motion ("x~" takes x's), the
+ * handles (by joint name: a segment keeps its name and frame), constraints and target keys
+ * carried. Between keys the in-betweens are the re-rooted figure's (its new root's motion
+ * interpolated). NULL with err set: MN_ERR_UNSUPPORTED for a sequence of several figures,
+ * with layers, or with the centre of mass of a subtree; MN_ERR_NOTFOUND when `to` is not a
+ * re-rooting of s's figure. */
+mn_seq* mn_seq_reroot(const mn_seq* s, const mn_model* to, mn_error* err);
+
 /* ---- several figures (Welman 6.1, 7.3) ------------------------------------------------- */
 
 /* The most figures one sequence moves together (the constrain layer's limit). */
@@ -280,7 +291,10 @@ mn_status mn_seq_set_figures(mn_seq* s, int n, const mn_seq* const* others, mn_e
  * itself for 0; NULL when out of range). */
 int mn_seq_figure_count(const mn_seq* s);
 const mn_seq* mn_seq_figure(const mn_seq* s, int f);
-/* The first and last key frames over every figure. */
+/* The first and last frames over every figure: for one figure its first and last key frames;
+ * for several, the output frames (the clock the figures share) from the earliest first to the
+ * latest last, each figure's through its time warp (layers.h: the warp's output frames, its
+ * key frames without one). */
 double mn_seq_figures_start(const mn_seq* s);
 double mn_seq_figures_end(const mn_seq* s);
 
@@ -310,9 +324,12 @@ mn_seq_solve_options mn_seq_solve_options_default(void);
  * while the solver lives; s and d must outlive it. NULL with err set on failure. */
 mn_seq_solver* mn_seq_solver_create(const mn_seq* s, mn_data* d, mn_error* err);
 /* The solver of a sequence of n figures (mn_seq_set_figures): d[f] is a data of figure f's
- * model. Every frame interpolates each figure's keys, then solves the constraints of all the
- * figures in one system (Welman 6.1, 7.3: the figures move together, a hand of one held by
- * the other's). mn_seq_solver_create is this with n = 1 (and refuses a sequence of more). */
+ * model. Every frame interpolates each figure's keys (blended with its layers), then solves
+ * the constraints of all the figures in one system (Welman 6.1, 7.3: the figures move
+ * together, a hand of one held by the other's). With several figures the frames asked are
+ * the output frames they share: figure f is sampled at mn_seq_warp(its sequence, frame)
+ * (layers.h), and the constraints' frames, locks and target keys are output frames.
+ * mn_seq_solver_create is this with n = 1 (and refuses a sequence of more). */
 mn_seq_solver* mn_seq_solver_create_figures(const mn_seq* s, mn_data* const* d, int n,
                                             mn_error* err);
 void mn_seq_solver_destroy(mn_seq_solver* v);

@@ -32,10 +32,13 @@ typedef struct mn_seq_contact_track {
     double toe[MN_SEQ_CONTACT_MAX][2];
 } mn_seq_contact_track;
 
-/* What a sequence document names besides the sequence: its figure, its contact tracks. */
+/* What a sequence document names besides the sequence: its figure, the root it was written
+ * with, its contact tracks. */
 typedef struct mn_seq_doc_info {
     char figure[256]; /* the "figure" member: a figure file or "stickman" */
     double scale;     /* the "scale" member (BVH figures), 0 when absent */
+    char root[128];   /* the "root" member: the joint the figure is re-rooted at
+                         (mn_model_reroot), "" for the figure's own root */
     int ncontact;     /* the "contacts" member: a track per foot */
     mn_seq_contact_track contact[MN_SEQ_CONTACT_TRACKS];
 } mn_seq_doc_info;
@@ -56,9 +59,10 @@ mn_seq_read_options mn_seq_read_default(void);
 
 /* Reads a sequence document. The figure is read from the "figure" member (a path relative
  * to the document's folder, or the built-in "stickman"; see mn_seq_read_options for what is
- * read); *model receives it and must outlive the sequence (destroy the sequence first). opt
- * and info may be NULL. On failure *model and *seq are NULL and err names file, line and
- * field. */
+ * read), and re-rooted at the joint its "root" member names (mn_model_reroot at the rest
+ * state: the keys are states of the re-rooted figure, its reversed motions named "joint~");
+ * *model receives it and must outlive the sequence (destroy the sequence first). opt and info
+ * may be NULL. On failure *model and *seq are NULL and err names file, line and field. */
 mn_status mn_seq_read(const char* path, const mn_seq_read_options* opt, mn_model** model,
                       mn_seq** seq, mn_seq_doc_info* info, mn_error* err);
 /* mn_seq_read, and when the figure is a glTF file with a skinned mesh, that file in *skin
@@ -72,16 +76,19 @@ mn_status mn_seq_read_skin(const char* path, const mn_seq_read_options* opt, mn_
 /* The same from memory: name is used in messages, base_dir (may be NULL: the current
  * folder) is the document's folder, beneath which a relative figure path is read. With
  * figure non-NULL, that model is used instead of reading the document's figure (and *model
- * is set to NULL). */
+ * is set to NULL), unless the document has a "root" that is not that model's root: *model
+ * then receives the model re-rooted there (the sequence's, to be destroyed after it). */
 mn_status mn_seq_read_mem(const char* text, size_t len, const char* name, const char* base_dir,
                           const mn_seq_read_options* opt, const mn_model* figure, mn_model** model,
                           mn_seq** seq, mn_seq_doc_info* info, mn_error* err);
 
 /* A sequence document of several figures (docs/sequence.md "Several figures"; Welman 6.1,
- * 7.3): a "figures" array, each figure its own file, name, placement, interpolation and keys,
- * and handles ("figure/joint") and constraints over all of them. seq[0] animates figure 0 and
- * holds the handles and constraints of all; seq[f] animates figure f (mn_seq_set_figures).
- * Each figure's keys are moved where its "position" and "rotation" place it. */
+ * 7.3): a "figures" array, each figure its own file, name, root, placement, interpolation,
+ * keys, layers, time warp and contact tracks, and handles ("figure/joint") and constraints
+ * over all of them. seq[0] animates figure 0 and holds the handles and constraints of all;
+ * seq[f] animates figure f (mn_seq_set_figures). Each figure's keys (and its override layers'
+ * keys) are moved where its "position" and "rotation" place it. */
+struct mn_seq_figures_keyed;
 typedef struct mn_seq_figures {
     int n;
     char name[MN_SEQ_MAX_FIGURES][64];
@@ -89,19 +96,38 @@ typedef struct mn_seq_figures {
     mn_xform place[MN_SEQ_MAX_FIGURES];
     mn_model* model[MN_SEQ_MAX_FIGURES];
     mn_seq* seq[MN_SEQ_MAX_FIGURES];
+    /* figure f's "root" (info[f]->root: "" for its own) and "contacts" (info[f]->contact);
+     * info[f]->figure is file[f]. Owned (mn_seq_figures_free); NULL past n. */
+    mn_seq_doc_info* info[MN_SEQ_MAX_FIGURES];
+    /* private to the writer: the placed figures' root states as the document gave them */
+    struct mn_seq_figures_keyed* keyed;
 } mn_seq_figures;
 
 /* Reads a sequence document of one figure or several into *out (free with
  * mn_seq_figures_free; zeroed on failure, err naming file, line and field). A document of one
- * figure reads as a document of one figure named after its file (its contact tracks are not
- * returned: mn_seq_read returns them). mn_seq_read refuses a document with "figures"
- * (MN_ERR_UNSUPPORTED, field "figures"). */
+ * figure reads as a document of one figure named after its file (its root and contact tracks
+ * in info[0]). mn_seq_read refuses a document with "figures" (MN_ERR_UNSUPPORTED, field
+ * "figures"). */
 mn_status mn_seq_read_figures(const char* path, const mn_seq_read_options* opt, mn_seq_figures* out,
                               mn_error* err);
 mn_status mn_seq_read_figures_mem(const char* text, size_t len, const char* name,
                                   const char* base_dir, const mn_seq_read_options* opt,
                                   mn_seq_figures* out, mn_error* err);
 void mn_seq_figures_free(mn_seq_figures* f);
+/* Writes f (as mn_seq_read_figures returns it: n >= 1, names, files, placements, roots,
+ * contact tracks, the sequences with their layers and time warps, seq[0]'s handles and
+ * constraints) as a document of several figures, the file replaced atomically. Each
+ * figure's keys are written in its own frame (its placement undone: the document's own
+ * numbers when a key's root is where reading placed it). Reading the text gives the same
+ * figures, keys, layers, warps, handles and constraints, bit for bit, and writing that again
+ * the same text (docs/sequence.md "Writing and round trips"). MN_ERR_ARG naming the field
+ * (nothing written) for a figure f whose sequence is not mn_seq_figure(seq[0], f), a name
+ * that is empty, repeated or holds '/', or a contact track the reader would refuse;
+ * MN_ERR_UNSUPPORTED ("scale") for a one-figure document read at a scale (mn_seq_write_doc
+ * writes that). */
+mn_status mn_seq_write_figures(const char* path, const mn_seq_figures* f, mn_error* err);
+mn_status mn_seq_write_figures_mem(const mn_seq_figures* f, char** text, size_t* len,
+                                   mn_error* err);
 
 /* The largest value a document's pose gives a hinge (radians: about 159 turns) and a slide
  * or a free joint's position (the figure's length unit); beyond is refused, naming the
@@ -121,8 +147,10 @@ mn_status mn_seq_write(const char* path, const mn_seq* s, const char* figure, do
 /* The same into a malloc'd, NUL-terminated text (free it with free). */
 mn_status mn_seq_write_mem(const mn_seq* s, const char* figure, double scale, char** text,
                            size_t* len, mn_error* err);
-/* mn_seq_write with what info names: figure, scale and the contact tracks (checked as the
- * reader checks them: MN_ERR_ARG naming the field, nothing written). */
+/* mn_seq_write with what info names: figure, scale, root and the contact tracks (checked as
+ * the reader checks them: MN_ERR_ARG naming the field, nothing written). A sequence of
+ * several figures is written by mn_seq_write_figures (mn_seq_write refuses it,
+ * MN_ERR_UNSUPPORTED naming "figures"). */
 mn_status mn_seq_write_doc(const char* path, const mn_seq* s, const mn_seq_doc_info* info,
                            mn_error* err);
 mn_status mn_seq_write_doc_mem(const mn_seq* s, const mn_seq_doc_info* info, char** text,
@@ -168,8 +196,10 @@ mn_status mn_seq_bake(const mn_seq* s, const mn_model* m, const mn_seq_bake_opti
 
 /* The bake of a sequence of several figures (mn_seq_set_figures, Welman 6.1, 7.3): out[f]
  * (mn_seq_figure_count(s) motions) receives figure f's motion, all of them over the frames
- * from the first key of any figure to the last of any, every frame solved for all the
- * figures together. Otherwise as mn_seq_bake (a time warp of s is not applied). */
+ * from the first frame of any figure to the last of any (mn_seq_figures_start, _end: output
+ * frames, through each figure's time warp), every frame solved for all the figures together,
+ * each figure's in-between blended with its layers at its own warped frame. Otherwise as
+ * mn_seq_bake. */
 mn_status mn_seq_bake_figures(const mn_seq* s, const mn_seq_bake_options* opt, mn_motion* out,
                               mn_seq_bake_result* result, mn_error* err);
 

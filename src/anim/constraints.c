@@ -182,19 +182,30 @@ const mn_seq* mn_seq_figure(const mn_seq* s, int f) {
     return s && f >= 0 && f < mn_seq_nfig(s) ? mn_seq_fig(s, f) : NULL;
 }
 
+/* One figure: its key frames (its solver runs in them). Several: the output frames each
+ * figure's time warp covers (layers.h; its key frames without one), the clock they share. */
 double mn_seq_figures_start(const mn_seq* s) {
     if (!s) return 0;
-    double t = mn_seq_start(s);
+    if (mn_seq_nfig(s) == 1) return mn_seq_start(s);
+    double t = mn_seq_out_start(s);
     for (int f = 1; f < mn_seq_nfig(s); f++)
-        if (mn_seq_start(s->fig[f]) < t) t = mn_seq_start(s->fig[f]);
+        if (mn_seq_out_start(s->fig[f]) < t) t = mn_seq_out_start(s->fig[f]);
     return t;
 }
 double mn_seq_figures_end(const mn_seq* s) {
     if (!s) return 0;
-    double t = mn_seq_end(s);
+    if (mn_seq_nfig(s) == 1) return mn_seq_end(s);
+    double t = mn_seq_out_end(s);
     for (int f = 1; f < mn_seq_nfig(s); f++)
-        if (mn_seq_end(s->fig[f]) > t) t = mn_seq_end(s->fig[f]);
+        if (mn_seq_out_end(s->fig[f]) > t) t = mn_seq_out_end(s->fig[f]);
     return t;
+}
+
+/* The frame of figure f's own keys at frame t of a solver: several figures share the output
+ * frames, each figure's time warp takes them to its own (layers.h); one figure is solved in
+ * its own frames (the bake warps them first). */
+static double figure_frame(const mn_seq* s, int f, double t) {
+    return mn_seq_nfig(s) > 1 ? mn_seq_warp(mn_seq_fig(s, f), t) : t;
 }
 
 mn_seq_constraint_def mn_seq_constraint_default(void) {
@@ -605,7 +616,8 @@ static mn_status solver_system(mn_seq_solver* v, mn_error* err) {
             double t = s->c[i].def.start;
             if (!isfinite(t)) t = mn_seq_figures_start(s);
             int f = s->h[c.handle].figure;
-            mn_seq_sample_blend(mn_seq_fig(s, f), t, tmp[f]->q, v->work[f]); /* layers in */
+            mn_seq_sample_blend(mn_seq_fig(s, f), figure_frame(s, f, t), tmp[f]->q,
+                                v->work[f]); /* layers in, at the figure's warped frame */
             mn_fk(v->m[f], tmp[f]);
             mn_vec3 p;
             mn_quat r;
@@ -744,10 +756,10 @@ static mn_status solve_frame_impl(mn_seq_solver* v, double frame, const mn_seq_s
     mn_seq_solve_options o = opt ? *opt : mn_seq_solve_options_default();
     size_t qbytes = sizeof(double) * (size_t)v->qofs[v->nf];
     /* the plain in-between is the blend of the base and its layers (layers.h), each figure's
-     * its own: the constraints hold on the blended result */
+     * its own, at its own warped frame: the constraints hold on the blended result */
     for (int f = 0; f < v->nf; f++) {
-        mn_status st =
-            mn_seq_sample_blend(mn_seq_fig(v->s, f), frame, v->q_interp + v->qofs[f], v->work[f]);
+        mn_status st = mn_seq_sample_blend(mn_seq_fig(v->s, f), figure_frame(v->s, f, frame),
+                                           v->q_interp + v->qofs[f], v->work[f]);
         if (st != MN_OK) return st;
     }
     if (count_active(v, frame, &o) == 0) {

@@ -51,6 +51,8 @@ static mn_status read_figure(ctx* x, const cJSON* o, const char* const* keys, in
     double q[4];
     if ((st = get_quat(x, o, "rotation", q, &has)) != MN_OK) return st;
     if (has) {
+        f->has_rot = 1;
+        memcpy(f->rot, q, sizeof q);
         mn_quat r = mn_quat_normalize(mn_q4(q[0], q[1], q[2], q[3]));
         f->place.R = mn_quat_to_mat3(r);
     }

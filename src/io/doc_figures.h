@@ -20,6 +20,8 @@ typedef struct mn_doc_figure {
     char sequence[512]; /* a sequence document animating the figure, "" when none */
     char root[128];
     mn_xform place; /* where the figure stands: position, rotation */
+    int has_rot;    /* "rotation" given: rot as the document gives it */
+    double rot[4];
 } mn_doc_figure;
 
 /* root's "figures" member: *a the array (NULL when absent) and *n its entries, checked to

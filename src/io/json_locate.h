@@ -153,26 +153,37 @@ static inline cJSON* parse_json(const char* text, size_t len, const char* file, 
     return root;
 }
 
-/* The reading context: the text, the path of the value being read. */
+/* The reading context: the text, the path of the value being read (at most MN_CTX_DEPTH
+ * members and indices deep are named: a pose's value in a layer of a figure of a sequence
+ * document is ten; deeper ones count but are not recorded). */
+#define MN_CTX_DEPTH 16
 typedef struct ctx {
     const char* file;
     const char* text;
     size_t len;
-    comp path[8];
+    comp path[MN_CTX_DEPTH];
     int depth;
     mn_error* err;
     const char* doc; /* the field named when the fault is the document itself ("scene") */
 } ctx;
 
 static inline void push_key(ctx* x, const char* key) {
-    x->path[x->depth].key = key;
-    x->path[x->depth].index = 0;
+    if (x->depth >= 0 && x->depth < MN_CTX_DEPTH) {
+        x->path[x->depth].key = key;
+        x->path[x->depth].index = 0;
+    }
     x->depth++;
 }
 static inline void push_index(ctx* x, int i) {
-    x->path[x->depth].key = NULL;
-    x->path[x->depth].index = i;
+    if (x->depth >= 0 && x->depth < MN_CTX_DEPTH) {
+        x->path[x->depth].key = NULL;
+        x->path[x->depth].index = i;
+    }
     x->depth++;
+}
+/* The depth recorded in x->path. */
+static inline int ctx_depth(const ctx* x) {
+    return x->depth < MN_CTX_DEPTH ? x->depth : MN_CTX_DEPTH;
 }
 static inline void pop(ctx* x) {
     x->depth--;
@@ -181,7 +192,7 @@ static inline void pop(ctx* x) {
 static inline void path_string(const ctx* x, char* out, size_t cap) {
     size_t o = 0;
     out[0] = 0;
-    for (int k = 0; k < x->depth && o < cap; k++) {
+    for (int k = 0; k < ctx_depth(x) && o < cap; k++) {
         if (x->path[k].key)
             o += (size_t)snprintf(out + o, cap - o, "%s%s", k ? "." : "", x->path[k].key);
         else
@@ -197,7 +208,7 @@ static inline mn_status fail(ctx* x, mn_status st, const char* fmt, ...)
 static inline mn_status fail(ctx* x, mn_status st, const char* fmt, ...) {
     char field[64];
     path_string(x, field, sizeof field);
-    int line = line_of(x->text, x->len, locate(x->text, x->len, x->path, x->depth));
+    int line = line_of(x->text, x->len, locate(x->text, x->len, x->path, ctx_depth(x)));
     va_list ap;
     va_start(ap, fmt);
     mn_io_errorv(x->err, st, x->file, line, field[0] ? field : (x->doc ? x->doc : "scene"), fmt,

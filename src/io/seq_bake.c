@@ -50,8 +50,10 @@ static mn_status bake_one(const mn_seq* s, int n, mn_data* const* d, mn_seq_solv
                           double* const* work, const mn_seq_bake_options* o, double t,
                           mn_seq_bake_result* r, mn_error* err) {
     if (o->plain) {
-        for (int f = 0; f < n; f++)
-            mn_seq_sample_blend(mn_seq_figure(s, f), t, d[f]->q, work[f]);
+        for (int f = 0; f < n; f++) { /* several figures: each at its own warped frame */
+            const mn_seq* sf = mn_seq_figure(s, f);
+            mn_seq_sample_blend(sf, n > 1 ? mn_seq_warp(sf, t) : t, d[f]->q, work[f]);
+        }
     } else {
         mn_csolve_result cr;
         mn_status st = mn_seq_solve_frame(v, t, &o->solve, &cr);
@@ -83,7 +85,8 @@ static mn_status bake(const mn_seq* s, int n, const mn_model* const* m,
         return mn_error_set(err, MN_ERR_ARG, "", 0, "step", "must be a positive number");
     /* output frames: the time warp's (layers.h), each solved at its sequence frame, so the
      * constraints hold in the sequence's own frames and a retimed bake keeps every lock;
-     * several figures: from the first key of any to the last of any */
+     * several figures: the output frames they share, from the first of any to the last of
+     * any, each figure sampled at its own warped frame (the constraints in output frames) */
     double f0 = n > 1 ? mn_seq_figures_start(s) : mn_seq_out_start(s);
     double f1 = n > 1 ? mn_seq_figures_end(s) : mn_seq_out_end(s);
     int nq = 0;

@@ -8,6 +8,8 @@
 #include <string.h>
 
 #include "io/io_internal.h"
+#include "io/seq_contacts.h"
+#include "io/seq_doc_internal.h"
 
 static void write_list(mn_strbuf* b, const char* key, const double (*iv)[2], int n) {
     mn_strbuf_printf(b, ", \"%s\": [", key);
@@ -17,7 +19,7 @@ static void write_list(mn_strbuf* b, const char* key, const double (*iv)[2], int
 }
 
 /* Checks info's tracks against the figure as the reader would. */
-static mn_status check_tracks(const mn_model* m, const mn_seq_doc_info* info, mn_error* err) {
+mn_status mn_seq_contacts_check(const mn_model* m, const mn_seq_doc_info* info, mn_error* err) {
     if (info->ncontact < 0 || info->ncontact > MN_SEQ_CONTACT_TRACKS)
         return mn_error_set(err, MN_ERR_ARG, NULL, 0, "contacts", "%d tracks (at most %d)",
                             info->ncontact, MN_SEQ_CONTACT_TRACKS);
@@ -42,15 +44,32 @@ static mn_status check_tracks(const mn_model* m, const mn_seq_doc_info* info, mn
     return MN_OK;
 }
 
+void mn_seq_contacts_write(mn_strbuf* b, const mn_seq_doc_info* info, const char* ind) {
+    if (info->ncontact <= 0) return;
+    mn_strbuf_printf(b, ",\n%s\"contacts\": [", ind);
+    for (int i = 0; i < info->ncontact; i++) {
+        const mn_seq_contact_track* t = &info->contact[i];
+        mn_strbuf_printf(b, "%s\n%s  {\"joint\": ", i ? "," : "", ind);
+        mn_strbuf_json_str(b, t->joint);
+        write_list(b, "heel", (const double(*)[2])t->heel, t->nheel);
+        write_list(b, "toe", (const double(*)[2])t->toe, t->ntoe);
+        mn_strbuf_printf(b, "}");
+    }
+    mn_strbuf_printf(b, "]");
+}
+
 mn_status mn_seq_write_doc_mem(const mn_seq* s, const mn_seq_doc_info* info, char** text,
                                size_t* len, mn_error* err) {
     if (!s || !info || !text)
         return mn_error_set(err, MN_ERR_ARG, NULL, 0, "sequence", "NULL argument");
-    mn_status st = check_tracks(mn_seq_model(s), info, err);
+    mn_status st = mn_seq_contacts_check(mn_seq_model(s), info, err);
     if (st != MN_OK) return st;
+    if (!memchr(info->root, 0, sizeof info->root))
+        return mn_error_set(err, MN_ERR_ARG, NULL, 0, "root", "not a NUL-terminated joint name");
     char* base = NULL;
     size_t blen = 0;
-    if ((st = mn_seq_write_mem(s, info->figure, info->scale, &base, &blen, err)) != MN_OK)
+    if ((st = mn_seqdoc_write_mem(s, info->figure, info->scale, info->root, &base, &blen, err)) !=
+        MN_OK)
         return st;
     if (info->ncontact == 0) {
         *text = base;
@@ -65,17 +84,10 @@ mn_status mn_seq_write_doc_mem(const mn_seq* s, const mn_seq_doc_info* info, cha
         blen--;
     mn_strbuf b;
     mn_strbuf_init(&b);
-    mn_strbuf_printf(&b, "%.*s,\n  \"contacts\": [", (int)blen, base);
+    mn_strbuf_printf(&b, "%.*s", (int)blen, base);
     free(base);
-    for (int i = 0; i < info->ncontact; i++) {
-        const mn_seq_contact_track* t = &info->contact[i];
-        mn_strbuf_printf(&b, "%s\n    {\"joint\": ", i ? "," : "");
-        mn_strbuf_json_str(&b, t->joint);
-        write_list(&b, "heel", (const double(*)[2])t->heel, t->nheel);
-        write_list(&b, "toe", (const double(*)[2])t->toe, t->ntoe);
-        mn_strbuf_printf(&b, "}");
-    }
-    mn_strbuf_printf(&b, "]\n}\n");
+    mn_seq_contacts_write(&b, info, "  ");
+    mn_strbuf_printf(&b, "\n}\n");
     if (b.failed) {
         mn_strbuf_free(&b);
         return mn_error_set(err, MN_ERR_NOMEM, NULL, 0, "sequence", "out of memory");

@@ -11,12 +11,14 @@
 #include <string.h>
 
 #include "io/io_internal.h"
+#include "io/seq_contacts.h"
 #include "io/seq_doc_internal.h"
 
 static const char* const figs_root_keys[] = {"figures",     "fps",     "handles",
                                              "constraints", "comment", NULL};
-static const char* const figs_entry_keys[] = {"name",          "file", "position", "rotation",
-                                              "interpolation", "keys", "comment",  NULL};
+static const char* const figs_entry_keys[] = {"name",      "file",          "root",    "position",
+                                              "rotation",  "interpolation", "keys",    "layers",
+                                              "time_warp", "contacts",      "comment", NULL};
 
 /* Members of a one-figure document that a document of several figures refuses, and why. */
 static mn_status refuse_members(ctx* x, const cJSON* root) {
@@ -25,9 +27,10 @@ static mn_status refuse_members(ctx* x, const cJSON* root) {
         {"scale", "with \"figures\", a figure is read at its own scale (no \"scale\")"},
         {"keys", "with \"figures\", each figure has its own \"keys\""},
         {"interpolation", "with \"figures\", each figure has its own \"interpolation\""},
-        {"layers", "layers apply to a document of one figure (not yet to several figures)"},
-        {"time_warp", "a time warp applies to a document of one figure (not yet to several)"},
-        {"contacts", "contact tracks apply to a document of one figure (not yet to several)"}};
+        {"root", "with \"figures\", each figure names its own \"root\""},
+        {"layers", "with \"figures\", each figure has its own \"layers\""},
+        {"time_warp", "with \"figures\", each figure has its own \"time_warp\""},
+        {"contacts", "with \"figures\", each figure has its own \"contacts\""}};
     for (size_t k = 0; k < sizeof why / sizeof why[0]; k++)
         if (cJSON_GetObjectItemCaseSensitive(root, why[k][0])) {
             push_key(x, why[k][0]);
@@ -36,9 +39,9 @@ static mn_status refuse_members(ctx* x, const cJSON* root) {
     return check_keys(x, root, figs_root_keys);
 }
 
-/* Figure i of the document: its file read, its sequence made (room for the document's
- * handles and constraints on figure 0's), its interpolation and keys read, the keys moved
- * where the figure stands. */
+/* Figure i of the document: its file read and re-rooted at its "root", its sequence made
+ * (room for the document's handles and constraints on figure 0's), its interpolation, keys,
+ * layers, time warp and contact tracks read, the keys moved where the figure stands. */
 static mn_status read_one_figure(reader* r, const cJSON* o, const mn_doc_figure* f,
                                  const mn_seq_def* def, const char* base_dir, int trusted,
                                  mn_seq_figures* out) {
@@ -47,6 +50,19 @@ static mn_status read_one_figure(reader* r, const cJSON* o, const mn_doc_figure*
     mn_status st = mn_seqdoc_load_figure(x, "file", f->file, base_dir, trusted, &out->model[i]);
     out->n++; /* counted now: a figure read is freed on failure */
     if (st != MN_OK) return st;
+    if (!(out->info[i] = calloc(1, sizeof *out->info[i])))
+        return mn_error_set(x->err, MN_ERR_NOMEM, x->file, 0, "figures", "out of memory");
+    mn_seq_doc_info* info = out->info[i];
+    snprintf(info->figure, sizeof info->figure, "%.255s", f->file);
+    if (f->root[0]) { /* the root it was written with */
+        snprintf(info->root, sizeof info->root, "%s", f->root);
+        mn_model* rm = NULL;
+        if ((st = mn_seqdoc_reroot(x, "root", f->root, out->model[i], &rm)) != MN_OK) return st;
+        if (rm) {
+            mn_model_destroy(out->model[i]);
+            out->model[i] = rm;
+        }
+    }
     const mn_model* m = out->model[i];
     mn_xform I = mn_xform_identity();
     r->place = memcmp(&f->place, &I, sizeof I) ? &f->place : NULL;
@@ -70,8 +86,16 @@ static mn_status read_one_figure(reader* r, const cJSON* o, const mn_doc_figure*
     if (in && (st = mn_seqdoc_interpolation(r, in)) != MN_OK) return st;
     const cJSON* keys = cJSON_GetObjectItemCaseSensitive(o, "keys");
     if (!keys) return fail(x, MN_ERR_PARSE, "missing member \"keys\"");
+    r->kfig = i;
+    if (f->has_rot) {
+        r->keyed->has_rot[i] = 1;
+        memcpy(r->keyed->rot[i], f->rot, sizeof f->rot);
+    }
     st = mn_seqdoc_keys(r, keys);
+    /* its layers and time warp (layers.h), applied to this figure alone; its contact tracks */
+    if (st == MN_OK) st = mn_seqdoc_layers_and_warp(r, o);
     r->place = NULL;
+    if (st == MN_OK) st = mn_seq_contacts_read(x, o, m, info);
     return st;
 }
 
@@ -88,6 +112,9 @@ static mn_status parse_figures(reader* r, const cJSON* root, const char* base_di
     int nf;
     if ((st = mn_doc_figures_array(x, root, &af, &nf)) != MN_OK) return st;
     mn_doc_figure* figs = NULL;
+    if (!(out->keyed = calloc(1, sizeof *out->keyed)))
+        return mn_error_set(x->err, MN_ERR_NOMEM, x->file, 0, "figures", "out of memory");
+    r->keyed = out->keyed;
     if ((st = mn_doc_read_figures(x, af, nf, figs_entry_keys, 0, &figs)) != MN_OK) {
         free(figs);
         return st;
@@ -128,8 +155,14 @@ void mn_seq_figures_free(mn_seq_figures* f) {
     if (!f) return;
     for (int i = 0; i < f->n; i++)
         mn_seq_destroy(f->seq[i]); /* figure 0's refers to the others: destroyed first */
-    for (int i = 0; i < f->n; i++)
+    for (int i = 0; i < f->n; i++) {
         mn_model_destroy(f->model[i]);
+        free(f->info[i]);
+    }
+    if (f->keyed)
+        for (int i = 0; i < MN_SEQ_MAX_FIGURES; i++)
+            free(f->keyed->q[i]);
+    free(f->keyed);
     memset(f, 0, sizeof *f);
 }
 
@@ -137,14 +170,19 @@ void mn_seq_figures_free(mn_seq_figures* f) {
 static mn_status read_figures_one(const char* text, size_t len, const char* name,
                                   const char* base_dir, const mn_seq_read_options* opt,
                                   mn_seq_figures* out, mn_error* err) {
-    mn_seq_doc_info info;
+    mn_seq_doc_info* info = calloc(1, sizeof *info);
+    if (!info) return mn_error_set(err, MN_ERR_NOMEM, name, 0, "sequence", "out of memory");
     mn_status st = mn_seq_read_mem(text, len, name, base_dir, opt, NULL, &out->model[0],
-                                   &out->seq[0], &info, err);
-    if (st != MN_OK) return st;
+                                   &out->seq[0], info, err);
+    if (st != MN_OK) {
+        free(info);
+        return st;
+    }
     out->n = 1;
-    snprintf(out->file[0], sizeof out->file[0], "%s", info.figure);
-    const char* base = strrchr(info.figure, '/');
-    snprintf(out->name[0], sizeof out->name[0], "%.63s", base ? base + 1 : info.figure);
+    out->info[0] = info;
+    snprintf(out->file[0], sizeof out->file[0], "%s", info->figure);
+    const char* base = strrchr(info->figure, '/');
+    snprintf(out->name[0], sizeof out->name[0], "%.63s", base ? base + 1 : info->figure);
     out->place[0] = mn_xform_identity();
     return MN_OK;
 }

@@ -22,7 +22,7 @@
 
 static const char* const root_keys[] = {
     "figure",  "scale",  "fps",       "interpolation", "keys",    "handles", "constraints",
-    "comment", "layers", "time_warp", "contacts",      "figures", NULL};
+    "comment", "layers", "time_warp", "contacts",      "figures", "root",    NULL};
 static const char* const layer_keys[] = {"name",      "mode",          "weights", "mask", "keys",
                                          "time_warp", "interpolation", "comment", NULL};
 static const char* const interp_keys[] = {"rotation", "translation", "joints", "comment", NULL};
@@ -162,6 +162,29 @@ static mn_status read_pose(reader* r, const cJSON* o, double* q) {
     return MN_OK;
 }
 
+/* The root states of n keys q of a placed figure, as the document gives them, appended to
+ * the figure's record (14 numbers a key: as given, then as placed by placed_keyed). */
+static mn_status keep_keyed(reader* r, const double* q, int n) {
+    struct mn_seq_figures_keyed* kd = r->keyed;
+    int f = r->kfig, at = kd->n[f];
+    size_t nq = (size_t)r->m->nq, a = (size_t)r->m->jnt_qadr[0];
+    double* g = realloc(kd->q[f], sizeof(double) * 14 * ((size_t)at + (size_t)n + 1));
+    if (!g) return mn_error_set(r->x.err, MN_ERR_NOMEM, r->x.file, 0, "keys", "out of memory");
+    kd->q[f] = g;
+    for (int k = 0; k < n; k++)
+        memcpy(g + 14 * (size_t)(at + k), q + (size_t)k * nq + a, sizeof(double) * 7);
+    return MN_OK;
+}
+static void placed_keyed(reader* r, const double* q, int n) {
+    struct mn_seq_figures_keyed* kd = r->keyed;
+    int f = r->kfig;
+    size_t nq = (size_t)r->m->nq, a = (size_t)r->m->jnt_qadr[0];
+    for (int k = 0; k < n; k++)
+        memcpy(kd->q[f] + 14 * (size_t)(kd->n[f] + k) + 7, q + (size_t)k * nq + a,
+               sizeof(double) * 7);
+    kd->n[f] += n;
+}
+
 static mn_status read_keys(reader* r, const cJSON* a) {
     ctx* x = &r->x;
     int n;
@@ -211,8 +234,11 @@ static mn_status read_keys(reader* r, const cJSON* a) {
         pop(x);
         i++;
     }
-    for (int k = 0; st == MN_OK && r->place && k < i; k++) /* a placed figure's keys moved */
+    /* a placed figure's keys moved; the root states as given kept for the writer */
+    if (st == MN_OK && r->place && r->keyed) st = keep_keyed(r, q, i);
+    for (int k = 0; st == MN_OK && r->place && k < i; k++)
         mn_doc_place_free_root(r->m, 0, r->place, q + (size_t)k * nq + r->m->jnt_qadr[0]);
+    if (st == MN_OK && r->place && r->keyed) placed_keyed(r, q, i);
     if (st == MN_OK && i > 0) {
         mn_error e;
         int bad = -1;
@@ -809,7 +835,11 @@ static mn_status read_layer(reader* r, mn_seq* base, const cJSON* o) {
     if (w && (st = read_weights(r, base, li, w)) != MN_OK) return st;
     const cJSON* mk = cJSON_GetObjectItemCaseSensitive(o, "mask");
     if (mk && (st = read_mask(r, base, li, mk)) != MN_OK) return st;
-    /* the layer's own interpolation, keys and warp, read as the sequence's are */
+    /* the layer's own interpolation, keys and warp, read as the sequence's are; a placed
+     * figure's override layer is a pose of the figure where it stands (its keys moved as the
+     * figure's), an additive one a change from the rest pose (not moved) */
+    const mn_xform* place = r->place;
+    if (md == MN_LAYER_ADDITIVE) r->place = NULL;
     r->s = mn_seq_layer(base, li);
     const cJSON* in = cJSON_GetObjectItemCaseSensitive(o, "interpolation");
     if (in) st = read_interpolation(r, in);
@@ -819,6 +849,7 @@ static mn_status read_layer(reader* r, mn_seq* base, const cJSON* o) {
     const cJSON* tw = cJSON_GetObjectItemCaseSensitive(o, "time_warp");
     if (st == MN_OK && tw) st = read_warp(r, tw);
     r->s = base;
+    r->place = place;
     return st;
 }
 
@@ -843,6 +874,34 @@ static mn_status read_layers_and_warp(reader* r, const cJSON* root) {
     return MN_OK;
 }
 
+/* The figure m re-rooted at the joint `root` names (member `key`; mn_model_reroot at the
+ * rest state, every joint where it stands): *out the new model, NULL when that joint is
+ * already m's root. */
+static mn_status reroot_figure(ctx* x, const char* key, const char* root, const mn_model* m,
+                               mn_model** out) {
+    *out = NULL;
+    push_key(x, key);
+    int j = mn_model_find_joint(m, root);
+    char hint[256];
+    if (j < 0)
+        return fail(x, MN_ERR_NOTFOUND, "no joint named \"%s\" in %s%s", root,
+                    m->name ? m->name : "the figure",
+                    mn_model_joint_hint(m, root, hint, sizeof hint));
+    if (m->jnt_parent[j] < 0) { /* already the root */
+        pop(x);
+        return MN_OK;
+    }
+    mn_error e;
+    if (!(*out = mn_model_reroot(m, j, NULL, &e))) {
+        const char* msg = e.message; /* "joint: why" without its field */
+        size_t fl = strlen(e.field);
+        if (fl && !strncmp(msg, e.field, fl) && msg[fl] == ':') msg += fl + (msg[fl + 1] ? 2 : 1);
+        return fail(x, e.status ? e.status : MN_ERR_ARG, "%s", msg);
+    }
+    pop(x);
+    return MN_OK;
+}
+
 static mn_status parse(reader* r, const cJSON* root, const char* base_dir, int trusted,
                        const mn_model* figure, mn_model** model, mn_gltf* skin,
                        mn_seq_doc_info* info) {
@@ -862,11 +921,27 @@ static mn_status parse(reader* r, const cJSON* root, const char* base_dir, int t
     if ((st = get_num(x, root, "scale", &info->scale, 1e-12, 1e12)) != MN_OK) return st;
     mn_seq_def def = mn_seq_def_default();
     if ((st = get_num(x, root, "fps", &def.fps, 1e-6, 1e6)) != MN_OK) return st;
+    if ((st = get_str(x, root, "root", info->root, sizeof info->root, 0, NULL)) != MN_OK) return st;
     if (!figure) {
         if ((st = load_figure(x, "figure", info->figure, info->scale, base_dir, trusted, model,
                               skin)) != MN_OK)
             return st;
         figure = *model;
+    }
+    if (info->root[0]) { /* the root the document was written with (mn_model_reroot) */
+        if (skin && skin->nverts > 0) {
+            push_key(x, "root");
+            return fail(x, MN_ERR_UNSUPPORTED,
+                        "a skinned figure keeps its root (its skin is bound to the joints as "
+                        "they are)");
+        }
+        mn_model* rm = NULL;
+        if ((st = reroot_figure(x, "root", info->root, figure, &rm)) != MN_OK) return st;
+        if (rm) {
+            mn_model_destroy(*model);
+            *model = rm;
+            figure = rm;
+        }
     }
     r->m = figure;
     const cJSON* hs = cJSON_GetObjectItemCaseSensitive(root, "handles");
@@ -909,6 +984,13 @@ mn_status mn_seqdoc_constraints(reader* r, const cJSON* a) {
 }
 mn_status mn_seqdoc_lib_error(ctx* x, const mn_error* e) {
     return lib_error(x, e);
+}
+mn_status mn_seqdoc_layers_and_warp(reader* r, const cJSON* o) {
+    return read_layers_and_warp(r, o);
+}
+mn_status mn_seqdoc_reroot(ctx* x, const char* key, const char* root, const mn_model* m,
+                           mn_model** out) {
+    return reroot_figure(x, key, root, m, out);
 }
 
 mn_seq_read_options mn_seq_read_default(void) {
@@ -1123,8 +1205,27 @@ static void write_constraint(mn_strbuf* b, const mn_seq* s, int c) {
     mn_strbuf_printf(b, "}");
 }
 
-/* The interpolation and keys of s (the sequence or a layer), each line indented by ind. */
-static void write_interp_keys(mn_strbuf* b, const mn_seq* s, const char* ind) {
+/* The root state (7 numbers) a placed figure's key q0 is written with (mn_seqdoc_unplace). */
+static void unplace_root(const mn_model* m, mn_seqdoc_unplace* u, const double* q0, double* out) {
+    /* from where the last one was found: one step when written in the order read; a few
+     * more past keys added or removed since (a bounded look, not a search of every key) */
+    for (int k = 0; k < u->n && k < 64; k++) {
+        int i = (u->at + k) % u->n;
+        if (!memcmp(u->keyed + 14 * (size_t)i + 7, q0, sizeof(double) * 7)) {
+            memcpy(out, u->keyed + 14 * (size_t)i, sizeof(double) * 7);
+            u->at = i + 1 < u->n ? i + 1 : 0;
+            return;
+        }
+    }
+    mn_xform inv = mn_xform_inverse(u->place);
+    memcpy(out, q0, sizeof(double) * 7);
+    mn_doc_place_free_root(m, 0, &inv, out);
+}
+
+/* The interpolation and keys of s (the sequence or a layer), each line indented by ind; a
+ * placed figure's keys in its own frame through u (NULL: as they are). */
+static void write_interp_keys(mn_strbuf* b, const mn_seq* s, const char* ind,
+                              mn_seqdoc_unplace* u) {
     const mn_model* m = mn_seq_model(s);
     mn_interp rot, trans;
     mn_seq_default_interp(s, &rot, &trans);
@@ -1148,6 +1249,9 @@ static void write_interp_keys(mn_strbuf* b, const mn_seq* s, const char* ind) {
     mn_strbuf_printf(b, "%s},\n%s\"keys\": [", first ? "" : "}", ind);
     for (int k = 0; k < mn_seq_key_count(s); k++) {
         const double* q = mn_seq_key_q(s, k);
+        double root[7];
+        int unplaced = u && u->place && m->jnt_type[0] == MN_JOINT_FREE;
+        if (unplaced) unplace_root(m, u, q + m->jnt_qadr[0], root);
         double tcb[3];
         mn_seq_key_tcb(s, k, tcb);
         mn_strbuf_printf(b, "%s\n%s  {\"frame\": ", k ? "," : "", ind);
@@ -1159,7 +1263,7 @@ static void write_interp_keys(mn_strbuf* b, const mn_seq* s, const char* ind) {
         for (int j = 0; j < m->njoint; j++) {
             int t = m->jnt_type[j];
             if (t == MN_JOINT_FIXED) continue;
-            const double* qj = q + m->jnt_qadr[j];
+            const double* qj = unplaced && j == 0 ? root : q + m->jnt_qadr[j];
             mn_strbuf_printf(b, "%s\n%s    ", n++ ? "," : "", ind);
             mn_strbuf_json_str(b, m->jnt_name[j]);
             mn_strbuf_printf(b, ": ");
@@ -1195,14 +1299,17 @@ static void write_warp(mn_strbuf* b, const mn_seq* s, const char* sep) {
 }
 
 /* Layers (layers.h): name, mode, weight keys, mask (per joint weights), own interpolation,
- * keys and time warp. */
-static void write_layers(mn_strbuf* b, const mn_seq* s) {
+ * keys and time warp; the member indented by ind, a placed figure's override layers' keys
+ * through u. */
+static void write_layers(mn_strbuf* b, const mn_seq* s, const char* ind, mn_seqdoc_unplace* u) {
     int nl = mn_seq_layer_count(s);
     if (!nl) return;
     const mn_model* m = mn_seq_model(s);
-    mn_strbuf_printf(b, ",\n  \"layers\": [");
+    char kind[64];
+    snprintf(kind, sizeof kind, "%s    ", ind);
+    mn_strbuf_printf(b, ",\n%s\"layers\": [", ind);
     for (int i = 0; i < nl; i++) {
-        mn_strbuf_printf(b, "%s\n    {\"mode\": \"%s\"", i ? "," : "",
+        mn_strbuf_printf(b, "%s\n%s  {\"mode\": \"%s\"", i ? "," : "", ind,
                          mn_layer_mode_name(mn_seq_layer_mode(s, i)));
         if (mn_seq_layer_name(s, i)[0]) {
             mn_strbuf_printf(b, ", \"name\": ");
@@ -1232,19 +1339,20 @@ static void write_layers(mn_strbuf* b, const mn_seq* s) {
             mn_strbuf_printf(b, "}");
         }
         write_warp(b, mn_seq_layer(s, i), ", ");
-        write_interp_keys(b, mn_seq_layer(s, i), "      ");
+        write_interp_keys(b, mn_seq_layer(s, i), kind,
+                          mn_seq_layer_mode(s, i) == MN_LAYER_OVERRIDE ? u : NULL);
         mn_strbuf_printf(b, "}");
     }
     mn_strbuf_printf(b, "]");
 }
 
-mn_status mn_seq_write_mem(const mn_seq* s, const char* figure, double scale, char** text,
-                           size_t* len, mn_error* err) {
+mn_status mn_seqdoc_write_mem(const mn_seq* s, const char* figure, double scale, const char* root,
+                              char** text, size_t* len, mn_error* err) {
     if (!s || !figure || !text)
         return mn_error_set(err, MN_ERR_ARG, NULL, 0, "sequence", "NULL argument");
     if (mn_seq_figure_count(s) > 1) /* its handles name joints of other figures */
         return mn_error_set(err, MN_ERR_UNSUPPORTED, NULL, 0, "figures",
-                            "a sequence of %d figures is not written back yet",
+                            "a sequence of %d figures: mn_seq_write_figures writes it",
                             mn_seq_figure_count(s));
     const mn_model* m = mn_seq_model(s);
     mn_strbuf b;
@@ -1252,9 +1360,10 @@ mn_status mn_seq_write_mem(const mn_seq* s, const char* figure, double scale, ch
     mn_strbuf_printf(&b, "{\n  \"figure\": ");
     mn_strbuf_json_str(&b, figure);
     if (scale > 0) mn_strbuf_printf(&b, ",\n  \"scale\": "), w_num(&b, scale);
+    if (root && root[0]) mn_strbuf_printf(&b, ",\n  \"root\": "), mn_strbuf_json_str(&b, root);
     mn_strbuf_printf(&b, ",\n  \"fps\": ");
     w_num(&b, mn_seq_fps(s));
-    write_interp_keys(&b, s, "  ");
+    write_interp_keys(&b, s, "  ", NULL);
     int nh = mn_seq_handle_count(s), nc = mn_seq_constraint_count(s);
     if (nh) {
         mn_strbuf_printf(&b, ",\n  \"handles\": [");
@@ -1283,7 +1392,7 @@ mn_status mn_seq_write_mem(const mn_seq* s, const char* figure, double scale, ch
         }
         mn_strbuf_printf(&b, "]");
     }
-    write_layers(&b, s);
+    write_layers(&b, s, "  ", NULL);
     write_warp(&b, s, ",\n  ");
     mn_strbuf_printf(&b, "\n}\n");
     if (b.failed) {
@@ -1293,6 +1402,36 @@ mn_status mn_seq_write_mem(const mn_seq* s, const char* figure, double scale, ch
     *text = b.data;
     if (len) *len = b.len;
     return MN_OK;
+}
+
+mn_status mn_seq_write_mem(const mn_seq* s, const char* figure, double scale, char** text,
+                           size_t* len, mn_error* err) {
+    return mn_seqdoc_write_mem(s, figure, scale, NULL, text, len, err);
+}
+
+/* ---- for the writer of several figures (seq_figures_write.c) ------------------------------ */
+
+void mn_seqdoc_w_num(mn_strbuf* b, double v) {
+    w_num(b, v);
+}
+void mn_seqdoc_w_vec(mn_strbuf* b, const double* v, int n) {
+    w_vec(b, v, n);
+}
+void mn_seqdoc_write_interp_keys(mn_strbuf* b, const mn_seq* s, const char* ind,
+                                 mn_seqdoc_unplace* u) {
+    write_interp_keys(b, s, ind, u);
+}
+void mn_seqdoc_write_layers(mn_strbuf* b, const mn_seq* s, const char* ind, mn_seqdoc_unplace* u) {
+    write_layers(b, s, ind, u);
+}
+void mn_seqdoc_write_warp(mn_strbuf* b, const mn_seq* s, const char* sep) {
+    write_warp(b, s, sep);
+}
+void mn_seqdoc_write_constraint(mn_strbuf* b, const mn_seq* s, int c) {
+    write_constraint(b, s, c);
+}
+const char* mn_seqdoc_handle_name(const mn_seq* s, int h, char* buf) {
+    return handle_name(s, h, buf);
 }
 
 mn_status mn_seq_write(const char* path, const mn_seq* s, const char* figure, double scale,

@@ -5,6 +5,7 @@
  * without a single heap allocation. */
 #include <marionette/anim.h>
 #include <marionette/io.h>
+#include <marionette/layers.h>
 
 #include <pthread.h>
 #include <stdlib.h>
@@ -12,6 +13,24 @@
 
 #include "test.h"
 #include "toy_model.h"
+
+/* A figure of other joints: a free root and a hinge named otherwise. */
+static mn_model* toy_other(void) {
+    mn_spec* s = mn_spec_create("other");
+    mn_joint_def d = mn_joint_default();
+    d.name = "base";
+    d.type = MN_JOINT_FREE;
+    mn_spec_add_joint(s, &d, NULL);
+    d = mn_joint_default();
+    d.name = "knee";
+    d.parent = 0;
+    d.type = MN_JOINT_HINGE;
+    d.offset = mn_v3(0, 1, 0);
+    mn_spec_add_joint(s, &d, NULL);
+    mn_model* m = mn_model_compile(s, NULL);
+    mn_spec_destroy(s);
+    return m;
+}
 
 /* Key k's state of the toy: positions, a ball rotation, a hinge angle, a slide. */
 static void toy_key(int k, double* q) {
@@ -602,6 +621,102 @@ static void test_remove_constraint(void) {
     mn_model_destroy(m);
 }
 
+/* A sequence moved onto a re-rooting of its figure (mn_seq_reroot; Welman 2.1.2, 6.3): each
+ * key puts every joint where it did (1e-12), the handles and constraints come along, and
+ * re-rooting back gives the keys again; layers are refused. */
+static void test_reroot(void) {
+    mn_model* m = toy();
+    mn_model* r = mn_model_reroot(m, mn_model_find_joint(m, "slide"), NULL, NULL);
+    CHECK(r && !strcmp(r->jnt_name[0], "slide"));
+    if (!r) {
+        mn_model_destroy(m);
+        return;
+    }
+    mn_seq_def def = mn_seq_def_default();
+    def.fps = 24;
+    mn_seq* s = mn_seq_create(m, &def, NULL);
+    double q[16];
+    for (int k = 0; k < 3; k++) {
+        memcpy(q, m->q0, sizeof(double) * (size_t)m->nq);
+        q[0] = 0.1 * k, q[1] = 0.2, q[2] = -0.05 * k;
+        mn_quat a = mn_quat_axis_angle(mn_vec3_normalize(mn_v3(0.2, 1, 0.1 * k)), 0.3 + 0.2 * k);
+        q[3] = a.w, q[4] = a.x, q[5] = a.y, q[6] = a.z;
+        mn_quat b = mn_quat_axis_angle(mn_vec3_normalize(mn_v3(1, 0.3, -0.2)), 0.4 * k - 0.2);
+        q[7] = b.w, q[8] = b.x, q[9] = b.y, q[10] = b.z;
+        q[11] = 0.5 - 0.3 * k, q[12] = 0.1 * k;
+        mn_clamp_to_limits(m, q);
+        CHECK(mn_seq_set_key(s, 10.0 * k, q, NULL) == k);
+    }
+    mn_seq_set_joint_interp(s, mn_model_find_joint(m, "hinge"), MN_INTERP_CATMULL_ROM,
+                            MN_INTERP_DEFAULT);
+    mn_handle_def h = mn_handle_default();
+    h.joint = mn_model_find_joint(m, "hinge");
+    h.point = mn_v3(0, 0.1, 0);
+    h.name = "tip";
+    int hi = mn_seq_add_handle(s, &h, NULL);
+    mn_seq_constraint_def c = mn_seq_constraint_default();
+    c.con.handle = hi;
+    c.lock = 1;
+    c.start = 5, c.end = 15;
+    CHECK(mn_seq_add_constraint(s, &c, NULL) == 0);
+    mn_error err;
+    mn_seq* t = mn_seq_reroot(s, r, &err);
+    CHECK(t && mn_seq_key_count(t) == 3 && mn_seq_fps(t) == 24 && mn_seq_model(t) == r);
+    if (t) {
+        mn_data* da = mn_data_create(m, 0);
+        mn_data* db = mn_data_create(r, 0);
+        double worst = 0;
+        for (int k = 0; k < 3; k++) {
+            memcpy(da->q, mn_seq_key_q(s, k), sizeof(double) * (size_t)m->nq);
+            memcpy(db->q, mn_seq_key_q(t, k), sizeof(double) * (size_t)r->nq);
+            mn_fk(m, da);
+            mn_fk(r, db);
+            for (int j = 0; j < m->njoint; j++) {
+                int jb = mn_model_find_joint(r, m->jnt_name[j]);
+                worst = fmax(worst, mn_vec3_dist(da->xf[j].p, db->xf[jb].p));
+                for (int i = 0; i < 9; i++)
+                    worst = fmax(worst, fabs(da->xf[j].R.m[i] - db->xf[jb].R.m[i]));
+            }
+            CHECK(mn_seq_key_frame(t, k) == 10.0 * k);
+        }
+        CHECK(worst < 1e-12);
+        /* the hinge's own interpolation goes with its motion, turned round ("hinge~") */
+        mn_interp rot, trans;
+        int hr = mn_model_find_joint(r, "hinge~");
+        CHECK(hr >= 0);
+        if (hr >= 0) {
+            mn_seq_joint_interp(t, hr, &rot, &trans);
+            CHECK(rot == MN_INTERP_CATMULL_ROM);
+        }
+        const mn_handle_def* th = mn_seq_handle(t, 0);
+        CHECK(mn_seq_handle_count(t) == 1 && mn_seq_constraint_count(t) == 1 &&
+              !strcmp(r->jnt_name[th->joint], "hinge") && mn_seq_constraint(t, 0)->lock);
+        /* and back: the original keys */
+        mn_seq* u = mn_seq_reroot(t, m, &err);
+        CHECK(u && mn_seq_key_count(u) == 3);
+        double back = 0;
+        for (int k = 0; u && k < 3; k++)
+            for (int i = 0; i < m->nq; i++)
+                back = fmax(back, fabs(mn_seq_key_q(u, k)[i] - mn_seq_key_q(s, k)[i]));
+        CHECK(back < 1e-12);
+        mn_seq_destroy(u);
+        mn_data_destroy(da);
+        mn_data_destroy(db);
+    }
+    /* layers are refused, and a figure that is not a re-rooting */
+    mn_seq_add_layer(s, "l", MN_LAYER_OVERRIDE, NULL);
+    CHECK(!mn_seq_reroot(s, r, &err) && err.status == MN_ERR_UNSUPPORTED &&
+          !strcmp(err.field, "layers"));
+    mn_seq_remove_layer(s, 0);
+    mn_model* other = toy_other();
+    CHECK(!mn_seq_reroot(s, other, &err) && err.status == MN_ERR_NOTFOUND);
+    mn_model_destroy(other);
+    mn_seq_destroy(t);
+    mn_seq_destroy(s);
+    mn_model_destroy(r);
+    mn_model_destroy(m);
+}
+
 int main(int argc, char** argv) {
     mn_test_init(argc, argv);
     RUN(test_keys_reproduced);
@@ -616,5 +731,6 @@ int main(int argc, char** argv) {
     RUN(test_from_motion_whole_take);
     RUN(test_threads);
     RUN(test_remove_constraint);
+    RUN(test_reroot);
     return mn_test_report();
 }

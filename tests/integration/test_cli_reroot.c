@@ -164,10 +164,108 @@ static void test_pose_root(void) {
     remove(scene);
 }
 
+/* A scene's figure animated by a sequence document and re-rooted by its entry's "root" (Welman
+ * 2.1.2, 6.3): the crouch's keys moved onto the figure hanging from its left foot
+ * (mn_seq_reroot), so at each key (frames 0, 30, 60) every joint is where the figure keeps
+ * its own root puts it; a root the sequence cannot follow names the entry's field. */
+static void test_scene_sequence_root(void) {
+    static const char* const scenes[2] = {
+        "{\"figures\": [{\"name\": \"a\", \"sequence\": \"" MN_SOURCE
+        "/docs/examples/crouch_keys.json\"}]}\n",
+        "{\"figures\": [{\"name\": \"a\", \"sequence\": \"" MN_SOURCE
+        "/docs/examples/crouch_keys.json\",\n \"root\": \"left foot\"}]}\n"};
+    char bvh[2][256];
+    for (int k = 0; k < 2; k++) {
+        char scene[256], args[1024], *out, *err;
+        snprintf(scene, sizeof scene, "%s",
+                 mn_test_write_temp(".json", scenes[k], strlen(scenes[k])));
+        snprintf(bvh[k], sizeof bvh[k], "%s/crouch%d.a.bvh", mn_test_temp_dir(), k);
+        snprintf(args, sizeof args, "pose --scene '%s' --out '%s/crouch%d.bvh'", scene,
+                 mn_test_temp_dir(), k);
+        CHECK(run_cli(args, &out, &err) == 0);
+        CHECK(out && strstr(out, "frames=61 status=OK") &&
+              strstr(out, k ? "\nq a/left foot: " : "\nq a/pelvis: "));
+        free(out), free(err);
+        remove(scene);
+    }
+    /* every joint of the crouch by name (the BVH names "left_knee" what the figure names
+     * "left knee") at frames 0, 30 and 60 */
+    mn_motion a, b;
+    memset(&a, 0, sizeof a), memset(&b, 0, sizeof b);
+    mn_model* ma = read_bvh(bvh[0], &a);
+    mn_model* mb = read_bvh(bvh[1], &b);
+    double gap = 1e300;
+    int matched = 0;
+    CHECK(ma && mb && a.nframes == 61 && b.nframes == 61 && !strcmp(mb->jnt_name[0], "left_foot"));
+    if (ma && mb && a.nframes == 61 && b.nframes == 61) {
+        gap = 0;
+        mn_data* da = mn_data_create(ma, 0);
+        mn_data* db = mn_data_create(mb, 0);
+        for (int f = 0; f <= 60; f += 30) {
+            memcpy(da->q, a.q + (size_t)f * ma->nq, sizeof(double) * (size_t)ma->nq);
+            memcpy(db->q, b.q + (size_t)f * mb->nq, sizeof(double) * (size_t)mb->nq);
+            mn_fk(ma, da);
+            mn_fk(mb, db);
+            for (int j = 0; j < ma->njoint; j++) {
+                char name[128];
+                snprintf(name, sizeof name, "%s", ma->jnt_name[j]);
+                for (char* c = name; *c; c++)
+                    if (*c == ' ') *c = '_';
+                int k = mn_model_find_joint(mb, name);
+                if (k < 0) continue;
+                matched += f == 0;
+                gap = fmax(gap, mn_vec3_dist(da->xf[j].p, db->xf[k].p));
+            }
+        }
+        mn_data_destroy(da);
+        mn_data_destroy(db);
+    }
+    CHECK(ma && matched == ma->njoint && gap < 1e-6);
+    if (!(gap < 1e-6))
+        fprintf(stderr, "  re-rooted crouch keys: %g apart (%d joints)\n", gap, matched);
+    mn_motion_free(&a), mn_motion_free(&b);
+    mn_model_destroy(ma), mn_model_destroy(mb);
+    remove(bvh[0]), remove(bvh[1]);
+    /* a sequence document records its root: anim info says it, anim bake bakes the
+     * re-rooted figure */
+    const char* doc =
+        "{\"figure\": \"stickman\", \"root\": \"left foot\",\n \"keys\": "
+        "[{\"frame\": 0, \"pose\": {\"left knee~\": 0.4}}, {\"frame\": 4, \"pose\": {}}]}";
+    char seq[256], sargs[1024], *sout, *serr;
+    snprintf(seq, sizeof seq, "%s", mn_test_write_temp(".json", doc, strlen(doc)));
+    snprintf(sargs, sizeof sargs, "anim info '%s'", seq);
+    CHECK(run_cli(sargs, &sout, &serr) == 0);
+    CHECK(sout && strstr(sout, "\nroot: left foot (the figure re-rooted there)\n"));
+    free(sout), free(serr);
+    snprintf(sargs, sizeof sargs, "anim bake '%s' --out '%s/rooted.bvh'", seq, mn_test_temp_dir());
+    CHECK(run_cli(sargs, &sout, &serr) == 0 && sout && strstr(sout, "frames=5"));
+    free(sout), free(serr);
+    mn_motion rm;
+    memset(&rm, 0, sizeof rm);
+    snprintf(sargs, sizeof sargs, "%s/rooted.bvh", mn_test_temp_dir());
+    mn_model* rmod = read_bvh(sargs, &rm);
+    CHECK(rmod && !strcmp(rmod->jnt_name[0], "left_foot") && rm.nframes == 5);
+    mn_motion_free(&rm);
+    mn_model_destroy(rmod);
+    remove(sargs);
+    remove(seq);
+    /* a root the figure does not have: the entry's line and field */
+    const char* bad = "{\"figures\": [{\"name\": \"a\", \"sequence\": \"" MN_SOURCE
+                      "/docs/examples/crouch_keys.json\",\n \"root\": \"left ft\"}]}\n";
+    char scene[256], args[512], *out, *err;
+    snprintf(scene, sizeof scene, "%s", mn_test_write_temp(".json", bad, strlen(bad)));
+    snprintf(args, sizeof args, "pose --scene '%s'", scene);
+    CHECK(run_cli(args, &out, &err) == 1);
+    CHECK(err && strstr(err, ":2: figures[0].root: no joint named \"left ft\""));
+    free(out), free(err);
+    remove(scene);
+}
+
 int main(int argc, char** argv) {
     mn_test_init(argc, argv);
     RUN(test_convert_root);
     RUN(test_convert_root_positions);
     RUN(test_pose_root);
+    RUN(test_scene_sequence_root);
     return mn_test_report();
 }

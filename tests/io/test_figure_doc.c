@@ -242,11 +242,53 @@ static void test_malformed(void) {
     CHECK(mn_figure_doc_convert("stickman", "/nonexistent/dir/x.json", NULL, &err) == MN_ERR_IO);
 }
 
+/* A re-rooted figure written as a figure document records the root it was written with: the
+ * tree is written as it stands (the new root first, its reversed motions "x~"), so it reads
+ * back rooted there, joint for joint, with the same forward kinematics, and re-rooting it
+ * at the old root gives the original figure's. */
+static void test_rerooted_written(void) {
+    mn_error err;
+    mn_model* m = mn_stickman_model(&err);
+    mn_model* r = mn_model_reroot(m, mn_model_find_joint(m, "left hand"), NULL, &err);
+    char* text = NULL;
+    size_t len = 0;
+    mn_model* b = NULL;
+    CHECK(r && mn_figure_doc_write_mem(r, NULL, NULL, &text, &len, &err) == MN_OK);
+    CHECK(text && mn_figure_doc_read_mem(text, len, "rerooted.json", &b, NULL, &err) == MN_OK);
+    if (r && b) {
+        CHECK(b->njoint == r->njoint && b->nq == r->nq && !strcmp(b->jnt_name[0], "left hand") &&
+              mn_model_find_joint(b, "left elbow~") >= 0);
+        mn_data* dr = mn_data_create(r, 0);
+        mn_data* db = mn_data_create(b, 0);
+        for (int i = 0; i < r->nq; i++) /* a state off the rest pose */
+            dr->q[i] =
+                r->q0[i] + (r->jnt_type[0] == MN_JOINT_FREE && i >= 3 && i < 7 ? 0 : 0.1 * sin(i));
+        mn_clamp_to_limits(r, dr->q);
+        memcpy(db->q, dr->q, sizeof(double) * (size_t)r->nq);
+        mn_fk(r, dr);
+        mn_fk(b, db);
+        double gap = 0;
+        for (int j = 0; j < r->njoint; j++)
+            gap = fmax(gap, mn_vec3_dist(dr->xf[j].p, db->xf[j].p));
+        CHECK(gap < 1e-12);
+        mn_model* back = mn_model_reroot(b, mn_model_find_joint(b, "pelvis"), NULL, &err);
+        CHECK(back && back->njoint == m->njoint && !strcmp(back->jnt_name[0], "pelvis"));
+        mn_model_destroy(back);
+        mn_data_destroy(dr);
+        mn_data_destroy(db);
+    }
+    free(text);
+    mn_model_destroy(b);
+    mn_model_destroy(r);
+    mn_model_destroy(m);
+}
+
 int main(int argc, char** argv) {
     mn_test_init(argc, argv);
     RUN(test_round_trip);
     RUN(test_skin_written);
     RUN(test_defaults_left_out);
     RUN(test_malformed);
+    RUN(test_rerooted_written);
     return mn_test_report();
 }

@@ -451,9 +451,44 @@ static void test_malformed_figures(void) {
          2, "figures[0].rotation", ""},
         {"{\"figures\": [" FIG_A "],\n \"keys\": []}", 2, "keys", "each figure has its own"},
         {"{\"figures\": [" FIG_A "],\n \"figure\": \"stickman\"}", 2, "figure", "own \"file\""},
-        {"{\"figures\": [" FIG_A "],\n \"layers\": []}", 2, "layers", "one figure"},
-        {"{\"figures\": [" FIG_A "],\n \"time_warp\": []}", 2, "time_warp", "one figure"},
-        {"{\"figures\": [" FIG_A "],\n \"contacts\": []}", 2, "contacts", "one figure"},
+        {"{\"figures\": [" FIG_A "],\n \"layers\": []}", 2, "layers", "each figure has its own"},
+        {"{\"figures\": [" FIG_A "],\n \"time_warp\": []}", 2, "time_warp",
+         "each figure has its own"},
+        {"{\"figures\": [" FIG_A "],\n \"contacts\": []}", 2, "contacts",
+         "each figure has its own"},
+        {"{\"figures\": [" FIG_A "],\n \"root\": \"head\"}", 2, "root", "names its own"},
+        /* a figure's own layers, time warp, contact tracks and root, named inside it */
+        {"{\"figures\": [" FIG_A ",\n{\"name\": \"b\", \"file\": \"stickman\", \"keys\": "
+         "[{\"frame\": 0, \"pose\": {}}],\n \"layers\": [{\"mode\": \"blend\", \"keys\": []}]}]}",
+         3, "figures[1].layers[0].mode", "unknown mode"},
+        {"{\"figures\": [" FIG_A ",\n{\"name\": \"b\", \"file\": \"stickman\", \"keys\": "
+         "[{\"frame\": 0, \"pose\": {}}], \"layers\": [{\"keys\": [{\"frame\": 0,\n \"pose\": "
+         "{\"tail\": 1}}]}]}]}",
+         3, "figures[1].layers[0].keys[0].pose.tail", "no joint named"},
+        {"{\"figures\": [{\"name\": \"a\", \"file\": \"stickman\", \"keys\": [{\"frame\": 0, "
+         "\"pose\": {}}],\n \"time_warp\": [[0, 0]]}]}",
+         2, "figures[0].time_warp", "at least two keys"},
+        {"{\"figures\": [" FIG_A ",\n{\"name\": \"b\", \"file\": \"stickman\", \"keys\": "
+         "[{\"frame\": 0, \"pose\": {}}], \"time_warp\": [[0, 0], [10, 10],\n [5, 20]]}]}",
+         3, "figures[1].time_warp[2][0]", "output frames must increase"},
+        {"{\"figures\": [" FIG_A ",\n{\"name\": \"b\", \"file\": \"stickman\", \"keys\": "
+         "[{\"frame\": 0, \"pose\": {}}], \"contacts\": [{\"joint\": \"left paw\",\n \"heel\": "
+         "[[0, 5]]}]}]}",
+         2, "figures[1].contacts[0].joint", "no joint named \"left paw\""},
+        {"{\"figures\": [{\"name\": \"a\", \"file\": \"stickman\", \"keys\": [{\"frame\": 0, "
+         "\"pose\": {}}],\n \"root\": \"left paw\"}]}",
+         2, "figures[0].root", "no joint named \"left paw\""},
+        {"{\"figures\": [{\"name\": \"a\", \"file\": \"stickman\", \"keys\": [{\"frame\": 0, "
+         "\"pose\": {}}],\n \"root\": \"\"}]}",
+         2, "figures[0].root", "non-empty string"},
+        /* ten deep: a free root's position in a key of a figure's layer */
+        {"{\"figures\": [{\"name\": \"a\", \"file\": \"stickman\", \"keys\": [{\"frame\": 0, "
+         "\"pose\": {}}], \"layers\": [{\"keys\": [{\"frame\": 0,\n \"pose\": {\"pelvis\": "
+         "{\"position\": [0, \"x\", 0]}}}]}]}]}",
+         2, "figures[0].layers[0].keys[0].pose.pelvis.position[1]", ""},
+        {"{\"figures\": [{\"name\": \"a\", \"file\": \"stickman\", \"root\": \"left hand\",\n "
+         "\"keys\": [{\"frame\": 0, \"pose\": {\"left elbow\": 1}}]}]}",
+         2, "figures[0].keys[0].pose.left elbow", "a fixed joint has no value"},
         {"{\"figures\": [" FIG_A "],\n \"frames\": 3}", 2, "frames", "unknown member"},
         {TWO ",\n \"handles\": [{\"name\": \"h\", \"joint\": \"right hand\"}]}", 3,
          "handles[0].joint", "which figure?"},
@@ -509,11 +544,295 @@ static void test_malformed_figures(void) {
                                   &err) == MN_OK &&
           fr.n == 1);
     mn_seq_figures_free(&fr);
-    /* not written back yet: refused, nothing written */
+    /* mn_seq_write refuses several figures (mn_seq_write_figures writes them), nothing written */
     char* text = NULL;
     CHECK(mn_seq_write_mem(f.seq[0], "stickman", 0, &text, NULL, &err) == MN_ERR_UNSUPPORTED &&
-          !text && !strcmp(err.field, "figures"));
+          !text && !strcmp(err.field, "figures") && strstr(err.message, "mn_seq_write_figures"));
     mn_seq_figures_free(&f);
+}
+
+/* Two sequences the same, bit for bit: keys, interpolation, layers (recursively), warp. */
+static int same_seq(const mn_seq* a, const mn_seq* b) {
+    const mn_model *ma = mn_seq_model(a), *mb = mn_seq_model(b);
+    if (ma->nq != mb->nq || ma->njoint != mb->njoint || mn_seq_fps(a) != mn_seq_fps(b) ||
+        mn_seq_key_count(a) != mn_seq_key_count(b))
+        return 0;
+    for (int k = 0; k < mn_seq_key_count(a); k++) {
+        double ta[3], tb[3];
+        mn_seq_key_tcb(a, k, ta);
+        mn_seq_key_tcb(b, k, tb);
+        if (memcmp(&(double){mn_seq_key_frame(a, k)}, &(double){mn_seq_key_frame(b, k)}, 8) ||
+            memcmp(mn_seq_key_q(a, k), mn_seq_key_q(b, k), sizeof(double) * (size_t)ma->nq) ||
+            memcmp(ta, tb, sizeof ta))
+            return 0;
+    }
+    for (int j = 0; j < ma->njoint; j++) {
+        mn_interp r1, t1, r2, t2;
+        mn_seq_joint_interp(a, j, &r1, &t1);
+        mn_seq_joint_interp(b, j, &r2, &t2);
+        if (r1 != r2 || t1 != t2 || strcmp(ma->jnt_name[j], mb->jnt_name[j])) return 0;
+    }
+    if (mn_seq_warp_count(a) != mn_seq_warp_count(b)) return 0;
+    for (int k = 0; k < mn_seq_warp_count(a); k++) {
+        double wa[3], wb[3];
+        mn_seq_warp_key(a, k, &wa[0], &wa[1], &wa[2]);
+        mn_seq_warp_key(b, k, &wb[0], &wb[1], &wb[2]);
+        if (memcmp(wa, wb, sizeof wa)) return 0;
+    }
+    if (mn_seq_layer_count(a) != mn_seq_layer_count(b)) return 0;
+    for (int i = 0; i < mn_seq_layer_count(a); i++) {
+        const double *ka = mn_seq_layer_mask(a, i), *kb = mn_seq_layer_mask(b, i);
+        if (mn_seq_layer_mode(a, i) != mn_seq_layer_mode(b, i) ||
+            strcmp(mn_seq_layer_name(a, i), mn_seq_layer_name(b, i)) || !ka != !kb ||
+            (ka && memcmp(ka, kb, sizeof(double) * (size_t)ma->njoint)) ||
+            mn_seq_layer_weight_count(a, i) != mn_seq_layer_weight_count(b, i) ||
+            !same_seq(mn_seq_layer(a, i), mn_seq_layer(b, i)))
+            return 0;
+        for (int k = 0; k < mn_seq_layer_weight_count(a, i); k++) {
+            double fa, wa, fb, wb;
+            mn_seq_layer_weight_key(a, i, k, &fa, &wa);
+            mn_seq_layer_weight_key(b, i, k, &fb, &wb);
+            if (fa != fb || wa != wb) return 0;
+        }
+    }
+    return 1;
+}
+
+/* Two documents of several figures read the same: figures, sequences, handles, constraints. */
+static int same_figures(const mn_seq_figures* a, const mn_seq_figures* b) {
+    if (a->n != b->n) return 0;
+    for (int i = 0; i < a->n; i++) {
+        if (strcmp(a->name[i], b->name[i]) || strcmp(a->file[i], b->file[i]) ||
+            memcmp(&a->place[i], &b->place[i], sizeof a->place[i]) ||
+            strcmp(a->info[i]->root, b->info[i]->root) ||
+            a->info[i]->ncontact != b->info[i]->ncontact ||
+            memcmp(a->info[i]->contact, b->info[i]->contact,
+                   sizeof a->info[i]->contact[0] * (size_t)a->info[i]->ncontact) ||
+            !same_seq(a->seq[i], b->seq[i])) {
+            fprintf(stderr, "  figure %d differs\n", i);
+            return 0;
+        }
+    }
+    const mn_seq *s = a->seq[0], *t = b->seq[0];
+    if (mn_seq_handle_count(s) != mn_seq_handle_count(t) ||
+        mn_seq_constraint_count(s) != mn_seq_constraint_count(t))
+        return 0;
+    for (int h = 0; h < mn_seq_handle_count(s); h++) {
+        const mn_handle_def *x = mn_seq_handle(s, h), *y = mn_seq_handle(t, h);
+        if (x->figure != y->figure || x->joint != y->joint || x->type != y->type ||
+            memcmp(&x->point, &y->point, sizeof x->point) || strcmp(x->name, y->name))
+            return 0;
+    }
+    for (int c = 0; c < mn_seq_constraint_count(s); c++) {
+        const mn_seq_constraint_def *x = mn_seq_constraint(s, c), *y = mn_seq_constraint(t, c);
+        if (x->con.type != y->con.type || x->con.handle != y->con.handle ||
+            x->con.handle2 != y->con.handle2 || x->lock != y->lock ||
+            memcmp(&x->con.target, &y->con.target, sizeof x->con.target) ||
+            memcmp(&x->start, &y->start, sizeof x->start) ||
+            memcmp(&x->end, &y->end, sizeof x->end))
+            return 0;
+    }
+    return 1;
+}
+
+/* A document of several figures written back (mn_seq_write_figures): read, write, read gives
+ * the same figures bit for bit (placed keys included), and writing that again the same text
+ * (the writer's canonical form: every joint of every key, members in one order, comments
+ * dropped). The example of docs/sequence.md, its layered variant, and a document with a
+ * re-rooted, placed figure, contact tracks and a com handle. */
+static void test_figures_round_trip(void) {
+    static const char* const docs[] = {MN_SOURCE "/docs/examples/holding_hands_sequence.json",
+                                       MN_SOURCE "/docs/examples/holding_hands_layered.json", NULL};
+    const char* inline_doc =
+        "{\"fps\": 24, \"figures\": [\n"
+        " {\"name\": \"ann\", \"file\": \"stickman\", \"rotation\": [0.9, 0, 0.3, 0.1],\n"
+        "  \"keys\": [{\"frame\": 0, \"pose\": {\"torso.1\": 0.1, \"pelvis\": {\"position\": [0.1, "
+        "0.2, 0.3], \"rotation\": [0.8, 0.1, 0.2, 0.3]}}}, {\"frame\": 7.5, \"pose\": {}}],\n"
+        "  \"layers\": [{\"mode\": \"override\", \"mask\": [\"pelvis\"], \"keys\": [{\"frame\": 0, "
+        "\"pose\": {\"pelvis\": {\"position\": [0.3, 0, 0.1]}}}]},\n"
+        "   {\"mode\": \"additive\", \"name\": \"nod\", \"mask\": {\"head.2\": 0.5}, \"keys\": "
+        "[{\"frame\": 1, \"pose\": {\"head.2\": 0.3}}], \"time_warp\": [[0, 0], [9, 3, 0.5]]}],\n"
+        "  \"contacts\": [{\"joint\": \"left foot\", \"heel\": [[0, 3], [5, 7]], \"toe\": [[1, "
+        "2]]}]},\n"
+        " {\"name\": \"cy\", \"file\": \"stickman\", \"root\": \"right hand\", \"position\": [2, "
+        "0.1, -0.3],\n"
+        "  \"keys\": [{\"frame\": 2, \"pose\": {\"right elbow~\": -0.5, \"right hand\": "
+        "{\"position\": [0.5, 1.2, 0.1]}}}],\n"
+        "  \"time_warp\": [[0, 0], [10, 2], [20, 12]]}],\n"
+        " \"handles\": [{\"name\": \"c\", \"type\": \"com\", \"figure\": \"cy\"}, {\"name\": "
+        "\"p\", "
+        "\"joint\": \"ann/right hand\", \"point\": [0, 0.1, 0]}],\n"
+        " \"constraints\": [{\"type\": \"equal\", \"handle\": \"p\", \"handle2\": \"c\", "
+        "\"frames\": "
+        "[1, 5]}]}";
+    for (int d = 0; d < 3; d++) {
+        mn_seq_figures f, g, h;
+        mn_error err;
+        mn_seq_read_options tr = mn_seq_read_default();
+        tr.trusted = 1;
+        mn_status st = docs[d] ? mn_seq_read_figures(docs[d], &tr, &f, &err)
+                               : mn_seq_read_figures_mem(inline_doc, strlen(inline_doc),
+                                                         "inline.json", NULL, NULL, &f, &err);
+        CHECK(st == MN_OK);
+        if (st != MN_OK) {
+            fprintf(stderr, "  %s\n", err.message);
+            continue;
+        }
+        char *t1 = NULL, *t2 = NULL;
+        size_t n1 = 0, n2 = 0;
+        CHECK(mn_seq_write_figures_mem(&f, &t1, &n1, &err) == MN_OK && t1);
+        CHECK(mn_seq_read_figures_mem(t1, n1, "again.json", NULL, NULL, &g, &err) == MN_OK);
+        CHECK(same_figures(&f, &g));
+        CHECK(mn_seq_write_figures_mem(&g, &t2, &n2, &err) == MN_OK);
+        CHECK(t2 && n1 == n2 && !memcmp(t1, t2, n1));
+        /* and through a file */
+        char path[512];
+        snprintf(path, sizeof path, "%s/figs.json", mn_test_temp_dir());
+        CHECK(mn_seq_write_figures(path, &g, &err) == MN_OK);
+        CHECK(mn_seq_read_figures(path, NULL, &h, &err) == MN_OK && same_figures(&f, &h));
+        if (d == 2) { /* the re-rooted figure: its root, the root it was written with */
+            CHECK(!strcmp(h.info[1]->root, "right hand") &&
+                  !strcmp(h.model[1]->jnt_name[0], "right hand") &&
+                  mn_model_find_joint(h.model[1], "right elbow~") >= 0 &&
+                  strstr(t1, "\"root\": \"right hand\"") && h.info[0]->ncontact == 1);
+            CHECK(mn_seq_layer_count(h.seq[0]) == 2 && mn_seq_warp_count(h.seq[1]) == 3);
+        }
+        remove(path);
+        free(t1), free(t2);
+        mn_seq_figures_free(&f);
+        mn_seq_figures_free(&g);
+        mn_seq_figures_free(&h);
+    }
+    /* a figure's name the reader would refuse is not written */
+    mn_seq_figures f;
+    mn_error err;
+    CHECK(mn_seq_read_figures_mem(inline_doc, strlen(inline_doc), "inline.json", NULL, NULL, &f,
+                                  &err) == MN_OK);
+    /* a placed figure's key moved after reading: written with the placement undone, it reads
+     * back where it was moved (to rounding), the keys not moved bit for bit */
+    double q[64];
+    const mn_model* am = f.model[0];
+    memcpy(q, mn_seq_key_q(f.seq[0], 1), sizeof(double) * (size_t)am->nq);
+    q[0] = 0.5, q[1] = 0.25, q[2] = -0.125;
+    CHECK(mn_seq_set_key(f.seq[0], mn_seq_key_frame(f.seq[0], 1), q, NULL) == 1);
+    char* moved = NULL;
+    size_t nmoved = 0;
+    mn_seq_figures g;
+    CHECK(mn_seq_write_figures_mem(&f, &moved, &nmoved, &err) == MN_OK);
+    CHECK(moved &&
+          mn_seq_read_figures_mem(moved, nmoved, "moved.json", NULL, NULL, &g, &err) == MN_OK);
+    if (moved && g.n == 2) {
+        double gap = 0;
+        for (int i = 0; i < am->nq; i++)
+            gap = fmax(gap, fabs(mn_seq_key_q(g.seq[0], 1)[i] - q[i]));
+        CHECK(gap < 1e-12);
+        CHECK(!memcmp(mn_seq_key_q(g.seq[0], 0), mn_seq_key_q(f.seq[0], 0),
+                      sizeof(double) * (size_t)am->nq));
+        mn_seq_figures_free(&g);
+    }
+    free(moved);
+    /* a document of one figure, read as one figure, is written as a "figures" array of one
+     * that reads the same; one read at a scale is not (no scale next to "figures") */
+    const char* one =
+        "{\"figure\": \"stickman\", \"keys\": [{\"frame\": 0, \"pose\": {\"torso.1\": "
+        "0.2}}], \"time_warp\": [[0, 0], [5, 2]]}";
+    mn_seq_figures o1, o2;
+    char* otext = NULL;
+    size_t olen = 0;
+    CHECK(mn_seq_read_figures_mem(one, strlen(one), "one.json", NULL, NULL, &o1, &err) == MN_OK);
+    CHECK(mn_seq_write_figures_mem(&o1, &otext, &olen, &err) == MN_OK && otext &&
+          strstr(otext, "\"figures\""));
+    CHECK(otext &&
+          mn_seq_read_figures_mem(otext, olen, "one2.json", NULL, NULL, &o2, &err) == MN_OK &&
+          o2.n == 1 && same_seq(o1.seq[0], o2.seq[0]));
+    free(otext);
+    otext = NULL;
+    o1.info[0]->scale = 0.05;
+    CHECK(mn_seq_write_figures_mem(&o1, &otext, &olen, &err) == MN_ERR_UNSUPPORTED && !otext &&
+          !strcmp(err.field, "scale"));
+    mn_seq_figures_free(&o1);
+    mn_seq_figures_free(&o2);
+    char* text = NULL;
+    snprintf(f.name[1], sizeof f.name[1], "a/b");
+    CHECK(mn_seq_write_figures_mem(&f, &text, NULL, &err) == MN_ERR_ARG && !text &&
+          !strcmp(err.field, "figures[1]"));
+    mn_seq_figures_free(&f);
+}
+
+/* A document of one figure records the root it was written with: "root" re-roots the figure
+ * (every joint where it stands at rest), the keys name the re-rooted figure's joints, and
+ * mn_seq_write_doc writes the root back. */
+static void test_one_figure_root(void) {
+    const char* doc =
+        "{\"figure\": \"stickman\", \"root\": \"left foot\",\n \"keys\": [{\"frame\": "
+        "0, \"pose\": {\"left knee~\": 0.4}}, {\"frame\": 10, \"pose\": {}}]}";
+    mn_model* m = NULL;
+    mn_seq* s = NULL;
+    mn_seq_doc_info info;
+    mn_error err;
+    CHECK(mn_seq_read_mem(doc, strlen(doc), "root.json", NULL, NULL, NULL, &m, &s, &info, &err) ==
+          MN_OK);
+    if (!s) return;
+    CHECK(!strcmp(info.root, "left foot") && !strcmp(m->jnt_name[0], "left foot"));
+    /* the rest pose is the figure's: every joint where the original puts it */
+    mn_model* orig = mn_stickman_model(NULL);
+    mn_data* a = mn_data_create(orig, 0);
+    mn_data* b = mn_data_create(m, 0);
+    mn_fk(orig, a);
+    mn_fk(m, b);
+    double worst = 0;
+    for (int j = 0; j < orig->njoint; j++)
+        worst = fmax(worst,
+                     mn_vec3_dist(a->xf[j].p, b->xf[mn_model_find_joint(m, orig->jnt_name[j])].p));
+    CHECK(worst < 1e-12);
+    char *t1 = NULL, *t2 = NULL;
+    size_t n1 = 0, n2 = 0;
+    CHECK(mn_seq_write_doc_mem(s, &info, &t1, &n1, &err) == MN_OK &&
+          strstr(t1, "\"root\": \"left foot\""));
+    mn_model* m2 = NULL;
+    mn_seq* s2 = NULL;
+    mn_seq_doc_info info2;
+    CHECK(mn_seq_read_mem(t1, n1, "again.json", NULL, NULL, NULL, &m2, &s2, &info2, &err) == MN_OK);
+    CHECK(s2 && same_seq(s, s2) && !strcmp(info2.root, "left foot"));
+    CHECK(mn_seq_write_doc_mem(s2, &info2, &t2, &n2, &err) == MN_OK && n1 == n2 &&
+          !memcmp(t1, t2, n1));
+    /* the given figure re-rooted there (returned), or used when already rooted there */
+    mn_model* m3 = NULL;
+    mn_seq* s3 = NULL;
+    CHECK(mn_seq_read_mem(doc, strlen(doc), "root.json", NULL, NULL, orig, &m3, &s3, NULL, &err) ==
+              MN_OK &&
+          m3 && !strcmp(m3->jnt_name[0], "left foot"));
+    mn_seq_destroy(s3);
+    s3 = NULL;
+    mn_model* m4 = NULL;
+    CHECK(mn_seq_read_mem(doc, strlen(doc), "root.json", NULL, NULL, m3, &m4, &s3, NULL, &err) ==
+              MN_OK &&
+          !m4 && mn_seq_model(s3) == m3);
+    /* a root the figure does not have, an empty one */
+    const char* bad =
+        "{\"figure\": \"stickman\",\n \"root\": \"left paw\", \"keys\": [{\"frame\": 0, "
+        "\"pose\": {}}]}";
+    mn_model* m5 = NULL;
+    mn_seq* s5 = NULL;
+    CHECK(mn_seq_read_mem(bad, strlen(bad), "bad.json", NULL, NULL, NULL, &m5, &s5, NULL, &err) ==
+              MN_ERR_NOTFOUND &&
+          !m5 && !s5 && err.line == 2 && !strcmp(err.field, "root") &&
+          strstr(err.message, "left paw"));
+    const char* empty = "{\"figure\": \"stickman\",\n \"root\": \"\", \"keys\": [{\"frame\": 0, "
+                        "\"pose\": {}}]}";
+    CHECK(mn_seq_read_mem(empty, strlen(empty), "bad.json", NULL, NULL, NULL, &m5, &s5, NULL,
+                          &err) == MN_ERR_PARSE &&
+          err.line == 2 && !strcmp(err.field, "root"));
+    mn_seq_destroy(s3);
+    mn_seq_destroy(s2);
+    mn_seq_destroy(s);
+    mn_model_destroy(m3);
+    mn_model_destroy(m2);
+    mn_model_destroy(m);
+    mn_data_destroy(a);
+    mn_data_destroy(b);
+    mn_model_destroy(orig);
+    free(t1), free(t2);
 }
 
 /* Contact tracks (docs/sequence.md "Contacts"): written with the document, read back the
@@ -826,6 +1145,8 @@ int main(int argc, char** argv) {
     RUN(test_file_with_figure);
     RUN(test_malformed);
     RUN(test_malformed_figures);
+    RUN(test_figures_round_trip);
+    RUN(test_one_figure_root);
     RUN(test_contacts);
     RUN(test_contacts_with_layers);
     RUN(test_figure_read_skin);
