@@ -38,6 +38,7 @@ typedef struct mn_seq_doc_info {
     double scale;     /* the "scale" member (BVH figures), 0 when absent */
     int ncontact;     /* the "contacts" member: a track per foot */
     mn_seq_contact_track contact[MN_SEQ_CONTACT_TRACKS];
+    char root[64]; /* the "root" member: the joint the figure was re-rooted at, "" for none */
 } mn_seq_doc_info;
 
 /* How a sequence document is read. Zeroed by mn_seq_read_default(); NULL means the defaults.

@@ -52,6 +52,23 @@ mn_status mn_seq_write_doc_mem(const mn_seq* s, const mn_seq_doc_info* info, cha
     size_t blen = 0;
     if ((st = mn_seq_write_mem(s, info->figure, info->scale, &base, &blen, err)) != MN_OK)
         return st;
+    if (info->root[0]) {
+        /* "root" after "figure" (its string escapes every newline: it ends at the first ",\n") */
+        const char* at = strstr(base, ",\n");
+        mn_strbuf r;
+        mn_strbuf_init(&r);
+        size_t head = at ? (size_t)(at - base) : 0;
+        mn_strbuf_printf(&r, "%.*s,\n  \"root\": ", (int)head, base);
+        mn_strbuf_json_str(&r, info->root);
+        mn_strbuf_printf(&r, "%s", base + head);
+        free(base);
+        if (r.failed || !at) {
+            mn_strbuf_free(&r);
+            return mn_error_set(err, MN_ERR_NOMEM, NULL, 0, "sequence", "out of memory");
+        }
+        base = r.data;
+        blen = r.len;
+    }
     if (info->ncontact == 0) {
         *text = base;
         if (len) *len = blen;

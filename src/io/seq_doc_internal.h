@@ -29,6 +29,9 @@ typedef struct reader {
 /* The figure file `figure` (member `key`) read beneath base_dir (anywhere when trusted). */
 mn_status mn_seqdoc_load_figure(ctx* x, const char* key, const char* figure, const char* base_dir,
                                 int trusted, mn_model** out);
+/* The figure *m re-rooted at its joint `name` (the member "root"; mn_model_reroot at the
+ * rest state, Welman 2.1.2, 6.3): every joint where it was, *m replaced. */
+mn_status mn_seqdoc_reroot(ctx* x, const char* name, mn_model** m);
 /* The "interpolation", "keys", "handles" and "constraints" members onto r->s (of r->m). */
 mn_status mn_seqdoc_interpolation(reader* r, const cJSON* o);
 mn_status mn_seqdoc_keys(reader* r, const cJSON* a);

@@ -15,8 +15,8 @@
 
 static const char* const figs_root_keys[] = {"figures",     "fps",     "handles",
                                              "constraints", "comment", NULL};
-static const char* const figs_entry_keys[] = {"name",          "file", "position", "rotation",
-                                              "interpolation", "keys", "comment",  NULL};
+static const char* const figs_entry_keys[] = {
+    "name", "file", "position", "rotation", "root", "interpolation", "keys", "comment", NULL};
 
 /* Members of a one-figure document that a document of several figures refuses, and why. */
 static mn_status refuse_members(ctx* x, const cJSON* root) {
@@ -46,6 +46,7 @@ static mn_status read_one_figure(reader* r, const cJSON* o, const mn_doc_figure*
     int i = out->n;
     mn_status st = mn_seqdoc_load_figure(x, "file", f->file, base_dir, trusted, &out->model[i]);
     out->n++; /* counted now: a figure read is freed on failure */
+    if (st == MN_OK && f->root[0]) st = mn_seqdoc_reroot(x, f->root, &out->model[i]);
     if (st != MN_OK) return st;
     const mn_model* m = out->model[i];
     mn_xform I = mn_xform_identity();

@@ -22,7 +22,7 @@
 
 static const char* const root_keys[] = {
     "figure",  "scale",  "fps",       "interpolation", "keys",    "handles", "constraints",
-    "comment", "layers", "time_warp", "contacts",      "figures", NULL};
+    "comment", "layers", "time_warp", "contacts",      "figures", "root",    NULL};
 static const char* const layer_keys[] = {"name",      "mode",          "weights", "mask", "keys",
                                          "time_warp", "interpolation", "comment", NULL};
 static const char* const interp_keys[] = {"rotation", "translation", "joints", "comment", NULL};
@@ -862,11 +862,25 @@ static mn_status parse(reader* r, const cJSON* root, const char* base_dir, int t
     if ((st = get_num(x, root, "scale", &info->scale, 1e-12, 1e12)) != MN_OK) return st;
     mn_seq_def def = mn_seq_def_default();
     if ((st = get_num(x, root, "fps", &def.fps, 1e-6, 1e6)) != MN_OK) return st;
+    if ((st = get_str(x, root, "root", info->root, sizeof info->root, 0, NULL)) != MN_OK) return st;
     if (!figure) {
         if ((st = load_figure(x, "figure", info->figure, info->scale, base_dir, trusted, model,
                               skin)) != MN_OK)
             return st;
+        if (info->root[0]) {
+            if (skin && skin->nverts > 0) {
+                push_key(x, "root");
+                return fail(x, MN_ERR_UNSUPPORTED,
+                            "a skinned figure is not re-rooted (its skin follows the file's "
+                            "joints)");
+            }
+            if ((st = mn_seqdoc_reroot(x, info->root, model)) != MN_OK) return st;
+        }
         figure = *model;
+    } else if (info->root[0] && (figure->njoint < 1 || strcmp(figure->jnt_name[0], info->root))) {
+        /* a figure given by the caller is the re-rooted one */
+        push_key(x, "root");
+        return fail(x, MN_ERR_PARSE, "the figure given is not rooted at \"%s\"", info->root);
     }
     r->m = figure;
     const cJSON* hs = cJSON_GetObjectItemCaseSensitive(root, "handles");
@@ -894,6 +908,18 @@ static mn_status parse(reader* r, const cJSON* root, const char* base_dir, int t
 mn_status mn_seqdoc_load_figure(ctx* x, const char* key, const char* figure, const char* base_dir,
                                 int trusted, mn_model** out) {
     return load_figure(x, key, figure, 0, base_dir, trusted, out, NULL);
+}
+mn_status mn_seqdoc_reroot(ctx* x, const char* name, mn_model** m) {
+    push_key(x, "root");
+    int j = mn_model_find_joint(*m, name);
+    if (j < 0) return fail(x, MN_ERR_PARSE, "the figure has no joint named \"%s\"", name);
+    mn_error e;
+    mn_model* rm = mn_model_reroot(*m, j, NULL, &e);
+    if (!rm) return fail(x, e.status, "%s", e.message);
+    mn_model_destroy(*m);
+    *m = rm;
+    pop(x);
+    return MN_OK;
 }
 mn_status mn_seqdoc_interpolation(reader* r, const cJSON* o) {
     return read_interpolation(r, o);

@@ -383,6 +383,15 @@ static void test_malformed(void) {
          3, "json"},
         {"{\"figure\": \"stickman\",\n \"keys\": [{\"frame\": 0, \"frame\": 1, \"pose\": {}}]}", 2,
          "json"},
+        /* the joint a figure is re-rooted at (docs/sequence.md "root") */
+        {"{\"figure\": \"stickman\", \"keys\": [{\"frame\": 0, \"pose\": {}}],\n \"root\": "
+         "\"tail\"}",
+         2, "root"},
+        {"{\"figure\": \"stickman\", \"keys\": [{\"frame\": 0, \"pose\": {}}],\n \"root\": 3}", 2,
+         "root"},
+        {"{\"figure\": \"stickman\", \"root\": \"left hand\",\n \"keys\": [{\"frame\": 0, "
+         "\"pose\": {\"left elbow\": 0.5}}]}",
+         2, "keys[0].pose.left elbow"},
         /* pose values beyond the bounds (1000 radians, 1e6 in length) */
         {"{\"figure\": \"stickman\",\n \"keys\": [{\"frame\": 0, \"pose\": {\"torso.2\": "
          "1e300}}]}",
@@ -455,6 +464,9 @@ static void test_malformed_figures(void) {
         {"{\"figures\": [" FIG_A "],\n \"time_warp\": []}", 2, "time_warp", "one figure"},
         {"{\"figures\": [" FIG_A "],\n \"contacts\": []}", 2, "contacts", "one figure"},
         {"{\"figures\": [" FIG_A "],\n \"frames\": 3}", 2, "frames", "unknown member"},
+        {"{\"figures\": [{\"name\": \"a\", \"file\": \"stickman\", \"keys\": [],\n \"root\": "
+         "\"paw\"}]}",
+         2, "figures[0].root", "no joint named \"paw\""},
         {TWO ",\n \"handles\": [{\"name\": \"h\", \"joint\": \"right hand\"}]}", 3,
          "handles[0].joint", "which figure?"},
         {TWO ",\n \"handles\": [{\"name\": \"h\", \"joint\": \"b/right hnd\"}]}", 3,
@@ -514,6 +526,61 @@ static void test_malformed_figures(void) {
     CHECK(mn_seq_write_mem(f.seq[0], "stickman", 0, &text, NULL, &err) == MN_ERR_UNSUPPORTED &&
           !text && !strcmp(err.field, "figures"));
     mn_seq_figures_free(&f);
+}
+
+/* A document's "root" (docs/sequence.md): the figure re-rooted at that joint (every joint
+ * where the stick figure's rest puts it), its keys naming the re-rooted joints (the elbow's
+ * motion on the path from the pelvis carried by "left elbow~"), written back with the root;
+ * in a document of several figures, each figure's own root. */
+static void test_root(void) {
+    const char* text = "{\"figure\": \"stickman\", \"root\": \"left hand\", \"fps\": 30,\n"
+                       "\"keys\": [{\"frame\": 0, \"pose\": {}},\n"
+                       "{\"frame\": 10, \"pose\": {\"left elbow~\": 0.5}}]}";
+    mn_model *m = NULL, *stick = mn_stickman_model(NULL);
+    mn_seq* s = NULL;
+    mn_seq_doc_info info;
+    mn_error err;
+    CHECK(mn_seq_read_mem(text, strlen(text), "root.json", NULL, NULL, NULL, &m, &s, &info, &err) ==
+          MN_OK);
+    CHECK(m && !strcmp(m->jnt_name[0], "left hand") && !strcmp(info.root, "left hand"));
+    CHECK(m && m->njoint > stick->njoint && mn_model_find_joint(m, "left elbow~") >= 0);
+    /* the rest of the re-rooted figure puts every joint where the stick figure's rest does */
+    mn_data *d = mn_data_create(m, 0), *ds = mn_data_create(stick, 0);
+    mn_fk(m, d);
+    mn_fk(stick, ds);
+    double worst = 0;
+    for (int j = 0; j < stick->njoint; j++) {
+        int k = mn_model_find_joint(m, stick->jnt_name[j]);
+        CHECK(k >= 0);
+        if (k >= 0) worst = fmax(worst, mn_vec3_norm(mn_vec3_sub(d->xf[k].p, ds->xf[j].p)));
+    }
+    CHECK(worst < 1e-12);
+    mn_data_destroy(d);
+    mn_data_destroy(ds);
+    /* written back with its root, read again */
+    char* out = NULL;
+    size_t len = 0;
+    CHECK(mn_seq_write_doc_mem(s, &info, &out, &len, &err) == MN_OK && out &&
+          strstr(out, "\"root\": \"left hand\""));
+    mn_model* m2 = NULL;
+    mn_seq* s2 = NULL;
+    CHECK(out &&
+          mn_seq_read_mem(out, len, "root2.json", NULL, NULL, NULL, &m2, &s2, NULL, &err) == MN_OK);
+    CHECK(m2 && m2->njoint == m->njoint && !strcmp(m2->jnt_name[0], "left hand"));
+    free(out);
+    mn_seq_destroy(s2);
+    mn_model_destroy(m2);
+    mn_seq_destroy(s);
+    mn_model_destroy(m);
+    /* several figures: b hangs from its right hand, a keeps its pelvis */
+    const char* two = "{\"figures\": [" FIG_A ",\n{\"name\": \"b\", \"file\": \"stickman\", "
+                      "\"root\": \"right hand\", \"keys\": [{\"frame\": 0, \"pose\": {}}]}]}";
+    mn_seq_figures f;
+    CHECK(mn_seq_read_figures_mem(two, strlen(two), "two.json", NULL, NULL, &f, &err) == MN_OK);
+    CHECK(f.n == 2 && !strcmp(f.model[0]->jnt_name[0], "pelvis") &&
+          !strcmp(f.model[1]->jnt_name[0], "right hand"));
+    mn_seq_figures_free(&f);
+    mn_model_destroy(stick);
 }
 
 /* Contact tracks (docs/sequence.md "Contacts"): written with the document, read back the
@@ -826,6 +893,7 @@ int main(int argc, char** argv) {
     RUN(test_file_with_figure);
     RUN(test_malformed);
     RUN(test_malformed_figures);
+    RUN(test_root);
     RUN(test_contacts);
     RUN(test_contacts_with_layers);
     RUN(test_figure_read_skin);
