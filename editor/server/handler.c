@@ -443,9 +443,10 @@ static int check_document(ed_server* sv, const char* rel, const char* body, size
     }
     int is_seq = cJSON_IsObject(root) && cJSON_GetObjectItemCaseSensitive(root, "keys");
     /* a sequence document of several figures (docs/sequence.md "Several figures") */
-    int is_figs = cJSON_IsObject(root) &&
-                  cJSON_IsArray(cJSON_GetObjectItemCaseSensitive(root, "figures")) &&
-                  !cJSON_GetObjectItemCaseSensitive(root, "frames");
+    const cJSON* figures =
+        cJSON_IsObject(root) ? cJSON_GetObjectItemCaseSensitive(root, "figures") : NULL;
+    int is_figs = cJSON_IsArray(figures) && /* each figure with its keys: not a scene's */
+                  cJSON_GetObjectItemCaseSensitive(cJSON_GetArrayItem(figures, 0), "keys");
     cJSON_Delete(root);
     if (!is_seq && !is_figs) return 0;
     char* dir = folder_of(sv, rel);
