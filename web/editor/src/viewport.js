@@ -625,6 +625,29 @@ export class Viewport {
         edge.position.copy(m.position);
         this.lockGroup.add(edge);
         this.lockMarkers.push({ name: c.name, point: m.position.clone() });
+      } else if (c.type === 'equal' && j >= 0) {
+        // two parts held together (two figures' hands): a line between them and a ring at each
+        const h2 = handles.get(c.handle2);
+        const j2 = h2?.joint !== undefined ? this.figure.joints.findIndex((x) => x.name === h2.joint) : -1;
+        if (j2 < 0) continue;
+        const a = this.jointPosition(j),
+          b = this.jointPosition(j2);
+        const line = new THREE.Line(
+          new THREE.BufferGeometry().setFromPoints([a, b]),
+          new THREE.LineBasicMaterial({ color: COLORS.pin, depthTest: false }),
+        );
+        line.renderOrder = 5;
+        line.userData = { lock: c.name, kind: 'lock', joints: [j, j2] };
+        this.lockGroup.add(line);
+        for (const p of [a, b]) {
+          const ring = new THREE.Mesh(
+            new THREE.TorusGeometry(r * 2, r * 0.25, 8, 32),
+            new THREE.MeshBasicMaterial({ color: COLORS.pin, depthTest: false }),
+          );
+          ring.position.copy(p);
+          ring.renderOrder = 5;
+          this.lockGroup.add(ring);
+        }
       } else if (c.type === 'orient' && j >= 0) {
         // the target's axes (the frame the lock holds), at the part
         const f = this.figure.frames,
