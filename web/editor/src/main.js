@@ -8,6 +8,7 @@ import { installPanels, status } from './panels.js';
 import { installKeyboard } from './keyboard.js';
 import { qToPose } from './docmodel.js';
 import { installAnimation } from './anim/index.js';
+import { makeRoot, restoreHistory } from './reroot.js';
 
 // The server gave the token of the printed URL as a cookie (docs/editor-server.md): take it
 // out of the address bar, its history and what a screenshot or a shared link would show.
@@ -247,6 +248,7 @@ async function boot() {
   const m = await load({ wasm: new URL('marionette.wasm', document.baseURI) });
   const store = new Store(m);
   await store.open();
+  restoreHistory(store); // the undo history kept across a Make root (reroot.js)
   const viewport = new Viewport(document.getElementById('views'), store);
   const poser = new Poser(store, viewport);
   store.on('selection', (sel) => viewport.setHighlight({ selected: sel.joint, multi: new Set(sel.joints) }));
@@ -259,6 +261,23 @@ async function boot() {
   window.addEventListener('beforeunload', (e) => {
     if (store.saveStatus !== 'saved') e.preventDefault();
   });
+  // Make root (button, R): the selected joint becomes the figure's root, every joint kept
+  store.actions.makeRoot = () => {
+    const j = store.ui.selection.joint;
+    if (j === null) return status('Select a joint to make it the root');
+    makeRoot(store, store.figure.jointNames[j]).then(
+      (ok) => ok || status(`Make root: ${store.rerootError}`, 6000),
+      (e) => status(`Make root: ${e.message}`, 8000),
+    );
+  };
+  const makeRootButton = document.getElementById('make-root');
+  makeRootButton.addEventListener('click', () => store.actions.makeRoot());
+  const syncMakeRoot = () => {
+    const j = store.ui.selection.joint;
+    makeRootButton.disabled = j === null || store.figure.joints[j].parent < 0;
+  };
+  store.on('selection', syncMakeRoot);
+  syncMakeRoot();
   const fig = store.figure;
   const api = window.marionette;
   Object.assign(api, {
@@ -316,6 +335,10 @@ async function boot() {
     },
     addLock(kind, joint) {
       return poser.addLock(kind, joint);
+    },
+    /** Make root on a joint (the page then loads again); resolves false when refused. */
+    makeRoot(joint) {
+      return makeRoot(store, joint);
     },
     solve() {
       return poser.solveLocks(200);

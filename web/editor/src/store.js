@@ -7,6 +7,7 @@ import { poseToQ, qToPose, newSequenceDoc, scaleFigureDoc, estimateMasses } from
 import { addLayers } from './anim/layers.js';
 import { client, unquote } from './server.js';
 import { isMulti, openFigures, splitDoc } from './figures.js';
+import { changesRoot, restoreAcrossRoot } from './reroot.js';
 
 const UNDO_LIMIT = 200;
 
@@ -116,7 +117,7 @@ export class Store {
   }
 
   async _loadFigure(path) {
-    const r = await this.server.figure(path);
+    const r = await this.server.figure(path, this.doc?.root); // re-rooted when the document says
     if (r.ok && r.body) {
       this.figureDoc = scaleFigureDoc(r.body, this.doc?.scale ?? 1);
       // masses for a figure without them (its centre of mass: balance and its overlay)
@@ -222,6 +223,11 @@ export class Store {
 
   _restore(entry) {
     const back = this._snapshot(entry.label);
+    // a step to another root (Make root): the page loads again on that figure (reroot.js)
+    if (changesRoot(this, entry)) {
+      restoreAcrossRoot(this, entry);
+      return back;
+    }
     const docChanged = back.doc !== entry.doc;
     this.doc = JSON.parse(entry.doc);
     if (entry.locks !== undefined && entry.locks !== back.locks) {
