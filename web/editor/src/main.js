@@ -9,6 +9,7 @@ import { installKeyboard } from './keyboard.js';
 import { qToPose } from './docmodel.js';
 import { installAnimation } from './anim/index.js';
 import { makeRoot, restoreHistory } from './reroot.js';
+import { loadObjects } from './objects.js';
 
 // The server gave the token of the printed URL as a cookie (docs/editor-server.md): take it
 // out of the address bar, its history and what a screenshot or a shared link would show.
@@ -253,6 +254,12 @@ async function boot() {
   const poser = new Poser(store, viewport);
   store.on('selection', (sel) => viewport.setHighlight({ selected: sel.joint, multi: new Set(sel.joints) }));
   store.on('frame', () => viewport.updateLocks());
+  // the polygon objects the figure names (objects.js), drawn once read
+  const objectsRead = loadObjects(store).then(({ objects, problems }) => {
+    viewport.setObjects(objects);
+    if (problems.length) status(`Objects not drawn: ${problems.join('; ')}`, 10000);
+    return { drawn: objects.map((o) => ({ joint: store.figure.jointNames[o.joint], path: o.path })), problems };
+  });
   const panels = installPanels(store, viewport, poser);
   installKeyboard(store, viewport);
   installMouse(store, viewport, poser, panels);
@@ -335,6 +342,15 @@ async function boot() {
     },
     addLock(kind, joint) {
       return poser.addLock(kind, joint);
+    },
+    /** The polygon objects once read: { drawn: [{ joint, path }], problems }. */
+    objects() {
+      return objectsRead;
+    },
+    /** World positions of the drawn vertices of a joint's object (null: none). */
+    objectVertices(joint) {
+      viewport.render();
+      return viewport.objectVertices(fig.jointNames.indexOf(joint));
     },
     /** Make root on a joint (the page then loads again); resolves false when refused. */
     makeRoot(joint) {
