@@ -481,7 +481,16 @@ export class Viewport {
       this.figureGroup.remove(o.mesh);
       o.mesh.geometry.dispose();
     }
-    this.objectMat ??= new THREE.MeshStandardMaterial({ color: 0x9db4c8, roughness: 0.6, metalness: 0.05, side: THREE.DoubleSide });
+    // translucent, as the skin: the joints and bones inside stay in sight
+    this.objectMat ??= new THREE.MeshStandardMaterial({
+      color: 0x9db4c8,
+      roughness: 0.6,
+      metalness: 0.05,
+      side: THREE.DoubleSide,
+      transparent: true,
+      opacity: 0.6,
+      depthWrite: false,
+    });
     this.objects = objects.map((o) => {
       const geo = new THREE.BufferGeometry();
       geo.setAttribute('position', new THREE.BufferAttribute(Float32Array.from(o.positions), 3));
