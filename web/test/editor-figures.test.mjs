@@ -3,8 +3,8 @@
 // docs/examples/holding_hands_sequence.json, the page in Debian's Chromium. Every figure is
 // drawn where the document places it, the joint list groups the joints by figure, a drag of
 // one figure keeps the hand-to-hand locks between them and every foot lock, two parts joined
-// with the Lock menu hold together, and the saved document is one of several figures that
-// the command line reads.
+// with the Lock menu hold together, Make root re-roots one figure keeping every joint of
+// both, and the saved document is one of several figures that the command line reads.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync, writeFileSync } from 'node:fs';
@@ -60,6 +60,20 @@ test('every figure is drawn where the document places it; the joint list groups 
     worst = Math.max(worst, dist(b, [-a[0], a[1], 0.9 - a[2]]));
   }
   assert.ok(worst < 1e-9, `bob placed within ${worst}`);
+  // at frame 20 bob's key moves his pelvis by (0, -0.1, 0.02) in his own frame: turned with
+  // him (the reader's placement of a free root's state)
+  const bob20 = await page.evaluate(() => {
+    const m = window.marionette,
+      f = m.store.figure;
+    const at = f.joints[f.jointNames.indexOf('ann/pelvis')].qadr;
+    const q0 = Array.from(f.restQ.slice(at, at + 3));
+    m.setFrame(20);
+    const out = { bob: m.position('bob/pelvis'), q0 };
+    m.setFrame(0);
+    return out;
+  });
+  const own = [0, 1, 2].map((k) => r.pos['ann/pelvis'][k] - bob20.q0[k] + [0, -0.1, 0.02][k]);
+  assert.ok(dist(bob20.bob, [-own[0], own[1], 0.9 - own[2]]) < 1e-9, `bob's pelvis at frame 20: ${bob20.bob}`);
   // and where the views show them: bob's head to the side of ann's in the side view
   const s = await page.evaluate(() => [window.marionette.screen('ann/head', 'side'), window.marionette.screen('bob/head', 'side')]);
   assert.ok(Math.abs(s[0].x - s[1].x) > 50, `side view: heads ${Math.abs(s[0].x - s[1].x)} px apart`);
@@ -105,6 +119,9 @@ test("dragging one figure's pelvis keeps both figures' feet and the hands held b
     ],
   );
   assert.deepEqual(saved.figures[1].position, [0, 0, 0.9]);
+  // bob's key at frame 20 written back in his own frame, as the document had it
+  const k20 = saved.figures[1].keys.find((k) => k.frame === 20).pose.pelvis;
+  assert.ok(dist(k20.position, [0, -0.1, 0.02]) < 1e-12 && Math.abs(k20.rotation[0] - 1) < 1e-12, JSON.stringify(k20));
   assert.equal(saved.figures[0].interpolation.rotation, 'squad');
   assert.equal(saved.figure, undefined);
   assert.equal(saved.constraints.filter((c) => c.type === 'equal').length, 2);
@@ -166,6 +183,38 @@ test("two figures' hands joined with the Lock menu hold together through a drag 
   await page.evaluate(() => window.marionette.undo());
   st = await page.evaluate(() => window.marionette.state());
   assert.equal(st.constraints.length, 0);
+  // Make root on one figure's joint: bob hangs from his left foot, every joint of both
+  // figures where it was; the document records bob's root only; undo
+  const all = () =>
+    page.evaluate(() => {
+      const m = window.marionette;
+      return Object.fromEntries(m.store.figure.jointNames.map((n) => [n, m.position(n)]));
+    });
+  const p0 = await all();
+  await page.evaluate(() => window.marionette.select('bob/left foot'));
+  await Promise.all([page.waitForEvent('load'), page.click('#make-root')]);
+  await page.waitForFunction(() => window.marionette?.state, null, { timeout: 30000 });
+  await page.evaluate(() => window.marionette.ready);
+  const p1 = await all();
+  const worst = Math.max(...Object.keys(p0).map((n) => dist(p0[n], p1[n])));
+  assert.ok(worst < 1e-9, `every joint of both figures where it was, within ${worst}`);
+  assert.deepEqual(await page.evaluate(() => window.marionette.store.figure.joints.filter((j) => j.parent < 0).map((j) => j.name)), [
+    'ann/pelvis',
+    'bob/left foot',
+  ]);
+  const rooted = JSON.parse(readFileSync(join(scratch.project, 'free.json'), 'utf8'));
+  assert.deepEqual(
+    rooted.figures.map((f) => f.root),
+    [undefined, 'left foot'],
+  );
+  execFileSync(BINARY, ['anim', 'info', join(scratch.project, 'free.json')], { encoding: 'utf8' });
+  await Promise.all([page.waitForEvent('load'), page.evaluate(() => window.marionette.undo())]);
+  await page.waitForFunction(() => window.marionette?.state, null, { timeout: 30000 });
+  await page.evaluate(() => window.marionette.ready);
+  const p2 = await all();
+  assert.ok(Math.max(...Object.keys(p0).map((n) => dist(p0[n], p2[n]))) < 1e-9);
+  await waitSaved(page);
+  assert.equal(JSON.parse(readFileSync(join(scratch.project, 'free.json'), 'utf8')).figures[1].root, undefined);
   assert.deepEqual(
     errors.filter((e) => !/status of 404/.test(e)),
     [],

@@ -1,12 +1,12 @@
 // Documents of several figures (docs/sequence.md "Several figures"; Welman 6.1, 7.3) in the
 // editor. The page poses one module Figure, so the figures of a document are joined into
 // one: each figure's joints renamed `figure/joint` (the names the document's handles use),
-// each figure's root placed where the figure stands (its offset and orientation moved by
-// the figure's `position` and `rotation`: the same world frames as the reader's moving of a
-// free root's state, with the keys left in the figure's own frame). The keys of the figures
+// each figure placed where it stands by its free root's state in the keys, moved by the
+// figure's `position` and `rotation` as the reader moves it (and moved back when saved). The keys of the figures
 // become keys of the joined figure at every frame any figure has a key (a figure without a
 // key there is keyed at its in-between, from its own keys and interpolation), each
-// figure's interpolation the modes of its joints. Saving splits the joined document back
+// figure's interpolation the modes of its joints, the figures' roots as `roots` (name ->
+// joint) and their placements as `places`. Saving splits the joined document back
 // into the figures' keys and interpolation. Pure functions but for the module's Figures and
 // Sequences they make.
 import { poseToQ, qToPose } from './docmodel.js';
@@ -35,27 +35,37 @@ function unit(q) {
   return q.map((x) => x / n);
 }
 
+const conj = (q) => [q[0], -q[1], -q[2], -q[3]];
+
+/**
+ * A free root's value ({position, rotation}) moved by a figure's placement, as the reader
+ * moves it (src/io/doc_figures.c, mn_doc_place_free_root: T = Trans(off + p) Rot(orient)
+ * Rot(quat), so p' = R (off + p) + P - off and quat' = orient^-1 R orient quat), or moved
+ * back (inverse). place: {R, P, off, orient}.
+ */
+export function placeRoot(v, place, inverse = false) {
+  const { R, P, off, orient } = place;
+  const Ri = inverse ? conj(R) : R;
+  const a = inverse
+    ? [v.position[0] + off[0] - P[0], v.position[1] + off[1] - P[1], v.position[2] + off[2] - P[2]]
+    : v.position.map((x, k) => x + off[k]);
+  const b = qrot(Ri, a);
+  const position = inverse ? b.map((x, k) => x - off[k]) : b.map((x, k) => x + P[k] - off[k]);
+  const rotation = unit(qmul(qmul(conj(orient), qmul(Ri, orient)), v.rotation));
+  return { position, rotation };
+}
+
 /**
  * The figure documents of the figures joined into one: joints `name/joint`, parents
- * shifted, each root's offset and orientation moved by the figure's placement (T = P
- * Trans(offset) Rot(orient) M(q) = Trans(R offset + p) Rot(R orient) M(q)). parts: [{name,
- * doc (a figure document), position, rotation}]. Skins are left out (the joints are drawn).
+ * shifted; each figure stands where the document places it through its free root's state
+ * (placeRoot), as the reader places it. parts: [{name, doc (a figure document)}]. Skins are
+ * left out (the joints are drawn).
  */
 export function joinFigureDocs(parts) {
   const joints = [];
   for (const part of parts) {
     const base = joints.length;
-    const R = unit(part.rotation ?? [1, 0, 0, 0]),
-      p = part.position ?? [0, 0, 0];
-    for (const j of part.doc.joints) {
-      const out = { ...j, name: `${part.name}/${j.name}`, parent: j.parent >= 0 ? j.parent + base : -1 };
-      if (j.parent < 0) {
-        const off = qrot(R, j.offset ?? [0, 0, 0]);
-        out.offset = [off[0] + p[0], off[1] + p[1], off[2] + p[2]];
-        out.orient = unit(qmul(R, j.orient ?? [1, 0, 0, 0]));
-      }
-      joints.push(out);
-    }
+    for (const j of part.doc.joints) joints.push({ ...j, name: `${part.name}/${j.name}`, parent: j.parent >= 0 ? j.parent + base : -1 });
   }
   return { format: 'marionette-figure', version: 1, name: parts.map((x) => x.name).join('+'), joints };
 }
@@ -89,17 +99,32 @@ function jointModes(f, figure) {
 export async function openFigures(m, doc, figureDoc) {
   const parts = [];
   for (const f of doc.figures) {
-    const fd = await figureDoc(f.file);
+    const fd = await figureDoc(f.file, f.root); // re-rooted where the figure says
     parts.push({ ...f, doc: fd });
   }
   const joined = joinFigureDocs(parts);
   const frames = [...new Set(doc.figures.flatMap((f) => (f.keys ?? []).map((k) => k.frame)))].sort((a, b) => a - b);
   const keys = frames.map((frame) => ({ frame, pose: {} }));
   const interp = { joints: {} };
-  const meta = [];
+  const meta = [],
+    places = {};
   for (const part of parts) {
     const fig = m.figureFromDocument(part.doc);
     try {
+      // where the figure stands: its free root's state moved, as the reader does (a figure
+      // whose root is not free cannot be placed)
+      const r = fig.joints.findIndex((j) => j.parent < 0),
+        rj = part.doc.joints[r];
+      const place = {
+        R: unit(part.rotation ?? [1, 0, 0, 0]),
+        P: part.position ?? [0, 0, 0],
+        off: rj.offset ?? [0, 0, 0],
+        orient: unit(rj.orient ?? [1, 0, 0, 0]),
+      };
+      const placed = part.position !== undefined || part.rotation !== undefined;
+      if (placed && (fig.joints[r].type !== 'free' || fig.joints.filter((j) => j.parent < 0).length !== 1))
+        throw new Error(`figures: ${part.name}: a figure whose root is not free cannot be placed`);
+      const rest = qToPose(fig, fig.restQ)[fig.jointNames[r]];
       Object.assign(interp.joints, jointModes(part, fig));
       const own = part.interpolation ?? {};
       const seq = m.createSequence(fig, {
@@ -115,17 +140,23 @@ export async function openFigures(m, doc, figureDoc) {
         }
         keys.forEach((key) => {
           const k = (part.keys ?? []).find((x) => x.frame === key.frame);
-          const pose = k ? k.pose : qToPose(fig, seq.sampleBlendQ(key.frame));
+          const pose = { ...(k ? k.pose : qToPose(fig, seq.sampleBlendQ(key.frame))) };
+          if (placed) {
+            const v = pose[fig.jointNames[r]] ?? {};
+            pose[fig.jointNames[r]] = placeRoot({ position: v.position ?? rest.position, rotation: v.rotation ?? rest.rotation }, place);
+          }
           Object.assign(key.pose, prefixed(part.name, pose));
           if (k?.tcb && !key.tcb) key.tcb = k.tcb;
         });
       } finally {
         seq.dispose();
       }
-      const { doc: figDoc, keys: figKeys, ...rest } = part;
+      const { doc: figDoc, keys: figKeys, root: figRoot, ...entry } = part;
       void figDoc;
       void figKeys;
-      meta.push({ ...rest, joints: fig.jointNames.slice(), root: fig.jointNames[fig.joints.findIndex((j) => j.parent < 0)] });
+      void figRoot;
+      meta.push({ ...entry, joints: fig.jointNames.slice(), rootJoint: fig.jointNames[r] });
+      if (placed) places[part.name] = { ...place, root: fig.jointNames[r] };
     } finally {
       fig.dispose();
     }
@@ -136,10 +167,16 @@ export async function openFigures(m, doc, figureDoc) {
     const f = meta.find((x) => x.name === h.figure);
     const { figure, ...rest } = h;
     void figure;
-    return f ? { ...rest, joint: `${f.name}/${f.root}` } : { ...h };
+    return f ? { ...rest, joint: `${f.name}/${f.rootJoint}` } : { ...h };
   });
   const out = { fps: doc.fps ?? 30, keys, interpolation: interp, handles, constraints: structuredClone(doc.constraints ?? []) };
   if (doc.comment !== undefined) out.comment = doc.comment;
+  // each figure's `root` (docs/sequence.md "The root"), part of the document the page edits
+  const roots = Object.fromEntries(doc.figures.filter((f) => f.root).map((f) => [f.name, f.root]));
+  if (Object.keys(roots).length) out.roots = roots;
+  // how each placed figure's root state was moved (splitDoc moves it back; Make root, which
+  // changes the root, changes it: part of the document, so undo keeps them together)
+  if (Object.keys(places).length) out.places = places;
   return { doc: out, figureDoc: joined, multi: { figures: meta } };
 }
 
@@ -155,6 +192,7 @@ export function splitDoc(doc, multi) {
   const figures = multi.figures.map((f) => {
     const pre = `${f.name}/`;
     const out = { name: f.name, file: f.file };
+    if (doc.roots?.[f.name]) out.root = doc.roots[f.name];
     if (f.comment !== undefined) out.comment = f.comment;
     if (f.position !== undefined) out.position = f.position;
     if (f.rotation !== undefined) out.rotation = f.rotation;
@@ -179,6 +217,10 @@ export function splitDoc(doc, multi) {
     out.keys = doc.keys.map((k) => {
       const pose = {};
       for (const [name, v] of Object.entries(k.pose ?? {})) if (name.startsWith(pre)) pose[name.slice(pre.length)] = v;
+      // the root's state back in the figure's own frame
+      const place = doc.places?.[f.name],
+        rv = place && pose[place.root];
+      if (rv?.position && rv?.rotation) pose[place.root] = placeRoot(rv, place, true);
       return k.tcb ? { frame: k.frame, pose, tcb: k.tcb } : { frame: k.frame, pose };
     });
     return out;

@@ -135,8 +135,8 @@ export class Store {
 
   /** A document of several figures: the page poses them joined into one (figures.js). */
   async _loadFigures(doc) {
-    const figureDoc = async (path) => {
-      const r = await this.server.figure(path);
+    const figureDoc = async (path, root) => {
+      const r = await this.server.figure(path, root);
       if (!r.ok || !r.body) throw new Error(`${path}: ${r.body?.error ?? `HTTP ${r.status}`}`);
       return r.body;
     };
