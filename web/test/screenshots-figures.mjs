@@ -30,7 +30,7 @@ function box(len, h) {
   return [...v, ...f].join('\n') + '\n';
 }
 
-async function session(setup, shoot) {
+async function withProject(setup, shoot) {
   const scratch = makeScratch('mn_editor_shots_');
   let server, context;
   try {
@@ -49,7 +49,7 @@ async function session(setup, shoot) {
 }
 
 // several figures: the page, then ann's pelvis pulled down (side view)
-await session(
+await withProject(
   (p) => {
     writeFileSync(join(p, 'hands.json'), readFileSync(join(root, 'docs/examples/holding_hands_sequence.json')));
     writeFileSync(join(p, 'editor.json'), JSON.stringify({ sequence: 'hands.json' }));
@@ -91,7 +91,7 @@ await session(
 );
 
 // Make root: the stick figure hangs from its left hand, the body swung about it
-await session(
+await withProject(
   () => {},
   async (page) => {
     // the left hand raised above the head (a hand on a bar), then made the root
@@ -145,7 +145,7 @@ await session(
 );
 
 // objects: a two-link arm, an OBJ box on each link
-await session(
+await withProject(
   (p) => {
     writeFileSync(
       join(p, 'arm.skel'),
