@@ -152,6 +152,7 @@ bench-editor: build web web/node_modules/.package-lock.json
 editor-screenshots: build web web/node_modules/.package-lock.json
 	cd web && MN_CLI=$(CURDIR)/$(BUILD)/marionette node test/screenshots.mjs ../docs/images/editor
 	cd web && MN_CLI=$(CURDIR)/$(BUILD)/marionette node test/screenshots-comfort.mjs ../docs/images/editor
+	cd web && MN_CLI=$(CURDIR)/$(BUILD)/marionette node test/screenshots-figures.mjs ../docs/images/editor
 	cd web && MN_CLI=$(CURDIR)/$(BUILD)/marionette node test/screenshots-anim.mjs ../docs/images/editor-anim
 	cd web && MN_CLI=$(CURDIR)/$(BUILD)/marionette node test/screenshots-softbody.mjs ../docs/images/softbody
 

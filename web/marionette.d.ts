@@ -98,6 +98,11 @@ export class Figure {
   /** Heel and toe contacts of both feet over a take ([] when no rig table knows the legs). */
   footContacts(motion?: { frames: Float64Array; nframes: number; frameTime: number }): ContactTrack[];
   solveIK(problem: IKProblem, options?: IKOptions): IKResult;
+  /** The figure re-rooted at a joint, every joint where it is (docs/model.md, "Re-rooting"). */
+  reroot(joint: number | string): Figure;
+  /** The state of a re-rooting of this figure (or of the figure this one re-roots) that puts
+   * every joint where q (default: this figure's state) puts it here. */
+  rerootState(other: Figure, q?: ArrayLike<number>): Float64Array;
   solveIKBatch(problem: IKProblem, options: IKOptions | undefined, seedQ: ArrayLike<number>,
     targets: ArrayLike<number>): { count: number; solved: Uint8Array; q: Float64Array };
   dispose(): void;

@@ -738,6 +738,36 @@ class Figure extends Owned {
     return [dvp, ivp, hasRot];
   }
 
+  /**
+   * The figure re-rooted at a joint (name or index; Welman 2.1.2, 6.3: a hand or a foot as
+   * the root): a new Figure whose state puts every joint where this one's does. Each joint
+   * keeps its name; the motions on the path from the old root are carried by joints named
+   * with a "~" added (docs/model.md, "Re-rooting").
+   */
+  reroot(joint) {
+    this._live();
+    const j = this.joint(joint);
+    const f = this._mn._x.mnw_figure_reroot(this._p, j);
+    if (!f) throw this._mn._error('joint');
+    return new Figure(this._mn, f, null);
+  }
+
+  /** The state of `other` (a re-rooting of this figure, or the figure this one re-roots)
+   * that puts every joint where state q (default: this figure's) puts it here. */
+  rerootState(other, q = this.q) {
+    this._live();
+    other._live();
+    vec(q, this.nq, 'q');
+    const mn = this._mn,
+      qa = mn._doubles(q, 'q'),
+      qb = mn._x.mnw_malloc(8 * Math.max(other.nq, 1));
+    return mn._with([qa, qb], () => {
+      if (!qb) fail('q', 'out of memory');
+      if (mn._x.mnw_figure_reroot_state(this._p, qa, other._p, qb) !== 0) throw mn._error('other');
+      return new Float64Array(mn._f64(qb, other.nq));
+    });
+  }
+
   /** Chain IK from the current state (docs/web.md: problem and options). The answer is
    * left in q, positions and frames. Returns the result; throws on a bad argument. */
   solveIK(problem, options) {

@@ -442,20 +442,30 @@ static int check_document(ed_server* sv, const char* rel, const char* body, size
         return 422;
     }
     int is_seq = cJSON_IsObject(root) && cJSON_GetObjectItemCaseSensitive(root, "keys");
+    /* a sequence document of several figures (docs/sequence.md "Several figures") */
+    const cJSON* figures =
+        cJSON_IsObject(root) ? cJSON_GetObjectItemCaseSensitive(root, "figures") : NULL;
+    int is_figs = cJSON_IsArray(figures) && /* each figure with its keys: not a scene's */
+                  cJSON_GetObjectItemCaseSensitive(cJSON_GetArrayItem(figures, 0), "keys");
     cJSON_Delete(root);
-    if (!is_seq) return 0;
+    if (!is_seq && !is_figs) return 0;
     char* dir = folder_of(sv, rel);
-    if (!dir) {
+    mn_seq_figures* figs = is_seq ? NULL : calloc(1, sizeof *figs);
+    if (!dir || (!is_seq && !figs)) {
+        free(dir);
         answer_error(rs, 500, "out of memory");
         return 500;
     }
     mn_model* m = NULL;
     mn_seq* s = NULL;
     mn_error err;
-    mn_status st = mn_seq_read_mem(body, len, rel, dir, NULL, NULL, &m, &s, NULL, &err);
+    mn_status st = is_seq ? mn_seq_read_mem(body, len, rel, dir, NULL, NULL, &m, &s, NULL, &err)
+                          : mn_seq_read_figures_mem(body, len, rel, dir, NULL, figs, &err);
     free(dir);
     mn_seq_destroy(s);
     mn_model_destroy(m);
+    mn_seq_figures_free(figs);
+    free(figs);
     if (st != MN_OK) {
         ed_strip_project(sv, err.message);
         answer_error(rs, 422, err.message);
@@ -583,29 +593,74 @@ static int figure_document(ed_server* sv, const char* rel, const char* data, siz
     return 0;
 }
 
+/* The figure document of the figure file rel (or of the built-in figure) re-rooted at joint
+ * root (mn_model_reroot, Welman 2.1.2: every joint where it is at rest), as a sequence
+ * document's "root" asks (docs/sequence.md); no motion, no skin. 0, or the answer made. */
+static int rerooted_document(ed_server* sv, const char* rel, const char* data, size_t len,
+                             const char* root, char** doc, size_t* doc_len, ed_response* rs) {
+    char* name = ed_join(sv->project, rel);
+    if (!name) {
+        answer_error(rs, 500, "out of memory");
+        return 500;
+    }
+    mn_model *m = NULL, *rm = NULL;
+    mn_error err;
+    mn_status st = mn_figure_read_mem(data, len, name, &m, NULL, NULL, &err);
+    free(name);
+    if (st == MN_OK) {
+        int j = mn_model_find_joint(m, root);
+        if (j < 0)
+            st = mn_error_set(&err, MN_ERR_NOTFOUND, rel, 0, "root", "no joint named \"%s\"", root);
+        else if (!(rm = mn_model_reroot(m, j, NULL, &err)))
+            st = err.status;
+    }
+    if (st == MN_OK) st = mn_figure_doc_write_mem(rm, NULL, NULL, doc, doc_len, &err);
+    mn_model_destroy(rm);
+    mn_model_destroy(m);
+    if (st != MN_OK) {
+        ed_strip_project(sv, err.message);
+        answer_error(rs, st == MN_ERR_NOMEM ? 500 : 422, err.message);
+        return 422;
+    }
+    return 0;
+}
+
 static void get_figure(ed_server* sv, const ed_request* rq, ed_response* rs) {
     char* rel = project_path(rq, "path", rs);
     if (!rel) return;
+    const char* bad = NULL;
+    char* root = arg(rq, "root", &bad);
+    if (bad) {
+        answer_errorf(rs, 400, "root: %s", bad);
+        free(rel);
+        return;
+    }
     char *data = NULL, *doc = NULL, msg[600];
     size_t len = 0, doc_len = 0;
     int st;
     if (!strcmp(rel, "stickman") && !ed_exists(sv, rel)) {
         mn_error err;
-        st = mn_figure_doc_convert_mem(mn_stickman_text(), strlen(mn_stickman_text()), "stickman",
-                                       &doc, &doc_len, NULL, &err) == MN_OK
-                 ? 0
-                 : 500;
-        if (st) answer_error(rs, 500, err.message);
+        if (root && root[0])
+            st = rerooted_document(sv, rel, mn_stickman_text(), strlen(mn_stickman_text()), root,
+                                   &doc, &doc_len, rs);
+        else if (mn_figure_doc_convert_mem(mn_stickman_text(), strlen(mn_stickman_text()),
+                                           "stickman", &doc, &doc_len, NULL, &err) == MN_OK)
+            st = 0;
+        else
+            st = 500, answer_error(rs, 500, err.message);
     } else {
         st = ed_read(sv, sv->project, rel, &data, &len, msg, sizeof msg);
         if (st != 200)
             answer_error(rs, st, msg);
+        else if (root && root[0])
+            st = rerooted_document(sv, rel, data, len, root, &doc, &doc_len, rs);
         else
             st = figure_document(sv, rel, data, len, &doc, &doc_len, rs);
         if (st == 200) st = 0;
     }
     if (!st) set_body(rs, 200, "application/json", doc, doc_len);
     free(data);
+    free(root);
     free(rel);
 }
 

@@ -260,8 +260,11 @@ const char* ed_kind(const char* rel, const char* data, size_t len) {
     const char* kind = "other";
     if (cJSON_IsObject(root)) {
         const cJSON* fmt = cJSON_GetObjectItemCaseSensitive(root, "format");
-        if (cJSON_GetObjectItemCaseSensitive(root, "keys"))
-            kind = "sequence";
+        const cJSON* figs = cJSON_GetObjectItemCaseSensitive(root, "figures");
+        if (cJSON_GetObjectItemCaseSensitive(root, "keys") ||
+            (cJSON_IsArray(figs) &&
+             cJSON_GetObjectItemCaseSensitive(cJSON_GetArrayItem(figs, 0), "keys")))
+            kind = "sequence"; /* one figure, or several each with its keys (not a scene) */
         else if (cJSON_IsString(fmt) && !strcmp(fmt->valuestring, "marionette-figure"))
             kind = "figure";
         else if (cJSON_GetObjectItemCaseSensitive(root, "handles") ||

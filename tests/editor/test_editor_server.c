@@ -266,6 +266,31 @@ static void test_sequence_checked(void) {
     char* disk = mn_test_read_file(path_in(project, "seq.json"), &n);
     CHECK(disk && !strcmp(disk, good));
     free(disk);
+    /* a document of several figures is read as such: listed as a sequence, a mistake in a
+     * figure's keys refused naming the field */
+    const char* two = "{\"fps\": 30, \"figures\": [\n"
+                      "{\"name\": \"a\", \"file\": \"stickman\", \"keys\": [{\"frame\": 0, "
+                      "\"pose\": {}}]},\n"
+                      "{\"name\": \"b\", \"file\": \"stickman\", \"keys\": [{\"frame\": 0, "
+                      "\"pose\": {\"tail\": 1}}]}]}";
+    r = request(s.port, "PUT", "/api/file?path=two.json", "If-None-Match: *\r\n", two, strlen(two));
+    CHECK(r.status == 422 && strstr(r.body, "two.json:3") && strstr(r.body, "figures[1].keys[0]"));
+    if (r.status != 422) fprintf(stderr, "  got %s\n", r.body);
+    reply_free(&r);
+    char* fixed = strdup(two);
+    char* tail = strstr(fixed, "{\"tail\": 1}");
+    if (tail) memcpy(tail, "{         }", 11);
+    r = request(s.port, "PUT", "/api/file?path=two.json", "If-None-Match: *\r\n", fixed,
+                strlen(fixed));
+    CHECK(r.status == 200);
+    if (r.status != 200) fprintf(stderr, "  got %s\n", r.body);
+    reply_free(&r);
+    free(fixed);
+    r = get(s.port, "/api/project");
+    CHECK(r.status == 200 && strstr(r.body, "\"path\":\"two.json\",") &&
+          strstr(strstr(r.body, "\"path\":\"two.json\""), "\"kind\":\"sequence\""));
+    if (r.status == 200 && !strstr(r.body, "two.json")) fprintf(stderr, "  got %s\n", r.body);
+    reply_free(&r);
     free(out);
     free(bad);
     free(good);
@@ -431,6 +456,22 @@ static void test_api_figure(void) {
     reply_free(&r);
     r = get(s.port, "/api/figure?path=missing.bvh");
     CHECK(r.status == 404);
+    reply_free(&r);
+    /* re-rooted (a sequence document's "root"): the figure hangs from its left hand, every
+     * joint of the stick figure kept; a joint it has not is 422 naming the field */
+    r = get(s.port, "/api/figure?path=stickman&root=left%20hand");
+    mn_model* rm = NULL;
+    mn_error err;
+    CHECK(r.status == 200 &&
+          mn_figure_doc_read_mem(r.body, r.len, "doc", &rm, NULL, &err) == MN_OK && rm &&
+          !strcmp(rm->jnt_name[0], "left hand") && mn_model_find_joint(rm, "left elbow~") >= 0);
+    mn_model_destroy(rm);
+    reply_free(&r);
+    r = get(s.port, "/api/figure?path=walk.bvh&root=LeftHand");
+    CHECK(r.status == 200 && strstr(r.body, "\"name\":\"LeftHand\""));
+    reply_free(&r);
+    r = get(s.port, "/api/figure?path=stickman&root=paw");
+    CHECK(r.status == 422 && strstr(r.body, "root") && strstr(r.body, "paw"));
     reply_free(&r);
     stop(&s, SIGTERM);
 }

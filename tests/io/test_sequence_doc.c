@@ -759,6 +759,59 @@ static void test_figures_round_trip(void) {
     mn_seq_figures_free(&f);
 }
 
+/* A document's "root": the figure re-rooted there as it is read, every joint where the
+ * rest puts it, written back with it; a figure of several re-rooted on its own. */
+static void test_root(void) {
+    const char* text = "{\"figure\": \"stickman\", \"root\": \"left hand\", \"fps\": 30,\n"
+                       "\"keys\": [{\"frame\": 0, \"pose\": {}},\n"
+                       "{\"frame\": 10, \"pose\": {\"left elbow~\": 0.5}}]}";
+    mn_model *m = NULL, *stick = mn_stickman_model(NULL);
+    mn_seq* s = NULL;
+    mn_seq_doc_info info;
+    mn_error err;
+    CHECK(mn_seq_read_mem(text, strlen(text), "root.json", NULL, NULL, NULL, &m, &s, &info, &err) ==
+          MN_OK);
+    CHECK(m && !strcmp(m->jnt_name[0], "left hand") && !strcmp(info.root, "left hand"));
+    CHECK(m && m->njoint > stick->njoint && mn_model_find_joint(m, "left elbow~") >= 0);
+    /* the rest of the re-rooted figure puts every joint where the stick figure's rest does */
+    mn_data *d = mn_data_create(m, 0), *ds = mn_data_create(stick, 0);
+    mn_fk(m, d);
+    mn_fk(stick, ds);
+    double worst = 0;
+    for (int j = 0; j < stick->njoint; j++) {
+        int k = mn_model_find_joint(m, stick->jnt_name[j]);
+        CHECK(k >= 0);
+        if (k >= 0) worst = fmax(worst, mn_vec3_norm(mn_vec3_sub(d->xf[k].p, ds->xf[j].p)));
+    }
+    CHECK(worst < 1e-12);
+    mn_data_destroy(d);
+    mn_data_destroy(ds);
+    /* written back with its root, read again */
+    char* out = NULL;
+    size_t len = 0;
+    CHECK(mn_seq_write_doc_mem(s, &info, &out, &len, &err) == MN_OK && out &&
+          strstr(out, "\"root\": \"left hand\""));
+    mn_model* m2 = NULL;
+    mn_seq* s2 = NULL;
+    CHECK(out &&
+          mn_seq_read_mem(out, len, "root2.json", NULL, NULL, NULL, &m2, &s2, NULL, &err) == MN_OK);
+    CHECK(m2 && m2->njoint == m->njoint && !strcmp(m2->jnt_name[0], "left hand"));
+    free(out);
+    mn_seq_destroy(s2);
+    mn_model_destroy(m2);
+    mn_seq_destroy(s);
+    mn_model_destroy(m);
+    /* several figures: b hangs from its right hand, a keeps its pelvis */
+    const char* two = "{\"figures\": [" FIG_A ",\n{\"name\": \"b\", \"file\": \"stickman\", "
+                      "\"root\": \"right hand\", \"keys\": [{\"frame\": 0, \"pose\": {}}]}]}";
+    mn_seq_figures f;
+    CHECK(mn_seq_read_figures_mem(two, strlen(two), "two.json", NULL, NULL, &f, &err) == MN_OK);
+    CHECK(f.n == 2 && !strcmp(f.model[0]->jnt_name[0], "pelvis") &&
+          !strcmp(f.model[1]->jnt_name[0], "right hand"));
+    mn_seq_figures_free(&f);
+    mn_model_destroy(stick);
+}
+
 /* A document of one figure records the root it was written with: "root" re-roots the figure
  * (every joint where it stands at rest), the keys name the re-rooted figure's joints, and
  * mn_seq_write_doc writes the root back. */
@@ -1147,6 +1200,7 @@ int main(int argc, char** argv) {
     RUN(test_malformed_figures);
     RUN(test_figures_round_trip);
     RUN(test_one_figure_root);
+    RUN(test_root);
     RUN(test_contacts);
     RUN(test_contacts_with_layers);
     RUN(test_figure_read_skin);

@@ -332,6 +332,30 @@ void mnw_ball_clamp(double* q, const double* a, double cone, double lo, double h
         mn_ball_clamp((mn_quat){q[0], q[1], q[2], q[3]}, mn_v3(a[0], a[1], a[2]), cone, lo, hi);
     q[0] = r.w, q[1] = r.x, q[2] = r.y, q[3] = r.z;
 }
+/* f re-rooted at joint (mn_model_reroot, Welman 2.1.2, 6.3): a new figure whose state puts
+ * every joint where f's state puts it (mn_model_reroot_state). NULL with the error set. */
+EXPORT(mnw_figure_reroot) mnw_figure* mnw_figure_reroot(const mnw_figure* f, int joint) {
+    if (!f) return (void)arg_error("figure", "NULL"), NULL;
+    mnw_figure* g = figure_of(mn_model_reroot(f->m, joint, f->d->q, &g_err));
+    if (!g) return NULL;
+    if (mn_model_reroot_state(f->m, f->d->q, g->m, g->d->q, &g_err) != MN_OK) {
+        mnw_figure_destroy(g);
+        return NULL;
+    }
+    mn_fk(g->m, g->d);
+    sync_pos(g);
+    return g;
+}
+
+/* qb: the state of b that puts every joint where state qa puts it in a, b a re-rooting of a
+ * (either way round). 0, or -1 with the error set. */
+EXPORT(mnw_figure_reroot_state)
+int mnw_figure_reroot_state(const mnw_figure* a, const double* qa, const mnw_figure* b,
+                            double* qb) {
+    if (!a || !b || !qa || !qb) return arg_error("figure", "NULL");
+    return mn_model_reroot_state(a->m, qa, b->m, qb, &g_err) == MN_OK ? 0 : -1;
+}
+
 EXPORT(mnw_figure_q) double* mnw_figure_q(mnw_figure* f) {
     return f ? f->d->q : NULL;
 }

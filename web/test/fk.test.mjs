@@ -126,3 +126,35 @@ test('a figure document without the members at their defaults reads as one that 
     b.dispose();
   }
 });
+
+// Figure.reroot and rerootState (docs/web.md, "Figures"; the library's mn_model_reroot and
+// mn_model_reroot_state): the stick figure hung from its left hand at a random state keeps
+// every joint where it was, to 1e-12, and the state maps back.
+test('reroot keeps every joint where it is, and rerootState maps the state both ways', () => {
+  const fig = mn.stickman();
+  const rand = rng(31);
+  fig.setQ(randomState(fig, rand)).fk();
+  const r = fig.reroot('left hand');
+  try {
+    assert.equal(r.joints[0].name, 'left hand');
+    assert.ok(r.jointNames.includes('left elbow~'));
+    r.fk();
+    let worst = 0;
+    fig.jointNames.forEach((name, i) => {
+      const k = r.jointNames.indexOf(name);
+      assert.ok(k >= 0, name);
+      for (let c = 0; c < 3; c++) worst = Math.max(worst, Math.abs(r.positions[3 * k + c] - fig.positions[3 * i + c]));
+    });
+    assert.ok(worst <= TOL, `largest difference ${worst}`);
+    // back: the state of the stick figure that puts every joint where the hung figure has it
+    const want = Float64Array.from(fig.positions);
+    fig.setQ(r.rerootState(fig)).fk();
+    let back = 0;
+    for (let i = 0; i < want.length; i++) back = Math.max(back, Math.abs(fig.positions[i] - want[i]));
+    assert.ok(back <= TOL, `back: largest difference ${back}`);
+    assert.throws(() => fig.reroot('tail'), /tail/);
+  } finally {
+    r.dispose();
+    fig.dispose();
+  }
+});

@@ -32,6 +32,7 @@ export function installKeyboard(store, viewport) {
     }
     if (mod || e.altKey || inField) return;
     if (e.key === 'i' || e.key === 'I') call('insertKey');
+    else if (e.key === 'r' || e.key === 'R') call('makeRoot');
     else if (e.key === ' ') call('togglePlay');
     else if (e.key === 'Delete' || e.key === 'Backspace') call('deleteSelectedKeys');
     else if (e.key >= '1' && e.key <= '4') viewport.toggleMaximize(VIEW_NAMES[Number(e.key) - 1]);

@@ -8,6 +8,8 @@ import { installPanels, status } from './panels.js';
 import { installKeyboard } from './keyboard.js';
 import { qToPose } from './docmodel.js';
 import { installAnimation } from './anim/index.js';
+import { makeRoot, restoreHistory } from './reroot.js';
+import { loadObjects } from './objects.js';
 
 // The server gave the token of the printed URL as a cookie (docs/editor-server.md): take it
 // out of the address bar, its history and what a screenshot or a shared link would show.
@@ -247,10 +249,17 @@ async function boot() {
   const m = await load({ wasm: new URL('marionette.wasm', document.baseURI) });
   const store = new Store(m);
   await store.open();
+  restoreHistory(store); // the undo history kept across a Make root (reroot.js)
   const viewport = new Viewport(document.getElementById('views'), store);
   const poser = new Poser(store, viewport);
   store.on('selection', (sel) => viewport.setHighlight({ selected: sel.joint, multi: new Set(sel.joints) }));
   store.on('frame', () => viewport.updateLocks());
+  // the polygon objects the figure names (objects.js), drawn once read
+  const objectsRead = loadObjects(store).then(({ objects, problems }) => {
+    viewport.setObjects(objects);
+    if (problems.length) status(`Objects not drawn: ${problems.join('; ')}`, 10000);
+    return { drawn: objects.map((o) => ({ joint: store.figure.jointNames[o.joint], path: o.path })), problems };
+  });
   const panels = installPanels(store, viewport, poser);
   installKeyboard(store, viewport);
   installMouse(store, viewport, poser, panels);
@@ -259,6 +268,23 @@ async function boot() {
   window.addEventListener('beforeunload', (e) => {
     if (store.saveStatus !== 'saved') e.preventDefault();
   });
+  // Make root (button, R): the selected joint becomes the figure's root, every joint kept
+  store.actions.makeRoot = () => {
+    const j = store.ui.selection.joint;
+    if (j === null) return status('Select a joint to make it the root');
+    makeRoot(store, store.figure.jointNames[j]).then(
+      (ok) => ok || status(`Make root: ${store.rerootError}`, 6000),
+      (e) => status(`Make root: ${e.message}`, 8000),
+    );
+  };
+  const makeRootButton = document.getElementById('make-root');
+  makeRootButton.addEventListener('click', () => store.actions.makeRoot());
+  const syncMakeRoot = () => {
+    const j = store.ui.selection.joint;
+    makeRootButton.disabled = j === null || store.figure.joints[j].parent < 0;
+  };
+  store.on('selection', syncMakeRoot);
+  syncMakeRoot();
   const fig = store.figure;
   const api = window.marionette;
   Object.assign(api, {
@@ -316,6 +342,19 @@ async function boot() {
     },
     addLock(kind, joint) {
       return poser.addLock(kind, joint);
+    },
+    /** The polygon objects once read: { drawn: [{ joint, path }], problems }. */
+    objects() {
+      return objectsRead;
+    },
+    /** World positions of the drawn vertices of a joint's object (null: none). */
+    objectVertices(joint) {
+      viewport.render();
+      return viewport.objectVertices(fig.jointNames.indexOf(joint));
+    },
+    /** Make root on a joint (the page then loads again); resolves false when refused. */
+    makeRoot(joint) {
+      return makeRoot(store, joint);
     },
     solve() {
       return poser.solveLocks(200);

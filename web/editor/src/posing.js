@@ -260,15 +260,46 @@ export class Poser {
           c.enabled !== false &&
           activeAt(c, frame) &&
           c.type !== 'balance' &&
-          c.type !== 'equal' &&
           handles.has(c.handle) &&
-          handles.get(c.handle).joint !== undefined,
+          handles.get(c.handle).joint !== undefined &&
+          // an equal joins two parts (two figures' hands): both handles on joints
+          (c.type !== 'equal' || handles.get(c.handle2)?.joint !== undefined),
       )
-      .map((c) => ({
-        constraint: c,
-        handle: handles.get(c.handle),
-        joints: this.lockJoints(c.name ?? c.handle, handles.get(c.handle).joint),
-      }));
+      .map((c) => {
+        const h = handles.get(c.handle),
+          h2 = c.type === 'equal' ? handles.get(c.handle2) : null;
+        const joints = this.lockJoints(c.name ?? c.handle, h.joint);
+        if (h2) for (const j of this.lockJoints(c.name ?? c.handle, h2.joint)) if (!joints.includes(j)) joints.push(j);
+        return h2 ? { constraint: c, handle: h, handle2: h2, joints } : { constraint: c, handle: h, joints };
+      });
+  }
+
+  /**
+   * The locks a motion of the chain disturbs, with the joints that may move to hold them
+   * added to `moving`: a lock whose part the chain moves, then any lock whose part the joints
+   * holding an equal move (an equal between two figures' hands moves the other figure, whose
+   * own locks then hold too).
+   */
+  heldLocks(locks, chain, moving) {
+    const fig = this.store.figure;
+    const held = [],
+      moved = new Set();
+    const below = (js) => {
+      for (const j of js) for (let k = j; k < fig.jointCount; k++) if (!moved.has(k) && isBelow(fig, k, j)) moved.add(k);
+    };
+    below(chain);
+    const parts = (l) => [l.handle, l.handle2].filter(Boolean).map((h) => fig.jointNames.indexOf(h.joint));
+    for (let grew = true; grew;) {
+      grew = false;
+      for (const l of locks) {
+        if (held.includes(l) || !parts(l).some((j) => moved.has(j))) continue;
+        held.push(l);
+        for (const j of l.joints) moving.add(j);
+        if (l.handle2) below(l.joints.filter((j) => fig.joints[j].type !== 'fixed'));
+        grew = true;
+      }
+    }
+    return held;
   }
 
   /** A constraint system over the figure with the given locks (targets as in the document;
@@ -280,7 +311,7 @@ export class Poser {
     const idx = new Map();
     const cons = [];
     for (const l of locks) {
-      if (!idx.has(l.handle.name)) idx.set(l.handle.name, sys.addHandle(handleDef(l.handle)));
+      for (const h of [l.handle, l.handle2]) if (h && !idx.has(h.name)) idx.set(h.name, sys.addHandle(handleDef(h)));
       const def = constraintDef(l.constraint, idx);
       delete def.name;
       if (l.constraint.type === 'pin' && !def.target) def.target = sys.handleValue(idx.get(l.handle.name)).position;
@@ -378,11 +409,7 @@ export class Poser {
     for (const x of extras) chain = [...chain, ...x.chain.filter((j) => !chain.includes(j))];
     const moving = new Set(chain);
     // locks whose part the chain moves: their contributing joints may move to hold them
-    const locks = this.activeLocks();
-    const moved = new Set();
-    for (const j of chain) for (let k = j; k < fig.jointCount; k++) if (isBelow(fig, k, j)) moved.add(k);
-    const held = locks.filter((l) => moved.has(fig.jointNames.indexOf(l.handle.joint)));
-    for (const l of held) for (const j of l.joints) moving.add(j);
+    const held = this.heldLocks(this.activeLocks(), chain, moving);
     const qBefore = Float64Array.from(fig.q);
     const useIK = held.length === 0 && !root && !extras.length;
     const s = { joint, view, chain, moving, qBefore, push: 0, useIK, locks: held, ndc, goal: null, moved: false };
@@ -418,11 +445,7 @@ export class Poser {
     const chain = own;
     if (!own.length) return null;
     const moving = new Set(chain);
-    const locks = this.activeLocks(),
-      moved = new Set();
-    for (const j of chain) for (let k = j; k < fig.jointCount; k++) if (isBelow(fig, k, j)) moved.add(k);
-    const held = locks.filter((l) => moved.has(fig.jointNames.indexOf(l.handle.joint)));
-    for (const l of held) for (const j of l.joints) moving.add(j);
+    const held = this.heldLocks(this.activeLocks(), chain, moving);
     const { sys, cons } = this.buildSystem(held, 1);
     const q0 = quatOfFrame(fig, joint);
     const s = {
@@ -689,6 +712,34 @@ export class Poser {
         return name;
       });
     });
+  }
+
+  /**
+   * Joins two parts (two figures' hands): a point handle on each and an `equal` constraint
+   * between them (Welman 6.1, 7.3), the figures then moved by every lock until they meet.
+   * One undo step; returns the constraint's name.
+   */
+  addJoin(jointA, jointB) {
+    const store = this.store,
+      doc = store.doc;
+    const docBefore = JSON.stringify(doc),
+      qBefore = Float64Array.from(store.figure.q);
+    doc.handles ??= [];
+    doc.constraints ??= [];
+    const hn = doc.handles.map((h) => h.name),
+      cn = doc.constraints.map((c) => c.name).filter(Boolean);
+    const [ha, hb] = [jointA, jointB].map((joint) => {
+      const name = uniqueName(`${joint} point`, hn);
+      hn.push(name);
+      doc.handles.push({ name, joint });
+      return name;
+    });
+    const name = uniqueName(`${jointA} = ${jointB}`, cn);
+    doc.constraints.push({ name, type: 'equal', handle: ha, handle2: hb });
+    store._invalidateSequence();
+    this.solveLocks(200);
+    store.commitEdit(`join ${jointA} and ${jointB}`, docBefore, qBefore);
+    return name;
   }
 
   deleteLock(name) {

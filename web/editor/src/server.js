@@ -43,8 +43,9 @@ export function client(fetchFn = (...args) => globalThis.fetch(...args)) {
       const headers = etag ? { 'If-Match': `"${etag}"` } : {};
       return call(`/api/file?path=${q(path)}`, { method: 'DELETE', headers });
     },
-    /** The figure document of a figure file of the project, or of a built-in figure. */
-    figure: (path) => call(`/api/figure?path=${q(path)}`),
+    /** The figure document of a figure file of the project, or of a built-in figure; with
+     * root, of the figure re-rooted at that joint (a sequence document's `root`). */
+    figure: (path, root) => call(`/api/figure?path=${q(path)}${root ? `&root=${q(root)}` : ''}`),
     /** Stores a file (an ArrayBuffer) in the project: { path, version, figure? }. */
     upload: (name, data) =>
       call(`/api/upload?name=${q(name)}`, {

@@ -6,6 +6,8 @@
 import { poseToQ, qToPose, newSequenceDoc, scaleFigureDoc, estimateMasses } from './docmodel.js';
 import { addLayers } from './anim/layers.js';
 import { client, unquote } from './server.js';
+import { isMulti, openFigures, splitDoc } from './figures.js';
+import { changesRoot, restoreAcrossRoot } from './reroot.js';
 
 const UNDO_LIMIT = 200;
 
@@ -34,6 +36,7 @@ export class Store {
     this.retry = { count: 0, at: 0, timer: 0 }; // the retry after a failed save (back-off)
     this._seq = null; // the wasm Sequence of doc (rebuilt lazily)
     this._seqFigure = null;
+    this.multi = null; // a document of several figures: what saving it back needs (figures.js)
     this._settingsTimer = 0;
     this.actions.undo = () => this.undo();
     this.actions.redo = () => this.redo();
@@ -85,11 +88,16 @@ export class Store {
       doc = newSequenceDoc(this.project.figure ?? 'stickman');
       this._versions.set(this.sequencePath, '');
     }
-    doc.handles ??= [];
-    doc.constraints ??= [];
-    this.doc = doc;
-    await this._loadFigure(doc.figure);
-    const frame = Number.isFinite(this.settings.frame) ? this.settings.frame : (doc.keys[0]?.frame ?? 0);
+    this.multi = null;
+    if (isMulti(doc)) {
+      await this._loadFigures(doc);
+    } else {
+      doc.handles ??= [];
+      doc.constraints ??= [];
+      this.doc = doc;
+      await this._loadFigure(doc.figure);
+    }
+    const frame = Number.isFinite(this.settings.frame) ? this.settings.frame : (this.doc.keys[0]?.frame ?? 0);
     this.ui.frame = frame;
     let q = this.poseAt(frame);
     if (this.settings.pose && this.settings.pose.frame === frame && this.keyIndexAt(frame) < 0) {
@@ -109,7 +117,7 @@ export class Store {
   }
 
   async _loadFigure(path) {
-    const r = await this.server.figure(path);
+    const r = await this.server.figure(path, this.doc?.root); // re-rooted when the document says
     if (r.ok && r.body) {
       this.figureDoc = scaleFigureDoc(r.body, this.doc?.scale ?? 1);
       // masses for a figure without them (its centre of mass: balance and its overlay)
@@ -122,6 +130,22 @@ export class Store {
     } else {
       throw new Error(`${path}: ${r.body?.error ?? `HTTP ${r.status}`}`);
     }
+    this.figure.fk();
+  }
+
+  /** A document of several figures: the page poses them joined into one (figures.js). */
+  async _loadFigures(doc) {
+    const figureDoc = async (path, root) => {
+      const r = await this.server.figure(path, root);
+      if (!r.ok || !r.body) throw new Error(`${path}: ${r.body?.error ?? `HTTP ${r.status}`}`);
+      return r.body;
+    };
+    const joined = await openFigures(this.m, doc, figureDoc);
+    this.doc = joined.doc;
+    this.multi = joined.multi;
+    this.figureDoc = joined.figureDoc;
+    this.figure = this.m.figureFromDocument(estimateMasses(this.figureDoc));
+    this._seqFigure = this.m.figureFromDocument(this.figureDoc);
     this.figure.fk();
   }
 
@@ -199,6 +223,11 @@ export class Store {
 
   _restore(entry) {
     const back = this._snapshot(entry.label);
+    // a step to another root (Make root): the page loads again on that figure (reroot.js)
+    if (changesRoot(this, entry)) {
+      restoreAcrossRoot(this, entry);
+      return back;
+    }
     const docChanged = back.doc !== entry.doc;
     this.doc = JSON.parse(entry.doc);
     if (entry.locks !== undefined && entry.locks !== back.locks) {
@@ -330,6 +359,7 @@ export class Store {
   // ---- saving ----
   _content(path) {
     if (path === 'editor.json') return JSON.stringify(this.settings, null, 2) + '\n';
+    if (this.multi) return JSON.stringify(splitDoc(this.doc, this.multi), null, 1) + '\n';
     return JSON.stringify(this.doc, null, 1) + '\n';
   }
   _markDirty(path) {

@@ -472,6 +472,79 @@ export class Viewport {
     sk.geo.computeBoundingSphere();
   }
 
+  /**
+   * Polygon objects on joints (objects.js; Welman 6.1.1): a mesh each, in its joint's frame,
+   * placed on the joint's world frame at every pose.
+   */
+  setObjects(objects) {
+    for (const o of this.objects ?? []) {
+      this.figureGroup.remove(o.mesh);
+      o.mesh.geometry.dispose();
+    }
+    // translucent, as the skin: the joints and bones inside stay in sight
+    this.objectMat ??= new THREE.MeshStandardMaterial({
+      color: 0x9db4c8,
+      roughness: 0.6,
+      metalness: 0.05,
+      side: THREE.DoubleSide,
+      transparent: true,
+      opacity: 0.6,
+      depthWrite: false,
+    });
+    this.objects = objects.map((o) => {
+      const geo = new THREE.BufferGeometry();
+      geo.setAttribute('position', new THREE.BufferAttribute(Float32Array.from(o.positions), 3));
+      geo.setIndex(Array.from(o.triangles));
+      geo.computeVertexNormals();
+      const mesh = new THREE.Mesh(geo, this.objectMat);
+      mesh.name = `object ${o.path}`;
+      mesh.matrixAutoUpdate = false;
+      mesh.userData = { kind: 'object', joint: o.joint };
+      this.figureGroup.add(mesh);
+      return { ...o, mesh };
+    });
+    this._updateObjects();
+    this.requestRender();
+  }
+
+  _updateObjects() {
+    const f = this.figure.frames;
+    for (const o of this.objects ?? []) {
+      const b = 12 * o.joint; // rotation row-major, then the origin
+      o.mesh.matrix.set(
+        f[b],
+        f[b + 1],
+        f[b + 2],
+        f[b + 9],
+        f[b + 3],
+        f[b + 4],
+        f[b + 5],
+        f[b + 10],
+        f[b + 6],
+        f[b + 7],
+        f[b + 8],
+        f[b + 11],
+        0,
+        0,
+        0,
+        1,
+      );
+      o.mesh.matrixWorldNeedsUpdate = true;
+    }
+  }
+
+  /** The world positions of the drawn vertices of joint j's object (null when it has none). */
+  objectVertices(j) {
+    const o = (this.objects ?? []).find((x) => x.joint === j);
+    if (!o) return null;
+    o.mesh.updateMatrixWorld(true);
+    const a = o.mesh.geometry.getAttribute('position'),
+      v = new THREE.Vector3(),
+      out = [];
+    for (let i = 0; i < a.count; i++) out.push(v.fromBufferAttribute(a, i).applyMatrix4(o.mesh.matrixWorld).toArray());
+    return out;
+  }
+
   jointPosition(j) {
     const p = this.figure.positions;
     return new THREE.Vector3(p[3 * j], p[3 * j + 1], p[3 * j + 2]);
@@ -491,6 +564,7 @@ export class Viewport {
       mesh.scale.set(r, Math.max(len, 1e-6), r);
     }
     this.spheres.forEach((m, i) => m.position.copy(this.jointPosition(this.sites[i].joint)));
+    this._updateObjects();
     this._updateSkin();
     this.updateBalance();
     this._applyColors();
@@ -625,6 +699,29 @@ export class Viewport {
         edge.position.copy(m.position);
         this.lockGroup.add(edge);
         this.lockMarkers.push({ name: c.name, point: m.position.clone() });
+      } else if (c.type === 'equal' && j >= 0) {
+        // two parts held together (two figures' hands): a line between them and a ring at each
+        const h2 = handles.get(c.handle2);
+        const j2 = h2?.joint !== undefined ? this.figure.joints.findIndex((x) => x.name === h2.joint) : -1;
+        if (j2 < 0) continue;
+        const a = this.jointPosition(j),
+          b = this.jointPosition(j2);
+        const line = new THREE.Line(
+          new THREE.BufferGeometry().setFromPoints([a, b]),
+          new THREE.LineBasicMaterial({ color: COLORS.pin, depthTest: false }),
+        );
+        line.renderOrder = 5;
+        line.userData = { lock: c.name, kind: 'lock', joints: [j, j2] };
+        this.lockGroup.add(line);
+        for (const p of [a, b]) {
+          const ring = new THREE.Mesh(
+            new THREE.TorusGeometry(r * 2, r * 0.25, 8, 32),
+            new THREE.MeshBasicMaterial({ color: COLORS.pin, depthTest: false }),
+          );
+          ring.position.copy(p);
+          ring.renderOrder = 5;
+          this.lockGroup.add(ring);
+        }
       } else if (c.type === 'orient' && j >= 0) {
         // the target's axes (the frame the lock holds), at the part
         const f = this.figure.frames,

@@ -82,11 +82,15 @@ export class Flipbook {
 
   /** A flipbook of a sequence document: its key poses as 2-D bone segments (front view). */
   async book(path) {
-    const doc = path === this.store.sequencePath ? this.store.doc : (await this.store.server.file(path)).body;
+    const open = path === this.store.sequencePath;
+    let doc = open ? this.store.doc : (await this.store.server.file(path)).body;
+    // a document of several figures: the open one as the page joined them, another by its first
+    if (!open && Array.isArray(doc?.figures)) doc = { figure: doc.figures[0]?.file, keys: doc.figures[0]?.keys ?? [] };
     const figPath = doc.figure === 'stickman' ? 'stickman' : dirOf(path) + doc.figure;
     const m = this.store.m;
     let fig;
-    if (figPath === 'stickman') fig = m.stickman();
+    if (open && this.store.multi) fig = m.figureFromDocument(this.store.figureDoc);
+    else if (figPath === 'stickman') fig = m.stickman();
     else {
       const r = await this.store.server.figure(figPath);
       if (!r.ok) throw new Error(`${figPath}: HTTP ${r.status}`);

@@ -29,7 +29,8 @@ export function lockPanel(store, vp, poser) {
       const kind = c.type === 'orient' ? (c.axis ? `orient ${c.axis}` : 'orient') : c.type;
       li.innerHTML = '<span class="swatch"></span><span class="lname"></span><span class="lkind"></span>';
       li.querySelector('.lname').textContent = c.name ?? c.handle;
-      li.querySelector('.lkind').textContent = `${kind} \u00b7 ${h?.joint ?? ''}`;
+      const h2 = c.type === 'equal' ? handles.get(c.handle2) : null;
+      li.querySelector('.lkind').textContent = `${kind} \u00b7 ${h?.joint ?? ''}${h2 ? ` \u00b7 ${h2.joint ?? ''}` : ''}`;
       const del = document.createElement('button');
       del.className = 'del';
       del.title = 'Delete this lock';

@@ -54,7 +54,8 @@ export function toolbar(store, poser, lockAdded) {
     menu.style.left = `${r.left}px`;
     menu.style.top = `${r.bottom + 2}px`;
     menu.hidden = !menu.hidden;
-    for (const b of menu.querySelectorAll('button')) b.disabled = store.ui.selection.joint === null;
+    for (const b of menu.querySelectorAll('button'))
+      b.disabled = b.dataset.lock === 'equal' ? store.ui.selection.joints.length !== 2 : store.ui.selection.joint === null;
   });
   document.addEventListener('click', () => {
     menu.hidden = true;
@@ -62,6 +63,13 @@ export function toolbar(store, poser, lockAdded) {
   menu.addEventListener('click', (e) => {
     const kind = e.target.dataset?.lock;
     const j = store.ui.selection.joint;
+    if (kind === 'equal' && store.ui.selection.joints.length === 2) {
+      // two parts joined (Shift+click the second): a hand-to-hand lock between two figures
+      const [a, b] = store.ui.selection.joints.map((x) => fig.jointNames[x]);
+      lockAdded(poser.addJoin(a, b));
+      menu.hidden = true;
+      return;
+    }
     if (!kind || j === null) return;
     const names = poser.addLock(kind, fig.jointNames[j]);
     lockAdded(names[0]);
