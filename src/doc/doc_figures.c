@@ -1,6 +1,6 @@
 /* The "figures" array shared by scene and sequence documents (doc_figures.h; Welman 6.1,
  * 7.3: several figures in one document, constraints between them). */
-#include "io/doc_figures.h"
+#include "doc/doc_figures.h"
 
 #include <stdlib.h>
 #include <string.h>

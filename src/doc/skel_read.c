@@ -23,7 +23,7 @@
  * vectors, Rot(a', q) = M Rot(a, q) M for the same q, so hinge limits and twist limits
  * are kept unchanged and a mirrored limb posed with the same joint values is the exact
  * mirror image of the original (tests/io/test_skel.c checks this through FK). */
-#include "io/io_internal.h"
+#include "doc/doc_internal.h"
 
 #include <ctype.h>
 #include <math.h>
@@ -949,8 +949,4 @@ mn_status mn_skel_read_mem(const char* text, size_t len, const char* name, mn_mo
     free(f.defs);
     free(f.dofs);
     return s;
-}
-
-mn_status mn_skel_read(const char* path, mn_model** model, mn_warnings* warn, mn_error* err) {
-    return mn_io_read_figure(path, mn_skel_read_mem, model, warn, err);
 }

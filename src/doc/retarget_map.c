@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "io/io_internal.h"
+#include "doc/doc_internal.h"
 
 typedef struct token {
     const char* s;
@@ -148,14 +148,4 @@ mn_status mn_retarget_map_read_mem(const char* text, size_t len, const char* nam
     if (st == MN_OK) *map = *out;
     free(out);
     return st;
-}
-
-static mn_status map_text(const char* text, size_t len, const char* name, void* map,
-                          mn_error* err) {
-    return mn_retarget_map_read_mem(text, len, name, map, err);
-}
-
-mn_status mn_retarget_map_read(const char* path, mn_retarget_map* map, mn_error* err) {
-    if (!path || !map) return mn_error_set(err, MN_ERR_ARG, "", 0, "map", "NULL argument");
-    return mn_io_read_path(path, map_text, map, err);
 }

@@ -17,7 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "io/io_internal.h"
+#include "doc/doc_internal.h"
 
 #define MAX_TOK 64
 #define MAX_EVENTS 256
@@ -447,13 +447,4 @@ mn_status mn_motion_script_apply_mem(const char* text, size_t len, const char* n
     }
     free(p);
     return st;
-}
-
-static mn_status apply_text(const char* text, size_t len, const char* name, void* s,
-                            mn_error* err) {
-    return mn_motion_script_apply_mem(text, len, name, s, err);
-}
-
-mn_status mn_motion_script_apply(const char* path, mn_seq* s, mn_error* err) {
-    return mn_io_read_path(path, apply_text, s, err);
 }

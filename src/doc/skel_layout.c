@@ -7,7 +7,7 @@
  * The layout is a list of elements in file order. It is taken from a text the reader has
  * accepted, so a light scan is enough: per line, the words and quoted names (the reader's
  * quoting: ", the typographic quotes, \" and \\ escapes) and a trailing comment. */
-#include "io/skel_layout.h"
+#include "doc/skel_layout.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -227,16 +227,4 @@ mn_status mn_skel_read_layout_mem(const char* text, size_t len, const char* name
         return mn_error_set(err, MN_ERR_NOMEM, name ? name : "", 0, "", "out of memory");
     }
     return MN_OK;
-}
-
-mn_status mn_skel_read_layout(const char* path, mn_model** model, mn_skel_layout** layout,
-                              mn_warnings* warn, mn_error* err) {
-    if (model) *model = NULL;
-    if (layout) *layout = NULL;
-    char* text = NULL;
-    size_t len = 0;
-    mn_status s = mn_read_file(path, &text, &len, err);
-    if (s == MN_OK) s = mn_skel_read_layout_mem(text, len, path, model, layout, warn, err);
-    free(text);
-    return s;
 }

@@ -1,9 +1,9 @@
-/* The layout of a skeleton text file, kept beside its model (src/io/skel_layout.c), and the
- * writer that uses it (src/io/skel_write.c). */
-#ifndef MN_IO_SKEL_LAYOUT_H
-#define MN_IO_SKEL_LAYOUT_H
+/* The layout of a skeleton text file, kept beside its model (src/doc/skel_layout.c), and the
+ * writer that uses it (src/doc/skel_write.c). */
+#ifndef MN_DOC_SKEL_LAYOUT_H
+#define MN_DOC_SKEL_LAYOUT_H
 
-#include "io/io_internal.h"
+#include "doc/doc_internal.h"
 
 typedef enum sl_kind {
     SL_VERBATIM,     /* a blank or comment-only line: text as it was */

@@ -2,7 +2,7 @@
  * triangles. Texture coordinates, normals, groups and materials are ignored on read. */
 #include <marionette/meshio.h>
 
-#include "io/io_internal.h"
+#include "doc/doc_internal.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -177,39 +177,4 @@ mn_status mn_obj_read_mem(const char* text, size_t len, const char* name, mn_mes
     mesh->ntris = (int)(b.ntri / 3);
     mesh->tris = b.tri;
     return MN_OK;
-}
-
-static mn_status obj_text(const char* text, size_t len, const char* name, void* args,
-                          mn_error* err) {
-    mn_io_out* a = args;
-    return mn_obj_read_mem(text, len, name, a->out, a->warn, err);
-}
-
-mn_status mn_obj_read(const char* path, mn_mesh* mesh, mn_warnings* warn, mn_error* err) {
-    if (!path || !mesh) return mn_error_set(err, MN_ERR_ARG, path, 0, "", "NULL argument");
-    memset(mesh, 0, sizeof *mesh);
-    mn_io_out a = {mesh, warn};
-    return mn_io_read_path(path, obj_text, &a, err);
-}
-
-mn_status mn_obj_write(const char* path, int nverts, const double* pos, int ntris, const int* tris,
-                       mn_error* err) {
-    if (!path || nverts < 0 || (nverts > 0 && !pos) || ntris < 0 || (ntris > 0 && !tris))
-        return mn_error_set(err, MN_ERR_ARG, path, 0, "", "bad arguments");
-    for (int i = 0; i < 3 * nverts; i++)
-        if (!isfinite(pos[i]))
-            return mn_error_set(err, MN_ERR_ARG, path, 0, "v", "vertex %d is not finite",
-                                i / 3 + 1);
-    for (int i = 0; i < 3 * ntris; i++)
-        if (tris[i] < 0 || tris[i] >= nverts)
-            return mn_error_set(err, MN_ERR_ARG, path, 0, "f", "triangle %d index out of range",
-                                i / 3 + 1);
-    mn_strbuf b;
-    mn_strbuf_init(&b);
-    for (int i = 0; i < nverts; i++)
-        mn_strbuf_printf(&b, "v %.12g %.12g %.12g\n", pos[3 * i], pos[3 * i + 1], pos[3 * i + 2]);
-    for (int i = 0; i < ntris; i++)
-        mn_strbuf_printf(&b, "f %d %d %d\n", tris[3 * i] + 1, tris[3 * i + 1] + 1,
-                         tris[3 * i + 2] + 1);
-    return mn_strbuf_write(&b, path, err);
 }

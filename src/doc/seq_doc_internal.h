@@ -1,15 +1,15 @@
 /* Private to the sequence document's readers: sequence_doc.c reads a document of one figure,
  * seq_figures.c one of several (docs/sequence.md "Several figures") with sequence_doc.c's
  * readers of interpolation, keys, handles and constraints. */
-#ifndef MN_IO_SEQ_DOC_INTERNAL_H
-#define MN_IO_SEQ_DOC_INTERNAL_H
+#ifndef MN_DOC_SEQ_DOC_INTERNAL_H
+#define MN_DOC_SEQ_DOC_INTERNAL_H
 
 #include <marionette/sequence.h>
 
 #include <cjson/cJSON.h>
 
-#include "io/doc_figures.h"
-#include "io/json_locate.h"
+#include "doc/doc_figures.h"
+#include "doc/json_locate.h"
 
 #define NAME_CAP 64
 

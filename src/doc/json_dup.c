@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "io/io_internal.h"
+#include "doc/doc_internal.h"
 
 typedef struct jkey {
     const char* s; /* the name as written, between the quotes */

@@ -2,8 +2,9 @@
  * skinned mesh's triangles with JOINTS_0/WEIGHTS_0 (3.7.2), and the animations that move
  * the joints or their ancestors (3.11). The container, buffers and accessors are read by
  * gltf_buffer.c; sampling and skinning live in gltf_pose.c. */
-#include "io/gltf_internal.h"
-#include "io/io_internal.h"
+#include "doc/gltf_internal.h"
+#include "doc/doc_internal.h"
+#include "doc/doc_codecs.h"
 
 #include <math.h>
 #include <stdint.h>
@@ -1157,8 +1158,9 @@ static mn_status read_doc(reader* rd) {
     return MN_OK;
 }
 
-mn_status mn_gltf_read_mem(const void* data, size_t len, const char* name, mn_gltf* out,
-                           mn_warnings* warn, mn_error* err) {
+mn_status mn_gltf_read_mem_files(const void* data, size_t len, const char* name,
+                                 mn_doc_read_beneath_fn read_beneath, mn_gltf* out,
+                                 mn_warnings* warn, mn_error* err) {
     if (out) memset(out, 0, sizeof *out);
     if (!data || !out)
         return mn_error_set(err, MN_ERR_ARG, name, 0, "", "NULL %s", data ? "output" : "data");
@@ -1167,6 +1169,7 @@ mn_status mn_gltf_read_mem(const void* data, size_t len, const char* name, mn_gl
     gltf_ctx c;
     memset(&c, 0, sizeof c);
     c.name = name;
+    c.read_beneath = read_beneath;
     c.warn = warn;
     c.err = err;
     const char* slash = strrchr(name, '/');
@@ -1195,17 +1198,4 @@ mn_status mn_gltf_read_mem(const void* data, size_t len, const char* name, mn_gl
     }
     *out = g;
     return MN_OK;
-}
-
-static mn_status gltf_text(const char* text, size_t len, const char* name, void* args,
-                           mn_error* err) {
-    mn_io_out* a = args;
-    return mn_gltf_read_mem(text, len, name, a->out, a->warn, err);
-}
-
-mn_status mn_gltf_read(const char* path, mn_gltf* out, mn_warnings* warn, mn_error* err) {
-    if (out) memset(out, 0, sizeof *out);
-    if (!path || !out) return mn_error_set(err, MN_ERR_ARG, path, 0, "", "NULL argument");
-    mn_io_out a = {out, warn};
-    return mn_io_read_path(path, gltf_text, &a, err);
 }

@@ -1,6 +1,6 @@
 /* Scene files: handles, constraints and drags in JSON (docs/scene.md), read with cJSON.
  *
- * A failing field is located in the text by the shared scanner of io/json_locate.h; a syntax
+ * A failing field is located in the text by the shared scanner of doc/json_locate.h; a syntax
  * error takes its line from cJSON's error position. */
 #include <marionette/scene.h>
 
@@ -11,9 +11,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "io/doc_figures.h"
-#include "io/io_internal.h"
-#include "io/json_locate.h"
+#include "doc/doc_figures.h"
+#include "doc/doc_internal.h"
+#include "doc/json_locate.h"
 
 #define NAME_CAP 64
 
@@ -389,7 +389,7 @@ mn_status mn_scene_read_mem(const char* text, size_t len, const char* name, mn_s
     sc->text = copy;
     sc->len = len;
     snprintf(sc->file, sizeof sc->file, "%s", fname);
-    ctx x = {sc->file, copy, len, {{0}}, 0, err, NULL};
+    ctx x = {sc->file, copy, len, {{0}}, 0, err, NULL, NULL};
     mn_status st = parse(&x, sc, root);
     cJSON_Delete(root);
     if (st != MN_OK) {
@@ -398,16 +398,6 @@ mn_status mn_scene_read_mem(const char* text, size_t len, const char* name, mn_s
     }
     *out = sc;
     return MN_OK;
-}
-
-static mn_status scene_text(const char* text, size_t len, const char* name, void* out,
-                            mn_error* err) {
-    return mn_scene_read_mem(text, len, name, out, err);
-}
-
-mn_status mn_scene_read(const char* path, mn_scene** out, mn_error* err) {
-    if (out) *out = NULL;
-    return mn_io_read_path(path, scene_text, out, err);
 }
 
 int mn_scene_frames(const mn_scene* sc) {
@@ -450,7 +440,7 @@ mn_status mn_scene_root_joint(const mn_scene* sc, int figure, const mn_model* m,
     if (!name[0]) return MN_OK;
     *joint = mn_model_find_joint(m, name);
     if (*joint >= 0) return MN_OK;
-    ctx x = {sc->file, sc->text, sc->len, {{0}}, 0, err, NULL};
+    ctx x = {sc->file, sc->text, sc->len, {{0}}, 0, err, NULL, NULL};
     if (figure >= 0) {
         push_key(&x, "figures");
         push_index(&x, figure);
@@ -486,7 +476,7 @@ mn_status mn_scene_figure_error(const mn_scene* sc, int i, const char* field, co
     if (!sc || i < 0 || i >= sc->nfig || !cause)
         return mn_error_set(err, MN_ERR_ARG, NULL, 0, "scene", "no such figure");
     mn_error c = *cause;
-    ctx x = {sc->file, sc->text, sc->len, {{0}}, 0, err, NULL};
+    ctx x = {sc->file, sc->text, sc->len, {{0}}, 0, err, NULL, NULL};
     push_key(&x, "figures");
     push_index(&x, i);
     push_key(&x, field);
@@ -532,7 +522,7 @@ mn_status mn_scene_bind_figures(mn_scene* sc, const mn_figure* figs, int nfig, m
     if (nfig != (sc->nfig ? sc->nfig : 1))
         return mn_error_set(err, MN_ERR_ARG, sc->file, 0, "figures",
                             "the scene has %d figures, %d given", sc->nfig ? sc->nfig : 1, nfig);
-    ctx x = {sc->file, sc->text, sc->len, {{0}}, 0, err, NULL};
+    ctx x = {sc->file, sc->text, sc->len, {{0}}, 0, err, NULL, NULL};
     int joints[4096], hfig[4096];
     for (int i = 0; i < sc->nh; i++) {
         joints[i] = -1;

@@ -1,15 +1,15 @@
 /* The "figures" array of scene and sequence documents (docs/scene.md, docs/sequence.md:
  * several figures, Welman 6.1, 7.3): each figure's name, file and placement, read once for
  * both documents (doc_figures.c), and joints named "figure/joint". */
-#ifndef MN_IO_DOC_FIGURES_H
-#define MN_IO_DOC_FIGURES_H
+#ifndef MN_DOC_DOC_FIGURES_H
+#define MN_DOC_DOC_FIGURES_H
 
 #include <marionette/math.h>
 #include <marionette/model.h>
 
 #include <cjson/cJSON.h>
 
-#include "io/json_locate.h"
+#include "doc/json_locate.h"
 
 #define MN_DOC_MAX_FIGURES 8 /* mn_csys_create takes 1 to 8 figures */
 

@@ -10,9 +10,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "io/io_internal.h"
-#include "io/json_locate.h"
-#include "io/seq_contacts.h"
+#include "doc/doc_internal.h"
+#include "doc/json_locate.h"
+#include "doc/seq_contacts.h"
 
 static const char* const track_keys[] = {"joint", "heel", "toe", "comment", NULL};
 

@@ -5,8 +5,8 @@
  *
  * cJSON keeps no line numbers, so a failing field is found again in the text by walking
  * the same path (members and elements) with a small scanner. */
-#ifndef MN_IO_JSON_LOCATE_H
-#define MN_IO_JSON_LOCATE_H
+#ifndef MN_DOC_JSON_LOCATE_H
+#define MN_DOC_JSON_LOCATE_H
 
 #include <marionette/base.h>
 #include <marionette/constrain.h>
@@ -18,7 +18,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "io/io_internal.h"
+#include "doc/doc_internal.h"
 
 /* ---- locating a field in the text ------------------------------------------------------ */
 
@@ -161,7 +161,8 @@ typedef struct ctx {
     comp path[8];
     int depth;
     mn_error* err;
-    const char* doc; /* the field named when the fault is the document itself ("scene") */
+    const char* doc;           /* the field named when the fault is the document itself ("scene") */
+    const mn_doc_files* files; /* the files a document names (a sequence's figure) */
 } ctx;
 
 static inline void push_key(ctx* x, const char* key) {

@@ -10,8 +10,8 @@
  * magnitude, names are unique valid UTF-8, channel names known, counts consistent, depth
  * and joint count bounded. Memory grows with the rows actually read, so it stays a small
  * multiple of the input size. */
-#include "io/bvh_internal.h"
-#include "io/io_internal.h"
+#include "doc/bvh_internal.h"
+#include "doc/doc_internal.h"
 
 #include <stdint.h>
 #include <stdio.h>
@@ -1129,29 +1129,4 @@ mn_status mn_bvh_read_mem(const char* text, size_t len, const char* name, const 
     else
         mn_motion_free(&mo);
     return MN_OK;
-}
-
-typedef struct bvh_args {
-    const mn_bvh_options* opt;
-    mn_model** model;
-    mn_motion* motion;
-    mn_warnings* warn;
-} bvh_args;
-
-static mn_status bvh_text(const char* text, size_t len, const char* name, void* args,
-                          mn_error* err) {
-    bvh_args* a = args;
-    return mn_bvh_read_mem(text, len, name, a->opt, a->model, a->motion, a->warn, err);
-}
-
-mn_status mn_bvh_read(const char* path, const mn_bvh_options* opt, mn_model** model,
-                      mn_motion* motion, mn_warnings* warn, mn_error* err) {
-    if (model) *model = NULL;
-    if (motion) memset(motion, 0, sizeof *motion);
-    if (!path || !model)
-        return mn_error_set(err, MN_ERR_ARG, path ? path : "", 0, "",
-                            "path and model are required");
-    /* Messages name the file as given. */
-    bvh_args a = {opt, model, motion, warn};
-    return mn_io_read_path(path, bvh_text, &a, err);
 }

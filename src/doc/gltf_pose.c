@@ -1,8 +1,8 @@
 /* Posing a glTF skin: animation sampling (glTF 3.11 and Appendix C), skinning matrices and
  * linear blend skinning (glTF 3.7.3), and the skin's joints as a marionette model.
  * Sampling and skinning allocate nothing: they may run inside a time step. */
-#include "io/gltf_internal.h"
-#include "io/io_internal.h"
+#include "doc/gltf_internal.h"
+#include "doc/doc_internal.h"
 
 #include <math.h>
 #include <stdlib.h>

@@ -10,8 +10,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "io/io_internal.h"
-#include "io/seq_doc_internal.h"
+#include "doc/doc_internal.h"
+#include "doc/seq_doc_internal.h"
+#include "doc/doc_codecs.h"
 
 static const char* const figs_root_keys[] = {"figures",     "fps",     "handles",
                                              "constraints", "comment", NULL};
@@ -135,11 +136,12 @@ void mn_seq_figures_free(mn_seq_figures* f) {
 
 /* A one-figure document read as a document of one figure (named after its file). */
 static mn_status read_figures_one(const char* text, size_t len, const char* name,
-                                  const char* base_dir, const mn_seq_read_options* opt,
-                                  mn_seq_figures* out, mn_error* err) {
+                                  const char* base_dir, const mn_doc_files* files,
+                                  const mn_seq_read_options* opt, mn_seq_figures* out,
+                                  mn_error* err) {
     mn_seq_doc_info info;
-    mn_status st = mn_seq_read_mem(text, len, name, base_dir, opt, NULL, &out->model[0],
-                                   &out->seq[0], &info, err);
+    mn_status st = mn_seqdoc_read_mem(text, len, name, base_dir, files, opt, NULL, &out->model[0],
+                                      &out->seq[0], &info, NULL, err);
     if (st != MN_OK) return st;
     out->n = 1;
     snprintf(out->file[0], sizeof out->file[0], "%s", info.figure);
@@ -149,9 +151,10 @@ static mn_status read_figures_one(const char* text, size_t len, const char* name
     return MN_OK;
 }
 
-mn_status mn_seq_read_figures_mem(const char* text, size_t len, const char* name,
-                                  const char* base_dir, const mn_seq_read_options* opt,
-                                  mn_seq_figures* out, mn_error* err) {
+mn_status mn_seqdoc_read_figures_mem(const char* text, size_t len, const char* name,
+                                     const char* base_dir, const mn_doc_files* files,
+                                     const mn_seq_read_options* opt, mn_seq_figures* out,
+                                     mn_error* err) {
     mn_error_clear(err);
     if (!out) return mn_error_set(err, MN_ERR_ARG, name, 0, "sequence", "NULL output");
     memset(out, 0, sizeof *out);
@@ -161,7 +164,7 @@ mn_status mn_seq_read_figures_mem(const char* text, size_t len, const char* name
     if (!root) return MN_ERR_PARSE;
     if (!cJSON_GetObjectItemCaseSensitive(root, "figures")) {
         cJSON_Delete(root);
-        return read_figures_one(text, len, name, base_dir, opt, out, err);
+        return read_figures_one(text, len, name, base_dir, files, opt, out, err);
     }
     reader r;
     memset(&r, 0, sizeof r);
@@ -170,35 +173,10 @@ mn_status mn_seq_read_figures_mem(const char* text, size_t len, const char* name
     r.x.len = len;
     r.x.err = err;
     r.x.doc = "sequence";
+    r.x.files = mn_doc_files_or_none(files);
     mn_status st = parse_figures(&r, root, base_dir, opt && opt->trusted, out);
     cJSON_Delete(root);
     free(r.hname);
     if (st != MN_OK) mn_seq_figures_free(out);
     return st;
-}
-
-typedef struct figs_args {
-    const mn_seq_read_options* opt;
-    mn_seq_figures* out;
-} figs_args;
-
-static mn_status read_figs_text(const char* text, size_t len, const char* path, void* args,
-                                mn_error* err) {
-    const figs_args* a = args;
-    char dir[1024];
-    snprintf(dir, sizeof dir, "%s", path);
-    char* slash = strrchr(dir, '/');
-    if (slash)
-        *slash = 0;
-    else
-        dir[0] = 0;
-    return mn_seq_read_figures_mem(text, len, path, dir, a->opt, a->out, err);
-}
-
-mn_status mn_seq_read_figures(const char* path, const mn_seq_read_options* opt, mn_seq_figures* out,
-                              mn_error* err) {
-    if (out) memset(out, 0, sizeof *out);
-    if (!out) return mn_error_set(err, MN_ERR_ARG, path, 0, "sequence", "NULL output");
-    figs_args a = {opt, out};
-    return mn_io_read_path(path, read_figs_text, &a, err);
 }

@@ -11,12 +11,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <unistd.h>
 
-#include "io/io_internal.h"
-#include "io/json_locate.h"
-#include "io/seq_contacts.h"
-#include "io/seq_doc_internal.h"
+#include "doc/doc_internal.h"
+#include "doc/json_locate.h"
+#include "doc/seq_contacts.h"
+#include "doc/seq_doc_internal.h"
+#include "doc/doc_codecs.h"
 
 /* ---- reading ----------------------------------------------------------------------------- */
 
@@ -549,7 +549,7 @@ static mn_status load_figure_confined(ctx* x, const char* figure, double scale,
                     figure_problem(&e, why, sizeof why));
     char* data = NULL;
     size_t len = 0;
-    st = mn_read_file_beneath(base_dir ? base_dir : "", figure, 0, &data, &len, &e);
+    st = x->files->read_beneath(base_dir ? base_dir : "", figure, 0, &data, &len, &e);
     if (st != MN_OK) {
         free(rel);
         return fail(x, st, "cannot read the figure \"%s\": %s", shown(figure, sh, sizeof sh),
@@ -574,7 +574,7 @@ static mn_status load_figure_confined(ctx* x, const char* figure, double scale,
     else
         snprintf(name, nl, "%s", rel);
     free(rel);
-    st = mn_io_figure_read_mem(data, len, name, scale, out, NULL, skin, NULL, &e);
+    st = x->files->figure_mem(data, len, name, scale, out, NULL, skin, NULL, &e);
     free(name);
     free(data);
     if (st != MN_OK)
@@ -593,7 +593,7 @@ static mn_status load_figure(ctx* x, const char* key, const char* figure, double
     else
         snprintf(path, sizeof path, "%s/%s", base_dir, figure);
     /* a file of that name wins; only its existence is asked (opening a FIFO would wait) */
-    if (builtin && access(path, F_OK) == 0) builtin = 0;
+    if (builtin && x->files->exists(path)) builtin = 0;
     push_key(x, key);
     mn_status st;
     if (builtin) {
@@ -603,15 +603,15 @@ static mn_status load_figure(ctx* x, const char* key, const char* figure, double
         if ((st = load_figure_confined(x, figure, scale, base_dir, out, skin)) != MN_OK) return st;
         pop(x);
         return MN_OK;
-    } else if (scale > 0 && mn_file_kind_of(path) == MN_FILE_BVH) {
+    } else if (scale > 0 && x->files->kind_of(path) == MN_FILE_BVH) {
         mn_bvh_options bo = mn_bvh_default();
         bo.scale = scale;
-        st = mn_bvh_read(path, &bo, out, NULL, NULL, &e);
+        st = x->files->bvh_read(path, &bo, out, NULL, NULL, &e);
     } else if (scale > 0 && scale != 1) {
         push_key(x, "scale");
         return fail(x, MN_ERR_PARSE, "a scale applies to BVH figures only");
     } else {
-        st = mn_figure_read_skin(path, out, NULL, skin, NULL, &e);
+        st = x->files->figure_read_skin(path, out, NULL, skin, NULL, &e);
     }
     if (st != MN_OK) return fail(x, st, "cannot read the figure: %s", e.message);
     pop(x);
@@ -917,9 +917,10 @@ mn_seq_read_options mn_seq_read_default(void) {
     return o;
 }
 
-static mn_status read_mem(const char* text, size_t len, const char* name, const char* base_dir,
-                          const mn_seq_read_options* opt, const mn_model* figure, mn_model** model,
-                          mn_seq** seq, mn_seq_doc_info* info, mn_gltf* skin, mn_error* err) {
+mn_status mn_seqdoc_read_mem(const char* text, size_t len, const char* name, const char* base_dir,
+                             const mn_doc_files* files, const mn_seq_read_options* opt,
+                             const mn_model* figure, mn_model** model, mn_seq** seq,
+                             mn_seq_doc_info* info, mn_gltf* skin, mn_error* err) {
     mn_error_clear(err);
     if (skin) memset(skin, 0, sizeof *skin);
     if (!model || !seq) return mn_error_set(err, MN_ERR_ARG, name, 0, "sequence", "NULL output");
@@ -939,6 +940,7 @@ static mn_status read_mem(const char* text, size_t len, const char* name, const 
     r.x.len = len;
     r.x.err = err;
     r.x.doc = "sequence";
+    r.x.files = mn_doc_files_or_none(files);
     mn_model* m = NULL;
     mn_status st = parse(&r, root, base_dir, opt && opt->trusted, figure, &m, skin, info);
     cJSON_Delete(root);
@@ -953,57 +955,6 @@ static mn_status read_mem(const char* text, size_t len, const char* name, const 
     *model = m;
     *seq = r.s;
     return MN_OK;
-}
-
-mn_status mn_seq_read_mem(const char* text, size_t len, const char* name, const char* base_dir,
-                          const mn_seq_read_options* opt, const mn_model* figure, mn_model** model,
-                          mn_seq** seq, mn_seq_doc_info* info, mn_error* err) {
-    return read_mem(text, len, name, base_dir, opt, figure, model, seq, info, NULL, err);
-}
-
-mn_status mn_seq_read_skin_mem(const char* text, size_t len, const char* name, const char* base_dir,
-                               const mn_seq_read_options* opt, mn_model** model, mn_seq** seq,
-                               mn_seq_doc_info* info, mn_gltf* skin, mn_error* err) {
-    return read_mem(text, len, name, base_dir, opt, NULL, model, seq, info, skin, err);
-}
-
-typedef struct read_args {
-    const mn_seq_read_options* opt;
-    mn_model** model;
-    mn_seq** seq;
-    mn_seq_doc_info* info;
-    mn_gltf* skin;
-} read_args;
-
-/* The figure is found next to the document: its folder is the base. */
-static mn_status read_text(const char* text, size_t len, const char* path, void* args,
-                           mn_error* err) {
-    const read_args* a = args;
-    char dir[1024];
-    snprintf(dir, sizeof dir, "%s", path);
-    char* slash = strrchr(dir, '/');
-    if (slash)
-        *slash = 0;
-    else
-        dir[0] = 0;
-    return read_mem(text, len, path, dir, a->opt, NULL, a->model, a->seq, a->info, a->skin, err);
-}
-
-mn_status mn_seq_read(const char* path, const mn_seq_read_options* opt, mn_model** model,
-                      mn_seq** seq, mn_seq_doc_info* info, mn_error* err) {
-    if (model) *model = NULL;
-    if (seq) *seq = NULL;
-    read_args a = {opt, model, seq, info, NULL};
-    return mn_io_read_path(path, read_text, &a, err);
-}
-
-mn_status mn_seq_read_skin(const char* path, const mn_seq_read_options* opt, mn_model** model,
-                           mn_seq** seq, mn_seq_doc_info* info, mn_gltf* skin, mn_error* err) {
-    if (model) *model = NULL;
-    if (seq) *seq = NULL;
-    if (skin) memset(skin, 0, sizeof *skin);
-    read_args a = {opt, model, seq, info, skin};
-    return mn_io_read_path(path, read_text, &a, err);
 }
 
 /* ---- writing ----------------------------------------------------------------------------- */
@@ -1293,15 +1244,4 @@ mn_status mn_seq_write_mem(const mn_seq* s, const char* figure, double scale, ch
     *text = b.data;
     if (len) *len = b.len;
     return MN_OK;
-}
-
-mn_status mn_seq_write(const char* path, const mn_seq* s, const char* figure, double scale,
-                       mn_error* err) {
-    char* text = NULL;
-    size_t len = 0;
-    mn_status st = mn_seq_write_mem(s, figure, scale, &text, &len, err);
-    if (st != MN_OK) return st;
-    st = mn_write_file_atomic(path, text, len, err);
-    free(text);
-    return st;
 }

@@ -5,8 +5,8 @@
  * Every offset, length, stride and count is checked against the bytes actually present
  * before anything is read, in 64-bit or double arithmetic that cannot overflow: no input
  * makes this code read outside its buffers. */
-#include "io/gltf_internal.h"
-#include "io/io_internal.h"
+#include "doc/gltf_internal.h"
+#include "doc/doc_internal.h"
 
 #include <math.h>
 #include <stdint.h>
@@ -420,7 +420,8 @@ static mn_status load_file_uri(gltf_ctx* c, const char* uri, const char* f, unsi
                                size_t* len) {
     char* data;
     mn_error e;
-    mn_status s = mn_read_file_beneath(c->dir, uri, 0, &data, len, &e);
+    mn_status s = (c->read_beneath ? c->read_beneath
+                                   : mn_doc_no_files.read_beneath)(c->dir, uri, 0, &data, len, &e);
     if (s) return mn_gltf_fail(c, s, f, "cannot read: %.300s", e.message);
     *out = (unsigned char*)data;
     return MN_OK;

@@ -11,8 +11,8 @@
  * kept). A malformed reference or value is an error naming the file and field; an image
  * file that cannot be read is a warning, and the textures using it are not kept, so that a
  * figure whose texture files are missing still reads. */
-#include "io/gltf_internal.h"
-#include "io/io_internal.h"
+#include "doc/gltf_internal.h"
+#include "doc/doc_internal.h"
 
 #include <math.h>
 #include <stdint.h>
@@ -101,7 +101,8 @@ static mn_status image_bytes(look_rd* r, const cJSON* ji, const char* path, cons
     }
     char* fd;
     mn_error e;
-    s = mn_read_file_beneath(c->dir, u, MN_GLTF_MAX_IMAGE_BYTES, &fd, len, &e);
+    s = (c->read_beneath ? c->read_beneath : mn_doc_no_files.read_beneath)(
+        c->dir, u, MN_GLTF_MAX_IMAGE_BYTES, &fd, len, &e);
     if (s == MN_ERR_UNSUPPORTED) return mn_gltf_fail(c, s, f, "%.300s", e.message);
     if (s) {
         mn_warn(c->warn, c->name, 0, f, "image not kept: %.300s", e.message);

@@ -1,7 +1,7 @@
 /* How BVH joint names are written: without whitespace, so that readers that split lines
  * on it (Blender's among them) read a name as one word (docs/bvh.md, "Names"). */
-#include "io/bvh_internal.h"
-#include "io/io_internal.h"
+#include "doc/bvh_internal.h"
+#include "doc/doc_internal.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -1,12 +1,12 @@
 /* The contact tracks of a sequence document (seq_contacts.c), read by sequence_doc.c. */
-#ifndef MN_IO_SEQ_CONTACTS_H
-#define MN_IO_SEQ_CONTACTS_H
+#ifndef MN_DOC_SEQ_CONTACTS_H
+#define MN_DOC_SEQ_CONTACTS_H
 
 #include <marionette/sequence.h>
 
 #include <cjson/cJSON.h>
 
-#include "io/json_locate.h"
+#include "doc/json_locate.h"
 
 /* Reads root's "contacts" member (absent: no tracks) into info, checking each joint
  * against m; on error, names the field through x. */

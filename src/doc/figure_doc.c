@@ -5,14 +5,14 @@
 #include <marionette/meshio.h>
 #include <marionette/skin.h>
 
-#include "io/io_internal.h"
+#include "doc/doc_internal.h"
+#include "doc/doc_codecs.h"
 
 #include <cjson/cJSON.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 /* ---- writer ---------------------------------------------------------------------------- */
 
@@ -184,15 +184,6 @@ static mn_status doc_text(mn_strbuf* b, const char* name, const mn_model* m,
     return MN_OK;
 }
 
-mn_status mn_figure_doc_write(const char* path, const mn_model* m, const mn_motion* motion,
-                              const mn_figure_skin* skin, mn_error* err) {
-    if (!path) return mn_error_set(err, MN_ERR_ARG, "", 0, "path", "NULL");
-    mn_strbuf b;
-    mn_status s = doc_text(&b, path, m, motion, skin, err);
-    if (s != MN_OK) return s;
-    return mn_strbuf_write(&b, path, err);
-}
-
 mn_status mn_figure_doc_write_mem(const mn_model* m, const mn_motion* motion,
                                   const mn_figure_skin* skin, char** text, size_t* len,
                                   mn_error* err) {
@@ -207,63 +198,9 @@ mn_status mn_figure_doc_write_mem(const mn_model* m, const mn_motion* motion,
     return MN_OK;
 }
 
-mn_status mn_figure_doc_convert_mem(const void* data, size_t len, const char* name, char** text,
-                                    size_t* text_len, mn_warnings* warn, mn_error* err) {
-    if (text) *text = NULL;
-    if (text_len) *text_len = 0;
-    if (!text) return mn_error_set(err, MN_ERR_ARG, name ? name : "", 0, "text", "NULL");
-    mn_model* m = NULL;
-    mn_motion mo;
-    mn_gltf g;
-    mn_status s = mn_figure_read_skin_mem(data, len, name, &m, &mo, &g, warn, err);
-    if (s != MN_OK) return s;
-    mn_rig* rig = NULL;
-    int* cj = NULL;
-    mn_figure_skin skin = {0};
-    if (g.nverts > 0) {
-        s = mn_rig_from_gltf(&g, &rig, &cj, err);
-        if (s == MN_OK) {
-            /* controllers carry the skin joint index; the document names model joints */
-            for (int c = 0; c < rig->nctrl; c++)
-                cj[c] = mn_model_find_joint(m, g.joint_name[cj[c]]);
-            skin.rig = rig;
-            skin.ctrl_joint = cj;
-            skin.ntris = g.ntris;
-            skin.tris = g.tris;
-        }
-    }
-    if (s == MN_OK)
-        s = mn_figure_doc_write_mem(m, &mo, skin.rig ? &skin : NULL, text, text_len, err);
-    free(cj);
-    mn_rig_destroy(rig);
-    mn_gltf_free(&g);
-    mn_motion_free(&mo);
-    mn_model_destroy(m);
-    return s;
-}
-
-mn_status mn_figure_doc_convert(const char* in, const char* out, mn_warnings* warn, mn_error* err) {
-    if (!in || !out) return mn_error_set(err, MN_ERR_ARG, "", 0, "path", "NULL");
-    char* data = NULL;
-    size_t len = 0;
-    mn_status s;
-    /* "stickman", when no file has that name, is the built-in default figure */
-    int builtin = !strcmp(in, "stickman") && access(in, F_OK) != 0;
-    if (builtin) {
-        len = strlen(mn_stickman_text());
-        s = MN_OK;
-    } else {
-        s = mn_read_file(in, &data, &len, err);
-    }
-    char* text = NULL;
-    size_t tlen = 0;
-    if (s == MN_OK)
-        s = mn_figure_doc_convert_mem(builtin ? mn_stickman_text() : data, len,
-                                      builtin ? "stickman" : in, &text, &tlen, warn, err);
-    free(data);
-    if (s == MN_OK) s = mn_write_file_atomic(out, text, tlen, err);
-    free(text);
-    return s;
+mn_status mn_figure_doc_text(mn_strbuf* b, const char* name, const mn_model* m,
+                             const mn_motion* motion, const mn_figure_skin* skin, mn_error* err) {
+    return doc_text(b, name, m, motion, skin, err);
 }
 
 /* ---- reader (the figure and its motion; the skin is for the module) -------------------- */
@@ -485,17 +422,5 @@ done:
         m = NULL;
     }
     *model = m;
-    return s;
-}
-
-mn_status mn_figure_doc_read(const char* path, mn_model** model, mn_motion* motion, mn_error* err) {
-    if (model) *model = NULL;
-    if (motion) memset(motion, 0, sizeof *motion);
-    char* text = NULL;
-    size_t len = 0;
-    mn_status s = mn_read_file(path, &text, &len, err);
-    if (s != MN_OK) return s;
-    s = mn_figure_doc_read_mem(text, len, path, model, motion, err);
-    free(text);
     return s;
 }

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "io/io_internal.h"
+#include "doc/doc_internal.h"
 
 static void write_list(mn_strbuf* b, const char* key, const double (*iv)[2], int n) {
     mn_strbuf_printf(b, ", \"%s\": [", key);
@@ -83,15 +83,4 @@ mn_status mn_seq_write_doc_mem(const mn_seq* s, const mn_seq_doc_info* info, cha
     *text = b.data;
     if (len) *len = b.len;
     return MN_OK;
-}
-
-mn_status mn_seq_write_doc(const char* path, const mn_seq* s, const mn_seq_doc_info* info,
-                           mn_error* err) {
-    char* text = NULL;
-    size_t len = 0;
-    mn_status st = mn_seq_write_doc_mem(s, info, &text, &len, err);
-    if (st != MN_OK) return st;
-    st = mn_write_file_atomic(path, text, len, err);
-    free(text);
-    return st;
 }

@@ -12,7 +12,8 @@
  * Angles are written in degrees, chosen so that they read back to the same radians
  * bit for bit where such a decimal exists; rest orientations are written as XYZ Euler
  * angles and read back to rounding. The file is replaced atomically. */
-#include "io/skel_layout.h"
+#include "doc/skel_layout.h"
+#include "doc/doc_codecs.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -478,8 +479,8 @@ static int check_names(const char* path, const mn_model* m, mn_error* err) {
     return 1;
 }
 
-mn_status mn_skel_write(const char* path, const mn_model* m, mn_error* err) {
-    return mn_skel_write_layout(path, m, NULL, err);
+int mn_skel_check_names(const char* path, const mn_model* m, mn_error* err) {
+    return check_names(path, m, err);
 }
 
 /* ---- writing in a file's layout ------------------------------------------------------------ */
@@ -714,16 +715,4 @@ mn_status mn_skel_write_layout_mem(const mn_model* m, const mn_skel_layout* layo
     w.b.data = NULL;
     writer_free(&w);
     return MN_OK;
-}
-
-mn_status mn_skel_write_layout(const char* path, const mn_model* m, const mn_skel_layout* layout,
-                               mn_error* err) {
-    if (!path || !m) return mn_error_set(err, MN_ERR_ARG, path ? path : "", 0, "", "NULL argument");
-    if (!check_names(path, m, err)) return MN_ERR_ARG;
-    char* text = NULL;
-    size_t len = 0;
-    mn_status s = mn_skel_write_layout_mem(m, layout, &text, &len, err);
-    if (s == MN_OK) s = mn_write_file_atomic(path, text, len, err);
-    free(text);
-    return s;
 }
