@@ -1,18 +1,14 @@
-/* Whole-file reads, atomic writes, text buffers, warnings, the error setter, the UTF-8 check
- * and the name map shared by the io layer. */
+/* Whole-file reads, the confined opener, atomic writes and the path helper of the io layer
+ * (the memory helpers the readers share are the doc layer's, doc/text.c). */
 /* syscall() for openat2 and realpath. */
 #define _GNU_SOURCE
 #include "io/io_internal.h"
 
-#include "core/format_double.h"
-
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
-#if !defined(__wasi__)
 #include <pthread.h>
 #include <signal.h>
-#endif
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,10 +16,8 @@
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
-#if !defined(__wasi__)
 #include <dirent.h>
 #include <sys/file.h>
-#endif
 #if defined(__linux__)
 #include <sys/syscall.h>
 #if defined(__has_include)
@@ -112,11 +106,6 @@ static int open_beneath(const char* dir, const char* rel) {
         }
     }
 #endif
-#if defined(__wasi__) /* the WebAssembly module has no file system */
-    (void)dir, (void)rel, (void)flags;
-    errno = ENOSYS;
-    return -1;
-#else
     char* rdir = realpath(dir, NULL);
     if (!rdir) return -1;
     size_t dl = strlen(rdir), rl = strlen(rel);
@@ -143,7 +132,6 @@ static int open_beneath(const char* dir, const char* rel) {
     free(rdir);
     errno = e;
     return fd;
-#endif
 }
 
 mn_status mn_read_file_beneath(const char* dir, const char* uri, size_t max, char** data,
@@ -242,14 +230,8 @@ static int create_temp(char* tmp, size_t n) {
     static unsigned long counter;
     for (int attempt = 0; attempt < 100; attempt++) {
         unsigned char r[6];
-#if defined(__wasi__) /* no file system there: any name fails alike */
-        unsigned long salt = 0;
-        if (1)
-#else
         unsigned long salt = (unsigned long)getpid() << 16;
-        if (getentropy(r, sizeof r) != 0)
-#endif
-        {
+        if (getentropy(r, sizeof r) != 0) {
             unsigned long x = (unsigned long)time(NULL) ^ salt ^
                               (__atomic_add_fetch(&counter, 1, __ATOMIC_RELAXED) * 2654435761u);
             for (size_t i = 0; i < sizeof r; i++, x >>= 5)
@@ -259,9 +241,7 @@ static int create_temp(char* tmp, size_t n) {
             tmp[n + 4 + (size_t)i] = tmp_chars[r[i] % (sizeof tmp_chars - 1)];
         int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0666);
         if (fd >= 0) {
-#if !defined(__wasi__)
             flock(fd, LOCK_EX | LOCK_NB);
-#endif
             return fd;
         }
         if (errno != EEXIST) return -1;
@@ -276,9 +256,6 @@ static int create_temp(char* tmp, size_t n) {
  * a process (the last 32 folders are remembered). */
 #define STALE_SECONDS 2
 static void remove_stale(const char* path) {
-#if defined(__wasi__)
-    (void)path;
-#else
     const char* slash = strrchr(path, '/');
     char dir[4096];
     if (!slash)
@@ -339,7 +316,6 @@ static void remove_stale(const char* path) {
         close(fd);
     }
     closedir(d);
-#endif
 }
 
 /* Writes data to a fresh temporary beside path: *fd_out stays open (and locked) until the
@@ -368,11 +344,7 @@ static mn_status write_temp(const char* path, const char* data, size_t len, int 
         done += (size_t)w;
     }
     /* a replaced file keeps its permissions; a new one has 0666 less the umask already */
-#if defined(__wasi__) /* no permissions there */
-    (void)mode;
-#else
     if (!e && mode >= 0 && fchmod(fd, (mode_t)mode) != 0) e = errno;
-#endif
     if (!e && fsync(fd) != 0) e = errno;
     if (e) {
         mn_error_set(err, MN_ERR_IO, path, 0, "", "write failed: %s", strerror(e));
@@ -388,10 +360,6 @@ static mn_status write_temp(const char* path, const char* data, size_t len, int 
 
 /* fsync of the folder holding path (its entries: a rename is durable only after it). */
 static mn_status sync_folder(const char* path, mn_error* err) {
-#if defined(__wasi__) /* no folders to sync there */
-    (void)path, (void)err;
-    return MN_OK;
-#else
     const char* slash = strrchr(path, '/');
     size_t n = slash ? (size_t)(slash - path) : 0;
     char* dir = malloc(n + 2);
@@ -414,7 +382,6 @@ static mn_status sync_folder(const char* path, mn_error* err) {
         return mn_error_set(err, MN_ERR_IO, path, 0, "", "sync of its folder failed: %s",
                             strerror(e));
     return MN_OK;
-#endif
 }
 
 mn_status mn_write_files_atomic(int n, const char* const* paths, const char* const* data,
@@ -449,14 +416,12 @@ mn_status mn_write_files_atomic(int n, const char* const* paths, const char* con
     }
     /* SIGINT, SIGTERM and SIGHUP wait until every temporary is renamed or removed, so that
      * a killed run leaves none behind (a signal that arrives meanwhile is delivered after). */
-#if !defined(__wasi__) /* WebAssembly has no signals */
     sigset_t block, old;
     sigemptyset(&block);
     sigaddset(&block, SIGINT);
     sigaddset(&block, SIGTERM);
     sigaddset(&block, SIGHUP);
     pthread_sigmask(SIG_BLOCK, &block, &old);
-#endif
     for (int i = 0; i < n && !st; i++)
         st = write_temp(paths[i], data[i] ? data[i] : "", lens[i], mode[i], &tmp[i], &fds[i], err);
     /* Every file is written before any is renamed: a full disk leaves the old set whole. */
@@ -475,9 +440,7 @@ mn_status mn_write_files_atomic(int n, const char* const* paths, const char* con
      * caller was told is written survives a crash of the machine right after. */
     for (int i = 0; !st && i < n; i++)
         st = sync_folder(paths[i], err);
-#if !defined(__wasi__)
     pthread_sigmask(SIG_SETMASK, &old, NULL);
-#endif
     for (int i = 0; i < n; i++)
         free(tmp[i]);
     free(tmp);
