@@ -29,7 +29,7 @@ const char mn_cmd_anim_summary[] =
 static void usage(FILE* f) {
     fprintf(
         f,
-        "usage: marionette anim info SEQ.json [--script SCRIPT]\n"
+        "usage: marionette anim info SEQ.json [--script SCRIPT] [--out OUT.json]\n"
         "       marionette anim bake SEQ.json --out OUT.bvh|OUT.glb [--script SCRIPT] [--plain]\n"
         "                            [--solver lagrange|ccd|dls] [--iters N] [--tol T] [--step F]\n"
         "       marionette anim import TAKE.bvh --out SEQ.json [--tol METRES] [--scale S]\n"
@@ -53,7 +53,9 @@ static void usage(FILE* f) {
         "together (constraints between them): info prints each, bake solves them together\n"
         "and writes one file per figure, OUT with the figure's name before its extension.\n"
         "  info    prints the figure, frame rate, keys, interpolation, the hinge runs\n"
-        "          interpolated as one rotation, handles and constraints.\n"
+        "          interpolated as one rotation, handles and constraints; --out writes the\n"
+        "          sequence back as a document, as the library writes it (what the editor\n"
+        "          saves; the same text the WebAssembly module writes), replaced atomically.\n"
         "  bake    samples every frame from the first key to the last (every F frames with\n"
         "          --step) and writes the figure and its motion as BVH, or as a glTF 2.0 binary\n"
         "          (a node per joint, one animation, and the skinned mesh when the figure is a\n"
@@ -64,26 +66,27 @@ static void usage(FILE* f) {
         "          key=value line: frames, fps, constrained frames, mean_iters, max_violation\n"
         "          (largest residual of an active position constraint, in the figure's length\n"
         "          unit: metres once the document's scale is applied), unmet_frames. OUT is\n"
-        "          replaced atomically.\n"
-        "  import  opens a BVH take as a sequence: every frame a key, or with --tol the\n"
-        "          whole-pose keys (greedy insertion, then a removal pass) whose in-betweens\n"
-        "          put every joint within METRES of the take (lengths scaled by S first).\n"
-        "          Interpolation: --rotation\n"
-        "          (default squad) and --translation (default catmull-rom). Writes SEQ.json\n"
-        "          naming the take as its figure (relative to SEQ's folder when the take is\n"
-        "          inside it) and prints one key=value line: frames, keys, ratio (frames\n"
-        "          per key), max_error_m.\n"
-        "  compress  a BVH take (every K-th frame, lengths scaled by S), or a sequence\n"
-        "          document baked (every frame, its constraints re-satisfied), as a\n"
-        "          compressed clip (docs/animation.md) whose joints stay within T (figure\n"
-        "          units, default 1e-4) of the take at every frame, measured at virtual\n"
-        "          vertices D from each joint (default 0.03) along its x, y and z axes\n"
-        "          (--vertices 2: x and y only); --max-segment N (8, 16 or 32, the default)\n"
-        "          caps a track's segment: shorter segments sample faster and compress less.\n"
-        "          A sequence's locked feet (lock: true) stay within --lock-tol (default\n"
-        "          1e-4) of the baked frames over their ranges, whatever T. Prints one\n"
-        "          key=value line (with locks also the ratio without them); --out writes the\n"
-        "          clip.\n");
+        "          replaced atomically.\n");
+    fprintf(f,
+            "  import  opens a BVH take as a sequence: every frame a key, or with --tol the\n"
+            "          whole-pose keys (greedy insertion, then a removal pass) whose in-betweens\n"
+            "          put every joint within METRES of the take (lengths scaled by S first).\n"
+            "          Interpolation: --rotation\n"
+            "          (default squad) and --translation (default catmull-rom). Writes SEQ.json\n"
+            "          naming the take as its figure (relative to SEQ's folder when the take is\n"
+            "          inside it) and prints one key=value line: frames, keys, ratio (frames\n"
+            "          per key), max_error_m.\n"
+            "  compress  a BVH take (every K-th frame, lengths scaled by S), or a sequence\n"
+            "          document baked (every frame, its constraints re-satisfied), as a\n"
+            "          compressed clip (docs/animation.md) whose joints stay within T (figure\n"
+            "          units, default 1e-4) of the take at every frame, measured at virtual\n"
+            "          vertices D from each joint (default 0.03) along its x, y and z axes\n"
+            "          (--vertices 2: x and y only); --max-segment N (8, 16 or 32, the default)\n"
+            "          caps a track's segment: shorter segments sample faster and compress less.\n"
+            "          A sequence's locked feet (lock: true) stay within --lock-tol (default\n"
+            "          1e-4) of the baked frames over their ranges, whatever T. Prints one\n"
+            "          key=value line (with locks also the ratio without them); --out writes the\n"
+            "          clip.\n");
     fprintf(
         f,
         "  crossfade  take A into take B (one skeleton, one frame rate): A up to frame F\n"
@@ -193,13 +196,16 @@ static void print_layers(const mn_seq* s) {
                mn_seq_out_end(s));
 }
 
-static int info(const char* path, const char* script) {
+static int info(const char* path, const char* script, const char* out) {
     mn_model* m = NULL;
     mn_seq* s = NULL;
     mn_seq_doc_info di;
     int code = read_seq(path, script, &m, &s, &di, NULL);
     if (code == READ_FIGURES && script)
         return mn_cli_usage_error("anim", "a motion script applies to one figure (--script)");
+    if (code == READ_FIGURES && out)
+        return mn_cli_usage_error("anim",
+                                  "a document of several figures is not written back yet (--out)");
     if (code == READ_FIGURES) return mn_anim_info_figures(path);
     if (code != MN_EXIT_OK) return code;
     int nk = mn_seq_key_count(s);
@@ -253,9 +259,11 @@ static int info(const char* path, const char* script) {
         printf("\n");
     }
     print_layers(s);
+    mn_error err;
+    if (out && mn_seq_write_doc(out, s, &di, &err) != MN_OK) code = mn_cli_input_error(&err);
     mn_seq_destroy(s);
     mn_model_destroy(m);
-    return MN_EXIT_OK;
+    return code;
 }
 
 typedef struct bake_args {
@@ -639,10 +647,14 @@ static int compress_take(int argc, char** argv) {
     return code;
 }
 
-/* anim info SEQ.json [--script SCRIPT]: every mistake gets the one message */
-static const char anim_info_usage[] = "info takes one SEQ.json [--script SCRIPT]";
+/* anim info SEQ.json [--script SCRIPT] [--out OUT.json]: every mistake gets the one message */
+typedef struct info_args {
+    const char *script, *out;
+} info_args;
+static const char anim_info_usage[] = "info takes one SEQ.json [--script SCRIPT] [--out OUT.json]";
 static const mn_cli_opt anim_info_opts[] = {
-    {"--script", MN_CLI_STRING, 0, .bad = NULL},
+    {"--script", MN_CLI_STRING, MN_CLI_AT(info_args, script, const char*), .bad = NULL},
+    {"--out", MN_CLI_STRING, MN_CLI_AT(info_args, out, const char*), .bad = NULL},
 };
 const mn_cli_table mn_cmd_anim_info_options = {
     .cmd = "anim",
@@ -663,12 +675,13 @@ int mn_cmd_anim(int argc, char** argv) {
         return MN_EXIT_OK;
     }
     if (!strcmp(argv[1], "info")) {
-        const char *seq = NULL, *script = NULL;
+        const char* seq = NULL;
+        info_args a = {NULL, NULL};
         int n = 0;
-        if (mn_cli_parse(&mn_cmd_anim_info_options, argc - 1, argv + 1, &script, &seq, &n))
+        if (mn_cli_parse(&mn_cmd_anim_info_options, argc - 1, argv + 1, &a, &seq, &n))
             return MN_EXIT_USAGE;
         if (n == 0) return mn_cli_usage_error("anim", "%s", anim_info_usage);
-        return info(seq, script);
+        return info(seq, a.script, a.out);
     }
     if (!strcmp(argv[1], "bake")) return bake(argc, argv);
     if (!strcmp(argv[1], "import")) return import_take(argc, argv);

@@ -23,7 +23,8 @@ static void usage(FILE* f) {
             "       marionette convert IN... --out-dir DIR [--format bvh|skel|glb|json] [-j N]\n"
             "                                [--force] [--names-from FIGURE]\n"
             "\n"
-            "Reads IN (.skel, .bvh, .urdf, .gltf/.glb) and writes OUT by its extension:\n"
+            "Reads IN (.skel, .bvh, .urdf, .gltf/.glb, or a figure document .json: its figure\n"
+            "and motion, the skin left behind) and writes OUT by its extension:\n"
             "  .bvh   the figure and, when IN has motion, every frame (else the rest pose)\n"
             "  .skel  the figure in the thesis skeleton text format (motion is dropped; from a\n"
             "         skeleton file, its comments, groups and mirror lines are kept)\n"
@@ -132,14 +133,16 @@ static mn_status convert_one(const char* in, const char* out, void* ctxp, mn_err
     int read_scaled = !isnan(ctx->scale) && kind == MN_FILE_BVH && !ends_with(out, ".glb");
     if (!isnan(ctx->scale) && kind != MN_FILE_BVH && !ends_with(out, ".glb"))
         return mn_error_set(err, MN_ERR_ARG, in, 0, "--scale", "is for a .glb OUT or a BVH IN");
-    if (ends_with(out, ".json") && !named && !read_scaled && !ctx->root) {
+    /* a figure document IN: read back (what the WebAssembly module reads and writes too) */
+    int from_doc = ends_with(in, ".json");
+    if (ends_with(out, ".json") && !named && !read_scaled && !ctx->root && !from_doc) {
         mn_status s = mn_figure_doc_convert(in, out, &w, err);
         if (s == MN_OK && !ctx->quiet) mn_cli_print_warnings(&w);
         return s;
     }
     int to_bvh = ends_with(out, ".bvh"), to_glb = ends_with(out, ".glb"),
         to_skel = ends_with(out, ".skel") || ends_with(out, ".scr");
-    int from_gltf = mn_file_kind_of(in) == MN_FILE_GLTF;
+    int from_gltf = !from_doc && mn_file_kind_of(in) == MN_FILE_GLTF;
     mn_model* m = NULL;
     mn_motion mo;
     mn_gltf g;
@@ -161,6 +164,8 @@ static mn_status convert_one(const char* in, const char* out, void* ctxp, mn_err
             mn_gltf_free(&g);
             return rs;
         }
+    } else if (from_doc) {
+        if (mn_figure_doc_read(in, &m, &mo, err) != MN_OK) return err->status;
     } else if (named || read_scaled) {
         mn_bvh_options o = mn_bvh_default();
         o.names_of = ctx->names_of;

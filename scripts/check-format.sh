@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Checks that the C sources follow the repository's .clang-format: runs
 # `clang-format --dry-run --Werror` on every .c and .h file under src, include, cli, tests,
-# bench, fuzz, examples, editor and web/src (or on the files given as arguments) and fails listing
+# bench, fuzz, examples, editor and web/src (or on the files given as arguments; third_party/ is
+# not ours and stays as shipped) and fails listing
 # the files that differ.
 # Nothing is rewritten; to fix a file, run `clang-format -i FILE`.
 #

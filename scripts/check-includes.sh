@@ -4,14 +4,18 @@
 #   1. a file of src/A includes a private header of src/B (any header under src/B/) with
 #      B != A, except the private headers of src/core: core is the bottom layer, every layer
 #      already depends on it, so its inline helpers (core/sincos_inline.h) may be shared;
+#      and io may include those of src/doc: io is the file half of the documents whose
+#      memory half is doc (the path forms share doc's reader helpers);
 #   2. a file of src/A, or a public header of layer A, includes the public header of a
 #      layer that A may not use: dependencies point downward only,
-#        core <- model <- {ik, constrain, skin} <- anim <- io <- cli
+#        core <- model <- {ik, constrain, skin} <- anim <- doc <- io <- cli
 #      (ik, constrain and skin do not use each other);
 #   3. a file under cli/, bench/, examples/, fuzz/ or editor/, a public header, or a test of
 #      tests/integration or tests/peer includes any header under src/ (public headers only);
 #      a test of tests/A may include the private headers of src/A (and src/core) to test
-#      its own layer from inside.
+#      its own layer from inside;
+#   4. a file of src/doc includes <unistd.h> or <fcntl.h>: the doc layer works on memory
+#      only (the WebAssembly module builds it without a file system); io opens the files.
 #
 # Usage: scripts/check-includes.sh [ROOT]   (ROOT: the source tree, default: this one)
 set -euo pipefail
@@ -25,7 +29,8 @@ declare -A header_layer=(
     [model]=model
     [ik]=ik [constrain]=constrain [skin]=skin
     [anim]=anim [retarget]=anim [clip]=anim [layers]=anim [takes]=anim
-    [io]=io [gltf]=io [meshio]=io [scene]=io [sequence]=io [simscene]=io
+    [io]=doc [gltf]=doc [meshio]=doc [scene]=doc [sequence]=doc
+    [simscene]=io
 )
 # Layer -> the layers whose public headers it may include.
 declare -A may_use=(
@@ -35,7 +40,8 @@ declare -A may_use=(
     [constrain]="core model constrain"
     [skin]="core model skin"
     [anim]="core model ik constrain skin anim"
-    [io]="core model ik constrain skin anim io"
+    [doc]="core model ik constrain skin anim doc"
+    [io]="core model ik constrain skin anim doc io"
 )
 
 failures=0
@@ -69,6 +75,11 @@ check_file() {
         n=$((n + 1))
         [[ $line =~ ^[[:space:]]*#[[:space:]]*include[[:space:]]*[\<\"]([^\>\"]+)[\>\"] ]] || continue
         path=${BASH_REMATCH[1]}
+        # rule 4: the doc layer opens no file
+        if [[ $kind == src && $layer == doc && ($path == unistd.h || $path == fcntl.h) ]]; then
+            fail "$f:$n" "layer doc may not include <$path> (rule 4: doc works on memory; io opens files)"
+            continue
+        fi
         # a public header: rule 2
         if [[ $path =~ ^marionette/([a-z_]+)\.h$ ]]; then
             local h=${BASH_REMATCH[1]}
@@ -93,8 +104,8 @@ check_file() {
         owner=${owner%%/*}
         case $kind in
         src)
-            if [[ $owner != "$layer" && $owner != core ]]; then
-                fail "$f:$n" "includes $target, a private header of src/$owner (rule 1: only src/core's private headers are shared)"
+            if [[ $owner != "$layer" && $owner != core && !($layer == io && $owner == doc) ]]; then
+                fail "$f:$n" "includes $target, a private header of src/$owner (rule 1: only src/core's private headers are shared, and src/doc's with io)"
             fi
             ;;
         test)

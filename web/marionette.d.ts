@@ -37,7 +37,15 @@ export class Marionette {
   stickman(): Figure;
   figureFromSkeleton(text: string, name?: string): Figure;
   figureFromBVH(text: string, options?: { scale?: number; name?: string }): Figure;
-  figureFromDocument(doc: object | string): Figure;
+  /** A figure document read by the command line's reader (errors "name: field: text"). */
+  figureFromDocument(doc: object | string, name?: string): Figure;
+  /** A sequence document of figure read by the command line's reader; its "figure" is kept, not read. */
+  sequenceFromDocument(figure: Figure, doc: object | string, name?: string): Sequence;
+  /** What a scene document holds. */
+  sceneFromDocument(doc: object | string, name?: string): {
+    frames: number; solver: CSolver | null; iterations: number; root: string | null;
+    figures: { name: string; file: string; sequence: string | null; position: number[]; rotation: number[] }[];
+  };
   createConstraintSystem(figures: Figure[], options?: { maxHandles?: number; maxConstraints?: number }):
     ConstraintSystem;
   createRig(skin: SkinDoc): Rig;
@@ -90,6 +98,8 @@ export class Figure {
   readonly name: string; readonly jointCount: number; readonly nq: number; readonly nv: number;
   readonly joints: JointInfo[]; readonly jointNames: string[];
   readonly motion: Motion | null; skin: SkinDoc | null; readonly disposed: boolean;
+  /** The figure document of the figure and its motion (the text `marionette convert` writes). */
+  toDocument(): string;
   readonly q: Float64Array; readonly restQ: Float64Array;
   readonly positions: Float64Array; readonly frames: Float64Array;
   setQ(q: ArrayLike<number>): this;
@@ -196,6 +206,10 @@ export interface LayerDef {
   weights?: [number, number][]; mask?: (string | number)[] | Record<string, number>; warp?: number[][];
 }
 export class Sequence {
+  /** What the document it was read from named (sequenceFromDocument); figure null otherwise. */
+  readonly document: { figure: string | null; scale: number | null; contacts: number };
+  /** The sequence document (the text the command line writes), naming figure (default: the one read). */
+  toDocument(figure?: string, scale?: number | null): string;
   readonly figure: Figure; readonly keyCount: number; readonly fps: number; readonly start: number;
   readonly end: number; readonly disposed: boolean;
   keyFrame(k: number): number; keyQ(k: number): Float64Array;

@@ -244,86 +244,99 @@ class Marionette {
     });
   }
 
-  /** A figure from a figure document (docs/figure-document.md): a parsed object or its text. */
-  figureFromDocument(doc) {
-    if (typeof doc === 'string') {
-      try {
-        doc = JSON.parse(doc);
-      } catch (e) {
-        fail('document', `not valid JSON (${e.message})`);
-      }
-    }
-    object(doc, 'document');
-    if (doc.format !== 'marionette-figure') fail('document.format', 'expected "marionette-figure"');
-    if (doc.version !== 1) fail('document.version', 'this reader knows version 1');
-    if (!Array.isArray(doc.joints) || doc.joints.length < 1) fail('document.joints', 'expected a non-empty array');
-    const x = this._x;
-    const nameP = this._cstr(typeof doc.name === 'string' ? doc.name : 'figure', 'document.name');
-    const spec = x.mnw_spec_create(nameP);
-    x.mnw_free(nameP);
-    if (!spec) throw this._error('document');
-    const v = this._f64(this._scratch, 27),
-      vp = this._scratch;
-    try {
-      doc.joints.forEach((j, i) => {
-        const a = `document.joints[${i}]`;
-        object(j, a);
-        const type = pick(j.type, JOINT_TYPES, `${a}.type`);
-        const nq = [0, 1, 1, 4, 7][type];
-        const parent = int(j.parent, `${a}.parent`, -1, i - 1);
-        // members left out take mn_joint_default()'s values (the writer leaves them out)
-        const rest = [[], [0], [0], [1, 0, 0, 0], [0, 0, 0, 1, 0, 0, 0]][type];
-        const vals = [
-          ...vec(j.offset ?? [0, 0, 0], 3, `${a}.offset`),
-          ...vec(j.orient ?? [1, 0, 0, 0], 4, `${a}.orient`),
-          ...vec(j.axis ?? [0, 0, 1], 3, `${a}.axis`),
-          ...vec(j.range ?? [-Math.PI, Math.PI], 2, `${a}.range`),
-          num(j.swing ?? Math.PI, `${a}.swing`),
-          ...vec(j.twist ?? [-Math.PI, Math.PI], 2, `${a}.twist`),
-          num(j.mass ?? 0, `${a}.mass`),
-          ...vec(j.com ?? [0, 0, 0], 3, `${a}.com`),
-          num(j.stiffness ?? 1, `${a}.stiffness`),
-          ...vec(j.q0 ?? rest, nq, `${a}.q0`),
-        ];
-        while (vals.length < 27) vals.push(0);
-        const order = pick(j.rot_order ?? 'zxy', EULER, `${a}.rot_order`);
-        if (j.object != null && typeof j.object !== 'string') fail(`${a}.object`, 'expected a string or null');
-        const np = this._cstr(j.name, `${a}.name`),
-          op = j.object ? this._cstr(j.object, `${a}.object`) : 0;
-        this._with([np, op], () => {
-          this._f64(vp, 27).set(vals);
-          if (x.mnw_spec_add_joint(spec, np, parent, type, bool(j.limited ?? false, `${a}.limited`), order, op, vp) < 0) {
-            const e = this._error(a);
-            e.message = `${a}: ${e.message}`;
-            throw e;
-          }
-        });
-      });
-      void v;
-      const f = x.mnw_figure_compile(spec);
+  /** A figure from a figure document (docs/figure-document.md): its text or a parsed object,
+   * read by the reader of the command line (inside the module): an error names the document
+   * (name), the line and the field as `marionette` does ("name:line: field: text"). */
+  figureFromDocument(doc, name = 'document') {
+    const text = this._docText(doc, 'document');
+    const t = this._cstr(text, 'document'),
+      n = this._cstr(name, 'name');
+    const out = this._scratch;
+    return this._with([t, n], () => {
+      const f = this._x.mnw_figure_read_doc(t, utf8.encode(text).length, n, out, out + 8, out + 16);
       if (!f) throw this._error('document');
+      const qp = this._i32(out, 1)[0],
+        nframes = this._i32(out + 8, 1)[0];
       let motion = null;
-      if (doc.motion != null) {
-        const m = object(doc.motion, 'document.motion');
-        const nq = x.mnw_figure_size(f, 1);
-        try {
-          const frameTime = num(m.frame_time, 'document.motion.frame_time');
-          if (!(frameTime > 0)) fail('document.motion.frame_time', 'must be > 0');
-          if (!Array.isArray(m.frames)) fail('document.motion.frames', 'expected an array of states');
-          const frames = new Float64Array(m.frames.length * nq);
-          m.frames.forEach((row, k) => frames.set(vec(row, nq, `document.motion.frames[${k}]`), k * nq));
-          motion = { frameTime, nframes: m.frames.length, frames };
-        } catch (e) {
-          x.mnw_figure_destroy(f);
-          throw e;
-        }
+      if (qp) {
+        const nq = this._x.mnw_figure_size(f, 1);
+        motion = { frameTime: this._f64(out + 16, 1)[0], nframes, frames: new Float64Array(this._f64(qp, nframes * nq)) };
+        this._x.mnw_free(qp);
       }
       const fig = new Figure(this, f, motion);
-      fig.skin = doc.skin ?? null;
+      // the skin (a rig for createRig) is the page's: the module's figure has none
+      const parsed = typeof doc === 'string' ? (text.includes('"skin"') ? JSON.parse(text) : null) : doc;
+      fig.skin = parsed?.skin ?? null;
       return fig;
-    } finally {
-      x.mnw_spec_destroy(spec);
-    }
+    });
+  }
+
+  /** A sequence of figure from a sequence document (docs/sequence.md): its text or a parsed
+   * object, read by the reader of the command line with figure as its figure (its "figure"
+   * member is kept: sequence.document.figure). Errors name the document as figureFromDocument's. */
+  sequenceFromDocument(figure, doc, name = 'sequence') {
+    if (!(figure instanceof Figure) || figure._mn !== this) fail('figure', 'not a figure of this module');
+    figure._live('figure');
+    const text = this._docText(doc, 'document');
+    const t = this._cstr(text, 'document'),
+      n = this._cstr(name, 'name');
+    return this._with([t, n], () => {
+      const p = this._x.mnw_seq_read_doc(figure._p, t, utf8.encode(text).length, n);
+      if (!p) throw this._error('document');
+      return new Sequence(this, p, figure);
+    });
+  }
+
+  /** What a scene document (docs/scene.md) holds, read by the reader of the command line:
+   * { frames, solver, iterations, root, figures: [{ name, file, sequence, position, rotation }] }. */
+  sceneFromDocument(doc, name = 'scene') {
+    const text = this._docText(doc, 'document');
+    const t = this._cstr(text, 'document'),
+      n = this._cstr(name, 'name');
+    return this._with([t, n], () => {
+      const x = this._x,
+        sc = x.mnw_scene_read(t, utf8.encode(text).length, n);
+      if (!sc) throw this._error('document');
+      try {
+        const solver = x.mnw_scene_int(sc, 1);
+        const figures = [];
+        for (let i = 0; i < x.mnw_scene_int(sc, 3); i++) {
+          x.mnw_scene_place(sc, i, this._scratch);
+          const pl = Array.from(this._f64(this._scratch, 7));
+          figures.push({
+            name: this._str(x.mnw_scene_str(sc, 1, i)),
+            file: this._str(x.mnw_scene_str(sc, 2, i)),
+            sequence: this._str(x.mnw_scene_str(sc, 3, i)) || null,
+            position: pl.slice(0, 3),
+            rotation: pl.slice(3),
+          });
+        }
+        return {
+          frames: x.mnw_scene_int(sc, 0),
+          solver: solver >= 0 ? CSOLVERS[solver] : null,
+          iterations: x.mnw_scene_int(sc, 2),
+          root: this._str(x.mnw_scene_str(sc, 0, 0)) || null,
+          figures,
+        };
+      } finally {
+        x.mnw_scene_destroy(sc);
+      }
+    });
+  }
+
+  // A document's text: a string as it is, an object as JSON.
+  _docText(doc, arg) {
+    if (typeof doc === 'string') return doc;
+    object(doc, arg);
+    return JSON.stringify(doc);
+  }
+  // A malloc'd text the module wrote (length at this._scratch), freed.
+  _takeText(p, arg) {
+    if (!p) throw this._error(arg);
+    const len = this._i32(this._scratch, 1)[0];
+    const text = utf8d.decode(new Uint8Array(this._x.memory.buffer, p, len));
+    this._x.mnw_free(p);
+    return text;
   }
 
   /** A constraint system over figures (1..8): handles, constraints, drags and solves. */
@@ -818,6 +831,17 @@ class Figure extends Owned {
     });
   }
 
+  /** The figure document of this figure and its motion (the skin is not written): the text
+   * `marionette convert` writes. */
+  toDocument() {
+    this._live();
+    const mn = this._mn,
+      mo = this.motion;
+    const fp = mo ? mn._doubles(mo.frames, 'motion.frames') : 0;
+    return mn._with([fp], () =>
+      mn._takeText(mn._x.mnw_figure_write_doc(this._p, fp, mo ? mo.nframes : 0, mo ? mo.frameTime : 0, mn._scratch), 'figure'),
+    );
+  }
   dispose() {
     if (!this._p) return;
     if (this._users.size) fail('figure', 'still used by a constraint system or a sequence: dispose that first');
@@ -1225,8 +1249,26 @@ class Sequence extends Owned {
     super(mn, p, 'sequence');
     this.figure = figure;
     figure._users.add(this);
+    // what a document read by sequenceFromDocument named besides the sequence
+    const x = mn._x;
+    this.document = {
+      figure: mn._str(x.mnw_seq_doc_str(p, 0)) || null,
+      scale: x.mnw_seq_doc_number(p, 0) || null,
+      contacts: x.mnw_seq_doc_number(p, 1),
+    };
     // argument and result space: a constraint's numbers, or a sampled state (sampleQ: nq)
     this._io = mn._x.mnw_malloc(8 * Math.max(24 + 3 * 16 + 2, figure.nq));
+  }
+  /** The sequence document (docs/sequence.md) of this sequence, the text the command line
+   * writes: its figure named figure (default: the one it was read with), scale written for a
+   * BVH figure, the contact tracks it was read with. */
+  toDocument(figure = this.document.figure, scale = this.document.scale) {
+    this._live();
+    const mn = this._mn;
+    if (typeof figure !== 'string' || !figure) fail('figure', 'expected the figure file the document names');
+    const sc = scale == null ? 0 : num(scale, 'scale');
+    const fp = mn._cstr(figure, 'figure');
+    return mn._with([fp], () => mn._takeText(mn._x.mnw_seq_write_doc(this._p, fp, sc, mn._scratch), 'sequence'));
   }
   get keyCount() {
     this._live();

@@ -14,7 +14,7 @@
  * A series of 1-DOF joints made by the reader for an unusual channel list (named as in
  * bvh_internal.h) is written back as the one BVH joint it came from, with the channels in
  * their original order. */
-#include "io/bvh_internal.h"
+#include "doc/bvh_internal.h"
 #include "io/io_internal.h"
 
 #include <stdio.h>

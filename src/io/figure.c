@@ -1,8 +1,10 @@
 /* Any figure file: pick the reader by extension, then by content. */
-#include "io/bvh_internal.h"
+#include "doc/bvh_internal.h"
 #include "io/io_internal.h"
 
 #include <marionette/gltf.h>
+#include <marionette/meshio.h>
+#include <marionette/skin.h>
 
 #include <errno.h>
 #include <stdio.h>
@@ -12,30 +14,6 @@
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
-
-static int has_ext(const char* path, const char* ext) {
-    size_t n = strlen(path), e = strlen(ext);
-    return n > e && !strcasecmp(path + n - e, ext);
-}
-
-mn_file_kind mn_file_kind_of_mem(const char* name, const void* data, size_t len) {
-    if (name) {
-        if (has_ext(name, ".bvh")) return MN_FILE_BVH;
-        if (has_ext(name, ".urdf")) return MN_FILE_URDF;
-        if (has_ext(name, ".gltf") || has_ext(name, ".glb")) return MN_FILE_GLTF;
-        if (has_ext(name, ".skel") || has_ext(name, ".scr")) return MN_FILE_SKEL;
-    }
-    char head[513];
-    size_t n = len < sizeof head - 1 ? len : sizeof head - 1;
-    if (n) memcpy(head, data, n);
-    head[n] = 0;
-    if (n >= 4 && !memcmp(head, "glTF", 4)) return MN_FILE_GLTF;
-    if (strstr(head, "HIERARCHY")) return MN_FILE_BVH;
-    if (strstr(head, "<robot")) return MN_FILE_URDF;
-    if (strstr(head, "define skeleton")) return MN_FILE_SKEL;
-    if (strstr(head, "\"asset\"")) return MN_FILE_GLTF;
-    return MN_FILE_UNKNOWN;
-}
 
 mn_file_kind mn_file_kind_of(const char* path) {
     if (!path) return MN_FILE_UNKNOWN;
@@ -228,4 +206,65 @@ mn_status mn_figure_read(const char* path, mn_model** model, mn_motion* motion, 
         return mn_error_set(err, MN_ERR_IO, path, 0, "", "not a regular file");
     return mn_error_set(err, MN_ERR_PARSE, path, 0, "",
                         "unknown figure format (expected .bvh, .urdf, .skel, .gltf or .glb)");
+}
+
+/* ---- any figure file as a figure document (mn_figure_doc_write_mem, src/doc) ---------- */
+
+mn_status mn_figure_doc_convert_mem(const void* data, size_t len, const char* name, char** text,
+                                    size_t* text_len, mn_warnings* warn, mn_error* err) {
+    if (text) *text = NULL;
+    if (text_len) *text_len = 0;
+    if (!text) return mn_error_set(err, MN_ERR_ARG, name ? name : "", 0, "text", "NULL");
+    mn_model* m = NULL;
+    mn_motion mo;
+    mn_gltf g;
+    mn_status s = mn_figure_read_skin_mem(data, len, name, &m, &mo, &g, warn, err);
+    if (s != MN_OK) return s;
+    mn_rig* rig = NULL;
+    int* cj = NULL;
+    mn_figure_skin skin = {0};
+    if (g.nverts > 0) {
+        s = mn_rig_from_gltf(&g, &rig, &cj, err);
+        if (s == MN_OK) {
+            /* controllers carry the skin joint index; the document names model joints */
+            for (int c = 0; c < rig->nctrl; c++)
+                cj[c] = mn_model_find_joint(m, g.joint_name[cj[c]]);
+            skin.rig = rig;
+            skin.ctrl_joint = cj;
+            skin.ntris = g.ntris;
+            skin.tris = g.tris;
+        }
+    }
+    if (s == MN_OK)
+        s = mn_figure_doc_write_mem(m, &mo, skin.rig ? &skin : NULL, text, text_len, err);
+    free(cj);
+    mn_rig_destroy(rig);
+    mn_gltf_free(&g);
+    mn_motion_free(&mo);
+    mn_model_destroy(m);
+    return s;
+}
+
+mn_status mn_figure_doc_convert(const char* in, const char* out, mn_warnings* warn, mn_error* err) {
+    if (!in || !out) return mn_error_set(err, MN_ERR_ARG, "", 0, "path", "NULL");
+    char* data = NULL;
+    size_t len = 0;
+    mn_status s;
+    /* "stickman", when no file has that name, is the built-in default figure */
+    int builtin = !strcmp(in, "stickman") && access(in, F_OK) != 0;
+    if (builtin) {
+        len = strlen(mn_stickman_text());
+        s = MN_OK;
+    } else {
+        s = mn_read_file(in, &data, &len, err);
+    }
+    char* text = NULL;
+    size_t tlen = 0;
+    if (s == MN_OK)
+        s = mn_figure_doc_convert_mem(builtin ? mn_stickman_text() : data, len,
+                                      builtin ? "stickman" : in, &text, &tlen, warn, err);
+    free(data);
+    if (s == MN_OK) s = mn_write_file_atomic(out, text, tlen, err);
+    free(text);
+    return s;
 }

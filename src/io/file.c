@@ -1,18 +1,14 @@
-/* Whole-file reads, atomic writes, text buffers, warnings, the error setter, the UTF-8 check
- * and the name map shared by the io layer. */
+/* Whole-file reads, the confined opener, atomic writes and the path helper of the io layer
+ * (the memory helpers the readers share are the doc layer's, doc/text.c). */
 /* syscall() for openat2 and realpath. */
 #define _GNU_SOURCE
 #include "io/io_internal.h"
 
-#include "core/format_double.h"
-
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
-#if !defined(__wasi__)
 #include <pthread.h>
 #include <signal.h>
-#endif
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,10 +16,8 @@
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
-#if !defined(__wasi__)
 #include <dirent.h>
 #include <sys/file.h>
-#endif
 #if defined(__linux__)
 #include <sys/syscall.h>
 #if defined(__has_include)
@@ -32,12 +26,6 @@
 #endif
 #endif
 #endif
-
-void mn_motion_free(mn_motion* mo) {
-    if (!mo) return;
-    free(mo->q);
-    memset(mo, 0, sizeof *mo);
-}
 
 /* Reads the open descriptor fd whole: it must be a regular file (a FIFO, device or folder
  * would block or never end) of at most max bytes, checked with fstat before anything is
@@ -88,13 +76,6 @@ mn_status mn_read_file(const char* path, char** data, size_t* len, mn_error* err
     return read_fd(fd, path, MN_IO_MAX_FILE_BYTES, data, len, err);
 }
 
-static int hex_digit(int ch) {
-    if (ch >= '0' && ch <= '9') return ch - '0';
-    if (ch >= 'a' && ch <= 'f') return ch - 'a' + 10;
-    if (ch >= 'A' && ch <= 'F') return ch - 'A' + 10;
-    return -1;
-}
-
 static int beneath_fallback;
 void mn_io_beneath_force_fallback(int on) {
     beneath_fallback = on;
@@ -125,11 +106,6 @@ static int open_beneath(const char* dir, const char* rel) {
         }
     }
 #endif
-#if defined(__wasi__) /* the WebAssembly module has no file system */
-    (void)dir, (void)rel, (void)flags;
-    errno = ENOSYS;
-    return -1;
-#else
     char* rdir = realpath(dir, NULL);
     if (!rdir) return -1;
     size_t dl = strlen(rdir), rl = strlen(rel);
@@ -156,57 +132,6 @@ static int open_beneath(const char* dir, const char* rel) {
     free(rdir);
     errno = e;
     return fd;
-#endif
-}
-
-mn_status mn_uri_relative(const char* uri, char** rel_out, mn_error* err) {
-    *rel_out = NULL;
-    size_t n = strlen(uri), slash = strcspn(uri, "/");
-    if (n == 0) return mn_error_set(err, MN_ERR_PARSE, uri, 0, "", "empty URI");
-    /* A ':' before the first '/' is a scheme (RFC 3986 4.2): only relative references. */
-    if (memchr(uri, ':', slash))
-        return mn_error_set(err, MN_ERR_UNSUPPORTED, uri, 0, "",
-                            "only relative file URIs are read");
-    /* Percent-decode first, so that no check can be passed by an encoded '/', '.' or '\'. */
-    char* rel = malloc(n + 1);
-    if (!rel) return mn_error_set(err, MN_ERR_NOMEM, uri, 0, "", "out of memory");
-    size_t o = 0;
-    for (size_t i = 0; i < n; i++) {
-        if (uri[i] != '%') {
-            rel[o++] = uri[i];
-            continue;
-        }
-        int hi = i + 1 < n ? hex_digit(uri[i + 1]) : -1;
-        int lo = hi >= 0 && i + 2 < n ? hex_digit(uri[i + 2]) : -1;
-        if (lo < 0 || (hi == 0 && lo == 0)) {
-            free(rel);
-            return mn_error_set(err, MN_ERR_PARSE, uri, 0, "", "invalid percent-encoding");
-        }
-        rel[o++] = (char)(hi * 16 + lo);
-        i += 2;
-    }
-    rel[o] = 0;
-    const char* why = NULL;
-    if (rel[0] == '/')
-        why = "an absolute path: only paths inside the file's folder are read";
-    else if (strchr(rel, '\\'))
-        why = "a backslash: only '/' separates folders";
-    else
-        for (const char* seg = rel; *seg;) {
-            size_t sl = strcspn(seg, "/");
-            if (sl == 2 && seg[0] == '.' && seg[1] == '.') {
-                why = "a '..' segment: only paths inside the file's folder are read";
-                break;
-            }
-            seg += sl;
-            if (*seg) seg++;
-        }
-    if (why) {
-        free(rel);
-        return mn_error_set(err, MN_ERR_UNSUPPORTED, uri, 0, "", "refused: %s", why);
-    }
-    *rel_out = rel;
-    return MN_OK;
 }
 
 mn_status mn_read_file_beneath(const char* dir, const char* uri, size_t max, char** data,
@@ -261,100 +186,6 @@ mn_status mn_io_read_figure(const char* path, mn_io_figure_fn fn, mn_model** mod
     return mn_io_read_path(path, figure_text, &a, err);
 }
 
-mn_status mn_io_errorv(mn_error* err, mn_status s, const char* file, int line, const char* field,
-                       const char* fmt, va_list ap) {
-    char text[400];
-    vsnprintf(text, sizeof text, fmt, ap);
-    return mn_error_set(err, s, file, line, field, "%s", text);
-}
-
-int mn_utf8_len(const unsigned char* s, size_t n) {
-    unsigned c = s[0];
-    if (c < 0x80) return 1;
-    int len;
-    unsigned cp;
-    if ((c & 0xE0) == 0xC0)
-        len = 2, cp = c & 0x1F;
-    else if ((c & 0xF0) == 0xE0)
-        len = 3, cp = c & 0x0F;
-    else if ((c & 0xF8) == 0xF0)
-        len = 4, cp = c & 0x07;
-    else
-        return 0;
-    if ((size_t)len > n) return 0;
-    for (int i = 1; i < len; i++) {
-        if ((s[i] & 0xC0) != 0x80) return 0;
-        cp = (cp << 6) | (s[i] & 0x3F);
-    }
-    if ((len == 2 && cp < 0x80) || (len == 3 && cp < 0x800) || (len == 4 && cp < 0x10000) ||
-        cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF))
-        return 0;
-    return len;
-}
-
-int mn_utf8_text(const char* s, size_t n) {
-    const unsigned char* u = (const unsigned char*)s;
-    size_t i = 0;
-    while (i < n) {
-        if (u[i] < 0x20 || u[i] == 0x7F) return 0;
-        int l = mn_utf8_len(u + i, n - i);
-        if (!l) return 0;
-        i += (size_t)l;
-    }
-    return 1;
-}
-
-static size_t name_hash(const char* s) {
-    uint64_t h = 1469598103934665603ull; /* FNV-1a */
-    for (; *s; s++)
-        h = (h ^ (unsigned char)*s) * 1099511628211ull;
-    return (size_t)(h ^ (h >> 32));
-}
-
-int mn_name_map_init(mn_name_map* m, size_t n) {
-    size_t cap = 16;
-    while (cap < 2 * n)
-        cap *= 2;
-    m->key = calloc(cap, sizeof *m->key);
-    m->val = malloc(cap * sizeof *m->val);
-    m->mask = cap - 1;
-    if (!m->key || !m->val) {
-        mn_name_map_free(m);
-        return 0;
-    }
-    return 1;
-}
-
-void mn_name_map_free(mn_name_map* m) {
-    free(m->key);
-    free(m->val);
-    memset(m, 0, sizeof *m);
-}
-
-int mn_name_map_get(const mn_name_map* m, const char* key) {
-    for (size_t i = name_hash(key) & m->mask; m->key[i]; i = (i + 1) & m->mask)
-        if (!strcmp(m->key[i], key)) return m->val[i];
-    return -1;
-}
-
-int mn_name_map_put(mn_name_map* m, const char* key, int val) {
-    size_t i = name_hash(key) & m->mask;
-    for (; m->key[i]; i = (i + 1) & m->mask)
-        if (!strcmp(m->key[i], key)) return m->val[i];
-    m->key[i] = key;
-    m->val[i] = val;
-    return -1;
-}
-
-int mn_name_map_of_model(mn_name_map* map, const mn_model* m) {
-    if (!mn_name_map_init(map, 2 * (size_t)m->njoint)) return 0;
-    for (int j = 0; j < m->njoint; j++)
-        mn_name_map_put(map, m->jnt_name[j], j);
-    for (int j = 0; j < m->njoint; j++) /* as mn_model_find_joint: names first */
-        if (m->jnt_alias[j]) mn_name_map_put(map, m->jnt_alias[j], j);
-    return 1;
-}
-
 /* May path be replaced? Only a regular file (or nothing) is: a symlink is not followed nor
  * replaced, and a device, FIFO or folder is never turned into a file (writing to /dev/null
  * as root would replace /dev/null). *mode gets the mode the new file should have: the old
@@ -399,14 +230,8 @@ static int create_temp(char* tmp, size_t n) {
     static unsigned long counter;
     for (int attempt = 0; attempt < 100; attempt++) {
         unsigned char r[6];
-#if defined(__wasi__) /* no file system there: any name fails alike */
-        unsigned long salt = 0;
-        if (1)
-#else
         unsigned long salt = (unsigned long)getpid() << 16;
-        if (getentropy(r, sizeof r) != 0)
-#endif
-        {
+        if (getentropy(r, sizeof r) != 0) {
             unsigned long x = (unsigned long)time(NULL) ^ salt ^
                               (__atomic_add_fetch(&counter, 1, __ATOMIC_RELAXED) * 2654435761u);
             for (size_t i = 0; i < sizeof r; i++, x >>= 5)
@@ -416,9 +241,7 @@ static int create_temp(char* tmp, size_t n) {
             tmp[n + 4 + (size_t)i] = tmp_chars[r[i] % (sizeof tmp_chars - 1)];
         int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0666);
         if (fd >= 0) {
-#if !defined(__wasi__)
             flock(fd, LOCK_EX | LOCK_NB);
-#endif
             return fd;
         }
         if (errno != EEXIST) return -1;
@@ -433,9 +256,6 @@ static int create_temp(char* tmp, size_t n) {
  * a process (the last 32 folders are remembered). */
 #define STALE_SECONDS 2
 static void remove_stale(const char* path) {
-#if defined(__wasi__)
-    (void)path;
-#else
     const char* slash = strrchr(path, '/');
     char dir[4096];
     if (!slash)
@@ -496,7 +316,6 @@ static void remove_stale(const char* path) {
         close(fd);
     }
     closedir(d);
-#endif
 }
 
 /* Writes data to a fresh temporary beside path: *fd_out stays open (and locked) until the
@@ -525,11 +344,7 @@ static mn_status write_temp(const char* path, const char* data, size_t len, int 
         done += (size_t)w;
     }
     /* a replaced file keeps its permissions; a new one has 0666 less the umask already */
-#if defined(__wasi__) /* no permissions there */
-    (void)mode;
-#else
     if (!e && mode >= 0 && fchmod(fd, (mode_t)mode) != 0) e = errno;
-#endif
     if (!e && fsync(fd) != 0) e = errno;
     if (e) {
         mn_error_set(err, MN_ERR_IO, path, 0, "", "write failed: %s", strerror(e));
@@ -545,10 +360,6 @@ static mn_status write_temp(const char* path, const char* data, size_t len, int 
 
 /* fsync of the folder holding path (its entries: a rename is durable only after it). */
 static mn_status sync_folder(const char* path, mn_error* err) {
-#if defined(__wasi__) /* no folders to sync there */
-    (void)path, (void)err;
-    return MN_OK;
-#else
     const char* slash = strrchr(path, '/');
     size_t n = slash ? (size_t)(slash - path) : 0;
     char* dir = malloc(n + 2);
@@ -571,7 +382,6 @@ static mn_status sync_folder(const char* path, mn_error* err) {
         return mn_error_set(err, MN_ERR_IO, path, 0, "", "sync of its folder failed: %s",
                             strerror(e));
     return MN_OK;
-#endif
 }
 
 mn_status mn_write_files_atomic(int n, const char* const* paths, const char* const* data,
@@ -606,14 +416,12 @@ mn_status mn_write_files_atomic(int n, const char* const* paths, const char* con
     }
     /* SIGINT, SIGTERM and SIGHUP wait until every temporary is renamed or removed, so that
      * a killed run leaves none behind (a signal that arrives meanwhile is delivered after). */
-#if !defined(__wasi__) /* WebAssembly has no signals */
     sigset_t block, old;
     sigemptyset(&block);
     sigaddset(&block, SIGINT);
     sigaddset(&block, SIGTERM);
     sigaddset(&block, SIGHUP);
     pthread_sigmask(SIG_BLOCK, &block, &old);
-#endif
     for (int i = 0; i < n && !st; i++)
         st = write_temp(paths[i], data[i] ? data[i] : "", lens[i], mode[i], &tmp[i], &fds[i], err);
     /* Every file is written before any is renamed: a full disk leaves the old set whole. */
@@ -632,9 +440,7 @@ mn_status mn_write_files_atomic(int n, const char* const* paths, const char* con
      * caller was told is written survives a crash of the machine right after. */
     for (int i = 0; !st && i < n; i++)
         st = sync_folder(paths[i], err);
-#if !defined(__wasi__)
     pthread_sigmask(SIG_SETMASK, &old, NULL);
-#endif
     for (int i = 0; i < n; i++)
         free(tmp[i]);
     free(tmp);
@@ -648,103 +454,9 @@ mn_status mn_write_file_atomic(const char* path, const char* data, size_t len, m
     return mn_write_files_atomic(1, &path, &data, &len, err);
 }
 
-void mn_strbuf_init(mn_strbuf* b) {
-    memset(b, 0, sizeof *b);
-}
-void mn_strbuf_free(mn_strbuf* b) {
-    free(b->data);
-    memset(b, 0, sizeof *b);
-}
-
-static int strbuf_reserve(mn_strbuf* b, size_t extra) {
-    if (b->failed) return 0;
-    if (b->len + extra + 1 <= b->cap) return 1;
-    size_t cap = b->cap ? b->cap : 4096;
-    while (cap < b->len + extra + 1)
-        cap *= 2;
-    char* p = realloc(b->data, cap);
-    if (!p) {
-        b->failed = 1;
-        return 0;
-    }
-    b->data = p;
-    b->cap = cap;
-    return 1;
-}
-
-void mn_strbuf_append(mn_strbuf* b, const char* s, size_t n) {
-    if (!strbuf_reserve(b, n)) return;
-    memcpy(b->data + b->len, s, n);
-    b->len += n;
-    b->data[b->len] = 0;
-}
-
-void mn_strbuf_printf(mn_strbuf* b, const char* fmt, ...) {
-    va_list ap;
-    va_start(ap, fmt);
-    char small[256];
-    int n = vsnprintf(small, sizeof small, fmt, ap);
-    va_end(ap);
-    if (n < 0) {
-        b->failed = 1;
-        return;
-    }
-    if ((size_t)n < sizeof small) {
-        mn_strbuf_append(b, small, (size_t)n);
-        return;
-    }
-    if (!strbuf_reserve(b, (size_t)n)) return;
-    va_start(ap, fmt);
-    vsnprintf(b->data + b->len, (size_t)n + 1, fmt, ap);
-    va_end(ap);
-    b->len += (size_t)n;
-}
-
 mn_status mn_strbuf_write(mn_strbuf* b, const char* path, mn_error* err) {
     mn_status st = b->failed ? mn_error_set(err, MN_ERR_NOMEM, path, 0, "", "out of memory")
                              : mn_write_file_atomic(path, b->data ? b->data : "", b->len, err);
     mn_strbuf_free(b);
     return st;
-}
-
-void mn_strbuf_double(mn_strbuf* b, double v) {
-    if (!strbuf_reserve(b, MN_DOUBLE_CHARS)) return;
-    b->len += (size_t)mn_format_double_len(v, b->data + b->len);
-}
-
-void mn_strbuf_json_str(mn_strbuf* b, const char* s) {
-    mn_strbuf_append(b, "\"", 1);
-    for (const char* p = s; *p; p++) {
-        if (*p == '"' || *p == '\\')
-            mn_strbuf_printf(b, "\\%c", *p);
-        else if ((unsigned char)*p < 0x20)
-            mn_strbuf_printf(b, "\\u%04x", (unsigned char)*p);
-        else
-            mn_strbuf_append(b, p, 1);
-    }
-    mn_strbuf_append(b, "\"", 1);
-}
-
-void mn_warn(mn_warnings* w, const char* file, int line, const char* field, const char* fmt, ...) {
-    if (!w) return;
-    if (w->count++ > 0) return;
-    mn_error e;
-    va_list ap;
-    va_start(ap, fmt);
-    mn_io_errorv(&e, MN_OK, file, line, field, fmt, ap);
-    va_end(ap);
-    snprintf(w->first, sizeof w->first, "%s", e.message);
-}
-
-int mn_parse_double(const char* s, char** end, double* out) {
-    char* e;
-    errno = 0;
-    double v = strtod(s, &e);
-    if (e == s || !isfinite(v) || (errno == ERANGE && fabs(v) > 1.0)) {
-        if (end) *end = e;
-        return 0;
-    }
-    if (end) *end = e;
-    *out = v;
-    return 1;
 }

@@ -8,7 +8,7 @@
 #include <marionette/simscene.h>
 
 #include "io/io_internal.h"
-#include "io/json_locate.h"
+#include "doc/json_locate.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -1014,7 +1014,7 @@ static mn_status read_text(const char* text, size_t len, const char* name, void*
         *slash = 0;
     else
         base[0] = 0;
-    ctx x = {name, text, len, {{0}}, 0, err, "scene"};
+    ctx x = {name, text, len, {{0}}, 0, err, "scene", NULL};
     mn_status st = parse(&x, root, base, a->opt && a->opt->trusted, a->opt ? a->opt->max_nodes : 0,
                          s, a->warn);
     cJSON_Delete(root);

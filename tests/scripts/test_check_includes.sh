@@ -77,6 +77,28 @@ make_tree "$tmp/unknown"
 printf '\n' >"$tmp/unknown/include/marionette/widget.h"
 expect "a public header with no layer" 1 "widget.h" "$tmp/unknown"
 
+make_tree "$tmp/docio"
+mkdir -p "$tmp/docio/src/doc" "$tmp/docio/src/io"
+printf '#include <stdio.h>\n' >"$tmp/docio/src/doc/doc_internal.h"
+printf '#include "doc/doc_internal.h"\n#include <unistd.h>\n' >"$tmp/docio/src/io/file.c"
+expect "io including a doc private header and <unistd.h>" 0 "follow the include rules" "$tmp/docio"
+
+make_tree "$tmp/docfiles"
+mkdir -p "$tmp/docfiles/src/doc"
+printf '#include <stdio.h>\n#include <fcntl.h>\n' >"$tmp/docfiles/src/doc/read.c"
+expect "doc including <fcntl.h>" 1 "src/doc/read.c:2: layer doc may not include <fcntl.h>" "$tmp/docfiles"
+
+make_tree "$tmp/docunistd"
+mkdir -p "$tmp/docunistd/src/doc"
+printf '#include <unistd.h>\n' >"$tmp/docunistd/src/doc/read.c"
+expect "doc including <unistd.h>" 1 "src/doc/read.c:1: layer doc may not include <unistd.h>" "$tmp/docunistd"
+
+make_tree "$tmp/docup"
+mkdir -p "$tmp/docup/src/doc" "$tmp/docup/src/io"
+printf '\n' >"$tmp/docup/src/io/io_internal.h"
+printf '#include "io/io_internal.h"\n' >"$tmp/docup/src/doc/read.c"
+expect "doc including an io private header" 1 "src/doc/read.c:1: includes src/io/io_internal.h" "$tmp/docup"
+
 if ((failed)); then
     echo "$failed failed" >&2
     exit 1

@@ -11,11 +11,17 @@
 #include <marionette/layers.h>
 #include <marionette/model.h>
 #include <marionette/retarget.h>
+#include <marionette/scene.h>
+#include <marionette/sequence.h>
 #include <marionette/skin.h>
 #include <marionette/takes.h>
 
+/* The documents' memory forms, called with no file table: the module opens no file. */
+#include "doc/doc_codecs.h"
+
 #include <math.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -135,52 +141,6 @@ EXPORT(mnw_figure_destroy) void mnw_figure_destroy(mnw_figure* f) {
     free(f);
 }
 
-EXPORT(mnw_spec_create) mn_spec* mnw_spec_create(const char* name) {
-    mn_spec* s = mn_spec_create(name && *name ? name : "figure");
-    if (!s) mn_error_set(&g_err, MN_ERR_NOMEM, "", 0, "", "out of memory");
-    return s;
-}
-EXPORT(mnw_spec_destroy) void mnw_spec_destroy(mn_spec* s) {
-    mn_spec_destroy(s);
-}
-
-/* v: offset 3, orient 4 (w x y z), axis 3, range 2, swing, twist 2, mass, com 3,
- * stiffness, q0 7 (27 numbers). Returns the joint index or -1. */
-EXPORT(mnw_spec_add_joint)
-int mnw_spec_add_joint(mn_spec* s, const char* name, int parent, int type, int limited,
-                       int rot_order, const char* object, const double* v) {
-    if (!s || !v) return arg_error("spec", "NULL");
-    if (type < MN_JOINT_FIXED || type > MN_JOINT_FREE) return arg_error("type", "not a joint type");
-    if (rot_order < MN_EULER_XYZ || rot_order > MN_EULER_ZYX)
-        return arg_error("rot_order", "not an Euler order");
-    mn_joint_def d = mn_joint_default();
-    d.name = name;
-    d.parent = parent;
-    d.type = (mn_joint_type)type;
-    d.offset = mn_v3(v[0], v[1], v[2]);
-    d.orient = (mn_quat){v[3], v[4], v[5], v[6]};
-    d.axis = mn_v3(v[7], v[8], v[9]);
-    d.limited = limited;
-    d.range[0] = v[10];
-    d.range[1] = v[11];
-    d.swing = v[12];
-    d.twist[0] = v[13];
-    d.twist[1] = v[14];
-    d.mass = v[15];
-    d.com = mn_v3(v[16], v[17], v[18]);
-    d.stiffness = v[19];
-    for (int i = 0; i < 7; i++)
-        d.q0[i] = v[20 + i];
-    d.rot_order = (mn_euler_order)rot_order;
-    d.object = object && *object ? object : NULL;
-    return mn_spec_add_joint(s, &d, &g_err);
-}
-
-EXPORT(mnw_figure_compile) mnw_figure* mnw_figure_compile(const mn_spec* s) {
-    if (!s) return (void)arg_error("spec", "NULL"), NULL;
-    return figure_of(mn_model_compile(s, &g_err));
-}
-
 /* Skeleton text and BVH, read inside the module. BVH motion: *motion receives a malloc'd
  * nframes x nq array (free with mnw_free), *nframes and *frame_time its size and rate. */
 EXPORT(mnw_figure_read_skel)
@@ -189,6 +149,44 @@ mnw_figure* mnw_figure_read_skel(const char* text, size_t len, const char* name)
     if (!text) return (void)arg_error("text", "NULL"), NULL;
     if (mn_skel_read_mem(text, len, name, &m, NULL, &g_err) != MN_OK) return NULL;
     return figure_of(m);
+}
+
+/* A figure document (docs/figure-document.md) read by the reader of `marionette` itself:
+ * every message "name:line: field: text" as on the command line. Its motion as BVH's below
+ * (*motion NULL and *nframes 0 when it has none); the skin is left to the caller. */
+EXPORT(mnw_figure_read_doc)
+mnw_figure* mnw_figure_read_doc(const char* text, size_t len, const char* name, double** motion,
+                                int* nframes, double* frame_time) {
+    if (!text || !motion || !nframes || !frame_time) return (void)arg_error("text", "NULL"), NULL;
+    mn_model* m = NULL;
+    mn_motion mo;
+    if (mn_figure_doc_read_mem(text, len, name, &m, &mo, &g_err) != MN_OK) return NULL;
+    mnw_figure* f = figure_of(m);
+    if (!f) {
+        mn_motion_free(&mo);
+        return NULL;
+    }
+    *motion = mo.q;
+    *nframes = mo.nframes;
+    *frame_time = mo.frame_time;
+    return f;
+}
+
+/* The figure document of f, with a motion of nframes states (frames, frame_time) when
+ * nframes > 0: the text `marionette convert` writes (malloc'd, free with mnw_free), its
+ * length in *len; NULL on failure. */
+EXPORT(mnw_figure_write_doc)
+char* mnw_figure_write_doc(const mnw_figure* f, const double* frames, int nframes,
+                           double frame_time, int* len) {
+    if (!f || !len || nframes < 0 || (nframes > 0 && !frames))
+        return (void)arg_error("figure", "NULL"), NULL;
+    mn_motion mo = {nframes, f->m->nq, frame_time, (double*)frames};
+    char* text = NULL;
+    size_t n = 0;
+    if (mn_figure_doc_write_mem(f->m, nframes > 0 ? &mo : NULL, NULL, &text, &n, &g_err) != MN_OK)
+        return NULL;
+    *len = (int)n;
+    return text;
 }
 
 EXPORT(mnw_figure_read_bvh)
@@ -834,10 +832,58 @@ int mnw_fit(mn_fitter* f, mn_xform* pose, const double* targets, const double* d
     return s;
 }
 
+/* ---- scene documents (scene.h): what a scene holds ---------------------------------- */
+
+/* A scene document (docs/scene.md) read by the reader of `marionette` (messages
+ * "name:line: field: text"); NULL on failure. */
+EXPORT(mnw_scene_read) mn_scene* mnw_scene_read(const char* text, size_t len, const char* name) {
+    mn_scene* sc = NULL;
+    if (!text) return (void)arg_error("text", "NULL"), NULL;
+    if (mn_scene_read_mem(text, len, name, &sc, &g_err) != MN_OK) return NULL;
+    return sc;
+}
+EXPORT(mnw_scene_destroy) void mnw_scene_destroy(mn_scene* sc) {
+    mn_scene_destroy(sc);
+}
+/* 0 frames, 1 solver (-1: none given), 2 iterations, 3 figures. */
+EXPORT(mnw_scene_int) int mnw_scene_int(const mn_scene* sc, int what) {
+    if (!sc) return -1;
+    switch (what) {
+    case 0:
+        return mn_scene_frames(sc);
+    case 1:
+        return mn_scene_solver(sc);
+    case 2:
+        return mn_scene_iterations(sc);
+    case 3:
+        return mn_scene_figure_count(sc);
+    default:
+        return -1;
+    }
+}
+/* 0 the root joint's name ("" when none), 1 figure i's name, 2 its file, 3 its sequence. */
+EXPORT(mnw_scene_str) const char* mnw_scene_str(const mn_scene* sc, int what, int i) {
+    const char* v = NULL;
+    if (sc && what == 0) v = mn_scene_root(sc);
+    if (sc && what == 1) v = mn_scene_figure_name(sc, i);
+    if (sc && what == 2) v = mn_scene_figure_file(sc, i);
+    if (sc && what == 3) v = mn_scene_figure_sequence(sc, i);
+    return v ? v : "";
+}
+/* Figure i's place: position (3) then rotation (w x y z) into out. */
+EXPORT(mnw_scene_place) void mnw_scene_place(const mn_scene* sc, int i, double* out) {
+    if (!sc || !out) return;
+    mn_xform x = mn_scene_figure_place(sc, i);
+    mn_quat q = mn_quat_from_mat3(&x.R);
+    out[0] = x.p.x, out[1] = x.p.y, out[2] = x.p.z;
+    out[3] = q.w, out[4] = q.x, out[5] = q.y, out[6] = q.z;
+}
+
 /* ---- sequences (anim.h): keys, interpolation, sampling ------------------------------- */
 typedef struct mnw_seq {
     mn_seq* s;
     mnw_figure* f;
+    mn_seq_doc_info* info; /* read from a document: its figure, scale and contacts */
     mn_seq_solver* solver; /* constrained in-betweens, made on first use */
     double* work;          /* the layers' blend (layers.h), made with the first layer */
 } mnw_seq;
@@ -862,11 +908,74 @@ EXPORT(mnw_seq_create) mnw_seq* mnw_seq_create(mnw_figure* f, double fps, int ro
 }
 EXPORT(mnw_seq_destroy) void mnw_seq_destroy(mnw_seq* q) {
     if (!q) return;
+    free(q->info);
     mn_seq_solver_destroy(q->solver);
     mn_seq_destroy(q->s);
     free(q->work);
     free(q);
 }
+/* A sequence document (docs/sequence.md) of f's figure, read by the reader of `marionette`
+ * (messages "name:line: field: text"): its "figure" member is kept (mnw_seq_doc_str) and not
+ * read, f is the figure. A document of several figures is refused. */
+EXPORT(mnw_seq_read_doc)
+mnw_seq* mnw_seq_read_doc(mnw_figure* f, const char* text, size_t len, const char* name) {
+    if (!f || !text) return (void)arg_error(f ? "text" : "figure", "NULL"), NULL;
+    mnw_seq* q = calloc(1, sizeof *q);
+    if (q) q->info = calloc(1, sizeof *q->info);
+    if (!q || !q->info) {
+        if (q) free(q);
+        return (void)mn_error_set(&g_err, MN_ERR_NOMEM, "", 0, "", "out of memory"), NULL;
+    }
+    mn_model* none = NULL;
+    if (mn_seqdoc_read_mem(text, len, name, NULL, NULL, NULL, f->m, &none, &q->s, q->info, NULL,
+                           &g_err) != MN_OK) {
+        free(q->info);
+        free(q);
+        return NULL;
+    }
+    q->f = f;
+    /* the layers' blend, as mnw_seq_add_layer makes it */
+    if (mn_seq_layer_count(q->s) > 0 &&
+        !(q->work = malloc(sizeof(double) * (size_t)mn_seq_blend_work_size(q->s)))) {
+        mnw_seq_destroy(q);
+        return (void)mn_error_set(&g_err, MN_ERR_NOMEM, "", 0, "", "out of memory"), NULL;
+    }
+    return q;
+}
+
+/* What the document named: 0 its "figure" ("" for a sequence not read from one). */
+EXPORT(mnw_seq_doc_str) const char* mnw_seq_doc_str(const mnw_seq* q, int what) {
+    return q && q->info && what == 0 ? q->info->figure : "";
+}
+/* 0: its "scale" (0 when absent); 1: its contact tracks. */
+EXPORT(mnw_seq_doc_number) double mnw_seq_doc_number(const mnw_seq* q, int what) {
+    if (!q || !q->info) return 0;
+    return what == 0 ? q->info->scale : what == 1 ? q->info->ncontact : 0;
+}
+
+/* The sequence as a document (the text the command line writes): its figure named figure
+ * (NULL or "": the one it was read with), scale > 0 written for a BVH figure (< 0: the one
+ * it was read with), the contact tracks it was read with. Malloc'd (free with mnw_free), its
+ * length in *len; NULL on failure. */
+EXPORT(mnw_seq_write_doc)
+char* mnw_seq_write_doc(const mnw_seq* q, const char* figure, double scale, int* len) {
+    if (!q || !len) return (void)arg_error("sequence", "NULL"), NULL;
+    mn_seq_doc_info* info = calloc(1, sizeof *info);
+    if (!info) return (void)mn_error_set(&g_err, MN_ERR_NOMEM, "", 0, "", "out of memory"), NULL;
+    if (q->info) *info = *q->info;
+    if (figure && *figure) snprintf(info->figure, sizeof info->figure, "%s", figure);
+    if (scale >= 0) info->scale = scale;
+    char* text = NULL;
+    size_t n = 0;
+    mn_status st = info->figure[0]
+                       ? mn_seq_write_doc_mem(q->s, info, &text, &n, &g_err)
+                       : mn_error_set(&g_err, MN_ERR_ARG, "", 0, "figure", "no figure to name");
+    free(info);
+    if (st != MN_OK) return NULL;
+    *len = (int)n;
+    return text;
+}
+
 static void drop_solver(mnw_seq* q) {
     mn_seq_solver_destroy(q->solver);
     q->solver = NULL;

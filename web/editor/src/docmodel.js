@@ -6,54 +6,20 @@ export function jointQSize(type) {
   return { fixed: 0, hinge: 1, slide: 1, ball: 4, free: 7 }[type];
 }
 
-function finite(x, what) {
-  if (typeof x !== 'number' || !Number.isFinite(x)) throw new Error(`${what}: expected a finite number`);
-  return x;
-}
-
-function quat(v, what) {
-  if (!Array.isArray(v) || v.length !== 4) throw new Error(`${what}: expected [w, x, y, z]`);
-  const q = v.map((x, i) => finite(x, `${what}[${i}]`));
-  const n = Math.hypot(...q);
-  if (n === 0) throw new Error(`${what}: a zero quaternion`);
-  return n === 1 ? q : q.map((x) => x / n);
-}
-
 /**
  * A key's pose map (joint name -> value, docs/sequence.md "Keys") as a state q of the
- * figure: joints left out keep their rest values. Throws on unknown joints or bad values.
+ * figure: joints left out keep their rest values. Read by the module's own reader (a
+ * document of that one key), so a pose is read as `marionette` reads it; throws its error
+ * (`pose: keys[0].pose.neck: no joint named "neck" ...`) on unknown joints or bad values.
  */
 export function poseToQ(figure, pose) {
-  const q = new Float64Array(figure.restQ);
-  const byName = new Map(figure.joints.map((j) => [j.name, j]));
-  for (const [name, value] of Object.entries(pose ?? {})) {
-    const j = byName.get(name);
-    if (!j) throw new Error(`pose.${name}: no joint named "${name}" in ${figure.name}`);
-    const at = j.qadr,
-      what = `pose.${name}`;
-    switch (j.type) {
-      case 'hinge':
-      case 'slide':
-        q[at] = finite(value, what);
-        break;
-      case 'ball':
-        q.set(quat(value, what), at);
-        break;
-      case 'free':
-        if (typeof value !== 'object' || value === null) throw new Error(`${what}: expected {position, rotation}`);
-        if (value.position !== undefined) {
-          if (!Array.isArray(value.position) || value.position.length !== 3) throw new Error(`${what}.position: expected [x, y, z]`);
-          value.position.forEach((x, i) => {
-            q[at + i] = finite(x, `${what}.position[${i}]`);
-          });
-        }
-        if (value.rotation !== undefined) q.set(quat(value.rotation, `${what}.rotation`), at + 3);
-        break;
-      default:
-        throw new Error(`${what}: a fixed joint has no value`);
-    }
+  const doc = { figure: figure.name || 'figure', keys: [{ frame: 0, pose: pose ?? {} }] };
+  const seq = figure._mn.sequenceFromDocument(figure, doc, 'pose');
+  try {
+    return new Float64Array(seq.keyQ(0));
+  } finally {
+    seq.dispose();
   }
-  return q;
 }
 
 /** A state q as a key's pose map: every joint that has a value. */

@@ -39,7 +39,7 @@ const conj = (q) => [q[0], -q[1], -q[2], -q[3]];
 
 /**
  * A free root's value ({position, rotation}) moved by a figure's placement, as the reader
- * moves it (src/io/doc_figures.c, mn_doc_place_free_root: T = Trans(off + p) Rot(orient)
+ * moves it (src/doc/doc_figures.c, mn_doc_place_free_root: T = Trans(off + p) Rot(orient)
  * Rot(quat), so p' = R (off + p) + P - off and quat' = orient^-1 R orient quat), or moved
  * back (inverse). place: {R, P, off, orient}.
  */

@@ -4,7 +4,7 @@
 // undo snapshot and is written to the server at once with the version it was read at
 // (If-Match), so a second tab editing the same project gets a conflict, never an overwrite.
 import { poseToQ, qToPose, newSequenceDoc, scaleFigureDoc, estimateMasses } from './docmodel.js';
-import { addLayers } from './anim/layers.js';
+import { keysSequence } from './anim/sequence.js';
 import { client, unquote } from './server.js';
 import { isMulti, openFigures, splitDoc } from './figures.js';
 import { changesRoot, restoreAcrossRoot } from './reroot.js';
@@ -274,21 +274,9 @@ export class Store {
   }
   _sequence() {
     if (this._seq) return this._seq;
-    const d = this.doc,
-      interp = d.interpolation ?? {};
-    const seq = this.m.createSequence(this._seqFigure, {
-      fps: d.fps ?? 30,
-      rotation: interp.rotation ?? 'default',
-      translation: interp.translation ?? 'default',
-    });
-    for (const [joint, modes] of Object.entries(interp.joints ?? {})) seq.setInterpolation(modes, joint);
-    for (const key of d.keys) {
-      const k = seq.setKey(key.frame, poseToQ(this._seqFigure, key.pose));
-      if (key.tcb) seq.setKeyTCB(k, key.tcb);
-    }
-    addLayers(seq, this._seqFigure, d); // the layers blended over the keys (anim/layers.js)
-    this._seq = seq;
-    return seq;
+    // the keys read by the module's reader (anim/sequence.js), layers blended over them
+    this._seq = keysSequence(this.m, this._seqFigure, this.doc);
+    return this._seq;
   }
 
   /** The document's sampled pose at a frame (interpolated keys) as a new Float64Array. */

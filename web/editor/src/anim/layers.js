@@ -1,24 +1,7 @@
 // The "Layers" menu: the sequence's layers (docs/sequence.md, "Layers"; layers.h) as a list,
 // each with its mode, its weight keys and the weight at the current frame, and the joints its
-// mask covers; and the layers given to the module's sequences, so that what plays (the
-// constrained in-betweens) is the blend.
+// mask covers (the module's sequences read the layers with the document: anim/sequence.js).
 import { h } from './dom.js';
-import { poseToQ } from '../docmodel.js';
-
-/** The document's layers onto a module Sequence of figure (keys, weights, masks, warps). */
-export function addLayers(seq, figure, doc) {
-  for (const layer of doc.layers ?? []) {
-    seq.addLayer({
-      name: layer.name,
-      mode: layer.mode ?? 'override',
-      weights: layer.weights,
-      mask: layer.mask,
-      warp: layer.time_warp,
-      keys: layer.keys.map((k) => ({ frame: k.frame, q: poseToQ(figure, k.pose) })),
-    });
-  }
-  if (doc.time_warp) seq.setTimeWarp(doc.time_warp);
-}
 
 /** A layer's weight at a frame from its keys: eased between keys, constant outside (as
  * layers.c weighs it; shown, not used for the blend, which the module computes). */
