@@ -10,10 +10,15 @@ export function figureFor(store) {
 }
 
 // The document read by the module for figure (its "figure" member is kept, not opened). A
-// document needs a key: with none yet, an empty sequence at the document's rate.
+// document needs a key: with none yet, an empty sequence at the document's rate. The page's
+// own members of a document of several figures joined into one (`roots`, `places`:
+// figures.js) are not the reader's.
 function read(m, figure, doc) {
   if (!doc.keys?.length) return m.createSequence(figure, { fps: doc.fps ?? 30 });
-  return m.sequenceFromDocument(figure, { ...doc, figure: doc.figure ?? 'stickman' }, 'sequence');
+  const { roots, places, ...plain } = doc;
+  void roots;
+  void places;
+  return m.sequenceFromDocument(figure, { ...plain, figure: doc.figure ?? 'stickman' }, 'sequence');
 }
 
 /** The keys of doc into a new Sequence of figure (interpolation, layers; no constraints). */
