@@ -32,17 +32,22 @@
 
 #include "clip_encode.h"
 
+/* Track i's segments laid out from its code (a dense track's; the others have none). */
+static void layout(enc* e, int i) {
+    if (e->code[i].mode == MODE_DENSE)
+        mn_clip_dense_layout(e->val[i], &e->code[i], e->trk[i].dim, e->n);
+}
+
+/* Track i fitted within its share times scale, and laid out (only a refitted track's layout
+ * changes, so the block of the others' is reused as it is). */
 static void fit(enc* e, int i, double scale) {
     mn_clip_fit_track(e->val[i], e->n, e->trk[i].dim, e->rest[i], e->base[i] * e->mult[i] * scale,
                       e->tbits, &e->w, &e->code[i]);
+    layout(e, i);
 }
 
-/* The block of the current codes into the clip (its bytes replaced). */
+/* The block of the current codes (every one laid out) into the clip (its bytes replaced). */
 static mn_status assemble(enc* e) {
-    if (!e->searched)
-        for (int i = 0; i < e->nt; i++)
-            if (e->code[i].mode == MODE_DENSE)
-                mn_clip_dense_layout(e->val[i], &e->code[i], e->trk[i].dim, e->n);
     return mn_clip_write(e->c, e->code, e->n, e->fps);
 }
 
@@ -249,6 +254,7 @@ static mn_status stage_widen(enc* e, mn_error* err) {
                 e->code[i] = keep;
                 memcpy(e->code[i].key, key, sizeof(int) * (size_t)nframes);
                 memcpy(e->code[i].qv, qv, sizeof(uint32_t) * (size_t)nframes * e->trk[i].dim);
+                layout(e, i); /* the layout arrays were the new fit's */
             }
         }
     }
@@ -260,11 +266,8 @@ static mn_status stage_widen(enc* e, mn_error* err) {
  * frame (clip_search.c). */
 static mn_status stage_segments(enc* e, mn_error* err) {
     (void)err;
-    cache_clip(e);                  /* the widened clip (the same states: kept current above) */
-    for (int i = 0; i < e->nt; i++) /* the search keeps the layout current itself */
-        if (e->code[i].mode == MODE_DENSE)
-            mn_clip_dense_layout(e->val[i], &e->code[i], e->trk[i].dim, e->n);
-    e->searched = 1;
+    cache_clip(e); /* the widened clip (the same states: kept current above; every track laid
+                      out, and the search keeps the layouts current itself) */
     mn_clip_segment_search(e);
     mn_clip_index_polish(e);
     return assemble(e);

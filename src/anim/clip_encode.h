@@ -26,7 +26,6 @@ typedef struct enc {
     double* mult;  /* per track: widening */
     track_code* code;
     fit_work w;
-    int searched; /* the dense layouts are the search's: assemble keeps them */
     /* the take and the clip being built */
     const double* q; /* n x nq */
     mn_clip_options opt;

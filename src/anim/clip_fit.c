@@ -95,11 +95,12 @@ static void quantise(const double* v, int n, int d, int bits, float* lo, float* 
     }
 }
 
-static double dist_d(const double* a, const double* b, int d) {
+/* Squared distance (compared with squared bounds: no square root in the loops). */
+static double dist2_d(const double* a, const double* b, int d) {
     double s = 0;
     for (int c = 0; c < d; c++)
         s += (a[c] - b[c]) * (a[c] - b[c]);
-    return sqrt(s);
+    return s;
 }
 
 /* Value of the sparse track of keys key[0..nk-1] (values dq at those frames) at frame f. */
@@ -141,7 +142,7 @@ static int greedy_keys(const double* v, const double* dq, int n, int d, int cubi
             for (int f = key[k]; f <= key[k + 1]; f++) {
                 double o[3];
                 sparse_eval(key, nk, dq, d, cubic, k, f, o);
-                err[f] = dist_d(o, v + (size_t)f * d, d);
+                err[f] = dist2_d(o, v + (size_t)f * d, d);
             }
         /* the first frame of the largest error above eps, from the maxima of blocks of
          * frames (those of the frames just recomputed renewed) */
@@ -149,50 +150,62 @@ static int greedy_keys(const double* v, const double* dq, int n, int d, int cubi
             for (int b = key[lo_seg] / BLOCK; b <= key[last + 1] / BLOCK; b++)
                 block_max(err, n, b, w);
         int at = -1;
-        double worst = eps;
+        double worst = eps * eps; /* errors are squared */
         for (int b = 0; b < (n + BLOCK - 1) / BLOCK; b++)
             if (w->bmax[b] > worst) worst = w->bmax[b], at = w->bidx[b];
         if (at < 0) return nk;
         if (nk >= max_keys) return -1;
-        int k = 0;
-        while (key[k + 1] < at)
-            k++;
+        int k = 0, hi = nk - 1; /* the segment holding at: key[k] < at <= key[k + 1] */
+        while (hi - k > 1) {
+            int mid = (k + hi) >> 1;
+            if (key[mid] < at)
+                k = mid;
+            else
+                hi = mid;
+        }
         if (key[k + 1] == at) { /* a key's own value is off: quantisation, cannot improve */
             return -1;
         }
         memmove(key + k + 2, key + k + 1, sizeof(int) * (size_t)(nk - k - 1));
         key[k + 1] = at;
         nk++;
-        lo_seg = k - 2 < 0 ? 0 : k - 2;
-        hi_seg = k + 3;
+        /* the new key's two segments change; with Catmull-Rom also the one on either side
+         * (the tangents at the keys beside the new one) */
+        lo_seg = cubic ? (k - 1 < 0 ? 0 : k - 1) : k;
+        hi_seg = cubic ? k + 2 : k + 1;
     }
 }
 
 /* The fewest bits of a segment component's residuals (indices x[0], x[stride], ..., len of
- * them), its order and k; the header and first index excluded. */
+ * them), its order and k; the header and first index excluded. The k tried for an order are
+ * those around log2 of the residuals' mean (Rice's rule), all counted in one pass. */
 static size_t residual_bits(const uint32_t* x, size_t stride, int len, int* order_out, int* k_out) {
     size_t best = SIZE_MAX;
     *order_out = 0, *k_out = 0;
+    uint32_t xs[1 << MAX_SEG_LOG2] = {0};
+    for (int r = 0; r < len; r++)
+        xs[r] = x[(size_t)r * stride];
     for (int order = 0; order <= 3; order++) {
         uint32_t z[1 << MAX_SEG_LOG2];
         uint64_t sum = 0;
-        int64_t first = x[0], a = first, b = first;
+        int64_t first = xs[0], a = first, b = first;
         for (int r = 1; r < len; r++) {
-            int64_t v = x[(size_t)r * stride];
+            int64_t v = xs[r];
             z[r] = zigzag(v - predict(order, r, first, a, b));
             sum += z[r];
             b = a, a = v;
         }
-        /* the best k is near log2 of the mean (Rice's rule); try around it */
         int k0 = 0;
         while (k0 < RICE_KMAX && ((uint64_t)(len > 1 ? len - 1 : 1) << (k0 + 1)) <= sum)
             k0++;
-        for (int k = k0 > 2 ? k0 - 2 : 0; k <= k0 + 1 && k <= RICE_KMAX; k++) {
-            size_t bits = 0;
-            for (int r = 1; r < len; r++)
-                bits += rice_len(z[r], k);
-            if (bits < best) best = bits, *order_out = order, *k_out = k;
-        }
+        int klo = k0 > 2 ? k0 - 2 : 0, khi = k0 + 1 <= RICE_KMAX ? k0 + 1 : RICE_KMAX,
+            nk = khi - klo + 1;
+        size_t bits[4] = {0, 0, 0, 0};
+        for (int r = 1; r < len; r++)
+            for (int j = 0; j < 4; j++)
+                bits[j] += rice_len(z[r], klo + j);
+        for (int j = 0; j < nk; j++)
+            if (bits[j] < best) best = bits[j], *order_out = order, *k_out = klo + j;
     }
     return best;
 }
@@ -268,8 +281,8 @@ void mn_clip_fit_track(const double* v, int n, int d, const double* rest, double
     /* rest and constant */
     double e = 0;
     for (int f = 0; f < n; f++)
-        e = fmax(e, dist_d(v + (size_t)f * d, rest, d));
-    if (e <= eps) {
+        e = fmax(e, dist2_d(v + (size_t)f * d, rest, d));
+    if (e <= eps * eps) {
         out->mode = MODE_REST, out->nbits = 0, out->nkeys = 0;
         return;
     }
@@ -285,8 +298,8 @@ void mn_clip_fit_track(const double* v, int n, int d, const double* rest, double
         val[c] = (float)(0.5 * (mn[c] + mx[c])), vd[c] = val[c];
     e = 0;
     for (int f = 0; f < n; f++)
-        e = fmax(e, dist_d(v + (size_t)f * d, vd, d));
-    if (e <= eps) {
+        e = fmax(e, dist2_d(v + (size_t)f * d, vd, d));
+    if (e <= eps * eps) {
         out->mode = MODE_CONST, out->nbits = (size_t)32 * d, out->nkeys = 1;
         memcpy(out->value, val, sizeof val);
         return;
@@ -305,8 +318,8 @@ void mn_clip_fit_track(const double* v, int n, int d, const double* rest, double
         quantise(v, n, d, b, lo, st, w->qv, w->dq);
         double q = 0;
         for (int f = 0; f < n; f++)
-            q = fmax(q, dist_d(w->dq + (size_t)f * d, v + (size_t)f * d, d));
-        if (q > eps) continue;
+            q = fmax(q, dist2_d(w->dq + (size_t)f * d, v + (size_t)f * d, d));
+        if (q > eps * eps) continue;
         out->mode = MODE_DENSE, out->cubic = 0, out->bits = b, out->nkeys = n;
         out->nbits = SIZE_MAX;
         for (int sl = 3; sl <= w->seg_max_log2; sl++) {

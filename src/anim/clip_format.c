@@ -97,14 +97,11 @@ static void write_track(bitbuf* b, const track_code* t, int d, int tbits) {
                                             predict(t->ord[g * d + c], f - f0, first, a, bb));
                         int k = t->rk[g * d + c];
                         uint32_t q = z >> k;
-                        if (q < RICE_QMAX) {
-                            mn_clip_put_bits(b, 0, (int)q);
-                            mn_clip_put_bits(b, 1, 1);
-                            mn_clip_put_bits(b, z & ((1u << k) - 1), k);
-                        } else {
-                            mn_clip_put_bits(b, 0, RICE_QMAX);
-                            mn_clip_put_bits(b, z, ESC_BITS);
-                        }
+                        if (q < RICE_QMAX) /* q zeros, a one, the k low bits: one write */
+                            mn_clip_put_bits64(b, (1 | (uint64_t)(z & ((1u << k) - 1)) << 1) << q,
+                                               (int)q + 1 + k);
+                        else
+                            mn_clip_put_bits64(b, (uint64_t)z << RICE_QMAX, RICE_QMAX + ESC_BITS);
                     }
                 off = b->nbit - body;
             }
