@@ -54,7 +54,13 @@ static mn_status assemble(enc* e) {
 /* The clip's error over the whole take (and where, into e->wj, e->wf when `where`). */
 static double clip_error(enc* e, int where) {
     return mn_clip_error_v(e->c, e->d, e->V, e->opt.shell, e->nv, e->tmp, where ? &e->wj : NULL,
-                           where ? &e->wf : NULL);
+                           where ? &e->wf : NULL, INFINITY);
+}
+
+/* Whether the clip is within tol over the whole take (measured up to the first frame beyond). */
+static int clip_within(enc* e) {
+    return mn_clip_error_v(e->c, e->d, e->V, e->opt.shell, e->nv, e->tmp, NULL, NULL, e->opt.tol) <=
+           e->opt.tol;
 }
 
 /* The caches of the current clip (its block assembled) at every frame. */
@@ -66,14 +72,27 @@ static void cache_clip(enc* e) {
         mn_clip_cache_frames(e, j, 0, e->n);
 }
 
-/* Whether the clip with track i's new code (assembled) is within tol: track i's states at
- * every frame in place of the cached ones, its joint's subtree checked (mn_clip_subtree_ok).
- * qi: workspace (n x nq), left holding the new states. */
+/* Whether the clip with track i's new code is within tol: track i's states at every frame
+ * (from its code, as the sampler would give them: mn_clip_code_value) in place of the cached
+ * ones, its joint's subtree checked (mn_clip_subtree_ok). qi: workspace (n x nq), left
+ * holding the new states. */
 static int track_ok(enc* e, int i, double* qi) {
     const mn_model* m = e->m;
+    const clip_track* t = &e->trk[i];
     memcpy(qi, e->Q, sizeof(double) * (size_t)e->n * (size_t)m->nq);
-    for (int f = 0; f < e->n; f++)
-        mn_clip_sample_track(e->c, i, f, qi + (size_t)f * m->nq);
+    for (int f = 0; f < e->n; f++) {
+        double* o = qi + (size_t)f * m->nq + t->qadr;
+        if (e->code[i].mode == MODE_REST) {
+            memcpy(o, m->q0 + t->qadr, sizeof(double) * (t->kind == TK_ROT ? 4 : (size_t)t->dim));
+            continue;
+        }
+        double v[3];
+        mn_clip_code_value(&e->code[i], t->dim, f, e->rest[i], v);
+        if (t->kind == TK_ROT)
+            rotvec_to_quat(v, o);
+        else
+            memcpy(o, v, sizeof(double) * (size_t)t->dim);
+    }
     for (int f = 0; f < e->n; f++)
         if (!mn_clip_subtree_ok(e, e->trk[i].joint, f, qi + (size_t)f * m->nq, 0)) return 0;
     return 1;
@@ -185,13 +204,14 @@ static mn_status stage_shares(enc* e, mn_error* err) {
 static mn_status stage_scale(enc* e, mn_error* err) {
     mn_status st;
     double good = 0;
+    int at_good = 0; /* the codes are those at good (no refit at the end) */
     for (double s = 1; s > 1e-3; s *= 0.5) {
         for (int i = 0; i < e->nt; i++)
             fit(e, i, s);
         if ((st = assemble(e)) != MN_OK) return st;
         e->errv = clip_error(e, 1);
         if (e->errv <= e->opt.tol && mn_clip_locks_excess(e) <= 1) {
-            good = s;
+            good = s, at_good = 1;
             break;
         }
     }
@@ -204,12 +224,13 @@ static mn_status stage_scale(enc* e, mn_error* err) {
         for (int i = 0; i < e->nt; i++)
             fit(e, i, s);
         if ((st = assemble(e)) != MN_OK) return st;
-        if (clip_error(e, 0) <= e->opt.tol && mn_clip_locks_excess(e) <= 1)
+        at_good = clip_within(e) && mn_clip_locks_excess(e) <= 1;
+        if (at_good)
             good = s;
         else
             bad = s;
     }
-    for (int i = 0; i < e->nt; i++)
+    for (int i = 0; i < e->nt && !at_good; i++)
         fit(e, i, good);
     e->good = good;
     return MN_OK;
@@ -241,7 +262,7 @@ static mn_status stage_widen(enc* e, mn_error* err) {
             e->mult[i] *= widen[pass];
             fit(e, i, e->good);
             int ok = e->code[i].nbits < before;
-            if (ok && (st = assemble(e)) == MN_OK) ok = track_ok(e, i, qi);
+            if (ok) ok = track_ok(e, i, qi);
             if (st == MN_OK && ok) { /* the caches follow */
                 const clip_track* t = &e->trk[i];
                 size_t w = t->kind == TK_ROT ? 4 : (size_t)t->dim;

@@ -268,6 +268,60 @@ double mn_clip_seg_value(const track_code* t, int d, int f, int c) {
            (double)t->off[(size_t)f * d + c] * level_mult(t->sh[g * d + c]) * (double)t->step[c];
 }
 
+void mn_clip_code_value(const track_code* t, int d, int f, const double* rest, double* out) {
+    if (t->mode == MODE_REST) {
+        memcpy(out, rest, sizeof(double) * (size_t)d);
+        return;
+    }
+    if (t->mode == MODE_CONST) {
+        for (int c = 0; c < d; c++)
+            out[c] = t->value[c];
+        return;
+    }
+    if (t->mode == MODE_DENSE) {
+        for (int c = 0; c < d; c++)
+            out[c] = mn_clip_seg_value(t, d, f, c);
+        return;
+    }
+    /* sparse: as clip_sample.c's track_at, operation for operation */
+    const int* key = t->key;
+    int nk = t->nkeys, lo = 0, hi = nk - 1;
+    double frame = f;
+    while (hi - lo > 1) {
+        int mid = (lo + hi) >> 1;
+        if ((double)key[mid] <= frame)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    double pa[3], pb[3], pp[3], pn[3], ta = key[lo], tb = key[hi], tp = ta, tn = tb;
+#define KEY_VALUE(k, o)                                                                            \
+    for (int c = 0; c < d; c++)                                                                    \
+    (o)[c] = (double)t->lo[c] + (double)t->qv[(size_t)key[k] * d + c] * (double)t->step[c]
+    KEY_VALUE(lo, pa);
+    KEY_VALUE(hi, pb);
+    if (!t->cubic) {
+        double u = (frame - ta) / (tb - ta);
+        for (int c = 0; c < d; c++)
+            out[c] = pa[c] + u * (pb[c] - pa[c]);
+        return;
+    }
+    if (lo > 0) {
+        tp = key[lo - 1];
+        KEY_VALUE(lo - 1, pp);
+    } else {
+        memcpy(pp, pa, sizeof pp);
+    }
+    if (hi + 1 < nk) {
+        tn = key[hi + 1];
+        KEY_VALUE(hi + 1, pn);
+    } else {
+        memcpy(pn, pb, sizeof pn);
+    }
+#undef KEY_VALUE
+    cr_eval(d, tp, ta, tb, tn, pp, pa, pb, pn, frame, out);
+}
+
 void mn_clip_dense_layout(const double* v, track_code* t, int d, int n) {
     int S = 1 << t->seg_log2, nseg = (n + S - 1) / S;
     for (int g = 0; g < nseg; g++)

@@ -169,8 +169,9 @@ void mn_clip_vertices(const mn_model* m, const mn_data* d, double shell, int nv,
 /* The take's vertices at every frame (nframes x njoint x 3 nv), NULL when out of memory. */
 double* mn_clip_take_vertices(const mn_model* m, mn_data* d, const double* q, int n, double shell,
                               int nv);
-/* The error of clip c against the take's vertices V, and where it is (either may be NULL). */
+/* The error of clip c against the take's vertices V, and where it is (either may be NULL);
+ * the measure stops after the first frame where it exceeds stop (INFINITY: every frame). */
 double mn_clip_error_v(const mn_clip* c, mn_data* d, const double* V, double shell, int nv,
-                       double* tmp, int* wj, int* wf);
+                       double* tmp, int* wj, int* wf, double stop);
 
 #endif
