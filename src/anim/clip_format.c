@@ -124,11 +124,11 @@ static mn_status bad(mn_error* err, size_t off, const char* field, const char* f
     return mn_error_set(err, MN_ERR_PARSE, NULL, 0, field, "byte %zu: %s", off, msg);
 }
 
-/* Room for dense track t's seek points (nseg segments, one every 8 frames after a segment's
- * first), after those of the tracks before it. */
+/* Room for dense track t's seek points (nseg segments, one at every 8th frame of a segment
+ * from its first) and segment records, after those of the tracks before it. */
 static mn_status seek_reserve(mn_clip* c, clip_track* t, int nseg) {
-    t->spg = t->seg_log2 > SEEK_LOG2 ? (1 << (t->seg_log2 - SEEK_LOG2)) - 1 : 0;
-    t->seek0 = c->nseek;
+    t->spg = t->seg_log2 > SEEK_LOG2 ? 1 << (t->seg_log2 - SEEK_LOG2) : 1;
+    t->seek0 = c->nseek, t->seg0 = c->nseg;
     size_t need = c->nseek + (size_t)nseg * (size_t)t->spg;
     if (need > c->seek_cap) {
         size_t cap = c->seek_cap ? c->seek_cap : 64;
@@ -139,6 +139,16 @@ static mn_status seek_reserve(mn_clip* c, clip_track* t, int nseg) {
         c->seek = sp, c->seek_cap = cap;
     }
     c->nseek = need;
+    need = c->nseg + (size_t)nseg;
+    if (need > c->seg_cap) {
+        size_t cap = c->seg_cap ? c->seg_cap : 64;
+        while (cap < need)
+            cap *= 2;
+        seg_info* si = realloc(c->seg, sizeof(seg_info) * cap);
+        if (!si) return MN_ERR_NOMEM;
+        c->seg = si, c->seg_cap = cap;
+    }
+    c->nseg = need;
     return MN_OK;
 }
 
@@ -185,7 +195,15 @@ static mn_status parse_dense(mn_clip* c, clip_track* t, int i, size_t* op, mn_er
             pos += (size_t)fw;
             if (first[k] > top[k])
                 return BAD(o, "segments", "track %d: segment %d starts off its grid", i, g);
+            seg_info* si = &c->seg[t->seg0 + (size_t)g];
+            si->scale[k] = level_mult(lv) * t->step[k];
+            si->first[k] = (int32_t)first[k];
+            si->ord[k] = (uint8_t)ord[k], si->rk[k] = (uint8_t)rk[k];
         }
+        seek_point* s0 = &c->seek[t->seek0 + (size_t)g * t->spg];
+        s0->pos = (uint32_t)pos;
+        for (int k = 0; k < d; k++)
+            s0->x[k] = s0->y[k] = (int32_t)first[k];
         int len = g == nseg - 1 ? c->nframes - g * S : S;
         for (int r = 1; r < len; r++) {
             for (int k = 0; k < d; k++) {
@@ -199,7 +217,7 @@ static mn_status parse_dense(mn_clip* c, clip_track* t, int i, size_t* op, mn_er
                 b[k] = a[k], a[k] = v;
             }
             if (r & ((1 << SEEK_LOG2) - 1)) continue;
-            seek_point* sp = &c->seek[t->seek0 + (size_t)g * t->spg + (r >> SEEK_LOG2) - 1];
+            seek_point* sp = &c->seek[t->seek0 + (size_t)g * t->spg + (r >> SEEK_LOG2)];
             sp->pos = (uint32_t)pos;
             for (int k = 0; k < d; k++)
                 sp->x[k] = (int32_t)a[k], sp->y[k] = (int32_t)b[k];
@@ -235,7 +253,7 @@ mn_status mn_clip_parse(mn_clip* c, mn_error* err) {
         return BAD(16, "frame_bits", "frame-index bits %d, expected %d", c->tbits,
                    bits_for((uint32_t)c->nframes - 1));
     size_t o = HEADER_BYTES;
-    c->nseek = 0;
+    c->nseek = c->nseg = 0;
     for (int i = 0; i < c->ntrack; i++) {
         clip_track* t = &c->trk[i];
         int d = t->dim;
@@ -325,6 +343,7 @@ void mn_clip_destroy(mn_clip* c) {
     free(c->trk);
     free(c->block);
     free(c->seek);
+    free(c->seg);
     free(c);
 }
 

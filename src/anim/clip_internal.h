@@ -10,6 +10,7 @@
 #include <math.h>
 
 #include "clip_bits.h"
+#include "core/sincos_inline.h"
 
 enum { TK_SCALAR = 0, TK_VEC3, TK_ROT };
 enum { MODE_REST = 0, MODE_CONST, MODE_SPARSE, MODE_DENSE };
@@ -46,16 +47,28 @@ typedef struct clip_track {
                                      sampling) */
     size_t seek0; /* dense: its first seek point in the clip's table, spg per segment */
     int spg;
+    size_t seg0; /* dense: its first segment in the clip's table of segments */
 } clip_track;
 
 /* A seek point of a dense track (built when the block is parsed, not stored in it): the
- * decoder's state after frame 8 j of a segment, so that sampling a frame goes on from the
- * nearest one before it instead of from the segment's start. */
+ * decoder's state at frame 8 j of a segment (j = 0: its first frame, after its records), so
+ * that sampling a frame goes on from the nearest one at or before it instead of from the
+ * segment's start. */
 #define SEEK_LOG2 3
 typedef struct seek_point {
     uint32_t pos;       /* the next residual's bit offset (from the track's data) */
     int32_t x[3], y[3]; /* the frame's indices and the previous frame's, per component */
 } seek_point;
+
+/* A dense segment's records as decoded when the block is parsed (beside the seek points):
+ * per component the value of one index step (the level's multiple times the track's step:
+ * exact in double, so low + x scale is bit for bit low + x multiple step), the first
+ * frame's index, the predictor order and the Rice parameter. */
+typedef struct seg_info {
+    double scale[3];
+    int32_t first[3];
+    uint8_t ord[3], rk[3];
+} seg_info;
 
 struct mn_clip {
     const mn_model* m;
@@ -66,6 +79,8 @@ struct mn_clip {
     size_t size;
     seek_point* seek; /* the dense tracks' seek points (clip_track.seek0) */
     size_t nseek, seek_cap;
+    seg_info* seg; /* the dense tracks' segments (clip_track.seg0) */
+    size_t nseg, seg_cap;
 };
 
 /* Hermite on [ta, tb] at t with Catmull-Rom tangents from the neighbours (tp < ta, tn > tb;
@@ -89,7 +104,7 @@ static inline void rotvec_to_quat(const double* r, double* q) {
         w = 1 - th2 / 8, k = 0.5 - th2 / 48;
     } else { /* (cos, sin) of the half angle: unit to rounding, no normalising needed */
         double th = sqrt(th2), s, c;
-        mn_sincos(0.5 * th, &s, &c);
+        mn_sincos_inline(0.5 * th, &s, &c); /* mn_sincos's numbers, without the call */
         w = c, k = s / th;
     }
     q[0] = w, q[1] = k * r[0], q[2] = k * r[1], q[3] = k * r[2];
