@@ -210,29 +210,48 @@ static size_t residual_bits(const uint32_t* x, size_t stride, int len, int* orde
     return best;
 }
 
-static size_t dense_cost(const uint32_t* qv, int n, int d, int bits, int sl, int* obits_out) {
-    int S = 1 << sl, nseg = (n + S - 1) / S;
+/* The bits of a dense track of indices qv (n x d, every segment at level 0) in segments of
+ * 2^sl frames. */
+static size_t dense_cost(const uint32_t* qv, int n, int d, int bits, int sl) {
+    int S = 1 << sl, nseg = (n + S - 1) / S, kp[3] = {0, 0, 0};
     size_t body = 0;
     for (int g = 0; g < nseg; g++) {
         int f0 = g * S, len = f0 + S < n ? S : n - f0;
         for (int c = 0; c < d; c++) {
             int order, k;
-            body += SEG_HDR + (size_t)bits +
-                    residual_bits(qv + (size_t)f0 * d + c, (size_t)d, len, &order, &k);
+            body += residual_bits(qv + (size_t)f0 * d + c, (size_t)d, len, &order, &k);
+            body += g == 0 ? SEG_HDR + (size_t)bits
+                           : 1 + ORDER_BITS + eg_len(zigzag(k - kp[c]), 0) +
+                                 eg_len(zigzag((int64_t)qv[(size_t)f0 * d + c] -
+                                               (int64_t)qv[(size_t)(f0 - 1) * d + c]),
+                                        k);
+            kp[c] = k;
         }
     }
-    int obits = bits_for((uint32_t)body);
-    if (obits_out) *obits_out = obits;
-    return 8 + (size_t)nseg * obits + body;
+    return 8 + body;
+}
+
+/* The bits of the record and first index of segment g, component c of dense track t, Rice
+ * parameter k: the first segment's on their own, the others' from the previous segment's
+ * (level and k as their changes, the first index from the previous segment's last). */
+static size_t first_bits(const track_code* t, int d, int g, int c, int k) {
+    int f0 = g << t->seg_log2;
+    unsigned l = t->sh[g * d + c];
+    if (g == 0) return SEG_HDR + (size_t)level_width(t->bits, l);
+    size_t hdr = ORDER_BITS + eg_len(zigzag((int64_t)l - t->sh[(g - 1) * d + c]), 0) +
+                 eg_len(zigzag((int64_t)k - t->rk[(g - 1) * d + c]), 0);
+    uint32_t p = link_predict(t->off[(size_t)(f0 - 1) * d + c], t->sh[(g - 1) * d + c], l,
+                              level_top(t->bits, l));
+    return hdr + eg_len(zigzag((int64_t)t->off[(size_t)f0 * d + c] - p), k);
 }
 
 /* The order and k of the fewest bits for segment g, component c of dense track t as its
  * indices are, and its size in bits (returned). */
 size_t mn_clip_seg_code(track_code* t, int d, int n, int g, int c) {
-    int S = 1 << t->seg_log2, f0 = g * S, f1 = f0 + S < n ? f0 + S : n, s = t->sh[g * d + c];
+    int S = 1 << t->seg_log2, f0 = g * S, f1 = f0 + S < n ? f0 + S : n;
     int order, k;
-    size_t bits = SEG_HDR + (size_t)level_width(t->bits, (unsigned)s) +
-                  residual_bits(t->off + (size_t)f0 * d + c, (size_t)d, f1 - f0, &order, &k);
+    size_t bits = residual_bits(t->off + (size_t)f0 * d + c, (size_t)d, f1 - f0, &order, &k);
+    bits += first_bits(t, d, g, c, k);
     t->ord[g * d + c] = (uint8_t)order, t->rk[g * d + c] = (uint8_t)k;
     t->scost[g * d + c] = (uint32_t)bits;
     return bits;
@@ -377,7 +396,7 @@ void mn_clip_fit_track(const double* v, int n, int d, const double* rest, double
         out->mode = MODE_DENSE, out->cubic = 0, out->bits = b, out->nkeys = n;
         out->nbits = SIZE_MAX;
         for (int sl = 3; sl <= w->seg_max_log2; sl++) {
-            size_t cost = hdr + dense_cost(w->qv, n, d, b, sl, NULL);
+            size_t cost = hdr + dense_cost(w->qv, n, d, b, sl);
             if (cost < out->nbits) out->nbits = cost, out->seg_log2 = sl;
         }
         memcpy(out->lo, lo, sizeof lo), memcpy(out->step, st, sizeof st);

@@ -28,15 +28,28 @@ static int count_tracks(const mn_model* m, clip_track* t) {
     return n;
 }
 
-/* The bits of a laid-out dense track's segments (offset table excluded) and the table's
- * entry width. */
-static size_t dense_body(const track_code* t, int d, int n, int* obits) {
-    int S = 1 << t->seg_log2, nseg = (n + S - 1) / S;
-    size_t body = 0;
-    for (int k = 0; k < nseg * d; k++)
-        body += t->scost[k];
-    *obits = bits_for((uint32_t)body);
-    return body;
+/* An Exp-Golomb code of order k (eg_len). */
+static void put_eg(bitbuf* b, uint32_t z, int k) {
+    uint32_t w = (z >> k) + 1;
+    int nb = bits_for(w) - 1;
+    mn_clip_put_bits64(b, 1ull << nb, nb + 1); /* nb zeros and a one */
+    mn_clip_put_bits(b, w & ((1u << nb) - 1), nb);
+    mn_clip_put_bits(b, z & ((1u << k) - 1), k);
+}
+
+/* An Exp-Golomb code of order k at bit *pos of p (avail bits): 0, or -1 when it runs past
+ * the block or holds more than 26 bits. */
+static int get_eg(const uint8_t* p, size_t* pos, size_t avail, int k, uint64_t* z) {
+    if (*pos >= avail) return -1;
+    int nb = low_zeros(read_word(p, *pos) | 1ull << 26);
+    if (nb > 25) return -1;
+    size_t at = *pos + (size_t)nb + 1;
+    if (at + (size_t)nb + (size_t)k > avail) return -1;
+    uint64_t w = (1ull << nb | read_bits(p, at, nb)) - 1;
+    at += (size_t)nb;
+    *z = w << k | read_bits(p, at, k);
+    *pos = at + (size_t)k;
+    return *z >> 26 ? -1 : 0;
 }
 
 /* Appends a track's encoding (mode byte, header, bit-packed data, byte-aligned). */
@@ -67,26 +80,26 @@ static void write_track(bitbuf* b, const track_code* t, int d, int tbits) {
                 for (int c = 0; c < d; c++)
                     mn_clip_put_bits(b, t->qv[(size_t)t->key[k] * d + c], t->bits);
         } else {
-            int n = t->nkeys, sl = t->seg_log2, S = 1 << sl, nseg = (n + S - 1) / S, obits;
-            dense_body(t, d, n, &obits);
-            uint8_t h = (uint8_t)(sl | obits << 3);
-            mn_clip_put_bits(b, h, 8);
-            size_t table = b->nbit, off = 0;
-            b->nbit += (size_t)nseg * obits;
-            mn_clip_put_bits(b, 0, 0);
-            size_t body = b->nbit;
+            int n = t->nkeys, sl = t->seg_log2, S = 1 << sl, nseg = (n + S - 1) / S;
+            mn_clip_put_bits(b, (uint32_t)sl, 8);
             for (int g = 0; g < nseg; g++) {
                 int f0 = g * S, f1 = f0 + S < n ? f0 + S : n;
-                size_t save = b->nbit;
-                b->nbit = table + (size_t)g * obits;
-                mn_clip_put_bits(b, (uint32_t)off, obits);
-                b->nbit = save;
                 for (int c = 0; c < d; c++) {
-                    int k = g * d + c;
-                    mn_clip_put_bits(b, t->sh[k], LEVEL_BITS);
+                    int k = g * d + c, rk = t->rk[k];
+                    uint32_t x = t->off[(size_t)f0 * d + c];
+                    if (g == 0) {
+                        mn_clip_put_bits(b, t->sh[k], LEVEL_BITS);
+                        mn_clip_put_bits(b, t->ord[k], ORDER_BITS);
+                        mn_clip_put_bits(b, (uint32_t)rk, RICE_BITS);
+                        mn_clip_put_bits(b, x, level_width(t->bits, t->sh[k]));
+                        continue;
+                    }
+                    put_eg(b, zigzag((int64_t)t->sh[k] - t->sh[k - d]), 0);
                     mn_clip_put_bits(b, t->ord[k], ORDER_BITS);
-                    mn_clip_put_bits(b, t->rk[k], RICE_BITS);
-                    mn_clip_put_bits(b, t->off[(size_t)f0 * d + c], level_width(t->bits, t->sh[k]));
+                    put_eg(b, zigzag((int64_t)rk - t->rk[k - d]), 0);
+                    uint32_t p = link_predict(t->off[(size_t)(f0 - 1) * d + c], t->sh[k - d],
+                                              t->sh[k], level_top(t->bits, t->sh[k]));
+                    put_eg(b, zigzag((int64_t)x - p), rk);
                 }
                 for (int f = f0 + 1; f < f1; f++)
                     for (int c = 0; c < d; c++) {
@@ -103,7 +116,6 @@ static void write_track(bitbuf* b, const track_code* t, int d, int tbits) {
                         else
                             mn_clip_put_bits64(b, (uint64_t)z << RICE_QMAX, RICE_QMAX + ESC_BITS);
                     }
-                off = b->nbit - body;
             }
         }
     }
@@ -162,39 +174,67 @@ static mn_status parse_dense(mn_clip* c, clip_track* t, int i, size_t* op, mn_er
     for (unsigned lv = 0; lv <= MAX_LEVEL; lv++)
         t->width[lv] = (uint8_t)level_width(t->bits, lv);
     if (o + 1 > n) return BAD(o, "segments", "track %d: the block ends", i);
-    t->seg_log2 = p[o] & 7, t->obits = p[o] >> 3;
-    if (t->seg_log2 < 1 || t->seg_log2 > MAX_SEG_LOG2 || t->obits < 1)
-        return BAD(o, "segments", "track %d: bad segment length or offset bits", i);
+    t->seg_log2 = p[o] & 7;
+    if (t->seg_log2 < 1 || t->seg_log2 > MAX_SEG_LOG2 || (p[o] >> 3))
+        return BAD(o, "segments", "track %d: bad segment length", i);
     int S = 1 << t->seg_log2, nseg = (c->nframes + S - 1) / S;
-    t->table = 8, t->body = 8 + (size_t)nseg * (size_t)t->obits;
     if (seek_reserve(c, t, nseg) != MN_OK)
         return mn_error_set(err, MN_ERR_NOMEM, NULL, 0, "clip", "out of memory");
-    size_t avail = (n - o) * 8, pos = t->body;
-    if (pos > avail) return BAD(o, "segments", "track %d: the block ends", i);
+    size_t avail = (n - o) * 8, pos = 8;
+    int64_t last[3] = {0, 0, 0};
+    unsigned lvp[3] = {0, 0, 0}, rkp[3] = {0, 0, 0};
     for (int g = 0; g < nseg; g++) {
-        if (read_bits(p + o, t->table + (size_t)g * t->obits, t->obits) != pos - t->body)
-            return BAD(o, "segments", "track %d: segment %d is not where its offset says", i, g);
         int ord[3], rk[3];
         uint32_t top[3];
         int64_t first[3], a[3], b[3];
         for (int k = 0; k < d; k++) {
-            if (pos + SEG_HDR > avail) return BAD(o, "segments", "track %d: the block ends", i);
-            unsigned lv = read_bits(p + o, pos, LEVEL_BITS);
-            ord[k] = (int)read_bits(p + o, pos + LEVEL_BITS, ORDER_BITS);
-            rk[k] = (int)read_bits(p + o, pos + LEVEL_BITS + ORDER_BITS, RICE_BITS);
-            pos += SEG_HDR;
+            unsigned lv;
+            if (g == 0) { /* the record on its own */
+                if (pos + SEG_HDR > avail) return BAD(o, "segments", "track %d: the block ends", i);
+                lv = read_bits(p + o, pos, LEVEL_BITS);
+                ord[k] = (int)read_bits(p + o, pos + LEVEL_BITS, ORDER_BITS);
+                rk[k] = (int)read_bits(p + o, pos + LEVEL_BITS + ORDER_BITS, RICE_BITS);
+                pos += SEG_HDR;
+            } else { /* the changes of level and k from the previous segment's */
+                uint64_t zl, zk;
+                if (get_eg(p + o, &pos, avail, 0, &zl) || pos + ORDER_BITS > avail)
+                    return BAD(o, "segments", "track %d: the block ends", i);
+                ord[k] = (int)read_bits(p + o, pos, ORDER_BITS);
+                pos += ORDER_BITS;
+                if (get_eg(p + o, &pos, avail, 0, &zk))
+                    return BAD(o, "segments", "track %d: the block ends", i);
+                int64_t l = (int64_t)lvp[k] + unzigzag(zl), r = (int64_t)rkp[k] + unzigzag(zk);
+                if (l < 0 || l > MAX_LEVEL || r < 0 || r > 31)
+                    return BAD(o, "segments",
+                               "track %d: segment %d: a level or Rice parameter "
+                               "out of range",
+                               i, g);
+                lv = (unsigned)l, rk[k] = (int)r;
+            }
             if ((int)(lv >> 3) > t->bits || rk[k] > RICE_KMAX)
                 return BAD(o, "segments",
                            "track %d: segment %d: a step coarser than the track or a "
                            "Rice parameter above %d",
                            i, g, RICE_KMAX);
             top[k] = level_top(t->bits, lv);
-            int fw = level_width(t->bits, lv);
-            if (pos + (size_t)fw > avail) return BAD(o, "segments", "track %d: the block ends", i);
-            first[k] = a[k] = b[k] = read_bits(p + o, pos, fw);
-            pos += (size_t)fw;
-            if (first[k] > top[k])
+            if (g == 0) { /* the first index on its own */
+                int fw = level_width(t->bits, lv);
+                if (pos + (size_t)fw > avail)
+                    return BAD(o, "segments", "track %d: the block ends", i);
+                first[k] = read_bits(p + o, pos, fw);
+                pos += (size_t)fw;
+            } else { /* from the previous segment's last: an Exp-Golomb code of order k */
+                uint64_t z;
+                if (get_eg(p + o, &pos, avail, rk[k], &z))
+                    return BAD(o, "segments", "track %d: segment %d: a first index off the grid", i,
+                               g);
+                first[k] =
+                    (int64_t)link_predict((uint32_t)last[k], lvp[k], lv, top[k]) + unzigzag(z);
+            }
+            if (first[k] < 0 || first[k] > (int64_t)top[k])
                 return BAD(o, "segments", "track %d: segment %d starts off its grid", i, g);
+            a[k] = b[k] = first[k];
+            lvp[k] = lv, rkp[k] = (unsigned)rk[k];
             seg_info* si = &c->seg[t->seg0 + (size_t)g];
             si->scale[k] = level_mult(lv) * t->step[k];
             si->first[k] = (int32_t)first[k];
@@ -222,6 +262,8 @@ static mn_status parse_dense(mn_clip* c, clip_track* t, int i, size_t* op, mn_er
             for (int k = 0; k < d; k++)
                 sp->x[k] = (int32_t)a[k], sp->y[k] = (int32_t)b[k];
         }
+        for (int k = 0; k < d; k++)
+            last[k] = a[k];
     }
     *op = o + (pos + 7) / 8;
     return MN_OK;

@@ -40,6 +40,12 @@ static int frames_ok(enc* e, int i, const double* Q, int f0, int f1) {
     return 1;
 }
 
+/* The size of segment g + 1's component c (0 after the last segment), recounted: its first
+ * index is predicted from segment g's last. */
+static size_t next_cost(track_code* t, int d, int n, int g, int c) {
+    return (size_t)(g + 1) << t->seg_log2 < (size_t)n ? mn_clip_seg_code(t, d, n, g + 1, c) : 0;
+}
+
 /* The per-segment search (the Animation Compression Library's per-segment bit rates): each
  * component of each segment of each dense track coarsens its step level by level while the
  * object-space error over the segment's frames stays within tol and the segment gets
@@ -56,12 +62,15 @@ static int try_level(enc* e, int i, int g, int c, int s) {
     int dim = e->trk[i].dim, n = e->n, S = 1 << t->seg_log2;
     int f0 = g * S, f1 = f0 + S < n ? f0 + S : n, k = g * dim + c, sh0 = t->sh[k];
     if (s > MAX_LEVEL || (s >> 3) > t->bits) return 0;
-    uint32_t cost0 = t->scost[k], off0[1 << MAX_SEG_LOG2];
+    /* the next segment's first index is predicted from this one's last: its size changes too */
+    int next = f1 < n ? k + dim : -1;
+    uint32_t cost0 = t->scost[k], off0[1 << MAX_SEG_LOG2], next0 = next >= 0 ? t->scost[next] : 0;
     uint8_t ord0 = t->ord[k], rk0 = t->rk[k];
     for (int f = f0; f < f1; f++)
         off0[f - f0] = t->off[(size_t)f * dim + c];
     t->sh[k] = (uint8_t)s;
-    if (mn_clip_seg_layout(e->val[i], t, dim, n, g, c) < cost0) {
+    if (mn_clip_seg_layout(e->val[i], t, dim, n, g, c) + next_cost(t, dim, n, g, c) <
+        cost0 + next0) {
         /* a frame beyond tol tries the index on the value's other side, then one step beyond
          * the nearest on its own side: the error at a frame is that of all its tracks
          * together, and another index of this one can offset the others' (the indices of a
@@ -87,12 +96,13 @@ static int try_level(enc* e, int i, int g, int c, int s) {
                 ok = frames_ok(e, i, Q, f, f + 1);
             }
         }
-        if (ok && mn_clip_seg_code(t, dim, n, g, c) < cost0) {
+        if (ok && mn_clip_seg_code(t, dim, n, g, c) + next_cost(t, dim, n, g, c) < cost0 + next0) {
             mn_clip_cache_frames(e, e->trk[i].joint, f0, f1);
             return 1;
         }
     }
     t->sh[k] = (uint8_t)sh0, t->scost[k] = cost0, t->ord[k] = ord0, t->rk[k] = rk0;
+    if (next >= 0) t->scost[next] = next0; /* its order and k depend on its own indices only */
     for (int f = f0; f < f1; f++)
         t->off[(size_t)f * dim + c] = off0[f - f0];
     put_decoded(e, i, f0, f1, Q);
@@ -113,13 +123,16 @@ void mn_clip_index_polish(enc* e) {
                 uint32_t top = level_top(t->bits, t->sh[k]);
                 for (int f = f0; f < f1; f++) {
                     uint32_t* x = &t->off[(size_t)f * dim + c];
-                    uint32_t x0 = *x, cost0 = t->scost[k];
+                    /* the last frame's index predicts the next segment's first */
+                    int next = f == f1 - 1 && f1 < n ? k + dim : -1;
+                    uint32_t x0 = *x, cost0 = t->scost[k], next0 = next >= 0 ? t->scost[next] : 0;
                     uint8_t ord0 = t->ord[k], rk0 = t->rk[k];
                     int kept = 0;
                     for (int dx = -1; dx <= 1 && !kept; dx += 2) {
                         if ((dx < 0 && x0 == 0) || (dx > 0 && x0 >= top)) continue;
                         *x = x0 + (uint32_t)dx;
-                        if (mn_clip_seg_code(t, dim, n, g, c) < cost0) {
+                        size_t nc = next >= 0 ? mn_clip_seg_code(t, dim, n, g + 1, c) : 0;
+                        if (mn_clip_seg_code(t, dim, n, g, c) + nc < cost0 + next0) {
                             put_decoded(e, i, f, f + 1, Q);
                             if (frames_ok(e, i, Q, f, f + 1)) {
                                 mn_clip_cache_frames(e, e->trk[i].joint, f, f + 1);
@@ -129,6 +142,7 @@ void mn_clip_index_polish(enc* e) {
                         }
                         *x = x0;
                         t->scost[k] = cost0, t->ord[k] = ord0, t->rk[k] = rk0;
+                        if (next >= 0) t->scost[next] = next0;
                         put_decoded(e, i, f, f + 1, Q);
                     }
                 }

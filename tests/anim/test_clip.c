@@ -340,8 +340,8 @@ static void dense_malformed(const mn_model* m, const uint8_t* good, size_t size,
     CHECK((good[17] & 3) == 3);
     int bits = (good[17] >> 3) + 1;
     size_t data = 17 + 1 + 5 * 3; /* mode byte, range of 3 components */
-    int sl = good[data] & 7, obits = good[data] >> 3, nseg = (n + (1 << sl) - 1) >> sl;
-    size_t rec = data * 8 + 8 + (size_t)nseg * (size_t)obits; /* first segment, in bits */
+    (void)n; /* the segments follow one another (no table of offsets since version 4) */
+    size_t rec = data * 8 + 8; /* the first segment, in bits */
     struct {
         const char* what;
         size_t bit;
@@ -350,8 +350,7 @@ static void dense_malformed(const mn_model* m, const uint8_t* good, size_t size,
         const char* message;
     } table[] = {
         {"segments of 128 frames", data * 8, 3, 7, "segment length"},
-        {"no bits for segment offsets", data * 8 + 3, 5, 0, "segment length"},
-        {"the first segment not at offset 0", data * 8 + 8, obits, 1, "where its offset says"},
+        {"stray bits beside the segment length", data * 8 + 3, 5, 1, "segment length"},
         {"a Rice parameter of 31", rec + 9, 5, 31, "Rice parameter"},
         {"a step coarser than the track", rec, 7, (unsigned)(bits + 1) << 3, "coarser"},
     };
@@ -415,6 +414,7 @@ static void test_malformed(void) {
         {"wrong magic", 0, 'X', "magic"},
         {"a block of format version 1", 3, '1', "version"},
         {"a block of format version 2", 3, '2', "version"},
+        {"a block of format version 3", 3, '3', "version"},
         {"zero frames", 4, -1, "frames"},
         {"frame rate not a number", 8, -2, "fps"},
         {"state size of another figure", 12, 3, "nq"},
@@ -445,6 +445,10 @@ static void test_malformed(void) {
     b[3] = '2';
     v1 = mn_clip_load(m, b, size, &err);
     CHECK(v1 == NULL && strstr(err.message, "version 2") != NULL);
+    mn_clip_destroy(v1);
+    b[3] = '3';
+    v1 = mn_clip_load(m, b, size, &err);
+    CHECK(v1 == NULL && strstr(err.message, "version 3") != NULL);
     mn_clip_destroy(v1);
     dense_malformed(m, good, size, n);
     /* every shorter block, and a byte too many */
