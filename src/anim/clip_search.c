@@ -13,6 +13,8 @@
  * vector) rather than each rounded on its own. After the search each index moves by one
  * where that shortens its segment's code and keeps its frame within tol (rate-distortion
  * optimised quantisation, as video coders choose their levels). */
+#include <stdlib.h>
+
 #include "clip_encode.h"
 
 /* Writes dense track i's decoded values at frames f0..f1-1 into the states Q (n x nq). */
@@ -150,21 +152,55 @@ void mn_clip_index_polish(enc* e) {
     }
 }
 
+/* The latest change at frames f0..f1-1 (ver: per frame, the count of accepted steps when
+ * one last changed it). */
+static uint32_t latest(const uint32_t* ver, int f0, int f1) {
+    uint32_t v = 0;
+    for (int f = f0; f < f1; f++)
+        v = ver[f] > v ? ver[f] : v;
+    return v;
+}
+
+/* A try's outcome depends on the clip at its segment's frames (every track's states there)
+ * and on the track's segments on either side (the previous one's last index and level, the
+ * next one's size); a segment component that took no step is skipped in the next round when
+ * none of that changed since (the same tries would fail again: the same clip). */
 void mn_clip_segment_search(enc* e) {
     static const int jumps[9] = {24, 16, 12, 8, 6, 4, 3, 2, 1};
+    int n = e->n;
+    uint32_t clock = 0, *ver = calloc((size_t)n + 1, sizeof(uint32_t));
+    uint32_t** failed = calloc((size_t)e->nt + 1, sizeof(uint32_t*));
+    for (int i = 0; i < e->nt && ver && failed; i++)
+        if (e->code[i].mode == MODE_DENSE)
+            failed[i] = calloc((size_t)n * (size_t)e->trk[i].dim + 1, sizeof(uint32_t));
     for (int pass = 0, changed = 1; changed && pass < 64; pass++) {
         changed = 0;
         for (int i = 0; i < e->nt; i++) {
             track_code* t = &e->code[i];
             if (t->mode != MODE_DENSE) continue;
-            int dim = e->trk[i].dim, n = e->n, S = 1 << t->seg_log2, nseg = (n + S - 1) / S;
-            for (int g = 0; g < nseg; g++)
-                for (int c = 0; c < dim; c++)
-                    for (int j = 0; j < 9; j++)
-                        if (try_level(e, i, g, c, t->sh[g * dim + c] + jumps[j])) {
-                            changed = 1;
-                            break;
-                        }
+            int dim = e->trk[i].dim, S = 1 << t->seg_log2, nseg = (n + S - 1) / S;
+            for (int g = 0; g < nseg; g++) {
+                int f0 = g * S, f1 = f0 + S < n ? f0 + S : n;
+                int lo = f0 > 0 ? f0 - 1 : 0, hi = f1 + S < n ? f1 + S : n;
+                for (int c = 0; c < dim; c++) {
+                    uint32_t* fl = failed && failed[i] ? &failed[i][g * dim + c] : NULL;
+                    /* failed[.]: 1 + the latest change around it when it last took no step */
+                    if (fl && *fl && *fl == 1 + latest(ver, lo, hi)) continue;
+                    int took = 0;
+                    for (int j = 0; j < 9 && !took; j++)
+                        took = try_level(e, i, g, c, t->sh[g * dim + c] + jumps[j]);
+                    if (took) {
+                        changed = 1, clock++;
+                        for (int f = f0; f < f1 && ver; f++)
+                            ver[f] = clock;
+                    } else if (fl) {
+                        *fl = 1 + latest(ver, lo, hi);
+                    }
+                }
+            }
         }
     }
+    for (int i = 0; i < e->nt && failed; i++)
+        free(failed[i]);
+    free(failed), free(ver);
 }
