@@ -176,6 +176,41 @@ static int greedy_keys(const double* v, const double* dq, int n, int d, int cubi
     }
 }
 
+/* A lower bound on the keys of any sparse track of values v (n x d) within eps (so on
+ * greedy_keys' count). Linear: between keys the track is a line, whose second difference is
+ * zero, so at a frame f that is not a key the errors e of f - 1, f, f + 1 (each at most eps)
+ * give |v[f-1] - 2 v[f] + v[f+1]| = |e[f-1] - 2 e[f] + e[f+1]| <= 4 eps: where the second
+ * difference is larger, f is a key. Catmull-Rom: a cubic between keys, whose fourth
+ * difference is zero, so where |fourth difference at f| > 16 eps one of f - 1, f, f + 1 is a
+ * key (counted over disjoint windows). Plus the two ends. */
+static int keys_at_least(const double* v, int n, int d, double eps, int cubic) {
+    int count = 2;
+    double lim = (cubic ? 16 : 4) * eps * (1 + 1e-6); /* a margin for rounding */
+    if (!cubic) {
+        for (int f = 1; f + 1 < n; f++) {
+            double s2 = 0;
+            for (int c = 0; c < d; c++) {
+                double x = v[(size_t)(f - 1) * d + c] - 2 * v[(size_t)f * d + c] +
+                           v[(size_t)(f + 1) * d + c];
+                s2 += x * x;
+            }
+            count += s2 > lim * lim;
+        }
+        return count;
+    }
+    for (int f = 2; f + 2 < n; f++) {
+        double s2 = 0;
+        for (int c = 0; c < d; c++) {
+            const double* x = v + c;
+            double y = x[(size_t)(f - 2) * d] - 4 * x[(size_t)(f - 1) * d] + 6 * x[(size_t)f * d] -
+                       4 * x[(size_t)(f + 1) * d] + x[(size_t)(f + 2) * d];
+            s2 += y * y;
+        }
+        if (s2 > lim * lim) count++, f += 2; /* the next window: f + 2 to f + 4 */
+    }
+    return count;
+}
+
 /* The fewest bits of a segment component's residuals (indices x[0], x[stride], ..., len of
  * them), its order and k; the header and first index excluded. The k tried for an order are
  * those around log2 of the residuals' mean (Rice's rule), all counted in one pass. */
@@ -404,8 +439,10 @@ void mn_clip_fit_track(const double* v, int n, int d, const double* rest, double
         memset(out->sh, 0, (size_t)n * d);
         break;
     }
-    /* sparse: split eps between quantisation and interpolation */
+    /* sparse: split eps between quantisation and interpolation; an attempt whose keys could
+     * not fit in the size to beat is not run (keys_at_least) */
     static const double split[3] = {0.25, 0.5, 0.75};
+    int least[2] = {keys_at_least(v, n, d, eps, 0), keys_at_least(v, n, d, eps, 1)};
     for (int si = 0; si < 3 && n > 2; si++) {
         int b = (int)ceil(log2(range * sqrt((double)d) / (2 * split[si] * eps) + 1));
         if (b < 1) b = 1;
@@ -418,6 +455,7 @@ void mn_clip_fit_track(const double* v, int n, int d, const double* rest, double
             int max_keys = budget == SIZE_MAX ? n : (int)((budget - hdr - 16) / per_key);
             if (max_keys < 2) continue;
             if (max_keys > n) max_keys = n;
+            if (least[cubic] > max_keys) continue; /* greedy_keys would give up: -1 */
             int nk = greedy_keys(v, w->dq, n, d, cubic, eps, max_keys, w->key, w->err, w);
             if (nk < 0) continue;
             size_t bits = hdr + 16 + (size_t)nk * per_key;
