@@ -221,13 +221,13 @@ static size_t residual_bits(const uint32_t* x, size_t stride, int len, int* orde
     for (int r = 0; r < len; r++)
         xs[r] = x[(size_t)r * stride];
     for (int order = 0; order <= 3; order++) {
-        uint32_t z[1 << MAX_SEG_LOG2];
+        uint32_t z[1 << MAX_SEG_LOG2], any = 0;
         uint64_t sum = 0;
         int64_t first = xs[0], a = first, b = first;
         for (int r = 1; r < len; r++) {
             int64_t v = xs[r];
             z[r] = zigzag(v - predict(order, r, first, a, b));
-            sum += z[r];
+            sum += z[r], any |= z[r];
             b = a, a = v;
         }
         int k0 = 0;
@@ -236,9 +236,18 @@ static size_t residual_bits(const uint32_t* x, size_t stride, int len, int* orde
         int klo = k0 > 2 ? k0 - 2 : 0, khi = k0 + 1 <= RICE_KMAX ? k0 + 1 : RICE_KMAX,
             nk = khi - klo + 1;
         size_t bits[4] = {0, 0, 0, 0};
-        for (int r = 1; r < len; r++)
+        if ((any >> klo) < RICE_QMAX) { /* no escape at any of the k: q + 1 + k each */
+            uint32_t q[4] = {0, 0, 0, 0};
+            for (int r = 1; r < len; r++)
+                for (int j = 0; j < 4; j++)
+                    q[j] += z[r] >> (klo + j);
             for (int j = 0; j < 4; j++)
-                bits[j] += rice_len(z[r], klo + j);
+                bits[j] = (size_t)q[j] + (size_t)(len - 1) * (size_t)(1 + klo + j);
+        } else {
+            for (int r = 1; r < len; r++)
+                for (int j = 0; j < 4; j++)
+                    bits[j] += rice_len(z[r], klo + j);
+        }
         for (int j = 0; j < nk; j++)
             if (bits[j] < best) best = bits[j], *order_out = order, *k_out = klo + j;
     }

@@ -80,7 +80,7 @@ static int try_level(enc* e, int i, int g, int c, int s) {
          * chooses its code vector, instead of each rounded on its own) */
         double mult = level_mult((unsigned)s);
         uint32_t top = level_top(t->bits, (unsigned)s);
-        int ok = 1;
+        int ok = 1, moved = 0; /* moved: an index other than the rounded one */
         for (int f = f0; f < f1 && ok; f++) {
             put_decoded(e, i, f, f + 1, Q);
             if (frames_ok(e, i, Q, f, f + 1)) continue;
@@ -89,7 +89,7 @@ static int try_level(enc* e, int i, int g, int c, int s) {
                 (e->val[i][(size_t)f * dim + c] - (double)t->lo[c]) / (double)t->step[c] / mult;
             int64_t x0 = *x, sg = want > (double)x0 ? 1 : -1;
             static const int tries[2] = {1, -1};
-            ok = 0;
+            ok = 0, moved = 1;
             for (int r = 0; r < 2 && !ok; r++) {
                 int64_t y = x0 + sg * tries[r];
                 if (y < 0 || y > (int64_t)top) continue;
@@ -98,7 +98,9 @@ static int try_level(enc* e, int i, int g, int c, int s) {
                 ok = frames_ok(e, i, Q, f, f + 1);
             }
         }
-        if (ok && mn_clip_seg_code(t, dim, n, g, c) + next_cost(t, dim, n, g, c) < cost0 + next0) {
+        /* sizes counted again only when an index moved (else they are the layout's, smaller) */
+        if (ok && (!moved || mn_clip_seg_code(t, dim, n, g, c) + next_cost(t, dim, n, g, c) <
+                                 cost0 + next0)) {
             mn_clip_cache_frames(e, e->trk[i].joint, f0, f1);
             return 1;
         }
