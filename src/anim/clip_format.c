@@ -37,19 +37,20 @@ static void put_eg(bitbuf* b, uint32_t z, int k) {
     mn_clip_put_bits(b, z & ((1u << k) - 1), k);
 }
 
-/* An Exp-Golomb code of order k at bit *pos of p (avail bits): 0, or -1 when it runs past
- * the block or holds more than 26 bits. */
+/* An Exp-Golomb code of order k at bit *pos of p (avail bits): 0, 1 when it runs past the
+ * block, 2 when it starts with more than 25 zeros or holds 2^26 or more (no index residual
+ * does). */
 static int get_eg(const uint8_t* p, size_t* pos, size_t avail, int k, uint64_t* z) {
-    if (*pos >= avail) return -1;
+    if (*pos >= avail) return 1;
     int nb = low_zeros(read_word(p, *pos) | 1ull << 26);
-    if (nb > 25) return -1;
+    if (nb > 25) return 2;
     size_t at = *pos + (size_t)nb + 1;
-    if (at + (size_t)nb + (size_t)k > avail) return -1;
+    if (at + (size_t)nb + (size_t)k > avail) return 1;
     uint64_t w = (1ull << nb | read_bits(p, at, nb)) - 1;
     at += (size_t)nb;
     *z = w << k | read_bits(p, at, k);
     *pos = at + (size_t)k;
-    return *z >> 26 ? -1 : 0;
+    return *z >> 26 ? 2 : 0;
 }
 
 /* Appends a track's encoding (mode byte, header, bit-packed data, byte-aligned). */
@@ -196,13 +197,19 @@ static mn_status parse_dense(mn_clip* c, clip_track* t, int i, size_t* op, mn_er
                 rk[k] = (int)read_bits(p + o, pos + LEVEL_BITS + ORDER_BITS, RICE_BITS);
                 pos += SEG_HDR;
             } else { /* the changes of level and k from the previous segment's */
-                uint64_t zl, zk;
-                if (get_eg(p + o, &pos, avail, 0, &zl) || pos + ORDER_BITS > avail)
-                    return BAD(o, "segments", "track %d: the block ends", i);
-                ord[k] = (int)read_bits(p + o, pos, ORDER_BITS);
-                pos += ORDER_BITS;
-                if (get_eg(p + o, &pos, avail, 0, &zk))
-                    return BAD(o, "segments", "track %d: the block ends", i);
+                uint64_t zl = 0, zk = 0;
+                int el = get_eg(p + o, &pos, avail, 0, &zl), ek = 1;
+                if (!el && pos + ORDER_BITS <= avail) {
+                    ord[k] = (int)read_bits(p + o, pos, ORDER_BITS);
+                    pos += ORDER_BITS;
+                    ek = get_eg(p + o, &pos, avail, 0, &zk);
+                }
+                if (el == 2 || ek == 2)
+                    return BAD(o, "segments",
+                               "track %d: segment %d: a change of level or Rice parameter "
+                               "longer than any",
+                               i, g);
+                if (el || ek) return BAD(o, "segments", "track %d: the block ends", i);
                 int64_t l = (int64_t)lvp[k] + unzigzag(zl), r = (int64_t)rkp[k] + unzigzag(zk);
                 if (l < 0 || l > MAX_LEVEL || r < 0 || r > 31)
                     return BAD(o, "segments",
@@ -224,10 +231,11 @@ static mn_status parse_dense(mn_clip* c, clip_track* t, int i, size_t* op, mn_er
                 first[k] = read_bits(p + o, pos, fw);
                 pos += (size_t)fw;
             } else { /* from the previous segment's last: an Exp-Golomb code of order k */
-                uint64_t z;
-                if (get_eg(p + o, &pos, avail, rk[k], &z))
-                    return BAD(o, "segments", "track %d: segment %d: a first index off the grid", i,
-                               g);
+                uint64_t z = 0;
+                int ez = get_eg(p + o, &pos, avail, rk[k], &z);
+                if (ez == 1) return BAD(o, "segments", "track %d: the block ends", i);
+                if (ez == 2)
+                    return BAD(o, "segments", "track %d: segment %d starts off its grid", i, g);
                 first[k] =
                     (int64_t)link_predict((uint32_t)last[k], lvp[k], lv, top[k]) + unzigzag(z);
             }
