@@ -14,9 +14,9 @@
 
 enum { TK_SCALAR = 0, TK_VEC3, TK_ROT };
 enum { MODE_REST = 0, MODE_CONST, MODE_SPARSE, MODE_DENSE };
-#define CLIP_MAGIC                                                                                 \
-    "MNC4" /* version 4: segments without an offset table, each segment's first                    \
-              index predicted from the previous segment's last */
+/* version 4: segments one after the other (no offset table), a segment's record and first
+ * index coded from the previous segment's */
+#define CLIP_MAGIC "MNC4"
 #define HEADER_BYTES 17
 #define MAX_BITS 24
 /* a dense segment's component: its step's level (7 bits: the track's step times
