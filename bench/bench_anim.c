@@ -63,7 +63,8 @@ static void usage(FILE* f) {
             "measure), and at 24 Hz and 0.05 cm with segments of at most 8 and 16 frames\n"
             "(max_segment). One line each: frames, fps, tol_cm, raw_bytes (10 float32 per\n"
             "moving joint per frame), bytes, ratio, max_error_cm, tracks by kind, compress_s\n"
-            "(wall clock), ns_per_sample (a pose at random frames, mn_clip_sample; thread CPU\n"
+            "(wall clock), compress_cpu_s (thread CPU time), ns_per_sample (a pose at random "
+            "frames, mn_clip_sample; thread CPU\n"
             "time, the best of 5 rounds), playback_ns_per_sample (a pose through a cursor moving\n"
             "forward by half a frame, looping), joint_samples_per_s (at random).\n"
             "--clip FILE...: only the clip lines (without the shorter segments) of each take,\n"
@@ -223,9 +224,9 @@ static void bench_clip(const mn_model* m, const mn_motion* mo, int nsamples, int
             o.shell = 0.03;
             o.max_segment = seg;
             mn_clip_stats st;
-            double t0 = wall_s();
+            double t0 = wall_s(), c0 = cpu_ns();
             mn_clip* c = mn_clip_compress(m, q, n, fps, &o, &st, NULL);
-            double dt = wall_s() - t0;
+            double dt = wall_s() - t0, dcpu = (cpu_ns() - c0) * 1e-9;
             if (!c) continue;
             /* with the planted ankles locked (--clip only) */
             mn_clip_stats sl;
@@ -245,10 +246,11 @@ static void bench_clip(const mn_model* m, const mn_motion* mo, int nsamples, int
             printf("bench=anim part=clip figure=%s frames=%d fps=%.0f tol_cm=%g shell_cm=3 "
                    "vertices=3 max_segment=%d raw_bytes=%zu bytes=%zu ratio=%.2f "
                    "max_error_cm=%.4f rest=%d constant=%d sparse=%d dense=%d compress_s=%.2f "
-                   "ns_per_sample=%.1f playback_ns_per_sample=%.1f joint_samples_per_s=%.3g\n",
+                   "compress_cpu_s=%.3f ns_per_sample=%.1f playback_ns_per_sample=%.1f "
+                   "joint_samples_per_s=%.3g\n",
                    m->name, n, fps, o.tol * 100, seg, st.raw_bytes, st.bytes, st.ratio,
-                   st.max_error * 100, st.rest, st.constant, st.sparse, st.dense, dt, ns, play,
-                   nj / ns * 1e9);
+                   st.max_error * 100, st.rest, st.constant, st.sparse, st.dense, dt, dcpu, ns,
+                   play, nj / ns * 1e9);
             if (nlk && sl.bytes)
                 printf("bench=anim part=clip_locked figure=%s frames=%d fps=%.0f tol_cm=%g "
                        "locks=%d lock_tol_cm=0.01 bytes=%zu ratio=%.2f lock_error_cm=%.4f "

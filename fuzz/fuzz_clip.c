@@ -5,7 +5,9 @@
  * going forward over them gives the same numbers. Seed corpus:
  * fuzz/corpus/fuzz_clip/stickman.mnc, a clip of the stick figure over 21 frames of three
  * keyed poses (one hinge made noisy, so it holds rest, sparse and dense tracks), compressed
- * with a tolerance of 1 mm. */
+ * with a tolerance of 1 mm in segments of at most 8 frames (three per dense track, so that
+ * the later segments' records and first indices, coded from the previous segment's, are in
+ * it). */
 #include <marionette/anim.h>
 #include <marionette/clip.h>
 #include <marionette/io.h>

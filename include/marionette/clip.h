@@ -28,24 +28,29 @@
  * that keeps the object-space error within `tol` on the segment's frames (a per-segment
  * search, as the Animation Compression Library's per-segment bit rates). Within a segment a
  * frame's index on that grid is predicted from the frames before it and the residual is
- * Rice-coded. Sampling a frame goes on from the nearest seek point before it: the decoder's
- * state every 8 frames of a segment, recorded when the block is loaded (in memory beside the
- * block, 28 bytes per point; not stored in the block), so at most 7 frames are decoded per
- * track (allocation-free).
+ * Rice-coded. When the block is loaded, the parser (which decodes every residual to check it)
+ * records where each segment starts and the decoder's state every 8 frames of a segment (in
+ * memory beside the block, not stored in it); sampling a frame goes on from the nearest of
+ * those points before it, so at most 7 frames are decoded per track (allocation-free).
  *
- * The block (little-endian, version 3; a block of another version is refused, naming it):
- *   "MNC3", u32 frames, f32 fps, u16 nq, u16 tracks, u8 frame-index bits;
+ * The block (little-endian, version 4; a block of another version is refused, naming it):
+ *   "MNC4", u32 frames, f32 fps, u16 nq, u16 tracks, u8 frame-index bits;
  *   per track: u8 mode (bits 0-1: 0 rest, 1 constant, 2 sparse, 3 dense; bit 2: Catmull-Rom;
  *   bits 3-7: value bits - 1), then constant: d f32; sparse: u16 keys, d u24 low (a float32's
  *   high 24 bits), d u16 step (a float32's high 16 bits), key frames and values bit-packed
- *   (byte-aligned at the end); dense: the same low and step, u8 (segment length log2, bits of
- *   a table entry << 3), the segments' bit offsets, then per segment and component a record
- *   (level 7 bits, predictor order 2 bits, Rice parameter k 5 bits, the first frame's index
- *   on the level's grid), then per further frame and component the residual (index less its
- *   prediction: 0 the first frame, 1 the previous, 2 the line through the previous two, 3
- *   the previous plus half their difference), zigzag-mapped and Rice-coded (the quotient in
- *   unary, zeros ended by a one, then k bits; 20 zeros escape to 27 bits):
- *   value = low + index (8 + m) 2^(s - 3) step. d is the track's dimension (1 or 3). */
+ *   (byte-aligned at the end); dense: the same low and step, u8 segment length log2, then the
+ *   segments one after the other: per component a record, then per further frame and
+ *   component the residual (index less its prediction: 0 the first frame, 1 the previous,
+ *   2 the line through the previous two, 3 the previous plus half their difference),
+ *   zigzag-mapped and Rice-coded (the quotient in unary, zeros ended by a one, then k bits;
+ *   20 zeros escape to 27 bits). The first segment's record: level 7 bits, predictor order
+ *   2 bits, Rice parameter k 5 bits, the first frame's index on the level's grid; a later
+ *   segment's: the level's change from the previous segment's (zigzag-mapped, Exp-Golomb of
+ *   order 0), the order (2 bits), k's change (the same code), and the first index less the
+ *   previous segment's last rescaled to this grid (rounded to nearest; zigzag-mapped,
+ *   Exp-Golomb of order k: w = (z >> k) + 1 as floor(log2 w) zeros, a one and w's low bits,
+ *   then z's k low bits): value = low + index (8 + m) 2^(s - 3) step. d is the track's
+ *   dimension (1 or 3). */
 #ifndef MARIONETTE_CLIP_H
 #define MARIONETTE_CLIP_H
 

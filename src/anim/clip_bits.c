@@ -3,7 +3,7 @@
 
 #include <stdlib.h>
 
-void mn_clip_put_bits(bitbuf* b, uint32_t v, int n) {
+void mn_clip_put_bits64(bitbuf* b, uint64_t v, int n) {
     size_t need = (b->nbit + (size_t)n + 7) / 8 + PAD;
     if (need > b->cap) {
         size_t cap = b->cap ? b->cap * 2 : 256;
@@ -19,11 +19,15 @@ void mn_clip_put_bits(bitbuf* b, uint32_t v, int n) {
     }
     /* the n low bits of v ORed in at nbit (the buffer is zero beyond what was written; the
      * PAD bytes of slack hold the fifth byte) */
-    uint64_t x = (uint64_t)(n < 32 ? v & ((1u << n) - 1) : v) << (b->nbit & 7);
+    uint64_t x = (n < 64 ? v & ((1ull << n) - 1) : v) << (b->nbit & 7);
     uint8_t* o = b->p + (b->nbit >> 3);
     for (int i = 0; x; i++, x >>= 8)
         o[i] |= (uint8_t)x;
     b->nbit += (size_t)n;
+}
+
+void mn_clip_put_bits(bitbuf* b, uint32_t v, int n) {
+    mn_clip_put_bits64(b, v, n);
 }
 
 void mn_clip_put_bytes(bitbuf* b, const void* src, size_t n) {

@@ -59,6 +59,7 @@ typedef struct bitbuf {
 } bitbuf;
 
 void mn_clip_put_bits(bitbuf* b, uint32_t v, int n);
+void mn_clip_put_bits64(bitbuf* b, uint64_t v, int n);        /* n <= 57 */
 void mn_clip_put_bytes(bitbuf* b, const void* src, size_t n); /* byte-aligned first */
 void mn_clip_put_u16(bitbuf* b, unsigned v);
 void mn_clip_put_f32(bitbuf* b, float f);

@@ -32,24 +32,35 @@
 
 #include "clip_encode.h"
 
+/* Track i's segments laid out from its code (a dense track's; the others have none). */
+static void layout(enc* e, int i) {
+    if (e->code[i].mode == MODE_DENSE)
+        mn_clip_dense_layout(e->val[i], &e->code[i], e->trk[i].dim, e->n);
+}
+
+/* Track i fitted within its share times scale, and laid out (only a refitted track's layout
+ * changes, so the block of the others' is reused as it is). */
 static void fit(enc* e, int i, double scale) {
     mn_clip_fit_track(e->val[i], e->n, e->trk[i].dim, e->rest[i], e->base[i] * e->mult[i] * scale,
                       e->tbits, &e->w, &e->code[i]);
+    layout(e, i);
 }
 
-/* The block of the current codes into the clip (its bytes replaced). */
+/* The block of the current codes (every one laid out) into the clip (its bytes replaced). */
 static mn_status assemble(enc* e) {
-    if (!e->searched)
-        for (int i = 0; i < e->nt; i++)
-            if (e->code[i].mode == MODE_DENSE)
-                mn_clip_dense_layout(e->val[i], &e->code[i], e->trk[i].dim, e->n);
     return mn_clip_write(e->c, e->code, e->n, e->fps);
 }
 
 /* The clip's error over the whole take (and where, into e->wj, e->wf when `where`). */
 static double clip_error(enc* e, int where) {
     return mn_clip_error_v(e->c, e->d, e->V, e->opt.shell, e->nv, e->tmp, where ? &e->wj : NULL,
-                           where ? &e->wf : NULL);
+                           where ? &e->wf : NULL, INFINITY);
+}
+
+/* Whether the clip is within tol over the whole take (measured up to the first frame beyond). */
+static int clip_within(enc* e) {
+    return mn_clip_error_v(e->c, e->d, e->V, e->opt.shell, e->nv, e->tmp, NULL, NULL, e->opt.tol) <=
+           e->opt.tol;
 }
 
 /* The caches of the current clip (its block assembled) at every frame. */
@@ -61,14 +72,27 @@ static void cache_clip(enc* e) {
         mn_clip_cache_frames(e, j, 0, e->n);
 }
 
-/* Whether the clip with track i's new code (assembled) is within tol: track i's states at
- * every frame in place of the cached ones, its joint's subtree checked (mn_clip_subtree_ok).
- * qi: workspace (n x nq), left holding the new states. */
+/* Whether the clip with track i's new code is within tol: track i's states at every frame
+ * (from its code, as the sampler would give them: mn_clip_code_value) in place of the cached
+ * ones, its joint's subtree checked (mn_clip_subtree_ok). qi: workspace (n x nq), left
+ * holding the new states. */
 static int track_ok(enc* e, int i, double* qi) {
     const mn_model* m = e->m;
+    const clip_track* t = &e->trk[i];
     memcpy(qi, e->Q, sizeof(double) * (size_t)e->n * (size_t)m->nq);
-    for (int f = 0; f < e->n; f++)
-        mn_clip_sample_track(e->c, i, f, qi + (size_t)f * m->nq);
+    for (int f = 0; f < e->n; f++) {
+        double* o = qi + (size_t)f * m->nq + t->qadr;
+        if (e->code[i].mode == MODE_REST) {
+            memcpy(o, m->q0 + t->qadr, sizeof(double) * (t->kind == TK_ROT ? 4 : (size_t)t->dim));
+            continue;
+        }
+        double v[3];
+        mn_clip_code_value(&e->code[i], t->dim, f, e->rest[i], v);
+        if (t->kind == TK_ROT)
+            rotvec_to_quat(v, o);
+        else
+            memcpy(o, v, sizeof(double) * (size_t)t->dim);
+    }
     for (int f = 0; f < e->n; f++)
         if (!mn_clip_subtree_ok(e, e->trk[i].joint, f, qi + (size_t)f * m->nq, 0)) return 0;
     return 1;
@@ -180,13 +204,14 @@ static mn_status stage_shares(enc* e, mn_error* err) {
 static mn_status stage_scale(enc* e, mn_error* err) {
     mn_status st;
     double good = 0;
+    int at_good = 0; /* the codes are those at good (no refit at the end) */
     for (double s = 1; s > 1e-3; s *= 0.5) {
         for (int i = 0; i < e->nt; i++)
             fit(e, i, s);
         if ((st = assemble(e)) != MN_OK) return st;
         e->errv = clip_error(e, 1);
         if (e->errv <= e->opt.tol && mn_clip_locks_excess(e) <= 1) {
-            good = s;
+            good = s, at_good = 1;
             break;
         }
     }
@@ -199,12 +224,13 @@ static mn_status stage_scale(enc* e, mn_error* err) {
         for (int i = 0; i < e->nt; i++)
             fit(e, i, s);
         if ((st = assemble(e)) != MN_OK) return st;
-        if (clip_error(e, 0) <= e->opt.tol && mn_clip_locks_excess(e) <= 1)
+        at_good = clip_within(e) && mn_clip_locks_excess(e) <= 1;
+        if (at_good)
             good = s;
         else
             bad = s;
     }
-    for (int i = 0; i < e->nt; i++)
+    for (int i = 0; i < e->nt && !at_good; i++)
         fit(e, i, good);
     e->good = good;
     return MN_OK;
@@ -236,7 +262,7 @@ static mn_status stage_widen(enc* e, mn_error* err) {
             e->mult[i] *= widen[pass];
             fit(e, i, e->good);
             int ok = e->code[i].nbits < before;
-            if (ok && (st = assemble(e)) == MN_OK) ok = track_ok(e, i, qi);
+            if (ok) ok = track_ok(e, i, qi);
             if (st == MN_OK && ok) { /* the caches follow */
                 const clip_track* t = &e->trk[i];
                 size_t w = t->kind == TK_ROT ? 4 : (size_t)t->dim;
@@ -249,6 +275,7 @@ static mn_status stage_widen(enc* e, mn_error* err) {
                 e->code[i] = keep;
                 memcpy(e->code[i].key, key, sizeof(int) * (size_t)nframes);
                 memcpy(e->code[i].qv, qv, sizeof(uint32_t) * (size_t)nframes * e->trk[i].dim);
+                layout(e, i); /* the layout arrays were the new fit's */
             }
         }
     }
@@ -260,11 +287,8 @@ static mn_status stage_widen(enc* e, mn_error* err) {
  * frame (clip_search.c). */
 static mn_status stage_segments(enc* e, mn_error* err) {
     (void)err;
-    cache_clip(e);                  /* the widened clip (the same states: kept current above) */
-    for (int i = 0; i < e->nt; i++) /* the search keeps the layout current itself */
-        if (e->code[i].mode == MODE_DENSE)
-            mn_clip_dense_layout(e->val[i], &e->code[i], e->trk[i].dim, e->n);
-    e->searched = 1;
+    cache_clip(e); /* the widened clip (the same states: kept current above; every track laid
+                      out, and the search keeps the layouts current itself) */
     mn_clip_segment_search(e);
     mn_clip_index_polish(e);
     return assemble(e);

@@ -26,7 +26,6 @@ typedef struct enc {
     double* mult;  /* per track: widening */
     track_code* code;
     fit_work w;
-    int searched; /* the dense layouts are the search's: assemble keeps them */
     /* the take and the clip being built */
     const double* q; /* n x nq */
     mn_clip_options opt;
@@ -67,6 +66,10 @@ size_t mn_clip_seg_code(track_code* t, int d, int n, int g, int c);
 /* The decoded value of frame f, component c of a laid-out dense track (bit for bit the
  * sampler's). */
 double mn_clip_seg_value(const track_code* t, int d, int f, int c);
+/* Frame f of a track as its code stands (rest: the model's value), bit for bit what the
+ * sampler gives for the block written from it: the widening checks a code without writing
+ * the block. */
+void mn_clip_code_value(const track_code* t, int d, int f, const double* rest, double* out);
 
 /* clip_check.c: a change to the tracks of one joint moves that joint's subtree only, and
  * the rest of the clip is within tol: the check of a frame is that of the subtree. */

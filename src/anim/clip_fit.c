@@ -95,11 +95,12 @@ static void quantise(const double* v, int n, int d, int bits, float* lo, float* 
     }
 }
 
-static double dist_d(const double* a, const double* b, int d) {
+/* Squared distance (compared with squared bounds: no square root in the loops). */
+static double dist2_d(const double* a, const double* b, int d) {
     double s = 0;
     for (int c = 0; c < d; c++)
         s += (a[c] - b[c]) * (a[c] - b[c]);
-    return sqrt(s);
+    return s;
 }
 
 /* Value of the sparse track of keys key[0..nk-1] (values dq at those frames) at frame f. */
@@ -141,7 +142,7 @@ static int greedy_keys(const double* v, const double* dq, int n, int d, int cubi
             for (int f = key[k]; f <= key[k + 1]; f++) {
                 double o[3];
                 sparse_eval(key, nk, dq, d, cubic, k, f, o);
-                err[f] = dist_d(o, v + (size_t)f * d, d);
+                err[f] = dist2_d(o, v + (size_t)f * d, d);
             }
         /* the first frame of the largest error above eps, from the maxima of blocks of
          * frames (those of the frames just recomputed renewed) */
@@ -149,77 +150,152 @@ static int greedy_keys(const double* v, const double* dq, int n, int d, int cubi
             for (int b = key[lo_seg] / BLOCK; b <= key[last + 1] / BLOCK; b++)
                 block_max(err, n, b, w);
         int at = -1;
-        double worst = eps;
+        double worst = eps * eps; /* errors are squared */
         for (int b = 0; b < (n + BLOCK - 1) / BLOCK; b++)
             if (w->bmax[b] > worst) worst = w->bmax[b], at = w->bidx[b];
         if (at < 0) return nk;
         if (nk >= max_keys) return -1;
-        int k = 0;
-        while (key[k + 1] < at)
-            k++;
+        int k = 0, hi = nk - 1; /* the segment holding at: key[k] < at <= key[k + 1] */
+        while (hi - k > 1) {
+            int mid = (k + hi) >> 1;
+            if (key[mid] < at)
+                k = mid;
+            else
+                hi = mid;
+        }
         if (key[k + 1] == at) { /* a key's own value is off: quantisation, cannot improve */
             return -1;
         }
         memmove(key + k + 2, key + k + 1, sizeof(int) * (size_t)(nk - k - 1));
         key[k + 1] = at;
         nk++;
-        lo_seg = k - 2 < 0 ? 0 : k - 2;
-        hi_seg = k + 3;
+        /* the new key's two segments change; with Catmull-Rom also the one on either side
+         * (the tangents at the keys beside the new one) */
+        lo_seg = cubic ? (k - 1 < 0 ? 0 : k - 1) : k;
+        hi_seg = cubic ? k + 2 : k + 1;
     }
 }
 
+/* A lower bound on the keys of any sparse track of values v (n x d) within eps (so on
+ * greedy_keys' count). Linear: between keys the track is a line, whose second difference is
+ * zero, so at a frame f that is not a key the errors e of f - 1, f, f + 1 (each at most eps)
+ * give |v[f-1] - 2 v[f] + v[f+1]| = |e[f-1] - 2 e[f] + e[f+1]| <= 4 eps: where the second
+ * difference is larger, f is a key. Catmull-Rom: a cubic between keys, whose fourth
+ * difference is zero, so where |fourth difference at f| > 16 eps one of f - 1, f, f + 1 is a
+ * key (counted over disjoint windows). Plus the two ends. */
+static int keys_at_least(const double* v, int n, int d, double eps, int cubic) {
+    int count = 2;
+    double lim = (cubic ? 16 : 4) * eps * (1 + 1e-6); /* a margin for rounding */
+    if (!cubic) {
+        for (int f = 1; f + 1 < n; f++) {
+            double s2 = 0;
+            for (int c = 0; c < d; c++) {
+                double x = v[(size_t)(f - 1) * d + c] - 2 * v[(size_t)f * d + c] +
+                           v[(size_t)(f + 1) * d + c];
+                s2 += x * x;
+            }
+            count += s2 > lim * lim;
+        }
+        return count;
+    }
+    for (int f = 2; f + 2 < n; f++) {
+        double s2 = 0;
+        for (int c = 0; c < d; c++) {
+            const double* x = v + c;
+            double y = x[(size_t)(f - 2) * d] - 4 * x[(size_t)(f - 1) * d] + 6 * x[(size_t)f * d] -
+                       4 * x[(size_t)(f + 1) * d] + x[(size_t)(f + 2) * d];
+            s2 += y * y;
+        }
+        if (s2 > lim * lim) count++, f += 2; /* the next window: f + 2 to f + 4 */
+    }
+    return count;
+}
+
 /* The fewest bits of a segment component's residuals (indices x[0], x[stride], ..., len of
- * them), its order and k; the header and first index excluded. */
+ * them), its order and k; the header and first index excluded. The k tried for an order are
+ * those around log2 of the residuals' mean (Rice's rule), all counted in one pass. */
 static size_t residual_bits(const uint32_t* x, size_t stride, int len, int* order_out, int* k_out) {
     size_t best = SIZE_MAX;
     *order_out = 0, *k_out = 0;
+    uint32_t xs[1 << MAX_SEG_LOG2] = {0};
+    for (int r = 0; r < len; r++)
+        xs[r] = x[(size_t)r * stride];
     for (int order = 0; order <= 3; order++) {
-        uint32_t z[1 << MAX_SEG_LOG2];
+        uint32_t z[1 << MAX_SEG_LOG2], any = 0;
         uint64_t sum = 0;
-        int64_t first = x[0], a = first, b = first;
+        int64_t first = xs[0], a = first, b = first;
         for (int r = 1; r < len; r++) {
-            int64_t v = x[(size_t)r * stride];
+            int64_t v = xs[r];
             z[r] = zigzag(v - predict(order, r, first, a, b));
-            sum += z[r];
+            sum += z[r], any |= z[r];
             b = a, a = v;
         }
-        /* the best k is near log2 of the mean (Rice's rule); try around it */
         int k0 = 0;
         while (k0 < RICE_KMAX && ((uint64_t)(len > 1 ? len - 1 : 1) << (k0 + 1)) <= sum)
             k0++;
-        for (int k = k0 > 2 ? k0 - 2 : 0; k <= k0 + 1 && k <= RICE_KMAX; k++) {
-            size_t bits = 0;
+        int klo = k0 > 2 ? k0 - 2 : 0, khi = k0 + 1 <= RICE_KMAX ? k0 + 1 : RICE_KMAX,
+            nk = khi - klo + 1;
+        size_t bits[4] = {0, 0, 0, 0};
+        if ((any >> klo) < RICE_QMAX) { /* no escape at any of the k: q + 1 + k each */
+            uint32_t q[4] = {0, 0, 0, 0};
             for (int r = 1; r < len; r++)
-                bits += rice_len(z[r], k);
-            if (bits < best) best = bits, *order_out = order, *k_out = k;
+                for (int j = 0; j < 4; j++)
+                    q[j] += z[r] >> (klo + j);
+            for (int j = 0; j < 4; j++)
+                bits[j] = (size_t)q[j] + (size_t)(len - 1) * (size_t)(1 + klo + j);
+        } else {
+            for (int r = 1; r < len; r++)
+                for (int j = 0; j < 4; j++)
+                    bits[j] += rice_len(z[r], klo + j);
         }
+        for (int j = 0; j < nk; j++)
+            if (bits[j] < best) best = bits[j], *order_out = order, *k_out = klo + j;
     }
     return best;
 }
 
-static size_t dense_cost(const uint32_t* qv, int n, int d, int bits, int sl, int* obits_out) {
-    int S = 1 << sl, nseg = (n + S - 1) / S;
+/* The bits of a dense track of indices qv (n x d, every segment at level 0) in segments of
+ * 2^sl frames. */
+static size_t dense_cost(const uint32_t* qv, int n, int d, int bits, int sl) {
+    int S = 1 << sl, nseg = (n + S - 1) / S, kp[3] = {0, 0, 0};
     size_t body = 0;
     for (int g = 0; g < nseg; g++) {
         int f0 = g * S, len = f0 + S < n ? S : n - f0;
         for (int c = 0; c < d; c++) {
             int order, k;
-            body += SEG_HDR + (size_t)bits +
-                    residual_bits(qv + (size_t)f0 * d + c, (size_t)d, len, &order, &k);
+            body += residual_bits(qv + (size_t)f0 * d + c, (size_t)d, len, &order, &k);
+            body += g == 0 ? SEG_HDR + (size_t)bits
+                           : 1 + ORDER_BITS + eg_len(zigzag(k - kp[c]), 0) +
+                                 eg_len(zigzag((int64_t)qv[(size_t)f0 * d + c] -
+                                               (int64_t)qv[(size_t)(f0 - 1) * d + c]),
+                                        k);
+            kp[c] = k;
         }
     }
-    int obits = bits_for((uint32_t)body);
-    if (obits_out) *obits_out = obits;
-    return 8 + (size_t)nseg * obits + body;
+    return 8 + body;
+}
+
+/* The bits of the record and first index of segment g, component c of dense track t, Rice
+ * parameter k: the first segment's on their own, the others' from the previous segment's
+ * (level and k as their changes, the first index from the previous segment's last). */
+static size_t first_bits(const track_code* t, int d, int g, int c, int k) {
+    int f0 = g << t->seg_log2;
+    unsigned l = t->sh[g * d + c];
+    if (g == 0) return SEG_HDR + (size_t)level_width(t->bits, l);
+    size_t hdr = ORDER_BITS + eg_len(zigzag((int64_t)l - t->sh[(g - 1) * d + c]), 0) +
+                 eg_len(zigzag((int64_t)k - t->rk[(g - 1) * d + c]), 0);
+    uint32_t p = link_predict(t->off[(size_t)(f0 - 1) * d + c], t->sh[(g - 1) * d + c], l,
+                              level_top(t->bits, l));
+    return hdr + eg_len(zigzag((int64_t)t->off[(size_t)f0 * d + c] - p), k);
 }
 
 /* The order and k of the fewest bits for segment g, component c of dense track t as its
  * indices are, and its size in bits (returned). */
 size_t mn_clip_seg_code(track_code* t, int d, int n, int g, int c) {
-    int S = 1 << t->seg_log2, f0 = g * S, f1 = f0 + S < n ? f0 + S : n, s = t->sh[g * d + c];
+    int S = 1 << t->seg_log2, f0 = g * S, f1 = f0 + S < n ? f0 + S : n;
     int order, k;
-    size_t bits = SEG_HDR + (size_t)level_width(t->bits, (unsigned)s) +
-                  residual_bits(t->off + (size_t)f0 * d + c, (size_t)d, f1 - f0, &order, &k);
+    size_t bits = residual_bits(t->off + (size_t)f0 * d + c, (size_t)d, f1 - f0, &order, &k);
+    bits += first_bits(t, d, g, c, k);
     t->ord[g * d + c] = (uint8_t)order, t->rk[g * d + c] = (uint8_t)k;
     t->scost[g * d + c] = (uint32_t)bits;
     return bits;
@@ -255,6 +331,60 @@ double mn_clip_seg_value(const track_code* t, int d, int f, int c) {
            (double)t->off[(size_t)f * d + c] * level_mult(t->sh[g * d + c]) * (double)t->step[c];
 }
 
+void mn_clip_code_value(const track_code* t, int d, int f, const double* rest, double* out) {
+    if (t->mode == MODE_REST) {
+        memcpy(out, rest, sizeof(double) * (size_t)d);
+        return;
+    }
+    if (t->mode == MODE_CONST) {
+        for (int c = 0; c < d; c++)
+            out[c] = t->value[c];
+        return;
+    }
+    if (t->mode == MODE_DENSE) {
+        for (int c = 0; c < d; c++)
+            out[c] = mn_clip_seg_value(t, d, f, c);
+        return;
+    }
+    /* sparse: as clip_sample.c's track_at, operation for operation */
+    const int* key = t->key;
+    int nk = t->nkeys, lo = 0, hi = nk - 1;
+    double frame = f;
+    while (hi - lo > 1) {
+        int mid = (lo + hi) >> 1;
+        if ((double)key[mid] <= frame)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    double pa[3], pb[3], pp[3], pn[3], ta = key[lo], tb = key[hi], tp = ta, tn = tb;
+#define KEY_VALUE(k, o)                                                                            \
+    for (int c = 0; c < d; c++)                                                                    \
+    (o)[c] = (double)t->lo[c] + (double)t->qv[(size_t)key[k] * d + c] * (double)t->step[c]
+    KEY_VALUE(lo, pa);
+    KEY_VALUE(hi, pb);
+    if (!t->cubic) {
+        double u = (frame - ta) / (tb - ta);
+        for (int c = 0; c < d; c++)
+            out[c] = pa[c] + u * (pb[c] - pa[c]);
+        return;
+    }
+    if (lo > 0) {
+        tp = key[lo - 1];
+        KEY_VALUE(lo - 1, pp);
+    } else {
+        memcpy(pp, pa, sizeof pp);
+    }
+    if (hi + 1 < nk) {
+        tn = key[hi + 1];
+        KEY_VALUE(hi + 1, pn);
+    } else {
+        memcpy(pn, pb, sizeof pn);
+    }
+#undef KEY_VALUE
+    cr_eval(d, tp, ta, tb, tn, pp, pa, pb, pn, frame, out);
+}
+
 void mn_clip_dense_layout(const double* v, track_code* t, int d, int n) {
     int S = 1 << t->seg_log2, nseg = (n + S - 1) / S;
     for (int g = 0; g < nseg; g++)
@@ -268,8 +398,8 @@ void mn_clip_fit_track(const double* v, int n, int d, const double* rest, double
     /* rest and constant */
     double e = 0;
     for (int f = 0; f < n; f++)
-        e = fmax(e, dist_d(v + (size_t)f * d, rest, d));
-    if (e <= eps) {
+        e = fmax(e, dist2_d(v + (size_t)f * d, rest, d));
+    if (e <= eps * eps) {
         out->mode = MODE_REST, out->nbits = 0, out->nkeys = 0;
         return;
     }
@@ -285,8 +415,8 @@ void mn_clip_fit_track(const double* v, int n, int d, const double* rest, double
         val[c] = (float)(0.5 * (mn[c] + mx[c])), vd[c] = val[c];
     e = 0;
     for (int f = 0; f < n; f++)
-        e = fmax(e, dist_d(v + (size_t)f * d, vd, d));
-    if (e <= eps) {
+        e = fmax(e, dist2_d(v + (size_t)f * d, vd, d));
+    if (e <= eps * eps) {
         out->mode = MODE_CONST, out->nbits = (size_t)32 * d, out->nkeys = 1;
         memcpy(out->value, val, sizeof val);
         return;
@@ -305,12 +435,12 @@ void mn_clip_fit_track(const double* v, int n, int d, const double* rest, double
         quantise(v, n, d, b, lo, st, w->qv, w->dq);
         double q = 0;
         for (int f = 0; f < n; f++)
-            q = fmax(q, dist_d(w->dq + (size_t)f * d, v + (size_t)f * d, d));
-        if (q > eps) continue;
+            q = fmax(q, dist2_d(w->dq + (size_t)f * d, v + (size_t)f * d, d));
+        if (q > eps * eps) continue;
         out->mode = MODE_DENSE, out->cubic = 0, out->bits = b, out->nkeys = n;
         out->nbits = SIZE_MAX;
         for (int sl = 3; sl <= w->seg_max_log2; sl++) {
-            size_t cost = hdr + dense_cost(w->qv, n, d, b, sl, NULL);
+            size_t cost = hdr + dense_cost(w->qv, n, d, b, sl);
             if (cost < out->nbits) out->nbits = cost, out->seg_log2 = sl;
         }
         memcpy(out->lo, lo, sizeof lo), memcpy(out->step, st, sizeof st);
@@ -318,8 +448,10 @@ void mn_clip_fit_track(const double* v, int n, int d, const double* rest, double
         memset(out->sh, 0, (size_t)n * d);
         break;
     }
-    /* sparse: split eps between quantisation and interpolation */
+    /* sparse: split eps between quantisation and interpolation; an attempt whose keys could
+     * not fit in the size to beat is not run (keys_at_least) */
     static const double split[3] = {0.25, 0.5, 0.75};
+    int least[2] = {keys_at_least(v, n, d, eps, 0), keys_at_least(v, n, d, eps, 1)};
     for (int si = 0; si < 3 && n > 2; si++) {
         int b = (int)ceil(log2(range * sqrt((double)d) / (2 * split[si] * eps) + 1));
         if (b < 1) b = 1;
@@ -332,6 +464,7 @@ void mn_clip_fit_track(const double* v, int n, int d, const double* rest, double
             int max_keys = budget == SIZE_MAX ? n : (int)((budget - hdr - 16) / per_key);
             if (max_keys < 2) continue;
             if (max_keys > n) max_keys = n;
+            if (least[cubic] > max_keys) continue; /* greedy_keys would give up: -1 */
             int nk = greedy_keys(v, w->dq, n, d, cubic, eps, max_keys, w->key, w->err, w);
             if (nk < 0) continue;
             size_t bits = hdr + 16 + (size_t)nk * per_key;

@@ -28,15 +28,29 @@ static int count_tracks(const mn_model* m, clip_track* t) {
     return n;
 }
 
-/* The bits of a laid-out dense track's segments (offset table excluded) and the table's
- * entry width. */
-static size_t dense_body(const track_code* t, int d, int n, int* obits) {
-    int S = 1 << t->seg_log2, nseg = (n + S - 1) / S;
-    size_t body = 0;
-    for (int k = 0; k < nseg * d; k++)
-        body += t->scost[k];
-    *obits = bits_for((uint32_t)body);
-    return body;
+/* An Exp-Golomb code of order k (eg_len). */
+static void put_eg(bitbuf* b, uint32_t z, int k) {
+    uint32_t w = (z >> k) + 1;
+    int nb = bits_for(w) - 1;
+    mn_clip_put_bits64(b, 1ull << nb, nb + 1); /* nb zeros and a one */
+    mn_clip_put_bits(b, w & ((1u << nb) - 1), nb);
+    mn_clip_put_bits(b, z & ((1u << k) - 1), k);
+}
+
+/* An Exp-Golomb code of order k at bit *pos of p (avail bits): 0, 1 when it runs past the
+ * block, 2 when it starts with more than 25 zeros or holds 2^26 or more (no index residual
+ * does). */
+static int get_eg(const uint8_t* p, size_t* pos, size_t avail, int k, uint64_t* z) {
+    if (*pos >= avail) return 1;
+    int nb = low_zeros(read_word(p, *pos) | 1ull << 26);
+    if (nb > 25) return 2;
+    size_t at = *pos + (size_t)nb + 1;
+    if (at + (size_t)nb + (size_t)k > avail) return 1;
+    uint64_t w = (1ull << nb | read_bits(p, at, nb)) - 1;
+    at += (size_t)nb;
+    *z = w << k | read_bits(p, at, k);
+    *pos = at + (size_t)k;
+    return *z >> 26 ? 2 : 0;
 }
 
 /* Appends a track's encoding (mode byte, header, bit-packed data, byte-aligned). */
@@ -67,26 +81,26 @@ static void write_track(bitbuf* b, const track_code* t, int d, int tbits) {
                 for (int c = 0; c < d; c++)
                     mn_clip_put_bits(b, t->qv[(size_t)t->key[k] * d + c], t->bits);
         } else {
-            int n = t->nkeys, sl = t->seg_log2, S = 1 << sl, nseg = (n + S - 1) / S, obits;
-            dense_body(t, d, n, &obits);
-            uint8_t h = (uint8_t)(sl | obits << 3);
-            mn_clip_put_bits(b, h, 8);
-            size_t table = b->nbit, off = 0;
-            b->nbit += (size_t)nseg * obits;
-            mn_clip_put_bits(b, 0, 0);
-            size_t body = b->nbit;
+            int n = t->nkeys, sl = t->seg_log2, S = 1 << sl, nseg = (n + S - 1) / S;
+            mn_clip_put_bits(b, (uint32_t)sl, 8);
             for (int g = 0; g < nseg; g++) {
                 int f0 = g * S, f1 = f0 + S < n ? f0 + S : n;
-                size_t save = b->nbit;
-                b->nbit = table + (size_t)g * obits;
-                mn_clip_put_bits(b, (uint32_t)off, obits);
-                b->nbit = save;
                 for (int c = 0; c < d; c++) {
-                    int k = g * d + c;
-                    mn_clip_put_bits(b, t->sh[k], LEVEL_BITS);
+                    int k = g * d + c, rk = t->rk[k];
+                    uint32_t x = t->off[(size_t)f0 * d + c];
+                    if (g == 0) {
+                        mn_clip_put_bits(b, t->sh[k], LEVEL_BITS);
+                        mn_clip_put_bits(b, t->ord[k], ORDER_BITS);
+                        mn_clip_put_bits(b, (uint32_t)rk, RICE_BITS);
+                        mn_clip_put_bits(b, x, level_width(t->bits, t->sh[k]));
+                        continue;
+                    }
+                    put_eg(b, zigzag((int64_t)t->sh[k] - t->sh[k - d]), 0);
                     mn_clip_put_bits(b, t->ord[k], ORDER_BITS);
-                    mn_clip_put_bits(b, t->rk[k], RICE_BITS);
-                    mn_clip_put_bits(b, t->off[(size_t)f0 * d + c], level_width(t->bits, t->sh[k]));
+                    put_eg(b, zigzag((int64_t)rk - t->rk[k - d]), 0);
+                    uint32_t p = link_predict(t->off[(size_t)(f0 - 1) * d + c], t->sh[k - d],
+                                              t->sh[k], level_top(t->bits, t->sh[k]));
+                    put_eg(b, zigzag((int64_t)x - p), rk);
                 }
                 for (int f = f0 + 1; f < f1; f++)
                     for (int c = 0; c < d; c++) {
@@ -97,16 +111,12 @@ static void write_track(bitbuf* b, const track_code* t, int d, int tbits) {
                                             predict(t->ord[g * d + c], f - f0, first, a, bb));
                         int k = t->rk[g * d + c];
                         uint32_t q = z >> k;
-                        if (q < RICE_QMAX) {
-                            mn_clip_put_bits(b, 0, (int)q);
-                            mn_clip_put_bits(b, 1, 1);
-                            mn_clip_put_bits(b, z & ((1u << k) - 1), k);
-                        } else {
-                            mn_clip_put_bits(b, 0, RICE_QMAX);
-                            mn_clip_put_bits(b, z, ESC_BITS);
-                        }
+                        if (q < RICE_QMAX) /* q zeros, a one, the k low bits: one write */
+                            mn_clip_put_bits64(b, (1 | (uint64_t)(z & ((1u << k) - 1)) << 1) << q,
+                                               (int)q + 1 + k);
+                        else
+                            mn_clip_put_bits64(b, (uint64_t)z << RICE_QMAX, RICE_QMAX + ESC_BITS);
                     }
-                off = b->nbit - body;
             }
         }
     }
@@ -127,11 +137,11 @@ static mn_status bad(mn_error* err, size_t off, const char* field, const char* f
     return mn_error_set(err, MN_ERR_PARSE, NULL, 0, field, "byte %zu: %s", off, msg);
 }
 
-/* Room for dense track t's seek points (nseg segments, one every 8 frames after a segment's
- * first), after those of the tracks before it. */
+/* Room for dense track t's seek points (nseg segments, one at every 8th frame of a segment
+ * from its first) and segment records, after those of the tracks before it. */
 static mn_status seek_reserve(mn_clip* c, clip_track* t, int nseg) {
-    t->spg = t->seg_log2 > SEEK_LOG2 ? (1 << (t->seg_log2 - SEEK_LOG2)) - 1 : 0;
-    t->seek0 = c->nseek;
+    t->spg = t->seg_log2 > SEEK_LOG2 ? 1 << (t->seg_log2 - SEEK_LOG2) : 1;
+    t->seek0 = c->nseek, t->seg0 = c->nseg;
     size_t need = c->nseek + (size_t)nseg * (size_t)t->spg;
     if (need > c->seek_cap) {
         size_t cap = c->seek_cap ? c->seek_cap : 64;
@@ -142,6 +152,16 @@ static mn_status seek_reserve(mn_clip* c, clip_track* t, int nseg) {
         c->seek = sp, c->seek_cap = cap;
     }
     c->nseek = need;
+    need = c->nseg + (size_t)nseg;
+    if (need > c->seg_cap) {
+        size_t cap = c->seg_cap ? c->seg_cap : 64;
+        while (cap < need)
+            cap *= 2;
+        seg_info* si = realloc(c->seg, sizeof(seg_info) * cap);
+        if (!si) return MN_ERR_NOMEM;
+        c->seg = si, c->seg_cap = cap;
+    }
+    c->nseg = need;
     return MN_OK;
 }
 
@@ -155,40 +175,83 @@ static mn_status parse_dense(mn_clip* c, clip_track* t, int i, size_t* op, mn_er
     for (unsigned lv = 0; lv <= MAX_LEVEL; lv++)
         t->width[lv] = (uint8_t)level_width(t->bits, lv);
     if (o + 1 > n) return BAD(o, "segments", "track %d: the block ends", i);
-    t->seg_log2 = p[o] & 7, t->obits = p[o] >> 3;
-    if (t->seg_log2 < 1 || t->seg_log2 > MAX_SEG_LOG2 || t->obits < 1)
-        return BAD(o, "segments", "track %d: bad segment length or offset bits", i);
+    t->seg_log2 = p[o] & 7;
+    if (t->seg_log2 < 1 || t->seg_log2 > MAX_SEG_LOG2 || (p[o] >> 3))
+        return BAD(o, "segments", "track %d: bad segment length", i);
     int S = 1 << t->seg_log2, nseg = (c->nframes + S - 1) / S;
-    t->table = 8, t->body = 8 + (size_t)nseg * (size_t)t->obits;
     if (seek_reserve(c, t, nseg) != MN_OK)
         return mn_error_set(err, MN_ERR_NOMEM, NULL, 0, "clip", "out of memory");
-    size_t avail = (n - o) * 8, pos = t->body;
-    if (pos > avail) return BAD(o, "segments", "track %d: the block ends", i);
+    size_t avail = (n - o) * 8, pos = 8;
+    int64_t last[3] = {0, 0, 0};
+    unsigned lvp[3] = {0, 0, 0}, rkp[3] = {0, 0, 0};
     for (int g = 0; g < nseg; g++) {
-        if (read_bits(p + o, t->table + (size_t)g * t->obits, t->obits) != pos - t->body)
-            return BAD(o, "segments", "track %d: segment %d is not where its offset says", i, g);
         int ord[3], rk[3];
         uint32_t top[3];
         int64_t first[3], a[3], b[3];
         for (int k = 0; k < d; k++) {
-            if (pos + SEG_HDR > avail) return BAD(o, "segments", "track %d: the block ends", i);
-            unsigned lv = read_bits(p + o, pos, LEVEL_BITS);
-            ord[k] = (int)read_bits(p + o, pos + LEVEL_BITS, ORDER_BITS);
-            rk[k] = (int)read_bits(p + o, pos + LEVEL_BITS + ORDER_BITS, RICE_BITS);
-            pos += SEG_HDR;
+            unsigned lv;
+            if (g == 0) { /* the record on its own */
+                if (pos + SEG_HDR > avail) return BAD(o, "segments", "track %d: the block ends", i);
+                lv = read_bits(p + o, pos, LEVEL_BITS);
+                ord[k] = (int)read_bits(p + o, pos + LEVEL_BITS, ORDER_BITS);
+                rk[k] = (int)read_bits(p + o, pos + LEVEL_BITS + ORDER_BITS, RICE_BITS);
+                pos += SEG_HDR;
+            } else { /* the changes of level and k from the previous segment's */
+                uint64_t zl = 0, zk = 0;
+                int el = get_eg(p + o, &pos, avail, 0, &zl), ek = 1;
+                if (!el && pos + ORDER_BITS <= avail) {
+                    ord[k] = (int)read_bits(p + o, pos, ORDER_BITS);
+                    pos += ORDER_BITS;
+                    ek = get_eg(p + o, &pos, avail, 0, &zk);
+                }
+                if (el == 2 || ek == 2)
+                    return BAD(o, "segments",
+                               "track %d: segment %d: a change of level or Rice parameter "
+                               "longer than any",
+                               i, g);
+                if (el || ek) return BAD(o, "segments", "track %d: the block ends", i);
+                int64_t l = (int64_t)lvp[k] + unzigzag(zl), r = (int64_t)rkp[k] + unzigzag(zk);
+                if (l < 0 || l > MAX_LEVEL || r < 0 || r > 31)
+                    return BAD(o, "segments",
+                               "track %d: segment %d: a level or Rice parameter "
+                               "out of range",
+                               i, g);
+                lv = (unsigned)l, rk[k] = (int)r;
+            }
             if ((int)(lv >> 3) > t->bits || rk[k] > RICE_KMAX)
                 return BAD(o, "segments",
                            "track %d: segment %d: a step coarser than the track or a "
                            "Rice parameter above %d",
                            i, g, RICE_KMAX);
             top[k] = level_top(t->bits, lv);
-            int fw = level_width(t->bits, lv);
-            if (pos + (size_t)fw > avail) return BAD(o, "segments", "track %d: the block ends", i);
-            first[k] = a[k] = b[k] = read_bits(p + o, pos, fw);
-            pos += (size_t)fw;
-            if (first[k] > top[k])
+            if (g == 0) { /* the first index on its own */
+                int fw = level_width(t->bits, lv);
+                if (pos + (size_t)fw > avail)
+                    return BAD(o, "segments", "track %d: the block ends", i);
+                first[k] = read_bits(p + o, pos, fw);
+                pos += (size_t)fw;
+            } else { /* from the previous segment's last: an Exp-Golomb code of order k */
+                uint64_t z = 0;
+                int ez = get_eg(p + o, &pos, avail, rk[k], &z);
+                if (ez == 1) return BAD(o, "segments", "track %d: the block ends", i);
+                if (ez == 2)
+                    return BAD(o, "segments", "track %d: segment %d starts off its grid", i, g);
+                first[k] =
+                    (int64_t)link_predict((uint32_t)last[k], lvp[k], lv, top[k]) + unzigzag(z);
+            }
+            if (first[k] < 0 || first[k] > (int64_t)top[k])
                 return BAD(o, "segments", "track %d: segment %d starts off its grid", i, g);
+            a[k] = b[k] = first[k];
+            lvp[k] = lv, rkp[k] = (unsigned)rk[k];
+            seg_info* si = &c->seg[t->seg0 + (size_t)g];
+            si->scale[k] = level_mult(lv) * t->step[k];
+            si->first[k] = (int32_t)first[k];
+            si->ord[k] = (uint8_t)ord[k], si->rk[k] = (uint8_t)rk[k];
         }
+        seek_point* s0 = &c->seek[t->seek0 + (size_t)g * t->spg];
+        s0->pos = (uint32_t)pos;
+        for (int k = 0; k < d; k++)
+            s0->x[k] = s0->y[k] = (int32_t)first[k];
         int len = g == nseg - 1 ? c->nframes - g * S : S;
         for (int r = 1; r < len; r++) {
             for (int k = 0; k < d; k++) {
@@ -202,11 +265,13 @@ static mn_status parse_dense(mn_clip* c, clip_track* t, int i, size_t* op, mn_er
                 b[k] = a[k], a[k] = v;
             }
             if (r & ((1 << SEEK_LOG2) - 1)) continue;
-            seek_point* sp = &c->seek[t->seek0 + (size_t)g * t->spg + (r >> SEEK_LOG2) - 1];
+            seek_point* sp = &c->seek[t->seek0 + (size_t)g * t->spg + (r >> SEEK_LOG2)];
             sp->pos = (uint32_t)pos;
             for (int k = 0; k < d; k++)
                 sp->x[k] = (int32_t)a[k], sp->y[k] = (int32_t)b[k];
         }
+        for (int k = 0; k < d; k++)
+            last[k] = a[k];
     }
     *op = o + (pos + 7) / 8;
     return MN_OK;
@@ -238,7 +303,7 @@ mn_status mn_clip_parse(mn_clip* c, mn_error* err) {
         return BAD(16, "frame_bits", "frame-index bits %d, expected %d", c->tbits,
                    bits_for((uint32_t)c->nframes - 1));
     size_t o = HEADER_BYTES;
-    c->nseek = 0;
+    c->nseek = c->nseg = 0;
     for (int i = 0; i < c->ntrack; i++) {
         clip_track* t = &c->trk[i];
         int d = t->dim;
@@ -328,6 +393,7 @@ void mn_clip_destroy(mn_clip* c) {
     free(c->trk);
     free(c->block);
     free(c->seek);
+    free(c->seg);
     free(c);
 }
 

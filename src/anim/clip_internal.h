@@ -10,10 +10,13 @@
 #include <math.h>
 
 #include "clip_bits.h"
+#include "core/sincos_inline.h"
 
 enum { TK_SCALAR = 0, TK_VEC3, TK_ROT };
 enum { MODE_REST = 0, MODE_CONST, MODE_SPARSE, MODE_DENSE };
-#define CLIP_MAGIC "MNC3" /* version 3: predicted, Rice-coded segments */
+/* version 4: segments one after the other (no offset table), a segment's record and first
+ * index coded from the previous segment's */
+#define CLIP_MAGIC "MNC4"
 #define HEADER_BYTES 17
 #define MAX_BITS 24
 /* a dense segment's component: its step's level (7 bits: the track's step times
@@ -39,23 +42,34 @@ typedef struct clip_track {
     /* decoded header */
     int mode, cubic, bits, nkeys;
     double lo[3], step[3], value[3];
-    size_t data;         /* byte offset of the bit-packed part in the block */
-    int seg_log2, obits; /* dense: segment length (log2) and bits of a segment's offset */
-    size_t table, body;  /* dense: bit offsets (from data) of the segment table and records */
+    size_t data;                  /* byte offset of the bit-packed part in the block */
+    int seg_log2;                 /* dense: segment length (log2) */
     uint8_t width[MAX_LEVEL + 1]; /* dense: level_width of each level (no division when
                                      sampling) */
     size_t seek0; /* dense: its first seek point in the clip's table, spg per segment */
     int spg;
+    size_t seg0; /* dense: its first segment in the clip's table of segments */
 } clip_track;
 
 /* A seek point of a dense track (built when the block is parsed, not stored in it): the
- * decoder's state after frame 8 j of a segment, so that sampling a frame goes on from the
- * nearest one before it instead of from the segment's start. */
+ * decoder's state at frame 8 j of a segment (j = 0: its first frame, after its records), so
+ * that sampling a frame goes on from the nearest one at or before it instead of from the
+ * segment's start. */
 #define SEEK_LOG2 3
 typedef struct seek_point {
     uint32_t pos;       /* the next residual's bit offset (from the track's data) */
     int32_t x[3], y[3]; /* the frame's indices and the previous frame's, per component */
 } seek_point;
+
+/* A dense segment's records as decoded when the block is parsed (beside the seek points):
+ * per component the value of one index step (the level's multiple times the track's step:
+ * exact in double, so low + x scale is bit for bit low + x multiple step), the first
+ * frame's index, the predictor order and the Rice parameter. */
+typedef struct seg_info {
+    double scale[3];
+    int32_t first[3];
+    uint8_t ord[3], rk[3];
+} seg_info;
 
 struct mn_clip {
     const mn_model* m;
@@ -66,6 +80,8 @@ struct mn_clip {
     size_t size;
     seek_point* seek; /* the dense tracks' seek points (clip_track.seek0) */
     size_t nseek, seek_cap;
+    seg_info* seg; /* the dense tracks' segments (clip_track.seg0) */
+    size_t nseg, seg_cap;
 };
 
 /* Hermite on [ta, tb] at t with Catmull-Rom tangents from the neighbours (tp < ta, tn > tb;
@@ -89,7 +105,7 @@ static inline void rotvec_to_quat(const double* r, double* q) {
         w = 1 - th2 / 8, k = 0.5 - th2 / 48;
     } else { /* (cos, sin) of the half angle: unit to rounding, no normalising needed */
         double th = sqrt(th2), s, c;
-        mn_sincos(0.5 * th, &s, &c);
+        mn_sincos_inline(0.5 * th, &s, &c); /* mn_sincos's numbers, without the call */
         w = c, k = s / th;
     }
     q[0] = w, q[1] = k * r[0], q[2] = k * r[1], q[3] = k * r[2];
@@ -110,20 +126,22 @@ typedef struct track_code {
     uint32_t *scost, *off;
 } track_code;
 
-/* Dense tracks are cut into segments of 2^sl frames (8 to 32; the last may be shorter), each
- * decodable on its own (random access per segment, as the Animation Compression Library's
- * segments). A segment's component c stores the level of its step (7 bits: the track's step
- * times level_mult), its predictor order (2 bits) and Rice parameter k (5 bits), its first
- * frame's index on the level's grid (level_width bits), then the residuals of its other frames,
- * frame by frame, each Rice-coded: the index minus its prediction from the frames decoded
- * before it in the segment, order 0 the first frame, order 1 the previous frame, order 2 the
- * line through the two previous ones (the fixed polynomial predictors of Robinson's SHORTEN,
- * 1994, and FLAC), order 3 the previous frame plus half the last difference (motion that
- * slows), zigzag-mapped to 0, 1, 2, ... (0, -1, 1, -2, ...) and written as Rice's code (Rice,
- * JPL publication 79-22, 1979; Golomb 1966 with m = 2^k, as SHORTEN and FLAC): the quotient
- * z >> k in unary (q zeros and a one), then the k low bits. A quotient of RICE_QMAX or more is
- * RICE_QMAX zeros and z in ESC_BITS bits. Order and k are chosen per segment and component for
- * the fewest bits. A table of the segments' bit offsets (obits each) comes first. */
+/* Dense tracks are cut into segments of 2^sl frames (8 to 32; the last may be shorter), one
+ * after the other (random access per segment from the seek points the parser records, as
+ * the Animation Compression Library's segments). A segment's component c stores the level of
+ * its step (7 bits: the track's step times level_mult), its predictor order (2 bits) and Rice
+ * parameter k (5 bits), its first frame's index on the level's grid (the first segment: in
+ * level_width bits; the others: predicted from the previous segment's last index,
+ * link_predict, the residual as an Exp-Golomb code of order k, eg_len), then the residuals of
+ * its other frames, frame by frame, each Rice-coded: the index minus its prediction from the
+ * frames decoded before it in the segment, order 0 the first frame, order 1 the previous
+ * frame, order 2 the line through the two previous ones (the fixed polynomial predictors of
+ * Robinson's SHORTEN, 1994, and FLAC), order 3 the previous frame plus half the last
+ * difference (motion that slows), zigzag-mapped to 0, 1, 2, ... (0, -1, 1, -2, ...) and
+ * written as Rice's code (Rice, JPL publication 79-22, 1979; Golomb 1966 with m = 2^k, as
+ * SHORTEN and FLAC): the quotient z >> k in unary (q zeros and a one), then the k low bits. A
+ * quotient of RICE_QMAX or more is RICE_QMAX zeros and z in ESC_BITS bits. Order and k are
+ * chosen per segment and component for the fewest bits. */
 static inline uint32_t zigzag(int64_t r) {
     return r >= 0 ? (uint32_t)(2 * r) : (uint32_t)(-2 * r - 1);
 }
@@ -134,6 +152,15 @@ static inline size_t rice_len(uint32_t z, int k) {
     uint32_t q = z >> k;
     return q < RICE_QMAX ? q + 1 + (size_t)k : RICE_QMAX + ESC_BITS;
 }
+/* A segment's first index after the first segment: its residual from link_predict,
+ * zigzag-mapped, as an Exp-Golomb code of order k (the segment component's Rice parameter):
+ * w = (z >> k) + 1 of nb + 1 bits as nb zeros, a one and w's nb low bits, then z's k low
+ * bits. Unlike a Rice code its length grows with the logarithm of z, so a jump between
+ * segments costs a few bits more, never an escape. */
+static inline size_t eg_len(uint32_t z, int k) {
+    int nb = bits_for((z >> k) + 1) - 1;
+    return 2 * (size_t)nb + 1 + (size_t)k;
+}
 
 /* The largest index of a level's grid over the track's range (0 .. 2^bits - 1 steps), and the
  * bits of a first frame's index. */
@@ -143,6 +170,16 @@ static inline uint32_t level_top(int bits, unsigned lv) {
 }
 static inline int level_width(int bits, unsigned lv) {
     return bits_for(level_top(bits, lv));
+}
+
+/* The prediction of a segment's first index on the grid of level l (largest index top) from
+ * the previous segment's last, x on the grid of level lp: the same value, rounded to the
+ * nearest index (exact integers: the levels' multiples are (8 + m) 2^s / 8). */
+static inline uint32_t link_predict(uint32_t x, unsigned lp, unsigned l, uint32_t top) {
+    uint64_t num = (uint64_t)x * ((uint64_t)(8 + (lp & 7)) << (lp >> 3 & 15));
+    uint64_t den = (uint64_t)(8 + (l & 7)) << (l >> 3 & 15);
+    uint64_t p = (num + den / 2) / den;
+    return p > top ? top : (uint32_t)p;
 }
 
 /* The prediction of frame r (r >= 1) of a segment from the frames decoded before it: first,
@@ -169,8 +206,9 @@ void mn_clip_vertices(const mn_model* m, const mn_data* d, double shell, int nv,
 /* The take's vertices at every frame (nframes x njoint x 3 nv), NULL when out of memory. */
 double* mn_clip_take_vertices(const mn_model* m, mn_data* d, const double* q, int n, double shell,
                               int nv);
-/* The error of clip c against the take's vertices V, and where it is (either may be NULL). */
+/* The error of clip c against the take's vertices V, and where it is (either may be NULL);
+ * the measure stops after the first frame where it exceeds stop (INFINITY: every frame). */
 double mn_clip_error_v(const mn_clip* c, mn_data* d, const double* V, double shell, int nv,
-                       double* tmp, int* wj, int* wf);
+                       double* tmp, int* wj, int* wf, double stop);
 
 #endif

@@ -18,7 +18,7 @@ void mn_clip_vertices(const mn_model* m, const mn_data* d, double shell, int nv,
 
 /* The error of clip c against the take's vertices V (nframes x njoint x 3 nv). */
 double mn_clip_error_v(const mn_clip* c, mn_data* d, const double* V, double shell, int nv,
-                       double* tmp, int* wj, int* wf) {
+                       double* tmp, int* wj, int* wf, double stop) {
     const mn_model* m = c->m;
     double worst = -1;
     for (int f = 0; f < c->nframes; f++) {
@@ -38,6 +38,7 @@ double mn_clip_error_v(const mn_clip* c, mn_data* d, const double* V, double she
                     if (wf) *wf = f;
                 }
             }
+        if (worst > stop) break;
     }
     return worst;
 }
@@ -66,7 +67,7 @@ mn_status mn_clip_error_vertices(const mn_clip* c, const double* q, int nframes,
         mn_data_destroy(d), free(V), free(tmp);
         return MN_ERR_NOMEM;
     }
-    double e = mn_clip_error_v(c, d, V, shell, vertices, tmp, worst_joint, worst_frame);
+    double e = mn_clip_error_v(c, d, V, shell, vertices, tmp, worst_joint, worst_frame, INFINITY);
     if (max_error) *max_error = e;
     mn_data_destroy(d), free(V), free(tmp);
     return MN_OK;

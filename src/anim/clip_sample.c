@@ -43,67 +43,53 @@ static inline uint64_t rice_next(rice_reader* b, int k) {
 }
 
 /* Where a dense track's decoding stands: segment g decoded up to its frame r, the next
- * residual at bit pos (from the track's data), and the predictor state of each component. */
+ * residual at bit pos (from the track's data), and the last two indices of each component. */
 typedef struct seg_state {
     int g, r; /* g = -1: nothing decoded */
     size_t pos;
-    int64_t first[3], x[3], y[3];
-    int ord[3], rk[3];
-    double mult[3];
+    int64_t x[3], y[3];
 } seg_state;
 
-/* Segment g's record: the state at its first frame. */
-static inline void seg_open(const clip_track* t, const uint8_t* p, int g, seg_state* s) {
-    size_t pos = t->body + read_bits(p, t->table + (size_t)g * t->obits, t->obits);
-    for (int i = 0; i < t->dim; i++) {
-        uint32_t h = read_bits(p, pos, SEG_HDR);
-        unsigned lv = h & MAX_LEVEL;
-        s->ord[i] = h >> LEVEL_BITS & 3, s->rk[i] = (int)(h >> (LEVEL_BITS + ORDER_BITS));
-        s->mult[i] = level_mult(lv);
-        int fw = t->width[lv];
-        s->first[i] = s->x[i] = s->y[i] = read_bits(p, pos + SEG_HDR, fw);
-        pos += SEG_HDR + (size_t)fw;
-    }
-    s->g = g, s->r = 0, s->pos = pos;
-}
-
-/* The residuals of the segment's frames after s->r up to r decoded in turn. */
-static inline void seg_advance(const clip_track* t, const uint8_t* p, seg_state* s, int r) {
+/* The residuals of the segment's frames after s->r up to r decoded in turn (si: the
+ * segment's records). */
+static inline void seg_advance(const clip_track* t, const uint8_t* p, const seg_info* si,
+                               seg_state* s, int r) {
     rice_reader rd = {p, s->pos, 0, 0};
     int d = t->dim;
     for (int k = s->r + 1; k <= r; k++)
         for (int i = 0; i < d; i++) {
-            int64_t v = predict(s->ord[i], k, s->first[i], s->x[i], s->y[i]) +
-                        unzigzag(rice_next(&rd, s->rk[i]));
+            int64_t v = predict(si->ord[i], k, si->first[i], s->x[i], s->y[i]) +
+                        unzigzag(rice_next(&rd, si->rk[i]));
             s->y[i] = s->x[i], s->x[i] = v;
         }
     s->r = r > s->r ? r : s->r, s->pos = rd.pos;
 }
 
 /* Frame f of a dense track into out, and frame f + 1 of the same segment into nx when nx is
- * not NULL. s: the state to go on from (a cursor's) when it is at f's segment and not past f;
- * otherwise the segment is decoded from its record. s is left at f. */
+ * not NULL. s: the state to go on from (a cursor's) when it is at f's segment, not past f and
+ * not before the seek point at or before f; otherwise the decoding starts from that seek
+ * point. s is left at f. */
 static inline void dense_at(const mn_clip* c, const clip_track* t, int f, double* out, double* nx,
                             seg_state* s) {
     const uint8_t* p = c->block + t->data;
     int g = f >> t->seg_log2, r = f & ((1 << t->seg_log2) - 1), d = t->dim;
-    if (s->g != g || s->r > r) seg_open(t, p, g, s);
     int j = r >> SEEK_LOG2;
-    if (j > 0 && (j << SEEK_LOG2) > s->r) { /* on from the seek point at or before r */
-        const seek_point* sp = &c->seek[t->seek0 + (size_t)g * t->spg + j - 1];
+    const seg_info* si = &c->seg[t->seg0 + (size_t)g];
+    if (s->g != g || s->r > r || s->r < (j << SEEK_LOG2)) {
+        const seek_point* sp = &c->seek[t->seek0 + (size_t)g * t->spg + j];
         for (int i = 0; i < d; i++)
             s->x[i] = sp->x[i], s->y[i] = sp->y[i];
-        s->r = j << SEEK_LOG2, s->pos = sp->pos;
+        s->g = g, s->r = j << SEEK_LOG2, s->pos = sp->pos;
     }
-    seg_advance(t, p, s, r);
+    if (s->r < r) seg_advance(t, p, si, s, r);
     for (int i = 0; i < d; i++)
-        out[i] = t->lo[i] + (double)s->x[i] * s->mult[i] * t->step[i];
+        out[i] = t->lo[i] + (double)s->x[i] * si->scale[i];
     if (!nx) return;
     rice_reader rd = {p, s->pos, 0, 0};
     for (int i = 0; i < d; i++) {
-        int64_t v = predict(s->ord[i], r + 1, s->first[i], s->x[i], s->y[i]) +
-                    unzigzag(rice_next(&rd, s->rk[i]));
-        nx[i] = t->lo[i] + (double)v * s->mult[i] * t->step[i];
+        int64_t v = predict(si->ord[i], r + 1, si->first[i], s->x[i], s->y[i]) +
+                    unzigzag(rice_next(&rd, si->rk[i]));
+        nx[i] = t->lo[i] + (double)v * si->scale[i];
     }
 }
 

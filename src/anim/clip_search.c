@@ -13,6 +13,8 @@
  * vector) rather than each rounded on its own. After the search each index moves by one
  * where that shortens its segment's code and keeps its frame within tol (rate-distortion
  * optimised quantisation, as video coders choose their levels). */
+#include <stdlib.h>
+
 #include "clip_encode.h"
 
 /* Writes dense track i's decoded values at frames f0..f1-1 into the states Q (n x nq). */
@@ -40,6 +42,12 @@ static int frames_ok(enc* e, int i, const double* Q, int f0, int f1) {
     return 1;
 }
 
+/* The size of segment g + 1's component c (0 after the last segment), recounted: its first
+ * index is predicted from segment g's last. */
+static size_t next_cost(track_code* t, int d, int n, int g, int c) {
+    return (size_t)(g + 1) << t->seg_log2 < (size_t)n ? mn_clip_seg_code(t, d, n, g + 1, c) : 0;
+}
+
 /* The per-segment search (the Animation Compression Library's per-segment bit rates): each
  * component of each segment of each dense track coarsens its step level by level while the
  * object-space error over the segment's frames stays within tol and the segment gets
@@ -56,12 +64,15 @@ static int try_level(enc* e, int i, int g, int c, int s) {
     int dim = e->trk[i].dim, n = e->n, S = 1 << t->seg_log2;
     int f0 = g * S, f1 = f0 + S < n ? f0 + S : n, k = g * dim + c, sh0 = t->sh[k];
     if (s > MAX_LEVEL || (s >> 3) > t->bits) return 0;
-    uint32_t cost0 = t->scost[k], off0[1 << MAX_SEG_LOG2];
+    /* the next segment's first index is predicted from this one's last: its size changes too */
+    int next = f1 < n ? k + dim : -1;
+    uint32_t cost0 = t->scost[k], off0[1 << MAX_SEG_LOG2], next0 = next >= 0 ? t->scost[next] : 0;
     uint8_t ord0 = t->ord[k], rk0 = t->rk[k];
     for (int f = f0; f < f1; f++)
         off0[f - f0] = t->off[(size_t)f * dim + c];
     t->sh[k] = (uint8_t)s;
-    if (mn_clip_seg_layout(e->val[i], t, dim, n, g, c) < cost0) {
+    if (mn_clip_seg_layout(e->val[i], t, dim, n, g, c) + next_cost(t, dim, n, g, c) <
+        cost0 + next0) {
         /* a frame beyond tol tries the index on the value's other side, then one step beyond
          * the nearest on its own side: the error at a frame is that of all its tracks
          * together, and another index of this one can offset the others' (the indices of a
@@ -69,7 +80,7 @@ static int try_level(enc* e, int i, int g, int c, int s) {
          * chooses its code vector, instead of each rounded on its own) */
         double mult = level_mult((unsigned)s);
         uint32_t top = level_top(t->bits, (unsigned)s);
-        int ok = 1;
+        int ok = 1, moved = 0; /* moved: an index other than the rounded one */
         for (int f = f0; f < f1 && ok; f++) {
             put_decoded(e, i, f, f + 1, Q);
             if (frames_ok(e, i, Q, f, f + 1)) continue;
@@ -78,7 +89,7 @@ static int try_level(enc* e, int i, int g, int c, int s) {
                 (e->val[i][(size_t)f * dim + c] - (double)t->lo[c]) / (double)t->step[c] / mult;
             int64_t x0 = *x, sg = want > (double)x0 ? 1 : -1;
             static const int tries[2] = {1, -1};
-            ok = 0;
+            ok = 0, moved = 1;
             for (int r = 0; r < 2 && !ok; r++) {
                 int64_t y = x0 + sg * tries[r];
                 if (y < 0 || y > (int64_t)top) continue;
@@ -87,12 +98,15 @@ static int try_level(enc* e, int i, int g, int c, int s) {
                 ok = frames_ok(e, i, Q, f, f + 1);
             }
         }
-        if (ok && mn_clip_seg_code(t, dim, n, g, c) < cost0) {
+        /* sizes counted again only when an index moved (else they are the layout's, smaller) */
+        if (ok && (!moved || mn_clip_seg_code(t, dim, n, g, c) + next_cost(t, dim, n, g, c) <
+                                 cost0 + next0)) {
             mn_clip_cache_frames(e, e->trk[i].joint, f0, f1);
             return 1;
         }
     }
     t->sh[k] = (uint8_t)sh0, t->scost[k] = cost0, t->ord[k] = ord0, t->rk[k] = rk0;
+    if (next >= 0) t->scost[next] = next0; /* its order and k depend on its own indices only */
     for (int f = f0; f < f1; f++)
         t->off[(size_t)f * dim + c] = off0[f - f0];
     put_decoded(e, i, f0, f1, Q);
@@ -113,13 +127,16 @@ void mn_clip_index_polish(enc* e) {
                 uint32_t top = level_top(t->bits, t->sh[k]);
                 for (int f = f0; f < f1; f++) {
                     uint32_t* x = &t->off[(size_t)f * dim + c];
-                    uint32_t x0 = *x, cost0 = t->scost[k];
+                    /* the last frame's index predicts the next segment's first */
+                    int next = f == f1 - 1 && f1 < n ? k + dim : -1;
+                    uint32_t x0 = *x, cost0 = t->scost[k], next0 = next >= 0 ? t->scost[next] : 0;
                     uint8_t ord0 = t->ord[k], rk0 = t->rk[k];
                     int kept = 0;
                     for (int dx = -1; dx <= 1 && !kept; dx += 2) {
                         if ((dx < 0 && x0 == 0) || (dx > 0 && x0 >= top)) continue;
                         *x = x0 + (uint32_t)dx;
-                        if (mn_clip_seg_code(t, dim, n, g, c) < cost0) {
+                        size_t nc = next >= 0 ? mn_clip_seg_code(t, dim, n, g + 1, c) : 0;
+                        if (mn_clip_seg_code(t, dim, n, g, c) + nc < cost0 + next0) {
                             put_decoded(e, i, f, f + 1, Q);
                             if (frames_ok(e, i, Q, f, f + 1)) {
                                 mn_clip_cache_frames(e, e->trk[i].joint, f, f + 1);
@@ -129,6 +146,7 @@ void mn_clip_index_polish(enc* e) {
                         }
                         *x = x0;
                         t->scost[k] = cost0, t->ord[k] = ord0, t->rk[k] = rk0;
+                        if (next >= 0) t->scost[next] = next0;
                         put_decoded(e, i, f, f + 1, Q);
                     }
                 }
@@ -136,21 +154,55 @@ void mn_clip_index_polish(enc* e) {
     }
 }
 
+/* The latest change at frames f0..f1-1 (ver: per frame, the count of accepted steps when
+ * one last changed it). */
+static uint32_t latest(const uint32_t* ver, int f0, int f1) {
+    uint32_t v = 0;
+    for (int f = f0; f < f1; f++)
+        v = ver[f] > v ? ver[f] : v;
+    return v;
+}
+
+/* A try's outcome depends on the clip at its segment's frames (every track's states there)
+ * and on the track's segments on either side (the previous one's last index and level, the
+ * next one's size); a segment component that took no step is skipped in the next round when
+ * none of that changed since (the same tries would fail again: the same clip). */
 void mn_clip_segment_search(enc* e) {
     static const int jumps[9] = {24, 16, 12, 8, 6, 4, 3, 2, 1};
+    int n = e->n;
+    uint32_t clock = 0, *ver = calloc((size_t)n + 1, sizeof(uint32_t));
+    uint32_t** failed = calloc((size_t)e->nt + 1, sizeof(uint32_t*));
+    for (int i = 0; i < e->nt && ver && failed; i++)
+        if (e->code[i].mode == MODE_DENSE)
+            failed[i] = calloc((size_t)n * (size_t)e->trk[i].dim + 1, sizeof(uint32_t));
     for (int pass = 0, changed = 1; changed && pass < 64; pass++) {
         changed = 0;
         for (int i = 0; i < e->nt; i++) {
             track_code* t = &e->code[i];
             if (t->mode != MODE_DENSE) continue;
-            int dim = e->trk[i].dim, n = e->n, S = 1 << t->seg_log2, nseg = (n + S - 1) / S;
-            for (int g = 0; g < nseg; g++)
-                for (int c = 0; c < dim; c++)
-                    for (int j = 0; j < 9; j++)
-                        if (try_level(e, i, g, c, t->sh[g * dim + c] + jumps[j])) {
-                            changed = 1;
-                            break;
-                        }
+            int dim = e->trk[i].dim, S = 1 << t->seg_log2, nseg = (n + S - 1) / S;
+            for (int g = 0; g < nseg; g++) {
+                int f0 = g * S, f1 = f0 + S < n ? f0 + S : n;
+                int lo = f0 > 0 ? f0 - 1 : 0, hi = f1 + S < n ? f1 + S : n;
+                for (int c = 0; c < dim; c++) {
+                    uint32_t* fl = failed && failed[i] ? &failed[i][g * dim + c] : NULL;
+                    /* failed[.]: 1 + the latest change around it when it last took no step */
+                    if (fl && *fl && *fl == 1 + latest(ver, lo, hi)) continue;
+                    int took = 0;
+                    for (int j = 0; j < 9 && !took; j++)
+                        took = try_level(e, i, g, c, t->sh[g * dim + c] + jumps[j]);
+                    if (took) {
+                        changed = 1, clock++;
+                        for (int f = f0; f < f1 && ver; f++)
+                            ver[f] = clock;
+                    } else if (fl) {
+                        *fl = 1 + latest(ver, lo, hi);
+                    }
+                }
+            }
         }
     }
+    for (int i = 0; i < e->nt && failed; i++)
+        free(failed[i]);
+    free(failed), free(ver);
 }

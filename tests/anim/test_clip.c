@@ -333,15 +333,15 @@ static void set_field(uint8_t* p, size_t bit, int n, unsigned v) {
 }
 
 /* The first track of the walk's clip (the root's position) is dense: its segment byte, its
- * table of segment offsets and its first segment's record, each changed. */
+ * first segment's record and its second segment's record (coded from the first's), each
+ * changed. */
 static void dense_malformed(const mn_model* m, const uint8_t* good, size_t size, int n) {
     uint8_t* b = malloc(size + 16);
     mn_error err;
     CHECK((good[17] & 3) == 3);
     int bits = (good[17] >> 3) + 1;
     size_t data = 17 + 1 + 5 * 3; /* mode byte, range of 3 components */
-    int sl = good[data] & 7, obits = good[data] >> 3, nseg = (n + (1 << sl) - 1) >> sl;
-    size_t rec = data * 8 + 8 + (size_t)nseg * (size_t)obits; /* first segment, in bits */
+    size_t rec = data * 8 + 8;    /* the first segment, in bits */
     struct {
         const char* what;
         size_t bit;
@@ -350,8 +350,7 @@ static void dense_malformed(const mn_model* m, const uint8_t* good, size_t size,
         const char* message;
     } table[] = {
         {"segments of 128 frames", data * 8, 3, 7, "segment length"},
-        {"no bits for segment offsets", data * 8 + 3, 5, 0, "segment length"},
-        {"the first segment not at offset 0", data * 8 + 8, obits, 1, "where its offset says"},
+        {"stray bits beside the segment length", data * 8 + 3, 5, 1, "segment length"},
         {"a Rice parameter of 31", rec + 9, 5, 31, "Rice parameter"},
         {"a step coarser than the track", rec, 7, (unsigned)(bits + 1) << 3, "coarser"},
     };
@@ -366,6 +365,53 @@ static void dense_malformed(const mn_model* m, const uint8_t* good, size_t size,
             fprintf(stderr, "  %s: field '%s' (%s)\n", table[i].what, err.field, err.message);
         CHECK(!strcmp(err.field, "segments") && strstr(err.message, table[i].message));
         mn_clip_destroy(x);
+    }
+    /* the second segment's record, after the first segment's residuals (walked here as the
+     * format says: Rice codes of each component's k, 20 zeros escaping to 27 bits) */
+    {
+        size_t pos = rec;
+        int k[3];
+        for (int c = 0; c < 3; c++) {
+            unsigned l = get_field(good, pos, 7);
+            k[c] = (int)get_field(good, pos + 9, 5);
+            unsigned long long num = ((1ull << bits) - 1) << 3,
+                               den = (unsigned long long)(8 + (l & 7)) << (l >> 3);
+            unsigned long long top = (num + den - 1) / den;
+            int w = 1;
+            while (w < 32 && (top >> w))
+                w++;
+            pos += 14 + (size_t)w;
+        }
+        int S = 1 << (good[data] & 7), len = S < n ? S : n;
+        CHECK(S < n); /* a second segment */
+        for (int r = 1; r < len; r++)
+            for (int c = 0; c < 3; c++) {
+                int q = 0;
+                while (q < 20 && !get_field(good, pos, 1))
+                    q++, pos++;
+                pos += q < 20 ? 1 + (size_t)k[c] : 27;
+            }
+        struct {
+            const char* what;
+            int n;
+            unsigned value;
+            const char* message;
+        } rows[] = {
+            /* the level's change: 8 zeros, a one, then 8 zero bits (w = 256, z = 255: a
+             * change of -128, below level 0 whatever the first segment's) */
+            {"a level change below the levels", 17, 0x100u, "out of range"},
+            {"a level change of 26 zeros", 26, 0, "longer than any"},
+        };
+        for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
+            memcpy(b, good, size);
+            set_field(b, pos, rows[i].n, rows[i].value);
+            mn_clip* x = mn_clip_load(m, b, size, &err);
+            CHECK(x == NULL);
+            if (x || strcmp(err.field, "segments") || !strstr(err.message, rows[i].message))
+                fprintf(stderr, "  %s: field '%s' (%s)\n", rows[i].what, err.field, err.message);
+            CHECK(!strcmp(err.field, "segments") && strstr(err.message, rows[i].message));
+            mn_clip_destroy(x);
+        }
     }
     /* the second frame's first residual made an escape of the largest value: off the grid */
     memcpy(b, good, size);
@@ -415,6 +461,7 @@ static void test_malformed(void) {
         {"wrong magic", 0, 'X', "magic"},
         {"a block of format version 1", 3, '1', "version"},
         {"a block of format version 2", 3, '2', "version"},
+        {"a block of format version 3", 3, '3', "version"},
         {"zero frames", 4, -1, "frames"},
         {"frame rate not a number", 8, -2, "fps"},
         {"state size of another figure", 12, 3, "nq"},
@@ -445,6 +492,10 @@ static void test_malformed(void) {
     b[3] = '2';
     v1 = mn_clip_load(m, b, size, &err);
     CHECK(v1 == NULL && strstr(err.message, "version 2") != NULL);
+    mn_clip_destroy(v1);
+    b[3] = '3';
+    v1 = mn_clip_load(m, b, size, &err);
+    CHECK(v1 == NULL && strstr(err.message, "version 3") != NULL);
     mn_clip_destroy(v1);
     dense_malformed(m, good, size, n);
     /* every shorter block, and a byte too many */
