@@ -259,6 +259,7 @@ static void quat_blend_n(double* const* q, const double* const* l, const double*
     double dv[4 * MN_ANIM_BATCH], d[MN_ANIM_BATCH], sg[MN_ANIM_BATCH], st[MN_ANIM_BATCH];
     double ay[MN_ANIM_BATCH], ax[MN_ANIM_BATCH], x[MN_ANIM_BATCH], sn[MN_ANIM_BATCH],
         cs[MN_ANIM_BATCH];
+    int arc[MN_ANIM_BATCH], na = 0;
     for (int i = 0; i < n; i++) {
         const double* lv = l[i];
         double* v = dv + 4 * i;
@@ -275,21 +276,23 @@ static void quat_blend_n(double* const* q, const double* const* l, const double*
         }
         sg[i] = d[i] < 0 ? -1 : 1;
         d[i] *= sg[i];
-        int arc = d[i] < 0.9995 && a[i] < 1;
-        st[i] = arc ? sqrt(1 - d[i] * d[i]) : 0;
-        ay[i] = arc ? sqrt((1 - d[i]) * (1 + d[i])) : 1;
-        ax[i] = arc ? d[i] : 1;
+        st[i] = 0;
+        if (d[i] < 0.9995 && a[i] < 1) { /* an arc: its angle in the batch */
+            st[i] = sqrt(1 - d[i] * d[i]);
+            ay[na] = sqrt((1 - d[i]) * (1 + d[i])), ax[na] = d[i], arc[na++] = i;
+        }
     }
-    mn_anim_atan2_n(ay, ax, x, n);
-    for (int i = 0; i < n; i++)
-        x[i] *= a[i];
-    mn_anim_sincos_n(x, sn, cs, n);
-    for (int i = 0; i < n; i++) {
+    mn_anim_atan2_n(ay, ax, x, na);
+    for (int k = 0; k < na; k++)
+        x[k] *= a[arc[k]];
+    mn_anim_sincos_n(x, sn, cs, na);
+    for (int i = 0, j = 0; i < n; i++) {
         double wa = 1 - a[i], wb = a[i] * sg[i];
-        if (st[i] > 0) {
-            double k = sn[i] / st[i];
+        if (j < na && arc[j] == i) {
+            double k = sn[j] / st[i];
             wb = sg[i] * k;
-            wa = cs[i] - d[i] * k;
+            wa = cs[j] - d[i] * k;
+            j++;
         }
         double* qv = q[i];
         if (mode == MN_LAYER_ADDITIVE) {

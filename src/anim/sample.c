@@ -76,13 +76,14 @@ mn_quat mn_anim_unit_rotation(const seq_unit* un, const double* rec, double u) {
     return mn_q4(r[0] * inv, r[1] * inv, r[2] * inv, r[3] * inv);
 }
 
-/* The weights (wa, wb) of slerp_pre_fast from the sine and cosine of u th. */
-static inline void pre_weights(const double* rec, int th, double sn, double cs, double u,
-                               double* wa, double* wb) {
-    /* th: R_TH or R_THS; its 1/sin and cos follow it */
+/* The weights (wa, wb) of slerp_pre (Shoemake 1985) on the record's angle th (R_TH or R_THS,
+ * its 1/sin and cosine beside it), from the sine and cosine of u th at x[k], when there is an
+ * arc (1/sin > 0); else lerp. */
+static inline void pre_weights(const double* rec, int th, const double* sn, const double* cs, int k,
+                               double u, double* wa, double* wb) {
     if (rec[th + 1] > 0) {
-        *wb = sn * rec[th + 1];
-        *wa = cs - rec[th == R_TH ? R_COS : R_COSS] * *wb;
+        *wb = sn[k] * rec[th + 1];
+        *wa = cs[k] - rec[th == R_TH ? R_COS : R_COSS] * *wb;
     } else {
         *wa = 1 - u, *wb = u;
     }
@@ -91,7 +92,9 @@ static inline void pre_weights(const double* rec, int th, double sn, double cs, 
 /* mn_anim_unit_rotation for sampling, for n <= MN_ANIM_BATCH units at once (sample_kernels.h):
  * out[i] (w, x, y, z) the rotation of unit un[i] on its segment record rec[i] at u, unit.
  * Squad's outer slerp and the normalisations with the kernels of sample_kernels.h, within a
- * few ulps of mn_anim_unit_rotation (which the tables keep). */
+ * few ulps of mn_anim_unit_rotation (which the tables keep). Only the arcs that need them get
+ * a sine or an arc cosine (keys a frame apart, or a squad whose inner points lie on its path,
+ * are lerps, as in mn_anim_unit_rotation). */
 static void unit_rotations(const seq_unit* const* un, const double* const* rec, double* const* out,
                            int n, double u) {
     double x[2 * MN_ANIM_BATCH], sn[2 * MN_ANIM_BATCH], cs[2 * MN_ANIM_BATCH];
@@ -99,8 +102,8 @@ static void unit_rotations(const seq_unit* const* un, const double* const* rec, 
     for (int i = 0; i < n; i++) {
         int mode = un[i]->mode;
         if (mode == MN_INTERP_CONSTANT) continue;
-        x[nx++] = u * rec[i][R_TH];
-        if (mode == MN_INTERP_SQUAD) x[nx++] = u * rec[i][R_THS];
+        if (rec[i][R_IS] > 0) x[nx++] = u * rec[i][R_TH];
+        if (mode == MN_INTERP_SQUAD && rec[i][R_ISS] > 0) x[nx++] = u * rec[i][R_THS];
     }
     mn_anim_sincos_n(x, sn, cs, nx);
     /* slerp(q_k, q_k+1, u), and for squad slerp(s_k, s_k+1, u) */
@@ -116,8 +119,8 @@ static void unit_rotations(const seq_unit* const* un, const double* const* rec, 
             continue;
         }
         double wa, wb;
-        pre_weights(r, R_TH, sn[nx], cs[nx], u, &wa, &wb);
-        nx++;
+        pre_weights(r, R_TH, sn, cs, nx, u, &wa, &wb);
+        nx += r[R_IS] > 0;
         if (mode != MN_INTERP_SQUAD) {
             for (int c = 0; c < 4; c++)
                 o[c] = wa * r[R_QA + c] + wb * r[R_QB + c];
@@ -127,8 +130,8 @@ static void unit_rotations(const seq_unit* const* un, const double* const* rec, 
         double *pp = p + 4 * nsq, *tt = t + 4 * nsq;
         for (int c = 0; c < 4; c++)
             pp[c] = wa * r[R_QA + c] + wb * r[R_QB + c];
-        pre_weights(r, R_THS, sn[nx], cs[nx], u, &wa, &wb);
-        nx++;
+        pre_weights(r, R_THS, sn, cs, nx, u, &wa, &wb);
+        nx += r[R_ISS] > 0;
         for (int c = 0; c < 4; c++)
             tt[c] = wa * r[R_SA + c] + wb * r[R_SB + c];
         d[nsq] = pp[0] * tt[0] + pp[1] * tt[1] + pp[2] * tt[2] + pp[3] * tt[3];
@@ -136,25 +139,25 @@ static void unit_rotations(const seq_unit* const* un, const double* const* rec, 
     }
     if (nsq == 0) return;
     /* squad = slerp(p, t, 2u(1-u)) without the shorter-arc flip (Shoemake 1987), with the
-     * weights of mn_anim_slerp_weights (anim_internal.h) */
+     * weights of mn_anim_slerp_weights (anim_internal.h); the arcs' angles in a batch */
     double h = 2 * u * (1 - u), ay[MN_ANIM_BATCH], ax[MN_ANIM_BATCH], st[MN_ANIM_BATCH];
+    int arc[MN_ANIM_BATCH], na = 0;
     for (int k = 0; k < nsq; k++) {
         double dd = d[k] < -1 ? -1 : d[k];
         st[k] = d[k] < 0.9999 ? sqrt(1 - dd * dd) : 0;
-        int arc = st[k] > 1e-9;
         d[k] = dd;
-        ay[k] = arc ? sqrt((1 - dd) * (1 + dd)) : 1;
-        ax[k] = arc ? dd : 1;
+        if (st[k] > 1e-9) ay[na] = sqrt((1 - dd) * (1 + dd)), ax[na] = dd, arc[na++] = k;
     }
-    mn_anim_atan2_n(ay, ax, x, nsq);
-    for (int k = 0; k < nsq; k++)
+    mn_anim_atan2_n(ay, ax, x, na);
+    for (int k = 0; k < na; k++)
         x[k] *= h;
-    mn_anim_sincos_n(x, sn, cs, nsq);
-    for (int k = 0; k < nsq; k++) {
+    mn_anim_sincos_n(x, sn, cs, na);
+    for (int k = 0, a = 0; k < nsq; k++) {
         double wa = 1 - h, wb = h;
-        if (st[k] > 1e-9) {
-            wb = sn[k] / st[k];
-            wa = cs[k] - d[k] * wb;
+        if (a < na && arc[a] == k) {
+            wb = sn[a] / st[k];
+            wa = cs[a] - d[k] * wb;
+            a++;
         }
         double* o = out[sq[k]];
         for (int c = 0; c < 4; c++)
