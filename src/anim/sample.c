@@ -256,7 +256,8 @@ static void sample_units(const mn_seq* s, int k, double u, double* q, double* ro
     const double *rrot[MN_ANIM_BATCH], *rref[MN_ANIM_BATCH];
     double lrot[4 * MN_ANIM_BATCH], lref[3 * MN_ANIM_BATCH];
     const double* rec0 = s->seg_rot + R_STRIDE * (size_t)k * (size_t)s->nunit;
-    const double* track = s->seg_track + (size_t)k * (size_t)s->nrun * (RUN_TRACK + 1) * 3;
+    const double* track =
+        s->nrun ? s->seg_track + (size_t)k * (size_t)s->nrun * (RUN_TRACK + 1) * 3 : NULL;
     double x = u * RUN_TRACK;
     int i0 = (int)x;
     if (i0 >= RUN_TRACK) i0 = RUN_TRACK - 1;
