@@ -101,6 +101,14 @@ static const mn_cli_opt crossfade_opts[] = {
 #undef AT
 const mn_cli_table mn_cmd_anim_crossfade_options = TAKE_TABLE(crossfade_opts, 2);
 
+/* The options with the window mn_crossfade_window chose. */
+static const mn_crossfade_options* window_options(mn_crossfade_options* o,
+                                                  const mn_crossfade_window_result* w) {
+    o->b_min = w->b_min;
+    o->b_max = w->b_max;
+    return o;
+}
+
 int mn_anim_crossfade(int argc, char** argv) {
     const char* ins[2] = {NULL, NULL};
     crossfade_args args = {{NULL, 1}, mn_crossfade_default()};
@@ -126,6 +134,9 @@ int mn_anim_crossfade(int argc, char** argv) {
     mn_take_feet feet;
     mn_crossfade_result r;
     memset(&r, 0, sizeof r);
+    /* without --b-range, B's frames searched are chosen (mn_crossfade_window) */
+    int auto_window = o.align_phase && o.b_max < 0;
+    mn_crossfade_window_result win = {0, 0, -1, -1, 0, 0};
     int differ = ma->nq != mb->nq || ma->njoint != mb->njoint ? -2 : -1;
     for (int j = 0; differ == -1 && j < ma->njoint; j++)
         if (strcmp(ma->jnt_name[j], mb->jnt_name[j]) || ma->jnt_type[j] != mb->jnt_type[j])
@@ -144,17 +155,25 @@ int mn_anim_crossfade(int argc, char** argv) {
                 b.frame_time, a.frame_time, mn_cli_safe(ins[0]));
         code = MN_EXIT_INPUT;
     } else if (mn_take_feet_find(ma, NULL, &feet, &err) != MN_OK ||
-               mn_crossfade(ma, a.q, a.nframes, b.q, b.nframes, 1.0 / a.frame_time, &feet, &o, &r,
-                            &err) != MN_OK) {
+               (auto_window &&
+                mn_crossfade_window(ma, a.q, a.nframes, b.q, b.nframes, 1.0 / a.frame_time, &feet,
+                                    o.length, &win, &err) != MN_OK) ||
+               mn_crossfade(ma, a.q, a.nframes, b.q, b.nframes, 1.0 / a.frame_time, &feet,
+                            auto_window ? window_options(&o, &win) : &o, &r, &err) != MN_OK) {
         code = err.status == MN_ERR_ARG && strcmp(err.field, "feet")
                    ? mn_cli_usage_error("anim", "%s", err.message)
                    : mn_cli_input_error(&err);
     } else if (!(code = write_take(out, ma, r.q, r.nframes, a.frame_time))) {
         printf("a=%s b=%s out=%s a_frame=%d b_frame=%d blend_frames=%d phase_cost=%.4g frames=%d "
-               "fps=%.6g leg=%.4g locks=%d max_violation=%.3g\n",
+               "fps=%.6g leg=%.4g locks=%d max_violation=%.3g",
                mn_cli_safe(ins[0]), mn_cli_safe(ins[1]), mn_cli_safe(out), r.a_frame, r.b_frame,
                r.length, r.phase_cost, r.nframes, 1.0 / a.frame_time, feet.leg, r.locks,
                r.max_violation);
+        if (o.align_phase) /* the frames of B searched, and what chose them */
+            printf(" b_min=%d b_max=%d b_range=%s interest_start=%d interest_end=%d",
+                   auto_window ? win.b_min : o.b_min, auto_window ? win.b_max : o.b_max,
+                   auto_window ? "auto" : "given", win.interest_start, win.interest_end);
+        printf("\n");
     }
     free(r.q);
     mn_motion_free(&a);

@@ -81,6 +81,26 @@ mn_status mn_crossfade(const mn_model* m, const double* qa, int na, const double
                        double fps, const mn_take_feet* feet, const mn_crossfade_options* opt,
                        mn_crossfade_result* r, mn_error* err);
 
+/* The frames of B a crossfade from A searches by default (`anim crossfade` without
+ * --b-range): B's motion of interest is what A does not show. Each frame of B is scored by
+ * the mean squared distance (length^2 per joint) of its pose (every joint relative to the
+ * root's ground position and heading, and its velocity times 0.1 s) from the nearest frame of
+ * A, smoothed over 0.1 s. When the peak of the score stands out (more than twice its median
+ * and more than (0.1 leg)^2),
+ * the frames around the peak above half-way between median and peak are the motion of
+ * interest, and the window is [0, start - length] (length 0: half a second), so that the
+ * blend ends before it and the rest of B, which the crossfade plays after the blend, holds
+ * it; otherwise [0, nb / 2], B's first half. */
+typedef struct mn_crossfade_window_result {
+    int b_min, b_max;                 /* the window: mn_crossfade_options.b_min, b_max */
+    int interest_start, interest_end; /* B's motion of interest (-1, -1: none stands out) */
+    double novelty_median;            /* the score's median and peak (length^2) */
+    double novelty_peak;
+} mn_crossfade_window_result;
+mn_status mn_crossfade_window(const mn_model* m, const double* qa, int na, const double* qb, int nb,
+                              double fps, const mn_take_feet* feet, int length,
+                              mn_crossfade_window_result* r, mn_error* err);
+
 /* ---- root motion ---------------------------------------------------------------------- */
 
 /* The root's ground-plane motion and heading per frame: track is nframes x 3 (the root's

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "anim_internal.h"
+#include "sample_kernels.h"
 
 static const char* const MODE_NAMES[] = {"override", "additive"};
 
@@ -198,7 +199,8 @@ const double* mn_seq_layer_mask(const mn_seq* s, int i) {
 /* ---- blending ------------------------------------------------------------------------ */
 
 /* q <- slerp(q, l, a) along the shorter arc, normalised (Shoemake 1985); nlerp when the two
- * nearly coincide, where slerp's 1/sin loses its digits. */
+ * nearly coincide, where slerp's 1/sin loses its digits. The angle, sine and cosine and the
+ * renormalisation with the kernels of sample_kernels.h. */
 static inline void quat_toward(double* q, const double* l, double a) {
     double d = q[0] * l[0] + q[1] * l[1] + q[2] * l[2] + q[3] * l[3];
     double sg = d < 0 ? -1 : 1;
@@ -206,32 +208,109 @@ static inline void quat_toward(double* q, const double* l, double a) {
     double wa = 1 - a, wb = a * sg;
     if (d < 0.9995) {
         /* one sine and cosine: sin((1-a)t) = sin t cos(at) - cos t sin(at) */
-        double th = acos(d), st = sqrt(1 - d * d), sa, ca;
-        mn_sincos(a * th, &sa, &ca);
-        wb = sg * sa / st;
-        wa = ca - d * sa / st;
+        double st = sqrt(1 - d * d), sa, ca;
+        mn_anim_sincos(a * mn_anim_acos(d), &sa, &ca);
+        double k = sa / st;
+        wb = sg * k;
+        wa = ca - d * k;
     }
-    double r[4], n2 = 0;
     for (int i = 0; i < 4; i++)
-        r[i] = wa * q[i] + wb * l[i], n2 += r[i] * r[i];
-    double inv = 1 / sqrt(n2);
-    for (int i = 0; i < 4; i++)
-        q[i] = r[i] * inv;
+        q[i] = wa * q[i] + wb * l[i];
+    mn_anim_normalize4(q);
 }
 
 /* q <- q (rest^-1 l)^a: the layer's rotation relative to the rest, scaled along the shorter
- * arc from the identity, composed on the base's rotation (in the joint's frame). */
+ * arc from the identity, composed on the base's rotation (in the joint's frame). The scaled
+ * delta is slerp(1, delta, a), written out for the identity; it is not renormalised, as the
+ * product's renormalisation does the same (the scale of a factor scales the product). */
 static inline void quat_add(double* q, const double* l, const double* rest, double a) {
-    mn_quat d = mn_quat_mul(mn_quat_conj(mn_q4(rest[0], rest[1], rest[2], rest[3])),
-                            mn_q4(l[0], l[1], l[2], l[3]));
-    double dv[4] = {d.w, d.x, d.y, d.z}, id[4] = {1, 0, 0, 0};
+    /* conj(rest) l */
+    double dv[4] = {rest[0] * l[0] + rest[1] * l[1] + rest[2] * l[2] + rest[3] * l[3],
+                    rest[0] * l[1] - rest[1] * l[0] - rest[2] * l[3] + rest[3] * l[2],
+                    rest[0] * l[2] + rest[1] * l[3] - rest[2] * l[0] - rest[3] * l[1],
+                    rest[0] * l[3] - rest[1] * l[2] + rest[2] * l[1] - rest[3] * l[0]};
     if (a < 1) {
-        quat_toward(id, dv, a);
-        memcpy(dv, id, sizeof dv);
+        double d = dv[0], sg = d < 0 ? -1 : 1;
+        d *= sg;
+        double wa = 1 - a, wb = a * sg;
+        if (d < 0.9995) {
+            double st = sqrt(1 - d * d), sa, ca;
+            mn_anim_sincos(a * mn_anim_acos(d), &sa, &ca);
+            double k = sa / st;
+            wb = sg * k;
+            wa = ca - d * k;
+        }
+        dv[0] = wa + wb * dv[0], dv[1] *= wb, dv[2] *= wb, dv[3] *= wb;
     }
-    mn_quat r = mn_quat_normalize(
-        mn_quat_mul(mn_q4(q[0], q[1], q[2], q[3]), mn_q4(dv[0], dv[1], dv[2], dv[3])));
-    q[0] = r.w, q[1] = r.x, q[2] = r.y, q[3] = r.z;
+    double r[4] = {q[0] * dv[0] - q[1] * dv[1] - q[2] * dv[2] - q[3] * dv[3],
+                   q[0] * dv[1] + q[1] * dv[0] + q[2] * dv[3] - q[3] * dv[2],
+                   q[0] * dv[2] - q[1] * dv[3] + q[2] * dv[0] + q[3] * dv[1],
+                   q[0] * dv[3] + q[1] * dv[2] - q[2] * dv[1] + q[3] * dv[0]};
+    mn_anim_normalize4(r);
+    q[0] = r[0], q[1] = r[1], q[2] = r[2], q[3] = r[3];
+}
+
+/* quat_toward and quat_add over n <= MN_ANIM_BATCH rotations at once, stage by stage (the
+ * angles, then their sines and cosines, then the combinations: sample_kernels.h), the same
+ * operations as one at a time: q[i] <- the blend of l[i] over q[i] by a[i] in the mode. For an
+ * additive blend rest[i] is the rest rotation. */
+static void quat_blend_n(double* const* q, const double* const* l, const double* const* rest,
+                         const double* a, int n, mn_layer_mode mode) {
+    double dv[4 * MN_ANIM_BATCH], d[MN_ANIM_BATCH], sg[MN_ANIM_BATCH], st[MN_ANIM_BATCH];
+    double ay[MN_ANIM_BATCH], ax[MN_ANIM_BATCH], x[MN_ANIM_BATCH], sn[MN_ANIM_BATCH],
+        cs[MN_ANIM_BATCH];
+    int arc[MN_ANIM_BATCH], na = 0;
+    for (int i = 0; i < n; i++) {
+        const double* lv = l[i];
+        double* v = dv + 4 * i;
+        if (mode == MN_LAYER_ADDITIVE) { /* conj(rest) l, and its angle from the identity */
+            const double* r = rest[i];
+            v[0] = r[0] * lv[0] + r[1] * lv[1] + r[2] * lv[2] + r[3] * lv[3];
+            v[1] = r[0] * lv[1] - r[1] * lv[0] - r[2] * lv[3] + r[3] * lv[2];
+            v[2] = r[0] * lv[2] + r[1] * lv[3] - r[2] * lv[0] - r[3] * lv[1];
+            v[3] = r[0] * lv[3] - r[1] * lv[2] + r[2] * lv[1] - r[3] * lv[0];
+            d[i] = v[0];
+        } else {
+            const double* qv = q[i];
+            d[i] = qv[0] * lv[0] + qv[1] * lv[1] + qv[2] * lv[2] + qv[3] * lv[3];
+        }
+        sg[i] = d[i] < 0 ? -1 : 1;
+        d[i] *= sg[i];
+        st[i] = 0;
+        if (d[i] < 0.9995 && a[i] < 1) { /* an arc: its angle in the batch */
+            st[i] = sqrt(1 - d[i] * d[i]);
+            ay[na] = sqrt((1 - d[i]) * (1 + d[i])), ax[na] = d[i], arc[na++] = i;
+        }
+    }
+    mn_anim_atan2_n(ay, ax, x, na);
+    for (int k = 0; k < na; k++)
+        x[k] *= a[arc[k]];
+    mn_anim_sincos_n(x, sn, cs, na);
+    for (int i = 0, j = 0; i < n; i++) {
+        double wa = 1 - a[i], wb = a[i] * sg[i];
+        if (j < na && arc[j] == i) {
+            double k = sn[j] / st[i];
+            wb = sg[i] * k;
+            wa = cs[j] - d[i] * k;
+            j++;
+        }
+        double* qv = q[i];
+        if (mode == MN_LAYER_ADDITIVE) {
+            double* v = dv + 4 * i;
+            if (a[i] < 1) v[0] = wa + wb * v[0], v[1] *= wb, v[2] *= wb, v[3] *= wb;
+            double r[4] = {qv[0] * v[0] - qv[1] * v[1] - qv[2] * v[2] - qv[3] * v[3],
+                           qv[0] * v[1] + qv[1] * v[0] + qv[2] * v[3] - qv[3] * v[2],
+                           qv[0] * v[2] - qv[1] * v[3] + qv[2] * v[0] + qv[3] * v[1],
+                           qv[0] * v[3] + qv[1] * v[2] - qv[2] * v[1] + qv[3] * v[0]};
+            mn_anim_normalize4(r);
+            qv[0] = r[0], qv[1] = r[1], qv[2] = r[2], qv[3] = r[3];
+        } else {
+            const double* lv = l[i];
+            for (int c = 0; c < 4; c++)
+                qv[c] = wa * qv[c] + wb * lv[c];
+            mn_anim_normalize4(qv);
+        }
+    }
 }
 
 void mn_pose_blend(const mn_model* m, double* q, const double* l, double w, const double* mask,
@@ -324,8 +403,12 @@ static void blend_layer(const mn_seq* s, const seq_layer* l, double frame, doubl
             lheld[li] = 0;
         }
     }
-    /* the base's held runs: blended as rotations, or (a mask that differs along the run) given
-     * their angles to blend one by one */
+    /* the base's held runs: blended as rotations (in batches), or (a mask that differs along
+     * the run) given their angles to blend one by one */
+    double* bq[MN_ANIM_BATCH];
+    const double *bl[MN_ANIM_BATCH], *brest[MN_ANIM_BATCH];
+    double ba[MN_ANIM_BATCH], lrun[4 * MN_ANIM_BATCH];
+    int nb = 0;
     for (int bi = 0; bi < s->nunit; bi++) {
         if (bheld[bi] == 0) continue;
         const seq_unit* un = &s->unit[bi];
@@ -340,18 +423,21 @@ static void blend_layer(const mn_seq* s, const seq_layer* l, double frame, doubl
         double a = l->mask ? w * l->mask[un->jnt[0]] : w;
         if (!(a > 0)) continue;
         int li = (int)map[bi];
-        mn_quat lr = li >= 0 && lheld[li] != 0
-                         ? mn_q4(lrot[4 * li], lrot[4 * li + 1], lrot[4 * li + 2], lrot[4 * li + 3])
-                         : run_from_angles(un, lq);
-        double lv[4] = {lr.w, lr.x, lr.y, lr.z};
-        if (l->mode == MN_LAYER_ADDITIVE) {
-            quat_add(br, lv, un->rest, a);
-        } else if (a >= 1) {
-            memcpy(br, lv, sizeof lv);
+        double* lv = lrun + 4 * nb;
+        if (li >= 0 && lheld[li] != 0) {
+            memcpy(lv, lrot + 4 * li, 4 * sizeof(double));
         } else {
-            quat_toward(br, lv, a);
+            mn_quat lr = run_from_angles(un, lq);
+            lv[0] = lr.w, lv[1] = lr.x, lv[2] = lr.y, lv[3] = lr.z;
         }
+        if (l->mode != MN_LAYER_ADDITIVE && a >= 1) {
+            memcpy(br, lv, 4 * sizeof(double));
+            continue;
+        }
+        bq[nb] = br, bl[nb] = lv, brest[nb] = un->rest, ba[nb++] = a;
+        if (nb == MN_ANIM_BATCH) quat_blend_n(bq, bl, brest, ba, nb, l->mode), nb = 0;
     }
+    if (nb) quat_blend_n(bq, bl, brest, ba, nb, l->mode);
     /* every other joint */
     const double* rest = m->q0;
     for (int j = 0, nj = m->njoint; j < nj; j++) {
@@ -377,6 +463,22 @@ static void blend_layer(const mn_seq* s, const seq_layer* l, double frame, doubl
     }
 }
 
+/* mn_clamp_to_limits with the ranges of hinges and slides inline (the same comparisons as
+ * mn_joint_clamp_value); balls through mn_joint_clamp. */
+static void clamp_to_limits(const mn_model* m, double* q) {
+    for (int j = 0, nj = m->njoint; j < nj; j++) {
+        if (!m->jnt_limited[j]) continue;
+        int t = m->jnt_type[j];
+        double* v = q + m->jnt_qadr[j];
+        if (t == MN_JOINT_HINGE || t == MN_JOINT_SLIDE) {
+            const double* r = m->jnt_range + 2 * j;
+            *v = *v < r[0] ? r[0] : *v > r[1] ? r[1] : *v;
+        } else if (t == MN_JOINT_BALL) {
+            mn_joint_clamp(m, j, v);
+        }
+    }
+}
+
 mn_status mn_seq_sample_blend(const mn_seq* s, double frame, double* q, double* work) {
     if (!s || !q || !isfinite(frame)) return MN_ERR_ARG;
     if (!s->ext || s->ext->nlayer == 0) return mn_seq_sample(s, frame, q);
@@ -398,12 +500,16 @@ mn_status mn_seq_sample_blend(const mn_seq* s, double frame, double* q, double* 
         blend_layer(s, l, frame, w, q, work);
     }
     /* the compound joints held as rotations: decomposed once, on the base's branch */
+    const seq_unit* ru[MN_ANIM_BATCH];
+    const double *rr[MN_ANIM_BATCH], *rf[MN_ANIM_BATCH];
+    int nr = 0;
     for (int bi = 0; bi < s->nunit; bi++) {
         if (bheld[bi] == 0) continue;
-        const double* r = brot + 4 * bi;
-        mn_anim_run_angles(s, &s->unit[bi], mn_q4(r[0], r[1], r[2], r[3]), bref + 3 * bi, q);
+        ru[nr] = &s->unit[bi], rr[nr] = brot + 4 * bi, rf[nr++] = bref + 3 * bi;
+        if (nr == MN_ANIM_BATCH) mn_anim_run_angles_n(s, ru, rr, rf, q, nr), nr = 0;
     }
-    mn_clamp_to_limits(m, q);
+    if (nr) mn_anim_run_angles_n(s, ru, rr, rf, q, nr);
+    clamp_to_limits(m, q);
     return MN_OK;
 }
 

@@ -593,6 +593,110 @@ mn_status mn_take_loop_repeat(const mn_model* m, const mn_loop_result* r, mn_vec
     return MN_OK;
 }
 
+/* ---- the crossfade's window in B ------------------------------------------------------ */
+
+static int cmp_double(const void* a, const void* b);
+
+/* Per frame of B, how unlike take A it is: the smallest mean squared distance (length^2 per
+ * joint) of its pose features (pose_features: every joint relative to the root's ground
+ * position and heading, and its velocity times 0.1 s) from those of A's frames (every
+ * STRIDE-th: at a motion capture rate neighbouring frames differ by far less than a hop from a
+ * step). Into nov (nb numbers). */
+enum { NOVELTY_STRIDE = 4 };
+static mn_status novelty(const mn_model* m, const double* qa, int na, const double* qb, int nb,
+                         double fps, mn_vec3 up, double* nov) {
+    size_t nq = (size_t)m->nq, w = 6 * (size_t)m->njoint, nmax = (size_t)(na > nb ? na : nb);
+    double* ip = malloc(sizeof(double) * nq * nmax);
+    double* tr = malloc(sizeof(double) * 3 * nmax);
+    double* FA = malloc(sizeof(double) * w * (size_t)na);
+    double* FB = malloc(sizeof(double) * w * (size_t)nb);
+    mn_data* d = mn_data_create(m, 0);
+    mn_status st = ip && tr && FA && FB && d ? MN_OK : MN_ERR_NOMEM;
+    if (st == MN_OK) {
+        mn_take_root_extract(m, qa, na, up, tr, ip);
+        pose_features(m, d, ip, na, fps, FA);
+        mn_take_root_extract(m, qb, nb, up, tr, ip);
+        pose_features(m, d, ip, nb, fps, FB);
+        for (int j = 0; j < nb; j++) {
+            const double* fb = FB + (size_t)j * w;
+            double best = HUGE_VAL;
+            for (int i = 0; i < na; i += NOVELTY_STRIDE) {
+                const double* fa = FA + (size_t)i * w;
+                double c = 0;
+                for (size_t k = 0; k < w && c < best; k++)
+                    c += (fa[k] - fb[k]) * (fa[k] - fb[k]);
+                if (c < best) best = c;
+            }
+            nov[j] = best / m->njoint;
+        }
+    }
+    free(ip), free(tr), free(FA), free(FB);
+    mn_data_destroy(d);
+    return st;
+}
+
+/* B's motion of interest is what take A does not show: B's frames are scored by how unlike
+ * any frame of A they are (novelty), smoothed over a tenth of a second; the peak of the score,
+ * when it stands out (above twice the median, and above (0.1 leg)^2: a hop after a walk,
+ * not a walk after a walk),
+ * and the frames around it above half-way between the median and the peak are the motion of
+ * interest. The search for the phase is then restricted to B's frames whose blend ends before
+ * it starts (b_max = start - length), so the rest of B that follows the blend holds it; a
+ * motion of interest within the first `length` frames leaves B's first frame only. Without one
+ * the search is B's first half, so that most of B follows. (Unreal's and MotionBuilder's
+ * blends match poses over a window the user allows; this picks the window.) */
+mn_status mn_crossfade_window(const mn_model* m, const double* qa, int na, const double* qb, int nb,
+                              double fps, const mn_take_feet* feet, int length,
+                              mn_crossfade_window_result* r, mn_error* err) {
+    if (r) memset(r, 0, sizeof *r);
+    if (!m || !qa || !qb || !feet || !r || !(fps > 0) || na < 1 || nb < 1)
+        return mn_error_set(err, MN_ERR_ARG, NULL, 0, "crossfade", "NULL argument");
+    if (!root_ok(m))
+        return mn_error_set(err, MN_ERR_ARG, NULL, 0, "figure", "the root is not a free joint");
+    int L = length > 0 ? length : (int)lround(0.5 * fps);
+    double* nov = malloc(sizeof(double) * 3 * (size_t)nb);
+    mn_status st = nov ? novelty(m, qa, na, qb, nb, fps, feet->up, nov) : MN_ERR_NOMEM;
+    if (st != MN_OK) {
+        free(nov);
+        return mn_error_set(err, st, NULL, 0, "crossfade", "out of memory");
+    }
+    /* smoothed over 0.1 s (centred), and its median */
+    double *sm = nov + nb, *sorted = sm + nb;
+    int hw = (int)lround(0.05 * fps);
+    for (int j = 0; j < nb; j++) {
+        int a = j - hw > 0 ? j - hw : 0, b = j + hw < nb - 1 ? j + hw : nb - 1;
+        double sum = 0;
+        for (int k = a; k <= b; k++)
+            sum += nov[k];
+        sm[j] = sum / (b - a + 1);
+    }
+    memcpy(sorted, sm, sizeof(double) * (size_t)nb);
+    qsort(sorted, (size_t)nb, sizeof(double), cmp_double);
+    double median = sorted[nb / 2];
+    int peak = 0;
+    for (int j = 1; j < nb; j++)
+        if (sm[j] > sm[peak]) peak = j;
+    r->interest_start = r->interest_end = -1;
+    r->novelty_median = median;
+    r->novelty_peak = sm[peak];
+    if (sm[peak] > 2 * median && sm[peak] > 0.01 * feet->leg * feet->leg) {
+        double level = 0.5 * (median + sm[peak]);
+        int s0 = peak, s1 = peak;
+        while (s0 > 0 && sm[s0 - 1] > level)
+            s0--;
+        while (s1 < nb - 1 && sm[s1 + 1] > level)
+            s1++;
+        r->interest_start = s0, r->interest_end = s1;
+        r->b_max = s0 - L > 0 ? s0 - L : 0;
+    } else {
+        r->b_max = nb / 2;
+    }
+    if (r->b_max + L > nb) r->b_max = nb - L > 0 ? nb - L : 0;
+    r->b_min = 0;
+    free(nov);
+    return MN_OK;
+}
+
 /* ---- retiming ------------------------------------------------------------------------ */
 
 static int cmp_double(const void* a, const void* b) {

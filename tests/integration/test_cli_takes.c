@@ -46,9 +46,24 @@ static void test_commands(void) {
     CHECK(run_cli(args, &out, &err) == 0);
     CHECK(value_of(out, "b_frame") == 375 && value_of(out, "frames") == 1377);
     CHECK(value_of(out, "locks") > 10 && value_of(out, "max_violation") < 1e-5);
+    CHECK(strstr(out, " b_range=given ") && value_of(out, "b_max") == 740);
     mn_motion mo;
     mn_model* m = NULL;
     CHECK(frames_of(path, &mo, &m) && mo.nframes == 1377);
+    if (m) mn_motion_free(&mo), mn_model_destroy(m), m = NULL;
+    free(out), free(err);
+
+    /* without --b-range the window ends before B's hop, which plays after the blend */
+    snprintf(path, sizeof path, "%s/walk_hop_auto.bvh", dir);
+    snprintf(args, sizeof args, "anim crossfade '" WALK "' '" HOP "' --scale 0.056444 --out '%s'",
+             path);
+    CHECK(run_cli(args, &out, &err) == 0);
+    CHECK(out && strstr(out, " b_range=auto "));
+    double b0 = value_of(out, "b_frame"), is = value_of(out, "interest_start");
+    CHECK(value_of(out, "a_frame") == 497 && is > 770 && is < 800);
+    CHECK(b0 + value_of(out, "blend_frames") <= is && value_of(out, "b_max") < is);
+    CHECK(value_of(out, "frames") == 497 + 1102 - b0);
+    CHECK(frames_of(path, &mo, &m) && mo.nframes == 497 + 1102 - (int)b0);
     if (m) mn_motion_free(&mo), mn_model_destroy(m), m = NULL;
     free(out), free(err);
 
