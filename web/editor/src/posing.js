@@ -218,7 +218,7 @@ export class Poser {
   constructor(store, viewport) {
     this.store = store;
     this.viewport = viewport;
-    this.stats = { dragMs: [], moveMs: [], maxViolation: 0 };
+    this.stats = { dragMs: [], moveMs: [], iterations: [], maxViolation: 0 };
     this.session = null;
     this.lockEdit = null; // a lock's target being moved (marker drag or sliders)
   }
@@ -395,10 +395,12 @@ export class Poser {
       s.extras = extras.map((x) => ({ joint: x.joint, handle: sys.addHandle({ joint: x.joint }), start: vp.jointPosition(x.joint) }));
       this.applyScales(sys, moving);
       s.comfort = this.applyComfort(sys, root ? [] : chain, held);
+      this._rehearse(s);
     }
     this.session = s;
     this.stats.dragMs = [];
     this.stats.moveMs = [];
+    this.stats.iterations = [];
     vp.setHighlight({ selected: joint, chain: moving, locked: new Set(held.map((l) => fig.jointNames.indexOf(l.handle.joint))) });
     return s;
   }
@@ -452,6 +454,35 @@ export class Poser {
     return s;
   }
 
+  /**
+   * Two solves of the new system, the pose then put back as it was: the first solve of a
+   * system runs code the page has not run before (the browser compiles the module's
+   * functions, and the page's, when they are first called), which made the drag's first
+   * frame the slowest by far. Done here, at the press, the drag's frames all run warm: a pull
+   * of the dragged point by a hundredth of the figure's size (the path a moving drag takes:
+   * comfort, balance, steps held at limits), then one with the point where it is (the solver
+   * left as a new one is, its last drag reached). The pose, and what the drag then does,
+   * are unchanged.
+   */
+  _rehearse(s) {
+    const fig = this.store.figure,
+      st = this.settings,
+      q = Float64Array.from(fig.q),
+      at = s.sys.handleValue(s.hand).position,
+      d = 0.01 * this.viewport.size;
+    const opts = { method: st.csolver, maxIters: st.iterations, tol: LOCK_TOL };
+    s.sys.drag(s.hand, [at[0] + d, at[1] + d, at[2]]);
+    s.sys.solve(opts);
+    for (const c of s.cons) s.sys.residual(c);
+    fig.setQ(q).fk();
+    s.sys.invalidate();
+    s.sys.drag(s.hand, at);
+    s.sys.solve(opts);
+    s.sys.release(s.hand);
+    fig.setQ(q).fk();
+    s.sys.invalidate();
+  }
+
   /** One refresh of a turn: the part's frame asked to be its start turned by `angle` (rad)
    * about the view's axis, one solve. */
   rotate(angle) {
@@ -502,10 +533,13 @@ export class Poser {
         const t = x.start.clone().add(goal).sub(s.start);
         s.sys.drag(x.handle, [t.x, t.y, t.z]);
       }
-      s.sys.solve({ method: st.csolver, maxIters: st.iterations, tol: LOCK_TOL });
+      const r = s.sys.solve({ method: st.csolver, maxIters: st.iterations, tol: LOCK_TOL });
       let worst = 0;
       for (const c of s.cons) worst = Math.max(worst, s.sys.residual(c));
       this.stats.maxViolation = worst;
+      // the solver's work of the frame, which the machine's load does not change
+      this.stats.iterations.push(r.iterations);
+      if (this.stats.iterations.length > 1000) this.stats.iterations.shift();
     }
     const ms = performance.now() - t0;
     this.stats.dragMs.push(ms);
