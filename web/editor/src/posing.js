@@ -447,6 +447,7 @@ export class Poser {
     s.hand = sys.addHandle({ joint, type: 'orientation' });
     this.applyScales(sys, moving);
     s.comfort = this.applyComfort(sys, chain, held);
+    this._rehearse(s);
     this.session = s;
     this.stats.dragMs = [];
     this.stats.moveMs = [];
@@ -459,28 +460,33 @@ export class Poser {
    * system runs code the page has not run before (the browser compiles the module's
    * functions, and the page's, when they are first called), which made the drag's first
    * frame the slowest by far. Done here, at the press, the drag's frames all run warm: a pull
-   * of the dragged point by a hundredth of the figure's size (the path a moving drag takes:
-   * comfort, balance, steps held at limits), then one with the point where it is (the solver
-   * left as a new one is, its last drag reached). The pose, and what the drag then does,
-   * are unchanged.
+   * of the dragged point by a hundredth of the figure's size (a turn of a hundredth of a
+   * radian for the rotate ring: the path a moving drag takes, comfort, balance, steps held at
+   * limits), then one with the part where it is (the solver left as a new one is, its last
+   * drag reached). The pose, and what the drag then does, are unchanged.
    */
   _rehearse(s) {
     const fig = this.store.figure,
       st = this.settings,
       q = Float64Array.from(fig.q),
-      at = s.sys.handleValue(s.hand).position,
-      d = 0.01 * this.viewport.size;
-    const opts = { method: st.csolver, maxIters: st.iterations, tol: LOCK_TOL };
-    s.sys.drag(s.hand, [at[0] + d, at[1] + d, at[2]]);
-    s.sys.solve(opts);
-    for (const c of s.cons) s.sys.residual(c);
-    fig.setQ(q).fk();
-    s.sys.invalidate();
-    s.sys.drag(s.hand, at);
-    s.sys.solve(opts);
+      opts = { method: st.csolver, maxIters: st.iterations, tol: LOCK_TOL };
+    const pull = (k) => {
+      if (s.rotate) {
+        const r = new THREE.Quaternion().setFromAxisAngle(s.axis, 0.01 * k).multiply(s.qStart);
+        s.sys.dragRotation(s.hand, [r.w, r.x, r.y, r.z]);
+      } else {
+        const at = s.start,
+          d = 0.01 * k * this.viewport.size;
+        s.sys.drag(s.hand, [at.x + d, at.y + d, at.z]);
+      }
+      s.sys.solve(opts);
+      for (const c of s.cons) s.sys.residual(c);
+      fig.setQ(q).fk();
+      s.sys.invalidate();
+    };
+    pull(1);
+    pull(0);
     s.sys.release(s.hand);
-    fig.setQ(q).fk();
-    s.sys.invalidate();
   }
 
   /** One refresh of a turn: the part's frame asked to be its start turned by `angle` (rad)
