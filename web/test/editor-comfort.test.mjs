@@ -2,8 +2,9 @@
 // figure with feet), a long pull of the hand with both feet locked bending the spine less with
 // comfort than without while the feet hold, and balance keeping the centre of mass over the
 // locked feet when the pelvis is pulled sideways (off: it leaves them), a press without a
-// move leaving the pose as it was, and the balance overlay's objects kept through a drag. The real `marionette
-// editor` binary on a temporary project, the page in Debian's Chromium, real mouse events.
+// move leaving the pose as it was, and the balance overlay's objects kept through a drag. The
+// real `marionette editor` binary on a temporary project, the page in Debian's Chromium, real
+// mouse events.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { makeScratch, startServer, launchBrowser, openEditor, removeScratch } from './editor-harness.mjs';
