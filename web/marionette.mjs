@@ -25,7 +25,8 @@ function int(v, arg, lo = -Infinity, hi = Infinity) {
 }
 function vec(v, n, arg) {
   if (v == null || typeof v.length !== 'number' || v.length !== n) fail(arg, `expected ${n} numbers`);
-  for (let i = 0; i < n; i++) num(v[i], `${arg}[${i}]`);
+  // the element's name is only made for the message (a pose is checked at every drag frame)
+  for (let i = 0; i < n; i++) if (typeof v[i] !== 'number' || !Number.isFinite(v[i])) num(v[i], `${arg}[${i}]`);
   return v;
 }
 function pick(v, names, arg) {

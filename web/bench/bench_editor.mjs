@@ -8,9 +8,14 @@
 // run without them.
 // Every frame's centre of mass is checked against the support polygon of the locked feet
 // afterwards (from the recorded poses, outside the timed work).
+// The times are the wall clock's: on a busy machine a frame's maximum is as much the
+// scheduler's as the page's. Two figures the load does not change go with them: the solver's
+// iterations per frame, and with MN_BENCH_TRACE=1 (a trace of the browser's main thread) each
+// mouse event's thread CPU time against its wall time (tracing itself costs a little).
 //   node bench/bench_editor.mjs      (make bench-editor)
 import { copyFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { loadavg } from 'node:os';
 import { root, makeScratch, startServer, launchBrowser, openEditor, removeScratch } from '../test/editor-harness.mjs';
 import { feetPolygon } from '../editor/src/anim/animate.js';
 
@@ -19,6 +24,7 @@ const COMFORT = process.env.MN_BENCH_COMFORT !== '0';
 const BALANCE = process.env.MN_BENCH_BALANCE !== '0';
 // MN_BENCH_ONLY=cmu runs only the drags whose name starts so
 const ONLY = process.env.MN_BENCH_ONLY ?? '';
+const TRACE = process.env.MN_BENCH_TRACE === '1';
 
 async function run(name, project, setup, root = false) {
   if (!name.startsWith(ONLY)) return;
@@ -64,6 +70,12 @@ async function run(name, project, setup, root = false) {
       { ...project, comfort: COMFORT, balance: BALANCE },
     );
     // a smooth arc: 300 mouse moves, about a quarter of the figure's height on screen
+    const load = loadavg()[0];
+    let cdp = null;
+    if (TRACE) {
+      cdp = await context.newCDPSession(page);
+      await cdp.send('Tracing.start', { categories: 'devtools.timeline', transferMode: 'ReturnAsStream' });
+    }
     const p = info.hand;
     await page.mouse.move(p.x, p.y);
     await page.mouse.down();
@@ -75,7 +87,12 @@ async function run(name, project, setup, root = false) {
       else await page.mouse.move(p.x + 110 * Math.sin(Math.PI * t), p.y - 140 * t);
     }
     await page.mouse.up();
-    const { stats, rec } = await page.evaluate(() => ({ stats: window.marionette.stats(), rec: window.__rec }));
+    const cpu = cdp ? await pointerMoveTimes(cdp, FRAMES) : null;
+    const { stats, rec, iterations } = await page.evaluate(() => ({
+      stats: window.marionette.stats(),
+      rec: window.__rec,
+      iterations: window.marionette.poser.stats.iterations ?? [],
+    }));
     // the support polygon of the locked feet at the start (posing.js applyComfort's rule)
     const below = (k, j) => {
       for (let a = k; a >= 0; a = info.joints[a].parent) if (a === j) return true;
@@ -126,6 +143,22 @@ async function run(name, project, setup, root = false) {
     const js = stats.moveMs.slice(-FRAMES).sort((a, b) => a - b);
     console.log(`${name}.page_js_ms_median=${js[Math.floor(js.length / 2)].toFixed(3)}`);
     console.log(`${name}.page_js_ms_max=${js[js.length - 1].toFixed(3)}`);
+    const its = iterations.slice(-FRAMES).sort((a, b) => a - b);
+    if (its.length) {
+      console.log(`${name}.solver_iterations_median=${its[its.length >> 1]}`);
+      console.log(`${name}.solver_iterations_max=${its[its.length - 1]}`);
+    }
+    if (cpu?.length) {
+      const c = cpu.map((x) => x.cpu).sort((a, b) => a - b),
+        w = cpu.map((x) => x.wall).sort((a, b) => a - b),
+        gap = cpu.map((x) => x.wall - x.cpu).sort((a, b) => a - b);
+      console.log(`${name}.pointermove_wall_ms_median=${w[w.length >> 1].toFixed(3)}`);
+      console.log(`${name}.pointermove_wall_ms_max=${w[w.length - 1].toFixed(3)}`);
+      console.log(`${name}.pointermove_cpu_ms_median=${c[c.length >> 1].toFixed(3)}`);
+      console.log(`${name}.pointermove_cpu_ms_max=${c[c.length - 1].toFixed(3)}`);
+      console.log(`${name}.pointermove_waiting_ms_max=${gap[gap.length - 1].toFixed(3)}`);
+    }
+    console.log(`${name}.load_average=${load.toFixed(2)}`);
     console.log(`${name}.lock_error_max_m=${Math.max(...rec.err).toExponential(2)}`);
     console.log(`${name}.joint_jump_max_rad=${jump.toFixed(4)}`);
     console.log(`${name}.joint_jump_at=${jumpAt}`);
@@ -155,6 +188,27 @@ async function run(name, project, setup, root = false) {
     if (server) await server.stop('SIGKILL');
     removeScratch(scratch);
   }
+}
+
+// each mouse event's dispatch on the page's main thread in the trace: wall time and the
+// thread's CPU time (ms), the last `frames` of them
+async function pointerMoveTimes(cdp, frames) {
+  const done = new Promise((resolve) => cdp.once('Tracing.tracingComplete', resolve));
+  await cdp.send('Tracing.end');
+  const { stream } = await done;
+  let data = '';
+  for (;;) {
+    const chunk = await cdp.send('IO.read', { handle: stream });
+    data += chunk.data;
+    if (chunk.eof) break;
+  }
+  await cdp.send('IO.close', { handle: stream });
+  const parsed = JSON.parse(data),
+    events = parsed.traceEvents ?? parsed;
+  return events
+    .filter((e) => e.ph === 'X' && e.name === 'EventDispatch' && e.args?.data?.type === 'pointermove')
+    .slice(-frames)
+    .map((e) => ({ wall: e.dur / 1000, cpu: (e.tdur ?? e.dur) / 1000 }));
 }
 
 // the largest turn of any joint from one pose to the next (radians; where: frame:joint) and

@@ -1,8 +1,10 @@
 // Comfort and balance while dragging (issue 22): the page's toggles (on by default for a
 // figure with feet), a long pull of the hand with both feet locked bending the spine less with
 // comfort than without while the feet hold, and balance keeping the centre of mass over the
-// locked feet when the pelvis is pulled sideways (off: it leaves them). The real `marionette
-// editor` binary on a temporary project, the page in Debian's Chromium, real mouse events.
+// locked feet when the pelvis is pulled sideways (off: it leaves them), a press without a
+// move leaving the pose as it was, and the balance overlay's objects kept through a drag. The
+// real `marionette editor` binary on a temporary project, the page in Debian's Chromium, real
+// mouse events.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { makeScratch, startServer, launchBrowser, openEditor, removeScratch } from './editor-harness.mjs';
@@ -106,4 +108,49 @@ test('balance: the pelvis pulled 0.3 m sideways over the locked feet keeps the c
     errors.filter((e) => !/status of 404/.test(e)),
     [],
   );
+});
+
+// a press starts the drag's system with two solves (the first frame then runs warm) and puts
+// the pose back: a press and release without moving leaves the pose as it was, with comfort
+// pulling toward rest; the balance overlay follows the drag with the same objects
+test('a press on the hand without a move leaves the pose bit for bit; the overlay keeps its objects through a drag', async () => {
+  await page.evaluate(() => window.marionette.setSettings({ dragMode: 'named', dragBase: 'pelvis', comfort: true, balance: true }));
+  await pullHand(); // a pose away from rest, which comfort would pull back
+  const before = await page.evaluate(() => ({
+    q: Array.from(window.marionette.store.figure.q),
+    undo: window.marionette.store.undoLabel(),
+    overlay: window.marionette.viewport.balanceGroup.children.map((o) => o.uuid),
+  }));
+  assert.equal(before.overlay.length, 4);
+  const p = await screen('right hand');
+  await page.mouse.move(p.x, p.y);
+  await page.mouse.down();
+  const during = await page.evaluate(() => ({ q: Array.from(window.marionette.store.figure.q), on: !!window.marionette.poser.session }));
+  await page.mouse.up();
+  const after = await page.evaluate(() => ({ q: Array.from(window.marionette.store.figure.q), undo: window.marionette.store.undoLabel() }));
+  assert.ok(during.on, 'the press began a drag');
+  assert.deepEqual(during.q, before.q);
+  assert.deepEqual(after.q, before.q);
+  assert.equal(after.undo, before.undo, 'no undo step for a press');
+  // a drag moves the overlay's objects, it makes none
+  const k = await pxPerM();
+  await page.mouse.move(p.x, p.y);
+  await page.mouse.down();
+  for (let i = 1; i <= 10; i++) await page.mouse.move(p.x + (0.1 * k * i) / 10, p.y);
+  await page.mouse.up();
+  const overlay = await page.evaluate(() => ({
+    ids: window.marionette.viewport.balanceGroup.children.map((o) => o.uuid),
+    com: window.marionette.viewport.balance?.com,
+  }));
+  assert.deepEqual(overlay.ids, before.overlay);
+  const com = await page.evaluate(() => {
+    const m = window.marionette,
+      sys = m.store.m.createConstraintSystem([m.store.figure]);
+    const c = sys.handleValue(sys.addHandle({ type: 'com', joint: -1 })).position;
+    sys.dispose();
+    return c;
+  });
+  assert.ok(dist(overlay.com, com) < 1e-12, 'the overlay shows the centre of mass of the pose');
+  await page.keyboard.press('Control+z');
+  await page.keyboard.press('Control+z');
 });

@@ -218,7 +218,7 @@ export class Poser {
   constructor(store, viewport) {
     this.store = store;
     this.viewport = viewport;
-    this.stats = { dragMs: [], moveMs: [], maxViolation: 0 };
+    this.stats = { dragMs: [], moveMs: [], iterations: [], maxViolation: 0 };
     this.session = null;
     this.lockEdit = null; // a lock's target being moved (marker drag or sliders)
   }
@@ -422,10 +422,12 @@ export class Poser {
       s.extras = extras.map((x) => ({ joint: x.joint, handle: sys.addHandle({ joint: x.joint }), start: vp.jointPosition(x.joint) }));
       this.applyScales(sys, moving);
       s.comfort = this.applyComfort(sys, root ? [] : chain, held);
+      this._rehearse(s);
     }
     this.session = s;
     this.stats.dragMs = [];
     this.stats.moveMs = [];
+    this.stats.iterations = [];
     vp.setHighlight({ selected: joint, chain: moving, locked: new Set(held.map((l) => fig.jointNames.indexOf(l.handle.joint))) });
     return s;
   }
@@ -468,11 +470,46 @@ export class Poser {
     s.hand = sys.addHandle({ joint, type: 'orientation' });
     this.applyScales(sys, moving);
     s.comfort = this.applyComfort(sys, chain, held);
+    this._rehearse(s);
     this.session = s;
     this.stats.dragMs = [];
     this.stats.moveMs = [];
     vp.setHighlight({ selected: joint, chain: moving, locked: new Set(held.map((l) => fig.jointNames.indexOf(l.handle.joint))) });
     return s;
+  }
+
+  /**
+   * Two solves of the new system, the pose then put back as it was: the first solve of a
+   * system runs code the page has not run before (the browser compiles the module's
+   * functions, and the page's, when they are first called), which made the drag's first
+   * frame the slowest by far. Done here, at the press, the drag's frames all run warm: a pull
+   * of the dragged point by a hundredth of the figure's size (a turn of a hundredth of a
+   * radian for the rotate ring: the path a moving drag takes, comfort, balance, steps held at
+   * limits), then one with the part where it is (the solver left as a new one is, its last
+   * drag reached). The pose, and what the drag then does, are unchanged.
+   */
+  _rehearse(s) {
+    const fig = this.store.figure,
+      st = this.settings,
+      q = Float64Array.from(fig.q),
+      opts = { method: st.csolver, maxIters: st.iterations, tol: LOCK_TOL };
+    const pull = (k) => {
+      if (s.rotate) {
+        const r = new THREE.Quaternion().setFromAxisAngle(s.axis, 0.01 * k).multiply(s.qStart);
+        s.sys.dragRotation(s.hand, [r.w, r.x, r.y, r.z]);
+      } else {
+        const at = s.start,
+          d = 0.01 * k * this.viewport.size;
+        s.sys.drag(s.hand, [at.x + d, at.y + d, at.z]);
+      }
+      s.sys.solve(opts);
+      for (const c of s.cons) s.sys.residual(c);
+      fig.setQ(q).fk();
+      s.sys.invalidate();
+    };
+    pull(1);
+    pull(0);
+    s.sys.release(s.hand);
   }
 
   /** One refresh of a turn: the part's frame asked to be its start turned by `angle` (rad)
@@ -525,10 +562,13 @@ export class Poser {
         const t = x.start.clone().add(goal).sub(s.start);
         s.sys.drag(x.handle, [t.x, t.y, t.z]);
       }
-      s.sys.solve({ method: st.csolver, maxIters: st.iterations, tol: LOCK_TOL });
+      const r = s.sys.solve({ method: st.csolver, maxIters: st.iterations, tol: LOCK_TOL });
       let worst = 0;
       for (const c of s.cons) worst = Math.max(worst, s.sys.residual(c));
       this.stats.maxViolation = worst;
+      // the solver's work of the frame, which the machine's load does not change
+      this.stats.iterations.push(r.iterations);
+      if (this.stats.iterations.length > 1000) this.stats.iterations.shift();
     }
     const ms = performance.now() - t0;
     this.stats.dragMs.push(ms);

@@ -551,19 +551,25 @@ export class Viewport {
   }
 
   updatePose() {
-    const up = new THREE.Vector3(0, 1, 0);
+    // every mouse event of a drag comes here: the positions read once, no new objects
+    const p = this.figure.positions.subarray(0, 3 * this.figure.jointCount),
+      up = UP,
+      d = _d;
     for (const mesh of this.bones) {
       const s = mesh.userData.site;
-      const a = this.jointPosition(this.sites[s.parent].joint),
-        b = this.jointPosition(s.joints[0]);
-      const d = b.clone().sub(a),
-        len = d.length();
-      mesh.position.copy(a);
+      const a = 3 * this.sites[s.parent].joint,
+        b = 3 * s.joints[0];
+      d.set(p[b] - p[a], p[b + 1] - p[a + 1], p[b + 2] - p[a + 2]);
+      const len = d.length();
+      mesh.position.set(p[a], p[a + 1], p[a + 2]);
       mesh.quaternion.setFromUnitVectors(up, len > 1e-12 ? d.divideScalar(len) : up);
       const r = this.jointRadius * 0.62;
       mesh.scale.set(r, Math.max(len, 1e-6), r);
     }
-    this.spheres.forEach((m, i) => m.position.copy(this.jointPosition(this.sites[i].joint)));
+    this.spheres.forEach((m, i) => {
+      const j = 3 * this.sites[i].joint;
+      m.position.set(p[j], p[j + 1], p[j + 2]);
+    });
     this._updateObjects();
     this._updateSkin();
     this.updateBalance();
@@ -579,16 +585,14 @@ export class Viewport {
    * the centre of mass is over it, red when not.
    */
   updateBalance() {
-    for (const o of this.balanceGroup.children) {
-      o.geometry.dispose();
-      o.material.dispose();
-    }
-    this.balanceGroup.clear();
     this.balance = null;
     const fig = this.figure,
       on = this.store.settings.balanceOverlay;
     const poly = on === false ? null : feetPolygon(fig);
-    if (!poly || poly.length < 3) return;
+    if (!poly || poly.length < 3) {
+      this.balanceGroup.clear();
+      return;
+    }
     if (this._comFig !== fig) {
       this._comSys?.dispose();
       this._comSys = null;
@@ -602,32 +606,52 @@ export class Viewport {
         this._comSys = null;
       }
     }
-    if (!this._comSys) return;
+    if (!this._comSys) {
+      this.balanceGroup.clear();
+      return;
+    }
     this._comSys.invalidate();
     const com = new THREE.Vector3(...this._comSys.handleValue(this._comHandle).position);
     const inside = insidePolygon(poly, com);
     const color = inside ? COLORS.plane : COLORS.locked,
       ground = poly[0][1];
-    const line = (pts) =>
-      new THREE.Line(
-        new THREE.BufferGeometry().setFromPoints(pts),
-        new THREE.LineBasicMaterial({ color, depthTest: false, transparent: true, opacity: 0.9 }),
-      );
-    const loop = line([...poly, poly[0]].map((p) => new THREE.Vector3(p[0], p[1], p[2])));
-    const drop = line([com, new THREE.Vector3(com.x, ground, com.z)]);
-    const dot = new THREE.Mesh(
-      new THREE.SphereGeometry(this.jointRadius * 0.9, 12, 8),
-      new THREE.MeshBasicMaterial({ color, depthTest: false }),
-    );
-    dot.position.copy(com);
-    const foot = new THREE.Mesh(dot.geometry.clone(), dot.material.clone());
-    foot.position.set(com.x, ground, com.z);
-    foot.scale.setScalar(0.6);
-    for (const o of [loop, drop, dot, foot]) {
-      o.renderOrder = 7;
-      this.balanceGroup.add(o);
-    }
+    // the overlay's objects are made once and moved every pose (a drag redraws it at every
+    // mouse event: new geometry each time was half the page's work per event, and garbage)
+    const o = this._balanceObjects ?? (this._balanceObjects = this._makeBalanceObjects());
+    if (!this.balanceGroup.children.length) this.balanceGroup.add(o.loop, o.drop, o.dot, o.foot);
+    const lp = o.loop.geometry.getAttribute('position');
+    poly.forEach((p, i) => lp.setXYZ(i, p[0], p[1], p[2]));
+    lp.setXYZ(poly.length, poly[0][0], poly[0][1], poly[0][2]);
+    lp.needsUpdate = true;
+    o.loop.geometry.setDrawRange(0, poly.length + 1);
+    const dp = o.drop.geometry.getAttribute('position');
+    dp.setXYZ(0, com.x, com.y, com.z);
+    dp.setXYZ(1, com.x, ground, com.z);
+    dp.needsUpdate = true;
+    o.dot.position.copy(com);
+    o.dot.scale.setScalar(this.jointRadius * 0.9);
+    o.foot.position.set(com.x, ground, com.z);
+    o.foot.scale.setScalar(this.jointRadius * 0.9 * 0.6);
+    o.lineMat.color.setHex(color);
+    o.dotMat.color.setHex(color);
     this.balance = { com: com.toArray(), polygon: poly, inside };
+  }
+  // the balance overlay's objects: the polygon's loop (room for 16 corners and the closing
+  // one), the line down to the ground, the dot and its foot (a unit sphere, scaled)
+  _makeBalanceObjects() {
+    const lineMat = new THREE.LineBasicMaterial({ depthTest: false, transparent: true, opacity: 0.9 }),
+      dotMat = new THREE.MeshBasicMaterial({ depthTest: false });
+    const line = (n) => {
+      const geo = new THREE.BufferGeometry();
+      geo.setAttribute('position', new THREE.BufferAttribute(new Float32Array(3 * n), 3).setUsage(THREE.DynamicDrawUsage));
+      const l = new THREE.Line(geo, lineMat);
+      l.frustumCulled = false; // its bounds change every pose
+      return l;
+    };
+    const sphere = new THREE.SphereGeometry(1, 12, 8);
+    const o = { lineMat, dotMat, loop: line(17), drop: line(2), dot: new THREE.Mesh(sphere, dotMat), foot: new THREE.Mesh(sphere, dotMat) };
+    for (const x of [o.loop, o.drop, o.dot, o.foot]) x.renderOrder = 7;
+    return o;
   }
 
   /** Colours: the selected site, the chain a drag moves, locked parts. */
@@ -1061,6 +1085,10 @@ export class Viewport {
 }
 
 // is the point's ground projection (x, z) inside the convex polygon?
+// scratch for updatePose
+const UP = new THREE.Vector3(0, 1, 0),
+  _d = new THREE.Vector3();
+
 function insidePolygon(poly, p) {
   let sign = 0;
   for (let i = 0; i < poly.length; i++) {
