@@ -20,24 +20,7 @@
  * is exact (fn = 0) and gives the same bits: the angles of a sample are random, and that
  * branch would be mispredicted about every other time. */
 static inline void mn_anim_sincos(double x, double* s, double* c) {
-    if (!(fabs(x) < 1e5)) {
-        mn_sincos_inline(x, s, c);
-        return;
-    }
-    static const double sign_s[4] = {1, 1, -1, -1}, sign_c[4] = {1, -1, -1, 1};
-    const double round_magic = 6755399441055744.0; /* 1.5 * 2^52 */
-    double t = x * INV_PIO2 + round_magic;
-    double fn = t - round_magic;
-    double y = (x - fn * PIO2_1) - fn * PIO2_2;
-    double pp[2];
-    poly_sincos(y, &pp[0], &pp[1]);
-    union {
-        double d;
-        unsigned long long u;
-    } bits = {t};
-    unsigned n = (unsigned)(bits.u & 3);
-    *s = sign_s[n] * pp[n & 1];
-    *c = sign_c[n] * pp[(n & 1) ^ 1];
+    mn_sincos_reduced(x, s, c);
 }
 
 /* ---- batches ---------------------------------------------------------------------------

@@ -85,13 +85,10 @@ static inline void mn_sincos_inline(double x, double* s, double* c) {
  * quadrant comes from the low bits of the rounding sum and is applied with a table. For
  * the chain FK, whose frames are compared to 1e-15. Larger, infinite or NaN x: as
  * mn_sincos_inline. */
-static inline void mn_sincos_fast(double x, double* s, double* c) {
-    if (fabs(x) <= 0.78539816339744830962) { /* no reduction: as mn_sincos_inline */
-        double ps;
-        poly_sincos(x, &ps, c);
-        *s = x == 0 ? x : ps;
-        return;
-    }
+/* mn_sincos_fast's reduction and quadrant table for every x, small ones too (no branch on
+ * |x| <= pi/4: the reduction is exact there, fn = 0, and gives the same bits; sampling,
+ * whose angles are random, would mispredict that branch about every other time). */
+static inline void mn_sincos_reduced(double x, double* s, double* c) {
     if (!(fabs(x) < 1e5)) {
         mn_sincos_inline(x, s, c);
         return;
@@ -111,6 +108,16 @@ static inline void mn_sincos_fast(double x, double* s, double* c) {
     unsigned n = (unsigned)(bits.u & 3);
     *s = sign_s[n] * pp[n & 1];
     *c = sign_c[n] * pp[(n & 1) ^ 1];
+}
+
+static inline void mn_sincos_fast(double x, double* s, double* c) {
+    if (fabs(x) <= 0.78539816339744830962) { /* no reduction: as mn_sincos_inline */
+        double ps;
+        poly_sincos(x, &ps, c);
+        *s = x == 0 ? x : ps;
+        return;
+    }
+    mn_sincos_reduced(x, s, c);
 }
 
 #endif
