@@ -1886,14 +1886,23 @@ function takeResult(mn, p, n, nq, arg) {
 
 /** Take a into take b (Float64Arrays of frames, one figure, fps): options { at (A's frame, default
  * its middle), length (blend frames, default half a second), bRange: [b0, b1] (B's frames
- * searched for the phase), bFrame (B's start, no phase search), lock (default true: planted
- * feet locked) }. Returns { frames, aFrame, bFrame, length, phaseCost, locks, maxViolation }. */
+ * searched for the phase, 0 <= b0 <= b1; default: the window `marionette anim crossfade`
+ * chooses without --b-range, which ends before B's motion of interest), bFrame (B's start, no
+ * phase search), lock (default true: planted feet locked) }. Returns { frames, aFrame, bFrame,
+ * length, phaseCost, locks, maxViolation, bMin, bMax, bRange: 'auto' | 'given' | null (no
+ * search: bFrame given), interestStart, interestEnd (B's motion of interest the window ends
+ * before; -1 when none stands out or the range was given) }. */
 Marionette.prototype.crossfade = function crossfade(figure, a, b, fps, options = {}) {
   const na = takeFrames(this, figure, a, 'a'),
     nb = takeFrames(this, figure, b, 'b');
   num(fps, 'fps');
   object(options, 'options');
-  const range = options.bRange === undefined ? [0, -1] : vec(options.bRange, 2, 'options.bRange');
+  let range = [0, -1]; // b_max < 0: the window is chosen (mn_crossfade_window)
+  if (options.bRange !== undefined) {
+    if (!Array.isArray(options.bRange) || options.bRange.length !== 2) fail('options.bRange', 'expected [first, last] frames of b');
+    const b0 = int(options.bRange[0], 'options.bRange[0]', 0);
+    range = [b0, int(options.bRange[1], 'options.bRange[1]', b0)];
+  }
   const opt = [
     options.at === undefined ? -1 : num(options.at, 'options.at'),
     options.length === undefined ? 0 : int(options.length, 'options.length', 2),
@@ -1909,7 +1918,8 @@ Marionette.prototype.crossfade = function crossfade(figure, a, b, fps, options =
   return this._with([ap, bp, op], () => {
     const p = this._x.mnw_take_crossfade(figure._p, ap, na, bp, nb, fps, op, info);
     if (!p) throw this._error('options');
-    const i = Array.from(this._f64(info, 7));
+    const i = Array.from(this._f64(info, 12));
+    const search = options.bFrame === undefined;
     return {
       frames: takeResult(this, p, i[4], figure.nq, 'options'),
       aFrame: i[0],
@@ -1918,6 +1928,11 @@ Marionette.prototype.crossfade = function crossfade(figure, a, b, fps, options =
       phaseCost: i[3],
       locks: i[5],
       maxViolation: i[6],
+      bMin: search ? i[7] : null,
+      bMax: search ? i[8] : null,
+      bRange: search ? (i[9] ? 'auto' : 'given') : null,
+      interestStart: i[10],
+      interestEnd: i[11],
     };
   });
 };
