@@ -46,6 +46,10 @@ export class Marionette {
     frames: number; solver: CSolver | null; iterations: number; root: string | null;
     figures: { name: string; file: string; sequence: string | null; position: number[]; rotation: number[] }[];
   };
+  /** A constraint system built from a scene document's handles and constraints by the reader
+   * of `marionette pose` (indices in the document's order; errors "name:line: field: ..."). */
+  constraintSystemFromDocument(figures: Figure[], doc: object | string,
+    options?: { name?: string; spareHandles?: number; spareConstraints?: number }): ConstraintSystem;
   createConstraintSystem(figures: Figure[], options?: { maxHandles?: number; maxConstraints?: number }):
     ConstraintSystem;
   createRig(skin: SkinDoc): Rig;

@@ -359,6 +359,36 @@ class Marionette {
     });
   }
 
+  /** A constraint system over figures (1..8) built from a scene document's handles and
+   * constraints (docs/scene.md; its text or a parsed object) by the reader of `marionette
+   * pose`: joints by name, a pin or an orientation without a target held where its handle is
+   * now. The handles and constraints keep the document's order as their indices. options:
+   * { name = 'scene' (in messages: "name:line: constraints[0].normal: ..."), spareHandles,
+   * spareConstraints (room for more, added with addHandle and addConstraint) }. The
+   * document's drags, frames and solver are the command's: the system holds none of them. */
+  constraintSystemFromDocument(figures, doc, options = {}) {
+    if (!Array.isArray(figures) || figures.length < 1 || figures.length > 8) fail('figures', 'expected 1..8 figures');
+    figures.forEach((f, i) => {
+      if (!(f instanceof Figure) || f._mn !== this) fail(`figures[${i}]`, 'not a figure of this module');
+      f._live('figures[' + i + ']');
+    });
+    object(options, 'options');
+    const spareH = options.spareHandles === undefined ? 0 : int(options.spareHandles, 'options.spareHandles', 0, 4096);
+    const spareC = options.spareConstraints === undefined ? 0 : int(options.spareConstraints, 'options.spareConstraints', 0, 4096);
+    const text = this._docText(doc, 'document');
+    const t = this._cstr(text, 'document'),
+      n = this._cstr(options.name ?? 'scene', 'options.name'),
+      p = this._ints(
+        figures.map((f) => f._p),
+        'figures',
+      );
+    return this._with([t, n, p], () => {
+      const s = this._x.mnw_csys_from_scene(p, figures.length, t, utf8.encode(text).length, n, spareH, spareC);
+      if (!s) throw this._error('document');
+      return new ConstraintSystem(this, s, figures);
+    });
+  }
+
   /** A skinning rig: { dim, vertices, masses?, controllers, influences, weightIndex, weight }
    * (the "skin" of a figure document has this form). */
   createRig(skin) {

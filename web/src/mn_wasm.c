@@ -517,6 +517,36 @@ mnw_csys* mnw_csys_create(mnw_figure** figs, int n, int max_handles, int max_con
         c->figs[i] = figs[i];
     return c;
 }
+/* A system over figs built from a scene document's handles and constraints (docs/scene.md) by
+ * the reader of `marionette pose`: joint names resolved, a pin or an orientation without a
+ * target held where its handle is now; room for spare_handles and spare_constraints more.
+ * Errors name the document (name), the line and the field. */
+EXPORT(mnw_csys_from_scene)
+mnw_csys* mnw_csys_from_scene(mnw_figure** figs, int n, const char* text, size_t len,
+                              const char* name, int spare_handles, int spare_constraints) {
+    if (!figs || n < 1 || n > 8) return (void)arg_error("figures", "between 1 and 8 figures"), NULL;
+    if (!text) return (void)arg_error("document", "NULL"), NULL;
+    mn_figure fl[8];
+    for (int i = 0; i < n; i++) {
+        if (!figs[i]) return (void)arg_error("figures", "NULL figure"), NULL;
+        fl[i].model = figs[i]->m;
+        fl[i].data = figs[i]->d;
+    }
+    mnw_csys* c = calloc(1, sizeof *c);
+    if (!c) return (void)(mn_error_set(&g_err, MN_ERR_NOMEM, "", 0, "", "out of memory")), NULL;
+    mn_scene* sc = NULL;
+    if (mn_scene_read_mem(text, len, name, &sc, &g_err) != MN_OK ||
+        mn_scene_bind_spare(sc, fl, n, spare_handles, spare_constraints, &c->s, &g_err) != MN_OK) {
+        mn_scene_destroy(sc);
+        free(c);
+        return NULL;
+    }
+    mn_scene_destroy(sc);
+    c->nfig = n;
+    for (int i = 0; i < n; i++)
+        c->figs[i] = figs[i];
+    return c;
+}
 EXPORT(mnw_csys_destroy) void mnw_csys_destroy(mnw_csys* c) {
     if (!c) return;
     mn_csys_destroy(c->s);

@@ -2,7 +2,7 @@
 // ray (Fig. 6.3), the solve of every refresh (single-chain IK, or the constraint solver when
 // locks are involved), per-joint weights, and locks held during every edit.
 import * as THREE from 'three';
-import { handleDef, constraintDef, activeAt, uniqueName } from './docmodel.js';
+import { activeAt, uniqueName } from './docmodel.js';
 import { feetPolygon } from './anim/animate.js';
 
 export const DRAG_MODES = ['part', 'branch', 'named'];
@@ -302,24 +302,35 @@ export class Poser {
     return held;
   }
 
-  /** A constraint system over the figure with the given locks (targets as in the document;
-   * a `lock` without target holds where the handle is now). Returns {sys, cons}. */
+  /**
+   * A constraint system over the figure with the given locks, read by the module's scene
+   * reader (the reader of `marionette pose`; its errors name "locks:line: field"): the
+   * document's handles of the locks and their constraints at this frame, that is without the
+   * members that say how they run over time (docs/sequence.md: `frames`, `lock`,
+   * `target_keys`, `target_interpolation`). A pin or an orientation without a target holds
+   * where its handle is now. Room for the drag's handles and comfort's balance. Returns
+   * {sys, cons, handleIndex}.
+   */
   buildSystem(locks, extraHandles = 0) {
-    const fig = this.store.figure,
-      m = this.store.m;
-    const sys = m.createConstraintSystem([fig], { maxHandles: 2 * locks.length + 5 + extraHandles, maxConstraints: locks.length + 3 });
-    const idx = new Map();
-    const cons = [];
-    for (const l of locks) {
-      for (const h of [l.handle, l.handle2]) if (h && !idx.has(h.name)) idx.set(h.name, sys.addHandle(handleDef(h)));
-      const def = constraintDef(l.constraint, idx);
-      delete def.name;
-      if (l.constraint.type === 'pin' && !def.target) def.target = sys.handleValue(idx.get(l.handle.name)).position;
-      if (l.constraint.type === 'orient' && !def.targetRotation)
-        def.targetRotation = quatOfFrame(fig, fig.jointNames.indexOf(l.handle.joint));
-      cons.push(sys.addConstraint(def));
-    }
-    return { sys, cons, handleIndex: idx };
+    const handles = [],
+      handleIndex = new Map();
+    for (const l of locks)
+      for (const h of [l.handle, l.handle2])
+        if (h && !handleIndex.has(h.name)) {
+          handleIndex.set(h.name, handles.length);
+          handles.push(h);
+        }
+    const constraints = locks.map((l) => {
+      const { frames, lock, target_keys, target_interpolation, ...atFrame } = l.constraint;
+      void [frames, lock, target_keys, target_interpolation];
+      return atFrame;
+    });
+    const sys = this.store.m.constraintSystemFromDocument(
+      [this.store.figure],
+      { handles, constraints },
+      { name: 'locks', spareHandles: 5 + extraHandles, spareConstraints: 3 },
+    );
+    return { sys, cons: constraints.map((_, i) => i), handleIndex };
   }
 
   /**
