@@ -46,17 +46,24 @@ export class Marionette {
     frames: number; solver: CSolver | null; iterations: number; root: string | null;
     figures: { name: string; file: string; sequence: string | null; position: number[]; rotation: number[] }[];
   };
+  /** A constraint system built from a scene document's handles and constraints by the reader
+   * of `marionette pose` (indices in the document's order; errors "name:line: field: ..."). */
+  constraintSystemFromDocument(figures: Figure[], doc: object | string,
+    options?: { name?: string; spareHandles?: number; spareConstraints?: number }): ConstraintSystem;
   createConstraintSystem(figures: Figure[], options?: { maxHandles?: number; maxConstraints?: number }):
     ConstraintSystem;
   createRig(skin: SkinDoc): Rig;
   createSoftBody(def: SoftBodyDef): SoftBody;
   createSequence(figure: Figure, options?: { fps?: number; rotation?: Interpolation; translation?: Interpolation }):
     Sequence;
-  /** Take a into take b (frames of one figure), the feet's phases aligned, planted feet locked. */
+  /** Take a into take b (frames of one figure), the feet's phases aligned, planted feet locked.
+   * Without bRange, B's frames searched are the window `marionette anim crossfade` chooses
+   * without --b-range (bRange 'auto' in the result); with it, those frames ('given'). */
   crossfade(figure: Figure, a: Float64Array, b: Float64Array, fps: number,
     options?: { at?: number; length?: number; bRange?: [number, number]; bFrame?: number; lock?: boolean }):
     { frames: Float64Array; aFrame: number; bFrame: number; length: number; phaseCost: number; locks: number;
-      maxViolation: number };
+      maxViolation: number; bMin: number | null; bMax: number | null; bRange: 'auto' | 'given' | null;
+      interestStart: number; interestEnd: number };
   /** The root's ground motion and heading as a track (nframes x 3), and the take in place. */
   rootMotion(figure: Figure, frames: Float64Array): { track: Float64Array; inPlace: Float64Array };
   applyRootMotion(figure: Figure, inPlace: Float64Array, track: Float64Array,

@@ -360,6 +360,36 @@ class Marionette {
     });
   }
 
+  /** A constraint system over figures (1..8) built from a scene document's handles and
+   * constraints (docs/scene.md; its text or a parsed object) by the reader of `marionette
+   * pose`: joints by name, a pin or an orientation without a target held where its handle is
+   * now. The handles and constraints keep the document's order as their indices. options:
+   * { name = 'scene' (in messages: "name:line: constraints[0].normal: ..."), spareHandles,
+   * spareConstraints (room for more, added with addHandle and addConstraint) }. The
+   * document's drags, frames and solver are the command's: the system holds none of them. */
+  constraintSystemFromDocument(figures, doc, options = {}) {
+    if (!Array.isArray(figures) || figures.length < 1 || figures.length > 8) fail('figures', 'expected 1..8 figures');
+    figures.forEach((f, i) => {
+      if (!(f instanceof Figure) || f._mn !== this) fail(`figures[${i}]`, 'not a figure of this module');
+      f._live('figures[' + i + ']');
+    });
+    object(options, 'options');
+    const spareH = options.spareHandles === undefined ? 0 : int(options.spareHandles, 'options.spareHandles', 0, 4096);
+    const spareC = options.spareConstraints === undefined ? 0 : int(options.spareConstraints, 'options.spareConstraints', 0, 4096);
+    const text = this._docText(doc, 'document');
+    const t = this._cstr(text, 'document'),
+      n = this._cstr(options.name ?? 'scene', 'options.name'),
+      p = this._ints(
+        figures.map((f) => f._p),
+        'figures',
+      );
+    return this._with([t, n, p], () => {
+      const s = this._x.mnw_csys_from_scene(p, figures.length, t, utf8.encode(text).length, n, spareH, spareC);
+      if (!s) throw this._error('document');
+      return new ConstraintSystem(this, s, figures);
+    });
+  }
+
   /** A skinning rig: { dim, vertices, masses?, controllers, influences, weightIndex, weight }
    * (the "skin" of a figure document has this form). */
   createRig(skin) {
@@ -1887,14 +1917,23 @@ function takeResult(mn, p, n, nq, arg) {
 
 /** Take a into take b (Float64Arrays of frames, one figure, fps): options { at (A's frame, default
  * its middle), length (blend frames, default half a second), bRange: [b0, b1] (B's frames
- * searched for the phase), bFrame (B's start, no phase search), lock (default true: planted
- * feet locked) }. Returns { frames, aFrame, bFrame, length, phaseCost, locks, maxViolation }. */
+ * searched for the phase, 0 <= b0 <= b1; default: the window `marionette anim crossfade`
+ * chooses without --b-range, which ends before B's motion of interest), bFrame (B's start, no
+ * phase search), lock (default true: planted feet locked) }. Returns { frames, aFrame, bFrame,
+ * length, phaseCost, locks, maxViolation, bMin, bMax, bRange: 'auto' | 'given' | null (no
+ * search: bFrame given), interestStart, interestEnd (B's motion of interest the window ends
+ * before; -1 when none stands out or the range was given) }. */
 Marionette.prototype.crossfade = function crossfade(figure, a, b, fps, options = {}) {
   const na = takeFrames(this, figure, a, 'a'),
     nb = takeFrames(this, figure, b, 'b');
   num(fps, 'fps');
   object(options, 'options');
-  const range = options.bRange === undefined ? [0, -1] : vec(options.bRange, 2, 'options.bRange');
+  let range = [0, -1]; // b_max < 0: the window is chosen (mn_crossfade_window)
+  if (options.bRange !== undefined) {
+    if (!Array.isArray(options.bRange) || options.bRange.length !== 2) fail('options.bRange', 'expected [first, last] frames of b');
+    const b0 = int(options.bRange[0], 'options.bRange[0]', 0);
+    range = [b0, int(options.bRange[1], 'options.bRange[1]', b0)];
+  }
   const opt = [
     options.at === undefined ? -1 : num(options.at, 'options.at'),
     options.length === undefined ? 0 : int(options.length, 'options.length', 2),
@@ -1910,7 +1949,8 @@ Marionette.prototype.crossfade = function crossfade(figure, a, b, fps, options =
   return this._with([ap, bp, op], () => {
     const p = this._x.mnw_take_crossfade(figure._p, ap, na, bp, nb, fps, op, info);
     if (!p) throw this._error('options');
-    const i = Array.from(this._f64(info, 7));
+    const i = Array.from(this._f64(info, 12));
+    const search = options.bFrame === undefined;
     return {
       frames: takeResult(this, p, i[4], figure.nq, 'options'),
       aFrame: i[0],
@@ -1919,6 +1959,11 @@ Marionette.prototype.crossfade = function crossfade(figure, a, b, fps, options =
       phaseCost: i[3],
       locks: i[5],
       maxViolation: i[6],
+      bMin: search ? i[7] : null,
+      bMax: search ? i[8] : null,
+      bRange: search ? (i[9] ? 'auto' : 'given') : null,
+      interestStart: i[10],
+      interestEnd: i[11],
     };
   });
 };

@@ -78,6 +78,11 @@ mn_status mn_scene_bind(mn_scene* sc, const mn_model* m, mn_data* d, mn_csys** o
  * without them): constraints may join handles of different figures. */
 mn_status mn_scene_bind_figures(mn_scene* sc, const mn_figure* figs, int nfig, mn_csys** out,
                                 mn_error* err);
+/* mn_scene_bind_figures with room for spare_handles more handles and spare_constraints more
+ * constraints (0 to 4096 each) in the system, for the caller to add (a drag's handle, a
+ * balance): the scene's handles and constraints keep their indices, in the scene's order. */
+mn_status mn_scene_bind_spare(mn_scene* sc, const mn_figure* figs, int nfig, int spare_handles,
+                              int spare_constraints, mn_csys** out, mn_error* err);
 /* Sets every drag's target for frame f in [0, frames): a path is sampled linearly with
  * its points spread evenly over the frames. Needs a successful bind. */
 mn_status mn_scene_apply_frame(const mn_scene* sc, mn_csys* s, int frame);

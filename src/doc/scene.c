@@ -512,6 +512,11 @@ mn_status mn_scene_bind(mn_scene* sc, const mn_model* m, mn_data* d, mn_csys** o
 
 mn_status mn_scene_bind_figures(mn_scene* sc, const mn_figure* figs, int nfig, mn_csys** out,
                                 mn_error* err) {
+    return mn_scene_bind_spare(sc, figs, nfig, 0, 0, out, err);
+}
+
+mn_status mn_scene_bind_spare(mn_scene* sc, const mn_figure* figs, int nfig, int spare_handles,
+                              int spare_constraints, mn_csys** out, mn_error* err) {
     mn_error_clear(err);
     if (!out) return mn_error_set(err, MN_ERR_ARG, NULL, 0, "scene", "NULL output");
     *out = NULL;
@@ -545,7 +550,13 @@ mn_status mn_scene_bind_figures(mn_scene* sc, const mn_figure* figs, int nfig, m
                         mn_model_joint_hint(m, name, hint, sizeof hint));
         }
     }
-    mn_csys_def def = {sc->nh > 0 ? sc->nh : 1, sc->nc > 0 ? sc->nc : 1};
+    if (spare_handles < 0 || spare_constraints < 0 || spare_handles > 4096 ||
+        spare_constraints > 4096)
+        return mn_error_set(err, MN_ERR_ARG, sc->file, 0, "scene",
+                            "spare handles and constraints: 0 to 4096 each");
+    mn_csys_def def = {sc->nh + spare_handles, sc->nc + spare_constraints};
+    if (def.max_handles < 1) def.max_handles = 1;
+    if (def.max_constraints < 1) def.max_constraints = 1;
     mn_error e;
     mn_csys* s = mn_csys_create(figs, nfig, &def, &e);
     if (!s) return mn_error_set(err, e.status, sc->file, 0, e.field, "%s", e.message);

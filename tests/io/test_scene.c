@@ -1,6 +1,6 @@
 /* Scene files: a good scene read, bound to the stick figure and solved; a table of
  * malformed scenes, each rejected with the right field and line and nothing applied; drag
- * paths sampled over frames. */
+ * paths sampled over frames; a bind with room for more handles and constraints. */
 #include <marionette/io.h>
 #include <marionette/scene.h>
 
@@ -297,6 +297,51 @@ static void test_orientation_drag(void) {
     mn_scene_destroy(sc);
 }
 
+/* Bound with room to spare (the editor's locks, then its drag's handle and a balance): the
+ * scene's handles and constraints at their indices, then exactly the spare room, and a bad
+ * spare count refused with nothing built. */
+static void test_spare(void) {
+    mn_error err;
+    mn_scene* sc = NULL;
+    CHECK(mn_scene_read_mem(hips_scene, strlen(hips_scene), "hips.json", &sc, &err) == MN_OK);
+    mn_model* m = mn_stickman_model(&err);
+    mn_data* d = m ? mn_data_create(m, 0) : NULL;
+    if (!sc || !d) {
+        mn_data_destroy(d);
+        mn_model_destroy(m);
+        mn_scene_destroy(sc);
+        CHECK(0);
+        return;
+    }
+    mn_figure fig = {m, d};
+    mn_csys* s = (mn_csys*)&err;
+    CHECK(mn_scene_bind_spare(sc, &fig, 1, -1, 0, &s, &err) == MN_ERR_ARG && s == NULL);
+    CHECK(mn_scene_bind_spare(sc, &fig, 1, 0, 5000, &s, &err) == MN_ERR_ARG && s == NULL);
+    CHECK(mn_scene_bind_spare(sc, &fig, 1, 2, 1, &s, &err) == MN_OK && s != NULL);
+    if (!s) {
+        mn_data_destroy(d);
+        mn_model_destroy(m);
+        mn_scene_destroy(sc);
+        return;
+    }
+    CHECK(mn_csys_handle_count(s) == 8 && mn_csys_constraint_count(s) == 5);
+    CHECK(mn_csys_find_handle(s, "left hip") == 3 && mn_csys_find_constraint(s, "c2") == 1);
+    mn_handle_def h = mn_handle_default();
+    h.joint = mn_model_find_joint(m, "left hand");
+    CHECK(mn_csys_add_handle(s, &h, &err) == 8 && mn_csys_add_handle(s, &h, &err) == 9);
+    CHECK(mn_csys_add_handle(s, &h, &err) < 0 && err.status == MN_ERR_NOMEM);
+    mn_constraint_def c = mn_constraint_default();
+    c.type = MN_CON_PIN;
+    c.handle = 8;
+    c.target = mn_v3(0, 1, 0);
+    CHECK(mn_csys_add_constraint(s, &c, &err) == 5);
+    CHECK(mn_csys_add_constraint(s, &c, &err) < 0 && err.status == MN_ERR_NOMEM);
+    mn_csys_destroy(s);
+    mn_data_destroy(d);
+    mn_model_destroy(m);
+    mn_scene_destroy(sc);
+}
+
 static void test_file_errors(void) {
     mn_error err;
     mn_scene* sc = (mn_scene*)&err; /* must be reset to NULL */
@@ -313,6 +358,7 @@ int main(int argc, char** argv) {
     RUN(test_force);
     RUN(test_malformed);
     RUN(test_orientation_drag);
+    RUN(test_spare);
     RUN(test_file_errors);
     return mn_test_report();
 }

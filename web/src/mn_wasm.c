@@ -517,6 +517,36 @@ mnw_csys* mnw_csys_create(mnw_figure** figs, int n, int max_handles, int max_con
         c->figs[i] = figs[i];
     return c;
 }
+/* A system over figs built from a scene document's handles and constraints (docs/scene.md) by
+ * the reader of `marionette pose`: joint names resolved, a pin or an orientation without a
+ * target held where its handle is now; room for spare_handles and spare_constraints more.
+ * Errors name the document (name), the line and the field. */
+EXPORT(mnw_csys_from_scene)
+mnw_csys* mnw_csys_from_scene(mnw_figure** figs, int n, const char* text, size_t len,
+                              const char* name, int spare_handles, int spare_constraints) {
+    if (!figs || n < 1 || n > 8) return (void)arg_error("figures", "between 1 and 8 figures"), NULL;
+    if (!text) return (void)arg_error("document", "NULL"), NULL;
+    mn_figure fl[8];
+    for (int i = 0; i < n; i++) {
+        if (!figs[i]) return (void)arg_error("figures", "NULL figure"), NULL;
+        fl[i].model = figs[i]->m;
+        fl[i].data = figs[i]->d;
+    }
+    mnw_csys* c = calloc(1, sizeof *c);
+    if (!c) return (void)(mn_error_set(&g_err, MN_ERR_NOMEM, "", 0, "", "out of memory")), NULL;
+    mn_scene* sc = NULL;
+    if (mn_scene_read_mem(text, len, name, &sc, &g_err) != MN_OK ||
+        mn_scene_bind_spare(sc, fl, n, spare_handles, spare_constraints, &c->s, &g_err) != MN_OK) {
+        mn_scene_destroy(sc);
+        free(c);
+        return NULL;
+    }
+    mn_scene_destroy(sc);
+    c->nfig = n;
+    for (int i = 0; i < n; i++)
+        c->figs[i] = figs[i];
+    return c;
+}
 EXPORT(mnw_csys_destroy) void mnw_csys_destroy(mnw_csys* c) {
     if (!c) return;
     mn_csys_destroy(c->s);
@@ -1461,8 +1491,12 @@ EXPORT(mnw_take_feet) int mnw_take_feet(const mnw_figure* f, double* out) {
     return MN_OK;
 }
 /* Crossfade of a into b; opt: at, length, b_min, b_max, lock (0/1), b_frame (< 0: align the
- * phase). info: a_frame, b_frame, length, phase_cost, nframes, locks, max_violation. Returns
- * the frames (free with mnw_free), NULL on error. */
+ * phase). Aligning the phase with b_max < 0, B's frames searched are the window
+ * mn_crossfade_window chooses, as `anim crossfade` without --b-range does. info: a_frame,
+ * b_frame, length, phase_cost, nframes, locks, max_violation, then the frames searched
+ * (b_min, b_max), 1 when the window was chosen, and B's motion of interest (start, end;
+ * -1 when none stands out or the window was given). Returns the frames (free with
+ * mnw_free), NULL on error. */
 EXPORT(mnw_take_crossfade)
 double* mnw_take_crossfade(const mnw_figure* f, const double* qa, int na, const double* qb, int nb,
                            double fps, const double* opt, double* info) {
@@ -1473,10 +1507,19 @@ double* mnw_take_crossfade(const mnw_figure* f, const double* qa, int na, const 
     o.at = opt[0], o.length = (int)opt[1], o.b_min = (int)opt[2], o.b_max = (int)opt[3];
     o.lock_feet = opt[4] != 0;
     if (opt[5] >= 0) o.align_phase = 0, o.b_frame = (int)opt[5];
+    int chosen = o.align_phase && o.b_max < 0;
+    mn_crossfade_window_result w = {o.b_min, o.b_max, -1, -1, 0, 0};
+    if (chosen) {
+        if (mn_crossfade_window(f->m, qa, na, qb, nb, fps, &ft, o.length, &w, &g_err) != MN_OK)
+            return NULL;
+        o.b_min = w.b_min, o.b_max = w.b_max;
+    }
     mn_crossfade_result r;
     if (mn_crossfade(f->m, qa, na, qb, nb, fps, &ft, &o, &r, &g_err) != MN_OK) return NULL;
     info[0] = r.a_frame, info[1] = r.b_frame, info[2] = r.length, info[3] = r.phase_cost;
     info[4] = r.nframes, info[5] = r.locks, info[6] = r.max_violation;
+    info[7] = o.b_min, info[8] = o.b_max, info[9] = chosen;
+    info[10] = w.interest_start, info[11] = w.interest_end;
     return r.q;
 }
 /* Root motion out: track (n x 3) and the take in place (n x nq; may be q). */

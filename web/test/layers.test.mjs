@@ -167,3 +167,45 @@ test('crossfade, loop and ballistic retiming match the command line on the CMU t
   a.dispose();
   b.dispose();
 });
+
+test('crossfade without bRange searches the window `anim crossfade` chooses without --b-range', () => {
+  const a = mn.figureFromBVH(readFileSync(walk, 'utf8'), { scale: CMU });
+  const b = mn.figureFromBVH(readFileSync(hop, 'utf8'), { scale: CMU });
+  const fps = 1 / a.motion.frameTime;
+  const x = mn.crossfade(a, a.motion.frames, b.motion.frames, fps);
+  const dir = tempDir();
+  try {
+    const out = join(dir.dir, 'walk_hop_auto.bvh');
+    const l = kv(native(['anim', 'crossfade', walk, hop, '--scale', String(CMU), '--out', out]));
+    assert.equal(l.b_range, 'auto');
+    assert.equal(x.bRange, 'auto');
+    assert.deepEqual(
+      [x.aFrame, x.bFrame, x.length, x.frames.length / a.nq, x.locks, x.bMin, x.bMax, x.interestStart, x.interestEnd],
+      [l.a_frame, l.b_frame, l.blend_frames, l.frames, l.locks, l.b_min, l.b_max, l.interest_start, l.interest_end],
+    );
+    // the blend ends before the hop, which plays after it
+    assert.ok(x.interestStart > 0 && x.bFrame + x.length <= x.interestStart && x.bMax < x.interestStart);
+    const back = mn.figureFromBVH(readFileSync(out, 'utf8'));
+    let worst = 0;
+    for (let f = 0; f < l.frames; f++)
+      for (let k = 0; k < 3; k++) worst = Math.max(worst, Math.abs(back.motion.frames[f * a.nq + k] - x.frames[f * a.nq + k]));
+    assert.ok(worst < 1e-4, `root ${worst}`);
+    back.dispose();
+  } finally {
+    dir.cleanup();
+  }
+  // a range given is searched as given, as --b-range: the same frames as naming the window
+  const given = mn.crossfade(a, a.motion.frames, b.motion.frames, fps, { bRange: [x.bMin, x.bMax] });
+  assert.deepEqual([given.bRange, given.bFrame, given.interestStart], ['given', x.bFrame, -1]);
+  assert.deepEqual(given.frames, x.frames);
+  // and refused as the command line refuses it
+  for (const bRange of [[5, 4], [-1, 10], [0.5, 10], [0]])
+    assert.throws(
+      () => mn.crossfade(a, a.motion.frames, b.motion.frames, fps, { bRange }),
+      (e) => /^options\.bRange/.test(e.field ?? e.message),
+    );
+  const fixed = mn.crossfade(a, a.motion.frames, b.motion.frames, fps, { bFrame: 10 });
+  assert.deepEqual([fixed.bFrame, fixed.bRange, fixed.bMin], [10, null, null]);
+  a.dispose();
+  b.dispose();
+});

@@ -36,43 +36,6 @@ export function qToPose(figure, q) {
   return pose;
 }
 
-/** A document handle ({name, type, joint, point}) as a ConstraintSystem.addHandle def. */
-export function handleDef(h) {
-  const def = { type: h.type ?? 'point', name: h.name };
-  if (h.joint !== undefined) def.joint = h.joint;
-  else if (def.type === 'com') def.joint = -1;
-  if (h.point !== undefined) def.point = h.point;
-  return def;
-}
-
-/**
- * A document constraint as a ConstraintSystem.addConstraint def. handleIndexByName maps a
- * handle's name to its index (a Map or a plain object). The document's `normal` (plane) and
- * `direction` (line) are the module's `dir`; `target` of an orient is `targetRotation`;
- * `axis` (orient, per-axis lock: only that axis of the frame is held) is passed on. Frame
- * ranges, locks and target keys are the sequence's business and are not part of a single-frame def.
- */
-export function constraintDef(c, handleIndexByName) {
-  const index = (name, what) => {
-    const i = handleIndexByName instanceof Map ? handleIndexByName.get(name) : handleIndexByName[name];
-    if (i === undefined) throw new Error(`${what}: no handle named "${name}"`);
-    return i;
-  };
-  const def = { type: c.type, handle: index(c.handle, 'constraint.handle') };
-  if (c.handle2 !== undefined) def.handle2 = index(c.handle2, 'constraint.handle2');
-  if (c.type === 'orient') {
-    if (c.target !== undefined) def.targetRotation = c.target;
-    if (c.axis !== undefined) def.axis = c.axis;
-  } else if (c.target !== undefined) def.target = c.target;
-  if (c.origin !== undefined) def.origin = c.origin;
-  if (c.normal !== undefined) def.dir = c.normal;
-  if (c.direction !== undefined) def.dir = c.direction;
-  for (const k of ['polygon', 'up', 'margin', 'weight', 'priority', 'enabled', 'name']) {
-    if (c[k] !== undefined) def[k] = c[k];
-  }
-  return def;
-}
-
 /** A fresh sequence document for a figure path: one key at frame 0 (the rest pose). */
 export function newSequenceDoc(figurePath = 'stickman') {
   return { figure: figurePath, fps: 30, keys: [{ frame: 0, pose: {} }], handles: [], constraints: [] };

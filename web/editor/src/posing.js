@@ -2,8 +2,9 @@
 // ray (Fig. 6.3), the solve of every refresh (single-chain IK, or the constraint solver when
 // locks are involved), per-joint weights, and locks held during every edit.
 import * as THREE from 'three';
-import { handleDef, constraintDef, activeAt, uniqueName } from './docmodel.js';
-import { feetPolygon } from './anim/animate.js';
+import { activeAt, uniqueName } from './docmodel.js';
+import { feetPolygon, handleValue } from './anim/animate.js';
+import { figureFor, fullSequence } from './anim/sequence.js';
 
 export const DRAG_MODES = ['part', 'branch', 'named'];
 
@@ -302,24 +303,64 @@ export class Poser {
     return held;
   }
 
-  /** A constraint system over the figure with the given locks (targets as in the document;
-   * a `lock` without target holds where the handle is now). Returns {sys, cons}. */
+  /**
+   * A constraint system over the figure with the given locks, read by the module's scene
+   * reader (the reader of `marionette pose`; its errors name "locks:line: field"): the
+   * document's handles of the locks and their constraints at this frame, that is without the
+   * members that say how they run over time (docs/sequence.md: `frames`, `lock`,
+   * `target_keys`, `target_interpolation`). A pin or an orientation without a target (or
+   * with its target keyed) holds where its handle is now; a keyed plane or line passes there
+   * along its keyed direction (keyedPlanes). Room for the drag's handles and comfort's
+   * balance. Returns
+   * {sys, cons, handleIndex}.
+   */
   buildSystem(locks, extraHandles = 0) {
-    const fig = this.store.figure,
-      m = this.store.m;
-    const sys = m.createConstraintSystem([fig], { maxHandles: 2 * locks.length + 5 + extraHandles, maxConstraints: locks.length + 3 });
-    const idx = new Map();
-    const cons = [];
-    for (const l of locks) {
-      for (const h of [l.handle, l.handle2]) if (h && !idx.has(h.name)) idx.set(h.name, sys.addHandle(handleDef(h)));
-      const def = constraintDef(l.constraint, idx);
-      delete def.name;
-      if (l.constraint.type === 'pin' && !def.target) def.target = sys.handleValue(idx.get(l.handle.name)).position;
-      if (l.constraint.type === 'orient' && !def.targetRotation)
-        def.targetRotation = quatOfFrame(fig, fig.jointNames.indexOf(l.handle.joint));
-      cons.push(sys.addConstraint(def));
+    const handles = [],
+      handleIndex = new Map();
+    for (const l of locks)
+      for (const h of [l.handle, l.handle2])
+        if (h && !handleIndex.has(h.name)) {
+          handleIndex.set(h.name, handles.length);
+          handles.push(h);
+        }
+    const constraints = this.keyedPlanes(locks, (l, dir) => {
+      const { frames, lock, target_keys, target_interpolation, ...atFrame } = l.constraint;
+      void [frames, lock, target_keys, target_interpolation];
+      if (dir) {
+        // a plane or a line whose target is keyed: through where its handle is now, as a
+        // pin without target holds, along the keyed direction at this frame
+        atFrame.origin = handleValue(this.store.figure, l.handle).pos;
+        atFrame[l.constraint.type === 'plane' ? 'normal' : 'direction'] = dir;
+      }
+      return atFrame;
+    });
+    const sys = this.store.m.constraintSystemFromDocument(
+      [this.store.figure],
+      { handles, constraints },
+      { name: 'locks', spareHandles: 5 + extraHandles, spareConstraints: 3 },
+    );
+    return { sys, cons: constraints.map((_, i) => i), handleIndex };
+  }
+
+  /**
+   * each(lock, dir) over the locks, dir the keyed direction at the frame of a plane or line
+   * lock whose target is keyed (`target_keys`), else null: read by the module's sequence
+   * reader (the document's constraint at its index, Sequence.targetAt), only when there is one.
+   */
+  keyedPlanes(locks, each) {
+    const keyed = (c) => (c.type === 'plane' || c.type === 'line') && c.target_keys?.length;
+    if (!locks.some((l) => keyed(l.constraint))) return locks.map((l) => each(l, null));
+    const store = this.store,
+      fig = figureFor(store),
+      seq = fullSequence(store.m, fig, store.doc);
+    try {
+      return locks.map((l) =>
+        keyed(l.constraint) ? each(l, seq.targetAt(store.doc.constraints.indexOf(l.constraint), store.ui.frame).dir) : each(l, null),
+      );
+    } finally {
+      seq.dispose();
+      fig.dispose();
     }
-    return { sys, cons, handleIndex: idx };
   }
 
   /**
