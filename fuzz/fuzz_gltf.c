@@ -1,7 +1,8 @@
 /* libFuzzer target for the glTF 2.0 reader: any bytes as a .gltf or .glb image (external
  * buffer URIs point into a folder that does not exist, so no real file is read). A file
  * that loads is also sampled, skinned and turned into a model and a motion, to reach that
- * code with whatever the reader accepted. Seeds: fuzz/corpus/fuzz_gltf/. */
+ * code with whatever the reader accepted, and written back as a .glb in memory. Seeds:
+ * fuzz/corpus/fuzz_gltf/. */
 #include <marionette/gltf.h>
 
 #include <stdint.h>
@@ -51,6 +52,16 @@ int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
                 abort();
     free(q);
     free(work);
+    /* the glB writer (in memory) on the model and the skin as read, its look kept */
+    if (m) {
+        mn_gltf_write_options o = mn_gltf_write_default();
+        o.keep_attributes = 1;
+        unsigned char* glb = NULL;
+        size_t len = 0;
+        mn_status st = mn_gltf_write_mem(m, NULL, &g, &o, &glb, &len, &e);
+        if (st == MN_OK && (len < 20 || len % 4 != 0)) abort();
+        free(glb);
+    }
     mn_model_destroy(m);
     mn_gltf_free(&g);
     return 0;

@@ -204,6 +204,11 @@ mn_gltf_write_options mn_gltf_write_default(void);
  * (MN_ERR_ARG). */
 mn_status mn_gltf_write_ex(const char* path, const mn_model* m, const mn_motion* motion,
                            const mn_gltf* skin, const mn_gltf_write_options* opt, mn_error* err);
+/* mn_gltf_write_ex into memory: *glb (malloc'd; free it with free) holds the *len bytes of
+ * the .glb that mn_gltf_write_ex writes, without a file; messages name no file. */
+mn_status mn_gltf_write_mem(const mn_model* m, const mn_motion* motion, const mn_gltf* skin,
+                            const mn_gltf_write_options* opt, unsigned char** glb, size_t* len,
+                            mn_error* err);
 
 /* Animation `anim` (>= 0) as a motion at its own key times when they are evenly spaced from
  * 0 (within 1e-4 of the interval: one frame per key), else at 30 frames per second, but

@@ -82,6 +82,11 @@ mn_bvh_write_options mn_bvh_write_default(void);
  * unit quaternion. */
 mn_status mn_bvh_write_ex(const char* path, const mn_model* m, const mn_motion* motion,
                           const mn_bvh_write_options* opt, mn_error* err);
+/* mn_bvh_write_ex into a malloc'd, NUL-terminated text (free it with free): the bytes
+ * mn_bvh_write_ex writes, without a file; messages name no file. */
+mn_status mn_bvh_write_mem(const mn_model* m, const mn_motion* motion,
+                           const mn_bvh_write_options* opt, char** text, size_t* len,
+                           mn_error* err);
 
 /* A model and its motion as a glTF 2.0 binary: mn_gltf_write in gltf.h. */
 

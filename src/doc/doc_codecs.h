@@ -30,6 +30,16 @@ mn_status mn_gltf_read_mem_files(const void* data, size_t len, const char* name,
  * in the messages. */
 mn_status mn_figure_doc_text(mn_strbuf* b, const char* name, const mn_model* m,
                              const mn_motion* motion, const mn_figure_skin* skin, mn_error* err);
+/* The BVH text (mn_bvh_write_mem) into b (mn_strbuf_init'd here; freed on failure),
+ * arguments checked first, name in the messages. */
+mn_status mn_bvh_write_text(mn_strbuf* b, const char* name, const mn_model* m,
+                            const mn_motion* motion, const mn_bvh_write_options* opt,
+                            mn_error* err);
+/* The .glb's bytes (mn_gltf_write_mem) into *glb (malloc'd), arguments checked first, name
+ * in the messages. */
+mn_status mn_gltf_glb(const char* name, const mn_model* m, const mn_motion* motion,
+                      const mn_gltf* skin, const mn_gltf_write_options* opt, unsigned char** glb,
+                      size_t* len, mn_error* err);
 /* The skeleton text writer's check of the joint names (messages name path); 0 when refused. */
 int mn_skel_check_names(const char* path, const mn_model* m, mn_error* err);
 

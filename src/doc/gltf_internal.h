@@ -1,4 +1,4 @@
-/* Private parts of the glTF 2.0 reader (src/doc/gltf*.c; the writer is io/gltf_write.c).
+/* Private parts of the glTF 2.0 reader and writer (src/doc/gltf*.c).
  *
  * gltf_buffer.c  the container: .glb chunks, the JSON (cJSON), buffers (GLB BIN chunk,
  *                base64 data: URIs, external files) and accessors (byteStride, sparse,

@@ -44,6 +44,20 @@ mn_status mn_bvh_read(const char* path, const mn_bvh_options* opt, mn_model** mo
     return mn_io_read_path(path, bvh_text, &a, err);
 }
 
+mn_status mn_bvh_write(const char* path, const mn_model* m, const mn_motion* motion,
+                       mn_error* err) {
+    return mn_bvh_write_ex(path, m, motion, NULL, err);
+}
+
+mn_status mn_bvh_write_ex(const char* path, const mn_model* m, const mn_motion* motion,
+                          const mn_bvh_write_options* opt, mn_error* err) {
+    if (!path) return mn_error_set(err, MN_ERR_ARG, "", 0, "", "path and model are required");
+    mn_strbuf b;
+    mn_status s = mn_bvh_write_text(&b, path, m, motion, opt, err);
+    if (s != MN_OK) return s;
+    return mn_strbuf_write(&b, path, err);
+}
+
 mn_status mn_skel_read(const char* path, mn_model** model, mn_warnings* warn, mn_error* err) {
     return mn_io_read_figure(path, mn_skel_read_mem, model, warn, err);
 }
@@ -168,6 +182,22 @@ mn_status mn_scene_read(const char* path, mn_scene** out, mn_error* err) {
 mn_status mn_gltf_read_mem(const void* data, size_t len, const char* name, mn_gltf* out,
                            mn_warnings* warn, mn_error* err) {
     return mn_gltf_read_mem_files(data, len, name, mn_read_file_beneath, out, warn, err);
+}
+
+mn_status mn_gltf_write(const char* path, const mn_model* m, const mn_motion* motion,
+                        const mn_gltf* skin, mn_error* err) {
+    return mn_gltf_write_ex(path, m, motion, skin, NULL, err);
+}
+
+mn_status mn_gltf_write_ex(const char* path, const mn_model* m, const mn_motion* motion,
+                           const mn_gltf* skin, const mn_gltf_write_options* opt, mn_error* err) {
+    if (!path || !m) return mn_error_set(err, MN_ERR_ARG, path ? path : "", 0, "", "NULL argument");
+    unsigned char* glb = NULL;
+    size_t len = 0;
+    mn_status s = mn_gltf_glb(path, m, motion, skin, opt, &glb, &len, err);
+    if (s == MN_OK) s = mn_write_file_atomic(path, (const char*)glb, len, err);
+    free(glb);
+    return s;
 }
 
 static mn_status gltf_text(const char* text, size_t len, const char* name, void* args,

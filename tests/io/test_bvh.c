@@ -284,6 +284,47 @@ static void test_round_trip_files(void) {
     }
 }
 
+/* The memory form gives the bytes the path form writes (plain and stood up at the root),
+ * and refuses what the path form refuses, naming no file and giving no text. */
+static void test_write_mem(void) {
+    mn_bvh_write_options up = mn_bvh_write_default();
+    up.root_rot = mn_q4(sqrt(0.5), -sqrt(0.5), 0, 0);
+    for (int i = 0; i < NCASES; i++) {
+        mn_model* m = NULL;
+        mn_motion mo;
+        mn_error err;
+        CHECK(mn_bvh_read(cases[i].path, NULL, &m, &mo, NULL, &err) == MN_OK);
+        if (!m) continue;
+        for (int k = 0; k < 2; k++) {
+            const mn_bvh_write_options* opt = k ? &up : NULL;
+            const char* out = mn_test_write_temp(".bvh", "", 0);
+            CHECK(mn_bvh_write_ex(out, m, &mo, opt, &err) == MN_OK);
+            size_t nf = 0, nm = 0;
+            char* file = mn_test_read_file(out, &nf);
+            char* text = NULL;
+            CHECK(mn_bvh_write_mem(m, &mo, opt, &text, &nm, &err) == MN_OK);
+            CHECK(file && text && nf == nm && memcmp(file, text, nf) == 0 && text[nm] == 0);
+            free(file);
+            free(text);
+        }
+        char* text = (char*)1;
+        size_t n = 7;
+        mn_bvh_write_options bad = mn_bvh_write_default();
+        bad.root_rot = mn_q4(2, 0, 0, 0);
+        CHECK(mn_bvh_write_mem(m, &mo, &bad, &text, &n, &err) == MN_ERR_ARG);
+        CHECK(!text && n == 0 && strcmp(err.file, "") == 0 && strcmp(err.field, "root_rot") == 0);
+        double keep = mo.q[0];
+        mo.q[0] = NAN;
+        CHECK(mn_bvh_write_mem(m, &mo, NULL, &text, &n, &err) == MN_ERR_ARG);
+        CHECK(!text && strcmp(err.field, "motion") == 0);
+        mo.q[0] = keep;
+        CHECK(mn_bvh_write_mem(NULL, &mo, NULL, &text, &n, &err) == MN_ERR_ARG && !text);
+        CHECK(mn_bvh_write_mem(m, &mo, NULL, NULL, &n, &err) == MN_ERR_ARG);
+        mn_motion_free(&mo);
+        mn_model_destroy(m);
+    }
+}
+
 /* The same file with LF and with CRLF line endings reads to the same model and motion. */
 static void test_crlf_lf(void) {
     size_t n;
@@ -1268,6 +1309,7 @@ int main(int argc, char** argv) {
     mn_test_init(argc, argv);
     RUN(test_read_files);
     RUN(test_round_trip_files);
+    RUN(test_write_mem);
     RUN(test_crlf_lf);
     RUN(test_scale);
     RUN(test_unusual_channels);

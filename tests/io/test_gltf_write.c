@@ -298,9 +298,64 @@ static void test_objects(void) {
     mn_model_destroy(m);
 }
 
+/* The file the path form writes and the bytes of the memory form, compared. */
+static void same_bytes(const mn_model* m, const mn_motion* mo, const mn_gltf* skin,
+                       const mn_gltf_write_options* o) {
+    mn_error err;
+    const char* out = mn_test_write_temp(".glb", "", 0);
+    CHECK(mn_gltf_write_ex(out, m, mo, skin, o, &err) == MN_OK);
+    size_t nf = 0, nm = 0;
+    char* file = mn_test_read_file(out, &nf);
+    unsigned char* glb = NULL;
+    CHECK(mn_gltf_write_mem(m, mo, skin, o, &glb, &nm, &err) == MN_OK);
+    CHECK(file && glb && nf == nm && nf > 20 && memcmp(file, glb, nf) == 0);
+    free(file);
+    free(glb);
+    remove(out);
+}
+
+/* The memory form gives the bytes the path form writes (a skinned figure with its kept
+ * attributes and materials; a figure scaled, stood up and moving), and refuses what the path
+ * form refuses, naming no file and giving no bytes. */
+static void test_write_mem(void) {
+    mn_model* m = NULL;
+    mn_motion mo;
+    mn_gltf skin;
+    mn_error err;
+    CHECK(mn_figure_read_skin(MN_DATA "/skinned/CesiumMan.glb", &m, &mo, &skin, NULL, &err) ==
+          MN_OK);
+    if (!m) return;
+    CHECK(skin.nverts > 0 && mo.nframes > 1);
+    mn_gltf_write_options o = mn_gltf_write_default();
+    same_bytes(m, &mo, &skin, &o);
+    o.keep_attributes = 1;
+    same_bytes(m, &mo, &skin, &o);
+    o = mn_gltf_write_default();
+    o.scale = 0.5;
+    o.root_rot = mn_q4(sqrt(0.5), -sqrt(0.5), 0, 0);
+    same_bytes(m, &mo, NULL, &o);
+    same_bytes(m, NULL, NULL, NULL);
+    unsigned char* glb = (unsigned char*)1;
+    size_t n = 7;
+    CHECK(mn_gltf_write_mem(m, &mo, &skin, &o, &glb, &n, &err) == MN_ERR_UNSUPPORTED);
+    CHECK(!glb && n == 0 && strcmp(err.file, "") == 0 && strcmp(err.field, "skin") == 0);
+    o.scale = 0;
+    CHECK(mn_gltf_write_mem(m, &mo, NULL, &o, &glb, &n, &err) == MN_ERR_ARG);
+    CHECK(!glb && strcmp(err.field, "scale") == 0);
+    mo.q[1] = NAN;
+    CHECK(mn_gltf_write_mem(m, &mo, NULL, NULL, &glb, &n, &err) == MN_ERR_ARG);
+    CHECK(!glb && strcmp(err.field, "motion") == 0);
+    CHECK(mn_gltf_write_mem(NULL, NULL, NULL, NULL, &glb, &n, &err) == MN_ERR_ARG && !glb);
+    CHECK(mn_gltf_write_mem(m, NULL, NULL, NULL, NULL, &n, &err) == MN_ERR_ARG);
+    mn_gltf_free(&skin);
+    mn_motion_free(&mo);
+    mn_model_destroy(m);
+}
+
 int main(int argc, char** argv) {
     mn_test_init(argc, argv);
     RUN(test_round_trip_positions);
     RUN(test_objects);
+    RUN(test_write_mem);
     return mn_test_report();
 }

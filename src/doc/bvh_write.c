@@ -1,4 +1,5 @@
-/* BVH writer: any model and motion -> HIERARCHY + MOTION text, written atomically.
+/* BVH writer: any model and motion -> HIERARCHY + MOTION text, in memory (the path form,
+ * written atomically, is io's: src/io/doc_files.c).
  *
  * Each model joint becomes one BVH joint whose channels reproduce its local transform
  * T = Trans(offset) Rot(orient) Motion(q) (docs/bvh.md, "Writing any model"):
@@ -15,7 +16,7 @@
  * bvh_internal.h) is written back as the one BVH joint it came from, with the channels in
  * their original order. */
 #include "doc/bvh_internal.h"
-#include "io/io_internal.h"
+#include "doc/doc_codecs.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -297,7 +298,7 @@ static int node_joint_of(const writer* W, int c) {
 }
 
 /* HIERARCHY, depth first with an explicit stack (a model may be a very long chain). */
-static mn_status write_hierarchy(writer* W, mn_strbuf* b, mn_error* err, const char* path) {
+static mn_status write_hierarchy(writer* W, mn_strbuf* b, mn_error* err, const char* name) {
     const mn_model* m = W->m;
     /* stack of joints to open (j) or close (~j), with the BVH depth of each entry */
     int* stack = malloc(((size_t)m->njoint * 2 + 2) * sizeof *stack);
@@ -305,7 +306,7 @@ static mn_status write_hierarchy(writer* W, mn_strbuf* b, mn_error* err, const c
     if (!stack || !sdepth) {
         free(stack);
         free(sdepth);
-        return mn_error_set(err, MN_ERR_NOMEM, path, 0, "", "out of memory");
+        return mn_error_set(err, MN_ERR_NOMEM, name, 0, "", "out of memory");
     }
     int top = 0, col = 0;
     mn_strbuf_append(b, "HIERARCHY\n", 10);
@@ -447,11 +448,6 @@ mn_bvh_write_options mn_bvh_write_default(void) {
     return o;
 }
 
-mn_status mn_bvh_write(const char* path, const mn_model* m, const mn_motion* motion,
-                       mn_error* err) {
-    return mn_bvh_write_ex(path, m, motion, NULL, err);
-}
-
 /* Plans every BVH joint of W's model into W->nodes: series first (their members are
  * folded away), then compound joints, then one BVH joint per remaining joint. */
 static void plan_nodes(writer* W) {
@@ -502,32 +498,32 @@ static void plan_nodes(writer* W) {
     }
 }
 
-/* The nodes' names as written (whitespace as '_'), refused when not unique. */
-static mn_status name_nodes(writer* W, const char* path, mn_error* err) {
+/* The nodes' names as written (whitespace as '_'), refused when not unique (file in messages). */
+static mn_status name_nodes(writer* W, const char* file, mn_error* err) {
     const mn_model* m = W->m;
     mn_status st = MN_OK;
     /* Names as written: whitespace as '_', unique. */
     mn_name_map written;
     memset(&written, 0, sizeof written);
     if (!mn_name_map_init(&written, (size_t)W->nnodes + 1))
-        st = mn_error_set(err, MN_ERR_NOMEM, path, 0, "", "out of memory");
+        st = mn_error_set(err, MN_ERR_NOMEM, file, 0, "", "out of memory");
     for (int i = 0; i < W->nnodes && !st; i++) {
         int j = W->nodes[i].joint;
         const char* name = m->jnt_name[j];
         size_t n = strlen(name);
         if (n == 0 || name[n - 1] == '{' || !mn_utf8_text(name, n)) {
-            st = mn_error_set(err, MN_ERR_ARG, path, 0, "name",
+            st = mn_error_set(err, MN_ERR_ARG, file, 0, "name",
                               "joint %d: its name cannot be written as BVH", j);
             break;
         }
         W->nodes[i].name = mn_bvh_name_written(name);
         if (!W->nodes[i].name) {
-            st = mn_error_set(err, MN_ERR_NOMEM, path, 0, "", "out of memory");
+            st = mn_error_set(err, MN_ERR_NOMEM, file, 0, "", "out of memory");
             break;
         }
         int other = mn_name_map_put(&written, W->nodes[i].name, j);
         if (other >= 0)
-            st = mn_error_set(err, MN_ERR_ARG, path, 0, "name",
+            st = mn_error_set(err, MN_ERR_ARG, file, 0, "name",
                               "joints %d and %d: their names are both '%s' in BVH (whitespace "
                               "written as '_')",
                               other, j, W->nodes[i].name);
@@ -537,7 +533,7 @@ static mn_status name_nodes(writer* W, const char* path, mn_error* err) {
 }
 
 /* The MOTION section: every frame's channels, refused beyond what the reader takes. */
-static mn_status write_motion(const writer* W, const mn_motion* mo, mn_strbuf* b, const char* path,
+static mn_status write_motion(const writer* W, const mn_motion* mo, mn_strbuf* b, const char* name,
                               mn_error* err) {
     const mn_model* m = W->m;
     mn_status st = MN_OK;
@@ -550,7 +546,7 @@ static mn_status write_motion(const writer* W, const mn_motion* mo, mn_strbuf* b
         for (int k = 0; k < W->nodes[i].nch; k++)
             angle[W->nodes[i].col + k] = W->nodes[i].codes[k] >= 3;
     if (!row || !angle) {
-        st = mn_error_set(err, MN_ERR_NOMEM, path, 0, "", "out of memory");
+        st = mn_error_set(err, MN_ERR_NOMEM, name, 0, "", "out of memory");
     } else {
         mn_strbuf_printf(b, "MOTION\nFrames: %d\nFrame Time: ", mo->nframes);
         put_number(b, mo->frame_time);
@@ -560,7 +556,7 @@ static mn_status write_motion(const writer* W, const mn_motion* mo, mn_strbuf* b
             for (int c = 0; c < ncol; c++) {
                 /* what the reader would refuse is refused here */
                 if (!(fabs(row[c]) <= MN_BVH_MAX_ABS)) {
-                    st = mn_error_set(err, MN_ERR_ARG, path, 0, "motion",
+                    st = mn_error_set(err, MN_ERR_ARG, name, 0, "motion",
                                       "frame %d: channel %d is %g, beyond the BVH range of %g", f,
                                       c + 1, row[c], MN_BVH_MAX_ABS);
                     break;
@@ -579,29 +575,29 @@ static mn_status write_motion(const writer* W, const mn_motion* mo, mn_strbuf* b
     return st;
 }
 
-mn_status mn_bvh_write_ex(const char* path, const mn_model* m, const mn_motion* motion,
-                          const mn_bvh_write_options* opt, mn_error* err) {
+mn_status mn_bvh_write_text(mn_strbuf* b, const char* name, const mn_model* m,
+                            const mn_motion* motion, const mn_bvh_write_options* opt,
+                            mn_error* err) {
+    mn_strbuf_init(b);
     mn_quat U = opt ? opt->root_rot : mn_quat_identity();
     double un = U.w * U.w + U.x * U.x + U.y * U.y + U.z * U.z;
-    if (path && (!isfinite(un) || fabs(un - 1) > 1e-9))
-        return mn_error_set(err, MN_ERR_ARG, path, 0, "root_rot", "not a unit quaternion");
-    if (!path || !m)
-        return mn_error_set(err, MN_ERR_ARG, path ? path : "", 0, "",
-                            "path and model are required");
+    if (!isfinite(un) || fabs(un - 1) > 1e-9)
+        return mn_error_set(err, MN_ERR_ARG, name, 0, "root_rot", "not a unit quaternion");
+    if (!m) return mn_error_set(err, MN_ERR_ARG, name, 0, "", "path and model are required");
     if (m->njoint <= 0)
-        return mn_error_set(err, MN_ERR_ARG, path, 0, "model", "the model has no joints");
+        return mn_error_set(err, MN_ERR_ARG, name, 0, "model", "the model has no joints");
     mn_motion rest = {1, m->nq, 1.0 / 30.0, m->q0};
     const mn_motion* mo = motion ? motion : &rest;
     if (mo->nq != m->nq || mo->nframes < 0 || (mo->nframes > 0 && m->nq > 0 && !mo->q))
-        return mn_error_set(err, MN_ERR_ARG, path, 0, "motion",
+        return mn_error_set(err, MN_ERR_ARG, name, 0, "motion",
                             "motion does not fit the model (nq %d, model nq %d)", mo->nq, m->nq);
     if (!(mo->frame_time > 0) || !isfinite(mo->frame_time))
-        return mn_error_set(err, MN_ERR_ARG, path, 0, "frame_time",
+        return mn_error_set(err, MN_ERR_ARG, name, 0, "frame_time",
                             "frame time must be positive and finite");
     size_t nvals = (size_t)mo->nframes * (size_t)m->nq;
     for (size_t i = 0; i < nvals; i++)
         if (!isfinite(mo->q[i]))
-            return mn_error_set(err, MN_ERR_ARG, path, 0, "motion",
+            return mn_error_set(err, MN_ERR_ARG, name, 0, "motion",
                                 "frame %zu: state %zu is not finite", i / (size_t)m->nq,
                                 i % (size_t)m->nq);
 
@@ -620,7 +616,7 @@ mn_status mn_bvh_write_ex(const char* path, const mn_model* m, const mn_motion* 
     if (!W.first_child || !W.next_sibling || !W.series_final || !W.folded || !W.nodes ||
         !W.node_of) {
         writer_free(&W);
-        return mn_error_set(err, MN_ERR_NOMEM, path, 0, "", "out of memory");
+        return mn_error_set(err, MN_ERR_NOMEM, name, 0, "", "out of memory");
     }
     for (int j = (int)nj - 1; j >= 0; j--) {
         W.first_child[j] = -1;
@@ -633,13 +629,25 @@ mn_status mn_bvh_write_ex(const char* path, const mn_model* m, const mn_motion* 
         if (p >= 0) W.first_child[p] = j;
     }
     plan_nodes(&W);
-    mn_status st = name_nodes(&W, path, err);
-    mn_strbuf b;
-    mn_strbuf_init(&b);
-    if (!st) st = write_hierarchy(&W, &b, err, path);
-    if (!st) st = write_motion(&W, mo, &b, path, err);
-    if (!st) st = mn_strbuf_write(&b, path, err);
-    mn_strbuf_free(&b);
+    mn_status st = name_nodes(&W, name, err);
+    if (!st) st = write_hierarchy(&W, b, err, name);
+    if (!st) st = write_motion(&W, mo, b, name, err);
+    if (!st && b->failed) st = mn_error_set(err, MN_ERR_NOMEM, name, 0, "", "out of memory");
+    if (st) mn_strbuf_free(b);
     writer_free(&W);
     return st;
+}
+
+mn_status mn_bvh_write_mem(const mn_model* m, const mn_motion* motion,
+                           const mn_bvh_write_options* opt, char** text, size_t* len,
+                           mn_error* err) {
+    if (text) *text = NULL;
+    if (len) *len = 0;
+    if (!text || !m) return mn_error_set(err, MN_ERR_ARG, "", 0, "", "model and text are required");
+    mn_strbuf b;
+    mn_status st = mn_bvh_write_text(&b, "", m, motion, opt, err);
+    if (st) return st;
+    *text = b.data;
+    if (len) *len = b.len;
+    return MN_OK;
 }

@@ -1,5 +1,6 @@
-/* glTF 2.0 binary writer: a model and a motion -> .glb (glTF 2.0 specification 4.4), written
- * atomically (mn_write_file_atomic).
+/* glTF 2.0 binary writer: a model and a motion -> the bytes of a .glb (glTF 2.0
+ * specification 4.4), in memory (the path form, written atomically, is io's:
+ * src/io/doc_files.c).
  *
  * One node per model joint, named by the joint, children under their parent joint's node,
  * the roots in the scene. A node's rest TRS is the joint's frame at q0 seen from its
@@ -26,8 +27,8 @@
  * Every binary piece starts at a multiple of 4 bytes (all components here are 4 bytes, or
  * 2 x 4 for JOINTS_0), and the chunks are padded to 4 (JSON with spaces, BIN with zeros).
  * The host is assumed little-endian, as glTF's binary data is. */
-#include "io/gltf_internal.h"
-#include "io/io_internal.h"
+#include "doc/doc_codecs.h"
+#include "doc/gltf_internal.h"
 
 #include <marionette/gltf.h>
 #include <marionette/meshio.h>
@@ -231,7 +232,7 @@ static void add_look(wctx* w, const gltf_look* l, mn_strbuf* js) {
 /* The skinned mesh and the skin: adds accessors and writes the mesh and skin JSON into
  * mesh_js; rest: FK frames at q0. */
 static mn_status add_skin(wctx* w, const mn_gltf* g, const mn_model* m, const mn_xform* rest,
-                          int keep_attributes, mn_strbuf* mesh_js, const char* path,
+                          int keep_attributes, mn_strbuf* mesh_js, const char* name,
                           mn_error* err) {
     int nj = g->njoints;
     int* node = malloc(sizeof(int) * (size_t)nj);
@@ -244,11 +245,11 @@ static mn_status add_skin(wctx* w, const mn_gltf* g, const mn_model* m, const mn
     int* run = NULL; /* per primitive written: index accessor, end triangle, material */
     mn_status s = MN_OK;
     if (!node || !gw || !ibm || !pos || !wgt || !jnt || !idx) {
-        s = mn_error_set(err, MN_ERR_NOMEM, path, 0, "", "out of memory");
+        s = mn_error_set(err, MN_ERR_NOMEM, name, 0, "", "out of memory");
         goto done;
     }
     if (nj > 65535) {
-        s = mn_error_set(err, MN_ERR_UNSUPPORTED, path, 0, "skin",
+        s = mn_error_set(err, MN_ERR_UNSUPPORTED, name, 0, "skin",
                          "%d skin joints: JOINTS_0 holds 65535", nj);
         goto done;
     }
@@ -256,7 +257,7 @@ static mn_status add_skin(wctx* w, const mn_gltf* g, const mn_model* m, const mn
     for (int j = 0; j < nj; j++) {
         node[j] = mn_model_find_joint(m, g->joint_name[j]);
         if (node[j] < 0) {
-            s = mn_error_set(err, MN_ERR_ARG, path, 0, "skin",
+            s = mn_error_set(err, MN_ERR_ARG, name, 0, "skin",
                              "skin joint '%.80s' is not a joint of the model", g->joint_name[j]);
             goto done;
         }
@@ -291,7 +292,7 @@ static mn_status add_skin(wctx* w, const mn_gltf* g, const mn_model* m, const mn
     int nrun = 0;
     run = malloc(sizeof(int) * 3 * (size_t)(look ? look->nprims + 1 : 1));
     if (!run) {
-        s = mn_error_set(err, MN_ERR_NOMEM, path, 0, "", "out of memory");
+        s = mn_error_set(err, MN_ERR_NOMEM, name, 0, "", "out of memory");
         goto done;
     }
     for (int p = 0; look && p < look->nprims; p++) {
@@ -319,7 +320,7 @@ static mn_status add_skin(wctx* w, const mn_gltf* g, const mn_model* m, const mn
     /* the kept attributes (accessor -1 for one not written) */
     int anrm = -1, auv = -1, atan = -1;
     if (keep_attributes && !add_attributes(w, g, &anrm, &auv, &atan)) {
-        s = mn_error_set(err, MN_ERR_NOMEM, path, 0, "", "out of memory");
+        s = mn_error_set(err, MN_ERR_NOMEM, name, 0, "", "out of memory");
         goto done;
     }
     mn_strbuf_printf(mesh_js, ",\"meshes\":[{\"name\":\"mesh\",\"primitives\":[");
@@ -363,7 +364,7 @@ done:
  * named as the object's file; node[j] gets the object node's index (after the joints'
  * nodes), -1 for a joint without one. */
 static mn_status add_objects(wctx* w, const mn_model* m, const mn_objects* ob, double scale,
-                             int* node, mn_strbuf* mesh_js, const char* path, mn_error* err) {
+                             int* node, mn_strbuf* mesh_js, const char* name, mn_error* err) {
     int nj = m->njoint, k = 0;
     for (int j = 0; j < nj; j++) {
         const mn_mesh* g = &ob->mesh[j];
@@ -373,7 +374,7 @@ static mn_status add_objects(wctx* w, const mn_model* m, const mn_objects* ob, d
         uint32_t* idx = malloc(sizeof(uint32_t) * 3 * (size_t)g->ntris);
         if (!pos || !idx) {
             free(pos), free(idx);
-            return mn_error_set(err, MN_ERR_NOMEM, path, 0, "", "out of memory");
+            return mn_error_set(err, MN_ERR_NOMEM, name, 0, "", "out of memory");
         }
         double lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
         for (size_t i = 0; i < 3 * (size_t)g->nverts; i++) {
@@ -448,51 +449,252 @@ mn_gltf_write_options mn_gltf_write_default(void) {
     return o;
 }
 
-mn_status mn_gltf_write(const char* path, const mn_model* m, const mn_motion* motion,
-                        const mn_gltf* skin, mn_error* err) {
-    return mn_gltf_write_ex(path, m, motion, skin, NULL, err);
-}
+/* One .glb being made: what it is written from and what the argument checks found. */
+typedef struct glb_job {
+    const char* name; /* the file in messages */
+    const mn_model* m;
+    const mn_motion* mo; /* NULL: no frames */
+    const mn_gltf* skin;
+    mn_gltf_write_options o;
+    const mn_objects* ob; /* NULL: none */
+    int nj, nf;
+    int placed;    /* turned or scaled */
+    int with_mesh; /* the skin has a mesh to write */
+} glb_job;
 
-mn_status mn_gltf_write_ex(const char* path, const mn_model* m, const mn_motion* motion,
+/* The arguments checked (name in the messages) into J. */
+static mn_status glb_check(glb_job* J, const char* name, const mn_model* m, const mn_motion* motion,
                            const mn_gltf* skin, const mn_gltf_write_options* opt, mn_error* err) {
-    if (!path || !m) return mn_error_set(err, MN_ERR_ARG, path ? path : "", 0, "", "NULL argument");
-    mn_gltf_write_options o = opt ? *opt : mn_gltf_write_default();
-    mn_quat u = o.root_rot;
+    memset(J, 0, sizeof *J);
+    if (!m) return mn_error_set(err, MN_ERR_ARG, name, 0, "", "NULL argument");
+    J->name = name;
+    J->m = m;
+    J->skin = skin;
+    J->o = opt ? *opt : mn_gltf_write_default();
+    const mn_gltf_write_options* o = &J->o;
+    mn_quat u = o->root_rot;
     double un = u.w * u.w + u.x * u.x + u.y * u.y + u.z * u.z;
-    if (!isfinite(o.scale) || !(o.scale > 0))
-        return mn_error_set(err, MN_ERR_ARG, path, 0, "scale", "must be finite and > 0");
+    if (!isfinite(o->scale) || !(o->scale > 0))
+        return mn_error_set(err, MN_ERR_ARG, name, 0, "scale", "must be finite and > 0");
     if (!isfinite(un) || fabs(un - 1) > 1e-9)
-        return mn_error_set(err, MN_ERR_ARG, path, 0, "root_rot", "not a unit quaternion");
-    int placed = o.scale != 1 || u.w != 1; /* turned or scaled */
+        return mn_error_set(err, MN_ERR_ARG, name, 0, "root_rot", "not a unit quaternion");
+    J->placed = o->scale != 1 || u.w != 1;
     const mn_motion* mo = motion && motion->nframes > 0 ? motion : NULL;
     if (mo && (mo->nq != m->nq || (m->nq > 0 && !mo->q) || !(mo->frame_time > 0) ||
                !isfinite(mo->frame_time)))
-        return mn_error_set(err, MN_ERR_ARG, path, 0, "motion",
+        return mn_error_set(err, MN_ERR_ARG, name, 0, "motion",
                             "motion does not fit the model (nq %d, model nq %d)", mo->nq, m->nq);
     if (mo && m->nq > 0)
         for (size_t k = 0; k < (size_t)mo->nframes * (size_t)m->nq; k++)
             if (!isfinite(mo->q[k]))
-                return mn_error_set(err, MN_ERR_ARG, path, 0, "motion",
+                return mn_error_set(err, MN_ERR_ARG, name, 0, "motion",
                                     "frame %zu: state %zu is not finite", k / (size_t)m->nq,
                                     k % (size_t)m->nq);
-    int nj = m->njoint, nf = mo ? mo->nframes : 0;
-    if (nj < 1) return mn_error_set(err, MN_ERR_ARG, path, 0, "model", "no joints");
-    int with_mesh = skin && skin->njoints > 0 && skin->nverts > 0 && skin->ntris > 0;
-    if (with_mesh && placed)
-        return mn_error_set(err, MN_ERR_UNSUPPORTED, path, 0, "skin",
+    J->mo = mo;
+    J->nj = m->njoint;
+    J->nf = mo ? mo->nframes : 0;
+    if (J->nj < 1) return mn_error_set(err, MN_ERR_ARG, name, 0, "model", "no joints");
+    J->with_mesh = skin && skin->njoints > 0 && skin->nverts > 0 && skin->ntris > 0;
+    if (J->with_mesh && J->placed)
+        return mn_error_set(err, MN_ERR_UNSUPPORTED, name, 0, "skin",
                             "a skinned mesh is written in its own units and axes only (scale 1, "
                             "no turn at the root)");
-    const mn_objects* ob = o.objects && o.objects->nobjects > 0 ? o.objects : NULL;
-    if (ob && ob->njoint != nj)
-        return mn_error_set(err, MN_ERR_ARG, path, 0, "objects",
-                            "made for a figure of %d joints, this one has %d", ob->njoint, nj);
-    if ((ob || o.pose) && with_mesh)
-        return mn_error_set(err, MN_ERR_UNSUPPORTED, path, 0, ob ? "objects" : "pose",
+    J->ob = o->objects && o->objects->nobjects > 0 ? o->objects : NULL;
+    if (J->ob && J->ob->njoint != J->nj)
+        return mn_error_set(err, MN_ERR_ARG, name, 0, "objects",
+                            "made for a figure of %d joints, this one has %d", J->ob->njoint,
+                            J->nj);
+    if ((J->ob || o->pose) && J->with_mesh)
+        return mn_error_set(err, MN_ERR_UNSUPPORTED, name, 0, J->ob ? "objects" : "pose",
                             "not written with a skinned mesh");
-    if (o.pose)
+    if (o->pose)
         for (int k = 0; k < m->nq; k++)
-            if (!isfinite(o.pose[k]))
-                return mn_error_set(err, MN_ERR_ARG, path, 0, "pose", "state %d is not finite", k);
+            if (!isfinite(o->pose[k]))
+                return mn_error_set(err, MN_ERR_ARG, name, 0, "pose", "state %d is not finite", k);
+    return MN_OK;
+}
+
+/* The poses as the joints' local frames, times scale, the roots turned by root_rot: frame 0
+ * of rq/rt the rest pose (or the options' pose), 1..nf the motion, each rotation on the
+ * side of the previous frame's (the shorter way for LINEAR); rest: frame 0's FK frames. */
+static void glb_poses(const glb_job* J, mn_data* d, mn_quat* rq, mn_vec3* rt, mn_xform* rest) {
+    const mn_model* m = J->m;
+    int nj = J->nj;
+    mn_quat u = J->o.root_rot;
+    for (int f = 0; f <= J->nf; f++) {
+        memcpy(d->q,
+               f           ? J->mo->q + (size_t)(f - 1) * (size_t)m->nq
+               : J->o.pose ? J->o.pose
+                           : m->q0,
+               sizeof(double) * (size_t)m->nq);
+        mn_fk(m, d);
+        if (f == 0) memcpy(rest, d->xf, sizeof(mn_xform) * (size_t)nj);
+        for (int j = 0; j < nj; j++) {
+            mn_quat* r = &rq[(size_t)f * nj + j];
+            mn_vec3* t = &rt[(size_t)f * nj + j];
+            local_of(m, d->xf, j, r, t);
+            if (J->placed && m->jnt_parent[j] < 0) { /* a root: its frame is the world's */
+                *r = mn_quat_normalize(mn_quat_mul(u, *r));
+                *t = mn_quat_rotate(u, *t);
+            }
+            t->x *= J->o.scale, t->y *= J->o.scale, t->z *= J->o.scale;
+            const mn_quat* prev = f ? &rq[(size_t)(f - 1) * nj + j] : NULL;
+            if (prev && r->w * prev->w + r->x * prev->x + r->y * prev->y + r->z * prev->z < 0)
+                *r = mn_q4(-r->w, -r->x, -r->y, -r->z);
+        }
+    }
+}
+
+/* The animation: the key times' accessor, then per joint a translation (SLIDE, FREE) and a
+ * rotation (HINGE, BALL, FREE) accessor of frames 1..nf of rq/rt, each with its sampler
+ * and channel; fv holds 4 floats per frame. Returns the number of channels. */
+static int glb_animation(wctx* w, const glb_job* J, const mn_quat* rq, const mn_vec3* rt, float* fv,
+                         mn_strbuf* samps, mn_strbuf* chans) {
+    const mn_model* m = J->m;
+    int nj = J->nj, nf = J->nf, nch = 0;
+    if (nf <= 0) return 0;
+    double lo = 0, hi = (double)(float)((nf - 1) * J->mo->frame_time);
+    for (int f = 0; f < nf; f++)
+        fv[f] = (float)(f * J->mo->frame_time);
+    int atime = add_accessor(w, fv, sizeof(float) * (size_t)nf, 5126, nf, "SCALAR", 0, &lo, &hi, 1);
+    for (int j = 0; j < nj; j++) {
+        int t = m->jnt_type[j];
+        for (int pth = 0; pth < 2; pth++) {
+            int want = pth == 0 ? (t == MN_JOINT_SLIDE || t == MN_JOINT_FREE)
+                                : (t == MN_JOINT_HINGE || t == MN_JOINT_BALL || t == MN_JOINT_FREE);
+            if (!want) continue;
+            for (int f = 1; f <= nf; f++) {
+                float* o = fv + (size_t)(f - 1) * (pth ? 4 : 3);
+                if (pth == 0) {
+                    mn_vec3 v = rt[(size_t)f * nj + j];
+                    o[0] = (float)v.x, o[1] = (float)v.y, o[2] = (float)v.z;
+                } else {
+                    mn_quat r = rq[(size_t)f * nj + j];
+                    o[0] = (float)r.x, o[1] = (float)r.y, o[2] = (float)r.z, o[3] = (float)r.w;
+                }
+            }
+            int a = add_accessor(w, fv, sizeof(float) * (size_t)nf * (pth ? 4 : 3), 5126, nf,
+                                 pth ? "VEC4" : "VEC3", 0, NULL, NULL, 0);
+            mn_strbuf_printf(samps, "%s{\"input\":%d,\"output\":%d,\"interpolation\":\"LINEAR\"}",
+                             nch ? "," : "", atime, a);
+            mn_strbuf_printf(chans, "%s{\"sampler\":%d,\"target\":{\"node\":%d,\"path\":\"%s\"}}",
+                             nch ? "," : "", nch, j, pth == 0 ? "translation" : "rotation");
+            nch++;
+        }
+    }
+    return nch;
+}
+
+/* The JSON's start: asset, scene (the roots, then the mesh node) and the nodes: one per
+ * joint with its rest translation and rotation (frame 0 of rq/rt) and its children in
+ * ascending order (its object's node last), then the mesh node, then the objects' nodes. */
+static mn_status glb_nodes(mn_strbuf* js, const glb_job* J, const mn_quat* rq, const mn_vec3* rt,
+                           const int* obj_node, mn_error* err) {
+    const mn_model* m = J->m;
+    int nj = J->nj;
+    mn_strbuf_printf(js, "{\"asset\":{\"version\":\"2.0\",\"generator\":\"marionette\"},\"scene\":"
+                         "0,\"scenes\":[{\"nodes\":[");
+    int first = 1;
+    for (int j = 0; j < nj; j++)
+        if (m->jnt_parent[j] < 0) mn_strbuf_printf(js, "%s%d", first ? "" : ",", j), first = 0;
+    if (J->with_mesh) mn_strbuf_printf(js, ",%d", nj);
+    mn_strbuf_printf(js, "]}],\"nodes\":[");
+    /* children lists in ascending order: first child, next sibling */
+    int* kid = malloc(sizeof(int) * 2 * (size_t)nj);
+    if (!kid) return mn_error_set(err, MN_ERR_NOMEM, J->name, 0, "", "out of memory");
+    for (int j = 0; j < nj; j++)
+        kid[j] = -1;
+    for (int c = nj - 1; c >= 0; c--) {
+        int par = m->jnt_parent[c];
+        kid[nj + c] = par >= 0 ? kid[par] : -1;
+        if (par >= 0) kid[par] = c;
+    }
+    for (int j = 0; j < nj; j++) {
+        mn_quat r = rq[j];
+        mn_vec3 t = rt[j];
+        mn_strbuf_printf(js, "%s{\"name\":", j ? "," : "");
+        put_string(js, m->jnt_name[j] ? m->jnt_name[j] : "");
+        mn_strbuf_printf(js, ",\"translation\":[%.9g,%.9g,%.9g],\"rotation\":[%.9g,%.9g,%.9g,%.9g]",
+                         (double)(float)t.x, (double)(float)t.y, (double)(float)t.z,
+                         (double)(float)r.x, (double)(float)r.y, (double)(float)r.z,
+                         (double)(float)r.w);
+        int on = obj_node ? obj_node[j] : -1;
+        for (int c = kid[j]; c >= 0; c = kid[nj + c])
+            mn_strbuf_printf(js, "%s%d", c == kid[j] ? ",\"children\":[" : ",", c);
+        if (on >= 0) mn_strbuf_printf(js, "%s%d", kid[j] >= 0 ? "," : ",\"children\":[", on);
+        if (kid[j] >= 0 || on >= 0) mn_strbuf_printf(js, "]");
+        mn_strbuf_printf(js, "}");
+    }
+    free(kid);
+    if (J->with_mesh) mn_strbuf_printf(js, ",{\"name\":\"mesh\",\"mesh\":0,\"skin\":0}");
+    for (int j = 0, k = 0; obj_node && j < nj; j++) {
+        if (obj_node[j] < 0) continue;
+        mn_strbuf_printf(js, ",{\"name\":");
+        char name[300];
+        snprintf(name, sizeof name, "%s object", m->jnt_name[j] ? m->jnt_name[j] : "");
+        put_string(js, name);
+        mn_strbuf_printf(js, ",\"mesh\":%d}", k++);
+    }
+    mn_strbuf_printf(js, "]");
+    return MN_OK;
+}
+
+/* The JSON's end after the nodes: meshes and skins (mesh_js), the animation, the buffer,
+ * its views and the accessors. */
+static void glb_json_end(mn_strbuf* js, const wctx* w, const mn_strbuf* mesh_js, int nch,
+                         const mn_strbuf* chans, const mn_strbuf* samps) {
+    if (mesh_js->len) mn_strbuf_append(js, mesh_js->data, mesh_js->len);
+    if (nch > 0) {
+        mn_strbuf_printf(js, ",\"animations\":[{\"name\":\"motion\",\"channels\":[");
+        mn_strbuf_append(js, chans->data, chans->len);
+        mn_strbuf_printf(js, "],\"samplers\":[");
+        mn_strbuf_append(js, samps->data, samps->len);
+        mn_strbuf_printf(js, "]}]");
+    }
+    if (w->nviews > 0) {
+        mn_strbuf_printf(js, ",\"buffers\":[{\"byteLength\":%zu}],\"bufferViews\":[", w->b.len);
+        mn_strbuf_append(js, w->views.data, w->views.len);
+        mn_strbuf_printf(js, "],\"accessors\":[");
+        mn_strbuf_append(js, w->acc.data, w->acc.len);
+        mn_strbuf_printf(js, "]");
+    }
+    mn_strbuf_printf(js, "}");
+}
+
+/* GLB (4.4): header, JSON chunk padded with spaces, BIN chunk (when there is binary data)
+ * padded with zeros, into a malloc'd *out of *len bytes. */
+static mn_status glb_pack(const char* name, const mn_strbuf* js, const bin* b, unsigned char** out,
+                          size_t* len, mn_error* err) {
+    size_t jl = (js->len + 3) & ~(size_t)3, bl = (b->len + 3) & ~(size_t)3;
+    size_t total = 12 + 8 + jl + (b->len ? 8 + bl : 0);
+    if (total > UINT32_MAX)
+        return mn_error_set(err, MN_ERR_UNSUPPORTED, name, 0, "", "%zu bytes: too large for a .glb",
+                            total);
+    unsigned char* o = calloc(1, total);
+    if (!o) return mn_error_set(err, MN_ERR_NOMEM, name, 0, "", "out of memory");
+    uint32_t h[5] = {0x46546C67u, 2, (uint32_t)total, (uint32_t)jl, 0x4E4F534Au};
+    memcpy(o, h, 20);
+    memset(o + 20, ' ', jl);
+    memcpy(o + 20, js->data, js->len);
+    if (b->len) {
+        uint32_t c1[2] = {(uint32_t)bl, 0x004E4942u};
+        memcpy(o + 20 + jl, c1, 8);
+        memcpy(o + 28 + jl, b->data, b->len);
+    }
+    *out = o;
+    *len = total;
+    return MN_OK;
+}
+
+mn_status mn_gltf_glb(const char* name, const mn_model* m, const mn_motion* motion,
+                      const mn_gltf* skin, const mn_gltf_write_options* opt, unsigned char** glb,
+                      size_t* len, mn_error* err) {
+    *glb = NULL;
+    *len = 0;
+    glb_job J;
+    mn_status s = glb_check(&J, name, m, motion, skin, opt, err);
+    if (s != MN_OK) return s;
+    int nj = J.nj, nf = J.nf;
     mn_data* d = mn_data_create(m, 0);
     mn_quat* rq = malloc(sizeof(mn_quat) * (size_t)nj * (size_t)(nf + 1));
     mn_vec3* rt = malloc(sizeof(mn_vec3) * (size_t)nj * (size_t)(nf + 1));
@@ -507,181 +709,37 @@ mn_status mn_gltf_write_ex(const char* path, const mn_model* m, const mn_motion*
     mn_strbuf_init(&chans);
     mn_strbuf_init(&samps);
     mn_strbuf_init(&mesh_js);
-    char* out = NULL;
     int* obj_node = NULL; /* per joint: the node of its object, or -1 */
-    mn_status s = MN_OK;
     if (!d || !rq || !rt || !rest || !fv) {
-        s = mn_error_set(err, MN_ERR_NOMEM, path, 0, "", "out of memory");
+        s = mn_error_set(err, MN_ERR_NOMEM, name, 0, "", "out of memory");
         goto done;
     }
-    /* frame 0 of rq/rt: the rest pose; 1..nf: the motion */
-    for (int f = 0; f <= nf; f++) {
-        memcpy(d->q,
-               f        ? mo->q + (size_t)(f - 1) * (size_t)m->nq
-               : o.pose ? o.pose
-                        : m->q0,
-               sizeof(double) * (size_t)m->nq);
-        mn_fk(m, d);
-        if (f == 0) memcpy(rest, d->xf, sizeof(mn_xform) * (size_t)nj);
-        for (int j = 0; j < nj; j++) {
-            mn_quat* r = &rq[(size_t)f * nj + j];
-            mn_vec3* t = &rt[(size_t)f * nj + j];
-            local_of(m, d->xf, j, r, t);
-            if (placed && m->jnt_parent[j] < 0) { /* a root: its frame is the world's */
-                *r = mn_quat_normalize(mn_quat_mul(u, *r));
-                *t = mn_quat_rotate(u, *t);
-            }
-            t->x *= o.scale, t->y *= o.scale, t->z *= o.scale;
-            const mn_quat* prev = f ? &rq[(size_t)(f - 1) * nj + j] : NULL;
-            if (prev && r->w * prev->w + r->x * prev->x + r->y * prev->y + r->z * prev->z < 0)
-                *r = mn_q4(-r->w, -r->x, -r->y, -r->z);
-        }
-    }
-    if (with_mesh) {
-        s = add_skin(&w, skin, m, rest, o.keep_attributes, &mesh_js, path, err);
+    glb_poses(&J, d, rq, rt, rest);
+    if (J.with_mesh) {
+        s = add_skin(&w, skin, m, rest, J.o.keep_attributes, &mesh_js, name, err);
         if (s) goto done;
     }
-    if (ob) {
+    if (J.ob) {
         obj_node = malloc(sizeof(int) * (size_t)nj);
         if (!obj_node) {
-            s = mn_error_set(err, MN_ERR_NOMEM, path, 0, "", "out of memory");
+            s = mn_error_set(err, MN_ERR_NOMEM, name, 0, "", "out of memory");
             goto done;
         }
-        s = add_objects(&w, m, ob, o.scale, obj_node, &mesh_js, path, err);
+        s = add_objects(&w, m, J.ob, J.o.scale, obj_node, &mesh_js, name, err);
         if (s) goto done;
     }
-    /* the animation: key times, then a rotation and/or translation track per joint */
-    int nch = 0;
-    if (nf > 0) {
-        double lo = 0, hi = (double)(float)((nf - 1) * mo->frame_time);
-        for (int f = 0; f < nf; f++)
-            fv[f] = (float)(f * mo->frame_time);
-        int atime =
-            add_accessor(&w, fv, sizeof(float) * (size_t)nf, 5126, nf, "SCALAR", 0, &lo, &hi, 1);
-        for (int j = 0; j < nj; j++) {
-            int t = m->jnt_type[j];
-            for (int pth = 0; pth < 2; pth++) {
-                int want = pth == 0
-                               ? (t == MN_JOINT_SLIDE || t == MN_JOINT_FREE)
-                               : (t == MN_JOINT_HINGE || t == MN_JOINT_BALL || t == MN_JOINT_FREE);
-                if (!want) continue;
-                for (int f = 1; f <= nf; f++) {
-                    float* o = fv + (size_t)(f - 1) * (pth ? 4 : 3);
-                    if (pth == 0) {
-                        mn_vec3 v = rt[(size_t)f * nj + j];
-                        o[0] = (float)v.x, o[1] = (float)v.y, o[2] = (float)v.z;
-                    } else {
-                        mn_quat r = rq[(size_t)f * nj + j];
-                        o[0] = (float)r.x, o[1] = (float)r.y, o[2] = (float)r.z, o[3] = (float)r.w;
-                    }
-                }
-                int a = add_accessor(&w, fv, sizeof(float) * (size_t)nf * (pth ? 4 : 3), 5126, nf,
-                                     pth ? "VEC4" : "VEC3", 0, NULL, NULL, 0);
-                mn_strbuf_printf(&samps,
-                                 "%s{\"input\":%d,\"output\":%d,\"interpolation\":\"LINEAR\"}",
-                                 nch ? "," : "", atime, a);
-                mn_strbuf_printf(&chans,
-                                 "%s{\"sampler\":%d,\"target\":{\"node\":%d,\"path\":\"%s\"}}",
-                                 nch ? "," : "", nch, j, pth == 0 ? "translation" : "rotation");
-                nch++;
-            }
-        }
-    }
-    /* JSON: asset, scene, nodes (joints, then the mesh node), mesh and skin, animation */
-    mn_strbuf_printf(&js, "{\"asset\":{\"version\":\"2.0\",\"generator\":\"marionette\"},\"scene\":"
-                          "0,\"scenes\":[{\"nodes\":[");
-    int first = 1;
-    for (int j = 0; j < nj; j++)
-        if (m->jnt_parent[j] < 0) mn_strbuf_printf(&js, "%s%d", first ? "" : ",", j), first = 0;
-    if (with_mesh) mn_strbuf_printf(&js, ",%d", nj);
-    mn_strbuf_printf(&js, "]}],\"nodes\":[");
-    /* children lists in ascending order: first child, next sibling */
-    int* kid = malloc(sizeof(int) * 2 * (size_t)nj);
-    if (!kid) {
-        s = mn_error_set(err, MN_ERR_NOMEM, path, 0, "", "out of memory");
-        goto done;
-    }
-    for (int j = 0; j < nj; j++)
-        kid[j] = -1;
-    for (int c = nj - 1; c >= 0; c--) {
-        int par = m->jnt_parent[c];
-        kid[nj + c] = par >= 0 ? kid[par] : -1;
-        if (par >= 0) kid[par] = c;
-    }
-    for (int j = 0; j < nj; j++) {
-        mn_quat r = rq[j];
-        mn_vec3 t = rt[j];
-        mn_strbuf_printf(&js, "%s{\"name\":", j ? "," : "");
-        put_string(&js, m->jnt_name[j] ? m->jnt_name[j] : "");
-        mn_strbuf_printf(
-            &js, ",\"translation\":[%.9g,%.9g,%.9g],\"rotation\":[%.9g,%.9g,%.9g,%.9g]",
-            (double)(float)t.x, (double)(float)t.y, (double)(float)t.z, (double)(float)r.x,
-            (double)(float)r.y, (double)(float)r.z, (double)(float)r.w);
-        int on = obj_node ? obj_node[j] : -1;
-        for (int c = kid[j]; c >= 0; c = kid[nj + c])
-            mn_strbuf_printf(&js, "%s%d", c == kid[j] ? ",\"children\":[" : ",", c);
-        if (on >= 0) mn_strbuf_printf(&js, "%s%d", kid[j] >= 0 ? "," : ",\"children\":[", on);
-        if (kid[j] >= 0 || on >= 0) mn_strbuf_printf(&js, "]");
-        mn_strbuf_printf(&js, "}");
-    }
-    free(kid);
-    if (with_mesh) mn_strbuf_printf(&js, ",{\"name\":\"mesh\",\"mesh\":0,\"skin\":0}");
-    for (int j = 0, k = 0; obj_node && j < nj; j++) {
-        if (obj_node[j] < 0) continue;
-        mn_strbuf_printf(&js, ",{\"name\":");
-        char name[300];
-        snprintf(name, sizeof name, "%s object", m->jnt_name[j] ? m->jnt_name[j] : "");
-        put_string(&js, name);
-        mn_strbuf_printf(&js, ",\"mesh\":%d}", k++);
-    }
-    mn_strbuf_printf(&js, "]");
-    if (mesh_js.len) mn_strbuf_append(&js, mesh_js.data, mesh_js.len);
-    if (nch > 0) {
-        mn_strbuf_printf(&js, ",\"animations\":[{\"name\":\"motion\",\"channels\":[");
-        mn_strbuf_append(&js, chans.data, chans.len);
-        mn_strbuf_printf(&js, "],\"samplers\":[");
-        mn_strbuf_append(&js, samps.data, samps.len);
-        mn_strbuf_printf(&js, "]}]");
-    }
-    if (w.nviews > 0) {
-        mn_strbuf_printf(&js, ",\"buffers\":[{\"byteLength\":%zu}],\"bufferViews\":[", w.b.len);
-        mn_strbuf_append(&js, w.views.data, w.views.len);
-        mn_strbuf_printf(&js, "],\"accessors\":[");
-        mn_strbuf_append(&js, w.acc.data, w.acc.len);
-        mn_strbuf_printf(&js, "]");
-    }
-    mn_strbuf_printf(&js, "}");
+    int nch = glb_animation(&w, &J, rq, rt, fv, &samps, &chans);
+    s = glb_nodes(&js, &J, rq, rt, obj_node, err);
+    if (s) goto done;
+    glb_json_end(&js, &w, &mesh_js, nch, &chans, &samps);
     if (js.failed || w.b.failed || w.views.failed || w.acc.failed || chans.failed || samps.failed ||
         mesh_js.failed) {
-        s = mn_error_set(err, MN_ERR_NOMEM, path, 0, "", "out of memory");
+        s = mn_error_set(err, MN_ERR_NOMEM, name, 0, "", "out of memory");
         goto done;
     }
-    /* GLB (4.4): header, JSON chunk padded with spaces, BIN chunk padded with zeros */
-    size_t jl = (js.len + 3) & ~(size_t)3, bl = (w.b.len + 3) & ~(size_t)3;
-    size_t total = 12 + 8 + jl + (w.b.len ? 8 + bl : 0);
-    if (total > UINT32_MAX) {
-        s = mn_error_set(err, MN_ERR_UNSUPPORTED, path, 0, "", "%zu bytes: too large for a .glb",
-                         total);
-        goto done;
-    }
-    out = calloc(1, total);
-    if (!out) {
-        s = mn_error_set(err, MN_ERR_NOMEM, path, 0, "", "out of memory");
-        goto done;
-    }
-    uint32_t h[5] = {0x46546C67u, 2, (uint32_t)total, (uint32_t)jl, 0x4E4F534Au};
-    memcpy(out, h, 20);
-    memset(out + 20, ' ', jl);
-    memcpy(out + 20, js.data, js.len);
-    if (w.b.len) {
-        uint32_t c1[2] = {(uint32_t)bl, 0x004E4942u};
-        memcpy(out + 20 + jl, c1, 8);
-        memcpy(out + 28 + jl, w.b.data, w.b.len);
-    }
-    s = mn_write_file_atomic(path, out, total, err);
+    s = glb_pack(name, &js, &w.b, glb, len, err);
 done:
     free(obj_node);
-    free(out);
     mn_strbuf_free(&js);
     mn_strbuf_free(&chans);
     mn_strbuf_free(&samps);
@@ -695,4 +753,13 @@ done:
     free(fv);
     mn_data_destroy(d);
     return s;
+}
+
+mn_status mn_gltf_write_mem(const mn_model* m, const mn_motion* motion, const mn_gltf* skin,
+                            const mn_gltf_write_options* opt, unsigned char** glb, size_t* len,
+                            mn_error* err) {
+    if (glb) *glb = NULL;
+    if (len) *len = 0;
+    if (!glb || !len) return mn_error_set(err, MN_ERR_ARG, "", 0, "", "NULL argument");
+    return mn_gltf_glb("", m, motion, skin, opt, glb, len, err);
 }
