@@ -97,6 +97,15 @@ function jointModes(f, figure) {
  * document the page edits, the joined figure document, and what splitting it back needs.
  */
 export async function openFigures(m, doc, figureDoc) {
+  // a figure's own layers, time warp and contact tracks (docs/sequence.md) are not edited
+  // here yet: such a document is refused, naming the member, and never saved over
+  doc.figures.forEach((f, i) => {
+    for (const k of ['layers', 'time_warp', 'contacts'])
+      if (f[k] !== undefined && !(Array.isArray(f[k]) && f[k].length === 0))
+        throw new Error(
+          `figures[${i}].${k}: the editor does not edit a figure's own layers, time warp or contact tracks yet (anim bake and anim info read them)`,
+        );
+  });
   const parts = [];
   for (const f of doc.figures) {
     const fd = await figureDoc(f.file, f.root); // re-rooted where the figure says

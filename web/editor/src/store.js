@@ -140,7 +140,12 @@ export class Store {
       if (!r.ok || !r.body) throw new Error(`${path}: ${r.body?.error ?? `HTTP ${r.status}`}`);
       return r.body;
     };
-    const joined = await openFigures(this.m, doc, figureDoc);
+    let joined;
+    try {
+      joined = await openFigures(this.m, doc, figureDoc);
+    } catch (e) {
+      throw new Error(`${this.sequencePath}: ${e.message}`);
+    }
     this.doc = joined.doc;
     this.multi = joined.multi;
     this.figureDoc = joined.figureDoc;
