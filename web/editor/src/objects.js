@@ -5,6 +5,7 @@
 // so for `marionette fk --objects` and the glTF output). The page reads each through the
 // server's file API, which keeps every path inside the project (docs/editor-server.md), and
 // the views draw it on its joint's frame at every pose.
+import { beside } from './server.js';
 
 /**
  * An OBJ text's vertex positions and triangles (faces fan-triangulated; texture
@@ -37,8 +38,6 @@ export function parseOBJ(text) {
   return { positions: Float64Array.from(pos), triangles: Uint32Array.from(tris) };
 }
 
-const dirOf = (p) => (p.includes('/') ? p.slice(0, p.lastIndexOf('/') + 1) : '');
-
 /**
  * The objects of the page's figure: [{joint, path, positions, triangles}] for every joint
  * whose figure document names one, read beside its figure file (a document of several
@@ -58,7 +57,7 @@ export async function loadObjects(store) {
     joints.map(async (j, index) => {
       if (typeof j.object !== 'string' || !j.object) return;
       const file = figureFile(j.name);
-      const path = file === 'stickman' ? j.object : dirOf(file) + j.object;
+      const path = file === 'stickman' ? j.object : beside(beside(store.sequencePath, file), j.object);
       try {
         const r = await store.server.file(path);
         if (!r.ok) throw new Error(r.body?.error ?? `HTTP ${r.status}`);

@@ -6,6 +6,7 @@
 // (the views, panels and animation are built for a figure); the undo history goes with it
 // through sessionStorage, and undoing a change of root loads the page again the other way.
 import { poseToQ, qToPose, scaleFigureDoc } from './docmodel.js';
+import { beside } from './server.js';
 
 const UNDO_KEY = 'marionette.undo';
 
@@ -54,7 +55,7 @@ export function rerootRefusal(store, joint) {
 }
 
 async function figureDoc(store, part, root) {
-  const r = await store.server.figure(part.file, root);
+  const r = await store.server.figure(beside(store.sequencePath, part.file), root);
   if (!r.ok || !r.body) throw new Error(`${part.file}${root ? ` at ${root}` : ''}: ${r.body?.error ?? `HTTP ${r.status}`}`);
   return scaleFigureDoc(r.body, part.scale);
 }

@@ -70,6 +70,21 @@ export function expect(r, what) {
 }
 
 /** An ETag as the version it carries (W/ and quotes removed); '' for none. */
+/**
+ * A file a document names, as the project path the server serves: beside the document
+ * (docs/sequence.md, "The figure's path"), the built-in "stickman" as it is. A `..` segment
+ * is kept: the server refuses it, as its reader refuses a figure outside the document's
+ * folder when the document is saved.
+ */
+export function beside(docPath, file) {
+  if (file === 'stickman' || file.startsWith('/')) return file;
+  const dir = docPath.includes('/') ? docPath.slice(0, docPath.lastIndexOf('/') + 1) : '';
+  return (dir + file)
+    .split('/')
+    .filter((seg) => seg !== '' && seg !== '.')
+    .join('/');
+}
+
 export function unquote(etag) {
   return etag ? etag.replace(/^W\//, '').replace(/^"|"$/g, '') : '';
 }

@@ -5,7 +5,7 @@
 // (If-Match), so a second tab editing the same project gets a conflict, never an overwrite.
 import { poseToQ, qToPose, newSequenceDoc, scaleFigureDoc, estimateMasses } from './docmodel.js';
 import { keysSequence } from './anim/sequence.js';
-import { client, unquote } from './server.js';
+import { beside, client, unquote } from './server.js';
 import { isMulti, openFigures, splitDoc } from './figures.js';
 import { changesRoot, restoreAcrossRoot } from './reroot.js';
 
@@ -117,7 +117,7 @@ export class Store {
   }
 
   async _loadFigure(path) {
-    const r = await this.server.figure(path, this.doc?.root); // re-rooted when the document says
+    const r = await this.server.figure(beside(this.sequencePath, path), this.doc?.root); // re-rooted when the document says
     if (r.ok && r.body) {
       this.figureDoc = scaleFigureDoc(r.body, this.doc?.scale ?? 1);
       // masses for a figure without them (its centre of mass: balance and its overlay)
@@ -136,7 +136,7 @@ export class Store {
   /** A document of several figures: the page poses them joined into one (figures.js). */
   async _loadFigures(doc) {
     const figureDoc = async (path, root) => {
-      const r = await this.server.figure(path, root);
+      const r = await this.server.figure(beside(this.sequencePath, path), root);
       if (!r.ok || !r.body) throw new Error(`${path}: ${r.body?.error ?? `HTTP ${r.status}`}`);
       return r.body;
     };

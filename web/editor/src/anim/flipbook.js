@@ -3,14 +3,10 @@
 import { h } from './dom.js';
 import { poseToQ } from '../docmodel.js';
 import { switchSequence } from './files.js';
+import { beside } from '../server.js';
 
 const SIZE = 56,
   PERIOD = 400;
-
-function dirOf(path) {
-  const i = path.lastIndexOf('/');
-  return i < 0 ? '' : path.slice(0, i + 1);
-}
 
 export class Flipbook {
   constructor(anim, menus) {
@@ -86,7 +82,7 @@ export class Flipbook {
     let doc = open ? this.store.doc : (await this.store.server.file(path)).body;
     // a document of several figures: the open one as the page joined them, another by its first
     if (!open && Array.isArray(doc?.figures)) doc = { figure: doc.figures[0]?.file, keys: doc.figures[0]?.keys ?? [] };
-    const figPath = doc.figure === 'stickman' ? 'stickman' : dirOf(path) + doc.figure;
+    const figPath = beside(path, doc.figure);
     const m = this.store.m;
     let fig;
     if (open && this.store.multi) fig = m.figureFromDocument(this.store.figureDoc);
