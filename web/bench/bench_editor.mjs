@@ -101,7 +101,6 @@ async function run(name, project, setup, root = false) {
     const poly = feetPolygon(info.polyFig, (j) => info.lockedFeet.some((l) => below(j, l) || (below(l, j) && info.joints[l].parent === j)));
     const ms = stats.dragMs.slice(-FRAMES).sort((a, b) => a - b);
     const { jump, jumpAt, over } = jointJumps(info.joints, rec.q);
-    const med = ms[Math.floor(ms.length / 2)];
     // every frame's centre of mass over the support polygon of the locked feet (the polygon
     // of the pose the drag began in, as balance holds it)
     const com = await page.evaluate(
@@ -136,28 +135,7 @@ async function run(name, project, setup, root = false) {
     console.log(`${name}.com_start_in_polygon=${com.length && poly ? (inside(poly, com[0]) ? 'yes' : 'no') : 'n/a'}`);
     console.log(`${name}.frames_com_outside_polygon=${com.length && poly ? outside : 'n/a'}`);
     console.log(`${name}.frames=${ms.length}`);
-    console.log(`${name}.solver_ms_median=${med.toFixed(3)}`);
-    console.log(`${name}.solver_ms_max=${ms[ms.length - 1].toFixed(3)}`);
-    // the page's own JavaScript work per mouse event (the solve, the views' and panels'
-    // updates; not the GPU's drawing)
-    const js = stats.moveMs.slice(-FRAMES).sort((a, b) => a - b);
-    console.log(`${name}.page_js_ms_median=${js[Math.floor(js.length / 2)].toFixed(3)}`);
-    console.log(`${name}.page_js_ms_max=${js[js.length - 1].toFixed(3)}`);
-    const its = iterations.slice(-FRAMES).sort((a, b) => a - b);
-    if (its.length) {
-      console.log(`${name}.solver_iterations_median=${its[its.length >> 1]}`);
-      console.log(`${name}.solver_iterations_max=${its[its.length - 1]}`);
-    }
-    if (cpu?.length) {
-      const c = cpu.map((x) => x.cpu).sort((a, b) => a - b),
-        w = cpu.map((x) => x.wall).sort((a, b) => a - b),
-        gap = cpu.map((x) => x.wall - x.cpu).sort((a, b) => a - b);
-      console.log(`${name}.pointermove_wall_ms_median=${w[w.length >> 1].toFixed(3)}`);
-      console.log(`${name}.pointermove_wall_ms_max=${w[w.length - 1].toFixed(3)}`);
-      console.log(`${name}.pointermove_cpu_ms_median=${c[c.length >> 1].toFixed(3)}`);
-      console.log(`${name}.pointermove_cpu_ms_max=${c[c.length - 1].toFixed(3)}`);
-      console.log(`${name}.pointermove_waiting_ms_max=${gap[gap.length - 1].toFixed(3)}`);
-    }
+    printTimes(name, ms, stats, iterations, cpu);
     console.log(`${name}.load_average=${load.toFixed(2)}`);
     console.log(`${name}.lock_error_max_m=${Math.max(...rec.err).toExponential(2)}`);
     console.log(`${name}.joint_jump_max_rad=${jump.toFixed(4)}`);
@@ -187,6 +165,33 @@ async function run(name, project, setup, root = false) {
     if (context) await context.close();
     if (server) await server.stop('SIGKILL');
     removeScratch(scratch);
+  }
+}
+
+// the drag's times: the solver's per frame (ms, sorted), the page's own JavaScript per mouse
+// event, the solver's iterations and, traced, each event's wall and CPU time
+function printTimes(name, ms, stats, iterations, cpu) {
+  console.log(`${name}.solver_ms_median=${ms[Math.floor(ms.length / 2)].toFixed(3)}`);
+  console.log(`${name}.solver_ms_max=${ms[ms.length - 1].toFixed(3)}`);
+  // the page's own JavaScript work per mouse event (the solve, the views' and panels'
+  // updates; not the GPU's drawing)
+  const js = stats.moveMs.slice(-FRAMES).sort((a, b) => a - b);
+  console.log(`${name}.page_js_ms_median=${js[Math.floor(js.length / 2)].toFixed(3)}`);
+  console.log(`${name}.page_js_ms_max=${js[js.length - 1].toFixed(3)}`);
+  const its = iterations.slice(-FRAMES).sort((a, b) => a - b);
+  if (its.length) {
+    console.log(`${name}.solver_iterations_median=${its[its.length >> 1]}`);
+    console.log(`${name}.solver_iterations_max=${its[its.length - 1]}`);
+  }
+  if (cpu?.length) {
+    const c = cpu.map((x) => x.cpu).sort((a, b) => a - b),
+      w = cpu.map((x) => x.wall).sort((a, b) => a - b),
+      gap = cpu.map((x) => x.wall - x.cpu).sort((a, b) => a - b);
+    console.log(`${name}.pointermove_wall_ms_median=${w[w.length >> 1].toFixed(3)}`);
+    console.log(`${name}.pointermove_wall_ms_max=${w[w.length - 1].toFixed(3)}`);
+    console.log(`${name}.pointermove_cpu_ms_median=${c[c.length >> 1].toFixed(3)}`);
+    console.log(`${name}.pointermove_cpu_ms_max=${c[c.length - 1].toFixed(3)}`);
+    console.log(`${name}.pointermove_waiting_ms_max=${gap[gap.length - 1].toFixed(3)}`);
   }
 }
 
