@@ -82,11 +82,22 @@ double mn_clip_locks_excess(enc* e) {
     return worst;
 }
 
+/* The states of joint's subtree: joints are numbered depth first and their states follow
+ * that order (mn_model), so they are the numbers from joint's up to those of the joint after
+ * the subtree. */
+static void subtree_states(const mn_model* m, int joint, size_t* lo, size_t* count) {
+    int end = m->jnt_subtree_end[joint];
+    *lo = (size_t)m->jnt_qadr[joint];
+    *count = (size_t)(end < m->njoint ? m->jnt_qadr[end] : m->nq) - *lo;
+}
+
 int mn_clip_subtree_ok(enc* e, int joint, int f, const double* qf, int squared) {
     const mn_model* m = e->m;
     mn_data* d = e->d;
     int p = m->jnt_parent[joint], end = m->jnt_subtree_end[joint], nv = e->nv;
-    memcpy(d->q, qf, sizeof(double) * (size_t)m->nq);
+    size_t lo, count;
+    subtree_states(m, joint, &lo, &count);
+    memcpy(d->q + lo, qf + lo, sizeof(double) * count);
     if (p >= 0) d->xf[p] = e->X[(size_t)f * m->njoint + p];
     mn_fk_subtree(m, d, joint);
     double shell = e->opt.shell, tol = e->opt.tol;
@@ -111,9 +122,11 @@ void mn_clip_cache_frames(enc* e, int joint, int f0, int f1) {
     const mn_model* m = e->m;
     mn_data* d = e->d;
     int p = m->jnt_parent[joint], end = m->jnt_subtree_end[joint];
+    size_t lo, count;
+    subtree_states(m, joint, &lo, &count);
     for (int f = f0; f < f1; f++) {
         mn_xform* X = e->X + (size_t)f * m->njoint;
-        memcpy(d->q, e->Q + (size_t)f * m->nq, sizeof(double) * (size_t)m->nq);
+        memcpy(d->q + lo, e->Q + (size_t)f * m->nq + lo, sizeof(double) * count);
         if (p >= 0) d->xf[p] = X[p];
         mn_fk_subtree(m, d, joint);
         memcpy(X + joint, d->xf + joint, sizeof(mn_xform) * (size_t)(end - joint));

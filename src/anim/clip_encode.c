@@ -115,15 +115,21 @@ static mn_status stage_values(enc* e, mn_error* err) {
     e->w.err = malloc(sizeof(double) * (size_t)nframes);
     e->w.qv = malloc(sizeof(uint32_t) * n3);
     e->w.key = malloc(sizeof(int) * (size_t)nframes);
-    e->w.bmax = malloc(sizeof(double) * ((size_t)nframes / 32 + 1));
-    e->w.bidx = malloc(sizeof(int) * ((size_t)nframes / 32 + 1));
+    size_t tree = 2; /* twice the leaves: a power of two at least the blocks (clip_fit.c) */
+    while (tree < 2 * ((size_t)nframes / 16 + 1))
+        tree <<= 1;
+    e->w.tmax = malloc(sizeof(double) * tree);
+    e->w.tidx = malloc(sizeof(int) * tree);
+    e->w.bad = malloc((size_t)nframes);
+    e->w.need = malloc(sizeof(int) * (size_t)nframes);
 
     e->V = mn_clip_take_vertices(m, e->d, e->q, nframes, e->opt.shell, e->nv);
     e->tmp = malloc(sizeof(double) * (size_t)m->njoint * 3 * e->nv + 1);
     e->Q = malloc(sizeof(double) * (size_t)nframes * (size_t)m->nq);
     e->X = malloc(sizeof(mn_xform) * (size_t)nframes * (size_t)m->njoint + 1);
     if (!e->Q || !e->X || !e->val || !e->rest || !e->base || !e->mult || !e->code || !e->w.dq ||
-        !e->w.err || !e->w.qv || !e->w.key || !e->w.bmax || !e->w.bidx || !e->V || !e->tmp)
+        !e->w.err || !e->w.qv || !e->w.key || !e->w.tmax || !e->w.tidx || !e->w.bad || !e->w.need ||
+        !e->V || !e->tmp)
         return MN_ERR_NOMEM;
     for (int i = 0; i < e->nt; i++) {
         int dim = e->trk[i].dim;
@@ -325,7 +331,7 @@ static void enc_free(enc* e) {
                 free(e->code[i].rk), free(e->code[i].scost), free(e->code[i].off);
     free(e->val), free(e->rest), free(e->base), free(e->mult), free(e->code);
     free(e->w.dq), free(e->w.err), free(e->w.qv), free(e->w.key);
-    free(e->w.bmax), free(e->w.bidx);
+    free(e->w.tmax), free(e->w.tidx), free(e->w.bad), free(e->w.need);
     free(e->V), free(e->tmp), free(e->Q), free(e->X), free(e->LP), free(e->lpo);
     mn_data_destroy(e->d);
 }

@@ -9,8 +9,12 @@ typedef struct fit_work {
     double *dq, *err;
     uint32_t* qv;
     int* key;
-    double* bmax; /* greedy_keys: the largest error of each block of 32 frames, and where */
-    int* bidx;
+    /* greedy_keys: a tournament tree over blocks of frames (the largest error and where;
+     * leaves from tleaf), and per frame whether the segment starting there is beyond eps */
+    double* tmax;
+    int *tidx, tleaf;
+    uint8_t* bad;
+    int* need;        /* keys_at_least: per frame, the intervals ending there */
     int seg_max_log2; /* the longest segment a dense track may take (mn_clip_options) */
 } fit_work;
 

@@ -119,42 +119,77 @@ static void sparse_eval(const int* key, int nk, const double* dq, int d, int cub
 }
 
 /* Greedy keys on the quantised values dq until every frame is within eps of v; returns the
- * key count, or -1 when it exceeds max_keys. err holds per-frame errors (workspace). */
-/* The largest error of frames [32 b, 32 b + 32) and the first frame holding it (NaN never
- * wins, as in a scan with >). */
-#define BLOCK 32
+ * key count, or -1 when it exceeds max_keys. err holds per-frame errors (workspace).
+ *
+ * The worst frame is found from a tournament tree over blocks of BLOCK frames (w->tmax,
+ * w->tidx: node 1 the root, node j's children 2 j and 2 j + 1, leaves from w->tleaf): a
+ * block's largest error and the first frame holding it (NaN never wins, as in a scan with
+ * >), a node the larger of its children's, the left one on a tie, so the root holds the
+ * first frame of the largest error, as a scan of every frame would find it. A key changes
+ * the errors of a few segments only: their blocks and the paths up from them are renewed. */
+#define BLOCK 16
 static void block_max(const double* err, int n, int b, fit_work* w) {
     double best = -INFINITY;
     int at = -1;
     for (int f = b * BLOCK; f < (b + 1) * BLOCK && f < n; f++)
         if (err[f] > best) best = err[f], at = f;
-    w->bmax[b] = best, w->bidx[b] = at;
+    int j = w->tleaf + b;
+    w->tmax[j] = best, w->tidx[j] = at;
+    for (j >>= 1; j >= 1; j >>= 1) {
+        int l = 2 * j, r = l + 1, pick = w->tmax[r] > w->tmax[l] ? r : l;
+        w->tmax[j] = w->tmax[pick], w->tidx[j] = w->tidx[pick];
+    }
+}
+
+/* Leaves for nblocks blocks (the unused ones never win), the tree empty. */
+static void tree_reset(fit_work* w, int nblocks) {
+    int leaf = 1;
+    while (leaf < nblocks)
+        leaf <<= 1;
+    w->tleaf = leaf;
+    for (int j = 1; j < 2 * leaf; j++)
+        w->tmax[j] = -INFINITY, w->tidx[j] = -1;
+}
+
+/* The segments still beyond eps bound the keys to come from below. Linear: a segment's
+ * values depend on its two keys only, so every segment beyond eps needs a key inside it.
+ * Catmull-Rom: a segment's values depend on the keys of the segments beside it too, and a
+ * key changes its own segment and the two beside it (those whose tangents it moves), so at
+ * least a third as many keys as segments beyond eps. When the keys so far and those still
+ * needed pass max_keys, greedy insertion would return -1 later: it returns it now. */
+static int keys_needed(int nbad, int cubic) {
+    return cubic ? (nbad + 2) / 3 : nbad;
 }
 
 static int greedy_keys(const double* v, const double* dq, int n, int d, int cubic, double eps,
                        int max_keys, int* key, double* err, fit_work* w) {
-    int nk = 2;
+    int nk = 2, nbad = 0;    /* nbad: segments with a frame beyond eps (w->bad, by first key) */
+    double eps2 = eps * eps; /* errors are squared */
     key[0] = 0, key[1] = n - 1;
+    w->bad[0] = 0;
+    tree_reset(w, (n + BLOCK - 1) / BLOCK);
     int lo_seg = 0, hi_seg = 0; /* segments whose frames need their error recomputed */
     for (;;) {
         int last = hi_seg < nk - 2 ? hi_seg : nk - 2;
-        for (int k = lo_seg; k <= last; k++)
+        for (int k = lo_seg; k <= last; k++) {
+            double most = 0;
             for (int f = key[k]; f <= key[k + 1]; f++) {
                 double o[3];
                 sparse_eval(key, nk, dq, d, cubic, k, f, o);
                 err[f] = dist2_d(o, v + (size_t)f * d, d);
+                most = err[f] > most ? err[f] : most;
             }
-        /* the first frame of the largest error above eps, from the maxima of blocks of
-         * frames (those of the frames just recomputed renewed) */
+            uint8_t now = most > eps2;
+            nbad += now - w->bad[key[k]], w->bad[key[k]] = now;
+        }
+        /* the first frame of the largest error above eps: the blocks of the frames just
+         * recomputed renewed */
         if (lo_seg <= last)
             for (int b = key[lo_seg] / BLOCK; b <= key[last + 1] / BLOCK; b++)
                 block_max(err, n, b, w);
-        int at = -1;
-        double worst = eps * eps; /* errors are squared */
-        for (int b = 0; b < (n + BLOCK - 1) / BLOCK; b++)
-            if (w->bmax[b] > worst) worst = w->bmax[b], at = w->bidx[b];
+        int at = w->tmax[1] > eps2 ? w->tidx[1] : -1;
         if (at < 0) return nk;
-        if (nk >= max_keys) return -1;
+        if (nk >= max_keys || nk + keys_needed(nbad, cubic) > max_keys) return -1;
         int k = 0, hi = nk - 1; /* the segment holding at: key[k] < at <= key[k + 1] */
         while (hi - k > 1) {
             int mid = (k + hi) >> 1;
@@ -168,6 +203,7 @@ static int greedy_keys(const double* v, const double* dq, int n, int d, int cubi
         }
         memmove(key + k + 2, key + k + 1, sizeof(int) * (size_t)(nk - k - 1));
         key[k + 1] = at;
+        w->bad[at] = 0; /* a new segment: counted when its errors are */
         nk++;
         /* the new key's two segments change; with Catmull-Rom also the one on either side
          * (the tangents at the keys beside the new one) */
@@ -177,38 +213,76 @@ static int greedy_keys(const double* v, const double* dq, int n, int d, int cubi
 }
 
 /* A lower bound on the keys of any sparse track of values v (n x d) within eps (so on
- * greedy_keys' count). Linear: between keys the track is a line, whose second difference is
- * zero, so at a frame f that is not a key the errors e of f - 1, f, f + 1 (each at most eps)
- * give |v[f-1] - 2 v[f] + v[f+1]| = |e[f-1] - 2 e[f] + e[f+1]| <= 4 eps: where the second
- * difference is larger, f is a key. Catmull-Rom: a cubic between keys, whose fourth
- * difference is zero, so where |fourth difference at f| > 16 eps one of f - 1, f, f + 1 is a
- * key (counted over disjoint windows). Plus the two ends. */
-static int keys_at_least(const double* v, int n, int d, double eps, int cubic) {
-    int count = 2;
+ * greedy_keys' count). Linear: between two keys the track is a line, whose second
+ * difference is zero, so where three frames f - h, f, f + h lie between the same two keys
+ * (keys at the ends allowed) their errors e, each at most eps, give
+ * |v[f-h] - 2 v[f] + v[f+h]| = |e[f-h] - 2 e[f] + e[f+h]| <= 4 eps: where that second
+ * difference is larger, a key lies strictly between f - h and f + h. Catmull-Rom: a cubic
+ * between keys, whose fourth difference is zero: where |fourth difference of step h at f|
+ * > 16 eps, a key lies strictly between f - 2 h and f + 2 h. Every such interval holds a key;
+ * the fewest frames that hit every interval (as many as intervals chosen one after another
+ * by their right ends: the classic greedy for stabbing intervals, which is optimal), plus
+ * the two ends, bound the keys from below. need: workspace (n). */
+#define SPAN_MAX 12 /* the steps h tried: 1 to SPAN_MAX */
+static int keys_at_least(const double* v, int n, int d, double eps, int cubic, int* need) {
     double lim = (cubic ? 16 : 4) * eps * (1 + 1e-6); /* a margin for rounding */
-    if (!cubic) {
-        for (int f = 1; f + 1 < n; f++) {
+    for (int f = 0; f < n; f++)
+        need[f] = -1; /* the right end f: the largest left end of an interval ending there */
+    for (int h = 1; h <= SPAN_MAX; h++) {
+        int reach = cubic ? 2 * h : h;
+        for (int f = reach; f + reach < n; f++) {
             double s2 = 0;
             for (int c = 0; c < d; c++) {
-                double x = v[(size_t)(f - 1) * d + c] - 2 * v[(size_t)f * d + c] +
-                           v[(size_t)(f + 1) * d + c];
-                s2 += x * x;
+                const double* x = v + c;
+                double y;
+                if (cubic)
+                    y = x[(size_t)(f - 2 * h) * d] - 4 * x[(size_t)(f - h) * d] +
+                        6 * x[(size_t)f * d] - 4 * x[(size_t)(f + h) * d] +
+                        x[(size_t)(f + 2 * h) * d];
+                else
+                    y = x[(size_t)(f - h) * d] - 2 * x[(size_t)f * d] + x[(size_t)(f + h) * d];
+                s2 += y * y;
             }
-            count += s2 > lim * lim;
+            if (s2 > lim * lim) { /* a key in f - reach + 1 .. f + reach - 1 */
+                int l = f - reach + 1, r = f + reach - 1;
+                if (l > need[r]) need[r] = l;
+            }
         }
-        return count;
     }
-    for (int f = 2; f + 2 < n; f++) {
-        double s2 = 0;
-        for (int c = 0; c < d; c++) {
-            const double* x = v + c;
-            double y = x[(size_t)(f - 2) * d] - 4 * x[(size_t)(f - 1) * d] + 6 * x[(size_t)f * d] -
-                       4 * x[(size_t)(f + 1) * d] + x[(size_t)(f + 2) * d];
-            s2 += y * y;
-        }
-        if (s2 > lim * lim) count++, f += 2; /* the next window: f + 2 to f + 4 */
-    }
+    int count = 2, last = -1;
+    for (int r = 0; r < n; r++)
+        if (need[r] > last) last = r, count++;
     return count;
+}
+
+/* The zigzag-mapped residuals z[1..len-1] of indices x[0..len-1] under predictor order
+ * (predict, written out per order so that the loops have no branch), in 32-bit integers:
+ * indices are below 2^MAX_BITS, so a residual is below 3 2^24 in size and its zigzag code
+ * below 2^27. */
+static inline uint32_t zigzag32(int32_t r) {
+    return (uint32_t)r << 1 ^ (uint32_t)(r >> 31);
+}
+static void order_residuals(const int32_t* x, int len, int order, uint32_t* z) {
+    if (len < 2) return;
+    z[1] = zigzag32(x[1] - x[0]); /* every order but 0 predicts frame 1 from frame 0 */
+    switch (order) {
+    case 0:
+        for (int r = 1; r < len; r++)
+            z[r] = zigzag32(x[r] - x[0]);
+        break;
+    case 1:
+        for (int r = 2; r < len; r++)
+            z[r] = zigzag32(x[r] - x[r - 1]);
+        break;
+    case 2:
+        for (int r = 2; r < len; r++)
+            z[r] = zigzag32(x[r] - 2 * x[r - 1] + x[r - 2]);
+        break;
+    default:
+        for (int r = 2; r < len; r++)
+            z[r] = zigzag32(x[r] - (x[r - 1] + (x[r - 1] - x[r - 2]) / 2));
+        break;
+    }
 }
 
 /* The fewest bits of a segment component's residuals (indices x[0], x[stride], ..., len of
@@ -217,36 +291,34 @@ static int keys_at_least(const double* v, int n, int d, double eps, int cubic) {
 static size_t residual_bits(const uint32_t* x, size_t stride, int len, int* order_out, int* k_out) {
     size_t best = SIZE_MAX;
     *order_out = 0, *k_out = 0;
-    uint32_t xs[1 << MAX_SEG_LOG2] = {0};
+    int32_t xs[1 << MAX_SEG_LOG2] = {0};
     for (int r = 0; r < len; r++)
-        xs[r] = x[(size_t)r * stride];
+        xs[r] = (int32_t)x[(size_t)r * stride];
     for (int order = 0; order <= 3; order++) {
-        uint32_t z[1 << MAX_SEG_LOG2], any = 0;
+        uint32_t z[1 << MAX_SEG_LOG2] = {0}, any = 0;
+        order_residuals(xs, len, order, z);
         uint64_t sum = 0;
-        int64_t first = xs[0], a = first, b = first;
-        for (int r = 1; r < len; r++) {
-            int64_t v = xs[r];
-            z[r] = zigzag(v - predict(order, r, first, a, b));
+        for (int r = 1; r < len; r++)
             sum += z[r], any |= z[r];
-            b = a, a = v;
-        }
         int k0 = 0;
         while (k0 < RICE_KMAX && ((uint64_t)(len > 1 ? len - 1 : 1) << (k0 + 1)) <= sum)
             k0++;
         int klo = k0 > 2 ? k0 - 2 : 0, khi = k0 + 1 <= RICE_KMAX ? k0 + 1 : RICE_KMAX,
             nk = khi - klo + 1;
         size_t bits[4] = {0, 0, 0, 0};
-        if ((any >> klo) < RICE_QMAX) { /* no escape at any of the k: q + 1 + k each */
-            uint32_t q[4] = {0, 0, 0, 0};
-            for (int r = 1; r < len; r++)
-                for (int j = 0; j < 4; j++)
-                    q[j] += z[r] >> (klo + j);
-            for (int j = 0; j < 4; j++)
-                bits[j] = (size_t)q[j] + (size_t)(len - 1) * (size_t)(1 + klo + j);
-        } else {
-            for (int r = 1; r < len; r++)
-                for (int j = 0; j < 4; j++)
-                    bits[j] += rice_len(z[r], klo + j);
+        for (int j = 0; j < nk; j++) { /* rice_len summed, without a branch */
+            uint32_t sh = (uint32_t)(klo + j), q = 0;
+            if ((any >> sh) < RICE_QMAX) { /* no escape: q + 1 + k each */
+                for (int r = 1; r < len; r++)
+                    q += z[r] >> sh;
+                q += (uint32_t)(len - 1) * (1 + sh);
+            } else {
+                for (int r = 1; r < len; r++) {
+                    uint32_t qr = z[r] >> sh;
+                    q += qr < RICE_QMAX ? qr + 1 + sh : RICE_QMAX + ESC_BITS;
+                }
+            }
+            bits[j] = q;
         }
         for (int j = 0; j < nk; j++)
             if (bits[j] < best) best = bits[j], *order_out = order, *k_out = klo + j;
@@ -451,7 +523,8 @@ void mn_clip_fit_track(const double* v, int n, int d, const double* rest, double
     /* sparse: split eps between quantisation and interpolation; an attempt whose keys could
      * not fit in the size to beat is not run (keys_at_least) */
     static const double split[3] = {0.25, 0.5, 0.75};
-    int least[2] = {keys_at_least(v, n, d, eps, 0), keys_at_least(v, n, d, eps, 1)};
+    int least[2] = {keys_at_least(v, n, d, eps, 0, w->need),
+                    keys_at_least(v, n, d, eps, 1, w->need)};
     for (int si = 0; si < 3 && n > 2; si++) {
         int b = (int)ceil(log2(range * sqrt((double)d) / (2 * split[si] * eps) + 1));
         if (b < 1) b = 1;

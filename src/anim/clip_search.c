@@ -71,6 +71,12 @@ static int try_level(enc* e, int i, int g, int c, int s) {
     for (int f = f0; f < f1; f++)
         off0[f - f0] = t->off[(size_t)f * dim + c];
     t->sh[k] = (uint8_t)s;
+    /* the states of the frames visited, to put back when the try fails (the others are not
+     * touched) */
+    size_t w = e->trk[i].kind == TK_ROT ? 4 : (size_t)dim;
+    double saved[1 << MAX_SEG_LOG2][4];
+    uint32_t visited = 0;
+    int ok = 0, moved = 0; /* moved: an index other than the rounded one */
     if (mn_clip_seg_layout(e->val[i], t, dim, n, g, c) + next_cost(t, dim, n, g, c) <
         cost0 + next0) {
         /* a frame beyond tol tries the index on the value's other side, then one step beyond
@@ -78,10 +84,23 @@ static int try_level(enc* e, int i, int g, int c, int s) {
          * together, and another index of this one can offset the others' (the indices of a
          * frame are chosen jointly against the object-space error, as a vector quantiser
          * chooses its code vector, instead of each rounded on its own) */
-        double mult = level_mult((unsigned)s);
+        double mult = level_mult((unsigned)s), mult0 = level_mult((unsigned)sh0);
         uint32_t top = level_top(t->bits, (unsigned)s);
-        int ok = 1, moved = 0; /* moved: an index other than the rounded one */
-        for (int f = f0; f < f1 && ok; f++) {
+        /* Each frame's outcome depends on that frame alone and one failing frame fails the
+         * try, so the order of the frames does not change the result: the frame whose value
+         * moves most is checked first (the likeliest to fail), then the others in order. */
+        int first = f0;
+        double most = -1;
+        for (int f = f0; f < f1; f++) {
+            double ch =
+                fabs((double)t->off[(size_t)f * dim + c] * mult - (double)off0[f - f0] * mult0);
+            if (ch > most) most = ch, first = f;
+        }
+        ok = 1;
+        for (int r = 0; r < f1 - f0 && ok; r++) {
+            int f = r == 0 ? first : f0 + r - 1 < first ? f0 + r - 1 : f0 + r;
+            memcpy(saved[f - f0], Q + (size_t)f * e->m->nq + e->trk[i].qadr, sizeof(double) * w);
+            visited |= 1u << (f - f0);
             put_decoded(e, i, f, f + 1, Q);
             if (frames_ok(e, i, Q, f, f + 1)) continue;
             uint32_t* x = &t->off[(size_t)f * dim + c];
@@ -90,8 +109,8 @@ static int try_level(enc* e, int i, int g, int c, int s) {
             int64_t x0 = *x, sg = want > (double)x0 ? 1 : -1;
             static const int tries[2] = {1, -1};
             ok = 0, moved = 1;
-            for (int r = 0; r < 2 && !ok; r++) {
-                int64_t y = x0 + sg * tries[r];
+            for (int r2 = 0; r2 < 2 && !ok; r2++) {
+                int64_t y = x0 + sg * tries[r2];
                 if (y < 0 || y > (int64_t)top) continue;
                 *x = (uint32_t)y;
                 put_decoded(e, i, f, f + 1, Q);
@@ -107,9 +126,11 @@ static int try_level(enc* e, int i, int g, int c, int s) {
     }
     t->sh[k] = (uint8_t)sh0, t->scost[k] = cost0, t->ord[k] = ord0, t->rk[k] = rk0;
     if (next >= 0) t->scost[next] = next0; /* its order and k depend on its own indices only */
-    for (int f = f0; f < f1; f++)
+    for (int f = f0; f < f1; f++) {
         t->off[(size_t)f * dim + c] = off0[f - f0];
-    put_decoded(e, i, f0, f1, Q);
+        if (visited >> (f - f0) & 1)
+            memcpy(Q + (size_t)f * e->m->nq + e->trk[i].qadr, saved[f - f0], sizeof(double) * w);
+    }
     return 0;
 }
 
