@@ -277,6 +277,32 @@ static mn_status parse_dense(mn_clip* c, clip_track* t, int i, size_t* op, mn_er
     return MN_OK;
 }
 
+/* The seek points reordered frame by frame: those of every dense track at the same frame
+ * side by side (clip_track.seek0 becomes the track's place among them), so that a sample,
+ * which reads one seek point of every dense track at one frame, reads a few neighbouring
+ * cache lines instead of one far apart per track. A track's points were recorded in its
+ * frames' order, one per SEEK frames (seek_reserve). */
+static mn_status seek_frame_major(mn_clip* c) {
+    size_t nb = ((size_t)c->nframes + (1u << SEEK_LOG2) - 1) >> SEEK_LOG2, nd = 0;
+    for (int i = 0; i < c->ntrack; i++)
+        nd += c->trk[i].mode == MODE_DENSE;
+    c->ndense = nd;
+    if (!nd) return MN_OK;
+    seek_point* fm = malloc(sizeof(seek_point) * nb * nd);
+    if (!fm) return MN_ERR_NOMEM;
+    size_t rank = 0;
+    for (int i = 0; i < c->ntrack; i++) {
+        clip_track* t = &c->trk[i];
+        if (t->mode != MODE_DENSE) continue;
+        for (size_t b = 0; b < nb; b++)
+            fm[b * nd + rank] = c->seek[t->seek0 + b];
+        t->seek0 = rank++;
+    }
+    free(c->seek);
+    c->seek = fm, c->nseek = c->seek_cap = nb * nd;
+    return MN_OK;
+}
+
 mn_status mn_clip_parse(mn_clip* c, mn_error* err) {
     const uint8_t* p = c->block;
     size_t n = c->size;
@@ -371,6 +397,8 @@ mn_status mn_clip_parse(mn_clip* c, mn_error* err) {
     }
     if (o != n) return BAD(o, "size", "%zu bytes after the last track", n - o);
 #undef BAD
+    if (seek_frame_major(c) != MN_OK)
+        return mn_error_set(err, MN_ERR_NOMEM, NULL, 0, "clip", "out of memory");
     return MN_OK;
 }
 

@@ -46,7 +46,7 @@ typedef struct clip_track {
     int seg_log2;                 /* dense: segment length (log2) */
     uint8_t width[MAX_LEVEL + 1]; /* dense: level_width of each level (no division when
                                      sampling) */
-    size_t seek0; /* dense: its first seek point in the clip's table, spg per segment */
+    size_t seek0;                 /* dense: its place among the dense tracks (mn_clip.seek) */
     int spg;
     size_t seg0; /* dense: its first segment in the clip's table of segments */
 } clip_track;
@@ -78,8 +78,10 @@ struct mn_clip {
     clip_track* trk;
     uint8_t* block; /* size + PAD zero bytes */
     size_t size;
-    seek_point* seek; /* the dense tracks' seek points (clip_track.seek0) */
-    size_t nseek, seek_cap;
+    /* the dense tracks' seek points, frame by frame: the one of the ndense tracks' k-th
+     * (clip_track.seek0) at frame f, index (f >> SEEK_LOG2) ndense + k */
+    seek_point* seek;
+    size_t nseek, seek_cap, ndense;
     seg_info* seg; /* the dense tracks' segments (clip_track.seg0) */
     size_t nseg, seg_cap;
 };
@@ -101,8 +103,10 @@ static inline void cr_eval(int d, double tp, double ta, double tb, double tn, co
 static inline void rotvec_to_quat(const double* r, double* q) {
     double th2 = r[0] * r[0] + r[1] * r[1] + r[2] * r[2];
     double w, k;
-    if (th2 < 1e-12) { /* the series: unit to rounding */
-        w = 1 - th2 / 8, k = 0.5 - th2 / 48;
+    if (th2 <= 2.4674011002723395) { /* angle at most pi/2: (cos, sin / angle) of the half
+                                         angle from its square, no square root or division */
+        mn_sinc_cos_sq(0.25 * th2, &k, &w);
+        k *= 0.5;
     } else { /* (cos, sin) of the half angle: unit to rounding, no normalising needed */
         double th = sqrt(th2), s, c;
         mn_sincos_inline(0.5 * th, &s, &c); /* mn_sincos's numbers, without the call */
@@ -189,6 +193,16 @@ static inline int64_t predict(int order, int r, int64_t first, int64_t a, int64_
     if (order == 1 || r == 1) return a;
     if (order == 2) return 2 * a - b;
     return a + (a - b) / 2; /* 3: half the slope, for motion that slows */
+}
+
+/* predict without a branch, for the sampler (a component's order changes from segment to
+ * segment, so a branch on it would often be mispredicted): at r = 1 the decoder holds the
+ * first index as both previous frames (a = b), where every order but 0 gives a, as predict
+ * does. (a - b) / 2 rounds towards zero, as C's division. */
+static inline int64_t predict_flat(int order, int64_t first, int64_t a, int64_t b) {
+    int64_t d = a - b, half = (d - (d >> 63)) >> 1;
+    int64_t step = order == 2 ? d : order == 3 ? half : 0;
+    return order == 0 ? first : a + step;
 }
 
 /* clip_format.c */

@@ -58,7 +58,7 @@ static inline void seg_advance(const clip_track* t, const uint8_t* p, const seg_
     int d = t->dim;
     for (int k = s->r + 1; k <= r; k++)
         for (int i = 0; i < d; i++) {
-            int64_t v = predict(si->ord[i], k, si->first[i], s->x[i], s->y[i]) +
+            int64_t v = predict_flat(si->ord[i], si->first[i], s->x[i], s->y[i]) +
                         unzigzag(rice_next(&rd, si->rk[i]));
             s->y[i] = s->x[i], s->x[i] = v;
         }
@@ -76,7 +76,7 @@ static inline void dense_at(const mn_clip* c, const clip_track* t, int f, double
     int j = r >> SEEK_LOG2;
     const seg_info* si = &c->seg[t->seg0 + (size_t)g];
     if (s->g != g || s->r > r || s->r < (j << SEEK_LOG2)) {
-        const seek_point* sp = &c->seek[t->seek0 + (size_t)g * t->spg + j];
+        const seek_point* sp = &c->seek[(size_t)(f >> SEEK_LOG2) * c->ndense + t->seek0];
         for (int i = 0; i < d; i++)
             s->x[i] = sp->x[i], s->y[i] = sp->y[i];
         s->g = g, s->r = j << SEEK_LOG2, s->pos = sp->pos;
@@ -87,7 +87,7 @@ static inline void dense_at(const mn_clip* c, const clip_track* t, int f, double
     if (!nx) return;
     rice_reader rd = {p, s->pos, 0, 0};
     for (int i = 0; i < d; i++) {
-        int64_t v = predict(si->ord[i], r + 1, si->first[i], s->x[i], s->y[i]) +
+        int64_t v = predict_flat(si->ord[i], si->first[i], s->x[i], s->y[i]) +
                     unzigzag(rice_next(&rd, si->rk[i]));
         nx[i] = t->lo[i] + (double)v * si->scale[i];
     }
@@ -118,7 +118,8 @@ static inline void track_at(const mn_clip* c, const clip_track* t, double frame,
         } else {
             dense_at(c, t, k, a, NULL, s);
         }
-        memcpy(v, a, sizeof(double) * (size_t)t->dim);
+        for (int i = 0; i < t->dim; i++)
+            v[i] = a[i];
         return;
     }
     const uint8_t* p = c->block + t->data;
@@ -158,27 +159,42 @@ static inline void track_at(const mn_clip* c, const clip_track* t, double frame,
     cr_eval(t->dim, tp, ta, tbk, tn, pp, pa, pb, pn, frame, v);
 }
 
-/* The state at frame into q (see mn_clip_sample); st: one decoding state per track. */
+/* The state at frame into q (see mn_clip_sample); st: one decoding state per track. Tracks
+ * go in batches: each one's numbers decoded, then the batch's rotation vectors turned into
+ * quaternions in a loop of their own, whose iterations do not depend on one another (the
+ * processor overlaps them; within the decoding loop each waited for its track's codes). */
+#define BATCH 32
 static void clip_sample(const mn_clip* c, double frame, double* q, seg_state* st) {
     if (frame < 0) frame = 0;
     if (frame > c->nframes - 1) frame = c->nframes - 1;
     const double* q0 = c->m->q0;
-    for (int i = 0; i < c->ntrack; i++) {
-        const clip_track* t = &c->trk[i];
-        double* o = q + t->qadr;
-        if (t->mode == MODE_REST) {
-            memcpy(o, q0 + t->qadr, sizeof(double) * (t->kind == TK_ROT ? 4 : (size_t)t->dim));
-            continue;
-        }
-        double v[3];
-        seg_state local;
-        local.g = -1;
-        track_at(c, t, frame, v, st ? &st[i] : &local);
-        if (t->kind == TK_ROT)
-            rotvec_to_quat(v, o);
-        else
+    for (int i0 = 0; i0 < c->ntrack; i0 += BATCH) {
+        int i1 = i0 + BATCH < c->ntrack ? i0 + BATCH : c->ntrack, nrot = 0;
+        double rv[BATCH][3];
+        double* ro[BATCH];
+        for (int i = i0; i < i1; i++) {
+            const clip_track* t = &c->trk[i];
+            double* o = q + t->qadr;
+            if (t->mode == MODE_REST) {
+                int w = t->kind == TK_ROT ? 4 : t->dim;
+                for (int k = 0; k < w; k++)
+                    o[k] = q0[t->qadr + k];
+                continue;
+            }
+            seg_state local;
+            local.g = -1;
+            if (t->kind == TK_ROT) {
+                track_at(c, t, frame, rv[nrot], st ? &st[i] : &local);
+                ro[nrot++] = o;
+                continue;
+            }
+            double v[3];
+            track_at(c, t, frame, v, st ? &st[i] : &local);
             for (int k = 0; k < t->dim; k++)
                 o[k] = v[k];
+        }
+        for (int r = 0; r < nrot; r++)
+            rotvec_to_quat(rv[r], ro[r]);
     }
 }
 

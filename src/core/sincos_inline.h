@@ -39,6 +39,24 @@ static inline void poly_sincos(double x, double* ps, double* pc) {
     *pc = w + (((1.0 - w) - hz) + z * rc);
 }
 
+/* sin(y) / y and cos(y) from z = y^2 alone, |y| <= pi/4: the kernels above are polynomials
+ * in z (sin y = y (1 + z P(z))), so an angle known by its square needs no square root. */
+static inline void mn_sinc_cos_sq(double z, double* sinc, double* c) {
+    const double S1 = -1.66666666666666324348e-01, S2 = 8.33333333332248946124e-03,
+                 S3 = -1.98412698298579493134e-04, S4 = 2.75573137070700676789e-06,
+                 S5 = -2.50507602534068634195e-08, S6 = 1.58969099521155010221e-10;
+    const double C1 = 4.16666666666666019037e-02, C2 = -1.38888888888741095749e-03,
+                 C3 = 2.48015872894767294178e-05, C4 = -2.75573143513906633035e-07,
+                 C5 = 2.08757232129817482790e-09, C6 = -1.13596475577881948265e-11;
+    const mn_v2d K1 = {S1, C1}, K2 = {S2, C2}, K3 = {S3, C3}, K4 = {S4, C4}, K5 = {S5, C5},
+                 K6 = {S6, C6};
+    mn_v2d zz = {z, z};
+    mn_v2d r = K1 + zz * (K2 + zz * (K3 + zz * (K4 + zz * (K5 + zz * K6))));
+    *sinc = 1.0 + z * r[0];
+    double rc = z * r[1], hz = 0.5 * z, w = 1.0 - hz;
+    *c = w + (((1.0 - w) - hz) + z * rc);
+}
+
 static inline void mn_sincos_inline(double x, double* s, double* c) {
     double ax = fabs(x);
     if (ax <= 0.78539816339744830962) {
