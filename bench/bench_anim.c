@@ -66,7 +66,8 @@ static void usage(FILE* f) {
             "(wall clock), compress_cpu_s (thread CPU time), ns_per_sample (a pose at random "
             "frames, mn_clip_sample; thread CPU\n"
             "time, the best of 5 rounds), playback_ns_per_sample (a pose through a cursor moving\n"
-            "forward by half a frame, looping), joint_samples_per_s (at random).\n"
+            "forward by half a frame, looping), joint_samples_per_s (at random), memory_bytes\n"
+            "(the loaded clip: block, seek points and segment records, mn_clip_memory).\n"
             "--clip FILE...: only the clip lines (without the shorter segments) of each take,\n"
             "then per rate (24 Hz, the take's own) and bound the totals over the takes\n"
             "(part=clip_total: raw_bytes, bytes, ratio, and locked_ratio with locks). With\n"
@@ -247,10 +248,10 @@ static void bench_clip(const mn_model* m, const mn_motion* mo, int nsamples, int
                    "vertices=3 max_segment=%d raw_bytes=%zu bytes=%zu ratio=%.2f "
                    "max_error_cm=%.4f rest=%d constant=%d sparse=%d dense=%d compress_s=%.2f "
                    "compress_cpu_s=%.3f ns_per_sample=%.1f playback_ns_per_sample=%.1f "
-                   "joint_samples_per_s=%.3g\n",
+                   "joint_samples_per_s=%.3g memory_bytes=%zu\n",
                    m->name, n, fps, o.tol * 100, seg, st.raw_bytes, st.bytes, st.ratio,
                    st.max_error * 100, st.rest, st.constant, st.sparse, st.dense, dt, dcpu, ns,
-                   play, nj / ns * 1e9);
+                   play, nj / ns * 1e9, mn_clip_memory(c));
             if (nlk && sl.bytes)
                 printf("bench=anim part=clip_locked figure=%s frames=%d fps=%.0f tol_cm=%g "
                        "locks=%d lock_tol_cm=0.01 bytes=%zu ratio=%.2f lock_error_cm=%.4f "

@@ -130,6 +130,10 @@ const void* mn_clip_bytes(const mn_clip* c);
 size_t mn_clip_size(const mn_clip* c);
 int mn_clip_frames(const mn_clip* c);
 double mn_clip_fps(const mn_clip* c);
+/* The bytes a loaded clip holds: its block, and the seek points and segment records built
+ * when it was loaded (what random access reads beside the block; 28 bytes per dense track
+ * every 4 frames and 48 per segment). 0 for NULL. */
+size_t mn_clip_memory(const mn_clip* c);
 
 /* The state at `frame` (clamped to 0..frames-1; fractional frames interpolate) into q (nq
  * numbers). Reentrant, allocation-free. MN_ERR_ARG when frame is not finite. */

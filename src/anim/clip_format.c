@@ -137,7 +137,7 @@ static mn_status bad(mn_error* err, size_t off, const char* field, const char* f
     return mn_error_set(err, MN_ERR_PARSE, NULL, 0, field, "byte %zu: %s", off, msg);
 }
 
-/* Room for dense track t's seek points (nseg segments, one at every 8th frame of a segment
+/* Room for dense track t's seek points (nseg segments, one at every 4th frame of a segment
  * from its first) and segment records, after those of the tracks before it. */
 static mn_status seek_reserve(mn_clip* c, clip_track* t, int nseg) {
     t->spg = t->seg_log2 > SEEK_LOG2 ? 1 << (t->seg_log2 - SEEK_LOG2) : 1;
@@ -172,12 +172,12 @@ static mn_status parse_dense(mn_clip* c, clip_track* t, int i, size_t* op, mn_er
     const uint8_t* p = c->block;
     size_t n = c->size, o = *op;
     int d = t->dim;
-    for (unsigned lv = 0; lv <= MAX_LEVEL; lv++)
-        t->width[lv] = (uint8_t)level_width(t->bits, lv);
     if (o + 1 > n) return BAD(o, "segments", "track %d: the block ends", i);
     t->seg_log2 = p[o] & 7;
-    if (t->seg_log2 < 1 || t->seg_log2 > MAX_SEG_LOG2 || (p[o] >> 3))
-        return BAD(o, "segments", "track %d: bad segment length", i);
+    /* 8 to 32 frames: at least one seek point per segment, and every seek point at a frame
+     * that is a multiple of 2^SEEK_LOG2 (seek_frame_major) */
+    if (t->seg_log2 < 3 || t->seg_log2 > MAX_SEG_LOG2 || (p[o] >> 3))
+        return BAD(o, "segments", "track %d: bad segment length (8 to 32 frames)", i);
     int S = 1 << t->seg_log2, nseg = (c->nframes + S - 1) / S;
     if (seek_reserve(c, t, nseg) != MN_OK)
         return mn_error_set(err, MN_ERR_NOMEM, NULL, 0, "clip", "out of memory");
@@ -451,6 +451,11 @@ const void* mn_clip_bytes(const mn_clip* c) {
 }
 size_t mn_clip_size(const mn_clip* c) {
     return c ? c->size : 0;
+}
+size_t mn_clip_memory(const mn_clip* c) {
+    if (!c) return 0;
+    return sizeof *c + sizeof(clip_track) * (size_t)c->ntrack + c->size + PAD +
+           sizeof(seek_point) * c->nseek + sizeof(seg_info) * c->nseg;
 }
 int mn_clip_frames(const mn_clip* c) {
     return c ? c->nframes : 0;

@@ -42,20 +42,19 @@ typedef struct clip_track {
     /* decoded header */
     int mode, cubic, bits, nkeys;
     double lo[3], step[3], value[3];
-    size_t data;                  /* byte offset of the bit-packed part in the block */
-    int seg_log2;                 /* dense: segment length (log2) */
-    uint8_t width[MAX_LEVEL + 1]; /* dense: level_width of each level (no division when
-                                     sampling) */
-    size_t seek0;                 /* dense: its place among the dense tracks (mn_clip.seek) */
+    size_t data;  /* byte offset of the bit-packed part in the block */
+    int seg_log2; /* dense: segment length (log2) */
+    size_t seek0; /* dense: while the block is parsed, its first seek point; then its place
+                     among the dense tracks (mn_clip.seek) */
     int spg;
     size_t seg0; /* dense: its first segment in the clip's table of segments */
 } clip_track;
 
 /* A seek point of a dense track (built when the block is parsed, not stored in it): the
- * decoder's state at frame 8 j of a segment (j = 0: its first frame, after its records), so
+ * decoder's state at frame 4 j of a segment (j = 0: its first frame, after its records), so
  * that sampling a frame goes on from the nearest one at or before it instead of from the
  * segment's start. */
-#define SEEK_LOG2 3
+#define SEEK_LOG2 2
 typedef struct seek_point {
     uint32_t pos;       /* the next residual's bit offset (from the track's data) */
     int32_t x[3], y[3]; /* the frame's indices and the previous frame's, per component */

@@ -285,6 +285,11 @@ static void test_round_trip(void) {
     if (d) {
         CHECK(mn_clip_size(d) == mn_clip_size(c));
         CHECK(!memcmp(mn_clip_bytes(d), mn_clip_bytes(c), mn_clip_size(c)));
+        /* what the loaded clip holds: the block and, for each dense track, a seek point of
+         * 28 bytes every 4 frames (the walk has dense tracks) */
+        CHECK(mn_clip_memory(NULL) == 0);
+        CHECK(mn_clip_memory(d) == mn_clip_memory(c));
+        CHECK(mn_clip_memory(d) >= mn_clip_size(d) + 28 * (size_t)((n + 3) / 4));
         double* a = malloc(sizeof(double) * (size_t)m->nq);
         double* b = malloc(sizeof(double) * (size_t)m->nq);
         int same = 1;
