@@ -58,7 +58,7 @@ static size_t next_cost(track_code* t, int d, int n, int g, int c) {
  * every frame, kept current. */
 /* Segment g, component c of dense track i at level s: kept when it is smaller and the
  * segment's frames stay within tol, else put back. Returns whether it was kept. */
-static int try_level(enc* e, int i, int g, int c, int s) {
+static int try_level(enc* e, int i, int g, int c, int s, int* hint) {
     double* Q = e->Q;
     track_code* t = &e->code[i];
     int dim = e->trk[i].dim, n = e->n, S = 1 << t->seg_log2;
@@ -87,8 +87,10 @@ static int try_level(enc* e, int i, int g, int c, int s) {
         double mult = level_mult((unsigned)s), mult0 = level_mult((unsigned)sh0);
         uint32_t top = level_top(t->bits, (unsigned)s);
         /* Each frame's outcome depends on that frame alone and one failing frame fails the
-         * try, so the order of the frames does not change the result: the frame whose value
-         * moves most is checked first (the likeliest to fail), then the others in order. */
+         * try, so the order of the frames does not change the result: the likeliest to fail
+         * is checked first, the frame that failed the last try of this segment component
+         * (*hint: the tries go from coarse to fine levels, and the same frame tends to fail
+         * them in turn) or else the frame whose value moves most, then the others in order. */
         int first = f0;
         double most = -1;
         for (int f = f0; f < f1; f++) {
@@ -96,6 +98,7 @@ static int try_level(enc* e, int i, int g, int c, int s) {
                 fabs((double)t->off[(size_t)f * dim + c] * mult - (double)off0[f - f0] * mult0);
             if (ch > most) most = ch, first = f;
         }
+        if (*hint >= f0 && *hint < f1) first = *hint;
         ok = 1;
         for (int r = 0; r < f1 - f0 && ok; r++) {
             int f = r == 0 ? first : f0 + r - 1 < first ? f0 + r - 1 : f0 + r;
@@ -108,7 +111,7 @@ static int try_level(enc* e, int i, int g, int c, int s) {
                 (e->val[i][(size_t)f * dim + c] - (double)t->lo[c]) / (double)t->step[c] / mult;
             int64_t x0 = *x, sg = want > (double)x0 ? 1 : -1;
             static const int tries[2] = {1, -1};
-            ok = 0, moved = 1;
+            ok = 0, moved = 1, *hint = f;
             for (int r2 = 0; r2 < 2 && !ok; r2++) {
                 int64_t y = x0 + sg * tries[r2];
                 if (y < 0 || y > (int64_t)top) continue;
@@ -209,9 +212,9 @@ void mn_clip_segment_search(enc* e) {
                     uint32_t* fl = failed && failed[i] ? &failed[i][g * dim + c] : NULL;
                     /* failed[.]: 1 + the latest change around it when it last took no step */
                     if (fl && *fl && *fl == 1 + latest(ver, lo, hi)) continue;
-                    int took = 0;
+                    int took = 0, hint = -1;
                     for (int j = 0; j < 9 && !took; j++)
-                        took = try_level(e, i, g, c, t->sh[g * dim + c] + jumps[j]);
+                        took = try_level(e, i, g, c, t->sh[g * dim + c] + jumps[j], &hint);
                     if (took) {
                         changed = 1, clock++;
                         for (int f = f0; f < f1 && ver; f++)
