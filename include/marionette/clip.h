@@ -81,7 +81,7 @@ typedef struct mn_clip_options {
     double shell;    /* distance of the virtual vertices from their joint (default 0.03: 3 cm) */
     int max_segment; /* the longest segment of a dense track, in frames: 8, 16 or 32 (0, the
                         default: 32). Shorter segments compress less; a frame is decoded
-                        from the seek point before it (every 8 frames), so they sample
+                        from the seek point before it (every 4 frames), so they sample
                         about as fast (docs/animation.md) */
     int vertices;    /* virtual vertices per joint held to tol: 3 (x, y and z axes: the
                         Animation Compression Library's measure; 0 is 3, the default) or 2 (x
