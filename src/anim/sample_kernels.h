@@ -36,12 +36,10 @@ static inline void mn_anim_sincos(double x, double* s, double* c) {
  * over the two angles) and the quadrant as sign flips and selects; the same operations per
  * angle, so the same bits. |x| < 1e5 (mn_anim_sincos_n sees to the others). */
 static inline void mn_anim_sincos2(mn_v2d x, mn_v2d* s, mn_v2d* c) {
-    const double S1 = -1.66666666666666324348e-01, S2 = 8.33333333332248946124e-03,
-                 S3 = -1.98412698298579493134e-04, S4 = 2.75573137070700676789e-06,
-                 S5 = -2.50507602534068634195e-08, S6 = 1.58969099521155010221e-10;
-    const double C1 = 4.16666666666666019037e-02, C2 = -1.38888888888741095749e-03,
-                 C3 = 2.48015872894767294178e-05, C4 = -2.75573143513906633035e-07,
-                 C5 = 2.08757232129817482790e-09, C6 = -1.13596475577881948265e-11;
+    const double S1 = MN_SIN_K[0], S2 = MN_SIN_K[1], S3 = MN_SIN_K[2], S4 = MN_SIN_K[3],
+                 S5 = MN_SIN_K[4], S6 = MN_SIN_K[5];
+    const double C1 = MN_COS_K[0], C2 = MN_COS_K[1], C3 = MN_COS_K[2], C4 = MN_COS_K[3],
+                 C5 = MN_COS_K[4], C6 = MN_COS_K[5];
     const double round_magic = 6755399441055744.0; /* 1.5 * 2^52 */
     mn_v2d t = x * INV_PIO2 + round_magic;
     mn_v2d fn = t - round_magic;

@@ -22,39 +22,41 @@ static const double INV_PIO2 = 6.36619772367581382433e-01;
  * computed at once: the two Horner recurrences have the same degree and go in the two lanes
  * of one vector (the same operations in the same order as one at a time, so the same bits,
  * for half the multiplies and adds; the chain FK 5 % faster). */
-static inline void poly_sincos(double x, double* ps, double* pc) {
-    const double S1 = -1.66666666666666324348e-01, S2 = 8.33333333332248946124e-03,
-                 S3 = -1.98412698298579493134e-04, S4 = 2.75573137070700676789e-06,
-                 S5 = -2.50507602534068634195e-08, S6 = 1.58969099521155010221e-10;
-    const double C1 = 4.16666666666666019037e-02, C2 = -1.38888888888741095749e-03,
-                 C3 = 2.48015872894767294178e-05, C4 = -2.75573143513906633035e-07,
-                 C5 = 2.08757232129817482790e-09, C6 = -1.13596475577881948265e-11;
-    const mn_v2d K1 = {S1, C1}, K2 = {S2, C2}, K3 = {S3, C3}, K4 = {S4, C4}, K5 = {S5, C5},
-                 K6 = {S6, C6};
-    double z = x * x, v = z * x;
+static const double MN_SIN_K[6] = {-1.66666666666666324348e-01, 8.33333333332248946124e-03,
+                                   -1.98412698298579493134e-04, 2.75573137070700676789e-06,
+                                   -2.50507602534068634195e-08, 1.58969099521155010221e-10};
+static const double MN_COS_K[6] = {4.16666666666666019037e-02, -1.38888888888741095749e-03,
+                                   2.48015872894767294178e-05, -2.75573143513906633035e-07,
+                                   2.08757232129817482790e-09, -1.13596475577881948265e-11};
+
+/* The two kernels' Horner recurrences at z = x^2, side by side: (S1 + z (S2 + ...), C1 + ...). */
+static inline mn_v2d poly_sincos_r(double z) {
+    const mn_v2d K1 = {MN_SIN_K[0], MN_COS_K[0]}, K2 = {MN_SIN_K[1], MN_COS_K[1]},
+                 K3 = {MN_SIN_K[2], MN_COS_K[2]}, K4 = {MN_SIN_K[3], MN_COS_K[3]},
+                 K5 = {MN_SIN_K[4], MN_COS_K[4]}, K6 = {MN_SIN_K[5], MN_COS_K[5]};
     mn_v2d zz = {z, z};
-    mn_v2d r = K1 + zz * (K2 + zz * (K3 + zz * (K4 + zz * (K5 + zz * K6))));
+    return K1 + zz * (K2 + zz * (K3 + zz * (K4 + zz * (K5 + zz * K6))));
+}
+
+/* cos x from z = x^2 and the cosine recurrence r (fdlibm's __kernel_cos, y = 0). */
+static inline double poly_cos(double z, double r) {
+    double rc = z * r, hz = 0.5 * z, w = 1.0 - hz;
+    return w + (((1.0 - w) - hz) + z * rc);
+}
+
+static inline void poly_sincos(double x, double* ps, double* pc) {
+    double z = x * x, v = z * x;
+    mn_v2d r = poly_sincos_r(z);
     *ps = x + v * r[0];
-    double rc = z * r[1], hz = 0.5 * z, w = 1.0 - hz;
-    *pc = w + (((1.0 - w) - hz) + z * rc);
+    *pc = poly_cos(z, r[1]);
 }
 
 /* sin(y) / y and cos(y) from z = y^2 alone, |y| <= pi/4: the kernels above are polynomials
  * in z (sin y = y (1 + z P(z))), so an angle known by its square needs no square root. */
 static inline void mn_sinc_cos_sq(double z, double* sinc, double* c) {
-    const double S1 = -1.66666666666666324348e-01, S2 = 8.33333333332248946124e-03,
-                 S3 = -1.98412698298579493134e-04, S4 = 2.75573137070700676789e-06,
-                 S5 = -2.50507602534068634195e-08, S6 = 1.58969099521155010221e-10;
-    const double C1 = 4.16666666666666019037e-02, C2 = -1.38888888888741095749e-03,
-                 C3 = 2.48015872894767294178e-05, C4 = -2.75573143513906633035e-07,
-                 C5 = 2.08757232129817482790e-09, C6 = -1.13596475577881948265e-11;
-    const mn_v2d K1 = {S1, C1}, K2 = {S2, C2}, K3 = {S3, C3}, K4 = {S4, C4}, K5 = {S5, C5},
-                 K6 = {S6, C6};
-    mn_v2d zz = {z, z};
-    mn_v2d r = K1 + zz * (K2 + zz * (K3 + zz * (K4 + zz * (K5 + zz * K6))));
+    mn_v2d r = poly_sincos_r(z);
     *sinc = 1.0 + z * r[0];
-    double rc = z * r[1], hz = 0.5 * z, w = 1.0 - hz;
-    *c = w + (((1.0 - w) - hz) + z * rc);
+    *c = poly_cos(z, r[1]);
 }
 
 static inline void mn_sincos_inline(double x, double* s, double* c) {
