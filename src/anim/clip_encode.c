@@ -42,7 +42,7 @@ static void layout(enc* e, int i) {
  * changes, so the block of the others' is reused as it is). */
 static void fit(enc* e, int i, double scale) {
     mn_clip_fit_track(e->val[i], e->n, e->trk[i].dim, e->rest[i], e->base[i] * e->mult[i] * scale,
-                      e->tbits, &e->w, &e->code[i]);
+                      e->tbits, &e->w, &e->memo[i], &e->code[i]);
     layout(e, i);
 }
 
@@ -111,6 +111,7 @@ static mn_status stage_values(enc* e, mn_error* err) {
     e->base = calloc((size_t)e->nt + 1, sizeof(double));
     e->mult = calloc((size_t)e->nt + 1, sizeof(double));
     e->code = calloc((size_t)e->nt + 1, sizeof(track_code));
+    e->memo = calloc((size_t)e->nt + 1, sizeof(fit_memo));
     e->w.dq = malloc(sizeof(double) * n3);
     e->w.err = malloc(sizeof(double) * (size_t)nframes);
     e->w.qv = malloc(sizeof(uint32_t) * n3);
@@ -127,9 +128,9 @@ static mn_status stage_values(enc* e, mn_error* err) {
     e->tmp = malloc(sizeof(double) * (size_t)m->njoint * 3 * e->nv + 1);
     e->Q = malloc(sizeof(double) * (size_t)nframes * (size_t)m->nq);
     e->X = malloc(sizeof(mn_xform) * (size_t)nframes * (size_t)m->njoint + 1);
-    if (!e->Q || !e->X || !e->val || !e->rest || !e->base || !e->mult || !e->code || !e->w.dq ||
-        !e->w.err || !e->w.qv || !e->w.key || !e->w.tmax || !e->w.tidx || !e->w.bad || !e->w.need ||
-        !e->V || !e->tmp)
+    if (!e->Q || !e->X || !e->val || !e->rest || !e->base || !e->mult || !e->code || !e->memo ||
+        !e->w.dq || !e->w.err || !e->w.qv || !e->w.key || !e->w.tmax || !e->w.tidx || !e->w.bad ||
+        !e->w.need || !e->V || !e->tmp)
         return MN_ERR_NOMEM;
     for (int i = 0; i < e->nt; i++) {
         int dim = e->trk[i].dim;
@@ -149,6 +150,8 @@ static mn_status stage_values(enc* e, mn_error* err) {
         mn_clip_track_values(&e->trk[i], e->q, m->nq, nframes, e->val[i]);
         mn_clip_track_values(&e->trk[i], m->q0, m->nq, 1, e->rest[i]);
         e->mult[i] = 1;
+        for (int k = 0; k < 6; k++)
+            e->memo[i].eps[k / 3][k % 3] = -1;
     }
     return mn_clip_lock_points(e);
 }
@@ -329,7 +332,7 @@ static void enc_free(enc* e) {
         for (int i = 0; i < e->nt; i++)
             free(e->code[i].key), free(e->code[i].qv), free(e->code[i].sh), free(e->code[i].ord),
                 free(e->code[i].rk), free(e->code[i].scost), free(e->code[i].off);
-    free(e->val), free(e->rest), free(e->base), free(e->mult), free(e->code);
+    free(e->val), free(e->rest), free(e->base), free(e->mult), free(e->code), free(e->memo);
     free(e->w.dq), free(e->w.err), free(e->w.qv), free(e->w.key);
     free(e->w.tmax), free(e->w.tidx), free(e->w.bad), free(e->w.need);
     free(e->V), free(e->tmp), free(e->Q), free(e->X), free(e->LP), free(e->lpo);

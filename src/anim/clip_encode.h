@@ -18,6 +18,14 @@ typedef struct fit_work {
     int seg_max_log2; /* the longest segment a dense track may take (mn_clip_options) */
 } fit_work;
 
+/* What the fits of one track learnt: per interpolation (linear, Catmull-Rom) and split of
+ * its share, the widest bound at which greedy insertion failed and its budget then (eps -1:
+ * never failed). */
+typedef struct fit_memo {
+    double eps[2][3];
+    int max_keys[2][3];
+} fit_memo;
+
 /* The encoder's state, passed from stage to stage (clip_encode.c). */
 typedef struct enc {
     const mn_model* m;
@@ -29,6 +37,7 @@ typedef struct enc {
     double* base;  /* per track: the guaranteed share (before widening) */
     double* mult;  /* per track: widening */
     track_code* code;
+    fit_memo* memo; /* per track */
     fit_work w;
     /* the take and the clip being built */
     const double* q; /* n x nq */
@@ -58,9 +67,10 @@ typedef struct enc {
 /* clip_fit.c */
 /* The track's numbers at frames 0..n-1 of q (n x nq) into v (n x dim). */
 void mn_clip_track_values(const clip_track* t, const double* q, int nq, int n, double* v);
-/* The smallest encoding of track values v (n x d) within eps. rest: the model's value. */
+/* The smallest encoding of track values v (n x d) within eps. rest: the model's value. memo
+ * (may be NULL): the track's, read and updated. */
 void mn_clip_fit_track(const double* v, int n, int d, const double* rest, double eps, int tbits,
-                       fit_work* w, track_code* out);
+                       fit_work* w, fit_memo* memo, track_code* out);
 /* Every segment of dense track t laid out at its levels (indices, order, k, sizes). */
 void mn_clip_dense_layout(const double* v, track_code* t, int d, int n);
 /* Segment g, component c of dense track t: laid out at its level from values v, or coded as

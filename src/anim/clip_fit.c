@@ -103,19 +103,45 @@ static double dist2_d(const double* a, const double* b, int d) {
     return s;
 }
 
-/* Value of the sparse track of keys key[0..nk-1] (values dq at those frames) at frame f. */
-static void sparse_eval(const int* key, int nk, const double* dq, int d, int cubic, int k, double f,
-                        double* out) {
+/* The squared errors against v of the sparse track of keys key[0..nk-1] (values dq at those
+ * frames) over segment k's frames key[k]..key[k+1], into err; returns the largest. The
+ * segment's own numbers (its length, Catmull-Rom's tangents) are computed once, each with the
+ * operations of cr_eval, so every value is bit for bit cr_eval's (and the sampler's). */
+static double segment_errors(const int* key, int nk, const double* dq, const double* v, int d,
+                             int cubic, int k, double* err) {
     int a = key[k], b = key[k + 1];
+    const double *pa = dq + (size_t)a * d, *pb = dq + (size_t)b * d;
+    double most = 0;
     if (!cubic) {
-        double u = (f - a) / (double)(b - a);
-        for (int c = 0; c < d; c++)
-            out[c] = dq[(size_t)a * d + c] + u * (dq[(size_t)b * d + c] - dq[(size_t)a * d + c]);
-        return;
+        for (int f = a; f <= b; f++) {
+            double u = (f - a) / (double)(b - a), e = 0;
+            for (int c = 0; c < d; c++) {
+                double o = pa[c] + u * (pb[c] - pa[c]), x = o - v[(size_t)f * d + c];
+                e += x * x;
+            }
+            err[f] = e;
+            most = e > most ? e : most;
+        }
+        return most;
     }
     int p = k > 0 ? key[k - 1] : a, n = k + 2 < nk ? key[k + 2] : b;
-    cr_eval(d, p, a, b, n, dq + (size_t)p * d, dq + (size_t)a * d, dq + (size_t)b * d,
-            dq + (size_t)n * d, f, out);
+    const double *pp = dq + (size_t)p * d, *pn = dq + (size_t)n * d;
+    double ta = a, tb = b, h = tb - ta, sa = h / (tb - p), sb = h / (n - ta), ma[3], mb[3];
+    for (int c = 0; c < d; c++)
+        ma[c] = (pb[c] - pp[c]) * sa, mb[c] = (pn[c] - pa[c]) * sb;
+    for (int f = a; f <= b; f++) {
+        double u = (f - ta) / h, u2 = u * u, u3 = u2 * u;
+        double h00 = 2 * u3 - 3 * u2 + 1, h10 = u3 - 2 * u2 + u, h01 = -2 * u3 + 3 * u2,
+               h11 = u3 - u2, e = 0;
+        for (int c = 0; c < d; c++) {
+            double o = h00 * pa[c] + h10 * ma[c] + h01 * pb[c] + h11 * mb[c],
+                   x = o - v[(size_t)f * d + c];
+            e += x * x;
+        }
+        err[f] = e;
+        most = e > most ? e : most;
+    }
+    return most;
 }
 
 /* Greedy keys on the quantised values dq until every frame is within eps of v; returns the
@@ -172,13 +198,7 @@ static int greedy_keys(const double* v, const double* dq, int n, int d, int cubi
     for (;;) {
         int last = hi_seg < nk - 2 ? hi_seg : nk - 2;
         for (int k = lo_seg; k <= last; k++) {
-            double most = 0;
-            for (int f = key[k]; f <= key[k + 1]; f++) {
-                double o[3];
-                sparse_eval(key, nk, dq, d, cubic, k, f, o);
-                err[f] = dist2_d(o, v + (size_t)f * d, d);
-                most = err[f] > most ? err[f] : most;
-            }
+            double most = segment_errors(key, nk, dq, v, d, cubic, k, err);
             uint8_t now = most > eps2;
             nbad += now - w->bad[key[k]], w->bad[key[k]] = now;
         }
@@ -466,7 +486,7 @@ void mn_clip_dense_layout(const double* v, track_code* t, int d, int n) {
 
 /* The smallest encoding of track values v (n x d) within eps. rest: the model's value. */
 void mn_clip_fit_track(const double* v, int n, int d, const double* rest, double eps, int tbits,
-                       fit_work* w, track_code* out) {
+                       fit_work* w, fit_memo* memo, track_code* out) {
     /* rest and constant */
     double e = 0;
     for (int f = 0; f < n; f++)
@@ -538,8 +558,16 @@ void mn_clip_fit_track(const double* v, int n, int d, const double* rest, double
             if (max_keys < 2) continue;
             if (max_keys > n) max_keys = n;
             if (least[cubic] > max_keys) continue; /* greedy_keys would give up: -1 */
+            /* an attempt that failed before at a bound at least as wide and a budget at least
+             * as large is not run again (the encoder fits each track many times) */
+            double* feps = memo ? &memo->eps[cubic][si] : NULL;
+            int* fmax = memo ? &memo->max_keys[cubic][si] : NULL;
+            if (feps && eps <= *feps && max_keys <= *fmax + *fmax / 2) continue;
             int nk = greedy_keys(v, w->dq, n, d, cubic, eps, max_keys, w->key, w->err, w);
-            if (nk < 0) continue;
+            if (nk < 0) {
+                if (feps && eps > *feps) *feps = eps, *fmax = max_keys;
+                continue;
+            }
             size_t bits = hdr + 16 + (size_t)nk * per_key;
             if (bits >= out->nbits) continue;
             out->mode = MODE_SPARSE, out->cubic = cubic, out->bits = b, out->nkeys = nk;
