@@ -349,20 +349,6 @@ typedef struct pose_opts {
     double fps, scale;
 } pose_opts;
 
-/* A free root j's state qj moved by P: T = Trans(off + p) Rot(orient) Rot(quat); P T has
- * p' = P.R (off + p) + P.p - off, quat' = orient^-1 P.R orient quat. */
-static void place_free_root(const mn_model* m, int j, const mn_xform* P, double* q) {
-    mn_vec3 off = m->jnt_offset[j];
-    mn_vec3 p = mn_vec3_add(mn_mat3_mulv(&P->R, mn_vec3_add(off, mn_v3(q[0], q[1], q[2]))),
-                            mn_vec3_sub(P->p, off));
-    mn_quat o = m->jnt_orient[j], pr = mn_quat_from_mat3(&P->R);
-    mn_quat r = mn_quat_mul(mn_quat_mul(mn_quat_conj(o), pr),
-                            mn_quat_mul(o, mn_q4(q[3], q[4], q[5], q[6])));
-    r = mn_quat_normalize(r);
-    q[0] = p.x, q[1] = p.y, q[2] = p.z;
-    q[3] = r.w, q[4] = r.x, q[5] = r.y, q[6] = r.z;
-}
-
 /* A figure animated by a sequence, placed: every key's free root moved (the in-betweens
  * follow, interpolation commuting with a fixed rigid motion). A root that is not free
  * cannot be moved by its keys: the figure must stand where it is. */
@@ -381,7 +367,7 @@ static int place_keys(const mn_scene* sc, int i, const mn_model* m, mn_seq* seq,
     if (!q) return MN_EXIT_INPUT;
     for (int k = 0; k < mn_seq_key_count(seq); k++) {
         memcpy(q, mn_seq_key_q(seq, k), sizeof(double) * (size_t)m->nq);
-        place_free_root(m, 0, &P, q + m->jnt_qadr[0]);
+        mn_free_joint_place(m, 0, &P, q + m->jnt_qadr[0]);
         mn_seq_set_key(seq, mn_seq_key_frame(seq, k), q, NULL);
     }
     free(q);
@@ -421,7 +407,7 @@ static int place_figure(const mn_scene* sc, int i, mn_model** m, mn_data* d) {
     for (int j = 0; j < (*m)->njoint; j++) {
         if ((*m)->jnt_parent[j] >= 0) continue;
         if ((*m)->jnt_type[j] == MN_JOINT_FREE) {
-            place_free_root(*m, j, &P, d->q + (*m)->jnt_qadr[j]);
+            mn_free_joint_place(*m, j, &P, d->q + (*m)->jnt_qadr[j]);
             continue;
         }
         if (!pm) {

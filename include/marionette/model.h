@@ -341,6 +341,9 @@ void mn_clamp_to_limits(const mn_model* m, double* q);
 int mn_q_within_limits(const mn_model* m, const double* q, double tol);
 /* MN_OK when every number is finite (and quaternions non-zero); MN_ERR_ARG otherwise. */
 mn_status mn_q_check(const mn_model* m, const double* q);
+/* The state qj (7 numbers: position, then quaternion w, x, y, z) of free joint j moved by the
+ * rigid motion P: the joint's frame T becomes P T, so its subtree moves with it. */
+void mn_free_joint_place(const mn_model* m, int j, const mn_xform* P, double* qj);
 
 /* ---- per-joint primitives --------------------------------------------------------------- */
 /* The joint mathematics every solver of the library is made of, each written once here

@@ -96,17 +96,3 @@ int mn_doc_joint_figure(const mn_doc_figure* f, int n, const char* joint, const 
     }
     return n == 1 ? 0 : -2;
 }
-
-/* T = Trans(off + p) Rot(orient) Rot(quat) moved by P: p' = P.R (off + p) + P.p - off,
- * quat' = orient^-1 P.R orient quat. */
-void mn_doc_place_free_root(const mn_model* m, int j, const mn_xform* P, double* q) {
-    mn_vec3 off = m->jnt_offset[j];
-    mn_vec3 p = mn_vec3_add(mn_mat3_mulv(&P->R, mn_vec3_add(off, mn_v3(q[0], q[1], q[2]))),
-                            mn_vec3_sub(P->p, off));
-    mn_quat o = m->jnt_orient[j], pr = mn_quat_from_mat3(&P->R);
-    mn_quat r = mn_quat_mul(mn_quat_mul(mn_quat_conj(o), pr),
-                            mn_quat_mul(o, mn_q4(q[3], q[4], q[5], q[6])));
-    r = mn_quat_normalize(r);
-    q[0] = p.x, q[1] = p.y, q[2] = p.z;
-    q[3] = r.w, q[4] = r.x, q[5] = r.y, q[6] = r.z;
-}

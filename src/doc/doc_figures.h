@@ -42,8 +42,4 @@ mn_status mn_doc_read_figures(ctx* x, const cJSON* a, int n, const char* const* 
 int mn_doc_joint_figure(const mn_doc_figure* f, int n, const char* joint, const char* figure,
                         const char** jname);
 
-/* A free root j's state q (7 numbers) moved by the placement P: the figure stands where P
- * puts it (a figure of a document with "figures" keyed in its own frame). */
-void mn_doc_place_free_root(const mn_model* m, int j, const mn_xform* P, double* q);
-
 #endif

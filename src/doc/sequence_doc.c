@@ -237,7 +237,7 @@ static mn_status read_keys(reader* r, const cJSON* a) {
     /* a placed figure's keys moved; the root states as given kept for the writer */
     if (st == MN_OK && r->place && r->keyed) st = keep_keyed(r, q, i);
     for (int k = 0; st == MN_OK && r->place && k < i; k++)
-        mn_doc_place_free_root(r->m, 0, r->place, q + (size_t)k * nq + r->m->jnt_qadr[0]);
+        mn_free_joint_place(r->m, 0, r->place, q + (size_t)k * nq + r->m->jnt_qadr[0]);
     if (st == MN_OK && r->place && r->keyed) placed_keyed(r, q, i);
     if (st == MN_OK && i > 0) {
         mn_error e;
@@ -1170,7 +1170,7 @@ static void unplace_root(const mn_model* m, mn_seqdoc_unplace* u, const double* 
     }
     mn_xform inv = mn_xform_inverse(u->place);
     memcpy(out, q0, sizeof(double) * 7);
-    mn_doc_place_free_root(m, 0, &inv, out);
+    mn_free_joint_place(m, 0, &inv, out);
 }
 
 /* The interpolation and keys of s (the sequence or a layer), each line indented by ind; a

@@ -493,6 +493,38 @@ static void test_state_ops(void) {
     mn_spec_destroy(s);
 }
 
+/* A free root placed by a rigid motion P: every joint's frame becomes P times the old one
+ * (random trees with random offsets and orientations at the root). */
+static void test_free_joint_place(void) {
+    for (int trial = 0; trial < 20; trial++) {
+        mn_spec* s = random_spec(10, 1);
+        mn_model* m = mn_model_compile(s, NULL);
+        mn_data* d = mn_data_create(m, 0);
+        random_q(m, d->q);
+        mn_fk(m, d);
+        mn_xform* before = malloc(sizeof(mn_xform) * (size_t)m->njoint);
+        memcpy(before, d->xf, sizeof(mn_xform) * (size_t)m->njoint);
+        mn_xform P;
+        P.R = mn_quat_to_mat3(rand_quat());
+        P.p = mn_v3(srand1(), srand1(), srand1());
+        mn_free_joint_place(m, 0, &P, d->q + m->jnt_qadr[0]);
+        CHECK(mn_q_check(m, d->q) == MN_OK);
+        mn_fk(m, d);
+        double worst = 0;
+        for (int j = 0; j < m->njoint; j++) {
+            mn_xform want = mn_xform_mul(&P, &before[j]);
+            for (int k = 0; k < 9; k++)
+                worst = fmax(worst, fabs(d->xf[j].R.m[k] - want.R.m[k]));
+            worst = fmax(worst, mn_vec3_norm(mn_vec3_sub(d->xf[j].p, want.p)));
+        }
+        CHECK(worst < 1e-12);
+        free(before);
+        mn_data_destroy(d);
+        mn_model_destroy(m);
+        mn_spec_destroy(s);
+    }
+}
+
 static void test_limits(void) {
     mn_spec* s = mn_spec_create("limits");
     mn_joint_def d = mn_joint_default();
@@ -1046,6 +1078,7 @@ int main(int argc, char** argv) {
     RUN(test_chain_program);
     RUN(test_partial_fk);
     RUN(test_state_ops);
+    RUN(test_free_joint_place);
     RUN(test_limits);
     RUN(test_fk_never_nan);
     RUN(test_joint_columns_fd);
