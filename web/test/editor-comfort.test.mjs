@@ -113,6 +113,25 @@ test('balance: the pelvis pulled 0.3 m sideways over the locked feet keeps the c
 // a press starts the drag's system with two solves (the first frame then runs warm) and puts
 // the pose back: a press and release without moving leaves the pose as it was, with comfort
 // pulling toward rest; the balance overlay follows the drag with the same objects
+test('the warm-up of the solver (run when the page opens) solves, and leaves the pose bit for bit with nothing emitted or recorded', async () => {
+  await pullHand(); // a pose away from rest
+  const r = await page.evaluate(() => {
+    const m = window.marionette;
+    let poses = 0;
+    const off = m.store.on('pose', () => poses++);
+    const q = Array.from(m.store.figure.q),
+      undo = m.store.undoLabel(),
+      solves = m.poser.warm(50);
+    if (typeof off === 'function') off();
+    return { same: Array.from(m.store.figure.q).every((x, i) => Object.is(x, q[i])), undo, after: m.store.undoLabel(), solves, poses };
+  });
+  assert.equal(r.solves, 50);
+  assert.ok(r.same, 'the pose is as it was, bit for bit');
+  assert.equal(r.poses, 0, 'no pose event');
+  assert.equal(r.after, r.undo, 'no undo step');
+  await page.keyboard.press('Control+z');
+});
+
 test('a press on the hand without a move leaves the pose bit for bit; the overlay keeps its objects through a drag', async () => {
   await page.evaluate(() => window.marionette.setSettings({ dragMode: 'named', dragBase: 'pelvis', comfort: true, balance: true }));
   await pullHand(); // a pose away from rest, which comfort would pull back

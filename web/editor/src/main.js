@@ -252,6 +252,7 @@ async function boot() {
   restoreHistory(store); // the undo history kept across a Make root (reroot.js)
   const viewport = new Viewport(document.getElementById('views'), store);
   const poser = new Poser(store, viewport);
+  poser.warm(); // the solver up to speed before the first drag
   store.on('selection', (sel) => viewport.setHighlight({ selected: sel.joint, multi: new Set(sel.joints) }));
   store.on('frame', () => viewport.updateLocks());
   // the polygon objects the figure names (objects.js), drawn once read

@@ -21,6 +21,11 @@ const LOCK_TOL = 1e-5;
 const COMFORT_GAIN = 0.1;
 const CORE_WEIGHT = 8;
 
+// Solves run when the page opens, before any drag (Poser.warm), and the most time they may
+// take (a figure of many joints stops early).
+const WARM_ROUNDS = 600;
+const WARM_MS = 150;
+
 /** Editing settings with their defaults (editor.json). */
 export function posingSettings(settings) {
   return {
@@ -551,6 +556,64 @@ export class Poser {
     pull(1);
     pull(0);
     s.sys.release(s.hand);
+  }
+
+  /**
+   * The module's solver brought up to speed when the page opens. The browser runs the
+   * module's functions first from a quick compile and, while the page runs, recompiles the
+   * busiest ones with its optimising compiler on another thread; during a drag that
+   * recompilation competed with the drag for the processor (traced on a two-core machine:
+   * the optimising compiler ran through the first drag's slowest frames). So the page drags
+   * a part of the figure here WARM_ROUNDS times (at most WARM_MS): its highest end joint pulled in a small
+   * circle, its two lowest end joints pinned (a standing figure's feet), comfort, balance
+   * and the solver as the settings have them, the path a drag takes. Then it puts the pose
+   * back bit for bit. Nothing is drawn, emitted, recorded or saved. Best effort: a figure the
+   * warm-up cannot drag is left alone. Returns the number of solves run.
+   */
+  warm(rounds = WARM_ROUNDS) {
+    const fig = this.store.figure,
+      st = this.settings;
+    let done = 0;
+    if (this.session || !fig || fig.jointCount < 2) return done;
+    const q = Float64Array.from(fig.q),
+      P = fig.positions,
+      kids = new Array(fig.jointCount).fill(0);
+    for (const j of fig.joints) if (j.parent >= 0) kids[j.parent]++;
+    const ends = [];
+    for (let j = 0; j < fig.jointCount; j++) if (!kids[j]) ends.push(j);
+    ends.sort((a, b) => P[3 * a + 1] - P[3 * b + 1]);
+    const pinned = ends.length >= 3 ? ends.slice(0, 2) : [];
+    const hand = ends[ends.length - 1];
+    if (hand === undefined || pinned.includes(hand)) return done;
+    const locks = pinned.map((j, i) => ({
+      handle: { name: `warm ${i}`, joint: fig.jointNames[j] },
+      constraint: { type: 'pin', handle: `warm ${i}` },
+    }));
+    let sys = null;
+    try {
+      sys = this.buildSystem(locks).sys;
+      const h = sys.addHandle({ joint: hand }),
+        moving = new Set();
+      for (let j = 0; j < fig.jointCount; j++) if (fig.joints[j].type !== 'fixed') moving.add(j);
+      this.applyScales(sys, moving);
+      this.applyComfort(sys, [], locks);
+      const at = [P[3 * hand], P[3 * hand + 1], P[3 * hand + 2]],
+        r = 0.02 * this.viewport.size,
+        opts = { method: st.csolver, maxIters: st.iterations, tol: LOCK_TOL };
+      const t0 = performance.now();
+      for (let k = 0; k < rounds && performance.now() - t0 < WARM_MS; k++) {
+        const a = (2 * Math.PI * k) / 50;
+        sys.drag(h, [at[0] + r * Math.sin(a), at[1] - r * (1 - Math.cos(a)), at[2]]);
+        sys.solve(opts);
+        done++;
+      }
+    } catch {
+      // best effort: the drag itself reports what is wrong with a figure
+    } finally {
+      sys?.dispose();
+      fig.setQ(q).fk();
+    }
+    return done;
   }
 
   /** One refresh of a turn: the part's frame asked to be its start turned by `angle` (rad)
