@@ -141,11 +141,12 @@ static mn_status stage_values(enc* e, mn_error* err) {
         t->qv = malloc(sizeof(uint32_t) * (size_t)nframes * dim);
         t->off = malloc(sizeof(uint32_t) * (size_t)nframes * dim);
         t->scost = calloc((size_t)nframes * dim, sizeof(uint32_t));
+        t->sres = calloc((size_t)nframes * dim, sizeof(uint32_t));
         t->sh = calloc((size_t)nframes * dim, 1);
         t->ord = calloc((size_t)nframes * dim, 1);
         t->rk = calloc((size_t)nframes * dim, 1);
-        if (!e->val[i] || !e->rest[i] || !t->key || !t->qv || !t->off || !t->scost || !t->sh ||
-            !t->ord || !t->rk)
+        if (!e->val[i] || !e->rest[i] || !t->key || !t->qv || !t->off || !t->scost || !t->sres ||
+            !t->sh || !t->ord || !t->rk)
             return MN_ERR_NOMEM;
         mn_clip_track_values(&e->trk[i], e->q, m->nq, nframes, e->val[i]);
         mn_clip_track_values(&e->trk[i], m->q0, m->nq, 1, e->rest[i]);
@@ -331,7 +332,8 @@ static void enc_free(enc* e) {
     if (e->code)
         for (int i = 0; i < e->nt; i++)
             free(e->code[i].key), free(e->code[i].qv), free(e->code[i].sh), free(e->code[i].ord),
-                free(e->code[i].rk), free(e->code[i].scost), free(e->code[i].off);
+                free(e->code[i].rk), free(e->code[i].scost), free(e->code[i].sres),
+                free(e->code[i].off);
     free(e->val), free(e->rest), free(e->base), free(e->mult), free(e->code), free(e->memo);
     free(e->w.dq), free(e->w.err), free(e->w.qv), free(e->w.key);
     free(e->w.tmax), free(e->w.tidx), free(e->w.bad), free(e->w.need);

@@ -77,6 +77,9 @@ void mn_clip_dense_layout(const double* v, track_code* t, int d, int n);
  * its indices are; both return its size in bits. */
 size_t mn_clip_seg_layout(const double* v, track_code* t, int d, int n, int g, int c);
 size_t mn_clip_seg_code(track_code* t, int d, int n, int g, int c);
+/* Segment g, component c's size again after the segment before changed (its residuals stay;
+ * its first index's prediction moves). */
+size_t mn_clip_seg_relink(track_code* t, int d, int g, int c);
 /* The decoded value of frame f, component c of a laid-out dense track (bit for bit the
  * sampler's). */
 double mn_clip_seg_value(const track_code* t, int d, int f, int c);

@@ -66,6 +66,23 @@ static uint32_t step_bits(float s) { /* s > 0: the low 16 bits dropped, rounded 
     return u & ~0xffffu;
 }
 
+/* The larger and smaller of two numbers that are not NaN (the take's values and squared
+ * distances), without the library's calls. */
+static inline double max_d(double a, double b) {
+    return b > a ? b : a;
+}
+static inline double min_d(double a, double b) {
+    return b < a ? b : a;
+}
+
+/* lround without the library call, the same number for |x| < 2^62: the cast truncates
+ * exactly, and so does the fraction left. */
+static inline long round_away(double x) {
+    long k = (long)x;
+    double fr = x - (double)k;
+    return k + (fr >= 0.5) - (fr <= -0.5);
+}
+
 /* Quantisation of v (n x d) to `bits` over its range: lo rounded down and step rounded up
  * in float32 so that lo + (2^bits - 1) step covers the range. */
 static void quantise(const double* v, int n, int d, int bits, float* lo, float* step, uint32_t* qv,
@@ -74,7 +91,7 @@ static void quantise(const double* v, int n, int d, int bits, float* lo, float* 
     for (int c = 0; c < d; c++) {
         double mn = INFINITY, mx = -INFINITY;
         for (int f = 0; f < n; f++)
-            mn = fmin(mn, v[(size_t)f * d + c]), mx = fmax(mx, v[(size_t)f * d + c]);
+            mn = min_d(mn, v[(size_t)f * d + c]), mx = max_d(mx, v[(size_t)f * d + c]);
         float l = (float)mn;
         if (l > mn) l = nextafterf(l, -INFINITY);
         l = f32_bits(lo_bits(l));
@@ -86,7 +103,7 @@ static void quantise(const double* v, int n, int d, int bits, float* lo, float* 
         lo[c] = l, step[c] = s;
         for (int f = 0; f < n; f++) {
             double x = (v[(size_t)f * d + c] - (double)l) / (double)s;
-            long k = lround(x);
+            long k = round_away(x);
             if (k < 0) k = 0;
             if (k > (long)top) k = (long)top;
             qv[(size_t)f * d + c] = (uint32_t)k;
@@ -275,73 +292,59 @@ static int keys_at_least(const double* v, int n, int d, double eps, int cubic, i
     return count;
 }
 
-/* The zigzag-mapped residuals z[1..len-1] of indices x[0..len-1] under predictor order
- * (predict, written out per order so that the loops have no branch), in 32-bit integers:
- * indices are below 2^MAX_BITS, so a residual is below 3 2^24 in size and its zigzag code
- * below 2^27. */
+/* A residual zigzag-mapped (as zigzag) in 32-bit integers: indices are below 2^MAX_BITS, so a
+ * residual is below 3 2^24 in size and its zigzag code below 2^27. */
 static inline uint32_t zigzag32(int32_t r) {
     return (uint32_t)r << 1 ^ (uint32_t)(r >> 31);
 }
-static void order_residuals(const int32_t* x, int len, int order, uint32_t* z) {
-    if (len < 2) return;
-    z[1] = zigzag32(x[1] - x[0]); /* every order but 0 predicts frame 1 from frame 0 */
-    switch (order) {
-    case 0:
-        for (int r = 1; r < len; r++)
-            z[r] = zigzag32(x[r] - x[0]);
-        break;
-    case 1:
-        for (int r = 2; r < len; r++)
-            z[r] = zigzag32(x[r] - x[r - 1]);
-        break;
-    case 2:
-        for (int r = 2; r < len; r++)
-            z[r] = zigzag32(x[r] - 2 * x[r - 1] + x[r - 2]);
-        break;
-    default:
-        for (int r = 2; r < len; r++)
-            z[r] = zigzag32(x[r] - (x[r - 1] + (x[r - 1] - x[r - 2]) / 2));
-        break;
-    }
-}
-
 /* The fewest bits of a segment component's residuals (indices x[0], x[stride], ..., len of
  * them), its order and k; the header and first index excluded. The k tried for an order are
- * those around log2 of the residuals' mean (Rice's rule), all counted in one pass. */
+ * those around log2 of the residuals' mean (Rice's rule), all counted in one pass. The four
+ * orders' residuals (order 0: from the first index; 1 and 2: fixed polynomial predictors;
+ * 3: half the slope, as the writer predicts) are formed in one loop, in arrays without a branch
+ * the compiler can vectorise: this count runs for every level the segment search tries. */
 static size_t residual_bits(const uint32_t* x, size_t stride, int len, int* order_out, int* k_out) {
+    enum { SEG = 1 << MAX_SEG_LOG2 };
     size_t best = SIZE_MAX;
     *order_out = 0, *k_out = 0;
-    int32_t xs[1 << MAX_SEG_LOG2] = {0};
+    int m = len - 1; /* residuals 1..len-1, at z[.][0..m-1] */
+    int32_t xs[SEG];
+    uint32_t z[4][SEG];
     for (int r = 0; r < len; r++)
         xs[r] = (int32_t)x[(size_t)r * stride];
+    if (m > 0) z[0][0] = z[1][0] = z[2][0] = z[3][0] = zigzag32(xs[1] - xs[0]);
+    for (int r = 2; r < len; r++) {
+        int32_t a = xs[r], b = xs[r - 1], c = xs[r - 2];
+        z[0][r - 1] = zigzag32(a - xs[0]);
+        z[1][r - 1] = zigzag32(a - b);
+        z[2][r - 1] = zigzag32(a - 2 * b + c);
+        z[3][r - 1] = zigzag32(a - (b + (b - c) / 2));
+    }
     for (int order = 0; order <= 3; order++) {
-        uint32_t z[1 << MAX_SEG_LOG2] = {0}, any = 0;
-        order_residuals(xs, len, order, z);
+        const uint32_t* zo = z[order];
         uint64_t sum = 0;
-        for (int r = 1; r < len; r++)
-            sum += z[r], any |= z[r];
+        uint32_t any = 0;
+        for (int r = 0; r < m; r++)
+            sum += zo[r], any |= zo[r];
         int k0 = 0;
-        while (k0 < RICE_KMAX && ((uint64_t)(len > 1 ? len - 1 : 1) << (k0 + 1)) <= sum)
+        while (k0 < RICE_KMAX && ((uint64_t)(m > 0 ? m : 1) << (k0 + 1)) <= sum)
             k0++;
         int klo = k0 > 2 ? k0 - 2 : 0, khi = k0 + 1 <= RICE_KMAX ? k0 + 1 : RICE_KMAX,
             nk = khi - klo + 1;
-        size_t bits[4] = {0, 0, 0, 0};
         for (int j = 0; j < nk; j++) { /* rice_len summed, without a branch */
             uint32_t sh = (uint32_t)(klo + j), q = 0;
             if ((any >> sh) < RICE_QMAX) { /* no escape: q + 1 + k each */
-                for (int r = 1; r < len; r++)
-                    q += z[r] >> sh;
-                q += (uint32_t)(len - 1) * (1 + sh);
+                for (int r = 0; r < m; r++)
+                    q += zo[r] >> sh;
+                q += (uint32_t)(m > 0 ? m : 0) * (1 + sh);
             } else {
-                for (int r = 1; r < len; r++) {
-                    uint32_t qr = z[r] >> sh;
+                for (int r = 0; r < m; r++) {
+                    uint32_t qr = zo[r] >> sh;
                     q += qr < RICE_QMAX ? qr + 1 + sh : RICE_QMAX + ESC_BITS;
                 }
             }
-            bits[j] = q;
+            if (q < best) best = q, *order_out = order, *k_out = klo + j;
         }
-        for (int j = 0; j < nk; j++)
-            if (bits[j] < best) best = bits[j], *order_out = order, *k_out = klo + j;
     }
     return best;
 }
@@ -381,12 +384,22 @@ static size_t first_bits(const track_code* t, int d, int g, int c, int k) {
     return hdr + eg_len(zigzag((int64_t)t->off[(size_t)f0 * d + c] - p), k);
 }
 
+/* Segment g, component c resized after the segment before changed (its last index, level or
+ * k, from which this one's first index is predicted): its residuals' bits stay. */
+size_t mn_clip_seg_relink(track_code* t, int d, int g, int c) {
+    int k = g * d + c;
+    size_t bits = t->sres[k] + first_bits(t, d, g, c, t->rk[k]);
+    t->scost[k] = (uint32_t)bits;
+    return bits;
+}
+
 /* The order and k of the fewest bits for segment g, component c of dense track t as its
  * indices are, and its size in bits (returned). */
 size_t mn_clip_seg_code(track_code* t, int d, int n, int g, int c) {
     int S = 1 << t->seg_log2, f0 = g * S, f1 = f0 + S < n ? f0 + S : n;
     int order, k;
     size_t bits = residual_bits(t->off + (size_t)f0 * d + c, (size_t)d, f1 - f0, &order, &k);
+    t->sres[g * d + c] = (uint32_t)bits;
     bits += first_bits(t, d, g, c, k);
     t->ord[g * d + c] = (uint8_t)order, t->rk[g * d + c] = (uint8_t)k;
     t->scost[g * d + c] = (uint32_t)bits;
@@ -406,7 +419,7 @@ size_t mn_clip_seg_layout(const double* v, track_code* t, int d, int n, int g, i
         uint32_t top = level_top(t->bits, (unsigned)s);
         for (int f = f0; f < f1; f++) {
             double x = (v[(size_t)f * d + c] - (double)t->lo[c]) / (double)t->step[c] / mult;
-            long k = lround(x);
+            long k = round_away(x);
             if (k < 0) k = 0;
             if (k > (long)top) k = (long)top;
             t->off[(size_t)f * d + c] = (uint32_t)k;
@@ -490,7 +503,7 @@ void mn_clip_fit_track(const double* v, int n, int d, const double* rest, double
     /* rest and constant */
     double e = 0;
     for (int f = 0; f < n; f++)
-        e = fmax(e, dist2_d(v + (size_t)f * d, rest, d));
+        e = max_d(e, dist2_d(v + (size_t)f * d, rest, d));
     if (e <= eps * eps) {
         out->mode = MODE_REST, out->nbits = 0, out->nkeys = 0;
         return;
@@ -499,7 +512,7 @@ void mn_clip_fit_track(const double* v, int n, int d, const double* rest, double
     for (int c = 0; c < d; c++) {
         mn[c] = INFINITY, mx[c] = -INFINITY;
         for (int f = 0; f < n; f++)
-            mn[c] = fmin(mn[c], v[(size_t)f * d + c]), mx[c] = fmax(mx[c], v[(size_t)f * d + c]);
+            mn[c] = min_d(mn[c], v[(size_t)f * d + c]), mx[c] = max_d(mx[c], v[(size_t)f * d + c]);
     }
     float val[3];
     double vd[3];
@@ -507,7 +520,7 @@ void mn_clip_fit_track(const double* v, int n, int d, const double* rest, double
         val[c] = (float)(0.5 * (mn[c] + mx[c])), vd[c] = val[c];
     e = 0;
     for (int f = 0; f < n; f++)
-        e = fmax(e, dist2_d(v + (size_t)f * d, vd, d));
+        e = max_d(e, dist2_d(v + (size_t)f * d, vd, d));
     if (e <= eps * eps) {
         out->mode = MODE_CONST, out->nbits = (size_t)32 * d, out->nkeys = 1;
         memcpy(out->value, val, sizeof val);
@@ -515,7 +528,7 @@ void mn_clip_fit_track(const double* v, int n, int d, const double* rest, double
     }
     double range = 0;
     for (int c = 0; c < d; c++)
-        range = fmax(range, mx[c] - mn[c]);
+        range = max_d(range, mx[c] - mn[c]);
     /* dense: the fewest bits whose quantisation error is within eps */
     size_t hdr = (size_t)40 * d;
     out->mode = -1;
@@ -527,7 +540,7 @@ void mn_clip_fit_track(const double* v, int n, int d, const double* rest, double
         quantise(v, n, d, b, lo, st, w->qv, w->dq);
         double q = 0;
         for (int f = 0; f < n; f++)
-            q = fmax(q, dist2_d(w->dq + (size_t)f * d, v + (size_t)f * d, d));
+            q = max_d(q, dist2_d(w->dq + (size_t)f * d, v + (size_t)f * d, d));
         if (q > eps * eps) continue;
         out->mode = MODE_DENSE, out->cubic = 0, out->bits = b, out->nkeys = n;
         out->nbits = SIZE_MAX;

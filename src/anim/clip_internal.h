@@ -124,9 +124,10 @@ typedef struct track_code {
     int seg_log2; /* dense: segments of 2^seg_log2 frames */
     /* dense, per segment g and component c (index g d + c): the level of the segment's step
      * (level_mult(sh) steps of the track's grid), its predictor order and Rice parameter, and
-     * its size in bits; off: every frame's index on its segment's grid (n x d) */
+     * its size in bits, of which sres its residuals'; off: every frame's index on its
+     * segment's grid (n x d) */
     uint8_t *sh, *ord, *rk;
-    uint32_t *scost, *off;
+    uint32_t *scost, *sres, *off;
 } track_code;
 
 /* Dense tracks are cut into segments of 2^sl frames (8 to 32; the last may be shorter), one

@@ -45,7 +45,7 @@ static int frames_ok(enc* e, int i, const double* Q, int f0, int f1) {
 /* The size of segment g + 1's component c (0 after the last segment), recounted: its first
  * index is predicted from segment g's last. */
 static size_t next_cost(track_code* t, int d, int n, int g, int c) {
-    return (size_t)(g + 1) << t->seg_log2 < (size_t)n ? mn_clip_seg_code(t, d, n, g + 1, c) : 0;
+    return (size_t)(g + 1) << t->seg_log2 < (size_t)n ? mn_clip_seg_relink(t, d, g + 1, c) : 0;
 }
 
 /* The per-segment search (the Animation Compression Library's per-segment bit rates): each
@@ -58,15 +58,17 @@ static size_t next_cost(track_code* t, int d, int n, int g, int c) {
  * every frame, kept current. */
 /* Segment g, component c of dense track i at level s: kept when it is smaller and the
  * segment's frames stay within tol, else put back. Returns whether it was kept. */
-static int try_level(enc* e, int i, int g, int c, int s, int* hint) {
+static int try_level(enc* e, int i, int g, int c, int s, int* hint, int* fail_at) {
     double* Q = e->Q;
     track_code* t = &e->code[i];
     int dim = e->trk[i].dim, n = e->n, S = 1 << t->seg_log2;
     int f0 = g * S, f1 = f0 + S < n ? f0 + S : n, k = g * dim + c, sh0 = t->sh[k];
+    *fail_at = -1;
     if (s > MAX_LEVEL || (s >> 3) > t->bits) return 0;
     /* the next segment's first index is predicted from this one's last: its size changes too */
     int next = f1 < n ? k + dim : -1;
     uint32_t cost0 = t->scost[k], off0[1 << MAX_SEG_LOG2], next0 = next >= 0 ? t->scost[next] : 0;
+    uint32_t res0 = t->sres[k];
     uint8_t ord0 = t->ord[k], rk0 = t->rk[k];
     for (int f = f0; f < f1; f++)
         off0[f - f0] = t->off[(size_t)f * dim + c];
@@ -77,8 +79,8 @@ static int try_level(enc* e, int i, int g, int c, int s, int* hint) {
     double saved[1 << MAX_SEG_LOG2][4];
     uint32_t visited = 0;
     int ok = 0, moved = 0; /* moved: an index other than the rounded one */
-    if (mn_clip_seg_layout(e->val[i], t, dim, n, g, c) + next_cost(t, dim, n, g, c) <
-        cost0 + next0) {
+    size_t cost = mn_clip_seg_layout(e->val[i], t, dim, n, g, c); /* before the next one's */
+    if (cost + next_cost(t, dim, n, g, c) < cost0 + next0) {
         /* a frame beyond tol tries the index on the value's other side, then one step beyond
          * the nearest on its own side: the error at a frame is that of all its tracks
          * together, and another index of this one can offset the others' (the indices of a
@@ -119,15 +121,20 @@ static int try_level(enc* e, int i, int g, int c, int s, int* hint) {
                 put_decoded(e, i, f, f + 1, Q);
                 ok = frames_ok(e, i, Q, f, f + 1);
             }
+            if (!ok) *fail_at = f;
         }
         /* sizes counted again only when an index moved (else they are the layout's, smaller) */
-        if (ok && (!moved || mn_clip_seg_code(t, dim, n, g, c) + next_cost(t, dim, n, g, c) <
-                                 cost0 + next0)) {
+        if (ok && moved) {
+            cost = mn_clip_seg_code(t, dim, n, g, c);
+            ok = cost + next_cost(t, dim, n, g, c) < cost0 + next0;
+        }
+        if (ok) {
             mn_clip_cache_frames(e, e->trk[i].joint, f0, f1);
             return 1;
         }
     }
-    t->sh[k] = (uint8_t)sh0, t->scost[k] = cost0, t->ord[k] = ord0, t->rk[k] = rk0;
+    t->sh[k] = (uint8_t)sh0, t->scost[k] = cost0, t->sres[k] = res0, t->ord[k] = ord0;
+    t->rk[k] = rk0;
     if (next >= 0) t->scost[next] = next0; /* its order and k depend on its own indices only */
     for (int f = f0; f < f1; f++) {
         t->off[(size_t)f * dim + c] = off0[f - f0];
@@ -151,16 +158,19 @@ void mn_clip_index_polish(enc* e) {
                 uint32_t top = level_top(t->bits, t->sh[k]);
                 for (int f = f0; f < f1; f++) {
                     uint32_t* x = &t->off[(size_t)f * dim + c];
-                    /* the last frame's index predicts the next segment's first */
-                    int next = f == f1 - 1 && f1 < n ? k + dim : -1;
+                    /* the last frame's index predicts the next segment's first, and the
+                     * next segment's record holds the change of k */
+                    int next = f1 < n ? k + dim : -1;
                     uint32_t x0 = *x, cost0 = t->scost[k], next0 = next >= 0 ? t->scost[next] : 0;
+                    uint32_t res0 = t->sres[k];
                     uint8_t ord0 = t->ord[k], rk0 = t->rk[k];
                     int kept = 0;
                     for (int dx = -1; dx <= 1 && !kept; dx += 2) {
                         if ((dx < 0 && x0 == 0) || (dx > 0 && x0 >= top)) continue;
                         *x = x0 + (uint32_t)dx;
-                        size_t nc = next >= 0 ? mn_clip_seg_code(t, dim, n, g + 1, c) : 0;
-                        if (mn_clip_seg_code(t, dim, n, g, c) + nc < cost0 + next0) {
+                        size_t cost = mn_clip_seg_code(t, dim, n, g, c);
+                        cost += next >= 0 ? mn_clip_seg_relink(t, dim, g + 1, c) : 0;
+                        if (cost < cost0 + next0) {
                             put_decoded(e, i, f, f + 1, Q);
                             if (frames_ok(e, i, Q, f, f + 1)) {
                                 mn_clip_cache_frames(e, e->trk[i].joint, f, f + 1);
@@ -169,7 +179,8 @@ void mn_clip_index_polish(enc* e) {
                             }
                         }
                         *x = x0;
-                        t->scost[k] = cost0, t->ord[k] = ord0, t->rk[k] = rk0;
+                        t->scost[k] = cost0, t->sres[k] = res0, t->ord[k] = ord0;
+                        t->rk[k] = rk0;
                         if (next >= 0) t->scost[next] = next0;
                         put_decoded(e, i, f, f + 1, Q);
                     }
@@ -178,27 +189,58 @@ void mn_clip_index_polish(enc* e) {
     }
 }
 
-/* The latest change at frames f0..f1-1 (ver: per frame, the count of accepted steps when
- * one last changed it). */
-static uint32_t latest(const uint32_t* ver, int f0, int f1) {
+/* ver: per joint, per frame, the count of accepted steps when a track that moves the check of
+ * that joint's subtree last changed there: its own tracks, its subtree's and its
+ * ancestors'. A step of joint's tracks at frames f0..f1-1 is recorded as clock on the joints
+ * whose checks it moves, joint's subtree and ancestors. */
+static void touch(const mn_model* m, uint32_t* ver, int n, int joint, int f0, int f1,
+                  uint32_t clock) {
+    for (int a = joint, end = m->jnt_subtree_end[joint]; a < end; a++)
+        for (int f = f0; f < f1; f++)
+            ver[(size_t)a * n + f] = clock;
+    for (int a = m->jnt_parent[joint]; a >= 0; a = m->jnt_parent[a])
+        for (int f = f0; f < f1; f++)
+            ver[(size_t)a * n + f] = clock;
+}
+
+/* The latest change at frames f0..f1-1 that can move the check of joint's subtree. */
+static uint32_t latest(const uint32_t* ver, int n, int joint, int f0, int f1) {
     uint32_t v = 0;
     for (int f = f0; f < f1; f++)
-        v = ver[f] > v ? ver[f] : v;
+        v = ver[(size_t)joint * n + f] > v ? ver[(size_t)joint * n + f] : v;
     return v;
 }
 
-/* A try's outcome depends on the clip at its segment's frames (every track's states there)
- * and on the track's segments on either side (the previous one's last index and level, the
- * next one's size); a segment component that took no step is skipped in the next round when
- * none of that changed since (the same tries would fail again: the same clip). */
+/* A try's outcome depends on the states at its segment's frames of the tracks that move its
+ * joint's subtree (the joint's, its subtree's and its ancestors': the check is on the
+ * subtree, below the ancestors' frames, mn_clip_subtree_ok) and on the track's segments on
+ * either side (the previous one's last index and level, the next one's size); a segment
+ * component that took no step is skipped in the next round when none of that changed since
+ * (the same tries would fail again: the same clip where it is checked). A step of one leg's
+ * track leaves the other leg's and the arms' tries as they were. */
+/* Per segment component, per jump: the frame at which its last try failed with every index
+ * it may take there (-1: none, the try failed on size or was kept), and the count of
+ * accepted steps then plus one. Such a try fails again while the states that move that
+ * frame's check are as they were: each frame's outcome depends on that frame alone, the
+ * level's indices are rounded from the take's values, and one failing frame fails the try
+ * whatever the size and the other frames. */
+typedef struct seg_memo {
+    uint32_t stamp[9];
+    int8_t at[9];
+} seg_memo;
+
 void mn_clip_segment_search(enc* e) {
     static const int jumps[9] = {24, 16, 12, 8, 6, 4, 3, 2, 1};
     int n = e->n;
-    uint32_t clock = 0, *ver = calloc((size_t)n + 1, sizeof(uint32_t));
+    const mn_model* m = e->m;
+    uint32_t clock = 0, *ver = calloc((size_t)n * (size_t)m->njoint + 1, sizeof(uint32_t));
     uint32_t** failed = calloc((size_t)e->nt + 1, sizeof(uint32_t*));
-    for (int i = 0; i < e->nt && ver && failed; i++)
-        if (e->code[i].mode == MODE_DENSE)
+    seg_memo** memo = calloc((size_t)e->nt + 1, sizeof(seg_memo*));
+    for (int i = 0; i < e->nt && ver && failed && memo; i++)
+        if (e->code[i].mode == MODE_DENSE) {
             failed[i] = calloc((size_t)n * (size_t)e->trk[i].dim + 1, sizeof(uint32_t));
+            memo[i] = calloc((size_t)n * (size_t)e->trk[i].dim + 1, sizeof(seg_memo));
+        }
     for (int pass = 0, changed = 1; changed && pass < 64; pass++) {
         changed = 0;
         for (int i = 0; i < e->nt; i++) {
@@ -207,20 +249,28 @@ void mn_clip_segment_search(enc* e) {
             int dim = e->trk[i].dim, S = 1 << t->seg_log2, nseg = (n + S - 1) / S;
             for (int g = 0; g < nseg; g++) {
                 int f0 = g * S, f1 = f0 + S < n ? f0 + S : n;
-                int lo = f0 > 0 ? f0 - 1 : 0, hi = f1 + S < n ? f1 + S : n;
+                int lo = f0 > 0 ? f0 - 1 : 0, hi = f1 + S < n ? f1 + S : n, jt = e->trk[i].joint;
                 for (int c = 0; c < dim; c++) {
                     uint32_t* fl = failed && failed[i] ? &failed[i][g * dim + c] : NULL;
                     /* failed[.]: 1 + the latest change around it when it last took no step */
-                    if (fl && *fl && *fl == 1 + latest(ver, lo, hi)) continue;
-                    int took = 0, hint = -1;
-                    for (int j = 0; j < 9 && !took; j++)
-                        took = try_level(e, i, g, c, t->sh[g * dim + c] + jumps[j], &hint);
+                    if (fl && *fl && *fl == 1 + latest(ver, n, jt, lo, hi)) continue;
+                    seg_memo* mo = memo && memo[i] ? &memo[i][g * dim + c] : NULL;
+                    int took = 0, hint = -1, sh = t->sh[g * dim + c];
+                    for (int j = 0; j < 9 && !took; j++) {
+                        if (mo && mo->stamp[j] &&
+                            latest(ver, n, jt, f0 + mo->at[j], f0 + mo->at[j] + 1) < mo->stamp[j])
+                            continue; /* fails again at mo->at[j] */
+                        int at;
+                        if (mo && mo->stamp[j]) hint = f0 + mo->at[j]; /* failed there last */
+                        took = try_level(e, i, g, c, sh + jumps[j], &hint, &at);
+                        if (mo)
+                            mo->stamp[j] = at >= 0 ? clock + 1 : 0, mo->at[j] = (int8_t)(at - f0);
+                    }
                     if (took) {
                         changed = 1, clock++;
-                        for (int f = f0; f < f1 && ver; f++)
-                            ver[f] = clock;
+                        if (ver) touch(m, ver, n, jt, f0, f1, clock);
                     } else if (fl) {
-                        *fl = 1 + latest(ver, lo, hi);
+                        *fl = 1 + latest(ver, n, jt, lo, hi);
                     }
                 }
             }
@@ -228,5 +278,7 @@ void mn_clip_segment_search(enc* e) {
     }
     for (int i = 0; i < e->nt && failed; i++)
         free(failed[i]);
-    free(failed), free(ver);
+    for (int i = 0; i < e->nt && memo; i++)
+        free(memo[i]);
+    free(failed), free(memo), free(ver);
 }
