@@ -9,9 +9,13 @@
 // Every frame's centre of mass is checked against the support polygon of the locked feet
 // afterwards (from the recorded poses, outside the timed work).
 // The times are the wall clock's: on a busy machine a frame's maximum is as much the
-// scheduler's as the page's. Two figures the load does not change go with them: the solver's
-// iterations per frame, and with MN_BENCH_TRACE=1 (a trace of the browser's main thread) each
-// mouse event's thread CPU time against its wall time (tracing itself costs a little).
+// scheduler's as the page's. Figures the load does not change go with them: the solver's
+// iterations per frame; the same drag run again from the same pose (MN_BENCH_REPEAT times in
+// all, 3 by default: the same mouse path gives the same solves, which the final poses show),
+// each frame's least time over the runs and the largest of those (a frame that costs the
+// solver more costs it in every run; the scheduler's preemptions do not fall on the same frame
+// each time); and with MN_BENCH_TRACE=1 (a trace of the browser's main thread) each mouse
+// event's thread CPU time against its wall time (tracing itself costs a little).
 //   node bench/bench_editor.mjs      (make bench-editor)
 import { copyFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -25,6 +29,7 @@ const BALANCE = process.env.MN_BENCH_BALANCE !== '0';
 // MN_BENCH_ONLY=cmu runs only the drags whose name starts so
 const ONLY = process.env.MN_BENCH_ONLY ?? '';
 const TRACE = process.env.MN_BENCH_TRACE === '1';
+const REPEAT = Math.max(1, Number(process.env.MN_BENCH_REPEAT ?? 3));
 
 async function run(name, project, setup, root = false) {
   if (!name.startsWith(ONLY)) return;
@@ -45,7 +50,7 @@ async function run(name, project, setup, root = false) {
         const rec = { q: [], err: [], q0: Array.from(fig.q) };
         const start = feet.map((j) => Array.from(fig.positions.subarray(3 * j, 3 * j + 3)));
         m.store.on('pose', () => {
-          if (!m.poser.session) return;
+          if (!m.poser.session || window.__replay) return;
           rec.q.push(Array.from(fig.q));
           let e = 0;
           feet.forEach((j, i) => {
@@ -77,22 +82,42 @@ async function run(name, project, setup, root = false) {
       await cdp.send('Tracing.start', { categories: 'devtools.timeline', transferMode: 'ReturnAsStream' });
     }
     const p = info.hand;
-    await page.mouse.move(p.x, p.y);
-    await page.mouse.down();
-    const balanceOn = await page.evaluate(() => (window.marionette.poser.session?.comfort?.balance ?? -1) >= 0);
-    for (let i = 1; i <= FRAMES; i++) {
-      const t = i / FRAMES;
-      // the root: straight down 0.15 m; a hand: the arc
-      if (root) await page.mouse.move(p.x, p.y + 0.15 * info.pxPerM * t);
-      else await page.mouse.move(p.x + 110 * Math.sin(Math.PI * t), p.y - 140 * t);
-    }
-    await page.mouse.up();
+    const drag = async () => {
+      await page.mouse.move(p.x, p.y);
+      await page.mouse.down();
+      const on = await page.evaluate(() => (window.marionette.poser.session?.comfort?.balance ?? -1) >= 0);
+      for (let i = 1; i <= FRAMES; i++) {
+        const t = i / FRAMES;
+        // the root: straight down 0.15 m; a hand: the arc
+        if (root) await page.mouse.move(p.x, p.y + 0.15 * info.pxPerM * t);
+        else await page.mouse.move(p.x + 110 * Math.sin(Math.PI * t), p.y - 140 * t);
+      }
+      await page.mouse.up();
+      return on;
+    };
+    const balanceOn = await drag();
     const cpu = cdp ? await pointerMoveTimes(cdp, FRAMES) : null;
     const { stats, rec, iterations } = await page.evaluate(() => ({
       stats: window.marionette.stats(),
       rec: window.__rec,
       iterations: window.marionette.poser.stats.iterations ?? [],
     }));
+    // the same drag again from the same pose: each frame's least time over the runs
+    const runs = [stats];
+    let same = true;
+    for (let r = 1; r < REPEAT; r++) {
+      await page.evaluate((q0) => {
+        const m = window.marionette,
+          fig = m.store.figure;
+        window.__replay = true;
+        fig.setQ(Float64Array.from(q0)).fk();
+        m.store.setPose(fig.q);
+      }, rec.q0);
+      await drag();
+      const again = await page.evaluate(() => ({ stats: window.marionette.stats(), q: Array.from(window.marionette.store.figure.q) }));
+      runs.push(again.stats);
+      same &&= again.q.every((x, i) => x === rec.q[rec.q.length - 1][i]);
+    }
     // the support polygon of the locked feet at the start (posing.js applyComfort's rule)
     const below = (k, j) => {
       for (let a = k; a >= 0; a = info.joints[a].parent) if (a === j) return true;
@@ -136,6 +161,7 @@ async function run(name, project, setup, root = false) {
     console.log(`${name}.frames_com_outside_polygon=${com.length && poly ? outside : 'n/a'}`);
     console.log(`${name}.frames=${ms.length}`);
     printTimes(name, ms, stats, iterations, cpu);
+    if (REPEAT > 1) printBest(name, runs, same);
     console.log(`${name}.load_average=${load.toFixed(2)}`);
     console.log(`${name}.lock_error_max_m=${Math.max(...rec.err).toExponential(2)}`);
     console.log(`${name}.joint_jump_max_rad=${jump.toFixed(4)}`);
@@ -193,6 +219,27 @@ function printTimes(name, ms, stats, iterations, cpu) {
     console.log(`${name}.pointermove_cpu_ms_max=${c[c.length - 1].toFixed(3)}`);
     console.log(`${name}.pointermove_waiting_ms_max=${gap[gap.length - 1].toFixed(3)}`);
   }
+}
+
+// the drag run REPEAT times: each frame's least solver and page time over the runs, and the
+// largest of those over the frames (with each run's own maxima, and whether every run ended
+// in the same pose, bit for bit)
+function printBest(name, runs, same) {
+  const best = (key) => {
+    const each = runs.map((r) => r[key].slice(-FRAMES));
+    const n = Math.min(...each.map((a) => a.length));
+    let most = 0;
+    for (let f = 0; f < n; f++) most = Math.max(most, Math.min(...each.map((a) => a[a.length - n + f])));
+    return { most, maxima: each.map((a) => Math.max(...a).toFixed(2)).join(',') };
+  };
+  const solver = best('dragMs'),
+    js = best('moveMs');
+  console.log(`${name}.runs=${runs.length}`);
+  console.log(`${name}.runs_same_pose=${same ? 'yes' : 'no'}`);
+  console.log(`${name}.solver_ms_max_per_run=${solver.maxima}`);
+  console.log(`${name}.solver_ms_max_of_frame_least=${solver.most.toFixed(3)}`);
+  console.log(`${name}.page_js_ms_max_per_run=${js.maxima}`);
+  console.log(`${name}.page_js_ms_max_of_frame_least=${js.most.toFixed(3)}`);
 }
 
 // each mouse event's dispatch on the page's main thread in the trace: wall time and the
