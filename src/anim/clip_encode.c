@@ -153,6 +153,8 @@ static mn_status stage_values(enc* e, mn_error* err) {
         e->mult[i] = 1;
         for (int k = 0; k < 6; k++)
             e->memo[i].eps[k / 3][k % 3] = -1;
+        for (int b = 0; b <= MAX_BITS; b++)
+            e->memo[i].qerr2[b] = -1;
     }
     return mn_clip_lock_points(e);
 }

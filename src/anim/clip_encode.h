@@ -20,10 +20,18 @@ typedef struct fit_work {
 
 /* What the fits of one track learnt: per interpolation (linear, Catmull-Rom) and split of
  * its share, the widest bound at which greedy insertion failed and its budget then (eps -1:
- * never failed). */
+ * never failed); what does not depend on the bound (the largest squared distance from the
+ * rest value and from the constant, the ranges), once known (known); and per bit count of
+ * the dense code, its largest squared quantisation error (-1: not yet quantised) and, once
+ * counted, its size and segment length (dense_bits 0: not yet). */
 typedef struct fit_memo {
     double eps[2][3];
     int max_keys[2][3];
+    int known;
+    double rest_e2, const_e2, mn[3], mx[3];
+    double qerr2[MAX_BITS + 1];
+    size_t dense_bits[MAX_BITS + 1];
+    int dense_sl[MAX_BITS + 1];
 } fit_memo;
 
 /* The encoder's state, passed from stage to stage (clip_encode.c). */

@@ -500,28 +500,40 @@ void mn_clip_dense_layout(const double* v, track_code* t, int d, int n) {
 /* The smallest encoding of track values v (n x d) within eps. rest: the model's value. */
 void mn_clip_fit_track(const double* v, int n, int d, const double* rest, double eps, int tbits,
                        fit_work* w, fit_memo* memo, track_code* out) {
-    /* rest and constant */
-    double e = 0;
-    for (int f = 0; f < n; f++)
-        e = max_d(e, dist2_d(v + (size_t)f * d, rest, d));
-    if (e <= eps * eps) {
+    /* rest and constant (their errors do not depend on eps: measured at the first fit) */
+    fit_memo scratch = {.known = 0};
+    fit_memo* k = memo ? memo : &scratch;
+    if (!k->known) {
+        double e = 0;
+        for (int f = 0; f < n; f++)
+            e = max_d(e, dist2_d(v + (size_t)f * d, rest, d));
+        k->rest_e2 = e;
+        for (int c = 0; c < d; c++) {
+            k->mn[c] = INFINITY, k->mx[c] = -INFINITY;
+            for (int f = 0; f < n; f++)
+                k->mn[c] = min_d(k->mn[c], v[(size_t)f * d + c]),
+                k->mx[c] = max_d(k->mx[c], v[(size_t)f * d + c]);
+        }
+        double vd[3];
+        for (int c = 0; c < d; c++)
+            vd[c] = (float)(0.5 * (k->mn[c] + k->mx[c]));
+        e = 0;
+        for (int f = 0; f < n; f++)
+            e = max_d(e, dist2_d(v + (size_t)f * d, vd, d));
+        k->const_e2 = e, k->known = 1;
+        if (k == &scratch)
+            for (int b = 0; b <= MAX_BITS; b++)
+                k->qerr2[b] = -1;
+    }
+    if (k->rest_e2 <= eps * eps) {
         out->mode = MODE_REST, out->nbits = 0, out->nkeys = 0;
         return;
     }
-    double mn[3], mx[3];
-    for (int c = 0; c < d; c++) {
-        mn[c] = INFINITY, mx[c] = -INFINITY;
-        for (int f = 0; f < n; f++)
-            mn[c] = min_d(mn[c], v[(size_t)f * d + c]), mx[c] = max_d(mx[c], v[(size_t)f * d + c]);
-    }
+    const double *mn = k->mn, *mx = k->mx;
     float val[3];
-    double vd[3];
     for (int c = 0; c < d; c++)
-        val[c] = (float)(0.5 * (mn[c] + mx[c])), vd[c] = val[c];
-    e = 0;
-    for (int f = 0; f < n; f++)
-        e = max_d(e, dist2_d(v + (size_t)f * d, vd, d));
-    if (e <= eps * eps) {
+        val[c] = (float)(0.5 * (mn[c] + mx[c]));
+    if (k->const_e2 <= eps * eps) {
         out->mode = MODE_CONST, out->nbits = (size_t)32 * d, out->nkeys = 1;
         memcpy(out->value, val, sizeof val);
         return;
@@ -536,18 +548,27 @@ void mn_clip_fit_track(const double* v, int n, int d, const double* rest, double
     int b0 = (int)floor(log2(range * sqrt((double)d) / (2 * eps) + 1));
     if (b0 < 1) b0 = 1;
     for (int b = b0; b <= MAX_BITS; b++) {
+        /* a bit count's quantisation and its code's size do not depend on eps: each is
+         * worked out once per track */
+        if (k->qerr2[b] > eps * eps) continue;
         float lo[3], st[3];
         quantise(v, n, d, b, lo, st, w->qv, w->dq);
-        double q = 0;
-        for (int f = 0; f < n; f++)
-            q = max_d(q, dist2_d(w->dq + (size_t)f * d, v + (size_t)f * d, d));
-        if (q > eps * eps) continue;
-        out->mode = MODE_DENSE, out->cubic = 0, out->bits = b, out->nkeys = n;
-        out->nbits = SIZE_MAX;
-        for (int sl = 3; sl <= w->seg_max_log2; sl++) {
-            size_t cost = hdr + dense_cost(w->qv, n, d, b, sl);
-            if (cost < out->nbits) out->nbits = cost, out->seg_log2 = sl;
+        if (k->qerr2[b] < 0) {
+            double q = 0;
+            for (int f = 0; f < n; f++)
+                q = max_d(q, dist2_d(w->dq + (size_t)f * d, v + (size_t)f * d, d));
+            k->qerr2[b] = q;
+            if (q > eps * eps) continue;
         }
+        out->mode = MODE_DENSE, out->cubic = 0, out->bits = b, out->nkeys = n;
+        if (!k->dense_bits[b]) {
+            k->dense_bits[b] = SIZE_MAX;
+            for (int sl = 3; sl <= w->seg_max_log2; sl++) {
+                size_t cost = hdr + dense_cost(w->qv, n, d, b, sl);
+                if (cost < k->dense_bits[b]) k->dense_bits[b] = cost, k->dense_sl[b] = sl;
+            }
+        }
+        out->nbits = k->dense_bits[b], out->seg_log2 = k->dense_sl[b];
         memcpy(out->lo, lo, sizeof lo), memcpy(out->step, st, sizeof st);
         memcpy(out->qv, w->qv, sizeof(uint32_t) * (size_t)n * d);
         memset(out->sh, 0, (size_t)n * d);
@@ -556,8 +577,7 @@ void mn_clip_fit_track(const double* v, int n, int d, const double* rest, double
     /* sparse: split eps between quantisation and interpolation; an attempt whose keys could
      * not fit in the size to beat is not run (keys_at_least) */
     static const double split[3] = {0.25, 0.5, 0.75};
-    int least[2] = {keys_at_least(v, n, d, eps, 0, w->need),
-                    keys_at_least(v, n, d, eps, 1, w->need)};
+    int least[2] = {-1, -1}; /* counted when first asked */
     for (int si = 0; si < 3 && n > 2; si++) {
         int b = (int)ceil(log2(range * sqrt((double)d) / (2 * split[si] * eps) + 1));
         if (b < 1) b = 1;
@@ -570,12 +590,13 @@ void mn_clip_fit_track(const double* v, int n, int d, const double* rest, double
             int max_keys = budget == SIZE_MAX ? n : (int)((budget - hdr - 16) / per_key);
             if (max_keys < 2) continue;
             if (max_keys > n) max_keys = n;
-            if (least[cubic] > max_keys) continue; /* greedy_keys would give up: -1 */
             /* an attempt that failed before at a bound at least as wide and a budget at least
              * as large is not run again (the encoder fits each track many times) */
             double* feps = memo ? &memo->eps[cubic][si] : NULL;
             int* fmax = memo ? &memo->max_keys[cubic][si] : NULL;
             if (feps && eps <= *feps && max_keys <= *fmax + *fmax / 2) continue;
+            if (least[cubic] < 0) least[cubic] = keys_at_least(v, n, d, eps, cubic, w->need);
+            if (least[cubic] > max_keys) continue; /* greedy_keys would give up: -1 */
             int nk = greedy_keys(v, w->dq, n, d, cubic, eps, max_keys, w->key, w->err, w);
             if (nk < 0) {
                 if (feps && eps > *feps) *feps = eps, *fmax = max_keys;
