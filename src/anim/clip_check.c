@@ -118,6 +118,46 @@ int mn_clip_subtree_ok(enc* e, int joint, int f, const double* qf, int squared) 
     return !e->nlk || locks_hold(e, f, joint, end, d->xf);
 }
 
+int mn_clip_subtree_ok_moved(enc* e, int joint, int f, const double* qj) {
+    const mn_model* m = e->m;
+    int p = m->jnt_parent[joint], end = m->jnt_subtree_end[joint], nv = e->nv;
+    const mn_xform* X = e->X + (size_t)f * m->njoint;
+    static const mn_xform identity = {{{1, 0, 0, 0, 1, 0, 0, 0, 1}}, {0, 0, 0}};
+    mn_xform N = p >= 0 ? X[p] : identity; /* the joint's new frame */
+    mn_joint_apply(m, joint, qj, &N);
+    /* the motion D = N O^-1 (O the cached frame): D R = N.R O.R^T, D p = N.p - D.R O.p */
+    const double *O = X[joint].R.m, *n = N.R.m, op[3] = {X[joint].p.x, X[joint].p.y, X[joint].p.z};
+    double D[9], t[3];
+    for (int r = 0; r < 3; r++)
+        for (int c = 0; c < 3; c++)
+            D[3 * r + c] =
+                n[3 * r] * O[3 * c] + n[3 * r + 1] * O[3 * c + 1] + n[3 * r + 2] * O[3 * c + 2];
+    const double np[3] = {N.p.x, N.p.y, N.p.z};
+    for (int r = 0; r < 3; r++)
+        t[r] = np[r] - (D[3 * r] * op[0] + D[3 * r + 1] * op[1] + D[3 * r + 2] * op[2]);
+    double shell = e->opt.shell, lim = e->opt.tol * e->opt.tol * (1 - 1e-6);
+    const double* ref = e->V + (size_t)f * (size_t)m->njoint * 3 * nv;
+    int count = (end - joint) * nv, h = e->vhint[joint] - joint * nv;
+    if (h < 0 || h >= count) h = 0;
+    for (int r = 0; r < count; r++) { /* from the vertex that failed last, round the subtree */
+        int v = h + r < count ? h + r : h + r - count, j = joint + v / nv, a = v % nv;
+        const mn_xform* x = &X[j];
+        const double w[3] = {x->p.x + shell * x->R.m[a], x->p.y + shell * x->R.m[3 + a],
+                             x->p.z + shell * x->R.m[6 + a]};
+        const double* y = ref + 3 * nv * j + 3 * a;
+        double e2 = 0;
+        for (int k = 0; k < 3; k++) {
+            double dk = D[3 * k] * w[0] + D[3 * k + 1] * w[1] + D[3 * k + 2] * w[2] + t[k] - y[k];
+            e2 += dk * dk;
+        }
+        if (!(e2 <= lim)) {
+            e->vhint[joint] = joint * nv + v;
+            return 0;
+        }
+    }
+    return 1;
+}
+
 void mn_clip_cache_frames(enc* e, int joint, int f0, int f1) {
     const mn_model* m = e->m;
     mn_data* d = e->d;

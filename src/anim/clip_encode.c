@@ -128,9 +128,10 @@ static mn_status stage_values(enc* e, mn_error* err) {
     e->tmp = malloc(sizeof(double) * (size_t)m->njoint * 3 * e->nv + 1);
     e->Q = malloc(sizeof(double) * (size_t)nframes * (size_t)m->nq);
     e->X = malloc(sizeof(mn_xform) * (size_t)nframes * (size_t)m->njoint + 1);
+    e->vhint = calloc((size_t)m->njoint + 1, sizeof(int));
     if (!e->Q || !e->X || !e->val || !e->rest || !e->base || !e->mult || !e->code || !e->memo ||
         !e->w.dq || !e->w.err || !e->w.qv || !e->w.key || !e->w.tmax || !e->w.tidx || !e->w.bad ||
-        !e->w.need || !e->V || !e->tmp)
+        !e->w.need || !e->V || !e->tmp || !e->vhint)
         return MN_ERR_NOMEM;
     for (int i = 0; i < e->nt; i++) {
         int dim = e->trk[i].dim;
@@ -339,7 +340,7 @@ static void enc_free(enc* e) {
     free(e->val), free(e->rest), free(e->base), free(e->mult), free(e->code), free(e->memo);
     free(e->w.dq), free(e->w.err), free(e->w.qv), free(e->w.key);
     free(e->w.tmax), free(e->w.tidx), free(e->w.bad), free(e->w.need);
-    free(e->V), free(e->tmp), free(e->Q), free(e->X), free(e->LP), free(e->lpo);
+    free(e->V), free(e->tmp), free(e->Q), free(e->X), free(e->vhint), free(e->LP), free(e->lpo);
     mn_data_destroy(e->d);
 }
 

@@ -59,6 +59,8 @@ typedef struct enc {
      * widen stage on: its states (n x nq) and joint frames (n x njoint) */
     double* Q;
     mn_xform* X;
+    int* vhint; /* per joint: the subtree vertex that last failed a moved check (joint and
+                   vertex, joint * nv + a) */
     /* locks (mn_clip_options.locks): each lock's take points over its frames (LP + lpo[k],
      * 3 numbers per frame); the largest distance found at the end, and where */
     const mn_clip_lock* lk;
@@ -102,6 +104,12 @@ void mn_clip_code_value(const track_code* t, int d, int f, const double* rest, d
  * the states qf (nq): its joints' frames from qf below the cached frame of joint's parent.
  * squared: compare squared distances (as the search does) rather than distances. */
 int mn_clip_subtree_ok(enc* e, int joint, int f, const double* qf, int squared);
+/* As mn_clip_subtree_ok where only joint's own states, qj, differ from the cached clip at
+ * frame f: its subtree moves rigidly, so each vertex is the cached one under that motion,
+ * checked alone, the vertex that failed last first. Held to tol less a millionth (the rigid
+ * motion rounds otherwise than the chain of frames: a frame it passes is within tol by their
+ * account too). Locks are not checked: with locks, mn_clip_subtree_ok. */
+int mn_clip_subtree_ok_moved(enc* e, int joint, int f, const double* qj);
 /* The cached frames of joint's subtree at frames f0..f1-1 recomputed from e->Q. */
 void mn_clip_cache_frames(enc* e, int joint, int f0, int f1);
 /* Every lock's points as the take places them over its frames (e->LP, e->lpo). */

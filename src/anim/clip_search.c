@@ -35,10 +35,16 @@ static void put_decoded(enc* e, int i, int f0, int f1, double* Q) {
 
 /* Whether frames f0..f1-1 of the states Q are within tol of the take's vertices V after a
  * change to track i: its joint's subtree is checked, the rest of the clip being within tol
- * (mn_clip_subtree_ok). */
+ * (mn_clip_subtree_ok_moved; with locks, mn_clip_subtree_ok). */
 static int frames_ok(enc* e, int i, const double* Q, int f0, int f1) {
-    for (int f = f0; f < f1; f++)
-        if (!mn_clip_subtree_ok(e, e->trk[i].joint, f, Q + (size_t)f * e->m->nq, 1)) return 0;
+    const mn_model* m = e->m;
+    int j = e->trk[i].joint;
+    for (int f = f0; f < f1; f++) {
+        const double* qf = Q + (size_t)f * m->nq;
+        if (!(e->nlk ? mn_clip_subtree_ok(e, j, f, qf, 1)
+                     : mn_clip_subtree_ok_moved(e, j, f, qf + m->jnt_qadr[j])))
+            return 0;
+    }
     return 1;
 }
 

@@ -11,7 +11,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "anim/clip_encode.h"
 #include "test.h"
+#include "toy_model.h"
 
 #define CMU_SCALE (0.0254 / 0.45) /* CMU lengths to metres */
 
@@ -777,6 +779,111 @@ static void test_locks(void) {
     CHECK(mn_clip_compress(w, q, n, 24, &o, NULL, &err) == NULL && !strcmp(err.field, "locks"));
 }
 
+/* The segment search's check of a change to one joint (mn_clip_subtree_ok_moved: the subtree
+ * moved rigidly from the cached frames) against the chain of frames (mn_clip_subtree_ok),
+ * on random poses of the toy figure (a free root, a ball, a hinge, a slide) and the stick
+ * figure, with each joint's states moved at random about the bound: it never passes a change
+ * the chain of frames fails, and passes every change the chain keeps within tol less two
+ * millionths. Both outcomes occur, and the vertex that failed is checked first next time. */
+static void moved_check_on(mn_model* m, unsigned seed, int* passed, int* failed) {
+    mn_data* d = mn_data_create(m, 0);
+    double* q = malloc(sizeof(double) * (size_t)m->nq);
+    double* qn = malloc(sizeof(double) * (size_t)m->nq);
+    double* V = malloc(sizeof(double) * (size_t)m->njoint * 9);
+    mn_xform* X = malloc(sizeof(mn_xform) * (size_t)m->njoint);
+    int* vhint = calloc((size_t)m->njoint, sizeof(int));
+    unsigned r = seed;
+#define RND() ((r = r * 1664525u + 1013904223u), (double)(r >> 8) / 16777216.0 - 0.5)
+    enc e;
+    memset(&e, 0, sizeof e);
+    e.m = m, e.n = 1, e.nv = 3, e.d = d, e.X = X, e.V = V, e.vhint = vhint;
+    e.opt = mn_clip_default();
+    e.opt.tol = 1e-3;
+    for (int trial = 0; trial < 400; trial++) {
+        memcpy(q, m->q0, sizeof(double) * (size_t)m->nq);
+        for (int j = 0; j < m->njoint; j++) {
+            double* qj = q + m->jnt_qadr[j];
+            if (m->jnt_type[j] == MN_JOINT_HINGE || m->jnt_type[j] == MN_JOINT_SLIDE) qj[0] = RND();
+            if (m->jnt_type[j] == MN_JOINT_BALL || m->jnt_type[j] == MN_JOINT_FREE) {
+                double* u = qj + (m->jnt_type[j] == MN_JOINT_FREE ? 3 : 0);
+                double n2 = 0;
+                for (int k = 0; k < 4; k++)
+                    u[k] = RND() + (k == 0), n2 += u[k] * u[k];
+                for (int k = 0; k < 4; k++)
+                    u[k] /= sqrt(n2);
+            }
+        }
+        memcpy(d->q, q, sizeof(double) * (size_t)m->nq);
+        mn_fk(m, d); /* the cached clip: the take itself, so that the error is the change's */
+        memcpy(X, d->xf, sizeof(mn_xform) * (size_t)m->njoint);
+        for (int j = 0; j < m->njoint; j++)
+            for (int a = 0; a < 3; a++)
+                for (int k = 0; k < 3; k++)
+                    V[9 * j + 3 * a + k] = (&X[j].p.x)[k] + e.opt.shell * X[j].R.m[3 * k + a];
+        int j = (int)((RND() + 0.5) * m->njoint) % m->njoint;
+        if (m->jnt_type[j] == MN_JOINT_FIXED) continue;
+        memcpy(qn, q, sizeof(double) * (size_t)m->nq);
+        double* qj = qn + m->jnt_qadr[j];
+        double s = 3e-3 * (RND() + 0.5);
+        if (m->jnt_type[j] == MN_JOINT_FREE)
+            for (int k = 0; k < 3; k++)
+                qj[k] += s * RND();
+        if (m->jnt_type[j] == MN_JOINT_HINGE || m->jnt_type[j] == MN_JOINT_SLIDE)
+            qj[0] += s * RND();
+        if (m->jnt_type[j] == MN_JOINT_BALL || m->jnt_type[j] == MN_JOINT_FREE) {
+            double *u = qj + (m->jnt_type[j] == MN_JOINT_FREE ? 3 : 0), n2 = 0;
+            for (int k = 0; k < 4; k++)
+                u[k] += s * RND(), n2 += u[k] * u[k];
+            for (int k = 0; k < 4; k++)
+                u[k] /= sqrt(n2);
+        }
+        /* the chain of frames' largest squared error over the subtree */
+        memcpy(d->q, qn, sizeof(double) * (size_t)m->nq);
+        mn_fk(m, d);
+        double worst = 0;
+        for (int k = j; k < m->jnt_subtree_end[j]; k++)
+            for (int a = 0; a < 3; a++) {
+                double e2 = 0;
+                for (int c = 0; c < 3; c++) {
+                    double dc = (&d->xf[k].p.x)[c] + e.opt.shell * d->xf[k].R.m[3 * c + a] -
+                                V[9 * k + 3 * a + c];
+                    e2 += dc * dc;
+                }
+                worst = e2 > worst ? e2 : worst;
+            }
+        int exact = mn_clip_subtree_ok(&e, j, 0, qn, 1);
+        int moved = mn_clip_subtree_ok_moved(&e, j, 0, qj);
+        double t2 = e.opt.tol * e.opt.tol;
+        CHECK(exact == (worst <= t2));
+        CHECK(!moved || exact);
+        if (worst <= t2 * (1 - 2e-6)) CHECK(moved);
+        if (moved)
+            ++*passed;
+        else {
+            ++*failed;
+            /* the failing vertex is remembered, within the subtree */
+            int v = vhint[j];
+            CHECK(v >= 3 * j && v < 3 * m->jnt_subtree_end[j]);
+            CHECK(!mn_clip_subtree_ok_moved(&e, j, 0, qj));
+        }
+    }
+#undef RND
+    free(vhint), free(X), free(V), free(qn), free(q);
+    mn_data_destroy(d);
+}
+
+static void test_moved_check(void) {
+    int passed = 0, failed = 0;
+    mn_model* m = toy();
+    moved_check_on(m, 11, &passed, &failed);
+    mn_model_destroy(m);
+    m = mn_stickman_model(NULL);
+    moved_check_on(m, 12, &passed, &failed);
+    mn_model_destroy(m);
+    printf("moved check: %d changes passed, %d failed\n", passed, failed);
+    CHECK(passed > 50 && failed > 50);
+}
+
 static void test_no_allocation(void) {
     mn_model* m = NULL;
     double* q = NULL;
@@ -804,6 +911,7 @@ int main(int argc, char** argv) {
     RUN(test_bad_arguments);
     RUN(test_cursor);
     RUN(test_locks);
+    RUN(test_moved_check);
     RUN(test_no_allocation);
     walk_free();
     return mn_test_report();
