@@ -86,6 +86,9 @@ void mn_clip_dense_layout(const double* v, track_code* t, int d, int n);
 /* Segment g, component c of dense track t: laid out at its level from values v, or coded as
  * its indices are; both return its size in bits. */
 size_t mn_clip_seg_layout(const double* v, track_code* t, int d, int n, int g, int c);
+/* The indices of frames f0..f1-1 (in one segment), component c, rounded from the values v at
+ * the segment's level, as mn_clip_seg_layout lays them out. */
+void mn_clip_seg_indices(const double* v, track_code* t, int d, int f0, int f1, int c);
 size_t mn_clip_seg_code(track_code* t, int d, int n, int g, int c);
 /* Segment g, component c's size again after the segment before changed (its residuals stay;
  * its first index's prediction moves). */

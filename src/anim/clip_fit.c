@@ -331,12 +331,18 @@ static size_t residual_bits(const uint32_t* x, size_t stride, int len, int* orde
             k0++;
         int klo = k0 > 2 ? k0 - 2 : 0, khi = k0 + 1 <= RICE_KMAX ? k0 + 1 : RICE_KMAX,
             nk = khi - klo + 1;
+        /* Without an escape the size is convex in k (each residual's quotient halves, less
+         * a half, as k grows: its decrease never grows; the k + 1 bits add a line), so past
+         * the first k whose next is no smaller none is smaller: the count stops there */
+        uint32_t prev = UINT32_MAX;
         for (int j = 0; j < nk; j++) { /* rice_len summed, without a branch */
             uint32_t sh = (uint32_t)(klo + j), q = 0;
             if ((any >> sh) < RICE_QMAX) { /* no escape: q + 1 + k each */
                 for (int r = 0; r < m; r++)
                     q += zo[r] >> sh;
                 q += (uint32_t)(m > 0 ? m : 0) * (1 + sh);
+                if (q >= prev) break;
+                prev = q;
             } else {
                 for (int r = 0; r < m; r++) {
                     uint32_t qr = zo[r] >> sh;
@@ -409,8 +415,8 @@ size_t mn_clip_seg_code(track_code* t, int d, int n, int g, int c) {
 /* Segment g, component c of dense track t (values v, n x d) at its level: every frame's index
  * on the level's grid (rounded from the values themselves), the order and k of the fewest
  * bits, and the segment component's size. Returns the size in bits. */
-size_t mn_clip_seg_layout(const double* v, track_code* t, int d, int n, int g, int c) {
-    int S = 1 << t->seg_log2, f0 = g * S, f1 = f0 + S < n ? f0 + S : n, s = t->sh[g * d + c];
+void mn_clip_seg_indices(const double* v, track_code* t, int d, int f0, int f1, int c) {
+    int s = t->sh[(f0 >> t->seg_log2) * d + c];
     if (s == 0) {
         for (int f = f0; f < f1; f++)
             t->off[(size_t)f * d + c] = t->qv[(size_t)f * d + c];
@@ -425,6 +431,11 @@ size_t mn_clip_seg_layout(const double* v, track_code* t, int d, int n, int g, i
             t->off[(size_t)f * d + c] = (uint32_t)k;
         }
     }
+}
+
+size_t mn_clip_seg_layout(const double* v, track_code* t, int d, int n, int g, int c) {
+    int S = 1 << t->seg_log2, f0 = g * S, f1 = f0 + S < n ? f0 + S : n;
+    mn_clip_seg_indices(v, t, d, f0, f1, c);
     return mn_clip_seg_code(t, d, n, g, c);
 }
 

@@ -54,6 +54,33 @@ static size_t next_cost(track_code* t, int d, int n, int g, int c) {
     return (size_t)(g + 1) << t->seg_log2 < (size_t)n ? mn_clip_seg_relink(t, d, g + 1, c) : 0;
 }
 
+/* Frame f of dense track i, component c laid out at a level (mult, top): whether the frame is
+ * within tol with its rounded index or else, a frame beyond tol, with the index on the
+ * value's other side, then one step beyond the nearest on its own side (*moved set: an index
+ * other than the rounded one). The error at a frame is that of all its tracks together, and
+ * another index of this one can offset the others' (the indices of a frame are chosen
+ * jointly against the object-space error, as a vector quantiser chooses its code vector,
+ * instead of each rounded on its own). The frame's states in Q are left as last tried. */
+static int frame_fits(enc* e, int i, int c, int f, double mult, uint32_t top, int* moved) {
+    track_code* t = &e->code[i];
+    int dim = e->trk[i].dim;
+    put_decoded(e, i, f, f + 1, e->Q);
+    if (frames_ok(e, i, e->Q, f, f + 1)) return 1;
+    uint32_t* x = &t->off[(size_t)f * dim + c];
+    double want = (e->val[i][(size_t)f * dim + c] - (double)t->lo[c]) / (double)t->step[c] / mult;
+    int64_t x0 = *x, sg = want > (double)x0 ? 1 : -1;
+    static const int tries[2] = {1, -1};
+    *moved = 1;
+    for (int r = 0; r < 2; r++) {
+        int64_t y = x0 + sg * tries[r];
+        if (y < 0 || y > (int64_t)top) continue;
+        *x = (uint32_t)y;
+        put_decoded(e, i, f, f + 1, e->Q);
+        if (frames_ok(e, i, e->Q, f, f + 1)) return 1;
+    }
+    return 0;
+}
+
 /* The per-segment search (the Animation Compression Library's per-segment bit rates): each
  * component of each segment of each dense track coarsens its step level by level while the
  * object-space error over the segment's frames stays within tol and the segment gets
@@ -85,15 +112,25 @@ static int try_level(enc* e, int i, int g, int c, int s, int* hint, int* fail_at
     double saved[1 << MAX_SEG_LOG2][4];
     uint32_t visited = 0;
     int ok = 0, moved = 0; /* moved: an index other than the rounded one */
+    double mult = level_mult((unsigned)s), mult0 = level_mult((unsigned)sh0);
+    uint32_t top = level_top(t->bits, (unsigned)s);
+    /* the frame that failed the last try first, before the segment is laid out and counted: a
+     * frame that fails with every index fails the try, whatever its size */
+    if (*hint >= f0 && *hint < f1) {
+        int f = *hint, m0 = 0;
+        double keep[4];
+        memcpy(keep, Q + (size_t)f * e->m->nq + e->trk[i].qadr, sizeof(double) * w);
+        mn_clip_seg_indices(e->val[i], t, dim, f, f + 1, c);
+        int fits = frame_fits(e, i, c, f, mult, top, &m0);
+        memcpy(Q + (size_t)f * e->m->nq + e->trk[i].qadr, keep, sizeof(double) * w);
+        if (!fits) {
+            *fail_at = f;
+            t->sh[k] = (uint8_t)sh0, t->off[(size_t)f * dim + c] = off0[f - f0];
+            return 0;
+        }
+    }
     size_t cost = mn_clip_seg_layout(e->val[i], t, dim, n, g, c); /* before the next one's */
     if (cost + next_cost(t, dim, n, g, c) < cost0 + next0) {
-        /* a frame beyond tol tries the index on the value's other side, then one step beyond
-         * the nearest on its own side: the error at a frame is that of all its tracks
-         * together, and another index of this one can offset the others' (the indices of a
-         * frame are chosen jointly against the object-space error, as a vector quantiser
-         * chooses its code vector, instead of each rounded on its own) */
-        double mult = level_mult((unsigned)s), mult0 = level_mult((unsigned)sh0);
-        uint32_t top = level_top(t->bits, (unsigned)s);
         /* Each frame's outcome depends on that frame alone and one failing frame fails the
          * try, so the order of the frames does not change the result: the likeliest to fail
          * is checked first, the frame that failed the last try of this segment component
@@ -112,22 +149,8 @@ static int try_level(enc* e, int i, int g, int c, int s, int* hint, int* fail_at
             int f = r == 0 ? first : f0 + r - 1 < first ? f0 + r - 1 : f0 + r;
             memcpy(saved[f - f0], Q + (size_t)f * e->m->nq + e->trk[i].qadr, sizeof(double) * w);
             visited |= 1u << (f - f0);
-            put_decoded(e, i, f, f + 1, Q);
-            if (frames_ok(e, i, Q, f, f + 1)) continue;
-            uint32_t* x = &t->off[(size_t)f * dim + c];
-            double want =
-                (e->val[i][(size_t)f * dim + c] - (double)t->lo[c]) / (double)t->step[c] / mult;
-            int64_t x0 = *x, sg = want > (double)x0 ? 1 : -1;
-            static const int tries[2] = {1, -1};
-            ok = 0, moved = 1, *hint = f;
-            for (int r2 = 0; r2 < 2 && !ok; r2++) {
-                int64_t y = x0 + sg * tries[r2];
-                if (y < 0 || y > (int64_t)top) continue;
-                *x = (uint32_t)y;
-                put_decoded(e, i, f, f + 1, Q);
-                ok = frames_ok(e, i, Q, f, f + 1);
-            }
-            if (!ok) *fail_at = f;
+            ok = frame_fits(e, i, c, f, mult, top, &moved);
+            if (!ok) *fail_at = *hint = f;
         }
         /* sizes counted again only when an index moved (else they are the layout's, smaller) */
         if (ok && moved) {
