@@ -124,40 +124,57 @@ static double dist2_d(const double* a, const double* b, int d) {
  * frames) over segment k's frames key[k]..key[k+1], into err; returns the largest. The
  * segment's own numbers (its length, Catmull-Rom's tangents) are computed once, each with the
  * operations of cr_eval, so every value is bit for bit cr_eval's (and the sampler's). */
-static double segment_errors(const int* key, int nk, const double* dq, const double* v, int d,
-                             int cubic, int k, double* err) {
-    int a = key[k], b = key[k + 1];
-    const double *pa = dq + (size_t)a * d, *pb = dq + (size_t)b * d;
-    double most = 0;
+/* The segment's errors for d components (D: a constant where the caller passes one, so that
+ * the loops over the frames unroll and vectorise), each frame's sum in the order of c. */
+static inline __attribute__((always_inline)) void
+segment_errors_d(int a, int b, const double* pa, const double* pb, const double* ma,
+                 const double* mb, const double* v, int D, int cubic, double* err) {
     if (!cubic) {
         for (int f = a; f <= b; f++) {
             double u = (f - a) / (double)(b - a), e = 0;
-            for (int c = 0; c < d; c++) {
-                double o = pa[c] + u * (pb[c] - pa[c]), x = o - v[(size_t)f * d + c];
+            for (int c = 0; c < D; c++) {
+                double o = pa[c] + u * (pb[c] - pa[c]), x = o - v[(size_t)f * D + c];
                 e += x * x;
             }
             err[f] = e;
-            most = e > most ? e : most;
         }
-        return most;
+        return;
     }
-    int p = k > 0 ? key[k - 1] : a, n = k + 2 < nk ? key[k + 2] : b;
-    const double *pp = dq + (size_t)p * d, *pn = dq + (size_t)n * d;
-    double ta = a, tb = b, h = tb - ta, sa = h / (tb - p), sb = h / (n - ta), ma[3], mb[3];
-    for (int c = 0; c < d; c++)
-        ma[c] = (pb[c] - pp[c]) * sa, mb[c] = (pn[c] - pa[c]) * sb;
+    double ta = a, h = (double)b - ta;
     for (int f = a; f <= b; f++) {
         double u = (f - ta) / h, u2 = u * u, u3 = u2 * u;
         double h00 = 2 * u3 - 3 * u2 + 1, h10 = u3 - 2 * u2 + u, h01 = -2 * u3 + 3 * u2,
                h11 = u3 - u2, e = 0;
-        for (int c = 0; c < d; c++) {
+        for (int c = 0; c < D; c++) {
             double o = h00 * pa[c] + h10 * ma[c] + h01 * pb[c] + h11 * mb[c],
-                   x = o - v[(size_t)f * d + c];
+                   x = o - v[(size_t)f * D + c];
             e += x * x;
         }
         err[f] = e;
-        most = e > most ? e : most;
     }
+}
+
+static double segment_errors(const int* key, int nk, const double* dq, const double* v, int d,
+                             int cubic, int k, double* err) {
+    int a = key[k], b = key[k + 1];
+    const double *pa = dq + (size_t)a * d, *pb = dq + (size_t)b * d;
+    double ma[3] = {0, 0, 0}, mb[3] = {0, 0, 0};
+    if (cubic) {
+        int p = k > 0 ? key[k - 1] : a, n = k + 2 < nk ? key[k + 2] : b;
+        const double *pp = dq + (size_t)p * d, *pn = dq + (size_t)n * d;
+        double ta = a, tb = b, h = tb - ta, sa = h / (tb - p), sb = h / (n - ta);
+        for (int c = 0; c < d; c++)
+            ma[c] = (pb[c] - pp[c]) * sa, mb[c] = (pn[c] - pa[c]) * sb;
+    }
+    if (d == 3)
+        segment_errors_d(a, b, pa, pb, ma, mb, v, 3, cubic, err);
+    else if (d == 1)
+        segment_errors_d(a, b, pa, pb, ma, mb, v, 1, cubic, err);
+    else
+        segment_errors_d(a, b, pa, pb, ma, mb, v, d, cubic, err);
+    double most = 0; /* errors are not NaN: the largest, whatever the order */
+    for (int f = a; f <= b; f++)
+        most = err[f] > most ? err[f] : most;
     return most;
 }
 
