@@ -611,7 +611,7 @@ void mn_clip_fit_track(const double* v, int n, int d, const double* rest, double
         if (b < 1) b = 1;
         if (b > MAX_BITS) continue;
         float lo[3], st[3];
-        quantise(v, n, d, b, lo, st, w->qv, w->dq);
+        int quantised = 0; /* when an attempt first runs */
         for (int cubic = 0; cubic <= 1; cubic++) {
             size_t per_key = (size_t)tbits + (size_t)d * b;
             size_t budget = out->nbits == SIZE_MAX ? SIZE_MAX : out->nbits;
@@ -625,6 +625,7 @@ void mn_clip_fit_track(const double* v, int n, int d, const double* rest, double
             if (feps && eps <= *feps && max_keys <= *fmax + *fmax / 2) continue;
             if (least[cubic] < 0) least[cubic] = keys_at_least(v, n, d, eps, cubic, w->need);
             if (least[cubic] > max_keys) continue; /* greedy_keys would give up: -1 */
+            if (!quantised) quantise(v, n, d, b, lo, st, w->qv, w->dq), quantised = 1;
             int nk = greedy_keys(v, w->dq, n, d, cubic, eps, max_keys, w->key, w->err, w);
             if (nk < 0) {
                 if (feps && eps > *feps) *feps = eps, *fmax = max_keys;
