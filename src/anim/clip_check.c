@@ -118,6 +118,20 @@ int mn_clip_subtree_ok(enc* e, int joint, int f, const double* qf, int squared) 
     return !e->nlk || locks_hold(e, f, joint, end, d->xf);
 }
 
+/* The squared distance from y of vertex a of frame x (its origin plus shell along axis a)
+ * moved by (D, t). */
+static inline double moved_e2(const double* D, const double* t, const mn_xform* x, int a,
+                              double shell, const double* y) {
+    const double w[3] = {x->p.x + shell * x->R.m[a], x->p.y + shell * x->R.m[3 + a],
+                         x->p.z + shell * x->R.m[6 + a]};
+    double e2 = 0;
+    for (int k = 0; k < 3; k++) {
+        double dk = D[3 * k] * w[0] + D[3 * k + 1] * w[1] + D[3 * k + 2] * w[2] + t[k] - y[k];
+        e2 += dk * dk;
+    }
+    return e2;
+}
+
 int mn_clip_subtree_ok_moved(enc* e, int joint, int f, const double* qj) {
     const mn_model* m = e->m;
     int p = m->jnt_parent[joint], end = m->jnt_subtree_end[joint], nv = e->nv;
@@ -137,24 +151,17 @@ int mn_clip_subtree_ok_moved(enc* e, int joint, int f, const double* qj) {
         t[r] = np[r] - (D[3 * r] * op[0] + D[3 * r + 1] * op[1] + D[3 * r + 2] * op[2]);
     double shell = e->opt.shell, lim = e->opt.tol * e->opt.tol * (1 - 1e-6);
     const double* ref = e->V + (size_t)f * (size_t)m->njoint * 3 * nv;
-    int count = (end - joint) * nv, h = e->vhint[joint] - joint * nv;
-    if (h < 0 || h >= count) h = 0;
-    for (int r = 0; r < count; r++) { /* from the vertex that failed last, round the subtree */
-        int v = h + r < count ? h + r : h + r - count, j = joint + v / nv, a = v % nv;
-        const mn_xform* x = &X[j];
-        const double w[3] = {x->p.x + shell * x->R.m[a], x->p.y + shell * x->R.m[3 + a],
-                             x->p.z + shell * x->R.m[6 + a]};
-        const double* y = ref + 3 * nv * j + 3 * a;
-        double e2 = 0;
-        for (int k = 0; k < 3; k++) {
-            double dk = D[3 * k] * w[0] + D[3 * k + 1] * w[1] + D[3 * k + 2] * w[2] + t[k] - y[k];
-            e2 += dk * dk;
-        }
-        if (!(e2 <= lim)) {
-            e->vhint[joint] = joint * nv + v;
-            return 0;
-        }
-    }
+    /* the vertex that failed last first, then every vertex of the subtree */
+    int h = e->vhint[joint];
+    if (h >= joint * nv && h < end * nv &&
+        !(moved_e2(D, t, &X[h / nv], h % nv, shell, ref + 3 * h) <= lim))
+        return 0;
+    for (int j = joint; j < end; j++)
+        for (int a = 0; a < nv; a++)
+            if (!(moved_e2(D, t, &X[j], a, shell, ref + 3 * (nv * j + a)) <= lim)) {
+                e->vhint[joint] = nv * j + a;
+                return 0;
+            }
     return 1;
 }
 
