@@ -149,7 +149,9 @@ int mn_clip_subtree_ok_moved(enc* e, int joint, int f, const double* qj) {
     const double np[3] = {N.p.x, N.p.y, N.p.z};
     for (int r = 0; r < 3; r++)
         t[r] = np[r] - (D[3 * r] * op[0] + D[3 * r + 1] * op[1] + D[3 * r + 2] * op[2]);
-    double shell = e->opt.shell, lim = e->opt.tol * e->opt.tol * (1 - 1e-6);
+    /* the bound less half a millionth of it and a picometre: the rounding of the two ways
+     * apart, at any size of figure and bound */
+    double shell = e->opt.shell, tl = e->opt.tol * (1 - 5e-7) - 1e-12, lim = tl > 0 ? tl * tl : -1;
     const double* ref = e->V + (size_t)f * (size_t)m->njoint * 3 * nv;
     /* the vertex that failed last first, then every vertex of the subtree */
     int h = e->vhint[joint];

@@ -109,9 +109,10 @@ void mn_clip_code_value(const track_code* t, int d, int f, const double* rest, d
 int mn_clip_subtree_ok(enc* e, int joint, int f, const double* qf, int squared);
 /* As mn_clip_subtree_ok where only joint's own states, qj, differ from the cached clip at
  * frame f: its subtree moves rigidly, so each vertex is the cached one under that motion,
- * checked alone, the vertex that failed last first. Held to tol less a millionth (the rigid
- * motion rounds otherwise than the chain of frames: a frame it passes is within tol by their
- * account too). Locks are not checked: with locks, mn_clip_subtree_ok. */
+ * checked alone, the vertex that failed last first. Held to tol less half a millionth of it
+ * and a picometre (the rigid motion rounds otherwise than the chain of frames: a frame it
+ * passes is within tol by their account too). Locks are not checked: with locks,
+ * mn_clip_subtree_ok. */
 int mn_clip_subtree_ok_moved(enc* e, int joint, int f, const double* qj);
 /* The cached frames of joint's subtree at frames f0..f1-1 recomputed from e->Q. */
 void mn_clip_cache_frames(enc* e, int joint, int f0, int f1);

@@ -120,13 +120,13 @@ static double dist2_d(const double* a, const double* b, int d) {
     return s;
 }
 
-/* The squared errors against v of the sparse track of keys key[0..nk-1] (values dq at those
- * frames) over segment k's frames key[k]..key[k+1], into err; returns the largest. The
- * segment's own numbers (its length, Catmull-Rom's tangents) are computed once, each with the
- * operations of cr_eval, so every value is bit for bit cr_eval's (and the sampler's). */
-/* The segment's errors for d components (D: a constant where the caller passes one, so that
- * the loops over the frames unroll and vectorise), each frame's sum in the order of c. */
-static inline __attribute__((always_inline)) void
+/* The errors of segment a..b (keys' values pa, pb; Catmull-Rom's tangents ma, mb) for D
+ * components (a constant where the caller passes one, so that the loops over the frames
+ * unroll and vectorise), each frame's sum in the order of c. */
+#if defined(__GNUC__)
+__attribute__((always_inline))
+#endif
+static inline void
 segment_errors_d(int a, int b, const double* pa, const double* pb, const double* ma,
                  const double* mb, const double* v, int D, int cubic, double* err) {
     if (!cubic) {
@@ -154,6 +154,10 @@ segment_errors_d(int a, int b, const double* pa, const double* pb, const double*
     }
 }
 
+/* The squared errors against v of the sparse track of keys key[0..nk-1] (values dq at those
+ * frames) over segment k's frames key[k]..key[k+1], into err; returns the largest. The
+ * segment's own numbers (its length, Catmull-Rom's tangents) are computed once, each with the
+ * operations of cr_eval, so every value is bit for bit cr_eval's (and the sampler's). */
 static double segment_errors(const int* key, int nk, const double* dq, const double* v, int d,
                              int cubic, int k, double* err) {
     int a = key[k], b = key[k + 1];
@@ -429,9 +433,8 @@ size_t mn_clip_seg_code(track_code* t, int d, int n, int g, int c) {
     return bits;
 }
 
-/* Segment g, component c of dense track t (values v, n x d) at its level: every frame's index
- * on the level's grid (rounded from the values themselves), the order and k of the fewest
- * bits, and the segment component's size. Returns the size in bits. */
+/* Frames f0..f1-1 (in one segment), component c, of dense track t (values v, n x d): each
+ * index on the grid of its segment's level, rounded from the value itself. */
 void mn_clip_seg_indices(const double* v, track_code* t, int d, int f0, int f1, int c) {
     int s = t->sh[(f0 >> t->seg_log2) * d + c];
     if (s == 0) {
@@ -450,6 +453,9 @@ void mn_clip_seg_indices(const double* v, track_code* t, int d, int f0, int f1, 
     }
 }
 
+/* Segment g, component c of dense track t (values v, n x d) at its level: every frame's index
+ * on the level's grid (rounded from the values themselves), the order and k of the fewest
+ * bits, and the segment component's size. Returns the size in bits. */
 size_t mn_clip_seg_layout(const double* v, track_code* t, int d, int n, int g, int c) {
     int S = 1 << t->seg_log2, f0 = g * S, f1 = f0 + S < n ? f0 + S : n;
     mn_clip_seg_indices(v, t, d, f0, f1, c);
