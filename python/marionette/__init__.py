@@ -13,7 +13,8 @@ from .constrain import (CONSTRAINT_TYPES, HANDLE_TYPES, SOLVERS, ConstraintSyste
 from .ik import IK, METHODS, IKBatchResult, IKResult, ik_defaults, ik_solve
 from .io import (Z_UP_TO_Y_UP, Motion, convert, from_text, guess_scale, load, load_motion,
                  read_bvh, read_figure_document, read_skeleton, read_urdf, stickman,
-                 write_bvh, write_figure_document, write_gltf, write_skeleton)
+                 to_bvh_text, to_glb_bytes, write_bvh, write_figure_document, write_gltf,
+                 write_skeleton)
 from .model import JOINT_TYPES, Data, Model
 from .skin import Fitter, FitResult, Rig, fit_defaults
 
@@ -28,6 +29,7 @@ __all__ = [
     "SOLVERS", "Sequence", "SequenceSolver", "Status", "convert", "csolve_defaults",
     "Z_UP_TO_Y_UP", "fit_defaults", "from_text", "guess_scale", "ik_defaults", "ik_solve", "library_path", "load",
     "load_motion", "read_bvh", "read_figure_document", "read_skeleton", "read_urdf",
-    "retarget_defaults", "stickman", "write_bvh", "write_figure_document", "write_gltf",
+    "retarget_defaults", "stickman", "to_bvh_text", "to_glb_bytes", "write_bvh",
+    "write_figure_document", "write_gltf",
     "write_skeleton",
 ]

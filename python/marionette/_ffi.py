@@ -556,6 +556,13 @@ typedef struct mn_gltf_write_options {
 mn_gltf_write_options mn_gltf_write_default(void);
 mn_status mn_gltf_write_ex(const char* path, const mn_model* m, const mn_motion* motion,
                            const void* skin, const mn_gltf_write_options* opt, mn_error* err);
+mn_status mn_bvh_write_mem(const mn_model* m, const mn_motion* motion,
+                           const mn_bvh_write_options* opt, char** text, size_t* len,
+                           mn_error* err);
+mn_status mn_gltf_write_mem(const mn_model* m, const mn_motion* motion, const void* skin,
+                            const mn_gltf_write_options* opt, unsigned char** glb, size_t* len,
+                            mn_error* err);
+void free(void* p); /* the C library's, for the writers' buffers */
 double mn_gltf_guess_scale(const mn_model* m, mn_quat root_rot, double* height,
                            const char** units);
 """

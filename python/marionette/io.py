@@ -150,18 +150,57 @@ def _c_motion(model, motion):
     return (mo if q.shape[0] > 0 else ffi.NULL), q
 
 
+def _with_root_rot(o, root_rot):
+    r = as_array(root_rot, (4,), "root_rot")
+    o.root_rot.w, o.root_rot.x, o.root_rot.y, o.root_rot.z = (float(v) for v in r)
+    return o
+
+
+def _bvh_options(root_rot):
+    return _with_root_rot(ffi.new("mn_bvh_write_options*", lib.mn_bvh_write_default()), root_rot)
+
+
+def _gltf_options(scale, root_rot):
+    o = ffi.new("mn_gltf_write_options*", lib.mn_gltf_write_default())
+    o.scale = float(scale)
+    return _with_root_rot(o, root_rot)
+
+
+def _written(write, out_type, *args):
+    """The bytes a C writer to memory gives: write(*args, out, len, err) with out of type
+    out_type (its malloc'd buffer freed here)."""
+    buf = ffi.new(out_type)
+    n = ffi.new("size_t*")
+    err = new_error()
+    status = write(*args, buf, n, err)
+    try:
+        check(status, err)
+        return bytes(ffi.buffer(buf[0], n[0]))
+    finally:
+        if buf[0] != ffi.NULL:
+            lib.free(buf[0])
+
+
 def write_bvh(path: PathLike, model: Model, motion: Optional[Motion] = None, *,
               root_rot: npt.ArrayLike = (1.0, 0.0, 0.0, 0.0)) -> None:
     """Writes a figure and its motion (None: the rest pose) as BVH, atomically
     (mn_bvh_write_ex): the roots turned by root_rot (Z_UP_TO_Y_UP stands a +Z-up figure
     up, as BVH's convention is)."""
     mo, keep = _c_motion(model, motion)
-    o = ffi.new("mn_bvh_write_options*", lib.mn_bvh_write_default())
-    r = as_array(root_rot, (4,), "root_rot")
-    o.root_rot.w, o.root_rot.x, o.root_rot.y, o.root_rot.z = (float(v) for v in r)
+    o = _bvh_options(root_rot)
     err = new_error()
     check(lib.mn_bvh_write_ex(_path(path), model._ptr, mo, o, err), err)
     del keep
+
+
+def to_bvh_text(model: Model, motion: Optional[Motion] = None, *,
+                root_rot: npt.ArrayLike = (1.0, 0.0, 0.0, 0.0)) -> str:
+    """The BVH text write_bvh writes, without a file (mn_bvh_write_mem): from_text(text,
+    "bvh") reads it back."""
+    mo, keep = _c_motion(model, motion)
+    text = _written(lib.mn_bvh_write_mem, "char**", model._ptr, mo, _bvh_options(root_rot))
+    del keep
+    return text.decode("utf-8")
 
 
 #: -90 degrees about X (w, x, y, z): +Z up becomes glTF's +Y up, (x, y, z) -> (x, z, -y).
@@ -174,13 +213,20 @@ def write_gltf(path: PathLike, model: Model, motion: Optional[Motion] = None, *,
     (mn_gltf_write_ex): every length times scale, the roots turned by root_rot (a unit
     quaternion w, x, y, z; Z_UP_TO_Y_UP stands a +Z-up figure up)."""
     mo, keep = _c_motion(model, motion)
-    o = ffi.new("mn_gltf_write_options*", lib.mn_gltf_write_default())
-    o.scale = float(scale)
-    r = as_array(root_rot, (4,), "root_rot")
-    o.root_rot.w, o.root_rot.x, o.root_rot.y, o.root_rot.z = (float(v) for v in r)
+    o = _gltf_options(scale, root_rot)
     err = new_error()
     check(lib.mn_gltf_write_ex(_path(path), model._ptr, mo, ffi.NULL, o, err), err)
     del keep
+
+
+def to_glb_bytes(model: Model, motion: Optional[Motion] = None, *, scale: float = 1.0,
+                 root_rot: npt.ArrayLike = (1.0, 0.0, 0.0, 0.0)) -> bytes:
+    """The glTF 2.0 binary write_gltf writes, without a file (mn_gltf_write_mem)."""
+    mo, keep = _c_motion(model, motion)
+    glb = _written(lib.mn_gltf_write_mem, "unsigned char**", model._ptr, mo, ffi.NULL,
+                   _gltf_options(scale, root_rot))
+    del keep
+    return glb
 
 
 def guess_scale(model: Model, root_rot: npt.ArrayLike = (1.0, 0.0, 0.0, 0.0)

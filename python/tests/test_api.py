@@ -244,6 +244,32 @@ def test_write_and_read_back(tmpdir_clean):
         np.testing.assert_allclose(d1.positions[:len(d2.positions)], d2.positions, atol=1e-4)
 
 
+def test_writers_to_memory_give_the_files_bytes(tmpdir_clean):
+    import os
+    m, motion = mn.load_motion(data("mocap/cmu_motionbuilder/cmu_02_01_walk.bvh"))
+    short = mn.Motion(motion.q[:30], motion.frame_time)
+    rot = mn.Z_UP_TO_Y_UP
+    text = mn.to_bvh_text(m, short, root_rot=rot)
+    p = os.path.join(tmpdir_clean, "w.bvh")
+    mn.write_bvh(p, m, short, root_rot=rot)
+    with open(p, encoding="utf-8") as f:
+        assert text == f.read()
+    m2, mo2 = mn.from_text(text, "bvh")
+    assert mo2.nframes == 30 and m2.nq == m.nq
+    glb = mn.to_glb_bytes(m, short, scale=0.01)
+    p = os.path.join(tmpdir_clean, "w.glb")
+    mn.write_gltf(p, m, short, scale=0.01)
+    with open(p, "rb") as f:
+        assert glb == f.read()
+    assert glb[:4] == b"glTF"
+    # the rest pose alone, and the writers' own refusals, as the file writers give them
+    assert mn.to_bvh_text(m).count("\n") > 10
+    with pytest.raises(mn.MarionetteError, match="root_rot"):
+        mn.to_glb_bytes(m, short, root_rot=(2.0, 0.0, 0.0, 0.0))
+    with pytest.raises(mn.MarionetteError, match="root_rot"):
+        mn.to_bvh_text(m, short, root_rot=(0.0, 0.0, 0.0, 0.0))
+
+
 def test_ik_mode_distance_is_no_farther_than_speed():
     rel, base, tip = ROBOTS[0]
     m = mn.load(data(rel))

@@ -55,6 +55,8 @@ def one_cycle(bvh_text):
         seq.close()
     m.close()
     mb, motion = mn.from_text(bvh_text, "bvh")
+    mn.to_bvh_text(mb, motion)  # the writers' buffers freed
+    mn.to_glb_bytes(mb, motion)
     mb.close()
     try:
         mn.from_text(bvh_text.replace("OFFSET 0 -1 0", "OFFSET 0 x 0", 1), "bvh")
