@@ -267,8 +267,11 @@ void mn_clip_segment_search(enc* e) {
     seg_memo** memo = calloc((size_t)e->nt + 1, sizeof(seg_memo*));
     for (int i = 0; i < e->nt && ver && failed && memo; i++)
         if (e->code[i].mode == MODE_DENSE) {
-            failed[i] = calloc((size_t)n * (size_t)e->trk[i].dim + 1, sizeof(uint32_t));
-            memo[i] = calloc((size_t)n * (size_t)e->trk[i].dim + 1, sizeof(seg_memo));
+            /* one entry per segment component */
+            int S = 1 << e->code[i].seg_log2;
+            size_t nsc = (size_t)((n + S - 1) / S) * (size_t)e->trk[i].dim + 1;
+            failed[i] = calloc(nsc, sizeof(uint32_t));
+            memo[i] = calloc(nsc, sizeof(seg_memo));
         }
     for (int pass = 0, changed = 1; changed && pass < 64; pass++) {
         changed = 0;
